@@ -1,0 +1,111 @@
+"""The one record that flows through every stage, and the outcomes a reader or filter emits.
+
+Every record a reader touches ends as exactly one of:
+  * a ``Document`` (which a later stage may still drop or mark duplicate),
+  * a ``Dropped`` with a stable snake_case ``reason``,
+  * a ``Quarantined`` carrying where it came from and the error.
+That is what lets ``counts.read == kept + dropped + duplicates + quarantined`` hold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pyarrow as pa
+
+DocumentKind = Literal["file", "repo", "transcript"]
+DOCUMENT_KINDS: tuple[str, ...] = ("file", "repo", "transcript")
+
+
+@dataclass(slots=True, kw_only=True)
+class Document:
+    """One unit of training text. Code fields are first-class; anything else goes in ``metadata``."""
+
+    id: str
+    text: str
+    source: str
+    kind: DocumentKind
+    repo: str = ""
+    path: str = ""
+    language: str = ""
+    license: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_row(self) -> dict[str, Any]:
+        row = dataclasses.asdict(self)
+        row["metadata"] = json.dumps(self.metadata, sort_keys=True, ensure_ascii=False)
+        return row
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Document":
+        values = dict(row)
+        values["metadata"] = json.loads(values.get("metadata") or "{}")
+        return cls(**values)
+
+
+DOCUMENT_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("text", pa.large_string()),
+        ("source", pa.string()),
+        ("kind", pa.string()),
+        ("repo", pa.string()),
+        ("path", pa.string()),
+        ("language", pa.string()),
+        ("license", pa.string()),
+        ("metadata", pa.large_string()),  # JSON object, keys sorted
+    ]
+)
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class Dropped:
+    """A record removed on purpose; ``reason`` is a stable snake_case name."""
+
+    stage: str
+    source: str
+    location: str
+    reason: str
+    doc_id: str = ""
+
+    def to_row(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class Quarantined:
+    """A record that could not be read or understood, kept with its location and the error."""
+
+    stage: str
+    source: str
+    location: str
+    error: str
+
+    def to_row(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+DROPPED_SCHEMA = pa.schema(
+    [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()),
+     ("reason", pa.string()), ("doc_id", pa.string())]
+)
+QUARANTINED_SCHEMA = pa.schema(
+    [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()), ("error", pa.string())]
+)
+
+Outcome = Document | Dropped | Quarantined
+
+
+def make_doc_id(source: str, location: str) -> str:
+    """Stable id from where a record came from, so reruns give the same ids (and the same keepers)."""
+    return hashlib.blake2b(f"{source}\x00{location}".encode(), digest_size=16).hexdigest()
+
+
+def describe_error(error: BaseException) -> str:
+    """One line naming the exception type and its message, for quarantine records."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {message}"[:2000]

@@ -1,0 +1,1 @@
+"""Dashboards that read the files the pipeline and training write."""

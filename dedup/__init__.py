@@ -1,0 +1,1 @@
+"""Deduplication: exact content hashes, then MinHash LSH with connected components inside Beam."""

@@ -1,0 +1,1 @@
+"""Quality filters: small pure predicates returning ``(keep, reason)``, with threshold configs."""

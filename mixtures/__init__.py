@@ -1,0 +1,1 @@
+"""Mixture specs, tokenization and Megatron indexed-dataset shards."""

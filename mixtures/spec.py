@@ -1,0 +1,178 @@
+"""The declarative mixture spec: sources, and per stage their weights, token budget and length.
+
+A spec says *what* goes into each stage; ``pipelines.build`` decides *how*. Loading validates every
+field before any I/O, so a typo in a weight fails in milliseconds, not after an hour of crawling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+from codemix.config import ConfigError, expand_env, join, load_config, require
+from dedup.config import DedupConfig
+from filters.config import FiltersConfig
+
+SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list"]
+STAGE_NAMES = ("short", "long", "sft")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
+
+
+@dataclass(slots=True, kw_only=True)
+class ReadLimits:
+    """Caps that keep a hostile or huge input from exhausting memory or disk."""
+
+    max_file_bytes: int = 10_000_000  # a larger blob or member is dropped unread (file_too_large)
+    max_archive_members: int = 200_000
+    max_archive_bytes: int = 4_000_000_000  # uncompressed total per archive
+    max_line_bytes: int = 64_000_000  # one JSONL record
+
+    def validate(self, path: str) -> None:
+        for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes"):
+            require(getattr(self, name) > 0, join(path, name), "must be positive")
+
+
+@dataclass(slots=True, kw_only=True)
+class SourceConfig:
+    """One named input: where to read, how, and what kind of documents it yields.
+
+    ``paths`` are local paths or URLs that smart-open understands (s3://, gs://, https://);
+    ``${NAME}`` expands from the environment. ``include``/``exclude`` are fnmatch globs on the
+    path inside a repository or archive.
+    """
+
+    name: str
+    type: SourceType
+    paths: list[str]
+    ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    text_field: str | None = None  # dump: defaults to 'content', then 'text'
+    license: str = ""  # SPDX id declared for every document of this source
+    limits: ReadLimits = field(default_factory=ReadLimits)
+
+    @property
+    def kind(self) -> str:
+        return "transcript" if self.type == "transcripts" else "file"
+
+    def validate(self, path: str) -> None:
+        require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
+                f"{self.name!r} is not a simple name", "use letters, digits, '-' and '_' only")
+        require(len(self.paths) > 0, join(path, "paths"), "no input paths", "list at least one path or URL")
+        self.paths = [expand_env(p, join(join(path, "paths"), i)) for i, p in enumerate(self.paths)]
+        for i, location in enumerate(self.paths):
+            require(bool(location.strip()), join(join(path, "paths"), i), "empty path")
+
+
+@dataclass(slots=True, kw_only=True)
+class StageConfig:
+    """One training stage's share of the corpus."""
+
+    sequence_length: int
+    token_budget: int
+    weights: dict[str, float]
+
+    def validate(self, path: str) -> None:
+        require(self.sequence_length > 0, join(path, "sequence_length"), "must be positive")
+        require(self.token_budget > 0, join(path, "token_budget"), "must be positive")
+        require(len(self.weights) > 0, join(path, "weights"), "no sources", "map at least one source name to a weight")
+        for name, weight in self.weights.items():
+            require(weight > 0, join(join(path, "weights"), name), f"weight {weight} is not positive")
+
+    def normalised_weights(self) -> dict[str, float]:
+        total = sum(self.weights.values())
+        return {name: weight / total for name, weight in self.weights.items()}
+
+
+@dataclass(slots=True, kw_only=True)
+class TokenizerConfig:
+    """A tokenizer.json path, or how to train a byte-level BPE on the crawl when none is given."""
+
+    path: str | None = None
+    vocab_size: int = 32_000
+    train_sample_documents: int = 20_000
+    train_seed: int = 0
+    eod_token: str = "<|endoftext|>"
+
+    def validate(self, path: str) -> None:
+        if self.path is not None:
+            self.path = expand_env(self.path, join(path, "path"))
+            if "://" not in self.path:
+                require(os.path.isfile(self.path), join(path, "path"), f"no tokenizer file at {self.path}",
+                        "give a tokenizer.json path, or remove 'path' to train one with the build")
+        require(256 < self.vocab_size <= 2**31 - 1, join(path, "vocab_size"), "must be above 256 (the byte alphabet)")
+        require(self.train_sample_documents > 0, join(path, "train_sample_documents"), "must be positive")
+
+
+@dataclass(slots=True, kw_only=True)
+class MixtureSpec:
+    name: str
+    sources: list[SourceConfig]
+    stages: dict[str, StageConfig]
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    filters: FiltersConfig = field(default_factory=FiltersConfig)
+    dedup: DedupConfig = field(default_factory=DedupConfig)
+    shard_size_bytes: int = 512_000_000  # text bytes per (stage, source) shard before tokenizing
+
+    def validate(self, path: str) -> None:
+        require(len(self.sources) > 0, "sources", "no sources", "list at least one source")
+        names = [s.name for s in self.sources]
+        for i, name in enumerate(names):
+            require(names.index(name) == i, join(join("sources", i), "name"), f"duplicate source name {name!r}")
+        require(len(self.stages) > 0, "stages", "no stages", f"define at least one of: {', '.join(STAGE_NAMES)}")
+        for stage, config in self.stages.items():
+            require(stage in STAGE_NAMES, join("stages", stage), "unknown stage", f"use one of: {', '.join(STAGE_NAMES)}")
+            for source in config.weights:
+                require(source in names, join(join(join("stages", stage), "weights"), source),
+                        "no source of that name", f"sources are: {', '.join(names)}")
+        require(self.shard_size_bytes > 0, "shard_size_bytes", "must be positive")
+
+    def source(self, name: str) -> SourceConfig:
+        return next(s for s in self.sources if s.name == name)
+
+    def spec_hash(self) -> str:
+        """Hash of the resolved spec (after env expansion), recorded in the manifest."""
+        blob = json.dumps(asdict(self), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+
+def parse_spec(data: object) -> MixtureSpec:
+    return load_config(MixtureSpec, data)
+
+
+def load_spec(path: str | Path) -> MixtureSpec:
+    """Read and validate a YAML spec; raises ``ConfigError`` naming the field on any problem."""
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise ConfigError("", f"cannot read spec {path}: {error.strerror}", "check the path") from error
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError("", f"{path} is not valid YAML: {error}") from error
+    return parse_spec(data)
+
+
+def describe_plan(spec: MixtureSpec) -> str:
+    """The resolved plan printed before any work, so a user sees what will happen."""
+    lines = [f"mixture {spec.name!r}", "sources:"]
+    for s in spec.sources:
+        extra = f" ref={s.ref}" if s.type == "git" else ""
+        lines.append(f"  {s.name:<16} {s.type:<12} kind={s.kind}{extra} license={s.license or '-'} paths={len(s.paths)}")
+        lines += [f"      {p}" for p in s.paths[:5]] + ([f"      ... {len(s.paths) - 5} more"] if len(s.paths) > 5 else [])
+    lines.append("stages:")
+    for stage, config in spec.stages.items():
+        mix = ", ".join(f"{n}={w:.3f}" for n, w in config.normalised_weights().items())
+        lines.append(f"  {stage:<6} seq_len={config.sequence_length:,} budget={config.token_budget:,} tokens  weights: {mix}")
+    d = spec.dedup
+    lines.append(f"dedup: exact={d.exact} near={d.near} num_perm={d.num_perm} bands={d.bands}x rows={d.rows} "
+                 f"shingle={d.shingle_size} -> implied Jaccard threshold {d.threshold:.3f}")
+    tok = spec.tokenizer
+    lines.append(f"tokenizer: {tok.path or f'train byte-level BPE, vocab {tok.vocab_size:,}, on {tok.train_sample_documents:,} crawled documents'}")
+    return "\n".join(lines)

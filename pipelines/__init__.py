@@ -1,0 +1,1 @@
+"""Crawl sources, and the Beam pipelines that run each stage of `mix build`."""
