@@ -68,6 +68,9 @@ class SourceConfig:
         self.paths = [expand_env(p, join(join(path, "paths"), i)) for i, p in enumerate(self.paths)]
         for i, location in enumerate(self.paths):
             require(bool(location.strip()), join(join(path, "paths"), i), "empty path")
+            # The same location twice would give two records the same id.
+            require(self.paths.index(location) == i, join(join(path, "paths"), i), f"{location} is listed twice",
+                    "remove the repeated path")
 
 
 @dataclass(slots=True, kw_only=True)

@@ -1,0 +1,42 @@
+# codemix: `make demo` and `make test` are the whole set-up. Both create .venv when it is missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_OUT := out/demo
+SDISTS := $(DEMO_OUT)/sdists
+
+.PHONY: demo test lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# torch first and pinned: 2.13.0 resolves to the CPU wheel; anything looser pulls GBs of CUDA packages.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+# Each sdist in its own pip call (pip refuses two versions of one package in a single resolve),
+# four at a time; the crawl list names them for the demo spec.
+$(SDISTS)/list.txt: examples/sdists.txt | $(VENV)/.installed
+	mkdir -p $(SDISTS)
+	grep -v '^#' examples/sdists.txt | grep . | xargs -P 4 -I{} \
+		$(BIN)/pip download --quiet --no-binary :all: --no-deps --dest $(SDISTS) {}
+	cd $(SDISTS) && ls *.tar.gz *.zip 2>/dev/null | sort > list.txt
+
+demo: $(VENV)/.installed $(SDISTS)/list.txt
+	STDLIB="$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')" \
+		$(BIN)/mix build examples/demo.yaml --out $(DEMO_OUT)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(DEMO_OUT)

@@ -1,0 +1,5 @@
+import sys
+
+from codemix.cli import main
+
+sys.exit(main())

@@ -1,0 +1,114 @@
+"""The ``mix`` command line.
+
+    mix build SPEC --out DIR [--from-stage STAGE] [BEAM OPTIONS...]
+    mix plan SPEC
+    mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
+
+Any option ``mix build`` does not know is a Beam pipeline option and passes through unchanged,
+e.g. ``--direct_num_workers 2 --direct_running_mode multi_processing`` or
+``--runner DataflowRunner --project P --region R --temp_location gs://B/tmp``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from codemix.config import ConfigError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mix", description="Build code pretraining mixtures into Megatron shards.")
+    parser.add_argument("--log-level", default="INFO", help="Python logging level (default INFO)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    build = commands.add_parser("build", help="crawl, filter, dedup, tokenize and shard a mixture spec",
+                                description="Unknown options are passed to Apache Beam unchanged.")
+    build.add_argument("spec", help="mixture spec YAML")
+    build.add_argument("--out", required=True, help="output directory (local, gs://, s3://)")
+    build.add_argument("--from-stage", default="crawl", choices=("crawl", "filter", "dedup", "shards"),
+                       help="rerun from this stage, reusing earlier stages' Parquet in OUT/work")
+
+    plan = commands.add_parser("plan", help="validate a spec and print the resolved plan, without any I/O")
+    plan.add_argument("spec")
+
+    tokenizer = commands.add_parser("tokenizer", help="tokenizer utilities")
+    tokenizer_commands = tokenizer.add_subparsers(dest="tokenizer_command", required=True)
+    train = tokenizer_commands.add_parser("train", help="train a byte-level BPE on a sample of crawled documents")
+    train.add_argument("documents", help="glob of Document Parquet files, e.g. OUT/work/filter/docs*.parquet")
+    train.add_argument("--out", required=True, help="where to write tokenizer.json")
+    train.add_argument("--vocab-size", type=int, default=32_000)
+    train.add_argument("--sample-documents", type=int, default=20_000)
+    return parser
+
+
+def absolute_out(out: str) -> str:
+    """Local output paths become absolute, so the blend's prefixes work from any directory."""
+    return out if "://" in out else os.path.abspath(out)
+
+
+def command_build(args, beam_args: list[str]) -> int:
+    from mixtures.blend import data_path_argument
+    from mixtures.spec import describe_plan, load_spec
+    from pipelines.build import run_build
+
+    spec = load_spec(args.spec)
+    print(describe_plan(spec), flush=True)
+    manifest = run_build(spec, absolute_out(args.out), beam_args, from_stage=args.from_stage)
+    counts = manifest["counts"]
+    print(f"\nread {counts['read']:,}: kept {counts['kept']:,}, dropped {sum(counts['dropped'].values()):,}, "
+          f"duplicates {counts['duplicates']:,}, quarantined {counts['quarantined']:,}")
+    for reason, n in counts["dropped"].items():
+        print(f"  dropped {reason}: {n:,}")
+    for stage, info in manifest["stages"].items():
+        print(f"stage {stage:<6} {info['documents']:>8,} documents {info['tokens']:>12,} tokens"
+              f"  --data-path {data_path_argument(info['data_path'])[:160]}")
+    print(f"manifest: {absolute_out(args.out)}/manifest.json")
+    return 0
+
+
+def command_plan(args) -> int:
+    from mixtures.spec import describe_plan, load_spec
+
+    print(describe_plan(load_spec(args.spec)))
+    return 0
+
+
+def command_tokenizer_train(args) -> int:
+    from mixtures.tokenizer import save_tokenizer, train_bpe
+    from pipelines.build import sample_texts
+
+    texts = sample_texts(args.documents, args.sample_documents)
+    if not texts:
+        raise ConfigError("documents", f"no documents match {args.documents}", "point at Document Parquet files")
+    tokenizer = train_bpe(texts, args.vocab_size)
+    save_tokenizer(tokenizer, args.out)
+    print(f"trained a byte-level BPE of {tokenizer.get_vocab_size(with_added_tokens=True):,} tokens "
+          f"on {len(texts):,} documents -> {args.out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.log_level.upper() != "DEBUG":
+        # Beam logs every bundle and worker start at INFO; our own progress lines say what matters.
+        logging.getLogger("apache_beam").setLevel(logging.WARNING)
+    if extra and args.command != "build":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        if args.command == "build":
+            return command_build(args, extra)
+        if args.command == "plan":
+            return command_plan(args)
+        return command_tokenizer_train(args)
+    except ConfigError as error:
+        print(f"mix: spec error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

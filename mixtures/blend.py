@@ -1,0 +1,56 @@
+"""Per-stage Megatron blends (``--data-path`` weight/prefix pairs) from the shards written.
+
+A source's weight in the spec is the share of the stage's training tokens it should supply.
+Megatron samples each prefix in proportion to its weight, so a source with several shards has its
+weight split across them by their token counts, which keeps the source's share as specified.
+"""
+
+from __future__ import annotations
+
+from mixtures.spec import MixtureSpec
+
+
+def stage_blend(weights: dict[str, float], shards: list[dict]) -> list:
+    """``[w1, prefix1, w2, prefix2, ...]`` with weights summing to 1 over non-empty shards."""
+    tokens_per_source: dict[str, int] = {}
+    for shard in shards:
+        tokens_per_source[shard["source"]] = tokens_per_source.get(shard["source"], 0) + shard["tokens"]
+    present = {s: w for s, w in weights.items() if tokens_per_source.get(s, 0) > 0}
+    total_weight = sum(present.values())
+    blend: list = []
+    for shard in sorted(shards, key=lambda s: s["prefix"]):
+        source = shard["source"]
+        if source not in present or shard["tokens"] == 0:
+            continue
+        share = present[source] / total_weight * shard["tokens"] / tokens_per_source[source]
+        blend += [round(share, 12), shard["prefix"]]
+    return blend
+
+
+def stage_manifest(spec: MixtureSpec, shard_stats: list[dict]) -> dict:
+    """``stages.<name>``: documents, tokens, data_path and how many epochs each source implies."""
+    stages = {}
+    for stage, config in spec.stages.items():
+        shards = [s for s in shard_stats if s["stage"] == stage]
+        tokens = {source: sum(s["tokens"] for s in shards if s["source"] == source) for source in config.weights}
+        weights = config.normalised_weights()
+        stages[stage] = {
+            "documents": sum(s["documents"] for s in shards),
+            "tokens": sum(s["tokens"] for s in shards),
+            "sequence_length": config.sequence_length,
+            "token_budget": config.token_budget,
+            "weights": weights,
+            "tokens_per_source": tokens,
+            # How many passes over each source the budget implies at its weight; >1 means repetition.
+            "epochs_per_source": {s: (round(weights[s] * config.token_budget / n, 4) if n else None)
+                                  for s, n in tokens.items()},
+            "missing_sources": sorted(s for s, n in tokens.items() if n == 0),
+            "data_path": stage_blend(config.weights, shards),
+            "shards": sorted(s["prefix"] for s in shards),
+        }
+    return stages
+
+
+def data_path_argument(data_path: list) -> str:
+    """The blend as Megatron's command line wants it: ``--data-path 0.7 /p/a 0.3 /p/b``."""
+    return " ".join(str(item) for item in data_path)
