@@ -23,10 +23,10 @@ ENCODE_BATCH_DOCUMENTS = 256
 
 
 def stage_entries(doc: Document, stage_sources: dict[str, list[str]]):
-    """((stage, source), (id, text)) for every stage whose mixture uses this document's source."""
+    """((stage, source), (id, text, kind)) for every stage whose mixture uses this document's source."""
     for stage, sources in stage_sources.items():
         if doc.source in sources:
-            yield (stage, doc.source), (doc.id, doc.text)
+            yield (stage, doc.source), (doc.id, doc.text, doc.kind)
 
 
 def shard_count(text_bytes: int, shard_size_bytes: int) -> int:
@@ -38,9 +38,9 @@ def shard_of(doc_id: str, shards: int) -> int:
 
 
 def assign_shard(entry, source_bytes: dict, shard_size_bytes: int):
-    (stage, source), (doc_id, text) = entry
+    (stage, source), (doc_id, text, kind) = entry
     shards = shard_count(source_bytes[(stage, source)], shard_size_bytes)
-    return (stage, source, shard_of(doc_id, shards), shards), (doc_id, text)
+    return (stage, source, shard_of(doc_id, shards), shards), (doc_id, text, kind)
 
 
 def shard_prefix(out_dir: str, stage: str, source: str, index: int, shards: int) -> str:
@@ -66,13 +66,21 @@ class TokenizeAndWriteShard(beam.DoFn):
         prefix = shard_prefix(self._out_dir, stage, source, index, shards)
         with IndexedDatasetWriter(prefix, self._dtype) as writer:
             for start in range(0, len(entries), ENCODE_BATCH_DOCUMENTS):
-                texts = [text for _, text in entries[start:start + ENCODE_BATCH_DOCUMENTS]]
-                for encoding in self._tokenizer.encode_batch(texts):
+                batch = entries[start:start + ENCODE_BATCH_DOCUMENTS]
+                for encoding in self._encode(batch):
                     writer.add_document(np.append(np.asarray(encoding.ids, dtype=np.int64), self._eod))
             documents, tokens = writer.finalize()
-        text_bytes = sum(len(text.encode("utf-8")) for _, text in entries)
+        text_bytes = sum(len(text.encode("utf-8")) for _, text, _ in entries)
         yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                "documents": documents, "tokens": tokens, "text_bytes": text_bytes}
+
+
+    def _encode(self, batch):
+        """Code that merely mentions ``<|endoftext|>`` (tokenizer code does) must not become a fake
+        document boundary, so file text encodes special tokens as plain text. Transcripts are
+        rendered with ChatML markers that must stay single ids."""
+        self._tokenizer.encode_special_tokens = batch[0][2] != "transcript"
+        return self._tokenizer.encode_batch([text for _, text, _ in batch])
 
 
 class WriteShards(beam.PTransform):

@@ -1,0 +1,180 @@
+"""Source archives (.tar.gz, .tgz, .tar.zst, .tar.zstd, .tar, .zip), streamed member by member.
+
+Nothing is extracted to disk: tar is read as a forward-only stream (``mode="r|"`` over a
+decompressing reader), zip through random access on the opened location. Archives are hostile
+input, so every member is judged by its header before a byte of it is read:
+
+  * names that are absolute or climb with ``..`` are ``unsafe_path`` (a tar-slip on extraction);
+  * links and special files are dropped (``symlink``, ``hardlink``, ``not_regular_file``);
+  * a member above ``limits.max_file_bytes`` is ``file_too_large``; zip reads are also capped at
+    max + 1 bytes, because a zip's declared size is just a number someone wrote;
+  * ``limits.max_archive_members`` and ``limits.max_archive_bytes`` bound the archive as a whole.
+    Hitting one stops the read with one Quarantined for the archive naming the cap; the members
+    already yielded stay. A corrupt tar stream ends the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import tarfile
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Literal
+
+from mixtures.spec import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
+from pipelines.readers.common import (
+    Outcome,
+    base_name,
+    content_outcome,
+    drop,
+    member_location,
+    open_binary,
+    open_raw,
+    path_selected,
+    quarantine,
+    read_bounded,
+)
+
+MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_NOT_A_FILE = {"symlink": "symlink", "hardlink": "hardlink", "other": "not_regular_file"}
+
+
+class ArchiveLimitExceeded(RuntimeError):
+    """An archive crossed a whole-archive cap from ``ReadLimits``."""
+
+
+@dataclass(slots=True, frozen=True)
+class Member:
+    """What the header says about one member, and how to open it (called at most once)."""
+
+    name: str
+    kind: MemberKind
+    size: int
+    open: Callable[[], IO[bytes]]
+
+
+def is_archive(location: str) -> bool:
+    return location.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def archive_repo(location: str) -> str:
+    """``requests-2.31.0.tar.gz`` -> ``requests-2.31.0``: the archive's name without its suffix."""
+    name = base_name(location)
+    suffix = next((s for s in ARCHIVE_SUFFIXES if name.lower().endswith(s)), "")
+    return name[: len(name) - len(suffix)]
+
+
+def is_unsafe_name(name: str) -> bool:
+    """Absolute (``/x``, ``\\x``, ``C:x``) or containing a ``..`` part, with either separator."""
+    normal = name.replace("\\", "/")
+    return normal.startswith("/") or bool(_DRIVE.match(normal)) or ".." in normal.split("/")
+
+
+def read_archive(source: SourceConfig, location: str) -> Iterator[Outcome]:
+    """Every member of the archive at ``location``, in archive order."""
+    repo, budget = archive_repo(location), _Budget(source.limits)
+    is_zip = location.lower().endswith(".zip")
+    for member in _zip_members(location) if is_zip else _tar_members(location):
+        over = budget.charge(member)
+        if over:
+            yield quarantine(source, location, ArchiveLimitExceeded(over))
+            return
+        if member.kind == "dir":  # directories are structure, not records
+            continue
+        if is_zip:
+            yield _isolated_outcome(source, location, repo, member)
+        else:  # a tar read error means the stream itself is broken: let it end the archive
+            yield _member_outcome(source, location, repo, member)
+
+
+def _isolated_outcome(source: SourceConfig, archive: str, repo: str, member: Member) -> Outcome:
+    """Zip members are independent (own offset, own CRC), so one bad member is quarantined alone."""
+    try:
+        return _member_outcome(source, archive, repo, member)
+    except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, unsupported method, encrypted...
+        return quarantine(source, member_location(archive, member.name), error)
+
+
+def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Member) -> Outcome:
+    """Header checks first, so a dropped member is never decompressed into memory."""
+    where = member_location(archive, member.name)
+    if is_unsafe_name(member.name):
+        return drop(source, where, "unsafe_path")
+    path = _strip_repo(member.name, repo)
+    if not path_selected(source, path):
+        return drop(source, where, "path_not_included")
+    if member.kind != "file":
+        return drop(source, where, _NOT_A_FILE[member.kind])
+    if member.size > source.limits.max_file_bytes:
+        return drop(source, where, "file_too_large")
+    with member.open() as stream:
+        data = read_bounded(stream, source.limits.max_file_bytes)
+    if data is None:  # the header understated the size
+        return drop(source, where, "file_too_large")
+    return content_outcome(source, where, data, repo=repo, path=path)
+
+
+def _strip_repo(name: str, repo: str) -> str:
+    """``requests-2.31.0/src/x.py`` -> ``src/x.py``: sdists and GitHub tarballs nest one folder."""
+    path = name.removeprefix("./")
+    return path.removeprefix(f"{repo}/")
+
+
+@dataclass(slots=True)
+class _Budget:
+    """Running totals for the whole-archive caps; every header counts, even for skipped members,
+    because a tar stream has to decompress past them anyway."""
+
+    limits: ReadLimits
+    members: int = 0
+    bytes: int = 0
+
+    def charge(self, member: Member) -> str:
+        """Count ``member``; the broken cap as a message, or "" while within both."""
+        self.members += 1
+        self.bytes += member.size if member.kind == "file" else 0
+        if self.members > self.limits.max_archive_members:
+            return f"more than {self.limits.max_archive_members} members (limits.max_archive_members)"
+        if self.bytes > self.limits.max_archive_bytes:
+            return f"more than {self.limits.max_archive_bytes} uncompressed bytes (limits.max_archive_bytes)"
+        return ""
+
+
+def _tar_members(location: str) -> Iterator[Member]:
+    """Tar headers in stream order. ``open`` is only valid until the next header is read,
+    which holds because the caller finishes each member before asking for the next."""
+    with open_binary(location) as stream, tarfile.open(fileobj=stream, mode="r|") as tar:
+        for info in tar:
+            yield Member(info.name, _tar_kind(info), info.size, lambda info=info: tar.extractfile(info))
+
+
+def _tar_kind(info: tarfile.TarInfo) -> MemberKind:
+    if info.isdir():
+        return "dir"
+    if info.issym():
+        return "symlink"
+    if info.islnk():
+        return "hardlink"
+    return "file" if info.isreg() else "other"
+
+
+def _zip_members(location: str) -> Iterator[Member]:
+    """Zip entries from the central directory; the location is opened raw since zip compresses
+    per member (smart_open's handles are seekable, local or remote)."""
+    with open_raw(location) as raw, zipfile.ZipFile(raw) as archive:
+        for info in archive.infolist():
+            yield Member(info.filename, _zip_kind(info), info.file_size,
+                         lambda info=info: archive.open(info))
+
+
+def _zip_kind(info: zipfile.ZipInfo) -> MemberKind:
+    """Unix mode bits live in the top half of ``external_attr``; 0 means "made elsewhere, a file"."""
+    if info.is_dir():
+        return "dir"
+    mode = info.external_attr >> 16
+    file_type = mode & 0o170000
+    if file_type == 0o120000:
+        return "symlink"
+    return "file" if file_type in (0, 0o100000) else "other"

@@ -1,0 +1,198 @@
+"""Helpers every reader shares: opening locations, outcome records, content checks, location strings.
+
+A reader turns one location into a stream of outcomes. The rules that make the crawl counts add up
+live here, so each reader applies them the same way:
+
+  * every record gets one location string that names it uniquely (``repo@commit:path``,
+    ``archive!member``, ``file#L12``, ``file#row3``); its ``Document.id`` is derived from it;
+  * content is checked in a fixed order: binary (NUL in the first 8 KiB) is dropped, then the
+    bytes are decoded strictly as UTF-8 and a failure is quarantined, never replaced;
+  * nothing is ever decompressed or read whole without a bound.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import fnmatch
+import gzip
+import lzma
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+import smart_open
+import zstandard
+
+from codemix.document import Document, Dropped, Quarantined, describe_error, make_doc_id
+from mixtures.spec import SourceConfig
+from pipelines.readers.language import detect_language
+
+STAGE = "crawl"
+BINARY_SNIFF_BYTES = 8192  # same window git uses to call a blob binary (buffer_is_binary)
+READ_CHUNK_BYTES = 1 << 16
+
+Outcome = Document | Dropped | Quarantined
+Reader = Callable[[SourceConfig, str], Iterator[Outcome]]
+
+
+# --- location strings -------------------------------------------------------------------------
+
+def tree_location(repo_location: str, commit: str, path: str) -> str:
+    return f"{repo_location}@{commit}:{path}"
+
+
+def member_location(archive: str, member: str) -> str:
+    return f"{archive}!{member}"
+
+
+def line_location(file: str, lineno: int) -> str:
+    return f"{file}#L{lineno}"
+
+
+def row_location(file: str, row: int) -> str:
+    return f"{file}#row{row}"
+
+
+def base_name(location: str) -> str:
+    """Last path component of a local path or URL, ignoring a trailing slash."""
+    return location.rstrip("/").rsplit("/", 1)[-1]
+
+
+# --- outcome records --------------------------------------------------------------------------
+
+def make_document(source: SourceConfig, location: str, text: str, **fields: Any) -> Document:
+    """A Document whose id and ``metadata["location"]`` both come from ``location``."""
+    metadata = {**fields.pop("metadata", {}), "location": location}
+    fields.setdefault("license", source.license)
+    return Document(id=make_doc_id(source.name, location), text=text, source=source.name,
+                    kind=source.kind, metadata=metadata, **fields)
+
+
+def drop(source: SourceConfig, location: str, reason: str) -> Dropped:
+    """A crawl drop; ``doc_id`` is the id the record would have had, so drops join with reruns."""
+    return Dropped(stage=STAGE, source=source.name, location=location, reason=reason,
+                   doc_id=make_doc_id(source.name, location))
+
+
+def quarantine(source: SourceConfig, location: str, error: BaseException | str) -> Quarantined:
+    message = error if isinstance(error, str) else describe_error(error)
+    return Quarantined(stage=STAGE, source=source.name, location=location, error=message)
+
+
+def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Outcome]:
+    """Run ``reader`` so it never raises: a failure becomes one Quarantined for ``location``.
+
+    Outcomes yielded before the failure stay; the rest of the location is covered by the
+    quarantine record, so the location still accounts for everything it was asked to read.
+    """
+    try:
+        yield from reader(source, location)
+    except Exception as error:  # noqa: BLE001 - any failure on bad input is data, not a crash
+        yield quarantine(source, location, error)
+
+
+# --- content checks ---------------------------------------------------------------------------
+
+def path_selected(source: SourceConfig, path: str) -> bool:
+    """True when ``path`` matches an include glob (or there are none) and no exclude glob."""
+    if source.include and not any(fnmatch.fnmatchcase(path, glob) for glob in source.include):
+        return False
+    return not any(fnmatch.fnmatchcase(path, glob) for glob in source.exclude)
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def decode_utf8(data: bytes) -> str:
+    """Strict UTF-8; the UnicodeDecodeError names the byte offset, which ends up in quarantine."""
+    return data.decode("utf-8")
+
+
+def read_bounded(stream: IO[bytes], limit: int) -> bytes | None:
+    """Read everything up to ``limit`` bytes; None (after reading at most limit + 1) when larger.
+
+    The one extra byte is how a lying size header is caught without trusting it.
+    """
+    data = stream.read(limit + 1)
+    return None if len(data) > limit else data
+
+
+def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: str, path: str,
+                    metadata: dict[str, Any] | None = None) -> Outcome:
+    """Binary check, strict decode, language detection: the common tail of the file readers."""
+    if is_binary(data):
+        return drop(source, location, "binary")
+    try:
+        text = decode_utf8(data)
+    except UnicodeDecodeError as error:
+        return quarantine(source, location, error)
+    return make_document(source, location, text, repo=repo, path=path,
+                         language=detect_language(path, text), metadata=metadata or {})
+
+
+def iter_bounded_lines(stream: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
+    """Yield ``(lineno, line)`` (1-based, newline stripped); ``line`` is None when over ``max_bytes``.
+
+    An over-long line is skipped up to its newline without ever being held, so one bad record
+    costs at most ``max_bytes`` of memory.
+    """
+    buffer, lineno, overflow = bytearray(), 1, False
+    while chunk := stream.read(READ_CHUNK_BYTES):
+        start = 0
+        while (newline := chunk.find(b"\n", start)) != -1:
+            piece = chunk[start:newline]
+            overflow = overflow or len(buffer) + len(piece) > max_bytes
+            yield lineno, None if overflow else bytes(buffer + piece)
+            buffer.clear()
+            lineno, overflow, start = lineno + 1, False, newline + 1
+        rest = chunk[start:]
+        overflow = overflow or len(buffer) + len(rest) > max_bytes
+        if overflow:
+            buffer.clear()
+        else:
+            buffer += rest  # in place: a line spanning many chunks is copied once, not per chunk
+    if overflow or buffer:
+        yield lineno, None if overflow else bytes(buffer)
+
+
+# --- opening locations ------------------------------------------------------------------------
+
+# smart_open 9 infers .zst through `backports.zstd`, which is not installed, so compression is
+# always handled here by suffix; that also keeps .tgz and .tar.gz on one code path. Each opener's
+# result is entered by open_binary's ExitStack, hence the SIM115 waiver.
+_DECOMPRESSORS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
+    ".gz": lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
+    ".tgz": lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
+    ".zst": lambda raw: zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True),
+    ".zstd": lambda raw: zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True),
+    ".bz2": lambda raw: bz2.BZ2File(raw, mode="rb"),
+    ".xz": lambda raw: lzma.LZMAFile(raw, mode="rb"),  # noqa: SIM115
+}
+
+
+def compression_suffix(location: str) -> str:
+    """The compression suffix of ``location`` ('' when none), matched case-insensitively."""
+    name = location.lower()
+    return next((suffix for suffix in _DECOMPRESSORS if name.endswith(suffix)), "")
+
+
+def strip_compression(name: str) -> str:
+    suffix = compression_suffix(name)
+    return name[: len(name) - len(suffix)] if suffix and suffix != ".tgz" else name
+
+
+def open_raw(location: str) -> IO[bytes]:
+    """The location's bytes as stored (s3://, gs://, https:// or a local path), not decompressed."""
+    return smart_open.open(location, "rb", compression="disable")
+
+
+@contextlib.contextmanager
+def open_binary(location: str) -> Iterator[IO[bytes]]:
+    """The location's bytes, decompressed as a stream when its suffix names a compression."""
+    with contextlib.ExitStack() as stack:
+        stream = stack.enter_context(open_raw(location))
+        suffix = compression_suffix(location)
+        if suffix:
+            stream = stack.enter_context(_DECOMPRESSORS[suffix](stream))
+        yield stream

@@ -1,0 +1,167 @@
+"""Pre-extracted code dumps: JSONL (plain or .gz/.zst/.bz2/.xz) and Parquet, one file per record.
+
+Columns follow The Stack v2 where they exist, so a Stack shard needs no configuration:
+
+    content | text (or source.text_field)  -> Document.text
+    repo_name | repo                      -> repo
+    path                                  -> path (include/exclude globs apply to it)
+    language                              -> language, lowercased; detected from path/text if absent
+    detected_licenses[0] | license        -> license; source.license if absent
+    any other scalar (stars, forks, dates...) -> metadata
+
+Records are located as ``file#L{n}`` (JSONL, 1-based like an editor) or ``file#row{n}`` (Parquet,
+0-based like a dataframe). A record that cannot be parsed, or has no text, is quarantined alone.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from mixtures.spec import SourceConfig
+from pipelines.readers.common import (
+    Outcome,
+    base_name,
+    decode_utf8,
+    drop,
+    is_binary,
+    iter_bounded_lines,
+    line_location,
+    make_document,
+    open_binary,
+    open_raw,
+    path_selected,
+    quarantine,
+    row_location,
+    strip_compression,
+)
+from pipelines.readers.language import detect_language
+
+TEXT_FIELDS = ("content", "text")
+REPO_FIELDS = ("repo_name", "repo")
+LICENSE_FIELDS = ("detected_licenses", "license")
+MAPPED_FIELDS = frozenset({*TEXT_FIELDS, *REPO_FIELDS, *LICENSE_FIELDS, "path", "language"})
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+PARQUET_BATCH_ROWS = 256  # code files run to megabytes; pyarrow's default 65,536 rows would not fit
+
+
+def read_dump(source: SourceConfig, location: str) -> Iterator[Outcome]:
+    """Every record of one dump file, chosen by suffix (after any compression suffix)."""
+    name = strip_compression(base_name(location).lower())
+    if name.endswith(PARQUET_SUFFIXES):
+        return read_parquet(source, location)
+    if name.endswith(JSONL_SUFFIXES):
+        return read_jsonl(source, location)
+    raise ValueError(f"unknown dump format {name!r}: expected one of "
+                     f"{', '.join(JSONL_SUFFIXES + PARQUET_SUFFIXES)} (optionally compressed)")
+
+
+def read_jsonl(source: SourceConfig, location: str) -> Iterator[Outcome]:
+    """One record per non-blank line; an over-long line is skipped unread up to its newline."""
+    limit = source.limits.max_line_bytes
+    with open_binary(location) as stream:
+        for lineno, line in iter_bounded_lines(stream, limit):
+            where = line_location(location, lineno)
+            if line is None:
+                yield quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
+            elif line.strip():
+                yield _json_line_outcome(source, where, line)
+
+
+def read_parquet(source: SourceConfig, location: str) -> Iterator[Outcome]:
+    """Rows in record batches; a file without the text column is one Quarantined for the file."""
+    with open_raw(location) as raw:
+        parquet = pq.ParquetFile(raw)
+        field = text_field(source, parquet.schema_arrow.names)
+        if field is None:
+            yield quarantine(source, location, f"KeyError: no text column: looked for {_wanted_text(source)} "
+                                               f"in {parquet.schema_arrow.names}")
+            return
+        row = 0
+        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+            for record in batch.to_pylist():
+                yield record_outcome(source, row_location(location, row), record, field)
+                row += 1
+
+
+def _json_line_outcome(source: SourceConfig, where: str, line: bytes) -> Outcome:
+    try:
+        record = json.loads(decode_utf8(line))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return quarantine(source, where, error)
+    if not isinstance(record, dict):
+        return quarantine(source, where, f"TypeError: expected a JSON object, got {type(record).__name__}")
+    field = text_field(source, record)
+    if field is None:
+        return quarantine(source, where, f"KeyError: no text field: looked for {_wanted_text(source)}")
+    return record_outcome(source, where, record, field)
+
+
+def text_field(source: SourceConfig, names: Iterable[str]) -> str | None:
+    """``source.text_field`` if configured and present, else the first of content/text present."""
+    present = set(names)
+    return next((f for f in _wanted_text(source) if f in present), None)
+
+
+def _wanted_text(source: SourceConfig) -> tuple[str, ...]:
+    return (source.text_field,) if source.text_field else TEXT_FIELDS
+
+
+def record_outcome(source: SourceConfig, where: str, record: dict[str, Any], field: str) -> Outcome:
+    """One dump record -> Document, after the same size/binary/path checks files get."""
+    text = record.get(field)
+    if isinstance(text, bytes):  # a Parquet binary column
+        try:
+            text = decode_utf8(text)
+        except UnicodeDecodeError as error:
+            return quarantine(source, where, error)
+    if not isinstance(text, str):
+        return quarantine(source, where, f"TypeError: text field {field!r} is {type(text).__name__}, not a string")
+    path = _first_string(record, ("path",))
+    if not path_selected(source, path):
+        return drop(source, where, "path_not_included")
+    try:
+        encoded = text.encode("utf-8")  # JSON may carry lone surrogates ("\\ud800"), which no shard can hold
+    except UnicodeEncodeError as error:
+        return quarantine(source, where, error)
+    if len(encoded) > source.limits.max_file_bytes:
+        return drop(source, where, "file_too_large")
+    if is_binary(encoded):
+        return drop(source, where, "binary")
+    language = _first_string(record, ("language",)).lower() or detect_language(path, text)
+    return make_document(source, where, text, repo=_first_string(record, REPO_FIELDS), path=path,
+                         language=language, license=_license(record) or source.license,
+                         metadata=_scalar_metadata(record, field))
+
+
+def _first_string(record: dict[str, Any], fields: tuple[str, ...]) -> str:
+    return next((record[f] for f in fields if isinstance(record.get(f), str) and record[f]), "")
+
+
+def _license(record: dict[str, Any]) -> str:
+    """First SPDX id from ``detected_licenses`` (a list in The Stack v2) or ``license``."""
+    for field in LICENSE_FIELDS:
+        value = record.get(field)
+        values = value if isinstance(value, list) else [value]
+        found = next((v for v in values if isinstance(v, str) and v), "")
+        if found:
+            return found
+    return ""
+
+
+def _scalar_metadata(record: dict[str, Any], text_column: str) -> dict[str, Any]:
+    """Unmapped scalar columns; dates become ISO strings so metadata stays JSON."""
+    metadata: dict[str, Any] = {}
+    for key, value in record.items():
+        if key in MAPPED_FIELDS or key == text_column or value is None:
+            continue
+        if isinstance(value, (datetime.date, datetime.time)):
+            value = value.isoformat()
+        if isinstance(value, (str, int, float, bool)):
+            metadata[key] = value
+    return metadata

@@ -1,0 +1,99 @@
+"""Programming-language detection from a file's path and, failing that, its shebang line.
+
+Names are lowercase and match what code datasets use (The Stack's ``language`` column lowercased),
+so a dump's own label and a detected one land in the same bucket. Unknown files get ``""`` rather
+than a guess: a later filter can treat "unknown" explicitly, but a wrong label is silent.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+EXTENSIONS: dict[str, str] = {
+    # general purpose
+    ".py": "python", ".pyi": "python", ".pyw": "python", ".pyx": "cython", ".pxd": "cython",
+    ".ipynb": "jupyter notebook",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".sc": "scala",
+    ".groovy": "groovy", ".gradle": "groovy", ".clj": "clojure", ".cljs": "clojure",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
+    ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp", ".h++": "cpp", ".ipp": "cpp", ".inl": "cpp",
+    ".cu": "cuda", ".cuh": "cuda", ".m": "objective-c", ".mm": "objective-c++",
+    ".cs": "c#", ".fs": "f#", ".fsx": "f#", ".vb": "visual basic",
+    ".go": "go", ".rs": "rust", ".swift": "swift", ".dart": "dart", ".zig": "zig", ".nim": "nim",
+    ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".php": "php", ".pl": "perl", ".pm": "perl",
+    ".lua": "lua", ".r": "r", ".jl": "julia", ".hs": "haskell", ".lhs": "haskell",
+    ".ml": "ocaml", ".mli": "ocaml", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang",
+    ".hrl": "erlang", ".elm": "elm", ".f90": "fortran", ".f95": "fortran", ".f03": "fortran",
+    ".f": "fortran", ".for": "fortran", ".pas": "pascal", ".ada": "ada", ".adb": "ada",
+    ".ads": "ada", ".asm": "assembly", ".s": "assembly", ".v": "verilog", ".sv": "systemverilog",
+    ".vhd": "vhdl", ".vhdl": "vhdl", ".sol": "solidity", ".proto": "protocol buffer",
+    ".thrift": "thrift", ".graphql": "graphql", ".gql": "graphql", ".tf": "hcl", ".hcl": "hcl",
+    ".nix": "nix", ".cmake": "cmake", ".mk": "makefile", ".mak": "makefile", ".vim": "vim script",
+    ".el": "emacs lisp", ".lisp": "common lisp", ".scm": "scheme", ".rkt": "racket",
+    ".coffee": "coffeescript", ".vue": "vue", ".svelte": "svelte",
+    # shells and scripts
+    ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell", ".fish": "fish",
+    ".ps1": "powershell", ".psm1": "powershell", ".bat": "batchfile", ".cmd": "batchfile",
+    ".awk": "awk",
+    # data, config, markup
+    ".json": "json", ".jsonl": "json", ".json5": "json5", ".yaml": "yaml", ".yml": "yaml",
+    ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".xml": "xml", ".xsd": "xml", ".xsl": "xslt",
+    ".csv": "csv", ".tsv": "tsv", ".sql": "sql", ".html": "html", ".htm": "html",
+    ".css": "css", ".scss": "scss", ".sass": "sass", ".less": "less",
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "restructuredtext",
+    ".adoc": "asciidoc", ".tex": "tex", ".bib": "bibtex", ".org": "org", ".txt": "text",
+    ".diff": "diff", ".patch": "diff", ".dockerfile": "dockerfile",
+}
+
+FILENAMES: dict[str, str] = {
+    "makefile": "makefile", "gnumakefile": "makefile", "dockerfile": "dockerfile",
+    "containerfile": "dockerfile", "cmakelists.txt": "cmake", "rakefile": "ruby", "gemfile": "ruby",
+    "vagrantfile": "ruby", "jenkinsfile": "groovy", "build.bazel": "starlark", "workspace.bazel": "starlark",
+    ".bashrc": "shell", ".bash_profile": "shell", ".zshrc": "shell",
+    ".profile": "shell", "pipfile": "toml", "cargo.lock": "toml", "license": "text",
+    "copying": "text", "readme": "text",
+}
+
+INTERPRETERS: dict[str, str] = {
+    "python": "python", "pypy": "python", "bash": "shell", "sh": "shell", "zsh": "shell",
+    "ksh": "shell", "dash": "shell", "fish": "fish", "node": "javascript", "nodejs": "javascript",
+    "deno": "typescript", "ts-node": "typescript", "ruby": "ruby", "perl": "perl", "php": "php",
+    "lua": "lua", "rscript": "r", "julia": "julia", "awk": "awk", "gawk": "awk", "tclsh": "tcl",
+    "pwsh": "powershell", "groovy": "groovy", "scala": "scala", "elixir": "elixir",
+    "escript": "erlang", "runhaskell": "haskell", "make": "makefile",
+}
+
+# "python3.11" -> "python", "pypy3" -> "python", "perl5" -> "perl": strip a trailing version.
+_VERSION_SUFFIX = re.compile(r"[\d.]+$")
+
+
+def detect_language(path: str, text: str) -> str:
+    """Language of ``path`` by file name, then extension, then the shebang; "" when unknown."""
+    name = posixpath.basename(path.replace("\\", "/")).lower()
+    if name in FILENAMES:
+        return FILENAMES[name]
+    extension = posixpath.splitext(name)[1]
+    if extension in EXTENSIONS:
+        return EXTENSIONS[extension]
+    if name.startswith("dockerfile."):
+        return "dockerfile"
+    return shebang_language(text)
+
+
+def shebang_language(text: str) -> str:
+    """Language named by a ``#!`` first line: ``/usr/bin/env python3``, ``/bin/bash -e``, ...
+
+    ``env`` and its options (``env -S node --flag``) are skipped to reach the interpreter.
+    """
+    if not text.startswith("#!"):
+        return ""
+    words = text[2:].split("\n", 1)[0].split()
+    if words and posixpath.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    if not words:
+        return ""
+    interpreter = _VERSION_SUFFIX.sub("", posixpath.basename(words[0]).lower())
+    return INTERPRETERS.get(interpreter, "")

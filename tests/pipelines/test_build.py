@@ -1,0 +1,244 @@
+"""`mix build` end to end on real code and real transcripts, read back by megatron-core itself.
+
+The fixture plants: two git repos (one with a symlink and an undecodable blob), an exact copy and
+an edited copy of a file across the repos, an sdist-like tar.gz, a JSONL dump with a malformed
+line, a dump path that does not exist, the real agent transcripts and one transcript of unknown
+shape. One build runs in-process, the other with two worker processes; both must agree byte for byte.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+import subprocess
+import sysconfig
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+
+from codemix.cli import main as mix
+from mixtures.tokenizer import load_tokenizer
+from pretrain.data import build_gpt_dataset
+
+STDLIB = Path(sysconfig.get_path("stdlib"))
+GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
+BAD_UTF8 = b"# caf\xe9 -- Latin-1, not UTF-8\nx = 1\n"
+
+
+def stdlib_text(relative: str) -> str:
+    return (STDLIB / relative).read_text()
+
+
+def edited(text: str) -> str:
+    """A near duplicate: three lines changed in a file of hundreds."""
+    lines = text.splitlines(keepends=True)
+    for i in (40, 120, 200):
+        lines[i] = f"# local patch {i}\n"
+    return "".join(lines)
+
+
+def make_git_repo(root: Path, files: dict[str, bytes], symlinks: dict[str, str] = {}) -> Path:
+    root.mkdir(parents=True)
+    subprocess.run([*GIT, "init", "-q", str(root)], check=True)
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    for name, target in symlinks.items():
+        (root / name).symlink_to(target)
+    subprocess.run([*GIT, "-C", str(root), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(root), "commit", "-qm", "fixture"], check=True)
+    return root
+
+
+def make_sdist(path: Path, files: dict[str, str]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"gamma-1.0/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, shared_transcripts):
+    """Inputs on disk, the spec naming them, and the raw texts of every good record."""
+    root = tmp_path_factory.mktemp("corpus")
+    decoder, textwrap_py = stdlib_text("json/decoder.py"), stdlib_text("textwrap.py")
+    alpha = make_git_repo(root / "alpha", {
+        "alpha/decoder.py": decoder.encode(), "alpha/textwrap.py": textwrap_py.encode(),
+        "alpha/shlex.py": stdlib_text("shlex.py").encode(), "alpha/latin1.py": BAD_UTF8,
+    }, symlinks={"link.py": "alpha/decoder.py"})
+    beta = make_git_repo(root / "beta", {
+        "beta/copied_decoder.py": decoder.encode(),          # exact duplicate of alpha/decoder.py
+        "beta/wrap.py": edited(textwrap_py).encode(),        # near duplicate of alpha/textwrap.py
+        "beta/fnmatch.py": stdlib_text("fnmatch.py").encode(),
+    })
+    sdist = make_sdist(root / "gamma-1.0.tar.gz", {
+        "gamma/colors.py": stdlib_text("colorsys.py"), "gamma/queue.py": stdlib_text("queue.py"),
+    })
+    dump_rows = [{"content": stdlib_text(name), "repo_name": "delta/heap", "path": name}
+                 for name in ("heapq.py", "bisect.py")]
+    dump = root / "dump.jsonl.gz"
+    with gzip.open(dump, "wt") as handle:
+        handle.write(json.dumps(dump_rows[0]) + "\n")
+        handle.write('{"content": "truncated record\n')      # malformed JSON line
+        handle.write(json.dumps(dump_rows[1]) + "\n")
+    odd = root / "odd-transcripts.jsonl"
+    odd.write_text(json.dumps({"episode": 7, "log": "no messages here"}) + "\n")
+    transcripts = [str(p) for p in sorted(shared_transcripts.rglob("*")) if p.is_file() and p.suffix != ".md"]
+    assert len(transcripts) == 3, "the real transcripts fixture changed"
+    spec = {
+        "name": "fixture",
+        "sources": [
+            {"name": "alpha", "type": "git", "paths": [str(alpha)], "license": "MIT"},
+            {"name": "beta", "type": "git", "paths": [str(beta)]},
+            {"name": "gamma", "type": "archive", "paths": [str(sdist)], "license": "Apache-2.0"},
+            {"name": "dump", "type": "dump", "paths": [str(dump), str(root / "missing.jsonl")]},
+            {"name": "runs", "type": "transcripts", "paths": [*transcripts, str(odd)]},
+        ],
+        "stages": {
+            "short": {"sequence_length": 64, "token_budget": 100_000,
+                      "weights": {"alpha": 1, "beta": 1, "gamma": 1, "dump": 1, "runs": 0.5}},
+            "long": {"sequence_length": 256, "token_budget": 100_000, "weights": {"alpha": 1, "beta": 1, "gamma": 1}},
+            "sft": {"sequence_length": 128, "token_budget": 10_000, "weights": {"runs": 1}},
+        },
+        "tokenizer": {"vocab_size": 1000, "train_sample_documents": 100},
+    }
+    spec_path = root / "spec.yaml"
+    spec_path.write_text(yaml.safe_dump(spec))
+    code_texts = [decoder, textwrap_py, edited(textwrap_py), stdlib_text("shlex.py"), stdlib_text("fnmatch.py"),
+                  stdlib_text("colorsys.py"), stdlib_text("queue.py"), *[r["content"] for r in dump_rows]]
+    return {"spec": spec_path, "code_texts": code_texts}
+
+
+@pytest.fixture(scope="module")
+def builds(corpus, tmp_path_factory):
+    """The same spec built twice: in-process, and with two worker processes."""
+    out = tmp_path_factory.mktemp("builds")
+    assert mix(["build", str(corpus["spec"]), "--out", str(out / "one")]) == 0
+    assert mix(["build", str(corpus["spec"]), "--out", str(out / "two"),
+                "--direct_num_workers", "2", "--direct_running_mode", "multi_processing"]) == 0
+    return out / "one", out / "two"
+
+
+def manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())
+
+
+def parquet_rows(pattern_dir: Path, prefix: str) -> list[dict]:
+    return [row for f in sorted(pattern_dir.glob(f"{prefix}*.parquet")) for row in pq.read_table(f).to_pylist()]
+
+
+def test_counts_are_conserved(builds):
+    counts = manifest(builds[0])["counts"]
+    assert counts["read"] > 0 and counts["kept"] > 0 and counts["duplicates"] >= 2
+    assert counts["read"] == counts["kept"] + sum(counts["dropped"].values()) + counts["duplicates"] + counts[
+        "quarantined"]
+
+
+def test_each_bad_record_is_quarantined_with_location_and_error(builds):
+    rows = [json.loads(line) for f in sorted((builds[0] / "quarantine").glob("*.jsonl"))
+            for line in f.read_text().splitlines()]
+    found = {(row["source"], row["error"].split(":")[0]) for row in rows}
+    assert len(rows) == 4, rows
+    assert ("alpha", "UnicodeDecodeError") in found
+    assert any(r["source"] == "alpha" and "latin1.py" in r["location"] for r in rows)
+    assert any(r["source"] == "dump" and "missing.jsonl" in r["location"] for r in rows)
+    assert any(r["source"] == "dump" and "#L2" in r["location"] for r in rows)
+    assert any(r["source"] == "runs" and "odd-transcripts" in r["location"] for r in rows)
+
+
+def test_symlink_is_recorded_and_skipped(builds):
+    assert manifest(builds[0])["counts"]["dropped"].get("symlink") == 1
+
+
+def test_every_good_record_survives_or_is_a_planted_duplicate(builds, corpus):
+    kept = parquet_rows(builds[0] / "work" / "dedup", "docs")
+    kept_code = [d["text"] for d in kept if d["kind"] == "file"]
+    for text in corpus["code_texts"]:
+        planted = text in (corpus["code_texts"][1], corpus["code_texts"][2])  # textwrap and its edit
+        assert text in kept_code or planted, text[:80]
+    assert sum(d["kind"] == "transcript" for d in kept) == 3
+
+
+def test_exactly_one_copy_of_each_planted_duplicate_survives(builds, corpus):
+    decoder, textwrap_py, near = corpus["code_texts"][:3]
+    survivors = []
+    for out in builds:
+        kept = parquet_rows(out / "work" / "dedup", "docs")
+        texts = [d["text"] for d in kept]
+        assert texts.count(decoder) == 1
+        assert (texts.count(textwrap_py), texts.count(near)) in ((1, 0), (0, 1))
+        survivors.append(sorted((d["source"], d["path"]) for d in kept if d["text"] in (decoder, textwrap_py, near)))
+    assert survivors[0] == survivors[1]
+    duplicates = parquet_rows(builds[0] / "work" / "dedup", "duplicates")
+    assert {d["method"] for d in duplicates} == {"exact", "near"}
+
+
+def test_megatron_opens_every_shard(builds):
+    info = manifest(builds[0])
+    for stage, details in info["stages"].items():
+        assert details["shards"], stage
+        documents = 0
+        for prefix in details["shards"]:
+            dataset = IndexedDataset(prefix)
+            documents += len(dataset)
+            assert dataset.index.dtype == np.uint16  # vocab below 65,500
+        assert documents == details["documents"] > 0
+
+
+@pytest.mark.parametrize("stage", ["short", "long", "sft"])
+def test_gpt_dataset_samples_decode_to_input_text(builds, corpus, stage, tmp_path):
+    out = builds[0]
+    info = manifest(out)
+    tokenizer = load_tokenizer(str(out / "tokenizer.json"))
+    eod = info["tokenizer"]["eod_id"]
+    length = info["stages"][stage]["sequence_length"]
+    dataset = build_gpt_dataset(info["stages"][stage]["data_path"], length, 16, str(out / "tokenizer.json"),
+                                str(tmp_path / "cache"))
+    # The long stage holds only code files, so its samples must be text of the raw input files;
+    # the others mix in transcripts, whose text is the rendered conversation the build kept.
+    if stage == "long":
+        reference = "\x00".join(corpus["code_texts"])
+    else:
+        reference = "\x00".join(d["text"] for d in parquet_rows(out / "work" / "dedup", "docs"))
+    checked = 0
+    for i in range(len(dataset)):
+        tokens = np.asarray(dataset[i]["tokens"])
+        assert len(tokens) == length
+        for piece in np.split(tokens, np.flatnonzero(tokens == eod)):
+            piece = piece[piece != eod][1:-1]  # the edges may cut a multi-byte character
+            if len(piece) >= 8:
+                assert tokenizer.decode(piece.tolist(), skip_special_tokens=False) in reference
+                checked += 1
+    assert checked > 0
+
+
+def test_two_runs_write_byte_identical_shards(builds):
+    one, two = builds
+    files_one = sorted(p.relative_to(one) for p in one.glob("*/*") if p.suffix in (".bin", ".idx"))
+    files_two = sorted(p.relative_to(two) for p in two.glob("*/*") if p.suffix in (".bin", ".idx"))
+    assert files_one and files_one == files_two
+    for relative in files_one:
+        assert (one / relative).read_bytes() == (two / relative).read_bytes(), relative
+    assert manifest(one)["counts"] == manifest(two)["counts"]
+    assert (one / "tokenizer.json").read_bytes() == (two / "tokenizer.json").read_bytes()
+
+
+def test_rerun_from_a_later_stage_reuses_parquet(builds, corpus, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(builds[0], copy)
+    for stage in ("short", "long", "sft"):
+        shutil.rmtree(copy / stage)
+    assert mix(["build", str(corpus["spec"]), "--out", str(copy), "--from-stage", "shards"]) == 0
+    assert manifest(copy)["counts"] == manifest(builds[0])["counts"]
+    for prefix in manifest(copy)["stages"]["short"]["shards"]:
+        assert Path(prefix + ".bin").read_bytes() == Path(prefix.replace(str(copy), str(builds[0])) + ".bin").read_bytes()

@@ -1,0 +1,177 @@
+"""The transcript reader on the real SWE-agent / mini-swe-agent runs and on synthetic JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codemix.document import Document, Dropped, Quarantined
+from mixtures.spec import ReadLimits, SourceConfig
+from pipelines.readers import read_location
+from pipelines.readers.transcripts import outcome_fields, render_chatml
+from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
+
+REAL_FILES = [
+    ("mini-swe-agent/local.traj.json", "mini-swe-agent"),
+    ("mini-swe-agent/github_issue.traj.json", "mini-swe-agent"),
+    ("swe-agent/function_calling_simple.traj", "swe-agent"),
+]
+CALL = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+OPENAI_TRANSCRIPT = {
+    "messages": [
+        {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": [{"type": "text", "text": "List"}, {"type": "image_url", "image_url": {}},
+                                     {"type": "text", "text": "files"}]},
+        {"role": "assistant", "content": None, "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "bash", "content": "a.py\n"},
+        {"role": "assistant", "content": "Done."},
+    ],
+    "info": {"exit_status": "submitted", "submission": "diff --git a/x b/x", "repo_name": "octo/demo"},
+}
+JSONL_LINES = [
+    OPENAI_TRANSCRIPT,                                        # L1
+    [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],  # L2 bare list
+    b"",                                                      # L3 blank
+    b'{"messages": [',                                        # L4 malformed
+    {"prompt": "no messages here"},                           # L5
+    {"messages": [{"content": "who am I?"}]},                 # L6 message without role
+    {"messages": []},                                         # L7
+    42,                                                       # L8
+    {"messages": [{"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}]},  # L9 nameless call
+]
+JSONL_OUTCOMES = {
+    "#L1": ("document", ""), "#L2": ("document", ""), "#L4": ("quarantined", "JSONDecodeError"),
+    "#L5": ("quarantined", "TranscriptShapeError"), "#L6": ("quarantined", "TranscriptShapeError"),
+    "#L7": ("quarantined", "TranscriptShapeError"), "#L8": ("quarantined", "TranscriptShapeError"),
+    "#L9": ("quarantined", "TranscriptShapeError"),
+}
+
+
+def transcripts_source(**overrides: object) -> SourceConfig:
+    """Default limits: the shared fixture's 1000-byte file cap would drop every real run."""
+    return source("transcripts", **{"limits": ReadLimits(), **overrides})
+
+
+def _read_one(path: Path, **overrides: object) -> Document:
+    outcomes = list(read_location(transcripts_source(**overrides), str(path)))
+    assert len(outcomes) == 1 and isinstance(outcomes[0], Document), outcomes
+    return outcomes[0]
+
+
+@pytest.fixture(scope="module")
+def transcripts_jsonl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("transcripts") / "runs.jsonl.zst"
+    path.write_bytes(compress(jsonl(*JSONL_LINES), path.name))
+    return path
+
+
+@pytest.mark.parametrize(("name", "format_"), REAL_FILES)
+def test_real_transcript_is_one_document_per_message_turn(shared_transcripts: Path, name: str, format_: str) -> None:
+    raw = json.loads((shared_transcripts / name).read_text())
+    raw_messages = raw["history"] if isinstance(raw, dict) else raw
+    assert len(raw_messages) > 2, "guard: a real multi-turn run"
+    doc = _read_one(shared_transcripts / name)
+    assert (doc.metadata["format"], doc.kind, doc.path) == (format_, "transcript", Path(name).name)
+    assert doc.text.count("<|im_start|>") == doc.text.count("<|im_end|>") == len(raw_messages)
+
+
+@pytest.mark.parametrize(("name", "format_"), REAL_FILES)
+def test_real_message_contents_are_kept_verbatim(shared_transcripts: Path, name: str, format_: str) -> None:
+    raw = json.loads((shared_transcripts / name).read_text())
+    raw_messages = raw["history"] if isinstance(raw, dict) else raw
+    doc = _read_one(shared_transcripts / name)
+    assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == \
+           [(m["role"], m["content"]) for m in raw_messages]
+
+
+def test_swe_agent_tool_calls_are_rendered_and_answered(shared_transcripts: Path) -> None:
+    doc = _read_one(shared_transcripts / "swe-agent/function_calling_simple.traj")
+    messages = doc.metadata["messages"]
+    calls = [call for m in messages for call in m["tool_calls"]]
+    answers = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    assert len(calls) == 5 and [c["id"] for c in calls] == answers
+    assert '<tool_call>{"name": "find_file", "arguments": {"file_name": "missing_colon.py"}}</tool_call>' in doc.text
+
+
+def test_every_jsonl_line_has_its_outcome(transcripts_jsonl: Path) -> None:
+    table = outcome_table(read_location(transcripts_source(), str(transcripts_jsonl)), str(transcripts_jsonl))
+    assert table == JSONL_OUTCOMES
+
+
+def test_shape_errors_say_unknown_transcript_shape(transcripts_jsonl: Path) -> None:
+    errors = [o.error for o in read_location(transcripts_source(), str(transcripts_jsonl))
+              if isinstance(o, Quarantined) and "Shape" in o.error]
+    assert len(errors) == 5 and all(e.startswith("TranscriptShapeError: unknown transcript shape: ") for e in errors)
+
+
+def test_openai_jsonl_normalised_messages(transcripts_jsonl: Path) -> None:
+    doc = next(o for o in read_location(transcripts_source(), str(transcripts_jsonl)) if isinstance(o, Document))
+    assert doc.metadata["messages"][1:4] == [
+        {"role": "user", "content": "List\nfiles", "tool_calls": [], "tool_call_id": "", "name": ""},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "name": "bash",
+                                                             "arguments": {"command": "ls"}}],
+         "tool_call_id": "", "name": ""},
+        {"role": "tool", "content": "a.py\n", "tool_calls": [], "tool_call_id": "call_1", "name": "bash"},
+    ]
+
+
+def test_openai_jsonl_metadata(transcripts_jsonl: Path) -> None:
+    doc = next(o for o in read_location(transcripts_source(), str(transcripts_jsonl)) if isinstance(o, Document))
+    assert (doc.metadata["format"], doc.metadata["exit_status"], doc.metadata["submitted"], doc.repo, doc.path) == (
+        "openai-jsonl", "submitted", True, "octo/demo", "runs.jsonl.zst")
+    assert doc.metadata["location"] == f"{transcripts_jsonl}#L1"
+
+
+def test_render_chatml_layout() -> None:
+    messages = [
+        {"role": "user", "content": "run ls", "tool_calls": [], "tool_call_id": "", "name": ""},
+        {"role": "assistant", "content": "ok", "tool_calls": [{"id": "1", "name": "bash", "arguments": {"c": "ls"}}],
+         "tool_call_id": "", "name": ""},
+    ]
+    assert render_chatml(messages) == (
+        "<|im_start|>user\nrun ls<|im_end|>\n"
+        '<|im_start|>assistant\nok\n<tool_call>{"name": "bash", "arguments": {"c": "ls"}}</tool_call><|im_end|>\n')
+
+
+@pytest.mark.parametrize(("info", "fields"), [
+    ({"exit_status": "Submitted", "submission": "diff"}, {"exit_status": "Submitted", "submitted": True}),
+    ({"exit_status": "submitted (exit_cost)"}, {"exit_status": "submitted (exit_cost)", "submitted": True}),
+    ({"exit_status": "exit_cost", "submission": None}, {"exit_status": "exit_cost", "submitted": False}),
+    ({"model_stats": {}}, {}),
+])
+def test_outcome_fields(info: dict, fields: dict) -> None:
+    assert outcome_fields(info) == fields
+
+
+def test_mini_swe_agent_object_form(tmp_path: Path) -> None:
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}],
+                                "info": {"exit_status": "Submitted", "submission": ""}}))
+    doc = _read_one(path)
+    assert (doc.metadata["format"], doc.metadata["submitted"]) == ("mini-swe-agent", False)
+
+
+def test_ids_are_stable_across_reads(shared_transcripts: Path) -> None:
+    path = shared_transcripts / "swe-agent/function_calling_simple.traj"
+    assert _read_one(path).id == _read_one(path).id
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b"{not json", "JSONDecodeError"),
+    (b'"just a string"', "TranscriptShapeError"),
+    (b'[{"role": "user", "content": 7}]', "TranscriptShapeError"),
+    (b"\xff\xfe", "UnicodeDecodeError"),
+])
+def test_bad_whole_file_is_one_quarantine(tmp_path: Path, content: bytes, expected: str) -> None:
+    path = tmp_path / "bad.traj"
+    path.write_bytes(content)
+    outcomes = list(read_location(transcripts_source(), str(path)))
+    assert len(outcomes) == 1 and isinstance(outcomes[0], Quarantined) and outcomes[0].error.startswith(expected)
+
+
+def test_oversized_file_is_dropped(shared_transcripts: Path) -> None:
+    path = shared_transcripts / "swe-agent/function_calling_simple.traj"
+    outcomes = list(read_location(transcripts_source(limits=ReadLimits(max_file_bytes=1000)), str(path)))
+    assert len(outcomes) == 1 and isinstance(outcomes[0], Dropped) and outcomes[0].reason == "file_too_large"
