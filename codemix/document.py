@@ -41,7 +41,7 @@ class Document:
         return row
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> "Document":
+    def from_row(cls, row: dict[str, Any]) -> Document:
         values = dict(row)
         values["metadata"] = json.loads(values.get("metadata") or "{}")
         return cls(**values)

@@ -44,13 +44,13 @@ def edited(text: str) -> str:
     return "".join(lines)
 
 
-def make_git_repo(root: Path, files: dict[str, bytes], symlinks: dict[str, str] = {}) -> Path:
+def make_git_repo(root: Path, files: dict[str, bytes], symlinks: dict[str, str] | None = None) -> Path:
     root.mkdir(parents=True)
     subprocess.run([*GIT, "init", "-q", str(root)], check=True)
     for name, data in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
-    for name, target in symlinks.items():
+    for name, target in (symlinks or {}).items():
         (root / name).symlink_to(target)
     subprocess.run([*GIT, "-C", str(root), "add", "-A"], check=True)
     subprocess.run([*GIT, "-C", str(root), "commit", "-qm", "fixture"], check=True)

@@ -1,0 +1,107 @@
+"""Small Beam I/O pieces shared by the dedup pipelines: edge files, count files, clean-up.
+
+Everything goes through ``FileSystems`` and Beam IO, so paths may be local or ``gs://``. Counts
+are computed inside the pipelines and written as one-line text files, so the driver learns them
+by reading a few bytes rather than the data (and without relying on a runner's metrics API).
+"""
+
+from __future__ import annotations
+
+import apache_beam as beam
+import pyarrow as pa
+from apache_beam.io.filesystems import FileSystems
+
+# Undirected candidate or component edges between document ids.
+EDGE_SCHEMA = pa.schema([("u", pa.string()), ("v", pa.string())])
+PARQUET = ".parquet"
+
+
+def parquet_pattern(prefix: str) -> str:
+    """The glob matching every shard written by ``WriteToParquet(prefix, file_name_suffix=PARQUET)``."""
+    return f"{prefix}-*{PARQUET}"
+
+
+def edge_to_row(edge: tuple[str, str]) -> dict[str, str]:
+    return {"u": edge[0], "v": edge[1]}
+
+
+def row_to_edge(row: dict[str, str]) -> tuple[str, str]:
+    return row["u"], row["v"]
+
+
+class ReadEdges(beam.PTransform):
+    """Read (u, v) id pairs from edge Parquet shards."""
+
+    def __init__(self, pattern: str):
+        super().__init__()
+        self.pattern = pattern
+
+    def expand(self, pbegin):
+        return pbegin | "ReadParquet" >> beam.io.ReadFromParquet(self.pattern) | "ToTuples" >> beam.Map(row_to_edge)
+
+
+class WriteEdges(beam.PTransform):
+    """Write (u, v) id pairs as Parquet shards under ``prefix``; an empty input still writes a shard."""
+
+    def __init__(self, prefix: str):
+        super().__init__()
+        self.prefix = prefix
+
+    def expand(self, edges):
+        return (
+            edges
+            | "ToRows" >> beam.Map(edge_to_row)
+            | "WriteParquet" >> beam.io.WriteToParquet(self.prefix, EDGE_SCHEMA, file_name_suffix=PARQUET)
+        )
+
+
+class WriteCount(beam.PTransform):
+    """Write the number of elements of a PCollection (0 if empty) as one line to ``path``."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def expand(self, pcoll):
+        return (
+            pcoll
+            | "Count" >> beam.combiners.Count.Globally()
+            | "Format" >> beam.Map(str)
+            | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
+        )
+
+
+class WriteSum(beam.PTransform):
+    """Write the sum of a PCollection of ints (0 if empty) as one line to ``path``."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def expand(self, pcoll):
+        return (
+            pcoll
+            | "Sum" >> beam.CombineGlobally(sum)
+            | "Format" >> beam.Map(str)
+            | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
+        )
+
+
+def read_count(path: str) -> int:
+    """Read a count written by ``WriteCount`` or ``WriteSum``."""
+    with FileSystems.open(path) as handle:
+        return int(handle.read().decode().strip())
+
+
+def delete_matching(patterns: list[str]) -> int:
+    """Delete every file matching the globs (so shards from an earlier run cannot mix in); returns how many."""
+    paths = [meta.path for result in FileSystems.match(patterns) for meta in result.metadata_list]
+    if paths:
+        FileSystems.delete(paths)
+    return len(paths)
+
+
+def require_input(pattern: str) -> None:
+    """Fail with the pattern in the message when it matches no file, before any pipeline starts."""
+    if not FileSystems.match([pattern])[0].metadata_list:
+        raise FileNotFoundError(f"dedup input pattern matched no files: {pattern}")
