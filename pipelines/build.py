@@ -26,7 +26,7 @@ from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_b
 from pipelines import ledger
 from pipelines.crawl import Crawl
 from pipelines.filter import Filter
-from pipelines.options import pipeline_options, runner_name
+from pipelines.options import pipeline_options, runner_name, with_default_runner
 from pipelines.shards import WriteShards, stats_to_json
 
 LOG = logging.getLogger("codemix.build")
@@ -180,6 +180,7 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
               echo: Callable[[str], None] = print) -> dict:
     """Run the stages from ``from_stage`` on and write ``OUT/manifest.json``; returns the manifest."""
     layout = BuildLayout(out_dir.rstrip("/"))
+    beam_args = with_default_runner(beam_args)  # every stage, dedup's passes too, on the same runner
     first = STAGES.index(from_stage)
     timings: dict[str, float] = {}
 
