@@ -11,6 +11,8 @@ import apache_beam as beam
 import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.ledger import WriteRows
+
 # Undirected candidate or component edges between document ids.
 EDGE_SCHEMA = pa.schema([("u", pa.string()), ("v", pa.string())])
 PARQUET = ".parquet"
@@ -40,35 +42,9 @@ class ReadEdges(beam.PTransform):
         return pbegin | "ReadParquet" >> beam.io.ReadFromParquet(self.pattern) | "ToTuples" >> beam.Map(row_to_edge)
 
 
-class WriteEdges(beam.PTransform):
+def WriteEdges(prefix: str) -> WriteRows:
     """Write (u, v) id pairs as Parquet shards under ``prefix``; an empty input still writes a shard."""
-
-    def __init__(self, prefix: str):
-        super().__init__()
-        self.prefix = prefix
-
-    def expand(self, edges):
-        return (
-            edges
-            | "ToRows" >> beam.Map(edge_to_row)
-            | "WriteParquet" >> beam.io.WriteToParquet(self.prefix, EDGE_SCHEMA, file_name_suffix=PARQUET)
-        )
-
-
-class WriteCount(beam.PTransform):
-    """Write the number of elements of a PCollection (0 if empty) as one line to ``path``."""
-
-    def __init__(self, path: str):
-        super().__init__()
-        self.path = path
-
-    def expand(self, pcoll):
-        return (
-            pcoll
-            | "Count" >> beam.combiners.Count.Globally()
-            | "Format" >> beam.Map(str)
-            | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
-        )
+    return WriteRows(prefix, EDGE_SCHEMA, edge_to_row)
 
 
 class WriteSum(beam.PTransform):
@@ -85,6 +61,17 @@ class WriteSum(beam.PTransform):
             | "Format" >> beam.Map(str)
             | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
         )
+
+
+class WriteCount(beam.PTransform):
+    """Write the number of elements of a PCollection (0 if empty) as one line to ``path``."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def expand(self, pcoll):
+        return pcoll | "One" >> beam.Map(lambda _: 1) | "WriteSum" >> WriteSum(self.path)
 
 
 def read_count(path: str) -> int:

@@ -40,32 +40,29 @@ class RouteOutcomes(beam.DoFn):
                 raise TypeError(f"unexpected outcome type {type(outcome).__name__}")
 
 
-class WriteDocuments(beam.PTransform):
-    """Documents as Parquet files ``PREFIX-SSSSS-of-NNNNN.parquet``."""
+class WriteRows(beam.PTransform):
+    """Records as Parquet files ``PREFIX-SSSSS-of-NNNNN.parquet``, each turned into a row by ``to_row``."""
 
-    def __init__(self, prefix: str):
+    def __init__(self, prefix: str, schema, to_row):
         super().__init__()
         self._prefix = prefix
+        self._schema = schema
+        self._to_row = to_row
 
-    def expand(self, documents):
+    def expand(self, records):
         return (
-            documents
-            | "ToRows" >> beam.Map(Document.to_row)
-            | "WriteParquet" >> beam.io.WriteToParquet(self._prefix, DOCUMENT_SCHEMA, file_name_suffix=".parquet")
+            records
+            | "ToRows" >> beam.Map(self._to_row)
+            | "WriteParquet" >> beam.io.WriteToParquet(self._prefix, self._schema, file_name_suffix=".parquet")
         )
 
 
-class WriteDropped(beam.PTransform):
-    def __init__(self, prefix: str):
-        super().__init__()
-        self._prefix = prefix
+def WriteDocuments(prefix: str) -> WriteRows:
+    return WriteRows(prefix, DOCUMENT_SCHEMA, Document.to_row)
 
-    def expand(self, dropped):
-        return (
-            dropped
-            | "ToRows" >> beam.Map(Dropped.to_row)
-            | "WriteParquet" >> beam.io.WriteToParquet(self._prefix, DROPPED_SCHEMA, file_name_suffix=".parquet")
-        )
+
+def WriteDropped(prefix: str) -> WriteRows:
+    return WriteRows(prefix, DROPPED_SCHEMA, Dropped.to_row)
 
 
 class WriteQuarantined(beam.PTransform):
