@@ -3,10 +3,13 @@
 Links are reported, never followed: a symlink (to a file or a directory) is dropped as
 ``symlink``, so a tree cannot pull in files from outside its root or loop. Version-control
 metadata directories (``.git``, ``.hg``, ``.svn``) are not walked; they hold objects, not sources.
+A directory that an ``exclude`` glob of the form ``DIR_GLOB/*`` covers whole is not walked either:
+the spec said its files are not part of the source, so they are never read and never counted.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import stat
 from collections.abc import Iterator
@@ -35,12 +38,23 @@ def read_directory(source: SourceConfig, location: str) -> Iterator[Outcome]:
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=False):
         # os.walk lists a symlink to a directory among dirnames; report it and don't descend.
         links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
-        dirnames[:] = sorted(d for d in dirnames if d not in VCS_DIRS and d not in links)
+        dirnames[:] = sorted(d for d in dirnames if d not in VCS_DIRS and d not in links
+                             and not directory_excluded(source, _relative(root, dirpath, d)))
         for name in sorted(filenames + links):
-            path = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+            path = _relative(root, dirpath, name)
             yield _file_outcome(source, root, repo, path)
         yield from (quarantine(source, error.filename or root, error) for error in errors)
         errors.clear()
+
+
+def _relative(root: str, dirpath: str, name: str) -> str:
+    return os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+
+
+def directory_excluded(source: SourceConfig, path: str) -> bool:
+    """True when every file below ``path`` is excluded: an exclude glob ``G/*`` with ``G`` matching it.
+    fnmatch's ``*`` also matches ``/``, so ``G/*`` matches ``path/anything/below``."""
+    return any(glob.endswith("/*") and fnmatch.fnmatchcase(path, glob[:-2]) for glob in source.exclude)
 
 
 def _file_outcome(source: SourceConfig, root: str, repo: str, path: str) -> Outcome:

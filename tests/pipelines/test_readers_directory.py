@@ -63,9 +63,16 @@ def test_document_fields(tree: Path) -> None:
         "project", "python", "file", {"location": f"{tree}/src/app.py"})
 
 
-def test_exclude_glob(tree: Path) -> None:
-    table = outcome_table(read_location(source("directory", exclude=["src/*"]), str(tree)), f"{tree}/")
+def test_exclude_glob_on_files_drops_with_reason(tree: Path) -> None:
+    table = outcome_table(read_location(source("directory", exclude=["*.py"]), str(tree)), f"{tree}/")
     assert table["src/app.py"] == ("dropped", "path_not_included")
+
+
+def test_wholly_excluded_directory_is_not_walked(tree: Path) -> None:
+    assert "src/app.py" in EXPECTED, "guard: the fixture has files under src/"
+    table = outcome_table(read_location(source("directory", exclude=["sr?/*"]), str(tree)), f"{tree}/")
+    assert not any(path.startswith("src/") for path in table)
+    assert {p: o for p, o in EXPECTED.items() if not p.startswith("src/")} == table
 
 
 @pytest.mark.parametrize("target", ["missing", "a_file"])
