@@ -5,13 +5,13 @@ from __future__ import annotations
 import apache_beam as beam
 
 from codemix.document import Document, Dropped
-from filters.apply import drop_reason
+from filters.apply import DocumentFilter
 from filters.config import FiltersConfig
 from pipelines.ledger import DOCS, DROPPED, QUARANTINED, RouteOutcomes
 
 
-def filter_outcomes(doc: Document, config: FiltersConfig):
-    reason = drop_reason(doc, config)
+def filter_outcomes(doc: Document, document_filter: DocumentFilter):
+    reason = document_filter.drop_reason(doc)
     if reason is None:
         yield doc
     else:
@@ -20,13 +20,17 @@ def filter_outcomes(doc: Document, config: FiltersConfig):
 
 
 class _FilterWith:
-    """Binds the config so RouteOutcomes gets a one-argument, picklable function."""
+    """Binds the config so RouteOutcomes gets a one-argument, picklable function; the
+    ``DocumentFilter`` (with its caches) is built lazily, once per worker."""
 
     def __init__(self, config: FiltersConfig):
         self.config = config
+        self._filter: DocumentFilter | None = None
 
     def __call__(self, doc: Document):
-        return filter_outcomes(doc, self.config)
+        if self._filter is None:
+            self._filter = DocumentFilter(self.config)
+        return filter_outcomes(doc, self._filter)
 
 
 class Filter(beam.PTransform):
