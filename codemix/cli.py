@@ -2,6 +2,7 @@
 
     mix build SPEC --out DIR [--from-stage STAGE] [BEAM OPTIONS...]
     mix plan SPEC
+    mix stats DIR [--json]
     mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
 
 Any option ``mix build`` does not know is a Beam pipeline option and passes through unchanged,
@@ -30,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--out", required=True, help="output directory (local, gs://, s3://)")
     build.add_argument("--from-stage", default="crawl", choices=("crawl", "filter", "dedup", "shards"),
                        help="rerun from this stage, reusing earlier stages' Parquet in OUT/work")
+
+    stats = commands.add_parser("stats", help="drops per reason per source and redactions per type of a build")
+    stats.add_argument("out", help="a mix build output directory")
+    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     plan = commands.add_parser("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
@@ -76,6 +81,14 @@ def command_plan(args) -> int:
     return 0
 
 
+def command_stats(args) -> int:
+    from pipelines.stats import build_stats, format_stats, stats_json
+
+    stats = build_stats(absolute_out(args.out))
+    print(stats_json(stats) if args.json else format_stats(stats))
+    return 0
+
+
 def command_tokenizer_train(args) -> int:
     from mixtures.tokenizer import save_tokenizer, train_bpe
     from pipelines.build import sample_texts
@@ -104,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             return command_build(args, extra)
         if args.command == "plan":
             return command_plan(args)
+        if args.command == "stats":
+            return command_stats(args)
         return command_tokenizer_train(args)
     except ConfigError as error:
         print(f"mix: spec error: {error}", file=sys.stderr)

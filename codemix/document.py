@@ -109,3 +109,40 @@ def describe_error(error: BaseException) -> str:
     """One line naming the exception type and its message, for quarantine records."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {message}"[:2000]
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class Redaction:
+    """How many values of one type were replaced by a placeholder in one document."""
+
+    doc_id: str
+    source: str
+    type: str
+    count: int
+
+    def to_row(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class ContaminationHit:
+    """A benchmark item whose n-grams a dropped document overlapped."""
+
+    doc_id: str
+    source: str
+    location: str
+    benchmark: str
+    item_id: str
+    overlap: float
+
+    def to_row(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+REDACTION_SCHEMA = pa.schema(
+    [("doc_id", pa.string()), ("source", pa.string()), ("type", pa.string()), ("count", pa.int64())]
+)
+CONTAMINATION_SCHEMA = pa.schema(
+    [("doc_id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("benchmark", pa.string()),
+     ("item_id", pa.string()), ("overlap", pa.float64())]
+)

@@ -14,46 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-# SPDX ids whose terms let the text be redistributed in a training set with attribution at most.
-# A permissive copy is preferred so the surviving copy is the one we are most clearly allowed to use.
-PERMISSIVE_LICENSES = frozenset(
-    name.lower()
-    for name in (
-        "MIT",
-        "MIT-0",
-        "Apache-2.0",
-        "BSD-2-Clause",
-        "BSD-3-Clause",
-        "BSD-3-Clause-Clear",
-        "0BSD",
-        "ISC",
-        "PSF-2.0",
-        "Python-2.0",
-        "Unlicense",
-        "Zlib",
-        "CC0-1.0",
-        "BSL-1.0",
-        "CC-BY-4.0",
-        "X11",
-        "NCSA",
-        "WTFPL",
-        "UPL-1.0",
-        "BlueOak-1.0.0",
-        "PostgreSQL",
-    )
-)
+from filters.licenses import is_permissive  # the one permissive list; the license filter's default policy
+
 RECENCY_FIELDS = ("updated_at", "committed_at", "timestamp")
 # Absent values sort after present ones: (0, value) < (1, 0.0).
 _ABSENT = (1, 0.0)
-
-
-def is_permissive(license_expr: str) -> bool:
-    """Whether an SPDX expression grants a permissive option: some ``OR`` branch whose ``AND`` parts all are."""
-    cleaned = license_expr.replace("(", " ").replace(")", " ").strip()
-    if not cleaned:
-        return False
-    branches = (branch.split(" AND ") for branch in cleaned.split(" OR "))
-    return any(all(part.strip().lower() in PERMISSIVE_LICENSES for part in branch) for branch in branches)
 
 
 def as_number(value: Any) -> float | None:

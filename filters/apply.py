@@ -1,13 +1,23 @@
-"""One place that decides a document's fate: the first failing check's reason, or keep."""
+"""One place that decides a document's fate: the first failing check's reason, or keep.
+
+Order: license policy and opt-out (a repository-level fact), vendored/generated paths and the
+language allow-list, the code heuristics, datatrove's prose filters on natural-language parts,
+and last the benchmark overlap, the costliest check, on what is left.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import posixpath
+from dataclasses import dataclass
 
 from codemix.document import Document
 from filters.code import CODE_CHECKS
 from filters.config import CodeFilterConfig, FiltersConfig
+from filters.decontamination import BenchmarkHit, ContaminationIndex
+from filters.licenses import license_drop_reason, opted_out
+from filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
 
 
 def path_matches(path: str, globs: list[str]) -> bool:
@@ -16,27 +26,69 @@ def path_matches(path: str, globs: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(name if "/" not in glob else path, glob) for glob in globs)
 
 
+@dataclass(slots=True, frozen=True)
+class Verdict:
+    """The document as it goes on (with its resolved license), or why it stops, and what it hit."""
+
+    document: Document
+    reason: str | None = None
+    hits: tuple[BenchmarkHit, ...] = ()
+
+
 class DocumentFilter:
     """The filter stage's per-document decision, built once per worker from the spec.
 
-    Per-language thresholds are resolved once and cached: resolving validates a merged config,
-    which is too slow to repeat for every document.
+    Per-language thresholds are resolved once and cached (resolving validates a merged config);
+    the contamination index and datatrove's filters are built on first use.
     """
 
     def __init__(self, config: FiltersConfig):
         self.config = config
         self._thresholds: dict[str, CodeFilterConfig] = {}
+        self._contamination: ContaminationIndex | None = None
+        self._prose: NaturalLanguageChecker | None = None
 
     def thresholds(self, language: str) -> CodeFilterConfig:
         if language not in self._thresholds:
             self._thresholds[language] = self.config.for_language(language)
         return self._thresholds[language]
 
+    @property
+    def contamination(self) -> ContaminationIndex:
+        if self._contamination is None:
+            self._contamination = ContaminationIndex.from_config(self.config.decontamination)
+        return self._contamination
+
+    @property
+    def prose(self) -> NaturalLanguageChecker:
+        if self._prose is None:
+            self._prose = NaturalLanguageChecker(self.config.natural_language)
+        return self._prose
+
+    def judge(self, doc: Document, repository_license: str = "") -> Verdict:
+        """The full decision; a license declared by the source or record wins over the detected one."""
+        if not doc.license and repository_license:
+            doc = dataclasses.replace(doc, license=repository_license)
+        reason = self.license_drop_reason(doc) or self.drop_reason(doc)
+        if reason is not None:
+            return Verdict(doc, reason)
+        hits = tuple(self.contamination.hits(doc.text)) if self.config.decontamination.enabled else ()
+        return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
+
+    def license_drop_reason(self, doc: Document) -> str | None:
+        if doc.repo and opted_out(doc.repo, self.config.licenses):
+            return "opted_out"
+        return license_drop_reason(doc.license, self.config.licenses)
+
     def drop_reason(self, doc: Document) -> str | None:
-        """The reason ``doc`` is dropped, or ``None`` to keep it."""
+        """The content checks alone (no license, no benchmark overlap)."""
         if doc.kind == "transcript":
-            return self.transcript_drop_reason(doc)
-        return self.path_drop_reason(doc) or self.code_drop_reason(doc)
+            reason = self.transcript_drop_reason(doc)
+        else:
+            reason = self.path_drop_reason(doc) or self.code_drop_reason(doc)
+        if reason is None and self.config.natural_language.enabled:
+            reason = natural_language_drop_reason(doc, self.prose)
+        return reason
 
     def transcript_drop_reason(self, doc: Document) -> str | None:
         """Size and binary only: tool output has long lines and symbol-heavy logs by nature."""
@@ -63,5 +115,5 @@ class DocumentFilter:
 
 
 def drop_reason(doc: Document, config: FiltersConfig) -> str | None:
-    """One-off decision for ``doc`` (tests, notebooks); the pipeline reuses one ``DocumentFilter``."""
+    """One-off content decision for ``doc`` (tests, notebooks); the pipeline reuses one ``DocumentFilter``."""
     return DocumentFilter(config).drop_reason(doc)

@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codemix.config import ConfigError, join, load_config, require
+from filters.decontamination import DecontaminationConfig
+from filters.licenses import LicenseConfig
+from filters.natural_language import NaturalLanguageConfig
+from filters.secrets import RedactionConfig
 
 
 @dataclass(slots=True, kw_only=True)
@@ -73,6 +77,10 @@ class FiltersConfig:
     transcript_max_bytes: int = 20_000_000
     vendored_paths: list[str] = field(default_factory=lambda: list(VENDORED_PATHS))
     generated_paths: list[str] = field(default_factory=lambda: list(GENERATED_PATHS))
+    licenses: LicenseConfig = field(default_factory=LicenseConfig)
+    redaction: RedactionConfig = field(default_factory=RedactionConfig)  # applied at crawl, before any write
+    decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
+    natural_language: NaturalLanguageConfig = field(default_factory=NaturalLanguageConfig)
 
     def validate(self, path: str) -> None:
         for language in {**DEFAULT_LANGUAGE_OVERRIDES, **self.languages}:

@@ -68,11 +68,13 @@ class BuildLayout:
 def run_crawl(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> None:
     ledger.remove_tree(layout.stage_dir("crawl"))
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
-        outcomes = pipeline | "Crawl" >> Crawl(spec.sources)
+        outcomes = pipeline | "Crawl" >> Crawl(spec.sources, spec.filters.redaction)
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{layout.stage_dir('crawl')}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{layout.stage_dir('crawl')}/dropped")
         _ = outcomes[ledger.QUARANTINED] | "WriteQuarantined" >> ledger.WriteQuarantined(
             f"{layout.quarantine}/crawl")
+        _ = outcomes[ledger.REDACTIONS] | "WriteRedactions" >> ledger.WriteRedactions(
+            f"{layout.stage_dir('crawl')}/redactions")
 
 
 def run_filter(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> None:
@@ -82,6 +84,8 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> 
         outcomes = documents | "Filter" >> Filter(spec.filters)
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{layout.stage_dir('filter')}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{layout.stage_dir('filter')}/dropped")
+        _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(
+            f"{layout.stage_dir('filter')}/contamination")
 
 
 def run_shards(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> list[dict]:
@@ -152,12 +156,14 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
     crawled = ledger.count_rows(layout.docs("crawl"))
     crawl_dropped = sum(ledger.count_values(layout.dropped("crawl"), "reason").values())
     duplicates = ledger.count_rows(f"{layout.stage_dir('dedup')}/duplicates*.parquet")
+    redactions = ledger.sum_values(f"{layout.stage_dir('crawl')}/redactions*.parquet", "type", "count")
     counts = {
         "read": crawled + crawl_dropped + len(quarantined),
         "kept": ledger.count_rows(layout.docs("dedup")),
         "dropped": dict(sorted(dropped.items())),
         "duplicates": duplicates,
         "quarantined": len(quarantined),
+        "redactions": dict(sorted(redactions.items())),
     }
     per_source = {
         "crawled": count_by_source(layout.docs("crawl")),
@@ -216,6 +222,9 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
         "tokenizer": tokenizer,
         "counts": counts,
         "sources": funnel,
+        # Which benchmark item each contaminated (and dropped) document overlapped.
+        "contamination": sorted(ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet"),
+                                key=lambda row: (row["benchmark"], row["item_id"], row["doc_id"])),
         "stages": stage_manifest(spec, shard_stats),
         "timings_seconds": timings,
     }

@@ -1,12 +1,17 @@
-"""Crawl: every configured location read into Documents, drops and quarantine records."""
+"""Crawl: every configured location read into Documents, drops and quarantine records.
+
+Secrets and PII are redacted here, before the crawl's Parquet is written, so no stage of a build
+ever writes a credential to disk; each redaction is recorded by type.
+"""
 
 from __future__ import annotations
 
 import apache_beam as beam
 
-from codemix.document import Document
+from codemix.document import Document, Redaction
+from filters.secrets import RedactionConfig, redact_document
 from mixtures.spec import SourceConfig
-from pipelines.ledger import DOCS, DROPPED, QUARANTINED, RouteOutcomes
+from pipelines.ledger import DOCS, DROPPED, QUARANTINED, REDACTIONS, RouteOutcomes
 from pipelines.progress import Progress
 from pipelines.readers import read_location
 
@@ -25,12 +30,29 @@ def document_bytes(doc: Document) -> int:
     return len(doc.text.encode("utf-8"))
 
 
-class Crawl(beam.PTransform):
-    """PBegin -> tagged outputs: documents (main), ``dropped`` and ``quarantined``."""
+class RedactWith:
+    """Document -> the redacted document and one ``Redaction`` record per placeholder type."""
 
-    def __init__(self, sources: list[SourceConfig]):
+    def __init__(self, config: RedactionConfig):
+        self.config = config
+
+    def __call__(self, doc: Document):
+        if not self.config.enabled:
+            yield doc
+            return
+        redacted, counts = redact_document(doc, self.config)
+        for kind, count in sorted(counts.items()):
+            yield Redaction(doc_id=doc.id, source=doc.source, type=kind, count=count)
+        yield redacted
+
+
+class Crawl(beam.PTransform):
+    """PBegin -> documents (main, redacted), ``dropped``, ``quarantined`` and ``redactions``."""
+
+    def __init__(self, sources: list[SourceConfig], redaction: RedactionConfig):
         super().__init__()
         self._sources = sources
+        self._redaction = redaction
 
     def expand(self, pbegin):
         outcomes = (
@@ -40,5 +62,11 @@ class Crawl(beam.PTransform):
             | "ReadLocations" >> beam.ParDo(RouteOutcomes(read_source_location)).with_outputs(
                 DROPPED, QUARANTINED, main=DOCS)
         )
-        documents = outcomes[DOCS] | "Progress" >> beam.ParDo(Progress("crawl", document_bytes))
-        return {DOCS: documents, DROPPED: outcomes[DROPPED], QUARANTINED: outcomes[QUARANTINED]}
+        redacted = (
+            outcomes[DOCS]
+            | "SpreadDocuments" >> beam.Reshuffle()  # one big repository must not pin redaction to one worker
+            | "Redact" >> beam.ParDo(RouteOutcomes(RedactWith(self._redaction))).with_outputs(REDACTIONS, main=DOCS)
+        )
+        documents = redacted[DOCS] | "Progress" >> beam.ParDo(Progress("crawl", document_bytes))
+        return {DOCS: documents, DROPPED: outcomes[DROPPED], QUARANTINED: outcomes[QUARANTINED],
+                REDACTIONS: redacted[REDACTIONS]}

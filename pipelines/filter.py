@@ -1,46 +1,76 @@
-"""Filter: documents that fail a quality check become Dropped records with the check's reason."""
+"""Filter: repository licenses resolved, then every document judged once.
+
+A document that fails a check becomes a ``Dropped`` record with the check's reason; one dropped
+for overlapping a benchmark also yields a ``ContaminationHit`` per benchmark item it overlapped.
+Kept documents carry their resolved license.
+"""
 
 from __future__ import annotations
 
 import apache_beam as beam
 
-from codemix.document import Document, Dropped
+from codemix.document import ContaminationHit, Document, Dropped
 from filters.apply import DocumentFilter
 from filters.config import FiltersConfig
-from pipelines.ledger import DOCS, DROPPED, QUARANTINED, RouteOutcomes
+from filters.licenses import detect_license, is_license_evidence, repository_license
+from pipelines.ledger import CONTAMINATION, DOCS, DROPPED, tagged
 
 
-def filter_outcomes(doc: Document, document_filter: DocumentFilter):
-    reason = document_filter.drop_reason(doc)
-    if reason is None:
-        yield doc
-    else:
-        yield Dropped(stage="filter", source=doc.source, location=doc.metadata.get("location", ""),
-                      reason=reason, doc_id=doc.id)
+def repository_key(doc: Document) -> str:
+    return f"{doc.source}\x00{doc.repo}"
 
 
-class _FilterWith:
-    """Binds the config so RouteOutcomes gets a one-argument, picklable function; the
-    ``DocumentFilter`` (with its caches) is built lazily, once per worker."""
+def license_evidence(doc: Document):
+    """((source, repo), (path, spdx or None)) for each license file or package manifest."""
+    if doc.kind != "transcript" and doc.repo and is_license_evidence(doc.path):
+        yield repository_key(doc), (doc.path, detect_license(doc.path, doc.text))
+
+
+def resolve_repository_license(key: str, evidence) -> tuple[str, str]:
+    return key, repository_license(sorted(evidence))
+
+
+def filter_outcomes(doc: Document, document_filter: DocumentFilter, repository_licenses: dict[str, str]):
+    """The document (with its license) or a Dropped record, plus any contamination hits."""
+    verdict = document_filter.judge(doc, repository_licenses.get(repository_key(doc), ""))
+    if verdict.reason is None:
+        yield verdict.document
+        return
+    location = doc.metadata.get("location", "")
+    yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id)
+    for hit in verdict.hits:
+        yield ContaminationHit(doc_id=doc.id, source=doc.source, location=location, benchmark=hit.benchmark,
+                               item_id=hit.item_id, overlap=hit.overlap)
+
+
+class JudgeDocuments(beam.DoFn):
+    """Routes each document through the ``DocumentFilter``, built once per worker in ``setup``
+    (the contamination index and datatrove filters are too costly to rebuild per bundle)."""
 
     def __init__(self, config: FiltersConfig):
-        self.config = config
-        self._filter: DocumentFilter | None = None
+        self._config = config
 
-    def __call__(self, doc: Document):
-        if self._filter is None:
-            self._filter = DocumentFilter(self.config)
-        return filter_outcomes(doc, self._filter)
+    def setup(self):
+        self._filter = DocumentFilter(self._config)
+
+    def process(self, doc: Document, repository_licenses: dict[str, str]):
+        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses))
 
 
 class Filter(beam.PTransform):
-    """Documents -> kept documents (main) and ``dropped``."""
+    """Documents -> kept documents (main), ``dropped`` and ``contamination``."""
 
     def __init__(self, config: FiltersConfig):
         super().__init__()
         self._config = config
 
     def expand(self, documents):
-        outcomes = documents | "ApplyFilters" >> beam.ParDo(RouteOutcomes(_FilterWith(self._config))).with_outputs(
-            DROPPED, QUARANTINED, main=DOCS)
-        return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED]}
+        licenses = (
+            documents
+            | "FindLicenseEvidence" >> beam.FlatMap(license_evidence)
+            | "GroupByRepository" >> beam.GroupByKey()
+            | "ResolveLicense" >> beam.MapTuple(resolve_repository_license)
+        )
+        outcomes = documents | "Judge" >> beam.ParDo(
+            JudgeDocuments(self._config), beam.pvalue.AsDict(licenses)).with_outputs(DROPPED, CONTAMINATION, main=DOCS)
+        return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION]}

@@ -14,30 +14,47 @@ import apache_beam as beam
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
-from codemix.document import DOCUMENT_SCHEMA, DROPPED_SCHEMA, Document, Dropped, Quarantined
+from codemix.document import (
+    CONTAMINATION_SCHEMA,
+    DOCUMENT_SCHEMA,
+    DROPPED_SCHEMA,
+    REDACTION_SCHEMA,
+    ContaminationHit,
+    Document,
+    Dropped,
+    Quarantined,
+    Redaction,
+)
 
 DOCS = "docs"
 DROPPED = "dropped"
 QUARANTINED = "quarantined"
+REDACTIONS = "redactions"
+CONTAMINATION = "contamination"
+# Which tagged output each kind of record goes to; documents go to the main output.
+OUTPUT_TAGS = {Dropped: DROPPED, Quarantined: QUARANTINED, Redaction: REDACTIONS, ContaminationHit: CONTAMINATION}
 
 
 class RouteOutcomes(beam.DoFn):
-    """Runs a per-element function yielding Document | Dropped | Quarantined and splits them into
-    the main output (documents) and the ``dropped``/``quarantined`` tagged outputs."""
+    """Runs a per-element function yielding Documents and ledger records, and splits them into the
+    main output (documents) and one tagged output per record type (``OUTPUT_TAGS``)."""
 
     def __init__(self, fn):
         self._fn = fn
 
     def process(self, element):
-        for outcome in self._fn(element):
-            if isinstance(outcome, Document):
-                yield outcome
-            elif isinstance(outcome, Dropped):
-                yield beam.pvalue.TaggedOutput(DROPPED, outcome)
-            elif isinstance(outcome, Quarantined):
-                yield beam.pvalue.TaggedOutput(QUARANTINED, outcome)
-            else:  # a programming error, not bad input: fail the bundle loudly
-                raise TypeError(f"unexpected outcome type {type(outcome).__name__}")
+        yield from tagged(self._fn(element))
+
+
+def tagged(outcomes):
+    """Documents as they are, every other record wrapped for its tagged output."""
+    for outcome in outcomes:
+        if isinstance(outcome, Document):
+            yield outcome
+        elif type(outcome) in OUTPUT_TAGS:
+            yield beam.pvalue.TaggedOutput(OUTPUT_TAGS[type(outcome)], outcome)
+        else:  # a programming error, not bad input: fail the bundle loudly
+            raise TypeError(f"unexpected outcome type {type(outcome).__name__}")
 
 
 class WriteRows(beam.PTransform):
@@ -63,6 +80,14 @@ def WriteDocuments(prefix: str) -> WriteRows:
 
 def WriteDropped(prefix: str) -> WriteRows:
     return WriteRows(prefix, DROPPED_SCHEMA, Dropped.to_row)
+
+
+def WriteRedactions(prefix: str) -> WriteRows:
+    return WriteRows(prefix, REDACTION_SCHEMA, Redaction.to_row)
+
+
+def WriteContamination(prefix: str) -> WriteRows:
+    return WriteRows(prefix, CONTAMINATION_SCHEMA, ContaminationHit.to_row)
 
 
 class WriteQuarantined(beam.PTransform):
@@ -106,6 +131,25 @@ def count_values(pattern: str, column: str) -> collections.Counter:
             table = pq.read_table(handle, columns=[column])
         counts.update(table.column(column).to_pylist())
     return counts
+
+
+def sum_values(pattern: str, key_column: str, value_column: str) -> collections.Counter:
+    """Sum of ``value_column`` per value of ``key_column`` across Parquet files (e.g. redactions per type)."""
+    totals: collections.Counter = collections.Counter()
+    for path in matched_files(pattern):
+        with FileSystems.open(path) as handle:
+            table = pq.read_table(handle, columns=[key_column, value_column])
+        for key, value in zip(table.column(key_column).to_pylist(), table.column(value_column).to_pylist()):
+            totals[key] += value
+    return totals
+
+
+def read_rows(pattern: str) -> list[dict]:
+    rows = []
+    for path in matched_files(pattern):
+        with FileSystems.open(path) as handle:
+            rows += pq.read_table(handle).to_pylist()
+    return rows
 
 
 def read_jsonl(pattern: str) -> list[dict]:

@@ -30,7 +30,7 @@ CASES = [
     ("too_small", ("", "python"), ("x\n", "python")),
     ("too_large", (CODE_LINE * 22_000, "python"), (CODE_LINE * 21_000, "python")),
     ("binary", (CODE_LINE + "x = 1\x00\n", "python"), (CODE_LINE + "sep = '\\x00'\n", "python")),
-    ("too_many_lines", ("a b\n" * 100_001, "text"), ("a b\n" * 100_000, "text")),
+    ("too_many_lines", ("a b\n" * 100_001, ""), ("a b\n" * 100_000, "")),
     ("data_file_too_long", ("- item\n" * 513, "yaml"), ("- item\n" * 512, "yaml")),
     ("max_line_length", ("x = '" + "word " * 200 + "'\n" + CODE_LINE * 20, "python"),
      ("x = '" + "word " * 198 + "'\n" + CODE_LINE * 20, "python")),

@@ -24,12 +24,28 @@ import yaml
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 
 from codemix.cli import main as mix
+from filters.secrets import RedactionConfig, redact_text
 from mixtures.tokenizer import load_tokenizer
 from pretrain.data import build_gpt_dataset
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
 BAD_UTF8 = b"# caf\xe9 -- Latin-1, not UTF-8\nx = 1\n"
+MIT_LICENSE = """MIT License
+
+Copyright (c) 2024 Beta Authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense,
+and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so,
+subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or substantial
+portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED.
+"""
 
 
 def stdlib_text(relative: str) -> str:
@@ -80,6 +96,7 @@ def corpus(tmp_path_factory, shared_transcripts):
         "beta/copied_decoder.py": decoder.encode(),          # exact duplicate of alpha/decoder.py
         "beta/wrap.py": edited(textwrap_py).encode(),        # near duplicate of alpha/textwrap.py
         "beta/fnmatch.py": stdlib_text("fnmatch.py").encode(),
+        "LICENSE": MIT_LICENSE.encode(),                     # detected, so beta passes the license policy
     })
     sdist = make_sdist(root / "gamma-1.0.tar.gz", {
         "gamma/colors.py": stdlib_text("colorsys.py"), "gamma/queue.py": stdlib_text("queue.py"),
@@ -101,8 +118,8 @@ def corpus(tmp_path_factory, shared_transcripts):
             {"name": "alpha", "type": "git", "paths": [str(alpha)], "license": "MIT"},
             {"name": "beta", "type": "git", "paths": [str(beta)]},
             {"name": "gamma", "type": "archive", "paths": [str(sdist)], "license": "Apache-2.0"},
-            {"name": "dump", "type": "dump", "paths": [str(dump), str(root / "missing.jsonl")]},
-            {"name": "runs", "type": "transcripts", "paths": [*transcripts, str(odd)]},
+            {"name": "dump", "type": "dump", "paths": [str(dump), str(root / "missing.jsonl")], "license": "MIT"},
+            {"name": "runs", "type": "transcripts", "paths": [*transcripts, str(odd)], "license": "MIT"},
         ],
         "stages": {
             "short": {"sequence_length": 64, "token_budget": 100_000,
@@ -116,7 +133,10 @@ def corpus(tmp_path_factory, shared_transcripts):
     spec_path.write_text(yaml.safe_dump(spec))
     code_texts = [decoder, textwrap_py, edited(textwrap_py), stdlib_text("shlex.py"), stdlib_text("fnmatch.py"),
                   stdlib_text("colorsys.py"), stdlib_text("queue.py"), *[r["content"] for r in dump_rows]]
-    return {"spec": spec_path, "code_texts": code_texts}
+    # What survives is the text after PII redaction (textwrap.py names its author's email).
+    redacted = [redact_text(text, RedactionConfig())[0] for text in code_texts]
+    assert redacted != code_texts, "guard: the fixture exercises redaction"
+    return {"spec": spec_path, "code_texts": redacted}
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,760 @@
+"""A repository's license, from its license files and package metadata, and the policy on it.
+
+Three pure steps, which the lead wires into a Beam stage grouped by repository:
+
+1. ``is_license_evidence(path)`` picks the files worth reading: ``LICENSE*``, ``LICENCE*``,
+   ``COPYING*``, ``COPYRIGHT*``, ``UNLICENSE``, REUSE's ``LICENSES/<id>.txt`` (root or one level
+   down) and package metadata (``PKG-INFO``, ``METADATA``, ``setup.cfg``, ``setup.py``,
+   ``pyproject.toml``, ``package.json``, ``Cargo.toml``, ``composer.json``, ``*.gemspec`` at root
+   or one level down; ``pom.xml`` at the root only).
+2. ``detect_license(path, text)`` turns one file into an SPDX id or expression, or None.
+   License texts are matched by distinctive phrases on a normalised word stream (lower case,
+   punctuation and layout removed), so reflowed, commented or Markdown copies still match. When a
+   file holds several licenses (a primary one followed by bundled third-party notices, as in
+   numpy's or pyarrow's LICENSE) the one that starts first wins: the bundled notices cover
+   vendored code, not the project. An ``SPDX-License-Identifier:`` line competes by position
+   like a text. Only when no text matched is a file read by name ("MIT", "Licensed under the MIT license").
+   Metadata fields go through ``normalize_license``, which maps common names to SPDX.
+3. ``repository_license(evidence)`` combines the per-file answers into one expression.
+
+The policy is ``LicenseConfig`` plus ``license_drop_reason`` and ``opted_out``. Expressions are
+evaluated the SPDX way: ``A OR B`` is allowed when some branch is, ``A AND B`` only when every
+part is, ``AND`` binds tighter than ``OR``, ``X WITH exception`` counts as ``X`` (exceptions only
+add permissions) and ``X+`` as ``X``.
+
+Conservative choices, where a name does not pin a license down:
+  * "BSD" / "BSD License" with no clause count -> ``BSD-3-Clause``: it carries the most conditions
+    of the permissive BSD variants, and it is what Python's "BSD License" classifier almost always
+    means; the 4-clause (advertising) variant names itself "original BSD".
+  * "Apache" / "Apache Software License" with no version -> ``Apache-2.0``; "MPL" -> ``MPL-2.0``.
+  * A GNU license text with no "or (at your option) any later version" notice -> the bare SPDX id
+    (``GPL-3.0``, ``LGPL-2.1``...), meaning "that version; whether later ones apply is unknown". A
+    GNU name with no version at all -> ``GPL-1.0-or-later`` (any version may be chosen, GPL s. 9).
+  * Several license classifiers, gemspec licenses or npm ``licenses`` entries -> ``AND`` (every one
+    must be allowed); composer.json arrays and several Maven ``<license>`` entries -> ``OR``,
+    because those two formats document their lists as a choice.
+  * "Proprietary", npm's "UNLICENSED" (not the Unlicense!) and a short file that only says
+    "All rights reserved" -> ``LicenseRef-proprietary``, so ``allow_unknown`` never lets them in.
+  * "Public Domain" -> ``LicenseRef-public-domain``, not allowed by default: such claims are
+    often unenforceable; add it to ``allowed`` to accept them.
+"""
+
+from __future__ import annotations
+
+import configparser
+import email.parser
+import fnmatch
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from codemix.config import join, require
+
+# SPDX ids whose terms let code be redistributed in a training set with attribution at most. The
+# default license policy, and what dedup's keeper prefers when it picks a cluster's survivor.
+_PERMISSIVE_IDS = """
+MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
+Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL
+"""
+PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
+_PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
+
+# Common SPDX ids, for canonical spelling ("apache-2.0" -> "Apache-2.0") and for telling an SPDX
+# expression from a free-text name ("MIT" vs "MIT License"). Deprecated bare GNU ids included.
+_KNOWN_IDS = """
+0BSD AFL-3.0 AGPL-1.0 AGPL-3.0 AGPL-3.0-only AGPL-3.0-or-later Apache-1.0 Apache-1.1 Apache-2.0 APSL-2.0
+Artistic-1.0 Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Clause BSD-2-Clause-Patent BSD-3-Clause
+BSD-3-Clause-Clear BSD-4-Clause BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
+CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl ECL-2.0 Elastic-2.0
+EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
+GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
+LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0
+LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
+ODbL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
+Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1
+"""
+_CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
+_ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
+_OPERATORS = frozenset({"AND", "OR", "WITH"})
+# Values that say "no license information" rather than naming one.
+_NO_LICENSE = frozenset({"", "unknown", "none", "noassertion", "other", "n/a", "license", "dual license"})
+PROPRIETARY = "LicenseRef-proprietary"
+PUBLIC_DOMAIN = "LicenseRef-public-domain"
+
+
+# --------------------------------------------------------------------------------------------
+# SPDX expressions: parse to a small tree, render canonically, evaluate against an allowed set.
+# A node is ("OR", children) | ("AND", children) | ("ID", license_id, exception_or_None).
+
+
+class _BadExpression(ValueError):
+    pass
+
+
+def _license_id(token: str, strict: bool) -> str:
+    """Canonical spelling of one license id; ``strict`` accepts only known ids and LicenseRefs."""
+    base, plus = (token[:-1], "+") if token.endswith("+") else (token, "")
+    if base.upper() in _OPERATORS or not _ID_SYNTAX.fullmatch(token):
+        raise _BadExpression(token)
+    if base.lower() in _CANONICAL_IDS:
+        return _CANONICAL_IDS[base.lower()] + plus
+    if base.lower().startswith(("licenseref-", "documentref-")) or not strict:
+        return token
+    raise _BadExpression(token)
+
+
+def _parse_term(tokens: list[str], i: int, strict: bool) -> tuple[tuple, int]:
+    if i >= len(tokens):
+        raise _BadExpression("expression ends early")
+    if tokens[i] == "(":
+        node, i = _parse_or(tokens, i + 1, strict)
+        if i >= len(tokens) or tokens[i] != ")":
+            raise _BadExpression("unbalanced parenthesis")
+        return node, i + 1
+    license_id = _license_id(tokens[i], strict)
+    if i + 1 < len(tokens) and tokens[i + 1].upper() == "WITH":
+        if i + 2 >= len(tokens) or not _ID_SYNTAX.fullmatch(tokens[i + 2]):
+            raise _BadExpression("WITH needs an exception id")
+        return ("ID", license_id, tokens[i + 2]), i + 3
+    return ("ID", license_id, None), i + 1
+
+
+def _parse_chain(operator: str, operand: Callable, tokens: list[str], i: int, strict: bool) -> tuple[tuple, int]:
+    node, i = operand(tokens, i, strict)
+    children = [node]
+    while i < len(tokens) and tokens[i].upper() == operator:
+        node, i = operand(tokens, i + 1, strict)
+        children.append(node)
+    return (children[0] if len(children) == 1 else (operator, tuple(children))), i
+
+
+def _parse_and(tokens: list[str], i: int, strict: bool) -> tuple[tuple, int]:
+    return _parse_chain("AND", _parse_term, tokens, i, strict)
+
+
+def _parse_or(tokens: list[str], i: int, strict: bool) -> tuple[tuple, int]:
+    return _parse_chain("OR", _parse_and, tokens, i, strict)
+
+
+def parse_expression(text: str, *, strict: bool = False) -> tuple | None:
+    """The expression tree of an SPDX expression (operators in any case), or None if it is not one.
+
+    ``strict`` rejects ids outside the known table, so a free-text name such as "BSD" is not
+    mistaken for an id; non-strict accepts any syntactically valid id.
+    """
+    tokens = re.findall(r"\(|\)|[^\s()]+", text)
+    try:
+        node, end = _parse_or(tokens, 0, strict)
+    except _BadExpression:
+        return None
+    return node if end == len(tokens) else None
+
+
+def _render(node: tuple, parent: str = "") -> str:
+    if node[0] == "ID":
+        return node[1] if node[2] is None else f"{node[1]} WITH {node[2]}"
+    text = f" {node[0]} ".join(_render(child, node[0]) for child in node[1])
+    return f"({text})" if parent else text
+
+
+def _allowed(node: tuple, allowed: frozenset[str]) -> bool:
+    if node[0] == "OR":
+        return any(_allowed(child, allowed) for child in node[1])
+    if node[0] == "AND":
+        return all(_allowed(child, allowed) for child in node[1])
+    license_id = node[1].lower().removesuffix("+")  # "X+" grants at least X
+    # An exception only adds permissions, so "X WITH e" is allowed when X is (or when listed whole).
+    return license_id in allowed or (node[2] is not None and f"{license_id} with {node[2].lower()}" in allowed)
+
+
+def _expression_allowed(expression: str, allowed: frozenset[str]) -> bool:
+    node = parse_expression(expression)
+    return node is not None and _allowed(node, allowed)
+
+
+def is_permissive(license_expr: str) -> bool:
+    """Whether an SPDX expression grants a permissive option under ``PERMISSIVE_LICENSES``."""
+    return _expression_allowed(license_expr, _PERMISSIVE_LOWER)
+
+
+def combine(expressions: Iterable[str | None], operator: str = "AND") -> str:
+    """Distinct expressions joined by ``operator`` in sorted order (compound ones parenthesised)."""
+    parts = sorted({e for e in expressions if e})
+    if len(parts) == 1:
+        return parts[0]
+    return f" {operator} ".join(f"({p})" if re.search(r" (?:AND|OR) ", p) else p for p in parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Free-text license names ("Apache License, Version 2.0", "GPLv3+", "BSD") -> SPDX.
+
+
+def _versioned(table: dict[str, str], default: str) -> Callable[[str, re.Match], str]:
+    """Resolver picking the first version number after the family's name, e.g. "2.0" or "v3"."""
+
+    def resolve(name: str, match: re.Match) -> str:
+        found = re.search(r"(\d+)(?:\.(\d+))?", name[match.end() :])
+        if not found:
+            return default
+        major, minor = found.group(1), found.group(2) or "0"
+        return table.get(f"{major}.{minor}", table.get(major, default))
+
+    return resolve
+
+
+def _gnu(table: dict[str, str], unversioned: str) -> Callable[[str, re.Match], str]:
+    """Resolver for GNU licenses: a version, then "-or-later" / "-only" when the name says so."""
+    versioned = _versioned(table, "")
+
+    def resolve(name: str, match: re.Match) -> str:
+        base = versioned(name, match)
+        if not base:
+            return unversioned
+        if re.search(r"\+|or later|any later|>=", name):
+            return f"{base}-or-later"
+        return f"{base}-only" if re.search(r"\bonly\b", name) else base
+
+    return resolve
+
+
+def _bsd(name: str, match: re.Match) -> str:
+    if re.search(r"\b(?:4|four)[ -]?clause|original", name):
+        return "BSD-4-Clause"
+    if re.search(r"\b(?:2|two)[ -]?clause|simplified|freebsd", name):
+        return "BSD-2-Clause"
+    return "BSD-3-Clause"  # "new", "modified", "3-clause" and the bare name: see the module docstring
+
+
+def _fixed(spdx: str) -> Callable[[str, re.Match], str]:
+    return lambda name, match: spdx
+
+
+# Ordered most specific first: "LGPL" before "GPL", "MIT-0" before "MIT", "Unlicense" before
+# "UNLICENSED" (npm's word for proprietary). Each pattern runs on the lower-cased name.
+_NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = tuple(
+    (re.compile(pattern), resolve)
+    for pattern, resolve in (
+        (r"\bunlicense\b", _fixed("Unlicense")),
+        (r"\bproprietary\b|\bunlicensed\b|all rights reserved", _fixed(PROPRIETARY)),
+        (r"\bcc0\b|cc zero|creative commons zero", _fixed("CC0-1.0")),
+        (r"\b0bsd\b|zero[ -]clause bsd|bsd zero[ -]clause", _fixed("0BSD")),
+        (r"\bmit-0\b|mit no attribution", _fixed("MIT-0")),
+        (r"\bagpl|affero", _gnu({"3": "AGPL-3.0"}, "AGPL-3.0")),
+        (
+            r"\blgpl|lesser general|library general|library or lesser",
+            _gnu({"2": "LGPL-2.0", "2.1": "LGPL-2.1", "3": "LGPL-3.0"}, "LGPL-2.0-or-later"),
+        ),
+        (r"\bgpl|general public", _gnu({"1": "GPL-1.0", "2": "GPL-2.0", "3": "GPL-3.0"}, "GPL-1.0-or-later")),
+        (r"\bapache", _versioned({"1.0": "Apache-1.0", "1.1": "Apache-1.1", "2": "Apache-2.0"}, "Apache-2.0")),
+        (r"\bmpl\b|mozilla", _versioned({"1.0": "MPL-1.0", "1.1": "MPL-1.1", "2": "MPL-2.0"}, "MPL-2.0")),
+        (r"\bepl\b|eclipse public", _versioned({"1": "EPL-1.0", "2": "EPL-2.0"}, "EPL-2.0")),
+        (r"\bbsd\b", _bsd),
+        (r"\bpsf\b|python software foundation", _fixed("PSF-2.0")),
+        (r"\bpython\b", _fixed("Python-2.0")),
+        (r"\bisc\b", _fixed("ISC")),
+        (r"\bmit\b|\bexpat\b", _fixed("MIT")),
+        (r"\bzlib\b", _fixed("Zlib")),
+        (r"\bbsl\b|\bboost\b", _fixed("BSL-1.0")),
+        (r"\bwtfpl\b", _fixed("WTFPL")),
+        (r"universal permissive", _fixed("UPL-1.0")),
+        (r"public domain", _fixed(PUBLIC_DOMAIN)),
+    )
+)
+
+
+def _license_from_name(name: str) -> str | None:
+    lowered = name.lower().replace("licence", "license")
+    for pattern, resolve in _NAME_FAMILIES:
+        match = pattern.search(lowered)
+        if match:
+            return resolve(lowered, match)
+    return None
+
+
+def normalize_license(name: str, *, spdx_field: bool = False) -> str | None:
+    """SPDX id or expression for a license as a metadata field states it; None if it names none.
+
+    A valid SPDX expression of known ids is returned in canonical spelling; otherwise the name
+    is read by family ("Apache License, Version 2.0" -> Apache-2.0, "GPLv3+" ->
+    GPL-3.0-or-later, "BSD License" -> BSD-3-Clause). ``spdx_field`` marks fields defined to hold
+    SPDX (License-Expression, Cargo, npm): there an unknown but well-formed id is kept as written.
+    """
+    text = " ".join(name.split())
+    if text.lower() in _NO_LICENSE:
+        return None
+    as_expression = text.replace("/", " OR ")  # "MIT/Apache-2.0" is Cargo's old spelling of OR
+    node = parse_expression(as_expression, strict=True)
+    if node is not None:
+        return _render(node)
+    named = _license_from_name(text)  # before the loose parse, so "BSD" is not taken for an id
+    if named is None and spdx_field and (node := parse_expression(as_expression)) is not None:
+        return _render(node)
+    return named
+
+
+# --------------------------------------------------------------------------------------------
+# Full license texts, matched by distinctive phrases on a normalised word stream.
+
+
+def _words(text: str) -> str:
+    """Lower-case words separated by single spaces: "and/or" -> "and or", "2.0" -> "2 0"."""
+    return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("licence", "license"))
+
+
+@dataclass(frozen=True, slots=True)
+class _Signature:
+    """A license text: an anchor phrase, plus phrases that must (or must not) follow it closely."""
+
+    spdx: str
+    anchor: re.Pattern
+    required: tuple[re.Pattern, ...]
+    forbidden: tuple[re.Pattern, ...]
+
+
+def _signature(spdx: str, anchor: str, required: tuple[str, ...] = (), forbidden: tuple[str, ...] = ()) -> _Signature:
+    return _Signature(spdx, re.compile(anchor), tuple(map(re.compile, required)), tuple(map(re.compile, forbidden)))
+
+
+_MIT_GRANT = r"permission is hereby granted free of charge to any person obtaining a copy"
+_MIT_NOTICE = r"above copyright notice and this permission notice (?:including the next paragraph )?shall be included"
+_BSD_GRANT = r"redistribution and use in source and binary forms"
+_ISC_GRANT = (
+    r"permission to use copy modify (?:and or |and )?distribute this software for any purpose with or without fee"
+)
+_ISC_NOTICE = r"provided that the above copyright notice and this permission notice appear in all copies"
+
+# Same-anchor variants are listed most specific first: the table order breaks position ties.
+_SIGNATURES = (
+    _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
+    _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
+    _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE,)),
+    _signature("BSD-4-Clause", _BSD_GRANT, (r"all advertising materials mentioning features or use of this software",)),
+    _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
+    _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
+    _signature("BSD-2-Clause", _BSD_GRANT, (r"redistributions in binary form must reproduce",)),
+    _signature("ISC", _ISC_GRANT, (_ISC_NOTICE,)),
+    _signature("0BSD", _ISC_GRANT, forbidden=(_ISC_NOTICE,)),
+    _signature(
+        "HPND",
+        r"permission to use copy modify (?:and )?distribute (?:and sell )?this software and its "
+        r"(?:associated )?documentation for any purpose (?:and )?without fee is hereby granted",
+    ),
+    _signature("Apache-2.0", r"apache license version 2 0"),
+    _signature("Apache-1.1", r"apache software license version 1 1"),
+    _signature("MPL-2.0", r"mozilla public license (?:mpl )?(?:version |v )?2 0"),
+    _signature("MPL-1.1", r"mozilla public license (?:mpl )?(?:version |v )?1 1"),
+    _signature("EPL-2.0", r"eclipse public license (?:v |version )?2 0"),
+    _signature("EPL-1.0", r"eclipse public license (?:v |version )?1 0"),
+    _signature(
+        "PSF-2.0",
+        r"python software foundation license version 2|"
+        r"license agreement is between the python software foundation",
+    ),
+    _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
+    _signature("CC0-1.0", r"cc0 1 0 universal|creative commons zero"),
+    _signature(
+        "Zlib",
+        r"the origin of this software must not be misrepresented",
+        (r"altered source versions must be plainly marked as such",),
+    ),
+    _signature("BSL-1.0", r"boost software license version 1 0"),
+    _signature("WTFPL", r"do what the fuck you want to public license"),
+    _signature("UPL-1.0", r"universal permissive license"),
+    _signature("BlueOak-1.0.0", r"blue oak model license"),
+    _signature("NCSA", r"university of illinois ncsa open source license"),
+    _signature("Artistic-2.0", r"the artistic license 2 0"),
+    _signature("CC-BY-4.0", r"creative commons attribution 4 0 international"),
+    _signature("CC-BY-SA-4.0", r"creative commons attribution sharealike 4 0 international"),
+    _signature("CC-BY-NC-4.0", r"creative commons attribution noncommercial 4 0 international"),
+    _signature("CC-BY-NC-SA-4.0", r"creative commons attribution noncommercial sharealike 4 0 international"),
+    _signature("SSPL-1.0", r"server side public license"),
+    _signature("BUSL-1.1", r"business source license"),
+)
+# The primary license starts within the first 100k characters; the rest is bundled notices.
+_MAX_TEXT_CHARS = 100_000
+# Conditions sit within a few thousand characters of the grant (MIT ~1k, BSD ~1.5k).
+_WINDOW_CHARS = 4_000
+# A file this short is a name ("MIT", "Apache-2.0"), not a license text.
+_SHORT_FILE_CHARS = 120
+
+
+def _signature_position(signature: _Signature, words: str) -> int | None:
+    """Start of the first anchor whose window (up to the next same anchor) fits the signature."""
+    starts = [match.start() for match in signature.anchor.finditer(words)]
+    for start, following in zip(starts, [*starts[1:], len(words)][: len(starts)], strict=True):
+        window = words[start : min(following, start + _WINDOW_CHARS)]
+        if all(p.search(window) for p in signature.required) and not any(p.search(window) for p in signature.forbidden):
+            return start
+    return None
+
+
+_GNU_NAME = re.compile(r"gnu (affero |lesser |library )?general public license")
+_GNU_VERSIONS = {
+    "affero ": {"3": "AGPL-3.0"},
+    "lesser ": {"2": "LGPL-2.0", "2.1": "LGPL-2.1", "3": "LGPL-3.0"},
+    "library ": {"2": "LGPL-2.0", "2.1": "LGPL-2.1"},
+    "": {"1": "GPL-1.0", "2": "GPL-2.0", "3": "GPL-3.0"},
+}
+_GNU_UNVERSIONED = {
+    "affero ": "AGPL-3.0",
+    "lesser ": "LGPL-2.0-or-later",
+    "library ": "LGPL-2.0-or-later",
+    "": "GPL-1.0-or-later",
+}
+
+
+def _gnu_text(words: str) -> tuple[int, str] | None:
+    """Position and id of the first GNU license named in a text, with -or-later when a notice says so.
+
+    The canonical texts end with a "How to Apply These Terms" appendix holding a sample "or (at
+    your option) any later version" notice, so that appendix is cut before looking for the notice.
+    """
+    match = _GNU_NAME.search(words)
+    if not match:
+        return None
+    family = match.group(1) or ""
+    # The version follows the name closely, in a title or in "... as published by the FSF; either version 2".
+    version = re.search(r"\b(?:version |v ?)(\d)(?: (\d)(?!\d))?\b", words[match.end() : match.end() + 100])
+    if not version:
+        return match.start(), _GNU_UNVERSIONED[family]
+    number = version.group(1) + (f".{version.group(2)}" if version.group(2) else "")
+    base = _GNU_VERSIONS[family].get(number) or _GNU_VERSIONS[family].get(version.group(1))
+    if base is None:
+        return match.start(), _GNU_UNVERSIONED[family]
+    body = words.split("how to apply these terms", 1)[0]
+    later = re.search(r"version \d(?: \d)? of the license or at your option any later version", body)
+    return match.start(), f"{base}-or-later" if later else base
+
+
+_SPDX_IDENTIFIER = re.compile(r"SPDX-License-Identifier:\s*(.+?)\s*(?:\*/|-->|$)", re.MULTILINE)
+
+
+def _identifier_line(head: str) -> tuple[int, str] | None:
+    """The first ``SPDX-License-Identifier:`` line, positioned in ``_words`` coordinates."""
+    for match in _SPDX_IDENTIFIER.finditer(head):
+        if expression := normalize_license(match.group(1), spdx_field=True):
+            return len(_words(head[: match.start()])), expression
+    return None
+
+
+def _license_from_text(text: str) -> str | None:
+    """The primary license of a license file's text: whichever known text or SPDX line starts first.
+
+    Position ties (variants sharing an anchor) go to the earlier, more specific table entry; an
+    SPDX identifier line beats a text at the same place.
+    """
+    head = text[:_MAX_TEXT_CHARS]
+    words = _words(head)
+    found = [
+        (position, order, s.spdx)
+        for order, s in enumerate(_SIGNATURES)
+        if (position := _signature_position(s, words)) is not None
+    ]
+    if (gnu := _gnu_text(words)) is not None:
+        found.append((gnu[0], len(_SIGNATURES), gnu[1]))
+    if (identifier := _identifier_line(head)) is not None:
+        found.append((identifier[0], -1, identifier[1]))
+    if found:
+        return min(found)[2]
+    return _license_mention(text, words)
+
+
+# "Licensed under the MIT License", "released under the terms of the BSD 3-Clause license".
+_MENTION = re.compile(
+    r"\b(?:licensed|released|distributed|available|provided) under (?:the )?(?:terms of (?:the )?)?"
+    r"([a-z0-9 ]{1,40}?) license\b"
+)
+
+
+def _license_mention(text: str, words: str) -> str | None:
+    """Fallback when no license text matched: a file that only names its license.
+
+    Only used when nothing else matched, so a notice about bundled code never outranks a real text.
+    """
+    stripped = text.strip()
+    if 0 < len(stripped) <= _SHORT_FILE_CHARS and (named := normalize_license(stripped)):
+        return named
+    mention = _MENTION.search(words)
+    return normalize_license(mention.group(1)) if mention else None
+
+
+# --------------------------------------------------------------------------------------------
+# Package metadata. Every parser returns None on malformed input rather than raising.
+
+
+def _license_field(value: str) -> str | None:
+    """A free-text ``license`` field: a name when short, else (setuptools pastes them) a license text."""
+    if "\n" in value.strip() or len(value) > 200:
+        return _license_from_text(value)
+    return normalize_license(value)
+
+
+def _classifiers(classifiers: Iterable[str]) -> str | None:
+    """``License :: OSI Approved :: MIT License`` classifiers; several mean all of them (AND)."""
+    names = [c.split("::")[-1] for c in classifiers if c.strip().startswith("License ::")]
+    return combine(normalize_license(name) for name in names) or None
+
+
+def _from_core_metadata(text: str) -> str | None:
+    """PKG-INFO / METADATA: License-Expression, else a License that names one, else classifiers."""
+    headers = email.parser.HeaderParser().parsestr(text)  # stops at the blank line before the README
+    expression = str(headers.get("License-Expression") or "")
+    if expression and (found := normalize_license(expression, spdx_field=True)):
+        return found
+    license_value = str(headers.get("License") or "")
+    if license_value and (found := _license_field(license_value)):
+        return found
+    return _classifiers(str(c) for c in headers.get_all("Classifier") or [])
+
+
+def _from_setup_cfg(text: str) -> str | None:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    if not parser.has_section("metadata"):
+        return None
+    metadata = parser["metadata"]
+    for key in ("license_expression", "license"):
+        if metadata.get(key) and (found := _license_field(metadata[key])):
+            return found
+    return _classifiers(metadata.get("classifiers", "").splitlines())
+
+
+def _table(data: Any, *keys: str) -> dict:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _from_pyproject(text: str) -> str | None:
+    """[project] license (PEP 639 string or PEP 621 {text}), classifiers, then [tool.poetry] license."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    project = _table(data, "project")
+    declared = project.get("license")
+    found = None
+    if isinstance(declared, str):
+        found = normalize_license(declared, spdx_field=True)
+    elif isinstance(declared, dict) and isinstance(declared.get("text"), str):
+        found = _license_field(declared["text"])  # {file = "LICENSE"} names no license: the file is evidence
+    classifiers = project.get("classifiers")
+    if not found and isinstance(classifiers, list):
+        found = _classifiers(str(c) for c in classifiers)
+    poetry = _table(data, "tool", "poetry").get("license")
+    return found or (normalize_license(poetry, spdx_field=True) if isinstance(poetry, str) else None)
+
+
+def _from_setup_py(text: str) -> str | None:
+    for key in ("license_expression", "license"):
+        match = re.search(rf"""\b{key}\s*=\s*(['"])(.+?)\1""", text)
+        if match and (found := _license_field(match.group(2))):
+            return found
+    return _classifiers(re.findall(r"""['"](License ::[^'"]+)['"]""", text))
+
+
+def _manifest_entry(value: Any) -> str | None:
+    """One npm/composer license entry: "MIT", or a legacy {"type": "MIT"} object."""
+    if isinstance(value, dict):
+        value = value.get("type")
+    if not isinstance(value, str) or value.upper().startswith("SEE LICENSE IN"):
+        return None
+    return normalize_license(value, spdx_field=True)
+
+
+def _from_json_manifest(text: str, list_operator: str) -> str | None:
+    """package.json / composer.json ``license`` (string, object or list) and npm's legacy ``licenses``."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    declared = data.get("license", data.get("licenses"))
+    if isinstance(declared, list):
+        return combine((_manifest_entry(entry) for entry in declared), list_operator) or None
+    return _manifest_entry(declared)
+
+
+def _from_cargo(text: str) -> str | None:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    for table in (_table(data, "package"), _table(data, "workspace", "package")):
+        if isinstance(table.get("license"), str):  # {workspace = true} defers to the workspace table
+            return normalize_license(table["license"], spdx_field=True)
+    return None
+
+
+def _from_gemspec(text: str) -> str | None:
+    """``spec.license = "MIT"`` or ``spec.licenses = ["MIT", "Ruby"]`` / ``%w[MIT Ruby]`` (AND)."""
+    match = re.search(r"\.licenses?\s*=\s*(.+)", text)
+    if not match:
+        return None
+    value = match.group(1)
+    names = re.findall(r"""['"]([^'"]+)['"]""", value)
+    if not names and (words := re.search(r"%w[\[(]([^\])]*)", value)):
+        names = words.group(1).split()
+    return combine(normalize_license(name, spdx_field=True) for name in names) or None
+
+
+def _from_pom(text: str) -> str | None:
+    """Maven ``<licenses><license><name>``; several entries are a choice (the POM reference says so)."""
+    block = re.search(r"<licenses>(.*?)</licenses>", text, re.DOTALL)
+    if not block:
+        return None
+    names = re.findall(r"<license>.*?<name>\s*(.*?)\s*</name>.*?</license>", block.group(1), re.DOTALL)
+    return combine((normalize_license(name) for name in names), "OR") or None
+
+
+_METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
+    "PKG-INFO": _from_core_metadata,
+    "METADATA": _from_core_metadata,
+    "setup.cfg": _from_setup_cfg,
+    "setup.py": _from_setup_py,
+    "pyproject.toml": _from_pyproject,
+    "package.json": lambda text: _from_json_manifest(text, "AND"),
+    "composer.json": lambda text: _from_json_manifest(text, "OR"),  # composer documents arrays as a choice
+    "Cargo.toml": _from_cargo,
+    "pom.xml": _from_pom,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Public API.
+
+_LICENSE_FILE = re.compile(
+    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|[a-z0-9]+[-_]licen[cs]e(?:\.[a-z]+)?", re.IGNORECASE
+)
+# LICENSE.py, license.go... are code that happens to be named like a license file.
+_CODE_EXTENSION_LIST = """
+py pyc pyi js mjs cjs ts tsx jsx go rs java kt kts scala c h cc cpp hpp cs rb php swift m mm sh bash ps1 pl pm
+lua r jl dart ex exs erl hs ml clj vue svelte json yaml yml toml xml ini cfg lock csv sql proto css scss
+png jpg jpeg gif svg ico pdf
+"""
+_CODE_EXTENSIONS = frozenset(_CODE_EXTENSION_LIST.split())
+
+
+def _parts(path: str) -> list[str]:
+    return [part for part in path.replace("\\", "/").split("/") if part not in ("", ".")]
+
+
+def _is_license_file(parts: list[str]) -> bool:
+    name = parts[-1]
+    if "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS:
+        return False
+    in_reuse_dir = len(parts) >= 2 and parts[-2] == "LICENSES"  # REUSE keeps LICENSES/<spdx-id>.txt
+    return in_reuse_dir or bool(_LICENSE_FILE.fullmatch(name))
+
+
+def _is_metadata_file(parts: list[str]) -> bool:
+    name = parts[-1]
+    if name == "pom.xml":
+        return len(parts) == 1  # nested poms are modules, often with licenses of their own
+    return name in _METADATA_PARSERS or name.endswith(".gemspec")
+
+
+def is_license_evidence(path: str) -> bool:
+    """Whether a repository file can say what the repository's license is (root or one level down)."""
+    parts = _parts(path)
+    if not parts or len(parts) > 2:
+        return False
+    return _is_license_file(parts) or _is_metadata_file(parts)
+
+
+def detect_license(path: str, text: str) -> str | None:
+    """SPDX id or expression that one license or metadata file states; None if it states none.
+
+    The file's name picks the reader: package metadata by its format, anything else as license
+    text (see the module docstring). Malformed metadata gives None, never an exception.
+    """
+    parts = _parts(path)
+    name = parts[-1] if parts else ""
+    parser = _METADATA_PARSERS.get(name) or (_from_gemspec if name.endswith(".gemspec") else None)
+    if parser is not None:
+        return parser(text)
+    if len(parts) >= 2 and parts[-2] == "LICENSES":
+        node = parse_expression(name.rsplit(".", 1)[0], strict=True)
+        if node is not None and node[0] == "ID":
+            return _render(node)
+    return _license_from_text(text)
+
+
+def _evidence_rank(path: str) -> int:
+    """Smaller is more authoritative: root license file, root metadata, then one level down, ..."""
+    parts = _parts(path)
+    depth = max(len(parts) - 1, 0)
+    if len(parts) >= 2 and parts[-2] == "LICENSES":
+        depth -= 1  # REUSE's LICENSES/ folder is the root's own declaration
+    return 2 * depth + (0 if parts and _is_license_file(parts) else 1)
+
+
+def repository_license(evidence: Iterable[tuple[str, str | None]]) -> str:
+    """One SPDX expression for a repository from its files' ``(path, detected)`` pairs; "" if none.
+
+    Only the most authoritative rank that detected anything counts (root license files beat root
+    metadata, which beats files one level down), so a vendored subfolder cannot override the
+    root LICENSE. Several distinct licenses at that rank are all in force: "A AND B", sorted, so
+    the answer does not depend on file order.
+    """
+    found = [(_evidence_rank(path), detected) for path, detected in evidence if detected]
+    if not found:
+        return ""
+    best = min(rank for rank, _ in found)
+    return combine(detected for rank, detected in found if rank == best)
+
+
+@dataclass(slots=True, kw_only=True)
+class LicenseConfig:
+    """Which repository licenses are kept, and which repositories asked to be left out."""
+
+    # SPDX ids (any case) a repository's license expression must satisfy; default permissive only.
+    allowed: list[str] = field(default_factory=lambda: sorted(PERMISSIVE_LICENSES))
+    # No license found: False drops it as "no_license" (unlicensed code is all rights reserved).
+    allow_unknown: bool = False
+    # Repository names ("octo/repo") or fnmatch globs ("octo/*", "*/private-*"), matched case-insensitively.
+    opt_out: list[str] = field(default_factory=list)
+
+    def validate(self, path: str) -> None:
+        require(
+            bool(self.allowed),
+            join(path, "allowed"),
+            "is empty, so every licensed repository would be dropped",
+            "list SPDX ids such as MIT, or leave the field out for the permissive default",
+        )
+        for i, name in enumerate(self.allowed):
+            require(
+                bool(_ID_SYNTAX.fullmatch(name)) and name.upper() not in _OPERATORS,
+                join(join(path, "allowed"), i),
+                f"{name!r} is not an SPDX license id",
+                "write one id per entry, e.g. Apache-2.0",
+            )
+        for i, pattern in enumerate(self.opt_out):
+            require(
+                bool(pattern.strip()),
+                join(join(path, "opt_out"), i),
+                "is empty",
+                "write a repository name such as octo/repo or a glob such as octo/*",
+            )
+
+
+def license_drop_reason(license: str, config: LicenseConfig) -> str | None:
+    """None to keep a repository with this license expression, else "no_license" / "license_not_allowed"."""
+    expression = license.strip()
+    if expression.lower() in _NO_LICENSE:
+        return None if config.allow_unknown else "no_license"
+    allowed = frozenset(name.lower() for name in config.allowed)
+    return None if _expression_allowed(expression, allowed) else "license_not_allowed"
+
+
+def opted_out(repo: str, config: LicenseConfig) -> bool:
+    """Whether the repository's owners asked to be excluded (a name or glob in ``opt_out``)."""
+    name = repo.strip().lower()
+    return any(fnmatch.fnmatchcase(name, pattern.strip().lower()) for pattern in config.opt_out)

@@ -1,0 +1,182 @@
+"""Prose quality for README/Markdown/reST/text files and transcript messages, by datatrove.
+
+The heuristics are datatrove's own ``GopherQualityFilter`` and ``GopherRepetitionFilter`` (Rae et
+al., 2021, "Scaling Language Models: Methods, Analysis & Insights from Training Gopher", appendix
+A, table A1), optionally ``FineWebQualityFilter`` (Penedo et al., 2024); this module only picks
+the prose out of a document and maps datatrove's verdict to a reason such as
+``gopher_repetition:dup_line_frac``.
+
+Thresholds default to datatrove's, relaxed only where READMEs legitimately differ from web text;
+each relaxed field says what it was measured on: the 99 package READMEs in this venv's
+``*.dist-info/METADATA``, of which datatrove's defaults keep 1 and these keep 94 (the 5 dropped are
+2 badge-only READMEs and 3 changelog-like, repetitive ones).
+
+Words come from datatrove's English word tokenizer, ``spacy.blank("en")``: rule-based and shipped
+inside the spacy wheel, so nothing is downloaded at run time. The checks are English-only (stop
+words, word lengths): a README in another language fails ``gopher_enough_stop_words``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from datatrove.data import Document as DatatroveDocument
+from datatrove.pipeline.filters import FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter
+from datatrove.pipeline.filters.base_filter import BaseFilter, get_filter_result
+
+from codemix.config import join, require
+from codemix.document import Document
+
+# doc.language values (pipelines/readers/language.py) whose whole text is prose.
+PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text"})
+PROSE_ROLES = frozenset({"user", "assistant"})
+# A line of one punctuation character repeated (reST adornments, setext underlines, rules, code
+# fences) or a table border (``+----+``, ``| --- | :-: |``). spaCy splits ``=====`` into one token
+# per character, which reads as a huge repeated 4-gram: reST READMEs failed top_4_gram on this alone.
+_MARKUP_LINE = re.compile(
+    r"^[ \t]*(?:([^\w\s])\1{2,}|[+|](?:[-=:+| ]*[-=]{3,}[-=:+| ]*)[+|]?)[ \t]*$\n?", re.MULTILINE)
+# A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
+_FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(slots=True, kw_only=True)
+class NaturalLanguageConfig:
+    """Thresholds handed to datatrove's filters; ``0`` turns a check off (datatrove skips falsy ones)."""
+
+    enabled: bool = True
+    check_transcripts: bool = True  # judge the user/assistant prose of transcripts too
+    # GopherQualityFilter
+    min_doc_words: int = 20  # datatrove 50: "what it is and how to install it" is a fine README
+    max_doc_words: int = 100_000
+    min_avg_word_length: float = 3.0
+    max_avg_word_length: float = 15.0  # datatrove 10: a URL is one word; READMEs measured up to 13.5
+    max_symbol_word_ratio: float = 0.2  # datatrove 0.1: '#' opens every Markdown heading
+    max_bullet_lines_ratio: float = 0.9
+    max_ellipsis_lines_ratio: float = 0.3
+    # datatrove 0.8 (its ``max_non_alpha_words_ratio``): spaCy counts each ``(`` ``]`` ``*`` ``|`` as a
+    # word, and Markdown is full of them; READMEs measured 0.36-0.74, median 0.59.
+    min_alpha_words_ratio: float = 0.3
+    min_stop_words: int = 2
+    # GopherRepetitionFilter: duplicated lines/paragraphs keep datatrove's values (they catch spam)
+    dup_line_frac: float = 0.3
+    dup_para_frac: float = 0.3
+    dup_line_char_frac: float = 0.2
+    dup_para_char_frac: float = 0.2
+    # n -> max character fraction; twice datatrove's: install/usage sections repeat the package name
+    # and `from x import y`: 15 of 99 READMEs fail datatrove's n-gram thresholds, 2 fail these.
+    top_ngram_char_frac: dict[int, float] = field(default_factory=lambda: {2: 0.4, 3: 0.36, 4: 0.32})
+    dup_ngram_char_frac: dict[int, float] = field(
+        default_factory=lambda: {5: 0.3, 6: 0.28, 7: 0.26, 8: 0.24, 9: 0.22, 10: 0.2})
+    # Off: 43 of 99 READMEs fail its line_punct_ratio (headings and list items end without a period).
+    fineweb_quality: bool = False
+
+    def validate(self, path: str) -> None:
+        # datatrove divides by the word count and averages word lengths: both need a word.
+        require(self.min_doc_words >= 1, join(path, "min_doc_words"), "must be at least 1")
+        for name in ("min_alpha_words_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
+                     "dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"):
+            require(0 <= getattr(self, name) <= 1, join(path, name), "must be between 0 and 1")
+        for name in ("top_ngram_char_frac", "dup_ngram_char_frac"):
+            for n, fraction in getattr(self, name).items():
+                require(n >= 1 and 0 <= fraction <= 1, join(join(path, name), str(n)),
+                        "needs n >= 1 and a fraction between 0 and 1")
+
+
+class NaturalLanguageChecker:
+    """datatrove's filter objects, built once from the config and pickled to Beam workers
+    (spaCy's tokenizer is created lazily by datatrove in each process, never pickled)."""
+
+    def __init__(self, config: NaturalLanguageConfig):
+        self.config = config
+        self.steps: list[tuple[str, BaseFilter]] = [
+            ("gopher_quality", gopher_quality_filter(config)),
+            ("gopher_repetition", gopher_repetition_filter(config)),
+        ]
+        if config.fineweb_quality:
+            self.steps.append(("fineweb_quality", FineWebQualityFilter()))
+
+    def drop_reason(self, prose: str) -> str | None:
+        """``<filter>:<datatrove's reason>`` for the first filter that drops ``prose``, else ``None``."""
+        document = DatatroveDocument(text=prose, id="")
+        for name, step in self.steps:
+            keep, reason = get_filter_result(step.filter(document))
+            if not keep:
+                return f"{name}:{reason or 'dropped'}"
+        return None
+
+
+def gopher_quality_filter(config: NaturalLanguageConfig) -> GopherQualityFilter:
+    return GopherQualityFilter(
+        min_doc_words=config.min_doc_words, max_doc_words=config.max_doc_words,
+        min_avg_word_length=config.min_avg_word_length, max_avg_word_length=config.max_avg_word_length,
+        max_symbol_word_ratio=config.max_symbol_word_ratio, max_bullet_lines_ratio=config.max_bullet_lines_ratio,
+        max_ellipsis_lines_ratio=config.max_ellipsis_lines_ratio,
+        max_non_alpha_words_ratio=config.min_alpha_words_ratio, min_stop_words=config.min_stop_words,
+    )
+
+
+def gopher_repetition_filter(config: NaturalLanguageConfig) -> GopherRepetitionFilter:
+    return GopherRepetitionFilter(
+        dup_line_frac=config.dup_line_frac, dup_para_frac=config.dup_para_frac,
+        dup_line_char_frac=config.dup_line_char_frac, dup_para_char_frac=config.dup_para_char_frac,
+        top_n_grams=tuple(sorted(config.top_ngram_char_frac.items())),
+        dup_n_grams=tuple(sorted(config.dup_ngram_char_frac.items())),
+    )
+
+
+def prose_of(doc: Document) -> str | None:
+    """The natural-language part of ``doc``, or ``None`` when it has none to judge.
+
+    Markdown/reST/text files: the whole text less markup-only lines (heading underlines, rules,
+    table borders). Transcripts: the user and assistant message contents (``transcript_prose``).
+    Code and data files: ``None``, they are the code filters' business.
+    """
+    if doc.kind == "transcript":
+        prose = transcript_prose(doc.metadata.get("messages") or [], doc.metadata.get("format", ""))
+    elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
+        prose = _MARKUP_LINE.sub("", doc.text)
+    else:
+        return None
+    return prose if prose.strip() else None
+
+
+# Plain-text files are prose only when their name says so: requirements.txt, LICENSE or a word
+# list are "text" too, but judging them by English-prose statistics would drop them all.
+PROSE_TEXT_NAMES = ("readme", "changelog", "changes", "history", "news", "contributing", "authors", "notice",
+                    "install", "usage", "faq", "todo")
+
+
+def is_document_prose(doc: Document) -> bool:
+    if doc.language != "text":
+        return True
+    name = doc.path.rsplit("/", 1)[-1].lower()
+    return name.startswith(PROSE_TEXT_NAMES) or "/doc" in f"/{doc.path.lower()}"
+
+
+def transcript_prose(messages: list[dict[str, Any]], transcript_format: str) -> str:
+    """User and assistant contents, one paragraph each, without code fences or markup-only lines.
+
+    System prompts, tool results and tool calls are left out. mini-swe-agent returns command
+    output as *user* turns, so there only the user turns before the first assistant turn count.
+    """
+    parts, answered = [], False
+    for message in messages:
+        role = message.get("role")
+        observation = role == "user" and answered and transcript_format == "mini-swe-agent"
+        answered = answered or role == "assistant"
+        if role in PROSE_ROLES and not observation:
+            text = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", message.get("content") or "")).strip()
+            parts.append(text)
+    return "\n\n".join(part for part in parts if part)
+
+
+def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:
+    """Why ``doc``'s prose fails datatrove's filters (``gopher_quality:gopher_short_doc``, ...), or
+    ``None``: kept, no prose in it, the stage disabled, or a transcript with transcripts off."""
+    config = checker.config
+    if not config.enabled or (doc.kind == "transcript" and not config.check_transcripts):
+        return None
+    prose = prose_of(doc)
+    return None if prose is None else checker.drop_reason(prose)

@@ -1,0 +1,858 @@
+"""Secrets and PII redacted in place: each secret *value* becomes a typed placeholder, nothing is dropped.
+
+``redact_text`` finds spans, resolves overlaps, and replaces only the value, so
+``aws_secret_access_key = "wJal..."`` becomes ``aws_secret_access_key = "<SECRET_AWS_SECRET_KEY>"`` and
+every other byte stays as it was. Counts come back keyed by placeholder name (``SECRET_AWS_SECRET_KEY``).
+
+How each placeholder is found (first listed wins when spans overlap):
+
+  1. Our typed regexes, shaped on each vendor's documented token format: AWS access key ids
+     (``AKIA``/``ASIA``... + 16), AWS secret keys (40 base64 chars after an ``aws...secret/key`` name),
+     whole PEM private-key bodies (real newlines or ``\\n`` escapes, however deep), GitHub (``ghp_``.., ``github_pat_``),
+     GitLab (``glpat-``..), Slack (``xox?-``, webhook paths), Stripe (``sk_/rk_live|test_``, ``whsec_``),
+     OpenAI (``sk-proj-``.., or the ``T3BlbkFJ`` marker), Anthropic (``sk-ant-api03-``..), Google
+     (``AIza`` + 35), JWTs (three base64url parts whose header decodes to JSON), npm (``npm_`` + 36,
+     ``_authToken=``), SendGrid (``SG.`` 22 ``.`` 43), Twilio (``AC``/``SK`` + 32 hex, auth tokens by
+     name), Azure storage (``AccountKey=`` + 88), passwords in URLs (``scheme://user:PASSWORD@host``),
+     on command lines (``--password=``, ``curl -u user:PASSWORD``) and HTTP ``Authorization`` headers.
+  2. detect-secrets' own service plugins (Artifactory, Cloudant, Discord, IBM, Mailchimp, PyPI,
+     SoftLayer, Square, Telegram, and the ones above as a second net), called through
+     ``analyze_string`` only, on the lines their regexes hit; each has its own ``SECRET_<SERVICE>_...``.
+  3. Secret-named assignments: detect-secrets' ``KeywordDetector`` (quoted values, the way it scans
+     Python/JS/Java) plus unquoted ``NAME=value`` / ``name: value`` lines as in env dumps, ``.env``,
+     YAML and INI files. Password-like names give ``SECRET_PASSWORD``, other names ``SECRET_HIGH_ENTROPY``.
+  4. detect-secrets' ``Base64HighEntropyString``/``HexHighEntropyString`` on quoted strings (its
+     default limits, 4.5 and 3.0 bits), with its heuristic filters (sequential, UUID, id-named,
+     templated) and ours, tuned on the standard library: values must mix character classes; hex
+     shorter than 20 or of a digest's length, or next to ``sha``/``md5``/``hex`` words, is a digest or
+     bytes; base64 of readable text is a test vector; quoted runs over 1 KB are embedded data.
+  5. Emails and public IP addresses (``EMAIL``, ``IP_ADDRESS``): see ``RedactionConfig``.
+  6. Every other occurrence of a value found above, in the same text (``kind`` of the first find).
+
+Placeholder-looking values are *kept*, on purpose: ``AKIAIOSFODNN7EXAMPLE`` (AWS's documented
+example), ``AKIAXXXXXXXXXXXXXXXX``, ``${TOKEN}``, ``<password>``, ``changeme``, ``your-api-key``. They
+carry no secret, and they teach the model what a config file looks like.
+
+Verification is impossible here: detect-secrets only calls a plugin's ``verify`` (the network call)
+from ``BasePlugin.analyze_line`` when its global settings enable the
+``is_ignored_due_to_verification_policies`` filter, and from its audit/CLI code. We call neither; we
+use the plugins' regexes, ``analyze_string`` and entropy functions, and never touch its global settings
+(so this is also safe to call from many Beam threads at once).
+
+Speed: every regex sits behind a literal gate (``"ghp_" in text.lower()``...), detect-secrets' line
+scanners only see lines that name a secret, and long lines are scanned in windows, so the standard
+library redacts at ~150-180k lines/s on one core and no input is worse than ~2 s/MB.
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import dataclasses
+import functools
+import ipaddress
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from detect_secrets.filters import heuristic
+from detect_secrets.plugins.artifactory import ArtifactoryDetector
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.cloudant import CloudantDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.high_entropy_strings import (
+    Base64HighEntropyString,
+    HexHighEntropyString,
+    HighEntropyStringsPlugin,
+)
+from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
+from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.softlayer import SoftlayerDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from codemix.config import join, require
+from codemix.document import Document
+
+# Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:
+# shorter "passwords" in code are placeholders ("pw", "test", "1234"), and propagating them would
+# hit ordinary words. Vendor tokens are all far longer.
+MIN_VALUE_LENGTH = 6
+
+# Addresses that name no person: RFC 2606/6761 reserved domains, no-reply senders, and ``git@``
+# (the SSH user of ``git@github.com:org/repo.git``). ``@domain`` matches the domain and its
+# subdomains, ``local@`` any address with that local part, anything else one exact address.
+DEFAULT_EMAIL_ALLOWLIST = (
+    "@example.com", "@example.org", "@example.net", "@example", "@test", "@invalid", "@localhost",
+    "@users.noreply.github.com", "noreply@", "no-reply@", "donotreply@", "do-not-reply@", "git@",
+)
+# Well-known public resolvers, and 1.2.3.4 (code's stock dummy address): public, but they identify no
+# person. Private, loopback, link-local, documentation (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24,
+# 2001:db8::/32), multicast and other non-global ranges are never redacted, whatever this list says.
+DEFAULT_IP_ALLOWLIST = ("1.2.3.4", "8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1", "9.9.9.9", "208.67.222.222",
+                        "208.67.220.220", "2001:4860:4860::8888", "2001:4860:4860::8844")
+
+
+@dataclass(slots=True, kw_only=True)
+class RedactionConfig:
+    """What ``redact_text`` replaces. Loaded from YAML with ``codemix.config.load_config``.
+
+    ``email_allowlist``/``ip_allowlist`` replace the defaults when given, so copy the defaults you
+    still want. IP entries may be addresses or CIDR networks.
+    """
+
+    enabled: bool = True
+    detect_secrets: bool = True  # detect-secrets' plugins (service regexes, keywords, entropy); never verifies
+    emails: bool = True
+    ip_addresses: bool = True  # public (globally routable) addresses only
+    base64_entropy_limit: float = 4.5  # detect-secrets' default for Base64HighEntropyString
+    hex_entropy_limit: float = 3.0  # detect-secrets' default for HexHighEntropyString
+    email_allowlist: list[str] = field(default_factory=lambda: list(DEFAULT_EMAIL_ALLOWLIST))
+    ip_allowlist: list[str] = field(default_factory=lambda: list(DEFAULT_IP_ALLOWLIST))
+
+    def validate(self, path: str) -> None:
+        for name in ("base64_entropy_limit", "hex_entropy_limit"):
+            require(0.0 <= getattr(self, name) <= 8.0, join(path, name), "must be between 0 and 8 bits")
+        for i, entry in enumerate(self.email_allowlist):
+            require("@" in entry, join(join(path, "email_allowlist"), i),
+                    f"{entry!r} is not an address, 'local@' or '@domain'")
+        for i, entry in enumerate(self.ip_allowlist):
+            require(_parse_network(entry) is not None, join(join(path, "ip_allowlist"), i),
+                    f"{entry!r} is not an IP address or CIDR network")
+
+
+def redact_text(text: str, config: RedactionConfig) -> tuple[str, Counter[str]]:
+    """``text`` with every secret value replaced by its placeholder, and the count per placeholder name."""
+    redacted, counts, _ = _redact(text, config, {})
+    return redacted, counts
+
+
+def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, Counter[str]]:
+    """A copy of ``doc`` with secrets redacted, and the counts for the document.
+
+    Transcripts are redacted in ``text`` *and* in ``metadata["messages"]`` (contents and tool-call
+    arguments). The two views see a value in different contexts (a tool call's arguments appear as
+    JSON in ``text``), so a value found in either is replaced in both, with the placeholder the text
+    gave it. Counts are the text's: each redacted place in ``text`` counts once.
+    """
+    if not config.enabled:
+        return doc, Counter()
+    messages = doc.metadata.get("messages") if doc.kind == "transcript" else None
+    if not isinstance(messages, list):
+        text, counts, _ = _redact(doc.text, config, {})
+        return dataclasses.replace(doc, text=text), counts
+    found = {s: _find(s, config) for s in set(_message_strings(messages))}
+    message_values = {f.value: f.kind for findings in found.values() for f in findings}
+    text, counts, text_values = _redact(doc.text, config, message_values)
+    values = {**message_values, **text_values}  # the text's kind wins, so both views read the same
+    redact = functools.partial(_apply_lookup, found=found, values=values)
+    metadata = {**doc.metadata, "messages": [_map_message(m, redact) for m in messages]}
+    return dataclasses.replace(doc, text=text, metadata=metadata), counts
+
+
+# --- finding and applying spans ------------------------------------------------------------------
+
+
+class Finding(NamedTuple):
+    """One span to replace. Lower ``rank`` wins overlaps (see the module docstring's order)."""
+
+    start: int
+    end: int
+    kind: str  # placeholder name without brackets, e.g. "SECRET_JWT"
+    rank: int
+    value: str
+
+
+def _redact(text: str, config: RedactionConfig, extra: dict[str, str]) -> tuple[str, Counter[str], dict[str, str]]:
+    """Redact ``text``; ``extra`` maps values found elsewhere (other views of a document) to kinds."""
+    if not config.enabled or not text:
+        return text, Counter(), {}
+    findings = _find(text, config)
+    values = {**extra, **{f.value: f.kind for f in findings}}
+    spans = _with_repeats(text, findings, values)
+    return _substitute(text, spans), Counter(f.kind for f in spans), {f.value: f.kind for f in spans}
+
+
+def _find(text: str, config: RedactionConfig) -> list[Finding]:
+    """Every detector's findings in ``text``, overlaps resolved, sorted by position."""
+    if not config.enabled or not text:
+        return []
+    lower = text.lower()  # for the literal gates: one pass, then every gate is a substring test
+    candidates: list[Finding] = [*_pattern_findings(text, lower), *_assignment_findings(text, lower)]
+    if config.detect_secrets:
+        candidates += [*_plugin_findings(text, lower), *_keyword_findings(text, lower),
+                       *_entropy_findings(text, config)]
+    if config.emails:
+        candidates += _email_findings(text, _email_allowlist(tuple(config.email_allowlist)))
+    if config.ip_addresses:
+        candidates += _ip_findings(text, _ip_allowlist(tuple(config.ip_allowlist)))
+    return _resolve(candidates)
+
+
+def _resolve(candidates: list[Finding]) -> list[Finding]:
+    """Keep the best-ranked (then longest) of overlapping findings; the rest of the text is untouched."""
+    starts: list[int] = []
+    kept: list[Finding] = []
+    for finding in sorted(candidates, key=lambda f: (f.rank, f.start - f.end, f.start)):
+        i = bisect.bisect_right(starts, finding.start)
+        overlaps_left = i > 0 and kept[i - 1].end > finding.start
+        overlaps_right = i < len(kept) and kept[i].start < finding.end
+        if not (overlaps_left or overlaps_right):
+            starts.insert(i, finding.start)
+            kept.insert(i, finding)
+    return kept
+
+
+def _with_repeats(text: str, findings: list[Finding], values: dict[str, str]) -> list[Finding]:
+    """``findings`` plus every other standalone occurrence of a found value, each with its canonical kind."""
+    if not values:
+        return findings
+    repeats = [Finding(m.start(), m.end(), values[m.group()], REPEAT_RANK, m.group())
+               for m in _value_regex(tuple(sorted(values, key=len, reverse=True))).finditer(text)]
+    canonical = [f._replace(kind=values.get(f.value, f.kind)) for f in findings]
+    return _resolve(canonical + repeats)
+
+
+@functools.lru_cache(maxsize=64)
+def _value_regex(values: tuple[str, ...]) -> re.Pattern[str]:
+    """Longest value first, not inside a longer alphanumeric run (so ``abc123`` never hits ``xabc123y``)."""
+    alternatives = "|".join(re.escape(v) for v in values)
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+
+
+def _substitute(text: str, spans: list[Finding]) -> str:
+    parts, position = [], 0
+    for span in spans:
+        parts += [text[position:span.start], f"<{span.kind}>"]
+        position = span.end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def _apply_lookup(s: str, found: dict[str, list[Finding]], values: dict[str, str]) -> str:
+    """Redact one message string with its own findings plus every value the document's views found."""
+    return _substitute(s, _with_repeats(s, found.get(s) or [], values))
+
+
+# --- transcripts ---------------------------------------------------------------------------------
+
+
+def _message_strings(messages: list[Any]) -> Iterator[str]:
+    """Every string a message carries that the rendered text shows: contents and tool-call arguments."""
+    for message in messages:
+        if isinstance(message, dict):
+            if isinstance(message.get("content"), str):
+                yield message["content"]
+            for call in message.get("tool_calls") or []:
+                if isinstance(call, dict):
+                    yield from _leaf_strings(call.get("arguments"))
+
+
+def _leaf_strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _leaf_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaf_strings(item)
+
+
+def _map_message(message: Any, redact: Callable[[str], str]) -> Any:
+    """A new message dict with ``redact`` applied to its content and tool-call arguments."""
+    if not isinstance(message, dict):
+        return message
+    new = dict(message)
+    if isinstance(message.get("content"), str):
+        new["content"] = redact(message["content"])
+    if isinstance(message.get("tool_calls"), list):
+        new["tool_calls"] = [{**c, "arguments": _map_leaves(c.get("arguments"), redact)} if isinstance(c, dict)
+                             else c for c in message["tool_calls"]]
+    return new
+
+
+def _map_leaves(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _map_leaves(item, redact) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_map_leaves(item, redact) for item in value]
+    return value
+
+
+# --- fake values and line context ----------------------------------------------------------------
+
+# Words that mark a value as a stand-in rather than a credential.
+PLACEHOLDER_WORDS = re.compile(
+    r"example|changeme|change_me|placeholder|dummy|redacted|your|xxxx|\*\*\*|fake|sample|secret|password|"
+    r"passwd|token|apikey|api_key|todo|fixme|foobar|insert|replace|mask",
+    re.IGNORECASE,
+)
+TEMPLATE = re.compile(r"^[$%@&]|[{}<>()\[\]]|^\W+$")
+REPEATED_CHAR = re.compile(r"(.)\1{7,}")  # XXXXXXXX, 00000000: not in a random token, digits included (p < 1e-6)
+# Segment breaks: newlines, and the ChatML markers transcripts are rendered with, so a value never
+# swallows ``<|im_end|>``.
+MARKER = re.compile(r"<\|im_(?:start|end)\|>|</?tool_call>")
+
+
+def _is_fake_token(value: str) -> bool:
+    """A vendor-shaped value that is a documented example or an obvious placeholder."""
+    return ("EXAMPLE" in value.upper() or bool(REPEATED_CHAR.search(value)) or heuristic.is_sequential_string(value)
+            or _has_alphabet_run(value))
+
+
+def _has_alphabet_run(value: str, run: int = 8) -> bool:
+    """``ABCDEFGH``/``23456789``: alphabets and digit tables, which detect-secrets' sequence check misses
+    when they are cut or reordered (base64's b32 alphabet ``A..Z2..7``)."""
+    length = 1
+    for previous, current in itertools.pairwise(value):
+        length = length + 1 if ord(current) == ord(previous) + 1 else 1
+        if length >= run:
+            return True
+    return False
+
+
+def _is_fake_pem(body: str) -> bool:
+    """A documentation stub (``MIIE...``, ``<your key>``). Not the token test: DER bodies legitimately
+    hold long ``AAAAAA`` runs (OpenSSH keys are full of zero bytes)."""
+    return "..." in body or "<" in body or "EXAMPLE" in body.upper() or "XXXXXX" in body.upper()
+
+
+def _is_fake_password(value: str) -> bool:
+    """A human-chosen value (password, assignment) that is a placeholder, a template or too weak to matter."""
+    return (len(value) < MIN_VALUE_LENGTH or any(c.isspace() for c in value) or _is_fake_token(value)
+            or bool(TEMPLATE.search(value)) or bool(PLACEHOLDER_WORDS.search(value)))
+
+
+def _segment(text: str, position: int) -> tuple[int, int]:
+    """The ``(start, end)`` of the line holding ``position``, cut at ChatML markers."""
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    end = len(text) if end < 0 else end
+    for marker in MARKER.finditer(text, start, end):
+        if marker.end() <= position:
+            start = marker.end()
+        elif marker.start() >= position:
+            return start, marker.start()
+    return start, end
+
+
+def _segments_hit(text: str, regex: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """Each segment (once) that ``regex`` matches somewhere in."""
+    last_end = -1
+    for match in regex.finditer(text):
+        if match.start() >= last_end:
+            start, last_end = _segment(text, match.start())
+            yield start, last_end
+
+
+def _mentions(lower: str, literals: tuple[str, ...]) -> bool:
+    """The literal gate in front of a regex: empty means always run."""
+    return not literals or any(literal in lower for literal in literals)
+
+
+# --- 1. typed regexes ----------------------------------------------------------------------------
+
+
+class Pattern(NamedTuple):
+    """A typed regex; its named group ``v``, if any, is the value (else the whole match)."""
+
+    kind: str
+    regex: re.Pattern[str]
+    literals: tuple[str, ...]  # lowercase; the regex only runs on texts containing one (a 100x speedup)
+    fake: Callable[[str], bool] = _is_fake_token  # values to keep although the regex matched
+
+
+def _valid_jwt(token: str) -> bool:
+    """The header part decodes to a JSON object, as every JWT's does (``{"alg": ...}``)."""
+    header = token.split(".", 1)[0]
+    try:
+        return isinstance(json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))), dict)
+    except ValueError:
+        return False
+
+
+# A newline: real, or escaped once (a string literal, JSON) or more (a printf inside a JSON tool call).
+NL = r"(?:\\+r\\+n|\\+n|\r?\n)"
+B64 = r"[A-Za-z0-9+/]"
+PEM_LABEL = r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
+PASSWORDISH = re.compile(r"pass|pwd|contrase", re.IGNORECASE)
+GITLAB_PREFIXES = ("glpat", "gldt", "glft", "glsoat", "glrt", "glptt", "glcbt", "glimt", "glagent", "gloas")
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern("SECRET_PRIVATE_KEY", re.compile(
+        PEM_LABEL + NL + r"(?P<v>(?:(?!-----)[\s\S]){32,100000}?)" + NL + r"-----END (?P=label)-----"),
+            ("private key",), fake=_is_fake_pem),
+    # A key cut off before its END line (truncated tool output): the run of base64-looking lines.
+    Pattern("SECRET_PRIVATE_KEY", re.compile(
+        PEM_LABEL + NL + r"(?P<v>(?:[A-Za-z-]+: [^\n\\]*" + NL + r")*(?:" + B64 + r"{40,}=*(?:" + NL + r"|$))+)"),
+            ("private key",), fake=_is_fake_pem),
+    Pattern("SECRET_AWS_ACCESS_KEY", re.compile(
+        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"),
+            ("akia", "asia", "abia", "acca", "a3t")),
+    Pattern("SECRET_AWS_SECRET_KEY", re.compile(
+        r"(?i:aws[\w.-]{0,30}?(?:secret|key)[\w.-]{0,20}|secret_?access_?key)['\"]?\]?\s*(?:[:=]|=>|,)\s*[\"']?"
+        r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"), ("aws", "secret_access", "secretaccess")),
+    Pattern("SECRET_GITHUB_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})(?![A-Za-z0-9_])"),
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    Pattern("SECRET_GITLAB_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9_-])(?:" + "|".join(GITLAB_PREFIXES) + r")-[A-Za-z0-9_-]{20,1024}(?![A-Za-z0-9_-])"),
+            tuple(p + "-" for p in GITLAB_PREFIXES)),
+    Pattern("SECRET_SLACK_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9])(?:xox[abposr]|xapp)-\d+-[0-9A-Za-z-]{8,250}(?![A-Za-z0-9-])"), ("xox", "xapp-")),
+    Pattern("SECRET_SLACK_TOKEN", re.compile(
+        r"hooks\.slack\.com/(?:services|workflows)/(?P<v>T[A-Z0-9]{6,}/[AB][A-Z0-9]{6,}/[A-Za-z0-9]{16,})"),
+            ("hooks.slack.com",)),
+    Pattern("SECRET_STRIPE_KEY", re.compile(
+        r"(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,247}|whsec_[A-Za-z0-9]{32,})(?![A-Za-z0-9_])"),
+            ("k_live_", "k_test_", "whsec_")),
+    Pattern("SECRET_ANTHROPIC_KEY", re.compile(
+        r"(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort|sid)\d{2}-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])"), ("sk-ant-",)),
+    Pattern("SECRET_OPENAI_KEY", re.compile(
+        r"(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|(?!ant-)[A-Za-z0-9_-]{0,64}?"
+        r"[A-Za-z0-9]{10,}T3BlbkFJ[A-Za-z0-9_-]{10,})(?![A-Za-z0-9_-])"), ("sk-proj-", "sk-svcacct-", "sk-admin-",
+                                                                       "t3blbkfj")),
+    Pattern("SECRET_GOOGLE_API_KEY", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+            ("aiza",)),
+    Pattern("SECRET_JWT", re.compile(
+        r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}(?![A-Za-z0-9_-])"),
+            ("eyj",), fake=lambda token: not _valid_jwt(token)),
+    Pattern("SECRET_NPM_TOKEN", re.compile(r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"), ("npm_",)),
+    Pattern("SECRET_NPM_TOKEN", re.compile(r":_(?:authToken|auth|password)\s*=\s*[\"']?(?P<v>[^\s\"']+)"),
+            (":_auth", ":_password"), fake=_is_fake_password),
+    Pattern("SECRET_SENDGRID_KEY", re.compile(
+        r"(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"), ("sg.",)),
+    # The lookbehind sits after the literal so ``re`` can still jump from one "AC"/"SK" to the next.
+    Pattern("SECRET_TWILIO_KEY", re.compile(r"(?:AC|SK)(?<![A-Za-z0-9]..)[0-9a-f]{32}(?![A-Za-z0-9])"), ()),
+    Pattern("SECRET_TWILIO_KEY", re.compile(
+        r"(?i:twilio\w*?_?(?:auth_?)?token)['\"]?\s*[:=]\s*[\"']?(?P<v>[0-9a-f]{32})(?![A-Za-z0-9])"), ("twilio",)),
+    Pattern("SECRET_AZURE_STORAGE_KEY", re.compile(
+        r"(?:AccountKey=|(?i:azure[\w.-]{0,30}?key)['\"]?\s*[:=]\s*[\"']?)(?P<v>" + B64 + r"{86}==)"),
+            ("accountkey=", "azure")),
+    Pattern("SECRET_AUTH_HEADER", re.compile(
+        r"(?i:authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+|x-api-key[\"']?\s*:\s*[\"']?)"
+        r"(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"), ("authorization", "x-api-key"), fake=_is_fake_password),
+    Pattern("SECRET_PASSWORD", re.compile(
+        r"://(?<=[A-Za-z0-9]://)[^\s:/?#@'\"<>]{0,64}:(?P<v>[^\s/?#@'\"<>]{1,128})@(?=[\w\[])"),
+            ("://",), fake=_is_fake_password),
+    Pattern("SECRET_PASSWORD", re.compile(
+        r"(?<![\w-])(?:--?(?:password|passwd|pass)[= ]|(?:-u|--user)\s+[^\s:'\"]+:)[\"']?(?P<v>[^\s\"']+)"),
+            ("-pass", "-u ", "--user"), fake=_is_fake_password),
+)
+
+
+def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
+    for rank, pattern in enumerate(PATTERNS):
+        if not _mentions(lower, pattern.literals):
+            continue
+        group = "v" if "v" in pattern.regex.groupindex else 0
+        for match in pattern.regex.finditer(text):
+            value = match.group(group)
+            if not pattern.fake(value):
+                yield Finding(match.start(group), match.end(group), pattern.kind, rank, value)
+
+
+# --- 2. detect-secrets service plugins -----------------------------------------------------------
+
+PLUGIN_RANK = len(PATTERNS)
+# Each plugin with its placeholder and the literal gate in front of its regexes. Plugins whose
+# regexes name no vendor (Discord's, Telegram's token shapes; IBM's and Cloudant's optional prefixes)
+# run only on texts that name the vendor: the keyword and entropy scanners cover the rest.
+PLUGINS: dict[type[RegexBasedDetector], tuple[str, tuple[str, ...]]] = {
+    AWSKeyDetector: ("SECRET_AWS_ACCESS_KEY", ("akia", "asia", "abia", "acca", "a3t", "aws")),
+    AzureStorageKeyDetector: ("SECRET_AZURE_STORAGE_KEY", ("accountkey=",)),
+    BasicAuthDetector: ("SECRET_PASSWORD", ("://",)),
+    GitHubTokenDetector: ("SECRET_GITHUB_TOKEN", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    GitLabTokenDetector: ("SECRET_GITLAB_TOKEN", (*(p + "-" for p in GITLAB_PREFIXES), "gr1348941")),
+    JwtTokenDetector: ("SECRET_JWT", ("eyj",)),
+    NpmDetector: ("SECRET_NPM_TOKEN", ("_authtoken",)),
+    OpenAIDetector: ("SECRET_OPENAI_KEY", ("t3blbkfj",)),
+    SendGridDetector: ("SECRET_SENDGRID_KEY", ("sg.",)),
+    SlackDetector: ("SECRET_SLACK_TOKEN", ("xox", "hooks.slack.com")),
+    StripeDetector: ("SECRET_STRIPE_KEY", ("k_live_",)),
+    TwilioKeyDetector: ("SECRET_TWILIO_KEY", ()),  # "AC"/"SK" literal prefixes: re skips ahead by itself
+    ArtifactoryDetector: ("SECRET_ARTIFACTORY_TOKEN", ("artifactory", "akc")),
+    CloudantDetector: ("SECRET_CLOUDANT_KEY", ("cloudant",)),
+    DiscordBotTokenDetector: ("SECRET_DISCORD_TOKEN", ("discord",)),
+    IbmCloudIamDetector: ("SECRET_IBM_CLOUD_KEY", ("ibm", "iam")),
+    IbmCosHmacDetector: ("SECRET_IBM_CLOUD_KEY", ("ibm", "hmac", "cos_", "cos-")),
+    MailchimpDetector: ("SECRET_MAILCHIMP_KEY", ("-us",)),
+    PypiTokenDetector: ("SECRET_PYPI_TOKEN", ("pypi-",)),
+    SoftlayerDetector: ("SECRET_SOFTLAYER_KEY", ("softlayer",)),
+    SquareOAuthDetector: ("SECRET_SQUARE_TOKEN", ("sq0csp-",)),
+    TelegramBotTokenDetector: ("SECRET_TELEGRAM_TOKEN", ("telegram", "/bot")),
+}
+# Plugin regexes return some delimiters with the value (Artifactory's leading ``=``/``:``/quote,
+# Azure's ``AccountKey=``, npm's rest of the line): the value is the first token after them.
+PLUGIN_VALUE = re.compile(r"[\s=:\"']*(?:AccountKey=)?([^\s\"']+)")
+
+
+@functools.cache
+def _plugins() -> tuple[tuple[RegexBasedDetector, str, tuple[str, ...]], ...]:
+    return tuple((cls(), kind, literals) for cls, (kind, literals) in PLUGINS.items())
+
+
+def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
+    """Each plugin's values (``analyze_string``) on the lines its regexes hit, located in those lines."""
+    for plugin, kind, literals in _plugins():
+        if not _mentions(lower, literals):
+            continue
+        for regex in plugin.denylist:
+            for start, end in _segments_hit(text, regex):
+                for raw in plugin.analyze_string(text[start:end]):
+                    value = _plugin_value(raw)
+                    if value and not _is_fake_token(value) and not TEMPLATE.search(value):  # e.g. <SECRET_...>
+                        for found in _occurrences(text, start, end, value, _plugin_kind(kind, value), PLUGIN_RANK):
+                            yield _whole_token(text, found)
+
+
+def _whole_token(text: str, found: Finding) -> Finding:
+    """``found`` grown to the end of its token: some plugin regexes have a fixed length and no end
+    boundary (Discord's third part is 27 characters, newer tokens' 38), and half a token is still a leak.
+    Never backwards, where the characters before a value are its key's name."""
+    end = TOKEN_TAIL.match(text, found.end).end()
+    return found._replace(end=end, value=text[found.start:end])
+
+
+TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/-]*=*")
+
+
+def _plugin_value(raw: str) -> str:
+    """The token in a plugin's raw value; "" for a bare prefix (GitHubTokenDetector returns only ``ghp``)."""
+    match = PLUGIN_VALUE.match(raw)
+    value = match.group(1) if match else ""
+    return value if len(value) >= 16 else ""
+
+
+def _plugin_kind(kind: str, value: str) -> str:
+    """AWSKeyDetector reports access key ids and 40-character secret keys under one type."""
+    if kind == "SECRET_AWS_ACCESS_KEY" and len(value) == 40:
+        return "SECRET_AWS_SECRET_KEY"
+    return kind
+
+
+def _occurrences(text: str, start: int, end: int, value: str, kind: str, rank: int) -> Iterator[Finding]:
+    position = text.find(value, start, end)
+    while position >= 0:
+        yield Finding(position, position + len(value), kind, rank, value)
+        position = text.find(value, position + len(value), end)
+
+
+# --- 3. secret-named assignments -----------------------------------------------------------------
+
+KEYWORD_RANK = PLUGIN_RANK + 1
+# Lines worth a closer look: every KeywordDetector keyword and every secret name below has one of these.
+SECRET_WORD = re.compile(r"pass|pwd|secret|key|token|auth|credential|contrase")
+SECRET_WORD_ANY_CASE = re.compile(SECRET_WORD.pattern, re.IGNORECASE)
+KEYWORD_DETECTOR = KeywordDetector()
+KEYWORDS = re.compile("|".join(DENYLIST))  # detect-secrets' keyword list, matched on lowercased lines
+MAX_KEYWORD_LINE = 4000  # longer lines (minified code, data) are scanned in windows around the keywords
+KEYWORD_WINDOW = 300
+# ``NAME=value`` (env dumps, .env, Dockerfile ENV, shell export; value may be quoted) and unquoted
+# ``name: value`` / ``name = value`` (YAML, INI, properties), each on a line of its own.
+ASSIGNMENT = re.compile(
+    r"[ \t]*(?:export[ \t]+|ENV[ \t]+|-[ \t]+)?(?P<name>[A-Za-z_][\w.-]{0,80})"
+    r"(?:=(?P<q>[\"']?)(?P<v>[^\s\"']{6,})(?P=q)|[ \t]*[:=][ \t]+(?P<spaced>[^\s\"']{6,}))[ \t]*\r?")
+# The secret word must end the name: ``DB_PASSWORD``, ``apiKey``, but not ``token_type``, ``PASSWORD_FILE``.
+SECRET_NAME = re.compile(
+    r"(?:^|_)(?:password|passwd|pass|pwd|secret|token|api_?key|apikey|access_?key|private_?key|auth_?key|"
+    r"credentials?|client_?secret|secret_?key|auth_?token)$")
+NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
+# Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
+CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d.]+|(?i:true|false|yes|no|on|off|null|none)")
+
+
+def _secret_word_lines(text: str, lower: str) -> Iterator[tuple[int, int]]:
+    """The segments that contain a secret word (one regex pass over the lowercased text)."""
+    # lower() can change lengths ("İ" -> "i̇"), and then its offsets are not the text's.
+    matches = SECRET_WORD.finditer(lower) if len(lower) == len(text) else SECRET_WORD_ANY_CASE.finditer(text)
+    last_end = -1
+    for match in matches:
+        if match.start() >= last_end:
+            start, last_end = _segment(text, match.start())
+            yield start, last_end
+
+
+def _keyword_findings(text: str, lower: str) -> Iterator[Finding]:
+    """detect-secrets' KeywordDetector (quoted values, as it scans code) on lines naming a secret."""
+    for start, end in (window for line in _secret_word_lines(text, lower) for window in _keyword_windows(text, *line)):
+        line = text[start:end]
+        if heuristic.is_indirect_reference(line):
+            continue
+        for value in KEYWORD_DETECTOR.analyze_string(line):
+            if _is_fake_password(value) or heuristic.is_likely_id_string(value, line, KEYWORD_DETECTOR):
+                continue
+            for position in _quoted_positions(line, value):
+                # The keyword before the value names the type: db_pass/password/pwd vs api_key/secret.
+                kind = "SECRET_PASSWORD" if PASSWORDISH.search(line, 0, position) else "SECRET_HIGH_ENTROPY"
+                yield Finding(start + position, start + position + len(value), kind, KEYWORD_RANK, value)
+
+
+def _keyword_windows(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The line if short; else the stretches around each keyword in it. KeywordDetector's regexes
+    (``keyword\\w*`` then backtracking) are quadratic in the line's length: 38 s for a 1 MB minified line."""
+    if end - start <= MAX_KEYWORD_LINE:
+        if KEYWORDS.search(text[start:end].lower()):
+            yield start, end
+        return
+    window: tuple[int, int] | None = None
+    for match in KEYWORDS.finditer(text[start:end].lower()):
+        around = (max(start, start + match.start() - KEYWORD_WINDOW), min(end, start + match.end() + KEYWORD_WINDOW))
+        if window and around[0] <= window[1] and around[1] - window[0] <= MAX_KEYWORD_LINE:
+            window = (window[0], around[1])  # merge neighbours, up to the size a whole line may have
+            continue
+        if window:
+            yield window
+        window = around
+    if window:
+        yield window
+
+
+def _quoted_positions(line: str, value: str) -> Iterator[int]:
+    """Where ``value`` sits between matching quotes in ``line`` (KeywordDetector's values are quoted)."""
+    for quote in "\"'`":
+        position = line.find(quote + value + quote)
+        while position >= 0:
+            yield position + 1
+            position = line.find(quote + value + quote, position + len(value) + 2)
+
+
+def _assignment_findings(text: str, lower: str) -> Iterator[Finding]:
+    """Unquoted config/env assignments to secret-named keys (KeywordDetector needs quotes)."""
+    for start, end in _secret_word_lines(text, lower):
+        match = ASSIGNMENT.fullmatch(text, start, end)
+        if match is None or not _is_secret_name(match.group("name")):
+            continue
+        group = "v" if match.group("v") is not None else "spaced"
+        value = match.group(group)
+        if _is_fake_password(value) or value.isdigit() or value.startswith(("/", "./", "~", "http")):
+            continue
+        if group == "spaced" and CODE_VALUE.fullmatch(value) and not _looks_random(value):
+            continue
+        kind = "SECRET_PASSWORD" if PASSWORDISH.search(match.group("name")) else "SECRET_HIGH_ENTROPY"
+        yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
+
+
+def _looks_random(value: str) -> bool:
+    """``h7Kq2xLm9P``, not ``password2`` or ``DEFAULT_PASSWORD``: generated values mix cases and digits."""
+    return sum(c.isdigit() for c in value) >= 2 and value.lower() != value and value.upper() != value
+
+
+def _is_secret_name(name: str) -> bool:
+    """``DB_PASSWORD``, ``clientSecret``, ``spring.datasource.password``; not ``PWD`` (a directory)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower().replace("-", "_").replace(".", "_")
+    return name.lower() not in NOT_SECRET_NAMES and bool(SECRET_NAME.search(words))
+
+
+# --- 4. entropy ----------------------------------------------------------------------------------
+
+ENTROPY_RANK = KEYWORD_RANK + 1
+# Quoted hex next to these names is a checksum or a commit, not a key.
+HASH_CONTEXT = re.compile(r"sha|md5|hash|digest|checksum|commit|revision|fingerprint|crc|uuid|guid|\bid\b|hex",
+                          re.IGNORECASE)
+# Shorter hex is a byte string or a colour, not a key; longer quoted base64 is embedded data (images
+# in notebooks), not a credential.
+MIN_HEX_LENGTH = 20
+MAX_ENTROPY_LENGTH = 1024
+# Keys made to be embedded in web pages (Stripe's publishable keys).
+PUBLIC_KEY_PREFIXES = ("pk_live_", "pk_test_")
+# Hex strings of digest lengths (MD5, SHA-1, SHA-224/256/384/512) are digests: docs and code are full
+# of them, and a hex key of that length is still caught when it is assigned to a secret name.
+DIGEST_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})
+
+
+@functools.lru_cache(maxsize=8)
+def _entropy_plugins(base64_limit: float, hex_limit: float) -> tuple[tuple[HighEntropyStringsPlugin, re.Pattern[str]], ...]:
+    """Each plugin with a regex for quoted runs long enough to pass its limit at all
+    (a string of n characters has at most log2(n) bits of entropy per character)."""
+    plugins = (HexHighEntropyString(limit=hex_limit), Base64HighEntropyString(limit=base64_limit))
+    return tuple((p, re.compile(rf"(['\"])([{re.escape(p.charset)}]{{{max(8, int(2 ** p.entropy_limit))},}})\1"))
+                 for p in plugins)
+
+
+def _entropy_findings(text: str, config: RedactionConfig) -> Iterator[Finding]:
+    """detect-secrets' entropy plugins on quoted strings, filtered by its heuristics and ours."""
+    for plugin, regex in _entropy_plugins(config.base64_entropy_limit, config.hex_entropy_limit):
+        for match in regex.finditer(text):
+            value = match.group(2)
+            if plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit or _is_not_a_key(value):
+                continue
+            start, end = _segment(text, match.start())
+            line = text[start:end]
+            if heuristic.is_likely_id_string(value, line, plugin) or HASH_CONTEXT.search(line):
+                continue
+            yield Finding(match.start(2), match.end(2), "SECRET_HIGH_ENTROPY", ENTROPY_RANK, value)
+
+
+def _is_not_a_key(value: str) -> bool:
+    """detect-secrets' heuristics, plus ours: keys mix character classes (words, paths and numbers
+    do not), hex of a digest's length is a digest, and base64 of readable text is a test vector."""
+    is_hex = all(c in "0123456789abcdefABCDEF" for c in value)
+    return (heuristic.is_potential_uuid(value) or heuristic.is_templated_secret(value) or _is_fake_token(value)
+            or not _mixes_classes(value)
+            or (is_hex and (len(value) < MIN_HEX_LENGTH or len(value) in DIGEST_LENGTHS))
+            or len(value) > MAX_ENTROPY_LENGTH or _encodes_text(value) or value.startswith(PUBLIC_KEY_PREFIXES))
+
+
+def _mixes_classes(value: str) -> bool:
+    """Letters with digits or with both cases, as generated keys have; not ``invalid-mailbox`` or ``0102``."""
+    has_digit = any(c.isdigit() for c in value)
+    return any(c.isalpha() for c in value) and (has_digit or value.lower() != value != value.upper())
+
+
+def _encodes_text(value: str) -> bool:
+    """Base64 of printable ASCII (``YWJjZGVm`` is "abcdef"). A random key decodes to random bytes,
+    of which only ~37% are printable, so 90% separates the two from 16 bytes on."""
+    try:
+        # detect-secrets' base64 charset has a backslash, so values may hold "\n" escapes of wrapped base64.
+        value = value.replace("\\n", "").replace("-", "+").replace("_", "/")
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except ValueError:
+        return False
+    printable = sum(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
+    return len(decoded) >= 16 and printable >= 0.9 * len(decoded)
+
+
+# --- 5. emails and IP addresses ------------------------------------------------------------------
+
+PII_RANK = ENTROPY_RANK + 1
+REPEAT_RANK = PII_RANK + 1
+# Found from each "@" (a literal ``re`` can jump to): the local part backwards, the domain forwards.
+AT = re.compile(r"@(?<=[A-Za-z0-9._%+-]@)(?=[A-Za-z0-9])")
+LOCAL_PART = re.compile(r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}$")
+DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?P<tld>[A-Za-z]{2,24})(?![\w-]|\.[A-Za-z0-9])")
+# Country codes are any two letters; generic TLDs from a short list, so ``a@b.shape`` (numpy's matmul)
+# is not an address.
+GENERIC_TLDS = frozenset((
+    "com", "net", "org", "edu", "gov", "mil", "int", "info", "biz", "name", "pro", "io", "ai", "app", "dev", "tech",
+    "site", "online", "xyz", "cloud", "email", "page", "blog", "shop", "store", "co", "me", "tv", "cc", "ly", "gg",
+    "sh", "so", "to", "ws", "eu", "asia", "mobi", "tel", "travel", "jobs", "aero", "coop", "museum", "systems",
+    "network", "digital", "solutions", "company", "services", "software", "agency", "team", "world", "life", "live",
+    "space", "website", "works", "codes"))
+MESSAGE_ID_LOCAL = re.compile(r"[\d.]*\.[\d.]*")  # <1424802164.2080.1652@host> is a Message-ID, not a mailbox
+URL_USERINFO = re.compile(r"://[^\s/@]{0,64}$")  # http://user:pass@host: credentials (see SECRET_PASSWORD), not a mailbox
+
+
+def _email_findings(text: str, allowlist: tuple[frozenset[str], tuple[str, ...], frozenset[str]]) -> Iterator[Finding]:
+    for at in AT.finditer(text):
+        local = LOCAL_PART.search(text, max(0, at.start() - 64), at.start())
+        domain = DOMAIN.match(text, at.end())
+        if (local is None or domain is None or MESSAGE_ID_LOCAL.fullmatch(local.group())
+                or URL_USERINFO.search(text, max(0, local.start() - 80), local.start())):
+            continue
+        tld = domain.group("tld").lower()
+        address = text[local.start():domain.end()]
+        if (len(tld) == 2 or tld in GENERIC_TLDS) and not _email_allowed(address.lower(), allowlist):
+            yield Finding(local.start(), domain.end(), "EMAIL", PII_RANK, address)
+
+
+@functools.lru_cache(maxsize=8)
+def _email_allowlist(entries: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
+    """``(exact addresses, domains, local parts)`` from the config's entries."""
+    lowered = [e.lower() for e in entries]
+    domains = tuple(e[1:] for e in lowered if e.startswith("@"))
+    locals_ = frozenset(e[:-1] for e in lowered if e.endswith("@") and not e.startswith("@"))
+    exact = frozenset(e for e in lowered if not e.startswith("@") and not e.endswith("@"))
+    return exact, domains, locals_
+
+
+def _email_allowed(address: str, allowlist: tuple[frozenset[str], tuple[str, ...], frozenset[str]]) -> bool:
+    exact, domains, locals_ = allowlist
+    local, _, domain = address.rpartition("@")
+    return (address in exact or local in locals_
+            or any(domain == d or domain.endswith("." + d) for d in domains))
+
+
+OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+IPV4 = re.compile(rf"(?<![\w.]){OCTET}(?:\.{OCTET}){{3}}(?!\.?\d|\w|\.in-addr)")
+IPV4_HINT = re.compile(r"\.\d{1,3}\.\d{1,3}\.")  # literal-led, so cheap; IPV4 then runs where it hits
+IPV6 = re.compile(r"(?<![\w:.])[23][0-9a-fA-F]{3}:[0-9a-fA-F:]{2,37}[0-9a-fA-F](?![\w:])")
+IPV6_HINT = re.compile(r"::|:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:")
+# Words that say a dotted quad is an address; without one, a quad with small middle numbers is a version.
+NETWORK_CONTEXT = re.compile(
+    r"\bip|addr|host|server|inet|ping|connect|proxy|dns|nameserver|listen|bind|route|gateway|client|remote|peer|"
+    r"socket|://|\bssh\b|\bfrom\b|\bvia\b|tcp|udp", re.IGNORECASE)
+VERSION_CONTEXT = re.compile(r"(?:version|release|python|\bv|\bver|section|sections|chapter|rfc|step|figure|"
+                             r"table|oid|§)\W{0,3}$", re.IGNORECASE)
+
+
+def _ip_candidates(text: str) -> Iterator[re.Match[str]]:
+    """IPv4/IPv6 matches, looked for only around cheap literal hints."""
+    yield from _matches_near(text, IPV4_HINT, IPV4, "0123456789", 3)
+    yield from _matches_near(text, IPV6_HINT, IPV6, "0123456789abcdefABCDEF:", 39)
+
+
+def _matches_near(text: str, hint: re.Pattern[str], full: re.Pattern[str], chars: str, back: int) -> Iterator[re.Match[str]]:
+    """``full`` matched where each ``hint`` hit starts, after backing up over up to ``back`` of ``chars``."""
+    last = -1
+    for found in hint.finditer(text):
+        start = found.start()
+        while start > max(0, found.start() - back) and text[start - 1] in chars:
+            start -= 1
+        match = full.match(text, start) if start >= last else None
+        if match:
+            last = match.end()
+            yield match
+
+
+def _ip_findings(text: str, allowlist: tuple[Any, ...]) -> Iterator[Finding]:
+    for match in _ip_candidates(text):
+        value = match.group()
+        try:
+            ip = ipaddress.ip_address(value)
+        except ValueError:
+            continue
+        if (ip.is_global and not ip.is_multicast and not any(ip in network for network in allowlist)
+                and _reads_as_address(text, match)):
+            yield Finding(match.start(), match.end(), "IP_ADDRESS", PII_RANK, value)
+
+
+def _reads_as_address(text: str, match: re.Match[str]) -> bool:
+    """Not ``version 3.1.4.1`` or ``section 8.2.4.44``; and a quad whose middle numbers are small
+    (as in versions; 1 in 64 public addresses) needs a network word on its line, or a port."""
+    start, end = _segment(text, match.start())
+    if VERSION_CONTEXT.search(text[max(start, match.start() - 20):match.start()]):
+        return False
+    octets = match.group().split(".")
+    small = len(octets) == 4 and int(octets[1]) < 32 and int(octets[2]) < 32
+    return not small or bool(NETWORK_CONTEXT.search(text, start, end)) or text.startswith(":", match.end())
+
+
+def _parse_network(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    try:
+        return ipaddress.ip_network(entry, strict=False)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _ip_allowlist(entries: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(network for network in map(_parse_network, entries) if network is not None)
+
+
+# Every placeholder name redact_text can produce (without brackets), e.g. to register them as tokens.
+PLACEHOLDER_KINDS: frozenset[str] = frozenset(
+    {p.kind for p in PATTERNS} | {kind for kind, _ in PLUGINS.values()}
+    | {"SECRET_PASSWORD", "SECRET_HIGH_ENTROPY", "EMAIL", "IP_ADDRESS"})

@@ -1,0 +1,220 @@
+"""Decontamination finds every HumanEval task pasted into real code however it is re-indented,
+flags no stdlib module, reads extra JSONL benchmarks, and names the file when one is bad."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import pickle
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from codemix.config import ConfigError, load_config
+from filters.decontamination import (
+    BenchmarkHit,
+    ContaminationIndex,
+    DecontaminationConfig,
+    humaneval_items,
+    normalise_tokens,
+)
+
+STDLIB = Path(sysconfig.get_path("stdlib"))
+HOSTS = ["textwrap.py", "shlex.py", "fnmatch.py", "heapq.py", "bisect.py", "colorsys.py", "glob.py"]
+TASKS = {item_id: text for _, item_id, text in list(humaneval_items())[::2]}  # prompt + solution
+SOLUTIONS = {item_id: text for _, item_id, text in list(humaneval_items())[1::2]}
+
+
+@pytest.fixture(scope="module")
+def index() -> ContaminationIndex:
+    return ContaminationIndex.from_config(DecontaminationConfig())
+
+
+def reindent(code: str, indent: str) -> str:
+    """Each leading 4-space step becomes ``indent``, and a blank line follows every line."""
+    lines = []
+    for line in code.splitlines():
+        stripped = line.lstrip(" ")
+        lines.append(indent * ((len(line) - len(stripped)) // 4) + " " * ((len(line) - len(stripped)) % 4) + stripped)
+    return "\n\n".join(lines) + "\n"
+
+
+def planted(code: str, number: int) -> str:
+    """``code`` pasted at the middle line of a real stdlib module (a different one per task)."""
+    host = (STDLIB / HOSTS[number % len(HOSTS)]).read_text().splitlines(keepends=True)
+    middle = len(host) // 2
+    return "".join(host[:middle]) + "\n" + code + "\n" + "".join(host[middle:])
+
+
+def task_number(item_id: str) -> int:
+    return int(item_id.split("/")[1])
+
+
+def test_humaneval_is_read_whole():
+    assert len(TASKS) == len(SOLUTIONS) == 164
+    assert set(TASKS) == {f"HumanEval/{n}" for n in range(164)}
+
+
+def test_every_task_pasted_reindented_into_stdlib_code_is_hit(index):
+    """Tabs for even tasks, 8 spaces for odd ones, a blank line after every line."""
+    missed = []
+    for item_id, code in TASKS.items():
+        number = task_number(item_id)
+        text = planted(reindent(code, "\t" if number % 2 == 0 else " " * 8), number)
+        assert text != planted(code, number)  # the reformatting really changed the text
+        if BenchmarkHit("humaneval", item_id, 1.0) not in index.hits(text):
+            missed.append(item_id)
+    assert missed == []
+
+
+def test_every_solution_long_enough_to_index_is_hit_alone(index):
+    """A solution body under a def line of its own, without HumanEval's prompt or docstring."""
+    min_tokens = DecontaminationConfig().min_item_tokens
+    long_enough = {k: v for k, v in SOLUTIONS.items() if len(normalise_tokens(v)) >= min_tokens}
+    assert 150 <= len(long_enough) < 164  # the few one-liners such as `return x + y` are skipped
+    missed = [item_id for item_id, body in long_enough.items()
+              if item_id not in {hit.item_id for hit in index.hits(
+                  planted("def solve(*args):\n" + reindent(body, "\t"), task_number(item_id)))}]
+    assert missed == []
+
+
+def test_no_stdlib_module_is_flagged(index):
+    """Shared idioms (loops, comprehensions, `return len(x)`) must not look like a copied task."""
+    modules = [p for p in STDLIB.rglob("*.py")
+               if "site-packages" not in p.parts and not {"test", "tests", "idle_test"} & set(p.parts)]
+    assert len(modules) > 500
+    flagged = {str(p.relative_to(STDLIB)): [h.item_id for h in index.hits(p.read_text(errors="replace"))]
+               for p in modules}
+    assert {path: ids for path, ids in flagged.items() if ids} == {}
+
+
+@pytest.mark.parametrize(
+    ("kept_tokens", "hit"),
+    [(100, True), (60, True), (55, True), (54, False), (40, False), (9, False)],
+)
+def test_overlap_is_the_fraction_of_the_item_found(tmp_path, kept_tokens, hit):
+    """A 100-token item has 91 10-grams; keeping its first k tokens finds k - 9 of them:
+    55 tokens -> 46/91 = 0.505 is a hit, 54 tokens -> 45/91 = 0.495 is a near miss."""
+    words = [f"w{i}" for i in range(100)]
+    index = ContaminationIndex([("bench", "item-1", " ".join(words))], ngram=10, min_overlap=0.5)
+    document = "unrelated prose here " + " ".join(words[:kept_tokens]) + " and more after"
+    hits = index.hits(document)
+    assert bool(hits) is hit
+    if hit:
+        assert hits == [BenchmarkHit("bench", "item-1", pytest.approx((kept_tokens - 9) / 91))]
+
+
+@pytest.mark.parametrize(
+    ("document", "hit"),
+    [
+        ("x = add_numbers ( first , second )", True),  # spacing differs, tokens do not
+        ("x = add_numbers(\n    first,\n    second\n)", True),
+        ("x = add_numbers(first, third)", False),
+        ("x = add_numbers(first)", False),
+    ],
+)
+def test_item_shorter_than_ngram_is_one_ngram_of_all_its_tokens(document, hit):
+    index = ContaminationIndex([("bench", "short", "add_numbers(first, second)")], ngram=10, min_overlap=0.5)
+    assert bool(index.hits(document)) is hit
+
+
+def test_items_under_min_item_tokens_are_not_indexed():
+    items = [("bench", "tiny", "return x + y"), ("bench", "long", "return sorted(set(values), key=len)")]
+    index = ContaminationIndex(items, ngram=10, min_overlap=0.5, min_item_tokens=8)
+    assert len(index) == 1
+    assert index.hits("def add(x, y):\n    return x + y\n") == []
+
+
+def write_jsonl(path: Path, records: list) -> Path:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", encoding="utf-8") as out:
+        out.writelines((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+    return path
+
+
+MBPP_LIKE = [
+    {"id": 11, "text": "def remove_Occ(s,ch):\n    for i in range(len(s)):\n        if (s[i] == ch):\n"
+                       "            s = s[0 : i] + s[i + 1:]\n            break\n    return s"},
+    {"id": "swe-1", "text": ["Fix crash when parsing empty config files in the loader module",
+                             ("--- a/loader.py\n+++ b/loader.py\n-    return yaml.load(text)\n"
+                              "+    return yaml.safe_load(text) or {}\n")]},
+]
+
+
+@pytest.mark.parametrize("name", ["mbpp.jsonl", "mbpp.jsonl.gz"])
+def test_extra_jsonl_benchmark_is_indexed(tmp_path, name):
+    path = write_jsonl(tmp_path / name, MBPP_LIKE)
+    config = load_config(DecontaminationConfig, {"humaneval": False, "benchmarks": [str(path)]}, "decontamination")
+    index = ContaminationIndex.from_config(config)
+    assert len(index) == 3  # a list of texts indexes each one under the same id
+    copied = "import os\n\n" + reindent(MBPP_LIKE[0]["text"], "\t") + "\nprint(remove_Occ('hello', 'l'))\n"
+    assert [(h.benchmark, h.item_id) for h in index.hits(copied)] == [("mbpp", "11")]
+    assert [h.item_id for h in index.hits("patch:\n" + MBPP_LIKE[1]["text"][1])] == ["swe-1"]
+    assert index.hits("def remove(s, ch):\n    return s.replace(ch, '', 1)\n") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read benchmark file"),
+        (["{not json"], "line 1: not JSON"),
+        ([{"id": 1, "text": "ok text"}, {"text": "no id"}], "line 2: no string 'id'"),
+        ([{"id": 1, "text": 3}], "line 1: 'text' must be"),
+        ([{"id": 1, "text": []}], "line 1: 'text' must be"),
+    ],
+)
+def test_bad_benchmark_file_names_the_file_and_line(tmp_path, content, message):
+    path = tmp_path / "bench.jsonl"
+    if content is not None:
+        write_jsonl(path, content)
+    config = DecontaminationConfig(humaneval=False, benchmarks=[str(path)])
+    with pytest.raises(ConfigError) as error:
+        ContaminationIndex.from_config(config)
+    assert str(error.value).startswith("decontamination.benchmarks[0]: ")
+    assert str(path) in str(error.value) and message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [({"ngram": 0}, "ngram"), ({"min_overlap": 0}, "min_overlap"), ({"min_overlap": 1.5}, "min_overlap"),
+     ({"min_item_tokens": 0}, "min_item_tokens"), ({"humaneval": False}, "benchmarks"),
+     ({"benchmarks": [" "]}, "benchmarks[0]"), ({"ngrams": 10}, "ngrams")],
+)
+def test_config_errors_name_the_field(data, field):
+    with pytest.raises(ConfigError) as error:
+        load_config(DecontaminationConfig, data, "decontamination")
+    assert error.value.field_path == f"decontamination.{field}"
+
+
+def test_disabled_config_needs_no_benchmark():
+    assert load_config(DecontaminationConfig, {"enabled": False, "humaneval": False}).enabled is False
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "def f(a,b):\n    return a+b\n",
+        "def f( a , b ) :\n\treturn a + b\n",
+        "\n\ndef f(a, b):\n\n\n        return a + b\n\n",
+    ],
+)
+def test_tokens_ignore_whitespace(variant):
+    assert normalise_tokens(variant) == ["def", "f", "(", "a", ",", "b", ")", ":", "return", "a", "+", "b"]
+
+
+def test_index_pickles_small_and_hashes_the_same_in_another_process(index, tmp_path):
+    """Beam ships the index to workers whose str hash seed differs; hits must not change."""
+    blob = pickle.dumps(index)
+    assert len(blob) < 1_000_000
+    text = planted(TASKS["HumanEval/7"], 7)
+    (tmp_path / "index.pkl").write_bytes(blob)
+    (tmp_path / "doc.txt").write_text(text)
+    script = ("import pickle, sys; i = pickle.load(open(sys.argv[1], 'rb'));"
+              "print([h.item_id for h in i.hits(open(sys.argv[2]).read())])")
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "index.pkl"), str(tmp_path / "doc.txt")],
+                            capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "12345"})
+    assert result.stdout.strip() == str([h.item_id for h in index.hits(text)])
+    assert "HumanEval/7" in result.stdout

@@ -1,0 +1,193 @@
+"""datatrove's Gopher filters keep real READMEs and transcript prose, drop spam and symbol soup
+under stable reasons, stay silent on near misses, and never look at code."""
+
+from __future__ import annotations
+
+import pickle
+import re
+from importlib.metadata import metadata
+
+import pytest
+
+from codemix.config import ConfigError, load_config
+from codemix.document import Document
+from filters.natural_language import (
+    NaturalLanguageChecker,
+    NaturalLanguageConfig,
+    natural_language_drop_reason,
+    prose_of,
+    transcript_prose,
+)
+from mixtures.spec import ReadLimits, SourceConfig
+from pipelines.readers import read_location
+
+REASON = re.compile(r"(gopher_quality|gopher_repetition|fineweb_quality):[a-z0-9_]+")
+# Installed project dependencies whose PyPI long description is a real README (Markdown and reST).
+README_PACKAGES = ["numpy", "smart_open", "zstandard", "datasketch", "xxhash", "apache-beam", "datatrove", "torch"]
+LANGUAGE_OF_CONTENT_TYPE = {"text/markdown": "markdown", "text/x-rst": "restructuredtext"}
+
+PROSE = (
+    "This library reads and writes compressed files. It is small, has no dependencies, and works with "
+    "the standard library's file objects, so that existing code can use it without changes. The module "
+    "is tested on Linux, macOS and Windows with every supported version of Python.\n"
+)
+README = f"# tinyzip\n\n{PROSE}\n## Install\n\nRun `pip install tinyzip` and import it.\n"
+SPAM_LINE = "Buy cheap followers today at the best price, click the link below to order now!\n"
+SOUP = "".join(f"({i * 7919 % 100000}) <=> [{i * 104729 % 100000}] |= ~{i * 31337 % 100000};\n" for i in range(40))
+KEYWORDS = ("python rust golang kotlin scala haskell erlang elixir clojure racket ocaml fsharp julia perl ruby "
+            "swift dart lua zig nim crystal fortran cobol pascal prolog ada")
+
+
+@pytest.fixture(scope="module")
+def checker() -> NaturalLanguageChecker:
+    return NaturalLanguageChecker(NaturalLanguageConfig())
+
+
+def doc(text: str, language: str = "markdown", kind: str = "file", **metadata) -> Document:
+    return Document(id="x", text=text, source="s", kind=kind, language=language, path="README.md",
+                    metadata=metadata)
+
+
+def read_transcript(path) -> Document:
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)], limits=ReadLimits())
+    [document] = read_location(source, str(path))
+    assert isinstance(document, Document), document
+    return document
+
+
+@pytest.mark.parametrize("package", README_PACKAGES)
+def test_real_readme_is_kept(checker, package):
+    info = metadata(package)
+    text, content_type = info.get_payload(), info["Description-Content-Type"].split(";")[0]
+    assert len(text) > 1500 and content_type in LANGUAGE_OF_CONTENT_TYPE  # a real README, not a stub
+    assert natural_language_drop_reason(doc(text, LANGUAGE_OF_CONTENT_TYPE[content_type]), checker) is None
+
+
+# (reason, a minimal README that triggers it, a near miss that must pass).
+CASES = [
+    ("gopher_repetition:dup_line_frac", README + SPAM_LINE * 12, README + SPAM_LINE * 2),
+    ("gopher_repetition:dup_para_frac", README + ("\n" + SPAM_LINE) * 12, README + ("\n" + SPAM_LINE) * 2),
+    ("gopher_quality:gopher_below_alpha_threshold", SOUP, README + SOUP[:200]),
+    ("gopher_quality:gopher_short_doc", "# tinyzip\n\nReads compressed files.\n", README),
+    ("gopher_quality:gopher_enough_stop_words", f"# Languages\n\n{KEYWORDS}\n",
+     f"# Languages\n\nThe tool works with {KEYWORDS} and more.\n"),
+    ("gopher_quality:gopher_too_many_hashes", README + "\n".join(["#### ### ## #"] * 15),
+     README + "#### ### ## #\n"),
+]
+
+
+@pytest.mark.parametrize(("reason", "trigger", "near_miss"), CASES, ids=[c[0] for c in CASES])
+def test_reason_triggers_and_near_miss_passes(checker, reason, trigger, near_miss):
+    assert natural_language_drop_reason(doc(trigger), checker) == reason
+    assert natural_language_drop_reason(doc(near_miss), checker) is None
+
+
+@pytest.mark.parametrize("language", ["python", "json", "yaml", "shell", ""])
+def test_code_and_data_are_never_checked(checker, language):
+    spam = SPAM_LINE * 50
+    assert natural_language_drop_reason(doc(spam, "markdown"), checker) is not None  # it would be dropped
+    assert prose_of(doc(spam, language)) is None
+    assert natural_language_drop_reason(doc(spam, language), checker) is None
+
+
+def test_rest_adornments_and_table_borders_are_not_prose():
+    """spaCy splits ``=====`` into one token per character, which reads as a repeated 4-gram."""
+    text = "Title\n=====\n\nSome text.\n\n+-----+-----+\n| a   | b   |\n+=====+=====+\n|---|:-:|\n----\nx = y\n"
+    assert prose_of(doc(text, "restructuredtext")) == "Title\n\nSome text.\n\n| a   | b   |\nx = y\n"
+
+
+def test_transcript_prose_is_user_and_assistant_content_only(checker, shared_transcripts):
+    """mini-swe-agent: the task, the assistant's words; not the system prompt, the fenced
+    commands (its tool calls) or the command output it sends back as user turns."""
+    transcript = read_transcript(shared_transcripts / "mini-swe-agent" / "local.traj.json")
+    prose = prose_of(transcript)
+    assert "Please solve this issue: Blah blah blah" in prose and "Here be some dummy command:" in prose
+    assert "OK, now let me end this run." in prose
+    for left_out in ("You are a helpful assistant", "echo 'hello world'", "<returncode>"):
+        assert left_out in transcript.text and left_out not in prose
+    assert natural_language_drop_reason(transcript, checker) is None
+
+
+def test_swe_agent_tool_results_and_calls_are_left_out(checker, shared_transcripts):
+    transcript = read_transcript(shared_transcripts / "swe-agent" / "function_calling_simple.traj")
+    prose = prose_of(transcript)
+    assert "We're currently solving the following issue" in prose and "missing colon" in prose
+    for left_out in ("SETTING: You are an autonomous programmer", "Found 1 matches", "<tool_call>"):
+        assert left_out in transcript.text and left_out not in prose
+    assert natural_language_drop_reason(transcript, checker) is None
+
+
+def test_repetition_counts_only_in_what_the_agent_and_user_say(checker):
+    """The same log line 40 times in tool output is normal; the assistant saying one line 40 times is a loop."""
+    task = {"role": "user", "content": PROSE}
+    tool = {"role": "tool", "content": SPAM_LINE * 40}
+    looping = {"role": "assistant", "content": SPAM_LINE * 40}
+    calm = {"role": "assistant", "content": "I found the bug: the reader closes the file twice. I will fix it "
+                                            "and run the tests again to make sure that nothing else breaks."}
+    kept = doc("", "", "transcript", messages=[task, calm, tool], format="openai-jsonl")
+    dropped = doc("", "", "transcript", messages=[task, looping, tool], format="openai-jsonl")
+    assert natural_language_drop_reason(kept, checker) is None
+    assert natural_language_drop_reason(dropped, checker) == "gopher_repetition:dup_line_frac"
+
+
+def test_transcript_without_prose_is_not_judged(checker):
+    calls_only = [{"role": "assistant", "content": "```bash\nls\n```"}, {"role": "tool", "content": "a.py"}]
+    assert transcript_prose(calls_only, "openai-jsonl") == ""
+    assert natural_language_drop_reason(doc("", "", "transcript", messages=calls_only), checker) is None
+
+
+@pytest.mark.parametrize("overrides", [{"enabled": False}, {"check_transcripts": False}])
+def test_switches_turn_the_check_off(overrides):
+    checker = NaturalLanguageChecker(load_config(NaturalLanguageConfig, overrides))
+    looping = doc("", "", "transcript", messages=[{"role": "assistant", "content": SPAM_LINE * 40}])
+    assert natural_language_drop_reason(looping, checker) is None
+    assert (natural_language_drop_reason(doc(SPAM_LINE * 40), checker) is None) is ("enabled" in overrides)
+
+
+def test_fineweb_quality_is_opt_in(checker):
+    """Off by default: datasketch's README is fine prose, but its headings and list items end
+    without a period, which FineWeb's line_punct_ratio (tuned on web pages) counts against it."""
+    readme = doc(metadata("datasketch").get_payload(), "restructuredtext")
+    assert natural_language_drop_reason(readme, checker) is None
+    fineweb = NaturalLanguageChecker(load_config(NaturalLanguageConfig, {"fineweb_quality": True}))
+    assert natural_language_drop_reason(readme, fineweb) == "fineweb_quality:line_punct_ratio"
+
+
+def test_thresholds_reach_datatrove():
+    strict = NaturalLanguageChecker(load_config(NaturalLanguageConfig, {"min_doc_words": 500}))
+    assert natural_language_drop_reason(doc(README), strict) == "gopher_quality:gopher_short_doc"
+    off = {"dup_line_frac": 0, "dup_line_char_frac": 0, "top_ngram_char_frac": {}, "dup_ngram_char_frac": {}}
+    relaxed = NaturalLanguageChecker(load_config(NaturalLanguageConfig, off))
+    assert natural_language_drop_reason(doc(README + SPAM_LINE * 12), relaxed) is None
+
+
+def test_checker_pickles_after_use(checker):
+    """Beam pickles the checker into each worker; the spaCy tokenizer must not travel with it."""
+    assert natural_language_drop_reason(doc(README + SPAM_LINE * 12), checker) is not None  # tokenizer loaded
+    blob = pickle.dumps(checker)
+    assert len(blob) < 20_000
+    copy = pickle.loads(blob)
+    for _, trigger, near_miss in CASES:
+        assert natural_language_drop_reason(doc(trigger), copy) == natural_language_drop_reason(doc(trigger), checker)
+        assert REASON.fullmatch(natural_language_drop_reason(doc(trigger), copy))
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [({"min_doc_words": 0}, "min_doc_words"), ({"dup_line_frac": 1.5}, "dup_line_frac"),
+     ({"min_alpha_words_ratio": -0.1}, "min_alpha_words_ratio"),
+     ({"top_ngram_char_frac": {2: 2.0}}, "top_ngram_char_frac.2"),
+     ({"dup_ngram_char_frac": {0: 0.1}}, "dup_ngram_char_frac.0"), ({"min_words": 5}, "min_words")],
+)
+def test_config_errors_name_the_field(data, field):
+    with pytest.raises(ConfigError) as error:
+        load_config(NaturalLanguageConfig, data, "natural_language")
+    assert error.value.field_path == f"natural_language.{field}"
+
+
+@pytest.mark.parametrize(("path", "judged"), [("README.txt", True), ("docs/guide.txt", True),
+                                              ("requirements.txt", False), ("LICENSE", False), ("data/words.txt", False)])
+def test_plain_text_is_prose_only_when_named_so(checker, path, judged):
+    spam = "buy cheap pills now\n" * 40
+    document = Document(id="x", text=spam, source="s", kind="file", language="text", path=path)
+    assert (natural_language_drop_reason(document, checker) is not None) == judged
