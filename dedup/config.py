@@ -1,4 +1,4 @@
-"""One config shared by the signature, band, cluster and keep steps."""
+"""One config shared by the signature, band, verify, cluster and keep steps."""
 
 from __future__ import annotations
 
@@ -14,26 +14,42 @@ class DedupConfig:
     """MinHash LSH parameters.
 
     With ``bands`` × ``rows`` = ``num_perm``, two documents of Jaccard similarity s share at least
-    one band with probability 1 - (1 - s^rows)^bands; the curve's midpoint, the implied threshold,
-    is about (1/bands)^(1/rows). The default 16 × 16 over 256 permutations puts it near 0.84,
-    close to the 0.85 BigCode used for The Stack and StarCoder.
+    one band with probability 1 - (1 - s^rows)^bands; the curve's midpoint, ``lsh_threshold``, is
+    about (1/bands)^(1/rows). The default 32 × 8 over 256 permutations puts it near 0.65, so pairs
+    at the ``jaccard_threshold`` of 0.8 are candidates with probability 0.997; ``verify`` then
+    computes their exact Jaccard on the shingle sets and drops candidates below 0.8. Without
+    verification, choose bands × rows whose midpoint sits at the similarity you mean (BigCode used
+    0.85 for The Stack, e.g. 16 × 16 → 0.84).
     """
 
     exact: bool = True
     near: bool = True
     num_perm: int = 256
-    bands: int = 16
-    rows: int = 16
+    bands: int = 32
+    rows: int = 8
     shingle_size: int = 5  # token n-grams on a \W+ split
     lowercase: bool = False  # code keeps case: `Foo` and `foo` differ
     seed: int = 1
+    verify: bool = True  # exact Jaccard on candidate pairs; drops LSH false positives
+    jaccard_threshold: float = 0.8  # the similarity that makes two documents near duplicates
     rounds_per_pass: int = 4  # large-star/small-star rounds per Beam pipeline
     max_passes: int = 25  # then fail loudly rather than return unconverged clusters
     keeper_order: list[str] = field(default_factory=lambda: list(KEEPER_CRITERIA))
+    # Earlier builds' signature indexes (globs of OUT/work/dedup/index/*.parquet): documents of a new
+    # crawl that duplicate one of them are dropped without rehashing the earlier corpus.
+    previous_indexes: list[str] = field(default_factory=list)
+    # Long-context stage: whole-repository signatures drop forks and mirrors of kept repositories,
+    # and file-level dedup never removes single files from a repository kept whole.
+    repository_level: bool = True
+
+    @property
+    def lsh_threshold(self) -> float:
+        return (1.0 / self.bands) ** (1.0 / self.rows)
 
     @property
     def threshold(self) -> float:
-        return (1.0 / self.bands) ** (1.0 / self.rows)
+        """The similarity a pair must reach to count as duplicate: verified, or the LSH midpoint."""
+        return self.jaccard_threshold if self.verify else self.lsh_threshold
 
     def validate(self, path: str) -> None:
         require(self.num_perm > 0 and self.bands > 0 and self.rows > 0, join(path, "num_perm"),
@@ -42,6 +58,7 @@ class DedupConfig:
                 f"bands × rows = {self.bands * self.rows} but num_perm = {self.num_perm}",
                 "choose bands and rows whose product is num_perm")
         require(self.shingle_size > 0, join(path, "shingle_size"), "must be positive")
+        require(0 < self.jaccard_threshold <= 1, join(path, "jaccard_threshold"), "must be in (0, 1]")
         require(self.rounds_per_pass > 0 and self.max_passes > 0, join(path, "max_passes"), "must be positive")
         for i, name in enumerate(self.keeper_order):
             require(name in KEEPER_CRITERIA, join(join(path, "keeper_order"), i), f"unknown criterion {name!r}",

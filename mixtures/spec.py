@@ -174,8 +174,9 @@ def describe_plan(spec: MixtureSpec) -> str:
         mix = ", ".join(f"{n}={w:.3f}" for n, w in config.normalised_weights().items())
         lines.append(f"  {stage:<6} seq_len={config.sequence_length:,} budget={config.token_budget:,} tokens  weights: {mix}")
     d = spec.dedup
+    verify = f", verified at Jaccard >= {d.jaccard_threshold:.2f}" if d.verify else ""
     lines.append(f"dedup: exact={d.exact} near={d.near} num_perm={d.num_perm} bands={d.bands}x rows={d.rows} "
-                 f"shingle={d.shingle_size} -> implied Jaccard threshold {d.threshold:.3f}")
+                 f"shingle={d.shingle_size} -> implied Jaccard threshold {d.lsh_threshold:.3f}{verify}")
     tok = spec.tokenizer
     lines.append(f"tokenizer: {tok.path or f'train byte-level BPE, vocab {tok.vocab_size:,}, on {tok.train_sample_documents:,} crawled documents'}")
     return "\n".join(lines)

@@ -34,7 +34,7 @@ def test_plan_prints_the_resolved_plan_without_reading_inputs(tmp_path, capsys):
     assert mix(["plan", str(write_spec(tmp_path, SPEC))]) == 0
     printed = capsys.readouterr().out
     assert "/nonexistent/never/read" in printed
-    assert "implied Jaccard threshold 0.841" in printed
+    assert "implied Jaccard threshold 0.648" in printed
 
 
 def test_missing_spec_file_is_a_clear_error(tmp_path, capsys):
