@@ -58,9 +58,16 @@ def is_remote(location: str) -> bool:
 
 
 def repo_name(location: str) -> str:
-    """``https://host/psf/requests.git`` and ``/srv/requests/`` both give ``requests``."""
-    name = base_name(location).rsplit(":", 1)[-1]
-    return name.removesuffix(".git")
+    """``owner/name`` for a clone URL (``https://host/psf/requests.git``, ``git@host:psf/requests``),
+    so a fork and its upstream stay two repositories; the directory name for a local path."""
+    if not is_remote(location):
+        return base_name(location).removesuffix(".git")
+    if "://" in location:
+        path = location.split("://", 1)[1].split("/", 1)[-1]  # drop the host
+    else:
+        path = location.split(":", 1)[-1]  # scp-like git@host:owner/name
+    parts = [p for p in path.split("/") if p]
+    return "/".join(parts[-2:]).removesuffix(".git")
 
 
 def read_git(source: SourceConfig, location: str) -> Iterator[Outcome]:
