@@ -126,8 +126,9 @@ def test_unreadable_location_is_one_quarantine(repo: Path, tmp_path: Path, case:
 
 
 @pytest.mark.parametrize(("location", "name"), [
-    ("https://github.com/psf/requests.git", "requests"),
-    ("git@github.com:psf/requests.git", "requests"),
+    ("https://github.com/psf/requests.git", "psf/requests"),
+    ("https://github.com/alice/requests", "alice/requests"),  # a fork stays its own repository
+    ("git@github.com:psf/requests.git", "psf/requests"),
     ("/srv/mirrors/flask/", "flask"),
     ("/srv/bare/attrs.git", "attrs"),
 ])
