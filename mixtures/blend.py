@@ -7,6 +7,8 @@ weight split across them by their token counts, which keeps the source's share a
 
 from __future__ import annotations
 
+from collections import Counter
+
 from mixtures.spec import MixtureSpec
 
 
@@ -27,8 +29,9 @@ def stage_blend(weights: dict[str, float], shards: list[dict]) -> list:
     return blend
 
 
-def stage_manifest(spec: MixtureSpec, shard_stats: list[dict]) -> dict:
-    """``stages.<name>``: documents, tokens, data_path and how many epochs each source implies."""
+def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dict] = ()) -> dict:
+    """``stages.<name>``: documents, tokens, data_path, how many epochs each source implies, and what
+    shaping left out (e.g. long-stage files larger than the context), by reason."""
     stages = {}
     for stage, config in spec.stages.items():
         shards = [s for s in shard_stats if s["stage"] == stage]
@@ -47,6 +50,7 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict]) -> dict:
             "missing_sources": sorted(s for s, n in tokens.items() if n == 0),
             "data_path": stage_blend(config.weights, shards),
             "shards": sorted(s["prefix"] for s in shards),
+            "left_out": dict(sorted(Counter(r["reason"] for r in shaping if r["stage"] == stage).items())),
         }
     return stages
 

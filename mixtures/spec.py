@@ -18,6 +18,7 @@ import yaml
 from codemix.config import ConfigError, expand_env, join, load_config, require
 from dedup.config import DedupConfig
 from filters.config import FiltersConfig
+from mixtures.repository import RepositoryDocumentConfig
 
 SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list"]
 STAGE_NAMES = ("short", "long", "sft")
@@ -75,11 +76,16 @@ class SourceConfig:
 
 @dataclass(slots=True, kw_only=True)
 class StageConfig:
-    """One training stage's share of the corpus."""
+    """One training stage's share of the corpus.
+
+    ``repository`` shapes the ``long`` stage: each kept repository becomes documents of its files in
+    dependency order, split at file boundaries to ``sequence_length``; other stages ignore it.
+    """
 
     sequence_length: int
     token_budget: int
     weights: dict[str, float]
+    repository: RepositoryDocumentConfig = field(default_factory=RepositoryDocumentConfig)
 
     def validate(self, path: str) -> None:
         require(self.sequence_length > 0, join(path, "sequence_length"), "must be positive")

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 import codemix
+from dedup.repos import run_repo_dedup
 from dedup.stage import run_dedup
 from mixtures.blend import stage_manifest
 from mixtures.spec import MixtureSpec
@@ -26,8 +27,9 @@ from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_b
 from pipelines import ledger
 from pipelines.crawl import Crawl
 from pipelines.filter import Filter
+from pipelines.long_context import ShapeLongContext
 from pipelines.options import pipeline_options, runner_name, with_default_runner
-from pipelines.shards import WriteShards, stats_to_json
+from pipelines.shards import WriteShards, stage_entries, stats_to_json
 
 LOG = logging.getLogger("codemix.build")
 STAGES = ("crawl", "filter", "dedup", "shards")
@@ -88,18 +90,39 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> 
             f"{layout.stage_dir('filter')}/contamination")
 
 
+def uses_repository_dedup(spec: MixtureSpec) -> bool:
+    return spec.dedup.repository_level and "long" in spec.stages
+
+
 def run_shards(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> list[dict]:
+    """Every stage reads the file-level dedup output, except ``long``: it reads whole kept repositories
+    (repository-level dedup, so file-level dedup never removes files from them) and turns each into
+    dependency-ordered documents of the stage's sequence length."""
     for stage in spec.stages:
         ledger.remove_tree(f"{layout.out}/{stage}")
     ledger.remove_tree(layout.stage_dir("shards"))
     stage_sources = {stage: sorted(config.weights) for stage, config in spec.stages.items()}
+    long_sources = stage_sources.pop("long", None)
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+        entries = [pipeline
+                   | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
+                   | "RouteToStages" >> beam.FlatMap(stage_entries, stage_sources)]
+        if long_sources:
+            long_input = layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup")
+            long_entries, shaping = (
+                pipeline
+                | "ReadLongInput" >> ledger.read_documents(long_input)
+                | "ShapeLongContext" >> ShapeLongContext(
+                    sources=long_sources, tokenizer_path=layout.tokenizer,
+                    sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository))
+            entries.append(long_entries)
+            _ = shaping | "WriteShaping" >> beam.io.WriteToText(f"{layout.stage_dir('shards')}/shaping",
+                                                                file_name_suffix=".jsonl")
         _ = (
-            pipeline
-            | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
-            | "WriteShards" >> WriteShards(stage_sources=stage_sources, out_dir=layout.out,
-                                           tokenizer_path=layout.tokenizer, eod_token=spec.tokenizer.eod_token,
-                                           shard_size_bytes=spec.shard_size_bytes)
+            tuple(entries)
+            | "AllEntries" >> beam.Flatten()
+            | "WriteShards" >> WriteShards(out_dir=layout.out, tokenizer_path=layout.tokenizer,
+                                           eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes)
             | "StatsToJson" >> beam.Map(stats_to_json)
             | "WriteStats" >> beam.io.WriteToText(f"{layout.stage_dir('shards')}/stats", file_name_suffix=".jsonl")
         )
@@ -177,6 +200,13 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
     return counts, funnel
 
 
+def repository_counts(layout: BuildLayout) -> dict:
+    """Repository-level dedup for the long stage: whole repositories kept, and forks removed."""
+    removed = ledger.read_rows(f"{layout.stage_dir('repo_dedup')}/duplicates*.parquet")
+    return {"documents_kept": ledger.count_rows(layout.docs("repo_dedup")), "duplicates": len(removed),
+            "documents_in_duplicates": sum(row["documents"] for row in removed)}
+
+
 def write_json(path: str, data: dict) -> None:
     with FileSystems.create(path) as handle:
         handle.write((json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
@@ -210,6 +240,11 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
                                                  beam_args))
         echo(f"[dedup] {dedup.exact_duplicates:,} exact and {dedup.near_duplicates:,} near duplicates "
              f"(Jaccard threshold ~{spec.dedup.threshold:.2f}), {dedup.component_passes} component passes")
+        if uses_repository_dedup(spec):
+            repos = timed("repo_dedup", lambda: run_repo_dedup(layout.docs("filter"), layout.stage_dir("repo_dedup"),
+                                                                spec.dedup, beam_args))
+            echo(f"[repo_dedup] {repos.repositories_kept:,} of {repos.repositories_in:,} repositories kept whole "
+                 f"for the long stage ({repos.repository_duplicates:,} forks or mirrors removed)")
     shard_stats = timed("shards", lambda: run_shards(spec, layout, beam_args))
     counts, funnel = ledger_counts(layout)
     manifest = {
@@ -222,10 +257,11 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
         "tokenizer": tokenizer,
         "counts": counts,
         "sources": funnel,
+        "repositories": repository_counts(layout) if uses_repository_dedup(spec) else None,
         # Which benchmark item each contaminated (and dropped) document overlapped.
         "contamination": sorted(ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet"),
                                 key=lambda row: (row["benchmark"], row["item_id"], row["doc_id"])),
-        "stages": stage_manifest(spec, shard_stats),
+        "stages": stage_manifest(spec, shard_stats, ledger.read_jsonl(f"{layout.stage_dir('shards')}/shaping*.jsonl")),
         "timings_seconds": timings,
     }
     write_json(layout.manifest, manifest)

@@ -84,19 +84,16 @@ class TokenizeAndWriteShard(beam.DoFn):
 
 
 class WriteShards(beam.PTransform):
-    """Kept documents -> shard files, returning one stats dict per shard written."""
+    """Stage entries (from ``stage_entries``) -> shard files, returning one stats dict per shard written."""
 
-    def __init__(self, *, stage_sources: dict[str, list[str]], out_dir: str, tokenizer_path: str,
-                 eod_token: str, shard_size_bytes: int):
+    def __init__(self, *, out_dir: str, tokenizer_path: str, eod_token: str, shard_size_bytes: int):
         super().__init__()
-        self._stage_sources = stage_sources
         self._out_dir = out_dir
         self._tokenizer_path = tokenizer_path
         self._eod_token = eod_token
         self._shard_size_bytes = shard_size_bytes
 
-    def expand(self, documents):
-        entries = documents | "RouteToStages" >> beam.FlatMap(stage_entries, self._stage_sources)
+    def expand(self, entries):
         source_bytes = (entries
                         | "MeasureText" >> beam.Map(lambda e: (e[0], len(e[1][1].encode("utf-8"))))
                         | "SumPerStageSource" >> beam.CombinePerKey(sum))

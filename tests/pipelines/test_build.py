@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import shutil
 import subprocess
 import sysconfig
@@ -25,8 +26,9 @@ from megatron.core.datasets.indexed_dataset import IndexedDataset
 
 from codemix.cli import main as mix
 from filters.secrets import RedactionConfig, redact_text
+from mixtures.repository import FILE_SEP, REPO_NAME
 from mixtures.tokenizer import load_tokenizer
-from pretrain.data import build_gpt_dataset
+from pretrain.data import build_gpt_dataset, read_documents
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
@@ -124,7 +126,7 @@ def corpus(tmp_path_factory, shared_transcripts):
         "stages": {
             "short": {"sequence_length": 64, "token_budget": 100_000,
                       "weights": {"alpha": 1, "beta": 1, "gamma": 1, "dump": 1, "runs": 0.5}},
-            "long": {"sequence_length": 256, "token_budget": 100_000, "weights": {"alpha": 1, "beta": 1, "gamma": 1}},
+            "long": {"sequence_length": 32768, "token_budget": 100_000, "weights": {"alpha": 1, "beta": 1, "gamma": 1}},
             "sft": {"sequence_length": 128, "token_budget": 10_000, "weights": {"runs": 1}},
         },
         "tokenizer": {"vocab_size": 1000, "train_sample_documents": 100},
@@ -224,12 +226,14 @@ def test_gpt_dataset_samples_decode_to_input_text(builds, corpus, stage, tmp_pat
     length = info["stages"][stage]["sequence_length"]
     dataset = build_gpt_dataset(info["stages"][stage]["data_path"], length, 16, str(out / "tokenizer.json"),
                                 str(tmp_path / "cache"))
-    # The long stage holds only code files, so its samples must be text of the raw input files;
+    # The long stage holds only repository files, so its samples must be text of the raw input files;
     # the others mix in transcripts, whose text is the rendered conversation the build kept.
     if stage == "long":
-        reference = "\x00".join(corpus["code_texts"])
+        reference = "\x00".join([*corpus["code_texts"], MIT_LICENSE])
+        check = lambda text: all(part in reference for part in file_texts(text))
     else:
         reference = "\x00".join(d["text"] for d in parquet_rows(out / "work" / "dedup", "docs"))
+        check = lambda text: text in reference
     checked = 0
     for i in range(len(dataset)):
         tokens = np.asarray(dataset[i]["tokens"])
@@ -237,9 +241,44 @@ def test_gpt_dataset_samples_decode_to_input_text(builds, corpus, stage, tmp_pat
         for piece in np.split(tokens, np.flatnonzero(tokens == eod)):
             piece = piece[piece != eod][1:-1]  # the edges may cut a multi-byte character
             if len(piece) >= 8:
-                assert tokenizer.decode(piece.tolist(), skip_special_tokens=False) in reference
+                assert check(tokenizer.decode(piece.tolist(), skip_special_tokens=False))
                 checked += 1
     assert checked > 0
+
+
+# A header line of a long-stage document, even when a sample starts inside it (e.g. "repo_name>alpha").
+HEADER_LINE = re.compile(r"(?m)^.*(?:file_sep>|repo_name>).*(?:\n|$)")
+
+
+def file_texts(chunk_text: str) -> list[str]:
+    """The file contents inside a piece of a long-stage document, without the repository and path headers."""
+    return [part for part in HEADER_LINE.split(chunk_text) if part]
+
+
+def test_long_stage_documents_are_repositories_in_dependency_order(builds):
+    out = builds[0]
+    tokenizer = load_tokenizer(str(out / "tokenizer.json"))
+    texts = [tokenizer.decode(d.tolist(), skip_special_tokens=False)
+             for p in manifest(out)["stages"]["long"]["shards"] for d in read_documents(p)]
+    assert texts and all(t.startswith(REPO_NAME) for t in texts)
+    alpha = next(t for t in texts if t.startswith(f"{REPO_NAME}alpha\n"))
+    assert [line for line in alpha.splitlines() if line.startswith(FILE_SEP)] == [
+        f"{FILE_SEP}alpha/decoder.py", f"{FILE_SEP}alpha/shlex.py", f"{FILE_SEP}alpha/textwrap.py"]
+
+
+def test_long_stage_keeps_whole_repositories_despite_file_level_duplicates(builds, corpus):
+    """alpha/decoder.py and beta/copied_decoder.py are exact duplicates: the short stage keeps one,
+    but alpha and beta are different repositories, so the long stage keeps both whole."""
+    out = builds[0]
+    tokenizer = load_tokenizer(str(out / "tokenizer.json"))
+    decoder = corpus["code_texts"][0]
+
+    def copies(stage: str) -> int:
+        prefixes = manifest(out)["stages"][stage]["shards"]
+        texts = [tokenizer.decode(d.tolist(), skip_special_tokens=False) for p in prefixes for d in read_documents(p)]
+        return sum(text.count(decoder) for text in texts)
+
+    assert (copies("short"), copies("long")) == (1, 2)
 
 
 def test_two_runs_write_byte_identical_shards(builds):

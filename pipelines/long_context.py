@@ -1,0 +1,83 @@
+"""Shape the long-context stage: whole repositories as documents, in dependency order.
+
+Repository files are grouped by (source, repo) and handed to ``mixtures.repository``, which orders
+them by imports, splits them at file boundaries to the stage's sequence length and renders each
+chunk with path headers (and, as configured, a metadata header or fill-in-the-middle). Documents
+without a repository (transcripts, repo-less dump records) pass through as they are. A file too
+large for the context is reported, never truncated silently.
+"""
+
+from __future__ import annotations
+
+import json
+
+import apache_beam as beam
+
+from codemix.document import Document, make_doc_id
+from mixtures.repository import RepositoryDocumentConfig, repository_documents
+from mixtures.tokenizer import load_tokenizer
+
+LONG = "long"
+SHAPING = "shaping"
+
+
+def repository_member(doc: Document, sources: list[str]):
+    """((source, repo), doc) for repository files of the stage's sources; other documents untouched."""
+    if doc.source in sources:
+        if doc.kind == "file" and doc.repo:
+            yield beam.pvalue.TaggedOutput("files", ((doc.source, doc.repo), doc))
+        else:
+            yield (LONG, doc.source), (doc.id, doc.text, doc.kind)
+
+
+class RepositoryChunks(beam.DoFn):
+    """One repository's files -> long-stage entries, one per chunk; dropped files as shaping records."""
+
+    def __init__(self, tokenizer_path: str, sequence_length: int, config: RepositoryDocumentConfig):
+        self._tokenizer_path = tokenizer_path
+        self._sequence_length = sequence_length
+        self._config = config
+
+    def setup(self):
+        self._tokenizer = load_tokenizer(self._tokenizer_path)
+        self._tokenizer.encode_special_tokens = True  # chunks are code: marker look-alikes stay text
+
+    def token_count(self, text: str) -> int:
+        return len(self._tokenizer.encode(text).ids)
+
+    def process(self, element):
+        (source, repo), docs = element
+        files = sorted((doc.path, doc.language, doc.text) for doc in docs)
+        # One token of room for the EOD the shard writer appends.
+        shaped = repository_documents(repo, files, self.token_count, self._sequence_length - 1, self._config)
+        for chunk in shaped.chunks:
+            chunk_id = make_doc_id(source, f"{repo}#chunk{chunk.index}")
+            yield (LONG, source), (chunk_id, chunk.text, "repo")
+        for dropped in shaped.dropped:
+            record = {"stage": LONG, "source": source, "repo": repo, "path": dropped.path, "reason": dropped.reason,
+                      "tokens": dropped.tokens}
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(record, sort_keys=True))
+
+
+class ShapeLongContext(beam.PTransform):
+    """Documents -> (long-stage entries, shaping records as JSON lines)."""
+
+    def __init__(self, *, sources: list[str], tokenizer_path: str, sequence_length: int,
+                 config: RepositoryDocumentConfig):
+        super().__init__()
+        self._sources = sources
+        self._tokenizer_path = tokenizer_path
+        self._sequence_length = sequence_length
+        self._config = config
+
+    def expand(self, documents):
+        split = documents | "SplitRepositoryFiles" >> beam.FlatMap(repository_member, self._sources).with_outputs(
+            "files", main="single")
+        shaped = (
+            split.files
+            | "GroupByRepository" >> beam.GroupByKey()
+            | "ChunkRepositories" >> beam.ParDo(RepositoryChunks(self._tokenizer_path, self._sequence_length,
+                                                                 self._config)).with_outputs(SHAPING, main="chunks")
+        )
+        entries = (split.single, shaped.chunks) | "AllLongEntries" >> beam.Flatten()
+        return entries, shaped[SHAPING]
