@@ -10,7 +10,7 @@ import pytest
 from codemix.document import Document, Dropped, Quarantined
 from mixtures.spec import ReadLimits, SourceConfig
 from pipelines.readers import read_location
-from pipelines.readers.transcripts import outcome_fields, render_chatml
+from pipelines.readers.transcripts import outcome_fields, parse_test_summary, render_chatml
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 
 REAL_FILES = [
@@ -140,6 +140,8 @@ def test_render_chatml_layout() -> None:
     ({"exit_status": "submitted (exit_cost)"}, {"exit_status": "submitted (exit_cost)", "submitted": True}),
     ({"exit_status": "exit_cost", "submission": None}, {"exit_status": "exit_cost", "submitted": False}),
     ({"model_stats": {}}, {}),
+    ({"tests_passed": True, "resolved": False}, {"tests_passed": True}),
+    ({"resolved": False}, {"tests_passed": False}),
 ])
 def test_outcome_fields(info: dict, fields: dict) -> None:
     assert outcome_fields(info) == fields
@@ -175,3 +177,110 @@ def test_oversized_file_is_dropped(shared_transcripts: Path) -> None:
     path = shared_transcripts / "swe-agent/function_calling_simple.traj"
     outcomes = list(read_location(transcripts_source(limits=ReadLimits(max_file_bytes=1000)), str(path)))
     assert len(outcomes) == 1 and isinstance(outcomes[0], Dropped) and outcomes[0].reason == "file_too_large"
+
+
+# --- Anthropic messages, outcome facts, summaries ---------------------------------------------------
+
+ANTHROPIC_TRANSCRIPT = {
+    "system": [{"type": "text", "text": "You are a coding agent."}],
+    "tools": [{"name": "bash", "description": "Run a command", "input_schema": {"type": "object"}},
+              {"name": "str_replace_editor", "input_schema": {"type": "object"}}],
+    "messages": [
+        {"role": "user", "content": "Fix the failing test."},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hidden", "signature": "x"},
+            {"type": "text", "text": "Running the tests first."},
+            {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "pytest -q"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "str_replace_editor",
+             "input": {"command": "view", "path": "a.py"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "1 failed in 0.1s"},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "is_error": False,
+             "content": [{"type": "text", "text": "def f(): ..."}, {"type": "image", "source": {}}]},
+            {"type": "text", "text": "Keep going."}]},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_3", "name": "bash", "input": {"command": "pytest -q"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_3", "content": "2 passed in 0.1s"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Fixed."}]},
+    ],
+}
+ANTHROPIC_CANONICAL = [
+    {"role": "system", "content": "You are a coding agent.", "tool_calls": [], "tool_call_id": "", "name": ""},
+    {"role": "user", "content": "Fix the failing test.", "tool_calls": [], "tool_call_id": "", "name": ""},
+    {"role": "assistant", "content": "Running the tests first.", "tool_call_id": "", "name": "", "tool_calls": [
+        {"id": "toolu_1", "name": "bash", "arguments": {"command": "pytest -q"}},
+        {"id": "toolu_2", "name": "str_replace_editor", "arguments": {"command": "view", "path": "a.py"}}]},
+    {"role": "tool", "content": "1 failed in 0.1s", "tool_calls": [], "tool_call_id": "toolu_1", "name": "bash"},
+    {"role": "tool", "content": "def f(): ...", "tool_calls": [], "tool_call_id": "toolu_2",
+     "name": "str_replace_editor"},
+    {"role": "user", "content": "Keep going.", "tool_calls": [], "tool_call_id": "", "name": ""},
+    {"role": "assistant", "content": "", "tool_call_id": "", "name": "", "tool_calls": [
+        {"id": "toolu_3", "name": "bash", "arguments": {"command": "pytest -q"}}]},
+    {"role": "tool", "content": "2 passed in 0.1s", "tool_calls": [], "tool_call_id": "toolu_3", "name": "bash"},
+    {"role": "assistant", "content": "Fixed.", "tool_calls": [], "tool_call_id": "", "name": ""},
+]
+
+
+def test_anthropic_messages_normalise_to_the_canonical_schema(tmp_path: Path) -> None:
+    path = tmp_path / "claude.json"
+    path.write_text(json.dumps(ANTHROPIC_TRANSCRIPT))
+    doc = _read_one(path)
+    assert doc.metadata["messages"] == ANTHROPIC_CANONICAL
+    assert (doc.metadata["format"], doc.metadata["tools"]) == ("anthropic", ["bash", "str_replace_editor"])
+    assert doc.text == render_chatml(ANTHROPIC_CANONICAL) and "hidden" not in doc.text
+
+
+def test_anthropic_lines_in_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "claude.jsonl"
+    path.write_bytes(jsonl(ANTHROPIC_TRANSCRIPT, {"messages": ANTHROPIC_TRANSCRIPT["messages"]}))
+    docs = list(read_location(transcripts_source(), str(path)))
+    assert [d.metadata["format"] for d in docs] == ["anthropic", "anthropic"]
+    assert docs[1].metadata["messages"] == ANTHROPIC_CANONICAL[1:]  # no system field: no system message
+
+
+def test_last_test_run_in_tool_output_is_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "claude.json"
+    path.write_text(json.dumps(ANTHROPIC_TRANSCRIPT))
+    metadata = _read_one(path).metadata
+    assert (metadata["tests_passed"], metadata["outcome_evidence"]) == (True, {"tests_passed": "test_output"})
+    assert "submitted" not in metadata  # no info, no submit action: unknown, not False
+
+
+@pytest.mark.parametrize("name", ["swe-agent/function_calling_simple.traj", "mini-swe-agent/github_issue.traj.json",
+                                  "mini-swe-agent/local.traj.json"])
+def test_real_runs_that_end_with_the_submit_action_are_submitted(shared_transcripts: Path, name: str) -> None:
+    metadata = _read_one(shared_transcripts / name).metadata
+    assert (metadata["submitted"], metadata["outcome_evidence"]) == (True, {"submitted": "submit_action"})
+    assert "tests_passed" not in metadata and "exit_status" not in metadata  # the real runs record neither
+
+
+def test_info_outcome_wins_over_the_submit_action(tmp_path: Path, shared_transcripts: Path) -> None:
+    traj = json.loads((shared_transcripts / "swe-agent/function_calling_simple.traj").read_text())
+    path = tmp_path / "run.traj"
+    path.write_text(json.dumps({**traj, "info": {"exit_status": "exit_cost", "submission": None, "resolved": False}}))
+    metadata = _read_one(path).metadata
+    assert {k: metadata[k] for k in ("exit_status", "submitted", "tests_passed", "outcome_evidence")} == {
+        "exit_status": "exit_cost", "submitted": False, "tests_passed": False,
+        "outcome_evidence": {"exit_status": "info", "submitted": "info", "tests_passed": "info"}}
+
+
+def test_flagged_summary_messages_are_recorded(tmp_path: Path) -> None:
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"},
+                {"role": "assistant", "content": "step"},
+                {"role": "user", "content": "Summary: edited a.py", "isCompactSummary": True},
+                {"role": "assistant", "content": "more"}]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(messages))
+    assert _read_one(path).metadata["summary_turns"] == [3]
+
+
+@pytest.mark.parametrize(("output", "result"), [
+    ("....\n===== 1 failed, 3 passed in 0.12s =====", (False, "1 failed, 3 passed")),
+    ("3 passed, 1 warning in 0.50s", (True, "3 passed, 1 warning")),
+    ("= 2 passed in 1.0s =\nthen\n=== 1 error in 0.1s ===", (False, "1 error")),
+    ("Ran 5 tests in 0.010s\n\nOK", (True, "Ran 5 tests: OK")),
+    ("Ran 5 tests in 0.010s\n\nFAILED (failures=2)", (False, "Ran 5 tests: FAILED (failures=2)")),
+    ("hello world", None),
+])
+def test_parse_test_summary(output: str, result) -> None:
+    assert parse_test_summary(output) == result
