@@ -37,7 +37,9 @@ class Document:
 
     def to_row(self) -> dict[str, Any]:
         row = dataclasses.asdict(self)
-        row["metadata"] = json.dumps(self.metadata, sort_keys=True, ensure_ascii=False)
+        # Key order is kept as read: sorting would reorder a tool call's arguments and make a transcript
+        # re-rendered from its messages differ from its text.
+        row["metadata"] = json.dumps(self.metadata, ensure_ascii=False)
         return row
 
     @classmethod
@@ -57,7 +59,7 @@ DOCUMENT_SCHEMA = pa.schema(
         ("path", pa.string()),
         ("language", pa.string()),
         ("license", pa.string()),
-        ("metadata", pa.large_string()),  # JSON object, keys sorted
+        ("metadata", pa.large_string()),  # JSON object
     ]
 )
 

@@ -50,9 +50,18 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
             "missing_sources": sorted(s for s, n in tokens.items() if n == 0),
             "data_path": stage_blend(config.weights, shards),
             "shards": sorted(s["prefix"] for s in shards),
-            "left_out": dict(sorted(Counter(r["reason"] for r in shaping if r["stage"] == stage).items())),
+            "left_out": dict(sorted(left_out(shaping, stage).items())),
         }
     return stages
+
+
+def left_out(shaping: list[dict], stage: str) -> Counter:
+    """What shaping a stage dropped, by reason (records carry a ``count`` or stand for one)."""
+    counts: Counter = Counter()
+    for record in shaping:
+        if record["stage"] == stage:
+            counts[record["reason"]] += record.get("count", 1)
+    return counts
 
 
 def data_path_argument(data_path: list) -> str:

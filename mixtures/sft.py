@@ -46,7 +46,6 @@ from tokenizers import Tokenizer
 from codemix.config import join, require
 from codemix.document import Document
 from mixtures.indexed_dataset import IndexedDatasetWriter
-from pipelines.readers.transcripts import last_test_summary
 
 LOSS_MASK_SUFFIX = "-loss_mask"
 OutcomePolicy = Literal["any", "submitted", "exit_ok", "tests_passed"]
@@ -293,6 +292,9 @@ def extractive_summary(messages: Sequence[dict[str, Any]], *, since: int = 0) ->
             open_file = now_open
     lines = [f"Task: {_task(messages)}"] if since == 0 and _task(messages) else []
     lines += [f"Files touched: {', '.join(files)}"] if files else []
+    # Imported here: the readers import the mixture spec, which imports this module's config.
+    from pipelines.readers.transcripts import last_test_summary
+
     last_test = last_test_summary(list(messages[since:]))
     lines += [f"Last test run: {last_test[1]} ({'passed' if last_test[0] else 'failed'})"] if last_test else []
     recent = [_one_line(c, COMMAND_CHARS) for c in reversed(commands)][:SUMMARY_COMMANDS]

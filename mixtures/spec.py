@@ -19,6 +19,7 @@ from codemix.config import ConfigError, expand_env, join, load_config, require
 from dedup.config import DedupConfig
 from filters.config import FiltersConfig
 from mixtures.repository import RepositoryDocumentConfig
+from mixtures.sft import SFTConfig
 
 SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list"]
 STAGE_NAMES = ("short", "long", "sft")
@@ -79,13 +80,15 @@ class StageConfig:
     """One training stage's share of the corpus.
 
     ``repository`` shapes the ``long`` stage: each kept repository becomes documents of its files in
-    dependency order, split at file boundaries to ``sequence_length``; other stages ignore it.
+    dependency order, split at file boundaries to ``sequence_length``. ``sft`` shapes the ``sft``
+    stage: transcripts become loss-masked samples. Other stages ignore both.
     """
 
     sequence_length: int
     token_budget: int
     weights: dict[str, float]
     repository: RepositoryDocumentConfig = field(default_factory=RepositoryDocumentConfig)
+    sft: SFTConfig = field(default_factory=SFTConfig)
 
     def validate(self, path: str) -> None:
         require(self.sequence_length > 0, join(path, "sequence_length"), "must be positive")
@@ -140,6 +143,10 @@ class MixtureSpec:
             for source in config.weights:
                 require(source in names, join(join(join("stages", stage), "weights"), source),
                         "no source of that name", f"sources are: {', '.join(names)}")
+                require(stage != "sft" or self.source(source).type == "transcripts",
+                        join(join(join("stages", stage), "weights"), source),
+                        "the sft stage trains on agent transcripts only",
+                        "give it sources of type 'transcripts'; code goes to short or long")
         require(self.shard_size_bytes > 0, "shard_size_bytes", "must be positive")
 
     def source(self, name: str) -> SourceConfig:

@@ -29,6 +29,7 @@ from pipelines.crawl import Crawl
 from pipelines.filter import Filter
 from pipelines.long_context import ShapeLongContext
 from pipelines.options import pipeline_options, runner_name, with_default_runner
+from pipelines.sft import ShapeSFT
 from pipelines.shards import WriteShards, stage_entries, stats_to_json
 
 LOG = logging.getLogger("codemix.build")
@@ -103,10 +104,10 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> 
     ledger.remove_tree(layout.stage_dir("shards"))
     stage_sources = {stage: sorted(config.weights) for stage, config in spec.stages.items()}
     long_sources = stage_sources.pop("long", None)
+    sft_sources = stage_sources.pop("sft", None)
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
-        entries = [pipeline
-                   | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
-                   | "RouteToStages" >> beam.FlatMap(stage_entries, stage_sources)]
+        deduplicated = pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
+        entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, stage_sources)]
         if long_sources:
             long_input = layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup")
             long_entries, shaping = (
@@ -116,13 +117,26 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str]) -> 
                     sources=long_sources, tokenizer_path=layout.tokenizer,
                     sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository))
             entries.append(long_entries)
-            _ = shaping | "WriteShaping" >> beam.io.WriteToText(f"{layout.stage_dir('shards')}/shaping",
-                                                                file_name_suffix=".jsonl")
-        _ = (
+            _ = shaping | "WriteLongShaping" >> beam.io.WriteToText(f"{layout.stage_dir('shards')}/shaping-long",
+                                                                    file_name_suffix=".jsonl")
+        sft_stats = None
+        if sft_sources:
+            sft_stats, sft_shaping = (
+                deduplicated
+                | "ShapeSFT" >> ShapeSFT(sources=sft_sources, out_dir=layout.out, tokenizer_path=layout.tokenizer,
+                                         sequence_length=spec.stages["sft"].sequence_length,
+                                         config=spec.stages["sft"].sft, shard_size_bytes=spec.shard_size_bytes))
+            _ = sft_shaping | "WriteSFTShaping" >> beam.io.WriteToText(f"{layout.stage_dir('shards')}/shaping-sft",
+                                                                       file_name_suffix=".jsonl")
+        stats = (
             tuple(entries)
             | "AllEntries" >> beam.Flatten()
             | "WriteShards" >> WriteShards(out_dir=layout.out, tokenizer_path=layout.tokenizer,
-                                           eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes)
+                                           eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes))
+        all_stats = (stats, sft_stats) if sft_stats is not None else (stats,)
+        _ = (
+            all_stats
+            | "AllStats" >> beam.Flatten()
             | "StatsToJson" >> beam.Map(stats_to_json)
             | "WriteStats" >> beam.io.WriteToText(f"{layout.stage_dir('shards')}/stats", file_name_suffix=".jsonl")
         )

@@ -29,6 +29,7 @@ from filters.secrets import RedactionConfig, redact_text
 from mixtures.repository import FILE_SEP, REPO_NAME
 from mixtures.tokenizer import load_tokenizer
 from pretrain.data import build_gpt_dataset, read_documents
+from pretrain.sft_dataset import build_sft_dataset
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
@@ -127,7 +128,7 @@ def corpus(tmp_path_factory, shared_transcripts):
             "short": {"sequence_length": 64, "token_budget": 100_000,
                       "weights": {"alpha": 1, "beta": 1, "gamma": 1, "dump": 1, "runs": 0.5}},
             "long": {"sequence_length": 32768, "token_budget": 100_000, "weights": {"alpha": 1, "beta": 1, "gamma": 1}},
-            "sft": {"sequence_length": 128, "token_budget": 10_000, "weights": {"runs": 1}},
+            "sft": {"sequence_length": 8192, "token_budget": 10_000, "weights": {"runs": 1}},
         },
         "tokenizer": {"vocab_size": 1000, "train_sample_documents": 100},
     }
@@ -217,7 +218,26 @@ def test_megatron_opens_every_shard(builds):
         assert documents == details["documents"] > 0
 
 
-@pytest.mark.parametrize("stage", ["short", "long", "sft"])
+def test_sft_samples_decode_to_kept_transcripts_with_a_loss_mask(builds, tmp_path):
+    out = builds[0]
+    info = manifest(out)
+    tokenizer = load_tokenizer(str(out / "tokenizer.json"))
+    pad = tokenizer.token_to_id("<|pad|>")
+    dataset = build_sft_dataset(info["stages"]["sft"]["data_path"], 8192, 4, str(out / "tokenizer.json"),
+                                str(tmp_path / "cache"))
+    kept = [d["text"] for d in parquet_rows(out / "work" / "dedup", "docs") if d["kind"] == "transcript"]
+    for i in range(len(dataset)):
+        item = dataset[i]
+        tokens, positions = np.asarray(item["tokens"]), np.asarray(item["position_ids"])
+        mask = np.asarray(item["loss_mask"])
+        assert 0 < mask.sum() < (tokens != pad).sum()  # assistant turns trained, the rest masked
+        for sample in np.split(tokens, np.flatnonzero(positions == 0)[1:]):
+            sample = sample[sample != pad]
+            if len(sample):
+                assert tokenizer.decode(sample.tolist(), skip_special_tokens=False) in kept
+
+
+@pytest.mark.parametrize("stage", ["short", "long"])
 def test_gpt_dataset_samples_decode_to_input_text(builds, corpus, stage, tmp_path):
     out = builds[0]
     info = manifest(out)

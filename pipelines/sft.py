@@ -1,0 +1,90 @@
+"""Shape the SFT stage: transcripts into loss-masked samples, written as paired Megatron shards.
+
+Each transcript of the stage's sources becomes one or more samples (``mixtures.sft.sft_samples``:
+outcome policy, malformed tool calls removed, split at turn boundaries with a summary turn). Samples
+go to ``sft/SOURCE-SSSSS-of-NNNNN.bin/.idx`` with the aligned ``-loss_mask`` dataset beside them;
+shard assignment and order follow the same id-hash rule as the other stages, so the output is
+byte-identical whatever the worker count. What shaping drops is counted by reason.
+"""
+
+from __future__ import annotations
+
+import json
+
+import apache_beam as beam
+
+from codemix.document import Document
+from mixtures.indexed_dataset import dtype_for_vocab
+from mixtures.sft import SFTConfig, sft_samples, write_sft_shard
+from mixtures.tokenizer import load_tokenizer
+from pipelines.shards import shard_count, shard_of, shard_prefix
+
+SFT = "sft"
+SHAPING = "shaping"
+
+
+def sft_member(doc: Document, sources: list[str]):
+    if doc.source in sources and doc.kind == "transcript":
+        yield doc.source, doc
+
+
+def assign_sft_shard(entry, source_bytes: dict, shard_size_bytes: int):
+    source, doc = entry
+    shards = shard_count(source_bytes[source], shard_size_bytes)
+    return (source, shard_of(doc.id, shards), shards), doc
+
+
+class WriteSFTShard(beam.DoFn):
+    """One shard's transcripts -> SFT samples -> PREFIX and PREFIX-loss_mask; yields shard stats."""
+
+    def __init__(self, out_dir: str, tokenizer_path: str, sequence_length: int, config: SFTConfig):
+        self._out_dir = out_dir
+        self._tokenizer_path = tokenizer_path
+        self._sequence_length = sequence_length
+        self._config = config
+
+    def setup(self):
+        self._tokenizer = load_tokenizer(self._tokenizer_path)
+        self._dtype = dtype_for_vocab(self._tokenizer.get_vocab_size(with_added_tokens=True))
+
+    def process(self, element):
+        (source, index, shards), docs = element
+        samples, dropped = [], {}
+        for doc in sorted(docs, key=lambda d: d.id):  # id order: independent of bundles
+            doc_samples, reasons = sft_samples(doc, self._tokenizer, self._sequence_length, self._config)
+            samples += doc_samples
+            for reason, n in reasons.items():
+                dropped[reason] = dropped.get(reason, 0) + n
+        for reason, n in sorted(dropped.items()):
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
+                {"stage": SFT, "source": source, "reason": reason, "count": n}, sort_keys=True))
+        if samples:  # megatron cannot open an empty .bin
+            prefix = shard_prefix(self._out_dir, SFT, source, index, shards)
+            written, tokens = write_sft_shard(prefix, samples, self._dtype)
+            yield {"stage": SFT, "source": source, "shard": index, "shards": shards, "prefix": prefix,
+                   "documents": written, "tokens": tokens, "text_bytes": sum(len(d.text.encode()) for d in docs)}
+
+
+class ShapeSFT(beam.PTransform):
+    """Documents -> (shard stats dicts, shaping records as JSON lines)."""
+
+    def __init__(self, *, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
+                 config: SFTConfig, shard_size_bytes: int):
+        super().__init__()
+        self._sources = sources
+        self._write = WriteSFTShard(out_dir, tokenizer_path, sequence_length, config)
+        self._shard_size_bytes = shard_size_bytes
+
+    def expand(self, documents):
+        members = documents | "SelectTranscripts" >> beam.FlatMap(sft_member, self._sources)
+        source_bytes = (members
+                        | "MeasureTranscripts" >> beam.MapTuple(lambda source, doc: (source, len(doc.text.encode())))
+                        | "SumPerSource" >> beam.CombinePerKey(sum))
+        written = (
+            members
+            | "AssignSFTShards" >> beam.Map(assign_sft_shard, beam.pvalue.AsDict(source_bytes),
+                                            self._shard_size_bytes)
+            | "GroupSFTShards" >> beam.GroupByKey()
+            | "WriteSFTShards" >> beam.ParDo(self._write).with_outputs(SHAPING, main="stats")
+        )
+        return written.stats, written[SHAPING]
