@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DEMO_OUT := out/demo
 SDISTS := $(DEMO_OUT)/sdists
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint clean dash-demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,12 @@ $(SDISTS)/list.txt: examples/sdists.txt | $(VENV)/.installed
 demo: $(VENV)/.installed $(SDISTS)/list.txt
 	STDLIB="$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')" \
 		$(BIN)/mix build examples/demo.yaml --out $(DEMO_OUT)
+
+# The dashboard of the demo build, with synthetic training and RL results, and a Chromium screenshot.
+dash-demo: $(VENV)/.installed
+	test -f $(DEMO_OUT)/manifest.json || $(MAKE) demo
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	$(BIN)/python -m dashboards.demo --build $(DEMO_OUT) --out out/dash
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest

@@ -3,6 +3,8 @@
     mix build SPEC --out DIR [--from-stage STAGE] [BEAM OPTIONS...]
     mix plan SPEC
     mix stats DIR [--json]
+    mix inspect DIR/STAGE [-n N]
+    mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
     mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
 
 Any option ``mix build`` does not know is a Beam pipeline option and passes through unchanged,
@@ -35,6 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     stats = commands.add_parser("stats", help="drops per reason per source and redactions per type of a build")
     stats.add_argument("out", help="a mix build output directory")
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    inspect = commands.add_parser("inspect", help="print a few decoded samples of a built stage (DIR/STAGE)")
+    inspect.add_argument("stage_dir", help="DIR/STAGE, e.g. out/demo/sft")
+    inspect.add_argument("-n", "--samples", type=int, default=3)
+    inspect.add_argument("--max-chars", type=int, default=4000)
+
+    # `mix dash` has its own parser (dashboards/cli.py); its arguments pass through untouched.
+    commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
 
     plan = commands.add_parser("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
@@ -89,6 +99,14 @@ def command_stats(args) -> int:
     return 0
 
 
+def command_inspect(args) -> int:
+    from mixtures.inspect import format_samples, stage_samples
+
+    out_dir, _, stage = absolute_out(args.stage_dir).rstrip("/").rpartition("/")
+    print(format_samples(stage, stage_samples(out_dir, stage, args.samples), args.max_chars))
+    return 0
+
+
 def command_tokenizer_train(args) -> int:
     from mixtures.tokenizer import save_tokenizer, train_bpe
     from pipelines.build import sample_texts
@@ -110,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.log_level.upper() != "DEBUG":
         # Beam logs every bundle and worker start at INFO; our own progress lines say what matters.
         logging.getLogger("apache_beam").setLevel(logging.WARNING)
+        logging.getLogger("megatron").setLevel(logging.WARNING)
+    if args.command == "dash":
+        from dashboards.cli import main as dash_main
+
+        return dash_main(extra)
     if extra and args.command != "build":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
@@ -119,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             return command_plan(args)
         if args.command == "stats":
             return command_stats(args)
+        if args.command == "inspect":
+            return command_inspect(args)
         return command_tokenizer_train(args)
     except ConfigError as error:
         print(f"mix: spec error: {error}", file=sys.stderr)

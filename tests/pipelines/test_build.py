@@ -321,3 +321,11 @@ def test_rerun_from_a_later_stage_reuses_parquet(builds, corpus, tmp_path):
     assert manifest(copy)["counts"] == manifest(builds[0])["counts"]
     for prefix in manifest(copy)["stages"]["short"]["shards"]:
         assert Path(prefix + ".bin").read_bytes() == Path(prefix.replace(str(copy), str(builds[0])) + ".bin").read_bytes()
+
+
+def test_mix_inspect_marks_what_sft_does_not_train_on(builds, capsys):
+    assert mix(["inspect", str(builds[0] / "sft"), "-n", "1", "--max-chars", "100000"]) == 0
+    printed = capsys.readouterr().out
+    assert "[masked]<|im_start|>system\n" in printed
+    trained = re.sub(r"\[masked\].*?\[/masked\]", "", printed, flags=re.DOTALL)
+    assert "<|im_start|>user" not in trained and "<|im_start|>tool" not in trained and "<|im_end|>" in trained
