@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--out", required=True, help="output directory (local, gs://, s3://)")
     build.add_argument("--from-stage", default="crawl", choices=("crawl", "filter", "dedup", "shards"),
                        help="rerun from this stage, reusing earlier stages' Parquet in OUT/work")
+    build.add_argument("--fresh", action="store_true",
+                       help="ignore what an earlier, interrupted run of this build finished (default: resume it)")
 
     stats = commands.add_parser("stats", help="drops per reason per source and redactions per type of a build")
     stats.add_argument("out", help="a mix build output directory")
@@ -71,7 +73,7 @@ def command_build(args, beam_args: list[str]) -> int:
 
     spec = load_spec(args.spec)
     print(describe_plan(spec), flush=True)
-    manifest = run_build(spec, absolute_out(args.out), beam_args, from_stage=args.from_stage)
+    manifest = run_build(spec, absolute_out(args.out), beam_args, from_stage=args.from_stage, fresh=args.fresh)
     counts = manifest["counts"]
     print(f"\nread {counts['read']:,}: kept {counts['kept']:,}, dropped {sum(counts['dropped'].values()):,}, "
           f"duplicates {counts['duplicates']:,}, quarantined {counts['quarantined']:,}")

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from pipelines import ledger
-from pipelines.build import BuildLayout
+from pipelines.manifest import BuildLayout
 
 
 def pair_counts(pattern: str, first: str, second: str, weight: str | None = None) -> collections.Counter:
