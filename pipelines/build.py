@@ -30,6 +30,7 @@ from pipelines.filter import Filter
 from pipelines.long_context import ShapeLongContext
 from pipelines.manifest import BuildLayout, build_manifest, write_json
 from pipelines.options import pipeline_options, runner_name, with_default_runner
+from pipelines.progress import worker_count
 from pipelines.resume import StageRunner, stage_key, write_atomically
 from pipelines.sft import ShapeSFT
 from pipelines.shards import WriteShards, stage_entries, stats_to_json
@@ -59,7 +60,8 @@ def publish_quarantine(layout: BuildLayout) -> None:
 def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         documents = pipeline | "ReadCrawled" >> ledger.read_documents(layout.docs("crawl"))
-        outcomes = documents | "Filter" >> Filter(spec.filters)
+        outcomes = documents | "Filter" >> Filter(spec.filters, expected=ledger.count_rows(layout.docs("crawl")),
+                                                  workers=worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(

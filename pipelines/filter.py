@@ -14,6 +14,7 @@ from filters.apply import DocumentFilter
 from filters.config import FiltersConfig
 from filters.licenses import detect_license, is_license_evidence, repository_license
 from pipelines.ledger import CONTAMINATION, DOCS, DROPPED, tagged
+from pipelines.progress import Progress
 
 
 def repository_key(doc: Document) -> str:
@@ -60,11 +61,13 @@ class JudgeDocuments(beam.DoFn):
 class Filter(beam.PTransform):
     """Documents -> kept documents (main), ``dropped`` and ``contamination``."""
 
-    def __init__(self, config: FiltersConfig):
+    def __init__(self, config: FiltersConfig, *, expected: int | None = None, workers: int = 1):
         super().__init__()
         self._config = config
+        self._progress = Progress("filter", lambda doc: len(doc.text), expected=expected, workers=workers)
 
     def expand(self, documents):
+        documents = documents | "Progress" >> beam.ParDo(self._progress)
         licenses = (
             documents
             | "FindLicenseEvidence" >> beam.FlatMap(license_evidence)
