@@ -4,6 +4,7 @@
     mix plan SPEC
     mix stats DIR [--json]
     mix inspect DIR/STAGE [-n N]
+    mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
     mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
     mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
 
@@ -45,7 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("-n", "--samples", type=int, default=3)
     inspect.add_argument("--max-chars", type=int, default=4000)
 
-    # `mix dash` has its own parser (dashboards/cli.py); its arguments pass through untouched.
+    # These commands have their own parsers; their arguments pass through untouched.
+    commands.add_parser("train", add_help=False, help="MoE continued pretraining on a build (mix train -h)")
+    commands.add_parser("eval", add_help=False, help="bits per byte per checkpoint on held-out code (mix eval -h)")
+    commands.add_parser("handoff", add_help=False, help="export a run for RL: HF safetensors, lineage (mix handoff -h)")
     commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
 
     plan = commands.add_parser("plan", help="validate a spec and print the resolved plan, without any I/O")
@@ -131,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         # Beam logs every bundle and worker start at INFO; our own progress lines say what matters.
         logging.getLogger("apache_beam").setLevel(logging.WARNING)
         logging.getLogger("megatron").setLevel(logging.WARNING)
+    if args.command in ("train", "eval", "handoff"):
+        from pretrain import evaluate, handoff, train
+
+        return {"train": train.main, "eval": evaluate.main, "handoff": handoff.main}[args.command](extra)
     if args.command == "dash":
         from dashboards.cli import main as dash_main
 

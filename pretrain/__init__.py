@@ -1,1 +1,13 @@
-"""Megatron-core MoE continued pretraining on codemix shards (training lands with its own issue; data loading lives here now)."""
+"""Megatron-core MoE continued pretraining on codemix shards, and the hand-off to RL.
+
+    configs.py    recipes as data (pretrain/configs/*.yaml): model, parallel, precision, per-stage training
+    params.py     total/active parameter counts from a config alone (python -m pretrain.params NAME)
+    model.py      the model definition: a megatron-core GPTModel with MoE layers, RoPE/YaRN
+    parallel.py   process groups, the CPU compatibility layer, FP8 checks, DDP + distributed optimizer
+    stage_data.py a `mix build` directory -> megatron-core datasets (data.py, sft_dataset.py) -> batches
+    loop.py       the training step (CPU: plain AdamW; GPU: megatron's schedule), loss, logging rows
+    checkpoint.py megatron-core distributed checkpoints with optimizer, step, RNG and data position
+    run.py        one stage's run: set-up, resume, loop, checkpoints;  train.py: its thin CLI
+    evaluate.py   bits per byte on held-out code per checkpoint
+    handoff.py    the RL bundle: Qwen3-MoE safetensors + config, checkpoint, lineage, eval
+"""

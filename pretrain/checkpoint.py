@@ -1,0 +1,146 @@
+"""Save and resume with megatron-core distributed checkpointing: weights, optimizer, step, RNG, data position.
+
+A checkpoint is one ``dist_checkpointing`` directory, ``RUN_DIR/checkpoints/step_0000042/``:
+
+    model.*              the model's ``sharded_state_dict()``: each tensor saved once, under a key
+                         independent of TP/EP/PP layout (layers stacked, experts indexed), so a
+                         checkpoint written by 8 GPUs loads on 1 and vice versa
+    optimizer.*          Adam moments keyed like the parameters they belong to
+                         (``optimizer.state.exp_avg.<param key>``), plus the shared step count
+    train_state          ``TrainState`` as a dict: step, consumed samples, tokens seen (common, rank 0)
+    rng_state            per rank: torch (and CUDA, megatron tracker) generator states
+
+``RUN_DIR/checkpoints/latest`` names the newest complete checkpoint; it is written after the
+checkpoint itself, so a crash mid-save leaves ``latest`` on the previous one.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from megatron.core import dist_checkpointing
+from megatron.core.dist_checkpointing.mapping import ShardedObject
+from megatron.core.dist_checkpointing.optimizer import get_param_id_to_sharded_param_map, optim_state_to_sharding_state
+
+LATEST = "latest"
+
+
+def checkpoint_path(run_dir: str | Path, step: int) -> Path:
+    return Path(run_dir) / "checkpoints" / f"step_{step:07d}"
+
+
+def latest_checkpoint(run_dir: str | Path) -> Path | None:
+    """The newest complete checkpoint of a run, or None."""
+    marker = Path(run_dir) / "checkpoints" / LATEST
+    if not marker.is_file():
+        return None
+    path = Path(run_dir) / "checkpoints" / marker.read_text().strip()
+    return path if path.is_dir() else None
+
+
+def optimizer_sharded_state_dict(optimizer, model_sharded: dict, *, is_loading: bool) -> dict:
+    """The optimizer's state keyed by the model's sharded parameters.
+
+    megatron's optimizers (GPU) build this themselves. For ``torch.optim.AdamW`` (CPU) this is what
+    megatron's ``FP32Optimizer`` does: moments become ShardedTensors shaped like their parameter,
+    and the per-parameter ``step`` (equal for all) is stored once as ``common_step``.
+    """
+    if hasattr(optimizer, "sharded_state_dict"):
+        return optimizer.sharded_state_dict(model_sharded, is_loading=is_loading)
+    if is_loading:
+        init_adam_state(optimizer)
+    state = optimizer.state_dict()
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    steps = {float(s["step"]) for s in state["state"].values() if "step" in s}
+    optim_state_to_sharding_state(state, get_param_id_to_sharded_param_map(model_sharded, params), exclude_keys=("step",))
+    state["state"]["common_step"] = steps.pop() if steps else 0.0
+    return state
+
+
+def init_adam_state(optimizer: torch.optim.Optimizer) -> None:
+    """Allocate zero Adam moments so a load has tensors to fill (torch creates them lazily on step 1)."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if not optimizer.state[p]:
+                optimizer.state[p] = {"step": torch.tensor(0.0), "exp_avg": torch.zeros_like(p),
+                                      "exp_avg_sq": torch.zeros_like(p)}
+
+
+def load_optimizer_state(optimizer, state: dict) -> None:
+    """Inverse of ``optimizer_sharded_state_dict`` after ``dist_checkpointing.load`` filled it."""
+    if hasattr(optimizer, "sharded_state_dict"):
+        optimizer.load_state_dict(state)
+        return
+    step = state["state"].pop("common_step")
+    for param_state in state["state"].values():
+        param_state["step"] = torch.tensor(float(step))
+    optimizer.load_state_dict(state)
+
+
+def rng_state(cuda: bool) -> dict[str, Any]:
+    """Every generator a step may draw from: Python, NumPy, torch, and on GPU CUDA and megatron's tracker."""
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if cuda:
+        from megatron.core.tensor_parallel.random import get_cuda_rng_tracker
+
+        state.update(cuda=torch.cuda.get_rng_state(), tracker=get_cuda_rng_tracker().get_states())
+    return state
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state:
+        from megatron.core.tensor_parallel.random import get_cuda_rng_tracker
+
+        torch.cuda.set_rng_state(state["cuda"])
+        get_cuda_rng_tracker().set_states(state["tracker"])
+
+
+def _rng_object(data: Any) -> ShardedObject:
+    """RNG states differ per rank, so each rank stores its own shard of a world-sized object."""
+    rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
+    return ShardedObject("rng_state", data, (world,), (rank,), replica_id=0)
+
+
+def save_checkpoint(run_dir: str | Path, model, optimizer, train_state: dict[str, Any], *, cuda: bool) -> Path:
+    """Write checkpoint ``step_<train_state['step']>`` of ``model`` (the bare GPTModel) and ``optimizer``."""
+    path = checkpoint_path(run_dir, train_state["step"])
+    path.mkdir(parents=True, exist_ok=True)
+    model_sharded = model.sharded_state_dict()
+    state = {"model": model_sharded, "optimizer": optimizer_sharded_state_dict(optimizer, model_sharded, is_loading=False),
+             "train_state": train_state, "rng_state": _rng_object(rng_state(cuda))}
+    dist_checkpointing.save(state, str(path))
+    if torch.distributed.get_rank() == 0:
+        marker = path.parent / LATEST
+        temporary = marker.with_suffix(f".tmp-{os.getpid()}")
+        temporary.write_text(path.name)
+        os.replace(temporary, marker)  # atomic: readers see the old or the new name, never half
+    torch.distributed.barrier()
+    return path
+
+
+def load_checkpoint(path: str | Path, model, optimizer=None, *, cuda: bool = False) -> dict[str, Any]:
+    """Restore ``model`` (and, when given, ``optimizer`` and the RNG states) from ``path``.
+
+    Returns the stored train state. With ``optimizer=None`` only the weights are read: how a new
+    stage starts from the previous stage's result (``--init-from``).
+    """
+    model_sharded = model.sharded_state_dict()
+    request: dict[str, Any] = {"model": model_sharded}
+    if optimizer is not None:
+        request["optimizer"] = optimizer_sharded_state_dict(optimizer, model_sharded, is_loading=True)
+        request["rng_state"] = _rng_object(None)
+    loaded = dist_checkpointing.load(request, str(path))
+    model.load_state_dict(loaded["model"])
+    if optimizer is not None:
+        load_optimizer_state(optimizer, loaded["optimizer"])
+        set_rng_state(loaded["rng_state"])
+    common = dist_checkpointing.load_common_state_dict(str(path))
+    return dict(common.get("train_state", {}))

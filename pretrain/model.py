@@ -1,0 +1,167 @@
+"""The model definition: a recipe's ``ModelConfig`` as a megatron-core ``GPTModel`` with MoE layers.
+
+Architecture (Qwen3-MoE's, which is what ``pretrain.handoff`` exports): pre-norm RMSNorm blocks,
+grouped-query attention with per-head q/k RMSNorm and RoPE (or DeepSeek's multi-latent attention),
+MoE feed-forward layers of SwiGLU experts with an fp32 top-k router and an auxiliary
+load-balancing loss, an optional shared expert, untied input/output embeddings, no biases.
+
+Nothing here knows about devices or parallel groups beyond what ``transformer_config`` is told:
+``pretrain.parallel`` decides CPU vs GPU and hands over the overrides.
+
+Long context: the ``long`` stage (and every stage after it) stretches RoPE by
+``factor = max_context / rope.original_context``, with YaRN (megatron's ``YarnRotaryEmbedding``, position_embedding_type "yarn") or linear position
+interpolation (``seq_len_interpolation_factor``). RoPE has no weights, so a short-stage checkpoint
+loads unchanged into the long-stage model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from megatron.core.models.gpt import GPTModel
+from megatron.core.models.gpt.gpt_layer_specs import get_gpt_decoder_block_spec
+from megatron.core.transformer.transformer_config import MLATransformerConfig, TransformerConfig
+
+from codemix.config import ConfigError
+from pretrain.configs import Recipe
+from pretrain.parallel import CPU_CONFIG_OVERRIDES, HAVE_TE
+
+VOCAB_MULTIPLE = 128  # Megatron-LM's make_vocab_size_divisible_by: output GEMMs on tensor-core-friendly shapes
+
+
+@dataclass
+class YarnTransformerConfig(TransformerConfig):
+    """``TransformerConfig`` plus the ``yarn_*`` fields megatron-core 0.16.1's ``GPTModel`` reads with
+    ``getattr`` when ``position_embedding_type="yarn"`` (only MLATransformerConfig declares YaRN fields).
+    Attention multiplies cos/sin by YaRN's concentration factor 0.1·ln(factor)·mscale + 1 when these
+    fields are present, as Hugging Face's ``rope_scaling: {rope_type: yarn}`` does."""
+
+    yarn_rotary_scaling_factor: float = 1.0
+    yarn_original_max_position_embeddings: int = 4096
+    yarn_beta_fast: float = 32.0
+    yarn_beta_slow: float = 1.0
+    yarn_mscale: float = 1.0
+    yarn_mscale_all_dim: float = 0.0
+    yarn_correction_range_round_to_int: bool = True
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class PositionSetup:
+    """How a run applies RoPE: GPTModel's ``position_embedding_type`` and its scaling factor."""
+
+    kind: str = "rope"  # "rope" | "yarn"
+    factor: float = 1.0  # YaRN or linear-interpolation factor; 1.0 = plain RoPE
+    linear: bool = False
+
+    @property
+    def scaled(self) -> bool:
+        return self.factor != 1.0
+
+
+def position_setup(recipe: Recipe, stage: str, *, extended: bool = False) -> PositionSetup:
+    """RoPE for ``stage``: stretched by ``max_context / original_context`` in the long stage and in
+    every stage after it (``extended``: the run starts from a long-context checkpoint), since a model
+    extended with YaRN keeps its YaRN frequencies for SFT and RL, as Qwen and DeepSeek do."""
+    rope = recipe.model.rope
+    factor = rope.scaling_factor(recipe.model.max_context)
+    if not (stage == "long" or extended) or factor == 1.0 or rope.long_scaling == "none":
+        return PositionSetup()
+    if rope.long_scaling == "linear":
+        return PositionSetup(kind="rope", factor=factor, linear=True)
+    return PositionSetup(kind="yarn", factor=factor)
+
+
+def padded_vocab_size(vocab_size: int, tensor_parallel: int = 1) -> int:
+    """The tokenizer's vocabulary rounded up to a multiple of 128 x TP (extra rows are never targets)."""
+    multiple = VOCAB_MULTIPLE * tensor_parallel
+    return math.ceil(vocab_size / multiple) * multiple
+
+
+def config_kwargs(recipe: Recipe) -> dict[str, Any]:
+    """TransformerConfig fields of the recipe's architecture, parallelism and precision (GPU defaults)."""
+    model, moe, parallel, precision = recipe.model, recipe.model.moe, recipe.parallel, recipe.precision
+    bf16 = precision.dtype == "bf16"
+    kwargs = {
+        "num_layers": model.num_layers, "hidden_size": model.hidden_size, "num_attention_heads": model.num_attention_heads,
+        "ffn_hidden_size": model.ffn_hidden_size, "normalization": "RMSNorm", "layernorm_epsilon": model.norm_epsilon,
+        "gated_linear_unit": True, "activation_func": F.silu, "add_bias_linear": False, "add_qkv_bias": False,
+        "qk_layernorm": model.qk_layernorm, "hidden_dropout": 0.0, "attention_dropout": 0.0, "init_method_std": model.init_std,
+        # MoE
+        "num_moe_experts": moe.num_experts, "moe_router_topk": moe.router_topk, "moe_ffn_hidden_size": moe.ffn_hidden_size,
+        "moe_shared_expert_intermediate_size": moe.shared_expert_intermediate_size or None,
+        "moe_shared_expert_gate": moe.shared_expert_gate, "moe_layer_freq": model.moe_layer_pattern,
+        "moe_router_load_balancing_type": moe.load_balancing, "moe_aux_loss_coeff": moe.aux_loss_coeff,
+        "moe_z_loss_coeff": moe.z_loss_coeff or None, "moe_router_dtype": moe.router_dtype,
+        "moe_router_score_function": moe.score_function, "moe_enable_routing_replay": moe.enable_routing_replay,
+        "moe_per_layer_logging": True, "moe_token_dispatcher_type": "alltoall",
+        "moe_grouped_gemm": precision.grouped_gemm and HAVE_TE,
+        # parallelism
+        "tensor_model_parallel_size": parallel.tensor, "pipeline_model_parallel_size": parallel.pipeline,
+        "context_parallel_size": parallel.context, "expert_model_parallel_size": parallel.expert,
+        "sequence_parallel": parallel.tensor > 1,
+        # precision: per-token loss keeps the gradient an average over tokens at any DP/CP/microbatch split
+        "bf16": bf16, "params_dtype": torch.bfloat16 if bf16 else torch.float32, "calculate_per_token_loss": True,
+        "fp8": precision.fp8, "fp8_recipe": precision.fp8_recipe,
+        "moe_router_padding_for_fp8": bool(precision.fp8) and precision.router_padding_for_fp8,
+    }
+    if model.mla is None:
+        kwargs.update(num_query_groups=model.query_groups, kv_channels=model.kv_channels)
+    return kwargs
+
+
+def mla_kwargs(recipe: Recipe, position: PositionSetup) -> dict[str, Any]:
+    """MLATransformerConfig fields: latent ranks, head dims and its built-in (YaRN) RoPE."""
+    mla, rope = recipe.model.mla, recipe.model.rope
+    return {
+        "q_lora_rank": mla.q_lora_rank, "kv_lora_rank": mla.kv_lora_rank, "qk_head_dim": mla.qk_head_dim,
+        "qk_pos_emb_head_dim": mla.qk_pos_emb_head_dim, "v_head_dim": mla.v_head_dim, "rotary_base": rope.base,
+        "rope_type": "yarn" if position.kind == "yarn" else "rope", "rotary_scaling_factor": position.factor,
+        "original_max_position_embeddings": rope.original_context, "beta_fast": rope.yarn_beta_fast,
+        "beta_slow": rope.yarn_beta_slow, "mscale": 1.0, "mscale_all_dim": 1.0}
+
+
+def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
+                       overrides: dict[str, Any] | None = None, validate_only: bool = False) -> TransformerConfig:
+    """The megatron-core config of ``recipe`` for one stage; building it runs megatron's own checks.
+
+    ``overrides`` are the device-specific fields from ``pretrain.parallel`` (``CPU_CONFIG_OVERRIDES``).
+    ``validate_only`` builds the config with CPU-safe numerics: nothing is allocated, so this is how a
+    1T-parameter recipe is checked on a laptop.
+    """
+    position = position or position_setup(recipe, "long")
+    kwargs = config_kwargs(recipe)
+    if validate_only:
+        kwargs.update(bf16=False, params_dtype=torch.float32, fp8=None, moe_router_padding_for_fp8=False)
+    kwargs.update(overrides or {})
+    try:
+        if recipe.model.mla is not None:
+            return MLATransformerConfig(**kwargs, **mla_kwargs(recipe, position))
+        rope = recipe.model.rope
+        return YarnTransformerConfig(
+            **kwargs, yarn_rotary_scaling_factor=position.factor if position.kind == "yarn" else 1.0,
+            yarn_original_max_position_embeddings=rope.original_context, yarn_beta_fast=rope.yarn_beta_fast,
+            yarn_beta_slow=rope.yarn_beta_slow)
+    except (AssertionError, ValueError) as error:
+        raise ConfigError(f"model ({recipe.name})", f"megatron-core rejects this configuration: {error}") from error
+
+
+def build_model(recipe: Recipe, *, vocab_size: int, sequence_length: int, position: PositionSetup, cpu: bool) -> GPTModel:
+    """The ``GPTModel`` of ``recipe``: the same builder on CPU and GPU (``cpu`` picks the overrides and
+    the layer implementation: megatron's local modules, or Transformer Engine's when installed)."""
+    if sequence_length > recipe.model.max_context:
+        raise ConfigError("model.max_context", f"is {recipe.model.max_context}, below the sequence length {sequence_length}",
+                          "raise model.max_context (it also sets the YaRN factor) or train shorter")
+    overrides = dict(CPU_CONFIG_OVERRIDES) if cpu else {}
+    config = transformer_config(recipe, position=position, overrides=overrides)
+    spec = get_gpt_decoder_block_spec(config, use_transformer_engine=HAVE_TE and not cpu, normalization="RMSNorm")
+    model = GPTModel(
+        config=config, transformer_layer_spec=spec,
+        vocab_size=padded_vocab_size(vocab_size, recipe.parallel.tensor),
+        max_sequence_length=sequence_length, position_embedding_type=position.kind,
+        rotary_base=int(recipe.model.rope.base), share_embeddings_and_output_weights=False,
+        seq_len_interpolation_factor=position.factor if position.linear else None)
+    return model if cpu else model.cuda()

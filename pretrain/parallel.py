@@ -1,0 +1,258 @@
+"""Parallelism and precision set-up: process groups, the CPU compatibility layer, FP8 checks, GPU wrappers.
+
+What runs where:
+
+* **GPU** (``torchrun``, NCCL): megatron-core process groups for TP/EP/CP/DP, the model wrapped in
+  megatron's ``DistributedDataParallel``, megatron's distributed optimizer (``get_megatron_optimizer``),
+  BF16 or FP8 through Transformer Engine.
+* **CPU** (tests, laptops): one process, a gloo "world" of size 1 so megatron-core's process-group
+  lookups succeed, fp32 weights, plain ``torch.optim.AdamW``. megatron-core 0.16.1 assumes CUDA in a
+  few places; ``CpuCompat`` below patches exactly those, and only when CUDA is absent.
+
+The model itself (``pretrain.model``) and the loss/data path (``pretrain.loop``) are the same on both.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from megatron.core import parallel_state
+
+from codemix.config import require
+from pretrain.configs import ParallelConfig, PrecisionConfig, StageTrainConfig
+
+HAVE_TE = importlib.util.find_spec("transformer_engine") is not None
+# Peak dense BF16 tensor-core TFLOPs per GPU from NVIDIA's datasheets (FP8 is twice these); the MFU denominator.
+PEAK_BF16_TFLOPS = {"H100": 989.0, "H200": 989.0, "H800": 989.0, "B200": 2250.0, "GB200": 2500.0, "A100": 312.0}
+
+
+# --- precision ----------------------------------------------------------------------------------
+
+
+def check_precision(precision: PrecisionConfig, *, cuda: bool, have_te: bool,
+                    capability: tuple[int, int] | None = None) -> None:
+    """Refuse precision settings this machine would silently ignore or cannot run.
+
+    megatron-core without Transformer Engine accepts ``fp8=`` and quietly trains in BF16, so an FP8
+    benchmark would measure BF16: that is refused here, naming the field and the fix.
+    """
+    if precision.fp8 is None:
+        return
+    require(have_te, "precision.fp8", f"fp8: {precision.fp8} needs NVIDIA Transformer Engine, which is not installed "
+            "(megatron-core would silently train in BF16)",
+            "pip install 'transformer_engine[pytorch]' on a CUDA machine, or remove precision.fp8 to train in BF16")
+    require(cuda, "precision.fp8", "FP8 needs a CUDA GPU (Hopper or Blackwell)", "remove precision.fp8 on this machine")
+    major = (capability or torch.cuda.get_device_capability())[0]
+    if precision.fp8_recipe == "mxfp8":
+        require(major >= 10, "precision.fp8_recipe", "mxfp8 needs Blackwell (compute capability 10.0+)",
+                "use fp8_recipe: blockwise or tensorwise on Hopper")
+    elif precision.fp8_recipe == "blockwise":
+        require(major == 9, "precision.fp8_recipe", "blockwise FP8 scaling is a Hopper (9.x) recipe",
+                "use fp8_recipe: mxfp8 on Blackwell")
+    else:
+        require(major >= 9 or capability == (8, 9), "precision.fp8", "FP8 tensor cores need Ada, Hopper or Blackwell",
+                "remove precision.fp8 on this GPU")
+
+
+def check_parallel(parallel: ParallelConfig, *, cuda: bool, have_te: bool, world_size: int,
+                   sequence_length: int | None = None) -> None:
+    """Check the parallel layout against the machine and the stage's sequence length."""
+    if not cuda:
+        for name in ("tensor", "expert", "context"):
+            require(getattr(parallel, name) == 1, f"parallel.{name}", "model parallelism needs CUDA GPUs",
+                    f"set parallel.{name}: 1 for a CPU run")
+    if parallel.context > 1:
+        require(have_te, "parallel.context", "context parallelism runs in Transformer Engine attention",
+                "install transformer_engine, or set parallel.context: 1")
+        require(sequence_length is None or sequence_length % (2 * parallel.context) == 0, "parallel.context",
+                f"sequence_length {sequence_length} must split into 2 x {parallel.context} chunks (load-balanced causal CP)")
+    model_parallel = parallel.tensor * parallel.pipeline * parallel.context
+    require(world_size % model_parallel == 0, "parallel", f"world size {world_size} is not a multiple of "
+            f"tensor x pipeline x context = {model_parallel}")
+    require(world_size % parallel.expert == 0, "parallel.expert", f"must divide the world size {world_size}")
+
+
+# --- CPU compatibility layer (applied only when CUDA is absent) ----------------------------------
+
+
+# TransformerConfig fields forced on CPU, and why.
+CPU_CONFIG_OVERRIDES: dict[str, Any] = {
+    "use_cpu_initialization": True,  # else weights are allocated on torch.cuda.current_device()
+    "params_dtype": torch.float32,  # bf16 matmuls on CPU are slow and lose the loss-equality checks
+    "bf16": False,
+    "fp8": None,  # refused earlier by check_precision; never reaches a CPU config
+    "moe_token_dispatcher_type": "allgather",  # the only dispatcher without CUDA-only collectives at world size 1
+    "moe_grouped_gemm": False,  # grouped GEMM experts are TE/CUTLASS kernels; SequentialMLP runs anywhere
+    "moe_router_padding_for_fp8": False,
+    "gradient_accumulation_fusion": False,  # an APEX/TE fused wgrad kernel
+}
+
+
+@dataclass(slots=True)
+class CpuCompat:
+    """The patches megatron-core 0.16.1 needs to train in a CPU-only process, undone by ``restore``.
+
+    * ``torch.cuda.current_device`` -> ``"cpu"``: megatron allocates buffers (RoPE frequencies, MoE
+      token counts) on "the current CUDA device"; "cpu" is a valid device string for those calls.
+    * ``torch.cuda.synchronize`` -> no-op: dist_checkpointing syncs after its device-to-host copies.
+    * a no-op CUDA RNG tracker (``inference_rng_tracker=True``): the tracker's ``fork()`` swaps CUDA
+      RNG states; with dropout off nothing draws from it, and CPU init uses torch's default generator.
+    """
+
+    saved: dict[str, Any] = field(default_factory=dict)
+
+    def apply(self) -> None:
+        self.saved = {"current_device": torch.cuda.current_device, "synchronize": torch.cuda.synchronize}
+        torch.cuda.current_device = lambda: "cpu"
+        torch.cuda.synchronize = lambda *args, **kwargs: None
+
+    def restore(self) -> None:
+        if self.saved:
+            torch.cuda.current_device = self.saved["current_device"]
+            torch.cuda.synchronize = self.saved["synchronize"]
+            self.saved = {}
+
+
+def patch_missing_te_symbols() -> None:
+    """Without Transformer Engine, 0.16.1's fp32 router GEMM reads an undefined ``te_general_gemm``
+    (NameError); None selects its plain-torch branch. Harmless with TE, so only set when absent."""
+    if not HAVE_TE:
+        from megatron.core.transformer.moe import moe_utils
+
+        if not hasattr(moe_utils, "te_general_gemm"):
+            moe_utils.te_general_gemm = None
+
+
+# --- process groups -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, kw_only=True)
+class Runtime:
+    """Where this process trains: device, ranks, and what was set up (so ``shutdown`` undoes it)."""
+
+    device: torch.device
+    cuda: bool
+    have_te: bool
+    world_size: int
+    rank: int
+    data_parallel_size: int
+    data_parallel_rank: int
+    cpu_compat: CpuCompat | None = None
+    owns_process_group: bool = False
+
+    @property
+    def te_attention(self) -> bool:
+        """Transformer Engine attention: builds causal masks itself, takes packed SFT as THD segments.
+        Otherwise megatron's local attention runs and needs explicit boolean masks."""
+        return self.cuda and self.have_te
+
+    @property
+    def peak_tflops(self) -> float | None:
+        """Peak dense BF16 TFLOPs of this GPU, from its name (None on CPU or an unknown GPU)."""
+        if not self.cuda:
+            return None
+        name = torch.cuda.get_device_name()
+        return next((peak for key, peak in PEAK_BF16_TFLOPS.items() if key in name), None)
+
+
+def initialize(parallel: ParallelConfig, *, seed: int, sequence_length: int | None = None,
+               precision: PrecisionConfig | None = None, force_cpu: bool = False) -> Runtime:
+    """Start torch.distributed and megatron-core's process groups for this layout.
+
+    Under ``torchrun`` with CUDA: NCCL from the environment. Otherwise (or with ``force_cpu``, for
+    CPU-side jobs such as the hand-off export): the CPU compatibility layer and a gloo group of one
+    process (an in-memory store, no ports).
+    """
+    cuda = torch.cuda.is_available() and not force_cpu
+    world_size = int(os.environ.get("WORLD_SIZE", "1")) if cuda else 1
+    check_parallel(parallel, cuda=cuda, have_te=HAVE_TE, world_size=world_size, sequence_length=sequence_length)
+    if precision is not None:
+        check_precision(precision, cuda=cuda, have_te=HAVE_TE)
+    compat = None if cuda else CpuCompat()
+    if compat:
+        compat.apply()
+    patch_missing_te_symbols()
+    owns = _init_process_group(cuda)
+    if not parallel_state.model_parallel_is_initialized():
+        parallel_state.initialize_model_parallel(
+            tensor_model_parallel_size=parallel.tensor, pipeline_model_parallel_size=parallel.pipeline,
+            context_parallel_size=parallel.context, expert_model_parallel_size=parallel.expert,
+            create_gloo_process_groups=cuda)
+    _seed_everything(seed, cuda)
+    return Runtime(
+        device=torch.device("cuda", torch.cuda.current_device()) if cuda else torch.device("cpu"),
+        cuda=cuda, have_te=HAVE_TE, world_size=torch.distributed.get_world_size(), rank=torch.distributed.get_rank(),
+        data_parallel_size=parallel_state.get_data_parallel_world_size(),
+        data_parallel_rank=parallel_state.get_data_parallel_rank(), cpu_compat=compat, owns_process_group=owns)
+
+
+def _init_process_group(cuda: bool) -> bool:
+    """Create the default process group unless one exists; True when this call created it."""
+    if torch.distributed.is_initialized():
+        return False
+    if cuda and "WORLD_SIZE" in os.environ:  # torchrun: rendezvous from the environment
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        torch.distributed.init_process_group("nccl", timeout=datetime.timedelta(minutes=30))
+    elif cuda:  # one GPU, plain `python -m`: a world of one, no ports
+        torch.cuda.set_device(0)
+        torch.distributed.init_process_group("nccl", store=torch.distributed.HashStore(), rank=0, world_size=1)
+    else:
+        torch.distributed.init_process_group("gloo", store=torch.distributed.HashStore(), rank=0, world_size=1)
+    return True
+
+
+def _seed_everything(seed: int, cuda: bool) -> None:
+    """Seed torch (CPU init draws from it) and megatron's CUDA RNG tracker (a no-op one on CPU)."""
+    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
+
+    torch.manual_seed(seed)
+    model_parallel_cuda_manual_seed(seed, inference_rng_tracker=not cuda, force_reset_rng=True)
+
+
+def shutdown(runtime: Runtime) -> None:
+    """Tear down what ``initialize`` set up, so a later run (or test) starts from a clean process."""
+    parallel_state.destroy_model_parallel()
+    if runtime.owns_process_group and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+    if runtime.cpu_compat:
+        runtime.cpu_compat.restore()
+
+
+# --- GPU wrappers and the optimizer ---------------------------------------------------------------
+
+
+def wrap_model(model: torch.nn.Module, runtime: Runtime) -> torch.nn.Module:
+    """GPU: megatron's DDP (fp32 grad buffers, overlapped reduce-scatter for the distributed
+    optimizer). CPU: the bare model (one process, nothing to reduce)."""
+    if not runtime.cuda:
+        return model
+    from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
+
+    ddp_config = DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=True,
+                                               use_distributed_optimizer=True, bucket_size=40_000_000)
+    return DistributedDataParallel(config=model.config, ddp_config=ddp_config, module=model)
+
+
+def build_optimizer(model: torch.nn.Module, train: StageTrainConfig, runtime: Runtime, *, bf16: bool):
+    """AdamW without weight decay on norms (1-D weights), as megatron's optimizer groups them.
+
+    GPU: megatron's distributed optimizer (fp32 main weights and Adam state sharded over DP ranks).
+    CPU: ``torch.optim.AdamW`` over the same two groups.
+    """
+    if runtime.cuda:
+        from megatron.core.optimizer import OptimizerConfig, get_megatron_optimizer
+
+        config = OptimizerConfig(optimizer="adam", lr=train.lr, min_lr=train.min_lr, weight_decay=train.weight_decay,
+                                 adam_beta1=train.adam_beta1, adam_beta2=train.adam_beta2, adam_eps=train.adam_eps,
+                                 clip_grad=train.clip_grad, bf16=bf16, use_distributed_optimizer=True)
+        return get_megatron_optimizer(config, [model])
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim > 1]
+    no_decay = [p for p in model.parameters() if p.requires_grad and p.ndim <= 1]
+    groups = [{"params": decay, "weight_decay": train.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=train.lr, betas=(train.adam_beta1, train.adam_beta2), eps=train.adam_eps)
+

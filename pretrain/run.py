@@ -1,0 +1,201 @@
+"""One training run of one stage, start to finish: set-up, resume, the step loop, logs, checkpoints.
+
+``run(TrainOptions(...))`` is what ``python -m pretrain.train`` (and ``mix train``) call. A run
+directory holds::
+
+    run.json          run id, stage, the resolved recipe, the data it reads (build dir, spec hash,
+                      blend, sources), and the checkpoint it started from (``init_from``), if any
+    metrics.jsonl     one row per step (``pretrain.loop.log_row``)
+    checkpoints/      ``step_NNNNNNN/`` distributed checkpoints and ``latest``
+    data_cache/       megatron-core's dataset index files
+
+A run resumes from its own ``latest`` checkpoint when restarted with the same ``--out``, or from
+``resume_from``; ``init_from`` instead starts a new stage from another run's weights (fresh optimizer,
+step 0), e.g. ``long`` from ``short``'s last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from codemix.config import ConfigError
+from pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from pretrain.configs import Recipe
+from pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
+from pretrain.metrics import ExpertLoadMonitor
+from pretrain.model import PositionSetup, build_model, padded_vocab_size, position_setup
+from pretrain.parallel import HAVE_TE, Runtime, build_optimizer, check_precision, initialize, shutdown, wrap_model
+from pretrain.params import count_parameters
+from pretrain.stage_data import BatchPlan, StageData, build_stage_dataset, read_stage
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True, kw_only=True)
+class TrainOptions:
+    """A run's inputs beyond the recipe: stage, data, where to write, how long, where to start."""
+
+    recipe: Recipe
+    stage: str
+    data_dir: str
+    out_dir: str
+    steps: int
+    run_id: str | None = None  # default: the --out directory's name
+    save_interval: int = 0  # also save every N steps (0: only at the end)
+    log_interval: int = 1
+    sequence_length: int | None = None  # overrides the recipe's and the manifest's
+    init_from: str | None = None  # a checkpoint whose weights start this run
+    resume_from: str | None = None  # a checkpoint to continue exactly (default: OUT/checkpoints/latest)
+    peak_tflops: float | None = None  # per device; default from the GPU's name, none on CPU (MFU not logged)
+
+
+@dataclass(slots=True, kw_only=True)
+class TrainSummary:
+    run_id: str
+    out_dir: str
+    checkpoint: str
+    state: TrainState
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run(options: TrainOptions) -> TrainSummary:
+    """Train ``options.stage`` for ``options.steps`` optimizer steps (counted from step 0 of the run)."""
+    if options.steps < 1:
+        raise ConfigError("--steps", "must be at least 1")
+    # Before any I/O: an FP8 request this machine would silently run in BF16 fails in milliseconds.
+    check_precision(options.recipe.precision, cuda=torch.cuda.is_available(), have_te=HAVE_TE)
+    data = read_stage(options.data_dir, options.stage)
+    train = options.recipe.stage(options.stage)
+    sequence_length = options.sequence_length or train.sequence_length or data.sequence_length
+    runtime = initialize(options.recipe.parallel, seed=train.seed, sequence_length=sequence_length,
+                         precision=options.recipe.precision)
+    try:
+        position = run_position(options)
+        trainer = make_trainer(options, data, runtime, sequence_length, position)
+        run_id = options.run_id or Path(options.out_dir).name
+        write_run_json(options, data, run_id, sequence_length, position, runtime)
+        start_from(trainer, options)
+        rows = train_loop(trainer, options, run_id)
+        checkpoint = save_checkpoint(options.out_dir, trainer.model, trainer.optimizer, trainer.state.to_dict(),
+                                     cuda=runtime.cuda)
+        return TrainSummary(run_id=run_id, out_dir=options.out_dir, checkpoint=str(checkpoint), state=trainer.state,
+                            rows=rows)
+    finally:
+        shutdown(runtime)
+
+
+def run_position(options: TrainOptions) -> PositionSetup:
+    """RoPE of this run: YaRN in the long stage, and in any run started from a YaRN run's weights."""
+    start = options.init_from or options.resume_from
+    extended = False
+    if start and (Path(start).resolve().parent.parent / "run.json").is_file():
+        parent = json.loads((Path(start).resolve().parent.parent / "run.json").read_text())
+        extended = PositionSetup(**parent.get("position", {})).scaled
+    return position_setup(options.recipe, options.stage, extended=extended)
+
+
+def make_trainer(options: TrainOptions, data: StageData, runtime: Runtime, sequence_length: int,
+                 position: PositionSetup) -> Trainer:
+    """Model, optimizer, dataset and batch plan of the stage on this device."""
+    recipe, train = options.recipe, options.recipe.stage(options.stage)
+    model = build_model(recipe, vocab_size=data.tokenizer().vocab_size, sequence_length=sequence_length,
+                        position=position, cpu=not runtime.cuda)
+    wrapped = wrap_model(model, runtime)
+    optimizer = build_optimizer(wrapped, train, runtime, bf16=recipe.precision.dtype == "bf16")
+    if runtime.cuda:
+        configure_gpu_schedule(wrapped, optimizer)
+    plan = BatchPlan(micro_batch_size=train.micro_batch_size, global_batch_size=train.global_batch_size,
+                     data_parallel_size=runtime.data_parallel_size, data_parallel_rank=runtime.data_parallel_rank)
+    plan.validate()
+    dataset = build_stage_dataset(data, sequence_length=sequence_length, num_samples=options.steps * plan.global_batch_size,
+                                  cache_dir=str(Path(options.out_dir) / "data_cache"), seed=train.seed,
+                                  attention_mask=not runtime.te_attention)
+    return Trainer(recipe=recipe, stage=options.stage, train=train, runtime=runtime, model=model, wrapped=wrapped,
+                   optimizer=optimizer, dataset=dataset, sources=data.sources, plan=plan,
+                   sequence_length=sequence_length, total_steps=options.steps, monitor=ExpertLoadMonitor(model))
+
+
+def start_from(trainer: Trainer, options: TrainOptions) -> None:
+    """Resume this run's own state, or start from another run's weights, or from scratch."""
+    resume = options.resume_from or latest_checkpoint(options.out_dir)
+    if resume:
+        state = load_checkpoint(resume, trainer.model, trainer.optimizer, cuda=trainer.runtime.cuda)
+        trainer.state = TrainState(**state)
+        logger.info("resumed from %s at step %d", resume, trainer.state.step)
+    elif options.init_from:
+        load_checkpoint(options.init_from, trainer.model)
+        logger.info("initialised weights from %s", options.init_from)
+
+
+def train_loop(trainer: Trainer, options: TrainOptions, run_id: str) -> list[dict[str, Any]]:
+    """Step until ``options.steps``, logging every step to metrics.jsonl and saving on the interval."""
+    rows, metrics = [], Path(options.out_dir) / "metrics.jsonl"
+    active = count_parameters(trainer.recipe.model, padded_vocab_size(trainer.model.vocab_size)).active_matmul
+    peak = peak_flops(options, trainer.runtime, trainer.recipe)
+    while trainer.state.step < options.steps:
+        stats = trainer.step()
+        row = log_row(run_id, trainer.stage, trainer.state, stats, active_matmul_params=active, peak_flops=peak)
+        rows.append(row)
+        if trainer.runtime.rank == 0:
+            append_jsonl(metrics, row)
+            if trainer.state.step % options.log_interval == 0:
+                print(format_row(row), flush=True)
+        if options.save_interval and trainer.state.step % options.save_interval == 0 and trainer.state.step < options.steps:
+            save_checkpoint(options.out_dir, trainer.model, trainer.optimizer, trainer.state.to_dict(),
+                            cuda=trainer.runtime.cuda)
+    return rows
+
+
+def peak_flops(options: TrainOptions, runtime: Runtime, recipe: Recipe) -> float | None:
+    """Peak FLOP/s of all devices of the run: --peak-tflops, else the GPU's datasheet BF16 figure (x2 in FP8)."""
+    per_device = options.peak_tflops or runtime.peak_tflops
+    if per_device is None:
+        return None
+    fp8 = 2.0 if recipe.precision.fp8 and not options.peak_tflops else 1.0
+    return per_device * fp8 * 1e12 * runtime.world_size
+
+
+def format_row(row: dict[str, Any]) -> str:
+    mfu = f" mfu {row['mfu']:.1%}" if row["mfu"] is not None else ""
+    balance = " ".join(f"{x:.2f}" for x in row["expert_imbalance"])
+    return (f"[{row['stage']}] step {row['step']:>6}  loss {row['loss']:.4f}  lr {row['lr']:.2e}  "
+            f"grad {row['grad_norm']:.3f}  {row['tokens_per_s']:,.0f} tok/s{mfu}  expert max/mean {balance}")
+
+
+def lineage_parent(options: TrainOptions) -> str | None:
+    """The checkpoint whose *weights* this stage started from. A run resumed from another directory
+    continues that run's stage (its tokens are already in the resumed state), so it inherits the
+    parent's own starting point rather than pointing at the parent."""
+    if not options.resume_from:
+        return options.init_from
+    parent = Path(options.resume_from).resolve().parent.parent / "run.json"
+    return json.loads(parent.read_text()).get("init_from") if parent.is_file() else None
+
+
+def write_run_json(options: TrainOptions, data: StageData, run_id: str, sequence_length: int, position: PositionSetup,
+                   runtime: Runtime) -> None:
+    """Record what the run is (written once; a resumed run must be the same stage of the same build)."""
+    path = Path(options.out_dir) / "run.json"
+    record = {
+        "run_id": run_id, "stage": options.stage, "recipe": asdict(options.recipe), "steps": options.steps,
+        "sequence_length": sequence_length, "position": asdict(position), "init_from": lineage_parent(options),
+        "resumed_from": options.resume_from,
+        "data": {"build_dir": str(Path(data.build_dir).resolve()), "spec_hash": data.spec_hash,
+                 "spec_name": data.manifest.get("spec_name"), "data_path": data.data_path, "sources": data.sources},
+        "device": "cuda" if runtime.cuda else "cpu", "world_size": runtime.world_size,
+    }
+    if path.is_file():
+        earlier = json.loads(path.read_text())
+        if (earlier["stage"], earlier["data"]["spec_hash"]) != (options.stage, data.spec_hash):
+            raise ConfigError("--out", f"{options.out_dir} holds a run of stage {earlier['stage']!r} on another build",
+                              "use a new --out directory for a new stage or build")
+        return
+    if runtime.rank == 0:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=2, default=str))
