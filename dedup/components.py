@@ -12,8 +12,14 @@ and alternating them converges in O(log² n) rounds to a set of stars, each cent
 smallest id of its component, which is then its label. A star set is also a fixed point of both
 steps, so "is a set of stars" is the convergence test (``CountStarViolations``).
 
-Each Beam pipeline runs ``rounds_per_pass`` rounds and then the test; ``resolve_components``
-loops passes up to ``max_passes`` and raises rather than return unconverged clusters.
+Rounds do not deduplicate their output: a node links each of its *distinct* neighbours once, so
+a round emits at most as many edges as there are distinct edges in its input, and repeats never
+accumulate. A ``Distinct`` per step would cost one more shuffle of every edge to save at most
+that many in the next grouping; consumers that need distinct labels deduplicate them.
+
+Each pass runs ``rounds_per_pass`` rounds and then the test, in its own Beam pipeline or (the
+first) inside the pipeline that made the edges; ``resolve_components`` loops passes up to
+``max_passes`` and raises rather than return unconverged clusters.
 """
 
 from __future__ import annotations
@@ -95,7 +101,7 @@ def component_labels(edge: Edge) -> Iterator[tuple[str, str]]:
 
 
 class LargeStar(beam.PTransform):
-    """One large-star round over undirected edges; outputs distinct (child, parent) edges."""
+    """One large-star round over undirected edges; outputs (child, parent) edges, possibly repeated."""
 
     def expand(self, edges):
         return (
@@ -103,12 +109,11 @@ class LargeStar(beam.PTransform):
             | "BothDirections" >> beam.FlatMap(both_directions)
             | "GroupNeighbours" >> beam.GroupByKey()
             | "LinkLargerToMin" >> beam.FlatMap(large_star_links)
-            | "Distinct" >> beam.Distinct()
         )
 
 
 class SmallStar(beam.PTransform):
-    """One small-star round over undirected edges; outputs distinct (child, parent) edges."""
+    """One small-star round over undirected edges; outputs (child, parent) edges, possibly repeated."""
 
     def expand(self, edges):
         return (
@@ -116,7 +121,6 @@ class SmallStar(beam.PTransform):
             | "TowardSmaller" >> beam.FlatMap(toward_smaller)
             | "GroupSmallerNeighbours" >> beam.GroupByKey()
             | "LinkToMin" >> beam.FlatMap(small_star_links)
-            | "Distinct" >> beam.Distinct()
         )
 
 
@@ -146,30 +150,66 @@ class CountStarViolations(beam.PTransform):
         )
 
 
+def pass_dir(work_dir: str, attempt: int) -> str:
+    return FileSystems.join(work_dir, f"pass-{attempt:03d}")
+
+
+def _violations_path(out_dir: str) -> str:
+    return FileSystems.join(out_dir, "violations.txt")
+
+
+class ComponentPass(beam.PTransform):
+    """Edges -> ``rounds`` rounds, written under ``out_dir/edges`` with the star-violation count beside them.
+
+    Applied by ``run_component_pass``, or by a caller's pipeline to fuse the first pass with the step
+    that produced the edges (one pipeline launch fewer; see ``resolve_components(passes_done=1)``).
+    """
+
+    def __init__(self, out_dir: str, rounds: int):
+        super().__init__()
+        self.out_dir, self.rounds = out_dir, rounds
+
+    def expand(self, edges):
+        edges = edges | "Rounds" >> StarRounds(self.rounds)
+        edges | "WriteEdges" >> WriteEdges(FileSystems.join(self.out_dir, "edges"))
+        (
+            edges
+            | "CountViolations" >> CountStarViolations()
+            | "WriteViolations" >> WriteSum(_violations_path(self.out_dir))
+        )
+        return edges
+
+
 def run_component_pass(edges_pattern: str, out_dir: str, rounds: int, pipeline_args: list[str]) -> int:
     """One Beam pipeline: read edges, run ``rounds`` rounds, write edges and the violation count.
 
     Returns the number of violating nodes; the new edges are under ``parquet_pattern(out_dir/edges)``.
     """
-    violations_path = FileSystems.join(out_dir, "violations.txt")
     with beam.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
-        edges = pipeline | "ReadEdges" >> ReadEdges(edges_pattern) | "Rounds" >> StarRounds(rounds)
-        edges | "WriteEdges" >> WriteEdges(FileSystems.join(out_dir, "edges"))
-        (edges | "CountViolations" >> CountStarViolations() | "WriteViolations" >> WriteSum(violations_path))
-    return read_count(violations_path)
+        pipeline | "ReadEdges" >> ReadEdges(edges_pattern) | "Pass" >> ComponentPass(out_dir, rounds)
+    return read_count(_violations_path(out_dir))
 
 
 def resolve_components(
-    edges_pattern: str, work_dir: str, config: DedupConfig, pipeline_args: list[str]
+    edges_pattern: str, work_dir: str, config: DedupConfig, pipeline_args: list[str], *, passes_done: int = 0
 ) -> tuple[str, int]:
     """Run passes until the edges are stars; returns (pattern of the star edges, passes run).
 
-    Raises ``RuntimeError`` after ``config.max_passes`` unconverged passes: returning partial
-    clusters would silently keep near duplicates (or, worse, split one cluster into two keepers).
+    ``passes_done`` passes already ran in the caller's pipeline (``ComponentPass`` into
+    ``pass_dir(work_dir, n)``); the loop continues from the last one's edges, and ``edges_pattern``
+    is only read when it is 0. Raises ``RuntimeError`` after ``config.max_passes`` unconverged
+    passes: returning partial clusters would silently keep near duplicates (or, worse, split one
+    cluster into two keepers).
     """
     current, violations = edges_pattern, -1
-    for attempt in range(1, config.max_passes + 1):
-        out_dir = FileSystems.join(work_dir, f"pass-{attempt:03d}")
+    if passes_done:
+        out_dir = pass_dir(work_dir, passes_done)
+        current, violations = parquet_pattern(FileSystems.join(out_dir, "edges")), read_count(_violations_path(out_dir))
+        logger.info("dedup components: pass %d (in the edges pipeline) left %d non-star nodes", passes_done, violations)
+        if violations == 0:
+            return current, passes_done
+    for attempt in range(passes_done + 1, config.max_passes + 1):
+        out_dir = pass_dir(work_dir, attempt)
         violations = run_component_pass(current, out_dir, config.rounds_per_pass, pipeline_args)
         current = parquet_pattern(FileSystems.join(out_dir, "edges"))
         logger.info(

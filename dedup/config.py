@@ -31,6 +31,7 @@ class DedupConfig:
     lowercase: bool = False  # code keeps case: `Foo` and `foo` differ
     seed: int = 1
     verify: bool = True  # exact Jaccard on candidate pairs; drops LSH false positives
+    max_pairs_per_bucket: int = 1024  # verification pairs per LSH bucket; large buckets use pivots (dedup/near.py)
     jaccard_threshold: float = 0.8  # the similarity that makes two documents near duplicates
     rounds_per_pass: int = 4  # large-star/small-star rounds per Beam pipeline
     max_passes: int = 25  # then fail loudly rather than return unconverged clusters
@@ -59,6 +60,9 @@ class DedupConfig:
                 "choose bands and rows whose product is num_perm")
         require(self.shingle_size > 0, join(path, "shingle_size"), "must be positive")
         require(0 < self.jaccard_threshold <= 1, join(path, "jaccard_threshold"), "must be in (0, 1]")
+        require(self.max_pairs_per_bucket > 0, join(path, "max_pairs_per_bucket"), "must be positive")
+        require(self.near or not self.previous_indexes, join(path, "previous_indexes"),
+                "earlier indexes are matched by MinHash, which near: false turns off", "set near: true")
         require(self.rounds_per_pass > 0 and self.max_passes > 0, join(path, "max_passes"), "must be positive")
         for i, name in enumerate(self.keeper_order):
             require(name in KEEPER_CRITERIA, join(join(path, "keeper_order"), i), f"unknown criterion {name!r}",

@@ -7,6 +7,8 @@ by reading a few bytes rather than the data (and without relying on a runner's m
 
 from __future__ import annotations
 
+import json
+
 import apache_beam as beam
 import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
@@ -74,15 +76,53 @@ class WriteCount(beam.PTransform):
         return pcoll | "One" >> beam.Map(lambda _: 1) | "WriteSum" >> WriteSum(self.path)
 
 
+class WriteCounts(beam.PTransform):
+    """Write how many elements each of several named PCollections has, as one JSON object, to ``path``.
+
+    Apply to a dict {name: PCollection}; every name appears, with 0 for an empty PCollection. One
+    file per pipeline rather than one per count: each text sink costs the runner several stages.
+    """
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def expand(self, named):
+        names = sorted(named)
+        ones = [named[name] | f"One[{name}]" >> beam.Map(lambda _, name=name: (name, 1)) for name in names]
+        zeros = beam.pvalue.PBegin(named[names[0]].pipeline) | "Zeros" >> beam.Create([(name, 0) for name in names])
+        return (
+            (*ones, zeros)
+            | "All" >> beam.Flatten()
+            | "SumPerName" >> beam.CombinePerKey(sum)
+            | "ToDict" >> beam.combiners.ToDict()
+            | "Format" >> beam.Map(lambda counts: json.dumps(counts, sort_keys=True))
+            | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
+        )
+
+
+def read_counts(path: str) -> dict[str, int]:
+    """Read the counts written by ``WriteCounts``."""
+    with FileSystems.open(path) as handle:
+        return json.loads(handle.read().decode())
+
+
 def read_count(path: str) -> int:
     """Read a count written by ``WriteCount`` or ``WriteSum``."""
     with FileSystems.open(path) as handle:
         return int(handle.read().decode().strip())
 
 
+def matching_paths(patterns: list[str]) -> list[str]:
+    """Every file matching any of the globs (none for an empty list)."""
+    if not patterns:
+        return []
+    return [meta.path for result in FileSystems.match(list(patterns)) for meta in result.metadata_list]
+
+
 def delete_matching(patterns: list[str]) -> int:
     """Delete every file matching the globs (so shards from an earlier run cannot mix in); returns how many."""
-    paths = [meta.path for result in FileSystems.match(patterns) for meta in result.metadata_list]
+    paths = matching_paths(patterns)
     if paths:
         FileSystems.delete(paths)
     return len(paths)

@@ -4,18 +4,26 @@
 
   * ``docs-*.parquet``: the kept Documents, unchanged, in ``DOCUMENT_SCHEMA``;
   * ``duplicates-*.parquet``: one row per removed Document (``DUPLICATE_SCHEMA``), naming its keeper;
-  * ``_work/``: intermediates (exact keepers, candidate edges, component passes, counts).
+  * ``index/signatures-*.parquet``: the kept documents' MinHash signatures, for later builds (``index``);
+  * ``_work/``: intermediates (exact keepers, signatures, edges, component passes, counts).
 
-Every input document lands in exactly one of the first two. The pipelines, in order:
+Every input document lands in exactly one of the first two. The steps, in order:
 
   1. exact: key by sha256 of the text; the best-ranked copy of each text is kept (``keeper.rank_key``);
-  2. near edges: MinHash signatures of the exact keepers, LSH band keys grouped with ``GroupByKey``;
-     each bucket links its smallest id to the others (a star, not a clique: n - 1 edges);
+  2. near edges: MinHash signatures of the exact keepers (and of ``previous_indexes``), LSH band keys
+     grouped with ``GroupByKey``, pairs from each bucket verified by Jaccard (``near``);
   3. components: large-star/small-star passes until the edges are stars (``components``);
-  4. final: per component, the best-ranked member keeps; labels are joined back to the documents.
+  4. final: per component, an earlier build's document if it has one, else the best-ranked member,
+     keeps; labels are joined back to the documents; the kept documents' signatures become the index.
+
+Steps 1, 2 and the first component pass share one Beam pipeline (``run_edges``); each further
+pass and step 4 are a pipeline each, so a corpus whose edges converge in one pass takes two.
+
+A duplicate row's method is "exact" (same text), "near" (same component as a better-ranked new
+document) or "previous" (same component as a document of an earlier build's index, which it names).
 
 No step gathers the corpus in one place; the largest per-key state is one text-hash group, one
-LSH bucket's ids or one component's rank keys.
+LSH bucket's ids, one document's pair ids, or one component's rank keys.
 """
 
 from __future__ import annotations
@@ -34,20 +42,30 @@ from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from codemix.document import DOCUMENT_SCHEMA
-from dedup.components import component_labels, resolve_components
+from dedup.components import ComponentPass, component_labels, pass_dir, resolve_components
 from dedup.config import DedupConfig
 from dedup.files import (
     PARQUET,
     ReadEdges,
-    WriteCount,
+    WriteCounts,
     WriteEdges,
     delete_matching,
+    matching_paths,
     parquet_pattern,
-    read_count,
+    read_counts,
     require_input,
 )
+from dedup.index import (
+    ReadPreviousSignatures,
+    check_previous_indexes,
+    doc_id_of,
+    index_row,
+    index_schema,
+    is_previous,
+)
 from dedup.keeper import rank_key
-from dedup.minhash import band_keys, make_permutations, shingle_hashes, signature
+from dedup.near import NAMESPACE, CandidateEdges
+from pipelines.ledger import WriteRows
 
 logger = logging.getLogger(__name__)
 
@@ -60,18 +78,28 @@ DUPLICATE_SCHEMA = pa.schema(
         ("method", pa.string()),
     ]
 )
-NAMESPACE = "codemix.dedup"
+# Exact keepers' signatures, from ``run_edges`` to the index written by ``run_final``.
+SIGNATURE_SCHEMA = pa.schema([("id", pa.string()), ("signature", pa.binary())])
 
 
 @dataclass(slots=True, kw_only=True)
 class DedupResult:
-    """Counts from one run; ``documents_in == kept + exact_duplicates + near_duplicates``."""
+    """Counts from one run; ``documents_in == kept + exact_duplicates + near_duplicates + previous_duplicates``.
+
+    ``candidate_pairs`` are the distinct LSH pairs considered (bucket stars when ``verify`` is off);
+    with ``verify`` on, ``verified_pairs`` reached ``jaccard_threshold`` and became edges and
+    ``rejected_pairs`` did not (both 0 when it is off).
+    """
 
     documents_in: int
     kept: int
     exact_duplicates: int
     near_duplicates: int
+    previous_duplicates: int
     component_passes: int
+    candidate_pairs: int
+    verified_pairs: int
+    rejected_pairs: int
 
 
 # ---------------------------------------------------------------- per-element logic (no Beam needed)
@@ -145,65 +173,56 @@ class KeepBestRanked(beam.CombineFn):
         return best[1]
 
 
-class SignAndBand(beam.DoFn):
-    """(band key, id) for each LSH band of a document's MinHash signature; texts with no tokens are skipped."""
-
-    def __init__(self, config: DedupConfig):
-        self.config = config
-        self.permutations = None
-        self.unbanded = Metrics.counter(NAMESPACE, "near_skipped_no_tokens")
-
-    def setup(self):
-        # Drawn once per worker, from the seed, so every worker uses the same hash functions.
-        self.permutations = make_permutations(self.config.num_perm, self.config.seed)
-
-    def process(self, row):
-        config = self.config
-        hashes = shingle_hashes(row.get("text") or "", config.shingle_size, config.lowercase)
-        if hashes.size == 0:
-            self.unbanded.inc()
-            return
-        for key in band_keys(signature(hashes, self.permutations), config.bands, config.rows):
-            yield key, row["id"]
+# A member of a component: (tier, rank, node). Tier 0, an earlier build's document, outranks every
+# new one: earlier documents are already in the corpus, so a new document joining them is redundant.
+# Among earlier documents the smallest id keeps (their ranks were not stored).
+PREVIOUS_TIER, NEW_TIER = 0, 1
 
 
-def bucket_star_edges(bucket: tuple[bytes, Any]) -> list[tuple[str, str]]:
-    """Edges from the bucket's smallest id to each other id: connects the bucket with n - 1 edges."""
-    _, ids = bucket
-    members = sorted(set(ids))
-    return [(members[0], other) for other in members[1:]]
+def ranked_member(node: tuple[str, dict[str, list]]) -> list[tuple[str, tuple[int, tuple, str]]]:
+    """(component, (tier, rank, node)) for a node of the near-duplicate graph; earlier documents have no rank row."""
+    node_id, joined = node
+    if is_previous(node_id):
+        return [(component, (PREVIOUS_TIER, (), node_id)) for component in joined["component"]]
+    return [(component, (NEW_TIER, rank, node_id)) for component in joined["component"] for rank in joined["rank"]]
 
 
-def ranked_member(node: tuple[str, dict[str, list]]) -> list[tuple[str, tuple[tuple, str]]]:
-    """(component, (rank, id)) for a document that belongs to a near-duplicate component."""
-    doc_id, joined = node
-    return [(component, (rank, doc_id)) for component in joined["component"] for rank in joined["rank"]]
+def near_keeper_links(component_members: tuple[str, Any]) -> list[tuple[str, tuple[str, str]]]:
+    """(id, (keeper id, method)) for every new member of a component except its keeper.
 
-
-def near_keeper_links(component_members: tuple[str, Any]) -> list[tuple[str, str]]:
-    """(id, keeper id) for every member of a component except its best-ranked one."""
+    The method is "previous" when the keeper is an earlier build's document, else "near".
+    """
     _, members = component_members
-    _, keeper_id = min(members)
-    return [(doc_id, keeper_id) for rank, doc_id in members if doc_id != keeper_id]
+    tier, _, keeper = min(members)
+    method = "previous" if tier == PREVIOUS_TIER else "near"
+    return [
+        (node, (doc_id_of(keeper), method))
+        for member_tier, _, node in members
+        if member_tier == NEW_TIER and node != keeper
+    ]
 
 
 def point_to_survivor(joined: tuple[str, dict[str, list]]) -> list[dict[str, str]]:
     """Exact-duplicate rows whose keeper was itself removed as a near duplicate now name the survivor."""
     _, groups = joined
     survivors = groups["near_keeper"]
-    return [{**row, "keeper_id": survivors[0]} if survivors else row for row in groups["row"]]
+    return [{**row, "keeper_id": survivors[0][0]} if survivors else row for row in groups["row"]]
 
 
 def route_document(joined: tuple[str, dict[str, list]]) -> Iterator[dict | beam.pvalue.TaggedOutput]:
-    """A kept document goes to the main output; one with a near keeper becomes a ``near`` duplicate row."""
+    """A kept document goes to the main output and its signature, if it has one, to ``index``; one with
+    a keeper becomes a duplicate row under its method's tag (``near`` or ``previous``)."""
     _, groups = joined
-    keepers = groups["keeper"]
+    keepers, signatures = groups["keeper"], groups["signature"]
     for row in groups["doc"]:
+        source, location = row.get("source") or "", location_of(row)
         if keepers:
-            near = duplicate_row(row["id"], row.get("source") or "", location_of(row), keepers[0], "near")
-            yield beam.pvalue.TaggedOutput("near", near)
+            keeper_id, method = keepers[0]
+            yield beam.pvalue.TaggedOutput(method, duplicate_row(row["id"], source, location, keeper_id, method))
         else:
             yield row
+            for sig in signatures[:1]:
+                yield beam.pvalue.TaggedOutput("index", index_row(row["id"], source, location, sig))
 
 
 # ---------------------------------------------------------------- composite transforms
@@ -234,25 +253,9 @@ class ExactDedup(beam.PTransform):
         return keepers, duplicates
 
 
-class CandidateEdges(beam.PTransform):
-    """Documents -> distinct (u, v) id pairs that share at least one LSH band."""
-
-    def __init__(self, config: DedupConfig):
-        super().__init__()
-        self.config = config
-
-    def expand(self, docs):
-        return (
-            docs
-            | "SignAndBand" >> beam.ParDo(SignAndBand(self.config))
-            | "GroupBuckets" >> beam.GroupByKey()
-            | "StarEdges" >> beam.FlatMap(bucket_star_edges)
-            | "Distinct" >> beam.Distinct()
-        )
-
-
 class NearKeeperLabels(beam.PTransform):
-    """(docs, converged star edges) -> (id, keeper id) for every near duplicate that is not its component's keeper."""
+    """(docs, converged star edges) -> (id, (keeper id, method)) for every new document that is not its
+    component's keeper (see ``near_keeper_links``)."""
 
     def __init__(self, order: list[str]):
         super().__init__()
@@ -293,6 +296,29 @@ class ExactDuplicateRows(beam.PTransform):
         )
 
 
+class NearEdges(beam.PTransform):
+    """{"docs": exact keepers} -> ``CandidateEdges``' outputs; writes edges, signatures and component pass 1."""
+
+    def __init__(self, paths: _Paths, config: DedupConfig):
+        super().__init__()
+        self.paths, self.config = paths, config
+
+    def expand(self, inputs):
+        paths, config = self.paths, self.config
+        inputs = dict(inputs)
+        if config.previous_indexes:
+            inputs["previous"] = inputs["docs"].pipeline | "ReadPrevious" >> ReadPreviousSignatures(
+                config.previous_indexes, config.num_perm
+            )
+        near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket)
+        near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
+        near["signatures"] | "WriteSignatures" >> WriteRows(
+            paths.signatures, SIGNATURE_SCHEMA, lambda pair: {"id": pair[0], "signature": pair[1]}
+        )
+        near["edges"] | "FirstComponentPass" >> ComponentPass(paths.first_pass, config.rounds_per_pass)
+        return near
+
+
 # ---------------------------------------------------------------- the pipelines and the driver
 
 
@@ -302,49 +328,68 @@ class _Paths:
 
     output_dir: str
 
-    def out(self, name: str) -> str:
-        return FileSystems.join(self.output_dir, name)
+    def out(self, *names: str) -> str:
+        return FileSystems.join(self.output_dir, *names)
 
     def work(self, *names: str) -> str:
         return FileSystems.join(self.output_dir, "_work", *names)
 
-    def count(self, name: str) -> str:
-        return self.work("counts", f"{name}.txt")
+    def counts(self, pipeline: str) -> str:
+        """The JSON object of counts one pipeline wrote (``files.WriteCounts``)."""
+        return self.work("counts", f"{pipeline}.json")
+
+    @property
+    def index(self) -> str:
+        """Prefix of the signature index shards: ``output_dir/index/signatures-*.parquet``."""
+        return self.out("index", "signatures")
+
+    @property
+    def signatures(self) -> str:
+        return self.work("near", "signatures")
+
+    @property
+    def components(self) -> str:
+        return self.work("components")
+
+    @property
+    def first_pass(self) -> str:
+        return pass_dir(self.components, 1)
 
 
 def _options(pipeline_args: list[str]) -> PipelineOptions:
     return PipelineOptions(list(pipeline_args))
 
 
-def run_exact(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_args: list[str]) -> None:
-    """Pipeline 1: write exact keepers and exact duplicate rows under ``_work/exact``."""
+def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_args: list[str]) -> int:
+    """Pipeline 1: exact dedup, near-duplicate edges and the first component pass; returns how many edges.
+
+    Writes exact keepers and duplicate rows under ``_work/exact``, the verified edges and the
+    keepers' signatures under ``_work/near``, and component pass 1 under ``_work/components``.
+    """
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(input_pattern)
-        keepers, duplicates = docs | "ExactDedup" >> ExactDedup(config.keeper_order)
-        keepers | "WriteKeepers" >> beam.io.WriteToParquet(
-            paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
-        )
-        duplicates | "WriteDuplicates" >> beam.io.WriteToParquet(
-            paths.work("exact", "duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET
-        )
-        docs | "CountDocs" >> WriteCount(paths.count("documents_in"))
-        duplicates | "CountDuplicates" >> WriteCount(paths.count("exact_duplicates"))
-
-
-def run_candidate_edges(docs_pattern: str, paths: _Paths, config: DedupConfig, pipeline_args: list[str]) -> int:
-    """Pipeline 2: write LSH candidate edges under ``_work/near``; returns how many."""
-    with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
-        docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern, columns=["id", "text"])
-        edges = docs | "CandidateEdges" >> CandidateEdges(config)
-        edges | "WriteEdges" >> WriteEdges(paths.work("near", "candidates"))
-        edges | "CountEdges" >> WriteCount(paths.count("candidate_edges"))
-    return read_count(paths.count("candidate_edges"))
+        counted = {"documents_in": docs}
+        keepers = docs
+        if config.exact:
+            keepers, duplicates = docs | "ExactDedup" >> ExactDedup(config.keeper_order)
+            keepers | "WriteKeepers" >> beam.io.WriteToParquet(
+                paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
+            )
+            duplicates | "WriteDuplicates" >> beam.io.WriteToParquet(
+                paths.work("exact", "duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET
+            )
+            counted["exact_duplicates"] = duplicates
+        if config.near:
+            near = {"docs": keepers} | "NearEdges" >> NearEdges(paths, config)
+            counted.update((name, near[name]) for name in ("edges", "candidates", "rejected"))
+        counted | "Count" >> WriteCounts(paths.counts("edges"))
+    return read_counts(paths.counts("edges")).get("edges", 0)
 
 
 def run_final(
     docs_pattern: str, star_edges: str | None, paths: _Paths, config: DedupConfig, pipeline_args: list[str]
 ) -> None:
-    """Pipeline 4: pick a keeper per component, join labels to documents, write docs and duplicates."""
+    """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
         if star_edges:
@@ -352,67 +397,87 @@ def run_final(
             near = (docs, stars) | "NearKeepers" >> NearKeeperLabels(config.keeper_order)
         else:
             near = pipeline | "NoNearKeepers" >> beam.Create([])
+        if config.near:
+            signatures = pipeline | "ReadSignatures" >> beam.io.ReadFromParquet(parquet_pattern(paths.signatures))
+            signatures = signatures | "KeySignatures" >> beam.Map(lambda row: (row["id"], row["signature"]))
+        else:
+            signatures = pipeline | "NoSignatures" >> beam.Create([])
         routed = (
-            {"doc": docs | "KeyById" >> beam.Map(lambda row: (row["id"], row)), "keeper": near}
+            {"doc": docs | "KeyById" >> beam.Map(lambda row: (row["id"], row)), "keeper": near, "signature": signatures}
             | "JoinKeepers" >> beam.CoGroupByKey()
-            | "Route" >> beam.FlatMap(route_document).with_outputs("near", main="kept")
+            | "Route" >> beam.FlatMap(route_document).with_outputs("near", "previous", "index", main="kept")
         )
         exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, near)
         routed.kept | "WriteDocs" >> beam.io.WriteToParquet(
             paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
         )
         (
-            (exact, routed.near)
+            (exact, routed.near, routed.previous)
             | "AllDuplicates" >> beam.Flatten()
             | "WriteDuplicates"
             >> beam.io.WriteToParquet(paths.out("duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET)
         )
-        docs | "CountDocs" >> WriteCount(paths.count("final_input"))
-        routed.kept | "CountKept" >> WriteCount(paths.count("kept"))
-        routed.near | "CountNear" >> WriteCount(paths.count("near_duplicates"))
+        if config.near:
+            routed.index | "WriteIndex" >> beam.io.WriteToParquet(
+                paths.index, index_schema(config), file_name_suffix=PARQUET
+            )
+        counted = {"documents_in": docs, "kept": routed.kept, "near": routed.near, "previous": routed.previous}
+        counted | "Count" >> WriteCounts(paths.counts("final"))
 
 
-def clear_previous_outputs(input_pattern: str, paths: _Paths) -> None:
-    """Delete this stage's outputs from an earlier run, refusing if that would delete the input."""
+def clear_previous_outputs(input_pattern: str, paths: _Paths, config: DedupConfig) -> None:
+    """Delete this stage's outputs from an earlier run, refusing if that would delete the input or an index it reads."""
     require_input(input_pattern)
-    ours = [parquet_pattern(paths.out("docs")), parquet_pattern(paths.out("duplicates")), paths.work("**")]
-    inputs = {meta.path for meta in FileSystems.match([input_pattern])[0].metadata_list}
-    clashing = inputs & {meta.path for result in FileSystems.match(ours) for meta in result.metadata_list}
-    if clashing:
-        raise ValueError(
-            f"dedup output_dir {paths.output_dir} would overwrite its own input ({min(clashing)}); "
-            "write to a different directory"
+    ours = set(
+        matching_paths(
+            [
+                parquet_pattern(paths.out("docs")),
+                parquet_pattern(paths.out("duplicates")),
+                parquet_pattern(paths.index),
+                paths.work("**"),
+            ]
         )
-    delete_matching(ours)
+    )
+    for what, patterns in (("its own input", [input_pattern]), ("an index it reads", config.previous_indexes)):
+        clashing = ours & set(matching_paths(patterns))
+        if clashing:
+            raise ValueError(
+                f"dedup output_dir {paths.output_dir} would overwrite {what} ({min(clashing)}); "
+                "write to a different directory"
+            )
+    delete_matching(sorted(ours))
 
 
 def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline_args: list[str]) -> DedupResult:
     """Deduplicate the Documents matching ``input_pattern`` into ``output_dir`` (see the module docstring).
 
     ``pipeline_args`` go to ``PipelineOptions`` unchanged (runner, workers, cloud options).
-    Raises ``FileNotFoundError`` if the pattern matches nothing and ``RuntimeError`` if the
-    components do not converge within ``config.max_passes``.
+    Raises ``FileNotFoundError`` if the input or a ``previous_indexes`` glob matches nothing,
+    ``ConfigError`` for an earlier index built with other MinHash parameters, and ``RuntimeError``
+    if the components do not converge within ``config.max_passes``.
     """
     config.validate("dedup")
+    check_previous_indexes(config)
     paths = _Paths(output_dir)
-    clear_previous_outputs(input_pattern, paths)
+    clear_previous_outputs(input_pattern, paths, config)
     logger.info(
-        "dedup: exact=%s near=%s; %d permutations = %d bands x %d rows, implied Jaccard threshold %.3f",
+        "dedup: exact=%s near=%s; %d permutations = %d bands x %d rows (LSH midpoint %.3f), verify=%s, "
+        "Jaccard threshold %.3f, %d earlier indexes",
         config.exact,
         config.near,
         config.num_perm,
         config.bands,
         config.rows,
+        config.lsh_threshold,
+        config.verify,
         config.threshold,
+        len(config.previous_indexes),
     )
-    docs_pattern = input_pattern
-    if config.exact:
-        run_exact(input_pattern, paths, config, pipeline_args)
-        docs_pattern = parquet_pattern(paths.work("exact", "keepers"))
+    docs_pattern = parquet_pattern(paths.work("exact", "keepers")) if config.exact else input_pattern
     star_edges, passes = None, 0
-    if config.near and run_candidate_edges(docs_pattern, paths, config, pipeline_args) > 0:
+    if run_edges(input_pattern, paths, config, pipeline_args) > 0:
         star_edges, passes = resolve_components(
-            parquet_pattern(paths.work("near", "candidates")), paths.work("components"), config, pipeline_args
+            parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1
         )
     run_final(docs_pattern, star_edges, paths, config, pipeline_args)
     return _result(paths, config, passes)
@@ -420,15 +485,22 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
 
 def _result(paths: _Paths, config: DedupConfig, passes: int) -> DedupResult:
     """Assemble the counts the pipelines wrote, and check that no document went missing."""
-    exact = read_count(paths.count("exact_duplicates")) if config.exact else 0
+    final, edges = read_counts(paths.counts("final")), read_counts(paths.counts("edges"))
     result = DedupResult(
-        documents_in=read_count(paths.count("documents_in" if config.exact else "final_input")),
-        kept=read_count(paths.count("kept")),
-        exact_duplicates=exact,
-        near_duplicates=read_count(paths.count("near_duplicates")),
+        documents_in=edges["documents_in"],
+        kept=final["kept"],
+        exact_duplicates=edges.get("exact_duplicates", 0),
+        near_duplicates=final["near"],
+        previous_duplicates=final["previous"],
         component_passes=passes,
+        candidate_pairs=edges.get("candidates", 0),
+        verified_pairs=edges.get("edges", 0) if config.verify else 0,
+        rejected_pairs=edges.get("rejected", 0),
     )
-    if result.kept + result.exact_duplicates + result.near_duplicates != result.documents_in:
+    if result.documents_in != final["documents_in"] + result.exact_duplicates:
+        raise RuntimeError(f"dedup: the final pipeline read {final['documents_in']} documents, expected {result}")
+    removed = result.exact_duplicates + result.near_duplicates + result.previous_duplicates
+    if result.kept + removed != result.documents_in:
         raise RuntimeError(f"dedup lost or invented documents: {result}")
     logger.info("dedup: %s", result)
     return result

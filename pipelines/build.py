@@ -204,8 +204,10 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
                            after=lambda: publish_tokenizer(layout))
     dedup = runner.run("dedup", keys["dedup"], lambda out: dataclasses.asdict(
         run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))
-    echo(f"[dedup] {dedup['exact_duplicates']:,} exact and {dedup['near_duplicates']:,} near duplicates "
-         f"(Jaccard threshold ~{spec.dedup.threshold:.2f}), {dedup['component_passes']} component passes")
+    echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
+         f"{dedup['previous_duplicates']:,} earlier-build duplicates (Jaccard >= {spec.dedup.threshold:.2f}); "
+         f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
+         f"{dedup['component_passes']} component passes")
     if uses_repository_dedup(spec):
         repos = runner.run("repo_dedup", keys["repo_dedup"], lambda out: dataclasses.asdict(
             run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))

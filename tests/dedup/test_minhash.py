@@ -9,7 +9,17 @@ import pytest
 import xxhash
 
 from dedup.config import DedupConfig
-from dedup.minhash import band_keys, estimated_jaccard, make_permutations, shingle_hashes, signature, tokens
+from dedup.minhash import (
+    band_keys,
+    estimated_jaccard,
+    exact_jaccard,
+    from_bytes,
+    make_permutations,
+    shingle_hashes,
+    signature,
+    to_bytes,
+    tokens,
+)
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 
 CONFIG = DedupConfig()
@@ -110,3 +120,20 @@ def test_band_index_separates_equal_rows_in_different_bands():
 def test_band_keys_reject_short_signature():
     with pytest.raises(ValueError, match="bands × rows"):
         band_keys(np.zeros(8, dtype=np.uint64), bands=4, rows=4)
+
+
+def test_exact_jaccard_of_sorted_hash_arrays_equals_set_jaccard():
+    texts = list(stdlib_texts(2).values())
+    pairs = [(texts[0], edit_lines(texts[0], 5, seed=1)), (texts[0], texts[1]), (texts[0], texts[0])]
+    for a, b in pairs:
+        hashes_a, hashes_b = (shingle_hashes(text, 5, False) for text in (a, b))
+        assert exact_jaccard(hashes_a, hashes_b) == pytest.approx(true_jaccard(shingle_set(a), shingle_set(b)))
+    assert exact_jaccard(np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint64)) == 1.0
+
+
+def test_uint64_arrays_round_trip_through_bytes():
+    values = np.array([0, 1, 2**64 - 1, 0x0123456789ABCDEF], dtype=np.uint64)
+    assert to_bytes(values)[:16] == bytes(8) + b"\x01" + bytes(7)  # little-endian, 8 bytes each
+    assert np.array_equal(from_bytes(to_bytes(values)), values)
+    with pytest.raises(ValueError, match="whole number"):
+        from_bytes(b"\x00" * 7)

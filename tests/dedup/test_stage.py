@@ -167,7 +167,7 @@ def test_fixture_really_plants_duplicates(corpus):
     unrelated = [shingles(doc.text) for doc in corpus.unrelated]
     assert sum(1 for s in unrelated if not s) == 2, "the two token-less texts"
     unrelated = [s for s in unrelated if s]
-    # The two mini-swe-agent runs share a system prompt (Jaccard ≈ 0.36), far below the ~0.84 threshold.
+    # The two mini-swe-agent runs share a system prompt (Jaccard ≈ 0.36), far below the 0.8 threshold.
     assert all(true_jaccard(a, b) < 0.5 for a, b in itertools.combinations(unrelated, 2))
     assert len({doc.id for doc in corpus.documents}) == len(corpus.documents)
 
@@ -185,7 +185,14 @@ def test_result_counts_match_the_files(run, corpus):
     assert run.result.kept == len(run.kept)
     assert run.result.exact_duplicates == methods.count("exact") == expected_exact
     assert run.result.near_duplicates == methods.count("near") == 3  # near: original, drift; transcript: first
+    assert run.result.previous_duplicates == methods.count("previous") == 0
     assert run.result.component_passes >= 1
+
+
+def test_result_counts_verified_pairs(run):
+    """The three near-cluster exact keepers pairwise, and the transcript pair; nothing unrelated gets close."""
+    assert run.result.verified_pairs == 4
+    assert run.result.candidate_pairs == run.result.verified_pairs + run.result.rejected_pairs
 
 
 @pytest.mark.parametrize("name", ["exact", "near", "transcript", "empty"])
@@ -260,7 +267,17 @@ def test_either_step_alone_removes_identical_copies(tmp_path, exact, near, expec
 def test_empty_input_gives_empty_outputs(tmp_path):
     pq.write_table(pa.Table.from_pylist([], schema=DOCUMENT_SCHEMA), tmp_path / "in.parquet")
     result = run_dedup(str(tmp_path / "in.parquet"), str(tmp_path / "out"), DedupConfig(), IN_PROCESS)
-    assert result == DedupResult(documents_in=0, kept=0, exact_duplicates=0, near_duplicates=0, component_passes=0)
+    assert result == DedupResult(
+        documents_in=0,
+        kept=0,
+        exact_duplicates=0,
+        near_duplicates=0,
+        previous_duplicates=0,
+        component_passes=0,
+        candidate_pairs=0,
+        verified_pairs=0,
+        rejected_pairs=0,
+    )
     assert pq.read_table(sorted((tmp_path / "out").glob("docs-*.parquet"))).num_rows == 0
     assert pq.read_table(sorted((tmp_path / "out").glob("duplicates-*.parquet"))).schema.names == [
         "doc_id",

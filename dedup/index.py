@@ -1,0 +1,136 @@
+"""The signature index: what a later build needs to dedup against this one without rehashing it.
+
+Every run with near dedup on writes ``output_dir/index/signatures-*.parquet`` (``index_schema``),
+one row per *kept* document that has shingles:
+
+  doc_id     string  the document's id
+  source     string  its source name
+  location   string  where the reader found it (``metadata["location"]``), "" if unknown
+  signature  binary  its MinHash signature: ``num_perm`` uint64 values, little-endian (8 × num_perm bytes)
+
+The Parquet schema metadata holds, under ``codemix.dedup.minhash``, the JSON of everything that
+makes two signatures comparable (``index_parameters``). A run given ``previous_indexes`` refuses an
+index whose parameters differ from its own: signatures from other hash functions agree only by
+chance, so comparing them would silently find no duplicates.
+
+Documents read from earlier indexes are not copied into the new one; a third build lists both
+earlier indexes. Inside the near-duplicate graph they are nodes under ``previous_node`` ids, so an
+id re-crawled at the same location (same ``make_doc_id``) is still a different node from its
+earlier self.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+import pyarrow.parquet as pq
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+
+from codemix.config import ConfigError, join
+from dedup.config import DedupConfig
+
+# Names how minhash.py turns text into signatures; change it whenever that changes, so older
+# indexes are refused instead of silently matching nothing.
+HASH_SCHEME = "xxh64 of \\W+ token n-grams; h -> a*h + b mod 2^64"
+METADATA_KEY = b"codemix.dedup.minhash"
+# A NUL cannot occur in ids from make_doc_id (hex), so new and earlier documents never share a node.
+PREVIOUS = "\x00previous:"
+FIELD = "dedup.previous_indexes"
+
+
+def index_parameters(config: DedupConfig) -> dict[str, Any]:
+    """The settings two signatures must share to be compared."""
+    return {
+        "hash": HASH_SCHEME,
+        "num_perm": config.num_perm,
+        "seed": config.seed,
+        "shingle_size": config.shingle_size,
+        "lowercase": config.lowercase,
+    }
+
+
+def index_schema(config: DedupConfig) -> pa.Schema:
+    fields = [("doc_id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("signature", pa.binary())]
+    return pa.schema(fields, metadata={METADATA_KEY: json.dumps(index_parameters(config), sort_keys=True).encode()})
+
+
+def index_row(doc_id: str, source: str, location: str, signature: bytes) -> dict[str, Any]:
+    return {"doc_id": doc_id, "source": source, "location": location, "signature": signature}
+
+
+def previous_node(doc_id: str) -> str:
+    """The graph node of a document from an earlier build's index."""
+    return PREVIOUS + doc_id
+
+
+def is_previous(node: str) -> bool:
+    return node.startswith(PREVIOUS)
+
+
+def doc_id_of(node: str) -> str:
+    """The document id behind a graph node, new or earlier."""
+    return node[len(PREVIOUS) :] if is_previous(node) else node
+
+
+def read_index_parameters(path: str) -> dict[str, Any] | None:
+    """The parameters stored in one index file's footer; None if it has none (not an index)."""
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        metadata = pq.read_schema(handle).metadata or {}
+    raw = metadata.get(METADATA_KEY)
+    return json.loads(raw) if raw else None
+
+
+def check_previous_indexes(config: DedupConfig) -> None:
+    """Before any pipeline: every glob matches files, and every file was built with this run's parameters.
+
+    Raises ``FileNotFoundError`` for a glob matching nothing and ``ConfigError`` for a file that is
+    not an index or whose signatures were drawn with other parameters.
+    """
+    if config.previous_indexes and not config.near:
+        raise ConfigError(FIELD, "earlier indexes are matched by near dedup, which is off", "set dedup.near: true")
+    expected = index_parameters(config)
+    for i, pattern in enumerate(config.previous_indexes):
+        paths = [meta.path for meta in FileSystems.match([pattern])[0].metadata_list]
+        if not paths:
+            raise FileNotFoundError(f"{join(FIELD, i)}: {pattern} matched no files")
+        for path in paths:
+            found = read_index_parameters(path)
+            if found is None:
+                raise ConfigError(join(FIELD, i), f"{path} is not a codemix signature index (no minhash metadata)")
+            if found != expected:
+                raise ConfigError(
+                    join(FIELD, i),
+                    f"{path} was built with {found}, this run uses {expected}; signatures from different "
+                    "hash functions cannot be compared",
+                    "use the dedup settings that built the index, or rebuild it",
+                )
+
+
+def previous_signature(row: dict[str, Any], num_perm: int) -> tuple[str, bytes]:
+    """(node, signature bytes) of an index row; a signature of the wrong length fails the pipeline."""
+    signature = row["signature"] or b""
+    if len(signature) != 8 * num_perm:
+        raise ValueError(f"{FIELD}: signature of {row['doc_id']!r} has {len(signature)} bytes, expected {8 * num_perm}")
+    return previous_node(row["doc_id"]), signature
+
+
+class ReadPreviousSignatures(beam.PTransform):
+    """The ``previous_indexes`` globs -> (node, signature bytes) for every earlier document."""
+
+    def __init__(self, patterns: list[str], num_perm: int):
+        super().__init__()
+        self.patterns, self.num_perm = list(patterns), num_perm
+
+    def expand(self, pbegin):
+        if not self.patterns:
+            return pbegin | "NoIndexes" >> beam.Create([])
+        reads = [
+            pbegin | f"ReadIndex{i}" >> beam.io.ReadFromParquet(pattern, columns=["doc_id", "signature"])
+            for i, pattern in enumerate(self.patterns)
+        ]
+        num_perm = self.num_perm
+        return reads | "AllIndexes" >> beam.Flatten() | "ToNodes" >> beam.Map(previous_signature, num_perm)
