@@ -19,7 +19,10 @@ from mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
 from mixtures.tokenizer import load_tokenizer, token_id
 from pipelines.progress import Progress
 
+# One encode_batch_fast call: enough documents to keep every Rayon thread busy, few enough characters
+# that the batch's Encoding objects (measured: about 100 bytes per token, 1M tokens) stay near 100 MB.
 ENCODE_BATCH_DOCUMENTS = 256
+ENCODE_BATCH_CHARACTERS = 4_000_000
 
 
 def stage_entries(doc: Document, stage_sources: dict[str, list[str]]):
@@ -27,6 +30,11 @@ def stage_entries(doc: Document, stage_sources: dict[str, list[str]]):
     for stage, sources in stage_sources.items():
         if doc.source in sources:
             yield (stage, doc.source), (doc.id, doc.text, doc.kind)
+
+
+def utf8_length(text: str) -> int:
+    """UTF-8 bytes of ``text``; ``isascii`` is a flag lookup in CPython, so most code is never encoded."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def shard_count(text_bytes: int, shard_size_bytes: int) -> int:
@@ -47,8 +55,37 @@ def shard_prefix(out_dir: str, stage: str, source: str, index: int, shards: int)
     return f"{out_dir}/{stage}/{source}-{index:05d}-of-{shards:05d}"
 
 
+def encode_batches(entries, max_documents: int = ENCODE_BATCH_DOCUMENTS,
+                   max_characters: int = ENCODE_BATCH_CHARACTERS):
+    """Consecutive runs of ``(id, text, kind)`` entries to encode together: at most ``max_documents``
+    and, past the first document, at most ``max_characters`` characters, never mixing transcripts with
+    code (they encode special tokens differently, see ``TokenizeAndWriteShard._encode``)."""
+    batch, size = [], 0
+    for entry in entries:
+        text, kind = entry[1], entry[2]
+        if batch and (len(batch) == max_documents or size + len(text) > max_characters
+                      or (kind == "transcript") != (batch[0][2] == "transcript")):
+            yield batch
+            batch, size = [], 0
+        batch.append(entry)
+        size += len(text)
+    if batch:
+        yield batch
+
+
 class TokenizeAndWriteShard(beam.DoFn):
-    """One grouped shard -> PREFIX.bin/.idx, documents in id order, EOD after each; yields stats."""
+    """One grouped shard -> PREFIX.bin/.idx, documents in id order, EOD after each; yields stats.
+
+    Tokenizing is nearly all the work: ``encode_batch_fast`` (the ids of ``encode_batch`` without the
+    character offsets no one reads here, about 30% less CPU) spreads each batch over the tokenizer's
+    Rayon threads, and a batch's ids go to the writer as one array, one ``write`` per batch.
+
+    Rayon keeps its default of one thread per core even though every Beam worker process has its own
+    pool: a source smaller than ``shard_size_bytes`` is one shard, so one worker tokenizes it alone
+    and needs all the cores; and with several shards on 2 workers x 2 threads on 2 cores, we measured
+    no cost from the oversubscription against ``TOKENIZERS_PARALLELISM=false`` or
+    ``RAYON_NUM_THREADS=1`` (bench/RESULTS.md, "Tokenize and write").
+    """
 
     def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
         self._out_dir = out_dir
@@ -59,28 +96,34 @@ class TokenizeAndWriteShard(beam.DoFn):
         self._tokenizer = load_tokenizer(self._tokenizer_path)
         self._eod = token_id(self._tokenizer, self._eod_token)
         self._dtype = dtype_for_vocab(self._tokenizer.get_vocab_size(with_added_tokens=True))
+        self._eod_array = np.array([self._eod], dtype=self._dtype)
 
     def process(self, element):
         (stage, source, index, shards), entries = element
         entries = sorted(entries)  # by id: independent of bundle order
         prefix = shard_prefix(self._out_dir, stage, source, index, shards)
+        text_bytes = 0
         with IndexedDatasetWriter(prefix, self._dtype) as writer:
-            for start in range(0, len(entries), ENCODE_BATCH_DOCUMENTS):
-                batch = entries[start:start + ENCODE_BATCH_DOCUMENTS]
-                for encoding in self._encode(batch):
-                    writer.add_document(np.append(np.asarray(encoding.ids, dtype=np.int64), self._eod))
+            for batch in encode_batches(entries):
+                writer.add_documents(*self._encode(batch))
+                text_bytes += sum(utf8_length(text) for _, text, _ in batch)
             documents, tokens = writer.finalize()
-        text_bytes = sum(len(text.encode("utf-8")) for _, text, _ in entries)
         yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                "documents": documents, "tokens": tokens, "text_bytes": text_bytes}
 
+    def _encode(self, batch) -> tuple[np.ndarray, list[int]]:
+        """(every document's ids followed by EOD, back to back; each document's length with its EOD).
 
-    def _encode(self, batch):
-        """Code that merely mentions ``<|endoftext|>`` (tokenizer code does) must not become a fake
+        Code that merely mentions ``<|endoftext|>`` (tokenizer code does) must not become a fake
         document boundary, so file text encodes special tokens as plain text. Transcripts are
         rendered with ChatML markers that must stay single ids."""
         self._tokenizer.encode_special_tokens = batch[0][2] != "transcript"
-        return self._tokenizer.encode_batch([text for _, text, _ in batch])
+        pieces, lengths = [], []
+        for encoding in self._tokenizer.encode_batch_fast([text for _, text, _ in batch]):
+            ids = np.array(encoding.ids, dtype=self._dtype)  # fits: the dtype comes from the vocabulary size
+            pieces += (ids, self._eod_array)
+            lengths.append(ids.size + 1)
+        return np.concatenate(pieces), lengths
 
 
 class WriteShards(beam.PTransform):
@@ -95,7 +138,7 @@ class WriteShards(beam.PTransform):
 
     def expand(self, entries):
         source_bytes = (entries
-                        | "MeasureText" >> beam.Map(lambda e: (e[0], len(e[1][1].encode("utf-8"))))
+                        | "MeasureText" >> beam.Map(lambda e: (e[0], utf8_length(e[1][1])))
                         | "SumPerStageSource" >> beam.CombinePerKey(sum))
         return (
             entries

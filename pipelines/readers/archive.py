@@ -34,6 +34,7 @@ from pipelines.readers.common import (
     path_selected,
     quarantine,
     read_bounded,
+    text_name,
 )
 
 MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]
@@ -144,10 +145,32 @@ class _Budget:
 
 def _tar_members(location: str) -> Iterator[Member]:
     """Tar headers in stream order. ``open`` is only valid until the next header is read,
-    which holds because the caller finishes each member before asking for the next."""
-    with open_binary(location) as stream, tarfile.open(fileobj=stream, mode="r|") as tar:
+    which holds because the caller finishes each member before asking for the next.
+
+    Names go through ``text_name``: tarfile decodes non-UTF-8 bytes to lone surrogates, which no
+    location string can hold (one such name used to end the read of every member after it).
+    """
+    with open_binary(location) as stream, tarfile.open(fileobj=stream, mode="r|", tarinfo=_CheckedTarInfo) as tar:
         for info in tar:
-            yield Member(info.name, _tar_kind(info), info.size, lambda info=info: tar.extractfile(info))
+            yield Member(text_name(info.name), _tar_kind(info), info.size, lambda info=info: tar.extractfile(info))
+
+
+class _CheckedTarInfo(tarfile.TarInfo):
+    """A TarInfo whose reading raises on a corrupt or cut header anywhere in the stream.
+
+    ``TarFile.next`` takes a bad checksum or a truncated header past the first member for the
+    end of the archive and stops without a word, so every member after it went unaccounted;
+    raised as ReadError it ends the read with the archive's Quarantined, like any broken stream.
+    A zero block (the real end marker) and a clean end of data still end the archive quietly.
+    """
+
+    @classmethod
+    def fromtarfile(cls, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        offset = tar.fileobj.tell()
+        try:
+            return super().fromtarfile(tar)
+        except (tarfile.InvalidHeaderError, tarfile.TruncatedHeaderError) as error:
+            raise tarfile.ReadError(f"corrupt tar header at offset {offset}: {error}") from error
 
 
 def _tar_kind(info: tarfile.TarInfo) -> MemberKind:
@@ -170,8 +193,12 @@ def _zip_members(location: str) -> Iterator[Member]:
 
 
 def _zip_kind(info: zipfile.ZipInfo) -> MemberKind:
-    """Unix mode bits live in the top half of ``external_attr``; 0 means "made elsewhere, a file"."""
-    if info.is_dir():
+    """Unix mode bits live in the top half of ``external_attr``; 0 means "made elsewhere, a file".
+
+    ``endswith``, not ``ZipInfo.is_dir()``: that indexes ``filename[-1]`` and raises IndexError on
+    an empty name, which ended the read of every member of the archive.
+    """
+    if info.filename.endswith("/"):
         return "dir"
     mode = info.external_attr >> 16
     file_type = mode & 0o170000

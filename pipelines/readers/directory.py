@@ -23,6 +23,7 @@ from pipelines.readers.common import (
     path_selected,
     quarantine,
     read_bounded,
+    text_name,
 )
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -43,7 +44,7 @@ def read_directory(source: SourceConfig, location: str) -> Iterator[Outcome]:
         for name in sorted(filenames + links):
             path = _relative(root, dirpath, name)
             yield _file_outcome(source, root, repo, path)
-        yield from (quarantine(source, error.filename or root, error) for error in errors)
+        yield from (quarantine(source, text_name(error.filename or root), error) for error in errors)
         errors.clear()
 
 
@@ -57,20 +58,26 @@ def directory_excluded(source: SourceConfig, path: str) -> bool:
     return any(glob.endswith("/*") and fnmatch.fnmatchcase(path, glob[:-2]) for glob in source.exclude)
 
 
-def _file_outcome(source: SourceConfig, root: str, repo: str, path: str) -> Outcome:
-    """lstat first, so links and special files are judged by what they are, not what they point to."""
-    where = f"{root}/{path}"
+def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str) -> Outcome:
+    """lstat first, so links and special files are judged by what they are, not what they point to.
+
+    ``fs_path`` is the name as os.walk gave it, for opening; records carry its ``text_name``, since a
+    file name that is not UTF-8 would otherwise put lone surrogates into ids and locations (and
+    end the walk of the whole directory there).
+    """
+    file = f"{root}/{fs_path}"
+    where, path = text_name(file), text_name(fs_path)
     if not path_selected(source, path):
         return drop(source, where, "path_not_included")
     try:
-        info = os.lstat(where)
+        info = os.lstat(file)
         if stat.S_ISLNK(info.st_mode):
             return drop(source, where, "symlink")
         if not stat.S_ISREG(info.st_mode):
             return drop(source, where, "not_regular_file")
         if info.st_size > source.limits.max_file_bytes:
             return drop(source, where, "file_too_large")
-        data = _read_no_follow(where, source.limits.max_file_bytes)
+        data = _read_no_follow(file, source.limits.max_file_bytes)
     except OSError as error:
         return quarantine(source, where, error)
     if data is None:  # the file grew past the cap between lstat and read

@@ -16,7 +16,6 @@ Records are located as ``file#L{n}`` (JSONL, 1-based like an editor) or ``file#r
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -24,6 +23,7 @@ import pyarrow.parquet as pq
 
 from mixtures.spec import SourceConfig
 from pipelines.readers.common import (
+    JSON_ERRORS,
     Outcome,
     base_name,
     decode_utf8,
@@ -34,9 +34,11 @@ from pipelines.readers.common import (
     make_document,
     open_binary,
     open_raw,
+    parse_json,
     path_selected,
     quarantine,
     row_location,
+    storable,
     strip_compression,
 )
 from pipelines.readers.language import detect_language
@@ -65,11 +67,11 @@ def read_jsonl(source: SourceConfig, location: str) -> Iterator[Outcome]:
     """One record per non-blank line; an over-long line is skipped unread up to its newline."""
     limit = source.limits.max_line_bytes
     with open_binary(location) as stream:
-        for lineno, line in iter_bounded_lines(stream, limit):
+        for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
             where = line_location(location, lineno)
             if line is None:
                 yield quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
-            elif line.strip():
+            else:
                 yield _json_line_outcome(source, where, line)
 
 
@@ -91,8 +93,8 @@ def read_parquet(source: SourceConfig, location: str) -> Iterator[Outcome]:
 
 def _json_line_outcome(source: SourceConfig, where: str, line: bytes) -> Outcome:
     try:
-        record = json.loads(decode_utf8(line))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        record = parse_json(line)
+    except JSON_ERRORS as error:
         return quarantine(source, where, error)
     if not isinstance(record, dict):
         return quarantine(source, where, f"TypeError: expected a JSON object, got {type(record).__name__}")
@@ -134,9 +136,10 @@ def record_outcome(source: SourceConfig, where: str, record: dict[str, Any], fie
     if is_binary(encoded):
         return drop(source, where, "binary")
     language = _first_string(record, ("language",)).lower() or detect_language(path, text)
-    return make_document(source, where, text, repo=_first_string(record, REPO_FIELDS), path=path,
-                         language=language, license=_license(record) or source.license,
-                         metadata=_scalar_metadata(record, field))
+    # storable: the text was checked above, but path, repo, license and metadata come from JSON too.
+    return storable(source, make_document(source, where, text, repo=_first_string(record, REPO_FIELDS), path=path,
+                                          language=language, license=_license(record) or source.license,
+                                          metadata=_scalar_metadata(record, field)))
 
 
 def _first_string(record: dict[str, Any], fields: tuple[str, ...]) -> str:

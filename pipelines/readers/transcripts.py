@@ -48,17 +48,19 @@ from typing import Any
 
 from mixtures.spec import SourceConfig
 from pipelines.readers.common import (
+    JSON_ERRORS,
     Outcome,
     base_name,
-    decode_utf8,
     drop,
     iter_bounded_lines,
     line_location,
     make_document,
     open_binary,
+    parse_json,
     path_selected,
     quarantine,
     read_bounded,
+    storable,
     strip_compression,
 )
 
@@ -68,6 +70,11 @@ ANTHROPIC_TOOL_BLOCKS = frozenset({"tool_use", "tool_result"})
 # mini-swe-agent's end-of-run command (v1: COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT, v0: MINI_SWE_AGENT_FINAL_OUTPUT).
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 SUBMIT_TOOLS = frozenset({"submit"})
+# Real transcripts nest about ten levels (container, messages, message, tool_calls, call, function,
+# arguments...). Anything deeper is refused, so every later recursive walk of it (rendering, the
+# ledger's json.dumps, Beam's pickling) stays far below Python's recursion limit of 1,000 at
+# whatever stack depth the runner calls it.
+MAX_JSON_DEPTH = 100
 
 
 class TranscriptShapeError(ValueError):
@@ -97,8 +104,8 @@ def _read_whole_file(source: SourceConfig, location: str, name: str) -> Outcome:
     if data is None:
         return drop(source, location, "file_too_large")
     try:
-        parsed = json.loads(decode_utf8(data))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        parsed = parse_json(data)
+    except JSON_ERRORS as error:
         return quarantine(source, location, error)
     return transcript_outcome(source, location, name, parsed, default_format="mini-swe-agent")
 
@@ -106,16 +113,14 @@ def _read_whole_file(source: SourceConfig, location: str, name: str) -> Outcome:
 def _read_jsonl(source: SourceConfig, location: str, name: str) -> Iterator[Outcome]:
     limit = source.limits.max_line_bytes
     with open_binary(location) as stream:
-        for lineno, line in iter_bounded_lines(stream, limit):
+        for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
             where = line_location(location, lineno)
             if line is None:
                 yield quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
                 continue
-            if not line.strip():
-                continue
             try:
-                parsed = json.loads(decode_utf8(line))
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                parsed = parse_json(line)
+            except JSON_ERRORS as error:
                 yield quarantine(source, where, error)
                 continue
             yield transcript_outcome(source, where, name, parsed, default_format="openai-jsonl")
@@ -124,17 +129,34 @@ def _read_jsonl(source: SourceConfig, location: str, name: str) -> Iterator[Outc
 def transcript_outcome(source: SourceConfig, where: str, name: str, parsed: Any, *, default_format: str) -> Outcome:
     """A parsed transcript -> Document, or Quarantined when its shape is not recognised."""
     try:
+        if nested_deeper_than(parsed, MAX_JSON_DEPTH):
+            raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
         raw_messages, info = split_transcript(parsed)
         messages, summary_turns = normalize_messages(system_messages(parsed) + raw_messages)
         text = render_chatml(messages)
-        text.encode("utf-8")  # JSON can smuggle lone surrogates ("\ud800"); no shard can store them
-    except (TranscriptShapeError, UnicodeEncodeError) as error:
+    except TranscriptShapeError as error:
         return quarantine(source, where, error)
     tools = declared_tools(parsed)
     metadata = {"format": transcript_format(parsed, raw_messages, default_format), "messages": messages,
                 **transcript_facts(messages, info),
                 **({"summary_turns": summary_turns} if summary_turns else {}), **({"tools": tools} if tools else {})}
-    return make_document(source, where, text, repo=transcript_repo(parsed, info), path=name, metadata=metadata)
+    # storable: JSON can smuggle lone surrogates ("\ud800") into the text and into fields the text
+    # leaves out (tool call ids, exit_status, repo); no shard or ledger can store them.
+    return storable(source, make_document(source, where, text, repo=transcript_repo(parsed, info), path=name,
+                                          metadata=metadata))
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and objects in ``value`` nest more than ``limit`` levels; iterative, so a
+    hostile value cannot make the check itself hit the recursion limit."""
+    stack = [(value, 1)] if isinstance(value, (list, dict)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack += [(child, depth + 1) for child in children if isinstance(child, (list, dict))]
+    return False
 
 
 def transcript_format(parsed: Any, raw_messages: list[Any], default_format: str) -> str:
@@ -155,7 +177,18 @@ def _block_types(message: Any) -> set[str]:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return set()
-    return {block.get("type") for block in content if isinstance(block, dict)}
+    return {block_type(block) for block in content}
+
+
+def block_type(block: Any) -> str:
+    """A content block's ``type``, or "" when the block is not an object or the type not a string.
+
+    Every set lookup on block types goes through here: ``{"type": []}`` would otherwise raise
+    TypeError (unhashable) and quarantine the whole file instead of being ignored like any
+    other unknown block.
+    """
+    kind = block.get("type") if isinstance(block, dict) else None
+    return kind if isinstance(kind, str) else ""
 
 
 def split_transcript(parsed: Any) -> tuple[list[Any], dict[str, Any]]:
@@ -232,8 +265,7 @@ def anthropic_messages(message: dict[str, Any], index: int, call_names: dict[str
     if role not in ("user", "assistant"):
         raise TranscriptShapeError(f"message {index} has tool blocks but role {role!r}")
     blocks = message["content"]
-    text = content_text([b for b in blocks if not (isinstance(b, dict) and b.get("type") in ANTHROPIC_TOOL_BLOCKS)],
-                        index)
+    text = content_text([b for b in blocks if block_type(b) not in ANTHROPIC_TOOL_BLOCKS], index)
     if role == "assistant":
         calls = [_anthropic_call(b, index) for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
         return [_canonical("assistant", text, tool_calls=calls)]
@@ -285,7 +317,7 @@ def content_text(content: Any, index: int) -> str:
     if not isinstance(content, list):
         raise TranscriptShapeError(f"message {index} content is a {type(content).__name__}")
     texts = [block if isinstance(block, str) else block.get("text") for block in content
-             if isinstance(block, str) or (isinstance(block, dict) and block.get("type") in TEXT_BLOCK_TYPES)]
+             if isinstance(block, str) or block_type(block) in TEXT_BLOCK_TYPES]
     return "\n".join(text for text in texts if isinstance(text, str))
 
 
@@ -311,8 +343,10 @@ def normalize_tool_call(call: Any, index: int) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             decoded = json.loads(arguments)
-            arguments = decoded if isinstance(decoded, dict) else arguments
-        except json.JSONDecodeError:
+            # Too deep to keep as an object (MAX_JSON_DEPTH): the string is kept, as for broken JSON.
+            if isinstance(decoded, dict) and not nested_deeper_than(decoded, MAX_JSON_DEPTH):
+                arguments = decoded
+        except JSON_ERRORS:
             pass  # models do emit broken JSON; keep it verbatim, it is what the agent saw
     return {"id": str(call.get("id") or ""), "name": name, "arguments": arguments}
 
@@ -370,11 +404,14 @@ def ended_with_submit(messages: list[dict[str, Any]]) -> bool:
 
 
 # pytest's closing line, with or without the ==== frame: "1 failed, 3 passed, 2 warnings in 0.12s".
+# Both use [^\S\n]* (not \s*) where a run of blank lines could be split many ways, which made a
+# non-match super-linear: 32,000 blank lines took 36 s here, and "Ran 1 test in 0.1s" followed by
+# 1,000 blank lines 17 s in the unittest pattern (cubic), so one odd tool output could stall a crawl.
 _PYTEST_SUMMARY = re.compile(
-    r"^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)"
+    r"^=*[^\S\n]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)"
     r" in [\d.]+s\b", re.MULTILINE)
 # unittest: "Ran 5 tests in 0.010s" then a blank line and "OK" / "OK (skipped=1)" / "FAILED (failures=2)".
-_UNITTEST_SUMMARY = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?\s*((?:OK|FAILED)\b.*)$", re.MULTILINE)
+_UNITTEST_SUMMARY = re.compile(r"^Ran (\d+) tests? in [\d.]+s[^\S\n]*\n\s*((?:OK|FAILED)\b.*)$", re.MULTILINE)
 
 
 def parse_test_summary(output: str) -> tuple[bool, str] | None:
