@@ -616,6 +616,16 @@ def test_non_utf8_file_name_in_a_directory_is_escaped_not_fatal(sandbox: Path) -
     assert all(isinstance(o, Document) for o in outcomes)
 
 
+def test_zip_member_with_an_empty_name_is_read_alone(sandbox: Path) -> None:
+    """``ZipInfo.is_dir()`` indexes ``filename[-1]``: an empty name raised IndexError and ended the
+    read of every member; now it is a member like any other."""
+    path = new_input(sandbox, ".zip")
+    write_zip(path, [ZipEntry("", 0, b"x\n", zipfile.ZIP_DEFLATED, None),
+                     ZipEntry("pkg/a.txt", 0, b"a\n", zipfile.ZIP_DEFLATED, None)], sandbox)
+    outcomes = read_checked(sandbox, "archive", path, limits=ReadLimits())
+    assert [(type(o), location_of(o)) for o in outcomes] == [(Document, f"{path}!"), (Document, f"{path}!pkg/a.txt")]
+
+
 def test_corrupt_tar_header_mid_stream_quarantines_the_archive(sandbox: Path) -> None:
     """tarfile treats a bad checksum past the first member as the end of the archive; the members
     after it used to vanish without a record."""
