@@ -62,7 +62,7 @@ class DedupConfig:
         require(0 < self.jaccard_threshold <= 1, join(path, "jaccard_threshold"), "must be in (0, 1]")
         require(self.max_pairs_per_bucket > 0, join(path, "max_pairs_per_bucket"), "must be positive")
         require(self.near or not self.previous_indexes, join(path, "previous_indexes"),
-                "earlier indexes are matched by MinHash, which near: false turns off", "set near: true")
+                "earlier indexes are matched by near dedup, which is off", f"set {join(path, 'near')}: true")
         require(self.rounds_per_pass > 0 and self.max_passes > 0, join(path, "max_passes"), "must be positive")
         for i, name in enumerate(self.keeper_order):
             require(name in KEEPER_CRITERIA, join(join(path, "keeper_order"), i), f"unknown criterion {name!r}",
