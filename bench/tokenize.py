@@ -3,7 +3,7 @@
 Run from the repository root, as a module (``python bench/tokenize.py`` would put ``bench/`` first on
 ``sys.path``, where this file shadows the standard library's ``tokenize``)::
 
-    .venv/bin/python -m bench.tokenize                    # 128 MB of Python, 2 workers, bench/RESULTS.md
+    .venv/bin/python -m bench.tokenize                    # 128 MB of Python, 2 workers, bench/RESULTS.md (~10 min)
     .venv/bin/python -m bench.tokenize --megabytes 16 --results /tmp/RESULTS.md
     .venv/bin/python -m bench.tokenize --roots ~/src/repo --tokenizer tok.json --rounds 3
 
@@ -17,7 +17,18 @@ Every measurement runs in a fresh child process on the same Document Parquet fil
              reading, the GroupByKey shuffle of the texts, tokenizing and writing .bin/.idx. This is
              ``pipelines.build.run_shards`` for one plain stage, so it pays every cost a build pays.
   datatrove  ParquetReader -> MegatronDocumentTokenizer on LocalPipelineExecutor with tasks = workers
-             = ``--workers`` (datatrove splits work by input file, hence several Parquet files).
+             = ``--workers`` (datatrove splits work by input file, hence several Parquet files). It
+             calls ``encode_batch`` on 10,000 documents at a time and appends EOS with a
+             post-processor; it leaves ``encode_special_tokens`` off, so the few ``<|endoftext|>``
+             strings in the corpus's code become single ids there (a handful of tokens fewer).
+  thread study  codemix again with one shard and with ``--study-shards`` shards, each time with the
+             Rayon choice of ``pipelines.shards.encode_in_parallel`` reversed through
+             ``TOKENIZERS_PARALLELISM`` (``--no-thread-study`` skips it).
+
+codemix runs in Beam rather than by calling the DoFn: with one shard (any source under
+``shard_size_bytes``, 512 MB by default) one worker tokenizes while the other only helped read, and
+the Parquet read, side input and shuffle of every text are costs a build pays; a direct call would
+hide them.
 
 Throughput is UTF-8 text bytes / wall seconds of the timed work (interpreter start and imports are
 excluded; Beam's worker start-up and datatrove's pool start-up are included). CPU seconds of the
@@ -65,12 +76,9 @@ PARQUET_FILES = 8  # datatrove splits by file: enough for every worker
 RAW_BATCH_DOCUMENTS = 1_000
 POLL_SECONDS = 0.2
 PIPELINES = ("raw", "codemix", "datatrove")
-# Rayon settings of codemix's worker processes for the thread study (see ``planned_runs``).
-THREAD_SETTINGS = {
-    "default: a Rayon pool of all cores per worker": {},
-    "TOKENIZERS_PARALLELISM=false": {"TOKENIZERS_PARALLELISM": "false"},
-    "RAYON_NUM_THREADS=1": {"RAYON_NUM_THREADS": "1"},
-}
+# The thread study: codemix again with each Rayon choice forced through the variable that
+# ``pipelines.shards.tokenizer_parallelism`` leaves alone when set; see ``planned_runs``.
+SERIAL, PARALLEL = {"TOKENIZERS_PARALLELISM": "false"}, {"TOKENIZERS_PARALLELISM": "true"}
 logger = logging.getLogger("bench.tokenize")
 # RESULTS.md is shared with other benchmarks and notes: only this block is ever rewritten.
 BEGIN, END = "<!-- bench.tokenize: generated, begin -->", "<!-- bench.tokenize: generated, end -->"
@@ -308,14 +316,18 @@ def measure(name: str, config: dict, env: dict[str, str]) -> dict:
 def planned_runs(args: argparse.Namespace, info: dict) -> list[tuple[str, str, int, dict[str, str]]]:
     """(pipeline, label, shard_size_bytes, extra environment) of one round.
 
-    The thread study reruns codemix with the corpus cut into ``--study-shards`` shards, so that every
-    worker tokenizes (one shard goes to one worker), once per ``THREAD_SETTINGS`` entry: does each
-    worker's own Rayon pool over all cores (workers x cores threads) cost anything?"""
+    The thread study crosses one shard (one worker tokenizes everything; codemix lets Rayon spread
+    its batches over the cores) and ``--study-shards`` shards (every worker tokenizes; codemix
+    encodes on one thread per worker) with the other choice forced."""
     runs = [(name, "", int(args.shard_mb * 1e6), {}) for name in args.pipelines]
     if args.thread_study and "codemix" in args.pipelines:
-        shard_bytes = -(-info["bytes"] // args.study_shards)
-        runs += [("codemix", f"{args.study_shards} shards, {label}", shard_bytes, env)
-                 for label, env in THREAD_SETTINGS.items()]
+        many = args.study_shards
+        runs += [
+            ("codemix", "1 shard, forced TOKENIZERS_PARALLELISM=false", info["bytes"], SERIAL),
+            ("codemix", f"{many} shards, codemix's choice: one thread per worker", -(-info["bytes"] // many), {}),
+            ("codemix", f"{many} shards, forced TOKENIZERS_PARALLELISM=true: a Rayon pool per worker",
+             -(-info["bytes"] // many), PARALLEL),
+        ]
     return runs
 
 
@@ -368,8 +380,9 @@ def render(results: dict[str, list[dict]], info: dict, args: argparse.Namespace,
          f"tokenizer: {args.tokenizer_note}; {args.workers} workers; shard_size_bytes {args.shard_mb:g} MB; "
          f"{args.rounds} round(s), median shown. CPU s: every process of the run's tree (raw: its own threads); "
          "the machine is shared, so CPU seconds are the steadier measure of work and wall seconds move with "
-         "the load. Rows \"(N shards, ...)\" are the thread study: codemix with every worker tokenizing, "
-         "under each Rayon setting."),
+         "the load. Rows \"codemix (...)\" are the thread study: codemix with one shard (one worker "
+         "tokenizes; codemix uses the Rayon pool) or many (every worker tokenizes; codemix encodes on one "
+         "thread per worker), and the other choice forced."),
         "Command: `.venv/bin/python -m bench.tokenize " + " ".join(args.argv) + "`",
         "",
         "| pipeline | wall s | MB/s | CPU s | MB per CPU s | tokens | load avg before → after |",
@@ -420,7 +433,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=1, help="repeat every pipeline; the median is reported")
     parser.add_argument("--pipelines", nargs="+", choices=PIPELINES, default=list(PIPELINES))
     parser.add_argument("--thread-study", action=argparse.BooleanOptionalAction, default=True,
-                        help="also run codemix on --study-shards shards under each Rayon setting")
+                        help="also run codemix with 1 and --study-shards shards, each Rayon choice forced")
     parser.add_argument("--study-shards", type=int, default=8, help="shards of the thread study")
     parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
                         help="environment of every child, e.g. TOKENIZERS_PARALLELISM=false")

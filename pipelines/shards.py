@@ -7,9 +7,11 @@ worker count or bundle boundaries, so the same inputs give byte-identical shards
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
+import os
 
 import apache_beam as beam
 import numpy as np
@@ -23,6 +25,8 @@ from pipelines.progress import Progress
 # that the batch's Encoding objects (measured: about 100 bytes per token, 1M tokens) stay near 100 MB.
 ENCODE_BATCH_DOCUMENTS = 256
 ENCODE_BATCH_CHARACTERS = 4_000_000
+# Read by `tokenizers` at every batch call: anything but false/0/off spreads the batch over its Rayon pool.
+TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 
 
 def stage_entries(doc: Document, stage_sources: dict[str, list[str]]):
@@ -73,6 +77,39 @@ def encode_batches(entries, max_documents: int = ENCODE_BATCH_DOCUMENTS,
         yield batch
 
 
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # what this process may run on (containers, taskset)
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def encode_in_parallel(shards: int) -> bool:
+    """Whether a shard of a (stage, source) with ``shards`` shards should use the tokenizer's Rayon pool.
+
+    Beam runs about one worker process per core (``--direct_num_workers``, Dataflow's process per
+    vCPU) and a shard is one worker's work. With at least as many shards as cores the workers keep
+    every core busy on their own, and a Rayon pool of all cores in each of them would put cores²
+    threads on the machine: encode on one thread. With fewer (a source under ``shard_size_bytes``
+    is a single shard) the other cores would sit idle: let Rayon spread each batch over them.
+    """
+    return shards < available_cores()
+
+
+@contextlib.contextmanager
+def tokenizer_parallelism(parallel: bool):
+    """``TOKENIZERS_PARALLELISM=false`` for the block unless ``parallel``, then as before; a value the
+    user set wins. Only speed depends on it: the ids are the same either way."""
+    if parallel or TOKENIZERS_PARALLELISM in os.environ:
+        yield
+        return
+    os.environ[TOKENIZERS_PARALLELISM] = "false"
+    try:
+        yield
+    finally:
+        os.environ.pop(TOKENIZERS_PARALLELISM, None)
+
+
 class TokenizeAndWriteShard(beam.DoFn):
     """One grouped shard -> PREFIX.bin/.idx, documents in id order, EOD after each; yields stats.
 
@@ -80,11 +117,9 @@ class TokenizeAndWriteShard(beam.DoFn):
     character offsets no one reads here, about 30% less CPU) spreads each batch over the tokenizer's
     Rayon threads, and a batch's ids go to the writer as one array, one ``write`` per batch.
 
-    Rayon keeps its default of one thread per core even though every Beam worker process has its own
-    pool: a source smaller than ``shard_size_bytes`` is one shard, so one worker tokenizes it alone
-    and needs all the cores; and with several shards on 2 workers x 2 threads on 2 cores, we measured
-    no cost from the oversubscription against ``TOKENIZERS_PARALLELISM=false`` or
-    ``RAYON_NUM_THREADS=1`` (bench/RESULTS.md, "Tokenize and write").
+    Every Beam worker process has its own Rayon pool, so whether to use it is decided per shard
+    (``encode_in_parallel``): on 2 cores, 8 shards, 2 workers, encoding on one thread per worker
+    took 52 s where Rayon pools of 2 threads in both took 68 s (bench/RESULTS.md, "Tokenize and write").
     """
 
     def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
@@ -103,7 +138,7 @@ class TokenizeAndWriteShard(beam.DoFn):
         entries = sorted(entries)  # by id: independent of bundle order
         prefix = shard_prefix(self._out_dir, stage, source, index, shards)
         text_bytes = 0
-        with IndexedDatasetWriter(prefix, self._dtype) as writer:
+        with tokenizer_parallelism(encode_in_parallel(shards)), IndexedDatasetWriter(prefix, self._dtype) as writer:
             for batch in encode_batches(entries):
                 writer.add_documents(*self._encode(batch))
                 text_bytes += sum(utf8_length(text) for _, text, _ in batch)
