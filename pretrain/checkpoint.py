@@ -17,7 +17,10 @@ checkpoint itself, so a crash mid-save leaves ``latest`` on the previous one.
 from __future__ import annotations
 
 import os
+import queue
 import random
+import threading
+import types
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +112,32 @@ def _rng_object(data: Any) -> ShardedObject:
     return ShardedObject("rng_state", data, (world,), (rank,), replica_id=0)
 
 
+class _ThreadContext:
+    """Stands in for a multiprocessing context in megatron's checkpoint writer: queues and threads."""
+
+    Queue = queue.Queue
+    JoinableQueue = queue.Queue
+    SimpleQueue = queue.SimpleQueue
+
+    @staticmethod
+    def Process(target, args=(), kwargs=None):
+        return threading.Thread(target=target, args=args, kwargs=kwargs or {}, daemon=True)
+
+    def Manager(self):
+        return self
+
+
+def write_checkpoints_in_threads() -> None:
+    """megatron-core's FileSystemWriterAsync forks one writer process per bucket (and spawns a
+    Manager) from a process that already runs gloo's threads; fork after threads can deadlock, and
+    did under load here. In the single-process CPU path the buckets are written in threads instead."""
+    from megatron.core.dist_checkpointing.strategies import filesystem_async
+
+    context = _ThreadContext()
+    filesystem_async.mp = types.SimpleNamespace(get_context=lambda method=None: context, Queue=queue.Queue,
+                                                JoinableQueue=queue.Queue, SimpleQueue=queue.SimpleQueue)
+
+
 def save_checkpoint(run_dir: str | Path, model, optimizer, train_state: dict[str, Any], *, cuda: bool) -> Path:
     """Write checkpoint ``step_<train_state['step']>`` of ``model`` (the bare GPTModel) and ``optimizer``."""
     path = checkpoint_path(run_dir, train_state["step"])
@@ -116,6 +145,8 @@ def save_checkpoint(run_dir: str | Path, model, optimizer, train_state: dict[str
     model_sharded = model.sharded_state_dict()
     state = {"model": model_sharded, "optimizer": optimizer_sharded_state_dict(optimizer, model_sharded, is_loading=False),
              "train_state": train_state, "rng_state": _rng_object(rng_state(cuda))}
+    if not cuda:
+        write_checkpoints_in_threads()
     dist_checkpointing.save(state, str(path))
     if torch.distributed.get_rank() == 0:
         marker = path.parent / LATEST
