@@ -31,7 +31,7 @@ class DedupConfig:
     lowercase: bool = False  # code keeps case: `Foo` and `foo` differ
     seed: int = 1
     verify: bool = True  # exact Jaccard on candidate pairs; drops LSH false positives
-    max_pairs_per_bucket: int = 1024  # verification pairs per LSH bucket; large buckets use pivots (dedup/near.py)
+    max_pairs_per_bucket: int = 64  # verification pairs per LSH bucket; large buckets use pivots (dedup/near.py)
     jaccard_threshold: float = 0.8  # the similarity that makes two documents near duplicates
     rounds_per_pass: int = 4  # large-star/small-star rounds per Beam pipeline
     max_passes: int = 25  # then fail loudly rather than return unconverged clusters

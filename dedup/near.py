@@ -6,7 +6,7 @@ buckets as ``index.previous_node`` ids, with a signature but no shingles.
 
 Which pairs of a bucket are verified (``bucket_pairs``, ``pivot_pairs``):
 
-  * Small buckets, n(n - 1)/2 <= ``max_pairs_per_bucket`` (n <= 45 by default): every pair.
+  * Small buckets, n(n - 1)/2 <= ``max_pairs_per_bucket`` (n <= 11 by default): every pair.
     Verifying only the star from one centre would let a false-positive centre hide every true
     pair among the others.
   * Large buckets: stars from k = max(MIN_PIVOTS, max_pairs_per_bucket // n) pivots, the bucket's
@@ -27,12 +27,15 @@ Which pairs of a bucket are verified (``bucket_pairs``, ``pivot_pairs``):
   We chose pivots over a sorted chain (each member linked to the next), which one false positive
   cuts in two, and whose pairs, like per-bucket pivots, differ from bucket to bucket.
 
-Verification (``VerifyPairs``) holds at most two documents' shingles per key: pairs are sent to
-both endpoints, each endpoint sends its shingles back keyed by the pair, and the pair's key then
-sees exactly its two shingle sets. A document therefore holds its own shingles and the ids of its
-pairs, never its neighbours' shingles. A pair with an earlier document compares signatures
-(``estimated_jaccard``, standard error 0.025 at 0.8 for 256 permutations), since earlier shingles
-were not stored; new pairs get the exact Jaccard of their shingle sets.
+Verification (``VerifyPairs``) ships every payload once per pair, in one direction. Each pair has a
+holder: its new endpoint when the other is an earlier build's document, else its larger id, which in
+a large bucket is the member rather than the pivot, so a holder holds at most ~k + 2 pairs of a
+cluster however big the cluster grows. The partner (the other endpoint) sends its payload to the
+holder; the holder, which keeps its own, judges all its pairs in one group. A group so holds one
+document's payload plus its partners' (bounded by its pair count), and the shuffle carries one
+payload per pair plus one per holder, not two per pair. A pair with an earlier document compares
+signatures (``estimated_jaccard``, standard error 0.025 at 0.8 for 256 permutations), since earlier
+shingles were not stored; new pairs get the exact Jaccard of their shingle sets.
 """
 
 from __future__ import annotations
@@ -57,12 +60,17 @@ from dedup.minhash import (
 )
 
 NAMESPACE = "codemix.dedup"
-# Pairs verified per bucket before switching from all pairs to k pivots (n <= 45 gets all pairs).
-MAX_PAIRS_PER_BUCKET = 1024
+# Pairs verified per bucket before switching from all pairs to k pivots (n <= 11 gets all pairs): a
+# document so holds at most ~10 pairs per bucket, and the verification shuffle grows with documents,
+# not with the square of cluster sizes.
+MAX_PAIRS_PER_BUCKET = 64
 # Least pivots of a large bucket: a member loses its links only if its first 4 pivots are all false positives.
 MIN_PIVOTS = 4
 # Payload kinds a document sends to its pairs, and the tag of a pair request.
-SHINGLES, SIGNATURE, PAIR = "shingles", "signature", "pair"
+SHINGLES, SIGNATURE = "shingles", "signature"
+# Tags of verification's messages: a partner is asked to SEND_TO a holder, a holder to HOLD its own
+# payload; what arrives at the holder is its OWN payload or a PARTNER's.
+SEND_TO, HOLD, OWN, PARTNER = "send_to", "hold", "own", "partner"
 OFFER = "offer"  # tag of (member, pivots) from a large bucket
 
 Edge = tuple[str, str]
@@ -140,27 +148,52 @@ def payload_kind(pair: Edge) -> str:
     return SIGNATURE if is_previous(pair[0]) or is_previous(pair[1]) else SHINGLES
 
 
-def payload_requests(pair: Edge) -> Iterator[tuple[str, tuple[str, Edge]]]:
-    """Ask both endpoints of a pair for their payload."""
-    for node in pair:
-        yield node, (PAIR, pair)
+def holder_and_partner(pair: Edge) -> Edge:
+    """(holder, partner): the holder judges the pair with its own payload and the partner's.
+
+    The new endpoint holds a pair with an earlier document (which has no shingles and judges
+    nothing); otherwise the larger id holds, which is the member, not the pivot, of a pivot pair.
+    """
+    u, v = pair
+    if is_previous(v):
+        return u, v
+    if is_previous(u):
+        return v, u
+    return (v, u) if u < v else (u, v)
 
 
-def send_payloads(node_values: tuple[str, Iterable[tuple[str, Any]]]) -> Iterator[tuple[Edge, bytes]]:
-    """At one document: (pair, payload) for each of its pairs; holds one payload and the pairs' ids."""
+def payload_requests(pair: Edge) -> Iterator[tuple[str, tuple]]:
+    """Ask the partner to send its payload to the holder, and the holder to keep its own."""
+    holder, partner = holder_and_partner(pair)
+    yield partner, (SEND_TO, holder)
+    yield holder, (HOLD, payload_kind(pair))
+
+
+def send_payloads(node_values: tuple[str, Iterable[tuple[str, Any]]]) -> Iterator[tuple[str, tuple]]:
+    """At one document: its payload to each holder that asked for it, and its own payloads (one
+    per kind it holds pairs of) to itself. Holds one payload per kind and the ids of its holders."""
     node, values = node_values
     payloads: dict[str, bytes] = {}
-    pairs: list[Edge] = []
+    holders: list[str] = []
+    held_kinds: set[str] = set()
     for kind, value in values:
-        if kind == PAIR:
-            pairs.append(value)
+        if kind == SEND_TO:
+            holders.append(value)
+        elif kind == HOLD:
+            held_kinds.add(value)
         else:  # the same earlier document in two indexes: keep one, the same one on every run
             payloads[kind] = min(value, payloads.get(kind, value))
-    for pair in pairs:
-        kind = payload_kind(pair)
+
+    def payload(kind: str, role: str) -> bytes:
         if kind not in payloads:
-            raise RuntimeError(f"dedup verify: no {kind} for {node!r}, which is in candidate pair {pair}")
-        yield pair, payloads[kind]
+            raise RuntimeError(f"dedup verify: no {kind} for {node!r}, which {role}")
+        return payloads[kind]
+
+    for kind in sorted(held_kinds):
+        yield node, (OWN, kind, payload(kind, "holds candidate pairs"))
+    for holder in holders:
+        pair = ordered(holder, node)
+        yield holder, (PARTNER, node, payload(payload_kind(pair), f"is in candidate pair {pair}"))
 
 
 def pair_similarity(pair: Edge, payloads: list[bytes]) -> float:
@@ -169,6 +202,24 @@ def pair_similarity(pair: Edge, payloads: list[bytes]) -> float:
         raise RuntimeError(f"dedup verify: pair {pair} received {len(payloads)} payloads, expected 2")
     a, b = (from_bytes(payload) for payload in payloads)
     return estimated_jaccard(a, b) if payload_kind(pair) == SIGNATURE else exact_jaccard(a, b)
+
+
+def judge_held_pairs(holder_values: tuple[str, Iterable[tuple]]) -> Iterator[tuple[Edge, float]]:
+    """At one holder: (pair, similarity) for every partner that sent its payload."""
+    holder, values = holder_values
+    own: dict[str, bytes] = {}
+    partners: list[tuple[str, bytes]] = []
+    for value in values:
+        if value[0] == OWN:
+            own[value[1]] = value[2]
+        else:
+            partners.append((value[1], value[2]))
+    for partner, partner_payload in partners:
+        pair = ordered(holder, partner)
+        kind = payload_kind(pair)
+        if kind not in own:
+            raise RuntimeError(f"dedup verify: holder {holder!r} of pair {pair} has no {kind} of its own")
+        yield pair, pair_similarity(pair, [own[kind], partner_payload])
 
 
 @beam.typehints.with_output_types(tuple[bytes, str])  # the main output; tagged outputs are not type-checked
@@ -210,16 +261,16 @@ def previous_band_keys(node_signature: tuple[str, bytes], bands: int, rows: int)
 
 @beam.typehints.with_output_types(Edge)
 class JudgePair(beam.DoFn):
-    """Pairs at or above the threshold to the main output, the others to ``rejected``; both counted."""
+    """(pair, similarity) -> pairs at or above the threshold to the main output, the others to ``rejected``; both counted."""
 
     def __init__(self, threshold: float):
         self.threshold = threshold
         self.verified = Metrics.counter(NAMESPACE, "near_pairs_verified")
         self.rejected = Metrics.counter(NAMESPACE, "near_pairs_rejected")
 
-    def process(self, pair_payloads):
-        pair, payloads = pair_payloads
-        if pair_similarity(pair, list(payloads)) >= self.threshold:
+    def process(self, judged: tuple[Edge, float]):
+        pair, similarity = judged
+        if similarity >= self.threshold:
             self.verified.inc()
             yield pair
         else:
@@ -245,7 +296,8 @@ class VerifyPairs(beam.PTransform):
             | "Gather" >> beam.Flatten()
             | "GroupByDocument" >> beam.GroupByKey()
             | "SendPayloads" >> beam.FlatMap(send_payloads)
-            | "GroupByPair" >> beam.GroupByKey()
+            | "GroupByHolder" >> beam.GroupByKey()
+            | "Similarity" >> beam.FlatMap(judge_held_pairs)
             | "Judge" >> beam.ParDo(JudgePair(self.threshold)).with_outputs("rejected", main="verified")
         )
         return judged.verified, judged.rejected

@@ -25,14 +25,16 @@ from dedup.minhash import make_permutations, shingle_hashes, signature, to_bytes
 from dedup.near import (
     MAX_PAIRS_PER_BUCKET,
     MIN_PIVOTS,
-    PAIR,
     SHINGLES,
     SIGNATURE,
     CandidateEdges,
     VerifyPairs,
     bucket_pairs,
     bucket_star_edges,
+    holder_and_partner,
+    judge_held_pairs,
     pair_similarity,
+    payload_requests,
     pivot_pairs,
     send_payloads,
 )
@@ -57,14 +59,28 @@ def payloads_for(texts: dict[str, str]) -> dict[str, dict[str, bytes]]:
     return out
 
 
+def group(items) -> dict:
+    grouped: dict = {}
+    for key, value in items:
+        grouped.setdefault(key, []).append(value)
+    return grouped
+
+
+def route_payloads(pairs, payloads) -> dict[str, list]:
+    """The per-element functions alone, grouped as Beam would: requests and payloads by document,
+    then what each document sends, by holder."""
+    by_node = group([request for pair in pairs for request in payload_requests(pair)])
+    for node in by_node:
+        by_node[node] += list(payloads[node].items())
+    return group([message for item in by_node.items() for message in send_payloads(item)])
+
+
 def verify_in_memory(pairs, payloads, threshold: float = CONFIG.jaccard_threshold) -> set[tuple[str, str]]:
-    """The per-element functions alone: route payloads to pairs, then judge each pair."""
-    grouped: dict[tuple[str, str], list[bytes]] = {}
-    for node in {node for pair in pairs for node in pair}:
-        values = [(PAIR, pair) for pair in pairs if node in pair] + list(payloads[node].items())
-        for pair, payload in send_payloads((node, values)):
-            grouped.setdefault(pair, []).append(payload)
-    return {pair for pair, both in grouped.items() if pair_similarity(pair, both) >= threshold}
+    """Route payloads to holders, then judge each pair (as (smaller id, larger id), as Beam has them)."""
+    pairs = [tuple(sorted(pair)) for pair in pairs]
+    judged = [j for item in route_payloads(pairs, payloads).items() for j in judge_held_pairs(item)]
+    assert sorted(pair for pair, _ in judged) == sorted(pairs), "every candidate pair is judged exactly once"
+    return {pair for pair, similarity in judged if similarity >= threshold}
 
 
 def connected(edges, a: str, b: str) -> bool:
@@ -118,7 +134,7 @@ def ids(count: int, prefix: str = "") -> list[str]:
     return [f"{prefix}{i:05d}" for i in range(count)]
 
 
-@pytest.mark.parametrize("size", [2, 3, 10, 45])
+@pytest.mark.parametrize("size", [2, 3, 10, 11])
 def test_small_bucket_checks_every_pair(size):
     members = ids(size)
     assert size * (size - 1) // 2 <= MAX_PAIRS_PER_BUCKET, "fixture should be a small bucket"
@@ -224,15 +240,37 @@ def test_pair_with_earlier_document_uses_the_signature_estimate(planted):
     earlier = previous_node("10-fork")
     payloads = payloads_for(planted)
     payloads[earlier] = {SIGNATURE: payloads.pop("10-fork")[SIGNATURE]}  # an index keeps no shingles
-    assert verify_in_memory([("11-fork", earlier)], payloads) == {("11-fork", earlier)}
+    assert verify_in_memory([("11-fork", earlier)], payloads) == {(earlier, "11-fork")}
     assert verify_in_memory([("00-false-positive", earlier)], payloads) == set()
 
 
 def test_missing_payload_is_an_error_not_a_silent_drop():
-    with pytest.raises(RuntimeError, match="no shingles"):
-        list(send_payloads(("a", [(PAIR, ("a", "b"))])))
+    asked = [request for node, request in payload_requests(("a", "b")) if node == "a"]
+    with pytest.raises(RuntimeError, match="no shingles for 'a'"):
+        list(send_payloads(("a", asked)))
     with pytest.raises(RuntimeError, match="expected 2"):
         pair_similarity(("a", "b"), [to_bytes(np.arange(3, dtype=np.uint64))])
+
+
+def test_each_pair_ships_one_payload_and_a_cluster_member_holds_its_own_pairs(planted):
+    """The shuffle carries one payload per pair plus one per holder (not two per pair), and in a
+    large bucket the members, not the pivots, hold the pairs, so no group grows with the cluster."""
+    pairs = sorted(candidate_pairs([(b"k", list(planted))], max_pairs=1))
+    routed = route_payloads(pairs, payloads_for(planted))
+    shipped = sum(len(values) for values in routed.values())
+    assert shipped == len(pairs) + len(routed)
+    pivots = sorted(planted)[:MIN_PIVOTS]
+    for holder, values in routed.items():
+        partners = [value for value in values if value[0] != "own"]
+        assert holder not in pivots or all(partner[1] in pivots for partner in partners)
+    assert max(len(values) for values in routed.values()) <= MIN_PIVOTS + 1
+
+
+def test_the_new_endpoint_holds_a_pair_with_an_earlier_document():
+    earlier = previous_node("00-first")
+    assert holder_and_partner(("zz-new", earlier)) == ("zz-new", earlier)
+    assert holder_and_partner((earlier, "aa-new")) == ("aa-new", earlier)
+    assert holder_and_partner(("a", "b")) == ("b", "a")
 
 
 def test_candidate_edges_verify_every_fork_pair_and_nothing_else(planted):
