@@ -34,9 +34,13 @@ class ReadLimits:
     max_archive_members: int = 200_000
     max_archive_bytes: int = 4_000_000_000  # uncompressed total per archive
     max_line_bytes: int = 64_000_000  # one JSONL record
+    # One compressed dump, transcript file or crawl list, decompressed; past it the rest of the file
+    # is quarantined (a bomb then costs bounded time as well as bounded memory).
+    max_decompressed_bytes: int = 64_000_000_000
 
     def validate(self, path: str) -> None:
-        for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes"):
+        for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes",
+                     "max_decompressed_bytes"):
             require(getattr(self, name) > 0, join(path, name), "must be positive")
 
 

@@ -5,7 +5,7 @@ input, and every record it touches ends as exactly one outcome, which is what le
 ``counts.read == kept + dropped + duplicates + quarantined`` hold for the build.
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
-``unsafe_path``, ``not_regular_file``, ``file_too_large``, ``binary``.
+``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``binary``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ READERS: dict[str, Reader] = {
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
-                "not_regular_file", "file_too_large", "binary")
+                "duplicate_member_name", "not_regular_file", "file_too_large", "binary")
 
 __all__ = ["DROP_REASONS", "READERS", "detect_language", "read_location"]
 

@@ -5,6 +5,8 @@ decompressing reader), zip through random access on the opened location. Archive
 input, so every member is judged by its header before a byte of it is read:
 
   * names that are absolute or climb with ``..`` are ``unsafe_path`` (a tar-slip on extraction);
+  * a second member of a name already read is ``duplicate_member_name``: one location names one
+    record, and which copy an extraction would leave depends on the tool (tar keeps the last);
   * links and special files are dropped (``symlink``, ``hardlink``, ``not_regular_file``);
   * a member above ``limits.max_file_bytes`` is ``file_too_large``; zip reads are also capped at
     max + 1 bytes, because a zip's declared size is just a number someone wrote;
@@ -77,6 +79,7 @@ def read_archive(source: SourceConfig, location: str) -> Iterator[Outcome]:
     """Every member of the archive at ``location``, in archive order."""
     repo, budget = archive_repo(location), _Budget(source.limits)
     is_zip = location.lower().endswith(".zip")
+    seen_names: set[str] = set()  # at most limits.max_archive_members names
     for member in _zip_members(location) if is_zip else _tar_members(location):
         over = budget.charge(member)
         if over:
@@ -84,6 +87,10 @@ def read_archive(source: SourceConfig, location: str) -> Iterator[Outcome]:
             return
         if member.kind == "dir":  # directories are structure, not records
             continue
+        if member.name in seen_names:
+            yield drop(source, f"{member_location(location, member.name)}#{budget.members}", "duplicate_member_name")
+            continue
+        seen_names.add(member.name)
         if is_zip:
             yield _isolated_outcome(source, location, repo, member)
         else:  # a tar read error means the stream itself is broken: let it end the archive

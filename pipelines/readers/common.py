@@ -16,6 +16,7 @@ import bz2
 import contextlib
 import fnmatch
 import gzip
+import io
 import json
 import lzma
 import re
@@ -220,14 +221,87 @@ _BLANK_LINES = re.compile(rb"[ \t\r\n\x0b\x0c]*\n")
 
 # --- opening locations ------------------------------------------------------------------------
 
+class ZstdFrameReader(io.RawIOBase):
+    """Decompresses a stream of zstd frames and raises EOFError when the input ends inside one.
+
+    python-zstandard's ``stream_reader`` ends a cut frame as if it were whole, so a truncated
+    .zst download would read as a shorter, valid file; gzip, bz2 and xz all raise instead. The
+    input is fed in ZSTD_INPUT_BYTES pieces so one call's output stays bounded (a block holds at
+    most 128 KiB and takes at least a few bytes, so a 1 KiB piece yields at most ~40 MB).
+    """
+
+    def __init__(self, raw: IO[bytes]):
+        super().__init__()
+        self._raw, self._frame, self._pending = raw, None, memoryview(b"")
+        self._in_frame = False  # some of the current frame was fed and its end not yet seen
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._pending:
+            if not self._fill():
+                return 0
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def _fill(self) -> bool:
+        """Decompress the next input piece into ``_pending``; False at a clean end of input."""
+        piece = self._raw.read(ZSTD_INPUT_BYTES)
+        if not piece:
+            if self._in_frame:
+                raise EOFError("zstd input ends inside a frame: the file is truncated")
+            return False
+        output = []
+        while piece:
+            if self._frame is None:
+                self._frame = zstandard.ZstdDecompressor().decompressobj()
+            output.append(self._frame.decompress(piece))
+            self._in_frame = True
+            piece = b""
+            if self._frame.eof:  # a frame ended inside this piece: the rest starts the next one
+                piece, self._frame, self._in_frame = self._frame.unused_data, None, False
+        self._pending = memoryview(b"".join(output))
+        return True
+
+
+ZSTD_INPUT_BYTES = 1024
+
+
+class DecompressedTooLarge(ValueError):
+    """A compressed file decompressed past ``limits.max_decompressed_bytes``."""
+
+
+class BoundedReader(io.RawIOBase):
+    """Reads at most ``max_bytes`` from ``stream``, then raises DecompressedTooLarge: a compression
+    bomb costs bounded time, not only bounded memory."""
+
+    def __init__(self, stream: IO[bytes], max_bytes: int):
+        super().__init__()
+        self._stream, self._left, self._max = stream, max_bytes, max_bytes
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._stream.read(min(len(buffer), self._left + 1))
+        if len(data) > self._left:
+            raise DecompressedTooLarge(f"decompresses to more than {self._max} bytes (limits.max_decompressed_bytes)")
+        self._left -= len(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+
 # smart_open 9 infers .zst through `backports.zstd`, which is not installed, so compression is
 # always handled here by suffix; that also keeps .tgz and .tar.gz on one code path. Each opener's
 # result is entered by open_binary's ExitStack, hence the SIM115 waiver.
 _DECOMPRESSORS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
     ".gz": lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
     ".tgz": lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
-    ".zst": lambda raw: zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True),
-    ".zstd": lambda raw: zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True),
+    ".zst": lambda raw: io.BufferedReader(ZstdFrameReader(raw), READ_CHUNK_BYTES),
+    ".zstd": lambda raw: io.BufferedReader(ZstdFrameReader(raw), READ_CHUNK_BYTES),
     ".bz2": lambda raw: bz2.BZ2File(raw, mode="rb"),
     ".xz": lambda raw: lzma.LZMAFile(raw, mode="rb"),  # noqa: SIM115
 }
@@ -250,11 +324,15 @@ def open_raw(location: str) -> IO[bytes]:
 
 
 @contextlib.contextmanager
-def open_binary(location: str) -> Iterator[IO[bytes]]:
-    """The location's bytes, decompressed as a stream when its suffix names a compression."""
+def open_binary(location: str, max_decompressed_bytes: int | None = None) -> Iterator[IO[bytes]]:
+    """The location's bytes, decompressed as a stream when its suffix names a compression; reading
+    more than ``max_decompressed_bytes`` of a compressed location raises DecompressedTooLarge."""
     with contextlib.ExitStack() as stack:
         stream = stack.enter_context(open_raw(location))
         suffix = compression_suffix(location)
         if suffix:
             stream = stack.enter_context(_DECOMPRESSORS[suffix](stream))
+            if max_decompressed_bytes is not None:
+                stream = stack.enter_context(
+                    io.BufferedReader(BoundedReader(stream, max_decompressed_bytes), READ_CHUNK_BYTES))
         yield stream

@@ -49,7 +49,7 @@ def read_crawl_list(source: SourceConfig, location: str) -> Iterator[Outcome]:
 def list_entries(source: SourceConfig, location: str) -> Iterator[str | Outcome]:
     """Resolved entries in list order; a line that is not UTF-8 (or too long) is quarantined alone."""
     limit = source.limits.max_line_bytes
-    with open_binary(location) as stream:
+    with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         for lineno, line in iter_bounded_lines(stream, limit):
             if line is None:
                 yield quarantine(source, line_location(location, lineno), f"LineTooLong: over {limit} bytes")

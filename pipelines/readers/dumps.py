@@ -66,7 +66,7 @@ def read_dump(source: SourceConfig, location: str) -> Iterator[Outcome]:
 def read_jsonl(source: SourceConfig, location: str) -> Iterator[Outcome]:
     """One record per non-blank line; an over-long line is skipped unread up to its newline."""
     limit = source.limits.max_line_bytes
-    with open_binary(location) as stream:
+    with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
             where = line_location(location, lineno)
             if line is None:

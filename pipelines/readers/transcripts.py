@@ -99,7 +99,7 @@ def read_transcripts(source: SourceConfig, location: str) -> Iterator[Outcome]:
 
 
 def _read_whole_file(source: SourceConfig, location: str, name: str) -> Outcome:
-    with open_binary(location) as stream:
+    with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         data = read_bounded(stream, source.limits.max_file_bytes)
     if data is None:
         return drop(source, location, "file_too_large")
@@ -112,7 +112,7 @@ def _read_whole_file(source: SourceConfig, location: str, name: str) -> Outcome:
 
 def _read_jsonl(source: SourceConfig, location: str, name: str) -> Iterator[Outcome]:
     limit = source.limits.max_line_bytes
-    with open_binary(location) as stream:
+    with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
             where = line_location(location, lineno)
             if line is None:

@@ -183,8 +183,18 @@ def tar_expectation(raw: bytes, limits: ReadLimits, stop_at: int | None) -> tupl
         count, total = count + 1, total + (info.size if _is_file(info) else 0)
         if index == stop_at or count > limits.max_archive_members or total > limits.max_archive_bytes:
             return expected, True
-        expected += [] if info.isdir() else [info]
+        expected += [] if info.isdir() else [(count, info)]
     return expected, False
+
+
+def member_locations(path: Path, expected: list[tuple[int, tarfile.TarInfo | zipfile.ZipInfo]]) -> list[str]:
+    """Each member's location; a repeated name's (``duplicate_member_name``) carries its ordinal."""
+    seen, locations = set(), []
+    for ordinal, info in expected:
+        name = text_name(info.name if isinstance(info, tarfile.TarInfo) else info.filename)
+        locations.append(f"{path}!{name}" + (f"#{ordinal}" if name in seen else ""))
+        seen.add(name)
+    return locations
 
 
 def split_archive_outcomes(outcomes: list, path: Path) -> tuple[list, list]:
@@ -197,8 +207,14 @@ def split_archive_outcomes(outcomes: list, path: Path) -> tuple[list, list]:
 
 
 def assert_never_kept_unsafe(pairs: list[tuple[tarfile.TarInfo | zipfile.ZipInfo, object]]) -> None:
-    """Links, devices and names that climb or are absolute are never kept as Documents."""
+    """Links, devices and names that climb or are absolute are never kept as Documents; a repeated
+    name is dropped as ``duplicate_member_name`` before its other checks."""
+    seen = set()
     for info, outcome in pairs:
+        if isinstance(outcome, Dropped) and outcome.reason == "duplicate_member_name":
+            assert (info.name if isinstance(info, tarfile.TarInfo) else info.filename) in seen
+            continue
+        seen.add(info.name if isinstance(info, tarfile.TarInfo) else info.filename)
         name = (info.name if isinstance(info, tarfile.TarInfo) else info.filename).replace("\\", "/")
         climbs = name.startswith("/") or ".." in name.split("/")
         if climbs:
@@ -211,9 +227,8 @@ def assert_never_kept_unsafe(pairs: list[tuple[tarfile.TarInfo | zipfile.ZipInfo
 def tar_corruptions(draw: st.DrawFn, members: int, suffix: str) -> tuple[str, int, int]:
     """("none" | "flip" | "truncate", where, xor). "flip" XORs one byte of member ``where // 512``'s first
     header block (any change breaks its checksum); "truncate" keeps ``where`` millionths of the
-    compressed file. Only gzip is cut: python-zstandard ends a cut stream silently (not a reader bug
-    this test can pin down; see test_truncated_zstd_is_not_detected)."""
-    kinds = ["none"] + (["flip"] if members else []) + (["truncate"] if suffix == ".tar.gz" else [])
+    compressed file (gzip and zstd both: zstd through the frame-aware reader)."""
+    kinds = ["none"] + (["flip"] if members else []) + (["truncate"] if suffix != ".tar" else [])
     kind = draw(st.sampled_from(kinds))
     if kind == "flip":
         return kind, draw(st.integers(0, members - 1)) * 512 + draw(st.integers(0, 511)), draw(st.integers(1, 255))
@@ -244,14 +259,14 @@ def test_fuzzed_tar_every_member_gives_one_outcome(sandbox: Path, entries: list[
     members, whole = split_archive_outcomes(outcomes, path)
     expected, must_stop = tar_expectation(raw, limits, flipped)
     assert len(tar_infos(raw)) == len(entries), "guard: tar written intact"
-    names = [f"{path}!{text_name(info.name)}" for info in expected]
+    names = member_locations(path, expected)
     if kind == "truncate":  # a prefix, and a quarantine for the archive if anything is missing
         assert [location_of(o) for o in members] == names[: len(members)]
         assert len(members) == len(names) or whole
     else:
         assert [location_of(o) for o in members] == names
         assert bool(whole) == must_stop
-    assert_never_kept_unsafe(list(zip(expected, members, strict=False)))
+    assert_never_kept_unsafe(list(zip([info for _, info in expected], members, strict=False)))
 
 
 @settings(FUZZ, max_examples=80)
@@ -266,8 +281,8 @@ def test_fuzzed_tar_with_lying_sizes_is_accounted(sandbox: Path, entries: list[T
                                         path)
     first_liar = next((i for i, e in enumerate(entries) if e.lies), len(entries))
     prefix, _ = tar_bytes(entries[:first_liar], fmt, sandbox)
-    honest = [info for info in tar_infos(prefix) if not info.isdir()]
-    assert [location_of(o) for o in members[: len(honest)]] == [f"{path}!{text_name(i.name)}" for i in honest]
+    honest = [(ordinal, info) for ordinal, info in enumerate(tar_infos(prefix), 1) if not info.isdir()]
+    assert [location_of(o) for o in members[: len(honest)]] == member_locations(path, honest)
 
 
 @settings(FUZZ, max_examples=120)
@@ -477,14 +492,52 @@ def test_two_gib_line_is_quarantined_with_memory_bounded(sandbox: Path, warm_up:
     assert result["rss_growth"] < 200_000_000
 
 
-@pytest.mark.xfail(strict=True, reason="python-zstandard's stream_reader ends a cut frame silently (gzip raises "
-                   "EOFError); detecting it needs a frame-aware reader in common.open_binary")
-def test_truncated_zstd_is_not_detected(sandbox: Path) -> None:
+@pytest.mark.parametrize("cut", [0.5, 0.999])
+def test_truncated_zstd_is_quarantined_after_the_records_read(sandbox: Path, cut: float) -> None:
+    """python-zstandard's stream_reader ends a cut frame silently; the frame-aware reader raises,
+    so a truncated download is quarantined, not read as a shorter valid file."""
     data = b"".join(json.dumps({"content": f"record {i}"}).encode() + b"\n" for i in range(5000))
     stored = compress(data, ".zst")
-    path = new_input(sandbox, ".jsonl.zst", stored[: len(stored) // 2])
+    path = new_input(sandbox, ".jsonl.zst", stored[: int(len(stored) * cut)])
     outcomes = read_checked(sandbox, "dump", path, limits=ReadLimits())
-    assert any(isinstance(o, Quarantined) for o in outcomes)
+    assert isinstance(outcomes[-1], Quarantined) and outcomes[-1].location == str(path)
+    assert "EOFError" in outcomes[-1].error and "truncated" in outcomes[-1].error
+    assert all(isinstance(o, Document) for o in outcomes[:-1]) and len(outcomes) < 5001
+
+
+def test_zstd_of_several_frames_reads_whole(sandbox: Path) -> None:
+    """Concatenated frames (zstd -c a b, or pzstd output) are one stream; a whole file raises nothing."""
+    frames = [compress(b"".join(json.dumps({"content": f"{f}-{i}"}).encode() + b"\n" for i in range(700)), ".zst")
+              for f in range(3)]
+    path = new_input(sandbox, ".jsonl.zst", b"".join(frames))
+    outcomes = read_checked(sandbox, "dump", path, limits=ReadLimits())
+    assert [o.text for o in outcomes] == [f"{f}-{i}" for f in range(3) for i in range(700)]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl.gz", ".jsonl.zst"])
+def test_a_dump_past_the_decompressed_cap_is_quarantined_with_the_field(sandbox: Path, suffix: str) -> None:
+    data = b"".join(json.dumps({"content": "x" * 100}).encode() + b"\n" for _ in range(1000))
+    path = new_input(sandbox, suffix, compress(data, suffix[len(".jsonl"):]))
+    line_bytes = len(data) // 1000
+    outcomes = read_checked(sandbox, "dump", path, limits=ReadLimits(max_decompressed_bytes=line_bytes * 10))
+    assert all(isinstance(o, Document) for o in outcomes[:-1]) and len(outcomes) <= 11
+    assert isinstance(outcomes[-1], Quarantined) and "limits.max_decompressed_bytes" in outcomes[-1].error
+
+
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+def test_duplicate_member_names_keep_the_first_and_drop_the_rest(sandbox: Path, suffix: str) -> None:
+    members = [("pkg/a.py", b"first = 1\n"), ("pkg/b.py", b"b = 2\n"), ("pkg/a.py", b"second = 2\n")]
+    path = new_input(sandbox, suffix)
+    if suffix == ".zip":
+        with zipfile.ZipFile(path, "w") as archive, pytest.warns(UserWarning, match="Duplicate name"):
+            for name, data in members:
+                archive.writestr(name, data)
+    else:
+        write_tar(path, [tar_member(name, data) for name, data in members])
+    outcomes = read_checked(sandbox, "archive", path, limits=ReadLimits())
+    assert [type(o).__name__ for o in outcomes] == ["Document", "Document", "Dropped"]
+    assert outcomes[0].text == "first = 1\n" and outcomes[2].reason == "duplicate_member_name"
+    assert len({o.doc_id if isinstance(o, Dropped) else o.id for o in outcomes}) == 3, "every record has its own id"
 
 
 # --- explicit hostile cases: invalid UTF-8 and deep nesting -------------------------------------
