@@ -19,8 +19,6 @@ from __future__ import annotations
 import os
 import queue
 import random
-import threading
-import types
 from pathlib import Path
 from typing import Any
 
@@ -112,30 +110,35 @@ def _rng_object(data: Any) -> ShardedObject:
     return ShardedObject("rng_state", data, (world,), (rank,), replica_id=0)
 
 
-class _ThreadContext:
-    """Stands in for a multiprocessing context in megatron's checkpoint writer: queues and threads."""
+def _write_buckets_in_this_thread(transform_list, use_msc, rank, write_buckets, global_results_queue) -> None:
+    """megatron-core's ``write_preloaded_data_multiproc``, one bucket after another in the calling
+    thread: what its parent collects (bucket index -> write results, or the first exception) goes to
+    ``global_results_queue`` the same way, and an error raises here instead of ending a worker."""
+    from megatron.core.dist_checkpointing.strategies.filesystem_async import FileSystemWriterAsync
 
-    Queue = queue.Queue
-    JoinableQueue = queue.Queue
-    SimpleQueue = queue.SimpleQueue
+    results: dict[int, list] | Exception = {}
+    for index, bucket in enumerate(write_buckets):
+        local_results, done = queue.SimpleQueue(), queue.Queue()
+        done.put(index)
+        extra = {"use_msc": use_msc} if use_msc else {}
+        FileSystemWriterAsync.write_preloaded_data(transform_list, index, bucket, local_results, done, True, **extra)
+        _, bucket_results = local_results.get_nowait()
+        if isinstance(bucket_results, Exception):
+            results = bucket_results
+            break
+        results[index] = bucket_results
+    global_results_queue.put(results)
 
-    @staticmethod
-    def Process(target, args=(), kwargs=None):
-        return threading.Thread(target=target, args=args, kwargs=kwargs or {}, daemon=True)
 
-    def Manager(self):
-        return self
-
-
-def write_checkpoints_in_threads() -> None:
+def write_checkpoints_in_process() -> None:
     """megatron-core's FileSystemWriterAsync forks one writer process per bucket (and spawns a
-    Manager) from a process that already runs gloo's threads; fork after threads can deadlock, and
-    did under load here. In the single-process CPU path the buckets are written in threads instead."""
+    Manager) from a process that already runs gloo's threads; fork after threads deadlocked a test
+    run, and writer threads in their place left ``count_queue.join()`` waiting for ever on another.
+    In the single-process CPU path the buckets are written one by one in the saving thread."""
     from megatron.core.dist_checkpointing.strategies import filesystem_async
 
-    context = _ThreadContext()
-    filesystem_async.mp = types.SimpleNamespace(get_context=lambda method=None: context, Queue=queue.Queue,
-                                                JoinableQueue=queue.Queue, SimpleQueue=queue.SimpleQueue)
+    filesystem_async.FileSystemWriterAsync.write_preloaded_data_multiproc = staticmethod(_write_buckets_in_this_thread)
+    filesystem_async._results_queue = queue.Queue()  # instead of a multiprocessing Manager's
 
 
 def save_checkpoint(run_dir: str | Path, model, optimizer, train_state: dict[str, Any], *, cuda: bool) -> Path:
@@ -146,7 +149,7 @@ def save_checkpoint(run_dir: str | Path, model, optimizer, train_state: dict[str
     state = {"model": model_sharded, "optimizer": optimizer_sharded_state_dict(optimizer, model_sharded, is_loading=False),
              "train_state": train_state, "rng_state": _rng_object(rng_state(cuda))}
     if not cuda:
-        write_checkpoints_in_threads()
+        write_checkpoints_in_process()
     dist_checkpointing.save(state, str(path))
     if torch.distributed.get_rank() == 0:
         marker = path.parent / LATEST
