@@ -219,12 +219,14 @@ def run_codemix(corpus_dir: Path, tokenizer_path: Path, out: Path, workers: int,
             pipeline
             | "ReadDeduplicated" >> ledger.read_documents(str(corpus_dir / "docs-*.parquet"))
             | "RouteToStages" >> beam.FlatMap(stage_entries, {"short": [SOURCE]})
-            | "WriteShards" >> WriteShards(out_dir=str(out), tokenizer_path=str(tokenizer_path), eod_token=EOD,
-                                           shard_size_bytes=shard_bytes)
+            | "WriteShards" >> WriteShards(out_dir=str(out), runs_dir=str(out / "runs"),
+                                           tokenizer_path=str(tokenizer_path), eod_token=EOD,
+                                           shard_size_bytes=shard_bytes, workers=workers)
             | "StatsToJson" >> beam.Map(stats_to_json)
             | "WriteStats" >> beam.io.WriteToText(str(out / "stats"), file_name_suffix=".jsonl")
         )
     seconds = time.perf_counter() - start
+    ledger.remove_tree(str(out / "runs"))
     stats = [json.loads(line) for path in out.glob("stats*.jsonl") for line in path.read_text().splitlines()]
     return {"codemix": {"seconds": seconds, "tokens": sum(s["tokens"] for s in stats),
                         "documents": sum(s["documents"] for s in stats), "shards": len(stats)}}

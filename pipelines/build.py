@@ -108,8 +108,9 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         stats = (
             tuple(entries)
             | "AllEntries" >> beam.Flatten()
-            | "WriteShards" >> WriteShards(out_dir=layout.out, tokenizer_path=layout.tokenizer,
-                                           eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes))
+            | "WriteShards" >> WriteShards(out_dir=layout.out, runs_dir=f"{out}/runs", tokenizer_path=layout.tokenizer,
+                                           eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
+                                           workers=worker_count(beam_args)))
         all_stats = (stats, sft_stats) if sft_stats is not None else (stats,)
         _ = (
             all_stats
@@ -117,6 +118,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             | "StatsToJson" >> beam.Map(stats_to_json)
             | "WriteStats" >> beam.io.WriteToText(f"{out}/stats", file_name_suffix=".jsonl")
         )
+    ledger.remove_tree(f"{out}/runs")  # merged into the shards; what is left is from failed bundles
     return {}
 
 

@@ -3,18 +3,34 @@
 Each (stage, source) gets ``ceil(text bytes / shard_size_bytes)`` shards; a document goes to the
 shard picked by its id's hash, and a shard's documents are written in id order. Neither depends on
 worker count or bundle boundaries, so the same inputs give byte-identical shards on any runner.
+
+No text is shuffled. Every worker tokenizes what it reads and writes sorted runs: when its buffer
+reaches ``run_text_bytes`` of text (and at the end of a bundle) it sorts each shard's documents
+by id, tokenizes them and writes them to a run file of that shard (``TokenizeToRuns``). Only the
+runs' names are grouped by shard; one worker per shard then merges its runs by id, reading each
+run front to back, straight into the shard's .bin/.idx (``MergeRunsIntoShard``): an external merge
+sort. A worker so holds at most ``run_text_bytes`` of text and its tokens, or one buffered read
+per run, however large the corpus or a shard grows; FnApiRunner's driver, which holds every
+shuffle, holds run names. Tokenizing no longer waits for a shard's group either, so every worker
+tokenizes even when a stage has a single shard.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
 import json
 import math
 import os
+import uuid
+from collections import defaultdict
 
 import apache_beam as beam
 import numpy as np
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.transforms.window import GlobalWindows
 
 from codemix.document import Document
 from mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
@@ -25,6 +41,11 @@ from pipelines.progress import Progress
 # that the batch's Encoding objects (measured: about 100 bytes per token, 1M tokens) stay near 100 MB.
 ENCODE_BATCH_DOCUMENTS = 256
 ENCODE_BATCH_CHARACTERS = 4_000_000
+# Text one worker buffers before it tokenizes and writes a sorted run (with its Encoding objects and
+# ids, about 3x this in memory at the peak).
+RUN_TEXT_BYTES = 32_000_000
+# Tokens read from one run at a time while merging, and written to the shard at a time.
+MERGE_READ_TOKENS = 1 << 20
 # Read by `tokenizers` at every batch call: anything but false/0/off spreads the batch over its Rayon pool.
 TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 
@@ -84,16 +105,15 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def encode_in_parallel(shards: int) -> bool:
-    """Whether a shard of a (stage, source) with ``shards`` shards should use the tokenizer's Rayon pool.
+def encode_in_parallel(workers: int) -> bool:
+    """Whether each worker should spread its batches over the tokenizer's Rayon pool.
 
-    Beam runs about one worker process per core (``--direct_num_workers``, Dataflow's process per
-    vCPU) and a shard is one worker's work. With at least as many shards as cores the workers keep
-    every core busy on their own, and a Rayon pool of all cores in each of them would put cores²
-    threads on the machine: encode on one thread. With fewer (a source under ``shard_size_bytes``
-    is a single shard) the other cores would sit idle: let Rayon spread each batch over them.
+    Every worker tokenizes its own reads, so with at least as many Beam workers as cores the
+    workers keep every core busy on their own, and a Rayon pool of all cores in each of them would
+    put cores² threads on the machine: encode on one thread. With fewer (the in-process default
+    has one worker) the other cores would sit idle: let Rayon spread each batch over them.
     """
-    return shards < available_cores()
+    return workers < available_cores()
 
 
 @contextlib.contextmanager
@@ -110,41 +130,14 @@ def tokenizer_parallelism(parallel: bool):
         os.environ.pop(TOKENIZERS_PARALLELISM, None)
 
 
-class TokenizeAndWriteShard(beam.DoFn):
-    """One grouped shard -> PREFIX.bin/.idx, documents in id order, EOD after each; yields stats.
+class _Tokenizing:
+    """What both DoFns need of the tokenizer: ids of a batch with EOD after each document."""
 
-    Tokenizing is nearly all the work: ``encode_batch_fast`` (the ids of ``encode_batch`` without the
-    character offsets no one reads here, about 30% less CPU) spreads each batch over the tokenizer's
-    Rayon threads, and a batch's ids go to the writer as one array, one ``write`` per batch.
-
-    Every Beam worker process has its own Rayon pool, so whether to use it is decided per shard
-    (``encode_in_parallel``): on 2 cores, 8 shards, 2 workers, encoding on one thread per worker
-    took 52 s where Rayon pools of 2 threads in both took 68 s (bench/RESULTS.md, "Tokenize and write").
-    """
-
-    def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
-        self._out_dir = out_dir
-        self._tokenizer_path = tokenizer_path
-        self._eod_token = eod_token
-
-    def setup(self):
-        self._tokenizer = load_tokenizer(self._tokenizer_path)
-        self._eod = token_id(self._tokenizer, self._eod_token)
+    def _load(self, tokenizer_path: str, eod_token: str) -> None:
+        self._tokenizer = load_tokenizer(tokenizer_path)
+        self._eod = token_id(self._tokenizer, eod_token)
         self._dtype = dtype_for_vocab(self._tokenizer.get_vocab_size(with_added_tokens=True))
         self._eod_array = np.array([self._eod], dtype=self._dtype)
-
-    def process(self, element):
-        (stage, source, index, shards), entries = element
-        entries = sorted(entries)  # by id: independent of bundle order
-        prefix = shard_prefix(self._out_dir, stage, source, index, shards)
-        text_bytes = 0
-        with tokenizer_parallelism(encode_in_parallel(shards)), IndexedDatasetWriter(prefix, self._dtype) as writer:
-            for batch in encode_batches(entries):
-                writer.add_documents(*self._encode(batch))
-                text_bytes += sum(utf8_length(text) for _, text, _ in batch)
-            documents, tokens = writer.finalize()
-        yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
-               "documents": documents, "tokens": tokens, "text_bytes": text_bytes}
 
     def _encode(self, batch) -> tuple[np.ndarray, list[int]]:
         """(every document's ids followed by EOD, back to back; each document's length with its EOD).
@@ -161,15 +154,134 @@ class TokenizeAndWriteShard(beam.DoFn):
         return np.concatenate(pieces), lengths
 
 
+def run_prefix(runs_dir: str, shard_key: tuple) -> str:
+    stage, source, index, shards = shard_key
+    return f"{runs_dir}/{stage}/{source}-{index:05d}-of-{shards:05d}/{uuid.uuid4().hex}"
+
+
+def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.ndarray, lengths: list[int]) -> None:
+    """A sorted run: ``PREFIX.tokens`` (the documents' ids back to back) and ``PREFIX.json`` (their
+    ids, token counts and text bytes, in order), written last, so a run with a .json is whole."""
+    with FileSystems.create(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as out:
+        out.write(tokens.tobytes())
+    meta = json.dumps({"ids": ids, "lengths": lengths, "text_bytes": text_bytes}).encode()
+    with FileSystems.create(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as out:
+        out.write(meta)
+
+
+def read_run(prefix: str, dtype: np.dtype):
+    """A run's documents in order, as (id, token ids, text bytes), read front to back in pieces of
+    about ``MERGE_READ_TOKENS`` tokens."""
+    with FileSystems.open(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as meta_file:
+        meta = json.loads(meta_file.read())
+    itemsize = np.dtype(dtype).itemsize
+    with FileSystems.open(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as tokens:
+        start = 0
+        while start < len(meta["ids"]):
+            end, size = start, 0
+            while end < len(meta["ids"]) and (end == start or size + meta["lengths"][end] <= MERGE_READ_TOKENS):
+                size += meta["lengths"][end]
+                end += 1
+            piece = np.frombuffer(tokens.read(size * itemsize), dtype=dtype)
+            if piece.size != size:
+                raise RuntimeError(f"run {prefix}.tokens is shorter than its .json says")
+            offset = 0
+            for i in range(start, end):
+                yield meta["ids"][i], piece[offset:offset + meta["lengths"][i]], meta["text_bytes"][i]
+                offset += meta["lengths"][i]
+            start = end
+
+
+class TokenizeToRuns(_Tokenizing, beam.DoFn):
+    """(shard key, (id, text, kind)) -> (shard key, run prefix) for every sorted run it writes.
+
+    Buffers up to ``run_text_bytes`` of text across shards, then, shard by shard, sorts by id,
+    tokenizes in batches (``encode_batch_fast``: the ids of ``encode_batch`` without the offsets,
+    about 30% less CPU) and writes one run; the rest of a bundle is flushed at its end.
+    """
+
+    def __init__(self, runs_dir: str, tokenizer_path: str, eod_token: str, *, parallel: bool,
+                 run_text_bytes: int = RUN_TEXT_BYTES):
+        self._runs_dir, self._tokenizer_path, self._eod_token = runs_dir, tokenizer_path, eod_token
+        self._parallel, self._run_text_bytes = parallel, run_text_bytes
+
+    def setup(self):
+        self._load(self._tokenizer_path, self._eod_token)
+
+    def start_bundle(self):
+        self._buffer, self._buffered = defaultdict(list), 0
+
+    def process(self, element):
+        shard_key, entry = element
+        self._buffer[shard_key].append(entry)
+        self._buffered += len(entry[1])
+        if self._buffered >= self._run_text_bytes:
+            yield from self._flush()
+
+    def finish_bundle(self):
+        for output in self._flush():
+            yield GlobalWindows.windowed_value(output)
+
+    def _flush(self):
+        buffer, self._buffer, self._buffered = self._buffer, defaultdict(list), 0
+        with tokenizer_parallelism(self._parallel):
+            for shard_key in sorted(buffer):
+                entries = sorted(buffer.pop(shard_key))  # by id
+                pieces, lengths = [], []
+                for batch in encode_batches(entries):
+                    tokens, batch_lengths = self._encode(batch)
+                    pieces.append(tokens)
+                    lengths += batch_lengths
+                prefix = run_prefix(self._runs_dir, shard_key)
+                write_run(prefix, [doc_id for doc_id, _, _ in entries], [utf8_length(text) for _, text, _ in entries],
+                          np.concatenate(pieces), lengths)
+                yield shard_key, prefix
+
+
+class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
+    """(shard key, run prefixes) -> PREFIX.bin/.idx with the runs' documents merged in id order;
+    deletes the runs and yields the shard's stats."""
+
+    def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
+        self._out_dir, self._tokenizer_path, self._eod_token = out_dir, tokenizer_path, eod_token
+
+    def setup(self):
+        self._load(self._tokenizer_path, self._eod_token)
+
+    def process(self, element):
+        (stage, source, index, shards), prefixes = element
+        prefixes = sorted(prefixes)
+        prefix = shard_prefix(self._out_dir, stage, source, index, shards)
+        text_bytes, pieces, lengths, pending = 0, [], [], 0
+        merged = heapq.merge(*(read_run(run, self._dtype) for run in prefixes), key=lambda document: document[0])
+        with IndexedDatasetWriter(prefix, self._dtype) as writer:
+            for _, tokens, document_text_bytes in merged:
+                pieces.append(tokens)
+                lengths.append(tokens.size)
+                text_bytes += document_text_bytes
+                pending += tokens.size
+                if pending >= MERGE_READ_TOKENS:
+                    writer.add_documents(np.concatenate(pieces), lengths)
+                    pieces, lengths, pending = [], [], 0
+            if lengths:
+                writer.add_documents(np.concatenate(pieces), lengths)
+            documents, tokens = writer.finalize()
+        FileSystems.delete([f"{run}{suffix}" for run in prefixes for suffix in (".tokens", ".json")])
+        yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
+               "documents": documents, "tokens": tokens, "text_bytes": text_bytes}
+
+
 class WriteShards(beam.PTransform):
     """Stage entries (from ``stage_entries``) -> shard files, returning one stats dict per shard written."""
 
-    def __init__(self, *, out_dir: str, tokenizer_path: str, eod_token: str, shard_size_bytes: int):
+    def __init__(self, *, out_dir: str, runs_dir: str, tokenizer_path: str, eod_token: str, shard_size_bytes: int,
+                 workers: int = 1, run_text_bytes: int = RUN_TEXT_BYTES):
         super().__init__()
-        self._out_dir = out_dir
+        self._out_dir, self._runs_dir = out_dir, runs_dir
         self._tokenizer_path = tokenizer_path
         self._eod_token = eod_token
         self._shard_size_bytes = shard_size_bytes
+        self._parallel, self._run_text_bytes = encode_in_parallel(workers), run_text_bytes
 
     def expand(self, entries):
         source_bytes = (entries
@@ -179,9 +291,11 @@ class WriteShards(beam.PTransform):
             entries
             | "AssignShards" >> beam.Map(assign_shard, beam.pvalue.AsDict(source_bytes), self._shard_size_bytes)
             | "Progress" >> beam.ParDo(Progress("shards", lambda kv: len(kv[1][1])))
-            | "GroupShards" >> beam.GroupByKey()
-            | "TokenizeAndWrite" >> beam.ParDo(TokenizeAndWriteShard(self._out_dir, self._tokenizer_path,
-                                                                     self._eod_token))
+            | "TokenizeToRuns" >> beam.ParDo(TokenizeToRuns(self._runs_dir, self._tokenizer_path, self._eod_token,
+                                                            parallel=self._parallel,
+                                                            run_text_bytes=self._run_text_bytes))
+            | "GroupRunsByShard" >> beam.GroupByKey()
+            | "MergeRuns" >> beam.ParDo(MergeRunsIntoShard(self._out_dir, self._tokenizer_path, self._eod_token))
         )
 
 

@@ -1,0 +1,107 @@
+"""The shards stage's external merge sort: sorted runs per worker, merged by id into each shard.
+
+Real stdlib modules, a tokenizer trained on them, real Beam (FnApiRunner). The shard must not
+depend on how the documents were cut into runs: a buffer so small that nearly every document is
+its own run, and one so large that each bundle is one run, give byte-identical files, and both
+equal the documents tokenized one by one in id order with EOD after each.
+"""
+
+from __future__ import annotations
+
+import json
+import sysconfig
+from pathlib import Path
+
+import apache_beam as beam
+import numpy as np
+import pytest
+from apache_beam.options.pipeline_options import PipelineOptions
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+
+from codemix.document import make_doc_id
+from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from pipelines.shards import WriteShards, read_run, stats_to_json, write_run
+
+STDLIB = Path(sysconfig.get_path("stdlib"))
+MODULES = ["json/decoder.py", "json/encoder.py", "textwrap.py", "shlex.py", "fnmatch.py", "queue.py", "bisect.py",
+           "colorsys.py", "heapq.py", "tty.py", "glob.py", "keyword.py", "reprlib.py", "sched.py", "stat.py"]
+EOD = "<|endoftext|>"
+
+
+@pytest.fixture(scope="module")
+def documents() -> list[tuple[str, str]]:
+    return [(make_doc_id("code", name), (STDLIB / name).read_text(encoding="utf-8")) for name in MODULES]
+
+
+@pytest.fixture(scope="module")
+def tokenizer_path(documents, tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("tokenizer") / "tokenizer.json"
+    save_tokenizer(train_bpe([text for _, text in documents], 600), str(path))
+    return str(path)
+
+
+def write_shards(documents, tokenizer_path: str, out: Path, run_text_bytes: int, workers: int) -> list[dict]:
+    options = ["--runner=FnApiRunner"] + (
+        [f"--direct_num_workers={workers}", "--direct_running_mode=multi_processing"] if workers > 1 else [])
+    with beam.Pipeline(options=PipelineOptions(options)) as pipeline:
+        _ = (
+            pipeline
+            | beam.Create([(("short", "code"), (doc_id, text, "file")) for doc_id, text in documents])
+            | WriteShards(out_dir=str(out), runs_dir=str(out / "runs"), tokenizer_path=tokenizer_path, eod_token=EOD,
+                          shard_size_bytes=40_000, workers=workers, run_text_bytes=run_text_bytes)
+            | beam.Map(stats_to_json)
+            | beam.io.WriteToText(str(out / "stats"), file_name_suffix=".jsonl")
+        )
+    return [json.loads(line) for path in out.glob("stats*.jsonl") for line in path.read_text().splitlines()]
+
+
+def shard_files(out: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted((out / "short").glob("*")) if path.suffix in (".bin", ".idx")}
+
+
+def test_shards_do_not_depend_on_how_documents_were_cut_into_runs(documents, tokenizer_path, tmp_path):
+    one_per_document = write_shards(documents, tokenizer_path, tmp_path / "small", run_text_bytes=1, workers=2)
+    whole_bundles = write_shards(documents, tokenizer_path, tmp_path / "large", run_text_bytes=10**9, workers=1)
+    assert len(one_per_document) > 1, "guard: the corpus spans several shards"
+    assert shard_files(tmp_path / "small") == shard_files(tmp_path / "large")
+    assert sorted(map(stats_to_json, one_per_document)) == sorted(
+        stats_to_json({**s, "prefix": s["prefix"].replace("/large/", "/small/")}) for s in whole_bundles)
+    assert not [p for p in (tmp_path / "small" / "runs").rglob("*") if p.is_file()], "every run was merged and deleted"
+
+
+def test_each_shard_holds_its_documents_in_id_order_each_followed_by_eod(documents, tokenizer_path, tmp_path):
+    stats = write_shards(documents, tokenizer_path, tmp_path, run_text_bytes=5_000, workers=2)
+    tokenizer = load_tokenizer(tokenizer_path)
+    tokenizer.encode_special_tokens = True
+    eod = token_id(tokenizer, EOD)
+    by_id = dict(documents)
+    seen = []
+    for shard in stats:
+        dataset = IndexedDataset(shard["prefix"])  # megatron-core reads the shard as written
+        ids = sorted(doc_id for doc_id in by_id if _in_shard(doc_id, shard))
+        assert len(dataset) == shard["documents"] == len(ids)
+        for i, doc_id in enumerate(ids):
+            expected = tokenizer.encode(by_id[doc_id]).ids + [eod]
+            assert np.array_equal(dataset[i], np.array(expected)), doc_id
+        assert shard["text_bytes"] == sum(len(by_id[doc_id].encode()) for doc_id in ids)
+        seen += ids
+    assert sorted(seen) == sorted(by_id), "every document in exactly one shard"
+
+
+def _in_shard(doc_id: str, shard: dict) -> bool:
+    from pipelines.shards import shard_of
+
+    return shard_of(doc_id, shard["shards"]) == shard["shard"]
+
+
+def test_a_run_reads_back_in_pieces_as_written(tmp_path, monkeypatch):
+    from pipelines import shards
+
+    monkeypatch.setattr(shards, "MERGE_READ_TOKENS", 3)  # several pieces, a document longer than one
+    lengths = [2, 5, 1, 4]
+    tokens = np.arange(sum(lengths), dtype=np.uint16)
+    write_run(str(tmp_path / "run"), ["a", "b", "c", "d"], [10, 20, 30, 40], tokens, lengths)
+    read = list(read_run(str(tmp_path / "run"), np.uint16))
+    assert [doc_id for doc_id, _, _ in read] == ["a", "b", "c", "d"]
+    assert np.array_equal(np.concatenate([ids for _, ids, _ in read]), tokens)
+    assert [ids.size for _, ids, _ in read] == lengths and [b for _, _, b in read] == [10, 20, 30, 40]
