@@ -1,22 +1,26 @@
 """Tokenize and write shards: kept documents into per-stage Megatron indexed datasets.
 
-Each (stage, source) gets ``ceil(text bytes / shard_size_bytes)`` shards; a document goes to the
-shard picked by its id's hash, and a shard's documents are written in id order. Neither depends on
-worker count or bundle boundaries, so the same inputs give byte-identical shards on any runner.
+Each (stage, source) gets ``ceil(text bytes / shard_size_bytes)`` shards. A document's position is
+a 64-bit hash of its id; shard k of n holds the positions in the k-th n-th of the hash range, in
+position order (then id). Neither depends on worker count or bundle boundaries, so the same inputs
+give byte-identical shards on any runner.
 
-No text is shuffled. Every worker tokenizes what it reads and writes sorted runs: when its buffer
-reaches ``run_text_bytes`` of text (and at the end of a bundle) it sorts each shard's documents
-by id, tokenizes them and writes them to a run file of that shard (``TokenizeToRuns``). Only the
-runs' names are grouped by shard; one worker per shard then merges its runs by id, reading each
-run front to back, straight into the shard's .bin/.idx (``MergeRunsIntoShard``): an external merge
-sort. A worker so holds at most ``run_text_bytes`` of text and its tokens, or one buffered read
-per run, however large the corpus or a shard grows; FnApiRunner's driver, which holds every
-shuffle, holds run names. Tokenizing no longer waits for a shard's group either, so every worker
+No text is shuffled, and nothing waits for the corpus's totals before tokenizing. Every worker
+tokenizes what it reads into sorted runs (``TokenizeToRuns``): when its buffer reaches
+``run_text_bytes`` of text (and at the end of a bundle) it sorts each (stage, source)'s documents
+by position, tokenizes them and writes a run. Only the runs' names and byte counts are grouped;
+once a source's total is known, each of its shards is merged by one worker from the matching
+slice of every run (a contiguous range, since runs are sorted by position), read front to back,
+straight into the shard's .bin/.idx (``MergeRunsIntoShard``): an external merge sort. A worker so
+holds at most ``run_text_bytes`` of text and its tokens, or ``MERGE_BUFFER_TOKENS`` of reads and
+one shard's per-document lengths, however large the corpus grows; FnApiRunner's driver, which
+holds every shuffle, holds run names. Tokenizing never waits on a group either, so every worker
 tokenizes even when a stage has a single shard.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import heapq
@@ -44,8 +48,11 @@ ENCODE_BATCH_CHARACTERS = 4_000_000
 # Text one worker buffers before it tokenizes and writes a sorted run (with its Encoding objects and
 # ids, about 3x this in memory at the peak).
 RUN_TEXT_BYTES = 32_000_000
-# Tokens read from one run at a time while merging, and written to the shard at a time.
-MERGE_READ_TOKENS = 1 << 20
+# Tokens a merge buffers across all its runs' reads (each run reads at least MIN_READ_TOKENS at a
+# time), and writes to the shard at a time.
+MERGE_BUFFER_TOKENS = 1 << 24
+MIN_READ_TOKENS = 1 << 12
+POSITIONS = 1 << 64
 # Read by `tokenizers` at every batch call: anything but false/0/off spreads the batch over its Rayon pool.
 TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 
@@ -70,10 +77,21 @@ def shard_of(doc_id: str, shards: int) -> int:
     return int.from_bytes(hashlib.blake2b(doc_id.encode(), digest_size=8).digest(), "big") % shards
 
 
-def assign_shard(entry, source_bytes: dict, shard_size_bytes: int):
-    (stage, source), (doc_id, text, kind) = entry
-    shards = shard_count(source_bytes[(stage, source)], shard_size_bytes)
-    return (stage, source, shard_of(doc_id, shards), shards), (doc_id, text, kind)
+def position_of(doc_id: str) -> int:
+    """Where a document sorts within its (stage, source): a 64-bit hash of its id."""
+    return int.from_bytes(hashlib.blake2b(doc_id.encode(), digest_size=8).digest(), "big")
+
+
+def shard_of_position(position: int, shards: int) -> int:
+    """Shard k of n holds positions [k * 2^64 / n, (k + 1) * 2^64 / n): a contiguous range of every run."""
+    return position * shards >> 64
+
+
+def position_range(index: int, shards: int) -> tuple[int, int]:
+    """The positions of shard ``index`` of ``shards``: [low, high)."""
+    low = -(-index * POSITIONS // shards)  # the smallest p with p * shards >> 64 == index
+    high = -(-(index + 1) * POSITIONS // shards)
+    return low, high
 
 
 def shard_prefix(out_dir: str, stage: str, source: str, index: int, shards: int) -> str:
@@ -154,14 +172,10 @@ class _Tokenizing:
         return np.concatenate(pieces), lengths
 
 
-def run_prefix(runs_dir: str, shard_key: tuple) -> str:
-    stage, source, index, shards = shard_key
-    return f"{runs_dir}/{stage}/{source}-{index:05d}-of-{shards:05d}/{uuid.uuid4().hex}"
-
-
 def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.ndarray, lengths: list[int]) -> None:
-    """A sorted run: ``PREFIX.tokens`` (the documents' ids back to back) and ``PREFIX.json`` (their
-    ids, token counts and text bytes, in order), written last, so a run with a .json is whole."""
+    """A run sorted by (position, id): ``PREFIX.tokens`` (the documents' ids back to back) and
+    ``PREFIX.json`` (their ids, token counts and text bytes, in order), written last, so a run with
+    a .json is whole."""
     with FileSystems.create(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as out:
         out.write(tokens.tobytes())
     meta = json.dumps({"ids": ids, "lengths": lengths, "text_bytes": text_bytes}).encode()
@@ -169,33 +183,50 @@ def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.nda
         out.write(meta)
 
 
-def read_run(prefix: str, dtype: np.dtype):
-    """A run's documents in order, as (id, token ids, text bytes), read front to back in pieces of
-    about ``MERGE_READ_TOKENS`` tokens."""
+def read_run(prefix: str, dtype: np.dtype, shard: tuple[int, int] = (0, 1), read_tokens: int = MIN_READ_TOKENS):
+    """The run's documents of shard ``(index, shards)``, in order, as ((position, id), token ids, text
+    bytes): a contiguous slice, read front to back ``read_tokens`` at a time (or one document, if
+    longer), reopening the file for each read so a merge of many runs holds no file open."""
     with FileSystems.open(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as meta_file:
         meta = json.loads(meta_file.read())
-    itemsize = np.dtype(dtype).itemsize
-    with FileSystems.open(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as tokens:
-        start = 0
-        while start < len(meta["ids"]):
-            end, size = start, 0
-            while end < len(meta["ids"]) and (end == start or size + meta["lengths"][end] <= MERGE_READ_TOKENS):
-                size += meta["lengths"][end]
-                end += 1
+    positions = [position_of(doc_id) for doc_id in meta["ids"]]
+    low, high = position_range(*shard)
+    first, last = bisect.bisect_left(positions, low), bisect.bisect_left(positions, high)
+    ids, lengths, text_bytes = meta["ids"][first:last], meta["lengths"][first:last], meta["text_bytes"][first:last]
+    offset = sum(meta["lengths"][:first])
+    del meta, positions  # keep this shard's slice only
+    itemsize, start = np.dtype(dtype).itemsize, 0
+    while start < len(ids):
+        end, size = start, 0
+        while end < len(ids) and (end == start or size + lengths[end] <= read_tokens):
+            size += lengths[end]
+            end += 1
+        with FileSystems.open(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as tokens:
+            tokens.seek(offset * itemsize)
             piece = np.frombuffer(tokens.read(size * itemsize), dtype=dtype)
-            if piece.size != size:
-                raise RuntimeError(f"run {prefix}.tokens is shorter than its .json says")
-            offset = 0
-            for i in range(start, end):
-                yield meta["ids"][i], piece[offset:offset + meta["lengths"][i]], meta["text_bytes"][i]
-                offset += meta["lengths"][i]
-            start = end
+        if piece.size != size:
+            raise RuntimeError(f"run {prefix}.tokens is shorter than its .json says")
+        at = 0
+        for i in range(start, end):
+            yield (position_of(ids[i]), ids[i]), piece[at:at + lengths[i]], text_bytes[i]
+            at += lengths[i]
+        offset, start = offset + size, end
+
+
+def shards_of_source(source_runs: tuple[tuple[str, str], list[tuple[str, int]]], shard_size_bytes: int):
+    """((stage, source), [(run prefix, text bytes)]) -> ((stage, source, index, shards), run prefixes) per shard."""
+    (stage, source), runs = source_runs
+    prefixes = sorted(prefix for prefix, _ in runs)
+    shards = shard_count(sum(text_bytes for _, text_bytes in runs), shard_size_bytes)
+    for index in range(shards):
+        yield (stage, source, index, shards), prefixes
 
 
 class TokenizeToRuns(_Tokenizing, beam.DoFn):
-    """(shard key, (id, text, kind)) -> (shard key, run prefix) for every sorted run it writes.
+    """((stage, source), (id, text, kind)) -> ((stage, source), (run prefix, text bytes)) for every
+    sorted run it writes.
 
-    Buffers up to ``run_text_bytes`` of text across shards, then, shard by shard, sorts by id,
+    Buffers up to ``run_text_bytes`` of text, then, source by source, sorts by (position, id),
     tokenizes in batches (``encode_batch_fast``: the ids of ``encode_batch`` without the offsets,
     about 30% less CPU) and writes one run; the rest of a bundle is flushed at its end.
     """
@@ -212,8 +243,8 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
         self._buffer, self._buffered = defaultdict(list), 0
 
     def process(self, element):
-        shard_key, entry = element
-        self._buffer[shard_key].append(entry)
+        key, entry = element
+        self._buffer[key].append(entry)
         self._buffered += len(entry[1])
         if self._buffered >= self._run_text_bytes:
             yield from self._flush()
@@ -225,22 +256,23 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
     def _flush(self):
         buffer, self._buffer, self._buffered = self._buffer, defaultdict(list), 0
         with tokenizer_parallelism(self._parallel):
-            for shard_key in sorted(buffer):
-                entries = sorted(buffer.pop(shard_key))  # by id
+            for key in sorted(buffer):
+                entries = sorted(buffer.pop(key), key=lambda entry: (position_of(entry[0]), entry[0]))
                 pieces, lengths = [], []
                 for batch in encode_batches(entries):
                     tokens, batch_lengths = self._encode(batch)
                     pieces.append(tokens)
                     lengths += batch_lengths
-                prefix = run_prefix(self._runs_dir, shard_key)
-                write_run(prefix, [doc_id for doc_id, _, _ in entries], [utf8_length(text) for _, text, _ in entries],
-                          np.concatenate(pieces), lengths)
-                yield shard_key, prefix
+                stage, source = key
+                prefix = f"{self._runs_dir}/{stage}/{source}/{uuid.uuid4().hex}"
+                text_bytes = [utf8_length(text) for _, text, _ in entries]
+                write_run(prefix, [doc_id for doc_id, _, _ in entries], text_bytes, np.concatenate(pieces), lengths)
+                yield key, (prefix, sum(text_bytes))
 
 
 class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
-    """(shard key, run prefixes) -> PREFIX.bin/.idx with the runs' documents merged in id order;
-    deletes the runs and yields the shard's stats."""
+    """(shard key, the source's run prefixes) -> PREFIX.bin/.idx with the shard's slice of every run
+    merged in (position, id) order; yields the shard's stats."""
 
     def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
         self._out_dir, self._tokenizer_path, self._eod_token = out_dir, tokenizer_path, eod_token
@@ -250,23 +282,23 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
 
     def process(self, element):
         (stage, source, index, shards), prefixes = element
-        prefixes = sorted(prefixes)
         prefix = shard_prefix(self._out_dir, stage, source, index, shards)
         text_bytes, pieces, lengths, pending = 0, [], [], 0
-        merged = heapq.merge(*(read_run(run, self._dtype) for run in prefixes), key=lambda document: document[0])
+        read_tokens = max(MIN_READ_TOKENS, MERGE_BUFFER_TOKENS // max(1, len(prefixes)))
+        merged = heapq.merge(*(read_run(run, self._dtype, (index, shards), read_tokens) for run in prefixes),
+                             key=lambda document: document[0])
         with IndexedDatasetWriter(prefix, self._dtype) as writer:
             for _, tokens, document_text_bytes in merged:
                 pieces.append(tokens)
                 lengths.append(tokens.size)
                 text_bytes += document_text_bytes
                 pending += tokens.size
-                if pending >= MERGE_READ_TOKENS:
+                if pending >= MIN_READ_TOKENS * 64:
                     writer.add_documents(np.concatenate(pieces), lengths)
                     pieces, lengths, pending = [], [], 0
             if lengths:
                 writer.add_documents(np.concatenate(pieces), lengths)
             documents, tokens = writer.finalize()
-        FileSystems.delete([f"{run}{suffix}" for run in prefixes for suffix in (".tokens", ".json")])
         yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                "documents": documents, "tokens": tokens, "text_bytes": text_bytes}
 
@@ -284,17 +316,15 @@ class WriteShards(beam.PTransform):
         self._parallel, self._run_text_bytes = encode_in_parallel(workers), run_text_bytes
 
     def expand(self, entries):
-        source_bytes = (entries
-                        | "MeasureText" >> beam.Map(lambda e: (e[0], utf8_length(e[1][1])))
-                        | "SumPerStageSource" >> beam.CombinePerKey(sum))
         return (
             entries
-            | "AssignShards" >> beam.Map(assign_shard, beam.pvalue.AsDict(source_bytes), self._shard_size_bytes)
             | "Progress" >> beam.ParDo(Progress("shards", lambda kv: len(kv[1][1])))
             | "TokenizeToRuns" >> beam.ParDo(TokenizeToRuns(self._runs_dir, self._tokenizer_path, self._eod_token,
                                                             parallel=self._parallel,
                                                             run_text_bytes=self._run_text_bytes))
-            | "GroupRunsByShard" >> beam.GroupByKey()
+            | "GroupRunsBySource" >> beam.GroupByKey()
+            | "PlanShards" >> beam.FlatMap(shards_of_source, self._shard_size_bytes)
+            | "SpreadShards" >> beam.Reshuffle()  # one worker per shard, not one per source
             | "MergeRuns" >> beam.ParDo(MergeRunsIntoShard(self._out_dir, self._tokenizer_path, self._eod_token))
         )
 

@@ -3,7 +3,7 @@
 Real stdlib modules, a tokenizer trained on them, real Beam (FnApiRunner). The shard must not
 depend on how the documents were cut into runs: a buffer so small that nearly every document is
 its own run, and one so large that each bundle is one run, give byte-identical files, and both
-equal the documents tokenized one by one in id order with EOD after each.
+equal the documents tokenized one by one in (position, id) order with EOD after each.
 """
 
 from __future__ import annotations
@@ -20,7 +20,15 @@ from megatron.core.datasets.indexed_dataset import IndexedDataset
 
 from codemix.document import make_doc_id
 from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
-from pipelines.shards import WriteShards, read_run, stats_to_json, write_run
+from pipelines.shards import (
+    WriteShards,
+    position_of,
+    position_range,
+    read_run,
+    shard_of_position,
+    stats_to_json,
+    write_run,
+)
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 MODULES = ["json/decoder.py", "json/encoder.py", "textwrap.py", "shlex.py", "fnmatch.py", "queue.py", "bisect.py",
@@ -66,10 +74,11 @@ def test_shards_do_not_depend_on_how_documents_were_cut_into_runs(documents, tok
     assert shard_files(tmp_path / "small") == shard_files(tmp_path / "large")
     assert sorted(map(stats_to_json, one_per_document)) == sorted(
         stats_to_json({**s, "prefix": s["prefix"].replace("/large/", "/small/")}) for s in whole_bundles)
-    assert not [p for p in (tmp_path / "small" / "runs").rglob("*") if p.is_file()], "every run was merged and deleted"
+    runs = {case: len(list((tmp_path / case / "runs").rglob("*.json"))) for case in ("small", "large")}
+    assert runs == {"small": len(documents), "large": 1}, "guard: one run per document against one in all"
 
 
-def test_each_shard_holds_its_documents_in_id_order_each_followed_by_eod(documents, tokenizer_path, tmp_path):
+def test_each_shard_holds_its_documents_in_position_order_each_followed_by_eod(documents, tokenizer_path, tmp_path):
     stats = write_shards(documents, tokenizer_path, tmp_path, run_text_bytes=5_000, workers=2)
     tokenizer = load_tokenizer(tokenizer_path)
     tokenizer.encode_special_tokens = True
@@ -78,7 +87,7 @@ def test_each_shard_holds_its_documents_in_id_order_each_followed_by_eod(documen
     seen = []
     for shard in stats:
         dataset = IndexedDataset(shard["prefix"])  # megatron-core reads the shard as written
-        ids = sorted(doc_id for doc_id in by_id if _in_shard(doc_id, shard))
+        ids = sorted((doc_id for doc_id in by_id if _in_shard(doc_id, shard)), key=lambda i: (position_of(i), i))
         assert len(dataset) == shard["documents"] == len(ids)
         for i, doc_id in enumerate(ids):
             expected = tokenizer.encode(by_id[doc_id]).ids + [eod]
@@ -89,19 +98,28 @@ def test_each_shard_holds_its_documents_in_id_order_each_followed_by_eod(documen
 
 
 def _in_shard(doc_id: str, shard: dict) -> bool:
-    from pipelines.shards import shard_of
-
-    return shard_of(doc_id, shard["shards"]) == shard["shard"]
+    return shard_of_position(position_of(doc_id), shard["shards"]) == shard["shard"]
 
 
-def test_a_run_reads_back_in_pieces_as_written(tmp_path, monkeypatch):
-    from pipelines import shards
+@pytest.mark.parametrize("shards", [1, 2, 3, 7, 1000])
+def test_a_shards_position_range_is_exactly_the_positions_it_is_assigned(shards):
+    edges = [0, 1, 2**63, 2**64 - 1] + [position_range(k, shards)[0] + d for k in range(min(shards, 9)) for d in (-1, 0)]
+    for position in (p for p in edges if 0 <= p < 2**64):
+        index = shard_of_position(position, shards)
+        low, high = position_range(index, shards)
+        assert 0 <= index < shards and low <= position < high
+    assert position_range(0, shards)[0] == 0 and position_range(shards - 1, shards)[1] == 2**64
 
-    monkeypatch.setattr(shards, "MERGE_READ_TOKENS", 3)  # several pieces, a document longer than one
-    lengths = [2, 5, 1, 4]
+
+def test_a_run_reads_back_each_shards_slice_in_pieces_as_written(tmp_path):
+    ids = sorted((f"doc-{i}" for i in range(40)), key=lambda i: (position_of(i), i))
+    lengths = [1 + i % 5 for i in range(40)]
     tokens = np.arange(sum(lengths), dtype=np.uint16)
-    write_run(str(tmp_path / "run"), ["a", "b", "c", "d"], [10, 20, 30, 40], tokens, lengths)
-    read = list(read_run(str(tmp_path / "run"), np.uint16))
-    assert [doc_id for doc_id, _, _ in read] == ["a", "b", "c", "d"]
-    assert np.array_equal(np.concatenate([ids for _, ids, _ in read]), tokens)
-    assert [ids.size for _, ids, _ in read] == lengths and [b for _, _, b in read] == [10, 20, 30, 40]
+    write_run(str(tmp_path / "run"), ids, list(range(40)), tokens, lengths)
+    whole = list(read_run(str(tmp_path / "run"), np.uint16, (0, 1), read_tokens=3))  # a document longer than a read
+    assert [key[1] for key, _, _ in whole] == ids and [b for _, _, b in whole] == list(range(40))
+    assert np.array_equal(np.concatenate([t for _, t, _ in whole]), tokens)
+    slices = [list(read_run(str(tmp_path / "run"), np.uint16, (k, 3), read_tokens=7)) for k in range(3)]
+    assert [key for part in slices for key, _, _ in part] == [key for key, _, _ in whole]
+    assert all(shard_of_position(key[0], 3) == k for k, part in enumerate(slices) for key, _, _ in part)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip([d for part in slices for d in part], whole, strict=True))
