@@ -14,21 +14,19 @@ Every measurement runs in a fresh child process on the same Document Parquet fil
              ceiling. ``encode_batch_fast`` (the same ids, no character offsets) is timed too.
   codemix    the shards stage as ``mix build`` runs it: one Beam pipeline (FnApiRunner, ``--workers``
              SDK worker processes) ReadFromParquet -> RouteToStages -> WriteShards, i.e. Parquet
-             reading, the GroupByKey shuffle of the texts, tokenizing and writing .bin/.idx. This is
-             ``pipelines.build.run_shards`` for one plain stage, so it pays every cost a build pays.
+             reading, tokenizing into sorted runs in every worker, and merging the runs into
+             .bin/.idx. This is ``pipelines.build.run_shards`` for one plain stage, so it pays every
+             cost a build pays.
   datatrove  ParquetReader -> MegatronDocumentTokenizer on LocalPipelineExecutor with tasks = workers
              = ``--workers`` (datatrove splits work by input file, hence several Parquet files). It
              calls ``encode_batch`` on 10,000 documents at a time and appends EOS with a
              post-processor; it leaves ``encode_special_tokens`` off, so the few ``<|endoftext|>``
              strings in the corpus's code become single ids there (a handful of tokens fewer).
-  thread study  codemix again with one shard and with ``--study-shards`` shards, each time with the
-             Rayon choice of ``pipelines.shards.encode_in_parallel`` reversed through
-             ``TOKENIZERS_PARALLELISM`` (``--no-thread-study`` skips it).
+  thread study  codemix again with the Rayon choice of ``pipelines.shards.encode_in_parallel``
+             reversed through ``TOKENIZERS_PARALLELISM`` (``--no-thread-study`` skips it).
 
-codemix runs in Beam rather than by calling the DoFn: with one shard (any source under
-``shard_size_bytes``, 512 MB by default) one worker tokenizes while the other only helped read, and
-the Parquet read, side input and shuffle of every text are costs a build pays; a direct call would
-hide them.
+codemix runs in Beam rather than by calling the DoFn: the Parquet read, the runs and their merge
+are costs a build pays; a direct call would hide them.
 
 Throughput is UTF-8 text bytes / wall seconds of the timed work (interpreter start and imports are
 excluded; Beam's worker start-up and datatrove's pool start-up are included). CPU seconds of the
@@ -318,18 +316,13 @@ def measure(name: str, config: dict, env: dict[str, str]) -> dict:
 def planned_runs(args: argparse.Namespace, info: dict) -> list[tuple[str, str, int, dict[str, str]]]:
     """(pipeline, label, shard_size_bytes, extra environment) of one round.
 
-    The thread study crosses one shard (one worker tokenizes everything; codemix lets Rayon spread
-    its batches over the cores) and ``--study-shards`` shards (every worker tokenizes; codemix
-    encodes on one thread per worker) with the other choice forced."""
+    Every codemix worker tokenizes its own reads, so with as many workers as cores codemix encodes
+    on one thread per worker; the thread study forces a Rayon pool in every worker instead."""
     runs = [(name, "", int(args.shard_mb * 1e6), {}) for name in args.pipelines]
     if args.thread_study and "codemix" in args.pipelines:
-        many = args.study_shards
-        runs += [
-            ("codemix", "1 shard, forced TOKENIZERS_PARALLELISM=false", info["bytes"], SERIAL),
-            ("codemix", f"{many} shards, codemix's choice: one thread per worker", -(-info["bytes"] // many), {}),
-            ("codemix", f"{many} shards, forced TOKENIZERS_PARALLELISM=true: a Rayon pool per worker",
-             -(-info["bytes"] // many), PARALLEL),
-        ]
+        choice = PARALLEL if args.workers >= os.cpu_count() else SERIAL
+        forced = "true: a Rayon pool per worker" if choice is PARALLEL else "false: one thread per worker"
+        runs.append(("codemix", f"forced TOKENIZERS_PARALLELISM={forced}", int(args.shard_mb * 1e6), choice))
     return runs
 
 
@@ -382,9 +375,8 @@ def render(results: dict[str, list[dict]], info: dict, args: argparse.Namespace,
          f"tokenizer: {args.tokenizer_note}; {args.workers} workers; shard_size_bytes {args.shard_mb:g} MB; "
          f"{args.rounds} round(s), median shown. CPU s: every process of the run's tree (raw: its own threads); "
          "the machine is shared, so CPU seconds are the steadier measure of work and wall seconds move with "
-         "the load. Rows \"codemix (...)\" are the thread study: codemix with one shard (one worker "
-         "tokenizes; codemix uses the Rayon pool) or many (every worker tokenizes; codemix encodes on one "
-         "thread per worker), and the other choice forced."),
+         "the load. Every codemix worker tokenizes its own reads (sorted runs, merged into shards); the row "
+         "\"codemix (forced ...)\" is the thread study: codemix's Rayon choice reversed."),
         "Command: `.venv/bin/python -m bench.tokenize " + " ".join(args.argv) + "`",
         "",
         "| pipeline | wall s | MB/s | CPU s | MB per CPU s | tokens | load avg before → after |",
@@ -435,8 +427,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=1, help="repeat every pipeline; the median is reported")
     parser.add_argument("--pipelines", nargs="+", choices=PIPELINES, default=list(PIPELINES))
     parser.add_argument("--thread-study", action=argparse.BooleanOptionalAction, default=True,
-                        help="also run codemix with 1 and --study-shards shards, each Rayon choice forced")
-    parser.add_argument("--study-shards", type=int, default=8, help="shards of the thread study")
+                        help="also run codemix with its Rayon choice reversed")
     parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
                         help="environment of every child, e.g. TOKENIZERS_PARALLELISM=false")
     parser.add_argument("--work", type=Path, default=CACHE / "runs", help="outputs of every run")
