@@ -286,12 +286,15 @@ class BoundedReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer) -> int:
-        data = self._stream.read(min(len(buffer), self._left + 1))
-        if len(data) > self._left:
-            raise DecompressedTooLarge(f"decompresses to more than {self._max} bytes (limits.max_decompressed_bytes)")
-        self._left -= len(data)
-        buffer[: len(data)] = data
-        return len(data)
+        if self._left == 0:  # at the cap: one more byte means the file is over it
+            if self._stream.read(1):
+                raise DecompressedTooLarge(
+                    f"decompresses to more than {self._max} bytes (limits.max_decompressed_bytes)")
+            return 0
+        view = memoryview(buffer)[: min(len(buffer), self._left)]
+        read = self._stream.readinto(view)  # straight into the caller's buffer: no copy of a big read
+        self._left -= read
+        return read
 
 
 # smart_open 9 infers .zst through `backports.zstd`, which is not installed, so compression is

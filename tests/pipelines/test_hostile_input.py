@@ -450,13 +450,20 @@ def test_gzip_bomb_fixture_is_valid_gzip(tmp_path: Path) -> None:
     assert __import__("gzip").decompress(path.read_bytes()) == b"head" + b"unit-" * 1000 + b"tail"
 
 
+# What reading past an over-long line may cost: the 64 MB line buffer and the pieces in flight.
+# Alone it measures ~65 MB; in a forked child of the full suite's process up to ~210 MB, as the
+# child inherits the parent's allocator state (freed heap it cannot return, raised mmap threshold).
+# Either way it is bounded by the line cap, against the 2-3 GiB a whole read of the line would take.
+LINE_MEMORY_BOUND = 4 * ReadLimits().max_line_bytes
+
+
 @pytest.mark.parametrize("kind", ["dump", "transcripts"])
 def test_gzip_bomb_line_is_skipped_in_bounded_memory_and_the_file_read_on(gzip_bomb: Path, kind: str,
                                                                           warm_up: dict[str, Path]) -> None:
     result = measure_read(kind, gzip_bomb, warm_up[kind])
     kinds = [(k, location.removeprefix(str(gzip_bomb)), error.split(":")[0]) for k, location, error in result["outcomes"]]
     assert kinds == [("Document", "#L1", ""), ("Quarantined", "#L2", "LineTooLong"), ("Document", "#L3", "")]
-    assert result["rss_growth"] < 200_000_000  # a 64 MB line cap, not 3 GiB
+    assert result["rss_growth"] < LINE_MEMORY_BOUND  # a 64 MB line cap, not 3 GiB
     assert result["seconds"] < 20
 
 
@@ -489,7 +496,7 @@ def test_two_gib_line_is_quarantined_with_memory_bounded(sandbox: Path, warm_up:
     result = measure_read("dump", path, warm_up["dump"])
     assert [(k, loc.removeprefix(str(path)), err.split(":")[0]) for k, loc, err in result["outcomes"]] == [
         ("Quarantined", "#L1", "LineTooLong"), ("Document", "#L2", "")]
-    assert result["rss_growth"] < 200_000_000
+    assert result["rss_growth"] < LINE_MEMORY_BOUND
 
 
 @pytest.mark.parametrize("cut", [0.5, 0.999])
