@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import apache_beam as beam
 
-from codemix.document import Document, Redaction
+from codemix.document import Document, Redaction, packed_document, unpacked_document
 from filters.secrets import RedactionConfig, redact_document
 from mixtures.spec import SourceConfig
 from pipelines.ledger import DOCS, DROPPED, QUARANTINED, REDACTIONS, RouteOutcomes
@@ -64,7 +64,9 @@ class Crawl(beam.PTransform):
         )
         redacted = (
             outcomes[DOCS]
+            | "Pack" >> beam.Map(packed_document)  # the text compressed while it is shuffled
             | "SpreadDocuments" >> beam.Reshuffle()  # one big repository must not pin redaction to one worker
+            | "Unpack" >> beam.Map(unpacked_document)
             | "Redact" >> beam.ParDo(RouteOutcomes(RedactWith(self._redaction))).with_outputs(REDACTIONS, main=DOCS)
         )
         documents = redacted[DOCS] | "Progress" >> beam.ParDo(Progress("crawl", document_bytes))
