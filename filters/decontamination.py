@@ -46,9 +46,25 @@ def normalise_tokens(text: str) -> list[str]:
     return TOKEN.findall(text)
 
 
+class _TokenHashCache(dict):
+    """token -> xxh3_64 of its UTF-8, filled on first use. Code repeats its tokens, so most lookups
+    are hits, which dict answers in C; the hash and ``encode`` run once per distinct token."""
+
+    max_size = 1 << 20  # then start over: a bounded memo, not a vocabulary of the whole corpus
+
+    def __missing__(self, token: str) -> int:
+        if len(self) >= self.max_size:
+            self.clear()
+        value = self[token] = xxhash.xxh3_64_intdigest(token.encode())
+        return value
+
+
+_TOKEN_HASHES = _TokenHashCache()
+
+
 def token_hashes(tokens: list[str]) -> np.ndarray:
     """One deterministic 64-bit hash per token, shape ``(len(tokens),)``."""
-    return np.fromiter((xxhash.xxh3_64_intdigest(t.encode()) for t in tokens), dtype=np.uint64, count=len(tokens))
+    return np.fromiter(map(_TOKEN_HASHES.__getitem__, tokens), dtype=np.uint64, count=len(tokens))
 
 
 def ngram_hashes(hashes: np.ndarray, n: int) -> np.ndarray:

@@ -59,9 +59,10 @@ def publish_quarantine(layout: BuildLayout) -> None:
 
 def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
-        documents = pipeline | "ReadCrawled" >> ledger.read_documents(layout.docs("crawl"))
-        outcomes = documents | "Filter" >> Filter(spec.filters, expected=ledger.count_rows(layout.docs("crawl")),
-                                                  workers=worker_count(beam_args))
+        inputs = {"docs": pipeline | "ReadCrawled" >> ledger.read_documents(layout.docs("crawl")),
+                  "evidence": pipeline | "ReadForLicenses" >> ledger.read_documents(layout.docs("crawl"))}
+        outcomes = inputs | "Filter" >> Filter(spec.filters, expected=ledger.count_rows(layout.docs("crawl")),
+                                               workers=worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(

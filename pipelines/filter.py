@@ -59,17 +59,25 @@ class JudgeDocuments(beam.DoFn):
 
 
 class Filter(beam.PTransform):
-    """Documents -> kept documents (main), ``dropped`` and ``contamination``."""
+    """Documents -> kept documents (main), ``dropped`` and ``contamination``.
+
+    The input is one PCollection, or ``{"docs": ..., "evidence": ...}``: two reads of the same
+    documents, one to judge and one to find license evidence in. Judging waits for every
+    repository's license (a side input), and a runner that holds its shuffles in memory, as
+    FnApiRunner does in its driver, would hold every document until then if both came from one
+    read; with two, the judging read streams once the licenses are known.
+    """
 
     def __init__(self, config: FiltersConfig, *, expected: int | None = None, workers: int = 1):
         super().__init__()
         self._config = config
         self._progress = Progress("filter", lambda doc: len(doc.text), expected=expected, workers=workers)
 
-    def expand(self, documents):
+    def expand(self, inputs):
+        documents, evidence = (inputs["docs"], inputs["evidence"]) if isinstance(inputs, dict) else (inputs, inputs)
         documents = documents | "Progress" >> beam.ParDo(self._progress)
         licenses = (
-            documents
+            evidence
             | "FindLicenseEvidence" >> beam.FlatMap(license_evidence)
             | "GroupByRepository" >> beam.GroupByKey()
             | "ResolveLicense" >> beam.MapTuple(resolve_repository_license)

@@ -8,6 +8,8 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from codemix.document import Document
 from filters.apply import drop_reason
@@ -119,3 +121,17 @@ def test_allow_list_drops_other_languages():
     config = FiltersConfig(allowed_languages=["python"])
     assert drop_reason(doc(REAL_CODE, language="python"), config) is None
     assert drop_reason(doc(REAL_CODE, language="cobol"), config) == "language_not_allowed"
+
+
+@given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=300) | st.text(max_size=300))
+def test_character_class_counts_match_the_str_predicates(text: str) -> None:
+    from filters.code import ASCII_ALNUM, ASCII_ALPHA, ASCII_SPACE, count_class
+
+    for members, predicate in ((ASCII_ALNUM, str.isalnum), (ASCII_ALPHA, str.isalpha), (ASCII_SPACE, str.isspace)):
+        assert count_class(text, members, predicate) == sum(map(predicate, text))
+
+
+def test_character_class_counts_include_the_ascii_separators_isspace_knows() -> None:
+    from filters.code import ASCII_SPACE, count_class
+
+    assert count_class("a\x1c\x1d\x1e\x1f \t\u2003b²", ASCII_SPACE, str.isspace) == 7
