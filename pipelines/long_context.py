@@ -13,7 +13,7 @@ import json
 
 import apache_beam as beam
 
-from codemix.document import Document, make_doc_id
+from codemix.document import Document, make_doc_id, packed_document, unpacked_document
 from mixtures.repository import RepositoryDocumentConfig, repository_documents
 from mixtures.tokenizer import load_tokenizer
 
@@ -22,10 +22,11 @@ SHAPING = "shaping"
 
 
 def repository_member(doc: Document, sources: list[str]):
-    """((source, repo), doc) for repository files of the stage's sources; other documents untouched."""
+    """((source, repo), packed doc) for repository files of the stage's sources, packed because they
+    are grouped by repository (a shuffle); other documents untouched."""
     if doc.source in sources:
         if doc.kind == "file" and doc.repo:
-            yield beam.pvalue.TaggedOutput("files", ((doc.source, doc.repo), doc))
+            yield beam.pvalue.TaggedOutput("files", ((doc.source, doc.repo), packed_document(doc)))
         else:
             yield (LONG, doc.source), (doc.id, doc.text, doc.kind)
 
@@ -46,8 +47,8 @@ class RepositoryChunks(beam.DoFn):
         return len(self._tokenizer.encode(text).ids)
 
     def process(self, element):
-        (source, repo), docs = element
-        files = sorted((doc.path, doc.language, doc.text) for doc in docs)
+        (source, repo), packed = element
+        files = sorted((doc.path, doc.language, doc.text) for doc in map(unpacked_document, packed))
         # One token of room for the EOD the shard writer appends.
         shaped = repository_documents(repo, files, self.token_count, self._sequence_length - 1, self._config)
         for chunk in shaped.chunks:

@@ -13,7 +13,7 @@ import json
 
 import apache_beam as beam
 
-from codemix.document import Document
+from codemix.document import Document, packed_document, unpacked_document
 from mixtures.indexed_dataset import dtype_for_vocab
 from mixtures.sft import SFTConfig, sft_samples, write_sft_shard
 from mixtures.tokenizer import load_tokenizer
@@ -24,14 +24,16 @@ SHAPING = "shaping"
 
 
 def sft_member(doc: Document, sources: list[str]):
+    """(source, (UTF-8 bytes, the transcript packed)) for the stage's transcripts: packed because it
+    is shuffled (and held for the byte totals), which FnApiRunner does in its driver's memory."""
     if doc.source in sources and doc.kind == "transcript":
-        yield doc.source, doc
+        yield doc.source, (len(doc.text.encode()), packed_document(doc))
 
 
 def assign_sft_shard(entry, source_bytes: dict, shard_size_bytes: int):
-    source, doc = entry
+    source, (_, packed) = entry
     shards = shard_count(source_bytes[source], shard_size_bytes)
-    return (source, shard_of(doc.id, shards), shards), doc
+    return (source, shard_of(packed[1].id, shards), shards), packed
 
 
 class WriteSFTShard(beam.DoFn):
@@ -48,9 +50,10 @@ class WriteSFTShard(beam.DoFn):
         self._dtype = dtype_for_vocab(self._tokenizer.get_vocab_size(with_added_tokens=True))
 
     def process(self, element):
-        (source, index, shards), docs = element
-        samples, dropped = [], {}
-        for doc in sorted(docs, key=lambda d: d.id):  # id order: independent of bundles
+        (source, index, shards), packed = element
+        samples, dropped, text_bytes = [], {}, 0
+        for doc in sorted(map(unpacked_document, packed), key=lambda d: d.id):  # id order: independent of bundles
+            text_bytes += len(doc.text.encode())
             doc_samples, reasons = sft_samples(doc, self._tokenizer, self._sequence_length, self._config)
             samples += doc_samples
             for reason, n in reasons.items():
@@ -62,7 +65,7 @@ class WriteSFTShard(beam.DoFn):
             prefix = shard_prefix(self._out_dir, SFT, source, index, shards)
             written, tokens = write_sft_shard(prefix, samples, self._dtype)
             yield {"stage": SFT, "source": source, "shard": index, "shards": shards, "prefix": prefix,
-                   "documents": written, "tokens": tokens, "text_bytes": sum(len(d.text.encode()) for d in docs)}
+                   "documents": written, "tokens": tokens, "text_bytes": text_bytes}
 
 
 class ShapeSFT(beam.PTransform):
@@ -78,7 +81,7 @@ class ShapeSFT(beam.PTransform):
     def expand(self, documents):
         members = documents | "SelectTranscripts" >> beam.FlatMap(sft_member, self._sources)
         source_bytes = (members
-                        | "MeasureTranscripts" >> beam.MapTuple(lambda source, doc: (source, len(doc.text.encode())))
+                        | "MeasureTranscripts" >> beam.MapTuple(lambda source, member: (source, member[0]))
                         | "SumPerSource" >> beam.CombinePerKey(sum))
         written = (
             members
