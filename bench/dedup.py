@@ -376,8 +376,19 @@ def poll_tree(root: psutil.Process, seen: TreeSamples, stop: threading.Event) ->
         stop.wait(POLL_SECONDS)
 
 
-def measure(argv: list[str], log: Path, report: Path) -> Measurement:
-    """Run ``argv`` with output to ``log``; the child writes its JSON report to ``report``."""
+@dataclass(slots=True, kw_only=True)
+class PolledRun:
+    """A child run's exit code, wall seconds, load average before and after, pid and tree samples."""
+
+    code: int
+    wall: float
+    load: tuple[float, float]
+    pid: int
+    seen: TreeSamples
+
+
+def run_polled(argv: list[str], log: Path) -> PolledRun:
+    """Run ``argv`` with output to ``log``, polling its process tree for RSS and CPU until it ends."""
     seen, stop = TreeSamples(), threading.Event()
     load_before, start = os.getloadavg()[0], time.perf_counter()
     with log.open("w") as out:
@@ -388,6 +399,13 @@ def measure(argv: list[str], log: Path, report: Path) -> Measurement:
     wall = time.perf_counter() - start
     stop.set()
     poller.join()
+    return PolledRun(code=code, wall=wall, load=(load_before, os.getloadavg()[0]), pid=child.pid, seen=seen)
+
+
+def measure(argv: list[str], log: Path, report: Path) -> Measurement:
+    """Run ``argv`` with output to ``log``; the child writes its JSON report to ``report``."""
+    run = run_polled(argv, log)
+    code, wall, seen = run.code, run.wall, run.seen
     if code != 0:
         logger.error("%s exited with %d; see %s", " ".join(argv), code, log)
     largest = max(seen.peaks, key=seen.peaks.get, default=None)
@@ -399,7 +417,7 @@ def measure(argv: list[str], log: Path, report: Path) -> Measurement:
         largest=seen.labels.get(largest, "?"),
         exit_code=code,
         cpu_s=sum(seen.cpu.values()),
-        load=(load_before, os.getloadavg()[0]),
+        load=run.load,
         report=json.loads(report.read_text()) if code == 0 else {},
     )
 

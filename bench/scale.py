@@ -18,19 +18,13 @@ import argparse
 import datetime
 import json
 import logging
-import os
 import shutil
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
-
-import psutil
 
 from bench import build
 from bench import tokenize as common
-from bench.dedup import TreeSamples, poll_tree
+from bench.dedup import run_polled
 
 BEGIN, END = "<!-- bench.scale: generated, begin -->", "<!-- bench.scale: generated, end -->"
 logger = logging.getLogger("bench.scale")
@@ -43,23 +37,14 @@ def measured_build(corpus_dir: Path, work: Path, workers: int) -> dict:
     build.write_spec(corpus_dir, work / "spec.yaml")
     argv = [str(Path(sys.executable).parent / "mix"), "build", str(work / "spec.yaml"), "--out", str(work / "out"),
             *common.beam_args(workers)[1:]]
-    seen, stop = TreeSamples(), threading.Event()
-    load_before, start = os.getloadavg()[0], time.perf_counter()
-    with (work / "log.txt").open("w") as out:
-        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        poller = threading.Thread(target=poll_tree, args=(psutil.Process(child.pid), seen, stop))
-        poller.start()
-        code = child.wait()
-    wall = time.perf_counter() - start
-    stop.set()
-    poller.join()
-    if code != 0:
-        raise RuntimeError(f"mix build exited with {code}; see {work / 'log.txt'}")
+    run = run_polled(argv, work / "log.txt")
+    if run.code != 0:
+        raise RuntimeError(f"mix build exited with {run.code}; see {work / 'log.txt'}")
     manifest = json.loads((work / "out" / "manifest.json").read_text())
-    driver = seen.peaks.get(child.pid, 0)
-    workers_peak = max((rss for pid, rss in seen.peaks.items() if pid != child.pid), default=0)
-    return {"wall_seconds": wall, "cpu_seconds": sum(seen.cpu.values()), "driver_rss": driver,
-            "worker_rss": workers_peak, "tree_rss": seen.tree_peak, "load": (load_before, os.getloadavg()[0]),
+    peaks = run.seen.peaks
+    return {"wall_seconds": run.wall, "cpu_seconds": sum(run.seen.cpu.values()), "driver_rss": peaks.get(run.pid, 0),
+            "worker_rss": max((rss for pid, rss in peaks.items() if pid != run.pid), default=0),
+            "tree_rss": run.seen.tree_peak, "load": run.load,
             "stages": manifest["timings_seconds"], "kept": manifest["counts"]["kept"],
             "tokens": manifest["stages"]["short"]["tokens"]}
 
