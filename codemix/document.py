@@ -151,8 +151,9 @@ CONTAMINATION_SCHEMA = pa.schema(
 )
 
 
-# A shuffle of whole Documents (the crawl's spread of documents over workers) carries the text
-# zstd-compressed: FnApiRunner holds every shuffle in the driver process, and code compresses ~3x at level 1.
+# A shuffle of whole Documents (the crawl's spread over workers, the long stage's grouping by
+# repository, the SFT stage's by shard) carries the text zstd-compressed: FnApiRunner holds every
+# shuffle in the driver process, and code compresses ~3x at level 1.
 PACK_LEVEL = 1
 
 

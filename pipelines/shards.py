@@ -24,6 +24,7 @@ import bisect
 import contextlib
 import hashlib
 import heapq
+import itertools
 import json
 import math
 import os
@@ -49,9 +50,10 @@ ENCODE_BATCH_CHARACTERS = 4_000_000
 # ids, about 3x this in memory at the peak).
 RUN_TEXT_BYTES = 32_000_000
 # Tokens a merge buffers across all its runs' reads (each run reads at least MIN_READ_TOKENS at a
-# time), and writes to the shard at a time.
+# time), and tokens it gathers before each write to the shard.
 MERGE_BUFFER_TOKENS = 1 << 24
 MIN_READ_TOKENS = 1 << 12
+MERGE_WRITE_TOKENS = 1 << 18
 POSITIONS = 1 << 64
 # Read by `tokenizers` at every batch call: anything but false/0/off spreads the batch over its Rayon pool.
 TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
@@ -73,13 +75,14 @@ def shard_count(text_bytes: int, shard_size_bytes: int) -> int:
     return max(1, math.ceil(text_bytes / shard_size_bytes))
 
 
-def shard_of(doc_id: str, shards: int) -> int:
-    return int.from_bytes(hashlib.blake2b(doc_id.encode(), digest_size=8).digest(), "big") % shards
-
-
 def position_of(doc_id: str) -> int:
     """Where a document sorts within its (stage, source): a 64-bit hash of its id."""
     return int.from_bytes(hashlib.blake2b(doc_id.encode(), digest_size=8).digest(), "big")
+
+
+def shard_of(doc_id: str, shards: int) -> int:
+    """The SFT stage's shard of a transcript (it groups whole transcripts by shard)."""
+    return position_of(doc_id) % shards
 
 
 def shard_of_position(position: int, shards: int) -> int:
@@ -102,7 +105,7 @@ def encode_batches(entries, max_documents: int = ENCODE_BATCH_DOCUMENTS,
                    max_characters: int = ENCODE_BATCH_CHARACTERS):
     """Consecutive runs of ``(id, text, kind)`` entries to encode together: at most ``max_documents``
     and, past the first document, at most ``max_characters`` characters, never mixing transcripts with
-    code (they encode special tokens differently, see ``TokenizeAndWriteShard._encode``)."""
+    code (they encode special tokens differently, see ``_Tokenizing._encode``)."""
     batch, size = [], 0
     for entry in entries:
         text, kind = entry[1], entry[2]
@@ -272,7 +275,8 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
 
 class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
     """(shard key, the source's run prefixes) -> PREFIX.bin/.idx with the shard's slice of every run
-    merged in (position, id) order; yields the shard's stats."""
+    merged in (position, id) order; yields the shard's stats. A range no document hashed into
+    writes nothing (a few large documents can leave one empty)."""
 
     def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
         self._out_dir, self._tokenizer_path, self._eod_token = out_dir, tokenizer_path, eod_token
@@ -282,18 +286,21 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
 
     def process(self, element):
         (stage, source, index, shards), prefixes = element
-        prefix = shard_prefix(self._out_dir, stage, source, index, shards)
-        text_bytes, pieces, lengths, pending = 0, [], [], 0
         read_tokens = max(MIN_READ_TOKENS, MERGE_BUFFER_TOKENS // max(1, len(prefixes)))
         merged = heapq.merge(*(read_run(run, self._dtype, (index, shards), read_tokens) for run in prefixes),
                              key=lambda document: document[0])
+        first = next(merged, None)
+        if first is None:  # no document hashed into this range: megatron cannot open an empty .bin
+            return
+        prefix = shard_prefix(self._out_dir, stage, source, index, shards)
+        text_bytes, pieces, lengths, pending = 0, [], [], 0
         with IndexedDatasetWriter(prefix, self._dtype) as writer:
-            for _, tokens, document_text_bytes in merged:
+            for _, tokens, document_text_bytes in itertools.chain([first], merged):
                 pieces.append(tokens)
                 lengths.append(tokens.size)
                 text_bytes += document_text_bytes
                 pending += tokens.size
-                if pending >= MIN_READ_TOKENS * 64:
+                if pending >= MERGE_WRITE_TOKENS:
                     writer.add_documents(np.concatenate(pieces), lengths)
                     pieces, lengths, pending = [], [], 0
             if lengths:

@@ -123,3 +123,25 @@ def test_a_run_reads_back_each_shards_slice_in_pieces_as_written(tmp_path):
     assert [key for part in slices for key, _, _ in part] == [key for key, _, _ in whole]
     assert all(shard_of_position(key[0], 3) == k for k, part in enumerate(slices) for key, _, _ in part)
     assert all(np.array_equal(a[1], b[1]) for a, b in zip([d for part in slices for d in part], whole, strict=True))
+
+
+def test_a_range_no_document_hashed_into_writes_no_shard(documents, tokenizer_path, tmp_path):
+    """One document over twice ``shard_size_bytes`` plans several shards; only the one holding it is
+    written, since megatron-core cannot open an empty .bin, and the stats list only that one."""
+    doc_id, text = max(documents, key=lambda document: len(document[1]))
+    out = tmp_path / "out"
+    options = PipelineOptions(["--runner=FnApiRunner"])
+    with beam.Pipeline(options=options) as pipeline:
+        _ = (
+            pipeline
+            | beam.Create([(("short", "code"), (doc_id, text, "file"))])
+            | WriteShards(out_dir=str(out), runs_dir=str(out / "runs"), tokenizer_path=tokenizer_path, eod_token=EOD,
+                          shard_size_bytes=len(text) // 3)
+            | beam.Map(stats_to_json)
+            | beam.io.WriteToText(str(out / "stats"), file_name_suffix=".jsonl")
+        )
+    [stats] = [json.loads(line) for path in out.glob("stats*.jsonl") for line in path.read_text().splitlines()]
+    assert stats["shards"] >= 3 and stats["shard"] == shard_of_position(position_of(doc_id), stats["shards"])
+    assert sorted(p.name for p in (out / "short").iterdir()) == [
+        Path(stats["prefix"]).name + ".bin", Path(stats["prefix"]).name + ".idx"]
+    assert len(IndexedDataset(stats["prefix"])) == 1
