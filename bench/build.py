@@ -40,7 +40,6 @@ process, with the load average before and after and the CPU seconds of each proc
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import logging
 import shutil
@@ -297,8 +296,7 @@ def main(argv: list[str]) -> None:
         datatrove_child(Path(argv[1]), Path(argv[2]), int(argv[3]))
         return
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    started = common.begin_run()
     roots = [root.resolve() for root in (args.roots or common.default_roots())]
     args.corpus_note = "`*.py` under " + ", ".join(f"`{root}`" for root in roots)
     corpus_dir, info = corpus(roots, args.megabytes, args.workers)

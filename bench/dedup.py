@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import datetime
 import functools
 import json
 import logging
@@ -44,7 +43,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -55,6 +53,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
 
+from bench import tokenize as common
+from bench.measure import run_polled
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 from dedup.config import DedupConfig
 from dedup.evaluate import QualityReport, evaluate, evaluate_clusters, read_rows
@@ -70,7 +70,6 @@ CODE_EXTENSIONS = (  # noqa: SIM905 - a word list reads better than 52 quoted st
 ).split()
 CODE_GLOBS = [f"*.{extension}" for extension in CODE_EXTENSIONS]
 SHARDS_PER_COPY = 2  # Parquet files per corpus copy: enough files for two workers at every size
-POLL_SECONDS = 0.1
 logger = logging.getLogger("bench.dedup")
 # RESULTS.md is shared with other benchmarks and hand-written notes: only this block is rewritten.
 BEGIN, END = "<!-- bench.dedup: generated, begin -->", "<!-- bench.dedup: generated, end -->"
@@ -327,79 +326,6 @@ class Measurement:
     cpu_s: float = 0.0  # user + system seconds of the tree's processes (last poll of each): robust to other load
     load: tuple[float, float] = (0.0, 0.0)  # 1-minute load average before and after: > cores means contention
     report: dict = field(default_factory=dict)
-
-
-def process_label(process: psutil.Process, root: psutil.Process) -> str:
-    """A short name for a process of the tree: the driver, a Beam SDK worker, or its command."""
-    if process.pid == root.pid:
-        return "driver"
-    command = " ".join(process.cmdline())
-    if "sdk_worker" in command or "worker_pool_main" in command:
-        return "Beam SDK worker"
-    if "forkserver" in command:  # datatrove's pool workers are forked from multiprocess's forkserver
-        return "multiprocess forkserver or pool worker"
-    return command[:60]
-
-
-@dataclass(slots=True)
-class TreeSamples:
-    """What polling a process tree has seen so far, per pid."""
-
-    peaks: dict[int, int] = field(default_factory=dict)  # peak RSS, bytes
-    cpu: dict[int, float] = field(default_factory=dict)  # user + system seconds at the last poll
-    labels: dict[int, str] = field(default_factory=dict)
-    tree_peak: int = 0
-
-
-def sample(process: psutil.Process, root: psutil.Process, seen: TreeSamples) -> int:
-    """Record one process's RSS and CPU time; returns its RSS (0 if it is gone)."""
-    try:
-        with process.oneshot():
-            rss, times = process.memory_info().rss, process.cpu_times()
-        if process.pid not in seen.labels:
-            seen.labels[process.pid] = process_label(process, root)
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
-        return 0
-    seen.peaks[process.pid] = max(seen.peaks.get(process.pid, 0), rss)
-    seen.cpu[process.pid] = times.user + times.system
-    return rss
-
-
-def poll_tree(root: psutil.Process, seen: TreeSamples, stop: threading.Event) -> None:
-    """Sample every process of the tree each ``POLL_SECONDS`` until ``stop``."""
-    while not stop.is_set():
-        try:
-            processes = [root, *root.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            return
-        seen.tree_peak = max(seen.tree_peak, sum(sample(process, root, seen) for process in processes))
-        stop.wait(POLL_SECONDS)
-
-
-@dataclass(slots=True, kw_only=True)
-class PolledRun:
-    """A child run's exit code, wall seconds, load average before and after, pid and tree samples."""
-
-    code: int
-    wall: float
-    load: tuple[float, float]
-    pid: int
-    seen: TreeSamples
-
-
-def run_polled(argv: list[str], log: Path) -> PolledRun:
-    """Run ``argv`` with output to ``log``, polling its process tree for RSS and CPU until it ends."""
-    seen, stop = TreeSamples(), threading.Event()
-    load_before, start = os.getloadavg()[0], time.perf_counter()
-    with log.open("w") as out:
-        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        poller = threading.Thread(target=poll_tree, args=(psutil.Process(child.pid), seen, stop))
-        poller.start()
-        code = child.wait()
-    wall = time.perf_counter() - start
-    stop.set()
-    poller.join()
-    return PolledRun(code=code, wall=wall, load=(load_before, os.getloadavg()[0]), pid=child.pid, seen=seen)
 
 
 def measure(argv: list[str], log: Path, report: Path) -> Measurement:
@@ -662,8 +588,7 @@ def main(argv: list[str]) -> None:
         child(argv[1:])
         return
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    started = common.begin_run()
     corpus = read_corpus(fetch_sdists(SDIST_LIST, CACHE / "sdists", args.download_parallel))
     base = [doc for doc in corpus if in_sample(doc, args.base_fraction)]
     pipelines = ["codemix"] + ([] if args.skip_datatrove else ["datatrove"])

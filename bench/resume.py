@@ -21,7 +21,6 @@ byte-identical to the full build's.
 from __future__ import annotations
 
 import argparse
-import datetime
 import hashlib
 import json
 import logging
@@ -138,8 +137,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    started = common.begin_run()
     result = run(args)
     logger.info("full %.1f s, rerun %.1f s, identical %s", result["full_seconds"], result["rerun_seconds"],
                 result["identical"])

@@ -15,7 +15,6 @@ tokenizer). Each build runs in a child process tree polled every 0.1 s for RSS: 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import logging
 import shutil
@@ -24,7 +23,7 @@ from pathlib import Path
 
 from bench import build
 from bench import tokenize as common
-from bench.dedup import run_polled
+from bench.measure import run_polled
 
 BEGIN, END = "<!-- bench.scale: generated, begin -->", "<!-- bench.scale: generated, end -->"
 logger = logging.getLogger("bench.scale")
@@ -94,8 +93,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    started = common.begin_run()
     roots = [root.resolve() for root in (args.roots or common.default_roots())]
     rows = []
     for factor in args.factors:

@@ -53,7 +53,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import threading
 import time
 from pathlib import Path
 
@@ -61,6 +60,7 @@ import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bench.measure import run_polled
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 
 BENCH = Path(__file__).resolve().parent
@@ -72,7 +72,6 @@ TRAIN_DOCUMENTS = 5_000
 MAX_FILE_BYTES = 1_000_000  # codemix's filters.code.max_bytes
 PARQUET_FILES = 8  # datatrove splits by file: enough for every worker
 RAW_BATCH_DOCUMENTS = 1_000
-POLL_SECONDS = 0.2
 PIPELINES = ("raw", "codemix", "datatrove")
 # The thread study: codemix again with each Rayon choice forced through the variable that
 # ``pipelines.shards.tokenizer_parallelism`` leaves alone when set; see ``planned_runs``.
@@ -264,38 +263,12 @@ def child(argv: list[str]) -> None:
 # ---------------------------------------------------------------- measuring
 
 
-def poll_cpu(root: psutil.Process, seen: dict[int, float], stop: threading.Event) -> None:
-    """The latest CPU seconds of every process of ``root``'s tree until ``stop`` (Beam's SDK workers and
-    datatrove's forkserver pool are not all reaped by the child, so rusage of children misses them)."""
-    while not stop.is_set():
-        try:
-            processes = [root, *root.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            return
-        for process in processes:
-            try:
-                times = process.cpu_times()
-            except (psutil.NoSuchProcess, psutil.AccessDenied):
-                continue
-            seen[process.pid] = max(seen.get(process.pid, 0.0), times.user + times.system)
-        stop.wait(POLL_SECONDS)
-
-
 def run_measured(argv: list[str], log: Path, env: dict[str, str] | None = None) -> dict:
     """Run ``argv`` (output to ``log``): wall and process-tree CPU seconds, load average before and after."""
-    load_before, seen, stop = os.getloadavg()[0], {}, threading.Event()
-    start = time.perf_counter()
-    with log.open("w") as out:
-        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
-        poller = threading.Thread(target=poll_cpu, args=(psutil.Process(child.pid), seen, stop))
-        poller.start()
-        code = child.wait()
-    wall = time.perf_counter() - start
-    stop.set()
-    poller.join()
-    if code != 0:
-        raise RuntimeError(f"{' '.join(argv)} exited with {code}; see {log}")
-    return {"wall_seconds": wall, "cpu_seconds": sum(seen.values()), "load": (load_before, os.getloadavg()[0])}
+    run = run_polled(argv, log, env)
+    if run.code != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited with {run.code}; see {log}")
+    return {"wall_seconds": run.wall, "cpu_seconds": sum(run.seen.cpu.values()), "load": run.load}
 
 
 def measure(name: str, config: dict, env: dict[str, str]) -> dict:
@@ -342,6 +315,12 @@ def run_rounds(args: argparse.Namespace, info: dict, corpus_dir: Path, tokenizer
 
 
 # ---------------------------------------------------------------- RESULTS.md
+
+
+def begin_run() -> str:
+    """Log with timestamps; the run's start as the results' headers print it."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def machine() -> str:
@@ -443,8 +422,7 @@ def main(argv: list[str]) -> None:
         child(argv[1:])
         return
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    started = begin_run()
     roots = [root.resolve() for root in (args.roots or default_roots())]
     corpus_dir, info = corpus(roots, args.megabytes, CACHE)
     tokenizer_path = tokenizer_file(args.tokenizer, corpus_dir)
