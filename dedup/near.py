@@ -27,15 +27,19 @@ Which pairs of a bucket are verified (``bucket_pairs``, ``pivot_pairs``):
   We chose pivots over a sorted chain (each member linked to the next), which one false positive
   cuts in two, and whose pairs, like per-bucket pivots, differ from bucket to bucket.
 
-Verification (``VerifyPairs``) ships every payload once per pair, in one direction. Each pair has a
-holder: its new endpoint when the other is an earlier build's document, else its larger id, which in
-a large bucket is the member rather than the pivot, so a holder holds at most ~k + 2 pairs of a
-cluster however big the cluster grows. The partner (the other endpoint) sends its payload to the
-holder; the holder, which keeps its own, judges all its pairs in one group. A group so holds one
-document's payload plus its partners' (bounded by its pair count), and the shuffle carries one
-payload per pair plus one per holder, not two per pair. A pair with an earlier document compares
-signatures (``estimated_jaccard``, standard error 0.025 at 0.8 for 256 permutations), since earlier
-shingles were not stored; new pairs get the exact Jaccard of their shingle sets.
+Verification (``VerifyPairs``) ships every payload once per pair, in one direction, and only for
+documents in candidate pairs: once the pairs are known, their endpoints become a side input
+(``ids.IdSet``, 16 bytes per id) that filters a second read of the documents. A new document's
+payload is its text, zstd-compressed (``pack_text``), a fifth of its shingle set at 8 bytes per
+shingle; the holder recomputes the shingles. Each pair has a holder: its new endpoint when the other
+is an earlier build's document, else its larger id, which in a large bucket is the member rather
+than the pivot, so a holder holds at most ~k + 2 pairs of a cluster however big the cluster grows.
+The partner (the other endpoint) sends its payload to the holder; the holder, which keeps its own,
+judges all its pairs in one group. A group so holds one document's text plus its partners'
+(bounded by its pair count). A pair with an earlier document compares signatures (that index's
+stored signature against the holder's, computed from its text; ``estimated_jaccard``, standard
+error 0.025 at 0.8 for 256 permutations), since earlier texts were not stored; new pairs get the
+exact Jaccard of their shingle sets.
 """
 
 from __future__ import annotations
@@ -44,9 +48,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
+import numpy as np
+import zstandard
 from apache_beam.metrics import Metrics
 
 from dedup.config import DedupConfig
+from dedup.ids import IdSet, id_set
 from dedup.index import is_previous
 from dedup.minhash import (
     band_keys,
@@ -58,19 +65,21 @@ from dedup.minhash import (
     signature,
     to_bytes,
 )
+from dedup.rows import NAMESPACE, location_of
 
-NAMESPACE = "codemix.dedup"
 # Pairs verified per bucket before switching from all pairs to k pivots (n <= 11 gets all pairs): a
 # document so holds at most ~10 pairs per bucket, and the verification shuffle grows with documents,
 # not with the square of cluster sizes.
 MAX_PAIRS_PER_BUCKET = 64
 # Least pivots of a large bucket: a member loses its links only if its first 4 pivots are all false positives.
 MIN_PIVOTS = 4
-# Payload kinds a document sends to its pairs, and the tag of a pair request.
+# How a pair is judged (``payload_kind``): exact Jaccard of shingle sets, or the signature estimate.
 SHINGLES, SIGNATURE = "shingles", "signature"
+TEXT_LEVEL = 1  # zstd level of a text payload: ~3x on code, far faster than the shingling it saves shipping
 # Tags of verification's messages: a partner is asked to SEND_TO a holder, a holder to HOLD its own
 # payload; what arrives at the holder is its OWN payload or a PARTNER's.
 SEND_TO, HOLD, OWN, PARTNER = "send_to", "hold", "own", "partner"
+PAYLOAD = "payload"  # tag of (node, (PAYLOAD, bytes)): what a document sends, before it is routed
 OFFER = "offer"  # tag of (member, pivots) from a large bucket
 
 Edge = tuple[str, str]
@@ -144,14 +153,31 @@ def bucket_star_edges(bucket: tuple[bytes, Iterable[str]]) -> list[Edge]:
 
 
 def payload_kind(pair: Edge) -> str:
-    """Shingles for two new documents; signatures when one is from an earlier index (no shingles kept)."""
+    """How a pair is judged: exact Jaccard of shingles for two new documents; the signature estimate
+    when one is from an earlier index (which kept no text)."""
     return SIGNATURE if is_previous(pair[0]) or is_previous(pair[1]) else SHINGLES
+
+
+def pack_text(text: str) -> bytes:
+    """A new document's payload: its text, zstd-compressed (~a third of the text, ~a fifth of its
+    shingle set at 8 bytes per shingle, which the holder recomputes)."""
+    return zstandard.compress(text.encode("utf-8", "surrogatepass"), TEXT_LEVEL)
+
+
+def unpack_text(payload: bytes) -> str:
+    return zstandard.decompress(payload).decode("utf-8", "surrogatepass")
+
+
+def text_payload(row: dict[str, Any], needed: IdSet) -> Iterator[tuple[str, tuple[str, bytes]]]:
+    """(id, (PAYLOAD, packed text)) for a document some candidate pair needs; nothing for the others."""
+    if row["id"] in needed:
+        yield row["id"], (PAYLOAD, pack_text(row.get("text") or ""))
 
 
 def holder_and_partner(pair: Edge) -> Edge:
     """(holder, partner): the holder judges the pair with its own payload and the partner's.
 
-    The new endpoint holds a pair with an earlier document (which has no shingles and judges
+    The new endpoint holds a pair with an earlier document (which has no text and judges
     nothing); otherwise the larger id holds, which is the member, not the pivot, of a pivot pair.
     """
     u, v = pair
@@ -166,69 +192,63 @@ def payload_requests(pair: Edge) -> Iterator[tuple[str, tuple]]:
     """Ask the partner to send its payload to the holder, and the holder to keep its own."""
     holder, partner = holder_and_partner(pair)
     yield partner, (SEND_TO, holder)
-    yield holder, (HOLD, payload_kind(pair))
+    yield holder, (HOLD,)
 
 
-def send_payloads(node_values: tuple[str, Iterable[tuple[str, Any]]]) -> Iterator[tuple[str, tuple]]:
-    """At one document: its payload to each holder that asked for it, and its own payloads (one
-    per kind it holds pairs of) to itself. Holds one payload per kind and the ids of its holders."""
+def send_payloads(node_values: tuple[str, Iterable[tuple]]) -> Iterator[tuple[str, tuple]]:
+    """At one document: its payload to each holder that asked for it, and to itself if it holds
+    pairs. Holds one payload and the ids of its holders."""
     node, values = node_values
-    payloads: dict[str, bytes] = {}
-    holders: list[str] = []
-    held_kinds: set[str] = set()
-    for kind, value in values:
-        if kind == SEND_TO:
-            holders.append(value)
-        elif kind == HOLD:
-            held_kinds.add(value)
+    payload, holders, holds = None, [], False
+    for value in values:
+        if value[0] == SEND_TO:
+            holders.append(value[1])
+        elif value[0] == HOLD:
+            holds = True
         else:  # the same earlier document in two indexes: keep one, the same one on every run
-            payloads[kind] = min(value, payloads.get(kind, value))
-
-    def payload(kind: str, role: str) -> bytes:
-        if kind not in payloads:
-            raise RuntimeError(f"dedup verify: no {kind} for {node!r}, which {role}")
-        return payloads[kind]
-
-    for kind in sorted(held_kinds):
-        yield node, (OWN, kind, payload(kind, "holds candidate pairs"))
+            payload = value[1] if payload is None else min(payload, value[1])
+    if payload is None and (holds or holders):
+        raise RuntimeError(f"dedup verify: no payload for {node!r}, which is in candidate pairs")
+    if holds:
+        yield node, (OWN, payload)
     for holder in holders:
-        pair = ordered(holder, node)
-        yield holder, (PARTNER, node, payload(payload_kind(pair), f"is in candidate pair {pair}"))
+        yield holder, (PARTNER, node, payload)
 
 
-def pair_similarity(pair: Edge, payloads: list[bytes]) -> float:
-    """Jaccard of the pair from its two payloads: exact on shingles, estimated on signatures."""
-    if len(payloads) != 2:
-        raise RuntimeError(f"dedup verify: pair {pair} received {len(payloads)} payloads, expected 2")
-    a, b = (from_bytes(payload) for payload in payloads)
-    return estimated_jaccard(a, b) if payload_kind(pair) == SIGNATURE else exact_jaccard(a, b)
-
-
-def judge_held_pairs(holder_values: tuple[str, Iterable[tuple]]) -> Iterator[tuple[Edge, float]]:
-    """At one holder: (pair, similarity) for every partner that sent its payload."""
+def judge_held_pairs(
+    holder_values: tuple[str, Iterable[tuple]], config: DedupConfig, permutations: tuple[np.ndarray, np.ndarray]
+) -> Iterator[tuple[Edge, float]]:
+    """At one holder (always a new document): (pair, similarity) for every partner that sent its
+    payload. Its own shingles are computed once, its signature only if an earlier document asks."""
     holder, values = holder_values
-    own: dict[str, bytes] = {}
-    partners: list[tuple[str, bytes]] = []
+    own, partners = None, []
     for value in values:
         if value[0] == OWN:
-            own[value[1]] = value[2]
+            own = value[1]
         else:
             partners.append((value[1], value[2]))
-    for partner, partner_payload in partners:
+    if own is None:
+        raise RuntimeError(f"dedup verify: holder {holder!r} received no text of its own")
+    own_shingles = shingle_hashes(unpack_text(own), config.shingle_size, config.lowercase)
+    own_signature = None
+    for partner, payload in partners:
         pair = ordered(holder, partner)
-        kind = payload_kind(pair)
-        if kind not in own:
-            raise RuntimeError(f"dedup verify: holder {holder!r} of pair {pair} has no {kind} of its own")
-        yield pair, pair_similarity(pair, [own[kind], partner_payload])
+        if is_previous(partner):
+            if own_signature is None:
+                own_signature = signature(own_shingles, permutations)
+            yield pair, estimated_jaccard(own_signature, from_bytes(payload))
+        else:
+            partner_shingles = shingle_hashes(unpack_text(payload), config.shingle_size, config.lowercase)
+            yield pair, exact_jaccard(own_shingles, partner_shingles)
 
 
 @beam.typehints.with_output_types(tuple[bytes, str])  # the main output; tagged outputs are not type-checked
 class SignDocuments(beam.DoFn):
-    """Per document with tokens: (band key, id) per LSH band; tagged ``signature`` (id, signature bytes)
-    for the index; tagged ``payload`` (id, (kind, bytes)) for each kind in ``payload_kinds``."""
+    """Per document with tokens: (band key, id) per LSH band, and tagged ``signature`` (id, source,
+    location, signature bytes) for the index."""
 
-    def __init__(self, config: DedupConfig, payload_kinds: tuple[str, ...]):
-        self.config, self.payload_kinds = config, payload_kinds
+    def __init__(self, config: DedupConfig):
+        self.config = config
         self.permutations = None
         self.unbanded = Metrics.counter(NAMESPACE, "near_skipped_no_tokens")
 
@@ -245,12 +265,9 @@ class SignDocuments(beam.DoFn):
         sig_P = signature(hashes_S, self.permutations)
         for key in band_keys(sig_P, config.bands, config.rows):
             yield key, doc_id
-        sig_bytes = to_bytes(sig_P)
-        yield beam.pvalue.TaggedOutput("signature", (doc_id, sig_bytes))
-        for kind in self.payload_kinds:
-            yield beam.pvalue.TaggedOutput(
-                "payload", (doc_id, (kind, to_bytes(hashes_S) if kind == SHINGLES else sig_bytes))
-            )
+        yield beam.pvalue.TaggedOutput(
+            "signature", (doc_id, row.get("source") or "", location_of(row), to_bytes(sig_P))
+        )
 
 
 def previous_band_keys(node_signature: tuple[str, bytes], bands: int, rows: int) -> Iterator[tuple[bytes, str]]:
@@ -260,33 +277,41 @@ def previous_band_keys(node_signature: tuple[str, bytes], bands: int, rows: int)
 
 
 @beam.typehints.with_output_types(Edge)
-class JudgePair(beam.DoFn):
-    """(pair, similarity) -> pairs at or above the threshold to the main output, the others to ``rejected``; both counted."""
+class JudgeHeldPairs(beam.DoFn):
+    """At one holder: its pairs at or above the threshold to the main output, the others to
+    ``rejected``; both counted."""
 
-    def __init__(self, threshold: float):
-        self.threshold = threshold
+    def __init__(self, config: DedupConfig):
+        self.config = config
+        self.permutations = None
         self.verified = Metrics.counter(NAMESPACE, "near_pairs_verified")
         self.rejected = Metrics.counter(NAMESPACE, "near_pairs_rejected")
 
-    def process(self, judged: tuple[Edge, float]):
-        pair, similarity = judged
-        if similarity >= self.threshold:
-            self.verified.inc()
-            yield pair
-        else:
-            self.rejected.inc()
-            yield beam.pvalue.TaggedOutput("rejected", pair)
+    def setup(self):
+        self.permutations = make_permutations(self.config.num_perm, self.config.seed)
+
+    def process(self, holder_values):
+        for pair, similarity in judge_held_pairs(holder_values, self.config, self.permutations):
+            if similarity >= self.config.jaccard_threshold:
+                self.verified.inc()
+                yield pair
+            else:
+                self.rejected.inc()
+                yield beam.pvalue.TaggedOutput("rejected", pair)
 
 
 # ---------------------------------------------------------------- composite transforms
 
 
 class VerifyPairs(beam.PTransform):
-    """(candidate pairs, (node, (kind, bytes)) payloads) -> (pairs reaching ``threshold``, rejected pairs)."""
+    """(candidate pairs, (node, (PAYLOAD, bytes)) payloads) -> (pairs reaching the threshold, rejected pairs).
 
-    def __init__(self, threshold: float):
+    A new document's payload is ``pack_text`` of its text, an earlier one's its signature bytes.
+    """
+
+    def __init__(self, config: DedupConfig):
         super().__init__()
-        self.threshold = threshold
+        self.config = config
 
     def expand(self, inputs):
         pairs, payloads = inputs
@@ -297,19 +322,22 @@ class VerifyPairs(beam.PTransform):
             | "GroupByDocument" >> beam.GroupByKey()
             | "SendPayloads" >> beam.FlatMap(send_payloads)
             | "GroupByHolder" >> beam.GroupByKey()
-            | "Similarity" >> beam.FlatMap(judge_held_pairs)
-            | "Judge" >> beam.ParDo(JudgePair(self.threshold)).with_outputs("rejected", main="verified")
+            | "Judge" >> beam.ParDo(JudgeHeldPairs(self.config)).with_outputs("rejected", main="verified")
         )
         return judged.verified, judged.rejected
 
 
 class CandidateEdges(beam.PTransform):
-    """Documents (id, text), optionally with earlier (node, signature) pairs -> the edges to cluster.
+    """Documents (id, text, ...), optionally with earlier (node, signature) pairs -> the edges to cluster.
 
-    Input: a PCollection of documents, or a dict with ``docs`` and ``previous``. Output: a dict of
-    PCollections: ``edges`` (verified pairs, or bucket stars when ``config.verify`` is off),
-    ``candidates`` (every distinct pair considered), ``rejected`` (pairs below the threshold) and
-    ``signatures`` ((id, signature bytes) of every new document with tokens).
+    Input: a PCollection of documents, or a dict with ``docs`` and optionally ``previous`` and
+    ``payload_docs``, a second read of the same documents: verification filters it down to the
+    documents in candidate pairs (by a side input of their ids) and ships only their texts, so
+    the first read never waits for that side input, and no document outside a pair is shuffled.
+    Output: a dict of PCollections: ``edges`` (verified pairs, or bucket stars when
+    ``config.verify`` is off), ``candidates`` (every distinct pair considered), ``rejected``
+    (pairs below the threshold) and ``signatures`` ((id, source, location, signature bytes) of
+    every new document with tokens).
     """
 
     def __init__(self, config: DedupConfig, max_pairs_per_bucket: int = MAX_PAIRS_PER_BUCKET):
@@ -320,14 +348,10 @@ class CandidateEdges(beam.PTransform):
         inputs = inputs if isinstance(inputs, dict) else {"docs": inputs}
         config, max_pairs = self.config, self.max_pairs
         previous = inputs.get("previous")
-        kinds = (SHINGLES, SIGNATURE) if previous is not None else (SHINGLES,)
-        signed = inputs["docs"] | "Sign" >> beam.ParDo(
-            SignDocuments(config, kinds if config.verify else ())
-        ).with_outputs("signature", "payload", main="bands")
-        bands, payloads = [signed.bands], [signed.payload]
+        signed = inputs["docs"] | "Sign" >> beam.ParDo(SignDocuments(config)).with_outputs("signature", main="bands")
+        bands = [signed.bands]
         if previous is not None:
             bands.append(previous | "BandPrevious" >> beam.FlatMap(previous_band_keys, config.bands, config.rows))
-            payloads.append(previous | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (SIGNATURE, sig))))
         buckets = bands | "AllBands" >> beam.Flatten() | "GroupBuckets" >> beam.GroupByKey()
         if not config.verify:
             stars = buckets | "StarEdges" >> beam.FlatMap(bucket_star_edges) | "Distinct" >> beam.Distinct()
@@ -336,6 +360,14 @@ class CandidateEdges(beam.PTransform):
         links = buckets | "Pairs" >> beam.FlatMap(bucket_pairs, max_pairs).with_outputs(OFFER, main="pairs")
         offered = links[OFFER] | "GroupOffers" >> beam.GroupByKey() | "PivotPairs" >> beam.FlatMap(pivot_pairs)
         candidates = (links.pairs, offered) | "AllPairs" >> beam.Flatten() | "Distinct" >> beam.Distinct()
+        needed = id_set(candidates | "Endpoints" >> beam.FlatMap(lambda pair: pair), "NeededIds")
+        payloads = [inputs.get("payload_docs", inputs["docs"]) | "TextPayloads" >> beam.FlatMap(text_payload, needed)]
+        if previous is not None:
+            payloads.append(
+                previous
+                | "NeededPrevious" >> beam.Filter(lambda node_sig, ids: node_sig[0] in ids, needed)
+                | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (PAYLOAD, sig)))
+            )
         all_payloads = payloads | "AllPayloads" >> beam.Flatten()
-        verified, rejected = (candidates, all_payloads) | "Verify" >> VerifyPairs(config.jaccard_threshold)
+        verified, rejected = (candidates, all_payloads) | "Verify" >> VerifyPairs(config)
         return {"edges": verified, "candidates": candidates, "rejected": rejected, "signatures": signed.signature}

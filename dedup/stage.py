@@ -32,17 +32,13 @@ driver process, and code compresses about 3x.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import apache_beam as beam
 import pyarrow as pa
-import zstandard
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from codemix.document import DOCUMENT_SCHEMA
@@ -59,6 +55,7 @@ from dedup.files import (
     read_counts,
     require_input,
 )
+from dedup.ids import IdSet, id_set
 from dedup.index import (
     ReadPreviousSignatures,
     check_previous_indexes,
@@ -67,8 +64,8 @@ from dedup.index import (
     index_schema,
     is_previous,
 )
-from dedup.keeper import rank_key
-from dedup.near import NAMESPACE, CandidateEdges
+from dedup.near import CandidateEdges
+from dedup.rows import location_of, rank_of_row
 from pipelines.ledger import WriteRows
 
 logger = logging.getLogger(__name__)
@@ -83,7 +80,14 @@ DUPLICATE_SCHEMA = pa.schema(
     ]
 )
 # Exact keepers' signatures, from ``run_edges`` to the index written by ``run_final``.
-SIGNATURE_SCHEMA = pa.schema([("id", pa.string()), ("signature", pa.binary())])
+SIGNATURE_SCHEMA = pa.schema(
+    [("id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("signature", pa.binary())]
+)
+
+
+def signature_row(signed: tuple[str, str, str, bytes]) -> dict[str, Any]:
+    doc_id, source, location, sig = signed
+    return {"id": doc_id, "source": source, "location": location, "signature": sig}
 
 
 @dataclass(slots=True, kw_only=True)
@@ -109,50 +113,8 @@ class DedupResult:
 # ---------------------------------------------------------------- per-element logic (no Beam needed)
 
 
-def parse_metadata(row: dict[str, Any]) -> dict[str, Any]:
-    """The row's metadata JSON as a dict; malformed or non-object JSON counts as empty (and is counted)."""
-    try:
-        metadata = json.loads(row.get("metadata") or "{}")
-    except (TypeError, ValueError):
-        metadata = None
-    if not isinstance(metadata, dict):
-        Metrics.counter(NAMESPACE, "malformed_metadata").inc()
-        return {}
-    return metadata
-
-
-def rank_of_row(row: dict[str, Any], order: list[str]) -> tuple:
-    """``rank_key`` of a Parquet row, whose metadata is still a JSON string."""
-    return rank_key({"id": row["id"], "license": row.get("license") or "", "metadata": parse_metadata(row)}, order)
-
-
-PACKED_TEXT = "text_zstd"
-TEXT_LEVEL = 1  # zstd level: ~3x on code at several hundred MB/s, far from the pipeline's bottleneck
-
-
-def packed(row: dict[str, Any]) -> dict[str, Any]:
-    """The row with its text zstd-compressed, for a shuffle; ``unpacked`` restores it exactly."""
-    text = row.get("text")
-    if text is None:
-        return row
-    return {**{k: v for k, v in row.items() if k != "text"}, PACKED_TEXT: zstandard.compress(text.encode("utf-8"),
-                                                                                             TEXT_LEVEL)}
-
-
-def unpacked(row: dict[str, Any]) -> dict[str, Any]:
-    if PACKED_TEXT not in row:
-        return row
-    rest = {k: v for k, v in row.items() if k != PACKED_TEXT}
-    return {**rest, "text": zstandard.decompress(row[PACKED_TEXT]).decode("utf-8")}
-
-
 def text_digest(row: dict[str, Any]) -> bytes:
     return hashlib.sha256((row.get("text") or "").encode("utf-8")).digest()
-
-
-def location_of(row: dict[str, Any]) -> str:
-    """Where the reader found the document (``metadata["location"]``), or "" if it did not say."""
-    return str(parse_metadata(row).get("location") or "")
 
 
 def copy_summary(row: dict[str, Any], order: list[str]) -> tuple[tuple, str, str, str]:
@@ -177,51 +139,36 @@ def exact_duplicate_rows(text_copies: tuple[bytes, Any]) -> list[dict[str, str]]
     ]
 
 
-class KeepBestRanked(beam.CombineFn):
-    """Of (rank, row) pairs, the row with the smallest rank; O(1) state, so Beam can combine before shuffling."""
-
-    def create_accumulator(self):
-        return None
-
-    def add_input(self, best, ranked_row):
-        return ranked_row if best is None or ranked_row[0] < best[0] else best
-
-    def merge_accumulators(self, accumulators):
-        best = None
-        for candidate in accumulators:
-            if candidate is not None:
-                best = self.add_input(best, candidate)
-        return best
-
-    def extract_output(self, best):
-        return best[1]
-
-
 # A member of a component: (tier, rank, node). Tier 0, an earlier build's document, outranks every
 # new one: earlier documents are already in the corpus, so a new document joining them is redundant.
 # Among earlier documents the smallest id keeps (their ranks were not stored).
 PREVIOUS_TIER, NEW_TIER = 0, 1
 
 
-def ranked_member(node: tuple[str, dict[str, list]]) -> list[tuple[str, tuple[int, tuple, str]]]:
-    """(component, (tier, rank, node)) for a node of the near-duplicate graph; earlier documents have no rank row."""
+def ranked_member(node: tuple[str, dict[str, list]]) -> list[tuple[str, tuple]]:
+    """(component, (tier, rank, node, source, location)) for a node of the near-duplicate graph;
+    earlier documents have no rank row (nor a source or location in this build)."""
     node_id, joined = node
     if is_previous(node_id):
-        return [(component, (PREVIOUS_TIER, (), node_id)) for component in joined["component"]]
-    return [(component, (NEW_TIER, rank, node_id)) for component in joined["component"] for rank in joined["rank"]]
+        return [(component, (PREVIOUS_TIER, (), node_id, "", "")) for component in joined["component"]]
+    return [
+        (component, (NEW_TIER, rank, node_id, source, location))
+        for component in joined["component"]
+        for rank, source, location in joined["rank"]
+    ]
 
 
-def near_keeper_links(component_members: tuple[str, Any]) -> list[tuple[str, tuple[str, str]]]:
-    """(id, (keeper id, method)) for every new member of a component except its keeper.
+def near_duplicate_rows(component_members: tuple[str, Any]) -> list[dict[str, str]]:
+    """A duplicate row for every new member of a component except its keeper.
 
     The method is "previous" when the keeper is an earlier build's document, else "near".
     """
     _, members = component_members
-    tier, _, keeper = min(members)
+    tier, _, keeper, _, _ = min(members)
     method = "previous" if tier == PREVIOUS_TIER else "near"
     return [
-        (node, (doc_id_of(keeper), method))
-        for member_tier, _, node in members
+        duplicate_row(node, source, location, doc_id_of(keeper), method)
+        for member_tier, _, node, source, location in members
         if member_tier == NEW_TIER and node != keeper
     ]
 
@@ -230,57 +177,43 @@ def point_to_survivor(joined: tuple[str, dict[str, list]]) -> list[dict[str, str
     """Exact-duplicate rows whose keeper was itself removed as a near duplicate now name the survivor."""
     _, groups = joined
     survivors = groups["near_keeper"]
-    return [{**row, "keeper_id": survivors[0][0]} if survivors else row for row in groups["row"]]
+    return [{**row, "keeper_id": survivors[0]} if survivors else row for row in groups["row"]]
 
 
-def route_document(joined: tuple[str, dict[str, list]]) -> Iterator[dict | beam.pvalue.TaggedOutput]:
-    """A kept document goes to the main output and its signature, if it has one, to ``index``; one with
-    a keeper becomes a duplicate row under its method's tag (``near`` or ``previous``)."""
-    _, groups = joined
-    keepers, signatures = groups["keeper"], groups["signature"]
-    for row in groups["doc"]:
-        source, location = row.get("source") or "", location_of(row)
-        if keepers:
-            keeper_id, method = keepers[0]
-            yield beam.pvalue.TaggedOutput(method, duplicate_row(row["id"], source, location, keeper_id, method))
-        else:
-            yield unpacked(row)
-            for sig in signatures[:1]:
-                yield beam.pvalue.TaggedOutput("index", index_row(row["id"], source, location, sig))
+def not_in(row: dict[str, Any], ids: IdSet) -> bool:
+    return row["id"] not in ids
 
 
 # ---------------------------------------------------------------- composite transforms
 
 
 class ExactDedup(beam.PTransform):
-    """Documents -> (kept best-ranked copy per text, duplicate rows for the other copies)."""
+    """(docs, a second read of the same docs) -> (kept best-ranked copy per text, duplicate rows for the other copies).
+
+    Only a digest and a summary of each copy are shuffled; the kept copies are the second read
+    less the duplicates' ids, so no text crosses a shuffle and the first read never waits.
+    """
 
     def __init__(self, order: list[str]):
         super().__init__()
         self.order = order
 
-    def expand(self, docs):
+    def expand(self, inputs):
+        docs, reread = inputs
         order = self.order
-        keyed = docs | "KeyByTextHash" >> beam.Map(lambda row: (text_digest(row), row))
-        keepers = (
-            keyed
-            | "Rank" >> beam.MapTuple(lambda digest, row: (digest, (rank_of_row(row, order), packed(row))))
-            | "KeepBestCopy" >> beam.CombinePerKey(KeepBestRanked())
-            | "DropKey" >> beam.Values()
-            | "Unpack" >> beam.Map(unpacked)
-        )
         duplicates = (
-            keyed
-            | "Summarise" >> beam.MapTuple(lambda digest, row: (digest, copy_summary(row, order)))
+            docs
+            | "Summarise" >> beam.Map(lambda row: (text_digest(row), copy_summary(row, order)))
             | "GroupCopies" >> beam.GroupByKey()
             | "LabelCopies" >> beam.FlatMap(exact_duplicate_rows)
         )
-        return keepers, duplicates
+        removed = id_set(duplicates | "DuplicateIds" >> beam.Map(lambda row: row["doc_id"]), "Removed")
+        return reread | "KeepBestCopies" >> beam.Filter(not_in, removed), duplicates
 
 
-class NearKeeperLabels(beam.PTransform):
-    """(docs, converged star edges) -> (id, (keeper id, method)) for every new document that is not its
-    component's keeper (see ``near_keeper_links``)."""
+class NearDuplicateRows(beam.PTransform):
+    """(docs, converged star edges) -> a duplicate row for every new document that is not its
+    component's keeper (see ``near_duplicate_rows``). Only documents in the graph are ranked."""
 
     def __init__(self, order: list[str]):
         super().__init__()
@@ -290,13 +223,19 @@ class NearKeeperLabels(beam.PTransform):
         docs, star_edges = inputs
         order = self.order
         labels = star_edges | "Labels" >> beam.FlatMap(component_labels) | "DistinctLabels" >> beam.Distinct()
-        ranks = docs | "Rank" >> beam.Map(lambda row: (row["id"], rank_of_row(row, order)))
+        nodes = id_set(labels | "Nodes" >> beam.Keys(), "NodeIds")
+        ranks = (
+            docs
+            | "OnlyNodes" >> beam.Filter(lambda row, ids: row["id"] in ids, nodes)
+            | "Rank"
+            >> beam.Map(lambda row: (row["id"], (rank_of_row(row, order), row.get("source") or "", location_of(row))))
+        )
         return (
             {"component": labels, "rank": ranks}
             | "JoinRanks" >> beam.CoGroupByKey()
             | "ByComponent" >> beam.FlatMap(ranked_member)
             | "GroupComponents" >> beam.GroupByKey()
-            | "PickKeepers" >> beam.FlatMap(near_keeper_links)
+            | "PickKeepers" >> beam.FlatMap(near_duplicate_rows)
         )
 
 
@@ -322,7 +261,8 @@ class ExactDuplicateRows(beam.PTransform):
 
 
 class NearEdges(beam.PTransform):
-    """{"docs": exact keepers} -> ``CandidateEdges``' outputs; writes edges, signatures and component pass 1."""
+    """{"docs": exact keepers, "payload_docs": another read} -> ``CandidateEdges``' outputs; writes
+    edges, signatures and component pass 1."""
 
     def __init__(self, paths: _Paths, config: DedupConfig):
         super().__init__()
@@ -337,9 +277,7 @@ class NearEdges(beam.PTransform):
             )
         near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket)
         near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
-        near["signatures"] | "WriteSignatures" >> WriteRows(
-            paths.signatures, SIGNATURE_SCHEMA, lambda pair: {"id": pair[0], "signature": pair[1]}
-        )
+        near["signatures"] | "WriteSignatures" >> WriteRows(paths.signatures, SIGNATURE_SCHEMA, signature_row)
         near["edges"] | "FirstComponentPass" >> ComponentPass(paths.first_pass, config.rounds_per_pass)
         return near
 
@@ -392,11 +330,15 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_a
     keepers' signatures under ``_work/near``, and component pass 1 under ``_work/components``.
     """
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
-        docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(input_pattern)
+        # Each consumer that waits on a side input of ids reads the input afresh (see ``ids``).
+        def read(label: str):
+            return pipeline | label >> beam.io.ReadFromParquet(input_pattern)
+
+        docs = read("ReadDocs")
         counted = {"documents_in": docs}
         keepers = docs
         if config.exact:
-            keepers, duplicates = docs | "ExactDedup" >> ExactDedup(config.keeper_order)
+            keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(config.keeper_order)
             keepers | "WriteKeepers" >> beam.io.WriteToParquet(
                 paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
             )
@@ -405,7 +347,7 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_a
             )
             counted["exact_duplicates"] = duplicates
         if config.near:
-            near = {"docs": keepers} | "NearEdges" >> NearEdges(paths, config)
+            near = {"docs": keepers, "payload_docs": read("ReadForPayloads")} | "NearEdges" >> NearEdges(paths, config)
             counted.update((name, near[name]) for name in ("edges", "candidates", "rejected"))
         counted | "Count" >> WriteCounts(paths.counts("edges"))
     return read_counts(paths.counts("edges")).get("edges", 0)
@@ -416,38 +358,35 @@ def run_final(
 ) -> None:
     """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
-        docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
         if star_edges:
+            ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern)
             stars = pipeline | "ReadStars" >> ReadEdges(star_edges)
-            near = (docs, stars) | "NearKeepers" >> NearKeeperLabels(config.keeper_order)
+            near = (ranked, stars) | "NearDuplicates" >> NearDuplicateRows(config.keeper_order)
         else:
-            near = pipeline | "NoNearKeepers" >> beam.Create([])
-        if config.near:
-            signatures = pipeline | "ReadSignatures" >> beam.io.ReadFromParquet(parquet_pattern(paths.signatures))
-            signatures = signatures | "KeySignatures" >> beam.Map(lambda row: (row["id"], row["signature"]))
-        else:
-            signatures = pipeline | "NoSignatures" >> beam.Create([])
-        routed = (
-            {"doc": docs | "KeyById" >> beam.Map(lambda row: (row["id"], packed(row))), "keeper": near,
-             "signature": signatures}
-            | "JoinKeepers" >> beam.CoGroupByKey()
-            | "Route" >> beam.FlatMap(route_document).with_outputs("near", "previous", "index", main="kept")
-        )
-        exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, near)
-        routed.kept | "WriteDocs" >> beam.io.WriteToParquet(
-            paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
-        )
+            near = pipeline | "NoNearDuplicates" >> beam.Create([])
+        removed = id_set(near | "RemovedIds" >> beam.Map(lambda row: row["doc_id"]), "Removed")
+        docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
+        kept = docs | "DropNearDuplicates" >> beam.Filter(not_in, removed)
+        kept | "WriteDocs" >> beam.io.WriteToParquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
+        near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
+        survivors = near | "Survivors" >> beam.Map(lambda row: (row["doc_id"], row["keeper_id"]))
+        exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, survivors)
         (
-            (exact, routed.near, routed.previous)
+            (exact, near)
             | "AllDuplicates" >> beam.Flatten()
             | "WriteDuplicates"
             >> beam.io.WriteToParquet(paths.out("duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET)
         )
         if config.near:
-            routed.index | "WriteIndex" >> beam.io.WriteToParquet(
-                paths.index, index_schema(config), file_name_suffix=PARQUET
+            (
+                pipeline
+                | "ReadSignatures" >> beam.io.ReadFromParquet(parquet_pattern(paths.signatures))
+                | "KeptSignatures" >> beam.Filter(not_in, removed)
+                | "IndexRows"
+                >> beam.Map(lambda row: index_row(row["id"], row["source"], row["location"], row["signature"]))
+                | "WriteIndex" >> beam.io.WriteToParquet(paths.index, index_schema(config), file_name_suffix=PARQUET)
             )
-        counted = {"documents_in": docs, "kept": routed.kept, "near": routed.near, "previous": routed.previous}
+        counted = {"documents_in": docs, "kept": kept, "near": near_only, "previous": previous}
         counted | "Count" >> WriteCounts(paths.counts("final"))
 
 

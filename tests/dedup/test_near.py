@@ -25,15 +25,15 @@ from dedup.minhash import make_permutations, shingle_hashes, signature, to_bytes
 from dedup.near import (
     MAX_PAIRS_PER_BUCKET,
     MIN_PIVOTS,
-    SHINGLES,
-    SIGNATURE,
+    OWN,
+    PAYLOAD,
     CandidateEdges,
     VerifyPairs,
     bucket_pairs,
     bucket_star_edges,
     holder_and_partner,
     judge_held_pairs,
-    pair_similarity,
+    pack_text,
     payload_requests,
     pivot_pairs,
     send_payloads,
@@ -50,13 +50,14 @@ def hashes(text: str) -> np.ndarray:
     return shingle_hashes(text, CONFIG.shingle_size, CONFIG.lowercase)
 
 
-def payloads_for(texts: dict[str, str]) -> dict[str, dict[str, bytes]]:
-    """node -> {kind: bytes}, as ``SignDocuments`` or an index would send them."""
-    out = {}
-    for node, text in texts.items():
-        hashes_S = hashes(text)
-        out[node] = {SHINGLES: to_bytes(hashes_S), SIGNATURE: to_bytes(signature(hashes_S, PERMUTATIONS))}
-    return out
+def payloads_for(texts: dict[str, str]) -> dict[str, bytes]:
+    """node -> payload, as ``CandidateEdges`` sends a new document's: its packed text."""
+    return {node: pack_text(text) for node, text in texts.items()}
+
+
+def signature_of(text: str) -> bytes:
+    """What an earlier build's index stored for a document of this text."""
+    return to_bytes(signature(hashes(text), PERMUTATIONS))
 
 
 def group(items) -> dict:
@@ -71,14 +72,15 @@ def route_payloads(pairs, payloads) -> dict[str, list]:
     then what each document sends, by holder."""
     by_node = group([request for pair in pairs for request in payload_requests(pair)])
     for node in by_node:
-        by_node[node] += list(payloads[node].items())
+        by_node[node].append((PAYLOAD, payloads[node]))
     return group([message for item in by_node.items() for message in send_payloads(item)])
 
 
 def verify_in_memory(pairs, payloads, threshold: float = CONFIG.jaccard_threshold) -> set[tuple[str, str]]:
     """Route payloads to holders, then judge each pair (as (smaller id, larger id), as Beam has them)."""
     pairs = [tuple(sorted(pair)) for pair in pairs]
-    judged = [j for item in route_payloads(pairs, payloads).items() for j in judge_held_pairs(item)]
+    routed = route_payloads(pairs, payloads)
+    judged = [j for item in routed.items() for j in judge_held_pairs(item, CONFIG, PERMUTATIONS)]
     assert sorted(pair for pair, _ in judged) == sorted(pairs), "every candidate pair is judged exactly once"
     return {pair for pair, similarity in judged if similarity >= threshold}
 
@@ -219,12 +221,12 @@ def test_false_positive_pivots_in_large_bucket_do_not_hide_true_pairs(planted):
 def test_verify_pairs_in_beam_keeps_true_and_rejects_false_pairs(planted):
     pairs = sorted(candidate_pairs([(b"k", list(planted))]))
     true_pairs = list(itertools.combinations(FORKS, 2))
-    payloads = [(node, (SHINGLES, kinds[SHINGLES])) for node, kinds in payloads_for(planted).items()]
+    payloads = [(node, (PAYLOAD, payload)) for node, payload in payloads_for(planted).items()]
     pipeline = BeamTestPipeline(options=PipelineOptions(RUNNER))
     verified, rejected = (
         pipeline | "Pairs" >> beam.Create(pairs),
         pipeline | "Payloads" >> beam.Create(payloads),
-    ) | VerifyPairs(CONFIG.jaccard_threshold)
+    ) | VerifyPairs(CONFIG)
     assert_that(verified, equal_to(true_pairs), label="Verified")
     assert_that(rejected | beam.combiners.Count.Globally(), equal_to([len(pairs) - len(true_pairs)]), label="Rejected")
     result = pipeline.run()
@@ -239,17 +241,18 @@ def test_verify_pairs_in_beam_keeps_true_and_rejects_false_pairs(planted):
 def test_pair_with_earlier_document_uses_the_signature_estimate(planted):
     earlier = previous_node("10-fork")
     payloads = payloads_for(planted)
-    payloads[earlier] = {SIGNATURE: payloads.pop("10-fork")[SIGNATURE]}  # an index keeps no shingles
+    del payloads["10-fork"]
+    payloads[earlier] = signature_of(planted["10-fork"])  # an index keeps no text
     assert verify_in_memory([("11-fork", earlier)], payloads) == {(earlier, "11-fork")}
     assert verify_in_memory([("00-false-positive", earlier)], payloads) == set()
 
 
 def test_missing_payload_is_an_error_not_a_silent_drop():
     asked = [request for node, request in payload_requests(("a", "b")) if node == "a"]
-    with pytest.raises(RuntimeError, match="no shingles for 'a'"):
+    with pytest.raises(RuntimeError, match="no payload for 'a'"):
         list(send_payloads(("a", asked)))
-    with pytest.raises(RuntimeError, match="expected 2"):
-        pair_similarity(("a", "b"), [to_bytes(np.arange(3, dtype=np.uint64))])
+    with pytest.raises(RuntimeError, match="no text of its own"):
+        list(judge_held_pairs(("b", [("partner", "a", pack_text("x y z"))]), CONFIG, PERMUTATIONS))
 
 
 def test_each_pair_ships_one_payload_and_a_cluster_member_holds_its_own_pairs(planted):
@@ -261,7 +264,7 @@ def test_each_pair_ships_one_payload_and_a_cluster_member_holds_its_own_pairs(pl
     assert shipped == len(pairs) + len(routed)
     pivots = sorted(planted)[:MIN_PIVOTS]
     for holder, values in routed.items():
-        partners = [value for value in values if value[0] != "own"]
+        partners = [value for value in values if value[0] != OWN]
         assert holder not in pivots or all(partner[1] in pivots for partner in partners)
     assert max(len(values) for values in routed.values()) <= MIN_PIVOTS + 1
 

@@ -286,13 +286,3 @@ def test_empty_input_gives_empty_outputs(tmp_path):
         "keeper_id",
         "method",
     ]
-
-
-def test_rows_shuffle_with_their_text_compressed_and_come_back_exactly():
-    from dedup.stage import PACKED_TEXT, packed, unpacked
-
-    row = {"id": "a", "text": "def f():\n    return 'é'\n" * 50, "source": "s", "metadata": "{}"}
-    shuffled = packed(row)
-    assert "text" not in shuffled and len(shuffled[PACKED_TEXT]) * 3 < len(row["text"].encode())
-    assert unpacked(shuffled) == row and unpacked(row) == row
-    assert packed({"id": "b", "text": None}) == {"id": "b", "text": None}

@@ -1,0 +1,85 @@
+"""Compact sets of document ids, for semi-joins by side input instead of whole-document shuffles.
+
+The dedup steps decide a document's fate from small records (text digests, LSH buckets, edges);
+the documents themselves then only need to be read again and filtered by a set of ids: the
+removed ones, or the ones some candidate pair needs. An ``IdSet`` holds 16 bytes per id (a
+128-bit blake2b digest, so a false match has probability ~n²/2^129), in one sorted numpy array,
+where a Python ``set`` of the ids would take ~100. ``IdSetOf`` builds one with a ``CombineFn``
+whose accumulators are byte strings, so a runner can combine partial sets before shuffling them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+import apache_beam as beam
+import numpy as np
+
+DIGEST_BYTES = 16
+_DTYPE = f"S{DIGEST_BYTES}"
+
+
+def id_digest(doc_id: str) -> bytes:
+    return hashlib.blake2b(doc_id.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
+
+
+class IdSet:
+    """An immutable set of ids (``in``, ``len``), stored as their sorted 16-byte digests."""
+
+    __slots__ = ("digests",)
+
+    def __init__(self, digests: np.ndarray):
+        self.digests = digests
+
+    @classmethod
+    def from_digests(cls, concatenated: bytes) -> IdSet:
+        """From digests laid end to end (as ``IdSetOf`` accumulates them); repeats count once."""
+        return cls(np.unique(np.frombuffer(concatenated, dtype=_DTYPE)))
+
+    @classmethod
+    def of(cls, ids: Iterable[str]) -> IdSet:
+        return cls.from_digests(b"".join(map(id_digest, ids)))
+
+    def __contains__(self, doc_id: str) -> bool:
+        digest = np.frombuffer(id_digest(doc_id), dtype=_DTYPE)
+        index = int(np.searchsorted(self.digests, digest)[0])
+        return index < len(self.digests) and self.digests[index] == digest[0]
+
+    def __len__(self) -> int:
+        return len(self.digests)
+
+    def __getstate__(self):
+        return self.digests.tobytes()
+
+    def __setstate__(self, state: bytes):
+        self.digests = np.frombuffer(state, dtype=_DTYPE)
+
+
+class IdSetOf(beam.CombineFn):
+    """Ids -> one ``IdSet``; each accumulator is a ``bytearray`` of digests, 16 bytes per id."""
+
+    def create_accumulator(self) -> bytearray:
+        return bytearray()
+
+    def add_input(self, digests: bytearray, doc_id: str) -> bytearray:
+        digests += id_digest(doc_id)
+        return digests
+
+    def merge_accumulators(self, accumulators) -> bytearray:
+        merged = bytearray()
+        for digests in accumulators:
+            merged += digests
+        return merged
+
+    def compact(self, digests: bytearray) -> bytearray:
+        """Drop repeats before the accumulator is shuffled (an id is often in several pairs)."""
+        return bytearray(IdSet.from_digests(bytes(digests)).digests.tobytes())
+
+    def extract_output(self, digests: bytearray) -> IdSet:
+        return IdSet.from_digests(bytes(digests))
+
+
+def id_set(pcoll, label: str):
+    """A singleton side input: the ``IdSet`` of the ids in ``pcoll`` (empty if it is)."""
+    return beam.pvalue.AsSingleton(pcoll | label >> beam.CombineGlobally(IdSetOf()))
