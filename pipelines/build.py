@@ -41,7 +41,7 @@ STAGES = ("crawl", "filter", "dedup", "shards")  # where --from-stage may start
 
 def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
-        outcomes = pipeline | "Crawl" >> Crawl(spec.sources, spec.filters.redaction)
+        outcomes = pipeline | "Crawl" >> Crawl(spec.sources, spec.filters.redaction, worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.QUARANTINED] | "WriteQuarantined" >> ledger.WriteQuarantined(f"{out}/quarantine/crawl")

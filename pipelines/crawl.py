@@ -2,28 +2,58 @@
 
 Secrets and PII are redacted here, before the crawl's Parquet is written, so no stage of a build
 ever writes a credential to disk; each redaction is recorded by type.
+
+When there are fewer locations than workers (one big directory or archive, say), each location is
+read as several parts: every part runs the whole reader but keeps only the outcomes whose location
+hashes to it (``outcome_part``), so the parts are disjoint and together are exactly the reader's
+outcomes. Reading is cheap next to redaction (0.14 s against 2.0 s of CPU for 16 MB of Python), so
+re-reading costs little, and documents are redacted where they were read: no document is shuffled,
+and a runner that holds shuffles in memory (FnApiRunner, in its driver) holds none of the corpus.
 """
 
 from __future__ import annotations
 
+import hashlib
+
 import apache_beam as beam
 
-from codemix.document import Document, Redaction, packed_document, unpacked_document
+from codemix.document import Document, Redaction
 from filters.secrets import RedactionConfig, redact_document
 from mixtures.spec import SourceConfig
 from pipelines.ledger import DOCS, DROPPED, QUARANTINED, REDACTIONS, RouteOutcomes
 from pipelines.progress import Progress
 from pipelines.readers import read_location
+from pipelines.readers.common import Outcome
+
+LocationPart = tuple[SourceConfig, str, int, int]  # (source, location, part, parts)
 
 
 def source_locations(sources: list[SourceConfig]) -> list[tuple[SourceConfig, str]]:
-    """One element per (source, location); locations are the unit of parallel reading."""
+    """One element per (source, location) configured."""
     return [(source, location) for source in sources for location in source.paths]
 
 
-def read_source_location(element: tuple[SourceConfig, str]):
-    source, location = element
-    return read_location(source, location)
+def location_parts(sources: list[SourceConfig], workers: int) -> list[LocationPart]:
+    """The units of parallel reading: each location in enough parts that ``workers`` all read."""
+    locations = source_locations(sources)
+    parts = max(1, -(-workers // max(1, len(locations))))
+    return [(source, location, part, parts) for source, location in locations for part in range(parts)]
+
+
+def outcome_location(outcome: Outcome) -> str:
+    return outcome.metadata.get("location", "") if isinstance(outcome, Document) else outcome.location
+
+
+def outcome_part(outcome: Outcome, parts: int) -> int:
+    digest = hashlib.blake2b(outcome_location(outcome).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % parts
+
+
+def read_location_part(element: LocationPart):
+    """The outcomes of one part of a location: those ``outcome_part`` assigns to it."""
+    source, location, part, parts = element
+    outcomes = read_location(source, location)
+    return outcomes if parts == 1 else (o for o in outcomes if outcome_part(o, parts) == part)
 
 
 def document_bytes(doc: Document) -> int:
@@ -49,26 +79,22 @@ class RedactWith:
 class Crawl(beam.PTransform):
     """PBegin -> documents (main, redacted), ``dropped``, ``quarantined`` and ``redactions``."""
 
-    def __init__(self, sources: list[SourceConfig], redaction: RedactionConfig):
+    def __init__(self, sources: list[SourceConfig], redaction: RedactionConfig, workers: int = 1):
         super().__init__()
         self._sources = sources
         self._redaction = redaction
+        self._workers = workers
 
     def expand(self, pbegin):
         outcomes = (
             pbegin
-            | "ListLocations" >> beam.Create(source_locations(self._sources))
-            | "SpreadLocations" >> beam.Reshuffle()
-            | "ReadLocations" >> beam.ParDo(RouteOutcomes(read_source_location)).with_outputs(
+            | "ListLocationParts" >> beam.Create(location_parts(self._sources, self._workers))
+            | "SpreadLocationParts" >> beam.Reshuffle()
+            | "ReadLocationParts" >> beam.ParDo(RouteOutcomes(read_location_part)).with_outputs(
                 DROPPED, QUARANTINED, main=DOCS)
         )
-        redacted = (
-            outcomes[DOCS]
-            | "Pack" >> beam.Map(packed_document)  # the text compressed while it is shuffled
-            | "SpreadDocuments" >> beam.Reshuffle()  # one big repository must not pin redaction to one worker
-            | "Unpack" >> beam.Map(unpacked_document)
-            | "Redact" >> beam.ParDo(RouteOutcomes(RedactWith(self._redaction))).with_outputs(REDACTIONS, main=DOCS)
-        )
+        redacted = outcomes[DOCS] | "Redact" >> beam.ParDo(RouteOutcomes(RedactWith(self._redaction))).with_outputs(
+            REDACTIONS, main=DOCS)
         documents = redacted[DOCS] | "Progress" >> beam.ParDo(Progress("crawl", document_bytes))
         return {DOCS: documents, DROPPED: outcomes[DROPPED], QUARANTINED: outcomes[QUARANTINED],
                 REDACTIONS: redacted[REDACTIONS]}

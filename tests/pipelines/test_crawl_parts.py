@@ -1,0 +1,61 @@
+"""Reading one location as parts: disjoint, and together exactly what one reader yields."""
+
+from __future__ import annotations
+
+import os
+import tarfile
+
+import pytest
+
+from pipelines.crawl import location_parts, outcome_location, read_location_part
+from pipelines.readers import read_location
+from tests.pipelines.readers_fixtures import FILES, outcome_of, source, tar_member, write_files, write_tar
+
+
+def described(outcomes) -> list[tuple[str, tuple[str, str]]]:
+    return sorted((outcome_location(o), outcome_of(o)) for o in outcomes)
+
+
+@pytest.fixture
+def directory(tmp_path):
+    root = tmp_path / "tree"
+    write_files(root, {**FILES, **{f"pkg/mod_{i}.py": f"x = {i}\n".encode() for i in range(40)}})
+    os.symlink("src/app.py", root / "link.py")
+    return source("directory", paths=[str(root)])
+
+
+@pytest.fixture
+def archive(tmp_path):
+    members = [tar_member(f"pkg/mod_{i}.py", f"y = {i}\n".encode()) for i in range(40)]
+    members += [
+        tar_member("../escape.py", b"z = 1\n"),
+        tar_member("pkg/link.py", kind=tarfile.SYMTYPE, linkname="mod_0.py"),
+    ]
+    return source("archive", paths=[str(write_tar(tmp_path / "pkg.tar.gz", members))])
+
+
+@pytest.mark.parametrize("parts", [2, 3, 7])
+@pytest.mark.parametrize("which", ["directory", "archive"])
+def test_parts_are_disjoint_and_together_are_the_whole_location(request, which, parts):
+    src = request.getfixturevalue(which)
+    whole = described(read_location(src, src.paths[0]))
+    per_part = [described(read_location_part((src, src.paths[0], part, parts))) for part in range(parts)]
+    assert sorted(item for part in per_part for item in part) == whole
+    assert sum(1 for part in per_part if part) > 1, "the parts should share the work"
+    assert {outcome for _, outcome in whole} >= {("document", ""), ("dropped", "symlink")}
+
+
+def test_a_failing_location_is_quarantined_by_exactly_one_part(tmp_path):
+    src = source("archive", paths=[str(tmp_path / "missing.tar.gz")])
+    per_part = [described(read_location_part((src, src.paths[0], part, 3))) for part in range(3)]
+    assert sorted(item for part in per_part for item in part) == described(read_location(src, src.paths[0]))
+    assert sum(len(part) for part in per_part) == 1
+
+
+def test_enough_parts_that_every_worker_reads():
+    one, two = source("directory", paths=["a"]), source("archive", paths=["b", "c", "d"])
+    assert [(s.name, loc, part, parts) for s, loc, part, parts in location_parts([one], 4)] == [
+        ("test_directory", "a", part, 4) for part in range(4)
+    ]
+    assert {parts for *_, parts in location_parts([one, two], 2)} == {1}
+    assert len(location_parts([one, two], 6)) == 8  # 4 locations, 2 parts each
