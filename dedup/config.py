@@ -42,6 +42,10 @@ class DedupConfig:
     # Long-context stage: whole-repository signatures drop forks and mirrors of kept repositories,
     # and file-level dedup never removes single files from a repository kept whole.
     repository_level: bool = True
+    # LSH buckets and verification group through sorted run files under output_dir/_work/shuffle
+    # (pipelines/spill.py) rather than the runner's shuffle, which FnApiRunner holds in its driver's
+    # memory; set false on a runner with a disk-backed shuffle service (Dataflow, Spark).
+    shuffle_on_disk: bool = True
 
     @property
     def lsh_threshold(self) -> float:

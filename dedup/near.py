@@ -66,6 +66,7 @@ from dedup.minhash import (
     to_bytes,
 )
 from dedup.rows import NAMESPACE, location_of
+from pipelines.spill import grouping
 
 # Pairs verified per bucket before switching from all pairs to k pivots (n <= 11 gets all pairs): a
 # document so holds at most ~10 pairs per bucket, and the verification shuffle grows with documents,
@@ -309,9 +310,9 @@ class VerifyPairs(beam.PTransform):
     A new document's payload is ``pack_text`` of its text, an earlier one's its signature bytes.
     """
 
-    def __init__(self, config: DedupConfig):
+    def __init__(self, config: DedupConfig, spill_dir: str | None = None):
         super().__init__()
-        self.config = config
+        self.config, self.spill_dir = config, spill_dir
 
     def expand(self, inputs):
         pairs, payloads = inputs
@@ -319,9 +320,9 @@ class VerifyPairs(beam.PTransform):
         judged = (
             (requests, payloads)
             | "Gather" >> beam.Flatten()
-            | "GroupByDocument" >> beam.GroupByKey()
+            | "GroupByDocument" >> grouping(self.spill_dir, "by_document")
             | "SendPayloads" >> beam.FlatMap(send_payloads)
-            | "GroupByHolder" >> beam.GroupByKey()
+            | "GroupByHolder" >> grouping(self.spill_dir, "by_holder")
             | "Judge" >> beam.ParDo(JudgeHeldPairs(self.config)).with_outputs("rejected", main="verified")
         )
         return judged.verified, judged.rejected
@@ -334,15 +335,18 @@ class CandidateEdges(beam.PTransform):
     ``payload_docs``, a second read of the same documents: verification filters it down to the
     documents in candidate pairs (by a side input of their ids) and ships only their texts, so
     the first read never waits for that side input, and no document outside a pair is shuffled.
-    Output: a dict of PCollections: ``edges`` (verified pairs, or bucket stars when
+    With ``spill_dir``, the bucket and verification groupings go through run files under it
+    (``pipelines.spill``). Output: a dict of PCollections: ``edges`` (verified pairs, or bucket stars when
     ``config.verify`` is off), ``candidates`` (every distinct pair considered), ``rejected``
     (pairs below the threshold) and ``signatures`` ((id, source, location, signature bytes) of
     every new document with tokens).
     """
 
-    def __init__(self, config: DedupConfig, max_pairs_per_bucket: int = MAX_PAIRS_PER_BUCKET):
+    def __init__(
+        self, config: DedupConfig, max_pairs_per_bucket: int = MAX_PAIRS_PER_BUCKET, spill_dir: str | None = None
+    ):
         super().__init__()
-        self.config, self.max_pairs = config, max_pairs_per_bucket
+        self.config, self.max_pairs, self.spill_dir = config, max_pairs_per_bucket, spill_dir
 
     def expand(self, inputs):
         inputs = inputs if isinstance(inputs, dict) else {"docs": inputs}
@@ -352,7 +356,7 @@ class CandidateEdges(beam.PTransform):
         bands = [signed.bands]
         if previous is not None:
             bands.append(previous | "BandPrevious" >> beam.FlatMap(previous_band_keys, config.bands, config.rows))
-        buckets = bands | "AllBands" >> beam.Flatten() | "GroupBuckets" >> beam.GroupByKey()
+        buckets = bands | "AllBands" >> beam.Flatten() | "GroupBuckets" >> grouping(self.spill_dir, "buckets")
         if not config.verify:
             stars = buckets | "StarEdges" >> beam.FlatMap(bucket_star_edges) | "Distinct" >> beam.Distinct()
             rejected = stars.pipeline | "NoneRejected" >> beam.Create([])
@@ -369,5 +373,5 @@ class CandidateEdges(beam.PTransform):
                 | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (PAYLOAD, sig)))
             )
         all_payloads = payloads | "AllPayloads" >> beam.Flatten()
-        verified, rejected = (candidates, all_payloads) | "Verify" >> VerifyPairs(config)
+        verified, rejected = (candidates, all_payloads) | "Verify" >> VerifyPairs(config, self.spill_dir)
         return {"edges": verified, "candidates": candidates, "rejected": rejected, "signatures": signed.signature}

@@ -275,7 +275,8 @@ class NearEdges(beam.PTransform):
             inputs["previous"] = inputs["docs"].pipeline | "ReadPrevious" >> ReadPreviousSignatures(
                 config.previous_indexes, config.num_perm
             )
-        near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket)
+        spill_dir = paths.shuffle if config.shuffle_on_disk else None
+        near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket, spill_dir)
         near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
         near["signatures"] | "WriteSignatures" >> WriteRows(paths.signatures, SIGNATURE_SCHEMA, signature_row)
         near["edges"] | "FirstComponentPass" >> ComponentPass(paths.first_pass, config.rounds_per_pass)
@@ -309,6 +310,11 @@ class _Paths:
     @property
     def signatures(self) -> str:
         return self.work("near", "signatures")
+
+    @property
+    def shuffle(self) -> str:
+        """Run files of the groupings ``pipelines.spill`` does on disk; deleted after the edges pipeline."""
+        return self.work("shuffle")
 
     @property
     def components(self) -> str:
@@ -440,7 +446,9 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
     )
     docs_pattern = parquet_pattern(paths.work("exact", "keepers")) if config.exact else input_pattern
     star_edges, passes = None, 0
-    if run_edges(input_pattern, paths, config, pipeline_args) > 0:
+    edges = run_edges(input_pattern, paths, config, pipeline_args)
+    delete_matching([FileSystems.join(paths.shuffle, "**")])  # the run files are spent
+    if edges > 0:
         star_edges, passes = resolve_components(
             parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1
         )

@@ -1,0 +1,167 @@
+"""GroupByKey through sorted run files, for shuffles a runner would otherwise hold in memory.
+
+FnApiRunner, the default runner, keeps every shuffle in its driver process until the consuming
+stage has run, so a shuffle that grows with the corpus (dedup's verification ships a text per
+candidate pair) makes the driver grow with it. ``GroupByKeyOnDisk`` does what an external sort
+does, as Beam steps, and works on any runner whose workers share ``directory`` (a local disk for
+FnApiRunner, a bucket for a cluster):
+
+  1. ``SpillRuns``: each worker buffers (key, value) records per partition (a hash of the key),
+     and every ``RUN_BYTES`` (and at the end of its bundle) sorts each partition's buffer by key
+     and writes it as one zstd-compressed run file; only the run's (partition, path) is emitted.
+  2. A Beam ``GroupByKey`` of those paths by partition: a few bytes per run.
+  3. ``MergeRuns``: per partition, a streaming merge of its runs yields (key, [values]) for each
+     key, as ``GroupByKey`` would. It holds one record per run and one key's values.
+
+Keys are ``str`` or ``bytes`` and values anything picklable. A run is written to a temporary name
+and renamed, so a retried bundle leaves at worst an unreferenced file; the caller deletes the
+directory when its pipeline is done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import pickle
+import struct
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import apache_beam as beam
+import zstandard
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.transforms.window import GlobalWindows
+
+RUN_BYTES = 32 << 20  # buffered record bytes per worker before its runs are written
+PARTITIONS = 16  # merge tasks per shuffle; memory does not depend on it, parallelism does
+_LENGTHS = struct.Struct("<II")
+_END = 0xFFFFFFFF  # key length of the trailer, whose value length is the run's record count
+_STR, _BYTES = b"s", b"b"
+
+
+def encode_key(key: str | bytes) -> bytes:
+    """Bytes that sort and compare as the key does within its type, tagged so str and bytes never collide."""
+    if isinstance(key, str):
+        return _STR + key.encode("utf-8", "surrogatepass")
+    if isinstance(key, bytes):
+        return _BYTES + key
+    raise TypeError(f"GroupByKeyOnDisk keys must be str or bytes, not {type(key).__name__}")
+
+
+def decode_key(data: bytes) -> str | bytes:
+    return data[1:].decode("utf-8", "surrogatepass") if data[:1] == _STR else data[1:]
+
+
+def partition_of(key_bytes: bytes, partitions: int) -> int:
+    return int.from_bytes(hashlib.blake2b(key_bytes, digest_size=8).digest(), "big") % partitions
+
+
+def write_run(path: str, records: list[tuple[bytes, bytes]]) -> None:
+    """Sort ``records`` by key and write them, length-prefixed and zstd-compressed, temp then rename."""
+    records.sort(key=lambda record: record[0])
+    temporary = f"{path}.tmp-{uuid.uuid4().hex}"
+    with (
+        FileSystems.create(temporary, compression_type=CompressionTypes.UNCOMPRESSED) as out,
+        zstandard.ZstdCompressor(level=1).stream_writer(out, closefd=False) as writer,
+    ):
+        for key, value in records:
+            writer.write(_LENGTHS.pack(len(key), len(value)))
+            writer.write(key)
+            writer.write(value)
+        writer.write(_LENGTHS.pack(_END, len(records)))  # a run cut short lacks it: an error, not fewer records
+    FileSystems.rename([temporary], [path])
+
+
+def read_run(path: str) -> Iterator[tuple[bytes, bytes]]:
+    """The (key bytes, value bytes) records of one run, in key order, streamed."""
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
+        reader, count = zstandard.ZstdDecompressor().stream_reader(raw), 0
+        while True:
+            key_length, value_length = _LENGTHS.unpack(_read_exactly(reader, _LENGTHS.size, path))
+            if key_length == _END:
+                if value_length != count:
+                    raise OSError(f"{path}: run holds {count} records, its trailer says {value_length}")
+                return
+            yield _read_exactly(reader, key_length, path), _read_exactly(reader, value_length, path)
+            count += 1
+
+
+def _read_exactly(reader, size: int, path: str) -> bytes:
+    chunks, remaining = [], size
+    while remaining:
+        chunk = reader.read(remaining)
+        if not chunk:
+            raise OSError(f"{path}: truncated run (a record is cut short)")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def merged_groups(paths: Iterable[str]) -> Iterator[tuple[str | bytes, list[Any]]]:
+    """(key, values) for every key in the runs, in key order; values in run order, then write order."""
+    merged = heapq.merge(*(read_run(path) for path in sorted(paths)), key=lambda record: record[0])
+    current, values = None, []
+    for key, value in merged:
+        if key != current:
+            if values:
+                yield decode_key(current), values
+            current, values = key, []
+        values.append(pickle.loads(value))
+    if values:
+        yield decode_key(current), values
+
+
+class SpillRuns(beam.DoFn):
+    """(key, value) -> (partition, run path), written as sorted runs under ``directory``."""
+
+    def __init__(self, directory: str, partitions: int, run_bytes: int):
+        self.directory, self.partitions, self.run_bytes = directory, partitions, run_bytes
+
+    def start_bundle(self):
+        self.buffers: dict[int, list[tuple[bytes, bytes]]] = {}
+        self.buffered = 0
+
+    def process(self, element):
+        key, value = element
+        key_bytes, value_bytes = encode_key(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self.buffers.setdefault(partition_of(key_bytes, self.partitions), []).append((key_bytes, value_bytes))
+        self.buffered += len(key_bytes) + len(value_bytes)
+        if self.buffered >= self.run_bytes:
+            yield from self._flush()
+
+    def finish_bundle(self):
+        for written in self._flush():
+            yield GlobalWindows.windowed_value(written)
+
+    def _flush(self) -> Iterator[tuple[int, str]]:
+        for partition, records in sorted(self.buffers.items()):
+            path = FileSystems.join(self.directory, f"p{partition:05d}-{uuid.uuid4().hex}.run")
+            write_run(path, records)
+            yield partition, path
+        self.buffers, self.buffered = {}, 0
+
+
+class GroupByKeyOnDisk(beam.PTransform):
+    """(key, value) -> (key, [values]), like ``beam.GroupByKey``, with the records in run files under
+    ``directory`` instead of in the runner's shuffle (see the module docstring)."""
+
+    def __init__(self, directory: str, partitions: int = PARTITIONS, run_bytes: int = RUN_BYTES):
+        super().__init__()
+        self.directory, self.partitions, self.run_bytes = directory, partitions, run_bytes
+
+    def expand(self, pcoll):
+        return (
+            pcoll
+            | "SpillRuns" >> beam.ParDo(SpillRuns(self.directory, self.partitions, self.run_bytes))
+            | "GroupRunsByPartition" >> beam.GroupByKey()
+            | "MergeRuns" >> beam.FlatMapTuple(lambda _, paths: merged_groups(paths))
+        )
+
+
+def grouping(directory: str | None, label: str):
+    """``GroupByKeyOnDisk`` under ``directory/label`` when a directory is given, else the runner's ``GroupByKey``."""
+    if directory is None:
+        return beam.GroupByKey()
+    return GroupByKeyOnDisk(FileSystems.join(directory, label))

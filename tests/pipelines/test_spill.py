@@ -1,0 +1,74 @@
+"""GroupByKeyOnDisk groups exactly as GroupByKey does, through run files, whatever the run size."""
+
+from __future__ import annotations
+
+import apache_beam as beam
+import pytest
+import zstandard
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipelines.spill import GroupByKeyOnDisk, encode_key, merged_groups, read_run, write_run
+
+keys = st.one_of(st.text(max_size=6), st.binary(max_size=6))
+records = st.lists(st.tuples(keys, st.integers()), max_size=80)
+
+
+def expected_groups(items) -> list[tuple]:
+    grouped: dict = {}
+    for key, value in items:
+        grouped.setdefault(key, []).append(value)
+    return sorted(((key, sorted(values)) for key, values in grouped.items()), key=lambda kv: encode_key(kv[0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(items=records, cut=st.integers(min_value=1, max_value=10))
+def test_merging_runs_regroups_every_record(tmp_path_factory, items, cut):
+    """Records split into runs at arbitrary points merge back into exactly the groups, keys in order."""
+    import pickle
+
+    directory = tmp_path_factory.mktemp("runs")
+    paths = []
+    for start in range(0, len(items), cut):
+        path = str(directory / f"run-{start}.run")
+        write_run(path, [(encode_key(k), pickle.dumps(v)) for k, v in items[start : start + cut]])
+        paths.append(path)
+    merged = [(key, sorted(values)) for key, values in merged_groups(paths)]
+    assert merged == expected_groups(items)
+
+
+def test_str_and_bytes_keys_never_collide(tmp_path):
+    import pickle
+
+    path = str(tmp_path / "run")
+    write_run(path, [(encode_key("a"), pickle.dumps(1)), (encode_key(b"a"), pickle.dumps(2))])
+    assert sorted(merged_groups([path]), key=repr) == sorted([("a", [1]), (b"a", [2])], key=repr)
+
+
+def test_a_truncated_run_is_an_error_not_fewer_records(tmp_path):
+    import pickle
+
+    path = tmp_path / "run"
+    write_run(str(path), [(encode_key(f"k{i}"), pickle.dumps("v" * 100)) for i in range(200)])
+    data = path.read_bytes()
+    for cut in (len(data) // 2, len(data) - 1):
+        path.write_bytes(data[:cut])
+        with pytest.raises((OSError, zstandard.ZstdError), match="cut short|truncated|trailer|frame"):
+            list(read_run(str(path)))
+
+
+@pytest.mark.parametrize("run_bytes", [1, 200, 1 << 20])
+def test_in_beam_equals_group_by_key(tmp_path, run_bytes):
+    items = [(f"doc-{i % 37}", (i, "x" * (i % 5))) for i in range(500)] + [(b"\x00band", (-1, ""))]
+    with BeamTestPipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
+        grouped = (
+            pipeline
+            | beam.Create(items)
+            | GroupByKeyOnDisk(str(tmp_path / "shuffle"), partitions=4, run_bytes=run_bytes)
+            | beam.MapTuple(lambda key, values: (key, sorted(values)))
+        )
+        assert_that(grouped, equal_to(expected_groups(items)))
+    assert list((tmp_path / "shuffle").glob("*.tmp-*")) == []
