@@ -21,7 +21,7 @@ PARQUET = ".parquet"
 
 
 def parquet_pattern(prefix: str) -> str:
-    """The glob matching every shard written by ``WriteToParquet(prefix, file_name_suffix=PARQUET)``."""
+    """The glob matching every shard written by ``write_parquet(prefix, schema, file_name_suffix=PARQUET)``."""
     return f"{prefix}-*{PARQUET}"
 
 

@@ -67,6 +67,7 @@ from dedup.files import (
 )
 from dedup.keeper import RECENCY_FIELDS, as_epoch_seconds, as_number, rank_key
 from dedup.minhash import band_keys, estimated_jaccard, make_permutations, shingle_hashes, signature
+from pipelines.ledger import write_parquet
 
 logger = logging.getLogger(__name__)
 
@@ -427,7 +428,7 @@ def run_summaries(input_pattern: str, paths: _Paths, config: DedupConfig, pipeli
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(input_pattern, columns=columns)
         summaries = docs | "Summarise" >> SummariseRepositories(config)
-        summaries | "WriteSummaries" >> beam.io.WriteToParquet(
+        summaries | "WriteSummaries" >> write_parquet(
             paths.work("repos", "summaries"), REPO_SUMMARY_SCHEMA, file_name_suffix=PARQUET
         )
         edges = summaries | "CandidateEdges" >> RepositoryEdges(config)
@@ -461,8 +462,8 @@ def run_final(
             | "Route" >> beam.FlatMap(route_repository).with_outputs("duplicates", "kept_repository", main="kept")
         )
         kept = (routed.kept, split.passthrough) | "AllKept" >> beam.Flatten()
-        kept | "WriteDocs" >> beam.io.WriteToParquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
-        routed.duplicates | "WriteDuplicates" >> beam.io.WriteToParquet(
+        kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
+        routed.duplicates | "WriteDuplicates" >> write_parquet(
             paths.out("duplicates"), REPO_DUPLICATE_SCHEMA, file_name_suffix=PARQUET
         )
         docs | "CountDocs" >> WriteCount(paths.count("documents_in"))

@@ -66,7 +66,7 @@ from dedup.index import (
 )
 from dedup.near import CandidateEdges
 from dedup.rows import location_of, rank_of_row
-from pipelines.ledger import WriteRows
+from pipelines.ledger import WriteRows, write_parquet
 
 logger = logging.getLogger(__name__)
 
@@ -345,10 +345,10 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_a
         keepers = docs
         if config.exact:
             keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(config.keeper_order)
-            keepers | "WriteKeepers" >> beam.io.WriteToParquet(
+            keepers | "WriteKeepers" >> write_parquet(
                 paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
             )
-            duplicates | "WriteDuplicates" >> beam.io.WriteToParquet(
+            duplicates | "WriteDuplicates" >> write_parquet(
                 paths.work("exact", "duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET
             )
             counted["exact_duplicates"] = duplicates
@@ -373,7 +373,7 @@ def run_final(
         removed = id_set(near | "RemovedIds" >> beam.Map(lambda row: row["doc_id"]), "Removed")
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
         kept = docs | "DropNearDuplicates" >> beam.Filter(not_in, removed)
-        kept | "WriteDocs" >> beam.io.WriteToParquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
+        kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
         near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
         survivors = near | "Survivors" >> beam.Map(lambda row: (row["doc_id"], row["keeper_id"]))
         exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, survivors)
@@ -381,7 +381,7 @@ def run_final(
             (exact, near)
             | "AllDuplicates" >> beam.Flatten()
             | "WriteDuplicates"
-            >> beam.io.WriteToParquet(paths.out("duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET)
+            >> write_parquet(paths.out("duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET)
         )
         if config.near:
             (
@@ -390,7 +390,7 @@ def run_final(
                 | "KeptSignatures" >> beam.Filter(not_in, removed)
                 | "IndexRows"
                 >> beam.Map(lambda row: index_row(row["id"], row["source"], row["location"], row["signature"]))
-                | "WriteIndex" >> beam.io.WriteToParquet(paths.index, index_schema(config), file_name_suffix=PARQUET)
+                | "WriteIndex" >> write_parquet(paths.index, index_schema(config), file_name_suffix=PARQUET)
             )
         counted = {"documents_in": docs, "kept": kept, "near": near_only, "previous": previous}
         counted | "Count" >> WriteCounts(paths.counts("final"))

@@ -57,6 +57,18 @@ def tagged(outcomes):
             raise TypeError(f"unexpected outcome type {type(outcome).__name__}")
 
 
+# Uncompressed bytes buffered per Parquet row group. Beam's default, 64 MiB, is what a reader of the
+# file must then hold at once (as Arrow and as Python rows); 8 MiB keeps every stage that reads an
+# intermediate small and flat, and still compresses as well.
+ROW_GROUP_BYTES = 8 << 20
+
+
+def write_parquet(prefix: str, schema, file_name_suffix: str = ".parquet") -> beam.io.WriteToParquet:
+    """``WriteToParquet`` with ``ROW_GROUP_BYTES`` row groups: every Parquet a build writes goes through it."""
+    return beam.io.WriteToParquet(prefix, schema, file_name_suffix=file_name_suffix,
+                                  row_group_buffer_size=ROW_GROUP_BYTES)
+
+
 class WriteRows(beam.PTransform):
     """Records as Parquet files ``PREFIX-SSSSS-of-NNNNN.parquet``, each turned into a row by ``to_row``."""
 
@@ -70,7 +82,7 @@ class WriteRows(beam.PTransform):
         return (
             records
             | "ToRows" >> beam.Map(self._to_row)
-            | "WriteParquet" >> beam.io.WriteToParquet(self._prefix, self._schema, file_name_suffix=".parquet")
+            | "WriteParquet" >> write_parquet(self._prefix, self._schema)
         )
 
 
