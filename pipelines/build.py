@@ -93,17 +93,21 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
                 | "ReadLongInput" >> ledger.read_documents(long_input)
                 | "ShapeLongContext" >> ShapeLongContext(
                     sources=long_sources, tokenizer_path=layout.tokenizer,
-                    sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository))
+                    sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository,
+                    spill_dir=f"{out}/runs/groups"))
             entries.append(long_entries)
             _ = shaping | "WriteLongShaping" >> beam.io.WriteToText(f"{out}/shaping-long",
                                                                     file_name_suffix=".jsonl")
         sft_stats = None
         if sft_sources:
+            sft_inputs = {"docs": deduplicated,
+                          "sizes": pipeline | "ReadForSFTSizes" >> ledger.read_documents(layout.docs("dedup"))}
             sft_stats, sft_shaping = (
-                deduplicated
+                sft_inputs
                 | "ShapeSFT" >> ShapeSFT(sources=sft_sources, out_dir=layout.out, tokenizer_path=layout.tokenizer,
                                          sequence_length=spec.stages["sft"].sequence_length,
-                                         config=spec.stages["sft"].sft, shard_size_bytes=spec.shard_size_bytes))
+                                         config=spec.stages["sft"].sft, shard_size_bytes=spec.shard_size_bytes,
+                                         spill_dir=f"{out}/runs/groups"))
             _ = sft_shaping | "WriteSFTShaping" >> beam.io.WriteToText(f"{out}/shaping-sft",
                                                                        file_name_suffix=".jsonl")
         stats = (

@@ -16,6 +16,7 @@ import apache_beam as beam
 from codemix.document import Document, make_doc_id, packed_document, unpacked_document
 from mixtures.repository import RepositoryDocumentConfig, repository_documents
 from mixtures.tokenizer import load_tokenizer
+from pipelines.spill import grouping
 
 LONG = "long"
 SHAPING = "shaping"
@@ -64,9 +65,10 @@ class ShapeLongContext(beam.PTransform):
     """Documents -> (long-stage entries, shaping records as JSON lines)."""
 
     def __init__(self, *, sources: list[str], tokenizer_path: str, sequence_length: int,
-                 config: RepositoryDocumentConfig):
+                 config: RepositoryDocumentConfig, spill_dir: str | None = None):
         super().__init__()
         self._sources = sources
+        self._spill_dir = spill_dir  # group repositories through run files there (pipelines.spill)
         self._tokenizer_path = tokenizer_path
         self._sequence_length = sequence_length
         self._config = config
@@ -76,7 +78,7 @@ class ShapeLongContext(beam.PTransform):
             "files", main="single")
         shaped = (
             split.files
-            | "GroupByRepository" >> beam.GroupByKey()
+            | "GroupByRepository" >> grouping(self._spill_dir, "repositories")
             | "ChunkRepositories" >> beam.ParDo(RepositoryChunks(self._tokenizer_path, self._sequence_length,
                                                                  self._config)).with_outputs(SHAPING, main="chunks")
         )

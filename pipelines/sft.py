@@ -18,6 +18,7 @@ from mixtures.indexed_dataset import dtype_for_vocab
 from mixtures.sft import SFTConfig, sft_samples, write_sft_shard
 from mixtures.tokenizer import load_tokenizer
 from pipelines.shards import shard_count, shard_of, shard_prefix
+from pipelines.spill import grouping
 
 SFT = "sft"
 SHAPING = "shaping"
@@ -72,22 +73,27 @@ class ShapeSFT(beam.PTransform):
     """Documents -> (shard stats dicts, shaping records as JSON lines)."""
 
     def __init__(self, *, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
-                 config: SFTConfig, shard_size_bytes: int):
+                 config: SFTConfig, shard_size_bytes: int, spill_dir: str | None = None):
         super().__init__()
         self._sources = sources
+        self._spill_dir = spill_dir  # group shards' transcripts through run files there (pipelines.spill)
         self._write = WriteSFTShard(out_dir, tokenizer_path, sequence_length, config)
         self._shard_size_bytes = shard_size_bytes
 
-    def expand(self, documents):
+    def expand(self, inputs):
+        # Two reads of the same documents, as for the filter: shards are assigned once every source's
+        # size is known (a side input), and transcripts from the read that sized them would wait for it.
+        documents, sizing = (inputs["docs"], inputs["sizes"]) if isinstance(inputs, dict) else (inputs, inputs)
         members = documents | "SelectTranscripts" >> beam.FlatMap(sft_member, self._sources)
-        source_bytes = (members
+        source_bytes = (sizing
+                        | "SizeTranscripts" >> beam.FlatMap(sft_member, self._sources)
                         | "MeasureTranscripts" >> beam.MapTuple(lambda source, member: (source, member[0]))
                         | "SumPerSource" >> beam.CombinePerKey(sum))
         written = (
             members
             | "AssignSFTShards" >> beam.Map(assign_sft_shard, beam.pvalue.AsDict(source_bytes),
                                             self._shard_size_bytes)
-            | "GroupSFTShards" >> beam.GroupByKey()
+            | "GroupSFTShards" >> grouping(self._spill_dir, "sft_shards")
             | "WriteSFTShards" >> beam.ParDo(self._write).with_outputs(SHAPING, main="stats")
         )
         return written.stats, written[SHAPING]

@@ -13,7 +13,7 @@ FnApiRunner, a bucket for a cluster):
   3. ``MergeRuns``: per partition, a streaming merge of its runs yields (key, [values]) for each
      key, as ``GroupByKey`` would. It holds one record per run and one key's values.
 
-Keys are ``str`` or ``bytes`` and values anything picklable. A run is written to a temporary name
+Keys are ``str``, ``bytes`` or flat tuples of scalars, and values anything picklable. A run is written to a temporary name
 and renamed, so a retried bundle leaves at worst an unreferenced file; the caller deletes the
 directory when its pipeline is done.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import json
 import pickle
 import struct
 import uuid
@@ -38,20 +39,32 @@ RUN_BYTES = 32 << 20  # buffered record bytes per worker before its runs are wri
 PARTITIONS = 16  # merge tasks per shuffle; memory does not depend on it, parallelism does
 _LENGTHS = struct.Struct("<II")
 _END = 0xFFFFFFFF  # key length of the trailer, whose value length is the run's record count
-_STR, _BYTES = b"s", b"b"
+_STR, _BYTES, _TUPLE = b"s", b"b", b"t"
+Key = str | bytes | tuple
 
 
-def encode_key(key: str | bytes) -> bytes:
-    """Bytes that sort and compare as the key does within its type, tagged so str and bytes never collide."""
+def encode_key(key: Key) -> bytes:
+    """Bytes equal exactly when the keys are, tagged by type so a str, bytes and tuple never collide.
+
+    A tuple (of str, int, float, bool or None) is encoded as compact JSON, which is canonical for them.
+    """
     if isinstance(key, str):
         return _STR + key.encode("utf-8", "surrogatepass")
     if isinstance(key, bytes):
         return _BYTES + key
-    raise TypeError(f"GroupByKeyOnDisk keys must be str or bytes, not {type(key).__name__}")
+    if isinstance(key, tuple) and all(item is None or isinstance(item, str | int | float) for item in key):
+        return _TUPLE + json.dumps(list(key), ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass")
+    raise TypeError(f"GroupByKeyOnDisk keys are str, bytes or flat tuples, not {key!r}")
 
 
-def decode_key(data: bytes) -> str | bytes:
-    return data[1:].decode("utf-8", "surrogatepass") if data[:1] == _STR else data[1:]
+def decode_key(data: bytes) -> Key:
+    tag, body = data[:1], data[1:]
+    if tag == _STR:
+        return body.decode("utf-8", "surrogatepass")
+    if tag == _TUPLE:
+        return tuple(json.loads(body.decode("utf-8", "surrogatepass")))
+    return body
 
 
 def partition_of(key_bytes: bytes, partitions: int) -> int:

@@ -13,7 +13,11 @@ from hypothesis import strategies as st
 
 from pipelines.spill import GroupByKeyOnDisk, encode_key, merged_groups, read_run, write_run
 
-keys = st.one_of(st.text(max_size=6), st.binary(max_size=6))
+keys = st.one_of(
+    st.text(max_size=6),
+    st.binary(max_size=6),
+    st.tuples(st.text(max_size=4), st.integers(min_value=-3, max_value=3)),
+)
 records = st.lists(st.tuples(keys, st.integers()), max_size=80)
 
 
@@ -40,12 +44,15 @@ def test_merging_runs_regroups_every_record(tmp_path_factory, items, cut):
     assert merged == expected_groups(items)
 
 
-def test_str_and_bytes_keys_never_collide(tmp_path):
+def test_str_bytes_and_tuple_keys_never_collide(tmp_path):
     import pickle
 
     path = str(tmp_path / "run")
-    write_run(path, [(encode_key("a"), pickle.dumps(1)), (encode_key(b"a"), pickle.dumps(2))])
-    assert sorted(merged_groups([path]), key=repr) == sorted([("a", [1]), (b"a", [2])], key=repr)
+    keyed = [("a", 1), (b"a", 2), (("a",), 3), (("a", 1), 4)]
+    write_run(path, [(encode_key(key), pickle.dumps(value)) for key, value in keyed])
+    assert sorted(merged_groups([path]), key=repr) == sorted([(key, [value]) for key, value in keyed], key=repr)
+    with pytest.raises(TypeError, match="flat tuples"):
+        encode_key((("nested",),))
 
 
 def test_a_truncated_run_is_an_error_not_fewer_records(tmp_path):
