@@ -4,12 +4,17 @@ Run from the repository root, as a module::
 
     .venv/bin/python -m bench.scale                              # 16, 64, 256 MB of Python (~10 min)
     .venv/bin/python -m bench.scale --base-megabytes 4 --results /tmp/RESULTS.md
+    .venv/bin/python -m bench.pypi_corpus                        # 1.3 GB more Python, from PyPI, then:
+    .venv/bin/python -m bench.scale --base-megabytes 64 \
+        --roots "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')" \
+        .venv/lib/python3.11/site-packages bench/.cache/pypi_py        # 64 MB, 256 MB, 1 GB (~25 min)
 
-Each size is ``bench.build``'s corpus of that many MB (distinct ``*.py`` files from the stdlib and
-the virtualenv, each size a superset sample of the same files in document-id order) and its spec
+Each size is ``bench.build``'s corpus of that many MB (distinct ``*.py`` files under the roots,
+by default the stdlib and the virtualenv, each size a superset sample of the same files in
+document-id order) and its spec
 (one directory source, one ``short`` stage, default filters and dedup, the corpus's own
 tokenizer). Each build runs in a child process tree polled every 0.1 s for RSS: the driver
-(FnApiRunner, which also holds every shuffle) and each Beam SDK worker are reported apart.
+(FnApiRunner, which holds every shuffle it runs itself) and each Beam SDK worker are reported apart.
 """
 
 from __future__ import annotations
@@ -48,13 +53,14 @@ def measured_build(corpus_dir: Path, work: Path, workers: int) -> dict:
             "tokens": manifest["stages"]["short"]["tokens"]}
 
 
-def render(rows: list[tuple[int, dict, dict]], args: argparse.Namespace, started: str) -> str:
+def render(rows: list[tuple[int, dict, dict]], args: argparse.Namespace, started: str, roots: list[Path]) -> str:
     stage_names = list(rows[0][2]["stages"])
     lines = [
         "## Scaling: the whole `mix build` at x1, x4, x16",
         "",
         f"{started}; {common.machine()}; {common.versions()}.",
-        (f"Corpora: bench.build's samples of distinct `*.py` files, base {args.base_megabytes:g} MB; "
+        (f"Corpora: bench.build's samples of distinct `*.py` files under {', '.join(f'`{r}`' for r in roots)}, "
+         f"in document-id order, base {args.base_megabytes:g} MB; "
          f"{args.workers} workers (FnApiRunner, multi_processing); default filters and dedup; "
          f"command `.venv/bin/python -m bench.scale {' '.join(args.argv)}`. RSS polled every 0.1 s."),
         "",
@@ -102,7 +108,7 @@ def main(argv: list[str]) -> None:
         logger.info("x%d: %.1f MB, %.1f s, driver %.0f MB, worker %.0f MB", factor, info["bytes"] / 1e6,
                     result["wall_seconds"], result["driver_rss"] / 1e6, result["worker_rss"] / 1e6)
         rows.append((factor, info, result))
-    common.write_section(args.results, render(rows, args, started), BEGIN, END)
+    common.write_section(args.results, render(rows, args, started, roots), BEGIN, END)
     logger.info("wrote %s", args.results)
 
 
