@@ -14,7 +14,7 @@ Every input document lands in exactly one of the first two. The steps, in order:
      grouped with ``GroupByKey``, pairs from each bucket verified by Jaccard (``near``);
   3. components: large-star/small-star passes until the edges are stars (``components``);
   4. final: per component, an earlier build's document if it has one, else the best-ranked member,
-     keeps; labels are joined back to the documents; the kept documents' signatures become the index.
+     keeps; the removed ids filter the documents and the signatures, which become the index.
 
 Steps 1, 2 and the first component pass share one Beam pipeline (``run_edges``); each further
 pass and step 4 are a pipeline each, so a corpus whose edges converge in one pass takes two.
@@ -22,11 +22,14 @@ pass and step 4 are a pipeline each, so a corpus whose edges converge in one pas
 A duplicate row's method is "exact" (same text), "near" (same component as a better-ranked new
 document) or "previous" (same component as a document of an earlier build's index, which it names).
 
-No step gathers the corpus in one place; the largest per-key state is one text-hash group, one
-LSH bucket's ids, one document's pair ids, or one component's rank keys. The two steps that must
-shuffle whole rows (the exact step's best copy per text, the final join of labels to documents)
-shuffle them with the text zstd-compressed (``packed``): FnApiRunner holds every shuffle in the
-driver process, and code compresses about 3x.
+No step gathers the corpus in one place, and no step shuffles documents: the largest per-key
+state is one text-hash group, one LSH bucket's ids, one document's pairs, or one component's
+rank keys. Where a decision must reach the documents (which copy of a text is kept, which
+documents a candidate pair needs, which are near duplicates), it travels as an ``ids.IdSet`` side
+input (16 bytes per id) that filters another read of the documents. With
+``config.shuffle_on_disk``, the groupings that grow with the corpus (LSH buckets, verification
+payloads) go through sorted run files under ``_work/shuffle`` (``pipelines.spill``), since
+FnApiRunner holds every shuffle it runs in its driver process.
 """
 
 from __future__ import annotations
