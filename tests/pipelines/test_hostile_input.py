@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 import tarfile
 import tempfile
 import time
@@ -58,6 +59,8 @@ from tests.pipelines.hostile_fixtures import (
 )
 from tests.pipelines.readers_fixtures import compress, git, source, tar_member, write_tar
 
+# bench/fuzz.py raises this to try many more inputs with the same tests (make test keeps it at 1).
+FUZZ_SCALE = int(os.environ.get("CODEMIX_FUZZ_SCALE", "1"))
 FUZZ = settings(deadline=None, derandomize=True, database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 _serial = itertools.count()
@@ -115,7 +118,7 @@ def line_numbers(data: bytes, max_line_bytes: int) -> list[int]:
 LINE_SUFFIXES = [".jsonl", ".jsonl.gz", ".ndjson.zst"]
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=150 * FUZZ_SCALE)
 @given(lines=st.lists(json_line(dump_records), max_size=10), newline=st.sampled_from([b"\n", b"\r\n"]),
        final_newline=st.booleans(), suffix=st.sampled_from(LINE_SUFFIXES), max_line=st.sampled_from([64, 100_000]))
 def test_fuzzed_dump_lines_each_give_one_outcome(sandbox: Path, lines: list[bytes], newline: bytes,
@@ -126,7 +129,7 @@ def test_fuzzed_dump_lines_each_give_one_outcome(sandbox: Path, lines: list[byte
     assert [location_of(o) for o in outcomes] == [f"{path}#L{n}" for n in line_numbers(data, max_line)]
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=120 * FUZZ_SCALE)
 @given(lines=st.lists(json_line(transcripts), max_size=6), final_newline=st.booleans(),
        suffix=st.sampled_from([".jsonl", ".jsonl.gz"]), max_line=st.sampled_from([200, 1_000_000]))
 def test_fuzzed_transcript_lines_each_give_one_outcome(sandbox: Path, lines: list[bytes], final_newline: bool,
@@ -138,7 +141,7 @@ def test_fuzzed_transcript_lines_each_give_one_outcome(sandbox: Path, lines: lis
     assert [location_of(o) for o in outcomes] == [f"{path}#L{n}" for n in line_numbers(data, max_line)]
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=120 * FUZZ_SCALE)
 @given(data=st.one_of(transcripts.map(lambda t: json_text(t).encode()), json_line(transcripts)),
        suffix=st.sampled_from([".json", ".traj", ".json.gz"]))
 def test_fuzzed_transcript_file_gives_one_outcome(sandbox: Path, data: bytes, suffix: str) -> None:
@@ -148,7 +151,7 @@ def test_fuzzed_transcript_file_gives_one_outcome(sandbox: Path, data: bytes, su
     assert isinstance(outcomes[0], Document | Quarantined) or outcomes[0].reason == "file_too_large"
 
 
-@settings(FUZZ, max_examples=300)
+@settings(FUZZ, max_examples=300 * FUZZ_SCALE)
 @given(data=st.lists(st.sampled_from([b"\n", b" ", b"\r", b"\t", b"\x0b", b"x", b"{}", b"\n\n\n"]), max_size=40)
        .map(b"".join), limit=st.integers(1, 12), chunk=st.integers(1, 9))
 def test_skipping_blank_lines_drops_exactly_the_blank_lines(data: bytes, limit: int, chunk: int) -> None:
@@ -235,7 +238,7 @@ def tar_corruptions(draw: st.DrawFn, members: int, suffix: str) -> tuple[str, in
     return kind, draw(st.integers(0, 10**6 - 1)) if kind == "truncate" else 0, 0
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=120 * FUZZ_SCALE)
 @given(entries=st.lists(tar_entries(honest=True), max_size=8), fmt=TAR_FORMATS, suffix=TAR_SUFFIXES, limits=caps,
        data=st.data())
 def test_fuzzed_tar_every_member_gives_one_outcome(sandbox: Path, entries: list[TarEntry], fmt: int, suffix: str,
@@ -269,7 +272,7 @@ def test_fuzzed_tar_every_member_gives_one_outcome(sandbox: Path, entries: list[
     assert_never_kept_unsafe(list(zip([info for _, info in expected], members, strict=False)))
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=80 * FUZZ_SCALE)
 @given(entries=st.lists(tar_entries(honest=False), max_size=8), fmt=TAR_FORMATS, suffix=TAR_SUFFIXES)
 def test_fuzzed_tar_with_lying_sizes_is_accounted(sandbox: Path, entries: list[TarEntry], fmt: int,
                                                   suffix: str) -> None:
@@ -285,7 +288,7 @@ def test_fuzzed_tar_with_lying_sizes_is_accounted(sandbox: Path, entries: list[T
     assert [location_of(o) for o in members[: len(honest)]] == member_locations(path, honest)
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=120 * FUZZ_SCALE)
 @given(entries=st.lists(zip_entries, max_size=8, unique_by=lambda e: e.name.split("\x00")[0]), limits=caps)
 def test_fuzzed_zip_every_member_gives_one_outcome(sandbox: Path, entries: list[ZipEntry], limits: ReadLimits) -> None:
     """Zip members are independent: lying sizes, encryption flags and odd methods cost one member
@@ -336,7 +339,7 @@ def expected_blob_outcome(entry: GitEntry, max_bytes: int) -> tuple[str, str]:
     return "document", entry.data.decode("utf-8")
 
 
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=30 * FUZZ_SCALE)
 @given(entries=git_entries)
 def test_fuzzed_git_tree_every_blob_gives_its_outcome(sandbox: Path, bare_repo: Path, entries: list[GitEntry]) -> None:
     """Random bytes at random (non-UTF-8, control-character) paths, as links, submodules and blobs."""
