@@ -315,11 +315,11 @@ class VerifyPairs(beam.PTransform):
         self.config, self.spill_dir = config, spill_dir
 
     def expand(self, inputs):
-        pairs, payloads = inputs
+        pairs, payloads = inputs  # payloads: one PCollection, or a tuple of them
+        payloads = tuple(payloads) if isinstance(payloads, tuple | list) else (payloads,)
         requests = pairs | "RequestPayloads" >> beam.FlatMap(payload_requests)
         judged = (
-            (requests, payloads)
-            | "Gather" >> beam.Flatten()
+            (requests, *payloads)
             | "GroupByDocument" >> grouping(self.spill_dir, "by_document")
             | "SendPayloads" >> beam.FlatMap(send_payloads)
             | "GroupByHolder" >> grouping(self.spill_dir, "by_holder")
@@ -356,7 +356,7 @@ class CandidateEdges(beam.PTransform):
         bands = [signed.bands]
         if previous is not None:
             bands.append(previous | "BandPrevious" >> beam.FlatMap(previous_band_keys, config.bands, config.rows))
-        buckets = bands | "AllBands" >> beam.Flatten() | "GroupBuckets" >> grouping(self.spill_dir, "buckets")
+        buckets = tuple(bands) | "GroupBuckets" >> grouping(self.spill_dir, "buckets")
         if not config.verify:
             stars = buckets | "StarEdges" >> beam.FlatMap(bucket_star_edges) | "Distinct" >> beam.Distinct()
             rejected = stars.pipeline | "NoneRejected" >> beam.Create([])
@@ -372,6 +372,5 @@ class CandidateEdges(beam.PTransform):
                 | "NeededPrevious" >> beam.Filter(lambda node_sig, ids: node_sig[0] in ids, needed)
                 | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (PAYLOAD, sig)))
             )
-        all_payloads = payloads | "AllPayloads" >> beam.Flatten()
-        verified, rejected = (candidates, all_payloads) | "Verify" >> VerifyPairs(config, self.spill_dir)
+        verified, rejected = (candidates, tuple(payloads)) | "Verify" >> VerifyPairs(config, self.spill_dir)
         return {"edges": verified, "candidates": candidates, "rejected": rejected, "signatures": signed.signature}

@@ -50,7 +50,7 @@ class _TokenHashCache(dict):
     """token -> xxh3_64 of its UTF-8, filled on first use. Code repeats its tokens, so most lookups
     are hits, which dict answers in C; the hash and ``encode`` run once per distinct token."""
 
-    max_size = 1 << 20  # then start over: a bounded memo, not a vocabulary of the whole corpus
+    max_size = 1 << 18  # then start over: a bounded memo (~35 MB), not a vocabulary of the whole corpus
 
     def __missing__(self, token: str) -> int:
         if len(self) >= self.max_size:

@@ -57,16 +57,19 @@ def tagged(outcomes):
             raise TypeError(f"unexpected outcome type {type(outcome).__name__}")
 
 
-# Uncompressed bytes buffered per Parquet row group. Beam's default, 64 MiB, is what a reader of the
-# file must then hold at once (as Arrow and as Python rows); 8 MiB keeps every stage that reads an
-# intermediate small and flat, and still compresses as well.
+# A Parquet row group is what a reader of the file holds at once (as Arrow, then as Python rows).
+# Beam closes one after ``record_batch_size`` rows once ``row_group_buffer_size`` bytes are buffered;
+# its defaults (1,000 rows, 64 MiB) make row groups of 1,000 source files, tens of MB. 8 MiB and 100
+# rows keep every stage that reads an intermediate small, whatever the corpus, and compress as well.
 ROW_GROUP_BYTES = 8 << 20
+ROW_BATCH = 100
 
 
 def write_parquet(prefix: str, schema, file_name_suffix: str = ".parquet") -> beam.io.WriteToParquet:
-    """``WriteToParquet`` with ``ROW_GROUP_BYTES`` row groups: every Parquet a build writes goes through it."""
+    """``WriteToParquet`` with small row groups (``ROW_GROUP_BYTES``, ``ROW_BATCH``): every Parquet
+    file a build writes goes through it."""
     return beam.io.WriteToParquet(prefix, schema, file_name_suffix=file_name_suffix,
-                                  row_group_buffer_size=ROW_GROUP_BYTES)
+                                  row_group_buffer_size=ROW_GROUP_BYTES, record_batch_size=ROW_BATCH)
 
 
 class WriteRows(beam.PTransform):

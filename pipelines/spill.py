@@ -35,7 +35,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
-RUN_BYTES = 32 << 20  # buffered record bytes per worker before its runs are written
+RUN_BYTES = 16 << 20  # record bytes buffered per bundle (~3x that as Python objects) before runs are written
 PARTITIONS = 16  # merge tasks per shuffle; memory does not depend on it, parallelism does
 _LENGTHS = struct.Struct("<II")
 _END = 0xFFFFFFFF  # key length of the trailer, whose value length is the run's record count
@@ -158,23 +158,39 @@ class SpillRuns(beam.DoFn):
 
 class GroupByKeyOnDisk(beam.PTransform):
     """(key, value) -> (key, [values]), like ``beam.GroupByKey``, with the records in run files under
-    ``directory`` instead of in the runner's shuffle (see the module docstring)."""
+    ``directory`` instead of in the runner's shuffle (see the module docstring).
+
+    The input may also be a tuple of PCollections, grouped together as if flattened first: each is
+    spilled where it is produced and only the run names are flattened, since FnApiRunner would
+    hold a ``Flatten`` of records from different stages in its driver.
+    """
 
     def __init__(self, directory: str, partitions: int = PARTITIONS, run_bytes: int = RUN_BYTES):
         super().__init__()
         self.directory, self.partitions, self.run_bytes = directory, partitions, run_bytes
 
-    def expand(self, pcoll):
+    def expand(self, inputs):
+        inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
+        spill = SpillRuns(self.directory, self.partitions, self.run_bytes)
+        runs = [pcoll | f"SpillRuns{i or ''}" >> beam.ParDo(spill) for i, pcoll in enumerate(inputs)]
+        if len(runs) > 1:
+            runs = [runs | "AllRuns" >> beam.Flatten()]
         return (
-            pcoll
-            | "SpillRuns" >> beam.ParDo(SpillRuns(self.directory, self.partitions, self.run_bytes))
+            runs[0]
             | "GroupRunsByPartition" >> beam.GroupByKey()
             | "MergeRuns" >> beam.FlatMapTuple(lambda _, paths: merged_groups(paths))
         )
 
 
-def grouping(directory: str | None, label: str):
-    """``GroupByKeyOnDisk`` under ``directory/label`` when a directory is given, else the runner's ``GroupByKey``."""
+class _FlattenThenGroup(beam.PTransform):
+    def expand(self, inputs):
+        inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
+        return (inputs | "Flatten" >> beam.Flatten() if len(inputs) > 1 else inputs[0]) | "Group" >> beam.GroupByKey()
+
+
+def grouping(directory: str | None, label: str) -> beam.PTransform:
+    """Groups one PCollection, or a tuple of them as if flattened: ``GroupByKeyOnDisk`` under
+    ``directory/label`` when a directory is given, else a ``Flatten`` and the runner's ``GroupByKey``."""
     if directory is None:
-        return beam.GroupByKey()
+        return _FlattenThenGroup()
     return GroupByKeyOnDisk(FileSystems.join(directory, label))
