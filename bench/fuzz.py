@@ -33,7 +33,8 @@ logger = logging.getLogger("bench.fuzz")
 
 _TEST = re.compile(r"^\S+::(test_\w+):\s*$")
 _COUNTS = re.compile(r"(\d+) passing, (\d+) failing, and (\d+) invalid")
-_SUMMARY = re.compile(r"=+ (.*(?:passed|failed).*) in [\d.]+s")
+# pytest's last line; the fuzzed strings themselves contain lookalikes, so only the last match counts.
+_SUMMARY = re.compile(r"^(?:=+ )?(\d+ (?:passed|failed)[^=]*) in [\d.]+s(?: \(.*\))?(?: =+)?$")
 
 
 def parse_statistics(output: str) -> dict[str, tuple[int, int]]:
@@ -90,7 +91,8 @@ def main(argv: list[str]) -> None:
                          env={**os.environ, "CODEMIX_FUZZ_SCALE": str(args.scale)})
     wall = time.perf_counter() - begin
     counts = parse_statistics(run.stdout)
-    summary = next((m.group(1) for m in map(_SUMMARY.search, run.stdout.splitlines()) if m), "no summary line")
+    summaries = [m.group(1) for m in map(_SUMMARY.match, run.stdout.splitlines()) if m]
+    summary = summaries[-1] if summaries else "no summary line"
     if not counts:
         raise RuntimeError(f"no Hypothesis statistics in the pytest output:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
     common.write_section(args.results, render(counts, summary, run.returncode, args, started, wall), BEGIN, END)
