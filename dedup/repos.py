@@ -37,7 +37,6 @@ its most stars and forks, its latest date, and its key ``source\\x00repo`` as th
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -67,6 +66,7 @@ from dedup.files import (
 )
 from dedup.keeper import RECENCY_FIELDS, as_epoch_seconds, as_number, rank_key
 from dedup.minhash import band_keys, estimated_jaccard, make_permutations, shingle_hashes, signature
+from dedup.rows import parse_metadata  # counts malformed metadata under codemix.dedup
 from pipelines.ledger import write_parquet
 
 logger = logging.getLogger(__name__)
@@ -135,18 +135,6 @@ def repository_of(row: dict[str, Any]) -> str | None:
     if row.get("kind") != "file" or not row.get("repo"):
         return None
     return repo_key(row.get("source") or "", row["repo"])
-
-
-def parse_metadata(row: dict[str, Any]) -> dict[str, Any]:
-    """The row's metadata JSON as a dict; malformed or non-object JSON counts as empty (and is counted)."""
-    try:
-        metadata = json.loads(row.get("metadata") or "{}")
-    except (TypeError, ValueError):
-        metadata = None
-    if not isinstance(metadata, dict):
-        Metrics.counter(NAMESPACE, "malformed_metadata").inc()
-        return {}
-    return metadata
 
 
 def _max(a: float | None, b: float | None) -> float | None:
