@@ -50,10 +50,10 @@ class IdSet:
         return len(self.digests)
 
     def __getstate__(self):
-        return self.digests.tobytes()
+        return (self.digests.tobytes(),)  # a tuple: an empty state would skip __setstate__ under protocols 0-1
 
-    def __setstate__(self, state: bytes):
-        self.digests = np.frombuffer(state, dtype=_DTYPE)
+    def __setstate__(self, state: tuple[bytes]):
+        self.digests = np.frombuffer(state[0], dtype=_DTYPE)
 
 
 class IdSetOf(beam.CombineFn):

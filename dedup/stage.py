@@ -135,6 +135,10 @@ def exact_duplicate_rows(text_copies: tuple[bytes, Any]) -> list[dict[str, str]]
     copies = list(copies)
     best = min(range(len(copies)), key=lambda i: copies[i][0])
     keeper_id = copies[best][1]
+    repeated = sorted({copy[1] for i, copy in enumerate(copies) if i != best and copy[1] == keeper_id})
+    if repeated:  # the kept copies are chosen by id, so one id must name one document
+        raise ValueError(f"dedup: document id {repeated[0]} occurs twice in the input (one location read twice?); "
+                         "ids must be unique")
     return [
         duplicate_row(doc_id, source, location, keeper_id, "exact")
         for i, (_, doc_id, source, location) in enumerate(copies)

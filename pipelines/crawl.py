@@ -3,8 +3,8 @@
 Secrets and PII are redacted here, before the crawl's Parquet is written, so no stage of a build
 ever writes a credential to disk; each redaction is recorded by type.
 
-When there are fewer locations than workers (one big directory or archive, say), each location is
-read as several parts: every part runs the whole reader but keeps only the outcomes whose location
+When there are fewer locations than workers (one big directory or archive, say), each local
+directory or archive is read as several parts: every part runs the whole reader but keeps only the outcomes whose location
 hashes to it (``outcome_part``), so the parts are disjoint and together are exactly the reader's
 outcomes. Reading is cheap next to redaction (0.14 s against 2.0 s of CPU for 16 MB of Python), so
 re-reading costs little, and documents are redacted where they were read: no document is shuffled,
@@ -13,11 +13,12 @@ and a runner that holds shuffles in memory (FnApiRunner, in its driver) holds no
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import apache_beam as beam
 
-from codemix.document import Document, Redaction
+from codemix.document import Document, Quarantined, Redaction
 from filters.secrets import RedactionConfig, redact_document
 from mixtures.spec import SourceConfig
 from pipelines.ledger import DOCS, DROPPED, QUARANTINED, REDACTIONS, RouteOutcomes
@@ -33,11 +34,25 @@ def source_locations(sources: list[SourceConfig]) -> list[tuple[SourceConfig, st
     return [(source, location) for source in sources for location in source.paths]
 
 
+# Source types whose local locations read the same way every time, and cheaply, so that every
+# part may run the reader: a remote location (a clone, a download) is read once.
+SPLITTABLE_TYPES = ("directory", "archive")
+
+
+def splittable(source: SourceConfig, location: str) -> bool:
+    return source.type in SPLITTABLE_TYPES and "://" not in location
+
+
 def location_parts(sources: list[SourceConfig], workers: int) -> list[LocationPart]:
-    """The units of parallel reading: each location in enough parts that ``workers`` all read."""
+    """The units of parallel reading: each local directory or archive in enough parts that
+    ``workers`` all read; every other location whole."""
     locations = source_locations(sources)
     parts = max(1, -(-workers // max(1, len(locations))))
-    return [(source, location, part, parts) for source, location in locations for part in range(parts)]
+    return [
+        (source, location, part, parts if splittable(source, location) else 1)
+        for source, location in locations
+        for part in range(parts if splittable(source, location) else 1)
+    ]
 
 
 def outcome_location(outcome: Outcome) -> str:
@@ -50,10 +65,20 @@ def outcome_part(outcome: Outcome, parts: int) -> int:
 
 
 def read_location_part(element: LocationPart):
-    """The outcomes of one part of a location: those ``outcome_part`` assigns to it."""
+    """The outcomes of one part of a location: those ``outcome_part`` assigns to it.
+
+    A failure of the whole location is every part's: each part that meets it keeps its own
+    quarantine record (``LOCATION#part=I/N``), which covers what that part had left to read.
+    """
     source, location, part, parts = element
-    outcomes = read_location(source, location)
-    return outcomes if parts == 1 else (o for o in outcomes if outcome_part(o, parts) == part)
+    if parts == 1:
+        yield from read_location(source, location)
+        return
+    for outcome in read_location(source, location):
+        if isinstance(outcome, Quarantined) and outcome.location == location:
+            yield dataclasses.replace(outcome, location=f"{location}#part={part + 1}/{parts}")
+        elif outcome_part(outcome, parts) == part:
+            yield outcome
 
 
 def document_bytes(doc: Document) -> int:

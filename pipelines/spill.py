@@ -37,6 +37,7 @@ from apache_beam.transforms.window import GlobalWindows
 
 RUN_BYTES = 16 << 20  # record bytes buffered per bundle (~3x that as Python objects) before runs are written
 PARTITIONS = 16  # merge tasks per shuffle; memory does not depend on it, parallelism does
+MAX_FAN_IN = 128  # runs open at once in a merge (a file and a zstd stream each); more are merged in rounds
 _LENGTHS = struct.Struct("<II")
 _END = 0xFFFFFFFF  # key length of the trailer, whose value length is the run's record count
 _STR, _BYTES, _TUPLE = b"s", b"b", b"t"
@@ -74,7 +75,12 @@ def partition_of(key_bytes: bytes, partitions: int) -> int:
 def write_run(path: str, records: list[tuple[bytes, bytes]]) -> None:
     """Sort ``records`` by key and write them, length-prefixed and zstd-compressed, temp then rename."""
     records.sort(key=lambda record: record[0])
-    temporary = f"{path}.tmp-{uuid.uuid4().hex}"
+    write_sorted_run(path, records)
+
+
+def write_sorted_run(path: str, records: Iterable[tuple[bytes, bytes]]) -> None:
+    """Write records already in key order as one run, temp then rename."""
+    count, temporary = 0, f"{path}.tmp-{uuid.uuid4().hex}"
     with (
         FileSystems.create(temporary, compression_type=CompressionTypes.UNCOMPRESSED) as out,
         zstandard.ZstdCompressor(level=1).stream_writer(out, closefd=False) as writer,
@@ -83,7 +89,8 @@ def write_run(path: str, records: list[tuple[bytes, bytes]]) -> None:
             writer.write(_LENGTHS.pack(len(key), len(value)))
             writer.write(key)
             writer.write(value)
-        writer.write(_LENGTHS.pack(_END, len(records)))  # a run cut short lacks it: an error, not fewer records
+            count += 1
+        writer.write(_LENGTHS.pack(_END, count))  # a run cut short lacks it: an error, not fewer records
     FileSystems.rename([temporary], [path])
 
 
@@ -112,9 +119,29 @@ def _read_exactly(reader, size: int, path: str) -> bytes:
     return b"".join(chunks)
 
 
-def merged_groups(paths: Iterable[str]) -> Iterator[tuple[str | bytes, list[Any]]]:
-    """(key, values) for every key in the runs, in key order; values in run order, then write order."""
-    merged = heapq.merge(*(read_run(path) for path in sorted(paths)), key=lambda record: record[0])
+def _by_key(record: tuple[bytes, bytes]) -> bytes:
+    return record[0]
+
+
+def merged_runs(paths: list[str], fan_in: int = MAX_FAN_IN) -> list[str]:
+    """At most ``fan_in`` runs holding the records of ``paths``: groups of ``fan_in`` runs are merged
+    into new runs beside them until few enough are left, so a merge never opens more files than that."""
+    paths = sorted(paths)
+    while len(paths) > fan_in:
+        merged = []
+        for start in range(0, len(paths), fan_in):
+            group = paths[start : start + fan_in]
+            target = f"{group[0]}.merged-{uuid.uuid4().hex}.run"
+            write_sorted_run(target, heapq.merge(*(read_run(path) for path in group), key=_by_key))
+            merged.append(target)
+        paths = merged
+    return paths
+
+
+def merged_groups(paths: Iterable[str], fan_in: int = MAX_FAN_IN) -> Iterator[tuple[Key, list[Any]]]:
+    """(key, values) for every key in the runs, in key order; the values of a key come in no
+    particular order, as from ``GroupByKey``."""
+    merged = heapq.merge(*(read_run(path) for path in merged_runs(list(paths), fan_in)), key=_by_key)
     current, values = None, []
     for key, value in merged:
         if key != current:

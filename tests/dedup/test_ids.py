@@ -61,3 +61,14 @@ def test_text_payload_round_trips_any_text_and_is_smaller_for_code():
     code = "def f(x):\n    return x + 'é' + '\ud800'\n" * 40
     assert unpack_text(pack_text(code)) == code
     assert len(pack_text(code)) * 3 < len(code.encode("utf-8", "surrogatepass"))
+
+
+def test_an_id_repeated_in_the_input_is_a_loud_error_not_a_lost_document():
+    import pytest
+
+    from dedup.stage import exact_duplicate_rows
+
+    copy = ((0,), "same-id", "src", "a.py")
+    with pytest.raises(ValueError, match="occurs twice"):
+        exact_duplicate_rows((b"digest", [copy, copy]))
+    assert [row["doc_id"] for row in exact_duplicate_rows((b"d", [copy, ((1,), "other", "src", "b.py")]))] == ["other"]

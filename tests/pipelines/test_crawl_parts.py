@@ -45,11 +45,12 @@ def test_parts_are_disjoint_and_together_are_the_whole_location(request, which, 
     assert {outcome for _, outcome in whole} >= {("document", ""), ("dropped", "symlink")}
 
 
-def test_a_failing_location_is_quarantined_by_exactly_one_part(tmp_path):
+def test_a_failing_location_is_quarantined_by_every_part_that_reads_it(tmp_path):
+    """Each part's quarantine covers what that part had left to read, so none is lost with another part."""
     src = source("archive", paths=[str(tmp_path / "missing.tar.gz")])
-    per_part = [described(read_location_part((src, src.paths[0], part, 3))) for part in range(3)]
-    assert sorted(item for part in per_part for item in part) == described(read_location(src, src.paths[0]))
-    assert sum(len(part) for part in per_part) == 1
+    per_part = [list(read_location_part((src, src.paths[0], part, 3))) for part in range(3)]
+    assert [[(type(o).__name__, o.location) for o in part] for part in per_part] == [
+        [("Quarantined", f"{src.paths[0]}#part={part}/3")] for part in (1, 2, 3)]
 
 
 def test_enough_parts_that_every_worker_reads():
@@ -59,3 +60,9 @@ def test_enough_parts_that_every_worker_reads():
     ]
     assert {parts for *_, parts in location_parts([one, two], 2)} == {1}
     assert len(location_parts([one, two], 6)) == 8  # 4 locations, 2 parts each
+
+
+def test_remote_and_non_archive_locations_are_read_whole():
+    remote = source("archive", paths=["https://example.com/a.tar.gz"])
+    git = source("git", paths=["/repos/x"])
+    assert [parts for *_, parts in location_parts([remote, git], 8)] == [1, 1]

@@ -79,3 +79,18 @@ def test_in_beam_equals_group_by_key(tmp_path, run_bytes):
         )
         assert_that(grouped, equal_to(expected_groups(items)))
     assert list((tmp_path / "shuffle").glob("*.tmp-*")) == []
+
+
+def test_more_runs_than_the_fan_in_merge_in_rounds(tmp_path):
+    """With fan-in 3, 10 runs are merged in rounds, never more than 3 open, into the same groups."""
+    import pickle
+
+    items = [(f"k{i % 7}", i) for i in range(50)]
+    paths = []
+    for start in range(0, 50, 5):
+        path = str(tmp_path / f"run-{start}")
+        write_run(path, [(encode_key(k), pickle.dumps(v)) for k, v in items[start : start + 5]])
+        paths.append(path)
+    merged = [(key, sorted(values)) for key, values in merged_groups(paths, fan_in=3)]
+    assert merged == expected_groups(items)
+    assert len(list(tmp_path.glob("*.merged-*.run"))) == 4 + 2  # 10 -> 4 -> 2 runs
