@@ -92,6 +92,22 @@ class Quarantined:
         return dataclasses.asdict(self)
 
 
+@dataclass(slots=True, frozen=True, kw_only=True)
+class ReadCount:
+    """How many records a reader met at one location, counted where it enumerates them (a file of a
+    walk, an archive member, a tree entry, a line, a row) and not from the outcomes it yields. The
+    manifest checks these counts against the outcomes the ledgers hold, so a reader that loses a
+    record without a trace fails the check instead of shrinking ``counts.read`` with it."""
+
+    stage: str
+    source: str
+    location: str
+    records: int
+
+    def to_row(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 DROPPED_SCHEMA = pa.schema(
     [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()),
      ("reason", pa.string()), ("doc_id", pa.string())]

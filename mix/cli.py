@@ -1,16 +1,24 @@
 """The ``mix`` command line.
 
-    mix build SPEC --out DIR [--from-stage STAGE] [BEAM OPTIONS...]
+    mix build SPEC --out DIR [--from-stage STAGE] [--allow-missing SOURCE] [--strict] [BEAM OPTIONS...]
     mix plan SPEC
-    mix stats DIR [--json]
-    mix inspect DIR/STAGE [-n N]
+    mix stats DIR [--json] [--sample N --seed S]
+    mix inspect DIR/STAGE [--sample N --seed S]
     mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
     mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
     mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
 
-Any option ``mix build`` does not know is a Beam pipeline option and passes through unchanged,
-e.g. ``--direct_num_workers 2 --direct_running_mode multi_processing`` or
-``--runner DataflowRunner --project P --region R --temp_location gs://B/tmp``.
+``mix build`` accepts its own options and Apache Beam's pipeline options, which pass through
+unchanged (``--direct_num_workers 2 --direct_running_mode multi_processing``, ``--runner
+DataflowRunner --project P ...``); anything else is refused with the closest known name.
+
+Quiet by default: warnings and errors, the plan, progress and the build's summary. ``-v`` adds
+codemix's INFO logs, ``-vv`` DEBUG and Beam's own INFO logs. Exit status: 0 done, 1 the build
+stopped on a problem it names, 2 a spec or argument error, 3 ``--strict`` and the health summary
+warned, 130 interrupted (rerun the same command to resume).
+
+Only argparse and the light config modules are imported up front, so every ``--help`` answers
+at once; Beam, torch and the rest load inside the command that needs them.
 """
 
 from __future__ import annotations
@@ -18,44 +26,75 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shlex
 import sys
+import warnings
 
 from codemix.config import ConfigError
+
+BUILD_FAILED, USAGE, STRICT_WARNINGS, INTERRUPTED = 1, 2, 3, 130
+# Third-party noise that says nothing about the build: Beam's optional GCP client check, and
+# megatron-core's fallbacks when Apex and Transformer Engine are absent (expected on CPU).
+QUIET_LOG_MESSAGES = ("apitools not found",)
+QUIET_WARNINGS = r".*(Apex|Transformer Engine).*"
+
+
+def verbosity_argument(parser: argparse.ArgumentParser, default=0) -> None:
+    parser.add_argument("-v", "--verbose", action="count", default=default,
+                        help="more detail: -v codemix's INFO logs, -vv DEBUG and Beam's INFO logs")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mix", description="Build code pretraining mixtures into Megatron shards.")
-    parser.add_argument("--log-level", default="INFO", help="Python logging level (default INFO)")
+    verbosity_argument(parser)
+    parser.add_argument("--log-level", default=None, help="Python logging level (overrides -v)")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    build = commands.add_parser("build", help="crawl, filter, dedup, tokenize and shard a mixture spec",
-                                description="Unknown options are passed to Apache Beam unchanged.")
+    def command(name: str, **kwargs) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, **kwargs)
+        verbosity_argument(sub, default=argparse.SUPPRESS)  # -v after the command works too
+        return sub
+
+    build = command("build", help="crawl, filter, dedup, tokenize and shard a mixture spec", allow_abbrev=False,
+                    description="Options not listed here must be Apache Beam pipeline options; they pass to Beam.")
     build.add_argument("spec", help="mixture spec YAML")
     build.add_argument("--out", required=True, help="output directory (local, gs://, s3://)")
     build.add_argument("--from-stage", default="crawl", choices=("crawl", "filter", "dedup", "shards"),
                        help="rerun from this stage, reusing earlier stages' Parquet in OUT/work")
     build.add_argument("--fresh", action="store_true",
                        help="ignore what an earlier, interrupted run of this build finished (default: resume it)")
+    build.add_argument("--allow-missing", action="append", default=[], metavar="SOURCE",
+                       help="build without SOURCE if it cannot be read or has no documents left (repeatable); "
+                            "recorded in manifest.json")
+    build.add_argument("--strict", action="store_true", help="exit 3 when the health summary has warnings")
+    build.add_argument("--no-progress", action="store_true", help="no progress bars, one line per stage event")
+    build.set_defaults(command_parser=build)
 
-    stats = commands.add_parser("stats", help="drops per reason per source and redactions per type of a build")
+    stats = command("stats", help="a build's funnel per source, drops per reason, redactions and benchmark hits")
     stats.add_argument("out", help="a mix build output directory")
-    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    stats.add_argument("--sample", type=int, default=0, metavar="N",
+                       help="also show N dropped and quarantined records per source and reason")
+    stats.add_argument("--seed", type=int, default=0, help="which records --sample picks")
 
-    inspect = commands.add_parser("inspect", help="print a few decoded samples of a built stage (DIR/STAGE)")
+    inspect = command("inspect", help="print decoded samples of a built stage (DIR/STAGE)")
     inspect.add_argument("stage_dir", help="DIR/STAGE, e.g. out/demo/sft")
-    inspect.add_argument("-n", "--samples", type=int, default=3)
+    inspect.add_argument("-n", "--sample", "--samples", dest="samples", type=int, default=3, metavar="N",
+                         help="how many documents to show (default 3)")
+    inspect.add_argument("--seed", type=int, default=None,
+                         help="pick the documents at random with this seed (default: the first ones)")
     inspect.add_argument("--max-chars", type=int, default=4000)
 
-    # These commands have their own parsers; their arguments pass through untouched.
+    # These commands have their own parsers (light ones: --help does not load torch).
     commands.add_parser("train", add_help=False, help="MoE continued pretraining on a build (mix train -h)")
     commands.add_parser("eval", add_help=False, help="bits per byte per checkpoint on held-out code (mix eval -h)")
     commands.add_parser("handoff", add_help=False, help="export a run for RL: HF safetensors, lineage (mix handoff -h)")
     commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
 
-    plan = commands.add_parser("plan", help="validate a spec and print the resolved plan, without any I/O")
+    plan = command("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
 
-    tokenizer = commands.add_parser("tokenizer", help="tokenizer utilities")
+    tokenizer = command("tokenizer", help="tokenizer utilities")
     tokenizer_commands = tokenizer.add_subparsers(dest="tokenizer_command", required=True)
     train = tokenizer_commands.add_parser("train", help="train a byte-level BPE on a sample of crawled documents")
     train.add_argument("documents", help="glob of Document Parquet files, e.g. OUT/work/filter/docs*.parquet")
@@ -65,28 +104,91 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _CurrentStderr(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at the time, so that while the progress display runs
+    (it swaps stderr for a writer that prints above its bars) log lines do not tear the bars."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
+class _DropMessages(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(text in str(record.msg) for text in QUIET_LOG_MESSAGES)
+
+
+def configure_logging(verbosity: int, level: str | None) -> None:
+    """Quiet by default; ``-v``/``-vv`` (or ``--log-level``) for detail. Worker processes started by
+    the build inherit the same quiet through the environment (``PYTHONWARNINGS``)."""
+    chosen = level.upper() if level else {0: "WARNING", 1: "INFO"}.get(verbosity, "DEBUG")
+    handler = _CurrentStderr()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=chosen, handlers=[handler], force=True)
+    for target in (logging.getLogger(), handler):
+        target.addFilter(_DropMessages())
+    if chosen != "DEBUG":
+        # Beam logs every bundle and worker start at INFO, and relays its workers' start-up warnings
+        # ("No semi_persistent_directory found") at WARNING; the progress display says what matters.
+        logging.getLogger("apache_beam").setLevel(logging.WARNING if verbosity or level else logging.ERROR)
+        logging.getLogger("megatron").setLevel(logging.WARNING)
+    if verbosity == 0 and not level:
+        warnings.filterwarnings("ignore", message=QUIET_WARNINGS)
+        os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning")
+
+
 def absolute_out(out: str) -> str:
     """Local output paths become absolute, so the blend's prefixes work from any directory."""
     return out if "://" in out else os.path.abspath(out)
 
 
-def command_build(args, beam_args: list[str]) -> int:
+def check_build_options(parser: argparse.ArgumentParser, build: argparse.ArgumentParser, extra: list[str]) -> None:
+    """Refuse options that are neither ``mix build``'s nor Beam's, naming the closest known one."""
+    from mix.options import beam_option_names, did_you_mean, option_names, unknown_options
+
+    ours = option_names(build)
+    unknown = unknown_options(extra, ours | beam_option_names())
+    if unknown:
+        name = unknown[0]
+        parser.exit(USAGE, f"mix build: unknown option {name}.{did_you_mean(name, ours | beam_option_names())} "
+                           "mix build takes its own options (mix build --help) and Apache Beam's pipeline options.\n")
+
+
+def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from mixtures.blend import data_path_argument
     from mixtures.spec import describe_plan, load_spec
     from pipelines.build import run_build
+    from pipelines.health import BuildFailure, format_health
 
     spec = load_spec(args.spec)
     print(describe_plan(spec), flush=True)
-    manifest = run_build(spec, absolute_out(args.out), beam_args, from_stage=args.from_stage, fresh=args.fresh)
+    out = absolute_out(args.out)
+    live = sys.stderr.isatty() and not args.no_progress
+    hint = f"interrupted: finished stages are kept in {out}/work; resume with: {shlex.join(['mix', *argv])}"
+    try:
+        manifest = run_build(spec, out, beam_args, from_stage=args.from_stage, fresh=args.fresh,
+                             allow_missing=args.allow_missing, live=live, resume_hint=hint)
+    except BuildFailure as failure:
+        print(f"mix build: {failure}", file=sys.stderr)
+        return BUILD_FAILED
     counts = manifest["counts"]
     print(f"\nread {counts['read']:,}: kept {counts['kept']:,}, dropped {sum(counts['dropped'].values()):,}, "
           f"duplicates {counts['duplicates']:,}, quarantined {counts['quarantined']:,}")
     for reason, n in counts["dropped"].items():
         print(f"  dropped {reason}: {n:,}")
     for stage, info in manifest["stages"].items():
-        print(f"stage {stage:<6} {info['documents']:>8,} documents {info['tokens']:>12,} tokens"
-              f"  --data-path {data_path_argument(info['data_path'])[:160]}")
-    print(f"manifest: {absolute_out(args.out)}/manifest.json")
+        # The whole blend, never cut: it is meant to be pasted into a Megatron command line.
+        print(f"stage {stage:<6} {info['documents']:>8,} documents {info['tokens']:>12,} tokens\n"
+              f"  --data-path {data_path_argument(info['data_path'])}")
+    print(f"\n{format_health(manifest['health'])}")
+    print(f"manifest: {out}/manifest.json")
+    if args.strict and manifest["health"]["warnings"]:
+        print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
+        return STRICT_WARNINGS
     return 0
 
 
@@ -98,18 +200,21 @@ def command_plan(args) -> int:
 
 
 def command_stats(args) -> int:
-    from pipelines.stats import build_stats, format_stats, stats_json
+    from pipelines.stats import build_stats, format_stats, sample_records, stats_json
 
-    stats = build_stats(absolute_out(args.out))
-    print(stats_json(stats) if args.json else format_stats(stats))
+    out = absolute_out(args.out)
+    stats = build_stats(out)
+    samples = sample_records(out, args.sample, args.seed) if args.sample else None
+    print(stats_json(stats, samples) if args.json else format_stats(stats, samples))
     return 0
 
 
 def command_inspect(args) -> int:
-    from mixtures.inspect import format_samples, stage_samples
+    from mixtures.inspect import format_samples, split_stage_dir, stage_samples, stage_table
 
-    out_dir, _, stage = absolute_out(args.stage_dir).rstrip("/").rpartition("/")
-    print(format_samples(stage, stage_samples(out_dir, stage, args.samples), args.max_chars))
+    out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
+    print(stage_table(out_dir, stage))
+    print(format_samples(stage, stage_samples(out_dir, stage, args.samples, seed=args.seed), args.max_chars))
     return 0
 
 
@@ -127,37 +232,60 @@ def command_tokenizer_train(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.log_level.upper() != "DEBUG":
-        # Beam logs every bundle and worker start at INFO; our own progress lines say what matters.
-        logging.getLogger("apache_beam").setLevel(logging.WARNING)
-        logging.getLogger("megatron").setLevel(logging.WARNING)
-    if args.command in ("train", "eval", "handoff"):
-        from pretrain import evaluate, handoff, train
-
-        return {"train": train.main, "eval": evaluate.main, "handoff": handoff.main}[args.command](extra)
-    if args.command == "dash":
+def delegate(command: str, extra: list[str]) -> int:
+    """``mix train|eval|handoff|dash``: arguments checked by light parsers first, then the command."""
+    if command == "dash":
         from dashboards.cli import main as dash_main
 
         return dash_main(extra)
+    from pretrain import cli_args
+
+    parsers = {"train": cli_args.train_parser, "eval": cli_args.evaluate_parser, "handoff": cli_args.handoff_parser}
+    parsers[command](f"mix {command}").parse_args(extra)  # --help and argument errors exit here, torch unloaded
+    from pretrain import evaluate, handoff, train
+
+    return {"train": train.main, "eval": evaluate.main, "handoff": handoff.main}[command](extra)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    configure_logging(args.verbose, args.log_level)
+    if args.command in ("train", "eval", "handoff", "dash"):
+        return delegate(args.command, extra)
     if extra and args.command != "build":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "build":
-            return command_build(args, extra)
+            from pipelines.interrupts import exit_cleanly_on_interrupt
+
+            # Before Beam is imported: threads it starts would otherwise take a Ctrl-C themselves.
+            with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {shlex.join(['mix', *argv])}"):
+                check_build_options(parser, args.command_parser, extra)
+                return command_build(args, extra, argv)
         if args.command == "plan":
             return command_plan(args)
-        if args.command == "stats":
-            return command_stats(args)
-        if args.command == "inspect":
-            return command_inspect(args)
+        if args.command in ("stats", "inspect"):
+            return read_command(args)
         return command_tokenizer_train(args)
     except ConfigError as error:
         print(f"mix: spec error: {error}", file=sys.stderr)
-        return 2
+        return USAGE
+    except KeyboardInterrupt:  # before or after a build; during one, pipelines.interrupts ends it
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def read_command(args) -> int:
+    """``mix stats`` and ``mix inspect``: a directory that is not a build is one line, not a traceback."""
+    from mixtures.inspect import NotABuild
+
+    try:
+        return command_stats(args) if args.command == "stats" else command_inspect(args)
+    except NotABuild as error:
+        print(f"mix {args.command}: {error}", file=sys.stderr)
+        return USAGE
 
 
 if __name__ == "__main__":

@@ -254,3 +254,22 @@ def _commit(path_prefix: str, bin_temp: str, idx_temp: str) -> None:
 def _temporary_name(final: str) -> str:
     # Unique per writer, so retried Beam bundles writing the same shard never share a temp file.
     return f"{final}.tmp-{uuid.uuid4().hex[:12]}"
+
+
+def document_count(path_prefix: str) -> int:
+    """How many documents a shard holds, from its ``.idx`` alone."""
+    return len(_read_index(f"{path_prefix}.idx")[2]) - 1
+
+
+def read_documents_at(path_prefix: str, indices: Iterable[int]) -> list[np.ndarray]:
+    """Documents ``indices`` of a shard (in that order), reading only their bytes of the ``.bin``."""
+    lengths, pointers, document_indices, dtype = _read_index(f"{path_prefix}.idx")
+    documents = []
+    with FileSystems.open(f"{path_prefix}.bin", compression_type=CompressionTypes.UNCOMPRESSED) as stream:
+        for index in indices:
+            parts = []
+            for sequence in range(int(document_indices[index]), int(document_indices[index + 1])):
+                stream.seek(int(pointers[sequence]))
+                parts.append(np.frombuffer(stream.read(int(lengths[sequence]) * dtype.itemsize), dtype=dtype))
+            documents.append(np.concatenate(parts) if parts else np.empty(0, dtype=dtype))
+    return documents

@@ -72,6 +72,29 @@ class TokenizerConfig:
 
 
 @dataclass(slots=True, kw_only=True)
+class HealthConfig:
+    """Thresholds of the health summary every build ends with (``pipelines.health``).
+
+    A warning is printed and recorded in ``manifest.json``; ``mix build --strict`` turns warnings
+    into a non-zero exit. ``fail_quarantine_rate`` is not a warning: a source quarantined past it
+    fails the build before any shard is written (it is read wrong: a code dump given as transcripts).
+    """
+
+    # Muennighoff et al. 2023 ("Scaling Data-Constrained Language Models"): up to ~4 epochs of
+    # repeated data is worth nearly as much as unique data; far past it, repetition stops helping.
+    max_epochs: float = 4.0
+    min_budget_filled: float = 0.25  # a stage's shards below this share of its token budget
+    warn_quarantine_rate: float = 0.05  # of a source's records read
+    fail_quarantine_rate: float = 0.5
+    warn_drop_rate: float = 0.5  # dropped by heuristics (path globs excluded: the spec chose those)
+
+    def validate(self, path: str) -> None:
+        require(self.max_epochs > 0, join(path, "max_epochs"), "must be positive")
+        for name in ("min_budget_filled", "warn_quarantine_rate", "fail_quarantine_rate", "warn_drop_rate"):
+            require(0 <= getattr(self, name) <= 1, join(path, name), "must be a fraction between 0 and 1")
+
+
+@dataclass(slots=True, kw_only=True)
 class MixtureSpec:
     name: str
     sources: list[SourceConfig]
@@ -80,6 +103,10 @@ class MixtureSpec:
     filters: FiltersConfig = field(default_factory=FiltersConfig)
     dedup: DedupConfig = field(default_factory=DedupConfig)
     shard_size_bytes: int = 512_000_000  # text bytes per (stage, source) shard before tokenizing
+    health: HealthConfig = field(default_factory=HealthConfig)
+    # Sources the build may go without: an unreadable location or no surviving documents is then a
+    # recorded decision (manifest ``health.allowed_missing``) instead of a failed build.
+    allow_missing: list[str] = field(default_factory=list)
 
     def validate(self, path: str) -> None:
         require(len(self.sources) > 0, "sources", "no sources", "list at least one source")
@@ -97,6 +124,8 @@ class MixtureSpec:
                         "the sft stage trains on agent transcripts only",
                         "give it sources of type 'transcripts'; code goes to short or long")
         require(self.shard_size_bytes > 0, "shard_size_bytes", "must be positive")
+        for i, name in enumerate(self.allow_missing):
+            require(name in names, join("allow_missing", i), f"no source named {name!r}", f"sources are: {', '.join(names)}")
 
     def source(self, name: str) -> SourceConfig:
         return next(s for s in self.sources if s.name == name)

@@ -3,8 +3,13 @@
 Each stage is its own Beam pipeline that reads the previous stage's Parquet under ``OUT/work/``
 and writes its own, so any stage can be inspected with pyarrow or rerun alone (``--from-stage``).
 Stages are resumable (``pipelines.resume``): a build killed at any point and rerun with the same
-command reuses every stage that had finished and gives byte-identical output. A rerun over a
-finished build (its manifest exists) starts afresh. Counts come from the files each stage wrote.
+command reuses every stage that had finished and gives byte-identical output, unless its inputs or
+the code changed since (``pipelines.fingerprints``). A rerun over a finished build (its manifest
+exists) starts afresh. Counts come from the files each stage wrote.
+
+The build fails loudly, before any shard is written, when a source cannot be read or would be left
+out of a blend (``pipelines.health``), ends with a health summary, draws its progress
+(``pipelines.progress``) and ends cleanly on Ctrl-C (``pipelines.interrupts``).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import dataclasses
 import hashlib
 import heapq
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 import pyarrow.parquet as pq
@@ -22,15 +27,17 @@ from apache_beam.io.filesystems import FileSystems
 import codemix
 from mixtures.spec import MixtureSpec
 from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
-from pipelines import ledger
+from pipelines import fingerprints, ledger
 from pipelines.crawl import Crawl
 from pipelines.dedup.repos import run_repo_dedup
 from pipelines.dedup.stage import run_dedup
 from pipelines.filter import Filter
+from pipelines.health import allowed_missing, build_health, check_crawl, check_kept
+from pipelines.interrupts import exit_cleanly_on_interrupt
 from pipelines.long_context import ShapeLongContext
 from pipelines.manifest import BuildLayout, build_manifest, write_json
 from pipelines.options import pipeline_options, runner_name, with_default_runner
-from pipelines.progress import worker_count
+from pipelines.progress import BuildDisplay, Progress, worker_count
 from pipelines.resume import StageRunner, stage_key, write_atomically
 from pipelines.sft import ShapeSFT
 from pipelines.shards import WriteShards, stage_entries, stats_to_json
@@ -46,6 +53,7 @@ def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.QUARANTINED] | "WriteQuarantined" >> ledger.WriteQuarantined(f"{out}/quarantine/crawl")
         _ = outcomes[ledger.REDACTIONS] | "WriteRedactions" >> ledger.WriteRedactions(f"{out}/redactions")
+        _ = outcomes[ledger.READS] | "WriteReadCounts" >> ledger.WriteReadCounts(f"{out}/reads")
     return {}
 
 
@@ -84,13 +92,15 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
     long_sources = stage_sources.pop("long", None)
     sft_sources = stage_sources.pop("sft", None)
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
-        deduplicated = pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
+        deduplicated = (pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
+                        | "CountRead" >> beam.ParDo(Progress("read", _text_bytes)))
         entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, stage_sources)]
         if long_sources:
             long_input = layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup")
             long_entries, shaping = (
                 pipeline
                 | "ReadLongInput" >> ledger.read_documents(long_input)
+                | "CountLongRead" >> beam.ParDo(Progress("read", _text_bytes))
                 | "ShapeLongContext" >> ShapeLongContext(
                     sources=long_sources, tokenizer_path=layout.tokenizer,
                     sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository,
@@ -127,6 +137,18 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
     return {}
 
 
+def _text_bytes(doc) -> int:
+    return len(doc.text)
+
+
+def shard_inputs(spec: MixtureSpec, layout: BuildLayout) -> int:
+    """Documents the shards stage reads: the dedup output, and the long stage's own input."""
+    total = ledger.count_rows(layout.docs("dedup"))
+    if "long" in spec.stages:
+        total += ledger.count_rows(layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup"))
+    return total
+
+
 def sample_texts(pattern: str, n: int) -> list[str]:
     """The texts of the ``n`` documents with the smallest ids. Ids are hashes, so this is a uniform,
     deterministic sample; only the ``n`` smallest ids seen so far are held, not every id."""
@@ -143,8 +165,10 @@ def sample_texts(pattern: str, n: int) -> list[str]:
     return [text for _, text in sorted(picked)]
 
 
-def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str) -> dict:
-    """Copy the spec's tokenizer, or train a byte-level BPE on filtered documents, into ``out``."""
+def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str,
+                      counted: Callable[[list[str]], Iterable[str]] = iter) -> dict:
+    """Copy the spec's tokenizer, or train a byte-level BPE on filtered documents, into ``out``.
+    ``counted`` wraps the training texts, to show how far the trainer has read them."""
     config = spec.tokenizer
     if config.path:
         tokenizer = load_tokenizer(config.path)
@@ -154,7 +178,7 @@ def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str) -> dict:
         if not texts:
             raise RuntimeError("no documents survived filtering, so there is nothing to train a tokenizer on; "
                                "check the quarantine and drop counts, or give tokenizer.path")
-        tokenizer = train_bpe(texts, config.vocab_size)
+        tokenizer = train_bpe(counted(texts), config.vocab_size)
         origin = f"trained on {len(texts):,} filtered documents"
     save_tokenizer(tokenizer, f"{out}/tokenizer.json")
     return {"path": layout.tokenizer, "origin": origin,
@@ -175,55 +199,105 @@ def tokenizer_fingerprint(spec: MixtureSpec) -> str:
         return hashlib.sha256(handle.read()).hexdigest()
 
 
-def stage_keys(spec: MixtureSpec) -> dict[str, str]:
-    """Each stage's key: the config that shapes its output, chained to what it reads."""
-    crawl = stage_key(codemix.__version__, spec.sources, spec.filters.redaction)
-    filtered = stage_key(crawl, spec.filters)
+def input_facts(spec: MixtureSpec) -> dict:
+    """What the stages read besides the spec, fingerprinted (``pipelines.fingerprints``): every
+    source location, the benchmark files, earlier dedup indexes, and the code itself."""
+    return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
+            "sources": fingerprints.source_fingerprints(spec.sources),
+            "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks),
+            "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
+
+
+def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
+    """Each stage's key: the config and inputs that shape its output, chained to what it reads. The
+    code fingerprint starts the chain: any change to a build package's sources reruns every stage."""
+    crawl = stage_key(facts["code"], facts["version"], spec.sources, facts["sources"], spec.filters.redaction)
+    filtered = stage_key(crawl, spec.filters, facts["benchmarks"])
     tokenizer = stage_key(filtered, spec.tokenizer, tokenizer_fingerprint(spec))
-    dedup = stage_key(filtered, spec.dedup)
+    dedup = stage_key(filtered, spec.dedup, facts["previous_indexes"])
     repo_dedup = stage_key(dedup, "repositories")
     shards = stage_key(repo_dedup, tokenizer, spec.stages, spec.shard_size_bytes)
     return {"crawl": crawl, "filter": filtered, "tokenizer": tokenizer, "dedup": dedup, "repo_dedup": repo_dedup,
             "shards": shards}
 
 
+def stage_plan(spec: MixtureSpec) -> list[str]:
+    return ["crawl", "filter", "tokenizer", "dedup", *(["repo_dedup"] if uses_repository_dedup(spec) else []), "shards"]
+
+
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
-              fresh: bool = False, echo: Callable[[str], None] = print) -> dict:
+              fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
+              live: bool = False, resume_hint: str = "") -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
     names a later stage: then that stage and every later one rerun, reusing the earlier outputs.
-    ``fresh`` ignores every earlier output.
+    ``fresh`` ignores every earlier output. Sources in ``allow_missing`` (with the spec's own) may be
+    unreadable or left out of a blend; any other such source raises ``health.BuildFailure`` before
+    shards are written. ``live`` draws progress bars; an interrupt prints ``resume_hint`` and exits 130.
     """
-    layout = BuildLayout(out_dir.rstrip("/"))
-    beam_args = with_default_runner(beam_args)  # every stage, dedup's passes too, on the same runner
+    allowed = allowed_missing(spec, list(allow_missing))
+    display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
+    hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
+    try:
+        with exit_cleanly_on_interrupt(hint, before_exit=display.close):
+            return _run_stages(spec, BuildLayout(out_dir.rstrip("/")), with_default_runner(beam_args), allowed,
+                               display, from_stage=from_stage, fresh=fresh)
+    finally:
+        display.close()
+
+
+def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], allowed: set[str],
+                display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
+    """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
     finished_before = FileSystems.exists(layout.manifest)
     if finished_before:
         FileSystems.delete([layout.manifest])  # from here on, the build is unfinished until it writes one
     reuse = not fresh and (not finished_before or from_stage != "crawl")
-    runner = StageRunner(layout.work, echo, runner_name(beam_args), reuse=reuse,
+    runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=reuse,
                          force_from=None if from_stage == "crawl" else from_stage)
-    keys = stage_keys(spec)
-    runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
-               after=lambda: publish_quarantine(layout))
-    runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args))
-    tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(spec, layout, out),
-                           after=lambda: publish_tokenizer(layout))
-    dedup = runner.run("dedup", keys["dedup"], lambda out: dataclasses.asdict(
-        run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))
-    echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
-         f"{dedup['previous_duplicates']:,} earlier-build duplicates (Jaccard >= {spec.dedup.threshold:.2f}); "
-         f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
-         f"{dedup['component_passes']} component passes")
+    facts = input_facts(spec)
+    keys = stage_keys(spec, facts)
+    with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
+                       unit="records"):
+        runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
+                   after=lambda: publish_quarantine(layout), facts={"code": facts["code"], **facts["sources"]})
+    allowed_notes = check_crawl(spec, layout, allowed)
+    with display.stage("filter", expected=ledger.count_rows(layout.docs("crawl"))):
+        runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args))
+    with display.stage("tokenizer"):
+        tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
+            spec, layout, out, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
+            after=lambda: publish_tokenizer(layout))
+    with display.stage("dedup", status_logger="pipelines.dedup"):
+        dedup = runner.run("dedup", keys["dedup"], lambda out: dataclasses.asdict(
+            run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))
+    display.echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
+                 f"{dedup['previous_duplicates']:,} earlier-build duplicates (Jaccard >= {spec.dedup.threshold:.2f}); "
+                 f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
+                 f"{dedup['component_passes']} component passes")
     if uses_repository_dedup(spec):
-        repos = runner.run("repo_dedup", keys["repo_dedup"], lambda out: dataclasses.asdict(
-            run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))
-        echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories kept whole "
-             f"for the long stage ({repos['repository_duplicates']:,} forks or mirrors removed)")
-    runner.run("shards", keys["shards"], lambda out: run_shards(spec, layout, out, beam_args))
+        with display.stage("repo_dedup", status_logger="pipelines.dedup"):
+            repos = runner.run("repo_dedup", keys["repo_dedup"], lambda out: dataclasses.asdict(
+                run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))
+        display.echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories "
+                     f"kept whole for the long stage ({repos['repository_duplicates']:,} forks or mirrors removed)")
+    for source, notes in check_kept(spec, layout, allowed, repository_level=uses_repository_dedup(spec)).items():
+        allowed_notes.setdefault(source, []).extend(notes)
+    with display.stage("shards", expected=shard_inputs(spec, layout), step="read"):
+        runner.run("shards", keys["shards"], lambda out: run_shards(spec, layout, out, beam_args))
+    return finish_manifest(spec, layout, runner, tokenizer, beam_args, allowed, allowed_notes)
+
+
+def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner, tokenizer: dict,
+                    beam_args: list[str], allowed: set[str], allowed_notes: dict) -> dict:
+    """The manifest, with its health summary and what was allowed to be missing, written last."""
     shard_stats = ledger.read_jsonl(f"{layout.stage_dir('shards')}/stats*.jsonl")
     manifest = build_manifest(spec, layout, runner=runner_name(beam_args), tokenizer=tokenizer,
                               shard_stats=shard_stats, repository_level=uses_repository_dedup(spec),
                               timings=runner.timings, reused=runner.reused)
+    for info in manifest["stages"].values():
+        info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
+    manifest["health"] = build_health(spec, manifest, allowed_notes)
     write_json(layout.manifest, manifest)
     return manifest

@@ -18,12 +18,12 @@ import hashlib
 
 import apache_beam as beam
 
-from codemix.document import Document, Quarantined, Redaction
+from codemix.document import Document, Quarantined, ReadCount, Redaction
 from codemix.sources import SourceConfig
 from filters.secrets import RedactionConfig, redact_document
-from pipelines.ledger import DOCS, DROPPED, QUARANTINED, REDACTIONS, RouteOutcomes
-from pipelines.progress import Progress
-from pipelines.readers import read_location
+from pipelines.ledger import DOCS, DROPPED, QUARANTINED, READS, REDACTIONS, RouteOutcomes
+from pipelines.progress import Progress, report
+from pipelines.readers import read_counted
 from pipelines.readers.common import Outcome
 
 LocationPart = tuple[SourceConfig, str, int, int]  # (source, location, part, parts)
@@ -65,17 +65,30 @@ def outcome_part(outcome: Outcome, parts: int) -> int:
 
 
 def read_location_part(element: LocationPart):
-    """The outcomes of one part of a location: those ``outcome_part`` assigns to it.
+    """The outcomes of one part of a location: those ``outcome_part`` assigns to it, each reported
+    to the build's progress display as a record read.
 
     A failure of the whole location is every part's: each part that meets it keeps its own
     quarantine record (``LOCATION#part=I/N``), which covers what that part had left to read.
+    The first part reports the reader's ``ReadCount``; every other part counts one record per
+    failure of the whole location it repeated, so the counts still add up over the parts.
     """
-    source, location, part, parts = element
+    for outcome in _part_outcomes(*element):
+        if not isinstance(outcome, ReadCount):
+            report("read", 1, len(outcome.text) if isinstance(outcome, Document) else 0)
+        yield outcome
+
+
+def _part_outcomes(source: SourceConfig, location: str, part: int, parts: int):
     if parts == 1:
-        yield from read_location(source, location)
+        yield from read_counted(source, location)
         return
-    for outcome in read_location(source, location):
-        if isinstance(outcome, Quarantined) and outcome.location == location:
+    repeated = 0
+    for outcome in read_counted(source, location):
+        if isinstance(outcome, ReadCount):
+            yield outcome if part == 0 else dataclasses.replace(outcome, records=repeated)
+        elif isinstance(outcome, Quarantined) and outcome.location == location:
+            repeated += 1
             yield dataclasses.replace(outcome, location=f"{location}#part={part + 1}/{parts}")
         elif outcome_part(outcome, parts) == part:
             yield outcome
@@ -102,7 +115,8 @@ class RedactWith:
 
 
 class Crawl(beam.PTransform):
-    """PBegin -> documents (main, redacted), ``dropped``, ``quarantined`` and ``redactions``."""
+    """PBegin -> documents (main, redacted), ``dropped``, ``quarantined``, ``redactions`` and ``reads``
+    (one ``ReadCount`` per location read)."""
 
     def __init__(self, sources: list[SourceConfig], redaction: RedactionConfig, workers: int = 1):
         super().__init__()
@@ -116,10 +130,10 @@ class Crawl(beam.PTransform):
             | "ListLocationParts" >> beam.Create(location_parts(self._sources, self._workers))
             | "SpreadLocationParts" >> beam.Reshuffle()
             | "ReadLocationParts" >> beam.ParDo(RouteOutcomes(read_location_part)).with_outputs(
-                DROPPED, QUARANTINED, main=DOCS)
+                DROPPED, QUARANTINED, READS, main=DOCS)
         )
         redacted = outcomes[DOCS] | "Redact" >> beam.ParDo(RouteOutcomes(RedactWith(self._redaction))).with_outputs(
             REDACTIONS, main=DOCS)
         documents = redacted[DOCS] | "Progress" >> beam.ParDo(Progress("crawl", document_bytes))
         return {DOCS: documents, DROPPED: outcomes[DROPPED], QUARANTINED: outcomes[QUARANTINED],
-                REDACTIONS: redacted[REDACTIONS]}
+                REDACTIONS: redacted[REDACTIONS], READS: outcomes[READS]}

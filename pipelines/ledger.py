@@ -23,6 +23,7 @@ from codemix.document import (
     Document,
     Dropped,
     Quarantined,
+    ReadCount,
     Redaction,
 )
 
@@ -31,8 +32,10 @@ DROPPED = "dropped"
 QUARANTINED = "quarantined"
 REDACTIONS = "redactions"
 CONTAMINATION = "contamination"
+READS = "reads"
 # Which tagged output each kind of record goes to; documents go to the main output.
-OUTPUT_TAGS = {Dropped: DROPPED, Quarantined: QUARANTINED, Redaction: REDACTIONS, ContaminationHit: CONTAMINATION}
+OUTPUT_TAGS = {Dropped: DROPPED, Quarantined: QUARANTINED, Redaction: REDACTIONS, ContaminationHit: CONTAMINATION,
+               ReadCount: READS}
 
 
 class RouteOutcomes(beam.DoFn):
@@ -105,19 +108,29 @@ def WriteContamination(prefix: str) -> WriteRows:
     return WriteRows(prefix, CONTAMINATION_SCHEMA, ContaminationHit.to_row)
 
 
-class WriteQuarantined(beam.PTransform):
-    """Quarantine as JSON lines, one object per record: stage, source, location, error."""
+class WriteJsonLines(beam.PTransform):
+    """Records as JSON lines, one object (``to_row()``) per record."""
 
     def __init__(self, prefix: str):
         super().__init__()
         self._prefix = prefix
 
-    def expand(self, quarantined):
+    def expand(self, records):
         return (
-            quarantined
+            records
             | "ToJson" >> beam.Map(lambda q: json.dumps(q.to_row(), sort_keys=True, ensure_ascii=False))
             | "WriteJsonl" >> beam.io.WriteToText(self._prefix, file_name_suffix=".jsonl")
         )
+
+
+def WriteQuarantined(prefix: str) -> WriteJsonLines:
+    """Quarantine as JSON lines: stage, source, location, error."""
+    return WriteJsonLines(prefix)
+
+
+def WriteReadCounts(prefix: str) -> WriteJsonLines:
+    """Each location's ``ReadCount`` as JSON lines: stage, source, location, records."""
+    return WriteJsonLines(prefix)
 
 
 def read_documents(pattern: str) -> beam.PTransform:

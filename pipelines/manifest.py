@@ -10,6 +10,9 @@ import collections
 import json
 from dataclasses import dataclass
 
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
 import codemix
 from mixtures.blend import stage_manifest
 from mixtures.spec import MixtureSpec
@@ -55,17 +58,40 @@ def count_by_source(pattern: str, rows: list[dict] | None = None) -> collections
     return ledger.count_values(pattern, "source")
 
 
+def read_counts(layout: BuildLayout) -> collections.Counter:
+    """Records the readers counted per source (their ``ReadCount`` records), independent of outcomes."""
+    counts: collections.Counter = collections.Counter()
+    for row in ledger.read_jsonl(f"{layout.stage_dir('crawl')}/reads*.jsonl"):
+        counts[row["source"]] += row["records"]
+    return counts
+
+
+def crawl_outcome_counts(layout: BuildLayout) -> collections.Counter:
+    """Outcomes of the crawl per source, as the ledgers hold them: documents + drops + quarantine."""
+    quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
+    return (count_by_source(layout.docs("crawl")) + count_by_source(layout.dropped("crawl"))
+            + count_by_source("", quarantined))
+
+
+def unaccounted_records(layout: BuildLayout) -> dict[str, tuple[int, int]]:
+    """Sources whose readers counted a different number of records than the ledgers hold outcomes
+    for: ``{source: (counted, outcomes)}``. Empty when every record read is accounted for."""
+    counted, outcomes = read_counts(layout), crawl_outcome_counts(layout)
+    return {s: (counted.get(s, 0), outcomes.get(s, 0)) for s in sorted(set(counted) | set(outcomes))
+            if counted.get(s, 0) != outcomes.get(s, 0)}
+
+
 def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
-    """Totals and per-source funnel from the files every stage wrote."""
+    """Totals and per-source funnel from the files every stage wrote. ``read`` is what the readers
+    counted (``read_counts``); the build has checked it against the outcomes after the crawl."""
     quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
     dropped = ledger.count_values(layout.dropped("crawl"), "reason") + ledger.count_values(
         layout.dropped("filter"), "reason")
-    crawled = ledger.count_rows(layout.docs("crawl"))
-    crawl_dropped = sum(ledger.count_values(layout.dropped("crawl"), "reason").values())
     duplicates = ledger.count_rows(f"{layout.stage_dir('dedup')}/duplicates*.parquet")
     redactions = ledger.sum_values(f"{layout.stage_dir('crawl')}/redactions*.parquet", "type", "count")
+    read = read_counts(layout)
     counts = {
-        "read": crawled + crawl_dropped + len(quarantined),
+        "read": sum(read.values()),
         "kept": ledger.count_rows(layout.docs("dedup")),
         "dropped": dict(sorted(dropped.items())),
         "duplicates": duplicates,
@@ -73,6 +99,7 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
         "redactions": dict(sorted(redactions.items())),
     }
     per_source = {
+        "read": read,
         "crawled": count_by_source(layout.docs("crawl")),
         "dropped": count_by_source(layout.dropped("crawl")) + count_by_source(layout.dropped("filter")),
         "duplicates": count_by_source(f"{layout.stage_dir('dedup')}/duplicates*.parquet"),
@@ -81,7 +108,20 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
     }
     sources = sorted(set().union(*per_source.values()))
     funnel = {s: {k: per_source[k].get(s, 0) for k in per_source} for s in sources}
+    by_reason = drops_by_source_and_reason(layout)
+    for source, row in funnel.items():
+        row["dropped_by_reason"] = {r: n for (s, r), n in sorted(by_reason.items()) if s == source}
     return counts, funnel
+
+
+def drops_by_source_and_reason(layout: BuildLayout) -> collections.Counter:
+    """(source, reason) -> drops of the crawl and the filter, reading only those two columns."""
+    counts: collections.Counter = collections.Counter()
+    for path in ledger.matched_files(layout.dropped("crawl")) + ledger.matched_files(layout.dropped("filter")):
+        with FileSystems.open(path) as handle:
+            table = pq.read_table(handle, columns=["source", "reason"])
+        counts.update(zip(table.column("source").to_pylist(), table.column("reason").to_pylist()))
+    return counts
 
 
 def repository_counts(layout: BuildLayout) -> dict:

@@ -3,6 +3,10 @@
 Each stage writes into ``work/STAGE.partial``; when its pipeline has succeeded the folder is renamed
 to ``work/STAGE`` and only then is ``work/STAGE/_COMPLETE.json`` written, holding the stage's key
 (a hash of everything that shapes its output, chained to the previous stage's key) and its result.
+What shapes the output is the config and also what it read: the build puts fingerprints of every
+input location and of the code into the keys (``pipelines.fingerprints``), so a build resumed
+after its inputs or codemix changed reruns instead of reusing stale stages; the facts behind a key
+are kept in the marker, so a rerun can say which of them changed.
 A rerun skips a stage whose marker holds the same key, as long as every stage before it was skipped
 too; anything half-written is removed and redone. FnApiRunner does not retry failed bundles, so this
 is where a local build gets its fault tolerance (peers do the same with per-task markers).
@@ -72,9 +76,11 @@ class StageRunner:
         self.timings: dict[str, float] = {}
         self.reused: list[str] = []
 
-    def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[], None] | None = None) -> Any:
+    def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[], None] | None = None,
+            facts: dict | None = None) -> Any:
         """``fn(partial_dir)`` writes the stage's outputs and returns a JSON-able result; ``after`` moves
-        outputs that live outside the stage folder into place, before the marker is written."""
+        outputs that live outside the stage folder into place, before the marker is written. ``facts``
+        (JSON-able, part of ``key``) are kept in the marker to explain a later rerun."""
         final, partial = f"{self.work_dir}/{name}", f"{self.work_dir}/{name}.partial"
         marker = read_marker(final)
         if name == self.force_from:
@@ -83,6 +89,8 @@ class StageRunner:
             self.echo(f"[{name}] reused: finished by an earlier run of this build")
             self.reused.append(name)
             return marker["result"]
+        if self.reuse and marker is not None:
+            self.echo(f"[{name}] rerun: {changed_facts(marker.get('facts') or {}, facts or {})}")
         self.reuse = False
         ledger.remove_tree(partial)
         ledger.remove_tree(final)
@@ -94,6 +102,16 @@ class StageRunner:
         if after is not None:
             after()
         self.timings[name] = round(time.monotonic() - start, 3)
-        write_atomically(f"{final}/{MARKER}", json.dumps({"stage": name, "key": key, "result": result}).encode())
+        write_atomically(f"{final}/{MARKER}", json.dumps({"stage": name, "key": key, "result": result,
+                                                          "facts": facts}).encode())
         self.echo(f"[{name}] done in {self.timings[name]:.1f}s")
         return result
+
+
+def changed_facts(before: dict, now: dict) -> str:
+    """Which of a stage's facts differ from the interrupted run's, in words."""
+    changed = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
+    if not changed:
+        return "its configuration changed since the interrupted run"
+    named = ["the code (codemix sources)" if name == "code" else f"input {name}" for name in changed]
+    return f"{', '.join(named)} changed since the interrupted run"

@@ -1,19 +1,25 @@
-"""`mix stats DIR`: what a finished build dropped, per reason and source, and what it redacted.
+"""`mix stats DIR`: a build's funnel per source, and what it dropped, redacted and found in benchmarks.
 
 Everything is recounted from the files the stages wrote, so the numbers can be trusted even for a
-build whose manifest was lost or that was rerun from a later stage.
+build whose manifest was lost, that was rerun from a later stage, or that has not finished yet.
+Tables are aligned, with a totals row and each count as a share of what its source read;
+``--sample N --seed S`` adds N dropped and quarantined records per source and reason, drawn with
+``random.Random(S)`` (the same seed shows the same records).
 """
 
 from __future__ import annotations
 
 import collections
 import json
+import random
 
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.tables import format_table, percent
+from mixtures.inspect import NotABuild
 from pipelines import ledger
-from pipelines.manifest import BuildLayout
+from pipelines.manifest import BuildLayout, read_counts
 
 
 def pair_counts(pattern: str, first: str, second: str, weight: str | None = None) -> collections.Counter:
@@ -28,9 +34,20 @@ def pair_counts(pattern: str, first: str, second: str, weight: str | None = None
     return counts
 
 
+def require_build(layout: BuildLayout) -> None:
+    """``NotABuild`` unless ``layout.out`` holds a build's work (finished or not)."""
+    if not FileSystems.exists(layout.out):
+        raise NotABuild(f"{layout.out} does not exist; give a mix build --out directory")
+    if not FileSystems.exists(layout.manifest) and not ledger.matched_files(f"{layout.stage_dir('crawl')}/*"):
+        raise NotABuild(f"{layout.out} is not a mix build output directory (no manifest.json and no work/crawl/); "
+                        "give the directory a mix build --out wrote")
+
+
 def build_stats(out_dir: str) -> dict:
-    """Drops per source and reason, redactions per source and type, duplicates and quarantine per source."""
+    """Per source: records read, kept, duplicates and quarantined; drops per reason, redactions per
+    type and benchmark hits per benchmark."""
     layout = BuildLayout(out_dir.rstrip("/"))
+    require_build(layout)
     dropped = pair_counts(layout.dropped("crawl"), "source", "reason") + pair_counts(
         layout.dropped("filter"), "source", "reason")
     redactions = pair_counts(f"{layout.stage_dir('crawl')}/redactions*.parquet", "source", "type", "count")
@@ -38,9 +55,11 @@ def build_stats(out_dir: str) -> dict:
     quarantined = collections.Counter(row["source"] for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"))
     duplicates = ledger.count_values(f"{layout.stage_dir('dedup')}/duplicates*.parquet", "source")
     kept = ledger.count_values(layout.docs("dedup"), "source")
+    read = read_counts(layout)
     sources = sorted({s for s, _ in dropped} | {s for s, _ in redactions} | set(quarantined) | set(kept)
-                     | set(duplicates))
+                     | set(duplicates) | set(read))
     return {source: {
+        "read": read.get(source, 0),
         "kept": kept.get(source, 0),
         "duplicates": duplicates.get(source, 0),
         "quarantined": quarantined.get(source, 0),
@@ -50,16 +69,72 @@ def build_stats(out_dir: str) -> dict:
     } for source in sources}
 
 
-def format_stats(stats: dict) -> str:
-    lines = []
+def sample_records(out_dir: str, n: int, seed: int) -> dict:
+    """Up to ``n`` dropped records per (source, reason) and quarantined records per source, drawn with ``seed``."""
+    layout = BuildLayout(out_dir.rstrip("/"))
+    require_build(layout)
+    dropped: dict[str, list[dict]] = collections.defaultdict(list)
+    for stage in ("crawl", "filter"):
+        for path in ledger.matched_files(layout.dropped(stage)):
+            with FileSystems.open(path) as handle:
+                rows = pq.read_table(handle, columns=["source", "reason", "location"]).to_pylist()
+            for row in rows:
+                dropped[f"{row['source']} {row['reason']}"].append({"stage": stage, "location": row["location"]})
+    quarantined: dict[str, list[dict]] = collections.defaultdict(list)
+    for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"):
+        quarantined[row["source"]].append({"location": row["location"], "error": row["error"]})
+    rng = random.Random(seed)
+
+    def draw(groups: dict[str, list[dict]]) -> dict[str, list[dict]]:
+        return {key: rng.sample(sorted(rows, key=json.dumps), min(n, len(rows))) for key, rows in sorted(groups.items())}
+
+    return {"dropped": draw(dropped), "quarantined": draw(quarantined), "seed": seed}
+
+
+def format_stats(stats: dict, samples: dict | None = None) -> str:
+    """Aligned tables: the funnel per source, drops per reason, redactions and benchmark hits."""
+    if not stats:
+        return "no records found in this build's ledgers"
+    blocks = [funnel_table(stats)]
+    for title, key, column in (("dropped", "dropped", "reason"), ("redacted", "redactions", "type"),
+                               ("benchmark hits", "contamination_hits", "benchmark")):
+        rows = [[source, name, n, percent(n, info["read"])] for source, info in stats.items()
+                for name, n in info[key].items()]
+        if rows:
+            blocks.append(f"{title}\n" + format_table(
+                ["source", column, "records", "% of read"], rows,
+                total=["total", "", sum(r[2] for r in rows), percent(sum(r[2] for r in rows), total_read(stats))]))
+    if samples:
+        blocks.append(format_samples(samples))
+    return "\n\n".join(blocks)
+
+
+def total_read(stats: dict) -> int:
+    return sum(info["read"] for info in stats.values())
+
+
+def funnel_table(stats: dict) -> str:
+    """Per source: read, dropped, quarantined, duplicates and kept, each also as a share of read."""
+    rows = []
     for source, info in stats.items():
-        lines.append(f"{source}: kept {info['kept']:,}, duplicates {info['duplicates']:,}, "
-                     f"quarantined {info['quarantined']:,}")
-        for title, key in (("dropped", "dropped"), ("redacted", "redactions"), ("benchmark hits", "contamination_hits")):
-            for name, n in info[key].items():
-                lines.append(f"  {title:<15} {name:<28} {n:>10,}")
-    return "\n".join(lines) or "no records found: is this a mix build output directory?"
+        dropped, read = sum(info["dropped"].values()), info["read"]
+        rows.append([source, read, dropped, percent(dropped, read), info["quarantined"],
+                     percent(info["quarantined"], read), info["duplicates"], info["kept"], percent(info["kept"], read)])
+    sums = [sum(row[i] for row in rows) for i in (1, 2, 4, 6, 7)]
+    return "funnel per source\n" + format_table(
+        ["source", "read", "dropped", "%", "quarantined", "%", "duplicates", "kept", "%"], rows,
+        total=["total", sums[0], sums[1], percent(sums[1], sums[0]), sums[2], percent(sums[2], sums[0]), sums[3],
+               sums[4], percent(sums[4], sums[0])])
 
 
-def stats_json(stats: dict) -> str:
-    return json.dumps(stats, indent=2, sort_keys=True)
+def format_samples(samples: dict) -> str:
+    lines = [f"samples (seed {samples['seed']})"]
+    for key, rows in samples["dropped"].items():
+        lines += [f"  dropped {key}: {row['location']}" for row in rows]
+    for source, rows in samples["quarantined"].items():
+        lines += [f"  quarantined {source}: {row['location']}  {row['error']}" for row in rows]
+    return "\n".join(lines)
+
+
+def stats_json(stats: dict, samples: dict | None = None) -> str:
+    return json.dumps({**stats, **({"_samples": samples} if samples else {})}, indent=2, sort_keys=True)

@@ -20,7 +20,6 @@ a number that does not depend on the tokenizer. Legend: ``_B`` windows per batch
 
 from __future__ import annotations
 
-import argparse
 import fnmatch
 import glob
 import json
@@ -34,6 +33,7 @@ import torch
 
 from codemix.config import ConfigError
 from pretrain.checkpoint import load_checkpoint
+from pretrain.cli_args import evaluate_parser
 from pretrain.configs import ParallelConfig, recipe_from_dict
 from pretrain.loop import append_jsonl, batch_loss
 from pretrain.metrics import bits_per_byte
@@ -174,13 +174,7 @@ def parse_eval_sets(items: Sequence[str], include: Sequence[str]) -> dict[str, l
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pretrain.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("run_dir")
-    parser.add_argument("--eval-set", action="append", required=True, metavar="NAME=PATH")
-    parser.add_argument("--include", action="append", default=None, help="file globs for directory eval sets (default *.py)")
-    parser.add_argument("--step", type=int, help="evaluate this checkpoint only (default: every checkpoint)")
-    parser.add_argument("--seq-length", type=int, help="window length (default: the run's sequence length)")
-    parser.add_argument("--out", help="JSONL to append to (default RUN_DIR/eval.jsonl)")
+    parser = evaluate_parser()
     args = parser.parse_args(argv)
     try:
         sets = parse_eval_sets(args.eval_set, args.include or ["*.py"])

@@ -41,7 +41,6 @@ equivalent and are refused.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -54,6 +53,7 @@ import torch
 
 from codemix.config import ConfigError, require
 from pretrain.checkpoint import latest_checkpoint, load_checkpoint
+from pretrain.cli_args import handoff_parser
 from pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
 from pretrain.model import PositionSetup
 from pretrain.params import count_parameters
@@ -346,12 +346,7 @@ def write_summary(run_dir: Path, out: Path, checkpoint: Path, state: dict[str, A
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pretrain.handoff", description=__doc__.splitlines()[0])
-    parser.add_argument("run_dir")
-    parser.add_argument("--out", required=True, help="bundle directory")
-    parser.add_argument("--step", type=int, help="checkpoint step (default: the latest)")
-    parser.add_argument("--eval-set", action="append", default=[], metavar="NAME=PATH",
-                        help="evaluate the checkpoint on these sets first (see pretrain.evaluate)")
+    parser = handoff_parser()
     args = parser.parse_args(argv)
     try:
         from pretrain.evaluate import parse_eval_sets

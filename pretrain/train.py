@@ -14,36 +14,22 @@ import argparse
 import logging
 import sys
 
-import torch
-
 from codemix.config import ConfigError
-from pretrain.configs import STAGES, load_recipe
-from pretrain.run import TrainOptions, run
+from pretrain.cli_args import train_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m pretrain.train", description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="recipe name under pretrain/configs (tiny, h100-1b, ...) or a YAML path")
-    parser.add_argument("--stage", required=True, choices=STAGES)
-    parser.add_argument("--data", required=True, help="a `mix build --out` directory (manifest.json, tokenizer.json)")
-    parser.add_argument("--steps", type=int, required=True, help="optimizer steps of the run (a resumed run counts from 0)")
-    parser.add_argument("--out", required=True, help="run directory: run.json, metrics.jsonl, checkpoints/")
-    parser.add_argument("--run-id", help="name in logs and eval rows (default: the --out directory's name)")
-    parser.add_argument("--save-interval", type=int, default=0, help="also checkpoint every N steps")
-    parser.add_argument("--log-interval", type=int, default=1)
-    parser.add_argument("--seq-length", type=int, help="train at this length instead of the recipe's or the manifest's")
-    parser.add_argument("--init-from", help="start from this checkpoint's weights (fresh optimizer, step 0)")
-    parser.add_argument("--resume-from", help="continue this checkpoint exactly (default: OUT/checkpoints/latest)")
-    parser.add_argument("--peak-tflops", type=float, help="peak TFLOP/s per device for MFU (default: GPU datasheet)")
-    parser.add_argument("--threads", type=int, help="torch CPU threads")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a recipe field, e.g. --set train.short.lr=1e-3 (repeatable)")
-    return parser
+    return train_parser()
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv``, train, print where the final checkpoint is; 2 on a configuration error."""
     args = build_parser().parse_args(argv)
+    import torch  # after parsing: --help and argument errors answer without loading torch
+
+    from pretrain.configs import load_recipe
+    from pretrain.run import TrainOptions, run
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("megatron").setLevel(logging.WARNING)  # its dataset builder logs every index file at INFO
     if args.threads:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from codemix.document import ReadCount
 from codemix.sources import SourceConfig
 from pipelines.readers.archive import read_archive
-from pipelines.readers.common import Outcome, Reader, guarded, quarantine
+from pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
 from pipelines.readers.crawl_list import read_crawl_list
 from pipelines.readers.directory import read_directory
 from pipelines.readers.dumps import read_dump
@@ -34,13 +35,21 @@ READERS: dict[str, Reader] = {
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
                 "duplicate_member_name", "not_regular_file", "file_too_large", "binary")
 
-__all__ = ["DROP_REASONS", "READERS", "detect_language", "read_location"]
+__all__ = ["DROP_REASONS", "READERS", "detect_language", "read_counted", "read_location"]
+
+
+def read_counted(source: SourceConfig, location: str) -> Iterator[Outcome | ReadCount]:
+    """Every outcome of one location of ``source``, by ``source.type``, and the ``ReadCount`` of each
+    location read (one, or one per entry of a crawl list and one for the list); never raises on bad input."""
+    reader = READERS.get(source.type, _unknown_type)
+    yield from guarded(reader, source, location)
 
 
 def read_location(source: SourceConfig, location: str) -> Iterator[Outcome]:
-    """Every outcome of one location of ``source``, by ``source.type``; never raises on bad input."""
-    reader = READERS.get(source.type)
-    if reader is None:
-        yield quarantine(source, location, f"ValueError: unknown source type {source.type!r}")
-        return
-    yield from guarded(reader, source, location)
+    """``read_counted`` without the counts: the outcomes only."""
+    return (outcome for outcome in read_counted(source, location) if not isinstance(outcome, ReadCount))
+
+
+def _unknown_type(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
+    tally.count()  # the location, unread, is one record
+    yield quarantine(source, location, f"ValueError: unknown source type {source.type!r}")

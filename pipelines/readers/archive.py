@@ -27,6 +27,7 @@ from typing import IO, Literal
 from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 from pipelines.readers.common import (
     Outcome,
+    ReadTally,
     base_name,
     content_outcome,
     drop,
@@ -75,7 +76,7 @@ def is_unsafe_name(name: str) -> bool:
     return normal.startswith("/") or bool(_DRIVE.match(normal)) or ".." in normal.split("/")
 
 
-def read_archive(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Every member of the archive at ``location``, in archive order."""
     repo, budget = archive_repo(location), _Budget(source.limits)
     is_zip = location.lower().endswith(".zip")
@@ -83,10 +84,12 @@ def read_archive(source: SourceConfig, location: str) -> Iterator[Outcome]:
     for member in _zip_members(location) if is_zip else _tar_members(location):
         over = budget.charge(member)
         if over:
+            tally.count()  # the unread rest of the archive is one record
             yield quarantine(source, location, ArchiveLimitExceeded(over))
             return
         if member.kind == "dir":  # directories are structure, not records
             continue
+        tally.count()
         if member.name in seen_names:
             yield drop(source, f"{member_location(location, member.name)}#{budget.members}", "duplicate_member_name")
             continue

@@ -7,7 +7,12 @@ live here, so each reader applies them the same way:
     ``archive!member``, ``file#L12``, ``file#row3``); its ``Document.id`` is derived from it;
   * content is checked in a fixed order: binary (NUL in the first 8 KiB) is dropped, then the
     bytes are decoded strictly as UTF-8 and a failure is quarantined, never replaced;
-  * nothing is ever decompressed or read whole without a bound.
+  * nothing is ever decompressed or read whole without a bound;
+  * every reader counts the records it meets on a ``ReadTally`` at the point where it enumerates
+    them, before deciding their outcome; ``guarded`` turns the tally into one ``ReadCount`` per
+    location, which the manifest checks against the outcomes (``pipelines.manifest``);
+  * past ``limits.max_malformed_records`` quarantined records, a file's rest is one quarantine
+    record with the count (``ErrorBudget``).
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ import json
 import lzma
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 import smart_open
 import zstandard
 
-from codemix.document import Document, Dropped, Quarantined, describe_error, make_doc_id
+from codemix.document import Document, Dropped, Quarantined, ReadCount, describe_error, make_doc_id
 from codemix.sources import SourceConfig
 from pipelines.readers.language import detect_language
 
@@ -35,7 +41,22 @@ BINARY_SNIFF_BYTES = 8192  # same window git uses to call a blob binary (buffer_
 READ_CHUNK_BYTES = 1 << 16
 
 Outcome = Document | Dropped | Quarantined
-Reader = Callable[[SourceConfig, str], Iterator[Outcome]]
+
+
+@dataclass(slots=True)
+class ReadTally:
+    """Records a reader met at one location. Readers call ``count()`` where they enumerate a record
+    (a walked file, a member, a tree entry, a non-blank line, a row; a whole-file record or the
+    unread rest of a file counts as one), never where they yield its outcome."""
+
+    records: int = 0
+
+    def count(self, n: int = 1) -> None:
+        self.records += n
+
+
+# reader(source, location, tally) -> outcomes; nested readers (crawl lists) may also yield ReadCounts.
+Reader = Callable[[SourceConfig, str, ReadTally], Iterator[Outcome | ReadCount]]
 
 
 # --- location strings -------------------------------------------------------------------------
@@ -98,16 +119,47 @@ def storable(source: SourceConfig, document: Document) -> Outcome:
     return document
 
 
-def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Outcome]:
-    """Run ``reader`` so it never raises: a failure becomes one Quarantined for ``location``.
+def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Outcome | ReadCount]:
+    """Run ``reader`` so it never raises: a failure becomes one Quarantined for ``location``. Ends
+    with the location's ``ReadCount``.
 
     Outcomes yielded before the failure stay; the rest of the location is covered by the
-    quarantine record, so the location still accounts for everything it was asked to read.
+    quarantine record, so the location still accounts for everything it was asked to read. That
+    rest counts as one record, unless the failure struck a record the reader had counted and not
+    yet given an outcome: then the quarantine stands for that record.
     """
+    tally, accounted = ReadTally(), 0  # accounted: outcomes of this tally's records so far
     try:
-        yield from reader(source, location)
+        for outcome in reader(source, location, tally):
+            # A nested location's outcomes are covered by its own ReadCount, not by this tally.
+            accounted += -outcome.records if isinstance(outcome, ReadCount) else 1
+            yield outcome
     except Exception as error:  # noqa: BLE001 - any failure on bad input is data, not a crash
+        if tally.records <= accounted:
+            tally.count()
         yield quarantine(source, location, error)
+    yield ReadCount(stage=STAGE, source=source.name, location=location, records=tally.records)
+
+
+class ErrorBudget:
+    """Counts a file's quarantined records; once over ``limits.max_malformed_records`` the reader stops
+    and ``exhausted()`` gives the one record that quarantines the rest of the file, with the count."""
+
+    def __init__(self, source: SourceConfig, location: str):
+        self._source, self._location = source, location
+        self._limit = source.limits.max_malformed_records
+        self.malformed = 0
+
+    def spend(self, outcome: Outcome) -> bool:
+        """True when ``outcome`` is quarantined and puts the file over its budget."""
+        self.malformed += isinstance(outcome, Quarantined)
+        return self.malformed > self._limit
+
+    def exhausted(self, tally: ReadTally, where: str) -> Quarantined:
+        tally.count()  # the unread rest of the file is one record
+        return quarantine(self._source, self._location,
+                          f"TooManyMalformedRecords: {self.malformed} malformed records by {where}, over "
+                          f"limits.max_malformed_records ({self._limit}); the rest of the file is not read")
 
 
 # --- content checks ---------------------------------------------------------------------------

@@ -17,11 +17,13 @@ import os
 import posixpath
 from collections.abc import Iterator
 
+from codemix.document import ReadCount
 from codemix.sources import SourceConfig
 from pipelines.readers.archive import is_archive, read_archive
 from pipelines.readers.common import (
     Outcome,
     Reader,
+    ReadTally,
     decode_utf8,
     guarded,
     iter_bounded_lines,
@@ -33,30 +35,37 @@ from pipelines.readers.directory import read_directory
 from pipelines.readers.git import is_remote, read_git
 
 
-def read_crawl_list(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_crawl_list(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome | ReadCount]:
     """Every entry of the list at ``location``, each dispatched to the reader its form calls for.
+    Each entry is a location of its own, with its own ``ReadCount``; the list's tally counts only
+    its lines that could not be read as an entry.
 
     The list is read in full first: it is small, and a remote list should not be held open
     while a long clone runs.
     """
-    for entry in list(list_entries(source, location)):
+    listed = ReadTally()  # added once the whole list is read: a list that fails midway is one record
+    entries = list(list_entries(source, location, listed))
+    tally.count(listed.records)
+    for entry in entries:
         if isinstance(entry, str):
             yield from guarded(entry_reader(entry), source, entry)
         else:
             yield entry
 
 
-def list_entries(source: SourceConfig, location: str) -> Iterator[str | Outcome]:
+def list_entries(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[str | Outcome]:
     """Resolved entries in list order; a line that is not UTF-8 (or too long) is quarantined alone."""
     limit = source.limits.max_line_bytes
     with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         for lineno, line in iter_bounded_lines(stream, limit):
             if line is None:
+                tally.count()  # a line that can be no entry is a record of the list itself
                 yield quarantine(source, line_location(location, lineno), f"LineTooLong: over {limit} bytes")
                 continue
             try:
                 entry = decode_utf8(line).strip()
             except UnicodeDecodeError as error:
+                tally.count()
                 yield quarantine(source, line_location(location, lineno), error)
                 continue
             if entry and not entry.startswith("#"):

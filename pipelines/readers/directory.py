@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from codemix.sources import SourceConfig
 from pipelines.readers.common import (
     Outcome,
+    ReadTally,
     base_name,
     content_outcome,
     drop,
@@ -29,7 +30,7 @@ from pipelines.readers.common import (
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
-def read_directory(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Every file under ``location``; paths are relative to it with ``/`` separators."""
     if not os.path.isdir(location):
         raise NotADirectoryError(f"{location}: not a directory")
@@ -42,8 +43,9 @@ def read_directory(source: SourceConfig, location: str) -> Iterator[Outcome]:
         dirnames[:] = sorted(d for d in dirnames if d not in VCS_DIRS and d not in links
                              and not directory_excluded(source, _relative(root, dirpath, d)))
         for name in sorted(filenames + links):
-            path = _relative(root, dirpath, name)
-            yield _file_outcome(source, root, repo, path)
+            tally.count()
+            yield _file_outcome(source, root, repo, _relative(root, dirpath, name))
+        tally.count(len(errors))  # a directory that could not be listed is one record
         yield from (quarantine(source, text_name(error.filename or root), error) for error in errors)
         errors.clear()
 

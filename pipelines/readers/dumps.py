@@ -24,7 +24,9 @@ import pyarrow.parquet as pq
 from codemix.sources import SourceConfig
 from pipelines.readers.common import (
     JSON_ERRORS,
+    ErrorBudget,
     Outcome,
+    ReadTally,
     base_name,
     decode_utf8,
     drop,
@@ -52,42 +54,53 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 PARQUET_BATCH_ROWS = 256  # code files run to megabytes; pyarrow's default 65,536 rows would not fit
 
 
-def read_dump(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_dump(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Every record of one dump file, chosen by suffix (after any compression suffix)."""
     name = strip_compression(base_name(location).lower())
     if name.endswith(PARQUET_SUFFIXES):
-        return read_parquet(source, location)
+        return read_parquet(source, location, tally)
     if name.endswith(JSONL_SUFFIXES):
-        return read_jsonl(source, location)
+        return read_jsonl(source, location, tally)
     raise ValueError(f"unknown dump format {name!r}: expected one of "
                      f"{', '.join(JSONL_SUFFIXES + PARQUET_SUFFIXES)} (optionally compressed)")
 
 
-def read_jsonl(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_jsonl(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """One record per non-blank line; an over-long line is skipped unread up to its newline."""
-    limit = source.limits.max_line_bytes
+    limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
     with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
+            tally.count()
             where = line_location(location, lineno)
             if line is None:
-                yield quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
+                outcome = quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
             else:
-                yield _json_line_outcome(source, where, line)
+                outcome = _json_line_outcome(source, where, line)
+            yield outcome
+            if budget.spend(outcome):
+                yield budget.exhausted(tally, f"line {lineno}")
+                return
 
 
-def read_parquet(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_parquet(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Rows in record batches; a file without the text column is one Quarantined for the file."""
     with open_raw(location) as raw:
         parquet = pq.ParquetFile(raw)
         field = text_field(source, parquet.schema_arrow.names)
         if field is None:
+            tally.count()  # the file, unread, is one record
             yield quarantine(source, location, f"KeyError: no text column: looked for {_wanted_text(source)} "
                                                f"in {parquet.schema_arrow.names}")
             return
-        row = 0
+        row, budget = 0, ErrorBudget(source, location)
         for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
             for record in batch.to_pylist():
-                yield record_outcome(source, row_location(location, row), record, field)
+                tally.count()
+                outcome = record_outcome(source, row_location(location, row), record, field)
+                yield outcome
+                if budget.spend(outcome):
+                    yield budget.exhausted(tally, f"row {row}")
+                    return
                 row += 1
 
 

@@ -25,6 +25,7 @@ from typing import IO, Self
 from codemix.sources import SourceConfig
 from pipelines.readers.common import (
     Outcome,
+    ReadTally,
     base_name,
     content_outcome,
     drop,
@@ -70,15 +71,24 @@ def repo_name(location: str) -> str:
     return "/".join(parts[-2:]).removesuffix(".git")
 
 
-def read_git(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Every entry of ``source.ref``'s tree in ``location`` (a local repo or a clone URL)."""
     with _git_dir(location) as git_dir:
-        commit = _git(git_dir, "rev-parse", "--verify", "--end-of-options", f"{source.ref}^{{commit}}")
-        commit = commit.decode().strip()
+        commit = resolve_ref(git_dir, source.ref)
         entries = list_tree(git_dir, commit)
         with _BlobReader(git_dir) as blobs:
             for entry in entries:
+                tally.count()
                 yield _entry_outcome(source, location, commit, entry, blobs)
+
+
+def resolve_ref(git_dir: str, ref: str) -> str:
+    """The commit ``ref`` names; a ref that names none is an error that says which ref it was."""
+    try:
+        return _git(git_dir, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}").decode().strip()
+    except GitError as error:
+        raise GitError(f"ref {ref!r} names no commit in this repository ({error}); "
+                       f"fix: set the source's ref to an existing branch, tag or commit") from error
 
 
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,

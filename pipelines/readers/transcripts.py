@@ -27,7 +27,9 @@ from mixtures.transcripts import (
 )
 from pipelines.readers.common import (
     JSON_ERRORS,
+    ErrorBudget,
     Outcome,
+    ReadTally,
     base_name,
     drop,
     iter_bounded_lines,
@@ -45,17 +47,19 @@ from pipelines.readers.common import (
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
-def read_transcripts(source: SourceConfig, location: str) -> Iterator[Outcome]:
+def read_transcripts(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """One Document per transcript: the whole file, or each line of a JSONL file.
 
     include/exclude globs match the file name, since a transcript has no in-repo path.
     """
     name = base_name(location)
     if not path_selected(source, name):
+        tally.count()
         yield drop(source, location, "path_not_included")
     elif strip_compression(name.lower()).endswith(JSONL_SUFFIXES):
-        yield from _read_jsonl(source, location, name)
+        yield from _read_jsonl(source, location, name, tally)
     else:
+        tally.count()
         yield _read_whole_file(source, location, name)
 
 
@@ -71,20 +75,26 @@ def _read_whole_file(source: SourceConfig, location: str, name: str) -> Outcome:
     return transcript_outcome(source, location, name, parsed, default_format="mini-swe-agent")
 
 
-def _read_jsonl(source: SourceConfig, location: str, name: str) -> Iterator[Outcome]:
-    limit = source.limits.max_line_bytes
+def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally) -> Iterator[Outcome]:
+    limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
     with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
-            where = line_location(location, lineno)
-            if line is None:
-                yield quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
-                continue
-            try:
-                parsed = parse_json(line)
-            except JSON_ERRORS as error:
-                yield quarantine(source, where, error)
-                continue
-            yield transcript_outcome(source, where, name, parsed, default_format="openai-jsonl")
+            tally.count()
+            outcome = _line_outcome(source, line_location(location, lineno), name, line, limit)
+            yield outcome
+            if budget.spend(outcome):
+                yield budget.exhausted(tally, f"line {lineno}")
+                return
+
+
+def _line_outcome(source: SourceConfig, where: str, name: str, line: bytes | None, limit: int) -> Outcome:
+    if line is None:
+        return quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
+    try:
+        parsed = parse_json(line)
+    except JSON_ERRORS as error:
+        return quarantine(source, where, error)
+    return transcript_outcome(source, where, name, parsed, default_format="openai-jsonl")
 
 
 def transcript_outcome(source: SourceConfig, where: str, name: str, parsed: Any, *, default_format: str) -> Outcome:

@@ -1,0 +1,183 @@
+"""What a stage's output depends on besides its config: the inputs it reads and the code that ran.
+
+A resumed build reuses a finished stage only when its key matches (``pipelines.resume``), so the
+key must change whenever the output could: a spec that names the same path over edited files, a
+git branch that moved, an object rewritten in a bucket, or a new codemix. Fingerprints are taken
+without reading contents (except for git refs, which are resolved, and the code, which is small):
+
+  * local file: path, size and modification time (ns);
+  * local directory: the same for every file below it (VCS metadata directories skipped);
+  * git: the commit the source's ref resolves to (``git rev-parse``; ``git ls-remote`` for URLs);
+  * ``gs://``: the object generation; ``s3://``: the ETag; ``http(s)://``: ETag, else Last-Modified
+    and length (a HEAD request); any other scheme Beam can match: size and update time;
+  * a crawl list: the list file and every entry it names, each by its own kind;
+  * the code: a sha256 over the sources of the packages a build runs (``code_fingerprint``).
+
+Anything that cannot be fingerprinted gets a value that names the error, so a location that comes
+back later changes the key.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from codemix.sources import SourceConfig
+
+# The packages whose code shapes a build's output (the CLI and consumers do not).
+BUILD_PACKAGES = ("codemix", "filters", "dedup", "mixtures", "pipelines")
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+def _digest(items) -> str:
+    return hashlib.sha256(json.dumps(items, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@functools.cache
+def code_fingerprint(packages: tuple[str, ...] = BUILD_PACKAGES) -> str:
+    """sha256 over the relative path and bytes of every ``.py`` file of ``packages``, as imported."""
+    import importlib
+
+    digest = hashlib.sha256()
+    for name in packages:
+        root = Path(importlib.import_module(name).__file__).parent
+        digest.update(tree_digest(root).encode())
+    return digest.hexdigest()
+
+
+def tree_digest(root: Path) -> str:
+    """sha256 of the ``.py`` sources under ``root``: relative paths and contents, in sorted order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def local_fingerprint(path: str) -> dict:
+    """Path, size and mtime of a file, or of every file under a directory; names the error otherwise."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        return {"path": path, "error": f"{type(error).__name__}: {error.strerror}"}
+    if not os.path.isdir(path):
+        return {"path": path, "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+    files = []
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = sorted(d for d in dirnames if d not in VCS_DIRS)
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            try:
+                stat = os.lstat(full)
+            except OSError as error:
+                files.append((os.path.relpath(full, path), type(error).__name__))
+                continue
+            files.append((os.path.relpath(full, path), stat.st_size, stat.st_mtime_ns))
+    return {"path": path, "files": len(files), "tree": _digest(files)}
+
+
+def git_fingerprint(location: str, ref: str) -> dict:
+    """The commit ``ref`` resolves to in ``location`` (local repository or clone URL)."""
+    from pipelines.readers.git import is_remote
+
+    if is_remote(location):
+        command = ["git", "ls-remote", "--", location, ref]
+    else:
+        command = ["git", "-C", location, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"]
+    try:
+        result = subprocess.run(command, capture_output=True, timeout=60, check=False,
+                                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return {"location": location, "ref": ref, "error": type(error).__name__}
+    resolved = result.stdout.decode(errors="replace").split()
+    if result.returncode != 0 or not resolved:
+        # ls-remote finds branches and tags only; a commit id given as the ref names itself.
+        return {"location": location, "ref": ref, "unresolved": result.returncode}
+    return {"location": location, "ref": ref, "commit": resolved[0]}
+
+
+def remote_fingerprint(location: str) -> dict:
+    """The version the object store reports for ``location``; the error when it cannot be asked."""
+    try:
+        if location.startswith(("http://", "https://")):
+            return {"location": location, **_http_version(location)}
+        if location.startswith("gs://"):
+            return {"location": location, **_gcs_version(location)}
+        if location.startswith("s3://"):
+            return {"location": location, **_s3_version(location)}
+        from apache_beam.io.filesystems import FileSystems
+
+        metadata = FileSystems.match([location])[0].metadata_list
+        return {"location": location, "objects": sorted((m.path, m.size_in_bytes, m.last_updated_in_seconds)
+                                                         for m in metadata)}
+    except Exception as error:  # noqa: BLE001 - an unreachable input is fingerprinted by its error
+        return {"location": location, "error": f"{type(error).__name__}: {error}"[:300]}
+
+
+def _http_version(url: str) -> dict:
+    import urllib.request
+
+    request = urllib.request.Request(url, method="HEAD")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        headers = response.headers
+    if headers.get("ETag"):
+        return {"etag": headers["ETag"]}
+    return {"last_modified": headers.get("Last-Modified"), "length": headers.get("Content-Length")}
+
+
+def _gcs_version(location: str) -> dict:
+    from google.cloud import storage  # the GCS client Beam's gcp extra installs
+
+    bucket, _, name = location[len("gs://"):].partition("/")
+    blob = storage.Client().bucket(bucket).get_blob(name)
+    return {"generation": blob.generation if blob is not None else None}
+
+
+def _s3_version(location: str) -> dict:
+    import boto3  # the S3 client Beam's aws extra installs
+
+    bucket, _, key = location[len("s3://"):].partition("/")
+    head = boto3.client("s3").head_object(Bucket=bucket, Key=key)
+    return {"etag": head.get("ETag"), "version": head.get("VersionId")}
+
+
+def location_fingerprint(source: SourceConfig, location: str) -> dict:
+    """One location of ``source``, by the kind of thing it is."""
+    from pipelines.readers.common import ReadTally
+    from pipelines.readers.crawl_list import entry_reader, list_entries
+    from pipelines.readers.git import is_remote, read_git
+
+    if source.type == "git":
+        return git_fingerprint(location, source.ref)
+    if source.type == "crawl_list":
+        listed = local_fingerprint(location) if "://" not in location else remote_fingerprint(location)
+        try:
+            entries = [e for e in list_entries(source, location, ReadTally()) if isinstance(e, str)]
+        except Exception as error:  # noqa: BLE001 - the crawl quarantines it; the key names it
+            return {**listed, "entries_error": type(error).__name__}
+        kinds = [(entry, "git" if entry_reader(entry) is read_git else "file") for entry in entries]
+        return {**listed, "entries": [git_fingerprint(e, source.ref) if kind == "git" else
+                                      (remote_fingerprint(e) if is_remote(e) else local_fingerprint(e))
+                                      for e, kind in kinds]}
+    return remote_fingerprint(location) if "://" in location else local_fingerprint(location)
+
+
+def source_fingerprints(sources: list[SourceConfig]) -> dict[str, list[dict]]:
+    """Every configured location's fingerprint, per source name."""
+    return {source.name: [location_fingerprint(source, location) for location in source.paths]
+            for source in sources}
+
+
+def paths_fingerprint(paths: list[str]) -> list[dict]:
+    """Files a stage reads besides its input documents (benchmarks, earlier dedup indexes, a tokenizer)."""
+    return [remote_fingerprint(p) if "://" in p else local_fingerprint(p) for p in paths]
+
+
+def expected_records(fingerprints: dict[str, list[dict]]) -> int | None:
+    """Records the crawl will meet, when every location is a local directory (a file is a record);
+    None when some location's count is not known before reading it."""
+    counts = [f.get("files") for prints in fingerprints.values() for f in prints]
+    return sum(counts) if counts and all(isinstance(c, int) for c in counts) else None

@@ -1,0 +1,260 @@
+"""Does the build hold the mixture the spec asked for? Failures that stop it, and the health summary.
+
+Two kinds of finding:
+
+* **Failures** stop the build before any shard is written, naming the source, the location, the
+  error and the fix: a configured location that could not be read (a missing path, a git ref that
+  names no commit, an unreachable URL), a source that read no records or whose records were mostly
+  quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
+  stage weights that has no document left after dedup, and records a reader counted but no ledger
+  accounts for. A source listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on
+  without its failures, and the decision is recorded (``health.allowed_missing``).
+* **Warnings** go into ``manifest.json`` (``health``) and are printed at the end of the build: a
+  source repeated past ``health.max_epochs``, a stage short of its token budget, a source missing
+  from a stage's blend, quarantine and drop rates above their thresholds. ``--strict`` turns them
+  into a non-zero exit. Notes (renormalised weights, contamination hits) are recorded, not warned.
+
+Everything here reads the ledgers or the manifest, so a resumed build checks again what it reuses.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from dataclasses import dataclass
+
+from codemix.config import ConfigError
+from codemix.tables import format_table, percent
+from mixtures.spec import MixtureSpec
+from pipelines import ledger
+from pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
+
+# Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
+CHOSEN_DROPS = frozenset({"path_not_included"})
+_PART_SUFFIX = re.compile(r"#part=\d+/\d+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason the build cannot go on: where, what went wrong and what to do about it."""
+
+    source: str
+    where: str  # the configured location, or the spec field
+    error: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"source {self.source!r}, {self.where}: {self.error}\n    fix: {self.fix}"
+
+
+class BuildFailure(RuntimeError):
+    """The build stopped on purpose; the message lists every problem with its fix."""
+
+    def __init__(self, headline: str, problems: list[Problem]):
+        self.problems = problems
+        super().__init__(headline + "\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def allowed_missing(spec: MixtureSpec, cli_sources: list[str]) -> set[str]:
+    """``--allow-missing`` names and the spec's ``allow_missing``; an unknown name is a config error."""
+    names = {s.name for s in spec.sources}
+    for name in cli_sources:
+        if name not in names:
+            raise ConfigError("--allow-missing", f"no source named {name!r}", f"sources are: {', '.join(sorted(names))}")
+    return set(cli_sources) | set(spec.allow_missing)
+
+
+def allow_hint(source: str) -> str:
+    return f"or build without it on purpose: --allow-missing {source} (or allow_missing: [{source}] in the spec)"
+
+
+def location_fix(source_type: str, error: str) -> str:
+    """What to do about a location that could not be read, from its error."""
+    if error.startswith("GitError") and "ref " in error:
+        return "set the source's ref to an existing branch, tag or commit"
+    if "No such file" in error or "no such" in error or "NotADirectory" in error or "not a directory" in error:
+        return "check the path (relative paths are relative to the directory you run mix in)"
+    if "://" in error or "Connection" in error or "HTTP" in error or "URLError" in error or "resolve" in error:
+        return "check the URL and that this machine can reach it"
+    if source_type == "git":
+        return "check that the location is a git repository or a clone URL"
+    return "check that the location exists and is readable"
+
+
+def configured_location(spec: MixtureSpec, source: str, location: str) -> tuple[int, int] | None:
+    """(source index, path index) when ``location`` (a quarantine record's) is a configured path."""
+    location = _PART_SUFFIX.sub("", location)
+    for i, config in enumerate(spec.sources):
+        if config.name == source and location in config.paths:
+            return i, config.paths.index(location)
+    return None
+
+
+def location_problems(spec: MixtureSpec, quarantined: list[dict]) -> list[Problem]:
+    """Configured locations whose reading failed (their quarantine record names the location itself)."""
+    problems, seen = [], set()
+    for row in quarantined:
+        index = configured_location(spec, row["source"], row["location"])
+        if index is None or index in seen:
+            continue
+        seen.add(index)
+        i, j = index
+        source = spec.sources[i]
+        problems.append(Problem(source.name, f"sources[{i}].paths[{j}] = {source.paths[j]}", row["error"],
+                                f"{location_fix(source.type, row['error'])}; {allow_hint(source.name)}"))
+    return problems
+
+
+def rate_problems(spec: MixtureSpec, read: collections.Counter, quarantined: collections.Counter) -> list[Problem]:
+    """Sources that read nothing, or whose records were mostly quarantined."""
+    problems = []
+    for i, source in enumerate(spec.sources):
+        n, bad = read.get(source.name, 0), quarantined.get(source.name, 0)
+        if n == 0:
+            problems.append(Problem(source.name, f"sources[{i}].paths", "read no records",
+                                    f"check the paths and include/exclude globs; {allow_hint(source.name)}"))
+        elif bad / n > spec.health.fail_quarantine_rate:
+            problems.append(Problem(
+                source.name, f"sources[{i}].type = {source.type}",
+                f"{bad:,} of {n:,} records quarantined ({percent(bad, n)}, over health.fail_quarantine_rate "
+                f"{spec.health.fail_quarantine_rate:.0%}); see {{out}}/quarantine/ for the errors",
+                f"check that the source's type matches its files; {allow_hint(source.name)}"))
+    return problems
+
+
+def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> dict[str, list[str]]:
+    """After the crawl: raise ``BuildFailure`` on unaccounted records (a reader bug, never allowed) or
+    on unreadable sources that are not allowed; return what was allowed, per source."""
+    unaccounted = unaccounted_records(layout)
+    if unaccounted:
+        raise BuildFailure("the crawl lost records: readers counted records that no ledger accounts for", [
+            Problem(source, "crawl", f"readers counted {counted:,} records, the ledgers hold {held:,} outcomes",
+                    "this is a codemix bug: report it with the source's type and input")
+            for source, (counted, held) in unaccounted.items()])
+    quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
+    problems = location_problems(spec, quarantined) + rate_problems(
+        spec, read_counts(layout), count_by_source("", quarantined))
+    return _raise_unless_allowed("a source could not be read", problems, allowed, layout)
+
+
+def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
+    """After dedup, before shards: every source a stage weights must still have documents."""
+    kept = count_by_source(layout.docs("dedup"))
+    long_kept = count_by_source(layout.docs("repo_dedup")) if repository_level else kept
+    problems = []
+    for stage, config in spec.stages.items():
+        for source in config.weights:
+            if (long_kept if stage == "long" else kept).get(source, 0) == 0:
+                problems.append(Problem(source, f"stages.{stage}.weights.{source}",
+                                        "no document of this source survived filtering and dedup, so the stage's "
+                                        "blend would leave it out and renormalise the other weights",
+                                        f"see `mix stats {layout.out}` for its drops; {allow_hint(source)}"))
+    return _raise_unless_allowed("a stage would be built without a source it weights", problems, allowed, layout)
+
+
+def _raise_unless_allowed(headline: str, problems: list[Problem], allowed: set[str],
+                          layout: BuildLayout) -> dict[str, list[str]]:
+    blocking = [p for p in problems if p.source not in allowed]
+    if blocking:
+        raise BuildFailure(f"build stopped before writing shards: {headline}",
+                           [Problem(p.source, p.where, p.error.replace("{out}", layout.out), p.fix) for p in blocking])
+    recorded: dict[str, list[str]] = collections.defaultdict(list)
+    for p in problems:
+        recorded[p.source].append(f"{p.where}: {p.error.replace('{out}', layout.out)}")
+    return dict(recorded)
+
+
+# --- the health summary ----------------------------------------------------------------------------
+
+def stage_health(spec: MixtureSpec, stage: str, info: dict, allowed: set[str]) -> tuple[dict, list[str], list[str]]:
+    """One stage's summary, warnings and notes."""
+    h, config = spec.health, spec.stages[stage]
+    warnings, notes = [], []
+    filled = info["tokens"] / info["token_budget"]
+    if filled < h.min_budget_filled:
+        warnings.append(f"stage {stage}: shards hold {info['tokens']:,} tokens, {filled:.0%} of its token budget "
+                        f"{info['token_budget']:,} (below health.min_budget_filled {h.min_budget_filled:.0%})")
+    sources = {}
+    for source, epochs in info["epochs_per_source"].items():
+        sources[source] = {"weight": info["weights"][source], "tokens": info["tokens_per_source"][source],
+                           "epochs": epochs, "warn": epochs is not None and epochs > h.max_epochs}
+        if sources[source]["warn"]:
+            warnings.append(f"stage {stage}: source {source} repeats {epochs:,.1f} times to fill its share of the "
+                            f"budget (above health.max_epochs {h.max_epochs:g})")
+    for source in info["missing_sources"]:
+        (notes if source in allowed else warnings).append(
+            f"stage {stage}: source {source} has no tokens and is left out of the blend"
+            + (" (allowed: --allow-missing)" if source in allowed else ""))
+    total = sum(config.weights.values())
+    if abs(total - 1) > 1e-9:
+        notes.append(f"stage {stage}: weights sum to {total:g}; renormalised to "
+                     + ", ".join(f"{s}={w:.3f}" for s, w in info["weights"].items()))
+    summary = {"tokens": info["tokens"], "token_budget": info["token_budget"], "budget_filled": round(filled, 4),
+               "weights_sum": total, "weights_renormalised": abs(total - 1) > 1e-9 or bool(info["missing_sources"]),
+               "missing_sources": info["missing_sources"], "sources": sources}
+    return summary, warnings, notes
+
+
+def source_health(spec: MixtureSpec, name: str, funnel: dict) -> tuple[dict, list[str]]:
+    """A source's quarantine and drop rates against its records read."""
+    h = spec.health
+    read = funnel.get("read", 0)
+    chosen = sum(n for r, n in funnel.get("dropped_by_reason", {}).items() if r in CHOSEN_DROPS)
+    dropped = funnel.get("dropped", 0) - chosen
+    summary = {"read": read, "kept": funnel.get("kept", 0), "quarantined": funnel.get("quarantined", 0),
+               "dropped": dropped, "excluded_by_globs": chosen, "duplicates": funnel.get("duplicates", 0),
+               "quarantine_rate": round(funnel.get("quarantined", 0) / read, 4) if read else None,
+               "drop_rate": round(dropped / (read - chosen), 4) if read - chosen > 0 else None}
+    warnings = []
+    if summary["quarantine_rate"] is not None and summary["quarantine_rate"] > h.warn_quarantine_rate:
+        warnings.append(f"source {name}: {percent(summary['quarantined'], read)} of its records quarantined "
+                        f"(above health.warn_quarantine_rate {h.warn_quarantine_rate:.0%})")
+    if summary["drop_rate"] is not None and summary["drop_rate"] > h.warn_drop_rate:
+        warnings.append(f"source {name}: {percent(dropped, read - chosen)} of its records dropped by filters "
+                        f"(above health.warn_drop_rate {h.warn_drop_rate:.0%})")
+    return summary, warnings
+
+
+def build_health(spec: MixtureSpec, manifest: dict, allowed: dict[str, list[str]]) -> dict:
+    """``manifest.json``'s ``health``: per stage and source, with every warning and note in words."""
+    warnings, notes, stages, sources = [], [], {}, {}
+    for stage, info in manifest["stages"].items():
+        stages[stage], stage_warnings, stage_notes = stage_health(spec, stage, info, set(allowed))
+        warnings += stage_warnings
+        notes += stage_notes
+    for name, funnel in manifest["sources"].items():
+        sources[name], source_warnings = source_health(spec, name, funnel)
+        warnings += source_warnings
+    hits = collections.Counter(row["benchmark"] for row in manifest.get("contamination", []))
+    if hits:
+        notes.append("contamination: " + ", ".join(f"{n:,} documents overlapped {b}" for b, n in sorted(hits.items()))
+                     + " (dropped)")
+    for source, reasons in sorted(allowed.items()):
+        notes += [f"source {source} allowed to be missing: {reason}" for reason in reasons]
+    return {"ok": not warnings, "warnings": warnings, "notes": notes, "stages": stages, "sources": sources,
+            "contamination_hits": dict(sorted(hits.items())), "allowed_missing": allowed,
+            "thresholds": {"max_epochs": spec.health.max_epochs, "min_budget_filled": spec.health.min_budget_filled,
+                           "warn_quarantine_rate": spec.health.warn_quarantine_rate,
+                           "fail_quarantine_rate": spec.health.fail_quarantine_rate,
+                           "warn_drop_rate": spec.health.warn_drop_rate}}
+
+
+def format_health(health: dict) -> str:
+    """The summary printed at the end of a build: per stage and source, then warnings and notes."""
+    blocks = []
+    for stage, info in health["stages"].items():
+        rows = [[s, f"{v['weight']:.3f}", v["tokens"], "-" if v["epochs"] is None else f"{v['epochs']:,.2f}x",
+                 "WARN" if v["warn"] else ""] for s, v in info["sources"].items()]
+        blocks.append(f"stage {stage}: {info['tokens']:,} of {info['token_budget']:,} budget tokens "
+                      f"({percent(info['tokens'], info['token_budget'])} filled)\n"
+                      + format_table(["source", "weight", "tokens", "epochs", ""], rows, indent="  "))
+    rows = [[s, v["read"], v["kept"], v["dropped"], percent(v["dropped"], v["read"] - v["excluded_by_globs"]),
+             v["quarantined"], percent(v["quarantined"], v["read"])] for s, v in health["sources"].items()]
+    totals = [sum(r[i] for r in rows) for i in (1, 2, 3, 5)]
+    blocks.append("sources\n" + format_table(
+        ["source", "read", "kept", "dropped", "drop %", "quarantined", "quar. %"], rows, indent="  ",
+        total=["total", totals[0], totals[1], totals[2], "", totals[3], percent(totals[3], totals[0])]))
+    blocks += [f"note: {note}" for note in health["notes"]]
+    blocks += [f"WARNING: {warning}" for warning in health["warnings"]]
+    blocks.append("health: ok" if health["ok"] else f"health: {len(health['warnings'])} warning(s)")
+    return "\n".join(blocks)
