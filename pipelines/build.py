@@ -208,6 +208,11 @@ def input_facts(spec: MixtureSpec) -> dict:
             "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
 
 
+def crawl_facts(facts: dict) -> dict:
+    """What the crawl's marker keeps to explain a rerun: the code, and each source's inputs."""
+    return {"code": facts["code"], **{f"source:{name}": prints for name, prints in facts["sources"].items()}}
+
+
 def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
     """Each stage's key: the config and inputs that shape its output, chained to what it reads. The
     code fingerprint starts the chain: any change to a build package's sources reruns every stage."""
@@ -261,7 +266,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
         runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
-                   after=lambda: publish_quarantine(layout), facts={"code": facts["code"], **facts["sources"]})
+                   after=lambda: publish_quarantine(layout), facts=crawl_facts(facts))
     allowed_notes = check_crawl(spec, layout, allowed)
     with display.stage("filter", expected=ledger.count_rows(layout.docs("crawl"))):
         runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args))

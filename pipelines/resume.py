@@ -113,5 +113,7 @@ def changed_facts(before: dict, now: dict) -> str:
     changed = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
     if not changed:
         return "its configuration changed since the interrupted run"
-    named = ["the code (codemix sources)" if name == "code" else f"input {name}" for name in changed]
+    named = ["the code (codemix sources)" if name == "code" else
+             f"the inputs of source {name.removeprefix('source:')}" if name.startswith("source:") else name
+             for name in changed]
     return f"{', '.join(named)} changed since the interrupted run"

@@ -7,13 +7,18 @@ import tarfile
 
 import pytest
 
+from codemix.document import ReadCount
 from pipelines.crawl import location_parts, outcome_location, read_location_part
 from pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import FILES, outcome_of, source, tar_member, write_files, write_tar
 
 
 def described(outcomes) -> list[tuple[str, tuple[str, str]]]:
-    return sorted((outcome_location(o), outcome_of(o)) for o in outcomes)
+    return sorted((outcome_location(o), outcome_of(o)) for o in outcomes if not isinstance(o, ReadCount))
+
+
+def records_counted(outcomes) -> int:
+    return sum(o.records for o in outcomes if isinstance(o, ReadCount))
 
 
 @pytest.fixture
@@ -39,8 +44,11 @@ def archive(tmp_path):
 def test_parts_are_disjoint_and_together_are_the_whole_location(request, which, parts):
     src = request.getfixturevalue(which)
     whole = described(read_location(src, src.paths[0]))
-    per_part = [described(read_location_part((src, src.paths[0], part, parts))) for part in range(parts)]
+    outcomes = [list(read_location_part((src, src.paths[0], part, parts))) for part in range(parts)]
+    per_part = [described(part) for part in outcomes]
     assert sorted(item for part in per_part for item in part) == whole
+    # The parts' ReadCounts add up to the records the location holds, once each.
+    assert sum(records_counted(part) for part in outcomes) == len(whole)
     assert sum(1 for part in per_part if part) > 1, "the parts should share the work"
     assert {outcome for _, outcome in whole} >= {("document", ""), ("dropped", "symlink")}
 
@@ -49,8 +57,9 @@ def test_a_failing_location_is_quarantined_by_every_part_that_reads_it(tmp_path)
     """Each part's quarantine covers what that part had left to read, so none is lost with another part."""
     src = source("archive", paths=[str(tmp_path / "missing.tar.gz")])
     per_part = [list(read_location_part((src, src.paths[0], part, 3))) for part in range(3)]
-    assert [[(type(o).__name__, o.location) for o in part] for part in per_part] == [
+    assert [[(type(o).__name__, o.location) for o in part if not isinstance(o, ReadCount)] for part in per_part] == [
         [("Quarantined", f"{src.paths[0]}#part={part}/3")] for part in (1, 2, 3)]
+    assert [records_counted(part) for part in per_part] == [1, 1, 1]  # each part's quarantine is one record
 
 
 def test_enough_parts_that_every_worker_reads():

@@ -1,10 +1,13 @@
 """A build killed with SIGKILL at any point finishes when rerun with the same command, reusing the
-stages that had finished, and writes shards byte-identical to an uninterrupted build."""
+stages that had finished, and writes shards byte-identical to an uninterrupted build; Ctrl-C ends a
+multi-process build within seconds with no worker left; a rerun after the inputs or the code
+changed reruns instead of reusing what they invalidated."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,13 +15,18 @@ import sysconfig
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import yaml
 
 from mix.cli import main as mix
+from mixtures.tokenizer import load_tokenizer
+from pipelines import interrupts
+from pretrain.data import read_documents
 from tests.pipelines.test_build import MIT_LICENSE, make_git_repo
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +103,124 @@ def test_rerunning_a_finished_build_rebuilds_it(spec_path, reference, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["reused_stages"] == []
     assert shard_bytes(out) == shard_bytes(reference)
+
+
+# --- Ctrl-C ------------------------------------------------------------------------------------
+
+def start_build(spec_path: Path, out: Path, *extra: str) -> subprocess.Popen:
+    """`mix build` in its own process group (a terminal's Ctrl-C signals the whole group)."""
+    return subprocess.Popen([sys.executable, "-m", "mix", "build", str(spec_path), "--out", str(out), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def worker_processes(pid: int) -> list[psutil.Process]:
+    return [p for p in psutil.Process(pid).children(recursive=True) if "sdk_worker_main" in " ".join(p.cmdline())]
+
+
+def interrupt_during_filter(spec_path: Path, out: Path, send) -> tuple[int, float, list[psutil.Process], str]:
+    """Start a two-process build, wait until the filter stage's workers run, ``send(process)`` SIGINT;
+    returns the exit status, seconds from the signal to the exit, every descendant then, and stderr."""
+    process = start_build(spec_path, out, *MULTI_PROCESS)
+    deadline = time.monotonic() + 300
+    while not ((out / "work" / "filter.partial").exists() and len(worker_processes(process.pid)) >= 2):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the filter stage never started its workers"
+        time.sleep(0.05)
+    descendants = psutil.Process(process.pid).children(recursive=True)
+    sent = time.monotonic()
+    send(process)
+    _, stderr = process.communicate(timeout=30)
+    return process.returncode, time.monotonic() - sent, descendants, stderr.decode()
+
+
+MULTI_PROCESS = ("--direct_num_workers", "2", "--direct_running_mode", "multi_processing")
+
+
+def still_running(processes: list[psutil.Process]) -> list[int]:
+    """PIDs of ``processes`` that still run (a zombie waiting to be reaped runs no more)."""
+    return [p.pid for p in processes if interrupts.is_running(p)]
+
+
+def test_ctrl_c_ends_a_multi_process_build_cleanly_and_the_rerun_resumes(spec_path, reference, tmp_path):
+    out = tmp_path / "out"
+    status, seconds, descendants, stderr = interrupt_during_filter(
+        spec_path, out, lambda process: os.killpg(process.pid, signal.SIGINT))
+    assert len(descendants) >= 2  # guard: there were worker processes to leave behind
+    assert (status, still_running(descendants)) == (130, [])
+    assert seconds < 5
+    assert stderr.strip().splitlines()[-1].startswith("interrupted: finished stages are kept")
+    assert "resume with: mix build" in stderr and "Traceback" not in stderr
+    assert mix(["build", str(spec_path), "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "crawl" in manifest["reused_stages"]
+    assert shard_bytes(out) == shard_bytes(reference) and shard_bytes(out)
+
+
+def test_sigint_to_the_driver_alone_ends_a_multi_process_build(spec_path, tmp_path):
+    """What hung before: SIGINT to the main process only (kill -INT PID), workers untouched."""
+    status, seconds, descendants, stderr = interrupt_during_filter(
+        spec_path, tmp_path / "out", lambda process: process.send_signal(signal.SIGINT))
+    assert (status, still_running(descendants)) == (130, [])
+    assert seconds < 5 and "Traceback" not in stderr
+
+
+# --- inputs and code that changed since the interrupted run ----------------------------------------
+
+@pytest.fixture(scope="module")
+def directory_spec(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("fingerprints")
+    for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py"):
+        (root / "code").mkdir(exist_ok=True)
+        (root / "code" / name).write_bytes((STDLIB / name).read_bytes())
+    spec = {"name": "changing", "sources": [{"name": "code", "type": "directory", "paths": [str(root / "code")],
+                                              "license": "PSF-2.0"}],
+            "stages": {"short": {"sequence_length": 256, "token_budget": 10_000, "weights": {"code": 1}}},
+            "tokenizer": {"vocab_size": 600, "train_sample_documents": 50}}
+    path = root / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def test_an_input_changed_between_kill_and_rerun_changes_the_output(directory_spec, tmp_path, capsys):
+    out, reference_out = tmp_path / "out", tmp_path / "reference"
+    assert mix(["build", str(directory_spec), "--out", str(reference_out)]) == 0
+    kill_when(directory_spec, out, KILL_POINTS["after_filter"][0])
+    edited = directory_spec.parent / "code" / "colorsys.py"
+    edited.write_text(edited.read_text() + "\n\ndef added_after_the_kill():\n    return 'a new function'\n")
+    assert mix(["build", str(directory_spec), "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["reused_stages"] == []  # the crawl read the old file, so nothing after it holds
+    assert shard_bytes(out).keys() == shard_bytes(reference_out).keys()
+    assert shard_bytes(out) != shard_bytes(reference_out)
+    tokenizer = load_tokenizer(str(out / "tokenizer.json"))
+    texts = [tokenizer.decode(d.tolist()) for p in manifest["stages"]["short"]["shards"] for d in read_documents(p)]
+    assert any("added_after_the_kill" in text for text in texts)
+    assert "[crawl] rerun: the inputs of source code changed since the interrupted run" in capsys.readouterr().out
+
+
+def copy_of_the_code(root: Path) -> Path:
+    """The packages `mix build` runs, copied, so that one of their sources can change."""
+    for package in ("mix", "codemix", "filters", "dedup", "mixtures", "pipelines", "pretrain", "dashboards"):
+        shutil.copytree(REPO_ROOT / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def test_a_code_change_reruns_the_stages_an_unchanged_build_reuses(spec_path, reference, tmp_path):
+    """A build whose last stage finished but whose manifest was not written yet (killed right there)
+    is reused whole by the same code, and rerun whole by changed code."""
+    out = tmp_path / "out"
+    shutil.copytree(reference, out)
+    (out / "manifest.json").unlink()
+    assert mix(["build", str(spec_path), "--out", str(out)]) == 0
+    assert set(json.loads((out / "manifest.json").read_text())["reused_stages"]) >= {
+        "crawl", "filter", "tokenizer", "dedup", "shards"}
+    (out / "manifest.json").unlink()
+    code = copy_of_the_code(tmp_path / "code")
+    with (code / "pipelines" / "shards.py").open("a") as handle:
+        handle.write("\n# a change to the code: nothing a finished stage wrote may be trusted now\n")
+    result = subprocess.run([sys.executable, "-m", "mix", "build", str(spec_path), "--out", str(out)],
+                            env={**os.environ, "PYTHONPATH": str(code)}, cwd=code, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "[crawl] rerun: the code (codemix sources) changed since the interrupted run" in result.stdout
+    assert json.loads((out / "manifest.json").read_text())["reused_stages"] == []
+    assert shard_bytes(out) == shard_bytes(reference)  # a comment changes no byte of output
