@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from dashboards import figures
 from dashboards.builds import BuildSummary, load_build
 from dashboards.fit import MetricFit, fit_all, fits_json
+from dashboards.health import health_card
 from dashboards.runs import (
     Loaded,
     default_eval_set,
@@ -129,7 +130,7 @@ def _summary_table(build: BuildSummary) -> str:
 
 def add_build(page: Page, index: int, build: BuildSummary, colours: figures.Colours) -> None:
     parts = page.section(f"build-{index}", f"Data pipeline: {build.name}")
-    parts.append(_summary_table(build))
+    parts += [_summary_table(build), health_card(build.manifest)]
     parts += [page.figure(figures.funnel(build, colours, "docs")), page.figure(figures.funnel(build, colours, "tokens"))]
     parts.append(page.figure(figures.drop_reasons(build, colours), wide=True))
     parts += [page.figure(figures.redactions(build, colours)),

@@ -1,13 +1,21 @@
-"""`mix` refuses a bad spec with the field and the fix, before it reads or writes anything."""
+"""`mix` refuses a bad spec with the field and the fix, and a mistyped option with the closest name,
+before it reads or writes anything; every --help answers without loading Beam or torch; it is quiet."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
+from mix.cli import build_parser
 from mix.cli import main as mix
+from mix.options import beam_option_names, option_names, unknown_options
 from pipelines.options import runner_name, with_default_runner
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 SPEC = {
     "name": "t",
@@ -48,3 +56,49 @@ def test_fnapirunner_is_the_default_and_any_runner_passes_through():
     dataflow = ["--runner", "DataflowRunner", "--project", "p", "--region", "r"]
     assert with_default_runner(dataflow) == dataflow
     assert runner_name(dataflow) == "DataflowRunner"
+
+
+def test_an_unknown_build_option_is_refused_with_the_closest_name(tmp_path, capsys):
+    out = tmp_path / "out"
+    spec = str(write_spec(tmp_path, SPEC))
+    with pytest.raises(SystemExit) as exit_info:
+        mix(["build", spec, "--out", str(out), "--form-stage", "dedup"])
+    assert exit_info.value.code == 2
+    assert "unknown option --form-stage. Did you mean --from-stage?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mix(["build", spec, "--out", str(out), "--direct-num-workers", "2"])
+    assert "Did you mean --direct_num_workers?" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_beam_options_pass_the_check():
+    build = build_parser()._subparsers._group_actions[0].choices["build"]  # noqa: SLF001
+    known = option_names(build) | beam_option_names()
+    args = ["--direct_num_workers", "2", "--direct_running_mode=multi_processing", "--runner", "DataflowRunner",
+            "--project", "p", "--temp_location", "gs://b/t", "--spark_master_url", "spark://h:7077", "--allow-missing",
+            "x", "--strict"]
+    assert unknown_options(args, known) == []
+
+
+@pytest.mark.parametrize("command", ["", "build", "plan", "stats", "inspect", "train", "eval", "handoff", "dash",
+                                     "tokenizer train"])
+def test_every_help_answers_without_loading_beam_or_torch(command):
+    script = ("import sys, time; start = time.monotonic()\n"
+              "from mix.cli import main\n"
+              f"try:\n    main({command.split()!r} + ['--help'])\nexcept SystemExit:\n    pass\n"
+              "heavy = sorted(m for m in ('torch', 'apache_beam', 'megatron', 'pyarrow') if m in sys.modules)\n"
+              "print(heavy, time.monotonic() - start, file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT)
+    heavy, seconds = result.stderr.strip().splitlines()[-1].rsplit(" ", 1)
+    assert heavy == "[]" and "usage: " in result.stdout
+    assert float(seconds) < 1.0
+
+
+def test_quiet_by_default(tmp_path):
+    """A command that loads Beam prints its one error line, not Beam's import warnings."""
+    result = subprocess.run([sys.executable, "-m", "mix", "stats", str(tmp_path)], capture_output=True, text=True,
+                            cwd=REPO_ROOT)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [f"mix stats: {tmp_path} is not a mix build output directory "
+                                                  "(no manifest.json and no work/crawl/); give the directory a mix "
+                                                  "build --out wrote"]

@@ -3,7 +3,8 @@
 The fixture plants: two git repos (one with a symlink and an undecodable blob), an exact copy and
 an edited copy of a file across the repos, an sdist-like tar.gz, a JSONL dump with a malformed
 line, a dump path that does not exist, the real agent transcripts and one transcript of unknown
-shape. One build runs in-process, the other with two worker processes; both must agree byte for byte.
+shape (the spec allows the dump to miss that path). One build runs in-process, the other with two
+worker processes; both must agree byte for byte.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ def corpus(tmp_path_factory, shared_transcripts):
             "sft": {"sequence_length": 8192, "token_budget": 10_000, "weights": {"runs": 1}},
         },
         "tokenizer": {"vocab_size": 1000, "train_sample_documents": 100},
+        "allow_missing": ["dump"],  # its second path does not exist, on purpose
     }
     spec_path = root / "spec.yaml"
     spec_path.write_text(yaml.safe_dump(spec))
@@ -160,11 +162,28 @@ def parquet_rows(pattern_dir: Path, prefix: str) -> list[dict]:
     return [row for f in sorted(pattern_dir.glob(f"{prefix}*.parquet")) for row in pq.read_table(f).to_pylist()]
 
 
+# Records the fixture holds, by hand: alpha's tree has 4 files and a symlink, beta's 3 files and a
+# LICENSE, the sdist 2 members, the dump 3 lines and a missing path (one record: the location), the
+# transcripts 3 files and 1 line of unknown shape.
+FIXTURE_RECORDS = {"alpha": 5, "beta": 4, "gamma": 2, "dump": 4, "runs": 4}
+
+
 def test_counts_are_conserved(builds):
-    counts = manifest(builds[0])["counts"]
-    assert counts["read"] > 0 and counts["kept"] > 0 and counts["duplicates"] >= 2
-    assert counts["read"] == counts["kept"] + sum(counts["dropped"].values()) + counts["duplicates"] + counts[
-        "quarantined"]
+    for out in builds:
+        info = manifest(out)
+        counts = info["counts"]
+        assert {source: row["read"] for source, row in info["sources"].items()} == FIXTURE_RECORDS
+        assert counts["read"] == sum(FIXTURE_RECORDS.values())
+        assert counts["kept"] > 0 and counts["duplicates"] >= 2
+        assert counts["read"] == counts["kept"] + sum(counts["dropped"].values()) + counts["duplicates"] + counts[
+            "quarantined"]
+
+
+def test_the_missing_dump_path_was_allowed_and_recorded(builds):
+    health = manifest(builds[0])["health"]
+    assert list(health["allowed_missing"]) == ["dump"]
+    assert "missing.jsonl" in health["allowed_missing"]["dump"][0]
+    assert any("runs" in w and "quarantined" in w for w in health["warnings"])  # 1 of 4 transcripts
 
 
 def test_each_bad_record_is_quarantined_with_location_and_error(builds):
@@ -329,3 +348,45 @@ def test_mix_inspect_marks_what_sft_does_not_train_on(builds, capsys):
     assert "[masked]<|im_start|>system\n" in printed
     trained = re.sub(r"\[masked\].*?\[/masked\]", "", printed, flags=re.DOTALL)
     assert "<|im_start|>user" not in trained and "<|im_start|>tool" not in trained and "<|im_end|>" in trained
+
+
+def test_mix_inspect_table_has_every_source_with_totals_and_a_seeded_sample(builds, capsys):
+    out = builds[0]
+    assert mix(["inspect", str(out / "short"), "--sample", "2", "--seed", "7", "--max-chars", "200"]) == 0
+    first = capsys.readouterr().out
+    assert mix(["inspect", str(out / "short"), "--sample", "2", "--seed", "7", "--max-chars", "200"]) == 0
+    assert capsys.readouterr().out == first  # the same seed shows the same documents
+    table = first.split("=====")[0].splitlines()
+    rows = {line.split()[0]: line.split() for line in table[3:] if line and not line.startswith("-")}
+    info = manifest(out)["stages"]["short"]
+    assert set(rows) == {*(s for s in info["tokens_per_source"] if info["tokens_per_source"][s]), "total"}
+    assert int(rows["total"][2].replace(",", "")) == info["documents"]
+    assert len({len(line) for line in table[1:4]}) == 1  # header, rule and first row line up
+    assert first.count("===== short sample") == 2 and "(source " in first
+
+
+def test_mix_inspect_and_stats_refuse_a_wrong_directory_in_one_line(builds, tmp_path, capsys):
+    assert mix(["inspect", str(builds[0])]) == 2
+    assert "is a build; give one of its stages as DIR/STAGE (long, sft, short)" in capsys.readouterr().err
+    assert mix(["inspect", str(builds[0] / "medium")]) == 2
+    assert "has no stage 'medium'; its stages are: long, sft, short" in capsys.readouterr().err
+    assert mix(["inspect", str(tmp_path / "short")]) == 2
+    assert "is not a mix build output directory" in capsys.readouterr().err
+    assert mix(["stats", str(tmp_path)]) == 2
+    assert "is not a mix build output directory" in capsys.readouterr().err
+
+
+def test_mix_stats_funnel_totals_match_the_manifest(builds, capsys):
+    out = builds[0]
+    assert mix(["stats", str(out), "--sample", "1", "--seed", "3"]) == 0
+    printed = capsys.readouterr().out
+    funnel = printed.split("\n\n")[0].splitlines()
+    total = funnel[-1].split()
+    counts = manifest(out)["counts"]
+    assert total[0] == "total" and int(total[1].replace(",", "")) == counts["read"]
+    assert int(total[-2].replace(",", "")) == counts["kept"]
+    assert {row.split()[0] for row in funnel[3:-2]} == set(FIXTURE_RECORDS)
+    assert len({len(line) for line in funnel[1:3]}) == 1
+    assert "dropped alpha symlink: " in printed and "quarantined dump: " in printed
+    assert mix(["stats", str(out), "--sample", "1", "--seed", "3"]) == 0
+    assert capsys.readouterr().out == printed
