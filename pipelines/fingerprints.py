@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from codemix.sources import SourceConfig
@@ -57,8 +58,10 @@ def tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def local_fingerprint(path: str) -> dict:
-    """Path, size and mtime of a file, or of every file under a directory; names the error otherwise."""
+def local_fingerprint(path: str, skip_dir: Callable[[str], bool] = lambda relative: False) -> dict:
+    """Path, size and mtime of a file, or of every file under a directory (but the directories
+    ``skip_dir(relative path)`` says are never read); names the error otherwise. ``files`` is how many
+    files the walk met: the records a directory reader will count."""
     try:
         info = os.stat(path)
     except OSError as error:
@@ -67,7 +70,8 @@ def local_fingerprint(path: str) -> dict:
         return {"path": path, "size": info.st_size, "mtime_ns": info.st_mtime_ns}
     files = []
     for dirpath, dirnames, filenames in os.walk(path):
-        dirnames[:] = sorted(d for d in dirnames if d not in VCS_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if d not in VCS_DIRS
+                             and not skip_dir(os.path.relpath(os.path.join(dirpath, d), path).replace(os.sep, "/")))
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
             try:
@@ -162,7 +166,13 @@ def location_fingerprint(source: SourceConfig, location: str) -> dict:
         return {**listed, "entries": [git_fingerprint(e, source.ref) if kind == "git" else
                                       (remote_fingerprint(e) if is_remote(e) else local_fingerprint(e))
                                       for e, kind in kinds]}
-    return remote_fingerprint(location) if "://" in location else local_fingerprint(location)
+    if "://" in location:
+        return remote_fingerprint(location)
+    if source.type == "directory":
+        from pipelines.readers.directory import directory_excluded
+
+        return local_fingerprint(location, lambda relative: directory_excluded(source, relative))
+    return local_fingerprint(location)
 
 
 def source_fingerprints(sources: list[SourceConfig]) -> dict[str, list[dict]]:
