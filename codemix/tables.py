@@ -51,7 +51,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], *,
     return "\n".join(lines)
 
 
-_NUMBER_TEXT = re.compile(r"^(-|<?[\d.,]+(%|x)?)$")  # "-", "1,234", "12.5%", "<0.1%", "3.20x"
+_NUMBER_TEXT = re.compile(r"^(|-|<?[\d.,]+(%|x)?)$")  # "", "-", "1,234", "12.5%", "<0.1%", "3.20x"
 
 
 def _is_number(value: Cell) -> bool:

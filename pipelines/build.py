@@ -261,6 +261,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     reuse = not fresh and (not finished_before or from_stage != "crawl")
     runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=reuse,
                          force_from=None if from_stage == "crawl" else from_stage)
+    runner.on_reuse = display.mark_reused
     facts = input_facts(spec)
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",

@@ -132,9 +132,10 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
                     "this is a codemix bug: report it with the source's type and input")
             for source, (counted, held) in unaccounted.items()])
     quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
-    problems = location_problems(spec, quarantined) + rate_problems(
-        spec, read_counts(layout), count_by_source("", quarantined))
-    return _raise_unless_allowed("a source could not be read", problems, allowed, layout)
+    unreadable = location_problems(spec, quarantined)
+    named = {p.source for p in unreadable}  # their rate says nothing more than the failed location
+    rates = [p for p in rate_problems(spec, read_counts(layout), count_by_source("", quarantined)) if p.source not in named]
+    return _raise_unless_allowed("a source could not be read", unreadable + rates, allowed, layout)
 
 
 def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
@@ -251,9 +252,11 @@ def format_health(health: dict) -> str:
     rows = [[s, v["read"], v["kept"], v["dropped"], percent(v["dropped"], v["read"] - v["excluded_by_globs"]),
              v["quarantined"], percent(v["quarantined"], v["read"])] for s, v in health["sources"].items()]
     totals = [sum(r[i] for r in rows) for i in (1, 2, 3, 5)]
+    chosen = sum(v["excluded_by_globs"] for v in health["sources"].values())
     blocks.append("sources\n" + format_table(
         ["source", "read", "kept", "dropped", "drop %", "quarantined", "quar. %"], rows, indent="  ",
-        total=["total", totals[0], totals[1], totals[2], "", totals[3], percent(totals[3], totals[0])]))
+        total=["total", totals[0], totals[1], totals[2], percent(totals[2], totals[0] - chosen), totals[3],
+               percent(totals[3], totals[0])]))
     blocks += [f"note: {note}" for note in health["notes"]]
     blocks += [f"WARNING: {warning}" for warning in health["warnings"]]
     blocks.append("health: ok" if health["ok"] else f"health: {len(health['warnings'])} warning(s)")

@@ -34,6 +34,9 @@ LOG_EVERY_SECONDS = 10.0
 FLUSH_SECONDS = 0.5
 POLL_SECONDS = 0.25
 ENV = "CODEMIX_PROGRESS_DIR"
+# How the display names the steps a stage reports besides the one its bar counts.
+STEP_LABELS = {"crawl": "documents kept", "filter": "documents filtered", "shards": "documents tokenized",
+               "merged": "shards merged"}
 
 
 # --- worker side -----------------------------------------------------------------------------------
@@ -203,6 +206,7 @@ class BuildDisplay:
         self._stages, self._live, self._plain_echo = stages, live, echo
         self._progress = None
         self._task = None
+        self._reused = False
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         if live:
@@ -219,7 +223,8 @@ class BuildDisplay:
             self._progress = Progress(
                 SpinnerColumn(), TextColumn("{task.description:<22}"), BarColumn(bar_width=30),
                 TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                TextColumn("[dim]{task.fields[status]}"), console=Console(stderr=True), transient=False)
+                TextColumn("[dim]{task.fields[status]}"), console=Console(stderr=True), transient=False,
+                refresh_per_second=4)
             self._progress.start()
 
     def echo(self, line: str) -> None:
@@ -227,6 +232,10 @@ class BuildDisplay:
             self._progress.console.print(line, markup=False, highlight=False)
         else:
             self._plain_echo(line)
+
+    def mark_reused(self) -> None:
+        """The current stage was reused from an interrupted run: its bar says so instead of "done"."""
+        self._reused = True
 
     def status(self, text: str) -> None:
         if self._progress is not None and self._task is not None:
@@ -261,9 +270,11 @@ class BuildDisplay:
                 self._show(read_reports(folder), step or name, unit)
                 task = next(t for t in self._progress.tasks if t.id == self._task)
                 done = max(task.completed, 1)
-                self._progress.update(self._task, total=done, completed=done, status="done")
+                self._progress.update(self._task, total=done, completed=done,
+                                      status="reused from the interrupted run" if self._reused else "done")
                 self._progress.stop_task(self._task)
                 self._task = None
+            self._reused = False
             shutil.rmtree(folder, ignore_errors=True)
 
     def _start_polling(self, folder: str, step: str, unit: str) -> None:
@@ -286,7 +297,7 @@ class BuildDisplay:
         if self._task is None or not reports:
             return  # nothing reported (yet, or ever: driver-side work and remote workers)
         records, nbytes = reports.get(step, (0, 0))
-        extra = [f"{n:,} {s}" for s, (n, _) in sorted(reports.items()) if s != step]
+        extra = [f"{n:,} {STEP_LABELS.get(s, s)}" for s, (n, _) in sorted(reports.items()) if s != step]
         counts = f"{records:,} {unit}, {nbytes / 1e6:,.1f} MB" + (f" ({', '.join(extra)})" if extra else "")
         self._progress.update(self._task, completed=records, counts=counts)
 

@@ -75,6 +75,7 @@ class StageRunner:
         self.force_from = force_from  # this stage and every later one run whatever their markers say
         self.timings: dict[str, float] = {}
         self.reused: list[str] = []
+        self.on_reuse: Callable[[], None] | None = None  # e.g. the progress display's mark_reused
 
     def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[], None] | None = None,
             facts: dict | None = None) -> Any:
@@ -88,6 +89,8 @@ class StageRunner:
         if self.reuse and marker is not None and marker["key"] == key:
             self.echo(f"[{name}] reused: finished by an earlier run of this build")
             self.reused.append(name)
+            if self.on_reuse is not None:
+                self.on_reuse()
             return marker["result"]
         if self.reuse and marker is not None:
             self.echo(f"[{name}] rerun: {changed_facts(marker.get('facts') or {}, facts or {})}")

@@ -40,7 +40,7 @@ from apache_beam.transforms.window import GlobalWindows
 from codemix.document import Document
 from mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
 from mixtures.tokenizer import load_tokenizer, token_id
-from pipelines.progress import Progress
+from pipelines.progress import Progress, report
 
 # One encode_batch_fast call: enough documents to keep every Rayon thread busy, few enough characters
 # that the batch's Encoding objects (measured: about 100 bytes per token, 1M tokens) stay near 100 MB.
@@ -306,6 +306,7 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
             if lengths:
                 writer.add_documents(np.concatenate(pieces), lengths)
             documents, tokens = writer.finalize()
+        report("merged", 1)
         yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                "documents": documents, "tokens": tokens, "text_bytes": text_bytes}
 
