@@ -89,7 +89,7 @@ def exit_cleanly_on_interrupt(message: str, *, before_exit: Callable[[], None] =
 
     def watch() -> None:
         while not done.is_set():
-            if signal.sigtimedwait(STOP_SIGNALS, 0.2) is not None:
+            if signal.sigtimedwait(STOP_SIGNALS, 0.1) is not None:
                 _end()
 
     watcher = threading.Thread(target=watch, name="codemix-interrupt", daemon=True)
