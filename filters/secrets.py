@@ -53,6 +53,7 @@ import functools
 import ipaddress
 import itertools
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -98,12 +99,13 @@ from codemix.document import Document
 # hit ordinary words. Vendor tokens are all far longer.
 MIN_VALUE_LENGTH = 6
 
-# Addresses that name no person: RFC 2606/6761 reserved domains, no-reply senders, and ``git@``
+# Addresses that name no person: RFC 2606/6761 reserved domains, no-reply senders, OpenSSH's algorithm
+# names (``sk-ssh-ed25519@openssh.com``: RFC 4251 sec. 6 extension names, not mailboxes), and ``git@``
 # (the SSH user of ``git@github.com:org/repo.git``). ``@domain`` matches the domain and its
 # subdomains, ``local@`` any address with that local part, anything else one exact address.
 DEFAULT_EMAIL_ALLOWLIST = (
     "@example.com", "@example.org", "@example.net", "@example", "@test", "@invalid", "@localhost",
-    "@users.noreply.github.com", "noreply@", "no-reply@", "donotreply@", "do-not-reply@", "git@",
+    "@users.noreply.github.com", "@openssh.com", "noreply@", "no-reply@", "donotreply@", "do-not-reply@", "git@",
 )
 # Well-known public resolvers, and 1.2.3.4 (code's stock dummy address): public, but they identify no
 # person. Private, loopback, link-local, documentation (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24,
@@ -140,9 +142,14 @@ class RedactionConfig:
                     f"{entry!r} is not an IP address or CIDR network")
 
 
-def redact_text(text: str, config: RedactionConfig) -> tuple[str, Counter[str]]:
-    """``text`` with every secret value replaced by its placeholder, and the count per placeholder name."""
-    redacted, counts, _ = _redact(text, config, {})
+def redact_text(text: str, config: RedactionConfig, language: str = "") -> tuple[str, Counter[str]]:
+    """``text`` with every secret value replaced by its placeholder, and the count per placeholder name.
+
+    ``language`` is the document's (``pipelines.readers.language`` names): in programming languages
+    an unquoted ``name = word`` assigns a variable, not a secret, so such values are left alone
+    unless they look generated; in config files, shell and prose an unquoted value is a literal.
+    """
+    redacted, counts, _ = _redact(text, config, {}, language)
     return redacted, counts
 
 
@@ -151,22 +158,30 @@ def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, C
 
     Transcripts are redacted in ``text`` *and* in ``metadata["messages"]`` (contents and tool-call
     arguments). The two views see a value in different contexts (a tool call's arguments appear as
-    JSON in ``text``), so a value found in either is replaced in both, with the placeholder the text
-    gave it. Counts are the text's: each redacted place in ``text`` counts once.
+    JSON in ``text``), so a value found in either is replaced in the other where it stands as a whole
+    string there (or anywhere, when it is secret-shaped), with the placeholder the text gave it.
+    Counts are the text's: each redacted place in ``text`` counts once.
     """
     if not config.enabled:
         return doc, Counter()
+    language = doc.language or _language_of_path(doc.path)
     messages = doc.metadata.get("messages") if doc.kind == "transcript" else None
     if not isinstance(messages, list):
-        text, counts, _ = _redact(doc.text, config, {})
+        text, counts, _ = _redact(doc.text, config, {}, language)
         return dataclasses.replace(doc, text=text), counts
-    found = {s: _find(s, config) for s in set(_message_strings(messages))}
-    message_values = {f.value: f.kind for findings in found.values() for f in findings}
-    text, counts, text_values = _redact(doc.text, config, message_values)
+    found = {s: _find(s, config, "") for s in set(_message_strings(messages))}
+    message_values = {f.value: f.kind for findings in found.values() for f in findings if f.replacement is None}
+    text, counts, text_values = _redact(doc.text, config, message_values, "")
     values = {**message_values, **text_values}  # the text's kind wins, so both views read the same
     redact = functools.partial(_apply_lookup, found=found, values=values)
     metadata = {**doc.metadata, "messages": [_map_message(m, redact) for m in messages]}
     return dataclasses.replace(doc, text=text, metadata=metadata), counts
+
+
+def _language_of_path(path: str) -> str:
+    """``.env`` files have no language name but hold ``NAME=value`` literals."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "dotenv" if name == ".env" or name.startswith(".env.") or name.endswith(".env") else ""
 
 
 # --- finding and applying spans ------------------------------------------------------------------
@@ -180,24 +195,30 @@ class Finding(NamedTuple):
     kind: str  # placeholder name without brackets, e.g. "SECRET_JWT"
     rank: int
     value: str
+    # What the span becomes when not ``<kind>``: "" for the later pieces of a private key split over
+    # several quoted strings (a notebook's lines), which go with its first piece's placeholder.
+    replacement: str | None = None
 
 
-def _redact(text: str, config: RedactionConfig, extra: dict[str, str]) -> tuple[str, Counter[str], dict[str, str]]:
+def _redact(text: str, config: RedactionConfig, extra: dict[str, str],
+            language: str) -> tuple[str, Counter[str], dict[str, str]]:
     """Redact ``text``; ``extra`` maps values found elsewhere (other views of a document) to kinds."""
     if not config.enabled or not text:
         return text, Counter(), {}
-    findings = _find(text, config)
-    values = {**extra, **{f.value: f.kind for f in findings}}
-    spans = _with_repeats(text, findings, values)
-    return _substitute(text, spans), Counter(f.kind for f in spans), {f.value: f.kind for f in spans}
+    findings = _find(text, config, language)
+    spans = _with_repeats(text, findings, extra)
+    counted = [f for f in spans if f.replacement is None]
+    return _substitute(text, spans), Counter(f.kind for f in counted), {f.value: f.kind for f in counted}
 
 
-def _find(text: str, config: RedactionConfig) -> list[Finding]:
+def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     """Every detector's findings in ``text``, overlaps resolved, sorted by position."""
     if not config.enabled or not text:
         return []
     lower = text.lower()  # for the literal gates: one pass, then every gate is a substring test
-    candidates: list[Finding] = [*_pattern_findings(text, lower), *_assignment_findings(text, lower)]
+    candidates: list[Finding] = [*_private_key_findings(text, lower), *_pattern_findings(text, lower),
+                                 *_command_findings(text, lower, language not in CODE_LANGUAGES),
+                                 *_assignment_findings(text, lower, language)]
     if config.detect_secrets:
         candidates += [*_plugin_findings(text, lower), *_keyword_findings(text, lower),
                        *_entropy_findings(text, config)]
@@ -222,34 +243,56 @@ def _resolve(candidates: list[Finding]) -> list[Finding]:
     return kept
 
 
-def _with_repeats(text: str, findings: list[Finding], values: dict[str, str]) -> list[Finding]:
-    """``findings`` plus every other standalone occurrence of a found value, each with its canonical kind."""
-    if not values:
-        return findings
-    repeats = [Finding(m.start(), m.end(), values[m.group()], REPEAT_RANK, m.group())
-               for m in _value_regex(tuple(sorted(values, key=len, reverse=True))).finditer(text)]
-    canonical = [f._replace(kind=values.get(f.value, f.kind)) for f in findings]
-    return _resolve(canonical + repeats)
+def is_secret_shaped(value: str) -> bool:
+    """Long and random enough that another occurrence can only be the same secret: at least 10
+    characters, letters and 2+ digits, and >= 3 bits of entropy per character. ``bytes``, ``python``
+    or ``private_key`` never are, so a weak password found once is replaced only where it was found."""
+    return (len(value) >= 10 and sum(c.isdigit() for c in value) >= 2 and any(c.isalpha() for c in value)
+            and _shannon(value) >= 3.0)
+
+
+def _shannon(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _with_repeats(text: str, findings: list[Finding], extra: dict[str, str]) -> list[Finding]:
+    """``findings`` plus the other occurrences of found values that may be replaced too: anywhere
+    (as a whole token) for a secret-shaped value; for a value another view of the document found
+    (``extra``), also where it is a whole quoted string or the whole text (a tool call's argument)."""
+    values = {f.value: f.kind for f in findings if f.replacement is None}
+    canonical = [f._replace(kind=extra.get(f.value, f.kind)) if f.replacement is None else f for f in findings]
+    shaped = {v: k for v, k in {**values, **extra}.items() if is_secret_shaped(v)}
+    repeats = [Finding(m.start(), m.end(), shaped[m.group()], REPEAT_RANK, m.group())
+               for m in _value_regex(tuple(sorted(shaped, key=len, reverse=True))).finditer(text)] if shaped else []
+    for value, kind in extra.items():
+        if value == text:
+            repeats.append(Finding(0, len(text), kind, REPEAT_RANK, value))
+        elif value not in shaped and value in text:
+            repeats += [Finding(m.start(1), m.end(1), kind, REPEAT_RANK, value)
+                        for m in re.finditer(r"(?<=[\"'])(" + re.escape(value) + r")(?=\\?[\"'])", text)]
+    return _resolve(canonical + repeats) if repeats else canonical
 
 
 @functools.lru_cache(maxsize=64)
 def _value_regex(values: tuple[str, ...]) -> re.Pattern[str]:
-    """Longest value first, not inside a longer alphanumeric run (so ``abc123`` never hits ``xabc123y``)."""
+    """Longest value first, as a whole token: never inside a longer run of word characters
+    (so ``abc123`` never hits ``xabc123y`` nor ``abc123_total``)."""
     alternatives = "|".join(re.escape(v) for v in values)
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
 
 
 def _substitute(text: str, spans: list[Finding]) -> str:
     parts, position = [], 0
     for span in spans:
-        parts += [text[position:span.start], f"<{span.kind}>"]
+        parts += [text[position:span.start], f"<{span.kind}>" if span.replacement is None else span.replacement]
         position = span.end
     parts.append(text[position:])
     return "".join(parts)
 
 
 def _apply_lookup(s: str, found: dict[str, list[Finding]], values: dict[str, str]) -> str:
-    """Redact one message string with its own findings plus every value the document's views found."""
+    """Redact one message string with its own findings plus the values the document's views found."""
     return _substitute(s, _with_repeats(s, found.get(s) or [], values))
 
 
@@ -401,13 +444,6 @@ PASSWORDISH = re.compile(r"pass|pwd|contrase", re.IGNORECASE)
 GITLAB_PREFIXES = ("glpat", "gldt", "glft", "glsoat", "glrt", "glptt", "glcbt", "glimt", "glagent", "gloas")
 
 PATTERNS: tuple[Pattern, ...] = (
-    Pattern("SECRET_PRIVATE_KEY", re.compile(
-        PEM_LABEL + NL + r"(?P<v>(?:(?!-----)[\s\S]){32,100000}?)" + NL + r"-----END (?P=label)-----"),
-            ("private key",), fake=_is_fake_pem),
-    # A key cut off before its END line (truncated tool output): the run of base64-looking lines.
-    Pattern("SECRET_PRIVATE_KEY", re.compile(
-        PEM_LABEL + NL + r"(?P<v>(?:[A-Za-z-]+: [^\n\\]*" + NL + r")*(?:" + B64 + r"{40,}=*(?:" + NL + r"|$))+)"),
-            ("private key",), fake=_is_fake_pem),
     Pattern("SECRET_AWS_ACCESS_KEY", re.compile(
         r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"),
             ("akia", "asia", "abia", "acca", "a3t")),
@@ -454,6 +490,45 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("SECRET_AUTH_HEADER", re.compile(
         r"(?i:authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+|x-api-key[\"']?\s*:\s*[\"']?)"
         r"(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"), ("authorization", "x-api-key"), fake=_is_fake_password),
+    Pattern("SECRET_HUGGINGFACE_TOKEN", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])"),
+            ("hf_",), fake=lambda v: _is_fake_token(v) or not _mixes_classes(v[3:])),
+    Pattern("SECRET_DISCORD_WEBHOOK", re.compile(
+        r"discord(?:app)?\.com/api/webhooks/(?P<v>\d{17,20}/[A-Za-z0-9_-]{60,80})(?![A-Za-z0-9_-])"),
+            ("/api/webhooks/",), fake=lambda v: _is_fake_token(v.split("/")[-1])),
+    # Microsoft Entra (Azure AD) client secrets: 3 characters, a digit, "Q~", then 31-34 more.
+    Pattern("SECRET_AZURE_CLIENT_SECRET", re.compile(
+        r"(?<![\w~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])"), ("q~",)),
+    Pattern("SECRET_GOOGLE_OAUTH", re.compile(
+        r"(?<![A-Za-z0-9_-])(?:GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[0-9A-Za-z_-]{30,})(?![A-Za-z0-9_-])"),
+            ("gocspx-", "ya29.")),
+    Pattern("SECRET_DIGITALOCEAN_TOKEN", re.compile(r"(?<![A-Za-z0-9_])do[pro]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])"),
+            ("_v1_",)),
+    Pattern("SECRET_SHOPIFY_TOKEN", re.compile(r"(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])"),
+            ("shpat_", "shpss_", "shpca_", "shppa_")),
+    Pattern("SECRET_GROQ_KEY", re.compile(r"(?<![A-Za-z0-9_])gsk_[A-Za-z0-9]{52}(?![A-Za-z0-9_])"), ("gsk_",)),
+    Pattern("SECRET_REPLICATE_TOKEN", re.compile(r"(?<![A-Za-z0-9_])r8_[A-Za-z0-9]{37}(?![A-Za-z0-9_])"), ("r8_",)),
+    Pattern("SECRET_DATABRICKS_TOKEN", re.compile(r"(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9_])"),
+            ("dapi",)),
+    # PyPI API tokens are macaroons: "pypi-" + base64 of a binary caveat whose location is pypi.org
+    # (AgEIcHlwaS5vcmc) or test.pypi.org (AgENdGVzdC5weXBpLm9yZw); detect-secrets wants 70+ more characters.
+    Pattern("SECRET_PYPI_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9_-])pypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])"),
+            ("pypi-",)),
+    # A private key stored base64-encoded (Kubernetes Secret ``data:``, env vars): "LS0tLS1CRUdJTi" is
+    # base64 of "-----BEGIN"; the decoded start must name a private key.
+    Pattern("SECRET_PRIVATE_KEY", re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}"),
+            ("ls0tls1crudjti",), fake=lambda v: not _encodes_private_key(v)),
+    # HTTP headers that carry an API key or token as a bare value.
+    Pattern("SECRET_AUTH_HEADER", re.compile(
+        r"(?i:\b(?:api-key|x-auth-token|private-token|x-access-token|x-apikey|x-goog-api-key|ocp-apim-subscription-key)"
+        r"[\"']?\s*[:=,]\s*[\"']?)(?P<v>[A-Za-z0-9._~+/-]{12,}=*)"),
+            ("api-key", "-token", "x-apikey", "subscription-key"), fake=_is_fake_password),
+    # Credentials passed as a (user, password) pair: requests' auth tuples, HTTPBasicAuth, aiohttp.BasicAuth,
+    # smtplib/ftplib/imaplib login(user, password).
+    Pattern("SECRET_PASSWORD", re.compile(
+        r"(?:\bauth\s*=\s*[\(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|HTTPProxyAuth)\(|\.login\()"
+        r"\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[\w.\[\]'\"]+)\s*,\s*(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)"),
+            ("auth", ".login("), fake=_is_fake_password),
     Pattern("SECRET_PASSWORD", re.compile(
         r"://(?<=[A-Za-z0-9]://)[^\s:/?#@'\"<>]{0,64}:(?P<v>[^\s/?#@'\"<>]{1,128})@(?=[\w\[])"),
             ("://",), fake=_is_fake_password),
@@ -472,6 +547,136 @@ def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
             value = match.group(group)
             if not pattern.fake(value):
                 yield Finding(match.start(group), match.end(group), pattern.kind, rank, value)
+
+
+# --- private keys, however they are stored --------------------------------------------------------
+
+PEM_BEGIN = re.compile(PEM_LABEL)
+PEM_SEARCH = 60_000  # characters after BEGIN in which to look for END (a 16k RSA key is ~13k)
+# Inside a key's body: base64 runs, escaped newlines (\n, \\n, \r\n), and what separates the lines of a
+# key written as one string, a YAML block, a notebook's list of strings or concatenated literals.
+PEM_PIECE = re.compile(r"(?P<esc>\\+[nrt])|(?P<run>[A-Za-z0-9+/=]+)|(?P<header>(?<![^\s\"'n])(?:Proc-Type|DEK-Info|"
+                       r"Version|Comment|Hash):[^\n\\\"']*)|(?P<sep>[\s\"',+|])|(?P<other>.)", re.DOTALL)
+MIN_TRUNCATED_LINE = 40  # a key cut off before END (truncated output) is the run of its full-width lines
+
+
+def _private_key_findings(text: str, lower: str) -> Iterator[Finding]:
+    """PEM private-key bodies between BEGIN and END, however indented, escaped or split into strings.
+
+    The body is what lies between the markers when that is only base64, escaped newlines and
+    separators (so code between a BEGIN in one string and an END in another is never touched). Written
+    as one string or block, the whole body becomes one placeholder; split over several quoted strings
+    (a notebook's ``"...\n",`` lines, concatenated literals), the first piece becomes the placeholder
+    and the others empty strings, so the JSON or code around them still parses.
+    """
+    if "private key" not in lower:
+        return
+    for begin in PEM_BEGIN.finditer(text):
+        end_marker = text.find(f"-----END {begin.group('label')}-----", begin.end(), begin.end() + PEM_SEARCH)
+        pieces = _pem_pieces(text, begin.end(), end_marker if end_marker >= 0 else len(text), end_marker < 0)
+        if pieces is None:
+            continue
+        runs = [m for m in pieces if m.lastgroup == "run"]
+        body = "".join(m.group() for m in runs)
+        if len(body) < 32 or _is_fake_pem(text[runs[0].start():runs[-1].end()]):
+            continue
+        first, last = runs[0].start(), runs[-1].end()
+        if not any(c in "\"'" for c in text[first:last]):
+            yield Finding(first, last, "SECRET_PRIVATE_KEY", 0, text[first:last])
+            continue
+        yield Finding(runs[0].start(), runs[0].end(), "SECRET_PRIVATE_KEY", 0, runs[0].group())
+        for run in runs[1:]:
+            yield Finding(run.start(), run.end(), "SECRET_PRIVATE_KEY", 0, run.group(), replacement="")
+
+
+def _pem_pieces(text: str, start: int, end: int, truncated: bool) -> list[re.Match[str]] | None:
+    """The pieces of a key body in ``text[start:end]``; None if anything but a key body is there.
+    A truncated key (no END) is its run of full-width lines and the one short line after them."""
+    pieces: list[re.Match[str]] = []
+    for piece in PEM_PIECE.finditer(text, start, end):
+        kind = piece.lastgroup
+        if truncated and kind in ("other", "header") or truncated and kind == "run" and _truncated_end(pieces, piece):
+            break
+        if kind == "other":
+            return None
+        pieces.append(piece)
+    return pieces if any(p.lastgroup == "run" for p in pieces) else None
+
+
+def _truncated_end(pieces: list[re.Match[str]], run: re.Match[str]) -> bool:
+    """In a key without END: a run ends the body when the run before it was already short."""
+    previous = [p for p in pieces if p.lastgroup == "run"]
+    return bool(previous) and len(previous[-1].group()) < MIN_TRUNCATED_LINE
+
+
+def _encodes_private_key(value: str) -> bool:
+    """Base64 whose decoded start is a PEM private-key BEGIN line (a Kubernetes Secret's ``tls.key``)."""
+    head = value[:120]
+    try:
+        decoded = base64.b64decode(head[: len(head) // 4 * 4]).decode("ascii", "replace")
+    except ValueError:
+        return False
+    return "PRIVATE KEY-----" in decoded and not _is_fake_pem(value)
+
+
+# --- passwords on command lines and in inline assignments -----------------------------------------
+
+# Languages where an unquoted ``name = word`` is code (a variable, a call), not a literal value.
+CODE_LANGUAGES = frozenset({
+    "python", "cython", "jupyter notebook", "javascript", "typescript", "tsx", "java", "kotlin", "scala", "groovy",
+    "c", "cpp", "cuda", "objective-c", "objective-c++", "c#", "f#", "go", "rust", "swift", "dart", "zig", "nim",
+    "ruby", "php", "perl", "lua", "r", "julia", "haskell", "ocaml", "elixir", "erlang", "clojure", "visual basic",
+    "coffeescript", "vue", "svelte", "solidity", "fortran", "pascal", "ada"})
+# Where an unquoted ``name: word`` is a literal string: config files, env files, shell and Dockerfiles.
+CONFIG_LANGUAGES = frozenset({"yaml", "ini", "toml", "dotenv", "shell", "dockerfile", "hcl", "makefile"})
+QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\n]+)'|\"(?P<dq>[^\"\n]+)\"|(?P<bare>[^\s'\"`;&|()<>]+))"
+# Command-line password flags of tools that take the password glued to ``-p`` (the MySQL family),
+# after ``-p`` (sshpass) or ``-a`` (redis-cli); ``--password=``/``--pass`` are in PATTERNS.
+COMMAND_PASSWORD = re.compile(
+    r"(?:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b"
+    r"[^\n;&|]{0,200}?(?<=\s)-p(?=[^\s-])|\bsshpass\s+(?:-\w\s+)*-p\s*|\bredis-cli\b[^\n;&|]{0,200}?\s-a\s+)"
+    + QUOTED_OR_BARE)
+# ``NAME=value`` inside a line: ``PGPASSWORD=pw psql``, ``docker run -e DB_PASSWORD=pw``, a DSN's
+# ``password=pw``; secret names only (``_is_secret_name``).
+INLINE_ASSIGNMENT = re.compile(r"(?<![\w$.{-])(?P<name>[A-Za-z_][A-Za-z0-9_]{1,60})=" + QUOTED_OR_BARE)
+# An XML element or .NET appSettings entry holding a secret: ``<password>pw</password>``,
+# ``<add key="DbPassword" value="pw"/>``.
+XML_SECRET = re.compile(
+    r"<(?P<tag>[A-Za-z_][\w.-]{0,60})>(?P<v>[^<>\s]{1,200})</(?P=tag)>"
+    r"|\bkey=\"(?P<key>[\w.:-]{1,60})\"\s+value=\"(?P<kv>[^\"<>\s]{1,200})\"")
+
+
+def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[Finding]:
+    """Passwords given to command-line tools, inline ``NAME=value`` secrets and XML secret elements."""
+    if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
+        for match in COMMAND_PASSWORD.finditer(text):
+            yield from _value_finding(match, "SECRET_PASSWORD")
+    if "=" in text:
+        for match in INLINE_ASSIGNMENT.finditer(text):
+            if not _is_secret_name(match.group("name")):
+                continue
+            group = match.lastgroup
+            if group == "bare" and not literal_values and not _looks_random(match.group("bare").rstrip(",;")):
+                continue  # in code, ``token=token_value`` passes a variable
+            kind = "SECRET_PASSWORD" if PASSWORDISH.search(match.group("name")) else "SECRET_HIGH_ENTROPY"
+            yield from _value_finding(match, kind)
+    if "</" in text or "value=" in lower:
+        for match in XML_SECRET.finditer(text):
+            name, group = (match.group("tag"), "v") if match.group("tag") else (match.group("key"), "kv")
+            value = match.group(group)
+            if _is_secret_name(name) and not _is_fake_password(value):
+                kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) else "SECRET_HIGH_ENTROPY"
+                yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
+
+
+def _value_finding(match: re.Match[str], kind: str) -> Iterator[Finding]:
+    """The quoted-or-bare value of ``QUOTED_OR_BARE`` in ``match``, unless it is a placeholder."""
+    group = next(g for g in ("sq", "dq", "bare") if match.group(g) is not None)
+    value = match.group(group)
+    if group == "bare":
+        value = value.rstrip(",;")
+    if not _is_fake_password(value):
+        yield Finding(match.start(group), match.start(group) + len(value), kind, KEYWORD_RANK, value)
 
 
 # --- 2. detect-secrets service plugins -----------------------------------------------------------
@@ -577,7 +782,7 @@ ASSIGNMENT = re.compile(
     r"(?:=(?P<q>[\"']?)(?P<v>[^\s\"']{6,})(?P=q)|[ \t]*[:=][ \t]+(?P<spaced>[^\s\"']{6,}))[ \t]*\r?")
 # The secret word must end the name: ``DB_PASSWORD``, ``apiKey``, but not ``token_type``, ``PASSWORD_FILE``.
 SECRET_NAME = re.compile(
-    r"(?:^|_)(?:password|passwd|pass|pwd|secret|token|api_?key|apikey|access_?key|private_?key|auth_?key|"
+    r"(?:^|_|^pg|^redis)(?:password|passwd|pass|pwd|secret|token|api_?key|apikey|access_?key|private_?key|auth_?key|"
     r"credentials?|client_?secret|secret_?key|auth_?token)$")
 NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
 # Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
@@ -639,7 +844,7 @@ def _quoted_positions(line: str, value: str) -> Iterator[int]:
             position = line.find(quote + value + quote, position + len(value) + 2)
 
 
-def _assignment_findings(text: str, lower: str) -> Iterator[Finding]:
+def _assignment_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
     """Unquoted config/env assignments to secret-named keys (KeywordDetector needs quotes)."""
     for start, end in _secret_word_lines(text, lower):
         match = ASSIGNMENT.fullmatch(text, start, end)
@@ -649,7 +854,9 @@ def _assignment_findings(text: str, lower: str) -> Iterator[Finding]:
         value = match.group(group)
         if _is_fake_password(value) or value.isdigit() or value.startswith(("/", "./", "~", "http")):
             continue
-        if group == "spaced" and CODE_VALUE.fullmatch(value) and not _looks_random(value):
+        # ``password: bytes,`` and ``private_key=private_key,`` in code are a parameter and a keyword argument.
+        is_code = CODE_VALUE.fullmatch(value.rstrip(",;)")) and not _looks_random(value)
+        if is_code and (language in CODE_LANGUAGES or group == "spaced" and language not in CONFIG_LANGUAGES):
             continue
         kind = "SECRET_PASSWORD" if PASSWORDISH.search(match.group("name")) else "SECRET_HIGH_ENTROPY"
         yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
