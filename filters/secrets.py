@@ -259,6 +259,9 @@ def is_secret_shaped(value: str) -> bool:
             and _shannon(value) >= 3.0)
 
 
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
 def _shannon(value: str) -> float:
     counts = Counter(value)
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
@@ -270,11 +273,14 @@ def _with_repeats(text: str, findings: list[Finding], extra: dict[str, str]) -> 
     (``extra``), also where it is a whole quoted string or the whole text (a tool call's argument)."""
     values = {f.value: f.kind for f in findings if f.replacement is None}
     canonical = [f._replace(kind=extra.get(f.value, f.kind)) if f.replacement is None else f for f in findings]
-    shaped = {v: k for v, k in {**values, **extra}.items() if is_secret_shaped(v)}
+    # A secret-shaped value that could also be a name (``Qwen2_5OmniToken2Wav``) repeats only inside quotes:
+    # a credential is never a class or a variable, and the code around it must not change.
+    candidates = {v: k for v, k in {**values, **extra}.items() if is_secret_shaped(v)}
+    shaped = {v: k for v, k in candidates.items() if not IDENTIFIER.fullmatch(v)}
     repeats = [Finding(m.start(), m.end(), shaped[m.group()], REPEAT_RANK, m.group())
                for m in _value_regex(tuple(sorted(shaped, key=len, reverse=True))).finditer(text)] if shaped else []
-    for value, kind in extra.items():
-        if value == text:
+    for value, kind in {**extra, **{v: k for v, k in candidates.items() if v not in shaped}}.items():
+        if value == text and value in extra:
             repeats.append(Finding(0, len(text), kind, REPEAT_RANK, value))
         elif value not in shaped and value in text:
             repeats += [Finding(m.start(1), m.end(1), kind, REPEAT_RANK, value)
@@ -398,7 +404,9 @@ def _is_fake_password(value: str) -> bool:
             or bool(TEMPLATE.search(value)) or bool(PLACEHOLDER_WORDS.search(value)) or bool(WEAK_WORD.fullmatch(value)))
 
 
-WEAK_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}")
+WEAK_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}"  # python, testPass, test123
+                       r"|[A-Za-z][a-z]+(?:[-_]?[A-Z]?[a-z]+){2,}"  # PrivateKeySignatureFunction, names in words
+                       r"|[\d.:_/-]+")  # versions, OIDs, dates, ports
 
 
 def _segment(text: str, position: int) -> tuple[int, int]:
@@ -746,7 +754,8 @@ def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
                     value = _plugin_value(raw)
                     if value and not _is_fake_token(value) and not TEMPLATE.search(value):  # e.g. <SECRET_...>
                         for found in _occurrences(text, start, end, value, _plugin_kind(kind, value), PLUGIN_RANK):
-                            yield _whole_token(text, found)
+                            if found.start == 0 or not text[found.start - 1].isalnum():  # not inside a longer run
+                                yield _whole_token(text, found)
 
 
 def _whole_token(text: str, found: Finding) -> Finding:
@@ -802,7 +811,7 @@ SECRET_NAME = re.compile(
     r"credentials?|client_?secret|secret_?key|auth_?token)$")
 NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
 # Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
-CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d.]+|(?i:true|false|yes|no|on|off|null|none)")
+CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d._]+|(?i:true|false|yes|no|on|off|null|none)")
 
 
 def _secret_word_lines(text: str, lower: str) -> Iterator[tuple[int, int]]:
@@ -816,6 +825,9 @@ def _secret_word_lines(text: str, lower: str) -> Iterator[tuple[int, int]]:
             yield start, last_end
 
 
+PUBLIC = re.compile(r"public", re.IGNORECASE)
+
+
 def _keyword_findings(text: str, lower: str) -> Iterator[Finding]:
     """detect-secrets' KeywordDetector (quoted values, as it scans code) on lines naming a secret."""
     for start, end in (window for line in _secret_word_lines(text, lower) for window in _keyword_windows(text, *line)):
@@ -826,6 +838,8 @@ def _keyword_findings(text: str, lower: str) -> Iterator[Finding]:
             if _is_fake_password(value) or heuristic.is_likely_id_string(value, line, KEYWORD_DETECTOR):
                 continue
             for position in _quoted_positions(line, value):
+                if PUBLIC.search(line, max(0, position - 40), position):
+                    continue  # publicKeyToken="...", public_key = "...": published on purpose
                 # The keyword before the value names the type: db_pass/password/pwd vs api_key/secret.
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(line, 0, position) else "SECRET_HIGH_ENTROPY"
                 yield Finding(start + position, start + position + len(value), kind, KEYWORD_RANK, value)
@@ -871,8 +885,9 @@ def _assignment_findings(text: str, lower: str, language: str) -> Iterator[Findi
         if _is_fake_password(value) or value.isdigit() or value.startswith(("/", "./", "~", "http")):
             continue
         # ``password: bytes,`` and ``private_key=private_key,`` in code are a parameter and a keyword argument.
-        is_code = CODE_VALUE.fullmatch(value.rstrip(",;)")) and not _looks_random(value)
-        if is_code and (language in CODE_LANGUAGES or group == "spaced" and language not in CONFIG_LANGUAGES):
+        code_shaped = CODE_VALUE.fullmatch(value.rstrip(",;)"))
+        if code_shaped and (language in CODE_LANGUAGES or group == "spaced" and language not in CONFIG_LANGUAGES
+                            and not _looks_random(value)):
             continue
         kind = "SECRET_PASSWORD" if PASSWORDISH.search(match.group("name")) else "SECRET_HIGH_ENTROPY"
         yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
@@ -932,8 +947,8 @@ def _entropy_findings(text: str, config: RedactionConfig) -> Iterator[Finding]:
             # A random string nothing names as a secret is a test vector, a digest's continuation line
             # or a nonce (on CPython's tests, 28 of 28 such hits); keys are assigned or passed by name.
             previous = text.rfind("\n", 0, max(start - 1, 0)) + 1
-            if not ENTROPY_CONTEXT.search(text, previous, end):
-                continue
+            if not (ENTROPY_CONTEXT.search(text, previous, match.start()) or ENTROPY_CONTEXT.search(text, match.end(), end)):
+                continue  # (the value itself does not count: ``Qwen2_5OmniToken2Wav`` names a class)
             yield Finding(match.start(2), match.end(2), "SECRET_HIGH_ENTROPY", ENTROPY_RANK, value)
 
 
@@ -944,7 +959,8 @@ def _is_not_a_key(value: str) -> bool:
     return (heuristic.is_potential_uuid(value) or heuristic.is_templated_secret(value) or _is_fake_token(value)
             or not _mixes_classes(value)
             or (is_hex and (len(value) < MIN_HEX_LENGTH or len(value) in DIGEST_LENGTHS))
-            or len(value) > MAX_ENTROPY_LENGTH or _encodes_text(value) or value.startswith(PUBLIC_KEY_PREFIXES))
+            or len(value) > MAX_ENTROPY_LENGTH or _encodes_text(value) or value.startswith(PUBLIC_KEY_PREFIXES)
+            or bool(re.search(r"\\[A-Za-z]{2}", value)))  # a Windows path or registry key, not an escape
 
 
 def _mixes_classes(value: str) -> bool:
