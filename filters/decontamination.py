@@ -137,6 +137,9 @@ def code_tokens(text: str, language: str = PYTHON) -> CodeTokens:
     return _regex_tokens(text)
 
 
+# A method's receiver and its uses are dropped, so a function wrapped as a method (``def f(self, a)``,
+# ``self.f(a)``) reads as the function (``def f(a)``, ``f(a)``).
+RECEIVERS = frozenset({"self", "cls"})
 _PY_SKIPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
                          tokenize.ENCODING, tokenize.ENDMARKER})
 _PY_STATEMENT_START = frozenset({tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
@@ -155,6 +158,9 @@ def _python_tokens(text: str) -> CodeTokens | None:
     for i, token in enumerate(tokens):
         if token.type in _PY_SKIPPED or i <= skip_until:
             previous = token if token.type in _PY_STATEMENT_START else previous
+            continue
+        if token.type == tokenize.NAME and token.string in RECEIVERS and tokens[i + 1].string in (",", ".", ")"):
+            skip_until = i + (tokens[i + 1].string != ")")  # ``self, `` / ``self.``: a method is its function
             continue
         if token.type == tokenize.STRING and (previous is None or previous.type in _PY_STATEMENT_START):
             end = _string_statement_end(tokens, i)
@@ -263,10 +269,14 @@ _COMMON_KEYWORDS = frozenset(keyword.kwlist) | frozenset(
 
 
 def _regex_tokens(text: str) -> CodeTokens:
-    out, previous = CodeTokens(), ""
+    out, previous, after_receiver = CodeTokens(), "", False
     for match in _REGEX_TOKEN.finditer(text):
         kind, token = match.lastgroup, match.group()
-        if kind in ("doc", "comment"):
+        if kind in ("doc", "comment") or after_receiver and token in (",", "."):
+            after_receiver = False
+            continue
+        after_receiver = kind == "name" and token in RECEIVERS and text[match.end():match.end() + 1] in (",", ".", ")")
+        if after_receiver:
             continue
         if kind == "name" and token not in _COMMON_KEYWORDS and previous != ".":
             out.add(token, match.start(), match.end(), True)

@@ -3,6 +3,7 @@ flags no stdlib module, reads extra JSONL benchmarks, and names the file when on
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
 import pickle
@@ -18,14 +19,15 @@ from filters.decontamination import (
     BenchmarkHit,
     ContaminationIndex,
     DecontaminationConfig,
+    code_tokens,
     humaneval_items,
     normalise_tokens,
 )
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 HOSTS = ["textwrap.py", "shlex.py", "fnmatch.py", "heapq.py", "bisect.py", "colorsys.py", "glob.py"]
-TASKS = {item_id: text for _, item_id, text in list(humaneval_items())[::2]}  # prompt + solution
-SOLUTIONS = {item_id: text for _, item_id, text in list(humaneval_items())[1::2]}
+TASKS = {item_id: text for _, item_id, text, _ in list(humaneval_items())[::2]}  # prompt + solution
+SOLUTIONS = {item_id: text for _, item_id, text, _ in list(humaneval_items())[1::2]}
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +45,14 @@ def reindent(code: str, indent: str) -> str:
 
 
 def planted(code: str, number: int) -> str:
-    """``code`` pasted at the middle line of a real stdlib module (a different one per task)."""
-    host = (STDLIB / HOSTS[number % len(HOSTS)]).read_text().splitlines(keepends=True)
-    middle = len(host) // 2
-    return "".join(host[:middle]) + "\n" + code + "\n" + "".join(host[middle:])
+    """``code`` pasted between the two top-level statements nearest the middle of a real stdlib
+    module (a different one per task). At a statement boundary, as a copy lands in a real file:
+    pasted inside a docstring it would be part of the string, and no longer code."""
+    source = (STDLIB / HOSTS[number % len(HOSTS)]).read_text()
+    host = source.splitlines(keepends=True)
+    starts = [node.lineno - 1 - len(getattr(node, "decorator_list", [])) for node in ast.parse(source).body]
+    middle = min(starts, key=lambda line: abs(line - len(host) // 2))
+    return "".join(host[:middle]) + "\n" + code + "\n\n" + "".join(host[middle:])
 
 
 def task_number(item_id: str) -> int:
@@ -58,10 +64,18 @@ def test_humaneval_is_read_whole():
     assert set(TASKS) == {f"HumanEval/{n}" for n in range(164)}
 
 
+def long_enough(texts: dict[str, str]) -> dict[str, str]:
+    """The items with at least ``min_match_tokens`` normalised tokens: the only ones a hit may come from."""
+    minimum = DecontaminationConfig().min_match_tokens
+    return {k: v for k, v in texts.items() if len(code_tokens(v)) >= minimum}
+
+
 def test_every_task_pasted_reindented_into_stdlib_code_is_hit(index):
     """Tabs for even tasks, 8 spaces for odd ones, a blank line after every line."""
+    tasks = long_enough(TASKS)
+    assert 100 <= len(tasks) < 164  # the short tasks (HumanEval/13's gcd: 29 tokens) can never remove a file
     missed = []
-    for item_id, code in TASKS.items():
+    for item_id, code in tasks.items():
         number = task_number(item_id)
         text = planted(reindent(code, "\t" if number % 2 == 0 else " " * 8), number)
         assert text != planted(code, number)  # the reformatting really changed the text
@@ -71,11 +85,13 @@ def test_every_task_pasted_reindented_into_stdlib_code_is_hit(index):
 
 
 def test_every_solution_long_enough_to_index_is_hit_alone(index):
-    """A solution body under a def line of its own, without HumanEval's prompt or docstring."""
-    min_tokens = DecontaminationConfig().min_item_tokens
-    long_enough = {k: v for k, v in SOLUTIONS.items() if len(normalise_tokens(v)) >= min_tokens}
-    assert 150 <= len(long_enough) < 164  # the few one-liners such as `return x + y` are skipped
-    missed = [item_id for item_id, body in long_enough.items()
+    """A solution body under a def line of its own, without HumanEval's prompt or docstring.
+
+    (Before issue 14 this asserted every solution of 8+ literal tokens was hit, HumanEval/13's
+    three-line gcd included: exactly the idiom that must no longer remove a file.)"""
+    solutions = long_enough(SOLUTIONS)
+    assert 40 <= len(solutions) < 164
+    missed = [item_id for item_id, body in solutions.items()
               if item_id not in {hit.item_id for hit in index.hits(
                   planted("def solve(*args):\n" + reindent(body, "\t"), task_number(item_id)))}]
     assert missed == []
@@ -209,7 +225,7 @@ def test_index_pickles_small_and_hashes_the_same_in_another_process(index, tmp_p
     """Beam ships the index to workers whose str hash seed differs; hits must not change."""
     blob = pickle.dumps(index)
     assert len(blob) < 1_000_000
-    text = planted(TASKS["HumanEval/7"], 7)
+    text = planted(TASKS["HumanEval/0"], 0)  # 65 normalised tokens (HumanEval/7 has under 40)
     (tmp_path / "index.pkl").write_bytes(blob)
     (tmp_path / "doc.txt").write_text(text)
     script = ("import pickle, sys; i = pickle.load(open(sys.argv[1], 'rb'));"
@@ -217,4 +233,4 @@ def test_index_pickles_small_and_hashes_the_same_in_another_process(index, tmp_p
     result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "index.pkl"), str(tmp_path / "doc.txt")],
                             capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "12345"})
     assert result.stdout.strip() == str([h.item_id for h in index.hits(text)])
-    assert "HumanEval/7" in result.stdout
+    assert "HumanEval/0" in result.stdout
