@@ -234,7 +234,16 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
         candidates += _email_findings(text, _email_allowlist(tuple(config.email_allowlist)))
     if config.ip_addresses:
         candidates += _ip_findings(text, _ip_allowlist(tuple(config.ip_allowlist)))
-    return _resolve(candidates)
+    return _resolve([_without_escape(f) for f in candidates])
+
+
+def _without_escape(finding: Finding) -> Finding:
+    """A value never ends in the backslash of an escaped quote (``\"key\"`` in a notebook's JSON):
+    that backslash belongs to the quote, and replacing it would unbalance the string."""
+    trimmed = finding.value.rstrip("\\")
+    if trimmed == finding.value or not trimmed:
+        return finding
+    return finding._replace(end=finding.start + len(trimmed), value=trimmed)
 
 
 def _resolve(candidates: list[Finding]) -> list[Finding]:

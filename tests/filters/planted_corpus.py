@@ -188,7 +188,7 @@ def _wrap(context: str, lines: list[str], n: int) -> str:
         return f"replicaCount: 2\nimage:\n  repository: acme/orders\n  tag: \"1.{n}.0\"\nenv:\n  secrets:\n{body}\n"
     if context == "yaml_block":
         return (f"name: deploy-{n}\non: [push]\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n    steps:\n"
-                f"      - run: |\n{textwrap.indent(body, '  ')}\n")
+                f"      - run: |\n{textwrap.indent(body, '      ')}\n")
     if context == "dotenv":
         return f"# service {n}\nLOG_LEVEL=info\nPORT=80{n:02d}\n{body}\n"
     if context == "shell":
@@ -344,3 +344,18 @@ def _plant_transcript(corpus: Corpus, entries: list[tuple[str, str, tuple[str, .
 def leaked(planted: list[Planted], text: str) -> list[Planted]:
     """The planted secrets any of whose fragments occur in ``text``."""
     return [p for p in planted if any(fragment in text for fragment in p.fragments)]
+
+
+# The fixed parts of the vendor formats: public, and shared by every token of a vendor.
+VENDOR_PREFIXES = ("github_pat_", "ghp_", "glpat-", "xoxb-", "sk_live_", "sk-proj-", "sk-ant-api03-", "sk-", "AIza",
+                   "GOCSPX-", "hf_", "SG.", "npm_", "pypi-AgEIcHlwaS5vcmc", "dapi", "dop_v1_", "gsk_", "r8_", "shpat_",
+                   "AKIA", "SK", "eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.")
+
+
+def secret_bodies(planted: list[Planted]) -> list[str]:
+    """Each fragment without its vendor's fixed prefix: the part only this secret has."""
+    bodies = []
+    for fragment in (f for p in planted for f in p.fragments):
+        prefix = next((p for p in VENDOR_PREFIXES if fragment.startswith(p)), "")
+        bodies.append(fragment[len(prefix):])
+    return bodies
