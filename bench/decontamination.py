@@ -28,7 +28,13 @@ import time
 import tokenize
 from pathlib import Path
 
-from filters.decontamination import ContaminationIndex, DecontaminationConfig, code_tokens, humaneval_items, read_benchmark
+from filters.decontamination import (
+    ContaminationIndex,
+    DecontaminationConfig,
+    code_tokens,
+    humaneval_items,
+    read_benchmark,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 MBPP_SAMPLE = REPO / "tests" / "filters" / "data" / "mbpp_1-54.jsonl"

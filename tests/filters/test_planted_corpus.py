@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
