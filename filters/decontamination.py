@@ -40,6 +40,8 @@ from pathlib import PurePosixPath
 
 import numpy as np
 import smart_open
+import tree_sitter
+import tree_sitter_language_pack
 import xxhash
 
 from codemix.config import ConfigError, join, require
@@ -202,12 +204,11 @@ _TS_IDENTIFIERS = frozenset({"identifier", "type_identifier", "shorthand_propert
 
 
 @functools.cache
-def _tree_sitter_parser(name: str):
+def _tree_sitter_parser(name: str) -> tree_sitter.Parser | None:
     """The grammar's parser, made once per process (parsers do not pickle); None if it is missing."""
     try:
-        from tree_sitter_language_pack import get_parser
-        return get_parser(name)
-    except (ImportError, LookupError, ValueError, RuntimeError):
+        return tree_sitter_language_pack.get_parser(name)
+    except (LookupError, ValueError, RuntimeError):
         return None
 
 

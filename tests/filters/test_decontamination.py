@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from bench.decontamination import VARIANTS, paste  # the benchmark's own transformations
-from codemix.cli import main as mix
 from codemix.config import ConfigError, load_config
 from filters.decontamination import (
     BenchmarkHit,
@@ -27,6 +26,7 @@ from filters.decontamination import (
     normalise_tokens,
     read_benchmark,
 )
+from mix.cli import main as mix
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 HOSTS = ["textwrap.py", "shlex.py", "fnmatch.py", "heapq.py", "bisect.py", "colorsys.py", "glob.py"]

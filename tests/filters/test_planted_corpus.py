@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from bench.redaction import code_tokens, python_tokens
-from codemix.cli import main as mix
 from codemix.document import Document
 from filters.secrets import RedactionConfig, redact_document
+from mix.cli import main as mix
 from mixtures.tokenizer import load_tokenizer
 from pipelines.readers.language import detect_language
 from tests.filters.planted_corpus import build_corpus, leaked, secret_bodies

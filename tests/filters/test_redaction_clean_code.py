@@ -24,7 +24,7 @@ def slice_files() -> list[tuple[Path, str]]:
 def test_clean_code_slice_keeps_its_code():
     files = slice_files()
     report = measure(files)
-    assert report["lines"] >= 100_000, "guard: a real slice of the standard library"
+    assert report["lines"] >= 80_000, "guard: a real slice of the standard library"
     assert report["tokenize"]["redacted_python_files"] >= 3, "guard: some files were redacted at all"
     assert all(python_tokens(text) is not None for _, text in files)
     assert report["in_identifier"] == []

@@ -34,7 +34,8 @@ GPL_PREAMBLE = """                    GNU GENERAL PUBLIC LICENSE
   The GNU General Public License is a free, copyleft license for
 software and other kinds of works.
 """
-HUMANEVAL_TASKS = ("HumanEval/0", "HumanEval/12", "HumanEval/35")
+# HumanEval/35 (max_element, 29 normalised tokens) was here: since issue 14 an item that short never removes a file.
+HUMANEVAL_TASKS = ("HumanEval/0", "HumanEval/12", "HumanEval/20")
 
 
 def reformatted(code: str) -> str:
