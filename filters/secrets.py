@@ -6,6 +6,9 @@ every other byte stays as it was. Counts come back keyed by placeholder name (``
 
 How each placeholder is found (first listed wins when spans overlap):
 
+  0. Private keys (``_private_key_findings``): the body between ``BEGIN``/``END ... PRIVATE KEY``
+     however indented (YAML block scalars, heredocs), escaped (``\\n`` in JSON) or split into quoted
+     strings (notebooks), and base64-encoded PEM (Kubernetes Secret ``data:``).
   1. Our typed regexes, shaped on each vendor's documented token format: AWS access key ids
      (``AKIA``/``ASIA``... + 16), AWS secret keys (40 base64 chars after an ``aws...secret/key`` name),
      whole PEM private-key bodies (real newlines or ``\\n`` escapes, however deep), GitHub (``ghp_``.., ``github_pat_``),
@@ -14,7 +17,11 @@ How each placeholder is found (first listed wins when spans overlap):
      (``AIza`` + 35), JWTs (three base64url parts whose header decodes to JSON), npm (``npm_`` + 36,
      ``_authToken=``), SendGrid (``SG.`` 22 ``.`` 43), Twilio (``AC``/``SK`` + 32 hex, auth tokens by
      name), Azure storage (``AccountKey=`` + 88), passwords in URLs (``scheme://user:PASSWORD@host``),
-     on command lines (``--password=``, ``curl -u user:PASSWORD``) and HTTP ``Authorization`` headers.
+     on command lines (``--password=``, ``curl -u user:PASSWORD``, ``mysql -pPW``, ``sshpass -p``,
+     ``redis-cli -a``), inline ``PGPASSWORD=pw psql``, auth tuples (``auth=("u", "pw")``,
+     ``HTTPBasicAuth``, ``.login(u, pw)``), XML elements and HTTP ``Authorization``/API-key headers;
+     also Hugging Face, Discord webhooks, Entra client secrets, Google OAuth, PyPI, Groq, Replicate,
+     Databricks, DigitalOcean and Shopify tokens.
   2. detect-secrets' own service plugins (Artifactory, Cloudant, Discord, IBM, Mailchimp, PyPI,
      SoftLayer, Square, Telegram, and the ones above as a second net), called through
      ``analyze_string`` only, on the lines their regexes hit; each has its own ``SECRET_<SERVICE>_...``.
@@ -27,7 +34,13 @@ How each placeholder is found (first listed wins when spans overlap):
      shorter than 20 or of a digest's length, or next to ``sha``/``md5``/``hex`` words, is a digest or
      bytes; base64 of readable text is a test vector; quoted runs over 1 KB are embedded data.
   5. Emails and public IP addresses (``EMAIL``, ``IP_ADDRESS``): see ``RedactionConfig``.
-  6. Every other occurrence of a value found above, in the same text (``kind`` of the first find).
+  6. Other occurrences of a value found above, only when the value is secret-shaped
+     (``is_secret_shaped``: 10+ characters, 2+ digits, 3+ bits of entropy per character), as a whole
+     token, and, if it could also be a name, only inside quotes. ``bytes`` or ``python`` found once as
+     a password is replaced there and nowhere else, so code around it never changes.
+
+In programming languages an unquoted ``name = word`` or ``name: Type`` is code, never a secret; in
+config files (YAML, INI, TOML, .env, shell, Dockerfile) an unquoted value is a literal.
 
 Placeholder-looking values are *kept*, on purpose: ``AKIAIOSFODNN7EXAMPLE`` (AWS's documented
 example), ``AKIAXXXXXXXXXXXXXXXX``, ``${TOKEN}``, ``<password>``, ``changeme``, ``your-api-key``. They
