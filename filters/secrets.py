@@ -428,7 +428,8 @@ def _is_fake_password(value: str) -> bool:
 
 WEAK_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}"  # python, testPass, test123
                        r"|[A-Za-z][a-z]+(?:[-_]?[A-Z]?[a-z]+){2,}"  # PrivateKeySignatureFunction, names in words
-                       r"|[\d.:_/-]+")  # versions, OIDs, dates, ports
+                       r"|[\d.:_/-]+"  # versions, OIDs, dates, ports
+                       r"|[\da-fA-F]{1,19}")  # short hex: a checksum or an id (hex keys are longer)
 
 
 def _segment(text: str, position: int) -> tuple[int, int]:
@@ -833,7 +834,7 @@ SECRET_NAME = re.compile(
     r"credentials?|client_?secret|secret_?key|auth_?token)$")
 NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
 # Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
-CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d._]+|(?i:true|false|yes|no|on|off|null|none)")
+CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d._]+|0[xXoObB][\da-fA-F_]+[lLuU]*|(?i:true|false|yes|no|on|off|null|none)")
 
 
 def _secret_word_lines(text: str, lower: str) -> Iterator[tuple[int, int]]:
@@ -982,7 +983,14 @@ def _is_not_a_key(value: str) -> bool:
             or not _mixes_classes(value)
             or (is_hex and (len(value) < MIN_HEX_LENGTH or len(value) in DIGEST_LENGTHS))
             or len(value) > MAX_ENTROPY_LENGTH or _encodes_text(value) or value.startswith(PUBLIC_KEY_PREFIXES)
-            or bool(re.search(r"\\[A-Za-z]{2}", value)))  # a Windows path or registry key, not an escape
+            or bool(re.search(r"\\[A-Za-z]{2}", value))  # a Windows path or registry key, not an escape
+            or _is_path(value))
+
+
+def _is_path(value: str) -> bool:
+    """``projects/123/global/networks/myVPC``: slash-separated words, half of them plain lowercase."""
+    parts = value.split("/")
+    return len(parts) >= 3 and sum(part.isalpha() and part.islower() and len(part) >= 3 for part in parts) * 2 >= len(parts)
 
 
 def _mixes_classes(value: str) -> bool:
