@@ -191,6 +191,9 @@ class PrecisionConfig:
     fp8_recipe: Literal["tensorwise", "blockwise", "mxfp8", "delayed"] = "tensorwise"
     grouped_gemm: bool = True
     router_padding_for_fp8: bool = True
+    # CPU only: round the transformer layers' GEMM operands as the GPU run would (BF16, or the fp8
+    # recipe's quantise-dequantise) with fp32 GEMMs, to study the numerics without a GPU (pretrain.fp8)
+    emulate: bool = False
 
 
 @dataclass(slots=True, kw_only=True)

@@ -27,6 +27,7 @@ import torch
 from codemix.config import ConfigError
 from pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from pretrain.configs import Recipe
+from pretrain.fp8 import EmulatedPrecision, emulate_precision
 from pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
 from pretrain.metrics import ExpertLoadMonitor
 from pretrain.model import PositionSetup, build_model, padded_vocab_size, position_setup
@@ -106,6 +107,8 @@ def make_trainer(options: TrainOptions, data: StageData, runtime: Runtime, seque
     recipe, train = options.recipe, options.recipe.stage(options.stage)
     model = build_model(recipe, vocab_size=data.tokenizer().vocab_size, sequence_length=sequence_length,
                         position=position, cpu=not runtime.cuda)
+    if recipe.precision.emulate:  # CPU numerics study: GEMM operands rounded as on the GPU (pretrain.fp8)
+        emulate_precision(model, EmulatedPrecision.from_config(recipe.precision))
     wrapped = wrap_model(model, runtime)
     optimizer = build_optimizer(wrapped, train, runtime, bf16=recipe.precision.dtype == "bf16")
     if runtime.cuda:
