@@ -83,9 +83,9 @@ def report(curves: dict[str, dict[int, list[float]]], seconds: dict[str, float],
     steps = len(curves["bf16"][seeds[0]])
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
-    lines = [f"{datetime.date.today().isoformat()}, {cpu}, torch {torch.__version__}, 1 thread, recipe `tiny`, "
-             f"stage `short` (16 x 64 tokens per step), {steps} steps, seeds {', '.join(map(str, seeds))} "
-             "(weights and data order).", "",
+    lines = [(f"{datetime.date.today().isoformat()}, {cpu}, torch {torch.__version__}, 1 thread, recipe `tiny`, "
+              f"stage `short` (16 x 64 tokens per step), {steps} steps, seeds {', '.join(map(str, seeds))} "
+              "(weights and data order)."), "",
              f"Loss (nats/token), mean over seeds of each {window}-step window:", "",
              "| steps | " + " | ".join(curves) + " |", "|---|" + "---|" * len(curves)]
     for i, start in enumerate(range(0, steps, window)):

@@ -45,7 +45,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import torch
 
@@ -64,10 +64,10 @@ HEADER = ("| date | device | GPUs | model | seq | timed steps | precision | tok/
 class HostSyncs:
     """Counts, while active, every call that makes the host wait for the device, by who made it.
 
-    Patched: ``Tensor.item/tolist/numpy/cpu``, ``float()/int()/bool()/index`` of a tensor, ``Tensor.to``
-    a CPU device, and ``torch.cuda`` (stream, event) ``synchronize``. On a GPU each is a device-to-host
+    Patched: ``Tensor.item/tolist/numpy/cpu``, ``float()/int()/bool()/index`` of a tensor, ``Tensor.to("cpu")``
+    (or to a CPU device from an accelerator), and ``torch.cuda`` (stream, event) ``synchronize``. On a GPU each is a device-to-host
     wait; on CPU they are what would be one, so the count holds on either. A call is "ours" when the
-    first frame outside torch belongs to this repository, else the framework's (megatron-core).
+    code that made it belongs to this repository, else the framework's (megatron-core, torch).
     """
 
     METHODS = ("item", "tolist", "numpy", "cpu", "__float__", "__int__", "__bool__", "__index__")
@@ -76,7 +76,7 @@ class HostSyncs:
         self.calls: Counter[tuple[str, str]] = Counter()
         self._saved: list[tuple[Any, str, Any]] = []
 
-    def __enter__(self) -> HostSyncs:
+    def __enter__(self) -> Self:
         for name in self.METHODS:
             self._patch(torch.Tensor, name, self._counting(getattr(torch.Tensor, name), name))
         self._patch(torch.Tensor, "to", self._counting_to(torch.Tensor.to))
@@ -104,7 +104,10 @@ class HostSyncs:
     def _counting_to(self, original):
         def to(tensor, *args, **kwargs):
             target = kwargs.get("device", args[0] if args else None)
-            if isinstance(target, (str, torch.device)) and torch.device(target).type == "cpu":
+            # The literal "cpu" is a host copy wherever the tensor lives; a device object only when it moves
+            # the tensor off an accelerator (``.to(tensor.device)`` on a CPU run is not one).
+            if (isinstance(target, str) and target.startswith("cpu")) or (
+                    isinstance(target, torch.device) and target.type == "cpu" and tensor.device.type != "cpu"):
                 self.calls[(caller(), "to(cpu)")] += 1
             return original(tensor, *args, **kwargs)
 
@@ -115,15 +118,16 @@ class HostSyncs:
 
 
 def caller() -> str:
-    """``codemix:<path>`` or ``framework:<path>`` of the first frame outside torch and this module."""
+    """``codemix:<path>:<function>`` or ``framework:<path>:<function>`` of the code that made the call.
+
+    The frame right above the patched method: torch's own Python code counts as the framework (the
+    CPU stand-in optimizer, AdamW, reads its step counters, which live on the host even on a GPU).
+    """
     frame = sys._getframe(2)
-    torch_dir = str(Path(torch.__file__).parent)
-    while frame and (frame.f_code.co_filename.startswith(torch_dir) or frame.f_code.co_filename == __file__):
-        frame = frame.f_back
-    path = frame.f_code.co_filename if frame else "?"
+    path = frame.f_code.co_filename
     if path.startswith(str(REPO)) and "site-packages" not in path:
         return f"codemix:{Path(path).relative_to(REPO)}:{frame.f_code.co_name}"
-    return f"framework:{path.split('site-packages/')[-1]}:{frame.f_code.co_name if frame else '?'}"
+    return f"framework:{path.split('site-packages/')[-1]}:{frame.f_code.co_name}"
 
 
 @contextlib.contextmanager

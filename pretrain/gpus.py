@@ -1,9 +1,9 @@
 """Which GPU this is, and its peak dense tensor-core throughput: the denominator of MFU.
 
-"H100" names three products with different peaks: the SXM5 part (132 SMs, 700 W) reaches 989 dense
+"H100" names three products with different peaks: the SXM5 part (132 SMs, 700 W) reaches 989.5 dense
 BF16 TFLOP/s, the PCIe card (114 SMs, 350 W) 756, the NVL card (132 SMs at lower clocks, 94 GB) 835.
 Figures are NVIDIA's datasheet numbers without structured sparsity (datasheets print the sparse
-figure, twice these); FP8 is twice BF16 on Hopper and Blackwell. A GPU not in the table gets no MFU
+figure, twice these: 1,979 for an H100 SXM); FP8 is twice BF16 on Hopper and Blackwell. A GPU not in the table gets no MFU
 unless the caller passes its peak (``--peak-tflops``): a wrong denominator is worse than none.
 """
 
@@ -24,15 +24,15 @@ class GpuSpec:
 
 # (name fragment, SM count or None, spec); the first match wins, so variants precede their family.
 _TABLE: list[tuple[str, int | None, GpuSpec]] = [
-    ("GH200", None, GpuSpec(sku="GH200", bf16_tflops=989.4, fp8_tflops=1978.9)),
+    ("GH200", None, GpuSpec(sku="GH200", bf16_tflops=989.5, fp8_tflops=1979.0)),
     ("H100 NVL", None, GpuSpec(sku="H100 NVL", bf16_tflops=835.5, fp8_tflops=1670.5)),
     ("H100 PCIe", None, GpuSpec(sku="H100 PCIe", bf16_tflops=756.5, fp8_tflops=1513.0)),
     ("H100", 114, GpuSpec(sku="H100 PCIe", bf16_tflops=756.5, fp8_tflops=1513.0)),
-    ("H100", 132, GpuSpec(sku="H100 SXM", bf16_tflops=989.4, fp8_tflops=1978.9)),
+    ("H100", 132, GpuSpec(sku="H100 SXM", bf16_tflops=989.5, fp8_tflops=1979.0)),
     ("H800 PCIe", None, GpuSpec(sku="H800 PCIe", bf16_tflops=756.5, fp8_tflops=1513.0)),
-    ("H800", 132, GpuSpec(sku="H800 SXM", bf16_tflops=989.4, fp8_tflops=1978.9)),
+    ("H800", 132, GpuSpec(sku="H800 SXM", bf16_tflops=989.5, fp8_tflops=1979.0)),
     ("H200 NVL", None, GpuSpec(sku="H200 NVL", bf16_tflops=835.5, fp8_tflops=1670.5)),
-    ("H200", 132, GpuSpec(sku="H200 SXM", bf16_tflops=989.4, fp8_tflops=1978.9)),
+    ("H200", 132, GpuSpec(sku="H200 SXM", bf16_tflops=989.5, fp8_tflops=1979.0)),
     ("H20", 78, GpuSpec(sku="H20", bf16_tflops=148.0, fp8_tflops=296.0)),
     ("GB200", None, GpuSpec(sku="GB200", bf16_tflops=2500.0, fp8_tflops=5000.0)),
     ("B200", None, GpuSpec(sku="B200", bf16_tflops=2250.0, fp8_tflops=4500.0)),
