@@ -56,7 +56,7 @@ def build_data(work: Path) -> Path:
             "stages": {"short": {"sequence_length": 64, "token_budget": 400_000, "weights": {"code": 1.0}}},
             "tokenizer": {"vocab_size": 1000}}
     (work / "spec.yaml").write_text(yaml.safe_dump(spec))
-    subprocess.run([sys.executable, "-m", "codemix", "build", str(work / "spec.yaml"), "--out", str(out)], check=True)
+    subprocess.run([sys.executable, "-m", "mix", "build", str(work / "spec.yaml"), "--out", str(out)], check=True)
     return out
 
 
