@@ -311,7 +311,8 @@ def measure(args: argparse.Namespace, precision: str, checkpoint: str, work: Pat
     data = read_stage(args.data, args.stage)
     train = recipe.stage(args.stage)
     sequence_length = args.seq_length or train.sequence_length or data.sequence_length
-    runtime = initialize(recipe.parallel, seed=train.seed, sequence_length=sequence_length, precision=recipe.precision)
+    runtime = initialize(recipe.parallel, seed=train.seed, sequence_length=sequence_length, precision=recipe.precision,
+                         force_cpu=args.dry_run)
     try:
         options = TrainOptions(recipe=recipe, stage=args.stage, data_dir=args.data, out_dir=str(work / precision),
                                steps=1, sequence_length=sequence_length, resume_from=checkpoint)

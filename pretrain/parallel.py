@@ -63,8 +63,9 @@ def check_precision(precision: PrecisionConfig, *, cuda: bool, have_te: bool,
             "MXFP8 runs E4M3 in both passes in Transformer Engine; hybrid (E5M2 gradients) does not apply",
             "set fp8: e4m3 with fp8_recipe: mxfp8")
     if precision.emulate:
+        # pretrain.run sets the emulation up on CPU even where CUDA is present (initialize(force_cpu=True)).
         require(not cuda, "precision.emulate", "emulation is a CPU numerics study; on a GPU FP8 runs in Transformer Engine",
-                "remove precision.emulate on a GPU machine")
+                "train with force_cpu (pretrain.run does), or remove precision.emulate")
         return
     if precision.fp8 is None:
         return

@@ -70,12 +70,13 @@ def run(options: TrainOptions) -> TrainSummary:
     if options.steps < 1:
         raise ConfigError("--steps", "must be at least 1")
     # Before any I/O: an FP8 request this machine would silently run in BF16 fails in milliseconds.
-    check_precision(options.recipe.precision, cuda=torch.cuda.is_available(), have_te=HAVE_TE)
+    emulate = options.recipe.precision.emulate  # the FP8/BF16 emulation runs on CPU, even on a GPU machine
+    check_precision(options.recipe.precision, cuda=torch.cuda.is_available() and not emulate, have_te=HAVE_TE)
     data = read_stage(options.data_dir, options.stage)
     train = options.recipe.stage(options.stage)
     sequence_length = options.sequence_length or train.sequence_length or data.sequence_length
     runtime = initialize(options.recipe.parallel, seed=train.seed, sequence_length=sequence_length,
-                         precision=options.recipe.precision)
+                         precision=options.recipe.precision, force_cpu=emulate)
     try:
         position = run_position(options)
         trainer = make_trainer(options, data, runtime, sequence_length, position)
