@@ -466,8 +466,8 @@ class ContaminationIndex:
             return BenchmarkHit(benchmark, item_id, overlap, matched)
         if matched < self.min_match_tokens or tokens is None:
             return None
-        where = np.flatnonzero(np.isin(code_grams, grams))
-        start, end = tokens.starts[int(where[0])], tokens.ends[int(where[-1]) + n - 1]
+        first, last = densest_window(np.flatnonzero(np.isin(code_grams, grams)), 2 * len(grams))
+        start, end = tokens.starts[first], tokens.ends[last + n - 1]
         return BenchmarkHit(benchmark, item_id, overlap, matched, text.count("\n", 0, start) + 1,
                             text.count("\n", 0, end) + 1)
 
@@ -478,6 +478,15 @@ class ContaminationIndex:
         starts = np.repeat(left, spans)
         offsets = np.arange(len(starts)) - np.repeat(np.cumsum(spans) - spans, spans)
         return np.bincount(self._owners[starts + offsets], minlength=len(self._labels))
+
+
+def densest_window(positions: np.ndarray, width: int) -> tuple[int, int]:
+    """First and last of the sorted ``positions`` inside the ``width``-wide window holding the most of
+    them: where the copy is. An envelope of every match would stretch to a common n-gram anywhere in
+    the file; a planted copy spans about its own length (twice it leaves room for edits)."""
+    ends = np.searchsorted(positions, positions + width, side="left")  # window [p, p + width)
+    best = int(np.argmax(ends - np.arange(len(positions))))
+    return int(positions[best]), int(positions[ends[best] - 1])
 
 
 def _covered(positions: np.ndarray, n: int, length: int) -> int:

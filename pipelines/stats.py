@@ -55,7 +55,9 @@ def build_stats(out_dir: str) -> dict:
         "redaction_samples": samples.get(source, {}),
         "contaminated_documents": sorted(
             ({"location": row["location"], "benchmark": row["benchmark"], "item_id": row["item_id"],
-              "overlap": round(row["overlap"], 3)} for row in hits if row["source"] == source),
+              "overlap": round(row["overlap"], 3),
+              "matched_tokens": row.get("matched_tokens", 0), "lines": [row.get("start_line", 0), row.get("end_line", 0)]}
+             for row in hits if row["source"] == source),
             key=lambda row: (row["location"], row["benchmark"], row["item_id"])),
     } for source in sources}
 
@@ -109,7 +111,7 @@ def format_stats(stats: dict) -> str:
                     lines += [f"      e.g. {context}" for context in info["redaction_samples"].get(name, [])]
         for hit in info["contaminated_documents"]:
             lines.append(f"  contaminated    {hit['location']}: {hit['benchmark']} {hit['item_id']} "
-                         f"(overlap {hit['overlap']:.2f})")
+                         f"(overlap {hit['overlap']:.2f}, {hit['matched_tokens']} tokens at lines {hit['lines'][0]}-{hit['lines'][1]})")
     return "\n".join(lines) or "no records found: is this a mix build output directory?"
 
 
