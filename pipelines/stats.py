@@ -1,4 +1,6 @@
-"""`mix stats DIR`: a build's funnel per source, and what it dropped, redacted and found in benchmarks.
+"""`mix stats DIR`: a build's funnel per source, and what it dropped, redacted (with up to three sample
+contexts per type, the secret itself shown only as its placeholder) and which benchmark items the
+removed documents matched.
 
 Everything is recounted from the files the stages wrote, so the numbers can be trusted even for a
 build whose manifest was lost, that was rerun from a later stage, or that has not finished yet.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import collections
 import json
 import random
+import re
 
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
@@ -56,6 +59,8 @@ def build_stats(out_dir: str) -> dict:
     duplicates = ledger.count_values(f"{layout.stage_dir('dedup')}/duplicates*.parquet", "source")
     kept = ledger.count_values(layout.docs("dedup"), "source")
     read = read_counts(layout)
+    samples = redaction_samples(layout)
+    hits = ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet")
     sources = sorted({s for s, _ in dropped} | {s for s, _ in redactions} | set(quarantined) | set(kept)
                      | set(duplicates) | set(read))
     return {source: {
@@ -66,7 +71,51 @@ def build_stats(out_dir: str) -> dict:
         "dropped": {r: n for (s, r), n in sorted(dropped.items()) if s == source},
         "redactions": {t: n for (s, t), n in sorted(redactions.items()) if s == source},
         "contamination_hits": {b: n for (s, b), n in sorted(contamination.items()) if s == source},
+        "redaction_samples": samples.get(source, {}),
+        "contaminated_documents": sorted(
+            ({"location": row["location"], "benchmark": row["benchmark"], "item_id": row["item_id"],
+              "overlap": round(row["overlap"], 3),
+              "matched_tokens": row.get("matched_tokens", 0), "lines": [row.get("start_line", 0), row.get("end_line", 0)]}
+             for row in hits if row["source"] == source),
+            key=lambda row: (row["location"], row["benchmark"], row["item_id"])),
     } for source in sources}
+
+
+SAMPLES_PER_TYPE = 3
+CONTEXT_CHARS = 60
+
+
+def redaction_samples(layout: BuildLayout) -> dict[str, dict[str, list[str]]]:
+    """source -> placeholder type -> up to three contexts, read from the redacted crawl documents of
+    the documents the redaction records name. The crawl wrote them after redaction, so a context shows
+    the placeholder where the secret was, never the secret."""
+    wanted: dict[str, set[str]] = collections.defaultdict(set)  # doc id -> types redacted in it
+    for row in ledger.read_rows(f"{layout.stage_dir('crawl')}/redactions*.parquet"):
+        wanted[row["doc_id"]].add(row["type"])
+    samples: dict[str, dict[str, list[str]]] = collections.defaultdict(lambda: collections.defaultdict(list))
+    for path in ledger.matched_files(layout.docs("crawl")) if wanted else []:
+        with FileSystems.open(path) as handle:
+            parquet = pq.ParquetFile(handle)
+            for group in range(parquet.num_row_groups):
+                for row in parquet.read_row_group(group, columns=["id", "source", "text"]).to_pylist():
+                    for kind in wanted.get(row["id"], ()):
+                        found = samples[row["source"]][kind]
+                        if len(found) < SAMPLES_PER_TYPE:
+                            found += _contexts(row["text"], kind, SAMPLES_PER_TYPE - len(found))
+    return {source: dict(kinds) for source, kinds in samples.items()}
+
+
+def _contexts(text: str, kind: str, limit: int) -> list[str]:
+    """Up to ``limit`` one-line contexts around ``<kind>`` in ``text``."""
+    contexts = []
+    for match in re.finditer(re.escape(f"<{kind}>"), text):
+        start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - CONTEXT_CHARS)
+        end = text.find("\n", match.end())
+        end = min(len(text) if end < 0 else end, match.end() + CONTEXT_CHARS)
+        contexts.append(text[start:end].strip())
+        if len(contexts) == limit:
+            break
+    return contexts
 
 
 def sample_records(out_dir: str, n: int, seed: int) -> dict:
@@ -104,9 +153,24 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
             blocks.append(f"{title}\n" + format_table(
                 ["source", column, "records", "% of read"], rows,
                 total=["total", "", sum(r[2] for r in rows), percent(sum(r[2] for r in rows), total_read(stats))]))
+    blocks += [block for block in (redaction_contexts(stats), contaminated_documents(stats)) if block]
     if samples:
         blocks.append(format_samples(samples))
     return "\n\n".join(blocks)
+
+
+def redaction_contexts(stats: dict) -> str:
+    """A few contexts of each redaction type, with the placeholder where the secret was."""
+    lines = [f"  {source} {kind}: e.g. {context}" for source, info in stats.items()
+             for kind, contexts in info["redaction_samples"].items() for context in contexts]
+    return "redaction contexts\n" + "\n".join(lines) if lines else ""
+
+
+def contaminated_documents(stats: dict) -> str:
+    lines = [f"  {source} {hit['location']}: {hit['benchmark']} {hit['item_id']} (overlap {hit['overlap']:.2f}, "
+             f"{hit['matched_tokens']} tokens at lines {hit['lines'][0]}-{hit['lines'][1]})"
+             for source, info in stats.items() for hit in info["contaminated_documents"]]
+    return "contaminated documents\n" + "\n".join(lines) if lines else ""
 
 
 def total_read(stats: dict) -> int:
