@@ -141,11 +141,16 @@ def _text_bytes(doc) -> int:
     return len(doc.text)
 
 
-def shard_inputs(spec: MixtureSpec, layout: BuildLayout) -> int:
-    """Documents the shards stage reads: the dedup output, and the long stage's own input."""
-    total = ledger.count_rows(layout.docs("dedup"))
+def shard_entries(spec: MixtureSpec, layout: BuildLayout) -> int:
+    """Documents the shards stage tokenizes (what its bar counts): every kept document once per
+    file-level stage that weights its source, exactly; the long stage's documents are known only once
+    its repositories are shaped, so each repository counts as one (it makes at least one)."""
+    kept = ledger.count_values(layout.docs("dedup"), "source")
+    total = sum(kept.get(source, 0) for stage, config in spec.stages.items() if stage not in ("long", "sft")
+                for source in config.weights)
     if "long" in spec.stages:
-        total += ledger.count_rows(layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup"))
+        long_input = layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup")
+        total += len(ledger.count_values(long_input, "repo"))
     return total
 
 
@@ -290,7 +295,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
                      f"kept whole for the long stage ({repos['repository_duplicates']:,} forks or mirrors removed)")
     for source, notes in check_kept(spec, layout, allowed, repository_level=uses_repository_dedup(spec)).items():
         allowed_notes.setdefault(source, []).extend(notes)
-    with display.stage("shards", expected=shard_inputs(spec, layout), step="read"):
+    with display.stage("shards", expected=shard_entries(spec, layout), step="shards", unit="docs tokenized"):
         runner.run("shards", keys["shards"], lambda out: run_shards(spec, layout, out, beam_args))
     return finish_manifest(spec, layout, runner, tokenizer, beam_args, allowed, allowed_notes)
 

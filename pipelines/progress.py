@@ -36,7 +36,7 @@ POLL_SECONDS = 0.25
 ENV = "CODEMIX_PROGRESS_DIR"
 # How the display names the steps a stage reports besides the one its bar counts.
 STEP_LABELS = {"crawl": "documents kept", "filter": "documents filtered", "shards": "documents tokenized",
-               "merged": "shards merged"}
+               "merged": "shards merged", "read": "documents read"}
 
 
 # --- worker side -----------------------------------------------------------------------------------
