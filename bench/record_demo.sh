@@ -31,7 +31,7 @@ while true; do
   sleep 5
   snapshot
   if [ $interrupted = 0 ] && [ -d "$OUT/work/dedup.partial" ]; then
-    sleep 8; snapshot; tmux send-keys -t codemix-demo C-c; interrupted=1; sleep 2; snapshot
+    sleep 3; snapshot; tmux send-keys -t codemix-demo C-c; interrupted=1; sleep 2; snapshot
   fi
   if [ "$(grep -c '(exit status' "$REC/demo-build.typescript" 2>/dev/null || true)" -ge 2 ]; then
     sleep 2; snapshot; break
@@ -39,3 +39,4 @@ while true; do
 done
 tmux kill-session -t codemix-demo
 rm -f "$REC/.session.sh"
+gzip -f -9 "$REC/demo-build.typescript"

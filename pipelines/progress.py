@@ -34,8 +34,9 @@ LOG_EVERY_SECONDS = 10.0
 FLUSH_SECONDS = 0.5
 POLL_SECONDS = 0.25
 ENV = "CODEMIX_PROGRESS_DIR"
+STATUS_CHARS = 44
 # How the display names the steps a stage reports besides the one its bar counts.
-STEP_LABELS = {"crawl": "documents kept", "filter": "documents filtered", "shards": "documents tokenized",
+STEP_LABELS = {"crawl": "documents kept", "filter": "documents filtered", "shards": "documents queued",
                "merged": "shards merged", "read": "documents read"}
 
 
@@ -177,7 +178,7 @@ class _StatusFromLogs(logging.Handler):
         self._display = display
 
     def emit(self, record: logging.LogRecord) -> None:
-        self._display.status(record.getMessage().split("; ")[0][:90])
+        self._display.status(record.getMessage().split("; ")[0])
 
 
 @contextlib.contextmanager
@@ -238,8 +239,9 @@ class BuildDisplay:
         self._reused = True
 
     def status(self, text: str) -> None:
+        """A short line beside the current stage's bar (cut, so the bars keep their width)."""
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, status=text)
+            self._progress.update(self._task, status=text if len(text) <= STATUS_CHARS else text[:STATUS_CHARS - 1] + "…")
 
     @contextlib.contextmanager
     def stage(self, name: str, *, expected: int | None = None, step: str | None = None, unit: str = "docs",

@@ -264,6 +264,7 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
                 pieces, lengths = [], []
                 for batch in encode_batches(entries):
                     tokens, batch_lengths = self._encode(batch)
+                    report("tokenized", len(batch), sum(len(text) for _, text, _ in batch))
                     pieces.append(tokens)
                     lengths += batch_lengths
                 stage, source = key
