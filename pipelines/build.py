@@ -295,7 +295,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
                      f"kept whole for the long stage ({repos['repository_duplicates']:,} forks or mirrors removed)")
     for source, notes in check_kept(spec, layout, allowed, repository_level=uses_repository_dedup(spec)).items():
         allowed_notes.setdefault(source, []).extend(notes)
-    with display.stage("shards", expected=shard_entries(spec, layout), step="tokenized", unit="docs tokenized"):
+    with display.stage("shards", expected=shard_entries(spec, layout), step="tokenized", unit="tokenized"):
         runner.run("shards", keys["shards"], lambda out: run_shards(spec, layout, out, beam_args))
     return finish_manifest(spec, layout, runner, tokenizer, beam_args, allowed, allowed_notes)
 

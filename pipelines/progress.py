@@ -35,9 +35,9 @@ FLUSH_SECONDS = 0.5
 POLL_SECONDS = 0.25
 ENV = "CODEMIX_PROGRESS_DIR"
 STATUS_CHARS = 44
+COUNTS_CHARS = 60
 # How the display names the steps a stage reports besides the one its bar counts.
-STEP_LABELS = {"crawl": "documents kept", "filter": "documents filtered", "shards": "documents queued",
-               "merged": "shards merged", "read": "documents read"}
+STEP_LABELS = {"crawl": "kept", "filter": "filtered", "shards": "queued", "merged": "shards merged", "read": "read"}
 
 
 # --- worker side -----------------------------------------------------------------------------------
@@ -301,6 +301,7 @@ class BuildDisplay:
         records, nbytes = reports.get(step, (0, 0))
         extra = [f"{n:,} {STEP_LABELS.get(s, s)}" for s, (n, _) in sorted(reports.items()) if s != step]
         counts = f"{records:,} {unit}, {nbytes / 1e6:,.1f} MB" + (f" ({', '.join(extra)})" if extra else "")
+        counts = counts if len(counts) <= COUNTS_CHARS else counts[:COUNTS_CHARS - 1] + "…"
         self._progress.update(self._task, completed=records, counts=counts)
 
     def counted(self, items: Iterable, *, label: str, total: int | None) -> Iterator:
