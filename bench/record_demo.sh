@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Records a demo build's terminal: `script` (typescript + timing, replay with
 # `scriptreplay --timing=demo-build.timing demo-build.typescript`) inside a tmux pane, plus plain-text
-# snapshots of the pane every few seconds. The build is interrupted with Ctrl-C while dedup runs and
-# then rerun, so the recording shows the progress display, a clean interrupt and the resume.
+# snapshots of the pane every few seconds. The build is interrupted with Ctrl-C a few seconds after
+# dedup starts and then rerun, so the recording shows the progress display, a clean interrupt and the
+# resume.
 #
 #   bench/record_demo.sh            (needs out/demo/sdists from `make demo`, and tmux)
 set -euo pipefail
