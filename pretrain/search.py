@@ -1,0 +1,501 @@
+"""``mix search``: choose a stage's mixture from small proxy runs over a build's existing shards.
+
+    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--eval-set ...] --out SEARCH
+               [--stage short] [--model tiny] [--set KEY=VALUE] [--seq-length L] [--bounds SOURCE=LOW:HIGH]
+               [--max-epochs 4] [--concentration 1:30] [--seed 0] [--parallel P] [--fit auto|linear|quadratic]
+
+RegMix (Liu et al. 2024) in five steps, each over files a build already wrote:
+
+1. **Draw** N weight vectors for the stage (``pretrain.mixture_space``): proxy 0 is the spec's own
+   weights, the others ``Dirichlet(c · w_spec)`` inside per-source bounds and an epoch cap.
+2. **Blend**: each vector becomes a Megatron ``--data-path`` over the build's existing shard files
+   (``mixtures.blend.stage_blend``); nothing is re-tokenized. A proxy reads it through a *blend
+   view*, ``SEARCH/proxies/pNNNN/data/``: the build's manifest with only that stage's ``data_path``
+   replaced, and the build's tokenizer.
+3. **Train** one small megatron-core proxy per blend (``pretrain.search_proxy``, in its own process:
+   ``pretrain.run`` then ``pretrain.evaluate``), every proxy with the same recipe, seed, steps and
+   tokens, so the mixture is the only thing that differs; up to ``--parallel`` at once.
+4. **Score** each proxy's bits per byte on the held-out eval sets; the first ``--eval-set`` is the
+   objective.
+5. **Fit** log bits per byte on the weights and take the constrained optimum (``pretrain.mixture_fit``).
+
+Writes to ``SEARCH/``::
+
+    search.json      the settings, the sources (tokens, spec weight, bounds, epoch cap)
+    proxies.jsonl    one row per proxy: weights, bits per byte and loss per eval set, tokens seen per source
+    fit.json         the regression (model, alpha, held-out RMSE and rank correlation), the proposal and the spec
+    proposal.yaml    the spec with the proposed weights for the stage, comments saying how they were chosen
+    proxies/pNNNN/   proxy.json, data/ (the blend view), run/ (run.json, metrics.jsonl, eval.jsonl), log.txt,
+                     result.json (written last: a proxy with one is finished)
+
+Resumable like a build: a proxy whose ``result.json`` matches what it would train now (same mixture,
+recipe, steps, build and eval sets: its ``key``) is reused; any other is trained again. A rerun
+with more proxies reuses the first ones, since proxy ``i``'s mixture depends only on ``i`` and the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from codemix.config import ConfigError, require
+from mixtures.blend import stage_blend
+from mixtures.spec import load_spec
+from pretrain.configs import load_recipe
+from pretrain.evaluate import parse_eval_sets
+from pretrain.mixture_fit import FitReport, fit, minimise
+from pretrain.mixture_space import ZERO_WEIGHT, MixtureSpace, candidate, make_space, parse_bounds
+from pretrain.search_proxy import write_json_atomically
+from pretrain.stage_data import read_stage, source_of_prefix
+
+logger = logging.getLogger(__name__)
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+SEARCHABLE_STAGES = ("short", "long")
+MIN_PROXIES = 4
+
+
+@dataclass(slots=True, kw_only=True)
+class SearchConfig:
+    """What ``mix search`` was asked; ``validate`` names the option and the fix."""
+
+    spec: str
+    build_dir: str
+    out_dir: str
+    proxies: int
+    steps: int
+    eval_sets: dict[str, str]  # name -> path, in the order given; the first is the objective
+    stage: str = "short"
+    model: str = "tiny"
+    overrides: list[str] = field(default_factory=list)
+    sequence_length: int | None = None
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    max_epochs: float = 4.0
+    concentration: tuple[float, float] = (1.0, 30.0)
+    seed: int = 0
+    parallel: int = 0  # 0: one proxy per CPU core
+    fit: str = "auto"
+    include: list[str] = field(default_factory=lambda: ["*.py"])
+    keep_checkpoints: bool = False
+    rl: list[str] = field(default_factory=list)  # RL calibration for the dashboard section, as `mix dash --rl`
+    rl_eval: list[str] = field(default_factory=list)  # and the eval rows it joins on, as `mix dash --eval`
+
+    def validate(self) -> None:
+        require(self.proxies >= MIN_PROXIES, "--proxies", f"{self.proxies} is too few to fit and cross-validate",
+                f"use at least {MIN_PROXIES} (RegMix fits hundreds; 24 or more is a useful search)")
+        require(self.steps >= 1, "--steps", "must be at least 1")
+        require(bool(self.eval_sets), "--eval-set", "no held-out set to score proxies on", "add --eval-set NAME=PATH")
+        require(self.stage in SEARCHABLE_STAGES, "--stage", f"cannot search stage {self.stage!r}",
+                f"use one of: {', '.join(SEARCHABLE_STAGES)} (SFT trains on transcripts, not a code mixture)")
+        low, high = self.concentration
+        require(0 < low <= high, "--concentration", f"{low:g}:{high:g} is not 0 < LOW <= HIGH", "e.g. 1:30")
+        require(self.parallel >= 0, "--parallel", "must be 0 (one per core) or more")
+        require(self.fit in ("auto", "linear", "quadratic"), "--fit", f"unknown model {self.fit!r}",
+                "use auto, linear or quadratic")
+        for path in self.rl + self.rl_eval:
+            require(os.path.exists(path), "--rl", f"{path} does not exist", "give RL results and eval rows as `mix dash` reads them")
+
+    @property
+    def workers(self) -> int:
+        return self.parallel or cpu_count()
+
+    @property
+    def objective(self) -> str:
+        return next(iter(self.eval_sets))
+
+
+def cpu_count() -> int:
+    """Cores this process may use (a container's CPU set, not the host's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# ---- the stage's sources in the build ---------------------------------------------------------------
+
+def stage_shards(build_dir: str, stage: str) -> list[dict[str, Any]]:
+    """Every shard of the stage with its source and token count, read from its Megatron index.
+
+    The token counts come from the ``.idx`` files themselves (megatron-core's reader), so a shard
+    added to a build by hand is counted exactly as Megatron will sample it.
+    """
+    from megatron.core.datasets.indexed_dataset import IndexedDataset
+
+    data = read_stage(build_dir, stage)
+    prefixes = data.manifest["stages"][stage].get("shards") or data.prefixes
+    shards = []
+    for prefix in prefixes:
+        require(os.path.isfile(f"{prefix}.idx") and os.path.isfile(f"{prefix}.bin"), "--build",
+                f"shard {prefix}.bin/.idx named by the manifest is missing", "point --build at a complete `mix build`")
+        index = IndexedDataset(prefix)  # held while summing: its lengths are a view of a memory map it closes on delete
+        tokens = int(index.sequence_lengths.sum())
+        del index
+        shards.append({"source": source_of_prefix(prefix), "prefix": prefix, "tokens": tokens})
+    return shards
+
+
+def source_tokens(shards: list[dict[str, Any]]) -> dict[str, int]:
+    tokens: dict[str, int] = {}
+    for shard in shards:
+        tokens[shard["source"]] = tokens.get(shard["source"], 0) + shard["tokens"]
+    return tokens
+
+
+def blend(weights: dict[str, float], shards: list[dict[str, Any]]) -> list:
+    """The Megatron ``--data-path`` of a mixture; sources at zero weight get no prefix at all."""
+    return stage_blend({s: w for s, w in weights.items() if w > ZERO_WEIGHT}, shards)
+
+
+def write_view(view_dir: Path, build_dir: str, stage: str, data_path: list, weights: dict[str, float]) -> None:
+    """A build directory in everything ``pretrain`` reads, whose ``stage`` blend is ``data_path``.
+
+    Only ``manifest.json`` and ``tokenizer.json`` are written; the shards stay the build's files,
+    named by absolute prefix in ``data_path``.
+    """
+    manifest = json.loads((Path(build_dir) / "manifest.json").read_text())
+    entry = dict(manifest["stages"][stage], data_path=data_path, weights=weights)
+    manifest["stages"] = {stage: entry}
+    manifest["blend_view_of"] = str(Path(build_dir).resolve())
+    view_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(Path(build_dir) / "tokenizer.json", view_dir / "tokenizer.json")
+    write_json_atomically(view_dir / "manifest.json", manifest)
+
+
+# ---- proxies ----------------------------------------------------------------------------------------
+
+def eval_digest(eval_sets: dict[str, str], include: list[str]) -> dict[str, str]:
+    """A content hash per eval set (a changed held-out set invalidates every proxy's score)."""
+    texts = parse_eval_sets([f"{n}={p}" for n, p in eval_sets.items()], include)
+    return {name: hashlib.sha256("\0".join(docs).encode("utf-8", "replace")).hexdigest()[:16]
+            for name, docs in texts.items()}
+
+
+def proxy_task(config: SearchConfig, index: int, weights: dict[str, float], data_path: list,
+               build_hash: str, digests: dict[str, str]) -> dict[str, Any]:
+    """What proxy ``index`` trains, and its ``key``: the hash of everything its result depends on."""
+    task = {"index": index, "run_id": f"proxy-{index:04d}", "weights": {s: round(w, 12) for s, w in weights.items()},
+            "model": config.model, "overrides": list(config.overrides), "stage": config.stage, "steps": config.steps,
+            "sequence_length": config.sequence_length, "eval_sets": dict(config.eval_sets), "include": config.include,
+            "keep_checkpoints": config.keep_checkpoints, "data_path": data_path}
+    keyed = {k: task[k] for k in ("weights", "model", "overrides", "stage", "steps", "sequence_length")}
+    keyed.update(build=build_hash, eval_digests=digests)
+    task["key"] = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:20]
+    return task
+
+
+def finished(proxy_dir: Path, key: str) -> dict[str, Any] | None:
+    """The proxy's result if it finished with this key, else None."""
+    path = proxy_dir / "result.json"
+    if not path.is_file():
+        return None
+    result = json.loads(path.read_text())
+    return result if result.get("key") == key else None
+
+
+def launch(task: dict[str, Any], proxy_dir: Path, build_dir: str, threads: int) -> dict[str, Any]:
+    """Train one proxy in a fresh process (its own torch.distributed world and megatron state)."""
+    if proxy_dir.exists():
+        shutil.rmtree(proxy_dir)  # an unfinished or outdated attempt: start clean
+    write_view(proxy_dir / "data", build_dir, task["stage"], task["data_path"], task["weights"])
+    write_json_atomically(proxy_dir / "proxy.json", task)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])),
+               PYTHONUNBUFFERED="1")
+    command = [sys.executable, "-m", "pretrain.search_proxy", str(proxy_dir), "--threads", str(threads)]
+    with open(proxy_dir / "log.txt", "w") as log:
+        code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env, check=False).returncode
+    result = finished(proxy_dir, task["key"])
+    if code != 0 or result is None:
+        raise ProxyFailed(task["index"], code, proxy_dir / "log.txt")
+    return result
+
+
+class SearchError(RuntimeError):
+    """Proxies that failed; the message names each one's log and how to retry."""
+
+
+class ProxyFailed(RuntimeError):
+    def __init__(self, index: int, code: int, log: Path):
+        self.index, self.code, self.log = index, code, log
+        tail = log.read_text(errors="replace").splitlines()[-5:] if log.is_file() else []
+        super().__init__(f"proxy {index} failed (exit {code}); see {log}:\n  " + "\n  ".join(tail))
+
+
+def run_proxies(tasks: list[dict[str, Any]], out_dir: Path, build_dir: str, workers: int) -> list[dict[str, Any]]:
+    """Every task's result: finished ones reused, the rest trained ``workers`` at a time."""
+    results: dict[int, dict[str, Any]] = {}
+    pending = []
+    for task in tasks:
+        done = finished(proxy_path(out_dir, task["index"]), task["key"])
+        if done:
+            results[task["index"]] = dict(done, reused=True)
+        else:
+            pending.append(task)
+    logger.info("%d proxies: %d finished earlier, %d to train, %d at a time", len(tasks), len(results), len(pending), workers)
+    threads = max(1, cpu_count() // max(1, min(workers, len(pending) or 1)))
+    failures = []
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {pool.submit(launch, t, proxy_path(out_dir, t["index"]), build_dir, threads): t for t in pending}
+        for future, task in futures.items():
+            try:
+                result = future.result()
+            except ProxyFailed as error:
+                failures.append(error)
+                continue
+            results[task["index"]] = dict(result, reused=False)
+            logger.info("proxy %d done in %.0f s: %s", task["index"], result["seconds"],
+                        ", ".join(f"{n} {e['bits_per_byte']:.4f} bits/byte" for n, e in result["eval"].items()))
+    if failures:
+        raise SearchError("\n".join(str(f) for f in failures) +
+                           "\nRerun the same command to retry them: finished proxies are reused.")
+    return [results[t["index"]] for t in tasks]
+
+
+def proxy_path(out_dir: Path, index: int) -> Path:
+    return out_dir / "proxies" / f"p{index:04d}"
+
+
+# ---- fit, proposal ------------------------------------------------------------------------------------
+
+@dataclass(slots=True, kw_only=True)
+class SearchResult:
+    out_dir: str
+    space: MixtureSpace
+    rows: list[dict[str, Any]]
+    report: FitReport
+    proposal: dict[str, float]
+    spec_weights: dict[str, float]
+    fit_json: dict[str, Any]
+
+    @property
+    def trained(self) -> int:
+        return sum(not row["reused"] for row in self.rows)
+
+
+def extrapolation(space: MixtureSpace, weights_K: np.ndarray, w_NK: np.ndarray) -> dict[str, Any]:
+    """How far a mixture is from what the proxies covered: per-source ranges and the nearest proxy."""
+    low, high = w_NK.min(axis=0), w_NK.max(axis=0)
+    outside = [s for s, w, lo, hi in zip(space.sources, weights_K, low, high) if w < lo - 1e-9 or w > hi + 1e-9]
+    distances = np.abs(w_NK - weights_K).sum(axis=1) / 2  # total variation distance
+    return {"sources_outside_proxy_range": outside, "nearest_proxy": int(np.argmin(distances)),
+            "nearest_proxy_distance": float(distances.min()),
+            "proxy_range": {s: [float(lo), float(hi)] for s, lo, hi in zip(space.sources, low, high)}}
+
+
+def summarise(config: SearchConfig, space: MixtureSpace, rows: list[dict[str, Any]]) -> tuple[FitReport, dict]:
+    """Fit the proxies, find the optimum, and describe both it and the spec's mixture."""
+    w_NK = np.array([space.vector(row["weights"]) for row in rows])
+    bpb_N = np.array([row["eval"][config.objective]["bits_per_byte"] for row in rows])
+    report = fit(w_NK, bpb_N, config.fit)
+    spec_K = w_NK[0]  # proxy 0 trains the spec's mixture (moved into the box if it was outside)
+    optimum = minimise(report.model, space, np.vstack([spec_K, w_NK]))
+    evaluation = rows[0]["eval"][config.objective]
+    mixtures = {}
+    for name, weights_K in (("proposal", optimum.weights_K), ("spec", spec_K)):
+        mixtures[name] = {"weights": space.as_dict(weights_K),
+                          "predicted_bpb": float(np.exp(report.model.predict(weights_K[None])[0])),
+                          "epochs": space.as_dict(space.epochs(weights_K)),
+                          **extrapolation(space, weights_K, w_NK)}
+    mixtures["spec"]["measured_bpb"] = float(bpb_N[0])
+    mixtures["spec"]["spec_weights_as_written"] = space.as_dict(np.array(space.spec_weights))
+    best = int(np.argmin(bpb_N))
+    fit_json = {"objective": config.objective, "optimiser": optimum.method,
+                "tokens_per_byte": evaluation["tokens"] / evaluation["bytes"],
+                "fit": report.to_json(), "proposal": mixtures["proposal"], "spec": mixtures["spec"],
+                "best_proxy": {"proxy": best, "bits_per_byte": float(bpb_N[best]),
+                               "weights": space.as_dict(w_NK[best])},
+                "coefficients": {"kind": report.model.kind, "mean": report.model.mean_F.tolist(),
+                                 "scale": report.model.scale_F.tolist(), "beta": report.model.beta_F.tolist(),
+                                 "intercept": report.model.intercept}}
+    return report, fit_json
+
+
+def proposal_yaml(config: SearchConfig, space: MixtureSpace, fit_json: dict[str, Any], tokens_per_step: int) -> str:
+    """The input spec with the stage's proposed weights, and comments saying how they were chosen."""
+    raw = yaml.safe_load(Path(config.spec).read_text())
+    mark = "__mix_search_weights__"
+    raw["stages"][config.stage]["weights"] = mark
+    body = yaml.safe_dump(raw, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
+    lines = body.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip() == f"weights: {mark}")
+    indent = " " * (len(lines[at]) - len(lines[at].lstrip()) + 2)
+    proposal, spec = fit_json["proposal"], fit_json["spec"]
+    block = [lines[at].replace(mark, "") + " # proposed by mix search (header); spec's weight, bounds, epochs"]
+    for i, name in enumerate(space.sources):
+        w = proposal["weights"][name]
+        note = (f"spec {spec['spec_weights_as_written'][name]:.4f}; bounds [{space.lower[i]:g}, {space.upper[i]:.4g}]; "
+                f"{proposal['epochs'][name]:.2f} epochs at the token budget")
+        if w > ZERO_WEIGHT:
+            block.append(f"{indent}{name}: {round(w, 6)}  # {note}")
+        else:
+            block.append(f"{indent}# {name}: left out, at its lower bound 0 ({note})")
+    lines[at:at + 1] = block
+    heldout = fit_json["fit"]["heldout"]
+    spearman = "n/a" if heldout["spearman"] is None else f"{heldout['spearman']:.3f}"
+    outside = proposal["sources_outside_proxy_range"]
+    header = [
+        f"# Proposed by `mix search` on {datetime.date.today().isoformat()} from {config.proxies} proxies of "
+        f"{config.steps} steps ({config.model}, {tokens_per_step:,} tokens a step, identical seeds) over {config.build_dir}.",
+        f"# stages.{config.stage}.weights minimise the predicted held-out bits per byte on '{config.objective}' within "
+        f"the bounds and at most {config.max_epochs:g} epochs per source.",
+        f"# Regression: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log(bits per byte); "
+        f"on held-out proxies RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}.",
+        f"# Predicted at proxy scale: proposal {proposal['predicted_bpb']:.4f}, spec {spec['predicted_bpb']:.4f} "
+        f"(measured {spec['measured_bpb']:.4f}) bits/byte; best proxy {fit_json['best_proxy']['bits_per_byte']:.4f}.",
+        "# " + (f"Extrapolated beyond the proxies' range for: {', '.join(outside)}." if outside else
+                "Every proposed weight lies within the range the proxies covered."),
+        "# Everything else is the input spec (its comments are not carried over); proxies.jsonl and fit.json hold the data.",
+    ]
+    return "\n".join(header + lines) + "\n"
+
+
+def atomic_text(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def run_search(config: SearchConfig) -> SearchResult:
+    """Draw, train (or reuse), fit and propose; writes everything listed in the module docstring."""
+    config.validate()
+    spec = load_spec(config.spec)
+    require(config.stage in spec.stages, "--stage", f"the spec has no stage {config.stage!r}",
+            f"stages: {', '.join(spec.stages)}")
+    recipe = load_recipe(config.model, config.overrides)  # fails here, not in N proxies
+    shards = stage_shards(config.build_dir, config.stage)
+    stage = spec.stages[config.stage]
+    space = make_space(stage.normalised_weights(), source_tokens(shards), token_budget=stage.token_budget,
+                       bounds=config.bounds, max_epochs=config.max_epochs)
+    digests = eval_digest(config.eval_sets, config.include)
+    build_hash = read_stage(config.build_dir, config.stage).spec_hash
+    out = Path(config.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    train = recipe.stage(config.stage)
+    length = config.sequence_length or train.sequence_length or read_stage(config.build_dir, config.stage).sequence_length
+    tokens_per_step = train.global_batch_size * length
+    write_json_atomically(out / "search.json", search_record(config, space, build_hash, digests, tokens_per_step, train.seed))
+    tasks = []
+    for index in range(config.proxies):
+        weights = space.as_dict(candidate(space, index, seed=config.seed, concentration=config.concentration))
+        tasks.append(proxy_task(config, index, weights, blend(weights, shards), build_hash, digests))
+    rows = run_proxies(tasks, out, config.build_dir, config.workers)
+    atomic_text(out / "proxies.jsonl", "".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
+    report, fit_json = summarise(config, space, rows)
+    write_json_atomically(out / "fit.json", fit_json)
+    atomic_text(out / "proposal.yaml", proposal_yaml(config, space, fit_json, tokens_per_step))
+    return SearchResult(out_dir=str(out), space=space, rows=rows, report=report,
+                        proposal=fit_json["proposal"]["weights"], spec_weights=fit_json["spec"]["weights"],
+                        fit_json=fit_json)
+
+
+def search_record(config: SearchConfig, space: MixtureSpace, build_hash: str, digests: dict[str, str],
+                  tokens_per_step: int, seed: int) -> dict[str, Any]:
+    return {"config": asdict(config), "build_spec_hash": build_hash, "eval_digests": digests,
+            "objective": config.objective, "tokens_per_step": tokens_per_step, "train_seed": seed,
+            "tokens_per_proxy": tokens_per_step * config.steps,
+            "sources": [{"name": s, "tokens": space.tokens[i], "spec_weight": space.spec_weights[i],
+                         "lower": space.lower[i], "upper": space.upper[i], "epoch_cap": space.epoch_cap(s)}
+                        for i, s in enumerate(space.sources)],
+            "token_budget": space.token_budget, "max_epochs": space.max_epochs}
+
+
+# ---- command line -------------------------------------------------------------------------------------
+
+def build_parser(prog: str = "mix search") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser.add_argument("spec", help="the mixture spec the build was made from (its stage weights are the centre)")
+    parser.add_argument("--build", required=True, help="a `mix build --out` directory: its shards are blended as they are")
+    parser.add_argument("--proxies", type=int, required=True, help="proxy runs (proxy 0 is the spec's mixture)")
+    parser.add_argument("--steps", type=int, required=True, help="optimizer steps of every proxy")
+    parser.add_argument("--eval-set", action="append", required=True, metavar="NAME=PATH",
+                        help="held-out code (directory, JSONL or Parquet glob); the first is the objective")
+    parser.add_argument("--out", required=True, help="search directory (resumable: finished proxies are reused)")
+    parser.add_argument("--stage", default="short", choices=SEARCHABLE_STAGES)
+    parser.add_argument("--model", default="tiny", help="proxy recipe under pretrain/configs or a YAML path")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="recipe override (repeatable)")
+    parser.add_argument("--seq-length", type=int, help="proxy sequence length (default: the recipe's, else the build's)")
+    parser.add_argument("--bounds", action="append", default=[], metavar="SOURCE=LOW:HIGH",
+                        help="keep a source's weight in [LOW, HIGH] (default 0:1)")
+    parser.add_argument("--max-epochs", type=float, default=4.0,
+                        help="at most this many passes over any source at the spec's token budget (default 4)")
+    parser.add_argument("--concentration", default="1:30", metavar="LOW:HIGH",
+                        help="Dirichlet concentration range around the spec's weights (log-uniform)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the mixture draws (training seeds are the recipe's)")
+    parser.add_argument("--parallel", type=int, default=0, help="proxies at once (default: one per CPU core)")
+    parser.add_argument("--fit", default="auto", choices=("auto", "linear", "quadratic"))
+    parser.add_argument("--include", action="append", default=None, help="file globs for directory eval sets (*.py)")
+    parser.add_argument("--keep-checkpoints", action="store_true", help="keep every proxy's checkpoint")
+    parser.add_argument("--rl", nargs="+", action="extend", default=[], metavar="FILE",
+                        help="RL results for the dashboard section's RL predictions (as `mix dash --rl`)")
+    parser.add_argument("--rl-eval", nargs="+", action="extend", default=[], metavar="FILE",
+                        help="the eval rows those RL results join on (as `mix dash --eval`)")
+    return parser
+
+
+def parse_args(argv: list[str] | None, prog: str = "mix search") -> SearchConfig:
+    args = build_parser(prog).parse_args(argv)
+    eval_sets = {}
+    for item in args.eval_set:
+        name, sep, path = item.partition("=")
+        if not sep or not name:
+            raise ConfigError("--eval-set", f"{item!r} is not NAME=PATH", "e.g. --eval-set heldout=data/heldout-repos")
+        eval_sets[name] = path
+    low, colon, high = args.concentration.partition(":")
+    try:
+        concentration = (float(low), float(high if colon else low))
+    except ValueError as error:
+        raise ConfigError("--concentration", f"{args.concentration!r} is not LOW:HIGH", "e.g. 1:30") from error
+    return SearchConfig(spec=args.spec, build_dir=os.path.abspath(args.build), out_dir=args.out, proxies=args.proxies,
+                        steps=args.steps, eval_sets=eval_sets, stage=args.stage, model=args.model, overrides=args.set,
+                        sequence_length=args.seq_length, bounds=parse_bounds(args.bounds), max_epochs=args.max_epochs,
+                        concentration=concentration, seed=args.seed, parallel=args.parallel, fit=args.fit,
+                        include=args.include or ["*.py"], keep_checkpoints=args.keep_checkpoints, rl=args.rl,
+                        rl_eval=args.rl_eval)
+
+
+def format_result(result: SearchResult) -> str:
+    """The few lines a person reads after a search."""
+    fit_json, space = result.fit_json, result.space
+    heldout = fit_json["fit"]["heldout"]
+    spearman = "n/a" if heldout["spearman"] is None else f"{heldout['spearman']:.3f}"
+    lines = [f"{len(result.rows)} proxies ({result.trained} trained now, {len(result.rows) - result.trained} reused); "
+             f"objective: bits per byte on {fit_json['objective']!r}",
+             f"fit: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log bits/byte; held-out "
+             f"proxies: RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}",
+             f"{'source':<20}{'spec':>9}{'proposal':>10}{'bounds':>18}"]
+    for i, name in enumerate(space.sources):
+        lines.append(f"{name:<20}{result.spec_weights[name]:>9.4f}{result.proposal[name]:>10.4f}"
+                     f"{f'[{space.lower[i]:g}, {space.upper[i]:.4g}]':>18}")
+    lines.append(f"predicted bits/byte: proposal {fit_json['proposal']['predicted_bpb']:.4f}, spec "
+                 f"{fit_json['spec']['predicted_bpb']:.4f} (measured {fit_json['spec']['measured_bpb']:.4f})")
+    lines.append(f"wrote {result.out_dir}/proposal.yaml, proxies.jsonl, fit.json")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pretrain.search``: the search without the dashboard page (``mix search`` adds it)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        result = run_search(parse_args(argv, prog="python -m pretrain.search"))
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except SearchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(format_result(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
