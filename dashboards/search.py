@@ -139,15 +139,15 @@ def summary_table(search: SearchSummary) -> str:
     heldout = fit["fit"]["heldout"]
     rows = [
         ("objective", f"bits per byte on {html.escape(search.objective)}"),
-        ("proxies × steps", f"{len(search.rows)} × {config['steps']} ({html.escape(config['model'])}, "
-                            f"{record['tokens_per_step']:,} tokens a step, seed {record['train_seed']})"),
+        ("proxies × steps", (f"{len(search.rows)} × {config['steps']} ({html.escape(config['model'])}, "
+                            f"{record['tokens_per_step']:,} tokens a step, seed {record['train_seed']})")),
         ("proxy tokens", f"{record['tokens_per_proxy'] * len(search.rows):,} in all"),
         ("regression", f"{fit['fit']['model']} ridge, alpha {fit['fit']['alpha']:g}, on log bits/byte ({fit['fit']['selection']})"),
-        ("held-out proxies", f"RMSE {heldout['rmse_bpb']:.4f} bits/byte; Spearman "
-                             f"{'n/a' if heldout['spearman'] is None else format(heldout['spearman'], '.3f')}"),
-        ("predicted bits/byte", f"proposal {fit['proposal']['predicted_bpb']:.4f}; spec {fit['spec']['predicted_bpb']:.4f} "
+        ("held-out proxies", (f"RMSE {heldout['rmse_bpb']:.4f} bits/byte; Spearman "
+                             f"{'n/a' if heldout['spearman'] is None else format(heldout['spearman'], '.3f')}")),
+        ("predicted bits/byte", (f"proposal {fit['proposal']['predicted_bpb']:.4f}; spec {fit['spec']['predicted_bpb']:.4f} "
                                 f"(measured {fit['spec']['measured_bpb']:.4f}); best proxy "
-                                f"{fit['best_proxy']['bits_per_byte']:.4f} (proxy {fit['best_proxy']['proxy']})"),
+                                f"{fit['best_proxy']['bits_per_byte']:.4f} (proxy {fit['best_proxy']['proxy']})")),
         ("optimiser", html.escape(fit["optimiser"])),
         ("extrapolation", html.escape(", ".join(fit["proposal"]["sources_outside_proxy_range"]) or "none: the proposal "
                                       "is inside the range of weights the proxies covered")),

@@ -36,6 +36,9 @@ KINDS = ("linear", "quadratic")
 ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 LOO_LIMIT = 60
 FOLDS = 10
+# A model is a candidate only with at least this many proxies per coefficient: below it a quadratic
+# interpolates its proxies and its optimum, usually off at a corner none of them tried, is noise.
+PROXIES_PER_COEFFICIENT = 2
 
 
 def features(w_NK: np.ndarray, kind: str) -> np.ndarray:
@@ -105,8 +108,18 @@ def rmse(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(np.mean((np.asarray(a) - np.asarray(b)) ** 2)))
 
 
+def coefficients(kind: str, sources: int) -> int:
+    return features(np.zeros((1, sources)), kind).shape[1]
+
+
+def allowed(kinds: tuple[str, ...], proxies: int, sources: int) -> tuple[str, ...]:
+    """The kinds with enough proxies per coefficient; the linear model always stays."""
+    return tuple(k for k in kinds if k == "linear" or proxies >= PROXIES_PER_COEFFICIENT * coefficients(k, sources))
+
+
 def select(w_NK: np.ndarray, y_N: np.ndarray, kinds: tuple[str, ...]) -> tuple[str, float, list[dict[str, Any]]]:
     """The (kind, alpha) of least cross-validated RMSE on ``log bpb``; ties go to the simpler model."""
+    kinds = allowed(kinds, len(y_N), w_NK.shape[1]) or kinds
     table = [{"kind": kind, "alpha": alpha, "cv_rmse_log": rmse(cv_predictions(w_NK, y_N, kind, alpha), y_N)}
              for kind in kinds for alpha in ALPHAS]
     best = min(table, key=lambda row: (round(row["cv_rmse_log"], 12), KINDS.index(row["kind"]), -row["alpha"]))
@@ -167,8 +180,11 @@ def fit(w_NK: np.ndarray, bpb_N: np.ndarray, kind: str = "auto") -> FitReport:
     y_N = np.log(np.asarray(bpb_N, dtype=float))
     chosen, alpha, table = select(w_NK, y_N, kinds)
     model = fit_ridge(w_NK, y_N, chosen, alpha)
+    notes = [f"{k}: not tried, {coefficients(k, w_NK.shape[1])} coefficients need at least "
+             f"{PROXIES_PER_COEFFICIENT * coefficients(k, w_NK.shape[1])} proxies"
+             for k in kinds if k not in allowed(kinds, len(y_N), w_NK.shape[1])]
     return FitReport(model=model, candidates=table, heldout_log_N=nested_predictions(w_NK, y_N, kinds), y_log_N=y_N,
-                     in_sample_log_N=model.predict(w_NK))
+                     in_sample_log_N=model.predict(w_NK), notes=notes)
 
 
 @dataclass(slots=True, kw_only=True)

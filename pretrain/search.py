@@ -40,11 +40,11 @@ import datetime
 import hashlib
 import json
 import logging
+import multiprocessing
 import os
 import shutil
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ import yaml
 from codemix.config import ConfigError, require
 from mixtures.blend import stage_blend
 from mixtures.spec import load_spec
+from pretrain import search_proxy
 from pretrain.configs import load_recipe
 from pretrain.evaluate import parse_eval_sets
 from pretrain.mixture_fit import FitReport, fit, minimise
@@ -63,7 +64,6 @@ from pretrain.search_proxy import write_json_atomically
 from pretrain.stage_data import read_stage, source_of_prefix
 
 logger = logging.getLogger(__name__)
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 SEARCHABLE_STAGES = ("short", "long")
 MIN_PROXIES = 4
 
@@ -203,36 +203,32 @@ def finished(proxy_dir: Path, key: str) -> dict[str, Any] | None:
     return result if result.get("key") == key else None
 
 
-def launch(task: dict[str, Any], proxy_dir: Path, build_dir: str, threads: int) -> dict[str, Any]:
-    """Train one proxy in a fresh process (its own torch.distributed world and megatron state)."""
+def prepare(task: dict[str, Any], proxy_dir: Path, build_dir: str) -> str:
+    """A clean proxy directory holding the blend view and the task (an unfinished attempt is removed)."""
     if proxy_dir.exists():
-        shutil.rmtree(proxy_dir)  # an unfinished or outdated attempt: start clean
+        shutil.rmtree(proxy_dir)
     write_view(proxy_dir / "data", build_dir, task["stage"], task["data_path"], task["weights"])
     write_json_atomically(proxy_dir / "proxy.json", task)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])),
-               PYTHONUNBUFFERED="1")
-    command = [sys.executable, "-m", "pretrain.search_proxy", str(proxy_dir), "--threads", str(threads)]
-    with open(proxy_dir / "log.txt", "w") as log:
-        code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env, check=False).returncode
-    result = finished(proxy_dir, task["key"])
-    if code != 0 or result is None:
-        raise ProxyFailed(task["index"], code, proxy_dir / "log.txt")
-    return result
+    return str(proxy_dir)
 
 
 class SearchError(RuntimeError):
     """Proxies that failed; the message names each one's log and how to retry."""
 
 
-class ProxyFailed(RuntimeError):
-    def __init__(self, index: int, code: int, log: Path):
-        self.index, self.code, self.log = index, code, log
-        tail = log.read_text(errors="replace").splitlines()[-5:] if log.is_file() else []
-        super().__init__(f"proxy {index} failed (exit {code}); see {log}:\n  " + "\n  ".join(tail))
+def failure(index: int, proxy_dir: Path, error: BaseException) -> str:
+    log = proxy_dir / "log.txt"
+    tail = log.read_text(errors="replace").splitlines()[-5:] if log.is_file() else []
+    return f"proxy {index} failed ({type(error).__name__}: {error}); see {log}:\n  " + "\n  ".join(tail)
 
 
 def run_proxies(tasks: list[dict[str, Any]], out_dir: Path, build_dir: str, workers: int) -> list[dict[str, Any]]:
-    """Every task's result: finished ones reused, the rest trained ``workers`` at a time."""
+    """Every task's result: finished ones reused, the rest trained by ``workers`` processes.
+
+    Each worker process (spawned, so no parent state leaks in) runs proxies one after another with
+    ``cores // workers`` torch threads: a fixed count, so a proxy retrained alone on resume sums in
+    the same order and scores exactly what it scored the first time.
+    """
     results: dict[int, dict[str, Any]] = {}
     pending = []
     for task in tasks:
@@ -241,23 +237,27 @@ def run_proxies(tasks: list[dict[str, Any]], out_dir: Path, build_dir: str, work
             results[task["index"]] = dict(done, reused=True)
         else:
             pending.append(task)
-    logger.info("%d proxies: %d finished earlier, %d to train, %d at a time", len(tasks), len(results), len(pending), workers)
-    threads = max(1, cpu_count() // max(1, min(workers, len(pending) or 1)))
+    logger.info("%d proxies: %d finished earlier, %d to train, %d at a time", len(tasks), len(results), len(pending),
+                workers)
     failures = []
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(launch, t, proxy_path(out_dir, t["index"]), build_dir, threads): t for t in pending}
-        for future, task in futures.items():
-            try:
-                result = future.result()
-            except ProxyFailed as error:
-                failures.append(error)
-                continue
-            results[task["index"]] = dict(result, reused=False)
-            logger.info("proxy %d done in %.0f s: %s", task["index"], result["seconds"],
-                        ", ".join(f"{n} {e['bits_per_byte']:.4f} bits/byte" for n, e in result["eval"].items()))
+    if pending:
+        threads = max(1, cpu_count() // workers)
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context,
+                                 initializer=search_proxy.start_worker, initargs=(threads,)) as pool:
+            futures = {pool.submit(search_proxy.work, prepare(t, proxy_path(out_dir, t["index"]), build_dir)): t
+                       for t in pending}
+            for future, task in futures.items():
+                try:
+                    result = future.result()
+                except Exception as error:  # noqa: BLE001 - any failure of a proxy is reported with its log
+                    failures.append(failure(task["index"], proxy_path(out_dir, task["index"]), error))
+                    continue
+                results[task["index"]] = dict(result, reused=False)
+                logger.info("proxy %d done in %.0f s: %s", task["index"], result["seconds"],
+                            ", ".join(f"{n} {e['bits_per_byte']:.4f} bits/byte" for n, e in result["eval"].items()))
     if failures:
-        raise SearchError("\n".join(str(f) for f in failures) +
-                           "\nRerun the same command to retry them: finished proxies are reused.")
+        raise SearchError("\n".join(failures) + "\nRerun the same command to retry them: finished proxies are reused.")
     return [results[t["index"]] for t in tasks]
 
 
@@ -344,14 +344,14 @@ def proposal_yaml(config: SearchConfig, space: MixtureSpace, fit_json: dict[str,
     spearman = "n/a" if heldout["spearman"] is None else f"{heldout['spearman']:.3f}"
     outside = proposal["sources_outside_proxy_range"]
     header = [
-        f"# Proposed by `mix search` on {datetime.date.today().isoformat()} from {config.proxies} proxies of "
-        f"{config.steps} steps ({config.model}, {tokens_per_step:,} tokens a step, identical seeds) over {config.build_dir}.",
-        f"# stages.{config.stage}.weights minimise the predicted held-out bits per byte on '{config.objective}' within "
-        f"the bounds and at most {config.max_epochs:g} epochs per source.",
-        f"# Regression: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log(bits per byte); "
-        f"on held-out proxies RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}.",
-        f"# Predicted at proxy scale: proposal {proposal['predicted_bpb']:.4f}, spec {spec['predicted_bpb']:.4f} "
-        f"(measured {spec['measured_bpb']:.4f}) bits/byte; best proxy {fit_json['best_proxy']['bits_per_byte']:.4f}.",
+        (f"# Proposed by `mix search` on {datetime.date.today().isoformat()} from {config.proxies} proxies of "
+        f"{config.steps} steps ({config.model}, {tokens_per_step:,} tokens a step, identical seeds) over {config.build_dir}."),
+        (f"# stages.{config.stage}.weights minimise the predicted held-out bits per byte on '{config.objective}' within "
+        f"the bounds and at most {config.max_epochs:g} epochs per source."),
+        (f"# Regression: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log(bits per byte); "
+        f"on held-out proxies RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}."),
+        (f"# Predicted at proxy scale: proposal {proposal['predicted_bpb']:.4f}, spec {spec['predicted_bpb']:.4f} "
+        f"(measured {spec['measured_bpb']:.4f}) bits/byte; best proxy {fit_json['best_proxy']['bits_per_byte']:.4f}."),
         "# " + (f"Extrapolated beyond the proxies' range for: {', '.join(outside)}." if outside else
                 "Every proposed weight lies within the range the proxies covered."),
         "# Everything else is the input spec (its comments are not carried over); proxies.jsonl and fit.json hold the data.",
@@ -468,10 +468,10 @@ def format_result(result: SearchResult) -> str:
     fit_json, space = result.fit_json, result.space
     heldout = fit_json["fit"]["heldout"]
     spearman = "n/a" if heldout["spearman"] is None else f"{heldout['spearman']:.3f}"
-    lines = [f"{len(result.rows)} proxies ({result.trained} trained now, {len(result.rows) - result.trained} reused); "
-             f"objective: bits per byte on {fit_json['objective']!r}",
-             f"fit: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log bits/byte; held-out "
-             f"proxies: RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}",
+    lines = [(f"{len(result.rows)} proxies ({result.trained} trained now, {len(result.rows) - result.trained} reused); "
+             f"objective: bits per byte on {fit_json['objective']!r}"),
+             (f"fit: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log bits/byte; held-out "
+             f"proxies: RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}"),
              f"{'source':<20}{'spec':>9}{'proposal':>10}{'bounds':>18}"]
     for i, name in enumerate(space.sources):
         lines.append(f"{name:<20}{result.spec_weights[name]:>9.4f}{result.proposal[name]:>10.4f}"

@@ -1,6 +1,6 @@
-"""One proxy of a mixture search, in its own process: train on one blend, score held-out code.
+"""One proxy of a mixture search: train on one blend, score held-out code.
 
-    python -m pretrain.search_proxy PROXY_DIR [--threads N]
+    python -m pretrain.search_proxy PROXY_DIR [--threads N]     # by hand; a search calls ``work``
 
 ``PROXY_DIR/proxy.json`` (written by ``pretrain.search``) says what to train: recipe, overrides,
 stage, steps, sequence length, the eval sets. ``PROXY_DIR/data/`` is the blend view: the build's
@@ -56,6 +56,40 @@ def run_proxy(proxy_dir: Path) -> dict[str, Any]:
     }
 
 
+def start_worker(threads: int) -> None:
+    """Initialise a search's worker process: its torch threads and logging, once for all its proxies."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("megatron").setLevel(logging.WARNING)
+    torch.set_num_threads(threads)
+
+
+def work(proxy_dir: str) -> dict[str, Any]:
+    """Run one proxy in a worker process, its output (ours, megatron's, torch's) into ``log.txt``.
+
+    Workers are reused for several proxies, which saves importing torch and megatron-core each time;
+    every run sets up and tears down its own process group and is seeded from scratch (``pretrain.run``),
+    so a proxy trains the same whichever worker runs it and whatever ran there before.
+    """
+    path = Path(proxy_dir)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(path / "log.txt", "w") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            result = run_proxy(path)
+            write_json_atomically(path / "result.json", result)
+            return result
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
 def write_json_atomically(path: Path, record: dict[str, Any]) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
@@ -67,9 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("proxy_dir")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of this proxy")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("megatron").setLevel(logging.WARNING)
-    torch.set_num_threads(args.threads)
+    start_worker(args.threads)
     proxy_dir = Path(args.proxy_dir)
     result = run_proxy(proxy_dir)
     write_json_atomically(proxy_dir / "result.json", result)
