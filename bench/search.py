@@ -97,10 +97,13 @@ def write_spec(path: Path, archives: dict[str, Path], token_budget: int) -> None
         "sources": [
             {"name": "stdlib", "type": "directory", "paths": [stdlib], "include": ["*.py"], "exclude": tests + gui,
              "license": "PSF-2.0"},
-            {"name": "stdlib_tests", "type": "directory", "paths": [stdlib], "include": tests, "exclude": gui,
+            {"name": "stdlib_tests", "type": "directory", "paths": [stdlib], "include": [f"{t}.py" for t in tests],
+             "exclude": gui,
              "license": "PSF-2.0"},
-            {"name": "django", "type": "archive", "paths": [str(archives["django"])], "license": "BSD-3-Clause"},
-            {"name": "sympy", "type": "archive", "paths": [str(archives["sympy"])], "license": "BSD-3-Clause"},
+            {"name": "django", "type": "archive", "paths": [str(archives["django"])], "include": ["*.py"],
+             "license": "BSD-3-Clause"},
+            {"name": "sympy", "type": "archive", "paths": [str(archives["sympy"])], "include": ["*.py"],
+             "license": "BSD-3-Clause"},
         ],
         "stages": {"short": {"sequence_length": 1024, "token_budget": token_budget, "weights": SPEC_WEIGHTS}},
         "tokenizer": {"vocab_size": 8192},
@@ -142,17 +145,18 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
     lines = [
         "## Mixture search: `mix search` proposal vs the spec's mixture",
         "",
-        f"{started}; {common.machine()}; torch {torch_version()}, megatron-core {megatron_version()}; "
-        f"command `.venv/bin/python -m bench.search {' '.join(args.argv)}`.",
-        f"Build: {info['megabytes']:.1f} MB of `*.py` read ({info['documents']:,} documents kept, "
+        (f"{started}; {common.machine()}; torch {torch_version()}, megatron-core {megatron_version()}; "
+        f"command `.venv/bin/python -m bench.search {' '.join(args.argv)}`."),
+        (f"Build: {info['megabytes']:.1f} MB of `*.py` read ({info['documents']:,} documents kept, "
         f"{info['tokens']:,} `short` tokens, BPE vocabulary 8,192): stdlib without tests, stdlib tests, Django 5.2.19 "
         f"and SymPy 1.14.0 sdists. Held-out: {info['heldout_files']} files, {info['heldout_bytes'] / 1e3:.0f} kB of "
-        "click 8.1.8, requests 2.32.3, itsdangerous 2.2.0 and six 1.16.0 (no tests, docs or examples), never in the build.",
-        f"Search: {len(search['rows'])} proxies x {args.steps} steps of `tiny` at sequence length 256 "
+        "click 8.1.8, requests 2.32.3, itsdangerous 2.2.0 and six 1.16.0 (no tests, docs or examples), never in the "
+        "build."),
+        (f"Search: {len(search['rows'])} proxies x {args.steps} steps of `tiny` at sequence length 256 "
         f"({record['tokens_per_step']:,} tokens a step, {record['tokens_per_proxy']:,} a proxy, recipe seed "
         f"{record['train_seed']} for all), bounds 0.05..0.7 per source, at most 4 epochs per source at the spec's "
         f"{record['token_budget']:,}-token budget, {args.workers} proxies at a time. "
-        f"Wall: build {wall['build']:.0f} s, search {wall['search']:.0f} s, final runs {wall['finals']:.0f} s.",
+        f"Wall: build {wall['build']:.0f} s, search {wall['search']:.0f} s, final runs {wall['finals']:.0f} s."),
         "",
         "| source | build tokens | spec weight | proposed weight | best proxy's weight |",
         "|---|---:|---:|---:|---:|",
@@ -164,18 +168,19 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
     spearman = "n/a" if heldout["spearman"] is None else f"{heldout['spearman']:.3f}"
     lines += [
         "",
-        f"- Fit: {fit['fit']['model']} ridge (alpha {fit['fit']['alpha']:g}) on log bits/byte, chosen by leave-one-out "
+        (f"- Fit: {fit['fit']['model']} ridge (alpha {fit['fit']['alpha']:g}) on log bits/byte, chosen by "
+         f"leave-one-out "
         f"RMSE; on held-out proxies (nested leave-one-out) **Spearman {spearman}**, RMSE {heldout['rmse_bpb']:.4f} "
         f"bits/byte; in-sample R² {fit['fit']['in_sample_r2']:.3f}. Proxies' bits/byte ranged "
         f"{min(r['eval']['heldout']['bits_per_byte'] for r in search['rows']):.4f}.."
-        f"{max(r['eval']['heldout']['bits_per_byte'] for r in search['rows']):.4f}.",
-        f"- Predicted at proxy scale: proposal {fit['proposal']['predicted_bpb']:.4f}, spec "
+        f"{max(r['eval']['heldout']['bits_per_byte'] for r in search['rows']):.4f}."),
+        (f"- Predicted at proxy scale: proposal {fit['proposal']['predicted_bpb']:.4f}, spec "
         f"{fit['spec']['predicted_bpb']:.4f} (its proxy measured {fit['spec']['measured_bpb']:.4f}); best proxy "
         f"{fit['best_proxy']['bits_per_byte']:.4f}. Proposal outside the proxies' range for: "
-        f"{', '.join(fit['proposal']['sources_outside_proxy_range']) or 'none'}.",
+        f"{', '.join(fit['proposal']['sources_outside_proxy_range']) or 'none'}."),
         "",
-        f"Final runs at {args.scale}x a proxy's steps ({args.steps * args.scale} steps, "
-        f"{finals[0]['tokens_seen']:,} tokens each), held-out bits per byte:",
+        (f"Final runs at {args.scale}x a proxy's steps ({args.steps * args.scale} steps, "
+        f"{finals[0]['tokens_seen']:,} tokens each), held-out bits per byte:"),
         "",
         "| train seed | proposal | spec | proposal − spec |",
         "|---:|---:|---:|---:|",
@@ -190,14 +195,14 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
     lines.append(f"| mean | {mean_p:.4f} | {mean_s:.4f} | {mean_p - mean_s:+.4f} |")
     verdict = ("lower (better) than the spec's" if all(d < 0 for d in diffs) else
                "not lower than the spec's for every seed" if any(d < 0 for d in diffs) else "not lower than the spec's")
-    lines += ["", f"- The proposal's held-out bits per byte is **{verdict}** at {args.scale}x the proxy steps "
-                  f"({(mean_p / mean_s - 1) * 100:+.2f}% on the mean).",
-              f"- Cost: the search trained {len(search['rows'])} x {record['tokens_per_proxy']:,} = "
+    lines += ["", (f"- The proposal's held-out bits per byte is **{verdict}** at {args.scale}x the proxy steps "
+                  f"({(mean_p / mean_s - 1) * 100:+.2f}% on the mean)."),
+              (f"- Cost: the search trained {len(search['rows'])} x {record['tokens_per_proxy']:,} = "
               f"{len(search['rows']) * record['tokens_per_proxy']:,} tokens, "
               f"{len(search['rows']) / args.scale:.1f}x one final run here, where proxy and final model are the same "
-              "size; RegMix's proxies are ~1M-parameter models for a 1B target, about 2% of its compute.",
-              f"- Sources: {', '.join(sources)}; proposal and spec weights are written in `SEARCH/proposal.yaml` and "
-              "`fit.json` (bench/.cache/search/).", ""]
+              "size; RegMix's proxies are ~1M-parameter models for a 1B target, about 2% of its compute."),
+              (f"- Sources: {', '.join(sources)}; proposal and spec weights are written in `SEARCH/proposal.yaml` and "
+              "`fit.json` (bench/.cache/search/)."), ""]
     return "\n".join(lines)
 
 
@@ -240,9 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     write_spec(spec_path, build_archives, args.token_budget)
     wall = {}
     clock = time.monotonic()
-    if not (build / "manifest.json").is_file():
-        if mix(["build", str(spec_path), "--out", str(build)]) != 0:
-            raise SystemExit("mix build failed")
+    if not (build / "manifest.json").is_file() and mix(["build", str(spec_path), "--out", str(build)]) != 0:
+        raise SystemExit("mix build failed")
     wall["build"] = time.monotonic() - clock
     search_argv = [str(spec_path), "--build", str(build), "--proxies", str(args.proxies), "--steps", str(args.steps),
                    "--eval-set", f"heldout={heldout}", "--out", str(cache / "search"), "--seq-length", "256",

@@ -137,20 +137,23 @@ def summary_table(search: SearchSummary) -> str:
     record, fit = search.record, search.fit
     config = record["config"]
     heldout = fit["fit"]["heldout"]
+    outside = fit["proposal"]["sources_outside_proxy_range"]
     rows = [
         ("objective", f"bits per byte on {html.escape(search.objective)}"),
         ("proxies × steps", (f"{len(search.rows)} × {config['steps']} ({html.escape(config['model'])}, "
                             f"{record['tokens_per_step']:,} tokens a step, seed {record['train_seed']})")),
         ("proxy tokens", f"{record['tokens_per_proxy'] * len(search.rows):,} in all"),
-        ("regression", f"{fit['fit']['model']} ridge, alpha {fit['fit']['alpha']:g}, on log bits/byte ({fit['fit']['selection']})"),
+        ("regression", (f"{fit['fit']['model']} ridge, alpha {fit['fit']['alpha']:g}, on log bits/byte "
+                        f"({fit['fit']['selection']})")),
         ("held-out proxies", (f"RMSE {heldout['rmse_bpb']:.4f} bits/byte; Spearman "
                              f"{'n/a' if heldout['spearman'] is None else format(heldout['spearman'], '.3f')}")),
-        ("predicted bits/byte", (f"proposal {fit['proposal']['predicted_bpb']:.4f}; spec {fit['spec']['predicted_bpb']:.4f} "
-                                f"(measured {fit['spec']['measured_bpb']:.4f}); best proxy "
+        ("predicted bits/byte", (f"proposal {fit['proposal']['predicted_bpb']:.4f}; "
+                                f"spec {fit['spec']['predicted_bpb']:.4f} (measured {fit['spec']['measured_bpb']:.4f}); "
+                                f"best proxy "
                                 f"{fit['best_proxy']['bits_per_byte']:.4f} (proxy {fit['best_proxy']['proxy']})")),
         ("optimiser", html.escape(fit["optimiser"])),
-        ("extrapolation", html.escape(", ".join(fit["proposal"]["sources_outside_proxy_range"]) or "none: the proposal "
-                                      "is inside the range of weights the proxies covered")),
+        ("extrapolation", html.escape(f"the proposal is outside the proxies' range for {', '.join(outside)}" if outside
+                                      else "none: the proposal is inside the range of weights the proxies covered")),
     ]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<div class="card wide"><table>{body}</table></div>'

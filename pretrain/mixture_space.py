@@ -81,8 +81,8 @@ def make_space(spec_weights: Mapping[str, float], tokens: Mapping[str, int], *, 
     for name in sources:
         low, high = bounds.get(name, (0.0, 1.0))
         require(0.0 <= low <= high <= 1.0, f"--bounds {name}", f"{low:g}:{high:g} is not 0 <= LOW <= HIGH <= 1")
-        require(tokens.get(name, 0) > 0, f"stages weights.{name}", "the build has no tokens of this source in the stage",
-                "rebuild with documents for it, or remove it from the stage's weights")
+        require(tokens.get(name, 0) > 0, f"stages weights.{name}", "the build has no tokens of this source in the "
+                "stage", "rebuild with documents for it, or remove it from the stage's weights")
         lower.append(low)
         upper.append(min(high, max_epochs * tokens[name] / token_budget))
     space = MixtureSpace(sources=sources, spec_weights=tuple(spec_weights[n] / total for n in sources),

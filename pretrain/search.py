@@ -106,7 +106,8 @@ class SearchConfig:
         require(self.fit in ("auto", "linear", "quadratic"), "--fit", f"unknown model {self.fit!r}",
                 "use auto, linear or quadratic")
         for path in self.rl + self.rl_eval:
-            require(os.path.exists(path), "--rl", f"{path} does not exist", "give RL results and eval rows as `mix dash` reads them")
+            require(os.path.exists(path), "--rl", f"{path} does not exist",
+                    "give RL results and eval rows as `mix dash` reads them")
 
     @property
     def workers(self) -> int:
@@ -345,16 +346,18 @@ def proposal_yaml(config: SearchConfig, space: MixtureSpace, fit_json: dict[str,
     outside = proposal["sources_outside_proxy_range"]
     header = [
         (f"# Proposed by `mix search` on {datetime.date.today().isoformat()} from {config.proxies} proxies of "
-        f"{config.steps} steps ({config.model}, {tokens_per_step:,} tokens a step, identical seeds) over {config.build_dir}."),
-        (f"# stages.{config.stage}.weights minimise the predicted held-out bits per byte on '{config.objective}' within "
-        f"the bounds and at most {config.max_epochs:g} epochs per source."),
+         f"{config.steps} steps ({config.model}, {tokens_per_step:,} tokens a step, identical seeds)"),
+        f"# over the shards of {config.build_dir}.",
+        (f"# stages.{config.stage}.weights minimise the predicted held-out bits per byte on '{config.objective}' "
+         f"within the bounds and at most {config.max_epochs:g} epochs per source."),
         (f"# Regression: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log(bits per byte); "
         f"on held-out proxies RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}."),
         (f"# Predicted at proxy scale: proposal {proposal['predicted_bpb']:.4f}, spec {spec['predicted_bpb']:.4f} "
         f"(measured {spec['measured_bpb']:.4f}) bits/byte; best proxy {fit_json['best_proxy']['bits_per_byte']:.4f}."),
         "# " + (f"Extrapolated beyond the proxies' range for: {', '.join(outside)}." if outside else
                 "Every proposed weight lies within the range the proxies covered."),
-        "# Everything else is the input spec (its comments are not carried over); proxies.jsonl and fit.json hold the data.",
+        "# Everything else is the input spec (its comments are not carried over); proxies.jsonl and fit.json hold",
+        "# the data.",
     ]
     return "\n".join(header + lines) + "\n"
 
@@ -381,9 +384,11 @@ def run_search(config: SearchConfig) -> SearchResult:
     out = Path(config.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     train = recipe.stage(config.stage)
-    length = config.sequence_length or train.sequence_length or read_stage(config.build_dir, config.stage).sequence_length
+    build_length = read_stage(config.build_dir, config.stage).sequence_length
+    length = config.sequence_length or train.sequence_length or build_length
     tokens_per_step = train.global_batch_size * length
-    write_json_atomically(out / "search.json", search_record(config, space, build_hash, digests, tokens_per_step, train.seed))
+    record = search_record(config, space, build_hash, digests, tokens_per_step, train.seed)
+    write_json_atomically(out / "search.json", record)
     tasks = []
     for index in range(config.proxies):
         weights = space.as_dict(candidate(space, index, seed=config.seed, concentration=config.concentration))
@@ -414,7 +419,7 @@ def search_record(config: SearchConfig, space: MixtureSpace, build_hash: str, di
 def build_parser(prog: str = "mix search") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("spec", help="the mixture spec the build was made from (its stage weights are the centre)")
-    parser.add_argument("--build", required=True, help="a `mix build --out` directory: its shards are blended as they are")
+    parser.add_argument("--build", required=True, help="a `mix build --out` directory (its shards, as they are)")
     parser.add_argument("--proxies", type=int, required=True, help="proxy runs (proxy 0 is the spec's mixture)")
     parser.add_argument("--steps", type=int, required=True, help="optimizer steps of every proxy")
     parser.add_argument("--eval-set", action="append", required=True, metavar="NAME=PATH",
@@ -423,14 +428,14 @@ def build_parser(prog: str = "mix search") -> argparse.ArgumentParser:
     parser.add_argument("--stage", default="short", choices=SEARCHABLE_STAGES)
     parser.add_argument("--model", default="tiny", help="proxy recipe under pretrain/configs or a YAML path")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="recipe override (repeatable)")
-    parser.add_argument("--seq-length", type=int, help="proxy sequence length (default: the recipe's, else the build's)")
+    parser.add_argument("--seq-length", type=int, help="proxy sequence length (default: recipe's, else build's)")
     parser.add_argument("--bounds", action="append", default=[], metavar="SOURCE=LOW:HIGH",
                         help="keep a source's weight in [LOW, HIGH] (default 0:1)")
     parser.add_argument("--max-epochs", type=float, default=4.0,
                         help="at most this many passes over any source at the spec's token budget (default 4)")
     parser.add_argument("--concentration", default="1:30", metavar="LOW:HIGH",
                         help="Dirichlet concentration range around the spec's weights (log-uniform)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the mixture draws (training seeds are the recipe's)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the mixture draws (training uses the recipe's)")
     parser.add_argument("--parallel", type=int, default=0, help="proxies at once (default: one per CPU core)")
     parser.add_argument("--fit", default="auto", choices=("auto", "linear", "quadratic"))
     parser.add_argument("--include", action="append", default=None, help="file globs for directory eval sets (*.py)")

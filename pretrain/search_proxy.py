@@ -31,6 +31,8 @@ from pretrain.configs import load_recipe
 from pretrain.evaluate import evaluate_run, parse_eval_sets
 from pretrain.run import TrainOptions, run
 
+EVAL_FIELDS = ("bits_per_byte", "loss_nats", "tokens", "bytes")
+
 
 def run_proxy(proxy_dir: Path) -> dict[str, Any]:
     """Train and evaluate the proxy described in ``proxy_dir/proxy.json``; return its result record."""
@@ -51,7 +53,7 @@ def run_proxy(proxy_dir: Path) -> dict[str, Any]:
         "seed": options.recipe.stage(task["stage"]).seed, "tokens_seen": summary.state.tokens_seen,
         "tokens_per_source": summary.state.tokens_per_source,
         "final_train_loss": summary.rows[-1]["loss"] if summary.rows else None,
-        "eval": {row["eval_set"]: {k: row[k] for k in ("bits_per_byte", "loss_nats", "tokens", "bytes")} for row in rows},
+        "eval": {row["eval_set"]: {k: row[k] for k in EVAL_FIELDS} for row in rows},
         "train_seconds": round(trained, 2), "seconds": round(time.monotonic() - started, 2),
     }
 

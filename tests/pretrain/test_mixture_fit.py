@@ -33,9 +33,10 @@ def test_projection_is_the_nearest_feasible_point(seed):
     lower, upper = np.array(box.lower), np.array(box.upper)
     x = np.random.default_rng(seed).normal(0.25, 0.4, 4)
     ours = project(x, lower, upper)
+    simplex = [{"type": "eq", "fun": lambda w: w.sum() - 1}]
     reference = optimize.minimize(lambda w: np.sum((w - x) ** 2), np.full(4, 0.25), jac=lambda w: 2 * (w - x),
-                                  bounds=list(zip(lower, upper)), constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1}],
-                                  method="SLSQP", options={"ftol": 1e-14, "maxiter": 500}).x
+                                  bounds=list(zip(lower, upper)), constraints=simplex, method="SLSQP",
+                                  options={"ftol": 1e-14, "maxiter": 500}).x
     assert np.allclose(ours, reference, atol=1e-6)
     assert np.all(ours >= lower) and np.all(ours <= upper) and ours.sum() == pytest.approx(1.0)
 

@@ -56,7 +56,8 @@ def write_calibration(root: Path) -> tuple[Path, Path]:
     evals, rl = [], []
     for step, loss in zip((100, 200, 300, 400), (7.4, 7.0, 6.7, 6.5)):
         evals.append({"run_id": "calib", "step": step, "eval_set": "heldout", "loss_nats": loss, "bits_per_byte": 1.0})
-        rl.append({"run_id": "calib", "step": step, "benchmark": "swe", "metric": "pass@1", "value": RL_A + RL_B * loss})
+        rl.append({"run_id": "calib", "step": step, "benchmark": "swe", "metric": "pass@1",
+                   "value": RL_A + RL_B * loss})
     (root / "calib-eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in evals))
     (root / "calib-rl.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rl))
     return root / "calib-eval.jsonl", root / "calib-rl.jsonl"
@@ -74,8 +75,9 @@ def search_inputs(build_dir, heldout_dir, tmp_path_factory) -> dict:
     (root / "spec.yaml").write_text(yaml.safe_dump(spec))
     calib_eval, calib_rl = write_calibration(root)
     argv = [str(root / "spec.yaml"), "--build", str(build), "--proxies", str(PROXIES), "--steps", str(STEPS),
-            "--eval-set", f"heldout={heldout_dir}", "--out", str(root / "search"), "--bounds", f"noise={NOISE_LOWER}:0.6",
-            "--parallel", "2", "--rl", str(calib_rl), "--rl-eval", str(calib_eval)]
+            "--eval-set", f"heldout={heldout_dir}", "--out", str(root / "search"),
+            "--bounds", f"noise={NOISE_LOWER}:0.6", "--parallel", "2",
+            "--rl", str(calib_rl), "--rl-eval", str(calib_eval)]
     return {"root": root, "build": build, "argv": argv, "out": root / "search", "calib": (calib_eval, calib_rl)}
 
 
