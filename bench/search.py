@@ -3,7 +3,7 @@ spec's own mixture trained 4x longer than a proxy, scored on held-out repositori
 
 Run from the repository root (the first run downloads four sdists with pip, as `make demo` does)::
 
-    .venv/bin/python -m bench.search                                  # 24 proxies x 50 steps (~35 min on 2 cores)
+    .venv/bin/python -m bench.search                                  # 24 proxies x 60 steps (~35 min on 2 cores)
     .venv/bin/python -m bench.search --proxies 8 --steps 10 --results /tmp/RESULTS.md   # a smoke run
 
 Corpus (build sources of the `short` stage): the standard library without its tests (`stdlib`),
@@ -221,7 +221,7 @@ def megatron_version() -> str:
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.splitlines()[0])
     parser.add_argument("--proxies", type=int, default=24)
-    parser.add_argument("--steps", type=int, default=50, help="optimizer steps of a proxy")
+    parser.add_argument("--steps", type=int, default=60, help="optimizer steps of a proxy")
     parser.add_argument("--scale", type=int, default=4, help="final runs train this many times a proxy's steps")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1234, 1235], help="training seeds of the final runs")
     parser.add_argument("--workers", type=int, default=2, help="proxies at a time")
