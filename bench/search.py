@@ -1,20 +1,20 @@
-"""Does `mix search` pick a better mixture? A search on a 76 MB build, then its proposal and the
-spec's own mixture trained 4x longer than a proxy, scored on held-out repositories.
+"""Does `mix search` pick a better mixture? A search on a 73 MB build, then its proposal and the
+spec's own mixture trained as long as a proxy and 4x longer, scored on held-out repositories.
 
 Run from the repository root (the first run downloads four sdists with pip, as `make demo` does)::
 
-    .venv/bin/python -m bench.search                                  # 24 proxies x 60 steps (~35 min on 2 cores)
+    .venv/bin/python -m bench.search                                  # 24 proxies x 60 steps (~30 min on 2 cores)
     .venv/bin/python -m bench.search --proxies 8 --steps 10 --results /tmp/RESULTS.md   # a smoke run
 
 Corpus (build sources of the `short` stage): the standard library without its tests (`stdlib`),
 the standard library's tests (`stdlib_tests`), and the Django 5.2.19 and SymPy 1.14.0 sdists
-(`django`, `sympy`, read from the archives), 76 MB of `*.py` in all. Held-out repositories, never in
+(`django`, `sympy`, read from the archives), 73 MB of `*.py` in all. Held-out repositories, never in
 the build: the non-test code of click 8.1.8, requests 2.32.3, itsdangerous 2.2.0 and six 1.16.0.
 The spec's hand-set mixture is stdlib 0.4, stdlib_tests 0.2, django 0.2, sympy 0.2.
 
 Steps, each reused when its output exists (so a rerun after a kill resumes): `mix build`; `mix
 search` (proxies on `tiny` at sequence length 256, bounds 0.05..0.7 per source); then the proposal
-and the spec's mixture each trained at ``--scale`` times the proxy steps with each of ``--seeds``,
+and the spec's mixture each trained at ``--scales`` (1 and 4) times the proxy steps with each of ``--seeds``,
 through the same proxy machinery (same recipe, data path, tokens and eval), and scored on the
 held-out set. Appends its section to bench/RESULTS.md between its markers.
 """
@@ -22,6 +22,7 @@ held-out set. Appends its section to bench/RESULTS.md between its markers.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import statistics
@@ -30,6 +31,7 @@ import sys
 import sysconfig
 import tarfile
 import time
+import types
 from dataclasses import replace
 from pathlib import Path
 
@@ -156,7 +158,9 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
         f"({record['tokens_per_step']:,} tokens a step, {record['tokens_per_proxy']:,} a proxy, recipe seed "
         f"{record['train_seed']} for all), bounds 0.05..0.7 per source, at most 4 epochs per source at the spec's "
         f"{record['token_budget']:,}-token budget, {args.workers} proxies at a time. "
-        f"Wall: build {wall['build']:.0f} s, search {wall['search']:.0f} s, final runs {wall['finals']:.0f} s."),
+        f"Wall: build {wall['build']:.0f} s, search {wall['search']:.0f} s, "
+        + ", ".join(f"{k}x runs {wall[f'finals-x{k}']:.0f} s" for k in args.scales)
+        + " (each as measured when it ran; a rerun reuses finished steps)."),
         "",
         "| source | build tokens | spec weight | proposed weight | best proxy's weight |",
         "|---|---:|---:|---:|---:|",
@@ -179,31 +183,55 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
         f"{fit['best_proxy']['bits_per_byte']:.4f}. Proposal outside the proxies' range for: "
         f"{', '.join(fit['proposal']['sources_outside_proxy_range']) or 'none'}."),
         "",
-        (f"Final runs at {args.scale}x a proxy's steps ({args.steps * args.scale} steps, "
-        f"{finals[0]['tokens_seen']:,} tokens each), held-out bits per byte:"),
+        (f"Final runs: the proposal and the spec's mixture at {' and '.join(f'{k}x' for k in args.scales)} a proxy's "
+         f"steps, each with train seeds {', '.join(map(str, args.seeds))}; held-out bits per byte:"),
         "",
-        "| train seed | proposal | spec | proposal − spec |",
-        "|---:|---:|---:|---:|",
+        "| scale | steps | tokens | train seed | proposal | spec | proposal − spec |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    by = {(r["mixture"], r["train_seed"]): r["eval"]["heldout"]["bits_per_byte"] for r in finals}
-    diffs = []
-    for seed in args.seeds:
-        diffs.append(by[("proposal", seed)] - by[("spec", seed)])
-        lines.append(f"| {seed} | {by[('proposal', seed)]:.4f} | {by[('spec', seed)]:.4f} | {diffs[-1]:+.4f} |")
-    mean_p = statistics.mean(by[("proposal", s)] for s in args.seeds)
-    mean_s = statistics.mean(by[("spec", s)] for s in args.seeds)
-    lines.append(f"| mean | {mean_p:.4f} | {mean_s:.4f} | {mean_p - mean_s:+.4f} |")
-    verdict = ("lower (better) than the spec's" if all(d < 0 for d in diffs) else
-               "not lower than the spec's for every seed" if any(d < 0 for d in diffs) else "not lower than the spec's")
-    lines += ["", (f"- The proposal's held-out bits per byte is **{verdict}** at {args.scale}x the proxy steps "
-                  f"({(mean_p / mean_s - 1) * 100:+.2f}% on the mean)."),
+    verdicts = []
+    for scale in args.scales:
+        runs = [r for r in finals if r["scale"] == scale]
+        by = {(r["mixture"], r["train_seed"]): r["eval"]["heldout"]["bits_per_byte"] for r in runs}
+        diffs = [by[("proposal", seed)] - by[("spec", seed)] for seed in args.seeds]
+        for seed, diff in zip(args.seeds, diffs):
+            lines.append(f"| {scale}x | {args.steps * scale} | {runs[0]['tokens_seen']:,} | {seed} | "
+                         f"{by[('proposal', seed)]:.4f} | {by[('spec', seed)]:.4f} | {diff:+.4f} |")
+        mean_p = statistics.mean(by[("proposal", s)] for s in args.seeds)
+        mean_s = statistics.mean(by[("spec", s)] for s in args.seeds)
+        lines.append(f"| {scale}x | | | mean | {mean_p:.4f} | {mean_s:.4f} | {mean_p - mean_s:+.4f} |")
+        spread = max(abs(by[(m, args.seeds[0])] - by[(m, s)]) for m in ("proposal", "spec") for s in args.seeds)
+        verdict = ("lower (better) than the spec's for every seed" if all(d < 0 for d in diffs) else
+                   "higher (worse) than the spec's for every seed" if all(d > 0 for d in diffs) else
+                   "mixed across seeds")
+        verdicts.append(f"- At {scale}x the proxy steps the proposal's held-out bits per byte is **{verdict}** "
+                        f"({(mean_p / mean_s - 1) * 100:+.2f}% on the mean); one mixture's bits per byte moves up to "
+                        f"{spread:.4f} between train seeds.")
+    lines += ["", *verdicts,
               (f"- Cost: the search trained {len(search['rows'])} x {record['tokens_per_proxy']:,} = "
               f"{len(search['rows']) * record['tokens_per_proxy']:,} tokens, "
-              f"{len(search['rows']) / args.scale:.1f}x one final run here, where proxy and final model are the same "
-              "size; RegMix's proxies are ~1M-parameter models for a 1B target, about 2% of its compute."),
+              f"{len(search['rows']) / max(args.scales):.1f}x one {max(args.scales)}x run here, where proxy and final "
+              "model are the same size; RegMix's proxies are ~1M-parameter models for a 1B target, about 2% of its "
+              "compute."),
               (f"- Sources: {', '.join(sources)}; proposal and spec weights are written in `SEARCH/proposal.yaml` and "
               "`fit.json` (bench/.cache/search/)."), ""]
     return "\n".join(lines)
+
+
+class Walls:
+    """Wall seconds per bench step, kept in a file: a rerun that reuses a step reports the time it took."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.seconds = json.loads(path.read_text()) if path.is_file() else {}
+
+    @contextlib.contextmanager
+    def step(self, name: str):
+        started, record = time.monotonic(), types.SimpleNamespace(worked=True)
+        yield record
+        if record.worked or name not in self.seconds:
+            self.seconds[name] = time.monotonic() - started
+            self.path.write_text(json.dumps(self.seconds, indent=1))
 
 
 def torch_version() -> str:
@@ -222,7 +250,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.splitlines()[0])
     parser.add_argument("--proxies", type=int, default=24)
     parser.add_argument("--steps", type=int, default=60, help="optimizer steps of a proxy")
-    parser.add_argument("--scale", type=int, default=4, help="final runs train this many times a proxy's steps")
+    parser.add_argument("--scales", type=int, nargs="+", default=[1, 4],
+                        help="final runs train these many times a proxy's steps")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1234, 1235], help="training seeds of the final runs")
     parser.add_argument("--workers", type=int, default=2, help="proxies at a time")
     parser.add_argument("--token-budget", type=int, default=10_000_000, help="the spec's short-stage budget")
@@ -243,21 +272,24 @@ def main(argv: list[str] | None = None) -> int:
     heldout = extract_heldout(fetch_sdists(HELDOUT_SDISTS, cache / "sdists"), cache / "heldout")
     spec_path, build = cache / "spec.yaml", cache / "build"
     write_spec(spec_path, build_archives, args.token_budget)
-    wall = {}
-    clock = time.monotonic()
-    if not (build / "manifest.json").is_file() and mix(["build", str(spec_path), "--out", str(build)]) != 0:
-        raise SystemExit("mix build failed")
-    wall["build"] = time.monotonic() - clock
+    walls = Walls(cache / "walls.json")
+    with walls.step("build") as step:
+        step.worked = not (build / "manifest.json").is_file()
+        if step.worked and mix(["build", str(spec_path), "--out", str(build)]) != 0:
+            raise SystemExit("mix build failed")
     search_argv = [str(spec_path), "--build", str(build), "--proxies", str(args.proxies), "--steps", str(args.steps),
                    "--eval-set", f"heldout={heldout}", "--out", str(cache / "search"), "--seq-length", "256",
                    "--parallel", str(args.workers), *[f"--bounds={s}=0.05:0.7" for s in SPEC_WEIGHTS]]
-    clock = time.monotonic()
-    result = run_search(parse_args(search_argv))
-    wall["search"] = time.monotonic() - clock
-    clock = time.monotonic()
-    finals = train_finals(search_argv, result.proposal, result.spec_weights, args.scale, args.seeds,
-                          cache / "finals", args.workers)
-    wall["finals"] = time.monotonic() - clock
+    with walls.step("search") as step:
+        result = run_search(parse_args(search_argv))
+        step.worked = result.trained > 0
+    finals = []
+    for scale in args.scales:
+        with walls.step(f"finals-x{scale}") as step:
+            runs = train_finals(search_argv, result.proposal, result.spec_weights, scale, args.seeds,
+                                cache / f"finals-x{scale}", args.workers)
+            step.worked = not all(run["reused"] for run in runs)
+        finals += [dict(run, scale=scale) for run in runs]
     manifest = json.loads((build / "manifest.json").read_text())
     files = sorted(heldout.rglob("*.py"))
     info = {"megabytes": corpus_bytes(spec_path) / 1e6, "documents": manifest["counts"]["kept"],
@@ -265,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             "heldout_bytes": sum(f.stat().st_size for f in files)}
     search = {"fit": result.fit_json, "rows": result.rows,
               "record": json.loads((cache / "search" / "search.json").read_text())}
-    text = render(args, started, info, search, finals, wall)
+    text = render(args, started, info, search, finals, walls.seconds)
     common.write_section(args.results, text, BEGIN, END)
     print(text)
     return 0

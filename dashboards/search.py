@@ -148,8 +148,8 @@ def summary_table(search: SearchSummary) -> str:
         ("held-out proxies", (f"RMSE {heldout['rmse_bpb']:.4f} bits/byte; Spearman "
                              f"{'n/a' if heldout['spearman'] is None else format(heldout['spearman'], '.3f')}")),
         ("predicted bits/byte", (f"proposal {fit['proposal']['predicted_bpb']:.4f}; "
-                                f"spec {fit['spec']['predicted_bpb']:.4f} (measured {fit['spec']['measured_bpb']:.4f}); "
-                                f"best proxy "
+                                f"spec {fit['spec']['predicted_bpb']:.4f} "
+                                f"(measured {fit['spec']['measured_bpb']:.4f}); best proxy "
                                 f"{fit['best_proxy']['bits_per_byte']:.4f} (proxy {fit['best_proxy']['proxy']})")),
         ("optimiser", html.escape(fit["optimiser"])),
         ("extrapolation", html.escape(f"the proposal is outside the proxies' range for {', '.join(outside)}" if outside
@@ -211,6 +211,7 @@ def add_search(page, index: int, search: SearchSummary, fits: list[MetricFit], e
     for message in search.messages:
         parts.append(_message(message))
     if search.fit:
+        parts += [_message(f"Warning: {warning}.") for warning in search.fit.get("warnings", [])]
         parts.append(summary_table(search))
         parts += [page.figure(weights_figure(search)), page.figure(fit_quality_figure(search))]
         parts.append(page.figure(source_effect_figure(search, colours), wide=True))

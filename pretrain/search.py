@@ -66,6 +66,7 @@ from pretrain.stage_data import read_stage, source_of_prefix
 logger = logging.getLogger(__name__)
 SEARCHABLE_STAGES = ("short", "long")
 MIN_PROXIES = 4
+WEAK_SPEARMAN = 0.3  # below this, held-out proxies are ranked little better than at random
 
 
 @dataclass(slots=True, kw_only=True)
@@ -310,7 +311,7 @@ def summarise(config: SearchConfig, space: MixtureSpace, rows: list[dict[str, An
     mixtures["spec"]["measured_bpb"] = float(bpb_N[0])
     mixtures["spec"]["spec_weights_as_written"] = space.as_dict(np.array(space.spec_weights))
     best = int(np.argmin(bpb_N))
-    fit_json = {"objective": config.objective, "optimiser": optimum.method,
+    fit_json = {"objective": config.objective, "optimiser": optimum.method, "warnings": warnings(report),
                 "tokens_per_byte": evaluation["tokens"] / evaluation["bytes"],
                 "fit": report.to_json(), "proposal": mixtures["proposal"], "spec": mixtures["spec"],
                 "best_proxy": {"proxy": best, "bits_per_byte": float(bpb_N[best]),
@@ -319,6 +320,18 @@ def summarise(config: SearchConfig, space: MixtureSpace, rows: list[dict[str, An
                                  "scale": report.model.scale_F.tolist(), "beta": report.model.beta_F.tolist(),
                                  "intercept": report.model.intercept}}
     return report, fit_json
+
+
+def warnings(report: FitReport) -> list[str]:
+    """What makes a proposal no better informed than the spec: a fit that cannot rank unseen proxies."""
+    rho = report.heldout_spearman
+    if rho is None:
+        return [("the proxies all scored the same: the fit has nothing to rank and the proposal is arbitrary; "
+                "train the proxies longer")]
+    if rho < WEAK_SPEARMAN:
+        return [(f"the fit ranks held-out proxies poorly (Spearman {rho:.2f} < {WEAK_SPEARMAN}): the proxies differ "
+                "mostly by noise; run more proxies or more steps before trusting the proposal")]
+    return []
 
 
 def proposal_yaml(config: SearchConfig, space: MixtureSpace, fit_json: dict[str, Any], tokens_per_step: int) -> str:
@@ -356,6 +369,7 @@ def proposal_yaml(config: SearchConfig, space: MixtureSpace, fit_json: dict[str,
         f"(measured {spec['measured_bpb']:.4f}) bits/byte; best proxy {fit_json['best_proxy']['bits_per_byte']:.4f}."),
         "# " + (f"Extrapolated beyond the proxies' range for: {', '.join(outside)}." if outside else
                 "Every proposed weight lies within the range the proxies covered."),
+        *[f"# WARNING: {warning}." for warning in fit_json["warnings"]],
         "# Everything else is the input spec (its comments are not carried over); proxies.jsonl and fit.json hold",
         "# the data.",
     ]
@@ -483,6 +497,7 @@ def format_result(result: SearchResult) -> str:
                      f"{f'[{space.lower[i]:g}, {space.upper[i]:.4g}]':>18}")
     lines.append(f"predicted bits/byte: proposal {fit_json['proposal']['predicted_bpb']:.4f}, spec "
                  f"{fit_json['spec']['predicted_bpb']:.4f} (measured {fit_json['spec']['measured_bpb']:.4f})")
+    lines += [f"warning: {warning}" for warning in fit_json["warnings"]]
     lines.append(f"wrote {result.out_dir}/proposal.yaml, proxies.jsonl, fit.json")
     return "\n".join(lines)
 

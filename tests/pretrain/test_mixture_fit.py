@@ -123,3 +123,12 @@ def test_bounds_parse_and_a_malformed_one_says_the_form():
     assert parse_bounds(["a=0:0.5", "noise=0.02:1"]) == {"a": (0.0, 0.5), "noise": (0.02, 1.0)}
     with pytest.raises(ConfigError, match="is not SOURCE=LOW:HIGH"):
         parse_bounds(["a=0.5"])
+
+
+def test_a_fit_that_cannot_rank_proxies_is_flagged_and_a_good_one_is_not():
+    from pretrain.search import warnings
+
+    box = space()
+    w = np.array([candidate(box, i, seed=0, concentration=(1.0, 30.0)) for i in range(12)])
+    assert "all scored the same" in warnings(fit(w, np.full(12, 2.5)))[0]
+    assert warnings(fit(w, planted(w, "linear"))) == []

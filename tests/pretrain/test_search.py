@@ -82,7 +82,7 @@ def search_inputs(build_dir, heldout_dir, tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="module")
-def searched(search_inputs, one_thread) -> dict:
+def searched(search_inputs) -> dict:
     """`mix search` once, through the CLI, with RL calibration for its dashboard section."""
     assert mix(["search", *search_inputs["argv"]]) == 0
     out = search_inputs["out"]
@@ -198,6 +198,11 @@ def test_dashboard_section_shows_proxies_fit_proposal_and_rl_predictions(searche
         loss = row["eval"]["heldout"]["loss_nats"]
         assert f"{math.exp(loss):.4f}" in page.cells
         assert f"{RL_A + RL_B * loss:.4f}" in page.cells, row["proxy"]
+    # ... and at the loss the regression predicts for the spec and the proposal (bits/byte -> nats/token).
+    fit = searched["fit"]
+    for name in ("spec", "proposal"):
+        loss = fit[name]["predicted_bpb"] * math.log(2) / fit["tokens_per_byte"]
+        assert f"{name} (predicted)" in page.cells and f"{RL_A + RL_B * loss:.4f}" in page.cells
 
 
 def test_mix_dash_adds_the_search_section_to_the_full_page(searched, tmp_path):
