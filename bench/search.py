@@ -178,6 +178,7 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
         f"bits/byte; in-sample R² {fit['fit']['in_sample_r2']:.3f}. Proxies' bits/byte ranged "
         f"{min(r['eval']['heldout']['bits_per_byte'] for r in search['rows']):.4f}.."
         f"{max(r['eval']['heldout']['bits_per_byte'] for r in search['rows']):.4f}."),
+        seed_noise_line(fit.get("seed_noise")),
         (f"- Predicted at proxy scale: proposal {fit['proposal']['predicted_bpb']:.4f}, spec "
         f"{fit['spec']['predicted_bpb']:.4f} (its proxy measured {fit['spec']['measured_bpb']:.4f}); best proxy "
         f"{fit['best_proxy']['bits_per_byte']:.4f}. Proposal outside the proxies' range for: "
@@ -216,6 +217,15 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
               (f"- Sources: {', '.join(sources)}; proposal and spec weights are written in `SEARCH/proposal.yaml` and "
               "`fit.json` (bench/.cache/search/)."), ""]
     return "\n".join(lines)
+
+
+def seed_noise_line(noise: dict | None) -> str:
+    if not noise:
+        return "- Seed noise: not measured."
+    return (f"- Seed noise (the search's seed check): the spec's mixture scores {noise['bits_per_byte'][0]:.4f} at seed "
+            f"{noise['seeds'][0]} and {noise['bits_per_byte'][1]:.4f} at seed {noise['seeds'][1]} (one run's sigma "
+            f"{noise['sigma']:.4f}); the proxies' sd is {noise['proxies_sd']:.4f}, **{noise['signal_to_noise']:.2f} "
+            "sigmas**.")
 
 
 class Walls:

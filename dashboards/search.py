@@ -152,11 +152,21 @@ def summary_table(search: SearchSummary) -> str:
                                 f"(measured {fit['spec']['measured_bpb']:.4f}); best proxy "
                                 f"{fit['best_proxy']['bits_per_byte']:.4f} (proxy {fit['best_proxy']['proxy']})")),
         ("optimiser", html.escape(fit["optimiser"])),
+        ("seed noise", seed_noise_text(fit.get("seed_noise"))),
         ("extrapolation", html.escape(f"the proposal is outside the proxies' range for {', '.join(outside)}" if outside
                                       else "none: the proposal is inside the range of weights the proxies covered")),
     ]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<div class="card wide"><table>{body}</table></div>'
+
+
+def seed_noise_text(noise: dict | None) -> str:
+    if not noise:
+        return "not measured (--no-seed-check)"
+    ratio = "n/a" if noise["signal_to_noise"] is None else f"{noise['signal_to_noise']:.2f}"
+    return (f"the spec's mixture at seeds {noise['seeds'][0]} and {noise['seeds'][1]}: "
+            f"{noise['bits_per_byte'][0]:.4f} vs {noise['bits_per_byte'][1]:.4f} bits/byte (one run's sigma "
+            f"{noise['sigma']:.4f}); the proxies' sd {noise['proxies_sd']:.4f}, {ratio} sigmas")
 
 
 def proxies_table(search: SearchSummary) -> str:

@@ -45,7 +45,7 @@ import os
 import shutil
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,9 @@ from pretrain.stage_data import read_stage, source_of_prefix
 logger = logging.getLogger(__name__)
 SEARCHABLE_STAGES = ("short", "long")
 MIN_PROXIES = 4
+SEED_CHECK = "seed-check"
 WEAK_SPEARMAN = 0.3  # below this, held-out proxies are ranked little better than at random
+NOISE_RATIO = 2.0  # the proxies' spread must be at least this many seed-noise sigmas
 
 
 @dataclass(slots=True, kw_only=True)
@@ -91,6 +93,7 @@ class SearchConfig:
     fit: str = "auto"
     include: list[str] = field(default_factory=lambda: ["*.py"])
     keep_checkpoints: bool = False
+    seed_check: bool = True  # also train the spec's mixture at the next seed: the noise floor
     rl: list[str] = field(default_factory=list)  # RL calibration for the dashboard section, as `mix dash --rl`
     rl_eval: list[str] = field(default_factory=list)  # and the eval rows it joins on, as `mix dash --eval`
 
@@ -184,10 +187,13 @@ def eval_digest(eval_sets: dict[str, str], include: list[str]) -> dict[str, str]
 
 
 def proxy_task(config: SearchConfig, index: int, weights: dict[str, float], data_path: list,
-               build_hash: str, digests: dict[str, str]) -> dict[str, Any]:
-    """What proxy ``index`` trains, and its ``key``: the hash of everything its result depends on."""
-    task = {"index": index, "run_id": f"proxy-{index:04d}", "weights": {s: round(w, 12) for s, w in weights.items()},
-            "model": config.model, "overrides": list(config.overrides), "stage": config.stage, "steps": config.steps,
+               build_hash: str, digests: dict[str, str], name: str | None = None) -> dict[str, Any]:
+    """What proxy ``index`` trains (in ``proxies/NAME``), and its ``key``: the hash of everything its
+    result depends on."""
+    name = name or f"p{index:04d}"
+    task = {"index": index, "name": name, "run_id": f"proxy-{name}",
+            "weights": {s: round(w, 12) for s, w in weights.items()}, "model": config.model,
+            "overrides": list(config.overrides), "stage": config.stage, "steps": config.steps,
             "sequence_length": config.sequence_length, "eval_sets": dict(config.eval_sets), "include": config.include,
             "keep_checkpoints": config.keep_checkpoints, "data_path": data_path}
     keyed = {k: task[k] for k in ("weights", "model", "overrides", "stage", "steps", "sequence_length")}
@@ -218,10 +224,10 @@ class SearchError(RuntimeError):
     """Proxies that failed; the message names each one's log and how to retry."""
 
 
-def failure(index: int, proxy_dir: Path, error: BaseException) -> str:
+def failure(name: str, proxy_dir: Path, error: BaseException) -> str:
     log = proxy_dir / "log.txt"
     tail = log.read_text(errors="replace").splitlines()[-5:] if log.is_file() else []
-    return f"proxy {index} failed ({type(error).__name__}: {error}); see {log}:\n  " + "\n  ".join(tail)
+    return f"proxy {name} failed ({type(error).__name__}: {error}); see {log}:\n  " + "\n  ".join(tail)
 
 
 def run_proxies(tasks: list[dict[str, Any]], out_dir: Path, build_dir: str, workers: int) -> list[dict[str, Any]]:
@@ -231,12 +237,12 @@ def run_proxies(tasks: list[dict[str, Any]], out_dir: Path, build_dir: str, work
     ``cores // workers`` torch threads: a fixed count, so a proxy retrained alone on resume sums in
     the same order and scores exactly what it scored the first time.
     """
-    results: dict[int, dict[str, Any]] = {}
+    results: dict[str, dict[str, Any]] = {}
     pending = []
     for task in tasks:
-        done = finished(proxy_path(out_dir, task["index"]), task["key"])
+        done = finished(proxy_path(out_dir, task["name"]), task["key"])
         if done:
-            results[task["index"]] = dict(done, reused=True)
+            results[task["name"]] = dict(done, reused=True)
         else:
             pending.append(task)
     logger.info("%d proxies: %d finished earlier, %d to train, %d at a time", len(tasks), len(results), len(pending),
@@ -247,24 +253,24 @@ def run_proxies(tasks: list[dict[str, Any]], out_dir: Path, build_dir: str, work
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context,
                                  initializer=search_proxy.start_worker, initargs=(threads,)) as pool:
-            futures = {pool.submit(search_proxy.work, prepare(t, proxy_path(out_dir, t["index"]), build_dir)): t
+            futures = {pool.submit(search_proxy.work, prepare(t, proxy_path(out_dir, t["name"]), build_dir)): t
                        for t in pending}
             for future, task in futures.items():
                 try:
                     result = future.result()
                 except Exception as error:  # noqa: BLE001 - any failure of a proxy is reported with its log
-                    failures.append(failure(task["index"], proxy_path(out_dir, task["index"]), error))
+                    failures.append(failure(task["name"], proxy_path(out_dir, task["name"]), error))
                     continue
-                results[task["index"]] = dict(result, reused=False)
-                logger.info("proxy %d done in %.0f s: %s", task["index"], result["seconds"],
+                results[task["name"]] = dict(result, reused=False)
+                logger.info("proxy %s done in %.0f s: %s", task["name"], result["seconds"],
                             ", ".join(f"{n} {e['bits_per_byte']:.4f} bits/byte" for n, e in result["eval"].items()))
     if failures:
         raise SearchError("\n".join(failures) + "\nRerun the same command to retry them: finished proxies are reused.")
-    return [results[t["index"]] for t in tasks]
+    return [results[t["name"]] for t in tasks]
 
 
-def proxy_path(out_dir: Path, index: int) -> Path:
-    return out_dir / "proxies" / f"p{index:04d}"
+def proxy_path(out_dir: Path, name: str) -> Path:
+    return out_dir / "proxies" / name
 
 
 # ---- fit, proposal ------------------------------------------------------------------------------------
@@ -294,8 +300,10 @@ def extrapolation(space: MixtureSpace, weights_K: np.ndarray, w_NK: np.ndarray) 
             "proxy_range": {s: [float(lo), float(hi)] for s, lo, hi in zip(space.sources, low, high)}}
 
 
-def summarise(config: SearchConfig, space: MixtureSpace, rows: list[dict[str, Any]]) -> tuple[FitReport, dict]:
-    """Fit the proxies, find the optimum, and describe both it and the spec's mixture."""
+def summarise(config: SearchConfig, space: MixtureSpace, rows: list[dict[str, Any]],
+              check: dict[str, Any] | None = None) -> tuple[FitReport, dict]:
+    """Fit the proxies, find the optimum, and describe both it and the spec's mixture (and, with the
+    seed check, how much of the proxies' spread a change of seed alone would explain)."""
     w_NK = np.array([space.vector(row["weights"]) for row in rows])
     bpb_N = np.array([row["eval"][config.objective]["bits_per_byte"] for row in rows])
     report = fit(w_NK, bpb_N, config.fit)
@@ -311,7 +319,9 @@ def summarise(config: SearchConfig, space: MixtureSpace, rows: list[dict[str, An
     mixtures["spec"]["measured_bpb"] = float(bpb_N[0])
     mixtures["spec"]["spec_weights_as_written"] = space.as_dict(np.array(space.spec_weights))
     best = int(np.argmin(bpb_N))
-    fit_json = {"objective": config.objective, "optimiser": optimum.method, "warnings": warnings(report),
+    noise = seed_noise(rows[0], check, bpb_N, config.objective)
+    fit_json = {"objective": config.objective, "optimiser": optimum.method, "warnings": warnings(report, noise),
+                "seed_noise": noise,
                 "tokens_per_byte": evaluation["tokens"] / evaluation["bytes"],
                 "fit": report.to_json(), "proposal": mixtures["proposal"], "spec": mixtures["spec"],
                 "best_proxy": {"proxy": best, "bits_per_byte": float(bpb_N[best]),
@@ -322,8 +332,36 @@ def summarise(config: SearchConfig, space: MixtureSpace, rows: list[dict[str, An
     return report, fit_json
 
 
-def warnings(report: FitReport) -> list[str]:
-    """What makes a proposal no better informed than the spec: a fit that cannot rank unseen proxies."""
+def seed_noise(spec_row: dict[str, Any], check: dict[str, Any] | None, bpb_N: np.ndarray,
+               objective: str) -> dict[str, Any] | None:
+    """The spec's mixture at two seeds against the proxies' spread.
+
+    Two runs differing only in seed differ by ``sqrt(2)·sigma`` on average, ``sigma`` being one run's
+    seed noise; the proxies' standard deviation is ``sqrt(signal² + sigma²)``. A spread below twice
+    ``sigma`` means most of what separates the proxies is noise the fit cannot rank by.
+    """
+    if check is None:
+        return None
+    a, b = spec_row["eval"][objective]["bits_per_byte"], check["eval"][objective]["bits_per_byte"]
+    sigma = abs(a - b) / np.sqrt(2)
+    spread = float(np.std(bpb_N, ddof=1))
+    return {"seeds": [spec_row["seed"], check["seed"]], "bits_per_byte": [a, b], "difference": abs(a - b),
+            "sigma": float(sigma), "proxies_sd": spread, "signal_to_noise": spread / sigma if sigma > 0 else None}
+
+
+def warnings(report: FitReport, noise: dict[str, Any] | None = None) -> list[str]:
+    """What makes a proposal no better informed than the spec: a fit that cannot rank unseen proxies,
+    or proxies that differ by little more than a change of seed does."""
+    found = []
+    if noise and noise["signal_to_noise"] is not None and noise["signal_to_noise"] < NOISE_RATIO:
+        found.append(f"the proxies' bits per byte vary by {noise['proxies_sd']:.4f} (sd), less than {NOISE_RATIO:g}x "
+                     f"the seed noise {noise['sigma']:.4f} (the spec's mixture at seeds {noise['seeds'][0]} and "
+                     f"{noise['seeds'][1]}: {noise['bits_per_byte'][0]:.4f} vs {noise['bits_per_byte'][1]:.4f}); "
+                     "train the proxies longer before trusting the proposal")
+    return found + fit_warnings(report)
+
+
+def fit_warnings(report: FitReport) -> list[str]:
     rho = report.heldout_spearman
     if rho is None:
         return [("the proxies all scored the same: the fit has nothing to rank and the proposal is arbitrary; "
@@ -407,9 +445,14 @@ def run_search(config: SearchConfig) -> SearchResult:
     for index in range(config.proxies):
         weights = space.as_dict(candidate(space, index, seed=config.seed, concentration=config.concentration))
         tasks.append(proxy_task(config, index, weights, blend(weights, shards), build_hash, digests))
-    rows = run_proxies(tasks, out, config.build_dir, config.workers)
+    if config.seed_check:  # proxy 0's mixture again at the next seed: how far the seed alone moves a score
+        reseeded = replace(config, overrides=[*config.overrides, f"train.{config.stage}.seed={train.seed + 1}"])
+        tasks.append(proxy_task(reseeded, 0, tasks[0]["weights"], tasks[0]["data_path"], build_hash, digests,
+                                name=SEED_CHECK))
+    results = run_proxies(tasks, out, config.build_dir, config.workers)
+    rows, check = results[:config.proxies], (results[config.proxies:] or [None])[0]
     atomic_text(out / "proxies.jsonl", "".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
-    report, fit_json = summarise(config, space, rows)
+    report, fit_json = summarise(config, space, rows, check)
     write_json_atomically(out / "fit.json", fit_json)
     atomic_text(out / "proposal.yaml", proposal_yaml(config, space, fit_json, tokens_per_step))
     return SearchResult(out_dir=str(out), space=space, rows=rows, report=report,
@@ -454,6 +497,8 @@ def build_parser(prog: str = "mix search") -> argparse.ArgumentParser:
     parser.add_argument("--fit", default="auto", choices=("auto", "linear", "quadratic"))
     parser.add_argument("--include", action="append", default=None, help="file globs for directory eval sets (*.py)")
     parser.add_argument("--keep-checkpoints", action="store_true", help="keep every proxy's checkpoint")
+    parser.add_argument("--no-seed-check", dest="seed_check", action="store_false",
+                        help="skip the extra proxy of the spec's mixture at the next seed (the noise floor)")
     parser.add_argument("--rl", nargs="+", action="extend", default=[], metavar="FILE",
                         help="RL results for the dashboard section's RL predictions (as `mix dash --rl`)")
     parser.add_argument("--rl-eval", nargs="+", action="extend", default=[], metavar="FILE",
@@ -478,7 +523,8 @@ def parse_args(argv: list[str] | None, prog: str = "mix search") -> SearchConfig
                         steps=args.steps, eval_sets=eval_sets, stage=args.stage, model=args.model, overrides=args.set,
                         sequence_length=args.seq_length, bounds=parse_bounds(args.bounds), max_epochs=args.max_epochs,
                         concentration=concentration, seed=args.seed, parallel=args.parallel, fit=args.fit,
-                        include=args.include or ["*.py"], keep_checkpoints=args.keep_checkpoints, rl=args.rl,
+                        include=args.include or ["*.py"], keep_checkpoints=args.keep_checkpoints,
+                        seed_check=args.seed_check, rl=args.rl,
                         rl_eval=args.rl_eval)
 
 

@@ -136,6 +136,18 @@ def test_every_proxy_is_in_the_table_with_identical_seed_and_tokens(searched):
     assert len(heldout["predicted_bpb"]) == PROXIES and heldout["spearman"] is not None
 
 
+def test_the_spec_mixture_at_the_next_seed_measures_the_noise_floor(searched):
+    """The seed check trains proxy 0's mixture with seed + 1: same blend, other initialisation and order."""
+    noise, rows = searched["fit"]["seed_noise"], searched["rows"]
+    check = json.loads((searched["out"] / "proxies" / "seed-check" / "result.json").read_text())
+    assert check["weights"] == rows[0]["weights"] and check["seed"] == rows[0]["seed"] + 1
+    scores = [rows[0]["eval"]["heldout"]["bits_per_byte"], check["eval"]["heldout"]["bits_per_byte"]]
+    assert noise["bits_per_byte"] == scores
+    assert noise["difference"] > 0  # another seed really trains another model
+    sd = np.std([row["eval"]["heldout"]["bits_per_byte"] for row in rows], ddof=1)
+    assert math.isclose(noise["signal_to_noise"], sd / (noise["difference"] / math.sqrt(2)))
+
+
 def test_a_rerun_reuses_finished_proxies_and_retrains_only_a_lost_one(searched):
     """Proxy 3's result is deleted (as if killed before it finished): the rerun trains it alone,
     with the same seed and batches, so it scores exactly what it scored before."""
