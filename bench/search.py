@@ -210,10 +210,10 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
                         f"{spread:.4f} between train seeds.")
     lines += ["", *verdicts,
               (f"- Cost: the search trained {len(search['rows'])} x {record['tokens_per_proxy']:,} = "
-              f"{len(search['rows']) * record['tokens_per_proxy']:,} tokens, "
-              f"{len(search['rows']) / max(args.scales):.1f}x one {max(args.scales)}x run here, where proxy and final "
-              "model are the same size; RegMix's proxies are ~1M-parameter models for a 1B target, about 2% of its "
-              "compute."),
+               f"{len(search['rows']) * record['tokens_per_proxy']:,} tokens, plus one proxy for the seed check: "
+               f"{(len(search['rows']) + 1) / max(args.scales):.2f}x one {max(args.scales)}x run here, where proxy "
+               "and final model are the same size; RegMix's proxies are ~1M-parameter models for a 1B target, about "
+               "2% of its compute."),
               (f"- Sources: {', '.join(sources)}; proposal and spec weights are written in `SEARCH/proposal.yaml` and "
               "`fit.json` (bench/.cache/search/)."), ""]
     return "\n".join(lines)
@@ -222,14 +222,16 @@ def render(args: argparse.Namespace, started: str, info: dict, search: dict, fin
 def seed_noise_line(noise: dict | None) -> str:
     if not noise:
         return "- Seed noise: not measured."
-    return (f"- Seed noise (the search's seed check): the spec's mixture scores {noise['bits_per_byte'][0]:.4f} at seed "
-            f"{noise['seeds'][0]} and {noise['bits_per_byte'][1]:.4f} at seed {noise['seeds'][1]} (one run's sigma "
-            f"{noise['sigma']:.4f}); the proxies' sd is {noise['proxies_sd']:.4f}, **{noise['signal_to_noise']:.2f} "
+    return (f"- Seed noise (the search's seed check): the spec's mixture scores "
+            f"{noise['bits_per_byte'][0]:.4f} at seed {noise['seeds'][0]} and {noise['bits_per_byte'][1]:.4f} at "
+            f"seed {noise['seeds'][1]} (one run's sigma {noise['sigma']:.4f}); the proxies' sd is "
+            f"{noise['proxies_sd']:.4f}, **{noise['signal_to_noise']:.2f} "
             "sigmas**.")
 
 
 class Walls:
-    """Wall seconds per bench step, kept in a file: a rerun that reuses a step reports the time it took."""
+    """Wall seconds per bench step, kept in a file: a rerun that reuses a step reports the time it took,
+    and one that finishes a step begun earlier (a killed run, or proxies added) adds its time to it."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -237,10 +239,11 @@ class Walls:
 
     @contextlib.contextmanager
     def step(self, name: str):
-        started, record = time.monotonic(), types.SimpleNamespace(worked=True)
+        started, record = time.monotonic(), types.SimpleNamespace(worked=True, partly=False)
         yield record
         if record.worked or name not in self.seconds:
-            self.seconds[name] = time.monotonic() - started
+            earlier = self.seconds.get(name, 0.0) if record.partly else 0.0
+            self.seconds[name] = earlier + time.monotonic() - started
             self.path.write_text(json.dumps(self.seconds, indent=1))
 
 
@@ -292,13 +295,14 @@ def main(argv: list[str] | None = None) -> int:
                    "--parallel", str(args.workers), *[f"--bounds={s}=0.05:0.7" for s in SPEC_WEIGHTS]]
     with walls.step("search") as step:
         result = run_search(parse_args(search_argv))
-        step.worked = result.trained > 0
+        step.worked, step.partly = result.trained > 0, result.trained < result.total
     finals = []
     for scale in args.scales:
         with walls.step(f"finals-x{scale}") as step:
             runs = train_finals(search_argv, result.proposal, result.spec_weights, scale, args.seeds,
                                 cache / f"finals-x{scale}", args.workers)
             step.worked = not all(run["reused"] for run in runs)
+            step.partly = any(run["reused"] for run in runs)
         finals += [dict(run, scale=scale) for run in runs]
     manifest = json.loads((build / "manifest.json").read_text())
     files = sorted(heldout.rglob("*.py"))

@@ -281,13 +281,24 @@ class SearchResult:
     space: MixtureSpace
     rows: list[dict[str, Any]]
     report: FitReport
+    check: dict[str, Any] | None
     proposal: dict[str, float]
     spec_weights: dict[str, float]
     fit_json: dict[str, Any]
 
     @property
+    def runs(self) -> list[dict[str, Any]]:
+        """Every proxy run of the search: the proxies, and the seed check if there was one."""
+        return self.rows + ([self.check] if self.check else [])
+
+    @property
     def trained(self) -> int:
-        return sum(not row["reused"] for row in self.rows)
+        """Proxy runs trained by this call (the others were reused from an earlier one)."""
+        return sum(not run["reused"] for run in self.runs)
+
+    @property
+    def total(self) -> int:
+        return len(self.runs)
 
 
 def extrapolation(space: MixtureSpace, weights_K: np.ndarray, w_NK: np.ndarray) -> dict[str, Any]:
@@ -455,7 +466,7 @@ def run_search(config: SearchConfig) -> SearchResult:
     report, fit_json = summarise(config, space, rows, check)
     write_json_atomically(out / "fit.json", fit_json)
     atomic_text(out / "proposal.yaml", proposal_yaml(config, space, fit_json, tokens_per_step))
-    return SearchResult(out_dir=str(out), space=space, rows=rows, report=report,
+    return SearchResult(out_dir=str(out), space=space, rows=rows, report=report, check=check,
                         proposal=fit_json["proposal"]["weights"], spec_weights=fit_json["spec"]["weights"],
                         fit_json=fit_json)
 
@@ -533,7 +544,7 @@ def format_result(result: SearchResult) -> str:
     fit_json, space = result.fit_json, result.space
     heldout = fit_json["fit"]["heldout"]
     spearman = "n/a" if heldout["spearman"] is None else f"{heldout['spearman']:.3f}"
-    lines = [(f"{len(result.rows)} proxies ({result.trained} trained now, {len(result.rows) - result.trained} reused); "
+    lines = [(f"{result.total} proxy runs ({result.trained} trained now, {result.total - result.trained} reused); "
              f"objective: bits per byte on {fit_json['objective']!r}"),
              (f"fit: {fit_json['fit']['model']} ridge (alpha {fit_json['fit']['alpha']:g}) on log bits/byte; held-out "
              f"proxies: RMSE {heldout['rmse_bpb']:.4f} bits/byte, Spearman {spearman}"),
