@@ -88,7 +88,7 @@ def last_test_summary(messages: list[dict[str, Any]]) -> tuple[bool, str] | None
     first = next((i for i, m in enumerate(messages) if m["role"] == "assistant" and not m.get("observation")),
                  len(messages))
     for message in reversed(messages[first:]):
-        if message.get("observation"):
+        if message.get("observation", message["role"] == "tool"):  # flag absent: written before readers set it
             result = parse_test_summary(exec_output(message["content"]))
             if result is not None:
                 return result

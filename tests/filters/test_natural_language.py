@@ -132,7 +132,7 @@ def test_repetition_counts_only_in_what_the_agent_and_user_say(checker):
 
 def test_transcript_without_prose_is_not_judged(checker):
     calls_only = [{"role": "assistant", "content": "```bash\nls\n```"}, {"role": "tool", "content": "a.py"}]
-    assert transcript_prose(calls_only, "openai-jsonl") == ""
+    assert transcript_prose(calls_only) == ""
     assert natural_language_drop_reason(doc("", "", "transcript", messages=calls_only), checker) is None
 
 

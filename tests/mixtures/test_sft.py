@@ -72,10 +72,15 @@ def mask_runs(tokenizer: Tokenizer, ids: np.ndarray, mask: np.ndarray) -> list[t
     return [(int(mask[a]), decode(tokenizer, ids[a:b])) for a, b in itertools.pairwise(edges)]
 
 
+def call_json(c: dict) -> str:
+    """A call as the template writes it: the model's own argument text when it is a JSON object."""
+    arguments = c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"], ensure_ascii=False)
+    return f'{{"name": {json.dumps(c["name"], ensure_ascii=False)}, "arguments": {arguments}}}'
+
+
 def trained_text(msg: dict) -> str:
     """What an assistant turn trains on: content, tool calls and the closing marker (not header, not the newline)."""
-    calls = "".join("\n<tool_call>" + json.dumps({"name": c["name"], "arguments": c["arguments"]},
-                                                 ensure_ascii=False) + "</tool_call>" for c in msg["tool_calls"])
+    calls = "".join("\n<tool_call>" + call_json(c) + "</tool_call>" for c in msg["tool_calls"])
     return msg["content"] + calls + "<|im_end|>"
 
 
@@ -115,7 +120,7 @@ def test_real_transcript_renders_without_loss(real_docs, tokenizer, name: str) -
     for m in messages:
         assert m["content"] in text
         for c in m["tool_calls"]:
-            assert json.dumps({"name": c["name"], "arguments": c["arguments"]}, ensure_ascii=False) in text
+            assert call_json(c) in text
 
 
 def test_special_tokens_in_content_are_plain_text(tokenizer) -> None:
@@ -211,15 +216,23 @@ def test_continuation_starts_with_prompt_task_and_a_trained_summary(long_run, to
     assert messages[1]["content"] in decode(tokenizer, second.tokens), "the task is in the sample"
 
 
-def test_transcripts_own_summary_is_used_when_written_before_the_split(real_docs, tokenizer) -> None:
+def test_a_real_summary_opens_a_length_split_after_its_compaction(real_docs, tokenizer) -> None:
+    """A split inside the part after a compaction builds on the model's summary: it comes first, then
+    what happened since (origin "real")."""
     doc = extended(real_docs["swe-agent/function_calling_simple.traj"], repeats=12)
     messages = list(doc.metadata["messages"])
-    messages.insert(6, message("user", "OWN SUMMARY: the colon is missing in tests/missing_colon.py"))
-    doc = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages, "summary_turns": [6]})
+    messages.insert(6, {**message("user", "REAL SUMMARY: the colon is missing in tests/missing_colon.py"),
+                        "observation": True})
+    record = {"at": 6, "summary": "the colon is missing in tests/missing_colon.py", "origin": "codex",
+              "summary_message": True}
+    doc = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages, "compactions": [record]})
     samples, _ = sft_samples(doc, tokenizer, 3200, ANY_OUTCOME)
-    assert samples[1].turns[0] > 6
-    trained = [text for value, text in mask_runs(tokenizer, samples[1].tokens, samples[1].loss_mask) if value]
-    assert trained[0].startswith(ANY_OUTCOME.summary_prefix + "OWN SUMMARY: the colon")
+    assert samples[0].turns == (0, 6) and samples[1].turns[0] == 7, "the compaction is a boundary"
+    assert [s.summary for s in samples] == ["", *["real"] * (len(samples) - 1)]
+    for sample in samples[1:]:
+        trained = [text for value, text in mask_runs(tokenizer, sample.tokens, sample.loss_mask) if value]
+        assert trained[0].startswith(ANY_OUTCOME.summary_prefix + record["summary"])
+    assert all("REAL SUMMARY" not in decode(tokenizer, s.tokens) for s in samples), "replaced, not repeated"
 
 
 def test_a_round_longer_than_the_sequence_ends_the_trajectory(real_docs, tokenizer) -> None:
@@ -343,7 +356,8 @@ def test_config_loads_from_yaml_values() -> None:
 @pytest.mark.parametrize(("data", "field"), [
     ({"template": {"tool_call": "no placeholder"}}, "sft.template.tool_call"),
     ({"min_turns": 5, "max_turns": 2}, "sft.max_turns"),
-    ({"outcome_policy": "resolved"}, "sft.outcome_policy"),
+    ({"outcome_policy": "merged"}, "sft.outcome_policy"),
+    ({"reasoning": "hidden"}, "sft.reasoning"),
 ])
 def test_config_errors_name_the_field(data: dict, field: str) -> None:
     with pytest.raises(ConfigError) as error:

@@ -1,4 +1,4 @@
-"""The transcript reader on the real SWE-agent / mini-swe-agent runs and on synthetic JSONL."""
+"""The transcript reader on the real SWE-agent / mini-swe-agent runs, every format's fixture, and synthetic JSONL."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from codemix.document import Document, Dropped, Quarantined
 from codemix.sources import ReadLimits, SourceConfig
 from mixtures.chat import render_messages
-from mixtures.transcripts import outcome_fields, parse_test_summary
+from mixtures.transcript_formats.base import recorded_facts
+from mixtures.transcripts import parse_test_summary
 from pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 
@@ -93,7 +94,8 @@ def test_swe_agent_tool_calls_are_rendered_and_answered(shared_transcripts: Path
     calls = [call for m in messages for call in m["tool_calls"]]
     answers = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     assert len(calls) == 5 and [c["id"] for c in calls] == answers
-    assert '<tool_call>{"name": "find_file", "arguments": {"file_name": "missing_colon.py"}}</tool_call>' in doc.text
+    # The arguments exactly as the model sent them (no space after the colon), not re-serialised.
+    assert '<tool_call>{"name": "find_file", "arguments": {"file_name":"missing_colon.py"}}</tool_call>' in doc.text
 
 
 def test_every_jsonl_line_has_its_outcome(transcripts_jsonl: Path) -> None:
@@ -101,39 +103,48 @@ def test_every_jsonl_line_has_its_outcome(transcripts_jsonl: Path) -> None:
     assert table == JSONL_OUTCOMES
 
 
-def test_shape_errors_say_unknown_transcript_shape(transcripts_jsonl: Path) -> None:
+def test_unknown_shapes_list_the_formats_tried(transcripts_jsonl: Path) -> None:
     errors = [o.error for o in read_location(transcripts_source(), str(transcripts_jsonl))
               if isinstance(o, Quarantined) and "Shape" in o.error]
-    assert len(errors) == 5 and all(e.startswith("TranscriptShapeError: unknown transcript shape: ") for e in errors)
+    unknown = [e for e in errors if "is no transcript layout; tried " in e]
+    assert len(errors) == 5 and len(unknown) == 4  # the fifth is a chat line with a nameless tool call
+    assert all("openai-chat" in e and "anthropic" in e and "swe-agent" in e for e in unknown)
+
+
+def canonical(role: str, content: str = "", **fields: object) -> dict:
+    return {"role": role, "content": content, "reasoning": "", "tool_calls": [], "tool_call_id": "", "name": "",
+            "observation": role == "tool", **fields}
 
 
 def test_openai_jsonl_normalised_messages(transcripts_jsonl: Path) -> None:
     doc = next(o for o in read_location(transcripts_source(), str(transcripts_jsonl)) if isinstance(o, Document))
     assert doc.metadata["messages"][1:4] == [
-        {"role": "user", "content": "List\nfiles", "tool_calls": [], "tool_call_id": "", "name": ""},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "name": "bash",
-                                                             "arguments": {"command": "ls"}}],
-         "tool_call_id": "", "name": ""},
-        {"role": "tool", "content": "a.py\n", "tool_calls": [], "tool_call_id": "call_1", "name": "bash"},
+        canonical("user", "List\nfiles"),
+        canonical("assistant", tool_calls=[{"id": "call_1", "name": "bash", "arguments": '{"command": "ls"}',
+                                            "kind": "function"}]),
+        canonical("tool", "a.py\n", tool_call_id="call_1", name="bash"),
     ]
 
 
 def test_openai_jsonl_metadata(transcripts_jsonl: Path) -> None:
     doc = next(o for o in read_location(transcripts_source(), str(transcripts_jsonl)) if isinstance(o, Document))
     assert (doc.metadata["format"], doc.metadata["exit_status"], doc.metadata["submitted"], doc.repo, doc.path) == (
-        "openai-jsonl", "submitted", True, "octo/demo", "runs.jsonl.zst")
+        "openai-chat", "submitted", True, "", "runs.jsonl.zst")
     assert doc.metadata["location"] == f"{transcripts_jsonl}#L1"
 
 
 def test_render_chatml_layout() -> None:
     messages = [
-        {"role": "user", "content": "run ls", "tool_calls": [], "tool_call_id": "", "name": ""},
-        {"role": "assistant", "content": "ok", "tool_calls": [{"id": "1", "name": "bash", "arguments": {"c": "ls"}}],
-         "tool_call_id": "", "name": ""},
+        canonical("user", "run ls"),
+        canonical("assistant", "ok", reasoning="list first",
+                  tool_calls=[{"id": "1", "name": "bash", "arguments": '{"c":  "ls"}', "kind": "function"},
+                              {"id": "2", "name": "apply_patch", "arguments": "*** Begin Patch", "kind": "custom"}]),
     ]
     assert render_messages(messages) == (
         "<|im_start|>user\nrun ls<|im_end|>\n"
-        '<|im_start|>assistant\nok\n<tool_call>{"name": "bash", "arguments": {"c": "ls"}}</tool_call><|im_end|>\n')
+        "<|im_start|>assistant\n<think>\nlist first\n</think>\nok"
+        '\n<tool_call>{"name": "bash", "arguments": {"c":  "ls"}}</tool_call>'
+        '\n<tool_call>{"name": "apply_patch", "arguments": "*** Begin Patch"}</tool_call><|im_end|>\n')
 
 
 @pytest.mark.parametrize(("info", "fields"), [
@@ -141,17 +152,17 @@ def test_render_chatml_layout() -> None:
     ({"exit_status": "submitted (exit_cost)"}, {"exit_status": "submitted (exit_cost)", "submitted": True}),
     ({"exit_status": "exit_cost", "submission": None}, {"exit_status": "exit_cost", "submitted": False}),
     ({"model_stats": {}}, {}),
-    ({"tests_passed": True, "resolved": False}, {"tests_passed": True}),
-    ({"resolved": False}, {"tests_passed": False}),
+    ({"tests_passed": True, "resolved": False}, {"tests_passed": True, "resolved": False}),
+    ({"resolved": 1, "model_patch": ""}, {"resolved": True, "submitted": False}),
 ])
-def test_outcome_fields(info: dict, fields: dict) -> None:
-    assert outcome_fields(info) == fields
+def test_recorded_facts(info: dict, fields: dict) -> None:
+    assert recorded_facts([info]) == fields
 
 
 def test_mini_swe_agent_object_form(tmp_path: Path) -> None:
     path = tmp_path / "run.traj.json"
-    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}],
-                                "info": {"exit_status": "Submitted", "submission": ""}}))
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}], "trajectory_format": "mini-swe-agent-1",
+                                "info": {"exit_status": "Submitted", "submission": "", "mini_version": "1.9.0"}}))
     doc = _read_one(path)
     assert (doc.metadata["format"], doc.metadata["submitted"]) == ("mini-swe-agent", False)
 
@@ -206,19 +217,19 @@ ANTHROPIC_TRANSCRIPT = {
     ],
 }
 ANTHROPIC_CANONICAL = [
-    {"role": "system", "content": "You are a coding agent.", "tool_calls": [], "tool_call_id": "", "name": ""},
-    {"role": "user", "content": "Fix the failing test.", "tool_calls": [], "tool_call_id": "", "name": ""},
-    {"role": "assistant", "content": "Running the tests first.", "tool_call_id": "", "name": "", "tool_calls": [
-        {"id": "toolu_1", "name": "bash", "arguments": {"command": "pytest -q"}},
-        {"id": "toolu_2", "name": "str_replace_editor", "arguments": {"command": "view", "path": "a.py"}}]},
-    {"role": "tool", "content": "1 failed in 0.1s", "tool_calls": [], "tool_call_id": "toolu_1", "name": "bash"},
-    {"role": "tool", "content": "def f(): ...", "tool_calls": [], "tool_call_id": "toolu_2",
-     "name": "str_replace_editor"},
-    {"role": "user", "content": "Keep going.", "tool_calls": [], "tool_call_id": "", "name": ""},
-    {"role": "assistant", "content": "", "tool_call_id": "", "name": "", "tool_calls": [
-        {"id": "toolu_3", "name": "bash", "arguments": {"command": "pytest -q"}}]},
-    {"role": "tool", "content": "2 passed in 0.1s", "tool_calls": [], "tool_call_id": "toolu_3", "name": "bash"},
-    {"role": "assistant", "content": "Fixed.", "tool_calls": [], "tool_call_id": "", "name": ""},
+    canonical("system", "You are a coding agent."),
+    canonical("user", "Fix the failing test."),
+    canonical("assistant", "Running the tests first.", reasoning="hidden", tool_calls=[
+        {"id": "toolu_1", "name": "bash", "arguments": '{"command": "pytest -q"}', "kind": "function"},
+        {"id": "toolu_2", "name": "str_replace_editor", "arguments": '{"command": "view", "path": "a.py"}',
+         "kind": "function"}]),
+    canonical("tool", "1 failed in 0.1s", tool_call_id="toolu_1", name="bash"),
+    canonical("tool", "def f(): ...", tool_call_id="toolu_2", name="str_replace_editor"),
+    canonical("user", "Keep going."),
+    canonical("assistant", tool_calls=[{"id": "toolu_3", "name": "bash", "arguments": '{"command": "pytest -q"}',
+                                        "kind": "function"}]),
+    canonical("tool", "2 passed in 0.1s", tool_call_id="toolu_3", name="bash"),
+    canonical("assistant", "Fixed."),
 ]
 
 
@@ -228,7 +239,7 @@ def test_anthropic_messages_normalise_to_the_canonical_schema(tmp_path: Path) ->
     doc = _read_one(path)
     assert doc.metadata["messages"] == ANTHROPIC_CANONICAL
     assert (doc.metadata["format"], doc.metadata["tools"]) == ("anthropic", ["bash", "str_replace_editor"])
-    assert doc.text == render_messages(ANTHROPIC_CANONICAL) and "hidden" not in doc.text
+    assert doc.text == render_messages(ANTHROPIC_CANONICAL) and "<think>\nhidden\n</think>\n" in doc.text
 
 
 def test_anthropic_lines_in_jsonl(tmp_path: Path) -> None:
@@ -251,8 +262,8 @@ def test_last_test_run_in_tool_output_is_recorded(tmp_path: Path) -> None:
                                   "mini-swe-agent/local.traj.json"])
 def test_real_runs_that_end_with_the_submit_action_are_submitted(shared_transcripts: Path, name: str) -> None:
     metadata = _read_one(shared_transcripts / name).metadata
-    assert (metadata["submitted"], metadata["outcome_evidence"]) == (True, {"submitted": "submit_action"})
-    assert "tests_passed" not in metadata and "exit_status" not in metadata  # the real runs record neither
+    assert (metadata["submitted"], metadata["outcome_evidence"]["submitted"]) == (True, "submit_action")
+    assert "exit_status" not in metadata  # the real runs record none
 
 
 def test_info_outcome_wins_over_the_submit_action(tmp_path: Path, shared_transcripts: Path) -> None:
@@ -260,19 +271,10 @@ def test_info_outcome_wins_over_the_submit_action(tmp_path: Path, shared_transcr
     path = tmp_path / "run.traj"
     path.write_text(json.dumps({**traj, "info": {"exit_status": "exit_cost", "submission": None, "resolved": False}}))
     metadata = _read_one(path).metadata
-    assert {k: metadata[k] for k in ("exit_status", "submitted", "tests_passed", "outcome_evidence")} == {
-        "exit_status": "exit_cost", "submitted": False, "tests_passed": False,
-        "outcome_evidence": {"exit_status": "info", "submitted": "info", "tests_passed": "info"}}
-
-
-def test_flagged_summary_messages_are_recorded(tmp_path: Path) -> None:
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"},
-                {"role": "assistant", "content": "step"},
-                {"role": "user", "content": "Summary: edited a.py", "isCompactSummary": True},
-                {"role": "assistant", "content": "more"}]
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps(messages))
-    assert _read_one(path).metadata["summary_turns"] == [3]
+    assert {k: metadata[k] for k in ("exit_status", "submitted", "resolved", "tests_passed", "outcome_evidence")} == {
+        "exit_status": "exit_cost", "submitted": False, "resolved": False, "tests_passed": False,
+        "outcome_evidence": {"exit_status": "recorded", "submitted": "recorded", "resolved": "recorded",
+                             "tests_passed": "resolved"}}
 
 
 @pytest.mark.parametrize(("output", "result"), [
