@@ -551,6 +551,12 @@ class _SampleBuilder:
         return tokenize_segments(render_turn(summary, self.config.template, self.config.reasoning), self.tokenizer)
 
 
+def summary_origins(samples: Iterable[SFTSample]) -> dict[str, int]:
+    """How many continuations open with a ``real`` (model-written) or a ``templated`` summary."""
+    counts = Counter(sample.summary for sample in samples if sample.summary)
+    return {"real": counts["real"], "templated": counts["templated"]}
+
+
 def _length(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> int:
     return sum(len(ids) for ids, _ in parts)
 

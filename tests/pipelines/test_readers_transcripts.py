@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from codemix.config import ConfigError
 from codemix.document import Document, Dropped, Quarantined
-from codemix.sources import ReadLimits, SourceConfig
+from codemix.sources import TRANSCRIPT_FORMATS, ReadLimits, SourceConfig
 from mixtures.chat import render_messages
 from mixtures.transcript_formats.base import recorded_facts
 from mixtures.transcripts import parse_test_summary
@@ -287,3 +288,84 @@ def test_info_outcome_wins_over_the_submit_action(tmp_path: Path, shared_transcr
 ])
 def test_parse_test_summary(output: str, result) -> None:
     assert parse_test_summary(output) == result
+
+
+# --- every format through the reader ------------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+FIXTURE_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "README.md")
+
+
+def call_text(call: dict) -> str:
+    """A call's arguments as the text shows them: verbatim when a JSON object, else as a JSON string."""
+    try:
+        verbatim = call["kind"] == "function" and isinstance(json.loads(call["arguments"]), dict)
+    except ValueError:
+        verbatim = False
+    return call["arguments"] if verbatim else json.dumps(call["arguments"], ensure_ascii=False)
+
+
+def test_fixtures_cover_every_format() -> None:
+    formats = {d.metadata["format"] for path in FIXTURE_FILES for d in read_location(transcripts_source(), str(path))}
+    assert formats == set(TRANSCRIPT_FORMATS)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_well_formed_fixture_gives_documents_only(path: Path) -> None:
+    """0 quarantined, and every message's text (content, reasoning, call arguments) is in the rendered text."""
+    outcomes = list(read_location(transcripts_source(), str(path)))
+    assert outcomes and all(isinstance(o, Document) for o in outcomes), outcomes
+    for doc in outcomes:
+        pieces = [p for m in doc.metadata["messages"] for p in (m["content"], m["reasoning"],
+                                                                  *(call_text(c) for c in m["tool_calls"])) if p]
+        assert len(pieces) >= 4 and [p for p in pieces if p not in doc.text] == []
+        assert doc.text == render_messages(doc.metadata["messages"])
+
+
+def test_one_file_with_several_transcripts_gives_each_its_own_location(tmp_path: Path) -> None:
+    claude = next(p for p in FIXTURE_FILES if p.parent.name == "claude-code")
+    main, side = read_location(transcripts_source(), str(claude))
+    assert (main.metadata["location"], side.metadata["location"]) == (f"{claude}#transcript1", f"{claude}#transcript2")
+    assert main.id != side.id and side.metadata["transcript"]["sidechain"] is True
+
+
+def test_a_bad_line_in_a_session_is_quarantined_alone(tmp_path: Path) -> None:
+    codex = next(p for p in FIXTURE_FILES if p.parent.name == "codex")
+    lines = codex.read_text().splitlines()
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join([*lines[:5], '{"type": "response_item", "payload": {"type": "mess', *lines[5:]]) + "\n")
+    outcomes = list(read_location(transcripts_source(), str(path)))
+    assert [type(o).__name__ for o in outcomes] == ["Quarantined", "Document"]
+    assert outcomes[0].location == f"{path}#L6" and outcomes[0].error.startswith("JSONDecodeError")
+    whole = next(read_location(transcripts_source(), str(codex)))
+    assert outcomes[1].metadata["messages"] == whole.metadata["messages"]
+
+
+def test_a_forced_format_reads_only_that_format() -> None:
+    anthropic = next(p for p in FIXTURE_FILES if p.parent.name == "anthropic")
+    (doc,) = read_location(transcripts_source(format="anthropic"), str(anthropic))
+    assert doc.metadata["format"] == "anthropic"
+    (wrong,) = read_location(transcripts_source(format="swe-agent"), str(anthropic))
+    assert isinstance(wrong, Quarantined) and wrong.error.endswith("tried swe-agent")
+    codex = next(p for p in FIXTURE_FILES if p.parent.name == "codex")
+    (not_claude,) = read_location(transcripts_source(format="claude-code"), str(codex))
+    assert isinstance(not_claude, Quarantined) and "not a claude-code session entry" in not_claude.error
+
+
+def test_text_that_is_no_format_names_the_formats_tried(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Meeting notes\n\nNothing to see.\n")
+    (outcome,) = read_location(transcripts_source(), str(path))
+    assert isinstance(outcome, Quarantined) and outcome.error.startswith("JSONDecodeError")
+    assert outcome.error.endswith("(nor a text transcript; tried aider)")
+
+
+@pytest.mark.parametrize(("overrides", "field", "fix"), [
+    ({"format": "claude"}, "sources.0.format", "claude-code"),
+    ({"type": "dump", "format": "codex"}, "sources.0.format", "type: transcripts"),
+])
+def test_format_errors_name_the_field_and_the_fix(overrides: dict, field: str, fix: str) -> None:
+    config = SourceConfig(**{"name": "runs", "type": "transcripts", "paths": ["a.jsonl"], **overrides})
+    with pytest.raises(ConfigError) as error:
+        config.validate("sources.0")
+    assert error.value.field_path == field and fix in str(error.value)
