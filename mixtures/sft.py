@@ -5,8 +5,8 @@ Pure functions over one transcript ``Document`` (canonical ``metadata["messages"
 
   1. ``outcome_drop_reason``: keep only runs whose outcome the policy accepts;
   2. ``clean_turns``: drop assistant turns with malformed tool calls, and the results answering them;
-  3. ``render_segments`` + ``tokenize_segments``: the chat template as (text, trainable) segments,
-     each encoded on its own so the mask boundaries are exact;
+  3. ``render_segments`` + ``tokenize_turns``: the chat template as (text, trainable) segments, each
+     turn tokenized as one text (as at inference), each token masked by the segment it starts in;
   4. ``sft_samples``: split a trajectory longer than the sequence length into samples at turn
      boundaries, each continuation opening with a summary of what came before;
   5. ``write_sft_shard``: tokens and loss mask as two aligned Megatron indexed datasets.
@@ -26,9 +26,10 @@ Mask rules (1 = the token is a training target):
   * the summary turn that opens a continuation sample is an assistant turn, trained like one: the
     model-written summary of a real compaction where the trace holds one, else a templated one.
 
-Special tokens: template text (headers, ``<|im_end|>``) is encoded with special tokens recognised,
-message content and tool-call JSON with special tokens read as plain text, so a transcript that
-merely mentions ``<|im_end|>`` (tokenizer code does) cannot forge a turn boundary.
+Tokens: each turn is tokenized as one text, the way a tokenizer sees the conversation at inference;
+the template's special tokens (``<|im_start|>``, ``<|im_end|>``) are single ids, and everything between
+them (content, tool-call JSON, template glue) is read with special tokens as plain text, so a
+transcript that merely mentions ``<|im_end|>`` (tokenizer code does) cannot forge a turn boundary.
 
 Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT shard) and
 ``PREFIX-loss_mask.bin/.idx`` the uint8 mask, one sequence per sample in both, same lengths.
@@ -37,7 +38,6 @@ Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT s
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -219,30 +219,106 @@ def render_segments(messages: Sequence[dict[str, Any]], config: SFTConfig) -> li
 
 
 def tokenize_segments(segments: Sequence[Segment], tokenizer: Tokenizer) -> tuple[np.ndarray, np.ndarray]:
-    """``(ids int32 [T], loss mask uint8 [T])``, each segment encoded on its own so every token
-    belongs to exactly one segment. Template segments are encoded with special tokens as single
-    ids, content with them as plain text; no post-processor tokens (BOS/EOS) are added."""
-    ids, mask, _ = _tokenize(segments, tokenizer)
-    return ids, mask
+    """``(ids int32 [T], loss mask uint8 [T])`` of one turn's segments, tokenized as the text a tokenizer
+    would see at inference (see ``_tokenize_turns``); no post-processor tokens (BOS/EOS) are added."""
+    return _tokenize_turns([segments], tokenizer)[0]
 
 
 def tokenize_turns(
     messages: Sequence[dict[str, Any]], tokenizer: Tokenizer, config: SFTConfig
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """``(ids, mask)`` per message, from one batched encode of the whole transcript."""
-    per_message = [render_turn(message, config.template, config.reasoning) for message in messages]
-    ids, mask, lengths = _tokenize([s for segments in per_message for s in segments], tokenizer)
-    segment_ends = np.cumsum([0, *lengths])
-    bounds = segment_ends[np.cumsum([0, *map(len, per_message)])]
-    return [(ids[a:b], mask[a:b]) for a, b in itertools.pairwise(bounds)]
+    return _tokenize_turns([render_turn(m, config.template, config.reasoning) for m in messages], tokenizer)
 
 
-def _tokenize(segments: Sequence[Segment], tokenizer: Tokenizer) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    encoded = _encode_each(tokenizer, [s.text for s in segments], [s.markup for s in segments])
-    lengths = [len(ids) for ids in encoded]
-    ids = np.fromiter((i for part in encoded for i in part), dtype=np.int32, count=sum(lengths))
-    mask = np.repeat(np.array([s.trainable for s in segments], dtype=np.uint8), lengths)
-    return ids, mask, lengths
+class _Chunk(NamedTuple):
+    """Text between special tokens, tokenized in one piece; ``spans`` are the ``(end char, trainable)``
+    of the segments it joins, in order."""
+
+    text: str
+    spans: list[tuple[int, bool]]
+
+
+def _tokenize_turns(turns: Sequence[Sequence[Segment]], tokenizer: Tokenizer) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each turn as one text: the template's special tokens (``<|im_start|>``, ``<|im_end|>``) as
+    their single ids, and the text between them tokenized in one piece with special tokens read as
+    plain text (so content that merely mentions ``<|im_end|>`` cannot forge a boundary). One piece,
+    not one encode per segment: encoded apart, ``<tool_call>`` and ``{"name"`` split where a
+    tokenizer joins them (``>{"``), and the model would train on tokenizations it never sees at
+    inference. A token is trained when the segment its first character belongs to is."""
+    specials = sorted((t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special),
+                      key=len, reverse=True)
+    pieces = [_pieces(segments, specials) for segments in turns]
+    chunks = [piece for turn in pieces for piece in turn if isinstance(piece, _Chunk)]
+    encoded = iter(_encode_plain(tokenizer, [chunk.text for chunk in chunks]))
+    results = []
+    for turn in pieces:
+        ids: list[int] = []
+        mask: list[int] = []
+        for piece in turn:
+            if isinstance(piece, _Chunk):
+                encoding = next(encoded)
+                ids += encoding.ids
+                mask += [_trained_at(piece.spans, start) for start, _ in encoding.offsets]
+            else:
+                ids.append(tokenizer.token_to_id(piece[0]))
+                mask.append(int(piece[1]))
+        results.append((np.array(ids, dtype=np.int32), np.array(mask, dtype=np.uint8)))
+    return results
+
+
+def _pieces(segments: Sequence[Segment], specials: Sequence[str]) -> list:
+    """A turn's segments as chunks of plain text and ``(special token, trainable)`` pairs, in order.
+    Special tokens are only looked for in template text (``markup``); content never holds one."""
+    pieces: list = []
+    text, spans = "", []
+    for segment in segments:
+        for part, special in _split_specials(segment.text, specials) if segment.markup else [(segment.text, False)]:
+            if special:
+                if text:
+                    pieces.append(_Chunk(text, spans))
+                text, spans = "", []
+                pieces.append((part, segment.trainable))
+            elif part:
+                text += part
+                spans.append((len(text), segment.trainable))
+    if text:
+        pieces.append(_Chunk(text, spans))
+    return pieces
+
+
+def _split_specials(text: str, specials: Sequence[str]) -> list[tuple[str, bool]]:
+    """``text`` as ``(part, is a special token)`` pairs."""
+    parts: list[tuple[str, bool]] = []
+    position = 0
+    while position < len(text):
+        found = min(((text.find(token, position), token) for token in specials if token in text[position:]),
+                    default=None)
+        if found is None:
+            parts.append((text[position:], False))
+            break
+        start, token = found
+        parts += [(text[position:start], False), (token, True)]
+        position = start + len(token)
+    return [part for part in parts if part[0]]
+
+
+def _trained_at(spans: Sequence[tuple[int, bool]], start: int) -> int:
+    """Whether the segment holding character ``start`` of a chunk is trained (spans end-sorted)."""
+    index = bisect.bisect_right([end for end, _ in spans], start)
+    return int(spans[min(index, len(spans) - 1)][1])
+
+
+def _encode_plain(tokenizer: Tokenizer, texts: Sequence[str]) -> list:
+    """Encodings (ids and character offsets) of ``texts`` with special tokens read as plain text."""
+    saved = tokenizer.encode_special_tokens
+    try:
+        tokenizer.encode_special_tokens = True  # "<|im_end|>" in content is text, not a turn end
+        if len(texts) == 1:  # a batch call costs ~0.5 ms of thread-pool overhead
+            return [tokenizer.encode(texts[0], add_special_tokens=False)]
+        return tokenizer.encode_batch(list(texts), add_special_tokens=False) if texts else []
+    finally:
+        tokenizer.encode_special_tokens = saved  # the tokenizer is shared with other stages
 
 
 def _encode_each(tokenizer: Tokenizer, texts: Sequence[str], markup: Sequence[bool]) -> list[list[int]]:
