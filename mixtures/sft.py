@@ -51,6 +51,7 @@ from codemix.config import join, require
 from codemix.document import Document
 from mixtures.chat import ChatTemplate, ReasoningMode, Segment, is_model_turn, render_turn
 from mixtures.indexed_dataset import IndexedDatasetWriter
+from mixtures.transcript_formats.base import compaction_summary
 from mixtures.transcript_formats.canonical import parsed_arguments
 from mixtures.transcripts import last_test_summary
 
@@ -520,7 +521,7 @@ def cleaned_compactions(raw: Sequence[dict[str, Any]], messages: Sequence[dict[s
     for record in sorted(records, key=lambda r: r["at"]):
         at = bisect.bisect_left(kept_raw, record["at"])
         injected = record.get("summary_message") and at < len(messages) and kept_raw[at] == record["at"]
-        result.append(Compaction(at, at + 1 if injected else at, str(record.get("summary") or "").strip()))
+        result.append(Compaction(at, at + 1 if injected else at, compaction_summary(list(raw), record)))
     return result
 
 

@@ -11,8 +11,9 @@ parsed ``Transcript`` becomes what a ``Document`` carries:
     from (``recorded`` in the file, a ``submit_action``, ``resolved``, the last ``test_output``);
   * ``compactions``: real, model-written context summaries (Codex ``compacted``, Claude Code
     ``isCompactSummary``, OpenHands ``condensation``, mini-swe-agent's compaction agent), each
-    ``{"at", "summary", "origin", "summary_message"}``; the SFT stage opens a continuation with them;
-  * ``transcript``: format-specific facts worth keeping (session id, title, sidechain, instance id).
+    ``{"at", "origin", "summary_message", "trim"}`` pointing into the summary turn it injected
+    (``compaction_summary``); the SFT stage opens a continuation with them;
+  * ``transcript``: format-specific facts worth keeping (session id, sidechain, instance id).
 """
 
 from __future__ import annotations

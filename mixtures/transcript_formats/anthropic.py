@@ -102,7 +102,8 @@ def parse_claude_code(entries: list[Any]) -> list[Transcript]:
     entries = [e for e in entries if isinstance(e, dict)]
     by_uuid = {e["uuid"]: e for e in entries if isinstance(e.get("uuid"), str)}
     session = next((string(e.get("sessionId")) for e in entries if string(e.get("sessionId"))), "")
-    extra = {"session_id": session} | ({"title": title} if (title := session_title(entries, by_uuid)) else {})
+    # The picker's title (a ``summary`` entry) is not kept: text outside the messages escapes redaction.
+    extra = {"session_id": session}
     chains = [(chain_to(leaf, by_uuid), False) for leaf in main_leaf(entries)]
     chains += [(chain_to(leaf, by_uuid), True) for leaf in sidechain_leaves(entries)]
     transcripts = [claude_transcript(chain, extra | ({"sidechain": True} if side else {})) for chain, side in chains]
@@ -110,13 +111,6 @@ def parse_claude_code(entries: list[Any]) -> list[Transcript]:
     if not transcripts:
         raise TranscriptShapeError("a Claude Code session with no user or assistant entries")
     return transcripts
-
-
-def session_title(entries: list[dict[str, Any]], by_uuid: dict[str, Any]) -> str:
-    """The picker title: a ``summary`` entry whose ``leafUuid`` is in this file (Claude Code also copies
-    other sessions' titles into a file, so those are not this session's)."""
-    return next((string(e.get("summary")) for e in entries
-                 if e.get("type") == "summary" and e.get("leafUuid") in by_uuid), "")
 
 
 def is_message_entry(entry: dict[str, Any]) -> bool:
@@ -163,7 +157,7 @@ def claude_transcript(chain: list[dict[str, Any]], extra: dict[str, Any]) -> Tra
         produced = anthropic_messages(raw, index, call_names)
         if entry.get("isCompactSummary"):
             text = produced[-1]["content"]
-            compactions.append(compaction(len(messages), compact_summary(text), "claude_code", summary_message=True))
+            compactions.append(compaction(len(messages), "claude_code", text=text, summary=compact_summary(text)))
             produced = [dict(produced[-1], observation=True)]
         elif entry["type"] == "user" and (entry.get("isMeta") or produced[-1]["content"].startswith(COMMAND_MARKUP)):
             produced = [dict(m, observation=True) for m in produced]

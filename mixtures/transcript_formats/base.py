@@ -17,9 +17,9 @@ class Transcript:
 
     ``facts``: outcome facts the file *recorded* (``exit_status``, ``submitted``, ``resolved``,
     ``tests_passed``); facts inferred from the messages are added later, by ``outcome_facts``.
-    ``compactions``: ``{"at", "summary", "origin", "summary_message"}`` per real compaction: the
-    messages from ``at`` on were written after it; ``summary_message`` says ``messages[at]`` is the
-    summary the harness injected (shown to the model as a turn), which a continuation replaces.
+    ``compactions``: one ``compaction`` record per real compaction: the messages from ``at`` on were
+    written after it; ``summary_message`` says ``messages[at]`` is the summary the harness injected
+    (shown to the model as a turn), which a continuation replaces (``compaction_summary``).
     ``extra``: format-specific metadata kept on the document (session id, title, sidechain...).
     """
 
@@ -47,8 +47,25 @@ class Format:
     parse: Callable[[Any], list[Transcript]]
 
 
-def compaction(at: int, summary: str, origin: str, *, summary_message: bool) -> dict[str, Any]:
-    return {"at": at, "summary": summary, "origin": origin, "summary_message": summary_message}
+def compaction(at: int, origin: str, *, text: str = "", summary: str = "") -> dict[str, Any]:
+    """A compaction record. ``text``: the summary turn the harness injected at ``at`` ("" when there is
+    none); ``summary``: the model's own words inside it. The record keeps where they sit in the turn
+    (``trim``: characters of harness wrapping before and after), not a copy: secrets are redacted in
+    the messages, and a copy elsewhere in the metadata would keep them."""
+    if not text:
+        return {"at": at, "origin": origin, "summary_message": False}
+    head = text.find(summary) if summary else -1
+    head, length = (head, len(summary)) if head >= 0 else (0, len(text))
+    return {"at": at, "origin": origin, "summary_message": True, "trim": [head, len(text) - head - length]}
+
+
+def compaction_summary(messages: list[dict[str, Any]], record: dict[str, Any]) -> str:
+    """The model-written summary of a compaction record, read from its (redacted) summary turn."""
+    if not record.get("summary_message") or not 0 <= record["at"] < len(messages):
+        return ""
+    content = messages[record["at"]]["content"]
+    head, tail = record.get("trim", [0, 0])
+    return content[head:len(content) - tail].strip()
 
 
 def recorded_facts(holders: list[Any]) -> dict[str, Any]:

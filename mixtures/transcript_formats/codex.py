@@ -79,7 +79,7 @@ class Rollout:
         at = len(self.items.messages)
         if text:
             self.items.append(message("user", text, observation=True))
-        self.compactions.append(compaction(at, handoff_summary(text), "codex", summary_message=bool(text)))
+        self.compactions.append(compaction(at, "codex", text=text, summary=handoff_summary(text)))
 
     def transcript(self) -> Transcript:
         return Transcript(format="codex", messages=self.items.finish(), compactions=self.compactions,

@@ -113,7 +113,7 @@ class EventStream:
         at = len(self.messages)
         if summary:
             self.push(message("user", summary, observation=True))
-        self.compactions.append(compaction(at, summary.strip(), "openhands", summary_message=bool(summary)))
+        self.compactions.append(compaction(at, "openhands", text=summary, summary=summary.strip()))
 
     def push(self, canonical: dict[str, Any]) -> None:
         self.messages.append(canonical)

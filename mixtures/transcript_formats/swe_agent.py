@@ -111,7 +111,8 @@ def mini_compactions(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for index, canonical in enumerate(messages):
         found = MINI_SUMMARY.match(canonical["content"]) if canonical["role"] == "user" else None
         if found:
-            records.append(compaction(index, found.group(1).strip(), "mini-swe-agent", summary_message=True))
+            records.append(compaction(index, "mini-swe-agent", text=canonical["content"],
+                                      summary=found.group(1).strip()))
     return records
 
 

@@ -222,17 +222,16 @@ def test_a_real_summary_opens_a_length_split_after_its_compaction(real_docs, tok
     what happened since (origin "real")."""
     doc = extended(real_docs["swe-agent/function_calling_simple.traj"], repeats=12)
     messages = list(doc.metadata["messages"])
-    messages.insert(6, {**message("user", "REAL SUMMARY: the colon is missing in tests/missing_colon.py"),
-                        "observation": True})
-    record = {"at": 6, "summary": "the colon is missing in tests/missing_colon.py", "origin": "codex",
-              "summary_message": True}
+    summary = "the colon is missing in tests/missing_colon.py"
+    messages.insert(6, {**message("user", "REAL SUMMARY: " + summary), "observation": True})
+    record = {"at": 6, "origin": "codex", "summary_message": True, "trim": [len("REAL SUMMARY: "), 0]}
     doc = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages, "compactions": [record]})
     samples, _ = sft_samples(doc, tokenizer, 3200, ANY_OUTCOME)
     assert samples[0].turns == (0, 6) and samples[1].turns[0] == 7, "the compaction is a boundary"
     assert [s.summary for s in samples] == ["", *["real"] * (len(samples) - 1)]
     for sample in samples[1:]:
         trained = [text for value, text in mask_runs(tokenizer, sample.tokens, sample.loss_mask) if value]
-        assert trained[0].startswith(ANY_OUTCOME.summary_prefix + record["summary"])
+        assert trained[0].startswith(ANY_OUTCOME.summary_prefix + summary)
     assert all("REAL SUMMARY" not in decode(tokenizer, s.tokens) for s in samples), "replaced, not repeated"
 
 
@@ -506,9 +505,27 @@ def test_continuations_never_exceed_the_sequence_length(fixture_docs, fixture_to
 
 def test_remote_compaction_without_a_summary_is_templated(fixture_docs, fixture_tokenizer) -> None:
     doc = next(d for d in fixture_docs if d.metadata["format"] == "codex")
-    record = {**doc.metadata["compactions"][0], "summary": "", "summary_message": False}
+    record = {"at": doc.metadata["compactions"][0]["at"], "origin": "codex", "summary_message": False}
     messages = [m for i, m in enumerate(doc.metadata["messages"]) if i != record["at"]]
     remote = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages, "compactions": [record]})
     samples, _ = sft_samples(remote, fixture_tokenizer, WHOLE, ANY_OUTCOME)
     assert [s.summary for s in samples] == ["", "templated"]
     assert summary_origins(samples) == {"real": 0, "templated": 1}
+
+
+def test_a_real_summary_is_taken_from_the_redacted_messages(fixture_docs, fixture_tokenizer) -> None:
+    """A secret in a compaction summary is redacted at crawl like any message text, and the continuation
+    opens with the redacted summary: no copy of it is kept outside the messages."""
+    from filters.secrets import RedactionConfig, redact_document
+
+    doc = next(d for d in fixture_docs if d.metadata["format"] == "codex")
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    at = doc.metadata["compactions"][0]["at"]
+    messages = [dict(m) for m in doc.metadata["messages"]]
+    messages[at]["content"] = messages[at]["content"].replace("Progress:", f"Progress: pushed with {token};")
+    planted = dataclasses.replace(doc, text=render_messages(messages), metadata={**doc.metadata, "messages": messages})
+    redacted, counts = redact_document(planted, RedactionConfig())
+    assert counts and token not in json.dumps(redacted.metadata)
+    samples, _ = sft_samples(redacted, fixture_tokenizer, WHOLE, ANY_OUTCOME)
+    opening = decode(fixture_tokenizer, samples[1].tokens)
+    assert samples[1].summary == "real" and token not in opening and "pushed with <SECRET_" in opening
