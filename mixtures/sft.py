@@ -38,6 +38,7 @@ Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT s
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -247,34 +248,40 @@ def _tokenize_turns(turns: Sequence[Sequence[Segment]], tokenizer: Tokenizer) ->
     not one encode per segment: encoded apart, ``<tool_call>`` and ``{"name"`` split where a
     tokenizer joins them (``>{"``), and the model would train on tokenizations it never sees at
     inference. A token is trained when the segment its first character belongs to is."""
-    specials = sorted((t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special),
-                      key=len, reverse=True)
+    specials = tuple(sorted((t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special),
+                            key=len, reverse=True))
     pieces = [_pieces(segments, specials) for segments in turns]
     chunks = [piece for turn in pieces for piece in turn if isinstance(piece, _Chunk)]
     encoded = iter(_encode_plain(tokenizer, [chunk.text for chunk in chunks]))
     results = []
     for turn in pieces:
-        ids: list[int] = []
-        mask: list[int] = []
+        ids: list[np.ndarray] = []
+        mask: list[np.ndarray] = []
         for piece in turn:
             if isinstance(piece, _Chunk):
                 encoding = next(encoded)
-                ids += encoding.ids
-                mask += [_trained_at(piece.spans, start) for start, _ in encoding.offsets]
+                ends, trainable = zip(*piece.spans)
+                starts = np.fromiter((start for start, _ in encoding.offsets), dtype=np.int64,
+                                     count=len(encoding.offsets))
+                # The segment holding each token's first character: the first whose end is past it.
+                owner = np.minimum(np.searchsorted(np.asarray(ends), starts, side="right"), len(ends) - 1)
+                ids.append(np.asarray(encoding.ids, dtype=np.int32))
+                mask.append(np.asarray(trainable, dtype=np.uint8)[owner])
             else:
-                ids.append(tokenizer.token_to_id(piece[0]))
-                mask.append(int(piece[1]))
-        results.append((np.array(ids, dtype=np.int32), np.array(mask, dtype=np.uint8)))
+                ids.append(np.array([tokenizer.token_to_id(piece[0])], dtype=np.int32))
+                mask.append(np.array([piece[1]], dtype=np.uint8))
+        results.append((np.concatenate(ids) if ids else np.zeros(0, np.int32),
+                        np.concatenate(mask) if mask else np.zeros(0, np.uint8)))
     return results
 
 
-def _pieces(segments: Sequence[Segment], specials: Sequence[str]) -> list:
+def _pieces(segments: Sequence[Segment], specials: tuple[str, ...]) -> list:
     """A turn's segments as chunks of plain text and ``(special token, trainable)`` pairs, in order.
     Special tokens are only looked for in template text (``markup``); content never holds one."""
     pieces: list = []
     text, spans = "", []
     for segment in segments:
-        for part, special in _split_specials(segment.text, specials) if segment.markup else [(segment.text, False)]:
+        for part, special in _split_specials(segment.text, specials) if segment.markup else ((segment.text, False),):
             if special:
                 if text:
                     pieces.append(_Chunk(text, spans))
@@ -288,8 +295,9 @@ def _pieces(segments: Sequence[Segment], specials: Sequence[str]) -> list:
     return pieces
 
 
-def _split_specials(text: str, specials: Sequence[str]) -> list[tuple[str, bool]]:
-    """``text`` as ``(part, is a special token)`` pairs."""
+@functools.lru_cache(maxsize=1024)
+def _split_specials(text: str, specials: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
+    """Template ``text`` as ``(part, is a special token)`` pairs (a template has few distinct texts)."""
     parts: list[tuple[str, bool]] = []
     position = 0
     while position < len(text):
@@ -301,13 +309,7 @@ def _split_specials(text: str, specials: Sequence[str]) -> list[tuple[str, bool]
         start, token = found
         parts += [(text[position:start], False), (token, True)]
         position = start + len(token)
-    return [part for part in parts if part[0]]
-
-
-def _trained_at(spans: Sequence[tuple[int, bool]], start: int) -> int:
-    """Whether the segment holding character ``start`` of a chunk is trained (spans end-sorted)."""
-    index = bisect.bisect_right([end for end, _ in spans], start)
-    return int(spans[min(index, len(spans) - 1)][1])
+    return tuple(part for part in parts if part[0])
 
 
 def _encode_plain(tokenizer: Tokenizer, texts: Sequence[str]) -> list:
