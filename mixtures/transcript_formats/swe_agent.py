@@ -37,18 +37,35 @@ def with_observations(messages: list[dict[str, Any]], demo: list[bool] | None = 
 # --- SWE-agent ------------------------------------------------------------------------------------
 
 
+def is_step_list(steps: Any) -> bool:
+    """SWE-agent ``trajectory`` steps: ``{response | action, observation, ...}``."""
+    return isinstance(steps, list) and bool(steps) and all(
+        isinstance(s, dict) and ("response" in s or "action" in s) and "observation" in s for s in steps[:50])
+
+
 def detect_swe_agent(value: Any) -> bool:
-    return isinstance(value, dict) and is_chat_list(value.get("history"))
+    return isinstance(value, dict) and (is_chat_list(value.get("history")) or is_step_list(value.get("trajectory")))
 
 
 def parse_swe_agent(value: Any) -> list[Transcript]:
-    history = value["history"]
+    """``history`` is what the model saw; a file that kept only the ``trajectory`` steps gives each
+    step's ``response`` (or thought and action) and its ``observation``."""
+    history = value["history"] if is_chat_list(value.get("history")) else steps_history(value["trajectory"])
     messages = [chat_message(m, i) for i, m in enumerate(history)]
     # 0.x marks demonstrations with is_demo; 1.x with message_type "demonstration".
     demo = [bool(m.get("is_demo")) or m.get("message_type") == "demonstration" for m in history]
     info = value.get("info") if isinstance(value.get("info"), dict) else {}
     return [Transcript(format="swe-agent", messages=with_observations(messages, demo), facts=container_facts(value),
                        repo=run_repo(value, info))]
+
+
+def steps_history(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    history = []
+    for step in steps:
+        response = string(step.get("response")) or "\n".join(
+            part for part in (string(step.get("thought")), string(step.get("action"))) if part)
+        history += [{"role": "assistant", "content": response}, {"role": "user", "content": string(step["observation"])}]
+    return history
 
 
 def run_repo(value: dict[str, Any], info: dict[str, Any]) -> str:

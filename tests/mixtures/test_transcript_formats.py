@@ -284,3 +284,14 @@ def test_a_forced_format_is_the_only_one_tried() -> None:
     assert parse_json_value(value, "anthropic")[0].format == "anthropic"
     with pytest.raises(TranscriptShapeError, match="tried swe-agent$"):
         parse_json_value(value, "swe-agent")
+
+
+def test_swe_agent_trajectory_steps_alone_are_read() -> None:
+    """A .traj that kept only its `trajectory` steps: each response, then its observation."""
+    value = json.loads((FIXTURES / FILES["swe-agent"]).read_text())
+    steps = value["trajectory"]
+    (transcript,) = parse_json_value({"trajectory": steps, "info": value["info"]})
+    assert transcript.format == "swe-agent" and len(transcript.messages) == 2 * len(steps)
+    assert [m["content"] for m in transcript.messages[::2]] == [s["response"] for s in steps]
+    assert all(m["observation"] for m in transcript.messages[1::2])
+    assert transcript.facts["exit_status"] == "submitted"
