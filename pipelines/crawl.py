@@ -20,7 +20,7 @@ import apache_beam as beam
 
 from codemix.document import Document, Quarantined, Redaction
 from codemix.sources import SourceConfig
-from filters.secrets import RedactionConfig, redact_document, redact_text
+from filters.secrets import RedactionConfig, redact_document
 from pipelines.ledger import DOCS, DROPPED, QUARANTINED, REDACTIONS, RouteOutcomes
 from pipelines.progress import Progress
 from pipelines.readers import read_location
@@ -98,23 +98,7 @@ class RedactWith:
         redacted, counts = redact_document(doc, self.config)
         for kind, count in sorted(counts.items()):
             yield Redaction(doc_id=doc.id, source=doc.source, type=kind, count=count)
-        yield redact_reasoning(redacted, self.config)
-
-
-def redact_reasoning(doc: Document, config: RedactionConfig) -> Document:
-    """A transcript's message ``reasoning`` (thinking the SFT stage renders) redacted too.
-
-    ``redact_document`` redacts the text, message contents and call arguments; the text already shows
-    the reasoning redacted (it is rendered inside ``<think>``), and this gives the messages the same.
-    Counts are the text's, so nothing is counted twice.
-    """
-    messages = doc.metadata.get("messages") if doc.kind == "transcript" else None
-    if not isinstance(messages, list) or not any(isinstance(m, dict) and m.get("reasoning") for m in messages):
-        return doc
-    redacted = [{**m, "reasoning": redact_text(m["reasoning"], config)[0]}
-                if isinstance(m, dict) and isinstance(m.get("reasoning"), str) and m["reasoning"] else m
-                for m in messages]
-    return dataclasses.replace(doc, metadata={**doc.metadata, "messages": redacted})
+        yield redacted
 
 
 class Crawl(beam.PTransform):
