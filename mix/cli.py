@@ -6,7 +6,7 @@
     mix inspect DIR/STAGE [-n N]
     mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
     mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
-    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH --out SEARCH   (mix search -h)
+    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--out SEARCH]   (mix search -h)
     mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
 
 Any option ``mix build`` does not know is a Beam pipeline option and passes through unchanged,

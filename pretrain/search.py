@@ -1,6 +1,6 @@
 """``mix search``: choose a stage's mixture from small proxy runs over a build's existing shards.
 
-    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--eval-set ...] --out SEARCH
+    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--eval-set ...] [--out SEARCH]
                [--stage short] [--model tiny] [--set KEY=VALUE] [--seq-length L] [--bounds SOURCE=LOW:HIGH]
                [--max-epochs 4] [--concentration 1:30] [--seed 0] [--parallel P] [--fit auto|linear|quadratic]
 
@@ -492,7 +492,8 @@ def build_parser(prog: str = "mix search") -> argparse.ArgumentParser:
     parser.add_argument("--steps", type=int, required=True, help="optimizer steps of every proxy")
     parser.add_argument("--eval-set", action="append", required=True, metavar="NAME=PATH",
                         help="held-out code (directory, JSONL or Parquet glob); the first is the objective")
-    parser.add_argument("--out", required=True, help="search directory (resumable: finished proxies are reused)")
+    parser.add_argument("--out", help="search directory, resumable: finished proxies are reused "
+                        "(default: search/SPEC-STAGE, SPEC the spec file's name)")
     parser.add_argument("--stage", default="short", choices=SEARCHABLE_STAGES)
     parser.add_argument("--model", default="tiny", help="proxy recipe under pretrain/configs or a YAML path")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="recipe override (repeatable)")
@@ -530,7 +531,8 @@ def parse_args(argv: list[str] | None, prog: str = "mix search") -> SearchConfig
         concentration = (float(low), float(high if colon else low))
     except ValueError as error:
         raise ConfigError("--concentration", f"{args.concentration!r} is not LOW:HIGH", "e.g. 1:30") from error
-    return SearchConfig(spec=args.spec, build_dir=os.path.abspath(args.build), out_dir=args.out, proxies=args.proxies,
+    out = args.out or os.path.join("search", f"{Path(args.spec).stem}-{args.stage}")
+    return SearchConfig(spec=args.spec, build_dir=os.path.abspath(args.build), out_dir=out, proxies=args.proxies,
                         steps=args.steps, eval_sets=eval_sets, stage=args.stage, model=args.model, overrides=args.set,
                         sequence_length=args.seq_length, bounds=parse_bounds(args.bounds), max_epochs=args.max_epochs,
                         concentration=concentration, seed=args.seed, parallel=args.parallel, fit=args.fit,

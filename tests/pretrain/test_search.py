@@ -226,6 +226,12 @@ def test_mix_dash_adds_the_search_section_to_the_full_page(searched, tmp_path):
     assert {"search-0", "ppl-vs-rl"} <= set(page.sections)
 
 
+def test_the_search_directory_defaults_to_search_spec_stage(search_inputs):
+    argv = list(search_inputs["argv"])
+    del argv[argv.index("--out"):argv.index("--out") + 2]
+    assert parse_args(argv).out_dir == os.path.join("search", "spec-short")
+
+
 def test_too_few_proxies_or_an_unknown_bound_is_a_config_error(search_inputs, capsys):
     argv = list(search_inputs["argv"])
     argv[argv.index("--proxies") + 1] = "3"
