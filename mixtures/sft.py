@@ -6,7 +6,8 @@ Pure functions over one transcript ``Document`` (canonical ``metadata["messages"
   1. ``outcome_drop_reason``: keep only runs whose outcome the policy accepts;
   2. ``clean_turns``: drop assistant turns with malformed tool calls, and the results answering them;
   3. ``render_segments`` + ``tokenize_segments``: the chat template as (text, trainable) segments,
-     each encoded on its own so the mask boundaries are exact;
+     tokenized as the joined text is at inference (split only at the template's special tokens),
+     each token masked by the segment its first character belongs to;
   4. ``sft_samples``: split a trajectory longer than the sequence length into samples at turn
      boundaries, each continuation opening with a summary of what came before;
   5. ``write_sft_shard``: tokens and loss mask as two aligned Megatron indexed datasets.
@@ -32,7 +33,6 @@ Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT s
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from collections import Counter
@@ -229,51 +229,88 @@ def render_segments(messages: Sequence[dict[str, Any]], config: SFTConfig) -> li
 
 
 def tokenize_segments(segments: Sequence[Segment], tokenizer: Tokenizer) -> tuple[np.ndarray, np.ndarray]:
-    """``(ids int32 [T], loss mask uint8 [T])``, each segment encoded on its own so every token
-    belongs to exactly one segment. Template segments are encoded with special tokens as single
-    ids, content with them as plain text; no post-processor tokens (BOS/EOS) are added."""
-    ids, mask, _ = _tokenize(segments, tokenizer)
-    return ids, mask
+    """``(ids int32 [T], loss mask uint8 [T])`` of the joined segments, tokenized as the chat template's
+    text is at inference (see ``_encode_units``); no post-processor tokens (BOS/EOS) are added."""
+    return _encode_units([segments], tokenizer)[0]
 
 
 def tokenize_turns(
     messages: Sequence[dict[str, Any]], tokenizer: Tokenizer, config: SFTConfig
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``(ids, mask)`` per message, from one batched encode of the whole transcript."""
-    per_message = [render_turn(message, config.template) for message in messages]
-    ids, mask, lengths = _tokenize([s for segments in per_message for s in segments], tokenizer)
-    segment_ends = np.cumsum([0, *lengths])
-    bounds = segment_ends[np.cumsum([0, *map(len, per_message)])]
-    return [(ids[a:b], mask[a:b]) for a, b in itertools.pairwise(bounds)]
+    """``(ids, mask)`` per message, from one batched encode of the whole transcript. A message starts
+    and ends with the template's special tokens, so its ids are those of the whole rendered text."""
+    return _encode_units([render_turn(message, config.template) for message in messages], tokenizer)
 
 
-def _tokenize(segments: Sequence[Segment], tokenizer: Tokenizer) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    encoded = _encode_each(tokenizer, [s.text for s in segments], [s.markup for s in segments])
-    lengths = [len(ids) for ids in encoded]
-    ids = np.fromiter((i for part in encoded for i in part), dtype=np.int32, count=sum(lengths))
-    mask = np.repeat(np.array([s.trainable for s in segments], dtype=np.uint8), lengths)
-    return ids, mask, lengths
+def _encode_units(units: Sequence[Sequence[Segment]], tokenizer: Tokenizer) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each unit's segments joined and tokenized the way ``tokenizer`` reads the joined text, as a chat
+    template's output is read at inference: the special tokens of template text are single ids and
+    split the text, and what lies between two of them is encoded as one piece. Encoding segment by
+    segment instead would cut merges that span a segment boundary (``>{`` of ``<tool_call>{"name"``),
+    so the model would train on ids it never sees when served. Special-token look-alikes in message
+    content stay plain text (a transcript that mentions ``<|im_end|>`` cannot forge a turn boundary).
+    A token's mask is that of the segment holding its first character."""
+    marker = _special_token_pattern(tokenizer)
+    plans = [_split_at_markers(unit, marker, tokenizer) for unit in units]
+    runs = [text for plan in plans for text, _, _ in plan if text]
+    encoded = iter(_encode_plain(tokenizer, runs))
+    results = []
+    for plan in plans:
+        ids: list[int] = []
+        mask: list[int] = []
+        for text, special_id, trainable_at in plan:
+            if special_id is not None:
+                ids.append(special_id)
+                mask.append(trainable_at[0])
+            elif text:
+                encoding = next(encoded)
+                ids += encoding.ids
+                mask += [trainable_at[start] for start, _ in encoding.offsets]
+        results.append((np.array(ids, dtype=np.int32), np.array(mask, dtype=np.uint8)))
+    return results
 
 
-def _encode_each(tokenizer: Tokenizer, texts: Sequence[str], markup: Sequence[bool]) -> list[list[int]]:
-    """Token ids of each text, batched per special-token mode (a batch call costs ~0.5 ms of thread-pool
-    overhead, so a single text goes through ``encode``)."""
-    encoded: list[list[int]] = [[] for _ in texts]
+def _special_token_pattern(tokenizer: Tokenizer) -> re.Pattern[str] | None:
+    """A regex of the tokenizer's special tokens, longest first (None when it has none)."""
+    specials = sorted({t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special}, key=len,
+                      reverse=True)
+    return re.compile("|".join(map(re.escape, specials))) if specials else None
+
+
+def _split_at_markers(segments: Sequence[Segment], marker: re.Pattern[str] | None,
+                      tokenizer: Tokenizer) -> list[tuple[str, int | None, list[int]]]:
+    """The joined segments as ``(plain text, None, trainable flag per char)`` runs and
+    ``("", special id, [flag])`` markers; markers are looked for in template text only."""
+    plan: list[tuple[str, int | None, list[int]]] = []
+    text, flags = [], []
+    for segment in segments:
+        cursor = 0
+        matches = marker.finditer(segment.text) if segment.markup and marker is not None else ()
+        for match in matches:
+            text.append(segment.text[cursor:match.start()])
+            flags += [int(segment.trainable)] * (match.start() - cursor)
+            plan.append(("".join(text), None, flags))
+            plan.append(("", tokenizer.token_to_id(match.group()), [int(segment.trainable)]))
+            text, flags, cursor = [], [], match.end()
+        text.append(segment.text[cursor:])
+        flags += [int(segment.trainable)] * (len(segment.text) - cursor)
+    plan.append(("".join(text), None, flags))
+    return plan
+
+
+def _encode_plain(tokenizer: Tokenizer, texts: Sequence[str]) -> list[Any]:
+    """Encodings of ``texts`` with special tokens read as plain text, in one batch call (a call
+    costs ~0.5 ms of thread-pool overhead, so a single text goes through ``encode``)."""
+    if not texts:
+        return []
     saved = tokenizer.encode_special_tokens
     try:
-        for mode in (True, False):
-            picks = [i for i, flag in enumerate(markup) if flag == mode and texts[i]]
-            # encode_special_tokens=True reads "<|im_end|>" as plain text, which content needs.
-            tokenizer.encode_special_tokens = not mode
-            if len(picks) == 1:
-                encoded[picks[0]] = tokenizer.encode(texts[picks[0]], add_special_tokens=False).ids
-            elif picks:
-                batch = tokenizer.encode_batch([texts[i] for i in picks], add_special_tokens=False)
-                for i, encoding in zip(picks, batch):
-                    encoded[i] = encoding.ids
+        tokenizer.encode_special_tokens = True
+        if len(texts) == 1:
+            return [tokenizer.encode(texts[0], add_special_tokens=False)]
+        return tokenizer.encode_batch(list(texts), add_special_tokens=False)
     finally:
         tokenizer.encode_special_tokens = saved  # the tokenizer is shared with other stages
-    return encoded
 
 
 # --- summaries ------------------------------------------------------------------------------------
@@ -368,7 +405,7 @@ def fit_to_tokens(text: str, tokenizer: Tokenizer, max_tokens: int) -> str:
     """``text`` cut to at most ``max_tokens`` (content encoding): whole lines from the end first
     (an extractive summary puts its least useful lines last), then characters of the last line."""
     lines = text.split("\n")
-    per_line = [len(ids) + 1 for ids in _encode_each(tokenizer, lines, [False] * len(lines))]  # +1: the "\n"
+    per_line = [len(e.ids) + 1 for e in _encode_plain(tokenizer, lines)]  # +1: the "\n"
     # Counts of separately encoded lines add up to about the whole's (a newline is its own
     # pre-token), so this picks the line count in one pass; the exact check below settles it.
     keep = max(1, int(np.searchsorted(np.cumsum(per_line), max_tokens + 1, side="left")))
@@ -384,7 +421,7 @@ def fit_to_tokens(text: str, tokenizer: Tokenizer, max_tokens: int) -> str:
 
 
 def _count(tokenizer: Tokenizer, text: str) -> int:
-    return len(_encode_each(tokenizer, [text], [False])[0])
+    return len(_encode_plain(tokenizer, [text])[0].ids)
 
 
 # --- samples --------------------------------------------------------------------------------------
