@@ -34,10 +34,21 @@ class MoEConfig:
     """Mixture-of-experts feed-forward layers (megatron-core ``moe_*`` fields).
 
     Routing is softmax over the top-k logits (megatron's default, i.e. Qwen3-MoE's ``norm_topk_prob``);
-    the router runs in fp32 (``router_dtype``) because with many experts bf16 logits tie and flip
-    between steps. The auxiliary load-balancing loss is GShard/Switch's, ``aux_loss_coeff`` 1e-2 as
-    megatron recommends. The shared expert (DeepSeekMoE, Qwen2-MoE) sees every token; its optional
-    sigmoid gate is Qwen2-MoE's ``shared_expert_gate``.
+    ``pre_softmax`` takes the softmax over all experts first and keeps the top-k probabilities
+    unnormalised (Qwen's ``norm_topk_prob: false``). ``score_function: sigmoid`` is DeepSeek-V3's:
+    sigmoid scores, top-k normalised to sum to one, times ``routed_scaling_factor`` (Kimi K2: 2.827),
+    optionally limited to the best ``group_topk`` of ``num_groups`` expert groups (node-limited routing).
+    The router runs in fp32 (``router_dtype``) because with many experts bf16 logits tie and flip
+    between steps.
+
+    Balancing: the auxiliary loss is GShard/Switch's (``aux_loss``, ``aux_loss_coeff`` 1e-2 as
+    megatron recommends), or per sequence (``seq_aux_loss``, DeepSeek-V3's complementary loss, coeff
+    1e-4). ``expert_bias`` is DeepSeek-V3's auxiliary-loss-free balancing (Wang et al. 2024): a
+    per-expert bias added to the sigmoid scores for choosing experts only (never to the weights), moved
+    after every optimizer step by ``expert_bias_update_rate`` towards the under-loaded experts
+    (``bias += rate * sign(mean load - load)``; DeepSeek-V3 used 1e-3). It is the checkpoint's
+    ``e_score_correction_bias``. The shared expert (DeepSeekMoE, Qwen2-MoE) sees every token; its
+    optional sigmoid gate is Qwen2-MoE's ``shared_expert_gate``.
     """
 
     num_experts: int
@@ -51,6 +62,12 @@ class MoEConfig:
     z_loss_coeff: float = 0.0
     router_dtype: Literal["fp32", "fp64"] = "fp32"
     score_function: Literal["softmax", "sigmoid"] = "softmax"
+    pre_softmax: bool = False  # softmax over all experts, then top-k (unnormalised); Qwen norm_topk_prob: false
+    expert_bias: bool = False  # aux-loss-free balancing bias (sigmoid routing); HF e_score_correction_bias
+    expert_bias_update_rate: float = 1e-3
+    routed_scaling_factor: float | None = None  # multiplies the routed experts' weights (DeepSeek-V3 2.5, Kimi 2.827)
+    num_groups: int | None = None  # group-limited routing: experts in this many groups...
+    group_topk: int | None = None  # ...of which each token may use this many
     enable_routing_replay: bool = False  # record routing for RL to replay (megatron ``moe_enable_routing_replay``)
 
     def validate(self, path: str) -> None:
@@ -63,6 +80,18 @@ class MoEConfig:
         require(not self.shared_expert_gate or self.shared_expert_intermediate_size > 0,
                 join(path, "shared_expert_gate"), "needs a shared expert", "set shared_expert_intermediate_size")
         require(self.first_dense_layers >= 0, join(path, "first_dense_layers"), "must not be negative")
+        require(not self.expert_bias or self.score_function == "sigmoid", join(path, "expert_bias"),
+                "needs score_function: sigmoid (the bias is added to sigmoid scores)", "set score_function: sigmoid")
+        require(self.expert_bias_update_rate >= 0, join(path, "expert_bias_update_rate"), "must not be negative")
+        require(self.routed_scaling_factor is None or self.routed_scaling_factor > 0, join(path, "routed_scaling_factor"),
+                "must be positive or null")
+        require((self.num_groups is None) == (self.group_topk is None), join(path, "group_topk"),
+                "set both num_groups and group_topk, or neither")
+        if self.num_groups is not None:
+            require(self.num_groups >= 1 and self.num_experts % self.num_groups == 0, join(path, "num_groups"),
+                    f"must divide num_experts ({self.num_experts})")
+            require(1 <= self.group_topk <= self.num_groups and self.router_topk % self.group_topk == 0,
+                    join(path, "group_topk"), f"must be at most num_groups and divide router_topk ({self.router_topk})")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -99,6 +128,11 @@ class RopeConfig:
     long_scaling: Literal["yarn", "linear", "none"] = "yarn"
     yarn_beta_fast: float = 32.0
     yarn_beta_slow: float = 1.0
+    yarn_mscale: float = 1.0
+    yarn_mscale_all_dim: float | None = None  # None: 1.0 with MLA (DeepSeek-V3's), 0.0 otherwise
+    # An imported base already trained with YaRN (Kimi K2: factor 64 over 4096): every stage keeps
+    # the factor max_context / original_context, not only the long stage.
+    base_extended: bool = False
 
     def validate(self, path: str) -> None:
         require(self.base > 0, join(path, "base"), "must be positive")
@@ -122,6 +156,10 @@ class ModelConfig:
     vocab_size: int  # for planning and parameter counts; training uses the tokenizer's, padded
     max_context: int  # the longest sequence the recipe is meant to reach (the long stage)
     qk_layernorm: bool = True  # Qwen3's per-head RMSNorm on queries and keys (MLA: the latent norms)
+    qkv_bias: bool = False  # biases on the query/key/value projections (Qwen2-MoE)
+    # The embedding and output layer have exactly vocab_size rows (an imported checkpoint's), instead of
+    # the tokenizer's vocabulary padded to a multiple of 128.
+    fixed_vocab: bool = False
     norm_epsilon: float = 1e-6
     init_std: float = 0.02
     moe: MoEConfig
@@ -225,6 +263,7 @@ class Recipe:
 
     name: str
     model: ModelConfig
+    init_from_hf: str | None = None  # the Hugging Face checkpoint directory ``model`` was derived from
     parallel: ParallelConfig = field(default_factory=ParallelConfig)
     precision: PrecisionConfig = field(default_factory=PrecisionConfig)
     train: dict[str, StageTrainConfig] = field(default_factory=dict)
