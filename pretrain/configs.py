@@ -296,12 +296,60 @@ def recipe_path(name_or_path: str) -> Path:
     return path
 
 
-def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Recipe:
-    """Load, override (``a.b=value``, value parsed as YAML) and validate a recipe."""
+def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), *, init_from_hf: str | None = None,
+                parent_model: dict[str, Any] | None = None) -> Recipe:
+    """Load, override (``a.b=value``, value parsed as YAML) and validate a recipe.
+
+    The model is typed once: a recipe with ``init_from_hf: DIR`` (or ``init_from_hf`` given here, the
+    ``--init-from-hf`` flag) takes its architecture from ``DIR/config.json``; a recipe without a
+    ``model`` section takes the one of the checkpoint it starts from (``parent_model``, from that
+    run's run.json). Either way the recipe may only change training fields of that model
+    (``pretrain.hf_convert.TRAINING_FIELDS``: context length, balancing loss, ...).
+    """
     path = recipe_path(name_or_path)
     data = yaml.safe_load(path.read_text())
     data.setdefault("name", path.stem if name_or_path.endswith((".yaml", ".yml")) else name_or_path)
-    return recipe_from_dict(apply_overrides(data, overrides))
+    if init_from_hf:
+        data["init_from_hf"] = init_from_hf
+    source, derived = model_source(data, parent_model)
+    if derived is not None:
+        from pretrain.hf_convert import check_same_architecture
+
+        check_same_architecture(derived, data.get("model") or {}, source)
+        data["model"] = merge(derived, data.get("model") or {})
+    data = apply_overrides(data, overrides)
+    if derived is not None:
+        check_same_architecture(derived, data["model"], source)
+    return recipe_from_dict(data)
+
+
+def model_source(data: dict[str, Any], parent_model: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+    """(where the architecture comes from, its ModelConfig dict) when the recipe does not type it itself."""
+    if data.get("init_from_hf"):
+        from pretrain.hf_convert import model_from_hf
+
+        directory = str(data["init_from_hf"])
+        config_path = Path(directory) / "config.json"
+        if not config_path.is_file():
+            raise ConfigError("init_from_hf", f"{config_path} does not exist",
+                              "give a Hugging Face checkpoint directory (config.json + *.safetensors)")
+        import json
+
+        return f"{config_path}", model_from_hf(json.loads(config_path.read_text()))
+    if parent_model is not None:
+        return "the checkpoint this run starts from", parent_model
+    if "model" not in data:
+        raise ConfigError("model", "the recipe has no model section",
+                          "add one, or start from a base (--init-from-hf DIR) or a checkpoint (--init-from CKPT)")
+    return "", None
+
+
+def merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``update``'s leaves set over it (nested mappings merged, not replaced)."""
+    out = copy.deepcopy(base)
+    for key, value in update.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def recipe_from_dict(data: dict[str, Any]) -> Recipe:
