@@ -153,12 +153,12 @@ def evaluate_run(run_dir: str | Path, eval_sets: dict[str, list[str]], *, step: 
 
 
 def run_tokenizer(run: dict[str, Any]):
-    """The tokenizer a run trained with (its build's), with the EOD and pad tokens it used."""
+    """The tokenizer a run trained with (its build's; an imported base's own), with its EOD and pad tokens."""
     from pretrain.data import HFTokenizerForMegatron
 
     recorded = run.get("tokenizer") or {}
-    return HFTokenizerForMegatron.from_file(str(Path(run["data"]["build_dir"]) / "tokenizer.json"),
-                                            eod_token=recorded.get("eod_token"), pad_token=recorded.get("pad_token"))
+    path = recorded.get("path") or str(Path(run["data"]["build_dir"]) / "tokenizer.json")
+    return HFTokenizerForMegatron.from_file(path, eod_token=recorded.get("eod_token"), pad_token=recorded.get("pad_token"))
 
 
 def eval_row(run_id: str, state: dict[str, Any], eval_set: str, result: EvalResult) -> dict[str, Any]:

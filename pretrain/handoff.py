@@ -136,7 +136,7 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
     write_json(hf_dir / "config.json", config)
     write_json(hf_dir / "generation_config.json", {"bos_token_id": ids["bos"], "eos_token_id": ids["eos"],
                                                    "pad_token_id": ids["pad"]})
-    shutil.copyfile(Path(run["data"]["build_dir"]) / "tokenizer.json", hf_dir / "tokenizer.json")
+    tokenizer.hf_tokenizer.save(str(hf_dir / "tokenizer.json"))  # a base's tiktoken file becomes tokenizer.json
     write_json(hf_dir / "tokenizer_config.json", tokenizer_config(tokenizer, template, length))
     return state, config
 

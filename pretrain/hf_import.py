@@ -32,8 +32,9 @@ from typing import Any
 import torch
 
 from codemix.config import ConfigError, require
-from mixtures.tokenizer import load_tokenizer, resolve_tokenizer_path, tokenizer_fingerprint
+from mixtures.tokenizer import TOKENIZER_CONFIG, load_tokenizer, resolve_tokenizer_path, tokenizer_fingerprint
 from pretrain.configs import ParallelConfig, Recipe, load_recipe
+from pretrain.data import DEFAULT_EOD
 from pretrain.hf_convert import Layout, hf_family, hf_to_megatron
 
 BASE_STAGE = "base"
@@ -58,13 +59,27 @@ def read_hf_tensors(hf_dir: str | Path) -> dict[str, torch.Tensor]:
 
 
 def base_tokenizer(hf_dir: str | Path) -> dict[str, Any] | None:
-    """The base's tokenizer as run.json records it (None when the directory ships none)."""
+    """The base's tokenizer as run.json records it (None when the directory ships none), with its EOS
+    and pad tokens from its tokenizer_config.json (a pad equal to the EOS is replaced: see
+    ``mixtures.tokenizer.pick_pad_token``)."""
     try:
         path = resolve_tokenizer_path(str(hf_dir))
         tokenizer = load_tokenizer(path)
     except FileNotFoundError:
         return None
-    return describe_tokenizer(tokenizer, path)
+    config_path = Path(hf_dir) / TOKENIZER_CONFIG
+    config = json.loads(config_path.read_text()) if config_path.is_file() else {}
+    eos, pad = token_content(config.get("eos_token")), token_content(config.get("pad_token"))
+    eos = eos or (DEFAULT_EOD if tokenizer.token_to_id(DEFAULT_EOD) is not None else None)
+    if eos is None:
+        raise ConfigError("init_from_hf", f"{hf_dir} names no eos_token in {TOKENIZER_CONFIG}",
+                          f"add \"eos_token\" to {config_path}")
+    return describe_tokenizer(tokenizer, path) | {"eod_token": eos, "pad_token": pad if pad != eos else None}
+
+
+def token_content(token: Any) -> str | None:
+    """A tokenizer_config.json token: a string, or an AddedToken dict with its ``content``."""
+    return token.get("content") if isinstance(token, dict) else token
 
 
 def describe_tokenizer(tokenizer, path: str) -> dict[str, Any]:
@@ -106,8 +121,9 @@ def model_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> d
     after its last layer (not trained or exported here) and stored RoPE frequency buffers. FP8 block-
     quantised weights (``weight_scale_inv``, DeepSeek-V3's and Kimi's release format) are refused."""
     scaled = [name for name in tensors if name.endswith("weight_scale_inv")]
-    require(not scaled, "init_from_hf", f"the checkpoint holds FP8-quantised weights ({scaled[0]} ...)",
-            "dequantise it to BF16 first (DeepSeek's fp8_cast_bf16.py)")
+    if scaled:
+        raise ConfigError("init_from_hf", f"the checkpoint holds FP8-quantised weights ({scaled[0]} ...)",
+                          "dequantise it to BF16 first (DeepSeek's fp8_cast_bf16.py)")
     layers = config["num_hidden_layers"]
     extra = re.compile(r"^model\.layers\.(\d+)\.")
     return {name: tensor for name, tensor in tensors.items()

@@ -158,6 +158,9 @@ def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
     kwargs.update(overrides or {})
     try:
         if recipe.model.mla is not None:
+            if position.linear:
+                raise ConfigError("model.rope.long_scaling", "multi-latent attention applies RoPE itself, with YaRN "
+                                  "or none; linear position interpolation would be ignored", "use yarn")
             return MLATransformerConfig(**kwargs, **mla_kwargs(recipe, position))
         rope = recipe.model.rope
         return YarnTransformerConfig(
@@ -184,7 +187,9 @@ def build_model(recipe: Recipe, *, vocab_size: int, sequence_length: int, positi
     model = GPTModel(
         config=config, transformer_layer_spec=spec,
         vocab_size=embedding_rows(recipe, vocab_size),
-        max_sequence_length=sequence_length, position_embedding_type=position.kind,
+        # MLA applies its own RoPE (plain or YaRN, from its config); GPTModel's must be plain "rope",
+        # which it then skips for MLA.
+        max_sequence_length=sequence_length, position_embedding_type="rope" if recipe.model.mla else position.kind,
         rotary_base=int(recipe.model.rope.base), share_embeddings_and_output_weights=False,
         seq_len_interpolation_factor=position.factor if position.linear else None)
     return model if cpu else model.cuda()

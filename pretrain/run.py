@@ -35,7 +35,7 @@ from codemix.config import ConfigError
 from mixtures.tokenizer import load_tokenizer
 from pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from pretrain.configs import Recipe
-from pretrain.hf_import import describe_tokenizer, import_base
+from pretrain.hf_import import base_tokenizer, describe_tokenizer, import_base
 from pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
 from pretrain.metrics import ExpertLoadMonitor
 from pretrain.model import PositionSetup, build_model, padded_vocab_size, position_setup
@@ -85,9 +85,10 @@ def run(options: TrainOptions) -> TrainSummary:
     sequence_length = options.sequence_length or train.sequence_length or data.sequence_length
     check_sequence_length(options, data, sequence_length)
     resuming = bool(options.resume_from or latest_checkpoint(options.out_dir))
-    if options.recipe.init_from_hf and not (resuming or options.init_from):
+    importing = bool(options.recipe.init_from_hf) and not (resuming or options.init_from)
+    check_tokenizer(options, data, base=options.recipe.init_from_hf if importing else None)
+    if importing:
         options.init_from = str(prepare_base(options))
-    check_tokenizer(options, data)
     runtime = initialize(options.recipe.parallel, seed=train.seed, sequence_length=sequence_length,
                          precision=options.recipe.precision)
     try:
@@ -128,10 +129,11 @@ def prepare_base(options: TrainOptions) -> Path:
     return import_base(options.recipe, base)
 
 
-def check_tokenizer(options: TrainOptions, data: StageData) -> None:
-    """Refuse a build whose shards were written with another tokenizer than the model's."""
+def check_tokenizer(options: TrainOptions, data: StageData, *, base: str | None) -> None:
+    """Refuse a build whose shards were written with another tokenizer than the model's (``base``: the
+    Hugging Face directory about to be imported), before anything is imported or trained."""
     built = describe_tokenizer(load_tokenizer(data.tokenizer_path), data.tokenizer_path)
-    model = model_tokenizer(options)
+    model = model_tokenizer(options, base)
     if model is None or model["fingerprint"] == built["fingerprint"]:
         return
     raise ConfigError("--data", f"the build {data.build_dir} was tokenized with {built['path']} ({built['vocab_size']} "
@@ -140,20 +142,21 @@ def check_tokenizer(options: TrainOptions, data: StageData) -> None:
                       f"rebuild the mixture with tokenizer.path: {model['path']}")
 
 
-def model_tokenizer(options: TrainOptions) -> dict[str, Any] | None:
-    """The model's tokenizer: --tokenizer, else what the starting checkpoint's run recorded (an imported
-    base records its own). None: a model trained from scratch, whose tokenizer is the build's."""
+def model_tokenizer(options: TrainOptions, base: str | None) -> dict[str, Any] | None:
+    """The model's tokenizer: --tokenizer, else the base's, else what the starting checkpoint's run
+    recorded (an imported base records its own). None: a model trained from scratch, whose tokenizer
+    is the build's."""
     if options.tokenizer:
         return describe_tokenizer(load_tokenizer(options.tokenizer), options.tokenizer)
+    if base:
+        found = base_tokenizer(base)
+        if found is None:
+            raise ConfigError("--init-from-hf", f"{base} ships no tokenizer to check the build against",
+                              "pass --tokenizer PATH, the base model's tokenizer")
+        return found
     start = options.init_from or options.resume_from
     parent = Path(start).resolve().parent.parent / "run.json" if start else None
-    if parent is None or not parent.is_file():
-        return None
-    record = json.loads(parent.read_text())
-    if record.get("stage") == "base" and record.get("tokenizer") is None:
-        raise ConfigError("--init-from-hf", f"{record.get('hf_dir')} ships no tokenizer to check the build against",
-                          "pass --tokenizer PATH, the base model's tokenizer")
-    return record.get("tokenizer")
+    return json.loads(parent.read_text()).get("tokenizer") if parent is not None and parent.is_file() else None
 
 
 def run_position(options: TrainOptions) -> PositionSetup:
