@@ -38,7 +38,9 @@ dash-demo: $(VENV)/.installed
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	$(BIN)/python -m dashboards.demo --build $(DEMO_OUT) --out out/dash
 
+# The layers contract (pyproject.toml, [tool.importlinter]) first: an upward import fails in seconds.
 test: $(VENV)/.installed-dev
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev

@@ -119,7 +119,7 @@ def in_sample(doc: Document, fraction: float) -> bool:
 
 def read_corpus(archives: list[Path]) -> list[Document]:
     """Code files of every archive through codemix's archive reader; drops and quarantines are counted, not kept."""
-    from mixtures.spec import SourceConfig
+    from codemix.sources import SourceConfig
     from pipelines.readers import read_location
 
     documents, other = [], 0
@@ -213,8 +213,8 @@ def timed_stages(module, names: list[str], timings: dict[str, float]) -> None:
 
 
 def run_codemix(input_dir: Path, output_dir: Path, workers: int) -> dict:
-    """``run_dedup`` with its pipelines timed: every ``run_*`` of dedup.stage, and ``resolve_components``."""
-    from dedup import stage
+    """``run_dedup`` with its pipelines timed: every ``run_*`` of pipelines.dedup.stage, and ``resolve_components``."""
+    from pipelines.dedup import stage
 
     timings: dict[str, float] = {}
     names = [name for name in dir(stage) if name.startswith("run_") and name != "run_dedup"]

@@ -1,6 +1,6 @@
 """Quality of a dedup run against brute force: exact Jaccard over every pair that shares a shingle.
 
-Used by ``tests/dedup/test_quality.py`` and ``bench/dedup.py``; nothing in the pipeline imports it.
+Used by ``tests/pipelines/dedup/test_quality.py`` and ``bench/dedup.py``; nothing in the pipeline imports it.
 
 Definitions (n = documents whose text has at least one shingle; a text with no ``\\W+`` tokens has
 no shingles, so it is left out of both sides):

@@ -1,19 +1,9 @@
-"""Small Beam I/O pieces shared by the dedup pipelines: edge files, count files, clean-up.
-
-Everything goes through ``FileSystems`` and Beam IO, so paths may be local or ``gs://``. Counts
-are computed inside the pipelines and written as one-line text files, so the driver learns them
-by reading a few bytes rather than the data (and without relying on a runner's metrics API).
+"""Edge rows and file patterns shared by the dedup pipelines (their Beam I/O is ``pipelines.dedup.files``).
 """
 
 from __future__ import annotations
 
-import json
-
-import apache_beam as beam
 import pyarrow as pa
-from apache_beam.io.filesystems import FileSystems
-
-from pipelines.ledger import WriteRows
 
 # Undirected candidate or component edges between document ids.
 EDGE_SCHEMA = pa.schema([("u", pa.string()), ("v", pa.string())])
@@ -31,104 +21,3 @@ def edge_to_row(edge: tuple[str, str]) -> dict[str, str]:
 
 def row_to_edge(row: dict[str, str]) -> tuple[str, str]:
     return row["u"], row["v"]
-
-
-class ReadEdges(beam.PTransform):
-    """Read (u, v) id pairs from edge Parquet shards."""
-
-    def __init__(self, pattern: str):
-        super().__init__()
-        self.pattern = pattern
-
-    def expand(self, pbegin):
-        return pbegin | "ReadParquet" >> beam.io.ReadFromParquet(self.pattern) | "ToTuples" >> beam.Map(row_to_edge)
-
-
-def WriteEdges(prefix: str) -> WriteRows:
-    """Write (u, v) id pairs as Parquet shards under ``prefix``; an empty input still writes a shard."""
-    return WriteRows(prefix, EDGE_SCHEMA, edge_to_row)
-
-
-class WriteSum(beam.PTransform):
-    """Write the sum of a PCollection of ints (0 if empty) as one line to ``path``."""
-
-    def __init__(self, path: str):
-        super().__init__()
-        self.path = path
-
-    def expand(self, pcoll):
-        return (
-            pcoll
-            | "Sum" >> beam.CombineGlobally(sum)
-            | "Format" >> beam.Map(str)
-            | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
-        )
-
-
-class WriteCount(beam.PTransform):
-    """Write the number of elements of a PCollection (0 if empty) as one line to ``path``."""
-
-    def __init__(self, path: str):
-        super().__init__()
-        self.path = path
-
-    def expand(self, pcoll):
-        return pcoll | "One" >> beam.Map(lambda _: 1) | "WriteSum" >> WriteSum(self.path)
-
-
-class WriteCounts(beam.PTransform):
-    """Write how many elements each of several named PCollections has, as one JSON object, to ``path``.
-
-    Apply to a dict {name: PCollection}; every name appears, with 0 for an empty PCollection. One
-    file per pipeline rather than one per count: each text sink costs the runner several stages.
-    """
-
-    def __init__(self, path: str):
-        super().__init__()
-        self.path = path
-
-    def expand(self, named):
-        names = sorted(named)
-        ones = [named[name] | f"One[{name}]" >> beam.Map(lambda _, name=name: (name, 1)) for name in names]
-        zeros = beam.pvalue.PBegin(named[names[0]].pipeline) | "Zeros" >> beam.Create([(name, 0) for name in names])
-        return (
-            (*ones, zeros)
-            | "All" >> beam.Flatten()
-            | "SumPerName" >> beam.CombinePerKey(sum)
-            | "ToDict" >> beam.combiners.ToDict()
-            | "Format" >> beam.Map(lambda counts: json.dumps(counts, sort_keys=True))
-            | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
-        )
-
-
-def read_counts(path: str) -> dict[str, int]:
-    """Read the counts written by ``WriteCounts``."""
-    with FileSystems.open(path) as handle:
-        return json.loads(handle.read().decode())
-
-
-def read_count(path: str) -> int:
-    """Read a count written by ``WriteCount`` or ``WriteSum``."""
-    with FileSystems.open(path) as handle:
-        return int(handle.read().decode().strip())
-
-
-def matching_paths(patterns: list[str]) -> list[str]:
-    """Every file matching any of the globs (none for an empty list)."""
-    if not patterns:
-        return []
-    return [meta.path for result in FileSystems.match(list(patterns)) for meta in result.metadata_list]
-
-
-def delete_matching(patterns: list[str]) -> int:
-    """Delete every file matching the globs (so shards from an earlier run cannot mix in); returns how many."""
-    paths = matching_paths(patterns)
-    if paths:
-        FileSystems.delete(paths)
-    return len(paths)
-
-
-def require_input(pattern: str) -> None:
-    """Fail with the pattern in the message when it matches no file, before any pipeline starts."""
-    if not FileSystems.match([pattern])[0].metadata_list:
-        raise FileNotFoundError(f"dedup input pattern matched no files: {pattern}")

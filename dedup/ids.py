@@ -6,6 +6,8 @@ removed ones, or the ones some candidate pair needs. An ``IdSet`` holds 16 bytes
 128-bit blake2b digest, so a false match has probability ~n²/2^129), in one sorted numpy array,
 where a Python ``set`` of the ids would take ~100. ``IdSetOf`` builds one with a ``CombineFn``
 whose accumulators are byte strings, so a runner can combine partial sets before shuffling them.
+
+The Beam wiring is ``pipelines.dedup.ids``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-import apache_beam as beam
 import numpy as np
 
 DIGEST_BYTES = 16
@@ -54,32 +55,3 @@ class IdSet:
 
     def __setstate__(self, state: tuple[bytes]):
         self.digests = np.frombuffer(state[0], dtype=_DTYPE)
-
-
-class IdSetOf(beam.CombineFn):
-    """Ids -> one ``IdSet``; each accumulator is a ``bytearray`` of digests, 16 bytes per id."""
-
-    def create_accumulator(self) -> bytearray:
-        return bytearray()
-
-    def add_input(self, digests: bytearray, doc_id: str) -> bytearray:
-        digests += id_digest(doc_id)
-        return digests
-
-    def merge_accumulators(self, accumulators) -> bytearray:
-        merged = bytearray()
-        for digests in accumulators:
-            merged += digests
-        return merged
-
-    def compact(self, digests: bytearray) -> bytearray:
-        """Drop repeats before the accumulator is shuffled (an id is often in several pairs)."""
-        return bytearray(IdSet.from_digests(bytes(digests)).digests.tobytes())
-
-    def extract_output(self, digests: bytearray) -> IdSet:
-        return IdSet.from_digests(bytes(digests))
-
-
-def id_set(pcoll, label: str):
-    """A singleton side input: the ``IdSet`` of the ids in ``pcoll`` (empty if it is)."""
-    return beam.pvalue.AsSingleton(pcoll | label >> beam.CombineGlobally(IdSetOf()))

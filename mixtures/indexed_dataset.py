@@ -1,4 +1,4 @@
-"""Write Megatron indexed datasets (``PREFIX.bin`` + ``PREFIX.idx``) that megatron-core reads as is.
+"""Write and read Megatron indexed datasets (``PREFIX.bin`` + ``PREFIX.idx``), byte-compatible with megatron-core.
 
 The files are byte-compatible with ``megatron.core.datasets.indexed_dataset.IndexedDataset`` of
 megatron-core 0.16.1 (``_IndexWriter`` / ``_IndexReader`` there). This module deliberately does not
@@ -35,7 +35,7 @@ from __future__ import annotations
 import array
 import struct
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Self
 
@@ -207,6 +207,38 @@ def _write_index(stream, lengths: np.ndarray, dtype: np.dtype) -> None:
     stream.write(lengths.astype("<i4").tobytes())
     stream.write(pointers.tobytes())
     stream.write(np.arange(count + 1, dtype="<i8").tobytes())
+
+
+def read_indexed_documents(path_prefix: str) -> Iterator[np.ndarray]:
+    """Every document of a shard, in order, as a token array: the layout above, read back.
+
+    Any ``FileSystems`` path works (local or object store). A document spanning several sequences
+    (Megatron's ``--split-sentences``) comes back as their concatenation, as megatron-core's
+    ``IndexedDataset`` reads it; tests check the two readers agree on codemix's shards.
+    """
+    lengths, pointers, document_indices, dtype = _read_index(f"{path_prefix}.idx")
+    with FileSystems.open(f"{path_prefix}.bin", compression_type=CompressionTypes.UNCOMPRESSED) as stream:
+        data = stream.read()
+    for begin, end in zip(document_indices[:-1].tolist(), document_indices[1:].tolist()):
+        parts = [np.frombuffer(data, dtype=dtype, count=int(lengths[i]), offset=int(pointers[i])) for i in range(begin, end)]
+        yield np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+
+
+def _read_index(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.dtype]:
+    """``(sequence_lengths, sequence_pointers, document_indices, token dtype)`` of a ``.idx`` file."""
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as stream:
+        data = stream.read()
+    header = len(_INDEX_MAGIC) + struct.calcsize("<QBQQ")
+    if data[: len(_INDEX_MAGIC)] != _INDEX_MAGIC:
+        raise ValueError(f"{path} is not a Megatron index (magic {data[:len(_INDEX_MAGIC)]!r})")
+    version, code, count, boundaries = struct.unpack_from("<QBQQ", data, len(_INDEX_MAGIC))
+    names = {c: name for name, c in _DTYPE_CODES.items()}
+    if version != _INDEX_VERSION or code not in names:
+        raise ValueError(f"{path}: index version {version} / dtype code {code} is not one codemix reads")
+    lengths = np.frombuffer(data, dtype="<i4", count=count, offset=header)
+    pointers = np.frombuffer(data, dtype="<i8", count=count, offset=header + 4 * count)
+    document_indices = np.frombuffer(data, dtype="<i8", count=boundaries, offset=header + 12 * count)
+    return lengths, pointers, document_indices, np.dtype(names[code]).newbyteorder("<")
 
 
 def _commit(path_prefix: str, bin_temp: str, idx_temp: str) -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mixtures.indexed_dataset import read_indexed_documents
 from mixtures.sft import loss_mask_prefix
 from mixtures.tokenizer import load_tokenizer
-from pretrain.data import read_documents
 
 MASK_OPEN, MASK_CLOSE = "[masked]", "[/masked]"
 
@@ -43,8 +43,8 @@ def stage_samples(out_dir: str, stage: str, count: int) -> list[str]:
 
     samples = []
     for prefix in manifest["stages"][stage]["shards"]:
-        masks = read_documents(loss_mask_prefix(prefix)) if stage == "sft" else itertools.repeat(None)
-        for tokens, mask in zip(read_documents(prefix), masks):
+        masks = read_indexed_documents(loss_mask_prefix(prefix)) if stage == "sft" else itertools.repeat(None)
+        for tokens, mask in zip(read_indexed_documents(prefix), masks):
             samples.append(decode(tokens.tolist()) if mask is None else masked_text(tokens, mask, decode))
             if len(samples) == count:
                 return samples

@@ -1,7 +1,7 @@
 """Agent transcripts -> supervised fine-tuning samples: token ids plus a loss mask of the tokens trained on.
 
 Pure functions over one transcript ``Document`` (canonical ``metadata["messages"]``, see
-``pipelines.readers.transcripts``); the Beam wiring lives in the pipeline. Per document:
+``mixtures.transcripts``); the Beam wiring lives in the pipeline. Per document:
 
   1. ``outcome_drop_reason``: keep only runs whose outcome the policy accepts;
   2. ``clean_turns``: drop assistant turns with malformed tool calls, and the results answering them;
@@ -33,19 +33,20 @@ Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT s
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 from tokenizers import Tokenizer
 
 from codemix.config import join, require
 from codemix.document import Document
+from mixtures.chat import ChatTemplate, Segment, render_turn
 from mixtures.indexed_dataset import IndexedDatasetWriter
+from mixtures.transcripts import last_test_summary
 
 LOSS_MASK_SUFFIX = "-loss_mask"
 OutcomePolicy = Literal["any", "submitted", "exit_ok", "tests_passed"]
@@ -67,24 +68,6 @@ TASK_CHARS = 240  # the task line of a summary: its gist; the full task is in th
 COMMAND_CHARS = 160
 MIN_SUMMARY_TOKENS = 32  # below this a summary is a fragment; better to end the trajectory
 SUMMARY_COMMANDS = 40  # most recent first; older ones are what a token budget cuts anyway
-
-
-@dataclass(slots=True, kw_only=True)
-class ChatTemplate:
-    """How a canonical message becomes text. The defaults are ChatML with Hermes/Qwen tool calls and
-    reproduce ``pipelines.readers.transcripts.render_chatml`` byte for byte, so SFT samples and the
-    pretraining text of the same transcript share one layout.
-    """
-
-    role_header: str = "<|im_start|>{role}\n"  # "{role}" is replaced by the message role
-    turn_end: str = "<|im_end|>"  # trained on assistant turns: the model must learn to stop
-    turn_separator: str = "\n"  # after turn_end; never trained
-    tool_call: str = "\n<tool_call>{json}</tool_call>"  # "{json}": {"name": ..., "arguments": ...}
-
-    def validate(self, path: str) -> None:
-        require("{role}" in self.role_header, join(path, "role_header"), "has no {role} field")
-        require(bool(self.turn_end), join(path, "turn_end"), "must not be empty", "the model needs a stop marker")
-        require(self.tool_call.count("{json}") == 1, join(path, "tool_call"), "needs exactly one {json} field")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -120,15 +103,6 @@ class SFTConfig:
         require(self.max_turns >= self.min_turns, join(path, "max_turns"), "is below min_turns")
         require(self.min_tokens >= 0, join(path, "min_tokens"), "must not be negative")
         require(self.summary_max_tokens > 0, join(path, "summary_max_tokens"), "must be positive")
-
-
-class Segment(NamedTuple):
-    """A piece of rendered text and whether its tokens are trained. ``markup`` marks template text,
-    whose special tokens are single ids; message content never is (see the module docstring)."""
-
-    text: str
-    trainable: bool
-    markup: bool = False
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -208,19 +182,6 @@ def malformed_call_reason(message: dict[str, Any], known_tools: set[str]) -> str
 
 
 # --- rendering and tokenizing ---------------------------------------------------------------------
-
-
-def render_turn(message: dict[str, Any], template: ChatTemplate) -> list[Segment]:
-    """One message as segments; only an assistant turn's body and ``turn_end`` are trainable."""
-    assistant = message["role"] == "assistant"
-    segments = [Segment(template.role_header.replace("{role}", message["role"]), False, True)]
-    if message["content"]:
-        segments.append(Segment(message["content"], assistant))
-    call_open, call_close = template.tool_call.split("{json}")
-    for call in message["tool_calls"]:
-        body = json.dumps({"name": call["name"], "arguments": call["arguments"]}, ensure_ascii=False)
-        segments += [Segment(call_open, assistant, True), Segment(body, assistant), Segment(call_close, assistant, True)]
-    return segments + [Segment(template.turn_end, assistant, True), Segment(template.turn_separator, False, True)]
 
 
 def render_segments(messages: Sequence[dict[str, Any]], config: SFTConfig) -> list[Segment]:
@@ -329,9 +290,6 @@ def extractive_summary(messages: Sequence[dict[str, Any]], *, since: int = 0) ->
             open_file = now_open
     lines = [f"Task: {_task(messages)}"] if since == 0 and _task(messages) else []
     lines += [f"Files touched: {', '.join(files)}"] if files else []
-    # Imported here: the readers import the mixture spec, which imports this module's config.
-    from pipelines.readers.transcripts import last_test_summary
-
     last_test = last_test_summary(list(messages[since:]))
     lines += [f"Last test run: {last_test[1]} ({'passed' if last_test[0] else 'failed'})"] if last_test else []
     recent = [_one_line(c, COMMAND_CHARS) for c in reversed(commands)][:SUMMARY_COMMANDS]

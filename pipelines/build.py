@@ -20,12 +20,12 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 import codemix
-from dedup.repos import run_repo_dedup
-from dedup.stage import run_dedup
 from mixtures.spec import MixtureSpec
 from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from pipelines import ledger
 from pipelines.crawl import Crawl
+from pipelines.dedup.repos import run_repo_dedup
+from pipelines.dedup.stage import run_dedup
 from pipelines.filter import Filter
 from pipelines.long_context import ShapeLongContext
 from pipelines.manifest import BuildLayout, build_manifest, write_json

@@ -19,8 +19,8 @@ import hashlib
 import apache_beam as beam
 
 from codemix.document import Document, Quarantined, Redaction
+from codemix.sources import SourceConfig
 from filters.secrets import RedactionConfig, redact_document
-from mixtures.spec import SourceConfig
 from pipelines.ledger import DOCS, DROPPED, QUARANTINED, REDACTIONS, RouteOutcomes
 from pipelines.progress import Progress
 from pipelines.readers import read_location

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from codemix.config import ConfigError
-from mixtures.sft import ChatTemplate
+from mixtures.chat import ChatTemplate
 from pretrain.checkpoint import latest_checkpoint, load_checkpoint
 from pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
 from pretrain.hf_convert import Layout, export_family, hf_config, max_positions, megatron_to_hf

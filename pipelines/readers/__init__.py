@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mixtures.spec import SourceConfig
+from codemix.sources import SourceConfig
 from pipelines.readers.archive import read_archive
 from pipelines.readers.common import Outcome, Reader, guarded, quarantine
 from pipelines.readers.crawl_list import read_crawl_list

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Literal
 
-from mixtures.spec import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
+from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 from pipelines.readers.common import (
     Outcome,
     base_name,

@@ -27,7 +27,7 @@ import smart_open
 import zstandard
 
 from codemix.document import Document, Dropped, Quarantined, describe_error, make_doc_id
-from mixtures.spec import SourceConfig
+from codemix.sources import SourceConfig
 from pipelines.readers.language import detect_language
 
 STAGE = "crawl"

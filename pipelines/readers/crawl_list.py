@@ -17,7 +17,7 @@ import os
 import posixpath
 from collections.abc import Iterator
 
-from mixtures.spec import SourceConfig
+from codemix.sources import SourceConfig
 from pipelines.readers.archive import is_archive, read_archive
 from pipelines.readers.common import (
     Outcome,

@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Iterator
 
-from mixtures.spec import SourceConfig
+from codemix.sources import SourceConfig
 from pipelines.readers.common import (
     Outcome,
     base_name,

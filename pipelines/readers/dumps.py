@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from mixtures.spec import SourceConfig
+from codemix.sources import SourceConfig
 from pipelines.readers.common import (
     JSON_ERRORS,
     Outcome,

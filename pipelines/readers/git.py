@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Self
 
-from mixtures.spec import SourceConfig
+from codemix.sources import SourceConfig
 from pipelines.readers.common import (
     Outcome,
     base_name,

@@ -15,19 +15,18 @@ from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.components import (
-    CountStarViolations,
-    StarRounds,
     both_directions,
     component_labels,
     is_star_violation,
     large_star_links,
     node_roles,
-    resolve_components,
     small_star_links,
     toward_smaller,
 )
 from dedup.config import DedupConfig
-from dedup.files import EDGE_SCHEMA, ReadEdges, parquet_pattern
+from dedup.files import EDGE_SCHEMA, parquet_pattern
+from pipelines.dedup.components import CountStarViolations, StarRounds, resolve_components
+from pipelines.dedup.files import ReadEdges
 
 RUNNER = ["--runner=FnApiRunner"]
 

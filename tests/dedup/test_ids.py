@@ -11,8 +11,9 @@ from apache_beam.testing.util import assert_that, equal_to
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dedup.ids import IdSet, IdSetOf, id_set
+from dedup.ids import IdSet
 from dedup.near import pack_text, text_payload, unpack_text
+from pipelines.dedup.ids import IdSetOf, id_set
 
 ids = st.lists(st.text(min_size=0, max_size=40), max_size=60)
 

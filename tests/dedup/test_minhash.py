@@ -137,3 +137,59 @@ def test_uint64_arrays_round_trip_through_bytes():
     assert np.array_equal(from_bytes(to_bytes(values)), values)
     with pytest.raises(ValueError, match="whole number"):
         from_bytes(b"\x00" * 7)
+
+
+# --- against datasketch, an independent MinHash/LSH implementation -----------------------------------
+
+
+def datasketch_minhash(text: str):
+    """datasketch's MinHash (its own hash family) over the same token 5-grams as ours."""
+    from datasketch import MinHash
+
+    words = tokens(text, CONFIG.lowercase)
+    grams = {" ".join(words[i : i + CONFIG.shingle_size]) for i in range(max(len(words) - CONFIG.shingle_size + 1, 1))}
+    sketch = MinHash(num_perm=CONFIG.num_perm, seed=1)
+    sketch.update_batch([gram.encode("utf-8") for gram in grams])
+    return sketch
+
+
+@pytest.fixture(scope="module")
+def graded_pairs() -> list[tuple[str, str, float]]:
+    """Real stdlib files beside copies with 0-70% of their lines edited: exact Jaccard from under 0.3 to 1."""
+    pairs = []
+    for i, text in enumerate(stdlib_texts(14).values()):
+        lines = sum(1 for line in text.splitlines() if line.strip())
+        edited = edit_lines(text, edits=int(lines * (0.0, 0.01, 0.03, 0.06, 0.12, 0.3, 0.7)[i % 7]), seed=i)
+        pairs.append((text, edited, exact_jaccard(*(shingle_hashes(t, 5, False) for t in (text, edited)))))
+    return pairs
+
+
+def test_estimates_are_as_accurate_as_datasketchs(graded_pairs):
+    """Both estimators are unbiased with the same standard error; ours must not be worse than the reference's."""
+    ours, theirs = [], []
+    for a, b, exact in graded_pairs:
+        ours.append(abs(estimated_jaccard(minhash(a), minhash(b)) - exact))
+        theirs.append(abs(datasketch_minhash(a).jaccard(datasketch_minhash(b)) - exact))
+    spread = [exact for *_, exact in graded_pairs]
+    assert max(spread) - min(spread) > 0.4, "guard: the pairs span a range of similarities"
+    assert np.mean(theirs) < 0.04, "guard: the reference itself tracks exact Jaccard"
+    assert np.mean(ours) <= np.mean(theirs) + 0.01 and max(ours) < 0.1
+
+
+def test_lsh_candidates_match_datasketchs_for_the_same_bands_and_rows(graded_pairs):
+    """With 32 bands x 8 rows, a pair is a candidate in ours exactly when it is, up to hash luck, in
+    datasketch's MinHashLSH: every pair at Jaccard >= 0.8 in both, none below 0.3 in either."""
+    from datasketch import MinHashLSH
+
+    similarities = [exact for *_, exact in graded_pairs]
+    assert max(similarities) >= 0.8 and min(similarities) < 0.3, "guard: both ends of the S-curve are tested"
+    for i, (a, b, exact) in enumerate(graded_pairs):
+        lsh = MinHashLSH(num_perm=CONFIG.num_perm, params=(CONFIG.bands, CONFIG.rows))
+        lsh.insert(f"a{i}", datasketch_minhash(a))
+        theirs = f"a{i}" in lsh.query(datasketch_minhash(b))
+        ours = bool(set(band_keys(minhash(a), CONFIG.bands, CONFIG.rows))
+                    & set(band_keys(minhash(b), CONFIG.bands, CONFIG.rows)))
+        if exact >= 0.8:
+            assert ours and theirs, exact
+        if exact < 0.3:
+            assert not ours and not theirs, exact

@@ -27,9 +27,6 @@ from dedup.near import (
     MIN_PIVOTS,
     OWN,
     PAYLOAD,
-    CandidateEdges,
-    VerifyPairs,
-    bucket_pairs,
     bucket_star_edges,
     holder_and_partner,
     judge_held_pairs,
@@ -38,6 +35,7 @@ from dedup.near import (
     pivot_pairs,
     send_payloads,
 )
+from pipelines.dedup.near import CandidateEdges, VerifyPairs, bucket_pairs
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 from tests.dedup.test_components import union_find_labels
 

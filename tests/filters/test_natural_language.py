@@ -11,6 +11,7 @@ import pytest
 
 from codemix.config import ConfigError, load_config
 from codemix.document import Document
+from codemix.sources import ReadLimits, SourceConfig
 from filters.natural_language import (
     NaturalLanguageChecker,
     NaturalLanguageConfig,
@@ -18,7 +19,6 @@ from filters.natural_language import (
     prose_of,
     transcript_prose,
 )
-from mixtures.spec import ReadLimits, SourceConfig
 from pipelines.readers import read_location
 
 REASON = re.compile(r"(gopher_quality|gopher_repetition|fineweb_quality):[a-z0-9_]+")

@@ -16,7 +16,8 @@ import requests
 from codemix.config import ConfigError, load_config
 from codemix.document import Document
 from filters.secrets import PLACEHOLDER_KINDS, RedactionConfig, redact_document, redact_text
-from pipelines.readers.transcripts import normalize_message, render_chatml
+from mixtures.chat import render_messages
+from mixtures.transcripts import normalize_message
 from tests.filters.planted_secrets import (
     PLACEHOLDER,
     PLANTED_FILES,
@@ -210,14 +211,14 @@ def test_planted_secrets_in_a_real_transcript_are_redacted_in_text_and_messages(
     raw = json.loads((shared_transcripts / "mini-swe-agent" / "local.traj.json").read_text())
     messages, planted = plant_in_transcript(raw, SecretFactory(seed=7))
     canonical = [normalize_message(message, i) for i, message in enumerate(messages)]
-    doc = Document(id="t", text=render_chatml(canonical), source="mini-swe-agent", kind="transcript",
+    doc = Document(id="t", text=render_messages(canonical), source="mini-swe-agent", kind="transcript",
                    metadata={"format": "mini-swe-agent", "messages": canonical})
     redacted, counts = redact_document(doc, CONFIG)
     seen = assert_exactly_planted_redacted(doc.text, redacted.text, planted)
     assert seen >= 15 and len(set(planted.values())) >= 10
     assert counts == Counter(kind for _, kind in planted_in_order(doc.text, planted))
     # The messages say exactly what the text says, and keep no planted value anywhere.
-    assert render_chatml(redacted.metadata["messages"]) == redacted.text
+    assert render_messages(redacted.metadata["messages"]) == redacted.text
     metadata = json.dumps(redacted.metadata, ensure_ascii=False)
     assert not [value for value in planted if value in metadata]
     assert doc.metadata["messages"] == canonical  # the input document is not modified

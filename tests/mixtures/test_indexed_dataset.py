@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
 
-from mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab, write_indexed_dataset
+from mixtures.indexed_dataset import (
+    IndexedDatasetWriter,
+    dtype_for_vocab,
+    read_indexed_documents,
+    write_indexed_dataset,
+)
 
 # (vocab size, dtype the writer must use): a small code vocab and a Qwen-sized one past uint16.
 VOCABS = [(1_000, np.uint16), (151_936, np.int32)]
@@ -50,6 +55,24 @@ def test_megatron_reads_back_every_document(tmp_path, vocab_size, dtype):
     for i, document in enumerate(documents):
         np.testing.assert_array_equal(dataset[i], document)
     assert dataset.sequence_lengths[7] == 0 and dataset[11].max() == vocab_size - 1
+
+
+@pytest.mark.parametrize(("vocab_size", "dtype"), VOCABS)
+def test_our_reader_agrees_with_megatrons_on_a_shard_megatron_built(tmp_path, vocab_size, dtype):
+    """A shard written by megatron-core's own builder, multi-sequence documents included, reads the same."""
+    documents = make_documents(vocab_size, seed=2)
+    builder = IndexedDatasetBuilder(str(tmp_path / "theirs.bin"), dtype=dtype)
+    for document in documents:  # two sequences per document where it has at least two tokens
+        cut = len(document) // 2
+        builder.add_document(document, [cut, len(document) - cut] if cut else [len(document)])
+    builder.finalize(str(tmp_path / "theirs.idx"))
+    dataset = IndexedDataset(str(tmp_path / "theirs"), multimodal=False, mmap=True)
+    assert len(dataset) > len(documents), "guard: some documents span two sequences"
+    ours = list(read_indexed_documents(str(tmp_path / "theirs")))
+    assert len(ours) == len(documents)
+    for read, document in zip(ours, documents):
+        assert read.dtype == dtype
+        np.testing.assert_array_equal(read, document)
 
 
 @pytest.mark.parametrize(("vocab_size", "dtype"), VOCABS)

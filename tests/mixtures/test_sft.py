@@ -17,6 +17,8 @@ from tokenizers import Tokenizer
 
 from codemix.config import ConfigError, load_config
 from codemix.document import Document
+from codemix.sources import SourceConfig
+from mixtures.chat import render_messages
 from mixtures.indexed_dataset import dtype_for_vocab
 from mixtures.sft import (
     SFTConfig,
@@ -30,10 +32,8 @@ from mixtures.sft import (
     tokenize_turns,
     write_sft_shard,
 )
-from mixtures.spec import SourceConfig
 from mixtures.tokenizer import train_bpe
 from pipelines.readers import read_location
-from pipelines.readers.transcripts import render_chatml
 
 REAL_FILES = ["mini-swe-agent/local.traj.json", "mini-swe-agent/github_issue.traj.json",
               "swe-agent/function_calling_simple.traj"]
@@ -97,10 +97,10 @@ def extended(doc: Document, repeats: int) -> Document:
 
 
 @pytest.mark.parametrize("name", REAL_FILES)
-def test_default_template_is_render_chatml(real_docs, name: str) -> None:
+def test_default_template_is_render_messages(real_docs, name: str) -> None:
     doc = real_docs[name]
     assert "".join(s.text for s in render_segments(doc.metadata["messages"], ANY_OUTCOME)) == doc.text
-    assert doc.text == render_chatml(doc.metadata["messages"])
+    assert doc.text == render_messages(doc.metadata["messages"])
 
 
 @pytest.mark.parametrize("name", REAL_FILES)
@@ -125,7 +125,7 @@ def test_special_tokens_in_content_are_plain_text(tokenizer) -> None:
     (sample,), _ = sft_samples(doc, tokenizer, WHOLE, dataclasses.replace(ANY_OUTCOME, min_tokens=1))
     im_start, im_end = tokenizer.token_to_id("<|im_start|>"), tokenizer.token_to_id("<|im_end|>")
     assert (sample.tokens == im_start).sum() == (sample.tokens == im_end).sum() == len(messages)
-    assert decode(tokenizer, sample.tokens) == render_chatml(messages)
+    assert decode(tokenizer, sample.tokens) == render_messages(messages)
 
 
 # --- loss masks in written shards -------------------------------------------------------------------
@@ -349,3 +349,14 @@ def test_config_errors_name_the_field(data: dict, field: str) -> None:
     with pytest.raises(ConfigError) as error:
         load_config(SFTConfig, data, "sft")
     assert error.value.field_path == field
+
+
+def test_every_shared_transcript_renders_the_same_for_pretraining_and_sft(shared_transcripts: Path) -> None:
+    """One chat template: the reader's document text is exactly the SFT segments of its messages joined."""
+    files = sorted(p for p in shared_transcripts.rglob("*") if p.is_file() and p.name != "README.md")
+    assert len(files) >= 3, "guard: the real transcripts are there"
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
+    for path in files:
+        (doc,) = read_location(source, str(path))
+        assert isinstance(doc, Document) and len(doc.metadata["messages"]) > 4, path
+        assert "".join(s.text for s in render_segments(doc.metadata["messages"], ANY_OUTCOME)) == doc.text, path

@@ -28,7 +28,7 @@ import pyarrow as pa
 from hypothesis import strategies as st
 
 from codemix.document import DOCUMENT_SCHEMA, DROPPED_SCHEMA, Document, Dropped, Quarantined
-from mixtures.spec import ReadLimits, SourceConfig
+from codemix.sources import ReadLimits, SourceConfig
 from pipelines.readers import read_location
 
 Outcome = Document | Dropped | Quarantined

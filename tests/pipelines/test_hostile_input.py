@@ -28,12 +28,12 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from codemix.document import Document, Dropped, Quarantined
-from mixtures.spec import ReadLimits
+from codemix.sources import ReadLimits
+from mixtures.transcripts import MAX_JSON_DEPTH, parse_test_summary
 from pipelines.readers import common as common_module
 from pipelines.readers import read_location
 from pipelines.readers.common import iter_bounded_lines, text_name
 from pipelines.readers.language import shebang_language
-from pipelines.readers.transcripts import MAX_JSON_DEPTH, parse_test_summary
 from tests.pipelines.hostile_fixtures import (
     GitEntry,
     TarEntry,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codemix.document import Document, Quarantined
-from mixtures.spec import ReadLimits
+from codemix.sources import ReadLimits
 from pipelines.readers import read_location
 from pipelines.readers.archive import archive_repo, is_unsafe_name
 from tests.pipelines.readers_fixtures import (

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codemix.document import Document, Dropped, Quarantined
-from mixtures.spec import SourceConfig
+from codemix.sources import SourceConfig
 from pipelines.readers import READERS, read_location
 from pipelines.readers import common as common_module
 from pipelines.readers.common import iter_bounded_lines, path_selected, read_bounded

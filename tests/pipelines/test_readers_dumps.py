@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from codemix.document import Document, Quarantined
-from mixtures.spec import ReadLimits
+from codemix.sources import ReadLimits
 from pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from codemix.document import Document, Dropped, Quarantined
-from mixtures.spec import ReadLimits, SourceConfig
+from codemix.sources import ReadLimits, SourceConfig
+from mixtures.chat import render_messages
+from mixtures.transcripts import outcome_fields, parse_test_summary
 from pipelines.readers import read_location
-from pipelines.readers.transcripts import outcome_fields, parse_test_summary, render_chatml
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 
 REAL_FILES = [
@@ -130,7 +131,7 @@ def test_render_chatml_layout() -> None:
         {"role": "assistant", "content": "ok", "tool_calls": [{"id": "1", "name": "bash", "arguments": {"c": "ls"}}],
          "tool_call_id": "", "name": ""},
     ]
-    assert render_chatml(messages) == (
+    assert render_messages(messages) == (
         "<|im_start|>user\nrun ls<|im_end|>\n"
         '<|im_start|>assistant\nok\n<tool_call>{"name": "bash", "arguments": {"c": "ls"}}</tool_call><|im_end|>\n')
 
@@ -227,7 +228,7 @@ def test_anthropic_messages_normalise_to_the_canonical_schema(tmp_path: Path) ->
     doc = _read_one(path)
     assert doc.metadata["messages"] == ANTHROPIC_CANONICAL
     assert (doc.metadata["format"], doc.metadata["tools"]) == ("anthropic", ["bash", "str_replace_editor"])
-    assert doc.text == render_chatml(ANTHROPIC_CANONICAL) and "hidden" not in doc.text
+    assert doc.text == render_messages(ANTHROPIC_CANONICAL) and "hidden" not in doc.text
 
 
 def test_anthropic_lines_in_jsonl(tmp_path: Path) -> None:

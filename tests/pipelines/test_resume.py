@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from codemix.cli import main as mix
+from mix.cli import main as mix
 from tests.pipelines.test_build import MIT_LICENSE, make_git_repo
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -52,7 +52,7 @@ def reference(spec_path, tmp_path_factory) -> Path:
 
 def kill_when(spec_path: Path, out: Path, ready) -> None:
     """Start `mix build` in its own process group and SIGKILL the whole group once ``ready(out)``."""
-    process = subprocess.Popen([sys.executable, "-m", "codemix", "build", str(spec_path), "--out", str(out)],
+    process = subprocess.Popen([sys.executable, "-m", "mix", "build", str(spec_path), "--out", str(out)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
     while not ready(out):

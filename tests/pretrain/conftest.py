@@ -25,7 +25,7 @@ import pytest
 import torch
 import yaml
 
-from codemix.cli import main as mix
+from mix.cli import main as mix
 from mixtures.sft import loss_mask_prefix
 from pretrain.configs import load_recipe
 from pretrain.run import TrainOptions, TrainSummary, run

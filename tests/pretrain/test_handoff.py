@@ -188,7 +188,7 @@ def test_chat_template_renders_sft_samples_to_their_training_ids(bundle, build_d
 
 
 def test_chat_template_comes_from_the_sft_template_and_openai_tool_calls_render_alike(hf_tokenizer):
-    from mixtures.sft import ChatTemplate
+    from mixtures.chat import ChatTemplate
 
     assert hf_tokenizer.chat_template == chat_template_jinja(ChatTemplate())
     canonical = [{"role": "assistant", "content": "ok", "tool_calls": [{"id": "1", "name": "bash",

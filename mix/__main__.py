@@ -1,5 +1,5 @@
 import sys
 
-from codemix.cli import main
+from mix.cli import main
 
 sys.exit(main())

@@ -21,9 +21,10 @@ from codemix.document import DOCUMENT_SCHEMA, Document
 from dedup.config import DedupConfig
 from dedup.index import METADATA_KEY, index_parameters
 from dedup.minhash import from_bytes, make_permutations, shingle_hashes, signature
-from dedup.stage import DedupResult, run_dedup
+from dedup.stage import DedupResult
+from pipelines.dedup.stage import run_dedup
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
-from tests.dedup.test_stage import document
+from tests.pipelines.dedup.test_stage import document
 
 RUNNER = ["--runner=FnApiRunner"]
 

@@ -18,7 +18,8 @@ import pytest
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 from dedup.config import DedupConfig
 from dedup.minhash import shingle_hashes
-from dedup.stage import DedupResult, run_dedup
+from dedup.stage import DedupResult
+from pipelines.dedup.stage import run_dedup
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 
 IN_PROCESS = ["--runner=FnApiRunner"]

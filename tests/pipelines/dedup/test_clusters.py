@@ -21,9 +21,10 @@ from codemix.document import DOCUMENT_SCHEMA, Document
 from dedup.config import DedupConfig
 from dedup.minhash import exact_jaccard, shingle_hashes
 from dedup.near import MAX_PAIRS_PER_BUCKET, MIN_PIVOTS
-from dedup.stage import DedupResult, run_dedup
+from dedup.stage import DedupResult
+from pipelines.dedup.stage import run_dedup
 from tests.dedup.corpus import edit_lines
-from tests.dedup.test_stage import document
+from tests.pipelines.dedup.test_stage import document
 
 RUNNER = ["--runner=FnApiRunner"]
 FORKS = 10_000

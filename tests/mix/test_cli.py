@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from codemix.cli import main as mix
+from mix.cli import main as mix
 from pipelines.options import runner_name, with_default_runner
 
 SPEC = {

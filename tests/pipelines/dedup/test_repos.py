@@ -25,16 +25,14 @@ from dedup.config import DedupConfig
 from dedup.minhash import estimated_jaccard, make_permutations, shingle_hashes, signature
 from dedup.repos import (
     REPO_DUPLICATE_SCHEMA,
-    CombineRepoSummary,
     RepoDedupResult,
     check_conservation,
-    file_summary,
     repo_key,
     repo_rank,
-    run_repo_dedup,
     summary_row,
     verified_bucket_edges,
 )
+from pipelines.dedup.repos import CombineRepoSummary, file_summary, run_repo_dedup
 from tests.dedup.corpus import edit_lines, true_jaccard
 
 IN_PROCESS = ["--runner=FnApiRunner"]

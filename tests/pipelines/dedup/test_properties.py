@@ -34,10 +34,10 @@ from codemix.document import DOCUMENT_SCHEMA, Document
 from dedup.config import DedupConfig
 from dedup.keeper import rank_key
 from dedup.minhash import band_keys, exact_jaccard, make_permutations, shingle_hashes, signature
-from dedup.stage import run_dedup
+from pipelines.dedup.stage import run_dedup
 from tests.dedup.corpus import STDLIB_MODULES
 from tests.dedup.test_components import union_find_labels
-from tests.dedup.test_stage import document
+from tests.pipelines.dedup.test_stage import document
 
 RUNNER = ["--runner=FnApiRunner"]
 CONFIG = DedupConfig()

@@ -27,7 +27,7 @@ import pytest
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 from dedup.config import DedupConfig
 from dedup.evaluate import QualityReport, evaluate
-from dedup.stage import run_dedup
+from pipelines.dedup.stage import run_dedup
 from tests.dedup.corpus import edit_lines
 
 IN_PROCESS = ["--runner=FnApiRunner"]

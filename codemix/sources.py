@@ -1,0 +1,68 @@
+"""Where documents come from: one named source of the mixture spec, and the caps on reading it.
+
+These types sit in the core because readers (pipelines/) and the spec (mixtures/) both need them,
+and the spec composes them rather than owning them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from codemix.config import expand_env, join, require
+
+SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list"]
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
+
+
+@dataclass(slots=True, kw_only=True)
+class ReadLimits:
+    """Caps that keep a hostile or huge input from exhausting memory or disk."""
+
+    max_file_bytes: int = 10_000_000  # a larger blob or member is dropped unread (file_too_large)
+    max_archive_members: int = 200_000
+    max_archive_bytes: int = 4_000_000_000  # uncompressed total per archive
+    max_line_bytes: int = 64_000_000  # one JSONL record
+    # One compressed dump, transcript file or crawl list, decompressed; past it the rest of the file
+    # is quarantined (a bomb then costs bounded time as well as bounded memory).
+    max_decompressed_bytes: int = 64_000_000_000
+
+    def validate(self, path: str) -> None:
+        for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes",
+                     "max_decompressed_bytes"):
+            require(getattr(self, name) > 0, join(path, name), "must be positive")
+
+
+@dataclass(slots=True, kw_only=True)
+class SourceConfig:
+    """One named input: where to read, how, and what kind of documents it yields.
+
+    ``paths`` are local paths or URLs that smart-open understands (s3://, gs://, https://);
+    ``${NAME}`` expands from the environment. ``include``/``exclude`` are fnmatch globs on the
+    path inside a repository or archive.
+    """
+
+    name: str
+    type: SourceType
+    paths: list[str]
+    ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    text_field: str | None = None  # dump: defaults to 'content', then 'text'
+    license: str = ""  # SPDX id declared for every document of this source
+    limits: ReadLimits = field(default_factory=ReadLimits)
+
+    @property
+    def kind(self) -> str:
+        return "transcript" if self.type == "transcripts" else "file"
+
+    def validate(self, path: str) -> None:
+        require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
+                f"{self.name!r} is not a simple name", "use letters, digits, '-' and '_' only")
+        require(len(self.paths) > 0, join(path, "paths"), "no input paths", "list at least one path or URL")
+        self.paths = [expand_env(p, join(join(path, "paths"), i)) for i, p in enumerate(self.paths)]
+        for i, location in enumerate(self.paths):
+            require(bool(location.strip()), join(join(path, "paths"), i), "empty path")
+            # The same location twice would give two records the same id.
+            require(self.paths.index(location) == i, join(join(path, "paths"), i), f"{location} is listed twice",
+                    "remove the repeated path")

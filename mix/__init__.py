@@ -1,0 +1,1 @@
+"""The `mix` command line: the only module that imports every layer of codemix."""

@@ -1,0 +1,148 @@
+"""Beam wiring of ``dedup.components``: star rounds, the convergence test, and passes until the edges are stars.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
+
+from dedup.components import (
+    both_directions,
+    is_star_violation,
+    large_star_links,
+    node_roles,
+    small_star_links,
+    toward_smaller,
+)
+from dedup.config import DedupConfig
+from dedup.files import parquet_pattern
+from pipelines.dedup.files import ReadEdges, WriteEdges, WriteSum, read_count
+
+logger = logging.getLogger(__name__)
+
+
+class LargeStar(beam.PTransform):
+    """One large-star round over undirected edges; outputs (child, parent) edges, possibly repeated."""
+
+    def expand(self, edges):
+        return (
+            edges
+            | "BothDirections" >> beam.FlatMap(both_directions)
+            | "GroupNeighbours" >> beam.GroupByKey()
+            | "LinkLargerToMin" >> beam.FlatMap(large_star_links)
+        )
+
+
+class SmallStar(beam.PTransform):
+    """One small-star round over undirected edges; outputs (child, parent) edges, possibly repeated."""
+
+    def expand(self, edges):
+        return (
+            edges
+            | "TowardSmaller" >> beam.FlatMap(toward_smaller)
+            | "GroupSmallerNeighbours" >> beam.GroupByKey()
+            | "LinkToMin" >> beam.FlatMap(small_star_links)
+        )
+
+
+class StarRounds(beam.PTransform):
+    """``rounds`` alternations of large-star then small-star."""
+
+    def __init__(self, rounds: int):
+        super().__init__()
+        self.rounds = rounds
+
+    def expand(self, edges):
+        for r in range(self.rounds):
+            edges = edges | f"LargeStar{r}" >> LargeStar() | f"SmallStar{r}" >> SmallStar()
+        return edges
+
+
+class CountStarViolations(beam.PTransform):
+    """A one-element PCollection: how many nodes break "the edges form disjoint stars" (0 = converged)."""
+
+    def expand(self, edges):
+        return (
+            edges
+            | "Roles" >> beam.FlatMap(node_roles)
+            | "GroupRoles" >> beam.GroupByKey()
+            | "Violations" >> beam.Map(is_star_violation)
+            | "Sum" >> beam.CombineGlobally(sum)
+        )
+
+
+def pass_dir(work_dir: str, attempt: int) -> str:
+    return FileSystems.join(work_dir, f"pass-{attempt:03d}")
+
+
+def _violations_path(out_dir: str) -> str:
+    return FileSystems.join(out_dir, "violations.txt")
+
+
+class ComponentPass(beam.PTransform):
+    """Edges -> ``rounds`` rounds, written under ``out_dir/edges`` with the star-violation count beside them.
+
+    Applied by ``run_component_pass``, or by a caller's pipeline to fuse the first pass with the step
+    that produced the edges (one pipeline launch fewer; see ``resolve_components(passes_done=1)``).
+    """
+
+    def __init__(self, out_dir: str, rounds: int):
+        super().__init__()
+        self.out_dir, self.rounds = out_dir, rounds
+
+    def expand(self, edges):
+        edges = edges | "Rounds" >> StarRounds(self.rounds)
+        edges | "WriteEdges" >> WriteEdges(FileSystems.join(self.out_dir, "edges"))
+        (
+            edges
+            | "CountViolations" >> CountStarViolations()
+            | "WriteViolations" >> WriteSum(_violations_path(self.out_dir))
+        )
+        return edges
+
+
+def run_component_pass(edges_pattern: str, out_dir: str, rounds: int, pipeline_args: list[str]) -> int:
+    """One Beam pipeline: read edges, run ``rounds`` rounds, write edges and the violation count.
+
+    Returns the number of violating nodes; the new edges are under ``parquet_pattern(out_dir/edges)``.
+    """
+    with beam.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
+        pipeline | "ReadEdges" >> ReadEdges(edges_pattern) | "Pass" >> ComponentPass(out_dir, rounds)
+    return read_count(_violations_path(out_dir))
+
+
+def resolve_components(
+    edges_pattern: str, work_dir: str, config: DedupConfig, pipeline_args: list[str], *, passes_done: int = 0
+) -> tuple[str, int]:
+    """Run passes until the edges are stars; returns (pattern of the star edges, passes run).
+
+    ``passes_done`` passes already ran in the caller's pipeline (``ComponentPass`` into
+    ``pass_dir(work_dir, n)``); the loop continues from the last one's edges, and ``edges_pattern``
+    is only read when it is 0. Raises ``RuntimeError`` after ``config.max_passes`` unconverged
+    passes: returning partial clusters would silently keep near duplicates (or, worse, split one
+    cluster into two keepers).
+    """
+    current, violations = edges_pattern, -1
+    if passes_done:
+        out_dir = pass_dir(work_dir, passes_done)
+        current, violations = parquet_pattern(FileSystems.join(out_dir, "edges")), read_count(_violations_path(out_dir))
+        logger.info("dedup components: pass %d (in the edges pipeline) left %d non-star nodes", passes_done, violations)
+        if violations == 0:
+            return current, passes_done
+    for attempt in range(passes_done + 1, config.max_passes + 1):
+        out_dir = pass_dir(work_dir, attempt)
+        violations = run_component_pass(current, out_dir, config.rounds_per_pass, pipeline_args)
+        current = parquet_pattern(FileSystems.join(out_dir, "edges"))
+        logger.info(
+            "dedup components: pass %d (%d rounds) left %d non-star nodes", attempt, config.rounds_per_pass, violations
+        )
+        if violations == 0:
+            return current, attempt
+    raise RuntimeError(
+        f"dedup: connected components did not converge after {config.max_passes} passes of "
+        f"{config.rounds_per_pass} large-star/small-star rounds ({violations} nodes still not in stars; "
+        f"last edges at {current}). Raise dedup.max_passes or dedup.rounds_per_pass."
+    )

@@ -1,0 +1,378 @@
+"""The dedup stage: exact, then MinHash-LSH near-duplicate removal, as a sequence of Beam pipelines.
+
+``run_dedup`` reads Documents (Parquet in ``DOCUMENT_SCHEMA``) and writes, under ``output_dir``:
+
+  * ``docs-*.parquet``: the kept Documents, unchanged, in ``DOCUMENT_SCHEMA``;
+  * ``duplicates-*.parquet``: one row per removed Document (``DUPLICATE_SCHEMA``), naming its keeper;
+  * ``index/signatures-*.parquet``: the kept documents' MinHash signatures, for later builds (``index``);
+  * ``_work/``: intermediates (exact keepers, signatures, edges, component passes, counts).
+
+Every input document lands in exactly one of the first two. The steps, in order:
+
+  1. exact: key by sha256 of the text; the best-ranked copy of each text is kept (``keeper.rank_key``);
+  2. near edges: MinHash signatures of the exact keepers (and of ``previous_indexes``), LSH band keys
+     grouped with ``GroupByKey``, pairs from each bucket verified by Jaccard (``near``);
+  3. components: large-star/small-star passes until the edges are stars (``components``);
+  4. final: per component, an earlier build's document if it has one, else the best-ranked member,
+     keeps; the removed ids filter the documents and the signatures, which become the index.
+
+Steps 1, 2 and the first component pass share one Beam pipeline (``run_edges``); each further
+pass and step 4 are a pipeline each, so a corpus whose edges converge in one pass takes two.
+
+A duplicate row's method is "exact" (same text), "near" (same component as a better-ranked new
+document) or "previous" (same component as a document of an earlier build's index, which it names).
+
+No step gathers the corpus in one place, and no step shuffles documents: the largest per-key
+state is one text-hash group, one LSH bucket's ids, one document's pairs, or one component's
+rank keys. Where a decision must reach the documents (which copy of a text is kept, which
+documents a candidate pair needs, which are near duplicates), it travels as an ``ids.IdSet`` side
+input (16 bytes per id) that filters another read of the documents. With
+``config.shuffle_on_disk``, the groupings that grow with the corpus (LSH buckets, verification
+payloads) go through sorted run files under ``_work/shuffle`` (``pipelines.spill``), since
+FnApiRunner holds every shuffle it runs in its driver process.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
+
+from codemix.document import DOCUMENT_SCHEMA
+from dedup.components import component_labels
+from dedup.config import DedupConfig
+from dedup.files import PARQUET, parquet_pattern
+from dedup.index import index_row, index_schema
+from dedup.stage import (
+    DUPLICATE_SCHEMA,
+    SIGNATURE_SCHEMA,
+    DedupResult,
+    exact_duplicate_rows,
+    near_duplicate_rows,
+    not_in,
+    point_to_survivor,
+    ranked_member,
+    signature_row,
+    text_digest,
+)
+from pipelines.dedup.components import ComponentPass, pass_dir, resolve_components
+from pipelines.dedup.files import (
+    ReadEdges,
+    WriteCounts,
+    WriteEdges,
+    delete_matching,
+    matching_paths,
+    read_counts,
+    require_input,
+)
+from pipelines.dedup.ids import id_set
+from pipelines.dedup.index import ReadPreviousSignatures, check_previous_indexes
+from pipelines.dedup.near import CandidateEdges
+from pipelines.dedup.rows import location_of, rank_of_row
+from pipelines.ledger import WriteRows, write_parquet
+
+logger = logging.getLogger(__name__)
+
+
+def copy_summary(row: dict[str, Any], order: list[str]) -> tuple[tuple, str, str, str]:
+    """What the exact step needs of a copy besides its text: (rank, id, source, location)."""
+    return rank_of_row(row, order), row["id"], row.get("source") or "", location_of(row)
+
+
+# ---------------------------------------------------------------- composite transforms
+
+
+class ExactDedup(beam.PTransform):
+    """(docs, a second read of the same docs) -> (kept best-ranked copy per text, duplicate rows for the other copies).
+
+    Only a digest and a summary of each copy are shuffled; the kept copies are the second read
+    less the duplicates' ids, so no text crosses a shuffle and the first read never waits.
+    """
+
+    def __init__(self, order: list[str]):
+        super().__init__()
+        self.order = order
+
+    def expand(self, inputs):
+        docs, reread = inputs
+        order = self.order
+        duplicates = (
+            docs
+            | "Summarise" >> beam.Map(lambda row: (text_digest(row), copy_summary(row, order)))
+            | "GroupCopies" >> beam.GroupByKey()
+            | "LabelCopies" >> beam.FlatMap(exact_duplicate_rows)
+        )
+        removed = id_set(duplicates | "DuplicateIds" >> beam.Map(lambda row: row["doc_id"]), "Removed")
+        return reread | "KeepBestCopies" >> beam.Filter(not_in, removed), duplicates
+
+
+class NearDuplicateRows(beam.PTransform):
+    """(docs, converged star edges) -> a duplicate row for every new document that is not its
+    component's keeper (see ``near_duplicate_rows``). Only documents in the graph are ranked."""
+
+    def __init__(self, order: list[str]):
+        super().__init__()
+        self.order = order
+
+    def expand(self, inputs):
+        docs, star_edges = inputs
+        order = self.order
+        labels = star_edges | "Labels" >> beam.FlatMap(component_labels) | "DistinctLabels" >> beam.Distinct()
+        nodes = id_set(labels | "Nodes" >> beam.Keys(), "NodeIds")
+        ranks = (
+            docs
+            | "OnlyNodes" >> beam.Filter(lambda row, ids: row["id"] in ids, nodes)
+            | "Rank"
+            >> beam.Map(lambda row: (row["id"], (rank_of_row(row, order), row.get("source") or "", location_of(row))))
+        )
+        return (
+            {"component": labels, "rank": ranks}
+            | "JoinRanks" >> beam.CoGroupByKey()
+            | "ByComponent" >> beam.FlatMap(ranked_member)
+            | "GroupComponents" >> beam.GroupByKey()
+            | "PickKeepers" >> beam.FlatMap(near_duplicate_rows)
+        )
+
+
+class ExactDuplicateRows(beam.PTransform):
+    """Pipeline 1's exact-duplicate rows, re-pointed at the final survivor when their keeper was near-deduped."""
+
+    def __init__(self, paths: _Paths, enabled: bool, near_labels):
+        super().__init__()
+        self.paths, self.enabled, self.near_labels = paths, enabled, near_labels
+
+    def expand(self, pbegin):
+        if not self.enabled:
+            return pbegin | "None" >> beam.Create([])
+        rows = pbegin | "Read" >> beam.io.ReadFromParquet(parquet_pattern(self.paths.work("exact", "duplicates")))
+        return (
+            {
+                "row": rows | "KeyByKeeper" >> beam.Map(lambda row: (row["keeper_id"], row)),
+                "near_keeper": self.near_labels,
+            }
+            | "JoinNearKeepers" >> beam.CoGroupByKey()
+            | "PointToSurvivor" >> beam.FlatMap(point_to_survivor)
+        )
+
+
+class NearEdges(beam.PTransform):
+    """{"docs": exact keepers, "payload_docs": another read} -> ``CandidateEdges``' outputs; writes
+    edges, signatures and component pass 1."""
+
+    def __init__(self, paths: _Paths, config: DedupConfig):
+        super().__init__()
+        self.paths, self.config = paths, config
+
+    def expand(self, inputs):
+        paths, config = self.paths, self.config
+        inputs = dict(inputs)
+        if config.previous_indexes:
+            inputs["previous"] = inputs["docs"].pipeline | "ReadPrevious" >> ReadPreviousSignatures(
+                config.previous_indexes, config.num_perm
+            )
+        spill_dir = paths.shuffle if config.shuffle_on_disk else None
+        near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket, spill_dir)
+        near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
+        near["signatures"] | "WriteSignatures" >> WriteRows(paths.signatures, SIGNATURE_SCHEMA, signature_row)
+        near["edges"] | "FirstComponentPass" >> ComponentPass(paths.first_pass, config.rounds_per_pass)
+        return near
+
+
+# ---------------------------------------------------------------- the pipelines and the driver
+
+
+@dataclass(slots=True, frozen=True)
+class _Paths:
+    """Where one run reads and writes; everything intermediate lives under ``work``."""
+
+    output_dir: str
+
+    def out(self, *names: str) -> str:
+        return FileSystems.join(self.output_dir, *names)
+
+    def work(self, *names: str) -> str:
+        return FileSystems.join(self.output_dir, "_work", *names)
+
+    def counts(self, pipeline: str) -> str:
+        """The JSON object of counts one pipeline wrote (``files.WriteCounts``)."""
+        return self.work("counts", f"{pipeline}.json")
+
+    @property
+    def index(self) -> str:
+        """Prefix of the signature index shards: ``output_dir/index/signatures-*.parquet``."""
+        return self.out("index", "signatures")
+
+    @property
+    def signatures(self) -> str:
+        return self.work("near", "signatures")
+
+    @property
+    def shuffle(self) -> str:
+        """Run files of the groupings ``pipelines.spill`` does on disk; deleted after the edges pipeline."""
+        return self.work("shuffle")
+
+    @property
+    def components(self) -> str:
+        return self.work("components")
+
+    @property
+    def first_pass(self) -> str:
+        return pass_dir(self.components, 1)
+
+
+def _options(pipeline_args: list[str]) -> PipelineOptions:
+    return PipelineOptions(list(pipeline_args))
+
+
+def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_args: list[str]) -> int:
+    """Pipeline 1: exact dedup, near-duplicate edges and the first component pass; returns how many edges.
+
+    Writes exact keepers and duplicate rows under ``_work/exact``, the verified edges and the
+    keepers' signatures under ``_work/near``, and component pass 1 under ``_work/components``.
+    """
+    with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
+        # Each consumer that waits on a side input of ids reads the input afresh (see ``ids``).
+        def read(label: str):
+            return pipeline | label >> beam.io.ReadFromParquet(input_pattern)
+
+        docs = read("ReadDocs")
+        counted = {"documents_in": docs}
+        keepers = docs
+        if config.exact:
+            keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(config.keeper_order)
+            keepers | "WriteKeepers" >> write_parquet(
+                paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
+            )
+            duplicates | "WriteDuplicates" >> write_parquet(
+                paths.work("exact", "duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET
+            )
+            counted["exact_duplicates"] = duplicates
+        if config.near:
+            near = {"docs": keepers, "payload_docs": read("ReadForPayloads")} | "NearEdges" >> NearEdges(paths, config)
+            counted.update((name, near[name]) for name in ("edges", "candidates", "rejected"))
+        counted | "Count" >> WriteCounts(paths.counts("edges"))
+    return read_counts(paths.counts("edges")).get("edges", 0)
+
+
+def run_final(
+    docs_pattern: str, star_edges: str | None, paths: _Paths, config: DedupConfig, pipeline_args: list[str]
+) -> None:
+    """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
+    with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
+        if star_edges:
+            ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern)
+            stars = pipeline | "ReadStars" >> ReadEdges(star_edges)
+            near = (ranked, stars) | "NearDuplicates" >> NearDuplicateRows(config.keeper_order)
+        else:
+            near = pipeline | "NoNearDuplicates" >> beam.Create([])
+        removed = id_set(near | "RemovedIds" >> beam.Map(lambda row: row["doc_id"]), "Removed")
+        docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
+        kept = docs | "DropNearDuplicates" >> beam.Filter(not_in, removed)
+        kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
+        near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
+        survivors = near | "Survivors" >> beam.Map(lambda row: (row["doc_id"], row["keeper_id"]))
+        exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, survivors)
+        (
+            (exact, near)
+            | "AllDuplicates" >> beam.Flatten()
+            | "WriteDuplicates"
+            >> write_parquet(paths.out("duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET)
+        )
+        if config.near:
+            (
+                pipeline
+                | "ReadSignatures" >> beam.io.ReadFromParquet(parquet_pattern(paths.signatures))
+                | "KeptSignatures" >> beam.Filter(not_in, removed)
+                | "IndexRows"
+                >> beam.Map(lambda row: index_row(row["id"], row["source"], row["location"], row["signature"]))
+                | "WriteIndex" >> write_parquet(paths.index, index_schema(config), file_name_suffix=PARQUET)
+            )
+        counted = {"documents_in": docs, "kept": kept, "near": near_only, "previous": previous}
+        counted | "Count" >> WriteCounts(paths.counts("final"))
+
+
+def clear_previous_outputs(input_pattern: str, paths: _Paths, config: DedupConfig) -> None:
+    """Delete this stage's outputs from an earlier run, refusing if that would delete the input or an index it reads."""
+    require_input(input_pattern)
+    ours = set(
+        matching_paths(
+            [
+                parquet_pattern(paths.out("docs")),
+                parquet_pattern(paths.out("duplicates")),
+                parquet_pattern(paths.index),
+                paths.work("**"),
+            ]
+        )
+    )
+    for what, patterns in (("its own input", [input_pattern]), ("an index it reads", config.previous_indexes)):
+        clashing = ours & set(matching_paths(patterns))
+        if clashing:
+            raise ValueError(
+                f"dedup output_dir {paths.output_dir} would overwrite {what} ({min(clashing)}); "
+                "write to a different directory"
+            )
+    delete_matching(sorted(ours))
+
+
+def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline_args: list[str]) -> DedupResult:
+    """Deduplicate the Documents matching ``input_pattern`` into ``output_dir`` (see the module docstring).
+
+    ``pipeline_args`` go to ``PipelineOptions`` unchanged (runner, workers, cloud options).
+    Raises ``FileNotFoundError`` if the input or a ``previous_indexes`` glob matches nothing,
+    ``ConfigError`` for an earlier index built with other MinHash parameters, and ``RuntimeError``
+    if the components do not converge within ``config.max_passes``.
+    """
+    config.validate("dedup")
+    check_previous_indexes(config)
+    paths = _Paths(output_dir)
+    clear_previous_outputs(input_pattern, paths, config)
+    logger.info(
+        "dedup: exact=%s near=%s; %d permutations = %d bands x %d rows (LSH midpoint %.3f), verify=%s, "
+        "Jaccard threshold %.3f, %d earlier indexes",
+        config.exact,
+        config.near,
+        config.num_perm,
+        config.bands,
+        config.rows,
+        config.lsh_threshold,
+        config.verify,
+        config.threshold,
+        len(config.previous_indexes),
+    )
+    docs_pattern = parquet_pattern(paths.work("exact", "keepers")) if config.exact else input_pattern
+    star_edges, passes = None, 0
+    edges = run_edges(input_pattern, paths, config, pipeline_args)
+    delete_matching([FileSystems.join(paths.shuffle, "**")])  # the run files are spent
+    if edges > 0:
+        star_edges, passes = resolve_components(
+            parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1
+        )
+    run_final(docs_pattern, star_edges, paths, config, pipeline_args)
+    return _result(paths, config, passes)
+
+
+def _result(paths: _Paths, config: DedupConfig, passes: int) -> DedupResult:
+    """Assemble the counts the pipelines wrote, and check that no document went missing."""
+    final, edges = read_counts(paths.counts("final")), read_counts(paths.counts("edges"))
+    result = DedupResult(
+        documents_in=edges["documents_in"],
+        kept=final["kept"],
+        exact_duplicates=edges.get("exact_duplicates", 0),
+        near_duplicates=final["near"],
+        previous_duplicates=final["previous"],
+        component_passes=passes,
+        candidate_pairs=edges.get("candidates", 0),
+        verified_pairs=edges.get("edges", 0) if config.verify else 0,
+        rejected_pairs=edges.get("rejected", 0),
+    )
+    if result.documents_in != final["documents_in"] + result.exact_duplicates:
+        raise RuntimeError(f"dedup: the final pipeline read {final['documents_in']} documents, expected {result}")
+    removed = result.exact_duplicates + result.near_duplicates + result.previous_duplicates
+    if result.kept + removed != result.documents_in:
+        raise RuntimeError(f"dedup lost or invented documents: {result}")
+    logger.info("dedup: %s", result)
+    return result

@@ -1,0 +1,141 @@
+"""The package layering (import-linter's contract in pyproject.toml), module-level cycles, and
+declared dependencies that are really used. Checked with import-linter and grimp, not by hand."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import grimp
+
+from tests.conftest import REPO_ROOT
+
+PACKAGES = ("mix", "codemix", "filters", "dedup", "mixtures", "pipelines", "pretrain", "dashboards")
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(LINT_IMPORTS), "--config", str(REPO_ROOT / "pyproject.toml"), "--no-cache"],
+                          cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def copy_packages(destination: Path) -> None:
+    for package in PACKAGES:
+        shutil.copytree(REPO_ROOT / package, destination / package, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def test_the_layers_contract_holds_and_has_no_exceptions() -> None:
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (contract,) = [c for c in config["contracts"] if c["type"] == "layers"]
+    assert "ignore_imports" not in contract and contract["layers"][0] == "mix" and contract["layers"][-1] == "codemix"
+    result = lint_imports(REPO_ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 kept, 0 broken" in result.stdout
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
+    """A deliberate violation in a copy of the tree: filters (layer 2) importing pipelines (layer 4)."""
+    copy_packages(tmp_path)
+    lint_imports_ok = lint_imports(tmp_path)
+    assert lint_imports_ok.returncode == 0, "guard: the copy itself is clean"
+    with open(tmp_path / "filters" / "code.py", "a") as module:
+        module.write("\nimport pipelines.build  # a lower layer reaching up\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "filters.code -> pipelines.build" in result.stdout and "0 kept, 1 broken" in result.stdout
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components with more than one member (an import cycle each)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in graph[node]:
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    imports = {module: graph.find_modules_directly_imported_by(module) for module in graph.modules}
+    assert len(imports) > 80, "guard: grimp saw the whole code base"
+    assert strongly_connected(imports) == []
+
+
+# Declared dependencies no module of ours imports, and the package that imports them at run time
+# (each claim is checked in that package's installed sources below).
+IMPORTED_BY_A_DEPENDENCY = {"regex": ("datatrove", "datatrove"), "spacy": ("datatrove", "datatrove"),
+                            "psutil": ("megatron-core", "megatron")}
+
+# Development tools that run rather than get imported, and where the project runs them.
+RUN_AS_A_TOOL = {"pytest-timeout": ("pyproject.toml", "\ntimeout = "), "ruff": ("Makefile", "ruff check"),
+                 "import-linter": ("Makefile", "lint-imports")}
+
+
+def declared(group: str | None) -> list[str]:
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    requirements = project["dependencies"] if group is None else project["optional-dependencies"][group]
+    return [re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0] for requirement in requirements]
+
+
+def import_names(distribution: str) -> set[str]:
+    wanted = re.sub(r"[-_.]+", "-", distribution).lower()
+    return {name for name, dists in metadata.packages_distributions().items()
+            if any(re.sub(r"[-_.]+", "-", d).lower() == wanted for d in dists) and not name.startswith("_")}
+
+
+def imports_in(roots: list[Path], name: str) -> bool:
+    pattern = re.compile(rf"^\s*(?:import|from)\s+{re.escape(name)}\b|files\(\"{re.escape(name)}\"\)", re.MULTILINE)
+    return any(pattern.search(path.read_text(encoding="utf-8", errors="replace"))
+               for root in roots for path in root.rglob("*.py"))
+
+
+def test_every_declared_dependency_is_used() -> None:
+    code = [REPO_ROOT / package for package in PACKAGES]
+    everything = code + [REPO_ROOT / "tests", REPO_ROOT / "bench"]
+    for group, roots in ((None, code), ("dev", everything)):
+        for distribution in declared(group):
+            names = import_names(distribution)
+            assert names, f"{distribution} is declared but not installed"
+            if group == "dev" and distribution in RUN_AS_A_TOOL:
+                file, usage = RUN_AS_A_TOOL[distribution]
+                assert usage in (REPO_ROOT / file).read_text(), f"{distribution}: {file} no longer runs it"
+                continue
+            if distribution in IMPORTED_BY_A_DEPENDENCY:
+                user, package = IMPORTED_BY_A_DEPENDENCY[distribution]
+                site = Path(metadata.distribution(user).locate_file(package))
+                assert any(imports_in([site], name) for name in names), f"{user} no longer imports {distribution}"
+                continue
+            assert any(imports_in(roots, name) for name in names), f"{distribution} is declared but never imported"
