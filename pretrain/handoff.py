@@ -77,14 +77,14 @@ def chat_template_jinja(template: ChatTemplate) -> str:
 
 def trained_chat_template(manifests: list[dict[str, Any]]) -> tuple[ChatTemplate, str]:
     """The chat template the SFT stage rendered with, and where it came from: a build manifest that
-    records ``stages.sft.chat_template``, else ``mixtures.sft``'s default ChatML (what a spec without
+    records ``stages.sft.chat_template``, else ``mixtures.chat``'s default ChatML (what a spec without
     ``stages.sft.sft.template`` builds with)."""
     known = {f.name for f in fields(ChatTemplate)}
     for manifest in reversed(manifests):
         recorded = manifest.get("stages", {}).get("sft", {}).get("chat_template")
         if recorded:
             return ChatTemplate(**{k: v for k, v in recorded.items() if k in known}), "manifest"
-    return ChatTemplate(), "mixtures.sft default"
+    return ChatTemplate(), "mixtures.chat default"
 
 
 def tokenizer_config(tokenizer, template: ChatTemplate, max_length: int) -> dict[str, Any]:
