@@ -360,3 +360,20 @@ def test_every_shared_transcript_renders_the_same_for_pretraining_and_sft(shared
         (doc,) = read_location(source, str(path))
         assert isinstance(doc, Document) and len(doc.metadata["messages"]) > 4, path
         assert "".join(s.text for s in render_segments(doc.metadata["messages"], ANY_OUTCOME)) == doc.text, path
+
+
+def test_sample_ids_are_the_ids_of_the_rendered_text(real_docs) -> None:
+    """What the model trains on is what a served model reads: the chat template's text tokenized as one
+    string (split only at the template's special tokens). With a realistic vocabulary a merge such as
+    ``>{`` spans the tool-call wrapper and its JSON, which segment-by-segment encoding would cut."""
+    stdlib = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_path("stdlib")).glob("*.py"))[:60]]
+    big = train_bpe(stdlib + [doc.text for doc in real_docs.values()], vocab_size=8_000)
+    spans_a_boundary = 0
+    for doc in real_docs.values():
+        messages = clean_turns(doc.metadata["messages"], ANY_OUTCOME, doc.metadata.get("tools") or ())[0]
+        ids = np.concatenate([part for part, _ in tokenize_turns(messages, big, ANY_OUTCOME)]).tolist()
+        assert ids == big.encode(render_messages(messages), add_special_tokens=False).ids
+        segments = render_segments(messages, ANY_OUTCOME)
+        cut = [i for s in segments for i in big.encode(s.text, add_special_tokens=False).ids]
+        spans_a_boundary += cut != ids
+    assert spans_a_boundary >= 1, "guard: a merge across a segment boundary occurs in these transcripts"
