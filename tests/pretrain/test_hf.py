@@ -138,8 +138,12 @@ def test_imported_base_computes_the_transformers_logits(family, hf_bases, tmp_pa
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, hf_bases, tmp_path, one_thread):
-    import_base(continued(hf_bases[family]), tmp_path / "base")
-    handoff(tmp_path / "base", tmp_path / "bundle")
+    """Through both command lines: ``python -m pretrain.hf_import`` then ``mix handoff`` of the base."""
+    from mix.cli import main as mix
+    from pretrain.hf_import import main as hf_import
+
+    assert hf_import([str(hf_bases[family]), "--out", str(tmp_path / "base")]) == 0
+    assert mix(["handoff", str(tmp_path / "base"), "--out", str(tmp_path / "bundle")]) == 0
     original = load_file(str(hf_bases[family] / "model.safetensors"))
     exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
     assert set(exported) == set(original)
@@ -224,14 +228,19 @@ def test_expert_bias_moves_the_load_towards_balance(build_dir, base_tokenizer, t
         assert sum(row["loss"] for row in rows[-4:]) / 4 < rows[0]["loss"] - 0.5
 
 
-def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_dir, tmp_path):
+def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_dir, tmp_path, capsys):
+    """`mix train --init-from-hf` on a build tokenized otherwise exits 2, naming both tokenizers."""
+    from mix.cli import main as mix
     from mixtures.tokenizer import save_tokenizer, train_bpe
 
     other = tmp_path / "other-base"
     shutil.copytree(hf_bases["qwen3_moe"], other, ignore=shutil.ignore_patterns("tiktoken.model", "tokenizer_config.json"))
     save_tokenizer(train_bpe(["def f(x):\n    return x\n"] * 10, 300), str(other / "tokenizer.json"))
-    with pytest.raises(ConfigError, match="tokenized with .*tokenizer.json.*model's tokenizer is .*other-base"):
-        train_stage(continued(other), build_dir, tmp_path / "run", "short", 1)
+    code = mix(["train", "--model", "continued", "--init-from-hf", str(other), "--stage", "short",
+                "--data", str(build_dir), "--steps", "1", "--out", str(tmp_path / "run")])
+    error = capsys.readouterr().err
+    assert code == 2 and f"tokenized with {build_dir.resolve() / 'tokenizer.json'}" in error
+    assert f"the model's tokenizer is {other.resolve() / 'tokenizer.json'}" in error
     assert not (tmp_path / "run" / "base").exists(), "refused before importing anything"
 
 
