@@ -181,8 +181,9 @@ def build_model(recipe: Recipe, *, vocab_size: int, sequence_length: int, positi
                           "raise model.max_context (it also sets the YaRN factor) or train shorter")
     overrides = dict(CPU_CONFIG_OVERRIDES) if cpu else {}
     config = transformer_config(recipe, position=position, overrides=overrides)
-    spec = get_gpt_decoder_block_spec(config, use_transformer_engine=HAVE_TE and not cpu, normalization="RMSNorm")
-    if cpu:
+    use_te = HAVE_TE and not cpu
+    spec = get_gpt_decoder_block_spec(config, use_transformer_engine=use_te, normalization="RMSNorm")
+    if not use_te:  # megatron's local modules, on CPU or on a GPU without Transformer Engine
         spec = cpu_block_spec(spec)
     model = GPTModel(
         config=config, transformer_layer_spec=spec,
