@@ -207,23 +207,31 @@ def test_three_stages_from_an_imported_base(hf_bases, build_dir, heldout_dir, tm
                                megatron_logits(Path(sft.out_dir), sft.checkpoint, tokens_BS), rtol=0, atol=1e-4)
 
 
+def window_imbalance(rows: list[dict], steps: slice) -> float:
+    """max/mean expert load of the MoE layer over a window of steps (every step routes the same number
+    of tokens, so the window's load is the mean of the steps' shares)."""
+    loads_E = torch.tensor([row["expert_load"][-1] for row in rows[steps]]).mean(0)
+    return float(loads_E.max() / loads_E.mean())
+
+
 def test_expert_bias_moves_the_load_towards_balance(build_dir, base_tokenizer, tmp_path, one_thread):
     """A tiny MLA + shared-expert + expert-bias model whose bias starts skewed to two of eight experts,
     no auxiliary loss: with the bias update the measured max/mean expert load falls over the steps
-    and ends below the run without it; the loss falls in both."""
-    skew = [0.4, 0.4, 0, 0, 0, 0, 0, 0]
+    and ends below the run without it; the loss falls in both. (The sign update moves each bias by
+    the rate every step, so per-step loads oscillate around balance; windows of steps average that.)"""
+    skew = [0.3, 0.3, 0, 0, 0, 0, 0, 0]
     base = save_base(tiny_hf_model("deepseek_v3", expert_bias=skew, n_group=1), tmp_path / "base",
                      base_tokenizer.directory)
     runs = {}
-    for rate in (0.0, 0.02):
+    for rate in (0.0, 0.05):
         recipe = continued(base, "model.moe.load_balancing=none", "model.moe.aux_loss_coeff=0",
                            f"model.moe.expert_bias_update_rate={rate}", "train.short.lr=3e-3")
         assert recipe.model.mla and recipe.model.moe.expert_bias and recipe.model.moe.shared_expert_intermediate_size
         runs[rate] = train_stage(recipe, build_dir, tmp_path / f"rate-{rate}", "short", 24).rows
-    imbalance = {rate: [max(row["expert_imbalance"]) for row in rows] for rate, rows in runs.items()}
-    assert imbalance[0.02][0] > 1.8, "guard: the skewed bias starts the load far from balance"
-    assert sum(imbalance[0.02][-4:]) / 4 < imbalance[0.02][0] - 0.5, imbalance[0.02]
-    assert sum(imbalance[0.02][-4:]) < sum(imbalance[0.0][-4:]) - 1.0, imbalance
+    first, last = slice(0, 1), slice(-12, None)
+    assert window_imbalance(runs[0.05], first) > 1.8, "guard: the skewed bias starts the load far from balance"
+    assert window_imbalance(runs[0.05], last) < window_imbalance(runs[0.05], first) - 0.4
+    assert window_imbalance(runs[0.05], last) < window_imbalance(runs[0.0], last) - 0.4
     for rows in runs.values():
         assert sum(row["loss"] for row in rows[-4:]) / 4 < rows[0]["loss"] - 0.5
 
