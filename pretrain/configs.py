@@ -17,6 +17,7 @@ YAML before validation, so an override is checked exactly like the file. Every c
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -333,8 +334,6 @@ def model_source(data: dict[str, Any], parent_model: dict[str, Any] | None) -> t
         if not config_path.is_file():
             raise ConfigError("init_from_hf", f"{config_path} does not exist",
                               "give a Hugging Face checkpoint directory (config.json + *.safetensors)")
-        import json
-
         return f"{config_path}", model_from_hf(json.loads(config_path.read_text()))
     if parent_model is not None:
         return "the checkpoint this run starts from", parent_model

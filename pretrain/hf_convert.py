@@ -465,8 +465,12 @@ def _qkv_from_hf(tensors, src: str, dst: str, layout: Layout, used: set[str]) ->
     used |= {f"{src}.{n}_proj.weight" for n in "qkv"}
     if f"{src}.q_proj.bias" in tensors:
         used |= {f"{src}.{n}_proj.bias" for n in "qkv"}
+        bias = join_qkv(*(tensors[f"{src}.{n}_proj.bias"] for n in "qkv"), layout)
         if layout.qkv_bias:
-            out[f"{dst}.linear_qkv.bias"] = join_qkv(*(tensors[f"{src}.{n}_proj.bias"] for n in "qkv"), layout)
+            out[f"{dst}.linear_qkv.bias"] = bias
+        else:  # the zeros an export writes for Qwen2-MoE loaders; anything else would be lost
+            require(not bool(bias.any()), "init_from_hf", f"{src} has q/k/v biases the model has none of",
+                    "set model.qkv_bias: true")
     return out
 
 
