@@ -207,7 +207,7 @@ def check_same_architecture(derived: dict[str, Any], given: dict[str, Any], sour
         if name in TRAINING_FIELDS or name not in ours or ours[name] == theirs.get(name):
             continue
         raise ConfigError(f"model.{name}", f"is {ours[name]!r}, but {source} has {theirs.get(name)!r}",
-                          "remove it from the recipe: the architecture comes from the checkpoint")
+                          "remove it from the recipe (e.g. --model continued): the architecture comes from the checkpoint")
 
 
 # --- the trained structure -> a Hugging Face class --------------------------------------------------
