@@ -10,4 +10,8 @@
     run.py        one stage's run: set-up, resume, loop, checkpoints;  train.py: its thin CLI
     evaluate.py   bits per byte on held-out code per checkpoint
     handoff.py    the RL bundle: Qwen3-MoE safetensors + config, checkpoint, lineage, eval
+    fp8.py        FP8 recipes emulated on CPU: quantise-dequantise where Transformer Engine quantises
+    te_probe.py   whether Transformer Engine is usable, decided before megatron-core is imported
 """
+
+from pretrain import te_probe  # noqa: F401  first: hides a half-installed Transformer Engine from megatron-core

@@ -217,7 +217,8 @@ class ParallelConfig:
 
 @dataclass(slots=True, kw_only=True)
 class PrecisionConfig:
-    """Numerics on GPU. CPU runs always train in fp32 (bf16 matmuls on CPU are slow and inexact).
+    """Numerics on GPU. CPU runs train in fp32 (bf16 matmuls on CPU are slow and inexact), unless
+    ``emulate`` rounds the transformer layers' GEMM operands as BF16 or the FP8 recipe would (``pretrain.fp8``).
 
     FP8 runs through Transformer Engine: ``fp8: e4m3`` (or ``hybrid``: e5m2 gradients) with
     ``fp8_recipe`` ``tensorwise`` or ``blockwise`` (DeepSeek-V3's 1x128/128x128 scaling) on Hopper,
@@ -230,6 +231,9 @@ class PrecisionConfig:
     fp8_recipe: Literal["tensorwise", "blockwise", "mxfp8", "delayed"] = "tensorwise"
     grouped_gemm: bool = True
     router_padding_for_fp8: bool = True
+    # CPU only: round the transformer layers' GEMM operands as the GPU run would (BF16, or the fp8
+    # recipe's quantise-dequantise) with fp32 GEMMs, to study the numerics without a GPU (pretrain.fp8)
+    emulate: bool = False
 
 
 @dataclass(slots=True, kw_only=True)

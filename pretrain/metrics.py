@@ -48,31 +48,43 @@ class ExpertLoadMonitor:
     """Counts how many tokens each MoE layer's router sends to each expert.
 
     A forward hook on every megatron ``TopKRouter`` reads its ``routing_map_TE`` (bool, token x
-    expert) output, so the counts are exactly what the dispatcher receives. ``take()`` returns the
-    counts since the last call ``[num_moe_layers, num_experts]`` and resets them. Under activation
-    recomputation the router runs twice per microbatch and every count doubles (ratios are unchanged).
+    expert) output, so the counts are exactly what the dispatcher receives. The counts stay on the
+    router's device: a hook that copied them to the host would stall the GPU once per router call
+    (layers x microbatches per step). ``take()`` returns the counts since the last call
+    ``[num_moe_layers, num_experts]`` on the host and resets them: one copy, when the caller reads.
+    Under activation recomputation the router runs twice per microbatch and every count doubles
+    (ratios are unchanged).
     """
 
     def __init__(self, model: torch.nn.Module) -> None:
         from megatron.core.transformer.moe.router import TopKRouter
 
         self.routers = [m for m in model.modules() if isinstance(m, TopKRouter)]
-        self.counts_LE = torch.zeros(len(self.routers), self.routers[0].weight.shape[0] if self.routers else 0,
-                                     dtype=torch.int64)
+        self.num_experts = self.routers[0].weight.shape[0] if self.routers else 0
+        self.counts_LE: torch.Tensor | None = None  # allocated on the first routing map's device
         self._handles = [r.register_forward_hook(self._hook(i)) for i, r in enumerate(self.routers)]
 
     def _hook(self, layer: int):
         def record(module, inputs, outputs) -> None:
             _, routing_map_TE = outputs
-            self.counts_LE[layer] += routing_map_TE.detach().sum(dim=0).to("cpu", torch.int64)
+            if self.counts_LE is None:
+                self.counts_LE = torch.zeros(len(self.routers), self.num_experts, dtype=torch.int64,
+                                             device=routing_map_TE.device)
+            self.counts_LE[layer] += routing_map_TE.detach().sum(dim=0)
 
         return record
 
+    def peek(self) -> torch.Tensor:
+        """The counts so far, on the device, without resetting or copying them."""
+        if self.counts_LE is None:
+            return torch.zeros(len(self.routers), self.num_experts, dtype=torch.int64)
+        return self.counts_LE
+
     def take(self) -> torch.Tensor:
-        counts_LE, self.counts_LE = self.counts_LE, torch.zeros_like(self.counts_LE)
+        counts_LE, self.counts_LE = self.peek(), None
         if torch.distributed.is_initialized() and torch.distributed.get_world_size() > 1:
             counts_LE = _all_reduce_sum(counts_LE)
-        return counts_LE
+        return counts_LE.cpu()
 
     def remove(self) -> None:
         for handle in self._handles:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import importlib.util
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,38 +27,61 @@ from megatron.core.transformer.multi_latent_attention import MLASelfAttention
 
 from codemix.config import require
 from pretrain.configs import ParallelConfig, PrecisionConfig, StageTrainConfig
+from pretrain.te_probe import TE_UNAVAILABLE
 
-HAVE_TE = importlib.util.find_spec("transformer_engine") is not None
-# Peak dense BF16 tensor-core TFLOPs per GPU from NVIDIA's datasheets (FP8 is twice these); the MFU denominator.
-PEAK_BF16_TFLOPS = {"H100": 989.0, "H200": 989.0, "H800": 989.0, "B200": 2250.0, "GB200": 2500.0, "A100": 312.0}
+HAVE_TE = TE_UNAVAILABLE is None
+
+# The compute capability each FP8 recipe needs, from Transformer Engine's "supported devices": FP8 tensor
+# cores arrive with Ada (8.9); block scaling is a Hopper (9.x) recipe, which TE runs as MXFP8 on Blackwell,
+# i.e. with another recipe's numerics; MXFP8's E8M0 block scales need Blackwell tensor cores (10.0+).
+FP8_RECIPE_CAPABILITY = {"delayed": (8, 9), "tensorwise": (8, 9), "blockwise": (9, 0), "mxfp8": (10, 0)}
 
 
 # --- precision ----------------------------------------------------------------------------------
 
 
+def fp8_recipe_refusal(recipe: str, capability: tuple[int, int]) -> str | None:
+    """Why a GPU of ``capability`` cannot run FP8 ``recipe``, or None."""
+    here = f"this GPU is compute capability {capability[0]}.{capability[1]}"
+    if recipe == "mxfp8" and capability < FP8_RECIPE_CAPABILITY["mxfp8"]:
+        return f"mxfp8 needs Blackwell (compute capability 10.0+); {here}"
+    if recipe == "blockwise" and capability[0] != 9:
+        return (f"blockwise FP8 scaling is a Hopper (9.x) recipe; {here}"
+                + (" (Transformer Engine would run it as MXFP8, another recipe's numerics)" if capability[0] >= 10 else ""))
+    if capability < FP8_RECIPE_CAPABILITY[recipe]:
+        return f"FP8 tensor cores need Ada, Hopper or Blackwell (compute capability 8.9+); {here}"
+    return None
+
+
 def check_precision(precision: PrecisionConfig, *, cuda: bool, have_te: bool,
-                    capability: tuple[int, int] | None = None) -> None:
-    """Refuse precision settings this machine would silently ignore or cannot run.
+                    capability: tuple[int, int] | None = None, te_reason: str | None = None) -> None:
+    """Refuse precision settings this machine would silently ignore or cannot run, before any work.
 
     megatron-core without Transformer Engine accepts ``fp8=`` and quietly trains in BF16, so an FP8
-    benchmark would measure BF16: that is refused here, naming the field and the fix.
+    benchmark would measure BF16: FP8 needs ``transformer_engine.pytorch`` to import, a CUDA GPU, and
+    a GPU generation that runs the recipe. ``precision.emulate`` instead asks for the CPU emulation
+    (``pretrain.fp8``), which needs neither.
     """
+    require(not (precision.fp8 == "hybrid" and precision.fp8_recipe == "mxfp8"), "precision.fp8",
+            "MXFP8 runs E4M3 in both passes in Transformer Engine; hybrid (E5M2 gradients) does not apply",
+            "set fp8: e4m3 with fp8_recipe: mxfp8")
+    if precision.emulate:
+        # pretrain.run sets the emulation up on CPU even where CUDA is present (initialize(force_cpu=True)).
+        require(not cuda, "precision.emulate", "emulation is a CPU numerics study; on a GPU FP8 runs in Transformer Engine",
+                "train with force_cpu (pretrain.run does), or remove precision.emulate")
+        return
     if precision.fp8 is None:
         return
-    require(have_te, "precision.fp8", f"fp8: {precision.fp8} needs NVIDIA Transformer Engine, which is not installed "
+    reason = te_reason or TE_UNAVAILABLE or "Transformer Engine is not installed"
+    require(have_te, "precision.fp8", f"fp8: {precision.fp8} needs NVIDIA Transformer Engine: {reason} "
             "(megatron-core would silently train in BF16)",
-            "pip install 'transformer_engine[pytorch]' on a CUDA machine, or remove precision.fp8 to train in BF16")
-    require(cuda, "precision.fp8", "FP8 needs a CUDA GPU (Hopper or Blackwell)", "remove precision.fp8 on this machine")
-    major = (capability or torch.cuda.get_device_capability())[0]
-    if precision.fp8_recipe == "mxfp8":
-        require(major >= 10, "precision.fp8_recipe", "mxfp8 needs Blackwell (compute capability 10.0+)",
-                "use fp8_recipe: blockwise or tensorwise on Hopper")
-    elif precision.fp8_recipe == "blockwise":
-        require(major == 9, "precision.fp8_recipe", "blockwise FP8 scaling is a Hopper (9.x) recipe",
-                "use fp8_recipe: mxfp8 on Blackwell")
-    else:
-        require(major >= 9 or capability == (8, 9), "precision.fp8", "FP8 tensor cores need Ada, Hopper or Blackwell",
-                "remove precision.fp8 on this GPU")
+            "pip install 'transformer_engine[pytorch]' on a CUDA machine (pretrain/README.md, GPU set-up), "
+            "set precision.emulate: true to emulate FP8 on CPU, or remove precision.fp8 to train in BF16")
+    require(cuda, "precision.fp8", "FP8 needs a CUDA GPU (Ada, Hopper or Blackwell)",
+            "set precision.emulate: true to emulate it on CPU, or remove precision.fp8")
+    refusal = fp8_recipe_refusal(precision.fp8_recipe, capability or torch.cuda.get_device_capability())
+    require(refusal is None, "precision.fp8_recipe", refusal or "",
+            "use tensorwise or delayed on Ada; tensorwise, delayed or blockwise on Hopper; mxfp8 on Blackwell")
 
 
 def check_parallel(parallel: ParallelConfig, *, cuda: bool, have_te: bool, world_size: int,
@@ -187,11 +209,12 @@ class Runtime:
 
     @property
     def peak_tflops(self) -> float | None:
-        """Peak dense BF16 TFLOPs of this GPU, from its name (None on CPU or an unknown GPU)."""
-        if not self.cuda:
-            return None
-        name = torch.cuda.get_device_name()
-        return next((peak for key, peak in PEAK_BF16_TFLOPS.items() if key in name), None)
+        """Peak dense BF16 TFLOPs of this GPU, by product (``pretrain.gpus``: an H100 PCIe is not an
+        H100 SXM); None on CPU or an unknown GPU."""
+        from pretrain.gpus import current_gpu
+
+        spec = current_gpu() if self.cuda else None
+        return spec.bf16_tflops if spec else None
 
 
 def initialize(parallel: ParallelConfig, *, seed: int, sequence_length: int | None = None,

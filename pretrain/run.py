@@ -35,6 +35,7 @@ from codemix.config import ConfigError
 from mixtures.tokenizer import load_tokenizer
 from pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from pretrain.configs import Recipe
+from pretrain.fp8 import EmulatedPrecision, emulate_precision
 from pretrain.hf_import import base_tokenizer, describe_tokenizer, import_base
 from pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
 from pretrain.metrics import ExpertLoadMonitor
@@ -79,7 +80,8 @@ def run(options: TrainOptions) -> TrainSummary:
     if options.steps < 1:
         raise ConfigError("--steps", "must be at least 1")
     # Before any I/O: an FP8 request this machine would silently run in BF16 fails in milliseconds.
-    check_precision(options.recipe.precision, cuda=torch.cuda.is_available(), have_te=HAVE_TE)
+    emulate = options.recipe.precision.emulate  # the FP8/BF16 emulation runs on CPU, even on a GPU machine
+    check_precision(options.recipe.precision, cuda=torch.cuda.is_available() and not emulate, have_te=HAVE_TE)
     data = read_stage(options.data_dir, options.stage)
     train = options.recipe.stage(options.stage)
     sequence_length = options.sequence_length or train.sequence_length or data.sequence_length
@@ -90,7 +92,7 @@ def run(options: TrainOptions) -> TrainSummary:
     if importing:
         options.init_from = str(prepare_base(options))
     runtime = initialize(options.recipe.parallel, seed=train.seed, sequence_length=sequence_length,
-                         precision=options.recipe.precision)
+                         precision=options.recipe.precision, force_cpu=emulate)
     try:
         position = run_position(options)
         trainer = make_trainer(options, data, runtime, sequence_length, position)
@@ -175,6 +177,8 @@ def make_trainer(options: TrainOptions, data: StageData, runtime: Runtime, seque
     recipe, train = options.recipe, options.recipe.stage(options.stage)
     model = build_model(recipe, vocab_size=data.tokenizer().vocab_size, sequence_length=sequence_length,
                         position=position, cpu=not runtime.cuda)
+    if recipe.precision.emulate:  # CPU numerics study: GEMM operands rounded as on the GPU (pretrain.fp8)
+        emulate_precision(model, EmulatedPrecision.from_config(recipe.precision))
     wrapped = wrap_model(model, runtime)
     optimizer = build_optimizer(wrapped, train, runtime, bf16=recipe.precision.dtype == "bf16")
     if runtime.cuda:
