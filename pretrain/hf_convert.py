@@ -324,7 +324,8 @@ def mla_mscale_all_dim(rope) -> float:
 @dataclass(slots=True, frozen=True, kw_only=True)
 class Layout:
     """What the tensor mapping needs to know of the model: shapes to split fused tensors by, which
-    layers are dense, and which optional tensors exist."""
+    layers are dense, the attention kind and whether q/k/v biases are trained (optional norms and
+    projections are mapped when present)."""
 
     family: str
     num_layers: int
@@ -334,9 +335,7 @@ class Layout:
     num_experts: int
     dense_layers: frozenset[int]
     mla: bool = False
-    q_lora: bool = False
     qkv_bias: bool = False
-    qk_norm: bool = False
 
     @classmethod
     def of(cls, recipe, family: str | None = None) -> Layout:
@@ -344,8 +343,7 @@ class Layout:
         return cls(family=family or export_family(recipe), num_layers=model.num_layers,
                    num_heads=model.num_attention_heads, num_query_groups=model.query_groups, head_dim=model.kv_channels,
                    num_experts=model.moe.num_experts, dense_layers=frozenset(range(model.moe.first_dense_layers)),
-                   mla=model.mla is not None, q_lora=model.mla is not None and model.mla.q_lora_rank is not None,
-                   qkv_bias=model.qkv_bias, qk_norm=model.qk_layernorm)
+                   mla=model.mla is not None, qkv_bias=model.qkv_bias)
 
     @property
     def shared_name(self) -> str:
