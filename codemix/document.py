@@ -137,6 +137,10 @@ class ContaminationHit:
     benchmark: str
     item_id: str
     overlap: float
+    # The match: how many of the item's normalised tokens the document holds, and where (1-based lines).
+    matched_tokens: int = 0
+    start_line: int = 0
+    end_line: int = 0
 
     def to_row(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -147,7 +151,8 @@ REDACTION_SCHEMA = pa.schema(
 )
 CONTAMINATION_SCHEMA = pa.schema(
     [("doc_id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("benchmark", pa.string()),
-     ("item_id", pa.string()), ("overlap", pa.float64())]
+     ("item_id", pa.string()), ("overlap", pa.float64()), ("matched_tokens", pa.int64()), ("start_line", pa.int64()),
+     ("end_line", pa.int64())]
 )
 
 

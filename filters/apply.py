@@ -72,7 +72,8 @@ class DocumentFilter:
         reason = self.license_drop_reason(doc) or self.drop_reason(doc)
         if reason is not None:
             return Verdict(doc, reason)
-        hits = tuple(self.contamination.hits(doc.text)) if self.config.decontamination.enabled else ()
+        enabled = self.config.decontamination.enabled
+        hits = tuple(self.contamination.hits(doc.text, doc.language or "")) if enabled else ()
         return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
 
     def license_drop_reason(self, doc: Document) -> str | None:

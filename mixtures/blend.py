@@ -52,6 +52,9 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
             "shards": sorted(s["prefix"] for s in shards),
             "left_out": dict(sorted(left_out(shaping, stage).items())),
         }
+        if any("summaries" in s for s in shards):  # sft: what opens each continuation sample
+            stages[stage]["summaries"] = {origin: sum(s.get("summaries", {}).get(origin, 0) for s in shards)
+                                          for origin in ("real", "templated")}
     return stages
 
 

@@ -136,7 +136,7 @@ def describe_plan(spec: MixtureSpec) -> str:
     """The resolved plan printed before any work, so a user sees what will happen."""
     lines = [f"mixture {spec.name!r}", "sources:"]
     for s in spec.sources:
-        extra = f" ref={s.ref}" if s.type == "git" else ""
+        extra = f" ref={s.ref}" if s.type == "git" else (f" format={s.format}" if s.format else "")
         lines.append(f"  {s.name:<16} {s.type:<12} kind={s.kind}{extra} license={s.license or '-'} paths={len(s.paths)}")
         lines += [f"      {p}" for p in s.paths[:5]] + ([f"      ... {len(s.paths) - 5} more"] if len(s.paths) > 5 else [])
     lines.append("stages:")

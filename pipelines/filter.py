@@ -41,7 +41,8 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter, repository_l
     yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id)
     for hit in verdict.hits:
         yield ContaminationHit(doc_id=doc.id, source=doc.source, location=location, benchmark=hit.benchmark,
-                               item_id=hit.item_id, overlap=hit.overlap)
+                               item_id=hit.item_id, overlap=hit.overlap, matched_tokens=hit.matched_tokens,
+                               start_line=hit.start_line, end_line=hit.end_line)
 
 
 class JudgeDocuments(beam.DoFn):

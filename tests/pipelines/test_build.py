@@ -329,3 +329,14 @@ def test_mix_inspect_marks_what_sft_does_not_train_on(builds, capsys):
     assert "[masked]<|im_start|>system\n" in printed
     trained = re.sub(r"\[masked\].*?\[/masked\]", "", printed, flags=re.DOTALL)
     assert "<|im_start|>user" not in trained and "<|im_start|>tool" not in trained and "<|im_end|>" in trained
+
+
+def test_stats_show_transcript_outcomes_per_source_and_format(builds):
+    from pipelines.stats import build_stats, format_stats
+
+    stats = build_stats(str(builds[0]))
+    outcomes = stats["runs"]["transcript_outcomes"]
+    assert {fmt: entry["transcripts"] for fmt, entry in outcomes.items()} == {"mini-swe-agent": 2, "swe-agent": 1}
+    assert outcomes["mini-swe-agent"]["submitted"] == {"true": 2} and outcomes["swe-agent"]["resolved"] == {"unknown": 1}
+    assert "  outcomes        mini-swe-agent" in format_stats(stats)
+    assert set(manifest(builds[0])["stages"]["sft"]["summaries"]) == {"real", "templated"}
