@@ -49,23 +49,33 @@ HF_WEIGHTS = "model.safetensors"
 
 
 def chat_template_jinja(template: ChatTemplate) -> str:
-    """The Jinja chat template that renders messages exactly as ``mixtures.sft`` rendered them for
-    training (``render_turn``): role header, content, each tool call as ``{"name", "arguments"}``
-    JSON in the template's tool-call wrapper, turn end and separator; with ``add_generation_prompt``
-    the assistant's header. Tool calls may be canonical (``name``/``arguments``) or OpenAI-shaped
-    (``function: {name, arguments}``); arguments must be objects, as in training."""
+    """The Jinja chat template that renders messages as ``mixtures.chat.render_turn`` rendered them for
+    training: role header, reasoning in the template's think block (as ``sft.reasoning: masked`` or
+    ``trained`` show it), content, each tool call as ``{"name": ..., "arguments": ...}`` in the
+    tool-call wrapper, turn end and separator; with ``add_generation_prompt`` the assistant's header.
+    Tool calls may be canonical (``name``/``arguments``) or OpenAI-shaped (``function: {...}``).
+    Arguments given as text go in verbatim when they look like a JSON object (training checks that
+    they parse), as a JSON string otherwise; objects are written as JSON (``tojson``: ``json.dumps``)."""
     def literal(text: str) -> str:  # a Jinja string literal (JSON escapes are a subset of Jinja's)
         return json.dumps(text, ensure_ascii=False)
 
     header = " + message['role'] + ".join(literal(part) for part in template.role_header.split("{role}"))
+    think_open, think_close = template.reasoning.split("{reasoning}")
     call_open, call_close = template.tool_call.split("{json}")
     return (
         "{%- for message in messages -%}"
         "{{- " + header + " -}}"
+        "{%- if message.get('reasoning') -%}"
+        "{{- " + literal(think_open) + " + message['reasoning'] + " + literal(think_close) + " -}}"
+        "{%- endif -%}"
         "{%- if message['content'] is string -%}{{- message['content'] -}}{%- endif -%}"
         "{%- for call in message.get('tool_calls') or [] -%}"
         "{%- set fn = call['function'] if call['function'] is defined else call -%}"
-        "{{- " + literal(call_open) + " + ({'name': fn['name'], 'arguments': fn['arguments']} | tojson) + "
+        "{%- set args = fn['arguments'] -%}"
+        "{%- if args is string and call.get('kind', 'function') == 'function' and args.strip().startswith('{')"
+        " and args.strip().endswith('}') -%}{%- set body = args -%}"
+        "{%- else -%}{%- set body = args | tojson -%}{%- endif -%}"
+        "{{- " + literal(call_open) + " + '{\"name\": ' + (fn['name'] | tojson) + ', \"arguments\": ' + body + '}' + "
         + literal(call_close) + " -}}"
         "{%- endfor -%}"
         "{{- " + literal(template.turn_end + template.turn_separator) + " -}}"

@@ -201,6 +201,24 @@ def test_chat_template_comes_from_the_sft_template_and_openai_tool_calls_render_
                        "</tool_call><|im_end|>\n"
 
 
+def test_chat_template_renders_every_message_shape_as_training_does(hf_tokenizer):
+    """Reasoning, arguments as emitted text (verbatim when an object, a JSON string otherwise), as
+    objects, unicode and quotes: the template's text is ``mixtures.chat``'s, which SFT trains on."""
+    from mixtures.chat import render_messages
+
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": 'héllo 😀 "q" \\n'},
+        {"role": "assistant", "content": "ok", "reasoning": "first, look", "tool_calls": [
+            {"id": "1", "name": "bash", "arguments": '{"command":  "ls"}', "kind": "function"},
+            {"id": "2", "name": "edit", "arguments": {"path": "a.py", "lines": [1, 2]}},
+            {"id": "3", "name": "note", "arguments": "free text", "kind": "function"}]},
+        {"role": "tool", "content": "out", "tool_call_id": "1"},
+    ]
+    canonical = [{"tool_calls": [], "reasoning": "", **m} for m in messages]
+    assert hf_tokenizer.apply_chat_template(messages, tokenize=False) == render_messages(canonical)
+
+
 def test_bundle_traces_the_data_through_every_stage(bundle, short_run, long_run, sft_run):
     lineage = json.loads((bundle / "lineage.json").read_text())
     stages = lineage["stages"]
