@@ -236,7 +236,7 @@ def test_bundle_traces_the_data_through_every_stage(bundle, short_run, long_run,
 def test_bundle_holds_checkpoint_eval_and_routing_replay_flag(bundle, sft_run):
     summary = json.loads((bundle / "handoff.json").read_text())
     assert summary["moe_enable_routing_replay"] is False and summary["step"] == sft_run.state.step
-    assert summary["architecture"] == "Qwen2MoeForCausalLM" and summary["chat_template_source"] == "mixtures.chat default"
+    assert summary["architecture"] == "Qwen2MoeForCausalLM" and summary["chat_template_source"] == "manifest"
     assert (bundle / "checkpoint" / "metadata.json").is_file()
     evals = json.loads((bundle / "eval.json").read_text())
     assert [row["eval_set"] for row in evals] == ["heldout"] and evals[0]["step"] == sft_run.state.step
