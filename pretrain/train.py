@@ -3,6 +3,7 @@
     python -m pretrain.train --model tiny --stage short --data out/demo --steps 30 --out runs/tiny-short
     python -m pretrain.train --model tiny --stage long --data out/demo --steps 10 --out runs/tiny-long \\
         --init-from runs/tiny-short/checkpoints/step_0000030
+    python -m pretrain.train --model continued --init-from-hf BASE_DIR --stage short --data out/base-build ...
     torchrun --nproc-per-node 8 -m pretrain.train --model h100-1b --stage short ...   # GPUs
 
 ``main(argv)`` is the entry point ``mix train`` wraps. Everything else lives in ``pretrain.run``.
@@ -11,8 +12,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
+from pathlib import Path
 
 import torch
 
@@ -32,13 +35,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--save-interval", type=int, default=0, help="also checkpoint every N steps")
     parser.add_argument("--log-interval", type=int, default=1)
     parser.add_argument("--seq-length", type=int, help="train at this length instead of the recipe's or the manifest's")
-    parser.add_argument("--init-from", help="start from this checkpoint's weights (fresh optimizer, step 0)")
+    parser.add_argument("--init-from", help="start from this checkpoint's weights (fresh optimizer, step 0); a recipe "
+                        "without a model section takes the checkpoint's architecture")
+    parser.add_argument("--init-from-hf", metavar="DIR", help="start from a Hugging Face checkpoint directory: the "
+                        "architecture from its config.json, the weights imported into OUT/base")
+    parser.add_argument("--tokenizer", help="the model's tokenizer, checked against the build's (default: the base's "
+                        "or the starting run's)")
     parser.add_argument("--resume-from", help="continue this checkpoint exactly (default: OUT/checkpoints/latest)")
     parser.add_argument("--peak-tflops", type=float, help="peak TFLOP/s per device for MFU (default: GPU datasheet)")
     parser.add_argument("--threads", type=int, help="torch CPU threads")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a recipe field, e.g. --set train.short.lr=1e-3 (repeatable)")
     return parser
+
+
+def starting_model(checkpoint: str | None) -> dict | None:
+    """The architecture (ModelConfig dict) of the run ``checkpoint`` belongs to, from its run.json."""
+    record = Path(checkpoint).resolve().parent.parent / "run.json" if checkpoint else None
+    if record is None or not record.is_file():
+        return None
+    return json.loads(record.read_text())["recipe"]["model"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     try:
+        recipe = load_recipe(args.model, args.set, init_from_hf=args.init_from_hf,
+                             parent_model=starting_model(args.resume_from or args.init_from))
         options = TrainOptions(
-            recipe=load_recipe(args.model, args.set), stage=args.stage, data_dir=args.data, out_dir=args.out,
+            recipe=recipe, stage=args.stage, data_dir=args.data, out_dir=args.out, tokenizer=args.tokenizer,
             steps=args.steps, run_id=args.run_id, save_interval=args.save_interval, log_interval=args.log_interval,
             sequence_length=args.seq_length, init_from=args.init_from, resume_from=args.resume_from,
             peak_tflops=args.peak_tflops)
