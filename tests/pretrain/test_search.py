@@ -28,6 +28,7 @@ from mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer
 from pretrain.search import parse_args, run_search
 
 PROXIES, STEPS, NOISE_LOWER = 6, 8, 0.02
+SEQUENCE_LENGTH = 64  # the fixture build's short stage; tiny's own 256 would only make the test slower
 # RL calibration planted exactly log-linear in perplexity: pass@1 = A + B·log(ppl) = A + B·loss.
 RL_A, RL_B = 1.4, -0.15
 
@@ -76,7 +77,7 @@ def search_inputs(build_dir, heldout_dir, tmp_path_factory) -> dict:
     calib_eval, calib_rl = write_calibration(root)
     argv = [str(root / "spec.yaml"), "--build", str(build), "--proxies", str(PROXIES), "--steps", str(STEPS),
             "--eval-set", f"heldout={heldout_dir}", "--out", str(root / "search"),
-            "--bounds", f"noise={NOISE_LOWER}:0.6", "--parallel", "2",
+            "--bounds", f"noise={NOISE_LOWER}:0.6", "--parallel", "2", "--seq-length", str(SEQUENCE_LENGTH),
             "--rl", str(calib_rl), "--rl-eval", str(calib_eval)]
     return {"root": root, "build": build, "argv": argv, "out": root / "search", "calib": (calib_eval, calib_rl)}
 
@@ -128,7 +129,8 @@ def test_proposal_is_a_valid_spec_with_the_proposed_weights_and_says_how(searche
 def test_every_proxy_is_in_the_table_with_identical_seed_and_tokens(searched):
     rows = searched["rows"]
     assert [row["proxy"] for row in rows] == list(range(PROXIES))
-    assert len({row["seed"] for row in rows}) == 1 and {row["tokens_seen"] for row in rows} == {STEPS * 16 * 64}
+    assert len({row["seed"] for row in rows}) == 1
+    assert {row["tokens_seen"] for row in rows} == {STEPS * 16 * SEQUENCE_LENGTH}  # tiny's global batch is 16
     spec = searched["fit"]["spec"]["spec_weights_as_written"]
     assert all(math.isclose(rows[0]["weights"][s], w, abs_tol=1e-12) for s, w in spec.items())  # proxy 0 is the spec
     assert len({tuple(sorted(row["weights"].items())) for row in rows}) == PROXIES
