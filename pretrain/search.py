@@ -197,8 +197,10 @@ def proxy_task(config: SearchConfig, index: int, weights: dict[str, float], data
             "sequence_length": config.sequence_length, "eval_sets": dict(config.eval_sets), "include": config.include,
             "keep_checkpoints": config.keep_checkpoints, "data_path": data_path}
     keyed = {k: task[k] for k in ("weights", "model", "overrides", "stage", "steps", "sequence_length")}
-    keyed.update(build=build_hash, eval_digests=digests)
-    task["key"] = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:20]
+    # The resolved recipe, not just its name: an edited recipe file must retrain every proxy.
+    recipe = asdict(load_recipe(config.model, config.overrides))
+    keyed.update(build=build_hash, eval_digests=digests, recipe=recipe)
+    task["key"] = hashlib.sha256(json.dumps(keyed, sort_keys=True, default=str).encode()).hexdigest()[:20]
     return task
 
 

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import shutil
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -226,6 +227,23 @@ def test_mix_dash_adds_the_search_section_to_the_full_page(searched, tmp_path):
                 "--out", str(out)]) == 0
     page = parse_page(out)
     assert {"search-0", "ppl-vs-rl"} <= set(page.sections)
+
+
+def test_a_changed_recipe_or_mixture_changes_the_proxy_key(searched):
+    """What a finished proxy is reused for: the same mixture, recipe (resolved, overrides included) and steps."""
+    from pretrain.search import proxy_task
+
+    config = parse_args(searched["argv"])
+    task = json.loads((searched["out"] / "proxies" / "p0001" / "proxy.json").read_text())
+
+    def key(config, weights):
+        return proxy_task(config, 1, weights, task["data_path"], "unused-build-hash", {"heldout": "d"})["key"]
+
+    base = key(config, task["weights"])
+    assert key(config, task["weights"]) == base
+    assert key(replace(config, overrides=["train.short.lr=2e-3"]), task["weights"]) != base
+    assert key(replace(config, steps=STEPS + 1), task["weights"]) != base
+    assert key(config, dict(task["weights"], code=task["weights"]["code"] + 1e-6)) != base
 
 
 def test_the_search_directory_defaults_to_search_spec_stage(search_inputs):
