@@ -12,6 +12,10 @@ from typing import Literal
 from codemix.config import expand_env, join, require
 
 SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list"]
+# The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
+# docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
+TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
+                      "openhands-messages", "openai-responses", "anthropic", "openai-chat", "aider")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 
@@ -54,6 +58,9 @@ class SourceConfig:
     exclude: list[str] = field(default_factory=list)
     text_field: str | None = None  # dump: defaults to 'content', then 'text'
     license: str = ""  # SPDX id declared for every document of this source
+    # transcripts: read every file as this format (one of TRANSCRIPT_FORMATS) instead of recognising
+    # each file (or JSONL line) by its structure.
+    format: str | None = None
     limits: ReadLimits = field(default_factory=ReadLimits)
 
     @property
@@ -70,3 +77,8 @@ class SourceConfig:
             # The same location twice would give two records the same id.
             require(self.paths.index(location) == i, join(join(path, "paths"), i), f"{location} is listed twice",
                     "remove the repeated path")
+        if self.format is not None:
+            require(self.type == "transcripts", join(path, "format"), "is only read for sources of type 'transcripts'",
+                    "remove it, or set type: transcripts")
+            require(self.format in TRANSCRIPT_FORMATS, join(path, "format"), f"{self.format!r} is not a transcript format",
+                    f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")

@@ -1,6 +1,6 @@
 """`mix dash`: the data-pipeline and perplexity-versus-RL dashboard, as one offline HTML page.
 
-    mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR...
+    mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--search DIR...]
              [--eval-set NAME] [--target-ppl X] --out dash.html [--serve [--host H] [--port N]]
 
 Every input is optional; what is missing becomes a note on the page. Exit status 0 when the page
@@ -24,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="RL results, JSON lines or CSV {run_id, step, benchmark, metric, value}")
     parser.add_argument("--tensorboard", nargs="+", action="extend", default=[], metavar="[RUN=]DIR",
                         help="Megatron TensorBoard folders (runs are the sub-folders holding event files)")
+    parser.add_argument("--search", action="append", default=[], metavar="DIR",
+                        help="a `mix search --out` directory: proxies, fit, proposal, RL predictions (repeatable)")
     parser.add_argument("--eval-set", default=None,
                         help="held-out set whose perplexity the RL fits use (default: one named *code*)")
     parser.add_argument("--target-ppl", type=float, default=None,
@@ -47,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.bootstrap < 0:
         parser.error("--bootstrap must be zero or more")
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
-    options = {"eval_set": args.eval_set, "title": args.title, "seed": args.seed, "n_boot": args.bootstrap}
+    options = {"eval_set": args.eval_set, "title": args.title, "seed": args.seed, "n_boot": args.bootstrap,
+               "searches": args.search}
     if args.serve:
         from dashboards.serve import serve
 

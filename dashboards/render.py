@@ -31,6 +31,7 @@ from dashboards.runs import (
     read_tensorboard,
     tensorboard_eval_rows,
 )
+from dashboards.search import SearchSummary, add_search, load_search
 
 # TensorBoard tags plotted: Megatron's losses and perplexities (its event files hold dozens of others).
 TENSORBOARD_TAG_WORDS = ("loss", "ppl")
@@ -224,19 +225,28 @@ def _write_atomically(path: str, text: str) -> None:
 def write_dashboard(builds: list[str], eval_jsonl: list[str], rl_results: list[str], tensorboard_dirs: list[str],
                     out_html: str, target_ppl: float | None, *, eval_set: str | None = None,
                     title: str = "codemix dashboard", seed: int = 0, n_boot: int = 1000,
-                    build_loader: Callable[[str], BuildSummary] = load_build) -> DashboardResult:
+                    build_loader: Callable[[str], BuildSummary] = load_build,
+                    searches: list[str] = ()) -> DashboardResult:
     """Read every input, fit the RL metrics to perplexity and write the page and its ``.fits.json``.
 
     ``eval_set`` picks the held-out set whose perplexity the fits use (default: one named "code",
     else the first; Megatron's TensorBoard validation loss when no eval rows are given). Inputs that
     cannot be shown (a build without a manifest, a half-written line) become messages on the page
-    and in the result, never an exception.
+    and in the result, never an exception. ``searches`` are ``mix search --out`` directories, each a
+    section whose RL predictions use these fits; a page of searches alone leaves out the training
+    and RL sections that would only say no runs were given.
     """
     messages: list[str] = []
     loaded_builds = []
     for path in builds:
         try:
             loaded_builds.append(build_loader(path))
+        except FileNotFoundError as error:
+            messages.append(str(error))
+    loaded_searches: list[SearchSummary] = []
+    for path in searches:
+        try:
+            loaded_searches.append(load_search(path))
         except FileNotFoundError as error:
             messages.append(str(error))
     evals: Loaded = read_eval_rows(eval_jsonl)
@@ -254,11 +264,16 @@ def write_dashboard(builds: list[str], eval_jsonl: list[str], rl_results: list[s
     page, colours = Page(title), figures.Colours()
     for index, build in enumerate(loaded_builds):
         add_build(page, index, build, colours)
-    add_training(page, evals.rows, scalars, colours)
-    add_rl(page, rl.rows, colours)
-    add_fits(page, fits, chosen, target_ppl, unmatched, colours)
-    inputs = builds + eval_jsonl + rl_results + tensorboard_dirs
+    if not searches or eval_jsonl or tensorboard_dirs:
+        add_training(page, evals.rows, scalars, colours)
+    if not searches or rl_results:
+        add_rl(page, rl.rows, colours)
+        add_fits(page, fits, chosen, target_ppl, unmatched, colours)
+    for index, search in enumerate(loaded_searches):
+        add_search(page, index, search, fits, chosen, colours)  # its notes are in its section
+    inputs = builds + eval_jsonl + rl_results + tensorboard_dirs + list(searches)
     _write_atomically(out_html, page.render(messages, inputs))
+    messages += [m for search in loaded_searches for m in search.messages]
     fits_file = fits_path_for(out_html)
     _write_atomically(fits_file, json.dumps(fits_json(fits, eval_set=chosen, target_ppl=target_ppl,
                                                       unmatched=unmatched, seed=seed, n_boot=n_boot), indent=2) + "\n")

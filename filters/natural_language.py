@@ -134,7 +134,7 @@ def prose_of(doc: Document) -> str | None:
     Code and data files: ``None``, they are the code filters' business.
     """
     if doc.kind == "transcript":
-        prose = transcript_prose(doc.metadata.get("messages") or [], doc.metadata.get("format", ""))
+        prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
         prose = _MARKUP_LINE.sub("", doc.text)
     else:
@@ -155,17 +155,18 @@ def is_document_prose(doc: Document) -> bool:
     return name.startswith(PROSE_TEXT_NAMES) or "/doc" in f"/{doc.path.lower()}"
 
 
-def transcript_prose(messages: list[dict[str, Any]], transcript_format: str) -> str:
-    """User and assistant contents, one paragraph each, without code fences or markup-only lines.
+def transcript_prose(messages: list[dict[str, Any]]) -> str:
+    """What users and assistants wrote, one paragraph per turn, without code fences or markup-only lines.
 
-    System prompts, tool results and tool calls are left out. mini-swe-agent returns command
-    output as *user* turns, so there only the user turns before the first assistant turn count.
+    Left out: system prompts, tool calls, and every ``observation``: tool results, command output and
+    other text the environment or the harness wrote, whatever role the format gives it (SWE-agent and
+    mini-swe-agent return command output as ``user`` turns). A message without the flag (written
+    before the readers set it) counts as an observation when it is a ``tool`` turn.
     """
-    parts, answered = [], False
+    parts = []
     for message in messages:
         role = message.get("role")
-        observation = role == "user" and answered and transcript_format == "mini-swe-agent"
-        answered = answered or role == "assistant"
+        observation = message.get("observation", role == "tool")
         if role in PROSE_ROLES and not observation:
             text = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", message.get("content") or "")).strip()
             parts.append(text)

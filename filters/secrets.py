@@ -177,8 +177,8 @@ def redaction_spans(text: str, config: RedactionConfig, language: str = "") -> l
 def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, Counter[str]]:
     """A copy of ``doc`` with secrets redacted, and the counts for the document.
 
-    Transcripts are redacted in ``text`` *and* in ``metadata["messages"]`` (contents and tool-call
-    arguments). The two views see a value in different contexts (a tool call's arguments appear as
+    Transcripts are redacted in ``text`` *and* in ``metadata["messages"]`` (contents, reasoning and
+    tool-call arguments). The two views see a value in different contexts (a tool call's arguments appear as
     JSON in ``text``), so a value found in either is replaced in the other where it stands as a whole
     string there (or anywhere, when it is secret-shaped), with the placeholder the text gave it.
     Counts are the text's: each redacted place in ``text`` counts once.
@@ -335,12 +335,18 @@ def _apply_lookup(s: str, found: dict[str, list[Finding]], values: dict[str, str
 # --- transcripts ---------------------------------------------------------------------------------
 
 
+# The free-text fields of a canonical message (mixtures.transcripts); tool-call arguments are walked apart.
+MESSAGE_TEXT_FIELDS = ("content", "reasoning")
+
+
 def _message_strings(messages: list[Any]) -> Iterator[str]:
-    """Every string a message carries that the rendered text shows: contents and tool-call arguments."""
+    """Every string a message carries that the rendered text shows: contents, reasoning (the thinking
+    the SFT stage renders) and tool-call arguments."""
     for message in messages:
         if isinstance(message, dict):
-            if isinstance(message.get("content"), str):
-                yield message["content"]
+            for field_name in MESSAGE_TEXT_FIELDS:
+                if isinstance(message.get(field_name), str):
+                    yield message[field_name]
             for call in message.get("tool_calls") or []:
                 if isinstance(call, dict):
                     yield from _leaf_strings(call.get("arguments"))
@@ -358,12 +364,13 @@ def _leaf_strings(value: Any) -> Iterator[str]:
 
 
 def _map_message(message: Any, redact: Callable[[str], str]) -> Any:
-    """A new message dict with ``redact`` applied to its content and tool-call arguments."""
+    """A new message dict with ``redact`` applied to its content, reasoning and tool-call arguments."""
     if not isinstance(message, dict):
         return message
     new = dict(message)
-    if isinstance(message.get("content"), str):
-        new["content"] = redact(message["content"])
+    for field_name in MESSAGE_TEXT_FIELDS:
+        if isinstance(message.get(field_name), str):
+            new[field_name] = redact(message[field_name])
     if isinstance(message.get("tool_calls"), list):
         new["tool_calls"] = [{**c, "arguments": _map_leaves(c.get("arguments"), redact)} if isinstance(c, dict)
                              else c for c in message["tool_calls"]]

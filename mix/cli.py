@@ -6,6 +6,7 @@
     mix inspect DIR/STAGE [--sample N --seed S]
     mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
     mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
+    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--out SEARCH]   (mix search -h)
     mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
 
 ``mix build`` accepts its own options and Apache Beam's pipeline options, which pass through
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("eval", add_help=False, help="bits per byte per checkpoint on held-out code (mix eval -h)")
     commands.add_parser("handoff", add_help=False, help="export a run for RL: HF safetensors, lineage (mix handoff -h)")
     commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
+    commands.add_parser("search", add_help=False, help="choose a stage's mixture from proxy runs (mix search -h)")
 
     plan = command("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
@@ -232,6 +234,26 @@ def command_tokenizer_train(args) -> int:
     return 0
 
 
+def command_search(argv: list[str]) -> int:
+    """Proxies, fit and proposal (pretrain.search), then the dashboard section as SEARCH/search.html."""
+    from pretrain.cli_args import search_parser
+
+    search_parser().parse_args(argv)  # --help and argument errors exit here, torch unloaded
+    from dashboards.render import write_dashboard
+    from pretrain.search import SearchError, format_result, parse_args, run_search
+
+    config = parse_args(argv)
+    try:
+        print(format_result(run_search(config)))
+    except SearchError as error:
+        print(f"mix search: {error}", file=sys.stderr)
+        return 1
+    page = write_dashboard([], config.rl_eval, config.rl, [], os.path.join(config.out_dir, "search.html"), None,
+                           title=f"codemix mixture search: {config.out_dir}", searches=[config.out_dir])
+    print(f"dashboard: {page.html_path}")
+    return 0
+
+
 def delegate(command: str, extra: list[str]) -> int:
     """``mix train|eval|handoff|dash``: arguments checked by light parsers first, then the command."""
     if command == "dash":
@@ -254,9 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(args.verbose, args.log_level)
     if args.command in ("train", "eval", "handoff", "dash"):
         return delegate(args.command, extra)
-    if extra and args.command != "build":
+    if extra and args.command not in ("build", "search"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        if args.command == "search":
+            return command_search(extra)
         if args.command == "build":
             from pipelines.interrupts import exit_cleanly_on_interrupt
 

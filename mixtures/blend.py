@@ -7,6 +7,7 @@ weight split across them by their token counts, which keeps the source's share a
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 from mixtures.spec import MixtureSpec
@@ -52,6 +53,12 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
             "shards": sorted(s["prefix"] for s in shards),
             "left_out": dict(sorted(left_out(shaping, stage).items())),
         }
+        if any("summaries" in s for s in shards):  # sft: what opens each continuation sample
+            stages[stage]["summaries"] = {origin: sum(s.get("summaries", {}).get(origin, 0) for s in shards)
+                                          for origin in ("real", "templated")}
+        if stage == "sft":  # what the hand-off's tokenizer_config.json must reproduce for RL
+            stages[stage]["chat_template"] = dataclasses.asdict(config.sft.template)
+            stages[stage]["reasoning"] = config.sft.reasoning
     return stages
 
 

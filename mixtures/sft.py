@@ -5,8 +5,8 @@ Pure functions over one transcript ``Document`` (canonical ``metadata["messages"
 
   1. ``outcome_drop_reason``: keep only runs whose outcome the policy accepts;
   2. ``clean_turns``: drop assistant turns with malformed tool calls, and the results answering them;
-  3. ``render_segments`` + ``tokenize_segments``: the chat template as (text, trainable) segments,
-     each encoded on its own so the mask boundaries are exact;
+  3. ``render_segments`` + ``tokenize_turns``: the chat template as (text, trainable) segments, each
+     turn tokenized as one text (as at inference), each token masked by the segment it starts in;
   4. ``sft_samples``: split a trajectory longer than the sequence length into samples at turn
      boundaries, each continuation opening with a summary of what came before;
   5. ``write_sft_shard``: tokens and loss mask as two aligned Megatron indexed datasets.
@@ -19,12 +19,17 @@ Mask rules (1 = the token is a training target):
     writes it as part of the prompt (``add_generation_prompt``), the model never chooses it;
   * the ``\\n`` after ``<|im_end|>`` -> 0: template glue that the next prompt supplies;
   * system, user and tool turns, headers and markers included -> 0: the environment's words, not
-    the model's. mini-swe-agent returns command output as *user* turns; they are masked the same;
-  * the summary turn that opens a continuation sample is an assistant turn, trained like one.
+    the model's. SWE-agent and mini-swe-agent return command output as *user* turns; they are
+    masked the same, as is an assistant turn flagged as an ``observation`` (a demonstration);
+  * ``reasoning`` (``<think>...</think>`` before a model turn's content) -> 0 unless ``reasoning:
+    trained``; ``reasoning: dropped`` leaves it out;
+  * the summary turn that opens a continuation sample is an assistant turn, trained like one: the
+    model-written summary of a real compaction where the trace holds one, else a templated one.
 
-Special tokens: template text (headers, ``<|im_end|>``) is encoded with special tokens recognised,
-message content and tool-call JSON with special tokens read as plain text, so a transcript that
-merely mentions ``<|im_end|>`` (tokenizer code does) cannot forge a turn boundary.
+Tokens: each turn is tokenized as one text, the way a tokenizer sees the conversation at inference;
+the template's special tokens (``<|im_start|>``, ``<|im_end|>``) are single ids, and everything between
+them (content, tool-call JSON, template glue) is read with special tokens as plain text, so a
+transcript that merely mentions ``<|im_end|>`` (tokenizer code does) cannot forge a turn boundary.
 
 Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT shard) and
 ``PREFIX-loss_mask.bin/.idx`` the uint8 mask, one sequence per sample in both, same lengths.
@@ -32,26 +37,31 @@ Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT s
 
 from __future__ import annotations
 
-import itertools
+import bisect
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from tokenizers import Tokenizer
 
 from codemix.config import join, require
 from codemix.document import Document
-from mixtures.chat import ChatTemplate, Segment, render_turn
+from mixtures.chat import ChatTemplate, ReasoningMode, Segment, is_model_turn, render_turn
 from mixtures.indexed_dataset import IndexedDatasetWriter
+from mixtures.transcript_formats.base import compaction_summary
+from mixtures.transcript_formats.canonical import parsed_arguments
 from mixtures.transcripts import last_test_summary
 
 LOSS_MASK_SUFFIX = "-loss_mask"
-OutcomePolicy = Literal["any", "submitted", "exit_ok", "tests_passed"]
+OutcomePolicy = Literal["any", "submitted", "exit_ok", "tests_passed", "resolved"]
 # Which metadata fact each policy reads (facts are recorded by the transcript reader).
-POLICY_FACT = {"submitted": "submitted", "exit_ok": "exit_status", "tests_passed": "tests_passed"}
+POLICY_FACT = {"submitted": "submitted", "exit_ok": "exit_status", "tests_passed": "tests_passed",
+               "resolved": "resolved"}
+PATCH_FILES = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)  # Codex apply_patch input
 
 SHELL_TOOLS = frozenset({"bash", "shell", "execute_bash", "run_command", "terminal", "exec", "run_shell_command"})
 EDIT_TOOL_NAME = re.compile(r"edit|write|create|replace|insert|patch", re.IGNORECASE)
@@ -80,14 +90,25 @@ class SFTConfig:
         last action was the submit action); autosubmissions on a cost limit count;
       * ``exit_ok``: the run ended with an ``exit_status`` in ``ok_exit_statuses`` (default only
         a clean ``submitted``, not ``submitted (exit_cost)`` nor ``exit_error``/``exit_format``);
-      * ``tests_passed``: ``info.tests_passed``/``resolved``, or the last test run in the
-        transcript passed.
-    A run whose fact is not recorded is ``outcome_unknown``: dropped unless ``unknown_outcome: keep``.
+      * ``tests_passed``: a recorded ``tests_passed`` or ``resolved``, or else the last test run in
+        the environment's output passed;
+      * ``resolved``: SWE-bench's harness said the patch resolves the issue (SWE-Gym and nebius
+        rows, OpenHands evaluation reports).
+    The same facts are read from every format (``mixtures.transcripts``); a run whose fact is not
+    recorded is ``outcome_unknown``: dropped unless ``unknown_outcome: keep``.
+
+    ``reasoning``: what thinking written before an answer (Anthropic ``thinking``, Codex and OpenAI
+    reasoning) becomes: ``masked`` context (default: the model sees how it reasoned but is not
+    trained to reproduce reasoning it may have been shown only in summary), ``trained``, or
+    ``dropped`` from the samples.
     """
 
     outcome_policy: OutcomePolicy = "submitted"
     unknown_outcome: Literal["drop", "keep"] = "drop"
-    ok_exit_statuses: list[str] = field(default_factory=lambda: ["submitted"])  # compared case-insensitively
+    # Compared case-insensitively: SWE-agent and mini-swe-agent "submitted", the nebius OpenHands rows'
+    # "submit", OpenHands' final agent state "finished" (the agent called finish). Not SWE-agent's
+    # "submitted (exit_cost)" (an autosubmission at the cost limit) nor exit_error/exit_format.
+    ok_exit_statuses: list[str] = field(default_factory=lambda: ["submitted", "submit", "finished"])
     # Tool names a call may use; empty = the tools the transcript declares (metadata["tools"]), or
     # any name when it declares none.
     known_tools: list[str] = field(default_factory=list)
@@ -96,9 +117,12 @@ class SFTConfig:
     min_tokens: int = 16  # trained tokens per sample; fewer teach little and cost a pack slot
     summary_max_tokens: int = 1024  # content tokens of a continuation's summary turn
     summary_prefix: str = "Summary of the work so far:\n"
+    reasoning: ReasoningMode = "masked"
     template: ChatTemplate = field(default_factory=ChatTemplate)
 
     def validate(self, path: str) -> None:
+        require(self.reasoning in ("masked", "trained", "dropped"), join(path, "reasoning"),
+                f"{self.reasoning!r} is not a reasoning mode", "use masked, trained or dropped")
         require(self.min_turns >= 1, join(path, "min_turns"), "must be at least 1")
         require(self.max_turns >= self.min_turns, join(path, "max_turns"), "is below min_turns")
         require(self.min_tokens >= 0, join(path, "min_tokens"), "must not be negative")
@@ -115,6 +139,7 @@ class SFTSample:
     loss_mask: np.ndarray
     turns: tuple[int, int]
     is_continuation: bool
+    summary: str = ""  # what opens a continuation: "real" (a model-written compaction summary) or "templated"
 
 
 # --- outcome and cleaning -------------------------------------------------------------------------
@@ -149,7 +174,7 @@ def clean_turns(
     kept, reasons = [], Counter()
     dropped_ids, after_dropped_turn = set(), False
     for message in messages:
-        if message["role"] == "assistant":
+        if is_model_turn(message):
             reason = malformed_call_reason(message, known)
             after_dropped_turn = reason is not None
             if reason:
@@ -170,15 +195,21 @@ def clean_turns(
 def malformed_call_reason(message: dict[str, Any], known_tools: set[str]) -> str | None:
     """Why the first bad tool call of an assistant turn is bad; None when all are well formed.
 
-    The reader keeps arguments that are not a JSON object verbatim as a string, so a string here
-    means the model emitted something no tool could parse. ``known_tools`` empty accepts any name.
+    A function call's arguments must be a JSON object (the reader keeps the model's exact text, so
+    anything else is what the model emitted and no tool could parse); a free-text call (Codex
+    ``apply_patch``) takes any text. ``known_tools`` empty accepts any name.
     """
     for call in message["tool_calls"]:
         if known_tools and call["name"] not in known_tools:
             return "malformed_tool_call_unknown_tool"
-        if not isinstance(call["arguments"], dict):
+        if call.get("kind", "function") == "function" and arguments_object(call) is None:
             return "malformed_tool_call_arguments"
     return None
+
+
+def arguments_object(call: dict[str, Any]) -> dict[str, Any] | None:
+    """A call's arguments as an object (None when they are not one, or the call is free text)."""
+    return call["arguments"] if isinstance(call["arguments"], dict) else parsed_arguments(call)
 
 
 # --- rendering and tokenizing ---------------------------------------------------------------------
@@ -186,34 +217,111 @@ def malformed_call_reason(message: dict[str, Any], known_tools: set[str]) -> str
 
 def render_segments(messages: Sequence[dict[str, Any]], config: SFTConfig) -> list[Segment]:
     """Every message's segments, in order; joined, they are the rendered transcript."""
-    return [segment for message in messages for segment in render_turn(message, config.template)]
+    return [segment for message in messages for segment in render_turn(message, config.template, config.reasoning)]
 
 
 def tokenize_segments(segments: Sequence[Segment], tokenizer: Tokenizer) -> tuple[np.ndarray, np.ndarray]:
-    """``(ids int32 [T], loss mask uint8 [T])``, each segment encoded on its own so every token
-    belongs to exactly one segment. Template segments are encoded with special tokens as single
-    ids, content with them as plain text; no post-processor tokens (BOS/EOS) are added."""
-    ids, mask, _ = _tokenize(segments, tokenizer)
-    return ids, mask
+    """``(ids int32 [T], loss mask uint8 [T])`` of one turn's segments, tokenized as the text a tokenizer
+    would see at inference (see ``_tokenize_turns``); no post-processor tokens (BOS/EOS) are added."""
+    return _tokenize_turns([segments], tokenizer)[0]
 
 
 def tokenize_turns(
     messages: Sequence[dict[str, Any]], tokenizer: Tokenizer, config: SFTConfig
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """``(ids, mask)`` per message, from one batched encode of the whole transcript."""
-    per_message = [render_turn(message, config.template) for message in messages]
-    ids, mask, lengths = _tokenize([s for segments in per_message for s in segments], tokenizer)
-    segment_ends = np.cumsum([0, *lengths])
-    bounds = segment_ends[np.cumsum([0, *map(len, per_message)])]
-    return [(ids[a:b], mask[a:b]) for a, b in itertools.pairwise(bounds)]
+    return _tokenize_turns([render_turn(m, config.template, config.reasoning) for m in messages], tokenizer)
 
 
-def _tokenize(segments: Sequence[Segment], tokenizer: Tokenizer) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    encoded = _encode_each(tokenizer, [s.text for s in segments], [s.markup for s in segments])
-    lengths = [len(ids) for ids in encoded]
-    ids = np.fromiter((i for part in encoded for i in part), dtype=np.int32, count=sum(lengths))
-    mask = np.repeat(np.array([s.trainable for s in segments], dtype=np.uint8), lengths)
-    return ids, mask, lengths
+class _Chunk(NamedTuple):
+    """Text between special tokens, tokenized in one piece; ``spans`` are the ``(end char, trainable)``
+    of the segments it joins, in order."""
+
+    text: str
+    spans: list[tuple[int, bool]]
+
+
+def _tokenize_turns(turns: Sequence[Sequence[Segment]], tokenizer: Tokenizer) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each turn as one text: the template's special tokens (``<|im_start|>``, ``<|im_end|>``) as
+    their single ids, and the text between them tokenized in one piece with special tokens read as
+    plain text (so content that merely mentions ``<|im_end|>`` cannot forge a boundary). One piece,
+    not one encode per segment: encoded apart, ``<tool_call>`` and ``{"name"`` split where a
+    tokenizer joins them (``>{"``), and the model would train on tokenizations it never sees at
+    inference. A token is trained when the segment its first character belongs to is."""
+    specials = tuple(sorted((t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special),
+                            key=len, reverse=True))
+    pieces = [_pieces(segments, specials) for segments in turns]
+    chunks = [piece for turn in pieces for piece in turn if isinstance(piece, _Chunk)]
+    encoded = iter(_encode_plain(tokenizer, [chunk.text for chunk in chunks]))
+    results = []
+    for turn in pieces:
+        ids: list[np.ndarray] = []
+        mask: list[np.ndarray] = []
+        for piece in turn:
+            if isinstance(piece, _Chunk):
+                encoding = next(encoded)
+                ends, trainable = zip(*piece.spans)
+                starts = np.fromiter((start for start, _ in encoding.offsets), dtype=np.int64,
+                                     count=len(encoding.offsets))
+                # The segment holding each token's first character: the first whose end is past it.
+                owner = np.minimum(np.searchsorted(np.asarray(ends), starts, side="right"), len(ends) - 1)
+                ids.append(np.asarray(encoding.ids, dtype=np.int32))
+                mask.append(np.asarray(trainable, dtype=np.uint8)[owner])
+            else:
+                ids.append(np.array([tokenizer.token_to_id(piece[0])], dtype=np.int32))
+                mask.append(np.array([piece[1]], dtype=np.uint8))
+        results.append((np.concatenate(ids) if ids else np.zeros(0, np.int32),
+                        np.concatenate(mask) if mask else np.zeros(0, np.uint8)))
+    return results
+
+
+def _pieces(segments: Sequence[Segment], specials: tuple[str, ...]) -> list:
+    """A turn's segments as chunks of plain text and ``(special token, trainable)`` pairs, in order.
+    Special tokens are only looked for in template text (``markup``); content never holds one."""
+    pieces: list = []
+    text, spans = "", []
+    for segment in segments:
+        for part, special in _split_specials(segment.text, specials) if segment.markup else ((segment.text, False),):
+            if special:
+                if text:
+                    pieces.append(_Chunk(text, spans))
+                text, spans = "", []
+                pieces.append((part, segment.trainable))
+            elif part:
+                text += part
+                spans.append((len(text), segment.trainable))
+    if text:
+        pieces.append(_Chunk(text, spans))
+    return pieces
+
+
+@functools.lru_cache(maxsize=1024)
+def _split_specials(text: str, specials: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
+    """Template ``text`` as ``(part, is a special token)`` pairs (a template has few distinct texts)."""
+    parts: list[tuple[str, bool]] = []
+    position = 0
+    while position < len(text):
+        found = min(((text.find(token, position), token) for token in specials if token in text[position:]),
+                    default=None)
+        if found is None:
+            parts.append((text[position:], False))
+            break
+        start, token = found
+        parts += [(text[position:start], False), (token, True)]
+        position = start + len(token)
+    return tuple(part for part in parts if part[0])
+
+
+def _encode_plain(tokenizer: Tokenizer, texts: Sequence[str]) -> list:
+    """Encodings (ids and character offsets) of ``texts`` with special tokens read as plain text."""
+    saved = tokenizer.encode_special_tokens
+    try:
+        tokenizer.encode_special_tokens = True  # "<|im_end|>" in content is text, not a turn end
+        if len(texts) == 1:  # a batch call costs ~0.5 ms of thread-pool overhead
+            return [tokenizer.encode(texts[0], add_special_tokens=False)]
+        return tokenizer.encode_batch(list(texts), add_special_tokens=False) if texts else []
+    finally:
+        tokenizer.encode_special_tokens = saved  # the tokenizer is shared with other stages
 
 
 def _encode_each(tokenizer: Tokenizer, texts: Sequence[str], markup: Sequence[bool]) -> list[list[int]]:
@@ -261,7 +369,8 @@ def extractive_summary(messages: Sequence[dict[str, Any]], *, since: int = 0) ->
 
 
 def _task(messages: Sequence[dict[str, Any]]) -> str:
-    first_user = next((m["content"] for m in messages if m["role"] == "user" and m["content"].strip()), "")
+    first_user = next((m["content"] for m in messages if m["role"] == "user" and not m.get("observation")
+                       and m["content"].strip()), "")
     return _one_line(first_user, TASK_CHARS)
 
 
@@ -271,8 +380,8 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def _actions(message: dict[str, Any], open_file: str) -> list[tuple[str, list[str], str]]:
-    """``(command, files edited, open file after it)`` for each action of an assistant turn."""
-    if message["role"] != "assistant":
+    """``(command, files edited, open file after it)`` for each action of a model turn."""
+    if not is_model_turn(message):
         return []
     if not message["tool_calls"]:  # mini-swe-agent: one fenced bash block in the text
         return [(cmd, _shell_edits(cmd), open_file) for cmd in FENCED_COMMAND.findall(message["content"])]
@@ -285,15 +394,24 @@ def _actions(message: dict[str, Any], open_file: str) -> list[tuple[str, list[st
 
 
 def _tool_action(call: dict[str, Any], open_file: str) -> tuple[str, list[str], str]:
-    name, args = call["name"], call["arguments"] if isinstance(call["arguments"], dict) else {}
+    name, args = call["name"], arguments_object(call) or {}
+    if call.get("kind", "function") != "function":  # free text: a Codex apply_patch names its files
+        return name, PATCH_FILES.findall(str(call["arguments"])), open_file
     path = next((args[key] for key in PATH_ARGUMENTS if isinstance(args.get(key), str)), "")
-    command = args.get("command") if isinstance(args.get("command"), str) else args.get("cmd")
+    command = shell_command(args.get("command") if args.get("command") is not None else args.get("cmd"))
     if isinstance(command, str) and (name in SHELL_TOOLS or not path):
         return command, _shell_edits(command), open_file
     editor_write = args.get("command") in EDITOR_WRITE_COMMANDS
     edited = (path or open_file) if (EDIT_TOOL_NAME.search(name) or editor_write) else ""
     shown = " ".join(str(v) for v in args.values() if isinstance(v, str | int | float))
     return f"{name} {shown}".strip(), [edited] if edited else [], path if name == "open" and path else open_file
+
+
+def shell_command(value: Any) -> str | None:
+    """A command as a string; Codex's shell tool sends argv (``["bash", "-lc", "pytest -q"]``)."""
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        return value[-1] if len(value) == 3 and value[1] in ("-c", "-lc") else " ".join(value)
+    return value if isinstance(value, str) else None
 
 
 def _shell_edits(command: str) -> list[str]:
@@ -306,20 +424,20 @@ def _shell_edits(command: str) -> list[str]:
     return [path for path in dict.fromkeys(found) if path != "/dev/null" and ("." in path or "/" in path)]
 
 
-def continuation_summary(messages: Sequence[dict[str, Any]], split: int, summary_turns: Sequence[int]) -> str:
-    """The summary opening a sample that resumes at ``messages[split]``.
+def continuation_summary(messages: Sequence[dict[str, Any]], split: int,
+                         compaction: Compaction | None) -> tuple[str, str]:
+    """``(summary, origin)`` for a sample that resumes at ``messages[split]``.
 
-    The transcript's own summary wins when it was written before ``split`` (the latest such),
-    followed by the extractive summary of the turns between it and ``split``. A summary written
-    later describes turns the sample has not reached; training on it would teach the model to
-    state outcomes it has not seen, so then the extractive summary is used instead.
+    A real compaction before ``split`` that left the model's own summary wins (origin ``real``),
+    followed by the extractive summary of the turns between it and ``split``; otherwise the
+    extractive summary of everything before ``split`` (origin ``templated``). Only compactions
+    before ``split`` are used: a later summary describes turns the sample has not reached, and
+    training on it would teach the model to state outcomes it has not seen.
     """
-    own = [i for i in summary_turns if i < split]
-    if not own:
-        return extractive_summary(messages[:split])
-    latest = max(own)
-    since = extractive_summary(messages[:split], since=latest + 1)
-    return "\n".join(part for part in (messages[latest]["content"].strip(), since) if part)
+    if compaction is None or not compaction.summary or compaction.resume > split:
+        return extractive_summary(messages[:split]), "templated"
+    since = extractive_summary(messages[:split], since=compaction.resume)
+    return "\n".join(part for part in (compaction.summary, since) if part), "real"
 
 
 def fit_to_tokens(text: str, tokenizer: Tokenizer, max_tokens: int) -> str:
@@ -348,6 +466,15 @@ def _count(tokenizer: Tokenizer, text: str) -> int:
 # --- samples --------------------------------------------------------------------------------------
 
 
+class Compaction(NamedTuple):
+    """A real compaction in the cleaned messages: the turns from ``resume`` on were written after it,
+    with ``summary`` (the model's own, "" when the file kept none) as their context."""
+
+    at: int  # where the pre-compaction turns end
+    resume: int  # where the post-compaction turns start (past the injected summary turn, if any)
+    summary: str
+
+
 def sft_samples(
     doc: Document, tokenizer: Tokenizer, sequence_length: int, config: SFTConfig
 ) -> tuple[list[SFTSample], Counter[str]]:
@@ -355,10 +482,13 @@ def sft_samples(
     (with counts) for everything dropped on the way: the whole transcript (outcome, turn counts),
     assistant turns with malformed tool calls, or a sample.
 
-    A trajectory is split only between *rounds* (an assistant turn and the results answering it),
-    so a tool call and its result stay together. The first sample starts at the first message;
+    A trajectory is split only between *rounds* (a model turn and the results answering it), so a
+    tool call and its result stay together, and always at a real compaction (the model never saw
+    the turns before it and after it together). The first sample starts at the first message;
     every later one starts with the system prompt and the task (masked), then an assistant summary
-    turn of what came before (trained; see ``continuation_summary``), then the next rounds.
+    turn of what came before (trained): at a compaction, the model-written summary it left (origin
+    ``real``); elsewhere the latest real summary plus what happened since, or the extractive one
+    (``templated``; see ``continuation_summary``); then the next rounds.
     A round that does not fit even a fresh continuation ends the trajectory there
     (``round_exceeds_sequence_length``; the samples before it are kept): cutting an assistant turn
     would teach stopping mid-action, and cutting an observation would train reasoning about text
@@ -369,20 +499,32 @@ def sft_samples(
     if reason:
         return [], Counter([reason])
     raw = doc.metadata.get("messages") or []
-    # summary_turns index the reader's messages; clean_turns keeps the same dicts, so follow them by identity.
-    flagged = {id(raw[i]) for i in doc.metadata.get("summary_turns", []) if i < len(raw)}
     messages, reasons = clean_turns(raw, config, doc.metadata.get("tools") or ())
     reason = turns_drop_reason(messages, config)
     if reason:
         return [], reasons + Counter([reason])
-    summary_turns = [i for i, message in enumerate(messages) if id(message) in flagged]
+    compactions = cleaned_compactions(raw, messages, doc.metadata.get("compactions") or [])
     builder = _SampleBuilder(messages, tokenize_turns(messages, tokenizer, config), tokenizer, sequence_length,
-                             config, summary_turns)
+                             config, compactions)
     samples, cut = builder.build()
     reasons += Counter(["round_exceeds_sequence_length"] * cut)
     kept = [s for s in samples if int(s.loss_mask.sum()) >= config.min_tokens]
     reasons += Counter(["sample_too_few_trained_tokens"] * (len(samples) - len(kept)))
     return kept, reasons
+
+
+def cleaned_compactions(raw: Sequence[dict[str, Any]], messages: Sequence[dict[str, Any]],
+                        records: Sequence[dict[str, Any]]) -> list[Compaction]:
+    """The reader's compaction records (indices into ``raw``) as positions in the cleaned ``messages``
+    (``clean_turns`` keeps the reader's own dicts, so positions follow by identity)."""
+    position = {id(m): i for i, m in enumerate(raw)}
+    kept_raw = [position[id(m)] for m in messages]
+    result = []
+    for record in sorted(records, key=lambda r: r["at"]):
+        at = bisect.bisect_left(kept_raw, record["at"])
+        injected = record.get("summary_message") and at < len(messages) and kept_raw[at] == record["at"]
+        result.append(Compaction(at, at + 1 if injected else at, compaction_summary(list(raw), record)))
+    return result
 
 
 def turns_drop_reason(messages: Sequence[dict[str, Any]], config: SFTConfig) -> str | None:
@@ -391,79 +533,116 @@ def turns_drop_reason(messages: Sequence[dict[str, Any]], config: SFTConfig) -> 
         return "too_few_turns"
     if len(messages) > config.max_turns:
         return "too_many_turns"
-    if not any(m["role"] == "assistant" for m in messages):
+    if not any(is_model_turn(m) for m in messages):
         return "no_assistant_turns"
     return None
 
 
-def rounds(messages: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
-    """``[start, end)`` of each round: an assistant turn and the messages up to the next one."""
-    starts = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
-    return list(zip(starts, [*starts[1:], len(messages)]))
+def rounds(messages: Sequence[dict[str, Any]], start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """``[start, end)`` of each round in ``messages[start:end]``: a model turn and the messages up to the next."""
+    end = len(messages) if end is None else end
+    starts = [i for i in range(start, end) if is_model_turn(messages[i])]
+    return list(zip(starts, [*starts[1:], end]))
 
 
 def preamble_indices(messages: Sequence[dict[str, Any]]) -> list[int]:
-    """The messages every continuation repeats: the system messages before the first assistant turn
-    and the task (the first user message)."""
-    head = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
+    """The messages every continuation repeats: the system messages before the first model turn and
+    the task (the first user message a person wrote, else the first user message)."""
+    head = next(i for i, m in enumerate(messages) if is_model_turn(m))
     system = [i for i in range(head) if messages[i]["role"] == "system"]
-    task = next((i for i in range(head) if messages[i]["role"] == "user"), None)
+    users = [i for i in range(head) if messages[i]["role"] == "user"]
+    task = next((i for i in users if not messages[i].get("observation")), users[0] if users else None)
     return sorted(system + ([task] if task is not None else []))
 
 
 class _SampleBuilder:
     """Greedy split of one tokenized trajectory into samples (the algorithm of ``sft_samples``)."""
 
-    def __init__(self, messages, turns, tokenizer, sequence_length, config, summary_turns):
+    def __init__(self, messages, turns, tokenizer, sequence_length, config, compactions):
         self.messages, self.turns, self.tokenizer = messages, turns, tokenizer
-        self.limit, self.config, self.summary_turns = sequence_length, config, summary_turns
+        self.limit, self.config, self.compactions = sequence_length, config, compactions
 
     def build(self) -> tuple[list[SFTSample], int]:
-        """``(samples, 1 if the trajectory was cut short else 0)``."""
-        plan = rounds(self.messages)
-        head = plan[0][0]
-        parts, start, continuation, samples = [self.turns[i] for i in range(head)], 0, False, []
-        for begin, end in plan:
-            size = sum(len(self.turns[i][0]) for i in range(begin, end))
-            if _length(parts) + size > self.limit:
-                if begin == head and not continuation:  # only the first prompt so far, and still no room
-                    return samples, 1
-                samples.append(_sample(parts, (start, begin), continuation))
-                parts, start, continuation = self._continuation(begin, self.limit - size), begin, True
-                if parts is None:
-                    return samples, 1
-            parts += [self.turns[i] for i in range(begin, end)]
-        samples.append(_sample(parts, (start, len(self.messages)), continuation))
+        """``(samples, 1 if the trajectory was cut short else 0)``: the part before the first
+        compaction, then each part after one, opened by a continuation with its summary."""
+        samples: list[SFTSample] = []
+        ends = [c.at for c in self.compactions] + [len(self.messages)]
+        starts = [0] + [c.resume for c in self.compactions]
+        for part, (start, end) in enumerate(zip(starts, ends)):
+            compaction = self.compactions[part - 1] if part else None
+            if not rounds(self.messages, start, end):
+                continue  # nothing the model wrote in this part (it compacted again right away)
+            if self._build_part(start, end, compaction, samples):
+                return samples, 1
         return samples, 0
 
-    def _continuation(self, split: int, room: int) -> list[tuple[np.ndarray, np.ndarray]] | None:
-        """System prompt + task (masked) + the trained summary turn, for a sample resuming at
-        ``split``, in at most ``room`` tokens; None when no summary of MIN_SUMMARY_TOKENS fits.
+    def _build_part(self, start: int, end: int, compaction: Compaction | None, samples: list[SFTSample]) -> bool:
+        """Samples of ``messages[start:end]`` appended to ``samples``; True when a round did not fit."""
+        plan = rounds(self.messages, start, end)
+        head = plan[0][0]
+        opening = [self.turns[i] for i in range(start, head)]
+        size = _length(opening) + sum(len(self.turns[i][0]) for i in range(*plan[0]))
+        if compaction is None:
+            parts, origin = opening, ""
+        else:
+            opened = self._continuation(start, self.limit - size, compaction)
+            if opened is None:
+                return True
+            parts, origin = opened[0] + opening, opened[1]
+        first = start
+        for begin, stop in plan:
+            size = sum(len(self.turns[i][0]) for i in range(begin, stop))
+            if _length(parts) + size > self.limit:
+                if begin == head:  # only the opening so far, and still no room
+                    return True
+                samples.append(_sample(parts, (first, begin), origin))
+                opened = self._continuation(begin, self.limit - size, self._latest_real(begin))
+                if opened is None:
+                    return True
+                (parts, origin), first = opened, begin
+            parts += [self.turns[i] for i in range(begin, stop)]
+        samples.append(_sample(parts, (first, end), origin))
+        return False
+
+    def _latest_real(self, split: int) -> Compaction | None:
+        """The latest compaction before ``split`` that left a summary: a continuation inside its part
+        builds on it."""
+        return next((c for c in reversed(self.compactions) if c.resume <= split and c.summary), None)
+
+    def _continuation(self, split: int, room: int, compaction: Compaction | None):
+        """``(system prompt + task (masked) + the trained summary turn, origin)`` for a sample resuming
+        at ``split``, in at most ``room`` tokens; None when no summary of MIN_SUMMARY_TOKENS fits.
         The summary gets ``summary_max_tokens`` or whatever room the next round leaves, if less."""
         preamble = [self.turns[i] for i in preamble_indices(self.messages)]
-        text = continuation_summary(self.messages, split, self.summary_turns)
+        text, origin = continuation_summary(self.messages, split, compaction)
         budget = self.config.summary_max_tokens
         while budget >= min(MIN_SUMMARY_TOKENS, self.config.summary_max_tokens):
             summary = self._summary_turn(fit_to_tokens(text, self.tokenizer, budget))
             overflow = _length(preamble) + len(summary[0]) - room
             if overflow <= 0:
-                return [*preamble, summary]
+                return [*preamble, summary], origin
             budget = min(budget, int(summary[1].sum())) - overflow  # content + turn_end tokens
         return None
 
     def _summary_turn(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        summary = {"role": "assistant", "content": self.config.summary_prefix + text, "tool_calls": [],
-                   "tool_call_id": "", "name": ""}
-        return tokenize_segments(render_turn(summary, self.config.template), self.tokenizer)
+        summary = {"role": "assistant", "content": self.config.summary_prefix + text, "reasoning": "",
+                   "tool_calls": [], "tool_call_id": "", "name": "", "observation": False}
+        return tokenize_segments(render_turn(summary, self.config.template, self.config.reasoning), self.tokenizer)
+
+
+def summary_origins(samples: Iterable[SFTSample]) -> dict[str, int]:
+    """How many continuations open with a ``real`` (model-written) or a ``templated`` summary."""
+    counts = Counter(sample.summary for sample in samples if sample.summary)
+    return {"real": counts["real"], "templated": counts["templated"]}
 
 
 def _length(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> int:
     return sum(len(ids) for ids, _ in parts)
 
 
-def _sample(parts: Sequence[tuple[np.ndarray, np.ndarray]], turns: tuple[int, int], continuation: bool) -> SFTSample:
-    return SFTSample(tokens=np.concatenate([ids for ids, _ in parts]),
-                     loss_mask=np.concatenate([mask for _, mask in parts]), turns=turns, is_continuation=continuation)
+def _sample(parts: Sequence[tuple[np.ndarray, np.ndarray]], turns: tuple[int, int], summary: str) -> SFTSample:
+    return SFTSample(tokens=np.concatenate([ids for ids, _ in parts]), loss_mask=np.concatenate(
+        [mask for _, mask in parts]), turns=turns, is_continuation=bool(summary), summary=summary)
 
 
 # --- shards ---------------------------------------------------------------------------------------

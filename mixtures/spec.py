@@ -20,6 +20,7 @@ from dedup.config import DedupConfig
 from filters.config import FiltersConfig
 from mixtures.repository import RepositoryDocumentConfig
 from mixtures.sft import SFTConfig
+from mixtures.tokenizer import resolve_tokenizer_path
 
 STAGE_NAMES = ("short", "long", "sft")
 
@@ -53,7 +54,9 @@ class StageConfig:
 
 @dataclass(slots=True, kw_only=True)
 class TokenizerConfig:
-    """A tokenizer.json path, or how to train a byte-level BPE on the crawl when none is given."""
+    """A tokenizer (a tokenizer.json, a Hugging Face tokenizer directory, or a tiktoken file with its
+    tokenizer_config.json beside it: see ``mixtures.tokenizer``), or how to train a byte-level BPE on
+    the crawl when none is given. A directory resolves to the file in it that holds the vocabulary."""
 
     path: str | None = None
     vocab_size: int = 32_000
@@ -65,8 +68,13 @@ class TokenizerConfig:
         if self.path is not None:
             self.path = expand_env(self.path, join(path, "path"))
             if "://" not in self.path:
+                try:
+                    self.path = resolve_tokenizer_path(self.path)
+                except FileNotFoundError as error:
+                    raise ConfigError(join(path, "path"), str(error)) from error
                 require(os.path.isfile(self.path), join(path, "path"), f"no tokenizer file at {self.path}",
-                        "give a tokenizer.json path, or remove 'path' to train one with the build")
+                        "give a tokenizer.json, a Hugging Face tokenizer directory or a tiktoken file, "
+                        "or remove 'path' to train one with the build")
         require(256 < self.vocab_size <= 2**31 - 1, join(path, "vocab_size"), "must be above 256 (the byte alphabet)")
         require(self.train_sample_documents > 0, join(path, "train_sample_documents"), "must be positive")
 
@@ -157,7 +165,7 @@ def describe_plan(spec: MixtureSpec) -> str:
     """The resolved plan printed before any work, so a user sees what will happen."""
     lines = [f"mixture {spec.name!r}", "sources:"]
     for s in spec.sources:
-        extra = f" ref={s.ref}" if s.type == "git" else ""
+        extra = f" ref={s.ref}" if s.type == "git" else (f" format={s.format}" if s.format else "")
         lines.append(f"  {s.name:<16} {s.type:<12} kind={s.kind}{extra} license={s.license or '-'} paths={len(s.paths)}")
         lines += [f"      {p}" for p in s.paths[:5]] + ([f"      ... {len(s.paths) - 5} more"] if len(s.paths) > 5 else [])
     lines.append("stages:")

@@ -9,16 +9,58 @@ The special tokens are added tokens: ``encode`` matches them in the text before 
 a ChatML marker in a rendered transcript becomes exactly one id. They are flagged *special*
 (as GPT-2 and Qwen do), which means ``decode`` drops them unless given
 ``skip_special_tokens=False``; pass that whenever the decoded text must equal the input.
+
+A base model's tokenizer comes in one of three forms, all loaded by ``load_tokenizer`` into the same
+``tokenizers.Tokenizer`` (so the Beam stages, SFT shaping and training never see the difference):
+
+* a Hugging Face ``tokenizer.json`` file;
+* a Hugging Face tokenizer directory (its ``tokenizer.json``, or its tiktoken file when it ships
+  none, as Kimi K2's does);
+* a tiktoken BPE file (one ``base64(token bytes) rank`` line per token, tiktoken's own format and
+  Kimi's ``tiktoken.model``). Special tokens come from the ``tokenizer_config.json`` beside it
+  (``added_tokens_decoder``: id -> content; ids the file leaves out between the ranks and the last
+  listed id are ``<|reserved_token_ID|>``, as Kimi's ``tokenization_kimi.py`` names them), and the
+  split regex from its ``pat_str`` (a preset name of ``SPLIT_PATTERNS`` or a regex), or Kimi's when
+  the config's ``auto_map`` names ``tokenization_kimi``.
+
+A tiktoken file becomes a byte-level BPE whose merges are every split of a token into two tokens,
+ranked by the merged token's rank, and which looks a whole pre-token up before merging
+(``ignore_merges``): exactly tiktoken's ``_byte_pair_merge``, which merges the adjacent pair whose
+concatenation has the lowest rank. The ids equal ``tiktoken``'s (checked in the tests on real code).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+import os
+import re
 from collections.abc import Iterable
+from pathlib import Path
 
 import smart_open
-from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 SPECIAL_TOKENS = ("<|endoftext|>", "<|pad|>", "<|im_start|>", "<|im_end|>")
+TIKTOKEN_SUFFIXES = (".tiktoken", "tiktoken.model")
+TOKENIZER_CONFIG = "tokenizer_config.json"
+# Kimi K2's split (tokenization_kimi.py): Han runs apart, case-aware words without Han, digits in threes.
+_KIMI_UPPER = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]"
+_KIMI_LOWER = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]"
+_KIMI_PREFIX, _CONTRACTION = r"[^\r\n\p{L}\p{N}]?", r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+# Split regexes of tiktoken encodings, by name (a tokenizer_config.json's ``pat_str`` may name one).
+SPLIT_PATTERNS = {
+    # GPT-2 / r50k_base: what ``pre_tokenizers.ByteLevel(use_regex=True)`` splits with.
+    "gpt2": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    "cl100k_base": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""",
+    "kimi": "|".join([
+        r"[\p{Han}]+",
+        _KIMI_PREFIX + _KIMI_UPPER + "*" + _KIMI_LOWER + "+" + _CONTRACTION,
+        _KIMI_PREFIX + _KIMI_UPPER + "+" + _KIMI_LOWER + "*" + _CONTRACTION,
+        r"\p{N}{1,3}", r" ?[^\s\p{L}\p{N}]+[\r\n]*", r"\s*[\r\n]+", r"\s+(?!\S)", r"\s+",
+    ]),
+}
 
 
 def train_bpe(texts: Iterable[str], vocab_size: int, special_tokens: Iterable[str] = SPECIAL_TOKENS) -> Tokenizer:
@@ -52,19 +94,147 @@ def save_tokenizer(tokenizer: Tokenizer, path: str) -> None:
 
 
 def load_tokenizer(path: str) -> Tokenizer:
-    """Read a ``tokenizer.json`` from a local path or URL; errors name the path and the fix."""
+    """A tokenizer from a ``tokenizer.json`` (local path or URL), a Hugging Face tokenizer directory or a
+    tiktoken BPE file (see the module docstring); errors name the path and the fix."""
+    path = resolve_tokenizer_path(path)
     try:
         with smart_open.open(path, "r", encoding="utf-8") as stream:
             text = stream.read()
     except OSError as error:
         raise FileNotFoundError(
-            f"cannot read tokenizer {path}: {error}. Fix: give the path of a tokenizer.json, "
-            "or train one with mixtures.tokenizer.train_bpe"
+            f"cannot read tokenizer {path}: {error}. Fix: give the path of a tokenizer.json, a Hugging Face "
+            "tokenizer directory or a tiktoken file, or train one with mixtures.tokenizer.train_bpe"
         ) from error
+    if is_tiktoken_text(text):
+        return tiktoken_tokenizer(path, text)
     try:
         return Tokenizer.from_str(text)
     except Exception as error:  # tokenizers raises a bare Exception on malformed JSON
         raise ValueError(f"{path} is not a Hugging Face tokenizers tokenizer.json: {error}") from error
+
+
+def resolve_tokenizer_path(path: str) -> str:
+    """The file a tokenizer path names: itself, or in a directory its ``tokenizer.json``, else its
+    tiktoken file (``tiktoken.model``, ``*.tiktoken``). A directory with neither is an error."""
+    if "://" in path or not os.path.isdir(path):
+        return path
+    directory = Path(path)
+    if (directory / "tokenizer.json").is_file():
+        return str(directory / "tokenizer.json")
+    found = sorted(p for p in directory.iterdir() if p.is_file() and p.name.endswith(TIKTOKEN_SUFFIXES))
+    if not found:
+        raise FileNotFoundError(f"tokenizer directory {path} holds no tokenizer.json and no tiktoken file "
+                                "(tiktoken.model, *.tiktoken). Fix: point at the base model's tokenizer files")
+    return str(found[0])
+
+
+def is_tiktoken_text(text: str) -> bool:
+    """tiktoken's format: ``base64 rank`` per line (a tokenizer.json starts with ``{``)."""
+    first = text.lstrip()[:200].split("\n", 1)[0]
+    return bool(re.fullmatch(r"[A-Za-z0-9+/]+=*\s+\d+", first.strip()))
+
+
+def read_tiktoken_ranks(text: str, path: str) -> dict[bytes, int]:
+    """``{token bytes: rank}`` of a tiktoken file; ranks must be 0..n-1, each once (they are the ids)."""
+    ranks = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            raise ValueError(f"{path}:{number} is not a tiktoken line 'base64 rank': {line[:80]!r}")
+        ranks[base64.b64decode(parts[0])] = int(parts[1])
+    if sorted(ranks.values()) != list(range(len(ranks))):
+        raise ValueError(f"{path}: tiktoken ranks are not 0..{len(ranks) - 1}, each once (duplicate tokens or gaps)")
+    return ranks
+
+
+def tiktoken_sidecar(path: str, num_ranks: int) -> tuple[str, dict[str, int]]:
+    """(split regex, {special token: id}) of a tiktoken file, from the tokenizer_config.json beside it."""
+    config_path = os.path.join(os.path.dirname(path) or ".", TOKENIZER_CONFIG)
+    config = json.loads(Path(config_path).read_text(encoding="utf-8")) if os.path.isfile(config_path) else {}
+    listed = {int(i): entry["content"] for i, entry in config.get("added_tokens_decoder", {}).items()}
+    if any(i < num_ranks for i in listed):
+        raise ValueError(f"{config_path}: special token ids must follow the {num_ranks} ranks of {path}, "
+                         f"got {min(listed)}")
+    last = max(listed, default=num_ranks - 1)
+    specials = {listed.get(i, f"<|reserved_token_{i}|>"): i for i in range(num_ranks, last + 1)}
+    pattern = config.get("pat_str")
+    if pattern is None and "tokenization_kimi" in json.dumps(config.get("auto_map", {})):
+        pattern = "kimi"
+    if pattern is None:
+        raise ValueError(f"{path}: no split regex for this tiktoken file. Fix: add \"pat_str\" to {config_path} "
+                         f"(one of {', '.join(SPLIT_PATTERNS)}, or the encoding's regex)")
+    return SPLIT_PATTERNS.get(pattern, pattern), specials
+
+
+def tiktoken_tokenizer(path: str, text: str) -> Tokenizer:
+    """The tiktoken file at ``path`` (already read as ``text``) as a ``tokenizers.Tokenizer`` with tiktoken's ids."""
+    ranks = read_tiktoken_ranks(text, path)
+    pattern, specials = tiktoken_sidecar(path, len(ranks))
+    return tokenizer_from_ranks(ranks, pattern, specials)
+
+
+def byte_symbols() -> list[str]:
+    """GPT-2's reversible byte -> printable character table (what ``pre_tokenizers.ByteLevel`` maps to):
+    printable Latin-1 bytes stand for themselves, the other 68 take the code points from 256 upward."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    table, extra = {b: chr(b) for b in printable}, 0
+    for b in range(256):
+        if b not in table:
+            table[b], extra = chr(256 + extra), extra + 1
+    return [table[b] for b in range(256)]
+
+
+def tokenizer_from_ranks(ranks: dict[bytes, int], pattern: str, specials: dict[str, int]) -> Tokenizer:
+    """A byte-level BPE tokenizing exactly as ``tiktoken.Encoding(pat_str=pattern, mergeable_ranks=ranks,
+    special_tokens=specials)``: ids are the ranks, special tokens keep their ids."""
+    symbols = byte_symbols()
+
+    def as_symbols(token: bytes) -> str:
+        return "".join(symbols[b] for b in token)
+
+    vocab = {as_symbols(token): rank for token, rank in ranks.items()}
+    merges = []
+    for token, rank in ranks.items():  # every split into two tokens, in the merged token's rank order
+        merges += [(rank, as_symbols(token[:i]), as_symbols(token[i:]))
+                   for i in range(1, len(token)) if token[:i] in ranks and token[i:] in ranks]
+    merges.sort(key=lambda merge: merge[0])
+    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=[(left, right) for _, left, right in merges],
+                                     ignore_merges=True))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pattern), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tokenizer.decoder = decoders.ByteLevel()
+    ordered = sorted(specials.items(), key=lambda item: item[1])
+    if [i for _, i in ordered] != list(range(len(ranks), len(ranks) + len(ordered))):
+        raise ValueError(f"special token ids must be {len(ranks)}.. without gaps, got {[i for _, i in ordered][:8]}...")
+    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token, _ in ordered])
+    return tokenizer
+
+
+def tokenizer_fingerprint(tokenizer: Tokenizer) -> str:
+    """What decides the ids, hashed: vocabulary, merges, added tokens, normalizer, pre-tokenizer and
+    post-processor (not padding/truncation), so the same tokenizer gives the same fingerprint whatever
+    file it came from (a tiktoken file and the tokenizer.json a build wrote from it)."""
+    data = json.loads(tokenizer.to_str())
+    data = {key: value for key, value in data.items() if key not in ("truncation", "padding", "version")}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def pick_pad_token(tokenizer: Tokenizer, eod_token: str) -> str:
+    """A special token to pad with that is not the EOD (megatron masks the loss where labels equal the
+    pad id, so it must never be a real target): ``<|pad|>``, else a special token named like a pad
+    (``[PAD]``, ``<|fim_pad|>``), else the highest reserved special token."""
+    specials = [t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special and t.content != eod_token]
+    if "<|pad|>" in specials:
+        return "<|pad|>"
+    named = [t for t in specials if "pad" in t.lower()]
+    reserved = [t for t in specials if "reserved" in t.lower()]
+    if named or reserved:
+        return (named or reserved)[-1]
+    raise ValueError(f"the tokenizer has no special token to pad with besides {eod_token!r}. Fix: use a tokenizer "
+                     "with a <|pad|> (or any pad/reserved) special token")
 
 
 def token_id(tokenizer: Tokenizer, token: str) -> int:

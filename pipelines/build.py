@@ -15,7 +15,6 @@ out of a blend (``pipelines.health``), ends with a health summary, draws its pro
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import heapq
 import logging
 from collections.abc import Callable, Iterable
@@ -27,6 +26,7 @@ from apache_beam.io.filesystems import FileSystems
 import codemix
 from mixtures.spec import MixtureSpec
 from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from pipelines import fingerprints, ledger
 from pipelines.crawl import Crawl
 from pipelines.dedup.repos import run_repo_dedup
@@ -197,11 +197,12 @@ def publish_tokenizer(layout: BuildLayout) -> None:
 
 
 def tokenizer_fingerprint(spec: MixtureSpec) -> str:
-    """A given tokenizer file is part of the tokenizer stage's identity: a new file means new shards."""
+    """A given tokenizer is part of the tokenizer stage's identity: what decides its ids (vocabulary,
+    merges, special tokens, pre-tokenizer), however it is stored. A tiktoken file's special tokens and
+    split pattern live in the tokenizer_config.json beside it, so hashing the file alone would miss an edit there."""
     if not spec.tokenizer.path:
         return ""
-    with FileSystems.open(spec.tokenizer.path) as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
+    return ids_fingerprint(load_tokenizer(spec.tokenizer.path))
 
 
 def input_facts(spec: MixtureSpec) -> dict:

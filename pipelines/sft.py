@@ -15,7 +15,7 @@ import apache_beam as beam
 
 from codemix.document import Document, packed_document, unpacked_document
 from mixtures.indexed_dataset import dtype_for_vocab
-from mixtures.sft import SFTConfig, sft_samples, write_sft_shard
+from mixtures.sft import SFTConfig, sft_samples, summary_origins, write_sft_shard
 from mixtures.tokenizer import load_tokenizer
 from pipelines.shards import shard_count, shard_of, shard_prefix
 from pipelines.spill import grouping
@@ -66,7 +66,8 @@ class WriteSFTShard(beam.DoFn):
             prefix = shard_prefix(self._out_dir, SFT, source, index, shards)
             written, tokens = write_sft_shard(prefix, samples, self._dtype)
             yield {"stage": SFT, "source": source, "shard": index, "shards": shards, "prefix": prefix,
-                   "documents": written, "tokens": tokens, "text_bytes": text_bytes}
+                   "documents": written, "tokens": tokens, "text_bytes": text_bytes,
+                   "summaries": summary_origins(samples)}
 
 
 class ShapeSFT(beam.PTransform):

@@ -1,6 +1,7 @@
 """`mix stats DIR`: a build's funnel per source, and what it dropped, redacted (with up to three sample
-contexts per type, the secret itself shown only as its placeholder) and which benchmark items the
-removed documents matched.
+contexts per type, the secret itself shown only as its placeholder), which benchmark items the
+removed documents matched, and the recorded outcomes of the agent transcripts it read, per source and
+format.
 
 Everything is recounted from the files the stages wrote, so the numbers can be trusted even for a
 build whose manifest was lost, that was rerun from a later stage, or that has not finished yet.
@@ -37,6 +38,32 @@ def pair_counts(pattern: str, first: str, second: str, weight: str | None = None
     return counts
 
 
+OUTCOME_FACTS = ("submitted", "tests_passed", "resolved")
+
+
+def transcript_outcomes(pattern: str) -> dict[str, dict[str, dict]]:
+    """``{source: {format: {"transcripts": n, "exit_status": {value: n}, fact: {"true"|"false"|"unknown": n}}}}``
+    for every transcript the crawl kept, one row group at a time (a transcript's metadata holds its messages)."""
+    outcomes: dict[str, dict[str, dict]] = {}
+    for path in ledger.matched_files(pattern):
+        with FileSystems.open(path) as handle:
+            for batch in pq.ParquetFile(handle).iter_batches(batch_size=64, columns=["source", "kind", "metadata"]):
+                for source, kind, metadata in zip(*(batch.column(i).to_pylist() for i in range(3))):
+                    if kind == "transcript":
+                        count_outcome(outcomes.setdefault(source, {}), json.loads(metadata or "{}"))
+    return outcomes
+
+
+def count_outcome(per_format: dict[str, dict], metadata: dict) -> None:
+    entry = per_format.setdefault(metadata.get("format") or "unknown", {
+        "transcripts": 0, "exit_status": collections.Counter(), **{f: collections.Counter() for f in OUTCOME_FACTS}})
+    entry["transcripts"] += 1
+    entry["exit_status"][metadata.get("exit_status") or "unknown"] += 1
+    for fact in OUTCOME_FACTS:
+        value = metadata.get(fact)
+        entry[fact]["unknown" if value is None else str(bool(value)).lower()] += 1
+
+
 def require_build(layout: BuildLayout) -> None:
     """``NotABuild`` unless ``layout.out`` holds a build's work (finished or not)."""
     if not FileSystems.exists(layout.out):
@@ -61,8 +88,9 @@ def build_stats(out_dir: str) -> dict:
     read = read_counts(layout)
     samples = redaction_samples(layout)
     hits = ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet")
+    outcomes = transcript_outcomes(layout.docs("crawl"))
     sources = sorted({s for s, _ in dropped} | {s for s, _ in redactions} | set(quarantined) | set(kept)
-                     | set(duplicates) | set(read))
+                     | set(duplicates) | set(read) | set(outcomes))
     return {source: {
         "read": read.get(source, 0),
         "kept": kept.get(source, 0),
@@ -78,6 +106,10 @@ def build_stats(out_dir: str) -> dict:
               "matched_tokens": row.get("matched_tokens", 0), "lines": [row.get("start_line", 0), row.get("end_line", 0)]}
              for row in hits if row["source"] == source),
             key=lambda row: (row["location"], row["benchmark"], row["item_id"])),
+        **({"transcript_outcomes": {fmt: {k: (dict(sorted(v.items())) if isinstance(v, collections.Counter) else v)
+                                          for k, v in entry.items()}
+                                    for fmt, entry in sorted(outcomes[source].items())}}
+           if source in outcomes else {}),
     } for source in sources}
 
 
@@ -153,7 +185,8 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
             blocks.append(f"{title}\n" + format_table(
                 ["source", column, "records", "% of read"], rows,
                 total=["total", "", sum(r[2] for r in rows), percent(sum(r[2] for r in rows), total_read(stats))]))
-    blocks += [block for block in (redaction_contexts(stats), contaminated_documents(stats)) if block]
+    blocks += [block for block in (redaction_contexts(stats), contaminated_documents(stats),
+                                   outcomes_table(stats)) if block]
     if samples:
         blocks.append(format_samples(samples))
     return "\n\n".join(blocks)
@@ -164,6 +197,17 @@ def redaction_contexts(stats: dict) -> str:
     lines = [f"  {source} {kind}: e.g. {context}" for source, info in stats.items()
              for kind, contexts in info["redaction_samples"].items() for context in contexts]
     return "redaction contexts\n" + "\n".join(lines) if lines else ""
+
+
+def outcomes_table(stats: dict) -> str:
+    """Transcripts per source and format, with their recorded exit status and outcome facts."""
+    rows = [[source, fmt, entry["transcripts"],
+             *(" ".join(f"{value}:{n}" for value, n in entry[fact].items()) for fact in ("exit_status", *OUTCOME_FACTS))]
+            for source, info in stats.items() for fmt, entry in info.get("transcript_outcomes", {}).items()]
+    if not rows:
+        return ""
+    return "transcript outcomes\n" + format_table(["source", "format", "transcripts", "exit_status", *OUTCOME_FACTS],
+                                                   rows, total=["total", "", sum(r[2] for r in rows), "", "", "", ""])
 
 
 def contaminated_documents(stats: dict) -> str:

@@ -9,7 +9,10 @@
     checkpoint.py megatron-core distributed checkpoints with optimizer, step, RNG and data position
     run.py        one stage's run: set-up, resume, loop, checkpoints;  train.py: its thin CLI
     evaluate.py   bits per byte on held-out code per checkpoint
-    handoff.py    the RL bundle: Qwen3-MoE safetensors + config, checkpoint, lineage, eval
+    handoff.py    the RL bundle: the Hugging Face class with the trained structure, tokenizer + chat template,
+                  checkpoint, lineage, eval
+    hf_convert.py Hugging Face <-> megatron-core configs and tensor names (Qwen3-MoE, Qwen2-MoE, DeepSeek-V3)
+    hf_import.py  a Hugging Face base checkpoint -> the starting checkpoint of continued pretraining
     fp8.py        FP8 recipes emulated on CPU: quantise-dequantise where Transformer Engine quantises
     te_probe.py   whether Transformer Engine is usable, decided before megatron-core is imported
 """

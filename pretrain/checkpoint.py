@@ -142,12 +142,14 @@ def write_checkpoints_in_process() -> None:
 
 
 def save_checkpoint(run_dir: str | Path, model, optimizer, train_state: dict[str, Any], *, cuda: bool) -> Path:
-    """Write checkpoint ``step_<train_state['step']>`` of ``model`` (the bare GPTModel) and ``optimizer``."""
+    """Write checkpoint ``step_<train_state['step']>`` of ``model`` (the bare GPTModel) and ``optimizer``
+    (None: weights only, e.g. an imported base, which ``--init-from`` reads the same way)."""
     path = checkpoint_path(run_dir, train_state["step"])
     path.mkdir(parents=True, exist_ok=True)
     model_sharded = model.sharded_state_dict()
-    state = {"model": model_sharded, "optimizer": optimizer_sharded_state_dict(optimizer, model_sharded, is_loading=False),
-             "train_state": train_state, "rng_state": _rng_object(rng_state(cuda))}
+    state = {"model": model_sharded, "train_state": train_state, "rng_state": _rng_object(rng_state(cuda))}
+    if optimizer is not None:
+        state["optimizer"] = optimizer_sharded_state_dict(optimizer, model_sharded, is_loading=False)
     if not cuda:
         write_checkpoints_in_process()
     dist_checkpointing.save(state, str(path))

@@ -17,6 +17,7 @@ YAML before validation, so an override is checked exactly like the file. Every c
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,10 +35,21 @@ class MoEConfig:
     """Mixture-of-experts feed-forward layers (megatron-core ``moe_*`` fields).
 
     Routing is softmax over the top-k logits (megatron's default, i.e. Qwen3-MoE's ``norm_topk_prob``);
-    the router runs in fp32 (``router_dtype``) because with many experts bf16 logits tie and flip
-    between steps. The auxiliary load-balancing loss is GShard/Switch's, ``aux_loss_coeff`` 1e-2 as
-    megatron recommends. The shared expert (DeepSeekMoE, Qwen2-MoE) sees every token; its optional
-    sigmoid gate is Qwen2-MoE's ``shared_expert_gate``.
+    ``pre_softmax`` takes the softmax over all experts first and keeps the top-k probabilities
+    unnormalised (Qwen's ``norm_topk_prob: false``). ``score_function: sigmoid`` is DeepSeek-V3's:
+    sigmoid scores, top-k normalised to sum to one, times ``routed_scaling_factor`` (Kimi K2: 2.827),
+    optionally limited to the best ``group_topk`` of ``num_groups`` expert groups (node-limited routing).
+    The router runs in fp32 (``router_dtype``) because with many experts bf16 logits tie and flip
+    between steps.
+
+    Balancing: the auxiliary loss is GShard/Switch's (``aux_loss``, ``aux_loss_coeff`` 1e-2 as
+    megatron recommends), or per sequence (``seq_aux_loss``, DeepSeek-V3's complementary loss, coeff
+    1e-4). ``expert_bias`` is DeepSeek-V3's auxiliary-loss-free balancing (Wang et al. 2024): a
+    per-expert bias added to the sigmoid scores for choosing experts only (never to the weights), moved
+    after every optimizer step by ``expert_bias_update_rate`` towards the under-loaded experts
+    (``bias += rate * sign(mean load - load)``; DeepSeek-V3 used 1e-3). It is the checkpoint's
+    ``e_score_correction_bias``. The shared expert (DeepSeekMoE, Qwen2-MoE) sees every token; its
+    optional sigmoid gate is Qwen2-MoE's ``shared_expert_gate``.
     """
 
     num_experts: int
@@ -51,6 +63,12 @@ class MoEConfig:
     z_loss_coeff: float = 0.0
     router_dtype: Literal["fp32", "fp64"] = "fp32"
     score_function: Literal["softmax", "sigmoid"] = "softmax"
+    pre_softmax: bool = False  # softmax over all experts, then top-k (unnormalised); Qwen norm_topk_prob: false
+    expert_bias: bool = False  # aux-loss-free balancing bias (sigmoid routing); HF e_score_correction_bias
+    expert_bias_update_rate: float = 1e-3
+    routed_scaling_factor: float | None = None  # multiplies the routed experts' weights (DeepSeek-V3 2.5, Kimi 2.827)
+    num_groups: int | None = None  # group-limited routing: experts in this many groups...
+    group_topk: int | None = None  # ...of which each token may use this many
     enable_routing_replay: bool = False  # record routing for RL to replay (megatron ``moe_enable_routing_replay``)
 
     def validate(self, path: str) -> None:
@@ -63,6 +81,18 @@ class MoEConfig:
         require(not self.shared_expert_gate or self.shared_expert_intermediate_size > 0,
                 join(path, "shared_expert_gate"), "needs a shared expert", "set shared_expert_intermediate_size")
         require(self.first_dense_layers >= 0, join(path, "first_dense_layers"), "must not be negative")
+        require(not self.expert_bias or self.score_function == "sigmoid", join(path, "expert_bias"),
+                "needs score_function: sigmoid (the bias is added to sigmoid scores)", "set score_function: sigmoid")
+        require(self.expert_bias_update_rate >= 0, join(path, "expert_bias_update_rate"), "must not be negative")
+        require(self.routed_scaling_factor is None or self.routed_scaling_factor > 0, join(path, "routed_scaling_factor"),
+                "must be positive or null")
+        require((self.num_groups is None) == (self.group_topk is None), join(path, "group_topk"),
+                "set both num_groups and group_topk, or neither")
+        if self.num_groups is not None:
+            require(self.num_groups >= 1 and self.num_experts % self.num_groups == 0, join(path, "num_groups"),
+                    f"must divide num_experts ({self.num_experts})")
+            require(1 <= self.group_topk <= self.num_groups and self.router_topk % self.group_topk == 0,
+                    join(path, "group_topk"), f"must be at most num_groups and divide router_topk ({self.router_topk})")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -99,6 +129,11 @@ class RopeConfig:
     long_scaling: Literal["yarn", "linear", "none"] = "yarn"
     yarn_beta_fast: float = 32.0
     yarn_beta_slow: float = 1.0
+    yarn_mscale: float = 1.0
+    yarn_mscale_all_dim: float | None = None  # None: 1.0 with MLA (DeepSeek-V3's), 0.0 otherwise
+    # An imported base already trained with YaRN (Kimi K2: factor 64 over 4096): every stage keeps
+    # the factor max_context / original_context, not only the long stage.
+    base_extended: bool = False
 
     def validate(self, path: str) -> None:
         require(self.base > 0, join(path, "base"), "must be positive")
@@ -122,6 +157,10 @@ class ModelConfig:
     vocab_size: int  # for planning and parameter counts; training uses the tokenizer's, padded
     max_context: int  # the longest sequence the recipe is meant to reach (the long stage)
     qk_layernorm: bool = True  # Qwen3's per-head RMSNorm on queries and keys (MLA: the latent norms)
+    qkv_bias: bool = False  # biases on the query/key/value projections (Qwen2-MoE)
+    # The embedding and output layer have exactly vocab_size rows (an imported checkpoint's), instead of
+    # the tokenizer's vocabulary padded to a multiple of 128.
+    fixed_vocab: bool = False
     norm_epsilon: float = 1e-6
     init_std: float = 0.02
     moe: MoEConfig
@@ -229,6 +268,7 @@ class Recipe:
 
     name: str
     model: ModelConfig
+    init_from_hf: str | None = None  # the Hugging Face checkpoint directory ``model`` was derived from
     parallel: ParallelConfig = field(default_factory=ParallelConfig)
     precision: PrecisionConfig = field(default_factory=PrecisionConfig)
     train: dict[str, StageTrainConfig] = field(default_factory=dict)
@@ -261,12 +301,58 @@ def recipe_path(name_or_path: str) -> Path:
     return path
 
 
-def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Recipe:
-    """Load, override (``a.b=value``, value parsed as YAML) and validate a recipe."""
+def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), *, init_from_hf: str | None = None,
+                parent_model: dict[str, Any] | None = None) -> Recipe:
+    """Load, override (``a.b=value``, value parsed as YAML) and validate a recipe.
+
+    The model is typed once: a recipe with ``init_from_hf: DIR`` (or ``init_from_hf`` given here, the
+    ``--init-from-hf`` flag) takes its architecture from ``DIR/config.json``; a recipe without a
+    ``model`` section takes the one of the checkpoint it starts from (``parent_model``, from that
+    run's run.json). Either way the recipe may only change training fields of that model
+    (``pretrain.hf_convert.TRAINING_FIELDS``: context length, balancing loss, ...).
+    """
     path = recipe_path(name_or_path)
     data = yaml.safe_load(path.read_text())
     data.setdefault("name", path.stem if name_or_path.endswith((".yaml", ".yml")) else name_or_path)
-    return recipe_from_dict(apply_overrides(data, overrides))
+    if init_from_hf:
+        data["init_from_hf"] = init_from_hf
+    source, derived = model_source(data, parent_model)
+    if derived is not None:
+        from pretrain.hf_convert import check_same_architecture
+
+        check_same_architecture(derived, data.get("model") or {}, source)
+        data["model"] = merge(derived, data.get("model") or {})
+    data = apply_overrides(data, overrides)
+    if derived is not None:
+        check_same_architecture(derived, data["model"], source)
+    return recipe_from_dict(data)
+
+
+def model_source(data: dict[str, Any], parent_model: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+    """(where the architecture comes from, its ModelConfig dict) when the recipe does not type it itself."""
+    if data.get("init_from_hf"):
+        from pretrain.hf_convert import model_from_hf
+
+        directory = str(data["init_from_hf"])
+        config_path = Path(directory) / "config.json"
+        if not config_path.is_file():
+            raise ConfigError("init_from_hf", f"{config_path} does not exist",
+                              "give a Hugging Face checkpoint directory (config.json + *.safetensors)")
+        return f"{config_path}", model_from_hf(json.loads(config_path.read_text()))
+    if parent_model is not None:
+        return "the checkpoint this run starts from", parent_model
+    if "model" not in data:
+        raise ConfigError("model", "the recipe has no model section",
+                          "add one, or start from a base (--init-from-hf DIR) or a checkpoint (--init-from CKPT)")
+    return "", None
+
+
+def merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``update``'s leaves set over it (nested mappings merged, not replaced)."""
+    out = copy.deepcopy(base)
+    for key, value in update.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def recipe_from_dict(data: dict[str, Any]) -> Recipe:

@@ -25,7 +25,9 @@ from megatron.core.datasets.utils import get_blend_from_list
 from megatron.core.tokenizers import MegatronTokenizerBase
 from tokenizers import Tokenizer
 
-from mixtures.tokenizer import load_tokenizer, token_id
+from mixtures.tokenizer import load_tokenizer, pick_pad_token, token_id
+
+DEFAULT_EOD = "<|endoftext|>"
 
 
 class HFTokenizerForMegatron(MegatronTokenizerBase):
@@ -38,17 +40,25 @@ class HFTokenizerForMegatron(MegatronTokenizerBase):
     """
 
     def __init__(
-        self, tokenizer: Tokenizer, path: str = "", eod_token: str = "<|endoftext|>", pad_token: str = "<|pad|>"
+        self, tokenizer: Tokenizer, path: str = "", eod_token: str = DEFAULT_EOD, pad_token: str | None = None
     ) -> None:
         super().__init__(path, {})
         self._tokenizer = tokenizer
+        self.eod_token = eod_token
+        self.pad_token = pad_token or pick_pad_token(tokenizer, eod_token)
         self._eod = token_id(tokenizer, eod_token)
-        self._pad = token_id(tokenizer, pad_token)
+        self._pad = token_id(tokenizer, self.pad_token)
 
     @classmethod
-    def from_file(cls, path: str, **tokens: str) -> HFTokenizerForMegatron:
-        """Load ``tokenizer.json`` from a path or URL (see ``mixtures.tokenizer.load_tokenizer``)."""
-        return cls(load_tokenizer(path), path=path, **tokens)
+    def from_file(cls, path: str, **tokens: str | None) -> HFTokenizerForMegatron:
+        """Load a tokenizer from a path or URL (see ``mixtures.tokenizer.load_tokenizer``); ``eod_token``
+        (the build's, manifest.json ``tokenizer.eod_token``) and ``pad_token`` (default: chosen by
+        ``mixtures.tokenizer.pick_pad_token``) may be given."""
+        return cls(load_tokenizer(path), path=path, **{k: v for k, v in tokens.items() if v is not None})
+
+    @property
+    def hf_tokenizer(self) -> Tokenizer:
+        return self._tokenizer
 
     def tokenize(self, text: str) -> list[int]:
         return self._tokenizer.encode(text).ids
@@ -102,6 +112,7 @@ def build_gpt_dataset(
     seed: int = 1234,
     *,
     create_attention_mask: bool = False,
+    eod_token: str = DEFAULT_EOD,
 ) -> torch.utils.data.Dataset:
     """The megatron-core train dataset of ``num_samples`` samples over a ``--data-path`` blend.
 
@@ -119,7 +130,7 @@ def build_gpt_dataset(
         # All documents go to train: validation/test shards are separate prefixes in codemix.
         split="100,0,0",
         path_to_cache=cache_dir,
-        tokenizer=HFTokenizerForMegatron.from_file(tokenizer_path),
+        tokenizer=HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token),
         reset_position_ids=False,
         reset_attention_mask=False,
         eod_mask_loss=False,

@@ -136,9 +136,7 @@ def evaluate_run(run_dir: str | Path, eval_sets: dict[str, list[str]], *, step: 
     length = sequence_length or run["sequence_length"]
     runtime = initialize(recipe.parallel, seed=0)
     try:
-        from pretrain.data import HFTokenizerForMegatron
-
-        tokenizer = HFTokenizerForMegatron.from_file(str(Path(run["data"]["build_dir"]) / "tokenizer.json"))
+        tokenizer = run_tokenizer(run)
         model = build_model(recipe, vocab_size=tokenizer.vocab_size, sequence_length=length,
                             position=PositionSetup(**run["position"]), cpu=not runtime.cuda)
         rows = []
@@ -152,6 +150,15 @@ def evaluate_run(run_dir: str | Path, eval_sets: dict[str, list[str]], *, step: 
         return rows
     finally:
         shutdown(runtime)
+
+
+def run_tokenizer(run: dict[str, Any]):
+    """The tokenizer a run trained with (its build's; an imported base's own), with its EOD and pad tokens."""
+    from pretrain.data import HFTokenizerForMegatron
+
+    recorded = run.get("tokenizer") or {}
+    path = recorded.get("path") or str(Path(run["data"]["build_dir"]) / "tokenizer.json")
+    return HFTokenizerForMegatron.from_file(path, eod_token=recorded.get("eod_token"), pad_token=recorded.get("pad_token"))
 
 
 def eval_row(run_id: str, state: dict[str, Any], eval_set: str, result: EvalResult) -> dict[str, Any]:

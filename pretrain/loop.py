@@ -146,7 +146,21 @@ def cpu_step(model, optimizer, batches: list[dict[str, torch.Tensor]], train: St
         p.grad.div_(max(tokens, 1))  # finalize_model_grads' 1/num_tokens
     grad_norm = float(torch.nn.utils.clip_grad_norm_(params, train.clip_grad)) if train.clip_grad > 0 else 0.0
     optimizer.step()
+    update_expert_bias(model)
     return loss_sum, tokens, grad_norm
+
+
+def update_expert_bias(model) -> None:
+    """The aux-loss-free expert-bias step after a global batch, as megatron's ``finalize_model_grads``
+    does it on GPU (its own function): each router's bias moves by ``moe_router_bias_update_rate``
+    towards the experts that got fewer tokens than the mean, and the token counts restart."""
+    config = model.config
+    if not config.moe_router_enable_expert_bias:
+        return
+    from megatron.core.distributed.finalize_model_grads import _update_router_expert_bias, reset_model_temporary_tensors
+
+    _update_router_expert_bias([model], config)
+    reset_model_temporary_tensors(config, [model])
 
 
 def context_parallel_slice(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

@@ -1,9 +1,11 @@
 """The model definition: a recipe's ``ModelConfig`` as a megatron-core ``GPTModel`` with MoE layers.
 
-Architecture (Qwen3-MoE's, which is what ``pretrain.handoff`` exports): pre-norm RMSNorm blocks,
-grouped-query attention with per-head q/k RMSNorm and RoPE (or DeepSeek's multi-latent attention),
-MoE feed-forward layers of SwiGLU experts with an fp32 top-k router and an auxiliary
-load-balancing loss, an optional shared expert, untied input/output embeddings, no biases.
+Architecture: pre-norm RMSNorm blocks; grouped-query attention with RoPE, optional per-head q/k
+RMSNorm (Qwen3) and q/k/v biases (Qwen2), or DeepSeek's multi-latent attention; MoE feed-forward
+layers of SwiGLU experts with an fp32 router (softmax top-k, or DeepSeek-V3's sigmoid routing with
+an aux-loss-free expert bias, group limits and a routed scaling factor), an auxiliary or
+per-sequence balancing loss, an optional (gated) shared expert; untied input/output embeddings.
+``pretrain.hf_convert`` maps each shape to the Hugging Face class that computes the same thing.
 
 Nothing here knows about devices or parallel groups beyond what ``transformer_config`` is told:
 ``pretrain.parallel`` decides CPU vs GPU and hands over the overrides.
@@ -28,7 +30,7 @@ from megatron.core.transformer.transformer_config import MLATransformerConfig, T
 
 from codemix.config import ConfigError
 from pretrain.configs import Recipe
-from pretrain.parallel import CPU_CONFIG_OVERRIDES, HAVE_TE
+from pretrain.parallel import CPU_CONFIG_OVERRIDES, HAVE_TE, cpu_block_spec
 
 VOCAB_MULTIPLE = 128  # Megatron-LM's make_vocab_size_divisible_by: output GEMMs on tensor-core-friendly shapes
 
@@ -68,7 +70,7 @@ def position_setup(recipe: Recipe, stage: str, *, extended: bool = False) -> Pos
     extended with YaRN keeps its YaRN frequencies for SFT and RL, as Qwen and DeepSeek do."""
     rope = recipe.model.rope
     factor = rope.scaling_factor(recipe.model.max_context)
-    if not (stage == "long" or extended) or factor == 1.0 or rope.long_scaling == "none":
+    if not (stage == "long" or extended or rope.base_extended) or factor == 1.0 or rope.long_scaling == "none":
         return PositionSetup()
     if rope.long_scaling == "linear":
         return PositionSetup(kind="rope", factor=factor, linear=True)
@@ -81,6 +83,18 @@ def padded_vocab_size(vocab_size: int, tensor_parallel: int = 1) -> int:
     return math.ceil(vocab_size / multiple) * multiple
 
 
+def embedding_rows(recipe: Recipe, tokenizer_vocab_size: int) -> int:
+    """Rows of the embedding and output layer: an imported checkpoint's own (``fixed_vocab``), which must
+    hold every id of the tokenizer, else the tokenizer's vocabulary padded (``padded_vocab_size``)."""
+    model = recipe.model
+    if not model.fixed_vocab:
+        return padded_vocab_size(tokenizer_vocab_size, recipe.parallel.tensor)
+    if tokenizer_vocab_size > model.vocab_size:
+        raise ConfigError("model.vocab_size", f"the checkpoint has {model.vocab_size} embedding rows, fewer than the "
+                          f"tokenizer's {tokenizer_vocab_size} ids", "tokenize with the base model's own tokenizer")
+    return model.vocab_size
+
+
 def config_kwargs(recipe: Recipe) -> dict[str, Any]:
     """TransformerConfig fields of the recipe's architecture, parallelism and precision (GPU defaults)."""
     model, moe, parallel, precision = recipe.model, recipe.model.moe, recipe.parallel, recipe.precision
@@ -88,8 +102,8 @@ def config_kwargs(recipe: Recipe) -> dict[str, Any]:
     kwargs = {
         "num_layers": model.num_layers, "hidden_size": model.hidden_size, "num_attention_heads": model.num_attention_heads,
         "ffn_hidden_size": model.ffn_hidden_size, "normalization": "RMSNorm", "layernorm_epsilon": model.norm_epsilon,
-        "gated_linear_unit": True, "activation_func": F.silu, "add_bias_linear": False, "add_qkv_bias": False,
-        "qk_layernorm": model.qk_layernorm, "hidden_dropout": 0.0, "attention_dropout": 0.0, "init_method_std": model.init_std,
+        "gated_linear_unit": True, "activation_func": F.silu, "add_bias_linear": False,
+        "add_qkv_bias": model.qkv_bias, "qk_layernorm": model.qk_layernorm, "hidden_dropout": 0.0, "attention_dropout": 0.0, "init_method_std": model.init_std,
         # MoE
         "num_moe_experts": moe.num_experts, "moe_router_topk": moe.router_topk, "moe_ffn_hidden_size": moe.ffn_hidden_size,
         "moe_shared_expert_intermediate_size": moe.shared_expert_intermediate_size or None,
@@ -97,6 +111,10 @@ def config_kwargs(recipe: Recipe) -> dict[str, Any]:
         "moe_router_load_balancing_type": moe.load_balancing, "moe_aux_loss_coeff": moe.aux_loss_coeff,
         "moe_z_loss_coeff": moe.z_loss_coeff or None, "moe_router_dtype": moe.router_dtype,
         "moe_router_score_function": moe.score_function, "moe_enable_routing_replay": moe.enable_routing_replay,
+        "moe_router_pre_softmax": moe.pre_softmax, "moe_router_enable_expert_bias": moe.expert_bias,
+        "moe_router_bias_update_rate": moe.expert_bias_update_rate,
+        "moe_router_topk_scaling_factor": moe.routed_scaling_factor,
+        "moe_router_num_groups": moe.num_groups, "moe_router_group_topk": moe.group_topk,
         "moe_per_layer_logging": True, "moe_token_dispatcher_type": "alltoall",
         "moe_grouped_gemm": precision.grouped_gemm and HAVE_TE,
         # parallelism
@@ -121,7 +139,8 @@ def mla_kwargs(recipe: Recipe, position: PositionSetup) -> dict[str, Any]:
         "qk_pos_emb_head_dim": mla.qk_pos_emb_head_dim, "v_head_dim": mla.v_head_dim, "rotary_base": rope.base,
         "rope_type": "yarn" if position.kind == "yarn" else "rope", "rotary_scaling_factor": position.factor,
         "original_max_position_embeddings": rope.original_context, "beta_fast": rope.yarn_beta_fast,
-        "beta_slow": rope.yarn_beta_slow, "mscale": 1.0, "mscale_all_dim": 1.0}
+        "beta_slow": rope.yarn_beta_slow, "mscale": rope.yarn_mscale,
+        "mscale_all_dim": 1.0 if rope.yarn_mscale_all_dim is None else rope.yarn_mscale_all_dim}
 
 
 def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
@@ -139,29 +158,39 @@ def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
     kwargs.update(overrides or {})
     try:
         if recipe.model.mla is not None:
+            if position.linear:
+                raise ConfigError("model.rope.long_scaling", "multi-latent attention applies RoPE itself, with YaRN "
+                                  "or none; linear position interpolation would be ignored", "use yarn")
             return MLATransformerConfig(**kwargs, **mla_kwargs(recipe, position))
         rope = recipe.model.rope
         return YarnTransformerConfig(
             **kwargs, yarn_rotary_scaling_factor=position.factor if position.kind == "yarn" else 1.0,
             yarn_original_max_position_embeddings=rope.original_context, yarn_beta_fast=rope.yarn_beta_fast,
-            yarn_beta_slow=rope.yarn_beta_slow)
+            yarn_beta_slow=rope.yarn_beta_slow, yarn_mscale=rope.yarn_mscale,
+            yarn_mscale_all_dim=rope.yarn_mscale_all_dim or 0.0)
     except (AssertionError, ValueError) as error:
         raise ConfigError(f"model ({recipe.name})", f"megatron-core rejects this configuration: {error}") from error
 
 
 def build_model(recipe: Recipe, *, vocab_size: int, sequence_length: int, position: PositionSetup, cpu: bool) -> GPTModel:
-    """The ``GPTModel`` of ``recipe``: the same builder on CPU and GPU (``cpu`` picks the overrides and
-    the layer implementation: megatron's local modules, or Transformer Engine's when installed)."""
+    """The ``GPTModel`` of ``recipe`` for a tokenizer of ``vocab_size`` ids: the same builder on CPU and
+    GPU (``cpu`` picks the overrides and the layer implementation: megatron's local modules, or
+    Transformer Engine's when installed)."""
     if sequence_length > recipe.model.max_context:
         raise ConfigError("model.max_context", f"is {recipe.model.max_context}, below the sequence length {sequence_length}",
                           "raise model.max_context (it also sets the YaRN factor) or train shorter")
     overrides = dict(CPU_CONFIG_OVERRIDES) if cpu else {}
     config = transformer_config(recipe, position=position, overrides=overrides)
-    spec = get_gpt_decoder_block_spec(config, use_transformer_engine=HAVE_TE and not cpu, normalization="RMSNorm")
+    use_te = HAVE_TE and not cpu
+    spec = get_gpt_decoder_block_spec(config, use_transformer_engine=use_te, normalization="RMSNorm")
+    if not use_te:  # megatron's local modules, on CPU or on a GPU without Transformer Engine
+        spec = cpu_block_spec(spec)
     model = GPTModel(
         config=config, transformer_layer_spec=spec,
-        vocab_size=padded_vocab_size(vocab_size, recipe.parallel.tensor),
-        max_sequence_length=sequence_length, position_embedding_type=position.kind,
+        vocab_size=embedding_rows(recipe, vocab_size),
+        # MLA applies its own RoPE (plain or YaRN, from its config); GPTModel's must be plain "rope",
+        # which it then skips for MLA.
+        max_sequence_length=sequence_length, position_embedding_type="rope" if recipe.model.mla else position.kind,
         rotary_base=int(recipe.model.rope.base), share_embeddings_and_output_weights=False,
         seq_len_interpolation_factor=position.factor if position.linear else None)
     return model if cpu else model.cuda()

@@ -14,6 +14,7 @@ The model itself (``pretrain.model``) and the loss/data path (``pretrain.loop``)
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from typing import Any
 
 import torch
 from megatron.core import parallel_state
+from megatron.core.transformer.dot_product_attention import DotProductAttention
+from megatron.core.transformer.multi_latent_attention import MLASelfAttention
 
 from codemix.config import require
 from pretrain.configs import ParallelConfig, PrecisionConfig, StageTrainConfig
@@ -140,14 +143,45 @@ class CpuCompat:
             self.saved = {}
 
 
+def cpu_block_spec(spec):
+    """The decoder block spec with multi-latent attention runnable on megatron's local modules: MLA
+    builds its core attention with ``k_channels``/``v_channels`` (query/key and value head sizes
+    differ), which only Transformer Engine's attention accepts; the local ``DotProductAttention``
+    raises a TypeError. Other layers are returned as they are."""
+    layers = []
+    for layer in spec.layer_specs:
+        attention = layer.submodules.self_attention
+        if attention.module is MLASelfAttention and attention.submodules.core_attention is DotProductAttention:
+            attention = dataclasses.replace(attention, submodules=dataclasses.replace(
+                attention.submodules, core_attention=LatentDotProductAttention))
+            layer = dataclasses.replace(layer, submodules=dataclasses.replace(layer.submodules, self_attention=attention))
+        layers.append(layer)
+    return dataclasses.replace(spec, layer_specs=layers)
+
+
+class LatentDotProductAttention(DotProductAttention):
+    """megatron's local attention with value heads of ``v_channels`` (MLA's v_head_dim) instead of
+    ``kv_channels``; its forward already takes each head size from the tensors, and MLA passes its
+    own softmax scale, so only the output width changes."""
+
+    def __init__(self, *args, k_channels: int | None = None, v_channels: int | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if v_channels is not None:
+            self.hidden_size_per_partition = v_channels * self.num_attention_heads_per_partition
+
+
 def patch_missing_te_symbols() -> None:
     """Without Transformer Engine, 0.16.1's fp32 router GEMM reads an undefined ``te_general_gemm``
-    (NameError); None selects its plain-torch branch. Harmless with TE, so only set when absent."""
+    (NameError); None selects its plain-torch branch. Only set when TE is absent."""
     if not HAVE_TE:
+        from megatron.core.transformer import multi_latent_attention
         from megatron.core.transformer.moe import moe_utils
 
         if not hasattr(moe_utils, "te_general_gemm"):
             moe_utils.te_general_gemm = None
+        # MLA's import of megatron's TE extension succeeds without TE (placeholder classes), so it
+        # believes TE is there and calls isinstance() on a placeholder, a TypeError. It is not.
+        multi_latent_attention.HAVE_TE = False
 
 
 # --- process groups -------------------------------------------------------------------------------

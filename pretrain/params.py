@@ -7,7 +7,7 @@ weights, the router, the shared expert and ``router_topk`` of the routed experts
 H = hidden_size, E experts, k = router_topk, F = the expert FFN size, a SwiGLU MLP of width f has
 3·H·f weights (gate, up, down) and RMSNorms have H:
 
-    GQA attention   H·(n_h·d) + 2·H·(n_g·d) + (n_h·d)·H  [+ 2·d for the q/k RMSNorms]
+    GQA attention   H·(n_h·d) + 2·H·(n_g·d) + (n_h·d)·H  [+ 2·d for the q/k RMSNorms] [+ (n_h + 2·n_g)·d biases]
     MLA attention   H·r_q + r_q + r_q·n_h·(d_qk + d_rope)      (q down, norm, up; full-rank: H·n_h·(d_qk + d_rope))
                     + H·(r_kv + d_rope) + r_kv + r_kv·n_h·(d_qk + d_v)   (kv down with the shared RoPE key, norm, up)
                     + n_h·d_v·H                                  (output)
@@ -53,7 +53,8 @@ def gqa_attention(model: ModelConfig) -> int:
     h, d = model.hidden_size, model.kv_channels
     q, kv = model.num_attention_heads * d, model.query_groups * d
     norms = 2 * d if model.qk_layernorm else 0
-    return h * q + 2 * h * kv + q * h + norms
+    biases = q + 2 * kv if model.qkv_bias else 0
+    return h * q + 2 * h * kv + q * h + norms + biases
 
 
 def mla_attention(model: ModelConfig, mla: MLAConfig) -> int:

@@ -11,13 +11,20 @@ directory holds::
 
 A run resumes from its own ``latest`` checkpoint when restarted with the same ``--out``, or from
 ``resume_from``; ``init_from`` instead starts a new stage from another run's weights (fresh optimizer,
-step 0), e.g. ``long`` from ``short``'s last checkpoint.
+step 0), e.g. ``long`` from ``short``'s last checkpoint. A recipe with ``init_from_hf`` (the
+``--init-from-hf DIR`` flag) first imports that Hugging Face checkpoint into ``OUT/base`` (see
+``pretrain.hf_import``) and starts from it.
+
+Tokenizer: the shards must have been written with the tokenizer of the model being trained (the
+base's, or that of the run the checkpoint came from); a build tokenized otherwise is refused
+before any work, naming both tokenizers.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +32,11 @@ from typing import Any
 import torch
 
 from codemix.config import ConfigError
+from mixtures.tokenizer import load_tokenizer
 from pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from pretrain.configs import Recipe
 from pretrain.fp8 import EmulatedPrecision, emulate_precision
+from pretrain.hf_import import base_tokenizer, describe_tokenizer, import_base
 from pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
 from pretrain.metrics import ExpertLoadMonitor
 from pretrain.model import PositionSetup, build_model, padded_vocab_size, position_setup
@@ -54,6 +63,7 @@ class TrainOptions:
     init_from: str | None = None  # a checkpoint whose weights start this run
     resume_from: str | None = None  # a checkpoint to continue exactly (default: OUT/checkpoints/latest)
     peak_tflops: float | None = None  # per device; default from the GPU's name, none on CPU (MFU not logged)
+    tokenizer: str | None = None  # the model's tokenizer, when neither the base nor the parent run records one
 
 
 @dataclass(slots=True, kw_only=True)
@@ -75,6 +85,12 @@ def run(options: TrainOptions) -> TrainSummary:
     data = read_stage(options.data_dir, options.stage)
     train = options.recipe.stage(options.stage)
     sequence_length = options.sequence_length or train.sequence_length or data.sequence_length
+    check_sequence_length(options, data, sequence_length)
+    resuming = bool(options.resume_from or latest_checkpoint(options.out_dir))
+    importing = bool(options.recipe.init_from_hf) and not (resuming or options.init_from)
+    check_tokenizer(options, data, base=options.recipe.init_from_hf if importing else None)
+    if importing:
+        options.init_from = str(prepare_base(options))
     runtime = initialize(options.recipe.parallel, seed=train.seed, sequence_length=sequence_length,
                          precision=options.recipe.precision, force_cpu=emulate)
     try:
@@ -90,6 +106,59 @@ def run(options: TrainOptions) -> TrainSummary:
                             rows=rows)
     finally:
         shutdown(runtime)
+
+
+def check_sequence_length(options: TrainOptions, data: StageData, sequence_length: int) -> None:
+    """The stage's sequence length fits the model (refused with where the length came from)."""
+    if sequence_length <= options.recipe.model.max_context:
+        return
+    origin = ("--seq-length" if options.sequence_length else f"train.{options.stage}.sequence_length"
+              if options.recipe.stage(options.stage).sequence_length else f"the build's {options.stage} stage")
+    raise ConfigError("--seq-length", f"{origin} asks for {sequence_length} tokens, above the recipe's "
+                      f"model.max_context {options.recipe.model.max_context}",
+                      f"pass --seq-length {options.recipe.model.max_context} or less, or raise model.max_context")
+
+
+def prepare_base(options: TrainOptions) -> Path:
+    """Import ``recipe.init_from_hf`` into ``OUT/base`` once; its checkpoint starts the run."""
+    base = Path(options.out_dir) / "base"
+    existing = latest_checkpoint(base)
+    if existing is not None:
+        return existing
+    if torch.cuda.is_available() and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise ConfigError("--init-from-hf", "several ranks would import the base at once",
+                          f"import it first: python -m pretrain.hf_import {options.recipe.init_from_hf} --out {base}")
+    return import_base(options.recipe, base)
+
+
+def check_tokenizer(options: TrainOptions, data: StageData, *, base: str | None) -> None:
+    """Refuse a build whose shards were written with another tokenizer than the model's (``base``: the
+    Hugging Face directory about to be imported), before anything is imported or trained."""
+    built = describe_tokenizer(load_tokenizer(data.tokenizer_path), data.tokenizer_path)
+    model = model_tokenizer(options, base)
+    if model is None or model["fingerprint"] == built["fingerprint"]:
+        return
+    raise ConfigError("--data", f"the build {data.build_dir} was tokenized with {built['path']} ({built['vocab_size']} "
+                      f"ids, fingerprint {built['fingerprint']}), but the model's tokenizer is {model['path']} "
+                      f"({model['vocab_size']} ids, fingerprint {model['fingerprint']})",
+                      f"rebuild the mixture with tokenizer.path: {model['path']}")
+
+
+def model_tokenizer(options: TrainOptions, base: str | None) -> dict[str, Any] | None:
+    """The model's tokenizer: --tokenizer, else the base's, else what the starting checkpoint's run
+    recorded (an imported base records its own). None: a model trained from scratch, whose tokenizer
+    is the build's."""
+    if options.tokenizer:
+        return describe_tokenizer(load_tokenizer(options.tokenizer), options.tokenizer)
+    if base:
+        found = base_tokenizer(base)
+        if found is None:
+            raise ConfigError("--init-from-hf", f"{base} ships no tokenizer to check the build against",
+                              "pass --tokenizer PATH, the base model's tokenizer")
+        return found
+    start = options.init_from or options.resume_from
+    parent = Path(start).resolve().parent.parent / "run.json" if start else None
+    return json.loads(parent.read_text()).get("tokenizer") if parent is not None and parent.is_file() else None
 
 
 def run_position(options: TrainOptions) -> PositionSetup:
@@ -182,6 +251,13 @@ def lineage_parent(options: TrainOptions) -> str | None:
     return json.loads(parent.read_text()).get("init_from") if parent.is_file() else None
 
 
+def build_tokenizer_record(data: StageData) -> dict[str, Any]:
+    """The tokenizer the run trains with (the build's), as later stages and the hand-off read it."""
+    tokenizer = data.tokenizer()
+    return describe_tokenizer(tokenizer.hf_tokenizer, data.tokenizer_path) | {
+        "eod_token": tokenizer.eod_token, "pad_token": tokenizer.pad_token}
+
+
 def write_run_json(options: TrainOptions, data: StageData, run_id: str, sequence_length: int, position: PositionSetup,
                    runtime: Runtime) -> None:
     """Record what the run is (written once; a resumed run must be the same stage of the same build)."""
@@ -192,6 +268,7 @@ def write_run_json(options: TrainOptions, data: StageData, run_id: str, sequence
         "resumed_from": options.resume_from,
         "data": {"build_dir": str(Path(data.build_dir).resolve()), "spec_hash": data.spec_hash,
                  "spec_name": data.manifest.get("spec_name"), "data_path": data.data_path, "sources": data.sources},
+        "tokenizer": build_tokenizer_record(data),
         "device": "cuda" if runtime.cuda else "cpu", "world_size": runtime.world_size,
     }
     if path.is_file():

@@ -45,7 +45,7 @@ from megatron.core.datasets.megatron_dataset import MegatronDataset
 from megatron.core.datasets.utils import Split, get_blend_from_list
 
 from mixtures.sft import loss_mask_prefix
-from pretrain.data import HFTokenizerForMegatron, _SingleProcessBuilder
+from pretrain.data import DEFAULT_EOD, HFTokenizerForMegatron, _SingleProcessBuilder
 
 logger = logging.getLogger(__name__)
 
@@ -226,6 +226,7 @@ def build_sft_dataset(
     seed: int = 1234,
     *,
     create_attention_mask: bool = True,
+    eod_token: str = DEFAULT_EOD,
 ) -> torch.utils.data.Dataset:
     """The packed SFT train dataset of ``num_samples`` packs over a ``--data-path`` blend.
 
@@ -242,7 +243,7 @@ def build_sft_dataset(
         blend=get_blend_from_list([str(item) for item in items]),
         split="100,0,0",
         path_to_cache=cache_dir,
-        tokenizer=HFTokenizerForMegatron.from_file(tokenizer_path),
+        tokenizer=HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token),
         mmap_bin_files=True,
         create_attention_mask=create_attention_mask,
     )

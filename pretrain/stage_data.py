@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 from codemix.config import ConfigError, require
-from pretrain.data import HFTokenizerForMegatron, build_gpt_dataset
+from pretrain.data import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 SHARD_NAME = re.compile(r"^(?P<source>.+)-\d{5}-of-\d{5}$")
 
@@ -54,8 +54,13 @@ class StageData:
         """The source of each blend entry, in ``dataset_id`` order (from the shard file names)."""
         return [source_of_prefix(prefix) for prefix in self.prefixes]
 
+    @property
+    def eod_token(self) -> str:
+        """The token the build put after every document (manifest.json ``tokenizer.eod_token``)."""
+        return self.manifest.get("tokenizer", {}).get("eod_token") or DEFAULT_EOD
+
     def tokenizer(self) -> HFTokenizerForMegatron:
-        return HFTokenizerForMegatron.from_file(self.tokenizer_path)
+        return HFTokenizerForMegatron.from_file(self.tokenizer_path, eod_token=self.eod_token)
 
 
 def source_of_prefix(prefix: str) -> str:
@@ -107,8 +112,9 @@ def build_stage_dataset(data: StageData, *, sequence_length: int, num_samples: i
         from pretrain.sft_dataset import build_sft_dataset
 
         return build_sft_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,
-                                 create_attention_mask=attention_mask)
-    return build_gpt_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed)
+                                 create_attention_mask=attention_mask, eod_token=data.eod_token)
+    return build_gpt_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,
+                             eod_token=data.eod_token)
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)

@@ -3,6 +3,7 @@
     python -m pretrain.train --model tiny --stage short --data out/demo --steps 30 --out runs/tiny-short
     python -m pretrain.train --model tiny --stage long --data out/demo --steps 10 --out runs/tiny-long \\
         --init-from runs/tiny-short/checkpoints/step_0000030
+    python -m pretrain.train --model continued --init-from-hf BASE_DIR --stage short --data out/base-build ...
     torchrun --nproc-per-node 8 -m pretrain.train --model h100-1b --stage short ...   # GPUs
 
 ``main(argv)`` is the entry point ``mix train`` wraps. Everything else lives in ``pretrain.run``.
@@ -11,8 +12,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
+from pathlib import Path
 
 from codemix.config import ConfigError
 from pretrain.cli_args import train_parser
@@ -20,6 +23,14 @@ from pretrain.cli_args import train_parser
 
 def build_parser() -> argparse.ArgumentParser:
     return train_parser()
+
+
+def starting_model(checkpoint: str | None) -> dict | None:
+    """The architecture (ModelConfig dict) of the run ``checkpoint`` belongs to, from its run.json."""
+    record = Path(checkpoint).resolve().parent.parent / "run.json" if checkpoint else None
+    if record is None or not record.is_file():
+        return None
+    return json.loads(record.read_text())["recipe"]["model"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,8 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     try:
+        recipe = load_recipe(args.model, args.set, init_from_hf=args.init_from_hf,
+                             parent_model=starting_model(args.resume_from or args.init_from))
         options = TrainOptions(
-            recipe=load_recipe(args.model, args.set), stage=args.stage, data_dir=args.data, out_dir=args.out,
+            recipe=recipe, stage=args.stage, data_dir=args.data, out_dir=args.out, tokenizer=args.tokenizer,
             steps=args.steps, run_id=args.run_id, save_interval=args.save_interval, log_interval=args.log_interval,
             sequence_length=args.seq_length, init_from=args.init_from, resume_from=args.resume_from,
             peak_tflops=args.peak_tflops)

@@ -1,9 +1,23 @@
 """Agent transcript files -> one Document per transcript (Beam-side reading; parsing is pure, in
 ``mixtures.transcripts``, and rendering is the one chat template, ``mixtures.chat``).
 
-A ``.jsonl``/``.ndjson`` file (optionally compressed) holds one transcript per line; any other file
-is one transcript. Shapes that parse but are not a known transcript are quarantined with the
-reason, so a new agent format shows up in the quarantine report instead of as empty documents.
+Which format a file is, is recognised from its content (``format:`` on the source forces one):
+
+  * ``.jsonl``/``.ndjson`` (optionally compressed): if the first record is a session entry (a Codex
+    rollout line, a Claude Code entry, an OpenHands event), the whole file is one session and every
+    line an entry of it; otherwise every line is a transcript of its own (chat rows, dataset rows);
+  * any other file: one JSON value (a ``.traj``, a saved trajectory, an API request), or, when it is
+    not JSON, a text format (an aider chat history).
+
+A file that holds several transcripts (a Claude Code session and its sub-agents, the sessions of an
+aider history) gives one document each, at ``location#transcriptN``. A shape that parses but is no
+known format is quarantined with the formats tried, so a new agent format shows up in the
+quarantine report instead of as empty documents. A bad line of a session is quarantined alone and
+the rest of the session is still read.
+
+The reader's records (its ``ReadTally``) are the transcripts it parsed, and each line or file that
+gave none (quarantined or dropped); past ``limits.max_malformed_records`` quarantined lines, the rest
+of a file is one quarantine record.
 """
 
 from __future__ import annotations
@@ -11,19 +25,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from codemix.document import Quarantined, describe_error
 from codemix.sources import SourceConfig
-from mixtures.chat import render_messages
 from mixtures.transcripts import (
-    MAX_JSON_DEPTH,
+    SESSION_FORMAT_NAMES,
+    TEXT_FORMAT_NAMES,
     TranscriptShapeError,
-    declared_tools,
-    nested_deeper_than,
-    normalize_messages,
-    split_transcript,
-    system_messages,
-    transcript_facts,
-    transcript_format,
-    transcript_repo,
+    parse_json_value,
+    parse_session,
+    parse_text,
+    session_format,
+    transcript_record,
 )
 from pipelines.readers.common import (
     JSON_ERRORS,
@@ -31,6 +43,7 @@ from pipelines.readers.common import (
     Outcome,
     ReadTally,
     base_name,
+    decode_utf8,
     drop,
     iter_bounded_lines,
     line_location,
@@ -48,70 +61,142 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 def read_transcripts(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
-    """One Document per transcript: the whole file, or each line of a JSONL file.
+    """One Document per transcript (see the module docstring for how files are read).
 
     include/exclude globs match the file name, since a transcript has no in-repo path.
     """
     name = base_name(location)
+    jsonl = strip_compression(name.lower()).endswith(JSONL_SUFFIXES)
     if not path_selected(source, name):
         tally.count()
         yield drop(source, location, "path_not_included")
-    elif strip_compression(name.lower()).endswith(JSONL_SUFFIXES):
+    elif source.format in SESSION_FORMAT_NAMES or (jsonl and source.format not in TEXT_FORMAT_NAMES):
         yield from _read_jsonl(source, location, name, tally)
     else:
-        tally.count()
-        yield _read_whole_file(source, location, name)
+        yield from _read_whole_file(source, location, name, tally)
 
 
-def _read_whole_file(source: SourceConfig, location: str, name: str) -> Outcome:
+def _read_whole_file(source: SourceConfig, location: str, name: str, tally: ReadTally) -> Iterator[Outcome]:
     with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         data = read_bounded(stream, source.limits.max_file_bytes)
     if data is None:
-        return drop(source, location, "file_too_large")
+        tally.count()
+        yield drop(source, location, "file_too_large")
+        return
+    try:
+        transcripts = _whole_file_transcripts(data, source.format)
+    except (TranscriptShapeError, *JSON_ERRORS) as error:
+        transcripts = describe_error(error)
+    if isinstance(transcripts, str):
+        tally.count()
+        yield quarantine(source, location, transcripts)
+        return
+    yield from _documents(source, location, name, transcripts, tally)
+
+
+def _whole_file_transcripts(data: bytes, forced: str | None) -> list | str:
+    """The transcripts of one whole file: a JSON value, else a text format. A file that is neither
+    gives its JSON error (a str) with the text formats tried, so the error type stays the parser's."""
+    if forced in TEXT_FORMAT_NAMES:
+        transcripts = parse_text(decode_utf8(data), forced)
+        if transcripts is None:
+            raise TranscriptShapeError(f"not an {forced} file (format: {forced})")
+        return transcripts
     try:
         parsed = parse_json(data)
     except JSON_ERRORS as error:
-        return quarantine(source, location, error)
-    return transcript_outcome(source, location, name, parsed, default_format="mini-swe-agent")
+        text = _utf8_or_none(data) if forced is None else None
+        transcripts = parse_text(text) if text is not None else None
+        tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
+        return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
+    return parse_json_value(parsed, forced)
+
+
+def _utf8_or_none(data: bytes) -> str | None:
+    try:
+        return decode_utf8(data)
+    except UnicodeDecodeError:
+        return None
 
 
 def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally) -> Iterator[Outcome]:
+    """Rows: a transcript per line. A session (decided by its first record): the lines are its entries."""
     limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
+    session, entries, size = None, [], 0
     with open_binary(location, source.limits.max_decompressed_bytes) as stream:
         for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
-            tally.count()
-            outcome = _line_outcome(source, line_location(location, lineno), name, line, limit)
-            yield outcome
-            if budget.spend(outcome):
-                yield budget.exhausted(tally, f"line {lineno}")
-                return
+            where = line_location(location, lineno)
+            parsed = _parsed_line(source, where, line, limit)
+            if isinstance(parsed, Quarantined):
+                tally.count()
+                yield parsed
+                if budget.spend(parsed):
+                    yield budget.exhausted(tally, f"line {lineno}")
+                    return
+                continue
+            if session is None:  # the first record decides how the file is read
+                session = session_format(parsed, source.format) or False
+                if not session and source.format in SESSION_FORMAT_NAMES:
+                    tally.count()
+                    yield quarantine(source, location, TranscriptShapeError(
+                        f"the first record is not a {source.format} session entry (format: {source.format})"))
+                    return
+            if session:
+                entries.append(parsed)
+                size += len(line)
+                if size > source.limits.max_file_bytes:  # a session is one transcript: bounded like a file
+                    tally.count()
+                    yield drop(source, location, "file_too_large")
+                    return
+                continue
+            for outcome in _row_documents(source, where, name, parsed, tally):
+                yield outcome
+                if budget.spend(outcome):
+                    yield budget.exhausted(tally, f"line {lineno}")
+                    return
+    if session:
+        yield from _session_documents(source, location, name, session, entries, tally)
 
 
-def _line_outcome(source: SourceConfig, where: str, name: str, line: bytes | None, limit: int) -> Outcome:
+def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: int) -> Any:
+    """The line's JSON value, or its Quarantined."""
     if line is None:
         return quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
     try:
-        parsed = parse_json(line)
+        return parse_json(line)
     except JSON_ERRORS as error:
         return quarantine(source, where, error)
-    return transcript_outcome(source, where, name, parsed, default_format="openai-jsonl")
 
 
-def transcript_outcome(source: SourceConfig, where: str, name: str, parsed: Any, *, default_format: str) -> Outcome:
-    """A parsed transcript -> Document, or Quarantined when its shape is not recognised."""
+def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally) -> Iterator[Outcome]:
     try:
-        if nested_deeper_than(parsed, MAX_JSON_DEPTH):
-            raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
-        raw_messages, info = split_transcript(parsed)
-        messages, summary_turns = normalize_messages(system_messages(parsed) + raw_messages)
-        text = render_messages(messages)
+        transcripts = parse_json_value(parsed, source.format)
     except TranscriptShapeError as error:
-        return quarantine(source, where, error)
-    tools = declared_tools(parsed)
-    metadata = {"format": transcript_format(parsed, raw_messages, default_format), "messages": messages,
-                **transcript_facts(messages, info),
-                **({"summary_turns": summary_turns} if summary_turns else {}), **({"tools": tools} if tools else {})}
-    # storable: JSON can smuggle lone surrogates ("\ud800") into the text and into fields the text
-    # leaves out (tool call ids, exit_status, repo); no shard or ledger can store them.
-    return storable(source, make_document(source, where, text, repo=transcript_repo(parsed, info), path=name,
-                                          metadata=metadata))
+        tally.count()
+        yield quarantine(source, where, error)
+        return
+    yield from _documents(source, where, name, transcripts, tally)
+
+
+def _session_documents(source: SourceConfig, location: str, name: str, fmt: Any, entries: list,
+                       tally: ReadTally) -> Iterator[Outcome]:
+    try:
+        transcripts = parse_session(fmt, entries)
+    except TranscriptShapeError as error:
+        tally.count()
+        yield quarantine(source, location, error)
+        return
+    yield from _documents(source, location, name, transcripts, tally)
+
+
+def _documents(source: SourceConfig, location: str, name: str, transcripts: list,
+               tally: ReadTally) -> Iterator[Outcome]:
+    """One Document per transcript; several from one record are told apart by ``#transcriptN``."""
+    for index, transcript in enumerate(transcripts, 1):
+        tally.count()  # a transcript is the record this reader counts
+        where = location if len(transcripts) == 1 else f"{location}#transcript{index}"
+        record = transcript_record(transcript)
+        # storable: JSON can smuggle lone surrogates ("\ud800") into the text and into fields the text
+        # leaves out (tool call ids, exit_status, repo); no shard or ledger can store them.
+        yield storable(source, make_document(source, where, record.text, repo=record.repo, path=name,
+                                             metadata=record.metadata))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import re
 from importlib.metadata import metadata
+from pathlib import Path
 
 import pytest
 
@@ -132,7 +133,7 @@ def test_repetition_counts_only_in_what_the_agent_and_user_say(checker):
 
 def test_transcript_without_prose_is_not_judged(checker):
     calls_only = [{"role": "assistant", "content": "```bash\nls\n```"}, {"role": "tool", "content": "a.py"}]
-    assert transcript_prose(calls_only, "openai-jsonl") == ""
+    assert transcript_prose(calls_only) == ""
     assert natural_language_drop_reason(doc("", "", "transcript", messages=calls_only), checker) is None
 
 
@@ -191,3 +192,39 @@ def test_plain_text_is_prose_only_when_named_so(checker, path, judged):
     spam = "buy cheap pills now\n" * 40
     document = Document(id="x", text=spam, source="s", kind="file", language="text", path=path)
     assert (natural_language_drop_reason(document, checker) is not None) == judged
+
+
+# --- every transcript format: tool and environment output is never judged as prose -------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+
+
+def every_transcript(shared: Path) -> list[Document]:
+    files = [p for root in (shared, FIXTURES) for p in sorted(root.rglob("*")) if p.is_file() and p.name != "README.md"]
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    return [doc for path in files for doc in read_location(source, str(path))]
+
+
+def with_output_as_prose(doc: Document) -> str:
+    """What a filter that trusted roles would judge: every user, assistant and tool turn."""
+    return "\n\n".join(m["content"] for m in doc.metadata["messages"] if m["role"] in ("user", "assistant", "tool"))
+
+
+def test_no_transcript_is_dropped_by_a_prose_filter_because_of_tool_output(checker, shared_transcripts):
+    """Real runs and every format's fixture are kept; several would be dropped (shell prompts repeated in
+    every output turn) if the output they return as user or tool turns were judged as prose."""
+    docs = every_transcript(shared_transcripts)
+    real = [d for d in docs if str(shared_transcripts) in d.metadata["location"]]
+    assert len(real) == 3 and len({d.metadata["format"] for d in docs}) == 11
+    assert [d.metadata["location"] for d in docs if natural_language_drop_reason(d, checker)] == []
+    would_drop = [d for d in docs if checker.drop_reason(with_output_as_prose(d))]
+    assert any(d in real for d in would_drop), "guard: a real run trips the filter when its output is judged"
+    assert {d.metadata["format"] for d in would_drop} >= {"swe-agent", "swe-agent-rows", "mini-swe-agent"}
+
+
+def test_observations_never_reach_the_prose(shared_transcripts):
+    for doc in every_transcript(shared_transcripts):
+        prose = prose_of(doc) or ""
+        outputs = [m["content"] for m in doc.metadata["messages"] if m["observation"] and len(m["content"]) > 40]
+        # Whole observation turns are absent (a short line such as a file name may also be said in prose).
+        assert [o for o in outputs if o.strip() in prose] == [], doc.metadata["location"]

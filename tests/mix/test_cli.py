@@ -80,7 +80,7 @@ def test_beam_options_pass_the_check():
     assert unknown_options(args, known) == []
 
 
-@pytest.mark.parametrize("command", ["", "build", "plan", "stats", "inspect", "train", "eval", "handoff", "dash",
+@pytest.mark.parametrize("command", ["", "build", "plan", "stats", "inspect", "train", "eval", "handoff", "dash", "search",
                                      "tokenizer train"])
 def test_every_help_answers_without_loading_beam_or_torch(command):
     script = ("import sys, time; start = time.monotonic()\n"

@@ -17,7 +17,7 @@ from tokenizers import Tokenizer
 
 from codemix.config import ConfigError, load_config
 from codemix.document import Document
-from codemix.sources import SourceConfig
+from codemix.sources import TRANSCRIPT_FORMATS, SourceConfig
 from mixtures.chat import render_messages
 from mixtures.indexed_dataset import dtype_for_vocab
 from mixtures.sft import (
@@ -29,6 +29,7 @@ from mixtures.sft import (
     preamble_indices,
     render_segments,
     sft_samples,
+    summary_origins,
     tokenize_turns,
     write_sft_shard,
 )
@@ -72,10 +73,15 @@ def mask_runs(tokenizer: Tokenizer, ids: np.ndarray, mask: np.ndarray) -> list[t
     return [(int(mask[a]), decode(tokenizer, ids[a:b])) for a, b in itertools.pairwise(edges)]
 
 
+def call_json(c: dict) -> str:
+    """A call as the template writes it: the model's own argument text when it is a JSON object."""
+    arguments = c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"], ensure_ascii=False)
+    return f'{{"name": {json.dumps(c["name"], ensure_ascii=False)}, "arguments": {arguments}}}'
+
+
 def trained_text(msg: dict) -> str:
     """What an assistant turn trains on: content, tool calls and the closing marker (not header, not the newline)."""
-    calls = "".join("\n<tool_call>" + json.dumps({"name": c["name"], "arguments": c["arguments"]},
-                                                 ensure_ascii=False) + "</tool_call>" for c in msg["tool_calls"])
+    calls = "".join("\n<tool_call>" + call_json(c) + "</tool_call>" for c in msg["tool_calls"])
     return msg["content"] + calls + "<|im_end|>"
 
 
@@ -115,7 +121,7 @@ def test_real_transcript_renders_without_loss(real_docs, tokenizer, name: str) -
     for m in messages:
         assert m["content"] in text
         for c in m["tool_calls"]:
-            assert json.dumps({"name": c["name"], "arguments": c["arguments"]}, ensure_ascii=False) in text
+            assert call_json(c) in text
 
 
 def test_special_tokens_in_content_are_plain_text(tokenizer) -> None:
@@ -211,15 +217,22 @@ def test_continuation_starts_with_prompt_task_and_a_trained_summary(long_run, to
     assert messages[1]["content"] in decode(tokenizer, second.tokens), "the task is in the sample"
 
 
-def test_transcripts_own_summary_is_used_when_written_before_the_split(real_docs, tokenizer) -> None:
+def test_a_real_summary_opens_a_length_split_after_its_compaction(real_docs, tokenizer) -> None:
+    """A split inside the part after a compaction builds on the model's summary: it comes first, then
+    what happened since (origin "real")."""
     doc = extended(real_docs["swe-agent/function_calling_simple.traj"], repeats=12)
     messages = list(doc.metadata["messages"])
-    messages.insert(6, message("user", "OWN SUMMARY: the colon is missing in tests/missing_colon.py"))
-    doc = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages, "summary_turns": [6]})
+    summary = "the colon is missing in tests/missing_colon.py"
+    messages.insert(6, {**message("user", "REAL SUMMARY: " + summary), "observation": True})
+    record = {"at": 6, "origin": "codex", "summary_message": True, "trim": [len("REAL SUMMARY: "), 0]}
+    doc = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages, "compactions": [record]})
     samples, _ = sft_samples(doc, tokenizer, 3200, ANY_OUTCOME)
-    assert samples[1].turns[0] > 6
-    trained = [text for value, text in mask_runs(tokenizer, samples[1].tokens, samples[1].loss_mask) if value]
-    assert trained[0].startswith(ANY_OUTCOME.summary_prefix + "OWN SUMMARY: the colon")
+    assert samples[0].turns == (0, 6) and samples[1].turns[0] == 7, "the compaction is a boundary"
+    assert [s.summary for s in samples] == ["", *["real"] * (len(samples) - 1)]
+    for sample in samples[1:]:
+        trained = [text for value, text in mask_runs(tokenizer, sample.tokens, sample.loss_mask) if value]
+        assert trained[0].startswith(ANY_OUTCOME.summary_prefix + summary)
+    assert all("REAL SUMMARY" not in decode(tokenizer, s.tokens) for s in samples), "replaced, not repeated"
 
 
 def test_a_round_longer_than_the_sequence_ends_the_trajectory(real_docs, tokenizer) -> None:
@@ -343,7 +356,8 @@ def test_config_loads_from_yaml_values() -> None:
 @pytest.mark.parametrize(("data", "field"), [
     ({"template": {"tool_call": "no placeholder"}}, "sft.template.tool_call"),
     ({"min_turns": 5, "max_turns": 2}, "sft.max_turns"),
-    ({"outcome_policy": "resolved"}, "sft.outcome_policy"),
+    ({"outcome_policy": "merged"}, "sft.outcome_policy"),
+    ({"reasoning": "hidden"}, "sft.reasoning"),
 ])
 def test_config_errors_name_the_field(data: dict, field: str) -> None:
     with pytest.raises(ConfigError) as error:
@@ -360,3 +374,158 @@ def test_every_shared_transcript_renders_the_same_for_pretraining_and_sft(shared
         (doc,) = read_location(source, str(path))
         assert isinstance(doc, Document) and len(doc.metadata["messages"]) > 4, path
         assert "".join(s.text for s in render_segments(doc.metadata["messages"], ANY_OUTCOME)) == doc.text, path
+
+
+# --- every format: masks checked by re-tokenizing each message on its own ---------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+FIXTURE_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "README.md")
+
+
+@pytest.fixture(scope="module")
+def fixture_docs() -> list[Document]:
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
+    return [doc for path in FIXTURE_FILES for doc in read_location(source, str(path))]
+
+
+@pytest.fixture(scope="module")
+def fixture_tokenizer(fixture_docs) -> Tokenizer:
+    stdlib = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_path("stdlib")).glob("json/*.py"))]
+    return train_bpe(stdlib + [doc.text for doc in fixture_docs], vocab_size=800)
+
+
+def expected_turn(m: dict, reasoning: str) -> tuple[str, str, str]:
+    """``(header, body, tail)`` of one message as ChatML, written out here, not by the code under test:
+    header ``<|im_start|>role\\n``, body the thinking block, content and calls, tail ``<|im_end|>\\n``."""
+    think = f"<think>\n{m['reasoning']}\n</think>\n" if m["reasoning"] and reasoning != "dropped" else ""
+    calls = "".join("\n<tool_call>" + call_json(c) + "</tool_call>" if c["kind"] == "function" else
+                    "\n<tool_call>" + json.dumps({"name": c["name"], "arguments": c["arguments"]}, ensure_ascii=False)
+                    + "</tool_call>" for c in m["tool_calls"])
+    return f"<|im_start|>{m['role']}\n", think + m["content"] + calls, "<|im_end|>\n"
+
+
+def message_spans(tokenizer: Tokenizer, ids: np.ndarray) -> list[tuple[int, int]]:
+    """``[start, end)`` of each turn: content never holds the special <|im_start|> id (it is encoded as text)."""
+    starts = [int(i) for i in np.flatnonzero(ids == tokenizer.token_to_id("<|im_start|>"))]
+    return list(zip(starts, [*starts[1:], len(ids)]))
+
+
+def encode(tokenizer: Tokenizer, text: str) -> list[int]:
+    return tokenizer.encode(text, add_special_tokens=False).ids
+
+
+def test_fixture_docs_hold_every_format(fixture_docs) -> None:
+    assert {d.metadata["format"] for d in fixture_docs} == set(TRANSCRIPT_FORMATS)
+
+
+@pytest.mark.parametrize("reasoning", ["masked", "trained", "dropped"])
+def test_loss_mask_is_one_exactly_on_what_the_model_wrote(fixture_docs, fixture_tokenizer, reasoning: str) -> None:
+    """For every transcript of every format (compactions set aside: one sample each), each turn's tokens
+    are the turn re-tokenized on its own, and the mask is 1 exactly on a model turn's body and
+    <|im_end|> (its thinking too when reasoning is trained), 0 on everything else."""
+    config = dataclasses.replace(ANY_OUTCOME, reasoning=reasoning, min_tokens=1)
+    checked = Counter()
+    for doc in fixture_docs:
+        whole = dataclasses.replace(doc, metadata={k: v for k, v in doc.metadata.items() if k != "compactions"})
+        (sample,), _ = sft_samples(whole, fixture_tokenizer, WHOLE, config)
+        messages = doc.metadata["messages"]
+        spans = message_spans(fixture_tokenizer, sample.tokens)
+        assert len(spans) == len(messages)
+        for m, (start, end) in zip(messages, spans):
+            header, body, tail = expected_turn(m, reasoning)
+            ids, mask = sample.tokens[start:end].tolist(), sample.loss_mask[start:end].tolist()
+            assert ids == encode(fixture_tokenizer, header + body + tail), (doc.metadata["format"], m["role"])
+            model = m["role"] == "assistant" and not m["observation"]
+            think = f"<think>\n{m['reasoning']}\n</think>\n" if m["reasoning"] and reasoning != "dropped" else ""
+            untrained_think = len(encode(fixture_tokenizer, think)) if think and reasoning == "masked" else 0
+            trained = len(encode(fixture_tokenizer, body + "<|im_end|>")) - untrained_think if model else 0
+            lead = len(encode(fixture_tokenizer, header)) + untrained_think
+            assert mask == [0] * lead + [1] * trained + [0] * (len(ids) - lead - trained)
+            checked[doc.metadata["format"], model] += 1
+    assert {fmt for fmt, model in checked if model} == set(TRANSCRIPT_FORMATS), "guard: model turns in every format"
+    assert sum(checked.values()) == sum(len(d.metadata["messages"]) for d in fixture_docs)
+
+
+def test_reasoning_setting(fixture_docs, fixture_tokenizer) -> None:
+    doc = next(d for d in fixture_docs if d.metadata["format"] == "anthropic")
+    thought = next(m["reasoning"] for m in doc.metadata["messages"] if m["reasoning"])
+    texts = {}
+    for mode in ("masked", "trained", "dropped"):
+        (sample,), _ = sft_samples(doc, fixture_tokenizer, WHOLE, dataclasses.replace(ANY_OUTCOME, reasoning=mode))
+        runs = mask_runs(fixture_tokenizer, sample.tokens, sample.loss_mask)
+        texts[mode] = ("".join(t for v, t in runs if v), "".join(t for v, t in runs if not v))
+    assert thought in texts["masked"][1] and thought not in texts["masked"][0]
+    assert thought in texts["trained"][0]
+    assert thought not in texts["dropped"][0] + texts["dropped"][1]
+
+
+# --- real compactions -----------------------------------------------------------------------------------
+
+
+def compaction_summary_in_file(fmt: str) -> str:
+    """The model-written summary as the file stores it, read here from the file's own fields."""
+    path = next(p for p in FIXTURE_FILES if p.parent.name == fmt)
+    if fmt == "codex":
+        line = next(json.loads(x) for x in path.read_text().splitlines() if '"type":"compacted"' in x)
+        return line["payload"]["message"].split("\n", 1)[1]  # after Codex's one-line hand-off
+    if fmt == "claude-code":
+        entry = next(json.loads(x) for x in path.read_text().splitlines() if '"isCompactSummary":true' in x)
+        return "\n".join(entry["message"]["content"].split("\n")[1:-1])  # without the harness's first and last line
+    events = json.loads(path.read_text())
+    return next(e["args"]["summary"] for e in events if e.get("action") == "condensation")
+
+
+@pytest.mark.parametrize("fmt", ["codex", "claude-code", "openhands-events"])
+def test_continuation_after_a_real_compaction_opens_with_its_summary(fixture_docs, fixture_tokenizer, fmt) -> None:
+    doc = next(d for d in fixture_docs if d.metadata["format"] == fmt and d.metadata.get("compactions"))
+    summary = compaction_summary_in_file(fmt)
+    assert len(summary) > 200, "guard: a real, model-written summary"
+    samples, reasons = sft_samples(doc, fixture_tokenizer, WHOLE, ANY_OUTCOME)
+    assert reasons == Counter() and [s.summary for s in samples] == ["", "real"]
+    runs = mask_runs(fixture_tokenizer, samples[1].tokens, samples[1].loss_mask)
+    trained = [text for value, text in runs if value]
+    assert trained[0] == ANY_OUTCOME.summary_prefix + summary + "<|im_end|>"
+    # The samples meet at the compaction; the injected summary turn is not repeated as a user turn.
+    at = doc.metadata["compactions"][0]["at"]
+    assert samples[0].turns == (0, at) and samples[1].turns[0] == at + 1
+    injected = "<|im_start|>user\n" + doc.metadata["messages"][at]["content"]
+    assert all(injected not in decode(fixture_tokenizer, s.tokens) for s in samples)
+
+
+@pytest.mark.parametrize("limit", [700, 900, 1200])
+def test_continuations_never_exceed_the_sequence_length(fixture_docs, fixture_tokenizer, limit: int) -> None:
+    docs = [d for d in fixture_docs if d.metadata.get("compactions")]
+    assert len(docs) == 3
+    for doc in docs:
+        samples, reasons = sft_samples(doc, fixture_tokenizer, limit, dataclasses.replace(ANY_OUTCOME, min_tokens=1))
+        assert all(len(s.tokens) <= limit for s in samples)
+        assert samples and (samples[-1].turns[1] == len(doc.metadata["messages"])
+                            or reasons["round_exceeds_sequence_length"] == 1)
+
+
+def test_remote_compaction_without_a_summary_is_templated(fixture_docs, fixture_tokenizer) -> None:
+    doc = next(d for d in fixture_docs if d.metadata["format"] == "codex")
+    record = {"at": doc.metadata["compactions"][0]["at"], "origin": "codex", "summary_message": False}
+    messages = [m for i, m in enumerate(doc.metadata["messages"]) if i != record["at"]]
+    remote = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages, "compactions": [record]})
+    samples, _ = sft_samples(remote, fixture_tokenizer, WHOLE, ANY_OUTCOME)
+    assert [s.summary for s in samples] == ["", "templated"]
+    assert summary_origins(samples) == {"real": 0, "templated": 1}
+
+
+def test_a_real_summary_is_taken_from_the_redacted_messages(fixture_docs, fixture_tokenizer) -> None:
+    """A secret in a compaction summary is redacted at crawl like any message text, and the continuation
+    opens with the redacted summary: no copy of it is kept outside the messages."""
+    from filters.secrets import RedactionConfig, redact_document
+
+    doc = next(d for d in fixture_docs if d.metadata["format"] == "codex")
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    at = doc.metadata["compactions"][0]["at"]
+    messages = [dict(m) for m in doc.metadata["messages"]]
+    messages[at]["content"] = messages[at]["content"].replace("Progress:", f"Progress: pushed with {token};")
+    planted = dataclasses.replace(doc, text=render_messages(messages), metadata={**doc.metadata, "messages": messages})
+    redacted, counts = redact_document(planted, RedactionConfig())
+    assert counts and token not in json.dumps(redacted.metadata)
+    samples, _ = sft_samples(redacted, fixture_tokenizer, WHOLE, ANY_OUTCOME)
+    opening = decode(fixture_tokenizer, samples[1].tokens)
+    assert samples[1].summary == "real" and token not in opening and "pushed with <SECRET_" in opening

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sysconfig
 from pathlib import Path
 
@@ -130,3 +131,131 @@ def test_token_id_names_a_missing_token_and_the_fix(tokenizer):
 def test_vocab_too_small_for_the_byte_alphabet_is_rejected():
     with pytest.raises(ValueError, match="256 byte symbols"):
         train_bpe(["x"], vocab_size=200)
+
+
+# --- a base model's tokenizer: Hugging Face directories and tiktoken files ----------------------------
+
+CJK_AND_MARKS = "# 中文注释：计算总和 — コメント, 한국어 주석, naïve café e\u0301 ΣΑΣ İstanbul 123456789 don't WE'RE\r\n\r\n  x"
+
+
+@pytest.fixture(scope="module")
+def tiktoken_files(tmp_path_factory, training_texts):
+    """A tiktoken file made from a trained BPE's ranks (4,000 ids), specials after the ranks."""
+    import base64
+
+    from mixtures.tokenizer import byte_symbols
+
+    bpe = train_bpe(training_texts, vocab_size=4_000)
+    to_byte = {symbol: b for b, symbol in enumerate(byte_symbols())}
+    pieces = [t for t, _ in sorted(bpe.get_vocab(with_added_tokens=False).items(), key=lambda kv: kv[1])
+              if t not in SPECIAL_TOKENS]
+    ranks = {bytes(to_byte[c] for c in token): rank for rank, token in enumerate(pieces)}
+    specials = {token: len(ranks) + i for i, token in enumerate(SPECIAL_TOKENS)}
+    root = tmp_path_factory.mktemp("tiktoken")
+    (root / "codemix.tiktoken").write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()))
+    return root, ranks, specials
+
+
+def write_sidecar(root: Path, specials: dict[str, int], **extra) -> None:
+    config = {"added_tokens_decoder": {str(i): {"content": t, "special": True} for t, i in specials.items()}, **extra}
+    (root / "tokenizer_config.json").write_text(json.dumps(config))
+
+
+@pytest.fixture(scope="module")
+def real_code() -> list[str]:
+    texts = stdlib_texts("asyncio/*.py") + stdlib_texts("logging/*.py") + stdlib_texts("http/*.py") \
+        + [(STDLIB / name).read_text(encoding="utf-8") for name in UNICODE_MODULES if (STDLIB / name).is_file()]
+    assert sum(len(t.encode()) for t in texts) > 1_000_000, "guard: over 1 MB of real code"
+    return texts + [CJK_AND_MARKS]
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k_base", "kimi"])
+def test_a_tiktoken_file_tokenizes_real_code_exactly_as_tiktoken(tiktoken_files, real_code, pattern):
+    import tiktoken
+
+    from mixtures.tokenizer import SPLIT_PATTERNS
+
+    root, ranks, specials = tiktoken_files
+    write_sidecar(root, specials, pat_str=pattern)
+    ours = load_tokenizer(str(root))
+    reference = tiktoken.Encoding(pattern, pat_str=SPLIT_PATTERNS[pattern], mergeable_ranks=ranks, special_tokens=specials)
+    ours.encode_special_tokens = True  # code: marker look-alikes are text, as in tiktoken's encode_ordinary
+    assert [e.ids for e in ours.encode_batch_fast(real_code)] == reference.encode_ordinary_batch(real_code)
+    ours.encode_special_tokens = False
+    chat = "<|im_start|>user\nfix <|pad|>?<|im_end|>\n<|endoftext|>"
+    assert ours.encode(chat).ids == reference.encode(chat, allowed_special="all")
+    assert ours.get_vocab_size() == len(ranks) + len(specials)
+    assert ours.decode(ours.encode(CJK_AND_MARKS).ids) == CJK_AND_MARKS
+
+
+def test_kimis_tokenizer_config_selects_kimis_split(tiktoken_files, tmp_path):
+    from mixtures.tokenizer import SPLIT_PATTERNS
+
+    root, _, specials = tiktoken_files
+    shutil.copyfile(root / "codemix.tiktoken", tmp_path / "tiktoken.model")
+    write_sidecar(tmp_path, specials, auto_map={"AutoTokenizer": ["tokenization_kimi.TikTokenTokenizer", None]})
+    pre_tokenizer = json.loads(load_tokenizer(str(tmp_path)).to_str())["pre_tokenizer"]
+    assert pre_tokenizer["pretokenizers"][0]["pattern"]["Regex"] == SPLIT_PATTERNS["kimi"]
+
+
+def test_a_tiktoken_file_without_a_split_regex_is_refused_with_the_fix(tiktoken_files, tmp_path):
+    root, _, specials = tiktoken_files
+    shutil.copyfile(root / "codemix.tiktoken", tmp_path / "codemix.tiktoken")
+    write_sidecar(tmp_path, specials)
+    with pytest.raises(ValueError, match=r'no split regex .* Fix: add "pat_str"'):
+        load_tokenizer(str(tmp_path / "codemix.tiktoken"))
+
+
+def test_special_ids_inside_the_ranks_are_refused(tiktoken_files, tmp_path):
+    root, _, _ = tiktoken_files
+    shutil.copyfile(root / "codemix.tiktoken", tmp_path / "codemix.tiktoken")
+    write_sidecar(tmp_path, {"<|endoftext|>": 5}, pat_str="gpt2")
+    with pytest.raises(ValueError, match="must follow the .* ranks"):
+        load_tokenizer(str(tmp_path / "codemix.tiktoken"))
+
+
+def test_a_hugging_face_directory_tokenizes_as_transformers(tokenizer, real_code, tmp_path):
+    from transformers import AutoTokenizer
+
+    save_tokenizer(tokenizer, str(tmp_path / "tokenizer.json"))
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "PreTrainedTokenizerFast"}))
+    ours = load_tokenizer(str(tmp_path))
+    reference = AutoTokenizer.from_pretrained(tmp_path)
+    assert [e.ids for e in ours.encode_batch(real_code[:20])] == reference(real_code[:20])["input_ids"]
+
+
+def test_a_directory_without_a_tokenizer_is_refused(tmp_path):
+    with pytest.raises(FileNotFoundError, match="holds no tokenizer.json and no tiktoken file"):
+        load_tokenizer(str(tmp_path))
+
+
+def test_spec_tokenizer_path_accepts_a_directory(tiktoken_files):
+    from codemix.config import load_config
+    from mixtures.spec import TokenizerConfig
+
+    root, _, specials = tiktoken_files
+    write_sidecar(root, specials, pat_str="gpt2")
+    config = load_config(TokenizerConfig, {"path": str(root)}, "tokenizer")
+    assert config.path == str(root / "codemix.tiktoken")
+
+
+def test_fingerprint_follows_the_ids_not_the_file(tiktoken_files, tokenizer, tmp_path):
+    from mixtures.tokenizer import tokenizer_fingerprint
+
+    root, _, specials = tiktoken_files
+    write_sidecar(root, specials, pat_str="gpt2")
+    converted = load_tokenizer(str(root))
+    save_tokenizer(converted, str(tmp_path / "tokenizer.json"))
+    assert tokenizer_fingerprint(load_tokenizer(str(tmp_path / "tokenizer.json"))) == tokenizer_fingerprint(converted)
+    assert tokenizer_fingerprint(tokenizer) != tokenizer_fingerprint(converted)
+
+
+def test_pad_token_is_a_special_token_other_than_the_eod(tokenizer, tiktoken_files):
+    from mixtures.tokenizer import pick_pad_token
+
+    assert pick_pad_token(tokenizer, "<|endoftext|>") == "<|pad|>"
+    root, ranks, _ = tiktoken_files
+    write_sidecar(root, {"[EOS]": len(ranks), "[PAD]": len(ranks) + 2}, pat_str="gpt2")  # id +1: reserved
+    kimi_like = load_tokenizer(str(root))
+    assert kimi_like.id_to_token(len(ranks) + 1) == f"<|reserved_token_{len(ranks) + 1}|>"
+    assert pick_pad_token(kimi_like, "[EOS]") == "[PAD]"

@@ -390,3 +390,16 @@ def test_mix_stats_funnel_totals_match_the_manifest(builds, capsys):
     assert "dropped alpha symlink: " in printed and "quarantined dump: " in printed
     assert mix(["stats", str(out), "--sample", "1", "--seed", "3"]) == 0
     assert capsys.readouterr().out == printed
+
+
+def test_stats_show_transcript_outcomes_per_source_and_format(builds):
+    from pipelines.stats import build_stats, format_stats
+
+    stats = build_stats(str(builds[0]))
+    outcomes = stats["runs"]["transcript_outcomes"]
+    assert {fmt: entry["transcripts"] for fmt, entry in outcomes.items()} == {"mini-swe-agent": 2, "swe-agent": 1}
+    assert outcomes["mini-swe-agent"]["submitted"] == {"true": 2} and outcomes["swe-agent"]["resolved"] == {"unknown": 1}
+    printed = format_stats(stats)
+    assert "transcript outcomes" in printed and any(
+        line.split()[:3] == ["runs", "mini-swe-agent", "2"] for line in printed.splitlines())
+    assert set(manifest(builds[0])["stages"]["sft"]["summaries"]) == {"real", "templated"}

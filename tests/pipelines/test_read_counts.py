@@ -180,3 +180,12 @@ def test_dump_fixture_holds_four_records(tmp_path):
     lines = [line for line in make_dump(tmp_path / "d.jsonl").read_bytes().splitlines() if line.strip()]
     assert len(lines) == 4
     assert json.loads(lines[0])["content"] == "a = 1\n"
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in (REPO_ROOT / "examples" / "transcripts").iterdir()))
+def test_every_example_transcript_file_counts_one_record_per_outcome(example):
+    """Transcript files hold one transcript, several (a session and its sub-agents), or one per line;
+    the reader counts transcripts it parsed, and lines or files that gave none."""
+    records, outcomes = counted("transcripts", REPO_ROOT / "examples" / "transcripts" / example, limits=ReadLimits())
+    assert records == len(outcomes) >= 1
+    assert any(isinstance(o, Document) for o in outcomes)  # guard: the example reads as a transcript

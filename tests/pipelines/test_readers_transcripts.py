@@ -1,4 +1,4 @@
-"""The transcript reader on the real SWE-agent / mini-swe-agent runs and on synthetic JSONL."""
+"""The transcript reader on the real SWE-agent / mini-swe-agent runs, every format's fixture, and synthetic JSONL."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from codemix.config import ConfigError
 from codemix.document import Document, Dropped, Quarantined
-from codemix.sources import ReadLimits, SourceConfig
+from codemix.sources import TRANSCRIPT_FORMATS, ReadLimits, SourceConfig
 from mixtures.chat import render_messages
-from mixtures.transcripts import outcome_fields, parse_test_summary
+from mixtures.transcript_formats.base import recorded_facts
+from mixtures.transcripts import parse_test_summary
 from pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 
@@ -93,7 +95,8 @@ def test_swe_agent_tool_calls_are_rendered_and_answered(shared_transcripts: Path
     calls = [call for m in messages for call in m["tool_calls"]]
     answers = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     assert len(calls) == 5 and [c["id"] for c in calls] == answers
-    assert '<tool_call>{"name": "find_file", "arguments": {"file_name": "missing_colon.py"}}</tool_call>' in doc.text
+    # The arguments exactly as the model sent them (no space after the colon), not re-serialised.
+    assert '<tool_call>{"name": "find_file", "arguments": {"file_name":"missing_colon.py"}}</tool_call>' in doc.text
 
 
 def test_every_jsonl_line_has_its_outcome(transcripts_jsonl: Path) -> None:
@@ -101,39 +104,48 @@ def test_every_jsonl_line_has_its_outcome(transcripts_jsonl: Path) -> None:
     assert table == JSONL_OUTCOMES
 
 
-def test_shape_errors_say_unknown_transcript_shape(transcripts_jsonl: Path) -> None:
+def test_unknown_shapes_list_the_formats_tried(transcripts_jsonl: Path) -> None:
     errors = [o.error for o in read_location(transcripts_source(), str(transcripts_jsonl))
               if isinstance(o, Quarantined) and "Shape" in o.error]
-    assert len(errors) == 5 and all(e.startswith("TranscriptShapeError: unknown transcript shape: ") for e in errors)
+    unknown = [e for e in errors if "is no transcript layout; tried " in e]
+    assert len(errors) == 5 and len(unknown) == 4  # the fifth is a chat line with a nameless tool call
+    assert all("openai-chat" in e and "anthropic" in e and "swe-agent" in e for e in unknown)
+
+
+def canonical(role: str, content: str = "", **fields: object) -> dict:
+    return {"role": role, "content": content, "reasoning": "", "tool_calls": [], "tool_call_id": "", "name": "",
+            "observation": role == "tool", **fields}
 
 
 def test_openai_jsonl_normalised_messages(transcripts_jsonl: Path) -> None:
     doc = next(o for o in read_location(transcripts_source(), str(transcripts_jsonl)) if isinstance(o, Document))
     assert doc.metadata["messages"][1:4] == [
-        {"role": "user", "content": "List\nfiles", "tool_calls": [], "tool_call_id": "", "name": ""},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "name": "bash",
-                                                             "arguments": {"command": "ls"}}],
-         "tool_call_id": "", "name": ""},
-        {"role": "tool", "content": "a.py\n", "tool_calls": [], "tool_call_id": "call_1", "name": "bash"},
+        canonical("user", "List\nfiles"),
+        canonical("assistant", tool_calls=[{"id": "call_1", "name": "bash", "arguments": '{"command": "ls"}',
+                                            "kind": "function"}]),
+        canonical("tool", "a.py\n", tool_call_id="call_1", name="bash"),
     ]
 
 
 def test_openai_jsonl_metadata(transcripts_jsonl: Path) -> None:
     doc = next(o for o in read_location(transcripts_source(), str(transcripts_jsonl)) if isinstance(o, Document))
     assert (doc.metadata["format"], doc.metadata["exit_status"], doc.metadata["submitted"], doc.repo, doc.path) == (
-        "openai-jsonl", "submitted", True, "octo/demo", "runs.jsonl.zst")
+        "openai-chat", "submitted", True, "", "runs.jsonl.zst")
     assert doc.metadata["location"] == f"{transcripts_jsonl}#L1"
 
 
 def test_render_chatml_layout() -> None:
     messages = [
-        {"role": "user", "content": "run ls", "tool_calls": [], "tool_call_id": "", "name": ""},
-        {"role": "assistant", "content": "ok", "tool_calls": [{"id": "1", "name": "bash", "arguments": {"c": "ls"}}],
-         "tool_call_id": "", "name": ""},
+        canonical("user", "run ls"),
+        canonical("assistant", "ok", reasoning="list first",
+                  tool_calls=[{"id": "1", "name": "bash", "arguments": '{"c":  "ls"}', "kind": "function"},
+                              {"id": "2", "name": "apply_patch", "arguments": "*** Begin Patch", "kind": "custom"}]),
     ]
     assert render_messages(messages) == (
         "<|im_start|>user\nrun ls<|im_end|>\n"
-        '<|im_start|>assistant\nok\n<tool_call>{"name": "bash", "arguments": {"c": "ls"}}</tool_call><|im_end|>\n')
+        "<|im_start|>assistant\n<think>\nlist first\n</think>\nok"
+        '\n<tool_call>{"name": "bash", "arguments": {"c":  "ls"}}</tool_call>'
+        '\n<tool_call>{"name": "apply_patch", "arguments": "*** Begin Patch"}</tool_call><|im_end|>\n')
 
 
 @pytest.mark.parametrize(("info", "fields"), [
@@ -141,17 +153,17 @@ def test_render_chatml_layout() -> None:
     ({"exit_status": "submitted (exit_cost)"}, {"exit_status": "submitted (exit_cost)", "submitted": True}),
     ({"exit_status": "exit_cost", "submission": None}, {"exit_status": "exit_cost", "submitted": False}),
     ({"model_stats": {}}, {}),
-    ({"tests_passed": True, "resolved": False}, {"tests_passed": True}),
-    ({"resolved": False}, {"tests_passed": False}),
+    ({"tests_passed": True, "resolved": False}, {"tests_passed": True, "resolved": False}),
+    ({"resolved": 1, "model_patch": ""}, {"resolved": True, "submitted": False}),
 ])
-def test_outcome_fields(info: dict, fields: dict) -> None:
-    assert outcome_fields(info) == fields
+def test_recorded_facts(info: dict, fields: dict) -> None:
+    assert recorded_facts([info]) == fields
 
 
 def test_mini_swe_agent_object_form(tmp_path: Path) -> None:
     path = tmp_path / "run.traj.json"
-    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}],
-                                "info": {"exit_status": "Submitted", "submission": ""}}))
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}], "trajectory_format": "mini-swe-agent-1",
+                                "info": {"exit_status": "Submitted", "submission": "", "mini_version": "1.9.0"}}))
     doc = _read_one(path)
     assert (doc.metadata["format"], doc.metadata["submitted"]) == ("mini-swe-agent", False)
 
@@ -206,19 +218,19 @@ ANTHROPIC_TRANSCRIPT = {
     ],
 }
 ANTHROPIC_CANONICAL = [
-    {"role": "system", "content": "You are a coding agent.", "tool_calls": [], "tool_call_id": "", "name": ""},
-    {"role": "user", "content": "Fix the failing test.", "tool_calls": [], "tool_call_id": "", "name": ""},
-    {"role": "assistant", "content": "Running the tests first.", "tool_call_id": "", "name": "", "tool_calls": [
-        {"id": "toolu_1", "name": "bash", "arguments": {"command": "pytest -q"}},
-        {"id": "toolu_2", "name": "str_replace_editor", "arguments": {"command": "view", "path": "a.py"}}]},
-    {"role": "tool", "content": "1 failed in 0.1s", "tool_calls": [], "tool_call_id": "toolu_1", "name": "bash"},
-    {"role": "tool", "content": "def f(): ...", "tool_calls": [], "tool_call_id": "toolu_2",
-     "name": "str_replace_editor"},
-    {"role": "user", "content": "Keep going.", "tool_calls": [], "tool_call_id": "", "name": ""},
-    {"role": "assistant", "content": "", "tool_call_id": "", "name": "", "tool_calls": [
-        {"id": "toolu_3", "name": "bash", "arguments": {"command": "pytest -q"}}]},
-    {"role": "tool", "content": "2 passed in 0.1s", "tool_calls": [], "tool_call_id": "toolu_3", "name": "bash"},
-    {"role": "assistant", "content": "Fixed.", "tool_calls": [], "tool_call_id": "", "name": ""},
+    canonical("system", "You are a coding agent."),
+    canonical("user", "Fix the failing test."),
+    canonical("assistant", "Running the tests first.", reasoning="hidden", tool_calls=[
+        {"id": "toolu_1", "name": "bash", "arguments": '{"command": "pytest -q"}', "kind": "function"},
+        {"id": "toolu_2", "name": "str_replace_editor", "arguments": '{"command": "view", "path": "a.py"}',
+         "kind": "function"}]),
+    canonical("tool", "1 failed in 0.1s", tool_call_id="toolu_1", name="bash"),
+    canonical("tool", "def f(): ...", tool_call_id="toolu_2", name="str_replace_editor"),
+    canonical("user", "Keep going."),
+    canonical("assistant", tool_calls=[{"id": "toolu_3", "name": "bash", "arguments": '{"command": "pytest -q"}',
+                                        "kind": "function"}]),
+    canonical("tool", "2 passed in 0.1s", tool_call_id="toolu_3", name="bash"),
+    canonical("assistant", "Fixed."),
 ]
 
 
@@ -228,7 +240,7 @@ def test_anthropic_messages_normalise_to_the_canonical_schema(tmp_path: Path) ->
     doc = _read_one(path)
     assert doc.metadata["messages"] == ANTHROPIC_CANONICAL
     assert (doc.metadata["format"], doc.metadata["tools"]) == ("anthropic", ["bash", "str_replace_editor"])
-    assert doc.text == render_messages(ANTHROPIC_CANONICAL) and "hidden" not in doc.text
+    assert doc.text == render_messages(ANTHROPIC_CANONICAL) and "<think>\nhidden\n</think>\n" in doc.text
 
 
 def test_anthropic_lines_in_jsonl(tmp_path: Path) -> None:
@@ -251,8 +263,8 @@ def test_last_test_run_in_tool_output_is_recorded(tmp_path: Path) -> None:
                                   "mini-swe-agent/local.traj.json"])
 def test_real_runs_that_end_with_the_submit_action_are_submitted(shared_transcripts: Path, name: str) -> None:
     metadata = _read_one(shared_transcripts / name).metadata
-    assert (metadata["submitted"], metadata["outcome_evidence"]) == (True, {"submitted": "submit_action"})
-    assert "tests_passed" not in metadata and "exit_status" not in metadata  # the real runs record neither
+    assert (metadata["submitted"], metadata["outcome_evidence"]["submitted"]) == (True, "submit_action")
+    assert "exit_status" not in metadata  # the real runs record none
 
 
 def test_info_outcome_wins_over_the_submit_action(tmp_path: Path, shared_transcripts: Path) -> None:
@@ -260,19 +272,10 @@ def test_info_outcome_wins_over_the_submit_action(tmp_path: Path, shared_transcr
     path = tmp_path / "run.traj"
     path.write_text(json.dumps({**traj, "info": {"exit_status": "exit_cost", "submission": None, "resolved": False}}))
     metadata = _read_one(path).metadata
-    assert {k: metadata[k] for k in ("exit_status", "submitted", "tests_passed", "outcome_evidence")} == {
-        "exit_status": "exit_cost", "submitted": False, "tests_passed": False,
-        "outcome_evidence": {"exit_status": "info", "submitted": "info", "tests_passed": "info"}}
-
-
-def test_flagged_summary_messages_are_recorded(tmp_path: Path) -> None:
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"},
-                {"role": "assistant", "content": "step"},
-                {"role": "user", "content": "Summary: edited a.py", "isCompactSummary": True},
-                {"role": "assistant", "content": "more"}]
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps(messages))
-    assert _read_one(path).metadata["summary_turns"] == [3]
+    assert {k: metadata[k] for k in ("exit_status", "submitted", "resolved", "tests_passed", "outcome_evidence")} == {
+        "exit_status": "exit_cost", "submitted": False, "resolved": False, "tests_passed": False,
+        "outcome_evidence": {"exit_status": "recorded", "submitted": "recorded", "resolved": "recorded",
+                             "tests_passed": "resolved"}}
 
 
 @pytest.mark.parametrize(("output", "result"), [
@@ -285,3 +288,84 @@ def test_flagged_summary_messages_are_recorded(tmp_path: Path) -> None:
 ])
 def test_parse_test_summary(output: str, result) -> None:
     assert parse_test_summary(output) == result
+
+
+# --- every format through the reader ------------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+FIXTURE_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "README.md")
+
+
+def call_text(call: dict) -> str:
+    """A call's arguments as the text shows them: verbatim when a JSON object, else as a JSON string."""
+    try:
+        verbatim = call["kind"] == "function" and isinstance(json.loads(call["arguments"]), dict)
+    except ValueError:
+        verbatim = False
+    return call["arguments"] if verbatim else json.dumps(call["arguments"], ensure_ascii=False)
+
+
+def test_fixtures_cover_every_format() -> None:
+    formats = {d.metadata["format"] for path in FIXTURE_FILES for d in read_location(transcripts_source(), str(path))}
+    assert formats == set(TRANSCRIPT_FORMATS)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_well_formed_fixture_gives_documents_only(path: Path) -> None:
+    """0 quarantined, and every message's text (content, reasoning, call arguments) is in the rendered text."""
+    outcomes = list(read_location(transcripts_source(), str(path)))
+    assert outcomes and all(isinstance(o, Document) for o in outcomes), outcomes
+    for doc in outcomes:
+        pieces = [p for m in doc.metadata["messages"] for p in (m["content"], m["reasoning"],
+                                                                  *(call_text(c) for c in m["tool_calls"])) if p]
+        assert len(pieces) >= 4 and [p for p in pieces if p not in doc.text] == []
+        assert doc.text == render_messages(doc.metadata["messages"])
+
+
+def test_one_file_with_several_transcripts_gives_each_its_own_location(tmp_path: Path) -> None:
+    claude = next(p for p in FIXTURE_FILES if p.parent.name == "claude-code")
+    main, side = read_location(transcripts_source(), str(claude))
+    assert (main.metadata["location"], side.metadata["location"]) == (f"{claude}#transcript1", f"{claude}#transcript2")
+    assert main.id != side.id and side.metadata["transcript"]["sidechain"] is True
+
+
+def test_a_bad_line_in_a_session_is_quarantined_alone(tmp_path: Path) -> None:
+    codex = next(p for p in FIXTURE_FILES if p.parent.name == "codex")
+    lines = codex.read_text().splitlines()
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join([*lines[:5], '{"type": "response_item", "payload": {"type": "mess', *lines[5:]]) + "\n")
+    outcomes = list(read_location(transcripts_source(), str(path)))
+    assert [type(o).__name__ for o in outcomes] == ["Quarantined", "Document"]
+    assert outcomes[0].location == f"{path}#L6" and outcomes[0].error.startswith("JSONDecodeError")
+    whole = next(read_location(transcripts_source(), str(codex)))
+    assert outcomes[1].metadata["messages"] == whole.metadata["messages"]
+
+
+def test_a_forced_format_reads_only_that_format() -> None:
+    anthropic = next(p for p in FIXTURE_FILES if p.parent.name == "anthropic")
+    (doc,) = read_location(transcripts_source(format="anthropic"), str(anthropic))
+    assert doc.metadata["format"] == "anthropic"
+    (wrong,) = read_location(transcripts_source(format="swe-agent"), str(anthropic))
+    assert isinstance(wrong, Quarantined) and wrong.error.endswith("tried swe-agent")
+    codex = next(p for p in FIXTURE_FILES if p.parent.name == "codex")
+    (not_claude,) = read_location(transcripts_source(format="claude-code"), str(codex))
+    assert isinstance(not_claude, Quarantined) and "not a claude-code session entry" in not_claude.error
+
+
+def test_text_that_is_no_format_names_the_formats_tried(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Meeting notes\n\nNothing to see.\n")
+    (outcome,) = read_location(transcripts_source(), str(path))
+    assert isinstance(outcome, Quarantined) and outcome.error.startswith("JSONDecodeError")
+    assert outcome.error.endswith("(nor a text transcript; tried aider)")
+
+
+@pytest.mark.parametrize(("overrides", "field", "fix"), [
+    ({"format": "claude"}, "sources.0.format", "claude-code"),
+    ({"type": "dump", "format": "codex"}, "sources.0.format", "type: transcripts"),
+])
+def test_format_errors_name_the_field_and_the_fix(overrides: dict, field: str, fix: str) -> None:
+    config = SourceConfig(**{"name": "runs", "type": "transcripts", "paths": ["a.jsonl"], **overrides})
+    with pytest.raises(ConfigError) as error:
+        config.validate("sources.0")
+    assert error.value.field_path == field and fix in str(error.value)

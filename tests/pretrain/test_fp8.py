@@ -127,6 +127,8 @@ def real_operands(short_run, build_dir, heldout_dir) -> dict[str, list[torch.Ten
 def recorder(forward_impl, captured):
     def record(input, weight, *args, **kwargs):
         output = forward_impl(input, weight, *args, **kwargs)
+        if input.numel() == 0:  # an expert the router sent no token to: nothing to quantise
+            return output
         captured["input"].append(input.detach().reshape(-1, input.shape[-1]).clone())
         captured["weight"].append(weight.detach().clone())
         output.register_hook(lambda grad: captured["grad"].append(grad.reshape(-1, grad.shape[-1]).clone()))

@@ -1,23 +1,34 @@
-"""The RL hand-off bundle: Qwen3-MoE safetensors that round-trip and compute what megatron computes,
-the distributed checkpoint, data lineage back through every stage, and the final eval figures."""
+"""The RL hand-off bundle of the tiny short -> long -> sft chain, read the way an RL stack reads it:
+``transformers`` loads it as the class with exactly the trained structure (Qwen2-MoE: gated shared
+expert, q/k/v biases), computes the trained model's logits and generates; ``AutoTokenizer`` gives the
+training ids on over 1 MB of real code, special tokens and the SFT chat template included; the
+bundle holds the distributed checkpoint, lineage back through every stage, and the eval figures."""
 
 from __future__ import annotations
 
+import collections
+import glob
 import json
-import math
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import torch
-import torch.nn.functional as F
 from safetensors.torch import load_file
 
+from codemix.document import Document
+from mixtures.sft import SFTConfig, clean_turns, sft_samples
+from mixtures.tokenizer import load_tokenizer
 from pretrain.checkpoint import load_checkpoint
 from pretrain.configs import load_recipe
+from pretrain.data import read_documents
 from pretrain.evaluate import read_eval_texts
-from pretrain.handoff import Layout, handoff, hf_to_megatron, join_qkv, split_qkv
+from pretrain.handoff import chat_template_jinja, handoff
+from pretrain.hf_convert import Layout, hf_to_megatron, join_qkv, split_qkv
 from pretrain.loop import causal_mask
 from pretrain.model import PositionSetup, build_model
+
+from .conftest import SFT_LENGTH, SPECIALS
 
 
 @pytest.fixture(scope="module")
@@ -37,19 +48,37 @@ def trained(sft_run, runtime):
     return model.eval()
 
 
+@pytest.fixture(scope="module")
+def hf_tokenizer(bundle):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(bundle / "hf")
+
+
 def test_qkv_split_inverts_megatrons_grouped_layout():
-    layout = Layout(num_layers=1, num_heads=8, num_query_groups=2, head_dim=3, num_experts=1, dense_layers=frozenset())
+    layout = Layout(family="qwen2_moe", num_layers=1, num_heads=8, num_query_groups=2, head_dim=3, num_experts=1,
+                    dense_layers=frozenset())
     qkv = torch.arange(2 * (4 + 2) * 3 * 5, dtype=torch.float32).reshape(-1, 5)
     q, k, v = split_qkv(qkv, layout)
     assert q.shape == (8 * 3, 5) and k.shape == v.shape == (2 * 3, 5)
     assert torch.equal(k[:3], qkv[4 * 3:5 * 3]) and torch.equal(v[3:], qkv[-3:])  # group 0's key, group 1's value
     assert torch.equal(join_qkv(q, k, v, layout), qkv)
+    bias = torch.arange(2 * (4 + 2) * 3, dtype=torch.float32)
+    assert torch.equal(join_qkv(*split_qkv(bias, layout), layout), bias)
 
 
-def test_safetensors_round_trip_to_every_trained_tensor(bundle, trained):
+def test_transformers_loads_the_bundle_as_qwen2_moe_with_every_tensor(bundle):
+    from transformers import AutoModelForCausalLM
+
+    model, info = AutoModelForCausalLM.from_pretrained(bundle / "hf", dtype=torch.float32, output_loading_info=True)
+    assert type(model).__name__ == "Qwen2MoeForCausalLM"
+    assert not any(info[key] for key in ("missing_keys", "unexpected_keys", "mismatched_keys")), info
     exported = load_file(str(bundle / "hf" / "model.safetensors"))
-    assert "model.layers.1.mlp.experts.3.gate_proj.weight" in exported and "lm_head.weight" in exported
-    assert "model.layers.0.mlp.shared_expert.up_proj.weight" in exported
+    assert "model.layers.1.mlp.shared_expert_gate.weight" in exported and "model.layers.0.self_attn.q_proj.bias" in exported
+
+
+def test_bundle_weights_map_back_to_every_trained_tensor(bundle, trained):
+    exported = load_file(str(bundle / "hf" / "model.safetensors"))
     back = hf_to_megatron(exported, Layout.of(load_recipe("tiny")))
     expected = {k: v for k, v in trained.state_dict().items() if isinstance(v, torch.Tensor)}
     assert set(back) == set(expected)
@@ -57,26 +86,137 @@ def test_safetensors_round_trip_to_every_trained_tensor(bundle, trained):
         assert torch.equal(back[name], tensor), name
 
 
-def test_exported_weights_compute_megatrons_logits(bundle, trained):
-    """An independent Qwen3-MoE forward (Hugging Face semantics, YaRN included) over the exported
-    tensors and config.json gives the trained megatron model's logits."""
+def test_transformers_computes_the_trained_logits_and_generates(bundle, trained):
+    """YaRN included: the sft run inherits the long stage's RoPE scaling."""
+    from transformers import AutoModelForCausalLM
+
     config = json.loads((bundle / "hf" / "config.json").read_text())
-    tensors = load_file(str(bundle / "hf" / "model.safetensors"))
-    tokens_S = torch.randint(0, 1000, (48,), generator=torch.Generator().manual_seed(0))
-    with torch.no_grad():
-        expected_SV = trained(tokens_S[None], torch.arange(48)[None], causal_mask(48))[0].float()
-        actual_SV = reference_forward(config, tensors, tokens_S)
     assert config["rope_scaling"]["rope_type"] == "yarn", "guard: the YaRN path is the one compared"
-    torch.testing.assert_close(actual_SV, expected_SV, rtol=1e-4, atol=1e-4)
+    model = AutoModelForCausalLM.from_pretrained(bundle / "hf", dtype=torch.float32).eval()
+    tokens_S = torch.randint(0, 1000, (96,), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        expected_SV = trained(tokens_S[None], torch.arange(96)[None], causal_mask(96))[0].float()
+        actual_SV = model(tokens_S[None]).logits[0].float()
+    torch.testing.assert_close(actual_SV, expected_SV, rtol=0, atol=1e-4)
+    generated = model.generate(tokens_S[None, :32], max_new_tokens=6, do_sample=False)
+    assert generated.shape == (1, 38) and int(generated[0, 32]) == int(expected_SV[31].argmax())
 
 
-def test_config_json_describes_a_qwen3_moe(bundle):
-    config = json.loads((bundle / "hf" / "config.json").read_text())
-    assert config["architectures"] == ["Qwen3MoeForCausalLM"] and config["model_type"] == "qwen3_moe"
-    assert (config["num_experts"], config["num_experts_per_tok"], config["moe_intermediate_size"]) == (4, 2, 64)
-    assert config["shared_expert_intermediate_size"] == 64 and config["tie_word_embeddings"] is False
-    assert config["vocab_size"] == 1024 and config["num_key_value_heads"] == 2 and config["head_dim"] == 16
-    assert (bundle / "hf" / "tokenizer.json").is_file()
+def kept_texts(build: Path, sources: set[str]) -> list[str]:
+    rows = [row for path in sorted(glob.glob(str(build / "work" / "dedup" / "docs*.parquet")))
+            for row in pq.read_table(path).to_pylist()]
+    return [row["text"] for row in rows if row["source"] in sources]
+
+
+def shard_documents(build: Path, stage: str) -> collections.Counter:
+    manifest = json.loads((build / "manifest.json").read_text())
+    return collections.Counter(tuple(int(i) for i in doc) for prefix in manifest["stages"][stage]["data_path"][1::2]
+                               for doc in read_documents(prefix))
+
+
+@pytest.fixture(scope="module")
+def code_shards(build_dir) -> tuple[list[str], collections.Counter]:
+    """The kept code documents and the short stage's shard documents (over 1 MB of code)."""
+    texts = kept_texts(build_dir, {"code", "more"})
+    assert sum(len(text.encode()) for text in texts) > 1_000_000, "guard: over 1 MB of real code"
+    return texts, shard_documents(build_dir, "short")
+
+
+def test_shards_hold_tiktokens_ids_for_over_a_megabyte_of_code(code_shards, base_tokenizer):
+    """The build tokenized with the tiktoken-form tokenizer: every code document of the short stage is
+    ``tiktoken``'s own encoding of a kept document, followed by EOD, and at least 1 MB of them are."""
+    texts, shards = code_shards
+    encoding, eod = base_tokenizer.encoding(), base_tokenizer.specials["<|endoftext|>"]
+    reference = {tuple(ids) + (eod,): len(text.encode()) for text, ids in zip(texts, encoding.encode_ordinary_batch(texts))}
+    matched = [doc for doc in shards if doc in reference]
+    assert sum(reference[doc] for doc in matched) > 1_000_000
+    transcripts = [doc for doc in shards if doc not in reference]
+    im_start = base_tokenizer.specials["<|im_start|>"]
+    assert all(im_start in doc for doc in transcripts), "only transcripts (ChatML) are not code documents"
+
+
+def test_bundle_tokenizer_gives_the_training_ids_on_over_a_megabyte_of_code(code_shards, hf_tokenizer):
+    """``AutoTokenizer.from_pretrained(bundle)`` reads code as the build did (special-token look-alikes
+    in code stay text: ``split_special_tokens``), and the EOS it names is the build's EOD."""
+    texts, shards = code_shards
+    encoded = hf_tokenizer(texts, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    eod = hf_tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    assert hf_tokenizer.eos_token == "<|endoftext|>" and hf_tokenizer.pad_token == "<|pad|>"
+    ours = {tuple(ids) + (eod,): len(text.encode()) for text, ids in zip(texts, encoded)}
+    assert sum(ours[doc] for doc in shards if doc in ours) > 1_000_000
+
+
+def test_bundle_tokenizer_reads_special_tokens_as_the_base_tokenizer(hf_tokenizer, base_tokenizer):
+    text = "<|im_start|>user\nfix the <|pad|> bug<|im_end|>\n<|endoftext|>def f():\n\treturn 1<|im_end|>"
+    expected = base_tokenizer.encoding().encode(text, allowed_special="all")
+    assert hf_tokenizer(text, add_special_tokens=False)["input_ids"] == expected
+    assert sum(i in base_tokenizer.specials.values() for i in expected) == 5, "guard: the specials are single ids"
+    assert set(hf_tokenizer.all_special_tokens) >= {"<|endoftext|>", "<|pad|>"}
+    assert set(hf_tokenizer.get_added_vocab()) == set(SPECIALS)
+
+
+def transcript_documents(build: Path) -> list[Document]:
+    rows = [row for path in sorted(glob.glob(str(build / "work" / "dedup" / "docs*.parquet")))
+            for row in pq.read_table(path).to_pylist() if row["source"] == "runs"]
+    return [Document.from_row(row) for row in rows]
+
+
+def test_chat_template_renders_sft_samples_to_their_training_ids(bundle, build_dir, hf_tokenizer):
+    """Every SFT sample that starts a transcript, as the build wrote it to the sft shards, equals
+    ``apply_chat_template`` of its messages with the bundle's tokenizer. The transcript with tool calls
+    has a round longer than the build's 2048 tokens, so it is checked whole, through the same
+    ``mixtures.sft.sft_samples`` the build runs."""
+    tokenizer, config = load_tokenizer(str(build_dir / "tokenizer.json")), SFTConfig()
+    shards = shard_documents(build_dir, "sft")
+    from_shards = with_tool_calls = 0
+    for doc in transcript_documents(build_dir):
+        messages = clean_turns(doc.metadata["messages"], config, doc.metadata.get("tools") or ())[0]
+        for length in (SFT_LENGTH, 1 << 16):
+            for sample in sft_samples(doc, tokenizer, length, config)[0]:
+                in_shards = tuple(int(i) for i in sample.tokens) in shards
+                if sample.is_continuation or (length == SFT_LENGTH) != in_shards:
+                    continue
+                turns = messages[sample.turns[0]:sample.turns[1]]
+                rendered = hf_tokenizer.apply_chat_template(turns, tokenize=True, return_dict=False)
+                assert list(rendered) == [int(i) for i in sample.tokens]
+                from_shards += in_shards
+                with_tool_calls += any(m["tool_calls"] for m in turns)
+    assert from_shards >= 2 and with_tool_calls >= 1, "guard: real samples, tool calls among them, were compared"
+    prompt = hf_tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], add_generation_prompt=True,
+                                              tokenize=False)
+    assert prompt == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+
+
+def test_chat_template_comes_from_the_sft_template_and_openai_tool_calls_render_alike(hf_tokenizer):
+    from mixtures.chat import ChatTemplate
+
+    assert hf_tokenizer.chat_template == chat_template_jinja(ChatTemplate())
+    canonical = [{"role": "assistant", "content": "ok", "tool_calls": [{"id": "1", "name": "bash",
+                                                                         "arguments": {"command": "ls -la"}}]}]
+    openai = [{"role": "assistant", "content": "ok", "tool_calls": [
+        {"id": "1", "type": "function", "function": {"name": "bash", "arguments": {"command": "ls -la"}}}]}]
+    rendered = hf_tokenizer.apply_chat_template(canonical, tokenize=False)
+    assert rendered == hf_tokenizer.apply_chat_template(openai, tokenize=False)
+    assert rendered == '<|im_start|>assistant\nok\n<tool_call>{"name": "bash", "arguments": {"command": "ls -la"}}' \
+                       "</tool_call><|im_end|>\n"
+
+
+def test_chat_template_renders_every_message_shape_as_training_does(hf_tokenizer):
+    """Reasoning, arguments as emitted text (verbatim when an object, a JSON string otherwise), as
+    objects, unicode and quotes: the template's text is ``mixtures.chat``'s, which SFT trains on."""
+    from mixtures.chat import render_messages
+
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": 'héllo 😀 "q" \\n'},
+        {"role": "assistant", "content": "ok", "reasoning": "first, look", "tool_calls": [
+            {"id": "1", "name": "bash", "arguments": '{"command":  "ls"}', "kind": "function"},
+            {"id": "2", "name": "edit", "arguments": {"path": "a.py", "lines": [1, 2]}},
+            {"id": "3", "name": "note", "arguments": "free text", "kind": "function"}]},
+        {"role": "tool", "content": "out", "tool_call_id": "1"},
+    ]
+    canonical = [{"tool_calls": [], "reasoning": "", **m} for m in messages]
+    assert hf_tokenizer.apply_chat_template(messages, tokenize=False) == render_messages(canonical)
 
 
 def test_bundle_traces_the_data_through_every_stage(bundle, short_run, long_run, sft_run):
@@ -96,82 +236,9 @@ def test_bundle_traces_the_data_through_every_stage(bundle, short_run, long_run,
 def test_bundle_holds_checkpoint_eval_and_routing_replay_flag(bundle, sft_run):
     summary = json.loads((bundle / "handoff.json").read_text())
     assert summary["moe_enable_routing_replay"] is False and summary["step"] == sft_run.state.step
+    assert summary["architecture"] == "Qwen2MoeForCausalLM" and summary["chat_template_source"] == "manifest"
     assert (bundle / "checkpoint" / "metadata.json").is_file()
     evals = json.loads((bundle / "eval.json").read_text())
     assert [row["eval_set"] for row in evals] == ["heldout"] and evals[0]["step"] == sft_run.state.step
     assert summary["eval"]["heldout"]["bits_per_byte"] == evals[0]["bits_per_byte"] > 0
 
-
-# --- an independent Qwen3-MoE (+ Qwen2-MoE shared expert) forward, Hugging Face semantics ---------
-
-
-def rms_norm(x, weight, eps):
-    return weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
-
-
-def rope_cos_sin(config, length):
-    """HF ``_compute_default_rope_parameters`` / ``_compute_yarn_parameters``, written out."""
-    d, base = config["head_dim"], config["rope_theta"]
-    inv_freq = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float32) / d)
-    scale, scaling = 1.0, config["rope_scaling"]
-    if scaling:
-        factor, original = scaling["factor"], scaling["original_max_position_embeddings"]
-
-        def dim(rotations):
-            return d * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-        low, high = max(math.floor(dim(scaling["beta_fast"])), 0), min(math.ceil(dim(scaling["beta_slow"])), d - 1)
-        ramp = ((torch.arange(d // 2, dtype=torch.float32) - low) / max(high - low, 1e-3)).clamp(0, 1)
-        extrapolation = 1 - ramp
-        inv_freq = inv_freq / factor * (1 - extrapolation) + inv_freq * extrapolation
-        scale = scaling["attention_factor"]
-    freqs_SD = torch.outer(torch.arange(length, dtype=torch.float32), inv_freq)
-    emb_SD = torch.cat([freqs_SD, freqs_SD], dim=-1)
-    return emb_SD.cos() * scale, emb_SD.sin() * scale
-
-
-def rotate_half(x):
-    first, second = x.chunk(2, dim=-1)
-    return torch.cat([-second, first], dim=-1)
-
-
-def attention(config, t, prefix, x_SH, cos_SD, sin_SD):
-    heads, groups, d, length = config["num_attention_heads"], config["num_key_value_heads"], config["head_dim"], x_SH.shape[0]
-    eps = config["rms_norm_eps"]
-    q_SND = rms_norm((x_SH @ t[f"{prefix}.q_proj.weight"].T).view(length, heads, d), t[f"{prefix}.q_norm.weight"], eps)
-    k_SGD = rms_norm((x_SH @ t[f"{prefix}.k_proj.weight"].T).view(length, groups, d), t[f"{prefix}.k_norm.weight"], eps)
-    v_SGD = (x_SH @ t[f"{prefix}.v_proj.weight"].T).view(length, groups, d)
-    cos, sin = cos_SD[:, None], sin_SD[:, None]
-    q_SND, k_SGD = q_SND * cos + rotate_half(q_SND) * sin, k_SGD * cos + rotate_half(k_SGD) * sin
-    k_SND, v_SND = k_SGD.repeat_interleave(heads // groups, dim=1), v_SGD.repeat_interleave(heads // groups, dim=1)
-    scores_NSS = torch.einsum("snd,tnd->nst", q_SND, k_SND) / math.sqrt(d)
-    scores_NSS = scores_NSS.masked_fill(causal_mask(length)[0], float("-inf"))
-    out_SND = torch.einsum("nst,tnd->snd", scores_NSS.softmax(-1), v_SND)
-    return out_SND.reshape(length, heads * d) @ t[f"{prefix}.o_proj.weight"].T
-
-
-def mlp(t, prefix, x):
-    return (F.silu(x @ t[f"{prefix}.gate_proj.weight"].T) * (x @ t[f"{prefix}.up_proj.weight"].T)) @ t[f"{prefix}.down_proj.weight"].T
-
-
-def sparse_moe(config, t, prefix, x_SH):
-    probs_SE = (x_SH @ t[f"{prefix}.gate.weight"].T).softmax(-1)
-    weights_SK, experts_SK = probs_SE.topk(config["num_experts_per_tok"], dim=-1)
-    weights_SK = weights_SK / weights_SK.sum(-1, keepdim=True)  # norm_topk_prob
-    out_SH = torch.zeros_like(x_SH)
-    for e in range(config["num_experts"]):
-        rows, slot = torch.nonzero(experts_SK == e, as_tuple=True)
-        out_SH[rows] += weights_SK[rows, slot, None] * mlp(t, f"{prefix}.experts.{e}", x_SH[rows])
-    gate_S1 = torch.sigmoid(x_SH @ t[f"{prefix}.shared_expert_gate.weight"].T)
-    return out_SH + gate_S1 * mlp(t, f"{prefix}.shared_expert", x_SH)
-
-
-def reference_forward(config, t, tokens_S):
-    eps, x_SH = config["rms_norm_eps"], t["model.embed_tokens.weight"][tokens_S]
-    cos_SD, sin_SD = rope_cos_sin(config, len(tokens_S))
-    for i in range(config["num_hidden_layers"]):
-        layer = f"model.layers.{i}"
-        x_SH = x_SH + attention(config, t, f"{layer}.self_attn", rms_norm(x_SH, t[f"{layer}.input_layernorm.weight"], eps),
-                                cos_SD, sin_SD)
-        x_SH = x_SH + sparse_moe(config, t, f"{layer}.mlp", rms_norm(x_SH, t[f"{layer}.post_attention_layernorm.weight"], eps))
-    return rms_norm(x_SH, t["model.norm.weight"], eps) @ t["lm_head.weight"].T

@@ -42,7 +42,7 @@ def test_every_step_logs_loss_throughput_mfu_and_router_load(short_run):
 def test_tokens_are_counted_per_source_of_the_blend(short_run):
     state = short_run.state
     assert state.tokens_seen == SHORT_STEPS * 16 * 64  # global batch 16 of 64 tokens
-    assert set(state.tokens_per_source) == {"code", "runs"}
+    assert set(state.tokens_per_source) == {"code", "more", "runs"}
     assert sum(state.tokens_per_source.values()) == state.tokens_seen
     assert state.tokens_per_source["code"] > 2 * state.tokens_per_source["runs"]  # weights 1.0 vs 0.2
 

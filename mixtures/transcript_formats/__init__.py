@@ -1,0 +1,73 @@
+"""Agent transcript formats -> canonical messages (see ``canonical``) and outcome facts.
+
+Which format a value is, is decided by its structure (``detect``), never its file name; ``format:`` on
+a source forces one. The order below matters only where shapes overlap: the formats with their own
+markers come before the generic chat list that would also accept them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mixtures.transcript_formats.aider import AIDER
+from mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE
+from mixtures.transcript_formats.base import Format, Transcript
+from mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
+from mixtures.transcript_formats.codex import CODEX
+from mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
+from mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
+from mixtures.transcript_formats.outcomes import outcome_facts
+from mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
+
+JSON_FORMATS = (OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES, OPENAI_RESPONSES,
+                ANTHROPIC, OPENAI_CHAT)
+SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES)
+TEXT_FORMATS = (AIDER,)
+FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
+
+__all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "outcome_facts", "parse_json_value",
+           "parse_session", "parse_text", "session_format"]
+
+
+def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[Format, ...]:
+    return candidates if name is None else tuple(f for f in candidates if f.name == name)
+
+
+def parse_json_value(value: Any, forced: str | None = None) -> list[Transcript]:
+    """The transcripts in one JSON value (a whole file, or one JSONL line)."""
+    if nested_deeper_than(value, MAX_JSON_DEPTH):
+        raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    candidates = formats_named(forced, JSON_FORMATS)
+    for candidate in candidates:
+        if candidate.detect(value):
+            return candidate.parse(value)
+    if forced is not None and not candidates:
+        raise TranscriptShapeError(f"format {forced} is not read from a JSON value (its files are JSONL sessions "
+                                   "or text)")
+    raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
+                               f"{', '.join(f.name for f in candidates)}")
+
+
+def session_format(first_entry: Any, forced: str | None = None) -> Format | None:
+    """The session format whose files hold ``first_entry`` as a line, if any."""
+    return next((f for f in formats_named(forced, SESSION_FORMATS) if f.detect(first_entry)), None)
+
+
+def parse_session(fmt: Format, entries: list[Any]) -> list[Transcript]:
+    if any(nested_deeper_than(entry, MAX_JSON_DEPTH) for entry in entries):
+        raise TranscriptShapeError(f"an entry nested deeper than {MAX_JSON_DEPTH} levels")
+    return fmt.parse(entries)
+
+
+def parse_text(text: str, forced: str | None = None) -> list[Transcript] | None:
+    """The transcripts of a text format, or None when the text is in none of them."""
+    fmt = next((f for f in formats_named(forced, TEXT_FORMATS) if f.detect(text)), None)
+    return None if fmt is None else fmt.parse(text)
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"an object with keys {sorted(map(str, value))[:10]}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items" + (f" (the first: {describe(value[0])})" if value else "")
+    return f"a JSON {type(value).__name__}"

@@ -1,0 +1,124 @@
+"""The canonical message every transcript format becomes, and the helpers the format parsers share.
+
+A canonical message is a plain dict (it travels in ``Document.metadata`` as JSON)::
+
+    {"role": "system" | "user" | "assistant" | "tool",
+     "content": str,                 # the text, blocks joined by newlines
+     "reasoning": str,               # thinking written before the answer ("" when none)
+     "tool_calls": [{"id": str, "name": str, "arguments": str, "kind": "function" | "custom"}],
+     "tool_call_id": str, "name": str,
+     "observation": bool}            # written by the environment or the harness, not by a person or the model
+
+``arguments`` is the exact text the model emitted: OpenAI and Codex send it as a JSON string and it is
+kept verbatim (key order, spacing, escapes), Anthropic sends an object and it is serialised once with
+its key order. ``kind: custom`` is a free-text tool input (Codex ``apply_patch``); a ``function``
+call whose arguments are not a JSON object is malformed and the SFT stage drops its turn.
+``observation`` is what the prose filters skip and the SFT stage never trains, whatever ``role`` the
+format gave it (SWE-agent returns command output as ``user`` turns).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
+# Real transcripts nest about ten levels (container, messages, message, tool_calls, call, function,
+# arguments...). Anything deeper is refused, so every later recursive walk of it (rendering, the
+# ledger's json.dumps, Beam's pickling) stays far below Python's recursion limit.
+MAX_JSON_DEPTH = 100
+
+
+class TranscriptShapeError(ValueError):
+    """The JSON parsed, but is not a transcript of the format being read."""
+
+    def __init__(self, problem: str):
+        super().__init__(problem)
+
+
+def message(role: str, content: str = "", *, reasoning: str = "", tool_calls: list[dict[str, Any]] | None = None,
+            tool_call_id: str = "", name: str = "", observation: bool = False) -> dict[str, Any]:
+    """One canonical message; every format builds its messages here so they all carry the same keys."""
+    return {"role": role, "content": content, "reasoning": reasoning, "tool_calls": tool_calls or [],
+            "tool_call_id": tool_call_id, "name": name, "observation": observation}
+
+
+def tool_call(call_id: Any, name: Any, arguments: Any, *, kind: str = "function", where: str = "") -> dict[str, Any]:
+    """A canonical call; ``arguments`` as a string is kept verbatim, anything else serialised once."""
+    if not isinstance(name, str) or not name:
+        raise TranscriptShapeError(f"{where or 'a message'} has a tool call without a name")
+    if not isinstance(arguments, str):
+        arguments = json.dumps({} if arguments is None else arguments, ensure_ascii=False)
+    return {"id": "" if call_id is None else str(call_id), "name": name, "arguments": arguments, "kind": kind}
+
+
+def parsed_arguments(call: dict[str, Any]) -> dict[str, Any] | None:
+    """The call's arguments as an object, or None when they are not a JSON object (or the call is free text)."""
+    if call.get("kind", "function") != "function":
+        return None
+    try:
+        value = json.loads(call["arguments"])
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) and not nested_deeper_than(value, MAX_JSON_DEPTH) else None
+
+
+def block_type(block: Any) -> str:
+    """A content block's ``type``, or "" when the block is not an object or the type not a string
+    (``{"type": []}`` must not raise TypeError in a set lookup and quarantine the whole file)."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
+def content_text(content: Any, where: str) -> str:
+    """A string as is; a list of content blocks as its text blocks joined by newlines (images and
+    other non-text blocks carry nothing a text model can train on)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise TranscriptShapeError(f"{where} content is a {type(content).__name__}")
+    texts = [block if isinstance(block, str) else block.get("text") for block in content
+             if isinstance(block, str) or block_type(block) in TEXT_BLOCK_TYPES]
+    return "\n".join(text for text in texts if isinstance(text, str))
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and objects in ``value`` nest more than ``limit`` levels; iterative, so a
+    hostile value cannot make the check itself hit the recursion limit."""
+    stack = [(value, 1)] if isinstance(value, (list, dict)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack += [(child, depth + 1) for child in children if isinstance(child, (list, dict))]
+    return False
+
+
+def require_dict(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TranscriptShapeError(f"{where} is a {type(value).__name__}, not an object")
+    return value
+
+
+def require_list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TranscriptShapeError(f"{where} is a {type(value).__name__}, not a list")
+    return value
+
+
+def string(value: Any) -> str:
+    """``value`` when it is a string, else "" (optional text fields are often null)."""
+    return value if isinstance(value, str) else ""
+
+
+def strip_affixes(text: str, prefix: str, suffix: str = "") -> str:
+    """``text`` without a known harness ``prefix`` and ``suffix`` (each only where present), trimmed."""
+    body = text[len(prefix):] if prefix and text.startswith(prefix) else text
+    body = body.rstrip()
+    if suffix and body.endswith(suffix):
+        body = body[: -len(suffix)]
+    return body.strip()

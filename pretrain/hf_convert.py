@@ -1,0 +1,501 @@
+"""Hugging Face <-> megatron-core: model configs and tensor names of the three MoE families codemix trains.
+
+Pure functions over dicts of tensors and ``config.json`` dicts; no model is built here (that is
+``pretrain.hf_import`` and ``pretrain.handoff``). megatron-bridge would do this job, but it does not
+install next to our pins (it requires mamba-ssm, which builds against CUDA, and transformers 4.57),
+so the mapping is written out here and verified against ``transformers`` itself in the tests:
+import -> megatron-core forward equals the ``transformers`` forward, export -> ``from_pretrained``
+loads with no missing or unexpected key and computes the same logits.
+
+Families (Hugging Face ``model_type`` -> what it is in megatron-core):
+
+    qwen3_moe    GQA + per-head q/k RMSNorm, softmax top-k routing, no shared expert
+    qwen2_moe    GQA with q/k/v biases, softmax top-k routing, a shared expert behind a sigmoid gate
+    deepseek_v3  multi-latent attention, sigmoid routing with ``e_score_correction_bias`` (megatron's
+                 aux-loss-free expert bias), ``routed_scaling_factor``, group-limited routing, ungated
+                 shared experts, ``first_k_dense_replace`` dense layers; Kimi K2/K2.5 (``kimi_k2``)
+                 are this architecture under another name
+
+Tensor names, layer ``i``, expert ``e`` (megatron-core local-spec name -> Hugging Face name):
+
+    embedding.word_embeddings.weight                  model.embed_tokens.weight
+    decoder.final_layernorm.weight                    model.norm.weight
+    output_layer.weight                               lm_head.weight
+    decoder.layers.i.input_layernorm.weight           model.layers.i.input_layernorm.weight
+    decoder.layers.i.pre_mlp_layernorm.weight         model.layers.i.post_attention_layernorm.weight
+    GQA  .self_attention.linear_qkv.{weight,bias}     .self_attn.{q,k,v}_proj.{weight,bias} (split by group)
+         .self_attention.{q,k}_layernorm.weight       .self_attn.{q,k}_norm.weight
+    MLA  .self_attention.linear_q_down_proj.weight    .self_attn.q_a_proj.weight
+         .self_attention.q_layernorm.weight           .self_attn.q_a_layernorm.weight
+         .self_attention.linear_q_up_proj.weight      .self_attn.q_b_proj.weight
+         .self_attention.linear_q_proj.weight         .self_attn.q_proj.weight (q_lora_rank null)
+         .self_attention.linear_kv_down_proj.weight   .self_attn.kv_a_proj_with_mqa.weight
+         .self_attention.kv_layernorm.weight          .self_attn.kv_a_layernorm.weight
+         .self_attention.linear_kv_up_proj.weight     .self_attn.kv_b_proj.weight
+         .self_attention.linear_proj.weight           .self_attn.o_proj.weight
+    .mlp.router.weight                                .mlp.gate.weight
+    .mlp.router.expert_bias                           .mlp.gate.e_score_correction_bias (DeepSeek-V3)
+    .mlp.experts.local_experts.e.linear_fc1/fc2       .mlp.experts.e.{gate,up}_proj / down_proj
+    .mlp.shared_experts.linear_fc1/fc2                .mlp.shared_expert.* (Qwen2) / .mlp.shared_experts.* (DeepSeek)
+    .mlp.shared_experts.gate_weight                   .mlp.shared_expert_gate.weight (Qwen2)
+    .mlp.linear_fc1/fc2 (dense layers)                .mlp.{gate,up}_proj / down_proj
+
+Fused layouts: ``linear_qkv`` is grouped by KV head: for each of the ``g`` query groups, its
+``h/g`` query heads, then its key head, then its value head (``d`` rows each; the bias likewise).
+``linear_fc1`` of a SwiGLU MLP is ``[gate; up]``. MLA needs no reordering: megatron's MLA RoPE
+de-interleaves the rotary half exactly as Hugging Face's ``rope_interleave`` does, and both lay out
+``kv_b_proj`` per head as ``[qk_nope | v]`` and ``kv_a_proj_with_mqa`` as ``[latent | rope key]``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from codemix.config import ConfigError, require
+
+FAMILIES = {"qwen3_moe": "Qwen3MoeForCausalLM", "qwen2_moe": "Qwen2MoeForCausalLM",
+            "deepseek_v3": "DeepseekV3ForCausalLM"}
+MODEL_TYPE_FAMILY = {"qwen3_moe": "qwen3_moe", "qwen2_moe": "qwen2_moe", "deepseek_v3": "deepseek_v3",
+                     "kimi_k2": "deepseek_v3"}
+# ModelConfig fields a run may change on an imported base: how it trains, not what the weights are.
+TRAINING_FIELDS = frozenset({"max_context", "init_std", "rope.long_scaling", "moe.aux_loss_coeff", "moe.load_balancing",
+                             "moe.z_loss_coeff", "moe.router_dtype", "moe.enable_routing_replay",
+                             "moe.expert_bias_update_rate"})
+
+
+# --- config.json -> ModelConfig -------------------------------------------------------------------
+
+
+def hf_family(config: dict[str, Any], where: str) -> str:
+    """The family of a checkpoint's config.json, or a ConfigError naming what is supported."""
+    model_type = config.get("model_type")
+    require(model_type in MODEL_TYPE_FAMILY, where, f"model_type {model_type!r} is not one codemix imports",
+            f"use a checkpoint of: {', '.join(sorted(MODEL_TYPE_FAMILY))}")
+    return MODEL_TYPE_FAMILY[model_type]
+
+
+def rope_of(config: dict[str, Any]) -> tuple[float, dict[str, Any] | None]:
+    """(rope theta, scaling dict or None) from either config.json dialect: transformers 5's
+    ``rope_parameters`` or the older ``rope_theta`` + ``rope_scaling``."""
+    params = dict(config.get("rope_parameters") or {})
+    theta = params.pop("rope_theta", config.get("rope_theta", 10_000.0))
+    scaling = params or dict(config.get("rope_scaling") or {})
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    return float(theta), (None if kind == "default" else {**scaling, "rope_type": kind})
+
+
+def model_from_hf(config: dict[str, Any], where: str = "init_from_hf") -> dict[str, Any]:
+    """The ``ModelConfig`` (dict form) of a Hugging Face MoE checkpoint's config.json. Anything the
+    megatron-core model cannot reproduce exactly is refused with the reason."""
+    family = hf_family(config, where)
+    require(config.get("hidden_act", "silu") == "silu", f"{where}: hidden_act", "only SwiGLU (silu) MLPs are supported")
+    require(not config.get("tie_word_embeddings", False), f"{where}: tie_word_embeddings",
+            "tied input/output embeddings are not supported", "use an untied checkpoint")
+    model = {
+        "num_layers": config["num_hidden_layers"], "hidden_size": config["hidden_size"],
+        "num_attention_heads": config["num_attention_heads"], "ffn_hidden_size": config["intermediate_size"],
+        "vocab_size": config["vocab_size"], "fixed_vocab": True, "norm_epsilon": config.get("rms_norm_eps", 1e-6),
+        "init_std": config.get("initializer_range", 0.02),
+    }
+    theta, scaling = rope_of(config)
+    if family == "deepseek_v3":
+        model |= deepseek_fields(config, where)
+        model["rope"], model["max_context"] = deepseek_rope(theta, scaling, config, where)
+    else:
+        model |= qwen_fields(config, family, where)
+        require(scaling is None, f"{where}: rope_scaling", f"{scaling and scaling['rope_type']} RoPE scaling on a "
+                "Qwen checkpoint is not imported", "import the checkpoint without rope_scaling")
+        model["max_context"] = config["max_position_embeddings"]
+        model["rope"] = {"base": theta, "original_context": config["max_position_embeddings"]}
+    return model
+
+
+def qwen_fields(config: dict[str, Any], family: str, where: str) -> dict[str, Any]:
+    """GQA attention and softmax routing of Qwen2-MoE / Qwen3-MoE."""
+    require(not config.get("use_sliding_window", False), f"{where}: use_sliding_window", "sliding-window attention "
+            "is not supported")
+    qwen2 = family == "qwen2_moe"
+    require(qwen2 or not config.get("attention_bias", False), f"{where}: attention_bias",
+            "Qwen3-MoE's attention_bias also biases o_proj, which megatron's attention does not have")
+    heads = config["num_attention_heads"]
+    first_dense = dense_prefix(config, where)
+    shared = config.get("shared_expert_intermediate_size", 0) if qwen2 else 0
+    return {
+        "num_query_groups": config.get("num_key_value_heads") or heads,
+        "head_dim": config.get("head_dim") or config["hidden_size"] // heads,
+        "qk_layernorm": not qwen2, "qkv_bias": config.get("qkv_bias", True) if qwen2 else False,
+        "moe": {"num_experts": experts(config, "num_experts"), "router_topk": config["num_experts_per_tok"],
+                "ffn_hidden_size": config["moe_intermediate_size"], "shared_expert_intermediate_size": shared,
+                "shared_expert_gate": bool(shared), "first_dense_layers": first_dense,
+                "pre_softmax": not config.get("norm_topk_prob", False),
+                "aux_loss_coeff": config.get("router_aux_loss_coef", 1e-3)},
+    }
+
+
+def experts(config: dict[str, Any], name: str) -> int:
+    """The routed-expert count under the family's own name, or transformers 5's ``num_local_experts``."""
+    return config[name] if name in config else config["num_local_experts"]
+
+
+def dense_prefix(config: dict[str, Any], where: str) -> int:
+    """How many leading layers are dense; other layouts (``decoder_sparse_step`` > 1, dense layers
+    that are not a prefix) have no megatron ``first_dense_layers`` equivalent here."""
+    dense = sorted(config.get("mlp_only_layers") or [])
+    require(config.get("decoder_sparse_step", 1) == 1, f"{where}: decoder_sparse_step", "only 1 is supported")
+    require(dense == list(range(len(dense))), f"{where}: mlp_only_layers", "dense layers must be the first ones")
+    return len(dense)
+
+
+def deepseek_fields(config: dict[str, Any], where: str) -> dict[str, Any]:
+    """Multi-latent attention and sigmoid routing of DeepSeek-V3 / Kimi K2."""
+    require(not config.get("attention_bias", False), f"{where}: attention_bias", "MLA projections have no biases here")
+    require(config.get("rope_interleave", True), f"{where}: rope_interleave",
+            "megatron's MLA always de-interleaves the rotary half; a non-interleaved checkpoint is not supported")
+    require(config.get("moe_layer_freq", 1) == 1, f"{where}: moe_layer_freq", "only 1 is supported")
+    topk, groups, group_topk = config["num_experts_per_tok"], config.get("n_group") or 1, config.get("topk_group") or 1
+    require(config.get("norm_topk_prob", True) or topk == 1, f"{where}: norm_topk_prob",
+            "megatron normalises sigmoid top-k weights; an unnormalised checkpoint is not supported")
+    require(config.get("scoring_func", "sigmoid") == "sigmoid", f"{where}: scoring_func", "only sigmoid is supported")
+    if groups > 1:  # Hugging Face scores a group by its top-2 experts, megatron by its top (topk / group_topk)
+        require(topk // group_topk == 2, f"{where}: topk_group", "group scores must come from each group's top 2")
+    moe_ffn = config["moe_intermediate_size"]
+    return {
+        "qk_layernorm": True,
+        "mla": {"q_lora_rank": config.get("q_lora_rank"), "kv_lora_rank": config["kv_lora_rank"],
+                "qk_head_dim": config["qk_nope_head_dim"], "qk_pos_emb_head_dim": config["qk_rope_head_dim"],
+                "v_head_dim": config["v_head_dim"]},
+        "moe": {"num_experts": experts(config, "n_routed_experts"), "router_topk": topk, "ffn_hidden_size": moe_ffn,
+                "shared_expert_intermediate_size": (config.get("n_shared_experts") or 0) * moe_ffn,
+                "first_dense_layers": config.get("first_k_dense_replace", 0), "score_function": "sigmoid",
+                "expert_bias": True, "routed_scaling_factor": float(config.get("routed_scaling_factor", 1.0)),
+                "num_groups": groups if groups > 1 else None, "group_topk": group_topk if groups > 1 else None,
+                "load_balancing": "seq_aux_loss", "aux_loss_coeff": 1e-4},
+    }
+
+
+def deepseek_rope(theta: float, scaling: dict[str, Any] | None, config: dict[str, Any],
+                  where: str) -> tuple[dict[str, Any], int]:
+    """(RopeConfig dict, max_context): plain RoPE, or a base already extended with YaRN (Kimi K2)."""
+    if scaling is None:
+        return {"base": theta, "original_context": config["max_position_embeddings"]}, config["max_position_embeddings"]
+    require(scaling["rope_type"] == "yarn", f"{where}: rope_scaling", f"{scaling['rope_type']} is not supported",
+            "only YaRN (DeepSeek-V3, Kimi K2) is imported")
+    original, factor = int(scaling["original_max_position_embeddings"]), float(scaling["factor"])
+    rope = {"base": theta, "original_context": original, "long_scaling": "yarn", "base_extended": True,
+            "yarn_beta_fast": float(scaling.get("beta_fast", 32.0)), "yarn_beta_slow": float(scaling.get("beta_slow", 1.0)),
+            "yarn_mscale": float(scaling.get("mscale", 1.0)), "yarn_mscale_all_dim": float(scaling.get("mscale_all_dim", 0.0))}
+    return rope, round(original * factor)
+
+
+def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"moe": {"num_experts": 4}}`` -> ``{"moe.num_experts": 4}``."""
+    out = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        out |= flatten(value, f"{name}.") if isinstance(value, dict) else {name: value}
+    return out
+
+
+def check_same_architecture(derived: dict[str, Any], given: dict[str, Any], source: str) -> None:
+    """Refuse a recipe whose model differs from the checkpoint's in anything but training fields."""
+    ours, theirs = flatten(given), flatten(derived)
+    for name in sorted(set(ours) | set(theirs)):
+        if name in TRAINING_FIELDS or name not in ours or ours[name] == theirs.get(name):
+            continue
+        raise ConfigError(f"model.{name}", f"is {ours[name]!r}, but {source} has {theirs.get(name)!r}",
+                          "remove it from the recipe (e.g. --model continued): the architecture comes from the checkpoint")
+
+
+# --- the trained structure -> a Hugging Face class --------------------------------------------------
+
+
+def export_family(recipe) -> str:
+    """The Hugging Face class that computes exactly what the recipe's model computes, or a ConfigError
+    saying why none does (checked before any export work)."""
+    model, moe = recipe.model, recipe.model.moe
+    field = "model"
+    if model.mla is not None:
+        require(moe.score_function == "sigmoid", f"{field}.moe.score_function",
+                "DeepSeek-V3 (the only MLA class) routes with sigmoid scores; softmax routing with MLA has no class")
+        require(moe.shared_expert_intermediate_size > 0 and moe.shared_expert_intermediate_size % moe.ffn_hidden_size == 0,
+                f"{field}.moe.shared_expert_intermediate_size", "DeepSeek-V3 has n_shared_experts >= 1 shared experts "
+                f"of the routed size {moe.ffn_hidden_size}")
+        require(not moe.shared_expert_gate, f"{field}.moe.shared_expert_gate", "DeepSeek-V3's shared experts are ungated")
+        require(model.qk_layernorm, f"{field}.qk_layernorm", "DeepSeek-V3 always normalises the q/kv latents")
+        require(moe.num_groups is None or moe.router_topk // moe.group_topk == 2, f"{field}.moe.group_topk",
+                "DeepSeek-V3 scores a group by its top-2 experts")
+        return "deepseek_v3"
+    require(moe.score_function == "softmax" and not moe.expert_bias and moe.num_groups is None
+            and moe.routed_scaling_factor in (None, 1.0), f"{field}.moe.score_function",
+            "sigmoid routing, expert bias, group-limited routing and routed scaling exist only in DeepSeek-V3, "
+            "which needs MLA")
+    if moe.shared_expert_intermediate_size:
+        require(moe.shared_expert_gate, f"{field}.moe.shared_expert_gate",
+                "an ungated shared expert with GQA attention has no Hugging Face class (Qwen2-MoE gates it)")
+        require(not model.qk_layernorm, f"{field}.qk_layernorm",
+                "Qwen2-MoE (the class with a gated shared expert) has no q/k RMSNorm")
+        return "qwen2_moe"
+    require(model.qk_layernorm, f"{field}.qk_layernorm", "Qwen3-MoE always has q/k RMSNorm")
+    require(not model.qkv_bias, f"{field}.qkv_bias", "Qwen3-MoE has no q/k/v biases")
+    return "qwen3_moe"
+
+
+def hf_config(recipe, family: str, *, vocab_size: int, position, dtype: torch.dtype,
+              special_ids: dict[str, int | None]) -> dict[str, Any]:
+    """The config.json of ``family`` describing exactly the trained network (RoPE scaling included)."""
+    model, moe = recipe.model, recipe.model.moe
+    config = {
+        "architectures": [FAMILIES[family]], "model_type": family, "vocab_size": vocab_size,
+        "hidden_size": model.hidden_size, "intermediate_size": model.ffn_hidden_size,
+        "num_hidden_layers": model.num_layers, "num_attention_heads": model.num_attention_heads,
+        "hidden_act": "silu", "max_position_embeddings": max_positions(recipe, position),
+        "initializer_range": model.init_std, "rms_norm_eps": model.norm_epsilon, "use_cache": True,
+        "tie_word_embeddings": False, "rope_theta": model.rope.base, "rope_scaling": rope_scaling(recipe, family, position),
+        "attention_dropout": 0.0, "num_experts_per_tok": moe.router_topk, "moe_intermediate_size": moe.ffn_hidden_size,
+        "bos_token_id": special_ids.get("bos"), "eos_token_id": special_ids.get("eos"),
+        "pad_token_id": special_ids.get("pad"), "torch_dtype": str(dtype).removeprefix("torch."),
+    }
+    config |= (deepseek_config(model) if family == "deepseek_v3" else qwen_config(model, family))
+    return config
+
+
+def qwen_config(model, family: str) -> dict[str, Any]:
+    moe = model.moe
+    config = {
+        "num_key_value_heads": model.query_groups, "head_dim": model.kv_channels, "attention_bias": False,
+        "use_sliding_window": False, "decoder_sparse_step": 1, "mlp_only_layers": list(range(moe.first_dense_layers)),
+        "num_experts": moe.num_experts, "norm_topk_prob": not moe.pre_softmax, "output_router_logits": False,
+        "router_aux_loss_coef": moe.aux_loss_coeff,
+    }
+    if family == "qwen2_moe":  # biases always written (zeros when untrained): every Qwen2-MoE loader expects them
+        config |= {"shared_expert_intermediate_size": moe.shared_expert_intermediate_size, "qkv_bias": True}
+    return config
+
+
+def deepseek_config(model) -> dict[str, Any]:
+    moe, mla = model.moe, model.mla
+    return {
+        "num_key_value_heads": model.num_attention_heads, "q_lora_rank": mla.q_lora_rank,
+        "kv_lora_rank": mla.kv_lora_rank, "qk_nope_head_dim": mla.qk_head_dim, "qk_rope_head_dim": mla.qk_pos_emb_head_dim,
+        "v_head_dim": mla.v_head_dim, "head_dim": mla.qk_pos_emb_head_dim, "rope_interleave": True, "attention_bias": False,
+        "n_routed_experts": moe.num_experts, "n_shared_experts": moe.shared_expert_intermediate_size // moe.ffn_hidden_size,
+        "routed_scaling_factor": moe.routed_scaling_factor or 1.0, "n_group": moe.num_groups or 1,
+        "topk_group": moe.group_topk or 1, "norm_topk_prob": moe.router_topk > 1,  # megatron normalises when k > 1
+        "first_k_dense_replace": moe.first_dense_layers, "moe_layer_freq": 1,
+    }
+
+
+def max_positions(recipe, position) -> int:
+    """The context the exported model is meant for: the RoPE-scaled one once scaled."""
+    rope = recipe.model.rope
+    return round(rope.original_context * position.factor) if position.scaled else rope.original_context
+
+
+def rope_scaling(recipe, family: str, position) -> dict[str, Any] | None:
+    """Hugging Face ``rope_scaling`` equal to what the run trained with (None: plain RoPE)."""
+    from megatron.core.models.common.embeddings.yarn_rotary_pos_embedding import _yarn_get_concentration_factor
+
+    rope = recipe.model.rope
+    if not position.scaled:
+        return None
+    if position.linear:
+        require(family != "deepseek_v3", "model.rope.long_scaling", "megatron's MLA has no linear position interpolation")
+        return {"rope_type": "linear", "factor": position.factor}
+    scaling = {"rope_type": "yarn", "factor": position.factor, "original_max_position_embeddings": rope.original_context,
+               "beta_fast": rope.yarn_beta_fast, "beta_slow": rope.yarn_beta_slow}
+    if family == "deepseek_v3":  # DeepSeek's YaRN: cos/sin and the softmax scale from mscale / mscale_all_dim
+        return scaling | {"type": "yarn", "mscale": rope.yarn_mscale, "mscale_all_dim": mla_mscale_all_dim(rope)}
+    # megatron scales cos/sin by its concentration factor; state it rather than rely on a default
+    return scaling | {"attention_factor": _yarn_get_concentration_factor(
+        position.factor, rope.yarn_mscale, rope.yarn_mscale_all_dim or 0.0)}
+
+
+def mla_mscale_all_dim(rope) -> float:
+    return 1.0 if rope.yarn_mscale_all_dim is None else rope.yarn_mscale_all_dim
+
+
+# --- tensors ----------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class Layout:
+    """What the tensor mapping needs to know of the model: shapes to split fused tensors by, which
+    layers are dense, the attention kind and whether q/k/v biases are trained (optional norms and
+    projections are mapped when present)."""
+
+    family: str
+    num_layers: int
+    num_heads: int
+    num_query_groups: int
+    head_dim: int
+    num_experts: int
+    dense_layers: frozenset[int]
+    mla: bool = False
+    qkv_bias: bool = False
+
+    @classmethod
+    def of(cls, recipe, family: str | None = None) -> Layout:
+        model = recipe.model
+        return cls(family=family or export_family(recipe), num_layers=model.num_layers,
+                   num_heads=model.num_attention_heads, num_query_groups=model.query_groups, head_dim=model.kv_channels,
+                   num_experts=model.moe.num_experts, dense_layers=frozenset(range(model.moe.first_dense_layers)),
+                   mla=model.mla is not None, qkv_bias=model.qkv_bias)
+
+    @property
+    def shared_name(self) -> str:
+        return "shared_experts" if self.family == "deepseek_v3" else "shared_expert"
+
+
+def split_qkv(qkv: torch.Tensor, layout: Layout) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """megatron's grouped ``[g x (h/g + 2) x d, ...]`` -> q ``[h·d, ...]``, k ``[g·d, ...]``, v ``[g·d, ...]``
+    (a weight ``[.., H]`` or a bias ``[..]``)."""
+    per_group = layout.num_heads // layout.num_query_groups
+    grouped = qkv.reshape(layout.num_query_groups, per_group + 2, layout.head_dim, *qkv.shape[1:])
+    q, k, v = grouped[:, :per_group], grouped[:, per_group], grouped[:, per_group + 1]
+    return q.reshape(-1, *qkv.shape[1:]), k.reshape(-1, *qkv.shape[1:]), v.reshape(-1, *qkv.shape[1:])
+
+
+def join_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout: Layout) -> torch.Tensor:
+    """Inverse of ``split_qkv``."""
+    per_group, d, rest = layout.num_heads // layout.num_query_groups, layout.head_dim, q.shape[1:]
+    grouped = torch.cat([q.reshape(layout.num_query_groups, per_group, d, *rest),
+                         k.reshape(layout.num_query_groups, 1, d, *rest),
+                         v.reshape(layout.num_query_groups, 1, d, *rest)], dim=1)
+    return grouped.reshape(-1, *rest)
+
+
+MLA_NAMES = {  # megatron self_attention.<name> -> Hugging Face self_attn.<name>
+    "linear_q_down_proj.weight": "q_a_proj.weight", "q_layernorm.weight": "q_a_layernorm.weight",
+    "linear_q_up_proj.weight": "q_b_proj.weight", "linear_q_proj.weight": "q_proj.weight",
+    "linear_kv_down_proj.weight": "kv_a_proj_with_mqa.weight", "kv_layernorm.weight": "kv_a_layernorm.weight",
+    "linear_kv_up_proj.weight": "kv_b_proj.weight", "linear_proj.weight": "o_proj.weight",
+}
+GQA_NAMES = {"linear_proj.weight": "o_proj.weight", "q_layernorm.weight": "q_norm.weight",
+             "k_layernorm.weight": "k_norm.weight"}
+
+
+def _mlp_to_hf(fc1: torch.Tensor, fc2: torch.Tensor, prefix: str) -> dict[str, torch.Tensor]:
+    gate, up = fc1.chunk(2, dim=0)  # SwiGLU linear_fc1 [2F, H] = [gate; up]
+    return {f"{prefix}.gate_proj.weight": gate, f"{prefix}.up_proj.weight": up, f"{prefix}.down_proj.weight": fc2}
+
+
+def attention_to_hf(sd: dict[str, torch.Tensor], src: str, dst: str, layout: Layout) -> dict[str, torch.Tensor]:
+    """One layer's attention tensors under Hugging Face names."""
+    names = MLA_NAMES if layout.mla else GQA_NAMES
+    out = {f"{dst}.{hf}": sd[f"{src}.{ours}"] for ours, hf in names.items() if f"{src}.{ours}" in sd}
+    if not layout.mla:
+        for name, part in zip("qkv", split_qkv(sd[f"{src}.linear_qkv.weight"], layout)):
+            out[f"{dst}.{name}_proj.weight"] = part
+        if layout.family == "qwen2_moe":
+            bias = sd.get(f"{src}.linear_qkv.bias")
+            bias = torch.zeros(sd[f"{src}.linear_qkv.weight"].shape[0], dtype=sd[f"{src}.linear_qkv.weight"].dtype) \
+                if bias is None else bias
+            for name, part in zip("qkv", split_qkv(bias, layout)):
+                out[f"{dst}.{name}_proj.bias"] = part
+    return out
+
+
+def mlp_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, torch.Tensor]:
+    """One layer's MLP (dense) or MoE tensors under Hugging Face names."""
+    src, dst = f"decoder.layers.{i}.mlp", f"model.layers.{i}.mlp"
+    if i in layout.dense_layers:
+        return _mlp_to_hf(sd[f"{src}.linear_fc1.weight"], sd[f"{src}.linear_fc2.weight"], dst)
+    out = {f"{dst}.gate.weight": sd[f"{src}.router.weight"]}
+    if layout.family == "deepseek_v3":  # zeros when the run trained without an expert bias: the same routing
+        bias = sd.get(f"{src}.router.expert_bias")
+        out[f"{dst}.gate.e_score_correction_bias"] = torch.zeros(layout.num_experts) if bias is None else bias
+    for e in range(layout.num_experts):
+        expert = f"{src}.experts.local_experts.{e}"
+        out |= _mlp_to_hf(sd[f"{expert}.linear_fc1.weight"], sd[f"{expert}.linear_fc2.weight"], f"{dst}.experts.{e}")
+    if f"{src}.shared_experts.linear_fc1.weight" in sd:
+        out |= _mlp_to_hf(sd[f"{src}.shared_experts.linear_fc1.weight"], sd[f"{src}.shared_experts.linear_fc2.weight"],
+                          f"{dst}.{layout.shared_name}")
+    if f"{src}.shared_experts.gate_weight" in sd:
+        out[f"{dst}.shared_expert_gate.weight"] = sd[f"{src}.shared_experts.gate_weight"]
+    return out
+
+
+def megatron_to_hf(sd: dict[str, Any], layout: Layout) -> dict[str, torch.Tensor]:
+    """All Hugging Face tensors (contiguous CPU copies, ready for safetensors) of a megatron state dict."""
+    out = {"model.embed_tokens.weight": sd["embedding.word_embeddings.weight"],
+           "model.norm.weight": sd["decoder.final_layernorm.weight"], "lm_head.weight": sd["output_layer.weight"]}
+    for i in range(layout.num_layers):
+        src, dst = f"decoder.layers.{i}", f"model.layers.{i}"
+        out[f"{dst}.input_layernorm.weight"] = sd[f"{src}.input_layernorm.weight"]
+        out[f"{dst}.post_attention_layernorm.weight"] = sd[f"{src}.pre_mlp_layernorm.weight"]
+        out |= attention_to_hf(sd, f"{src}.self_attention", f"{dst}.self_attn", layout)
+        out |= mlp_to_hf(sd, i, layout)
+    return {name: tensor.detach().to("cpu").contiguous().clone() for name, tensor in out.items()}
+
+
+def hf_to_megatron(tensors: dict[str, torch.Tensor], layout: Layout) -> dict[str, torch.Tensor]:
+    """Inverse of ``megatron_to_hf``: Hugging Face tensors back to megatron names and fused layouts.
+    Every Hugging Face tensor must be used: one left over is an error naming it (a mapping gap would
+    otherwise leave that weight at its random initialisation)."""
+    out, used = {}, set()
+    renames = {"model.embed_tokens.weight": "embedding.word_embeddings.weight",
+               "model.norm.weight": "decoder.final_layernorm.weight", "lm_head.weight": "output_layer.weight"}
+    for hf, ours in renames.items():
+        out[ours], used = tensors[hf], used | {hf}
+    for i in range(layout.num_layers):
+        src, dst = f"model.layers.{i}", f"decoder.layers.{i}"
+        pairs = {f"{src}.input_layernorm.weight": f"{dst}.input_layernorm.weight",
+                 f"{src}.post_attention_layernorm.weight": f"{dst}.pre_mlp_layernorm.weight"}
+        names = MLA_NAMES if layout.mla else GQA_NAMES
+        pairs |= {f"{src}.self_attn.{hf}": f"{dst}.self_attention.{ours}" for ours, hf in names.items()}
+        for hf, ours in pairs.items():
+            if hf in tensors:
+                out[ours], used = tensors[hf], used | {hf}
+        if not layout.mla:
+            out |= _qkv_from_hf(tensors, f"{src}.self_attn", f"{dst}.self_attention", layout, used)
+        out |= _mlp_from_hf(tensors, i, layout, used)
+    left = sorted(set(tensors) - used)
+    require(not left, "init_from_hf", f"{len(left)} checkpoint tensors have no place in the model, e.g. {left[:3]}")
+    return out
+
+
+def _qkv_from_hf(tensors, src: str, dst: str, layout: Layout, used: set[str]) -> dict[str, torch.Tensor]:
+    out = {f"{dst}.linear_qkv.weight": join_qkv(*(tensors[f"{src}.{n}_proj.weight"] for n in "qkv"), layout)}
+    used |= {f"{src}.{n}_proj.weight" for n in "qkv"}
+    if f"{src}.q_proj.bias" in tensors:
+        used |= {f"{src}.{n}_proj.bias" for n in "qkv"}
+        bias = join_qkv(*(tensors[f"{src}.{n}_proj.bias"] for n in "qkv"), layout)
+        if layout.qkv_bias:
+            out[f"{dst}.linear_qkv.bias"] = bias
+        else:  # the zeros an export writes for Qwen2-MoE loaders; anything else would be lost
+            require(not bool(bias.any()), "init_from_hf", f"{src} has q/k/v biases the model has none of",
+                    "set model.qkv_bias: true")
+    return out
+
+
+GATE_UP = re.compile(r"^(?P<prefix>.+)\.gate_proj\.weight$")
+
+
+def _mlp_from_hf(tensors, i: int, layout: Layout, used: set[str]) -> dict[str, torch.Tensor]:
+    src, dst = f"model.layers.{i}.mlp", f"decoder.layers.{i}.mlp"
+
+    def fused(prefix: str, target: str) -> dict[str, torch.Tensor]:
+        used.update({f"{prefix}.gate_proj.weight", f"{prefix}.up_proj.weight", f"{prefix}.down_proj.weight"})
+        return {f"{target}.linear_fc1.weight": torch.cat([tensors[f"{prefix}.gate_proj.weight"],
+                                                          tensors[f"{prefix}.up_proj.weight"]]),
+                f"{target}.linear_fc2.weight": tensors[f"{prefix}.down_proj.weight"]}
+
+    if i in layout.dense_layers:
+        return fused(src, dst)
+    out = {f"{dst}.router.weight": tensors[f"{src}.gate.weight"]}
+    used.add(f"{src}.gate.weight")
+    if f"{src}.gate.e_score_correction_bias" in tensors:
+        out[f"{dst}.router.expert_bias"] = tensors[f"{src}.gate.e_score_correction_bias"].float()
+        used.add(f"{src}.gate.e_score_correction_bias")
+    for e in range(layout.num_experts):
+        out |= fused(f"{src}.experts.{e}", f"{dst}.experts.local_experts.{e}")
+    if f"{src}.{layout.shared_name}.gate_proj.weight" in tensors:
+        out |= fused(f"{src}.{layout.shared_name}", f"{dst}.shared_experts")
+    if f"{src}.shared_expert_gate.weight" in tensors:
+        out[f"{dst}.shared_experts.gate_weight"] = tensors[f"{src}.shared_expert_gate.weight"]
+        used.add(f"{src}.shared_expert_gate.weight")
+    return out

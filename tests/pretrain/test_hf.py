@@ -1,0 +1,302 @@
+"""Continued pretraining from Hugging Face bases, checked against ``transformers`` itself.
+
+For each family (Qwen3-MoE, Qwen2-MoE with its gated shared expert, DeepSeek-V3 with MLA, sigmoid
+routing, expert bias, group limits and routed scaling) a tiny random model is built with
+``transformers`` from a config and saved in ``tmp_path`` with the build's tokenizer in Kimi's form
+(tiktoken file + tokenizer_config.json). Then: the imported megatron-core model computes the
+``transformers`` logits; importing and exporting with no training gives the same tensors bit for bit;
+a few training steps on the build and ``mix handoff`` give a bundle that ``AutoModelForCausalLM``
+loads with no missing or unexpected key, computing the megatron model's logits and generating;
+short -> long -> sft chains from the base; the expert bias balances the load; mismatched tokenizers,
+structures no class reproduces and too-long sequences are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from codemix.config import ConfigError
+from pretrain.checkpoint import load_checkpoint
+from pretrain.configs import load_recipe, recipe_from_dict
+from pretrain.evaluate import evaluate_run, read_eval_texts
+from pretrain.handoff import handoff
+from pretrain.hf_convert import export_family
+from pretrain.hf_import import import_base
+from pretrain.loop import causal_mask
+from pretrain.model import PositionSetup, build_model
+from pretrain.run import TrainOptions, run
+
+FAMILIES = ["qwen3_moe", "qwen2_moe", "deepseek_v3"]
+VOCAB_ROWS = 1024  # the build's tokenizer has 1000 ids; a base's embedding may have more rows
+
+
+def tiny_hf_model(family: str, *, expert_bias: list[float] | None = None, n_group: int = 2):
+    """A small random model of ``family`` with every weight drawn (routers, norms and biases too, so no
+    mapping mistake hides behind a zero or a one)."""
+    import transformers
+
+    common = {"vocab_size": VOCAB_ROWS, "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "max_position_embeddings": 256, "rms_norm_eps": 1e-6,
+              "tie_word_embeddings": False}
+    if family == "qwen3_moe":
+        config = transformers.Qwen3MoeConfig(**common, num_key_value_heads=2, head_dim=24, moe_intermediate_size=32,
+                                             num_experts=4, num_experts_per_tok=2, norm_topk_prob=True)
+        model = transformers.Qwen3MoeForCausalLM(config)
+    elif family == "qwen2_moe":
+        config = transformers.Qwen2MoeConfig(**common, num_key_value_heads=2, moe_intermediate_size=32,
+                                             shared_expert_intermediate_size=48, num_experts=4, num_experts_per_tok=2,
+                                             mlp_only_layers=[0])
+        model = transformers.Qwen2MoeForCausalLM(config)
+    else:
+        config = transformers.DeepseekV3Config(
+            **common, num_key_value_heads=4, moe_intermediate_size=32, n_routed_experts=8, num_experts_per_tok=4,
+            n_shared_experts=1, n_group=n_group, topk_group=min(n_group, 2), first_k_dense_replace=1, q_lora_rank=48,
+            kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=12, routed_scaling_factor=2.5)
+        model = transformers.DeepseekV3ForCausalLM(config)
+    generator = torch.Generator().manual_seed(FAMILIES.index(family))
+    with torch.no_grad():
+        for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+            if name.endswith("e_score_correction_bias"):
+                values = torch.tensor(expert_bias) if expert_bias else torch.randn(tensor.shape, generator=generator) * 0.05
+                tensor.copy_(values)
+            elif tensor.ndim > 1:
+                tensor.copy_(torch.randn(tensor.shape, generator=generator) * 0.05)
+            elif tensor.is_floating_point() and "inv_freq" not in name:
+                tensor.copy_(1.0 + 0.2 * torch.randn(tensor.shape, generator=generator))
+    return model.eval()
+
+
+def save_base(model, directory: Path, tokenizer_dir: Path) -> Path:
+    """``save_pretrained`` plus the base tokenizer's files, as a downloaded Kimi checkpoint lays them out."""
+    model.save_pretrained(directory)
+    for name in ("tiktoken.model", "tokenizer_config.json"):
+        shutil.copyfile(tokenizer_dir / name, directory / name)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def hf_bases(tmp_path_factory, base_tokenizer) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("hf-bases")
+    return {family: save_base(tiny_hf_model(family), root / family, base_tokenizer.directory) for family in FAMILIES}
+
+
+def continued(base: Path, *overrides: str):
+    return load_recipe("continued", list(overrides), init_from_hf=str(base))
+
+
+def hf_logits(directory: Path, tokens_BS: torch.Tensor) -> torch.Tensor:
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32).eval()
+    with torch.no_grad():
+        return model(tokens_BS).logits.float()
+
+
+def megatron_logits(run_dir: Path, checkpoint: str | Path, tokens_BS: torch.Tensor) -> torch.Tensor:
+    """The run's model at ``checkpoint``, loaded as training resumes it, on ``tokens_BS``."""
+    from pretrain.configs import ParallelConfig
+    from pretrain.parallel import initialize, shutdown
+
+    record = json.loads((run_dir / "run.json").read_text())
+    recipe = recipe_from_dict(record["recipe"])
+    runtime = initialize(ParallelConfig(), seed=0)
+    try:
+        model = build_model(recipe, vocab_size=1000, sequence_length=record["sequence_length"],
+                            position=PositionSetup(**record["position"]), cpu=True)
+        load_checkpoint(checkpoint, model)
+        model.eval()
+        length = tokens_BS.shape[1]
+        with torch.no_grad():
+            return model(tokens_BS, torch.arange(length).expand_as(tokens_BS), causal_mask(length)).float()
+    finally:
+        shutdown(runtime)
+
+
+def sample_tokens(length: int = 48) -> torch.Tensor:
+    return torch.randint(0, 1000, (2, length), generator=torch.Generator().manual_seed(7))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_imported_base_computes_the_transformers_logits(family, hf_bases, tmp_path, one_thread):
+    recipe = continued(hf_bases[family])
+    assert recipe.model.fixed_vocab and recipe.model.vocab_size == VOCAB_ROWS
+    assert (recipe.model.mla is not None) == (family == "deepseek_v3")
+    checkpoint = import_base(recipe, tmp_path / "base")
+    tokens_BS = sample_tokens()
+    expected_BSV = hf_logits(hf_bases[family], tokens_BS)
+    actual_BSV = megatron_logits(tmp_path / "base", checkpoint, tokens_BS)
+    assert expected_BSV.abs().max() > 1.0, "guard: the random model's logits are not near zero"
+    torch.testing.assert_close(actual_BSV, expected_BSV, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, hf_bases, tmp_path, one_thread):
+    """Through both command lines: ``python -m pretrain.hf_import`` then ``mix handoff`` of the base."""
+    from mix.cli import main as mix
+    from pretrain.hf_import import main as hf_import
+
+    assert hf_import([str(hf_bases[family]), "--out", str(tmp_path / "base")]) == 0
+    assert mix(["handoff", str(tmp_path / "base"), "--out", str(tmp_path / "bundle")]) == 0
+    original = load_file(str(hf_bases[family] / "model.safetensors"))
+    exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert set(exported) == set(original)
+    for name, tensor in original.items():
+        assert exported[name].dtype == tensor.dtype and torch.equal(exported[name], tensor), name
+    config = json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
+    assert config["model_type"] == family
+
+
+def train_stage(recipe, build: Path, out: Path, stage: str, steps: int, **options):
+    return run(TrainOptions(recipe=recipe, stage=stage, data_dir=str(build), out_dir=str(out), steps=steps, **options))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_trained_bundle_loads_in_transformers_and_computes_megatrons_logits(family, hf_bases, build_dir, tmp_path,
+                                                                            one_thread):
+    from transformers import AutoModelForCausalLM
+
+    summary = train_stage(continued(hf_bases[family]), build_dir, tmp_path / "run", "short", 3)
+    handoff(summary.out_dir, tmp_path / "bundle")
+    hf_dir = tmp_path / "bundle" / "hf"
+    model, info = AutoModelForCausalLM.from_pretrained(hf_dir, dtype=torch.float32, output_loading_info=True)
+    assert type(model).__name__ == json.loads((hf_dir / "config.json").read_text())["architectures"][0]
+    assert not any(info[key] for key in ("missing_keys", "unexpected_keys", "mismatched_keys")), info
+    tokens_BS = sample_tokens()
+    expected_BSV = megatron_logits(Path(summary.out_dir), summary.checkpoint, tokens_BS)
+    with torch.no_grad():
+        actual_BSV = model.eval()(tokens_BS).logits.float()
+    torch.testing.assert_close(actual_BSV, expected_BSV, rtol=0, atol=1e-4)
+    generated = model.generate(tokens_BS[:1, :16], max_new_tokens=4, do_sample=False)
+    assert generated.shape == (1, 20)
+    first = int(megatron_logits(Path(summary.out_dir), summary.checkpoint, tokens_BS[:1, :16])[0, -1].argmax())
+    assert int(generated[0, 16]) == first  # greedy decoding agrees with the trained model
+
+
+def test_three_stages_from_an_imported_base(hf_bases, build_dir, heldout_dir, tmp_path, one_thread):
+    """short -> long (YaRN x8) -> sft from a DeepSeek-V3 base, each stage --init-from the last; the
+    held-out loss after short is below the base's, and the final bundle (MLA with YaRN) computes what
+    megatron computes in transformers."""
+    base = hf_bases["deepseek_v3"]
+    recipe = continued(base, "model.max_context=2048", "train.short.lr=3e-3")
+    short = train_stage(recipe, build_dir, tmp_path / "short", "short", 12)
+    later = load_recipe("continued", parent_model=json.loads((tmp_path / "short" / "run.json").read_text())["recipe"]["model"])
+    long = train_stage(later, build_dir, tmp_path / "long", "long", 1, init_from=short.checkpoint)
+    sft = train_stage(later, build_dir, tmp_path / "sft", "sft", 1, init_from=long.checkpoint)
+    texts = {"heldout": read_eval_texts(str(heldout_dir))}
+    base_loss = evaluate_run(tmp_path / "short" / "base", texts, sequence_length=256)[0]["loss_nats"]
+    short_loss = evaluate_run(tmp_path / "short", texts, step=12, sequence_length=256)[0]["loss_nats"]
+    assert short_loss < base_loss - 0.5, (short_loss, base_loss)
+    positions = [json.loads((tmp_path / s / "run.json").read_text())["position"] for s in ("short", "long", "sft")]
+    assert positions == [{"kind": "rope", "factor": 1.0, "linear": False}] + [{"kind": "yarn", "factor": 8.0,
+                                                                                "linear": False}] * 2
+    handoff(sft.out_dir, tmp_path / "bundle")
+    lineage = json.loads((tmp_path / "bundle" / "lineage.json").read_text())
+    assert [s["stage"] for s in lineage["stages"]] == ["base", "short", "long", "sft"]
+    assert lineage["stages"][0]["hf_dir"] == str(base.resolve())
+    config = json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
+    assert config["rope_scaling"]["factor"] == 8.0, "guard: the YaRN export is what is compared"
+    tokens_BS = sample_tokens(96)
+    torch.testing.assert_close(hf_logits(tmp_path / "bundle" / "hf", tokens_BS),
+                               megatron_logits(Path(sft.out_dir), sft.checkpoint, tokens_BS), rtol=0, atol=1e-4)
+
+
+def window_imbalance(rows: list[dict], steps: slice) -> float:
+    """max/mean expert load of the MoE layer over a window of steps (every step routes the same number
+    of tokens, so the window's load is the mean of the steps' shares)."""
+    loads_E = torch.tensor([row["expert_load"][-1] for row in rows[steps]]).mean(0)
+    return float(loads_E.max() / loads_E.mean())
+
+
+def test_expert_bias_moves_the_load_towards_balance(build_dir, base_tokenizer, tmp_path, one_thread):
+    """A tiny MLA + shared-expert + expert-bias model whose bias starts skewed to two of eight experts,
+    no auxiliary loss: with the bias update the measured max/mean expert load falls over the steps
+    and ends below the run without it; the loss falls in both. (The sign update moves each bias by
+    the rate every step, so per-step loads oscillate around balance; windows of steps average that.)"""
+    skew = [0.3, 0.3, 0, 0, 0, 0, 0, 0]
+    base = save_base(tiny_hf_model("deepseek_v3", expert_bias=skew, n_group=1), tmp_path / "base",
+                     base_tokenizer.directory)
+    runs = {}
+    for rate in (0.0, 0.05):
+        recipe = continued(base, "model.moe.load_balancing=none", "model.moe.aux_loss_coeff=0",
+                           f"model.moe.expert_bias_update_rate={rate}", "train.short.lr=3e-3")
+        assert recipe.model.mla and recipe.model.moe.expert_bias and recipe.model.moe.shared_expert_intermediate_size
+        runs[rate] = train_stage(recipe, build_dir, tmp_path / f"rate-{rate}", "short", 24).rows
+    first, last = slice(0, 1), slice(-12, None)
+    assert window_imbalance(runs[0.05], first) > 1.8, "guard: the skewed bias starts the load far from balance"
+    assert window_imbalance(runs[0.05], last) < window_imbalance(runs[0.05], first) - 0.4
+    assert window_imbalance(runs[0.05], last) < window_imbalance(runs[0.0], last) - 0.4
+    for rows in runs.values():
+        assert sum(row["loss"] for row in rows[-4:]) / 4 < rows[0]["loss"] - 0.5
+
+
+def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_dir, tmp_path, capsys):
+    """`mix train --init-from-hf` on a build tokenized otherwise exits 2, naming both tokenizers."""
+    from mix.cli import main as mix
+    from mixtures.tokenizer import save_tokenizer, train_bpe
+
+    other = tmp_path / "other-base"
+    shutil.copytree(hf_bases["qwen3_moe"], other, ignore=shutil.ignore_patterns("tiktoken.model", "tokenizer_config.json"))
+    save_tokenizer(train_bpe(["def f(x):\n    return x\n"] * 10, 300), str(other / "tokenizer.json"))
+    code = mix(["train", "--model", "continued", "--init-from-hf", str(other), "--stage", "short",
+                "--data", str(build_dir), "--steps", "1", "--out", str(tmp_path / "run")])
+    error = capsys.readouterr().err
+    assert code == 2 and f"tokenized with {build_dir.resolve() / 'tokenizer.json'}" in error
+    assert f"the model's tokenizer is {other.resolve() / 'tokenizer.json'}" in error
+    assert not (tmp_path / "run" / "base").exists(), "refused before importing anything"
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    ({"qk_layernorm": True}, "Qwen2-MoE .* has no q/k RMSNorm"),
+    ({"moe": {"shared_expert_gate": False}}, "ungated shared expert with GQA"),
+    ({"moe": {"score_function": "sigmoid"}}, "exist only in DeepSeek-V3"),
+    ({"mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8}},
+     "softmax routing with MLA has no class"),
+])
+def test_structures_no_class_reproduces_are_refused_with_the_reason(change, reason):
+    assert export_family(load_recipe("tiny")) == "qwen2_moe"
+    from pretrain.configs import merge
+
+    data = {"name": "x", "model": merge(json.loads(json.dumps(_tiny_model())), change)}
+    with pytest.raises(ConfigError, match=reason):
+        export_family(recipe_from_dict(data))
+
+
+def _tiny_model() -> dict:
+    from dataclasses import asdict
+
+    return asdict(load_recipe("tiny").model)
+
+
+def test_hand_off_refuses_before_any_work(tmp_path):
+    from dataclasses import asdict
+
+    recipe = load_recipe("tiny", ["model.qk_layernorm=true"])
+    (tmp_path / "run" / "checkpoints" / "step_0000001").mkdir(parents=True)
+    (tmp_path / "run" / "checkpoints" / "latest").write_text("step_0000001")
+    (tmp_path / "run" / "run.json").write_text(json.dumps({"recipe": asdict(recipe)}, default=str))
+    with pytest.raises(ConfigError, match="model.qk_layernorm: Qwen2-MoE"):
+        handoff(tmp_path / "run", tmp_path / "bundle", eval_sets={"heldout": ["x = 1\n"]})
+    assert not (tmp_path / "bundle").exists()
+
+
+def test_a_sequence_longer_than_the_model_is_refused_with_its_origin(build_dir, tmp_path):
+    with pytest.raises(ConfigError, match=r"--seq-length: --seq-length asks for 4096 tokens, above .* 2048"):
+        run(TrainOptions(recipe=load_recipe("tiny"), stage="short", data_dir=str(build_dir), out_dir=str(tmp_path),
+                         steps=1, sequence_length=4096))
+    with pytest.raises(ConfigError, match=r"the build's long stage asks for 1024 tokens, above .* 512"):
+        run(TrainOptions(recipe=load_recipe("tiny", ["model.max_context=512", "train.long.sequence_length=null"]),
+                         stage="long", data_dir=str(build_dir), out_dir=str(tmp_path), steps=1))
+
+
+def test_recipe_may_not_retype_the_imported_architecture(hf_bases):
+    with pytest.raises(ConfigError, match=r"model.hidden_size: is 128, but .*config.json has 64"):
+        continued(hf_bases["qwen3_moe"], "model.hidden_size=128")
+    assert continued(hf_bases["qwen3_moe"], "model.max_context=1024").model.max_context == 1024
+    assert math.isclose(continued(hf_bases["deepseek_v3"]).model.moe.routed_scaling_factor, 2.5)
