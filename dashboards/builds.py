@@ -137,7 +137,9 @@ def read_jsonl(pattern: str) -> list[dict]:
 def shard_totals(out: str, manifest: dict) -> dict[str, dict[str, dict[str, float]]]:
     """``{stage: {source: {documents, text_bytes, tokens}}}`` from the shard stats, else the manifest."""
     totals: dict = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.Counter()))
-    rows = read_jsonl(f"{out}/work/shards/stats*.jsonl")
+    from pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
+
+    rows = read_jsonl(f"{BuildLayout(out).stage_dir('shards')}/stats*.jsonl")
     for row in rows:
         for key in ("documents", "text_bytes", "tokens"):
             totals[row["stage"]][row["source"]][key] += row.get(key, 0)
@@ -203,12 +205,15 @@ def load_build(out: str) -> BuildSummary:
         raise FileNotFoundError(f"{out}/manifest.json not found: is {out} a finished `mix build --out` directory?")
     with _open(f"{out}/manifest.json") as handle:
         manifest = json.loads(handle.read().decode("utf-8"))
-    work = f"{out}/work"
-    scans = {step: scan_documents(f"{work}/{stage}/docs*.parquet") for step, stage in DOC_STEPS[:2]}
-    kept = scan_documents(f"{work}/dedup/docs*.parquet", ("source", "language", "license"))
+    from pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
+
+    layout = BuildLayout(out)  # each stage's committed attempt: what the build counted
+    work = layout.work
+    scans = {step: scan_documents(layout.docs(stage)) for step, stage in DOC_STEPS[:2]}
+    kept = scan_documents(layout.docs("dedup"), ("source", "language", "license"))
     scans["deduplicated"] = kept
-    dropped = count_columns(f"{work}/crawl/dropped*.parquet", ["stage", "reason", "source"]) + count_columns(
-        f"{work}/filter/dropped*.parquet", ["stage", "reason", "source"])
+    dropped = count_columns(layout.dropped("crawl"), ["stage", "reason", "source"]) + count_columns(
+        layout.dropped("filter"), ["stage", "reason", "source"])
     quarantined = collections.Counter(row.get("source", UNKNOWN) for row in read_jsonl(f"{out}/quarantine/*.jsonl"))
     crawl_dropped = collections.Counter()
     for (stage, _, source), n in dropped.items():
@@ -221,7 +226,7 @@ def load_build(out: str) -> BuildSummary:
     return BuildSummary(
         name=manifest.get("spec_name") or posixpath.basename(out), path=out, manifest=manifest,
         funnel_docs=funnel_docs, funnel_bytes=funnel_bytes, funnel_tokens=funnel_tokens, dropped=dropped,
-        redactions=count_columns(f"{work}/crawl/redactions*.parquet", ["type", "source"], "count"),
-        duplicates=count_columns(f"{work}/dedup/duplicates*.parquet", ["method", "source"]),
+        redactions=count_columns(f"{layout.stage_dir('crawl')}/redactions*.parquet", ["type", "source"], "count"),
+        duplicates=count_columns(f"{layout.stage_dir('dedup')}/duplicates*.parquet", ["method", "source"]),
         quarantined=quarantined, kept=kept, crawled_lengths=scans["crawled"].lengths, messages=messages,
     )

@@ -43,12 +43,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, beam_args = parser.parse_known_args(argv)
+    if beam_args:  # Beam's filesystem options (--s3_endpoint_url, --project, ...) for builds on object stores
+        from mix.options import beam_option_names, unknown_options
+
+        unknown = unknown_options(beam_args, beam_option_names())
+        if unknown or not beam_args[0].startswith("--"):
+            parser.error(f"unrecognized arguments: {' '.join(unknown or beam_args)}")
     if args.target_ppl is not None and args.target_ppl <= 0:
         parser.error("--target-ppl must be a positive perplexity")
     if args.bootstrap < 0:
         parser.error("--bootstrap must be zero or more")
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
+    from pipelines.options import use_filesystem_options
+
+    use_filesystem_options(beam_args)  # before the first read of a build: S3 refuses every call without it
     options = {"eval_set": args.eval_set, "title": args.title, "seed": args.seed, "n_boot": args.bootstrap,
                "searches": args.search}
     if args.serve:

@@ -2,8 +2,8 @@
 
     mix build SPEC --out DIR [--from-stage STAGE] [--allow-missing SOURCE] [--strict] [BEAM OPTIONS...]
     mix plan SPEC
-    mix stats DIR [--json] [--sample N --seed S]
-    mix inspect DIR/STAGE [--sample N --seed S]
+    mix stats DIR [--json] [--sample N --seed S] [BEAM FILESYSTEM OPTIONS...]
+    mix inspect DIR/STAGE [--sample N --seed S] [BEAM FILESYSTEM OPTIONS...]
     mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
     mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
     mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--out SEARCH]   (mix search -h)
@@ -276,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(args.verbose, args.log_level)
     if args.command in ("train", "eval", "handoff", "dash"):
         return delegate(args.command, extra)
-    if extra and args.command not in ("build", "search"):
+    if extra and args.command in ("stats", "inspect"):
+        check_filesystem_options(parser, args.command, extra)
+    elif extra and args.command not in ("build", "search"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "search":
@@ -291,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "plan":
             return command_plan(args)
         if args.command in ("stats", "inspect"):
-            return read_command(args)
+            return read_command(args, extra)
         return command_tokenizer_train(args)
     except ConfigError as error:
         print(f"mix: spec error: {error}", file=sys.stderr)
@@ -301,10 +303,25 @@ def main(argv: list[str] | None = None) -> int:
         return INTERRUPTED
 
 
-def read_command(args) -> int:
-    """``mix stats`` and ``mix inspect``: a directory that is not a build is one line, not a traceback."""
-    from mixtures.inspect import NotABuild
+def check_filesystem_options(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> None:
+    """``mix stats``/``inspect`` take Beam's pipeline options for the storage they read (``--s3_endpoint_url``,
+    ``--s3_region_name``, ``--project``, ...), as ``mix build`` does; anything else is refused."""
+    from mix.options import beam_option_names, did_you_mean, unknown_options
 
+    unknown = unknown_options(extra, beam_option_names())
+    if unknown:
+        parser.exit(USAGE, f"mix {command}: unknown option {unknown[0]}.{did_you_mean(unknown[0], beam_option_names())} "
+                           f"mix {command} takes its own options (mix {command} --help) and Apache Beam's filesystem "
+                           "options (e.g. --s3_endpoint_url).\n")
+
+
+def read_command(args, beam_args: list[str]) -> int:
+    """``mix stats`` and ``mix inspect``: a directory that is not a build is one line, not a traceback.
+    Beam's filesystems get their options first: S3 refuses every call without them."""
+    from mixtures.inspect import NotABuild
+    from pipelines.options import use_filesystem_options
+
+    use_filesystem_options(beam_args)
     try:
         return command_stats(args) if args.command == "stats" else command_inspect(args)
     except NotABuild as error:

@@ -14,9 +14,10 @@ import bisect
 import itertools
 import json
 import random
-from pathlib import Path
 
 import numpy as np
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
 
 from codemix.tables import format_table, percent
 from mixtures.indexed_dataset import document_count, read_documents_at
@@ -31,34 +32,42 @@ class NotABuild(ValueError):
 
 
 def read_manifest(out_dir: str) -> dict:
-    """``OUT/manifest.json``; ``NotABuild`` naming the problem when ``out_dir`` is not a finished build."""
-    out = Path(out_dir)
-    if not out.is_dir():
-        raise NotABuild(f"{out} is not a directory; give a mix build --out directory")
-    if not (out / "manifest.json").is_file():
-        if (out / "work").is_dir():
+    """``OUT/manifest.json``; ``NotABuild`` naming the problem when ``out_dir`` is not a finished build.
+    Paths go through Beam's ``FileSystems`` as strings (never pathlib, which turns ``s3://`` into
+    ``s3:/``), so a build on an object store reads like a local one."""
+    out = out_dir.rstrip("/")
+    if not FileSystems.exists(f"{out}/manifest.json"):
+        if not _has_files(out):
+            raise NotABuild(f"{out} does not exist or is empty; give a mix build --out directory")
+        if _has_files(f"{out}/work"):
             raise NotABuild(f"{out} holds a build that has not finished (no manifest.json); "
                             "rerun its mix build command to finish it")
         raise NotABuild(f"{out} is not a mix build output directory (no manifest.json); "
                         "give the directory a mix build --out wrote")
-    return json.loads((out / "manifest.json").read_text())
+    with FileSystems.open(f"{out}/manifest.json", compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        return json.loads(handle.read())
+
+
+def _has_files(folder: str) -> bool:
+    return bool(FileSystems.match([f"{folder}/**"])[0].metadata_list)
 
 
 def split_stage_dir(stage_dir: str) -> tuple[str, str]:
     """``DIR/STAGE`` -> (DIR, STAGE), checking that the stage exists in the build."""
-    path = Path(stage_dir.rstrip("/"))
-    if (path / "manifest.json").is_file():
-        stages = ", ".join(json.loads((path / "manifest.json").read_text())["stages"])
+    path = stage_dir.rstrip("/")
+    if FileSystems.exists(f"{path}/manifest.json"):
+        stages = ", ".join(read_manifest(path)["stages"])
         raise NotABuild(f"{path} is a build; give one of its stages as DIR/STAGE ({stages}), e.g. {path}/short")
-    manifest = read_manifest(str(path.parent))
-    if path.name not in manifest["stages"]:
-        raise NotABuild(f"{path.parent} has no stage {path.name!r}; its stages are: {', '.join(manifest['stages'])}")
-    return str(path.parent), path.name
+    parent, _, name = path.rpartition("/")
+    manifest = read_manifest(parent)
+    if name not in manifest["stages"]:
+        raise NotABuild(f"{parent} has no stage {name!r}; its stages are: {', '.join(manifest['stages'])}")
+    return parent, name
 
 
 def source_of(prefix: str) -> str:
     """``.../short/alpha-00000-of-00002`` -> ``alpha``: shards are named SOURCE-SSSSS-of-NNNNN."""
-    return Path(prefix).name.rsplit("-", 3)[0]
+    return prefix.rsplit("/", 1)[-1].rsplit("-", 3)[0]
 
 
 def stage_table(out_dir: str, stage: str) -> str:
@@ -108,7 +117,7 @@ def stage_samples(out_dir: str, stage: str, count: int, *, seed: int | None = No
     manifest = read_manifest(out_dir)
     if stage not in manifest["stages"]:
         raise NotABuild(f"no stage {stage!r} in {out_dir}/manifest.json; stages are: {', '.join(manifest['stages'])}")
-    tokenizer = load_tokenizer(str(Path(out_dir) / "tokenizer.json"))
+    tokenizer = load_tokenizer(f"{out_dir.rstrip('/')}/tokenizer.json")
 
     def decode(ids: list[int]) -> str:
         return tokenizer.decode(ids, skip_special_tokens=False)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import os
 import re
@@ -87,9 +88,26 @@ def train_bpe(texts: Iterable[str], vocab_size: int, special_tokens: Iterable[st
     return tokenizer
 
 
+# Object stores go through Beam's FileSystems, so the pipeline options that configure them (an S3
+# endpoint and keys, a GCP project) apply to the tokenizer as to every other file of a build.
+BEAM_SCHEMES = ("s3://", "gs://", "hdfs://", "azfs://")
+
+
+def open_text(path: str, mode: str):
+    """A text stream on ``path``: Beam's FileSystems for object stores, smart-open for the rest."""
+    if path.startswith(BEAM_SCHEMES):
+        from apache_beam.io.filesystem import CompressionTypes  # Beam loads only for object stores
+        from apache_beam.io.filesystems import FileSystems
+
+        handle = (FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED) if mode == "w"
+                  else FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED))
+        return io.TextIOWrapper(handle, encoding="utf-8")
+    return smart_open.open(path, mode, encoding="utf-8")
+
+
 def save_tokenizer(tokenizer: Tokenizer, path: str) -> None:
-    """Write ``tokenizer.json`` to a local path or any URL smart-open can write (gs://, s3://)."""
-    with smart_open.open(path, "w", encoding="utf-8") as stream:
+    """Write ``tokenizer.json`` to a local path or a URL (gs://, s3://, or anything smart-open writes)."""
+    with open_text(path, "w") as stream:
         stream.write(tokenizer.to_str())
 
 
@@ -98,7 +116,7 @@ def load_tokenizer(path: str) -> Tokenizer:
     tiktoken BPE file (see the module docstring); errors name the path and the fix."""
     path = resolve_tokenizer_path(path)
     try:
-        with smart_open.open(path, "r", encoding="utf-8") as stream:
+        with open_text(path, "r") as stream:
             text = stream.read()
     except OSError as error:
         raise FileNotFoundError(

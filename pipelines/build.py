@@ -14,9 +14,11 @@ out of a blend (``pipelines.health``), ends with a health summary, draws its pro
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import heapq
 import logging
+import os
 from collections.abc import Callable, Iterable
 
 import apache_beam as beam
@@ -24,6 +26,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 import codemix
+from codemix.config import ConfigError
 from mixtures.spec import MixtureSpec
 from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
@@ -36,14 +39,27 @@ from pipelines.health import allowed_missing, build_health, check_crawl, check_k
 from pipelines.interrupts import exit_cleanly_on_interrupt
 from pipelines.long_context import ShapeLongContext
 from pipelines.manifest import BuildLayout, build_manifest, write_json
-from pipelines.options import pipeline_options, runner_name, with_default_runner
-from pipelines.progress import BuildDisplay, Progress, worker_count
-from pipelines.resume import StageRunner, stage_key, write_atomically
+from pipelines.options import (
+    check_output_reachable,
+    is_local_path,
+    pipeline_options,
+    runner_name,
+    shares_local_disk,
+    use_filesystem_options,
+    with_default_runner,
+    worker_count,
+)
+from pipelines.progress import BuildDisplay, Progress
+from pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from pipelines.sft import ShapeSFT
 from pipelines.shards import WriteShards, stage_entries, stats_to_json
 
 LOG = logging.getLogger("codemix.build")
 STAGES = ("crawl", "filter", "dedup", "shards")  # where --from-stage may start
+# What a stage's attempt must hold before it is committed (Beam writes one Parquet file even for no
+# rows, so these are there whenever the workers wrote where the driver reads).
+DOCUMENT_OUTPUTS = ("docs-*.parquet", "dropped-*.parquet")
+DEDUP_OUTPUTS = ("docs-*.parquet", "duplicates-*.parquet")
 
 
 def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
@@ -57,12 +73,14 @@ def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
     return {}
 
 
-def publish_quarantine(layout: BuildLayout) -> None:
-    """The crawl's quarantine records go to OUT/quarantine/, where users look for them."""
+def publish_quarantine(layout: BuildLayout, attempt_dir: str) -> None:
+    """The crawl's quarantine records are copied to OUT/quarantine/, where users look for them (copied,
+    not moved: the crawl's committed attempt lists them)."""
     ledger.remove_tree(layout.quarantine)
     FileSystems.mkdirs(layout.quarantine)
-    files = ledger.matched_files(f"{layout.stage_dir('crawl')}/quarantine/*.jsonl")
-    FileSystems.rename(files, [f"{layout.quarantine}/{path.rsplit('/', 1)[-1]}" for path in files])
+    files = ledger.matched_files(f"{attempt_dir}/quarantine/*.jsonl")
+    if files:
+        FileSystems.copy(files, [f"{layout.quarantine}/{path.rsplit('/', 1)[-1]}" for path in files])
 
 
 def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
@@ -106,8 +124,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
                     sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository,
                     spill_dir=f"{out}/runs/groups"))
             entries.append(long_entries)
-            _ = shaping | "WriteLongShaping" >> beam.io.WriteToText(f"{out}/shaping-long",
-                                                                    file_name_suffix=".jsonl")
+            _ = shaping | "WriteLongShaping" >> ledger.write_text(f"{out}/shaping-long", ".jsonl")
         sft_stats = None
         if sft_sources:
             sft_inputs = {"docs": deduplicated,
@@ -118,8 +135,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
                                          sequence_length=spec.stages["sft"].sequence_length,
                                          config=spec.stages["sft"].sft, shard_size_bytes=spec.shard_size_bytes,
                                          spill_dir=f"{out}/runs/groups"))
-            _ = sft_shaping | "WriteSFTShaping" >> beam.io.WriteToText(f"{out}/shaping-sft",
-                                                                       file_name_suffix=".jsonl")
+            _ = sft_shaping | "WriteSFTShaping" >> ledger.write_text(f"{out}/shaping-sft", ".jsonl")
         stats = (
             tuple(entries)
             | "AllEntries" >> beam.Flatten()
@@ -131,10 +147,23 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             all_stats
             | "AllStats" >> beam.Flatten()
             | "StatsToJson" >> beam.Map(stats_to_json)
-            | "WriteStats" >> beam.io.WriteToText(f"{out}/stats", file_name_suffix=".jsonl")
+            | "WriteStats" >> ledger.write_text(f"{out}/stats", ".jsonl")
         )
     ledger.remove_tree(f"{out}/runs")  # merged into the shards; what is left is from failed bundles
+    check_shards_written(layout, ledger.read_jsonl(f"{out}/stats*.jsonl"))
     return {}
+
+
+def check_shards_written(layout: BuildLayout, shard_stats: list[dict]) -> None:
+    """Every shard the stats name has its .bin and .idx where the driver (and a trainer) will look."""
+    present = {path for stage in {s["stage"] for s in shard_stats}
+               for path in ledger.matched_files(f"{layout.out}/{stage}/*")}
+    missing = [f"{s['prefix']}{suffix}" for s in shard_stats for suffix in (".bin", ".idx")
+               if f"{s['prefix']}{suffix}" not in present]
+    if missing:
+        raise MissingOutputs(f"the shards stage finished, but {len(missing)} shard file(s) are missing, e.g. "
+                             f"{missing[0]}. Its workers wrote where this machine cannot see: with a runner whose "
+                             "workers share no disk with this machine, give --out as gs://... or s3://...")
 
 
 def _text_bytes(doc) -> int:
@@ -191,8 +220,8 @@ def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str,
             "eod_token": config.eod_token, "eod_id": token_id(tokenizer, config.eod_token)}
 
 
-def publish_tokenizer(layout: BuildLayout) -> None:
-    with FileSystems.open(f"{layout.stage_dir('tokenizer')}/tokenizer.json") as handle:
+def publish_tokenizer(layout: BuildLayout, attempt_dir: str) -> None:
+    with FileSystems.open(f"{attempt_dir}/tokenizer.json") as handle:
         write_atomically(layout.tokenizer, handle.read())
 
 
@@ -232,6 +261,25 @@ def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
             "shards": shards}
 
 
+def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSpec:
+    """The spec with every local source path made absolute, so workers that start in another folder
+    read the same files; on a runner whose workers do not share this disk, a local path is refused
+    before any work, since no worker could read it."""
+    spec = copy.deepcopy(spec)
+    local_disk = shares_local_disk(beam_args)
+    for i, source in enumerate(spec.sources):
+        for j, location in enumerate(source.paths):
+            if not is_local_path(location) or location.startswith(("git@", "ssh:")):
+                continue
+            if not local_disk:
+                raise ConfigError(
+                    f"sources[{i}].paths[{j}]", f"{location} is a local path, but the {runner_name(beam_args)} "
+                    "runner's workers do not share this machine's disk, so none of them could read it",
+                    "copy it to storage every worker reaches and name that (gs://..., s3://...)")
+            source.paths[j] = os.path.abspath(location)
+    return spec
+
+
 def stage_plan(spec: MixtureSpec) -> list[str]:
     return ["crawl", "filter", "tokenizer", "dedup", *(["repo_dedup"] if uses_repository_dedup(spec) else []), "shards"]
 
@@ -247,12 +295,16 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     unreadable or left out of a blend; any other such source raises ``health.BuildFailure`` before
     shards are written. ``live`` draws progress bars; an interrupt prints ``resume_hint`` and exits 130.
     """
+    beam_args = with_default_runner(beam_args)
+    use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
+    check_output_reachable(out_dir, beam_args)
+    spec = with_reachable_sources(spec, beam_args)
     allowed = allowed_missing(spec, list(allow_missing))
     display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
     hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
     try:
         with exit_cleanly_on_interrupt(hint, before_exit=display.close):
-            return _run_stages(spec, BuildLayout(out_dir.rstrip("/")), with_default_runner(beam_args), allowed,
+            return _run_stages(spec, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                display, from_stage=from_stage, fresh=fresh)
     finally:
         display.close()
@@ -273,17 +325,19 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
         runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
-                   after=lambda: publish_quarantine(layout), facts=crawl_facts(facts))
+                   after=lambda attempt: publish_quarantine(layout, attempt), facts=crawl_facts(facts),
+                   outputs=DOCUMENT_OUTPUTS)
     allowed_notes = check_crawl(spec, layout, allowed)
     with display.stage("filter", expected=ledger.count_rows(layout.docs("crawl"))):
-        runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args))
+        runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),
+                   outputs=DOCUMENT_OUTPUTS)
     with display.stage("tokenizer"):
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
-            after=lambda: publish_tokenizer(layout))
+            after=lambda attempt: publish_tokenizer(layout, attempt), outputs=("tokenizer.json",))
     with display.stage("dedup", status_logger="pipelines.dedup"):
         dedup = runner.run("dedup", keys["dedup"], lambda out: dataclasses.asdict(
-            run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))
+            run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), outputs=DEDUP_OUTPUTS)
     display.echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
                  f"{dedup['previous_duplicates']:,} earlier-build duplicates (Jaccard >= {spec.dedup.threshold:.2f}); "
                  f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
@@ -291,7 +345,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     if uses_repository_dedup(spec):
         with display.stage("repo_dedup", status_logger="pipelines.dedup"):
             repos = runner.run("repo_dedup", keys["repo_dedup"], lambda out: dataclasses.asdict(
-                run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)))
+                run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), outputs=DEDUP_OUTPUTS)
         display.echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories "
                      f"kept whole for the long stage ({repos['repository_duplicates']:,} forks or mirrors removed)")
     for source, notes in check_kept(spec, layout, allowed, repository_level=uses_repository_dedup(spec)).items():

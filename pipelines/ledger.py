@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import collections
 import json
+import os
+import shutil
 
 import apache_beam as beam
 import pyarrow.parquet as pq
@@ -119,8 +121,15 @@ class WriteJsonLines(beam.PTransform):
         return (
             records
             | "ToJson" >> beam.Map(lambda q: json.dumps(q.to_row(), sort_keys=True, ensure_ascii=False))
-            | "WriteJsonl" >> beam.io.WriteToText(self._prefix, file_name_suffix=".jsonl")
+            | "WriteJsonl" >> write_text(self._prefix, ".jsonl")
         )
+
+
+def write_text(prefix: str, file_name_suffix: str) -> beam.io.WriteToText:
+    """``WriteToText`` that writes no file at all when there are no lines: an empty shard would be an
+    empty object, which S3 (and Beam's multipart uploader) cannot create. Readers of these files
+    (``read_jsonl``) take no file as no records."""
+    return beam.io.WriteToText(prefix, file_name_suffix=file_name_suffix, skip_if_empty=True)
 
 
 def WriteQuarantined(prefix: str) -> WriteJsonLines:
@@ -140,6 +149,14 @@ def read_documents(pattern: str) -> beam.PTransform:
 def matched_files(pattern: str) -> list[str]:
     result = FileSystems.match([pattern])[0]
     return sorted(m.path for m in result.metadata_list)
+
+
+def file_sizes(paths: list[str]) -> list[int]:
+    """Each file's size in bytes, from one listing per folder rather than a request per file."""
+    folders = sorted({path.rsplit("/", 1)[0] for path in paths})
+    sizes = {meta.path: meta.size_in_bytes for folder in folders
+             for meta in FileSystems.match([f"{folder}/*"])[0].metadata_list}
+    return [sizes[path] for path in paths]
 
 
 def count_rows(pattern: str) -> int:
@@ -188,7 +205,19 @@ def read_jsonl(pattern: str) -> list[dict]:
     return rows
 
 
+def list_tree(path: str) -> list[str]:
+    """Every file under ``path``, listed: on object stores a folder is only a prefix of object names,
+    which exists for no ``exists()``; a file named ``path`` itself is included."""
+    root = path.rstrip("/")
+    files = matched_files(f"{root}/**")
+    return files + [root] if not files and FileSystems.exists(root) else files
+
+
 def remove_tree(path: str) -> None:
-    """Remove a stage's previous outputs so a rerun never mixes old and new files."""
-    if FileSystems.exists(path):
-        FileSystems.delete([path])
+    """Remove every file under ``path`` (and, on a local disk, the emptied folders), so a rerun never
+    mixes old and new files, on any filesystem."""
+    files = list_tree(path)
+    if files:
+        FileSystems.delete(files)
+    if "://" not in path and os.path.isdir(path):
+        shutil.rmtree(path)

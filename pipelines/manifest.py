@@ -17,7 +17,7 @@ import codemix
 from mixtures.blend import stage_manifest
 from mixtures.spec import MixtureSpec
 from pipelines import ledger
-from pipelines.resume import write_atomically
+from pipelines.resume import committed_dir, write_atomically
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,10 @@ class BuildLayout:
         return f"{self.out}/work"
 
     def stage_dir(self, stage: str) -> str:
-        return f"{self.work}/{stage}"
+        """The committed attempt of ``stage`` (``pipelines.resume``): the only files of it anything
+        reads. Before the stage has committed, a folder that holds nothing, so a reader finds no file."""
+        folder = f"{self.work}/{stage}"
+        return committed_dir(folder) or f"{folder}/uncommitted"
 
     def docs(self, stage: str) -> str:
         return f"{self.stage_dir(stage)}/docs*.parquet"

@@ -1,12 +1,28 @@
-"""Beam pipeline options: FnApiRunner by default, anything else passed through unchanged."""
+"""Beam pipeline options: FnApiRunner by default, anything else passed through unchanged.
+
+Also what the driver needs to know of the runner before any work: whether its workers share this
+machine's disk (a local ``--out`` is refused otherwise), how many workers it runs, and the
+filesystem options (S3 endpoint and keys, GCP project, ...) that the driver's own reads and writes
+of ``--out`` must use, set before its first I/O.
+"""
 
 from __future__ import annotations
 
-from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions, PortableOptions
+
+from codemix.config import ConfigError
 
 # Beam 2.77's DirectRunner first tries to download its Prism binary; FnApiRunner runs in-process
 # (or in local worker processes with --direct_num_workers/--direct_running_mode) with no download.
 DEFAULT_RUNNER = "FnApiRunner"
+# Runners whose workers are this process or its children, so they see the driver's disk. Names are
+# compared lower-cased without a "Runner" suffix, as Beam itself resolves --runner=direct.
+LOCAL_RUNNERS = frozenset({"fnapi", "direct", "bundlebaseddirect", "switchingdirect", "prism", "interactive"})
+# Options that size a runner's parallelism, in the order they are looked for: FnApiRunner's local
+# workers, Dataflow's workers (and autoscaling ceiling), Flink's and Spark's default parallelism.
+PARALLELISM_OPTIONS = ("direct_num_workers", "max_num_workers", "num_workers", "parallelism",
+                       "sdk_worker_parallelism")
 
 
 def with_default_runner(beam_args: list[str]) -> list[str]:
@@ -28,3 +44,59 @@ def runner_name(beam_args: list[str]) -> str:
         if arg == "--runner" and i + 1 < len(args):
             return args[i + 1]
     return DEFAULT_RUNNER
+
+
+def _short_runner(name: str) -> str:
+    short = name.rsplit(".", 1)[-1].lower()
+    return short.removesuffix("runner") if short.endswith("runner") else short
+
+
+def shares_local_disk(beam_args: list[str]) -> bool:
+    """Whether the runner's workers see this machine's files: local runners, and a portable runner
+    whose SDK harness runs in this process (``--environment_type LOOPBACK``)."""
+    if _short_runner(runner_name(beam_args)) in LOCAL_RUNNERS:
+        return True
+    environment = (pipeline_options(beam_args).view_as(PortableOptions).environment_type or "").upper()
+    return environment == "LOOPBACK"
+
+
+def is_local_path(location: str) -> bool:
+    return "://" not in location
+
+
+def check_output_reachable(out: str, beam_args: list[str]) -> None:
+    """A local ``--out`` with workers that do not share this disk would be written where the driver
+    never looks (the crawl "finishes", the next stage finds no files): refuse it before any work."""
+    if is_local_path(out) and not shares_local_disk(beam_args):
+        raise ConfigError(
+            "--out", f"{out} is a local path, but the {runner_name(beam_args)} runner's workers do not share "
+            "this machine's disk, so they would write where this machine never reads",
+            "give --out as storage every worker reaches (gs://bucket/prefix, s3://bucket/prefix), or run "
+            "with a local runner (the default FnApiRunner)")
+
+
+def worker_count(beam_args: list[str]) -> int:
+    """How many workers the runner's own options ask for (``PARALLELISM_OPTIONS``), 1 when none is
+    set. It sizes how finely work is split, never correctness."""
+    args = with_default_runner(beam_args)
+    for name in PARALLELISM_OPTIONS:
+        value = _option_value(args, f"--{name}")
+        if value is not None and value.lstrip("-").isdigit() and int(value) > 0:
+            return int(value)
+    return 1
+
+
+def _option_value(args: list[str], flag: str) -> str | None:
+    for i, arg in enumerate(args):
+        if arg.startswith(f"{flag}="):
+            return arg.split("=", 1)[1]
+        if arg == flag and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+def use_filesystem_options(beam_args: list[str]) -> None:
+    """Hand Beam's ``FileSystems`` the filesystem options (``--s3_endpoint_url``, keys, GCP project)
+    the driver's own reads and writes need: without them Beam's S3 filesystem refuses every call
+    ("Must provide one of client or options"). Call before the first driver I/O."""
+    FileSystems.set_options(pipeline_options(beam_args))

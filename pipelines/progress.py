@@ -158,16 +158,6 @@ def eta_text(seconds: float) -> str:
     return f"{seconds / 3600:.1f}h" if seconds >= 3600 else f"{seconds / 60:.0f}m{seconds % 60:02.0f}s"
 
 
-def worker_count(beam_args: list[str]) -> int:
-    """How many local workers ``--direct_num_workers`` asks for (1 when unset)."""
-    for i, arg in enumerate(beam_args):
-        if arg.startswith("--direct_num_workers="):
-            return int(arg.split("=", 1)[1])
-        if arg == "--direct_num_workers" and i + 1 < len(beam_args):
-            return int(beam_args[i + 1])
-    return 1
-
-
 # --- driver side -----------------------------------------------------------------------------------
 
 class _StatusFromLogs(logging.Handler):

@@ -1,24 +1,33 @@
 """Resumable stages: a build killed at any point finishes on rerun, reusing what was finished.
 
-Each stage writes into ``work/STAGE.partial``; when its pipeline has succeeded the folder is renamed
-to ``work/STAGE`` and only then is ``work/STAGE/_COMPLETE.json`` written, holding the stage's key
-(a hash of everything that shapes its output, chained to the previous stage's key) and its result.
+Each run of a stage writes into a folder of its own, ``work/STAGE/attempt-ID``, so no two attempts
+ever share a file name. When its pipeline has succeeded, the files it wrote are listed, checked to
+hold what the stage must write (a runner whose workers write where the driver cannot see fails
+here, not one stage later), and committed by writing ``work/STAGE/_COMPLETE.json``: the stage's key
+(a hash of everything that shapes its output, chained to the previous stage's key), its result, its
+attempt folder and the listed files. Readers of a stage read only the committed attempt
+(``committed_dir``), so a rerun, a rebuild into the same prefix or a failed attempt's leftovers are
+never read; older attempts are deleted after the commit, by listing, which works the same on a local
+disk and on object stores (where a "folder" is a prefix: no rename, no ``exists()``).
 What shapes the output is the config and also what it read: the build puts fingerprints of every
 input location and of the code into the keys (``pipelines.fingerprints``), so a build resumed
 after its inputs or codemix changed reruns instead of reusing stale stages; the facts behind a key
 are kept in the marker, so a rerun can say which of them changed.
 A rerun skips a stage whose marker holds the same key, as long as every stage before it was skipped
-too; anything half-written is removed and redone. FnApiRunner does not retry failed bundles, so this
-is where a local build gets its fault tolerance (peers do the same with per-task markers).
+too; anything half-written is never read and is removed. FnApiRunner does not retry failed bundles,
+so this is where a local build gets its fault tolerance (peers do the same with per-task markers).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import hashlib
 import json
 import os
+import shutil
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -36,14 +45,45 @@ def stage_key(previous: str, *parts: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def publish(partial: str, final: str) -> None:
-    """Move a finished stage's folder into place (one rename locally; file by file on object stores)."""
-    ledger.remove_tree(final)
-    if "://" not in partial:
-        os.replace(partial, final)
-        return
-    sources = [m.path for m in FileSystems.match([f"{partial}/**"])[0].metadata_list]
-    FileSystems.rename(sources, [final + path[len(partial):] for path in sources])
+class MissingOutputs(RuntimeError):
+    """A stage's pipeline succeeded, yet the files it must write are not where the driver looks."""
+
+
+def new_attempt_name() -> str:
+    """Sortable by start time, unique across machines and processes."""
+    return f"attempt-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+
+
+def committed_dir(stage_dir: str) -> str | None:
+    """The folder of the attempt that ``stage_dir``'s marker commits, or None while none is."""
+    marker = read_marker(stage_dir)
+    if marker is None or "attempt" not in marker:
+        return None
+    return f"{stage_dir}/{marker['attempt']}"
+
+
+def check_outputs(stage: str, attempt_dir: str, files: list[str], required: tuple[str, ...]) -> None:
+    """Each pattern in ``required`` (a file name glob inside the attempt folder) names at least one file."""
+    names = [path[len(attempt_dir) + 1:] for path in files]
+    missing = [pattern for pattern in required if not fnmatch.filter(names, pattern)]
+    if missing:
+        raise MissingOutputs(
+            f"stage {stage}'s pipeline finished, but {attempt_dir} holds no {', '.join(missing)} "
+            f"({len(files)} file(s) in all). Its workers wrote where this machine cannot see: with a runner "
+            "whose workers share no disk with this machine, give --out as gs://... or s3://...")
+
+
+def remove_other_attempts(stage_dir: str, keep: str) -> None:
+    """Everything under ``stage_dir`` but the marker and the ``keep`` attempt: earlier attempts, and
+    files a failed attempt left; listed and deleted, on any filesystem (then, locally, the emptied folders)."""
+    stale = [path for path in ledger.list_tree(stage_dir)
+             if path[len(stage_dir) + 1:] != MARKER and not path[len(stage_dir) + 1:].startswith(f"{keep}/")]
+    if stale:
+        FileSystems.delete(stale)
+    if "://" not in stage_dir:
+        for entry in os.listdir(stage_dir):
+            if entry != keep and os.path.isdir(os.path.join(stage_dir, entry)):
+                shutil.rmtree(os.path.join(stage_dir, entry))
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -77,16 +117,17 @@ class StageRunner:
         self.reused: list[str] = []
         self.on_reuse: Callable[[], None] | None = None  # e.g. the progress display's mark_reused
 
-    def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[], None] | None = None,
-            facts: dict | None = None) -> Any:
-        """``fn(partial_dir)`` writes the stage's outputs and returns a JSON-able result; ``after`` moves
-        outputs that live outside the stage folder into place, before the marker is written. ``facts``
-        (JSON-able, part of ``key``) are kept in the marker to explain a later rerun."""
-        final, partial = f"{self.work_dir}/{name}", f"{self.work_dir}/{name}.partial"
-        marker = read_marker(final)
+    def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[str], None] | None = None,
+            facts: dict | None = None, outputs: tuple[str, ...] = ()) -> Any:
+        """``fn(attempt_dir)`` writes the stage's outputs and returns a JSON-able result; ``outputs`` are
+        file name globs each of which the attempt must have written; ``after(attempt_dir)`` copies
+        outputs that live outside the stage folder into place, before the marker is written. ``facts`` (JSON-able, part
+        of ``key``) are kept in the marker to explain a later rerun."""
+        stage_dir = f"{self.work_dir}/{name}"
+        marker = read_marker(stage_dir)
         if name == self.force_from:
             self.reuse = False
-        if self.reuse and marker is not None and marker["key"] == key:
+        if self.reuse and marker is not None and marker["key"] == key and "attempt" in marker:
             self.echo(f"[{name}] reused: finished by an earlier run of this build")
             self.reused.append(name)
             if self.on_reuse is not None:
@@ -95,18 +136,25 @@ class StageRunner:
         if self.reuse and marker is not None:
             self.echo(f"[{name}] rerun: {changed_facts(marker.get('facts') or {}, facts or {})}")
         self.reuse = False
-        ledger.remove_tree(partial)
-        ledger.remove_tree(final)
-        FileSystems.mkdirs(partial)
+        if marker is not None:  # uncommitted from here on: nothing reads the stage until it commits again
+            FileSystems.delete([f"{stage_dir}/{MARKER}"])
+        attempt = new_attempt_name()
+        attempt_dir = f"{stage_dir}/{attempt}"
+        FileSystems.mkdirs(attempt_dir)
         start = time.monotonic()
         self.echo(f"[{name}] running on {self.runner} ...")
-        result = fn(partial)
-        publish(partial, final)
+        result = fn(attempt_dir)
+        files = ledger.list_tree(attempt_dir)
+        check_outputs(name, attempt_dir, files, outputs)
         if after is not None:
-            after()
+            after(attempt_dir)
         self.timings[name] = round(time.monotonic() - start, 3)
-        write_atomically(f"{final}/{MARKER}", json.dumps({"stage": name, "key": key, "result": result,
-                                                          "facts": facts}).encode())
+        listed = [{"path": path[len(attempt_dir) + 1:], "bytes": size}
+                  for path, size in zip(files, ledger.file_sizes(files))]
+        write_atomically(f"{stage_dir}/{MARKER}", json.dumps({
+            "stage": name, "key": key, "result": result, "facts": facts, "attempt": attempt,
+            "files": listed}).encode())
+        remove_other_attempts(stage_dir, attempt)
         self.echo(f"[{name}] done in {self.timings[name]:.1f}s")
         return result
 

@@ -31,6 +31,8 @@ from typing import IO, Any
 
 import smart_open
 import zstandard
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
 
 from codemix.document import Document, Dropped, Quarantined, ReadCount, describe_error, make_doc_id
 from codemix.sources import SourceConfig
@@ -373,8 +375,16 @@ def strip_compression(name: str) -> str:
     return name[: len(name) - len(suffix)] if suffix and suffix != ".tgz" else name
 
 
+# Object stores are read through Beam's FileSystems, so the pipeline's own options (an S3 endpoint
+# and keys, a GCP project) reach the readers on every worker; https:// and local paths via smart-open.
+BEAM_SCHEMES = ("s3://", "gs://", "hdfs://", "azfs://")
+
+
 def open_raw(location: str) -> IO[bytes]:
-    """The location's bytes as stored (s3://, gs://, https:// or a local path), not decompressed."""
+    """The location's bytes as stored (s3://, gs://, https:// or a local path), not decompressed;
+    seekable either way (zip members are read by offset)."""
+    if location.startswith(BEAM_SCHEMES):
+        return FileSystems.open(location, compression_type=CompressionTypes.UNCOMPRESSED)
     return smart_open.open(location, "rb", compression="disable")
 
 

@@ -1,4 +1,5 @@
-"""A local directory tree, walked in sorted order so two crawls list records identically.
+"""A directory tree, walked in sorted order so two crawls list records identically: a local one, or
+every object under a gs:// or s3:// prefix.
 
 Links are reported, never followed: a symlink (to a file or a directory) is dropped as
 ``symlink``, so a tree cannot pull in files from outside its root or loop. Version-control
@@ -14,13 +15,17 @@ import os
 import stat
 from collections.abc import Iterator
 
+from apache_beam.io.filesystems import FileSystems
+
 from codemix.sources import SourceConfig
 from pipelines.readers.common import (
+    BEAM_SCHEMES,
     Outcome,
     ReadTally,
     base_name,
     content_outcome,
     drop,
+    open_raw,
     path_selected,
     quarantine,
     read_bounded,
@@ -32,6 +37,9 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Every file under ``location``; paths are relative to it with ``/`` separators."""
+    if location.startswith(BEAM_SCHEMES):
+        yield from read_stored_directory(source, location, tally)
+        return
     if not os.path.isdir(location):
         raise NotADirectoryError(f"{location}: not a directory")
     root = location.rstrip("/") or "/"
@@ -48,6 +56,41 @@ def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Ite
         tally.count(len(errors))  # a directory that could not be listed is one record
         yield from (quarantine(source, text_name(error.filename or root), error) for error in errors)
         errors.clear()
+
+
+def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
+    """A "directory" on an object store (gs://, s3://): every object under the prefix, listed by Beam's
+    FileSystems (with the pipeline's filesystem options) in sorted order, as the local walk would give
+    them. Object stores have no links or special files; the rest (VCS folders and excluded folders
+    skipped, size cap, binary and selection checks) is the same as for a local tree."""
+    root = location.rstrip("/")
+    listed = FileSystems.match([f"{root}/**"])[0].metadata_list
+    if not listed:
+        raise NotADirectoryError(f"{location}: no objects under this prefix")
+    repo = base_name(root)
+    for meta in sorted(listed, key=lambda m: m.path):
+        path = meta.path[len(root) + 1:]
+        folders = path.split("/")[:-1]
+        if any(part in VCS_DIRS for part in folders) or any(
+                directory_excluded(source, "/".join(folders[:depth])) for depth in range(1, len(folders) + 1)):
+            continue
+        tally.count()
+        yield _stored_file_outcome(source, repo, meta.path, path, meta.size_in_bytes)
+
+
+def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: str, size: int) -> Outcome:
+    if not path_selected(source, path):
+        return drop(source, location, "path_not_included")
+    if size > source.limits.max_file_bytes:
+        return drop(source, location, "file_too_large")
+    try:
+        with open_raw(location) as handle:
+            data = read_bounded(handle, source.limits.max_file_bytes)
+    except OSError as error:
+        return quarantine(source, location, error)
+    if data is None:
+        return drop(source, location, "file_too_large")
+    return content_outcome(source, location, data, repo=repo, path=path)
 
 
 def _relative(root: str, dirpath: str, name: str) -> str:

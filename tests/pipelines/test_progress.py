@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 from pipelines import progress
-from pipelines.progress import BuildDisplay, Progress, eta_text, worker_count
+from pipelines.options import worker_count
+from pipelines.progress import BuildDisplay, Progress, eta_text
 
 
 def test_progress_logs_rates_and_eta(monkeypatch, caplog):

@@ -71,13 +71,19 @@ def kill_when(spec_path: Path, out: Path, ready) -> None:
     process.wait()
 
 
+def running(out: Path, stage: str) -> bool:
+    """A stage has started an attempt (``work/STAGE/attempt-*``) and not committed it yet."""
+    folder = out / "work" / stage
+    return any(folder.glob("attempt-*")) and not (folder / "_COMPLETE.json").exists()
+
+
 KILL_POINTS = {
     # Between stages: the filter stage has published its outputs and marker.
     "after_filter": (lambda out: (out / "work" / "filter" / "_COMPLETE.json").exists(), {"crawl", "filter"}),
     # In the middle of file-level dedup's Beam pipelines.
-    "during_dedup": (lambda out: (out / "work" / "dedup.partial").exists(), {"crawl", "filter", "tokenizer"}),
+    "during_dedup": (lambda out: running(out, "dedup"), {"crawl", "filter", "tokenizer"}),
     # While shards are being written.
-    "during_shards": (lambda out: (out / "work" / "shards.partial").exists(),
+    "during_shards": (lambda out: running(out, "shards"),
                       {"crawl", "filter", "tokenizer", "dedup", "repo_dedup"}),
 }
 
@@ -93,7 +99,14 @@ def test_killed_build_resumes_to_identical_shards(spec_path, reference, tmp_path
     assert finished_stages <= set(manifest["reused_stages"])
     assert shard_bytes(out) == shard_bytes(reference) and shard_bytes(out)
     assert manifest["counts"] == json.loads((reference / "manifest.json").read_text())["counts"]
-    assert not list(out.glob("work/*.partial"))
+    # Only each stage's committed attempt is left: the killed attempt's files were removed after the commit.
+    for stage in out.glob("work/*"):
+        marker = json.loads((stage / "_COMPLETE.json").read_text())
+        assert sorted(p.name for p in stage.iterdir()) == sorted(["_COMPLETE.json", marker["attempt"]])
+        listed = sorted(f["path"] for f in marker["files"])
+        on_disk = sorted(str(p.relative_to(stage / marker["attempt"])) for p in (stage / marker["attempt"]).rglob("*")
+                         if p.is_file())
+        assert listed == on_disk and listed
 
 
 def test_rerunning_a_finished_build_rebuilds_it(spec_path, reference, tmp_path):
@@ -122,7 +135,7 @@ def interrupt_during_filter(spec_path: Path, out: Path, send) -> tuple[int, floa
     returns the exit status, seconds from the signal to the exit, every descendant then, and stderr."""
     process = start_build(spec_path, out, *MULTI_PROCESS)
     deadline = time.monotonic() + 300
-    while not ((out / "work" / "filter.partial").exists() and len(worker_processes(process.pid)) >= 2):
+    while not (running(out, "filter") and len(worker_processes(process.pid)) >= 2):
         assert process.poll() is None, process.communicate()
         assert time.monotonic() < deadline, "the filter stage never started its workers"
         time.sleep(0.05)
