@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, beam_args = parser.parse_known_args(argv)
     if beam_args:  # Beam's filesystem options (--s3_endpoint_url, --project, ...) for builds on object stores
-        from mix.options import beam_option_names, unknown_options
+        from pipelines.options import beam_option_names, unknown_options
 
         unknown = unknown_options(beam_args, beam_option_names())
         if unknown or not beam_args[0].startswith("--"):

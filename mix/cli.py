@@ -221,10 +221,17 @@ def command_inspect(args) -> int:
 
 
 def command_tokenizer_train(args) -> int:
-    from mixtures.tokenizer import save_tokenizer, train_bpe
-    from pipelines.build import sample_texts
+    import tempfile
 
-    texts = sample_texts(args.documents, args.sample_documents)
+    from apache_beam.io.filesystems import FileSystems
+
+    from mixtures.tokenizer import save_tokenizer, train_bpe
+    from pipelines.tokenizer_sample import sample_texts
+
+    if not FileSystems.match([args.documents])[0].metadata_list:
+        raise ConfigError("documents", f"no documents match {args.documents}", "point at Document Parquet files")
+    with tempfile.TemporaryDirectory(prefix="mix-tokenizer-") as scratch:
+        texts = sample_texts(args.documents, args.sample_documents, scratch, [])
     if not texts:
         raise ConfigError("documents", f"no documents match {args.documents}", "point at Document Parquet files")
     tokenizer = train_bpe(texts, args.vocab_size)

@@ -9,46 +9,14 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import re
 
-_NEGATIVE_NUMBER = re.compile(r"^-\d")
+from pipelines.options import beam_option_names, unknown_options
 
-
-def beam_option_names() -> set[str]:
-    """Every option string of every ``PipelineOptions`` subclass Beam defines (runner, Dataflow,
-    portable, Spark, Flink, worker, profiling, ...), as Beam's own parser would accept them."""
-    from apache_beam.options.pipeline_options import PipelineOptions, _BeamArgumentParser
-
-    parser = _BeamArgumentParser(allow_abbrev=False)
-    pending, seen = list(PipelineOptions.__subclasses__()), {}
-    while pending:
-        cls = pending.pop()
-        if str(cls) not in seen:
-            seen[str(cls)] = cls
-            pending += cls.__subclasses__()
-    for cls in seen.values():
-        try:
-            cls._add_argparse_args(parser)
-        except argparse.ArgumentError:
-            continue  # a test subclass re-declaring an option; the first declaration stands
-    return {name for name in parser._option_string_actions if name.startswith("--")}
+__all__ = ["beam_option_names", "did_you_mean", "option_names", "unknown_options"]
 
 
 def option_names(parser: argparse.ArgumentParser) -> set[str]:
     return {name for action in parser._actions for name in action.option_strings}
-
-
-def unknown_options(args: list[str], known: set[str]) -> list[str]:
-    """Options in ``args`` (``--name`` or ``--name=value``) that are not in ``known``."""
-    unknown = []
-    for arg in args:
-        if arg == "--":
-            break
-        if arg.startswith("-") and arg != "-" and not _NEGATIVE_NUMBER.match(arg):
-            name = arg.split("=", 1)[0]
-            if name not in known:
-                unknown.append(name)
-    return unknown
 
 
 def did_you_mean(name: str, known: set[str]) -> str:

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import heapq
 import logging
 import os
 from collections.abc import Callable, Iterable
 
 import apache_beam as beam
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 import codemix
@@ -53,6 +51,8 @@ from pipelines.progress import BuildDisplay, Progress
 from pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from pipelines.sft import ShapeSFT
 from pipelines.shards import WriteShards, stage_entries, stats_to_json
+from pipelines.tally import STAGE_MEASURES, by_first, tally_stage, total
+from pipelines.tokenizer_sample import sample_texts
 
 LOG = logging.getLogger("codemix.build")
 STAGES = ("crawl", "filter", "dedup", "shards")  # where --from-stage may start
@@ -87,7 +87,7 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         inputs = {"docs": pipeline | "ReadCrawled" >> ledger.read_documents(layout.docs("crawl")),
                   "evidence": pipeline | "ReadForLicenses" >> ledger.read_documents(layout.docs("crawl"))}
-        outcomes = inputs | "Filter" >> Filter(spec.filters, expected=ledger.count_rows(layout.docs("crawl")),
+        outcomes = inputs | "Filter" >> Filter(spec.filters, expected=total(layout.tally("crawl")["docs"]),
                                                workers=worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
@@ -174,32 +174,16 @@ def shard_entries(spec: MixtureSpec, layout: BuildLayout) -> int:
     """Documents the shards stage tokenizes (what its bar counts): every kept document once per
     file-level stage that weights its source, exactly; the long stage's documents are known only once
     its repositories are shaped, so each repository counts as one (it makes at least one)."""
-    kept = ledger.count_values(layout.docs("dedup"), "source")
-    total = sum(kept.get(source, 0) for stage, config in spec.stages.items() if stage not in ("long", "sft")
-                for source in config.weights)
+    kept = by_first(layout.tally("dedup")["docs"])
+    entries = sum(kept.get(source, 0) for stage, config in spec.stages.items() if stage not in ("long", "sft")
+                  for source in config.weights)
     if "long" in spec.stages:
-        long_input = layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup")
-        total += len(ledger.count_values(long_input, "repo"))
-    return total
+        long_input = "repo_dedup" if uses_repository_dedup(spec) else "dedup"
+        entries += total(layout.tally(long_input)["repositories"])
+    return entries
 
 
-def sample_texts(pattern: str, n: int) -> list[str]:
-    """The texts of the ``n`` documents with the smallest ids. Ids are hashes, so this is a uniform,
-    deterministic sample; only the ``n`` smallest ids seen so far are held, not every id."""
-    chosen: list[str] = []
-    for path in ledger.matched_files(pattern):
-        with FileSystems.open(path) as handle:
-            chosen = heapq.nsmallest(n, [*chosen, *pq.read_table(handle, columns=["id"]).column("id").to_pylist()])
-    wanted, picked = set(chosen), []
-    for path in ledger.matched_files(pattern):
-        with FileSystems.open(path) as handle:
-            table = pq.read_table(handle, columns=["id", "text"])
-        picked += [(i, t) for i, t in zip(table.column("id").to_pylist(), table.column("text").to_pylist())
-                   if i in wanted]
-    return [text for _, text in sorted(picked)]
-
-
-def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str,
+def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str],
                       counted: Callable[[list[str]], Iterable[str]] = iter) -> dict:
     """Copy the spec's tokenizer, or train a byte-level BPE on filtered documents, into ``out``.
     ``counted`` wraps the training texts, to show how far the trainer has read them."""
@@ -208,7 +192,7 @@ def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str,
         tokenizer = load_tokenizer(config.path)
         origin = config.path
     else:
-        texts = sample_texts(layout.docs("filter"), config.train_sample_documents)
+        texts = sample_texts(layout.docs("filter"), config.train_sample_documents, out, beam_args)
         if not texts:
             raise RuntimeError("no documents survived filtering, so there is nothing to train a tokenizer on; "
                                "check the quarantine and drop counts, or give tokenizer.path")
@@ -280,6 +264,15 @@ def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSp
     return spec
 
 
+def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:
+    """``run``, then the stage's counts (``pipelines.tally``) as a Beam step over what it wrote."""
+    def run_and_tally(out: str) -> dict:
+        result = run(out)
+        tally_stage(out, STAGE_MEASURES[stage], beam_args)
+        return result
+    return run_and_tally
+
+
 def stage_plan(spec: MixtureSpec) -> list[str]:
     return ["crawl", "filter", "tokenizer", "dedup", *(["repo_dedup"] if uses_repository_dedup(spec) else []), "shards"]
 
@@ -324,28 +317,29 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
-        runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
+        runner.run("crawl", keys["crawl"], tallied("crawl", lambda out: run_crawl(spec, out, beam_args), beam_args),
                    after=lambda attempt: publish_quarantine(layout, attempt), facts=crawl_facts(facts),
                    outputs=DOCUMENT_OUTPUTS)
     allowed_notes = check_crawl(spec, layout, allowed)
-    with display.stage("filter", expected=ledger.count_rows(layout.docs("crawl"))):
-        runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),
+    with display.stage("filter", expected=total(layout.tally("crawl")["docs"])):
+        runner.run("filter", keys["filter"], tallied("filter", lambda out: run_filter(spec, layout, out, beam_args),
+                                                     beam_args),
                    outputs=DOCUMENT_OUTPUTS)
     with display.stage("tokenizer"):
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
-            spec, layout, out, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
+            spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
             after=lambda attempt: publish_tokenizer(layout, attempt), outputs=("tokenizer.json",))
     with display.stage("dedup", status_logger="pipelines.dedup"):
-        dedup = runner.run("dedup", keys["dedup"], lambda out: dataclasses.asdict(
-            run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), outputs=DEDUP_OUTPUTS)
+        dedup = runner.run("dedup", keys["dedup"], tallied("dedup", lambda out: dataclasses.asdict(
+            run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
     display.echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
                  f"{dedup['previous_duplicates']:,} earlier-build duplicates (Jaccard >= {spec.dedup.threshold:.2f}); "
                  f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
                  f"{dedup['component_passes']} component passes")
     if uses_repository_dedup(spec):
         with display.stage("repo_dedup", status_logger="pipelines.dedup"):
-            repos = runner.run("repo_dedup", keys["repo_dedup"], lambda out: dataclasses.asdict(
-                run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), outputs=DEDUP_OUTPUTS)
+            repos = runner.run("repo_dedup", keys["repo_dedup"], tallied("repo_dedup", lambda out: dataclasses.asdict(
+                run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
         display.echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories "
                      f"kept whole for the long stage ({repos['repository_duplicates']:,} forks or mirrors removed)")
     for source, notes in check_kept(spec, layout, allowed, repository_level=uses_repository_dedup(spec)).items():

@@ -28,6 +28,7 @@ from codemix.tables import format_table, percent
 from mixtures.spec import MixtureSpec
 from pipelines import ledger
 from pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
+from pipelines.tally import by_first
 
 # Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
 CHOSEN_DROPS = frozenset({"path_not_included"})
@@ -140,8 +141,8 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
 
 def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
     """After dedup, before shards: every source a stage weights must still have documents."""
-    kept = count_by_source(layout.docs("dedup"))
-    long_kept = count_by_source(layout.docs("repo_dedup")) if repository_level else kept
+    kept = by_first(layout.tally("dedup")["docs"])
+    long_kept = by_first(layout.tally("repo_dedup")["docs"]) if repository_level else kept
     problems = []
     for stage, config in spec.stages.items():
         for source in config.weights:

@@ -10,14 +10,12 @@ import collections
 import json
 from dataclasses import dataclass
 
-import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
-
 import codemix
 from mixtures.blend import stage_manifest
 from mixtures.spec import MixtureSpec
 from pipelines import ledger
 from pipelines.resume import committed_dir, write_atomically
+from pipelines.tally import by_first, read_tally, total
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +39,10 @@ class BuildLayout:
 
     def dropped(self, stage: str) -> str:
         return f"{self.stage_dir(stage)}/dropped*.parquet"
+
+    def tally(self, stage: str) -> dict[str, collections.Counter]:
+        """The stage's counts per source and reason (``pipelines.tally``), as its Beam step wrote them."""
+        return read_tally(self.stage_dir(stage))
 
     @property
     def quarantine(self) -> str:
@@ -72,8 +74,8 @@ def read_counts(layout: BuildLayout) -> collections.Counter:
 def crawl_outcome_counts(layout: BuildLayout) -> collections.Counter:
     """Outcomes of the crawl per source, as the ledgers hold them: documents + drops + quarantine."""
     quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
-    return (count_by_source(layout.docs("crawl")) + count_by_source(layout.dropped("crawl"))
-            + count_by_source("", quarantined))
+    crawl = layout.tally("crawl")
+    return by_first(crawl["docs"]) + by_first(crawl["dropped"]) + count_by_source("", quarantined)
 
 
 def unaccounted_records(layout: BuildLayout) -> dict[str, tuple[int, int]]:
@@ -88,26 +90,24 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
     """Totals and per-source funnel from the files every stage wrote. ``read`` is what the readers
     counted (``read_counts``); the build has checked it against the outcomes after the crawl."""
     quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
-    dropped = ledger.count_values(layout.dropped("crawl"), "reason") + ledger.count_values(
-        layout.dropped("filter"), "reason")
-    duplicates = ledger.count_rows(f"{layout.stage_dir('dedup')}/duplicates*.parquet")
-    redactions = ledger.sum_values(f"{layout.stage_dir('crawl')}/redactions*.parquet", "type", "count")
+    crawl, filtered, dedup = layout.tally("crawl"), layout.tally("filter"), layout.tally("dedup")
+    drops = crawl["dropped"] + filtered["dropped"]
     read = read_counts(layout)
     counts = {
         "read": sum(read.values()),
-        "kept": ledger.count_rows(layout.docs("dedup")),
-        "dropped": dict(sorted(dropped.items())),
-        "duplicates": duplicates,
+        "kept": total(dedup["docs"]),
+        "dropped": dict(sorted(by_second(drops).items())),
+        "duplicates": total(dedup["duplicates"]),
         "quarantined": len(quarantined),
-        "redactions": dict(sorted(redactions.items())),
+        "redactions": dict(sorted(by_second(crawl["redactions"]).items())),
     }
     per_source = {
         "read": read,
-        "crawled": count_by_source(layout.docs("crawl")),
-        "dropped": count_by_source(layout.dropped("crawl")) + count_by_source(layout.dropped("filter")),
-        "duplicates": count_by_source(f"{layout.stage_dir('dedup')}/duplicates*.parquet"),
+        "crawled": by_first(crawl["docs"]),
+        "dropped": by_first(drops),
+        "duplicates": by_first(dedup["duplicates"]),
         "quarantined": count_by_source("", quarantined),
-        "kept": count_by_source(layout.docs("dedup")),
+        "kept": by_first(dedup["docs"]),
     }
     sources = sorted(set().union(*per_source.values()))
     funnel = {s: {k: per_source[k].get(s, 0) for k in per_source} for s in sources}
@@ -118,20 +118,23 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
 
 
 def drops_by_source_and_reason(layout: BuildLayout) -> collections.Counter:
-    """(source, reason) -> drops of the crawl and the filter, reading only those two columns."""
-    counts: collections.Counter = collections.Counter()
-    for path in ledger.matched_files(layout.dropped("crawl")) + ledger.matched_files(layout.dropped("filter")):
-        with FileSystems.open(path) as handle:
-            table = pq.read_table(handle, columns=["source", "reason"])
-        counts.update(zip(table.column("source").to_pylist(), table.column("reason").to_pylist()))
-    return counts
+    """(source, reason) -> drops of the crawl and the filter."""
+    return layout.tally("crawl")["dropped"] + layout.tally("filter")["dropped"]
+
+
+def by_second(counter: collections.Counter) -> collections.Counter:
+    """A (source, reason) keyed count summed per reason."""
+    out: collections.Counter = collections.Counter()
+    for key, n in counter.items():
+        out[key[1]] += n
+    return out
 
 
 def repository_counts(layout: BuildLayout) -> dict:
     """Repository-level dedup for the long stage: whole repositories kept, and forks removed."""
-    removed = ledger.read_rows(f"{layout.stage_dir('repo_dedup')}/duplicates*.parquet")
-    return {"documents_kept": ledger.count_rows(layout.docs("repo_dedup")), "duplicates": len(removed),
-            "documents_in_duplicates": sum(row["documents"] for row in removed)}
+    repos = layout.tally("repo_dedup")
+    return {"documents_kept": total(repos["docs"]), "duplicates": total(repos["duplicates"]),
+            "documents_in_duplicates": total(repos["documents_in_duplicates"])}
 
 
 def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, tokenizer: dict, shard_stats: list[dict],

@@ -8,6 +8,9 @@ of ``--out`` must use, set before its first I/O.
 
 from __future__ import annotations
 
+import argparse
+import re
+
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, PortableOptions
 
@@ -19,6 +22,7 @@ DEFAULT_RUNNER = "FnApiRunner"
 # Runners whose workers are this process or its children, so they see the driver's disk. Names are
 # compared lower-cased without a "Runner" suffix, as Beam itself resolves --runner=direct.
 LOCAL_RUNNERS = frozenset({"fnapi", "direct", "bundlebaseddirect", "switchingdirect", "prism", "interactive"})
+_NEGATIVE_NUMBER = re.compile(r"^-\d")
 # Options that size a runner's parallelism, in the order they are looked for: FnApiRunner's local
 # workers, Dataflow's workers (and autoscaling ceiling), Flink's and Spark's default parallelism.
 PARALLELISM_OPTIONS = ("direct_num_workers", "max_num_workers", "num_workers", "parallelism",
@@ -100,3 +104,36 @@ def use_filesystem_options(beam_args: list[str]) -> None:
     the driver's own reads and writes need: without them Beam's S3 filesystem refuses every call
     ("Must provide one of client or options"). Call before the first driver I/O."""
     FileSystems.set_options(pipeline_options(beam_args))
+
+
+def beam_option_names() -> set[str]:
+    """Every option string of every ``PipelineOptions`` subclass Beam defines (runner, Dataflow,
+    portable, Spark, Flink, worker, profiling, ...), as Beam's own parser would accept them."""
+    from apache_beam.options.pipeline_options import _BeamArgumentParser
+
+    parser = _BeamArgumentParser(allow_abbrev=False)
+    pending, seen = list(PipelineOptions.__subclasses__()), {}
+    while pending:
+        cls = pending.pop()
+        if str(cls) not in seen:
+            seen[str(cls)] = cls
+            pending += cls.__subclasses__()
+    for cls in seen.values():
+        try:
+            cls._add_argparse_args(parser)
+        except argparse.ArgumentError:
+            continue  # a test subclass re-declaring an option; the first declaration stands
+    return {name for name in parser._option_string_actions if name.startswith("--")}
+
+
+def unknown_options(args: list[str], known: set[str]) -> list[str]:
+    """Options in ``args`` (``--name`` or ``--name=value``) that are not in ``known``."""
+    unknown = []
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith("-") and arg != "-" and not _NEGATIVE_NUMBER.match(arg):
+            name = arg.split("=", 1)[0]
+            if name not in known:
+                unknown.append(name)
+    return unknown
