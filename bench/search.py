@@ -119,7 +119,7 @@ def corpus_bytes(spec_path: Path) -> int:
 
     build = spec_path.parent / "build"
     return sum(sum(len(t.encode()) for t in pq.read_table(f, columns=["text"]).column("text").to_pylist())
-               for f in sorted((build / "work" / "crawl").glob("docs*.parquet")))
+               for f in sorted((build / "work" / "crawl").glob("attempt-*/docs*.parquet")))  # the committed attempt
 
 
 def train_finals(search_argv: list[str], proposal: dict, spec: dict, scale: int, seeds: list[int], out: Path,

@@ -355,7 +355,8 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
     shard_stats = ledger.read_jsonl(f"{layout.stage_dir('shards')}/stats*.jsonl")
     manifest = build_manifest(spec, layout, runner=runner_name(beam_args), tokenizer=tokenizer,
                               shard_stats=shard_stats, repository_level=uses_repository_dedup(spec),
-                              timings=runner.timings, reused=runner.reused)
+                              timings=runner.timings, reused=runner.reused,
+                              cpu_seconds=runner.cpu_seconds)
     for info in manifest["stages"].values():
         info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
     manifest["health"] = build_health(spec, manifest, allowed_notes)

@@ -138,7 +138,7 @@ def repository_counts(layout: BuildLayout) -> dict:
 
 
 def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, tokenizer: dict, shard_stats: list[dict],
-                   repository_level: bool, timings: dict, reused: list[str]) -> dict:
+                   repository_level: bool, timings: dict, reused: list[str], cpu_seconds: dict | None = None) -> dict:
     counts, funnel = ledger_counts(layout)
     return {
         "codemix_version": codemix.__version__,
@@ -156,6 +156,7 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
                                 key=lambda row: (row["benchmark"], row["item_id"], row["doc_id"])),
         "stages": stage_manifest(spec, shard_stats, ledger.read_jsonl(f"{layout.stage_dir('shards')}/shaping*.jsonl")),
         "timings_seconds": timings,
+        "local_cpu_seconds": cpu_seconds or {},
         "reused_stages": reused,
     }
 

