@@ -4,7 +4,7 @@
 
 An eval set is a directory (every file matching ``--include``, default ``*.py``, read as UTF-8), a
 JSONL file or a Parquet glob of documents (a ``text`` or ``content`` field; e.g. a held-out
-``mix build``'s ``work/dedup/docs*.parquet``). Each document is tokenized with the run's tokenizer
+``mix build``'s ``work/dedup/attempt-*/docs*.parquet``). Each document is tokenized with the run's tokenizer
 and scored whole: ``[EOD] + ids`` cut into windows of ``S + 1`` tokens that overlap by one, so every
 token of the document is predicted exactly once (the first from EOD, as after a document boundary
 in training; a window's first token starts without earlier context).
