@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     tokenizer = command("tokenizer", help="tokenizer utilities")
     tokenizer_commands = tokenizer.add_subparsers(dest="tokenizer_command", required=True)
     train = tokenizer_commands.add_parser("train", help="train a byte-level BPE on a sample of crawled documents")
-    train.add_argument("documents", help="glob of Document Parquet files, e.g. "OUT/work/filter/attempt-*/docs*.parquet"")
+    train.add_argument("documents", help="glob of Document Parquet files, e.g. 'OUT/work/filter/attempt-*/docs*.parquet'")
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--vocab-size", type=int, default=32_000)
     train.add_argument("--sample-documents", type=int, default=20_000)

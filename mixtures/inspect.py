@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
+import os
 import random
 
 import numpy as np
@@ -49,6 +50,10 @@ def read_manifest(out_dir: str) -> dict:
 
 
 def _has_files(folder: str) -> bool:
+    """A local folder that exists (even empty), or an object-store prefix with objects under it (a
+    prefix with none does not exist in any sense a user could mean)."""
+    if "://" not in folder:
+        return os.path.isdir(folder)
     return bool(FileSystems.match([f"{folder}/**"])[0].metadata_list)
 
 

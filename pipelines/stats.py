@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import random
 import re
 
@@ -66,8 +67,9 @@ def count_outcome(per_format: dict[str, dict], metadata: dict) -> None:
 
 def require_build(layout: BuildLayout) -> None:
     """``NotABuild`` unless ``layout.out`` holds a build's work (finished or not)."""
-    if not ledger.list_tree(layout.out):  # an object store has no folders: a build is files under a prefix
-        raise NotABuild(f"{layout.out} does not exist or is empty; give a mix build --out directory")
+    exists = os.path.isdir(layout.out) if "://" not in layout.out else bool(ledger.list_tree(layout.out))
+    if not exists:  # an object store has no folders: a build there is objects under a prefix
+        raise NotABuild(f"{layout.out} does not exist; give a mix build --out directory")
     if not FileSystems.exists(layout.manifest) and not ledger.list_tree(f"{layout.work}/crawl"):
         raise NotABuild(f"{layout.out} is not a mix build output directory (no manifest.json and no work/crawl/); "
                         "give the directory a mix build --out wrote")
