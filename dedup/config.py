@@ -8,6 +8,26 @@ from codemix.config import join, require
 
 KEEPER_CRITERIA = ("permissive_license", "stars", "forks", "recency", "smallest_id")
 
+# How a decision about some ids reaches the documents (``pipelines.dedup.ids``): an ``IdSet``
+# side input every worker holds whole (16 bytes per id), or a keyed join by document id.
+SIDE_INPUT, KEYED_JOIN, AUTO = "side_input", "keyed_join", "auto"
+JOINS = (AUTO, SIDE_INPUT, KEYED_JOIN)
+# Runners whose shuffle lives in one process's memory (FnApiRunner keeps it in its driver;
+# Prism, a single Go process, in its own): a keyed join would hold the whole corpus there, so they
+# keep the side inputs. Lower case, without a trailing "runner", as Beam's own lookup of names.
+IN_MEMORY_SHUFFLE_RUNNERS = frozenset(
+    {"direct", "bundlebaseddirect", "switchingdirect", "testdirect", "pythonrpcdirect", "fnapi", "prism", "interactive"}
+)
+
+
+def resolve_join(choice: str, runner: str) -> str:
+    """The join ``choice`` (one of ``JOINS``) means on ``runner`` (a name as ``--runner`` takes it, e.g. ``DataflowRunner``,
+    ``dataflow`` or a dotted path): ``auto`` is a keyed join unless the runner shuffles in memory."""
+    if choice != AUTO:
+        return choice
+    short = runner.rsplit(".", 1)[-1].lower().removesuffix("runner")
+    return SIDE_INPUT if short in IN_MEMORY_SHUFFLE_RUNNERS else KEYED_JOIN
+
 
 @dataclass(slots=True, kw_only=True)
 class DedupConfig:
@@ -46,6 +66,13 @@ class DedupConfig:
     # (pipelines/spill.py) rather than the runner's shuffle, which FnApiRunner holds in its driver's
     # memory; set false on a runner with a disk-backed shuffle service (Dataflow, Spark).
     shuffle_on_disk: bool = True
+    # How the whole-corpus id sets (the removed documents, the graph's nodes, the documents candidate
+    # pairs need) reach the documents: "side_input" hands every worker an IdSet of them (16 bytes
+    # per id: 16 GB per worker at a billion documents); "keyed_join" groups the documents with the
+    # ids by document id, so no worker holds more than one id's rows, but documents go through the
+    # runner's shuffle; "auto" picks the keyed join unless the runner holds its shuffle in memory
+    # (FnApiRunner, DirectRunner, Prism), where the join would gather the corpus in one process.
+    join: str = AUTO
 
     @property
     def lsh_threshold(self) -> float:
@@ -68,6 +95,8 @@ class DedupConfig:
         require(self.near or not self.previous_indexes, join(path, "previous_indexes"),
                 "earlier indexes are matched by near dedup, which is off", f"set {join(path, 'near')}: true")
         require(self.rounds_per_pass > 0 and self.max_passes > 0, join(path, "max_passes"), "must be positive")
+        require(self.join in JOINS, join(path, "join"), f"unknown join {self.join!r}",
+                f"use one of: {', '.join(JOINS)}")
         for i, name in enumerate(self.keeper_order):
             require(name in KEEPER_CRITERIA, join(join(path, "keeper_order"), i), f"unknown criterion {name!r}",
                     f"use some of: {', '.join(KEEPER_CRITERIA)}")

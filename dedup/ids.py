@@ -1,4 +1,5 @@
-"""Compact sets of document ids, for semi-joins by side input instead of whole-document shuffles.
+"""Compact sets of document ids, for semi-joins by side input instead of whole-document shuffles,
+and the per-group logic of the keyed join that replaces them where the runner's shuffle spills.
 
 The dedup steps decide a document's fate from small records (text digests, LSH buckets, edges);
 the documents themselves then only need to be read again and filtered by a set of ids: the
@@ -7,13 +8,19 @@ removed ones, or the ones some candidate pair needs. An ``IdSet`` holds 16 bytes
 where a Python ``set`` of the ids would take ~100. ``IdSetOf`` builds one with a ``CombineFn``
 whose accumulators are byte strings, so a runner can combine partial sets before shuffling them.
 
+A side input's set grows with the corpus in every worker. On a runner whose shuffle spills to
+disk, the same semi-join (or anti-join) is a keyed join instead: the rows, keyed by id, and the
+listed ids, tagged ``LISTED``, meet in one ``GroupByKey``, and ``listed_or_not`` keeps an id's rows
+if it is listed (or if it is not). A group holds one id's rows; its marks are only counted.
+
 The Beam wiring is ``pipelines.dedup.ids``.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -55,3 +62,25 @@ class IdSet:
 
     def __setstate__(self, state: tuple[bytes]):
         self.digests = np.frombuffer(state[0], dtype=_DTYPE)
+
+
+# Tags of a keyed join's values: a row of the id, or a mark that the id is listed.
+ROW, LISTED = 0, 1
+
+
+def listed_or_not(group: tuple[str, Iterable[tuple[int, Any]]], keep_listed: bool) -> Iterator[tuple[str, Any]]:
+    """One id's group of a keyed join -> its ``(id, row)`` pairs if the id is listed (``keep_listed``)
+    or if it is not (``keep_listed`` false); nothing otherwise.
+
+    An id may be listed many times (an endpoint of many candidate pairs), so the marks are never
+    kept: the group's memory is the id's rows.
+    """
+    doc_id, values = group
+    rows, listed = [], False
+    for tag, value in values:
+        if tag == LISTED:
+            listed = True
+        else:
+            rows.append(value)
+    if listed == keep_listed:
+        yield from ((doc_id, row) for row in rows)

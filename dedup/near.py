@@ -28,8 +28,9 @@ Which pairs of a bucket are verified (``bucket_pairs``, ``pivot_pairs``):
   cuts in two, and whose pairs, like per-bucket pivots, differ from bucket to bucket.
 
 Verification (``VerifyPairs``) ships every payload once per pair, in one direction, and only for
-documents in candidate pairs: once the pairs are known, their endpoints become a side input
-(``ids.IdSet``, 16 bytes per id) that filters a second read of the documents. A new document's
+documents in candidate pairs: once the pairs are known, their endpoints select the payloads of a
+second read of the documents, by a side input (``ids.IdSet``, 16 bytes per id) or by a keyed join
+on id (``dedup.config.JOINS``). A new document's
 payload is its text, zstd-compressed (``pack_text``), a fifth of its shingle set at 8 bytes per
 shingle; the holder recomputes the shingles. Each pair has a holder: its new endpoint when the other
 is an earlier build's document, else its larger id, which in a large bucket is the member rather
@@ -53,7 +54,6 @@ import numpy as np
 import zstandard
 
 from dedup.config import DedupConfig
-from dedup.ids import IdSet
 from dedup.index import is_previous
 from dedup.minhash import (
     band_keys,
@@ -142,10 +142,9 @@ def unpack_text(payload: bytes) -> str:
     return zstandard.decompress(payload).decode("utf-8", "surrogatepass")
 
 
-def text_payload(row: dict[str, Any], needed: IdSet) -> Iterator[tuple[str, tuple[str, bytes]]]:
-    """(id, (PAYLOAD, packed text)) for a document some candidate pair needs; nothing for the others."""
-    if row["id"] in needed:
-        yield row["id"], (PAYLOAD, pack_text(row.get("text") or ""))
+def text_payload(row: dict[str, Any]) -> tuple[str, tuple[str, bytes]]:
+    """(id, (PAYLOAD, packed text)): what a new document sends to the holders of its pairs."""
+    return row["id"], (PAYLOAD, pack_text(row.get("text") or ""))
 
 
 def holder_and_partner(pair: Edge) -> Edge:

@@ -11,7 +11,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from dedup.ids import IdSet
 from dedup.index import doc_id_of, is_previous
 
 DUPLICATE_SCHEMA = pa.schema(
@@ -121,7 +120,3 @@ def point_to_survivor(joined: tuple[str, dict[str, list]]) -> list[dict[str, str
     _, groups = joined
     survivors = groups["near_keeper"]
     return [{**row, "keeper_id": survivors[0]} if survivors else row for row in groups["row"]]
-
-
-def not_in(row: dict[str, Any], ids: IdSet) -> bool:
-    return row["id"] not in ids

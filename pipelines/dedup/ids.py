@@ -1,11 +1,19 @@
-"""``IdSetOf``: Beam's combine of ids into one ``dedup.ids.IdSet``, and the singleton side input made of it.
+"""Beam wiring of id sets: ``IdSetOf``, the combine of ids into one ``dedup.ids.IdSet``, the singleton
+side input made of it, and ``KeepListed``/``DropListed``, the semi- and anti-join of keyed rows
+with a PCollection of ids by either of the two joins in ``dedup.config.JOINS``:
+
+  * ``side_input``: the ids become one ``IdSet`` side input that filters the rows where they are;
+    no row is shuffled, but every worker holds the whole set (16 bytes per id);
+  * ``keyed_join``: the rows and the ids meet in one ``GroupByKey`` by id (``dedup.ids.listed_or_not``);
+    the rows go through the runner's shuffle, and no worker holds more than one id's rows.
 """
 
 from __future__ import annotations
 
 import apache_beam as beam
 
-from dedup.ids import IdSet, id_digest
+from dedup.config import KEYED_JOIN, SIDE_INPUT
+from dedup.ids import LISTED, ROW, IdSet, id_digest, listed_or_not
 
 
 class IdSetOf(beam.CombineFn):
@@ -35,3 +43,58 @@ class IdSetOf(beam.CombineFn):
 def id_set(pcoll, label: str):
     """A singleton side input: the ``IdSet`` of the ids in ``pcoll`` (empty if it is)."""
     return beam.pvalue.AsSingleton(pcoll | label >> beam.CombineGlobally(IdSetOf()))
+
+
+def listed_in(keyed_row: tuple[str, object], ids: IdSet, keep_listed: bool) -> bool:
+    return (keyed_row[0] in ids) == keep_listed
+
+
+class _FilterByIds(beam.PTransform):
+    """(rows keyed by id, ids) -> the keyed rows whose id is listed (``keep_listed``) or is not."""
+
+    keep_listed: bool
+
+    def __init__(self, join: str):
+        super().__init__()
+        if join not in (SIDE_INPUT, KEYED_JOIN):  # "auto" is resolved by the caller, who knows the runner
+            raise ValueError(f"join must be {SIDE_INPUT!r} or {KEYED_JOIN!r}, not {join!r} (see dedup.config)")
+        self.join = join
+
+    def expand(self, inputs):
+        rows, ids = inputs
+        if self.join == SIDE_INPUT:
+            return rows | "FilterByIdSet" >> beam.Filter(listed_in, id_set(ids, "IdSet"), self.keep_listed)
+        return (
+            (
+                rows | "TagRows" >> beam.MapTuple(lambda doc_id, row: (doc_id, (ROW, row))),
+                ids | "TagIds" >> beam.Map(lambda doc_id: (doc_id, (LISTED, None))),
+            )
+            | "RowsAndIds" >> beam.Flatten()
+            | "GroupById" >> beam.GroupByKey()
+            | "Join" >> beam.FlatMap(listed_or_not, self.keep_listed)
+        )
+
+
+class KeepListed(_FilterByIds):
+    """Semi-join: (rows keyed by id, ids) -> the keyed rows whose id is among the ids."""
+
+    keep_listed = True
+
+
+class DropListed(_FilterByIds):
+    """Anti-join: (rows keyed by id, ids) -> the keyed rows whose id is not among the ids."""
+
+    keep_listed = False
+
+
+class DropRowsWithIds(beam.PTransform):
+    """(rows with an ``id`` field, ids) -> the rows whose id is not among the ids, unchanged."""
+
+    def __init__(self, join: str):
+        super().__init__()
+        self.join = join
+
+    def expand(self, inputs):
+        rows, ids = inputs
+        keyed = rows | "KeyById" >> beam.Map(lambda row: (row["id"], row))
+        return (keyed, ids) | "DropListed" >> DropListed(self.join) | "Rows" >> beam.Values()

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from dedup.config import DedupConfig
+from dedup.config import SIDE_INPUT, DedupConfig
 from dedup.index import is_previous
 from dedup.minhash import (
     band_keys,
@@ -34,7 +34,7 @@ from dedup.near import (
     send_payloads,
     text_payload,
 )
-from pipelines.dedup.ids import id_set
+from pipelines.dedup.ids import KeepListed
 from pipelines.dedup.rows import NAMESPACE, location_of
 from pipelines.spill import grouping
 
@@ -145,9 +145,11 @@ class CandidateEdges(beam.PTransform):
     """Documents (id, text, ...), optionally with earlier (node, signature) pairs -> the edges to cluster.
 
     Input: a PCollection of documents, or a dict with ``docs`` and optionally ``previous`` and
-    ``payload_docs``, a second read of the same documents: verification filters it down to the
-    documents in candidate pairs (by a side input of their ids) and ships only their texts, so
-    the first read never waits for that side input, and no document outside a pair is shuffled.
+    ``payload_docs``, a second read of the same documents, whose texts verification ships. With
+    ``join`` "side_input" only the documents in candidate pairs are shipped, selected by a side
+    input of their ids, so the first read never waits for it and no other document is shuffled;
+    with "keyed_join" every payload meets the pairs' requests in ``VerifyPairs``' grouping by
+    document, which drops those no pair asks for, and no worker holds a set of ids.
     With ``spill_dir``, the bucket and verification groupings go through run files under it
     (``pipelines.spill``). Output: a dict of PCollections: ``edges`` (verified pairs, or bucket stars when
     ``config.verify`` is off), ``candidates`` (every distinct pair considered), ``rejected``
@@ -156,10 +158,14 @@ class CandidateEdges(beam.PTransform):
     """
 
     def __init__(
-        self, config: DedupConfig, max_pairs_per_bucket: int = MAX_PAIRS_PER_BUCKET, spill_dir: str | None = None
+        self,
+        config: DedupConfig,
+        max_pairs_per_bucket: int = MAX_PAIRS_PER_BUCKET,
+        spill_dir: str | None = None,
+        join: str = SIDE_INPUT,
     ):
         super().__init__()
-        self.config, self.max_pairs, self.spill_dir = config, max_pairs_per_bucket, spill_dir
+        self.config, self.max_pairs, self.spill_dir, self.join = config, max_pairs_per_bucket, spill_dir, join
 
     def expand(self, inputs):
         inputs = inputs if isinstance(inputs, dict) else {"docs": inputs}
@@ -177,13 +183,14 @@ class CandidateEdges(beam.PTransform):
         links = buckets | "Pairs" >> beam.FlatMap(bucket_pairs, max_pairs).with_outputs(OFFER, main="pairs")
         offered = links[OFFER] | "GroupOffers" >> beam.GroupByKey() | "PivotPairs" >> beam.FlatMap(pivot_pairs)
         candidates = (links.pairs, offered) | "AllPairs" >> beam.Flatten() | "Distinct" >> beam.Distinct()
-        needed = id_set(candidates | "Endpoints" >> beam.FlatMap(lambda pair: pair), "NeededIds")
-        payloads = [inputs.get("payload_docs", inputs["docs"]) | "TextPayloads" >> beam.FlatMap(text_payload, needed)]
+        payloads = [inputs.get("payload_docs", inputs["docs"]) | "TextPayloads" >> beam.Map(text_payload)]
         if previous is not None:
-            payloads.append(
-                previous
-                | "NeededPrevious" >> beam.Filter(lambda node_sig, ids: node_sig[0] in ids, needed)
-                | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (PAYLOAD, sig)))
-            )
-        verified, rejected = (candidates, tuple(payloads)) | "Verify" >> VerifyPairs(config, self.spill_dir)
+            payloads.append(previous | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (PAYLOAD, sig))))
+        payloads = tuple(payloads) | "AllPayloads" >> beam.Flatten()
+        if self.join == SIDE_INPUT:
+            # Ship only the payloads some pair needs. A keyed join would shuffle them all to find
+            # those, which VerifyPairs' GroupByDocument does anyway: it drops a payload no pair asks for.
+            endpoints = candidates | "Endpoints" >> beam.FlatMap(lambda pair: pair)
+            payloads = (payloads, endpoints) | "NeededPayloads" >> KeepListed(SIDE_INPUT)
+        verified, rejected = (candidates, payloads) | "Verify" >> VerifyPairs(config, self.spill_dir)
         return {"edges": verified, "candidates": candidates, "rejected": rejected, "signatures": signed.signature}

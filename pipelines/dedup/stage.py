@@ -22,14 +22,27 @@ pass and step 4 are a pipeline each, so a corpus whose edges converge in one pas
 A duplicate row's method is "exact" (same text), "near" (same component as a better-ranked new
 document) or "previous" (same component as a document of an earlier build's index, which it names).
 
-No step gathers the corpus in one place, and no step shuffles documents: the largest per-key
-state is one text-hash group, one LSH bucket's ids, one document's pairs, or one component's
-rank keys. Where a decision must reach the documents (which copy of a text is kept, which
-documents a candidate pair needs, which are near duplicates), it travels as an ``ids.IdSet`` side
-input (16 bytes per id) that filters another read of the documents. With
-``config.shuffle_on_disk``, the groupings that grow with the corpus (LSH buckets, verification
-payloads) go through sorted run files under ``_work/shuffle`` (``pipelines.spill``), since
-FnApiRunner holds every shuffle it runs in its driver process.
+No step gathers the corpus in one place: the largest per-key state is one text-hash group, one
+LSH bucket's ids, one document's pairs, or one component's rank keys. Where a decision must reach
+the documents (which copy of a text is kept, which documents a candidate pair needs, which are
+near duplicates), it filters another read of the documents, by one of two joins
+(``config.join``, resolved for the runner by ``dedup.config.resolve_join``; ``pipelines.dedup.ids``):
+
+  * ``side_input`` (FnApiRunner, DirectRunner, Prism: runners that hold every shuffle in one
+    process's memory): the ids travel as an ``ids.IdSet`` singleton side input, 16 bytes per id,
+    which every worker holds whole. No document is shuffled, but each worker's memory grows with
+    the corpus: the removed ids of the exact step (``ExactDedup``) and of the final step
+    (``run_final``), the graph's nodes (``NearDuplicateRows``) and the endpoints of candidate pairs
+    (``CandidateEdges``), about 16 GB per worker at a billion documents.
+  * ``keyed_join`` (Dataflow, Spark, Flink, Portable: shuffles that spill to disk): the documents,
+    keyed by id, meet the ids in a ``GroupByKey``, and the largest group is one id's rows; no
+    worker state grows with the corpus, but the documents go through the runner's shuffle.
+    Where the next step already groups by document id (ranks joined to component labels,
+    payloads to the pairs' requests), that grouping is the join and no extra one is added.
+
+Both write the same rows. With ``config.shuffle_on_disk``, the groupings that grow with the corpus
+(LSH buckets, verification payloads) go through sorted run files under ``_work/shuffle``
+(``pipelines.spill``), since FnApiRunner holds every shuffle it runs in its driver process.
 """
 
 from __future__ import annotations
@@ -44,7 +57,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from codemix.document import DOCUMENT_SCHEMA
 from dedup.components import component_labels
-from dedup.config import DedupConfig
+from dedup.config import SIDE_INPUT, DedupConfig, resolve_join
 from dedup.files import PARQUET, parquet_pattern
 from dedup.index import index_row, index_schema
 from dedup.stage import (
@@ -53,7 +66,6 @@ from dedup.stage import (
     DedupResult,
     exact_duplicate_rows,
     near_duplicate_rows,
-    not_in,
     point_to_survivor,
     ranked_member,
     signature_row,
@@ -69,11 +81,12 @@ from pipelines.dedup.files import (
     read_counts,
     require_input,
 )
-from pipelines.dedup.ids import id_set
+from pipelines.dedup.ids import DropRowsWithIds, KeepListed
 from pipelines.dedup.index import ReadPreviousSignatures, check_previous_indexes
 from pipelines.dedup.near import CandidateEdges
 from pipelines.dedup.rows import location_of, rank_of_row
 from pipelines.ledger import WriteRows, write_parquet
+from pipelines.options import runner_name
 
 logger = logging.getLogger(__name__)
 
@@ -83,19 +96,25 @@ def copy_summary(row: dict[str, Any], order: list[str]) -> tuple[tuple, str, str
     return rank_of_row(row, order), row["id"], row.get("source") or "", location_of(row)
 
 
+def rank_summary(row: dict[str, Any], order: list[str]) -> tuple[tuple, str, str]:
+    """What picking a component's keeper needs of a member: (rank, source, location)."""
+    return rank_of_row(row, order), row.get("source") or "", location_of(row)
+
+
 # ---------------------------------------------------------------- composite transforms
 
 
 class ExactDedup(beam.PTransform):
     """(docs, a second read of the same docs) -> (kept best-ranked copy per text, duplicate rows for the other copies).
 
-    Only a digest and a summary of each copy are shuffled; the kept copies are the second read
-    less the duplicates' ids, so no text crosses a shuffle and the first read never waits.
+    Only a digest and a summary of each copy are grouped; the kept copies are the second read less
+    the duplicates' ids, so the first read never waits. With ``join`` "side_input" no text crosses
+    a shuffle; with "keyed_join" the second read does, keyed by id, and no worker holds the ids.
     """
 
-    def __init__(self, order: list[str]):
+    def __init__(self, order: list[str], join: str):
         super().__init__()
-        self.order = order
+        self.order, self.join = order, join
 
     def expand(self, inputs):
         docs, reread = inputs
@@ -106,29 +125,28 @@ class ExactDedup(beam.PTransform):
             | "GroupCopies" >> beam.GroupByKey()
             | "LabelCopies" >> beam.FlatMap(exact_duplicate_rows)
         )
-        removed = id_set(duplicates | "DuplicateIds" >> beam.Map(lambda row: row["doc_id"]), "Removed")
-        return reread | "KeepBestCopies" >> beam.Filter(not_in, removed), duplicates
+        removed = duplicates | "DuplicateIds" >> beam.Map(lambda row: row["doc_id"])
+        return (reread, removed) | "KeepBestCopies" >> DropRowsWithIds(self.join), duplicates
 
 
 class NearDuplicateRows(beam.PTransform):
     """(docs, converged star edges) -> a duplicate row for every new document that is not its
-    component's keeper (see ``near_duplicate_rows``). Only documents in the graph are ranked."""
+    component's keeper (see ``near_duplicate_rows``). Only the graph's nodes meet their components:
+    picked by a side input of their ids, or by ``JoinRanks`` itself with a keyed join."""
 
-    def __init__(self, order: list[str]):
+    def __init__(self, order: list[str], join: str):
         super().__init__()
-        self.order = order
+        self.order, self.join = order, join
 
     def expand(self, inputs):
         docs, star_edges = inputs
         order = self.order
         labels = star_edges | "Labels" >> beam.FlatMap(component_labels) | "DistinctLabels" >> beam.Distinct()
-        nodes = id_set(labels | "Nodes" >> beam.Keys(), "NodeIds")
-        ranks = (
-            docs
-            | "OnlyNodes" >> beam.Filter(lambda row, ids: row["id"] in ids, nodes)
-            | "Rank"
-            >> beam.Map(lambda row: (row["id"], (rank_of_row(row, order), row.get("source") or "", location_of(row))))
-        )
+        ranks = docs | "Rank" >> beam.Map(lambda row: (row["id"], rank_summary(row, order)))
+        if self.join == SIDE_INPUT:
+            # Rank only the graph's nodes. A keyed join would shuffle every rank to find those, which
+            # JoinRanks does anyway: a document without a component label has no member there.
+            ranks = (ranks, labels | "Nodes" >> beam.Keys()) | "OnlyNodes" >> KeepListed(SIDE_INPUT)
         return (
             {"component": labels, "rank": ranks}
             | "JoinRanks" >> beam.CoGroupByKey()
@@ -163,9 +181,9 @@ class NearEdges(beam.PTransform):
     """{"docs": exact keepers, "payload_docs": another read} -> ``CandidateEdges``' outputs; writes
     edges, signatures and component pass 1."""
 
-    def __init__(self, paths: _Paths, config: DedupConfig):
+    def __init__(self, paths: _Paths, config: DedupConfig, join: str):
         super().__init__()
-        self.paths, self.config = paths, config
+        self.paths, self.config, self.join = paths, config, join
 
     def expand(self, inputs):
         paths, config = self.paths, self.config
@@ -175,7 +193,7 @@ class NearEdges(beam.PTransform):
                 config.previous_indexes, config.num_perm
             )
         spill_dir = paths.shuffle if config.shuffle_on_disk else None
-        near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket, spill_dir)
+        near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket, spill_dir, self.join)
         near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
         near["signatures"] | "WriteSignatures" >> WriteRows(paths.signatures, SIGNATURE_SCHEMA, signature_row)
         near["edges"] | "FirstComponentPass" >> ComponentPass(paths.first_pass, config.rounds_per_pass)
@@ -228,14 +246,14 @@ def _options(pipeline_args: list[str]) -> PipelineOptions:
     return PipelineOptions(list(pipeline_args))
 
 
-def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_args: list[str]) -> int:
+def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str, pipeline_args: list[str]) -> int:
     """Pipeline 1: exact dedup, near-duplicate edges and the first component pass; returns how many edges.
 
     Writes exact keepers and duplicate rows under ``_work/exact``, the verified edges and the
     keepers' signatures under ``_work/near``, and component pass 1 under ``_work/components``.
     """
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
-        # Each consumer that waits on a side input of ids reads the input afresh (see ``ids``).
+        # Each consumer that waits on the ids (a side input, or a join) reads the input afresh (see ``ids``).
         def read(label: str):
             return pipeline | label >> beam.io.ReadFromParquet(input_pattern)
 
@@ -243,7 +261,7 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_a
         counted = {"documents_in": docs}
         keepers = docs
         if config.exact:
-            keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(config.keeper_order)
+            keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(config.keeper_order, join)
             keepers | "WriteKeepers" >> write_parquet(
                 paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
             )
@@ -252,26 +270,26 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_a
             )
             counted["exact_duplicates"] = duplicates
         if config.near:
-            near = {"docs": keepers, "payload_docs": read("ReadForPayloads")} | "NearEdges" >> NearEdges(paths, config)
+            near = {"docs": keepers, "payload_docs": read("ReadForPayloads")} | "NearEdges" >> NearEdges(paths, config, join)
             counted.update((name, near[name]) for name in ("edges", "candidates", "rejected"))
         counted | "Count" >> WriteCounts(paths.counts("edges"))
     return read_counts(paths.counts("edges")).get("edges", 0)
 
 
 def run_final(
-    docs_pattern: str, star_edges: str | None, paths: _Paths, config: DedupConfig, pipeline_args: list[str]
+    docs_pattern: str, star_edges: str | None, paths: _Paths, config: DedupConfig, join: str, pipeline_args: list[str]
 ) -> None:
     """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
         if star_edges:
             ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern)
             stars = pipeline | "ReadStars" >> ReadEdges(star_edges)
-            near = (ranked, stars) | "NearDuplicates" >> NearDuplicateRows(config.keeper_order)
+            near = (ranked, stars) | "NearDuplicates" >> NearDuplicateRows(config.keeper_order, join)
         else:
             near = pipeline | "NoNearDuplicates" >> beam.Create([])
-        removed = id_set(near | "RemovedIds" >> beam.Map(lambda row: row["doc_id"]), "Removed")
+        removed = near | "RemovedIds" >> beam.Map(lambda row: row["doc_id"])
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
-        kept = docs | "DropNearDuplicates" >> beam.Filter(not_in, removed)
+        kept = (docs, removed) | "DropNearDuplicates" >> DropRowsWithIds(join)
         kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
         near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
         survivors = near | "Survivors" >> beam.Map(lambda row: (row["doc_id"], row["keeper_id"]))
@@ -283,10 +301,10 @@ def run_final(
             >> write_parquet(paths.out("duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET)
         )
         if config.near:
+            signatures = pipeline | "ReadSignatures" >> beam.io.ReadFromParquet(parquet_pattern(paths.signatures))
             (
-                pipeline
-                | "ReadSignatures" >> beam.io.ReadFromParquet(parquet_pattern(paths.signatures))
-                | "KeptSignatures" >> beam.Filter(not_in, removed)
+                (signatures, removed)
+                | "KeptSignatures" >> DropRowsWithIds(join)
                 | "IndexRows"
                 >> beam.Map(lambda row: index_row(row["id"], row["source"], row["location"], row["signature"]))
                 | "WriteIndex" >> write_parquet(paths.index, index_schema(config), file_name_suffix=PARQUET)
@@ -328,11 +346,12 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
     """
     config.validate("dedup")
     check_previous_indexes(config)
+    join = resolve_join(config.join, runner_name(pipeline_args))
     paths = _Paths(output_dir)
     clear_previous_outputs(input_pattern, paths, config)
     logger.info(
         "dedup: exact=%s near=%s; %d permutations = %d bands x %d rows (LSH midpoint %.3f), verify=%s, "
-        "Jaccard threshold %.3f, %d earlier indexes",
+        "Jaccard threshold %.3f, %d earlier indexes, ids by %s",
         config.exact,
         config.near,
         config.num_perm,
@@ -342,16 +361,17 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
         config.verify,
         config.threshold,
         len(config.previous_indexes),
+        join,
     )
     docs_pattern = parquet_pattern(paths.work("exact", "keepers")) if config.exact else input_pattern
     star_edges, passes = None, 0
-    edges = run_edges(input_pattern, paths, config, pipeline_args)
+    edges = run_edges(input_pattern, paths, config, join, pipeline_args)
     delete_matching([FileSystems.join(paths.shuffle, "**")])  # the run files are spent
     if edges > 0:
         star_edges, passes = resolve_components(
             parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1
         )
-    run_final(docs_pattern, star_edges, paths, config, pipeline_args)
+    run_final(docs_pattern, star_edges, paths, config, join, pipeline_args)
     return _result(paths, config, passes)
 
 

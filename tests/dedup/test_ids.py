@@ -1,19 +1,21 @@
-"""IdSet: the side input that replaces whole-document shuffles must be an exact set of ids."""
+"""IdSet, the side input that replaces whole-document shuffles, and the keyed join that replaces it: exact sets of ids."""
 
 from __future__ import annotations
 
 import pickle
 
 import apache_beam as beam
+import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dedup.ids import IdSet
+from dedup.config import KEYED_JOIN, SIDE_INPUT
+from dedup.ids import LISTED, ROW, IdSet, listed_or_not
 from dedup.near import pack_text, text_payload, unpack_text
-from pipelines.dedup.ids import IdSetOf, id_set
+from pipelines.dedup.ids import DropListed, IdSetOf, KeepListed
 
 ids = st.lists(st.text(min_size=0, max_size=40), max_size=60)
 
@@ -47,15 +49,34 @@ def test_combine_fn_merges_partial_sets_with_repeats(parts, probe):
     assert all((doc_id in merged) == (doc_id in union) for doc_id in probe + sorted(union))
 
 
-def test_side_input_filters_a_second_read_in_beam():
-    docs = [{"id": f"doc-{i}", "text": f"text {i}"} for i in range(50)]
+@pytest.mark.parametrize("join", [SIDE_INPUT, KEYED_JOIN])
+@pytest.mark.parametrize("transform", [KeepListed, DropListed])
+def test_both_joins_filter_keyed_rows_as_a_python_set_does(join, transform):
+    docs = [{"id": f"doc-{i}", "text": f"text {i}"} for i in range(50)] + [{"id": "doc-7", "text": "again"}]
+    listed = ["doc-3", "doc-7", "doc-7", "absent"]
+    keep = transform is KeepListed
+    expected = [text_payload(doc) for doc in docs if (doc["id"] in set(listed)) == keep]
     with BeamTestPipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
-        wanted = id_set(pipeline | "Wanted" >> beam.Create(["doc-3", "doc-7", "doc-7", "absent"]), "WantedIds")
-        shipped = pipeline | "Docs" >> beam.Create(docs) | beam.FlatMap(text_payload, wanted)
-        assert_that(
-            shipped | beam.MapTuple(lambda doc_id, payload: (doc_id, unpack_text(payload[1]))),
-            equal_to([("doc-3", "text 3"), ("doc-7", "text 7")]),
-        )
+        payloads = pipeline | "Docs" >> beam.Create(docs) | "Payloads" >> beam.Map(text_payload)
+        ids = pipeline | "Listed" >> beam.Create(listed)
+        assert_that((payloads, ids) | transform(join), equal_to(expected))
+
+
+@given(rows=st.lists(st.tuples(st.sampled_from("abcde"), st.integers()), max_size=20),
+       listed=st.lists(st.sampled_from("abcdef"), max_size=10), keep_listed=st.booleans())
+def test_a_keyed_join_group_keeps_its_rows_as_set_membership_says(rows, listed, keep_listed):
+    groups = {}
+    for doc_id, row in rows:
+        groups.setdefault(doc_id, []).append((ROW, row))
+    for doc_id in listed:
+        groups.setdefault(doc_id, []).append((LISTED, None))
+    joined = [pair for group in groups.items() for pair in listed_or_not(group, keep_listed)]
+    assert sorted(joined) == sorted((doc_id, row) for doc_id, row in rows if (doc_id in set(listed)) == keep_listed)
+
+
+def test_an_id_the_join_does_not_know_is_refused():
+    with pytest.raises(ValueError, match="auto"):
+        KeepListed("auto")
 
 
 def test_text_payload_round_trips_any_text_and_is_smaller_for_code():
@@ -65,8 +86,6 @@ def test_text_payload_round_trips_any_text_and_is_smaller_for_code():
 
 
 def test_an_id_repeated_in_the_input_is_a_loud_error_not_a_lost_document():
-    import pytest
-
     from dedup.stage import exact_duplicate_rows
 
     copy = ((0,), "same-id", "src", "a.py")
