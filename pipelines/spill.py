@@ -221,3 +221,31 @@ def grouping(directory: str | None, label: str) -> beam.PTransform:
     if directory is None:
         return _FlattenThenGroup()
     return GroupByKeyOnDisk(FileSystems.join(directory, label))
+
+
+def _tag(name: str):
+    return lambda key_value: (key_value[0], (name, key_value[1]))
+
+
+def _untag(names: tuple[str, ...]):
+    def by_name(key_values):
+        key, tagged = key_values
+        joined: dict[str, list] = {name: [] for name in names}
+        for name, value in tagged:
+            joined[name].append(value)
+        return key, joined
+    return by_name
+
+
+class CoGroup(beam.PTransform):
+    """{name: (key, value)} -> (key, {name: [values]}), like ``beam.CoGroupByKey``, grouped by
+    ``grouping(directory, label)``: through run files when ``directory`` is given."""
+
+    def __init__(self, directory: str | None, label: str):
+        super().__init__()
+        self.directory, self.label = directory, label
+
+    def expand(self, named):
+        names = tuple(sorted(named))
+        tagged = tuple(named[name] | f"Tag_{name}" >> beam.Map(_tag(name)) for name in names)
+        return tagged | "Group" >> grouping(self.directory, self.label) | "ByName" >> beam.Map(_untag(names))

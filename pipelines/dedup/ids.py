@@ -14,6 +14,7 @@ import apache_beam as beam
 
 from dedup.config import KEYED_JOIN, SIDE_INPUT
 from dedup.ids import LISTED, ROW, IdSet, id_digest, listed_or_not
+from pipelines.spill import grouping
 
 
 class IdSetOf(beam.CombineFn):
@@ -54,11 +55,11 @@ class _FilterByIds(beam.PTransform):
 
     keep_listed: bool
 
-    def __init__(self, join: str):
+    def __init__(self, join: str, spill_dir: str | None = None):
         super().__init__()
         if join not in (SIDE_INPUT, KEYED_JOIN):  # "auto" is resolved by the caller, who knows the runner
             raise ValueError(f"join must be {SIDE_INPUT!r} or {KEYED_JOIN!r}, not {join!r} (see dedup.config)")
-        self.join = join
+        self.join, self.spill_dir = join, spill_dir
 
     def expand(self, inputs):
         rows, ids = inputs
@@ -69,8 +70,7 @@ class _FilterByIds(beam.PTransform):
                 rows | "TagRows" >> beam.MapTuple(lambda doc_id, row: (doc_id, (ROW, row))),
                 ids | "TagIds" >> beam.Map(lambda doc_id: (doc_id, (LISTED, None))),
             )
-            | "RowsAndIds" >> beam.Flatten()
-            | "GroupById" >> beam.GroupByKey()
+            | "GroupById" >> grouping(self.spill_dir, "by-id")
             | "Join" >> beam.FlatMap(listed_or_not, self.keep_listed)
         )
 
@@ -88,13 +88,15 @@ class DropListed(_FilterByIds):
 
 
 class DropRowsWithIds(beam.PTransform):
-    """(rows with an ``id`` field, ids) -> the rows whose id is not among the ids, unchanged."""
+    """(rows with an ``id`` field, ids) -> the rows whose id is not among the ids, unchanged. With
+    ``spill_dir``, a keyed join groups through run files there (``pipelines.spill``), so on a runner
+    that holds its shuffles in memory (FnApiRunner) no process holds more than a run's buffer."""
 
-    def __init__(self, join: str):
+    def __init__(self, join: str, spill_dir: str | None = None):
         super().__init__()
-        self.join = join
+        self.join, self.spill_dir = join, spill_dir
 
     def expand(self, inputs):
         rows, ids = inputs
         keyed = rows | "KeyById" >> beam.Map(lambda row: (row["id"], row))
-        return (keyed, ids) | "DropListed" >> DropListed(self.join) | "Rows" >> beam.Values()
+        return (keyed, ids) | "DropListed" >> DropListed(self.join, self.spill_dir) | "Rows" >> beam.Values()

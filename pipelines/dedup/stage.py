@@ -57,7 +57,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from codemix.document import DOCUMENT_SCHEMA
 from dedup.components import component_labels
-from dedup.config import SIDE_INPUT, DedupConfig, resolve_join
+from dedup.config import KEYED_JOIN, SIDE_INPUT, DedupConfig, resolve_join
 from dedup.files import PARQUET, parquet_pattern
 from dedup.index import index_row, index_schema
 from dedup.stage import (
@@ -87,6 +87,7 @@ from pipelines.dedup.near import CandidateEdges
 from pipelines.dedup.rows import location_of, rank_of_row
 from pipelines.ledger import WriteRows, write_parquet
 from pipelines.options import runner_name
+from pipelines.spill import CoGroup
 
 logger = logging.getLogger(__name__)
 
@@ -112,9 +113,9 @@ class ExactDedup(beam.PTransform):
     a shuffle; with "keyed_join" the second read does, keyed by id, and no worker holds the ids.
     """
 
-    def __init__(self, order: list[str], join: str):
+    def __init__(self, order: list[str], join: str, spill_dir: str | None = None):
         super().__init__()
-        self.order, self.join = order, join
+        self.order, self.join, self.spill_dir = order, join, spill_dir
 
     def expand(self, inputs):
         docs, reread = inputs
@@ -126,7 +127,8 @@ class ExactDedup(beam.PTransform):
             | "LabelCopies" >> beam.FlatMap(exact_duplicate_rows)
         )
         removed = duplicates | "DuplicateIds" >> beam.Map(lambda row: row["doc_id"])
-        return (reread, removed) | "KeepBestCopies" >> DropRowsWithIds(self.join), duplicates
+        spill = FileSystems.join(self.spill_dir, "keep-best-copies") if self.spill_dir else None
+        return (reread, removed) | "KeepBestCopies" >> DropRowsWithIds(self.join, spill), duplicates
 
 
 class NearDuplicateRows(beam.PTransform):
@@ -134,9 +136,9 @@ class NearDuplicateRows(beam.PTransform):
     component's keeper (see ``near_duplicate_rows``). Only the graph's nodes meet their components:
     picked by a side input of their ids, or by ``JoinRanks`` itself with a keyed join."""
 
-    def __init__(self, order: list[str], join: str):
+    def __init__(self, order: list[str], join: str, spill_dir: str | None = None):
         super().__init__()
-        self.order, self.join = order, join
+        self.order, self.join, self.spill_dir = order, join, spill_dir
 
     def expand(self, inputs):
         docs, star_edges = inputs
@@ -149,7 +151,7 @@ class NearDuplicateRows(beam.PTransform):
             ranks = (ranks, labels | "Nodes" >> beam.Keys()) | "OnlyNodes" >> KeepListed(SIDE_INPUT)
         return (
             {"component": labels, "rank": ranks}
-            | "JoinRanks" >> beam.CoGroupByKey()
+            | "JoinRanks" >> CoGroup(self.spill_dir if self.join == KEYED_JOIN else None, "join-ranks")
             | "ByComponent" >> beam.FlatMap(ranked_member)
             | "GroupComponents" >> beam.GroupByKey()
             | "PickKeepers" >> beam.FlatMap(near_duplicate_rows)
@@ -261,7 +263,8 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
         counted = {"documents_in": docs}
         keepers = docs
         if config.exact:
-            keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(config.keeper_order, join)
+            keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(
+                config.keeper_order, join, paths.shuffle if config.shuffle_on_disk else None)
             keepers | "WriteKeepers" >> write_parquet(
                 paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
             )
@@ -280,16 +283,17 @@ def run_final(
     docs_pattern: str, star_edges: str | None, paths: _Paths, config: DedupConfig, join: str, pipeline_args: list[str]
 ) -> None:
     """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
+    spill = paths.shuffle if config.shuffle_on_disk else None
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
         if star_edges:
             ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern)
             stars = pipeline | "ReadStars" >> ReadEdges(star_edges)
-            near = (ranked, stars) | "NearDuplicates" >> NearDuplicateRows(config.keeper_order, join)
+            near = (ranked, stars) | "NearDuplicates" >> NearDuplicateRows(config.keeper_order, join, spill)
         else:
             near = pipeline | "NoNearDuplicates" >> beam.Create([])
         removed = near | "RemovedIds" >> beam.Map(lambda row: row["doc_id"])
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
-        kept = (docs, removed) | "DropNearDuplicates" >> DropRowsWithIds(join)
+        kept = (docs, removed) | "DropNearDuplicates" >> DropRowsWithIds(join, spill and FileSystems.join(spill, "docs"))
         kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
         near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
         survivors = near | "Survivors" >> beam.Map(lambda row: (row["doc_id"], row["keeper_id"]))
@@ -304,7 +308,7 @@ def run_final(
             signatures = pipeline | "ReadSignatures" >> beam.io.ReadFromParquet(parquet_pattern(paths.signatures))
             (
                 (signatures, removed)
-                | "KeptSignatures" >> DropRowsWithIds(join)
+                | "KeptSignatures" >> DropRowsWithIds(join, spill and FileSystems.join(spill, "signatures"))
                 | "IndexRows"
                 >> beam.Map(lambda row: index_row(row["id"], row["source"], row["location"], row["signature"]))
                 | "WriteIndex" >> write_parquet(paths.index, index_schema(config), file_name_suffix=PARQUET)
@@ -372,6 +376,7 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
             parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1
         )
     run_final(docs_pattern, star_edges, paths, config, join, pipeline_args)
+    delete_matching([FileSystems.join(paths.shuffle, "**")])  # the final pipeline's keyed joins spill too
     return _result(paths, config, passes)
 
 
