@@ -101,7 +101,8 @@ IMPORTED_BY_A_DEPENDENCY = {"regex": ("datatrove", "datatrove"), "spacy": ("data
 
 # Development tools that run rather than get imported, and where the project runs them.
 RUN_AS_A_TOOL = {"pytest-timeout": ("pyproject.toml", "\ntimeout = "), "ruff": ("Makefile", "ruff check"),
-                 "import-linter": ("Makefile", "lint-imports")}
+                 "import-linter": ("Makefile", "lint-imports"),
+                 "moto": ("tests/pipelines/portable_services.py", '"-m", "moto.server"')}
 
 
 def declared(group: str | None) -> list[str]:

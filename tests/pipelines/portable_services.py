@@ -1,0 +1,239 @@
+"""Loopback servers for running builds the way a cluster runs them: Beam's portable job service, an
+external SDK worker pool, and an S3-compatible object store (moto's server), each a process of its
+own, reached on 127.0.0.1 (moto and the job service bind loopback only; Beam's worker pool binds
+[::], which its command line cannot change), started and stopped by PID.
+
+The pool starts each SDK worker through sdk_worker_boot.py, the SDK container's boot step, so the
+workers get the pipeline's options as on a cluster. The worker pool runs in another working directory and with another temporary directory than the
+driver, so a build that leans on a driver-local relative path or temp file fails here as it would
+on a cluster; only absolute input paths are shared (the workers are on the same disk). Every
+process in the pool's group (it forks one SDK worker per environment it is asked for) is killed
+with it, and `no_process_left` checks at teardown that none of them survived.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# moto accepts any credentials; these only have to reach it, through Beam's S3 options or the environment.
+S3_KEY_ID, S3_SECRET, S3_REGION = "codemix-test", "codemix-test-secret", "us-east-1"
+START_TIMEOUT_S = 60.0
+BOOT = Path(__file__).with_name("sdk_worker_boot.py")
+
+
+@dataclass
+class Server:
+    """One server process, its own process group (start_new_session), and where it logs."""
+
+    name: str
+    process: subprocess.Popen
+    port: int
+    log: Path
+
+    def log_tail(self, lines: int = 30) -> str:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (the OS picks it; a race with another process is possible
+    but harmless: the server then fails to bind and `wait_until_listening` reports its log)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start(name: str, command: list[str], port: int, log: Path, *, cwd: Path | None = None,
+          env: dict[str, str] | None = None) -> Server:
+    """Starts `command` in a new session (so its children can be killed with it), output to `log`."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as handle:  # the child keeps its own copy of the descriptor
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT,
+                                   cwd=cwd, env=env, start_new_session=True)
+    return Server(name, process, port, log)
+
+
+def wait_until_listening(server: Server, timeout_s: float = START_TIMEOUT_S) -> None:
+    """Returns once 127.0.0.1:port accepts a connection; fails naming the server, its exit status and
+    its log's tail if it exits first or the timeout passes."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"{server.name} exited with status {server.process.returncode} before listening on "
+                               f"127.0.0.1:{server.port}; its log ({server.log}) ends:\n{server.log_tail()}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", server.port), timeout=1):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{server.name} did not listen on 127.0.0.1:{server.port} within {timeout_s:.0f} s; "
+                       f"its log ({server.log}) ends:\n{server.log_tail()}")
+
+
+def group_members(server: Server) -> list[psutil.Process]:
+    """The server and every process still in its process group (the SDK workers it forked)."""
+    members = []
+    for process in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            if os.getpgid(process.pid) == server.process.pid:
+                members.append(process)
+    return members
+
+
+def stop(server: Server, grace_s: float = 10.0) -> list[psutil.Process]:
+    """SIGTERM to the server's whole group, then SIGKILL to whatever is left after `grace_s`.
+    Returns the processes it signalled, for `still_running` to check."""
+    members = group_members(server)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.process.pid, signal.SIGTERM)
+    try:
+        server.process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    _, alive = psutil.wait_procs(members, timeout=grace_s)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.process.pid, signal.SIGKILL)
+    for process in alive:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    server.process.wait(timeout=grace_s)
+    psutil.wait_procs(alive, timeout=grace_s)
+    return members
+
+
+def still_running(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """Those of `processes` that still run. A zombie counts as gone: it has exited and holds nothing
+    but its exit status, and a forked worker orphaned to an init that does not reap stays one."""
+    running = []
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                running.append(process)
+    return running
+
+
+@dataclass
+class ProcessLedger:
+    """Every server started through it, and every process it signalled when stopping them."""
+
+    servers: list[Server] = field(default_factory=list)
+    signalled: list[psutil.Process] = field(default_factory=list)
+
+    def start(self, name: str, command: list[str], port: int, log: Path, **kwargs) -> Server:
+        server = start(name, command, port, log, **kwargs)
+        self.servers.append(server)
+        wait_until_listening(server)
+        return server
+
+    def stop_all(self) -> None:
+        for server in reversed(self.servers):
+            self.signalled += stop(server)
+
+
+@contextlib.contextmanager
+def no_process_left() -> Iterator[ProcessLedger]:
+    """Yields a ledger to start servers through; on exit stops them all (also after a failure) and
+    fails if any process they started is still running."""
+    ledger = ProcessLedger()
+    try:
+        yield ledger
+    finally:
+        ledger.stop_all()
+    left = still_running(ledger.signalled)
+    assert not left, f"processes outlived their server: {[(p.pid, p.cmdline()) for p in left]}"
+    assert ledger.signalled or not ledger.servers, "guard: stopping found the servers' processes"
+
+
+def worker_environment(worker_tmp: Path) -> dict[str, str]:
+    """The SDK workers' environment: another TMPDIR, this checkout importable from any working
+    directory, this interpreter's bin first on PATH (as in an image where it is the only Python), and
+    no AWS_* variable: the workers must reach S3 through the pipeline's options alone."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "PYTEST_"))}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env["TMPDIR"] = str(worker_tmp)
+    return env
+
+
+@dataclass(frozen=True)
+class PortableCluster:
+    """A running job service, worker pool and object store, and how to reach them."""
+
+    job_port: int
+    worker_pool_port: int
+    s3_port: int
+    worker_cwd: Path
+    worker_tmp: Path
+    logs: Path
+
+    @property
+    def s3_endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.s3_port}"
+
+    def beam_args(self) -> list[str]:
+        """Pipeline options for a build on this cluster, S3 credentials included (the workers get
+        them only through these options, never through their environment). Python's job service
+        runs each job on one SDK worker: it reads neither --sdk_worker_parallelism (only the Flink
+        and Spark job servers do) nor --direct_num_workers."""
+        return [
+            "--runner=PortableRunner", f"--job_endpoint=127.0.0.1:{self.job_port}",
+            "--environment_type=EXTERNAL", f"--environment_config=127.0.0.1:{self.worker_pool_port}",
+            *self.s3_args(),
+        ]
+
+    def s3_args(self) -> list[str]:
+        return [f"--s3_endpoint_url={self.s3_endpoint}", f"--s3_access_key_id={S3_KEY_ID}",
+                f"--s3_secret_access_key={S3_SECRET}", f"--s3_region_name={S3_REGION}"]
+
+    def s3_env(self) -> dict[str, str]:
+        """boto3's environment variables for this store (for a driver-side client or `mix` subprocess)."""
+        return {"AWS_ACCESS_KEY_ID": S3_KEY_ID, "AWS_SECRET_ACCESS_KEY": S3_SECRET, "AWS_DEFAULT_REGION": S3_REGION,
+                "AWS_ENDPOINT_URL_S3": self.s3_endpoint}
+
+    def s3_client(self):
+        """A boto3 S3 client on this store, independent of Beam's filesystem."""
+        import boto3
+
+        return boto3.client("s3", endpoint_url=self.s3_endpoint, aws_access_key_id=S3_KEY_ID,
+                            aws_secret_access_key=S3_SECRET, region_name=S3_REGION)
+
+
+def container_boot(path: Path) -> Path:
+    """An executable that runs sdk_worker_boot.py with this interpreter: the pool execs
+    `--container_executable` as is, with the container contract's flags."""
+    path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(BOOT))} \"$@\"\n")
+    path.chmod(0o755)
+    return path
+
+
+def start_cluster(ledger: ProcessLedger, root: Path) -> PortableCluster:
+    """Starts moto, the job service and the worker pool under `root` (logs, staging, the workers' own
+    cwd and TMPDIR) and returns once all three listen."""
+    logs, worker_cwd, worker_tmp, staging = (root / name for name in ("logs", "worker-cwd", "worker-tmp", "staging"))
+    for folder in (logs, worker_cwd, worker_tmp, staging):
+        folder.mkdir(parents=True, exist_ok=True)
+    python = sys.executable
+    boot = container_boot(root / "boot")
+    s3_port = free_port()
+    ledger.start("moto S3 server", [python, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)],
+                 s3_port, logs / "moto.log")
+    job_port = free_port()
+    ledger.start("Beam job service", [python, "-m", "apache_beam.runners.portability.local_job_service_main",
+                                      "--port", str(job_port), "--staging_dir", str(staging)],
+                 job_port, logs / "job_service.log", cwd=root)
+    pool_port = free_port()
+    ledger.start("Beam worker pool", [python, "-m", "apache_beam.runners.worker.worker_pool_main",
+                                      "--service_port", str(pool_port), "--container_executable", str(boot)],
+                 pool_port, logs / "worker_pool.log", cwd=worker_cwd, env=worker_environment(worker_tmp))
+    return PortableCluster(job_port, pool_port, s3_port, worker_cwd, worker_tmp, logs)
