@@ -85,33 +85,34 @@ def test_workers_run_elsewhere_and_write_to_s3_through_pipeline_options(cluster)
 # ---------------------------------------------------------------------------------------------------
 # `mix build` on the cluster, --out on S3, checked against the same spec built locally in-process.
 
-def make_corpus(root: Path) -> Path:
+def make_corpus(root: Path, cluster: PortableCluster) -> Path:
     """A source directory of real code with a planted exact duplicate, a near duplicate and an empty
-    file, and a spec building its short stage; inputs are absolute local paths (the workers share
-    this disk), only the output goes to S3."""
-    code = root / "src"
-    (code / "lib").mkdir(parents=True)
-    (code / "LICENSE").write_text(MIT_LICENSE)
+    file, uploaded to S3 (workers that share no disk with the driver read their inputs from the store
+    too), and a spec building its short stage from there."""
+    files = {"LICENSE": MIT_LICENSE.encode(), "lib/__init__.py": b"",                               # empty file
+             "vendored/shlex.py": (STDLIB / "shlex.py").read_bytes(),                               # exact duplicate
+             "vendored/wrap.py": edited((STDLIB / "textwrap.py").read_text()).encode()}            # near duplicate
     for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py", "queue.py", "heapq.py"):
-        (code / "lib" / name).write_bytes((STDLIB / name).read_bytes())
-    (code / "vendored").mkdir()
-    (code / "vendored" / "shlex.py").write_bytes((STDLIB / "shlex.py").read_bytes())         # exact duplicate
-    (code / "vendored" / "wrap.py").write_text(edited((STDLIB / "textwrap.py").read_text()))  # near duplicate
-    (code / "lib" / "__init__.py").write_text("")                                            # empty file
+        files[f"lib/{name}"] = (STDLIB / name).read_bytes()
+    client = cluster.s3_client()
+    for name, data in files.items():
+        client.put_object(Bucket=BUCKET, Key=f"corpus/src/{name}", Body=data)
     spec = {
         "name": "portable",
-        "sources": [{"name": "code", "type": "directory", "paths": [str(code)], "license": "MIT"}],
+        "sources": [{"name": "code", "type": "directory", "paths": [f"s3://{BUCKET}/corpus/src"], "license": "MIT"}],
         "stages": {"short": {"sequence_length": 256, "token_budget": 20_000, "weights": {"code": 1}}},
         "tokenizer": {"vocab_size": 600, "train_sample_documents": 50},
     }
+    root.mkdir(parents=True)
     path = root / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
 
 
 def mix(args: list[str], cluster: PortableCluster, cwd: Path) -> subprocess.CompletedProcess:
-    """`mix` as a user runs it, in its own working directory, S3 credentials in its environment."""
-    env = {**os.environ, **cluster.s3_env(),
+    """`mix` as a user runs it, in its own working directory. No AWS_* variable: the driver, like the
+    workers, reaches S3 through Beam's filesystem options alone."""
+    env = {**{key: value for key, value in os.environ.items() if not key.startswith("AWS_")},
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     result = subprocess.run([sys.executable, "-m", "mix", *args], cwd=cwd, env=env, capture_output=True, text=True,
                             timeout=480, check=False)
@@ -139,18 +140,18 @@ def listing(cluster: PortableCluster, prefix: str) -> dict[str, float]:
             for item in page.get("Contents", [])}
 
 
-@pytest.mark.xfail(strict=False, reason="issue 17 in progress")
 def test_build_on_s3_matches_local(cluster, tmp_path):
-    """The same spec built three times: in-process to a local directory (the reference); into an S3
-    prefix by two local worker processes; then again into that prefix on the portable cluster. The
-    second S3 build must write shards and tokenizer byte-identical to the reference, count what the
-    reference counted, leave nothing of the first attempt behind that its manifest does not list,
-    and `mix stats` / `mix inspect` must read it from S3 as they read the local build."""
-    spec = make_corpus(tmp_path / "corpus")
+    """The same spec (its source on S3) built three times: in-process to a local directory (the
+    reference); into an S3 prefix by two local worker threads; then again into that prefix on the
+    portable cluster. The S3 build must write shards and tokenizer byte-identical to the reference,
+    count what the reference counted (a stale file read would count twice), leave nothing of the
+    first attempt behind that its manifest does not list, and `mix stats` / `mix inspect` must read
+    it from S3 as they read the local build."""
+    spec = make_corpus(tmp_path / "corpus", cluster)
     driver_cwd = tmp_path / "driver"
     driver_cwd.mkdir()
     reference = tmp_path / "reference"
-    mix(["build", str(spec), "--out", str(reference), "--no-progress"], cluster, driver_cwd)
+    mix(["build", str(spec), "--out", str(reference), "--no-progress", *cluster.s3_args()], cluster, driver_cwd)
     counts = json.loads((reference / "manifest.json").read_text())["counts"]
     assert counts["duplicates"] >= 2 and counts["kept"] > 0, "guard: the planted duplicates were found"
 
@@ -159,6 +160,7 @@ def test_build_on_s3_matches_local(cluster, tmp_path):
          "--direct_running_mode=multi_threading", *cluster.s3_args()], cluster, driver_cwd)
     first_attempt = listing(cluster, "build/")
     assert "manifest.json" in first_attempt
+    assert any(key.endswith("-of-00002.parquet") for key in first_attempt), "guard: two workers' file names"
     time.sleep(1.1)  # S3 times have second resolution: the rebuild's objects must be newer than every old one
     rebuild_started = time.time()
     mix(["build", str(spec), "--out", out, "--no-progress", *cluster.beam_args()], cluster, driver_cwd)
@@ -174,8 +176,8 @@ def test_build_on_s3_matches_local(cluster, tmp_path):
     assert stale == [], f"objects of the first attempt left in the prefix: {stale}"
 
     stats_local = mix(["stats", str(reference)], cluster, driver_cwd).stdout
-    assert mix(["stats", out], cluster, driver_cwd).stdout == stats_local
+    assert mix(["stats", out, *cluster.s3_args()], cluster, driver_cwd).stdout == stats_local
     inspect = ["--sample", "2", "--seed", "5", "--max-chars", "300"]
     inspect_local = mix(["inspect", str(reference / "short"), *inspect], cluster, driver_cwd).stdout
-    inspect_s3 = mix(["inspect", f"{out}/short", *inspect], cluster, driver_cwd).stdout
+    inspect_s3 = mix(["inspect", f"{out}/short", *inspect, *cluster.s3_args()], cluster, driver_cwd).stdout
     assert inspect_s3.replace(out, str(reference)) == inspect_local
