@@ -181,3 +181,23 @@ def test_build_on_s3_matches_local(cluster, tmp_path):
     inspect_local = mix(["inspect", str(reference / "short"), *inspect], cluster, driver_cwd).stdout
     inspect_s3 = mix(["inspect", f"{out}/short", *inspect, *cluster.s3_args()], cluster, driver_cwd).stdout
     assert inspect_s3.replace(out, str(reference)) == inspect_local
+
+
+def test_beams_s3_filesystem_shares_one_client_per_configuration(cluster):
+    """Beam would build a boto3 session and client per S3 call (~0.26 s each); codemix's package
+    import makes them share one (pipelines/s3_clients.py). The calls still do what they say."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from pipelines import s3_clients
+
+    FileSystems.set_options(PipelineOptions(cluster.s3_args()))
+    path = f"s3://{BUCKET}/clients/hello.txt"
+    before = set(map(id, s3_clients._CLIENTS.values()))
+    with FileSystems.create(path) as handle:
+        handle.write(b"hello")
+    assert FileSystems.exists(path) and [m.path for m in FileSystems.match([f"s3://{BUCKET}/clients/*"])[0].metadata_list] == [path]
+    with FileSystems.open(path) as handle:
+        assert handle.read() == b"hello"
+    created = set(map(id, s3_clients._CLIENTS.values())) - before
+    assert len(created) <= 1  # five calls, at most one new client (none if an earlier test made it)
+    assert objects(cluster, "clients/") == {"hello.txt": b"hello"}
