@@ -181,6 +181,11 @@ def test_build_on_s3_matches_local(cluster, tmp_path):
     inspect_local = mix(["inspect", str(reference / "short"), *inspect], cluster, driver_cwd).stdout
     inspect_s3 = mix(["inspect", f"{out}/short", *inspect, *cluster.s3_args()], cluster, driver_cwd).stdout
     assert inspect_s3.replace(out, str(reference)) == inspect_local
+    dash = mix(["dash", "--build", out, "--out", str(tmp_path / "dash.html"), *cluster.s3_args()], cluster, driver_cwd)
+    page = (tmp_path / "dash.html").read_text()
+    # The dashboard found the S3 build's ledgers (it says so when a build has no crawled documents).
+    assert "wrote" in dash.stdout and "no crawled documents" not in dash.stdout + dash.stderr + page
+    assert "portable" in page  # the spec's name, from the manifest on S3
 
 
 def test_beams_s3_filesystem_shares_one_client_per_configuration(cluster):
@@ -201,3 +206,30 @@ def test_beams_s3_filesystem_shares_one_client_per_configuration(cluster):
     created = set(map(id, s3_clients._CLIENTS.values())) - before
     assert len(created) <= 1  # five calls, at most one new client (none if an earlier test made it)
     assert objects(cluster, "clients/") == {"hello.txt": b"hello"}
+
+
+def test_a_directory_on_s3_reads_as_the_same_tree_on_disk_does(cluster, tmp_path):
+    """The directory reader on an S3 prefix (Beam's listing, its own options) gives every file the
+    outcome the local walk gives it: contents, binary and oversize drops, the .git folder skipped,
+    with the same text for the same relative path."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from pipelines.readers import read_counted
+    from tests.pipelines.readers_fixtures import CONTENT_OUTCOMES, FILES, outcome_table, source, write_files
+
+    tree = {**FILES, ".git/config": b"[core]\n"}
+    write_files(tmp_path / "project", tree)
+    client = cluster.s3_client()
+    for name, data in tree.items():
+        client.put_object(Bucket=BUCKET, Key=f"trees/project/{name}", Body=data)
+    FileSystems.set_options(PipelineOptions(cluster.s3_args()))
+    local = list(read_counted(source("directory"), str(tmp_path / "project")))
+    stored = list(read_counted(source("directory"), f"s3://{BUCKET}/trees/project"))
+    counts = [o for o in stored if type(o).__name__ == "ReadCount"]
+    assert outcome_table([o for o in stored if o not in counts], f"s3://{BUCKET}/trees/project/") == \
+        outcome_table([o for o in local if type(o).__name__ != "ReadCount"], f"{tmp_path / 'project'}/") == CONTENT_OUTCOMES
+    def texts(outcomes, prefix):
+        return {o.metadata["location"].removeprefix(prefix): o.text for o in outcomes if hasattr(o, "text")}
+
+    assert texts(stored, f"s3://{BUCKET}/trees/project/") == texts(local, f"{tmp_path / 'project'}/") != {}
+    assert [c.records for c in counts] == [len(FILES)]  # every file counted once; .git/ never read
