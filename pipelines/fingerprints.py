@@ -110,8 +110,6 @@ def remote_fingerprint(location: str) -> dict:
             return {"location": location, **_http_version(location)}
         if location.startswith("gs://"):
             return {"location": location, **_gcs_version(location)}
-        if location.startswith("s3://"):
-            return {"location": location, **_s3_version(location)}
         from apache_beam.io.filesystems import FileSystems
 
         metadata = FileSystems.match([location])[0].metadata_list
@@ -140,12 +138,18 @@ def _gcs_version(location: str) -> dict:
     return {"generation": blob.generation if blob is not None else None}
 
 
-def _s3_version(location: str) -> dict:
-    import boto3  # the S3 client Beam's aws extra installs
+def remote_directory_fingerprint(location: str) -> dict:
+    """Every object under a directory source's prefix (gs://, s3://), listed by Beam's FileSystems with
+    the build's filesystem options: path, size and time, so an added, removed or rewritten file
+    changes it; ``files`` is what the crawl will count."""
+    from apache_beam.io.filesystems import FileSystems
 
-    bucket, _, key = location[len("s3://"):].partition("/")
-    head = boto3.client("s3").head_object(Bucket=bucket, Key=key)
-    return {"etag": head.get("ETag"), "version": head.get("VersionId")}
+    try:
+        listed = FileSystems.match([f"{location.rstrip('/')}/**"])[0].metadata_list
+    except Exception as error:  # noqa: BLE001 - an unreachable input is fingerprinted by its error
+        return {"location": location, "error": f"{type(error).__name__}: {error}"[:300]}
+    objects = sorted((m.path, m.size_in_bytes, m.last_updated_in_seconds) for m in listed)
+    return {"location": location, "objects": hashlib.sha256(repr(objects).encode()).hexdigest(), "files": len(objects)}
 
 
 def location_fingerprint(source: SourceConfig, location: str) -> dict:
@@ -167,7 +171,7 @@ def location_fingerprint(source: SourceConfig, location: str) -> dict:
                                       (remote_fingerprint(e) if is_remote(e) else local_fingerprint(e))
                                       for e, kind in kinds]}
     if "://" in location:
-        return remote_fingerprint(location)
+        return remote_directory_fingerprint(location) if source.type == "directory" else remote_fingerprint(location)
     if source.type == "directory":
         from pipelines.readers.directory import directory_excluded
 

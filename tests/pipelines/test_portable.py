@@ -233,3 +233,25 @@ def test_a_directory_on_s3_reads_as_the_same_tree_on_disk_does(cluster, tmp_path
 
     assert texts(stored, f"s3://{BUCKET}/trees/project/") == texts(local, f"{tmp_path / 'project'}/") != {}
     assert [c.records for c in counts] == [len(FILES)]  # every file counted once; .git/ never read
+
+
+def test_inputs_on_s3_are_fingerprinted_through_beams_options(cluster):
+    """A resumed build reruns its crawl when an input on S3 changed: the fingerprints list the prefix
+    (a directory source) or the object with the build's S3 options, not boto3's environment."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from pipelines.fingerprints import location_fingerprint
+    from tests.pipelines.readers_fixtures import source
+
+    FileSystems.set_options(PipelineOptions(cluster.s3_args()))
+    client = cluster.s3_client()
+    client.put_object(Bucket=BUCKET, Key="prints/tree/a.py", Body=b"a = 1\n")
+    client.put_object(Bucket=BUCKET, Key="prints/dump.jsonl", Body=b'{"content": "x"}\n')
+    tree, dump = f"s3://{BUCKET}/prints/tree", f"s3://{BUCKET}/prints/dump.jsonl"
+    before = location_fingerprint(source("directory"), tree), location_fingerprint(source("dump"), dump)
+    assert before[0]["files"] == 1 and "error" not in before[0] and "error" not in before[1]
+    assert location_fingerprint(source("directory"), tree) == before[0]  # unchanged input, same print
+    client.put_object(Bucket=BUCKET, Key="prints/tree/b.py", Body=b"b = 2\n")
+    client.put_object(Bucket=BUCKET, Key="prints/dump.jsonl", Body=b'{"content": "longer now"}\n')
+    after = location_fingerprint(source("directory"), tree), location_fingerprint(source("dump"), dump)
+    assert after[0]["files"] == 2 and after[0] != before[0] and after[1] != before[1]
