@@ -51,7 +51,7 @@ from pipelines.progress import BuildDisplay, Progress
 from pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from pipelines.sft import ShapeSFT
 from pipelines.shards import WriteShards, stage_entries, stats_to_json
-from pipelines.tally import STAGE_MEASURES, by_first, tally_stage, total
+from pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
 from pipelines.tokenizer_sample import sample_texts
 
 LOG = logging.getLogger("codemix.build")
@@ -70,6 +70,8 @@ def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
         _ = outcomes[ledger.QUARANTINED] | "WriteQuarantined" >> ledger.WriteQuarantined(f"{out}/quarantine/crawl")
         _ = outcomes[ledger.REDACTIONS] | "WriteRedactions" >> ledger.WriteRedactions(f"{out}/redactions")
         _ = outcomes[ledger.READS] | "WriteReadCounts" >> ledger.WriteReadCounts(f"{out}/reads")
+        _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED],
+              "redactions": outcomes[ledger.REDACTIONS]} | "Tally" >> TallyRecords(out, STAGE_MEASURES["crawl"]))
     return {}
 
 
@@ -93,6 +95,8 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(
             f"{out}/contamination")
+        _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED]}
+             | "Tally" >> TallyRecords(out, STAGE_MEASURES["filter"]))
     return {}
 
 
@@ -265,7 +269,8 @@ def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSp
 
 
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:
-    """``run``, then the stage's counts (``pipelines.tally``) as a Beam step over what it wrote."""
+    """``run``, then the stage's counts (``pipelines.tally``) by a Beam pipeline over what it wrote:
+    dedup's stages run several pipelines, and count what their last one kept."""
     def run_and_tally(out: str) -> dict:
         result = run(out)
         tally_stage(out, STAGE_MEASURES[stage], beam_args)
@@ -317,13 +322,12 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
-        runner.run("crawl", keys["crawl"], tallied("crawl", lambda out: run_crawl(spec, out, beam_args), beam_args),
+        runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
                    after=lambda attempt: publish_quarantine(layout, attempt), facts=crawl_facts(facts),
                    outputs=DOCUMENT_OUTPUTS)
     allowed_notes = check_crawl(spec, layout, allowed)
     with display.stage("filter", expected=total(layout.tally("crawl")["docs"])):
-        runner.run("filter", keys["filter"], tallied("filter", lambda out: run_filter(spec, layout, out, beam_args),
-                                                     beam_args),
+        runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),
                    outputs=DOCUMENT_OUTPUTS)
     with display.stage("tokenizer"):
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(

@@ -1,11 +1,13 @@
 """What the manifest, the health checks and the progress bars count of a stage's Parquet, counted by
 Beam steps where the files are, not by the driver reading every file.
 
-After a stage's pipeline has written its attempt, ``tally_stage`` runs one more small pipeline that
-reads only the columns each ``Measure`` needs and combines them per key (a source, a (source, reason)
-pair), writing ``tally-*.jsonl`` beside the outputs: a few lines per source and reason, whatever the
-corpus. The driver then reads that instead of scanning the ``source``/``reason`` columns of every
-file, which on a cluster would pull a whole column of the corpus through one machine.
+Each ``Measure`` combines one of a stage's outputs per key (a source, a (source, reason) pair) and
+``tally-*.jsonl`` beside the outputs holds the results: a few lines per source and reason, whatever
+the corpus. The crawl and the filter count the records they write in their own pipeline
+(``TallyRecords``); dedup, which runs several pipelines, is counted after them by one more small
+pipeline that reads only the needed columns of what it wrote (``tally_stage``). The driver then
+reads the tally instead of scanning the ``source``/``reason`` columns of every file, which on a
+cluster would pull a whole column of the corpus through one machine.
 """
 
 from __future__ import annotations
@@ -22,13 +24,19 @@ from pipelines.options import pipeline_options
 TALLY_FILES = "tally*.jsonl"
 
 
+# The Parquet files of each output a measure may count, inside a stage's attempt folder.
+OUTPUT_FILES = {"docs": "docs-*.parquet", "dropped": "dropped-*.parquet", "redactions": "redactions-*.parquet",
+                "duplicates": "duplicates-*.parquet"}
+
+
 @dataclass(frozen=True, slots=True)
 class Measure:
-    """One count over a stage's files: rows per value of ``group_by`` (or the sum of ``total`` per
-    value), or, with ``distinct``, how many distinct values of ``group_by`` there are in all."""
+    """One count over a stage's output ``output`` (records, or rows of its files): records per value
+    of ``group_by`` (or the sum of ``total`` per value), or, with ``distinct``, how many distinct
+    values of ``group_by`` there are in all."""
 
     name: str
-    files: str  # a file name glob inside the attempt folder, e.g. "docs-*.parquet"
+    output: str  # a key of OUTPUT_FILES
     group_by: tuple[str, ...]
     total: str | None = None
     distinct: bool = False
@@ -37,49 +45,70 @@ class Measure:
         return [*self.group_by, *([self.total] if self.total else [])]
 
 
+def _field(record, name: str):
+    """A field of a Parquet row (dict) or of a ledger record (Document, Dropped, Redaction)."""
+    return record[name] if isinstance(record, dict) else getattr(record, name)
+
+
 def _keyed(measure: Measure):
-    def key_value(row: dict) -> tuple[tuple, int]:
-        key = tuple(row[column] for column in measure.group_by)
-        return (measure.name, key), (row[measure.total] if measure.total else 1)
+    def key_value(record) -> tuple[tuple, int]:
+        key = tuple(_field(record, column) for column in measure.group_by)
+        return (measure.name, key), (_field(record, measure.total) if measure.total else 1)
     return key_value
 
 
 class CountMeasure(beam.PTransform):
-    """One measure's files -> ((name, key), count) per key; a distinct measure -> ((name, ()), distinct keys)."""
+    """One measure's records -> ((name, key), count) per key; a distinct measure -> ((name, ()), distinct keys)."""
 
-    def __init__(self, folder: str, measure: Measure):
+    def __init__(self, measure: Measure):
         super().__init__()
-        self.folder, self.measure = folder, measure
+        self.measure = measure
 
-    def expand(self, pbegin):
-        measure = self.measure
-        keyed = (pbegin
-                 | "Read" >> beam.io.ReadFromParquet(f"{self.folder}/{measure.files}", columns=measure.columns())
-                 | "Key" >> beam.Map(_keyed(measure)))
-        if measure.distinct:
+    def expand(self, records):
+        keyed = records | "Key" >> beam.Map(_keyed(self.measure))
+        if self.measure.distinct:
+            name = self.measure.name
             keyed = (keyed | "Keys" >> beam.Keys() | "Distinct" >> beam.Distinct()
-                     | "One" >> beam.Map(lambda key: ((key[0], ()), 1)))
+                     | "One" >> beam.Map(lambda _: ((name, ()), 1)))
         return keyed | "Sum" >> beam.CombinePerKey(sum)
 
 
-class TallyFiles(beam.PTransform):
-    """Every measure of a stage's attempt folder, as JSON lines ``[name, key, count]``."""
+class TallyRecords(beam.PTransform):
+    """{output name: its records} -> ``FOLDER/tally-*.jsonl``, a JSON line ``[name, key, count]`` per
+    key of every measure."""
 
     def __init__(self, folder: str, measures: tuple[Measure, ...]):
         super().__init__()
         self.folder, self.measures = folder, measures
 
-    def expand(self, pbegin):
-        counted = [pbegin | f"Count_{m.name}" >> CountMeasure(self.folder, m) for m in self.measures]
+    def expand(self, outputs):
+        counted = [outputs[m.output] | f"Count_{m.name}" >> CountMeasure(m) for m in self.measures]
         return (tuple(counted)
                 | "All" >> beam.Flatten()
                 | "ToJson" >> beam.MapTuple(lambda name_key, n: json.dumps([name_key[0], list(name_key[1]), n]))
                 | "Write" >> ledger.write_text(f"{self.folder}/tally", ".jsonl"))
 
 
+class ReadOutputs(beam.PTransform):
+    """The columns the measures need of each output's files in ``folder``, as rows, by output name."""
+
+    def __init__(self, folder: str, measures: tuple[Measure, ...]):
+        super().__init__()
+        self.folder, self.measures = folder, measures
+
+    def expand(self, pbegin):
+        columns: dict[str, set[str]] = {}
+        for measure in self.measures:
+            columns.setdefault(measure.output, set()).update(measure.columns())
+        return {output: pbegin | f"Read_{output}" >> beam.io.ReadFromParquet(
+                    f"{self.folder}/{OUTPUT_FILES[output]}", columns=sorted(needed))
+                for output, needed in columns.items()}
+
+
 def tally_stage(folder: str, measures: tuple[Measure, ...], beam_args: list[str]) -> None:
+    """The measures over the files a stage wrote in ``folder``, by one pipeline after it."""
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
-        _ = pipeline | "Tally" >> TallyFiles(folder, measures)
+        _ = pipeline | "Read" >> ReadOutputs(folder, measures) | "Tally" >> TallyRecords(folder, measures)
 
 
 def read_tally(folder: str) -> dict[str, collections.Counter]:
@@ -104,14 +133,14 @@ def total(counter: collections.Counter) -> int:
 
 
 # What each stage's tally holds: what the manifest, health checks and shards' progress read.
-DOCS_BY_SOURCE = Measure("docs", "docs-*.parquet", ("source",))
-DROPS = Measure("dropped", "dropped-*.parquet", ("source", "reason"))
+DOCS_BY_SOURCE = Measure("docs", "docs", ("source",))
+DROPS = Measure("dropped", "dropped", ("source", "reason"))
 STAGE_MEASURES: dict[str, tuple[Measure, ...]] = {
-    "crawl": (DOCS_BY_SOURCE, DROPS, Measure("redactions", "redactions-*.parquet", ("source", "type"), "count")),
+    "crawl": (DOCS_BY_SOURCE, DROPS, Measure("redactions", "redactions", ("source", "type"), "count")),
     "filter": (DOCS_BY_SOURCE, DROPS),
-    "dedup": (DOCS_BY_SOURCE, Measure("duplicates", "duplicates-*.parquet", ("source",)),
-              Measure("repositories", "docs-*.parquet", ("repo",), distinct=True)),
-    "repo_dedup": (DOCS_BY_SOURCE, Measure("duplicates", "duplicates-*.parquet", ("source",)),
-                   Measure("documents_in_duplicates", "duplicates-*.parquet", (), "documents"),
-                   Measure("repositories", "docs-*.parquet", ("repo",), distinct=True)),
+    "dedup": (DOCS_BY_SOURCE, Measure("duplicates", "duplicates", ("source",)),
+              Measure("repositories", "docs", ("repo",), distinct=True)),
+    "repo_dedup": (DOCS_BY_SOURCE, Measure("duplicates", "duplicates", ("source",)),
+                   Measure("documents_in_duplicates", "duplicates", (), "documents"),
+                   Measure("repositories", "docs", ("repo",), distinct=True)),
 }
