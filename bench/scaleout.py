@@ -3,8 +3,9 @@ wall seconds, projected to 1 TB and 100 TB.
 
 Run from the repository root, as a module::
 
-    .venv/bin/python -m bench.scaleout                          # 16, 64, 256 MB of Python, 2 workers (~10 min)
-    .venv/bin/python -m bench.scaleout --megabytes 2 4 --results /tmp/RESULTS.md   # shake-out
+    .venv/bin/python -m bench.scaleout                          # 16, 64, 256 MB of Python, 2 workers (~15 min)
+    .venv/bin/python -m bench.scaleout --megabytes 2 4 --results /tmp/RESULTS.md   # shake-out (~3 min)
+    .venv/bin/python -m bench.scaleout --render-only            # rewrite the section from the last run's figures
 
 Each size is a sample of distinct ``*.py`` files (``bench.tokenize.sample_documents``: stdlib and
 virtualenv by default, in document-id order, so each size holds the smaller ones) written as a
@@ -32,10 +33,14 @@ with probes installed in the driver only (they change no result):
     read by others, as a cluster would through its bucket. Their on-disk bytes are summed after
     the build, and the spill runs' zstd streams decompressed to compare with the runner's bytes.
   * ``train_bpe`` is timed: the tokenizer stage's driver-side training.
+  * After the build, ``pipelines.shards.read_run`` is timed on the held token runs with a slice that
+    holds no document: what every shard's merge pays per run before it merges (the whole run index).
 
 Projections fit core-seconds = fixed + per-GB x GB over the sizes (least squares), likewise the
 shuffle bytes, and scale the per-GB slope to 1 TB and 100 TB; the tokenizer's training is a
-constant (a fixed-size sample) and is projected at its default sample of 20,000 documents.
+constant (a fixed-size sample) and is projected at its default sample of 20,000 documents. Cluster
+walls spread the per-GB work over 500 and 5,000 cores, then again with the merges held to their
+task counts (16 per on-disk grouping, one per shard) and the shards' run-index reads added.
 """
 
 from __future__ import annotations
@@ -55,12 +60,14 @@ from pathlib import Path
 from bench import build as bench_build
 from bench import tokenize as common
 from bench.measure import run_polled
+from mixtures.spec import MixtureSpec, TokenizerConfig
+from pipelines.spill import PARTITIONS
 
 BENCH = Path(__file__).resolve().parent
 CACHE = BENCH / ".cache" / "scaleout"
 SOURCE = "python"
 STAGES = ("crawl", "filter", "tokenizer", "dedup", "shards")
-SAMPLE_DOCUMENTS = 20_000  # mixtures.spec TokenizerConfig.train_sample_documents, the default the spec keeps
+SAMPLE_DOCUMENTS = TokenizerConfig().train_sample_documents  # the spec keeps every default
 # A fused stage busy (summed over workers) for less than IDLE x its wall mostly waited: the first of a
 # pipeline starts the SDK workers. Below ONE_WORKER x its wall, it ran on about one worker at a time.
 IDLE, ONE_WORKER = 0.25, 1.3
@@ -71,8 +78,8 @@ CLUSTER_CORES = (500, 5000)
 # CombineGlobally's output, read as a side input by its own default-injection step (one task, to emit
 # the default on empty input): the same bytes as the combined value, which is the side input that counts.
 COMBINE_DEFAULT = "/UnKey"
-SPILL_PARTITIONS = 16  # pipelines.spill.PARTITIONS: merge tasks per on-disk grouping
-SHARD_SIZE_BYTES = 512_000_000  # mixtures.spec MixtureSpec.shard_size_bytes, the default the spec keeps
+SPILL_PARTITIONS = PARTITIONS  # merge tasks per on-disk grouping
+SHARD_SIZE_BYTES = MixtureSpec.__dataclass_fields__["shard_size_bytes"].default
 BEGIN, END = "<!-- bench.scaleout: generated, begin -->", "<!-- bench.scaleout: generated, end -->"
 logger = logging.getLogger("bench.scaleout")
 
