@@ -129,8 +129,8 @@ def count_columns(pattern: str, columns: list[str], weight: str | None = None) -
 def read_jsonl(pattern: str) -> list[dict]:
     rows = []
     for path in _files(pattern):
-        with _open(path) as handle:
-            rows += [json.loads(line) for line in handle.read().decode("utf-8").splitlines() if line.strip()]
+        with _open(path) as handle:  # lines end at "\n" only: U+2028, U+2029, U+0085 may sit inside JSON strings
+            rows += [json.loads(line) for line in handle.read().decode("utf-8").split("\n") if line.strip()]
     return rows
 
 

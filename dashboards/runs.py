@@ -106,7 +106,7 @@ def _records(path: str) -> tuple[list[dict | None], str]:
     if path.endswith(".csv"):
         return list(csv.DictReader(io.StringIO(text))), "csv"
     records: list[dict | None] = []
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not splitlines: U+2028, U+2029, U+0085 may sit inside JSON strings
         if line.strip():
             try:
                 value = json.loads(line)

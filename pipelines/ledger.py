@@ -198,10 +198,12 @@ def read_rows(pattern: str) -> list[dict]:
 
 
 def read_jsonl(pattern: str) -> list[dict]:
+    """Every JSON line of the matching files. Lines end at "\n" only: ``str.splitlines`` would also cut at
+    U+2028, U+2029 and U+0085, which JSON written with ``ensure_ascii=False`` leaves inside strings."""
     rows = []
     for path in matched_files(pattern):
         with FileSystems.open(path) as handle:
-            rows += [json.loads(line) for line in handle.read().decode("utf-8").splitlines() if line.strip()]
+            rows += [json.loads(line) for line in handle.read().decode("utf-8").split("\n") if line.strip()]
     return rows
 
 
