@@ -28,6 +28,12 @@ from codemix.document import (
     ReadCount,
     Redaction,
 )
+from pipelines.s3_clients import share_s3_clients
+
+# Beam's S3 filesystem would build a boto3 client per call (pipelines/s3_clients.py). Done where
+# every stage's steps are defined, so the driver and the workers that run them share clients; not in
+# the package's __init__, which `mix build` imports before Beam may start (pipelines.interrupts).
+share_s3_clients()
 
 DOCS = "docs"
 DROPPED = "dropped"

@@ -6,7 +6,8 @@ botocore's service models from disk each time: ~0.26 s per call on a 2-core mach
 small build's time on S3 (a 10 s local build took 72 s). boto3 clients are thread-safe, so one per
 set of connection options is shared instead. ``share_s3_clients`` swaps the ``boto3`` that Beam's
 client module sees for a view whose ``session.Session().client(...)`` returns the shared client;
-the package imports it, so the driver and every worker that unpickles a codemix step share clients.
+``pipelines.ledger`` (which every stage's steps import) calls it, so the driver and every worker
+that unpickles a codemix step share clients.
 """
 
 from __future__ import annotations
