@@ -1,8 +1,8 @@
-"""Peak RSS per worker process of dedup's two joins (``dedup.join``) at x1, x4 and x16 (issue 17).
+"""Peak RSS per worker process of dedup's two joins (``dedup.join``) at x1, x4, x16 and x64 (issue 17).
 
 Run from the repository root, as a module (no network: the corpus is this Python's stdlib)::
 
-    .venv/bin/python -m bench.dedup_keyed                        # 4 MB base, x1 x4 x16 (~5 min on 2 cores)
+    .venv/bin/python -m bench.dedup_keyed                        # 4 MB base, x1 x4 x16 x64 (~4 min on 2 cores)
     .venv/bin/python -m bench.dedup_keyed --base-megabytes 1 --sizes 1 4 --results /tmp/RESULTS.md
 
 Size xk is k copies of a base of stdlib ``*.py`` files (``bench.tokenize.sample_documents``):
@@ -14,11 +14,13 @@ child's process tree with psutil (``bench.measure``) and reports the driver (the
 where FnApiRunner holds every shuffle) and the largest SDK worker apart. The two outputs are
 compared as sets of rows (documents, duplicate rows, index).
 
-What grows where: a side input is held whole by every worker, 16 bytes per id; a keyed join
-holds one id's rows per group but moves the documents through the runner's shuffle, which
-FnApiRunner keeps in the driver's memory. So on this runner the keyed join's cost shows up in the
-driver, and its saving in the workers; on Dataflow, Spark or Flink the shuffle is a service or
-spills to disk, and the per-worker number is the one that matters.
+What grows where: a side input is held whole by every worker, 16 bytes per id. A keyed join holds
+one id's rows per group; with ``shuffle_on_disk`` (the default) it and every other grouping of its
+pipelines that grows with the corpus go through run files (``pipelines.spill``, ``ids.keyed_spill``),
+so FnApiRunner's own shuffle, which it keeps in the driver and hands each worker as one message per
+stage, carries only run names. What can still grow from x1 to x16 are fixed-size buffers that the
+4 MB base never fills (a spill's 16 MB of buffered records, 8 MB Parquet row groups read and written
+whole); x64 shows where they stop. On Dataflow, Spark or Flink the shuffle spills by itself.
 """
 
 from __future__ import annotations
@@ -165,12 +167,18 @@ def growth(sizes: list[dict], join: str, key: str) -> str:
     return f"{first / 1e6:,.0f} → {last / 1e6:,.0f} MB ({last / first:.2f}x)" if first else "-"
 
 
-def render(sizes: list[dict], args: argparse.Namespace, started: str) -> str:
+def growth_line(sizes: list[dict]) -> str:
     span = f"x{sizes[0]['copies']} → x{sizes[-1]['copies']}"
+    return (f"{span}: largest worker, keyed join {growth(sizes, KEYED_JOIN, 'worker_rss')}, side input "
+            f"{growth(sizes, SIDE_INPUT, 'worker_rss')}; driver, keyed join {growth(sizes, KEYED_JOIN, 'driver_rss')}, "
+            f"side input {growth(sizes, SIDE_INPUT, 'driver_rss')}.")
+
+
+def render(sizes: list[dict], args: argparse.Namespace, started: str) -> str:
     loads = "; ".join(f"x{s['copies']} {join}: {s['runs'][join]['load'][0]:.1f}/{s['runs'][join]['load'][1]:.1f}"
                       for s in sizes for join in JOINS_MEASURED)
     return "\n".join([
-        "## Dedup keyed joins: peak RSS per worker at x1/x4/x16 (issue 17)",
+        f"## Dedup keyed joins: peak RSS per worker at {'/'.join(f'x{size}' for size in args.sizes)} (issue 17)",
         "",
         f"- machine: {common.machine()}",
         f"- date: {started}",
@@ -190,9 +198,8 @@ def render(sizes: list[dict], args: argparse.Namespace, started: str) -> str:
         "| --- |" + " ---: |" * 13,
         *(size_row(size) for size in sizes),
         "",
-        (f"{span}: largest worker, keyed join {growth(sizes, KEYED_JOIN, 'worker_rss')}, side input "
-         f"{growth(sizes, SIDE_INPUT, 'worker_rss')}; driver, keyed join {growth(sizes, KEYED_JOIN, 'driver_rss')}, "
-         f"side input {growth(sizes, SIDE_INPUT, 'driver_rss')}."),
+        growth_line(sizes),
+        *(["", growth_line(sizes[-2:])] if len(sizes) > 2 else []),
         "",
         f"1-minute load average before/after each run ({os.cpu_count()} cores): {loads}.",
         "",
@@ -204,7 +211,7 @@ def render(sizes: list[dict], args: argparse.Namespace, started: str) -> str:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.dedup_keyed", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 4, 16], help="copies of the base per size")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 4, 16, 64], help="copies of the base per size")
     parser.add_argument("--base-megabytes", type=float, default=4.0, help="stdlib text in the x1 corpus")
     parser.add_argument("--workers", type=int, default=2, help="FnApiRunner SDK worker processes")
     parser.add_argument("--work", type=Path, default=BENCH / ".cache" / "dedup_keyed", help="inputs and outputs")

@@ -62,9 +62,10 @@ class DedupConfig:
     # Long-context stage: whole-repository signatures drop forks and mirrors of kept repositories,
     # and file-level dedup never removes single files from a repository kept whole.
     repository_level: bool = True
-    # LSH buckets and verification group through sorted run files under output_dir/_work/shuffle
-    # (pipelines/spill.py) rather than the runner's shuffle, which FnApiRunner holds in its driver's
-    # memory; set false on a runner with a disk-backed shuffle service (Dataflow, Spark).
+    # LSH buckets and verification (with join keyed_join: every grouping that grows with the corpus)
+    # group through sorted run files under output_dir/_work/shuffle (pipelines/spill.py) rather than
+    # the runner's shuffle, which FnApiRunner holds in its driver's memory; set false on a runner
+    # with a disk-backed shuffle service (Dataflow, Spark).
     shuffle_on_disk: bool = True
     # How the whole-corpus id sets (the removed documents, the graph's nodes, the documents candidate
     # pairs need) reach the documents: "side_input" hands every worker an IdSet of them (16 bytes

@@ -35,7 +35,10 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
-RUN_BYTES = 16 << 20  # record bytes buffered per bundle (~3x that as Python objects) before runs are written
+RUN_BYTES = 16 << 20  # memory a bundle's buffered records may take before its runs are written
+# What a buffered record costs beyond its bytes: the (key, value) tuple, two bytes headers and a list
+# slot. Counted, so that a shuffle of small records (band keys, pairs) holds RUN_BYTES, not ~3x that.
+RECORD_OVERHEAD = 130
 PARTITIONS = 16  # merge tasks per shuffle; memory does not depend on it, parallelism does
 MAX_FAN_IN = 128  # runs open at once in a merge (a file and a zstd stream each); more are merged in rounds
 _LENGTHS = struct.Struct("<II")
@@ -167,7 +170,7 @@ class SpillRuns(beam.DoFn):
         key, value = element
         key_bytes, value_bytes = encode_key(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         self.buffers.setdefault(partition_of(key_bytes, self.partitions), []).append((key_bytes, value_bytes))
-        self.buffered += len(key_bytes) + len(value_bytes)
+        self.buffered += len(key_bytes) + len(value_bytes) + RECORD_OVERHEAD
         if self.buffered >= self.run_bytes:
             yield from self._flush()
 
@@ -209,10 +212,14 @@ class GroupByKeyOnDisk(beam.PTransform):
         )
 
 
+def _flattened(inputs) -> beam.PCollection:
+    inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
+    return inputs | "Flatten" >> beam.Flatten() if len(inputs) > 1 else inputs[0]
+
+
 class _FlattenThenGroup(beam.PTransform):
     def expand(self, inputs):
-        inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
-        return (inputs | "Flatten" >> beam.Flatten() if len(inputs) > 1 else inputs[0]) | "Group" >> beam.GroupByKey()
+        return _flattened(inputs) | "Group" >> beam.GroupByKey()
 
 
 def grouping(directory: str | None, label: str) -> beam.PTransform:
@@ -221,6 +228,53 @@ def grouping(directory: str | None, label: str) -> beam.PTransform:
     if directory is None:
         return _FlattenThenGroup()
     return GroupByKeyOnDisk(FileSystems.join(directory, label))
+
+
+class _FlattenThenDistinct(beam.PTransform):
+    def expand(self, inputs):
+        return _flattened(inputs) | "Distinct" >> beam.Distinct()
+
+
+class _DistinctOnDisk(beam.PTransform):
+    def __init__(self, directory: str):
+        super().__init__()
+        self.directory = directory
+
+    def expand(self, inputs):
+        inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
+        keyed = tuple(pcoll | f"AsKey{i or ''}" >> beam.Map(lambda element: (element, None))
+                      for i, pcoll in enumerate(inputs))
+        return keyed | "Group" >> GroupByKeyOnDisk(self.directory) | "Keys" >> beam.Keys()
+
+
+def distinct(directory: str | None, label: str) -> beam.PTransform:
+    """``beam.Distinct`` of one PCollection, or a tuple of them as if flattened, whose elements are
+    keys (str, bytes, flat tuples): through run files under ``directory/label`` when a directory is
+    given (repeats never leave the worker that made them), else a ``Flatten`` and ``beam.Distinct``."""
+    if directory is None:
+        return _FlattenThenDistinct()
+    return _DistinctOnDisk(FileSystems.join(directory, label))
+
+
+class _FlattenOnDisk(beam.PTransform):
+    def __init__(self, directory: str, key):
+        super().__init__()
+        self.directory, self.key = directory, key
+
+    def expand(self, inputs):
+        key = self.key
+        keyed = tuple(pcoll | f"Key{i or ''}" >> beam.Map(lambda element: (key(element), element))
+                      for i, pcoll in enumerate(inputs))
+        return keyed | "Group" >> GroupByKeyOnDisk(self.directory) | "Values" >> beam.FlatMap(lambda kv: kv[1])
+
+
+def flatten(directory: str | None, label: str, key) -> beam.PTransform:
+    """``beam.Flatten`` of a tuple of PCollections, through run files under ``directory/label`` when a
+    directory is given, keyed by ``key(element)`` (a str, bytes or flat tuple; it only spreads the
+    work). FnApiRunner holds a ``Flatten`` of PCollections made in different stages in its driver."""
+    if directory is None:
+        return beam.Flatten()
+    return _FlattenOnDisk(FileSystems.join(directory, label), key)
 
 
 def _tag(name: str):

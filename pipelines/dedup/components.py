@@ -19,56 +19,72 @@ from dedup.components import (
 )
 from dedup.config import DedupConfig
 from dedup.files import parquet_pattern
-from pipelines.dedup.files import ReadEdges, WriteEdges, WriteSum, read_count
+from pipelines.dedup.files import ReadEdges, WriteEdges, WriteSum, delete_matching, read_count
+from pipelines.spill import grouping
 
 logger = logging.getLogger(__name__)
 
 
-class LargeStar(beam.PTransform):
+class _Grouped(beam.PTransform):
+    """A component step's grouping by node: the runner's ``GroupByKey``, or through run files under
+    ``spill_dir/label`` when ``spill_dir`` is given (``pipelines.spill.grouping``)."""
+
+    def __init__(self, spill_dir: str | None = None, label: str = ""):
+        super().__init__()
+        self.spill_dir, self.label = spill_dir, label
+
+
+class LargeStar(_Grouped):
     """One large-star round over undirected edges; outputs (child, parent) edges, possibly repeated."""
 
     def expand(self, edges):
         return (
             edges
             | "BothDirections" >> beam.FlatMap(both_directions)
-            | "GroupNeighbours" >> beam.GroupByKey()
+            | "GroupNeighbours" >> grouping(self.spill_dir, self.label)
             | "LinkLargerToMin" >> beam.FlatMap(large_star_links)
         )
 
 
-class SmallStar(beam.PTransform):
+class SmallStar(_Grouped):
     """One small-star round over undirected edges; outputs (child, parent) edges, possibly repeated."""
 
     def expand(self, edges):
         return (
             edges
             | "TowardSmaller" >> beam.FlatMap(toward_smaller)
-            | "GroupSmallerNeighbours" >> beam.GroupByKey()
+            | "GroupSmallerNeighbours" >> grouping(self.spill_dir, self.label)
             | "LinkToMin" >> beam.FlatMap(small_star_links)
         )
 
 
 class StarRounds(beam.PTransform):
-    """``rounds`` alternations of large-star then small-star."""
+    """``rounds`` alternations of large-star then small-star, grouped through run files under
+    ``spill_dir`` when it is given."""
 
-    def __init__(self, rounds: int):
+    def __init__(self, rounds: int, spill_dir: str | None = None):
         super().__init__()
-        self.rounds = rounds
+        self.rounds, self.spill_dir = rounds, spill_dir
 
     def expand(self, edges):
+        spill = self.spill_dir
         for r in range(self.rounds):
-            edges = edges | f"LargeStar{r}" >> LargeStar() | f"SmallStar{r}" >> SmallStar()
+            edges = (
+                edges
+                | f"LargeStar{r}" >> LargeStar(spill, f"large-star-{r}")
+                | f"SmallStar{r}" >> SmallStar(spill, f"small-star-{r}")
+            )
         return edges
 
 
-class CountStarViolations(beam.PTransform):
+class CountStarViolations(_Grouped):
     """A one-element PCollection: how many nodes break "the edges form disjoint stars" (0 = converged)."""
 
     def expand(self, edges):
         return (
             edges
             | "Roles" >> beam.FlatMap(node_roles)
-            | "GroupRoles" >> beam.GroupByKey()
+            | "GroupRoles" >> grouping(self.spill_dir, self.label)
             | "Violations" >> beam.Map(is_star_violation)
             | "Sum" >> beam.CombineGlobally(sum)
         )
@@ -87,41 +103,54 @@ class ComponentPass(beam.PTransform):
 
     Applied by ``run_component_pass``, or by a caller's pipeline to fuse the first pass with the step
     that produced the edges (one pipeline launch fewer; see ``resolve_components(passes_done=1)``).
+    With ``spill_dir``, every grouping by node goes through run files there (``pipelines.spill``).
     """
 
-    def __init__(self, out_dir: str, rounds: int):
+    def __init__(self, out_dir: str, rounds: int, spill_dir: str | None = None):
         super().__init__()
-        self.out_dir, self.rounds = out_dir, rounds
+        self.out_dir, self.rounds, self.spill_dir = out_dir, rounds, spill_dir
 
     def expand(self, edges):
-        edges = edges | "Rounds" >> StarRounds(self.rounds)
+        edges = edges | "Rounds" >> StarRounds(self.rounds, self.spill_dir)
         edges | "WriteEdges" >> WriteEdges(FileSystems.join(self.out_dir, "edges"))
         (
             edges
-            | "CountViolations" >> CountStarViolations()
+            | "CountViolations" >> CountStarViolations(self.spill_dir, "roles")
             | "WriteViolations" >> WriteSum(_violations_path(self.out_dir))
         )
         return edges
 
 
-def run_component_pass(edges_pattern: str, out_dir: str, rounds: int, pipeline_args: list[str]) -> int:
+def run_component_pass(
+    edges_pattern: str, out_dir: str, rounds: int, pipeline_args: list[str], spill_dir: str | None = None
+) -> int:
     """One Beam pipeline: read edges, run ``rounds`` rounds, write edges and the violation count.
 
     Returns the number of violating nodes; the new edges are under ``parquet_pattern(out_dir/edges)``.
+    With ``spill_dir``, the groupings go through run files there, deleted when the pipeline is done.
     """
     with beam.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
-        pipeline | "ReadEdges" >> ReadEdges(edges_pattern) | "Pass" >> ComponentPass(out_dir, rounds)
+        pipeline | "ReadEdges" >> ReadEdges(edges_pattern) | "Pass" >> ComponentPass(out_dir, rounds, spill_dir)
+    if spill_dir:
+        delete_matching([FileSystems.join(spill_dir, "**")])
     return read_count(_violations_path(out_dir))
 
 
 def resolve_components(
-    edges_pattern: str, work_dir: str, config: DedupConfig, pipeline_args: list[str], *, passes_done: int = 0
+    edges_pattern: str,
+    work_dir: str,
+    config: DedupConfig,
+    pipeline_args: list[str],
+    *,
+    passes_done: int = 0,
+    spill_dir: str | None = None,
 ) -> tuple[str, int]:
     """Run passes until the edges are stars; returns (pattern of the star edges, passes run).
 
     ``passes_done`` passes already ran in the caller's pipeline (``ComponentPass`` into
     ``pass_dir(work_dir, n)``); the loop continues from the last one's edges, and ``edges_pattern``
-    is only read when it is 0. Raises ``RuntimeError`` after ``config.max_passes`` unconverged
+    is only read when it is 0. With ``spill_dir``, each pass groups through run files there
+    (``ComponentPass``). Raises ``RuntimeError`` after ``config.max_passes`` unconverged
     passes: returning partial clusters would silently keep near duplicates (or, worse, split one
     cluster into two keepers).
     """
@@ -134,7 +163,7 @@ def resolve_components(
             return current, passes_done
     for attempt in range(passes_done + 1, config.max_passes + 1):
         out_dir = pass_dir(work_dir, attempt)
-        violations = run_component_pass(current, out_dir, config.rounds_per_pass, pipeline_args)
+        violations = run_component_pass(current, out_dir, config.rounds_per_pass, pipeline_args, spill_dir)
         current = parquet_pattern(FileSystems.join(out_dir, "edges"))
         logger.info(
             "dedup components: pass %d (%d rounds) left %d non-star nodes", attempt, config.rounds_per_pass, violations

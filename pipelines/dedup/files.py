@@ -64,6 +64,8 @@ class WriteCounts(beam.PTransform):
 
     Apply to a dict {name: PCollection}; every name appears, with 0 for an empty PCollection. One
     file per pipeline rather than one per count: each text sink costs the runner several stages.
+    Each PCollection is summed before the flatten, so its combine runs where it is made and only a
+    partial sum per bundle is shuffled: FnApiRunner would hold a flatten of every element's 1.
     """
 
     def __init__(self, path: str):
@@ -72,7 +74,10 @@ class WriteCounts(beam.PTransform):
 
     def expand(self, named):
         names = sorted(named)
-        ones = [named[name] | f"One[{name}]" >> beam.Map(lambda _, name=name: (name, 1)) for name in names]
+        ones = [
+            named[name] | f"One[{name}]" >> beam.Map(lambda _, name=name: (name, 1)) | f"Sum[{name}]" >> beam.CombinePerKey(sum)
+            for name in names
+        ]
         zeros = beam.pvalue.PBegin(named[names[0]].pipeline) | "Zeros" >> beam.Create([(name, 0) for name in names])
         return (
             (*ones, zeros)

@@ -17,6 +17,15 @@ from dedup.ids import LISTED, ROW, IdSet, id_digest, listed_or_not
 from pipelines.spill import grouping
 
 
+def keyed_spill(join: str, spill_dir: str | None) -> str | None:
+    """Where the other groupings of a keyed join's pipelines that grow with the corpus (copies of a
+    text, candidate pairs, component rounds and members, survivors) go through run files:
+    ``spill_dir`` with ``keyed_join``, else None, the runner's ``GroupByKey``. FnApiRunner holds that
+    in its driver and hands each worker its whole share of the keys as one message; with side inputs
+    each worker holds the id sets anyway, so that path keeps the runner's groupings."""
+    return spill_dir if join == KEYED_JOIN else None
+
+
 class IdSetOf(beam.CombineFn):
     """Ids -> one ``IdSet``; each accumulator is a ``bytearray`` of digests, 16 bytes per id."""
 

@@ -34,9 +34,9 @@ from dedup.near import (
     send_payloads,
     text_payload,
 )
-from pipelines.dedup.ids import KeepListed
+from pipelines.dedup.ids import KeepListed, keyed_spill
 from pipelines.dedup.rows import NAMESPACE, location_of
-from pipelines.spill import grouping
+from pipelines.spill import distinct, grouping
 
 
 def bucket_pairs(bucket: tuple[bytes, Iterable[str]], max_pairs: int) -> Iterator[Edge | beam.pvalue.TaggedOutput]:
@@ -176,13 +176,20 @@ class CandidateEdges(beam.PTransform):
         if previous is not None:
             bands.append(previous | "BandPrevious" >> beam.FlatMap(previous_band_keys, config.bands, config.rows))
         buckets = tuple(bands) | "GroupBuckets" >> grouping(self.spill_dir, "buckets")
+        # A pair comes out of every bucket it shares (up to one per band): with a keyed join the
+        # repeats are dropped through run files too, so they never reach the runner's shuffle.
+        pairs_spill = keyed_spill(self.join, self.spill_dir)
         if not config.verify:
-            stars = buckets | "StarEdges" >> beam.FlatMap(bucket_star_edges) | "Distinct" >> beam.Distinct()
+            stars = buckets | "StarEdges" >> beam.FlatMap(bucket_star_edges) | "Distinct" >> distinct(pairs_spill, "stars")
             rejected = stars.pipeline | "NoneRejected" >> beam.Create([])
             return {"edges": stars, "candidates": stars, "rejected": rejected, "signatures": signed.signature}
         links = buckets | "Pairs" >> beam.FlatMap(bucket_pairs, max_pairs).with_outputs(OFFER, main="pairs")
-        offered = links[OFFER] | "GroupOffers" >> beam.GroupByKey() | "PivotPairs" >> beam.FlatMap(pivot_pairs)
-        candidates = (links.pairs, offered) | "AllPairs" >> beam.Flatten() | "Distinct" >> beam.Distinct()
+        offered = (
+            links[OFFER]
+            | "GroupOffers" >> grouping(pairs_spill, "offers")
+            | "PivotPairs" >> beam.FlatMap(pivot_pairs)
+        )
+        candidates = (links.pairs, offered) | "Distinct" >> distinct(pairs_spill, "pairs")
         payloads = [inputs.get("payload_docs", inputs["docs"]) | "TextPayloads" >> beam.Map(text_payload)]
         if previous is not None:
             payloads.append(previous | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (PAYLOAD, sig))))

@@ -41,8 +41,10 @@ near duplicates), it filters another read of the documents, by one of two joins
     payloads to the pairs' requests), that grouping is the join and no extra one is added.
 
 Both write the same rows. With ``config.shuffle_on_disk``, the groupings that grow with the corpus
-(LSH buckets, verification payloads) go through sorted run files under ``_work/shuffle``
-(``pipelines.spill``), since FnApiRunner holds every shuffle it runs in its driver process.
+(LSH buckets, verification payloads; with a keyed join also the joins and every other grouping:
+copies of a text, candidate pairs, component rounds and members, survivors, see ``ids.keyed_spill``)
+go through sorted run files under ``_work/shuffle`` (``pipelines.spill``), since FnApiRunner holds
+every shuffle it runs in its driver process and hands each worker its share of one as one message.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from codemix.document import DOCUMENT_SCHEMA
 from dedup.components import component_labels
-from dedup.config import KEYED_JOIN, SIDE_INPUT, DedupConfig, resolve_join
+from dedup.config import SIDE_INPUT, DedupConfig, resolve_join
 from dedup.files import PARQUET, parquet_pattern
 from dedup.index import index_row, index_schema
 from dedup.stage import (
@@ -81,13 +83,13 @@ from pipelines.dedup.files import (
     read_counts,
     require_input,
 )
-from pipelines.dedup.ids import DropRowsWithIds, KeepListed
+from pipelines.dedup.ids import DropRowsWithIds, KeepListed, keyed_spill
 from pipelines.dedup.index import ReadPreviousSignatures, check_previous_indexes
 from pipelines.dedup.near import CandidateEdges
 from pipelines.dedup.rows import location_of, rank_of_row
 from pipelines.ledger import WriteRows, write_parquet
 from pipelines.options import runner_name
-from pipelines.spill import CoGroup
+from pipelines.spill import CoGroup, distinct, flatten, grouping
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +125,7 @@ class ExactDedup(beam.PTransform):
         duplicates = (
             docs
             | "Summarise" >> beam.Map(lambda row: (text_digest(row), copy_summary(row, order)))
-            | "GroupCopies" >> beam.GroupByKey()
+            | "GroupCopies" >> grouping(keyed_spill(self.join, self.spill_dir), "copies")
             | "LabelCopies" >> beam.FlatMap(exact_duplicate_rows)
         )
         removed = duplicates | "DuplicateIds" >> beam.Map(lambda row: row["doc_id"])
@@ -142,8 +144,8 @@ class NearDuplicateRows(beam.PTransform):
 
     def expand(self, inputs):
         docs, star_edges = inputs
-        order = self.order
-        labels = star_edges | "Labels" >> beam.FlatMap(component_labels) | "DistinctLabels" >> beam.Distinct()
+        order, spill = self.order, keyed_spill(self.join, self.spill_dir)
+        labels = star_edges | "Labels" >> beam.FlatMap(component_labels) | "DistinctLabels" >> distinct(spill, "labels")
         ranks = docs | "Rank" >> beam.Map(lambda row: (row["id"], rank_summary(row, order)))
         if self.join == SIDE_INPUT:
             # Rank only the graph's nodes. A keyed join would shuffle every rank to find those, which
@@ -151,19 +153,20 @@ class NearDuplicateRows(beam.PTransform):
             ranks = (ranks, labels | "Nodes" >> beam.Keys()) | "OnlyNodes" >> KeepListed(SIDE_INPUT)
         return (
             {"component": labels, "rank": ranks}
-            | "JoinRanks" >> CoGroup(self.spill_dir if self.join == KEYED_JOIN else None, "join-ranks")
+            | "JoinRanks" >> CoGroup(spill, "join-ranks")
             | "ByComponent" >> beam.FlatMap(ranked_member)
-            | "GroupComponents" >> beam.GroupByKey()
+            | "GroupComponents" >> grouping(spill, "components")
             | "PickKeepers" >> beam.FlatMap(near_duplicate_rows)
         )
 
 
 class ExactDuplicateRows(beam.PTransform):
-    """Pipeline 1's exact-duplicate rows, re-pointed at the final survivor when their keeper was near-deduped."""
+    """Pipeline 1's exact-duplicate rows, re-pointed at the final survivor when their keeper was
+    near-deduped; with ``spill_dir``, joined to the survivors through run files there."""
 
-    def __init__(self, paths: _Paths, enabled: bool, near_labels):
+    def __init__(self, paths: _Paths, enabled: bool, near_labels, spill_dir: str | None = None):
         super().__init__()
-        self.paths, self.enabled, self.near_labels = paths, enabled, near_labels
+        self.paths, self.enabled, self.near_labels, self.spill_dir = paths, enabled, near_labels, spill_dir
 
     def expand(self, pbegin):
         if not self.enabled:
@@ -174,7 +177,7 @@ class ExactDuplicateRows(beam.PTransform):
                 "row": rows | "KeyByKeeper" >> beam.Map(lambda row: (row["keeper_id"], row)),
                 "near_keeper": self.near_labels,
             }
-            | "JoinNearKeepers" >> beam.CoGroupByKey()
+            | "JoinNearKeepers" >> CoGroup(self.spill_dir, "near-keepers")
             | "PointToSurvivor" >> beam.FlatMap(point_to_survivor)
         )
 
@@ -198,7 +201,8 @@ class NearEdges(beam.PTransform):
         near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket, spill_dir, self.join)
         near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
         near["signatures"] | "WriteSignatures" >> WriteRows(paths.signatures, SIGNATURE_SCHEMA, signature_row)
-        near["edges"] | "FirstComponentPass" >> ComponentPass(paths.first_pass, config.rounds_per_pass)
+        first_pass = ComponentPass(paths.first_pass, config.rounds_per_pass, keyed_spill(self.join, spill_dir))
+        near["edges"] | "FirstComponentPass" >> first_pass
         return near
 
 
@@ -284,6 +288,7 @@ def run_final(
 ) -> None:
     """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
     spill = paths.shuffle if config.shuffle_on_disk else None
+    keyed = keyed_spill(join, spill)
     with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
         if star_edges:
             ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern)
@@ -297,10 +302,10 @@ def run_final(
         kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
         near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
         survivors = near | "Survivors" >> beam.Map(lambda row: (row["doc_id"], row["keeper_id"]))
-        exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, survivors)
+        exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, survivors, keyed)
         (
             (exact, near)
-            | "AllDuplicates" >> beam.Flatten()
+            | "AllDuplicates" >> flatten(keyed, "duplicates", lambda row: row["doc_id"])
             | "WriteDuplicates"
             >> write_parquet(paths.out("duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET)
         )
@@ -373,7 +378,8 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
     delete_matching([FileSystems.join(paths.shuffle, "**")])  # the run files are spent
     if edges > 0:
         star_edges, passes = resolve_components(
-            parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1
+            parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1,
+            spill_dir=keyed_spill(join, paths.shuffle if config.shuffle_on_disk else None),
         )
     run_final(docs_pattern, star_edges, paths, config, join, pipeline_args)
     delete_matching([FileSystems.join(paths.shuffle, "**")])  # the final pipeline's keyed joins spill too

@@ -141,17 +141,20 @@ def test_in_memory_rounds_match_union_find(seed):
     assert labels_of(stars) == union_find_labels(graph)
 
 
+@pytest.mark.parametrize("spill", [False, True], ids=["runner_shuffle", "run_files"])
 @pytest.mark.parametrize("name", GRAPHS)
-def test_beam_rounds_match_union_find(name):
+def test_beam_rounds_match_union_find(name, spill, tmp_path):
     graph = GRAPHS[name]
     expected = union_find_labels(graph)
     _, rounds_needed = converge_in_memory(graph)
     assert len(set(expected.values())) < len(expected), "fixture should have non-trivial components"
+    spill_dir = str(tmp_path / "shuffle") if spill else None
     with BeamTestPipeline(options=PipelineOptions(RUNNER)) as pipeline:
-        stars = pipeline | beam.Create(graph) | StarRounds(rounds_needed)
+        stars = pipeline | beam.Create(graph) | StarRounds(rounds_needed, spill_dir)
         labels = stars | beam.FlatMap(component_labels) | beam.Distinct()
         assert_that(labels, equal_to(list(expected.items())), label="SameComponents")
-        assert_that(stars | CountStarViolations(), equal_to([0]), label="Converged")
+        assert_that(stars | CountStarViolations(spill_dir, "roles"), equal_to([0]), label="Converged")
+    assert spill == (tmp_path / "shuffle" / "roles").is_dir()
 
 
 def test_beam_violations_seen_before_convergence():
@@ -170,12 +173,17 @@ def write_edges(path, edges) -> str:
     return str(path / "edges-*.parquet")
 
 
-def test_driver_runs_passes_until_converged(tmp_path):
+@pytest.mark.parametrize("spill", [False, True], ids=["runner_shuffle", "run_files"])
+def test_driver_runs_passes_until_converged(tmp_path, spill):
     graph = path_graph(64, seed=None) + random_graph(11)
     config = DedupConfig(rounds_per_pass=2, max_passes=10)
+    spill_dir = tmp_path / "shuffle"
     stars_pattern, passes = resolve_components(
-        write_edges(tmp_path / "in", graph), str(tmp_path / "cc"), config, RUNNER
+        write_edges(tmp_path / "in", graph), str(tmp_path / "cc"), config, RUNNER,
+        spill_dir=str(spill_dir) if spill else None,
     )
+    assert spill == spill_dir.is_dir(), "each pass groups through run files there"
+    assert [path for path in spill_dir.rglob("*") if path.is_file()] == [], "a pass left its run files"
     assert passes > 1, "fixture should need more than one pass"
     assert stars_pattern == parquet_pattern(str(tmp_path / "cc" / f"pass-{passes:03d}" / "edges"))
     with BeamTestPipeline(options=PipelineOptions(RUNNER)) as pipeline:

@@ -1,4 +1,5 @@
-"""GroupByKeyOnDisk groups exactly as GroupByKey does, through run files, whatever the run size."""
+"""GroupByKeyOnDisk groups exactly as GroupByKey does, and ``distinct`` and ``flatten`` do what
+Distinct and Flatten do, through run files, whatever the run size."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.spill import GroupByKeyOnDisk, encode_key, merged_groups, read_run, write_run
+from pipelines.spill import GroupByKeyOnDisk, distinct, encode_key, flatten, merged_groups, read_run, write_run
 
 keys = st.one_of(
     st.text(max_size=6),
@@ -94,3 +95,32 @@ def test_more_runs_than_the_fan_in_merge_in_rounds(tmp_path):
     merged = [(key, sorted(values)) for key, values in merged_groups(paths, fan_in=3)]
     assert merged == expected_groups(items)
     assert len(list(tmp_path.glob("*.merged-*.run"))) == 4 + 2  # 10 -> 4 -> 2 runs
+
+
+def test_distinct_through_run_files_drops_exactly_the_repeats(tmp_path):
+    """Pairs repeated within and across two PCollections, as a pair found in several LSH buckets is."""
+    within = [(f"a{i % 7}", f"b{i % 5}") for i in range(60)]  # 35 distinct pairs, most repeated
+    across = [("a1", "b1"), ("z", "z"), ("z", "z")]
+    expected = sorted(set(within) | set(across))
+    assert len(expected) < len(within) + len(across) - 1, "fixture should repeat pairs within and across"
+    with BeamTestPipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
+        inputs = (pipeline | "Within" >> beam.Create(within), pipeline | "Across" >> beam.Create(across))
+        on_disk = inputs | "OnDisk" >> distinct(str(tmp_path / "shuffle"), "pairs")
+        in_memory = inputs | "InMemory" >> distinct(None, "pairs")
+        assert_that(on_disk, equal_to(expected), label="OnDiskIsDistinct")  # tuples back, not lists
+        assert_that(in_memory, equal_to(expected), label="InMemoryIsDistinct")
+    assert list((tmp_path / "shuffle" / "pairs").glob("p*.run")), "the on-disk distinct wrote no run"
+
+
+def test_flatten_through_run_files_keeps_every_element_once(tmp_path):
+    """Rows from two PCollections, two of them equal: a flatten keeps both, unlike a distinct."""
+    exact = [{"doc_id": f"d{i}", "method": "exact"} for i in range(30)]
+    near = [{"doc_id": f"n{i % 20}", "method": "near"} for i in range(25)]  # n0..n4 twice
+    expected = exact + near
+    with BeamTestPipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
+        inputs = (pipeline | "Exact" >> beam.Create(exact), pipeline | "Near" >> beam.Create(near))
+        on_disk = inputs | "OnDisk" >> flatten(str(tmp_path / "shuffle"), "rows", lambda row: row["doc_id"])
+        in_memory = inputs | "InMemory" >> flatten(None, "rows", lambda row: row["doc_id"])
+        assert_that(on_disk, equal_to(expected), label="OnDiskIsFlatten")
+        assert_that(in_memory, equal_to(expected), label="InMemoryIsFlatten")
+    assert list((tmp_path / "shuffle" / "rows").glob("p*.run")), "the on-disk flatten wrote no run"

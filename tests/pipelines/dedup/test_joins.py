@@ -25,6 +25,7 @@ from codemix.config import ConfigError
 from codemix.document import DOCUMENT_SCHEMA, Document
 from dedup.config import AUTO, KEYED_JOIN, SIDE_INPUT, DedupConfig, resolve_join
 from dedup.stage import DedupResult
+from pipelines.dedup.components import StarRounds
 from pipelines.dedup.ids import DropRowsWithIds
 from pipelines.dedup.near import CandidateEdges
 from pipelines.dedup.stage import ExactDedup, NearDuplicateRows, run_dedup
@@ -234,3 +235,30 @@ def test_keyed_join_steps_have_no_side_input():
     filters = [name for name in steps_with_side_inputs(SIDE_INPUT) if name.endswith("/FilterByIdSet")]
     assert len(filters) == 4, "removed (exact), needed payloads, graph nodes, removed (final)"
     assert steps_with_side_inputs(KEYED_JOIN) == []
+
+
+def runner_groupings(join: str, spill_dir: str | None) -> list[str]:
+    """The runner ``GroupByKey``s of dedup's steps, built (not run) with ``join`` and ``spill_dir``."""
+    config = DedupConfig(previous_indexes=["unused"])
+    pipeline = beam.Pipeline(options=PipelineOptions(IN_PROCESS))
+    docs = pipeline | "Docs" >> beam.Create([{"id": "a", "text": "x"}])
+    _, duplicates = (docs, docs) | ExactDedup(config.keeper_order, join, spill_dir)
+    previous = pipeline | "Previous" >> beam.Create([("previous:b", b"")])
+    edges = {"docs": docs, "previous": previous} | CandidateEdges(config, spill_dir=spill_dir, join=join)
+    stars = edges["edges"] | StarRounds(2, spill_dir if join == KEYED_JOIN else None)
+    (docs, stars) | NearDuplicateRows(config.keeper_order, join, spill_dir)
+    (docs, duplicates | beam.Map(lambda row: row["doc_id"])) | DropRowsWithIds(join, spill_dir)
+    return [
+        t.unique_name
+        for t in pipeline.to_runner_api().components.transforms.values()
+        if t.spec.urn == common_urns.primitives.GROUP_BY_KEY.urn
+    ]
+
+
+def test_keyed_join_on_disk_shuffles_only_run_names():
+    """With a keyed join and shuffle_on_disk, every grouping that grows with the corpus goes through
+    run files: the runner's shuffle (FnApiRunner: the driver's memory) carries only run names."""
+    side = runner_groupings(SIDE_INPUT, "/unused/shuffle")
+    assert any("GroupCopies" in name for name in side) and any("GroupComponents" in name for name in side)
+    keyed = runner_groupings(KEYED_JOIN, "/unused/shuffle")
+    assert keyed and all(name.endswith("/GroupRunsByPartition") for name in keyed), keyed
