@@ -36,11 +36,12 @@ demo: $(VENV)/.installed $(SDISTS)/list.txt
 dash-demo: $(VENV)/.installed
 	test -f $(DEMO_OUT)/manifest.json || $(MAKE) demo
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
-	$(BIN)/python -m dashboards.demo --build $(DEMO_OUT) --out out/dash
+	$(BIN)/python -m codemix.dashboards.demo --build $(DEMO_OUT) --out out/dash
 
-# The layers contract (pyproject.toml, [tool.importlinter]) first: an upward import fails in seconds.
+# The layers contract (pyproject.toml, [tool.importlinter]) first, on the installed layout
+# (codemix/filters/...): an upward import fails in seconds.
 test: $(VENV)/.installed-dev
-	$(BIN)/lint-imports
+	$(BIN)/python -m tests.layout
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev

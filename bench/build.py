@@ -50,11 +50,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
+from codemix.dedup.config import DedupConfig
+from codemix.filters.config import CodeFilterConfig
 
 from bench import tokenize as common
 from codemix.document import Document, make_doc_id
-from dedup.config import DedupConfig
-from filters.config import CodeFilterConfig
 
 BENCH = Path(__file__).resolve().parent
 CACHE = BENCH / ".cache" / "build"
@@ -97,7 +97,7 @@ def corpus(roots: list[Path], megabytes: float, workers: int) -> tuple[Path, dic
     logger.info("corpus: %d files, writing %s", len(documents), directory)
     write_tree(documents, roots, directory / "files")
     write_export(documents, directory / "export", workers * EXPORT_FILES_PER_WORKER)
-    from mixtures.tokenizer import save_tokenizer, train_bpe
+    from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
 
     texts = [document.text for document in documents[: common.TRAIN_DOCUMENTS]]
     save_tokenizer(train_bpe(texts, common.VOCAB_SIZE), str(directory / "tokenizer.json"))

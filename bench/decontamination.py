@@ -28,7 +28,7 @@ import time
 import tokenize
 from pathlib import Path
 
-from filters.decontamination import (
+from codemix.filters.decontamination import (
     ContaminationIndex,
     DecontaminationConfig,
     code_tokens,

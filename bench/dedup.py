@@ -52,12 +52,12 @@ import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.evaluate import QualityReport, evaluate, evaluate_clusters, read_rows
 
 from bench import tokenize as common
 from bench.measure import run_polled
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
-from dedup.config import DedupConfig
-from dedup.evaluate import QualityReport, evaluate, evaluate_clusters, read_rows
 
 BENCH = Path(__file__).resolve().parent
 CACHE = BENCH / ".cache"
@@ -119,8 +119,9 @@ def in_sample(doc: Document, fraction: float) -> bool:
 
 def read_corpus(archives: list[Path]) -> list[Document]:
     """Code files of every archive through codemix's archive reader; drops and quarantines are counted, not kept."""
+    from codemix.pipelines.readers import read_location
+
     from codemix.sources import SourceConfig
-    from pipelines.readers import read_location
 
     documents, other = [], 0
     for archive in archives:
@@ -214,7 +215,7 @@ def timed_stages(module, names: list[str], timings: dict[str, float]) -> None:
 
 def run_codemix(input_dir: Path, output_dir: Path, workers: int) -> dict:
     """``run_dedup`` with its pipelines timed: every ``run_*`` of pipelines.dedup.stage, and ``resolve_components``."""
-    from pipelines.dedup import stage
+    from codemix.pipelines.dedup import stage
 
     timings: dict[str, float] = {}
     names = [name for name in dir(stage) if name.startswith("run_") and name != "run_dedup"]

@@ -39,13 +39,13 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from codemix.dedup.config import JOINS, KEYED_JOIN, SIDE_INPUT, DedupConfig
+from codemix.dedup.ids import DIGEST_BYTES
 
 from bench import tokenize as common
 from bench.dedup import fork_text
 from bench.measure import PolledRun, run_polled
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
-from dedup.config import JOINS, KEYED_JOIN, SIDE_INPUT, DedupConfig
-from dedup.ids import DIGEST_BYTES
 
 BENCH = Path(__file__).resolve().parent
 JOINS_MEASURED = (SIDE_INPUT, KEYED_JOIN)
@@ -84,7 +84,7 @@ def write_size(base: list[Document], copies: int, directory: Path) -> dict:
 
 
 def child(join: str, input_dir: Path, output_dir: Path, workers: int) -> None:
-    from pipelines.dedup.stage import run_dedup
+    from codemix.pipelines.dedup.stage import run_dedup
 
     logging.basicConfig(level=logging.INFO)
     start = time.perf_counter()

@@ -56,14 +56,14 @@ def build_data(work: Path) -> Path:
             "stages": {"short": {"sequence_length": 64, "token_budget": 400_000, "weights": {"code": 1.0}}},
             "tokenizer": {"vocab_size": 1000}}
     (work / "spec.yaml").write_text(yaml.safe_dump(spec))
-    subprocess.run([sys.executable, "-m", "mix", "build", str(work / "spec.yaml"), "--out", str(out)], check=True)
+    subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(work / "spec.yaml"), "--out", str(out)], check=True)
     return out
 
 
 def train(name: str, overrides: list[str], data: Path, work: Path, steps: int, seed: int) -> list[float]:
     """Per-step losses of one run (a fresh run directory each time)."""
-    from pretrain.configs import load_recipe
-    from pretrain.run import TrainOptions, run
+    from codemix.pretrain.configs import load_recipe
+    from codemix.pretrain.run import TrainOptions, run
 
     out = work / "runs" / f"{name}-{seed}"
     shutil.rmtree(out, ignore_errors=True)

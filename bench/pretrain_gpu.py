@@ -171,8 +171,8 @@ class DeviceStats:
 
 def prefetch(trainer, count: int) -> list[PrefetchedStep]:
     """The next ``count`` steps' batches on the device, in the order a run would read them."""
-    from pretrain.loop import context_parallel_slice, lr_at, model_inputs
-    from pretrain.stage_data import microbatches
+    from codemix.pretrain.loop import context_parallel_slice, lr_at, model_inputs
+    from codemix.pretrain.stage_data import microbatches
 
     runtime, steps = trainer.runtime, []
     consumed = trainer.state.consumed_samples
@@ -197,9 +197,8 @@ def bench_step(trainer, step: PrefetchedStep, stats: DeviceStats, index: int) ->
     What differs by device is what ``pretrain.parallel`` built: megatron's DDP and distributed
     optimizer on GPU, the bare model and AdamW on CPU.
     """
+    from codemix.pretrain.loop import masked_loss
     from megatron.core.transformer.moe.moe_utils import MoEAuxLossAutoScaler
-
-    from pretrain.loop import masked_loss
 
     model, optimizer = trainer.wrapped, trainer.optimizer
     for group in optimizer.param_groups:
@@ -266,7 +265,7 @@ class Clock:
 
 
 def recipe_for(args: argparse.Namespace, precision: str):
-    from pretrain.configs import load_recipe
+    from codemix.pretrain.configs import load_recipe
 
     overrides = list(args.set)
     if precision != "bf16":
@@ -278,8 +277,9 @@ def recipe_for(args: argparse.Namespace, precision: str):
 
 def refusal(args: argparse.Namespace, precision: str) -> str | None:
     """Why this machine cannot run ``precision`` (pretrain.parallel's FP8 guard), or None."""
+    from codemix.pretrain.parallel import HAVE_TE, check_precision
+
     from codemix.config import ConfigError
-    from pretrain.parallel import HAVE_TE, check_precision
 
     try:
         check_precision(recipe_for(args, precision).precision, cuda=not args.dry_run, have_te=HAVE_TE)
@@ -290,7 +290,7 @@ def refusal(args: argparse.Namespace, precision: str) -> str | None:
 
 def base_checkpoint(args: argparse.Namespace, work: Path) -> str:
     """The warm-start checkpoint: ``--init-from``, or a BF16 run past the LR warm-up (saved once, untimed)."""
-    from pretrain.run import TrainOptions, run
+    from codemix.pretrain.run import TrainOptions, run
 
     if args.init_from:
         return args.init_from
@@ -303,9 +303,9 @@ def base_checkpoint(args: argparse.Namespace, work: Path) -> str:
 
 def measure(args: argparse.Namespace, precision: str, checkpoint: str, work: Path) -> dict[str, Any]:
     """Resume ``checkpoint`` in ``precision``; warm-up, timed and audit steps; the row's numbers."""
-    from pretrain.parallel import initialize, shutdown
-    from pretrain.run import TrainOptions, make_trainer, run_position, start_from
-    from pretrain.stage_data import read_stage
+    from codemix.pretrain.parallel import initialize, shutdown
+    from codemix.pretrain.run import TrainOptions, make_trainer, run_position, start_from
+    from codemix.pretrain.stage_data import read_stage
 
     recipe = recipe_for(args, precision)
     data = read_stage(args.data, args.stage)
@@ -331,9 +331,9 @@ def checkpoint_step(checkpoint: str) -> int:
 
 def timed_steps(args, trainer, runtime, recipe, sequence_length: int) -> dict[str, Any]:
     """Warm-up, the timed steps between two clock marks, one audited step; then read the device."""
-    from pretrain.metrics import load_imbalance
-    from pretrain.model import padded_vocab_size
-    from pretrain.params import count_parameters
+    from codemix.pretrain.metrics import load_imbalance
+    from codemix.pretrain.model import padded_vocab_size
+    from codemix.pretrain.params import count_parameters
 
     steps = prefetch(trainer, args.warmup + args.steps + 1)
     stats = DeviceStats(torch.zeros(len(steps), 2, device=runtime.device))
@@ -365,7 +365,7 @@ def timed_steps(args, trainer, runtime, recipe, sequence_length: int) -> dict[st
 
 def peak_tflops(args: argparse.Namespace) -> tuple[str, float | None, float | None]:
     """(device description, BF16 peak, FP8 peak) per device: ``--peak-tflops`` or the GPU's SKU."""
-    from pretrain.gpus import current_gpu
+    from codemix.pretrain.gpus import current_gpu
 
     if args.dry_run or not torch.cuda.is_available():
         return f"CPU ({platform.processor() or platform.machine()})", args.peak_tflops, args.peak_tflops

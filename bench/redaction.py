@@ -29,9 +29,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from codemix.filters.secrets import RedactionConfig, redact_document, redaction_spans
+from codemix.pipelines.readers.language import detect_language
+
 from codemix.document import Document
-from filters.secrets import RedactionConfig, redact_document, redaction_spans
-from pipelines.readers.language import detect_language
 
 MAX_BYTES = 1_000_000
 WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

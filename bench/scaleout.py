@@ -57,11 +57,12 @@ import sys
 import time
 from pathlib import Path
 
+from codemix.mixtures.spec import MixtureSpec, TokenizerConfig
+from codemix.pipelines.spill import PARTITIONS
+
 from bench import build as bench_build
 from bench import tokenize as common
 from bench.measure import run_polled
-from mixtures.spec import MixtureSpec, TokenizerConfig
-from pipelines.spill import PARTITIONS
 
 BENCH = Path(__file__).resolve().parent
 CACHE = BENCH / ".cache" / "scaleout"
@@ -196,11 +197,10 @@ def parallelism(fused: dict) -> str:
 
 def install_probes(probe: Probe) -> None:
     """Wrap the driver's StageRunner, FnApiRunner, FileSystems.delete and train_bpe (see the module docstring)."""
+    import codemix.pipelines.build
     from apache_beam.io.filesystems import FileSystems
     from apache_beam.runners.portability.fn_api_runner import fn_runner
-
-    import pipelines.build
-    from pipelines import resume
+    from codemix.pipelines import resume
 
     run_stage = resume.StageRunner.run
 
@@ -261,7 +261,7 @@ def install_probes(probe: Probe) -> None:
                 probe.held.append((probe.stage, kind, str(held)))
         return delete(paths)
 
-    train = pipelines.build.train_bpe
+    train = codemix.pipelines.build.train_bpe
 
     def timed_training(texts, vocab_size, *args, **kwargs):
         texts = list(texts)
@@ -276,7 +276,7 @@ def install_probes(probe: Probe) -> None:
     fn_runner.FnApiRunner.run_stages = measured
     fn_runner.FnApiRunner._execute_bundle = timed_bundle
     FileSystems.delete = staticmethod(holding_delete)
-    pipelines.build.train_bpe = timed_training
+    codemix.pipelines.build.train_bpe = timed_training
 
 
 def zstd_content_bytes(path: str) -> int:
@@ -308,8 +308,7 @@ def run_index_seconds(held: list[tuple[str, str, str]]) -> dict:
     build's own runs, with a slice that holds no document, so only that part is measured (and the
     .tokens file, held under another name, is never opened)."""
     import numpy as np
-
-    from pipelines.shards import read_run
+    from codemix.pipelines.shards import read_run
 
     runs, documents, index_bytes, seconds = 0, 0, 0, 0.0
     for _, kind, path in held:
@@ -332,7 +331,7 @@ def child(argv: list[str]) -> None:
     hold.mkdir(parents=True)
     probe = Probe(hold)
     install_probes(probe)
-    from mix.cli import main as mix_main
+    from codemix.mix.cli import main as mix_main
 
     code = mix_main(build_argv)
     report = {**probe.to_json(), "file_shuffles": held_bytes(probe.held), "run_index": run_index_seconds(probe.held),

@@ -36,10 +36,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import yaml
-
-from bench import tokenize as common
-from mix.cli import main as mix
-from pretrain.search import (
+from codemix.mix.cli import main as mix
+from codemix.pretrain.search import (
     blend,
     eval_digest,
     parse_args,
@@ -48,7 +46,9 @@ from pretrain.search import (
     run_search,
     stage_shards,
 )
-from pretrain.stage_data import read_stage
+from codemix.pretrain.stage_data import read_stage
+
+from bench import tokenize as common
 
 BENCH = Path(__file__).resolve().parent
 BEGIN, END = "<!-- bench.search: generated, begin -->", "<!-- bench.search: generated, end -->"

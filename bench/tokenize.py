@@ -161,7 +161,7 @@ def tokenizer_file(given: Path | None, corpus_dir: Path) -> Path:
         return given
     path = corpus_dir / "tokenizer.json"
     if not path.exists():
-        from mixtures.tokenizer import save_tokenizer, train_bpe
+        from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
 
         logger.info("training a %d-id byte-level BPE on %d documents", VOCAB_SIZE, TRAIN_DOCUMENTS)
         save_tokenizer(train_bpe(read_texts(corpus_dir)[:TRAIN_DOCUMENTS], VOCAB_SIZE), str(path))
@@ -205,10 +205,9 @@ def cpu_seconds() -> float:
 def run_codemix(corpus_dir: Path, tokenizer_path: Path, out: Path, workers: int, shard_bytes: int) -> dict:
     """``run_shards`` for one stage that takes every document of the corpus's source."""
     import apache_beam as beam
-
-    from pipelines import ledger
-    from pipelines.options import pipeline_options
-    from pipelines.shards import WriteShards, stage_entries, stats_to_json
+    from codemix.pipelines import ledger
+    from codemix.pipelines.options import pipeline_options
+    from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json
 
     start = time.perf_counter()
     with beam.Pipeline(options=pipeline_options(beam_args(workers))) as pipeline:

@@ -20,14 +20,15 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from codemix.filters.apply import DocumentFilter
+from codemix.filters.config import FiltersConfig
+from codemix.mixtures.sft import SFTConfig, sft_samples
+from codemix.mixtures.tokenizer import load_tokenizer
+from codemix.pipelines.readers import read_location
+
 from bench import tokenize as common
 from codemix.document import Document
 from codemix.sources import ReadLimits, SourceConfig
-from filters.apply import DocumentFilter
-from filters.config import FiltersConfig
-from mixtures.sft import SFTConfig, sft_samples
-from mixtures.tokenizer import load_tokenizer
-from pipelines.readers import read_location
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ROOTS = [ROOT / "tests" / "fixtures" / "transcripts", ROOT.parent / "shared" / "data" / "transcripts",

@@ -71,7 +71,7 @@ class BuildSummary:
 
 
 def _files(pattern: str) -> list[str]:
-    from pipelines import ledger  # Beam's FileSystems: local, gs:// and s3:// alike
+    from codemix.pipelines import ledger  # Beam's FileSystems: local, gs:// and s3:// alike
 
     return ledger.matched_files(pattern)
 
@@ -137,7 +137,7 @@ def read_jsonl(pattern: str) -> list[dict]:
 def shard_totals(out: str, manifest: dict) -> dict[str, dict[str, dict[str, float]]]:
     """``{stage: {source: {documents, text_bytes, tokens}}}`` from the shard stats, else the manifest."""
     totals: dict = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.Counter()))
-    from pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
+    from codemix.pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
 
     rows = read_jsonl(f"{BuildLayout(out).stage_dir('shards')}/stats*.jsonl")
     for row in rows:
@@ -205,7 +205,7 @@ def load_build(out: str) -> BuildSummary:
         raise FileNotFoundError(f"{out}/manifest.json not found: is {out} a finished `mix build --out` directory?")
     with _open(f"{out}/manifest.json") as handle:
         manifest = json.loads(handle.read().decode("utf-8"))
-    from pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
+    from codemix.pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
 
     layout = BuildLayout(out)  # each stage's committed attempt: what the build counted
     work = layout.work

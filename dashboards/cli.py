@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, beam_args = parser.parse_known_args(argv)
     if beam_args:  # Beam's filesystem options (--s3_endpoint_url, --project, ...) for builds on object stores
-        from pipelines.options import beam_option_names, unknown_options
+        from codemix.pipelines.options import beam_option_names, unknown_options
 
         unknown = unknown_options(beam_args, beam_option_names())
         if unknown or not beam_args[0].startswith("--"):
@@ -55,18 +55,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.bootstrap < 0:
         parser.error("--bootstrap must be zero or more")
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
-    from pipelines.options import use_filesystem_options
+    from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)  # before the first read of a build: S3 refuses every call without it
     options = {"eval_set": args.eval_set, "title": args.title, "seed": args.seed, "n_boot": args.bootstrap,
                "searches": args.search}
     if args.serve:
-        from dashboards.serve import serve
+        from codemix.dashboards.serve import serve
 
         serve(args.build, args.eval, args.rl, args.tensorboard, args.out, args.target_ppl, host=args.host,
               port=args.port, poll_seconds=args.poll_seconds, **options)
         return 0
-    from dashboards.render import write_dashboard
+    from codemix.dashboards.render import write_dashboard
 
     result = write_dashboard(args.build, args.eval, args.rl, args.tensorboard, args.out, args.target_ppl, **options)
     print(f"wrote {result.html_path} ({result.figures} figures) and {result.fits_path}")

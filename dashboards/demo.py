@@ -6,7 +6,7 @@ for three benchmarks (one evaluated at only two checkpoints, to show the "fewer 
 message) and a Megatron-style TensorBoard event file. Writes ``out/dash/dashboard.html``, its
 ``.fits.json`` and a Chromium screenshot ``out/dash/dashboard.png``.
 
-    python -m dashboards.demo [--build out/demo] [--out out/dash] [--target-ppl 2.8]
+    python -m codemix.dashboards.demo [--build out/demo] [--out out/dash] [--target-ppl 2.8]
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ import os
 import sys
 
 import numpy as np
-
-from dashboards.browser import BrowserError, screenshot
-from dashboards.render import write_dashboard
+from codemix.dashboards.browser import BrowserError, screenshot
+from codemix.dashboards.render import write_dashboard
 
 RUNS = {"cpt-short": 1.0, "cpt-long": 0.93}  # run -> how fast its loss falls, relative
 STEPS = (500, 1000, 2000, 3000, 4000, 6000, 8000)
@@ -91,7 +90,7 @@ def write_jsonl(path: str, rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dashboards.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m codemix.dashboards.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="out/demo", help="a finished mix build output directory")
     parser.add_argument("--out", default="out/dash")
     parser.add_argument("--target-ppl", type=float, default=2.8)

@@ -23,8 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from dashboards.runs import EvalRow, RLRow
+from codemix.dashboards.runs import EvalRow, RLRow
 
 MIN_POINTS = 3
 BAND_POINTS = 60

@@ -17,12 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
-
-from dashboards import figures
-from dashboards.builds import BuildSummary, load_build
-from dashboards.fit import MetricFit, fit_all, fits_json
-from dashboards.health import health_card
-from dashboards.runs import (
+from codemix.dashboards import figures
+from codemix.dashboards.builds import BuildSummary, load_build
+from codemix.dashboards.fit import MetricFit, fit_all, fits_json
+from codemix.dashboards.health import health_card
+from codemix.dashboards.runs import (
     Loaded,
     default_eval_set,
     parse_tensorboard_arg,
@@ -31,7 +30,7 @@ from dashboards.runs import (
     read_tensorboard,
     tensorboard_eval_rows,
 )
-from dashboards.search import SearchSummary, add_search, load_search
+from codemix.dashboards.search import SearchSummary, add_search, load_search
 
 # TensorBoard tags plotted: Megatron's losses and perplexities (its event files hold dozens of others).
 TENSORBOARD_TAG_WORDS = ("loss", "ppl")

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import plotly.graph_objects as go
-
-from dashboards import figures
-from dashboards.fit import FORMS_BY_NAME, MetricFit
+from codemix.dashboards import figures
+from codemix.dashboards.fit import FORMS_BY_NAME, MetricFit
 
 
 @dataclass(slots=True, kw_only=True)

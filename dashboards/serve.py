@@ -24,9 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Self
 
-from dashboards.builds import BuildSummary, load_build
-from dashboards.render import DashboardResult, write_dashboard
-from dashboards.runs import input_files
+from codemix.dashboards.builds import BuildSummary, load_build
+from codemix.dashboards.render import DashboardResult, write_dashboard
+from codemix.dashboards.runs import input_files
 
 logger = logging.getLogger(__name__)
 

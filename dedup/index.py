@@ -27,8 +27,7 @@ import json
 from typing import Any
 
 import pyarrow as pa
-
-from dedup.config import DedupConfig
+from codemix.dedup.config import DedupConfig
 
 # Names how minhash.py turns text into signatures; change it whenever that changes, so older
 # indexes are refused instead of silently matching nothing.

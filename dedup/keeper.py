@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from filters.licenses import is_permissive  # the one permissive list; the license filter's default policy
+from codemix.filters.licenses import is_permissive  # the one permissive list; the license filter's default policy
 
 RECENCY_FIELDS = ("updated_at", "committed_at", "timestamp")
 # Absent values sort after present ones: (0, value) < (1, 0.0).

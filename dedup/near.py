@@ -52,10 +52,9 @@ from typing import Any
 
 import numpy as np
 import zstandard
-
-from dedup.config import DedupConfig
-from dedup.index import is_previous
-from dedup.minhash import (
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.index import is_previous
+from codemix.dedup.minhash import (
     band_keys,
     estimated_jaccard,
     exact_jaccard,

@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-
-from dedup.keeper import RECENCY_FIELDS, as_epoch_seconds, rank_key
-from dedup.minhash import estimated_jaccard
+from codemix.dedup.keeper import RECENCY_FIELDS, as_epoch_seconds, rank_key
+from codemix.dedup.minhash import estimated_jaccard
 
 NAMESPACE = "codemix.dedup.repos"
 # One row per removed repository.

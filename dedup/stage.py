@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-
-from dedup.index import doc_id_of, is_previous
+from codemix.dedup.index import doc_id_of, is_previous
 
 DUPLICATE_SCHEMA = pa.schema(
     [

@@ -1,5 +1,5 @@
 import sys
 
-from mix.cli import main
+from codemix.mix.cli import main
 
 sys.exit(main())

@@ -150,7 +150,7 @@ def absolute_out(out: str) -> str:
 
 def check_build_options(parser: argparse.ArgumentParser, build: argparse.ArgumentParser, extra: list[str]) -> None:
     """Refuse options that are neither ``mix build``'s nor Beam's, naming the closest known one."""
-    from mix.options import beam_option_names, did_you_mean, option_names, unknown_options
+    from codemix.mix.options import beam_option_names, did_you_mean, option_names, unknown_options
 
     ours = option_names(build)
     unknown = unknown_options(extra, ours | beam_option_names())
@@ -161,10 +161,10 @@ def check_build_options(parser: argparse.ArgumentParser, build: argparse.Argumen
 
 
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
-    from mixtures.blend import data_path_argument
-    from mixtures.spec import describe_plan, load_spec
-    from pipelines.build import run_build
-    from pipelines.health import BuildFailure, format_health
+    from codemix.mixtures.blend import data_path_argument
+    from codemix.mixtures.spec import describe_plan, load_spec
+    from codemix.pipelines.build import run_build
+    from codemix.pipelines.health import BuildFailure, format_health
 
     spec = load_spec(args.spec)
     print(describe_plan(spec), flush=True)
@@ -195,14 +195,14 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
 
 
 def command_plan(args) -> int:
-    from mixtures.spec import describe_plan, load_spec
+    from codemix.mixtures.spec import describe_plan, load_spec
 
     print(describe_plan(load_spec(args.spec)))
     return 0
 
 
 def command_stats(args) -> int:
-    from pipelines.stats import build_stats, format_stats, sample_records, stats_json
+    from codemix.pipelines.stats import build_stats, format_stats, sample_records, stats_json
 
     out = absolute_out(args.out)
     stats = build_stats(out)
@@ -212,7 +212,7 @@ def command_stats(args) -> int:
 
 
 def command_inspect(args) -> int:
-    from mixtures.inspect import format_samples, split_stage_dir, stage_samples, stage_table
+    from codemix.mixtures.inspect import format_samples, split_stage_dir, stage_samples, stage_table
 
     out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
     print(stage_table(out_dir, stage))
@@ -224,9 +224,8 @@ def command_tokenizer_train(args) -> int:
     import tempfile
 
     from apache_beam.io.filesystems import FileSystems
-
-    from mixtures.tokenizer import save_tokenizer, train_bpe
-    from pipelines.tokenizer_sample import sample_texts
+    from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
+    from codemix.pipelines.tokenizer_sample import sample_texts
 
     if not FileSystems.match([args.documents])[0].metadata_list:
         raise ConfigError("documents", f"no documents match {args.documents}", "point at Document Parquet files")
@@ -243,11 +242,11 @@ def command_tokenizer_train(args) -> int:
 
 def command_search(argv: list[str]) -> int:
     """Proxies, fit and proposal (pretrain.search), then the dashboard section as SEARCH/search.html."""
-    from pretrain.cli_args import search_parser
+    from codemix.pretrain.cli_args import search_parser
 
     search_parser().parse_args(argv)  # --help and argument errors exit here, torch unloaded
-    from dashboards.render import write_dashboard
-    from pretrain.search import SearchError, format_result, parse_args, run_search
+    from codemix.dashboards.render import write_dashboard
+    from codemix.pretrain.search import SearchError, format_result, parse_args, run_search
 
     config = parse_args(argv)
     try:
@@ -264,14 +263,14 @@ def command_search(argv: list[str]) -> int:
 def delegate(command: str, extra: list[str]) -> int:
     """``mix train|eval|handoff|dash``: arguments checked by light parsers first, then the command."""
     if command == "dash":
-        from dashboards.cli import main as dash_main
+        from codemix.dashboards.cli import main as dash_main
 
         return dash_main(extra)
-    from pretrain import cli_args
+    from codemix.pretrain import cli_args
 
     parsers = {"train": cli_args.train_parser, "eval": cli_args.evaluate_parser, "handoff": cli_args.handoff_parser}
     parsers[command](f"mix {command}").parse_args(extra)  # --help and argument errors exit here, torch unloaded
-    from pretrain import evaluate, handoff, train
+    from codemix.pretrain import evaluate, handoff, train
 
     return {"train": train.main, "eval": evaluate.main, "handoff": handoff.main}[command](extra)
 
@@ -291,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "search":
             return command_search(extra)
         if args.command == "build":
-            from pipelines.interrupts import exit_cleanly_on_interrupt
+            from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 
             # Before Beam is imported: threads it starts would otherwise take a Ctrl-C themselves.
             with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {shlex.join(['mix', *argv])}"):
@@ -313,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 def check_filesystem_options(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> None:
     """``mix stats``/``inspect`` take Beam's pipeline options for the storage they read (``--s3_endpoint_url``,
     ``--s3_region_name``, ``--project``, ...), as ``mix build`` does; anything else is refused."""
-    from mix.options import beam_option_names, did_you_mean, unknown_options
+    from codemix.mix.options import beam_option_names, did_you_mean, unknown_options
 
     unknown = unknown_options(extra, beam_option_names())
     if unknown:
@@ -325,8 +324,8 @@ def check_filesystem_options(parser: argparse.ArgumentParser, command: str, extr
 def read_command(args, beam_args: list[str]) -> int:
     """``mix stats`` and ``mix inspect``: a directory that is not a build is one line, not a traceback.
     Beam's filesystems get their options first: S3 refuses every call without them."""
-    from mixtures.inspect import NotABuild
-    from pipelines.options import use_filesystem_options
+    from codemix.mixtures.inspect import NotABuild
+    from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
     try:

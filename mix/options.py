@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import difflib
 
-from pipelines.options import beam_option_names, unknown_options
+from codemix.pipelines.options import beam_option_names, unknown_options
 
 __all__ = ["beam_option_names", "did_you_mean", "option_names", "unknown_options"]
 

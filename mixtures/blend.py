@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from mixtures.spec import MixtureSpec
+from codemix.mixtures.spec import MixtureSpec
 
 
 def stage_blend(weights: dict[str, float], shards: list[dict]) -> list:

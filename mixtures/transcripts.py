@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from mixtures.chat import render_messages
-from mixtures.transcript_formats import (
+from codemix.mixtures.chat import render_messages
+from codemix.mixtures.transcript_formats import (
     FORMAT_NAMES,
     SESSION_FORMATS,
     TEXT_FORMATS,
@@ -33,9 +33,9 @@ from mixtures.transcript_formats import (
     parse_text,
     session_format,
 )
-from mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, nested_deeper_than
-from mixtures.transcript_formats.openai import chat_message as normalize_message
-from mixtures.transcript_formats.outcomes import last_test_summary, parse_test_summary
+from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, nested_deeper_than
+from codemix.mixtures.transcript_formats.openai import chat_message as normalize_message
+from codemix.mixtures.transcript_formats.outcomes import last_test_summary, parse_test_summary
 
 SESSION_FORMAT_NAMES = frozenset(f.name for f in SESSION_FORMATS)
 TEXT_FORMAT_NAMES = frozenset(f.name for f in TEXT_FORMATS)

@@ -22,22 +22,19 @@ from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
-
-import codemix
-from codemix.config import ConfigError
-from mixtures.spec import MixtureSpec
-from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
-from mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
-from pipelines import fingerprints, ledger
-from pipelines.crawl import Crawl
-from pipelines.dedup.repos import run_repo_dedup
-from pipelines.dedup.stage import run_dedup
-from pipelines.filter import Filter
-from pipelines.health import allowed_missing, build_health, check_crawl, check_kept
-from pipelines.interrupts import exit_cleanly_on_interrupt
-from pipelines.long_context import ShapeLongContext
-from pipelines.manifest import BuildLayout, build_manifest, write_json
-from pipelines.options import (
+from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
+from codemix.pipelines import fingerprints, ledger
+from codemix.pipelines.crawl import Crawl
+from codemix.pipelines.dedup.repos import run_repo_dedup
+from codemix.pipelines.dedup.stage import run_dedup
+from codemix.pipelines.filter import Filter
+from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept
+from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
+from codemix.pipelines.long_context import ShapeLongContext
+from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
+from codemix.pipelines.options import (
     check_output_reachable,
     is_local_path,
     pipeline_options,
@@ -47,12 +44,15 @@ from pipelines.options import (
     with_default_runner,
     worker_count,
 )
-from pipelines.progress import BuildDisplay, Progress
-from pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
-from pipelines.sft import ShapeSFT
-from pipelines.shards import WriteShards, stage_entries, stats_to_json
-from pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
-from pipelines.tokenizer_sample import sample_texts
+from codemix.pipelines.progress import BuildDisplay, Progress
+from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
+from codemix.pipelines.sft import ShapeSFT
+from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json
+from codemix.pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
+from codemix.pipelines.tokenizer_sample import sample_texts
+
+import codemix
+from codemix.config import ConfigError
 
 LOG = logging.getLogger("codemix.build")
 STAGES = ("crawl", "filter", "dedup", "shards")  # where --from-stage may start
@@ -333,7 +333,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
             after=lambda attempt: publish_tokenizer(layout, attempt), outputs=("tokenizer.json",))
-    with display.stage("dedup", status_logger="pipelines.dedup"):
+    with display.stage("dedup", status_logger="codemix.pipelines.dedup"):
         dedup = runner.run("dedup", keys["dedup"], tallied("dedup", lambda out: dataclasses.asdict(
             run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
     display.echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
@@ -341,7 +341,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
                  f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
                  f"{dedup['component_passes']} component passes")
     if uses_repository_dedup(spec):
-        with display.stage("repo_dedup", status_logger="pipelines.dedup"):
+        with display.stage("repo_dedup", status_logger="codemix.pipelines.dedup"):
             repos = runner.run("repo_dedup", keys["repo_dedup"], tallied("repo_dedup", lambda out: dataclasses.asdict(
                 run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
         display.echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories "

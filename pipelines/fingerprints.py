@@ -85,7 +85,7 @@ def local_fingerprint(path: str, skip_dir: Callable[[str], bool] = lambda relati
 
 def git_fingerprint(location: str, ref: str) -> dict:
     """The commit ``ref`` resolves to in ``location`` (local repository or clone URL)."""
-    from pipelines.readers.git import is_remote
+    from codemix.pipelines.readers.git import is_remote
 
     if is_remote(location):
         command = ["git", "ls-remote", "--", location, ref]
@@ -154,9 +154,9 @@ def remote_directory_fingerprint(location: str) -> dict:
 
 def location_fingerprint(source: SourceConfig, location: str) -> dict:
     """One location of ``source``, by the kind of thing it is."""
-    from pipelines.readers.common import ReadTally
-    from pipelines.readers.crawl_list import entry_reader, list_entries
-    from pipelines.readers.git import is_remote, read_git
+    from codemix.pipelines.readers.common import ReadTally
+    from codemix.pipelines.readers.crawl_list import entry_reader, list_entries
+    from codemix.pipelines.readers.git import is_remote, read_git
 
     if source.type == "git":
         return git_fingerprint(location, source.ref)
@@ -173,7 +173,7 @@ def location_fingerprint(source: SourceConfig, location: str) -> dict:
     if "://" in location:
         return remote_directory_fingerprint(location) if source.type == "directory" else remote_fingerprint(location)
     if source.type == "directory":
-        from pipelines.readers.directory import directory_excluded
+        from codemix.pipelines.readers.directory import directory_excluded
 
         return local_fingerprint(location, lambda relative: directory_excluded(source, relative))
     return local_fingerprint(location)

@@ -10,12 +10,13 @@ import collections
 import json
 from dataclasses import dataclass
 
+from codemix.mixtures.blend import stage_manifest
+from codemix.mixtures.spec import MixtureSpec
+from codemix.pipelines import ledger
+from codemix.pipelines.resume import committed_dir, write_atomically
+from codemix.pipelines.tally import by_first, read_tally, total
+
 import codemix
-from mixtures.blend import stage_manifest
-from mixtures.spec import MixtureSpec
-from pipelines import ledger
-from pipelines.resume import committed_dir, write_atomically
-from pipelines.tally import by_first, read_tally, total
 
 
 @dataclass(frozen=True, slots=True)

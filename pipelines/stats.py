@@ -20,11 +20,11 @@ import re
 
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
+from codemix.mixtures.inspect import NotABuild
+from codemix.pipelines import ledger
+from codemix.pipelines.manifest import BuildLayout, read_counts
 
 from codemix.tables import format_table, percent
-from mixtures.inspect import NotABuild
-from pipelines import ledger
-from pipelines.manifest import BuildLayout, read_counts
 
 
 def pair_counts(pattern: str, first: str, second: str, weight: str | None = None) -> collections.Counter:

@@ -17,9 +17,8 @@ import json
 from dataclasses import dataclass
 
 import apache_beam as beam
-
-from pipelines import ledger
-from pipelines.options import pipeline_options
+from codemix.pipelines import ledger
+from codemix.pipelines.options import pipeline_options
 
 TALLY_FILES = "tally*.jsonl"
 

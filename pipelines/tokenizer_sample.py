@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 
 import apache_beam as beam
-
-from pipelines import ledger
-from pipelines.options import pipeline_options
+from codemix.pipelines import ledger
+from codemix.pipelines.options import pipeline_options
 
 
 class SmallestIdTexts(beam.PTransform):

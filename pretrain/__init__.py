@@ -1,7 +1,7 @@
 """Megatron-core MoE continued pretraining on codemix shards, and the hand-off to RL.
 
     configs.py    recipes as data (pretrain/configs/*.yaml): model, parallel, precision, per-stage training
-    params.py     total/active parameter counts from a config alone (python -m pretrain.params NAME)
+    params.py     total/active parameter counts from a config alone (python -m codemix.pretrain.params NAME)
     model.py      the model definition: a megatron-core GPTModel with MoE layers, RoPE/YaRN
     parallel.py   process groups, the CPU compatibility layer, FP8 checks, DDP + distributed optimizer
     stage_data.py a `mix build` directory -> megatron-core datasets (data.py, sft_dataset.py) -> batches
@@ -17,4 +17,4 @@
     te_probe.py   whether Transformer Engine is usable, decided before megatron-core is imported
 """
 
-from pretrain import te_probe  # noqa: F401  first: hides a half-installed Transformer Engine from megatron-core
+from codemix.pretrain import te_probe  # noqa: F401  first: hides a half-installed Transformer Engine from megatron-core

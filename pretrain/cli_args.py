@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 
-from pretrain.configs import STAGES
+from codemix.pretrain.configs import STAGES
 
 SEARCHABLE_STAGES = ("short", "long")  # SFT trains on transcripts, not a code mixture
 
 
-def train_parser(prog: str = "python -m pretrain.train") -> argparse.ArgumentParser:
+def train_parser(prog: str = "python -m codemix.pretrain.train") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Continued pretraining of a megatron-core MoE on a "
                                                             "``mix build`` output, one stage per run.")
     parser.add_argument("--model", required=True, help="recipe name under pretrain/configs (tiny, h100-1b, ...) or a YAML path")
@@ -39,7 +39,7 @@ def train_parser(prog: str = "python -m pretrain.train") -> argparse.ArgumentPar
     return parser
 
 
-def evaluate_parser(prog: str = "python -m pretrain.evaluate") -> argparse.ArgumentParser:
+def evaluate_parser(prog: str = "python -m codemix.pretrain.evaluate") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Code perplexity as bits per byte on held-out "
                                                             "repositories, per checkpoint of a run.")
     parser.add_argument("run_dir")
@@ -51,7 +51,7 @@ def evaluate_parser(prog: str = "python -m pretrain.evaluate") -> argparse.Argum
     return parser
 
 
-def handoff_parser(prog: str = "python -m pretrain.handoff") -> argparse.ArgumentParser:
+def handoff_parser(prog: str = "python -m codemix.pretrain.handoff") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Export a run for RL: HF safetensors and lineage.")
     parser.add_argument("run_dir")
     parser.add_argument("--out", required=True, help="bundle directory")

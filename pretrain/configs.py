@@ -318,7 +318,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
         data["init_from_hf"] = init_from_hf
     source, derived = model_source(data, parent_model)
     if derived is not None:
-        from pretrain.hf_convert import check_same_architecture
+        from codemix.pretrain.hf_convert import check_same_architecture
 
         check_same_architecture(derived, data.get("model") or {}, source)
         data["model"] = merge(derived, data.get("model") or {})
@@ -331,7 +331,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
 def model_source(data: dict[str, Any], parent_model: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
     """(where the architecture comes from, its ModelConfig dict) when the recipe does not type it itself."""
     if data.get("init_from_hf"):
-        from pretrain.hf_convert import model_from_hf
+        from codemix.pretrain.hf_convert import model_from_hf
 
         directory = str(data["init_from_hf"])
         config_path = Path(directory) / "config.json"

@@ -1,6 +1,6 @@
 """Code perplexity as bits per byte on held-out repositories, per checkpoint of a run.
 
-    python -m pretrain.evaluate RUN_DIR --eval-set heldout=path/to/repos [--eval-set name=docs.jsonl] [--step N]
+    python -m codemix.pretrain.evaluate RUN_DIR --eval-set heldout=path/to/repos [--eval-set name=docs.jsonl] [--step N]
 
 An eval set is a directory (every file matching ``--include``, default ``*.py``, read as UTF-8), a
 JSONL file or a Parquet glob of documents (a ``text`` or ``content`` field; e.g. a held-out
@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from codemix.pretrain.checkpoint import load_checkpoint
+from codemix.pretrain.cli_args import evaluate_parser
+from codemix.pretrain.configs import ParallelConfig, recipe_from_dict
+from codemix.pretrain.loop import append_jsonl, batch_loss
+from codemix.pretrain.metrics import bits_per_byte
+from codemix.pretrain.model import PositionSetup, build_model
+from codemix.pretrain.parallel import Runtime, initialize, shutdown
 
 from codemix.config import ConfigError
-from pretrain.checkpoint import load_checkpoint
-from pretrain.cli_args import evaluate_parser
-from pretrain.configs import ParallelConfig, recipe_from_dict
-from pretrain.loop import append_jsonl, batch_loss
-from pretrain.metrics import bits_per_byte
-from pretrain.model import PositionSetup, build_model
-from pretrain.parallel import Runtime, initialize, shutdown
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)
@@ -154,7 +154,7 @@ def evaluate_run(run_dir: str | Path, eval_sets: dict[str, list[str]], *, step: 
 
 def run_tokenizer(run: dict[str, Any]):
     """The tokenizer a run trained with (its build's; an imported base's own), with its EOD and pad tokens."""
-    from pretrain.data import HFTokenizerForMegatron
+    from codemix.pretrain.data import HFTokenizerForMegatron
 
     recorded = run.get("tokenizer") or {}
     path = recorded.get("path") or str(Path(run["data"]["build_dir"]) / "tokenizer.json")

@@ -1,6 +1,6 @@
 """Hand a trained run to RL: Hugging Face weights, the distributed checkpoint, data lineage, eval figures.
 
-    python -m pretrain.handoff RUN_DIR --out BUNDLE [--step N] [--eval-set heldout=PATH]
+    python -m codemix.pretrain.handoff RUN_DIR --out BUNDLE [--step N] [--eval-set heldout=PATH]
 
 BUNDLE/
     hf/model.safetensors        the weights under the Hugging Face class with exactly the trained
@@ -32,15 +32,16 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from codemix.mixtures.chat import ChatTemplate
+from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint
+from codemix.pretrain.cli_args import handoff_parser
+from codemix.pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
+from codemix.pretrain.hf_convert import Layout, export_family, hf_config, max_positions, megatron_to_hf
+from codemix.pretrain.hf_import import BASE_STAGE
+from codemix.pretrain.model import PositionSetup
+from codemix.pretrain.params import count_parameters
+
 from codemix.config import ConfigError
-from mixtures.chat import ChatTemplate
-from pretrain.checkpoint import latest_checkpoint, load_checkpoint
-from pretrain.cli_args import handoff_parser
-from pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
-from pretrain.hf_convert import Layout, export_family, hf_config, max_positions, megatron_to_hf
-from pretrain.hf_import import BASE_STAGE
-from pretrain.model import PositionSetup
-from pretrain.params import count_parameters
 
 HF_WEIGHTS = "model.safetensors"
 
@@ -94,7 +95,7 @@ def trained_chat_template(manifests: list[dict[str, Any]]) -> tuple[ChatTemplate
         recorded = manifest.get("stages", {}).get("sft", {}).get("chat_template")
         if recorded:
             return ChatTemplate(**{k: v for k, v in recorded.items() if k in known}), "manifest"
-    return ChatTemplate(), "mixtures.chat default"
+    return ChatTemplate(), "codemix.mixtures.chat default"
 
 
 def tokenizer_config(tokenizer, template: ChatTemplate, max_length: int) -> dict[str, Any]:
@@ -117,11 +118,10 @@ def tokenizer_config(tokenizer, template: ChatTemplate, max_length: int) -> dict
 
 def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: ChatTemplate) -> tuple[dict[str, Any], dict[str, Any]]:
     """Load ``checkpoint`` into a CPU model of the run's recipe; write the Hugging Face directory."""
+    from codemix.pretrain.evaluate import run_tokenizer
+    from codemix.pretrain.model import build_model
+    from codemix.pretrain.parallel import initialize, shutdown
     from safetensors.torch import save_file
-
-    from pretrain.evaluate import run_tokenizer
-    from pretrain.model import build_model
-    from pretrain.parallel import initialize, shutdown
 
     run = json.loads((run_dir / "run.json").read_text())
     recipe = export_recipe(run)
@@ -220,7 +220,7 @@ def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
         raise ConfigError("RUN_DIR", f"{run_dir} has no checkpoint{'' if step is None else f' at step {step}'}")
     export_family(export_recipe(json.loads((run_dir / "run.json").read_text())))  # refuse before any work
     if eval_sets:
-        from pretrain.evaluate import evaluate_run
+        from codemix.pretrain.evaluate import evaluate_run
 
         evaluate_run(run_dir, eval_sets, step=int(checkpoint.name.split("_")[1]))
     (out / "manifests").mkdir(parents=True, exist_ok=True)
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = handoff_parser()
     args = parser.parse_args(argv)
     try:
-        from pretrain.evaluate import parse_eval_sets
+        from codemix.pretrain.evaluate import parse_eval_sets
 
         sets = parse_eval_sets(args.eval_set, ["*.py"]) if args.eval_set else None
         summary = handoff(args.run_dir, args.out, step=args.step, eval_sets=sets)

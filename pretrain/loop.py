@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from codemix.pretrain.configs import Recipe, StageTrainConfig
+from codemix.pretrain.metrics import ExpertLoadMonitor, load_imbalance, model_flops_utilization, tokens_per_second
+from codemix.pretrain.parallel import Runtime
 
 from codemix.config import ConfigError
-from pretrain.configs import Recipe, StageTrainConfig
-from pretrain.metrics import ExpertLoadMonitor, load_imbalance, model_flops_utilization, tokens_per_second
-from pretrain.parallel import Runtime
 
 
 @dataclass(slots=True, kw_only=True)
@@ -261,7 +261,7 @@ class Trainer:
     monitor: ExpertLoadMonitor | None = None
 
     def step(self) -> StepStats:
-        from pretrain.stage_data import microbatches
+        from codemix.pretrain.stage_data import microbatches
 
         batches = microbatches(self.dataset, self.state.consumed_samples, self.plan)
         lr = lr_at(self.state.step, self.train, self.total_steps)

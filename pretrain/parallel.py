@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from codemix.pretrain.configs import ParallelConfig, PrecisionConfig, StageTrainConfig
+from codemix.pretrain.te_probe import TE_UNAVAILABLE
 from megatron.core import parallel_state
 from megatron.core.transformer.dot_product_attention import DotProductAttention
 from megatron.core.transformer.multi_latent_attention import MLASelfAttention
 
 from codemix.config import require
-from pretrain.configs import ParallelConfig, PrecisionConfig, StageTrainConfig
-from pretrain.te_probe import TE_UNAVAILABLE
 
 HAVE_TE = TE_UNAVAILABLE is None
 
@@ -211,7 +211,7 @@ class Runtime:
     def peak_tflops(self) -> float | None:
         """Peak dense BF16 TFLOPs of this GPU, by product (``pretrain.gpus``: an H100 PCIe is not an
         H100 SXM); None on CPU or an unknown GPU."""
-        from pretrain.gpus import current_gpu
+        from codemix.pretrain.gpus import current_gpu
 
         spec = current_gpu() if self.cuda else None
         return spec.bf16_tflops if spec else None

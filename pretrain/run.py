@@ -1,6 +1,6 @@
 """One training run of one stage, start to finish: set-up, resume, the step loop, logs, checkpoints.
 
-``run(TrainOptions(...))`` is what ``python -m pretrain.train`` (and ``mix train``) call. A run
+``run(TrainOptions(...))`` is what ``python -m codemix.pretrain.train`` (and ``mix train``) call. A run
 directory holds::
 
     run.json          run id, stage, the resolved recipe, the data it reads (build dir, spec hash,
@@ -30,19 +30,27 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from codemix.mixtures.tokenizer import load_tokenizer
+from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from codemix.pretrain.configs import Recipe
+from codemix.pretrain.fp8 import EmulatedPrecision, emulate_precision
+from codemix.pretrain.hf_import import base_tokenizer, describe_tokenizer, import_base
+from codemix.pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
+from codemix.pretrain.metrics import ExpertLoadMonitor
+from codemix.pretrain.model import PositionSetup, build_model, padded_vocab_size, position_setup
+from codemix.pretrain.parallel import (
+    HAVE_TE,
+    Runtime,
+    build_optimizer,
+    check_precision,
+    initialize,
+    shutdown,
+    wrap_model,
+)
+from codemix.pretrain.params import count_parameters
+from codemix.pretrain.stage_data import BatchPlan, StageData, build_stage_dataset, read_stage
 
 from codemix.config import ConfigError
-from mixtures.tokenizer import load_tokenizer
-from pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
-from pretrain.configs import Recipe
-from pretrain.fp8 import EmulatedPrecision, emulate_precision
-from pretrain.hf_import import base_tokenizer, describe_tokenizer, import_base
-from pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
-from pretrain.metrics import ExpertLoadMonitor
-from pretrain.model import PositionSetup, build_model, padded_vocab_size, position_setup
-from pretrain.parallel import HAVE_TE, Runtime, build_optimizer, check_precision, initialize, shutdown, wrap_model
-from pretrain.params import count_parameters
-from pretrain.stage_data import BatchPlan, StageData, build_stage_dataset, read_stage
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +135,7 @@ def prepare_base(options: TrainOptions) -> Path:
         return existing
     if torch.cuda.is_available() and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise ConfigError("--init-from-hf", "several ranks would import the base at once",
-                          f"import it first: python -m pretrain.hf_import {options.recipe.init_from_hf} --out {base}")
+                          f"import it first: python -m codemix.pretrain.hf_import {options.recipe.init_from_hf} --out {base}")
     return import_base(options.recipe, base)
 
 

@@ -51,18 +51,18 @@ from typing import Any
 
 import numpy as np
 import yaml
+from codemix.mixtures.blend import stage_blend
+from codemix.mixtures.spec import load_spec
+from codemix.pretrain import search_proxy
+from codemix.pretrain.cli_args import SEARCHABLE_STAGES, search_parser
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.evaluate import parse_eval_sets
+from codemix.pretrain.mixture_fit import FitReport, fit, minimise
+from codemix.pretrain.mixture_space import ZERO_WEIGHT, MixtureSpace, candidate, make_space, parse_bounds
+from codemix.pretrain.search_proxy import write_json_atomically
+from codemix.pretrain.stage_data import read_stage, source_of_prefix
 
 from codemix.config import ConfigError, require
-from mixtures.blend import stage_blend
-from mixtures.spec import load_spec
-from pretrain import search_proxy
-from pretrain.cli_args import SEARCHABLE_STAGES, search_parser
-from pretrain.configs import load_recipe
-from pretrain.evaluate import parse_eval_sets
-from pretrain.mixture_fit import FitReport, fit, minimise
-from pretrain.mixture_space import ZERO_WEIGHT, MixtureSpace, candidate, make_space, parse_bounds
-from pretrain.search_proxy import write_json_atomically
-from pretrain.stage_data import read_stage, source_of_prefix
 
 logger = logging.getLogger(__name__)
 MIN_PROXIES = 4
@@ -534,10 +534,10 @@ def format_result(result: SearchResult) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m pretrain.search``: the search without the dashboard page (``mix search`` adds it)."""
+    """``python -m codemix.pretrain.search``: the search without the dashboard page (``mix search`` adds it)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        result = run_search(parse_args(argv, prog="python -m pretrain.search"))
+        result = run_search(parse_args(argv, prog="python -m codemix.pretrain.search"))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

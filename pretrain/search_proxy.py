@@ -1,6 +1,6 @@
 """One proxy of a mixture search: train on one blend, score held-out code.
 
-    python -m pretrain.search_proxy PROXY_DIR [--threads N]     # by hand; a search calls ``work``
+    python -m codemix.pretrain.search_proxy PROXY_DIR [--threads N]     # by hand; a search calls ``work``
 
 ``PROXY_DIR/proxy.json`` (written by ``pretrain.search``) says what to train: recipe, overrides,
 stage, steps, sequence length, the eval sets. ``PROXY_DIR/data/`` is the blend view: the build's
@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
-
-from pretrain.configs import load_recipe
-from pretrain.evaluate import evaluate_run, parse_eval_sets
-from pretrain.run import TrainOptions, run
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.evaluate import evaluate_run, parse_eval_sets
+from codemix.pretrain.run import TrainOptions, run
 
 EVAL_FIELDS = ("bits_per_byte", "loss_nats", "tokens", "bytes")
 
@@ -99,7 +98,7 @@ def write_json_atomically(path: Path, record: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pretrain.search_proxy", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m codemix.pretrain.search_proxy", description=__doc__.splitlines()[0])
     parser.add_argument("proxy_dir")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of this proxy")
     args = parser.parse_args(argv)

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from codemix.pretrain.data import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 from codemix.config import ConfigError, require
-from pretrain.data import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 SHARD_NAME = re.compile(r"^(?P<source>.+)-\d{5}-of-\d{5}$")
 
@@ -92,7 +92,7 @@ def read_stage(build_dir: str | Path, stage: str) -> StageData:
 
 def check_loss_masks(prefixes: Sequence[str]) -> None:
     """SFT trains on the assistant's tokens only; without a loss-mask twin it would train on everything."""
-    from mixtures.sft import loss_mask_prefix
+    from codemix.mixtures.sft import loss_mask_prefix
 
     for prefix in prefixes:
         mask = loss_mask_prefix(prefix)
@@ -109,7 +109,7 @@ def build_stage_dataset(data: StageData, *, sequence_length: int, num_samples: i
     needed by megatron's non-TE attention on CPU); GPU runs rebuild sample boundaries from position ids.
     """
     if data.stage == "sft":
-        from pretrain.sft_dataset import build_sft_dataset
+        from codemix.pretrain.sft_dataset import build_sft_dataset
 
         return build_sft_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,
                                  create_attention_mask=attention_mask, eod_token=data.eod_token)

@@ -1,10 +1,10 @@
 """Continued pretraining of a megatron-core MoE on a ``mix build`` output, one stage per run.
 
-    python -m pretrain.train --model tiny --stage short --data out/demo --steps 30 --out runs/tiny-short
-    python -m pretrain.train --model tiny --stage long --data out/demo --steps 10 --out runs/tiny-long \\
+    python -m codemix.pretrain.train --model tiny --stage short --data out/demo --steps 30 --out runs/tiny-short
+    python -m codemix.pretrain.train --model tiny --stage long --data out/demo --steps 10 --out runs/tiny-long \\
         --init-from runs/tiny-short/checkpoints/step_0000030
-    python -m pretrain.train --model continued --init-from-hf BASE_DIR --stage short --data out/base-build ...
-    torchrun --nproc-per-node 8 -m pretrain.train --model h100-1b --stage short ...   # GPUs
+    python -m codemix.pretrain.train --model continued --init-from-hf BASE_DIR --stage short --data out/base-build ...
+    torchrun --nproc-per-node 8 -m codemix.pretrain.train --model h100-1b --stage short ...   # GPUs
 
 ``main(argv)`` is the entry point ``mix train`` wraps. Everything else lives in ``pretrain.run``.
 """
@@ -17,8 +17,9 @@ import logging
 import sys
 from pathlib import Path
 
+from codemix.pretrain.cli_args import train_parser
+
 from codemix.config import ConfigError
-from pretrain.cli_args import train_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,9 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     """Parse ``argv``, train, print where the final checkpoint is; 2 on a configuration error."""
     args = build_parser().parse_args(argv)
     import torch  # after parsing: --help and argument errors answer without loading torch
-
-    from pretrain.configs import load_recipe
-    from pretrain.run import TrainOptions, run
+    from codemix.pretrain.configs import load_recipe
+    from codemix.pretrain.run import TrainOptions, run
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("megatron").setLevel(logging.WARNING)  # its dataset builder logs every index file at INFO

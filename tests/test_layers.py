@@ -4,51 +4,58 @@ declared dependencies that are really used. Checked with import-linter and grimp
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import grimp
+import pytest
 
+from codemix import LAYERS
 from tests.conftest import REPO_ROOT
+from tests.layout import install_layout, lint_imports, package_dirs
 
-PACKAGES = ("mix", "codemix", "filters", "dedup", "mixtures", "pipelines", "pretrain", "dashboards")
-LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-
-
-def lint_imports(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(LINT_IMPORTS), "--config", str(REPO_ROOT / "pyproject.toml"), "--no-cache"],
-                          cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, timeout=300, check=False)
+PACKAGES = ("codemix", *LAYERS)
 
 
-def copy_packages(destination: Path) -> None:
-    for package in PACKAGES:
-        shutil.copytree(REPO_ROOT / package, destination / package, ignore=shutil.ignore_patterns("__pycache__"))
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory) -> Path:
+    return install_layout(tmp_path_factory.mktemp("layout"))
 
 
-def test_the_layers_contract_holds_and_has_no_exceptions() -> None:
+def test_the_layers_contract_holds_and_has_no_exceptions(layout: Path) -> None:
     config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     (contract,) = [c for c in config["contracts"] if c["type"] == "layers"]
-    assert "ignore_imports" not in contract and contract["layers"][0] == "mix" and contract["layers"][-1] == "codemix"
-    result = lint_imports(REPO_ROOT)
+    assert "ignore_imports" not in contract and contract["layers"][0] == "codemix.mix"
+    assert contract["layers"][-1].startswith("codemix.config")
+    result = lint_imports(layout)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 kept, 0 broken" in result.stdout
 
 
 def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
     """A deliberate violation in a copy of the tree: filters (layer 2) importing pipelines (layer 4)."""
-    copy_packages(tmp_path)
+    install_layout(tmp_path)
     lint_imports_ok = lint_imports(tmp_path)
     assert lint_imports_ok.returncode == 0, "guard: the copy itself is clean"
-    with open(tmp_path / "filters" / "code.py", "a") as module:
-        module.write("\nimport pipelines.build  # a lower layer reaching up\n")
+    with open(tmp_path / "codemix" / "filters" / "code.py", "a") as module:
+        module.write("\nimport codemix.pipelines.build  # a lower layer reaching up\n")
     result = lint_imports(tmp_path)
     assert result.returncode != 0
-    assert "filters.code -> pipelines.build" in result.stdout and "0 kept, 1 broken" in result.stdout
+    assert "codemix.filters.code -> codemix.pipelines.build" in result.stdout and "0 kept, 1 broken" in result.stdout
+
+
+def test_every_package_folder_is_installed() -> None:
+    """Each folder with an ``__init__.py`` under a layer is a package the wheel lists (or it would be left out)."""
+    listed = set(tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    expected = set()
+    for package, folder in package_dirs().items():
+        for init in (REPO_ROOT / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(REPO_ROOT / folder).parts
+            expected.add(".".join((package, *relative)))
+    assert len(expected) >= 11, "guard: the layers were found"
+    assert expected == listed
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -87,8 +94,11 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles
 
 
-def test_no_module_imports_itself_through_others() -> None:
-    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+def test_no_module_imports_itself_through_others(layout: Path, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(layout))
+    for name in [name for name in sys.modules if name == "codemix" or name.startswith("codemix.")]:
+        monkeypatch.delitem(sys.modules, name)
+    graph = grimp.build_graph("codemix", cache_dir=None)
     imports = {module: graph.find_modules_directly_imported_by(module) for module in graph.modules}
     assert len(imports) > 80, "guard: grimp saw the whole code base"
     assert strongly_connected(imports) == []
@@ -101,7 +111,7 @@ IMPORTED_BY_A_DEPENDENCY = {"regex": ("datatrove", "datatrove"), "spacy": ("data
 
 # Development tools that run rather than get imported, and where the project runs them.
 RUN_AS_A_TOOL = {"pytest-timeout": ("pyproject.toml", "\ntimeout = "), "ruff": ("Makefile", "ruff check"),
-                 "import-linter": ("Makefile", "lint-imports"),
+                 "import-linter": ("tests/layout.py", "lint-imports"),
                  "moto": ("tests/pipelines/portable_services.py", '"-m", "moto.server"')}
 
 
@@ -124,7 +134,7 @@ def imports_in(roots: list[Path], name: str) -> bool:
 
 
 def test_every_declared_dependency_is_used() -> None:
-    code = [REPO_ROOT / package for package in PACKAGES]
+    code = [REPO_ROOT / folder for folder in package_dirs().values()]
     everything = code + [REPO_ROOT / "tests", REPO_ROOT / "bench"]
     for group, roots in ((None, code), ("dev", everything)):
         for distribution in declared(group):

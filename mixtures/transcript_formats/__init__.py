@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from mixtures.transcript_formats.aider import AIDER
-from mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE
-from mixtures.transcript_formats.base import Format, Transcript
-from mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
-from mixtures.transcript_formats.codex import CODEX
-from mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
-from mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
-from mixtures.transcript_formats.outcomes import outcome_facts
-from mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
+from codemix.mixtures.transcript_formats.aider import AIDER
+from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
+from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
+from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
+from codemix.mixtures.transcript_formats.outcomes import outcome_facts
+from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 
 JSON_FORMATS = (OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES, OPENAI_RESPONSES,
                 ANTHROPIC, OPENAI_CHAT)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mixtures.transcript_formats.base import Format, Transcript
-from mixtures.transcript_formats.canonical import TranscriptShapeError, message
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, message
 
 SESSION_START = re.compile(r"^# aider chat started at (.*)$", re.MULTILINE)
 USER_LINE = "####"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mixtures.transcript_formats.base import Format, Transcript, compaction, declared_tools
-from mixtures.transcript_formats.canonical import (
+from codemix.mixtures.transcript_formats.base import Format, Transcript, compaction, declared_tools
+from codemix.mixtures.transcript_formats.canonical import (
     TranscriptShapeError,
     block_type,
     content_text,
@@ -17,7 +17,7 @@ from mixtures.transcript_formats.canonical import (
     string,
     tool_call,
 )
-from mixtures.transcript_formats.openai import chat_messages_of, container_facts
+from codemix.mixtures.transcript_formats.openai import chat_messages_of, container_facts
 
 ANTHROPIC_ONLY_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"})
 CALL_BLOCKS = frozenset({"tool_use", "server_tool_use"})

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mixtures.transcript_formats.canonical import string
+from codemix.mixtures.transcript_formats.canonical import string
 
 Container = Literal["json", "session", "text"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mixtures.transcript_formats.base import Format, Transcript, compaction
-from mixtures.transcript_formats.canonical import content_text, message, string
-from mixtures.transcript_formats.openai import RESPONSE_ITEM_TYPES, ResponseItems
+from codemix.mixtures.transcript_formats.base import Format, Transcript, compaction
+from codemix.mixtures.transcript_formats.canonical import content_text, message, string
+from codemix.mixtures.transcript_formats.openai import RESPONSE_ITEM_TYPES, ResponseItems
 
 ROLLOUT_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
 LEGACY_META_KEYS = frozenset({"id", "timestamp", "instructions", "git"})

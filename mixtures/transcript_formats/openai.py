@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mixtures.transcript_formats.base import Format, Transcript, declared_tools, recorded_facts
-from mixtures.transcript_formats.canonical import (
+from codemix.mixtures.transcript_formats.base import Format, Transcript, declared_tools, recorded_facts
+from codemix.mixtures.transcript_formats.canonical import (
     TranscriptShapeError,
     block_type,
     content_text,

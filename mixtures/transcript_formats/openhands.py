@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mixtures.transcript_formats.base import Format, Transcript, compaction, declared_tools, recorded_facts
-from mixtures.transcript_formats.canonical import TranscriptShapeError, message, string, tool_call
-from mixtures.transcript_formats.openai import chat_message, chat_messages_of, container_facts, is_chat_list
+from codemix.mixtures.transcript_formats.base import Format, Transcript, compaction, declared_tools, recorded_facts
+from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, message, string, tool_call
+from codemix.mixtures.transcript_formats.openai import chat_message, chat_messages_of, container_facts, is_chat_list
 
 # Actions that are not the model's turn: the harness's own bookkeeping.
 HARNESS_ACTIONS = frozenset({"recall", "change_agent_state", "null", "system", "message", "condensation"})

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mixtures.transcript_formats.base import Format, Transcript, compaction, recorded_facts
-from mixtures.transcript_formats.canonical import TranscriptShapeError, message, string
-from mixtures.transcript_formats.openai import chat_message, container_facts, is_chat_list
+from codemix.mixtures.transcript_formats.base import Format, Transcript, compaction, recorded_facts
+from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, message, string
+from codemix.mixtures.transcript_formats.openai import chat_message, container_facts, is_chat_list
 
 # mini-swe-agent's end-of-run command (v1+: COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT, v0: MINI_SWE_AGENT_FINAL_OUTPUT).
 MINI_SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")

@@ -8,8 +8,7 @@ import logging
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
-
-from dedup.components import (
+from codemix.dedup.components import (
     both_directions,
     is_star_violation,
     large_star_links,
@@ -17,10 +16,10 @@ from dedup.components import (
     small_star_links,
     toward_smaller,
 )
-from dedup.config import DedupConfig
-from dedup.files import parquet_pattern
-from pipelines.dedup.files import ReadEdges, WriteEdges, WriteSum, delete_matching, read_count
-from pipelines.spill import grouping
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.files import parquet_pattern
+from codemix.pipelines.dedup.files import ReadEdges, WriteEdges, WriteSum, delete_matching, read_count
+from codemix.pipelines.spill import grouping
 
 logger = logging.getLogger(__name__)
 

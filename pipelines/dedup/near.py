@@ -8,17 +8,16 @@ from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-
-from dedup.config import SIDE_INPUT, DedupConfig
-from dedup.index import is_previous
-from dedup.minhash import (
+from codemix.dedup.config import SIDE_INPUT, DedupConfig
+from codemix.dedup.index import is_previous
+from codemix.dedup.minhash import (
     band_keys,
     make_permutations,
     shingle_hashes,
     signature,
     to_bytes,
 )
-from dedup.near import (
+from codemix.dedup.near import (
     MAX_PAIRS_PER_BUCKET,
     MIN_PIVOTS,
     OFFER,
@@ -34,9 +33,9 @@ from dedup.near import (
     send_payloads,
     text_payload,
 )
-from pipelines.dedup.ids import KeepListed, keyed_spill
-from pipelines.dedup.rows import NAMESPACE, location_of
-from pipelines.spill import distinct, grouping
+from codemix.pipelines.dedup.ids import KeepListed, keyed_spill
+from codemix.pipelines.dedup.rows import NAMESPACE, location_of
+from codemix.pipelines.spill import distinct, grouping
 
 
 def bucket_pairs(bucket: tuple[bytes, Iterable[str]], max_pairs: int) -> Iterator[Edge | beam.pvalue.TaggedOutput]:

@@ -48,14 +48,12 @@ import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import PipelineOptions
-
-from codemix.document import DOCUMENT_SCHEMA
-from dedup.components import component_labels
-from dedup.config import DedupConfig
-from dedup.files import PARQUET, parquet_pattern
-from dedup.keeper import as_number
-from dedup.minhash import band_keys, make_permutations, shingle_hashes, signature
-from dedup.repos import (
+from codemix.dedup.components import component_labels
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.files import PARQUET, parquet_pattern
+from codemix.dedup.keeper import as_number
+from codemix.dedup.minhash import band_keys, make_permutations, shingle_hashes, signature
+from codemix.dedup.repos import (
     NAMESPACE,
     REPO_DUPLICATE_SCHEMA,
     REPO_SUMMARY_SCHEMA,
@@ -71,8 +69,8 @@ from dedup.repos import (
     summary_row,
     verified_bucket_edges,
 )
-from pipelines.dedup.components import resolve_components
-from pipelines.dedup.files import (
+from codemix.pipelines.dedup.components import resolve_components
+from codemix.pipelines.dedup.files import (
     ReadEdges,
     WriteCount,
     WriteEdges,
@@ -81,8 +79,10 @@ from pipelines.dedup.files import (
     read_count,
     require_input,
 )
-from pipelines.dedup.rows import parse_metadata  # counts malformed metadata under codemix.dedup
-from pipelines.ledger import write_parquet
+from codemix.pipelines.dedup.rows import parse_metadata  # counts malformed metadata under codemix.dedup
+from codemix.pipelines.ledger import write_parquet
+
+from codemix.document import DOCUMENT_SCHEMA
 
 logger = logging.getLogger(__name__)
 

@@ -56,13 +56,11 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
-
-from codemix.document import DOCUMENT_SCHEMA
-from dedup.components import component_labels
-from dedup.config import SIDE_INPUT, DedupConfig, resolve_join
-from dedup.files import PARQUET, parquet_pattern
-from dedup.index import index_row, index_schema
-from dedup.stage import (
+from codemix.dedup.components import component_labels
+from codemix.dedup.config import SIDE_INPUT, DedupConfig, resolve_join
+from codemix.dedup.files import PARQUET, parquet_pattern
+from codemix.dedup.index import index_row, index_schema
+from codemix.dedup.stage import (
     DUPLICATE_SCHEMA,
     SIGNATURE_SCHEMA,
     DedupResult,
@@ -73,8 +71,8 @@ from dedup.stage import (
     signature_row,
     text_digest,
 )
-from pipelines.dedup.components import ComponentPass, pass_dir, resolve_components
-from pipelines.dedup.files import (
+from codemix.pipelines.dedup.components import ComponentPass, pass_dir, resolve_components
+from codemix.pipelines.dedup.files import (
     ReadEdges,
     WriteCounts,
     WriteEdges,
@@ -83,13 +81,15 @@ from pipelines.dedup.files import (
     read_counts,
     require_input,
 )
-from pipelines.dedup.ids import DropRowsWithIds, KeepListed, keyed_spill
-from pipelines.dedup.index import ReadPreviousSignatures, check_previous_indexes
-from pipelines.dedup.near import CandidateEdges
-from pipelines.dedup.rows import location_of, rank_of_row
-from pipelines.ledger import WriteRows, write_parquet
-from pipelines.options import runner_name
-from pipelines.spill import CoGroup, distinct, flatten, grouping
+from codemix.pipelines.dedup.ids import DropRowsWithIds, KeepListed, keyed_spill
+from codemix.pipelines.dedup.index import ReadPreviousSignatures, check_previous_indexes
+from codemix.pipelines.dedup.near import CandidateEdges
+from codemix.pipelines.dedup.rows import location_of, rank_of_row
+from codemix.pipelines.ledger import WriteRows, write_parquet
+from codemix.pipelines.options import runner_name
+from codemix.pipelines.spill import CoGroup, distinct, flatten, grouping
+
+from codemix.document import DOCUMENT_SCHEMA
 
 logger = logging.getLogger(__name__)
 

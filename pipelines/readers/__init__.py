@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from codemix.pipelines.readers.archive import read_archive
+from codemix.pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
+from codemix.pipelines.readers.crawl_list import read_crawl_list
+from codemix.pipelines.readers.directory import read_directory
+from codemix.pipelines.readers.dumps import read_dump
+from codemix.pipelines.readers.git import read_git
+from codemix.pipelines.readers.language import detect_language
+from codemix.pipelines.readers.transcripts import read_transcripts
+
 from codemix.document import ReadCount
 from codemix.sources import SourceConfig
-from pipelines.readers.archive import read_archive
-from pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
-from pipelines.readers.crawl_list import read_crawl_list
-from pipelines.readers.directory import read_directory
-from pipelines.readers.dumps import read_dump
-from pipelines.readers.git import read_git
-from pipelines.readers.language import detect_language
-from pipelines.readers.transcripts import read_transcripts
 
 READERS: dict[str, Reader] = {
     "git": read_git,

@@ -24,8 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Literal
 
-from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
-from pipelines.readers.common import (
+from codemix.pipelines.readers.common import (
     Outcome,
     ReadTally,
     base_name,
@@ -39,6 +38,8 @@ from pipelines.readers.common import (
     read_bounded,
     text_name,
 )
+
+from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 
 MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]
 _DRIVE = re.compile(r"^[A-Za-z]:")

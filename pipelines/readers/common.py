@@ -33,10 +33,10 @@ import smart_open
 import zstandard
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
+from codemix.pipelines.readers.language import detect_language
 
 from codemix.document import Document, Dropped, Quarantined, ReadCount, describe_error, make_doc_id
 from codemix.sources import SourceConfig
-from pipelines.readers.language import detect_language
 
 STAGE = "crawl"
 BINARY_SNIFF_BYTES = 8192  # same window git uses to call a blob binary (buffer_is_binary)

@@ -17,10 +17,8 @@ import os
 import posixpath
 from collections.abc import Iterator
 
-from codemix.document import ReadCount
-from codemix.sources import SourceConfig
-from pipelines.readers.archive import is_archive, read_archive
-from pipelines.readers.common import (
+from codemix.pipelines.readers.archive import is_archive, read_archive
+from codemix.pipelines.readers.common import (
     Outcome,
     Reader,
     ReadTally,
@@ -31,8 +29,11 @@ from pipelines.readers.common import (
     open_binary,
     quarantine,
 )
-from pipelines.readers.directory import read_directory
-from pipelines.readers.git import is_remote, read_git
+from codemix.pipelines.readers.directory import read_directory
+from codemix.pipelines.readers.git import is_remote, read_git
+
+from codemix.document import ReadCount
+from codemix.sources import SourceConfig
 
 
 def read_crawl_list(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome | ReadCount]:

@@ -16,9 +16,7 @@ import stat
 from collections.abc import Iterator
 
 from apache_beam.io.filesystems import FileSystems
-
-from codemix.sources import SourceConfig
-from pipelines.readers.common import (
+from codemix.pipelines.readers.common import (
     BEAM_SCHEMES,
     Outcome,
     ReadTally,
@@ -31,6 +29,8 @@ from pipelines.readers.common import (
     read_bounded,
     text_name,
 )
+
+from codemix.sources import SourceConfig
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 

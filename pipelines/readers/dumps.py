@@ -20,9 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pyarrow.parquet as pq
-
-from codemix.sources import SourceConfig
-from pipelines.readers.common import (
+from codemix.pipelines.readers.common import (
     JSON_ERRORS,
     ErrorBudget,
     Outcome,
@@ -43,7 +41,9 @@ from pipelines.readers.common import (
     storable,
     strip_compression,
 )
-from pipelines.readers.language import detect_language
+from codemix.pipelines.readers.language import detect_language
+
+from codemix.sources import SourceConfig
 
 TEXT_FIELDS = ("content", "text")
 REPO_FIELDS = ("repo_name", "repo")

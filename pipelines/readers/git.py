@@ -22,8 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Self
 
-from codemix.sources import SourceConfig
-from pipelines.readers.common import (
+from codemix.pipelines.readers.common import (
     Outcome,
     ReadTally,
     base_name,
@@ -33,6 +32,8 @@ from pipelines.readers.common import (
     quarantine,
     tree_location,
 )
+
+from codemix.sources import SourceConfig
 
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"  # a submodule: the tree records a commit of another repository

@@ -25,9 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from codemix.document import Quarantined, describe_error
-from codemix.sources import SourceConfig
-from mixtures.transcripts import (
+from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
     TranscriptShapeError,
@@ -37,7 +35,7 @@ from mixtures.transcripts import (
     session_format,
     transcript_record,
 )
-from pipelines.readers.common import (
+from codemix.pipelines.readers.common import (
     JSON_ERRORS,
     ErrorBudget,
     Outcome,
@@ -56,6 +54,9 @@ from pipelines.readers.common import (
     storable,
     strip_compression,
 )
+
+from codemix.document import Quarantined, describe_error
+from codemix.sources import SourceConfig
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from codemix.dedup.stage import DUPLICATE_SCHEMA
 
 from codemix.document import DOCUMENT_SCHEMA, DROPPED_SCHEMA, REDACTION_SCHEMA, Document
-from dedup.stage import DUPLICATE_SCHEMA
 
 KINDS = {"alpha": ("python", "MIT"), "beta": ("go", "Apache-2.0")}
 CRAWLED = {"alpha": [f"a{i}" for i in range(1, 7)], "beta": [f"b{i}" for i in range(1, 5)]}

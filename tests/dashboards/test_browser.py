@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 import pytest
+from codemix.dashboards.browser import dump_dom, page_requests, rendered_plots, screenshot
 from PIL import Image
-
-from dashboards.browser import dump_dom, page_requests, rendered_plots, screenshot
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,8 @@ import math
 
 import numpy as np
 import pytest
-
-from dashboards.fit import FORMS_BY_NAME, MIN_POINTS, Point, fit_all, fit_form, fit_metric, join_checkpoints
-from dashboards.runs import EvalRow, RLRow
+from codemix.dashboards.fit import FORMS_BY_NAME, MIN_POINTS, Point, fit_all, fit_form, fit_metric, join_checkpoints
+from codemix.dashboards.runs import EvalRow, RLRow
 
 PPL = np.geomspace(1.5, 6.0, 24)
 # True parameters per form; the sigmoid is given with k < 0 to check it comes back as the k > 0 twin.

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import html
 
-from dashboards.health import health_card
-from mixtures.blend import stage_manifest
-from mixtures.spec import parse_spec
-from pipelines.health import build_health
+from codemix.dashboards.health import health_card
+from codemix.mixtures.blend import stage_manifest
+from codemix.mixtures.spec import parse_spec
+from codemix.pipelines.health import build_health
+
 from tests.dashboards.fixtures import manifest, shard_stats
 
 SPEC = {

@@ -7,9 +7,8 @@ import math
 import os
 
 import pytest
-
-from dashboards.builds import load_build
-from dashboards.runs import (
+from codemix.dashboards.builds import load_build
+from codemix.dashboards.runs import (
     TENSORBOARD_EVAL_SET,
     EvalRow,
     default_eval_set,
@@ -18,6 +17,7 @@ from dashboards.runs import (
     read_tensorboard,
     tensorboard_eval_rows,
 )
+
 from tests.dashboards import fixtures
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from dashboards.builds import read_jsonl
-from dashboards.runs import _records
+from codemix.dashboards.builds import read_jsonl
+from codemix.dashboards.runs import _records
 
 RECORDS = [{"error": "bad byte in line one\u2028line two"}, {"text": "a\u2029b\x85c"}, {"plain": 1}]
 

@@ -13,8 +13,7 @@ import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-
-from dedup.components import (
+from codemix.dedup.components import (
     both_directions,
     component_labels,
     is_star_violation,
@@ -23,10 +22,10 @@ from dedup.components import (
     small_star_links,
     toward_smaller,
 )
-from dedup.config import DedupConfig
-from dedup.files import EDGE_SCHEMA, parquet_pattern
-from pipelines.dedup.components import CountStarViolations, StarRounds, resolve_components
-from pipelines.dedup.files import ReadEdges
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.files import EDGE_SCHEMA, parquet_pattern
+from codemix.pipelines.dedup.components import CountStarViolations, StarRounds, resolve_components
+from codemix.pipelines.dedup.files import ReadEdges
 
 RUNNER = ["--runner=FnApiRunner"]
 

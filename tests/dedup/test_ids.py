@@ -9,13 +9,12 @@ import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
+from codemix.dedup.config import KEYED_JOIN, SIDE_INPUT
+from codemix.dedup.ids import LISTED, ROW, IdSet, listed_or_not
+from codemix.dedup.near import pack_text, text_payload, unpack_text
+from codemix.pipelines.dedup.ids import DropListed, IdSetOf, KeepListed
 from hypothesis import given
 from hypothesis import strategies as st
-
-from dedup.config import KEYED_JOIN, SIDE_INPUT
-from dedup.ids import LISTED, ROW, IdSet, listed_or_not
-from dedup.near import pack_text, text_payload, unpack_text
-from pipelines.dedup.ids import DropListed, IdSetOf, KeepListed
 
 ids = st.lists(st.text(min_size=0, max_size=40), max_size=60)
 
@@ -86,7 +85,7 @@ def test_text_payload_round_trips_any_text_and_is_smaller_for_code():
 
 
 def test_an_id_repeated_in_the_input_is_a_loud_error_not_a_lost_document():
-    from dedup.stage import exact_duplicate_rows
+    from codemix.dedup.stage import exact_duplicate_rows
 
     copy = ((0,), "same-id", "src", "a.py")
     with pytest.raises(ValueError, match="occurs twice"):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from dedup.config import KEEPER_CRITERIA
-from dedup.keeper import as_epoch_seconds, is_permissive, rank_key
+from codemix.dedup.config import KEEPER_CRITERIA
+from codemix.dedup.keeper import as_epoch_seconds, is_permissive, rank_key
 
 ORDER = list(KEEPER_CRITERIA)
 

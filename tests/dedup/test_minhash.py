@@ -7,9 +7,8 @@ import itertools
 import numpy as np
 import pytest
 import xxhash
-
-from dedup.config import DedupConfig
-from dedup.minhash import (
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.minhash import (
     band_keys,
     estimated_jaccard,
     exact_jaccard,
@@ -20,6 +19,7 @@ from dedup.minhash import (
     to_bytes,
     tokens,
 )
+
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 
 CONFIG = DedupConfig()

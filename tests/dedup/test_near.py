@@ -18,11 +18,10 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.pvalue import TaggedOutput
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-
-from dedup.config import DedupConfig
-from dedup.index import previous_node
-from dedup.minhash import make_permutations, shingle_hashes, signature, to_bytes
-from dedup.near import (
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.index import previous_node
+from codemix.dedup.minhash import make_permutations, shingle_hashes, signature, to_bytes
+from codemix.dedup.near import (
     MAX_PAIRS_PER_BUCKET,
     MIN_PIVOTS,
     OWN,
@@ -35,7 +34,8 @@ from dedup.near import (
     pivot_pairs,
     send_payloads,
 )
-from pipelines.dedup.near import CandidateEdges, VerifyPairs, bucket_pairs
+from codemix.pipelines.dedup.near import CandidateEdges, VerifyPairs, bucket_pairs
+
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 from tests.dedup.test_components import union_find_labels
 

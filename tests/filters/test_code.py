@@ -8,13 +8,13 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from codemix.filters.apply import drop_reason
+from codemix.filters.config import FiltersConfig
+from codemix.mixtures.spec import parse_spec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from codemix.document import Document
-from filters.apply import drop_reason
-from filters.config import FiltersConfig
-from mixtures.spec import parse_spec
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 REAL_CODE = (STDLIB / "json" / "decoder.py").read_text()
@@ -125,13 +125,13 @@ def test_allow_list_drops_other_languages():
 
 @given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=300) | st.text(max_size=300))
 def test_character_class_counts_match_the_str_predicates(text: str) -> None:
-    from filters.code import ASCII_ALNUM, ASCII_ALPHA, ASCII_SPACE, count_class
+    from codemix.filters.code import ASCII_ALNUM, ASCII_ALPHA, ASCII_SPACE, count_class
 
     for members, predicate in ((ASCII_ALNUM, str.isalnum), (ASCII_ALPHA, str.isalpha), (ASCII_SPACE, str.isspace)):
         assert count_class(text, members, predicate) == sum(map(predicate, text))
 
 
 def test_character_class_counts_include_the_ascii_separators_isspace_knows() -> None:
-    from filters.code import ASCII_SPACE, count_class
+    from codemix.filters.code import ASCII_SPACE, count_class
 
     assert count_class("a\x1c\x1d\x1e\x1f \t\u2003b²", ASCII_SPACE, str.isspace) == 7

@@ -14,10 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-
-from bench.decontamination import VARIANTS, paste  # the benchmark's own transformations
-from codemix.config import ConfigError, load_config
-from filters.decontamination import (
+from codemix.filters.decontamination import (
     BenchmarkHit,
     ContaminationIndex,
     DecontaminationConfig,
@@ -26,7 +23,10 @@ from filters.decontamination import (
     normalise_tokens,
     read_benchmark,
 )
-from mix.cli import main as mix
+from codemix.mix.cli import main as mix
+
+from bench.decontamination import VARIANTS, paste  # the benchmark's own transformations
+from codemix.config import ConfigError, load_config
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 HOSTS = ["textwrap.py", "shlex.py", "fnmatch.py", "heapq.py", "bisect.py", "colorsys.py", "glob.py"]
@@ -324,7 +324,7 @@ def test_benchmark_files_in_every_accepted_shape_are_read(tmp_path):
 
 
 def test_tree_sitter_grammars_are_shipped_not_downloaded():
-    from filters.decontamination import _tree_sitter_parser
+    from codemix.filters.decontamination import _tree_sitter_parser
     for name in ("javascript", "typescript", "java", "cpp", "go", "rust"):
         assert _tree_sitter_parser(name) is not None, name
 

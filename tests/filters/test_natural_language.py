@@ -9,18 +9,18 @@ from importlib.metadata import metadata
 from pathlib import Path
 
 import pytest
-
-from codemix.config import ConfigError, load_config
-from codemix.document import Document
-from codemix.sources import ReadLimits, SourceConfig
-from filters.natural_language import (
+from codemix.filters.natural_language import (
     NaturalLanguageChecker,
     NaturalLanguageConfig,
     natural_language_drop_reason,
     prose_of,
     transcript_prose,
 )
-from pipelines.readers import read_location
+from codemix.pipelines.readers import read_location
+
+from codemix.config import ConfigError, load_config
+from codemix.document import Document
+from codemix.sources import ReadLimits, SourceConfig
 
 REASON = re.compile(r"(gopher_quality|gopher_repetition|fineweb_quality):[a-z0-9_]+")
 # Installed project dependencies whose PyPI long description is a real README (Markdown and reST).

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from mix.cli import build_parser
-from mix.cli import main as mix
-from mix.options import beam_option_names, option_names, unknown_options
-from pipelines.options import runner_name, with_default_runner
+from codemix.mix.cli import build_parser
+from codemix.mix.cli import main as mix
+from codemix.mix.options import beam_option_names, option_names, unknown_options
+from codemix.pipelines.options import runner_name, with_default_runner
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,7 +95,7 @@ def test_every_help_answers_without_loading_beam_or_torch(command):
 
 def test_quiet_by_default(tmp_path):
     """A command that loads Beam prints its one error line, not Beam's import warnings."""
-    result = subprocess.run([sys.executable, "-m", "mix", "stats", str(tmp_path)], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "codemix.mix", "stats", str(tmp_path)], capture_output=True, text=True,
                             cwd=REPO_ROOT, check=False)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [(f"mix stats: {tmp_path} is not a mix build output directory "

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
-from mix.cli import main as mix
-from pipelines.options import shares_local_disk, worker_count
+from codemix.mix.cli import main as mix
+from codemix.pipelines.options import shares_local_disk, worker_count
 
 DATAFLOW = ["--runner", "DataflowRunner", "--project", "p", "--region", "europe-west4",
             "--temp_location", "gs://bucket/tmp"]

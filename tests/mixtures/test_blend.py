@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from mixtures.blend import data_path_argument, stage_blend
+from codemix.mixtures.blend import data_path_argument, stage_blend
 
 
 def shard(source: str, index: int, tokens: int) -> dict:

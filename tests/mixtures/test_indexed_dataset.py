@@ -6,14 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
-
-from mixtures.indexed_dataset import (
+from codemix.mixtures.indexed_dataset import (
     IndexedDatasetWriter,
     dtype_for_vocab,
     read_indexed_documents,
     write_indexed_dataset,
 )
+from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
 
 # (vocab size, dtype the writer must use): a small code vocab and a Qwen-sized one past uint16.
 VOCABS = [(1_000, np.uint16), (151_936, np.int32)]
@@ -132,7 +131,7 @@ def test_a_failure_while_committing_leaves_no_files(tmp_path, monkeypatch):
     def failing_commit(*args):
         raise OSError("object store unavailable")
 
-    monkeypatch.setattr("mixtures.indexed_dataset._commit", failing_commit)
+    monkeypatch.setattr("codemix.mixtures.indexed_dataset._commit", failing_commit)
     with pytest.raises(OSError, match="unavailable"):
         write_indexed_dataset(str(tmp_path / "shard"), make_documents(1_000), np.uint16)
     assert shard_files(tmp_path) == []

@@ -7,12 +7,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from tokenizers import Tokenizer
-
-from codemix.config import ConfigError, load_config
-from mixtures.repository import (
+from codemix.mixtures.repository import (
     DUPLICATE_PATH,
     FILE_OVER_CONTEXT,
     FILE_SEP,
@@ -29,8 +24,13 @@ from mixtures.repository import (
     repository_documents,
     split_at_file_boundaries,
 )
-from mixtures.tokenizer import SPECIAL_TOKENS, train_bpe
-from pipelines.readers.language import detect_language
+from codemix.mixtures.tokenizer import SPECIAL_TOKENS, train_bpe
+from codemix.pipelines.readers.language import detect_language
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from codemix.config import ConfigError, load_config
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 

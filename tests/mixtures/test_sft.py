@@ -12,15 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from megatron.core.datasets.indexed_dataset import IndexedDataset
-from tokenizers import Tokenizer
-
-from codemix.config import ConfigError, load_config
-from codemix.document import Document
-from codemix.sources import TRANSCRIPT_FORMATS, SourceConfig
-from mixtures.chat import render_messages
-from mixtures.indexed_dataset import dtype_for_vocab
-from mixtures.sft import (
+from codemix.mixtures.chat import render_messages
+from codemix.mixtures.indexed_dataset import dtype_for_vocab
+from codemix.mixtures.sft import (
     SFTConfig,
     clean_turns,
     extractive_summary,
@@ -33,8 +27,14 @@ from mixtures.sft import (
     tokenize_turns,
     write_sft_shard,
 )
-from mixtures.tokenizer import train_bpe
-from pipelines.readers import read_location
+from codemix.mixtures.tokenizer import train_bpe
+from codemix.pipelines.readers import read_location
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+from tokenizers import Tokenizer
+
+from codemix.config import ConfigError, load_config
+from codemix.document import Document
+from codemix.sources import TRANSCRIPT_FORMATS, SourceConfig
 
 REAL_FILES = ["mini-swe-agent/local.traj.json", "mini-swe-agent/github_issue.traj.json",
               "swe-agent/function_calling_simple.traj"]
@@ -516,7 +516,7 @@ def test_remote_compaction_without_a_summary_is_templated(fixture_docs, fixture_
 def test_a_real_summary_is_taken_from_the_redacted_messages(fixture_docs, fixture_tokenizer) -> None:
     """A secret in a compaction summary is redacted at crawl like any message text, and the continuation
     opens with the redacted summary: no copy of it is kept outside the messages."""
-    from filters.secrets import RedactionConfig, redact_document
+    from codemix.filters.secrets import RedactionConfig, redact_document
 
     doc = next(d for d in fixture_docs if d.metadata["format"] == "codex")
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

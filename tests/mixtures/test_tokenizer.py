@@ -8,9 +8,8 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from codemix.mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer, save_tokenizer, token_id, train_bpe
 from tokenizers import Tokenizer
-
-from mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer, save_tokenizer, token_id, train_bpe
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 # Real stdlib modules that carry non-ASCII text (accents, symbols, case-folding tables); the
@@ -143,7 +142,7 @@ def tiktoken_files(tmp_path_factory, training_texts):
     """A tiktoken file made from a trained BPE's ranks (4,000 ids), specials after the ranks."""
     import base64
 
-    from mixtures.tokenizer import byte_symbols
+    from codemix.mixtures.tokenizer import byte_symbols
 
     bpe = train_bpe(training_texts, vocab_size=4_000)
     to_byte = {symbol: b for b, symbol in enumerate(byte_symbols())}
@@ -172,8 +171,7 @@ def real_code() -> list[str]:
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k_base", "kimi"])
 def test_a_tiktoken_file_tokenizes_real_code_exactly_as_tiktoken(tiktoken_files, real_code, pattern):
     import tiktoken
-
-    from mixtures.tokenizer import SPLIT_PATTERNS
+    from codemix.mixtures.tokenizer import SPLIT_PATTERNS
 
     root, ranks, specials = tiktoken_files
     write_sidecar(root, specials, pat_str=pattern)
@@ -189,7 +187,7 @@ def test_a_tiktoken_file_tokenizes_real_code_exactly_as_tiktoken(tiktoken_files,
 
 
 def test_kimis_tokenizer_config_selects_kimis_split(tiktoken_files, tmp_path):
-    from mixtures.tokenizer import SPLIT_PATTERNS
+    from codemix.mixtures.tokenizer import SPLIT_PATTERNS
 
     root, _, specials = tiktoken_files
     shutil.copyfile(root / "codemix.tiktoken", tmp_path / "tiktoken.model")
@@ -230,8 +228,9 @@ def test_a_directory_without_a_tokenizer_is_refused(tmp_path):
 
 
 def test_spec_tokenizer_path_accepts_a_directory(tiktoken_files):
+    from codemix.mixtures.spec import TokenizerConfig
+
     from codemix.config import load_config
-    from mixtures.spec import TokenizerConfig
 
     root, _, specials = tiktoken_files
     write_sidecar(root, specials, pat_str="gpt2")
@@ -240,7 +239,7 @@ def test_spec_tokenizer_path_accepts_a_directory(tiktoken_files):
 
 
 def test_fingerprint_follows_the_ids_not_the_file(tiktoken_files, tokenizer, tmp_path):
-    from mixtures.tokenizer import tokenizer_fingerprint
+    from codemix.mixtures.tokenizer import tokenizer_fingerprint
 
     root, _, specials = tiktoken_files
     write_sidecar(root, specials, pat_str="gpt2")
@@ -251,7 +250,7 @@ def test_fingerprint_follows_the_ids_not_the_file(tiktoken_files, tokenizer, tmp
 
 
 def test_pad_token_is_a_special_token_other_than_the_eod(tokenizer, tiktoken_files):
-    from mixtures.tokenizer import pick_pad_token
+    from codemix.mixtures.tokenizer import pick_pad_token
 
     assert pick_pad_token(tokenizer, "<|endoftext|>") == "<|pad|>"
     root, ranks, _ = tiktoken_files

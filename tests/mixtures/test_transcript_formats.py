@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from mixtures.transcript_formats import (
+from codemix.mixtures.transcript_formats import (
     FORMAT_NAMES,
     Transcript,
     TranscriptShapeError,
@@ -19,8 +18,8 @@ from mixtures.transcript_formats import (
     parse_text,
     session_format,
 )
-from mixtures.transcript_formats.base import compaction_summary
-from mixtures.transcript_formats.canonical import parsed_arguments
+from codemix.mixtures.transcript_formats.base import compaction_summary
+from codemix.mixtures.transcript_formats.canonical import parsed_arguments
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 FILES = {

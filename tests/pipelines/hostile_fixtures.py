@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+from codemix.pipelines.readers import read_location
 from hypothesis import strategies as st
 
 from codemix.document import DOCUMENT_SCHEMA, DROPPED_SCHEMA, Document, Dropped, Quarantined
 from codemix.sources import ReadLimits, SourceConfig
-from pipelines.readers import read_location
 
 Outcome = Document | Dropped | Quarantined
 ABS = "@ABS@"  # replaced by the sandbox's absolute path when an archive is written

@@ -23,14 +23,14 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from codemix.filters.secrets import RedactionConfig, redact_text
+from codemix.mix.cli import main as mix
+from codemix.mixtures.repository import FILE_SEP, REPO_NAME
+from codemix.mixtures.tokenizer import load_tokenizer
+from codemix.pretrain.data import build_gpt_dataset, read_documents
+from codemix.pretrain.sft_dataset import build_sft_dataset
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 
-from filters.secrets import RedactionConfig, redact_text
-from mix.cli import main as mix
-from mixtures.repository import FILE_SEP, REPO_NAME
-from mixtures.tokenizer import load_tokenizer
-from pretrain.data import build_gpt_dataset, read_documents
-from pretrain.sft_dataset import build_sft_dataset
 from tests.conftest import committed
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -394,7 +394,7 @@ def test_mix_stats_funnel_totals_match_the_manifest(builds, capsys):
 
 
 def test_stats_show_transcript_outcomes_per_source_and_format(builds):
-    from pipelines.stats import build_stats, format_stats
+    from codemix.pipelines.stats import build_stats, format_stats
 
     stats = build_stats(str(builds[0]))
     outcomes = stats["runs"]["transcript_outcomes"]

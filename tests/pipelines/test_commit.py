@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from pipelines.resume import MARKER, MissingOutputs, StageRunner, committed_dir
+from codemix.pipelines.resume import MARKER, MissingOutputs, StageRunner, committed_dir
 
 
 def runner(work) -> StageRunner:

@@ -114,7 +114,7 @@ def mix(args: list[str], cluster: PortableCluster, cwd: Path) -> subprocess.Comp
     workers, reaches S3 through Beam's filesystem options alone."""
     env = {**{key: value for key, value in os.environ.items() if not key.startswith("AWS_")},
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    result = subprocess.run([sys.executable, "-m", "mix", *args], cwd=cwd, env=env, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "codemix.mix", *args], cwd=cwd, env=env, capture_output=True, text=True,
                             timeout=480, check=False)
     assert result.returncode == 0, f"mix {' '.join(args[:3])} exited {result.returncode}:\n{result.stderr[-4000:]}"
     return result
@@ -192,8 +192,7 @@ def test_beams_s3_filesystem_shares_one_client_per_configuration(cluster):
     """Beam would build a boto3 session and client per S3 call (~0.26 s each); codemix's package
     import makes them share one (pipelines/s3_clients.py). The calls still do what they say."""
     from apache_beam.io.filesystems import FileSystems
-
-    from pipelines import s3_clients
+    from codemix.pipelines import s3_clients
 
     FileSystems.set_options(PipelineOptions(cluster.s3_args()))
     path = f"s3://{BUCKET}/clients/hello.txt"
@@ -213,8 +212,8 @@ def test_a_directory_on_s3_reads_as_the_same_tree_on_disk_does(cluster, tmp_path
     outcome the local walk gives it: contents, binary and oversize drops, the .git folder skipped,
     with the same text for the same relative path."""
     from apache_beam.io.filesystems import FileSystems
+    from codemix.pipelines.readers import read_counted
 
-    from pipelines.readers import read_counted
     from tests.pipelines.readers_fixtures import CONTENT_OUTCOMES, FILES, outcome_table, source, write_files
 
     tree = {**FILES, ".git/config": b"[core]\n"}
@@ -239,8 +238,8 @@ def test_inputs_on_s3_are_fingerprinted_through_beams_options(cluster):
     """A resumed build reruns its crawl when an input on S3 changed: the fingerprints list the prefix
     (a directory source) or the object with the build's S3 options, not boto3's environment."""
     from apache_beam.io.filesystems import FileSystems
+    from codemix.pipelines.fingerprints import location_fingerprint
 
-    from pipelines.fingerprints import location_fingerprint
     from tests.pipelines.readers_fixtures import source
 
     FileSystems.set_options(PipelineOptions(cluster.s3_args()))

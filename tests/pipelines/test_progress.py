@@ -7,9 +7,9 @@ import os
 import subprocess
 import sys
 
-from pipelines import progress
-from pipelines.options import worker_count
-from pipelines.progress import BuildDisplay, Progress, eta_text
+from codemix.pipelines import progress
+from codemix.pipelines.options import worker_count
+from codemix.pipelines.progress import BuildDisplay, Progress, eta_text
 
 
 def test_progress_logs_rates_and_eta(monkeypatch, caplog):

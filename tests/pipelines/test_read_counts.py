@@ -15,12 +15,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from codemix.mix.cli import main as mix
+from codemix.pipelines import readers
+from codemix.pipelines.readers import read_counted
 
 from codemix.document import Document, Quarantined, ReadCount
 from codemix.sources import ReadLimits
-from mix.cli import main as mix
-from pipelines import readers
-from pipelines.readers import read_counted
 from tests.pipelines.readers_fixtures import (
     FILES,
     REGULAR,

@@ -9,11 +9,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from codemix.pipelines.readers import read_location
+from codemix.pipelines.readers.archive import archive_repo, is_unsafe_name
 
 from codemix.document import Document, Quarantined
 from codemix.sources import ReadLimits
-from pipelines.readers import read_location
-from pipelines.readers.archive import archive_repo, is_unsafe_name
 from tests.pipelines.readers_fixtures import (
     FILES,
     MAX_FILE_BYTES,

@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from codemix.mixtures.chat import render_messages
+from codemix.mixtures.transcript_formats.base import recorded_facts
+from codemix.mixtures.transcripts import parse_test_summary
+from codemix.pipelines.readers import read_location
 
 from codemix.config import ConfigError
 from codemix.document import Document, Dropped, Quarantined
 from codemix.sources import TRANSCRIPT_FORMATS, ReadLimits, SourceConfig
-from mixtures.chat import render_messages
-from mixtures.transcript_formats.base import recorded_facts
-from mixtures.transcripts import parse_test_summary
-from pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 
 REAL_FILES = [

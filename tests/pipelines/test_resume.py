@@ -18,11 +18,11 @@ from pathlib import Path
 import psutil
 import pytest
 import yaml
+from codemix.mix.cli import main as mix
+from codemix.mixtures.tokenizer import load_tokenizer
+from codemix.pipelines import interrupts
+from codemix.pretrain.data import read_documents
 
-from mix.cli import main as mix
-from mixtures.tokenizer import load_tokenizer
-from pipelines import interrupts
-from pretrain.data import read_documents
 from tests.pipelines.test_build import MIT_LICENSE, make_git_repo
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -60,7 +60,7 @@ def reference(spec_path, tmp_path_factory) -> Path:
 
 def kill_when(spec_path: Path, out: Path, ready) -> None:
     """Start `mix build` in its own process group and SIGKILL the whole group once ``ready(out)``."""
-    process = subprocess.Popen([sys.executable, "-m", "mix", "build", str(spec_path), "--out", str(out)],
+    process = subprocess.Popen([sys.executable, "-m", "codemix.mix", "build", str(spec_path), "--out", str(out)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
     while not ready(out):
@@ -122,7 +122,7 @@ def test_rerunning_a_finished_build_rebuilds_it(spec_path, reference, tmp_path):
 
 def start_build(spec_path: Path, out: Path, *extra: str) -> subprocess.Popen:
     """`mix build` in its own process group (a terminal's Ctrl-C signals the whole group)."""
-    return subprocess.Popen([sys.executable, "-m", "mix", "build", str(spec_path), "--out", str(out), *extra],
+    return subprocess.Popen([sys.executable, "-m", "codemix.mix", "build", str(spec_path), "--out", str(out), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
@@ -231,7 +231,7 @@ def test_a_code_change_reruns_the_stages_an_unchanged_build_reuses(spec_path, re
     code = copy_of_the_code(tmp_path / "code")
     with (code / "pipelines" / "shards.py").open("a") as handle:
         handle.write("\n# a change to the code: nothing a finished stage wrote may be trusted now\n")
-    result = subprocess.run([sys.executable, "-m", "mix", "build", str(spec_path), "--out", str(out)],
+    result = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(spec_path), "--out", str(out)],
                             env={**os.environ, "PYTHONPATH": str(code)}, cwd=code, capture_output=True, text=True,
                             check=False)
     assert result.returncode == 0, result.stderr

@@ -5,14 +5,15 @@ from __future__ import annotations
 import sysconfig
 from pathlib import Path
 
+from codemix.mixtures.blend import stage_manifest
+from codemix.mixtures.sft import SFTConfig
+from codemix.mixtures.spec import parse_spec
+from codemix.mixtures.tokenizer import train_bpe
+from codemix.pipelines.readers import read_location
+from codemix.pipelines.sft import WriteSFTShard
+
 from codemix.document import packed_document
 from codemix.sources import SourceConfig
-from mixtures.blend import stage_manifest
-from mixtures.sft import SFTConfig
-from mixtures.spec import parse_spec
-from mixtures.tokenizer import train_bpe
-from pipelines.readers import read_location
-from pipelines.sft import WriteSFTShard
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 

@@ -16,11 +16,8 @@ import apache_beam as beam
 import numpy as np
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
-from megatron.core.datasets.indexed_dataset import IndexedDataset
-
-from codemix.document import make_doc_id
-from mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
-from pipelines.shards import (
+from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from codemix.pipelines.shards import (
     WriteShards,
     position_of,
     position_range,
@@ -29,6 +26,9 @@ from pipelines.shards import (
     stats_to_json,
     write_run,
 )
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+
+from codemix.document import make_doc_id
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 MODULES = ["json/decoder.py", "json/encoder.py", "textwrap.py", "shlex.py", "fnmatch.py", "queue.py", "bisect.py",

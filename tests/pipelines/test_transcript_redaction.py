@@ -6,12 +6,13 @@ import dataclasses
 import json
 from pathlib import Path
 
+from codemix.filters.secrets import RedactionConfig
+from codemix.mixtures.chat import render_messages
+from codemix.pipelines.crawl import RedactWith
+from codemix.pipelines.readers import read_location
+
 from codemix.document import Document
 from codemix.sources import SourceConfig
-from filters.secrets import RedactionConfig
-from mixtures.chat import render_messages
-from pipelines.crawl import RedactWith
-from pipelines.readers import read_location
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "anthropic" / "messages.json"
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

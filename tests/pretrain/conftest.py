@@ -24,11 +24,10 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-
-from mix.cli import main as mix
-from mixtures.sft import loss_mask_prefix
-from pretrain.configs import load_recipe
-from pretrain.run import TrainOptions, TrainSummary, run
+from codemix.mix.cli import main as mix
+from codemix.mixtures.sft import loss_mask_prefix
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.run import TrainOptions, TrainSummary, run
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 # Small and mid-sized real modules: whole files fit the long stage's 1024 tokens only when small.
@@ -62,8 +61,7 @@ class BaseTokenizer:
 
     def encoding(self):
         import tiktoken
-
-        from mixtures.tokenizer import SPLIT_PATTERNS
+        from codemix.mixtures.tokenizer import SPLIT_PATTERNS
 
         return tiktoken.Encoding("codemix-test", pat_str=SPLIT_PATTERNS["gpt2"], mergeable_ranks=self.ranks,
                                  special_tokens=self.specials)
@@ -72,7 +70,7 @@ class BaseTokenizer:
 @pytest.fixture(scope="session")
 def base_tokenizer(tmp_path_factory) -> BaseTokenizer:
     """tiktoken.model + tokenizer_config.json (Kimi K2's layout) from a 1000-id BPE trained on the code."""
-    from mixtures.tokenizer import byte_symbols, train_bpe
+    from codemix.mixtures.tokenizer import byte_symbols, train_bpe
 
     bpe = train_bpe([(STDLIB / name).read_text(encoding="utf-8") for name in TRAIN_FILES], 1000, SPECIALS)
     to_byte = {symbol: b for b, symbol in enumerate(byte_symbols())}
@@ -171,8 +169,8 @@ def sft_run(build_dir, long_run, tmp_path_factory, one_thread) -> TrainSummary:
 def runtime():
     """A CPU megatron-core runtime for tests that build models themselves (set up and torn down per
     test, so session runs, which set up their own, never find one half-owned)."""
-    from pretrain.configs import ParallelConfig
-    from pretrain.parallel import initialize, shutdown
+    from codemix.pretrain.configs import ParallelConfig
+    from codemix.pretrain.parallel import initialize, shutdown
 
     state = initialize(ParallelConfig(), seed=0)
     yield state

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-
-from pretrain.configs import load_recipe
-from pretrain.data import HFTokenizerForMegatron
-from pretrain.evaluate import document_windows, evaluate_run, evaluate_texts, read_eval_texts
-from pretrain.loop import causal_mask, masked_loss
-from pretrain.model import build_model, position_setup
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.data import HFTokenizerForMegatron
+from codemix.pretrain.evaluate import document_windows, evaluate_run, evaluate_texts, read_eval_texts
+from codemix.pretrain.loop import causal_mask, masked_loss
+from codemix.pretrain.model import build_model, position_setup
 
 
 def test_windows_predict_every_token_exactly_once():

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
+from codemix.pretrain import fp8
+from codemix.pretrain.configs import PrecisionConfig
+from codemix.pretrain.parallel import check_precision
 
 from codemix.config import ConfigError
-from pretrain import fp8
-from pretrain.configs import PrecisionConfig
-from pretrain.parallel import check_precision
 
 torchao_float8 = pytest.importorskip("torchao.float8.float8_training_tensor")
 from torchao.float8.config import ScalingGranularity
@@ -96,13 +96,13 @@ def bits(t: torch.Tensor) -> torch.Tensor:
 @pytest.fixture(scope="module")
 def real_operands(short_run, build_dir, heldout_dir) -> dict[str, list[torch.Tensor]]:
     """GEMM inputs, weights and output gradients of every quantised GEMM of the trained tiny MoE on held-out code."""
-    from pretrain.checkpoint import load_checkpoint
-    from pretrain.configs import ParallelConfig, load_recipe
-    from pretrain.data import HFTokenizerForMegatron
-    from pretrain.evaluate import document_windows, window_batch
-    from pretrain.loop import batch_loss
-    from pretrain.model import PositionSetup, build_model
-    from pretrain.parallel import initialize, shutdown
+    from codemix.pretrain.checkpoint import load_checkpoint
+    from codemix.pretrain.configs import ParallelConfig, load_recipe
+    from codemix.pretrain.data import HFTokenizerForMegatron
+    from codemix.pretrain.evaluate import document_windows, window_batch
+    from codemix.pretrain.loop import batch_loss
+    from codemix.pretrain.model import PositionSetup, build_model
+    from codemix.pretrain.parallel import initialize, shutdown
 
     captured: dict[str, list[torch.Tensor]] = {"input": [], "weight": [], "grad": []}
     runtime = initialize(ParallelConfig(), seed=0)
@@ -287,8 +287,8 @@ def test_hybrid_quantises_gradients_to_e5m2_and_mxfp8_stays_e4m3():
 
 
 def tiny_model(emulate: str | None):
-    from pretrain.configs import load_recipe
-    from pretrain.model import PositionSetup, build_model
+    from codemix.pretrain.configs import load_recipe
+    from codemix.pretrain.model import PositionSetup, build_model
 
     torch.manual_seed(0)
     model = build_model(load_recipe("tiny"), vocab_size=1000, sequence_length=32, position=PositionSetup(), cpu=True)
@@ -330,7 +330,7 @@ def test_high_precision_parts_compute_exactly_as_without_emulation(runtime):
         modules[name].register_forward_hook(keep(name), with_kwargs=True)
     tokens = torch.randint(0, 1000, (2, 32))
     position_ids = torch.arange(32).expand(2, 32)
-    from pretrain.loop import causal_mask
+    from codemix.pretrain.loop import causal_mask
 
     emulated(input_ids=tokens, position_ids=position_ids, attention_mask=causal_mask(32), labels=tokens).sum().backward()
     twins = dict(plain.named_modules())
@@ -357,8 +357,8 @@ def flat(value) -> list[torch.Tensor]:
 
 
 def test_emulated_recipes_train_the_tiny_moe(build_dir, tmp_path, one_thread):
-    from pretrain.configs import load_recipe
-    from pretrain.run import TrainOptions, run
+    from codemix.pretrain.configs import load_recipe
+    from codemix.pretrain.run import TrainOptions, run
 
     losses = {}
     for name, overrides in {"bf16": [], "mxfp8": ["precision.fp8=e4m3", "precision.fp8_recipe=mxfp8"]}.items():

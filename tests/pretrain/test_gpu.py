@@ -12,13 +12,13 @@ import math
 
 import pytest
 import torch
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.gpus import identify_gpu
+from codemix.pretrain.parallel import HAVE_TE
+from codemix.pretrain.run import TrainOptions, run
 
 from bench.pretrain_gpu import HostSyncs, build_parser, resolve, run_all
 from bench.pretrain_gpu import main as bench_main
-from pretrain.configs import load_recipe
-from pretrain.gpus import identify_gpu
-from pretrain.parallel import HAVE_TE
-from pretrain.run import TrainOptions, run
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -57,7 +57,7 @@ def test_dry_run_times_bf16_and_each_recipe_with_no_host_sync_of_ours(build_dir,
 
 def test_the_audit_catches_a_host_copy_in_our_code(build_dir, tmp_path, one_thread, monkeypatch):
     """Guard: the expert-load hook as it was (a host copy per router call) is counted as ours."""
-    from pretrain import metrics
+    from codemix.pretrain import metrics
 
     def host_copy_hook(self, layer):
         def record(module, inputs, outputs) -> None:

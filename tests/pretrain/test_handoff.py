@@ -14,19 +14,19 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import torch
+from codemix.mixtures.sft import SFTConfig, clean_turns, sft_samples
+from codemix.mixtures.tokenizer import load_tokenizer
+from codemix.pretrain.checkpoint import load_checkpoint
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.data import read_documents
+from codemix.pretrain.evaluate import read_eval_texts
+from codemix.pretrain.handoff import chat_template_jinja, handoff
+from codemix.pretrain.hf_convert import Layout, hf_to_megatron, join_qkv, split_qkv
+from codemix.pretrain.loop import causal_mask
+from codemix.pretrain.model import PositionSetup, build_model
 from safetensors.torch import load_file
 
 from codemix.document import Document
-from mixtures.sft import SFTConfig, clean_turns, sft_samples
-from mixtures.tokenizer import load_tokenizer
-from pretrain.checkpoint import load_checkpoint
-from pretrain.configs import load_recipe
-from pretrain.data import read_documents
-from pretrain.evaluate import read_eval_texts
-from pretrain.handoff import chat_template_jinja, handoff
-from pretrain.hf_convert import Layout, hf_to_megatron, join_qkv, split_qkv
-from pretrain.loop import causal_mask
-from pretrain.model import PositionSetup, build_model
 from tests.conftest import committed
 
 from .conftest import SFT_LENGTH, SPECIALS
@@ -189,7 +189,7 @@ def test_chat_template_renders_sft_samples_to_their_training_ids(bundle, build_d
 
 
 def test_chat_template_comes_from_the_sft_template_and_openai_tool_calls_render_alike(hf_tokenizer):
-    from mixtures.chat import ChatTemplate
+    from codemix.mixtures.chat import ChatTemplate
 
     assert hf_tokenizer.chat_template == chat_template_jinja(ChatTemplate())
     canonical = [{"role": "assistant", "content": "ok", "tool_calls": [{"id": "1", "name": "bash",
@@ -205,7 +205,7 @@ def test_chat_template_comes_from_the_sft_template_and_openai_tool_calls_render_
 def test_chat_template_renders_every_message_shape_as_training_does(hf_tokenizer):
     """Reasoning, arguments as emitted text (verbatim when an object, a JSON string otherwise), as
     objects, unicode and quotes: the template's text is ``mixtures.chat``'s, which SFT trains on."""
-    from mixtures.chat import render_messages
+    from codemix.mixtures.chat import render_messages
 
     messages = [
         {"role": "system", "content": "sys"},

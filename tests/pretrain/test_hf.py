@@ -20,18 +20,18 @@ from pathlib import Path
 
 import pytest
 import torch
+from codemix.pretrain.checkpoint import load_checkpoint
+from codemix.pretrain.configs import load_recipe, recipe_from_dict
+from codemix.pretrain.evaluate import evaluate_run, read_eval_texts
+from codemix.pretrain.handoff import handoff
+from codemix.pretrain.hf_convert import export_family
+from codemix.pretrain.hf_import import import_base
+from codemix.pretrain.loop import causal_mask
+from codemix.pretrain.model import PositionSetup, build_model
+from codemix.pretrain.run import TrainOptions, run
 from safetensors.torch import load_file
 
 from codemix.config import ConfigError
-from pretrain.checkpoint import load_checkpoint
-from pretrain.configs import load_recipe, recipe_from_dict
-from pretrain.evaluate import evaluate_run, read_eval_texts
-from pretrain.handoff import handoff
-from pretrain.hf_convert import export_family
-from pretrain.hf_import import import_base
-from pretrain.loop import causal_mask
-from pretrain.model import PositionSetup, build_model
-from pretrain.run import TrainOptions, run
 
 FAMILIES = ["qwen3_moe", "qwen2_moe", "deepseek_v3"]
 VOCAB_ROWS = 1024  # the build's tokenizer has 1000 ids; a base's embedding may have more rows
@@ -101,8 +101,8 @@ def hf_logits(directory: Path, tokens_BS: torch.Tensor) -> torch.Tensor:
 
 def megatron_logits(run_dir: Path, checkpoint: str | Path, tokens_BS: torch.Tensor) -> torch.Tensor:
     """The run's model at ``checkpoint``, loaded as training resumes it, on ``tokens_BS``."""
-    from pretrain.configs import ParallelConfig
-    from pretrain.parallel import initialize, shutdown
+    from codemix.pretrain.configs import ParallelConfig
+    from codemix.pretrain.parallel import initialize, shutdown
 
     record = json.loads((run_dir / "run.json").read_text())
     recipe = recipe_from_dict(record["recipe"])
@@ -138,9 +138,9 @@ def test_imported_base_computes_the_transformers_logits(family, hf_bases, tmp_pa
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, hf_bases, tmp_path, one_thread):
-    """Through both command lines: ``python -m pretrain.hf_import`` then ``mix handoff`` of the base."""
-    from mix.cli import main as mix
-    from pretrain.hf_import import main as hf_import
+    """Through both command lines: ``python -m codemix.pretrain.hf_import`` then ``mix handoff`` of the base."""
+    from codemix.mix.cli import main as mix
+    from codemix.pretrain.hf_import import main as hf_import
 
     assert hf_import([str(hf_bases[family]), "--out", str(tmp_path / "base")]) == 0
     assert mix(["handoff", str(tmp_path / "base"), "--out", str(tmp_path / "bundle")]) == 0
@@ -238,8 +238,8 @@ def test_expert_bias_moves_the_load_towards_balance(build_dir, base_tokenizer, t
 
 def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_dir, tmp_path, capsys):
     """`mix train --init-from-hf` on a build tokenized otherwise exits 2, naming both tokenizers."""
-    from mix.cli import main as mix
-    from mixtures.tokenizer import save_tokenizer, train_bpe
+    from codemix.mix.cli import main as mix
+    from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
 
     other = tmp_path / "other-base"
     shutil.copytree(hf_bases["qwen3_moe"], other, ignore=shutil.ignore_patterns("tiktoken.model", "tokenizer_config.json"))
@@ -261,7 +261,7 @@ def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_d
 ])
 def test_structures_no_class_reproduces_are_refused_with_the_reason(change, reason):
     assert export_family(load_recipe("tiny")) == "qwen2_moe"
-    from pretrain.configs import merge
+    from codemix.pretrain.configs import merge
 
     data = {"name": "x", "model": merge(json.loads(json.dumps(_tiny_model())), change)}
     with pytest.raises(ConfigError, match=reason):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from codemix.pretrain.mixture_fit import features, fit, fit_ridge, minimise
+from codemix.pretrain.mixture_space import candidate, make_space, parse_bounds, project
 from scipy import linalg, optimize
 
 from codemix.config import ConfigError
-from pretrain.mixture_fit import features, fit, fit_ridge, minimise
-from pretrain.mixture_space import candidate, make_space, parse_bounds, project
 
 TOKENS = {"a": 1_000_000, "b": 400_000, "c": 50_000, "d": 2_000_000}
 SPEC = {"a": 0.4, "b": 0.3, "c": 0.2, "d": 0.1}
@@ -126,7 +126,7 @@ def test_bounds_parse_and_a_malformed_one_says_the_form():
 
 
 def test_a_fit_that_cannot_rank_proxies_is_flagged_and_a_good_one_is_not():
-    from pretrain.search import warnings
+    from codemix.pretrain.search import warnings
 
     box = space()
     w = np.array([candidate(box, i, seed=0, concentration=(1.0, 30.0)) for i in range(12)])

@@ -20,13 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from codemix.mix.cli import main as mix
+from codemix.mixtures.indexed_dataset import dtype_for_vocab, write_indexed_dataset
+from codemix.mixtures.spec import load_spec
+from codemix.mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer
+from codemix.pretrain.search import parse_args, run_search
 from scipy import stats
-
-from mix.cli import main as mix
-from mixtures.indexed_dataset import dtype_for_vocab, write_indexed_dataset
-from mixtures.spec import load_spec
-from mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer
-from pretrain.search import parse_args, run_search
 
 PROXIES, STEPS, NOISE_LOWER = 6, 8, 0.02
 SEQUENCE_LENGTH = 64  # the fixture build's short stage; tiny's own 256 would only make the test slower
@@ -231,7 +230,7 @@ def test_mix_dash_adds_the_search_section_to_the_full_page(searched, tmp_path):
 
 def test_a_changed_recipe_or_mixture_changes_the_proxy_key(searched):
     """What a finished proxy is reused for: the same mixture, recipe (resolved, overrides included) and steps."""
-    from pretrain.search import proxy_task
+    from codemix.pretrain.search import proxy_task
 
     config = parse_args(searched["argv"])
     task = json.loads((searched["out"] / "proxies" / "p0001" / "proxy.json").read_text())

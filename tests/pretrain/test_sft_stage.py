@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import torch
-
-from pretrain.configs import load_recipe
-from pretrain.loop import batch_loss
-from pretrain.model import build_model, position_setup
-from pretrain.stage_data import build_stage_dataset, collate, read_stage
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.loop import batch_loss
+from codemix.pretrain.model import build_model, position_setup
+from codemix.pretrain.stage_data import build_stage_dataset, collate, read_stage
 
 from .conftest import SFT_LENGTH
 

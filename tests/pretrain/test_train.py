@@ -7,11 +7,10 @@ import math
 from pathlib import Path
 
 import torch
-
-from pretrain.checkpoint import checkpoint_path
-from pretrain.configs import load_recipe
-from pretrain.model import padded_vocab_size
-from pretrain.params import count_parameters
+from codemix.pretrain.checkpoint import checkpoint_path
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.model import padded_vocab_size
+from codemix.pretrain.params import count_parameters
 
 from .conftest import SAVE_INTERVAL, SHORT_STEPS, train
 
@@ -59,10 +58,9 @@ def test_resume_from_a_checkpoint_reproduces_the_following_steps_exactly(short_r
 
 
 def assert_same_checkpoint_tensors(a: str, b: str) -> None:
+    from codemix.pretrain.configs import ParallelConfig
+    from codemix.pretrain.parallel import initialize, shutdown
     from megatron.core import dist_checkpointing
-
-    from pretrain.configs import ParallelConfig
-    from pretrain.parallel import initialize, shutdown
 
     runtime = initialize(ParallelConfig(), seed=0)
     try:

@@ -20,16 +20,16 @@ import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.portability import common_urns
 from apache_beam.portability.api import beam_runner_api_pb2
+from codemix.dedup.config import AUTO, KEYED_JOIN, SIDE_INPUT, DedupConfig, resolve_join
+from codemix.dedup.stage import DedupResult
+from codemix.pipelines.dedup.components import StarRounds
+from codemix.pipelines.dedup.ids import DropRowsWithIds
+from codemix.pipelines.dedup.near import CandidateEdges
+from codemix.pipelines.dedup.stage import ExactDedup, NearDuplicateRows, run_dedup
+from codemix.pipelines.options import runner_name
 
 from codemix.config import ConfigError
 from codemix.document import DOCUMENT_SCHEMA, Document
-from dedup.config import AUTO, KEYED_JOIN, SIDE_INPUT, DedupConfig, resolve_join
-from dedup.stage import DedupResult
-from pipelines.dedup.components import StarRounds
-from pipelines.dedup.ids import DropRowsWithIds
-from pipelines.dedup.near import CandidateEdges
-from pipelines.dedup.stage import ExactDedup, NearDuplicateRows, run_dedup
-from pipelines.options import runner_name
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 from tests.pipelines.dedup.test_stage import (
     IN_PROCESS,

@@ -19,11 +19,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
-from dedup.config import DedupConfig
-from dedup.minhash import estimated_jaccard, make_permutations, shingle_hashes, signature
-from dedup.repos import (
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.minhash import estimated_jaccard, make_permutations, shingle_hashes, signature
+from codemix.dedup.repos import (
     REPO_DUPLICATE_SCHEMA,
     RepoDedupResult,
     check_conservation,
@@ -32,7 +30,9 @@ from dedup.repos import (
     summary_row,
     verified_bucket_edges,
 )
-from pipelines.dedup.repos import CombineRepoSummary, file_summary, run_repo_dedup
+from codemix.pipelines.dedup.repos import CombineRepoSummary, file_summary, run_repo_dedup
+
+from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 from tests.dedup.corpus import edit_lines, true_jaccard
 
 IN_PROCESS = ["--runner=FnApiRunner"]
