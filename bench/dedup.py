@@ -214,8 +214,8 @@ def timed_stages(module, names: list[str], timings: dict[str, float]) -> None:
 
 
 def run_codemix(input_dir: Path, output_dir: Path, workers: int) -> dict:
-    """``run_dedup`` with its pipelines timed: every ``run_*`` of pipelines.dedup.stage, and ``resolve_components``."""
-    from codemix.pipelines.dedup import stage
+    """``run_dedup`` with its pipelines timed: every ``run_*`` of pipelines.dedup.deduplicate, and ``resolve_components``."""
+    from codemix.pipelines.dedup import deduplicate as stage
 
     timings: dict[str, float] = {}
     names = [name for name in dir(stage) if name.startswith("run_") and name != "run_dedup"]

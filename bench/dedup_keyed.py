@@ -84,7 +84,7 @@ def write_size(base: list[Document], copies: int, directory: Path) -> dict:
 
 
 def child(join: str, input_dir: Path, output_dir: Path, workers: int) -> None:
-    from codemix.pipelines.dedup.stage import run_dedup
+    from codemix.pipelines.dedup.deduplicate import run_dedup
 
     logging.basicConfig(level=logging.INFO)
     start = time.perf_counter()

@@ -21,7 +21,7 @@ Each pass runs ``rounds_per_pass`` rounds and then the test, in its own Beam pip
 first) inside the pipeline that made the edges; ``resolve_components`` loops passes up to
 ``max_passes`` and raises rather than return unconverged clusters.
 
-The Beam wiring is ``pipelines.dedup.components``.
+The Beam wiring is ``pipelines.dedup.component_passes``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from codemix.config import join, require
 
 KEEPER_CRITERIA = ("permissive_license", "stars", "forks", "recency", "smallest_id")
 
-# How a decision about some ids reaches the documents (``pipelines.dedup.ids``): an ``IdSet``
+# How a decision about some ids reaches the documents (``pipelines.dedup.id_joins``): an ``IdSet``
 # side input every worker holds whole (16 bytes per id), or a keyed join by document id.
 SIDE_INPUT, KEYED_JOIN, AUTO = "side_input", "keyed_join", "auto"
 JOINS = (AUTO, SIDE_INPUT, KEYED_JOIN)

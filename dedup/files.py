@@ -1,4 +1,4 @@
-"""Edge rows and file patterns shared by the dedup pipelines (their Beam I/O is ``pipelines.dedup.files``).
+"""Edge rows and file patterns shared by the dedup pipelines (their Beam I/O is ``pipelines.dedup.edge_files``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ disk, the same semi-join (or anti-join) is a keyed join instead: the rows, keyed
 listed ids, tagged ``LISTED``, meet in one ``GroupByKey``, and ``listed_or_not`` keeps an id's rows
 if it is listed (or if it is not). A group holds one id's rows; its marks are only counted.
 
-The Beam wiring is ``pipelines.dedup.ids``.
+The Beam wiring is ``pipelines.dedup.id_joins``.
 """
 
 from __future__ import annotations

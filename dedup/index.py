@@ -18,7 +18,7 @@ earlier indexes. Inside the near-duplicate graph they are nodes under ``previous
 id re-crawled at the same location (same ``make_doc_id``) is still a different node from its
 earlier self.
 
-The Beam wiring is ``pipelines.dedup.index``.
+The Beam wiring is ``pipelines.dedup.previous_signatures``.
 """
 
 from __future__ import annotations

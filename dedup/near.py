@@ -42,7 +42,7 @@ stored signature against the holder's, computed from its text; ``estimated_jacca
 error 0.025 at 0.8 for 256 permutations), since earlier texts were not stored; new pairs get the
 exact Jaccard of their shingle sets.
 
-The Beam wiring is ``pipelines.dedup.near``.
+The Beam wiring is ``pipelines.dedup.candidate_edges``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Repository-level dedup's per-repository logic: summaries, ranks, verified bucket edges, keeper links and
 
-the conservation check. The stage, its pipelines and its outputs are ``pipelines.dedup.repos``.
+the conservation check. The stage, its pipelines and its outputs are ``pipelines.dedup.repository_dedup``.
 """
 
 from __future__ import annotations

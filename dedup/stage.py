@@ -1,6 +1,6 @@
 """The dedup stage's records and per-element logic: duplicate and signature rows, text digests, survivors.
 
-The stage itself, its pipelines and its outputs are ``pipelines.dedup.stage``.
+The stage itself, its pipelines and its outputs are ``pipelines.dedup.deduplicate``.
 """
 
 from __future__ import annotations

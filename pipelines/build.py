@@ -27,12 +27,11 @@ from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id,
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from codemix.pipelines import fingerprints, ledger
 from codemix.pipelines.crawl import Crawl
-from codemix.pipelines.dedup.repos import run_repo_dedup
-from codemix.pipelines.dedup.stage import run_dedup
+from codemix.pipelines.dedup.deduplicate import run_dedup
+from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
 from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
-from codemix.pipelines.long_context import ShapeLongContext
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
 from codemix.pipelines.options import (
     check_output_reachable,
@@ -46,7 +45,8 @@ from codemix.pipelines.options import (
 )
 from codemix.pipelines.progress import BuildDisplay, Progress
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
-from codemix.pipelines.sft import ShapeSFT
+from codemix.pipelines.shape_long_context import ShapeLongContext
+from codemix.pipelines.shape_sft import ShapeSFT
 from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json
 from codemix.pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
 from codemix.pipelines.tokenizer_sample import sample_texts

@@ -24,8 +24,8 @@ from codemix.dedup.components import (
 )
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.files import EDGE_SCHEMA, parquet_pattern
-from codemix.pipelines.dedup.components import CountStarViolations, StarRounds, resolve_components
-from codemix.pipelines.dedup.files import ReadEdges
+from codemix.pipelines.dedup.component_passes import CountStarViolations, StarRounds, resolve_components
+from codemix.pipelines.dedup.edge_files import ReadEdges
 
 RUNNER = ["--runner=FnApiRunner"]
 

@@ -12,7 +12,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from codemix.dedup.config import KEYED_JOIN, SIDE_INPUT
 from codemix.dedup.ids import LISTED, ROW, IdSet, listed_or_not
 from codemix.dedup.near import pack_text, text_payload, unpack_text
-from codemix.pipelines.dedup.ids import DropListed, IdSetOf, KeepListed
+from codemix.pipelines.dedup.id_joins import DropListed, IdSetOf, KeepListed
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -34,7 +34,7 @@ from codemix.dedup.near import (
     pivot_pairs,
     send_payloads,
 )
-from codemix.pipelines.dedup.near import CandidateEdges, VerifyPairs, bucket_pairs
+from codemix.pipelines.dedup.candidate_edges import CandidateEdges, VerifyPairs, bucket_pairs
 
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 from tests.dedup.test_components import union_find_labels

@@ -10,7 +10,7 @@ from codemix.mixtures.sft import SFTConfig
 from codemix.mixtures.spec import parse_spec
 from codemix.mixtures.tokenizer import train_bpe
 from codemix.pipelines.readers import read_location
-from codemix.pipelines.sft import WriteSFTShard
+from codemix.pipelines.shape_sft import WriteSFTShard
 
 from codemix.document import packed_document
 from codemix.sources import SourceConfig

@@ -20,7 +20,7 @@ from codemix.dedup.config import DedupConfig
 from codemix.dedup.minhash import exact_jaccard, shingle_hashes
 from codemix.dedup.near import MAX_PAIRS_PER_BUCKET, MIN_PIVOTS
 from codemix.dedup.stage import DedupResult
-from codemix.pipelines.dedup.stage import run_dedup
+from codemix.pipelines.dedup.deduplicate import run_dedup
 
 from codemix.document import DOCUMENT_SCHEMA, Document
 from tests.dedup.corpus import edit_lines

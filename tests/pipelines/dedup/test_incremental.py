@@ -19,7 +19,7 @@ from codemix.dedup.config import DedupConfig
 from codemix.dedup.index import METADATA_KEY, index_parameters
 from codemix.dedup.minhash import from_bytes, make_permutations, shingle_hashes, signature
 from codemix.dedup.stage import DedupResult
-from codemix.pipelines.dedup.stage import run_dedup
+from codemix.pipelines.dedup.deduplicate import run_dedup
 
 from codemix.config import ConfigError
 from codemix.document import DOCUMENT_SCHEMA, Document

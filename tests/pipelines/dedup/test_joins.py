@@ -22,10 +22,10 @@ from apache_beam.portability import common_urns
 from apache_beam.portability.api import beam_runner_api_pb2
 from codemix.dedup.config import AUTO, KEYED_JOIN, SIDE_INPUT, DedupConfig, resolve_join
 from codemix.dedup.stage import DedupResult
-from codemix.pipelines.dedup.components import StarRounds
-from codemix.pipelines.dedup.ids import DropRowsWithIds
-from codemix.pipelines.dedup.near import CandidateEdges
-from codemix.pipelines.dedup.stage import ExactDedup, NearDuplicateRows, run_dedup
+from codemix.pipelines.dedup.candidate_edges import CandidateEdges
+from codemix.pipelines.dedup.component_passes import StarRounds
+from codemix.pipelines.dedup.deduplicate import ExactDedup, NearDuplicateRows, run_dedup
+from codemix.pipelines.dedup.id_joins import DropRowsWithIds
 from codemix.pipelines.options import runner_name
 
 from codemix.config import ConfigError

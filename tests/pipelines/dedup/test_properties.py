@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.keeper import rank_key
 from codemix.dedup.minhash import band_keys, exact_jaccard, make_permutations, shingle_hashes, signature
-from codemix.pipelines.dedup.stage import run_dedup
+from codemix.pipelines.dedup.deduplicate import run_dedup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

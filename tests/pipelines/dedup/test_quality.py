@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.evaluate import QualityReport, evaluate
-from codemix.pipelines.dedup.stage import run_dedup
+from codemix.pipelines.dedup.deduplicate import run_dedup
 
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 from tests.dedup.corpus import edit_lines

@@ -18,7 +18,7 @@ from codemix.dedup.components import (
 )
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.files import parquet_pattern
-from codemix.pipelines.dedup.files import ReadEdges, WriteEdges, WriteSum, delete_matching, read_count
+from codemix.pipelines.dedup.edge_files import ReadEdges, WriteEdges, WriteSum, delete_matching, read_count
 from codemix.pipelines.spill import grouping
 
 logger = logging.getLogger(__name__)

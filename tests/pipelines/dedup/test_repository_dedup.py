@@ -30,7 +30,7 @@ from codemix.dedup.repos import (
     summary_row,
     verified_bucket_edges,
 )
-from codemix.pipelines.dedup.repos import CombineRepoSummary, file_summary, run_repo_dedup
+from codemix.pipelines.dedup.repository_dedup import CombineRepoSummary, file_summary, run_repo_dedup
 
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 from tests.dedup.corpus import edit_lines, true_jaccard

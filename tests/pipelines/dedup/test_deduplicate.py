@@ -17,7 +17,7 @@ import pytest
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.minhash import shingle_hashes
 from codemix.dedup.stage import DedupResult
-from codemix.pipelines.dedup.stage import run_dedup
+from codemix.pipelines.dedup.deduplicate import run_dedup
 
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard

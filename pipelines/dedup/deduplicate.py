@@ -26,7 +26,7 @@ No step gathers the corpus in one place: the largest per-key state is one text-h
 LSH bucket's ids, one document's pairs, or one component's rank keys. Where a decision must reach
 the documents (which copy of a text is kept, which documents a candidate pair needs, which are
 near duplicates), it filters another read of the documents, by one of two joins
-(``config.join``, resolved for the runner by ``dedup.config.resolve_join``; ``pipelines.dedup.ids``):
+(``config.join``, resolved for the runner by ``dedup.config.resolve_join``; ``pipelines.dedup.id_joins``):
 
   * ``side_input`` (FnApiRunner, DirectRunner, Prism: runners that hold every shuffle in one
     process's memory): the ids travel as an ``ids.IdSet`` singleton side input, 16 bytes per id,
@@ -71,8 +71,9 @@ from codemix.dedup.stage import (
     signature_row,
     text_digest,
 )
-from codemix.pipelines.dedup.components import ComponentPass, pass_dir, resolve_components
-from codemix.pipelines.dedup.files import (
+from codemix.pipelines.dedup.candidate_edges import CandidateEdges
+from codemix.pipelines.dedup.component_passes import ComponentPass, pass_dir, resolve_components
+from codemix.pipelines.dedup.edge_files import (
     ReadEdges,
     WriteCounts,
     WriteEdges,
@@ -81,9 +82,8 @@ from codemix.pipelines.dedup.files import (
     read_counts,
     require_input,
 )
-from codemix.pipelines.dedup.ids import DropRowsWithIds, KeepListed, keyed_spill
-from codemix.pipelines.dedup.index import ReadPreviousSignatures, check_previous_indexes
-from codemix.pipelines.dedup.near import CandidateEdges
+from codemix.pipelines.dedup.id_joins import DropRowsWithIds, KeepListed, keyed_spill
+from codemix.pipelines.dedup.previous_signatures import ReadPreviousSignatures, check_previous_indexes
 from codemix.pipelines.dedup.rows import location_of, rank_of_row
 from codemix.pipelines.ledger import WriteRows, write_parquet
 from codemix.pipelines.options import runner_name

@@ -69,8 +69,8 @@ from codemix.dedup.repos import (
     summary_row,
     verified_bucket_edges,
 )
-from codemix.pipelines.dedup.components import resolve_components
-from codemix.pipelines.dedup.files import (
+from codemix.pipelines.dedup.component_passes import resolve_components
+from codemix.pipelines.dedup.edge_files import (
     ReadEdges,
     WriteCount,
     WriteEdges,

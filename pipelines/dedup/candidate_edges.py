@@ -33,7 +33,7 @@ from codemix.dedup.near import (
     send_payloads,
     text_payload,
 )
-from codemix.pipelines.dedup.ids import KeepListed, keyed_spill
+from codemix.pipelines.dedup.id_joins import KeepListed, keyed_spill
 from codemix.pipelines.dedup.rows import NAMESPACE, location_of
 from codemix.pipelines.spill import distinct, grouping
 
