@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.pretrain_fp8_cpu --steps 30 --no-write  # a quick look
 
 Builds a small code mixture from the standard library (``mix build``, once, in ``--work``), then
-trains recipe ``tiny`` on its ``short`` stage with ``precision.emulate: true`` (``pretrain.fp8``):
+trains recipe ``tiny`` on its ``short`` stage with ``precision.emulate: true`` (``pretrain.model.fp8``):
 the BF16 baseline rounds the transformer layers' GEMM operands to BF16, each FP8 recipe
 quantise-dequantises them as Transformer Engine does, everything else runs in fp32. Plain fp32
 (no emulation) is trained too, for scale. Each run is repeated for every ``--seeds`` value (the seed

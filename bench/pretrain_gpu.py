@@ -171,8 +171,8 @@ class DeviceStats:
 
 def prefetch(trainer, count: int) -> list[PrefetchedStep]:
     """The next ``count`` steps' batches on the device, in the order a run would read them."""
+    from codemix.pretrain.data.stage import microbatches
     from codemix.pretrain.loop import context_parallel_slice, lr_at, model_inputs
-    from codemix.pretrain.stage_data import microbatches
 
     runtime, steps = trainer.runtime, []
     consumed = trainer.state.consumed_samples
@@ -303,9 +303,9 @@ def base_checkpoint(args: argparse.Namespace, work: Path) -> str:
 
 def measure(args: argparse.Namespace, precision: str, checkpoint: str, work: Path) -> dict[str, Any]:
     """Resume ``checkpoint`` in ``precision``; warm-up, timed and audit steps; the row's numbers."""
+    from codemix.pretrain.data.stage import read_stage
     from codemix.pretrain.parallel import initialize, shutdown
     from codemix.pretrain.run import TrainOptions, make_trainer, run_position, start_from
-    from codemix.pretrain.stage_data import read_stage
 
     recipe = recipe_for(args, precision)
     data = read_stage(args.data, args.stage)
@@ -332,8 +332,8 @@ def checkpoint_step(checkpoint: str) -> int:
 def timed_steps(args, trainer, runtime, recipe, sequence_length: int) -> dict[str, Any]:
     """Warm-up, the timed steps between two clock marks, one audited step; then read the device."""
     from codemix.pretrain.metrics import load_imbalance
-    from codemix.pretrain.model import padded_vocab_size
-    from codemix.pretrain.params import count_parameters
+    from codemix.pretrain.model.gpt import padded_vocab_size
+    from codemix.pretrain.model.params import count_parameters
 
     steps = prefetch(trainer, args.warmup + args.steps + 1)
     stats = DeviceStats(torch.zeros(len(steps), 2, device=runtime.device))

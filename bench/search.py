@@ -37,7 +37,8 @@ from pathlib import Path
 
 import yaml
 from codemix.mix.cli import main as mix
-from codemix.pretrain.search import (
+from codemix.pretrain.data.stage import read_stage
+from codemix.pretrain.search.orchestrate import (
     blend,
     eval_digest,
     parse_args,
@@ -46,7 +47,6 @@ from codemix.pretrain.search import (
     run_search,
     stage_shards,
 )
-from codemix.pretrain.stage_data import read_stage
 
 from bench import tokenize as common
 

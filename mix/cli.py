@@ -241,12 +241,12 @@ def command_tokenizer_train(args) -> int:
 
 
 def command_search(argv: list[str]) -> int:
-    """Proxies, fit and proposal (pretrain.search), then the dashboard section as SEARCH/search.html."""
+    """Proxies, fit and proposal (pretrain.search.orchestrate), then the dashboard section as SEARCH/search.html."""
     from codemix.pretrain.cli_args import search_parser
 
     search_parser().parse_args(argv)  # --help and argument errors exit here, torch unloaded
     from codemix.dashboards.render import write_dashboard
-    from codemix.pretrain.search import SearchError, format_result, parse_args, run_search
+    from codemix.pretrain.search.orchestrate import SearchError, format_result, parse_args, run_search
 
     config = parse_args(argv)
     try:
@@ -270,8 +270,8 @@ def delegate(command: str, extra: list[str]) -> int:
 
     parsers = {"train": cli_args.train_parser, "eval": cli_args.evaluate_parser, "handoff": cli_args.handoff_parser}
     parsers[command](f"mix {command}").parse_args(extra)  # --help and argument errors exit here, torch unloaded
-    from codemix.pretrain import evaluate, handoff, train
-
+    from codemix.pretrain import evaluate, train
+    from codemix.pretrain.hf import handoff
     return {"train": train.main, "eval": evaluate.main, "handoff": handoff.main}[command](extra)
 
 

@@ -1,7 +1,7 @@
 """Megatron-core MoE continued pretraining on codemix shards, and the hand-off to RL.
 
     configs.py    recipes as data (pretrain/configs/*.yaml): model, parallel, precision, per-stage training
-    params.py     total/active parameter counts from a config alone (python -m codemix.pretrain.params NAME)
+    params.py     total/active parameter counts from a config alone (python -m codemix.pretrain.model.params NAME)
     model.py      the model definition: a megatron-core GPTModel with MoE layers, RoPE/YaRN
     parallel.py   process groups, the CPU compatibility layer, FP8 checks, DDP + distributed optimizer
     stage_data.py a `mix build` directory -> megatron-core datasets (data.py, sft_dataset.py) -> batches

@@ -51,7 +51,7 @@ def evaluate_parser(prog: str = "python -m codemix.pretrain.evaluate") -> argpar
     return parser
 
 
-def handoff_parser(prog: str = "python -m codemix.pretrain.handoff") -> argparse.ArgumentParser:
+def handoff_parser(prog: str = "python -m codemix.pretrain.hf.handoff") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Export a run for RL: HF safetensors and lineage.")
     parser.add_argument("run_dir")
     parser.add_argument("--out", required=True, help="bundle directory")

@@ -2,8 +2,8 @@
 
 A recipe has four parts, kept apart as torchtitan keeps model, parallelism and training apart:
 
-    model:     the architecture (``ModelConfig``: attention, MoE, RoPE/YaRN); what ``pretrain.params``
-               counts and ``pretrain.model`` builds
+    model:     the architecture (``ModelConfig``: attention, MoE, RoPE/YaRN); what ``pretrain.model.params``
+               counts and ``pretrain.model.gpt`` builds
     parallel:  how it is split over GPUs (``ParallelConfig``: TP, PP, EP, CP)
     precision: BF16/FP8 settings (``PrecisionConfig``), checked against the machine by ``pretrain.parallel``
     train:     per stage (``short``/``long``/``sft``) batch sizes, optimizer and schedule (``StageTrainConfig``)
@@ -218,7 +218,7 @@ class ParallelConfig:
 @dataclass(slots=True, kw_only=True)
 class PrecisionConfig:
     """Numerics on GPU. CPU runs train in fp32 (bf16 matmuls on CPU are slow and inexact), unless
-    ``emulate`` rounds the transformer layers' GEMM operands as BF16 or the FP8 recipe would (``pretrain.fp8``).
+    ``emulate`` rounds the transformer layers' GEMM operands as BF16 or the FP8 recipe would (``pretrain.model.fp8``).
 
     FP8 runs through Transformer Engine: ``fp8: e4m3`` (or ``hybrid``: e5m2 gradients) with
     ``fp8_recipe`` ``tensorwise`` or ``blockwise`` (DeepSeek-V3's 1x128/128x128 scaling) on Hopper,
@@ -232,7 +232,7 @@ class PrecisionConfig:
     grouped_gemm: bool = True
     router_padding_for_fp8: bool = True
     # CPU only: round the transformer layers' GEMM operands as the GPU run would (BF16, or the fp8
-    # recipe's quantise-dequantise) with fp32 GEMMs, to study the numerics without a GPU (pretrain.fp8)
+    # recipe's quantise-dequantise) with fp32 GEMMs, to study the numerics without a GPU (pretrain.model.fp8)
     emulate: bool = False
 
 
@@ -309,7 +309,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
     ``--init-from-hf`` flag) takes its architecture from ``DIR/config.json``; a recipe without a
     ``model`` section takes the one of the checkpoint it starts from (``parent_model``, from that
     run's run.json). Either way the recipe may only change training fields of that model
-    (``pretrain.hf_convert.TRAINING_FIELDS``: context length, balancing loss, ...).
+    (``pretrain.hf.convert.TRAINING_FIELDS``: context length, balancing loss, ...).
     """
     path = recipe_path(name_or_path)
     data = yaml.safe_load(path.read_text())
@@ -318,7 +318,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
         data["init_from_hf"] = init_from_hf
     source, derived = model_source(data, parent_model)
     if derived is not None:
-        from codemix.pretrain.hf_convert import check_same_architecture
+        from codemix.pretrain.hf.convert import check_same_architecture
 
         check_same_architecture(derived, data.get("model") or {}, source)
         data["model"] = merge(derived, data.get("model") or {})
@@ -331,7 +331,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
 def model_source(data: dict[str, Any], parent_model: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
     """(where the architecture comes from, its ModelConfig dict) when the recipe does not type it itself."""
     if data.get("init_from_hf"):
-        from codemix.pretrain.hf_convert import model_from_hf
+        from codemix.pretrain.hf.convert import model_from_hf
 
         directory = str(data["init_from_hf"])
         config_path = Path(directory) / "config.json"

@@ -35,7 +35,7 @@ from codemix.pretrain.cli_args import evaluate_parser
 from codemix.pretrain.configs import ParallelConfig, recipe_from_dict
 from codemix.pretrain.loop import append_jsonl, batch_loss
 from codemix.pretrain.metrics import bits_per_byte
-from codemix.pretrain.model import PositionSetup, build_model
+from codemix.pretrain.model.gpt import PositionSetup, build_model
 from codemix.pretrain.parallel import Runtime, initialize, shutdown
 
 from codemix.config import ConfigError
@@ -154,7 +154,7 @@ def evaluate_run(run_dir: str | Path, eval_sets: dict[str, list[str]], *, step: 
 
 def run_tokenizer(run: dict[str, Any]):
     """The tokenizer a run trained with (its build's; an imported base's own), with its EOD and pad tokens."""
-    from codemix.pretrain.data import HFTokenizerForMegatron
+    from codemix.pretrain.data.pretraining import HFTokenizerForMegatron
 
     recorded = run.get("tokenizer") or {}
     path = recorded.get("path") or str(Path(run["data"]["build_dir"]) / "tokenizer.json")

@@ -1,6 +1,6 @@
 """The training loop: one data path, one loss, one model builder; the step itself is CPU- or GPU-shaped.
 
-A step reads this rank's microbatches of the next global batch (``pretrain.stage_data``), runs
+A step reads this rank's microbatches of the next global batch (``pretrain.data.stage``), runs
 forward and backward on each, then one optimizer update:
 
 * CPU: plain ``loss.backward()`` per microbatch and ``torch.optim.AdamW``;
@@ -261,7 +261,7 @@ class Trainer:
     monitor: ExpertLoadMonitor | None = None
 
     def step(self) -> StepStats:
-        from codemix.pretrain.stage_data import microbatches
+        from codemix.pretrain.data.stage import microbatches
 
         batches = microbatches(self.dataset, self.state.consumed_samples, self.plan)
         lr = lr_at(self.state.step, self.train, self.total_steps)

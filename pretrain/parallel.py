@@ -9,7 +9,7 @@ What runs where:
   lookups succeed, fp32 weights, plain ``torch.optim.AdamW``. megatron-core 0.16.1 assumes CUDA in a
   few places; ``CpuCompat`` below patches exactly those, and only when CUDA is absent.
 
-The model itself (``pretrain.model``) and the loss/data path (``pretrain.loop``) are the same on both.
+The model itself (``pretrain.model.gpt``) and the loss/data path (``pretrain.loop``) are the same on both.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def check_precision(precision: PrecisionConfig, *, cuda: bool, have_te: bool,
     megatron-core without Transformer Engine accepts ``fp8=`` and quietly trains in BF16, so an FP8
     benchmark would measure BF16: FP8 needs ``transformer_engine.pytorch`` to import, a CUDA GPU, and
     a GPU generation that runs the recipe. ``precision.emulate`` instead asks for the CPU emulation
-    (``pretrain.fp8``), which needs neither.
+    (``pretrain.model.fp8``), which needs neither.
     """
     require(not (precision.fp8 == "hybrid" and precision.fp8_recipe == "mxfp8"), "precision.fp8",
             "MXFP8 runs E4M3 in both passes in Transformer Engine; hybrid (E5M2 gradients) does not apply",

@@ -13,7 +13,7 @@ A run resumes from its own ``latest`` checkpoint when restarted with the same ``
 ``resume_from``; ``init_from`` instead starts a new stage from another run's weights (fresh optimizer,
 step 0), e.g. ``long`` from ``short``'s last checkpoint. A recipe with ``init_from_hf`` (the
 ``--init-from-hf DIR`` flag) first imports that Hugging Face checkpoint into ``OUT/base`` (see
-``pretrain.hf_import``) and starts from it.
+``pretrain.hf.base_import``) and starts from it.
 
 Tokenizer: the shards must have been written with the tokenizer of the model being trained (the
 base's, or that of the run the checkpoint came from); a build tokenized otherwise is refused
@@ -33,11 +33,13 @@ import torch
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from codemix.pretrain.configs import Recipe
-from codemix.pretrain.fp8 import EmulatedPrecision, emulate_precision
-from codemix.pretrain.hf_import import base_tokenizer, describe_tokenizer, import_base
+from codemix.pretrain.data.stage import BatchPlan, StageData, build_stage_dataset, read_stage
+from codemix.pretrain.hf.base_import import base_tokenizer, describe_tokenizer, import_base
 from codemix.pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
 from codemix.pretrain.metrics import ExpertLoadMonitor
-from codemix.pretrain.model import PositionSetup, build_model, padded_vocab_size, position_setup
+from codemix.pretrain.model.fp8 import EmulatedPrecision, emulate_precision
+from codemix.pretrain.model.gpt import PositionSetup, build_model, padded_vocab_size, position_setup
+from codemix.pretrain.model.params import count_parameters
 from codemix.pretrain.parallel import (
     HAVE_TE,
     Runtime,
@@ -47,8 +49,6 @@ from codemix.pretrain.parallel import (
     shutdown,
     wrap_model,
 )
-from codemix.pretrain.params import count_parameters
-from codemix.pretrain.stage_data import BatchPlan, StageData, build_stage_dataset, read_stage
 
 from codemix.config import ConfigError
 
@@ -135,7 +135,7 @@ def prepare_base(options: TrainOptions) -> Path:
         return existing
     if torch.cuda.is_available() and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise ConfigError("--init-from-hf", "several ranks would import the base at once",
-                          f"import it first: python -m codemix.pretrain.hf_import {options.recipe.init_from_hf} --out {base}")
+                          f"import it first: python -m codemix.pretrain.hf.base_import {options.recipe.init_from_hf} --out {base}")
     return import_base(options.recipe, base)
 
 
@@ -185,7 +185,7 @@ def make_trainer(options: TrainOptions, data: StageData, runtime: Runtime, seque
     recipe, train = options.recipe, options.recipe.stage(options.stage)
     model = build_model(recipe, vocab_size=data.tokenizer().vocab_size, sequence_length=sequence_length,
                         position=position, cpu=not runtime.cuda)
-    if recipe.precision.emulate:  # CPU numerics study: GEMM operands rounded as on the GPU (pretrain.fp8)
+    if recipe.precision.emulate:  # CPU numerics study: GEMM operands rounded as on the GPU (pretrain.model.fp8)
         emulate_precision(model, EmulatedPrecision.from_config(recipe.precision))
     wrapped = wrap_model(model, runtime)
     optimizer = build_optimizer(wrapped, train, runtime, bf16=recipe.precision.dtype == "bf16")

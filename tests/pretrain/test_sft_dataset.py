@@ -12,7 +12,7 @@ import torch
 from codemix.mixtures.indexed_dataset import write_indexed_dataset
 from codemix.mixtures.sft import SFTSample, loss_mask_prefix, write_sft_shard
 from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
-from codemix.pretrain.sft_dataset import SFTPackedDataset, SFTShard, build_pack_index, build_sft_dataset
+from codemix.pretrain.data.sft import SFTPackedDataset, SFTShard, build_pack_index, build_sft_dataset
 from megatron.core.datasets.blended_dataset import BlendedDataset
 from megatron.core.datasets.gpt_dataset import _get_ltor_masks_and_position_ids
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.data.stage import build_stage_dataset, collate, read_stage
 from codemix.pretrain.loop import batch_loss
-from codemix.pretrain.model import build_model, position_setup
-from codemix.pretrain.stage_data import build_stage_dataset, collate, read_stage
+from codemix.pretrain.model.gpt import build_model, position_setup
 
 from .conftest import SFT_LENGTH
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import torch
 from codemix.pretrain.checkpoint import checkpoint_path
 from codemix.pretrain.configs import load_recipe
-from codemix.pretrain.model import padded_vocab_size
-from codemix.pretrain.params import count_parameters
+from codemix.pretrain.model.gpt import padded_vocab_size
+from codemix.pretrain.model.params import count_parameters
 
 from .conftest import SAVE_INTERVAL, SHORT_STEPS, train
 

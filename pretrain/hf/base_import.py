@@ -1,6 +1,6 @@
 """Start continued pretraining from a Hugging Face MoE checkpoint: its config, weights and tokenizer.
 
-    python -m codemix.pretrain.hf_import HF_DIR --out BASE [--model continued] [--set a.b=value]
+    python -m codemix.pretrain.hf.base_import HF_DIR --out BASE [--model continued] [--set a.b=value]
 
 ``HF_DIR`` is a checkpoint directory as ``save_pretrained`` writes it (``config.json``,
 ``model.safetensors`` or ``model-*-of-*.safetensors`` with their index, and the tokenizer:
@@ -32,8 +32,8 @@ from typing import Any
 import torch
 from codemix.mixtures.tokenizer import TOKENIZER_CONFIG, load_tokenizer, resolve_tokenizer_path, tokenizer_fingerprint
 from codemix.pretrain.configs import ParallelConfig, Recipe, load_recipe
-from codemix.pretrain.data import DEFAULT_EOD
-from codemix.pretrain.hf_convert import Layout, hf_family, hf_to_megatron
+from codemix.pretrain.data.pretraining import DEFAULT_EOD
+from codemix.pretrain.hf.convert import Layout, hf_family, hf_to_megatron
 
 from codemix.config import ConfigError, require
 
@@ -91,7 +91,7 @@ def describe_tokenizer(tokenizer, path: str) -> dict[str, Any]:
 def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
     """Write ``recipe.init_from_hf``'s weights into ``out_dir`` as a stage-``base`` run; returns the checkpoint."""
     from codemix.pretrain.checkpoint import save_checkpoint
-    from codemix.pretrain.model import build_model, position_setup
+    from codemix.pretrain.model.gpt import build_model, position_setup
     from codemix.pretrain.parallel import initialize, shutdown
 
     hf_dir, out_dir = Path(recipe.init_from_hf), Path(out_dir)
@@ -147,7 +147,7 @@ def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m codemix.pretrain.hf_import", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m codemix.pretrain.hf.base_import", description=__doc__.splitlines()[0])
     parser.add_argument("hf_dir", help="a Hugging Face checkpoint directory (config.json, *.safetensors, tokenizer)")
     parser.add_argument("--out", required=True, help="the base run directory to write")
     parser.add_argument("--model", default="continued", help="recipe for everything but the architecture")

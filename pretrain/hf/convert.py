@@ -1,7 +1,7 @@
 """Hugging Face <-> megatron-core: model configs and tensor names of the three MoE families codemix trains.
 
 Pure functions over dicts of tensors and ``config.json`` dicts; no model is built here (that is
-``pretrain.hf_import`` and ``pretrain.handoff``). megatron-bridge would do this job, but it does not
+``pretrain.hf.base_import`` and ``pretrain.hf.handoff``). megatron-bridge would do this job, but it does not
 install next to our pins (it requires mamba-ssm, which builds against CUDA, and transformers 4.57),
 so the mapping is written out here and verified against ``transformers`` itself in the tests:
 import -> megatron-core forward equals the ``transformers`` forward, export -> ``from_pretrained``

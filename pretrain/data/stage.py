@@ -2,8 +2,8 @@
 
 ``read_stage(DIR, stage)`` reads ``DIR/manifest.json`` (the stage's ``data_path`` blend and sequence
 length) and ``DIR/tokenizer.json``. ``short``/``long`` samples come from megatron-core's
-``GPTDataset`` (``pretrain.data.build_gpt_dataset``); ``sft`` from the packed SFT dataset
-(``pretrain.sft_dataset.build_sft_dataset``), whose loss mask trains only the assistant's tokens.
+``GPTDataset`` (``pretrain.data.pretraining.build_gpt_dataset``); ``sft`` from the packed SFT dataset
+(``pretrain.data.sft.build_sft_dataset``), whose loss mask trains only the assistant's tokens.
 Both go through megatron-core's ``BlendedMegatronDatasetBuilder``, so a blend's ``dataset_id`` says
 which source each sample came from.
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from codemix.pretrain.data import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
+from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 from codemix.config import ConfigError, require
 
@@ -109,7 +109,7 @@ def build_stage_dataset(data: StageData, *, sequence_length: int, num_samples: i
     needed by megatron's non-TE attention on CPU); GPU runs rebuild sample boundaries from position ids.
     """
     if data.stage == "sft":
-        from codemix.pretrain.sft_dataset import build_sft_dataset
+        from codemix.pretrain.data.sft import build_sft_dataset
 
         return build_sft_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,
                                  create_attention_mask=attention_mask, eod_token=data.eod_token)

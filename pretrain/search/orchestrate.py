@@ -6,18 +6,18 @@
 
 RegMix (Liu et al. 2024) in five steps, each over files a build already wrote:
 
-1. **Draw** N weight vectors for the stage (``pretrain.mixture_space``): proxy 0 is the spec's own
+1. **Draw** N weight vectors for the stage (``pretrain.search.space``): proxy 0 is the spec's own
    weights, the others ``Dirichlet(c · w_spec)`` inside per-source bounds and an epoch cap.
 2. **Blend**: each vector becomes a Megatron ``--data-path`` over the build's existing shard files
    (``mixtures.blend.stage_blend``); nothing is re-tokenized. A proxy reads it through a *blend
    view*, ``SEARCH/proxies/pNNNN/data/``: the build's manifest with only that stage's ``data_path``
    replaced, and the build's tokenizer.
-3. **Train** one small megatron-core proxy per blend (``pretrain.search_proxy``, in its own process:
+3. **Train** one small megatron-core proxy per blend (``pretrain.search.proxy``, in its own process:
    ``pretrain.run`` then ``pretrain.evaluate``), every proxy with the same recipe, seed, steps and
    tokens, so the mixture is the only thing that differs; up to ``--parallel`` at once.
 4. **Score** each proxy's bits per byte on the held-out eval sets; the first ``--eval-set`` is the
    objective.
-5. **Fit** log bits per byte on the weights and take the constrained optimum (``pretrain.mixture_fit``).
+5. **Fit** log bits per byte on the weights and take the constrained optimum (``pretrain.search.fit``).
 
 Writes to ``SEARCH/``::
 
@@ -53,14 +53,14 @@ import numpy as np
 import yaml
 from codemix.mixtures.blend import stage_blend
 from codemix.mixtures.spec import load_spec
-from codemix.pretrain import search_proxy
 from codemix.pretrain.cli_args import SEARCHABLE_STAGES, search_parser
 from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.data.stage import read_stage, source_of_prefix
 from codemix.pretrain.evaluate import parse_eval_sets
-from codemix.pretrain.mixture_fit import FitReport, fit, minimise
-from codemix.pretrain.mixture_space import ZERO_WEIGHT, MixtureSpace, candidate, make_space, parse_bounds
-from codemix.pretrain.search_proxy import write_json_atomically
-from codemix.pretrain.stage_data import read_stage, source_of_prefix
+from codemix.pretrain.search import proxy as search_proxy
+from codemix.pretrain.search.fit import FitReport, fit, minimise
+from codemix.pretrain.search.proxy import write_json_atomically
+from codemix.pretrain.search.space import ZERO_WEIGHT, MixtureSpace, candidate, make_space, parse_bounds
 
 from codemix.config import ConfigError, require
 
@@ -534,10 +534,10 @@ def format_result(result: SearchResult) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m codemix.pretrain.search``: the search without the dashboard page (``mix search`` adds it)."""
+    """``python -m codemix.pretrain.search.orchestrate``: the search without the dashboard page (``mix search`` adds it)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        result = run_search(parse_args(argv, prog="python -m codemix.pretrain.search"))
+        result = run_search(parse_args(argv, prog="python -m codemix.pretrain.search.orchestrate"))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from codemix.pretrain.mixture_space import MixtureSpace, snap_to_bounds
+from codemix.pretrain.search.space import MixtureSpace, snap_to_bounds
 from scipy import optimize, stats
 
 KINDS = ("linear", "quadratic")

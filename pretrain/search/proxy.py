@@ -1,8 +1,8 @@
 """One proxy of a mixture search: train on one blend, score held-out code.
 
-    python -m codemix.pretrain.search_proxy PROXY_DIR [--threads N]     # by hand; a search calls ``work``
+    python -m codemix.pretrain.search.proxy PROXY_DIR [--threads N]     # by hand; a search calls ``work``
 
-``PROXY_DIR/proxy.json`` (written by ``pretrain.search``) says what to train: recipe, overrides,
+``PROXY_DIR/proxy.json`` (written by ``pretrain.search.orchestrate``) says what to train: recipe, overrides,
 stage, steps, sequence length, the eval sets. ``PROXY_DIR/data/`` is the blend view: the build's
 manifest with the stage's ``data_path`` replaced by this proxy's blend over the build's own shard
 files, and its tokenizer. Training is ``pretrain.run.run`` and scoring ``pretrain.evaluate``, the
@@ -98,7 +98,7 @@ def write_json_atomically(path: Path, record: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m codemix.pretrain.search_proxy", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m codemix.pretrain.search.proxy", description=__doc__.splitlines()[0])
     parser.add_argument("proxy_dir")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of this proxy")
     args = parser.parse_args(argv)

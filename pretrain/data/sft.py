@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from codemix.mixtures.sft import loss_mask_prefix
-from codemix.pretrain.data import DEFAULT_EOD, HFTokenizerForMegatron, _SingleProcessBuilder
+from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, _SingleProcessBuilder
 from megatron.core.datasets.blended_megatron_dataset_config import BlendedMegatronDatasetConfig
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 from megatron.core.datasets.megatron_dataset import MegatronDataset
@@ -232,7 +232,7 @@ def build_sft_dataset(
     ``data_path`` is one SFT shard prefix, a list of them (weighted by their size), or Megatron's
     flat ``[weight, prefix, ...]`` list; each prefix needs its ``PREFIX-loss_mask`` twin. Built with
     megatron-core's ``BlendedMegatronDatasetBuilder``, so a blend is a ``BlendedDataset`` of
-    ``SFTPackedDataset``s exactly as for GPT data (see ``pretrain.data`` for the single-process fix).
+    ``SFTPackedDataset``s exactly as for GPT data (see ``pretrain.data.pretraining`` for the single-process fix).
     All samples go to train: validation sets are separate prefixes in codemix.
     """
     items = [data_path] if isinstance(data_path, str) else list(data_path)

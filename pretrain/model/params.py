@@ -1,6 +1,6 @@
 """Parameter counts of a recipe's model from its config alone, without building a single tensor.
 
-    python -m codemix.pretrain.params kimi-k2.5-shape
+    python -m codemix.pretrain.model.params kimi-k2.5-shape
 
 Total counts every weight; *active* counts what one token touches: all attention and dense-MLP
 weights, the router, the shared expert and ``router_topk`` of the routed experts. Per layer, with
@@ -114,14 +114,14 @@ def describe(name: str, model: ModelConfig, counts: ParamCounts) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m codemix.pretrain.params", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m codemix.pretrain.model.params", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="a recipe name under pretrain/configs (tiny, h100-1b, kimi-k2.5-shape) or a YAML path")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe field")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
     args = parser.parse_args(argv)
     try:
         recipe = load_recipe(args.model, args.set)
-        from codemix.pretrain.model import transformer_config
+        from codemix.pretrain.model.gpt import transformer_config
 
         transformer_config(recipe, validate_only=True)  # megatron-core's own checks, still no tensors
     except ConfigError as error:

@@ -5,7 +5,7 @@ RMSNorm (Qwen3) and q/k/v biases (Qwen2), or DeepSeek's multi-latent attention; 
 layers of SwiGLU experts with an fp32 router (softmax top-k, or DeepSeek-V3's sigmoid routing with
 an aux-loss-free expert bias, group limits and a routed scaling factor), an auxiliary or
 per-sequence balancing loss, an optional (gated) shared expert; untied input/output embeddings.
-``pretrain.hf_convert`` maps each shape to the Hugging Face class that computes the same thing.
+``pretrain.hf.convert`` maps each shape to the Hugging Face class that computes the same thing.
 
 Nothing here knows about devices or parallel groups beyond what ``transformer_config`` is told:
 ``pretrain.parallel`` decides CPU vs GPU and hands over the overrides.

@@ -1,10 +1,10 @@
 """Hand a trained run to RL: Hugging Face weights, the distributed checkpoint, data lineage, eval figures.
 
-    python -m codemix.pretrain.handoff RUN_DIR --out BUNDLE [--step N] [--eval-set heldout=PATH]
+    python -m codemix.pretrain.hf.handoff RUN_DIR --out BUNDLE [--step N] [--eval-set heldout=PATH]
 
 BUNDLE/
     hf/model.safetensors        the weights under the Hugging Face class with exactly the trained
-                                structure (``pretrain.hf_convert.export_family``): DeepseekV3ForCausalLM
+                                structure (``pretrain.hf.convert.export_family``): DeepseekV3ForCausalLM
                                 for MLA, sigmoid routing and shared experts; Qwen2MoeForCausalLM for a
                                 gated shared expert; Qwen3MoeForCausalLM when there is none. A structure
                                 no class reproduces is refused, with the reason, before any work
@@ -36,10 +36,10 @@ from codemix.mixtures.chat import ChatTemplate
 from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint
 from codemix.pretrain.cli_args import handoff_parser
 from codemix.pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
-from codemix.pretrain.hf_convert import Layout, export_family, hf_config, max_positions, megatron_to_hf
-from codemix.pretrain.hf_import import BASE_STAGE
-from codemix.pretrain.model import PositionSetup
-from codemix.pretrain.params import count_parameters
+from codemix.pretrain.hf.base_import import BASE_STAGE
+from codemix.pretrain.hf.convert import Layout, export_family, hf_config, max_positions, megatron_to_hf
+from codemix.pretrain.model.gpt import PositionSetup
+from codemix.pretrain.model.params import count_parameters
 
 from codemix.config import ConfigError
 
@@ -119,7 +119,7 @@ def tokenizer_config(tokenizer, template: ChatTemplate, max_length: int) -> dict
 def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: ChatTemplate) -> tuple[dict[str, Any], dict[str, Any]]:
     """Load ``checkpoint`` into a CPU model of the run's recipe; write the Hugging Face directory."""
     from codemix.pretrain.evaluate import run_tokenizer
-    from codemix.pretrain.model import build_model
+    from codemix.pretrain.model.gpt import build_model
     from codemix.pretrain.parallel import initialize, shutdown
     from safetensors.torch import save_file
 
