@@ -33,6 +33,7 @@ import torch
 from codemix.pretrain.checkpoint import load_checkpoint
 from codemix.pretrain.cli_args import evaluate_parser
 from codemix.pretrain.configs import ParallelConfig, recipe_from_dict
+from codemix.pretrain.lineage import read_run
 from codemix.pretrain.loop import append_jsonl, batch_loss
 from codemix.pretrain.metrics import bits_per_byte
 from codemix.pretrain.model.gpt import PositionSetup, build_model
@@ -130,7 +131,7 @@ def run_checkpoints(run_dir: str | Path, step: int | None) -> list[Path]:
 def evaluate_run(run_dir: str | Path, eval_sets: dict[str, list[str]], *, step: int | None = None,
                  sequence_length: int | None = None, out: str | Path | None = None) -> list[dict[str, Any]]:
     """Evaluate checkpoints of a run on every eval set; append and return the eval.jsonl rows."""
-    run = json.loads((Path(run_dir) / "run.json").read_text())
+    run = read_run(run_dir)
     recipe = recipe_from_dict(run["recipe"])
     recipe.parallel = ParallelConfig()  # a distributed checkpoint loads into any layout: score on one device
     length = sequence_length or run["sequence_length"]

@@ -22,7 +22,6 @@ before any work, naming both tokenizers.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from dataclasses import asdict, dataclass, field
@@ -35,6 +34,7 @@ from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint, save
 from codemix.pretrain.configs import Recipe
 from codemix.pretrain.data.stage import BatchPlan, StageData, build_stage_dataset, read_stage
 from codemix.pretrain.hf.base_import import base_tokenizer, describe_tokenizer, import_base
+from codemix.pretrain.lineage import has_run, read_run, run_of_checkpoint, write_run
 from codemix.pretrain.loop import Trainer, TrainState, append_jsonl, configure_gpu_schedule, log_row
 from codemix.pretrain.metrics import ExpertLoadMonitor
 from codemix.pretrain.model.fp8 import EmulatedPrecision, emulate_precision
@@ -164,18 +164,14 @@ def model_tokenizer(options: TrainOptions, base: str | None) -> dict[str, Any] |
             raise ConfigError("--init-from-hf", f"{base} ships no tokenizer to check the build against",
                               "pass --tokenizer PATH, the base model's tokenizer")
         return found
-    start = options.init_from or options.resume_from
-    parent = Path(start).resolve().parent.parent / "run.json" if start else None
-    return json.loads(parent.read_text()).get("tokenizer") if parent is not None and parent.is_file() else None
+    parent = run_of_checkpoint(options.init_from or options.resume_from)
+    return parent.get("tokenizer") if parent is not None else None
 
 
 def run_position(options: TrainOptions) -> PositionSetup:
     """RoPE of this run: YaRN in the long stage, and in any run started from a YaRN run's weights."""
-    start = options.init_from or options.resume_from
-    extended = False
-    if start and (Path(start).resolve().parent.parent / "run.json").is_file():
-        parent = json.loads((Path(start).resolve().parent.parent / "run.json").read_text())
-        extended = PositionSetup(**parent.get("position", {})).scaled
+    parent = run_of_checkpoint(options.init_from or options.resume_from)
+    extended = parent is not None and PositionSetup(**parent.get("position", {})).scaled
     return position_setup(options.recipe, options.stage, extended=extended)
 
 
@@ -255,8 +251,8 @@ def lineage_parent(options: TrainOptions) -> str | None:
     parent's own starting point rather than pointing at the parent."""
     if not options.resume_from:
         return options.init_from
-    parent = Path(options.resume_from).resolve().parent.parent / "run.json"
-    return json.loads(parent.read_text()).get("init_from") if parent.is_file() else None
+    parent = run_of_checkpoint(options.resume_from)
+    return parent.get("init_from") if parent is not None else None
 
 
 def build_tokenizer_record(data: StageData) -> dict[str, Any]:
@@ -269,7 +265,6 @@ def build_tokenizer_record(data: StageData) -> dict[str, Any]:
 def write_run_json(options: TrainOptions, data: StageData, run_id: str, sequence_length: int, position: PositionSetup,
                    runtime: Runtime) -> None:
     """Record what the run is (written once; a resumed run must be the same stage of the same build)."""
-    path = Path(options.out_dir) / "run.json"
     record = {
         "run_id": run_id, "stage": options.stage, "recipe": asdict(options.recipe), "steps": options.steps,
         "sequence_length": sequence_length, "position": asdict(position), "init_from": lineage_parent(options),
@@ -279,12 +274,11 @@ def write_run_json(options: TrainOptions, data: StageData, run_id: str, sequence
         "tokenizer": build_tokenizer_record(data),
         "device": "cuda" if runtime.cuda else "cpu", "world_size": runtime.world_size,
     }
-    if path.is_file():
-        earlier = json.loads(path.read_text())
+    if has_run(options.out_dir):
+        earlier = read_run(options.out_dir)
         if (earlier["stage"], earlier["data"]["spec_hash"]) != (options.stage, data.spec_hash):
             raise ConfigError("--out", f"{options.out_dir} holds a run of stage {earlier['stage']!r} on another build",
                               "use a new --out directory for a new stage or build")
         return
     if runtime.rank == 0:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=2, default=str))
+        write_run(options.out_dir, record)

@@ -12,12 +12,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
-from pathlib import Path
 
 from codemix.pretrain.cli_args import train_parser
+from codemix.pretrain.lineage import run_of_checkpoint
 
 from codemix.config import ConfigError
 
@@ -28,10 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def starting_model(checkpoint: str | None) -> dict | None:
     """The architecture (ModelConfig dict) of the run ``checkpoint`` belongs to, from its run.json."""
-    record = Path(checkpoint).resolve().parent.parent / "run.json" if checkpoint else None
-    if record is None or not record.is_file():
-        return None
-    return json.loads(record.read_text())["recipe"]["model"]
+    record = run_of_checkpoint(checkpoint)
+    return record["recipe"]["model"] if record is not None else None
 
 
 def main(argv: list[str] | None = None) -> int:

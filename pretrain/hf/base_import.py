@@ -34,6 +34,7 @@ from codemix.mixtures.tokenizer import TOKENIZER_CONFIG, load_tokenizer, resolve
 from codemix.pretrain.configs import ParallelConfig, Recipe, load_recipe
 from codemix.pretrain.data.pretraining import DEFAULT_EOD
 from codemix.pretrain.hf.convert import Layout, hf_family, hf_to_megatron
+from codemix.pretrain.lineage import write_run
 
 from codemix.config import ConfigError, require
 
@@ -112,7 +113,7 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
     record = {"run_id": out_dir.name, "stage": BASE_STAGE, "recipe": asdict(recipe), "init_from": None,
               "hf_dir": str(hf_dir.resolve()), "hf_config": config, "tokenizer": tokenizer,
               "position": asdict(position), "sequence_length": recipe.model.rope.original_context}
-    (out_dir / "run.json").write_text(json.dumps(record, indent=2, default=str))
+    write_run(out_dir, record)
     return checkpoint
 
 

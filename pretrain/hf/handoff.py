@@ -38,6 +38,7 @@ from codemix.pretrain.cli_args import handoff_parser
 from codemix.pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
 from codemix.pretrain.hf.base_import import BASE_STAGE
 from codemix.pretrain.hf.convert import Layout, export_family, hf_config, max_positions, megatron_to_hf
+from codemix.pretrain.lineage import read_run, run_chain
 from codemix.pretrain.model.gpt import PositionSetup
 from codemix.pretrain.model.params import count_parameters
 
@@ -123,7 +124,7 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
     from codemix.pretrain.parallel import initialize, shutdown
     from safetensors.torch import save_file
 
-    run = json.loads((run_dir / "run.json").read_text())
+    run = read_run(run_dir)
     recipe = export_recipe(run)
     family = export_family(recipe)
     runtime = initialize(recipe.parallel, seed=0, force_cpu=True)
@@ -165,22 +166,12 @@ def write_json(path: Path, data: Any) -> None:
 # --- lineage and the bundle -----------------------------------------------------------------------
 
 
-def run_chain(run_dir: Path) -> list[Path]:
-    """This run and every run it was initialised from, earliest first (``run.json``'s ``init_from``)."""
-    chain, current = [], run_dir
-    while current is not None:
-        chain.append(current)
-        start = json.loads((current / "run.json").read_text()).get("init_from")
-        current = Path(start).resolve().parent.parent if start else None  # RUN/checkpoints/step_N -> RUN
-    return chain[::-1]
-
-
 def stage_lineage(run_dir: Path, manifests_dir: Path) -> dict[str, Any]:
     """What one run trained on: the build, its blend, and the tokens it consumed per source (an
     imported base: its Hugging Face directory, config and tokenizer)."""
     from megatron.core import dist_checkpointing
 
-    run = json.loads((run_dir / "run.json").read_text())
+    run = read_run(run_dir)
     if run["stage"] == BASE_STAGE:
         return {"run_id": run["run_id"], "stage": BASE_STAGE, "run_dir": str(run_dir), "init_from": None,
                 "hf_dir": run["hf_dir"], "hf_config": run["hf_config"], "tokenizer": run["tokenizer"]}
@@ -218,7 +209,7 @@ def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
     checkpoint = (run_dir / "checkpoints" / f"step_{step:07d}") if step is not None else latest_checkpoint(run_dir)
     if checkpoint is None or not checkpoint.is_dir():
         raise ConfigError("RUN_DIR", f"{run_dir} has no checkpoint{'' if step is None else f' at step {step}'}")
-    export_family(export_recipe(json.loads((run_dir / "run.json").read_text())))  # refuse before any work
+    export_family(export_recipe(read_run(run_dir)))  # refuse before any work
     if eval_sets:
         from codemix.pretrain.evaluate import evaluate_run
 
@@ -239,7 +230,7 @@ def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
 def write_summary(run_dir: Path, out: Path, checkpoint: Path, state: dict[str, Any], config: dict[str, Any],
                   evals: list[dict[str, Any]], *, chat_template_source: str) -> dict[str, Any]:
     """handoff.json: what the bundle is, in one small file an RL launcher reads first."""
-    run = json.loads((run_dir / "run.json").read_text())
+    run = read_run(run_dir)
     recipe = recipe_from_dict(run["recipe"])
     counts = count_parameters(recipe.model, config["vocab_size"])
     summary = {

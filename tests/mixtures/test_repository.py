@@ -7,6 +7,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from codemix.mixtures.imports import import_graph
 from codemix.mixtures.repository import (
     DUPLICATE_PATH,
     FILE_OVER_CONTEXT,
@@ -18,7 +19,6 @@ from codemix.mixtures.repository import (
     RepositoryDocumentConfig,
     apply_fim,
     dependency_order,
-    import_graph,
     render_header,
     render_repository,
     repository_documents,
