@@ -225,6 +225,7 @@ def command_tokenizer_train(args) -> int:
     import tempfile
 
     from apache_beam.io.filesystems import FileSystems
+
     from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
     from codemix.pipelines.tokenizer_sample import sample_texts
 

@@ -22,6 +22,9 @@ from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+
+import codemix
+from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
@@ -50,9 +53,6 @@ from codemix.pipelines.shape_sft import ShapeSFT
 from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json
 from codemix.pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
 from codemix.pipelines.tokenizer_sample import sample_texts
-
-import codemix
-from codemix.config import ConfigError
 
 LOG = logging.getLogger("codemix.build")
 STAGES = ("crawl", "filter", "dedup", "shards")  # where --from-stage may start

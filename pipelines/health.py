@@ -25,12 +25,11 @@ import collections
 import re
 from dataclasses import dataclass
 
+from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
 from codemix.pipelines.tally import by_first
-
-from codemix.config import ConfigError
 from codemix.tables import format_table, percent
 
 # Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
