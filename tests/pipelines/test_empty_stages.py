@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from codemix.mix.cli import main as mix
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
