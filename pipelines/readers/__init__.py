@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from codemix.document import ReadCount
 from codemix.pipelines.readers.archive import read_archive
 from codemix.pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
 from codemix.pipelines.readers.crawl_list import read_crawl_list
@@ -21,8 +22,6 @@ from codemix.pipelines.readers.dumps import read_dump
 from codemix.pipelines.readers.git import read_git
 from codemix.pipelines.readers.language import detect_language
 from codemix.pipelines.readers.transcripts import read_transcripts
-
-from codemix.document import ReadCount
 from codemix.sources import SourceConfig
 
 READERS: dict[str, Reader] = {

@@ -33,9 +33,9 @@ import smart_open
 import zstandard
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
-from codemix.pipelines.readers.language import detect_language
 
 from codemix.document import Document, Dropped, Quarantined, ReadCount, describe_error, make_doc_id
+from codemix.pipelines.readers.language import detect_language
 from codemix.sources import SourceConfig
 
 STAGE = "crawl"

@@ -39,7 +39,6 @@ from codemix.pipelines.readers.common import (
     quarantine,
     tree_location,
 )
-
 from codemix.sources import SourceConfig
 
 SYMLINK_MODE = "120000"
