@@ -131,6 +131,9 @@ class MixtureSpec:
                         join(join(join("stages", stage), "weights"), source),
                         "the sft stage trains on agent transcripts only",
                         "give it sources of type 'transcripts'; code goes to short or long")
+                require(stage != "long" or self.source(source).type != "commits",
+                        join(join(join("stages", stage), "weights"), source),
+                        "the long stage packs whole repositories' files, not commits", "give commits to short")
         require(self.shard_size_bytes > 0, "shard_size_bytes", "must be positive")
         for i, name in enumerate(self.allow_missing):
             require(name in names, join("allow_missing", i), f"no source named {name!r}", f"sources are: {', '.join(names)}")

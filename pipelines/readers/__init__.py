@@ -5,7 +5,8 @@ input, and every record it touches ends as exactly one outcome, which is what le
 ``counts.read == kept + dropped + duplicates + quarantined`` hold for the build.
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
-``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``binary``.
+``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``binary``; commits add
+``filters.commits``' reasons.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codemix.pipelines.readers.archive import read_archive
+from codemix.pipelines.readers.commits import read_commits
 from codemix.pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
 from codemix.pipelines.readers.crawl_list import read_crawl_list
 from codemix.pipelines.readers.directory import read_directory
@@ -31,6 +33,7 @@ READERS: dict[str, Reader] = {
     "dump": read_dump,
     "transcripts": read_transcripts,
     "crawl_list": read_crawl_list,
+    "commits": read_commits,
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
