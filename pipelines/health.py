@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import stage_kind
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
 from codemix.pipelines.tally import by_first
@@ -141,12 +142,12 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
 
 def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
     """After dedup, before shards: every source a stage weights must still have documents."""
-    kept = by_first(layout.tally("dedup")["docs"])
-    long_kept = by_first(layout.tally("repo_dedup")["docs"]) if repository_level else kept
+    kept = {output: by_first(layout.tally(output)["docs"])
+            for output in {stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}}
     problems = []
     for stage, config in spec.stages.items():
         for source in config.weights:
-            if (long_kept if stage == "long" else kept).get(source, 0) == 0:
+            if kept[stage_kind(stage).dedup_output(repository_level)].get(source, 0) == 0:
                 problems.append(Problem(source, f"stages.{stage}.weights.{source}",
                                         "no document of this source survived filtering and dedup, so the stage's "
                                         "blend would leave it out and renormalise the other weights",
