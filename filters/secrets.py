@@ -73,6 +73,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from codemix.filters.transcript_parts import LanguageOf, Part, TraceState, is_observation
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
 from detect_secrets.plugins.aws import AWSKeyDetector
@@ -174,14 +175,15 @@ def redaction_spans(text: str, config: RedactionConfig, language: str = "") -> l
     return [(f.start, f.end, f.kind) for f in _with_repeats(text, _find(text, config, language), {})]
 
 
-def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, Counter[str]]:
+def redact_document(doc: Document, config: RedactionConfig, *, render: Callable[[list[Any]], str] | None = None,
+                    language_of: LanguageOf | None = None) -> tuple[Document, Counter[str]]:
     """A copy of ``doc`` with secrets redacted, and the counts for the document.
 
-    Transcripts are redacted in ``text`` *and* in ``metadata["messages"]`` (contents, reasoning and
-    tool-call arguments). The two views see a value in different contexts (a tool call's arguments appear as
-    JSON in ``text``), so a value found in either is replaced in the other where it stands as a whole
-    string there (or anywhere, when it is secret-shaped), with the placeholder the text gave it.
-    Counts are the text's: each redacted place in ``text`` counts once.
+    A transcript whose ``text`` is ``render(metadata["messages"])`` is redacted part by part
+    (``redact_messages``: code as code, shell as shell, prose as prose) and its text rendered again
+    from the redacted messages. Without ``render``/``language_of`` (or when the text is not that
+    rendering), the text and the messages are redacted as language-less text, each view's values
+    replaced in the other (``_redact_views``).
     """
     if not config.enabled:
         return doc, Counter()
@@ -190,6 +192,22 @@ def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, C
     if not isinstance(messages, list):
         text, counts, _ = _redact(doc.text, config, {}, language)
         return dataclasses.replace(doc, text=text), counts
+    if render is not None and language_of is not None and _renders_as(messages, render, doc.text):
+        redacted, counts = redact_messages(messages, config, language_of)
+        return dataclasses.replace(doc, text=render(redacted), metadata={**doc.metadata, "messages": redacted}), counts
+    return _redact_views(doc, messages, config)
+
+
+def _renders_as(messages: list[Any], render: Callable[[list[Any]], str], text: str) -> bool:
+    try:
+        return render(messages) == text
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def _redact_views(doc: Document, messages: list[Any], config: RedactionConfig) -> tuple[Document, Counter[str]]:
+    """Text and messages redacted without languages: a value found in either view is replaced in the
+    other where it stands as a whole string there (or anywhere, when it is secret-shaped)."""
     found = {s: _find(s, config, "") for s in set(_message_strings(messages))}
     message_values = {f.value: f.kind for findings in found.values() for f in findings if f.replacement is None}
     text, counts, text_values = _redact(doc.text, config, message_values, "")
@@ -197,6 +215,61 @@ def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, C
     redact = functools.partial(_apply_lookup, found=found, values=values)
     metadata = {**doc.metadata, "messages": [_map_message(m, redact) for m in messages]}
     return dataclasses.replace(doc, text=text, metadata=metadata), counts
+
+
+def redact_messages(messages: list[Any], config: RedactionConfig,
+                    language_of: LanguageOf) -> tuple[list[Any], Counter[str]]:
+    """Canonical messages with every part (``transcript_parts``) redacted in its own language, and the
+    counts. A value found in one part is also replaced where it recurs in another (``_with_repeats``)."""
+    plan = list(_message_parts(messages, language_of))
+    found = [[_find(part.text, config, part.language) for part in parts] for *_, parts in plan]
+    values = {f.value: f.kind for per_part in found for findings in per_part for f in findings if f.replacement is None}
+    counts: Counter[str] = Counter()
+    replaced: dict[tuple[int, str, int], str] = {}
+    for (where, raw, parts), per_part in zip(plan, found):
+        edits: list[Finding] = []
+        for part, findings in zip(parts, per_part):
+            spans = _with_repeats(part.text, findings, values)
+            counts.update(f.kind for f in spans if f.replacement is None)
+            edits += [_in_raw(part, f) for f in spans]
+        if edits:
+            replaced[where] = _substitute(raw, sorted(edits))
+    return [_replaced_message(i, m, replaced) for i, m in enumerate(messages)], counts
+
+
+def _message_parts(messages: list[Any], language_of: LanguageOf) -> Iterator[tuple[tuple[int, str, int], str, list[Part]]]:
+    """``((message index, field, call index), raw string, parts)`` for every string a message renders."""
+    state = TraceState(language_of)
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        for field_name in ("reasoning", "content"):
+            raw = message.get(field_name)
+            if isinstance(raw, str) and raw:
+                observed = field_name == "content" and is_observation(message)
+                yield (i, field_name, -1), raw, list(state.observation(message, raw) if observed else state.prose(raw))
+        for j, call in enumerate(message.get("tool_calls") or []):
+            if isinstance(call, dict) and isinstance(call.get("arguments"), str):
+                yield (i, "arguments", j), call["arguments"], list(state.call_parts(call))
+
+
+def _in_raw(part: Part, finding: Finding) -> Finding:
+    """A finding in a part's (decoded) text, moved to its place in the raw string."""
+    if part.offsets is None:
+        return finding._replace(start=part.start + finding.start, end=part.start + finding.end)
+    return finding._replace(start=part.offsets[finding.start], end=part.offsets[finding.end])
+
+
+def _replaced_message(i: int, message: Any, replaced: dict[tuple[int, str, int], str]) -> Any:
+    if not isinstance(message, dict) or not any(key[0] == i for key in replaced):
+        return message
+    new = {**message}
+    for field_name in ("reasoning", "content"):
+        new[field_name] = replaced.get((i, field_name, -1), message.get(field_name))
+    if isinstance(message.get("tool_calls"), list):
+        new["tool_calls"] = [{**c, "arguments": replaced[(i, "arguments", j)]} if (i, "arguments", j) in replaced else c
+                             for j, c in enumerate(message["tool_calls"])]
+    return new
 
 
 def _language_of_path(path: str) -> str:
