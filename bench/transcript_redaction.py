@@ -25,14 +25,13 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from bench.redaction import code_tokens, default_roots, python_tokens, text_files
+from codemix.document import Document
 from codemix.filters.secrets import RedactionConfig
 from codemix.mixtures.chat import render_messages
 from codemix.mixtures.transcript_formats.canonical import message, tool_call
 from codemix.pipelines.crawl import RedactWith
 from codemix.pipelines.readers import read_location
-
-from bench.redaction import code_tokens, default_roots, python_tokens, text_files
-from codemix.document import Document
 from codemix.sources import SourceConfig
 
 PLACEHOLDER = re.compile(r"<(SECRET_[A-Z0-9_]+|EMAIL|IP_ADDRESS)>")

@@ -73,8 +73,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from codemix.filters import gitleaks
-from codemix.filters.transcript_parts import LanguageOf, Part, TraceState, is_observation
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
 from detect_secrets.plugins.aws import AWSKeyDetector
@@ -108,6 +106,8 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from codemix.config import join, require
 from codemix.document import Document
+from codemix.filters import gitleaks
+from codemix.filters.transcript_parts import LanguageOf, Part, TraceState, is_observation
 
 # Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:
 # shorter "passwords" in code are placeholders ("pw", "test", "1234"), and propagating them would

@@ -17,6 +17,8 @@ import dataclasses
 import hashlib
 
 import apache_beam as beam
+
+from codemix.document import Document, Quarantined, ReadCount, Redaction
 from codemix.filters.secrets import RedactionConfig, redact_document
 from codemix.mixtures.chat import render_messages
 from codemix.pipelines.ledger import DOCS, DROPPED, QUARANTINED, READS, REDACTIONS, RouteOutcomes
@@ -24,8 +26,6 @@ from codemix.pipelines.progress import Progress, report
 from codemix.pipelines.readers import read_counted
 from codemix.pipelines.readers.common import Outcome
 from codemix.pipelines.readers.language import detect_language
-
-from codemix.document import Document, Quarantined, ReadCount, Redaction
 from codemix.sources import SourceConfig
 
 LocationPart = tuple[SourceConfig, str, int, int]  # (source, location, part, parts)

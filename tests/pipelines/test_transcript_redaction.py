@@ -9,14 +9,14 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from codemix.filters.secrets import RedactionConfig, redact_document
-from codemix.mixtures.chat import render_messages
-from codemix.pipelines.crawl import RedactWith
-from codemix.pipelines.readers import read_location
 
 from bench.redaction import code_tokens, python_tokens
 from bench.transcript_redaction import carried, read_back
 from codemix.document import Document
+from codemix.filters.secrets import RedactionConfig, redact_document
+from codemix.mixtures.chat import render_messages
+from codemix.pipelines.crawl import RedactWith
+from codemix.pipelines.readers import read_location
 from codemix.sources import SourceConfig
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "anthropic" / "messages.json"
