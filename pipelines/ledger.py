@@ -218,7 +218,9 @@ def list_tree(path: str) -> list[str]:
     which exists for no ``exists()``; a file named ``path`` itself is included."""
     root = path.rstrip("/")
     files = matched_files(f"{root}/**")
-    return files + [root] if not files and FileSystems.exists(root) else files
+    if files or ("://" not in root and not os.path.isfile(root)):  # an empty local folder holds no file
+        return files
+    return [root] if FileSystems.exists(root) else []
 
 
 def remove_tree(path: str) -> None:

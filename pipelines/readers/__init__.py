@@ -5,7 +5,8 @@ input, and every record it touches ends as exactly one outcome, which is what le
 ``counts.read == kept + dropped + duplicates + quarantined`` hold for the build.
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
-``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``binary``.
+``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``blob_missing`` (git: the
+copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ READERS: dict[str, Reader] = {
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
-                "duplicate_member_name", "not_regular_file", "file_too_large", "binary")
+                "duplicate_member_name", "not_regular_file", "file_too_large", "blob_missing", "lfs_pointer", "binary")
 
 __all__ = ["DROP_REASONS", "READERS", "detect_language", "read_counted", "read_location"]
 
