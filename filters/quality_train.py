@@ -17,10 +17,10 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
-from codemix.filters.quality import TextScorer, fasttext_line
 from scipy import stats
 
 from codemix.config import ConfigError
+from codemix.filters.quality import TextScorer, fasttext_line
 
 Backend = Literal["fasttext", "sklearn"]
 BACKEND_SUFFIXES = {"fasttext": (".bin", ".ftz"), "sklearn": (".joblib",)}

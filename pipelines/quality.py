@@ -17,6 +17,8 @@ import numpy as np
 import pyarrow as pa
 from apache_beam.ml.inference.base import KeyedModelHandler, ModelHandler, PredictionResult, RunInference
 from apache_beam.transforms.stats import ApproximateQuantilesCombineFn
+
+from codemix.document import Document, Dropped
 from codemix.filters.quality import (
     QUALITY_KINDS,
     QualityConfig,
@@ -27,8 +29,6 @@ from codemix.filters.quality import (
     stratum,
 )
 from codemix.pipelines.ledger import DOCS, DROPPED
-
-from codemix.document import Document, Dropped
 
 QUALITY = "quality"
 QUALITY_SCHEMA = pa.schema([("doc_id", pa.string()), ("source", pa.string()), ("language", pa.string()),

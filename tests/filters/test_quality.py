@@ -8,10 +8,10 @@ import json
 import random
 
 import pytest
-from codemix.filters.quality import QualityConfig, TextScorer, expected_rating, fasttext_line
-from codemix.filters.quality_train import TrainConfig, is_held_out, train_quality_model
 
 from codemix.config import ConfigError, load_config
+from codemix.filters.quality import QualityConfig, TextScorer, expected_rating, fasttext_line
+from codemix.filters.quality_train import TrainConfig, is_held_out, train_quality_model
 from tests.filters.quality_corpus import planted_sample
 
 MODEL_SUFFIX = {"fasttext": ".bin", "sklearn": ".joblib"}

@@ -12,12 +12,12 @@ from pathlib import Path
 import apache_beam as beam
 import pyarrow.parquet as pq
 import pytest
+
+from codemix.document import Document
 from codemix.filters.quality import QualityConfig
 from codemix.filters.quality_train import TrainConfig, train_quality_model
 from codemix.mix.cli import main as mix
 from codemix.pipelines.quality import QUALITY, ScoreQuality
-
-from codemix.document import Document
 from tests.conftest import committed
 from tests.filters.quality_corpus import C_HEADERS, STDLIB, planted_sample, python_modules
 
