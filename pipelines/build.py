@@ -48,6 +48,7 @@ from codemix.pipelines.options import (
     worker_count,
 )
 from codemix.pipelines.progress import BuildDisplay, Progress
+from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from codemix.pipelines.shape_long_context import ShapeLongContext
 from codemix.pipelines.shape_sft import ShapeSFT
@@ -96,6 +97,8 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(
             f"{out}/contamination")
+        if QUALITY in outcomes:
+            _ = outcomes[QUALITY] | "WriteQuality" >> ledger.WriteRows(f"{out}/quality", QUALITY_SCHEMA, dict)
         _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED]}
              | "Tally" >> TallyRecords(out, STAGE_MEASURES["filter"]))
     return {}
@@ -236,6 +239,7 @@ def input_facts(spec: MixtureSpec) -> dict:
     return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
             "sources": fingerprints.source_fingerprints(spec.sources),
             "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks),
+            "quality_model": fingerprints.paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
             "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
 
 
@@ -248,7 +252,7 @@ def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
     """Each stage's key: the config and inputs that shape its output, chained to what it reads. The
     code fingerprint starts the chain: any change to a build package's sources reruns every stage."""
     crawl = stage_key(facts["code"], facts["version"], spec.sources, facts["sources"], spec.filters.redaction)
-    filtered = stage_key(crawl, spec.filters, facts["benchmarks"])
+    filtered = stage_key(crawl, spec.filters, facts["benchmarks"], facts["quality_model"])
     tokenizer = stage_key(filtered, spec.tokenizer, tokenizer_fingerprint(spec))
     dedup = stage_key(filtered, spec.dedup, facts["previous_indexes"])
     repo_dedup = stage_key(dedup, "repositories")
