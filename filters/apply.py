@@ -10,14 +10,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from codemix.document import Document
 from codemix.filters.code import CODE_CHECKS
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig, path_matches
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
-
-from codemix.document import Document
 
 
 @dataclass(slots=True, frozen=True)
