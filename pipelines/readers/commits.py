@@ -26,7 +26,6 @@ from codemix.filters.licenses import detect_license, is_license_evidence, reposi
 from codemix.pipelines.readers.common import Outcome, ReadTally, drop, make_document, quarantine
 from codemix.pipelines.readers.git import GitError, _git_dir, _git_env, repo_name, resolve_ref
 from codemix.pipelines.readers.language import detect_language
-
 from codemix.sources import HistoryConfig, SourceConfig
 
 # NUL never occurs in git's diff output (a file holding one is "Binary files ... differ"), so a line

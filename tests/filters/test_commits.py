@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from codemix.filters.commits import (
     CommitInfo,
     FileDiff,
@@ -16,7 +17,6 @@ from codemix.filters.commits import (
     parse_patch,
     patch_digest,
 )
-
 from codemix.sources import HistoryConfig
 
 STATUS = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", "C": "copied"}

