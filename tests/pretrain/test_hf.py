@@ -20,65 +20,17 @@ from pathlib import Path
 
 import pytest
 import torch
-from codemix.pretrain.checkpoint import load_checkpoint
 from codemix.pretrain.configs import load_recipe, recipe_from_dict
 from codemix.pretrain.evaluate import evaluate_run, read_eval_texts
 from codemix.pretrain.hf.base_import import import_base
 from codemix.pretrain.hf.convert import export_family
 from codemix.pretrain.hf.handoff import handoff
-from codemix.pretrain.loop import causal_mask
-from codemix.pretrain.model.gpt import PositionSetup, build_model
 from codemix.pretrain.run import TrainOptions, run
 from safetensors.torch import load_file
 
 from codemix.config import ConfigError
 
-FAMILIES = ["qwen3_moe", "qwen2_moe", "deepseek_v3"]
-VOCAB_ROWS = 1024  # the build's tokenizer has 1000 ids; a base's embedding may have more rows
-
-
-def tiny_hf_model(family: str, *, expert_bias: list[float] | None = None, n_group: int = 2):
-    """A small random model of ``family`` with every weight drawn (routers, norms and biases too, so no
-    mapping mistake hides behind a zero or a one)."""
-    import transformers
-
-    common = {"vocab_size": VOCAB_ROWS, "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
-              "num_attention_heads": 4, "max_position_embeddings": 256, "rms_norm_eps": 1e-6,
-              "tie_word_embeddings": False}
-    if family == "qwen3_moe":
-        config = transformers.Qwen3MoeConfig(**common, num_key_value_heads=2, head_dim=24, moe_intermediate_size=32,
-                                             num_experts=4, num_experts_per_tok=2, norm_topk_prob=True)
-        model = transformers.Qwen3MoeForCausalLM(config)
-    elif family == "qwen2_moe":
-        config = transformers.Qwen2MoeConfig(**common, num_key_value_heads=2, moe_intermediate_size=32,
-                                             shared_expert_intermediate_size=48, num_experts=4, num_experts_per_tok=2,
-                                             mlp_only_layers=[0])
-        model = transformers.Qwen2MoeForCausalLM(config)
-    else:
-        config = transformers.DeepseekV3Config(
-            **common, num_key_value_heads=4, moe_intermediate_size=32, n_routed_experts=8, num_experts_per_tok=4,
-            n_shared_experts=1, n_group=n_group, topk_group=min(n_group, 2), first_k_dense_replace=1, q_lora_rank=48,
-            kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=12, routed_scaling_factor=2.5)
-        model = transformers.DeepseekV3ForCausalLM(config)
-    generator = torch.Generator().manual_seed(FAMILIES.index(family))
-    with torch.no_grad():
-        for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
-            if name.endswith("e_score_correction_bias"):
-                values = torch.tensor(expert_bias) if expert_bias else torch.randn(tensor.shape, generator=generator) * 0.05
-                tensor.copy_(values)
-            elif tensor.ndim > 1:
-                tensor.copy_(torch.randn(tensor.shape, generator=generator) * 0.05)
-            elif tensor.is_floating_point() and "inv_freq" not in name:
-                tensor.copy_(1.0 + 0.2 * torch.randn(tensor.shape, generator=generator))
-    return model.eval()
-
-
-def save_base(model, directory: Path, tokenizer_dir: Path) -> Path:
-    """``save_pretrained`` plus the base tokenizer's files, as a downloaded Kimi checkpoint lays them out."""
-    model.save_pretrained(directory)
-    for name in ("tiktoken.model", "tokenizer_config.json"):
-        shutil.copyfile(tokenizer_dir / name, directory / name)
-    return directory
+from .hf_models import FAMILIES, VOCAB_ROWS, hf_logits, megatron_logits, sample_tokens, save_base, tiny_hf_model
 
 
 @pytest.fixture(scope="session")
@@ -89,38 +41,6 @@ def hf_bases(tmp_path_factory, base_tokenizer) -> dict[str, Path]:
 
 def continued(base: Path, *overrides: str):
     return load_recipe("continued", list(overrides), init_from_hf=str(base))
-
-
-def hf_logits(directory: Path, tokens_BS: torch.Tensor) -> torch.Tensor:
-    from transformers import AutoModelForCausalLM
-
-    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32).eval()
-    with torch.no_grad():
-        return model(tokens_BS).logits.float()
-
-
-def megatron_logits(run_dir: Path, checkpoint: str | Path, tokens_BS: torch.Tensor) -> torch.Tensor:
-    """The run's model at ``checkpoint``, loaded as training resumes it, on ``tokens_BS``."""
-    from codemix.pretrain.configs import ParallelConfig
-    from codemix.pretrain.parallel import initialize, shutdown
-
-    record = json.loads((run_dir / "run.json").read_text())
-    recipe = recipe_from_dict(record["recipe"])
-    runtime = initialize(ParallelConfig(), seed=0)
-    try:
-        model = build_model(recipe, vocab_size=1000, sequence_length=record["sequence_length"],
-                            position=PositionSetup(**record["position"]), cpu=True)
-        load_checkpoint(checkpoint, model)
-        model.eval()
-        length = tokens_BS.shape[1]
-        with torch.no_grad():
-            return model(tokens_BS, torch.arange(length).expand_as(tokens_BS), causal_mask(length)).float()
-    finally:
-        shutdown(runtime)
-
-
-def sample_tokens(length: int = 48) -> torch.Tensor:
-    return torch.randint(0, 1000, (2, length), generator=torch.Generator().manual_seed(7))
 
 
 @pytest.mark.parametrize("family", FAMILIES)
