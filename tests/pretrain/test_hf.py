@@ -43,47 +43,75 @@ def continued(base: Path, *overrides: str):
     return load_recipe("continued", list(overrides), init_from_hf=str(base))
 
 
+# fp32 rounding of these logits (|logit| < 3) stays near 1e-6; a q/kv latent norm built with
+# rms_norm_eps 1e-5 instead of DeepSeek's fixed 1e-6 moves them by 5e-5
+LOGIT_ATOL = 4e-6
+
+
+@pytest.mark.parametrize("eps", [1e-5, 1e-6])
 @pytest.mark.parametrize("family", FAMILIES)
-def test_imported_base_computes_the_transformers_logits(family, hf_bases, tmp_path, one_thread):
-    recipe = continued(hf_bases[family])
-    assert recipe.model.fixed_vocab and recipe.model.vocab_size == VOCAB_ROWS
+def test_imported_base_computes_the_transformers_logits(family, eps, base_tokenizer, tmp_path, one_thread):
+    base = save_base(tiny_hf_model(family, eps=eps), tmp_path / "hf", base_tokenizer.directory)
+    recipe = continued(base)
+    assert recipe.model.fixed_vocab and recipe.model.vocab_size == VOCAB_ROWS and recipe.model.norm_epsilon == eps
     assert (recipe.model.mla is not None) == (family == "deepseek_v3")
     checkpoint = import_base(recipe, tmp_path / "base")
     tokens_BS = sample_tokens()
-    expected_BSV = hf_logits(hf_bases[family], tokens_BS)
+    expected_BSV = hf_logits(base, tokens_BS)
     actual_BSV = megatron_logits(tmp_path / "base", checkpoint, tokens_BS)
     assert expected_BSV.abs().max() > 1.0, "guard: the random model's logits are not near zero"
-    torch.testing.assert_close(actual_BSV, expected_BSV, rtol=0, atol=1e-4)
+    torch.testing.assert_close(actual_BSV, expected_BSV, rtol=0, atol=LOGIT_ATOL)
 
 
+@pytest.mark.parametrize(("dtype", "tied"), [(torch.float32, False), (torch.bfloat16, True)])
 @pytest.mark.parametrize("family", FAMILIES)
-def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, hf_bases, tmp_path, one_thread):
-    """Through both command lines: ``python -m codemix.pretrain.hf.base_import`` then ``mix handoff`` of the base."""
+def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, dtype, tied, base_tokenizer, tmp_path,
+                                                                 one_thread):
+    """Through both command lines: ``python -m codemix.pretrain.hf.base_import`` then ``mix handoff`` of the
+    base. A bf16 base comes back in bf16; tied embeddings come back tied (one matrix, no lm_head)."""
     from codemix.mix.cli import main as mix
     from codemix.pretrain.hf.base_import import main as hf_import
+    from codemix.pretrain.model.params import count_parameters
 
-    assert hf_import([str(hf_bases[family]), "--out", str(tmp_path / "base")]) == 0
+    base = save_base(tiny_hf_model(family, dtype=dtype, tied=tied), tmp_path / "hf", base_tokenizer.directory)
+    assert hf_import([str(base), "--out", str(tmp_path / "base")]) == 0
     assert mix(["handoff", str(tmp_path / "base"), "--out", str(tmp_path / "bundle")]) == 0
-    original = load_file(str(hf_bases[family] / "model.safetensors"))
+    original = load_file(str(base / "model.safetensors"))
     exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert ("lm_head.weight" in original) == (not tied), "guard: save_pretrained wrote a tied matrix once"
     assert set(exported) == set(original)
     for name, tensor in original.items():
-        assert exported[name].dtype == tensor.dtype and torch.equal(exported[name], tensor), name
+        assert tensor.dtype == dtype and exported[name].dtype == dtype and torch.equal(exported[name], tensor), name
     config = json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
-    assert config["model_type"] == family
+    assert config["model_type"] == family and config["tie_word_embeddings"] == tied
+    assert config["torch_dtype"] == str(dtype).removeprefix("torch.")
+    _, info, hf_params = hf_logits(tmp_path / "bundle" / "hf", sample_tokens(), info=True)
+    assert not any(info[key] for key in ("missing_keys", "unexpected_keys", "mismatched_keys")), info
+    assert count_parameters(continued(base).model, VOCAB_ROWS).total == hf_params
+
+
+def test_hand_off_writes_the_dtype_asked_for(hf_bases, tmp_path, one_thread):
+    import_base(continued(hf_bases["qwen2_moe"]), tmp_path / "base")
+    summary = handoff(tmp_path / "base", tmp_path / "bundle", dtype="bfloat16")
+    exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert summary["dtype"] == "bfloat16" and {t.dtype for t in exported.values()} == {torch.bfloat16}
 
 
 def train_stage(recipe, build: Path, out: Path, stage: str, steps: int, **options):
     return run(TrainOptions(recipe=recipe, stage=stage, data_dir=str(build), out_dir=str(out), steps=steps, **options))
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_trained_bundle_loads_in_transformers_and_computes_megatrons_logits(family, hf_bases, build_dir, tmp_path,
-                                                                            one_thread):
+@pytest.mark.parametrize(("family", "tied"), [*((family, False) for family in FAMILIES), ("deepseek_v3", True)])
+def test_trained_bundle_loads_in_transformers_and_computes_megatrons_logits(family, tied, hf_bases, base_tokenizer,
+                                                                            build_dir, tmp_path, one_thread):
     from transformers import AutoModelForCausalLM
 
-    summary = train_stage(continued(hf_bases[family]), build_dir, tmp_path / "run", "short", 3)
+    base = save_base(tiny_hf_model(family, tied=True), tmp_path / "hf", base_tokenizer.directory) if tied \
+        else hf_bases[family]
+    summary = train_stage(continued(base), build_dir, tmp_path / "run", "short", 3)
     handoff(summary.out_dir, tmp_path / "bundle")
+    if tied:
+        assert "lm_head.weight" not in load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
     hf_dir = tmp_path / "bundle" / "hf"
     model, info = AutoModelForCausalLM.from_pretrained(hf_dir, dtype=torch.float32, output_loading_info=True)
     assert type(model).__name__ == json.loads((hf_dir / "config.json").read_text())["architectures"][0]
