@@ -97,12 +97,12 @@ def reference_dequantize(op, weight: torch.Tensor, scale: torch.Tensor, block: i
 
 
 def measure(root: Path, family: str, eps: float, dtype: str, tied: bool) -> dict:
+    from safetensors.torch import load_file
+
     from codemix.pretrain.configs import load_recipe
     from codemix.pretrain.hf.base_import import import_base
     from codemix.pretrain.hf.handoff import handoff
     from codemix.pretrain.model.params import count_parameters
-    from safetensors.torch import load_file
-
     from tests.pretrain.hf_models import VOCAB_ROWS, hf_logits, megatron_logits, sample_tokens
 
     base = make_base(root, family, eps, dtype, tied)

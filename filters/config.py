@@ -6,12 +6,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemix.config import ConfigError, join, load_config, require
 from codemix.filters.decontamination import DecontaminationConfig
 from codemix.filters.licenses import LicenseConfig
 from codemix.filters.natural_language import NaturalLanguageConfig
+from codemix.filters.quality import QualityConfig
 from codemix.filters.secrets import RedactionConfig
-
-from codemix.config import ConfigError, join, load_config, require
 
 
 @dataclass(slots=True, kw_only=True)
@@ -82,6 +82,7 @@ class FiltersConfig:
     redaction: RedactionConfig = field(default_factory=RedactionConfig)  # applied at crawl, before any write
     decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
     natural_language: NaturalLanguageConfig = field(default_factory=NaturalLanguageConfig)
+    quality: QualityConfig = field(default_factory=QualityConfig)  # learned scorer, last (filters/quality.py)
 
     def validate(self, path: str) -> None:
         for language in {**DEFAULT_LANGUAGE_OVERRIDES, **self.languages}:

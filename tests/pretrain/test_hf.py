@@ -20,15 +20,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from safetensors.torch import load_file
+
+from codemix.config import ConfigError
 from codemix.pretrain.configs import load_recipe, recipe_from_dict
 from codemix.pretrain.evaluate import evaluate_run, read_eval_texts
 from codemix.pretrain.hf.base_import import import_base
 from codemix.pretrain.hf.convert import export_family
 from codemix.pretrain.hf.handoff import handoff
 from codemix.pretrain.run import TrainOptions, run
-from safetensors.torch import load_file
-
-from codemix.config import ConfigError
 
 from .hf_models import FAMILIES, VOCAB_ROWS, hf_logits, megatron_logits, sample_tokens, save_base, tiny_hf_model
 
