@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 
+from codemix.mixtures.stages import stage_kind
 from codemix.pretrain.configs import STAGES
 
-SEARCHABLE_STAGES = ("short", "long")  # SFT trains on transcripts, not a code mixture
+SEARCHABLE_STAGES = tuple(name for name in STAGES if stage_kind(name).searchable)
 
 
 def train_parser(prog: str = "python -m codemix.pretrain.train") -> argparse.ArgumentParser:

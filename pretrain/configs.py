@@ -25,9 +25,10 @@ from typing import Any, Literal
 import yaml
 
 from codemix.config import ConfigError, join, load_config, require
+from codemix.mixtures.stages import STAGE_NAMES
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-STAGES = ("short", "long", "sft")
+STAGES = STAGE_NAMES
 
 
 @dataclass(slots=True, kw_only=True)

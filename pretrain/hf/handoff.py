@@ -96,7 +96,8 @@ def trained_chat_template(manifests: list[dict[str, Any]]) -> tuple[ChatTemplate
     ``stages.sft.sft.template`` builds with)."""
     known = {f.name for f in fields(ChatTemplate)}
     for manifest in reversed(manifests):
-        recorded = manifest.get("stages", {}).get("sft", {}).get("chat_template")
+        recorded = next((entry["chat_template"] for entry in manifest.get("stages", {}).values()
+                         if entry.get("chat_template")), None)
         if recorded:
             return ChatTemplate(**{k: v for k, v in recorded.items() if k in known}), "manifest"
     return ChatTemplate(), "codemix.mixtures.chat default"

@@ -31,6 +31,7 @@ from megatron.core.transformer.multi_latent_attention import MLASelfAttention
 from megatron.core.transformer.transformer_config import MLATransformerConfig, TransformerConfig
 
 from codemix.config import ConfigError
+from codemix.mixtures.stages import LONG, stage_kind
 from codemix.pretrain.configs import Recipe
 from codemix.pretrain.parallel import CPU_CONFIG_OVERRIDES, HAVE_TE, cpu_block_spec
 
@@ -103,7 +104,7 @@ def position_setup(recipe: Recipe, stage: str, *, extended: bool = False) -> Pos
     extended with YaRN keeps its YaRN frequencies for SFT and RL, as Qwen and DeepSeek do."""
     rope = recipe.model.rope
     factor = rope.scaling_factor(recipe.model.max_context)
-    if not (stage == "long" or extended or rope.base_extended) or factor == 1.0 or rope.long_scaling == "none":
+    if not (stage_kind(stage).extends_context or extended or rope.base_extended) or factor == 1.0 or rope.long_scaling == "none":
         return PositionSetup()
     if rope.long_scaling == "linear":
         return PositionSetup(kind="rope", factor=factor, linear=True)
@@ -185,7 +186,7 @@ def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
     ``validate_only`` builds the config with CPU-safe numerics: nothing is allocated, so this is how a
     1T-parameter recipe is checked on a laptop.
     """
-    position = position or position_setup(recipe, "long")
+    position = position or position_setup(recipe, LONG.name)
     kwargs = config_kwargs(recipe)
     if validate_only:
         kwargs.update(bf16=False, params_dtype=torch.float32, fp8=None, moe_router_padding_for_fp8=False)
