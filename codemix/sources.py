@@ -54,6 +54,9 @@ class SourceConfig:
     type: SourceType
     paths: list[str]
     ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
+    # off, git is never let out and each missing blob is dropped as ``blob_missing``.
+    fetch_missing_blobs: bool = False
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     text_field: str | None = None  # dump: defaults to 'content', then 'text'
@@ -82,3 +85,5 @@ class SourceConfig:
                     "remove it, or set type: transcripts")
             require(self.format in TRANSCRIPT_FORMATS, join(path, "format"), f"{self.format!r} is not a transcript format",
                     f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")
+        require(not self.fetch_missing_blobs or self.type in ("git", "crawl_list"), join(path, "fetch_missing_blobs"),
+                "is only read for sources of type 'git' or 'crawl_list'", "remove it")

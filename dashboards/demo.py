@@ -18,6 +18,7 @@ import os
 import sys
 
 import numpy as np
+
 from codemix.dashboards.browser import BrowserError, screenshot
 from codemix.dashboards.render import write_dashboard
 

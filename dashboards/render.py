@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
+
 from codemix.dashboards import figures
 from codemix.dashboards.builds import BuildSummary, load_build
 from codemix.dashboards.fit import MetricFit, fit_all, fits_json

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+
 from codemix.dedup.index import doc_id_of, is_previous
 
 DUPLICATE_SCHEMA = pa.schema(

@@ -12,13 +12,12 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass
 
+from codemix.document import Document
 from codemix.filters.code import CODE_CHECKS
 from codemix.filters.config import CodeFilterConfig, FiltersConfig
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
-
-from codemix.document import Document
 
 
 def path_matches(path: str, globs: list[str]) -> bool:

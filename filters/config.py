@@ -6,12 +6,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemix.config import ConfigError, join, load_config, require
 from codemix.filters.decontamination import DecontaminationConfig
 from codemix.filters.licenses import LicenseConfig
 from codemix.filters.natural_language import NaturalLanguageConfig
 from codemix.filters.secrets import RedactionConfig
-
-from codemix.config import ConfigError, join, load_config, require
 
 
 @dataclass(slots=True, kw_only=True)

@@ -15,7 +15,8 @@ DataflowRunner --project P ...``); anything else is refused with the closest kno
 
 Quiet by default: warnings and errors, the plan, progress and the build's summary. ``-v`` adds
 codemix's INFO logs, ``-vv`` DEBUG and Beam's own INFO logs. Exit status: 0 done, 1 the build
-stopped on a problem it names, 2 a spec or argument error, 3 ``--strict`` and the health summary
+stopped on a problem it names (an unreadable source, a stage left with no documents: a health failure,
+``--strict`` or not), 2 a spec or argument error, 3 ``--strict`` and the health summary
 warned, 130 interrupted (rerun the same command to resume).
 
 Only argparse and the light config modules are imported up front, so every ``--help`` answers
@@ -224,6 +225,7 @@ def command_tokenizer_train(args) -> int:
     import tempfile
 
     from apache_beam.io.filesystems import FileSystems
+
     from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
     from codemix.pipelines.tokenizer_sample import sample_texts
 

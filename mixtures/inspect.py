@@ -19,10 +19,10 @@ import random
 import numpy as np
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
+
 from codemix.mixtures.indexed_dataset import document_count, read_documents_at
 from codemix.mixtures.sft import loss_mask_prefix
 from codemix.mixtures.tokenizer import load_tokenizer
-
 from codemix.tables import format_table, percent
 
 MASK_OPEN, MASK_CLOSE = "[masked]", "[/masked]"

@@ -13,13 +13,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
+
+from codemix.config import ConfigError, expand_env, join, load_config, require
 from codemix.dedup.config import DedupConfig
 from codemix.filters.config import FiltersConfig
 from codemix.mixtures.repository import RepositoryDocumentConfig
 from codemix.mixtures.sft import SFTConfig
 from codemix.mixtures.tokenizer import resolve_tokenizer_path
-
-from codemix.config import ConfigError, expand_env, join, load_config, require
 from codemix.sources import SourceConfig
 
 STAGE_NAMES = ("short", "long", "sft")

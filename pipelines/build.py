@@ -22,6 +22,9 @@ from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+
+import codemix
+from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
@@ -30,7 +33,7 @@ from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
-from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept
+from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
 from codemix.pipelines.options import (
@@ -50,9 +53,6 @@ from codemix.pipelines.shape_sft import ShapeSFT
 from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json
 from codemix.pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
 from codemix.pipelines.tokenizer_sample import sample_texts
-
-import codemix
-from codemix.config import ConfigError
 
 LOG = logging.getLogger("codemix.build")
 STAGES = ("crawl", "filter", "dedup", "shards")  # where --from-stage may start
@@ -154,7 +154,10 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             | "WriteStats" >> ledger.write_text(f"{out}/stats", ".jsonl")
         )
     ledger.remove_tree(f"{out}/runs")  # merged into the shards; what is left is from failed bundles
-    check_shards_written(layout, ledger.read_jsonl(f"{out}/stats*.jsonl"))
+    shard_stats = ledger.read_jsonl(f"{out}/stats*.jsonl")
+    check_shards_written(layout, shard_stats)
+    check_stages_filled(spec, layout, "shards", repository_level=uses_repository_dedup(spec), shard_stats=shard_stats,
+                        shaping=ledger.read_jsonl(f"{out}/shaping*.jsonl"))
     return {}
 
 
@@ -329,6 +332,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     with display.stage("filter", expected=total(layout.tally("crawl")["docs"])):
         runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),
                    outputs=DOCUMENT_OUTPUTS)
+    check_stages_filled(spec, layout, "filter")
     with display.stage("tokenizer"):
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),

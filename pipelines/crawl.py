@@ -17,13 +17,13 @@ import dataclasses
 import hashlib
 
 import apache_beam as beam
+
+from codemix.document import Document, Quarantined, ReadCount, Redaction
 from codemix.filters.secrets import RedactionConfig, redact_document
 from codemix.pipelines.ledger import DOCS, DROPPED, QUARANTINED, READS, REDACTIONS, RouteOutcomes
 from codemix.pipelines.progress import Progress, report
 from codemix.pipelines.readers import read_counted
 from codemix.pipelines.readers.common import Outcome
-
-from codemix.document import Document, Quarantined, ReadCount, Redaction
 from codemix.sources import SourceConfig
 
 LocationPart = tuple[SourceConfig, str, int, int]  # (source, location, part, parts)

@@ -8,13 +8,13 @@ Kept documents carry their resolved license.
 from __future__ import annotations
 
 import apache_beam as beam
+
+from codemix.document import ContaminationHit, Document, Dropped
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import detect_license, is_license_evidence, repository_license
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, tagged
 from codemix.pipelines.progress import Progress
-
-from codemix.document import ContaminationHit, Document, Dropped
 
 
 def repository_key(doc: Document) -> str:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 
 import apache_beam as beam
+
+from codemix.document import Document, make_doc_id, packed_document, unpacked_document
 from codemix.mixtures.repository import RepositoryDocumentConfig, repository_documents
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.spill import grouping
-
-from codemix.document import Document, make_doc_id, packed_document, unpacked_document
 
 LONG = "long"
 SHAPING = "shaping"

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 
 import apache_beam as beam
+
+from codemix.document import Document, packed_document, unpacked_document
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.sft import SFTConfig, sft_samples, summary_origins, write_sft_shard
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.shards import shard_count, shard_of, shard_prefix
 from codemix.pipelines.spill import grouping
-
-from codemix.document import Document, packed_document, unpacked_document
 
 SFT = "sft"
 SHAPING = "shaping"

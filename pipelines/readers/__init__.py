@@ -5,13 +5,15 @@ input, and every record it touches ends as exactly one outcome, which is what le
 ``counts.read == kept + dropped + duplicates + quarantined`` hold for the build.
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
-``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``binary``.
+``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``blob_missing`` (git: the
+copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from codemix.document import ReadCount
 from codemix.pipelines.readers.archive import read_archive
 from codemix.pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
 from codemix.pipelines.readers.crawl_list import read_crawl_list
@@ -20,8 +22,6 @@ from codemix.pipelines.readers.dumps import read_dump
 from codemix.pipelines.readers.git import read_git
 from codemix.pipelines.readers.language import detect_language
 from codemix.pipelines.readers.transcripts import read_transcripts
-
-from codemix.document import ReadCount
 from codemix.sources import SourceConfig
 
 READERS: dict[str, Reader] = {
@@ -34,7 +34,7 @@ READERS: dict[str, Reader] = {
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
-                "duplicate_member_name", "not_regular_file", "file_too_large", "binary")
+                "duplicate_member_name", "not_regular_file", "file_too_large", "blob_missing", "lfs_pointer", "binary")
 
 __all__ = ["DROP_REASONS", "READERS", "detect_language", "read_counted", "read_location"]
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from codemix.document import Quarantined, describe_error
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
@@ -61,8 +62,6 @@ from codemix.pipelines.readers.common import (
     storable,
     strip_compression,
 )
-
-from codemix.document import Quarantined, describe_error
 from codemix.sources import SourceConfig
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

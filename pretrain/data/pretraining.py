@@ -17,7 +17,6 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import torch
-from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, token_id
 from megatron.core.datasets.blended_dataset import BlendedDataset
 from megatron.core.datasets.blended_megatron_dataset_builder import BlendedMegatronDatasetBuilder
 from megatron.core.datasets.gpt_dataset import GPTDataset, GPTDatasetConfig
@@ -25,6 +24,8 @@ from megatron.core.datasets.indexed_dataset import IndexedDataset
 from megatron.core.datasets.utils import get_blend_from_list
 from megatron.core.tokenizers import MegatronTokenizerBase
 from tokenizers import Tokenizer
+
+from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, token_id
 
 DEFAULT_EOD = "<|endoftext|>"
 

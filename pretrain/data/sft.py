@@ -39,12 +39,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from codemix.mixtures.sft import loss_mask_prefix
-from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, _SingleProcessBuilder
 from megatron.core.datasets.blended_megatron_dataset_config import BlendedMegatronDatasetConfig
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 from megatron.core.datasets.megatron_dataset import MegatronDataset
 from megatron.core.datasets.utils import Split, get_blend_from_list
+
+from codemix.mixtures.sft import loss_mask_prefix
+from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, _SingleProcessBuilder
 
 logger = logging.getLogger(__name__)
 

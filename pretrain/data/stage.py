@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 from codemix.config import ConfigError, require
+from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 SHARD_NAME = re.compile(r"^(?P<source>.+)-\d{5}-of-\d{5}$")
 

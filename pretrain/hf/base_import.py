@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from codemix.config import ConfigError, require
 from codemix.mixtures.tokenizer import TOKENIZER_CONFIG, load_tokenizer, resolve_tokenizer_path, tokenizer_fingerprint
 from codemix.pretrain.configs import ParallelConfig, Recipe, load_recipe
 from codemix.pretrain.data.pretraining import DEFAULT_EOD
 from codemix.pretrain.hf.convert import Layout, hf_family, hf_to_megatron
 from codemix.pretrain.lineage import write_run
-
-from codemix.config import ConfigError, require
 
 BASE_STAGE = "base"
 

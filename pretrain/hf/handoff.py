@@ -32,6 +32,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from codemix.config import ConfigError
 from codemix.mixtures.chat import ChatTemplate
 from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint
 from codemix.pretrain.cli_args import handoff_parser
@@ -41,8 +42,6 @@ from codemix.pretrain.hf.convert import Layout, export_family, hf_config, max_po
 from codemix.pretrain.lineage import read_run, run_chain
 from codemix.pretrain.model.gpt import PositionSetup
 from codemix.pretrain.model.params import count_parameters
-
-from codemix.config import ConfigError
 
 HF_WEIGHTS = "model.safetensors"
 
@@ -119,10 +118,11 @@ def tokenizer_config(tokenizer, template: ChatTemplate, max_length: int) -> dict
 
 def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: ChatTemplate) -> tuple[dict[str, Any], dict[str, Any]]:
     """Load ``checkpoint`` into a CPU model of the run's recipe; write the Hugging Face directory."""
+    from safetensors.torch import save_file
+
     from codemix.pretrain.evaluate import run_tokenizer
     from codemix.pretrain.model.gpt import build_model
     from codemix.pretrain.parallel import initialize, shutdown
-    from safetensors.torch import save_file
 
     run = read_run(run_dir)
     recipe = export_recipe(run)

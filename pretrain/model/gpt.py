@@ -24,13 +24,13 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from codemix.pretrain.configs import Recipe
-from codemix.pretrain.parallel import CPU_CONFIG_OVERRIDES, HAVE_TE, cpu_block_spec
 from megatron.core.models.gpt import GPTModel
 from megatron.core.models.gpt.gpt_layer_specs import get_gpt_decoder_block_spec
 from megatron.core.transformer.transformer_config import MLATransformerConfig, TransformerConfig
 
 from codemix.config import ConfigError
+from codemix.pretrain.configs import Recipe
+from codemix.pretrain.parallel import CPU_CONFIG_OVERRIDES, HAVE_TE, cpu_block_spec
 
 VOCAB_MULTIPLE = 128  # Megatron-LM's make_vocab_size_divisible_by: output GEMMs on tensor-core-friendly shapes
 

@@ -26,9 +26,8 @@ import argparse
 import sys
 from dataclasses import asdict, dataclass
 
-from codemix.pretrain.configs import MLAConfig, ModelConfig, load_recipe
-
 from codemix.config import ConfigError
+from codemix.pretrain.configs import MLAConfig, ModelConfig, load_recipe
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)

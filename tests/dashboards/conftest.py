@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from codemix.dashboards.browser import find_chromium
 from codemix.dashboards.render import DashboardResult, write_dashboard
-
 from tests.dashboards import fixtures
 
 TARGET_PPL = 2.5

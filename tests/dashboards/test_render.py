@@ -8,11 +8,11 @@ import math
 import re
 
 import pytest
+
 from codemix.dashboards.builds import load_build
 from codemix.dashboards.cli import main as dash
 from codemix.dashboards.figures import Colours, mix
 from codemix.dashboards.render import write_dashboard
-
 from tests.dashboards import fixtures
 from tests.dashboards.conftest import TARGET_PPL
 

@@ -9,10 +9,10 @@ import urllib.error
 import urllib.request
 
 import pytest
+
 from codemix.dashboards import serve as serve_module
 from codemix.dashboards.browser import dump_dom, rendered_plots
 from codemix.dashboards.serve import DashboardInputs, DashboardServer
-
 from tests.dashboards import fixtures
 
 POLL_SECONDS = 0.2

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 import requests
-from codemix.filters.secrets import PLACEHOLDER_KINDS, RedactionConfig, redact_document, redact_text
-from codemix.mixtures.chat import render_messages
-from codemix.mixtures.transcripts import normalize_message
 
 from codemix.config import ConfigError, load_config
 from codemix.document import Document
+from codemix.filters.secrets import PLACEHOLDER_KINDS, RedactionConfig, redact_document, redact_text
+from codemix.mixtures.chat import render_messages
+from codemix.mixtures.transcripts import normalize_message
 from tests.filters.planted_secrets import (
     PLACEHOLDER,
     PLANTED_FILES,

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from codemix.document import Document, Quarantined
 from codemix.filters.natural_language import (
     TEXT_ACTION,
     NaturalLanguageChecker,
@@ -18,8 +20,6 @@ from codemix.filters.natural_language import (
 )
 from codemix.mixtures.transcript_formats import parse_session, session_format
 from codemix.pipelines.readers import read_location
-
-from codemix.document import Document, Quarantined
 from codemix.sources import ReadLimits, SourceConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"

@@ -5,14 +5,13 @@ from __future__ import annotations
 import sysconfig
 from pathlib import Path
 
+from codemix.document import packed_document
 from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.sft import SFTConfig
 from codemix.mixtures.spec import parse_spec
 from codemix.mixtures.tokenizer import train_bpe
 from codemix.pipelines.readers import read_location
 from codemix.pipelines.shape_sft import WriteSFTShard
-
-from codemix.document import packed_document
 from codemix.sources import SourceConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"

@@ -6,12 +6,11 @@ import dataclasses
 import json
 from pathlib import Path
 
+from codemix.document import Document
 from codemix.filters.secrets import RedactionConfig
 from codemix.mixtures.chat import render_messages
 from codemix.pipelines.crawl import RedactWith
 from codemix.pipelines.readers import read_location
-
-from codemix.document import Document
 from codemix.sources import SourceConfig
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "anthropic" / "messages.json"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from codemix.mix.cli import main as mix
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from safetensors.torch import load_file
+
+from codemix.config import ConfigError
 from codemix.pretrain.checkpoint import load_checkpoint
 from codemix.pretrain.configs import load_recipe, recipe_from_dict
 from codemix.pretrain.evaluate import evaluate_run, read_eval_texts
@@ -29,9 +32,6 @@ from codemix.pretrain.hf.handoff import handoff
 from codemix.pretrain.loop import causal_mask
 from codemix.pretrain.model.gpt import PositionSetup, build_model
 from codemix.pretrain.run import TrainOptions, run
-from safetensors.torch import load_file
-
-from codemix.config import ConfigError
 
 FAMILIES = ["qwen3_moe", "qwen2_moe", "deepseek_v3"]
 VOCAB_ROWS = 1024  # the build's tokenizer has 1000 ids; a base's embedding may have more rows
