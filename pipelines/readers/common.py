@@ -67,6 +67,16 @@ def tree_location(repo_location: str, commit: str, path: str) -> str:
     return f"{repo_location}@{commit}:{path}"
 
 
+# The first ``@<sha>:`` ends the repository: neither a path nor a URL (git@host:...) holds one before it.
+_TREE_LOCATION = re.compile(r"(?P<repo>.*?)@(?P<commit>[0-9a-f]{40}(?:[0-9a-f]{24})?):(?P<path>.*)", re.DOTALL)
+
+
+def split_tree_location(location: str) -> tuple[str, str, str] | None:
+    """``(repository location, commit, path)`` of a ``tree_location``; None for any other location."""
+    match = _TREE_LOCATION.fullmatch(location)
+    return (match["repo"], match["commit"], match["path"]) if match else None
+
+
 def member_location(archive: str, member: str) -> str:
     return f"{archive}!{member}"
 
