@@ -18,6 +18,7 @@ from codemix.filters.config import CodeFilterConfig, FiltersConfig
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
+from codemix.filters.notebooks import is_notebook, notebook_cells
 
 
 def path_matches(path: str, globs: list[str]) -> bool:
@@ -73,8 +74,25 @@ class DocumentFilter:
         if reason is not None:
             return Verdict(doc, reason)
         enabled = self.config.decontamination.enabled
-        hits = tuple(self.contamination.hits(doc.text, doc.language or "")) if enabled else ()
+        hits = self.contamination_hits(doc) if enabled else ()
         return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
+
+    def contamination_hits(self, doc: Document) -> tuple[BenchmarkHit, ...]:
+        """Benchmark hits; a notebook is read as its cells (code in the kernel's language, then every
+        cell as text), so a solution in a code cell is found as it would be in a source file."""
+        cells = notebook_cells(doc.text) if is_notebook(doc.path, doc.language) else None
+        if cells is None:
+            return tuple(self.contamination.hits(doc.text, doc.language or ""))
+        code = [c for c in cells if c.kind == "code"]
+        views = [("\n\n".join(c.text for c in code), code[0].language if code else ""),
+                 ("\n\n".join(c.text for c in cells if c.kind != "output"), "")]
+        best: dict[tuple[str, str], BenchmarkHit] = {}
+        for text, language in views:
+            for hit in self.contamination.hits(text, language):
+                key = (hit.benchmark, hit.item_id)
+                if key not in best or hit.overlap > best[key].overlap:
+                    best[key] = hit
+        return tuple(sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id)))
 
     def license_drop_reason(self, doc: Document) -> str | None:
         if doc.repo and opted_out(doc.repo, self.config.licenses):
