@@ -25,6 +25,12 @@ How each placeholder is found (first listed wins when spans overlap):
   2. detect-secrets' own service plugins (Artifactory, Cloudant, Discord, IBM, Mailchimp, PyPI,
      SoftLayer, Square, Telegram, and the ones above as a second net), called through
      ``analyze_string`` only, on the lines their regexes hit; each has its own ``SECRET_<SERVICE>_...``.
+     Also (issue 25) passwords in database URLs that hold raw ``#``/``@`` and in Go DSNs, env lookups
+     with a literal default, ``$token = "..."``, positional Twilio tokens, Docker ``auths.*.auth``,
+     Telegram bot tokens, Azure SAS ``sig=``, GCP ``private_key_id``, AWS secrets in prose next to
+     "secret" or a key id, and vendor tokens split over concatenated literals (``_shape_findings``).
+  2b. gitleaks' published rule set (``filters.gitleaks``, the vendored ``data/gitleaks.toml``), with its
+     keywords, entropy floors and allowlists: each rule's placeholder is ``SECRET_`` + its id.
   3. Secret-named assignments: detect-secrets' ``KeywordDetector`` (quoted values, the way it scans
      Python/JS/Java) plus unquoted ``NAME=value`` / ``name: value`` lines as in env dumps, ``.env``,
      YAML and INI files. Password-like names give ``SECRET_PASSWORD``, other names ``SECRET_HIGH_ENTROPY``.
@@ -38,6 +44,10 @@ How each placeholder is found (first listed wins when spans overlap):
      (``is_secret_shaped``: 10+ characters, 2+ digits, 3+ bits of entropy per character), as a whole
      token, and, if it could also be a name, only inside quotes. ``bytes`` or ``python`` found once as
      a password is replaced there and nowhere else, so code around it never changes.
+
+Transcripts are redacted part by part (``redact_messages``, ``filters.transcript_parts``) and
+notebooks cell by cell (``filters.notebooks``): JSON string escapes are decoded before matching and
+spans mapped back, so code carried in a trace or a cell is judged as code, never as prose.
 
 In programming languages an unquoted ``name = word`` or ``name: Type`` is code, never a secret; in
 config files (YAML, INI, TOML, .env, shell, Dockerfile) an unquoted value is a literal.
