@@ -247,7 +247,7 @@ def command_search(argv: list[str]) -> int:
     from codemix.pretrain.cli_args import search_parser
 
     search_parser().parse_args(argv)  # --help and argument errors exit here, torch unloaded
-    from codemix.dashboards.render import write_dashboard
+    from codemix.dashboards.render import DashboardInputs, write_dashboard
     from codemix.pretrain.search.orchestrate import SearchError, format_result, parse_args, run_search
 
     config = parse_args(argv)
@@ -256,8 +256,10 @@ def command_search(argv: list[str]) -> int:
     except SearchError as error:
         print(f"mix search: {error}", file=sys.stderr)
         return 1
-    page = write_dashboard([], config.rl_eval, config.rl, [], os.path.join(config.out_dir, "search.html"), None,
-                           title=f"codemix mixture search: {config.out_dir}", searches=[config.out_dir])
+    page = write_dashboard(DashboardInputs(eval_jsonl=config.rl_eval, rl_results=config.rl,
+                                           out_html=os.path.join(config.out_dir, "search.html"),
+                                           title=f"codemix mixture search: {config.out_dir}",
+                                           searches=[config.out_dir]))
     print(f"dashboard: {page.html_path}")
     return 0
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import stage_kind
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
 from codemix.pipelines.tally import by_first
@@ -157,12 +158,12 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
 def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
     """After dedup, before shards: every stage must have documents, and every source it weights too."""
     check_stages_filled(spec, layout, "dedup", repository_level=repository_level)
-    kept = by_first(layout.tally("dedup")["docs"])
-    long_kept = by_first(layout.tally("repo_dedup")["docs"]) if repository_level else kept
+    kept = {output: by_first(layout.tally(output)["docs"])
+            for output in {stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}}
     problems = []
     for stage, config in spec.stages.items():
         for source in config.weights:
-            if (long_kept if stage == "long" else kept).get(source, 0) == 0:
+            if kept[stage_kind(stage).dedup_output(repository_level)].get(source, 0) == 0:
                 problems.append(Problem(source, f"stages.{stage}.weights.{source}",
                                         "no document of this source survived filtering and dedup, so the stage's "
                                         "blend would leave it out and renormalise the other weights",
@@ -264,7 +265,7 @@ def check_stages_filled(spec: MixtureSpec, layout: BuildLayout, after: str, *, r
         filtered = by_first(layout.tally("filter")["docs"])
         documents = {stage: filtered for stage in spec.stages}
     else:
-        kept = {stage: "repo_dedup" if stage == "long" and repository_level else "dedup" for stage in spec.stages}
+        kept = {stage: stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}
         duplicates = {stage: layout.tally(step)["duplicates"] for stage, step in kept.items()}
         documents = {stage: by_first(layout.tally(step)["docs"]) for stage, step in kept.items()}
     if shard_stats is not None:

@@ -15,10 +15,10 @@ import stat
 from pathlib import Path
 
 import pytest
-from codemix.pipelines.readers import git as git_reader
-from codemix.pipelines.readers import read_counted, read_location
 
 from codemix.document import Document, Quarantined, ReadCount
+from codemix.pipelines.readers import git as git_reader
+from codemix.pipelines.readers import read_counted, read_location
 from codemix.sources import SourceConfig
 from tests.pipelines.readers_fixtures import git, outcome_of
 
