@@ -1,124 +1,152 @@
-"""A Jupyter notebook (``.ipynb``, nbformat 4) read as its cells rather than as raw JSON.
+"""Jupyter notebooks as text: cells read from nbformat 3 or 4 JSON and written in StarCoder2's two
+layouts (Lozhkov et al., 2024, sec. 2.6). Pure functions; docs/notebooks.md says what each keeps.
 
-Each cell's source is decoded from the JSON and comes with ``offsets``: where each of its characters
-starts in the raw file (and where its last string ends), so a span found in the decoded source maps
-back to the file; ``breaks`` are the decoded positions where the next JSON string of a source list
-begins (a span across them must be cut there, or the JSON would lose its quotes and commas). Code
-cells are in the kernel's language, markdown and raw cells are prose, stream and text outputs are
-tool output. Decontamination and redaction read notebooks this way.
+* ``script``: the code cells in the kernel's language, markdown cells as line comments of that
+  language, cells separated by a blank line; outputs are never kept (as jupytext writes a script).
+* ``cells``: ``<jupyter_start>``, then per cell ``<jupyter_text>`` markdown or ``<jupyter_code>``
+  code, each code cell followed by ``<jupyter_output>`` and its text outputs (images and other
+  binary data removed, each output cut at ``max_output_chars``) or ``<empty_output>``.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
 
-NOTEBOOK = "jupyter notebook"
-JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
-ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+from codemix.sources import NotebookConfig
+
+START, TEXT, CODE, OUTPUT, EMPTY = "<jupyter_start>", "<jupyter_text>", "<jupyter_code>", "<jupyter_output>", "<empty_output>"
+# Line comments per kernel language (kernelspec.language or language_info.name, lower case).
+COMMENT_PREFIXES = {
+    **dict.fromkeys(("python", "r", "julia", "ruby", "bash", "sh", "shell", "perl", "powershell", "nim", "crystal",
+                     "coconut", "sage"), "#"),
+    **dict.fromkeys(("javascript", "typescript", "java", "scala", "kotlin", "c", "c++", "cpp", "c#", "csharp", "f#",
+                     "fsharp", "go", "rust", "swift", "dart", "groovy"), "//"),
+    **dict.fromkeys(("haskell", "lua", "sql", "ada", "elm"), "--"),
+    **dict.fromkeys(("matlab", "octave", "erlang", "prolog", "tex"), "%"),
+    **dict.fromkeys(("clojure", "scheme", "racket", "common-lisp", "lisp"), ";;"),
+}
+# Names a kernel gives its language -> the name language detection uses for files.
+LANGUAGE_ALIASES = {"python3": "python", "python2": "python", "ipython": "python", "c++": "cpp", "c#": "csharp",
+                    "f#": "fsharp", "sh": "shell", "bash": "shell"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-class Cell(NamedTuple):
-    kind: str  # "code", "markdown", "raw" or "output"
-    language: str  # the kernel's for code cells; "" (prose) otherwise
-    text: str
-    offsets: tuple[int, ...]  # raw offset of each character, then the end of the last string
-    breaks: tuple[int, ...]  # decoded positions where another JSON string starts
+class NotebookError(ValueError):
+    """The JSON is not a notebook nbformat 3 or 4 describes."""
 
 
-def is_notebook(path: str, language: str) -> bool:
-    return language == NOTEBOOK or path.lower().endswith(".ipynb")
+@dataclass(slots=True, kw_only=True)
+class Cell:
+    kind: str  # "code" or "markdown" (raw cells count as markdown: prose, not run)
+    source: str
+    outputs: list[str] = field(default_factory=list)  # text of each kept output
+    dropped_outputs: int = 0  # images and other non-text outputs removed
 
 
 def kernel_language(notebook: dict[str, Any]) -> str:
-    """``metadata.kernelspec.language``, else ``metadata.language_info.name``, else Python."""
+    """The kernel's language, lower case ("python" when the notebook does not say)."""
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
-    for key, field in (("kernelspec", "language"), ("language_info", "name")):
-        value = metadata.get(key, {}).get(field) if isinstance(metadata.get(key), dict) else None
-        if isinstance(value, str) and value:
-            return value.lower()
+    for value in ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name"),
+                  metadata.get("language")):
+        if isinstance(value, str) and value.strip():
+            return value.strip().lower()
     return "python"
 
 
-def notebook_cells(raw: str) -> list[Cell] | None:
-    """The cells (and text outputs) of a notebook's raw JSON, in order; None if it is not a notebook."""
-    try:
-        notebook = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-        return None
-    language = kernel_language(notebook)
-    kinds = [c.get("cell_type", "") if isinstance(c, dict) else "" for c in notebook["cells"]]
-    pieces: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
-    for path, start, end in json_strings(raw):
-        in_cell = len(path) >= 3 and path[0] == "cells" and isinstance(path[1], int) and path[1] < len(kinds)
-        if in_cell and (path[2] == "source" or (path[2] == "outputs" and len(path) >= 5 and path[4] == "text")):
-            owner = path[:3] if path[2] == "source" else path[:4]
-            pieces.setdefault(owner, []).append((start, end))
-    cells = []
-    for owner, strings in pieces.items():
-        kind = kinds[owner[1]] if owner[2] == "source" else "output"
-        cells.append(_cell(raw, kind, language if kind == "code" else "", strings))
-    return cells
+def file_language(kernel: str) -> str:
+    """The language name files of that kernel's language get (``python3`` -> ``python``)."""
+    return LANGUAGE_ALIASES.get(kernel, kernel)
 
 
-def _cell(raw: str, kind: str, language: str, strings: list[tuple[int, int]]) -> Cell:
-    text: list[str] = []
-    offsets: list[int] = []
-    breaks: list[int] = []
-    for start, end in strings:
-        if text:
-            breaks.append(len(offsets))
-        chars, where = decode_string(raw, start, end)
-        text.append(chars)
-        offsets += where[:-1]
-    offsets.append(strings[-1][1] - 1)
-    return Cell(kind, language, "".join(text), tuple(offsets), tuple(breaks))
+def read_cells(notebook: Any, max_output_chars: int) -> list[Cell]:
+    """Every cell of an nbformat 4 (``cells``) or 3 (``worksheets[].cells``) notebook."""
+    if not isinstance(notebook, dict) or notebook.get("nbformat") not in (3, 4):
+        raise NotebookError("not a Jupyter notebook: no nbformat 3 or 4")
+    raw = notebook.get("cells") if notebook["nbformat"] == 4 else [
+        cell for sheet in notebook.get("worksheets") or [] if isinstance(sheet, dict) for cell in sheet.get("cells") or []]
+    if not isinstance(raw, list) or not all(isinstance(cell, dict) for cell in raw):
+        raise NotebookError("not a Jupyter notebook: its cells are not a list of objects")
+    return [_cell(cell, max_output_chars) for cell in raw]
 
 
-def decode_string(raw: str, start: int, end: int) -> tuple[str, list[int]]:
-    """The JSON string ``raw[start:end]`` (quotes included), decoded, with each character's raw offset
-    and, last, the closing quote's."""
-    chars: list[str] = []
-    offsets: list[int] = []
-    i = start + 1
-    while i < end - 1:
-        offsets.append(i)
-        if raw[i] != "\\":
-            chars.append(raw[i])
-            i += 1
-        elif raw[i + 1] == "u":
-            chars.append(chr(int(raw[i + 2:i + 6], 16)))  # a surrogate stays a half: only offsets matter here
-            i += 6
+def _cell(cell: dict[str, Any], max_output_chars: int) -> Cell:
+    kind = cell.get("cell_type")
+    source = _joined(cell.get("source", cell.get("input", "")))
+    if kind == "heading":  # nbformat 3: a markdown heading of ``level``
+        source = "#" * int(cell.get("level") or 1) + " " + source
+    if kind != "code":
+        return Cell(kind="markdown", source=source)
+    outputs = [o for o in (cell.get("outputs") or []) if isinstance(o, dict)]
+    texts = [output_text(o, max_output_chars) for o in outputs] if max_output_chars > 0 else []
+    return Cell(kind="code", source=source, outputs=[t for t in texts if t],
+                dropped_outputs=len(outputs) - sum(1 for t in texts if t))
+
+
+def output_text(output: dict[str, Any], max_chars: int) -> str | None:
+    """An output's text (stream, ``text/plain`` result, error name and message), cut at ``max_chars``;
+    None for images and other data without text."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        text = _joined(output.get("text", ""))
+    elif kind in ("error", "pyerr"):
+        text = _ANSI.sub("", f"{output.get('ename', '')}: {output.get('evalue', '')}")
+    else:  # execute_result, display_data (v4: under "data"); pyout (v3: keys at the top)
+        data = output.get("data") if isinstance(output.get("data"), dict) else output
+        text = _joined(data.get("text/plain", data.get("text", "")))
+    text = text.rstrip("\n")
+    return (text[:max_chars] + f"\n... [{len(text) - max_chars} more characters]" if len(text) > max_chars
+            else text) or None
+
+
+def _joined(value: Any) -> str:
+    if isinstance(value, list):
+        return "".join(part for part in value if isinstance(part, str))
+    return value if isinstance(value, str) else ""
+
+
+def script_text(cells: list[Cell], kernel: str) -> str:
+    """The script layout: code as is, markdown as ``prefix`` comments, blank line between cells.
+    In a Python kernel IPython's magics and shell escapes are commented out, as jupytext does: a
+    line magic (``%time``, ``!pip``) alone, a cell magic (``%%javascript``) with its whole cell."""
+    prefix = COMMENT_PREFIXES[kernel]
+    parts = [_commented(cell.source, prefix) if cell.kind == "markdown" or _is_cell_magic(cell, kernel)
+             else _code(cell.source, prefix, kernel) for cell in cells if cell.source.strip()]
+    return "\n\n".join(parts) + "\n" if parts else ""
+
+
+def _commented(text: str, prefix: str) -> str:
+    return "\n".join(f"{prefix} {line}".rstrip() for line in text.rstrip("\n").split("\n"))
+
+
+def _is_cell_magic(cell: Cell, kernel: str) -> bool:
+    return file_language(kernel) == "python" and cell.source.lstrip().startswith("%%")
+
+
+def _code(source: str, prefix: str, kernel: str) -> str:
+    lines = source.rstrip("\n").split("\n")
+    if file_language(kernel) == "python":
+        lines = [f"{prefix} {line}" if line.startswith(("%", "!")) else line for line in lines]
+    return "\n".join(lines)
+
+
+def cells_text(cells: list[Cell]) -> str:
+    """The structured layout with StarCoder2's cell markers."""
+    parts = [START]
+    for cell in cells:
+        if cell.kind == "markdown":
+            parts += [TEXT, cell.source]
         else:
-            chars.append(ESCAPES.get(raw[i + 1], raw[i + 1]))
-            i += 2
-    offsets.append(end - 1)
-    return "".join(chars), offsets
+            parts += [CODE, cell.source, OUTPUT if cell.outputs else EMPTY, "\n".join(cell.outputs)]
+    return "".join(parts)
 
 
-def json_strings(raw: str) -> Iterator[tuple[tuple[Any, ...], int, int]]:
-    """``(path, start, end)`` of every string *value* in valid JSON text: the keys and indices leading to it."""
-    stack: list[list[Any]] = []  # per open container: [kind, key or index]
-    expecting_key = False
-    for token in JSON_TOKEN.finditer(raw):
-        t = token.group()
-        if t in "{[":
-            stack.append([t, None if t == "{" else 0])
-            expecting_key = t == "{"
-        elif t in "}]":
-            stack.pop()
-            expecting_key = False
-        elif t == ":":
-            expecting_key = False
-        elif t == ",":
-            if stack and stack[-1][0] == "[":
-                stack[-1][1] += 1
-            expecting_key = bool(stack) and stack[-1][0] == "{"
-        elif t.startswith('"') and expecting_key:
-            stack[-1][1] = json.loads(t)
-        elif t.startswith('"'):
-            yield tuple(level[1] for level in stack), token.start(), token.end()
+def notebook_text(cells: list[Cell], kernel: str, config: NotebookConfig) -> str:
+    return script_text(cells, kernel) if config.layout == "script" else cells_text(cells)
+
+
+def notebook_code(text: str) -> str:
+    """The code cells of a ``cells``-layout text, one after another: what decontamination reads as code."""
+    pieces = re.split(f"({re.escape(TEXT)}|{re.escape(CODE)}|{re.escape(OUTPUT)}|{re.escape(EMPTY)})", text)
+    return "\n".join(body for marker, body in zip(pieces[1::2], pieces[2::2]) if marker == CODE)

@@ -117,7 +117,7 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 from codemix.config import join, require
 from codemix.document import Document
 from codemix.filters import gitleaks
-from codemix.filters.notebooks import Cell, is_notebook, notebook_cells
+from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.transcript_parts import LanguageOf, Part, TraceState, is_observation, split_decoded
 
 # Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:

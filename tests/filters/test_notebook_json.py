@@ -1,4 +1,4 @@
-"""Notebooks are read as their cells: a HumanEval task in a code cell is removed as it is from a `.py`
+"""Notebook files (raw JSON) are read as their cells: a HumanEval task in a code cell is removed as it is from a `.py`
 file, an idiom in one is kept, and secrets in cells are redacted as code (or prose) with the JSON
 still a notebook. The notebook is a real one written by Jupyter; the `json` module is the reference."""
 
@@ -14,7 +14,7 @@ from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.decontamination import humaneval_items
-from codemix.filters.notebooks import notebook_cells
+from codemix.filters.notebook_json import notebook_cells
 from codemix.filters.secrets import RedactionConfig, redact_document
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "fixtures" / "notebooks" / "wasabi-test-notebook.ipynb"
