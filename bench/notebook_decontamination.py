@@ -4,7 +4,7 @@ read as raw JSON (before issue 25) and as its cells (now), and whether idioms in
     python -m bench.notebook_decontamination [NOTEBOOK]
 
 Each task (prompt + canonical solution) is pasted as one code cell into a real notebook written by
-Jupyter (default: tests/fixtures/notebooks/wasabi-test-notebook.ipynb), below a markdown cell.
+Jupyter (default: tests/fixtures/notebook_files/wasabi-test-notebook.ipynb), below a markdown cell.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.decontamination import humaneval_items
 
-DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "notebooks" / "wasabi-test-notebook.ipynb"
+DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "notebook_files" / "wasabi-test-notebook.ipynb"
 IDIOMS = {"gcd": "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n",
           "fib": "def fib(n):\n    if n < 2:\n        return n\n    return fib(n - 1) + fib(n - 2)\n"}
 

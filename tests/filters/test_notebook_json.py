@@ -17,7 +17,7 @@ from codemix.filters.decontamination import humaneval_items
 from codemix.filters.notebook_json import notebook_cells
 from codemix.filters.secrets import RedactionConfig, redact_document
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "fixtures" / "notebooks" / "wasabi-test-notebook.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "fixtures" / "notebook_files" / "wasabi-test-notebook.ipynb"
 TASKS = {item_id: text for _, item_id, text, _ in list(humaneval_items())[::2]}  # prompt + solution
 GCD = "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n"
 
