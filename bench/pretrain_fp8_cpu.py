@@ -164,6 +164,40 @@ def write_block(path: Path, body: str) -> None:
         path.write_text(old.rstrip() + "\n\n## FP8 recipes emulated on CPU (`bench/pretrain_fp8_cpu.py`)\n\n" + block + "\n")
 
 
+def clipping_report(data: Path, work: Path, steps: int, seed: int) -> str:
+    """Why delayed scaling's loss differs: per GEMM operand role, the share of elements each recipe
+    saturates at the FP8 maximum (delayed: ``|x| * scale > fp8_max`` with the scale of the previous
+    use) and flushes to zero (non-zero in BF16, zero after the cast), on an operand's first use (delayed
+    scaling's scale is then TE's initial 1) and on every later use."""
+    from codemix.pretrain.model import fp8
+
+    counts: dict[tuple[str, str, str], list[float]] = {}
+    original = fp8.quantise_operand
+
+    def counting(precision, role, x_RC, delayed=None):
+        first = precision.recipe == "delayed" and not delayed.history
+        scale = delayed.scale.clone() if precision.recipe == "delayed" else None
+        rowwise, columnwise = original(precision, role, x_RC, delayed)
+        x = fp8.bf16_round(x_RC)
+        saturated = (x.abs() * scale > fp8.fp8_max(precision.dtype(role))).sum() if scale is not None else 0
+        flushed = ((x != 0) & (rowwise == 0)).sum()
+        row = counts.setdefault((precision.recipe, role, "first use" if first else "later uses"), [0, 0, 0])
+        row[0], row[1], row[2] = row[0] + int(saturated), row[1] + int(flushed), row[2] + x.numel()
+        return rowwise, columnwise
+
+    fp8.quantise_operand = counting
+    try:
+        for name in ("delayed", "tensorwise"):
+            train(name, RUNS[name], data, work, steps, seed)
+    finally:
+        fp8.quantise_operand = original
+    lines = [f"Operand elements clipped and flushed over {steps} steps (seed {seed}), by recipe, role and use:", "",
+             "| recipe | role | use | saturated at fp8 max | flushed to zero | elements |", "|---|---|---|---|---|---|"]
+    for (recipe, role, use), (saturated, flushed, total) in sorted(counts.items()):
+        lines.append(f"| {recipe} | {role} | {use} | {saturated / total:.4%} | {flushed / total:.4%} | {total:,} |")
+    return "\n".join(lines) + "\n"
+
+
 def train_all(args) -> tuple[dict[str, dict[int, list[float]]], dict[str, float]]:
     """Every run of every seed, seed by seed; curves.json holds the finished seeds after each one."""
     torch.set_num_threads(1)
@@ -191,7 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=BENCH / "RESULTS.md")
     parser.add_argument("--no-write", action="store_true", help="print, do not touch RESULTS.md")
     parser.add_argument("--report", type=Path, help="write the report from this curves.json instead of training")
+    parser.add_argument("--clipping", action="store_true", help="print clipping_report for --steps, first --seeds")
     args = parser.parse_args(argv)
+    if args.clipping:
+        torch.set_num_threads(1)
+        print(clipping_report(build_data(args.work), args.work / "clipping", args.steps, args.seeds[0]))
+        return 0
     if args.report:
         saved = json.loads(args.report.read_text())
         curves = {name: {int(seed): c for seed, c in runs.items()} for name, runs in saved["curves"].items()}
