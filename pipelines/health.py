@@ -210,7 +210,7 @@ def stage_losses(spec: MixtureSpec, losses: dict[str, collections.Counter], *, d
         for (source, *_), n in (duplicates or {}).get(stage, collections.Counter()).items():
             counts["duplicates", ""] += n if source in config.weights else 0
         for row in shaping:
-            if row["stage"] == stage and row["source"] in config.weights:
+            if row["stage"] == stage and row["source"] in config.weights and "reason" in row:
                 counts["left out by shaping", row["reason"]] += row.get("count", 1)
         per_stage[stage] = +counts
     return per_stage
