@@ -27,10 +27,12 @@ from codemix.mixtures.transcript_formats import (
     TEXT_FORMATS,
     Transcript,
     TranscriptShapeError,
+    has_task,
     outcome_facts,
     parse_json_value,
     parse_session,
     parse_text,
+    rows_of,
     session_format,
 )
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, nested_deeper_than
@@ -41,8 +43,8 @@ SESSION_FORMAT_NAMES = frozenset(f.name for f in SESSION_FORMATS)
 TEXT_FORMAT_NAMES = frozenset(f.name for f in TEXT_FORMATS)
 
 __all__ = ["FORMAT_NAMES", "MAX_JSON_DEPTH", "SESSION_FORMAT_NAMES", "TEXT_FORMAT_NAMES", "TranscriptRecord",
-           "TranscriptShapeError", "last_test_summary", "nested_deeper_than", "normalize_message",
-           "parse_json_value", "parse_session", "parse_test_summary", "parse_text", "session_format",
+           "TranscriptShapeError", "has_task", "last_test_summary", "nested_deeper_than", "normalize_message",
+           "parse_json_value", "parse_session", "parse_test_summary", "parse_text", "rows_of", "session_format",
            "transcript_record"]
 
 

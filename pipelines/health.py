@@ -4,7 +4,8 @@ Two kinds of finding:
 
 * **Failures** stop the build before any shard is written, naming the source, the location, the
   error and the fix: a configured location that could not be read (a missing path, a git ref that
-  names no commit, an unreachable URL), a source that read no records or whose records were mostly
+  names no commit, an unreachable URL; a file that was read but holds no transcript is quarantined
+  and only counts toward the rates), a source that read no records or whose records were mostly
   quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
   stage weights that has no document left after dedup, and records a reader counted but no ledger
   accounts for; a stage left with no document at all, whatever emptied it (one line per stage:
@@ -35,6 +36,11 @@ from codemix.tables import format_table, percent
 
 # Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
 CHOSEN_DROPS = frozenset({"path_not_included"})
+# Errors about what a reader found in a location it did read (a file in no transcript layout, an empty
+# file, bad JSON or UTF-8): that file is quarantined and counts toward its source's quarantine rate,
+# which fails the build only when most of the source is unreadable. Any other error at a configured
+# location means the location itself could not be read, and stops the build.
+CONTENT_ERRORS = ("TranscriptShapeError:", "JSONDecodeError:", "UnicodeDecodeError:", "LineTooLong:", "RecursionError:")
 _PART_SUFFIX = re.compile(r"#part=\d+/\d+$")
 
 
@@ -108,11 +114,12 @@ def configured_location(spec: MixtureSpec, source: str, location: str) -> tuple[
 
 
 def location_problems(spec: MixtureSpec, quarantined: list[dict]) -> list[Problem]:
-    """Configured locations whose reading failed (their quarantine record names the location itself)."""
+    """Configured locations that could not be read (their quarantine record names the location itself,
+    with an error other than one about its content: ``CONTENT_ERRORS``)."""
     problems, seen = [], set()
     for row in quarantined:
         index = configured_location(spec, row["source"], row["location"])
-        if index is None or index in seen:
+        if index is None or index in seen or row["error"].startswith(CONTENT_ERRORS):
             continue
         seen.add(index)
         i, j = index

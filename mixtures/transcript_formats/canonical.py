@@ -20,7 +20,10 @@ format gave it (SWE-agent returns command output as ``user`` turns).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from codemix.filters.natural_language import TEXT_ACTION
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
@@ -28,6 +31,10 @@ TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 # arguments...). Anything deeper is refused, so every later recursive walk of it (rendering, the
 # ledger's json.dumps, Beam's pickling) stays far below Python's recursion limit.
 MAX_JSON_DEPTH = 100
+# How agents without tool-call structure hand the environment's output back as a user turn: OpenHands
+# ("OBSERVATION:", "EXECUTION RESULT of [tool]:"), ReAct and CodeAct ("Observation:"), AgentInstruct's
+# OS task ("The output of the OS:").
+OBSERVATION_MARKERS = re.compile(r"^\s*(?:OBSERVATION:|Observation:|EXECUTION RESULT of \[|The output of the OS:)")
 
 
 class TranscriptShapeError(ValueError):
@@ -122,3 +129,18 @@ def strip_affixes(text: str, prefix: str, suffix: str = "") -> str:
     if suffix and body.endswith(suffix):
         body = body[: -len(suffix)]
     return body.strip()
+
+
+def flag_text_observations(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flag as observations the user turns the environment wrote in a transcript without tool-call
+    structure: after the model's first turn, a user turn that opens with an observation marker
+    (``OBSERVATION_MARKERS``) or answers a model turn whose text holds a tool call (``TEXT_ACTION``)."""
+    previous: dict[str, Any] | None = None
+    answered = False
+    for canonical in messages:
+        if answered and canonical["role"] == "user" and not canonical["observation"]:
+            acted = previous is not None and previous["role"] == "assistant" and TEXT_ACTION.search(previous["content"])
+            canonical["observation"] = bool(acted or OBSERVATION_MARKERS.match(canonical["content"]))
+        answered = answered or (canonical["role"] == "assistant" and not canonical["observation"])
+        previous = canonical
+    return messages
