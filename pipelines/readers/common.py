@@ -24,8 +24,9 @@ import gzip
 import io
 import json
 import lzma
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -92,6 +93,22 @@ def row_location(file: str, row: int) -> str:
 def base_name(location: str) -> str:
     """Last path component of a local path or URL, ignoring a trailing slash."""
     return location.rstrip("/").rsplit("/", 1)[-1]
+
+
+def distinct_name(location: str, locations: Iterable[str]) -> str:
+    """The shortest trailing part of local path ``location`` that none of the other ``locations`` ends
+    with (its last folder when that is unique), so two repositories of one source never share a name:
+    ``a/repo`` and ``b/repo``, not ``repo`` twice."""
+    parts = _path_parts(location)
+    others = [_path_parts(other) for other in locations if _path_parts(other) != parts]
+    for n in range(1, len(parts) + 1):
+        if not any(other[-n:] == parts[-n:] for other in others):
+            return "/".join(parts[-n:])
+    return "/".join(parts)
+
+
+def _path_parts(location: str) -> list[str]:
+    return [part for part in os.path.abspath(location).split(os.sep) if part]
 
 
 # --- outcome records --------------------------------------------------------------------------
