@@ -1,39 +1,6 @@
 """Whole repositories as long-context documents: dependency order, file-boundary chunks, FIM.
 
-For the 256K stage a document is a repository, not a file, so the model sees a file's imports
-before the file itself. The pipeline for one repository (``repository_documents``) is:
-
-1. order its files: by dependency (DeepSeek-Coder, Guo et al. 2024, sec. 2.3: parse each file's
-   imports, then topologically sort so that a file comes after the files it imports) or, for an
-   ablation, in a seeded random order;
-2. pack the ordered files into contiguous chunks that break only *between* files, each rendered
-   chunk at most ``max_tokens`` by the caller's ``token_count``;
-3. render each chunk as plain text, with the repository header on a ``metadata_header_probability``
-   share of the chunks;
-4. turn a ``fim_rate`` share of the chunks into fill-in-the-middle examples (Bavarian et al. 2022,
-   "Efficient Training of Language Models to Fill in the Middle"), in StarCoder's PSM and SPM formats.
-
-Rendered layout (after StarCoder2's repository format, with a newline after each name)::
-
-    <repo_name>owner/name\\n           only when the chunk has the metadata header
-    <file_sep>src/a.py\\n
-    ...text of src/a.py...\\n          a newline is added when a file does not end with one
-    <file_sep>src/b.py\\n
-    ...
-
-The markers are plain text, distinct from the tokenizer's special tokens (``<|endoftext|>``,
-``<|im_start|>``, ``<|im_end|>``, ``<|pad|>``), so they cost a few ordinary tokens and never collide
-with document separators or ChatML. A FIM chunk keeps its header in front and permutes the body only:
-the repository name is conditioning metadata, not something to infill.
-
-Over-limit rule: a file whose own rendered block (with the header and the FIM reserve) exceeds
-``max_tokens`` is *dropped*, never truncated, and reported in ``RepositoryDocuments.dropped`` with
-reason ``file_over_context``. A truncated file would teach the model code that stops mid-function,
-and a single source file over the context length is almost always generated or data (bundles,
-lockfiles, tables). Every input file therefore ends in exactly one chunk or one ``DroppedFile``.
-
-Everything is deterministic: ties are broken by path and every random draw comes from a
-``random.Random`` seeded with the repository name and ``config.seed``.
+Design notes: docs/design/mixtures.md, "mixtures/repository.py".
 """
 
 from __future__ import annotations
