@@ -1,18 +1,6 @@
 """Helpers every reader shares: opening locations, outcome records, content checks, location strings.
 
-A reader turns one location into a stream of outcomes. The rules that make the crawl counts add up
-live here, so each reader applies them the same way:
-
-  * every record gets one location string that names it uniquely (``repo@commit:path``,
-    ``archive!member``, ``file#L12``, ``file#row3``); its ``Document.id`` is derived from it;
-  * content is checked in a fixed order: binary (NUL in the first 8 KiB) is dropped, then the
-    bytes are decoded strictly as UTF-8 and a failure is quarantined, never replaced;
-  * nothing is ever decompressed or read whole without a bound;
-  * every reader counts the records it meets on a ``ReadTally`` at the point where it enumerates
-    them, before deciding their outcome; ``guarded`` turns the tally into one ``ReadCount`` per
-    location, which the manifest checks against the outcomes (``pipelines.manifest``);
-  * past ``limits.max_malformed_records`` quarantined records, a file's rest is one quarantine
-    record with the count (``ErrorBudget``).
+Design notes: docs/design/pipelines.md, "pipelines/readers/common.py".
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
 """Git repositories read straight from the object store: one commit's tree, never a checkout.
 
-Reading objects instead of a working tree means no smudge filters or hooks run, symlinks and
-submodules are seen as what they are (tree modes 120000 and 160000) rather than followed, and a
-URL costs one bare clone into a temporary directory that is removed afterwards.
-
-A copy may lack objects (a ``--filter=blob:limit`` partial clone, a mirror copied without every
-object): a missing blob is that file's outcome (``blob_missing``), never the repository's. Trees and
-blobs are read through an *object view*, a throwaway git dir whose only content is an alternates
-link to the repository's objects: it has no config, so no promisor remote, and git reports a missing
-object instead of fetching it (or dying when it cannot). ``SourceConfig.fetch_missing_blobs`` reads
-the repository itself instead, letting git fetch what it lacks.
-
-Flow for one location::
-
-    rev-parse --verify REF^{commit}       -> commit (no transport allowed; a bad ref quarantines)
-    ls-tree -r -z -l --full-tree COMMIT   -> (mode, type, sha, size or BAD, path), streamed
-    cat-file --batch  (one process)       -> blob bytes, only for entries that pass every check
+Design notes: docs/design/pipelines.md, "pipelines/readers/git.py".
 """
 
 from __future__ import annotations
