@@ -11,9 +11,9 @@ tokenizes what it reads into sorted runs (``TokenizeToRuns``): when its buffer r
 by position, tokenizes them and writes a run. Only the runs' names and byte counts are grouped;
 once a source's total is known, each of its shards is merged by one worker from the matching
 slice of every run (a contiguous range, since runs are sorted by position), read front to back,
-straight into the shard's .bin/.idx (``MergeRunsIntoShard``): an external merge sort. A worker so
-holds at most ``run_text_bytes`` of text and its tokens, or ``MERGE_BUFFER_TOKENS`` of reads and
-one shard's per-document lengths, however large the corpus grows; FnApiRunner's driver, which
+straight into the shard's .bin/.idx and its provenance sidecar (``MergeRunsIntoShard``): an external
+merge sort. A worker so holds at most ``run_text_bytes`` of text and its tokens, or
+``MERGE_BUFFER_TOKENS`` of reads and one shard's per-document lengths and provenance rows, however large the corpus grows; FnApiRunner's driver, which
 holds every shuffle, holds run names. Tokenizing never waits on a group either, so every worker
 tokenizes even when a stage has a single shard.
 """
@@ -37,6 +37,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 from codemix.mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
+from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
 from codemix.mixtures.tokenizer import load_tokenizer, token_id
 from codemix.pipelines.progress import Progress, report
 
@@ -60,10 +61,11 @@ TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 
 
 def stage_entries(doc: Document, stage_sources: dict[str, list[str]]):
-    """((stage, source), (id, text, kind)) for every stage whose mixture uses this document's source."""
+    """((stage, source), (id, text, kind, provenance)) for every stage whose mixture uses this
+    document's source; the provenance (``mixtures.provenance``) goes to the shard's sidecar."""
     for stage, sources in stage_sources.items():
         if doc.source in sources:
-            yield (stage, doc.source), (doc.id, doc.text, doc.kind)
+            yield (stage, doc.source), (doc.id, doc.text, doc.kind, document_provenance(doc))
 
 
 def utf8_length(text: str) -> int:
@@ -103,7 +105,7 @@ def shard_prefix(out_dir: str, stage: str, source: str, index: int, shards: int)
 
 def encode_batches(entries, max_documents: int = ENCODE_BATCH_DOCUMENTS,
                    max_characters: int = ENCODE_BATCH_CHARACTERS):
-    """Consecutive runs of ``(id, text, kind)`` entries to encode together: at most ``max_documents``
+    """Consecutive runs of ``(id, text, kind, provenance)`` entries to encode together: at most ``max_documents``
     and, past the first document, at most ``max_characters`` characters, never mixing transcripts with
     code (they encode special tokens differently, see ``_Tokenizing._encode``)."""
     batch, size = [], 0
@@ -168,27 +170,29 @@ class _Tokenizing:
         rendered with ChatML markers that must stay single ids."""
         self._tokenizer.encode_special_tokens = batch[0][2] != "transcript"
         pieces, lengths = [], []
-        for encoding in self._tokenizer.encode_batch_fast([text for _, text, _ in batch]):
+        for encoding in self._tokenizer.encode_batch_fast([entry[1] for entry in batch]):
             ids = np.array(encoding.ids, dtype=self._dtype)  # fits: the dtype comes from the vocabulary size
             pieces += (ids, self._eod_array)
             lengths.append(ids.size + 1)
         return np.concatenate(pieces), lengths
 
 
-def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.ndarray, lengths: list[int]) -> None:
+def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.ndarray, lengths: list[int],
+              provenance: list[dict] | None = None) -> None:
     """A run sorted by (position, id): ``PREFIX.tokens`` (the documents' ids back to back) and
-    ``PREFIX.json`` (their ids, token counts and text bytes, in order), written last, so a run with
-    a .json is whole."""
+    ``PREFIX.json`` (their ids, token counts, text bytes and provenance, in order), written last, so
+    a run with a .json is whole."""
     with FileSystems.create(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as out:
         out.write(tokens.tobytes())
-    meta = json.dumps({"ids": ids, "lengths": lengths, "text_bytes": text_bytes}).encode()
+    meta = json.dumps({"ids": ids, "lengths": lengths, "text_bytes": text_bytes,
+                       "provenance": provenance if provenance is not None else [{}] * len(ids)}).encode()
     with FileSystems.create(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as out:
         out.write(meta)
 
 
 def read_run(prefix: str, dtype: np.dtype, shard: tuple[int, int] = (0, 1), read_tokens: int = MIN_READ_TOKENS):
     """The run's documents of shard ``(index, shards)``, in order, as ((position, id), token ids, text
-    bytes): a contiguous slice, read front to back ``read_tokens`` at a time (or one document, if
+    bytes, provenance): a contiguous slice, read front to back ``read_tokens`` at a time (or one document, if
     longer), reopening the file for each read so a merge of many runs holds no file open."""
     with FileSystems.open(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as meta_file:
         meta = json.loads(meta_file.read())
@@ -196,6 +200,7 @@ def read_run(prefix: str, dtype: np.dtype, shard: tuple[int, int] = (0, 1), read
     low, high = position_range(*shard)
     first, last = bisect.bisect_left(positions, low), bisect.bisect_left(positions, high)
     ids, lengths, text_bytes = meta["ids"][first:last], meta["lengths"][first:last], meta["text_bytes"][first:last]
+    provenance = meta["provenance"][first:last]
     offset = sum(meta["lengths"][:first])
     del meta, positions  # keep this shard's slice only
     itemsize, start = np.dtype(dtype).itemsize, 0
@@ -211,7 +216,7 @@ def read_run(prefix: str, dtype: np.dtype, shard: tuple[int, int] = (0, 1), read
             raise RuntimeError(f"run {prefix}.tokens is shorter than its .json says")
         at = 0
         for i in range(start, end):
-            yield (position_of(ids[i]), ids[i]), piece[at:at + lengths[i]], text_bytes[i]
+            yield (position_of(ids[i]), ids[i]), piece[at:at + lengths[i]], text_bytes[i], provenance[i]
             at += lengths[i]
         offset, start = offset + size, end
 
@@ -264,20 +269,22 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
                 pieces, lengths = [], []
                 for batch in encode_batches(entries):
                     tokens, batch_lengths = self._encode(batch)
-                    report("tokenized", len(batch), sum(len(text) for _, text, _ in batch))
+                    report("tokenized", len(batch), sum(len(entry[1]) for entry in batch))
                     pieces.append(tokens)
                     lengths += batch_lengths
                 stage, source = key
                 prefix = f"{self._runs_dir}/{stage}/{source}/{uuid.uuid4().hex}"
-                text_bytes = [utf8_length(text) for _, text, _ in entries]
-                write_run(prefix, [doc_id for doc_id, _, _ in entries], text_bytes, np.concatenate(pieces), lengths)
+                text_bytes = [utf8_length(entry[1]) for entry in entries]
+                write_run(prefix, [entry[0] for entry in entries], text_bytes, np.concatenate(pieces), lengths,
+                          [entry[3] for entry in entries])
                 yield key, (prefix, sum(text_bytes))
 
 
 class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
     """(shard key, the source's run prefixes) -> PREFIX.bin/.idx with the shard's slice of every run
-    merged in (position, id) order; yields the shard's stats. A range no document hashed into
-    writes nothing (a few large documents can leave one empty)."""
+    merged in (position, id) order, and its provenance sidecar (``mixtures.provenance``), written
+    before the .idx that commits the shard; yields the shard's stats. A range no document hashed
+    into writes nothing (a few large documents can leave one empty)."""
 
     def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
         self._out_dir, self._tokenizer_path, self._eod_token = out_dir, tokenizer_path, eod_token
@@ -294,9 +301,11 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
         if first is None:  # no document hashed into this range: megatron cannot open an empty .bin
             return
         prefix = shard_prefix(self._out_dir, stage, source, index, shards)
-        text_bytes, pieces, lengths, pending = 0, [], [], 0
+        text_bytes, pieces, lengths, pending, rows, all_lengths = 0, [], [], 0, [], []
         with IndexedDatasetWriter(prefix, self._dtype) as writer:
-            for _, tokens, document_text_bytes in itertools.chain([first], merged):
+            for _, tokens, document_text_bytes, provenance in itertools.chain([first], merged):
+                rows.append(provenance)
+                all_lengths.append(tokens.size)
                 pieces.append(tokens)
                 lengths.append(tokens.size)
                 text_bytes += document_text_bytes
@@ -306,6 +315,7 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
                     pieces, lengths, pending = [], [], 0
             if lengths:
                 writer.add_documents(np.concatenate(pieces), lengths)
+            write_provenance(prefix, provenance_table(prefix, rows, all_lengths, ends_with_eod=True))
             documents, tokens = writer.finalize()
         report("merged", 1)
         yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import apache_beam as beam
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
@@ -27,6 +28,7 @@ from codemix.pipelines.shards import (
     write_run,
 )
 from megatron.core.datasets.indexed_dataset import IndexedDataset
+from tokenizers import Tokenizer
 
 from codemix.document import make_doc_id
 
@@ -54,13 +56,20 @@ def write_shards(documents, tokenizer_path: str, out: Path, run_text_bytes: int,
     with beam.Pipeline(options=PipelineOptions(options)) as pipeline:
         _ = (
             pipeline
-            | beam.Create([(("short", "code"), (doc_id, text, "file")) for doc_id, text in documents])
+            | beam.Create([(("short", "code"), (doc_id, text, "file", provenance(doc_id))) for doc_id, text in documents])
             | WriteShards(out_dir=str(out), runs_dir=str(out / "runs"), tokenizer_path=tokenizer_path, eod_token=EOD,
                           shard_size_bytes=40_000, workers=workers, run_text_bytes=run_text_bytes)
             | beam.Map(stats_to_json)
             | beam.io.WriteToText(str(out / "stats"), file_name_suffix=".jsonl")
         )
     return [json.loads(line) for path in out.glob("stats*.jsonl") for line in path.read_text().splitlines()]
+
+
+def provenance(doc_id: str) -> dict:
+    """What ``stage_entries`` attaches to a document of one of MODULES (found back by its id)."""
+    name = next(name for name in MODULES if make_doc_id("code", name) == doc_id)
+    return {"doc_id": doc_id, "source": "code", "kind": "file", "location": str(STDLIB / name), "path": name,
+            "paths": [name], "license": "PSF-2.0", "language": "python"}
 
 
 def shard_files(out: Path) -> dict[str, bytes]:
@@ -115,13 +124,14 @@ def test_a_run_reads_back_each_shards_slice_in_pieces_as_written(tmp_path):
     ids = sorted((f"doc-{i}" for i in range(40)), key=lambda i: (position_of(i), i))
     lengths = [1 + i % 5 for i in range(40)]
     tokens = np.arange(sum(lengths), dtype=np.uint16)
-    write_run(str(tmp_path / "run"), ids, list(range(40)), tokens, lengths)
+    write_run(str(tmp_path / "run"), ids, list(range(40)), tokens, lengths, [{"doc_id": i} for i in ids])
     whole = list(read_run(str(tmp_path / "run"), np.uint16, (0, 1), read_tokens=3))  # a document longer than a read
-    assert [key[1] for key, _, _ in whole] == ids and [b for _, _, b in whole] == list(range(40))
-    assert np.array_equal(np.concatenate([t for _, t, _ in whole]), tokens)
+    assert [key[1] for key, _, _, _ in whole] == ids and [b for _, _, b, _ in whole] == list(range(40))
+    assert [row["doc_id"] for _, _, _, row in whole] == ids
+    assert np.array_equal(np.concatenate([t for _, t, _, _ in whole]), tokens)
     slices = [list(read_run(str(tmp_path / "run"), np.uint16, (k, 3), read_tokens=7)) for k in range(3)]
-    assert [key for part in slices for key, _, _ in part] == [key for key, _, _ in whole]
-    assert all(shard_of_position(key[0], 3) == k for k, part in enumerate(slices) for key, _, _ in part)
+    assert [key for part in slices for key, _, _, _ in part] == [key for key, _, _, _ in whole]
+    assert all(shard_of_position(key[0], 3) == k for k, part in enumerate(slices) for key, _, _, _ in part)
     assert all(np.array_equal(a[1], b[1]) for a, b in zip([d for part in slices for d in part], whole, strict=True))
 
 
@@ -134,7 +144,7 @@ def test_a_range_no_document_hashed_into_writes_no_shard(documents, tokenizer_pa
     with beam.Pipeline(options=options) as pipeline:
         _ = (
             pipeline
-            | beam.Create([(("short", "code"), (doc_id, text, "file"))])
+            | beam.Create([(("short", "code"), (doc_id, text, "file", provenance(doc_id)))])
             | WriteShards(out_dir=str(out), runs_dir=str(out / "runs"), tokenizer_path=tokenizer_path, eod_token=EOD,
                           shard_size_bytes=len(text) // 3)
             | beam.Map(stats_to_json)
@@ -143,5 +153,26 @@ def test_a_range_no_document_hashed_into_writes_no_shard(documents, tokenizer_pa
     [stats] = [json.loads(line) for path in out.glob("stats*.jsonl") for line in path.read_text().splitlines()]
     assert stats["shards"] >= 3 and stats["shard"] == shard_of_position(position_of(doc_id), stats["shards"])
     assert sorted(p.name for p in (out / "short").iterdir()) == [
-        Path(stats["prefix"]).name + ".bin", Path(stats["prefix"]).name + ".idx"]
+        Path(stats["prefix"]).name + suffix for suffix in (".bin", ".idx", ".provenance.parquet")]
     assert len(IndexedDataset(stats["prefix"])) == 1
+
+
+def test_each_sidecar_row_names_the_file_its_token_span_decodes_to(documents, tokenizer_path, tmp_path):
+    """Read independently: megatron-core's IndexedDataset for the shard, pyarrow for the sidecar, the
+    ``tokenizers`` library to decode, and the stdlib file the row names read from disk."""
+    stats = write_shards(documents, tokenizer_path, tmp_path, run_text_bytes=5_000, workers=2)
+    tokenizer = Tokenizer.from_file(tokenizer_path)
+    named = set()
+    for shard in stats:
+        dataset = IndexedDataset(shard["prefix"])
+        table = pq.read_table(shard["prefix"] + ".provenance.parquet")
+        assert table.num_rows == len(dataset) == shard["documents"]
+        flat = np.concatenate([dataset[i] for i in range(len(dataset))])
+        for row in table.to_pylist():
+            assert row["shard"] == Path(shard["prefix"]).name and row["ends_with_eod"]
+            ids = flat[row["token_start"]:row["token_start"] + row["token_count"]]
+            assert np.array_equal(ids, dataset[row["document"]])
+            text = tokenizer.decode(ids[:-1].tolist(), skip_special_tokens=False)
+            assert text == Path(row["location"]).read_text(encoding="utf-8"), row["path"]
+            named.add(row["doc_id"])
+    assert named == {doc_id for doc_id, _ in documents}, "every document named once"
