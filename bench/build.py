@@ -50,11 +50,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
-from codemix.dedup.config import DedupConfig
-from codemix.filters.config import CodeFilterConfig
 
 from bench import tokenize as common
+from codemix.dedup.config import DedupConfig
 from codemix.document import Document, make_doc_id
+from codemix.filters.config import CodeFilterConfig
 
 BENCH = Path(__file__).resolve().parent
 CACHE = BENCH / ".cache" / "build"

@@ -52,11 +52,11 @@ import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
-from codemix.dedup.config import DedupConfig
-from codemix.dedup.evaluate import QualityReport, evaluate, evaluate_clusters, read_rows
 
 from bench import tokenize as common
 from bench.measure import run_polled
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.evaluate import QualityReport, evaluate, evaluate_clusters, read_rows
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 
 BENCH = Path(__file__).resolve().parent
@@ -120,7 +120,6 @@ def in_sample(doc: Document, fraction: float) -> bool:
 def read_corpus(archives: list[Path]) -> list[Document]:
     """Code files of every archive through codemix's archive reader; drops and quarantines are counted, not kept."""
     from codemix.pipelines.readers import read_location
-
     from codemix.sources import SourceConfig
 
     documents, other = [], 0

@@ -39,12 +39,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from codemix.dedup.config import JOINS, KEYED_JOIN, SIDE_INPUT, DedupConfig
-from codemix.dedup.ids import DIGEST_BYTES
 
 from bench import tokenize as common
 from bench.dedup import fork_text
 from bench.measure import PolledRun, run_polled
+from codemix.dedup.config import JOINS, KEYED_JOIN, SIDE_INPUT, DedupConfig
+from codemix.dedup.ids import DIGEST_BYTES
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
 
 BENCH = Path(__file__).resolve().parent

@@ -197,8 +197,9 @@ def bench_step(trainer, step: PrefetchedStep, stats: DeviceStats, index: int) ->
     What differs by device is what ``pretrain.parallel`` built: megatron's DDP and distributed
     optimizer on GPU, the bare model and AdamW on CPU.
     """
-    from codemix.pretrain.loop import masked_loss
     from megatron.core.transformer.moe.moe_utils import MoEAuxLossAutoScaler
+
+    from codemix.pretrain.loop import masked_loss
 
     model, optimizer = trainer.wrapped, trainer.optimizer
     for group in optimizer.param_groups:
@@ -277,9 +278,8 @@ def recipe_for(args: argparse.Namespace, precision: str):
 
 def refusal(args: argparse.Namespace, precision: str) -> str | None:
     """Why this machine cannot run ``precision`` (pretrain.parallel's FP8 guard), or None."""
-    from codemix.pretrain.parallel import HAVE_TE, check_precision
-
     from codemix.config import ConfigError
+    from codemix.pretrain.parallel import HAVE_TE, check_precision
 
     try:
         check_precision(recipe_for(args, precision).precision, cuda=not args.dry_run, have_te=HAVE_TE)

@@ -29,10 +29,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from codemix.document import Document
 from codemix.filters.secrets import RedactionConfig, redact_document, redaction_spans
 from codemix.pipelines.readers.language import detect_language
-
-from codemix.document import Document
 
 MAX_BYTES = 1_000_000
 WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

@@ -57,12 +57,11 @@ import sys
 import time
 from pathlib import Path
 
-from codemix.mixtures.spec import MixtureSpec, TokenizerConfig
-from codemix.pipelines.spill import PARTITIONS
-
 from bench import build as bench_build
 from bench import tokenize as common
 from bench.measure import run_polled
+from codemix.mixtures.spec import MixtureSpec, TokenizerConfig
+from codemix.pipelines.spill import PARTITIONS
 
 BENCH = Path(__file__).resolve().parent
 CACHE = BENCH / ".cache" / "scaleout"
@@ -197,9 +196,10 @@ def parallelism(fused: dict) -> str:
 
 def install_probes(probe: Probe) -> None:
     """Wrap the driver's StageRunner, FnApiRunner, FileSystems.delete and train_bpe (see the module docstring)."""
-    import codemix.pipelines.build
     from apache_beam.io.filesystems import FileSystems
     from apache_beam.runners.portability.fn_api_runner import fn_runner
+
+    import codemix.pipelines.build
     from codemix.pipelines import resume
 
     run_stage = resume.StageRunner.run
@@ -308,6 +308,7 @@ def run_index_seconds(held: list[tuple[str, str, str]]) -> dict:
     build's own runs, with a slice that holds no document, so only that part is measured (and the
     .tokens file, held under another name, is never opened)."""
     import numpy as np
+
     from codemix.pipelines.shards import read_run
 
     runs, documents, index_bytes, seconds = 0, 0, 0, 0.0

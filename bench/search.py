@@ -36,6 +36,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import yaml
+
+from bench import tokenize as common
 from codemix.mix.cli import main as mix
 from codemix.pretrain.data.stage import read_stage
 from codemix.pretrain.search.orchestrate import (
@@ -47,8 +49,6 @@ from codemix.pretrain.search.orchestrate import (
     run_search,
     stage_shards,
 )
-
-from bench import tokenize as common
 
 BENCH = Path(__file__).resolve().parent
 BEGIN, END = "<!-- bench.search: generated, begin -->", "<!-- bench.search: generated, end -->"

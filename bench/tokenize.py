@@ -205,6 +205,7 @@ def cpu_seconds() -> float:
 def run_codemix(corpus_dir: Path, tokenizer_path: Path, out: Path, workers: int, shard_bytes: int) -> dict:
     """``run_shards`` for one stage that takes every document of the corpus's source."""
     import apache_beam as beam
+
     from codemix.pipelines import ledger
     from codemix.pipelines.options import pipeline_options
     from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json

@@ -20,14 +20,13 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from bench import tokenize as common
+from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.mixtures.sft import SFTConfig, sft_samples
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.readers import read_location
-
-from bench import tokenize as common
-from codemix.document import Document
 from codemix.sources import ReadLimits, SourceConfig
 
 ROOT = Path(__file__).resolve().parents[1]

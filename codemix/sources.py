@@ -6,12 +6,15 @@ and the spec composes them rather than owning them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from codemix.config import expand_env, join, require
+from codemix.config import ConfigError, expand_env, join, require
 
-SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list"]
+SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits"]
+# The document kind each source type yields (``Document.kind``); a type not named here yields files.
+SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit"}
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
@@ -41,6 +44,55 @@ class ReadLimits:
             require(getattr(self, name) > 0, join(path, name), "must be positive")
 
 
+# Bots by name or e-mail: GitHub apps end in [bot]; the rest are the common dependency updaters.
+BOT_AUTHORS = (r"\[bot\]", r"^(dependabot|renovate|greenkeeper|snyk-bot|pyup-bot|github-actions|pre-commit-ci)\b",
+               r"^(noreply@github\.com|actions@github\.com)$")
+# First lines that bots and merge buttons write.
+BOT_MESSAGES = (r"^Bump \S+ from \S+ to \S+", r"^Bump the \S+ group", r"^Merge pull request #\d+",
+                r"^Merge (remote-tracking )?branch ", r"^\[pre-commit\.ci\]", r"^chore\(deps(-dev)?\):",
+                r"^Update dependency \S+ to ", r"^\[Snyk\]", r"^\[skip ci\] ?(Update|Bump)")
+# First lines that say nothing about the change: single words, placeholders, GitHub's web-editor defaults.
+_PLACEHOLDER_WORDS = ("wip|fix|fixes|fixed|update|updates|updated|changes|change|minor|misc|tmp|temp|test|tests|commit|"
+                      "save|stuff|cleanup|typo|asdf")
+UNINFORMATIVE_MESSAGES = (rf"(?i)^\W*({_PLACEHOLDER_WORDS}|\.+|-+)\W*$",
+                          r"^(Update|Create|Delete|Rename) [^ ]+\.\w+$", r"^Add files via upload$", r"^\s*$")
+
+
+@dataclass(slots=True, kw_only=True)
+class HistoryConfig:
+    """Which commits a ``commits`` source reads, and the commit-level filters a real history needs.
+
+    Commits are read with ``git log`` from the object store (never a checkout); the patterns are
+    Python regexes (``re.search``; messages are matched on their first line). What each drop reason
+    means and the document layout: docs/commits.md.
+    """
+
+    branches: list[str] = field(default_factory=list)  # commit-ish names; empty: the source's ``ref``
+    since: str = ""  # git date (``2024-01-01``, ``2 years ago``): commits authored after it
+    until: str = ""
+    max_commits: int = 0  # 0: every commit; else the newest this many (merges included in the count)
+    max_diff_bytes: int = 1_000_000  # a larger unified diff is dropped unread (diff_too_large)
+    bot_authors: list[str] = field(default_factory=lambda: list(BOT_AUTHORS))
+    bot_messages: list[str] = field(default_factory=lambda: list(BOT_MESSAGES))
+    uninformative_messages: list[str] = field(default_factory=lambda: list(UNINFORMATIVE_MESSAGES))
+    # Globs (filters' glob rules) of changed paths that make a commit generated-only, on top of the
+    # filter stage's vendored and generated path lists.
+    generated_paths: list[str] = field(default_factory=list)
+
+    def validate(self, path: str) -> None:
+        require(self.max_commits >= 0, join(path, "max_commits"), "must be 0 (every commit) or positive")
+        require(self.max_diff_bytes > 0, join(path, "max_diff_bytes"), "must be positive")
+        for name in ("bot_authors", "bot_messages", "uninformative_messages"):
+            for i, pattern in enumerate(getattr(self, name)):
+                try:
+                    re.compile(pattern)
+                except re.error as error:
+                    raise ConfigError(join(join(path, name), i), f"not a regular expression: {error}") from error
+        for i, branch in enumerate(self.branches):
+            require(bool(branch.strip()) and not branch.startswith("-"), join(join(path, "branches"), i),
+                    f"{branch!r} is not a commit-ish", "name a branch, tag or commit")
+
+
 @dataclass(slots=True, kw_only=True)
 class SourceConfig:
     """One named input: where to read, how, and what kind of documents it yields.
@@ -54,6 +106,9 @@ class SourceConfig:
     type: SourceType
     paths: list[str]
     ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
+    # off, git is never let out and each missing blob is dropped as ``blob_missing``.
+    fetch_missing_blobs: bool = False
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     text_field: str | None = None  # dump: defaults to 'content', then 'text'
@@ -62,10 +117,11 @@ class SourceConfig:
     # each file (or JSONL line) by its structure.
     format: str | None = None
     limits: ReadLimits = field(default_factory=ReadLimits)
+    history: HistoryConfig | None = None  # commits: which commits, and the commit-level filters
 
     @property
     def kind(self) -> str:
-        return "transcript" if self.type == "transcripts" else "file"
+        return SOURCE_KINDS.get(self.type, "file")
 
     def validate(self, path: str) -> None:
         require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
@@ -77,8 +133,15 @@ class SourceConfig:
             # The same location twice would give two records the same id.
             require(self.paths.index(location) == i, join(join(path, "paths"), i), f"{location} is listed twice",
                     "remove the repeated path")
+        if self.history is not None:
+            require(self.type == "commits", join(path, "history"), "is only read for sources of type 'commits'",
+                    "remove it, or set type: commits")
+        elif self.type == "commits":
+            self.history = HistoryConfig()
         if self.format is not None:
             require(self.type == "transcripts", join(path, "format"), "is only read for sources of type 'transcripts'",
                     "remove it, or set type: transcripts")
             require(self.format in TRANSCRIPT_FORMATS, join(path, "format"), f"{self.format!r} is not a transcript format",
                     f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")
+        require(not self.fetch_missing_blobs or self.type in ("git", "crawl_list"), join(path, "fetch_missing_blobs"),
+                "is only read for sources of type 'git' or 'crawl_list'", "remove it")

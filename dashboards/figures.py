@@ -11,10 +11,11 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import qualitative
+
 from codemix.dashboards.builds import LENGTH_EDGES, BuildSummary
 from codemix.dashboards.fit import FORMS_BY_NAME, MetricFit
 from codemix.dashboards.runs import EvalRow, RLRow, Scalar
-from plotly.colors import qualitative
 
 PALETTE = qualitative.Plotly + qualitative.D3 + qualitative.Dark24
 # Languages and licenses: a palette of 24 well-separated colours of its own.

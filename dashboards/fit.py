@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from codemix.dashboards.runs import EvalRow, RLRow
 
 MIN_POINTS = 3

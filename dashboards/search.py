@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import plotly.graph_objects as go
+
 from codemix.dashboards import figures
 from codemix.dashboards.fit import FORMS_BY_NAME, MetricFit
 

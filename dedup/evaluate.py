@@ -31,10 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow.parquet as pq
-from codemix.dedup.config import DedupConfig
-from codemix.dedup.minhash import exact_jaccard, make_permutations, shingle_hashes, signature
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
+
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.minhash import exact_jaccard, make_permutations, shingle_hashes, signature
 
 # Rows of the docs × shingles matrix multiplied at once: bounds the (rows × n) intersection block.
 _ROW_CHUNK = 512

@@ -27,6 +27,7 @@ import json
 from typing import Any
 
 import pyarrow as pa
+
 from codemix.dedup.config import DedupConfig
 
 # Names how minhash.py turns text into signatures; change it whenever that changes, so older

@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 import zstandard
+
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.index import is_previous
 from codemix.dedup.minhash import (

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
 from codemix.dedup.keeper import RECENCY_FIELDS, as_epoch_seconds, rank_key
 from codemix.dedup.minhash import estimated_jaccard
 

@@ -8,23 +8,15 @@ and last the benchmark overlap, the costliest check, on what is left.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
-import posixpath
 from dataclasses import dataclass
 
+from codemix.document import Document
 from codemix.filters.code import CODE_CHECKS
-from codemix.filters.config import CodeFilterConfig, FiltersConfig
+from codemix.filters.commits import added_code
+from codemix.filters.config import CodeFilterConfig, FiltersConfig, path_matches
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
-
-from codemix.document import Document
-
-
-def path_matches(path: str, globs: list[str]) -> bool:
-    """fnmatch on the in-repo path; a glob without ``/`` matches the file name alone."""
-    name = posixpath.basename(path)
-    return any(fnmatch.fnmatchcase(name if "/" not in glob else path, glob) for glob in globs)
 
 
 @dataclass(slots=True, frozen=True)
@@ -73,9 +65,19 @@ class DocumentFilter:
         reason = self.license_drop_reason(doc) or self.drop_reason(doc)
         if reason is not None:
             return Verdict(doc, reason)
-        enabled = self.config.decontamination.enabled
-        hits = tuple(self.contamination.hits(doc.text, doc.language or "")) if enabled else ()
+        hits = self.benchmark_hits(doc) if self.config.decontamination.enabled else ()
         return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
+
+    def benchmark_hits(self, doc: Document) -> tuple[BenchmarkHit, ...]:
+        """Hits in each view of ``doc`` (a commit's added lines are code of their file's language),
+        the best per benchmark item; a hit's lines count within the view that found it."""
+        best: dict[tuple[str, str], BenchmarkHit] = {}
+        for text, language in contamination_views(doc):
+            for hit in self.contamination.hits(text, language):
+                key = (hit.benchmark, hit.item_id)
+                if key not in best or hit.overlap > best[key].overlap:
+                    best[key] = hit
+        return tuple(sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id)))
 
     def license_drop_reason(self, doc: Document) -> str | None:
         if doc.repo and opted_out(doc.repo, self.config.licenses):
@@ -86,6 +88,8 @@ class DocumentFilter:
         """The content checks alone (no license, no benchmark overlap)."""
         if doc.kind == "transcript":
             reason = self.transcript_drop_reason(doc)
+        elif doc.kind == "commit":
+            reason = None  # judged per commit at crawl (filters.commits): code heuristics do not fit a diff
         else:
             reason = self.path_drop_reason(doc) or self.code_drop_reason(doc)
         if reason is None and self.config.natural_language.enabled:
@@ -114,6 +118,14 @@ class DocumentFilter:
             if not keep:
                 return reason
         return None
+
+
+def contamination_views(doc: Document) -> list[tuple[str, str]]:
+    """(text, language) pairs the benchmark overlap is checked on: the document as it stands, and for
+    a commit also each changed file's added lines, as code of that file's language."""
+    if doc.kind == "commit":
+        return [(doc.text, ""), *added_code(doc.text, doc.metadata.get("files") or [])]
+    return [(doc.text, doc.language or "")]
 
 
 def drop_reason(doc: Document, config: FiltersConfig) -> str | None:

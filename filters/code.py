@@ -15,9 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from codemix.filters.config import CodeFilterConfig
-
 from codemix.document import Document
+from codemix.filters.config import CodeFilterConfig
 
 FilterResult = tuple[bool, str]
 KEEP: FilterResult = (True, "")

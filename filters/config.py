@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemix.config import ConfigError, join, load_config, require
 from codemix.filters.decontamination import DecontaminationConfig
 from codemix.filters.licenses import LicenseConfig
 from codemix.filters.natural_language import NaturalLanguageConfig
+from codemix.filters.quality import QualityConfig
 from codemix.filters.secrets import RedactionConfig
-
-from codemix.config import ConfigError, join, load_config, require
 
 
 @dataclass(slots=True, kw_only=True)
@@ -62,6 +64,12 @@ GENERATED_PATHS = ["*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.pb.cc", "*.pb.h", 
                    "Pipfile.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum", "uv.lock"]
 
 
+def path_matches(path: str, globs: list[str]) -> bool:
+    """fnmatch on the in-repo path; a glob without ``/`` matches the file name alone."""
+    name = posixpath.basename(path)
+    return any(fnmatch.fnmatchcase(name if "/" not in glob else path, glob) for glob in globs)
+
+
 @dataclass(slots=True, kw_only=True)
 class FiltersConfig:
     """Which filters run and with what thresholds.
@@ -82,6 +90,7 @@ class FiltersConfig:
     redaction: RedactionConfig = field(default_factory=RedactionConfig)  # applied at crawl, before any write
     decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
     natural_language: NaturalLanguageConfig = field(default_factory=NaturalLanguageConfig)
+    quality: QualityConfig = field(default_factory=QualityConfig)  # learned scorer, last (filters/quality.py)
 
     def validate(self, path: str) -> None:
         for language in {**DEFAULT_LANGUAGE_OVERRIDES, **self.languages}:

@@ -16,7 +16,8 @@ DataflowRunner --project P ...``); anything else is refused with the closest kno
 
 Quiet by default: warnings and errors, the plan, progress and the build's summary. ``-v`` adds
 codemix's INFO logs, ``-vv`` DEBUG and Beam's own INFO logs. Exit status: 0 done, 1 the build
-stopped on a problem it names, 2 a spec or argument error, 3 ``--strict`` and the health summary
+stopped on a problem it names (an unreadable source, a stage left with no documents: a health failure,
+``--strict`` or not), 2 a spec or argument error, 3 ``--strict`` and the health summary
 warned, 130 interrupted (rerun the same command to resume).
 
 Only argparse and the light config modules are imported up front, so every ``--help`` answers
@@ -246,6 +247,7 @@ def command_tokenizer_train(args) -> int:
     import tempfile
 
     from apache_beam.io.filesystems import FileSystems
+
     from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
     from codemix.pipelines.tokenizer_sample import sample_texts
 
@@ -267,7 +269,7 @@ def command_search(argv: list[str]) -> int:
     from codemix.pretrain.cli_args import search_parser
 
     search_parser().parse_args(argv)  # --help and argument errors exit here, torch unloaded
-    from codemix.dashboards.render import write_dashboard
+    from codemix.dashboards.render import DashboardInputs, write_dashboard
     from codemix.pretrain.search.orchestrate import SearchError, format_result, parse_args, run_search
 
     config = parse_args(argv)
@@ -276,8 +278,10 @@ def command_search(argv: list[str]) -> int:
     except SearchError as error:
         print(f"mix search: {error}", file=sys.stderr)
         return 1
-    page = write_dashboard([], config.rl_eval, config.rl, [], os.path.join(config.out_dir, "search.html"), None,
-                           title=f"codemix mixture search: {config.out_dir}", searches=[config.out_dir])
+    page = write_dashboard(DashboardInputs(eval_jsonl=config.rl_eval, rl_results=config.rl,
+                                           out_html=os.path.join(config.out_dir, "search.html"),
+                                           title=f"codemix mixture search: {config.out_dir}",
+                                           searches=[config.out_dir]))
     print(f"dashboard: {page.html_path}")
     return 0
 

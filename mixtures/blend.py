@@ -11,6 +11,7 @@ import dataclasses
 from collections import Counter
 
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import stage_kind
 
 
 def stage_blend(weights: dict[str, float], shards: list[dict]) -> list:
@@ -56,7 +57,7 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
         if any("summaries" in s for s in shards):  # sft: what opens each continuation sample
             stages[stage]["summaries"] = {origin: sum(s.get("summaries", {}).get(origin, 0) for s in shards)
                                           for origin in ("real", "templated")}
-        if stage == "sft":  # what the hand-off's tokenizer_config.json must reproduce for RL
+        if stage_kind(stage).has_chat_template:  # what the hand-off's tokenizer_config.json must reproduce for RL
             stages[stage]["chat_template"] = dataclasses.asdict(config.sft.template)
             stages[stage]["reasoning"] = config.sft.reasoning
     return stages

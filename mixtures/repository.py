@@ -45,9 +45,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from codemix.mixtures.imports import import_graph
-
 from codemix.config import join, require
+from codemix.mixtures.imports import import_graph
 
 REPO_NAME = "<repo_name>"
 FILE_SEP = "<file_sep>"

@@ -46,15 +46,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
+from tokenizers import Tokenizer
+
+from codemix.config import join, require
+from codemix.document import Document
 from codemix.mixtures.chat import ChatTemplate, ReasoningMode, Segment, is_model_turn, render_turn
 from codemix.mixtures.indexed_dataset import IndexedDatasetWriter
 from codemix.mixtures.transcript_formats.base import compaction_summary
 from codemix.mixtures.transcript_formats.canonical import parsed_arguments
 from codemix.mixtures.transcripts import last_test_summary
-from tokenizers import Tokenizer
-
-from codemix.config import join, require
-from codemix.document import Document
 
 LOSS_MASK_SUFFIX = "-loss_mask"
 OutcomePolicy = Literal["any", "submitted", "exit_ok", "tests_passed", "resolved"]

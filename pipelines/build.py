@@ -22,7 +22,11 @@ from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+
+import codemix
+from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from codemix.pipelines import fingerprints, ledger
@@ -30,7 +34,7 @@ from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
-from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept
+from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
 from codemix.pipelines.options import (
@@ -44,15 +48,13 @@ from codemix.pipelines.options import (
     worker_count,
 )
 from codemix.pipelines.progress import BuildDisplay, Progress
+from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from codemix.pipelines.shape_long_context import ShapeLongContext
 from codemix.pipelines.shape_sft import ShapeSFT
 from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json
 from codemix.pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
 from codemix.pipelines.tokenizer_sample import sample_texts
-
-import codemix
-from codemix.config import ConfigError
 
 LOG = logging.getLogger("codemix.build")
 STAGES = ("crawl", "filter", "dedup", "shards")  # where --from-stage may start
@@ -95,67 +97,77 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(
             f"{out}/contamination")
+        if QUALITY in outcomes:
+            _ = outcomes[QUALITY] | "WriteQuality" >> ledger.WriteRows(f"{out}/quality", QUALITY_SCHEMA, dict)
         _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED]}
              | "Tally" >> TallyRecords(out, STAGE_MEASURES["filter"]))
     return {}
 
 
 def uses_repository_dedup(spec: MixtureSpec) -> bool:
-    return spec.dedup.repository_level and "long" in spec.stages
+    return spec.dedup.repository_level and bool(stages_of_shape(spec.stages, REPOSITORIES))
 
 
 def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
-    """Every stage reads the file-level dedup output, except ``long``: it reads whole kept repositories
-    (repository-level dedup, so file-level dedup never removes files from them) and turns each into
-    dependency-ordered documents of the stage's sequence length."""
+    """Each stage's documents by its kind (``mixtures.stages``): kept documents as they are, whole
+    repositories in dependency order (read after repository-level dedup, so file-level dedup never
+    removes files from them), or transcripts as loss-masked samples; then tokenized into shards."""
     for stage in spec.stages:
         ledger.remove_tree(f"{layout.out}/{stage}")
-    stage_sources = {stage: sorted(config.weights) for stage, config in spec.stages.items()}
-    long_sources = stage_sources.pop("long", None)
-    sft_sources = stage_sources.pop("sft", None)
     with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         deduplicated = (pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
                         | "CountRead" >> beam.ParDo(Progress("read", _text_bytes)))
-        entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, stage_sources)]
-        if long_sources:
-            long_input = layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup")
-            long_entries, shaping = (
-                pipeline
-                | "ReadLongInput" >> ledger.read_documents(long_input)
-                | "CountLongRead" >> beam.ParDo(Progress("read", _text_bytes))
-                | "ShapeLongContext" >> ShapeLongContext(
-                    sources=long_sources, tokenizer_path=layout.tokenizer,
-                    sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository,
-                    spill_dir=f"{out}/runs/groups"))
-            entries.append(long_entries)
-            _ = shaping | "WriteLongShaping" >> ledger.write_text(f"{out}/shaping-long", ".jsonl")
-        sft_stats = None
-        if sft_sources:
-            sft_inputs = {"docs": deduplicated,
-                          "sizes": pipeline | "ReadForSFTSizes" >> ledger.read_documents(layout.docs("dedup"))}
-            sft_stats, sft_shaping = (
-                sft_inputs
-                | "ShapeSFT" >> ShapeSFT(sources=sft_sources, out_dir=layout.out, tokenizer_path=layout.tokenizer,
-                                         sequence_length=spec.stages["sft"].sequence_length,
-                                         config=spec.stages["sft"].sft, shard_size_bytes=spec.shard_size_bytes,
-                                         spill_dir=f"{out}/runs/groups"))
-            _ = sft_shaping | "WriteSFTShaping" >> ledger.write_text(f"{out}/shaping-sft", ".jsonl")
+        file_sources = {stage: sorted(spec.stages[stage].weights) for stage in stages_of_shape(spec.stages, FILES)}
+        entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, file_sources)]
+        entries += [shape_repositories(pipeline, spec, layout, out, stage)
+                    for stage in stages_of_shape(spec.stages, REPOSITORIES)]
+        sample_stats = [shape_samples(pipeline, deduplicated, spec, layout, out, stage)
+                        for stage in stages_of_shape(spec.stages, SAMPLES)]
         stats = (
             tuple(entries)
             | "AllEntries" >> beam.Flatten()
             | "WriteShards" >> WriteShards(out_dir=layout.out, runs_dir=f"{out}/runs", tokenizer_path=layout.tokenizer,
                                            eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
                                            workers=worker_count(beam_args)))
-        all_stats = (stats, sft_stats) if sft_stats is not None else (stats,)
         _ = (
-            all_stats
+            (stats, *sample_stats)
             | "AllStats" >> beam.Flatten()
             | "StatsToJson" >> beam.Map(stats_to_json)
             | "WriteStats" >> ledger.write_text(f"{out}/stats", ".jsonl")
         )
     ledger.remove_tree(f"{out}/runs")  # merged into the shards; what is left is from failed bundles
-    check_shards_written(layout, ledger.read_jsonl(f"{out}/stats*.jsonl"))
+    shard_stats = ledger.read_jsonl(f"{out}/stats*.jsonl")
+    check_shards_written(layout, shard_stats)
+    check_stages_filled(spec, layout, "shards", repository_level=uses_repository_dedup(spec), shard_stats=shard_stats,
+                        shaping=ledger.read_jsonl(f"{out}/shaping*.jsonl"))
     return {}
+
+
+def shape_repositories(pipeline, spec: MixtureSpec, layout: BuildLayout, out: str, stage: str):
+    """A repositories stage's entries; what shaping dropped goes to ``shaping-STAGE``."""
+    config = spec.stages[stage]
+    input_docs = layout.docs(stage_kind(stage).dedup_output(spec.dedup.repository_level))
+    entries, shaping = (
+        pipeline
+        | f"Read[{stage}]" >> ledger.read_documents(input_docs)
+        | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))
+        | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
+            stage=stage, sources=sorted(config.weights), tokenizer_path=layout.tokenizer,
+            sequence_length=config.sequence_length, config=config.repository, spill_dir=f"{out}/runs/groups"))
+    _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
+    return entries
+
+
+def shape_samples(pipeline, deduplicated, spec: MixtureSpec, layout: BuildLayout, out: str, stage: str):
+    """A samples stage's shard stats (it writes its own paired shards); shaping drops to ``shaping-STAGE``."""
+    config = spec.stages[stage]
+    inputs = {"docs": deduplicated, "sizes": pipeline | f"ReadSizes[{stage}]" >> ledger.read_documents(layout.docs("dedup"))}
+    stats, shaping = inputs | f"ShapeSamples[{stage}]" >> ShapeSFT(
+        stage=stage, sources=sorted(config.weights), out_dir=layout.out, tokenizer_path=layout.tokenizer,
+        sequence_length=config.sequence_length, config=config.sft, shard_size_bytes=spec.shard_size_bytes,
+        spill_dir=f"{out}/runs/groups")
+    _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
+    return stats
 
 
 def check_shards_written(layout: BuildLayout, shard_stats: list[dict]) -> None:
@@ -179,11 +191,10 @@ def shard_entries(spec: MixtureSpec, layout: BuildLayout) -> int:
     file-level stage that weights its source, exactly; the long stage's documents are known only once
     its repositories are shaped, so each repository counts as one (it makes at least one)."""
     kept = by_first(layout.tally("dedup")["docs"])
-    entries = sum(kept.get(source, 0) for stage, config in spec.stages.items() if stage not in ("long", "sft")
-                  for source in config.weights)
-    if "long" in spec.stages:
-        long_input = "repo_dedup" if uses_repository_dedup(spec) else "dedup"
-        entries += total(layout.tally(long_input)["repositories"])
+    entries = sum(kept.get(source, 0) for stage in stages_of_shape(spec.stages, FILES)
+                  for source in spec.stages[stage].weights)
+    for stage in stages_of_shape(spec.stages, REPOSITORIES):
+        entries += total(layout.tally(stage_kind(stage).dedup_output(spec.dedup.repository_level))["repositories"])
     return entries
 
 
@@ -228,6 +239,7 @@ def input_facts(spec: MixtureSpec) -> dict:
     return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
             "sources": fingerprints.source_fingerprints(spec.sources),
             "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks),
+            "quality_model": fingerprints.paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
             "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
 
 
@@ -240,7 +252,7 @@ def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
     """Each stage's key: the config and inputs that shape its output, chained to what it reads. The
     code fingerprint starts the chain: any change to a build package's sources reruns every stage."""
     crawl = stage_key(facts["code"], facts["version"], spec.sources, facts["sources"], spec.filters.redaction)
-    filtered = stage_key(crawl, spec.filters, facts["benchmarks"])
+    filtered = stage_key(crawl, spec.filters, facts["benchmarks"], facts["quality_model"])
     tokenizer = stage_key(filtered, spec.tokenizer, tokenizer_fingerprint(spec))
     dedup = stage_key(filtered, spec.dedup, facts["previous_indexes"])
     repo_dedup = stage_key(dedup, "repositories")
@@ -329,6 +341,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     with display.stage("filter", expected=total(layout.tally("crawl")["docs"])):
         runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),
                    outputs=DOCUMENT_OUTPUTS)
+    check_stages_filled(spec, layout, "filter")
     with display.stage("tokenizer"):
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),

@@ -17,13 +17,15 @@ import dataclasses
 import hashlib
 
 import apache_beam as beam
+
+from codemix.document import Document, Quarantined, ReadCount, Redaction
 from codemix.filters.secrets import RedactionConfig, redact_document
+from codemix.mixtures.chat import render_messages
 from codemix.pipelines.ledger import DOCS, DROPPED, QUARANTINED, READS, REDACTIONS, RouteOutcomes
 from codemix.pipelines.progress import Progress, report
 from codemix.pipelines.readers import read_counted
 from codemix.pipelines.readers.common import Outcome
-
-from codemix.document import Document, Quarantined, ReadCount, Redaction
+from codemix.pipelines.readers.language import detect_language
 from codemix.sources import SourceConfig
 
 LocationPart = tuple[SourceConfig, str, int, int]  # (source, location, part, parts)
@@ -98,6 +100,11 @@ def document_bytes(doc: Document) -> int:
     return len(doc.text.encode("utf-8"))
 
 
+def path_language(path: str) -> str:
+    """A file's language from its name alone (a path a tool call names; no text to read a shebang from)."""
+    return detect_language(path, "")
+
+
 class RedactWith:
     """Document -> the redacted document and one ``Redaction`` record per placeholder type."""
 
@@ -108,7 +115,8 @@ class RedactWith:
         if not self.config.enabled:
             yield doc
             return
-        redacted, counts = redact_document(doc, self.config)
+        # Transcripts part by part: code in a trace is redacted as code (render_messages rebuilds the text).
+        redacted, counts = redact_document(doc, self.config, render=render_messages, language_of=path_language)
         for kind, count in sorted(counts.items()):
             yield Redaction(doc_id=doc.id, source=doc.source, type=kind, count=count)
         yield redacted

@@ -8,13 +8,14 @@ Kept documents carry their resolved license.
 from __future__ import annotations
 
 import apache_beam as beam
+
+from codemix.document import ContaminationHit, Document, Dropped
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import detect_license, is_license_evidence, repository_license
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, tagged
 from codemix.pipelines.progress import Progress
-
-from codemix.document import ContaminationHit, Document, Dropped
+from codemix.pipelines.quality import QUALITY, ScoreQuality
 
 
 def repository_key(doc: Document) -> str:
@@ -60,7 +61,8 @@ class JudgeDocuments(beam.DoFn):
 
 
 class Filter(beam.PTransform):
-    """Documents -> kept documents (main), ``dropped`` and ``contamination``.
+    """Documents -> kept documents (main), ``dropped`` and ``contamination`` (and ``quality``, every
+    scored document's learned-quality score, when ``filters.quality`` names a model).
 
     The input is one PCollection, or ``{"docs": ..., "evidence": ...}``: two reads of the same
     documents, one to judge and one to find license evidence in. Judging waits for every
@@ -85,4 +87,8 @@ class Filter(beam.PTransform):
         )
         outcomes = documents | "Judge" >> beam.ParDo(
             JudgeDocuments(self._config), beam.pvalue.AsDict(licenses)).with_outputs(DROPPED, CONTAMINATION, main=DOCS)
-        return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION]}
+        if not self._config.quality.enabled:
+            return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION]}
+        scored = outcomes[DOCS] | "ScoreQuality" >> ScoreQuality(self._config.quality)
+        dropped = (outcomes[DROPPED], scored[DROPPED]) | "MergeDropped" >> beam.Flatten()
+        return {DOCS: scored[DOCS], DROPPED: dropped, CONTAMINATION: outcomes[CONTAMINATION], QUALITY: scored[QUALITY]}

@@ -7,8 +7,10 @@ Two kinds of finding:
   names no commit, an unreachable URL), a source that read no records or whose records were mostly
   quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
   stage weights that has no document left after dedup, and records a reader counted but no ledger
-  accounts for. A source listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on
-  without its failures, and the decision is recorded (``health.allowed_missing``).
+  accounts for; a stage left with no document at all, whatever emptied it (one line per stage:
+  its sources, the top causes, the fix), which ``--allow-missing`` does not excuse. A source
+  listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on without its other
+  failures, and the decision is recorded (``health.allowed_missing``).
 * **Warnings** go into ``manifest.json`` (``health``) and are printed at the end of the build: a
   source repeated past ``health.max_epochs``, a stage short of its token budget, a source missing
   from a stage's blend, quarantine and drop rates above their thresholds. ``--strict`` turns them
@@ -23,12 +25,12 @@ import collections
 import re
 from dataclasses import dataclass
 
+from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import stage_kind
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
 from codemix.pipelines.tally import by_first
-
-from codemix.config import ConfigError
 from codemix.tables import format_table, percent
 
 # Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
@@ -49,10 +51,23 @@ class Problem:
         return f"source {self.source!r}, {self.where}: {self.error}\n    fix: {self.fix}"
 
 
+@dataclass(frozen=True, slots=True)
+class EmptyStage:
+    """A stage that weights sources none of whose documents is left: which sources, what removed
+    their records (the top causes, with counts) and what to change, in one line."""
+
+    stage: str
+    causes: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"stage {self.stage} has no documents: {self.causes}; fix: {self.fix}"
+
+
 class BuildFailure(RuntimeError):
     """The build stopped on purpose; the message lists every problem with its fix."""
 
-    def __init__(self, headline: str, problems: list[Problem]):
+    def __init__(self, headline: str, problems: list[Problem | EmptyStage]):
         self.problems = problems
         super().__init__(headline + "\n" + "\n".join(f"  - {p}" for p in problems))
 
@@ -141,13 +156,14 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
 
 
 def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
-    """After dedup, before shards: every source a stage weights must still have documents."""
-    kept = by_first(layout.tally("dedup")["docs"])
-    long_kept = by_first(layout.tally("repo_dedup")["docs"]) if repository_level else kept
+    """After dedup, before shards: every stage must have documents, and every source it weights too."""
+    check_stages_filled(spec, layout, "dedup", repository_level=repository_level)
+    kept = {output: by_first(layout.tally(output)["docs"])
+            for output in {stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}}
     problems = []
     for stage, config in spec.stages.items():
         for source in config.weights:
-            if (long_kept if stage == "long" else kept).get(source, 0) == 0:
+            if kept[stage_kind(stage).dedup_output(repository_level)].get(source, 0) == 0:
                 problems.append(Problem(source, f"stages.{stage}.weights.{source}",
                                         "no document of this source survived filtering and dedup, so the stage's "
                                         "blend would leave it out and renormalise the other weights",
@@ -165,6 +181,102 @@ def _raise_unless_allowed(headline: str, problems: list[Problem], allowed: set[s
     for p in problems:
         recorded[p.source].append(f"{p.where}: {p.error.replace('{out}', layout.out)}")
     return dict(recorded)
+
+
+# --- stages left with no documents ------------------------------------------------------------------
+# Whatever emptied it (filters, quarantine, dedup, a source allowed to be missing, the SFT outcome
+# policy), a stage with weights and no document is a failure: the build stops at the first step
+# that knows it, before anything of the stage is committed, --allow-missing and --strict or not.
+
+def losses_by_source(spec: MixtureSpec, layout: BuildLayout) -> dict[str, collections.Counter]:
+    """source -> {(cause, reason): records}: configured locations that could not be read and records
+    the crawl quarantined (by error type), and what the crawl and the filter dropped (by reason)."""
+    losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"):
+        unread = configured_location(spec, row["source"], row["location"]) is not None
+        losses[row["source"]]["unreadable location" if unread else "quarantined", row["error"].split(":", 1)[0]] += 1
+    for (source, reason), n in (layout.tally("crawl")["dropped"] + layout.tally("filter")["dropped"]).items():
+        losses[source]["dropped", reason] += n
+    return losses
+
+
+def stage_losses(spec: MixtureSpec, losses: dict[str, collections.Counter], *, duplicates: dict | None = None,
+                 shaping: list[dict] = ()) -> dict[str, collections.Counter]:
+    """stage -> {(cause, reason): records} over the sources it weights: ``losses``, then each stage's
+    ``duplicates`` ({stage: Counter((source,) -> n)}) and what its shaping left out."""
+    per_stage = {}
+    for stage, config in spec.stages.items():
+        counts = sum((losses.get(source, collections.Counter()) for source in config.weights), collections.Counter())
+        for (source, *_), n in (duplicates or {}).get(stage, collections.Counter()).items():
+            counts["duplicates", ""] += n if source in config.weights else 0
+        for row in shaping:
+            if row["stage"] == stage and row["source"] in config.weights:
+                counts["left out by shaping", row["reason"]] += row.get("count", 1)
+        per_stage[stage] = +counts
+    return per_stage
+
+
+EMPTY_STAGE_FIXES = {
+    "read": "check the sources' paths and include/exclude globs",
+    "unreadable location": "check the sources' paths, URLs and refs",
+    "quarantined": "check that each source's type matches its files (see {out}/quarantine/)",
+    "dropped": "see `mix stats {out}` for the drops and loosen the filter that made them",
+    "duplicates": "its documents duplicate those of sources it does not weight: weight those instead",
+    "left out by shaping": "loosen the shaping that left them out",
+    "outcome": "widen stages.{stage}.sft.outcome_policy (any keeps every run)",
+    "sequence_length": "raise stages.{stage}.sequence_length",
+}
+
+
+def empty_stage_fix(stage: str, lost: collections.Counter, out: str) -> str:
+    """What to change, from the cause that removed most of the stage's records."""
+    by_cause: collections.Counter = collections.Counter()
+    for (cause, reason), n in lost.items():
+        shaped = "outcome" if reason.startswith("outcome_") else "sequence_length" if "sequence_length" in reason else ""
+        by_cause[shaped if cause == "left out by shaping" and shaped else cause] += n
+    main = by_cause.most_common(1)[0][0] if by_cause else "read"
+    return EMPTY_STAGE_FIXES[main].replace("{out}", out).replace("{stage}", stage)
+
+
+def empty_stages(spec: MixtureSpec, documents: dict[str, collections.Counter], read: collections.Counter,
+                 losses: dict[str, collections.Counter], out: str) -> list[EmptyStage]:
+    """Stages none of whose weighted sources has a document in ``documents[stage]`` (per source)."""
+    found = []
+    for stage, config in spec.stages.items():
+        sources = sorted(config.weights)
+        if any(documents[stage].get(source, 0) for source in sources):
+            continue
+        lost = losses.get(stage, collections.Counter())
+        records = sum(read.get(source, 0) for source in sources)
+        top = [f"{n:,} {cause}" + (f" ({reason})" if reason else "") for (cause, reason), n in lost.most_common(3)]
+        causes = (f"its source{'s' if len(sources) > 1 else ''} {', '.join(sources)} read {records:,} record(s)"
+                  + (": " + ", ".join(top) if top else ""))
+        found.append(EmptyStage(stage, causes, empty_stage_fix(stage, lost if records else collections.Counter(), out)
+                                + f", weight a source that has documents, or remove stages.{stage} from the spec"))
+    return found
+
+
+def check_stages_filled(spec: MixtureSpec, layout: BuildLayout, after: str, *, repository_level: bool = False,
+                        shard_stats: list[dict] | None = None, shaping: list[dict] = ()) -> None:
+    """Raise ``BuildFailure``, one ``EmptyStage`` line each, when a stage has no document ``after``
+    the filter, after dedup, or (given its ``shard_stats`` and ``shaping``) after its shards."""
+    losses, duplicates = losses_by_source(spec, layout), None
+    if after == "filter":
+        filtered = by_first(layout.tally("filter")["docs"])
+        documents = {stage: filtered for stage in spec.stages}
+    else:
+        kept = {stage: stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}
+        duplicates = {stage: layout.tally(step)["duplicates"] for stage, step in kept.items()}
+        documents = {stage: by_first(layout.tally(step)["docs"]) for stage, step in kept.items()}
+    if shard_stats is not None:
+        documents = {stage: collections.Counter() for stage in spec.stages}
+        for shard in shard_stats:
+            documents[shard["stage"]][shard["source"]] += shard["documents"]
+    found = empty_stages(spec, documents, read_counts(layout),
+                         stage_losses(spec, losses, duplicates=duplicates, shaping=shaping), layout.out)
+    if found:
+        raise BuildFailure(f"build stopped after {after}: {len(found)} stage(s) would have no documents "
+                           "(the build is left unfinished: no manifest)", found)
 
 
 # --- the health summary ----------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import shutil
 import apache_beam as beam
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
-from codemix.pipelines.s3_clients import share_s3_clients
 
 from codemix.document import (
     CONTAMINATION_SCHEMA,
@@ -29,6 +28,7 @@ from codemix.document import (
     ReadCount,
     Redaction,
 )
+from codemix.pipelines.s3_clients import share_s3_clients
 
 # Beam's S3 filesystem would build a boto3 client per call (pipelines/s3_clients.py). Done where
 # every stage's steps are defined, so the driver and the workers that run them share clients; not in
@@ -218,7 +218,9 @@ def list_tree(path: str) -> list[str]:
     which exists for no ``exists()``; a file named ``path`` itself is included."""
     root = path.rstrip("/")
     files = matched_files(f"{root}/**")
-    return files + [root] if not files and FileSystems.exists(root) else files
+    if files or ("://" not in root and not os.path.isfile(root)):  # an empty local folder holds no file
+        return files
+    return [root] if FileSystems.exists(root) else []
 
 
 def remove_tree(path: str) -> None:

@@ -10,13 +10,12 @@ import collections
 import json
 from dataclasses import dataclass
 
+import codemix
 from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.spec import MixtureSpec
 from codemix.pipelines import ledger
 from codemix.pipelines.resume import committed_dir, write_atomically
 from codemix.pipelines.tally import by_first, read_tally, total
-
-import codemix
 
 
 @dataclass(frozen=True, slots=True)

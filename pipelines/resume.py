@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
+
 from codemix.pipelines import ledger
 
 MARKER = "_COMPLETE.json"

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 
 import apache_beam as beam
+
+from codemix.document import Document, packed_document, unpacked_document
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
 from codemix.mixtures.sft import SFTConfig, SFTSample, sft_samples, summary_origins, write_sft_shard
@@ -20,9 +22,6 @@ from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.shards import shard_count, shard_of, shard_prefix
 from codemix.pipelines.spill import grouping
 
-from codemix.document import Document, packed_document, unpacked_document
-
-SFT = "sft"
 SHAPING = "shaping"
 
 
@@ -49,7 +48,8 @@ def sample_provenance(doc: Document, samples: list[SFTSample]) -> list[dict]:
 class WriteSFTShard(beam.DoFn):
     """One shard's transcripts -> SFT samples -> PREFIX and PREFIX-loss_mask; yields shard stats."""
 
-    def __init__(self, out_dir: str, tokenizer_path: str, sequence_length: int, config: SFTConfig):
+    def __init__(self, stage: str, out_dir: str, tokenizer_path: str, sequence_length: int, config: SFTConfig):
+        self._stage = stage
         self._out_dir = out_dir
         self._tokenizer_path = tokenizer_path
         self._sequence_length = sequence_length
@@ -71,13 +71,13 @@ class WriteSFTShard(beam.DoFn):
                 dropped[reason] = dropped.get(reason, 0) + n
         for reason, n in sorted(dropped.items()):
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
-                {"stage": SFT, "source": source, "reason": reason, "count": n}, sort_keys=True))
+                {"stage": self._stage, "source": source, "reason": reason, "count": n}, sort_keys=True))
         if samples:  # megatron cannot open an empty .bin
-            prefix = shard_prefix(self._out_dir, SFT, source, index, shards)
+            prefix = shard_prefix(self._out_dir, self._stage, source, index, shards)
             write_provenance(prefix, provenance_table(prefix, rows, [s.tokens.size for s in samples],
                                                       ends_with_eod=False))  # before the .idx commits the shard
             written, tokens = write_sft_shard(prefix, samples, self._dtype)
-            yield {"stage": SFT, "source": source, "shard": index, "shards": shards, "prefix": prefix,
+            yield {"stage": self._stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                    "documents": written, "tokens": tokens, "text_bytes": text_bytes,
                    "summaries": summary_origins(samples)}
 
@@ -85,12 +85,12 @@ class WriteSFTShard(beam.DoFn):
 class ShapeSFT(beam.PTransform):
     """Documents -> (shard stats dicts, shaping records as JSON lines)."""
 
-    def __init__(self, *, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
+    def __init__(self, *, stage: str, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
                  config: SFTConfig, shard_size_bytes: int, spill_dir: str | None = None):
         super().__init__()
         self._sources = sources
         self._spill_dir = spill_dir  # group shards' transcripts through run files there (pipelines.spill)
-        self._write = WriteSFTShard(out_dir, tokenizer_path, sequence_length, config)
+        self._write = WriteSFTShard(stage, out_dir, tokenizer_path, sequence_length, config)
         self._shard_size_bytes = shard_size_bytes
 
     def expand(self, inputs):

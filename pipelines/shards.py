@@ -36,12 +36,12 @@ import numpy as np
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
+
+from codemix.document import Document
 from codemix.mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
 from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
 from codemix.mixtures.tokenizer import load_tokenizer, token_id
 from codemix.pipelines.progress import Progress, report
-
-from codemix.document import Document
 
 # One encode_batch_fast call: enough documents to keep every Rayon thread busy, few enough characters
 # that the batch's Encoding objects (measured: about 100 bytes per token, 1M tokens) stay near 100 MB.

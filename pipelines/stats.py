@@ -20,10 +20,10 @@ import re
 
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
+
 from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, read_counts
-
 from codemix.tables import format_table, percent
 
 

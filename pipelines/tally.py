@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 
 import apache_beam as beam
+
 from codemix.pipelines import ledger
 from codemix.pipelines.options import pipeline_options
 

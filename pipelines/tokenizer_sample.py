@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import apache_beam as beam
+
 from codemix.pipelines import ledger
 from codemix.pipelines.options import pipeline_options
 

@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from codemix.config import ConfigError
 from codemix.pretrain.checkpoint import load_checkpoint
 from codemix.pretrain.cli_args import evaluate_parser
 from codemix.pretrain.configs import ParallelConfig, recipe_from_dict
@@ -38,8 +40,6 @@ from codemix.pretrain.loop import append_jsonl, batch_loss
 from codemix.pretrain.metrics import bits_per_byte
 from codemix.pretrain.model.gpt import PositionSetup, build_model
 from codemix.pretrain.parallel import Runtime, initialize, shutdown
-
-from codemix.config import ConfigError
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)

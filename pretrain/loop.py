@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from codemix.config import ConfigError
 from codemix.pretrain.configs import Recipe, StageTrainConfig
 from codemix.pretrain.metrics import ExpertLoadMonitor, load_imbalance, model_flops_utilization, tokens_per_second
 from codemix.pretrain.parallel import Runtime
-
-from codemix.config import ConfigError
 
 
 @dataclass(slots=True, kw_only=True)

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from codemix.pretrain.configs import ParallelConfig, PrecisionConfig, StageTrainConfig
-from codemix.pretrain.te_probe import TE_UNAVAILABLE
 from megatron.core import parallel_state
 from megatron.core.transformer.dot_product_attention import DotProductAttention
 from megatron.core.transformer.multi_latent_attention import MLASelfAttention
 
 from codemix.config import require
+from codemix.pretrain.configs import ParallelConfig, PrecisionConfig, StageTrainConfig
+from codemix.pretrain.te_probe import TE_UNAVAILABLE
 
 HAVE_TE = TE_UNAVAILABLE is None
 

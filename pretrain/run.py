@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from codemix.config import ConfigError
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from codemix.pretrain.configs import Recipe
@@ -49,8 +51,6 @@ from codemix.pretrain.parallel import (
     shutdown,
     wrap_model,
 )
-
-from codemix.config import ConfigError
 
 logger = logging.getLogger(__name__)
 

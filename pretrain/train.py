@@ -15,10 +15,9 @@ import argparse
 import logging
 import sys
 
+from codemix.config import ConfigError
 from codemix.pretrain.cli_args import train_parser
 from codemix.pretrain.lineage import run_of_checkpoint
-
-from codemix.config import ConfigError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     """Parse ``argv``, train, print where the final checkpoint is; 2 on a configuration error."""
     args = build_parser().parse_args(argv)
     import torch  # after parsing: --help and argument errors answer without loading torch
+
     from codemix.pretrain.configs import load_recipe
     from codemix.pretrain.run import TrainOptions, run
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
+
 from codemix.dedup.config import SIDE_INPUT, DedupConfig
 from codemix.dedup.index import is_previous
 from codemix.dedup.minhash import (

@@ -8,6 +8,7 @@ import logging
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
+
 from codemix.dedup.components import (
     both_directions,
     is_star_violation,

@@ -56,6 +56,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
+
 from codemix.dedup.components import component_labels
 from codemix.dedup.config import SIDE_INPUT, DedupConfig, resolve_join
 from codemix.dedup.files import PARQUET, parquet_pattern
@@ -71,6 +72,7 @@ from codemix.dedup.stage import (
     signature_row,
     text_digest,
 )
+from codemix.document import DOCUMENT_SCHEMA
 from codemix.pipelines.dedup.candidate_edges import CandidateEdges
 from codemix.pipelines.dedup.component_passes import ComponentPass, pass_dir, resolve_components
 from codemix.pipelines.dedup.edge_files import (
@@ -88,8 +90,6 @@ from codemix.pipelines.dedup.rows import location_of, rank_of_row
 from codemix.pipelines.ledger import WriteRows, write_parquet
 from codemix.pipelines.options import runner_name
 from codemix.pipelines.spill import CoGroup, distinct, flatten, grouping
-
-from codemix.document import DOCUMENT_SCHEMA
 
 logger = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ import json
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+
 from codemix.dedup.files import EDGE_SCHEMA, edge_to_row, row_to_edge
 from codemix.pipelines.ledger import WriteRows
 

@@ -11,6 +11,7 @@ with a PCollection of ids by either of the two joins in ``dedup.config.JOINS``:
 from __future__ import annotations
 
 import apache_beam as beam
+
 from codemix.dedup.config import KEYED_JOIN, SIDE_INPUT
 from codemix.dedup.ids import LISTED, ROW, IdSet, id_digest, listed_or_not
 from codemix.pipelines.spill import grouping

@@ -11,10 +11,10 @@ import apache_beam as beam
 import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
-from codemix.dedup.config import DedupConfig
-from codemix.dedup.index import FIELD, METADATA_KEY, index_parameters, previous_signature
 
 from codemix.config import ConfigError, join
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.index import FIELD, METADATA_KEY, index_parameters, previous_signature
 
 
 def read_index_parameters(path: str) -> dict[str, Any] | None:

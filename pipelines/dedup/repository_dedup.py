@@ -48,6 +48,7 @@ import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import PipelineOptions
+
 from codemix.dedup.components import component_labels
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.files import PARQUET, parquet_pattern
@@ -69,6 +70,7 @@ from codemix.dedup.repos import (
     summary_row,
     verified_bucket_edges,
 )
+from codemix.document import DOCUMENT_SCHEMA
 from codemix.pipelines.dedup.component_passes import resolve_components
 from codemix.pipelines.dedup.edge_files import (
     ReadEdges,
@@ -81,8 +83,6 @@ from codemix.pipelines.dedup.edge_files import (
 )
 from codemix.pipelines.dedup.rows import parse_metadata  # counts malformed metadata under codemix.dedup
 from codemix.pipelines.ledger import write_parquet
-
-from codemix.document import DOCUMENT_SCHEMA
 
 logger = logging.getLogger(__name__)
 

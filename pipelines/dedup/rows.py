@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from apache_beam.metrics import Metrics
+
 from codemix.dedup.keeper import rank_key
 
 NAMESPACE = "codemix.dedup"

@@ -5,14 +5,18 @@ input, and every record it touches ends as exactly one outcome, which is what le
 ``counts.read == kept + dropped + duplicates + quarantined`` hold for the build.
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
-``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``binary``.
+``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``blob_missing`` (git: the
+copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``; commits add
+``filters.commits``' reasons.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from codemix.document import ReadCount
 from codemix.pipelines.readers.archive import read_archive
+from codemix.pipelines.readers.commits import read_commits
 from codemix.pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
 from codemix.pipelines.readers.crawl_list import read_crawl_list
 from codemix.pipelines.readers.directory import read_directory
@@ -20,8 +24,6 @@ from codemix.pipelines.readers.dumps import read_dump
 from codemix.pipelines.readers.git import read_git
 from codemix.pipelines.readers.language import detect_language
 from codemix.pipelines.readers.transcripts import read_transcripts
-
-from codemix.document import ReadCount
 from codemix.sources import SourceConfig
 
 READERS: dict[str, Reader] = {
@@ -31,10 +33,11 @@ READERS: dict[str, Reader] = {
     "dump": read_dump,
     "transcripts": read_transcripts,
     "crawl_list": read_crawl_list,
+    "commits": read_commits,
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
-                "duplicate_member_name", "not_regular_file", "file_too_large", "binary")
+                "duplicate_member_name", "not_regular_file", "file_too_large", "blob_missing", "lfs_pointer", "binary")
 
 __all__ = ["DROP_REASONS", "READERS", "detect_language", "read_counted", "read_location"]
 

@@ -38,7 +38,6 @@ from codemix.pipelines.readers.common import (
     read_bounded,
     text_name,
 )
-
 from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 
 MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]

@@ -33,9 +33,9 @@ import smart_open
 import zstandard
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
-from codemix.pipelines.readers.language import detect_language
 
 from codemix.document import Document, Dropped, Quarantined, ReadCount, describe_error, make_doc_id
+from codemix.pipelines.readers.language import detect_language
 from codemix.sources import SourceConfig
 
 STAGE = "crawl"
@@ -213,9 +213,22 @@ def read_bounded(stream: IO[bytes], limit: int) -> bytes | None:
     return None if len(data) > limit else data
 
 
+# Git LFS pointer files (git-lfs docs/spec.md): a ``version`` line naming the spec first, then
+# ``oid sha256:`` and ``size`` lines, the whole under 1024 bytes. The file's content is elsewhere.
+_LFS_VERSIONS = (b"version https://git-lfs.github.com/spec/v1\n", b"version https://hawser.github.com/spec/v1\n")
+LFS_POINTER_MAX_BYTES = 1024
+
+
+def is_lfs_pointer(data: bytes) -> bool:
+    return (len(data) < LFS_POINTER_MAX_BYTES and data.startswith(_LFS_VERSIONS)
+            and b"\noid sha256:" in data and b"\nsize " in data)
+
+
 def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: str, path: str,
                     metadata: dict[str, Any] | None = None) -> Outcome:
-    """Binary check, strict decode, language detection: the common tail of the file readers."""
+    """LFS pointer and binary checks, strict decode, language detection: the common tail of the file readers."""
+    if is_lfs_pointer(data):
+        return drop(source, location, "lfs_pointer")
     if is_binary(data):
         return drop(source, location, "binary")
     try:

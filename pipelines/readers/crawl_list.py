@@ -17,6 +17,7 @@ import os
 import posixpath
 from collections.abc import Iterator
 
+from codemix.document import ReadCount
 from codemix.pipelines.readers.archive import is_archive, read_archive
 from codemix.pipelines.readers.common import (
     Outcome,
@@ -31,8 +32,6 @@ from codemix.pipelines.readers.common import (
 )
 from codemix.pipelines.readers.directory import read_directory
 from codemix.pipelines.readers.git import is_remote, read_git
-
-from codemix.document import ReadCount
 from codemix.sources import SourceConfig
 
 

@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterator
 
 from apache_beam.io.filesystems import FileSystems
+
 from codemix.pipelines.readers.common import (
     BEAM_SCHEMES,
     Outcome,
@@ -29,7 +30,6 @@ from codemix.pipelines.readers.common import (
     read_bounded,
     text_name,
 )
-
 from codemix.sources import SourceConfig
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})

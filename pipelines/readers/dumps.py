@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pyarrow.parquet as pq
+
 from codemix.pipelines.readers.common import (
     JSON_ERRORS,
     ErrorBudget,
@@ -42,7 +43,6 @@ from codemix.pipelines.readers.common import (
     strip_compression,
 )
 from codemix.pipelines.readers.language import detect_language
-
 from codemix.sources import SourceConfig
 
 TEXT_FIELDS = ("content", "text")

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from codemix.document import Quarantined, describe_error
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
@@ -54,8 +55,6 @@ from codemix.pipelines.readers.common import (
     storable,
     strip_compression,
 )
-
-from codemix.document import Quarantined, describe_error
 from codemix.sources import SourceConfig
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

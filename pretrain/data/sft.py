@@ -39,12 +39,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from codemix.mixtures.sft import loss_mask_prefix
-from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, _SingleProcessBuilder
 from megatron.core.datasets.blended_megatron_dataset_config import BlendedMegatronDatasetConfig
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 from megatron.core.datasets.megatron_dataset import MegatronDataset
-from megatron.core.datasets.utils import Split, get_blend_from_list
+from megatron.core.datasets.utils import Split
+
+from codemix.mixtures.sft import loss_mask_prefix
+from codemix.pretrain.data.pretraining import DEFAULT_EOD, build_train_split, train_blend_fields
 
 logger = logging.getLogger(__name__)
 
@@ -235,16 +236,6 @@ def build_sft_dataset(
     ``SFTPackedDataset``s exactly as for GPT data (see ``pretrain.data.pretraining`` for the single-process fix).
     All samples go to train: validation sets are separate prefixes in codemix.
     """
-    items = [data_path] if isinstance(data_path, str) else list(data_path)
-    config = SFTDatasetConfig(
-        random_seed=seed,
-        sequence_length=sequence_length,
-        blend=get_blend_from_list([str(item) for item in items]),
-        split="100,0,0",
-        path_to_cache=cache_dir,
-        tokenizer=HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token),
-        mmap_bin_files=True,
-        create_attention_mask=create_attention_mask,
-    )
-    builder = _SingleProcessBuilder(SFTPackedDataset, [num_samples, 0, 0], lambda: True, config)
-    return builder.build()[0]
+    config = SFTDatasetConfig(**train_blend_fields(data_path, sequence_length, tokenizer_path, cache_dir, seed, eod_token),
+                              create_attention_mask=create_attention_mask)
+    return build_train_split(SFTPackedDataset, num_samples, config)

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 from codemix.config import ConfigError, require
+from codemix.mixtures.stages import stage_kind
+from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 SHARD_NAME = re.compile(r"^(?P<source>.+)-\d{5}-of-\d{5}$")
 
@@ -85,7 +86,7 @@ def read_stage(build_dir: str | Path, stage: str) -> StageData:
             f"{', '.join(entry.get('missing_sources', [])) or 'none'})", "give the stage's sources documents and rebuild")
     data = StageData(build_dir=str(root), stage=stage, data_path=data_path, sequence_length=int(entry["sequence_length"]),
                      tokenizer_path=str(tokenizer_path), spec_hash=manifest.get("spec_hash", ""), manifest=manifest)
-    if stage == "sft":
+    if stage_kind(stage).loss_masked:
         check_loss_masks(data.prefixes)
     return data
 
@@ -108,7 +109,7 @@ def build_stage_dataset(data: StageData, *, sequence_length: int, num_samples: i
     ``attention_mask`` asks the SFT packer for its dense block-diagonal mask ([1, S, S] per sample,
     needed by megatron's non-TE attention on CPU); GPU runs rebuild sample boundaries from position ids.
     """
-    if data.stage == "sft":
+    if stage_kind(data.stage).loss_masked:
         from codemix.pretrain.data.sft import build_sft_dataset
 
         return build_sft_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,

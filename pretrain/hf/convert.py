@@ -20,7 +20,7 @@ Tensor names, layer ``i``, expert ``e`` (megatron-core local-spec name -> Huggin
 
     embedding.word_embeddings.weight                  model.embed_tokens.weight
     decoder.final_layernorm.weight                    model.norm.weight
-    output_layer.weight                               lm_head.weight
+    output_layer.weight                               lm_head.weight (absent when tied: one matrix)
     decoder.layers.i.input_layernorm.weight           model.layers.i.input_layernorm.weight
     decoder.layers.i.pre_mlp_layernorm.weight         model.layers.i.post_attention_layernorm.weight
     GQA  .self_attention.linear_qkv.{weight,bias}     .self_attn.{q,k,v}_proj.{weight,bias} (split by group)
@@ -59,6 +59,9 @@ from codemix.config import ConfigError, require
 
 FAMILIES = {"qwen3_moe": "Qwen3MoeForCausalLM", "qwen2_moe": "Qwen2MoeForCausalLM",
             "deepseek_v3": "DeepseekV3ForCausalLM"}
+# transformers' DeepseekV3RMSNorm default, with which DeepSeek-V3's and Kimi K2's released modeling code
+# (and transformers) build q_a_layernorm / kv_a_layernorm whatever rms_norm_eps is
+MLA_LATENT_NORM_EPS = 1e-6
 MODEL_TYPE_FAMILY = {"qwen3_moe": "qwen3_moe", "qwen2_moe": "qwen2_moe", "deepseek_v3": "deepseek_v3",
                      "kimi_k2": "deepseek_v3"}
 # ModelConfig fields a run may change on an imported base: how it trains, not what the weights are.
@@ -93,12 +96,11 @@ def model_from_hf(config: dict[str, Any], where: str = "init_from_hf") -> dict[s
     megatron-core model cannot reproduce exactly is refused with the reason."""
     family = hf_family(config, where)
     require(config.get("hidden_act", "silu") == "silu", f"{where}: hidden_act", "only SwiGLU (silu) MLPs are supported")
-    require(not config.get("tie_word_embeddings", False), f"{where}: tie_word_embeddings",
-            "tied input/output embeddings are not supported", "use an untied checkpoint")
     model = {
         "num_layers": config["num_hidden_layers"], "hidden_size": config["hidden_size"],
         "num_attention_heads": config["num_attention_heads"], "ffn_hidden_size": config["intermediate_size"],
         "vocab_size": config["vocab_size"], "fixed_vocab": True, "norm_epsilon": config.get("rms_norm_eps", 1e-6),
+        "tie_embeddings": bool(config.get("tie_word_embeddings", False)),
         "init_std": config.get("initializer_range", 0.02),
     }
     theta, scaling = rope_of(config)
@@ -167,7 +169,7 @@ def deepseek_fields(config: dict[str, Any], where: str) -> dict[str, Any]:
         "qk_layernorm": True,
         "mla": {"q_lora_rank": config.get("q_lora_rank"), "kv_lora_rank": config["kv_lora_rank"],
                 "qk_head_dim": config["qk_nope_head_dim"], "qk_pos_emb_head_dim": config["qk_rope_head_dim"],
-                "v_head_dim": config["v_head_dim"]},
+                "v_head_dim": config["v_head_dim"], "latent_norm_epsilon": MLA_LATENT_NORM_EPS},
         "moe": {"num_experts": experts(config, "n_routed_experts"), "router_topk": topk, "ffn_hidden_size": moe_ffn,
                 "shared_expert_intermediate_size": (config.get("n_shared_experts") or 0) * moe_ffn,
                 "first_dense_layers": config.get("first_k_dense_replace", 0), "score_function": "sigmoid",
@@ -226,6 +228,8 @@ def export_family(recipe) -> str:
                 f"of the routed size {moe.ffn_hidden_size}")
         require(not moe.shared_expert_gate, f"{field}.moe.shared_expert_gate", "DeepSeek-V3's shared experts are ungated")
         require(model.qk_layernorm, f"{field}.qk_layernorm", "DeepSeek-V3 always normalises the q/kv latents")
+        require(model.mla.latent_norm_epsilon == MLA_LATENT_NORM_EPS, f"{field}.mla.latent_norm_epsilon",
+                f"DeepSeek-V3's q/kv latent norms use {MLA_LATENT_NORM_EPS} whatever rms_norm_eps is")
         require(moe.num_groups is None or moe.router_topk // moe.group_topk == 2, f"{field}.moe.group_topk",
                 "DeepSeek-V3 scores a group by its top-2 experts")
         return "deepseek_v3"
@@ -254,7 +258,7 @@ def hf_config(recipe, family: str, *, vocab_size: int, position, dtype: torch.dt
         "num_hidden_layers": model.num_layers, "num_attention_heads": model.num_attention_heads,
         "hidden_act": "silu", "max_position_embeddings": max_positions(recipe, position),
         "initializer_range": model.init_std, "rms_norm_eps": model.norm_epsilon, "use_cache": True,
-        "tie_word_embeddings": False, "rope_theta": model.rope.base, "rope_scaling": rope_scaling(recipe, family, position),
+        "tie_word_embeddings": model.tie_embeddings, "rope_theta": model.rope.base, "rope_scaling": rope_scaling(recipe, family, position),
         "attention_dropout": 0.0, "num_experts_per_tok": moe.router_topk, "moe_intermediate_size": moe.ffn_hidden_size,
         "bos_token_id": special_ids.get("bos"), "eos_token_id": special_ids.get("eos"),
         "pad_token_id": special_ids.get("pad"), "torch_dtype": str(dtype).removeprefix("torch."),
@@ -336,6 +340,7 @@ class Layout:
     dense_layers: frozenset[int]
     mla: bool = False
     qkv_bias: bool = False
+    tied: bool = False  # the output layer is the embedding (no lm_head.weight of its own)
 
     @classmethod
     def of(cls, recipe, family: str | None = None) -> Layout:
@@ -343,7 +348,7 @@ class Layout:
         return cls(family=family or export_family(recipe), num_layers=model.num_layers,
                    num_heads=model.num_attention_heads, num_query_groups=model.query_groups, head_dim=model.kv_channels,
                    num_experts=model.moe.num_experts, dense_layers=frozenset(range(model.moe.first_dense_layers)),
-                   mla=model.mla is not None, qkv_bias=model.qkv_bias)
+                   mla=model.mla is not None, qkv_bias=model.qkv_bias, tied=model.tie_embeddings)
 
     @property
     def shared_name(self) -> str:
@@ -422,7 +427,9 @@ def mlp_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, 
 def megatron_to_hf(sd: dict[str, Any], layout: Layout) -> dict[str, torch.Tensor]:
     """All Hugging Face tensors (contiguous CPU copies, ready for safetensors) of a megatron state dict."""
     out = {"model.embed_tokens.weight": sd["embedding.word_embeddings.weight"],
-           "model.norm.weight": sd["decoder.final_layernorm.weight"], "lm_head.weight": sd["output_layer.weight"]}
+           "model.norm.weight": sd["decoder.final_layernorm.weight"]}
+    if not layout.tied:  # tied: transformers' save_pretrained writes the shared matrix once, as embed_tokens
+        out["lm_head.weight"] = sd["output_layer.weight"]
     for i in range(layout.num_layers):
         src, dst = f"decoder.layers.{i}", f"model.layers.{i}"
         out[f"{dst}.input_layernorm.weight"] = sd[f"{src}.input_layernorm.weight"]
@@ -438,8 +445,15 @@ def hf_to_megatron(tensors: dict[str, torch.Tensor], layout: Layout) -> dict[str
     otherwise leave that weight at its random initialisation)."""
     out, used = {}, set()
     renames = {"model.embed_tokens.weight": "embedding.word_embeddings.weight",
-               "model.norm.weight": "decoder.final_layernorm.weight", "lm_head.weight": "output_layer.weight"}
+               "model.norm.weight": "decoder.final_layernorm.weight"}
+    if not layout.tied:
+        renames["lm_head.weight"] = "output_layer.weight"
+    elif "lm_head.weight" in tensors:  # a tied checkpoint that stores the matrix twice
+        require(torch.equal(tensors["lm_head.weight"], tensors["model.embed_tokens.weight"]), "init_from_hf",
+                "tie_word_embeddings is true but lm_head.weight differs from model.embed_tokens.weight")
+        used.add("lm_head.weight")
     for hf, ours in renames.items():
+        require(hf in tensors, "init_from_hf", f"the checkpoint lacks {hf}")
         out[ours], used = tensors[hf], used | {hf}
     for i in range(layout.num_layers):
         src, dst = f"model.layers.{i}", f"decoder.layers.{i}"

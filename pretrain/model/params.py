@@ -13,7 +13,7 @@ H = hidden_size, E experts, k = router_topk, F = the expert FFN size, a SwiGLU M
                     + n_h·d_v·H                                  (output)
     MoE layer       E·H (router) + E·3·H·F + 3·H·F_shared [+ H for the shared-expert gate]
     dense layer     3·H·ffn_hidden_size
-    model           V·H (embedding) + V·H (untied output) + H (final norm)
+    model           V·H (embedding) + V·H (output; none when tied to the embedding) + H (final norm)
 
 These are exactly the shapes megatron-core allocates (``tests/pretrain/test_params.py`` checks the
 formula against instantiated models, GQA and MLA). Not counted: megatron's non-trainable buffers
@@ -26,9 +26,8 @@ import argparse
 import sys
 from dataclasses import asdict, dataclass
 
-from codemix.pretrain.configs import MLAConfig, ModelConfig, load_recipe
-
 from codemix.config import ConfigError
+from codemix.pretrain.configs import MLAConfig, ModelConfig, load_recipe
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)
@@ -42,11 +41,13 @@ class ParamCounts:
     attention_per_layer: int
     routed_experts_per_layer: int
     dense_mlp_per_layer: int
+    tied: bool = False  # the output projection is the embedding matrix (counted once in total/active)
 
     @property
     def active_matmul(self) -> int:
-        """Active weights that do matmuls: everything active but the embedding lookup (for 6·N·T FLOPs)."""
-        return self.active - self.embedding
+        """Active weights that do matmuls: everything active but the embedding lookup (for 6·N·T FLOPs);
+        a tied embedding still does the output matmul."""
+        return self.active - self.embedding + (self.output if self.tied else 0)
 
 
 def gqa_attention(model: ModelConfig) -> int:
@@ -83,7 +84,7 @@ def count_parameters(model: ModelConfig, vocab_size: int | None = None) -> Param
     dense_layers, moe_layers = moe.first_dense_layers, model.num_layers - moe.first_dense_layers
     shared = model.num_layers * (attention + norms) + dense_layers * dense_mlp + moe_layers * always_on_moe
     embedding, output = vocab * h, vocab * h
-    model_level = embedding + output + h  # + final norm
+    model_level = embedding + (0 if model.tie_embeddings else output) + h  # + final norm
     return ParamCounts(
         total=model_level + shared + moe_layers * moe.num_experts * expert,
         active=model_level + shared + moe_layers * moe.router_topk * expert,
@@ -92,6 +93,7 @@ def count_parameters(model: ModelConfig, vocab_size: int | None = None) -> Param
         attention_per_layer=attention,
         routed_experts_per_layer=moe.num_experts * expert,
         dense_mlp_per_layer=dense_mlp,
+        tied=model.tie_embeddings,
     )
 
 

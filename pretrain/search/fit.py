@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from codemix.pretrain.search.space import MixtureSpace, snap_to_bounds
 from scipy import optimize, stats
+
+from codemix.pretrain.search.space import MixtureSpace, snap_to_bounds
 
 KINDS = ("linear", "quadratic")
 ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)

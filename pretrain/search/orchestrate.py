@@ -51,6 +51,8 @@ from typing import Any
 
 import numpy as np
 import yaml
+
+from codemix.config import ConfigError, require
 from codemix.mixtures.blend import stage_blend
 from codemix.mixtures.spec import load_spec
 from codemix.pretrain.cli_args import SEARCHABLE_STAGES, search_parser
@@ -61,8 +63,6 @@ from codemix.pretrain.search import proxy as search_proxy
 from codemix.pretrain.search.fit import FitReport, fit, minimise
 from codemix.pretrain.search.proxy import write_json_atomically
 from codemix.pretrain.search.space import ZERO_WEIGHT, MixtureSpace, candidate, make_space, parse_bounds
-
-from codemix.config import ConfigError, require
 
 logger = logging.getLogger(__name__)
 MIN_PROXIES = 4

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.evaluate import evaluate_run, parse_eval_sets
 from codemix.pretrain.run import TrainOptions, run

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from codemix.mixtures.spec import parse_spec
 
 from codemix.config import ConfigError
+from codemix.mixtures.spec import parse_spec
 
 
 def minimal_spec(**overrides) -> dict:

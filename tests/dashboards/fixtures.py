@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from codemix.dedup.stage import DUPLICATE_SCHEMA
 
+from codemix.dedup.stage import DUPLICATE_SCHEMA
 from codemix.document import DOCUMENT_SCHEMA, DROPPED_SCHEMA, REDACTION_SCHEMA, Document
 
 KINDS = {"alpha": ("python", "MIT"), "beta": ("go", "Apache-2.0")}

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 import pytest
-from codemix.dashboards.browser import dump_dom, page_requests, rendered_plots, screenshot
 from PIL import Image
+
+from codemix.dashboards.browser import dump_dom, page_requests, rendered_plots, screenshot
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+
 from codemix.dashboards.fit import FORMS_BY_NAME, MIN_POINTS, Point, fit_all, fit_form, fit_metric, join_checkpoints
 from codemix.dashboards.runs import EvalRow, RLRow
 

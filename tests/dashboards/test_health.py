@@ -8,7 +8,6 @@ from codemix.dashboards.health import health_card
 from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.spec import parse_spec
 from codemix.pipelines.health import build_health
-
 from tests.dashboards.fixtures import manifest, shard_stats
 
 SPEC = {

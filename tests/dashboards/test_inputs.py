@@ -7,6 +7,7 @@ import math
 import os
 
 import pytest
+
 from codemix.dashboards.builds import load_build
 from codemix.dashboards.runs import (
     TENSORBOARD_EVAL_SET,
@@ -17,7 +18,6 @@ from codemix.dashboards.runs import (
     read_tensorboard,
     tensorboard_eval_rows,
 )
-
 from tests.dashboards import fixtures
 
 

@@ -9,12 +9,13 @@ import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
+from hypothesis import given
+from hypothesis import strategies as st
+
 from codemix.dedup.config import KEYED_JOIN, SIDE_INPUT
 from codemix.dedup.ids import LISTED, ROW, IdSet, listed_or_not
 from codemix.dedup.near import pack_text, text_payload, unpack_text
 from codemix.pipelines.dedup.id_joins import DropListed, IdSetOf, KeepListed
-from hypothesis import given
-from hypothesis import strategies as st
 
 ids = st.lists(st.text(min_size=0, max_size=40), max_size=60)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from codemix.dedup.config import KEEPER_CRITERIA
 from codemix.dedup.keeper import as_epoch_seconds, is_permissive, rank_key
 

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 import xxhash
+
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.minhash import (
     band_keys,
@@ -19,7 +20,6 @@ from codemix.dedup.minhash import (
     to_bytes,
     tokens,
 )
-
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 
 CONFIG = DedupConfig()

@@ -18,6 +18,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.pvalue import TaggedOutput
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
+
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.index import previous_node
 from codemix.dedup.minhash import make_permutations, shingle_hashes, signature, to_bytes
@@ -35,7 +36,6 @@ from codemix.dedup.near import (
     send_payloads,
 )
 from codemix.pipelines.dedup.candidate_edges import CandidateEdges, VerifyPairs, bucket_pairs
-
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 from tests.dedup.test_components import union_find_labels
 

@@ -8,13 +8,13 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from codemix.filters.apply import drop_reason
-from codemix.filters.config import FiltersConfig
-from codemix.mixtures.spec import parse_spec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from codemix.document import Document
+from codemix.filters.apply import drop_reason
+from codemix.filters.config import FiltersConfig
+from codemix.mixtures.spec import parse_spec
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 REAL_CODE = (STDLIB / "json" / "decoder.py").read_text()

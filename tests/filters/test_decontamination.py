@@ -14,6 +14,9 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+
+from bench.decontamination import VARIANTS, paste  # the benchmark's own transformations
+from codemix.config import ConfigError, load_config
 from codemix.filters.decontamination import (
     BenchmarkHit,
     ContaminationIndex,
@@ -24,9 +27,6 @@ from codemix.filters.decontamination import (
     read_benchmark,
 )
 from codemix.mix.cli import main as mix
-
-from bench.decontamination import VARIANTS, paste  # the benchmark's own transformations
-from codemix.config import ConfigError, load_config
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 HOSTS = ["textwrap.py", "shlex.py", "fnmatch.py", "heapq.py", "bisect.py", "colorsys.py", "glob.py"]

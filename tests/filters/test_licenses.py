@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from codemix.config import ConfigError, load_config
 from codemix.dedup import keeper
 from codemix.filters.licenses import (
     PERMISSIVE_LICENSES,
@@ -26,8 +28,6 @@ from codemix.filters.licenses import (
     opted_out,
     repository_license,
 )
-
-from codemix.config import ConfigError, load_config
 
 STDLIB_LICENSE = Path(sysconfig.get_path("stdlib")) / "LICENSE.txt"
 

@@ -9,6 +9,9 @@ from importlib.metadata import metadata
 from pathlib import Path
 
 import pytest
+
+from codemix.config import ConfigError, load_config
+from codemix.document import Document
 from codemix.filters.natural_language import (
     NaturalLanguageChecker,
     NaturalLanguageConfig,
@@ -17,9 +20,6 @@ from codemix.filters.natural_language import (
     transcript_prose,
 )
 from codemix.pipelines.readers import read_location
-
-from codemix.config import ConfigError, load_config
-from codemix.document import Document
 from codemix.sources import ReadLimits, SourceConfig
 
 REASON = re.compile(r"(gopher_quality|gopher_repetition|fineweb_quality):[a-z0-9_]+")

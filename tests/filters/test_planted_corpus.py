@@ -12,13 +12,13 @@ from collections import Counter
 import pyarrow.parquet as pq
 import pytest
 import yaml
+
+from bench.redaction import code_tokens, python_tokens
+from codemix.document import Document
 from codemix.filters.secrets import RedactionConfig, redact_document
 from codemix.mix.cli import main as mix
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.readers.language import detect_language
-
-from bench.redaction import code_tokens, python_tokens
-from codemix.document import Document
 from tests.filters.planted_corpus import build_corpus, leaked, secret_bodies
 from tests.pipelines.test_build_filters import decoded_shards
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from codemix.mix.cli import build_parser
 from codemix.mix.cli import main as mix
 from codemix.mix.options import beam_option_names, option_names, unknown_options

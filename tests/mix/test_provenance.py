@@ -23,10 +23,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from codemix.mix.cli import main as mix
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 from tokenizers import Tokenizer
 
+from codemix.mix.cli import main as mix
 from tests.conftest import REPO_ROOT
 
 STDLIB = Path(sysconfig.get_path("stdlib"))

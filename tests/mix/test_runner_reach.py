@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+
 from codemix.mix.cli import main as mix
 from codemix.pipelines.options import shares_local_disk, worker_count
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from codemix.mixtures.blend import data_path_argument, stage_blend
 
 

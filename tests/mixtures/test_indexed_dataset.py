@@ -6,13 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
+
 from codemix.mixtures.indexed_dataset import (
     IndexedDatasetWriter,
     dtype_for_vocab,
     read_indexed_documents,
     write_indexed_dataset,
 )
-from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
 
 # (vocab size, dtype the writer must use): a small code vocab and a Qwen-sized one past uint16.
 VOCABS = [(1_000, np.uint16), (151_936, np.int32)]

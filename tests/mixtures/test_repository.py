@@ -7,6 +7,11 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from codemix.config import ConfigError, load_config
 from codemix.mixtures.imports import import_graph
 from codemix.mixtures.repository import (
     DUPLICATE_PATH,
@@ -26,11 +31,6 @@ from codemix.mixtures.repository import (
 )
 from codemix.mixtures.tokenizer import SPECIAL_TOKENS, train_bpe
 from codemix.pipelines.readers.language import detect_language
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from tokenizers import Tokenizer
-
-from codemix.config import ConfigError, load_config
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 

@@ -12,6 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+from tokenizers import Tokenizer
+
+from codemix.config import ConfigError, load_config
+from codemix.document import Document
 from codemix.mixtures.chat import render_messages
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.sft import (
@@ -29,11 +34,6 @@ from codemix.mixtures.sft import (
 )
 from codemix.mixtures.tokenizer import train_bpe
 from codemix.pipelines.readers import read_location
-from megatron.core.datasets.indexed_dataset import IndexedDataset
-from tokenizers import Tokenizer
-
-from codemix.config import ConfigError, load_config
-from codemix.document import Document
 from codemix.sources import TRANSCRIPT_FORMATS, SourceConfig
 
 REAL_FILES = ["mini-swe-agent/local.traj.json", "mini-swe-agent/github_issue.traj.json",

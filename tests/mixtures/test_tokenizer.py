@@ -8,8 +8,9 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from codemix.mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer, save_tokenizer, token_id, train_bpe
 from tokenizers import Tokenizer
+
+from codemix.mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer, save_tokenizer, token_id, train_bpe
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 # Real stdlib modules that carry non-ASCII text (accents, symbols, case-folding tables); the
@@ -171,6 +172,7 @@ def real_code() -> list[str]:
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k_base", "kimi"])
 def test_a_tiktoken_file_tokenizes_real_code_exactly_as_tiktoken(tiktoken_files, real_code, pattern):
     import tiktoken
+
     from codemix.mixtures.tokenizer import SPLIT_PATTERNS
 
     root, ranks, specials = tiktoken_files
@@ -228,9 +230,8 @@ def test_a_directory_without_a_tokenizer_is_refused(tmp_path):
 
 
 def test_spec_tokenizer_path_accepts_a_directory(tiktoken_files):
-    from codemix.mixtures.spec import TokenizerConfig
-
     from codemix.config import load_config
+    from codemix.mixtures.spec import TokenizerConfig
 
     root, _, specials = tiktoken_files
     write_sidecar(root, specials, pat_str="gpt2")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from codemix.mixtures.transcript_formats import (
     FORMAT_NAMES,
     Transcript,

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-from codemix.pipelines.readers import read_location
 from hypothesis import strategies as st
 
 from codemix.document import DOCUMENT_SCHEMA, DROPPED_SCHEMA, Document, Dropped, Quarantined
+from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
 Outcome = Document | Dropped | Quarantined

@@ -23,14 +23,14 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+
 from codemix.filters.secrets import RedactionConfig, redact_text
 from codemix.mix.cli import main as mix
 from codemix.mixtures.repository import FILE_SEP, REPO_NAME
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.data.pretraining import build_gpt_dataset, read_documents
 from codemix.pretrain.data.sft import build_sft_dataset
-from megatron.core.datasets.indexed_dataset import IndexedDataset
-
 from tests.conftest import committed
 
 STDLIB = Path(sysconfig.get_path("stdlib"))

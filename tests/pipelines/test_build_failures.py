@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from codemix.mix.cli import main as mix
 
+from codemix.mix.cli import main as mix
 from tests.pipelines.test_build import GIT, MIT_LICENSE
 
 STDLIB = Path(sysconfig.get_path("stdlib"))

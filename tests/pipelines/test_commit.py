@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from codemix.pipelines.resume import MARKER, MissingOutputs, StageRunner, committed_dir
 
 

@@ -6,10 +6,10 @@ import os
 import tarfile
 
 import pytest
-from codemix.pipelines.crawl import location_parts, outcome_location, read_location_part
-from codemix.pipelines.readers import read_location
 
 from codemix.document import ReadCount
+from codemix.pipelines.crawl import location_parts, outcome_location, read_location_part
+from codemix.pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import FILES, outcome_of, source, tar_member, write_files, write_tar
 
 

@@ -9,8 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from codemix.pipelines.fingerprints import git_fingerprint, local_fingerprint, remote_fingerprint, tree_digest
 
+from codemix.pipelines.fingerprints import git_fingerprint, local_fingerprint, remote_fingerprint, tree_digest
 from tests.pipelines.readers_fixtures import git, make_git_repo
 
 

@@ -23,16 +23,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from codemix.mixtures.transcripts import MAX_JSON_DEPTH, parse_test_summary
-from codemix.pipelines.readers import common as common_module
-from codemix.pipelines.readers import read_location
-from codemix.pipelines.readers.common import iter_bounded_lines, text_name
-from codemix.pipelines.readers.language import shebang_language
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from codemix.document import Document, Dropped, Quarantined
+from codemix.mixtures.transcripts import MAX_JSON_DEPTH, parse_test_summary
+from codemix.pipelines.readers import common as common_module
+from codemix.pipelines.readers import read_location
+from codemix.pipelines.readers.common import iter_bounded_lines, text_name
+from codemix.pipelines.readers.language import shebang_language
 from codemix.sources import ReadLimits
 from tests.pipelines.hostile_fixtures import (
     GitEntry,

@@ -192,6 +192,7 @@ def test_beams_s3_filesystem_shares_one_client_per_configuration(cluster):
     """Beam would build a boto3 session and client per S3 call (~0.26 s each); codemix's package
     import makes them share one (pipelines/s3_clients.py). The calls still do what they say."""
     from apache_beam.io.filesystems import FileSystems
+
     from codemix.pipelines import s3_clients
 
     FileSystems.set_options(PipelineOptions(cluster.s3_args()))
@@ -212,8 +213,8 @@ def test_a_directory_on_s3_reads_as_the_same_tree_on_disk_does(cluster, tmp_path
     outcome the local walk gives it: contents, binary and oversize drops, the .git folder skipped,
     with the same text for the same relative path."""
     from apache_beam.io.filesystems import FileSystems
-    from codemix.pipelines.readers import read_counted
 
+    from codemix.pipelines.readers import read_counted
     from tests.pipelines.readers_fixtures import CONTENT_OUTCOMES, FILES, outcome_table, source, write_files
 
     tree = {**FILES, ".git/config": b"[core]\n"}
@@ -238,8 +239,8 @@ def test_inputs_on_s3_are_fingerprinted_through_beams_options(cluster):
     """A resumed build reruns its crawl when an input on S3 changed: the fingerprints list the prefix
     (a directory source) or the object with the build's S3 options, not boto3's environment."""
     from apache_beam.io.filesystems import FileSystems
-    from codemix.pipelines.fingerprints import location_fingerprint
 
+    from codemix.pipelines.fingerprints import location_fingerprint
     from tests.pipelines.readers_fixtures import source
 
     FileSystems.set_options(PipelineOptions(cluster.s3_args()))

@@ -15,11 +15,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
+
+from codemix.document import Document, Quarantined, ReadCount
 from codemix.mix.cli import main as mix
 from codemix.pipelines import readers
 from codemix.pipelines.readers import read_counted
-
-from codemix.document import Document, Quarantined, ReadCount
 from codemix.sources import ReadLimits
 from tests.pipelines.readers_fixtures import (
     FILES,

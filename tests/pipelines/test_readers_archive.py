@@ -9,10 +9,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from codemix.pipelines.readers import read_location
-from codemix.pipelines.readers.archive import archive_repo, is_unsafe_name
 
 from codemix.document import Document, Quarantined
+from codemix.pipelines.readers import read_location
+from codemix.pipelines.readers.archive import archive_repo, is_unsafe_name
 from codemix.sources import ReadLimits
 from tests.pipelines.readers_fixtures import (
     FILES,

@@ -6,14 +6,14 @@ import io
 from pathlib import Path
 
 import pytest
-from codemix.pipelines.readers import READERS, read_location
-from codemix.pipelines.readers import common as common_module
-from codemix.pipelines.readers.common import iter_bounded_lines, path_selected, read_bounded
-from codemix.pipelines.readers.language import detect_language
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codemix.document import Document, Dropped, Quarantined
+from codemix.pipelines.readers import READERS, read_location
+from codemix.pipelines.readers import common as common_module
+from codemix.pipelines.readers.common import iter_bounded_lines, path_selected, read_bounded
+from codemix.pipelines.readers.language import detect_language
 from codemix.sources import SourceConfig
 from tests.pipelines.readers_fixtures import source
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from codemix.document import Document, Quarantined
 from codemix.pipelines.readers import read_location
 from codemix.pipelines.readers.archive import read_archive
 from codemix.pipelines.readers.crawl_list import entry_reader, resolve_entry
 from codemix.pipelines.readers.directory import read_directory
 from codemix.pipelines.readers.git import read_git
-
-from codemix.document import Document, Quarantined
 from tests.pipelines.readers_fixtures import (
     TAR_MEMBERS,
     git,

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from codemix.pipelines.readers import read_location
 
 from codemix.document import Document, Quarantined
+from codemix.pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import CONTENT_OUTCOMES, FILES, location_of, outcome_table, source, write_files
 
 EXPECTED = {

@@ -8,9 +8,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from codemix.pipelines.readers import read_location
 
 from codemix.document import Document, Quarantined
+from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 

@@ -6,10 +6,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from codemix.pipelines.readers import git as git_reader
-from codemix.pipelines.readers import read_location
 
 from codemix.document import Document, Quarantined
+from codemix.pipelines.readers import git as git_reader
+from codemix.pipelines.readers import read_location
 from tests.pipelines.readers_fixtures import (
     CONTENT_OUTCOMES,
     FILES,

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+
+from codemix.config import ConfigError
+from codemix.document import Document, Dropped, Quarantined
 from codemix.mixtures.chat import render_messages
 from codemix.mixtures.transcript_formats.base import recorded_facts
 from codemix.mixtures.transcripts import parse_test_summary
 from codemix.pipelines.readers import read_location
-
-from codemix.config import ConfigError
-from codemix.document import Document, Dropped, Quarantined
 from codemix.sources import TRANSCRIPT_FORMATS, ReadLimits, SourceConfig
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
 

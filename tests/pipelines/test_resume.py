@@ -18,11 +18,11 @@ from pathlib import Path
 import psutil
 import pytest
 import yaml
+
 from codemix.mix.cli import main as mix
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines import interrupts
 from codemix.pretrain.data.pretraining import read_documents
-
 from tests.pipelines.test_build import MIT_LICENSE, make_git_repo
 
 STDLIB = Path(sysconfig.get_path("stdlib"))

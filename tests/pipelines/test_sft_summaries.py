@@ -5,14 +5,13 @@ from __future__ import annotations
 import sysconfig
 from pathlib import Path
 
+from codemix.document import packed_document
 from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.sft import SFTConfig
 from codemix.mixtures.spec import parse_spec
 from codemix.mixtures.tokenizer import train_bpe
 from codemix.pipelines.readers import read_location
 from codemix.pipelines.shape_sft import WriteSFTShard
-
-from codemix.document import packed_document
 from codemix.sources import SourceConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -25,7 +24,7 @@ def test_shard_stats_and_manifest_count_summaries_by_origin(tmp_path: Path) -> N
     stdlib = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_path("stdlib")).glob("json/*.py"))]
     tokenizer_path = tmp_path / "tokenizer.json"
     train_bpe(stdlib + [d.text for d in docs], vocab_size=800).save(str(tokenizer_path))
-    write = WriteSFTShard(str(tmp_path), str(tokenizer_path), 600, SFTConfig(outcome_policy="any", min_tokens=1))
+    write = WriteSFTShard("sft", str(tmp_path), str(tokenizer_path), 600, SFTConfig(outcome_policy="any", min_tokens=1))
     write.setup()
     outputs = list(write.process((("runs", 0, 1), [packed_document(d) for d in docs])))
     (stats,) = [o for o in outputs if isinstance(o, dict)]

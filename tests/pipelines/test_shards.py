@@ -17,6 +17,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+from tokenizers import Tokenizer
+
+from codemix.document import make_doc_id
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.pipelines.shards import (
     WriteShards,
@@ -27,10 +31,6 @@ from codemix.pipelines.shards import (
     stats_to_json,
     write_run,
 )
-from megatron.core.datasets.indexed_dataset import IndexedDataset
-from tokenizers import Tokenizer
-
-from codemix.document import make_doc_id
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 MODULES = ["json/decoder.py", "json/encoder.py", "textwrap.py", "shlex.py", "fnmatch.py", "queue.py", "bisect.py",

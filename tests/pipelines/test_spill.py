@@ -9,9 +9,10 @@ import zstandard
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-from codemix.pipelines.spill import GroupByKeyOnDisk, distinct, encode_key, flatten, merged_groups, read_run, write_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from codemix.pipelines.spill import GroupByKeyOnDisk, distinct, encode_key, flatten, merged_groups, read_run, write_run
 
 keys = st.one_of(
     st.text(max_size=6),

@@ -11,6 +11,7 @@ import hashlib
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from codemix.pipelines.tokenizer_sample import sample_texts
 
 SEPARATORS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\r\n", "\r"]

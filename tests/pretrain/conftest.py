@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
+
 from codemix.mix.cli import main as mix
 from codemix.mixtures.sft import loss_mask_prefix
 from codemix.pretrain.configs import load_recipe
@@ -61,6 +62,7 @@ class BaseTokenizer:
 
     def encoding(self):
         import tiktoken
+
         from codemix.mixtures.tokenizer import SPLIT_PATTERNS
 
         return tiktoken.Encoding("codemix-test", pat_str=SPLIT_PATTERNS["gpt2"], mergeable_ranks=self.ranks,

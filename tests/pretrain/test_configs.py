@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+
+from codemix.config import ConfigError
 from codemix.pretrain.configs import ParallelConfig, PrecisionConfig, load_recipe
 from codemix.pretrain.model.params import count_parameters
 from codemix.pretrain.model.params import main as params_main
 from codemix.pretrain.parallel import HAVE_TE, check_parallel, check_precision
 from codemix.pretrain.train import main as train_main
-
-from codemix.config import ConfigError
 
 
 @pytest.mark.parametrize("name", ["tiny", "h100-1b", "kimi-k2.5-shape"])

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from megatron.core.datasets.blended_dataset import BlendedDataset
+from megatron.core.datasets.gpt_dataset import GPTDataset
+
 from codemix.mixtures.indexed_dataset import dtype_for_vocab, write_indexed_dataset
 from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
 from codemix.pretrain.data.pretraining import HFTokenizerForMegatron, build_gpt_dataset, read_documents
-from megatron.core.datasets.blended_dataset import BlendedDataset
-from megatron.core.datasets.gpt_dataset import GPTDataset
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 SEQUENCE_LENGTH = 128

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.data.pretraining import HFTokenizerForMegatron
 from codemix.pretrain.evaluate import document_windows, evaluate_run, evaluate_texts, read_eval_texts

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
+
+from codemix.config import ConfigError
 from codemix.pretrain.configs import PrecisionConfig
 from codemix.pretrain.model import fp8
 from codemix.pretrain.parallel import check_precision
-
-from codemix.config import ConfigError
 
 torchao_float8 = pytest.importorskip("torchao.float8.float8_training_tensor")
 from torchao.float8.config import ScalingGranularity

@@ -12,13 +12,13 @@ import math
 
 import pytest
 import torch
+
+from bench.pretrain_gpu import HostSyncs, build_parser, resolve, run_all
+from bench.pretrain_gpu import main as bench_main
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.gpus import identify_gpu
 from codemix.pretrain.parallel import HAVE_TE
 from codemix.pretrain.run import TrainOptions, run
-
-from bench.pretrain_gpu import HostSyncs, build_parser, resolve, run_all
-from bench.pretrain_gpu import main as bench_main
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 

@@ -14,6 +14,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import torch
+from safetensors.torch import load_file
+
+from codemix.document import Document
 from codemix.mixtures.sft import SFTConfig, clean_turns, sft_samples
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.checkpoint import load_checkpoint
@@ -24,9 +27,6 @@ from codemix.pretrain.hf.convert import Layout, hf_to_megatron, join_qkv, split_
 from codemix.pretrain.hf.handoff import chat_template_jinja, handoff
 from codemix.pretrain.loop import causal_mask
 from codemix.pretrain.model.gpt import PositionSetup, build_model
-from safetensors.torch import load_file
-
-from codemix.document import Document
 from tests.conftest import committed
 
 from .conftest import SFT_LENGTH, SPECIALS

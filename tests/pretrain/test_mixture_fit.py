@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from codemix.pretrain.search.fit import features, fit, fit_ridge, minimise
-from codemix.pretrain.search.space import candidate, make_space, parse_bounds, project
 from scipy import linalg, optimize
 
 from codemix.config import ConfigError
+from codemix.pretrain.search.fit import features, fit, fit_ridge, minimise
+from codemix.pretrain.search.space import candidate, make_space, parse_bounds, project
 
 TOKENS = {"a": 1_000_000, "b": 400_000, "c": 50_000, "d": 2_000_000}
 SPEC = {"a": 0.4, "b": 0.3, "c": 0.2, "d": 0.1}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.model.gpt import build_model, position_setup, transformer_config
 from codemix.pretrain.model.params import count_parameters

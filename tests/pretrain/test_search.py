@@ -20,12 +20,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from scipy import stats
+
 from codemix.mix.cli import main as mix
 from codemix.mixtures.indexed_dataset import dtype_for_vocab, write_indexed_dataset
 from codemix.mixtures.spec import load_spec
 from codemix.mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer
 from codemix.pretrain.search.orchestrate import parse_args, run_search
-from scipy import stats
 
 PROXIES, STEPS, NOISE_LOWER = 6, 8, 0.02
 SEQUENCE_LENGTH = 64  # the fixture build's short stage; tiny's own 256 would only make the test slower

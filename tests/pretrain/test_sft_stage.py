@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.data.stage import build_stage_dataset, collate, read_stage
 from codemix.pretrain.loop import batch_loss

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import torch
+
 from codemix.pretrain.checkpoint import checkpoint_path
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.model.gpt import padded_vocab_size
@@ -58,9 +59,10 @@ def test_resume_from_a_checkpoint_reproduces_the_following_steps_exactly(short_r
 
 
 def assert_same_checkpoint_tensors(a: str, b: str) -> None:
+    from megatron.core import dist_checkpointing
+
     from codemix.pretrain.configs import ParallelConfig
     from codemix.pretrain.parallel import initialize, shutdown
-    from megatron.core import dist_checkpointing
 
     runtime = initialize(ParallelConfig(), seed=0)
     try:

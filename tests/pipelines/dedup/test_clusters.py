@@ -16,13 +16,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.minhash import exact_jaccard, shingle_hashes
 from codemix.dedup.near import MAX_PAIRS_PER_BUCKET, MIN_PIVOTS
 from codemix.dedup.stage import DedupResult
-from codemix.pipelines.dedup.deduplicate import run_dedup
-
 from codemix.document import DOCUMENT_SCHEMA, Document
+from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import edit_lines
 from tests.pipelines.dedup.test_stage import document
 

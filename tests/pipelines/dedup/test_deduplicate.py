@@ -14,12 +14,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.minhash import shingle_hashes
 from codemix.dedup.stage import DedupResult
-from codemix.pipelines.dedup.deduplicate import run_dedup
-
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
+from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 
 IN_PROCESS = ["--runner=FnApiRunner"]

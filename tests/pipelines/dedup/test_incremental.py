@@ -15,14 +15,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
+from codemix.config import ConfigError
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.index import METADATA_KEY, index_parameters
 from codemix.dedup.minhash import from_bytes, make_permutations, shingle_hashes, signature
 from codemix.dedup.stage import DedupResult
-from codemix.pipelines.dedup.deduplicate import run_dedup
-
-from codemix.config import ConfigError
 from codemix.document import DOCUMENT_SCHEMA, Document
+from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 from tests.pipelines.dedup.test_stage import document
 

@@ -20,16 +20,16 @@ import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.portability import common_urns
 from apache_beam.portability.api import beam_runner_api_pb2
+
+from codemix.config import ConfigError
 from codemix.dedup.config import AUTO, KEYED_JOIN, SIDE_INPUT, DedupConfig, resolve_join
 from codemix.dedup.stage import DedupResult
+from codemix.document import DOCUMENT_SCHEMA, Document
 from codemix.pipelines.dedup.candidate_edges import CandidateEdges
 from codemix.pipelines.dedup.component_passes import StarRounds
 from codemix.pipelines.dedup.deduplicate import ExactDedup, NearDuplicateRows, run_dedup
 from codemix.pipelines.dedup.id_joins import DropRowsWithIds
 from codemix.pipelines.options import runner_name
-
-from codemix.config import ConfigError
-from codemix.document import DOCUMENT_SCHEMA, Document
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 from tests.pipelines.dedup.test_stage import (
     IN_PROCESS,

@@ -27,14 +27,14 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from codemix.dedup.config import DedupConfig
-from codemix.dedup.keeper import rank_key
-from codemix.dedup.minhash import band_keys, exact_jaccard, make_permutations, shingle_hashes, signature
-from codemix.pipelines.dedup.deduplicate import run_dedup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from codemix.dedup.config import DedupConfig
+from codemix.dedup.keeper import rank_key
+from codemix.dedup.minhash import band_keys, exact_jaccard, make_permutations, shingle_hashes, signature
 from codemix.document import DOCUMENT_SCHEMA, Document
+from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import STDLIB_MODULES
 from tests.dedup.test_components import union_find_labels
 from tests.pipelines.dedup.test_stage import document

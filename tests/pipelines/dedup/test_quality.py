@@ -23,11 +23,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.evaluate import QualityReport, evaluate
-from codemix.pipelines.dedup.deduplicate import run_dedup
-
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
+from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import edit_lines
 
 IN_PROCESS = ["--runner=FnApiRunner"]

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.minhash import estimated_jaccard, make_permutations, shingle_hashes, signature
 from codemix.dedup.repos import (
@@ -30,9 +31,8 @@ from codemix.dedup.repos import (
     summary_row,
     verified_bucket_edges,
 )
-from codemix.pipelines.dedup.repository_dedup import CombineRepoSummary, file_summary, run_repo_dedup
-
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
+from codemix.pipelines.dedup.repository_dedup import CombineRepoSummary, file_summary, run_repo_dedup
 from tests.dedup.corpus import edit_lines, true_jaccard
 
 IN_PROCESS = ["--runner=FnApiRunner"]
