@@ -60,12 +60,13 @@ def reference_tensors(base: Path, fp8_dtype: torch.dtype = torch.bfloat16) -> di
     """The base's tensors as a dequantised release would be distributed: FP8 pairs through
     ``transformers``' ``Fp8Dequantize`` (fp32 product), in ``fp8_dtype``."""
     from safetensors.torch import load_file
-    from transformers.integrations.finegrained_fp8 import Fp8Dequantize
+
+    from tests.pretrain.hf_models import reference_dequantize
 
     tensors = load_file(str(base / "model.safetensors"))
     for name in [n for n in tensors if n.endswith("_scale_inv")]:
         weight = name.removesuffix("_scale_inv")
-        tensors[weight] = reference_dequantize(Fp8Dequantize(None), tensors[weight], tensors.pop(name)).to(fp8_dtype)
+        tensors[weight] = reference_dequantize(tensors[weight], tensors.pop(name)).to(fp8_dtype)
     return tensors
 
 

@@ -18,8 +18,8 @@ from typing import Any, Literal
 import pyarrow as pa
 import zstandard
 
-DocumentKind = Literal["file", "repo", "transcript", "commit"]
-DOCUMENT_KINDS: tuple[str, ...] = ("file", "repo", "transcript", "commit")
+DocumentKind = Literal["file", "repo", "transcript", "commit", "notebook"]
+DOCUMENT_KINDS: tuple[str, ...] = ("file", "repo", "transcript", "commit", "notebook")
 
 
 @dataclass(slots=True, kw_only=True)

@@ -15,6 +15,8 @@ from codemix.config import ConfigError, expand_env, join, require
 SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits"]
 # The document kind each source type yields (``Document.kind``); a type not named here yields files.
 SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit"}
+# Source types whose `.ipynb` files may be read as notebooks (``SourceConfig.notebooks``).
+FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
@@ -94,6 +96,19 @@ class HistoryConfig:
 
 
 @dataclass(slots=True, kw_only=True)
+class NotebookConfig:
+    """How a file source's ``.ipynb`` files become notebook documents (``filters.notebooks``):
+    ``script`` (markdown as comments, no outputs) or ``cells`` (StarCoder2's cell markers, text
+    outputs each cut at ``max_output_chars``; 0 drops them). docs/notebooks.md."""
+
+    layout: Literal["script", "cells"] = "script"
+    max_output_chars: int = 1000
+
+    def validate(self, path: str) -> None:
+        require(self.max_output_chars >= 0, join(path, "max_output_chars"), "must be 0 (drop outputs) or positive")
+
+
+@dataclass(slots=True, kw_only=True)
 class SourceConfig:
     """One named input: where to read, how, and what kind of documents it yields.
 
@@ -118,6 +133,7 @@ class SourceConfig:
     format: str | None = None
     limits: ReadLimits = field(default_factory=ReadLimits)
     history: HistoryConfig | None = None  # commits: which commits, and the commit-level filters
+    notebooks: NotebookConfig | None = None  # file sources: read .ipynb files as notebooks (kind "notebook")
 
     @property
     def kind(self) -> str:
@@ -138,6 +154,8 @@ class SourceConfig:
                     "remove it, or set type: commits")
         elif self.type == "commits":
             self.history = HistoryConfig()
+        require(self.notebooks is None or self.type in FILE_SOURCE_TYPES, join(path, "notebooks"),
+                f"is only read for sources of type {', '.join(FILE_SOURCE_TYPES)}", "remove it")
         if self.format is not None:
             require(self.type == "transcripts", join(path, "format"), "is only read for sources of type 'transcripts'",
                     "remove it, or set type: transcripts")

@@ -11,12 +11,13 @@ import dataclasses
 from dataclasses import dataclass
 
 from codemix.document import Document
-from codemix.filters.code import CODE_CHECKS
+from codemix.filters.code import CODE_CHECKS, check_comment_fraction
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig, path_matches
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
+from codemix.filters.notebooks import START, notebook_code
 
 
 @dataclass(slots=True, frozen=True)
@@ -90,6 +91,9 @@ class DocumentFilter:
             reason = self.transcript_drop_reason(doc)
         elif doc.kind == "commit":
             reason = None  # judged per commit at crawl (filters.commits): code heuristics do not fit a diff
+        elif doc.kind == "notebook":  # its code judged as code; markdown may be comments: no comment cap
+            code = doc if not doc.text.startswith(START) else dataclasses.replace(doc, text=notebook_code(doc.text))
+            reason = self.path_drop_reason(doc) or self.code_drop_reason(code, skip=(check_comment_fraction,))
         else:
             reason = self.path_drop_reason(doc) or self.code_drop_reason(doc)
         if reason is None and self.config.natural_language.enabled:
@@ -111,9 +115,11 @@ class DocumentFilter:
             return "language_not_allowed"
         return None
 
-    def code_drop_reason(self, doc: Document) -> str | None:
+    def code_drop_reason(self, doc: Document, skip: tuple = ()) -> str | None:
         thresholds = self.thresholds(doc.language)
         for check in CODE_CHECKS:
+            if check in skip:
+                continue
             keep, reason = check(doc, thresholds)
             if not keep:
                 return reason
@@ -122,9 +128,12 @@ class DocumentFilter:
 
 def contamination_views(doc: Document) -> list[tuple[str, str]]:
     """(text, language) pairs the benchmark overlap is checked on: the document as it stands, and for
-    a commit also each changed file's added lines, as code of that file's language."""
+    a commit also each changed file's added lines, as code of that file's language (for a notebook in
+    the cells layout, its code cells)."""
     if doc.kind == "commit":
         return [(doc.text, ""), *added_code(doc.text, doc.metadata.get("files") or [])]
+    if doc.kind == "notebook" and doc.text.startswith(START):
+        return [(doc.text, ""), (notebook_code(doc.text), doc.language or "")]
     return [(doc.text, doc.language or "")]
 
 

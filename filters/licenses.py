@@ -181,11 +181,19 @@ def is_permissive(license_expr: str) -> bool:
 
 
 def combine(expressions: Iterable[str | None], operator: str = "AND") -> str:
-    """Distinct expressions joined by ``operator`` in sorted order (compound ones parenthesised)."""
-    parts = sorted({e for e in expressions if e})
+    """Distinct expressions joined by ``operator`` in sorted order (compound ones parenthesised); an
+    operand that is itself a chain of the same operator is flattened ("A AND B" and "B" -> "A AND B")."""
+    parts = sorted({part for e in expressions if e for part in _operands(e, operator)})
     if len(parts) == 1:
         return parts[0]
     return f" {operator} ".join(f"({p})" if re.search(r" (?:AND|OR) ", p) else p for p in parts)
+
+
+def _operands(expression: str, operator: str) -> list[str]:
+    node = parse_expression(expression)
+    if node is None or node[0] != operator:
+        return [expression]
+    return [_render(child) for child in node[1]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -661,12 +669,18 @@ def _is_metadata_file(parts: list[str]) -> bool:
     return name in _METADATA_PARSERS or name.endswith(".gemspec")
 
 
+# REUSE's per-path declarations (``filters.reuse`` reads them): rules, not one expression.
+REUSE_RULE_FILES = (".reuse/dep5", "REUSE.toml")
+
+
 def is_license_evidence(path: str) -> bool:
     """Whether a repository file can say what the repository's license is (root or one level down)."""
     parts = _parts(path)
+    if parts and parts[-1].endswith(".license") and parts[-1] != ".license":
+        return True  # a REUSE sidecar, ``<file>.license``, at any depth: that file's header
     if not parts or len(parts) > 2:
         return False
-    return _is_license_file(parts) or _is_metadata_file(parts)
+    return "/".join(parts) in REUSE_RULE_FILES or _is_license_file(parts) or _is_metadata_file(parts)
 
 
 def detect_license(path: str, text: str) -> str | None:
@@ -677,6 +691,8 @@ def detect_license(path: str, text: str) -> str | None:
     """
     parts = _parts(path)
     name = parts[-1] if parts else ""
+    if "/".join(parts) in REUSE_RULE_FILES or name.endswith(".license") and name != ".license":
+        return None  # per-path declarations (filters.reuse), not the repository's license
     parser = _METADATA_PARSERS.get(name) or (_from_gemspec if name.endswith(".gemspec") else None)
     if parser is not None:
         return parser(text)
@@ -688,27 +704,48 @@ def detect_license(path: str, text: str) -> str | None:
 
 
 def _evidence_rank(path: str) -> int:
-    """Smaller is more authoritative: root license file, root metadata, then one level down, ..."""
+    """Smaller is more authoritative: root license files, root metadata, REUSE's ``LICENSES/`` texts,
+    then license files one level down, ...
+
+    ``LICENSES/`` holds every license some file of the repository uses, so its texts are the
+    repository's license only when nothing at the root says more.
+    """
     parts = _parts(path)
-    depth = max(len(parts) - 1, 0)
-    if len(parts) >= 2 and parts[-2] == "LICENSES":
-        depth -= 1  # REUSE's LICENSES/ folder is the root's own declaration
-    return 2 * depth + (0 if parts and _is_license_file(parts) else 1)
+    if len(parts) == 2 and parts[0] == "LICENSES":
+        return 2
+    return 4 * max(len(parts) - 1, 0) + (0 if parts and _is_license_file(parts) else 1)
+
+
+def license_ids(expression: str) -> frozenset[str]:
+    """The license ids an expression names, lower case, without ``+``/``-only``/``-or-later``."""
+    node = parse_expression(expression)
+    if node is None:
+        return frozenset()
+    if node[0] == "ID":
+        return frozenset({re.sub(r"(?:\+|-only|-or-later)$", "", node[1].lower())})
+    return frozenset().union(*(license_ids(_render(child)) for child in node[1]))
 
 
 def repository_license(evidence: Iterable[tuple[str, str | None]]) -> str:
     """One SPDX expression for a repository from its files' ``(path, detected)`` pairs; "" if none.
 
-    Only the most authoritative rank that detected anything counts (root license files beat root
-    metadata, which beats files one level down), so a vendored subfolder cannot override the
-    root LICENSE. Several distinct licenses at that rank are all in force: "A AND B", sorted, so
-    the answer does not depend on file order.
+    Only the most authoritative level that detected anything counts (root files beat files one
+    level down), so a vendored subfolder cannot override the root LICENSE. At that level, package
+    metadata that names every license the license files name is the declared combination
+    (``MIT OR Apache-2.0`` beside ``LICENSE-MIT`` and ``LICENSE-APACHE``); otherwise the license
+    files win (a stale classifier never overrides a LICENSE) and several distinct ones are all in
+    force: "A AND B", sorted, so the answer does not depend on file order.
     """
     found = [(_evidence_rank(path), detected) for path, detected in evidence if detected]
     if not found:
         return ""
     best = min(rank for rank, _ in found)
-    return combine(detected for rank, detected in found if rank == best)
+    level = best - best % 4 if best != 2 else best
+    files = combine(detected for rank, detected in found if rank == level)
+    metadata = combine(detected for rank, detected in found if rank == level + 1 and level != 2)
+    if files and metadata and license_ids(files) <= license_ids(metadata):
+        return metadata
+    return files or metadata
 
 
 @dataclass(slots=True, kw_only=True)

@@ -49,6 +49,7 @@ from codemix.pipelines.options import (
 )
 from codemix.pipelines.progress import BuildDisplay, Progress
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
+from codemix.pipelines.readers.git import ref_problem
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from codemix.pipelines.shape_long_context import ShapeLongContext
 from codemix.pipelines.shape_sft import ShapeSFT
@@ -277,7 +278,20 @@ def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSp
                     "runner's workers do not share this machine's disk, so none of them could read it",
                     "copy it to storage every worker reaches and name that (gs://..., s3://...)")
             source.paths[j] = os.path.abspath(location)
+    check_git_refs(spec)
     return spec
+
+
+def check_git_refs(spec: MixtureSpec) -> None:
+    """A git source's ref that one of its local repositories lacks (a shallow clone, another branch)
+    stops the build before any work, naming the ref and what the repository holds."""
+    for i, source in enumerate(spec.sources):
+        if source.type != "git":
+            continue
+        for location in source.paths:
+            if problem := ref_problem(location, source.ref):
+                raise ConfigError(f"sources[{i}].ref", problem,
+                                  "set ref to a branch, tag or commit every listed repository holds, or fetch it")
 
 
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:

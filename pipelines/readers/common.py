@@ -67,6 +67,16 @@ def tree_location(repo_location: str, commit: str, path: str) -> str:
     return f"{repo_location}@{commit}:{path}"
 
 
+# The first ``@<sha>:`` ends the repository: neither a path nor a URL (git@host:...) holds one before it.
+_TREE_LOCATION = re.compile(r"(?P<repo>.*?)@(?P<commit>[0-9a-f]{40}(?:[0-9a-f]{24})?):(?P<path>.*)", re.DOTALL)
+
+
+def split_tree_location(location: str) -> tuple[str, str, str] | None:
+    """``(repository location, commit, path)`` of a ``tree_location``; None for any other location."""
+    match = _TREE_LOCATION.fullmatch(location)
+    return (match["repo"], match["commit"], match["path"]) if match else None
+
+
 def member_location(archive: str, member: str) -> str:
     return f"{archive}!{member}"
 
@@ -90,8 +100,9 @@ def make_document(source: SourceConfig, location: str, text: str, **fields: Any)
     """A Document whose id and ``metadata["location"]`` both come from ``location``."""
     metadata = {**fields.pop("metadata", {}), "location": location}
     fields.setdefault("license", source.license)
+    fields.setdefault("kind", source.kind)
     return Document(id=make_doc_id(source.name, location), text=text, source=source.name,
-                    kind=source.kind, metadata=metadata, **fields)
+                    metadata=metadata, **fields)
 
 
 def drop(source: SourceConfig, location: str, reason: str) -> Dropped:
@@ -235,6 +246,10 @@ def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: s
         text = decode_utf8(data)
     except UnicodeDecodeError as error:
         return quarantine(source, location, error)
+    if source.notebooks is not None and path.lower().endswith(".ipynb"):
+        from codemix.pipelines.readers.notebooks import notebook_outcome  # it builds on this module
+
+        return notebook_outcome(source, location, text, repo=repo, path=path, metadata=metadata or {})
     return make_document(source, location, text, repo=repo, path=path,
                          language=detect_language(path, text), metadata=metadata or {})
 

@@ -106,6 +106,22 @@ def resolve_ref(git_dir: str, ref: str, *, offline: bool = True) -> str:
                        f"the ref into the clone") from error
 
 
+def ref_problem(location: str, ref: str) -> str | None:
+    """Why ``ref`` cannot be read in the local repository ``location`` (None when it can, and for
+    URLs and folders that are not repositories, whose failures the crawl reports per location)."""
+    if is_remote(location):
+        return None
+    try:
+        git_dir = _local_git_dir(location)
+    except GitError:
+        return None
+    try:
+        resolve_ref(git_dir, ref)
+    except GitError:
+        return f"{location} has no commit {ref!r}; it holds {describe_refs(git_dir)}"
+    return None
+
+
 def describe_refs(git_dir: str, limit: int = 8) -> str:
     """``branches main, dev; 3 tags; shallow`` - what a clone can be read at, for error messages."""
     try:

@@ -84,7 +84,9 @@ def tensor_amax(x: torch.Tensor) -> torch.Tensor:
 
 def scale_from_amax(amax: torch.Tensor, dtype: torch.dtype, *, power_of_2: bool = False) -> torch.Tensor:
     """TE's scale for an amax: ``fp8_max / amax`` in fp32; 1 where amax is 0 (nothing to scale);
-    fp32 max where the quotient overflows. ``power_of_2`` clears the mantissa bits, rounding the scale
+    fp32 max where the quotient overflows. This is TE's ``compute_scale_from_amax`` with
+    ``amax_epsilon`` 0 (its default, megatron's too); torchao clamps the amax to 1e-12 first, so the
+    two differ only below 1e-12 (tests/pretrain/test_fp8.py pins both sides of that edge). ``power_of_2`` clears the mantissa bits, rounding the scale
     down to a power of 2 (Float8BlockScaling's default), so no scaled value can exceed ``fp8_max``."""
     amax = amax.float()
     # A tensor numerator: torch computes ``float / tensor`` as a reciprocal times the float, off by an ulp.

@@ -13,6 +13,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -172,3 +173,45 @@ def test_no_view_is_left_behind(origin: Path, tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     list(read_location(source(), str(origin)))
     assert os.listdir(tmp_path) == []
+
+
+def test_mix_stats_counts_per_repository(origin: Path, partial, tmp_path: Path) -> None:
+    """What each copy lacked, from its crawl drop rows as the crawl writes them (Parquet)."""
+    import dataclasses
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from codemix.document import Dropped
+    from codemix.pipelines.stats import format_stats, repository_drops, repository_outcomes
+
+    clone, _ = partial
+    rows = [dataclasses.asdict(o) for location in (origin, clone) for o in read_location(source(), str(location))
+            if isinstance(o, Dropped)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "dropped-00000.parquet")
+    found = repository_outcomes(repository_drops(str(tmp_path / "dropped*.parquet")))
+    assert found == {"copies": {
+        str(origin): {"blob_missing": 0, "lfs_pointer": 1, "submodules": ["vendor/lib"]},
+        str(clone): {"blob_missing": 1, "lfs_pointer": 1, "submodules": ["vendor/lib"]},
+    }}
+    stats = {"copies": {"read": 14, "kept": 9, "duplicates": 0, "quarantined": 0, "dropped": {}, "redactions": {},
+                        "contamination_hits": {}, "redaction_samples": {}, "contaminated_documents": [],
+                        "repositories": found["copies"]}}
+    printed = format_stats(stats)
+    assert "git repositories" in printed
+    assert any(line.split()[:5] == ["copies", str(clone), "1", "1", "1"] for line in printed.splitlines())
+
+
+def test_build_refuses_a_ref_the_clone_lacks_before_any_work(origin: Path, tmp_path: Path) -> None:
+    from codemix.config import ConfigError
+    from codemix.pipelines.build import check_git_refs
+
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone))
+    spec = SimpleNamespace(sources=[source(paths=[str(origin), str(clone)], ref="HEAD~1")])
+    with pytest.raises(ConfigError) as raised:
+        check_git_refs(spec)
+    message = str(raised.value)
+    assert message.startswith("sources[0].ref: ") and f"{clone} has no commit 'HEAD~1'" in message
+    assert "a shallow clone" in message and str(origin) + " " not in message  # the full repository has HEAD~1
+    check_git_refs(SimpleNamespace(sources=[source(paths=[str(origin), str(clone)])]))  # HEAD: both hold it

@@ -73,6 +73,40 @@ def quantize_block_fp8(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor
     return codes.contiguous(), scale
 
 
+def reference_dequantize(weight: torch.Tensor, scale: torch.Tensor, block: int = FP8_BLOCK) -> torch.Tensor:
+    """``transformers``' own block-FP8 dequantisation (``Fp8Dequantize``, fp32 product). It derives the
+    block from the shapes, so a ragged weight is padded to whole blocks (zeros) and cropped back."""
+    from transformers.integrations.finegrained_fp8 import Fp8Dequantize
+
+    rows, cols = weight.shape
+    padded = torch.zeros(scale.shape[0] * block, scale.shape[1] * block, dtype=weight.dtype)
+    padded[:rows, :cols] = weight
+    return Fp8Dequantize(None)._dequantize_one(padded, scale, output_dtype=torch.float32)[:rows, :cols].contiguous()
+
+
+def add_mtp_layer(directory: Path, source) -> list[str]:
+    """Append DeepSeek-V3's multi-token-prediction layer to a saved checkpoint, named as its release
+    names layer 61 (``enorm``, ``hnorm``, ``eh_proj``, ``shared_head``, ``embed_tokens`` and a decoder
+    layer): the last layer of ``source``, a model one layer deeper. Returns the names added."""
+    from safetensors.torch import load_file, save_file
+
+    config = json.loads((directory / "config.json").read_text())
+    index, hidden = config["num_hidden_layers"], config["hidden_size"]
+    prefix = f"model.layers.{index}."
+    generator = torch.Generator().manual_seed(11)
+    extra = {name: tensor.detach().clone() for name, tensor in source.state_dict().items() if name.startswith(prefix)}
+    extra |= {f"{prefix}enorm.weight": 1 + 0.1 * torch.randn(hidden, generator=generator),
+              f"{prefix}hnorm.weight": 1 + 0.1 * torch.randn(hidden, generator=generator),
+              f"{prefix}eh_proj.weight": 0.05 * torch.randn(hidden, 2 * hidden, generator=generator),
+              f"{prefix}shared_head.norm.weight": 1 + 0.1 * torch.randn(hidden, generator=generator),
+              f"{prefix}shared_head.head.weight": 0.05 * torch.randn(VOCAB_ROWS, hidden, generator=generator),
+              f"{prefix}embed_tokens.weight": 0.05 * torch.randn(VOCAB_ROWS, hidden, generator=generator)}
+    tensors = load_file(str(directory / "model.safetensors")) | {k: v.contiguous() for k, v in extra.items()}
+    save_file(tensors, str(directory / "model.safetensors"), metadata={"format": "pt"})
+    (directory / "config.json").write_text(json.dumps(config | {"num_nextn_predict_layers": 1}, indent=2))
+    return sorted(extra)
+
+
 def quantized_names(tensors: dict[str, torch.Tensor]) -> list[str]:
     """The weights DeepSeek-V3 ships in FP8: every 2-D projection in a layer but the router's gate."""
     return sorted(name for name, tensor in tensors.items() if tensor.ndim == 2 and name.startswith("model.layers.")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 
 from codemix.config import ConfigError
 from codemix.pretrain.configs import load_recipe, recipe_from_dict
@@ -30,7 +30,19 @@ from codemix.pretrain.hf.convert import export_family
 from codemix.pretrain.hf.handoff import handoff
 from codemix.pretrain.run import TrainOptions, run
 
-from .hf_models import FAMILIES, VOCAB_ROWS, hf_logits, megatron_logits, sample_tokens, save_base, tiny_hf_model
+from .hf_models import (
+    FAMILIES,
+    VOCAB_ROWS,
+    add_mtp_layer,
+    hf_logits,
+    megatron_logits,
+    quantize_block_fp8,
+    reference_dequantize,
+    sample_tokens,
+    save_base,
+    tiny_hf_model,
+    to_block_fp8,
+)
 
 
 @pytest.fixture(scope="session")
@@ -95,6 +107,86 @@ def test_hand_off_writes_the_dtype_asked_for(hf_bases, tmp_path, one_thread):
     summary = handoff(tmp_path / "base", tmp_path / "bundle", dtype="bfloat16")
     exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
     assert summary["dtype"] == "bfloat16" and {t.dtype for t in exported.values()} == {torch.bfloat16}
+
+
+@pytest.mark.parametrize("shape", [(256, 384), (192, 320), (40, 64)])
+def test_block_fp8_dequantisation_equals_transformers_bit_for_bit(shape):
+    """Whole 128x128 blocks, ragged edge blocks and a weight smaller than one block."""
+    from codemix.pretrain.hf.base_import import dequantize_block_fp8
+
+    generator = torch.Generator().manual_seed(shape[0])
+    weight = torch.randn(shape, generator=generator) * torch.logspace(-3, 1, shape[1])  # blocks of unlike scale
+    codes, scale = quantize_block_fp8(weight)
+    assert codes.dtype == torch.float8_e4m3fn and (scale.numel() == 1 or scale.std() > 0), "guard: scales differ"
+    ours = dequantize_block_fp8(codes, scale, (128, 128), "w")
+    assert ours.dtype == torch.float32 and torch.equal(ours, reference_dequantize(codes, scale))
+    assert (ours - weight).abs().max() <= weight.abs().max() / 8, "guard: the codes are the weight's"
+
+
+def test_a_block_fp8_release_imports_as_the_reference_dequantisation(base_tokenizer, tmp_path, one_thread):
+    """DeepSeek-V3's release form (float8_e4m3fn weights, per-block weight_scale_inv, bf16 rest): the
+    imported model computes what ``transformers`` computes on the reference's fp32 dequantisation, and
+    the hand-off writes the reference's weights rounded to the config's bf16, bit for bit, as a plain
+    (unquantised) checkpoint."""
+    base = save_base(tiny_hf_model("deepseek_v3", eps=1e-5, dtype=torch.bfloat16), tmp_path / "hf",
+                     base_tokenizer.directory)
+    quantized = to_block_fp8(base)
+    stored = load_file(str(base / "model.safetensors"))
+    assert len(quantized) > 20 and stored[quantized[0]].dtype == torch.float8_e4m3fn, "guard: an FP8 checkpoint"
+    reference = {name: tensor.float() for name, tensor in stored.items() if not name.endswith("_scale_inv")}
+    for name in quantized:
+        reference[name] = reference_dequantize(stored[name], stored[f"{name}_scale_inv"])
+    plain = save_base(tiny_hf_model("deepseek_v3", eps=1e-5), tmp_path / "reference", base_tokenizer.directory)
+    save_file(reference, str(plain / "model.safetensors"), metadata={"format": "pt"})
+
+    checkpoint = import_base(continued(base), tmp_path / "base")
+    tokens_BS = sample_tokens()
+    torch.testing.assert_close(megatron_logits(tmp_path / "base", checkpoint, tokens_BS), hf_logits(plain, tokens_BS),
+                               rtol=0, atol=LOGIT_ATOL)
+    summary = handoff(tmp_path / "base", tmp_path / "bundle")
+    exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert summary["dtype"] == "bfloat16" and set(exported) == set(reference)
+    for name, tensor in reference.items():
+        assert torch.equal(exported[name], tensor.bfloat16()), name
+    assert "quantization_config" not in json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
+
+
+@pytest.mark.parametrize(("damage", "reason"), [
+    ("drop_scale", "is FP8 with no weight_scale_inv"),
+    ("reshape_scale", r"weight_scale_inv has shape \(1, 2\), not \(1, 1\)"),
+])
+def test_a_damaged_fp8_release_is_refused_naming_the_tensor(damage, reason, base_tokenizer, tmp_path):
+    base = save_base(tiny_hf_model("deepseek_v3"), tmp_path / "hf", base_tokenizer.directory)
+    name = to_block_fp8(base)[0]
+    tensors = load_file(str(base / "model.safetensors"))
+    if damage == "drop_scale":
+        del tensors[f"{name}_scale_inv"]
+    else:
+        tensors[f"{name}_scale_inv"] = torch.ones(1, 2)
+    save_file(tensors, str(base / "model.safetensors"))
+    with pytest.raises(ConfigError, match=reason):
+        import_base(continued(base), tmp_path / "base")
+    assert not (tmp_path / "base" / "checkpoints").exists()
+
+
+def test_multi_token_prediction_layers_pass_through_to_the_hand_off(base_tokenizer, tmp_path, one_thread):
+    """DeepSeek-V3's MTP layer (after the last decoder layer) is not trained; the hand-off carries the
+    base's unchanged, with ``num_nextn_predict_layers``. ``transformers`` has no MTP module: it reports
+    exactly those tensors as unexpected and computes the base's logits."""
+    base = save_base(tiny_hf_model("deepseek_v3"), tmp_path / "hf", base_tokenizer.directory)
+    added = add_mtp_layer(base, tiny_hf_model("deepseek_v3", layers=3))
+    assert "model.layers.2.eh_proj.weight" in added and "model.layers.2.self_attn.kv_b_proj.weight" in added
+    import_base(continued(base), tmp_path / "base")
+    assert json.loads((tmp_path / "base" / "run.json").read_text())["hf_mtp_tensors"] == added
+    summary = handoff(tmp_path / "base", tmp_path / "bundle")
+    original, exported = load_file(str(base / "model.safetensors")), load_file(
+        str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert set(exported) == set(original) and all(torch.equal(exported[n], t) for n, t in original.items())
+    assert summary["mtp_layers"] == 1
+    tokens_BS = sample_tokens()
+    logits_BSV, info, _ = hf_logits(tmp_path / "bundle" / "hf", tokens_BS, info=True)
+    assert sorted(info["unexpected_keys"]) == added and not info["missing_keys"]
+    torch.testing.assert_close(logits_BSV, hf_logits(base, tokens_BS), rtol=0, atol=0)
 
 
 def train_stage(recipe, build: Path, out: Path, stage: str, steps: int, **options):
