@@ -174,6 +174,7 @@ def check_build_options(parser: argparse.ArgumentParser, build: argparse.Argumen
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.blend import data_path_argument
     from codemix.mixtures.spec import describe_plan, load_spec
+    from codemix.mixtures.stages import stage_kind
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure, format_health
 
@@ -197,8 +198,11 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
         # The whole blend, never cut: it is meant to be pasted into a Megatron command line.
         print(f"stage {stage:<6} {info['documents']:>8,} documents {info['tokens']:>12,} tokens\n"
               f"  --data-path {data_path_argument(info['data_path'])}")
+        if stage_kind(stage).loss_masked:
+            print("  note: stock Megatron-LM trains on every token of this blend; the loss mask is the "
+                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies")
     print(f"\n{format_health(manifest['health'])}")
-    print(f"manifest: {out}/manifest.json")
+    print(f"manifest: {out}/manifest.json\ndataset card: {out}/README.md")
     if args.strict and manifest["health"]["warnings"]:
         print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
         return STRICT_WARNINGS

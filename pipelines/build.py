@@ -30,6 +30,7 @@ from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, st
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from codemix.pipelines import fingerprints, ledger
+from codemix.pipelines.card import write_card
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
@@ -392,4 +393,5 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
         info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
     manifest["health"] = build_health(spec, manifest, allowed_notes)
     write_json(layout.manifest, manifest)
+    write_card(layout.out, spec, manifest)
     return manifest

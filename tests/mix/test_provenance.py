@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from huggingface_hub import DatasetCard
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 from tokenizers import Tokenizer
 
@@ -213,3 +214,21 @@ def test_mix_inspect_shows_where_samples_came_from_and_licenses(build, capsys):
     licenses = {line.split()[0]: int(line.split()[1].replace(",", "")) for line in printed.splitlines()
                 if line.split() and line.split()[0] in ("PSF-2.0", "MIT", "Apache-2.0", "total")}
     assert licenses["total"] == len(rows) == manifest(build)["stages"]["short"]["documents"]
+
+
+def test_the_build_writes_a_dataset_card_hugging_face_reads(build):
+    """huggingface_hub parses the card's front matter; its license and drop tables agree with the
+    sidecars (read by pyarrow) and the manifest."""
+    card = DatasetCard.load(build / "README.md")
+    assert card.data.license == ["other"] and card.data.size_categories == ["n<1K"]  # PSF-2.0 has no HF id
+    info = manifest(build)
+    for stage in info["stages"]:
+        licenses = {}
+        for _, row in stage_rows(build, stage):
+            documents, tokens = licenses.get(row["license"], (0, 0))
+            licenses[row["license"]] = (documents + 1, tokens + row["token_count"])
+        section = card.text.split(f"### {stage}\n")[1]
+        assert all(f"| {name} | {n:,} | {t:,} |" in section for name, (n, t) in licenses.items()), stage
+    assert info["counts"]["dropped"], "guard: the build dropped something for the card to explain"
+    assert all(f"| {reason} | {n:,} |" in card.text for reason, n in info["counts"]["dropped"].items())
+    assert "humaneval" in card.text and "stock Megatron-LM over that blend trains on every token" in card.text
