@@ -56,6 +56,8 @@ PROVENANCE_SCHEMA = pa.schema([
     ("summary", pa.string()),          # SFT: how a continuation opens: "real", "templated" or ""
 ])
 _DEFAULTS: dict[str, Any] = {field.name: None for field in PROVENANCE_SCHEMA}
+# A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns and the text.
+DOCUMENTS_SCHEMA = PROVENANCE_SCHEMA.append(pa.field("text", pa.large_string()))
 
 
 def sidecar_path(prefix: str) -> str:
@@ -116,18 +118,23 @@ def _distinct(values: Iterable[str]) -> list[str]:
     return sorted({value for value in values if value})
 
 
-def provenance_table(prefix: str, rows: Sequence[dict[str, Any]], lengths: Sequence[int], *,
-                     ends_with_eod: bool) -> pa.Table:
+def provenance_table(prefix: str, rows: Sequence[dict[str, Any]], lengths: Sequence[int], *, ends_with_eod: bool,
+                     first: tuple[int, int] = (0, 0), texts: Sequence[str] | None = None) -> pa.Table:
     """The sidecar of shard ``prefix``: ``rows[i]`` (from ``document_provenance``) placed as document
-    ``i`` of ``lengths[i]`` tokens."""
-    if len(rows) != len(lengths):
+    ``i`` of ``lengths[i]`` tokens; from document ``first[0]`` at token ``first[1]`` for a later part
+    of the shard. With ``texts``, the documents' rows as published (``DOCUMENTS_SCHEMA``)."""
+    if len(rows) != len(lengths) or (texts is not None and len(texts) != len(rows)):
         raise ValueError(f"{len(rows)} provenance rows for {len(lengths)} documents of {prefix}")
-    shard, start, placed = prefix.rstrip("/").rsplit("/", 1)[-1], 0, []
-    for index, (row, length) in enumerate(zip(rows, lengths)):
-        placed.append({**_DEFAULTS, **row, "shard": shard, "document": index, "token_start": start,
+    shard, (index, start), placed = prefix.rstrip("/").rsplit("/", 1)[-1], first, []
+    for offset, (row, length) in enumerate(zip(rows, lengths)):
+        placed.append({**_DEFAULTS, **row, "shard": shard, "document": index + offset, "token_start": start,
                        "token_count": int(length), "ends_with_eod": ends_with_eod})
         start += int(length)
-    return pa.Table.from_pylist(placed, schema=PROVENANCE_SCHEMA)
+    if texts is None:
+        return pa.Table.from_pylist(placed, schema=PROVENANCE_SCHEMA)
+    for row, text in zip(placed, texts):
+        row["text"] = text
+    return pa.Table.from_pylist(placed, schema=DOCUMENTS_SCHEMA)
 
 
 def write_provenance(prefix: str, table: pa.Table) -> str:
@@ -140,6 +147,30 @@ def write_provenance(prefix: str, table: pa.Table) -> str:
         FileSystems.delete([final])
     FileSystems.rename([temporary], [final])
     return final
+
+
+class ParquetStream:
+    """A Parquet file written table by table under a temporary name, renamed on ``commit()``."""
+
+    def __init__(self, path: str, schema: pa.Schema):
+        self.path, self._temporary = path, f"{path}.tmp-{uuid.uuid4().hex[:12]}"
+        self._handle = FileSystems.create(self._temporary, compression_type=CompressionTypes.UNCOMPRESSED)
+        self._writer = pq.ParquetWriter(self._handle, schema)
+
+    def write(self, table: pa.Table) -> None:
+        self._writer.write_table(table)
+
+    def commit(self) -> None:
+        self._writer.close()
+        self._handle.close()
+        if FileSystems.exists(self.path):
+            FileSystems.delete([self.path])
+        FileSystems.rename([self._temporary], [self.path])
+
+    def abort(self) -> None:
+        self._writer.close()
+        self._handle.close()
+        FileSystems.delete([self._temporary])
 
 
 def read_provenance(prefix: str) -> pa.Table:

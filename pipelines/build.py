@@ -130,7 +130,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             | "AllEntries" >> beam.Flatten()
             | "WriteShards" >> WriteShards(out_dir=layout.out, runs_dir=f"{out}/runs", tokenizer_path=layout.tokenizer,
                                            eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
-                                           workers=worker_count(beam_args)))
+                                           workers=worker_count(beam_args), docs=True))
         _ = (
             (stats, *sample_stats)
             | "AllStats" >> beam.Flatten()

@@ -19,6 +19,7 @@ import sysconfig
 import tarfile
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -232,3 +233,23 @@ def test_the_build_writes_a_dataset_card_hugging_face_reads(build):
     assert info["counts"]["dropped"], "guard: the build dropped something for the card to explain"
     assert all(f"| {reason} | {n:,} |" in card.text for reason, n in info["counts"]["dropped"].items())
     assert "humaneval" in card.text and "stock Megatron-LM over that blend trains on every token" in card.text
+
+
+@pytest.mark.parametrize("stage", ["short", "long"])
+def test_each_stages_documents_are_published_under_stable_names(build, stage):
+    """OUT/STAGE/docs/*.parquet: read by duckdb and pyarrow, one row per document of the stage, with the
+    text the shard's tokens decode to and the sidecar's typed columns (outcome a struct)."""
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    pattern = str(build / stage / "docs" / "*.parquet")
+    rows = stage_rows(build, stage)
+    assert duckdb.sql(f"SELECT count(*) FROM '{pattern}'").fetchone()[0] == len(rows)
+    by_shard = {(row["shard"], row["document"]): (dataset, row) for dataset, row in rows}
+    published = pq.ParquetDataset(str(build / stage / "docs")).read()
+    assert published.schema.field("outcome").type.num_fields == 4
+    for document in published.to_pylist():
+        dataset, row = by_shard[document["shard"], document["document"]]
+        assert {k: document[k] for k in row} == row
+        assert tokenizer.decode(span(dataset, row)[:-1].tolist(), skip_special_tokens=False) == document["text"]
+    if stage == "short":
+        formats = duckdb.sql(f"SELECT DISTINCT transcript_format FROM '{pattern}' WHERE outcome.submitted").fetchall()
+        assert formats, "guard: submitted transcripts are found by their typed outcome"
