@@ -242,7 +242,7 @@ def test_each_stages_documents_are_published_under_stable_names(build, stage):
     tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
     pattern = str(build / stage / "docs" / "*.parquet")
     rows = stage_rows(build, stage)
-    assert duckdb.sql(f"SELECT count(*) FROM '{pattern}'").fetchone()[0] == len(rows)
+    assert duckdb.sql(f"SELECT count(*) FROM '{pattern}'").fetchall() == [(len(rows),)]
     by_shard = {(row["shard"], row["document"]): (dataset, row) for dataset, row in rows}
     published = pq.ParquetDataset(str(build / stage / "docs")).read()
     assert published.schema.field("outcome").type.num_fields == 4
