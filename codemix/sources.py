@@ -12,15 +12,15 @@ from typing import Literal
 
 from codemix.config import ConfigError, expand_env, join, require
 
-SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits"]
+SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits", "issues"]
 # The document kind each source type yields (``Document.kind``); a type not named here yields files.
-SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit"}
+SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit", "issues": "issue"}
 # Source types whose `.ipynb` files may be read as notebooks (``SourceConfig.notebooks``).
 FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
-                      "openhands-messages", "openai-responses", "anthropic", "openai-chat", "aider")
+                      "openhands-messages", "openai-responses", "anthropic", "sharegpt", "openai-chat", "aider")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 
@@ -108,6 +108,40 @@ class NotebookConfig:
         require(self.max_output_chars >= 0, join(path, "max_output_chars"), "must be 0 (drop outputs) or positive")
 
 
+# Logins of bots that are plain GitHub users (apps are ``type: Bot`` already), and comment bodies
+# that templates write; both are removed from a thread before it is judged.
+_BOT_NAMES = ("stale|codecov|coveralls|dependabot|renovate|greenkeeper|netlify|vercel|sonarcloud|allcontributors|"
+              "mergify|pre-commit-ci|github-actions|welcome|boring-cyborg|msftbot")
+BOT_LOGINS = (r"\[bot\]$", r"-bot$", rf"^({_BOT_NAMES})\b")
+AUTO_COMMENTS = (r"^This (issue|pull request|PR) has been automatically (marked as stale|closed|locked)",
+                 r"^<!-- (generated|automatically generated|auto-generated)", r"^## \[Codecov\]",
+                 r"^Thanks for opening your first (issue|pull request)")
+
+
+@dataclass(slots=True, kw_only=True)
+class IssuesConfig:
+    """How an ``issues`` source turns exported GitHub threads into documents (filters.issues):
+    which comments are removed, which threads dropped, where long ones are cut. docs/issues.md."""
+
+    bot_logins: list[str] = field(default_factory=lambda: list(BOT_LOGINS))
+    auto_comments: list[str] = field(default_factory=lambda: list(AUTO_COMMENTS))
+    min_human_chars: int = 200  # title, description and human comments together; less: too_little_text
+    max_bot_participants: float = 0.5  # over this share of a thread's participants are bots: bot_dominated
+    max_comments: int = 50  # conversation comments kept, oldest first; the rest are cut (metadata.truncated)
+    max_diff_chars: int = 20_000  # a pull request's patches kept up to this many characters; then file names only
+
+    def validate(self, path: str) -> None:
+        for name in ("bot_logins", "auto_comments"):
+            for i, pattern in enumerate(getattr(self, name)):
+                try:
+                    re.compile(pattern)
+                except re.error as error:
+                    raise ConfigError(join(join(path, name), i), f"not a regular expression: {error}") from error
+        require(0 <= self.max_bot_participants <= 1, join(path, "max_bot_participants"), "must be between 0 and 1")
+        for name in ("min_human_chars", "max_comments", "max_diff_chars"):
+            require(getattr(self, name) >= 0, join(path, name), "must be 0 or positive")
+
+
 @dataclass(slots=True, kw_only=True)
 class SourceConfig:
     """One named input: where to read, how, and what kind of documents it yields.
@@ -134,6 +168,7 @@ class SourceConfig:
     limits: ReadLimits = field(default_factory=ReadLimits)
     history: HistoryConfig | None = None  # commits: which commits, and the commit-level filters
     notebooks: NotebookConfig | None = None  # file sources: read .ipynb files as notebooks (kind "notebook")
+    issues: IssuesConfig | None = None  # issues: which comments and threads are kept, and how long
 
     @property
     def kind(self) -> str:
@@ -154,6 +189,10 @@ class SourceConfig:
                     "remove it, or set type: commits")
         elif self.type == "commits":
             self.history = HistoryConfig()
+        if self.type == "issues" and self.issues is None:
+            self.issues = IssuesConfig()
+        require(self.issues is None or self.type == "issues", join(path, "issues"),
+                "is only read for sources of type 'issues'", "remove it, or set type: issues")
         require(self.notebooks is None or self.type in FILE_SOURCE_TYPES, join(path, "notebooks"),
                 f"is only read for sources of type {', '.join(FILE_SOURCE_TYPES)}", "remove it")
         if self.format is not None:

@@ -15,8 +15,10 @@ from codemix.filters.code import CODE_CHECKS, check_comment_fraction
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig, path_matches
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
+from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
+from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 
 
@@ -87,7 +89,7 @@ class DocumentFilter:
 
     def drop_reason(self, doc: Document) -> str | None:
         """The content checks alone (no license, no benchmark overlap)."""
-        if doc.kind == "transcript":
+        if doc.kind in ("transcript", "issue"):  # prose and logs: size and binary only
             reason = self.transcript_drop_reason(doc)
         elif doc.kind == "commit":
             reason = None  # judged per commit at crawl (filters.commits): code heuristics do not fit a diff
@@ -132,9 +134,23 @@ def contamination_views(doc: Document) -> list[tuple[str, str]]:
     the cells layout, its code cells)."""
     if doc.kind == "commit":
         return [(doc.text, ""), *added_code(doc.text, doc.metadata.get("files") or [])]
+    if doc.kind == "issue":  # fenced code blocks as code of their language, a pull request's added lines
+        views = [(doc.text, ""), *fenced_code(doc.text)]
+        return views + [(pull_code(doc.text), "")] if doc.text.startswith(PR_START) else views
     if doc.kind == "notebook" and doc.text.startswith(START):
         return [(doc.text, ""), (notebook_code(doc.text), doc.language or "")]
+    cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, doc.language) else None
+    if cells is not None:
+        return notebook_views(cells)
     return [(doc.text, doc.language or "")]
+
+
+def notebook_views(cells: list[Cell]) -> list[tuple[str, str]]:
+    """A notebook as its code cells in the kernel's language, then every cell as text: a solution in
+    a code cell is found as in a source file (the raw JSON escapes every quote and newline)."""
+    code = [c for c in cells if c.kind == "code"]
+    return [("\n\n".join(c.text for c in code), code[0].language if code else ""),
+            ("\n\n".join(c.text for c in cells if c.kind != "output"), "")]
 
 
 def drop_reason(doc: Document, config: FiltersConfig) -> str | None:

@@ -1,14 +1,6 @@
 """Provenance sidecars: where each document of a shard came from, one Parquet row per document.
 
-Beside every shard ``PREFIX.bin/.idx`` a build writes ``PREFIX.provenance.parquet`` (the layout of
-dolma's per-shard metadata files, in Parquet so pyarrow, duckdb and ``datasets`` read it directly).
-Row ``i`` describes document ``i`` of the shard: its tokens are ``token_count`` ids from
-``token_start`` in the ``.bin`` (what megatron-core's ``IndexedDataset[i]`` returns), the last being
-the EOD when ``ends_with_eod``. Columns are in ``PROVENANCE_SCHEMA``; ``location`` is the reader's
-location string (``repo@commit:path``, ``archive!member``, ``file#L12``), and a long-stage document
-(a chunk of a repository) lists its files in ``paths``. Transcript rows carry the agent format,
-the run's own id where it records one, and its outcome facts; SFT rows also say which sample of the
-transcript they are and which of its turns they hold.
+Design notes: docs/design/mixtures.md, "mixtures/provenance.py".
 """
 
 from __future__ import annotations

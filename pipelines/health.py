@@ -1,22 +1,6 @@
 """Does the build hold the mixture the spec asked for? Failures that stop it, and the health summary.
 
-Two kinds of finding:
-
-* **Failures** stop the build before any shard is written, naming the source, the location, the
-  error and the fix: a configured location that could not be read (a missing path, a git ref that
-  names no commit, an unreachable URL), a source that read no records or whose records were mostly
-  quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
-  stage weights that has no document left after dedup, and records a reader counted but no ledger
-  accounts for; a stage left with no document at all, whatever emptied it (one line per stage:
-  its sources, the top causes, the fix), which ``--allow-missing`` does not excuse. A source
-  listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on without its other
-  failures, and the decision is recorded (``health.allowed_missing``).
-* **Warnings** go into ``manifest.json`` (``health``) and are printed at the end of the build: a
-  source repeated past ``health.max_epochs``, a stage short of its token budget, a source missing
-  from a stage's blend, quarantine and drop rates above their thresholds. ``--strict`` turns them
-  into a non-zero exit. Notes (renormalised weights, contamination hits) are recorded, not warned.
-
-Everything here reads the ledgers or the manifest, so a resumed build checks again what it reuses.
+Design notes: docs/design/pipelines.md, "pipelines/health.py".
 """
 
 from __future__ import annotations
@@ -35,6 +19,11 @@ from codemix.tables import format_table, percent
 
 # Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
 CHOSEN_DROPS = frozenset({"path_not_included"})
+# Errors about what a reader found in a location it did read (a file in no transcript layout, an empty
+# file, bad JSON or UTF-8): that file is quarantined and counts toward its source's quarantine rate,
+# which fails the build only when most of the source is unreadable. Any other error at a configured
+# location means the location itself could not be read, and stops the build.
+CONTENT_ERRORS = ("TranscriptShapeError:", "JSONDecodeError:", "UnicodeDecodeError:", "LineTooLong:", "RecursionError:")
 _PART_SUFFIX = re.compile(r"#part=\d+/\d+$")
 
 
@@ -108,11 +97,12 @@ def configured_location(spec: MixtureSpec, source: str, location: str) -> tuple[
 
 
 def location_problems(spec: MixtureSpec, quarantined: list[dict]) -> list[Problem]:
-    """Configured locations whose reading failed (their quarantine record names the location itself)."""
+    """Configured locations that could not be read (their quarantine record names the location itself,
+    with an error other than one about its content: ``CONTENT_ERRORS``)."""
     problems, seen = [], set()
     for row in quarantined:
         index = configured_location(spec, row["source"], row["location"])
-        if index is None or index in seen:
+        if index is None or index in seen or row["error"].startswith(CONTENT_ERRORS):
             continue
         seen.add(index)
         i, j = index
@@ -210,7 +200,7 @@ def stage_losses(spec: MixtureSpec, losses: dict[str, collections.Counter], *, d
         for (source, *_), n in (duplicates or {}).get(stage, collections.Counter()).items():
             counts["duplicates", ""] += n if source in config.weights else 0
         for row in shaping:
-            if row["stage"] == stage and row["source"] in config.weights:
+            if row["stage"] == stage and row["source"] in config.weights and "reason" in row:
                 counts["left out by shaping", row["reason"]] += row.get("count", 1)
         per_stage[stage] = +counts
     return per_stage

@@ -22,6 +22,7 @@ from codemix.pipelines.readers.crawl_list import read_crawl_list
 from codemix.pipelines.readers.directory import read_directory
 from codemix.pipelines.readers.dumps import read_dump
 from codemix.pipelines.readers.git import read_git
+from codemix.pipelines.readers.issues import read_issues
 from codemix.pipelines.readers.language import detect_language
 from codemix.pipelines.readers.transcripts import read_transcripts
 from codemix.sources import SourceConfig
@@ -34,6 +35,7 @@ READERS: dict[str, Reader] = {
     "transcripts": read_transcripts,
     "crawl_list": read_crawl_list,
     "commits": read_commits,
+    "issues": read_issues,
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",

@@ -1,30 +1,6 @@
 """Start continued pretraining from a Hugging Face MoE checkpoint: its config, weights and tokenizer.
 
-    python -m codemix.pretrain.hf.base_import HF_DIR --out BASE [--model continued] [--set a.b=value]
-
-``HF_DIR`` is a checkpoint directory as ``save_pretrained`` writes it (``config.json``,
-``model.safetensors`` or ``model-*-of-*.safetensors`` with their index, and the tokenizer:
-``tokenizer.json``, or Kimi's ``tiktoken.model`` + ``tokenizer_config.json``). ``BASE`` becomes a
-run directory of stage ``base``:
-
-    run.json                     the recipe with the model derived from config.json, the source
-                                 directory and its tokenizer (path, fingerprint, vocabulary size)
-    checkpoints/step_0000000/    the weights as a megatron-core distributed checkpoint
-
-so every stage starts from it with ``--init-from BASE/checkpoints/step_0000000``, on any parallel
-layout, and the hand-off's lineage reaches back to the base. ``mix train --init-from-hf HF_DIR``
-does this itself, into ``OUT/base``, before it trains.
-
-Block-FP8 releases (DeepSeek-V3, Kimi K2: ``weight`` in float8_e4m3fn with a ``weight_scale_inv``
-per 128x128 block) are dequantised on import to fp32, ``weight.float() * scale`` per block (the
-product DeepSeek's ``fp8_cast_bf16.py`` computes before rounding to bf16). Multi-token-prediction
-layers (DeepSeek-V3's ``model.layers.{num_hidden_layers}+``) are not trained; the hand-off copies
-them from the base unchanged. run.json records the base's tensor dtypes so the hand-off writes
-them back in the same dtypes (an FP8 weight: the config's ``torch_dtype``).
-
-The import runs in one CPU process and holds the checkpoint in memory twice (the Hugging Face
-tensors and the fp32 model): fine for the bases one node trains, not for a 1T-parameter one
-(bench/RESULTS.md: peak RSS of a sharded import).
+Design notes: docs/design/pretrain.md, "pretrain/hf/base_import.py".
 """
 
 from __future__ import annotations
