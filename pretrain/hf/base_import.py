@@ -91,13 +91,15 @@ def stored_dtypes(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> d
     """The dtypes the hand-off writes back: the most common one and each tensor stored otherwise (an
     FP8 weight counts as the config's ``torch_dtype``, as a dequantised release is distributed)."""
     declared = str(config.get("torch_dtype") or config.get("dtype") or "bfloat16")
+    rope = set(rope_buffers(tensors))
 
     def dtype(name: str, tensor: torch.Tensor) -> str:
         if tensor.dtype == torch.float8_e4m3fn or name.endswith("_scale_inv"):
             return declared
         return str(tensor.dtype).removeprefix("torch.")
 
-    names = {name: dtype(name, tensor) for name, tensor in tensors.items() if not name.endswith("_scale_inv")}
+    names = {name: dtype(name, tensor) for name, tensor in tensors.items()
+             if not name.endswith("_scale_inv") and name not in rope}
     counts: dict[str, int] = {}
     for value in names.values():
         counts[value] = counts.get(value, 0) + 1
@@ -146,16 +148,15 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
     tokenizer = base_tokenizer(hf_dir)
     layout = Layout.of(recipe, hf_family(config, "init_from_hf"))
     tensors = read_hf_tensors(hf_dir)
-    kept = {name: tensor for name, tensor in tensors.items() if name not in set(rope_buffers(tensors))}
-    dtypes, mtp = stored_dtypes(kept, config), sorted(set(kept) - set(model_tensors(tensors, config)))
+    dtypes, mtp = stored_dtypes(tensors, config), mtp_names(tensors, config)
     state = hf_to_megatron(model_tensors(dequantize_checkpoint(tensors, config), config), layout)
-    del tensors
+    del tensors  # from here only ``state`` holds the checkpoint, and load_exactly empties it
     position = position_setup(recipe, "short")
     runtime = initialize(ParallelConfig(), seed=0, force_cpu=True)
     try:
         model = build_model(recipe, vocab_size=tokenizer["vocab_size"] if tokenizer else config["vocab_size"],
                             sequence_length=recipe.model.rope.original_context, position=position, cpu=True)
-        load_exactly(model, state)
+        load_exactly(model, state)  # frees each checkpoint tensor once copied, before the save
         checkpoint = save_checkpoint(out_dir, model, None, {"step": 0, "consumed_samples": 0, "tokens_seen": 0,
                                                             "loss_tokens_seen": 0, "tokens_per_source": {}}, cuda=False)
     finally:
@@ -175,6 +176,11 @@ def rope_buffers(tensors: dict[str, Any]) -> list[str]:
     return [name for name in tensors if name.endswith("rotary_emb.inv_freq")]
 
 
+def mtp_names(tensors: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """The tensors of DeepSeek-V3's multi-token-prediction layers (``model.layers.{num_hidden_layers}+``)."""
+    return sorted(set(tensors) - set(model_tensors(tensors, config)) - set(rope_buffers(tensors)))
+
+
 def model_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, torch.Tensor]:
     """The tensors that are the model: without the multi-token-prediction layers DeepSeek-V3 appends
     after its last layer (not trained here; the hand-off copies them from the base) and stored RoPE
@@ -185,7 +191,8 @@ def model_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> d
 
 
 def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
-    """Load ``state`` into ``model``, refusing any missing, unexpected or reshaped tensor."""
+    """Load ``state`` into ``model``, refusing any missing, unexpected or reshaped tensor; ``state`` is
+    emptied as it is copied, so each checkpoint tensor is freed as soon as the model holds it."""
     expected = {k: v for k, v in model.state_dict().items() if not k.endswith("_extra_state")}
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     require(not missing and not unexpected, "init_from_hf", f"the checkpoint does not fill the model: missing "
@@ -196,7 +203,7 @@ def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None
     with torch.no_grad():
         for name, tensor in model.state_dict().items():
             if name in state:
-                tensor.copy_(state[name])
+                tensor.copy_(state.pop(name))
 
 
 def main(argv: list[str] | None = None) -> int:

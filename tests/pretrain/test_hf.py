@@ -298,6 +298,10 @@ def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_d
     ({"moe": {"score_function": "sigmoid"}}, "exist only in DeepSeek-V3"),
     ({"mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8}},
      "softmax routing with MLA has no class"),
+    ({"qk_layernorm": True, "moe": {"score_function": "sigmoid", "shared_expert_gate": False},
+      "mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8,
+              "latent_norm_epsilon": 1e-5}},
+     "model.mla.latent_norm_epsilon: DeepSeek-V3's q/kv latent norms use 1e-06"),
 ])
 def test_structures_no_class_reproduces_are_refused_with_the_reason(change, reason):
     assert export_family(load_recipe("tiny")) == "qwen2_moe"
