@@ -7,7 +7,8 @@ Which format a file is, is recognised from its content (``format:`` on the sourc
     rollout line, a Claude Code entry, an OpenHands event), the whole file is one session and every
     line an entry of it; otherwise every line is a transcript of its own (chat rows, dataset rows);
   * any other file: one JSON value (a ``.traj``, a saved trajectory, an API request), or, when it is
-    not JSON, a text format (an aider chat history). A JSON array of row objects (``[{messages: ...},
+    not JSON, a text format (an aider chat history); a file of JSON lines under another suffix (a
+    Claude Code session saved as ``.json``) is read as JSONL. A JSON array of row objects (``[{messages: ...},
     ...]``, as datasets are published) is read like JSONL rows, one row at a time (``file#rowN``).
 
 A file that holds several transcripts (a Claude Code session and its sub-agents, the sessions of an
@@ -101,7 +102,9 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
-    if isinstance(transcripts, str):
+    if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
+        yield from _read_jsonl(source, location, name, tally)  # JSON lines under another suffix (a `.json` session)
+    elif isinstance(transcripts, str):
         tally.count()
         yield quarantine(source, location, transcripts)
     elif isinstance(transcripts, JsonRows):
@@ -138,6 +141,14 @@ def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows 
         return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
     return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced)
+
+
+def _json_lines(data: bytes) -> bool:
+    """Whether ``data`` opens with a line that is one JSON object (the rest is read as JSONL, line by line)."""
+    try:
+        return isinstance(parse_json(data.lstrip().split(b"\n", 1)[0]), dict)
+    except JSON_ERRORS:
+        return False
 
 
 def _utf8_or_none(data: bytes) -> str | None:
