@@ -20,6 +20,7 @@ from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
+from codemix.filters.vendored import is_vendored
 
 
 @dataclass(slots=True, frozen=True)
@@ -109,7 +110,7 @@ class DocumentFilter:
         return "binary" if "\x00" in doc.text else None
 
     def path_drop_reason(self, doc: Document) -> str | None:
-        if path_matches(doc.path, self.config.vendored_paths):
+        if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
         if path_matches(doc.path, self.config.generated_paths):
             return "generated_path"

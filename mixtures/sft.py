@@ -1,38 +1,6 @@
 """Agent transcripts -> supervised fine-tuning samples: token ids plus a loss mask of the tokens trained on.
 
-Pure functions over one transcript ``Document`` (canonical ``metadata["messages"]``, see
-``mixtures.transcripts``); the Beam wiring lives in the pipeline. Per document:
-
-  1. ``outcome_drop_reason``: keep only runs whose outcome the policy accepts;
-  2. ``clean_turns``: drop assistant turns with malformed tool calls, and the results answering them;
-  3. ``render_segments`` + ``tokenize_turns``: the chat template as (text, trainable) segments, each
-     turn tokenized as one text (as at inference), each token masked by the segment it starts in;
-  4. ``sft_samples``: split a trajectory longer than the sequence length into samples at turn
-     boundaries, each continuation opening with a summary of what came before;
-  5. ``write_sft_shard``: tokens and loss mask as two aligned Megatron indexed datasets.
-
-Mask rules (1 = the token is a training target):
-
-  * assistant turns: content, every tool call (``<tool_call>{json}</tool_call>``) and the closing
-    ``<|im_end|>`` -> 1: what to say, which tool to call with which arguments, and when to stop;
-  * the assistant role header ``<|im_start|>assistant\\n`` -> 0: at inference the chat template
-    writes it as part of the prompt (``add_generation_prompt``), the model never chooses it;
-  * the ``\\n`` after ``<|im_end|>`` -> 0: template glue that the next prompt supplies;
-  * system, user and tool turns, headers and markers included -> 0: the environment's words, not
-    the model's. SWE-agent and mini-swe-agent return command output as *user* turns; they are
-    masked the same, as is an assistant turn flagged as an ``observation`` (a demonstration);
-  * ``reasoning`` (``<think>...</think>`` before a model turn's content) -> 0 unless ``reasoning:
-    trained``; ``reasoning: dropped`` leaves it out;
-  * the summary turn that opens a continuation sample is an assistant turn, trained like one: the
-    model-written summary of a real compaction where the trace holds one, else a templated one.
-
-Tokens: each turn is tokenized as one text, the way a tokenizer sees the conversation at inference;
-the template's special tokens (``<|im_start|>``, ``<|im_end|>``) are single ids, and everything between
-them (content, tool-call JSON, template glue) is read with special tokens as plain text, so a
-transcript that merely mentions ``<|im_end|>`` (tokenizer code does) cannot forge a turn boundary.
-
-Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT shard) and
-``PREFIX-loss_mask.bin/.idx`` the uint8 mask, one sequence per sample in both, same lengths.
+Design notes: docs/design/mixtures.md, "mixtures/sft.py".
 """
 
 from __future__ import annotations
