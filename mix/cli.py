@@ -7,6 +7,7 @@
     mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
     mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
     mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--out SEARCH]   (mix search -h)
+    mix quality sample BUILD --n N --out SAMPLE | mix quality train RATINGS --sample SAMPLE --out MODEL
     mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
 
 ``mix build`` accepts its own options and Apache Beam's pipeline options, which pass through
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("handoff", add_help=False, help="export a run for RL: HF safetensors, lineage (mix handoff -h)")
     commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
     commands.add_parser("search", add_help=False, help="choose a stage's mixture from proxy runs (mix search -h)")
+    commands.add_parser("quality", add_help=False, help="sample for rating, train a quality scorer (mix quality -h)")
 
     plan = command("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
@@ -286,11 +288,15 @@ def main(argv: list[str] | None = None) -> int:
         return delegate(args.command, extra)
     if extra and args.command in ("stats", "inspect"):
         check_filesystem_options(parser, args.command, extra)
-    elif extra and args.command not in ("build", "search"):
+    elif extra and args.command not in ("build", "search", "quality"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "search":
             return command_search(extra)
+        if args.command == "quality":
+            from codemix.mix.quality import main as quality_main
+
+            return quality_main(extra)
         if args.command == "build":
             from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 
