@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +62,12 @@ VENDORED_PATHS = ["*node_modules/*", "vendor/*", "*/vendor/*", "third_party/*", 
 GENERATED_PATHS = ["*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.pb.cc", "*.pb.h", "*_generated.go",
                    "*.designer.cs", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
                    "Pipfile.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum", "uv.lock"]
+
+
+def path_matches(path: str, globs: list[str]) -> bool:
+    """fnmatch on the in-repo path; a glob without ``/`` matches the file name alone."""
+    name = posixpath.basename(path)
+    return any(fnmatch.fnmatchcase(name if "/" not in glob else path, glob) for glob in globs)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -22,6 +22,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from codemix.mixtures.indexed_dataset import document_count, read_documents_at
 from codemix.mixtures.sft import loss_mask_prefix
+from codemix.mixtures.stages import stage_kind
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.tables import format_table, percent
 
@@ -131,7 +132,7 @@ def stage_samples(out_dir: str, stage: str, count: int, *, seed: int | None = No
     chosen = chosen_documents(manifest["stages"][stage]["shards"], count, seed)
     for prefix, group in itertools.groupby(chosen, key=lambda pair: pair[0]):
         indices = [i for _, i in group]
-        masks = read_documents_at(loss_mask_prefix(prefix), indices) if stage == "sft" else [None] * len(indices)
+        masks = read_documents_at(loss_mask_prefix(prefix), indices) if stage_kind(stage).loss_masked else [None] * len(indices)
         for tokens, mask in zip(read_documents_at(prefix, indices), masks):
             text = decode(tokens.tolist()) if mask is None else masked_text(tokens, mask, decode)
             samples.append((source_of(prefix), text))

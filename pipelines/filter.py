@@ -12,7 +12,8 @@ import apache_beam as beam
 from codemix.document import ContaminationHit, Document, Dropped
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
-from codemix.filters.licenses import detect_license, is_license_evidence, repository_license
+from codemix.filters.licenses import is_license_evidence
+from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, tagged
 from codemix.pipelines.progress import Progress
 from codemix.pipelines.quality import QUALITY, ScoreQuality
@@ -23,18 +24,25 @@ def repository_key(doc: Document) -> str:
 
 
 def license_evidence(doc: Document):
-    """((source, repo), (path, spdx or None)) for each license file or package manifest."""
+    """((source, repo), evidence) for each license file, package manifest or REUSE declaration."""
     if doc.kind != "transcript" and doc.repo and is_license_evidence(doc.path):
-        yield repository_key(doc), (doc.path, detect_license(doc.path, doc.text))
+        yield repository_key(doc), license_evidence_of(doc.path, doc.text)
 
 
-def resolve_repository_license(key: str, evidence) -> tuple[str, str]:
-    return key, repository_license(sorted(evidence))
+def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicenses]:
+    return key, resolve_licenses(evidence)
 
 
-def filter_outcomes(doc: Document, document_filter: DocumentFilter, repository_licenses: dict[str, str]):
+def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
+    """What the repository (its default, its path rules) and the file's own SPDX header say of ``doc``."""
+    licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
+    return licenses.for_path(doc.path, file_license(doc.text) if doc.kind != "transcript" else None)
+
+
+def filter_outcomes(doc: Document, document_filter: DocumentFilter,
+                    repository_licenses: dict[str, RepositoryLicenses]):
     """The document (with its license) or a Dropped record, plus any contamination hits."""
-    verdict = document_filter.judge(doc, repository_licenses.get(repository_key(doc), ""))
+    verdict = document_filter.judge(doc, document_license(doc, repository_licenses))
     if verdict.reason is None:
         yield verdict.document
         return
@@ -56,7 +64,7 @@ class JudgeDocuments(beam.DoFn):
     def setup(self):
         self._filter = DocumentFilter(self._config)
 
-    def process(self, doc: Document, repository_licenses: dict[str, str]):
+    def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses]):
         yield from tagged(filter_outcomes(doc, self._filter, repository_licenses))
 
 

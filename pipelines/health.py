@@ -1,22 +1,6 @@
 """Does the build hold the mixture the spec asked for? Failures that stop it, and the health summary.
 
-Two kinds of finding:
-
-* **Failures** stop the build before any shard is written, naming the source, the location, the
-  error and the fix: a configured location that could not be read (a missing path, a git ref that
-  names no commit, an unreachable URL), a source that read no records or whose records were mostly
-  quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
-  stage weights that has no document left after dedup, and records a reader counted but no ledger
-  accounts for; a stage left with no document at all, whatever emptied it (one line per stage:
-  its sources, the top causes, the fix), which ``--allow-missing`` does not excuse. A source
-  listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on without its other
-  failures, and the decision is recorded (``health.allowed_missing``).
-* **Warnings** go into ``manifest.json`` (``health``) and are printed at the end of the build: a
-  source repeated past ``health.max_epochs``, a stage short of its token budget, a source missing
-  from a stage's blend, quarantine and drop rates above their thresholds. ``--strict`` turns them
-  into a non-zero exit. Notes (renormalised weights, contamination hits) are recorded, not warned.
-
-Everything here reads the ledgers or the manifest, so a resumed build checks again what it reuses.
+Design notes: docs/design/pipelines.md, "pipelines/health.py".
 """
 
 from __future__ import annotations
@@ -27,6 +11,7 @@ from dataclasses import dataclass
 
 from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import stage_kind
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
 from codemix.pipelines.tally import by_first
@@ -34,6 +19,11 @@ from codemix.tables import format_table, percent
 
 # Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
 CHOSEN_DROPS = frozenset({"path_not_included"})
+# Errors about what a reader found in a location it did read (a file in no transcript layout, an empty
+# file, bad JSON or UTF-8): that file is quarantined and counts toward its source's quarantine rate,
+# which fails the build only when most of the source is unreadable. Any other error at a configured
+# location means the location itself could not be read, and stops the build.
+CONTENT_ERRORS = ("TranscriptShapeError:", "JSONDecodeError:", "UnicodeDecodeError:", "LineTooLong:", "RecursionError:")
 _PART_SUFFIX = re.compile(r"#part=\d+/\d+$")
 
 
@@ -107,11 +97,12 @@ def configured_location(spec: MixtureSpec, source: str, location: str) -> tuple[
 
 
 def location_problems(spec: MixtureSpec, quarantined: list[dict]) -> list[Problem]:
-    """Configured locations whose reading failed (their quarantine record names the location itself)."""
+    """Configured locations that could not be read (their quarantine record names the location itself,
+    with an error other than one about its content: ``CONTENT_ERRORS``)."""
     problems, seen = [], set()
     for row in quarantined:
         index = configured_location(spec, row["source"], row["location"])
-        if index is None or index in seen:
+        if index is None or index in seen or row["error"].startswith(CONTENT_ERRORS):
             continue
         seen.add(index)
         i, j = index
@@ -157,12 +148,12 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
 def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
     """After dedup, before shards: every stage must have documents, and every source it weights too."""
     check_stages_filled(spec, layout, "dedup", repository_level=repository_level)
-    kept = by_first(layout.tally("dedup")["docs"])
-    long_kept = by_first(layout.tally("repo_dedup")["docs"]) if repository_level else kept
+    kept = {output: by_first(layout.tally(output)["docs"])
+            for output in {stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}}
     problems = []
     for stage, config in spec.stages.items():
         for source in config.weights:
-            if (long_kept if stage == "long" else kept).get(source, 0) == 0:
+            if kept[stage_kind(stage).dedup_output(repository_level)].get(source, 0) == 0:
                 problems.append(Problem(source, f"stages.{stage}.weights.{source}",
                                         "no document of this source survived filtering and dedup, so the stage's "
                                         "blend would leave it out and renormalise the other weights",
@@ -209,7 +200,7 @@ def stage_losses(spec: MixtureSpec, losses: dict[str, collections.Counter], *, d
         for (source, *_), n in (duplicates or {}).get(stage, collections.Counter()).items():
             counts["duplicates", ""] += n if source in config.weights else 0
         for row in shaping:
-            if row["stage"] == stage and row["source"] in config.weights:
+            if row["stage"] == stage and row["source"] in config.weights and "reason" in row:
                 counts["left out by shaping", row["reason"]] += row.get("count", 1)
         per_stage[stage] = +counts
     return per_stage
@@ -264,7 +255,7 @@ def check_stages_filled(spec: MixtureSpec, layout: BuildLayout, after: str, *, r
         filtered = by_first(layout.tally("filter")["docs"])
         documents = {stage: filtered for stage in spec.stages}
     else:
-        kept = {stage: "repo_dedup" if stage == "long" and repository_level else "dedup" for stage in spec.stages}
+        kept = {stage: stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}
         duplicates = {stage: layout.tally(step)["duplicates"] for stage, step in kept.items()}
         documents = {stage: by_first(layout.tally(step)["docs"]) for stage, step in kept.items()}
     if shard_stats is not None:

@@ -20,7 +20,6 @@ from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.shards import shard_count, shard_of, shard_prefix
 from codemix.pipelines.spill import grouping
 
-SFT = "sft"
 SHAPING = "shaping"
 
 
@@ -40,7 +39,8 @@ def assign_sft_shard(entry, source_bytes: dict, shard_size_bytes: int):
 class WriteSFTShard(beam.DoFn):
     """One shard's transcripts -> SFT samples -> PREFIX and PREFIX-loss_mask; yields shard stats."""
 
-    def __init__(self, out_dir: str, tokenizer_path: str, sequence_length: int, config: SFTConfig):
+    def __init__(self, stage: str, out_dir: str, tokenizer_path: str, sequence_length: int, config: SFTConfig):
+        self._stage = stage
         self._out_dir = out_dir
         self._tokenizer_path = tokenizer_path
         self._sequence_length = sequence_length
@@ -61,11 +61,11 @@ class WriteSFTShard(beam.DoFn):
                 dropped[reason] = dropped.get(reason, 0) + n
         for reason, n in sorted(dropped.items()):
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
-                {"stage": SFT, "source": source, "reason": reason, "count": n}, sort_keys=True))
+                {"stage": self._stage, "source": source, "reason": reason, "count": n}, sort_keys=True))
         if samples:  # megatron cannot open an empty .bin
-            prefix = shard_prefix(self._out_dir, SFT, source, index, shards)
+            prefix = shard_prefix(self._out_dir, self._stage, source, index, shards)
             written, tokens = write_sft_shard(prefix, samples, self._dtype)
-            yield {"stage": SFT, "source": source, "shard": index, "shards": shards, "prefix": prefix,
+            yield {"stage": self._stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                    "documents": written, "tokens": tokens, "text_bytes": text_bytes,
                    "summaries": summary_origins(samples)}
 
@@ -73,12 +73,12 @@ class WriteSFTShard(beam.DoFn):
 class ShapeSFT(beam.PTransform):
     """Documents -> (shard stats dicts, shaping records as JSON lines)."""
 
-    def __init__(self, *, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
+    def __init__(self, *, stage: str, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
                  config: SFTConfig, shard_size_bytes: int, spill_dir: str | None = None):
         super().__init__()
         self._sources = sources
         self._spill_dir = spill_dir  # group shards' transcripts through run files there (pipelines.spill)
-        self._write = WriteSFTShard(out_dir, tokenizer_path, sequence_length, config)
+        self._write = WriteSFTShard(stage, out_dir, tokenizer_path, sequence_length, config)
         self._shard_size_bytes = shard_size_bytes
 
     def expand(self, inputs):

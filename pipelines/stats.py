@@ -17,7 +17,10 @@ import json
 import os
 import random
 import re
+from collections.abc import Iterable
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
@@ -25,6 +28,7 @@ from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, read_counts
 from codemix.pipelines.quality_report import quality_block, quality_summary
+from codemix.pipelines.readers.common import split_tree_location
 from codemix.tables import format_table, percent
 
 
@@ -66,6 +70,38 @@ def count_outcome(per_format: dict[str, dict], metadata: dict) -> None:
         entry[fact]["unknown" if value is None else str(bool(value)).lower()] += 1
 
 
+# Crawl outcomes that say what a git copy lacked or pointed elsewhere for, counted per repository.
+REPOSITORY_REASONS = ("blob_missing", "lfs_pointer", "submodule")
+
+
+def repository_drops(pattern: str) -> Iterable[dict]:
+    """The drop rows with a ``REPOSITORY_REASONS`` reason, one file at a time, three columns only."""
+    for path in ledger.matched_files(pattern):
+        with FileSystems.open(path) as handle:
+            table = pq.read_table(handle, columns=["source", "reason", "location"])
+        yield from table.filter(pc.is_in(table["reason"], pa.array(REPOSITORY_REASONS))).to_pylist()
+
+
+def repository_outcomes(rows: Iterable[dict]) -> dict[str, dict[str, dict]]:
+    """``{source: {repository: {"blob_missing": n, "lfs_pointer": n, "submodules": [path, ...]}}}`` from
+    crawl drop rows (``source``, ``reason``, ``location``) of git repositories."""
+    found: dict[str, dict[str, dict]] = {}
+    for row in rows:
+        where = split_tree_location(row["location"]) if row["reason"] in REPOSITORY_REASONS else None
+        if where is None:
+            continue
+        entry = found.setdefault(row["source"], {}).setdefault(
+            where[0], {"blob_missing": 0, "lfs_pointer": 0, "submodules": []})
+        if row["reason"] == "submodule":
+            entry["submodules"].append(where[2])
+        else:
+            entry[row["reason"]] += 1
+    for repositories in found.values():
+        for entry in repositories.values():
+            entry["submodules"].sort()
+    return found
+
+
 def require_build(layout: BuildLayout) -> None:
     """``NotABuild`` unless ``layout.out`` holds a build's work (finished or not)."""
     exists = os.path.isdir(layout.out) if "://" not in layout.out else bool(ledger.list_tree(layout.out))
@@ -93,6 +129,7 @@ def build_stats(out_dir: str) -> dict:
     hits = ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet")
     outcomes = transcript_outcomes(layout.docs("crawl"))
     quality = quality_summary(f"{layout.stage_dir('filter')}/quality*.parquet")
+    repositories = repository_outcomes(repository_drops(layout.dropped("crawl")))
     sources = sorted({s for s, _ in dropped} | {s for s, _ in redactions} | set(quarantined) | set(kept)
                      | set(duplicates) | set(read) | set(outcomes))
     return {source: {
@@ -115,6 +152,7 @@ def build_stats(out_dir: str) -> dict:
                                     for fmt, entry in sorted(outcomes[source].items())}}
            if source in outcomes else {}),
         **({"quality": quality[source]} if source in quality else {}),
+        **({"repositories": dict(sorted(repositories[source].items()))} if source in repositories else {}),
     } for source in sources}
 
 
@@ -191,7 +229,7 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
                 ["source", column, "records", "% of read"], rows,
                 total=["total", "", sum(r[2] for r in rows), percent(sum(r[2] for r in rows), total_read(stats))]))
     blocks += [block for block in (redaction_contexts(stats), contaminated_documents(stats),
-                                   outcomes_table(stats), quality_block(stats)) if block]
+                                   outcomes_table(stats), repositories_table(stats), quality_block(stats)) if block]
     if samples:
         blocks.append(format_samples(samples))
     return "\n\n".join(blocks)
@@ -213,6 +251,18 @@ def outcomes_table(stats: dict) -> str:
         return ""
     return "transcript outcomes\n" + format_table(["source", "format", "transcripts", "exit_status", *OUTCOME_FACTS],
                                                    rows, total=["total", "", sum(r[2] for r in rows), "", "", "", ""])
+
+
+def repositories_table(stats: dict) -> str:
+    """Per git repository: blobs its copy lacked, LFS pointers and submodules (``repository_outcomes``)."""
+    rows = [[source, repository, entry["blob_missing"], entry["lfs_pointer"], len(entry["submodules"]),
+             " ".join(entry["submodules"])]
+            for source, info in stats.items() for repository, entry in info.get("repositories", {}).items()]
+    if not rows:
+        return ""
+    return "git repositories\n" + format_table(
+        ["source", "repository", "blob_missing", "lfs_pointer", "submodules", "submodule paths"], rows,
+        total=["total", "", sum(r[2] for r in rows), sum(r[3] for r in rows), sum(r[4] for r in rows), ""])
 
 
 def contaminated_documents(stats: dict) -> str:

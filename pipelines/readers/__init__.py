@@ -6,7 +6,8 @@ input, and every record it touches ends as exactly one outcome, which is what le
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
 ``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``blob_missing`` (git: the
-copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``.
+copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``; commits add
+``filters.commits``' reasons.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from collections.abc import Iterator
 
 from codemix.document import ReadCount
 from codemix.pipelines.readers.archive import read_archive
+from codemix.pipelines.readers.commits import read_commits
 from codemix.pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
 from codemix.pipelines.readers.crawl_list import read_crawl_list
 from codemix.pipelines.readers.directory import read_directory
 from codemix.pipelines.readers.dumps import read_dump
 from codemix.pipelines.readers.git import read_git
+from codemix.pipelines.readers.issues import read_issues
 from codemix.pipelines.readers.language import detect_language
 from codemix.pipelines.readers.transcripts import read_transcripts
 from codemix.sources import SourceConfig
@@ -31,6 +34,8 @@ READERS: dict[str, Reader] = {
     "dump": read_dump,
     "transcripts": read_transcripts,
     "crawl_list": read_crawl_list,
+    "commits": read_commits,
+    "issues": read_issues,
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",

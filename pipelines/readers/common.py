@@ -1,18 +1,6 @@
 """Helpers every reader shares: opening locations, outcome records, content checks, location strings.
 
-A reader turns one location into a stream of outcomes. The rules that make the crawl counts add up
-live here, so each reader applies them the same way:
-
-  * every record gets one location string that names it uniquely (``repo@commit:path``,
-    ``archive!member``, ``file#L12``, ``file#row3``); its ``Document.id`` is derived from it;
-  * content is checked in a fixed order: binary (NUL in the first 8 KiB) is dropped, then the
-    bytes are decoded strictly as UTF-8 and a failure is quarantined, never replaced;
-  * nothing is ever decompressed or read whole without a bound;
-  * every reader counts the records it meets on a ``ReadTally`` at the point where it enumerates
-    them, before deciding their outcome; ``guarded`` turns the tally into one ``ReadCount`` per
-    location, which the manifest checks against the outcomes (``pipelines.manifest``);
-  * past ``limits.max_malformed_records`` quarantined records, a file's rest is one quarantine
-    record with the count (``ErrorBudget``).
+Design notes: docs/design/pipelines.md, "pipelines/readers/common.py".
 """
 
 from __future__ import annotations
@@ -24,8 +12,9 @@ import gzip
 import io
 import json
 import lzma
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -67,6 +56,16 @@ def tree_location(repo_location: str, commit: str, path: str) -> str:
     return f"{repo_location}@{commit}:{path}"
 
 
+# The first ``@<sha>:`` ends the repository: neither a path nor a URL (git@host:...) holds one before it.
+_TREE_LOCATION = re.compile(r"(?P<repo>.*?)@(?P<commit>[0-9a-f]{40}(?:[0-9a-f]{24})?):(?P<path>.*)", re.DOTALL)
+
+
+def split_tree_location(location: str) -> tuple[str, str, str] | None:
+    """``(repository location, commit, path)`` of a ``tree_location``; None for any other location."""
+    match = _TREE_LOCATION.fullmatch(location)
+    return (match["repo"], match["commit"], match["path"]) if match else None
+
+
 def member_location(archive: str, member: str) -> str:
     return f"{archive}!{member}"
 
@@ -84,14 +83,31 @@ def base_name(location: str) -> str:
     return location.rstrip("/").rsplit("/", 1)[-1]
 
 
+def distinct_name(location: str, locations: Iterable[str]) -> str:
+    """The shortest trailing part of local path ``location`` that none of the other ``locations`` ends
+    with (its last folder when that is unique), so two repositories of one source never share a name:
+    ``a/repo`` and ``b/repo``, not ``repo`` twice."""
+    parts = _path_parts(location)
+    others = [_path_parts(other) for other in locations if _path_parts(other) != parts]
+    for n in range(1, len(parts) + 1):
+        if not any(other[-n:] == parts[-n:] for other in others):
+            return "/".join(parts[-n:])
+    return "/".join(parts)
+
+
+def _path_parts(location: str) -> list[str]:
+    return [part for part in os.path.abspath(location).split(os.sep) if part]
+
+
 # --- outcome records --------------------------------------------------------------------------
 
 def make_document(source: SourceConfig, location: str, text: str, **fields: Any) -> Document:
     """A Document whose id and ``metadata["location"]`` both come from ``location``."""
     metadata = {**fields.pop("metadata", {}), "location": location}
     fields.setdefault("license", source.license)
+    fields.setdefault("kind", source.kind)
     return Document(id=make_doc_id(source.name, location), text=text, source=source.name,
-                    kind=source.kind, metadata=metadata, **fields)
+                    metadata=metadata, **fields)
 
 
 def drop(source: SourceConfig, location: str, reason: str) -> Dropped:
@@ -235,6 +251,10 @@ def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: s
         text = decode_utf8(data)
     except UnicodeDecodeError as error:
         return quarantine(source, location, error)
+    if source.notebooks is not None and path.lower().endswith(".ipynb"):
+        from codemix.pipelines.readers.notebooks import notebook_outcome  # it builds on this module
+
+        return notebook_outcome(source, location, text, repo=repo, path=path, metadata=metadata or {})
     return make_document(source, location, text, repo=repo, path=path,
                          language=detect_language(path, text), metadata=metadata or {})
 

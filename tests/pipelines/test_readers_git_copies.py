@@ -13,12 +13,13 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from codemix.pipelines.readers import git as git_reader
-from codemix.pipelines.readers import read_counted, read_location
 
 from codemix.document import Document, Quarantined, ReadCount
+from codemix.pipelines.readers import git as git_reader
+from codemix.pipelines.readers import read_counted, read_location
 from codemix.sources import SourceConfig
 from tests.pipelines.readers_fixtures import git, outcome_of
 
@@ -172,3 +173,66 @@ def test_no_view_is_left_behind(origin: Path, tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     list(read_location(source(), str(origin)))
     assert os.listdir(tmp_path) == []
+
+
+def test_mix_stats_counts_per_repository(origin: Path, partial, tmp_path: Path) -> None:
+    """What each copy lacked, from its crawl drop rows as the crawl writes them (Parquet)."""
+    import dataclasses
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from codemix.document import Dropped
+    from codemix.pipelines.stats import format_stats, repository_drops, repository_outcomes
+
+    clone, _ = partial
+    rows = [dataclasses.asdict(o) for location in (origin, clone) for o in read_location(source(), str(location))
+            if isinstance(o, Dropped)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "dropped-00000.parquet")
+    found = repository_outcomes(repository_drops(str(tmp_path / "dropped*.parquet")))
+    assert found == {"copies": {
+        str(origin): {"blob_missing": 0, "lfs_pointer": 1, "submodules": ["vendor/lib"]},
+        str(clone): {"blob_missing": 1, "lfs_pointer": 1, "submodules": ["vendor/lib"]},
+    }}
+    stats = {"copies": {"read": 14, "kept": 9, "duplicates": 0, "quarantined": 0, "dropped": {}, "redactions": {},
+                        "contamination_hits": {}, "redaction_samples": {}, "contaminated_documents": [],
+                        "repositories": found["copies"]}}
+    printed = format_stats(stats)
+    assert "git repositories" in printed
+    assert any(line.split()[:5] == ["copies", str(clone), "1", "1", "1"] for line in printed.splitlines())
+
+
+def test_build_refuses_a_ref_the_clone_lacks_before_any_work(origin: Path, tmp_path: Path) -> None:
+    from codemix.config import ConfigError
+    from codemix.pipelines.build import check_git_refs
+
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone))
+    spec = SimpleNamespace(sources=[source(paths=[str(origin), str(clone)], ref="HEAD~1")])
+    with pytest.raises(ConfigError) as raised:
+        check_git_refs(spec)
+    message = str(raised.value)
+    assert message.startswith("sources[0].ref: ") and f"{clone} has no commit 'HEAD~1'" in message
+    assert "a shallow clone" in message and str(origin) + " " not in message  # the full repository has HEAD~1
+    check_git_refs(SimpleNamespace(sources=[source(paths=[str(origin), str(clone)])]))  # HEAD: both hold it
+
+
+def test_repositories_with_the_same_last_folder_stay_two(origin: Path, tmp_path: Path) -> None:
+    """Two mirrors both named ``repo`` in one source: two repositories, never one merged."""
+    mirrors = [tmp_path / owner / "repo" for owner in ("nlohmann+json", "gin-gonic+gin")]
+    for mirror in mirrors:
+        git(tmp_path, "clone", "-q", "--bare", str(origin), str(mirror))
+        git(mirror, "remote", "remove", "origin")  # a copied mirror: no remote to name it by
+    both = source(paths=[str(m) for m in mirrors])
+    names = {o.repo for m in mirrors for o in read_location(both, str(m)) if isinstance(o, Document)}
+    assert names == {"nlohmann+json/repo", "gin-gonic+gin/repo"}
+    alone = {o.repo for o in read_location(source(paths=[str(mirrors[0])]), str(mirrors[0]))
+             if isinstance(o, Document)}
+    assert alone == {"repo"}
+
+
+def test_a_clone_is_named_by_its_remote(tmp_path: Path, origin: Path) -> None:
+    clone = tmp_path / "checkout"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    git(clone, "remote", "set-url", "origin", "https://github.com/octo/widgets.git")
+    assert {o.repo for o in read_location(source(), str(clone)) if isinstance(o, Document)} == {"octo/widgets"}
