@@ -18,7 +18,9 @@ from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
+from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
+from codemix.filters.vendored import is_vendored
 
 
 @dataclass(slots=True, frozen=True)
@@ -108,7 +110,7 @@ class DocumentFilter:
         return "binary" if "\x00" in doc.text else None
 
     def path_drop_reason(self, doc: Document) -> str | None:
-        if path_matches(doc.path, self.config.vendored_paths):
+        if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
         if path_matches(doc.path, self.config.generated_paths):
             return "generated_path"
@@ -138,7 +140,18 @@ def contamination_views(doc: Document) -> list[tuple[str, str]]:
         return views + [(pull_code(doc.text), "")] if doc.text.startswith(PR_START) else views
     if doc.kind == "notebook" and doc.text.startswith(START):
         return [(doc.text, ""), (notebook_code(doc.text), doc.language or "")]
+    cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, doc.language) else None
+    if cells is not None:
+        return notebook_views(cells)
     return [(doc.text, doc.language or "")]
+
+
+def notebook_views(cells: list[Cell]) -> list[tuple[str, str]]:
+    """A notebook as its code cells in the kernel's language, then every cell as text: a solution in
+    a code cell is found as in a source file (the raw JSON escapes every quote and newline)."""
+    code = [c for c in cells if c.kind == "code"]
+    return [("\n\n".join(c.text for c in code), code[0].language if code else ""),
+            ("\n\n".join(c.text for c in cells if c.kind != "output"), "")]
 
 
 def drop_reason(doc: Document, config: FiltersConfig) -> str | None:

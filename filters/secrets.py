@@ -1,60 +1,6 @@
 """Secrets and PII redacted in place: each secret *value* becomes a typed placeholder, nothing is dropped.
 
-``redact_text`` finds spans, resolves overlaps, and replaces only the value, so
-``aws_secret_access_key = "wJal..."`` becomes ``aws_secret_access_key = "<SECRET_AWS_SECRET_KEY>"`` and
-every other byte stays as it was. Counts come back keyed by placeholder name (``SECRET_AWS_SECRET_KEY``).
-
-How each placeholder is found (first listed wins when spans overlap):
-
-  0. Private keys (``_private_key_findings``): the body between ``BEGIN``/``END ... PRIVATE KEY``
-     however indented (YAML block scalars, heredocs), escaped (``\\n`` in JSON) or split into quoted
-     strings (notebooks), and base64-encoded PEM (Kubernetes Secret ``data:``).
-  1. Our typed regexes, shaped on each vendor's documented token format: AWS access key ids
-     (``AKIA``/``ASIA``... + 16), AWS secret keys (40 base64 chars after an ``aws...secret/key`` name),
-     whole PEM private-key bodies (real newlines or ``\\n`` escapes, however deep), GitHub (``ghp_``.., ``github_pat_``),
-     GitLab (``glpat-``..), Slack (``xox?-``, webhook paths), Stripe (``sk_/rk_live|test_``, ``whsec_``),
-     OpenAI (``sk-proj-``.., or the ``T3BlbkFJ`` marker), Anthropic (``sk-ant-api03-``..), Google
-     (``AIza`` + 35), JWTs (three base64url parts whose header decodes to JSON), npm (``npm_`` + 36,
-     ``_authToken=``), SendGrid (``SG.`` 22 ``.`` 43), Twilio (``AC``/``SK`` + 32 hex, auth tokens by
-     name), Azure storage (``AccountKey=`` + 88), passwords in URLs (``scheme://user:PASSWORD@host``),
-     on command lines (``--password=``, ``curl -u user:PASSWORD``, ``mysql -pPW``, ``sshpass -p``,
-     ``redis-cli -a``), inline ``PGPASSWORD=pw psql``, auth tuples (``auth=("u", "pw")``,
-     ``HTTPBasicAuth``, ``.login(u, pw)``), XML elements and HTTP ``Authorization``/API-key headers;
-     also Hugging Face, Discord webhooks, Entra client secrets, Google OAuth, PyPI, Groq, Replicate,
-     Databricks, DigitalOcean and Shopify tokens.
-  2. detect-secrets' own service plugins (Artifactory, Cloudant, Discord, IBM, Mailchimp, PyPI,
-     SoftLayer, Square, Telegram, and the ones above as a second net), called through
-     ``analyze_string`` only, on the lines their regexes hit; each has its own ``SECRET_<SERVICE>_...``.
-  3. Secret-named assignments: detect-secrets' ``KeywordDetector`` (quoted values, the way it scans
-     Python/JS/Java) plus unquoted ``NAME=value`` / ``name: value`` lines as in env dumps, ``.env``,
-     YAML and INI files. Password-like names give ``SECRET_PASSWORD``, other names ``SECRET_HIGH_ENTROPY``.
-  4. detect-secrets' ``Base64HighEntropyString``/``HexHighEntropyString`` on quoted strings (its
-     default limits, 4.5 and 3.0 bits), with its heuristic filters (sequential, UUID, id-named,
-     templated) and ours, tuned on the standard library: values must mix character classes; hex
-     shorter than 20 or of a digest's length, or next to ``sha``/``md5``/``hex`` words, is a digest or
-     bytes; base64 of readable text is a test vector; quoted runs over 1 KB are embedded data.
-  5. Emails and public IP addresses (``EMAIL``, ``IP_ADDRESS``): see ``RedactionConfig``.
-  6. Other occurrences of a value found above, only when the value is secret-shaped
-     (``is_secret_shaped``: 10+ characters, 2+ digits, 3+ bits of entropy per character), as a whole
-     token, and, if it could also be a name, only inside quotes. ``bytes`` or ``python`` found once as
-     a password is replaced there and nowhere else, so code around it never changes.
-
-In programming languages an unquoted ``name = word`` or ``name: Type`` is code, never a secret; in
-config files (YAML, INI, TOML, .env, shell, Dockerfile) an unquoted value is a literal.
-
-Placeholder-looking values are *kept*, on purpose: ``AKIAIOSFODNN7EXAMPLE`` (AWS's documented
-example), ``AKIAXXXXXXXXXXXXXXXX``, ``${TOKEN}``, ``<password>``, ``changeme``, ``your-api-key``. They
-carry no secret, and they teach the model what a config file looks like.
-
-Verification is impossible here: detect-secrets only calls a plugin's ``verify`` (the network call)
-from ``BasePlugin.analyze_line`` when its global settings enable the
-``is_ignored_due_to_verification_policies`` filter, and from its audit/CLI code. We call neither; we
-use the plugins' regexes, ``analyze_string`` and entropy functions, and never touch its global settings
-(so this is also safe to call from many Beam threads at once).
-
-Speed: every regex sits behind a literal gate (``"ghp_" in text.lower()``...), detect-secrets' line
-scanners only see lines that name a secret, and long lines are scanned in windows, so the standard
-library redacts at ~150-180k lines/s on one core and no input is worse than ~2 s/MB.
+Design notes: docs/design/filters.md, "filters/secrets.py".
 """
 
 from __future__ import annotations
@@ -107,7 +53,8 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 from codemix.config import join, require
 from codemix.document import Document
 from codemix.filters import gitleaks
-from codemix.filters.transcript_parts import LanguageOf, Part, TraceState, is_observation
+from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
+from codemix.filters.transcript_parts import LanguageOf, Part, TraceState, is_observation, split_decoded
 
 # Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:
 # shorter "passwords" in code are placeholders ("pw", "test", "1234"), and propagating them would
@@ -191,12 +138,66 @@ def redact_document(doc: Document, config: RedactionConfig, *, render: Callable[
     language = doc.language or _language_of_path(doc.path)
     messages = doc.metadata.get("messages") if doc.kind == "transcript" else None
     if not isinstance(messages, list):
-        text, counts, _ = _redact(doc.text, config, {}, language)
+        cells = notebook_cells(doc.text) if is_notebook(doc.path, language) else None
+        if cells is not None:
+            text, counts = _redact_notebook(doc.text, cells, config, language_of or _no_language)
+        else:
+            extra = _commit_view_values(doc, config) if doc.kind == "commit" else {}
+            text, counts, _ = _redact(doc.text, config, extra, language)
         return dataclasses.replace(doc, text=text), counts
     if render is not None and language_of is not None and _renders_as(messages, render, doc.text):
         redacted, counts = redact_messages(messages, config, language_of)
         return dataclasses.replace(doc, text=render(redacted), metadata={**doc.metadata, "messages": redacted}), counts
     return _redact_views(doc, messages, config)
+
+
+def _commit_view_values(doc: Document, config: RedactionConfig) -> dict[str, str]:
+    """Values found in a commit's changed files read as what they are: each file's added lines in
+    its language (a notebook's JSON source lines decoded first), replaced in the diff like a value
+    another view of a transcript found (``_with_repeats``)."""
+    from codemix.filters.commits import parse_patch  # commits builds on the filter config, which imports this
+
+    languages = {f.get("path"): f.get("language", "") for f in doc.metadata.get("files") or []}
+    values: dict[str, str] = {}
+    for diff in parse_patch(doc.text):
+        if not diff.added:
+            continue
+        notebook = diff.path.lower().endswith(".ipynb")
+        view = "\n".join(_json_line(line) for line in diff.added) if notebook else "\n".join(diff.added)
+        language = "python" if notebook else languages.get(diff.path) or _language_of_path(diff.path)
+        values.update({f.value: f.kind for f in _find(view, config, language) if f.replacement is None})
+    return values
+
+
+def _json_line(line: str) -> str:
+    """A notebook line as its cell holds it: ``"x = 1\\n",`` -> ``x = 1``; other lines as they are."""
+    stripped = line.strip().removesuffix(",")
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+        try:
+            return str(json.loads(stripped)).rstrip("\n")
+        except ValueError:
+            return line
+    return line
+
+
+def _no_language(path: str) -> str:
+    return ""
+
+
+def _redact_notebook(raw: str, cells: list[Cell], config: RedactionConfig,
+                     language_of: LanguageOf) -> tuple[str, Counter[str]]:
+    """A notebook's cells redacted as what they are (code in the kernel's language, markdown and
+    outputs as prose), and the JSON around them (metadata) as text; the file stays valid JSON."""
+    parts: list[Part] = []
+    for cell in cells:
+        if cell.kind == "code":
+            parts.append(Part(0, cell.text, cell.language, cell.offsets, cell.breaks))
+        else:
+            parts += split_decoded(cell.text, cell.offsets, language_of, cell.breaks)
+    ranges = [(cell.offsets[0] - 1, cell.offsets[-1] + 1) for cell in cells if cell.text]
+    outside = [f for f in _find(raw, config, "json") if not any(s < f.end and f.start < e for s, e in ranges)]
+    replaced, counts = _redact_plan([("notebook", raw, parts)], config, {"notebook": outside})
+    return replaced.get("notebook", raw), counts
 
 
 def _renders_as(messages: list[Any], render: Callable[[list[Any]], str], text: str) -> bool:
@@ -223,19 +224,28 @@ def redact_messages(messages: list[Any], config: RedactionConfig,
     """Canonical messages with every part (``transcript_parts``) redacted in its own language, and the
     counts. A value found in one part is also replaced where it recurs in another (``_with_repeats``)."""
     plan = list(_message_parts(messages, language_of))
+    replaced, counts = _redact_plan(plan, config)
+    return [_replaced_message(i, m, replaced) for i, m in enumerate(messages)], counts
+
+
+def _redact_plan(plan: list[tuple[Any, str, list[Part]]], config: RedactionConfig,
+                 raw_findings: dict[Any, list[Finding]] | None = None) -> tuple[dict[Any, str], Counter[str]]:
+    """``{key: redacted raw string}`` (only those that changed) and the counts, for ``(key, raw, parts)``
+    entries; ``raw_findings`` are spans found in a raw string itself, outside its parts."""
     found = [[_find(part.text, config, part.language) for part in parts] for *_, parts in plan]
     values = {f.value: f.kind for per_part in found for findings in per_part for f in findings if f.replacement is None}
     counts: Counter[str] = Counter()
-    replaced: dict[tuple[int, str, int], str] = {}
-    for (where, raw, parts), per_part in zip(plan, found):
-        edits: list[Finding] = []
+    replaced: dict[Any, str] = {}
+    for (key, raw, parts), per_part in zip(plan, found):
+        edits = list((raw_findings or {}).get(key, []))
+        counts.update(f.kind for f in edits if f.replacement is None)
         for part, findings in zip(parts, per_part):
             spans = _with_repeats(part.text, findings, values)
             counts.update(f.kind for f in spans if f.replacement is None)
-            edits += [_in_raw(part, f) for f in spans]
+            edits += [piece for f in spans for piece in _in_raw(raw, part, f)]
         if edits:
-            replaced[where] = _substitute(raw, sorted(edits))
-    return [_replaced_message(i, m, replaced) for i, m in enumerate(messages)], counts
+            replaced[key] = _substitute(raw, sorted(edits))
+    return replaced, counts
 
 
 def _message_parts(messages: list[Any], language_of: LanguageOf) -> Iterator[tuple[tuple[int, str, int], str, list[Part]]]:
@@ -254,11 +264,25 @@ def _message_parts(messages: list[Any], language_of: LanguageOf) -> Iterator[tup
                 yield (i, "arguments", j), call["arguments"], list(state.call_parts(call))
 
 
-def _in_raw(part: Part, finding: Finding) -> Finding:
-    """A finding in a part's (decoded) text, moved to its place in the raw string."""
+def _in_raw(raw: str, part: Part, finding: Finding) -> list[Finding]:
+    """A finding in a part's (decoded) text, moved to its place in the raw string; cut where the part
+    moves on to another JSON string (a notebook's source lines), the later pieces replaced by nothing."""
     if part.offsets is None:
-        return finding._replace(start=part.start + finding.start, end=part.start + finding.end)
-    return finding._replace(start=part.offsets[finding.start], end=part.offsets[finding.end])
+        return [finding._replace(start=part.start + finding.start, end=part.start + finding.end)]
+    bounds = [finding.start, *(b for b in part.breaks if finding.start < b < finding.end), finding.end]
+    pieces = []
+    for i, (start, end) in enumerate(itertools.pairwise(bounds)):
+        raw_end = part.offsets[end] if end == finding.end and end not in part.breaks else _char_end(raw, part.offsets[end - 1])
+        pieces.append(finding._replace(start=part.offsets[start], end=raw_end,
+                                       replacement=finding.replacement if i == 0 else ""))
+    return pieces
+
+
+def _char_end(raw: str, at: int) -> int:
+    """Where the JSON-encoded character at ``at`` ends (``\\n`` is two characters, ``\\u00e9`` six)."""
+    if raw[at] != "\\":
+        return at + 1
+    return at + (6 if raw[at + 1] == "u" else 2)
 
 
 def _replaced_message(i: int, message: Any, replaced: dict[tuple[int, str, int], str]) -> Any:

@@ -34,6 +34,7 @@ class Part(NamedTuple):
     text: str
     language: str
     offsets: tuple[int, ...] | None = None
+    breaks: tuple[int, ...] = ()  # decoded positions where the next JSON string of a list begins (notebooks)
 
 
 # --- prose and fences ------------------------------------------------------------------------------
@@ -201,14 +202,18 @@ def json_value_parts(raw: str, call_name: str, language_of: LanguageOf, open_pat
             continue
         language = value_language(key, call_name, arguments, language_of, open_path)
         if language in (PROSE, "markdown"):
-            yield from _split_decoded(text, offsets, language_of)
+            yield from split_decoded(text, offsets, language_of)
         else:
             yield Part(0, text, language, offsets)
 
 
-def _split_decoded(text: str, offsets: tuple[int, ...], language_of: LanguageOf) -> Iterator[Part]:
+def split_decoded(text: str, offsets: tuple[int, ...], language_of: LanguageOf,
+                   breaks: tuple[int, ...] = ()) -> Iterator[Part]:
+    """Prose and fences of a decoded string, each keeping its slice of the raw offsets (and breaks)."""
     for part in prose_parts(text, language_of):
-        yield Part(0, part.text, part.language, offsets[part.start:part.start + len(part.text) + 1])
+        end = part.start + len(part.text)
+        inner = tuple(b - part.start for b in breaks if part.start < b < end)
+        yield Part(0, part.text, part.language, offsets[part.start:end + 1], inner)
 
 
 # --- whole messages --------------------------------------------------------------------------------

@@ -1,26 +1,6 @@
 """The ``mix`` command line.
 
-    mix build SPEC --out DIR [--from-stage STAGE] [--allow-missing SOURCE] [--strict] [BEAM OPTIONS...]
-    mix plan SPEC
-    mix stats DIR [--json] [--sample N --seed S] [BEAM FILESYSTEM OPTIONS...]
-    mix inspect DIR/STAGE [--sample N --seed S] [BEAM FILESYSTEM OPTIONS...]
-    mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
-    mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
-    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--out SEARCH]   (mix search -h)
-    mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
-
-``mix build`` accepts its own options and Apache Beam's pipeline options, which pass through
-unchanged (``--direct_num_workers 2 --direct_running_mode multi_processing``, ``--runner
-DataflowRunner --project P ...``); anything else is refused with the closest known name.
-
-Quiet by default: warnings and errors, the plan, progress and the build's summary. ``-v`` adds
-codemix's INFO logs, ``-vv`` DEBUG and Beam's own INFO logs. Exit status: 0 done, 1 the build
-stopped on a problem it names (an unreadable source, a stage left with no documents: a health failure,
-``--strict`` or not), 2 a spec or argument error, 3 ``--strict`` and the health summary
-warned, 130 interrupted (rerun the same command to resume).
-
-Only argparse and the light config modules are imported up front, so every ``--help`` answers
-at once; Beam, torch and the rest load inside the command that needs them.
+Design notes: docs/design/mix.md, "mix/cli.py".
 """
 
 from __future__ import annotations

@@ -290,8 +290,9 @@ def check_git_refs(spec: MixtureSpec) -> None:
             continue
         for location in source.paths:
             if problem := ref_problem(location, source.ref):
-                raise ConfigError(f"sources[{i}].ref", problem,
-                                  "set ref to a branch, tag or commit every listed repository holds, or fetch it")
+                raise ConfigError(f"sources[{i}].ref", f"source {source.name!r}: {problem}",
+                                  "set the source's ref to an existing branch, tag or commit of every listed "
+                                  "repository, or fetch the ref into the clone")
 
 
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:

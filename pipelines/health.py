@@ -1,23 +1,6 @@
 """Does the build hold the mixture the spec asked for? Failures that stop it, and the health summary.
 
-Two kinds of finding:
-
-* **Failures** stop the build before any shard is written, naming the source, the location, the
-  error and the fix: a configured location that could not be read (a missing path, a git ref that
-  names no commit, an unreachable URL; a file that was read but holds no transcript is quarantined
-  and only counts toward the rates), a source that read no records or whose records were mostly
-  quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
-  stage weights that has no document left after dedup, and records a reader counted but no ledger
-  accounts for; a stage left with no document at all, whatever emptied it (one line per stage:
-  its sources, the top causes, the fix), which ``--allow-missing`` does not excuse. A source
-  listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on without its other
-  failures, and the decision is recorded (``health.allowed_missing``).
-* **Warnings** go into ``manifest.json`` (``health``) and are printed at the end of the build: a
-  source repeated past ``health.max_epochs``, a stage short of its token budget, a source missing
-  from a stage's blend, quarantine and drop rates above their thresholds. ``--strict`` turns them
-  into a non-zero exit. Notes (renormalised weights, contamination hits) are recorded, not warned.
-
-Everything here reads the ledgers or the manifest, so a resumed build checks again what it reuses.
+Design notes: docs/design/pipelines.md, "pipelines/health.py".
 """
 
 from __future__ import annotations
@@ -217,7 +200,7 @@ def stage_losses(spec: MixtureSpec, losses: dict[str, collections.Counter], *, d
         for (source, *_), n in (duplicates or {}).get(stage, collections.Counter()).items():
             counts["duplicates", ""] += n if source in config.weights else 0
         for row in shaping:
-            if row["stage"] == stage and row["source"] in config.weights:
+            if row["stage"] == stage and row["source"] in config.weights and "reason" in row:
                 counts["left out by shaping", row["reason"]] += row.get("count", 1)
         per_stage[stage] = +counts
     return per_stage

@@ -10,6 +10,7 @@ large for the context is reported, never truncated silently.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import apache_beam as beam
 
@@ -59,6 +60,9 @@ class RepositoryChunks(beam.DoFn):
             record = {"stage": self._stage, "source": source, "repo": repo, "path": dropped.path, "reason": dropped.reason,
                       "tokens": dropped.tokens}
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(record, sort_keys=True))
+        if shaped.order is not None and shaped.order.files > 1:
+            report = {"stage": self._stage, "source": source, "repo": repo, "import_order": asdict(shaped.order)}
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(report, sort_keys=True))
 
 
 class ShapeLongContext(beam.PTransform):

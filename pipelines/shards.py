@@ -1,21 +1,6 @@
 """Tokenize and write shards: kept documents into per-stage Megatron indexed datasets.
 
-Each (stage, source) gets ``ceil(text bytes / shard_size_bytes)`` shards. A document's position is
-a 64-bit hash of its id; shard k of n holds the positions in the k-th n-th of the hash range, in
-position order (then id). Neither depends on worker count or bundle boundaries, so the same inputs
-give byte-identical shards on any runner.
-
-No text is shuffled, and nothing waits for the corpus's totals before tokenizing. Every worker
-tokenizes what it reads into sorted runs (``TokenizeToRuns``): when its buffer reaches
-``run_text_bytes`` of text (and at the end of a bundle) it sorts each (stage, source)'s documents
-by position, tokenizes them and writes a run. Only the runs' names and byte counts are grouped;
-once a source's total is known, each of its shards is merged by one worker from the matching
-slice of every run (a contiguous range, since runs are sorted by position), read front to back,
-straight into the shard's .bin/.idx (``MergeRunsIntoShard``): an external merge sort. A worker so
-holds at most ``run_text_bytes`` of text and its tokens, or ``MERGE_BUFFER_TOKENS`` of reads and
-one shard's per-document lengths, however large the corpus grows; FnApiRunner's driver, which
-holds every shuffle, holds run names. Tokenizing never waits on a group either, so every worker
-tokenizes even when a stage has a single shard.
+Design notes: docs/design/pipelines.md, "pipelines/shards.py".
 """
 
 from __future__ import annotations

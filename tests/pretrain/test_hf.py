@@ -154,6 +154,7 @@ def test_a_block_fp8_release_imports_as_the_reference_dequantisation(base_tokeni
 @pytest.mark.parametrize(("damage", "reason"), [
     ("drop_scale", "is FP8 with no weight_scale_inv"),
     ("reshape_scale", r"weight_scale_inv has shape \(1, 2\), not \(1, 1\)"),
+    ("int4_config", r"quantization_config: weights quantised as 'compressed-tensors' \(pack-quantized\)"),
 ])
 def test_a_damaged_fp8_release_is_refused_naming_the_tensor(damage, reason, base_tokenizer, tmp_path):
     base = save_base(tiny_hf_model("deepseek_v3"), tmp_path / "hf", base_tokenizer.directory)
@@ -161,8 +162,12 @@ def test_a_damaged_fp8_release_is_refused_naming_the_tensor(damage, reason, base
     tensors = load_file(str(base / "model.safetensors"))
     if damage == "drop_scale":
         del tensors[f"{name}_scale_inv"]
-    else:
+    elif damage == "reshape_scale":
         tensors[f"{name}_scale_inv"] = torch.ones(1, 2)
+    else:  # an int4 compressed-tensors release
+        config = json.loads((base / "config.json").read_text())
+        config["quantization_config"] = {"quant_method": "compressed-tensors", "format": "pack-quantized"}
+        (base / "config.json").write_text(json.dumps(config))
     save_file(tensors, str(base / "model.safetensors"))
     with pytest.raises(ConfigError, match=reason):
         import_base(continued(base), tmp_path / "base")
@@ -298,6 +303,10 @@ def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_d
     ({"moe": {"score_function": "sigmoid"}}, "exist only in DeepSeek-V3"),
     ({"mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8}},
      "softmax routing with MLA has no class"),
+    ({"qk_layernorm": True, "moe": {"score_function": "sigmoid", "shared_expert_gate": False},
+      "mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8,
+              "latent_norm_epsilon": 1e-5}},
+     "model.mla.latent_norm_epsilon: DeepSeek-V3's q/kv latent norms use 1e-06"),
 ])
 def test_structures_no_class_reproduces_are_refused_with_the_reason(change, reason):
     assert export_family(load_recipe("tiny")) == "qwen2_moe"
