@@ -191,3 +191,12 @@ def test_a_long_observation_is_cut_not_the_model_turn_before_it(monkeypatch: pyt
     assert any("characters of output cut" in text for text in decoded)
     assert not any("characters of output cut" in text for text in trained)
     assert all(messages[i]["content"] in "".join(decoded) for i in model_turns)
+
+
+def test_json_lines_under_a_json_suffix_are_read_as_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes(SESSION.read_bytes())
+    with pytest.raises(ValueError, match="Extra data"):
+        json.loads(path.read_text())  # guard: not one JSON value
+    (doc,) = read(path)
+    assert doc.metadata["format"] == "claude-code" and len(doc.metadata["messages"]) == 7
