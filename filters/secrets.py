@@ -1232,7 +1232,7 @@ ENTROPY_RANK = KEYWORD_RANK + 1
 HASH_CONTEXT = re.compile(r"sha|md5|hash|digest|checksum|commit|revision|fingerprint|crc|uuid|guid|\bid\b|hex",
                           re.IGNORECASE)
 # Words on a random string's line (or the line before) that say it is a credential.
-ENTROPY_CONTEXT = re.compile(r"pass|pwd|secret|key|token|auth|credential|salt|sign|cookie|session|bearer|api|"
+ENTROPY_CONTEXT = re.compile(r"pass|pwd|secret|(?<!pub)(?<!public)(?<!public_)key|token|auth|credential|salt|sign|cookie|session|bearer|api|"
                              r"private|access|client|contrase", re.IGNORECASE)
 # Shorter hex is a byte string or a colour, not a key; longer quoted base64 is embedded data (images
 # in notebooks), not a credential.
