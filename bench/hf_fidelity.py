@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     print(body)
     if not args.no_write:
         write_results(args.results, body + "\n")
-    return 0 if all(r["bit_exact"] and r["export_err"] <= 1e-6 for r in rows) else 1
+    return 0 if all(r["bit_exact"] and max(r["import_err"], r["export_err"]) <= 4e-6 for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -1,18 +1,6 @@
 """What one finished ``mix build`` says about its data, read back from the files it wrote.
 
-The manifest gives the per-stage token budgets and the shard totals; everything else is recounted
-from the Parquet ledgers under ``OUT/work/`` reading only the columns needed, one record batch at
-a time (document text is read only to take its UTF-8 byte length, never kept):
-
-  * ``crawl/docs``, ``filter/docs``, ``dedup/docs``: documents and bytes per source at each step,
-    language and license mix and length histograms of the kept (``dedup``) documents;
-  * ``crawl/dropped``, ``filter/dropped``: drops per stage, reason and source;
-  * ``crawl/redactions``: redacted values per type and source;
-  * ``dedup/duplicates``: removed duplicates per method and source;
-  * ``shards/stats*.jsonl``: documents, text bytes and tokens per shard stage and source.
-
-Tokens exist only once documents are tokenized into shards. For the steps before, the funnel
-estimates them as bytes × the source's tokens-per-byte in its shards (labelled as an estimate).
+Design notes: docs/design/dashboards.md, "dashboards/builds.py".
 """
 
 from __future__ import annotations

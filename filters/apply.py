@@ -21,6 +21,7 @@ from codemix.filters.natural_language import NaturalLanguageChecker, natural_lan
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
+from codemix.filters.vendored import is_vendored
 
 
 @dataclass(slots=True, frozen=True)
@@ -118,7 +119,7 @@ class DocumentFilter:
         return "binary" if "\x00" in doc.text else None
 
     def path_drop_reason(self, doc: Document) -> str | None:
-        if path_matches(doc.path, self.config.vendored_paths):
+        if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
         if path_matches(doc.path, self.config.generated_paths):
             return "generated_path"

@@ -1,42 +1,6 @@
 """A repository's license, from its license files and package metadata, and the policy on it.
 
-Three pure steps, which the lead wires into a Beam stage grouped by repository:
-
-1. ``is_license_evidence(path)`` picks the files worth reading: ``LICENSE*``, ``LICENCE*``,
-   ``COPYING*``, ``COPYRIGHT*``, ``UNLICENSE``, REUSE's ``LICENSES/<id>.txt`` (root or one level
-   down) and package metadata (``PKG-INFO``, ``METADATA``, ``setup.cfg``, ``setup.py``,
-   ``pyproject.toml``, ``package.json``, ``Cargo.toml``, ``composer.json``, ``*.gemspec`` at root
-   or one level down; ``pom.xml`` at the root only).
-2. ``detect_license(path, text)`` turns one file into an SPDX id or expression, or None.
-   License texts are matched by distinctive phrases on a normalised word stream (lower case,
-   punctuation and layout removed), so reflowed, commented or Markdown copies still match. When a
-   file holds several licenses (a primary one followed by bundled third-party notices, as in
-   numpy's or pyarrow's LICENSE) the one that starts first wins: the bundled notices cover
-   vendored code, not the project. An ``SPDX-License-Identifier:`` line competes by position
-   like a text. Only when no text matched is a file read by name ("MIT", "Licensed under the MIT license").
-   Metadata fields go through ``normalize_license``, which maps common names to SPDX.
-3. ``repository_license(evidence)`` combines the per-file answers into one expression.
-
-The policy is ``LicenseConfig`` plus ``license_drop_reason`` and ``opted_out``. Expressions are
-evaluated the SPDX way: ``A OR B`` is allowed when some branch is, ``A AND B`` only when every
-part is, ``AND`` binds tighter than ``OR``, ``X WITH exception`` counts as ``X`` (exceptions only
-add permissions) and ``X+`` as ``X``.
-
-Conservative choices, where a name does not pin a license down:
-  * "BSD" / "BSD License" with no clause count -> ``BSD-3-Clause``: it carries the most conditions
-    of the permissive BSD variants, and it is what Python's "BSD License" classifier almost always
-    means; the 4-clause (advertising) variant names itself "original BSD".
-  * "Apache" / "Apache Software License" with no version -> ``Apache-2.0``; "MPL" -> ``MPL-2.0``.
-  * A GNU license text with no "or (at your option) any later version" notice -> the bare SPDX id
-    (``GPL-3.0``, ``LGPL-2.1``...), meaning "that version; whether later ones apply is unknown". A
-    GNU name with no version at all -> ``GPL-1.0-or-later`` (any version may be chosen, GPL s. 9).
-  * Several license classifiers, gemspec licenses or npm ``licenses`` entries -> ``AND`` (every one
-    must be allowed); composer.json arrays and several Maven ``<license>`` entries -> ``OR``,
-    because those two formats document their lists as a choice.
-  * "Proprietary", npm's "UNLICENSED" (not the Unlicense!) and a short file that only says
-    "All rights reserved" -> ``LicenseRef-proprietary``, so ``allow_unknown`` never lets them in.
-  * "Public Domain" -> ``LicenseRef-public-domain``, not allowed by default: such claims are
-    often unenforceable; add it to ``allowed`` to accept them.
+Design notes: docs/design/filters.md, "filters/licenses.py".
 """
 
 from __future__ import annotations

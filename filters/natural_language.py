@@ -1,19 +1,6 @@
 """Prose quality for README/Markdown/reST/text files and transcript messages, by datatrove.
 
-The heuristics are datatrove's own ``GopherQualityFilter`` and ``GopherRepetitionFilter`` (Rae et
-al., 2021, "Scaling Language Models: Methods, Analysis & Insights from Training Gopher", appendix
-A, table A1), optionally ``FineWebQualityFilter`` (Penedo et al., 2024); this module only picks
-the prose out of a document and maps datatrove's verdict to a reason such as
-``gopher_repetition:dup_line_frac``.
-
-Thresholds default to datatrove's, relaxed only where READMEs legitimately differ from web text;
-each relaxed field says what it was measured on: the 99 package READMEs in this venv's
-``*.dist-info/METADATA``, of which datatrove's defaults keep 1 and these keep 94 (the 5 dropped are
-2 badge-only READMEs and 3 changelog-like, repetitive ones).
-
-Words come from datatrove's English word tokenizer, ``spacy.blank("en")``: rule-based and shipped
-inside the spacy wheel, so nothing is downloaded at run time. The checks are English-only (stop
-words, word lengths): a README in another language fails ``gopher_enough_stop_words``.
+Design notes: docs/design/filters.md, "filters/natural_language.py".
 """
 
 from __future__ import annotations
@@ -145,13 +132,14 @@ def prose_of(doc: Document) -> str | None:
     """The natural-language part of ``doc``, or ``None`` when it has none to judge.
 
     Markdown/reST/text files: the whole text less markup-only lines (heading underlines, rules,
-    table borders). Transcripts: the user and assistant message contents (``transcript_prose``).
+    table borders) and, in Markdown, fenced code blocks. Transcripts: the user and assistant message contents (``transcript_prose``).
     Code and data files: ``None``, they are the code filters' business.
     """
     if doc.kind == "transcript":
         prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
-        prose = _MARKUP_LINE.sub("", doc.text)
+        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples).
+        prose = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", doc.text) if doc.language == "markdown" else doc.text)
     else:
         return None
     return prose if prose.strip() else None

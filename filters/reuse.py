@@ -1,20 +1,6 @@
 """Licenses per path: REUSE's ``.reuse/dep5`` and ``REUSE.toml`` rules and files' own SPDX headers.
 
-A repository's license files say which licenses *may* apply; where the repository says which
-paths each covers, that is what a file gets (REUSE spec 3.3, read the way the ``reuse`` tool reads
-it):
-
-  * ``.reuse/dep5`` (Debian copyright format 1.0): ``Files:`` globs where ``*`` crosses ``/``; the
-    last paragraph that matches a path wins; its ``License:`` is aggregated with the file's header.
-  * ``REUSE.toml``: ``[[annotations]]`` with ``path`` globs (``*`` stays in a folder, ``**`` does
-    not); the last matching table wins; ``precedence`` is ``closest`` (the file's own header, when it
-    has one, else the table), ``aggregate`` (both) or ``override`` (the table alone).
-  * A file's ``SPDX-License-Identifier:`` comment lines near its top (outside ``REUSE-IgnoreStart``
-    .. ``REUSE-IgnoreEnd`` blocks), or those of its ``<file>.license`` sidecar, which stands for the
-    header a binary or data file cannot carry; several are all in force.
-
-``RepositoryLicenses.for_path`` puts these together with the repository's default expression
-(``licenses.repository_license``), which covers every path no rule names.
+Design notes: docs/design/filters.md, "filters/reuse.py".
 """
 
 from __future__ import annotations

@@ -1,70 +1,6 @@
 """Secrets and PII redacted in place: each secret *value* becomes a typed placeholder, nothing is dropped.
 
-``redact_text`` finds spans, resolves overlaps, and replaces only the value, so
-``aws_secret_access_key = "wJal..."`` becomes ``aws_secret_access_key = "<SECRET_AWS_SECRET_KEY>"`` and
-every other byte stays as it was. Counts come back keyed by placeholder name (``SECRET_AWS_SECRET_KEY``).
-
-How each placeholder is found (first listed wins when spans overlap):
-
-  0. Private keys (``_private_key_findings``): the body between ``BEGIN``/``END ... PRIVATE KEY``
-     however indented (YAML block scalars, heredocs), escaped (``\\n`` in JSON) or split into quoted
-     strings (notebooks), and base64-encoded PEM (Kubernetes Secret ``data:``).
-  1. Our typed regexes, shaped on each vendor's documented token format: AWS access key ids
-     (``AKIA``/``ASIA``... + 16), AWS secret keys (40 base64 chars after an ``aws...secret/key`` name),
-     whole PEM private-key bodies (real newlines or ``\\n`` escapes, however deep), GitHub (``ghp_``.., ``github_pat_``),
-     GitLab (``glpat-``..), Slack (``xox?-``, webhook paths), Stripe (``sk_/rk_live|test_``, ``whsec_``),
-     OpenAI (``sk-proj-``.., or the ``T3BlbkFJ`` marker), Anthropic (``sk-ant-api03-``..), Google
-     (``AIza`` + 35), JWTs (three base64url parts whose header decodes to JSON), npm (``npm_`` + 36,
-     ``_authToken=``), SendGrid (``SG.`` 22 ``.`` 43), Twilio (``AC``/``SK`` + 32 hex, auth tokens by
-     name), Azure storage (``AccountKey=`` + 88), passwords in URLs (``scheme://user:PASSWORD@host``),
-     on command lines (``--password=``, ``curl -u user:PASSWORD``, ``mysql -pPW``, ``sshpass -p``,
-     ``redis-cli -a``), inline ``PGPASSWORD=pw psql``, auth tuples (``auth=("u", "pw")``,
-     ``HTTPBasicAuth``, ``.login(u, pw)``), XML elements and HTTP ``Authorization``/API-key headers;
-     also Hugging Face, Discord webhooks, Entra client secrets, Google OAuth, PyPI, Groq, Replicate,
-     Databricks, DigitalOcean and Shopify tokens.
-  2. detect-secrets' own service plugins (Artifactory, Cloudant, Discord, IBM, Mailchimp, PyPI,
-     SoftLayer, Square, Telegram, and the ones above as a second net), called through
-     ``analyze_string`` only, on the lines their regexes hit; each has its own ``SECRET_<SERVICE>_...``.
-     Also (issue 25) passwords in database URLs that hold raw ``#``/``@`` and in Go DSNs, env lookups
-     with a literal default, ``$token = "..."``, positional Twilio tokens, Docker ``auths.*.auth``,
-     Telegram bot tokens, Azure SAS ``sig=``, GCP ``private_key_id``, AWS secrets in prose next to
-     "secret" or a key id, and vendor tokens split over concatenated literals (``_shape_findings``).
-  2b. gitleaks' published rule set (``filters.gitleaks``, the vendored ``data/gitleaks.toml``), with its
-     keywords, entropy floors and allowlists: each rule's placeholder is ``SECRET_`` + its id.
-  3. Secret-named assignments: detect-secrets' ``KeywordDetector`` (quoted values, the way it scans
-     Python/JS/Java) plus unquoted ``NAME=value`` / ``name: value`` lines as in env dumps, ``.env``,
-     YAML and INI files. Password-like names give ``SECRET_PASSWORD``, other names ``SECRET_HIGH_ENTROPY``.
-  4. detect-secrets' ``Base64HighEntropyString``/``HexHighEntropyString`` on quoted strings (its
-     default limits, 4.5 and 3.0 bits), with its heuristic filters (sequential, UUID, id-named,
-     templated) and ours, tuned on the standard library: values must mix character classes; hex
-     shorter than 20 or of a digest's length, or next to ``sha``/``md5``/``hex`` words, is a digest or
-     bytes; base64 of readable text is a test vector; quoted runs over 1 KB are embedded data.
-  5. Emails and public IP addresses (``EMAIL``, ``IP_ADDRESS``): see ``RedactionConfig``.
-  6. Other occurrences of a value found above, only when the value is secret-shaped
-     (``is_secret_shaped``: 10+ characters, 2+ digits, 3+ bits of entropy per character), as a whole
-     token, and, if it could also be a name, only inside quotes. ``bytes`` or ``python`` found once as
-     a password is replaced there and nowhere else, so code around it never changes.
-
-Transcripts are redacted part by part (``redact_messages``, ``filters.transcript_parts``) and
-notebooks cell by cell (``filters.notebooks``): JSON string escapes are decoded before matching and
-spans mapped back, so code carried in a trace or a cell is judged as code, never as prose.
-
-In programming languages an unquoted ``name = word`` or ``name: Type`` is code, never a secret; in
-config files (YAML, INI, TOML, .env, shell, Dockerfile) an unquoted value is a literal.
-
-Placeholder-looking values are *kept*, on purpose: ``AKIAIOSFODNN7EXAMPLE`` (AWS's documented
-example), ``AKIAXXXXXXXXXXXXXXXX``, ``${TOKEN}``, ``<password>``, ``changeme``, ``your-api-key``. They
-carry no secret, and they teach the model what a config file looks like.
-
-Verification is impossible here: detect-secrets only calls a plugin's ``verify`` (the network call)
-from ``BasePlugin.analyze_line`` when its global settings enable the
-``is_ignored_due_to_verification_policies`` filter, and from its audit/CLI code. We call neither; we
-use the plugins' regexes, ``analyze_string`` and entropy functions, and never touch its global settings
-(so this is also safe to call from many Beam threads at once).
-
-Speed: every regex sits behind a literal gate (``"ghp_" in text.lower()``...), detect-secrets' line
-scanners only see lines that name a secret, and long lines are scanned in windows, so the standard
-library redacts at ~150-180k lines/s on one core and no input is worse than ~2 s/MB.
+Design notes: docs/design/filters.md, "filters/secrets.py".
 """
 
 from __future__ import annotations
@@ -209,12 +145,42 @@ def redact_document(doc: Document, config: RedactionConfig, *, render: Callable[
             replaced, counts = _redact_plan([(0, doc.text, list(_cells_layout_parts(doc.text, language)))], config)
             text = replaced.get(0, doc.text)
         else:
-            text, counts, _ = _redact(doc.text, config, {}, language)
+            extra = _commit_view_values(doc, config) if doc.kind == "commit" else {}
+            text, counts, _ = _redact(doc.text, config, extra, language)
         return dataclasses.replace(doc, text=text), counts
     if render is not None and language_of is not None and _renders_as(messages, render, doc.text):
         redacted, counts = redact_messages(messages, config, language_of)
         return dataclasses.replace(doc, text=render(redacted), metadata={**doc.metadata, "messages": redacted}), counts
     return _redact_views(doc, messages, config)
+
+
+def _commit_view_values(doc: Document, config: RedactionConfig) -> dict[str, str]:
+    """Values found in a commit's changed files read as what they are: each file's added lines in
+    its language (a notebook's JSON source lines decoded first), replaced in the diff like a value
+    another view of a transcript found (``_with_repeats``)."""
+    from codemix.filters.commits import parse_patch  # commits builds on the filter config, which imports this
+
+    languages = {f.get("path"): f.get("language", "") for f in doc.metadata.get("files") or []}
+    values: dict[str, str] = {}
+    for diff in parse_patch(doc.text):
+        if not diff.added:
+            continue
+        notebook = diff.path.lower().endswith(".ipynb")
+        view = "\n".join(_json_line(line) for line in diff.added) if notebook else "\n".join(diff.added)
+        language = "python" if notebook else languages.get(diff.path) or _language_of_path(diff.path)
+        values.update({f.value: f.kind for f in _find(view, config, language) if f.replacement is None})
+    return values
+
+
+def _json_line(line: str) -> str:
+    """A notebook line as its cell holds it: ``"x = 1\\n",`` -> ``x = 1``; other lines as they are."""
+    stripped = line.strip().removesuffix(",")
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+        try:
+            return str(json.loads(stripped)).rstrip("\n")
+        except ValueError:
+            return line
+    return line
 
 
 def _no_language(path: str) -> str:

@@ -54,6 +54,10 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
             "shards": sorted(s["prefix"] for s in shards),
             "left_out": dict(sorted(left_out(shaping, stage).items())),
         }
+        if (order := import_order(shaping, stage)) is not None:  # forward_outside_cycles should be 0
+            stages[stage]["import_order"] = order
+        if any("transcripts" in r for r in shaping if r["stage"] == stage):
+            stages[stage]["left_out_by_source"] = left_out_by_source(shaping, stage)
         if any("summaries" in s for s in shards):  # sft: what opens each continuation sample
             stages[stage]["summaries"] = {origin: sum(s.get("summaries", {}).get(origin, 0) for s in shards)
                                           for origin in ("real", "templated")}
@@ -67,9 +71,34 @@ def left_out(shaping: list[dict], stage: str) -> Counter:
     """What shaping a stage dropped, by reason (records carry a ``count`` or stand for one)."""
     counts: Counter = Counter()
     for record in shaping:
-        if record["stage"] == stage:
+        if record["stage"] == stage and "reason" in record:
             counts[record["reason"]] += record.get("count", 1)
     return counts
+
+
+def import_order(shaping: list[dict], stage: str) -> dict[str, int] | None:
+    """Totals of the stage's per-repository import-order reports (``mixtures.repository``), if any."""
+    reports = [record["import_order"] for record in shaping if record["stage"] == stage and "import_order" in record]
+    if not reports:
+        return None
+    return {"repositories": len(reports)} | {key: sum(report[key] for report in reports) for key in sorted(reports[0])}
+
+
+def left_out_by_source(shaping: list[dict], stage: str) -> dict[str, dict]:
+    """Per source and format: transcripts read, those that gave no sample, and the reasons (with counts)
+    for what shaping left out (whole transcripts, turns, samples)."""
+    table: dict[str, dict] = {}
+    for record in shaping:
+        if record["stage"] != stage or "format" not in record:
+            continue
+        row = table.setdefault(record["source"], {}).setdefault(
+            record["format"], {"transcripts": 0, "without_samples": 0, "reasons": {}})
+        if "reason" in record:
+            row["reasons"][record["reason"]] = row["reasons"].get(record["reason"], 0) + record.get("count", 1)
+        else:
+            row["transcripts"] += record["transcripts"]
+            row["without_samples"] += record["without_samples"]
+    return {source: dict(sorted(formats.items())) for source, formats in sorted(table.items())}
 
 
 def data_path_argument(data_path: list) -> str:

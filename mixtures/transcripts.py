@@ -1,19 +1,6 @@
 """AI-agent transcripts -> a document's text and metadata (pure; the reader is ``pipelines.readers.transcripts``).
 
-The formats, and how each is recognised and parsed into canonical messages, are in
-``mixtures.transcript_formats`` (field names and their sources: docs/transcript-formats.md). Here a
-parsed ``Transcript`` becomes what a ``Document`` carries:
-
-  * ``text``: the messages through the one chat template (``mixtures.chat.render_messages``);
-  * ``metadata["format"]``, ``["messages"]`` (canonical), ``["tools"]`` (declared tool names);
-  * outcome facts, only where the run shows them (absent rather than guessed): ``exit_status``,
-    ``submitted``, ``resolved``, ``tests_passed``, and ``outcome_evidence`` saying where each came
-    from (``recorded`` in the file, a ``submit_action``, ``resolved``, the last ``test_output``);
-  * ``compactions``: real, model-written context summaries (Codex ``compacted``, Claude Code
-    ``isCompactSummary``, OpenHands ``condensation``, mini-swe-agent's compaction agent), each
-    ``{"at", "origin", "summary_message", "trim"}`` pointing into the summary turn it injected
-    (``compaction_summary``); the SFT stage opens a continuation with them;
-  * ``transcript``: format-specific facts worth keeping (session id, sidechain, instance id).
+Design notes: docs/design/mixtures.md, "mixtures/transcripts.py".
 """
 
 from __future__ import annotations

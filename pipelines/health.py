@@ -1,23 +1,6 @@
 """Does the build hold the mixture the spec asked for? Failures that stop it, and the health summary.
 
-Two kinds of finding:
-
-* **Failures** stop the build before any shard is written, naming the source, the location, the
-  error and the fix: a configured location that could not be read (a missing path, a git ref that
-  names no commit, an unreachable URL; a file that was read but holds no transcript is quarantined
-  and only counts toward the rates), a source that read no records or whose records were mostly
-  quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
-  stage weights that has no document left after dedup, and records a reader counted but no ledger
-  accounts for; a stage left with no document at all, whatever emptied it (one line per stage:
-  its sources, the top causes, the fix), which ``--allow-missing`` does not excuse. A source
-  listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on without its other
-  failures, and the decision is recorded (``health.allowed_missing``).
-* **Warnings** go into ``manifest.json`` (``health``) and are printed at the end of the build: a
-  source repeated past ``health.max_epochs``, a stage short of its token budget, a source missing
-  from a stage's blend, quarantine and drop rates above their thresholds. ``--strict`` turns them
-  into a non-zero exit. Notes (renormalised weights, contamination hits) are recorded, not warned.
-
-Everything here reads the ledgers or the manifest, so a resumed build checks again what it reuses.
+Design notes: docs/design/pipelines.md, "pipelines/health.py".
 """
 
 from __future__ import annotations
@@ -200,7 +183,8 @@ def losses_by_source(spec: MixtureSpec, layout: BuildLayout) -> dict[str, collec
     the crawl quarantined (by error type), and what the crawl and the filter dropped (by reason)."""
     losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"):
-        unread = configured_location(spec, row["source"], row["location"]) is not None
+        unread = (configured_location(spec, row["source"], row["location"]) is not None
+                  and not row["error"].startswith(CONTENT_ERRORS))
         losses[row["source"]]["unreadable location" if unread else "quarantined", row["error"].split(":", 1)[0]] += 1
     for (source, reason), n in (layout.tally("crawl")["dropped"] + layout.tally("filter")["dropped"]).items():
         losses[source]["dropped", reason] += n
@@ -217,7 +201,7 @@ def stage_losses(spec: MixtureSpec, losses: dict[str, collections.Counter], *, d
         for (source, *_), n in (duplicates or {}).get(stage, collections.Counter()).items():
             counts["duplicates", ""] += n if source in config.weights else 0
         for row in shaping:
-            if row["stage"] == stage and row["source"] in config.weights:
+            if row["stage"] == stage and row["source"] in config.weights and "reason" in row:
                 counts["left out by shaping", row["reason"]] += row.get("count", 1)
         per_stage[stage] = +counts
     return per_stage
@@ -307,6 +291,12 @@ def stage_health(spec: MixtureSpec, stage: str, info: dict, allowed: set[str]) -
         (notes if source in allowed else warnings).append(
             f"stage {stage}: source {source} has no tokens and is left out of the blend"
             + (" (allowed: --allow-missing)" if source in allowed else ""))
+    for source, formats in info.get("left_out_by_source", {}).items():
+        line, rate = shaping_line(stage, source, formats)
+        if rate > h.warn_drop_rate:
+            warnings.append(f"{line} (above health.warn_drop_rate {h.warn_drop_rate:.0%})")
+        elif line:
+            notes.append(line)
     total = sum(config.weights.values())
     if abs(total - 1) > 1e-9:
         notes.append(f"stage {stage}: weights sum to {total:g}; renormalised to "
@@ -315,6 +305,20 @@ def stage_health(spec: MixtureSpec, stage: str, info: dict, allowed: set[str]) -
                "weights_sum": total, "weights_renormalised": abs(total - 1) > 1e-9 or bool(info["missing_sources"]),
                "missing_sources": info["missing_sources"], "sources": sources}
     return summary, warnings, notes
+
+
+def shaping_line(stage: str, source: str, formats: dict[str, dict]) -> tuple[str, float]:
+    """What shaping left out of one source, per format with its reasons, and the share of its transcripts
+    that gave no sample (an outcome policy that leaves out most of a source is worth a warning); the
+    line is "" when shaping left nothing out."""
+    read = sum(f["transcripts"] for f in formats.values())
+    without = sum(f["without_samples"] for f in formats.values())
+    parts = [f"{fmt} {f['without_samples']:,} of {f['transcripts']:,}"
+             + (" (" + ", ".join(f"{r}: {n:,}" for r, n in sorted(f["reasons"].items())) + ")" if f["reasons"] else "")
+             for fmt, f in formats.items() if f["without_samples"] or f["reasons"]]
+    line = (f"stage {stage}: source {source}: {without:,} of {read:,} transcripts gave no sample; "
+            f"left out per format: {'; '.join(parts)}") if parts else ""
+    return line, (without / read if read else 0.0)
 
 
 def source_health(spec: MixtureSpec, name: str, funnel: dict) -> tuple[dict, list[str]]:

@@ -1,20 +1,6 @@
 """The canonical message every transcript format becomes, and the helpers the format parsers share.
 
-A canonical message is a plain dict (it travels in ``Document.metadata`` as JSON)::
-
-    {"role": "system" | "user" | "assistant" | "tool",
-     "content": str,                 # the text, blocks joined by newlines
-     "reasoning": str,               # thinking written before the answer ("" when none)
-     "tool_calls": [{"id": str, "name": str, "arguments": str, "kind": "function" | "custom"}],
-     "tool_call_id": str, "name": str,
-     "observation": bool}            # written by the environment or the harness, not by a person or the model
-
-``arguments`` is the exact text the model emitted: OpenAI and Codex send it as a JSON string and it is
-kept verbatim (key order, spacing, escapes), Anthropic sends an object and it is serialised once with
-its key order. ``kind: custom`` is a free-text tool input (Codex ``apply_patch``); a ``function``
-call whose arguments are not a JSON object is malformed and the SFT stage drops its turn.
-``observation`` is what the prose filters skip and the SFT stage never trains, whatever ``role`` the
-format gave it (SWE-agent returns command output as ``user`` turns).
+Design notes: docs/design/mixtures.md, "mixtures/transcript_formats/canonical.py".
 """
 
 from __future__ import annotations

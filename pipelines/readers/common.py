@@ -1,18 +1,6 @@
 """Helpers every reader shares: opening locations, outcome records, content checks, location strings.
 
-A reader turns one location into a stream of outcomes. The rules that make the crawl counts add up
-live here, so each reader applies them the same way:
-
-  * every record gets one location string that names it uniquely (``repo@commit:path``,
-    ``archive!member``, ``file#L12``, ``file#row3``); its ``Document.id`` is derived from it;
-  * content is checked in a fixed order: binary (NUL in the first 8 KiB) is dropped, then the
-    bytes are decoded strictly as UTF-8 and a failure is quarantined, never replaced;
-  * nothing is ever decompressed or read whole without a bound;
-  * every reader counts the records it meets on a ``ReadTally`` at the point where it enumerates
-    them, before deciding their outcome; ``guarded`` turns the tally into one ``ReadCount`` per
-    location, which the manifest checks against the outcomes (``pipelines.manifest``);
-  * past ``limits.max_malformed_records`` quarantined records, a file's rest is one quarantine
-    record with the count (``ErrorBudget``).
+Design notes: docs/design/pipelines.md, "pipelines/readers/common.py".
 """
 
 from __future__ import annotations
@@ -24,8 +12,9 @@ import gzip
 import io
 import json
 import lzma
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -92,6 +81,22 @@ def row_location(file: str, row: int) -> str:
 def base_name(location: str) -> str:
     """Last path component of a local path or URL, ignoring a trailing slash."""
     return location.rstrip("/").rsplit("/", 1)[-1]
+
+
+def distinct_name(location: str, locations: Iterable[str]) -> str:
+    """The shortest trailing part of local path ``location`` that none of the other ``locations`` ends
+    with (its last folder when that is unique), so two repositories of one source never share a name:
+    ``a/repo`` and ``b/repo``, not ``repo`` twice."""
+    parts = _path_parts(location)
+    others = [_path_parts(other) for other in locations if _path_parts(other) != parts]
+    for n in range(1, len(parts) + 1):
+        if not any(other[-n:] == parts[-n:] for other in others):
+            return "/".join(parts[-n:])
+    return "/".join(parts)
+
+
+def _path_parts(location: str) -> list[str]:
+    return [part for part in os.path.abspath(location).split(os.sep) if part]
 
 
 # --- outcome records --------------------------------------------------------------------------

@@ -1,21 +1,6 @@
 """Git repositories read straight from the object store: one commit's tree, never a checkout.
 
-Reading objects instead of a working tree means no smudge filters or hooks run, symlinks and
-submodules are seen as what they are (tree modes 120000 and 160000) rather than followed, and a
-URL costs one bare clone into a temporary directory that is removed afterwards.
-
-A copy may lack objects (a ``--filter=blob:limit`` partial clone, a mirror copied without every
-object): a missing blob is that file's outcome (``blob_missing``), never the repository's. Trees and
-blobs are read through an *object view*, a throwaway git dir whose only content is an alternates
-link to the repository's objects: it has no config, so no promisor remote, and git reports a missing
-object instead of fetching it (or dying when it cannot). ``SourceConfig.fetch_missing_blobs`` reads
-the repository itself instead, letting git fetch what it lacks.
-
-Flow for one location::
-
-    rev-parse --verify REF^{commit}       -> commit (no transport allowed; a bad ref quarantines)
-    ls-tree -r -z -l --full-tree COMMIT   -> (mode, type, sha, size or BAD, path), streamed
-    cat-file --batch  (one process)       -> blob bytes, only for entries that pass every check
+Design notes: docs/design/pipelines.md, "pipelines/readers/git.py".
 """
 
 from __future__ import annotations
@@ -34,6 +19,7 @@ from codemix.pipelines.readers.common import (
     ReadTally,
     base_name,
     content_outcome,
+    distinct_name,
     drop,
     path_selected,
     quarantine,
@@ -87,10 +73,11 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
     """Every entry of ``source.ref``'s tree in ``location`` (a local repo or a clone URL)."""
     with _git_dir(location) as git_dir:
         commit = resolve_ref(git_dir, source.ref, offline=not source.fetch_missing_blobs)
+        name = repository_name(source, location, git_dir)
         with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
             for entry in iter_tree(objects, commit):
                 tally.count()
-                yield _entry_outcome(source, location, commit, entry, blobs)
+                yield _entry_outcome(source, location, commit, entry, blobs, name)
 
 
 def resolve_ref(git_dir: str, ref: str, *, offline: bool = True) -> str:
@@ -102,8 +89,8 @@ def resolve_ref(git_dir: str, ref: str, *, offline: bool = True) -> str:
                     f"{ref}^{{commit}}").decode().strip()
     except GitError as error:
         raise GitError(f"ref {ref!r} names no commit in this repository ({error}); it holds "
-                       f"{describe_refs(git_dir)}; fix: set the source's ref to one of those, or fetch "
-                       f"the ref into the clone") from error
+                       f"{describe_refs(git_dir)}; fix: set the source's ref to an existing branch, tag or "
+                       f"commit (or fetch the ref into the clone)") from error
 
 
 def ref_problem(location: str, ref: str) -> str | None:
@@ -135,8 +122,26 @@ def describe_refs(git_dir: str, limit: int = 8) -> str:
     return f"branches: {shown or 'none'}; {tags} tags{shallow}"
 
 
+def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
+    """A repository's identity, never just a folder's name: ``owner/name`` of a clone URL or of a
+    local repository's ``origin`` URL; otherwise its path, as far back as it takes to tell it from
+    the source's other locations (``common.distinct_name``)."""
+    if is_remote(location):
+        return repo_name(location)
+    try:
+        origin = _git(git_dir, "config", "--get", "remote.origin.url").decode().strip()
+    except GitError:  # no origin remote
+        origin = ""
+    if is_remote(origin):
+        return repo_name(origin)
+    def worktree(path: str) -> str:  # /srv/proj/.git names the repository proj
+        return path.rstrip("/").removesuffix("/.git")
+
+    return distinct_name(worktree(location), map(worktree, source.paths)).removesuffix(".git")
+
+
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
-                   blobs: _BlobReader) -> Outcome:
+                   blobs: _BlobReader, name: str) -> Outcome:
     """Checks that need only the tree listing come first, so a dropped blob is never read."""
     where = tree_location(location, commit, entry.path)
     if not path_selected(source, entry.path):
@@ -159,7 +164,7 @@ def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: Tree
         return drop(source, where, "blob_missing")
     except (GitError, OSError) as error:
         return quarantine(source, where, error)
-    return content_outcome(source, where, data, repo=repo_name(location), path=entry.path,
+    return content_outcome(source, where, data, repo=name, path=entry.path,
                            metadata={"commit": commit})
 
 

@@ -1,27 +1,7 @@
 """Agent transcript files -> one Document per transcript (Beam-side reading; parsing is pure, in
 ``mixtures.transcripts``, and rendering is the one chat template, ``mixtures.chat``).
 
-Which format a file is, is recognised from its content (``format:`` on the source forces one):
-
-  * ``.jsonl``/``.ndjson`` (optionally compressed): if the first record is a session entry (a Codex
-    rollout line, a Claude Code entry, an OpenHands event), the whole file is one session and every
-    line an entry of it; otherwise every line is a transcript of its own (chat rows, dataset rows);
-  * any other file: one JSON value (a ``.traj``, a saved trajectory, an API request), or, when it is
-    not JSON, a text format (an aider chat history). A JSON array of row objects (``[{messages: ...},
-    ...]``, as datasets are published) is read like JSONL rows, one row at a time (``file#rowN``).
-
-A file that holds several transcripts (a Claude Code session and its sub-agents, the sessions of an
-aider history) gives one document each, at ``location#transcriptN``. A shape that parses but is no
-known format is quarantined with the formats tried, so a new agent format shows up in the
-quarantine report instead of as empty documents. A bad line of a session is quarantined alone and
-the rest of the session is still read. An empty file is quarantined (``empty``), and so is a
-transcript in which no person set a task before the model's first turn (``no_task``: a damaged file,
-such as a ``.traj`` that lost its ``history``): neither is training data. A file's problems stay
-its own: the source fails only when most of it is unreadable (``pipelines.health``).
-
-The reader's records (its ``ReadTally``) are the transcripts it parsed, and each line or file that
-gave none (quarantined or dropped); past ``limits.max_malformed_records`` quarantined lines, the rest
-of a file is one quarantine record.
+Design notes: docs/design/pipelines.md, "pipelines/readers/transcripts.py".
 """
 
 from __future__ import annotations
@@ -101,7 +81,9 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
-    if isinstance(transcripts, str):
+    if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
+        yield from _read_jsonl(source, location, name, tally)  # JSON lines under another suffix (a `.json` session)
+    elif isinstance(transcripts, str):
         tally.count()
         yield quarantine(source, location, transcripts)
     elif isinstance(transcripts, JsonRows):
@@ -138,6 +120,14 @@ def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows 
         return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
     return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced)
+
+
+def _json_lines(data: bytes) -> bool:
+    """Whether ``data`` opens with a line that is one JSON object (the rest is read as JSONL, line by line)."""
+    try:
+        return isinstance(parse_json(data.lstrip().split(b"\n", 1)[0]), dict)
+    except JSON_ERRORS:
+        return False
 
 
 def _utf8_or_none(data: bytes) -> str | None:

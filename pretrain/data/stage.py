@@ -1,18 +1,6 @@
 """One data path for every stage: a ``mix build`` output directory -> megatron-core datasets -> batches.
 
-``read_stage(DIR, stage)`` reads ``DIR/manifest.json`` (the stage's ``data_path`` blend and sequence
-length) and ``DIR/tokenizer.json``. ``short``/``long`` samples come from megatron-core's
-``GPTDataset`` (``pretrain.data.pretraining.build_gpt_dataset``); ``sft`` from the packed SFT dataset
-(``pretrain.data.sft.build_sft_dataset``), whose loss mask trains only the assistant's tokens.
-Both go through megatron-core's ``BlendedMegatronDatasetBuilder``, so a blend's ``dataset_id`` says
-which source each sample came from.
-
-Batches are read by position: global batch ``g`` is samples ``[g·G, (g+1)·G)`` of the dataset
-(already shuffled by megatron-core), data-parallel rank ``r`` takes its contiguous slice, split
-into microbatches. A run's data position is therefore one number, ``consumed_samples``, which the
-checkpoint stores so a resumed run reads exactly the batches it would have.
-
-Legend: ``_B`` microbatch, ``_S`` sequence length.
+Design notes: docs/design/pretrain.md, "pretrain/data/stage.py".
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
 """Start continued pretraining from a Hugging Face MoE checkpoint: its config, weights and tokenizer.
 
-    python -m codemix.pretrain.hf.base_import HF_DIR --out BASE [--model continued] [--set a.b=value]
-
-``HF_DIR`` is a checkpoint directory as ``save_pretrained`` writes it (``config.json``,
-``model.safetensors`` or ``model-*-of-*.safetensors`` with their index, and the tokenizer:
-``tokenizer.json``, or Kimi's ``tiktoken.model`` + ``tokenizer_config.json``). ``BASE`` becomes a
-run directory of stage ``base``:
-
-    run.json                     the recipe with the model derived from config.json, the source
-                                 directory and its tokenizer (path, fingerprint, vocabulary size)
-    checkpoints/step_0000000/    the weights as a megatron-core distributed checkpoint
-
-so every stage starts from it with ``--init-from BASE/checkpoints/step_0000000``, on any parallel
-layout, and the hand-off's lineage reaches back to the base. ``mix train --init-from-hf HF_DIR``
-does this itself, into ``OUT/base``, before it trains.
-
-Block-FP8 releases (DeepSeek-V3, Kimi K2: ``weight`` in float8_e4m3fn with a ``weight_scale_inv``
-per 128x128 block) are dequantised on import to fp32, ``weight.float() * scale`` per block (the
-product DeepSeek's ``fp8_cast_bf16.py`` computes before rounding to bf16). Multi-token-prediction
-layers (DeepSeek-V3's ``model.layers.{num_hidden_layers}+``) are not trained; the hand-off copies
-them from the base unchanged. run.json records the base's tensor dtypes so the hand-off writes
-them back in the same dtypes (an FP8 weight: the config's ``torch_dtype``).
-
-The import runs in one CPU process and holds the checkpoint in memory twice (the Hugging Face
-tensors and the fp32 model): fine for the bases one node trains, not for a 1T-parameter one
-(bench/RESULTS.md: peak RSS of a sharded import).
+Design notes: docs/design/pretrain.md, "pretrain/hf/base_import.py".
 """
 
 from __future__ import annotations
@@ -86,8 +62,9 @@ def dequantize_block_fp8(weight: torch.Tensor, scale_inv: torch.Tensor, block: t
 def fp8_block(config: dict[str, Any]) -> tuple[int, int]:
     """The weight block of a checkpoint's ``quantization_config`` (DeepSeek-V3's: fp8, e4m3, 128x128)."""
     quant = config.get("quantization_config") or {}
-    require(quant.get("quant_method") == "fp8" and quant.get("fmt", "e4m3") == "e4m3", "init_from_hf",
-            f"FP8 weights with quantization_config {quant} are not imported", "only block-scaled fp8 e4m3 is")
+    require(quant.get("quant_method") == "fp8" and quant.get("fmt", "e4m3") == "e4m3", "init_from_hf: quantization_config",
+            f"weights quantised as {quant.get('quant_method')!r} ({quant.get('fmt', quant.get('format'))}) are not "
+            "imported", "only block-scaled fp8 e4m3 (DeepSeek-V3, Kimi K2) is; dequantise the checkpoint first")
     block = quant.get("weight_block_size") or [128, 128]
     return int(block[0]), int(block[1])
 
@@ -95,6 +72,8 @@ def fp8_block(config: dict[str, Any]) -> tuple[int, int]:
 def dequantize_checkpoint(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, torch.Tensor]:
     """``tensors`` with every ``X.weight`` + ``X.weight_scale_inv`` pair replaced by the fp32 weight;
     an FP8 tensor without its scale is an error (it would load as unscaled codes)."""
+    if config.get("quantization_config"):
+        fp8_block(config)  # any other quantisation is refused before its tensors are misread
     scaled = sorted(name for name in tensors if name.endswith(".weight_scale_inv"))
     if not scaled:
         unscaled = [name for name, tensor in tensors.items() if tensor.dtype == torch.float8_e4m3fn]
@@ -115,13 +94,15 @@ def stored_dtypes(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> d
     """The dtypes the hand-off writes back: the most common one and each tensor stored otherwise (an
     FP8 weight counts as the config's ``torch_dtype``, as a dequantised release is distributed)."""
     declared = str(config.get("torch_dtype") or config.get("dtype") or "bfloat16")
+    rope = set(rope_buffers(tensors))
 
     def dtype(name: str, tensor: torch.Tensor) -> str:
         if tensor.dtype == torch.float8_e4m3fn or name.endswith("_scale_inv"):
             return declared
         return str(tensor.dtype).removeprefix("torch.")
 
-    names = {name: dtype(name, tensor) for name, tensor in tensors.items() if not name.endswith("_scale_inv")}
+    names = {name: dtype(name, tensor) for name, tensor in tensors.items()
+             if not name.endswith("_scale_inv") and name not in rope}
     counts: dict[str, int] = {}
     for value in names.values():
         counts[value] = counts.get(value, 0) + 1
@@ -170,16 +151,15 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
     tokenizer = base_tokenizer(hf_dir)
     layout = Layout.of(recipe, hf_family(config, "init_from_hf"))
     tensors = read_hf_tensors(hf_dir)
-    kept = {name: tensor for name, tensor in tensors.items() if name not in set(rope_buffers(tensors))}
-    dtypes, mtp = stored_dtypes(kept, config), sorted(set(kept) - set(model_tensors(tensors, config)))
+    dtypes, mtp = stored_dtypes(tensors, config), mtp_names(tensors, config)
     state = hf_to_megatron(model_tensors(dequantize_checkpoint(tensors, config), config), layout)
-    del tensors
+    del tensors  # from here only ``state`` holds the checkpoint, and load_exactly empties it
     position = position_setup(recipe, "short")
     runtime = initialize(ParallelConfig(), seed=0, force_cpu=True)
     try:
         model = build_model(recipe, vocab_size=tokenizer["vocab_size"] if tokenizer else config["vocab_size"],
                             sequence_length=recipe.model.rope.original_context, position=position, cpu=True)
-        load_exactly(model, state)
+        load_exactly(model, state)  # frees each checkpoint tensor once copied, before the save
         checkpoint = save_checkpoint(out_dir, model, None, {"step": 0, "consumed_samples": 0, "tokens_seen": 0,
                                                             "loss_tokens_seen": 0, "tokens_per_source": {}}, cuda=False)
     finally:
@@ -199,6 +179,11 @@ def rope_buffers(tensors: dict[str, Any]) -> list[str]:
     return [name for name in tensors if name.endswith("rotary_emb.inv_freq")]
 
 
+def mtp_names(tensors: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """The tensors of DeepSeek-V3's multi-token-prediction layers (``model.layers.{num_hidden_layers}+``)."""
+    return sorted(set(tensors) - set(model_tensors(tensors, config)) - set(rope_buffers(tensors)))
+
+
 def model_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, torch.Tensor]:
     """The tensors that are the model: without the multi-token-prediction layers DeepSeek-V3 appends
     after its last layer (not trained here; the hand-off copies them from the base) and stored RoPE
@@ -209,7 +194,8 @@ def model_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> d
 
 
 def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
-    """Load ``state`` into ``model``, refusing any missing, unexpected or reshaped tensor."""
+    """Load ``state`` into ``model``, refusing any missing, unexpected or reshaped tensor; ``state`` is
+    emptied as it is copied, so each checkpoint tensor is freed as soon as the model holds it."""
     expected = {k: v for k, v in model.state_dict().items() if not k.endswith("_extra_state")}
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     require(not missing and not unexpected, "init_from_hf", f"the checkpoint does not fill the model: missing "
@@ -220,7 +206,7 @@ def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None
     with torch.no_grad():
         for name, tensor in model.state_dict().items():
             if name in state:
-                tensor.copy_(state[name])
+                tensor.copy_(state.pop(name))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,50 +1,6 @@
 """Hugging Face <-> megatron-core: model configs and tensor names of the three MoE families codemix trains.
 
-Pure functions over dicts of tensors and ``config.json`` dicts; no model is built here (that is
-``pretrain.hf.base_import`` and ``pretrain.hf.handoff``). megatron-bridge would do this job, but it does not
-install next to our pins (it requires mamba-ssm, which builds against CUDA, and transformers 4.57),
-so the mapping is written out here and verified against ``transformers`` itself in the tests:
-import -> megatron-core forward equals the ``transformers`` forward, export -> ``from_pretrained``
-loads with no missing or unexpected key and computes the same logits.
-
-Families (Hugging Face ``model_type`` -> what it is in megatron-core):
-
-    qwen3_moe    GQA + per-head q/k RMSNorm, softmax top-k routing, no shared expert
-    qwen2_moe    GQA with q/k/v biases, softmax top-k routing, a shared expert behind a sigmoid gate
-    deepseek_v3  multi-latent attention, sigmoid routing with ``e_score_correction_bias`` (megatron's
-                 aux-loss-free expert bias), ``routed_scaling_factor``, group-limited routing, ungated
-                 shared experts, ``first_k_dense_replace`` dense layers; Kimi K2/K2.5 (``kimi_k2``)
-                 are this architecture under another name
-
-Tensor names, layer ``i``, expert ``e`` (megatron-core local-spec name -> Hugging Face name):
-
-    embedding.word_embeddings.weight                  model.embed_tokens.weight
-    decoder.final_layernorm.weight                    model.norm.weight
-    output_layer.weight                               lm_head.weight (absent when tied: one matrix)
-    decoder.layers.i.input_layernorm.weight           model.layers.i.input_layernorm.weight
-    decoder.layers.i.pre_mlp_layernorm.weight         model.layers.i.post_attention_layernorm.weight
-    GQA  .self_attention.linear_qkv.{weight,bias}     .self_attn.{q,k,v}_proj.{weight,bias} (split by group)
-         .self_attention.{q,k}_layernorm.weight       .self_attn.{q,k}_norm.weight
-    MLA  .self_attention.linear_q_down_proj.weight    .self_attn.q_a_proj.weight
-         .self_attention.q_layernorm.weight           .self_attn.q_a_layernorm.weight
-         .self_attention.linear_q_up_proj.weight      .self_attn.q_b_proj.weight
-         .self_attention.linear_q_proj.weight         .self_attn.q_proj.weight (q_lora_rank null)
-         .self_attention.linear_kv_down_proj.weight   .self_attn.kv_a_proj_with_mqa.weight
-         .self_attention.kv_layernorm.weight          .self_attn.kv_a_layernorm.weight
-         .self_attention.linear_kv_up_proj.weight     .self_attn.kv_b_proj.weight
-         .self_attention.linear_proj.weight           .self_attn.o_proj.weight
-    .mlp.router.weight                                .mlp.gate.weight
-    .mlp.router.expert_bias                           .mlp.gate.e_score_correction_bias (DeepSeek-V3)
-    .mlp.experts.local_experts.e.linear_fc1/fc2       .mlp.experts.e.{gate,up}_proj / down_proj
-    .mlp.shared_experts.linear_fc1/fc2                .mlp.shared_expert.* (Qwen2) / .mlp.shared_experts.* (DeepSeek)
-    .mlp.shared_experts.gate_weight                   .mlp.shared_expert_gate.weight (Qwen2)
-    .mlp.linear_fc1/fc2 (dense layers)                .mlp.{gate,up}_proj / down_proj
-
-Fused layouts: ``linear_qkv`` is grouped by KV head: for each of the ``g`` query groups, its
-``h/g`` query heads, then its key head, then its value head (``d`` rows each; the bias likewise).
-``linear_fc1`` of a SwiGLU MLP is ``[gate; up]``. MLA needs no reordering: megatron's MLA RoPE
-de-interleaves the rotary half exactly as Hugging Face's ``rope_interleave`` does, and both lay out
-``kv_b_proj`` per head as ``[qk_nope | v]`` and ``kv_a_proj_with_mqa`` as ``[latent | rope key]``.
+Design notes: docs/design/pretrain.md, "pretrain/hf/convert.py".
 """
 
 from __future__ import annotations

@@ -1,28 +1,6 @@
 """Hand a trained run to RL: Hugging Face weights, the distributed checkpoint, data lineage, eval figures.
 
-    python -m codemix.pretrain.hf.handoff RUN_DIR --out BUNDLE [--step N] [--eval-set heldout=PATH]
-
-BUNDLE/
-    hf/model.safetensors        the weights (in the imported base's dtypes, else fp32, unless --dtype
-                                says otherwise; DeepSeek-V3 multi-token-prediction layers of the base
-                                copied unchanged) under the Hugging Face class with exactly the trained
-                                structure (``pretrain.hf.convert.export_family``): DeepseekV3ForCausalLM
-                                for MLA, sigmoid routing and shared experts; Qwen2MoeForCausalLM for a
-                                gated shared expert; Qwen3MoeForCausalLM when there is none. A structure
-                                no class reproduces is refused, with the reason, before any work
-    hf/config.json              that class's config (RoPE/YaRN scaling as trained)
-    hf/tokenizer.json           the tokenizer the shards were written with
-    hf/tokenizer_config.json    its special tokens (EOS = the build's EOD, pad) and the chat template
-                                the SFT stage trained on, so ``AutoTokenizer.from_pretrained(BUNDLE/hf)``
-                                gives the training ids, chat included
-    hf/generation_config.json   EOS and pad ids for ``generate``
-    checkpoint/                 the megatron-core distributed checkpoint, copied (resumable, any layout)
-    lineage.json                every stage that led here, from the imported base (its Hugging Face
-                                directory and config) through each build: spec hash, data blend,
-                                sources, tokens per source and stage, starting checkpoint; manifests/
-                                holds the builds'
-    eval.json                   the final checkpoint's eval rows (bits per byte per eval set)
-    handoff.json                run id, step, class, ``moe_enable_routing_replay``, parameter counts
+Design notes: docs/design/pretrain.md, "pretrain/hf/handoff.py".
 """
 
 from __future__ import annotations
@@ -188,7 +166,7 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
     config = hf_config(recipe, family, vocab_size=model.vocab_size, position=position,
                        dtype=tensors["model.embed_tokens.weight"].dtype, special_ids=ids)
     config["max_position_embeddings"] = length
-    if base is not None and base["hf_mtp_tensors"]:
+    if base is not None and base.get("hf_mtp_tensors"):  # bases imported before MTP was recorded have none
         config["num_nextn_predict_layers"] = base["hf_config"]["num_nextn_predict_layers"]
     write_json(hf_dir / "config.json", config)
     write_json(hf_dir / "generation_config.json", {"bos_token_id": ids["bos"], "eos_token_id": ids["eos"],

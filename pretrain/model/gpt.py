@@ -1,19 +1,6 @@
 """The model definition: a recipe's ``ModelConfig`` as a megatron-core ``GPTModel`` with MoE layers.
 
-Architecture: pre-norm RMSNorm blocks; grouped-query attention with RoPE, optional per-head q/k
-RMSNorm (Qwen3) and q/k/v biases (Qwen2), or DeepSeek's multi-latent attention; MoE feed-forward
-layers of SwiGLU experts with an fp32 router (softmax top-k, or DeepSeek-V3's sigmoid routing with
-an aux-loss-free expert bias, group limits and a routed scaling factor), an auxiliary or
-per-sequence balancing loss, an optional (gated) shared expert; untied or tied input/output embeddings.
-``pretrain.hf.convert`` maps each shape to the Hugging Face class that computes the same thing.
-
-Nothing here knows about devices or parallel groups beyond what ``transformer_config`` is told:
-``pretrain.parallel`` decides CPU vs GPU and hands over the overrides.
-
-Long context: the ``long`` stage (and every stage after it) stretches RoPE by
-``factor = max_context / rope.original_context``, with YaRN (megatron's ``YarnRotaryEmbedding``, position_embedding_type "yarn") or linear position
-interpolation (``seq_len_interpolation_factor``). RoPE has no weights, so a short-stage checkpoint
-loads unchanged into the long-stage model.
+Design notes: docs/design/pretrain.md, "pretrain/model/gpt.py".
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
 """Parameter counts of a recipe's model from its config alone, without building a single tensor.
 
-    python -m codemix.pretrain.model.params kimi-k2.5-shape
-
-Total counts every weight; *active* counts what one token touches: all attention and dense-MLP
-weights, the router, the shared expert and ``router_topk`` of the routed experts. Per layer, with
-H = hidden_size, E experts, k = router_topk, F = the expert FFN size, a SwiGLU MLP of width f has
-3·H·f weights (gate, up, down) and RMSNorms have H:
-
-    GQA attention   H·(n_h·d) + 2·H·(n_g·d) + (n_h·d)·H  [+ 2·d for the q/k RMSNorms] [+ (n_h + 2·n_g)·d biases]
-    MLA attention   H·r_q + r_q + r_q·n_h·(d_qk + d_rope)      (q down, norm, up; full-rank: H·n_h·(d_qk + d_rope))
-                    + H·(r_kv + d_rope) + r_kv + r_kv·n_h·(d_qk + d_v)   (kv down with the shared RoPE key, norm, up)
-                    + n_h·d_v·H                                  (output)
-    MoE layer       E·H (router) + E·3·H·F + 3·H·F_shared [+ H for the shared-expert gate]
-    dense layer     3·H·ffn_hidden_size
-    model           V·H (embedding) + V·H (output; none when tied to the embedding) + H (final norm)
-
-These are exactly the shapes megatron-core allocates (``tests/pretrain/test_params.py`` checks the
-formula against instantiated models, GQA and MLA). Not counted: megatron's non-trainable buffers
-(e.g. an aux-loss-free expert bias) and multi-token-prediction heads.
+Design notes: docs/design/pretrain.md, "pretrain/model/params.py".
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ with exactly the messages and roles the file holds, counted here with plain ``js
 from __future__ import annotations
 
 import json
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ from codemix.filters.natural_language import (
     transcript_prose,
     word_count,
 )
+from codemix.mixtures import sft
+from codemix.mixtures.sft import SFTConfig, rounds, sft_samples, tokenize_turns
+from codemix.mixtures.tokenizer import train_bpe
 from codemix.mixtures.transcript_formats import parse_session, session_format
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
@@ -160,3 +164,39 @@ def test_a_run_that_lost_its_task_is_quarantined_as_no_task(tmp_path: Path) -> N
     path.write_text(json.dumps({k: v for k, v in run.items() if k != "history"}))
     (outcome,) = read(path)
     assert isinstance(outcome, Quarantined) and outcome.error.startswith("TranscriptShapeError: no_task:")
+
+
+def test_a_long_observation_is_cut_not_the_model_turn_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a sequence length that the longest output of the real SWE-smith run does not fit, every model
+    turn is still trained: the output is cut head and tail around a marker that is never trained."""
+    (doc,) = read(SWE_SMITH)
+    stdlib = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_path("stdlib")).glob("json/*.py"))]
+    tokenizer = train_bpe([*stdlib, doc.text], vocab_size=800)
+    config = SFTConfig(outcome_policy="any", min_tokens=1)
+    messages = doc.metadata["messages"]
+    turns = tokenize_turns(messages, tokenizer, config)
+    sizes = {r: sum(len(turns[i][0]) for i in range(*r)) for r in rounds(messages)}
+    longest = max(sizes, key=sizes.get)
+    limit = sizes[longest] + 1024  # a continuation repeats the system prompt and task (~2,700 tokens here)
+    with monkeypatch.context() as patch:
+        patch.setattr(sft, "cut_long_observations", lambda m, t, *_: (list(m), list(t)))
+        _, uncut = sft_samples(doc, tokenizer, limit, config)
+    assert uncut["round_exceeds_sequence_length"] == 1, "guard: the run does not fit uncut"
+    samples, reasons = sft_samples(doc, tokenizer, limit, config)
+    assert "round_exceeds_sequence_length" not in reasons and all(len(s.tokens) <= limit for s in samples)
+    model_turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    assert {i for i in model_turns if any(s.turns[0] <= i < s.turns[1] for s in samples)} == set(model_turns)
+    decoded = [tokenizer.decode(s.tokens.tolist(), skip_special_tokens=False) for s in samples]
+    trained = [tokenizer.decode(s.tokens[s.loss_mask == 1].tolist(), skip_special_tokens=False) for s in samples]
+    assert any("characters of output cut" in text for text in decoded)
+    assert not any("characters of output cut" in text for text in trained)
+    assert all(messages[i]["content"] in "".join(decoded) for i in model_turns)
+
+
+def test_json_lines_under_a_json_suffix_are_read_as_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes(SESSION.read_bytes())
+    with pytest.raises(ValueError, match="Extra data"):
+        json.loads(path.read_text())  # guard: not one JSON value
+    (doc,) = read(path)
+    assert doc.metadata["format"] == "claude-code" and len(doc.metadata["messages"]) == 7

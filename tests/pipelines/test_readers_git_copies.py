@@ -215,3 +215,24 @@ def test_build_refuses_a_ref_the_clone_lacks_before_any_work(origin: Path, tmp_p
     assert message.startswith("sources[0].ref: ") and f"{clone} has no commit 'HEAD~1'" in message
     assert "a shallow clone" in message and str(origin) + " " not in message  # the full repository has HEAD~1
     check_git_refs(SimpleNamespace(sources=[source(paths=[str(origin), str(clone)])]))  # HEAD: both hold it
+
+
+def test_repositories_with_the_same_last_folder_stay_two(origin: Path, tmp_path: Path) -> None:
+    """Two mirrors both named ``repo`` in one source: two repositories, never one merged."""
+    mirrors = [tmp_path / owner / "repo" for owner in ("nlohmann+json", "gin-gonic+gin")]
+    for mirror in mirrors:
+        git(tmp_path, "clone", "-q", "--bare", str(origin), str(mirror))
+        git(mirror, "remote", "remove", "origin")  # a copied mirror: no remote to name it by
+    both = source(paths=[str(m) for m in mirrors])
+    names = {o.repo for m in mirrors for o in read_location(both, str(m)) if isinstance(o, Document)}
+    assert names == {"nlohmann+json/repo", "gin-gonic+gin/repo"}
+    alone = {o.repo for o in read_location(source(paths=[str(mirrors[0])]), str(mirrors[0]))
+             if isinstance(o, Document)}
+    assert alone == {"repo"}
+
+
+def test_a_clone_is_named_by_its_remote(tmp_path: Path, origin: Path) -> None:
+    clone = tmp_path / "checkout"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    git(clone, "remote", "set-url", "origin", "https://github.com/octo/widgets.git")
+    assert {o.repo for o in read_location(source(), str(clone)) if isinstance(o, Document)} == {"octo/widgets"}
