@@ -133,13 +133,14 @@ def prose_of(doc: Document) -> str | None:
     """The natural-language part of ``doc``, or ``None`` when it has none to judge.
 
     Markdown/reST/text files: the whole text less markup-only lines (heading underlines, rules,
-    table borders). Transcripts: the user and assistant message contents (``transcript_prose``).
+    table borders) and, in Markdown, fenced code blocks. Transcripts: the user and assistant message contents (``transcript_prose``).
     Code and data files: ``None``, they are the code filters' business.
     """
     if doc.kind == "transcript":
         prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
-        prose = _MARKUP_LINE.sub("", doc.text)
+        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples).
+        prose = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", doc.text) if doc.language == "markdown" else doc.text)
     else:
         return None
     return prose if prose.strip() else None
