@@ -85,6 +85,8 @@ class FiltersConfig:
     allowed_languages: list[str] = field(default_factory=list)
     transcript_max_bytes: int = 20_000_000
     vendored_paths: list[str] = field(default_factory=lambda: list(VENDORED_PATHS))
+    # Also drop what GitHub linguist's vendor.yml calls vendored (filters/vendored.py), as The Stack v2 did.
+    linguist_vendored: bool = True
     generated_paths: list[str] = field(default_factory=lambda: list(GENERATED_PATHS))
     licenses: LicenseConfig = field(default_factory=LicenseConfig)
     redaction: RedactionConfig = field(default_factory=RedactionConfig)  # applied at crawl, before any write

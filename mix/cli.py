@@ -15,6 +15,7 @@ import warnings
 from codemix.config import ConfigError
 
 BUILD_FAILED, USAGE, STRICT_WARNINGS, INTERRUPTED = 1, 2, 3, 130
+READ_COMMANDS = ("stats", "inspect", "where")  # read a finished build, local or on an object store
 # Third-party noise that says nothing about the build: Beam's optional GCP client check, and
 # megatron-core's fallbacks when Apex and Transformer Engine are absent (expected on CPU).
 QUIET_LOG_MESSAGES = ("apitools not found",)
@@ -66,6 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--seed", type=int, default=None,
                          help="pick the documents at random with this seed (default: the first ones)")
     inspect.add_argument("--max-chars", type=int, default=4000)
+
+    where = command("where", help="where one document of a built stage came from (its provenance row)")
+    where.add_argument("stage_dir", help="DIR/STAGE, e.g. out/demo/short")
+    where.add_argument("index", type=int, help="the document's index in the stage (as mix inspect counts them), "
+                                               "or in --shard")
+    where.add_argument("--shard", default=None, metavar="NAME",
+                       help="count INDEX in this shard (its file name, e.g. stdlib-00000-of-00002)")
+    where.add_argument("--json", action="store_true", help="print the row as JSON")
 
     # These commands have their own parsers (light ones: --help does not load torch).
     commands.add_parser("train", add_help=False, help="MoE continued pretraining on a build (mix train -h)")
@@ -145,6 +154,7 @@ def check_build_options(parser: argparse.ArgumentParser, build: argparse.Argumen
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.blend import data_path_argument
     from codemix.mixtures.spec import describe_plan, load_spec
+    from codemix.mixtures.stages import stage_kind
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure, format_health
 
@@ -168,8 +178,11 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
         # The whole blend, never cut: it is meant to be pasted into a Megatron command line.
         print(f"stage {stage:<6} {info['documents']:>8,} documents {info['tokens']:>12,} tokens\n"
               f"  --data-path {data_path_argument(info['data_path'])}")
+        if stage_kind(stage).loss_masked:
+            print("  note: stock Megatron-LM trains on every token of this blend; the loss mask is the "
+                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies")
     print(f"\n{format_health(manifest['health'])}")
-    print(f"manifest: {out}/manifest.json")
+    print(f"manifest: {out}/manifest.json\ndataset card: {out}/README.md")
     if args.strict and manifest["health"]["warnings"]:
         print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
         return STRICT_WARNINGS
@@ -194,11 +207,23 @@ def command_stats(args) -> int:
 
 
 def command_inspect(args) -> int:
-    from codemix.mixtures.inspect import format_samples, split_stage_dir, stage_samples, stage_table
+    from codemix.mixtures.inspect import format_samples, license_table, split_stage_dir, stage_samples, stage_table
 
     out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
-    print(stage_table(out_dir, stage))
+    print(stage_table(out_dir, stage), end="\n\n")
+    print(license_table(out_dir, stage), end="\n\n")
     print(format_samples(stage, stage_samples(out_dir, stage, args.samples, seed=args.seed), args.max_chars))
+    return 0
+
+
+def command_where(args) -> int:
+    import json
+
+    from codemix.mixtures.inspect import format_where, split_stage_dir, where
+
+    out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
+    row = where(out_dir, stage, args.index, args.shard)
+    print(json.dumps(row, indent=2, sort_keys=True) if args.json else format_where(row))
     return 0
 
 
@@ -267,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(args.verbose, args.log_level)
     if args.command in ("train", "eval", "handoff", "dash"):
         return delegate(args.command, extra)
-    if extra and args.command in ("stats", "inspect"):
+    if extra and args.command in READ_COMMANDS:
         check_filesystem_options(parser, args.command, extra)
     elif extra and args.command not in ("build", "search", "quality"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -287,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                 return command_build(args, extra, argv)
         if args.command == "plan":
             return command_plan(args)
-        if args.command in ("stats", "inspect"):
+        if args.command in READ_COMMANDS:
             return read_command(args, extra)
         return command_tokenizer_train(args)
     except ConfigError as error:
@@ -311,14 +336,15 @@ def check_filesystem_options(parser: argparse.ArgumentParser, command: str, extr
 
 
 def read_command(args, beam_args: list[str]) -> int:
-    """``mix stats`` and ``mix inspect``: a directory that is not a build is one line, not a traceback.
-    Beam's filesystems get their options first: S3 refuses every call without them."""
+    """``mix stats``, ``inspect`` and ``where``: a directory that is not a build is one line, not a
+    traceback. Beam's filesystems get their options first: S3 refuses every call without them."""
     from codemix.mixtures.inspect import NotABuild
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
+    commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where}
     try:
-        return command_stats(args) if args.command == "stats" else command_inspect(args)
+        return commands[args.command](args)
     except NotABuild as error:
         print(f"mix {args.command}: {error}", file=sys.stderr)
         return USAGE

@@ -30,6 +30,7 @@ from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, st
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from codemix.pipelines import fingerprints, ledger
+from codemix.pipelines.card import write_card
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
@@ -129,7 +130,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             | "AllEntries" >> beam.Flatten()
             | "WriteShards" >> WriteShards(out_dir=layout.out, runs_dir=f"{out}/runs", tokenizer_path=layout.tokenizer,
                                            eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
-                                           workers=worker_count(beam_args)))
+                                           workers=worker_count(beam_args), docs=True))
         _ = (
             (stats, *sample_stats)
             | "AllStats" >> beam.Flatten()
@@ -393,4 +394,5 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
         info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
     manifest["health"] = build_health(spec, manifest, allowed_notes)
     write_json(layout.manifest, manifest)
+    write_card(layout.out, spec, manifest)
     return manifest

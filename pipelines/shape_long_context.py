@@ -15,6 +15,7 @@ from dataclasses import asdict
 import apache_beam as beam
 
 from codemix.document import Document, make_doc_id, packed_document, unpacked_document
+from codemix.mixtures.provenance import chunk_provenance, document_provenance
 from codemix.mixtures.repository import RepositoryDocumentConfig, repository_documents
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.spill import grouping
@@ -29,7 +30,7 @@ def repository_member(doc: Document, stage: str, sources: list[str]):
         if doc.kind == "file" and doc.repo:
             yield beam.pvalue.TaggedOutput("files", ((doc.source, doc.repo), packed_document(doc)))
         else:
-            yield (stage, doc.source), (doc.id, doc.text, doc.kind)
+            yield (stage, doc.source), (doc.id, doc.text, doc.kind, document_provenance(doc))
 
 
 class RepositoryChunks(beam.DoFn):
@@ -50,12 +51,13 @@ class RepositoryChunks(beam.DoFn):
 
     def process(self, element):
         (source, repo), packed = element
-        files = sorted((doc.path, doc.language, doc.text) for doc in map(unpacked_document, packed))
+        docs = list(map(unpacked_document, packed))
+        files = sorted((doc.path, doc.language, doc.text) for doc in docs)
         # One token of room for the EOD the shard writer appends.
         shaped = repository_documents(repo, files, self.token_count, self._sequence_length - 1, self._config)
         for chunk in shaped.chunks:
             chunk_id = make_doc_id(source, f"{repo}#chunk{chunk.index}")
-            yield (self._stage, source), (chunk_id, chunk.text, "repo")
+            yield (self._stage, source), (chunk_id, chunk.text, "repo", chunk_provenance(docs, chunk_id, chunk.paths))
         for dropped in shaped.dropped:
             record = {"stage": self._stage, "source": source, "repo": repo, "path": dropped.path, "reason": dropped.reason,
                       "tokens": dropped.tokens}

@@ -112,7 +112,8 @@ def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Membe
         data = read_bounded(stream, source.limits.max_file_bytes)
     if data is None:  # the header understated the size
         return drop(source, where, "file_too_large")
-    return content_outcome(source, where, data, repo=repo, path=path)
+    return content_outcome(source, where, data, repo=repo, path=path,
+                           metadata={"archive": archive, "member": member.name})
 
 
 def _strip_repo(name: str, repo: str) -> str:

@@ -62,8 +62,9 @@ def dequantize_block_fp8(weight: torch.Tensor, scale_inv: torch.Tensor, block: t
 def fp8_block(config: dict[str, Any]) -> tuple[int, int]:
     """The weight block of a checkpoint's ``quantization_config`` (DeepSeek-V3's: fp8, e4m3, 128x128)."""
     quant = config.get("quantization_config") or {}
-    require(quant.get("quant_method") == "fp8" and quant.get("fmt", "e4m3") == "e4m3", "init_from_hf",
-            f"FP8 weights with quantization_config {quant} are not imported", "only block-scaled fp8 e4m3 is")
+    require(quant.get("quant_method") == "fp8" and quant.get("fmt", "e4m3") == "e4m3", "init_from_hf: quantization_config",
+            f"weights quantised as {quant.get('quant_method')!r} ({quant.get('fmt', quant.get('format'))}) are not "
+            "imported", "only block-scaled fp8 e4m3 (DeepSeek-V3, Kimi K2) is; dequantise the checkpoint first")
     block = quant.get("weight_block_size") or [128, 128]
     return int(block[0]), int(block[1])
 
@@ -71,6 +72,8 @@ def fp8_block(config: dict[str, Any]) -> tuple[int, int]:
 def dequantize_checkpoint(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, torch.Tensor]:
     """``tensors`` with every ``X.weight`` + ``X.weight_scale_inv`` pair replaced by the fp32 weight;
     an FP8 tensor without its scale is an error (it would load as unscaled codes)."""
+    if config.get("quantization_config"):
+        fp8_block(config)  # any other quantisation is refused before its tensors are misread
     scaled = sorted(name for name in tensors if name.endswith(".weight_scale_inv"))
     if not scaled:
         unscaled = [name for name, tensor in tensors.items() if tensor.dtype == torch.float8_e4m3fn]

@@ -166,7 +166,7 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
     config = hf_config(recipe, family, vocab_size=model.vocab_size, position=position,
                        dtype=tensors["model.embed_tokens.weight"].dtype, special_ids=ids)
     config["max_position_embeddings"] = length
-    if base is not None and base["hf_mtp_tensors"]:
+    if base is not None and base.get("hf_mtp_tensors"):  # bases imported before MTP was recorded have none
         config["num_nextn_predict_layers"] = base["hf_config"]["num_nextn_predict_layers"]
     write_json(hf_dir / "config.json", config)
     write_json(hf_dir / "generation_config.json", {"bos_token_id": ids["bos"], "eos_token_id": ids["eos"],

@@ -75,6 +75,30 @@ def test_imported_base_computes_the_transformers_logits(family, eps, base_tokeni
     torch.testing.assert_close(actual_BSV, expected_BSV, rtol=0, atol=LOGIT_ATOL)
 
 
+@pytest.mark.parametrize("cpu", [True, pytest.param(False, marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA GPU (Transformer Engine fuses the latent norms there)"))])
+def test_mla_latent_norms_take_their_own_epsilon_on_every_layer_kind(cpu, tmp_path):
+    """At rms_norm_eps 1e-5 the block norms use 1e-5 and MLA's q/kv latent norms 1e-6: separate RMSNorms
+    on megatron's local layers, the norm inside TE's fused LayerNorm + up-projection on a GPU."""
+    from codemix.pretrain.configs import ParallelConfig
+    from codemix.pretrain.model.gpt import PositionSetup, build_model
+    from codemix.pretrain.parallel import initialize, shutdown
+
+    tiny_hf_model("deepseek_v3", eps=1e-5).save_pretrained(tmp_path / "hf")
+    runtime = initialize(ParallelConfig(), seed=0, force_cpu=cpu)
+    try:
+        model = build_model(continued(tmp_path / "hf"), vocab_size=1000, sequence_length=64, position=PositionSetup(),
+                            cpu=cpu)
+        eps = {name: module.eps for name, module in model.named_modules() if isinstance(getattr(module, "eps", None),
+                                                                                         float)}
+    finally:
+        shutdown(runtime)
+    latent = {name: value for name, value in eps.items() if ".self_attention." in name}
+    block = {name: value for name, value in eps.items() if name.endswith(("input_layernorm", "pre_mlp_layernorm"))}
+    assert len(latent) == 2 * 2 and len(block) >= 2 * 2 - 1, "guard: two latent norms per layer were found"
+    assert set(latent.values()) == {1e-6} and set(block.values()) == {1e-5}
+
+
 @pytest.mark.parametrize(("dtype", "tied"), [(torch.float32, False), (torch.bfloat16, True)])
 @pytest.mark.parametrize("family", FAMILIES)
 def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, dtype, tied, base_tokenizer, tmp_path,
@@ -154,6 +178,7 @@ def test_a_block_fp8_release_imports_as_the_reference_dequantisation(base_tokeni
 @pytest.mark.parametrize(("damage", "reason"), [
     ("drop_scale", "is FP8 with no weight_scale_inv"),
     ("reshape_scale", r"weight_scale_inv has shape \(1, 2\), not \(1, 1\)"),
+    ("int4_config", r"quantization_config: weights quantised as 'compressed-tensors' \(pack-quantized\)"),
 ])
 def test_a_damaged_fp8_release_is_refused_naming_the_tensor(damage, reason, base_tokenizer, tmp_path):
     base = save_base(tiny_hf_model("deepseek_v3"), tmp_path / "hf", base_tokenizer.directory)
@@ -161,8 +186,12 @@ def test_a_damaged_fp8_release_is_refused_naming_the_tensor(damage, reason, base
     tensors = load_file(str(base / "model.safetensors"))
     if damage == "drop_scale":
         del tensors[f"{name}_scale_inv"]
-    else:
+    elif damage == "reshape_scale":
         tensors[f"{name}_scale_inv"] = torch.ones(1, 2)
+    else:  # an int4 compressed-tensors release
+        config = json.loads((base / "config.json").read_text())
+        config["quantization_config"] = {"quant_method": "compressed-tensors", "format": "pack-quantized"}
+        (base / "config.json").write_text(json.dumps(config))
     save_file(tensors, str(base / "model.safetensors"))
     with pytest.raises(ConfigError, match=reason):
         import_base(continued(base), tmp_path / "base")
@@ -298,6 +327,10 @@ def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_d
     ({"moe": {"score_function": "sigmoid"}}, "exist only in DeepSeek-V3"),
     ({"mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8}},
      "softmax routing with MLA has no class"),
+    ({"qk_layernorm": True, "moe": {"score_function": "sigmoid", "shared_expert_gate": False},
+      "mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8,
+              "latent_norm_epsilon": 1e-5}},
+     "model.mla.latent_norm_epsilon: DeepSeek-V3's q/kv latent norms use 1e-06"),
 ])
 def test_structures_no_class_reproduces_are_refused_with_the_reason(change, reason):
     assert export_family(load_recipe("tiny")) == "qwen2_moe"
