@@ -17,8 +17,10 @@ from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts
 from codemix.pipelines.tally import by_first
 from codemix.tables import format_table, percent
 
-# Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
-CHOSEN_DROPS = frozenset({"path_not_included"})
+# Drops the spec asked for are not the heuristics' doing: its include/exclude globs, and which records
+# of a history or an export it reads at all (merges and bots' commits, events of no issue thread: about
+# half of a real history, docs/commits.md), so a commits source is not warned for dropping them.
+CHOSEN_DROPS = frozenset({"path_not_included", "merge_commit", "bot_author", "bot_message", "not_an_issue_record"})
 # Errors about what a reader found in a location it did read (a file in no transcript layout, an empty
 # file, bad JSON or UTF-8): that file is quarantined and counts toward its source's quarantine rate,
 # which fails the build only when most of the source is unreadable. Any other error at a configured
