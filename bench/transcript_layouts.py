@@ -39,13 +39,14 @@ from codemix.sources import ReadLimits, SourceConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
-REAL = [*(FIXTURES / d for d in ("claude-code-transcripts", "sharegpt", "swe-smith")),
+REAL = [*(FIXTURES / d for d in ("claude-code-transcripts", "sharegpt", "swe-smith", "moatless")),
         FIXTURES / "swe-agent" / "6e44b9__sweagenttestrepo-1c2844.traj", ROOT.parent / "shared" / "data" / "transcripts"]
 BEGIN, END = "<!-- bench.transcript_layouts: generated, begin -->", "<!-- bench.transcript_layouts: generated, end -->"
-COLUMNS = ["files", "transcripts", "file_messages", "read_messages", "quarantined", "prose_dropped", "kept", "samples",
-           "sample_messages", "model_turns", "trained_turns"]
+COLUMNS = ["files", "transcripts", "file_messages", "read_messages", "quarantined", "prose_dropped", "kept",
+           "kept_messages", "samples", "sample_messages", "model_turns", "trained_turns"]
 HEADERS = ["layout", "files", "transcripts", "messages in files", "messages read", "quarantined", "prose drops",
-           "kept", "SFT samples", "messages in samples", "model turns", "trained", "other records (reason: n)"]
+           "kept", "messages kept", "SFT samples", "messages in samples", "model turns kept", "trained",
+           "other records (reason: n)"]
 
 
 # --- messages in a file, counted without codemix ----------------------------------------------------
@@ -81,6 +82,9 @@ def file_messages(path: Path) -> tuple[str, list[int]]:
         return "chat message list", [len(value)]
     if "history" in value:
         return "swe-agent .traj", [len(value["history"])]
+    if "transitions" in value:  # the task, then per action the request and (when there is one) its output
+        actions = [a for t in value["transitions"] for a in t.get("actions", [])]
+        return "moatless", [1 + sum(1 + ("output" in a or "output" in a.get("response", {})) for a in actions)]
     if "messages" in value:
         return "mini-swe-agent .traj.json", [sum(1 for m in value["messages"] if m.get("role") != "exit")]
     return "other", []
@@ -110,6 +114,7 @@ def measure(files: list[Path], tokenizer, config: SFTConfig, sequence_length: in
                 row["prose_dropped" if reason.startswith(("gopher", "fineweb")) else f"other:{reason}"] += 1
                 continue
             row["kept"] += 1
+            row["kept_messages"] += len(messages)
             samples, reasons = sft_samples(outcome, tokenizer, sequence_length, config)
             row.update({f"other:{r}": n for r, n in reasons.items()})
             covered = {i for s in samples for i in range(*s.turns)}
@@ -152,15 +157,19 @@ def variants(files: list[Path], folder: Path) -> dict[Path, str]:
     return made
 
 
-def read_variants(made: dict[Path, str]) -> Counter:
+def read_variants(made: dict[Path, str]) -> tuple[Counter, list[Path]]:
+    """Quarantine reasons per kind of damage, and the variants that gave no document at all (a JSONL
+    session cut mid-line keeps its whole lines: a document, so it is left out of the byte comparison)."""
     source = SourceConfig(name="bench", type="transcripts", paths=["unused"], limits=ReadLimits())
     found: Counter = Counter()
+    unread = []
     for path, kind in made.items():
         outcomes = list(read_location(source, str(path)))
         errors = [o.error.split(":")[1].strip()[:40] for o in outcomes if isinstance(o, Quarantined)]
         documents = sum(isinstance(o, Document) for o in outcomes)
         found[(kind, ", ".join(sorted(set(errors))) or "-", documents)] += 1
-    return found
+        unread += [path] if not documents else []
+    return found, unread
 
 
 def build(folder: Path, name: str, paths: list[Path]) -> dict[str, str]:
@@ -208,14 +217,15 @@ def main(argv: list[str]) -> int:
         made = variants(good, Path(tmp))
         lines += ["Corrupted variants of those files (kind, quarantine reasons, documents read, files):", "",
                   "| kind | quarantined as | documents | files |", "|---|---|---:|---:|"]
-        lines += [f"| {k} | {e} | {d} | {n} |" for (k, e, d), n in sorted(read_variants(made).items())] + [""]
+        found, unread = read_variants(made)
+        lines += [f"| {k} | {e} | {d} | {n} |" for (k, e, d), n in sorted(found.items())] + [""]
         if args.build:
             clean = build(Path(tmp), "clean", good)
-            mixed = build(Path(tmp), "mixed", [*good, *made])
-            lines += [(f"`mix build` of the {len(good)} good files: exit {clean['exit']}; with the {len(made)} "
-                      f"variants beside them: exit {mixed['exit']}; SFT shard files {len(clean) - 1}, identical "
-                      f"bytes: {clean == mixed}."), ""]
-    lines.append(f"Wall time {time.perf_counter() - begin:.0f} s.")
+            mixed = build(Path(tmp), "mixed", [*good, *unread])
+            lines += [(f"`mix build` of the {len(good)} good files: exit {clean['exit']}; with the {len(unread)} "
+                      f"variants that hold no transcript beside them: exit {mixed['exit']}; SFT shard files "
+                      f"{len(clean) - 1}, identical bytes: {clean == mixed}."), ""]
+    lines += [f"Wall time {time.perf_counter() - begin:.0f} s.", ""]
     text = "\n".join(lines)
     print(text)
     if args.write:
