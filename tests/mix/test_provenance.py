@@ -253,3 +253,24 @@ def test_each_stages_documents_are_published_under_stable_names(build, stage):
     if stage == "short":
         formats = duckdb.sql(f"SELECT DISTINCT transcript_format FROM '{pattern}' WHERE outcome.submitted").fetchall()
         assert formats, "guard: submitted transcripts are found by their typed outcome"
+
+
+def test_a_moved_build_still_loads(build, tmp_path, capsys):
+    """Copied elsewhere and the original out of the way, the build's readers (mix where, mix train's
+    read_stage, megatron-core's GPT dataset over its blend) find the copy's own shards."""
+    from codemix.pretrain.data.pretraining import build_gpt_dataset
+    from codemix.pretrain.data.stage import read_stage
+
+    moved, hidden = tmp_path / "moved", tmp_path / "hidden"
+    shutil.copytree(build, moved)
+    build.rename(hidden)
+    try:
+        data = read_stage(moved, "short")
+        assert data.prefixes and all(p.startswith(f"{moved}/short/") for p in data.prefixes)
+        dataset = build_gpt_dataset(data.data_path, 256, 8, data.tokenizer_path, str(tmp_path / "cache"))
+        assert len(dataset) >= 8 and len(dataset[0]["tokens"]) == 256
+        assert mix(["where", str(moved / "long"), "0"]) == 0
+        assert "shard: " in capsys.readouterr().out
+        assert mix(["inspect", str(moved / "sft"), "-n", "1"]) == 0
+    finally:
+        hidden.rename(build)
