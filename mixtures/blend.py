@@ -57,6 +57,8 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
         }
         if (order := import_order(shaping, stage)) is not None:  # forward_outside_cycles should be 0
             stages[stage]["import_order"] = order
+        if any("transcripts" in r for r in shaping if r["stage"] == stage):
+            stages[stage]["left_out_by_source"] = left_out_by_source(shaping, stage)
         if any("summaries" in s for s in shards):  # sft: what opens each continuation sample
             stages[stage]["summaries"] = {origin: sum(s.get("summaries", {}).get(origin, 0) for s in shards)
                                           for origin in ("real", "templated")}
@@ -81,6 +83,23 @@ def import_order(shaping: list[dict], stage: str) -> dict[str, int] | None:
     if not reports:
         return None
     return {"repositories": len(reports)} | {key: sum(report[key] for report in reports) for key in sorted(reports[0])}
+
+
+def left_out_by_source(shaping: list[dict], stage: str) -> dict[str, dict]:
+    """Per source and format: transcripts read, those that gave no sample, and the reasons (with counts)
+    for what shaping left out (whole transcripts, turns, samples)."""
+    table: dict[str, dict] = {}
+    for record in shaping:
+        if record["stage"] != stage or "format" not in record:
+            continue
+        row = table.setdefault(record["source"], {}).setdefault(
+            record["format"], {"transcripts": 0, "without_samples": 0, "reasons": {}})
+        if "reason" in record:
+            row["reasons"][record["reason"]] = row["reasons"].get(record["reason"], 0) + record.get("count", 1)
+        else:
+            row["transcripts"] += record["transcripts"]
+            row["without_samples"] += record["without_samples"]
+    return {source: dict(sorted(formats.items())) for source, formats in sorted(table.items())}
 
 
 def data_path_argument(data_path: list) -> str:

@@ -123,6 +123,7 @@ def build_stats(out_dir: str) -> dict:
     quarantined = collections.Counter(row["source"] for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"))
     duplicates = ledger.count_values(f"{layout.stage_dir('dedup')}/duplicates*.parquet", "source")
     kept = ledger.count_values(layout.docs("dedup"), "source")
+    kinds = pair_counts(layout.docs("dedup"), "source", "kind")
     read = read_counts(layout)
     samples = redaction_samples(layout)
     hits = ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet")
@@ -134,6 +135,7 @@ def build_stats(out_dir: str) -> dict:
         "read": read.get(source, 0),
         "kept": kept.get(source, 0),
         "duplicates": duplicates.get(source, 0),
+        "kept_by_kind": {k: n for (s, k), n in sorted(kinds.items()) if s == source},
         "quarantined": quarantined.get(source, 0),
         "dropped": {r: n for (s, r), n in sorted(dropped.items()) if s == source},
         "redactions": {t: n for (s, t), n in sorted(redactions.items()) if s == source},
@@ -216,7 +218,7 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
     """Aligned tables: the funnel per source, drops per reason, redactions and benchmark hits."""
     if not stats:
         return "no records found in this build's ledgers"
-    blocks = [funnel_table(stats)]
+    blocks = [funnel_table(stats), *([kinds_table(stats)] if kinds_table(stats) else [])]
     for title, key, column in (("dropped", "dropped", "reason"), ("redacted", "redactions", "type"),
                                ("benchmark hits", "contamination_hits", "benchmark")):
         rows = [[source, name, n, percent(n, info["read"])] for source, info in stats.items()
@@ -271,6 +273,16 @@ def contaminated_documents(stats: dict) -> str:
 
 def total_read(stats: dict) -> int:
     return sum(info["read"] for info in stats.values())
+
+
+def kinds_table(stats: dict) -> str:
+    """Kept documents per source and kind (file, commit, notebook, issue, transcript), when a build
+    kept any kind but files."""
+    rows = [[source, kind, n] for source, info in stats.items() for kind, n in info.get("kept_by_kind", {}).items()]
+    if all(kind == "file" for _, kind, _ in rows):
+        return ""
+    return "kept by kind\n" + format_table(["source", "kind", "documents"], rows,
+                                            total=["total", "", sum(row[2] for row in rows)])
 
 
 def funnel_table(stats: dict) -> str:

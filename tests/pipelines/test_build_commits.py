@@ -89,3 +89,14 @@ def test_mix_stats_counts_commits_per_reason(build, capsys):
     assert mix(["stats", str(build["out"]), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)["history"]
     assert stats["read"] == 76 and stats["dropped"]["bot_author"] == 10 and stats["dropped"]["contaminated"] == 1
+    assert stats["kept_by_kind"] == {"commit": 15}
+    assert mix(["stats", str(build["out"])]) == 0
+    assert "kept by kind" in capsys.readouterr().out
+
+
+def test_merges_and_bots_are_chosen_drops_not_a_drop_rate_warning(build):
+    """Half of a real history is merges and bots' commits: the source's health counts them as chosen."""
+    health = manifest(build["out"])["health"]
+    text = json.dumps(health)
+    assert "records dropped by filters" not in text
+    assert '"excluded_by_globs": ' in text
