@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("handoff", add_help=False, help="export a run for RL: HF safetensors, lineage (mix handoff -h)")
     commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
     commands.add_parser("search", add_help=False, help="choose a stage's mixture from proxy runs (mix search -h)")
+    commands.add_parser("quality", add_help=False, help="sample for rating, train a quality scorer (mix quality -h)")
 
     plan = command("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
@@ -306,11 +307,15 @@ def main(argv: list[str] | None = None) -> int:
         return delegate(args.command, extra)
     if extra and args.command in READ_COMMANDS:
         check_filesystem_options(parser, args.command, extra)
-    elif extra and args.command not in ("build", "search"):
+    elif extra and args.command not in ("build", "search", "quality"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "search":
             return command_search(extra)
+        if args.command == "quality":
+            from codemix.mix.quality import main as quality_main
+
+            return quality_main(extra)
         if args.command == "build":
             from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 

@@ -27,6 +27,7 @@ from apache_beam.io.filesystems import FileSystems
 from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, read_counts
+from codemix.pipelines.quality_report import quality_block, quality_summary
 from codemix.pipelines.readers.common import split_tree_location
 from codemix.tables import format_table, percent
 
@@ -128,6 +129,7 @@ def build_stats(out_dir: str) -> dict:
     samples = redaction_samples(layout)
     hits = ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet")
     outcomes = transcript_outcomes(layout.docs("crawl"))
+    quality = quality_summary(f"{layout.stage_dir('filter')}/quality*.parquet")
     repositories = repository_outcomes(repository_drops(layout.dropped("crawl")))
     sources = sorted({s for s, _ in dropped} | {s for s, _ in redactions} | set(quarantined) | set(kept)
                      | set(duplicates) | set(read) | set(outcomes))
@@ -151,6 +153,7 @@ def build_stats(out_dir: str) -> dict:
                                           for k, v in entry.items()}
                                     for fmt, entry in sorted(outcomes[source].items())}}
            if source in outcomes else {}),
+        **({"quality": quality[source]} if source in quality else {}),
         **({"repositories": dict(sorted(repositories[source].items()))} if source in repositories else {}),
     } for source in sources}
 
@@ -228,7 +231,7 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
                 ["source", column, "records", "% of read"], rows,
                 total=["total", "", sum(r[2] for r in rows), percent(sum(r[2] for r in rows), total_read(stats))]))
     blocks += [block for block in (redaction_contexts(stats), contaminated_documents(stats),
-                                   outcomes_table(stats), repositories_table(stats)) if block]
+                                   outcomes_table(stats), repositories_table(stats), quality_block(stats)) if block]
     if samples:
         blocks.append(format_samples(samples))
     return "\n\n".join(blocks)
