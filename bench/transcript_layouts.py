@@ -225,7 +225,7 @@ def main(argv: list[str]) -> int:
             lines += [(f"`mix build` of the {len(good)} good files: exit {clean['exit']}; with the {len(unread)} "
                       f"variants that hold no transcript beside them: exit {mixed['exit']}; SFT shard files "
                       f"{len(clean) - 1}, identical bytes: {clean == mixed}."), ""]
-    lines.append(f"Wall time {time.perf_counter() - begin:.0f} s.")
+    lines += [f"Wall time {time.perf_counter() - begin:.0f} s.", ""]
     text = "\n".join(lines)
     print(text)
     if args.write:
