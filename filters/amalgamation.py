@@ -14,6 +14,10 @@ import collections
 import hashlib
 from collections.abc import Iterable, Mapping
 
+# Languages whose files get concatenated into single-file builds; translation catalogs (.po), templates
+# and data share lines without being built from one another, so only code takes part.
+LANGUAGES = frozenset({"c", "cpp", "cuda", "objective-c", "javascript", "typescript", "python", "rust", "go",
+                       "java", "c#"})
 MIN_LINE_CHARS = 8  # shorter lines ("}", "#endif", "return x;") are shared by chance
 MIN_PART_LINES = 5
 MIN_PARTS = 2

@@ -126,8 +126,9 @@ def find(text: str, lower: str) -> Iterator[Hit]:
     all_rules, allow, stopwords = rules()
     if len(lower) != len(text):  # lower() changed a length ("İ"): offsets must be the text's
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    present = {k for k in _keywords() if k in lower}  # each distinct keyword looked for once, not per rule
     for rule in all_rules:
-        if not any(k in lower for k in rule.keywords):
+        if not any(k in present for k in rule.keywords):
             continue
         for start, end in _keyword_lines(text, lower, rule.keywords):
             line = text[start:end]
@@ -135,6 +136,11 @@ def find(text: str, lower: str) -> Iterator[Hit]:
                 value, offset = _secret(match, rule.group)
                 if value and _kept(rule, value, match.group(), line, allow, stopwords):
                     yield Hit(start + offset, start + offset + len(value), rule.kind, value)
+
+
+@functools.cache
+def _keywords() -> frozenset[str]:
+    return frozenset(k for rule in rules()[0] for k in rule.keywords)
 
 
 def _secret(match: re.Match[str], group: int) -> tuple[str, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import apache_beam as beam
 
 from codemix.document import ContaminationHit, Document, Dropped
+from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
 from codemix.filters.amalgamation import amalgamated, line_hashes
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
@@ -42,7 +43,7 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
 
 def repository_lines(doc: Document, config: FiltersConfig):
     """((source, repo), (path, line hashes)) for each repository file, when amalgamations are looked for."""
-    if config.amalgamation and doc.kind == "file" and doc.repo:
+    if config.amalgamation and doc.kind == "file" and doc.repo and doc.language in AMALGAM_LANGUAGES:
         yield repository_key(doc), (doc.path, line_hashes(doc.text))
 
 
