@@ -15,7 +15,7 @@ import warnings
 from codemix.config import ConfigError
 
 BUILD_FAILED, USAGE, STRICT_WARNINGS, INTERRUPTED = 1, 2, 3, 130
-READ_COMMANDS = ("stats", "inspect", "where")  # read a finished build, local or on an object store
+READ_COMMANDS = ("stats", "inspect", "where", "diff")  # read a finished build, local or on an object store
 # Third-party noise that says nothing about the build: Beam's optional GCP client check, and
 # megatron-core's fallbacks when Apex and Transformer Engine are absent (expected on CPU).
 QUIET_LOG_MESSAGES = ("apitools not found",)
@@ -75,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--shard", default=None, metavar="NAME",
                        help="count INDEX in this shard (its file name, e.g. stdlib-00000-of-00002)")
     where.add_argument("--json", action="store_true", help="print the row as JSON")
+
+    diff = command("diff", help="what changed between two builds: funnel, drops, dedup, tokens and weights")
+    diff.add_argument("old", help="a mix build output directory")
+    diff.add_argument("new", help="another one")
 
     # These commands have their own parsers (light ones: --help does not load torch).
     commands.add_parser("train", add_help=False, help="MoE continued pretraining on a build (mix train -h)")
@@ -227,6 +231,15 @@ def command_where(args) -> int:
     return 0
 
 
+def command_diff(args) -> int:
+    from codemix.mixtures.compare import diff_builds
+    from codemix.mixtures.inspect import read_manifest
+
+    old, new = absolute_out(args.old), absolute_out(args.new)
+    print(diff_builds(read_manifest(old), read_manifest(new), old, new))
+    return 0
+
+
 def command_tokenizer_train(args) -> int:
     import tempfile
 
@@ -342,7 +355,7 @@ def read_command(args, beam_args: list[str]) -> int:
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
-    commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where}
+    commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where, "diff": command_diff}
     try:
         return commands[args.command](args)
     except NotABuild as error:

@@ -9,6 +9,7 @@ import bz2
 import contextlib
 import fnmatch
 import gzip
+import hashlib
 import io
 import json
 import lzma
@@ -41,9 +42,24 @@ class ReadTally:
     unread rest of a file counts as one), never where they yield its outcome."""
 
     records: int = 0
+    # A location read in parts (``pipelines.crawl``): this reader's part and the number of parts. A
+    # reader that can skip a record cheaply (git: before reading its blob) leaves the records of other
+    # parts to them and counts those in ``elsewhere``; any other reader yields everything.
+    part: tuple[int, int] = (0, 1)
+    elsewhere: int = 0
 
     def count(self, n: int = 1) -> None:
         self.records += n
+
+    def mine(self, location: str) -> bool:
+        """Whether the record at ``location`` is this part's (always, when the location is read whole)."""
+        return self.part[1] == 1 or location_part(location, self.part[1]) == self.part[0]
+
+
+def location_part(location: str, parts: int) -> int:
+    """The part (of ``parts``) a record belongs to, by a hash of its location string."""
+    digest = hashlib.blake2b(location.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % parts
 
 
 # reader(source, location, tally) -> outcomes; nested readers (crawl lists) may also yield ReadCounts.
@@ -137,7 +153,8 @@ def storable(source: SourceConfig, document: Document) -> Outcome:
     return document
 
 
-def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Outcome | ReadCount]:
+def guarded(reader: Reader, source: SourceConfig, location: str,
+            part: tuple[int, int] = (0, 1)) -> Iterator[Outcome | ReadCount]:
     """Run ``reader`` so it never raises: a failure becomes one Quarantined for ``location``. Ends
     with the location's ``ReadCount``.
 
@@ -146,14 +163,14 @@ def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Out
     rest counts as one record, unless the failure struck a record the reader had counted and not
     yet given an outcome: then the quarantine stands for that record.
     """
-    tally, accounted = ReadTally(), 0  # accounted: outcomes of this tally's records so far
+    tally, accounted = ReadTally(part=part), 0  # accounted: outcomes of this tally's records so far
     try:
         for outcome in reader(source, location, tally):
             # A nested location's outcomes are covered by its own ReadCount, not by this tally.
             accounted += -outcome.records if isinstance(outcome, ReadCount) else 1
             yield outcome
     except Exception as error:  # noqa: BLE001 - any failure on bad input is data, not a crash
-        if tally.records <= accounted:
+        if tally.records <= accounted + tally.elsewhere:
             tally.count()
         yield quarantine(source, location, error)
     yield ReadCount(stage=STAGE, source=source.name, location=location, records=tally.records)
