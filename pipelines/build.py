@@ -28,7 +28,7 @@ from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
-from codemix.pipelines import fingerprints, ledger
+from codemix.pipelines import fingerprints, jobs, ledger
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
@@ -63,7 +63,7 @@ DEDUP_OUTPUTS = ("docs-*.parquet", "duplicates-*.parquet")
 
 
 def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         outcomes = pipeline | "Crawl" >> Crawl(spec.sources, spec.filters.redaction, worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
@@ -86,7 +86,7 @@ def publish_quarantine(layout: BuildLayout, attempt_dir: str) -> None:
 
 
 def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         inputs = {"docs": pipeline | "ReadCrawled" >> ledger.read_documents(layout.docs("crawl")),
                   "evidence": pipeline | "ReadForLicenses" >> ledger.read_documents(layout.docs("crawl"))}
         outcomes = inputs | "Filter" >> Filter(spec.filters, expected=total(layout.tally("crawl")["docs"]),
@@ -113,7 +113,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
     stage_sources = {stage: sorted(config.weights) for stage, config in spec.stages.items()}
     long_sources = stage_sources.pop("long", None)
     sft_sources = stage_sources.pop("sft", None)
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         deduplicated = (pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
                         | "CountRead" >> beam.ParDo(Progress("read", _text_bytes)))
         entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, stage_sources)]
@@ -287,14 +287,16 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
 
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
-              live: bool = False, resume_hint: str = "") -> dict:
+              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
     names a later stage: then that stage and every later one rerun, reusing the earlier outputs.
     ``fresh`` ignores every earlier output. Sources in ``allow_missing`` (with the spec's own) may be
     unreadable or left out of a blend; any other such source raises ``health.BuildFailure`` before
-    shards are written. ``live`` draws progress bars; an interrupt prints ``resume_hint`` and exits 130.
+    shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
+    (``pipelines.jobs``), prints ``resume_hint`` and exits 130; a service the job needs that stays
+    silent for ``stall_seconds`` cancels it and raises ``jobs.ServiceLost``.
     """
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
@@ -304,7 +306,8 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
     hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
     try:
-        with exit_cleanly_on_interrupt(hint, before_exit=display.close):
+        with exit_cleanly_on_interrupt(hint, before_exit=lambda: (jobs.cancel_running(), display.close())), \
+                jobs.watching(beam_args, stall_seconds):
             return _run_stages(spec, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                display, from_stage=from_stage, fresh=fresh)
     finally:
