@@ -168,7 +168,7 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.spec import describe_plan, load_spec
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure, format_health
-    from codemix.pipelines.options import command_line
+    from codemix.pipelines.redact import command_line
 
     spec = load_spec(args.spec)
     print(describe_plan(spec), flush=True)
@@ -319,10 +319,9 @@ def main(argv: list[str] | None = None) -> int:
             return command_search(extra)
         if args.command == "build":
             from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
+            from codemix.pipelines.redact import command_line  # light: Beam is not imported yet
 
             # Before Beam is imported: threads it starts would otherwise take a Ctrl-C themselves.
-            from codemix.pipelines.options import command_line
-
             with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {command_line(['mix', *argv])}"):
                 check_build_options(parser, args.command_parser, extra)
                 return command_build(args, extra, argv)

@@ -4,8 +4,9 @@ Each stage is its own Beam pipeline that reads the previous stage's Parquet unde
 and writes its own, so any stage can be inspected with pyarrow or rerun alone (``--from-stage``).
 Stages are resumable (``pipelines.resume``): a build killed at any point and rerun with the same
 command reuses every stage that had finished and gives byte-identical output, unless its inputs or
-the code changed since (``pipelines.fingerprints``). A rerun over a finished build (its manifest
-exists) starts afresh. Counts come from the files each stage wrote.
+the code changed since (``pipelines.fingerprints``). An unchanged rerun of a finished build is up
+to date; a changed one replaces its outputs only once complete (``publish_build``). Counts come
+from the files each stage wrote.
 
 The build fails loudly, before any shard is written, when a source cannot be read or would be left
 out of a blend (``pipelines.health``), ends with a health summary, draws its progress
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -107,9 +109,9 @@ def uses_repository_dedup(spec: MixtureSpec) -> bool:
 def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
     """Every stage reads the file-level dedup output, except ``long``: it reads whole kept repositories
     (repository-level dedup, so file-level dedup never removes files from them) and turns each into
-    dependency-ordered documents of the stage's sequence length."""
-    for stage in spec.stages:
-        ledger.remove_tree(f"{layout.out}/{stage}")
+    dependency-ordered documents of the stage's sequence length. Shards go into the attempt folder
+    ``out`` (``out/STAGE/``), like every stage's output: ``publish_build`` puts them in place."""
+    tokenizer_path = committed_tokenizer(layout)
     stage_sources = {stage: sorted(config.weights) for stage, config in spec.stages.items()}
     long_sources = stage_sources.pop("long", None)
     sft_sources = stage_sources.pop("sft", None)
@@ -124,7 +126,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
                 | "ReadLongInput" >> ledger.read_documents(long_input)
                 | "CountLongRead" >> beam.ParDo(Progress("read", _text_bytes))
                 | "ShapeLongContext" >> ShapeLongContext(
-                    sources=long_sources, tokenizer_path=layout.tokenizer,
+                    sources=long_sources, tokenizer_path=tokenizer_path,
                     sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository,
                     spill_dir=f"{out}/runs/groups"))
             entries.append(long_entries)
@@ -135,7 +137,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
                           "sizes": pipeline | "ReadForSFTSizes" >> ledger.read_documents(layout.docs("dedup"))}
             sft_stats, sft_shaping = (
                 sft_inputs
-                | "ShapeSFT" >> ShapeSFT(sources=sft_sources, out_dir=layout.out, tokenizer_path=layout.tokenizer,
+                | "ShapeSFT" >> ShapeSFT(sources=sft_sources, out_dir=out, tokenizer_path=tokenizer_path,
                                          sequence_length=spec.stages["sft"].sequence_length,
                                          config=spec.stages["sft"].sft, shard_size_bytes=spec.shard_size_bytes,
                                          spill_dir=f"{out}/runs/groups"))
@@ -143,7 +145,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         stats = (
             tuple(entries)
             | "AllEntries" >> beam.Flatten()
-            | "WriteShards" >> WriteShards(out_dir=layout.out, runs_dir=f"{out}/runs", tokenizer_path=layout.tokenizer,
+            | "WriteShards" >> WriteShards(out_dir=out, runs_dir=f"{out}/runs", tokenizer_path=tokenizer_path,
                                            eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
                                            workers=worker_count(beam_args)))
         all_stats = (stats, sft_stats) if sft_stats is not None else (stats,)
@@ -155,16 +157,16 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         )
     ledger.remove_tree(f"{out}/runs")  # merged into the shards; what is left is from failed bundles
     shard_stats = ledger.read_jsonl(f"{out}/stats*.jsonl")
-    check_shards_written(layout, shard_stats)
+    check_shards_written(out, shard_stats)
     check_stages_filled(spec, layout, "shards", repository_level=uses_repository_dedup(spec), shard_stats=shard_stats,
                         shaping=ledger.read_jsonl(f"{out}/shaping*.jsonl"))
     return {}
 
 
-def check_shards_written(layout: BuildLayout, shard_stats: list[dict]) -> None:
-    """Every shard the stats name has its .bin and .idx where the driver (and a trainer) will look."""
+def check_shards_written(out: str, shard_stats: list[dict]) -> None:
+    """Every shard the stats name has its .bin and .idx where the driver will look (the attempt ``out``)."""
     present = {path for stage in {s["stage"] for s in shard_stats}
-               for path in ledger.matched_files(f"{layout.out}/{stage}/*")}
+               for path in ledger.matched_files(f"{out}/{stage}/*")}
     missing = [f"{s['prefix']}{suffix}" for s in shard_stats for suffix in (".bin", ".idx")
                if f"{s['prefix']}{suffix}" not in present]
     if missing:
@@ -211,9 +213,27 @@ def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str, beam_arg
             "eod_token": config.eod_token, "eod_id": token_id(tokenizer, config.eod_token)}
 
 
-def publish_tokenizer(layout: BuildLayout, attempt_dir: str) -> None:
-    with FileSystems.open(f"{attempt_dir}/tokenizer.json") as handle:
+def committed_tokenizer(layout: BuildLayout) -> str:
+    """The tokenizer the shards stage reads: the committed tokenizer stage's, not OUT/tokenizer.json,
+    which stays the finished build's until ``publish_build`` replaces it."""
+    return f"{layout.stage_dir('tokenizer')}/tokenizer.json"
+
+
+def publish_build(spec: MixtureSpec, layout: BuildLayout, manifest: dict) -> None:
+    """Put the committed tokenizer and shards where a trainer looks (OUT/tokenizer.json, OUT/STAGE/),
+    then write the manifest. An earlier build's manifest goes first: a publish cut short leaves an
+    unfinished build, which the rerun (every stage reused) publishes again. Local shards are
+    hard-linked, not copied; the committed attempt's files are never written again."""
+    if FileSystems.exists(layout.manifest):
+        FileSystems.delete([layout.manifest])
+    with FileSystems.open(committed_tokenizer(layout)) as handle:
         write_atomically(layout.tokenizer, handle.read())
+    shards = layout.stage_dir("shards")
+    for stage in spec.stages:
+        ledger.remove_tree(f"{layout.out}/{stage}")
+        files = ledger.matched_files(f"{shards}/{stage}/*")
+        ledger.link_or_copy(files, [f"{layout.out}/{stage}/{path.rsplit('/', 1)[-1]}" for path in files])
+    write_json(layout.manifest, manifest)
 
 
 def tokenizer_fingerprint(spec: MixtureSpec) -> str:
@@ -317,11 +337,8 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
 def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], allowed: set[str],
                 display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
     """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
-    finished_before = FileSystems.exists(layout.manifest)
-    if finished_before:
-        FileSystems.delete([layout.manifest])  # from here on, the build is unfinished until it writes one
-    reuse = not fresh and (not finished_before or from_stage != "crawl")
-    runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=reuse,
+    # A finished build stays whole (its manifest, tokenizer and shards) until this run publishes its own.
+    runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=not fresh,
                          force_from=None if from_stage == "crawl" else from_stage)
     runner.on_reuse = display.mark_reused
     facts = input_facts(spec)
@@ -339,7 +356,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     with display.stage("tokenizer"):
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
-            after=lambda attempt: publish_tokenizer(layout, attempt), outputs=("tokenizer.json",))
+            outputs=("tokenizer.json",))
     with display.stage("dedup", status_logger="codemix.pipelines.dedup"):
         dedup = runner.run("dedup", keys["dedup"], tallied("dedup", lambda out: dataclasses.asdict(
             run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
@@ -363,7 +380,14 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
 def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner, tokenizer: dict,
                     beam_args: list[str], allowed: set[str], allowed_notes: dict) -> dict:
     """The manifest, with its health summary and what was allowed to be missing, written last."""
-    shard_stats = ledger.read_jsonl(f"{layout.stage_dir('shards')}/stats*.jsonl")
+    if set(runner.reused) >= set(stage_plan(spec)) and FileSystems.exists(layout.manifest):
+        with FileSystems.open(layout.manifest) as handle:
+            manifest = json.loads(handle.read())
+        runner.echo(f"up to date: every stage is as the finished build made it ({layout.manifest})")
+        return manifest
+    # Each shard where publish_build puts it: OUT/STAGE/NAME (the stats name it in the attempt folder).
+    shard_stats = [{**s, "prefix": "/".join([layout.out, *s["prefix"].rsplit("/", 2)[-2:]])}
+                   for s in ledger.read_jsonl(f"{layout.stage_dir('shards')}/stats*.jsonl")]
     manifest = build_manifest(spec, layout, runner=runner_name(beam_args), tokenizer=tokenizer,
                               shard_stats=shard_stats, repository_level=uses_repository_dedup(spec),
                               timings=runner.timings, reused=runner.reused,
@@ -371,5 +395,5 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
     for info in manifest["stages"].values():
         info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
     manifest["health"] = build_health(spec, manifest, allowed_notes)
-    write_json(layout.manifest, manifest)
+    publish_build(spec, layout, manifest)
     return manifest

@@ -12,8 +12,9 @@ Ctrl-C, which signals the whole process group, does nothing there. (A blocked si
 discarded for being ignored on Linux, so the watcher still receives it.) The watcher stops the
 display, kills the build's child processes (all of them, by PID, recursively; SIGKILL, since they
 ignore the others), prints one line saying how to resume, and exits with 130 (128 + SIGINT), as
-shells expect of an interrupted command. Nothing is left half-published: stages write into
-``work/STAGE.partial`` and a rerun removes and redoes it.
+shells expect of an interrupted command. A job submitted to a cluster runner is cancelled first
+(``pipelines.jobs``, through the build's ``before_exit``). Nothing is left half-published: each
+stage writes into an attempt folder of its own (``pipelines.resume``) that a rerun never reads.
 
 The CLI enters this before it imports Beam, since a thread that exists before the mask is set
 (Beam's imports start some) would take the signal itself. Nested entries add their ``before_exit``

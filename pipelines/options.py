@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import shlex
 
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, PortableOptions
@@ -26,9 +25,6 @@ LOCAL_RUNNERS = frozenset({"fnapi", "direct", "bundlebaseddirect", "switchingdir
 _NEGATIVE_NUMBER = re.compile(r"^-\d")
 # Options that size a runner's parallelism, in the order they are looked for: FnApiRunner's local
 # workers, Dataflow's workers (and autoscaling ceiling), Flink's and Spark's default parallelism.
-# Option names that say their value is a credential: never printed, logged or recorded.
-SECRET_NAME = re.compile(r"key|secret|token|password|credential", re.IGNORECASE)
-REDACTED = "<redacted>"
 PARALLELISM_OPTIONS = ("direct_num_workers", "max_num_workers", "num_workers", "parallelism",
                        "sdk_worker_parallelism")
 
@@ -142,25 +138,3 @@ def unknown_options(args: list[str], known: set[str]) -> list[str]:
                 unknown.append(name)
     return unknown
 
-
-def redacted(args: list[str]) -> list[str]:
-    """``args`` with the value of every option whose name says key, secret, token, password or
-    credential replaced by ``REDACTED`` (``--name=value`` and ``--name value`` alike)."""
-    shown, hide_next = [], False
-    for arg in args:
-        name, has_value, _ = arg.partition("=")
-        if hide_next and not arg.startswith("--"):
-            shown.append(REDACTED)
-        elif arg.startswith("--") and SECRET_NAME.search(name) and has_value:
-            shown.append(f"{name}={REDACTED}")
-        else:
-            shown.append(arg)
-        hide_next = arg.startswith("--") and not has_value and bool(SECRET_NAME.search(name))
-    return shown
-
-
-def command_line(args: list[str]) -> str:
-    """A command line to print (a resume hint), its secret option values redacted, with a note to give them again."""
-    shown = redacted(args)
-    note = " (redacted values: give them again)" if shown != list(args) else ""
-    return shlex.join(shown) + note

@@ -151,3 +151,20 @@ def test_a_stopped_s3_endpoint_names_it(cluster, tmp_path, reference):
     running.s3_client().create_bucket(Bucket=BUCKET)
     make_corpus(tmp_path / "corpus2", running)
     rerun_matches(spec, running, tmp_path, reference, running.beam_args())
+
+
+def test_ctrl_c_cancels_the_job_and_its_late_writes_stay_in_the_abandoned_attempt(cluster, tmp_path, reference):
+    """Beam's own job service marks a cancelled job CANCELLED but lets its workers run on (its
+    cancel is a TODO), as a slow cluster would: whatever they write lands in the interrupted
+    attempt's folder, which nothing reads, and the rerun still matches the clean build."""
+    running, _ = cluster
+    spec = make_corpus(tmp_path / "corpus", running)
+    process = mix_process(build_args(spec, running), tmp_path)
+    wait_for_filter_job(running, process)
+    sent = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and time.monotonic() - sent < 15, stderr[-3000:]
+    assert "Traceback" not in stderr and S3_SECRET not in stdout + stderr
+    assert "RUNNING" not in job_states(running) and "CANCELLED" in job_states(running)
+    rerun_matches(spec, running, tmp_path, reference, running.beam_args())
