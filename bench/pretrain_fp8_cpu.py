@@ -12,7 +12,10 @@ sets both the initial weights and the data order): on a model this small any per
 arithmetic, BF16 vs fp32 included, moves the whole trajectory, and the spread over seeds is the yardstick
 a recipe's gap has to be read against. Reported: the loss curve (mean over seeds of each 25-step
 window) and the final loss, mean of the last ``--tail`` steps, per seed and its gap to BF16 on the
-same seed. The results replace this script's block of ``bench/RESULTS.md``.
+same seed; then each recipe's paired gap (same seed: same initial weights and data order) as a mean
+with its 95% t-interval over seeds, and whether that interval resolves a 1% claim. The results
+replace this script's block of ``bench/RESULTS.md``; ``--report curves.json`` rewrites it from a
+saved run. Runs go seed by seed, so an interrupted run leaves whole pairs in curves.json.
 """
 
 from __future__ import annotations
@@ -78,6 +81,52 @@ def window_means(losses: list[float], window: int) -> list[float]:
     return [statistics.fmean(losses[i:i + window]) for i in range(0, len(losses), window)]
 
 
+CLAIM = 0.01  # "within 1% of BF16"
+
+
+def paired_interval(gaps: list[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high): the t-interval of the mean of per-seed paired gaps (n - 1 degrees of freedom)."""
+    from scipy.stats import t
+
+    mean = statistics.fmean(gaps)
+    if len(gaps) < 2:
+        return mean, float("-inf"), float("inf")
+    half = t.ppf(0.5 + confidence / 2, len(gaps) - 1) * statistics.stdev(gaps) / len(gaps) ** 0.5
+    return mean, mean - half, mean + half
+
+
+def verdict(low: float, high: float) -> str:
+    """What a 95% interval of the gap supports about "within 1%"."""
+    if -CLAIM < low and high < CLAIM:
+        return "within 1% (resolved)"
+    if high < -CLAIM or low > CLAIM:
+        return "outside 1% (resolved)"
+    return "not resolved: the interval is wider than the 1% claim" if high - low > 2 * CLAIM else "not resolved"
+
+
+def seeds_needed(gaps: list[float]) -> int | None:
+    """Seeds for a 95% interval of half-width 1% at this spread (normal approximation), None if n < 2."""
+    if len(gaps) < 2:
+        return None
+    return max(2, round((1.96 * statistics.stdev(gaps) / CLAIM) ** 2 + 0.5))
+
+
+def paired_table(final: dict[str, dict[int, float]], seeds: list[int]) -> list[str]:
+    lines = ["", ("Paired gap to BF16 (same seed: same initial weights and data order), mean and 95% t-interval "
+             f"over {len(seeds)} seeds:"), "",
+             "| run | mean gap | 95% interval | sd over seeds | reads as | seeds for a ±1% interval |",
+             "|---|---|---|---|---|---|"]
+    for name, per_seed in final.items():
+        if name == "bf16":
+            continue
+        gaps = [(per_seed[s] - final["bf16"][s]) / final["bf16"][s] for s in seeds]
+        mean, low, high = paired_interval(gaps)
+        spread = statistics.stdev(gaps) if len(gaps) > 1 else float("nan")
+        lines.append(f"| {name} | {mean:+.2%} | {low:+.2%} .. {high:+.2%} | {spread:.2%} | {verdict(low, high)} "
+                     f"| {seeds_needed(gaps)} |")
+    return lines
+
+
 def report(curves: dict[str, dict[int, list[float]]], seconds: dict[str, float], tail: int, window: int) -> str:
     """Markdown: machine, the curve table (mean over seeds), final loss and gap to BF16 per seed."""
     seeds = list(curves["bf16"])
@@ -101,7 +150,7 @@ def report(curves: dict[str, dict[int, list[float]]], seconds: dict[str, float],
         cells = [f"{per_seed[s]:.4f} ({gap:+.2%})" for s, gap in zip(seeds, gaps)]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {statistics.fmean(gaps):+.2%} | "
                      f"{min(gaps):+.2%} .. {max(gaps):+.2%} | {seconds[name] / len(seeds):.0f} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + paired_table(final, seeds)) + "\n"
 
 
 def write_block(path: Path, body: str) -> None:
@@ -115,6 +164,56 @@ def write_block(path: Path, body: str) -> None:
         path.write_text(old.rstrip() + "\n\n## FP8 recipes emulated on CPU (`bench/pretrain_fp8_cpu.py`)\n\n" + block + "\n")
 
 
+def clipping_report(data: Path, work: Path, steps: int, seed: int) -> str:
+    """Why delayed scaling's loss differs: per GEMM operand role, the share of elements each recipe
+    saturates at the FP8 maximum (delayed: ``|x| * scale > fp8_max`` with the scale of the previous
+    use) and flushes to zero (non-zero in BF16, zero after the cast), on an operand's first use (delayed
+    scaling's scale is then TE's initial 1) and on every later use."""
+    from codemix.pretrain.model import fp8
+
+    counts: dict[tuple[str, str, str], list[float]] = {}
+    original = fp8.quantise_operand
+
+    def counting(precision, role, x_RC, delayed=None):
+        first = precision.recipe == "delayed" and not delayed.history
+        scale = delayed.scale.clone() if precision.recipe == "delayed" else None
+        rowwise, columnwise = original(precision, role, x_RC, delayed)
+        x = fp8.bf16_round(x_RC)
+        saturated = (x.abs() * scale > fp8.fp8_max(precision.dtype(role))).sum() if scale is not None else 0
+        flushed = ((x != 0) & (rowwise == 0)).sum()
+        row = counts.setdefault((precision.recipe, role, "first use" if first else "later uses"), [0, 0, 0])
+        row[0], row[1], row[2] = row[0] + int(saturated), row[1] + int(flushed), row[2] + x.numel()
+        return rowwise, columnwise
+
+    fp8.quantise_operand = counting
+    try:
+        for name in ("delayed", "tensorwise"):
+            train(name, RUNS[name], data, work, steps, seed)
+    finally:
+        fp8.quantise_operand = original
+    lines = [f"Operand elements clipped and flushed over {steps} steps (seed {seed}), by recipe, role and use:", "",
+             "| recipe | role | use | saturated at fp8 max | flushed to zero | elements |", "|---|---|---|---|---|---|"]
+    for (recipe, role, use), (saturated, flushed, total) in sorted(counts.items()):
+        lines.append(f"| {recipe} | {role} | {use} | {saturated / total:.4%} | {flushed / total:.4%} | {total:,} |")
+    return "\n".join(lines) + "\n"
+
+
+def train_all(args) -> tuple[dict[str, dict[int, list[float]]], dict[str, float]]:
+    """Every run of every seed, seed by seed; curves.json holds the finished seeds after each one."""
+    torch.set_num_threads(1)
+    args.work.mkdir(parents=True, exist_ok=True)
+    data = build_data(args.work)
+    names = ["bf16", *[r for r in args.runs if r != "bf16"]]
+    curves, seconds = {name: {} for name in names}, dict.fromkeys(names, 0.0)
+    for seed in args.seeds:
+        for name in names:
+            started = time.perf_counter()
+            curves[name][seed] = train(name, RUNS[name], data, args.work, args.steps, seed)
+            seconds[name] += time.perf_counter() - started
+        (args.work / "curves.json").write_text(json.dumps({"curves": curves, "seconds": seconds}))
+    return curves, seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.pretrain_fp8_cpu", description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
@@ -125,16 +224,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="*", type=int, default=[1234, 1235, 1236])
     parser.add_argument("--results", type=Path, default=BENCH / "RESULTS.md")
     parser.add_argument("--no-write", action="store_true", help="print, do not touch RESULTS.md")
+    parser.add_argument("--report", type=Path, help="write the report from this curves.json instead of training")
+    parser.add_argument("--clipping", action="store_true", help="print clipping_report for --steps, first --seeds")
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    args.work.mkdir(parents=True, exist_ok=True)
-    data = build_data(args.work)
-    curves, seconds = {}, {}
-    for name in ["bf16", *[r for r in args.runs if r != "bf16"]]:
-        started = time.perf_counter()
-        curves[name] = {seed: train(name, RUNS[name], data, args.work, args.steps, seed) for seed in args.seeds}
-        seconds[name] = time.perf_counter() - started
-        (args.work / "curves.json").write_text(json.dumps({"curves": curves, "seconds": seconds}))
+    if args.clipping:
+        torch.set_num_threads(1)
+        print(clipping_report(build_data(args.work), args.work / "clipping", args.steps, args.seeds[0]))
+        return 0
+    if args.report:
+        saved = json.loads(args.report.read_text())
+        curves = {name: {int(seed): c for seed, c in runs.items()} for name, runs in saved["curves"].items()}
+        seconds = saved["seconds"]
+    else:
+        curves, seconds = train_all(args)
     body = report(curves, seconds, args.tail, args.window)
     print(body)
     if not args.no_write:

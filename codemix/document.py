@@ -18,8 +18,8 @@ from typing import Any, Literal
 import pyarrow as pa
 import zstandard
 
-DocumentKind = Literal["file", "repo", "transcript"]
-DOCUMENT_KINDS: tuple[str, ...] = ("file", "repo", "transcript")
+DocumentKind = Literal["file", "repo", "transcript", "commit", "notebook", "issue"]
+DOCUMENT_KINDS: tuple[str, ...] = ("file", "repo", "transcript", "commit", "notebook", "issue")
 
 
 @dataclass(slots=True, kw_only=True)

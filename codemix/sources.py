@@ -6,16 +6,22 @@ and the spec composes them rather than owning them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from codemix.config import expand_env, join, require
+from codemix.config import ConfigError, expand_env, join, require
 
-SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list"]
+SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits", "issues"]
+# The document kind each source type yields (``Document.kind``); a type not named here yields files.
+SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit", "issues": "issue"}
+# Source types whose `.ipynb` files may be read as notebooks (``SourceConfig.notebooks``).
+FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
-                      "openhands-messages", "openai-responses", "anthropic", "openai-chat", "aider")
+                      "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
+                      "aider")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 
@@ -41,6 +47,102 @@ class ReadLimits:
             require(getattr(self, name) > 0, join(path, name), "must be positive")
 
 
+# Bots by name or e-mail: GitHub apps end in [bot]; the rest are the common dependency updaters.
+BOT_AUTHORS = (r"\[bot\]", r"^(dependabot|renovate|greenkeeper|snyk-bot|pyup-bot|github-actions|pre-commit-ci)\b",
+               r"^(noreply@github\.com|actions@github\.com)$")
+# First lines that bots and merge buttons write.
+BOT_MESSAGES = (r"^Bump \S+ from \S+ to \S+", r"^Bump the \S+ group", r"^Merge pull request #\d+",
+                r"^Merge (remote-tracking )?branch ", r"^\[pre-commit\.ci\]", r"^chore\(deps(-dev)?\):",
+                r"^Update dependency \S+ to ", r"^\[Snyk\]", r"^\[skip ci\] ?(Update|Bump)")
+# First lines that say nothing about the change: single words, placeholders, GitHub's web-editor defaults.
+_PLACEHOLDER_WORDS = ("wip|fix|fixes|fixed|update|updates|updated|changes|change|minor|misc|tmp|temp|test|tests|commit|"
+                      "save|stuff|cleanup|typo|asdf")
+UNINFORMATIVE_MESSAGES = (rf"(?i)^\W*({_PLACEHOLDER_WORDS}|\.+|-+)\W*$",
+                          r"^(Update|Create|Delete|Rename) [^ ]+\.\w+$", r"^Add files via upload$", r"^\s*$")
+
+
+@dataclass(slots=True, kw_only=True)
+class HistoryConfig:
+    """Which commits a ``commits`` source reads, and the commit-level filters a real history needs.
+
+    Commits are read with ``git log`` from the object store (never a checkout); the patterns are
+    Python regexes (``re.search``; messages are matched on their first line). What each drop reason
+    means and the document layout: docs/commits.md.
+    """
+
+    branches: list[str] = field(default_factory=list)  # commit-ish names; empty: the source's ``ref``
+    since: str = ""  # git date (``2024-01-01``, ``2 years ago``): commits authored after it
+    until: str = ""
+    max_commits: int = 0  # 0: every commit; else the newest this many (merges included in the count)
+    max_diff_bytes: int = 1_000_000  # a larger unified diff is dropped unread (diff_too_large)
+    bot_authors: list[str] = field(default_factory=lambda: list(BOT_AUTHORS))
+    bot_messages: list[str] = field(default_factory=lambda: list(BOT_MESSAGES))
+    uninformative_messages: list[str] = field(default_factory=lambda: list(UNINFORMATIVE_MESSAGES))
+    # Globs (filters' glob rules) of changed paths that make a commit generated-only, on top of the
+    # filter stage's vendored and generated path lists.
+    generated_paths: list[str] = field(default_factory=list)
+
+    def validate(self, path: str) -> None:
+        require(self.max_commits >= 0, join(path, "max_commits"), "must be 0 (every commit) or positive")
+        require(self.max_diff_bytes > 0, join(path, "max_diff_bytes"), "must be positive")
+        for name in ("bot_authors", "bot_messages", "uninformative_messages"):
+            for i, pattern in enumerate(getattr(self, name)):
+                try:
+                    re.compile(pattern)
+                except re.error as error:
+                    raise ConfigError(join(join(path, name), i), f"not a regular expression: {error}") from error
+        for i, branch in enumerate(self.branches):
+            require(bool(branch.strip()) and not branch.startswith("-"), join(join(path, "branches"), i),
+                    f"{branch!r} is not a commit-ish", "name a branch, tag or commit")
+
+
+@dataclass(slots=True, kw_only=True)
+class NotebookConfig:
+    """How a file source's ``.ipynb`` files become notebook documents (``filters.notebooks``):
+    ``script`` (markdown as comments, no outputs) or ``cells`` (StarCoder2's cell markers, text
+    outputs each cut at ``max_output_chars``; 0 drops them). docs/notebooks.md."""
+
+    layout: Literal["script", "cells"] = "script"
+    max_output_chars: int = 1000
+
+    def validate(self, path: str) -> None:
+        require(self.max_output_chars >= 0, join(path, "max_output_chars"), "must be 0 (drop outputs) or positive")
+
+
+# Logins of bots that are plain GitHub users (apps are ``type: Bot`` already), and comment bodies
+# that templates write; both are removed from a thread before it is judged.
+_BOT_NAMES = ("stale|codecov|coveralls|dependabot|renovate|greenkeeper|netlify|vercel|sonarcloud|allcontributors|"
+              "mergify|pre-commit-ci|github-actions|welcome|boring-cyborg|msftbot")
+BOT_LOGINS = (r"\[bot\]$", r"-bot$", rf"^({_BOT_NAMES})\b")
+AUTO_COMMENTS = (r"^This (issue|pull request|PR) has been automatically (marked as stale|closed|locked)",
+                 r"^<!-- (generated|automatically generated|auto-generated)", r"^## \[Codecov\]",
+                 r"^Thanks for opening your first (issue|pull request)")
+
+
+@dataclass(slots=True, kw_only=True)
+class IssuesConfig:
+    """How an ``issues`` source turns exported GitHub threads into documents (filters.issues):
+    which comments are removed, which threads dropped, where long ones are cut. docs/issues.md."""
+
+    bot_logins: list[str] = field(default_factory=lambda: list(BOT_LOGINS))
+    auto_comments: list[str] = field(default_factory=lambda: list(AUTO_COMMENTS))
+    min_human_chars: int = 200  # title, description and human comments together; less: too_little_text
+    max_bot_participants: float = 0.5  # over this share of a thread's participants are bots: bot_dominated
+    max_comments: int = 50  # conversation comments kept, oldest first; the rest are cut (metadata.truncated)
+    max_diff_chars: int = 20_000  # a pull request's patches kept up to this many characters; then file names only
+
+    def validate(self, path: str) -> None:
+        for name in ("bot_logins", "auto_comments"):
+            for i, pattern in enumerate(getattr(self, name)):
+                try:
+                    re.compile(pattern)
+                except re.error as error:
+                    raise ConfigError(join(join(path, name), i), f"not a regular expression: {error}") from error
+        require(0 <= self.max_bot_participants <= 1, join(path, "max_bot_participants"), "must be between 0 and 1")
+        for name in ("min_human_chars", "max_comments", "max_diff_chars"):
+            require(getattr(self, name) >= 0, join(path, name), "must be 0 or positive")
+
+
 @dataclass(slots=True, kw_only=True)
 class SourceConfig:
     """One named input: where to read, how, and what kind of documents it yields.
@@ -54,6 +156,9 @@ class SourceConfig:
     type: SourceType
     paths: list[str]
     ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
+    # off, git is never let out and each missing blob is dropped as ``blob_missing``.
+    fetch_missing_blobs: bool = False
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     text_field: str | None = None  # dump: defaults to 'content', then 'text'
@@ -62,10 +167,13 @@ class SourceConfig:
     # each file (or JSONL line) by its structure.
     format: str | None = None
     limits: ReadLimits = field(default_factory=ReadLimits)
+    history: HistoryConfig | None = None  # commits: which commits, and the commit-level filters
+    notebooks: NotebookConfig | None = None  # file sources: read .ipynb files as notebooks (kind "notebook")
+    issues: IssuesConfig | None = None  # issues: which comments and threads are kept, and how long
 
     @property
     def kind(self) -> str:
-        return "transcript" if self.type == "transcripts" else "file"
+        return SOURCE_KINDS.get(self.type, "file")
 
     def validate(self, path: str) -> None:
         require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
@@ -77,8 +185,21 @@ class SourceConfig:
             # The same location twice would give two records the same id.
             require(self.paths.index(location) == i, join(join(path, "paths"), i), f"{location} is listed twice",
                     "remove the repeated path")
+        if self.history is not None:
+            require(self.type == "commits", join(path, "history"), "is only read for sources of type 'commits'",
+                    "remove it, or set type: commits")
+        elif self.type == "commits":
+            self.history = HistoryConfig()
+        if self.type == "issues" and self.issues is None:
+            self.issues = IssuesConfig()
+        require(self.issues is None or self.type == "issues", join(path, "issues"),
+                "is only read for sources of type 'issues'", "remove it, or set type: issues")
+        require(self.notebooks is None or self.type in FILE_SOURCE_TYPES, join(path, "notebooks"),
+                f"is only read for sources of type {', '.join(FILE_SOURCE_TYPES)}", "remove it")
         if self.format is not None:
             require(self.type == "transcripts", join(path, "format"), "is only read for sources of type 'transcripts'",
                     "remove it, or set type: transcripts")
             require(self.format in TRANSCRIPT_FORMATS, join(path, "format"), f"{self.format!r} is not a transcript format",
                     f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")
+        require(not self.fetch_missing_blobs or self.type in ("git", "crawl_list"), join(path, "fetch_missing_blobs"),
+                "is only read for sources of type 'git' or 'crawl_list'", "remove it")

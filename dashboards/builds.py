@@ -1,18 +1,6 @@
 """What one finished ``mix build`` says about its data, read back from the files it wrote.
 
-The manifest gives the per-stage token budgets and the shard totals; everything else is recounted
-from the Parquet ledgers under ``OUT/work/`` reading only the columns needed, one record batch at
-a time (document text is read only to take its UTF-8 byte length, never kept):
-
-  * ``crawl/docs``, ``filter/docs``, ``dedup/docs``: documents and bytes per source at each step,
-    language and license mix and length histograms of the kept (``dedup``) documents;
-  * ``crawl/dropped``, ``filter/dropped``: drops per stage, reason and source;
-  * ``crawl/redactions``: redacted values per type and source;
-  * ``dedup/duplicates``: removed duplicates per method and source;
-  * ``shards/stats*.jsonl``: documents, text bytes and tokens per shard stage and source.
-
-Tokens exist only once documents are tokenized into shards. For the steps before, the funnel
-estimates them as bytes × the source's tokens-per-byte in its shards (labelled as an estimate).
+Design notes: docs/design/dashboards.md, "dashboards/builds.py".
 """
 
 from __future__ import annotations
@@ -68,6 +56,7 @@ class BuildSummary:
     kept: DocScan  # keys (source, language, license)
     crawled_lengths: dict[str, np.ndarray]
     messages: list[str]
+    quality: dict[str, dict[str, dict]] = field(default_factory=dict)  # source -> language -> quality_summary
 
 
 def _files(pattern: str) -> list[str]:
@@ -206,6 +195,7 @@ def load_build(out: str) -> BuildSummary:
     with _open(f"{out}/manifest.json") as handle:
         manifest = json.loads(handle.read().decode("utf-8"))
     from codemix.pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
+    from codemix.pipelines.quality_report import quality_summary
 
     layout = BuildLayout(out)  # each stage's committed attempt: what the build counted
     work = layout.work
@@ -229,4 +219,5 @@ def load_build(out: str) -> BuildSummary:
         redactions=count_columns(f"{layout.stage_dir('crawl')}/redactions*.parquet", ["type", "source"], "count"),
         duplicates=count_columns(f"{layout.stage_dir('dedup')}/duplicates*.parquet", ["method", "source"]),
         quarantined=quarantined, kept=kept, crawled_lengths=scans["crawled"].lengths, messages=messages,
+        quality=quality_summary(f"{layout.stage_dir('filter')}/quality*.parquet"),
     )

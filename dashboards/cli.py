@@ -58,17 +58,18 @@ def main(argv: list[str] | None = None) -> int:
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)  # before the first read of a build: S3 refuses every call without it
-    options = {"eval_set": args.eval_set, "title": args.title, "seed": args.seed, "n_boot": args.bootstrap,
-               "searches": args.search}
+    from codemix.dashboards.render import DashboardInputs, write_dashboard
+
+    inputs = DashboardInputs(builds=args.build, eval_jsonl=args.eval, rl_results=args.rl,
+                             tensorboard_dirs=args.tensorboard, out_html=args.out, target_ppl=args.target_ppl,
+                             eval_set=args.eval_set, title=args.title, seed=args.seed, n_boot=args.bootstrap,
+                             searches=args.search)
     if args.serve:
         from codemix.dashboards.serve import serve
 
-        serve(args.build, args.eval, args.rl, args.tensorboard, args.out, args.target_ppl, host=args.host,
-              port=args.port, poll_seconds=args.poll_seconds, **options)
+        serve(inputs, host=args.host, port=args.port, poll_seconds=args.poll_seconds)
         return 0
-    from codemix.dashboards.render import write_dashboard
-
-    result = write_dashboard(args.build, args.eval, args.rl, args.tensorboard, args.out, args.target_ppl, **options)
+    result = write_dashboard(inputs)
     print(f"wrote {result.html_path} ({result.figures} figures) and {result.fits_path}")
     for fit in result.fits:
         for form in fit.forms:

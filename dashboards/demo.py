@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from codemix.dashboards.browser import BrowserError, screenshot
-from codemix.dashboards.render import write_dashboard
+from codemix.dashboards.render import DashboardInputs, write_dashboard
 
 RUNS = {"cpt-short": 1.0, "cpt-long": 0.93}  # run -> how fast its loss falls, relative
 STEPS = (500, 1000, 2000, 3000, 4000, 6000, 8000)
@@ -107,8 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     for run in RUNS:
         write_tensorboard(tensorboard, run)
     html_path = os.path.join(args.out, "dashboard.html")
-    result = write_dashboard([args.build], [eval_file], [rl_file], [tensorboard], html_path, args.target_ppl,
-                             title="codemix dashboard: demo build, synthetic training and RL")
+    result = write_dashboard(DashboardInputs(builds=[args.build], eval_jsonl=[eval_file], rl_results=[rl_file],
+                                             tensorboard_dirs=[tensorboard], out_html=html_path,
+                                             target_ppl=args.target_ppl,
+                                             title="codemix dashboard: demo build, synthetic training and RL"))
     print(f"wrote {result.html_path} ({result.figures} figures) and {result.fits_path}")
     for message in result.messages:
         print(f"  note: {message}")

@@ -1,19 +1,6 @@
 """How an RL metric follows a checkpoint's code perplexity: join, fit, bootstrap, predict (numpy only).
 
-Each checkpoint is a ``(run_id, step)`` pair with an RL result and a held-out eval row. With
-``ppl = exp(L)`` and ``L`` the eval loss in nats per token, three forms are fitted:
-
-  * ``log_linear``: ``metric = a + b·log(ppl)``, i.e. linear in the loss; closed-form least squares.
-  * ``power_law``:  ``metric = a · ppl^b``; least squares on the metric's own scale, started from the
-    log-log line.
-  * ``sigmoid``:    ``metric = a / (1 + exp(-k·(L - L0))) + b``, the task-accuracy-from-loss step of
-    the OLMo model ladder (Bhagia et al. 2024, "Establishing Task Scaling Laws via Compute-Efficient
-    Model Ladders"); multi-start Levenberg-Marquardt. Reported with ``k > 0`` (the same curve as
-    ``(-a, -k, L0, a + b)``), so a metric that falls as loss rises has ``a < 0``.
-
-R² is ``1 - SSE/SST`` on the metric's scale for every form, so they compare. The confidence band
-is a seeded case-resampling bootstrap: refit on checkpoints drawn with replacement and take the
-2.5th and 97.5th percentiles of the refitted curves at each perplexity (and at the target).
+Design notes: docs/design/dashboards.md, "dashboards/fit.py".
 """
 
 from __future__ import annotations

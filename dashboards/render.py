@@ -25,6 +25,7 @@ from codemix.dashboards.health import health_card
 from codemix.dashboards.runs import (
     Loaded,
     default_eval_set,
+    input_files,
     parse_tensorboard_arg,
     read_eval_rows,
     read_rl_rows,
@@ -139,6 +140,20 @@ def add_build(page: Page, index: int, build: BuildSummary, colours: figures.Colo
               page.figure(figures.mix(build, figures.Colours(figures.CATEGORY_PALETTE), 1, "language")),
               page.figure(figures.mix(build, figures.Colours(figures.CATEGORY_PALETTE), 2, "license")),
               page.figure(figures.length_histogram(build, colours)), page.figure(figures.token_budgets(build, colours))]
+    if build.quality:
+        parts += [page.figure(figures.quality_scores(build, colours)), _quality_examples(build)]
+
+
+def _quality_examples(build: BuildSummary) -> str:
+    """Per source and language: kept share, p10/p50/p90 and the document scored nearest each."""
+    rows = "".join(
+        f"<tr><td>{html.escape(source)}</td><td>{html.escape(language)}</td>"
+        f'<td class="num">{entry["kept"]:,} / {entry["scored"]:,}</td><td class="num">p{ex["percentile"]} = '
+        f'{ex["score"]}</td><td><code>{html.escape(ex["path"])}</code>{"" if ex["kept"] else " (dropped)"}</td></tr>'
+        for source, languages in sorted(build.quality.items()) for language, entry in sorted(languages.items())
+        for ex in entry["examples"])
+    return ('<div class="card wide"><table><tr><th>source</th><th>language</th><th>kept / scored</th>'
+            f"<th>score</th><th>example document</th></tr>{rows}</table></div>")
 
 
 def _message(text: str) -> str:
@@ -222,11 +237,30 @@ def _write_atomically(path: str, text: str) -> None:
     os.replace(handle.name, path)
 
 
-def write_dashboard(builds: list[str], eval_jsonl: list[str], rl_results: list[str], tensorboard_dirs: list[str],
-                    out_html: str, target_ppl: float | None, *, eval_set: str | None = None,
-                    title: str = "codemix dashboard", seed: int = 0, n_boot: int = 1000,
-                    build_loader: Callable[[str], BuildSummary] = load_build,
-                    searches: list[str] = ()) -> DashboardResult:
+@dataclass(slots=True, kw_only=True)
+class DashboardInputs:
+    """What a dashboard page is drawn from, and where it is written."""
+
+    out_html: str
+    builds: list[str] = field(default_factory=list)
+    eval_jsonl: list[str] = field(default_factory=list)
+    rl_results: list[str] = field(default_factory=list)
+    tensorboard_dirs: list[str] = field(default_factory=list)
+    searches: list[str] = field(default_factory=list)  # mix search --out directories
+    target_ppl: float | None = None
+    eval_set: str | None = None
+    title: str = "codemix dashboard"
+    seed: int = 0
+    n_boot: int = 1000
+
+    def watched(self) -> list[str]:
+        """The files whose change changes the page."""
+        return input_files(self.eval_jsonl + self.rl_results + [f"{b.rstrip('/')}/manifest.json" for b in self.builds],
+                           self.tensorboard_dirs)
+
+
+def write_dashboard(inputs: DashboardInputs, *,
+                    build_loader: Callable[[str], BuildSummary] = load_build) -> DashboardResult:
     """Read every input, fit the RL metrics to perplexity and write the page and its ``.fits.json``.
 
     ``eval_set`` picks the held-out set whose perplexity the fits use (default: one named "code",
@@ -236,6 +270,10 @@ def write_dashboard(builds: list[str], eval_jsonl: list[str], rl_results: list[s
     section whose RL predictions use these fits; a page of searches alone leaves out the training
     and RL sections that would only say no runs were given.
     """
+    builds, eval_jsonl, rl_results, searches = inputs.builds, inputs.eval_jsonl, inputs.rl_results, inputs.searches
+    tensorboard_dirs, out_html, target_ppl, eval_set = (inputs.tensorboard_dirs, inputs.out_html, inputs.target_ppl,
+                                                        inputs.eval_set)
+    title, seed, n_boot = inputs.title, inputs.seed, inputs.n_boot
     messages: list[str] = []
     loaded_builds = []
     for path in builds:

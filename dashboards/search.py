@@ -1,20 +1,6 @@
 """The mixture-search section: what ``mix search`` wrote, read back and drawn.
 
-Reads only the search directory's files (``search.json``, ``proxies.jsonl``, ``fit.json``) and,
-for RL predictions, the perplexity-vs-RL fits the page already made from ``--eval``/``--rl``
-(``dashboards.fit``). Shown per search:
-
-* the cost and the fit's quality: proxies × steps × tokens, the chosen regression, its RMSE and
-  Spearman rank correlation on held-out proxies (nested cross-validation: each proxy predicted
-  by a model chosen and fitted without it);
-* the proposal against the spec's weights, with each source's bounds and epoch cap;
-* held-out predicted against measured bits per byte, and each source's weight against bits per byte;
-* every proxy in a table;
-* with RL calibration: the RL metric each fitted form predicts from each proxy's perplexity, and
-  from the perplexity the regression predicts for the spec and the proposal.
-
-A perplexity is ``exp(loss_nats)`` on the calibration's eval set; the proposal's comes from its
-predicted bits per byte through the eval set's tokens per byte (``loss = bpb · ln 2 / (tokens/byte)``).
+Design notes: docs/design/dashboards.md, "dashboards/search.py".
 """
 
 from __future__ import annotations

@@ -21,12 +21,10 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Self
 
 from codemix.dashboards.builds import BuildSummary, load_build
-from codemix.dashboards.render import DashboardResult, write_dashboard
-from codemix.dashboards.runs import input_files
+from codemix.dashboards.render import DashboardInputs, DashboardResult, write_dashboard
 
 logger = logging.getLogger(__name__)
 
@@ -41,23 +39,6 @@ REFRESH_SCRIPT = """<script>
 }})();
 </script>
 """
-
-
-@dataclass(slots=True, kw_only=True)
-class DashboardInputs:
-    """The arguments of ``write_dashboard``, kept to rebuild the page with."""
-
-    builds: list[str]
-    eval_jsonl: list[str]
-    rl_results: list[str]
-    tensorboard_dirs: list[str]
-    out_html: str
-    target_ppl: float | None
-    options: dict = field(default_factory=dict)  # eval_set, title, seed, n_boot
-
-    def watched(self) -> list[str]:
-        return input_files(self.eval_jsonl + self.rl_results + [f"{b.rstrip('/')}/manifest.json" for b in self.builds],
-                           self.tensorboard_dirs)
 
 
 def signature(paths: list[str]) -> tuple:
@@ -120,9 +101,7 @@ class DashboardServer:
     def rebuild(self) -> None:
         """Write the page from the inputs as they are now and serve it under a new version."""
         seen = signature(self.inputs.watched())
-        result = write_dashboard(self.inputs.builds, self.inputs.eval_jsonl, self.inputs.rl_results,
-                                 self.inputs.tensorboard_dirs, self.inputs.out_html, self.inputs.target_ppl,
-                                 build_loader=self._builds, **self.inputs.options)
+        result = write_dashboard(self.inputs, build_loader=self._builds)
         with open(result.html_path, "rb") as handle:
             page = handle.read()
         with open(result.fits_path, "rb") as handle:
@@ -212,16 +191,12 @@ class DashboardServer:
         return Handler
 
 
-def serve(builds: list[str], eval_jsonl: list[str], rl_results: list[str], tensorboard_dirs: list[str],
-          out_html: str, target_ppl: float | None, *, host: str = "127.0.0.1", port: int = 8050,
-          poll_seconds: float = 2.0, duration: float | None = None, echo=print, **options) -> None:
+def serve(inputs: DashboardInputs, *, host: str = "127.0.0.1", port: int = 8050, poll_seconds: float = 2.0,
+          duration: float | None = None, echo=print) -> None:
     """Serve the dashboard until Ctrl-C (or for ``duration`` seconds), rebuilding it as inputs change."""
-    inputs = DashboardInputs(builds=builds, eval_jsonl=eval_jsonl, rl_results=rl_results,
-                             tensorboard_dirs=tensorboard_dirs, out_html=out_html, target_ppl=target_ppl,
-                             options=options)
     server = DashboardServer(inputs, host=host, port=port, poll_seconds=poll_seconds)
     url = server.start()
-    echo(f"serving {out_html} at {url} (rebuilt when inputs change; Ctrl-C stops)")
+    echo(f"serving {inputs.out_html} at {url} (rebuilt when inputs change; Ctrl-C stops)")
     try:
         server._stopping.wait(duration)
     except KeyboardInterrupt:

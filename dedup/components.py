@@ -1,27 +1,6 @@
 """Connected components of the near-duplicate graph, by alternating large-star and small-star.
 
-Kiveris, Lattanzi, Mirrokni, Rastogi & Vassilvitskii, "Connected Components in MapReduce and
-Beyond" (SoCC 2014). Edges are undirected pairs of document ids; ids compare as strings. With
-Γ(u) the neighbours of u and m(u) = min(Γ(u) ∪ {u}):
-
-  * large-star: every u links each *larger* neighbour v > u to m(u);
-  * small-star: every u links each smaller-or-equal neighbour and itself to m over those.
-
-Both keep connectivity, their outputs are always oriented (child, parent) with child > parent,
-and alternating them converges in O(log² n) rounds to a set of stars, each centred on the
-smallest id of its component, which is then its label. A star set is also a fixed point of both
-steps, so "is a set of stars" is the convergence test (``CountStarViolations``).
-
-Rounds do not deduplicate their output: a node links each of its *distinct* neighbours once, so
-a round emits at most as many edges as there are distinct edges in its input, and repeats never
-accumulate. A ``Distinct`` per step would cost one more shuffle of every edge to save at most
-that many in the next grouping; consumers that need distinct labels deduplicate them.
-
-Each pass runs ``rounds_per_pass`` rounds and then the test, in its own Beam pipeline or (the
-first) inside the pipeline that made the edges; ``resolve_components`` loops passes up to
-``max_passes`` and raises rather than return unconverged clusters.
-
-The Beam wiring is ``pipelines.dedup.component_passes``.
+Design notes: docs/design/dedup.md, "dedup/components.py".
 """
 
 from __future__ import annotations

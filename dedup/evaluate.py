@@ -1,26 +1,6 @@
 """Quality of a dedup run against brute force: exact Jaccard over every pair that shares a shingle.
 
-Used by ``tests/pipelines/dedup/test_quality.py`` and ``bench/dedup.py``; nothing in the pipeline imports it.
-
-Definitions (n = documents whose text has at least one shingle; a text with no ``\\W+`` tokens has
-no shingles, so it is left out of both sides):
-
-  * **true pair**: an unordered pair {a, b} of those documents, a ≠ b, whose shingle sets (``shingle_hashes``
-    with the config's ``shingle_size`` and ``lowercase``, i.e. what the pipeline hashes) have exact
-    Jaccard |A ∩ B| / |A ∪ B| ≥ ``jaccard_threshold``;
-  * **predicted pair**: an unordered pair in the same duplicate cluster of ``run_dedup``'s output, a
-    cluster being a survivor plus every ``duplicates-*.parquet`` row whose ``keeper_id`` names it
-    (exact and near rows alike, so exact copies count as pairs too);
-  * **near pair**: either kind restricted to pairs whose texts differ (byte-identical copies are
-    found by sha256, so they say nothing about MinHash);
-  * **transitive pair**: a pair in the same connected component of the true-pair graph. Clustering
-    is transitive, so a chain a~b~c puts {a, c} in one cluster even when J(a, c) is below the
-    threshold; scoring against transitive pairs separates that chaining from LSH misses;
-  * **edge**: a pair the run linked directly (``_work/near/edges-*``: verified pairs, or bucket stars
-    without ``verify``), scored against true pairs between exact keepers, the only documents the
-    near step sees.
-
-All pair sets are int64 codes ``i * n + j`` (i < j) over document indices, so they compare with numpy.
+Design notes: docs/design/dedup.md, "dedup/evaluate.py".
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """Compact sets of document ids, for semi-joins by side input instead of whole-document shuffles,
 and the per-group logic of the keyed join that replaces them where the runner's shuffle spills.
 
-The dedup steps decide a document's fate from small records (text digests, LSH buckets, edges);
-the documents themselves then only need to be read again and filtered by a set of ids: the
-removed ones, or the ones some candidate pair needs. An ``IdSet`` holds 16 bytes per id (a
-128-bit blake2b digest, so a false match has probability ~n²/2^129), in one sorted numpy array,
-where a Python ``set`` of the ids would take ~100. ``IdSetOf`` builds one with a ``CombineFn``
-whose accumulators are byte strings, so a runner can combine partial sets before shuffling them.
-
-A side input's set grows with the corpus in every worker. On a runner whose shuffle spills to
-disk, the same semi-join (or anti-join) is a keyed join instead: the rows, keyed by id, and the
-listed ids, tagged ``LISTED``, meet in one ``GroupByKey``, and ``listed_or_not`` keeps an id's rows
-if it is listed (or if it is not). A group holds one id's rows; its marks are only counted.
-
-The Beam wiring is ``pipelines.dedup.id_joins``.
+Design notes: docs/design/dedup.md, "dedup/ids.py".
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
 """The signature index: what a later build needs to dedup against this one without rehashing it.
 
-Every run with near dedup on writes ``output_dir/index/signatures-*.parquet`` (``index_schema``),
-one row per *kept* document that has shingles:
-
-  doc_id     string  the document's id
-  source     string  its source name
-  location   string  where the reader found it (``metadata["location"]``), "" if unknown
-  signature  binary  its MinHash signature: ``num_perm`` uint64 values, little-endian (8 × num_perm bytes)
-
-The Parquet schema metadata holds, under ``codemix.dedup.minhash``, the JSON of everything that
-makes two signatures comparable (``index_parameters``). A run given ``previous_indexes`` refuses an
-index whose parameters differ from its own: signatures from other hash functions agree only by
-chance, so comparing them would silently find no duplicates.
-
-Documents read from earlier indexes are not copied into the new one; a third build lists both
-earlier indexes. Inside the near-duplicate graph they are nodes under ``previous_node`` ids, so an
-id re-crawled at the same location (same ``make_doc_id``) is still a different node from its
-earlier self.
-
-The Beam wiring is ``pipelines.dedup.previous_signatures``.
+Design notes: docs/design/dedup.md, "dedup/index.py".
 """
 
 from __future__ import annotations

@@ -1,48 +1,6 @@
 """Near-duplicate edges: sign and band every document, pair up each LSH bucket, verify the pairs.
 
-Shapes: P = ``num_perm``, S = distinct shingles of one document, n = members of one LSH bucket,
-k = pivots of one bucket. Nodes are document ids; documents of earlier builds' indexes join the
-buckets as ``index.previous_node`` ids, with a signature but no shingles.
-
-Which pairs of a bucket are verified (``bucket_pairs``, ``pivot_pairs``):
-
-  * Small buckets, n(n - 1)/2 <= ``max_pairs_per_bucket`` (n <= 11 by default): every pair.
-    Verifying only the star from one centre would let a false-positive centre hide every true
-    pair among the others.
-  * Large buckets: stars from k = max(MIN_PIVOTS, max_pairs_per_bucket // n) pivots, the bucket's
-    first members (new documents first, then by id). The pivots are paired with each other; every
-    other member is offered the pivots and, once its offers from all its large buckets are
-    grouped (``pivot_pairs``), is paired with the first pivot of each of them and with the first
-    k pivots of all of them. A member so has at most k + ``bands`` pivot pairs, and in practice
-    about k + 2, as the same few smallest ids lead most of a cluster's buckets: a cluster of 10,000
-    forks gives ~7 pairs per member, not 50 million in all for a clique, nor the ~24 per member
-    of a full star from every pivot of every bucket (a cluster's 32 buckets never hold quite the
-    same members, so their pivots differ). The first pivot of a bucket reaches all its members,
-    so the bucket stays connected through it; ids are content hashes, so pivots are a random
-    sample, and should that one be a false positive the member's other k pivots, of which it
-    needs one true, still link it (~f^k for a fraction f of false positives). A large bucket
-    keeps only its first MIN_PIVOTS earlier documents: a new one needs one earlier match, not
-    thousands.
-
-  We chose pivots over a sorted chain (each member linked to the next), which one false positive
-  cuts in two, and whose pairs, like per-bucket pivots, differ from bucket to bucket.
-
-Verification (``VerifyPairs``) ships every payload once per pair, in one direction, and only for
-documents in candidate pairs: once the pairs are known, their endpoints select the payloads of a
-second read of the documents, by a side input (``ids.IdSet``, 16 bytes per id) or by a keyed join
-on id (``dedup.config.JOINS``). A new document's
-payload is its text, zstd-compressed (``pack_text``), a fifth of its shingle set at 8 bytes per
-shingle; the holder recomputes the shingles. Each pair has a holder: its new endpoint when the other
-is an earlier build's document, else its larger id, which in a large bucket is the member rather
-than the pivot, so a holder holds at most ~k + 2 pairs of a cluster however big the cluster grows.
-The partner (the other endpoint) sends its payload to the holder; the holder, which keeps its own,
-judges all its pairs in one group. A group so holds one document's text plus its partners'
-(bounded by its pair count). A pair with an earlier document compares signatures (that index's
-stored signature against the holder's, computed from its text; ``estimated_jaccard``, standard
-error 0.025 at 0.8 for 256 permutations), since earlier texts were not stored; new pairs get the
-exact Jaccard of their shingle sets.
-
-The Beam wiring is ``pipelines.dedup.candidate_edges``.
+Design notes: docs/design/dedup.md, "dedup/near.py".
 """
 
 from __future__ import annotations

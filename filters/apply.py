@@ -8,22 +8,20 @@ and last the benchmark overlap, the costliest check, on what is left.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
-import posixpath
 from dataclasses import dataclass
 
 from codemix.document import Document
-from codemix.filters.code import CODE_CHECKS
-from codemix.filters.config import CodeFilterConfig, FiltersConfig
+from codemix.filters.code import CODE_CHECKS, check_comment_fraction
+from codemix.filters.commits import added_code
+from codemix.filters.config import CodeFilterConfig, FiltersConfig, path_matches
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
+from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
-
-
-def path_matches(path: str, globs: list[str]) -> bool:
-    """fnmatch on the in-repo path; a glob without ``/`` matches the file name alone."""
-    name = posixpath.basename(path)
-    return any(fnmatch.fnmatchcase(name if "/" not in glob else path, glob) for glob in globs)
+from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
+from codemix.filters.notebooks import START, notebook_code
+from codemix.filters.short_tasks import short_task_index
+from codemix.filters.vendored import is_vendored
 
 
 @dataclass(slots=True, frozen=True)
@@ -46,6 +44,7 @@ class DocumentFilter:
         self.config = config
         self._thresholds: dict[str, CodeFilterConfig] = {}
         self._contamination: ContaminationIndex | None = None
+        self._short_tasks: ContaminationIndex | None = None
         self._prose: NaturalLanguageChecker | None = None
 
     def thresholds(self, language: str) -> CodeFilterConfig:
@@ -60,6 +59,13 @@ class DocumentFilter:
         return self._contamination
 
     @property
+    def short_tasks(self) -> ContaminationIndex:
+        """Tasks too short for the code index, matched with their prompt (``filters.short_tasks``)."""
+        if self._short_tasks is None:
+            self._short_tasks = short_task_index(self.config.decontamination)
+        return self._short_tasks
+
+    @property
     def prose(self) -> NaturalLanguageChecker:
         if self._prose is None:
             self._prose = NaturalLanguageChecker(self.config.natural_language)
@@ -72,9 +78,19 @@ class DocumentFilter:
         reason = self.license_drop_reason(doc) or self.drop_reason(doc)
         if reason is not None:
             return Verdict(doc, reason)
-        enabled = self.config.decontamination.enabled
-        hits = tuple(self.contamination.hits(doc.text, doc.language or "")) if enabled else ()
+        hits = self.benchmark_hits(doc) if self.config.decontamination.enabled else ()
         return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
+
+    def benchmark_hits(self, doc: Document) -> tuple[BenchmarkHit, ...]:
+        """Hits in each view of ``doc`` (a commit's added lines are code of their file's language),
+        the best per benchmark item; a hit's lines count within the view that found it."""
+        best: dict[tuple[str, str], BenchmarkHit] = {}
+        for text, language in contamination_views(doc):
+            for hit in [*self.contamination.hits(text, language), *self.short_tasks.hits(text, language)]:
+                key = (hit.benchmark, hit.item_id)
+                if key not in best or hit.overlap > best[key].overlap:
+                    best[key] = hit
+        return tuple(sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id)))
 
     def license_drop_reason(self, doc: Document) -> str | None:
         if doc.repo and opted_out(doc.repo, self.config.licenses):
@@ -83,8 +99,13 @@ class DocumentFilter:
 
     def drop_reason(self, doc: Document) -> str | None:
         """The content checks alone (no license, no benchmark overlap)."""
-        if doc.kind == "transcript":
+        if doc.kind in ("transcript", "issue"):  # prose and logs: size and binary only
             reason = self.transcript_drop_reason(doc)
+        elif doc.kind == "commit":
+            reason = None  # judged per commit at crawl (filters.commits): code heuristics do not fit a diff
+        elif doc.kind == "notebook":  # its code judged as code; markdown may be comments: no comment cap
+            code = doc if not doc.text.startswith(START) else dataclasses.replace(doc, text=notebook_code(doc.text))
+            reason = self.path_drop_reason(doc) or self.code_drop_reason(code, skip=(check_comment_fraction,))
         else:
             reason = self.path_drop_reason(doc) or self.code_drop_reason(doc)
         if reason is None and self.config.natural_language.enabled:
@@ -98,7 +119,7 @@ class DocumentFilter:
         return "binary" if "\x00" in doc.text else None
 
     def path_drop_reason(self, doc: Document) -> str | None:
-        if path_matches(doc.path, self.config.vendored_paths):
+        if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
         if path_matches(doc.path, self.config.generated_paths):
             return "generated_path"
@@ -106,13 +127,40 @@ class DocumentFilter:
             return "language_not_allowed"
         return None
 
-    def code_drop_reason(self, doc: Document) -> str | None:
+    def code_drop_reason(self, doc: Document, skip: tuple = ()) -> str | None:
         thresholds = self.thresholds(doc.language)
         for check in CODE_CHECKS:
+            if check in skip:
+                continue
             keep, reason = check(doc, thresholds)
             if not keep:
                 return reason
         return None
+
+
+def contamination_views(doc: Document) -> list[tuple[str, str]]:
+    """(text, language) pairs the benchmark overlap is checked on: the document as it stands, and for
+    a commit also each changed file's added lines, as code of that file's language (for a notebook in
+    the cells layout, its code cells)."""
+    if doc.kind == "commit":
+        return [(doc.text, ""), *added_code(doc.text, doc.metadata.get("files") or [])]
+    if doc.kind == "issue":  # fenced code blocks as code of their language, a pull request's added lines
+        views = [(doc.text, ""), *fenced_code(doc.text)]
+        return views + [(pull_code(doc.text), "")] if doc.text.startswith(PR_START) else views
+    if doc.kind == "notebook" and doc.text.startswith(START):
+        return [(doc.text, ""), (notebook_code(doc.text), doc.language or "")]
+    cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, doc.language) else None
+    if cells is not None:
+        return notebook_views(cells)
+    return [(doc.text, doc.language or "")]
+
+
+def notebook_views(cells: list[Cell]) -> list[tuple[str, str]]:
+    """A notebook as its code cells in the kernel's language, then every cell as text: a solution in
+    a code cell is found as in a source file (the raw JSON escapes every quote and newline)."""
+    code = [c for c in cells if c.kind == "code"]
+    return [("\n\n".join(c.text for c in code), code[0].language if code else ""),
+            ("\n\n".join(c.text for c in cells if c.kind != "output"), "")]
 
 
 def drop_reason(doc: Document, config: FiltersConfig) -> str | None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +12,7 @@ from codemix.config import ConfigError, join, load_config, require
 from codemix.filters.decontamination import DecontaminationConfig
 from codemix.filters.licenses import LicenseConfig
 from codemix.filters.natural_language import NaturalLanguageConfig
+from codemix.filters.quality import QualityConfig
 from codemix.filters.secrets import RedactionConfig
 
 
@@ -61,6 +64,12 @@ GENERATED_PATHS = ["*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.pb.cc", "*.pb.h", 
                    "Pipfile.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum", "uv.lock"]
 
 
+def path_matches(path: str, globs: list[str]) -> bool:
+    """fnmatch on the in-repo path; a glob without ``/`` matches the file name alone."""
+    name = posixpath.basename(path)
+    return any(fnmatch.fnmatchcase(name if "/" not in glob else path, glob) for glob in globs)
+
+
 @dataclass(slots=True, kw_only=True)
 class FiltersConfig:
     """Which filters run and with what thresholds.
@@ -76,11 +85,16 @@ class FiltersConfig:
     allowed_languages: list[str] = field(default_factory=list)
     transcript_max_bytes: int = 20_000_000
     vendored_paths: list[str] = field(default_factory=lambda: list(VENDORED_PATHS))
+    # Also drop what GitHub linguist's vendor.yml calls vendored (filters/vendored.py), as The Stack v2 did.
+    linguist_vendored: bool = True
+    # Drop files that concatenate other files of their repository (single-header builds; filters/amalgamation.py).
+    amalgamation: bool = True
     generated_paths: list[str] = field(default_factory=lambda: list(GENERATED_PATHS))
     licenses: LicenseConfig = field(default_factory=LicenseConfig)
     redaction: RedactionConfig = field(default_factory=RedactionConfig)  # applied at crawl, before any write
     decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
     natural_language: NaturalLanguageConfig = field(default_factory=NaturalLanguageConfig)
+    quality: QualityConfig = field(default_factory=QualityConfig)  # learned scorer, last (filters/quality.py)
 
     def validate(self, path: str) -> None:
         for language in {**DEFAULT_LANGUAGE_OVERRIDES, **self.languages}:

@@ -1,27 +1,6 @@
 """Drop documents that contain an evaluation item: HumanEval, MBPP, and any benchmark given as JSONL.
 
-GPT-3's n-gram overlap test (Brown et al., 2020, appendix C), on a *normalised* token stream so that
-a copied solution is still found after it was re-indented, stripped of its docstring, had every
-identifier renamed or was wrapped in a class:
-
-  * Code items (HumanEval, MBPP, ``{id, prompt, solution}`` files) are tokenized as code: Python with
-    the standard ``tokenize`` module, other languages with tree-sitter (``tree-sitter-language-pack``,
-    grammars shipped in the wheel), anything else with a regex. Comments, docstrings (string
-    statements) and whitespace are dropped; operators are split into characters; identifiers become
-    placeholders numbered by first use *within each n-gram* (so a renamed copy pasted anywhere in a
-    file gives the same n-grams); attribute names, keywords, numbers and string literals stay as they are.
-  * Legacy ``{id, text}`` items (prose, patches) are matched on their literal tokens, as before.
-
-An item is *hit* when at least ``min_overlap`` of its distinct n-grams occur in the document **and**
-the n-grams found cover at least ``min_match_tokens`` of its normalised tokens: a three-line Euclid
-``gcd`` (HumanEval/13, ~20 tokens) or a generic ``is_prime`` can never remove a file on its own. Each
-hit reports the matched span of the document (first and last line) and how many item tokens matched.
-
-The index is a sorted ``uint64`` array of n-gram hashes with a parallel array of item numbers:
-12 bytes per n-gram, against ~100 for a Python dict entry, which matters once SWE-bench-sized
-benchmarks are shipped to every Beam worker. ``hits`` looks each distinct document n-gram up
-with one vectorised ``searchsorted``. Hashes are xxh3 of each token combined by a polynomial
-over the window, so they are the same in every process (Python's ``hash()`` on str is salted).
+Design notes: docs/design/filters.md, "filters/decontamination.py".
 """
 
 from __future__ import annotations

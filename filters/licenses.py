@@ -1,42 +1,6 @@
 """A repository's license, from its license files and package metadata, and the policy on it.
 
-Three pure steps, which the lead wires into a Beam stage grouped by repository:
-
-1. ``is_license_evidence(path)`` picks the files worth reading: ``LICENSE*``, ``LICENCE*``,
-   ``COPYING*``, ``COPYRIGHT*``, ``UNLICENSE``, REUSE's ``LICENSES/<id>.txt`` (root or one level
-   down) and package metadata (``PKG-INFO``, ``METADATA``, ``setup.cfg``, ``setup.py``,
-   ``pyproject.toml``, ``package.json``, ``Cargo.toml``, ``composer.json``, ``*.gemspec`` at root
-   or one level down; ``pom.xml`` at the root only).
-2. ``detect_license(path, text)`` turns one file into an SPDX id or expression, or None.
-   License texts are matched by distinctive phrases on a normalised word stream (lower case,
-   punctuation and layout removed), so reflowed, commented or Markdown copies still match. When a
-   file holds several licenses (a primary one followed by bundled third-party notices, as in
-   numpy's or pyarrow's LICENSE) the one that starts first wins: the bundled notices cover
-   vendored code, not the project. An ``SPDX-License-Identifier:`` line competes by position
-   like a text. Only when no text matched is a file read by name ("MIT", "Licensed under the MIT license").
-   Metadata fields go through ``normalize_license``, which maps common names to SPDX.
-3. ``repository_license(evidence)`` combines the per-file answers into one expression.
-
-The policy is ``LicenseConfig`` plus ``license_drop_reason`` and ``opted_out``. Expressions are
-evaluated the SPDX way: ``A OR B`` is allowed when some branch is, ``A AND B`` only when every
-part is, ``AND`` binds tighter than ``OR``, ``X WITH exception`` counts as ``X`` (exceptions only
-add permissions) and ``X+`` as ``X``.
-
-Conservative choices, where a name does not pin a license down:
-  * "BSD" / "BSD License" with no clause count -> ``BSD-3-Clause``: it carries the most conditions
-    of the permissive BSD variants, and it is what Python's "BSD License" classifier almost always
-    means; the 4-clause (advertising) variant names itself "original BSD".
-  * "Apache" / "Apache Software License" with no version -> ``Apache-2.0``; "MPL" -> ``MPL-2.0``.
-  * A GNU license text with no "or (at your option) any later version" notice -> the bare SPDX id
-    (``GPL-3.0``, ``LGPL-2.1``...), meaning "that version; whether later ones apply is unknown". A
-    GNU name with no version at all -> ``GPL-1.0-or-later`` (any version may be chosen, GPL s. 9).
-  * Several license classifiers, gemspec licenses or npm ``licenses`` entries -> ``AND`` (every one
-    must be allowed); composer.json arrays and several Maven ``<license>`` entries -> ``OR``,
-    because those two formats document their lists as a choice.
-  * "Proprietary", npm's "UNLICENSED" (not the Unlicense!) and a short file that only says
-    "All rights reserved" -> ``LicenseRef-proprietary``, so ``allow_unknown`` never lets them in.
-  * "Public Domain" -> ``LicenseRef-public-domain``, not allowed by default: such claims are
-    often unenforceable; add it to ``allowed`` to accept them.
+Design notes: docs/design/filters.md, "filters/licenses.py".
 """
 
 from __future__ import annotations
@@ -181,11 +145,19 @@ def is_permissive(license_expr: str) -> bool:
 
 
 def combine(expressions: Iterable[str | None], operator: str = "AND") -> str:
-    """Distinct expressions joined by ``operator`` in sorted order (compound ones parenthesised)."""
-    parts = sorted({e for e in expressions if e})
+    """Distinct expressions joined by ``operator`` in sorted order (compound ones parenthesised); an
+    operand that is itself a chain of the same operator is flattened ("A AND B" and "B" -> "A AND B")."""
+    parts = sorted({part for e in expressions if e for part in _operands(e, operator)})
     if len(parts) == 1:
         return parts[0]
     return f" {operator} ".join(f"({p})" if re.search(r" (?:AND|OR) ", p) else p for p in parts)
+
+
+def _operands(expression: str, operator: str) -> list[str]:
+    node = parse_expression(expression)
+    if node is None or node[0] != operator:
+        return [expression]
+    return [_render(child) for child in node[1]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -661,12 +633,18 @@ def _is_metadata_file(parts: list[str]) -> bool:
     return name in _METADATA_PARSERS or name.endswith(".gemspec")
 
 
+# REUSE's per-path declarations (``filters.reuse`` reads them): rules, not one expression.
+REUSE_RULE_FILES = (".reuse/dep5", "REUSE.toml")
+
+
 def is_license_evidence(path: str) -> bool:
     """Whether a repository file can say what the repository's license is (root or one level down)."""
     parts = _parts(path)
+    if parts and parts[-1].endswith(".license") and parts[-1] != ".license":
+        return True  # a REUSE sidecar, ``<file>.license``, at any depth: that file's header
     if not parts or len(parts) > 2:
         return False
-    return _is_license_file(parts) or _is_metadata_file(parts)
+    return "/".join(parts) in REUSE_RULE_FILES or _is_license_file(parts) or _is_metadata_file(parts)
 
 
 def detect_license(path: str, text: str) -> str | None:
@@ -677,6 +655,8 @@ def detect_license(path: str, text: str) -> str | None:
     """
     parts = _parts(path)
     name = parts[-1] if parts else ""
+    if "/".join(parts) in REUSE_RULE_FILES or name.endswith(".license") and name != ".license":
+        return None  # per-path declarations (filters.reuse), not the repository's license
     parser = _METADATA_PARSERS.get(name) or (_from_gemspec if name.endswith(".gemspec") else None)
     if parser is not None:
         return parser(text)
@@ -688,27 +668,48 @@ def detect_license(path: str, text: str) -> str | None:
 
 
 def _evidence_rank(path: str) -> int:
-    """Smaller is more authoritative: root license file, root metadata, then one level down, ..."""
+    """Smaller is more authoritative: root license files, root metadata, REUSE's ``LICENSES/`` texts,
+    then license files one level down, ...
+
+    ``LICENSES/`` holds every license some file of the repository uses, so its texts are the
+    repository's license only when nothing at the root says more.
+    """
     parts = _parts(path)
-    depth = max(len(parts) - 1, 0)
-    if len(parts) >= 2 and parts[-2] == "LICENSES":
-        depth -= 1  # REUSE's LICENSES/ folder is the root's own declaration
-    return 2 * depth + (0 if parts and _is_license_file(parts) else 1)
+    if len(parts) == 2 and parts[0] == "LICENSES":
+        return 2
+    return 4 * max(len(parts) - 1, 0) + (0 if parts and _is_license_file(parts) else 1)
+
+
+def license_ids(expression: str) -> frozenset[str]:
+    """The license ids an expression names, lower case, without ``+``/``-only``/``-or-later``."""
+    node = parse_expression(expression)
+    if node is None:
+        return frozenset()
+    if node[0] == "ID":
+        return frozenset({re.sub(r"(?:\+|-only|-or-later)$", "", node[1].lower())})
+    return frozenset().union(*(license_ids(_render(child)) for child in node[1]))
 
 
 def repository_license(evidence: Iterable[tuple[str, str | None]]) -> str:
     """One SPDX expression for a repository from its files' ``(path, detected)`` pairs; "" if none.
 
-    Only the most authoritative rank that detected anything counts (root license files beat root
-    metadata, which beats files one level down), so a vendored subfolder cannot override the
-    root LICENSE. Several distinct licenses at that rank are all in force: "A AND B", sorted, so
-    the answer does not depend on file order.
+    Only the most authoritative level that detected anything counts (root files beat files one
+    level down), so a vendored subfolder cannot override the root LICENSE. At that level, package
+    metadata that names every license the license files name is the declared combination
+    (``MIT OR Apache-2.0`` beside ``LICENSE-MIT`` and ``LICENSE-APACHE``); otherwise the license
+    files win (a stale classifier never overrides a LICENSE) and several distinct ones are all in
+    force: "A AND B", sorted, so the answer does not depend on file order.
     """
     found = [(_evidence_rank(path), detected) for path, detected in evidence if detected]
     if not found:
         return ""
     best = min(rank for rank, _ in found)
-    return combine(detected for rank, detected in found if rank == best)
+    level = best - best % 4 if best != 2 else best
+    files = combine(detected for rank, detected in found if rank == level)
+    metadata = combine(detected for rank, detected in found if rank == level + 1 and level != 2)
+    if files and metadata and license_ids(files) <= license_ids(metadata):
+        return metadata
+    return files or metadata
 
 
 @dataclass(slots=True, kw_only=True)

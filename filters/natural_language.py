@@ -1,19 +1,6 @@
 """Prose quality for README/Markdown/reST/text files and transcript messages, by datatrove.
 
-The heuristics are datatrove's own ``GopherQualityFilter`` and ``GopherRepetitionFilter`` (Rae et
-al., 2021, "Scaling Language Models: Methods, Analysis & Insights from Training Gopher", appendix
-A, table A1), optionally ``FineWebQualityFilter`` (Penedo et al., 2024); this module only picks
-the prose out of a document and maps datatrove's verdict to a reason such as
-``gopher_repetition:dup_line_frac``.
-
-Thresholds default to datatrove's, relaxed only where READMEs legitimately differ from web text;
-each relaxed field says what it was measured on: the 99 package READMEs in this venv's
-``*.dist-info/METADATA``, of which datatrove's defaults keep 1 and these keep 94 (the 5 dropped are
-2 badge-only READMEs and 3 changelog-like, repetitive ones).
-
-Words come from datatrove's English word tokenizer, ``spacy.blank("en")``: rule-based and shipped
-inside the spacy wheel, so nothing is downloaded at run time. The checks are English-only (stop
-words, word lengths): a README in another language fails ``gopher_enough_stop_words``.
+Design notes: docs/design/filters.md, "filters/natural_language.py".
 """
 
 from __future__ import annotations
@@ -38,7 +25,17 @@ PROSE_ROLES = frozenset({"user", "assistant"})
 _MARKUP_LINE = re.compile(
     r"^[ \t]*(?:([^\w\s])\1{2,}|[+|](?:[-=:+| ]*[-=]{3,}[-=:+| ]*)[+|]?)[ \t]*$\n?", re.MULTILINE)
 # A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
-_FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+# ``\r`` before the newline too: task texts copied from GitHub issues end their lines in CRLF.
+_FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t\r]*$\n?", re.MULTILINE | re.DOTALL)
+# A tool call written as text in a model turn, up to its closing tag (or the end of the turn, when the
+# model stopped before closing it): ``<function=NAME>`` with ``<parameter=...>`` (SWE-smith, OpenHands
+# without function calling, CodeAct-style agents), SWE-agent's XML ``<command>``, CodeAct's
+# ``<execute_bash>``/``<execute_ipython>``, Hermes ``<tool_call>`` and Anthropic's legacy ``<invoke>``.
+TEXT_ACTION = re.compile(
+    r"<function=[^>\n]*>.*?(?:</function>|\Z)"
+    r"|<(command|execute_bash|execute_ipython|execute_browse|tool_call|function_calls|invoke)\b[^>\n]*>.*?(?:</\1>|\Z)",
+    re.DOTALL)
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -47,6 +44,10 @@ class NaturalLanguageConfig:
 
     enabled: bool = True
     check_transcripts: bool = True  # judge the user/assistant prose of transcripts too
+    # Below this many words of prose a transcript is not judged at all (the filters abstain): a short,
+    # resolved agent run says little besides its actions, and too few words say nothing about quality.
+    # 50 is datatrove's own ``min_doc_words``, the least it judges web text on.
+    min_transcript_prose_words: int = 50
     # GopherQualityFilter
     min_doc_words: int = 20  # datatrove 50: "what it is and how to install it" is a fine README
     max_doc_words: int = 100_000
@@ -75,6 +76,8 @@ class NaturalLanguageConfig:
     def validate(self, path: str) -> None:
         # datatrove divides by the word count and averages word lengths: both need a word.
         require(self.min_doc_words >= 1, join(path, "min_doc_words"), "must be at least 1")
+        require(self.min_transcript_prose_words >= 0, join(path, "min_transcript_prose_words"),
+                "must not be negative")
         for name in ("min_alpha_words_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
                      "dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"):
             require(0 <= getattr(self, name) <= 1, join(path, name), "must be between 0 and 1")
@@ -130,13 +133,14 @@ def prose_of(doc: Document) -> str | None:
     """The natural-language part of ``doc``, or ``None`` when it has none to judge.
 
     Markdown/reST/text files: the whole text less markup-only lines (heading underlines, rules,
-    table borders). Transcripts: the user and assistant message contents (``transcript_prose``).
+    table borders) and, in Markdown, fenced code blocks. Transcripts: the user and assistant message contents (``transcript_prose``).
     Code and data files: ``None``, they are the code filters' business.
     """
     if doc.kind == "transcript":
         prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
-        prose = _MARKUP_LINE.sub("", doc.text)
+        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples).
+        prose = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", doc.text) if doc.language == "markdown" else doc.text)
     else:
         return None
     return prose if prose.strip() else None
@@ -156,28 +160,41 @@ def is_document_prose(doc: Document) -> bool:
 
 
 def transcript_prose(messages: list[dict[str, Any]]) -> str:
-    """What users and assistants wrote, one paragraph per turn, without code fences or markup-only lines.
+    """What users and assistants wrote, paragraphs joined by blank lines, without code fences, tool calls
+    written as text (``TEXT_ACTION``) or markup-only lines.
 
     Left out: system prompts, tool calls, and every ``observation``: tool results, command output and
     other text the environment or the harness wrote, whatever role the format gives it (SWE-agent and
     mini-swe-agent return command output as ``user`` turns). A message without the flag (written
-    before the readers set it) counts as an observation when it is a ``tool`` turn.
+    before the readers set it) counts as an observation when it is a ``tool`` turn. A paragraph an
+    earlier turn already said is said once: an agent restating its plan across turns is no web spam,
+    which is what Gopher's repetition thresholds were set on (repetition inside a turn is still judged).
     """
-    parts = []
+    parts, seen = [], set()
     for message in messages:
         role = message.get("role")
         observation = message.get("observation", role == "tool")
         if role in PROSE_ROLES and not observation:
-            text = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", message.get("content") or "")).strip()
-            parts.append(text)
-    return "\n\n".join(part for part in parts if part)
+            text = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", TEXT_ACTION.sub("", message.get("content") or "")))
+            paragraphs = [p.strip() for p in re.split(r"\n[ \t\r]*\n", text) if p.strip()]
+            parts += [p for p in paragraphs if p not in seen]
+            seen.update(paragraphs)
+    return "\n\n".join(parts)
 
 
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:
     """Why ``doc``'s prose fails datatrove's filters (``gopher_quality:gopher_short_doc``, ...), or
-    ``None``: kept, no prose in it, the stage disabled, or a transcript with transcripts off."""
+    ``None``: kept, no prose in it, the stage disabled, a transcript with transcripts off, or one with
+    too little prose to judge (``min_transcript_prose_words``)."""
     config = checker.config
     if not config.enabled or (doc.kind == "transcript" and not config.check_transcripts):
         return None
     prose = prose_of(doc)
-    return None if prose is None else checker.drop_reason(prose)
+    if prose is None or (doc.kind == "transcript" and word_count(prose) < config.min_transcript_prose_words):
+        return None
+    return checker.drop_reason(prose)
+
+
+def word_count(text: str) -> int:
+    """Words of letters in ``text`` (numbers and punctuation are not words a prose filter can judge)."""
+    return sum(1 for _ in _WORD.finditer(text))

@@ -1,60 +1,6 @@
 """Secrets and PII redacted in place: each secret *value* becomes a typed placeholder, nothing is dropped.
 
-``redact_text`` finds spans, resolves overlaps, and replaces only the value, so
-``aws_secret_access_key = "wJal..."`` becomes ``aws_secret_access_key = "<SECRET_AWS_SECRET_KEY>"`` and
-every other byte stays as it was. Counts come back keyed by placeholder name (``SECRET_AWS_SECRET_KEY``).
-
-How each placeholder is found (first listed wins when spans overlap):
-
-  0. Private keys (``_private_key_findings``): the body between ``BEGIN``/``END ... PRIVATE KEY``
-     however indented (YAML block scalars, heredocs), escaped (``\\n`` in JSON) or split into quoted
-     strings (notebooks), and base64-encoded PEM (Kubernetes Secret ``data:``).
-  1. Our typed regexes, shaped on each vendor's documented token format: AWS access key ids
-     (``AKIA``/``ASIA``... + 16), AWS secret keys (40 base64 chars after an ``aws...secret/key`` name),
-     whole PEM private-key bodies (real newlines or ``\\n`` escapes, however deep), GitHub (``ghp_``.., ``github_pat_``),
-     GitLab (``glpat-``..), Slack (``xox?-``, webhook paths), Stripe (``sk_/rk_live|test_``, ``whsec_``),
-     OpenAI (``sk-proj-``.., or the ``T3BlbkFJ`` marker), Anthropic (``sk-ant-api03-``..), Google
-     (``AIza`` + 35), JWTs (three base64url parts whose header decodes to JSON), npm (``npm_`` + 36,
-     ``_authToken=``), SendGrid (``SG.`` 22 ``.`` 43), Twilio (``AC``/``SK`` + 32 hex, auth tokens by
-     name), Azure storage (``AccountKey=`` + 88), passwords in URLs (``scheme://user:PASSWORD@host``),
-     on command lines (``--password=``, ``curl -u user:PASSWORD``, ``mysql -pPW``, ``sshpass -p``,
-     ``redis-cli -a``), inline ``PGPASSWORD=pw psql``, auth tuples (``auth=("u", "pw")``,
-     ``HTTPBasicAuth``, ``.login(u, pw)``), XML elements and HTTP ``Authorization``/API-key headers;
-     also Hugging Face, Discord webhooks, Entra client secrets, Google OAuth, PyPI, Groq, Replicate,
-     Databricks, DigitalOcean and Shopify tokens.
-  2. detect-secrets' own service plugins (Artifactory, Cloudant, Discord, IBM, Mailchimp, PyPI,
-     SoftLayer, Square, Telegram, and the ones above as a second net), called through
-     ``analyze_string`` only, on the lines their regexes hit; each has its own ``SECRET_<SERVICE>_...``.
-  3. Secret-named assignments: detect-secrets' ``KeywordDetector`` (quoted values, the way it scans
-     Python/JS/Java) plus unquoted ``NAME=value`` / ``name: value`` lines as in env dumps, ``.env``,
-     YAML and INI files. Password-like names give ``SECRET_PASSWORD``, other names ``SECRET_HIGH_ENTROPY``.
-  4. detect-secrets' ``Base64HighEntropyString``/``HexHighEntropyString`` on quoted strings (its
-     default limits, 4.5 and 3.0 bits), with its heuristic filters (sequential, UUID, id-named,
-     templated) and ours, tuned on the standard library: values must mix character classes; hex
-     shorter than 20 or of a digest's length, or next to ``sha``/``md5``/``hex`` words, is a digest or
-     bytes; base64 of readable text is a test vector; quoted runs over 1 KB are embedded data.
-  5. Emails and public IP addresses (``EMAIL``, ``IP_ADDRESS``): see ``RedactionConfig``.
-  6. Other occurrences of a value found above, only when the value is secret-shaped
-     (``is_secret_shaped``: 10+ characters, 2+ digits, 3+ bits of entropy per character), as a whole
-     token, and, if it could also be a name, only inside quotes. ``bytes`` or ``python`` found once as
-     a password is replaced there and nowhere else, so code around it never changes.
-
-In programming languages an unquoted ``name = word`` or ``name: Type`` is code, never a secret; in
-config files (YAML, INI, TOML, .env, shell, Dockerfile) an unquoted value is a literal.
-
-Placeholder-looking values are *kept*, on purpose: ``AKIAIOSFODNN7EXAMPLE`` (AWS's documented
-example), ``AKIAXXXXXXXXXXXXXXXX``, ``${TOKEN}``, ``<password>``, ``changeme``, ``your-api-key``. They
-carry no secret, and they teach the model what a config file looks like.
-
-Verification is impossible here: detect-secrets only calls a plugin's ``verify`` (the network call)
-from ``BasePlugin.analyze_line`` when its global settings enable the
-``is_ignored_due_to_verification_policies`` filter, and from its audit/CLI code. We call neither; we
-use the plugins' regexes, ``analyze_string`` and entropy functions, and never touch its global settings
-(so this is also safe to call from many Beam threads at once).
-
-Speed: every regex sits behind a literal gate (``"ghp_" in text.lower()``...), detect-secrets' line
-scanners only see lines that name a secret, and long lines are scanned in windows, so the standard
-library redacts at ~150-180k lines/s on one core and no input is worse than ~2 s/MB.
+Design notes: docs/design/filters.md, "filters/secrets.py".
 """
 
 from __future__ import annotations
@@ -106,6 +52,9 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from codemix.config import join, require
 from codemix.document import Document
+from codemix.filters import gitleaks, notebooks
+from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
+from codemix.filters.transcript_parts import PROSE, LanguageOf, Part, TraceState, is_observation, split_decoded
 
 # Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:
 # shorter "passwords" in code are placeholders ("pw", "test", "1234"), and propagating them would
@@ -174,22 +123,110 @@ def redaction_spans(text: str, config: RedactionConfig, language: str = "") -> l
     return [(f.start, f.end, f.kind) for f in _with_repeats(text, _find(text, config, language), {})]
 
 
-def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, Counter[str]]:
+def redact_document(doc: Document, config: RedactionConfig, *, render: Callable[[list[Any]], str] | None = None,
+                    language_of: LanguageOf | None = None) -> tuple[Document, Counter[str]]:
     """A copy of ``doc`` with secrets redacted, and the counts for the document.
 
-    Transcripts are redacted in ``text`` *and* in ``metadata["messages"]`` (contents, reasoning and
-    tool-call arguments). The two views see a value in different contexts (a tool call's arguments appear as
-    JSON in ``text``), so a value found in either is replaced in the other where it stands as a whole
-    string there (or anywhere, when it is secret-shaped), with the placeholder the text gave it.
-    Counts are the text's: each redacted place in ``text`` counts once.
+    A transcript whose ``text`` is ``render(metadata["messages"])`` is redacted part by part
+    (``redact_messages``: code as code, shell as shell, prose as prose) and its text rendered again
+    from the redacted messages. Without ``render``/``language_of`` (or when the text is not that
+    rendering), the text and the messages are redacted as language-less text, each view's values
+    replaced in the other (``_redact_views``).
     """
     if not config.enabled:
         return doc, Counter()
     language = doc.language or _language_of_path(doc.path)
     messages = doc.metadata.get("messages") if doc.kind == "transcript" else None
     if not isinstance(messages, list):
-        text, counts, _ = _redact(doc.text, config, {}, language)
+        cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, language) else None
+        if cells is not None:
+            text, counts = _redact_notebook(doc.text, cells, config, language_of or _no_language)
+        elif doc.kind == "notebook" and doc.text.startswith(notebooks.START):
+            replaced, counts = _redact_plan([(0, doc.text, list(_cells_layout_parts(doc.text, language)))], config)
+            text = replaced.get(0, doc.text)
+        else:
+            extra = _commit_view_values(doc, config) if doc.kind == "commit" else {}
+            text, counts, _ = _redact(doc.text, config, extra, language)
         return dataclasses.replace(doc, text=text), counts
+    if render is not None and language_of is not None and _renders_as(messages, render, doc.text):
+        redacted, counts = redact_messages(messages, config, language_of)
+        return dataclasses.replace(doc, text=render(redacted), metadata={**doc.metadata, "messages": redacted}), counts
+    return _redact_views(doc, messages, config)
+
+
+def _commit_view_values(doc: Document, config: RedactionConfig) -> dict[str, str]:
+    """Values found in a commit's changed files read as what they are: each file's added lines in
+    its language (a notebook's JSON source lines decoded first), replaced in the diff like a value
+    another view of a transcript found (``_with_repeats``)."""
+    from codemix.filters.commits import parse_patch  # commits builds on the filter config, which imports this
+
+    languages = {f.get("path"): f.get("language", "") for f in doc.metadata.get("files") or []}
+    values: dict[str, str] = {}
+    for diff in parse_patch(doc.text):
+        if not diff.added:
+            continue
+        notebook = diff.path.lower().endswith(".ipynb")
+        view = "\n".join(_json_line(line) for line in diff.added) if notebook else "\n".join(diff.added)
+        language = "python" if notebook else languages.get(diff.path) or _language_of_path(diff.path)
+        values.update({f.value: f.kind for f in _find(view, config, language) if f.replacement is None})
+    return values
+
+
+def _json_line(line: str) -> str:
+    """A notebook line as its cell holds it: ``"x = 1\\n",`` -> ``x = 1``; other lines as they are."""
+    stripped = line.strip().removesuffix(",")
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+        try:
+            return str(json.loads(stripped)).rstrip("\n")
+        except ValueError:
+            return line
+    return line
+
+
+def _no_language(path: str) -> str:
+    return ""
+
+
+def _redact_notebook(raw: str, cells: list[Cell], config: RedactionConfig,
+                     language_of: LanguageOf) -> tuple[str, Counter[str]]:
+    """A notebook's cells redacted as what they are (code in the kernel's language, markdown and
+    outputs as prose), and the JSON around them (metadata) as text; the file stays valid JSON."""
+    parts: list[Part] = []
+    for cell in cells:
+        if cell.kind == "code":
+            parts.append(Part(0, cell.text, cell.language, cell.offsets, cell.breaks))
+        else:
+            parts += split_decoded(cell.text, cell.offsets, language_of, cell.breaks)
+    ranges = [(cell.offsets[0] - 1, cell.offsets[-1] + 1) for cell in cells if cell.text]
+    outside = [f for f in _find(raw, config, "json") if not any(s < f.end and f.start < e for s, e in ranges)]
+    replaced, counts = _redact_plan([("notebook", raw, parts)], config, {"notebook": outside})
+    return replaced.get("notebook", raw), counts
+
+
+CELL_MARKER = re.compile("|".join(re.escape(m) for m in (notebooks.START, notebooks.TEXT, notebooks.CODE,
+                                                          notebooks.OUTPUT, notebooks.EMPTY)))
+
+
+def _cells_layout_parts(text: str, language: str) -> Iterator[Part]:
+    """A notebook document in StarCoder2's ``cells`` layout: code cells in the kernel's language,
+    markdown and outputs as prose (markers themselves are never secrets and are left out)."""
+    markers = list(CELL_MARKER.finditer(text))
+    for marker, following in zip(markers, [*markers[1:], None]):
+        start, end = marker.end(), following.start() if following else len(text)
+        if end > start:
+            yield Part(start, text[start:end], language if marker.group() == notebooks.CODE else PROSE)
+
+
+def _renders_as(messages: list[Any], render: Callable[[list[Any]], str], text: str) -> bool:
+    try:
+        return render(messages) == text
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def _redact_views(doc: Document, messages: list[Any], config: RedactionConfig) -> tuple[Document, Counter[str]]:
+    """Text and messages redacted without languages: a value found in either view is replaced in the
+    other where it stands as a whole string there (or anywhere, when it is secret-shaped)."""
     found = {s: _find(s, config, "") for s in set(_message_strings(messages))}
     message_values = {f.value: f.kind for findings in found.values() for f in findings if f.replacement is None}
     text, counts, text_values = _redact(doc.text, config, message_values, "")
@@ -197,6 +234,84 @@ def redact_document(doc: Document, config: RedactionConfig) -> tuple[Document, C
     redact = functools.partial(_apply_lookup, found=found, values=values)
     metadata = {**doc.metadata, "messages": [_map_message(m, redact) for m in messages]}
     return dataclasses.replace(doc, text=text, metadata=metadata), counts
+
+
+def redact_messages(messages: list[Any], config: RedactionConfig,
+                    language_of: LanguageOf) -> tuple[list[Any], Counter[str]]:
+    """Canonical messages with every part (``transcript_parts``) redacted in its own language, and the
+    counts. A value found in one part is also replaced where it recurs in another (``_with_repeats``)."""
+    plan = list(_message_parts(messages, language_of))
+    replaced, counts = _redact_plan(plan, config)
+    return [_replaced_message(i, m, replaced) for i, m in enumerate(messages)], counts
+
+
+def _redact_plan(plan: list[tuple[Any, str, list[Part]]], config: RedactionConfig,
+                 raw_findings: dict[Any, list[Finding]] | None = None) -> tuple[dict[Any, str], Counter[str]]:
+    """``{key: redacted raw string}`` (only those that changed) and the counts, for ``(key, raw, parts)``
+    entries; ``raw_findings`` are spans found in a raw string itself, outside its parts."""
+    found = [[_find(part.text, config, part.language) for part in parts] for *_, parts in plan]
+    values = {f.value: f.kind for per_part in found for findings in per_part for f in findings if f.replacement is None}
+    counts: Counter[str] = Counter()
+    replaced: dict[Any, str] = {}
+    for (key, raw, parts), per_part in zip(plan, found):
+        edits = list((raw_findings or {}).get(key, []))
+        counts.update(f.kind for f in edits if f.replacement is None)
+        for part, findings in zip(parts, per_part):
+            spans = _with_repeats(part.text, findings, values)
+            counts.update(f.kind for f in spans if f.replacement is None)
+            edits += [piece for f in spans for piece in _in_raw(raw, part, f)]
+        if edits:
+            replaced[key] = _substitute(raw, sorted(edits))
+    return replaced, counts
+
+
+def _message_parts(messages: list[Any], language_of: LanguageOf) -> Iterator[tuple[tuple[int, str, int], str, list[Part]]]:
+    """``((message index, field, call index), raw string, parts)`` for every string a message renders."""
+    state = TraceState(language_of)
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        for field_name in ("reasoning", "content"):
+            raw = message.get(field_name)
+            if isinstance(raw, str) and raw:
+                observed = field_name == "content" and is_observation(message)
+                yield (i, field_name, -1), raw, list(state.observation(message, raw) if observed else state.prose(raw))
+        for j, call in enumerate(message.get("tool_calls") or []):
+            if isinstance(call, dict) and isinstance(call.get("arguments"), str):
+                yield (i, "arguments", j), call["arguments"], list(state.call_parts(call))
+
+
+def _in_raw(raw: str, part: Part, finding: Finding) -> list[Finding]:
+    """A finding in a part's (decoded) text, moved to its place in the raw string; cut where the part
+    moves on to another JSON string (a notebook's source lines), the later pieces replaced by nothing."""
+    if part.offsets is None:
+        return [finding._replace(start=part.start + finding.start, end=part.start + finding.end)]
+    bounds = [finding.start, *(b for b in part.breaks if finding.start < b < finding.end), finding.end]
+    pieces = []
+    for i, (start, end) in enumerate(itertools.pairwise(bounds)):
+        raw_end = part.offsets[end] if end == finding.end and end not in part.breaks else _char_end(raw, part.offsets[end - 1])
+        pieces.append(finding._replace(start=part.offsets[start], end=raw_end,
+                                       replacement=finding.replacement if i == 0 else ""))
+    return pieces
+
+
+def _char_end(raw: str, at: int) -> int:
+    """Where the JSON-encoded character at ``at`` ends (``\\n`` is two characters, ``\\u00e9`` six)."""
+    if raw[at] != "\\":
+        return at + 1
+    return at + (6 if raw[at + 1] == "u" else 2)
+
+
+def _replaced_message(i: int, message: Any, replaced: dict[tuple[int, str, int], str]) -> Any:
+    if not isinstance(message, dict) or not any(key[0] == i for key in replaced):
+        return message
+    new = {**message}
+    for field_name in ("reasoning", "content"):
+        new[field_name] = replaced.get((i, field_name, -1), message.get(field_name))
+    if isinstance(message.get("tool_calls"), list):
+        new["tool_calls"] = [{**c, "arguments": replaced[(i, "arguments", j)]} if (i, "arguments", j) in replaced else c
+                             for j, c in enumerate(message["tool_calls"])]
+    return new
 
 
 def _language_of_path(path: str) -> str:
@@ -239,15 +354,17 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     lower = text.lower()  # for the literal gates: one pass, then every gate is a substring test
     candidates: list[Finding] = [*_private_key_findings(text, lower), *_pattern_findings(text, lower),
                                  *_command_findings(text, lower, language not in CODE_LANGUAGES),
+                                 *_shape_findings(text, lower),
                                  *_assignment_findings(text, lower, language)]
     if config.detect_secrets:
-        candidates += [*_plugin_findings(text, lower), *_keyword_findings(text, lower),
+        candidates += [*_plugin_findings(text, lower), *_gitleaks_findings(text, lower), *_keyword_findings(text, lower),
                        *_entropy_findings(text, config)]
     if config.emails:
         candidates += _email_findings(text, _email_allowlist(tuple(config.email_allowlist)))
     if config.ip_addresses:
         candidates += _ip_findings(text, _ip_allowlist(tuple(config.ip_allowlist)))
-    return _resolve([_without_escape(f) for f in candidates])
+    return _resolve([_without_escape(f) for f in candidates
+                     if f.rank < KEYWORD_RANK or not _is_attribute_argument(text, f.start)])
 
 
 def _without_escape(finding: Finding) -> Finding:
@@ -307,6 +424,7 @@ def _with_repeats(text: str, findings: list[Finding], extra: dict[str, str]) -> 
         elif value not in shaped and value in text:
             repeats += [Finding(m.start(1), m.end(1), kind, REPEAT_RANK, value)
                         for m in re.finditer(r"(?<=[\"'])(" + re.escape(value) + r")(?=\\?[\"'])", text)]
+    repeats = [f for f in repeats if not _is_attribute_argument(text, f.start)]
     return _resolve(canonical + repeats) if repeats else canonical
 
 
@@ -430,7 +548,26 @@ def _is_fake_password(value: str) -> bool:
     one dictionary-style word with at most three digits after it (``python``, ``testPass``, ``test123``),
     the test passwords of every standard-library module that logs in to something."""
     return (len(value) < MIN_VALUE_LENGTH or any(c.isspace() for c in value) or _is_fake_token(value)
-            or bool(TEMPLATE.search(value)) or bool(PLACEHOLDER_WORDS.search(value)) or bool(WEAK_WORD.fullmatch(value)))
+            or bool(TEMPLATE.search(value)) or bool(PLACEHOLDER_WORDS.search(value)) or bool(WEAK_WORD.fullmatch(value))
+            or _names_or_dates(value))
+
+
+# What a secret-named value often is instead: an environment variable's name (``AWS_ACCESS_KEY_ID``),
+# a timestamp (``2024-03-15T10:22:31Z``, when a token expires) or a test's short id (``tok_t2``).
+ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+SHORT_ID = re.compile(r"[a-z]{1,5}(?:_[a-z0-9]{1,5}){1,3}")
+# ``getattr(obj, "name")`` and its siblings: the string is an attribute's name, and replacing it changes behaviour.
+ATTRIBUTE_CALL = re.compile(r"\b(?:get|set|has|del)attr\(\s*[^,()\n]{1,80},\s*[\"']$")
+
+
+def _names_or_dates(value: str) -> bool:
+    return any(r.fullmatch(value) for r in (ENV_NAME, TIMESTAMP, SHORT_ID))
+
+
+def _is_attribute_argument(text: str, start: int) -> bool:
+    """Is the value at ``start`` the attribute-name argument of ``getattr``/``setattr``/``hasattr``/``delattr``?"""
+    return start > 0 and text[start - 1] in "\"'" and bool(ATTRIBUTE_CALL.search(text, max(0, start - 100), start))
 
 
 WEAK_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}"  # python, testPass, test123
@@ -539,7 +676,7 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?:AccountKey=|(?i:azure[\w.-]{0,30}?key)['\"]?\s*[:=]\s*[\"']?)(?P<v>" + B64 + r"{86}==)"),
             ("accountkey=", "azure")),
     Pattern("SECRET_AUTH_HEADER", re.compile(
-        r"(?i:authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+|x-api-key[\"']?\s*:\s*[\"']?)"
+        r"(?i:authorization[\"']?\s*(?:[:=]\s*)?[\"']?(?:bearer|basic|token)\s+|x-api-key[\"']?\s*:\s*[\"']?)"
         r"(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"), ("authorization", "x-api-key"), fake=_is_fake_password),
     Pattern("SECRET_HUGGINGFACE_TOKEN", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])"),
             ("hf_",), fake=lambda v: _is_fake_token(v) or not _mixes_classes(v[3:])),
@@ -733,6 +870,119 @@ def _value_finding(match: re.Match[str], kind: str) -> Iterator[Finding]:
         yield Finding(match.start(group), match.start(group) + len(value), kind, KEYWORD_RANK, value)
 
 
+# --- 1b. shapes the rule sets miss, each common in real repositories (issue 25) -------------------
+
+# The schemes whose URLs carry a database or broker password, which may hold raw ``#`` and ``@``
+# (``postgres://app:p#ss@word@db:5432/app``): the password runs to the last ``@`` before a host.
+DB_URL = re.compile(
+    r"\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle|cockroachdb|"
+    r"clickhouse)(?:\+\w+)?://[^\s:/?#@'\"<>]{1,64}:(?P<v>[^\s/'\"<>]{1,128}?)@(?=[A-Za-z0-9._-]+(?::\d+)?(?:[/?\s'\"]|$))")
+# Go's MySQL driver DSN: ``user:password@tcp(host:3306)/db``.
+GO_DSN = re.compile(r"(?<![\w:/])[\w.-]{1,64}:(?P<v>[^\s@'\"`]{1,128})@(?:tcp|unix|udp|tcp6)\(")
+# An environment lookup with a literal default: ``os.environ.get("REDIS_PASSWORD", "...")``,
+# ``os.getenv("SECRET_KEY", "...")``, ``ENV.fetch("API_TOKEN", "...")``, ``process.env.DB_PASSWORD || "..."``.
+ENV_DEFAULT = re.compile(
+    r"(?:(?:environ\.get|getenv|env\.get|ENV\.fetch|env\.str|config)\(\s*[\"'](?P<name>[A-Za-z_][\w.]{0,80})[\"']\s*,"
+    r"\s*(?:default\s*=\s*)?|process\.env\.(?P<jsname>[A-Za-z_]\w{0,80})\s*(?:\|\||\?\?)\s*)"
+    r"(?P<q>[\"'])(?P<v>[^\"'\n]{1,200})(?P=q)")
+# ``$token = "..."`` (PHP, Perl), ``token := "..."`` (Go): a quoted value assigned to a secret name.
+SIGIL_ASSIGNMENT = re.compile(
+    r"(?:\$|\b)(?P<name>[A-Za-z_]\w{0,80})\s*(?::=|=)\s*(?P<q>[\"'])(?P<v>[^\"'\n]{6,200})(?P=q)")
+# A Twilio client built from an account SID and, positionally, its auth token.
+POSITIONAL_TOKEN = re.compile(
+    r"[\"']AC[0-9a-f]{32}[\"']\s*,\s*(?P<q>[\"'])(?P<v>[0-9a-f]{32})(?P=q)")
+# Docker's ``config.json``: ``"auths": {"registry": {"auth": base64("user:password")}}``.
+DOCKER_AUTH = re.compile(r"\"auth\"\s*:\s*\"(?P<v>[A-Za-z0-9+/]{12,}={0,2})\"")
+# Telegram bot tokens: the bot's numeric id, ``:``, then 35 characters that start with ``AA``.
+TELEGRAM = re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_-]{32,33}(?![\w-])")
+# An Azure shared access signature's ``sig=`` (base64, URL-encoded) in a URL that names the SAS version.
+AZURE_SAS = re.compile(r"[?&]sv=\d{4}-\d{2}-\d{2}[^\s'\"<>]*?[?&]sig=(?P<v>[A-Za-z0-9%+/]{30,}(?:%3[Dd]|=){0,2})")
+# A GCP service account's key id (40 hex), next to its private key in the downloaded JSON.
+GCP_KEY_ID = re.compile(r"[\"']private_key_id[\"']\s*:\s*[\"'](?P<v>[0-9a-f]{40})[\"']")
+# A bare AWS secret access key in prose or output: 40 base64 characters within a few words of
+# "secret" or of an access key id (the AWS CLI's ``configure`` and console pages print them so).
+AWS_SECRET_BARE = re.compile(r"(?<![A-Za-z0-9/+=_-])(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=_-])")
+AWS_SECRET_NEAR = re.compile(r"secret|(?:AKIA|ASIA)[A-Z0-9]{16}", re.IGNORECASE)
+# String literals joined by ``+`` (or Python's implicit concatenation): a token split to dodge scanners.
+CONCATENATED = re.compile(r"(?:\"[^\"\n\\]{1,120}\"|'[^'\n\\]{1,120}')(?:\s*\+?\s*(?:\"[^\"\n\\]{1,120}\"|'[^'\n\\]{1,120}')){1,12}")
+LITERAL = re.compile(r"\"([^\"\n\\]*)\"|'([^'\n\\]*)'")
+
+
+def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
+    """Passwords in database URLs and DSNs, env defaults, sigil assignments, Docker auths, Telegram
+    tokens, Azure SAS signatures, GCP key ids, bare AWS secrets and tokens split over literals."""
+    simple = ((DB_URL, "SECRET_PASSWORD", "://", _is_fake_password), (GO_DSN, "SECRET_PASSWORD", "@tcp(", _is_fake_password),
+              (GO_DSN, "SECRET_PASSWORD", "@unix(", _is_fake_password),
+              (POSITIONAL_TOKEN, "SECRET_TWILIO_KEY", "ac", _is_fake_token),
+              (DOCKER_AUTH, "SECRET_DOCKER_AUTH", '"auth"', lambda v: not _decodes_to_credentials(v)),
+              (TELEGRAM, "SECRET_TELEGRAM_TOKEN", ":aa", _is_fake_token), (AZURE_SAS, "SECRET_AZURE_SAS", "sig=", _is_fake_token),
+              (GCP_KEY_ID, "SECRET_GCP_SERVICE_ACCOUNT", "private_key_id", _is_fake_token))
+    for regex, kind, literal, fake in simple:
+        if literal in lower:
+            for match in regex.finditer(text):
+                group = "v" if "v" in regex.groupindex else 0
+                if not fake(match.group(group)):
+                    yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, match.group(group))
+    yield from _named_value_findings(text, lower)
+    if "secret" in lower or "akia" in lower or "asia" in lower:
+        yield from _bare_aws_secrets(text)
+    if "\" + \"" in text or "' + '" in text or "\" \"" in text or "\"+\"" in text:
+        yield from _concatenated_findings(text)
+
+
+def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
+    """Env lookups with a literal default and sigil/``:=`` assignments, when the name is a secret's."""
+    sources = [(ENV_DEFAULT, ("getenv", "environ.get", "env.get", "env.fetch", "process.env", "env.str", "config("))]
+    sources.append((SIGIL_ASSIGNMENT, ("$", ":=")))
+    for regex, literals in sources:
+        if not _mentions(lower, literals):
+            continue
+        for match in regex.finditer(text):
+            name = match.group("name") or (match.groupdict().get("jsname") or "")
+            value = match.group("v")
+            if regex is SIGIL_ASSIGNMENT and not match.group().startswith("$") and ":=" not in match.group():
+                continue  # a plain ``name = "..."`` is KeywordDetector's
+            if _is_secret_name(name.split(".")[-1]) and not _is_fake_password(value):
+                kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) else "SECRET_HIGH_ENTROPY"
+                yield Finding(match.start("v"), match.end("v"), kind, KEYWORD_RANK, value)
+
+
+def _decodes_to_credentials(value: str) -> bool:
+    """Docker's ``auth`` is base64 of ``user:password``."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except ValueError:
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and user and password and decoded.isprintable() and not _is_fake_password(password))
+
+
+def _bare_aws_secrets(text: str) -> Iterator[Finding]:
+    """A 40-character base64 run with both cases and digits, within 120 characters after "secret" or an
+    access key id (``git`` object ids are hex, paths have few capitals: both fail ``_looks_random``)."""
+    for near in AWS_SECRET_NEAR.finditer(text):
+        for match in AWS_SECRET_BARE.finditer(text, near.end(), min(len(text), near.end() + 120)):
+            value = match.group("v")
+            if _looks_random(value) and _shannon(value) >= 4.0 and not _is_fake_token(value) and not _is_path(value):
+                yield Finding(match.start(), match.end(), "SECRET_AWS_SECRET_KEY", KEYWORD_RANK, value)
+
+
+def _concatenated_findings(text: str) -> Iterator[Finding]:
+    """A vendor token split over joined literals: the first piece becomes the placeholder, the others
+    empty strings, so the expression still evaluates and parses."""
+    for chain in CONCATENATED.finditer(text):
+        pieces = [m for m in LITERAL.finditer(chain.group())]
+        joined = "".join(m.group(1) if m.group(1) is not None else m.group(2) for m in pieces)
+        hits = [f for f in _pattern_findings(joined, joined.lower()) if f.start == 0 and f.end == len(joined)]
+        if not hits or len(pieces) < 2:
+            continue
+        for i, piece in enumerate(pieces):
+            group = 1 if piece.group(1) is not None else 2
+            start, end = chain.start() + piece.start(group), chain.start() + piece.end(group)
+            if end > start:
+                yield Finding(start, end, hits[0].kind, KEYWORD_RANK - 1, text[start:end], None if i == 0 else "")
+
+
 # --- 2. detect-secrets service plugins -----------------------------------------------------------
 
 PLUGIN_RANK = len(PATTERNS)
@@ -786,6 +1036,13 @@ def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
                         for found in _occurrences(text, start, end, value, _plugin_kind(kind, value), PLUGIN_RANK):
                             if found.start == 0 or not text[found.start - 1].isalnum():  # not inside a longer run
                                 yield _whole_token(text, found)
+
+
+def _gitleaks_findings(text: str, lower: str) -> Iterator[Finding]:
+    """gitleaks' published rules (``filters.gitleaks``), less documented examples and placeholders."""
+    for hit in gitleaks.find(text, lower):
+        if not _is_fake_token(hit.value) and not TEMPLATE.search(hit.value):
+            yield Finding(hit.start, hit.end, hit.kind, PLUGIN_RANK, hit.value)
 
 
 def _whole_token(text: str, found: Finding) -> Finding:
@@ -855,7 +1112,7 @@ def _secret_word_lines(text: str, lower: str) -> Iterator[tuple[int, int]]:
             yield start, last_end
 
 
-PUBLIC = re.compile(r"public", re.IGNORECASE)
+PUBLIC = re.compile(r"public|pubkey|pub_key", re.IGNORECASE)
 
 
 def _keyword_findings(text: str, lower: str) -> Iterator[Finding]:
@@ -941,7 +1198,7 @@ ENTROPY_RANK = KEYWORD_RANK + 1
 HASH_CONTEXT = re.compile(r"sha|md5|hash|digest|checksum|commit|revision|fingerprint|crc|uuid|guid|\bid\b|hex",
                           re.IGNORECASE)
 # Words on a random string's line (or the line before) that say it is a credential.
-ENTROPY_CONTEXT = re.compile(r"pass|pwd|secret|key|token|auth|credential|salt|sign|cookie|session|bearer|api|"
+ENTROPY_CONTEXT = re.compile(r"pass|pwd|secret|(?<!pub)(?<!public)(?<!public_)key|token|auth|credential|salt|sign|cookie|session|bearer|api|"
                              r"private|access|client|contrase", re.IGNORECASE)
 # Shorter hex is a byte string or a colour, not a key; longer quoted base64 is embedded data (images
 # in notebooks), not a credential.
@@ -972,8 +1229,9 @@ def _entropy_findings(text: str, config: RedactionConfig) -> Iterator[Finding]:
                 continue
             start, end = _segment(text, match.start())
             line = text[start:end]
-            if heuristic.is_likely_id_string(value, line, plugin) or HASH_CONTEXT.search(line):
-                continue
+            if (heuristic.is_likely_id_string(value, line, plugin) or HASH_CONTEXT.search(line)
+                    or PUBLIC.search(text, max(start, match.start() - 40), match.start())):
+                continue  # a public key's modulus or a digest
             # A random string nothing names as a secret is a test vector, a digest's continuation line
             # or a nonce (on CPython's tests, 28 of 28 such hits); keys are assigned or passed by name.
             previous = text.rfind("\n", 0, max(start - 1, 0)) + 1
@@ -990,6 +1248,7 @@ def _is_not_a_key(value: str) -> bool:
             or not _mixes_classes(value)
             or (is_hex and (len(value) < MIN_HEX_LENGTH or len(value) in DIGEST_LENGTHS))
             or len(value) > MAX_ENTROPY_LENGTH or _encodes_text(value) or value.startswith(PUBLIC_KEY_PREFIXES)
+            or _names_or_dates(value)
             or bool(re.search(r"\\[A-Za-z]{2}", value))  # a Windows path or registry key, not an escape
             or _is_path(value))
 
@@ -1139,4 +1398,4 @@ def _ip_allowlist(entries: tuple[str, ...]) -> tuple[Any, ...]:
 # Every placeholder name redact_text can produce (without brackets), e.g. to register them as tokens.
 PLACEHOLDER_KINDS: frozenset[str] = frozenset(
     {p.kind for p in PATTERNS} | {kind for kind, _ in PLUGINS.values()}
-    | {"SECRET_PASSWORD", "SECRET_HIGH_ENTROPY", "EMAIL", "IP_ADDRESS"})
+    | gitleaks.RULE_KINDS | {"SECRET_PASSWORD", "SECRET_HIGH_ENTROPY", "EMAIL", "IP_ADDRESS"})

@@ -1,26 +1,6 @@
 """The ``mix`` command line.
 
-    mix build SPEC --out DIR [--from-stage STAGE] [--allow-missing SOURCE] [--strict] [BEAM OPTIONS...]
-    mix plan SPEC
-    mix stats DIR [--json] [--sample N --seed S] [BEAM FILESYSTEM OPTIONS...]
-    mix inspect DIR/STAGE [--sample N --seed S] [BEAM FILESYSTEM OPTIONS...]
-    mix train --model tiny --stage short --data DIR --steps N --out RUN   (also: mix eval, mix handoff)
-    mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--target-ppl X] --out dash.html [--serve --port N]
-    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--out SEARCH]   (mix search -h)
-    mix tokenizer train DOCS_PARQUET_GLOB --out tokenizer.json [--vocab-size N] [--sample-documents N]
-
-``mix build`` accepts its own options and Apache Beam's pipeline options, which pass through
-unchanged (``--direct_num_workers 2 --direct_running_mode multi_processing``, ``--runner
-DataflowRunner --project P ...``); anything else is refused with the closest known name.
-
-Quiet by default: warnings and errors, the plan, progress and the build's summary. ``-v`` adds
-codemix's INFO logs, ``-vv`` DEBUG and Beam's own INFO logs. Exit status: 0 done, 1 the build
-stopped on a problem it names (an unreadable source, a stage left with no documents: a health failure,
-``--strict`` or not), 2 a spec or argument error, 3 ``--strict`` and the health summary
-warned, 130 interrupted (rerun the same command to resume).
-
-Only argparse and the light config modules are imported up front, so every ``--help`` answers
-at once; Beam, torch and the rest load inside the command that needs them.
+Design notes: docs/design/mix.md, "mix/cli.py".
 """
 
 from __future__ import annotations
@@ -34,6 +14,7 @@ import warnings
 from codemix.config import ConfigError
 
 BUILD_FAILED, USAGE, STRICT_WARNINGS, INTERRUPTED = 1, 2, 3, 130
+READ_COMMANDS = ("stats", "inspect", "where", "diff")  # read a finished build, local or on an object store
 # Third-party noise that says nothing about the build: Beam's optional GCP client check, and
 # megatron-core's fallbacks when Apex and Transformer Engine are absent (expected on CPU).
 QUIET_LOG_MESSAGES = ("apitools not found",)
@@ -89,12 +70,25 @@ def build_parser() -> argparse.ArgumentParser:
                          help="pick the documents at random with this seed (default: the first ones)")
     inspect.add_argument("--max-chars", type=int, default=4000)
 
+    where = command("where", help="where one document of a built stage came from (its provenance row)")
+    where.add_argument("stage_dir", help="DIR/STAGE, e.g. out/demo/short")
+    where.add_argument("index", type=int, help="the document's index in the stage (as mix inspect counts them), "
+                                               "or in --shard")
+    where.add_argument("--shard", default=None, metavar="NAME",
+                       help="count INDEX in this shard (its file name, e.g. stdlib-00000-of-00002)")
+    where.add_argument("--json", action="store_true", help="print the row as JSON")
+
+    diff = command("diff", help="what changed between two builds: funnel, drops, dedup, tokens and weights")
+    diff.add_argument("old", help="a mix build output directory")
+    diff.add_argument("new", help="another one")
+
     # These commands have their own parsers (light ones: --help does not load torch).
     commands.add_parser("train", add_help=False, help="MoE continued pretraining on a build (mix train -h)")
     commands.add_parser("eval", add_help=False, help="bits per byte per checkpoint on held-out code (mix eval -h)")
     commands.add_parser("handoff", add_help=False, help="export a run for RL: HF safetensors, lineage (mix handoff -h)")
     commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
     commands.add_parser("search", add_help=False, help="choose a stage's mixture from proxy runs (mix search -h)")
+    commands.add_parser("quality", add_help=False, help="sample for rating, train a quality scorer (mix quality -h)")
 
     plan = command("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
@@ -166,6 +160,7 @@ def check_build_options(parser: argparse.ArgumentParser, build: argparse.Argumen
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.blend import data_path_argument
     from codemix.mixtures.spec import describe_plan, load_spec
+    from codemix.mixtures.stages import stage_kind
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure, format_health
     from codemix.pipelines.redact import command_line
@@ -198,8 +193,11 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
         # The whole blend, never cut: it is meant to be pasted into a Megatron command line.
         print(f"stage {stage:<6} {info['documents']:>8,} documents {info['tokens']:>12,} tokens\n"
               f"  --data-path {data_path_argument(info['data_path'])}")
+        if stage_kind(stage).loss_masked:
+            print("  note: stock Megatron-LM trains on every token of this blend; the loss mask is the "
+                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies")
     print(f"\n{format_health(manifest['health'])}")
-    print(f"manifest: {out}/manifest.json")
+    print(f"manifest: {out}/manifest.json\ndataset card: {out}/README.md")
     if args.strict and manifest["health"]["warnings"]:
         print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
         return STRICT_WARNINGS
@@ -239,11 +237,32 @@ def command_stats(args) -> int:
 
 
 def command_inspect(args) -> int:
-    from codemix.mixtures.inspect import format_samples, split_stage_dir, stage_samples, stage_table
+    from codemix.mixtures.inspect import format_samples, license_table, split_stage_dir, stage_samples, stage_table
 
     out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
-    print(stage_table(out_dir, stage))
+    print(stage_table(out_dir, stage), end="\n\n")
+    print(license_table(out_dir, stage), end="\n\n")
     print(format_samples(stage, stage_samples(out_dir, stage, args.samples, seed=args.seed), args.max_chars))
+    return 0
+
+
+def command_where(args) -> int:
+    import json
+
+    from codemix.mixtures.inspect import format_where, split_stage_dir, where
+
+    out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
+    row = where(out_dir, stage, args.index, args.shard)
+    print(json.dumps(row, indent=2, sort_keys=True) if args.json else format_where(row))
+    return 0
+
+
+def command_diff(args) -> int:
+    from codemix.mixtures.compare import diff_builds
+    from codemix.mixtures.inspect import read_manifest
+
+    old, new = absolute_out(args.old), absolute_out(args.new)
+    print(diff_builds(read_manifest(old), read_manifest(new), old, new))
     return 0
 
 
@@ -273,7 +292,7 @@ def command_search(argv: list[str]) -> int:
     from codemix.pretrain.cli_args import search_parser
 
     search_parser().parse_args(argv)  # --help and argument errors exit here, torch unloaded
-    from codemix.dashboards.render import write_dashboard
+    from codemix.dashboards.render import DashboardInputs, write_dashboard
     from codemix.pretrain.search.orchestrate import SearchError, format_result, parse_args, run_search
 
     config = parse_args(argv)
@@ -282,8 +301,10 @@ def command_search(argv: list[str]) -> int:
     except SearchError as error:
         print(f"mix search: {error}", file=sys.stderr)
         return 1
-    page = write_dashboard([], config.rl_eval, config.rl, [], os.path.join(config.out_dir, "search.html"), None,
-                           title=f"codemix mixture search: {config.out_dir}", searches=[config.out_dir])
+    page = write_dashboard(DashboardInputs(eval_jsonl=config.rl_eval, rl_results=config.rl,
+                                           out_html=os.path.join(config.out_dir, "search.html"),
+                                           title=f"codemix mixture search: {config.out_dir}",
+                                           searches=[config.out_dir]))
     print(f"dashboard: {page.html_path}")
     return 0
 
@@ -310,13 +331,17 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(args.verbose, args.log_level)
     if args.command in ("train", "eval", "handoff", "dash"):
         return delegate(args.command, extra)
-    if extra and args.command in ("stats", "inspect"):
+    if extra and args.command in READ_COMMANDS:
         check_filesystem_options(parser, args.command, extra)
-    elif extra and args.command not in ("build", "search"):
+    elif extra and args.command not in ("build", "search", "quality"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "search":
             return command_search(extra)
+        if args.command == "quality":
+            from codemix.mix.quality import main as quality_main
+
+            return quality_main(extra)
         if args.command == "build":
             from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
             from codemix.pipelines.redact import command_line  # light: Beam is not imported yet
@@ -327,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
                 return command_build(args, extra, argv)
         if args.command == "plan":
             return command_plan(args)
-        if args.command in ("stats", "inspect"):
+        if args.command in READ_COMMANDS:
             return read_command(args, extra)
         return command_tokenizer_train(args)
     except ConfigError as error:
@@ -351,14 +376,15 @@ def check_filesystem_options(parser: argparse.ArgumentParser, command: str, extr
 
 
 def read_command(args, beam_args: list[str]) -> int:
-    """``mix stats`` and ``mix inspect``: a directory that is not a build is one line, not a traceback.
-    Beam's filesystems get their options first: S3 refuses every call without them."""
+    """``mix stats``, ``inspect`` and ``where``: a directory that is not a build is one line, not a
+    traceback. Beam's filesystems get their options first: S3 refuses every call without them."""
     from codemix.mixtures.inspect import NotABuild
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
+    commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where, "diff": command_diff}
     try:
-        return command_stats(args) if args.command == "stats" else command_inspect(args)
+        return commands[args.command](args)
     except NotABuild as error:
         print(f"mix {args.command}: {error}", file=sys.stderr)
         return USAGE

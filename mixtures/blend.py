@@ -8,9 +8,11 @@ weight split across them by their token counts, which keeps the source's share a
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import Counter
 
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import stage_kind
 
 
 def stage_blend(weights: dict[str, float], shards: list[dict]) -> list:
@@ -53,10 +55,14 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
             "shards": sorted(s["prefix"] for s in shards),
             "left_out": dict(sorted(left_out(shaping, stage).items())),
         }
+        if (order := import_order(shaping, stage)) is not None:  # forward_outside_cycles should be 0
+            stages[stage]["import_order"] = order
+        if any("transcripts" in r for r in shaping if r["stage"] == stage):
+            stages[stage]["left_out_by_source"] = left_out_by_source(shaping, stage)
         if any("summaries" in s for s in shards):  # sft: what opens each continuation sample
             stages[stage]["summaries"] = {origin: sum(s.get("summaries", {}).get(origin, 0) for s in shards)
                                           for origin in ("real", "templated")}
-        if stage == "sft":  # what the hand-off's tokenizer_config.json must reproduce for RL
+        if stage_kind(stage).has_chat_template:  # what the hand-off's tokenizer_config.json must reproduce for RL
             stages[stage]["chat_template"] = dataclasses.asdict(config.sft.template)
             stages[stage]["reasoning"] = config.sft.reasoning
     return stages
@@ -66,11 +72,59 @@ def left_out(shaping: list[dict], stage: str) -> Counter:
     """What shaping a stage dropped, by reason (records carry a ``count`` or stand for one)."""
     counts: Counter = Counter()
     for record in shaping:
-        if record["stage"] == stage:
+        if record["stage"] == stage and "reason" in record:
             counts[record["reason"]] += record.get("count", 1)
     return counts
+
+
+def import_order(shaping: list[dict], stage: str) -> dict[str, int] | None:
+    """Totals of the stage's per-repository import-order reports (``mixtures.repository``), if any."""
+    reports = [record["import_order"] for record in shaping if record["stage"] == stage and "import_order" in record]
+    if not reports:
+        return None
+    return {"repositories": len(reports)} | {key: sum(report[key] for report in reports) for key in sorted(reports[0])}
+
+
+def left_out_by_source(shaping: list[dict], stage: str) -> dict[str, dict]:
+    """Per source and format: transcripts read, those that gave no sample, and the reasons (with counts)
+    for what shaping left out (whole transcripts, turns, samples)."""
+    table: dict[str, dict] = {}
+    for record in shaping:
+        if record["stage"] != stage or "format" not in record:
+            continue
+        row = table.setdefault(record["source"], {}).setdefault(
+            record["format"], {"transcripts": 0, "without_samples": 0, "reasons": {}})
+        if "reason" in record:
+            row["reasons"][record["reason"]] = row["reasons"].get(record["reason"], 0) + record.get("count", 1)
+        else:
+            row["transcripts"] += record["transcripts"]
+            row["without_samples"] += record["without_samples"]
+    return {source: dict(sorted(formats.items())) for source, formats in sorted(table.items())}
 
 
 def data_path_argument(data_path: list) -> str:
     """The blend as Megatron's command line wants it: ``--data-path 0.7 /p/a 0.3 /p/b``."""
     return " ".join(str(item) for item in data_path)
+
+
+def found_prefix(prefix: str, build_dir: str) -> str:
+    """Shard ``prefix`` as the build in ``build_dir`` holds it: ``BUILD_DIR/STAGE/NAME`` when that
+    shard is there, so a build moved or copied elsewhere reads its own shards; otherwise as recorded
+    (a prefix on an object store, or a blend view naming another build's shards)."""
+    if "://" in prefix or "://" in build_dir:
+        return prefix
+    stage_dir, name = os.path.split(prefix)
+    here = os.path.join(build_dir, os.path.basename(stage_dir), name)
+    return here if os.path.isfile(f"{here}.idx") else prefix
+
+
+def with_found_prefixes(manifest: dict, build_dir: str) -> dict:
+    """The manifest with every stage's ``data_path`` and ``shards`` prefixes as ``found_prefix`` finds them."""
+    build_dir = os.path.abspath(build_dir) if "://" not in build_dir else build_dir.rstrip("/")
+    stages = {}
+    for stage, info in manifest.get("stages", {}).items():
+        data_path = [found_prefix(item, build_dir) if isinstance(item, str) else item
+                     for item in info.get("data_path", [])]
+        stages[stage] = {**info, "data_path": data_path,
+                         "shards": [found_prefix(prefix, build_dir) for prefix in info.get("shards", [])]}
+    return {**manifest, "stages": stages}

@@ -1,17 +1,6 @@
 """The one chat template: canonical messages -> ChatML-like text, as (text, trainable) segments.
 
-Transcript readers render a transcript's pretraining text with ``render_messages`` and the SFT
-stage renders samples with ``render_turn``; both go through the same segments, so the document a
-build keeps and the concatenated SFT segments of that transcript are the same string. Default layout::
-
-    <|im_start|>{role}\n[<think>\n{reasoning}\n</think>\n]{content}[\n<tool_call>{"name": ..., "arguments": ...}</tool_call>]*<|im_end|>\n
-
-Only the model's own turns are trainable: ``role == "assistant"`` and not an ``observation`` (a
-SWE-agent demonstration is an assistant turn the model did not write in this run). A tool call's
-arguments are the exact text the model emitted (``mixtures.transcript_formats.canonical``), put in
-the JSON verbatim when they are a JSON object, else as a JSON string (free-text or malformed input).
-``reasoning`` (thinking before the answer) is ``masked`` (shown, not trained: the default),
-``trained`` or ``dropped`` (the SFT stage's ``sft.reasoning``).
+Design notes: docs/design/mixtures.md, "mixtures/chat.py".
 """
 
 from __future__ import annotations

@@ -1,33 +1,6 @@
 """Write and read Megatron indexed datasets (``PREFIX.bin`` + ``PREFIX.idx``), byte-compatible with megatron-core.
 
-The files are byte-compatible with ``megatron.core.datasets.indexed_dataset.IndexedDataset`` of
-megatron-core 0.16.1 (``_IndexWriter`` / ``_IndexReader`` there). This module deliberately does not
-import megatron-core: it runs on Beam workers, and the format is small enough to state here.
-
-Layout (all integers little-endian)::
-
-    PREFIX.bin   the token ids of every sequence, back to back, in the token dtype; no header.
-
-    PREFIX.idx   offset        size   field
-                 0             9      magic b"MMIDIDX\\x00\\x00"
-                 9             8      version, uint64 = 1
-                 17            1      token dtype code, uint8 (Megatron's ``DType`` enum:
-                                      uint8=1 int8=2 int16=3 int32=4 int64=5 float64=6
-                                      float32=7 uint16=8)
-                 18            8      S = number of sequences, uint64
-                 26            8      D = number of entries in document_indices, uint64 (S + 1 here)
-                 34            4*S    sequence_lengths, int32, in tokens
-                 34+4S         8*S    sequence_pointers, int64, byte offset of each sequence in .bin
-                 34+12S        8*D    document_indices, int64: document i is sequences
-                                      [document_indices[i], document_indices[i+1]); starts with 0
-                                      and ends with S (the reader asserts the last entry == S)
-
-Megatron also defines an int8 ``sequence_modes`` array after ``document_indices``, read only when a
-dataset is opened with ``multimodal=True``; GPT datasets open with ``multimodal=False`` and codemix
-never writes it. Note that D counts the *boundaries*, so a shard of N documents stores D = N + 1.
-
-codemix writes one document as one sequence (what ``tools/preprocess_data.py`` does without
-``--split-sentences``), so ``document_indices`` is simply ``0, 1, ..., N``.
+Design notes: docs/design/mixtures.md, "mixtures/indexed_dataset.py".
 """
 
 from __future__ import annotations

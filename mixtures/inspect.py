@@ -4,8 +4,10 @@ trainer will see.
 The table lists each source's shards, documents, tokens and share of the stage, from the shard
 files themselves. Samples are the stage's first documents, or with a seed a uniform random draw
 over all of its documents (``random.Random(seed)``, so the same seed shows the same documents).
-Each sample is labelled with its source. SFT samples show their loss mask: spans the model is not
-trained on (system, user, tool output, role headers) are wrapped in ``[masked]...[/masked]``.
+Each sample is labelled with its source and where it came from (its provenance sidecar row,
+``mixtures.provenance``), and a second table counts the stage's documents and tokens per license.
+SFT samples show their loss mask: spans the model is not trained on (system, user, tool output,
+role headers) are wrapped in ``[masked]...[/masked]``. ``where`` answers for one document of a stage.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ import numpy as np
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.mixtures.blend import with_found_prefixes
 from codemix.mixtures.indexed_dataset import document_count, read_documents_at
+from codemix.mixtures.provenance import read_provenance, sidecar_path
 from codemix.mixtures.sft import loss_mask_prefix
+from codemix.mixtures.stages import stage_kind
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.tables import format_table, percent
 
@@ -46,7 +51,7 @@ def read_manifest(out_dir: str) -> dict:
         raise NotABuild(f"{out} is not a mix build output directory (no manifest.json); "
                         "give the directory a mix build --out wrote")
     with FileSystems.open(f"{out}/manifest.json", compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        return json.loads(handle.read())
+        return with_found_prefixes(json.loads(handle.read()), out)  # a moved build reads its own shards
 
 
 def _has_files(folder: str) -> bool:
@@ -105,20 +110,14 @@ def masked_text(tokens: np.ndarray, mask: np.ndarray, decode) -> str:
 def chosen_documents(prefixes: list[str], count: int, seed: int | None) -> list[tuple[str, int]]:
     """(shard prefix, document index) pairs: the first ``count`` documents, or ``count`` drawn
     uniformly over every document of the stage with ``seed``, in shard order."""
-    counts = [document_count(prefix) for prefix in prefixes]
-    starts = list(itertools.accumulate(counts, initial=0))  # stage-wide index of each shard's first document
-    total = starts[-1]
+    total = sum(document_count(prefix) for prefix in prefixes)
     wanted = range(min(count, total)) if seed is None else sorted(random.Random(seed).sample(range(total),
                                                                                               min(count, total)))
-    chosen = []
-    for position in wanted:
-        shard = bisect.bisect_right(starts, position) - 1
-        chosen.append((prefixes[shard], position - starts[shard]))
-    return chosen
+    return chosen_at(prefixes, list(wanted))
 
 
-def stage_samples(out_dir: str, stage: str, count: int, *, seed: int | None = None) -> list[tuple[str, str]]:
-    """``count`` documents of the stage, decoded, as (source, text)."""
+def stage_samples(out_dir: str, stage: str, count: int, *, seed: int | None = None) -> list[tuple[str, str, dict]]:
+    """``count`` documents of the stage, decoded, as (source, text, provenance row or {} without a sidecar)."""
     manifest = read_manifest(out_dir)
     if stage not in manifest["stages"]:
         raise NotABuild(f"no stage {stage!r} in {out_dir}/manifest.json; stages are: {', '.join(manifest['stages'])}")
@@ -131,16 +130,102 @@ def stage_samples(out_dir: str, stage: str, count: int, *, seed: int | None = No
     chosen = chosen_documents(manifest["stages"][stage]["shards"], count, seed)
     for prefix, group in itertools.groupby(chosen, key=lambda pair: pair[0]):
         indices = [i for _, i in group]
-        masks = read_documents_at(loss_mask_prefix(prefix), indices) if stage == "sft" else [None] * len(indices)
-        for tokens, mask in zip(read_documents_at(prefix, indices), masks):
+        masks = read_documents_at(loss_mask_prefix(prefix), indices) if stage_kind(stage).loss_masked else [None] * len(indices)
+        rows = provenance_rows(prefix, indices)
+        for tokens, mask, row in zip(read_documents_at(prefix, indices), masks, rows):
             text = decode(tokens.tolist()) if mask is None else masked_text(tokens, mask, decode)
-            samples.append((source_of(prefix), text))
+            samples.append((source_of(prefix), text, row))
     return samples
 
 
-def format_samples(stage: str, samples: list[tuple[str, str]], max_chars: int) -> str:
+def provenance_rows(prefix: str, indices: list[int]) -> list[dict]:
+    """The sidecar rows of documents ``indices`` of a shard; ``{}`` each when it has no sidecar
+    (a build from before sidecars were written)."""
+    if not FileSystems.exists(sidecar_path(prefix)):
+        return [{} for _ in indices]
+    table = read_provenance(prefix)
+    return table.take(indices).to_pylist()
+
+
+def provenance_label(row: dict) -> str:
+    """Where a document came from, in one line: location (or repository and files), license, language."""
+    if not row:
+        return ""
+    where = row["location"] if row["kind"] != "repo" else f"{row['location']} ({len(row['paths'])} files)"
+    parts = [where, f"license {row['license'] or 'unknown'}"]
+    if row["language"]:
+        parts.append(f"language {row['language']}")
+    if row["transcript_format"]:
+        parts.append(f"format {row['transcript_format']}")
+    return ", " + ", ".join(parts)
+
+
+def license_table(out_dir: str, stage: str) -> str:
+    """Documents and tokens of the stage per license, from its shards' provenance sidecars."""
+    documents: dict[str, int] = {}
+    tokens: dict[str, int] = {}
+    for prefix in read_manifest(out_dir)["stages"][stage]["shards"]:
+        if not FileSystems.exists(sidecar_path(prefix)):
+            return f"stage {stage} has no provenance sidecars (built before they were written)"
+        table = read_provenance(prefix).select(["license", "token_count"]).to_pydict()
+        for license_id, count in zip(table["license"], table["token_count"]):
+            name = license_id or "unknown"
+            documents[name] = documents.get(name, 0) + 1
+            tokens[name] = tokens.get(name, 0) + count
+    rows = [[name, documents[name], tokens[name]] for name in sorted(documents)]
+    return format_table(["license", "documents", "tokens"], rows,
+                        total=["total", sum(documents.values()), sum(tokens.values())])
+
+
+def where(out_dir: str, stage: str, index: int, shard: str | None = None) -> dict:
+    """The provenance row of document ``index`` of the stage (counted over its shards in manifest
+    order, as ``mix inspect`` does), or of shard ``shard`` (its file name) when given."""
+    prefixes = read_manifest(out_dir)["stages"][stage]["shards"]
+    if shard is not None:
+        matches = [p for p in prefixes if p.rsplit("/", 1)[-1] == shard]
+        if not matches:
+            names = ", ".join(p.rsplit("/", 1)[-1] for p in prefixes)
+            raise NotABuild(f"stage {stage} has no shard {shard!r}; its shards are: {names}")
+        prefix, position = matches[0], index
+        if not 0 <= index < document_count(prefix):
+            raise NotABuild(f"shard {shard} has {document_count(prefix):,} documents; {index} is out of range")
+    else:
+        total = sum(document_count(p) for p in prefixes)
+        if not 0 <= index < total:
+            raise NotABuild(f"stage {stage} has {total:,} documents (0..{total - 1}); {index} is out of range")
+        [(prefix, position)] = chosen_at(prefixes, [index])
+    if not FileSystems.exists(sidecar_path(prefix)):
+        raise NotABuild(f"{prefix} has no provenance sidecar; rebuild with mix build --from-stage shards")
+    return {"stage": stage, "stage_document": index if shard is None else None, **provenance_rows(prefix, [position])[0]}
+
+
+def chosen_at(prefixes: list[str], positions: list[int]) -> list[tuple[str, int]]:
+    """(shard prefix, document index) of stage-wide document ``positions``."""
+    starts = list(itertools.accumulate((document_count(prefix) for prefix in prefixes), initial=0))
+    chosen = []
+    for position in positions:
+        shard = bisect.bisect_right(starts, position) - 1  # starts: stage-wide index of each shard's first document
+        chosen.append((prefixes[shard], position - starts[shard]))
+    return chosen
+
+
+def format_where(row: dict) -> str:
+    """One ``field: value`` line per non-empty field of a ``where`` answer."""
+    lines = []
+    for key, value in row.items():
+        if value in (None, "", []) or (isinstance(value, dict) and not any(v is not None for v in value.values())):
+            continue
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items() if v is not None)
+        elif isinstance(value, list):
+            value = ", ".join(map(str, value))
+        lines.append(f"{key}: {value}")
+    return "\n".join(lines)
+
+
+def format_samples(stage: str, samples: list[tuple[str, str, dict]], max_chars: int) -> str:
     blocks = []
-    for i, (source, text) in enumerate(samples):
+    for i, (source, text, row) in enumerate(samples):
         shown = text if len(text) <= max_chars else text[:max_chars] + f"\n... ({len(text) - max_chars:,} more characters)"
-        blocks.append(f"===== {stage} sample {i} (source {source}) =====\n{shown}")
+        blocks.append(f"===== {stage} sample {i} (source {source}{provenance_label(row)}) =====\n{shown}")
     return "\n".join(blocks) if blocks else f"stage {stage} has no documents"

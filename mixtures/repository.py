@@ -1,39 +1,6 @@
 """Whole repositories as long-context documents: dependency order, file-boundary chunks, FIM.
 
-For the 256K stage a document is a repository, not a file, so the model sees a file's imports
-before the file itself. The pipeline for one repository (``repository_documents``) is:
-
-1. order its files: by dependency (DeepSeek-Coder, Guo et al. 2024, sec. 2.3: parse each file's
-   imports, then topologically sort so that a file comes after the files it imports) or, for an
-   ablation, in a seeded random order;
-2. pack the ordered files into contiguous chunks that break only *between* files, each rendered
-   chunk at most ``max_tokens`` by the caller's ``token_count``;
-3. render each chunk as plain text, with the repository header on a ``metadata_header_probability``
-   share of the chunks;
-4. turn a ``fim_rate`` share of the chunks into fill-in-the-middle examples (Bavarian et al. 2022,
-   "Efficient Training of Language Models to Fill in the Middle"), in StarCoder's PSM and SPM formats.
-
-Rendered layout (after StarCoder2's repository format, with a newline after each name)::
-
-    <repo_name>owner/name\\n           only when the chunk has the metadata header
-    <file_sep>src/a.py\\n
-    ...text of src/a.py...\\n          a newline is added when a file does not end with one
-    <file_sep>src/b.py\\n
-    ...
-
-The markers are plain text, distinct from the tokenizer's special tokens (``<|endoftext|>``,
-``<|im_start|>``, ``<|im_end|>``, ``<|pad|>``), so they cost a few ordinary tokens and never collide
-with document separators or ChatML. A FIM chunk keeps its header in front and permutes the body only:
-the repository name is conditioning metadata, not something to infill.
-
-Over-limit rule: a file whose own rendered block (with the header and the FIM reserve) exceeds
-``max_tokens`` is *dropped*, never truncated, and reported in ``RepositoryDocuments.dropped`` with
-reason ``file_over_context``. A truncated file would teach the model code that stops mid-function,
-and a single source file over the context length is almost always generated or data (bundles,
-lockfiles, tables). Every input file therefore ends in exactly one chunk or one ``DroppedFile``.
-
-Everything is deterministic: ties are broken by path and every random draw comes from a
-``random.Random`` seeded with the repository name and ``config.seed``.
+Design notes: docs/design/mixtures.md, "mixtures/repository.py".
 """
 
 from __future__ import annotations
@@ -103,6 +70,7 @@ class RepositoryDocuments:
 
     chunks: list[RepositoryChunk] = field(default_factory=list)
     dropped: list[DroppedFile] = field(default_factory=list)
+    order: ImportOrderReport | None = None  # how the files' order respects their imports
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,23 +78,102 @@ class RepositoryDocuments:
 
 
 def dependency_order(paths: list[str], graph: dict[str, set[str]]) -> list[str]:
-    """``paths`` with every file after the files it imports, where the imports allow it.
+    """``paths`` with every file after the files it imports, except inside an import cycle.
 
-    DeepSeek-Coder's repository-level ordering (Guo et al. 2024, Algorithm 1): repeatedly take the
-    file with the fewest imports among the files not yet taken, ties by path. A plain topological
-    sort would stop at an import cycle; taking the minimum instead always makes progress, so a
-    cycle is broken at its file with the fewest outstanding imports. Edges to paths not in
-    ``paths`` are ignored; each path appears once. O(E log N) with a lazily updated heap.
+    The import graph's strongly connected components (its cycles) go in topological order, so no
+    import outside a cycle ever points forward; inside a component, DeepSeek-Coder's rule (Guo et al.
+    2024, Algorithm 1: take the file with the fewest outstanding imports) breaks the cycle. Ties go to
+    the smallest path. Edges to paths not in ``paths`` are ignored; each path appears once.
     """
     nodes = sorted(set(paths))
     present = set(nodes)
-    imports = {p: {d for d in graph.get(p, ()) if d in present and d != p} for p in nodes}
-    importers: dict[str, list[str]] = defaultdict(list)
+    imports = {p: sorted(d for d in graph.get(p, ()) if d in present and d != p) for p in nodes}
+    components = strongly_connected_components(nodes, imports)
+    component_of = {path: i for i, members in enumerate(components) for path in members}
+    order: list[str] = []
+    for index in _component_order(components, component_of, imports):
+        order += _fewest_imports_first(components[index], imports)
+    return order
+
+
+def strongly_connected_components(nodes: list[str], imports: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's components of the import graph, each sorted; iterative, so a deep chain cannot overflow."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, child = work.pop()
+            if child == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            targets = imports[node]
+            if child < len(targets):
+                work.append((node, child + 1))
+                target = targets[child]
+                if target not in index:
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(members))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return components
+
+
+def _component_order(components: list[list[str]], component_of: dict[str, int],
+                     imports: dict[str, list[str]]) -> list[int]:
+    """Components with every one after those it imports (Kahn), ties by the component's first path."""
+    waiting = [0] * len(components)
+    importers: dict[int, set[int]] = defaultdict(set)
     for path, targets in imports.items():
         for target in targets:
+            source, sink = component_of[path], component_of[target]
+            if source != sink and source not in importers[sink]:
+                importers[sink].add(source)
+                waiting[source] += 1
+    ready = [(members[0], i) for i, members in enumerate(components) if waiting[i] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, component = heapq.heappop(ready)
+        order.append(component)
+        for importer in importers[component]:
+            waiting[importer] -= 1
+            if waiting[importer] == 0:
+                heapq.heappush(ready, (components[importer][0], importer))
+    return order
+
+
+def _fewest_imports_first(members: list[str], imports: dict[str, list[str]]) -> list[str]:
+    """One component's files by the greedy rule, counting only imports inside the component."""
+    if len(members) == 1:
+        return members
+    inside = set(members)
+    importers: dict[str, list[str]] = defaultdict(list)
+    remaining = {}
+    for path in members:
+        targets = [t for t in imports[path] if t in inside]
+        remaining[path] = len(targets)
+        for target in targets:
             importers[target].append(path)
-    remaining = {p: len(imports[p]) for p in nodes}
-    heap = [(count, p) for p, count in remaining.items()]
+    heap = [(count, path) for path, count in remaining.items()]
     heapq.heapify(heap)
     order: list[str] = []
     while heap:
@@ -140,6 +187,39 @@ def dependency_order(paths: list[str], graph: dict[str, set[str]]) -> list[str]:
                 remaining[importer] -= 1
                 heapq.heappush(heap, (remaining[importer], importer))
     return order
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOrderReport:
+    """How well an order respects a repository's imports; ``forward_outside_cycles`` should be 0."""
+
+    files: int
+    edges: int
+    cycles: int
+    cycle_edges: int
+    forward_outside_cycles: int
+    forward_inside_cycles: int
+
+
+def import_order_report(order: list[str], graph: dict[str, set[str]]) -> ImportOrderReport:
+    """Count the import edges among ``order``'s files, those inside cycles, and those pointing forward
+    (a file placed before a file it imports), split by whether the edge lies inside a cycle."""
+    position = {path: i for i, path in enumerate(order)}
+    imports = {p: sorted(d for d in graph.get(p, ()) if d in position and d != p) for p in order}
+    components = strongly_connected_components(sorted(position), imports)
+    component_of = {path: i for i, members in enumerate(components) for path in members}
+    edges = cycle_edges = forward_out = forward_in = 0
+    for path, targets in imports.items():
+        for target in targets:
+            edges += 1
+            inside = component_of[path] == component_of[target]
+            cycle_edges += inside
+            if position[target] > position[path]:
+                forward_in += inside
+                forward_out += not inside
+    return ImportOrderReport(files=len(order), edges=edges, cycles=sum(len(c) > 1 for c in components),
+                             cycle_edges=cycle_edges, forward_outside_cycles=forward_out,
+                             forward_inside_cycles=forward_in)
 
 
 def split_at_file_boundaries(ordered: list[tuple[str, int]], max_tokens: int) -> tuple[list[list[str]], list[str]]:
@@ -201,12 +281,15 @@ def _rng(config: RepositoryDocumentConfig, repo: str, purpose: str) -> random.Ra
     return random.Random(f"codemix.repository\x00{config.seed}\x00{repo}\x00{purpose}")
 
 
-def _order(repo: str, files: list[tuple[str, str, str]], config: RepositoryDocumentConfig) -> list[str]:
+def _order(repo: str, files: list[tuple[str, str, str]],
+           config: RepositoryDocumentConfig) -> tuple[list[str], ImportOrderReport]:
     paths = sorted(path for path, _, _ in files)
+    graph = import_graph(files)
     if config.order == "dependency":
-        return dependency_order(paths, import_graph(files))
-    _rng(config, repo, "order").shuffle(paths)
-    return paths
+        paths = dependency_order(paths, graph)
+    else:
+        _rng(config, repo, "order").shuffle(paths)
+    return paths, import_order_report(paths, graph)
 
 
 def _unique(files: list[tuple[str, str, str]]) -> tuple[list[tuple[str, str, str]], list[DroppedFile]]:
@@ -304,7 +387,8 @@ def repository_documents(
     # The sentinels cost ordinary tokens and each cut can split a token in two; reserve for both.
     reserve = token_count(FIM_PREFIX + FIM_SUFFIX + FIM_MIDDLE) + 4 if config.fim_rate > 0 else 0
     budget = max_tokens - reserve
-    sizes = [(path, token_count(render_file(path, texts[path]))) for path in _order(repo, files, config)]
+    ordered, report = _order(repo, files, config)
+    sizes = [(path, token_count(render_file(path, texts[path]))) for path in ordered]
     packed, oversized = split_at_file_boundaries(sizes, budget - token_count(render_header(repo)))
 
     def fits(paths: list[str]) -> bool:
@@ -318,4 +402,4 @@ def repository_documents(
         _finish_chunk(repo, i, [(p, texts[p]) for p in group], token_count, max_tokens, config)
         for i, group in enumerate(groups)
     ]
-    return RepositoryDocuments(chunks=chunks, dropped=dropped)
+    return RepositoryDocuments(chunks=chunks, dropped=dropped, order=report)

@@ -1,38 +1,6 @@
 """Agent transcripts -> supervised fine-tuning samples: token ids plus a loss mask of the tokens trained on.
 
-Pure functions over one transcript ``Document`` (canonical ``metadata["messages"]``, see
-``mixtures.transcripts``); the Beam wiring lives in the pipeline. Per document:
-
-  1. ``outcome_drop_reason``: keep only runs whose outcome the policy accepts;
-  2. ``clean_turns``: drop assistant turns with malformed tool calls, and the results answering them;
-  3. ``render_segments`` + ``tokenize_turns``: the chat template as (text, trainable) segments, each
-     turn tokenized as one text (as at inference), each token masked by the segment it starts in;
-  4. ``sft_samples``: split a trajectory longer than the sequence length into samples at turn
-     boundaries, each continuation opening with a summary of what came before;
-  5. ``write_sft_shard``: tokens and loss mask as two aligned Megatron indexed datasets.
-
-Mask rules (1 = the token is a training target):
-
-  * assistant turns: content, every tool call (``<tool_call>{json}</tool_call>``) and the closing
-    ``<|im_end|>`` -> 1: what to say, which tool to call with which arguments, and when to stop;
-  * the assistant role header ``<|im_start|>assistant\\n`` -> 0: at inference the chat template
-    writes it as part of the prompt (``add_generation_prompt``), the model never chooses it;
-  * the ``\\n`` after ``<|im_end|>`` -> 0: template glue that the next prompt supplies;
-  * system, user and tool turns, headers and markers included -> 0: the environment's words, not
-    the model's. SWE-agent and mini-swe-agent return command output as *user* turns; they are
-    masked the same, as is an assistant turn flagged as an ``observation`` (a demonstration);
-  * ``reasoning`` (``<think>...</think>`` before a model turn's content) -> 0 unless ``reasoning:
-    trained``; ``reasoning: dropped`` leaves it out;
-  * the summary turn that opens a continuation sample is an assistant turn, trained like one: the
-    model-written summary of a real compaction where the trace holds one, else a templated one.
-
-Tokens: each turn is tokenized as one text, the way a tokenizer sees the conversation at inference;
-the template's special tokens (``<|im_start|>``, ``<|im_end|>``) are single ids, and everything between
-them (content, tool-call JSON, template glue) is read with special tokens as plain text, so a
-transcript that merely mentions ``<|im_end|>`` (tokenizer code does) cannot forge a turn boundary.
-
-Shard layout: ``PREFIX.bin/.idx`` hold the token ids (an ordinary Megatron GPT shard) and
-``PREFIX-loss_mask.bin/.idx`` the uint8 mask, one sequence per sample in both, same lengths.
+Design notes: docs/design/mixtures.md, "mixtures/sft.py".
 """
 
 from __future__ import annotations
@@ -78,6 +46,8 @@ TASK_CHARS = 240  # the task line of a summary: its gist; the full task is in th
 COMMAND_CHARS = 160
 MIN_SUMMARY_TOKENS = 32  # below this a summary is a fragment; better to end the trajectory
 SUMMARY_COMMANDS = 40  # most recent first; older ones are what a token budget cuts anyway
+# What stands in for the middle of an observation cut to fit (masked like the observation around it).
+OBSERVATION_CUT = "\n[... {n:,} characters of output cut ...]\n"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -489,10 +459,11 @@ def sft_samples(
     turn of what came before (trained): at a compaction, the model-written summary it left (origin
     ``real``); elsewhere the latest real summary plus what happened since, or the extractive one
     (``templated``; see ``continuation_summary``); then the next rounds.
-    A round that does not fit even a fresh continuation ends the trajectory there
-    (``round_exceeds_sequence_length``; the samples before it are kept): cutting an assistant turn
-    would teach stopping mid-action, and cutting an observation would train reasoning about text
-    the model cannot see. A sample with fewer than ``min_tokens`` trained tokens is dropped
+    A round too long for a fresh continuation first has its observations cut to fit, head and tail
+    kept around a marker (``cut_long_observations``; masked like the observation): a model turn is
+    never lost because the environment's reply to it was long. A round whose model turn alone does
+    not fit ends the trajectory there (``round_exceeds_sequence_length``; the samples before it are
+    kept): cutting an assistant turn would teach stopping mid-action. A sample with fewer than ``min_tokens`` trained tokens is dropped
     (``sample_too_few_trained_tokens``).
     """
     reason = outcome_drop_reason(doc, config)
@@ -504,8 +475,9 @@ def sft_samples(
     if reason:
         return [], reasons + Counter([reason])
     compactions = cleaned_compactions(raw, messages, doc.metadata.get("compactions") or [])
-    builder = _SampleBuilder(messages, tokenize_turns(messages, tokenizer, config), tokenizer, sequence_length,
-                             config, compactions)
+    turns = tokenize_turns(messages, tokenizer, config)
+    messages, turns = cut_long_observations(messages, turns, tokenizer, sequence_length, config)
+    builder = _SampleBuilder(messages, turns, tokenizer, sequence_length, config, compactions)
     samples, cut = builder.build()
     reasons += Counter(["round_exceeds_sequence_length"] * cut)
     kept = [s for s in samples if int(s.loss_mask.sum()) >= config.min_tokens]
@@ -525,6 +497,51 @@ def cleaned_compactions(raw: Sequence[dict[str, Any]], messages: Sequence[dict[s
         injected = record.get("summary_message") and at < len(messages) and kept_raw[at] == record["at"]
         result.append(Compaction(at, at + 1 if injected else at, compaction_summary(list(raw), record)))
     return result
+
+
+def cut_long_observations(messages: Sequence[dict[str, Any]], turns: list[tuple[np.ndarray, np.ndarray]],
+                          tokenizer: Tokenizer, sequence_length: int, config: SFTConfig) -> tuple[list, list]:
+    """``(messages, turns)`` with the observations of each round too long for a fresh continuation cut
+    to fit it: every observation of the round keeps a head and a tail in proportion to its size, around
+    ``OBSERVATION_CUT``. A cut message is a copy; the others (and the caller's) are left as they were."""
+    messages, turns = list(messages), list(turns)
+    if not any(is_model_turn(m) for m in messages):
+        return messages, turns
+    reserve = MIN_SUMMARY_TOKENS + len(tokenize_segments(render_turn(_assistant(config.summary_prefix), config.template,
+                                                                     config.reasoning), tokenizer)[0])
+    room = sequence_length - _length([turns[i] for i in preamble_indices(messages)]) - reserve
+    for begin, stop in rounds(messages):
+        observed = [i for i in range(begin + 1, stop)
+                    if messages[i].get("observation", messages[i]["role"] == "tool") and messages[i]["role"] != "assistant"]
+        excess = sum(len(turns[i][0]) for i in range(begin, stop)) - room
+        total = sum(len(turns[i][0]) for i in observed)
+        if excess <= 0 or not observed or total <= excess:
+            continue
+        for i in observed:
+            target = len(turns[i][0]) - -(-excess * len(turns[i][0]) // total)  # its share of the excess, rounded up
+            messages[i], turns[i] = _cut_observation(messages[i], target, tokenizer, config)
+    return messages, turns
+
+
+def _cut_observation(message: dict[str, Any], target: int, tokenizer: Tokenizer,
+                     config: SFTConfig) -> tuple[dict[str, Any], tuple[np.ndarray, np.ndarray]]:
+    """``message`` with its content's middle cut so its turn takes at most ``target`` tokens (or as
+    few as the turn's markup allows)."""
+    content, turn = message["content"], tokenize_turns([message], tokenizer, config)[0]
+    keep = len(content)
+    while len(turn[0]) > target and keep > 0:
+        keep = int(keep * min(0.9, target / len(turn[0])))
+        head = keep // 2
+        cut = dict(message, content=content[:head] + OBSERVATION_CUT.format(n=len(content) - keep)
+                   + content[len(content) - (keep - head):])
+        turn = tokenize_turns([cut], tokenizer, config)[0]
+        message = cut
+    return message, turn
+
+
+def _assistant(content: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": content, "reasoning": "", "tool_calls": [], "tool_call_id": "",
+            "name": "", "observation": False}
 
 
 def turns_drop_reason(messages: Sequence[dict[str, Any]], config: SFTConfig) -> str | None:
@@ -625,8 +642,7 @@ class _SampleBuilder:
         return None
 
     def _summary_turn(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        summary = {"role": "assistant", "content": self.config.summary_prefix + text, "reasoning": "",
-                   "tool_calls": [], "tool_call_id": "", "name": "", "observation": False}
+        summary = _assistant(self.config.summary_prefix + text)
         return tokenize_segments(render_turn(summary, self.config.template, self.config.reasoning), self.tokenizer)
 
 

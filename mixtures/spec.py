@@ -19,10 +19,9 @@ from codemix.dedup.config import DedupConfig
 from codemix.filters.config import FiltersConfig
 from codemix.mixtures.repository import RepositoryDocumentConfig
 from codemix.mixtures.sft import SFTConfig
+from codemix.mixtures.stages import STAGE_NAMES, stage_kind
 from codemix.mixtures.tokenizer import resolve_tokenizer_path
 from codemix.sources import SourceConfig
-
-STAGE_NAMES = ("short", "long", "sft")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -127,10 +126,11 @@ class MixtureSpec:
             for source in config.weights:
                 require(source in names, join(join(join("stages", stage), "weights"), source),
                         "no source of that name", f"sources are: {', '.join(names)}")
-                require(stage != "sft" or self.source(source).type == "transcripts",
-                        join(join(join("stages", stage), "weights"), source),
-                        "the sft stage trains on agent transcripts only",
-                        "give it sources of type 'transcripts'; code goes to short or long")
+                kind = stage_kind(stage)
+                require(kind.accepts(self.source(source).type), join(join(join("stages", stage), "weights"), source),
+                        f"the {stage} stage takes sources of type {', '.join(sorted(kind.source_types or ()))} only",
+                        f"give it such sources; {self.source(source).type} sources go to "
+                        + ", ".join(k for k in STAGE_NAMES if stage_kind(k).accepts(self.source(source).type)))
         require(self.shard_size_bytes > 0, "shard_size_bytes", "must be positive")
         for i, name in enumerate(self.allow_missing):
             require(name in names, join("allow_missing", i), f"no source named {name!r}", f"sources are: {', '.join(names)}")
@@ -176,6 +176,10 @@ def describe_plan(spec: MixtureSpec) -> str:
     verify = f", verified at Jaccard >= {d.jaccard_threshold:.2f}" if d.verify else ""
     lines.append(f"dedup: exact={d.exact} near={d.near} num_perm={d.num_perm} bands={d.bands}x rows={d.rows} "
                  f"shingle={d.shingle_size} -> implied Jaccard threshold {d.lsh_threshold:.3f}{verify}")
+    q = spec.filters.quality
+    if q.enabled:
+        cut = f"threshold {q.threshold:g}" if q.threshold is not None else f"keep top {q.keep_fraction:.1%}"
+        lines.append(f"quality: {q.model}, {cut}{' per language' if q.per_language else ''}")
     tok = spec.tokenizer
     lines.append(f"tokenizer: {tok.path or f'train byte-level BPE, vocab {tok.vocab_size:,}, on {tok.train_sample_documents:,} crawled documents'}")
     return "\n".join(lines)

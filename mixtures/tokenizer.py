@@ -1,32 +1,6 @@
 """Byte-level BPE tokenizers for codemix: train on the crawl, save, load from any URL, look up ids.
 
-Byte-level (GPT-2 style) so that every string round-trips: the pre-tokenizer maps each UTF-8 byte
-to one of 256 printable characters and the trainer starts from all of them
-(``ByteLevel.alphabet()``), so no input, however exotic its unicode, can hit an unknown token.
-There is deliberately no normalizer: NFC or whitespace cleanup would make code lossy.
-
-The special tokens are added tokens: ``encode`` matches them in the text before pre-tokenizing, so
-a ChatML marker in a rendered transcript becomes exactly one id. They are flagged *special*
-(as GPT-2 and Qwen do), which means ``decode`` drops them unless given
-``skip_special_tokens=False``; pass that whenever the decoded text must equal the input.
-
-A base model's tokenizer comes in one of three forms, all loaded by ``load_tokenizer`` into the same
-``tokenizers.Tokenizer`` (so the Beam stages, SFT shaping and training never see the difference):
-
-* a Hugging Face ``tokenizer.json`` file;
-* a Hugging Face tokenizer directory (its ``tokenizer.json``, or its tiktoken file when it ships
-  none, as Kimi K2's does);
-* a tiktoken BPE file (one ``base64(token bytes) rank`` line per token, tiktoken's own format and
-  Kimi's ``tiktoken.model``). Special tokens come from the ``tokenizer_config.json`` beside it
-  (``added_tokens_decoder``: id -> content; ids the file leaves out between the ranks and the last
-  listed id are ``<|reserved_token_ID|>``, as Kimi's ``tokenization_kimi.py`` names them), and the
-  split regex from its ``pat_str`` (a preset name of ``SPLIT_PATTERNS`` or a regex), or Kimi's when
-  the config's ``auto_map`` names ``tokenization_kimi``.
-
-A tiktoken file becomes a byte-level BPE whose merges are every split of a token into two tokens,
-ranked by the merged token's rank, and which looks a whole pre-token up before merging
-(``ignore_merges``): exactly tiktoken's ``_byte_pair_merge``, which merges the adjacent pair whose
-concatenation has the lowest rank. The ids equal ``tiktoken``'s (checked in the tests on real code).
+Design notes: docs/design/mixtures.md, "mixtures/tokenizer.py".
 """
 
 from __future__ import annotations

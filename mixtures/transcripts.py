@@ -1,19 +1,6 @@
 """AI-agent transcripts -> a document's text and metadata (pure; the reader is ``pipelines.readers.transcripts``).
 
-The formats, and how each is recognised and parsed into canonical messages, are in
-``mixtures.transcript_formats`` (field names and their sources: docs/transcript-formats.md). Here a
-parsed ``Transcript`` becomes what a ``Document`` carries:
-
-  * ``text``: the messages through the one chat template (``mixtures.chat.render_messages``);
-  * ``metadata["format"]``, ``["messages"]`` (canonical), ``["tools"]`` (declared tool names);
-  * outcome facts, only where the run shows them (absent rather than guessed): ``exit_status``,
-    ``submitted``, ``resolved``, ``tests_passed``, and ``outcome_evidence`` saying where each came
-    from (``recorded`` in the file, a ``submit_action``, ``resolved``, the last ``test_output``);
-  * ``compactions``: real, model-written context summaries (Codex ``compacted``, Claude Code
-    ``isCompactSummary``, OpenHands ``condensation``, mini-swe-agent's compaction agent), each
-    ``{"at", "origin", "summary_message", "trim"}`` pointing into the summary turn it injected
-    (``compaction_summary``); the SFT stage opens a continuation with them;
-  * ``transcript``: format-specific facts worth keeping (session id, sidechain, instance id).
+Design notes: docs/design/mixtures.md, "mixtures/transcripts.py".
 """
 
 from __future__ import annotations
@@ -27,10 +14,12 @@ from codemix.mixtures.transcript_formats import (
     TEXT_FORMATS,
     Transcript,
     TranscriptShapeError,
+    has_task,
     outcome_facts,
     parse_json_value,
     parse_session,
     parse_text,
+    rows_of,
     session_format,
 )
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, nested_deeper_than
@@ -41,8 +30,8 @@ SESSION_FORMAT_NAMES = frozenset(f.name for f in SESSION_FORMATS)
 TEXT_FORMAT_NAMES = frozenset(f.name for f in TEXT_FORMATS)
 
 __all__ = ["FORMAT_NAMES", "MAX_JSON_DEPTH", "SESSION_FORMAT_NAMES", "TEXT_FORMAT_NAMES", "TranscriptRecord",
-           "TranscriptShapeError", "last_test_summary", "nested_deeper_than", "normalize_message",
-           "parse_json_value", "parse_session", "parse_test_summary", "parse_text", "session_format",
+           "TranscriptShapeError", "has_task", "last_test_summary", "nested_deeper_than", "normalize_message",
+           "parse_json_value", "parse_session", "parse_test_summary", "parse_text", "rows_of", "session_format",
            "transcript_record"]
 
 

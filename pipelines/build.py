@@ -28,9 +28,11 @@ from apache_beam.io.filesystems import FileSystems
 import codemix
 from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from codemix.pipelines import fingerprints, jobs, ledger
+from codemix.pipelines.card import write_card
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
@@ -49,6 +51,8 @@ from codemix.pipelines.options import (
     worker_count,
 )
 from codemix.pipelines.progress import BuildDisplay, Progress
+from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
+from codemix.pipelines.readers.git import ref_problem
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from codemix.pipelines.shape_long_context import ShapeLongContext
 from codemix.pipelines.shape_sft import ShapeSFT
@@ -97,60 +101,41 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(
             f"{out}/contamination")
+        if QUALITY in outcomes:
+            _ = outcomes[QUALITY] | "WriteQuality" >> ledger.WriteRows(f"{out}/quality", QUALITY_SCHEMA, dict)
         _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED]}
              | "Tally" >> TallyRecords(out, STAGE_MEASURES["filter"]))
     return {}
 
 
 def uses_repository_dedup(spec: MixtureSpec) -> bool:
-    return spec.dedup.repository_level and "long" in spec.stages
+    return spec.dedup.repository_level and bool(stages_of_shape(spec.stages, REPOSITORIES))
 
 
 def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
-    """Every stage reads the file-level dedup output, except ``long``: it reads whole kept repositories
-    (repository-level dedup, so file-level dedup never removes files from them) and turns each into
-    dependency-ordered documents of the stage's sequence length. Shards go into the attempt folder
-    ``out`` (``out/STAGE/``), like every stage's output: ``publish_build`` puts them in place."""
+    """Each stage's documents by its kind (``mixtures.stages``): kept documents as they are, whole
+    repositories in dependency order (read after repository-level dedup, so file-level dedup never
+    removes files from them), or transcripts as loss-masked samples; then tokenized into shards. Shards
+    go into the attempt folder ``out`` (``out/STAGE/``), like every stage's output: ``publish_build``
+    puts them in place once the build is complete."""
     tokenizer_path = committed_tokenizer(layout)
-    stage_sources = {stage: sorted(config.weights) for stage, config in spec.stages.items()}
-    long_sources = stage_sources.pop("long", None)
-    sft_sources = stage_sources.pop("sft", None)
     with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         deduplicated = (pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
                         | "CountRead" >> beam.ParDo(Progress("read", _text_bytes)))
-        entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, stage_sources)]
-        if long_sources:
-            long_input = layout.docs("repo_dedup") if uses_repository_dedup(spec) else layout.docs("dedup")
-            long_entries, shaping = (
-                pipeline
-                | "ReadLongInput" >> ledger.read_documents(long_input)
-                | "CountLongRead" >> beam.ParDo(Progress("read", _text_bytes))
-                | "ShapeLongContext" >> ShapeLongContext(
-                    sources=long_sources, tokenizer_path=tokenizer_path,
-                    sequence_length=spec.stages["long"].sequence_length, config=spec.stages["long"].repository,
-                    spill_dir=f"{out}/runs/groups"))
-            entries.append(long_entries)
-            _ = shaping | "WriteLongShaping" >> ledger.write_text(f"{out}/shaping-long", ".jsonl")
-        sft_stats = None
-        if sft_sources:
-            sft_inputs = {"docs": deduplicated,
-                          "sizes": pipeline | "ReadForSFTSizes" >> ledger.read_documents(layout.docs("dedup"))}
-            sft_stats, sft_shaping = (
-                sft_inputs
-                | "ShapeSFT" >> ShapeSFT(sources=sft_sources, out_dir=out, tokenizer_path=tokenizer_path,
-                                         sequence_length=spec.stages["sft"].sequence_length,
-                                         config=spec.stages["sft"].sft, shard_size_bytes=spec.shard_size_bytes,
-                                         spill_dir=f"{out}/runs/groups"))
-            _ = sft_shaping | "WriteSFTShaping" >> ledger.write_text(f"{out}/shaping-sft", ".jsonl")
+        file_sources = {stage: sorted(spec.stages[stage].weights) for stage in stages_of_shape(spec.stages, FILES)}
+        entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, file_sources)]
+        entries += [shape_repositories(pipeline, spec, layout, out, stage)
+                    for stage in stages_of_shape(spec.stages, REPOSITORIES)]
+        sample_stats = [shape_samples(pipeline, deduplicated, spec, layout, out, stage)
+                        for stage in stages_of_shape(spec.stages, SAMPLES)]
         stats = (
             tuple(entries)
             | "AllEntries" >> beam.Flatten()
             | "WriteShards" >> WriteShards(out_dir=out, runs_dir=f"{out}/runs", tokenizer_path=tokenizer_path,
                                            eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
-                                           workers=worker_count(beam_args)))
-        all_stats = (stats, sft_stats) if sft_stats is not None else (stats,)
+                                           workers=worker_count(beam_args), docs=True))
         _ = (
-            all_stats
+            (stats, *sample_stats)
             | "AllStats" >> beam.Flatten()
             | "StatsToJson" >> beam.Map(stats_to_json)
             | "WriteStats" >> ledger.write_text(f"{out}/stats", ".jsonl")
@@ -161,6 +146,33 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
     check_stages_filled(spec, layout, "shards", repository_level=uses_repository_dedup(spec), shard_stats=shard_stats,
                         shaping=ledger.read_jsonl(f"{out}/shaping*.jsonl"))
     return {}
+
+
+def shape_repositories(pipeline, spec: MixtureSpec, layout: BuildLayout, out: str, stage: str):
+    """A repositories stage's entries; what shaping dropped goes to ``shaping-STAGE``."""
+    config = spec.stages[stage]
+    input_docs = layout.docs(stage_kind(stage).dedup_output(spec.dedup.repository_level))
+    entries, shaping = (
+        pipeline
+        | f"Read[{stage}]" >> ledger.read_documents(input_docs)
+        | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))
+        | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
+            stage=stage, sources=sorted(config.weights), tokenizer_path=committed_tokenizer(layout),
+            sequence_length=config.sequence_length, config=config.repository, spill_dir=f"{out}/runs/groups"))
+    _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
+    return entries
+
+
+def shape_samples(pipeline, deduplicated, spec: MixtureSpec, layout: BuildLayout, out: str, stage: str):
+    """A samples stage's shard stats (it writes its own paired shards); shaping drops to ``shaping-STAGE``."""
+    config = spec.stages[stage]
+    inputs = {"docs": deduplicated, "sizes": pipeline | f"ReadSizes[{stage}]" >> ledger.read_documents(layout.docs("dedup"))}
+    stats, shaping = inputs | f"ShapeSamples[{stage}]" >> ShapeSFT(
+        stage=stage, sources=sorted(config.weights), out_dir=out, tokenizer_path=committed_tokenizer(layout),
+        sequence_length=config.sequence_length, config=config.sft, shard_size_bytes=spec.shard_size_bytes,
+        spill_dir=f"{out}/runs/groups")
+    _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
+    return stats
 
 
 def check_shards_written(out: str, shard_stats: list[dict]) -> None:
@@ -184,11 +196,10 @@ def shard_entries(spec: MixtureSpec, layout: BuildLayout) -> int:
     file-level stage that weights its source, exactly; the long stage's documents are known only once
     its repositories are shaped, so each repository counts as one (it makes at least one)."""
     kept = by_first(layout.tally("dedup")["docs"])
-    entries = sum(kept.get(source, 0) for stage, config in spec.stages.items() if stage not in ("long", "sft")
-                  for source in config.weights)
-    if "long" in spec.stages:
-        long_input = "repo_dedup" if uses_repository_dedup(spec) else "dedup"
-        entries += total(layout.tally(long_input)["repositories"])
+    entries = sum(kept.get(source, 0) for stage in stages_of_shape(spec.stages, FILES)
+                  for source in spec.stages[stage].weights)
+    for stage in stages_of_shape(spec.stages, REPOSITORIES):
+        entries += total(layout.tally(stage_kind(stage).dedup_output(spec.dedup.repository_level))["repositories"])
     return entries
 
 
@@ -251,6 +262,7 @@ def input_facts(spec: MixtureSpec) -> dict:
     return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
             "sources": fingerprints.source_fingerprints(spec.sources),
             "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks),
+            "quality_model": fingerprints.paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
             "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
 
 
@@ -263,7 +275,7 @@ def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
     """Each stage's key: the config and inputs that shape its output, chained to what it reads. The
     code fingerprint starts the chain: any change to a build package's sources reruns every stage."""
     crawl = stage_key(facts["code"], facts["version"], spec.sources, facts["sources"], spec.filters.redaction)
-    filtered = stage_key(crawl, spec.filters, facts["benchmarks"])
+    filtered = stage_key(crawl, spec.filters, facts["benchmarks"], facts["quality_model"])
     tokenizer = stage_key(filtered, spec.tokenizer, tokenizer_fingerprint(spec))
     dedup = stage_key(filtered, spec.dedup, facts["previous_indexes"])
     repo_dedup = stage_key(dedup, "repositories")
@@ -288,7 +300,21 @@ def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSp
                     "runner's workers do not share this machine's disk, so none of them could read it",
                     "copy it to storage every worker reaches and name that (gs://..., s3://...)")
             source.paths[j] = os.path.abspath(location)
+    check_git_refs(spec)
     return spec
+
+
+def check_git_refs(spec: MixtureSpec) -> None:
+    """A git source's ref that one of its local repositories lacks (a shallow clone, another branch)
+    stops the build before any work, naming the ref and what the repository holds."""
+    for i, source in enumerate(spec.sources):
+        if source.type != "git":
+            continue
+        for location in source.paths:
+            if problem := ref_problem(location, source.ref):
+                raise ConfigError(f"sources[{i}].ref", f"source {source.name!r}: {problem}",
+                                  "set the source's ref to an existing branch, tag or commit of every listed "
+                                  "repository, or fetch the ref into the clone")
 
 
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:
@@ -396,4 +422,5 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
         info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
     manifest["health"] = build_health(spec, manifest, allowed_notes)
     publish_build(spec, layout, manifest)
+    write_card(layout.out, spec, manifest)
     return manifest

@@ -10,11 +10,15 @@ from __future__ import annotations
 import apache_beam as beam
 
 from codemix.document import ContaminationHit, Document, Dropped
+from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
+from codemix.filters.amalgamation import amalgamated, line_hashes
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
-from codemix.filters.licenses import detect_license, is_license_evidence, repository_license
+from codemix.filters.licenses import is_license_evidence
+from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, tagged
 from codemix.pipelines.progress import Progress
+from codemix.pipelines.quality import QUALITY, ScoreQuality
 
 
 def repository_key(doc: Document) -> str:
@@ -22,18 +26,54 @@ def repository_key(doc: Document) -> str:
 
 
 def license_evidence(doc: Document):
-    """((source, repo), (path, spdx or None)) for each license file or package manifest."""
+    """((source, repo), evidence) for each license file, package manifest or REUSE declaration."""
     if doc.kind != "transcript" and doc.repo and is_license_evidence(doc.path):
-        yield repository_key(doc), (doc.path, detect_license(doc.path, doc.text))
+        yield repository_key(doc), license_evidence_of(doc.path, doc.text)
 
 
-def resolve_repository_license(key: str, evidence) -> tuple[str, str]:
-    return key, repository_license(sorted(evidence))
+def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicenses]:
+    return key, resolve_licenses(evidence)
 
 
-def filter_outcomes(doc: Document, document_filter: DocumentFilter, repository_licenses: dict[str, str]):
+def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
+    """What the repository (its default, its path rules) and the file's own SPDX header say of ``doc``."""
+    licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
+    return licenses.for_path(doc.path, file_license(doc.text) if doc.kind != "transcript" else None)
+
+
+def repository_lines(doc: Document, config: FiltersConfig):
+    """((source, repo), (path, line hashes)) for each repository file, when amalgamations are looked for."""
+    if config.amalgamation and doc.kind == "file" and doc.repo and doc.language in AMALGAM_LANGUAGES:
+        yield repository_key(doc), (doc.path, line_hashes(doc.text))
+
+
+def repository_amalgamations(key: str, files) -> tuple[str, frozenset[str]]:
+    return key, frozenset(amalgamated(files))
+
+
+class FindAmalgamations(beam.PTransform):
+    """Documents -> ``(repository key, paths of its files that concatenate its other files)``."""
+
+    def __init__(self, config: FiltersConfig):
+        super().__init__()
+        self._config = config
+
+    def expand(self, documents):
+        return (documents
+                | "HashLines" >> beam.FlatMap(repository_lines, self._config)
+                | "GroupLinesByRepository" >> beam.GroupByKey()
+                | "FindAmalgamated" >> beam.MapTuple(repository_amalgamations))
+
+
+def filter_outcomes(doc: Document, document_filter: DocumentFilter,
+                    repository_licenses: dict[str, RepositoryLicenses],
+                    amalgamations: dict[str, frozenset[str]] | None = None):
     """The document (with its license) or a Dropped record, plus any contamination hits."""
-    verdict = document_filter.judge(doc, repository_licenses.get(repository_key(doc), ""))
+    if doc.path in (amalgamations or {}).get(repository_key(doc), ()):
+        yield Dropped(stage="filter", source=doc.source, location=doc.metadata.get("location", ""),
+                      reason="amalgamated", doc_id=doc.id)
+        return
+    verdict = document_filter.judge(doc, document_license(doc, repository_licenses))
     if verdict.reason is None:
         yield verdict.document
         return
@@ -55,12 +95,14 @@ class JudgeDocuments(beam.DoFn):
     def setup(self):
         self._filter = DocumentFilter(self._config)
 
-    def process(self, doc: Document, repository_licenses: dict[str, str]):
-        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses))
+    def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
+                amalgamations: dict[str, frozenset[str]]):
+        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations))
 
 
 class Filter(beam.PTransform):
-    """Documents -> kept documents (main), ``dropped`` and ``contamination``.
+    """Documents -> kept documents (main), ``dropped`` and ``contamination`` (and ``quality``, every
+    scored document's learned-quality score, when ``filters.quality`` names a model).
 
     The input is one PCollection, or ``{"docs": ..., "evidence": ...}``: two reads of the same
     documents, one to judge and one to find license evidence in. Judging waits for every
@@ -83,6 +125,12 @@ class Filter(beam.PTransform):
             | "GroupByRepository" >> beam.GroupByKey()
             | "ResolveLicense" >> beam.MapTuple(resolve_repository_license)
         )
+        amalgamations = evidence | "FindAmalgamations" >> FindAmalgamations(self._config)
         outcomes = documents | "Judge" >> beam.ParDo(
-            JudgeDocuments(self._config), beam.pvalue.AsDict(licenses)).with_outputs(DROPPED, CONTAMINATION, main=DOCS)
-        return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION]}
+            JudgeDocuments(self._config), beam.pvalue.AsDict(licenses), beam.pvalue.AsDict(amalgamations)
+        ).with_outputs(DROPPED, CONTAMINATION, main=DOCS)
+        if not self._config.quality.enabled:
+            return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION]}
+        scored = outcomes[DOCS] | "ScoreQuality" >> ScoreQuality(self._config.quality)
+        dropped = (outcomes[DROPPED], scored[DROPPED]) | "MergeDropped" >> beam.Flatten()
+        return {DOCS: scored[DOCS], DROPPED: dropped, CONTAMINATION: outcomes[CONTAMINATION], QUALITY: scored[QUALITY]}

@@ -1,20 +1,6 @@
 """What a stage's output depends on besides its config: the inputs it reads and the code that ran.
 
-A resumed build reuses a finished stage only when its key matches (``pipelines.resume``), so the
-key must change whenever the output could: a spec that names the same path over edited files, a
-git branch that moved, an object rewritten in a bucket, or a new codemix. Fingerprints are taken
-without reading contents (except for git refs, which are resolved, and the code, which is small):
-
-  * local file: path, size and modification time (ns);
-  * local directory: the same for every file below it (VCS metadata directories skipped);
-  * git: the commit the source's ref resolves to (``git rev-parse``; ``git ls-remote`` for URLs);
-  * ``gs://``: the object generation; ``s3://``: the ETag; ``http(s)://``: ETag, else Last-Modified
-    and length (a HEAD request); any other scheme Beam can match: size and update time;
-  * a crawl list: the list file and every entry it names, each by its own kind;
-  * the code: a sha256 over the sources of the packages a build runs (``code_fingerprint``).
-
-Anything that cannot be fingerprinted gets a value that names the error, so a location that comes
-back later changes the key.
+Design notes: docs/design/pipelines.md, "pipelines/fingerprints.py".
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
 """Does the build hold the mixture the spec asked for? Failures that stop it, and the health summary.
 
-Two kinds of finding:
-
-* **Failures** stop the build before any shard is written, naming the source, the location, the
-  error and the fix: a configured location that could not be read (a missing path, a git ref that
-  names no commit, an unreachable URL), a source that read no records or whose records were mostly
-  quarantined (``health.fail_quarantine_rate``: a code dump given as ``transcripts``), a source a
-  stage weights that has no document left after dedup, and records a reader counted but no ledger
-  accounts for; a stage left with no document at all, whatever emptied it (one line per stage:
-  its sources, the top causes, the fix), which ``--allow-missing`` does not excuse. A source
-  listed with ``--allow-missing`` (or the spec's ``allow_missing``) goes on without its other
-  failures, and the decision is recorded (``health.allowed_missing``).
-* **Warnings** go into ``manifest.json`` (``health``) and are printed at the end of the build: a
-  source repeated past ``health.max_epochs``, a stage short of its token budget, a source missing
-  from a stage's blend, quarantine and drop rates above their thresholds. ``--strict`` turns them
-  into a non-zero exit. Notes (renormalised weights, contamination hits) are recorded, not warned.
-
-Everything here reads the ledgers or the manifest, so a resumed build checks again what it reuses.
+Design notes: docs/design/pipelines.md, "pipelines/health.py".
 """
 
 from __future__ import annotations
@@ -27,13 +11,21 @@ from dataclasses import dataclass
 
 from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
+from codemix.mixtures.stages import stage_kind
 from codemix.pipelines import ledger
 from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
 from codemix.pipelines.tally import by_first
 from codemix.tables import format_table, percent
 
-# Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
-CHOSEN_DROPS = frozenset({"path_not_included"})
+# Drops the spec asked for are not the heuristics' doing: its include/exclude globs, and which records
+# of a history or an export it reads at all (merges and bots' commits, events of no issue thread: about
+# half of a real history, docs/commits.md), so a commits source is not warned for dropping them.
+CHOSEN_DROPS = frozenset({"path_not_included", "merge_commit", "bot_author", "bot_message", "not_an_issue_record"})
+# Errors about what a reader found in a location it did read (a file in no transcript layout, an empty
+# file, bad JSON or UTF-8): that file is quarantined and counts toward its source's quarantine rate,
+# which fails the build only when most of the source is unreadable. Any other error at a configured
+# location means the location itself could not be read, and stops the build.
+CONTENT_ERRORS = ("TranscriptShapeError:", "JSONDecodeError:", "UnicodeDecodeError:", "LineTooLong:", "RecursionError:")
 _PART_SUFFIX = re.compile(r"#part=\d+/\d+$")
 
 
@@ -107,11 +99,12 @@ def configured_location(spec: MixtureSpec, source: str, location: str) -> tuple[
 
 
 def location_problems(spec: MixtureSpec, quarantined: list[dict]) -> list[Problem]:
-    """Configured locations whose reading failed (their quarantine record names the location itself)."""
+    """Configured locations that could not be read (their quarantine record names the location itself,
+    with an error other than one about its content: ``CONTENT_ERRORS``)."""
     problems, seen = [], set()
     for row in quarantined:
         index = configured_location(spec, row["source"], row["location"])
-        if index is None or index in seen:
+        if index is None or index in seen or row["error"].startswith(CONTENT_ERRORS):
             continue
         seen.add(index)
         i, j = index
@@ -157,12 +150,12 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
 def check_kept(spec: MixtureSpec, layout: BuildLayout, allowed: set[str], *, repository_level: bool) -> dict:
     """After dedup, before shards: every stage must have documents, and every source it weights too."""
     check_stages_filled(spec, layout, "dedup", repository_level=repository_level)
-    kept = by_first(layout.tally("dedup")["docs"])
-    long_kept = by_first(layout.tally("repo_dedup")["docs"]) if repository_level else kept
+    kept = {output: by_first(layout.tally(output)["docs"])
+            for output in {stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}}
     problems = []
     for stage, config in spec.stages.items():
         for source in config.weights:
-            if (long_kept if stage == "long" else kept).get(source, 0) == 0:
+            if kept[stage_kind(stage).dedup_output(repository_level)].get(source, 0) == 0:
                 problems.append(Problem(source, f"stages.{stage}.weights.{source}",
                                         "no document of this source survived filtering and dedup, so the stage's "
                                         "blend would leave it out and renormalise the other weights",
@@ -192,7 +185,8 @@ def losses_by_source(spec: MixtureSpec, layout: BuildLayout) -> dict[str, collec
     the crawl quarantined (by error type), and what the crawl and the filter dropped (by reason)."""
     losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"):
-        unread = configured_location(spec, row["source"], row["location"]) is not None
+        unread = (configured_location(spec, row["source"], row["location"]) is not None
+                  and not row["error"].startswith(CONTENT_ERRORS))
         losses[row["source"]]["unreadable location" if unread else "quarantined", row["error"].split(":", 1)[0]] += 1
     for (source, reason), n in (layout.tally("crawl")["dropped"] + layout.tally("filter")["dropped"]).items():
         losses[source]["dropped", reason] += n
@@ -209,7 +203,7 @@ def stage_losses(spec: MixtureSpec, losses: dict[str, collections.Counter], *, d
         for (source, *_), n in (duplicates or {}).get(stage, collections.Counter()).items():
             counts["duplicates", ""] += n if source in config.weights else 0
         for row in shaping:
-            if row["stage"] == stage and row["source"] in config.weights:
+            if row["stage"] == stage and row["source"] in config.weights and "reason" in row:
                 counts["left out by shaping", row["reason"]] += row.get("count", 1)
         per_stage[stage] = +counts
     return per_stage
@@ -264,7 +258,7 @@ def check_stages_filled(spec: MixtureSpec, layout: BuildLayout, after: str, *, r
         filtered = by_first(layout.tally("filter")["docs"])
         documents = {stage: filtered for stage in spec.stages}
     else:
-        kept = {stage: "repo_dedup" if stage == "long" and repository_level else "dedup" for stage in spec.stages}
+        kept = {stage: stage_kind(stage).dedup_output(repository_level) for stage in spec.stages}
         duplicates = {stage: layout.tally(step)["duplicates"] for stage, step in kept.items()}
         documents = {stage: by_first(layout.tally(step)["docs"]) for stage, step in kept.items()}
     if shard_stats is not None:
@@ -299,6 +293,12 @@ def stage_health(spec: MixtureSpec, stage: str, info: dict, allowed: set[str]) -
         (notes if source in allowed else warnings).append(
             f"stage {stage}: source {source} has no tokens and is left out of the blend"
             + (" (allowed: --allow-missing)" if source in allowed else ""))
+    for source, formats in info.get("left_out_by_source", {}).items():
+        line, rate = shaping_line(stage, source, formats)
+        if rate > h.warn_drop_rate:
+            warnings.append(f"{line} (above health.warn_drop_rate {h.warn_drop_rate:.0%})")
+        elif line:
+            notes.append(line)
     total = sum(config.weights.values())
     if abs(total - 1) > 1e-9:
         notes.append(f"stage {stage}: weights sum to {total:g}; renormalised to "
@@ -307,6 +307,20 @@ def stage_health(spec: MixtureSpec, stage: str, info: dict, allowed: set[str]) -
                "weights_sum": total, "weights_renormalised": abs(total - 1) > 1e-9 or bool(info["missing_sources"]),
                "missing_sources": info["missing_sources"], "sources": sources}
     return summary, warnings, notes
+
+
+def shaping_line(stage: str, source: str, formats: dict[str, dict]) -> tuple[str, float]:
+    """What shaping left out of one source, per format with its reasons, and the share of its transcripts
+    that gave no sample (an outcome policy that leaves out most of a source is worth a warning); the
+    line is "" when shaping left nothing out."""
+    read = sum(f["transcripts"] for f in formats.values())
+    without = sum(f["without_samples"] for f in formats.values())
+    parts = [f"{fmt} {f['without_samples']:,} of {f['transcripts']:,}"
+             + (" (" + ", ".join(f"{r}: {n:,}" for r, n in sorted(f["reasons"].items())) + ")" if f["reasons"] else "")
+             for fmt, f in formats.items() if f["without_samples"] or f["reasons"]]
+    line = (f"stage {stage}: source {source}: {without:,} of {read:,} transcripts gave no sample; "
+            f"left out per format: {'; '.join(parts)}") if parts else ""
+    return line, (without / read if read else 0.0)
 
 
 def source_health(spec: MixtureSpec, name: str, funnel: dict) -> tuple[dict, list[str]]:

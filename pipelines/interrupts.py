@@ -1,24 +1,6 @@
 """Ctrl-C (or ``kill``) ends a build within seconds, in every running mode, without orphans.
 
-Left to Python and Beam, SIGINT raises KeyboardInterrupt in whatever the main thread is doing:
-in-process that printed a 188-line traceback; with ``--direct_running_mode multi_processing`` the
-main thread waits on worker threads that never notice, so the build hung, and a Ctrl-C to the
-whole process group made each worker print its own traceback.
-
-So for the length of a build, SIGINT and SIGTERM are blocked in the driver's threads and taken
-by a watcher thread with ``sigtimedwait``; their disposition is set to "ignore", which every process
-the build starts inherits through ``sh`` and ``exec`` (Beam's worker processes, git), so a terminal's
-Ctrl-C, which signals the whole process group, does nothing there. (A blocked signal is never
-discarded for being ignored on Linux, so the watcher still receives it.) The watcher stops the
-display, kills the build's child processes (all of them, by PID, recursively; SIGKILL, since they
-ignore the others), prints one line saying how to resume, and exits with 130 (128 + SIGINT), as
-shells expect of an interrupted command. A job submitted to a cluster runner is cancelled first
-(``pipelines.jobs``, through the build's ``before_exit``). Nothing is left half-published: each
-stage writes into an attempt folder of its own (``pipelines.resume``) that a rerun never reads.
-
-The CLI enters this before it imports Beam, since a thread that exists before the mask is set
-(Beam's imports start some) would take the signal itself. Nested entries add their ``before_exit``
-and replace the message for their duration.
+Design notes: docs/design/pipelines.md, "pipelines/interrupts.py".
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
 """Resumable stages: a build killed at any point finishes on rerun, reusing what was finished.
 
-Each run of a stage writes into a folder of its own, ``work/STAGE/attempt-ID``, so no two attempts
-ever share a file name. When its pipeline has succeeded, the files it wrote are listed, checked to
-hold what the stage must write (a runner whose workers write where the driver cannot see fails
-here, not one stage later), and committed by writing ``work/STAGE/_COMPLETE.json``: the stage's key
-(a hash of everything that shapes its output, chained to the previous stage's key), its result, its
-attempt folder and the listed files. Readers of a stage read only the committed attempt
-(``committed_dir``), so a rerun, a rebuild into the same prefix or a failed attempt's leftovers are
-never read; older attempts are deleted after the commit, by listing, which works the same on a local
-disk and on object stores (where a "folder" is a prefix: no rename, no ``exists()``).
-What shapes the output is the config and also what it read: the build puts fingerprints of every
-input location and of the code into the keys (``pipelines.fingerprints``), so a build resumed
-after its inputs or codemix changed reruns instead of reusing stale stages; the facts behind a key
-are kept in the marker, so a rerun can say which of them changed.
-A rerun skips a stage whose marker holds the same key, as long as every stage before it was skipped
-too; anything half-written is never read and is removed. FnApiRunner does not retry failed bundles,
-so this is where a local build gets its fault tolerance (peers do the same with per-task markers).
+Design notes: docs/design/pipelines.md, "pipelines/resume.py".
 """
 
 from __future__ import annotations

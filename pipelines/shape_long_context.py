@@ -10,32 +10,34 @@ large for the context is reported, never truncated silently.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import apache_beam as beam
 
 from codemix.document import Document, make_doc_id, packed_document, unpacked_document
+from codemix.mixtures.provenance import chunk_provenance, document_provenance
 from codemix.mixtures.repository import RepositoryDocumentConfig, repository_documents
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.spill import grouping
 
-LONG = "long"
 SHAPING = "shaping"
 
 
-def repository_member(doc: Document, sources: list[str]):
+def repository_member(doc: Document, stage: str, sources: list[str]):
     """((source, repo), packed doc) for repository files of the stage's sources, packed because they
     are grouped by repository (a shuffle); other documents untouched."""
     if doc.source in sources:
         if doc.kind == "file" and doc.repo:
             yield beam.pvalue.TaggedOutput("files", ((doc.source, doc.repo), packed_document(doc)))
         else:
-            yield (LONG, doc.source), (doc.id, doc.text, doc.kind)
+            yield (stage, doc.source), (doc.id, doc.text, doc.kind, document_provenance(doc))
 
 
 class RepositoryChunks(beam.DoFn):
-    """One repository's files -> long-stage entries, one per chunk; dropped files as shaping records."""
+    """One repository's files -> the stage's entries, one per chunk; dropped files as shaping records."""
 
-    def __init__(self, tokenizer_path: str, sequence_length: int, config: RepositoryDocumentConfig):
+    def __init__(self, stage: str, tokenizer_path: str, sequence_length: int, config: RepositoryDocumentConfig):
+        self._stage = stage
         self._tokenizer_path = tokenizer_path
         self._sequence_length = sequence_length
         self._config = config
@@ -49,24 +51,29 @@ class RepositoryChunks(beam.DoFn):
 
     def process(self, element):
         (source, repo), packed = element
-        files = sorted((doc.path, doc.language, doc.text) for doc in map(unpacked_document, packed))
+        docs = list(map(unpacked_document, packed))
+        files = sorted((doc.path, doc.language, doc.text) for doc in docs)
         # One token of room for the EOD the shard writer appends.
         shaped = repository_documents(repo, files, self.token_count, self._sequence_length - 1, self._config)
         for chunk in shaped.chunks:
             chunk_id = make_doc_id(source, f"{repo}#chunk{chunk.index}")
-            yield (LONG, source), (chunk_id, chunk.text, "repo")
+            yield (self._stage, source), (chunk_id, chunk.text, "repo", chunk_provenance(docs, chunk_id, chunk.paths))
         for dropped in shaped.dropped:
-            record = {"stage": LONG, "source": source, "repo": repo, "path": dropped.path, "reason": dropped.reason,
+            record = {"stage": self._stage, "source": source, "repo": repo, "path": dropped.path, "reason": dropped.reason,
                       "tokens": dropped.tokens}
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(record, sort_keys=True))
+        if shaped.order is not None and shaped.order.files > 1:
+            report = {"stage": self._stage, "source": source, "repo": repo, "import_order": asdict(shaped.order)}
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(report, sort_keys=True))
 
 
 class ShapeLongContext(beam.PTransform):
     """Documents -> (long-stage entries, shaping records as JSON lines)."""
 
-    def __init__(self, *, sources: list[str], tokenizer_path: str, sequence_length: int,
+    def __init__(self, *, stage: str, sources: list[str], tokenizer_path: str, sequence_length: int,
                  config: RepositoryDocumentConfig, spill_dir: str | None = None):
         super().__init__()
+        self._stage = stage
         self._sources = sources
         self._spill_dir = spill_dir  # group repositories through run files there (pipelines.spill)
         self._tokenizer_path = tokenizer_path
@@ -74,12 +81,12 @@ class ShapeLongContext(beam.PTransform):
         self._config = config
 
     def expand(self, documents):
-        split = documents | "SplitRepositoryFiles" >> beam.FlatMap(repository_member, self._sources).with_outputs(
+        split = documents | "SplitRepositoryFiles" >> beam.FlatMap(repository_member, self._stage, self._sources).with_outputs(
             "files", main="single")
         shaped = (
             split.files
             | "GroupByRepository" >> grouping(self._spill_dir, "repositories")
-            | "ChunkRepositories" >> beam.ParDo(RepositoryChunks(self._tokenizer_path, self._sequence_length,
+            | "ChunkRepositories" >> beam.ParDo(RepositoryChunks(self._stage, self._tokenizer_path, self._sequence_length,
                                                                  self._config)).with_outputs(SHAPING, main="chunks")
         )
         entries = (split.single, shaped.chunks) | "AllLongEntries" >> beam.Flatten()

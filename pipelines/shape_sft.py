@@ -2,25 +2,28 @@
 
 Each transcript of the stage's sources becomes one or more samples (``mixtures.sft.sft_samples``:
 outcome policy, malformed tool calls removed, split at turn boundaries with a summary turn). Samples
-go to ``sft/SOURCE-SSSSS-of-NNNNN.bin/.idx`` with the aligned ``-loss_mask`` dataset beside them;
+go to ``sft/SOURCE-SSSSS-of-NNNNN.bin/.idx`` with the aligned ``-loss_mask`` dataset and the
+provenance sidecar (one row per sample) beside them;
 shard assignment and order follow the same id-hash rule as the other stages, so the output is
-byte-identical whatever the worker count. What shaping drops is counted by reason.
+byte-identical whatever the worker count. What shaping drops is counted by source, format and reason,
+beside how many transcripts of each format it read and how many gave no sample at all.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import apache_beam as beam
 
 from codemix.document import Document, packed_document, unpacked_document
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
-from codemix.mixtures.sft import SFTConfig, sft_samples, summary_origins, write_sft_shard
+from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
+from codemix.mixtures.sft import SFTConfig, SFTSample, sft_samples, summary_origins, write_sft_shard
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.shards import shard_count, shard_of, shard_prefix
 from codemix.pipelines.spill import grouping
 
-SFT = "sft"
 SHAPING = "shaping"
 
 
@@ -37,10 +40,18 @@ def assign_sft_shard(entry, source_bytes: dict, shard_size_bytes: int):
     return (source, shard_of(packed[1].id, shards), shards), packed
 
 
+def sample_provenance(doc: Document, samples: list[SFTSample]) -> list[dict]:
+    """One provenance row per sample of the transcript ``doc``: which sample, and which turns."""
+    base = document_provenance(doc)
+    return [{**base, "sample": i, "turns_start": sample.turns[0], "turns_end": sample.turns[1],
+             "summary": sample.summary} for i, sample in enumerate(samples)]
+
+
 class WriteSFTShard(beam.DoFn):
     """One shard's transcripts -> SFT samples -> PREFIX and PREFIX-loss_mask; yields shard stats."""
 
-    def __init__(self, out_dir: str, tokenizer_path: str, sequence_length: int, config: SFTConfig):
+    def __init__(self, stage: str, out_dir: str, tokenizer_path: str, sequence_length: int, config: SFTConfig):
+        self._stage = stage
         self._out_dir = out_dir
         self._tokenizer_path = tokenizer_path
         self._sequence_length = sequence_length
@@ -52,20 +63,30 @@ class WriteSFTShard(beam.DoFn):
 
     def process(self, element):
         (source, index, shards), packed = element
-        samples, dropped, text_bytes = [], {}, 0
+        samples, rows, dropped, text_bytes = [], [], Counter(), 0
+        read, without = Counter(), Counter()  # transcripts per format, and those that gave no sample
         for doc in sorted(map(unpacked_document, packed), key=lambda d: d.id):  # id order: independent of bundles
             text_bytes += len(doc.text.encode())
             doc_samples, reasons = sft_samples(doc, self._tokenizer, self._sequence_length, self._config)
             samples += doc_samples
-            for reason, n in reasons.items():
-                dropped[reason] = dropped.get(reason, 0) + n
-        for reason, n in sorted(dropped.items()):
+            rows += sample_provenance(doc, doc_samples)
+            fmt = doc.metadata.get("format", "")
+            read[fmt] += 1
+            without[fmt] += not doc_samples
+            dropped.update({(fmt, reason): n for reason, n in reasons.items()})
+        for (fmt, reason), n in sorted(dropped.items()):
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
-                {"stage": SFT, "source": source, "reason": reason, "count": n}, sort_keys=True))
+                {"stage": self._stage, "source": source, "format": fmt, "reason": reason, "count": n}, sort_keys=True))
+        for fmt, n in sorted(read.items()):  # what the drops are out of (no reason: not a drop)
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
+                {"stage": self._stage, "source": source, "format": fmt, "transcripts": n,
+                 "without_samples": without[fmt]}, sort_keys=True))
         if samples:  # megatron cannot open an empty .bin
-            prefix = shard_prefix(self._out_dir, SFT, source, index, shards)
+            prefix = shard_prefix(self._out_dir, self._stage, source, index, shards)
+            write_provenance(prefix, provenance_table(prefix, rows, [s.tokens.size for s in samples],
+                                                      ends_with_eod=False))  # before the .idx commits the shard
             written, tokens = write_sft_shard(prefix, samples, self._dtype)
-            yield {"stage": SFT, "source": source, "shard": index, "shards": shards, "prefix": prefix,
+            yield {"stage": self._stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                    "documents": written, "tokens": tokens, "text_bytes": text_bytes,
                    "summaries": summary_origins(samples)}
 
@@ -73,12 +94,12 @@ class WriteSFTShard(beam.DoFn):
 class ShapeSFT(beam.PTransform):
     """Documents -> (shard stats dicts, shaping records as JSON lines)."""
 
-    def __init__(self, *, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
+    def __init__(self, *, stage: str, sources: list[str], out_dir: str, tokenizer_path: str, sequence_length: int,
                  config: SFTConfig, shard_size_bytes: int, spill_dir: str | None = None):
         super().__init__()
         self._sources = sources
         self._spill_dir = spill_dir  # group shards' transcripts through run files there (pipelines.spill)
-        self._write = WriteSFTShard(out_dir, tokenizer_path, sequence_length, config)
+        self._write = WriteSFTShard(stage, out_dir, tokenizer_path, sequence_length, config)
         self._shard_size_bytes = shard_size_bytes
 
     def expand(self, inputs):

@@ -1,21 +1,6 @@
 """Tokenize and write shards: kept documents into per-stage Megatron indexed datasets.
 
-Each (stage, source) gets ``ceil(text bytes / shard_size_bytes)`` shards. A document's position is
-a 64-bit hash of its id; shard k of n holds the positions in the k-th n-th of the hash range, in
-position order (then id). Neither depends on worker count or bundle boundaries, so the same inputs
-give byte-identical shards on any runner.
-
-No text is shuffled, and nothing waits for the corpus's totals before tokenizing. Every worker
-tokenizes what it reads into sorted runs (``TokenizeToRuns``): when its buffer reaches
-``run_text_bytes`` of text (and at the end of a bundle) it sorts each (stage, source)'s documents
-by position, tokenizes them and writes a run. Only the runs' names and byte counts are grouped;
-once a source's total is known, each of its shards is merged by one worker from the matching
-slice of every run (a contiguous range, since runs are sorted by position), read front to back,
-straight into the shard's .bin/.idx (``MergeRunsIntoShard``): an external merge sort. A worker so
-holds at most ``run_text_bytes`` of text and its tokens, or ``MERGE_BUFFER_TOKENS`` of reads and
-one shard's per-document lengths, however large the corpus grows; FnApiRunner's driver, which
-holds every shuffle, holds run names. Tokenizing never waits on a group either, so every worker
-tokenizes even when a stage has a single shard.
+Design notes: docs/design/pipelines.md, "pipelines/shards.py".
 """
 
 from __future__ import annotations
@@ -39,6 +24,13 @@ from apache_beam.transforms.window import GlobalWindows
 
 from codemix.document import Document
 from codemix.mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
+from codemix.mixtures.provenance import (
+    DOCUMENTS_SCHEMA,
+    ParquetStream,
+    document_provenance,
+    provenance_table,
+    write_provenance,
+)
 from codemix.mixtures.tokenizer import load_tokenizer, token_id
 from codemix.pipelines.progress import Progress, report
 
@@ -60,10 +52,11 @@ TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 
 
 def stage_entries(doc: Document, stage_sources: dict[str, list[str]]):
-    """((stage, source), (id, text, kind)) for every stage whose mixture uses this document's source."""
+    """((stage, source), (id, text, kind, provenance)) for every stage whose mixture uses this
+    document's source; the provenance (``mixtures.provenance``) goes to the shard's sidecar."""
     for stage, sources in stage_sources.items():
         if doc.source in sources:
-            yield (stage, doc.source), (doc.id, doc.text, doc.kind)
+            yield (stage, doc.source), (doc.id, doc.text, doc.kind, document_provenance(doc))
 
 
 def utf8_length(text: str) -> int:
@@ -103,7 +96,7 @@ def shard_prefix(out_dir: str, stage: str, source: str, index: int, shards: int)
 
 def encode_batches(entries, max_documents: int = ENCODE_BATCH_DOCUMENTS,
                    max_characters: int = ENCODE_BATCH_CHARACTERS):
-    """Consecutive runs of ``(id, text, kind)`` entries to encode together: at most ``max_documents``
+    """Consecutive runs of ``(id, text, kind, provenance)`` entries to encode together: at most ``max_documents``
     and, past the first document, at most ``max_characters`` characters, never mixing transcripts with
     code (they encode special tokens differently, see ``_Tokenizing._encode``)."""
     batch, size = [], 0
@@ -168,35 +161,42 @@ class _Tokenizing:
         rendered with ChatML markers that must stay single ids."""
         self._tokenizer.encode_special_tokens = batch[0][2] != "transcript"
         pieces, lengths = [], []
-        for encoding in self._tokenizer.encode_batch_fast([text for _, text, _ in batch]):
+        for encoding in self._tokenizer.encode_batch_fast([entry[1] for entry in batch]):
             ids = np.array(encoding.ids, dtype=self._dtype)  # fits: the dtype comes from the vocabulary size
             pieces += (ids, self._eod_array)
             lengths.append(ids.size + 1)
         return np.concatenate(pieces), lengths
 
 
-def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.ndarray, lengths: list[int]) -> None:
-    """A run sorted by (position, id): ``PREFIX.tokens`` (the documents' ids back to back) and
-    ``PREFIX.json`` (their ids, token counts and text bytes, in order), written last, so a run with
-    a .json is whole."""
+def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.ndarray, lengths: list[int],
+              provenance: list[dict] | None = None, texts: list[str] | None = None) -> None:
+    """A run sorted by (position, id): ``PREFIX.tokens`` (the documents' ids back to back), with
+    ``texts`` ``PREFIX.text`` (their UTF-8 text back to back), and ``PREFIX.json`` (their ids, token
+    counts, text bytes and provenance, in order), written last, so a run with a .json is whole."""
     with FileSystems.create(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as out:
         out.write(tokens.tobytes())
-    meta = json.dumps({"ids": ids, "lengths": lengths, "text_bytes": text_bytes}).encode()
+    if texts is not None:
+        with FileSystems.create(f"{prefix}.text", compression_type=CompressionTypes.UNCOMPRESSED) as out:
+            out.write("".join(texts).encode("utf-8"))
+    meta = json.dumps({"ids": ids, "lengths": lengths, "text_bytes": text_bytes,
+                       "provenance": provenance if provenance is not None else [{}] * len(ids)}).encode()
     with FileSystems.create(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as out:
         out.write(meta)
 
 
 def read_run(prefix: str, dtype: np.dtype, shard: tuple[int, int] = (0, 1), read_tokens: int = MIN_READ_TOKENS):
     """The run's documents of shard ``(index, shards)``, in order, as ((position, id), token ids, text
-    bytes): a contiguous slice, read front to back ``read_tokens`` at a time (or one document, if
-    longer), reopening the file for each read so a merge of many runs holds no file open."""
+    bytes, provenance, text or None if the run kept none): a contiguous slice, read front to back
+    ``read_tokens`` at a time (or one document, if longer), reopening the files for each read so a
+    merge of many runs holds no file open."""
     with FileSystems.open(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as meta_file:
         meta = json.loads(meta_file.read())
     positions = [position_of(doc_id) for doc_id in meta["ids"]]
     low, high = position_range(*shard)
     first, last = bisect.bisect_left(positions, low), bisect.bisect_left(positions, high)
     ids, lengths, text_bytes = meta["ids"][first:last], meta["lengths"][first:last], meta["text_bytes"][first:last]
-    offset = sum(meta["lengths"][:first])
+    provenance = meta["provenance"][first:last]
+    offset, text_offset = sum(meta["lengths"][:first]), sum(meta["text_bytes"][:first])
     del meta, positions  # keep this shard's slice only
     itemsize, start = np.dtype(dtype).itemsize, 0
     while start < len(ids):
@@ -209,11 +209,27 @@ def read_run(prefix: str, dtype: np.dtype, shard: tuple[int, int] = (0, 1), read
             piece = np.frombuffer(tokens.read(size * itemsize), dtype=dtype)
         if piece.size != size:
             raise RuntimeError(f"run {prefix}.tokens is shorter than its .json says")
+        texts = read_texts(prefix, text_offset, text_bytes[start:end])
         at = 0
         for i in range(start, end):
-            yield (position_of(ids[i]), ids[i]), piece[at:at + lengths[i]], text_bytes[i]
+            yield (position_of(ids[i]), ids[i]), piece[at:at + lengths[i]], text_bytes[i], provenance[i], texts[i - start]
             at += lengths[i]
-        offset, start = offset + size, end
+        offset, start, text_offset = offset + size, end, text_offset + sum(text_bytes[start:end])
+
+
+def read_texts(prefix: str, offset: int, sizes: list[int]) -> list[str | None]:
+    """The texts of consecutive documents of a run from byte ``offset`` of ``PREFIX.text`` (None each
+    when the run kept no text)."""
+    if not FileSystems.exists(f"{prefix}.text"):
+        return [None] * len(sizes)
+    with FileSystems.open(f"{prefix}.text", compression_type=CompressionTypes.UNCOMPRESSED) as stream:
+        stream.seek(offset)
+        data = stream.read(sum(sizes))
+    texts, at = [], 0
+    for size in sizes:
+        texts.append(data[at:at + size].decode("utf-8"))
+        at += size
+    return texts
 
 
 def shards_of_source(source_runs: tuple[tuple[str, str], list[tuple[str, int]]], shard_size_bytes: int):
@@ -235,9 +251,9 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
     """
 
     def __init__(self, runs_dir: str, tokenizer_path: str, eod_token: str, *, parallel: bool,
-                 run_text_bytes: int = RUN_TEXT_BYTES):
+                 run_text_bytes: int = RUN_TEXT_BYTES, keep_text: bool = False):
         self._runs_dir, self._tokenizer_path, self._eod_token = runs_dir, tokenizer_path, eod_token
-        self._parallel, self._run_text_bytes = parallel, run_text_bytes
+        self._parallel, self._run_text_bytes, self._keep_text = parallel, run_text_bytes, keep_text
 
     def setup(self):
         self._load(self._tokenizer_path, self._eod_token)
@@ -264,23 +280,76 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
                 pieces, lengths = [], []
                 for batch in encode_batches(entries):
                     tokens, batch_lengths = self._encode(batch)
-                    report("tokenized", len(batch), sum(len(text) for _, text, _ in batch))
+                    report("tokenized", len(batch), sum(len(entry[1]) for entry in batch))
                     pieces.append(tokens)
                     lengths += batch_lengths
                 stage, source = key
                 prefix = f"{self._runs_dir}/{stage}/{source}/{uuid.uuid4().hex}"
-                text_bytes = [utf8_length(text) for _, text, _ in entries]
-                write_run(prefix, [doc_id for doc_id, _, _ in entries], text_bytes, np.concatenate(pieces), lengths)
+                text_bytes = [utf8_length(entry[1]) for entry in entries]
+                write_run(prefix, [entry[0] for entry in entries], text_bytes, np.concatenate(pieces), lengths,
+                          [entry[3] for entry in entries], [entry[1] for entry in entries] if self._keep_text else None)
                 yield key, (prefix, sum(text_bytes))
+
+
+def docs_path(out_dir: str, stage: str, source: str, index: int, shards: int) -> str:
+    """Where shard ``index`` of ``shards``' documents are published: row i is the shard's document i."""
+    return f"{out_dir}/{stage}/docs/{source}-{index:05d}-of-{shards:05d}.parquet"
+
+
+class ShardSink:
+    """What one merge writes: the shard's .bin/.idx, its provenance sidecar and, given ``docs``, its
+    documents with their text as Parquet; buffers ``MERGE_WRITE_TOKENS`` between writes. The .idx
+    that commits the shard is written last."""
+
+    def __init__(self, prefix: str, dtype: np.dtype, docs: str | None):
+        self._prefix, self._writer = prefix, IndexedDatasetWriter(prefix, dtype)
+        self._docs = ParquetStream(docs, DOCUMENTS_SCHEMA) if docs else None
+        self.rows, self.lengths, self.text_bytes = [], [], 0
+        self._pieces, self._texts, self._pending, self._written, self._written_tokens = [], [], 0, 0, 0
+
+    def add(self, tokens: np.ndarray, text_bytes: int, provenance: dict, text: str | None) -> None:
+        self._pieces.append(tokens)
+        self.rows.append(provenance)
+        self.lengths.append(tokens.size)
+        self._texts.append(text)
+        self.text_bytes += text_bytes
+        self._pending += tokens.size
+        if self._pending >= MERGE_WRITE_TOKENS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pieces:
+            return
+        lengths = self.lengths[self._written:]
+        self._writer.add_documents(np.concatenate(self._pieces), lengths)
+        if self._docs:
+            self._docs.write(provenance_table(self._prefix, self.rows[self._written:], lengths, ends_with_eod=True,
+                                              first=(self._written, self._written_tokens), texts=self._texts))
+        self._written, self._written_tokens = len(self.lengths), self._written_tokens + sum(lengths)
+        self._pieces, self._texts, self._pending = [], [], 0
+
+    def finish(self) -> tuple[int, int]:
+        """Flush, write the sidecar and the documents, then commit the shard: (documents, tokens)."""
+        self._flush()
+        write_provenance(self._prefix, provenance_table(self._prefix, self.rows, self.lengths, ends_with_eod=True))
+        if self._docs:
+            self._docs.commit()
+        return self._writer.finalize()
+
+    def abort(self) -> None:
+        self._writer.abort()
+        if self._docs:
+            self._docs.abort()
 
 
 class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
     """(shard key, the source's run prefixes) -> PREFIX.bin/.idx with the shard's slice of every run
-    merged in (position, id) order; yields the shard's stats. A range no document hashed into
-    writes nothing (a few large documents can leave one empty)."""
+    merged in (position, id) order, its provenance sidecar (``mixtures.provenance``) and, with
+    ``docs``, its documents as Parquet (``docs_path``); yields the shard's stats. A range no document
+    hashed into writes nothing (a few large documents can leave one empty)."""
 
-    def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str):
-        self._out_dir, self._tokenizer_path, self._eod_token = out_dir, tokenizer_path, eod_token
+    def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str, docs: bool = False):
+        self._out_dir, self._tokenizer_path, self._eod_token, self._docs = out_dir, tokenizer_path, eod_token, docs
 
     def setup(self):
         self._load(self._tokenizer_path, self._eod_token)
@@ -294,47 +363,45 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
         if first is None:  # no document hashed into this range: megatron cannot open an empty .bin
             return
         prefix = shard_prefix(self._out_dir, stage, source, index, shards)
-        text_bytes, pieces, lengths, pending = 0, [], [], 0
-        with IndexedDatasetWriter(prefix, self._dtype) as writer:
-            for _, tokens, document_text_bytes in itertools.chain([first], merged):
-                pieces.append(tokens)
-                lengths.append(tokens.size)
-                text_bytes += document_text_bytes
-                pending += tokens.size
-                if pending >= MERGE_WRITE_TOKENS:
-                    writer.add_documents(np.concatenate(pieces), lengths)
-                    pieces, lengths, pending = [], [], 0
-            if lengths:
-                writer.add_documents(np.concatenate(pieces), lengths)
-            documents, tokens = writer.finalize()
+        sink = ShardSink(prefix, self._dtype, docs_path(self._out_dir, stage, source, index, shards)
+                         if self._docs else None)
+        try:
+            for _, tokens, text_bytes, provenance, text in itertools.chain([first], merged):
+                sink.add(tokens, text_bytes, provenance, text)
+            documents, tokens = sink.finish()
+        except BaseException:
+            sink.abort()
+            raise
         report("merged", 1)
         yield {"stage": stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
-               "documents": documents, "tokens": tokens, "text_bytes": text_bytes}
+               "documents": documents, "tokens": tokens, "text_bytes": sink.text_bytes}
 
 
 class WriteShards(beam.PTransform):
-    """Stage entries (from ``stage_entries``) -> shard files, returning one stats dict per shard written."""
+    """Stage entries (from ``stage_entries``) -> shard files, returning one stats dict per shard written.
+    With ``docs``, each shard's documents are published too (``docs_path``), text and provenance."""
 
     def __init__(self, *, out_dir: str, runs_dir: str, tokenizer_path: str, eod_token: str, shard_size_bytes: int,
-                 workers: int = 1, run_text_bytes: int = RUN_TEXT_BYTES):
+                 workers: int = 1, run_text_bytes: int = RUN_TEXT_BYTES, docs: bool = False):
         super().__init__()
         self._out_dir, self._runs_dir = out_dir, runs_dir
         self._tokenizer_path = tokenizer_path
         self._eod_token = eod_token
         self._shard_size_bytes = shard_size_bytes
-        self._parallel, self._run_text_bytes = encode_in_parallel(workers), run_text_bytes
+        self._parallel, self._run_text_bytes, self._docs = encode_in_parallel(workers), run_text_bytes, docs
 
     def expand(self, entries):
         return (
             entries
             | "Progress" >> beam.ParDo(Progress("shards", lambda kv: len(kv[1][1])))
             | "TokenizeToRuns" >> beam.ParDo(TokenizeToRuns(self._runs_dir, self._tokenizer_path, self._eod_token,
-                                                            parallel=self._parallel,
+                                                            parallel=self._parallel, keep_text=self._docs,
                                                             run_text_bytes=self._run_text_bytes))
             | "GroupRunsBySource" >> beam.GroupByKey()
             | "PlanShards" >> beam.FlatMap(shards_of_source, self._shard_size_bytes)
             | "SpreadShards" >> beam.Reshuffle()  # one worker per shard, not one per source
-            | "MergeRuns" >> beam.ParDo(MergeRunsIntoShard(self._out_dir, self._tokenizer_path, self._eod_token))
+            | "MergeRuns" >> beam.ParDo(MergeRunsIntoShard(self._out_dir, self._tokenizer_path, self._eod_token,
+                                                           self._docs))
         )
 
 

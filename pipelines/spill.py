@@ -1,21 +1,6 @@
 """GroupByKey through sorted run files, for shuffles a runner would otherwise hold in memory.
 
-FnApiRunner, the default runner, keeps every shuffle in its driver process until the consuming
-stage has run, so a shuffle that grows with the corpus (dedup's verification ships a text per
-candidate pair) makes the driver grow with it. ``GroupByKeyOnDisk`` does what an external sort
-does, as Beam steps, and works on any runner whose workers share ``directory`` (a local disk for
-FnApiRunner, a bucket for a cluster):
-
-  1. ``SpillRuns``: each worker buffers (key, value) records per partition (a hash of the key),
-     and every ``RUN_BYTES`` (and at the end of its bundle) sorts each partition's buffer by key
-     and writes it as one zstd-compressed run file; only the run's (partition, path) is emitted.
-  2. A Beam ``GroupByKey`` of those paths by partition: a few bytes per run.
-  3. ``MergeRuns``: per partition, a streaming merge of its runs yields (key, [values]) for each
-     key, as ``GroupByKey`` would. It holds one record per run and one key's values.
-
-Keys are ``str``, ``bytes`` or flat tuples of scalars, and values anything picklable. A run is written to a temporary name
-and renamed, so a retried bundle leaves at worst an unreferenced file; the caller deletes the
-directory when its pipeline is done.
+Design notes: docs/design/pipelines.md, "pipelines/spill.py".
 """
 
 from __future__ import annotations

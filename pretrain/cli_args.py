@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 
+from codemix.mixtures.stages import stage_kind
 from codemix.pretrain.configs import STAGES
 
-SEARCHABLE_STAGES = ("short", "long")  # SFT trains on transcripts, not a code mixture
+SEARCHABLE_STAGES = tuple(name for name in STAGES if stage_kind(name).searchable)
 
 
 def train_parser(prog: str = "python -m codemix.pretrain.train") -> argparse.ArgumentParser:
@@ -58,6 +59,8 @@ def handoff_parser(prog: str = "python -m codemix.pretrain.hf.handoff") -> argpa
     parser.add_argument("--step", type=int, help="checkpoint step (default: the latest)")
     parser.add_argument("--eval-set", action="append", default=[], metavar="NAME=PATH",
                         help="evaluate the checkpoint on these sets first (see pretrain.evaluate)")
+    parser.add_argument("--dtype", choices=("float32", "bfloat16", "float16"),
+                        help="dtype of every exported weight (default: the imported base's dtypes, else float32)")
     return parser
 
 

@@ -25,9 +25,10 @@ from typing import Any, Literal
 import yaml
 
 from codemix.config import ConfigError, join, load_config, require
+from codemix.mixtures.stages import STAGE_NAMES
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-STAGES = ("short", "long", "sft")
+STAGES = STAGE_NAMES
 
 
 @dataclass(slots=True, kw_only=True)
@@ -108,8 +109,12 @@ class MLAConfig:
     qk_head_dim: int = 128
     qk_pos_emb_head_dim: int = 64
     v_head_dim: int = 128
+    # epsilon of the q/kv latent RMSNorms: DeepSeek-V3's and Kimi K2's released modeling code and
+    # transformers fix 1e-6 whatever rms_norm_eps says (vLLM and SGLang use rms_norm_eps instead)
+    latent_norm_epsilon: float = 1e-6
 
     def validate(self, path: str) -> None:
+        require(self.latent_norm_epsilon > 0, join(path, "latent_norm_epsilon"), "must be positive")
         for name in ("kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim"):
             require(getattr(self, name) > 0, join(path, name), "must be positive")
         require(self.q_lora_rank is None or self.q_lora_rank > 0, join(path, "q_lora_rank"), "must be positive or null")
@@ -161,6 +166,7 @@ class ModelConfig:
     # The embedding and output layer have exactly vocab_size rows (an imported checkpoint's), instead of
     # the tokenizer's vocabulary padded to a multiple of 128.
     fixed_vocab: bool = False
+    tie_embeddings: bool = False  # one matrix is both the input embedding and the output layer
     norm_epsilon: float = 1e-6
     init_std: float = 0.02
     moe: MoEConfig

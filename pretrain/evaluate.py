@@ -1,21 +1,6 @@
 """Code perplexity as bits per byte on held-out repositories, per checkpoint of a run.
 
-    python -m codemix.pretrain.evaluate RUN_DIR --eval-set heldout=path/to/repos [--eval-set name=docs.jsonl] [--step N]
-
-An eval set is a directory (every file matching ``--include``, default ``*.py``, read as UTF-8), a
-JSONL file or a Parquet glob of documents (a ``text`` or ``content`` field; e.g. a held-out
-``mix build``'s ``work/dedup/attempt-*/docs*.parquet``). Each document is tokenized with the run's tokenizer
-and scored whole: ``[EOD] + ids`` cut into windows of ``S + 1`` tokens that overlap by one, so every
-token of the document is predicted exactly once (the first from EOD, as after a document boundary
-in training; a window's first token starts without earlier context).
-
-Rows appended to ``RUN_DIR/eval.jsonl``::
-
-    {run_id, step, tokens_seen, eval_set, loss_nats, bits_per_byte, tokens, bytes}
-
-``loss_nats`` is the mean NLL per predicted token (the training loss's units) and
-``bits_per_byte = loss_nats · tokens / (ln 2 · bytes)``, bytes being the documents' UTF-8 length:
-a number that does not depend on the tokenizer. Legend: ``_B`` windows per batch, ``_S`` sequence length.
+Design notes: docs/design/pretrain.md, "pretrain/evaluate.py".
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
 """The training loop: one data path, one loss, one model builder; the step itself is CPU- or GPU-shaped.
 
-A step reads this rank's microbatches of the next global batch (``pretrain.data.stage``), runs
-forward and backward on each, then one optimizer update:
-
-* CPU: plain ``loss.backward()`` per microbatch and ``torch.optim.AdamW``;
-* GPU: megatron-core's ``get_forward_backward_func`` schedule over the DDP-wrapped model and the
-  distributed optimizer (``pretrain.parallel``), with megatron's ``finalize_model_grads``.
-
-Both minimise the same quantity: summed masked token NLL over the global batch divided by its
-number of loss tokens (megatron's ``calculate_per_token_loss``), the MoE auxiliary loss added by the
-routers with the matching scale. On CPU the gradient is divided by the token count after the
-backward passes, exactly where ``finalize_model_grads`` divides it on GPU.
-
-Legend: ``_B`` microbatch size, ``_S`` sequence length, ``_L`` MoE layers, ``_E`` experts.
+Design notes: docs/design/pretrain.md, "pretrain/loop.py".
 """
 
 from __future__ import annotations

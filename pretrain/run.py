@@ -1,23 +1,6 @@
 """One training run of one stage, start to finish: set-up, resume, the step loop, logs, checkpoints.
 
-``run(TrainOptions(...))`` is what ``python -m codemix.pretrain.train`` (and ``mix train``) call. A run
-directory holds::
-
-    run.json          run id, stage, the resolved recipe, the data it reads (build dir, spec hash,
-                      blend, sources), and the checkpoint it started from (``init_from``), if any
-    metrics.jsonl     one row per step (``pretrain.loop.log_row``)
-    checkpoints/      ``step_NNNNNNN/`` distributed checkpoints and ``latest``
-    data_cache/       megatron-core's dataset index files
-
-A run resumes from its own ``latest`` checkpoint when restarted with the same ``--out``, or from
-``resume_from``; ``init_from`` instead starts a new stage from another run's weights (fresh optimizer,
-step 0), e.g. ``long`` from ``short``'s last checkpoint. A recipe with ``init_from_hf`` (the
-``--init-from-hf DIR`` flag) first imports that Hugging Face checkpoint into ``OUT/base`` (see
-``pretrain.hf.base_import``) and starts from it.
-
-Tokenizer: the shards must have been written with the tokenizer of the model being trained (the
-base's, or that of the run the checkpoint came from); a build tokenized otherwise is refused
-before any work, naming both tokenizers.
+Design notes: docs/design/pretrain.md, "pretrain/run.py".
 """
 
 from __future__ import annotations

@@ -25,3 +25,21 @@ def committed(out: Path, stage: str) -> Path:
 
     stage_dir = Path(out) / "work" / stage
     return stage_dir / json.loads((stage_dir / "_COMPLETE.json").read_text())["attempt"]
+
+
+COMMIT_HISTORY = REPO_ROOT / "tests" / "fixtures" / "commits" / "itsdangerous-2024-2025.fi.gz"
+
+
+@pytest.fixture(scope="session")
+def itsdangerous_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A bare repository holding 36 real itsdangerous commits (tests/fixtures/commits/README.md),
+    loaded with ``git fast-import``: the same commit ids on every load."""
+    import gzip
+    import subprocess
+
+    repo = tmp_path_factory.mktemp("history") / "itsdangerous.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+    subprocess.run(["git", "--git-dir", str(repo), "fast-import", "--quiet"], check=True,
+                   input=gzip.decompress(COMMIT_HISTORY.read_bytes()))
+    subprocess.run(["git", "--git-dir", str(repo), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
+    return repo

@@ -10,23 +10,25 @@ from __future__ import annotations
 from typing import Any
 
 from codemix.mixtures.transcript_formats.aider import AIDER
-from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE
+from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE, CLAUDE_CODE_EXPORT
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
+from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 
-JSON_FORMATS = (OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES, OPENAI_RESPONSES,
-                ANTHROPIC, OPENAI_CHAT)
+JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
+                OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES)
 TEXT_FORMATS = (AIDER,)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
-__all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "outcome_facts", "parse_json_value",
-           "parse_session", "parse_text", "session_format"]
+__all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",
+           "parse_json_value", "parse_session", "parse_text", "rows_of", "session_format"]
 
 
 def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[Format, ...]:
@@ -46,6 +48,28 @@ def parse_json_value(value: Any, forced: str | None = None) -> list[Transcript]:
                                    "or text)")
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+# The keys that make an object one row of a dataset (one transcript), as opposed to one message or event.
+ROW_KEYS = ("messages", "trajectory", "history", "conversations", "loglines")
+
+
+def rows_of(value: Any) -> list[Any] | None:
+    """The rows of a JSON array of row objects (``[{messages: [...]}, ...]``, as datasets are published),
+    or None when ``value`` is no such array (a message list, an event list, a single transcript)."""
+    if not (isinstance(value, list) and value and all(isinstance(row, dict) for row in value[:50])):
+        return None
+    return value if all(any(isinstance(row.get(k), list) for k in ROW_KEYS) for row in value[:50]) else None
+
+
+def has_task(messages: list[dict[str, Any]]) -> bool:
+    """Whether a person (not the harness) set the task: a user turn with text before the model's first turn."""
+    for canonical in messages:
+        if canonical["role"] == "assistant" and not canonical["observation"]:
+            return False
+        if canonical["role"] == "user" and not canonical["observation"] and canonical["content"].strip():
+            return True
+    return False
 
 
 def session_format(first_entry: Any, forced: str | None = None) -> Format | None:

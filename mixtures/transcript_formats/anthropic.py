@@ -98,19 +98,42 @@ def detect_claude_entry(entry: Any) -> bool:
 
 
 def parse_claude_code(entries: list[Any]) -> list[Transcript]:
-    """The main chain as one transcript, and each sidechain (a Task sub-agent) as its own."""
+    """The main chain as one transcript, and each sidechain (a Task sub-agent) as its own.
+
+    Entries link to their parent by ``parentUuid``. A file whose entries carry no ``parentUuid`` at all
+    (exporters, older versions) is one chain in file order; a chain whose walk back stops at a parent the
+    file does not hold is broken: every entry of it is kept, in file order, and the transcript says
+    ``broken_chain`` rather than keep only the tail after the break."""
     entries = [e for e in entries if isinstance(e, dict)]
     by_uuid = {e["uuid"]: e for e in entries if isinstance(e.get("uuid"), str)}
     session = next((string(e.get("sessionId")) for e in entries if string(e.get("sessionId"))), "")
     # The picker's title (a ``summary`` entry) is not kept: text outside the messages escapes redaction.
     extra = {"session_id": session}
-    chains = [(chain_to(leaf, by_uuid), False) for leaf in main_leaf(entries)]
-    chains += [(chain_to(leaf, by_uuid), True) for leaf in sidechain_leaves(entries)]
-    transcripts = [claude_transcript(chain, extra | ({"sidechain": True} if side else {})) for chain, side in chains]
+    linked = any("parentUuid" in e for e in entries if is_message_entry(e))
+    chains = [(*linked_chain(entries, leaf, by_uuid, linked), False) for leaf in main_leaf(entries)]
+    chains += [(*linked_chain(entries, leaf, by_uuid, linked), True) for leaf in sidechain_leaves(entries, linked)]
+    transcripts = [claude_transcript(chain, extra | ({"sidechain": True} if side else {})
+                                     | ({"broken_chain": True} if broken else {}))
+                   for chain, broken, side in chains]
     transcripts = [t for t in transcripts if t.messages]
     if not transcripts:
         raise TranscriptShapeError("a Claude Code session with no user or assistant entries")
     return transcripts
+
+
+def linked_chain(entries: list[dict[str, Any]], leaf: dict[str, Any], by_uuid: dict[str, Any],
+                 linked: bool) -> tuple[list[dict[str, Any]], bool]:
+    """``(root-to-leaf entries, whether the chain is broken)`` for the chain ending at ``leaf``: by
+    ``parentUuid`` when the file links its entries, else (and when the links break) its side's message
+    entries in file order, up to the leaf."""
+    chain = chain_to(leaf, by_uuid) if linked else []
+    parent = chain[0].get("parentUuid") or chain[0].get("logicalParentUuid") if chain else None
+    broken = linked and isinstance(parent, str) and parent not in by_uuid
+    if linked and not broken:
+        return chain, False
+    side = bool(leaf.get("isSidechain"))
+    in_order = [e for e in entries[:entries.index(leaf) + 1] if bool(e.get("isSidechain")) == side]
+    return in_order, broken
 
 
 def is_message_entry(entry: dict[str, Any]) -> bool:
@@ -124,10 +147,14 @@ def main_leaf(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [leaf] if leaf is not None else []
 
 
-def sidechain_leaves(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Sidechain message entries no other sidechain entry continues from, in file order."""
+def sidechain_leaves(entries: list[dict[str, Any]], linked: bool = True) -> list[dict[str, Any]]:
+    """Sidechain message entries no other sidechain entry continues from, in file order (without
+    links, the last sidechain entry ends the one sidechain the file can tell apart)."""
+    side = [e for e in entries if e.get("isSidechain") and is_message_entry(e)]
+    if not linked:
+        return side[-1:]
     parents = {e.get("parentUuid") for e in entries if e.get("isSidechain")}
-    return [e for e in entries if e.get("isSidechain") and is_message_entry(e) and e.get("uuid") not in parents]
+    return [e for e in side if e.get("uuid") not in parents]
 
 
 def chain_to(leaf: dict[str, Any], by_uuid: dict[str, Any]) -> list[dict[str, Any]]:
@@ -200,3 +227,19 @@ def compact_summary(text: str) -> str:
 
 
 CLAUDE_CODE = Format(name="claude-code", container="session", detect=detect_claude_entry, parse=parse_claude_code)
+
+
+def detect_claude_export(value: Any) -> bool:
+    """A session exported as one JSON object: ``{"loglines": [entry, ...]}`` (the entries a session viewer
+    or exporter keeps, often without ``uuid`` or ``sessionId``)."""
+    lines = value.get("loglines") if isinstance(value, dict) else None
+    return isinstance(lines, list) and any(
+        isinstance(e, dict) and e.get("type") in CLAUDE_ENTRY_TYPES and is_message_entry(e) for e in lines[:50])
+
+
+def parse_claude_export(value: dict[str, Any]) -> list[Transcript]:
+    return parse_claude_code(value["loglines"])
+
+
+CLAUDE_CODE_EXPORT = Format(name="claude-code", container="json", detect=detect_claude_export,
+                            parse=parse_claude_export)

@@ -1,26 +1,15 @@
 """The canonical message every transcript format becomes, and the helpers the format parsers share.
 
-A canonical message is a plain dict (it travels in ``Document.metadata`` as JSON)::
-
-    {"role": "system" | "user" | "assistant" | "tool",
-     "content": str,                 # the text, blocks joined by newlines
-     "reasoning": str,               # thinking written before the answer ("" when none)
-     "tool_calls": [{"id": str, "name": str, "arguments": str, "kind": "function" | "custom"}],
-     "tool_call_id": str, "name": str,
-     "observation": bool}            # written by the environment or the harness, not by a person or the model
-
-``arguments`` is the exact text the model emitted: OpenAI and Codex send it as a JSON string and it is
-kept verbatim (key order, spacing, escapes), Anthropic sends an object and it is serialised once with
-its key order. ``kind: custom`` is a free-text tool input (Codex ``apply_patch``); a ``function``
-call whose arguments are not a JSON object is malformed and the SFT stage drops its turn.
-``observation`` is what the prose filters skip and the SFT stage never trains, whatever ``role`` the
-format gave it (SWE-agent returns command output as ``user`` turns).
+Design notes: docs/design/mixtures.md, "mixtures/transcript_formats/canonical.py".
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from codemix.filters.natural_language import TEXT_ACTION
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
@@ -28,6 +17,10 @@ TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 # arguments...). Anything deeper is refused, so every later recursive walk of it (rendering, the
 # ledger's json.dumps, Beam's pickling) stays far below Python's recursion limit.
 MAX_JSON_DEPTH = 100
+# How agents without tool-call structure hand the environment's output back as a user turn: OpenHands
+# ("OBSERVATION:", "EXECUTION RESULT of [tool]:"), ReAct and CodeAct ("Observation:"), AgentInstruct's
+# OS task ("The output of the OS:").
+OBSERVATION_MARKERS = re.compile(r"^\s*(?:OBSERVATION:|Observation:|EXECUTION RESULT of \[|The output of the OS:)")
 
 
 class TranscriptShapeError(ValueError):
@@ -122,3 +115,18 @@ def strip_affixes(text: str, prefix: str, suffix: str = "") -> str:
     if suffix and body.endswith(suffix):
         body = body[: -len(suffix)]
     return body.strip()
+
+
+def flag_text_observations(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flag as observations the user turns the environment wrote in a transcript without tool-call
+    structure: after the model's first turn, a user turn that opens with an observation marker
+    (``OBSERVATION_MARKERS``) or answers a model turn whose text holds a tool call (``TEXT_ACTION``)."""
+    previous: dict[str, Any] | None = None
+    answered = False
+    for canonical in messages:
+        if answered and canonical["role"] == "user" and not canonical["observation"]:
+            acted = previous is not None and previous["role"] == "assistant" and TEXT_ACTION.search(previous["content"])
+            canonical["observation"] = bool(acted or OBSERVATION_MARKERS.match(canonical["content"]))
+        answered = answered or (canonical["role"] == "assistant" and not canonical["observation"])
+        previous = canonical
+    return messages

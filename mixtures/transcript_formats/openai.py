@@ -13,6 +13,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     TranscriptShapeError,
     block_type,
     content_text,
+    flag_text_observations,
     message,
     require_list,
     string,
@@ -86,7 +87,7 @@ def parse_chat(value: Any) -> list[Transcript]:
     raw = chat_messages_of(value)
     if not raw:
         raise TranscriptShapeError("no messages")
-    messages = [chat_message(m, i) for i, m in enumerate(raw)]
+    messages = flag_text_observations([chat_message(m, i) for i, m in enumerate(raw)])
     return [Transcript(format="openai-chat", messages=messages, facts=container_facts(value),
                        tools=declared_tools(value.get("tools")) if isinstance(value, dict) else [])]
 

@@ -1,50 +1,6 @@
 """The dedup stage: exact, then MinHash-LSH near-duplicate removal, as a sequence of Beam pipelines.
 
-``run_dedup`` reads Documents (Parquet in ``DOCUMENT_SCHEMA``) and writes, under ``output_dir``:
-
-  * ``docs-*.parquet``: the kept Documents, unchanged, in ``DOCUMENT_SCHEMA``;
-  * ``duplicates-*.parquet``: one row per removed Document (``DUPLICATE_SCHEMA``), naming its keeper;
-  * ``index/signatures-*.parquet``: the kept documents' MinHash signatures, for later builds (``index``);
-  * ``_work/``: intermediates (exact keepers, signatures, edges, component passes, counts).
-
-Every input document lands in exactly one of the first two. The steps, in order:
-
-  1. exact: key by sha256 of the text; the best-ranked copy of each text is kept (``keeper.rank_key``);
-  2. near edges: MinHash signatures of the exact keepers (and of ``previous_indexes``), LSH band keys
-     grouped with ``GroupByKey``, pairs from each bucket verified by Jaccard (``near``);
-  3. components: large-star/small-star passes until the edges are stars (``components``);
-  4. final: per component, an earlier build's document if it has one, else the best-ranked member,
-     keeps; the removed ids filter the documents and the signatures, which become the index.
-
-Steps 1, 2 and the first component pass share one Beam pipeline (``run_edges``); each further
-pass and step 4 are a pipeline each, so a corpus whose edges converge in one pass takes two.
-
-A duplicate row's method is "exact" (same text), "near" (same component as a better-ranked new
-document) or "previous" (same component as a document of an earlier build's index, which it names).
-
-No step gathers the corpus in one place: the largest per-key state is one text-hash group, one
-LSH bucket's ids, one document's pairs, or one component's rank keys. Where a decision must reach
-the documents (which copy of a text is kept, which documents a candidate pair needs, which are
-near duplicates), it filters another read of the documents, by one of two joins
-(``config.join``, resolved for the runner by ``dedup.config.resolve_join``; ``pipelines.dedup.id_joins``):
-
-  * ``side_input`` (FnApiRunner, DirectRunner, Prism: runners that hold every shuffle in one
-    process's memory): the ids travel as an ``ids.IdSet`` singleton side input, 16 bytes per id,
-    which every worker holds whole. No document is shuffled, but each worker's memory grows with
-    the corpus: the removed ids of the exact step (``ExactDedup``) and of the final step
-    (``run_final``), the graph's nodes (``NearDuplicateRows``) and the endpoints of candidate pairs
-    (``CandidateEdges``), about 16 GB per worker at a billion documents.
-  * ``keyed_join`` (Dataflow, Spark, Flink, Portable: shuffles that spill to disk): the documents,
-    keyed by id, meet the ids in a ``GroupByKey``, and the largest group is one id's rows; no
-    worker state grows with the corpus, but the documents go through the runner's shuffle.
-    Where the next step already groups by document id (ranks joined to component labels,
-    payloads to the pairs' requests), that grouping is the join and no extra one is added.
-
-Both write the same rows. With ``config.shuffle_on_disk``, the groupings that grow with the corpus
-(LSH buckets, verification payloads; with a keyed join also the joins and every other grouping:
-copies of a text, candidate pairs, component rounds and members, survivors, see ``ids.keyed_spill``)
-go through sorted run files under ``_work/shuffle`` (``pipelines.spill``), since FnApiRunner holds
-every shuffle it runs in its driver process and hands each worker its share of one as one message.
+Design notes: docs/design/pipelines.md, "pipelines/dedup/deduplicate.py".
 """
 
 from __future__ import annotations

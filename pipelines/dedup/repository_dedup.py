@@ -1,38 +1,6 @@
 """Repository-level dedup for the long-context stage: forks and mirrors are removed as whole repositories.
 
-The long-context stage trains on whole repositories, so a fork must go as a unit and a kept
-repository must never lose a file to file-level dedup. ``run_repo_dedup`` reads Documents
-(Parquet in ``DOCUMENT_SCHEMA``, the filter stage's output, *before* file-level dedup) and writes,
-under ``output_dir``:
-
-  * ``docs-*.parquet`` (``DOCUMENT_SCHEMA``): every document of every kept repository, unchanged,
-    exact duplicates among them included, plus the pass-through documents;
-  * ``duplicates-*.parquet`` (``REPO_DUPLICATE_SCHEMA``): one row per removed repository, naming
-    its keeper and how many documents went with it;
-  * ``_work/``: repository summaries, candidate edges, component passes and counts.
-
-A repository is ``(source, repo)`` over documents of kind ``"file"`` with a non-empty ``repo``.
-Everything else (transcripts, repo-less dump records, ``"repo"`` documents) passes through.
-``input documents == documents written + documents of removed repositories`` is checked.
-
-Signatures. MinHash of a set union is the element-wise minimum of the sets' signatures under the
-same permutations: min over A ∪ B = min(min over A, min over B). So each file is signed alone and
-``CombinePerKey`` folds the signatures with ``np.minimum``; a repository's text is never gathered.
-The result is exactly the signature of the union of its files' shingle sets, which estimates the
-Jaccard similarity of two repositories' whole contents (Broder 1997).
-
-Verification. Repositories sharing an LSH band are verified by *estimated* Jaccard, the fraction of
-agreeing signature positions, against ``config.jaccard_threshold`` (exact Jaccard would need the
-union of all shingles of both repositories in one place). With P = 256 permutations the estimate's
-standard error is sqrt(s(1 - s) / P) ≈ 0.025 at s = 0.8. Within a bucket, members in key order link
-to the first earlier "leader" they verify against, or become a leader themselves: every edge is
-verified, a bucket of n forks of one repository costs about n comparisons, and a member that
-matches only a non-leader may miss this bucket's edge (it usually shares another band with it).
-With ``config.verify`` off every bucket member links to the bucket's smallest key (LSH alone).
-
-Keeper. Per connected component (``components.resolve_components``), the repository with the
-smallest ``keeper.rank_key`` survives; its rank record is the repository's majority license,
-its most stars and forks, its latest date, and its key ``source\\x00repo`` as the id.
+Design notes: docs/design/pipelines.md, "pipelines/dedup/repository_dedup.py".
 """
 
 from __future__ import annotations

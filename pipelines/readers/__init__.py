@@ -5,7 +5,9 @@ input, and every record it touches ends as exactly one outcome, which is what le
 ``counts.read == kept + dropped + duplicates + quarantined`` hold for the build.
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
-``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``binary``.
+``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``blob_missing`` (git: the
+copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``; commits add
+``filters.commits``' reasons.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from collections.abc import Iterator
 
 from codemix.document import ReadCount
 from codemix.pipelines.readers.archive import read_archive
+from codemix.pipelines.readers.commits import read_commits
 from codemix.pipelines.readers.common import Outcome, Reader, ReadTally, guarded, quarantine
 from codemix.pipelines.readers.crawl_list import read_crawl_list
 from codemix.pipelines.readers.directory import read_directory
 from codemix.pipelines.readers.dumps import read_dump
 from codemix.pipelines.readers.git import read_git
+from codemix.pipelines.readers.issues import read_issues
 from codemix.pipelines.readers.language import detect_language
 from codemix.pipelines.readers.transcripts import read_transcripts
 from codemix.sources import SourceConfig
@@ -30,19 +34,23 @@ READERS: dict[str, Reader] = {
     "dump": read_dump,
     "transcripts": read_transcripts,
     "crawl_list": read_crawl_list,
+    "commits": read_commits,
+    "issues": read_issues,
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
-                "duplicate_member_name", "not_regular_file", "file_too_large", "binary")
+                "duplicate_member_name", "not_regular_file", "file_too_large", "blob_missing", "lfs_pointer", "binary")
 
 __all__ = ["DROP_REASONS", "READERS", "detect_language", "read_counted", "read_location"]
 
 
-def read_counted(source: SourceConfig, location: str) -> Iterator[Outcome | ReadCount]:
+def read_counted(source: SourceConfig, location: str,
+                 part: tuple[int, int] = (0, 1)) -> Iterator[Outcome | ReadCount]:
     """Every outcome of one location of ``source``, by ``source.type``, and the ``ReadCount`` of each
-    location read (one, or one per entry of a crawl list and one for the list); never raises on bad input."""
+    location read (one, or one per entry of a crawl list and one for the list); never raises on bad input.
+    ``part`` lets a reader that can skip records cheaply (git) leave other parts' records unread."""
     reader = READERS.get(source.type, _unknown_type)
-    yield from guarded(reader, source, location)
+    yield from guarded(reader, source, location, part)
 
 
 def read_location(source: SourceConfig, location: str) -> Iterator[Outcome]:

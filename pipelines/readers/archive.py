@@ -1,18 +1,6 @@
 """Source archives (.tar.gz, .tgz, .tar.zst, .tar.zstd, .tar, .zip), streamed member by member.
 
-Nothing is extracted to disk: tar is read as a forward-only stream (``mode="r|"`` over a
-decompressing reader), zip through random access on the opened location. Archives are hostile
-input, so every member is judged by its header before a byte of it is read:
-
-  * names that are absolute or climb with ``..`` are ``unsafe_path`` (a tar-slip on extraction);
-  * a second member of a name already read is ``duplicate_member_name``: one location names one
-    record, and which copy an extraction would leave depends on the tool (tar keeps the last);
-  * links and special files are dropped (``symlink``, ``hardlink``, ``not_regular_file``);
-  * a member above ``limits.max_file_bytes`` is ``file_too_large``; zip reads are also capped at
-    max + 1 bytes, because a zip's declared size is just a number someone wrote;
-  * ``limits.max_archive_members`` and ``limits.max_archive_bytes`` bound the archive as a whole.
-    Hitting one stops the read with one Quarantined for the archive naming the cap; the members
-    already yielded stay. A corrupt tar stream ends the same way.
+Design notes: docs/design/pipelines.md, "pipelines/readers/archive.py".
 """
 
 from __future__ import annotations
@@ -124,7 +112,8 @@ def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Membe
         data = read_bounded(stream, source.limits.max_file_bytes)
     if data is None:  # the header understated the size
         return drop(source, where, "file_too_large")
-    return content_outcome(source, where, data, repo=repo, path=path)
+    return content_outcome(source, where, data, repo=repo, path=path,
+                           metadata={"archive": archive, "member": member.name})
 
 
 def _strip_repo(name: str, repo: str) -> str:

@@ -1,18 +1,6 @@
 """Helpers every reader shares: opening locations, outcome records, content checks, location strings.
 
-A reader turns one location into a stream of outcomes. The rules that make the crawl counts add up
-live here, so each reader applies them the same way:
-
-  * every record gets one location string that names it uniquely (``repo@commit:path``,
-    ``archive!member``, ``file#L12``, ``file#row3``); its ``Document.id`` is derived from it;
-  * content is checked in a fixed order: binary (NUL in the first 8 KiB) is dropped, then the
-    bytes are decoded strictly as UTF-8 and a failure is quarantined, never replaced;
-  * nothing is ever decompressed or read whole without a bound;
-  * every reader counts the records it meets on a ``ReadTally`` at the point where it enumerates
-    them, before deciding their outcome; ``guarded`` turns the tally into one ``ReadCount`` per
-    location, which the manifest checks against the outcomes (``pipelines.manifest``);
-  * past ``limits.max_malformed_records`` quarantined records, a file's rest is one quarantine
-    record with the count (``ErrorBudget``).
+Design notes: docs/design/pipelines.md, "pipelines/readers/common.py".
 """
 
 from __future__ import annotations
@@ -21,11 +9,13 @@ import bz2
 import contextlib
 import fnmatch
 import gzip
+import hashlib
 import io
 import json
 import lzma
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -52,9 +42,24 @@ class ReadTally:
     unread rest of a file counts as one), never where they yield its outcome."""
 
     records: int = 0
+    # A location read in parts (``pipelines.crawl``): this reader's part and the number of parts. A
+    # reader that can skip a record cheaply (git: before reading its blob) leaves the records of other
+    # parts to them and counts those in ``elsewhere``; any other reader yields everything.
+    part: tuple[int, int] = (0, 1)
+    elsewhere: int = 0
 
     def count(self, n: int = 1) -> None:
         self.records += n
+
+    def mine(self, location: str) -> bool:
+        """Whether the record at ``location`` is this part's (always, when the location is read whole)."""
+        return self.part[1] == 1 or location_part(location, self.part[1]) == self.part[0]
+
+
+def location_part(location: str, parts: int) -> int:
+    """The part (of ``parts``) a record belongs to, by a hash of its location string."""
+    digest = hashlib.blake2b(location.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % parts
 
 
 # reader(source, location, tally) -> outcomes; nested readers (crawl lists) may also yield ReadCounts.
@@ -65,6 +70,16 @@ Reader = Callable[[SourceConfig, str, ReadTally], Iterator[Outcome | ReadCount]]
 
 def tree_location(repo_location: str, commit: str, path: str) -> str:
     return f"{repo_location}@{commit}:{path}"
+
+
+# The first ``@<sha>:`` ends the repository: neither a path nor a URL (git@host:...) holds one before it.
+_TREE_LOCATION = re.compile(r"(?P<repo>.*?)@(?P<commit>[0-9a-f]{40}(?:[0-9a-f]{24})?):(?P<path>.*)", re.DOTALL)
+
+
+def split_tree_location(location: str) -> tuple[str, str, str] | None:
+    """``(repository location, commit, path)`` of a ``tree_location``; None for any other location."""
+    match = _TREE_LOCATION.fullmatch(location)
+    return (match["repo"], match["commit"], match["path"]) if match else None
 
 
 def member_location(archive: str, member: str) -> str:
@@ -84,14 +99,31 @@ def base_name(location: str) -> str:
     return location.rstrip("/").rsplit("/", 1)[-1]
 
 
+def distinct_name(location: str, locations: Iterable[str]) -> str:
+    """The shortest trailing part of local path ``location`` that none of the other ``locations`` ends
+    with (its last folder when that is unique), so two repositories of one source never share a name:
+    ``a/repo`` and ``b/repo``, not ``repo`` twice."""
+    parts = _path_parts(location)
+    others = [_path_parts(other) for other in locations if _path_parts(other) != parts]
+    for n in range(1, len(parts) + 1):
+        if not any(other[-n:] == parts[-n:] for other in others):
+            return "/".join(parts[-n:])
+    return "/".join(parts)
+
+
+def _path_parts(location: str) -> list[str]:
+    return [part for part in os.path.abspath(location).split(os.sep) if part]
+
+
 # --- outcome records --------------------------------------------------------------------------
 
 def make_document(source: SourceConfig, location: str, text: str, **fields: Any) -> Document:
     """A Document whose id and ``metadata["location"]`` both come from ``location``."""
     metadata = {**fields.pop("metadata", {}), "location": location}
     fields.setdefault("license", source.license)
+    fields.setdefault("kind", source.kind)
     return Document(id=make_doc_id(source.name, location), text=text, source=source.name,
-                    kind=source.kind, metadata=metadata, **fields)
+                    metadata=metadata, **fields)
 
 
 def drop(source: SourceConfig, location: str, reason: str) -> Dropped:
@@ -121,7 +153,8 @@ def storable(source: SourceConfig, document: Document) -> Outcome:
     return document
 
 
-def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Outcome | ReadCount]:
+def guarded(reader: Reader, source: SourceConfig, location: str,
+            part: tuple[int, int] = (0, 1)) -> Iterator[Outcome | ReadCount]:
     """Run ``reader`` so it never raises: a failure becomes one Quarantined for ``location``. Ends
     with the location's ``ReadCount``.
 
@@ -130,14 +163,14 @@ def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Out
     rest counts as one record, unless the failure struck a record the reader had counted and not
     yet given an outcome: then the quarantine stands for that record.
     """
-    tally, accounted = ReadTally(), 0  # accounted: outcomes of this tally's records so far
+    tally, accounted = ReadTally(part=part), 0  # accounted: outcomes of this tally's records so far
     try:
         for outcome in reader(source, location, tally):
             # A nested location's outcomes are covered by its own ReadCount, not by this tally.
             accounted += -outcome.records if isinstance(outcome, ReadCount) else 1
             yield outcome
     except Exception as error:  # noqa: BLE001 - any failure on bad input is data, not a crash
-        if tally.records <= accounted:
+        if tally.records <= accounted + tally.elsewhere:
             tally.count()
         yield quarantine(source, location, error)
     yield ReadCount(stage=STAGE, source=source.name, location=location, records=tally.records)
@@ -177,6 +210,19 @@ def is_binary(data: bytes) -> bool:
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
 
 
+# C0 controls that text does not use (not tab, newlines, vertical tab, form feed or ESC) and DEL.
+_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+CONTROL_SHARE = 1 / 32  # compressed data runs at ~12% of them (28 of 256 values); text in any encoding at 0
+
+
+def has_control_bytes(data: bytes) -> bool:
+    """Whether bytes that failed UTF-8 are binary rather than text in another encoding: compressed or
+    encrypted data without a NUL in its first 8 KiB (a Brotli stream has no magic number)."""
+    head = data[:BINARY_SNIFF_BYTES]
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    return controls >= max(1, len(head) * CONTROL_SHARE)
+
+
 def decode_utf8(data: bytes) -> str:
     """Strict UTF-8; the UnicodeDecodeError names the byte offset, which ends up in quarantine."""
     return data.decode("utf-8")
@@ -213,15 +259,32 @@ def read_bounded(stream: IO[bytes], limit: int) -> bytes | None:
     return None if len(data) > limit else data
 
 
+# Git LFS pointer files (git-lfs docs/spec.md): a ``version`` line naming the spec first, then
+# ``oid sha256:`` and ``size`` lines, the whole under 1024 bytes. The file's content is elsewhere.
+_LFS_VERSIONS = (b"version https://git-lfs.github.com/spec/v1\n", b"version https://hawser.github.com/spec/v1\n")
+LFS_POINTER_MAX_BYTES = 1024
+
+
+def is_lfs_pointer(data: bytes) -> bool:
+    return (len(data) < LFS_POINTER_MAX_BYTES and data.startswith(_LFS_VERSIONS)
+            and b"\noid sha256:" in data and b"\nsize " in data)
+
+
 def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: str, path: str,
                     metadata: dict[str, Any] | None = None) -> Outcome:
-    """Binary check, strict decode, language detection: the common tail of the file readers."""
+    """LFS pointer and binary checks, strict decode, language detection: the common tail of the file readers."""
+    if is_lfs_pointer(data):
+        return drop(source, location, "lfs_pointer")
     if is_binary(data):
         return drop(source, location, "binary")
     try:
         text = decode_utf8(data)
     except UnicodeDecodeError as error:
-        return quarantine(source, location, error)
+        return drop(source, location, "binary") if has_control_bytes(data) else quarantine(source, location, error)
+    if source.notebooks is not None and path.lower().endswith(".ipynb"):
+        from codemix.pipelines.readers.notebooks import notebook_outcome  # it builds on this module
+
+        return notebook_outcome(source, location, text, repo=repo, path=path, metadata=metadata or {})
     return make_document(source, location, text, repo=repo, path=path,
                          language=detect_language(path, text), metadata=metadata or {})
 

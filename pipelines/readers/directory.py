@@ -23,6 +23,7 @@ from codemix.pipelines.readers.common import (
     ReadTally,
     base_name,
     content_outcome,
+    distinct_name,
     drop,
     open_raw,
     path_selected,
@@ -43,7 +44,7 @@ def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Ite
     if not os.path.isdir(location):
         raise NotADirectoryError(f"{location}: not a directory")
     root = location.rstrip("/") or "/"
-    repo = base_name(os.path.abspath(root))
+    repo = distinct_name(root, source.paths)
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=False):
         # os.walk lists a symlink to a directory among dirnames; report it and don't descend.

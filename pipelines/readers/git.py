@@ -1,14 +1,6 @@
 """Git repositories read straight from the object store: one commit's tree, never a checkout.
 
-Reading objects instead of a working tree means no smudge filters or hooks run, symlinks and
-submodules are seen as what they are (tree modes 120000 and 160000) rather than followed, and a
-URL costs one bare clone into a temporary directory that is removed afterwards.
-
-Flow for one location::
-
-    rev-parse --verify REF^{commit}       -> commit (a bad ref quarantines the location)
-    ls-tree -r -z -l --full-tree COMMIT   -> (mode, type, sha, size, path) per entry
-    cat-file --batch  (one process)       -> blob bytes, only for entries that pass every check
+Design notes: docs/design/pipelines.md, "pipelines/readers/git.py".
 """
 
 from __future__ import annotations
@@ -27,6 +19,7 @@ from codemix.pipelines.readers.common import (
     ReadTally,
     base_name,
     content_outcome,
+    distinct_name,
     drop,
     path_selected,
     quarantine,
@@ -50,8 +43,13 @@ class TreeEntry:
     mode: str
     type: str
     sha: str
-    size: int | None  # None for gitlinks, which have no blob
+    size: int | None  # None for gitlinks, which have no blob, and for missing blobs
     path: str
+    missing: bool = False  # ls-tree -l printed BAD: the object is not in this copy
+
+
+class BlobMissing(GitError):
+    """cat-file answered ``<sha> missing``: the copy lacks the blob."""
 
 
 def is_remote(location: str) -> bool:
@@ -74,25 +72,79 @@ def repo_name(location: str) -> str:
 def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Every entry of ``source.ref``'s tree in ``location`` (a local repo or a clone URL)."""
     with _git_dir(location) as git_dir:
-        commit = resolve_ref(git_dir, source.ref)
-        entries = list_tree(git_dir, commit)
-        with _BlobReader(git_dir) as blobs:
-            for entry in entries:
+        commit = resolve_ref(git_dir, source.ref, offline=not source.fetch_missing_blobs)
+        name = repository_name(source, location, git_dir)
+        with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
+            for entry in iter_tree(objects, commit):
                 tally.count()
-                yield _entry_outcome(source, location, commit, entry, blobs)
+                if not tally.mine(tree_location(location, commit, entry.path)):
+                    tally.elsewhere += 1  # another part of the location reads its blob
+                    continue
+                yield _entry_outcome(source, location, commit, entry, blobs, name)
 
 
-def resolve_ref(git_dir: str, ref: str) -> str:
-    """The commit ``ref`` names; a ref that names none is an error that says which ref it was."""
+def resolve_ref(git_dir: str, ref: str, *, offline: bool = True) -> str:
+    """The commit ``ref`` names; a ref that names none is an error that says which ref it was and
+    what the repository holds. ``offline`` forbids every transport, so a partial clone that lacks
+    the commit fails here instead of fetching it."""
     try:
-        return _git(git_dir, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}").decode().strip()
+        return _git(git_dir, *(OFFLINE if offline else ()), "rev-parse", "--verify", "--end-of-options",
+                    f"{ref}^{{commit}}").decode().strip()
     except GitError as error:
-        raise GitError(f"ref {ref!r} names no commit in this repository ({error}); "
-                       f"fix: set the source's ref to an existing branch, tag or commit") from error
+        raise GitError(f"ref {ref!r} names no commit in this repository ({error}); it holds "
+                       f"{describe_refs(git_dir)}; fix: set the source's ref to an existing branch, tag or "
+                       f"commit (or fetch the ref into the clone)") from error
+
+
+def ref_problem(location: str, ref: str) -> str | None:
+    """Why ``ref`` cannot be read in the local repository ``location`` (None when it can, and for
+    URLs and folders that are not repositories, whose failures the crawl reports per location)."""
+    if is_remote(location):
+        return None
+    try:
+        git_dir = _local_git_dir(location)
+    except GitError:
+        return None
+    try:
+        resolve_ref(git_dir, ref)
+    except GitError:
+        return f"{location} has no commit {ref!r}; it holds {describe_refs(git_dir)}"
+    return None
+
+
+def describe_refs(git_dir: str, limit: int = 8) -> str:
+    """``branches main, dev; 3 tags; shallow`` - what a clone can be read at, for error messages."""
+    try:
+        names = _git(git_dir, "for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags").decode().split()
+    except GitError:
+        return "no readable refs"
+    branches = [n.removeprefix("refs/heads/") for n in names if n.startswith("refs/heads/")]
+    tags = len(names) - len(branches)
+    shown = ", ".join(branches[:limit]) + (f" and {len(branches) - limit} more" if len(branches) > limit else "")
+    shallow = "; a shallow clone" if os.path.exists(os.path.join(git_dir, "shallow")) else ""
+    return f"branches: {shown or 'none'}; {tags} tags{shallow}"
+
+
+def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
+    """A repository's identity, never just a folder's name: ``owner/name`` of a clone URL or of a
+    local repository's ``origin`` URL; otherwise its path, as far back as it takes to tell it from
+    the source's other locations (``common.distinct_name``)."""
+    if is_remote(location):
+        return repo_name(location)
+    try:
+        origin = _git(git_dir, "config", "--get", "remote.origin.url").decode().strip()
+    except GitError:  # no origin remote
+        origin = ""
+    if is_remote(origin):
+        return repo_name(origin)
+    def worktree(path: str) -> str:  # /srv/proj/.git names the repository proj
+        return path.rstrip("/").removesuffix("/.git")
+
+    return distinct_name(worktree(location), map(worktree, source.paths)).removesuffix(".git")
 
 
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
-                   blobs: _BlobReader) -> Outcome:
+                   blobs: _BlobReader, name: str) -> Outcome:
     """Checks that need only the tree listing come first, so a dropped blob is never read."""
     where = tree_location(location, commit, entry.path)
     if not path_selected(source, entry.path):
@@ -101,29 +153,56 @@ def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: Tree
         return drop(source, where, "symlink")
     if entry.mode == GITLINK_MODE:
         return drop(source, where, "submodule")
-    if entry.type != "blob" or entry.size is None:
+    if entry.type != "blob":
+        return drop(source, where, "not_regular_file")
+    if entry.missing:
+        return drop(source, where, "blob_missing")
+    if entry.size is None:
         return drop(source, where, "not_regular_file")
     if entry.size > source.limits.max_file_bytes:
         return drop(source, where, "file_too_large")
     try:
         data = blobs.read(entry.sha)
+    except BlobMissing:
+        return drop(source, where, "blob_missing")
     except (GitError, OSError) as error:
         return quarantine(source, where, error)
-    return content_outcome(source, where, data, repo=repo_name(location), path=entry.path,
+    return content_outcome(source, where, data, repo=name, path=entry.path,
                            metadata={"commit": commit})
 
 
+def iter_tree(git_dir: str, commit: str) -> Iterator[TreeEntry]:
+    """The recursive tree of ``commit``, streamed (memory does not grow with the tree); -z keeps
+    unusual paths verbatim, -l adds blob sizes (``BAD`` for a blob the copy lacks)."""
+    command = ["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", commit]
+    with tempfile.TemporaryFile() as stderr:  # a file, not a pipe: a chatty git never blocks on it
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=_git_env()) as process:
+            yield from map(parse_tree_entry, _split_records(process.stdout, b"\0"))
+        if process.returncode != 0:
+            stderr.seek(0)
+            raise GitError(f"git ls-tree failed: {_first_line(stderr.read(), process.returncode)}")
+
+
 def list_tree(git_dir: str, commit: str) -> list[TreeEntry]:
-    """The recursive tree of ``commit``; -z keeps unusual paths verbatim, -l adds blob sizes."""
-    listing = _git(git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", commit)
-    entries = []
-    for record in filter(None, listing.split(b"\0")):
-        meta, path = record.split(b"\t", 1)
-        mode, kind, sha, size = meta.decode().split()
-        # backslashreplace: a non-UTF-8 path still gives a stable, encodable location string.
-        entries.append(TreeEntry(mode, kind, sha, None if size == "-" else int(size),
-                                 path.decode("utf-8", "backslashreplace")))
-    return entries
+    return list(iter_tree(git_dir, commit))
+
+
+def parse_tree_entry(record: bytes) -> TreeEntry:
+    """One ``ls-tree -l`` record: ``<mode> <type> <sha> <size>\\t<path>``."""
+    meta, path = record.split(b"\t", 1)
+    mode, kind, sha, size = meta.decode().split()
+    # backslashreplace: a non-UTF-8 path still gives a stable, encodable location string.
+    return TreeEntry(mode, kind, sha, int(size) if size.isdigit() else None,
+                     path.decode("utf-8", "backslashreplace"), missing=size == "BAD")
+
+
+def _split_records(stream: IO[bytes] | None, separator: bytes) -> Iterator[bytes]:
+    rest = b""
+    while stream is not None and (chunk := stream.read(1 << 16)):
+        *records, rest = (rest + chunk).split(separator)
+        yield from filter(None, records)
+    if rest:
+        yield rest
 
 
 class _BlobReader:
@@ -140,6 +219,8 @@ class _BlobReader:
         stdin.write(sha.encode() + b"\n")
         stdin.flush()
         header = stdout.readline().split()
+        if header[1:] == [b"missing"]:
+            raise BlobMissing(f"git cat-file {sha}: missing")
         if len(header) != 3 or header[1] != b"blob":
             raise GitError(f"git cat-file {sha}: {b' '.join(header).decode(errors='replace') or 'no answer'}")
         size = int(header[2])
@@ -179,6 +260,24 @@ def _git_dir(location: str) -> Iterator[str]:
         yield target
 
 
+@contextlib.contextmanager
+def _objects(git_dir: str, *, view: bool) -> Iterator[str]:
+    """The git dir to read trees and blobs from: ``git_dir`` itself, or (``view``) a temporary one
+    that reaches ``git_dir``'s objects through ``objects/info/alternates`` and nothing else."""
+    if not view:
+        yield git_dir
+        return
+    objects = os.path.abspath(_git(git_dir, "rev-parse", "--git-path", "objects").decode().strip())
+    with tempfile.TemporaryDirectory(prefix="codemix-objects-") as tmp:
+        os.makedirs(os.path.join(tmp, "objects", "info"))
+        os.makedirs(os.path.join(tmp, "refs"))
+        with open(os.path.join(tmp, "HEAD"), "w") as head:
+            head.write("ref: refs/heads/main\n")
+        with open(os.path.join(tmp, "objects", "info", "alternates"), "w") as alternates:
+            alternates.write(objects + "\n")
+        yield tmp
+
+
 def _local_git_dir(path: str) -> str:
     """``path``'s own git dir (worktree or bare); never an enclosing repository's.
 
@@ -197,19 +296,28 @@ def _git(git_dir: str, *args: str) -> bytes:
     return _run(["git", "--git-dir", git_dir, *args])
 
 
+# Global options that refuse every transport, so a partial clone's lazy fetch fails at once
+# without contacting its promisor remote.
+OFFLINE = ("-c", "protocol.allow=never",
+           *(arg for name in ("file", "git", "http", "https", "ssh", "ext") for arg in ("-c", f"protocol.{name}.allow=never")))
+
+
 def _run(command: list[str], extra_env: dict[str, str] | None = None) -> bytes:
     result = subprocess.run(command, capture_output=True, env=_git_env(extra_env), check=False)
     if result.returncode != 0:
-        stderr = result.stderr.decode(errors="replace").strip().splitlines()
-        detail = stderr[0] if stderr else f"exit status {result.returncode}"
-        raise GitError(f"git {_subcommand(command)} failed: {detail}")
+        raise GitError(f"git {_subcommand(command)} failed: {_first_line(result.stderr, result.returncode)}")
     return result.stdout
+
+
+def _first_line(stderr: bytes, returncode: int) -> str:
+    lines = stderr.decode(errors="replace").strip().splitlines()
+    return lines[0] if lines else f"exit status {returncode}"
 
 
 def _subcommand(command: list[str]) -> str:
     """``rev-parse`` from ``git --git-dir D rev-parse ...``: the verb, past the global options."""
     args = command[1:]
-    while args and args[0] in ("-C", "--git-dir"):
+    while args and args[0] in ("-C", "--git-dir", "-c"):
         args = args[2:]
     return args[0] if args else "?"
 

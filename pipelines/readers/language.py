@@ -8,6 +8,7 @@ than a guess: a later filter can treat "unknown" explicitly, but a wrong label i
 from __future__ import annotations
 
 import posixpath
+import re
 
 EXTENSIONS: dict[str, str] = {
     # general purpose
@@ -72,16 +73,49 @@ _VERSION_CHARS = "0123456789."
 
 
 def detect_language(path: str, text: str) -> str:
-    """Language of ``path`` by file name, then extension, then the shebang; "" when unknown."""
+    """Language of ``path`` by file name, then extension (``.h`` by its content), then the shebang;
+    "" when unknown."""
     name = posixpath.basename(path.replace("\\", "/")).lower()
     if name in FILENAMES:
         return FILENAMES[name]
     extension = posixpath.splitext(name)[1]
+    if extension == ".h":
+        return header_language(text)
     if extension in EXTENSIONS:
         return EXTENSIONS[extension]
     if name.startswith("dockerfile."):
         return "dockerfile"
+    if _NOTICE_FILE.fullmatch(name):
+        return "text"
     return shebang_language(text)
+
+
+# LICENSE-MIT, LICENSE.APACHE, UNLICENSE, COPYING.LESSER, NOTICE: prose, like LICENSE itself.
+_NOTICE_FILE = re.compile(r"(?:licen[cs]e|unlicense|copying|copyright|notice|readme)(?:[-._][a-z0-9.+-]*)?")
+
+# GitHub linguist's heuristics for ``.h`` (lib/linguist/heuristics.yml, named patterns ``objectivec``
+# and ``cpp``, at b45dbe9b2825a43285bcd035861be91cc0a7299e; MIT): Objective-C, else C++, else C. Ruby's
+# ``^`` matches at every line start, hence MULTILINE.
+_OBJECTIVE_C = re.compile(
+    r"^\s*(@(interface|class|protocol|property|end|synchronised|selector|implementation)\b|#import\s+.+\.h[\">])",
+    re.MULTILINE)
+_CPP_PATTERNS = (
+    (r"^\s*#\s*include <(cstdint|string|vector|map|list|array|bitset|queue|stack|forward_list|unordered_map"
+     r"|unordered_set|(i|o|io)stream)>"),
+    r"^\s*template\s*<", r"^[ \t]*(try|constexpr)", r"^[ \t]*catch\s*\(",
+    r"^[ \t]*(class|(using[ \t]+)?namespace)\s+\w+", r"^[ \t]*(private|public|protected):$",
+    r"__has_cpp_attribute|__cplusplus >", r"std::\w+",
+)
+_CPP = re.compile("|".join(_CPP_PATTERNS), re.MULTILINE)
+HEADER_SNIFF_CHARS = 100_000  # bounds the regex work on a huge generated header
+
+
+def header_language(text: str) -> str:
+    """``objective-c``, ``cpp`` or ``c`` for a ``.h`` file, by linguist's heuristics."""
+    head = text[:HEADER_SNIFF_CHARS]
+    if _OBJECTIVE_C.search(head):
+        return "objective-c"
+    return "cpp" if _CPP.search(head) else "c"
 
 
 def shebang_language(text: str) -> str:

@@ -1,38 +1,24 @@
 """Agent transcript files -> one Document per transcript (Beam-side reading; parsing is pure, in
 ``mixtures.transcripts``, and rendering is the one chat template, ``mixtures.chat``).
 
-Which format a file is, is recognised from its content (``format:`` on the source forces one):
-
-  * ``.jsonl``/``.ndjson`` (optionally compressed): if the first record is a session entry (a Codex
-    rollout line, a Claude Code entry, an OpenHands event), the whole file is one session and every
-    line an entry of it; otherwise every line is a transcript of its own (chat rows, dataset rows);
-  * any other file: one JSON value (a ``.traj``, a saved trajectory, an API request), or, when it is
-    not JSON, a text format (an aider chat history).
-
-A file that holds several transcripts (a Claude Code session and its sub-agents, the sessions of an
-aider history) gives one document each, at ``location#transcriptN``. A shape that parses but is no
-known format is quarantined with the formats tried, so a new agent format shows up in the
-quarantine report instead of as empty documents. A bad line of a session is quarantined alone and
-the rest of the session is still read.
-
-The reader's records (its ``ReadTally``) are the transcripts it parsed, and each line or file that
-gave none (quarantined or dropped); past ``limits.max_malformed_records`` quarantined lines, the rest
-of a file is one quarantine record.
+Design notes: docs/design/pipelines.md, "pipelines/readers/transcripts.py".
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from codemix.document import Quarantined, describe_error
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
     TranscriptShapeError,
+    has_task,
     parse_json_value,
     parse_session,
     parse_text,
+    rows_of,
     session_format,
     transcript_record,
 )
@@ -52,12 +38,20 @@ from codemix.pipelines.readers.common import (
     path_selected,
     quarantine,
     read_bounded,
+    row_location,
     storable,
     strip_compression,
 )
 from codemix.sources import SourceConfig
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+EMPTY = "TranscriptShapeError: empty: the file holds no transcript (no bytes, or only whitespace)"
+
+
+class JsonRows(NamedTuple):
+    """A whole file that is a JSON array of row objects, to be read one row at a time."""
+
+    rows: list
 
 
 def read_transcripts(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
@@ -84,19 +78,34 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         yield drop(source, location, "file_too_large")
         return
     try:
-        transcripts = _whole_file_transcripts(data, source.format)
+        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
-    if isinstance(transcripts, str):
+    if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
+        yield from _read_jsonl(source, location, name, tally)  # JSON lines under another suffix (a `.json` session)
+    elif isinstance(transcripts, str):
         tally.count()
         yield quarantine(source, location, transcripts)
-        return
-    yield from _documents(source, location, name, transcripts, tally)
+    elif isinstance(transcripts, JsonRows):
+        yield from _array_rows(source, location, name, transcripts.rows, tally)
+    else:
+        yield from _documents(source, location, name, transcripts, tally)
 
 
-def _whole_file_transcripts(data: bytes, forced: str | None) -> list | str:
-    """The transcripts of one whole file: a JSON value, else a text format. A file that is neither
-    gives its JSON error (a str) with the text formats tried, so the error type stays the parser's."""
+def _array_rows(source: SourceConfig, location: str, name: str, rows: list, tally: ReadTally) -> Iterator[Outcome]:
+    """Each row of a JSON array of rows, as a JSONL line would be read (``location#rowN``)."""
+    budget = ErrorBudget(source, location)
+    for index, row in enumerate(rows, 1):
+        for outcome in _row_documents(source, row_location(location, index), name, row, tally):
+            yield outcome
+            if budget.spend(outcome):
+                yield budget.exhausted(tally, f"row {index}")
+                return
+
+
+def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows | str:
+    """The transcripts of one whole file: a JSON value (or its rows), else a text format. A file that is
+    neither gives its JSON error (a str) with the text formats tried, so the error type stays the parser's."""
     if forced in TEXT_FORMAT_NAMES:
         transcripts = parse_text(decode_utf8(data), forced)
         if transcripts is None:
@@ -109,7 +118,16 @@ def _whole_file_transcripts(data: bytes, forced: str | None) -> list | str:
         transcripts = parse_text(text) if text is not None else None
         tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
         return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
-    return parse_json_value(parsed, forced)
+    rows = rows_of(parsed)
+    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced)
+
+
+def _json_lines(data: bytes) -> bool:
+    """Whether ``data`` opens with a line that is one JSON object (the rest is read as JSONL, line by line)."""
+    try:
+        return isinstance(parse_json(data.lstrip().split(b"\n", 1)[0]), dict)
+    except JSON_ERRORS:
+        return False
 
 
 def _utf8_or_none(data: bytes) -> str | None:
@@ -156,6 +174,9 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
                     return
     if session:
         yield from _session_documents(source, location, name, session, entries, tally)
+    elif session is None and tally.records == 0:  # not one record in the file
+        tally.count()
+        yield quarantine(source, location, EMPTY)
 
 
 def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: int) -> Any:
@@ -195,6 +216,10 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
     for index, transcript in enumerate(transcripts, 1):
         tally.count()  # a transcript is the record this reader counts
         where = location if len(transcripts) == 1 else f"{location}#transcript{index}"
+        if not has_task(transcript.messages):
+            yield quarantine(source, where, TranscriptShapeError(
+                f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))
+            continue
         record = transcript_record(transcript)
         # storable: JSON can smuggle lone surrogates ("\ud800") into the text and into fields the text
         # leaves out (tool call ids, exit_status, repo); no shard or ledger can store them.

@@ -122,25 +122,31 @@ def build_gpt_dataset(
     ``create_attention_mask`` stays off by default: the causal mask is built in the attention
     kernel, and a dense one costs sequence_length**2 bytes per sample.
     """
-    items = [data_path] if isinstance(data_path, str) else list(data_path)
     config = GPTDatasetConfig(
-        random_seed=seed,
-        sequence_length=sequence_length,
-        blend=get_blend_from_list([str(item) for item in items]),
-        # All documents go to train: validation/test shards are separate prefixes in codemix.
-        split="100,0,0",
-        path_to_cache=cache_dir,
-        tokenizer=HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token),
+        **train_blend_fields(data_path, sequence_length, tokenizer_path, cache_dir, seed, eod_token),
         reset_position_ids=False,
         reset_attention_mask=False,
         eod_mask_loss=False,
         create_attention_mask=create_attention_mask,
-        mmap_bin_files=True,
     )
-    # Sizes are per split (train, valid, test); 0 rather than None because a weighted blend
-    # multiplies each size by the weights.
-    builder = _SingleProcessBuilder(GPTDataset, [num_samples, 0, 0], lambda: True, config)
-    return builder.build()[0]
+    return build_train_split(GPTDataset, num_samples, config)
+
+
+def train_blend_fields(data_path: Sequence[str | float] | str, sequence_length: int, tokenizer_path: str,
+                       cache_dir: str, seed: int, eod_token: str) -> dict:
+    """The dataset-config fields every codemix dataset shares: a blend of prefixes, memory-mapped, all
+    of it train (validation sets are separate prefixes in codemix)."""
+    items = [data_path] if isinstance(data_path, str) else list(data_path)
+    return {"random_seed": seed, "sequence_length": sequence_length,
+            "blend": get_blend_from_list([str(item) for item in items]), "split": "100,0,0",
+            "path_to_cache": cache_dir, "tokenizer": HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token),
+            "mmap_bin_files": True}
+
+
+def build_train_split(dataset_class, num_samples: int, config) -> torch.utils.data.Dataset:
+    """The train split of ``num_samples`` samples, built in this process. Sizes are per split (train,
+    valid, test); 0 rather than None because a weighted blend multiplies each size by the weights."""
+    return _SingleProcessBuilder(dataset_class, [num_samples, 0, 0], lambda: True, config).build()[0]
 
 
 def read_documents(path_prefix: str) -> Iterator[np.ndarray]:

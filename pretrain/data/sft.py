@@ -1,33 +1,6 @@
 """Packed SFT samples as a megatron-core ``MegatronDataset``: whole samples, a loss mask, no cross-talk.
 
-Input: shards written by ``mixtures.sft.write_sft_shard``: ``PREFIX.bin/.idx`` (token ids) and
-``PREFIX-loss_mask.bin/.idx`` (uint8, 1 = trained), one Megatron sequence per SFT sample in both.
-
-Packing: per epoch, the split's samples are shuffled (seeded by ``random_seed`` and the epoch) and
-packed greedily in that order (next-fit): a pack takes samples while they fit in
-``sequence_length`` tokens, so a sample is never split across packs; the rest of a pack is
-padding. Epochs are added until there are at least ``num_samples`` packs. Samples longer than
-``sequence_length`` (a shard built for a longer context) cannot be packed whole and are left out
-and counted (``skipped_too_long``). ``fill_ratio`` reports the share of real tokens in the packs.
-
-One pack, S = sequence_length, samples k = 0..K-1 at offsets o_k with lengths n_k (legend:
-``_S`` a [S] tensor, ``_1SS`` a [1, S, S] one)::
-
-    tokens_S        sample k's ids at [o_k, o_k + n_k); padding ids after the last sample
-    labels_S        labels_S[j] = tokens_S[j + 1] inside a sample; padding id at each sample's
-                    last position (its next token belongs to another sample) and in the padding
-    loss_mask_S     float, the mask of the *label*: loss_mask_S[j] = mask_k[j - o_k + 1] inside a
-                    sample, 0 at each sample's last position and in the padding
-    position_ids_S  0, 1, ... restarting at every sample start, and at the padding start
-    attention_mask_1SS  bool, megatron's convention: True = masked (may NOT attend). Position i
-                    attends to j iff j <= i and both lie in the same sample (padding is one more
-                    block), i.e. block-diagonal causal, exactly what megatron-core's
-                    ``_get_ltor_masks_and_position_ids`` builds with reset_attention_mask and
-                    reset_position_ids when every sample ends in an EOD
-
-The dense mask costs S*S bytes per pack; with ``create_attention_mask=False`` it is omitted and a
-kernel can rebuild the boundaries from ``position_ids`` (a sample starts where it is 0), e.g. as
-``cu_seqlens`` for THD packed-sequence attention.
+Design notes: docs/design/pretrain.md, "pretrain/data/sft.py".
 """
 
 from __future__ import annotations
@@ -42,10 +15,10 @@ import torch
 from megatron.core.datasets.blended_megatron_dataset_config import BlendedMegatronDatasetConfig
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 from megatron.core.datasets.megatron_dataset import MegatronDataset
-from megatron.core.datasets.utils import Split, get_blend_from_list
+from megatron.core.datasets.utils import Split
 
 from codemix.mixtures.sft import loss_mask_prefix
-from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, _SingleProcessBuilder
+from codemix.pretrain.data.pretraining import DEFAULT_EOD, build_train_split, train_blend_fields
 
 logger = logging.getLogger(__name__)
 
@@ -236,16 +209,6 @@ def build_sft_dataset(
     ``SFTPackedDataset``s exactly as for GPT data (see ``pretrain.data.pretraining`` for the single-process fix).
     All samples go to train: validation sets are separate prefixes in codemix.
     """
-    items = [data_path] if isinstance(data_path, str) else list(data_path)
-    config = SFTDatasetConfig(
-        random_seed=seed,
-        sequence_length=sequence_length,
-        blend=get_blend_from_list([str(item) for item in items]),
-        split="100,0,0",
-        path_to_cache=cache_dir,
-        tokenizer=HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token),
-        mmap_bin_files=True,
-        create_attention_mask=create_attention_mask,
-    )
-    builder = _SingleProcessBuilder(SFTPackedDataset, [num_samples, 0, 0], lambda: True, config)
-    return builder.build()[0]
+    config = SFTDatasetConfig(**train_blend_fields(data_path, sequence_length, tokenizer_path, cache_dir, seed, eod_token),
+                              create_attention_mask=create_attention_mask)
+    return build_train_split(SFTPackedDataset, num_samples, config)

@@ -1,18 +1,6 @@
 """One data path for every stage: a ``mix build`` output directory -> megatron-core datasets -> batches.
 
-``read_stage(DIR, stage)`` reads ``DIR/manifest.json`` (the stage's ``data_path`` blend and sequence
-length) and ``DIR/tokenizer.json``. ``short``/``long`` samples come from megatron-core's
-``GPTDataset`` (``pretrain.data.pretraining.build_gpt_dataset``); ``sft`` from the packed SFT dataset
-(``pretrain.data.sft.build_sft_dataset``), whose loss mask trains only the assistant's tokens.
-Both go through megatron-core's ``BlendedMegatronDatasetBuilder``, so a blend's ``dataset_id`` says
-which source each sample came from.
-
-Batches are read by position: global batch ``g`` is samples ``[g·G, (g+1)·G)`` of the dataset
-(already shuffled by megatron-core), data-parallel rank ``r`` takes its contiguous slice, split
-into microbatches. A run's data position is therefore one number, ``consumed_samples``, which the
-checkpoint stores so a resumed run reads exactly the batches it would have.
-
-Legend: ``_B`` microbatch, ``_S`` sequence length.
+Design notes: docs/design/pretrain.md, "pretrain/data/stage.py".
 """
 
 from __future__ import annotations
@@ -28,6 +16,8 @@ from typing import Any
 import torch
 
 from codemix.config import ConfigError, require
+from codemix.mixtures.blend import with_found_prefixes
+from codemix.mixtures.stages import stage_kind
 from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
 SHARD_NAME = re.compile(r"^(?P<source>.+)-\d{5}-of-\d{5}$")
@@ -76,7 +66,7 @@ def read_stage(build_dir: str | Path, stage: str) -> StageData:
     manifest_path, tokenizer_path = root / "manifest.json", root / "tokenizer.json"
     require(manifest_path.is_file(), "--data", f"{manifest_path} does not exist", "pass a `mix build ... --out DIR` directory")
     require(tokenizer_path.is_file(), "--data", f"{tokenizer_path} does not exist", "rebuild with a current `mix build`")
-    manifest = json.loads(manifest_path.read_text())
+    manifest = with_found_prefixes(json.loads(manifest_path.read_text()), str(root))  # a moved build reads its own
     stages = manifest.get("stages", {})
     require(stage in stages, "--stage", f"the build has no stage {stage!r}", f"built stages: {', '.join(sorted(stages))}")
     entry = stages[stage]
@@ -85,7 +75,7 @@ def read_stage(build_dir: str | Path, stage: str) -> StageData:
             f"{', '.join(entry.get('missing_sources', [])) or 'none'})", "give the stage's sources documents and rebuild")
     data = StageData(build_dir=str(root), stage=stage, data_path=data_path, sequence_length=int(entry["sequence_length"]),
                      tokenizer_path=str(tokenizer_path), spec_hash=manifest.get("spec_hash", ""), manifest=manifest)
-    if stage == "sft":
+    if stage_kind(stage).loss_masked:
         check_loss_masks(data.prefixes)
     return data
 
@@ -108,7 +98,7 @@ def build_stage_dataset(data: StageData, *, sequence_length: int, num_samples: i
     ``attention_mask`` asks the SFT packer for its dense block-diagonal mask ([1, S, S] per sample,
     needed by megatron's non-TE attention on CPU); GPU runs rebuild sample boundaries from position ids.
     """
-    if data.stage == "sft":
+    if stage_kind(data.stage).loss_masked:
         from codemix.pretrain.data.sft import build_sft_dataset
 
         return build_sft_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,

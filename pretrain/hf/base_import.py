@@ -1,22 +1,6 @@
 """Start continued pretraining from a Hugging Face MoE checkpoint: its config, weights and tokenizer.
 
-    python -m codemix.pretrain.hf.base_import HF_DIR --out BASE [--model continued] [--set a.b=value]
-
-``HF_DIR`` is a checkpoint directory as ``save_pretrained`` writes it (``config.json``,
-``model.safetensors`` or ``model-*-of-*.safetensors`` with their index, and the tokenizer:
-``tokenizer.json``, or Kimi's ``tiktoken.model`` + ``tokenizer_config.json``). ``BASE`` becomes a
-run directory of stage ``base``:
-
-    run.json                     the recipe with the model derived from config.json, the source
-                                 directory and its tokenizer (path, fingerprint, vocabulary size)
-    checkpoints/step_0000000/    the weights as a megatron-core distributed checkpoint
-
-so every stage starts from it with ``--init-from BASE/checkpoints/step_0000000``, on any parallel
-layout, and the hand-off's lineage reaches back to the base. ``mix train --init-from-hf HF_DIR``
-does this itself, into ``OUT/base``, before it trains.
-
-The import runs in one CPU process and holds the checkpoint in memory twice (the Hugging Face
-tensors and the fp32 model): fine for the bases one node trains, not for a 1T-parameter one.
+Design notes: docs/design/pretrain.md, "pretrain/hf/base_import.py".
 """
 
 from __future__ import annotations
@@ -41,9 +25,10 @@ from codemix.pretrain.lineage import write_run
 BASE_STAGE = "base"
 
 
-def read_hf_tensors(hf_dir: str | Path) -> dict[str, torch.Tensor]:
-    """Every tensor of a checkpoint directory: ``model.safetensors``, or the shards its index names."""
-    from safetensors.torch import load_file
+def read_hf_tensors(hf_dir: str | Path, names: set[str] | None = None) -> dict[str, torch.Tensor]:
+    """Every tensor of a checkpoint directory (or only ``names``): ``model.safetensors``, or the
+    shards its index names."""
+    from safetensors import safe_open
 
     root = Path(hf_dir)
     index = root / "model.safetensors.index.json"
@@ -54,9 +39,75 @@ def read_hf_tensors(hf_dir: str | Path) -> dict[str, torch.Tensor]:
     missing = [name for name in files if not (root / name).is_file()]
     require(not missing, "init_from_hf", f"{root} lacks {', '.join(missing)}", "give a directory save_pretrained wrote")
     tensors: dict[str, torch.Tensor] = {}
-    for name in files:
-        tensors |= load_file(str(root / name))
+    for file in files:
+        with safe_open(str(root / file), framework="pt") as shard:
+            for name in shard.keys():  # noqa: SIM118 (safe_open is not iterable)
+                if names is None or name in names:
+                    tensors[name] = shard.get_tensor(name)
+    require(names is None or set(names) <= set(tensors), "init_from_hf",
+            f"{root} lacks {sorted(set(names or ()) - set(tensors))[:3]}")
     return tensors
+
+
+def dequantize_block_fp8(weight: torch.Tensor, scale_inv: torch.Tensor, block: tuple[int, int], name: str) -> torch.Tensor:
+    """A block-FP8 weight ``[R, C]`` times its per-block scale ``[ceil(R/b0), ceil(C/b1)]``, in fp32."""
+    rows, cols = weight.shape
+    grid = (-(-rows // block[0]), -(-cols // block[1]))
+    require(tuple(scale_inv.shape) == grid, "init_from_hf", f"{name}_scale_inv has shape {tuple(scale_inv.shape)}, "
+            f"not {grid} for a {rows}x{cols} weight in {block[0]}x{block[1]} blocks")
+    scale_RC = scale_inv.float().repeat_interleave(block[0], 0)[:rows].repeat_interleave(block[1], 1)[:, :cols]
+    return weight.float() * scale_RC
+
+
+def fp8_block(config: dict[str, Any]) -> tuple[int, int]:
+    """The weight block of a checkpoint's ``quantization_config`` (DeepSeek-V3's: fp8, e4m3, 128x128)."""
+    quant = config.get("quantization_config") or {}
+    require(quant.get("quant_method") == "fp8" and quant.get("fmt", "e4m3") == "e4m3", "init_from_hf: quantization_config",
+            f"weights quantised as {quant.get('quant_method')!r} ({quant.get('fmt', quant.get('format'))}) are not "
+            "imported", "only block-scaled fp8 e4m3 (DeepSeek-V3, Kimi K2) is; dequantise the checkpoint first")
+    block = quant.get("weight_block_size") or [128, 128]
+    return int(block[0]), int(block[1])
+
+
+def dequantize_checkpoint(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """``tensors`` with every ``X.weight`` + ``X.weight_scale_inv`` pair replaced by the fp32 weight;
+    an FP8 tensor without its scale is an error (it would load as unscaled codes)."""
+    if config.get("quantization_config"):
+        fp8_block(config)  # any other quantisation is refused before its tensors are misread
+    scaled = sorted(name for name in tensors if name.endswith(".weight_scale_inv"))
+    if not scaled:
+        unscaled = [name for name, tensor in tensors.items() if tensor.dtype == torch.float8_e4m3fn]
+        require(not unscaled, "init_from_hf", f"{unscaled[:1]} is FP8 with no weight_scale_inv")
+        return tensors
+    block, out = fp8_block(config), dict(tensors)
+    for scale_name in scaled:
+        name = scale_name.removesuffix("_scale_inv")
+        require(name in tensors and tensors[name].dtype == torch.float8_e4m3fn, "init_from_hf",
+                f"{scale_name} scales no float8_e4m3fn {name}")
+        out[name] = dequantize_block_fp8(out[name], out.pop(scale_name), block, name)
+    unscaled = [name for name, tensor in out.items() if tensor.dtype == torch.float8_e4m3fn]
+    require(not unscaled, "init_from_hf", f"{unscaled[:1]} is FP8 with no weight_scale_inv")
+    return out
+
+
+def stored_dtypes(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, Any]:
+    """The dtypes the hand-off writes back: the most common one and each tensor stored otherwise (an
+    FP8 weight counts as the config's ``torch_dtype``, as a dequantised release is distributed)."""
+    declared = str(config.get("torch_dtype") or config.get("dtype") or "bfloat16")
+    rope = set(rope_buffers(tensors))
+
+    def dtype(name: str, tensor: torch.Tensor) -> str:
+        if tensor.dtype == torch.float8_e4m3fn or name.endswith("_scale_inv"):
+            return declared
+        return str(tensor.dtype).removeprefix("torch.")
+
+    names = {name: dtype(name, tensor) for name, tensor in tensors.items()
+             if not name.endswith("_scale_inv") and name not in rope}
+    counts: dict[str, int] = {}
+    for value in names.values():
+        counts[value] = counts.get(value, 0) + 1
+    default = max(counts, key=counts.get)
+    return {"default": default, "other": {name: value for name, value in names.items() if value != default}}
 
 
 def base_tokenizer(hf_dir: str | Path) -> dict[str, Any] | None:
@@ -99,41 +150,52 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
     config = json.loads((hf_dir / "config.json").read_text())
     tokenizer = base_tokenizer(hf_dir)
     layout = Layout.of(recipe, hf_family(config, "init_from_hf"))
-    state = hf_to_megatron(model_tensors(read_hf_tensors(hf_dir), config), layout)
+    tensors = read_hf_tensors(hf_dir)
+    dtypes, mtp = stored_dtypes(tensors, config), mtp_names(tensors, config)
+    state = hf_to_megatron(model_tensors(dequantize_checkpoint(tensors, config), config), layout)
+    del tensors  # from here only ``state`` holds the checkpoint, and load_exactly empties it
     position = position_setup(recipe, "short")
     runtime = initialize(ParallelConfig(), seed=0, force_cpu=True)
     try:
         model = build_model(recipe, vocab_size=tokenizer["vocab_size"] if tokenizer else config["vocab_size"],
                             sequence_length=recipe.model.rope.original_context, position=position, cpu=True)
-        load_exactly(model, state)
+        load_exactly(model, state)  # frees each checkpoint tensor once copied, before the save
         checkpoint = save_checkpoint(out_dir, model, None, {"step": 0, "consumed_samples": 0, "tokens_seen": 0,
                                                             "loss_tokens_seen": 0, "tokens_per_source": {}}, cuda=False)
     finally:
         shutdown(runtime)
     record = {"run_id": out_dir.name, "stage": BASE_STAGE, "recipe": asdict(recipe), "init_from": None,
-              "hf_dir": str(hf_dir.resolve()), "hf_config": config, "tokenizer": tokenizer,
+              "hf_dir": str(hf_dir.resolve()), "hf_config": config, "hf_dtypes": dtypes, "hf_mtp_tensors": mtp,
+              "tokenizer": tokenizer,
               "position": asdict(position), "sequence_length": recipe.model.rope.original_context}
     write_run(out_dir, record)
     return checkpoint
 
 
+LAYER = re.compile(r"^model\.layers\.(\d+)\.")
+
+
+def rope_buffers(tensors: dict[str, Any]) -> list[str]:
+    return [name for name in tensors if name.endswith("rotary_emb.inv_freq")]
+
+
+def mtp_names(tensors: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """The tensors of DeepSeek-V3's multi-token-prediction layers (``model.layers.{num_hidden_layers}+``)."""
+    return sorted(set(tensors) - set(model_tensors(tensors, config)) - set(rope_buffers(tensors)))
+
+
 def model_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, torch.Tensor]:
     """The tensors that are the model: without the multi-token-prediction layers DeepSeek-V3 appends
-    after its last layer (not trained or exported here) and stored RoPE frequency buffers. FP8 block-
-    quantised weights (``weight_scale_inv``, DeepSeek-V3's and Kimi's release format) are refused."""
-    scaled = [name for name in tensors if name.endswith("weight_scale_inv")]
-    if scaled:
-        raise ConfigError("init_from_hf", f"the checkpoint holds FP8-quantised weights ({scaled[0]} ...)",
-                          "dequantise it to BF16 first (DeepSeek's fp8_cast_bf16.py)")
-    layers = config["num_hidden_layers"]
-    extra = re.compile(r"^model\.layers\.(\d+)\.")
+    after its last layer (not trained here; the hand-off copies them from the base) and stored RoPE
+    frequency buffers."""
+    layers, rope = config["num_hidden_layers"], set(rope_buffers(tensors))
     return {name: tensor for name, tensor in tensors.items()
-            if not name.endswith("rotary_emb.inv_freq")
-            and not ((match := extra.match(name)) and int(match.group(1)) >= layers)}
+            if name not in rope and not ((match := LAYER.match(name)) and int(match.group(1)) >= layers)}
 
 
 def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
-    """Load ``state`` into ``model``, refusing any missing, unexpected or reshaped tensor."""
+    """Load ``state`` into ``model``, refusing any missing, unexpected or reshaped tensor; ``state`` is
+    emptied as it is copied, so each checkpoint tensor is freed as soon as the model holds it."""
     expected = {k: v for k, v in model.state_dict().items() if not k.endswith("_extra_state")}
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     require(not missing and not unexpected, "init_from_hf", f"the checkpoint does not fill the model: missing "
@@ -144,7 +206,7 @@ def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None
     with torch.no_grad():
         for name, tensor in model.state_dict().items():
             if name in state:
-                tensor.copy_(state[name])
+                tensor.copy_(state.pop(name))
 
 
 def main(argv: list[str] | None = None) -> int:

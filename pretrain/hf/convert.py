@@ -1,50 +1,6 @@
 """Hugging Face <-> megatron-core: model configs and tensor names of the three MoE families codemix trains.
 
-Pure functions over dicts of tensors and ``config.json`` dicts; no model is built here (that is
-``pretrain.hf.base_import`` and ``pretrain.hf.handoff``). megatron-bridge would do this job, but it does not
-install next to our pins (it requires mamba-ssm, which builds against CUDA, and transformers 4.57),
-so the mapping is written out here and verified against ``transformers`` itself in the tests:
-import -> megatron-core forward equals the ``transformers`` forward, export -> ``from_pretrained``
-loads with no missing or unexpected key and computes the same logits.
-
-Families (Hugging Face ``model_type`` -> what it is in megatron-core):
-
-    qwen3_moe    GQA + per-head q/k RMSNorm, softmax top-k routing, no shared expert
-    qwen2_moe    GQA with q/k/v biases, softmax top-k routing, a shared expert behind a sigmoid gate
-    deepseek_v3  multi-latent attention, sigmoid routing with ``e_score_correction_bias`` (megatron's
-                 aux-loss-free expert bias), ``routed_scaling_factor``, group-limited routing, ungated
-                 shared experts, ``first_k_dense_replace`` dense layers; Kimi K2/K2.5 (``kimi_k2``)
-                 are this architecture under another name
-
-Tensor names, layer ``i``, expert ``e`` (megatron-core local-spec name -> Hugging Face name):
-
-    embedding.word_embeddings.weight                  model.embed_tokens.weight
-    decoder.final_layernorm.weight                    model.norm.weight
-    output_layer.weight                               lm_head.weight
-    decoder.layers.i.input_layernorm.weight           model.layers.i.input_layernorm.weight
-    decoder.layers.i.pre_mlp_layernorm.weight         model.layers.i.post_attention_layernorm.weight
-    GQA  .self_attention.linear_qkv.{weight,bias}     .self_attn.{q,k,v}_proj.{weight,bias} (split by group)
-         .self_attention.{q,k}_layernorm.weight       .self_attn.{q,k}_norm.weight
-    MLA  .self_attention.linear_q_down_proj.weight    .self_attn.q_a_proj.weight
-         .self_attention.q_layernorm.weight           .self_attn.q_a_layernorm.weight
-         .self_attention.linear_q_up_proj.weight      .self_attn.q_b_proj.weight
-         .self_attention.linear_q_proj.weight         .self_attn.q_proj.weight (q_lora_rank null)
-         .self_attention.linear_kv_down_proj.weight   .self_attn.kv_a_proj_with_mqa.weight
-         .self_attention.kv_layernorm.weight          .self_attn.kv_a_layernorm.weight
-         .self_attention.linear_kv_up_proj.weight     .self_attn.kv_b_proj.weight
-         .self_attention.linear_proj.weight           .self_attn.o_proj.weight
-    .mlp.router.weight                                .mlp.gate.weight
-    .mlp.router.expert_bias                           .mlp.gate.e_score_correction_bias (DeepSeek-V3)
-    .mlp.experts.local_experts.e.linear_fc1/fc2       .mlp.experts.e.{gate,up}_proj / down_proj
-    .mlp.shared_experts.linear_fc1/fc2                .mlp.shared_expert.* (Qwen2) / .mlp.shared_experts.* (DeepSeek)
-    .mlp.shared_experts.gate_weight                   .mlp.shared_expert_gate.weight (Qwen2)
-    .mlp.linear_fc1/fc2 (dense layers)                .mlp.{gate,up}_proj / down_proj
-
-Fused layouts: ``linear_qkv`` is grouped by KV head: for each of the ``g`` query groups, its
-``h/g`` query heads, then its key head, then its value head (``d`` rows each; the bias likewise).
-``linear_fc1`` of a SwiGLU MLP is ``[gate; up]``. MLA needs no reordering: megatron's MLA RoPE
-de-interleaves the rotary half exactly as Hugging Face's ``rope_interleave`` does, and both lay out
-``kv_b_proj`` per head as ``[qk_nope | v]`` and ``kv_a_proj_with_mqa`` as ``[latent | rope key]``.
+Design notes: docs/design/pretrain.md, "pretrain/hf/convert.py".
 """
 
 from __future__ import annotations
@@ -59,6 +15,9 @@ from codemix.config import ConfigError, require
 
 FAMILIES = {"qwen3_moe": "Qwen3MoeForCausalLM", "qwen2_moe": "Qwen2MoeForCausalLM",
             "deepseek_v3": "DeepseekV3ForCausalLM"}
+# transformers' DeepseekV3RMSNorm default, with which DeepSeek-V3's and Kimi K2's released modeling code
+# (and transformers) build q_a_layernorm / kv_a_layernorm whatever rms_norm_eps is
+MLA_LATENT_NORM_EPS = 1e-6
 MODEL_TYPE_FAMILY = {"qwen3_moe": "qwen3_moe", "qwen2_moe": "qwen2_moe", "deepseek_v3": "deepseek_v3",
                      "kimi_k2": "deepseek_v3"}
 # ModelConfig fields a run may change on an imported base: how it trains, not what the weights are.
@@ -93,12 +52,11 @@ def model_from_hf(config: dict[str, Any], where: str = "init_from_hf") -> dict[s
     megatron-core model cannot reproduce exactly is refused with the reason."""
     family = hf_family(config, where)
     require(config.get("hidden_act", "silu") == "silu", f"{where}: hidden_act", "only SwiGLU (silu) MLPs are supported")
-    require(not config.get("tie_word_embeddings", False), f"{where}: tie_word_embeddings",
-            "tied input/output embeddings are not supported", "use an untied checkpoint")
     model = {
         "num_layers": config["num_hidden_layers"], "hidden_size": config["hidden_size"],
         "num_attention_heads": config["num_attention_heads"], "ffn_hidden_size": config["intermediate_size"],
         "vocab_size": config["vocab_size"], "fixed_vocab": True, "norm_epsilon": config.get("rms_norm_eps", 1e-6),
+        "tie_embeddings": bool(config.get("tie_word_embeddings", False)),
         "init_std": config.get("initializer_range", 0.02),
     }
     theta, scaling = rope_of(config)
@@ -167,7 +125,7 @@ def deepseek_fields(config: dict[str, Any], where: str) -> dict[str, Any]:
         "qk_layernorm": True,
         "mla": {"q_lora_rank": config.get("q_lora_rank"), "kv_lora_rank": config["kv_lora_rank"],
                 "qk_head_dim": config["qk_nope_head_dim"], "qk_pos_emb_head_dim": config["qk_rope_head_dim"],
-                "v_head_dim": config["v_head_dim"]},
+                "v_head_dim": config["v_head_dim"], "latent_norm_epsilon": MLA_LATENT_NORM_EPS},
         "moe": {"num_experts": experts(config, "n_routed_experts"), "router_topk": topk, "ffn_hidden_size": moe_ffn,
                 "shared_expert_intermediate_size": (config.get("n_shared_experts") or 0) * moe_ffn,
                 "first_dense_layers": config.get("first_k_dense_replace", 0), "score_function": "sigmoid",
@@ -226,6 +184,8 @@ def export_family(recipe) -> str:
                 f"of the routed size {moe.ffn_hidden_size}")
         require(not moe.shared_expert_gate, f"{field}.moe.shared_expert_gate", "DeepSeek-V3's shared experts are ungated")
         require(model.qk_layernorm, f"{field}.qk_layernorm", "DeepSeek-V3 always normalises the q/kv latents")
+        require(model.mla.latent_norm_epsilon == MLA_LATENT_NORM_EPS, f"{field}.mla.latent_norm_epsilon",
+                f"DeepSeek-V3's q/kv latent norms use {MLA_LATENT_NORM_EPS} whatever rms_norm_eps is")
         require(moe.num_groups is None or moe.router_topk // moe.group_topk == 2, f"{field}.moe.group_topk",
                 "DeepSeek-V3 scores a group by its top-2 experts")
         return "deepseek_v3"
@@ -254,7 +214,7 @@ def hf_config(recipe, family: str, *, vocab_size: int, position, dtype: torch.dt
         "num_hidden_layers": model.num_layers, "num_attention_heads": model.num_attention_heads,
         "hidden_act": "silu", "max_position_embeddings": max_positions(recipe, position),
         "initializer_range": model.init_std, "rms_norm_eps": model.norm_epsilon, "use_cache": True,
-        "tie_word_embeddings": False, "rope_theta": model.rope.base, "rope_scaling": rope_scaling(recipe, family, position),
+        "tie_word_embeddings": model.tie_embeddings, "rope_theta": model.rope.base, "rope_scaling": rope_scaling(recipe, family, position),
         "attention_dropout": 0.0, "num_experts_per_tok": moe.router_topk, "moe_intermediate_size": moe.ffn_hidden_size,
         "bos_token_id": special_ids.get("bos"), "eos_token_id": special_ids.get("eos"),
         "pad_token_id": special_ids.get("pad"), "torch_dtype": str(dtype).removeprefix("torch."),
@@ -336,6 +296,7 @@ class Layout:
     dense_layers: frozenset[int]
     mla: bool = False
     qkv_bias: bool = False
+    tied: bool = False  # the output layer is the embedding (no lm_head.weight of its own)
 
     @classmethod
     def of(cls, recipe, family: str | None = None) -> Layout:
@@ -343,7 +304,7 @@ class Layout:
         return cls(family=family or export_family(recipe), num_layers=model.num_layers,
                    num_heads=model.num_attention_heads, num_query_groups=model.query_groups, head_dim=model.kv_channels,
                    num_experts=model.moe.num_experts, dense_layers=frozenset(range(model.moe.first_dense_layers)),
-                   mla=model.mla is not None, qkv_bias=model.qkv_bias)
+                   mla=model.mla is not None, qkv_bias=model.qkv_bias, tied=model.tie_embeddings)
 
     @property
     def shared_name(self) -> str:
@@ -422,7 +383,9 @@ def mlp_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, 
 def megatron_to_hf(sd: dict[str, Any], layout: Layout) -> dict[str, torch.Tensor]:
     """All Hugging Face tensors (contiguous CPU copies, ready for safetensors) of a megatron state dict."""
     out = {"model.embed_tokens.weight": sd["embedding.word_embeddings.weight"],
-           "model.norm.weight": sd["decoder.final_layernorm.weight"], "lm_head.weight": sd["output_layer.weight"]}
+           "model.norm.weight": sd["decoder.final_layernorm.weight"]}
+    if not layout.tied:  # tied: transformers' save_pretrained writes the shared matrix once, as embed_tokens
+        out["lm_head.weight"] = sd["output_layer.weight"]
     for i in range(layout.num_layers):
         src, dst = f"decoder.layers.{i}", f"model.layers.{i}"
         out[f"{dst}.input_layernorm.weight"] = sd[f"{src}.input_layernorm.weight"]
@@ -438,8 +401,15 @@ def hf_to_megatron(tensors: dict[str, torch.Tensor], layout: Layout) -> dict[str
     otherwise leave that weight at its random initialisation)."""
     out, used = {}, set()
     renames = {"model.embed_tokens.weight": "embedding.word_embeddings.weight",
-               "model.norm.weight": "decoder.final_layernorm.weight", "lm_head.weight": "output_layer.weight"}
+               "model.norm.weight": "decoder.final_layernorm.weight"}
+    if not layout.tied:
+        renames["lm_head.weight"] = "output_layer.weight"
+    elif "lm_head.weight" in tensors:  # a tied checkpoint that stores the matrix twice
+        require(torch.equal(tensors["lm_head.weight"], tensors["model.embed_tokens.weight"]), "init_from_hf",
+                "tie_word_embeddings is true but lm_head.weight differs from model.embed_tokens.weight")
+        used.add("lm_head.weight")
     for hf, ours in renames.items():
+        require(hf in tensors, "init_from_hf", f"the checkpoint lacks {hf}")
         out[ours], used = tensors[hf], used | {hf}
     for i in range(layout.num_layers):
         src, dst = f"model.layers.{i}", f"decoder.layers.{i}"

@@ -1,26 +1,6 @@
 """Hand a trained run to RL: Hugging Face weights, the distributed checkpoint, data lineage, eval figures.
 
-    python -m codemix.pretrain.hf.handoff RUN_DIR --out BUNDLE [--step N] [--eval-set heldout=PATH]
-
-BUNDLE/
-    hf/model.safetensors        the weights under the Hugging Face class with exactly the trained
-                                structure (``pretrain.hf.convert.export_family``): DeepseekV3ForCausalLM
-                                for MLA, sigmoid routing and shared experts; Qwen2MoeForCausalLM for a
-                                gated shared expert; Qwen3MoeForCausalLM when there is none. A structure
-                                no class reproduces is refused, with the reason, before any work
-    hf/config.json              that class's config (RoPE/YaRN scaling as trained)
-    hf/tokenizer.json           the tokenizer the shards were written with
-    hf/tokenizer_config.json    its special tokens (EOS = the build's EOD, pad) and the chat template
-                                the SFT stage trained on, so ``AutoTokenizer.from_pretrained(BUNDLE/hf)``
-                                gives the training ids, chat included
-    hf/generation_config.json   EOS and pad ids for ``generate``
-    checkpoint/                 the megatron-core distributed checkpoint, copied (resumable, any layout)
-    lineage.json                every stage that led here, from the imported base (its Hugging Face
-                                directory and config) through each build: spec hash, data blend,
-                                sources, tokens per source and stage, starting checkpoint; manifests/
-                                holds the builds'
-    eval.json                   the final checkpoint's eval rows (bits per byte per eval set)
-    handoff.json                run id, step, class, ``moe_enable_routing_replay``, parameter counts
+Design notes: docs/design/pretrain.md, "pretrain/hf/handoff.py".
 """
 
 from __future__ import annotations
@@ -31,6 +11,8 @@ import sys
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
+
+import torch
 
 from codemix.config import ConfigError
 from codemix.mixtures.chat import ChatTemplate
@@ -92,7 +74,8 @@ def trained_chat_template(manifests: list[dict[str, Any]]) -> tuple[ChatTemplate
     ``stages.sft.sft.template`` builds with)."""
     known = {f.name for f in fields(ChatTemplate)}
     for manifest in reversed(manifests):
-        recorded = manifest.get("stages", {}).get("sft", {}).get("chat_template")
+        recorded = next((entry["chat_template"] for entry in manifest.get("stages", {}).values()
+                         if entry.get("chat_template")), None)
         if recorded:
             return ChatTemplate(**{k: v for k, v in recorded.items() if k in known}), "manifest"
     return ChatTemplate(), "codemix.mixtures.chat default"
@@ -116,7 +99,44 @@ def tokenizer_config(tokenizer, template: ChatTemplate, max_length: int) -> dict
 # --- weights ---------------------------------------------------------------------------------------
 
 
-def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: ChatTemplate) -> tuple[dict[str, Any], dict[str, Any]]:
+def base_record(run_dir: Path) -> dict[str, Any] | None:
+    """run.json of the imported base the run descends from (None: trained from scratch)."""
+    first = read_run(run_chain(run_dir)[0])
+    return first if first["stage"] == BASE_STAGE else None
+
+
+def export_dtypes(base: dict[str, Any] | None, dtype: str | None) -> dict[str, Any]:
+    """Which dtype each exported tensor gets: ``dtype`` for all when asked, else the base's as it
+    stored them (run.json's ``hf_dtypes``), else fp32 (a run trained from scratch)."""
+    if dtype is not None:
+        return {"default": dtype, "other": {}}
+    if base is not None and base.get("hf_dtypes"):
+        return base["hf_dtypes"]
+    return {"default": "float32", "other": {}}
+
+
+def cast_tensors(tensors: dict[str, torch.Tensor], dtypes: dict[str, Any]) -> dict[str, torch.Tensor]:
+    return {name: tensor.to(getattr(torch, dtypes["other"].get(name, dtypes["default"])))
+            for name, tensor in tensors.items()}
+
+
+def mtp_tensors(base: dict[str, Any] | None) -> dict[str, torch.Tensor]:
+    """The base's multi-token-prediction tensors, dequantised when FP8 (empty when it had none)."""
+    from codemix.pretrain.hf.base_import import dequantize_checkpoint, read_hf_tensors
+
+    names = (base or {}).get("hf_mtp_tensors") or []
+    if not names:
+        return {}
+    hf_dir = Path(base["hf_dir"])
+    if not hf_dir.is_dir():
+        raise ConfigError("init_from_hf", f"the base {hf_dir} is gone; its {len(names)} multi-token-prediction "
+                          "tensors cannot be copied into the hand-off", "restore the base directory")
+    tensors = read_hf_tensors(hf_dir, names=set(names))
+    return dequantize_checkpoint(tensors, base["hf_config"])
+
+
+def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: ChatTemplate,
+                   dtype: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Load ``checkpoint`` into a CPU model of the run's recipe; write the Hugging Face directory."""
     from safetensors.torch import save_file
 
@@ -137,13 +157,17 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
         tensors = megatron_to_hf(model.state_dict(), Layout.of(recipe, family))
     finally:
         shutdown(runtime)
+    base = base_record(run_dir)
+    tensors = cast_tensors(tensors | mtp_tensors(base), export_dtypes(base, dtype))
     hf_dir.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(hf_dir / HF_WEIGHTS), metadata={"format": "pt", "codemix_run": run["run_id"]})
     ids = {"bos": tokenizer.eod, "eos": tokenizer.eod, "pad": tokenizer.pad}
     length = max(max_positions(recipe, position), run["sequence_length"] if not position.scaled else 0)
     config = hf_config(recipe, family, vocab_size=model.vocab_size, position=position,
-                       dtype=next(iter(tensors.values())).dtype, special_ids=ids)
+                       dtype=tensors["model.embed_tokens.weight"].dtype, special_ids=ids)
     config["max_position_embeddings"] = length
+    if base is not None and base.get("hf_mtp_tensors"):  # bases imported before MTP was recorded have none
+        config["num_nextn_predict_layers"] = base["hf_config"]["num_nextn_predict_layers"]
     write_json(hf_dir / "config.json", config)
     write_json(hf_dir / "generation_config.json", {"bos_token_id": ids["bos"], "eos_token_id": ids["eos"],
                                                    "pad_token_id": ids["pad"]})
@@ -203,8 +227,9 @@ def final_eval(run_dir: Path, step: int | None) -> list[dict[str, Any]]:
 
 
 def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
-            eval_sets: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """Write the bundle for ``run_dir``'s checkpoint ``step`` (default: latest); returns handoff.json."""
+            eval_sets: dict[str, list[str]] | None = None, dtype: str | None = None) -> dict[str, Any]:
+    """Write the bundle for ``run_dir``'s checkpoint ``step`` (default: latest) with weights in
+    ``dtype`` (default: the base's dtypes, see ``export_dtypes``); returns handoff.json."""
     run_dir, out = Path(run_dir).resolve(), Path(out)
     checkpoint = (run_dir / "checkpoints" / f"step_{step:07d}") if step is not None else latest_checkpoint(run_dir)
     if checkpoint is None or not checkpoint.is_dir():
@@ -220,7 +245,7 @@ def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
     write_json(out / "lineage.json", lineage)
     manifests = [json.loads((out / s["manifest"]).read_text()) for s in lineage["stages"] if s.get("manifest")]
     template, template_source = trained_chat_template(manifests)
-    state, config = export_weights(run_dir, checkpoint, out / "hf", template)
+    state, config = export_weights(run_dir, checkpoint, out / "hf", template, dtype)
     shutil.copytree(checkpoint, out / "checkpoint", dirs_exist_ok=True)
     evals = final_eval(run_dir, state.get("step"))
     write_json(out / "eval.json", evals)
@@ -237,7 +262,8 @@ def write_summary(run_dir: Path, out: Path, checkpoint: Path, state: dict[str, A
         "run_id": run["run_id"], "stage": run["stage"], "step": state.get("step"), "tokens_seen": state.get("tokens_seen"),
         "source_checkpoint": str(checkpoint), "hf_dir": "hf", "hf_weights": f"hf/{HF_WEIGHTS}", "checkpoint": "checkpoint",
         "architecture": config["architectures"][0], "moe_enable_routing_replay": recipe.model.moe.enable_routing_replay,
-        "chat_template_source": chat_template_source,
+        "chat_template_source": chat_template_source, "dtype": config["torch_dtype"],
+        "mtp_layers": config.get("num_nextn_predict_layers", 0),
         "parameters": {"total": counts.total, "active": counts.active},
         "eval": {row["eval_set"]: {"bits_per_byte": row["bits_per_byte"], "loss_nats": row["loss_nats"]} for row in evals},
         "recipe": asdict(recipe),
@@ -253,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         from codemix.pretrain.evaluate import parse_eval_sets
 
         sets = parse_eval_sets(args.eval_set, ["*.py"]) if args.eval_set else None
-        summary = handoff(args.run_dir, args.out, step=args.step, eval_sets=sets)
+        summary = handoff(args.run_dir, args.out, step=args.step, eval_sets=sets, dtype=args.dtype)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -1,45 +1,7 @@
 """FP8 training numerics emulated on CPU: each Transformer Engine recipe's quantise-dequantise, applied
 exactly where that recipe quantises, with the GEMMs themselves in fp32.
 
-No GPU is needed to study what FP8 does to a run: quantising a GEMM operand to FP8 and back
-(``data_fp8 / scale``) and multiplying the dequantised operands in fp32 reproduces an FP8 tensor-core
-GEMM up to the fp32 accumulation order. ``emulate_precision(model, ...)`` routes every GEMM of the
-transformer layers of a CPU-built megatron ``GPTModel`` through that, for the recipes megatron-core
-offers through Transformer Engine (``TransformerConfig.fp8_recipe``):
-
-==========  ===========================================  ==========================================  =========
-recipe      scale                                        block                                       gradients
-==========  ===========================================  ==========================================  =========
-delayed     fp32 per tensor, from the amax history of    the whole tensor                            E5M2 when
-            earlier uses (``DelayedScaling``)                                                        ``hybrid``
-tensorwise  fp32 per tensor, from this tensor's amax     the whole tensor                            E5M2 when
-            (``Float8CurrentScaling``)                                                               ``hybrid``
-blockwise   fp32 per block, rounded down to a power of   inputs and gradients 1x128 along the        E5M2 when
-            2 (``Float8BlockScaling``, DeepSeek-V3)      contraction dim, weights 128x128 tiles      ``hybrid``
-mxfp8       E8M0 (a power of 2) per block, exponent      1x32 along the contraction dim, every       E4M3 only
-            rounded up (``MXFP8BlockScaling``, OCP MX)   operand
-==========  ===========================================  ==========================================  =========
-
-Every quantised GEMM quantises its three operands, each along the dimension it contracts over (TE's
-"rowwise" and "columnwise" copies; for per-tensor scales both are the same FP8 tensor)::
-
-    fprop  Y_MN  = X_MK  @ W_NK^T     X along K, W along K
-    dgrad  dX_MK = dY_MN @ W_NK       dY along N, W along N
-    wgrad  dW_NK = dY_MN^T @ X_MK     dY along M, X along M
-
-Quantised: attention's QKV and output projections, the dense MLPs, the shared expert and each routed
-expert's two GEMMs (TE's ``GroupedLinear`` gives each expert's GEMM its own quantisers, as here; the
-CPU model runs experts one by one). Kept in high precision, as TE keeps them: the embedding, the output
-layer (megatron's ``output_layer`` is not a TE module), the router, the shared-expert gate, every norm,
-attention's softmax (``fp8_dot_product_attention`` is off) and the optimizer.
-
-Around the quantisation the emulation mirrors a BF16 GPU run: operands are BF16 tensors before they
-are quantised, the GEMM outputs Y and dX are rounded to BF16, and dW stays fp32 (megatron accumulates
-weight gradients into fp32 ``main_grad``). The BF16 baseline (``fp8: null``) rounds the same operands
-to BF16 and nothing else, so a BF16-vs-FP8 loss gap measures the FP8 quantisation alone.
-
-Legend: ``_M`` rows of a GEMM (tokens), ``_K`` the contracted dim of the forward GEMM, ``_N`` output
-features, ``_R``/``_C`` rows/columns of any 2-D operand.
+Design notes: docs/design/pretrain.md, "pretrain/model/fp8.py".
 """
 
 from __future__ import annotations
@@ -84,7 +46,9 @@ def tensor_amax(x: torch.Tensor) -> torch.Tensor:
 
 def scale_from_amax(amax: torch.Tensor, dtype: torch.dtype, *, power_of_2: bool = False) -> torch.Tensor:
     """TE's scale for an amax: ``fp8_max / amax`` in fp32; 1 where amax is 0 (nothing to scale);
-    fp32 max where the quotient overflows. ``power_of_2`` clears the mantissa bits, rounding the scale
+    fp32 max where the quotient overflows. This is TE's ``compute_scale_from_amax`` with
+    ``amax_epsilon`` 0 (its default, megatron's too); torchao clamps the amax to 1e-12 first, so the
+    two differ only below 1e-12 (tests/pretrain/test_fp8.py pins both sides of that edge). ``power_of_2`` clears the mantissa bits, rounding the scale
     down to a power of 2 (Float8BlockScaling's default), so no scaled value can exceed ``fp8_max``."""
     amax = amax.float()
     # A tensor numerator: torch computes ``float / tensor`` as a reciprocal times the float, off by an ulp.

@@ -1,34 +1,24 @@
 """The model definition: a recipe's ``ModelConfig`` as a megatron-core ``GPTModel`` with MoE layers.
 
-Architecture: pre-norm RMSNorm blocks; grouped-query attention with RoPE, optional per-head q/k
-RMSNorm (Qwen3) and q/k/v biases (Qwen2), or DeepSeek's multi-latent attention; MoE feed-forward
-layers of SwiGLU experts with an fp32 router (softmax top-k, or DeepSeek-V3's sigmoid routing with
-an aux-loss-free expert bias, group limits and a routed scaling factor), an auxiliary or
-per-sequence balancing loss, an optional (gated) shared expert; untied input/output embeddings.
-``pretrain.hf.convert`` maps each shape to the Hugging Face class that computes the same thing.
-
-Nothing here knows about devices or parallel groups beyond what ``transformer_config`` is told:
-``pretrain.parallel`` decides CPU vs GPU and hands over the overrides.
-
-Long context: the ``long`` stage (and every stage after it) stretches RoPE by
-``factor = max_context / rope.original_context``, with YaRN (megatron's ``YarnRotaryEmbedding``, position_embedding_type "yarn") or linear position
-interpolation (``seq_len_interpolation_factor``). RoPE has no weights, so a short-stage checkpoint
-loads unchanged into the long-stage model.
+Design notes: docs/design/pretrain.md, "pretrain/model/gpt.py".
 """
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 from megatron.core.models.gpt import GPTModel
 from megatron.core.models.gpt.gpt_layer_specs import get_gpt_decoder_block_spec
+from megatron.core.transformer.multi_latent_attention import MLASelfAttention
 from megatron.core.transformer.transformer_config import MLATransformerConfig, TransformerConfig
 
 from codemix.config import ConfigError
+from codemix.mixtures.stages import LONG, stage_kind
 from codemix.pretrain.configs import Recipe
 from codemix.pretrain.parallel import CPU_CONFIG_OVERRIDES, HAVE_TE, cpu_block_spec
 
@@ -51,6 +41,37 @@ class YarnTransformerConfig(TransformerConfig):
     yarn_correction_range_round_to_int: bool = True
 
 
+@dataclass
+class LatentNormMLAConfig(MLATransformerConfig):
+    """``MLATransformerConfig`` plus the epsilon of the q/kv latent RMSNorms, which megatron-core builds
+    with ``layernorm_epsilon`` and DeepSeek-V3's reference code (transformers too) with a fixed 1e-6."""
+
+    latent_layernorm_epsilon: float = 1e-6
+
+
+class LatentNormMLASelfAttention(MLASelfAttention):
+    """megatron's MLA whose latent norms (separate, or fused into the up-projections by Transformer
+    Engine) use ``config.latent_layernorm_epsilon``: MLA reads ``layernorm_epsilon`` only for them,
+    so it is built with a copy of the config carrying that value there."""
+
+    def __init__(self, config: LatentNormMLAConfig, *args, **kwargs):
+        latent = copy.copy(config)
+        latent.layernorm_epsilon = config.latent_layernorm_epsilon
+        super().__init__(latent, *args, **kwargs)
+
+
+def latent_norm_spec(spec):
+    """The decoder block spec with each ``MLASelfAttention`` built as ``LatentNormMLASelfAttention``."""
+    layers = []
+    for layer in spec.layer_specs:
+        attention = layer.submodules.self_attention
+        if attention.module is MLASelfAttention:
+            attention = replace(attention, module=LatentNormMLASelfAttention)
+            layer = replace(layer, submodules=replace(layer.submodules, self_attention=attention))
+        layers.append(layer)
+    return replace(spec, layer_specs=layers)
+
+
 @dataclass(slots=True, frozen=True, kw_only=True)
 class PositionSetup:
     """How a run applies RoPE: GPTModel's ``position_embedding_type`` and its scaling factor."""
@@ -70,7 +91,7 @@ def position_setup(recipe: Recipe, stage: str, *, extended: bool = False) -> Pos
     extended with YaRN keeps its YaRN frequencies for SFT and RL, as Qwen and DeepSeek do."""
     rope = recipe.model.rope
     factor = rope.scaling_factor(recipe.model.max_context)
-    if not (stage == "long" or extended or rope.base_extended) or factor == 1.0 or rope.long_scaling == "none":
+    if not (stage_kind(stage).extends_context or extended or rope.base_extended) or factor == 1.0 or rope.long_scaling == "none":
         return PositionSetup()
     if rope.long_scaling == "linear":
         return PositionSetup(kind="rope", factor=factor, linear=True)
@@ -140,7 +161,8 @@ def mla_kwargs(recipe: Recipe, position: PositionSetup) -> dict[str, Any]:
         "rope_type": "yarn" if position.kind == "yarn" else "rope", "rotary_scaling_factor": position.factor,
         "original_max_position_embeddings": rope.original_context, "beta_fast": rope.yarn_beta_fast,
         "beta_slow": rope.yarn_beta_slow, "mscale": rope.yarn_mscale,
-        "mscale_all_dim": 1.0 if rope.yarn_mscale_all_dim is None else rope.yarn_mscale_all_dim}
+        "mscale_all_dim": 1.0 if rope.yarn_mscale_all_dim is None else rope.yarn_mscale_all_dim,
+        "latent_layernorm_epsilon": mla.latent_norm_epsilon}
 
 
 def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
@@ -151,7 +173,7 @@ def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
     ``validate_only`` builds the config with CPU-safe numerics: nothing is allocated, so this is how a
     1T-parameter recipe is checked on a laptop.
     """
-    position = position or position_setup(recipe, "long")
+    position = position or position_setup(recipe, LONG.name)
     kwargs = config_kwargs(recipe)
     if validate_only:
         kwargs.update(bf16=False, params_dtype=torch.float32, fp8=None, moe_router_padding_for_fp8=False)
@@ -161,7 +183,7 @@ def transformer_config(recipe: Recipe, *, position: PositionSetup | None = None,
             if position.linear:
                 raise ConfigError("model.rope.long_scaling", "multi-latent attention applies RoPE itself, with YaRN "
                                   "or none; linear position interpolation would be ignored", "use yarn")
-            return MLATransformerConfig(**kwargs, **mla_kwargs(recipe, position))
+            return LatentNormMLAConfig(**kwargs, **mla_kwargs(recipe, position))
         rope = recipe.model.rope
         return YarnTransformerConfig(
             **kwargs, yarn_rotary_scaling_factor=position.factor if position.kind == "yarn" else 1.0,
@@ -185,12 +207,13 @@ def build_model(recipe: Recipe, *, vocab_size: int, sequence_length: int, positi
     spec = get_gpt_decoder_block_spec(config, use_transformer_engine=use_te, normalization="RMSNorm")
     if not use_te:  # megatron's local modules, on CPU or on a GPU without Transformer Engine
         spec = cpu_block_spec(spec)
+    spec = latent_norm_spec(spec)
     model = GPTModel(
         config=config, transformer_layer_spec=spec,
         vocab_size=embedding_rows(recipe, vocab_size),
         # MLA applies its own RoPE (plain or YaRN, from its config); GPTModel's must be plain "rope",
         # which it then skips for MLA.
         max_sequence_length=sequence_length, position_embedding_type="rope" if recipe.model.mla else position.kind,
-        rotary_base=int(recipe.model.rope.base), share_embeddings_and_output_weights=False,
+        rotary_base=int(recipe.model.rope.base), share_embeddings_and_output_weights=recipe.model.tie_embeddings,
         seq_len_interpolation_factor=position.factor if position.linear else None)
     return model if cpu else model.cuda()

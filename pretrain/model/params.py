@@ -1,23 +1,6 @@
 """Parameter counts of a recipe's model from its config alone, without building a single tensor.
 
-    python -m codemix.pretrain.model.params kimi-k2.5-shape
-
-Total counts every weight; *active* counts what one token touches: all attention and dense-MLP
-weights, the router, the shared expert and ``router_topk`` of the routed experts. Per layer, with
-H = hidden_size, E experts, k = router_topk, F = the expert FFN size, a SwiGLU MLP of width f has
-3·H·f weights (gate, up, down) and RMSNorms have H:
-
-    GQA attention   H·(n_h·d) + 2·H·(n_g·d) + (n_h·d)·H  [+ 2·d for the q/k RMSNorms] [+ (n_h + 2·n_g)·d biases]
-    MLA attention   H·r_q + r_q + r_q·n_h·(d_qk + d_rope)      (q down, norm, up; full-rank: H·n_h·(d_qk + d_rope))
-                    + H·(r_kv + d_rope) + r_kv + r_kv·n_h·(d_qk + d_v)   (kv down with the shared RoPE key, norm, up)
-                    + n_h·d_v·H                                  (output)
-    MoE layer       E·H (router) + E·3·H·F + 3·H·F_shared [+ H for the shared-expert gate]
-    dense layer     3·H·ffn_hidden_size
-    model           V·H (embedding) + V·H (untied output) + H (final norm)
-
-These are exactly the shapes megatron-core allocates (``tests/pretrain/test_params.py`` checks the
-formula against instantiated models, GQA and MLA). Not counted: megatron's non-trainable buffers
-(e.g. an aux-loss-free expert bias) and multi-token-prediction heads.
+Design notes: docs/design/pretrain.md, "pretrain/model/params.py".
 """
 
 from __future__ import annotations
@@ -41,11 +24,13 @@ class ParamCounts:
     attention_per_layer: int
     routed_experts_per_layer: int
     dense_mlp_per_layer: int
+    tied: bool = False  # the output projection is the embedding matrix (counted once in total/active)
 
     @property
     def active_matmul(self) -> int:
-        """Active weights that do matmuls: everything active but the embedding lookup (for 6·N·T FLOPs)."""
-        return self.active - self.embedding
+        """Active weights that do matmuls: everything active but the embedding lookup (for 6·N·T FLOPs);
+        a tied embedding still does the output matmul."""
+        return self.active - self.embedding + (self.output if self.tied else 0)
 
 
 def gqa_attention(model: ModelConfig) -> int:
@@ -82,7 +67,7 @@ def count_parameters(model: ModelConfig, vocab_size: int | None = None) -> Param
     dense_layers, moe_layers = moe.first_dense_layers, model.num_layers - moe.first_dense_layers
     shared = model.num_layers * (attention + norms) + dense_layers * dense_mlp + moe_layers * always_on_moe
     embedding, output = vocab * h, vocab * h
-    model_level = embedding + output + h  # + final norm
+    model_level = embedding + (0 if model.tie_embeddings else output) + h  # + final norm
     return ParamCounts(
         total=model_level + shared + moe_layers * moe.num_experts * expert,
         active=model_level + shared + moe_layers * moe.router_topk * expert,
@@ -91,6 +76,7 @@ def count_parameters(model: ModelConfig, vocab_size: int | None = None) -> Param
         attention_per_layer=attention,
         routed_experts_per_layer=moe.num_experts * expert,
         dense_mlp_per_layer=dense_mlp,
+        tied=model.tie_embeddings,
     )
 
 

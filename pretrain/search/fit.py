@@ -1,24 +1,6 @@
 """Weights -> held-out bits per byte: the RegMix-style regression and its constrained optimum.
 
-RegMix (Liu et al. 2024) fits a regression from mixture weights to a proxy's validation loss and
-takes the mixture the regression likes best. Here the target is ``y = log(bits per byte)`` (the log
-scale of Data Mixing Laws, Ye et al. 2024, whose ``L = c + k·exp(t·w)`` is log-linear in ``w`` when
-``c`` is small) and the model is one of two Scheffé mixture polynomials, fitted by ridge regression:
-
-  * ``linear``:    ``y = b + sum_s beta_s w_s``
-  * ``quadratic``: ``y = b + sum_s beta_s w_s + sum_{s<t} beta_st w_s w_t`` (the squares are
-    redundant on the simplex: ``w_s² = w_s - sum_{t≠s} w_s w_t``)
-
-With tens of proxies a gradient-boosted model (RegMix's LightGBM, fitted on 512 proxies) has too
-little data and is piecewise constant, so it cannot rank mixtures between the proxies; these two
-models can, and the quadratic one can put the optimum inside the box.
-
-Which model and ridge strength are chosen by leave-one-out cross-validation (``k``-fold above
-``LOO_LIMIT`` proxies). The reported error is *nested*: each proxy is predicted by a model chosen
-and fitted without it, so the held-out RMSE and rank correlation are honest estimates of how well
-the procedure ranks unseen mixtures. Features are standardised and the intercept is not penalised.
-
-Legend: ``_N`` proxies, ``_F`` features, ``_K`` sources.
+Design notes: docs/design/pretrain.md, "pretrain/search/fit.py".
 """
 
 from __future__ import annotations

@@ -1,36 +1,6 @@
 """``mix search``: choose a stage's mixture from small proxy runs over a build's existing shards.
 
-    mix search SPEC --build DIR --proxies N --steps S --eval-set NAME=PATH [--eval-set ...] [--out SEARCH]
-               [--stage short] [--model tiny] [--set KEY=VALUE] [--seq-length L] [--bounds SOURCE=LOW:HIGH]
-               [--max-epochs 4] [--concentration 1:30] [--seed 0] [--parallel P] [--fit auto|linear|quadratic]
-
-RegMix (Liu et al. 2024) in five steps, each over files a build already wrote:
-
-1. **Draw** N weight vectors for the stage (``pretrain.search.space``): proxy 0 is the spec's own
-   weights, the others ``Dirichlet(c · w_spec)`` inside per-source bounds and an epoch cap.
-2. **Blend**: each vector becomes a Megatron ``--data-path`` over the build's existing shard files
-   (``mixtures.blend.stage_blend``); nothing is re-tokenized. A proxy reads it through a *blend
-   view*, ``SEARCH/proxies/pNNNN/data/``: the build's manifest with only that stage's ``data_path``
-   replaced, and the build's tokenizer.
-3. **Train** one small megatron-core proxy per blend (``pretrain.search.proxy``, in its own process:
-   ``pretrain.run`` then ``pretrain.evaluate``), every proxy with the same recipe, seed, steps and
-   tokens, so the mixture is the only thing that differs; up to ``--parallel`` at once.
-4. **Score** each proxy's bits per byte on the held-out eval sets; the first ``--eval-set`` is the
-   objective.
-5. **Fit** log bits per byte on the weights and take the constrained optimum (``pretrain.search.fit``).
-
-Writes to ``SEARCH/``::
-
-    search.json      the settings, the sources (tokens, spec weight, bounds, epoch cap)
-    proxies.jsonl    one row per proxy: weights, bits per byte and loss per eval set, tokens seen per source
-    fit.json         the regression (model, alpha, held-out RMSE and rank correlation), the proposal and the spec
-    proposal.yaml    the spec with the proposed weights for the stage, comments saying how they were chosen
-    proxies/pNNNN/   proxy.json, data/ (the blend view), run/ (run.json, metrics.jsonl, eval.jsonl), log.txt,
-                     result.json (written last: a proxy with one is finished)
-
-Resumable like a build: a proxy whose ``result.json`` matches what it would train now (same mixture,
-recipe, steps, build and eval sets: its ``key``) is reused; any other is trained again. A rerun
-with more proxies reuses the first ones, since proxy ``i``'s mixture depends only on ``i`` and the seed.
+Design notes: docs/design/pretrain.md, "pretrain/search/orchestrate.py".
 """
 
 from __future__ import annotations
@@ -53,7 +23,7 @@ import numpy as np
 import yaml
 
 from codemix.config import ConfigError, require
-from codemix.mixtures.blend import stage_blend
+from codemix.mixtures.blend import stage_blend, with_found_prefixes
 from codemix.mixtures.spec import load_spec
 from codemix.pretrain.cli_args import SEARCHABLE_STAGES, search_parser
 from codemix.pretrain.configs import load_recipe
@@ -168,7 +138,7 @@ def write_view(view_dir: Path, build_dir: str, stage: str, data_path: list, weig
     Only ``manifest.json`` and ``tokenizer.json`` are written; the shards stay the build's files,
     named by absolute prefix in ``data_path``.
     """
-    manifest = json.loads((Path(build_dir) / "manifest.json").read_text())
+    manifest = with_found_prefixes(json.loads((Path(build_dir) / "manifest.json").read_text()), build_dir)
     entry = dict(manifest["stages"][stage], data_path=data_path, weights=weights)
     manifest["stages"] = {stage: entry}
     manifest["blend_view_of"] = str(Path(build_dir).resolve())

@@ -1,18 +1,6 @@
 """Where a mixture search may look: per-source bounds, an epoch cap, and Dirichlet draws inside them.
 
-A mixture is a weight vector ``w`` over the stage's sources (``w_s >= 0``, ``sum w = 1``): the
-share of the stage's training tokens each source supplies, as in the spec. The feasible set is
-
-    lower_s <= w_s <= upper_s,   upper_s = min(bound_s, max_epochs * tokens_s / token_budget)
-
-so no source is repeated more than ``max_epochs`` times by the *target* run (the spec's token
-budget), whatever the proxies train. Four epochs is where repeated data stops being nearly as good
-as fresh data (Muennighoff et al. 2023, "Scaling Data-Constrained Language Models").
-
-Candidates are drawn as RegMix draws them (Liu et al. 2024): ``Dirichlet(c * w_spec)``, with the
-concentration ``c`` itself drawn log-uniformly per candidate, so some candidates sit near the spec
-and some far from it; each draw is then moved to the nearest feasible point (Euclidean projection
-onto the box-constrained simplex, which leaves a feasible draw unchanged).
+Design notes: docs/design/pretrain.md, "pretrain/search/space.py".
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codemix.dashboards.browser import find_chromium
-from codemix.dashboards.render import DashboardResult, write_dashboard
+from codemix.dashboards.render import DashboardInputs, DashboardResult, write_dashboard
 from tests.dashboards import fixtures
 
 TARGET_PPL = 2.5
@@ -55,6 +55,7 @@ def run_files(tmp_path_factory) -> dict[str, Path]:
 def dashboard(tmp_path_factory, build_dir, run_files) -> DashboardResult:
     """The page written once for the session from the tiny build and runs."""
     out = tmp_path_factory.mktemp("dash") / "dash.html"
-    return write_dashboard([str(build_dir)], [str(run_files["eval"])],
-                           [str(run_files["rl_jsonl"]), str(run_files["rl_csv"])], [str(run_files["tensorboard"])],
-                           str(out), TARGET_PPL, n_boot=N_BOOT)
+    return write_dashboard(DashboardInputs(builds=[str(build_dir)], eval_jsonl=[str(run_files["eval"])],
+                                           rl_results=[str(run_files["rl_jsonl"]), str(run_files["rl_csv"])],
+                                           tensorboard_dirs=[str(run_files["tensorboard"])], out_html=str(out),
+                                           target_ppl=TARGET_PPL, n_boot=N_BOOT))

@@ -12,7 +12,7 @@ import pytest
 from codemix.dashboards.builds import load_build
 from codemix.dashboards.cli import main as dash
 from codemix.dashboards.figures import Colours, mix
-from codemix.dashboards.render import write_dashboard
+from codemix.dashboards.render import DashboardInputs, write_dashboard
 from tests.dashboards import fixtures
 from tests.dashboards.conftest import TARGET_PPL
 
@@ -75,7 +75,7 @@ def test_unjoined_rl_rows_and_unreadable_lines_are_reported_on_the_page(page, ru
 
 
 def test_nothing_given_still_writes_a_page_that_says_so(tmp_path):
-    result = write_dashboard([str(tmp_path / "no-build")], [], [], [], str(tmp_path / "empty.html"), None)
+    result = write_dashboard(DashboardInputs(builds=[str(tmp_path / "no-build")], out_html=str(tmp_path / "empty.html")))
     page = (tmp_path / "empty.html").read_text()
     assert result.figures == 0 and result.eval_set is None
     assert "manifest.json not found" in result.messages[0]
@@ -100,8 +100,8 @@ def test_cli_rejects_a_non_positive_target_perplexity(tmp_path):
 
 
 def test_eval_set_can_be_named(tmp_path, run_files):
-    result = write_dashboard([], [str(run_files["eval"])], [str(run_files["rl_csv"])], [], str(tmp_path / "p.html"),
-                             None, eval_set="prose", n_boot=20)
+    result = write_dashboard(DashboardInputs(eval_jsonl=[str(run_files["eval"])], rl_results=[str(run_files["rl_csv"])],
+                                             out_html=str(tmp_path / "p.html"), eval_set="prose", n_boot=20))
     assert result.eval_set == "prose"
     humaneval = next(f for f in result.fits if f.benchmark == "humaneval")
     assert all(math.exp(p.loss_nats) == pytest.approx(p.perplexity) for p in humaneval.points)
@@ -112,8 +112,8 @@ def test_megatron_validation_loss_stands_in_when_no_eval_rows_are_given(tmp_path
     rl = tmp_path / "rl.csv"  # humaneval at the TensorBoard run's steps
     rl.write_text("run_id,step,benchmark,metric,value\n" + "".join(
         f"run-a,{s},humaneval,pass@1,{fixtures.humaneval('run-a', s)}\n" for s in fixtures.STEPS))
-    result = write_dashboard([], [], [str(rl)], [str(run_files["tensorboard"])], str(tmp_path / "tb.html"), None,
-                             n_boot=20)
+    result = write_dashboard(DashboardInputs(rl_results=[str(rl)], tensorboard_dirs=[str(run_files["tensorboard"])],
+                                             out_html=str(tmp_path / "tb.html"), n_boot=20))
     assert result.eval_set == "tensorboard: lm loss validation"
     (fit,) = result.fits
     assert len(fit.points) == len(fixtures.STEPS)

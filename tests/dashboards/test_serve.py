@@ -12,7 +12,8 @@ import pytest
 
 from codemix.dashboards import serve as serve_module
 from codemix.dashboards.browser import dump_dom, rendered_plots
-from codemix.dashboards.serve import DashboardInputs, DashboardServer
+from codemix.dashboards.render import DashboardInputs
+from codemix.dashboards.serve import DashboardServer
 from tests.dashboards import fixtures
 
 POLL_SECONDS = 0.2
@@ -36,7 +37,7 @@ def inputs(tmp_path, build_dir, run_files) -> DashboardInputs:
     return DashboardInputs(builds=[str(build_dir)], eval_jsonl=[str(files["eval"])],
                            rl_results=[str(files["rl_jsonl"]), str(files["rl_csv"])],
                            tensorboard_dirs=[str(run_files["tensorboard"])], out_html=str(tmp_path / "live.html"),
-                           target_ppl=2.5, options={"n_boot": 50})
+                           target_ppl=2.5, n_boot=50)
 
 
 def wait_for(condition, timeout: float = 20.0) -> bool:

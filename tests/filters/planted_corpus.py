@@ -107,6 +107,22 @@ TOKEN_SHAPES = (
     TokenShape("groq_key", "GROQ_API_KEY", lambda r: "gsk_" + _chars(r, ALNUM, 52)),
     TokenShape("replicate_token", "REPLICATE_API_TOKEN", lambda r: "r8_" + _chars(r, ALNUM, 37)),
     TokenShape("shopify_token", "SHOPIFY_ACCESS_TOKEN", lambda r: "shpat_" + _chars(r, HEX, 32)),
+    # Formats taken from gitleaks' rule set (config/gitleaks.toml): each vendor's documented prefix and alphabet.
+    TokenShape("doppler_token", "DOPPLER_TOKEN", lambda r: "dp.pt." + _chars(r, ALNUM, 43)),
+    TokenShape("pulumi_token", "PULUMI_ACCESS_TOKEN", lambda r: "pul-" + _chars(r, HEX, 40)),
+    TokenShape("postman_key", "POSTMAN_API_KEY", lambda r: f"PMAK-{_chars(r, HEX, 24)}-{_chars(r, HEX, 34)}"),
+    TokenShape("linear_key", "LINEAR_API_KEY", lambda r: "lin_api_" + _chars(r, ALNUM, 40)),
+    TokenShape("grafana_cloud_token", "GRAFANA_TOKEN", lambda r: "glc_" + _chars(r, ALNUM, 48)),
+    TokenShape("flyio_token", "FLY_API_TOKEN", lambda r: "fo1_" + _chars(r, URLSAFE, 43)),
+    TokenShape("sentry_user_token", "SENTRY_AUTH_TOKEN", lambda r: "sntryu_" + _chars(r, HEX, 64)),
+    TokenShape("planetscale_token", "PLANETSCALE_TOKEN", lambda r: "pscale_tkn_" + _chars(r, ALNUM, 43)),
+    TokenShape("prefect_key", "PREFECT_API_KEY", lambda r: "pnu_" + _chars(r, ALNUM, 36)),
+    TokenShape("shippo_token", "SHIPPO_API_TOKEN", lambda r: "shippo_live_" + _chars(r, HEX, 40)),
+    TokenShape("rubygems_key", "GEM_HOST_API_KEY", lambda r: "rubygems_" + _chars(r, HEX, 48)),
+    TokenShape("dynatrace_token", "DT_API_TOKEN",
+               lambda r: f"dt0c01.{_chars(r, string.ascii_uppercase + string.digits, 24)}.{_chars(r, ALNUM, 64)}"),
+    TokenShape("notion_token", "NOTION_TOKEN", lambda r: f"ntn_{_chars(r, string.digits, 11)}{_chars(r, ALNUM, 35)}"),
+    TokenShape("age_secret_key", "SOPS_AGE_KEY", lambda r: "AGE-SECRET-KEY-1" + _chars(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)),
 )
 
 # Passwords as they are typed on command lines and in connection URLs: "{}" is the password.
@@ -318,7 +334,83 @@ def build_corpus(seed: int = 14, per_file: int = 8) -> Corpus:
             fragments = tuple(re.findall(".{1,48}", encoded)[1:])  # the first chunk is "-----BEGIN ..." itself
         corpus.files[path] = text
         corpus.planted.append(Planted(shape, context, path, fragments))
+    _plant_issue_25(corpus, rng)
     return corpus
+
+
+# --- shapes that got through before issue 25, each in the file type where it is written -------------
+
+def _issue_25_lines(rng: random.Random) -> list[tuple[str, str, str, str]]:
+    """``(shape, context, line, value)``: one of each shape in its natural context."""
+    pw, hex32 = _password(rng), _chars(rng, HEX, 32)
+    basic = base64.b64encode(f"admin:{_password(rng)}".encode()).decode()
+    docker = base64.b64encode(f"ci-bot:{_password(rng)}".encode()).decode()
+    sas = base64.b64encode(rng.randbytes(32)).decode().replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
+    aws, key_id, split = _chars(rng, ALNUM + "+/", 40), "AKIA" + _chars(rng, string.ascii_uppercase + "234567", 16), _chars(rng, ALNUM, 36)
+    special = _chars(rng, ALNUM, 5) + "#" + _chars(rng, ALNUM, 4) + "@" + _chars(rng, ALNUM, 5)
+    telegram = f"{rng.randrange(10**9, 8 * 10**9)}:AA{_chars(rng, URLSAFE, 33)}"
+    return [
+        ("go_mysql_dsn", "go_source", f'\tdsn := "orders:{pw}@tcp(db.internal:3306)/orders?parseTime=true"', pw),
+        ("env_default", "python_env_default", f'REDIS_PASSWORD = os.environ.get("REDIS_PASSWORD", "{_password(rng)}")', None),
+        ("php_token", "php_source", f'$token = "{hex32}";', hex32),
+        ("twilio_positional_token", "python_twilio", f'client = Client("AC{_chars(rng, HEX, 32)}", "{_chars(rng, HEX, 32)}")', None),
+        ("docker_auth", "docker_config_json", f'"https://index.docker.io/v1/": {{"auth": "{docker}"}}', docker),
+        ("nginx_basic_auth", "nginx_conf", f'    proxy_set_header Authorization "Basic {basic}";', basic),
+        ("telegram_bot_token", "python_telegram", f'bot = telebot.TeleBot("{telegram}")', telegram),
+        ("azure_sas_sig", "python_sas_url", f'BLOB = "https://acme.blob.core.windows.net/c/f.csv?sv=2022-11-02&sp=r&sig={sas}"', sas),
+        ("gcp_private_key_id", "gcp_service_account", f'  "private_key_id": "{_chars(rng, HEX, 40)}",', None),
+        ("split_github_token", "python_split_literal", f'TOKEN = "ghp_" + "{split[:18]}" + "{split[18:]}"', None),
+        ("aws_secret_in_prose", "agent_prose", f"Use key {key_id} with secret {aws} for the backup bucket.", aws),
+        ("db_url_raw_specials", "yaml_db_url", f"  url: postgres://app:{special}@db.internal:5432/orders", special),
+    ]
+
+
+ISSUE_25_FILES = {"go_source": ("cmd/db_{}.go", 'package main\n\nfunc dsn() string {{\n{}\n\treturn dsn\n}}\n'),
+                  "php_source": ("web/config_{}.php", "<?php\n{}\nreturn $token;\n"),
+                  "nginx_conf": ("nginx/site_{}.conf", "location /api/ {{\n    proxy_pass http://backend;\n{}\n}}\n"),
+                  "docker_config_json": ("docker/config_{}.json", '{{\n  "auths": {{\n    {}\n  }}\n}}\n'),
+                  "gcp_service_account": ("config/sa_{}.json", '{{\n  "type": "service_account",\n{}\n  "project_id": "acme"\n}}\n'),
+                  "yaml_db_url": ("deploy/db_{}.yaml", "database:\n{}\n")}
+
+
+def _plant_issue_25(corpus: Corpus, rng: random.Random, copies: int = 10) -> None:
+    """``copies`` of each issue-25 shape: in files of their own type, and in an agent's trace as a file
+    it writes (the arguments JSON-escape the quotes), in prose, and in notebook markdown."""
+    for n in range(copies):
+        python_lines: list[str] = []
+        for shape, context, line, value in _issue_25_lines(rng):
+            values = (value,) if value else (re.findall(r'"([^"]{16,})"\)?$', line) or [line.rsplit('"', 2)[-2]])[-1:]
+            if shape == "split_github_token":
+                values = tuple(re.findall(r'"([A-Za-z0-9]{18})"', line))
+            if context in ISSUE_25_FILES:
+                path, template = ISSUE_25_FILES[context]
+                corpus.files[path.format(n)] = template.format(line)
+                corpus.planted.append(Planted(shape, context, path.format(n), tuple(values)))
+            elif context == "agent_prose":
+                corpus.transcript.insert(2, {"role": "assistant", "content": line})
+                corpus.planted.append(Planted(shape, context, "runs.jsonl", tuple(values)))
+            else:
+                python_lines.append(line)
+                corpus.planted.append(Planted(shape, context, f"app/integrations_{n}.py", tuple(values)))
+        code = "import os\n\nimport telebot\nfrom twilio.rest import Client\n\n" + "\n".join(python_lines) + "\n"
+        corpus.files[f"app/integrations_{n}.py"] = code
+        _plant_written_file(corpus, rng, n)
+
+
+def _plant_written_file(corpus: Corpus, rng: random.Random, n: int) -> None:
+    """A settings file written by an agent's tool call (quotes JSON-escaped) and shown in notebook markdown."""
+    password, token = _password(rng), "ghp_" + _chars(rng, ALNUM, 36)
+    code = f'import os\n\nADMIN_PASSWORD = "{password}"\nDEBUG = False\n'
+    arguments = json.dumps({"command": "create", "path": f"app/admin_{n}.py", "file_text": code})
+    corpus.transcript.insert(2, {"role": "assistant", "content": "", "tool_calls": [{
+        "id": f"write_{n}", "type": "function", "function": {"name": "str_replace_editor", "arguments": arguments}}]})
+    corpus.planted.append(Planted("json_escaped_password", "agent_tool_call_file", "runs.jsonl", (password,)))
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["Set the token first:\n", "\n", f"    export GITHUB_TOKEN={token}\n"]},
+             {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["import os\n"]}]
+    path = f"notebooks/setup_{n}.ipynb"
+    corpus.files[path] = json.dumps({"cells": cells, "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+                                     "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    corpus.planted.append(Planted("github_classic_token", "notebook_markdown", path, (token,)))
 
 
 def _plant_transcript(corpus: Corpus, entries: list[tuple[str, str, tuple[str, ...]]]) -> None:
@@ -349,7 +441,9 @@ def leaked(planted: list[Planted], text: str) -> list[Planted]:
 # The fixed parts of the vendor formats: public, and shared by every token of a vendor.
 VENDOR_PREFIXES = ("github_pat_", "ghp_", "glpat-", "xoxb-", "sk_live_", "sk-proj-", "sk-ant-api03-", "sk-", "AIza",
                    "GOCSPX-", "hf_", "SG.", "npm_", "pypi-AgEIcHlwaS5vcmc", "dapi", "dop_v1_", "gsk_", "r8_", "shpat_",
-                   "AKIA", "SK", "eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.")
+                   "AKIA", "SK", "eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.", "dp.pt.", "pul-", "PMAK-", "lin_api_",
+                   "glc_", "fo1_", "sntryu_", "pscale_tkn_", "pnu_", "shippo_live_", "rubygems_", "dt0c01.", "ntn_",
+                   "AGE-SECRET-KEY-1", "ghp_")
 
 
 def secret_bodies(planted: list[Planted]) -> list[str]:

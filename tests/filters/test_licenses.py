@@ -385,7 +385,15 @@ def test_not_license_evidence(path):
         ([("vendor/LICENSE", "GPL-3.0"), ("pyproject.toml", "MIT")], "MIT"),  # root metadata beats a subfolder
         ([("LICENSE.BSD", "BSD-3-Clause"), ("LICENSE.APACHE", "Apache-2.0")], "Apache-2.0 AND BSD-3-Clause"),
         ([("LICENSE", "MIT"), ("COPYING", "MIT")], "MIT"),
-        ([("LICENSE", "MIT OR Apache-2.0"), ("LICENSES/CC0-1.0.txt", "CC0-1.0")], "CC0-1.0 AND (MIT OR Apache-2.0)"),
+        # REUSE's LICENSES/ lists what some file may use: the root's own declaration comes first
+        ([("LICENSE", "MIT OR Apache-2.0"), ("LICENSES/CC0-1.0.txt", "CC0-1.0")], "MIT OR Apache-2.0"),
+        ([("LICENSES/MIT.txt", "MIT"), ("LICENSES/GPL-3.0-only.txt", "GPL-3.0-only")], "GPL-3.0-only AND MIT"),
+        ([("LICENSES/MIT.txt", "MIT"), ("package.json", "ISC")], "ISC"),
+        # metadata that names every license the files name is the declared combination (a dual license)
+        ([("LICENSE-MIT", "MIT"), ("LICENSE-GPL", "GPL-2.0"), ("Cargo.toml", "MIT OR GPL-2.0-only")],
+         "MIT OR GPL-2.0-only"),
+        ([("LICENSE", "Apache-2.0"), ("setup.py", "MIT")], "Apache-2.0"),  # metadata naming another license: stale
+        ([("LICENSE", "MIT"), ("crates/x/Cargo.toml", "MIT OR GPL-2.0-only")], "MIT"),  # only at the same level
         ([("README.md", None)], ""),
         ([], ""),
     ],

@@ -20,7 +20,7 @@ from codemix.filters.natural_language import (
     transcript_prose,
 )
 from codemix.pipelines.readers import read_location
-from codemix.sources import ReadLimits, SourceConfig
+from codemix.sources import TRANSCRIPT_FORMATS, ReadLimits, SourceConfig
 
 REASON = re.compile(r"(gopher_quality|gopher_repetition|fineweb_quality):[a-z0-9_]+")
 # Installed project dependencies whose PyPI long description is a real README (Markdown and reST).
@@ -215,7 +215,7 @@ def test_no_transcript_is_dropped_by_a_prose_filter_because_of_tool_output(check
     every output turn) if the output they return as user or tool turns were judged as prose."""
     docs = every_transcript(shared_transcripts)
     real = [d for d in docs if str(shared_transcripts) in d.metadata["location"]]
-    assert len(real) == 3 and len({d.metadata["format"] for d in docs}) == 11
+    assert len(real) == 3 and len({d.metadata["format"] for d in docs}) == len(TRANSCRIPT_FORMATS)
     assert [d.metadata["location"] for d in docs if natural_language_drop_reason(d, checker)] == []
     would_drop = [d for d in docs if checker.drop_reason(with_output_as_prose(d))]
     assert any(d in real for d in would_drop), "guard: a real run trips the filter when its output is judged"
@@ -228,3 +228,12 @@ def test_observations_never_reach_the_prose(shared_transcripts):
         outputs = [m["content"] for m in doc.metadata["messages"] if m["observation"] and len(m["content"]) > 40]
         # Whole observation turns are absent (a short line such as a file name may also be said in prose).
         assert [o for o in outputs if o.strip() in prose] == [], doc.metadata["location"]
+
+
+def test_markdown_guide_is_judged_without_its_code_blocks(checker):
+    """gin's 69 KB docs/doc.md failed dup_line_frac on the repeated lines of its Go examples (issue 35)."""
+    text = (Path(__file__).parent / "data" / "prose" / "gin-doc.md").read_text()
+    prose = prose_of(doc(text))
+    assert text.count("```go") > 20 and "```" not in prose and "func main()" not in prose
+    assert checker.drop_reason(text) == "gopher_repetition:dup_line_frac"  # guard: code and all, it fails
+    assert natural_language_drop_reason(doc(text), checker) is None

@@ -81,7 +81,7 @@ def test_beam_options_pass_the_check():
 
 
 @pytest.mark.parametrize("command", ["", "build", "plan", "stats", "inspect", "train", "eval", "handoff", "dash", "search",
-                                     "tokenizer train"])
+                                     "tokenizer train", "quality sample", "quality train"])
 def test_every_help_answers_without_loading_beam_or_torch(command):
     script = ("import sys, time; start = time.monotonic()\n"
               "from mix.cli import main\n"

@@ -21,9 +21,11 @@ from codemix.mixtures.repository import (
     FIM_PREFIX,
     FIM_SUFFIX,
     REPO_NAME,
+    ImportOrderReport,
     RepositoryDocumentConfig,
     apply_fim,
     dependency_order,
+    import_order_report,
     render_header,
     render_repository,
     repository_documents,
@@ -256,9 +258,12 @@ def test_import_cycle_terminates_and_keeps_every_file_once():
     assert sorted(order) == sorted(repo)
     at = positions(order)
     assert at["base.py"] < at["d.py"] and at["a.py"] < at["main.py"]
-    # After base.py every remaining file has one outstanding import, so the tie goes to the first
-    # path, a.py; that frees c.py (its only import), then b.py, d.py and main.py follow.
-    assert order == ["base.py", "a.py", "c.py", "b.py", "d.py", "main.py"]
+    # Components in topological order, ties by first path: the cycle {a, b, c} and base.py import nothing
+    # outside themselves, and "a.py" < "base.py". Inside the cycle every file has one import, so the tie
+    # goes to a.py, which frees c.py, then b.py; d.py and main.py follow what they import.
+    assert order == ["a.py", "c.py", "b.py", "base.py", "d.py", "main.py"]
+    assert import_order_report(order, graph) == ImportOrderReport(
+        files=6, edges=6, cycles=1, cycle_edges=3, forward_outside_cycles=0, forward_inside_cycles=1)
 
 
 def test_dependency_order_ignores_edges_outside_paths_and_is_deterministic():

@@ -17,6 +17,7 @@ from codemix.mixtures.transcript_formats import (
     parse_json_value,
     parse_session,
     parse_text,
+    rows_of,
     session_format,
 )
 from codemix.mixtures.transcript_formats.base import compaction_summary
@@ -35,6 +36,8 @@ FILES = {
     "mini-swe-agent": "mini-swe-agent/dev__calc-12.traj.json",
     "swe-agent-rows": "swe-agent-rows/nebius-trajectories.jsonl",
     "aider": "aider/.aider.chat.history.md",
+    "sharegpt": "sharegpt/glaive_toolcall_en_demo.first5.json",
+    "moatless": "moatless/two_edits.json",
 }
 
 
@@ -45,7 +48,8 @@ def read_fixture(relative: str) -> list[Transcript]:
     if path.suffix == ".md":
         return parse_text(text) or []
     if path.suffix != ".jsonl":
-        return parse_json_value(json.loads(text))
+        value = json.loads(text)
+        return [t for row in rows_of(value) or [value] for t in parse_json_value(row)]
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]
     fmt = session_format(lines[0])
     return parse_session(fmt, lines) if fmt else [t for line in lines for t in parse_json_value(line)]

@@ -323,8 +323,8 @@ def test_long_stage_keeps_whole_repositories_despite_file_level_duplicates(build
 
 def test_two_runs_write_byte_identical_shards(builds):
     one, two = builds
-    files_one = sorted(p.relative_to(one) for p in one.glob("*/*") if p.suffix in (".bin", ".idx"))
-    files_two = sorted(p.relative_to(two) for p in two.glob("*/*") if p.suffix in (".bin", ".idx"))
+    files_one = sorted(p.relative_to(one) for p in one.glob("*/*") if p.suffix in (".bin", ".idx", ".parquet"))
+    files_two = sorted(p.relative_to(two) for p in two.glob("*/*") if p.suffix in (".bin", ".idx", ".parquet"))
     assert files_one and files_one == files_two
     for relative in files_one:
         assert (one / relative).read_bytes() == (two / relative).read_bytes(), relative
@@ -357,13 +357,16 @@ def test_mix_inspect_table_has_every_source_with_totals_and_a_seeded_sample(buil
     first = capsys.readouterr().out
     assert mix(["inspect", str(out / "short"), "--sample", "2", "--seed", "7", "--max-chars", "200"]) == 0
     assert capsys.readouterr().out == first  # the same seed shows the same documents
-    table = first.split("=====")[0].splitlines()
+    table = first.split("\n\n")[0].splitlines()
     rows = {line.split()[0]: line.split() for line in table[3:] if line and not line.startswith("-")}
     info = manifest(out)["stages"]["short"]
     assert set(rows) == {*(s for s in info["tokens_per_source"] if info["tokens_per_source"][s]), "total"}
     assert int(rows["total"][2].replace(",", "")) == info["documents"]
     assert len({len(line) for line in table[1:4]}) == 1  # header, rule and first row line up
-    assert first.count("===== short sample") == 2 and "(source " in first
+    assert first.count("===== short sample") == 2 and "(source " in first and ", license " in first
+    licenses = first.split("\n\n")[1].splitlines()
+    assert licenses[0].split() == ["license", "documents", "tokens"]
+    assert int(licenses[-1].split()[1].replace(",", "")) == info["documents"]
 
 
 def test_mix_inspect_and_stats_refuse_a_wrong_directory_in_one_line(builds, tmp_path, capsys):

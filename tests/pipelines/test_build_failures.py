@@ -69,12 +69,15 @@ def test_a_missing_path_fails_naming_source_location_error_and_fix(inputs, tmp_p
     assert "fix: check the path" in err and "--allow-missing extra" in err
 
 
-def test_a_bad_git_ref_fails_naming_the_ref(inputs, tmp_path, capsys):
+def test_a_bad_git_ref_fails_before_any_work_naming_the_ref_and_what_the_repository_holds(inputs, tmp_path, capsys):
     spec = write_spec(tmp_path, "ref", [{"name": "repo", "type": "git", "paths": [str(inputs["repo"])], "ref": "v9.9"}],
                       {"repo": 1})
-    err = failed(capsys, spec, tmp_path / "out")
-    assert "source 'repo'" in err and "ref 'v9.9' names no commit" in err
-    assert "fix: set the source's ref to an existing branch, tag or commit" in err
+    out = tmp_path / "out"
+    assert mix(["build", str(spec), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "sources[0].ref: source 'repo'" in err and f"{inputs['repo']} has no commit 'v9.9'; it holds branches: " in err
+    assert "Fix: set the source's ref to an existing branch, tag or commit" in err
+    assert not out.exists() or not any(out.rglob("*.parquet")), "nothing may be crawled"
 
 
 def test_an_unreachable_url_fails_naming_it(inputs, tmp_path, capsys):

@@ -72,8 +72,16 @@ def test_path_selected(include: list[str], exclude: list[str], path: str, select
     ("bin/run", "#!/bin/bash -e\n", "shell"), ("bin/s", "#!/bin/sh\n", "shell"),
     ("bin/cli", "#!/usr/bin/env -S node --no-warnings\n", "javascript"),
     ("bin/py", "#!/usr/bin/python3.11\n", "python"),
-    ("bin/x", "#!/opt/weird/interp\n", ""), ("data/blob", "no shebang", ""), ("LICENSE-THIRD", "", ""),
+    ("bin/x", "#!/opt/weird/interp\n", ""), ("data/blob", "no shebang", ""),
     ("script.py", "#!/bin/bash\n", "python"),  # the extension outranks the shebang
+    # license and notice files are prose whatever their suffix, as LICENSE itself (issue 35)
+    ("LICENSE-MIT", "", "text"), ("UNLICENSE", "", "text"), ("LICENSE.APACHE", "", "text"),
+    ("COPYING.LESSER", "", "text"), ("LICENSE-THIRD", "", "text"), ("licenser", "", ""), ("license.py", "", "python"),
+    # .h by GitHub linguist's heuristics: Objective-C, else C++, else C
+    ("json.h", "namespace nlohmann {\n}\n", "cpp"), ("v.h", "#include <vector>\n", "cpp"),
+    ("t.h", "template <typename T> T id(T);\n", "cpp"), ("u.h", "int f(std::string s);\n", "cpp"),
+    ("m.h", "#import <Foundation/Foundation.h>\n@interface A\n@end\n", "objective-c"),
+    ("c.h", "#include <stdio.h>\nstruct point { int x; };\nint f(void);\n", "c"),
 ])
 def test_detect_language(path: str, text: str, language: str) -> None:
     assert detect_language(path, text) == language
@@ -105,3 +113,14 @@ def test_documents_carry_their_location_and_id(tmp_path: Path) -> None:
     (doc,) = read_location(source("directory"), str(tmp_path))
     assert isinstance(doc, Document)
     assert doc.id == make_doc_id("test_directory", doc.metadata["location"]) and doc.source == "test_directory"
+
+
+def test_compressed_data_without_a_nul_is_binary_not_a_decode_error(tmp_path: Path) -> None:
+    """ripgrep's tests/data/sherlock.br: Brotli, no NUL in its 186 bytes (issue 35: it was quarantined)."""
+    data = (Path(__file__).parents[1] / "fixtures" / "binary" / "sherlock.br").read_bytes()
+    assert b"\x00" not in data and len(data) == 186
+    (tmp_path / "sherlock.br").write_bytes(data)
+    (tmp_path / "latin1.txt").write_bytes("café crème, naïve déjà vu\n".encode("latin-1"))
+    kinds = {o.location.rsplit("/", 1)[-1]: type(o).__name__ + ":" + getattr(o, "reason", "")
+             for o in read_location(source("directory"), str(tmp_path))}
+    assert kinds == {"sherlock.br": "Dropped:binary", "latin1.txt": "Quarantined:"}

@@ -24,7 +24,7 @@ def test_shard_stats_and_manifest_count_summaries_by_origin(tmp_path: Path) -> N
     stdlib = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_path("stdlib")).glob("json/*.py"))]
     tokenizer_path = tmp_path / "tokenizer.json"
     train_bpe(stdlib + [d.text for d in docs], vocab_size=800).save(str(tokenizer_path))
-    write = WriteSFTShard(str(tmp_path), str(tokenizer_path), 600, SFTConfig(outcome_policy="any", min_tokens=1))
+    write = WriteSFTShard("sft", str(tmp_path), str(tokenizer_path), 600, SFTConfig(outcome_policy="any", min_tokens=1))
     write.setup()
     outputs = list(write.process((("runs", 0, 1), [packed_document(d) for d in docs])))
     (stats,) = [o for o in outputs if isinstance(o, dict)]

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import apache_beam as beam
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from megatron.core.datasets.indexed_dataset import IndexedDataset
+from tokenizers import Tokenizer
 
 from codemix.document import make_doc_id
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
@@ -48,19 +50,27 @@ def tokenizer_path(documents, tmp_path_factory) -> str:
     return str(path)
 
 
-def write_shards(documents, tokenizer_path: str, out: Path, run_text_bytes: int, workers: int) -> list[dict]:
+def write_shards(documents, tokenizer_path: str, out: Path, run_text_bytes: int, workers: int,
+                 docs: bool = False) -> list[dict]:
     options = ["--runner=FnApiRunner"] + (
         [f"--direct_num_workers={workers}", "--direct_running_mode=multi_processing"] if workers > 1 else [])
     with beam.Pipeline(options=PipelineOptions(options)) as pipeline:
         _ = (
             pipeline
-            | beam.Create([(("short", "code"), (doc_id, text, "file")) for doc_id, text in documents])
+            | beam.Create([(("short", "code"), (doc_id, text, "file", provenance(doc_id))) for doc_id, text in documents])
             | WriteShards(out_dir=str(out), runs_dir=str(out / "runs"), tokenizer_path=tokenizer_path, eod_token=EOD,
-                          shard_size_bytes=40_000, workers=workers, run_text_bytes=run_text_bytes)
+                          shard_size_bytes=40_000, workers=workers, run_text_bytes=run_text_bytes, docs=docs)
             | beam.Map(stats_to_json)
             | beam.io.WriteToText(str(out / "stats"), file_name_suffix=".jsonl")
         )
     return [json.loads(line) for path in out.glob("stats*.jsonl") for line in path.read_text().splitlines()]
+
+
+def provenance(doc_id: str) -> dict:
+    """What ``stage_entries`` attaches to a document of one of MODULES (found back by its id)."""
+    name = next(name for name in MODULES if make_doc_id("code", name) == doc_id)
+    return {"doc_id": doc_id, "source": "code", "kind": "file", "location": str(STDLIB / name), "path": name,
+            "paths": [name], "license": "PSF-2.0", "language": "python"}
 
 
 def shard_files(out: Path) -> dict[str, bytes]:
@@ -114,14 +124,18 @@ def test_a_shards_position_range_is_exactly_the_positions_it_is_assigned(shards)
 def test_a_run_reads_back_each_shards_slice_in_pieces_as_written(tmp_path):
     ids = sorted((f"doc-{i}" for i in range(40)), key=lambda i: (position_of(i), i))
     lengths = [1 + i % 5 for i in range(40)]
+    texts = [f"text {i} " + "é" * (i % 3) for i in range(40)]  # multi-byte characters: offsets are in bytes
     tokens = np.arange(sum(lengths), dtype=np.uint16)
-    write_run(str(tmp_path / "run"), ids, list(range(40)), tokens, lengths)
+    write_run(str(tmp_path / "run"), ids, [len(t.encode()) for t in texts], tokens, lengths,
+              [{"doc_id": i} for i in ids], texts)
     whole = list(read_run(str(tmp_path / "run"), np.uint16, (0, 1), read_tokens=3))  # a document longer than a read
-    assert [key[1] for key, _, _ in whole] == ids and [b for _, _, b in whole] == list(range(40))
-    assert np.array_equal(np.concatenate([t for _, t, _ in whole]), tokens)
+    assert [key[1] for key, *_ in whole] == ids and [d[4] for d in whole] == texts
+    assert [d[3]["doc_id"] for d in whole] == ids and [d[2] for d in whole] == [len(t.encode()) for t in texts]
+    assert np.array_equal(np.concatenate([d[1] for d in whole]), tokens)
     slices = [list(read_run(str(tmp_path / "run"), np.uint16, (k, 3), read_tokens=7)) for k in range(3)]
-    assert [key for part in slices for key, _, _ in part] == [key for key, _, _ in whole]
-    assert all(shard_of_position(key[0], 3) == k for k, part in enumerate(slices) for key, _, _ in part)
+    assert [d[0] for part in slices for d in part] == [d[0] for d in whole]
+    assert [d[4] for part in slices for d in part] == texts
+    assert all(shard_of_position(d[0][0], 3) == k for k, part in enumerate(slices) for d in part)
     assert all(np.array_equal(a[1], b[1]) for a, b in zip([d for part in slices for d in part], whole, strict=True))
 
 
@@ -134,7 +148,7 @@ def test_a_range_no_document_hashed_into_writes_no_shard(documents, tokenizer_pa
     with beam.Pipeline(options=options) as pipeline:
         _ = (
             pipeline
-            | beam.Create([(("short", "code"), (doc_id, text, "file"))])
+            | beam.Create([(("short", "code"), (doc_id, text, "file", provenance(doc_id)))])
             | WriteShards(out_dir=str(out), runs_dir=str(out / "runs"), tokenizer_path=tokenizer_path, eod_token=EOD,
                           shard_size_bytes=len(text) // 3)
             | beam.Map(stats_to_json)
@@ -143,5 +157,29 @@ def test_a_range_no_document_hashed_into_writes_no_shard(documents, tokenizer_pa
     [stats] = [json.loads(line) for path in out.glob("stats*.jsonl") for line in path.read_text().splitlines()]
     assert stats["shards"] >= 3 and stats["shard"] == shard_of_position(position_of(doc_id), stats["shards"])
     assert sorted(p.name for p in (out / "short").iterdir()) == [
-        Path(stats["prefix"]).name + ".bin", Path(stats["prefix"]).name + ".idx"]
+        Path(stats["prefix"]).name + suffix for suffix in (".bin", ".idx", ".provenance.parquet")]
     assert len(IndexedDataset(stats["prefix"])) == 1
+
+
+def test_each_sidecar_row_names_the_file_its_token_span_decodes_to(documents, tokenizer_path, tmp_path):
+    """Read independently: megatron-core's IndexedDataset for the shard, pyarrow for the sidecar, the
+    ``tokenizers`` library to decode, and the stdlib file the row names read from disk."""
+    stats = write_shards(documents, tokenizer_path, tmp_path, run_text_bytes=5_000, workers=2, docs=True)
+    tokenizer = Tokenizer.from_file(tokenizer_path)
+    named = set()
+    for shard in stats:
+        dataset = IndexedDataset(shard["prefix"])
+        table = pq.read_table(shard["prefix"] + ".provenance.parquet")
+        assert table.num_rows == len(dataset) == shard["documents"]
+        flat = np.concatenate([dataset[i] for i in range(len(dataset))])
+        for row in table.to_pylist():
+            assert row["shard"] == Path(shard["prefix"]).name and row["ends_with_eod"]
+            ids = flat[row["token_start"]:row["token_start"] + row["token_count"]]
+            assert np.array_equal(ids, dataset[row["document"]])
+            text = tokenizer.decode(ids[:-1].tolist(), skip_special_tokens=False)
+            assert text == Path(row["location"]).read_text(encoding="utf-8"), row["path"]
+            named.add(row["doc_id"])
+        published = pq.read_table(tmp_path / "short" / "docs" / (Path(shard["prefix"]).name + ".parquet"))
+        assert published.drop_columns(["text"]) == table  # the published documents are the shard's, in order
+        assert published["text"].to_pylist() == [Path(p).read_text(encoding="utf-8") for p in table["location"].to_pylist()]
+    assert named == {doc_id for doc_id, _ in documents}, "every document named once"

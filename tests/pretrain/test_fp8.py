@@ -407,3 +407,34 @@ def test_emulation_is_a_cpu_study_and_needs_no_transformer_engine():
         check_precision(PrecisionConfig(fp8="e4m3", emulate=True), cuda=True, have_te=True, capability=(9, 0))
     with pytest.raises(ConfigError, match=r"precision\.fp8: FP8 needs a CUDA GPU.*precision\.emulate: true"):
         check_precision(PrecisionConfig(fp8="e4m3"), cuda=False, have_te=True)
+
+
+@pytest.mark.parametrize("power_of_2", [True, False], ids=["pow2-scales", "fp32-scales"])
+def test_amax_below_1e_12_follows_transformer_engine_not_torchao(power_of_2):
+    """The convention at the small-amax edge is Transformer Engine's (``amax_epsilon`` 0, its default):
+    an all-zero block keeps scale 1; any other amax gives ``fp8_max / amax``, fp32 max where that
+    overflows. torchao clamps the amax to 1e-12 first. Both agree from 1e-12 up; below it ours keeps
+    the block's values to e4m3 precision, where torchao's capped scale flushes tiles of amax 1e-20
+    and 1e-38 to zero."""
+    edges = [0.0, 1e-38, 1e-20, 1e-13, 9e-13, 1e-12, 2e-12, 1e-3]
+    pattern = torch.linspace(-1.0, 1.0, fp8.BLOCK)
+    x = fp8.bf16_round(torch.cat([pattern * edge for edge in edges])[None])  # one 1x128 tile per edge
+    amax = x.float().abs().reshape(len(edges), -1).amax(dim=1)
+    ours = fp8.quantise_blockwise(x, fp8.E4M3, (1, fp8.BLOCK), power_of_2=power_of_2)
+    data, scale, values = ao_blockwise(x, fp8.E4M3, (1, fp8.BLOCK), power_of_2)
+    agree = amax >= 1e-12
+    assert agree.sum() == 3 and (~agree).sum() == 5, "guard: tiles on both sides of the edge"
+    assert torch.equal(ours.scale[0, agree], scale[0, agree])
+    assert torch.equal(bits(ours.data).reshape(len(edges), -1)[agree], data.reshape(len(edges), -1)[agree])
+    per_tile = ours.dequantise().reshape(len(edges), -1), values.reshape(len(edges), -1)
+    assert torch.equal(per_tile[0][agree], per_tile[1][agree])
+    assert ours.scale[0, 0] == 1.0 and not per_tile[0][0].any() and not per_tile[1][0].any()  # all-zero tile
+    expected = torch.full_like(amax[1:5], fp8.fp8_max(fp8.E4M3)) / amax[1:5]
+    expected = torch.where(torch.isinf(expected), torch.full_like(expected, torch.finfo(torch.float32).max), expected)
+    if power_of_2:
+        expected = (expected.view(torch.int32) & fp8.FP32_EXPONENT_MASK).view(torch.float32)
+    assert torch.equal(ours.scale[0, 1:5], expected) and bool((scale[0, 1:4] < expected[:3]).all())
+    tiny = x.float().reshape(len(edges), -1)[1:5]
+    ours_error = (per_tile[0][1:5] - tiny).abs().amax(dim=1) / amax[1:5]
+    torchao_error = (per_tile[1][1:5] - tiny).abs().amax(dim=1) / amax[1:5]
+    assert bool((ours_error <= 2.0**-4).all()) and bool((torchao_error[:2] == 1.0).all())  # torchao: all zeros

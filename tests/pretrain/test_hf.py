@@ -20,65 +20,29 @@ from pathlib import Path
 
 import pytest
 import torch
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 
 from codemix.config import ConfigError
-from codemix.pretrain.checkpoint import load_checkpoint
 from codemix.pretrain.configs import load_recipe, recipe_from_dict
 from codemix.pretrain.evaluate import evaluate_run, read_eval_texts
 from codemix.pretrain.hf.base_import import import_base
 from codemix.pretrain.hf.convert import export_family
 from codemix.pretrain.hf.handoff import handoff
-from codemix.pretrain.loop import causal_mask
-from codemix.pretrain.model.gpt import PositionSetup, build_model
 from codemix.pretrain.run import TrainOptions, run
 
-FAMILIES = ["qwen3_moe", "qwen2_moe", "deepseek_v3"]
-VOCAB_ROWS = 1024  # the build's tokenizer has 1000 ids; a base's embedding may have more rows
-
-
-def tiny_hf_model(family: str, *, expert_bias: list[float] | None = None, n_group: int = 2):
-    """A small random model of ``family`` with every weight drawn (routers, norms and biases too, so no
-    mapping mistake hides behind a zero or a one)."""
-    import transformers
-
-    common = {"vocab_size": VOCAB_ROWS, "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
-              "num_attention_heads": 4, "max_position_embeddings": 256, "rms_norm_eps": 1e-6,
-              "tie_word_embeddings": False}
-    if family == "qwen3_moe":
-        config = transformers.Qwen3MoeConfig(**common, num_key_value_heads=2, head_dim=24, moe_intermediate_size=32,
-                                             num_experts=4, num_experts_per_tok=2, norm_topk_prob=True)
-        model = transformers.Qwen3MoeForCausalLM(config)
-    elif family == "qwen2_moe":
-        config = transformers.Qwen2MoeConfig(**common, num_key_value_heads=2, moe_intermediate_size=32,
-                                             shared_expert_intermediate_size=48, num_experts=4, num_experts_per_tok=2,
-                                             mlp_only_layers=[0])
-        model = transformers.Qwen2MoeForCausalLM(config)
-    else:
-        config = transformers.DeepseekV3Config(
-            **common, num_key_value_heads=4, moe_intermediate_size=32, n_routed_experts=8, num_experts_per_tok=4,
-            n_shared_experts=1, n_group=n_group, topk_group=min(n_group, 2), first_k_dense_replace=1, q_lora_rank=48,
-            kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=12, routed_scaling_factor=2.5)
-        model = transformers.DeepseekV3ForCausalLM(config)
-    generator = torch.Generator().manual_seed(FAMILIES.index(family))
-    with torch.no_grad():
-        for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
-            if name.endswith("e_score_correction_bias"):
-                values = torch.tensor(expert_bias) if expert_bias else torch.randn(tensor.shape, generator=generator) * 0.05
-                tensor.copy_(values)
-            elif tensor.ndim > 1:
-                tensor.copy_(torch.randn(tensor.shape, generator=generator) * 0.05)
-            elif tensor.is_floating_point() and "inv_freq" not in name:
-                tensor.copy_(1.0 + 0.2 * torch.randn(tensor.shape, generator=generator))
-    return model.eval()
-
-
-def save_base(model, directory: Path, tokenizer_dir: Path) -> Path:
-    """``save_pretrained`` plus the base tokenizer's files, as a downloaded Kimi checkpoint lays them out."""
-    model.save_pretrained(directory)
-    for name in ("tiktoken.model", "tokenizer_config.json"):
-        shutil.copyfile(tokenizer_dir / name, directory / name)
-    return directory
+from .hf_models import (
+    FAMILIES,
+    VOCAB_ROWS,
+    add_mtp_layer,
+    hf_logits,
+    megatron_logits,
+    quantize_block_fp8,
+    reference_dequantize,
+    sample_tokens,
+    save_base,
+    tiny_hf_model,
+    to_block_fp8,
+)
 
 
 @pytest.fixture(scope="session")
@@ -91,79 +55,184 @@ def continued(base: Path, *overrides: str):
     return load_recipe("continued", list(overrides), init_from_hf=str(base))
 
 
-def hf_logits(directory: Path, tokens_BS: torch.Tensor) -> torch.Tensor:
-    from transformers import AutoModelForCausalLM
-
-    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32).eval()
-    with torch.no_grad():
-        return model(tokens_BS).logits.float()
+# fp32 rounding of these logits (|logit| < 3) stays near 1e-6; a q/kv latent norm built with
+# rms_norm_eps 1e-5 instead of DeepSeek's fixed 1e-6 moves them by 5e-5
+LOGIT_ATOL = 4e-6
 
 
-def megatron_logits(run_dir: Path, checkpoint: str | Path, tokens_BS: torch.Tensor) -> torch.Tensor:
-    """The run's model at ``checkpoint``, loaded as training resumes it, on ``tokens_BS``."""
-    from codemix.pretrain.configs import ParallelConfig
-    from codemix.pretrain.parallel import initialize, shutdown
-
-    record = json.loads((run_dir / "run.json").read_text())
-    recipe = recipe_from_dict(record["recipe"])
-    runtime = initialize(ParallelConfig(), seed=0)
-    try:
-        model = build_model(recipe, vocab_size=1000, sequence_length=record["sequence_length"],
-                            position=PositionSetup(**record["position"]), cpu=True)
-        load_checkpoint(checkpoint, model)
-        model.eval()
-        length = tokens_BS.shape[1]
-        with torch.no_grad():
-            return model(tokens_BS, torch.arange(length).expand_as(tokens_BS), causal_mask(length)).float()
-    finally:
-        shutdown(runtime)
-
-
-def sample_tokens(length: int = 48) -> torch.Tensor:
-    return torch.randint(0, 1000, (2, length), generator=torch.Generator().manual_seed(7))
-
-
+@pytest.mark.parametrize("eps", [1e-5, 1e-6])
 @pytest.mark.parametrize("family", FAMILIES)
-def test_imported_base_computes_the_transformers_logits(family, hf_bases, tmp_path, one_thread):
-    recipe = continued(hf_bases[family])
-    assert recipe.model.fixed_vocab and recipe.model.vocab_size == VOCAB_ROWS
+def test_imported_base_computes_the_transformers_logits(family, eps, base_tokenizer, tmp_path, one_thread):
+    base = save_base(tiny_hf_model(family, eps=eps), tmp_path / "hf", base_tokenizer.directory)
+    recipe = continued(base)
+    assert recipe.model.fixed_vocab and recipe.model.vocab_size == VOCAB_ROWS and recipe.model.norm_epsilon == eps
     assert (recipe.model.mla is not None) == (family == "deepseek_v3")
     checkpoint = import_base(recipe, tmp_path / "base")
     tokens_BS = sample_tokens()
-    expected_BSV = hf_logits(hf_bases[family], tokens_BS)
+    expected_BSV = hf_logits(base, tokens_BS)
     actual_BSV = megatron_logits(tmp_path / "base", checkpoint, tokens_BS)
     assert expected_BSV.abs().max() > 1.0, "guard: the random model's logits are not near zero"
-    torch.testing.assert_close(actual_BSV, expected_BSV, rtol=0, atol=1e-4)
+    torch.testing.assert_close(actual_BSV, expected_BSV, rtol=0, atol=LOGIT_ATOL)
 
 
+@pytest.mark.parametrize("cpu", [True, pytest.param(False, marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA GPU (Transformer Engine fuses the latent norms there)"))])
+def test_mla_latent_norms_take_their_own_epsilon_on_every_layer_kind(cpu, tmp_path):
+    """At rms_norm_eps 1e-5 the block norms use 1e-5 and MLA's q/kv latent norms 1e-6: separate RMSNorms
+    on megatron's local layers, the norm inside TE's fused LayerNorm + up-projection on a GPU."""
+    from codemix.pretrain.configs import ParallelConfig
+    from codemix.pretrain.model.gpt import PositionSetup, build_model
+    from codemix.pretrain.parallel import initialize, shutdown
+
+    tiny_hf_model("deepseek_v3", eps=1e-5).save_pretrained(tmp_path / "hf")
+    runtime = initialize(ParallelConfig(), seed=0, force_cpu=cpu)
+    try:
+        model = build_model(continued(tmp_path / "hf"), vocab_size=1000, sequence_length=64, position=PositionSetup(),
+                            cpu=cpu)
+        eps = {name: module.eps for name, module in model.named_modules() if isinstance(getattr(module, "eps", None),
+                                                                                         float)}
+    finally:
+        shutdown(runtime)
+    latent = {name: value for name, value in eps.items() if ".self_attention." in name}
+    block = {name: value for name, value in eps.items() if name.endswith(("input_layernorm", "pre_mlp_layernorm"))}
+    assert len(latent) == 2 * 2 and len(block) >= 2 * 2 - 1, "guard: two latent norms per layer were found"
+    assert set(latent.values()) == {1e-6} and set(block.values()) == {1e-5}
+
+
+@pytest.mark.parametrize(("dtype", "tied"), [(torch.float32, False), (torch.bfloat16, True)])
 @pytest.mark.parametrize("family", FAMILIES)
-def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, hf_bases, tmp_path, one_thread):
-    """Through both command lines: ``python -m codemix.pretrain.hf.base_import`` then ``mix handoff`` of the base."""
+def test_import_then_export_returns_the_same_tensors_bit_for_bit(family, dtype, tied, base_tokenizer, tmp_path,
+                                                                 one_thread):
+    """Through both command lines: ``python -m codemix.pretrain.hf.base_import`` then ``mix handoff`` of the
+    base. A bf16 base comes back in bf16; tied embeddings come back tied (one matrix, no lm_head)."""
     from codemix.mix.cli import main as mix
     from codemix.pretrain.hf.base_import import main as hf_import
+    from codemix.pretrain.model.params import count_parameters
 
-    assert hf_import([str(hf_bases[family]), "--out", str(tmp_path / "base")]) == 0
+    base = save_base(tiny_hf_model(family, dtype=dtype, tied=tied), tmp_path / "hf", base_tokenizer.directory)
+    assert hf_import([str(base), "--out", str(tmp_path / "base")]) == 0
     assert mix(["handoff", str(tmp_path / "base"), "--out", str(tmp_path / "bundle")]) == 0
-    original = load_file(str(hf_bases[family] / "model.safetensors"))
+    original = load_file(str(base / "model.safetensors"))
     exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert ("lm_head.weight" in original) == (not tied), "guard: save_pretrained wrote a tied matrix once"
     assert set(exported) == set(original)
     for name, tensor in original.items():
-        assert exported[name].dtype == tensor.dtype and torch.equal(exported[name], tensor), name
+        assert tensor.dtype == dtype and exported[name].dtype == dtype and torch.equal(exported[name], tensor), name
     config = json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
-    assert config["model_type"] == family
+    assert config["model_type"] == family and config["tie_word_embeddings"] == tied
+    assert config["torch_dtype"] == str(dtype).removeprefix("torch.")
+    _, info, hf_params = hf_logits(tmp_path / "bundle" / "hf", sample_tokens(), info=True)
+    assert not any(info[key] for key in ("missing_keys", "unexpected_keys", "mismatched_keys")), info
+    assert count_parameters(continued(base).model, VOCAB_ROWS).total == hf_params
+
+
+def test_hand_off_writes_the_dtype_asked_for(hf_bases, tmp_path, one_thread):
+    import_base(continued(hf_bases["qwen2_moe"]), tmp_path / "base")
+    summary = handoff(tmp_path / "base", tmp_path / "bundle", dtype="bfloat16")
+    exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert summary["dtype"] == "bfloat16" and {t.dtype for t in exported.values()} == {torch.bfloat16}
+
+
+@pytest.mark.parametrize("shape", [(256, 384), (192, 320), (40, 64)])
+def test_block_fp8_dequantisation_equals_transformers_bit_for_bit(shape):
+    """Whole 128x128 blocks, ragged edge blocks and a weight smaller than one block."""
+    from codemix.pretrain.hf.base_import import dequantize_block_fp8
+
+    generator = torch.Generator().manual_seed(shape[0])
+    weight = torch.randn(shape, generator=generator) * torch.logspace(-3, 1, shape[1])  # blocks of unlike scale
+    codes, scale = quantize_block_fp8(weight)
+    assert codes.dtype == torch.float8_e4m3fn and (scale.numel() == 1 or scale.std() > 0), "guard: scales differ"
+    ours = dequantize_block_fp8(codes, scale, (128, 128), "w")
+    assert ours.dtype == torch.float32 and torch.equal(ours, reference_dequantize(codes, scale))
+    assert (ours - weight).abs().max() <= weight.abs().max() / 8, "guard: the codes are the weight's"
+
+
+def test_a_block_fp8_release_imports_as_the_reference_dequantisation(base_tokenizer, tmp_path, one_thread):
+    """DeepSeek-V3's release form (float8_e4m3fn weights, per-block weight_scale_inv, bf16 rest): the
+    imported model computes what ``transformers`` computes on the reference's fp32 dequantisation, and
+    the hand-off writes the reference's weights rounded to the config's bf16, bit for bit, as a plain
+    (unquantised) checkpoint."""
+    base = save_base(tiny_hf_model("deepseek_v3", eps=1e-5, dtype=torch.bfloat16), tmp_path / "hf",
+                     base_tokenizer.directory)
+    quantized = to_block_fp8(base)
+    stored = load_file(str(base / "model.safetensors"))
+    assert len(quantized) > 20 and stored[quantized[0]].dtype == torch.float8_e4m3fn, "guard: an FP8 checkpoint"
+    reference = {name: tensor.float() for name, tensor in stored.items() if not name.endswith("_scale_inv")}
+    for name in quantized:
+        reference[name] = reference_dequantize(stored[name], stored[f"{name}_scale_inv"])
+    plain = save_base(tiny_hf_model("deepseek_v3", eps=1e-5), tmp_path / "reference", base_tokenizer.directory)
+    save_file(reference, str(plain / "model.safetensors"), metadata={"format": "pt"})
+
+    checkpoint = import_base(continued(base), tmp_path / "base")
+    tokens_BS = sample_tokens()
+    torch.testing.assert_close(megatron_logits(tmp_path / "base", checkpoint, tokens_BS), hf_logits(plain, tokens_BS),
+                               rtol=0, atol=LOGIT_ATOL)
+    summary = handoff(tmp_path / "base", tmp_path / "bundle")
+    exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert summary["dtype"] == "bfloat16" and set(exported) == set(reference)
+    for name, tensor in reference.items():
+        assert torch.equal(exported[name], tensor.bfloat16()), name
+    assert "quantization_config" not in json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
+
+
+@pytest.mark.parametrize(("damage", "reason"), [
+    ("drop_scale", "is FP8 with no weight_scale_inv"),
+    ("reshape_scale", r"weight_scale_inv has shape \(1, 2\), not \(1, 1\)"),
+    ("int4_config", r"quantization_config: weights quantised as 'compressed-tensors' \(pack-quantized\)"),
+])
+def test_a_damaged_fp8_release_is_refused_naming_the_tensor(damage, reason, base_tokenizer, tmp_path):
+    base = save_base(tiny_hf_model("deepseek_v3"), tmp_path / "hf", base_tokenizer.directory)
+    name = to_block_fp8(base)[0]
+    tensors = load_file(str(base / "model.safetensors"))
+    if damage == "drop_scale":
+        del tensors[f"{name}_scale_inv"]
+    elif damage == "reshape_scale":
+        tensors[f"{name}_scale_inv"] = torch.ones(1, 2)
+    else:  # an int4 compressed-tensors release
+        config = json.loads((base / "config.json").read_text())
+        config["quantization_config"] = {"quant_method": "compressed-tensors", "format": "pack-quantized"}
+        (base / "config.json").write_text(json.dumps(config))
+    save_file(tensors, str(base / "model.safetensors"))
+    with pytest.raises(ConfigError, match=reason):
+        import_base(continued(base), tmp_path / "base")
+    assert not (tmp_path / "base" / "checkpoints").exists()
+
+
+def test_multi_token_prediction_layers_pass_through_to_the_hand_off(base_tokenizer, tmp_path, one_thread):
+    """DeepSeek-V3's MTP layer (after the last decoder layer) is not trained; the hand-off carries the
+    base's unchanged, with ``num_nextn_predict_layers``. ``transformers`` has no MTP module: it reports
+    exactly those tensors as unexpected and computes the base's logits."""
+    base = save_base(tiny_hf_model("deepseek_v3"), tmp_path / "hf", base_tokenizer.directory)
+    added = add_mtp_layer(base, tiny_hf_model("deepseek_v3", layers=3))
+    assert "model.layers.2.eh_proj.weight" in added and "model.layers.2.self_attn.kv_b_proj.weight" in added
+    import_base(continued(base), tmp_path / "base")
+    assert json.loads((tmp_path / "base" / "run.json").read_text())["hf_mtp_tensors"] == added
+    summary = handoff(tmp_path / "base", tmp_path / "bundle")
+    original, exported = load_file(str(base / "model.safetensors")), load_file(
+        str(tmp_path / "bundle" / "hf" / "model.safetensors"))
+    assert set(exported) == set(original) and all(torch.equal(exported[n], t) for n, t in original.items())
+    assert summary["mtp_layers"] == 1
+    tokens_BS = sample_tokens()
+    logits_BSV, info, _ = hf_logits(tmp_path / "bundle" / "hf", tokens_BS, info=True)
+    assert sorted(info["unexpected_keys"]) == added and not info["missing_keys"]
+    torch.testing.assert_close(logits_BSV, hf_logits(base, tokens_BS), rtol=0, atol=0)
 
 
 def train_stage(recipe, build: Path, out: Path, stage: str, steps: int, **options):
     return run(TrainOptions(recipe=recipe, stage=stage, data_dir=str(build), out_dir=str(out), steps=steps, **options))
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_trained_bundle_loads_in_transformers_and_computes_megatrons_logits(family, hf_bases, build_dir, tmp_path,
-                                                                            one_thread):
+@pytest.mark.parametrize(("family", "tied"), [*((family, False) for family in FAMILIES), ("deepseek_v3", True)])
+def test_trained_bundle_loads_in_transformers_and_computes_megatrons_logits(family, tied, hf_bases, base_tokenizer,
+                                                                            build_dir, tmp_path, one_thread):
     from transformers import AutoModelForCausalLM
 
-    summary = train_stage(continued(hf_bases[family]), build_dir, tmp_path / "run", "short", 3)
+    base = save_base(tiny_hf_model(family, tied=True), tmp_path / "hf", base_tokenizer.directory) if tied \
+        else hf_bases[family]
+    summary = train_stage(continued(base), build_dir, tmp_path / "run", "short", 3)
     handoff(summary.out_dir, tmp_path / "bundle")
+    if tied:
+        assert "lm_head.weight" not in load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
     hf_dir = tmp_path / "bundle" / "hf"
     model, info = AutoModelForCausalLM.from_pretrained(hf_dir, dtype=torch.float32, output_loading_info=True)
     assert type(model).__name__ == json.loads((hf_dir / "config.json").read_text())["architectures"][0]
@@ -258,6 +327,10 @@ def test_a_build_with_another_tokenizer_is_refused_naming_both(hf_bases, build_d
     ({"moe": {"score_function": "sigmoid"}}, "exist only in DeepSeek-V3"),
     ({"mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8}},
      "softmax routing with MLA has no class"),
+    ({"qk_layernorm": True, "moe": {"score_function": "sigmoid", "shared_expert_gate": False},
+      "mla": {"q_lora_rank": 16, "kv_lora_rank": 16, "qk_head_dim": 8, "qk_pos_emb_head_dim": 8, "v_head_dim": 8,
+              "latent_norm_epsilon": 1e-5}},
+     "model.mla.latent_norm_epsilon: DeepSeek-V3's q/kv latent norms use 1e-06"),
 ])
 def test_structures_no_class_reproduces_are_refused_with_the_reason(change, reason):
     assert export_family(load_recipe("tiny")) == "qwen2_moe"

@@ -1,0 +1,174 @@
+"""Licenses per path: REUSE's ``.reuse/dep5`` and ``REUSE.toml`` rules and files' own SPDX headers.
+
+Design notes: docs/design/filters.md, "filters/reuse.py".
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from codemix.filters.licenses import combine, detect_license, normalize_license, repository_license
+
+DEP5 = ".reuse/dep5"
+REUSE_TOML = "REUSE.toml"
+PRECEDENCES = ("closest", "aggregate", "override")
+HEADER_CHARS = 8192  # REUSE reads the whole file; a header comment sits at the top
+
+
+@dataclass(slots=True, frozen=True)
+class PathRule:
+    """``expression`` for the in-repo paths ``pattern`` (a regex, fully matched) covers."""
+
+    pattern: str
+    expression: str
+    precedence: str = "aggregate"
+
+    def covers(self, path: str) -> bool:
+        return re.fullmatch(self.pattern, path) is not None
+
+
+@dataclass(slots=True, frozen=True)
+class RepositoryLicenses:
+    """One repository's license decision: a default, the per-path rules it declared and the
+    ``.license`` sidecars (``{path of the file it describes: expression}``)."""
+
+    default: str = ""
+    rules: tuple[PathRule, ...] = ()
+    sidecars: dict[str, str] = field(default_factory=dict)
+
+    def for_path(self, path: str, header: str | None = None) -> str:
+        """The expression for the file at ``path`` whose own header declares ``header`` (or None)."""
+        header = self.sidecars.get(path, header)
+        rule = next((rule for rule in reversed(self.rules) if rule.covers(path)), None)
+        if rule is None:
+            return header or self.default
+        if rule.precedence == "override" or header is None:
+            return rule.expression
+        return header if rule.precedence == "closest" else combine([rule.expression, header])
+
+
+SIDECAR_SUFFIX = ".license"
+
+
+def sidecar_target(path: str) -> str | None:
+    """``docs/logo.svg`` for the sidecar ``docs/logo.svg.license``; None for any other path."""
+    target = path.removesuffix(SIDECAR_SUFFIX)
+    return target if target != path and target.rsplit("/", 1)[-1] else None
+
+
+# One evidence file's reading: (path, the expression it states for the whole repository or None,
+# the path rules it declares, the expression it declares as a ``.license`` sidecar or None).
+Evidence = tuple[str, str | None, tuple[PathRule, ...], str | None]
+
+
+def license_evidence_of(path: str, text: str) -> Evidence:
+    """What one license file, package manifest or REUSE file (``licenses.is_license_evidence``) says."""
+    return path, detect_license(path, text), path_rules(path, text), file_license(text) if sidecar_target(path) else None
+
+
+def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
+    """A repository's default (``licenses.repository_license``), its path rules (``.reuse/dep5``'s, then
+    ``REUSE.toml``'s) and its sidecars, from every evidence file's reading, in any order."""
+    evidence = sorted(evidence, key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
+    return RepositoryLicenses(
+        repository_license((path, detected) for path, detected, _, _ in evidence),
+        tuple(rule for _, _, rules, _ in evidence for rule in rules),
+        {target: found for path, _, _, found in evidence if found and (target := sidecar_target(path))})
+
+
+def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """The rules a REUSE file declares, in file order; none for other files or malformed input."""
+    if path == DEP5:
+        return dep5_rules(text)
+    if path == REUSE_TOML:
+        return reuse_toml_rules(text)
+    return ()
+
+
+def dep5_rules(text: str) -> tuple[PathRule, ...]:
+    """``Files:``/``License:`` paragraphs; the License field's first line is the expression."""
+    rules = []
+    for paragraph in _paragraphs(text):
+        globs, license_field = paragraph.get("files", "").split(), paragraph.get("license", "")
+        expression = normalize_license(license_field.split("\n", 1)[0], spdx_field=True)
+        if globs and expression:
+            rules.append(PathRule("|".join(_dep5_glob(glob) for glob in globs), expression, "aggregate"))
+    return tuple(rules)
+
+
+def _paragraphs(text: str) -> Iterable[dict[str, str]]:
+    """Deb822 paragraphs as ``{lower-cased field: value}``, continuation lines joined with newlines."""
+    for block in re.split(r"\n\s*\n", text):
+        fields: dict[str, str] = {}
+        name = None
+        for line in block.splitlines():
+            if line[:1] in (" ", "\t") and name is not None:
+                fields[name] += "\n" + line.strip()
+            elif ":" in line and not line.startswith("#"):
+                name, value = line.split(":", 1)
+                name = name.strip().lower()
+                fields[name] = value.strip()
+        yield fields
+
+
+def _dep5_glob(glob: str) -> str:
+    """Debian's glob: ``*`` any characters (``/`` too), ``?`` one, backslash escapes them."""
+    parts, i = [], 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "\\" and i + 1 < len(glob):
+            parts.append(re.escape(glob[i + 1]))
+            i += 2
+            continue
+        parts.append(".*" if char == "*" else "." if char == "?" else re.escape(char))
+        i += 1
+    return "".join(parts)
+
+
+def reuse_toml_rules(text: str) -> tuple[PathRule, ...]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return ()
+    annotations = data.get("annotations") if isinstance(data, dict) else None
+    return tuple(rule for item in annotations if isinstance(item, dict) and (rule := _annotation_rule(item))) \
+        if isinstance(annotations, list) else ()
+
+
+def _annotation_rule(item: dict) -> PathRule | None:
+    paths, declared = _strings(item.get("path")), _strings(item.get("SPDX-License-Identifier"))
+    expression = combine(normalize_license(value, spdx_field=True) for value in declared)
+    precedence = item.get("precedence", "closest")
+    if not paths or not expression or precedence not in PRECEDENCES:
+        return None
+    return PathRule("|".join(_toml_glob(path) for path in paths), expression, precedence)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _toml_glob(glob: str) -> str:
+    """REUSE.toml's glob: ``**`` any characters, ``*`` any but ``/``, backslash escapes."""
+    return "".join(
+        re.escape(token[1]) if token.startswith("\\") else ".*" if token == "**" else "[^/]*" if token == "*"
+        else re.escape(token)
+        for token in re.findall(r"\\.|\*\*|\*|[^\\*]+", glob))
+
+
+_IGNORED = re.compile(r"REUSE-IgnoreStart.*?(?:REUSE-IgnoreEnd|\Z)", re.DOTALL)
+# A comment line that declares the file's license: only comment punctuation before the tag.
+_HEADER_TAG = re.compile(r"^[ \t]*[^\w\s\"'`]{0,4}[ \t]*SPDX-License-Identifier:[ \t]*(.+?)[ \t]*(?:\*/|-->)?[ \t]*$",
+                         re.MULTILINE)
+
+
+def file_license(text: str) -> str | None:
+    """The expression a file's own ``SPDX-License-Identifier:`` comment lines declare (AND of them)."""
+    head = _IGNORED.sub("", text[:HEADER_CHARS])
+    found = [normalize_license(match.group(1), spdx_field=True) for match in _HEADER_TAG.finditer(head)]
+    return combine(found) or None

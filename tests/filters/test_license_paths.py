@@ -1,0 +1,118 @@
+"""Licenses per path on real repositories: declared expressions first, REUSE rules applied per file.
+
+The fixtures are excerpts of six public repositories (``data/licenses/README.md``); the expected
+answers are the ``reuse`` tool's own reading of the full checkouts and the repositories' declared
+package metadata (``data/licenses/expected.json``), never ours.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codemix.filters.licenses import LicenseConfig, is_license_evidence, license_drop_reason, parse_expression
+from codemix.filters.reuse import (
+    PathRule,
+    RepositoryLicenses,
+    dep5_rules,
+    file_license,
+    license_evidence_of,
+    resolve_licenses,
+    reuse_toml_rules,
+)
+
+DATA = Path(__file__).parent / "data" / "licenses"
+EXPECTED = json.loads((DATA / "expected.json").read_text())
+REPOSITORIES = sorted(EXPECTED["repository"])
+
+
+def repository_files(name: str) -> dict[str, str]:
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def licenses_of(name: str) -> RepositoryLicenses:
+    files = repository_files(name)
+    return resolve_licenses(license_evidence_of(path, text) for path, text in files.items() if is_license_evidence(path))
+
+
+def conjuncts(expressions: list[str]) -> frozenset[str]:
+    """Several expressions all in force, as the set of their top-level AND parts."""
+    parts = set()
+    for expression in expressions:
+        node = parse_expression(expression)
+        assert node is not None, expression
+        parts |= {str(child) for child in node[1]} if node[0] == "AND" else {str(node)}
+    return frozenset(parts)
+
+
+@pytest.mark.parametrize("name", REPOSITORIES)
+def test_repository_license_is_what_the_repository_declares(name: str) -> None:
+    assert conjuncts([licenses_of(name).default]) == conjuncts([EXPECTED["repository"][name]])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["per_file"]))
+def test_each_file_gets_reuses_reading(key: str) -> None:
+    name, path = key.split("/", 1)
+    text = repository_files(name).get(path)  # a sidecar's target (an SVG, a JSON table) is not in the excerpt
+    ours = licenses_of(name).for_path(path, file_license(text) if text is not None else None)
+    assert conjuncts([ours]) == conjuncts(EXPECTED["per_file"][key])
+
+
+def test_nlohmann_keeps_its_mit_code_and_drops_only_the_gpl_subfolder() -> None:
+    """The issue's case: LICENSES/ holds four texts, dep5 says MIT except for a few folders."""
+    licenses = licenses_of("nlohmann-json")
+    files = repository_files("nlohmann-json")
+    assert {p for p in files if p.startswith("LICENSES/")} == {
+        "LICENSES/Apache-2.0.txt", "LICENSES/BSD-3-Clause.txt", "LICENSES/GPL-3.0-only.txt", "LICENSES/MIT.txt"}
+    verdicts = {path: license_drop_reason(licenses.for_path(path, file_license(text)), LicenseConfig())
+                for path, text in files.items() if not path.startswith(("LICENSES/", ".reuse/"))}
+    assert verdicts == {
+        "LICENSE.MIT": None, "include/nlohmann/json.hpp": None, "tests/abi/include/nlohmann/json_v3_10_5.hpp": None,
+        "tests/thirdparty/Fuzzer/FuzzerMain.cpp": None, "tools/amalgamate/amalgamate.py": None,
+        "tests/thirdparty/imapdl/filterbr.py": "license_not_allowed",
+    }
+
+
+def test_dual_license_is_a_choice_not_a_conjunction() -> None:
+    """ripgrep: COPYING, LICENSE-MIT and UNLICENSE beside ``license = "Unlicense OR MIT"``."""
+    assert licenses_of("ripgrep").default == "Unlicense OR MIT"
+    files = {"LICENSE-MIT": repository_files("ripgrep")["LICENSE-MIT"],
+             "LICENSE-GPL": "GNU GENERAL PUBLIC LICENSE\nVersion 2, June 1991\n",
+             "Cargo.toml": '[package]\nname = "x"\nlicense = "MIT OR GPL-2.0-only"\n'}
+    default = resolve_licenses(license_evidence_of(p, t) for p, t in files.items()).default
+    assert default == "MIT OR GPL-2.0-only" and license_drop_reason(default, LicenseConfig()) is None
+
+
+def test_dep5_last_matching_paragraph_wins_and_star_crosses_folders() -> None:
+    rules = dep5_rules(repository_files("nlohmann-json")[".reuse/dep5"])
+    licenses = RepositoryLicenses("MIT", rules)
+    assert [r.expression for r in rules] == ["MIT", "MIT", "MIT", "Apache-2.0", "GPL-3.0-only", "BSD-3-Clause", "MIT"]
+    assert licenses.for_path("tests/thirdparty/imapdl/deep/er/x.py") == "GPL-3.0-only"
+    assert licenses.for_path("tests/thirdparty/imapdl") == "MIT"  # the folder itself is not under it
+
+
+def test_reuse_toml_globs_and_precedence() -> None:
+    rules = reuse_toml_rules(repository_files("reuse-tool")["REUSE.toml"])
+    licenses = RepositoryLicenses("MIT", rules)
+    assert licenses.for_path("po/de.po") == "GPL-3.0-or-later"
+    assert licenses.for_path("po/sub/de.po") == "MIT"  # one * stays inside po/
+    assert licenses.for_path("tests/resources/a/b.txt", header="MIT") == "GPL-3.0-or-later"  # override
+    closest = RepositoryLicenses("", (PathRule(".*", "Apache-2.0", "closest"),))
+    aggregate = RepositoryLicenses("", (PathRule(".*", "Apache-2.0", "aggregate"),))
+    assert closest.for_path("a.c", header="MIT") == "MIT" and closest.for_path("a.c") == "Apache-2.0"
+    assert aggregate.for_path("a.c", header="MIT") == "Apache-2.0 AND MIT"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("// SPDX-License-Identifier: MIT\nint x;\n", "MIT"),
+    ("# SPDX-License-Identifier: GPL-3.0-or-later\n# SPDX-License-Identifier: CC0-1.0\n", "CC0-1.0 AND GPL-3.0-or-later"),
+    ("/* SPDX-License-Identifier: Apache-2.0 */\n", "Apache-2.0"),
+    ("<!-- SPDX-License-Identifier: CC-BY-4.0 -->\n", "CC-BY-4.0"),
+    ('pattern = "SPDX-License-Identifier: MIT"\n', None),  # a string, not a comment
+    ("# REUSE-IgnoreStart\n# SPDX-License-Identifier: MIT\n# REUSE-IgnoreEnd\n", None),
+    ("x = 1\n" * 2000 + "# SPDX-License-Identifier: MIT\n", None),  # far past the header
+])
+def test_file_header(text: str, expected: str | None) -> None:
+    assert file_license(text) == expected

@@ -1,0 +1,303 @@
+"""Provenance sidecars of a real build, checked against what we did not write.
+
+One small build (stdlib modules from a directory, a git repository and an sdist-like tar.gz, and the
+example agent transcripts) into all three stages. Every sidecar row is checked with megatron-core's
+``IndexedDataset`` (the row's span is the document megatron reads), the ``tokenizers`` library (the
+decode) and the input itself, read back by git, tarfile or the json module: a code document decodes
+to the file's bytes, a long-stage document holds every file it names, and what a transcript's
+samples train on is text of the record its location names.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import subprocess
+import sysconfig
+import tarfile
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from huggingface_hub import DatasetCard
+from megatron.core.datasets.indexed_dataset import IndexedDataset
+from tokenizers import Tokenizer
+
+from codemix.mix.cli import main as mix
+from tests.conftest import REPO_ROOT
+
+STDLIB = Path(sysconfig.get_path("stdlib"))
+GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
+# Modules with no e-mail address or IP in them, so redaction leaves their text as it is on disk.
+DIRECTORY_FILES = ["colorsys.py", "bisect.py", "keyword.py"]
+GIT_FILES = ["fnmatch.py", "glob.py", "sched.py"]
+ARCHIVE_FILES = ["reprlib.py", "queue.py"]
+TRANSCRIPTS = ["mini-swe-agent-calc.traj.json", "swe-agent-calc.traj", "openhands-trajectory.json",
+               "agent-runs.jsonl"]
+# Chat-template markup around what a transcript says (ChatML markers, tool-call and reasoning tags).
+MARKUP = re.compile(r"<\|[a-z_]+\|>|</?tool_call>|</?think>")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> Path:
+    """The inputs on disk and ``spec.yaml`` naming them."""
+    root = tmp_path_factory.mktemp("inputs")
+    (root / "tree").mkdir()
+    for name in DIRECTORY_FILES:
+        shutil.copy(STDLIB / name, root / "tree" / name)
+    repo = root / "zeta"
+    repo.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(repo)], check=True)
+    for name in GIT_FILES:
+        shutil.copy(STDLIB / name, repo / name)
+    subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "fixture"], check=True)
+    with tarfile.open(root / "eta-1.0.tar.gz", "w:gz") as tar:
+        for name in ARCHIVE_FILES:
+            tar.add(STDLIB / name, arcname=f"eta-1.0/eta/{name}")
+    spec = {
+        "name": "provenance",
+        "sources": [
+            {"name": "tree", "type": "directory", "paths": [str(root / "tree")], "license": "PSF-2.0"},
+            {"name": "zeta", "type": "git", "paths": [str(repo)], "license": "MIT"},
+            {"name": "eta", "type": "archive", "paths": [str(root / "eta-1.0.tar.gz")], "license": "Apache-2.0"},
+            {"name": "runs", "type": "transcripts", "license": "Apache-2.0",
+             "paths": [str(REPO_ROOT / "examples" / "transcripts" / name) for name in TRANSCRIPTS]},
+        ],
+        "stages": {
+            "short": {"sequence_length": 256, "token_budget": 100_000,
+                      "weights": {"tree": 1, "zeta": 1, "eta": 1, "runs": 0.5}},
+            "long": {"sequence_length": 32768, "token_budget": 100_000, "weights": {"zeta": 1, "eta": 1}},
+            "sft": {"sequence_length": 8192, "token_budget": 10_000, "weights": {"runs": 1},
+                    "sft": {"outcome_policy": "any"}},
+        },
+        "tokenizer": {"vocab_size": 800, "train_sample_documents": 100},
+        "shard_size_bytes": 40_000,
+    }
+    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
+    return root
+
+
+@pytest.fixture(scope="module")
+def build(inputs, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("build") / "out"
+    assert mix(["build", str(inputs / "spec.yaml"), "--out", str(out)]) == 0
+    return out
+
+
+def manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())
+
+
+def stage_rows(out: Path, stage: str) -> list[tuple[IndexedDataset, dict]]:
+    """Every (shard as megatron-core reads it, sidecar row) of the stage, in shard order."""
+    rows = []
+    for prefix in manifest(out)["stages"][stage]["shards"]:
+        dataset = IndexedDataset(prefix)
+        table = pq.read_table(prefix + ".provenance.parquet").to_pylist()
+        assert len(table) == len(dataset), prefix
+        rows += [(dataset, row) for row in table]
+    return rows
+
+
+def span(dataset: IndexedDataset, row: dict) -> np.ndarray:
+    """The row's token span, located by its own numbers and checked against megatron's index."""
+    index = dataset.index
+    assert row["token_start"] * index.dtype_size == index.sequence_pointers[row["document"]]
+    assert row["token_count"] == index.sequence_lengths[row["document"]]
+    return dataset.get(row["document"])
+
+
+def raw_file(row: dict, path: str) -> str:
+    """The file's text as the input holds it, read by git or tarfile (never by codemix)."""
+    if row["commit"]:
+        repo = row["location"].split("@")[0]
+        return subprocess.run(["git", "-C", repo, "show", f"{row['commit']}:{path}"], check=True,
+                              capture_output=True).stdout.decode()
+    if row["archive"]:
+        with tarfile.open(row["archive"]) as tar:
+            member = row["member"] if row["kind"] == "file" else f"eta-1.0/{path}"
+            return tar.extractfile(member).read().decode()
+    return Path(row["location"]).read_text(encoding="utf-8")
+
+
+def strings_in(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings_in(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
+def said(text: str) -> list[str]:
+    """The lines of rendered transcript text long enough to be telling, markup lines left out."""
+    return [line.strip() for line in text.splitlines() if len(line.strip()) >= 30 and not MARKUP.search(line)]
+
+
+def record_strings(location: str) -> str:
+    """Every string in the transcript record a location names (``file`` or ``file#L3``), parsed by json."""
+    path, _, line = location.partition("#L")
+    text = Path(path).read_text(encoding="utf-8")
+    value = json.loads(text.splitlines()[int(line) - 1]) if line else json.loads(text)
+    return "\x00".join(strings_in(value))
+
+
+def test_every_code_document_decodes_to_the_file_its_row_names(build):
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    checked = {}
+    for dataset, row in stage_rows(build, "short"):
+        ids = span(dataset, row)
+        assert row["ends_with_eod"] and ids[-1] == manifest(build)["tokenizer"]["eod_id"]
+        text = tokenizer.decode(ids[:-1].tolist(), skip_special_tokens=False)
+        if row["kind"] == "file":
+            assert text == raw_file(row, row["path"]), row["location"]
+            checked[row["source"]] = checked.get(row["source"], 0) + 1
+        else:  # a transcript: its text is rendered, so what it says must be the record's own words
+            assert row["kind"] == "transcript" and row["transcript_format"]
+            source, lines = record_strings(row["location"]), said(text)
+            assert lines and all(line in source for line in lines), row["location"]
+            checked["transcripts"] = checked.get("transcripts", 0) + 1
+    assert checked.keys() == {"tree", "zeta", "eta", "transcripts"}, checked  # guard: every kind of input met
+    licenses = {row["source"]: row["license"] for _, row in stage_rows(build, "short")}
+    assert licenses == {"tree": "PSF-2.0", "zeta": "MIT", "eta": "Apache-2.0", "runs": "Apache-2.0"}
+
+
+def test_every_long_document_holds_each_file_it_names(build):
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    named = set()
+    for dataset, row in stage_rows(build, "long"):
+        text = tokenizer.decode(span(dataset, row)[:-1].tolist(), skip_special_tokens=False)
+        assert row["kind"] == "repo" and row["paths"]
+        for path in row["paths"]:
+            assert raw_file(row, path) in text, path
+            named.add((row["source"], path))
+    assert named == {("zeta", name) for name in GIT_FILES} | {("eta", f"eta/{name}") for name in ARCHIVE_FILES}
+
+
+def test_what_each_sft_sample_trains_on_is_in_the_transcript_its_row_names(build):
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    rows = stage_rows(build, "sft")
+    formats = set()
+    masks = {dataset.path_prefix: IndexedDataset(dataset.path_prefix + "-loss_mask") for dataset, _ in rows}
+    for dataset, row in rows:
+        ids = span(dataset, row)
+        mask = masks[dataset.path_prefix].get(row["document"])  # the dataset must outlive the view it returns
+        edges = np.flatnonzero(np.diff(mask.astype(np.int8))) + 1  # where a trained or masked run starts
+        runs = [run for run, trained in zip(np.split(ids, edges), np.split(mask, edges)) if trained[0] == 1]
+        lines = [line for run in runs for line in said(tokenizer.decode(run.tolist(), skip_special_tokens=False))]
+        source = record_strings(row["location"])
+        assert lines and all(line in source for line in lines), row["location"]
+        assert not row["ends_with_eod"] and row["sample"] >= 0 and row["turns_end"] > row["turns_start"]
+        formats.add(row["transcript_format"])
+    assert len(formats) >= 3, formats
+    assert any(row["outcome"]["exit_status"] for _, row in rows)
+
+
+@pytest.mark.parametrize("stage", ["short", "long", "sft"])
+def test_mix_where_answers_for_a_random_document_of_each_stage(build, stage, capsys):
+    rows = [row for _, row in stage_rows(build, stage)]
+    index = random.Random(stage).randrange(len(rows))
+    assert mix(["where", str(build / stage), str(index), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert {k: answer[k] for k in rows[index]} == rows[index] and answer["stage_document"] == index
+    assert mix(["where", str(build / stage), str(rows[index]["document"]), "--shard", rows[index]["shard"]]) == 0
+    assert f"location: {rows[index]['location']}" in capsys.readouterr().out.splitlines()
+    assert mix(["where", str(build / stage), str(len(rows))]) == 2
+    assert "out of range" in capsys.readouterr().err
+
+
+def test_mix_inspect_shows_where_samples_came_from_and_licenses(build, capsys):
+    assert mix(["inspect", str(build / "short"), "-n", "50", "--max-chars", "10"]) == 0
+    printed = capsys.readouterr().out
+    rows = [row for _, row in stage_rows(build, "short")]
+    assert all(f"{row['location']}, license {row['license']}" in printed for row in rows)
+    licenses = {line.split()[0]: int(line.split()[1].replace(",", "")) for line in printed.splitlines()
+                if line.split() and line.split()[0] in ("PSF-2.0", "MIT", "Apache-2.0", "total")}
+    assert licenses["total"] == len(rows) == manifest(build)["stages"]["short"]["documents"]
+
+
+def test_the_build_writes_a_dataset_card_hugging_face_reads(build):
+    """huggingface_hub parses the card's front matter; its license and drop tables agree with the
+    sidecars (read by pyarrow) and the manifest."""
+    card = DatasetCard.load(build / "README.md")
+    assert card.data.license == ["other"] and card.data.size_categories == ["n<1K"]  # PSF-2.0 has no HF id
+    info = manifest(build)
+    for stage in info["stages"]:
+        licenses = {}
+        for _, row in stage_rows(build, stage):
+            documents, tokens = licenses.get(row["license"], (0, 0))
+            licenses[row["license"]] = (documents + 1, tokens + row["token_count"])
+        section = card.text.split(f"### {stage}\n")[1]
+        assert all(f"| {name} | {n:,} | {t:,} |" in section for name, (n, t) in licenses.items()), stage
+    assert info["counts"]["dropped"], "guard: the build dropped something for the card to explain"
+    assert all(f"| {reason} | {n:,} |" in card.text for reason, n in info["counts"]["dropped"].items())
+    assert "humaneval" in card.text and "stock Megatron-LM over that blend trains on every token" in card.text
+
+
+@pytest.mark.parametrize("stage", ["short", "long"])
+def test_each_stages_documents_are_published_under_stable_names(build, stage):
+    """OUT/STAGE/docs/*.parquet: read by duckdb and pyarrow, one row per document of the stage, with the
+    text the shard's tokens decode to and the sidecar's typed columns (outcome a struct)."""
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    pattern = str(build / stage / "docs" / "*.parquet")
+    rows = stage_rows(build, stage)
+    assert duckdb.sql(f"SELECT count(*) FROM '{pattern}'").fetchall() == [(len(rows),)]
+    by_shard = {(row["shard"], row["document"]): (dataset, row) for dataset, row in rows}
+    published = pq.ParquetDataset(str(build / stage / "docs")).read()
+    assert published.schema.field("outcome").type.num_fields == 4
+    for document in published.to_pylist():
+        dataset, row = by_shard[document["shard"], document["document"]]
+        assert {k: document[k] for k in row} == row
+        assert tokenizer.decode(span(dataset, row)[:-1].tolist(), skip_special_tokens=False) == document["text"]
+    if stage == "short":
+        formats = duckdb.sql(f"SELECT DISTINCT transcript_format FROM '{pattern}' WHERE outcome.submitted").fetchall()
+        assert formats, "guard: submitted transcripts are found by their typed outcome"
+
+
+def test_a_moved_build_still_loads(build, tmp_path, capsys):
+    """Copied elsewhere and the original out of the way, the build's readers (mix where, mix train's
+    read_stage, megatron-core's GPT dataset over its blend) find the copy's own shards."""
+    from codemix.pretrain.data.pretraining import build_gpt_dataset
+    from codemix.pretrain.data.stage import read_stage
+
+    moved, hidden = tmp_path / "moved", tmp_path / "hidden"
+    shutil.copytree(build, moved)
+    build.rename(hidden)
+    try:
+        data = read_stage(moved, "short")
+        assert data.prefixes and all(p.startswith(f"{moved}/short/") for p in data.prefixes)
+        dataset = build_gpt_dataset(data.data_path, 256, 8, data.tokenizer_path, str(tmp_path / "cache"))
+        assert len(dataset) >= 8 and len(dataset[0]["tokens"]) == 256
+        assert mix(["where", str(moved / "long"), "0"]) == 0
+        assert "shard: " in capsys.readouterr().out
+        assert mix(["inspect", str(moved / "sft"), "-n", "1"]) == 0
+    finally:
+        hidden.rename(build)
+
+
+def test_mix_diff_says_what_a_reweighted_rebuild_changed(build, inputs, tmp_path, capsys):
+    """The build copied and its shards rebuilt from a spec whose short stage drops eta and doubles
+    tree: the earlier stages are reused, so only the stage's tokens and weights differ."""
+    spec = yaml.safe_load((inputs / "spec.yaml").read_text())
+    spec["stages"]["short"]["weights"] = {"tree": 2, "zeta": 1, "runs": 0.5}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    shutil.copytree(build, tmp_path / "new")
+    assert mix(["build", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "new"), "--from-stage", "shards"]) == 0
+    capsys.readouterr()
+    assert mix(["diff", str(build), str(tmp_path / "new")]) == 0
+    printed = capsys.readouterr().out
+    old, new = manifest(build)["stages"]["short"], manifest(tmp_path / "new")["stages"]["short"]
+    rows = {tuple(line.split()[:2]): line.split() for line in printed.splitlines() if line.startswith("short ")}
+    eta = old["tokens_per_source"]["eta"]
+    assert rows["short", "eta"][2:5] == [f"{eta:,}", "-", f"{-eta:+,}"]
+    assert rows["short", "tree"][5:] == [f"{old['weights']['tree']:.3f}", f"{new['weights']['tree']:.3f}"]
+    assert rows["short", "tree"][4] == "-"  # the same documents, tokenized the same
+    assert "spec provenance" in printed and "source " not in printed.split("\n\n")[1]  # inputs unchanged
+    assert all(line.split()[-1] == "-" for line in printed.splitlines() if line.split()[1:2] == ["read"])
