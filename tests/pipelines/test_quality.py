@@ -113,9 +113,10 @@ def test_keep_fraction_keeps_80_percent_of_each_language(quality_build):
     by_language: dict[str, list[bool]] = {}
     for row in rows:
         by_language.setdefault(row["language"], []).append(row["kept"])
-    assert set(by_language) == {"python", "c"} and min(len(v) for v in by_language.values()) >= 100
-    for language, kept in by_language.items():
-        assert sum(kept) / len(kept) == pytest.approx(0.8, abs=0.01), language
+    # Mostly C headers, a few C++ by linguist's heuristics; the two large strata hold the claim.
+    assert len(by_language["python"]) >= 100 and len(by_language["c"]) >= 100
+    for language, kept in by_language.items():  # 80% +- 1%, or +- one document in a small stratum
+        assert abs(sum(kept) - 0.8 * len(kept)) <= max(0.01 * len(kept), 1), language
     assert {row["reason"] for row in dropped} == {"quality_below_keep_fraction"}
     assert sorted(row["doc_id"] for row in dropped) == sorted(row["doc_id"] for row in rows if not row["kept"])
     manifest = json.loads((quality_build / "manifest.json").read_text())
@@ -148,11 +149,12 @@ def test_mix_quality_sample_is_stratified_and_seeded(quality_build, tmp_path, ca
     assert len(rows) == 40 and len({r["id"] for r in rows}) == 40
     assert all(docs[r["id"]]["text"] == r["text"] for r in rows)
     strata = {(d["source"], d["language"]) for d in docs.values()}
-    for source, language in strata:
-        share = sum(d["source"] == source for d in docs.values()) / len(docs)
-        drawn = sum(r["source"] == source and r["language"] == language for r in rows)
-        assert abs(drawn - 40 * share) <= 1, (source, language)
-    assert "sampled 40 documents from 2 strata" in capsys.readouterr().out
+    assert len(strata) >= 2
+    for source, language in strata:  # proportional within two documents, and at least one each
+        share = sum((d["source"], d["language"]) == (source, language) for d in docs.values()) / len(docs)
+        drawn = sum((r["source"], r["language"]) == (source, language) for r in rows)
+        assert drawn >= 1 and abs(drawn - 40 * share) < 2, (source, language)
+    assert f"sampled 40 documents from {len(strata)} strata" in capsys.readouterr().out
 
 
 def test_mix_quality_train_prints_and_saves_held_out_metrics(quality_build, tmp_path, capsys):
@@ -175,12 +177,13 @@ def test_mix_stats_shows_scores_kept_share_and_examples_per_language(quality_bui
     stats = json.loads(capsys.readouterr().out)
     entries = {(source, language): entry for source, info in stats.items() if not source.startswith("_")
                for language, entry in info.get("quality", {}).items()}
-    assert set(entries) == {("stdlib", "python"), ("headers", "c")}
+    assert {("stdlib", "python"), ("headers", "c")} <= set(entries)
     for entry in entries.values():
-        assert entry["kept"] / entry["scored"] == pytest.approx(0.8, abs=0.01)
+        assert abs(entry["kept"] - 0.8 * entry["scored"]) <= max(0.01 * entry["scored"], 1)
         assert entry["p10"] <= entry["p50"] <= entry["p90"]
         assert [ex["percentile"] for ex in entry["examples"]] == [10, 50, 90]
-        assert not entry["examples"][0]["kept"] and entry["examples"][2]["kept"]  # p10 is below the 20% cut
+    for key in (("stdlib", "python"), ("headers", "c")):  # p10 is below the 20% cut, p90 above it
+        assert not entries[key]["examples"][0]["kept"] and entries[key]["examples"][2]["kept"]
 
 
 def test_dashboard_plots_scores_and_examples_per_language(quality_build, tmp_path):
@@ -196,7 +199,7 @@ def test_dashboard_plots_scores_and_examples_per_language(quality_build, tmp_pat
     text = Path(page.html_path).read_text()
     assert "Learned quality: scores per source and language" in text
     # One trace per language, labelled with its kept share (plotly writes "/" as "\\/" in its JSON).
-    assert len(re.findall(r"\(kept (79|80|81)%\)", text)) == 2
+    assert len(re.findall(r"\(kept (79|80|81)%\)", text)) >= 2  # python and c (a few headers are C++)
     assert "<td>stdlib</td><td>python</td>" in text and "<td>headers</td><td>c</td>" in text
 
 

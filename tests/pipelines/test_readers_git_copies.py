@@ -183,7 +183,8 @@ def test_mix_stats_counts_per_repository(origin: Path, partial, tmp_path: Path) 
     import pyarrow.parquet as pq
 
     from codemix.document import Dropped
-    from codemix.pipelines.stats import format_stats, repository_drops, repository_outcomes
+    from codemix.pipelines.git_copies import repository_drops, repository_outcomes
+    from codemix.pipelines.stats import format_stats
 
     clone, _ = partial
     rows = [dataclasses.asdict(o) for location in (origin, clone) for o in read_location(source(), str(location))
