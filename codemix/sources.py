@@ -20,7 +20,8 @@ FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
-                      "openhands-messages", "openai-responses", "anthropic", "sharegpt", "openai-chat", "aider")
+                      "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
+                      "aider")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 

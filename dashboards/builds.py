@@ -56,6 +56,7 @@ class BuildSummary:
     kept: DocScan  # keys (source, language, license)
     crawled_lengths: dict[str, np.ndarray]
     messages: list[str]
+    quality: dict[str, dict[str, dict]] = field(default_factory=dict)  # source -> language -> quality_summary
 
 
 def _files(pattern: str) -> list[str]:
@@ -194,6 +195,7 @@ def load_build(out: str) -> BuildSummary:
     with _open(f"{out}/manifest.json") as handle:
         manifest = json.loads(handle.read().decode("utf-8"))
     from codemix.pipelines.manifest import BuildLayout  # Beam's FileSystems, loaded only when a build is read
+    from codemix.pipelines.quality_report import quality_summary
 
     layout = BuildLayout(out)  # each stage's committed attempt: what the build counted
     work = layout.work
@@ -217,4 +219,5 @@ def load_build(out: str) -> BuildSummary:
         redactions=count_columns(f"{layout.stage_dir('crawl')}/redactions*.parquet", ["type", "source"], "count"),
         duplicates=count_columns(f"{layout.stage_dir('dedup')}/duplicates*.parquet", ["method", "source"]),
         quarantined=quarantined, kept=kept, crawled_lengths=scans["crawled"].lengths, messages=messages,
+        quality=quality_summary(f"{layout.stage_dir('filter')}/quality*.parquet"),
     )

@@ -165,6 +165,20 @@ def length_histogram(build: BuildSummary, colours: Colours) -> go.Figure:
                    xaxis_title="bytes", yaxis_title="documents")
 
 
+def quality_scores(build: BuildSummary, colours: Colours) -> go.Figure:
+    """Learned-quality score histogram per source and language, with the share each kept in the legend."""
+    fig = go.Figure()
+    for source, languages in sorted(build.quality.items()):
+        for language, entry in sorted(languages.items()):
+            edges = np.asarray(entry["histogram"]["edges"])
+            kept = entry["kept"] / entry["scored"] if entry["scored"] else 0.0
+            fig.add_trace(go.Scatter(x=(edges[:-1] + edges[1:]) / 2, y=entry["histogram"]["counts"],
+                                     mode="lines", line={"shape": "hvh", "color": colours(f"{source}/{language}")},
+                                     name=f"{source}/{language} (kept {kept:.0%})"))
+    return _layout(fig, "Learned quality: scores per source and language", xaxis_title="score",
+                   yaxis_title="documents")
+
+
 def token_budgets(build: BuildSummary, colours: Colours) -> go.Figure:
     """Each shard stage's tokens per source, stacked, against its token budget."""
     stages = build.manifest.get("stages", {})

@@ -140,6 +140,20 @@ def add_build(page: Page, index: int, build: BuildSummary, colours: figures.Colo
               page.figure(figures.mix(build, figures.Colours(figures.CATEGORY_PALETTE), 1, "language")),
               page.figure(figures.mix(build, figures.Colours(figures.CATEGORY_PALETTE), 2, "license")),
               page.figure(figures.length_histogram(build, colours)), page.figure(figures.token_budgets(build, colours))]
+    if build.quality:
+        parts += [page.figure(figures.quality_scores(build, colours)), _quality_examples(build)]
+
+
+def _quality_examples(build: BuildSummary) -> str:
+    """Per source and language: kept share, p10/p50/p90 and the document scored nearest each."""
+    rows = "".join(
+        f"<tr><td>{html.escape(source)}</td><td>{html.escape(language)}</td>"
+        f'<td class="num">{entry["kept"]:,} / {entry["scored"]:,}</td><td class="num">p{ex["percentile"]} = '
+        f'{ex["score"]}</td><td><code>{html.escape(ex["path"])}</code>{"" if ex["kept"] else " (dropped)"}</td></tr>'
+        for source, languages in sorted(build.quality.items()) for language, entry in sorted(languages.items())
+        for ex in entry["examples"])
+    return ('<div class="card wide"><table><tr><th>source</th><th>language</th><th>kept / scored</th>'
+            f"<th>score</th><th>example document</th></tr>{rows}</table></div>")
 
 
 def _message(text: str) -> str:

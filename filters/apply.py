@@ -20,6 +20,7 @@ from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
+from codemix.filters.short_tasks import short_task_index
 from codemix.filters.vendored import is_vendored
 
 
@@ -43,6 +44,7 @@ class DocumentFilter:
         self.config = config
         self._thresholds: dict[str, CodeFilterConfig] = {}
         self._contamination: ContaminationIndex | None = None
+        self._short_tasks: ContaminationIndex | None = None
         self._prose: NaturalLanguageChecker | None = None
 
     def thresholds(self, language: str) -> CodeFilterConfig:
@@ -55,6 +57,13 @@ class DocumentFilter:
         if self._contamination is None:
             self._contamination = ContaminationIndex.from_config(self.config.decontamination)
         return self._contamination
+
+    @property
+    def short_tasks(self) -> ContaminationIndex:
+        """Tasks too short for the code index, matched with their prompt (``filters.short_tasks``)."""
+        if self._short_tasks is None:
+            self._short_tasks = short_task_index(self.config.decontamination)
+        return self._short_tasks
 
     @property
     def prose(self) -> NaturalLanguageChecker:
@@ -77,7 +86,7 @@ class DocumentFilter:
         the best per benchmark item; a hit's lines count within the view that found it."""
         best: dict[tuple[str, str], BenchmarkHit] = {}
         for text, language in contamination_views(doc):
-            for hit in self.contamination.hits(text, language):
+            for hit in [*self.contamination.hits(text, language), *self.short_tasks.hits(text, language)]:
                 key = (hit.benchmark, hit.item_id)
                 if key not in best or hit.overlap > best[key].overlap:
                     best[key] = hit

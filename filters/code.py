@@ -12,11 +12,18 @@ length 1000, mean 100); Allal et al. (2023), "SantaCoder", for the comment-to-co
 
 from __future__ import annotations
 
+import functools
+import io
 import re
+import tokenize
 from collections.abc import Callable
+
+import tree_sitter
+import tree_sitter_language_pack
 
 from codemix.document import Document
 from codemix.filters.config import CodeFilterConfig
+from codemix.filters.decontamination import TREE_SITTER_NAMES
 
 FilterResult = tuple[bool, str]
 KEEP: FilterResult = (True, "")
@@ -149,11 +156,65 @@ def check_encoded_data(doc: Document, config: CodeFilterConfig) -> FilterResult:
 
 
 def comment_fraction(text: str, language: str) -> float | None:
-    """Share of non-whitespace characters that sit in comments; None for languages we can't parse."""
+    """Share of non-whitespace characters that sit in comments other than documentation comments;
+    None for languages we can't parse.
+
+    Comments are found by a real tokenizer (Python's ``tokenize``, else the language's tree-sitter
+    grammar), so ``"/src/*filepath"`` in a string is code; documentation (Javadoc and Doxygen
+    ``/** */``, ``/*!``, Rust's ``///`` and ``//!``, docstrings, which are strings) counts as code:
+    it is how a model learns an API. Other languages fall back to line markers.
+    """
+    total = len(text) - count_class(text, ASCII_SPACE, str.isspace)
+    comments = _tokenized_comments(text, language)
+    if comments is None:
+        return _marker_comment_fraction(text, language, total)
+    chars = sum(len(comment) - count_class(comment, ASCII_SPACE, str.isspace) for comment in comments
+                if not comment.startswith(DOC_COMMENT_PREFIXES) or comment.startswith(NOT_DOC_PREFIXES))
+    return chars / max(total, 1)
+
+
+# ``/**/`` and ``/***...`` banners are not documentation; ``////`` dividers are not either.
+DOC_COMMENT_PREFIXES = ("/**", "/*!", "///", "//!")
+NOT_DOC_PREFIXES = ("/**/", "/***", "////")
+
+
+def _tokenized_comments(text: str, language: str) -> list[str] | None:
+    """The text of every comment, by a tokenizer for ``language``; None when there is none (or it fails)."""
+    if language == "python":
+        try:
+            return [token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                    if token.type == tokenize.COMMENT]
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return None
+    found = _comment_query(TREE_SITTER_NAMES.get(language, ""))
+    if found is None:
+        return None
+    parser, query = found
+    data = text.encode("utf-8")
+    nodes = tree_sitter.QueryCursor(query).captures(parser.parse(data).root_node).get("comment", [])
+    return [data[node.start_byte:node.end_byte].decode("utf-8", "replace") for node in nodes]
+
+
+@functools.cache
+def _comment_query(name: str) -> tuple[tree_sitter.Parser, tree_sitter.Query] | None:
+    """The grammar's parser and a query for its comment node types (matched in C, not walked in
+    Python); one per process. None for no (or a missing) grammar."""
+    if not name:
+        return None
+    try:
+        language = tree_sitter_language_pack.get_language(name)
+        parser = tree_sitter_language_pack.get_parser(name)
+    except (LookupError, ValueError, RuntimeError):
+        return None
+    kinds = [kind for kind in ("comment", "line_comment", "block_comment") if language.id_for_node_kind(kind, True)]
+    return (parser, tree_sitter.Query(language, " ".join(f"({kind}) @comment" for kind in kinds))) if kinds else None
+
+
+def _marker_comment_fraction(text: str, language: str, total: int) -> float | None:
+    """Line markers (and C-family block comments) for languages without a tokenizer here."""
     markers = LINE_COMMENTS.get(language)
     if markers is None:
         return None
-    total = len(text) - count_class(text, ASCII_SPACE, str.isspace)
     code = BLOCK_COMMENT.sub("", text) if markers is SLASHES else text
     block = total - (len(code) - count_class(code, ASCII_SPACE, str.isspace))
     line = sum(len("".join(stripped.split())) for stripped in (ln.strip() for ln in code.splitlines())
@@ -162,7 +223,15 @@ def comment_fraction(text: str, language: str) -> float | None:
 
 
 def check_comment_fraction(doc: Document, config: CodeFilterConfig) -> FilterResult:
-    """All comment (licence boilerplate, commented-out code) or, if configured, almost none."""
+    """All comment (licence boilerplate, commented-out code) or, if configured, almost none.
+
+    Line markers first, which count strings that look like comments and documentation too: a file
+    they put well under the limit (half of it) is kept without tokenizing it.
+    """
+    total = len(doc.text) - count_class(doc.text, ASCII_SPACE, str.isspace)
+    rough = _marker_comment_fraction(doc.text, doc.language, total)
+    if rough is not None and rough < config.max_comment_fraction / 2 and config.min_comment_fraction <= 0:
+        return KEEP
     fraction = comment_fraction(doc.text, doc.language)
     if fraction is None:
         return KEEP

@@ -87,6 +87,8 @@ class FiltersConfig:
     vendored_paths: list[str] = field(default_factory=lambda: list(VENDORED_PATHS))
     # Also drop what GitHub linguist's vendor.yml calls vendored (filters/vendored.py), as The Stack v2 did.
     linguist_vendored: bool = True
+    # Drop files that concatenate other files of their repository (single-header builds; filters/amalgamation.py).
+    amalgamation: bool = True
     generated_paths: list[str] = field(default_factory=lambda: list(GENERATED_PATHS))
     licenses: LicenseConfig = field(default_factory=LicenseConfig)
     redaction: RedactionConfig = field(default_factory=RedactionConfig)  # applied at crawl, before any write

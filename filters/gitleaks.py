@@ -21,6 +21,7 @@ from typing import NamedTuple
 RULES_FILE = Path(__file__).with_name("data") / "gitleaks.toml"
 SKIPPED_RULES = frozenset({"generic-api-key", "private-key", "pkcs12-file"})
 MAX_LINE = 4000  # longer lines are cut into windows around the keyword, like the keyword scanner's
+MAX_BLOCK = 20_000  # neighbouring keyword lines are scanned together up to this size
 
 
 class Rule(NamedTuple):
@@ -125,8 +126,9 @@ def find(text: str, lower: str) -> Iterator[Hit]:
     all_rules, allow, stopwords = rules()
     if len(lower) != len(text):  # lower() changed a length ("İ"): offsets must be the text's
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    present = {k for k in _keywords() if k in lower}  # each distinct keyword looked for once, not per rule
     for rule in all_rules:
-        if not any(k in lower for k in rule.keywords):
+        if not any(k in present for k in rule.keywords):
             continue
         for start, end in _keyword_lines(text, lower, rule.keywords):
             line = text[start:end]
@@ -134,6 +136,11 @@ def find(text: str, lower: str) -> Iterator[Hit]:
                 value, offset = _secret(match, rule.group)
                 if value and _kept(rule, value, match.group(), line, allow, stopwords):
                     yield Hit(start + offset, start + offset + len(value), rule.kind, value)
+
+
+@functools.cache
+def _keywords() -> frozenset[str]:
+    return frozenset(k for rule in rules()[0] for k in rule.keywords)
 
 
 def _secret(match: re.Match[str], group: int) -> tuple[str, int]:
@@ -157,7 +164,7 @@ def _kept(rule: Rule, value: str, matched: str, line: str, allow: tuple[re.Patte
 
 
 def _keyword_lines(text: str, lower: str, keywords: tuple[str, ...]) -> Iterator[tuple[int, int]]:
-    """Each line (or window of a long line) holding one of ``keywords``, once, in order."""
+    """The lines (or windows of long lines) holding one of ``keywords``, in order, neighbours joined."""
     spans: set[tuple[int, int]] = set()
     for keyword in keywords:
         position = lower.find(keyword)
@@ -169,7 +176,16 @@ def _keyword_lines(text: str, lower: str, keywords: tuple[str, ...]) -> Iterator
                 start, end = max(start, position - MAX_LINE // 2), min(end, position + MAX_LINE // 2)
             spans.add((start, end))
             position = lower.find(keyword, end if end > position else position + 1)
-    yield from sorted(spans)
+    block: tuple[int, int] | None = None
+    for start, end in sorted(spans):  # neighbouring lines run as one block: one regex call, not one per line
+        if block and start <= block[1] + 1 and end - block[0] <= MAX_BLOCK:
+            block = (block[0], max(block[1], end))
+            continue
+        if block:
+            yield block
+        block = (start, end)
+    if block:
+        yield block
 
 
 def shannon(value: str) -> float:

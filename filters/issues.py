@@ -168,10 +168,16 @@ class Usernames:
         return self.names.setdefault(login, f"username_{len(self.names)}")
 
     def scrub(self, text: str) -> str:
+        """Known logins replaced: after ``@`` at any length, as a bare word (a path in a pasted
+        traceback, a signature) from four characters up, where a short login would hit ordinary words."""
         if not self.names:
             return text
-        pattern = "|".join(re.escape(login) for login in sorted(self.names, key=len, reverse=True))
-        return re.sub(rf"@({pattern})\b", lambda m: "@" + self.names[m.group(1).lower()], text, flags=re.IGNORECASE)
+        logins = sorted(self.names, key=len, reverse=True)
+        mention = "|".join(re.escape(login) for login in logins)
+        text = re.sub(rf"@({mention})(?![\w-])", lambda m: "@" + self.names[m.group(1).lower()], text, flags=re.IGNORECASE)
+        word = "|".join(re.escape(login) for login in logins if len(login) >= 4)
+        return re.sub(rf"(?<![\w@-])({word})(?![\w-])", lambda m: self.names[m.group(1).lower()], text,
+                      flags=re.IGNORECASE) if word else text
 
 
 def thread_text(thread: Thread, config: IssuesConfig) -> tuple[str, dict[str, Any]]:
@@ -186,7 +192,7 @@ def thread_text(thread: Thread, config: IssuesConfig) -> tuple[str, dict[str, An
     for comment in reviews:
         names.of(comment.get("user"))
     kept = comments[: config.max_comments]
-    head = f"Title: {opening.get('title') or ''}\n{author}: {names.scrub(str(opening.get('body') or ''))}"
+    head = f"Title: {names.scrub(str(opening.get('title') or ''))}\n{author}: {names.scrub(str(opening.get('body') or ''))}"
     if not thread.pull:
         parts = [ISSUE_START, head, *(f"{ISSUE_COMMENT}{names.of(c.get('user'))}: {names.scrub(str(c.get('body') or ''))}"
                                       for c in kept)]

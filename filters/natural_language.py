@@ -25,7 +25,8 @@ PROSE_ROLES = frozenset({"user", "assistant"})
 _MARKUP_LINE = re.compile(
     r"^[ \t]*(?:([^\w\s])\1{2,}|[+|](?:[-=:+| ]*[-=]{3,}[-=:+| ]*)[+|]?)[ \t]*$\n?", re.MULTILINE)
 # A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
-_FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+# ``\r`` before the newline too: task texts copied from GitHub issues end their lines in CRLF.
+_FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t\r]*$\n?", re.MULTILINE | re.DOTALL)
 # A tool call written as text in a model turn, up to its closing tag (or the end of the turn, when the
 # model stopped before closing it): ``<function=NAME>`` with ``<parameter=...>`` (SWE-smith, OpenHands
 # without function calling, CodeAct-style agents), SWE-agent's XML ``<command>``, CodeAct's
@@ -132,13 +133,14 @@ def prose_of(doc: Document) -> str | None:
     """The natural-language part of ``doc``, or ``None`` when it has none to judge.
 
     Markdown/reST/text files: the whole text less markup-only lines (heading underlines, rules,
-    table borders). Transcripts: the user and assistant message contents (``transcript_prose``).
+    table borders) and, in Markdown, fenced code blocks. Transcripts: the user and assistant message contents (``transcript_prose``).
     Code and data files: ``None``, they are the code filters' business.
     """
     if doc.kind == "transcript":
         prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
-        prose = _MARKUP_LINE.sub("", doc.text)
+        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples).
+        prose = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", doc.text) if doc.language == "markdown" else doc.text)
     else:
         return None
     return prose if prose.strip() else None
@@ -158,23 +160,26 @@ def is_document_prose(doc: Document) -> bool:
 
 
 def transcript_prose(messages: list[dict[str, Any]]) -> str:
-    """What users and assistants wrote, one paragraph per turn, without code fences, tool calls written
-    as text (``TEXT_ACTION``) or markup-only lines.
+    """What users and assistants wrote, paragraphs joined by blank lines, without code fences, tool calls
+    written as text (``TEXT_ACTION``) or markup-only lines.
 
     Left out: system prompts, tool calls, and every ``observation``: tool results, command output and
     other text the environment or the harness wrote, whatever role the format gives it (SWE-agent and
     mini-swe-agent return command output as ``user`` turns). A message without the flag (written
-    before the readers set it) counts as an observation when it is a ``tool`` turn.
+    before the readers set it) counts as an observation when it is a ``tool`` turn. A paragraph an
+    earlier turn already said is said once: an agent restating its plan across turns is no web spam,
+    which is what Gopher's repetition thresholds were set on (repetition inside a turn is still judged).
     """
-    parts = []
+    parts, seen = [], set()
     for message in messages:
         role = message.get("role")
         observation = message.get("observation", role == "tool")
         if role in PROSE_ROLES and not observation:
             text = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", TEXT_ACTION.sub("", message.get("content") or "")))
-            text = text.strip()
-            parts.append(text)
-    return "\n\n".join(part for part in parts if part)
+            paragraphs = [p.strip() for p in re.split(r"\n[ \t\r]*\n", text) if p.strip()]
+            parts += [p for p in paragraphs if p not in seen]
+            seen.update(paragraphs)
+    return "\n\n".join(parts)
 
 
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:

@@ -48,8 +48,9 @@ class Cell:
 def kernel_language(notebook: dict[str, Any]) -> str:
     """The kernel's language, lower case ("python" when the notebook does not say)."""
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
-    for value in ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name"),
-                  metadata.get("language")):
+    kernelspec, info = (value if isinstance(value, dict) else {} for value in (metadata.get("kernelspec"),
+                                                                              metadata.get("language_info")))
+    for value in (kernelspec.get("language"), info.get("name"), metadata.get("language")):
         if isinstance(value, str) and value.strip():
             return value.strip().lower()
     return "python"

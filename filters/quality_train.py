@@ -182,11 +182,14 @@ def code_version() -> str:
     return f"{codemix.__version__}+{digest.hexdigest()[:12]}"
 
 
-def train_quality_model(ratings_path: str, sample_path: str, out: str, config: TrainConfig) -> dict:
-    """Train, evaluate on the held-out ids, and write ``out`` and ``out + '.json'``; returns the facts."""
+def train_quality_model(ratings_path: str, sample_path: str | None, out: str, config: TrainConfig) -> dict:
+    """Train, evaluate on the held-out ids, and write ``out`` and ``out + '.json'``; returns the facts.
+    Without ``sample_path`` every rating must carry its own ``text`` (and may carry ``language``)."""
     if not out.endswith(BACKEND_SUFFIXES[config.backend]):
         raise ConfigError("--out", f"a {config.backend} model is written as {' or '.join(BACKEND_SUFFIXES[config.backend])}")
-    rated = join_ratings(read_jsonl(ratings_path, "score"), read_jsonl(sample_path, "text"), ratings_path)
+    ratings = read_jsonl(ratings_path, "score")
+    sample = read_jsonl(sample_path, "text") if sample_path else read_jsonl(ratings_path, "text")
+    rated = join_ratings(ratings, sample, ratings_path)
     train, test = split(rated, config)
     if not train or not test:
         raise ConfigError("--held-out", f"{len(train)} training and {len(test)} held-out ratings", "rate more documents")
@@ -194,7 +197,7 @@ def train_quality_model(ratings_path: str, sample_path: str, out: str, config: T
     scores = [r.score for r in rated]
     positive_at = config.positive_at if config.positive_at is not None else (min(scores) + max(scores)) / 2
     facts = {"backend": config.backend, "params": asdict(config), "positive_at": positive_at,
-             "ratings_sha256": file_sha256(ratings_path), "sample_sha256": file_sha256(sample_path),
+             "ratings_sha256": file_sha256(ratings_path), "sample_sha256": file_sha256(sample_path or ratings_path),
              "train": len(train), "held_out": len(test),
              "metrics": evaluate(TextScorer(out), test, config, positive_at), "code_version": code_version()}
     with open(out + ".json", "w", encoding="utf-8") as handle:

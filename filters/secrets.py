@@ -52,9 +52,9 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from codemix.config import join, require
 from codemix.document import Document
-from codemix.filters import gitleaks
+from codemix.filters import gitleaks, notebooks
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
-from codemix.filters.transcript_parts import LanguageOf, Part, TraceState, is_observation, split_decoded
+from codemix.filters.transcript_parts import PROSE, LanguageOf, Part, TraceState, is_observation, split_decoded
 
 # Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:
 # shorter "passwords" in code are placeholders ("pw", "test", "1234"), and propagating them would
@@ -138,16 +138,49 @@ def redact_document(doc: Document, config: RedactionConfig, *, render: Callable[
     language = doc.language or _language_of_path(doc.path)
     messages = doc.metadata.get("messages") if doc.kind == "transcript" else None
     if not isinstance(messages, list):
-        cells = notebook_cells(doc.text) if is_notebook(doc.path, language) else None
+        cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, language) else None
         if cells is not None:
             text, counts = _redact_notebook(doc.text, cells, config, language_of or _no_language)
+        elif doc.kind == "notebook" and doc.text.startswith(notebooks.START):
+            replaced, counts = _redact_plan([(0, doc.text, list(_cells_layout_parts(doc.text, language)))], config)
+            text = replaced.get(0, doc.text)
         else:
-            text, counts, _ = _redact(doc.text, config, {}, language)
+            extra = _commit_view_values(doc, config) if doc.kind == "commit" else {}
+            text, counts, _ = _redact(doc.text, config, extra, language)
         return dataclasses.replace(doc, text=text), counts
     if render is not None and language_of is not None and _renders_as(messages, render, doc.text):
         redacted, counts = redact_messages(messages, config, language_of)
         return dataclasses.replace(doc, text=render(redacted), metadata={**doc.metadata, "messages": redacted}), counts
     return _redact_views(doc, messages, config)
+
+
+def _commit_view_values(doc: Document, config: RedactionConfig) -> dict[str, str]:
+    """Values found in a commit's changed files read as what they are: each file's added lines in
+    its language (a notebook's JSON source lines decoded first), replaced in the diff like a value
+    another view of a transcript found (``_with_repeats``)."""
+    from codemix.filters.commits import parse_patch  # commits builds on the filter config, which imports this
+
+    languages = {f.get("path"): f.get("language", "") for f in doc.metadata.get("files") or []}
+    values: dict[str, str] = {}
+    for diff in parse_patch(doc.text):
+        if not diff.added:
+            continue
+        notebook = diff.path.lower().endswith(".ipynb")
+        view = "\n".join(_json_line(line) for line in diff.added) if notebook else "\n".join(diff.added)
+        language = "python" if notebook else languages.get(diff.path) or _language_of_path(diff.path)
+        values.update({f.value: f.kind for f in _find(view, config, language) if f.replacement is None})
+    return values
+
+
+def _json_line(line: str) -> str:
+    """A notebook line as its cell holds it: ``"x = 1\\n",`` -> ``x = 1``; other lines as they are."""
+    stripped = line.strip().removesuffix(",")
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+        try:
+            return str(json.loads(stripped)).rstrip("\n")
+        except ValueError:
+            return line
+    return line
 
 
 def _no_language(path: str) -> str:
@@ -168,6 +201,20 @@ def _redact_notebook(raw: str, cells: list[Cell], config: RedactionConfig,
     outside = [f for f in _find(raw, config, "json") if not any(s < f.end and f.start < e for s, e in ranges)]
     replaced, counts = _redact_plan([("notebook", raw, parts)], config, {"notebook": outside})
     return replaced.get("notebook", raw), counts
+
+
+CELL_MARKER = re.compile("|".join(re.escape(m) for m in (notebooks.START, notebooks.TEXT, notebooks.CODE,
+                                                          notebooks.OUTPUT, notebooks.EMPTY)))
+
+
+def _cells_layout_parts(text: str, language: str) -> Iterator[Part]:
+    """A notebook document in StarCoder2's ``cells`` layout: code cells in the kernel's language,
+    markdown and outputs as prose (markers themselves are never secrets and are left out)."""
+    markers = list(CELL_MARKER.finditer(text))
+    for marker, following in zip(markers, [*markers[1:], None]):
+        start, end = marker.end(), following.start() if following else len(text)
+        if end > start:
+            yield Part(start, text[start:end], language if marker.group() == notebooks.CODE else PROSE)
 
 
 def _renders_as(messages: list[Any], render: Callable[[list[Any]], str], text: str) -> bool:
@@ -854,7 +901,7 @@ AZURE_SAS = re.compile(r"[?&]sv=\d{4}-\d{2}-\d{2}[^\s'\"<>]*?[?&]sig=(?P<v>[A-Za
 GCP_KEY_ID = re.compile(r"[\"']private_key_id[\"']\s*:\s*[\"'](?P<v>[0-9a-f]{40})[\"']")
 # A bare AWS secret access key in prose or output: 40 base64 characters within a few words of
 # "secret" or of an access key id (the AWS CLI's ``configure`` and console pages print them so).
-AWS_SECRET_BARE = re.compile(r"(?<![A-Za-z0-9/+=])(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+AWS_SECRET_BARE = re.compile(r"(?<![A-Za-z0-9/+=_-])(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=_-])")
 AWS_SECRET_NEAR = re.compile(r"secret|(?:AKIA|ASIA)[A-Z0-9]{16}", re.IGNORECASE)
 # String literals joined by ``+`` (or Python's implicit concatenation): a token split to dodge scanners.
 CONCATENATED = re.compile(r"(?:\"[^\"\n\\]{1,120}\"|'[^'\n\\]{1,120}')(?:\s*\+?\s*(?:\"[^\"\n\\]{1,120}\"|'[^'\n\\]{1,120}')){1,12}")
@@ -1151,7 +1198,7 @@ ENTROPY_RANK = KEYWORD_RANK + 1
 HASH_CONTEXT = re.compile(r"sha|md5|hash|digest|checksum|commit|revision|fingerprint|crc|uuid|guid|\bid\b|hex",
                           re.IGNORECASE)
 # Words on a random string's line (or the line before) that say it is a credential.
-ENTROPY_CONTEXT = re.compile(r"pass|pwd|secret|key|token|auth|credential|salt|sign|cookie|session|bearer|api|"
+ENTROPY_CONTEXT = re.compile(r"pass|pwd|secret|(?<!pub)(?<!public)(?<!public_)key|token|auth|credential|salt|sign|cookie|session|bearer|api|"
                              r"private|access|client|contrase", re.IGNORECASE)
 # Shorter hex is a byte string or a colour, not a key; longer quoted base64 is embedded data (images
 # in notebooks), not a credential.

@@ -95,7 +95,7 @@ PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "target_file",
 COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell", "bash", "commands", "input", "args"})
 PATCH_KEYS = frozenset({"patch", "diff", "input_patch"})
 # A file named on a command line: ``cat > app.py``, ``python -m x tests/test_a.py``, ``sed -n 1p a.go``.
-COMMAND_PATH = re.compile(r"(?<![\w./-])((?:[\w.~-]+/)*[\w.-]+\.[A-Za-z0-9+]{1,8})(?![\w/])")
+COMMAND_PATH = re.compile(r"(?<![\w./-])((?:~?/)?(?:[\w.~-]+/)*[\w.-]+\.[A-Za-z0-9+]{1,8})(?![\w/])")
 INTERPRETERS = {"python": "python", "python3": "python", "node": "javascript", "ruby": "ruby", "php": "php",
                 "perl": "perl"}
 # SWE-agent commands that edit or show the open file; their body is the open file's language.

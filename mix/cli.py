@@ -8,14 +8,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import shlex
 import sys
 import warnings
 
 from codemix.config import ConfigError
 
 BUILD_FAILED, USAGE, STRICT_WARNINGS, INTERRUPTED = 1, 2, 3, 130
-READ_COMMANDS = ("stats", "inspect", "where")  # read a finished build, local or on an object store
+READ_COMMANDS = ("stats", "inspect", "where", "diff")  # read a finished build, local or on an object store
 # Third-party noise that says nothing about the build: Beam's optional GCP client check, and
 # megatron-core's fallbacks when Apex and Transformer Engine are absent (expected on CPU).
 QUIET_LOG_MESSAGES = ("apitools not found",)
@@ -51,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "recorded in manifest.json")
     build.add_argument("--strict", action="store_true", help="exit 3 when the health summary has warnings")
     build.add_argument("--no-progress", action="store_true", help="no progress bars, one line per stage event")
+    build.add_argument("--stall-timeout", type=float, default=60.0, metavar="SECONDS",
+                       help="cancel the running Beam job and stop when a service it needs (job service, worker "
+                            "pool, S3 endpoint) has not answered for this long (default 60)")
     build.set_defaults(command_parser=build)
 
     stats = command("stats", help="a build's funnel per source, drops per reason, redactions and benchmark hits")
@@ -76,12 +78,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="count INDEX in this shard (its file name, e.g. stdlib-00000-of-00002)")
     where.add_argument("--json", action="store_true", help="print the row as JSON")
 
+    diff = command("diff", help="what changed between two builds: funnel, drops, dedup, tokens and weights")
+    diff.add_argument("old", help="a mix build output directory")
+    diff.add_argument("new", help="another one")
+
     # These commands have their own parsers (light ones: --help does not load torch).
     commands.add_parser("train", add_help=False, help="MoE continued pretraining on a build (mix train -h)")
     commands.add_parser("eval", add_help=False, help="bits per byte per checkpoint on held-out code (mix eval -h)")
     commands.add_parser("handoff", add_help=False, help="export a run for RL: HF safetensors, lineage (mix handoff -h)")
     commands.add_parser("dash", add_help=False, help="data-pipeline and perplexity-vs-RL dashboard (mix dash -h)")
     commands.add_parser("search", add_help=False, help="choose a stage's mixture from proxy runs (mix search -h)")
+    commands.add_parser("quality", add_help=False, help="sample for rating, train a quality scorer (mix quality -h)")
 
     plan = command("plan", help="validate a spec and print the resolved plan, without any I/O")
     plan.add_argument("spec")
@@ -156,17 +163,26 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.stages import stage_kind
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure, format_health
+    from codemix.pipelines.redact import command_line
 
     spec = load_spec(args.spec)
     print(describe_plan(spec), flush=True)
     out = absolute_out(args.out)
     live = sys.stderr.isatty() and not args.no_progress
-    hint = f"interrupted: finished stages are kept in {out}/work; resume with: {shlex.join(['mix', *argv])}"
+    hint = f"interrupted: finished stages are kept in {out}/work; resume with: {command_line(['mix', *argv])}"
     try:
         manifest = run_build(spec, out, beam_args, from_stage=args.from_stage, fresh=args.fresh,
-                             allow_missing=args.allow_missing, live=live, resume_hint=hint)
+                             allow_missing=args.allow_missing, live=live, resume_hint=hint,
+                             stall_seconds=args.stall_timeout)
     except BuildFailure as failure:
         print(f"mix build: {failure}", file=sys.stderr)
+        return BUILD_FAILED
+    except Exception as error:
+        paragraph = service_failure(error, beam_args)
+        if paragraph is None:
+            raise
+        print(f"mix build: {paragraph}\n  finished stages are kept in {out}/work; resume with: "
+              f"{command_line(['mix', *argv])}", file=sys.stderr)
         return BUILD_FAILED
     counts = manifest["counts"]
     print(f"\nread {counts['read']:,}: kept {counts['kept']:,}, dropped {sum(counts['dropped'].values()):,}, "
@@ -186,6 +202,21 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
         print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
         return STRICT_WARNINGS
     return 0
+
+
+def service_failure(error: Exception, beam_args: list[str]) -> str | None:
+    """One paragraph for a build that stopped because a service it needs is gone: the watchdog's
+    ``ServiceLost``, or any error while a service the options name does not answer. None otherwise."""
+    from codemix.pipelines.jobs import ServiceLost, services
+
+    silent = [service.name for service in services(beam_args) if not service.answers()]
+    if not isinstance(error, ServiceLost) and not silent:
+        return None
+    first_line = (str(error).splitlines() or [""])[0][:300]
+    cause = str(error) if isinstance(error, ServiceLost) else f"{type(error).__name__}: {first_line}"
+    also = f"; not answering now: {', '.join(silent)}" if silent else ""
+    return (f"the build stopped: {cause}{also}. Check that the service runs and that this machine and the workers "
+            "reach it (address, credentials, bucket), then resume.")
 
 
 def command_plan(args) -> int:
@@ -223,6 +254,15 @@ def command_where(args) -> int:
     out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
     row = where(out_dir, stage, args.index, args.shard)
     print(json.dumps(row, indent=2, sort_keys=True) if args.json else format_where(row))
+    return 0
+
+
+def command_diff(args) -> int:
+    from codemix.mixtures.compare import diff_builds
+    from codemix.mixtures.inspect import read_manifest
+
+    old, new = absolute_out(args.old), absolute_out(args.new)
+    print(diff_builds(read_manifest(old), read_manifest(new), old, new))
     return 0
 
 
@@ -293,16 +333,21 @@ def main(argv: list[str] | None = None) -> int:
         return delegate(args.command, extra)
     if extra and args.command in READ_COMMANDS:
         check_filesystem_options(parser, args.command, extra)
-    elif extra and args.command not in ("build", "search"):
+    elif extra and args.command not in ("build", "search", "quality"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "search":
             return command_search(extra)
+        if args.command == "quality":
+            from codemix.mix.quality import main as quality_main
+
+            return quality_main(extra)
         if args.command == "build":
             from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
+            from codemix.pipelines.redact import command_line  # light: Beam is not imported yet
 
             # Before Beam is imported: threads it starts would otherwise take a Ctrl-C themselves.
-            with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {shlex.join(['mix', *argv])}"):
+            with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {command_line(['mix', *argv])}"):
                 check_build_options(parser, args.command_parser, extra)
                 return command_build(args, extra, argv)
         if args.command == "plan":
@@ -337,7 +382,7 @@ def read_command(args, beam_args: list[str]) -> int:
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
-    commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where}
+    commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where, "diff": command_diff}
     try:
         return commands[args.command](args)
     except NotABuild as error:

@@ -8,6 +8,7 @@ weight split across them by their token counts, which keeps the source's share a
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import Counter
 
 from codemix.mixtures.spec import MixtureSpec
@@ -56,6 +57,8 @@ def stage_manifest(spec: MixtureSpec, shard_stats: list[dict], shaping: list[dic
         }
         if (order := import_order(shaping, stage)) is not None:  # forward_outside_cycles should be 0
             stages[stage]["import_order"] = order
+        if any("transcripts" in r for r in shaping if r["stage"] == stage):
+            stages[stage]["left_out_by_source"] = left_out_by_source(shaping, stage)
         if any("summaries" in s for s in shards):  # sft: what opens each continuation sample
             stages[stage]["summaries"] = {origin: sum(s.get("summaries", {}).get(origin, 0) for s in shards)
                                           for origin in ("real", "templated")}
@@ -82,6 +85,46 @@ def import_order(shaping: list[dict], stage: str) -> dict[str, int] | None:
     return {"repositories": len(reports)} | {key: sum(report[key] for report in reports) for key in sorted(reports[0])}
 
 
+def left_out_by_source(shaping: list[dict], stage: str) -> dict[str, dict]:
+    """Per source and format: transcripts read, those that gave no sample, and the reasons (with counts)
+    for what shaping left out (whole transcripts, turns, samples)."""
+    table: dict[str, dict] = {}
+    for record in shaping:
+        if record["stage"] != stage or "format" not in record:
+            continue
+        row = table.setdefault(record["source"], {}).setdefault(
+            record["format"], {"transcripts": 0, "without_samples": 0, "reasons": {}})
+        if "reason" in record:
+            row["reasons"][record["reason"]] = row["reasons"].get(record["reason"], 0) + record.get("count", 1)
+        else:
+            row["transcripts"] += record["transcripts"]
+            row["without_samples"] += record["without_samples"]
+    return {source: dict(sorted(formats.items())) for source, formats in sorted(table.items())}
+
+
 def data_path_argument(data_path: list) -> str:
     """The blend as Megatron's command line wants it: ``--data-path 0.7 /p/a 0.3 /p/b``."""
     return " ".join(str(item) for item in data_path)
+
+
+def found_prefix(prefix: str, build_dir: str) -> str:
+    """Shard ``prefix`` as the build in ``build_dir`` holds it: ``BUILD_DIR/STAGE/NAME`` when that
+    shard is there, so a build moved or copied elsewhere reads its own shards; otherwise as recorded
+    (a prefix on an object store, or a blend view naming another build's shards)."""
+    if "://" in prefix or "://" in build_dir:
+        return prefix
+    stage_dir, name = os.path.split(prefix)
+    here = os.path.join(build_dir, os.path.basename(stage_dir), name)
+    return here if os.path.isfile(f"{here}.idx") else prefix
+
+
+def with_found_prefixes(manifest: dict, build_dir: str) -> dict:
+    """The manifest with every stage's ``data_path`` and ``shards`` prefixes as ``found_prefix`` finds them."""
+    build_dir = os.path.abspath(build_dir) if "://" not in build_dir else build_dir.rstrip("/")
+    stages = {}
+    for stage, info in manifest.get("stages", {}).items():
+        data_path = [found_prefix(item, build_dir) if isinstance(item, str) else item
+                     for item in info.get("data_path", [])]
+        stages[stage] = {**info, "data_path": data_path,
+                         "shards": [found_prefix(prefix, build_dir) for prefix in info.get("shards", [])]}
+    return {**manifest, "stages": stages}

@@ -22,6 +22,7 @@ import numpy as np
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.mixtures.blend import with_found_prefixes
 from codemix.mixtures.indexed_dataset import document_count, read_documents_at
 from codemix.mixtures.provenance import read_provenance, sidecar_path
 from codemix.mixtures.sft import loss_mask_prefix
@@ -50,7 +51,7 @@ def read_manifest(out_dir: str) -> dict:
         raise NotABuild(f"{out} is not a mix build output directory (no manifest.json); "
                         "give the directory a mix build --out wrote")
     with FileSystems.open(f"{out}/manifest.json", compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        return json.loads(handle.read())
+        return with_found_prefixes(json.loads(handle.read()), out)  # a moved build reads its own shards
 
 
 def _has_files(folder: str) -> bool:

@@ -176,6 +176,10 @@ def describe_plan(spec: MixtureSpec) -> str:
     verify = f", verified at Jaccard >= {d.jaccard_threshold:.2f}" if d.verify else ""
     lines.append(f"dedup: exact={d.exact} near={d.near} num_perm={d.num_perm} bands={d.bands}x rows={d.rows} "
                  f"shingle={d.shingle_size} -> implied Jaccard threshold {d.lsh_threshold:.3f}{verify}")
+    q = spec.filters.quality
+    if q.enabled:
+        cut = f"threshold {q.threshold:g}" if q.threshold is not None else f"keep top {q.keep_fraction:.1%}"
+        lines.append(f"quality: {q.model}, {cut}{' per language' if q.per_language else ''}")
     tok = spec.tokenizer
     lines.append(f"tokenizer: {tok.path or f'train byte-level BPE, vocab {tok.vocab_size:,}, on {tok.train_sample_documents:,} crawled documents'}")
     return "\n".join(lines)

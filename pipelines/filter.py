@@ -10,6 +10,8 @@ from __future__ import annotations
 import apache_beam as beam
 
 from codemix.document import ContaminationHit, Document, Dropped
+from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
+from codemix.filters.amalgamation import amalgamated, line_hashes
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import is_license_evidence
@@ -39,9 +41,38 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
     return licenses.for_path(doc.path, file_license(doc.text) if doc.kind != "transcript" else None)
 
 
+def repository_lines(doc: Document, config: FiltersConfig):
+    """((source, repo), (path, line hashes)) for each repository file, when amalgamations are looked for."""
+    if config.amalgamation and doc.kind == "file" and doc.repo and doc.language in AMALGAM_LANGUAGES:
+        yield repository_key(doc), (doc.path, line_hashes(doc.text))
+
+
+def repository_amalgamations(key: str, files) -> tuple[str, frozenset[str]]:
+    return key, frozenset(amalgamated(files))
+
+
+class FindAmalgamations(beam.PTransform):
+    """Documents -> ``(repository key, paths of its files that concatenate its other files)``."""
+
+    def __init__(self, config: FiltersConfig):
+        super().__init__()
+        self._config = config
+
+    def expand(self, documents):
+        return (documents
+                | "HashLines" >> beam.FlatMap(repository_lines, self._config)
+                | "GroupLinesByRepository" >> beam.GroupByKey()
+                | "FindAmalgamated" >> beam.MapTuple(repository_amalgamations))
+
+
 def filter_outcomes(doc: Document, document_filter: DocumentFilter,
-                    repository_licenses: dict[str, RepositoryLicenses]):
+                    repository_licenses: dict[str, RepositoryLicenses],
+                    amalgamations: dict[str, frozenset[str]] | None = None):
     """The document (with its license) or a Dropped record, plus any contamination hits."""
+    if doc.path in (amalgamations or {}).get(repository_key(doc), ()):
+        yield Dropped(stage="filter", source=doc.source, location=doc.metadata.get("location", ""),
+                      reason="amalgamated", doc_id=doc.id)
+        return
     verdict = document_filter.judge(doc, document_license(doc, repository_licenses))
     if verdict.reason is None:
         yield verdict.document
@@ -64,8 +95,9 @@ class JudgeDocuments(beam.DoFn):
     def setup(self):
         self._filter = DocumentFilter(self._config)
 
-    def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses]):
-        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses))
+    def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
+                amalgamations: dict[str, frozenset[str]]):
+        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations))
 
 
 class Filter(beam.PTransform):
@@ -93,8 +125,10 @@ class Filter(beam.PTransform):
             | "GroupByRepository" >> beam.GroupByKey()
             | "ResolveLicense" >> beam.MapTuple(resolve_repository_license)
         )
+        amalgamations = evidence | "FindAmalgamations" >> FindAmalgamations(self._config)
         outcomes = documents | "Judge" >> beam.ParDo(
-            JudgeDocuments(self._config), beam.pvalue.AsDict(licenses)).with_outputs(DROPPED, CONTAMINATION, main=DOCS)
+            JudgeDocuments(self._config), beam.pvalue.AsDict(licenses), beam.pvalue.AsDict(amalgamations)
+        ).with_outputs(DROPPED, CONTAMINATION, main=DOCS)
         if not self._config.quality.enabled:
             return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION]}
         scored = outcomes[DOCS] | "ScoreQuality" >> ScoreQuality(self._config.quality)

@@ -17,8 +17,10 @@ from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts
 from codemix.pipelines.tally import by_first
 from codemix.tables import format_table, percent
 
-# Drops the spec asked for (its include/exclude globs) are not the heuristics' doing.
-CHOSEN_DROPS = frozenset({"path_not_included"})
+# Drops the spec asked for are not the heuristics' doing: its include/exclude globs, and which records
+# of a history or an export it reads at all (merges and bots' commits, events of no issue thread: about
+# half of a real history, docs/commits.md), so a commits source is not warned for dropping them.
+CHOSEN_DROPS = frozenset({"path_not_included", "merge_commit", "bot_author", "bot_message", "not_an_issue_record"})
 # Errors about what a reader found in a location it did read (a file in no transcript layout, an empty
 # file, bad JSON or UTF-8): that file is quarantined and counts toward its source's quarantine rate,
 # which fails the build only when most of the source is unreadable. Any other error at a configured
@@ -183,7 +185,8 @@ def losses_by_source(spec: MixtureSpec, layout: BuildLayout) -> dict[str, collec
     the crawl quarantined (by error type), and what the crawl and the filter dropped (by reason)."""
     losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"):
-        unread = configured_location(spec, row["source"], row["location"]) is not None
+        unread = (configured_location(spec, row["source"], row["location"]) is not None
+                  and not row["error"].startswith(CONTENT_ERRORS))
         losses[row["source"]]["unreadable location" if unread else "quarantined", row["error"].split(":", 1)[0]] += 1
     for (source, reason), n in (layout.tally("crawl")["dropped"] + layout.tally("filter")["dropped"]).items():
         losses[source]["dropped", reason] += n
@@ -290,6 +293,12 @@ def stage_health(spec: MixtureSpec, stage: str, info: dict, allowed: set[str]) -
         (notes if source in allowed else warnings).append(
             f"stage {stage}: source {source} has no tokens and is left out of the blend"
             + (" (allowed: --allow-missing)" if source in allowed else ""))
+    for source, formats in info.get("left_out_by_source", {}).items():
+        line, rate = shaping_line(stage, source, formats)
+        if rate > h.warn_drop_rate:
+            warnings.append(f"{line} (above health.warn_drop_rate {h.warn_drop_rate:.0%})")
+        elif line:
+            notes.append(line)
     total = sum(config.weights.values())
     if abs(total - 1) > 1e-9:
         notes.append(f"stage {stage}: weights sum to {total:g}; renormalised to "
@@ -298,6 +307,20 @@ def stage_health(spec: MixtureSpec, stage: str, info: dict, allowed: set[str]) -
                "weights_sum": total, "weights_renormalised": abs(total - 1) > 1e-9 or bool(info["missing_sources"]),
                "missing_sources": info["missing_sources"], "sources": sources}
     return summary, warnings, notes
+
+
+def shaping_line(stage: str, source: str, formats: dict[str, dict]) -> tuple[str, float]:
+    """What shaping left out of one source, per format with its reasons, and the share of its transcripts
+    that gave no sample (an outcome policy that leaves out most of a source is worth a warning); the
+    line is "" when shaping left nothing out."""
+    read = sum(f["transcripts"] for f in formats.values())
+    without = sum(f["without_samples"] for f in formats.values())
+    parts = [f"{fmt} {f['without_samples']:,} of {f['transcripts']:,}"
+             + (" (" + ", ".join(f"{r}: {n:,}" for r, n in sorted(f["reasons"].items())) + ")" if f["reasons"] else "")
+             for fmt, f in formats.items() if f["without_samples"] or f["reasons"]]
+    line = (f"stage {stage}: source {source}: {without:,} of {read:,} transcripts gave no sample; "
+            f"left out per format: {'; '.join(parts)}") if parts else ""
+    return line, (without / read if read else 0.0)
 
 
 def source_health(spec: MixtureSpec, name: str, funnel: dict) -> tuple[dict, list[str]]:

@@ -14,6 +14,7 @@ import codemix
 from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.spec import MixtureSpec
 from codemix.pipelines import ledger
+from codemix.pipelines.git_copies import repository_drops, repository_outcomes
 from codemix.pipelines.resume import committed_dir, write_atomically
 from codemix.pipelines.tally import by_first, read_tally, total
 
@@ -151,6 +152,8 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
         "counts": counts,
         "sources": funnel,
         "repositories": repository_counts(layout) if repository_level else None,
+        # Per git repository: blobs its copy lacked, LFS pointers and submodule paths (pipelines.git_copies).
+        "git_repositories": repository_outcomes(repository_drops(layout.dropped("crawl"))),
         # Which benchmark item each contaminated (and dropped) document overlapped.
         "contamination": sorted(ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet"),
                                 key=lambda row: (row["benchmark"], row["item_id"], row["doc_id"])),

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 
 import apache_beam as beam
-import numpy as np
 import pyarrow as pa
 from apache_beam.ml.inference.base import KeyedModelHandler, ModelHandler, PredictionResult, RunInference
 from apache_beam.transforms.stats import ApproximateQuantilesCombineFn
@@ -46,6 +45,15 @@ class LoadedClassifier:
         self.network = network
 
 
+def usable_length(max_length: int, model: LoadedClassifier) -> int:
+    """``max_length``, or fewer where the tokenizer or the position embeddings allow fewer (a longer
+    input would fail in the model's forward)."""
+    limits = [max_length, getattr(model.network.config, "max_position_embeddings", max_length)]
+    if model.tokenizer.model_max_length < 1_000_000:  # tokenizers without a limit report ~1e30
+        limits.append(model.tokenizer.model_max_length)
+    return min(limits)
+
+
 class HuggingFaceScorer(ModelHandler):
     """A sequence-classification model and its tokenizer; a batch of texts -> one score each."""
 
@@ -66,8 +74,8 @@ class HuggingFaceScorer(ModelHandler):
         import torch
 
         tokenizer, network = model.tokenizer, model.network
-        encoded = tokenizer(list(batch), truncation=True, max_length=self._max_length, padding=True,
-                            return_tensors="pt").to(network.device)
+        encoded = tokenizer(list(batch), truncation=True, max_length=usable_length(self._max_length, model),
+                            padding=True, return_tensors="pt").to(network.device)
         with torch.no_grad():
             logits_BC = network(**encoded).logits.float().cpu().numpy()
         return [PredictionResult(text, float(score)) for text, score in zip(batch, score_from_logits(logits_BC))]
@@ -154,9 +162,3 @@ class ScoreQuality(beam.PTransform):
             quality_outcomes, beam.pvalue.AsDict(cuts), self._config).with_outputs(DROPPED, QUALITY, main=DOCS)
         kept = (transcripts, outcomes[DOCS]) | "Merge" >> beam.Flatten()
         return {DOCS: kept, DROPPED: outcomes[DROPPED], QUALITY: outcomes[QUALITY]}
-
-
-def score_percentiles(scores: list[float]) -> dict[str, float]:
-    """p10/p50/p90 of a list of scores, for ``mix stats``."""
-    values = np.percentile(np.asarray(scores, dtype=np.float64), [10, 50, 90]) if scores else [np.nan] * 3
-    return {"p10": float(values[0]), "p50": float(values[1]), "p90": float(values[2])}

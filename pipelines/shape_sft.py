@@ -5,12 +5,14 @@ outcome policy, malformed tool calls removed, split at turn boundaries with a su
 go to ``sft/SOURCE-SSSSS-of-NNNNN.bin/.idx`` with the aligned ``-loss_mask`` dataset and the
 provenance sidecar (one row per sample) beside them;
 shard assignment and order follow the same id-hash rule as the other stages, so the output is
-byte-identical whatever the worker count. What shaping drops is counted by reason.
+byte-identical whatever the worker count. What shaping drops is counted by source, format and reason,
+beside how many transcripts of each format it read and how many gave no sample at all.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import apache_beam as beam
 
@@ -61,17 +63,24 @@ class WriteSFTShard(beam.DoFn):
 
     def process(self, element):
         (source, index, shards), packed = element
-        samples, rows, dropped, text_bytes = [], [], {}, 0
+        samples, rows, dropped, text_bytes = [], [], Counter(), 0
+        read, without = Counter(), Counter()  # transcripts per format, and those that gave no sample
         for doc in sorted(map(unpacked_document, packed), key=lambda d: d.id):  # id order: independent of bundles
             text_bytes += len(doc.text.encode())
             doc_samples, reasons = sft_samples(doc, self._tokenizer, self._sequence_length, self._config)
             samples += doc_samples
             rows += sample_provenance(doc, doc_samples)
-            for reason, n in reasons.items():
-                dropped[reason] = dropped.get(reason, 0) + n
-        for reason, n in sorted(dropped.items()):
+            fmt = doc.metadata.get("format", "")
+            read[fmt] += 1
+            without[fmt] += not doc_samples
+            dropped.update({(fmt, reason): n for reason, n in reasons.items()})
+        for (fmt, reason), n in sorted(dropped.items()):
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
-                {"stage": self._stage, "source": source, "reason": reason, "count": n}, sort_keys=True))
+                {"stage": self._stage, "source": source, "format": fmt, "reason": reason, "count": n}, sort_keys=True))
+        for fmt, n in sorted(read.items()):  # what the drops are out of (no reason: not a drop)
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
+                {"stage": self._stage, "source": source, "format": fmt, "transcripts": n,
+                 "without_samples": without[fmt]}, sort_keys=True))
         if samples:  # megatron cannot open an empty .bin
             prefix = shard_prefix(self._out_dir, self._stage, source, index, shards)
             write_provenance(prefix, provenance_table(prefix, rows, [s.tokens.size for s in samples],

@@ -17,17 +17,15 @@ import json
 import os
 import random
 import re
-from collections.abc import Iterable
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
+from codemix.pipelines.git_copies import repository_drops, repository_outcomes
 from codemix.pipelines.manifest import BuildLayout, read_counts
-from codemix.pipelines.readers.common import split_tree_location
+from codemix.pipelines.quality_report import quality_block, quality_summary
 from codemix.tables import format_table, percent
 
 
@@ -69,38 +67,6 @@ def count_outcome(per_format: dict[str, dict], metadata: dict) -> None:
         entry[fact]["unknown" if value is None else str(bool(value)).lower()] += 1
 
 
-# Crawl outcomes that say what a git copy lacked or pointed elsewhere for, counted per repository.
-REPOSITORY_REASONS = ("blob_missing", "lfs_pointer", "submodule")
-
-
-def repository_drops(pattern: str) -> Iterable[dict]:
-    """The drop rows with a ``REPOSITORY_REASONS`` reason, one file at a time, three columns only."""
-    for path in ledger.matched_files(pattern):
-        with FileSystems.open(path) as handle:
-            table = pq.read_table(handle, columns=["source", "reason", "location"])
-        yield from table.filter(pc.is_in(table["reason"], pa.array(REPOSITORY_REASONS))).to_pylist()
-
-
-def repository_outcomes(rows: Iterable[dict]) -> dict[str, dict[str, dict]]:
-    """``{source: {repository: {"blob_missing": n, "lfs_pointer": n, "submodules": [path, ...]}}}`` from
-    crawl drop rows (``source``, ``reason``, ``location``) of git repositories."""
-    found: dict[str, dict[str, dict]] = {}
-    for row in rows:
-        where = split_tree_location(row["location"]) if row["reason"] in REPOSITORY_REASONS else None
-        if where is None:
-            continue
-        entry = found.setdefault(row["source"], {}).setdefault(
-            where[0], {"blob_missing": 0, "lfs_pointer": 0, "submodules": []})
-        if row["reason"] == "submodule":
-            entry["submodules"].append(where[2])
-        else:
-            entry[row["reason"]] += 1
-    for repositories in found.values():
-        for entry in repositories.values():
-            entry["submodules"].sort()
-    return found
-
-
 def require_build(layout: BuildLayout) -> None:
     """``NotABuild`` unless ``layout.out`` holds a build's work (finished or not)."""
     exists = os.path.isdir(layout.out) if "://" not in layout.out else bool(ledger.list_tree(layout.out))
@@ -123,10 +89,12 @@ def build_stats(out_dir: str) -> dict:
     quarantined = collections.Counter(row["source"] for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"))
     duplicates = ledger.count_values(f"{layout.stage_dir('dedup')}/duplicates*.parquet", "source")
     kept = ledger.count_values(layout.docs("dedup"), "source")
+    kinds = pair_counts(layout.docs("dedup"), "source", "kind")
     read = read_counts(layout)
     samples = redaction_samples(layout)
     hits = ledger.read_rows(f"{layout.stage_dir('filter')}/contamination*.parquet")
     outcomes = transcript_outcomes(layout.docs("crawl"))
+    quality = quality_summary(f"{layout.stage_dir('filter')}/quality*.parquet")
     repositories = repository_outcomes(repository_drops(layout.dropped("crawl")))
     sources = sorted({s for s, _ in dropped} | {s for s, _ in redactions} | set(quarantined) | set(kept)
                      | set(duplicates) | set(read) | set(outcomes))
@@ -134,6 +102,7 @@ def build_stats(out_dir: str) -> dict:
         "read": read.get(source, 0),
         "kept": kept.get(source, 0),
         "duplicates": duplicates.get(source, 0),
+        "kept_by_kind": {k: n for (s, k), n in sorted(kinds.items()) if s == source},
         "quarantined": quarantined.get(source, 0),
         "dropped": {r: n for (s, r), n in sorted(dropped.items()) if s == source},
         "redactions": {t: n for (s, t), n in sorted(redactions.items()) if s == source},
@@ -149,6 +118,7 @@ def build_stats(out_dir: str) -> dict:
                                           for k, v in entry.items()}
                                     for fmt, entry in sorted(outcomes[source].items())}}
            if source in outcomes else {}),
+        **({"quality": quality[source]} if source in quality else {}),
         **({"repositories": dict(sorted(repositories[source].items()))} if source in repositories else {}),
     } for source in sources}
 
@@ -216,7 +186,7 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
     """Aligned tables: the funnel per source, drops per reason, redactions and benchmark hits."""
     if not stats:
         return "no records found in this build's ledgers"
-    blocks = [funnel_table(stats)]
+    blocks = [funnel_table(stats), *([kinds_table(stats)] if kinds_table(stats) else [])]
     for title, key, column in (("dropped", "dropped", "reason"), ("redacted", "redactions", "type"),
                                ("benchmark hits", "contamination_hits", "benchmark")):
         rows = [[source, name, n, percent(n, info["read"])] for source, info in stats.items()
@@ -226,7 +196,7 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
                 ["source", column, "records", "% of read"], rows,
                 total=["total", "", sum(r[2] for r in rows), percent(sum(r[2] for r in rows), total_read(stats))]))
     blocks += [block for block in (redaction_contexts(stats), contaminated_documents(stats),
-                                   outcomes_table(stats), repositories_table(stats)) if block]
+                                   outcomes_table(stats), repositories_table(stats), quality_block(stats)) if block]
     if samples:
         blocks.append(format_samples(samples))
     return "\n\n".join(blocks)
@@ -271,6 +241,16 @@ def contaminated_documents(stats: dict) -> str:
 
 def total_read(stats: dict) -> int:
     return sum(info["read"] for info in stats.values())
+
+
+def kinds_table(stats: dict) -> str:
+    """Kept documents per source and kind (file, commit, notebook, issue, transcript), when a build
+    kept any kind but files."""
+    rows = [[source, kind, n] for source, info in stats.items() for kind, n in info.get("kept_by_kind", {}).items()]
+    if all(kind == "file" for _, kind, _ in rows):
+        return ""
+    return "kept by kind\n" + format_table(["source", "kind", "documents"], rows,
+                                            total=["total", "", sum(row[2] for row in rows)])
 
 
 def funnel_table(stats: dict) -> str:

@@ -132,7 +132,8 @@ def linked_chain(entries: list[dict[str, Any]], leaf: dict[str, Any], by_uuid: d
     if linked and not broken:
         return chain, False
     side = bool(leaf.get("isSidechain"))
-    in_order = [e for e in entries[:entries.index(leaf) + 1] if bool(e.get("isSidechain")) == side]
+    end = next(i for i, e in enumerate(entries) if e is leaf) + 1
+    in_order = [e for e in entries[:end] if bool(e.get("isSidechain")) == side]
     return in_order, broken
 
 

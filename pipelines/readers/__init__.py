@@ -44,11 +44,13 @@ DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe
 __all__ = ["DROP_REASONS", "READERS", "detect_language", "read_counted", "read_location"]
 
 
-def read_counted(source: SourceConfig, location: str) -> Iterator[Outcome | ReadCount]:
+def read_counted(source: SourceConfig, location: str,
+                 part: tuple[int, int] = (0, 1)) -> Iterator[Outcome | ReadCount]:
     """Every outcome of one location of ``source``, by ``source.type``, and the ``ReadCount`` of each
-    location read (one, or one per entry of a crawl list and one for the list); never raises on bad input."""
+    location read (one, or one per entry of a crawl list and one for the list); never raises on bad input.
+    ``part`` lets a reader that can skip records cheaply (git) leave other parts' records unread."""
     reader = READERS.get(source.type, _unknown_type)
-    yield from guarded(reader, source, location)
+    yield from guarded(reader, source, location, part)
 
 
 def read_location(source: SourceConfig, location: str) -> Iterator[Outcome]:

@@ -9,6 +9,7 @@ import bz2
 import contextlib
 import fnmatch
 import gzip
+import hashlib
 import io
 import json
 import lzma
@@ -41,9 +42,24 @@ class ReadTally:
     unread rest of a file counts as one), never where they yield its outcome."""
 
     records: int = 0
+    # A location read in parts (``pipelines.crawl``): this reader's part and the number of parts. A
+    # reader that can skip a record cheaply (git: before reading its blob) leaves the records of other
+    # parts to them and counts those in ``elsewhere``; any other reader yields everything.
+    part: tuple[int, int] = (0, 1)
+    elsewhere: int = 0
 
     def count(self, n: int = 1) -> None:
         self.records += n
+
+    def mine(self, location: str) -> bool:
+        """Whether the record at ``location`` is this part's (always, when the location is read whole)."""
+        return self.part[1] == 1 or location_part(location, self.part[1]) == self.part[0]
+
+
+def location_part(location: str, parts: int) -> int:
+    """The part (of ``parts``) a record belongs to, by a hash of its location string."""
+    digest = hashlib.blake2b(location.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % parts
 
 
 # reader(source, location, tally) -> outcomes; nested readers (crawl lists) may also yield ReadCounts.
@@ -137,7 +153,8 @@ def storable(source: SourceConfig, document: Document) -> Outcome:
     return document
 
 
-def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Outcome | ReadCount]:
+def guarded(reader: Reader, source: SourceConfig, location: str,
+            part: tuple[int, int] = (0, 1)) -> Iterator[Outcome | ReadCount]:
     """Run ``reader`` so it never raises: a failure becomes one Quarantined for ``location``. Ends
     with the location's ``ReadCount``.
 
@@ -146,14 +163,14 @@ def guarded(reader: Reader, source: SourceConfig, location: str) -> Iterator[Out
     rest counts as one record, unless the failure struck a record the reader had counted and not
     yet given an outcome: then the quarantine stands for that record.
     """
-    tally, accounted = ReadTally(), 0  # accounted: outcomes of this tally's records so far
+    tally, accounted = ReadTally(part=part), 0  # accounted: outcomes of this tally's records so far
     try:
         for outcome in reader(source, location, tally):
             # A nested location's outcomes are covered by its own ReadCount, not by this tally.
             accounted += -outcome.records if isinstance(outcome, ReadCount) else 1
             yield outcome
     except Exception as error:  # noqa: BLE001 - any failure on bad input is data, not a crash
-        if tally.records <= accounted:
+        if tally.records <= accounted + tally.elsewhere:
             tally.count()
         yield quarantine(source, location, error)
     yield ReadCount(stage=STAGE, source=source.name, location=location, records=tally.records)
@@ -191,6 +208,19 @@ def path_selected(source: SourceConfig, path: str) -> bool:
 
 def is_binary(data: bytes) -> bool:
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+# C0 controls that text does not use (not tab, newlines, vertical tab, form feed or ESC) and DEL.
+_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+CONTROL_SHARE = 1 / 32  # compressed data runs at ~12% of them (28 of 256 values); text in any encoding at 0
+
+
+def has_control_bytes(data: bytes) -> bool:
+    """Whether bytes that failed UTF-8 are binary rather than text in another encoding: compressed or
+    encrypted data without a NUL in its first 8 KiB (a Brotli stream has no magic number)."""
+    head = data[:BINARY_SNIFF_BYTES]
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    return controls >= max(1, len(head) * CONTROL_SHARE)
 
 
 def decode_utf8(data: bytes) -> str:
@@ -250,7 +280,7 @@ def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: s
     try:
         text = decode_utf8(data)
     except UnicodeDecodeError as error:
-        return quarantine(source, location, error)
+        return drop(source, location, "binary") if has_control_bytes(data) else quarantine(source, location, error)
     if source.notebooks is not None and path.lower().endswith(".ipynb"):
         from codemix.pipelines.readers.notebooks import notebook_outcome  # it builds on this module
 

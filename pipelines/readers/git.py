@@ -77,6 +77,9 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
         with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
             for entry in iter_tree(objects, commit):
                 tally.count()
+                if not tally.mine(tree_location(location, commit, entry.path)):
+                    tally.elsewhere += 1  # another part of the location reads its blob
+                    continue
                 yield _entry_outcome(source, location, commit, entry, blobs, name)
 
 

@@ -30,9 +30,9 @@ def notebook_outcome(source: SourceConfig, location: str, text: str, *, repo: st
     try:
         notebook = json.loads(text)
         cells = read_cells(notebook, config.max_output_chars if config.layout == "cells" else 0)
-    except (*JSON_ERRORS, NotebookError) as error:
+        kernel = kernel_language(notebook)
+    except (*JSON_ERRORS, NotebookError, TypeError, AttributeError) as error:  # a field of an unexpected type
         return quarantine(source, location, error)
-    kernel = kernel_language(notebook)
     if config.layout == "script" and kernel not in COMMENT_PREFIXES:
         return drop(source, location, "unsupported_kernel")
     if not any(cell.source.strip() for cell in cells):

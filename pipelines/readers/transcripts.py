@@ -81,7 +81,9 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
-    if isinstance(transcripts, str):
+    if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
+        yield from _read_jsonl(source, location, name, tally)  # JSON lines under another suffix (a `.json` session)
+    elif isinstance(transcripts, str):
         tally.count()
         yield quarantine(source, location, transcripts)
     elif isinstance(transcripts, JsonRows):
@@ -118,6 +120,14 @@ def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows 
         return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
     return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced)
+
+
+def _json_lines(data: bytes) -> bool:
+    """Whether ``data`` opens with a line that is one JSON object (the rest is read as JSONL, line by line)."""
+    try:
+        return isinstance(parse_json(data.lstrip().split(b"\n", 1)[0]), dict)
+    except JSON_ERRORS:
+        return False
 
 
 def _utf8_or_none(data: bytes) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from codemix.config import ConfigError, require
+from codemix.mixtures.blend import with_found_prefixes
 from codemix.mixtures.stages import stage_kind
 from codemix.pretrain.data.pretraining import DEFAULT_EOD, HFTokenizerForMegatron, build_gpt_dataset
 
@@ -65,7 +66,7 @@ def read_stage(build_dir: str | Path, stage: str) -> StageData:
     manifest_path, tokenizer_path = root / "manifest.json", root / "tokenizer.json"
     require(manifest_path.is_file(), "--data", f"{manifest_path} does not exist", "pass a `mix build ... --out DIR` directory")
     require(tokenizer_path.is_file(), "--data", f"{tokenizer_path} does not exist", "rebuild with a current `mix build`")
-    manifest = json.loads(manifest_path.read_text())
+    manifest = with_found_prefixes(json.loads(manifest_path.read_text()), str(root))  # a moved build reads its own
     stages = manifest.get("stages", {})
     require(stage in stages, "--stage", f"the build has no stage {stage!r}", f"built stages: {', '.join(sorted(stages))}")
     entry = stages[stage]

@@ -23,7 +23,7 @@ import numpy as np
 import yaml
 
 from codemix.config import ConfigError, require
-from codemix.mixtures.blend import stage_blend
+from codemix.mixtures.blend import stage_blend, with_found_prefixes
 from codemix.mixtures.spec import load_spec
 from codemix.pretrain.cli_args import SEARCHABLE_STAGES, search_parser
 from codemix.pretrain.configs import load_recipe
@@ -138,7 +138,7 @@ def write_view(view_dir: Path, build_dir: str, stage: str, data_path: list, weig
     Only ``manifest.json`` and ``tokenizer.json`` are written; the shards stay the build's files,
     named by absolute prefix in ``data_path``.
     """
-    manifest = json.loads((Path(build_dir) / "manifest.json").read_text())
+    manifest = with_found_prefixes(json.loads((Path(build_dir) / "manifest.json").read_text()), build_dir)
     entry = dict(manifest["stages"][stage], data_path=data_path, weights=weights)
     manifest["stages"] = {stage: entry}
     manifest["blend_view_of"] = str(Path(build_dir).resolve())

@@ -228,3 +228,12 @@ def test_observations_never_reach_the_prose(shared_transcripts):
         outputs = [m["content"] for m in doc.metadata["messages"] if m["observation"] and len(m["content"]) > 40]
         # Whole observation turns are absent (a short line such as a file name may also be said in prose).
         assert [o for o in outputs if o.strip() in prose] == [], doc.metadata["location"]
+
+
+def test_markdown_guide_is_judged_without_its_code_blocks(checker):
+    """gin's 69 KB docs/doc.md failed dup_line_frac on the repeated lines of its Go examples (issue 35)."""
+    text = (Path(__file__).parent / "data" / "prose" / "gin-doc.md").read_text()
+    prose = prose_of(doc(text))
+    assert text.count("```go") > 20 and "```" not in prose and "func main()" not in prose
+    assert checker.drop_reason(text) == "gopher_repetition:dup_line_frac"  # guard: code and all, it fails
+    assert natural_language_drop_reason(doc(text), checker) is None

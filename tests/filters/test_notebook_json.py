@@ -11,6 +11,7 @@ import pytest
 
 from bench.redaction import code_tokens, python_tokens
 from codemix.document import Document
+from codemix.filters import notebooks
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.decontamination import humaneval_items
@@ -77,3 +78,18 @@ def test_secrets_in_cells_are_redacted_as_code_and_the_notebook_still_parses():
     assert code_tokens(python_tokens(after)) == code_tokens(python_tokens(code))
     assert after == code.replace(secret, "<SECRET_PASSWORD>")
     assert "".join(cells[2]["source"]) == "Set `GITHUB_TOKEN=<SECRET_GITHUB_TOKEN>` before running.\n"
+
+
+def test_a_notebook_document_in_the_cells_layout_is_redacted_cell_by_cell():
+    """Issue 28's ``cells`` layout: code cells as code (``credentials=credentials`` kept), markdown and
+    outputs as prose, the markers untouched."""
+    secret, token = "Vq7" + "#pLm2Xz9Tk4", "ghp_" + "4Fj9sK2mQ7xL1pZ8vR3tY6wB0nC5hD2eG9aJ"
+    code = f'client = Client(a, authkey=self._authkey)\nx = g(credentials=credentials,\n      )\nDB_PASSWORD = "{secret}"\n'
+    raw = with_cells(("markdown", "Set `GITHUB_TOKEN` first.\n"), ("code", code))
+    cells = notebooks.read_cells(json.loads(raw), 1000)
+    cells[-1].outputs.append(f"token {token}")
+    text = notebooks.cells_text(cells)
+    doc = Document(id="nb", text=text, source="repo", kind="notebook", path="a.ipynb", language="python")
+    redacted, counts = redact_document(doc, RedactionConfig())
+    assert counts == {"SECRET_PASSWORD": 1, "SECRET_GITHUB_TOKEN": 1}
+    assert redacted.text == text.replace(secret, "<SECRET_PASSWORD>").replace(token, "<SECRET_GITHUB_TOKEN>")

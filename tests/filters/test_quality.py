@@ -48,11 +48,14 @@ def test_ratings_that_ignore_the_property_teach_nothing(planted, tmp_path):
     assert 0.25 < facts["metrics"]["overall"]["auc"] < 0.75
 
 
-def test_fasttext_scores_equal_datatrove_fasttext_filter(planted, tmp_path):
+def test_fasttext_scores_equal_datatrove_fasttext_filter(planted, tmp_path, monkeypatch):
     """datatrove's filter (document mode, newlines to spaces) reads the same model: same label probabilities."""
+    import datatrove.io
     from datatrove.data import Document as DatatroveDocument
     from datatrove.pipeline.filters import FastTextClassifierFilter
 
+    # datatrove copies a model into its asset cache before loading it: there, into tmp_path, not ~/.cache.
+    monkeypatch.setattr(datatrove.io, "cached_assets_path", lambda **_: str(tmp_path))
     sample, ratings, _ = planted
     model = tmp_path / "m.bin"
     train_quality_model(str(ratings), str(sample), str(model), TrainConfig(held_out=0.25))
@@ -92,3 +95,16 @@ def test_rating_without_a_sampled_text_is_refused(planted, tmp_path):
     ratings.write_text(json.dumps({"id": "not/sampled.py", "score": 1}) + "\n")
     with pytest.raises(ConfigError, match="not/sampled.py"):
         train_quality_model(str(ratings), str(sample), str(tmp_path / "m.bin"), TrainConfig())
+
+
+def test_ratings_that_carry_their_text_need_no_sample(planted, tmp_path):
+    sample, ratings, _ = planted
+    texts = {row["id"]: row for row in map(json.loads, sample.read_text().splitlines())}
+    combined = tmp_path / "rated.jsonl"
+    combined.write_text("".join(json.dumps({**texts[row["id"]], "score": row["score"]}) + "\n"
+                                for row in map(json.loads, ratings.read_text().splitlines())))
+    facts = train_quality_model(str(combined), None, str(tmp_path / "m.joblib"),
+                                TrainConfig(backend="sklearn", held_out=0.25))
+    assert facts["metrics"]["overall"]["auc"] >= 0.95
+    with pytest.raises(ConfigError, match=r"ratings.jsonl:1: needs 'id' and 'text'"):
+        train_quality_model(str(ratings), None, str(tmp_path / "m.joblib"), TrainConfig(backend="sklearn"))

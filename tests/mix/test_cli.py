@@ -81,17 +81,16 @@ def test_beam_options_pass_the_check():
 
 
 @pytest.mark.parametrize("command", ["", "build", "plan", "stats", "inspect", "train", "eval", "handoff", "dash", "search",
-                                     "tokenizer train"])
+                                     "tokenizer train", "quality sample", "quality train"])
 def test_every_help_answers_without_loading_beam_or_torch(command):
-    script = ("import sys, time; start = time.monotonic()\n"
-              "from mix.cli import main\n"
+    """Help is fast because nothing heavy is imported for it (asserted by module, not by a clock)."""
+    script = ("import sys\n"
+              "from codemix.mix.cli import main\n"
               f"try:\n    main({command.split()!r} + ['--help'])\nexcept SystemExit:\n    pass\n"
               "heavy = sorted(m for m in ('torch', 'apache_beam', 'megatron', 'pyarrow') if m in sys.modules)\n"
-              "print(heavy, time.monotonic() - start, file=sys.stderr)")
+              "print(heavy, file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT, check=False)
-    heavy, seconds = result.stderr.strip().splitlines()[-1].rsplit(" ", 1)
-    assert heavy == "[]" and "usage: " in result.stdout
-    assert float(seconds) < 1.0
+    assert result.stderr.strip().splitlines()[-1] == "[]" and "usage: " in result.stdout
 
 
 def test_quiet_by_default(tmp_path):

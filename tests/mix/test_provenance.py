@@ -44,7 +44,8 @@ MARKUP = re.compile(r"<\|[a-z_]+\|>|</?tool_call>|</?think>")
 
 
 @pytest.fixture(scope="module")
-def build(tmp_path_factory) -> Path:
+def inputs(tmp_path_factory) -> Path:
+    """The inputs on disk and ``spec.yaml`` naming them."""
     root = tmp_path_factory.mktemp("inputs")
     (root / "tree").mkdir()
     for name in DIRECTORY_FILES:
@@ -79,8 +80,13 @@ def build(tmp_path_factory) -> Path:
         "shard_size_bytes": 40_000,
     }
     (root / "spec.yaml").write_text(yaml.safe_dump(spec))
+    return root
+
+
+@pytest.fixture(scope="module")
+def build(inputs, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("build") / "out"
-    assert mix(["build", str(root / "spec.yaml"), "--out", str(out)]) == 0
+    assert mix(["build", str(inputs / "spec.yaml"), "--out", str(out)]) == 0
     return out
 
 
@@ -253,3 +259,45 @@ def test_each_stages_documents_are_published_under_stable_names(build, stage):
     if stage == "short":
         formats = duckdb.sql(f"SELECT DISTINCT transcript_format FROM '{pattern}' WHERE outcome.submitted").fetchall()
         assert formats, "guard: submitted transcripts are found by their typed outcome"
+
+
+def test_a_moved_build_still_loads(build, tmp_path, capsys):
+    """Copied elsewhere and the original out of the way, the build's readers (mix where, mix train's
+    read_stage, megatron-core's GPT dataset over its blend) find the copy's own shards."""
+    from codemix.pretrain.data.pretraining import build_gpt_dataset
+    from codemix.pretrain.data.stage import read_stage
+
+    moved, hidden = tmp_path / "moved", tmp_path / "hidden"
+    shutil.copytree(build, moved)
+    build.rename(hidden)
+    try:
+        data = read_stage(moved, "short")
+        assert data.prefixes and all(p.startswith(f"{moved}/short/") for p in data.prefixes)
+        dataset = build_gpt_dataset(data.data_path, 256, 8, data.tokenizer_path, str(tmp_path / "cache"))
+        assert len(dataset) >= 8 and len(dataset[0]["tokens"]) == 256
+        assert mix(["where", str(moved / "long"), "0"]) == 0
+        assert "shard: " in capsys.readouterr().out
+        assert mix(["inspect", str(moved / "sft"), "-n", "1"]) == 0
+    finally:
+        hidden.rename(build)
+
+
+def test_mix_diff_says_what_a_reweighted_rebuild_changed(build, inputs, tmp_path, capsys):
+    """The build copied and its shards rebuilt from a spec whose short stage drops eta and doubles
+    tree: the earlier stages are reused, so only the stage's tokens and weights differ."""
+    spec = yaml.safe_load((inputs / "spec.yaml").read_text())
+    spec["stages"]["short"]["weights"] = {"tree": 2, "zeta": 1, "runs": 0.5}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    shutil.copytree(build, tmp_path / "new")
+    assert mix(["build", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "new"), "--from-stage", "shards"]) == 0
+    capsys.readouterr()
+    assert mix(["diff", str(build), str(tmp_path / "new")]) == 0
+    printed = capsys.readouterr().out
+    old, new = manifest(build)["stages"]["short"], manifest(tmp_path / "new")["stages"]["short"]
+    rows = {tuple(line.split()[:2]): line.split() for line in printed.splitlines() if line.startswith("short ")}
+    eta = old["tokens_per_source"]["eta"]
+    assert rows["short", "eta"][2:5] == [f"{eta:,}", "-", f"{-eta:+,}"]
+    assert rows["short", "tree"][5:] == [f"{old['weights']['tree']:.3f}", f"{new['weights']['tree']:.3f}"]
+    assert rows["short", "tree"][4] == "-"  # the same documents, tokenized the same
+    assert "spec provenance" in printed and "source " not in printed.split("\n\n")[1]  # inputs unchanged
+    assert all(line.split()[-1] == "-" for line in printed.splitlines() if line.split()[1:2] == ["read"])

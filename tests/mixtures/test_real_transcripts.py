@@ -105,6 +105,25 @@ def test_a_json_array_of_sharegpt_rows_is_one_document_per_row() -> None:
     assert sum(len(o.metadata["messages"]) for o in outcomes) == sum(len(r["conversations"]) for r in rows) == 42
 
 
+@pytest.mark.parametrize("name", ["two_edits.json", "django__django_16379.json"])
+def test_moatless_trajectories_in_both_published_versions(name: str) -> None:
+    """A model turn per action (its thoughts, the request as a call named after the state), the state's
+    output as the observation after it, the task first."""
+    raw = json.loads((FIXTURES / "moatless" / name).read_text())
+    actions = [(t["name"], a) for t in raw["transitions"] for a in t.get("actions", [])]
+    key = "action" if "action" in actions[0][1] else "request"
+    assert len(actions) >= 5 and all(key in a for _, a in actions), "guard: one published version per file"
+    (doc,) = read(FIXTURES / "moatless" / name)
+    messages = doc.metadata["messages"]
+    assert len(messages) == 1 + 2 * len(actions) and messages[0]["content"] == raw["initial_message"]
+    calls = [m["tool_calls"][0] for m in messages if m["role"] == "assistant"]
+    assert [c["name"] for c in calls] == [state for state, _ in actions]
+    requests = [{k: v for k, v in a[key].items() if k not in ("thoughts", "scratch_pad")} for _, a in actions]
+    assert [json.loads(c["arguments"]) for c in calls] == requests
+    assert all(m["observation"] for m in messages[2::2]) and [m["role"] for m in messages[2::2]] == ["tool"] * len(actions)
+    assert doc.metadata.get("submitted") is (True if raw["info"].get("submission") else None)
+
+
 def test_a_bad_row_of_an_array_is_quarantined_alone(tmp_path: Path) -> None:
     rows = json.loads(SHAREGPT.read_text())
     rows[2]["conversations"][0]["from"] = "narrator"
@@ -132,6 +151,18 @@ def test_text_tool_calls_and_their_observations_are_not_prose() -> None:
     checker = NaturalLanguageChecker(NaturalLanguageConfig())
     model_text = "\n\n".join(m["content"] for m in raw if m["role"] == "assistant")
     assert checker.drop_reason(model_text) == "gopher_repetition:dup_line_frac", "guard: the calls read as prose"
+    assert natural_language_drop_reason(doc, checker) is None
+
+
+@pytest.mark.parametrize(("name", "guard"), [("two_edits.json", "```py\r\n"),
+                                             ("django__django_16379.json", "The identified spans are:")])
+def test_real_moatless_runs_are_not_dropped_by_prose_filters(name: str, guard: str) -> None:
+    """One run's task (a GitHub issue) fences its code with CRLF line ends; the other's model restates
+    its reasoning in two states. Neither is prose spam: the fences are code, a restated paragraph counts once."""
+    (doc,) = read(FIXTURES / "moatless" / name)
+    said = "\n\n".join(m["content"] for m in doc.metadata["messages"] if m["role"] in ("user", "assistant"))
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert said.count(guard) >= 2 and checker.drop_reason(said), "guard: judged as written, the run is dropped"
     assert natural_language_drop_reason(doc, checker) is None
 
 
@@ -191,3 +222,12 @@ def test_a_long_observation_is_cut_not_the_model_turn_before_it(monkeypatch: pyt
     assert any("characters of output cut" in text for text in decoded)
     assert not any("characters of output cut" in text for text in trained)
     assert all(messages[i]["content"] in "".join(decoded) for i in model_turns)
+
+
+def test_json_lines_under_a_json_suffix_are_read_as_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes(SESSION.read_bytes())
+    with pytest.raises(ValueError, match="Extra data"):
+        json.loads(path.read_text())  # guard: not one JSON value
+    (doc,) = read(path)
+    assert doc.metadata["format"] == "claude-code" and len(doc.metadata["messages"]) == 7

@@ -37,6 +37,7 @@ FILES = {
     "swe-agent-rows": "swe-agent-rows/nebius-trajectories.jsonl",
     "aider": "aider/.aider.chat.history.md",
     "sharegpt": "sharegpt/glaive_toolcall_en_demo.first5.json",
+    "moatless": "moatless/two_edits.json",
 }
 
 

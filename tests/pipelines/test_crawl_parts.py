@@ -71,7 +71,9 @@ def test_enough_parts_that_every_worker_reads():
     assert len(location_parts([one, two], 6)) == 8  # 4 locations, 2 parts each
 
 
-def test_remote_and_non_archive_locations_are_read_whole():
+def test_remote_locations_are_read_whole_and_local_repositories_in_parts():
     remote = source("archive", paths=["https://example.com/a.tar.gz"])
-    git = source("git", paths=["/repos/x"])
-    assert [parts for *_, parts in location_parts([remote, git], 8)] == [1, 1]
+    clones = source("git", paths=["https://github.com/octo/x.git", "git@github.com:octo/y.git"])
+    local = source("git", paths=["/repos/x"])
+    dump = source("dump", paths=["/data/rows.jsonl"])
+    assert [parts for *_, parts in location_parts([remote, clones, local, dump], 8)] == [1, 1, 1, 2, 2, 1]

@@ -348,6 +348,10 @@ def expected_blob_outcome(entry: GitEntry, max_bytes: int) -> tuple[str, str]:
     try:
         entry.data.decode("utf-8")
     except UnicodeDecodeError as error:
+        # Not UTF-8 and over 1/32 C0 controls (or DEL) that text never uses: compressed data, binary.
+        controls = sum(b < 0x20 and b not in b"\t\n\x0b\x0c\r\x1b" or b == 0x7F for b in entry.data[:8192])
+        if controls >= max(1, len(entry.data[:8192]) / 32):
+            return "dropped", "binary"
         return "quarantined", f"UnicodeDecodeError: {error}"
     return "document", entry.data.decode("utf-8")
 

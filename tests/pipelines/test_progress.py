@@ -32,7 +32,7 @@ def test_eta_and_worker_count():
 def test_reports_from_several_processes_add_up_for_the_driver(tmp_path, monkeypatch):
     """What the display reads: each process's counts in its own file, summed per step."""
     monkeypatch.setenv(progress.ENV, str(tmp_path))
-    script = ("from pipelines import progress\n"
+    script = ("from codemix.pipelines import progress\n"
               "for _ in range(5):\n    progress.report('read', 1, 10)\n"
               "progress.report('merged', 2)\nprogress.flush()\n")
     for _ in range(3):  # three worker processes, as multi_processing starts them

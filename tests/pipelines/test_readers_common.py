@@ -113,3 +113,14 @@ def test_documents_carry_their_location_and_id(tmp_path: Path) -> None:
     (doc,) = read_location(source("directory"), str(tmp_path))
     assert isinstance(doc, Document)
     assert doc.id == make_doc_id("test_directory", doc.metadata["location"]) and doc.source == "test_directory"
+
+
+def test_compressed_data_without_a_nul_is_binary_not_a_decode_error(tmp_path: Path) -> None:
+    """ripgrep's tests/data/sherlock.br: Brotli, no NUL in its 186 bytes (issue 35: it was quarantined)."""
+    data = (Path(__file__).parents[1] / "fixtures" / "binary" / "sherlock.br").read_bytes()
+    assert b"\x00" not in data and len(data) == 186
+    (tmp_path / "sherlock.br").write_bytes(data)
+    (tmp_path / "latin1.txt").write_bytes("café crème, naïve déjà vu\n".encode("latin-1"))
+    kinds = {o.location.rsplit("/", 1)[-1]: type(o).__name__ + ":" + getattr(o, "reason", "")
+             for o in read_location(source("directory"), str(tmp_path))}
+    assert kinds == {"sherlock.br": "Dropped:binary", "latin1.txt": "Quarantined:"}

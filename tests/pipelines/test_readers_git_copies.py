@@ -183,7 +183,8 @@ def test_mix_stats_counts_per_repository(origin: Path, partial, tmp_path: Path) 
     import pyarrow.parquet as pq
 
     from codemix.document import Dropped
-    from codemix.pipelines.stats import format_stats, repository_drops, repository_outcomes
+    from codemix.pipelines.git_copies import repository_drops, repository_outcomes
+    from codemix.pipelines.stats import format_stats
 
     clone, _ = partial
     rows = [dataclasses.asdict(o) for location in (origin, clone) for o in read_location(source(), str(location))
@@ -236,3 +237,26 @@ def test_a_clone_is_named_by_its_remote(tmp_path: Path, origin: Path) -> None:
     git(tmp_path, "clone", "-q", str(origin), str(clone))
     git(clone, "remote", "set-url", "origin", "https://github.com/octo/widgets.git")
     assert {o.repo for o in read_location(source(), str(clone)) if isinstance(o, Document)} == {"octo/widgets"}
+
+
+def test_a_repository_is_read_in_parts_each_reading_only_its_blobs(origin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of one local repository (``pipelines.crawl``): disjoint, together the whole read, counts
+    adding up, and each blob read by one part only (three parts used to read every blob three times)."""
+    from codemix.pipelines.crawl import _part_outcomes, location_parts
+
+    read: list[str] = []
+    original = git_reader._BlobReader.read
+    monkeypatch.setattr(git_reader._BlobReader, "read", lambda self, sha: read.append(sha) or original(self, sha))
+    whole = list(read_counted(source(), str(origin)))
+    whole_reads, read[:] = sorted(read), []
+    parts = [list(_part_outcomes(source(), str(origin), part, 3)) for part in range(3)]
+
+    def where(o) -> str:
+        return o.metadata["location"] if isinstance(o, Document) else o.location
+
+    outcomes = [o for part in parts for o in part if not isinstance(o, ReadCount)]
+    assert sorted(map(where, outcomes)) == sorted(map(where, whole[:-1]))
+    assert sum(o.records for part in parts for o in part if isinstance(o, ReadCount)) == whole[-1].records
+    assert sorted(read) == whole_reads and len(whole_reads) == 6  # five documents and the LFS pointer
+    assert len(location_parts([source(paths=[str(origin)])], workers=3)) == 3
+    assert len(location_parts([source(paths=["https://github.com/octo/x.git"])], workers=3)) == 1  # a clone: once

@@ -127,6 +127,11 @@ def bad_notebooks(tmp_path: Path) -> Path:
     cobol["metadata"]["kernelspec"] = {"language": "cobol", "name": "cobol"}
     (tmp_path / "cobol.ipynb").write_text(json.dumps(cobol))
     shutil.copy(NOTEBOOKS / "nbformat-test3.ipynb", tmp_path / "good.ipynb")
+    odd = json.loads(good)
+    odd["metadata"] = {"kernelspec": "python3", "language_info": ["python"]}  # fields of the wrong type
+    (tmp_path / "odd_metadata.ipynb").write_text(json.dumps(odd))
+    odd["cells"][0]["source"] = 7
+    (tmp_path / "odd_cell.ipynb").write_text(json.dumps(odd))
     return tmp_path
 
 
@@ -143,8 +148,9 @@ def test_bad_notebooks_are_quarantined_or_dropped_and_counted(tmp_path: Path) ->
             table[outcome.location.rsplit("/", 1)[-1]] = outcome.error.split(":", 1)[0]
     assert table == {"cut.ipynb": "JSONDecodeError", "list.ipynb": "NotebookError",
                      "cells_not_objects.ipynb": "NotebookError", "empty.ipynb": "empty_notebook",
-                     "cobol.ipynb": "unsupported_kernel", "good.ipynb": "document"}
-    assert [o.records for o in outcomes if isinstance(o, ReadCount)] == [6]
+                     "cobol.ipynb": "unsupported_kernel", "good.ipynb": "document",
+                     "odd_metadata.ipynb": "document", "odd_cell.ipynb": "document"}
+    assert [o.records for o in outcomes if isinstance(o, ReadCount)] == [8]
     assert read("cells", folder)["cobol.ipynb"].language == "cobol"  # the cells layout needs no comment syntax
 
 

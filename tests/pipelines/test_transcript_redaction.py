@@ -54,7 +54,7 @@ def _carried(path: str, code: str) -> Document:
 def test_code_in_a_trace_keeps_its_tokens_in_every_part(name: str) -> None:
     """Tool-call argument, tool output and fenced block: the standard tokenizer sees the same code."""
     code = (STDLIB / name).read_text(encoding="utf-8")
-    doc = _carried(name, code)
+    doc = _carried(str(STDLIB / name), code)  # an absolute path, as an agent's ``cat`` names it
     old, _ = redact_document(doc, RedactionConfig())  # guard: the language-less path did rewrite it
     assert any(code_tokens(python_tokens(t)) != code_tokens(python_tokens(code))
                for t in read_back(old.metadata["messages"]).values()), "guard: the old path changed this file"

@@ -9,8 +9,18 @@ from pathlib import Path
 
 import pytest
 import yaml
+from apache_beam.pvalue import TaggedOutput
 
+from codemix.document import Document, packed_document
 from codemix.mix.cli import main as mix
+from codemix.mixtures.blend import stage_manifest
+from codemix.mixtures.sft import SFTConfig
+from codemix.mixtures.spec import parse_spec
+from codemix.mixtures.tokenizer import train_bpe
+from codemix.pipelines.health import stage_health
+from codemix.pipelines.readers import read_location
+from codemix.pipelines.shape_sft import WriteSFTShard
+from codemix.sources import ReadLimits, SourceConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 GOOD = ["claude-code-transcripts/sample_session.jsonl", "claude-code-transcripts/sample_session.json",
@@ -76,3 +86,27 @@ def test_good_files_build_as_they_would_alone(builds) -> None:
     mixed, clean = (sorted(p.relative_to(out) for p in (out / "sft").rglob("*.bin")) for out in builds)
     assert mixed and mixed == clean
     assert all((builds[0] / p).read_bytes() == (builds[1] / p).read_bytes() for p in mixed)
+
+
+def test_a_policy_that_leaves_out_most_of_a_source_is_shown_per_format_and_warned(tmp_path: Path) -> None:
+    """The real files record no SWE-bench verdict, so `resolved` leaves every transcript out
+    (outcome_unknown): the manifest counts it per source and format, and the health summary warns."""
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    docs = [d for name in GOOD for d in read_location(source, str(FIXTURES / name)) if isinstance(d, Document)]
+    assert len(docs) == GOOD_TRANSCRIPTS and not any("resolved" in d.metadata for d in docs), "guard"
+    tokenizer = tmp_path / "tokenizer.json"
+    train_bpe([d.text for d in docs], vocab_size=400).save(str(tokenizer))
+    write = WriteSFTShard("sft", str(tmp_path), str(tokenizer), 1024, SFTConfig(outcome_policy="resolved"))
+    write.setup()
+    outputs = list(write.process((("runs", 0, 1), [packed_document(d) for d in docs])))
+    shaping = [json.loads(o.value) for o in outputs if isinstance(o, TaggedOutput)]
+    spec = parse_spec({"name": "t", "sources": [{"name": "runs", "type": "transcripts", "paths": ["x"]}],
+                       "stages": {"sft": {"sequence_length": 1024, "token_budget": 10_000, "weights": {"runs": 1},
+                                          "sft": {"outcome_policy": "resolved"}}}})
+    info = stage_manifest(spec, [], shaping)["sft"]
+    assert info["left_out_by_source"] == {"runs": {
+        "claude-code": {"transcripts": 2, "without_samples": 2, "reasons": {"outcome_unknown": 2}},
+        "sharegpt": {"transcripts": 5, "without_samples": 5, "reasons": {"outcome_unknown": 5}}}}
+    _, warnings, _ = stage_health(spec, "sft", {**info, "epochs_per_source": {}}, set())
+    assert any("source runs: 7 of 7 transcripts gave no sample" in w and "sharegpt 5 of 5 (outcome_unknown: 5)" in w
+               and "health.warn_drop_rate" in w for w in warnings), warnings

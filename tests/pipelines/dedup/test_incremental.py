@@ -24,7 +24,7 @@ from codemix.dedup.stage import DedupResult
 from codemix.document import DOCUMENT_SCHEMA, Document
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
-from tests.pipelines.dedup.test_stage import document
+from tests.pipelines.dedup.test_deduplicate import document
 
 RUNNER = ["--runner=FnApiRunner"]
 

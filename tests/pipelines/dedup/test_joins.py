@@ -31,7 +31,7 @@ from codemix.pipelines.dedup.deduplicate import ExactDedup, NearDuplicateRows, r
 from codemix.pipelines.dedup.id_joins import DropRowsWithIds
 from codemix.pipelines.options import runner_name
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
-from tests.pipelines.dedup.test_stage import (
+from tests.pipelines.dedup.test_deduplicate import (
     IN_PROCESS,
     TWO_PROCESSES,
     Cluster,

@@ -37,7 +37,7 @@ from codemix.document import DOCUMENT_SCHEMA, Document
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import STDLIB_MODULES
 from tests.dedup.test_components import union_find_labels
-from tests.pipelines.dedup.test_stage import document
+from tests.pipelines.dedup.test_deduplicate import document
 
 RUNNER = ["--runner=FnApiRunner"]
 CONFIG = DedupConfig()

@@ -1,0 +1,63 @@
+"""Amalgamated files: a real single header found, its parts, copies and siblings kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from codemix.document import Document, Dropped
+from codemix.filters.amalgamation import amalgamated, line_hashes
+from codemix.filters.config import FiltersConfig
+from codemix.filters.decontamination import DecontaminationConfig
+from codemix.filters.natural_language import NaturalLanguageConfig
+from codemix.pipelines.filter import FindAmalgamations, filter_outcomes
+
+FILES = json.loads((Path(__file__).parent / "data" / "amalgamation" / "nlohmann-json.json").read_text())
+SINGLE = "single_include/nlohmann/json_fwd.hpp"
+
+
+def test_nlohmanns_single_header_is_found_and_nothing_else() -> None:
+    # guard: the parts really are inside the single header (the amalgamation tool copies them whole)
+    for part in ("include/nlohmann/json_fwd.hpp", "include/nlohmann/detail/abi_macros.hpp"):
+        assert len(line_hashes(FILES[part]) & line_hashes(FILES[SINGLE])) > 0.8 * len(line_hashes(FILES[part]))
+    assert amalgamated({path: line_hashes(text) for path, text in FILES.items()}) == {SINGLE}
+
+
+def test_copies_and_one_part_are_not_amalgamations() -> None:
+    hashes = {path: line_hashes(text) for path, text in FILES.items()}
+    copies = {"a/LICENSE": hashes[SINGLE], "b/LICENSE": hashes[SINGLE], "c/LICENSE": hashes[SINGLE]}
+    assert amalgamated(copies) == set()
+    one_part = {k: v for k, v in hashes.items() if k != "include/nlohmann/detail/abi_macros.hpp"}
+    assert amalgamated(one_part) == set()
+
+
+def doc(path: str, repo: str = "nlohmann/json") -> Document:
+    return Document(id=path, text=FILES[path], source="s", kind="file", repo=repo, path=path, language="cpp",
+                    license="MIT", metadata={"location": f"{repo}:{path}"})
+
+
+def test_filter_stage_drops_the_amalgamation_per_repository() -> None:
+    docs = [doc(path) for path in FILES] + [doc(SINGLE, repo="someone/else")]  # alone there: no parts
+    with TestPipeline() as pipeline:
+        found = pipeline | beam.Create(docs) | FindAmalgamations(FiltersConfig())
+        assert_that(found | beam.MapTuple(lambda key, paths: (key, sorted(paths))),
+                    equal_to([("s\x00nlohmann/json", [SINGLE]), ("s\x00someone/else", [])]))
+    [dropped] = filter_outcomes(doc(SINGLE), None, {}, {"s\x00nlohmann/json": frozenset({SINGLE})})
+    assert isinstance(dropped, Dropped) and dropped.reason == "amalgamated"
+
+
+def test_whole_filter_stage_drops_it_with_licenses_resolved_beside() -> None:
+    from codemix.pipelines.filter import Filter
+
+    config = FiltersConfig(decontamination=DecontaminationConfig(enabled=False),
+                           natural_language=NaturalLanguageConfig(enabled=False))
+    docs = [doc(path) for path in FILES]
+    with TestPipeline() as pipeline:
+        outcomes = pipeline | beam.Create(docs) | Filter(config)
+        assert_that(outcomes["dropped"] | beam.Map(lambda d: (d.location, d.reason)),
+                    equal_to([(f"nlohmann/json:{SINGLE}", "amalgamated")]), label="Dropped")
+        assert_that(outcomes["docs"] | beam.Map(lambda d: d.path), equal_to(sorted(set(FILES) - {SINGLE})), label="Kept")
