@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import shlex
 import sys
 import warnings
 
@@ -51,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "recorded in manifest.json")
     build.add_argument("--strict", action="store_true", help="exit 3 when the health summary has warnings")
     build.add_argument("--no-progress", action="store_true", help="no progress bars, one line per stage event")
+    build.add_argument("--stall-timeout", type=float, default=60.0, metavar="SECONDS",
+                       help="cancel the running Beam job and stop when a service it needs (job service, worker "
+                            "pool, S3 endpoint) has not answered for this long (default 60)")
     build.set_defaults(command_parser=build)
 
     stats = command("stats", help="a build's funnel per source, drops per reason, redactions and benchmark hits")
@@ -161,17 +163,26 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.stages import stage_kind
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure, format_health
+    from codemix.pipelines.redact import command_line
 
     spec = load_spec(args.spec)
     print(describe_plan(spec), flush=True)
     out = absolute_out(args.out)
     live = sys.stderr.isatty() and not args.no_progress
-    hint = f"interrupted: finished stages are kept in {out}/work; resume with: {shlex.join(['mix', *argv])}"
+    hint = f"interrupted: finished stages are kept in {out}/work; resume with: {command_line(['mix', *argv])}"
     try:
         manifest = run_build(spec, out, beam_args, from_stage=args.from_stage, fresh=args.fresh,
-                             allow_missing=args.allow_missing, live=live, resume_hint=hint)
+                             allow_missing=args.allow_missing, live=live, resume_hint=hint,
+                             stall_seconds=args.stall_timeout)
     except BuildFailure as failure:
         print(f"mix build: {failure}", file=sys.stderr)
+        return BUILD_FAILED
+    except Exception as error:
+        paragraph = service_failure(error, beam_args)
+        if paragraph is None:
+            raise
+        print(f"mix build: {paragraph}\n  finished stages are kept in {out}/work; resume with: "
+              f"{command_line(['mix', *argv])}", file=sys.stderr)
         return BUILD_FAILED
     counts = manifest["counts"]
     print(f"\nread {counts['read']:,}: kept {counts['kept']:,}, dropped {sum(counts['dropped'].values()):,}, "
@@ -191,6 +202,21 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
         print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
         return STRICT_WARNINGS
     return 0
+
+
+def service_failure(error: Exception, beam_args: list[str]) -> str | None:
+    """One paragraph for a build that stopped because a service it needs is gone: the watchdog's
+    ``ServiceLost``, or any error while a service the options name does not answer. None otherwise."""
+    from codemix.pipelines.jobs import ServiceLost, services
+
+    silent = [service.name for service in services(beam_args) if not service.answers()]
+    if not isinstance(error, ServiceLost) and not silent:
+        return None
+    first_line = (str(error).splitlines() or [""])[0][:300]
+    cause = str(error) if isinstance(error, ServiceLost) else f"{type(error).__name__}: {first_line}"
+    also = f"; not answering now: {', '.join(silent)}" if silent else ""
+    return (f"the build stopped: {cause}{also}. Check that the service runs and that this machine and the workers "
+            "reach it (address, credentials, bucket), then resume.")
 
 
 def command_plan(args) -> int:
@@ -318,9 +344,10 @@ def main(argv: list[str] | None = None) -> int:
             return quality_main(extra)
         if args.command == "build":
             from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
+            from codemix.pipelines.redact import command_line  # light: Beam is not imported yet
 
             # Before Beam is imported: threads it starts would otherwise take a Ctrl-C themselves.
-            with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {shlex.join(['mix', *argv])}"):
+            with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {command_line(['mix', *argv])}"):
                 check_build_options(parser, args.command_parser, extra)
                 return command_build(args, extra, argv)
         if args.command == "plan":

@@ -4,8 +4,9 @@ Each stage is its own Beam pipeline that reads the previous stage's Parquet unde
 and writes its own, so any stage can be inspected with pyarrow or rerun alone (``--from-stage``).
 Stages are resumable (``pipelines.resume``): a build killed at any point and rerun with the same
 command reuses every stage that had finished and gives byte-identical output, unless its inputs or
-the code changed since (``pipelines.fingerprints``). A rerun over a finished build (its manifest
-exists) starts afresh. Counts come from the files each stage wrote.
+the code changed since (``pipelines.fingerprints``). An unchanged rerun of a finished build is up
+to date; a changed one replaces its outputs only once complete (``publish_build``). Counts come
+from the files each stage wrote.
 
 The build fails loudly, before any shard is written, when a source cannot be read or would be left
 out of a blend (``pipelines.health``), ends with a health summary, draws its progress
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -29,7 +31,7 @@ from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
-from codemix.pipelines import fingerprints, ledger
+from codemix.pipelines import fingerprints, jobs, ledger
 from codemix.pipelines.card import write_card
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
@@ -67,7 +69,7 @@ DEDUP_OUTPUTS = ("docs-*.parquet", "duplicates-*.parquet")
 
 
 def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         outcomes = pipeline | "Crawl" >> Crawl(spec.sources, spec.filters.redaction, worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
@@ -90,7 +92,7 @@ def publish_quarantine(layout: BuildLayout, attempt_dir: str) -> None:
 
 
 def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         inputs = {"docs": pipeline | "ReadCrawled" >> ledger.read_documents(layout.docs("crawl")),
                   "evidence": pipeline | "ReadForLicenses" >> ledger.read_documents(layout.docs("crawl"))}
         outcomes = inputs | "Filter" >> Filter(spec.filters, expected=total(layout.tally("crawl")["docs"]),
@@ -113,10 +115,11 @@ def uses_repository_dedup(spec: MixtureSpec) -> bool:
 def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
     """Each stage's documents by its kind (``mixtures.stages``): kept documents as they are, whole
     repositories in dependency order (read after repository-level dedup, so file-level dedup never
-    removes files from them), or transcripts as loss-masked samples; then tokenized into shards."""
-    for stage in spec.stages:
-        ledger.remove_tree(f"{layout.out}/{stage}")
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    removes files from them), or transcripts as loss-masked samples; then tokenized into shards. Shards
+    go into the attempt folder ``out`` (``out/STAGE/``), like every stage's output: ``publish_build``
+    puts them in place once the build is complete."""
+    tokenizer_path = committed_tokenizer(layout)
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         deduplicated = (pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
                         | "CountRead" >> beam.ParDo(Progress("read", _text_bytes)))
         file_sources = {stage: sorted(spec.stages[stage].weights) for stage in stages_of_shape(spec.stages, FILES)}
@@ -128,7 +131,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         stats = (
             tuple(entries)
             | "AllEntries" >> beam.Flatten()
-            | "WriteShards" >> WriteShards(out_dir=layout.out, runs_dir=f"{out}/runs", tokenizer_path=layout.tokenizer,
+            | "WriteShards" >> WriteShards(out_dir=out, runs_dir=f"{out}/runs", tokenizer_path=tokenizer_path,
                                            eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
                                            workers=worker_count(beam_args), docs=True))
         _ = (
@@ -139,7 +142,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         )
     ledger.remove_tree(f"{out}/runs")  # merged into the shards; what is left is from failed bundles
     shard_stats = ledger.read_jsonl(f"{out}/stats*.jsonl")
-    check_shards_written(layout, shard_stats)
+    check_shards_written(out, shard_stats)
     check_stages_filled(spec, layout, "shards", repository_level=uses_repository_dedup(spec), shard_stats=shard_stats,
                         shaping=ledger.read_jsonl(f"{out}/shaping*.jsonl"))
     return {}
@@ -154,7 +157,7 @@ def shape_repositories(pipeline, spec: MixtureSpec, layout: BuildLayout, out: st
         | f"Read[{stage}]" >> ledger.read_documents(input_docs)
         | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))
         | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
-            stage=stage, sources=sorted(config.weights), tokenizer_path=layout.tokenizer,
+            stage=stage, sources=sorted(config.weights), tokenizer_path=committed_tokenizer(layout),
             sequence_length=config.sequence_length, config=config.repository, spill_dir=f"{out}/runs/groups"))
     _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
     return entries
@@ -165,17 +168,17 @@ def shape_samples(pipeline, deduplicated, spec: MixtureSpec, layout: BuildLayout
     config = spec.stages[stage]
     inputs = {"docs": deduplicated, "sizes": pipeline | f"ReadSizes[{stage}]" >> ledger.read_documents(layout.docs("dedup"))}
     stats, shaping = inputs | f"ShapeSamples[{stage}]" >> ShapeSFT(
-        stage=stage, sources=sorted(config.weights), out_dir=layout.out, tokenizer_path=layout.tokenizer,
+        stage=stage, sources=sorted(config.weights), out_dir=out, tokenizer_path=committed_tokenizer(layout),
         sequence_length=config.sequence_length, config=config.sft, shard_size_bytes=spec.shard_size_bytes,
         spill_dir=f"{out}/runs/groups")
     _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
     return stats
 
 
-def check_shards_written(layout: BuildLayout, shard_stats: list[dict]) -> None:
-    """Every shard the stats name has its .bin and .idx where the driver (and a trainer) will look."""
+def check_shards_written(out: str, shard_stats: list[dict]) -> None:
+    """Every shard the stats name has its .bin and .idx where the driver will look (the attempt ``out``)."""
     present = {path for stage in {s["stage"] for s in shard_stats}
-               for path in ledger.matched_files(f"{layout.out}/{stage}/*")}
+               for path in ledger.matched_files(f"{out}/{stage}/*")}
     missing = [f"{s['prefix']}{suffix}" for s in shard_stats for suffix in (".bin", ".idx")
                if f"{s['prefix']}{suffix}" not in present]
     if missing:
@@ -221,9 +224,27 @@ def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str, beam_arg
             "eod_token": config.eod_token, "eod_id": token_id(tokenizer, config.eod_token)}
 
 
-def publish_tokenizer(layout: BuildLayout, attempt_dir: str) -> None:
-    with FileSystems.open(f"{attempt_dir}/tokenizer.json") as handle:
+def committed_tokenizer(layout: BuildLayout) -> str:
+    """The tokenizer the shards stage reads: the committed tokenizer stage's, not OUT/tokenizer.json,
+    which stays the finished build's until ``publish_build`` replaces it."""
+    return f"{layout.stage_dir('tokenizer')}/tokenizer.json"
+
+
+def publish_build(spec: MixtureSpec, layout: BuildLayout, manifest: dict) -> None:
+    """Put the committed tokenizer and shards where a trainer looks (OUT/tokenizer.json, OUT/STAGE/),
+    then write the manifest. An earlier build's manifest goes first: a publish cut short leaves an
+    unfinished build, which the rerun (every stage reused) publishes again. Local shards are
+    hard-linked, not copied; the committed attempt's files are never written again."""
+    if FileSystems.exists(layout.manifest):
+        FileSystems.delete([layout.manifest])
+    with FileSystems.open(committed_tokenizer(layout)) as handle:
         write_atomically(layout.tokenizer, handle.read())
+    shards = layout.stage_dir("shards")
+    for stage in spec.stages:
+        ledger.remove_tree(f"{layout.out}/{stage}")
+        files = ledger.matched_files(f"{shards}/{stage}/*")
+        ledger.link_or_copy(files, [f"{layout.out}/{stage}/{path.rsplit('/', 1)[-1]}" for path in files])
+    write_json(layout.manifest, manifest)
 
 
 def tokenizer_fingerprint(spec: MixtureSpec) -> str:
@@ -312,14 +333,16 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
 
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
-              live: bool = False, resume_hint: str = "") -> dict:
+              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
     names a later stage: then that stage and every later one rerun, reusing the earlier outputs.
     ``fresh`` ignores every earlier output. Sources in ``allow_missing`` (with the spec's own) may be
     unreadable or left out of a blend; any other such source raises ``health.BuildFailure`` before
-    shards are written. ``live`` draws progress bars; an interrupt prints ``resume_hint`` and exits 130.
+    shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
+    (``pipelines.jobs``), prints ``resume_hint`` and exits 130; a service the job needs that stays
+    silent for ``stall_seconds`` cancels it and raises ``jobs.ServiceLost``.
     """
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
@@ -329,7 +352,8 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
     hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
     try:
-        with exit_cleanly_on_interrupt(hint, before_exit=display.close):
+        with exit_cleanly_on_interrupt(hint, before_exit=lambda: (jobs.cancel_running(), display.close())), \
+                jobs.watching(beam_args, stall_seconds):
             return _run_stages(spec, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                display, from_stage=from_stage, fresh=fresh)
     finally:
@@ -339,11 +363,8 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
 def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], allowed: set[str],
                 display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
     """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
-    finished_before = FileSystems.exists(layout.manifest)
-    if finished_before:
-        FileSystems.delete([layout.manifest])  # from here on, the build is unfinished until it writes one
-    reuse = not fresh and (not finished_before or from_stage != "crawl")
-    runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=reuse,
+    # A finished build stays whole (its manifest, tokenizer and shards) until this run publishes its own.
+    runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=not fresh,
                          force_from=None if from_stage == "crawl" else from_stage)
     runner.on_reuse = display.mark_reused
     facts = input_facts(spec)
@@ -361,7 +382,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
     with display.stage("tokenizer"):
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
-            after=lambda attempt: publish_tokenizer(layout, attempt), outputs=("tokenizer.json",))
+            outputs=("tokenizer.json",))
     with display.stage("dedup", status_logger="codemix.pipelines.dedup"):
         dedup = runner.run("dedup", keys["dedup"], tallied("dedup", lambda out: dataclasses.asdict(
             run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
@@ -385,7 +406,14 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
 def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner, tokenizer: dict,
                     beam_args: list[str], allowed: set[str], allowed_notes: dict) -> dict:
     """The manifest, with its health summary and what was allowed to be missing, written last."""
-    shard_stats = ledger.read_jsonl(f"{layout.stage_dir('shards')}/stats*.jsonl")
+    if set(runner.reused) >= set(stage_plan(spec)) and FileSystems.exists(layout.manifest):
+        with FileSystems.open(layout.manifest) as handle:
+            manifest = json.loads(handle.read())
+        runner.echo(f"up to date: every stage is as the finished build made it ({layout.manifest})")
+        return manifest
+    # Each shard where publish_build puts it: OUT/STAGE/NAME (the stats name it in the attempt folder).
+    shard_stats = [{**s, "prefix": "/".join([layout.out, *s["prefix"].rsplit("/", 2)[-2:]])}
+                   for s in ledger.read_jsonl(f"{layout.stage_dir('shards')}/stats*.jsonl")]
     manifest = build_manifest(spec, layout, runner=runner_name(beam_args), tokenizer=tokenizer,
                               shard_stats=shard_stats, repository_level=uses_repository_dedup(spec),
                               timings=runner.timings, reused=runner.reused,
@@ -393,6 +421,6 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
     for info in manifest["stages"].values():
         info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
     manifest["health"] = build_health(spec, manifest, allowed_notes)
-    write_json(layout.manifest, manifest)
+    publish_build(spec, layout, manifest)
     write_card(layout.out, spec, manifest)
     return manifest

@@ -231,3 +231,19 @@ def remove_tree(path: str) -> None:
         FileSystems.delete(files)
     if "://" not in path and os.path.isdir(path):
         shutil.rmtree(path)
+
+
+def link_or_copy(sources: list[str], targets: list[str]) -> None:
+    """Each file of ``sources`` at its ``targets`` path: a hard link on a local disk (no second copy of
+    the bytes), else the filesystem's copy (server-side on object stores)."""
+    if not sources:
+        return
+    if "://" in targets[0]:
+        FileSystems.copy(sources, targets)
+        return
+    for source, target in zip(sources, targets):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:  # another filesystem, or links refused: copy the bytes
+            shutil.copyfile(source, target)

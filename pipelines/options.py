@@ -137,3 +137,4 @@ def unknown_options(args: list[str], known: set[str]) -> list[str]:
             if name not in known:
                 unknown.append(name)
     return unknown
+

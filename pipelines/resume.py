@@ -19,7 +19,7 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from codemix.pipelines import ledger
+from codemix.pipelines import jobs, ledger
 
 MARKER = "_COMPLETE.json"
 
@@ -132,7 +132,10 @@ class StageRunner:
         FileSystems.mkdirs(attempt_dir)
         start, cpu_start = time.monotonic(), local_cpu_seconds()
         self.echo(f"[{name}] running on {self.runner} ...")
-        result = fn(attempt_dir)
+        try:
+            result = fn(attempt_dir)
+        except jobs.ServiceLost as lost:
+            raise jobs.ServiceLost(f"stage {name}: {lost}") from None
         files = ledger.list_tree(attempt_dir)
         check_outputs(name, attempt_dir, files, outputs)
         if after is not None:

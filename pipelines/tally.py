@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import apache_beam as beam
 
-from codemix.pipelines import ledger
+from codemix.pipelines import jobs, ledger
 from codemix.pipelines.options import pipeline_options
 
 TALLY_FILES = "tally*.jsonl"
@@ -107,7 +107,7 @@ class ReadOutputs(beam.PTransform):
 
 def tally_stage(folder: str, measures: tuple[Measure, ...], beam_args: list[str]) -> None:
     """The measures over the files a stage wrote in ``folder``, by one pipeline after it."""
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         _ = pipeline | "Read" >> ReadOutputs(folder, measures) | "Tally" >> TallyRecords(folder, measures)
 
 

@@ -9,7 +9,7 @@ import json
 
 import apache_beam as beam
 
-from codemix.pipelines import ledger
+from codemix.pipelines import jobs, ledger
 from codemix.pipelines.options import pipeline_options
 
 
@@ -36,7 +36,7 @@ class SmallestIdTexts(beam.PTransform):
 
 def sample_texts(pattern: str, n: int, out_dir: str, beam_args: list[str]) -> list[str]:
     """The sample's texts, ordered by id; written under ``out_dir/sample`` on the way."""
-    with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+    with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         _ = (pipeline
              | "Sample" >> SmallestIdTexts(pattern, n)
              | "Write" >> ledger.write_text(f"{out_dir}/sample", ".jsonl"))

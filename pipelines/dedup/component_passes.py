@@ -19,6 +19,7 @@ from codemix.dedup.components import (
 )
 from codemix.dedup.config import DedupConfig
 from codemix.dedup.files import parquet_pattern
+from codemix.pipelines import jobs
 from codemix.pipelines.dedup.edge_files import ReadEdges, WriteEdges, WriteSum, delete_matching, read_count
 from codemix.pipelines.spill import grouping
 
@@ -129,7 +130,7 @@ def run_component_pass(
     Returns the number of violating nodes; the new edges are under ``parquet_pattern(out_dir/edges)``.
     With ``spill_dir``, the groupings go through run files there, deleted when the pipeline is done.
     """
-    with beam.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
+    with jobs.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
         pipeline | "ReadEdges" >> ReadEdges(edges_pattern) | "Pass" >> ComponentPass(out_dir, rounds, spill_dir)
     if spill_dir:
         delete_matching([FileSystems.join(spill_dir, "**")])

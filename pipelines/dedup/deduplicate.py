@@ -29,6 +29,7 @@ from codemix.dedup.stage import (
     text_digest,
 )
 from codemix.document import DOCUMENT_SCHEMA
+from codemix.pipelines import jobs
 from codemix.pipelines.dedup.candidate_edges import CandidateEdges
 from codemix.pipelines.dedup.component_passes import ComponentPass, pass_dir, resolve_components
 from codemix.pipelines.dedup.edge_files import (
@@ -214,7 +215,7 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
     Writes exact keepers and duplicate rows under ``_work/exact``, the verified edges and the
     keepers' signatures under ``_work/near``, and component pass 1 under ``_work/components``.
     """
-    with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
+    with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
         # Each consumer that waits on the ids (a side input, or a join) reads the input afresh (see ``ids``).
         def read(label: str):
             return pipeline | label >> beam.io.ReadFromParquet(input_pattern)
@@ -245,7 +246,7 @@ def run_final(
     """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
     spill = paths.shuffle if config.shuffle_on_disk else None
     keyed = keyed_spill(join, spill)
-    with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
+    with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
         if star_edges:
             ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern)
             stars = pipeline | "ReadStars" >> ReadEdges(star_edges)

@@ -39,6 +39,7 @@ from codemix.dedup.repos import (
     verified_bucket_edges,
 )
 from codemix.document import DOCUMENT_SCHEMA
+from codemix.pipelines import jobs
 from codemix.pipelines.dedup.component_passes import resolve_components
 from codemix.pipelines.dedup.edge_files import (
     ReadEdges,
@@ -233,7 +234,7 @@ def _options(pipeline_args: list[str]) -> PipelineOptions:
 def run_summaries(input_pattern: str, paths: _Paths, config: DedupConfig, pipeline_args: list[str]) -> int:
     """Pipeline 1: repository summaries and verified candidate edges under ``_work/``; returns the edge count."""
     columns = ["id", "text", "source", "kind", "repo", "license", "metadata"]
-    with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
+    with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(input_pattern, columns=columns)
         summaries = docs | "Summarise" >> SummariseRepositories(config)
         summaries | "WriteSummaries" >> write_parquet(
@@ -250,7 +251,7 @@ def run_final(
     input_pattern: str, star_edges: str | None, paths: _Paths, config: DedupConfig, pipeline_args: list[str]
 ) -> None:
     """Pipeline 3: keeper per component, then every document routed by its repository's fate."""
-    with beam.Pipeline(options=_options(pipeline_args)) as pipeline:
+    with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(input_pattern)
         if star_edges:
             summaries = pipeline | "ReadSummaries" >> beam.io.ReadFromParquet(

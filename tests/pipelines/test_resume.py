@@ -109,13 +109,77 @@ def test_killed_build_resumes_to_identical_shards(spec_path, reference, tmp_path
         assert listed == on_disk and listed
 
 
-def test_rerunning_a_finished_build_rebuilds_it(spec_path, reference, tmp_path):
+def finished_files(out: Path) -> dict[str, tuple[int, bytes]]:
+    """What a trainer reads of a finished build: manifest, tokenizer and shards, with their inodes."""
+    paths = [out / "manifest.json", out / "tokenizer.json", *sorted(out.glob("*/*.bin")), *sorted(out.glob("*/*.idx"))]
+    return {str(p.relative_to(out)): (p.stat().st_ino, p.read_bytes()) for p in paths}
+
+
+def test_an_unchanged_rerun_of_a_finished_build_is_up_to_date(spec_path, reference, tmp_path, capsys):
     out = tmp_path / "out"
+    shutil.copytree(reference, out)
+    before = finished_files(out)
     assert mix(["build", str(spec_path), "--out", str(out)]) == 0
-    assert mix(["build", str(spec_path), "--out", str(out)]) == 0
+    assert "up to date: every stage is as the finished build made it" in capsys.readouterr().out
+    assert finished_files(out) == before  # not one file rewritten
+
+
+def test_an_interrupted_changed_rerun_leaves_the_finished_build_readable(spec_path, reference, tmp_path):
+    """A rerun whose spec changed is stopped with SIGINT while it writes new shards: the finished
+    build's manifest, tokenizer and every shard it names are as they were; the rerun then completes."""
+    out = tmp_path / "out"
+    shutil.copytree(reference, out)
+    before = finished_files(out)
+    changed = yaml.safe_load(spec_path.read_text())
+    changed["stages"]["short"]["token_budget"] = 12_000  # the shards stage reruns, nothing before it
+    changed_spec = tmp_path / "changed.yaml"
+    changed_spec.write_text(yaml.safe_dump(changed))
+    process = start_build(changed_spec, out)
+    deadline = time.monotonic() + 300
+    while not running(out, "shards"):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the shards stage never started"
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr.decode()
+    assert finished_files(out) == before
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["reused_stages"] == []
-    assert shard_bytes(out) == shard_bytes(reference)
+    assert all(Path(f"{prefix}.bin").name in {p.name for p in out.glob("short/*.bin")}
+               for prefix in manifest["stages"]["short"]["shards"])
+    assert mix(["build", str(changed_spec), "--out", str(out)]) == 0
+    rebuilt = json.loads((out / "manifest.json").read_text())
+    assert rebuilt["stages"]["short"]["token_budget"] == 12_000
+    assert {"crawl", "filter", "tokenizer", "dedup"} <= set(rebuilt["reused_stages"])
+    assert shard_bytes(out) == shard_bytes(reference)  # a budget changes the blend, not the shards
+
+
+SECRET = "codemix-secret-do-not-print"
+
+
+def test_no_secret_option_value_appears_in_any_output(directory_spec, tmp_path):
+    """An S3 secret given as a Beam option never shows: not in the resume hint of an interrupted
+    build, not in its logs (-v), not in any file the finished build wrote."""
+    out = tmp_path / "out"
+    secret_args = (f"--s3_secret_access_key={SECRET}", "--s3_access_key_id", SECRET)
+    process = start_build(directory_spec, out, "-v", *secret_args, *MULTI_PROCESS)
+    deadline = time.monotonic() + 300
+    while not running(out, "filter"):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the filter stage never started"
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130
+    hint = stderr.decode().strip().splitlines()[-1]
+    assert "'--s3_secret_access_key=<redacted>' --s3_access_key_id '<redacted>'" in hint
+    assert "(redacted values: give them again)" in hint
+    finished = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(directory_spec), "--out", str(out),
+                               "-v", *secret_args], capture_output=True, check=False)
+    assert finished.returncode == 0, finished.stderr.decode()[-3000:]
+    outputs = [stdout, stderr, finished.stdout, finished.stderr]
+    outputs += [p.read_bytes() for p in out.rglob("*") if p.is_file()]
+    assert len(outputs) > 10 and not [o for o in outputs if SECRET.encode() in o]
 
 
 # --- Ctrl-C ------------------------------------------------------------------------------------
