@@ -54,6 +54,7 @@ from codemix.config import join, require
 from codemix.document import Document
 from codemix.filters import gitleaks, notebooks
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
+from codemix.filters.patches import parse_patch
 from codemix.filters.transcript_parts import PROSE, LanguageOf, Part, TraceState, is_observation, split_decoded
 
 # Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:
@@ -158,8 +159,6 @@ def _commit_view_values(doc: Document, config: RedactionConfig) -> dict[str, str
     """Values found in a commit's changed files read as what they are: each file's added lines in
     its language (a notebook's JSON source lines decoded first), replaced in the diff like a value
     another view of a transcript found (``_with_repeats``)."""
-    from codemix.filters.commits import parse_patch  # commits builds on the filter config, which imports this
-
     languages = {f.get("path"): f.get("language", "") for f in doc.metadata.get("files") or []}
     values: dict[str, str] = {}
     for diff in parse_patch(doc.text):

@@ -25,7 +25,7 @@ from apache_beam.io.filesystems import FileSystems
 from codemix.mixtures.blend import with_found_prefixes
 from codemix.mixtures.indexed_dataset import document_count, read_documents_at
 from codemix.mixtures.provenance import read_provenance, sidecar_path
-from codemix.mixtures.sft import loss_mask_prefix
+from codemix.mixtures.sft_shards import loss_mask_prefix
 from codemix.mixtures.stages import stage_kind
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.tables import format_table, percent

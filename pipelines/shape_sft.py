@@ -19,7 +19,8 @@ import apache_beam as beam
 from codemix.document import Document, packed_document, unpacked_document
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
-from codemix.mixtures.sft import SFTConfig, SFTSample, sft_samples, summary_origins, write_sft_shard
+from codemix.mixtures.sft import SFTConfig, SFTSample, sft_samples, summary_origins
+from codemix.mixtures.sft_shards import write_sft_shard
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.shards import shard_count, shard_of, shard_prefix
 from codemix.pipelines.spill import grouping

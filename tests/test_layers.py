@@ -107,7 +107,7 @@ def test_no_module_imports_itself_through_others(layout: Path, monkeypatch) -> N
 # Declared dependencies no module of ours imports, and the package that imports them at run time
 # (each claim is checked in that package's installed sources below).
 IMPORTED_BY_A_DEPENDENCY = {"regex": ("datatrove", "datatrove"), "spacy": ("datatrove", "datatrove"),
-                            "psutil": ("megatron-core", "megatron")}
+                            "psutil": ("megatron-core", "megatron"), "fasteners": ("datatrove", "datatrove")}
 
 # Development tools that run rather than get imported, and where the project runs them.
 RUN_AS_A_TOOL = {"pytest-timeout": ("pyproject.toml", "\ntimeout = "), "ruff": ("Makefile", "ruff check"),

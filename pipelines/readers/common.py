@@ -25,8 +25,16 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 from codemix.document import Document, Dropped, Quarantined, ReadCount, describe_error, make_doc_id
+from codemix.filters.notebooks import (
+    COMMENT_PREFIXES,
+    NotebookError,
+    file_language,
+    kernel_language,
+    notebook_text,
+    read_cells,
+)
 from codemix.pipelines.readers.language import detect_language
-from codemix.sources import SourceConfig
+from codemix.sources import NotebookConfig, SourceConfig
 
 STAGE = "crawl"
 BINARY_SNIFF_BYTES = 8192  # same window git uses to call a blob binary (buffer_is_binary)
@@ -282,8 +290,6 @@ def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: s
     except UnicodeDecodeError as error:
         return drop(source, location, "binary") if has_control_bytes(data) else quarantine(source, location, error)
     if source.notebooks is not None and path.lower().endswith(".ipynb"):
-        from codemix.pipelines.readers.notebooks import notebook_outcome  # it builds on this module
-
         return notebook_outcome(source, location, text, repo=repo, path=path, metadata=metadata or {})
     return make_document(source, location, text, repo=repo, path=path,
                          language=detect_language(path, text), metadata=metadata or {})
@@ -464,3 +470,27 @@ def open_binary(location: str, max_decompressed_bytes: int | None = None) -> Ite
                 stream = stack.enter_context(
                     io.BufferedReader(BoundedReader(stream, max_decompressed_bytes), READ_CHUNK_BYTES))
         yield stream
+
+
+# A file source's .ipynb files as notebook documents, when the source sets ``notebooks``: one record
+# each (kind ``notebook``, or dropped as empty_notebook/unsupported_kernel, or quarantined when not nbformat 3/4).
+def notebook_outcome(source: SourceConfig, location: str, text: str, *, repo: str, path: str,
+                     metadata: dict[str, Any]) -> Outcome:
+    """The notebook at ``location`` (its decoded ``text``) as a document, or why not."""
+    config = source.notebooks or NotebookConfig()
+    try:
+        notebook = json.loads(text)
+        cells = read_cells(notebook, config.max_output_chars if config.layout == "cells" else 0)
+        kernel = kernel_language(notebook)
+    except (*JSON_ERRORS, NotebookError, TypeError, AttributeError) as error:  # a field of an unexpected type
+        return quarantine(source, location, error)
+    if config.layout == "script" and kernel not in COMMENT_PREFIXES:
+        return drop(source, location, "unsupported_kernel")
+    if not any(cell.source.strip() for cell in cells):
+        return drop(source, location, "empty_notebook")
+    described = {"layout": config.layout, "kernel": kernel, "cells": len(cells),
+                 "code_cells": sum(cell.kind == "code" for cell in cells),
+                 "outputs_kept": sum(len(cell.outputs) for cell in cells),
+                 "outputs_dropped": sum(cell.dropped_outputs for cell in cells)}
+    return make_document(source, location, notebook_text(cells, kernel, config), repo=repo, path=path,
+                         kind="notebook", language=file_language(kernel), metadata={**metadata, "notebook": described})

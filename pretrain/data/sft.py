@@ -17,7 +17,7 @@ from megatron.core.datasets.indexed_dataset import IndexedDataset
 from megatron.core.datasets.megatron_dataset import MegatronDataset
 from megatron.core.datasets.utils import Split
 
-from codemix.mixtures.sft import loss_mask_prefix
+from codemix.mixtures.sft_shards import loss_mask_prefix
 from codemix.pretrain.data.pretraining import DEFAULT_EOD, build_train_split, train_blend_fields
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class SFTShard:
         self.loss_mask = IndexedDataset(loss_mask_prefix(path_prefix), multimodal=False, mmap=mmap)
         if not np.array_equal(self.tokens.sequence_lengths, self.loss_mask.sequence_lengths):
             raise ValueError(f"{path_prefix}: tokens and {loss_mask_prefix(path_prefix)} have different "
-                             "sample lengths; rewrite both with mixtures.sft.write_sft_shard")
+                             "sample lengths; rewrite both with mixtures.sft_shards.write_sft_shard")
         if self.loss_mask.index.dtype != np.uint8:
             raise ValueError(f"{loss_mask_prefix(path_prefix)} holds {self.loss_mask.index.dtype}, not a uint8 mask")
 

@@ -82,13 +82,13 @@ def read_stage(build_dir: str | Path, stage: str) -> StageData:
 
 def check_loss_masks(prefixes: Sequence[str]) -> None:
     """SFT trains on the assistant's tokens only; without a loss-mask twin it would train on everything."""
-    from codemix.mixtures.sft import loss_mask_prefix
+    from codemix.mixtures.sft_shards import loss_mask_prefix
 
     for prefix in prefixes:
         mask = loss_mask_prefix(prefix)
         if not (os.path.isfile(mask + ".idx") and os.path.isfile(mask + ".bin")):
             raise ConfigError("--stage", f"SFT shard {prefix} has no loss mask ({mask}.bin/.idx)",
-                              "rebuild with a `mix build` that writes SFT shards with mixtures.sft.write_sft_shard")
+                              "rebuild with a `mix build` that writes SFT shards with mixtures.sft_shards.write_sft_shard")
 
 
 def build_stage_dataset(data: StageData, *, sequence_length: int, num_samples: int, cache_dir: str, seed: int,

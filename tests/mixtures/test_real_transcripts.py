@@ -20,7 +20,8 @@ from codemix.filters.natural_language import (
     word_count,
 )
 from codemix.mixtures import sft
-from codemix.mixtures.sft import SFTConfig, rounds, sft_samples, tokenize_turns
+from codemix.mixtures.sft import SFTConfig, rounds, sft_samples
+from codemix.mixtures.sft_tokens import tokenize_turns
 from codemix.mixtures.tokenizer import train_bpe
 from codemix.mixtures.transcript_formats import parse_session, session_format
 from codemix.pipelines.readers import read_location

@@ -22,16 +22,14 @@ from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.sft import (
     SFTConfig,
     clean_turns,
-    extractive_summary,
-    loss_mask_prefix,
     outcome_drop_reason,
     preamble_indices,
-    render_segments,
     sft_samples,
     summary_origins,
-    tokenize_turns,
-    write_sft_shard,
 )
+from codemix.mixtures.sft_shards import loss_mask_prefix, write_sft_shard
+from codemix.mixtures.sft_summaries import extractive_summary
+from codemix.mixtures.sft_tokens import render_segments, tokenize_turns
 from codemix.mixtures.tokenizer import train_bpe
 from codemix.pipelines.readers import read_location
 from codemix.sources import TRANSCRIPT_FORMATS, SourceConfig

@@ -26,7 +26,7 @@ import torch
 import yaml
 
 from codemix.mix.cli import main as mix
-from codemix.mixtures.sft import loss_mask_prefix
+from codemix.mixtures.sft_shards import loss_mask_prefix
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.run import TrainOptions, TrainSummary, run
 

@@ -13,7 +13,8 @@ from megatron.core.datasets.blended_dataset import BlendedDataset
 from megatron.core.datasets.gpt_dataset import _get_ltor_masks_and_position_ids
 
 from codemix.mixtures.indexed_dataset import write_indexed_dataset
-from codemix.mixtures.sft import SFTSample, loss_mask_prefix, write_sft_shard
+from codemix.mixtures.sft import SFTSample
+from codemix.mixtures.sft_shards import loss_mask_prefix, write_sft_shard
 from codemix.mixtures.tokenizer import save_tokenizer, train_bpe
 from codemix.pretrain.data.sft import SFTPackedDataset, SFTShard, build_pack_index, build_sft_dataset
 
