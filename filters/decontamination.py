@@ -420,8 +420,10 @@ class ContaminationIndex:
         """Every item with at least ``min_overlap`` of its n-grams in ``text`` covering at least
         ``min_match_tokens`` of its tokens (literal items: any), best overlap first.
         ``language`` is the document's: how to read it as code."""
-        literal = token_hashes(normalise_tokens(text))
-        views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
+        views = []
+        if not all(self._code):  # literal n-grams only ever meet literal items' keys (code keys are salted)
+            literal = token_hashes(normalise_tokens(text))
+            views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
         tokens = code_tokens(text, language) if any(self._code) else None
         code_grams = code_ngram_hashes(tokens, self.ngram) if tokens is not None else np.empty(0, np.uint64)
         found = np.concatenate([*views, np.unique(code_grams)])

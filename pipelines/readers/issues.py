@@ -43,7 +43,12 @@ def read_issues(source: SourceConfig, location: str, tally: ReadTally) -> Iterat
     """Every thread in the export at ``location``, then nothing else: threads are complete only
     once every file is read."""
     threads: dict[tuple[str, int], Thread] = {}
-    for path in export_files(location):
+    files = export_files(location)
+    if not files:  # a folder with no export in it is a location to look at, not zero threads
+        tally.count()
+        yield quarantine(source, location, FileNotFoundError(
+            f"no export file ({', '.join(EXPORT_SUFFIXES)}, optionally compressed) under this folder"))
+    for path in files:
         try:
             values = json_values(path, source.limits.max_decompressed_bytes)
         except (*JSON_ERRORS, DecompressedTooLarge, OSError) as error:

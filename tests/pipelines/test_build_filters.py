@@ -75,7 +75,9 @@ def build(tmp_path_factory, shared_transcripts):
         "sources": [{"name": "repos", "type": "git", "paths": paths},
                     {"name": "runs", "type": "transcripts", "paths": [str(runs)], "license": "MIT"}],
         "stages": {"short": {"sequence_length": 64, "token_budget": 10_000, "weights": {"repos": 1, "runs": 1}},
-                   "sft": {"sequence_length": 64, "token_budget": 10_000, "weights": {"runs": 1}}},
+                   # The run is rewritten as bare messages, so its outcome is unknown: keep it anyway.
+                   "sft": {"sequence_length": 8192, "token_budget": 10_000, "weights": {"runs": 1},
+                           "sft": {"outcome_policy": "any"}}},
         "tokenizer": {"vocab_size": 1000, "train_sample_documents": 100},
         "filters": {"licenses": {"opt_out": ["private_*"]}},
     }
