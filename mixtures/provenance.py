@@ -46,6 +46,8 @@ PROVENANCE_SCHEMA = pa.schema([
     ("turns_start", pa.int32()),       # SFT: the transcript's messages [start, end) the sample trains on
     ("turns_end", pa.int32()),
     ("summary", pa.string()),          # SFT: how a continuation opens: "real", "templated" or ""
+    ("part", pa.int32()),              # long stage: which document of its repository, from 0, in file order
+    ("parts", pa.int32()),             # long stage: how many documents the repository became
 ])
 _DEFAULTS: dict[str, Any] = {field.name: None for field in PROVENANCE_SCHEMA}
 # A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns and the text.
@@ -82,7 +84,8 @@ def _flag(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
-def chunk_provenance(docs: Sequence[Document], chunk_id: str, paths: Sequence[str]) -> dict[str, Any]:
+def chunk_provenance(docs: Sequence[Document], chunk_id: str, paths: Sequence[str], *, part: int = 0,
+                     parts: int = 1) -> dict[str, Any]:
     """A long-stage document: ``paths`` of one repository's files ``docs`` (any order), as one row.
     Licenses and languages are every distinct one among the chunk's files (licenses joined with
     `` AND ``, as an SPDX expression: all of them apply to the chunk)."""
@@ -93,7 +96,7 @@ def chunk_provenance(docs: Sequence[Document], chunk_id: str, paths: Sequence[st
             "repo": first.repo, "path": "", "paths": list(paths), "commit": str(first.metadata.get("commit", "")),
             "archive": str(first.metadata.get("archive", "")), "member": "",
             "license": " AND ".join(_distinct(doc.license for doc in files)),
-            "language": ",".join(_distinct(doc.language for doc in files))}
+            "language": ",".join(_distinct(doc.language for doc in files)), "part": part, "parts": parts}
 
 
 def _repo_location(doc: Document) -> str:

@@ -57,7 +57,8 @@ class RepositoryChunks(beam.DoFn):
         shaped = repository_documents(repo, files, self.token_count, self._sequence_length - 1, self._config)
         for chunk in shaped.chunks:
             chunk_id = make_doc_id(source, f"{repo}#chunk{chunk.index}")
-            yield (self._stage, source), (chunk_id, chunk.text, "repo", chunk_provenance(docs, chunk_id, chunk.paths))
+            provenance = chunk_provenance(docs, chunk_id, chunk.paths, part=chunk.index, parts=len(shaped.chunks))
+            yield (self._stage, source), (chunk_id, chunk.text, "repo", provenance)
         for dropped in shaped.dropped:
             record = {"stage": self._stage, "source": source, "repo": repo, "path": dropped.path, "reason": dropped.reason,
                       "tokens": dropped.tokens}

@@ -13,6 +13,7 @@ import subprocess
 import sysconfig
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import yaml
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 
@@ -73,7 +74,8 @@ def test_a_cycle_upstream_of_a_chain_comes_first_and_no_edge_outside_it_points_f
     subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
     subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "fixture"], check=True)
     spec = {"name": "order", "sources": [{"name": "code", "type": "git", "paths": [str(repo)], "license": "MIT"}],
-            "stages": {"long": {"sequence_length": 65536, "token_budget": 100_000, "weights": {"code": 1}}},
+            # Short enough that the repository becomes several documents, each a part of it.
+            "stages": {"long": {"sequence_length": 16384, "token_budget": 100_000, "weights": {"code": 1}}},
             "tokenizer": {"vocab_size": 600, "train_sample_documents": 50}}
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     out = tmp_path / "out"
@@ -83,9 +85,16 @@ def test_a_cycle_upstream_of_a_chain_comes_first_and_no_edge_outside_it_points_f
     (prefix,) = manifest["stages"]["long"]["shards"]
     tokenizer = load_tokenizer(str(out / "tokenizer.json"))
     shard = IndexedDataset(prefix)  # held while its memory-mapped rows are read
-    documents = [tokenizer.decode(shard[i].tolist(), skip_special_tokens=False) for i in range(len(shard))]
-    assert len(documents) == 1, "guard: the repository fits one document"
-    order = [block.split("\n", 1)[0] for block in documents[0].split(FILE_SEP)[1:]]
+    rows = pq.read_table(f"{prefix}.provenance.parquet").to_pylist()
+    assert len(rows) == len(shard) > 1, "guard: the repository is split into several documents"
+    parts = {}
+    for row in rows:  # each document says which part of which repository it is, and its files in order
+        text = tokenizer.decode(shard[row["document"]].tolist(), skip_special_tokens=False)
+        files = [block.split("\n", 1)[0] for block in text.split(FILE_SEP)[1:]]
+        assert (row["kind"], row["repo"], row["parts"], row["paths"]) == ("repo", rows[0]["repo"], len(rows), files)
+        parts[row["part"]] = files
+    assert sorted(parts) == list(range(len(rows)))
+    order = [path for part in sorted(parts) for path in parts[part]]  # the parts follow one order
     assert sorted(order) == sorted([*LAYOUT, "LICENSE"])  # the license text is a file of the repository too
 
     graph = {path: in_repo_imports(path, texts[path], set(LAYOUT)) for path in LAYOUT}
