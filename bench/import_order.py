@@ -13,13 +13,12 @@ edges that point forward (a file placed before a file it imports) outside and in
 from __future__ import annotations
 
 import argparse
-import heapq
 import subprocess
 import time
 from collections import defaultdict
 
 from codemix.mixtures.imports import import_graph
-from codemix.mixtures.repository import dependency_order, import_order_report
+from codemix.mixtures.repository import _fewest_imports_first, dependency_order, import_order_report
 from codemix.pipelines.readers.language import detect_language
 
 MAX_BYTES = 1_000_000
@@ -51,29 +50,10 @@ def read_repository(git_dir: str, ref: str) -> list[tuple[str, str, str]]:
 
 
 def greedy_order(paths: list[str], graph: dict[str, set[str]]) -> list[str]:
-    """The baseline: DeepSeek-Coder's rule over the whole repository (what codemix did before)."""
+    """The baseline: DeepSeek-Coder's rule over the whole repository as one component (codemix before)."""
     nodes = sorted(set(paths))
     present = set(nodes)
-    imports = {p: {d for d in graph.get(p, ()) if d in present and d != p} for p in nodes}
-    importers: dict[str, list[str]] = defaultdict(list)
-    for path, targets in imports.items():
-        for target in targets:
-            importers[target].append(path)
-    remaining = {p: len(imports[p]) for p in nodes}
-    heap = [(count, p) for p, count in remaining.items()]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        count, path = heapq.heappop(heap)
-        if remaining.get(path) != count:
-            continue
-        del remaining[path]
-        order.append(path)
-        for importer in importers[path]:
-            if importer in remaining:
-                remaining[importer] -= 1
-                heapq.heappush(heap, (remaining[importer], importer))
-    return order
+    return _fewest_imports_first(nodes, {p: sorted(d for d in graph.get(p, ()) if d in present and d != p) for p in nodes})
 
 
 def measure(name: str, git_dir: str, ref: str) -> dict:
