@@ -16,7 +16,7 @@ from pathlib import Path
 from codemix.sources import SourceConfig
 
 # The packages whose code shapes a build's output (the CLI and consumers do not).
-BUILD_PACKAGES = ("codemix", "filters", "dedup", "mixtures", "pipelines")
+BUILD_PACKAGES = ("codemix", "codemix.filters", "codemix.dedup", "codemix.mixtures", "codemix.pipelines")
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 

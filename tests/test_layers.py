@@ -3,7 +3,9 @@ declared dependencies that are really used. Checked with import-linter and grimp
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 import tomllib
 from importlib import metadata
@@ -150,3 +152,23 @@ def test_every_declared_dependency_is_used() -> None:
                 assert any(imports_in([site], name) for name in names), f"{user} no longer imports {distribution}"
                 continue
             assert any(imports_in(roots, name) for name in names), f"{distribution} is declared but never imported"
+
+
+def test_nothing_imports_a_layer_by_its_folder_name(tmp_path: Path) -> None:
+    """Outside a checkout only ``codemix.<layer>`` exists: every module imports, and the build's code
+    fingerprint resolves, without a bare ``filters`` or ``pipelines`` (a checkout's cwd would hide one)."""
+    script = ("import importlib, pkgutil, sys\n"
+              "import codemix\n"
+              "for layer in codemix.LAYERS:\n"
+              "    package = importlib.import_module(f'codemix.{layer}')\n"
+              "    for module in pkgutil.walk_packages(package.__path__, f'codemix.{layer}.'):\n"
+              "        if not module.name.endswith('__main__'):\n"
+              "            importlib.import_module(module.name)\n"
+              "from codemix.pipelines.fingerprints import code_fingerprint\n"
+              "code_fingerprint()\n"
+              "print(sorted(name for name in sys.modules if name.split('.')[0] in codemix.LAYERS))\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=600, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]"
