@@ -177,6 +177,8 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     except BuildFailure as failure:
         print(f"mix build: {failure}", file=sys.stderr)
         return BUILD_FAILED
+    except ConfigError:
+        raise  # a spec or option mistake is the user's to fix, whatever a service says (main: exit 2)
     except Exception as error:
         paragraph = service_failure(error, beam_args)
         if paragraph is None:

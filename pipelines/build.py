@@ -242,8 +242,9 @@ def publish_build(spec: MixtureSpec, layout: BuildLayout, manifest: dict) -> Non
     shards = layout.stage_dir("shards")
     for stage in spec.stages:
         ledger.remove_tree(f"{layout.out}/{stage}")
-        files = ledger.matched_files(f"{shards}/{stage}/*")
-        ledger.link_or_copy(files, [f"{layout.out}/{stage}/{path.rsplit('/', 1)[-1]}" for path in files])
+        committed = f"{shards}/{stage}/"
+        files = ledger.list_tree(committed)  # shards, their sidecars, and the published documents in docs/
+        ledger.link_or_copy(files, [f"{layout.out}/{stage}/{path[len(committed):]}" for path in files])
     write_json(layout.manifest, manifest)
 
 
