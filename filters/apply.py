@@ -23,6 +23,18 @@ from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
 from codemix.filters.vendored import is_vendored
 
+# Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
+# every judgement of what a file looks like, never what it may not be used for (license, opt-out,
+# benchmark overlap) nor what is no text to train on (binary, too large, an amalgamation of kept files).
+NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large",
+                      "amalgamated"})
+
+
+def held_for_imports(doc: Document, reason: str) -> bool:
+    """Whether a repository file dropped for ``reason`` goes on to the long stage, to be put back
+    there if a kept file of its repository imports it."""
+    return doc.kind == "file" and bool(doc.repo) and reason not in NOT_HELD
+
 
 @dataclass(slots=True, frozen=True)
 class Verdict:

@@ -560,6 +560,20 @@ SHORT_ID = re.compile(r"[a-z]{1,5}(?:_[a-z0-9]{1,5}){1,3}")
 ATTRIBUTE_CALL = re.compile(r"\b(?:get|set|has|del)attr\(\s*[^,()\n]{1,80},\s*[\"']$")
 
 
+# A quoted generated key may hold brackets and sigils (Django's ``get_random_secret_key()`` draws from
+# ``!@#$%^&*(-_=+)``), which alone would read as a template: random enough and no template syntax, it is a key.
+TEMPLATE_SYNTAX = re.compile(r"\$\{|\{\{|\}\}|%\(|\$\(|<[\w .-]*>|\{[\w.]*\}|\s")
+
+
+def _is_fake_quoted(value: str) -> bool:
+    """``_is_fake_password`` for a quoted value, where brackets and sigils in a long random value are key characters."""
+    if not _is_fake_password(value):
+        return False
+    return not (len(value) >= 20 and _shannon(value) >= 4.0 and not TEMPLATE_SYNTAX.search(value)
+                and sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w]")) >= 3
+                and not _is_fake_token(value) and not PLACEHOLDER_WORDS.search(value))
+
+
 def _names_or_dates(value: str) -> bool:
     return any(r.fullmatch(value) for r in (ENV_NAME, TIMESTAMP, SHORT_ID))
 
@@ -887,13 +901,17 @@ ENV_DEFAULT = re.compile(
 # ``$token = "..."`` (PHP, Perl), ``token := "..."`` (Go): a quoted value assigned to a secret name.
 SIGIL_ASSIGNMENT = re.compile(
     r"(?:\$|\b)(?P<name>[A-Za-z_]\w{0,80})\s*(?::=|=)\s*(?P<q>[\"'])(?P<v>[^\"'\n]{6,200})(?P=q)")
+# Hex of a digest's length is kept by the entropy scan (it is a digest nearly everywhere) and detect-secrets'
+# keywords have no "token": ``auth_token = "<32 hex>"`` (Twilio, Mailgun, Heroku) is caught by its name.
+HEX_ASSIGNMENT = re.compile(
+    r"(?<![\w$])(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?\s*(?::|=|=>)\s*(?P<q>[\"'])(?P<v>[0-9a-fA-F]{32,128})(?P=q)")
 # A Twilio client built from an account SID and, positionally, its auth token.
 POSITIONAL_TOKEN = re.compile(
     r"[\"']AC[0-9a-f]{32}[\"']\s*,\s*(?P<q>[\"'])(?P<v>[0-9a-f]{32})(?P=q)")
 # Docker's ``config.json``: ``"auths": {"registry": {"auth": base64("user:password")}}``.
 DOCKER_AUTH = re.compile(r"\"auth\"\s*:\s*\"(?P<v>[A-Za-z0-9+/]{12,}={0,2})\"")
 # Telegram bot tokens: the bot's numeric id, ``:``, then 35 characters that start with ``AA``.
-TELEGRAM = re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_-]{32,33}(?![\w-])")
+TELEGRAM = re.compile(r"(?:(?<=/bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_-]{32,33}(?![\w-])")
 # An Azure shared access signature's ``sig=`` (base64, URL-encoded) in a URL that names the SAS version.
 AZURE_SAS = re.compile(r"[?&]sv=\d{4}-\d{2}-\d{2}[^\s'\"<>]*?[?&]sig=(?P<v>[A-Za-z0-9%+/]{30,}(?:%3[Dd]|=){0,2})")
 # A GCP service account's key id (40 hex), next to its private key in the downloaded JSON.
@@ -905,6 +923,8 @@ AWS_SECRET_NEAR = re.compile(r"secret|(?:AKIA|ASIA)[A-Z0-9]{16}", re.IGNORECASE)
 # String literals joined by ``+`` (or Python's implicit concatenation): a token split to dodge scanners.
 CONCATENATED = re.compile(r"(?:\"[^\"\n\\]{1,120}\"|'[^'\n\\]{1,120}')(?:\s*\+?\s*(?:\"[^\"\n\\]{1,120}\"|'[^'\n\\]{1,120}')){1,12}")
 LITERAL = re.compile(r"\"([^\"\n\\]*)\"|'([^'\n\\]*)'")
+# Two literals joined by ``+`` or by juxtaposition, on one line or over a line break.
+SPLIT_GATE = re.compile(r"[\"'][ \t]*(?:\+[ \t]*\n?|\n|[ \t])[ \t]*\+?[ \t]*[\"'](?=\w)")
 
 
 def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
@@ -925,7 +945,7 @@ def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
     yield from _named_value_findings(text, lower)
     if "secret" in lower or "akia" in lower or "asia" in lower:
         yield from _bare_aws_secrets(text)
-    if "\" + \"" in text or "' + '" in text or "\" \"" in text or "\"+\"" in text:
+    if SPLIT_GATE.search(text):
         yield from _concatenated_findings(text)
 
 
@@ -933,6 +953,7 @@ def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
     """Env lookups with a literal default and sigil/``:=`` assignments, when the name is a secret's."""
     sources = [(ENV_DEFAULT, ("getenv", "environ.get", "env.get", "env.fetch", "process.env", "env.str", "config("))]
     sources.append((SIGIL_ASSIGNMENT, ("$", ":=")))
+    sources.append((HEX_ASSIGNMENT, ("token", "secret", "key", "pass", "auth")))
     for regex, literals in sources:
         if not _mentions(lower, literals):
             continue
@@ -941,7 +962,9 @@ def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
             value = match.group("v")
             if regex is SIGIL_ASSIGNMENT and not match.group().startswith("$") and ":=" not in match.group():
                 continue  # a plain ``name = "..."`` is KeywordDetector's
-            if _is_secret_name(name.split(".")[-1]) and not _is_fake_password(value):
+            if regex is HEX_ASSIGNMENT and (HASH_CONTEXT.search(name) or not _mixes_classes(value)):
+                continue
+            if _is_secret_name(name.split(".")[-1]) and not _is_fake_quoted(value):
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) else "SECRET_HIGH_ENTROPY"
                 yield Finding(match.start("v"), match.end("v"), kind, KEYWORD_RANK, value)
 
@@ -1121,11 +1144,13 @@ def _keyword_findings(text: str, lower: str) -> Iterator[Finding]:
         if heuristic.is_indirect_reference(line):
             continue
         for value in KEYWORD_DETECTOR.analyze_string(line):
-            if _is_fake_password(value) or heuristic.is_likely_id_string(value, line, KEYWORD_DETECTOR):
+            if _is_fake_quoted(value) or heuristic.is_likely_id_string(value, line, KEYWORD_DETECTOR):
                 continue
             for position in _quoted_positions(line, value):
                 if PUBLIC.search(line, max(0, position - 40), position):
                     continue  # publicKeyToken="...", public_key = "...": published on purpose
+                if _is_digest(value) and HASH_CONTEXT.search(line, 0, position):
+                    continue  # secret_sha256 = "<64 hex>": a digest of a secret, named so
                 # The keyword before the value names the type: db_pass/password/pwd vs api_key/secret.
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(line, 0, position) else "SECRET_HIGH_ENTROPY"
                 yield Finding(start + position, start + position + len(value), kind, KEYWORD_RANK, value)
@@ -1250,6 +1275,10 @@ def _is_not_a_key(value: str) -> bool:
             or _names_or_dates(value)
             or bool(re.search(r"\\[A-Za-z]{2}", value))  # a Windows path or registry key, not an escape
             or _is_path(value))
+
+
+def _is_digest(value: str) -> bool:
+    return len(value) in DIGEST_LENGTHS and all(c in "0123456789abcdefABCDEF" for c in value)
 
 
 def _is_path(value: str) -> bool:

@@ -1,0 +1,169 @@
+"""Each shape issue 25 lists as missed, in a realistic snippet of the file it is written in, is redacted
+wherever the snippet travels: as a file, written by an agent's tool call (JSON-escaped argument), shown in
+a tool's output, and in a notebook cell; and each false positive it lists stays byte-identical."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.transcript_redaction import carried, read_back
+from codemix.document import Document
+from codemix.filters.secrets import RedactionConfig, redact_document
+from codemix.mixtures.chat import render_messages
+from codemix.pipelines.crawl import RedactWith
+from codemix.pipelines.readers.language import detect_language
+
+REDACT = RedactWith(RedactionConfig())
+
+# (shape, file name, snippet, the secret values in it). Values are random, never a vendor's example.
+SHAPES = [
+    ("go_mysql_dsn", "internal/db/open.go",
+     ('package db\n\nimport "database/sql"\n\nfunc Open() (*sql.DB, error) {\n'
+     '\treturn sql.Open("mysql", "shop_rw:Vq83kLmz2Tpx@tcp(10.2.0.14:3306)/shop?charset=utf8mb4&parseTime=True")\n}\n'),
+     ["Vq83kLmz2Tpx"]),
+    ("environ_get_default", "app/settings.py",
+     ('import os\n\nSECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "x8$kq!2m#v9z@l4^w7p&n1r(t5y)u3e")\n'
+     'DEBUG = os.environ.get("DEBUG", "0") == "1"\n'), ["x8$kq!2m#v9z@l4^w7p&n1r(t5y)u3e"]),
+    ("getenv_default", "worker/config.py",
+     ('import os\n\nREDIS_HOST = os.getenv("REDIS_HOST", "localhost")\n'
+     'REDIS_PASSWORD = os.getenv("REDIS_PASSWORD", "rD7kw2QmZ9pLx4")\n'), ["rD7kw2QmZ9pLx4"]),
+    ("php_token_hex", "src/Api/Client.php",
+     ('<?php\n\nnamespace App\\Api;\n\nclass Client\n{\n    private $token = "3f9c1a7e5b2d4068a1c3e5f7092b4d6e";\n'
+     '    private $base = "https://api.partner.io/v2";\n}\n'), ["3f9c1a7e5b2d4068a1c3e5f7092b4d6e"]),
+    ("positional_token_after_sid", "notify/sms.py",
+     ('from twilio.rest import Client\n\nclient = Client("AC5e3b7a9c1d2f4e6a8b0c2d4e6f8a0b1c", '
+     '"8d2f6b4a0c9e7d5f3b1a2c4e6d8f0a9b")\nclient.messages.create(to="+15550100", from_="+15550199", body="hi")\n'),
+     ["8d2f6b4a0c9e7d5f3b1a2c4e6d8f0a9b"]),
+    ("token_variable_after_sid", "notify/sms_vars.py",
+     ('from twilio.rest import Client\n\naccount_sid = "AC5e3b7a9c1d2f4e6a8b0c2d4e6f8a0b1c"\n'
+     'auth_token = "c71e04a9f2b85d3e6a1f0c9b7d4e2a58"\nclient = Client(account_sid, auth_token)\n'),
+     ["c71e04a9f2b85d3e6a1f0c9b7d4e2a58"]),
+    ("docker_config_auth", ".docker/config.json",
+     ('{\n\t"auths": {\n\t\t"registry.gitlab.com": {\n\t\t\t"auth": "ZGVwbG95LWJvdDpnbHBhdC1Lcjl4TTJxWjd2THA0"\n\t\t}\n'
+     '\t},\n\t"credsStore": "desktop"\n}\n'), ["ZGVwbG95LWJvdDpnbHBhdC1Lcjl4TTJxWjd2THA0"]),
+    ("nginx_basic_header", "deploy/nginx/site.conf",
+     ('server {\n    listen 80;\n    location /internal/ {\n        proxy_pass http://backend:8080;\n'
+     '        proxy_set_header Authorization "Basic YWRtaW46UzNjcjN0UGFzc3cwcmQ=";\n    }\n}\n'),
+     ["YWRtaW46UzNjcjN0UGFzc3cwcmQ="]),
+    ("apache_basic_header", "deploy/apache/proxy.conf",
+     ('<Location "/reports">\n    ProxyPass "http://reports:9000/"\n'
+     '    RequestHeader set Authorization "Basic am9objpIdW50ZXIyUjB4eA=="\n</Location>\n'),
+     ["am9objpIdW50ZXIyUjB4eA=="]),
+    ("telegram_bot_token", "bot/main.py",
+     ("from telegram.ext import Updater\n\nTOKEN = '5903218764:AAGz1kD9xQe7pLm3nRt8vWy2bC4fH6jK0sU'\n"
+     "updater = Updater(TOKEN)\n"), ["5903218764:AAGz1kD9xQe7pLm3nRt8vWy2bC4fH6jK0sU"]),
+    ("telegram_bot_url", "scripts/poll.sh",
+     "#!/bin/sh\ncurl -s https://api.telegram.org/bot6120459873:AAFq3Lw9zXe2kRt7mNp4vBy8cD1gH5jS0aU/getUpdates\n",
+     ["6120459873:AAFq3Lw9zXe2kRt7mNp4vBy8cD1gH5jS0aU"]),
+    ("azure_sas_sig", "etl/.env",
+     ("AZURE_BLOB_URL=https://acct.blob.core.windows.net/data?sv=2021-06-08&ss=b&srt=co&sp=rl"
+     "&se=2030-01-01T00:00:00Z&spr=https&sig=Xk7%2Bq9LmZ3vR2pT8wN4yB6cD1fH5jK0sU2eG4iA7oQ%3D\n"),
+     ["Xk7%2Bq9LmZ3vR2pT8wN4yB6cD1fH5jK0sU2eG4iA7oQ%3D"]),
+    ("gcp_private_key_id", "keys/etl-sa.json",
+     ('{\n  "type": "service_account",\n  "project_id": "etl-prod-381",\n'
+     '  "private_key_id": "4b9f2c7a1e3d5f6081a2b3c4d5e6f708192a3b4c",\n'
+     '  "client_id": "104958372615483920174"\n}\n'), ["4b9f2c7a1e3d5f6081a2b3c4d5e6f708192a3b4c"]),
+    ("split_literals_python", "ci/release.py",
+     ('import requests\n\nGITHUB_TOKEN = "ghp_" + "Zk3Qp9Lw2Xv8Rt5Ny1" + "Mb7Hc4Jd6Fg0SeQ8Vd"\n'
+     'requests.get("https://api.github.com/user", headers={"Authorization": f"token {GITHUB_TOKEN}"})\n'),
+     ["Zk3Qp9Lw2Xv8Rt5Ny1", "Mb7Hc4Jd6Fg0SeQ8Vd"]),
+    ("split_literals_over_lines", "web/src/github.js",
+     'const token = "ghp_" +\n  "Wq2Xe8Rt5Ny1Mb7Hc4" +\n  "Jd6Fg0SeQ8VdZk3Qp9";\nexport default token;\n',
+     ["Wq2Xe8Rt5Ny1Mb7Hc4", "Jd6Fg0SeQ8VdZk3Qp9"]),
+    ("aws_secret_near_key_id", "docs/backup.md",
+     ("The backup job runs as the IAM user with access key AKIA4QWERTYZ7XCVBN23 and the secret is\n"
+     "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, stored in the vault.\n"),
+     ["AKIA4QWERTYZ7XCVBN23", "Rq8vZ2mK9pLx4Tn7Wc3Yb6Hd1Fs5Gj0Ae2Ui8OkL"]),
+    ("db_url_raw_hash", "deploy/.env",
+     "DATABASE_URL=postgresql://app_user:p4ss#w0rdZ@db.prod.internal:5432/app\n", ["p4ss#w0rdZ"]),
+    ("db_url_raw_at", "app/db.py",
+     'SQLALCHEMY_DATABASE_URI = "mysql+pymysql://admin:Xy9@z!Q2wK@10.0.0.5/app"\n', ["Xy9@z!Q2wK"]),
+]
+
+# (what it is, file name, snippet): the issue's false positives, in code that holds them.
+CLEAN = [
+    ("getattr attribute names", "google/cloud/secretmanager_client.py",
+     ('def _wrapped(self, name):\n    method = getattr(self._client, "list_secret_versions_async")\n'
+     '    fallback = getattr(self._transport, "get_access_token_for_credentials_v2", None)\n'
+     '    token = getattr(settings, "GITHUB_WEBHOOK_SECRET_TOKEN", None)\n    return method, fallback, token\n')),
+    ("test continuation tokens", "tests/test_pagination.py",
+     ('def test_pages(client):\n    resp = {"items": [1], "next_page_token": "tok_t2"}\n    page_token = "tok_t3"\n'
+     '    assert client.paginate(resp, token="tok_t2") == ["tok_t2"]\n')),
+    ("environment variable names", "app/env.py",
+     ('import os\n\npassword = os.environ["POSTGRES_PASSWORD_FILE"]\ntoken = os.getenv("HUGGINGFACE_HUB_TOKEN")\n'
+     'secret_key = os.environ.get("DJANGO_SECRET_KEY_FALLBACKS", "")\napi_key_name = "OPENAI_API_KEY"\n')),
+    ("environment variable names in YAML", "deploy/k8s/api.yaml",
+     ("env:\n  - name: API_TOKEN\n    valueFrom:\n      secretKeyRef:\n        name: api-credentials\n"
+     "        key: API_TOKEN_VALUE\n")),
+    ("timestamps", "auth/session.py",
+     ('token_expiry = "2024-03-18T09:41:27.512Z"\npassword_changed_at = "2023-11-02 14:05:33+00:00"\n'
+     "secret_rotated_ms = 1710754887512\n")),
+    ("timestamps in JSON", "fixtures/iam_user.json",
+     '{"UserName": "ci", "PasswordLastUsed": "2014-10-20T12:13:14Z", "SecretCreated": "2023-11-02T14:05:33Z"}\n'),
+    ("digests under secret-ish names", "vendor/lock.py",
+     ('secret_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"\n'
+     'token_md5_checksum = "d41d8cd98f00b204e9800998ecf8427e"\n')),
+]
+
+
+def file_doc(path: str, text: str) -> Document:
+    return Document(id=path, text=text, source="repo", kind="file", path=path, language=detect_language(path, text))
+
+
+def trace_doc(path: str, text: str) -> Document:
+    messages = carried(path, text)
+    return Document(id=path, text=render_messages(messages), source="agent", kind="transcript",
+                    metadata={"messages": messages})
+
+
+def notebook_doc(path: str, text: str) -> Document:
+    """The snippet as a Jupyter code cell (Python) or a markdown cell quoting it (any other file)."""
+    code = path.endswith(".py")
+    cell = ({"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": []} if code
+            else {"cell_type": "markdown", "metadata": {}})
+    lines = [f"`{path}`:\n", "\n"] if not code else []
+    lines += (text if code else "".join("    " + line for line in text.splitlines(True))).splitlines(True)
+    notebook = {"cells": [{**cell, "source": lines}], "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    return file_doc(path.replace("/", "_") + ".ipynb", json.dumps(notebook, indent=1) + "\n")
+
+
+def redacted(doc: Document) -> Document:
+    *_, out = REDACT(doc)
+    return out
+
+
+@pytest.mark.parametrize(("shape", "path", "text", "values"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_each_missed_shape_is_redacted_as_a_file(shape, path, text, values):
+    assert all(v in text for v in values)
+    out = redacted(file_doc(path, text)).text
+    assert [v for v in values if v in out] == [] and "<SECRET_" in out
+
+
+@pytest.mark.parametrize(("shape", "path", "text", "values"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_each_missed_shape_is_redacted_in_every_part_of_a_trace(shape, path, text, values):
+    """Written by a tool call (quotes and newlines JSON-escaped), shown by ``cat``, quoted in a fence."""
+    doc = trace_doc(path, text)
+    assert json.dumps(text)[1:-1] in doc.metadata["messages"][1]["tool_calls"][0]["arguments"]
+    out = redacted(doc)
+    assert [v for v in values if v in out.text or v in json.dumps(out.metadata)] == []
+    copies = read_back(out.metadata["messages"])
+    assert all("<SECRET_" in copy for part, copy in copies.items() if part != "fenced" or path.endswith(".py"))
+
+
+@pytest.mark.parametrize(("shape", "path", "text", "values"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_each_missed_shape_is_redacted_in_a_notebook(shape, path, text, values):
+    doc = notebook_doc(path, text)
+    out = redacted(doc).text
+    assert [v for v in values if v in out or json.dumps(v)[1:-1] in out] == []
+    assert json.loads(out)["nbformat"] == 4  # still a notebook
+
+
+@pytest.mark.parametrize(("what", "path", "text"), CLEAN, ids=[c[0] for c in CLEAN])
+def test_issue_false_positives_stay_byte_identical(what, path, text):
+    assert redacted(file_doc(path, text)).text == text
+    doc = trace_doc(path, text)
+    assert redacted(doc).text == doc.text
+    assert redact_document(file_doc(path, text), RedactionConfig())[1] == {}
