@@ -388,7 +388,8 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
             outputs=("tokenizer.json",))
-    with display.stage("dedup", status_logger="codemix.pipelines.dedup"):
+    filtered = total(layout.tally("filter")["docs"])
+    with display.stage("dedup", expected=filtered, step="read", status_logger="codemix.pipelines.dedup"):
         dedup = runner.run("dedup", keys["dedup"], tallied("dedup", lambda out: dataclasses.asdict(
             run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
     display.echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
@@ -396,7 +397,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
                  f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
                  f"{dedup['component_passes']} component passes")
     if uses_repository_dedup(spec):
-        with display.stage("repo_dedup", status_logger="codemix.pipelines.dedup"):
+        with display.stage("repo_dedup", expected=filtered, step="read", status_logger="codemix.pipelines.dedup"):
             repos = runner.run("repo_dedup", keys["repo_dedup"], tallied("repo_dedup", lambda out: dataclasses.asdict(
                 run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
         display.echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories "
