@@ -26,7 +26,7 @@ from codemix.filters.natural_language import (
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
-from codemix.filters.vendored import is_vendored
+from codemix.filters.vendored import is_generated, is_vendored
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
 # every judgement of what a file looks like, never what it may not be used for (license, opt-out,
@@ -145,7 +145,7 @@ class DocumentFilter:
     def path_drop_reason(self, doc: Document) -> str | None:
         if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
-        if path_matches(doc.path, self.config.generated_paths):
+        if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):
             return "generated_path"
         if self.config.allowed_languages and doc.language not in self.config.allowed_languages:
             return "language_not_allowed"
