@@ -39,14 +39,15 @@ from codemix.sources import ReadLimits, SourceConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
-REAL = [*(FIXTURES / d for d in ("claude-code-transcripts", "sharegpt", "swe-smith", "moatless")),
+REAL = [*(FIXTURES / d for d in ("claude-code-transcripts", "sharegpt", "swe-smith", "moatless", "moatless-tree",
+                                  "swe-agent-demo")),
         FIXTURES / "swe-agent" / "6e44b9__sweagenttestrepo-1c2844.traj", ROOT.parent / "shared" / "data" / "transcripts"]
 BEGIN, END = "<!-- bench.transcript_layouts: generated, begin -->", "<!-- bench.transcript_layouts: generated, end -->"
 COLUMNS = ["files", "transcripts", "file_messages", "read_messages", "quarantined", "prose_dropped", "kept",
            "kept_messages", "samples", "sample_messages", "model_turns", "trained_turns"]
 HEADERS = ["layout", "files", "transcripts", "messages in files", "messages read", "quarantined", "prose drops",
            "kept", "messages kept", "SFT samples", "messages in samples", "model turns kept", "trained",
-           "other records (reason: n)"]
+           "prose drops: every check failed (check: n)", "quarantined, dropped, left out (reason: n)"]
 
 
 # --- messages in a file, counted without codemix ----------------------------------------------------
@@ -64,6 +65,46 @@ def claude_messages(entries: list[dict[str, Any]]) -> int:
     return count
 
 
+OPENHANDS_HARNESS = {"recall", "change_agent_state", "null"}
+
+
+def openhands_messages(events: list[dict[str, Any]]) -> int:
+    """OpenHands events as turns: a message or system event each, one per model response however many
+    calls it made (events without the response's id: one each), one per observation but the agent's
+    state changes and nulls, one per condensation summary."""
+    count, responses = 0, set()
+    for event in events:
+        if "observation" in event:
+            count += event["observation"] not in ("agent_state_changed", "null")
+        elif event.get("action") == "condensation":
+            count += bool((event.get("args") or {}).get("summary"))
+        elif event.get("action") in ("message", "system"):
+            count += 1
+        elif event.get("action") not in OPENHANDS_HARNESS:
+            reply = ((event.get("tool_call_metadata") or {}).get("model_response") or {}).get("id")
+            count += reply is None or reply not in responses
+            responses.add(reply)
+    return count
+
+
+def moatless_tree_messages(value: dict[str, Any]) -> int:
+    """A search tree without branches (the published ones): the task, then per step but ActionError the
+    call and, when it has a message, its observation."""
+    nodes, stack = [], [value["root"]] if "root" in value else list(value["nodes"])
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack += node.get("children", []) if "root" in value else []
+    count = 1
+    for node in nodes:
+        steps = node.get("action_steps") if isinstance(node.get("action_steps"), list) else (
+            [{"action": node["action"], "observation": node.get("observation")}] if node.get("action") else [])
+        for step in steps:
+            if not step["action"].get("action_args_class", "").endswith("ActionError"):
+                count += 1 + bool((step.get("observation") or {}).get("message"))
+    return count
+
+
 def file_messages(path: Path) -> tuple[str, list[int]]:
     """``(layout, messages per transcript)`` of a real file, by its raw JSON."""
     text = path.read_text(encoding="utf-8")
@@ -73,13 +114,20 @@ def file_messages(path: Path) -> tuple[str, list[int]]:
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
         if all(isinstance(e, dict) and "type" in e for e in lines):
             return "claude-code session", [claude_messages(lines)]
+        if all(isinstance(e.get("history"), list) for e in lines):
+            return "openhands output rows", [openhands_messages(e["history"]) for e in lines]
         return "rows", [len(e.get("messages", [])) for e in lines]
     if isinstance(value, dict) and "loglines" in value:
         return "claude-code loglines export", [claude_messages(value["loglines"])]
     if isinstance(value, list) and value and all(isinstance(r, dict) and "conversations" in r for r in value):
         return "array of conversations rows", [len(r["conversations"]) for r in value]
+    if isinstance(value, list) and value and all(isinstance(e, dict) and ("action" in e or "observation" in e)
+                                                 for e in value):
+        return "openhands events", [openhands_messages(value)]
     if isinstance(value, list):
         return "chat message list", [len(value)]
+    if "root" in value or "nodes" in value:
+        return "moatless search tree", [moatless_tree_messages(value)]
     if "history" in value:
         return "swe-agent .traj", [len(value["history"])]
     if "transitions" in value:  # the task, then per action the request and (when there is one) its output
@@ -111,7 +159,9 @@ def measure(files: list[Path], tokenizer, config: SFTConfig, sequence_length: in
             row["read_messages"] += len(messages)
             reason = judge.drop_reason(outcome)
             if reason is not None:
-                row["prose_dropped" if reason.startswith(("gopher", "fineweb")) else f"other:{reason}"] += 1
+                checks = judge.prose_reasons(outcome, reason)
+                row["prose_dropped" if checks else f"other:{reason}"] += 1
+                row.update(f"check:{r}" for r in checks)
                 continue
             row["kept"] += 1
             row["kept_messages"] += len(messages)
@@ -127,10 +177,11 @@ def measure(files: list[Path], tokenizer, config: SFTConfig, sequence_length: in
 
 
 def render_table(table: dict[str, Counter]) -> list[str]:
-    lines = ["| " + " | ".join(HEADERS) + " |", "|---|" + "---:|" * len(COLUMNS) + "---|"]
+    lines = ["| " + " | ".join(HEADERS) + " |", "|---|" + "---:|" * len(COLUMNS) + "---|---|"]
     for layout, row in sorted(table.items()):
+        checks = ", ".join(f"{k[6:]}: {n}" for k, n in sorted(row.items()) if k.startswith("check:") and n) or "-"
         others = ", ".join(f"{k[6:]}: {n}" for k, n in sorted(row.items()) if k.startswith("other:") and n) or "-"
-        lines.append(f"| {layout} | " + " | ".join(f"{row[c]:,}" for c in COLUMNS) + f" | {others} |")
+        lines.append(f"| {layout} | " + " | ".join(f"{row[c]:,}" for c in COLUMNS) + f" | {checks} | {others} |")
     return lines
 
 

@@ -5,6 +5,7 @@ Design notes: docs/design/dedup.md, "dedup/near.py".
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -102,7 +103,28 @@ def unpack_text(payload: bytes) -> str:
 
 def text_payload(row: dict[str, Any]) -> tuple[str, tuple[str, bytes]]:
     """(id, (PAYLOAD, packed text)): what a new document sends to the holders of its pairs."""
-    return row["id"], (PAYLOAD, pack_text(row.get("text") or ""))
+    return row["id"], (PAYLOAD, pack_text(compared_text(row)))
+
+
+def compared_text(row: dict[str, Any]) -> str:
+    """What near-duplicate detection compares of a document: its text; for a transcript, what the task
+    and the agent say: the turns that are neither the harness's system prompt nor an observation
+    (tool output, demonstrations), with the model's reasoning and calls. Two tasks run under one
+    harness share its prompt and demonstrations, not this (docs/design/dedup.md)."""
+    text = row.get("text") or ""
+    if row.get("kind") != "transcript":
+        return text
+    metadata = row.get("metadata")
+    messages = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get("messages")
+    if not messages:
+        return text
+    parts = []
+    for message in messages:
+        if message.get("role") == "system" or message.get("observation", message.get("role") == "tool"):
+            continue
+        parts += [message.get("content") or "", message.get("reasoning") or ""]
+        parts += [f"{call.get('name', '')} {call.get('arguments', '')}" for call in message.get("tool_calls") or []]
+    return "\n".join(part for part in parts if part)
 
 
 def holder_and_partner(pair: Edge) -> Edge:

@@ -26,6 +26,7 @@ from codemix.dedup.near import (
     Edge,
     all_pairs,
     bucket_star_edges,
+    compared_text,
     judge_held_pairs,
     payload_requests,
     pivot_order,
@@ -78,7 +79,7 @@ class SignDocuments(beam.DoFn):
 
     def process(self, row):
         config, doc_id = self.config, row["id"]
-        hashes_S = shingle_hashes(row.get("text") or "", config.shingle_size, config.lowercase)
+        hashes_S = shingle_hashes(compared_text(row), config.shingle_size, config.lowercase)
         if hashes_S.size == 0:  # no tokens: nothing to compare, and never a duplicate of anything
             self.unbanded.inc()
             return
