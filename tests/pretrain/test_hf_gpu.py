@@ -1,6 +1,8 @@
-"""Imported Hugging Face bases on a GPU, with Transformer Engine's layers: logits against ``transformers``
-and tied embeddings through training and the hand-off. Skipped without CUDA; bench/gpu_checks.sh runs
-them (with the TE latent-norm test of test_hf.py) on a GPU machine.
+"""Imported Hugging Face bases on a GPU, with Transformer Engine's layers when installed: MLA latent-norm
+epsilons, logits against ``transformers``, tied embeddings through training and the hand-off. The GPU
+cases skip without CUDA; bench/gpu_checks.sh runs this file on a GPU machine with ``--noconftest`` (the
+pretrain conftest builds a whole ``mix build``, whose dependencies a GPU image lacks), so the tests
+here make their own bases and tokenizer.
 
 ``NVIDIA_TF32_OVERRIDE=0`` (the script sets it) keeps cuBLAS's fp32 GEMMs in fp32; without it TF32's
 10-bit mantissa moves logits by ~1e-3 and only a loose bound is checked.
@@ -18,11 +20,20 @@ from safetensors.torch import load_file
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.hf.base_import import import_base
 
-from .hf_models import FAMILIES, hf_logits, megatron_logits, sample_tokens, save_base, tiny_hf_model
+from .hf_models import FAMILIES, hf_logits, megatron_logits, sample_tokens, tiny_hf_model
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 FP32_GEMMS = os.environ.get("NVIDIA_TF32_OVERRIDE") == "0"
 GPU_LOGIT_ATOL = 2e-5 if FP32_GEMMS else 5e-3  # fp32: GPU reduction orders; TF32: its mantissa
+
+
+def hf_base(directory, family: str, **options):
+    """A tiny random base of ``family`` with a 1000-id BPE tokenizer.json (bench.hf_fidelity's)."""
+    from bench.hf_fidelity import write_tokenizer
+
+    tiny_hf_model(family, **options).save_pretrained(directory)
+    write_tokenizer(directory)
+    return directory
 
 
 def gpu_model(base_dir, checkpoint, *overrides: str):
@@ -47,13 +58,37 @@ def forward(model, tokens_BS: torch.Tensor) -> torch.Tensor:
     return model(tokens_BS, torch.arange(length, device="cuda").expand_as(tokens_BS), causal_mask(length).cuda())
 
 
+@pytest.mark.parametrize("cpu", [True, pytest.param(False, marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA GPU (Transformer Engine fuses the latent norms there)"))])
+def test_mla_latent_norms_take_their_own_epsilon_on_every_layer_kind(cpu, tmp_path):
+    """At rms_norm_eps 1e-5 the block norms use 1e-5 and MLA's q/kv latent norms 1e-6: separate RMSNorms
+    on megatron's local layers, the norm inside TE's fused LayerNorm + up-projection on a GPU."""
+    from codemix.pretrain.configs import ParallelConfig
+    from codemix.pretrain.model.gpt import PositionSetup, build_model
+    from codemix.pretrain.parallel import initialize, shutdown
+
+    tiny_hf_model("deepseek_v3", eps=1e-5).save_pretrained(tmp_path / "hf")
+    runtime = initialize(ParallelConfig(), seed=0, force_cpu=cpu)
+    try:
+        model = build_model(load_recipe("continued", [], init_from_hf=str(tmp_path / "hf")), vocab_size=1000, sequence_length=64, position=PositionSetup(),
+                            cpu=cpu)
+        eps = {name: module.eps for name, module in model.named_modules() if isinstance(getattr(module, "eps", None),
+                                                                                         float)}
+    finally:
+        shutdown(runtime)
+    latent = {name: value for name, value in eps.items() if ".self_attention." in name}
+    block = {name: value for name, value in eps.items() if name.endswith(("input_layernorm", "pre_mlp_layernorm"))}
+    assert len(latent) == 2 * 2 and len(block) >= 2 * 2 - 1, "guard: two latent norms per layer were found"
+    assert set(latent.values()) == {1e-6} and set(block.values()) == {1e-5}
+
+
 @needs_cuda
 @pytest.mark.parametrize("family", FAMILIES)
-def test_imported_base_on_gpu_computes_the_transformers_logits(family, base_tokenizer, tmp_path):
+def test_imported_base_on_gpu_computes_the_transformers_logits(family, tmp_path):
     from codemix.pretrain.configs import ParallelConfig
     from codemix.pretrain.parallel import HAVE_TE, initialize, shutdown
 
-    base = save_base(tiny_hf_model(family, eps=1e-5), tmp_path / "hf", base_tokenizer.directory)
+    base = hf_base(tmp_path / "hf", family, eps=1e-5)
     checkpoint = import_base(load_recipe("continued", [], init_from_hf=str(base)), tmp_path / "base")
     tokens_BS = sample_tokens()
     expected_BSV = hf_logits(base, tokens_BS)
@@ -71,7 +106,7 @@ def test_imported_base_on_gpu_computes_the_transformers_logits(family, base_toke
 
 
 @needs_cuda
-def test_tied_embeddings_stay_one_matrix_through_gpu_training_and_the_hand_off(base_tokenizer, tmp_path):
+def test_tied_embeddings_stay_one_matrix_through_gpu_training_and_the_hand_off(tmp_path):
     """A tied DeepSeek-V3 base trained a few AdamW steps on the GPU (TE layers), saved, handed off:
     the head is the embedding throughout, the bundle stores it once, and ``transformers`` computes the
     trained model's logits from it."""
@@ -80,7 +115,7 @@ def test_tied_embeddings_stay_one_matrix_through_gpu_training_and_the_hand_off(b
     from codemix.pretrain.hf.handoff import handoff
     from codemix.pretrain.parallel import initialize, shutdown
 
-    base = save_base(tiny_hf_model("deepseek_v3", tied=True), tmp_path / "hf", base_tokenizer.directory)
+    base = hf_base(tmp_path / "hf", "deepseek_v3", tied=True)
     checkpoint = import_base(load_recipe("continued", [], init_from_hf=str(base)), tmp_path / "base")
     tokens_BS = torch.randint(0, 1000, (4, 64), generator=torch.Generator().manual_seed(3))
     runtime = initialize(ParallelConfig(), seed=0)
