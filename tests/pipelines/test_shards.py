@@ -21,8 +21,8 @@ from megatron.core.datasets.indexed_dataset import IndexedDataset
 from tokenizers import Tokenizer
 
 from codemix.document import make_doc_id
-from codemix.pipelines import shards as shards_module
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from codemix.pipelines import shards as shards_module
 from codemix.pipelines.shards import (
     WriteShards,
     position_of,
