@@ -731,6 +731,22 @@ PATTERNS: tuple[Pattern, ...] = (
             ("sk-or-v1-", "xai-", "lsv2_", "bkua_", "sbp_", "figd_", "pcsk_", "dckr_pat_", "qp_", "qu_", "qa_", "nrak-",
              "pat-na1-", "pat-eu1-", "t1.", "sk.eyj1ijoi", "sl.", "flwseck", "oy2", "key-", "django-insecure-", "tfp_", "tskey-"),
             fake=lambda v: _is_fake_token(v) or (v.startswith("django-") and _shannon(v) < 4.0)),
+    # More of trufflehog's prefixed detectors that neither gitleaks nor the rules above had (its regexes):
+    # Bitbucket Data Center, CircleCI, Cloudflare, Contentful, Figma, Fleetbase, Langfuse secret keys,
+    # Netlify, New Relic Insights query keys, NVIDIA, Pagar.me, PostHog, Ramp, Robinhood, Rootly, Salad,
+    # SonarCloud, Sourcegraph Cody, Ubidots, AWS AppSync. (Public keys, such as Langfuse's pk-lf- and
+    # New Relic's browser keys, are left out.)
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9_.-])(?:BBDC-[A-Za-z0-9+/@_-]{40,50}|CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40}"
+        r"|cfk_[A-Za-z0-9]{40}[a-f0-9]{8}|CFPAT-[A-Za-z0-9_-]{43}|figp_[A-Za-z0-9_=-]{40,54}|flb_live_[A-Za-z0-9]{20}"
+        r"|sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|nfp_[A-Za-z0-9_]{36}|NRIQ-[A-Za-z0-9_-]{25}"
+        r"|nvapi-[A-Za-z0-9_-]{64}|ak_live_[A-Za-z0-9]{30}|phx_[A-Za-z0-9_]{43,48}|ramp_sec_[A-Za-z0-9]{48}"
+        r"|rh-api-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|rootly_[a-f0-9]{64}"
+        r"|salad_cloud_[A-Za-z0-9]{1,7}_[A-Za-z0-9]{7,235}|sqco_[A-Za-z0-9]{59}|slk_[a-f0-9]{64}|BBFF-[A-Za-z0-9]{30}"
+        r"|da2-[a-z0-9]{26})(?![A-Za-z0-9_=+/@-])"),
+            ("bbdc-", "ccipat_", "cfk_", "cfpat-", "figp_", "flb_live_", "sk-lf-", "nfp_", "nriq-", "nvapi-", "ak_live_",
+             "phx_", "ramp_sec_", "rh-api-", "rootly_", "salad_cloud_", "sqco_", "slk_", "bbff-", "da2-"),
+            fake=_is_fake_token),
     # A private key stored base64-encoded (Kubernetes Secret ``data:``, env vars): "LS0tLS1CRUdJTi" is
     # base64 of "-----BEGIN"; the decoded start must name a private key.
     Pattern("SECRET_PRIVATE_KEY", re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}"),
