@@ -197,7 +197,7 @@ class BuildDisplay:
         self._stages, self._live, self._plain_echo = stages, live, echo
         self._progress = None
         self._task = None
-        self._reused = False
+        self._reused = ""  # the status of a reused stage
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         if live:
@@ -224,9 +224,9 @@ class BuildDisplay:
         else:
             self._plain_echo(line)
 
-    def mark_reused(self) -> None:
-        """The current stage was reused from an interrupted run: its bar says so instead of "done"."""
-        self._reused = True
+    def mark_reused(self, status: str = "reused from the interrupted run") -> None:
+        """The current stage was reused from an earlier run: its bar says ``status`` instead of "done"."""
+        self._reused = status
 
     def status(self, text: str) -> None:
         """A short line beside the current stage's bar (cut, so the bars keep their width)."""
@@ -263,10 +263,10 @@ class BuildDisplay:
                 task = next(t for t in self._progress.tasks if t.id == self._task)
                 done = max(task.completed, 1)
                 self._progress.update(self._task, total=done, completed=done,
-                                      status="reused from the interrupted run" if self._reused else "done")
+                                      status=self._reused or "done")
                 self._progress.stop_task(self._task)
                 self._task = None
-            self._reused = False
+            self._reused = ""
             shutil.rmtree(folder, ignore_errors=True)
 
     def _start_polling(self, folder: str, step: str, unit: str) -> None:
