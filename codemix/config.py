@@ -154,7 +154,7 @@ def load_yaml(text: str, name: str) -> Any:
     """Parse YAML ``text`` (from file ``name``) safely; a syntax error or a duplicate key raises
     ``ConfigError`` naming the file, the key and the line."""
     try:
-        return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=UniqueKeyLoader)  # a SafeLoader subclass
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None)
         if problem and problem.startswith("duplicate key"):

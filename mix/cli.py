@@ -27,9 +27,24 @@ def verbosity_argument(parser: argparse.ArgumentParser, default=0) -> None:
                         help="more detail: -v codemix's INFO logs, -vv DEBUG and Beam's INFO logs")
 
 
+def version_line() -> str:
+    """``mix --version``: codemix's version, and the Python and Apache Beam it runs on (Beam not imported)."""
+    import importlib.metadata
+    import platform
+
+    import codemix
+
+    try:
+        beam = importlib.metadata.version("apache-beam")
+    except importlib.metadata.PackageNotFoundError:
+        beam = "not installed"
+    return f"mix (codemix) {codemix.__version__}; Python {platform.python_version()}; Apache Beam {beam}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mix", description="Build code pretraining mixtures into Megatron shards.")
     verbosity_argument(parser)
+    parser.add_argument("--version", action="version", version=version_line())
     parser.add_argument("--log-level", default=None, help="Python logging level (overrides -v)")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -53,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="build into a non-empty --out that is not a codemix build (refused otherwise)")
     build.add_argument("--strict", action="store_true", help="exit 3 when the health summary has warnings")
     build.add_argument("--no-progress", action="store_true", help="no progress bars, one line per stage event")
+    build.add_argument("--json", action="store_true",
+                       help="print the final summary as JSON on stdout (docs/json.md); stage lines go to stderr")
     build.add_argument("--stall-timeout", type=float, default=60.0, metavar="SECONDS",
                        help="cancel the running Beam job and stop when a service it needs (job service, worker "
                             "pool, S3 endpoint) has not answered for this long (default 60)")
@@ -72,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--seed", type=int, default=None,
                          help="pick the documents at random with this seed (default: the first ones)")
     inspect.add_argument("--max-chars", type=int, default=4000)
+    inspect.add_argument("--json", action="store_true",
+                         help="print per-source and per-license counts and the samples as JSON (docs/json.md)")
 
     where = command("where", help="where one document of a built stage came from (its provenance row)")
     where.add_argument("stage_dir", help="DIR/STAGE, e.g. out/demo/short")
@@ -170,23 +189,24 @@ def check_build_options(parser: argparse.ArgumentParser, build: argparse.Argumen
 
 
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
-    from codemix.mixtures.blend import data_path_argument
     from codemix.mixtures.spec import describe_plan, load_spec
-    from codemix.mixtures.stages import stage_kind
     from codemix.pipelines.build import run_build
-    from codemix.pipelines.health import BuildFailure, format_health
+    from codemix.pipelines.health import BuildFailure
+    from codemix.pipelines.object_store import ObjectStoreUnreachable
     from codemix.pipelines.redact import command_line
 
     spec = load_spec(args.spec)
-    print(describe_plan(spec), flush=True)
+    # With --json, stdout holds the summary alone: the plan and the stages' lines go to stderr.
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else print
+    say(describe_plan(spec))
     out = absolute_out(args.out)
     live = sys.stderr.isatty() and not args.no_progress
     hint = f"interrupted: finished stages are kept in {out}/work; resume with: {command_line(['mix', *argv])}"
     try:
         manifest = run_build(spec, out, beam_args, from_stage=args.from_stage, fresh=args.fresh,
                              allow_missing=args.allow_missing, live=live, resume_hint=hint,
-                             stall_seconds=args.stall_timeout, force=args.force)
-    except BuildFailure as failure:
+                             stall_seconds=args.stall_timeout, force=args.force, echo=say)
+    except (BuildFailure, ObjectStoreUnreachable) as failure:
         print(f"mix build: {failure}", file=sys.stderr)
         return BUILD_FAILED
     except ConfigError:
@@ -198,6 +218,22 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
         print(f"mix build: {paragraph}\n  finished stages are kept in {out}/work; resume with: "
               f"{command_line(['mix', *argv])}", file=sys.stderr)
         return BUILD_FAILED
+    if args.json:
+        print(json.dumps(build_json(manifest, out), indent=2, sort_keys=True))
+    else:
+        print_summary(manifest, out)
+    if args.strict and manifest["health"]["warnings"]:
+        print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
+        return STRICT_WARNINGS
+    return 0
+
+
+def print_summary(manifest: dict, out: str) -> None:
+    """What a finished build holds: counts, each stage's blend (never cut) and the health summary."""
+    from codemix.mixtures.blend import data_path_argument
+    from codemix.mixtures.stages import stage_kind
+    from codemix.pipelines.health import format_health
+
     counts = manifest["counts"]
     print(f"\nread {counts['read']:,}: kept {counts['kept']:,}, dropped {sum(counts['dropped'].values()):,}, "
           f"duplicates {counts['duplicates']:,}, quarantined {counts['quarantined']:,}")
@@ -212,10 +248,18 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
                   "-loss_mask twin of each shard, which only codemix's reader (mix train) applies")
     print(f"\n{format_health(manifest['health'])}")
     print(f"manifest: {out}/manifest.json\ndataset card: {out}/README.md")
-    if args.strict and manifest["health"]["warnings"]:
-        print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
-        return STRICT_WARNINGS
-    return 0
+
+
+def build_json(manifest: dict, out: str) -> dict:
+    """``mix build --json`` (schema ``codemix.build/1``, docs/json.md): the summary as data."""
+    from codemix.mixtures.blend import data_path_argument
+
+    return {"schema": "codemix.build/1", "out": out, "manifest": f"{out}/manifest.json", "card": f"{out}/README.md",
+            "counts": manifest["counts"], "reused_stages": manifest.get("reused_stages", []),
+            "stages": {stage: {"documents": info["documents"], "tokens": info["tokens"],
+                               "data_path": info["data_path"], "data_path_argument": data_path_argument(info["data_path"])}
+                       for stage, info in manifest["stages"].items()},
+            "health": {"ok": manifest["health"]["ok"], "warnings": manifest["health"]["warnings"]}}
 
 
 def service_failure(error: Exception, beam_args: list[str]) -> str | None:
@@ -238,6 +282,7 @@ def command_plan(args, beam_args: list[str]) -> int:
     from codemix.mixtures.spec import describe_plan, load_spec
     from codemix.pipelines.build import preflight, with_reachable_sources
     from codemix.pipelines.health import BuildFailure, allowed_missing
+    from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
     from codemix.pipelines.options import use_filesystem_options, with_default_runner
 
     spec = load_spec(args.spec)
@@ -245,6 +290,11 @@ def command_plan(args, beam_args: list[str]) -> int:
         print(describe_plan(spec), flush=True)
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)
+    try:
+        check_s3([p for s in spec.sources for p in s.paths], beam_args)
+    except ObjectStoreUnreachable as error:
+        print(f"mix plan: {error}", file=sys.stderr)
+        return BUILD_FAILED
     spec = with_reachable_sources(spec, beam_args)
     notes: list[str] = []
     try:
@@ -290,9 +340,20 @@ def command_stats(args) -> int:
 
 
 def command_inspect(args) -> int:
-    from codemix.mixtures.inspect import format_samples, license_table, split_stage_dir, stage_samples, stage_table
+    from codemix.mixtures.inspect import (
+        format_samples,
+        inspect_json,
+        license_table,
+        split_stage_dir,
+        stage_samples,
+        stage_table,
+    )
 
     out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
+    if args.json:
+        samples = stage_samples(out_dir, stage, args.samples, seed=args.seed)
+        print(json.dumps(inspect_json(out_dir, stage, samples), indent=2, sort_keys=True, default=str))
+        return 0
     print(stage_table(out_dir, stage), end="\n\n")
     print(license_table(out_dir, stage), end="\n\n")
     print(format_samples(stage, stage_samples(out_dir, stage, args.samples, seed=args.seed), args.max_chars))
@@ -432,15 +493,21 @@ def read_command(args, beam_args: list[str]) -> int:
     """``mix stats``, ``inspect`` and ``where``: a directory that is not a build is one line, not a
     traceback. Beam's filesystems get their options first: S3 refuses every call without them."""
     from codemix.mixtures.inspect import NotABuild
+    from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
     commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where, "diff": command_diff}
+    locations = [getattr(args, name) for name in ("out", "stage_dir", "old", "new") if hasattr(args, name)]
     try:
+        check_s3(locations, beam_args)
         return commands[args.command](args)
     except NotABuild as error:
         print(f"mix {args.command}: {error}", file=sys.stderr)
         return USAGE
+    except ObjectStoreUnreachable as error:
+        print(f"mix {args.command}: {error}", file=sys.stderr)
+        return BUILD_FAILED
 
 
 if __name__ == "__main__":

@@ -40,7 +40,9 @@ from codemix.pipelines.filter import Filter
 from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
+from codemix.pipelines.object_store import check_s3
 from codemix.pipelines.options import (
+    check_job_server,
     check_output_reachable,
     is_local_path,
     pipeline_options,
@@ -363,6 +365,8 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
     check_output_reachable(out_dir, beam_args)
+    check_job_server(beam_args)
+    check_s3([out_dir, *(p for s in spec.sources for p in s.paths), *spec.dedup.previous_indexes], beam_args)
     check_output(out_dir, force=force)
     spec = with_reachable_sources(spec, beam_args)
     allowed = allowed_missing(spec, list(allow_missing))

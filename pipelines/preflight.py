@@ -102,7 +102,7 @@ def location_error(source: SourceConfig, location: str, fingerprint: dict) -> st
 def fix(source_type: str, error: str) -> str:
     if source_type == "archive" and not error.startswith(("FileNotFoundError", "PermissionError")):
         return "check that the file is a whole archive of the kind its name says (.tar.gz, .tar.zst, .zip, ...)"
-    if error.startswith("no objects") or error.startswith("no object"):
+    if error.startswith("no object"):
         return "check the bucket and prefix, and that the credentials given may list them"
     return location_fix(source_type, error)
 
