@@ -37,6 +37,7 @@ from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
+from codemix.pipelines.git_copies import submodules_by_location
 from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
@@ -102,6 +103,7 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
                                                workers=worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
+        _ = outcomes[ledger.HELD] | "WriteHeld" >> ledger.WriteDocuments(f"{out}/held")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(
             f"{out}/contamination")
         if QUALITY in outcomes:
@@ -152,16 +154,18 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
 
 
 def shape_repositories(pipeline, spec: MixtureSpec, layout: BuildLayout, out: str, stage: str):
-    """A repositories stage's entries; what shaping dropped goes to ``shaping-STAGE``."""
+    """A repositories stage's entries, with the filter's held files its kept files import and each
+    repository's submodules; what shaping dropped or put back goes to ``shaping-STAGE``."""
     config = spec.stages[stage]
     input_docs = layout.docs(stage_kind(stage).dedup_output(spec.dedup.repository_level))
-    entries, shaping = (
-        pipeline
-        | f"Read[{stage}]" >> ledger.read_documents(input_docs)
-        | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))
-        | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
-            stage=stage, sources=sorted(config.weights), tokenizer_path=committed_tokenizer(layout),
-            sequence_length=config.sequence_length, config=config.repository, spill_dir=f"{out}/runs/groups"))
+    inputs = {"docs": pipeline | f"Read[{stage}]" >> ledger.read_documents(input_docs)
+              | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))}
+    if ledger.matched_files(layout.held("filter")):  # absent from a filter attempt made before held files
+        inputs["held"] = pipeline | f"ReadHeld[{stage}]" >> ledger.read_documents(layout.held("filter"))
+    entries, shaping = inputs | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
+        stage=stage, sources=sorted(config.weights), tokenizer_path=committed_tokenizer(layout),
+        sequence_length=config.sequence_length, config=config.repository, spill_dir=f"{out}/runs/groups",
+        submodules=submodules_by_location(layout.dropped("crawl")))
     _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
     return entries
 
@@ -406,7 +410,8 @@ def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: 
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
             outputs=("tokenizer.json",))
-    with display.stage("dedup", status_logger="codemix.pipelines.dedup"):
+    filtered = total(layout.tally("filter")["docs"])
+    with display.stage("dedup", expected=filtered, step="read", status_logger="codemix.pipelines.dedup"):
         dedup = runner.run("dedup", keys["dedup"], tallied("dedup", lambda out: dataclasses.asdict(
             run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
     display.echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
@@ -414,7 +419,7 @@ def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: 
                  f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
                  f"{dedup['component_passes']} component passes")
     if uses_repository_dedup(spec):
-        with display.stage("repo_dedup", status_logger="codemix.pipelines.dedup"):
+        with display.stage("repo_dedup", expected=filtered, step="read", status_logger="codemix.pipelines.dedup"):
             repos = runner.run("repo_dedup", keys["repo_dedup"], tallied("repo_dedup", lambda out: dataclasses.asdict(
                 run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
         display.echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories "
