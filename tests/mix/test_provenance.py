@@ -15,7 +15,6 @@ import random
 import re
 import shutil
 import subprocess
-import sysconfig
 import tarfile
 from pathlib import Path
 
@@ -29,69 +28,15 @@ from megatron.core.datasets.indexed_dataset import IndexedDataset
 from tokenizers import Tokenizer
 
 from codemix.mix.cli import main as mix
-from tests.conftest import REPO_ROOT
+from codemix.mixtures.inspect import read_manifest
+from tests.mix.conftest import ARCHIVE_FILES, GIT_FILES
 
-STDLIB = Path(sysconfig.get_path("stdlib"))
-GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
-# Modules with no e-mail address or IP in them, so redaction leaves their text as it is on disk.
-DIRECTORY_FILES = ["colorsys.py", "bisect.py", "keyword.py"]
-GIT_FILES = ["fnmatch.py", "glob.py", "sched.py"]
-ARCHIVE_FILES = ["reprlib.py", "queue.py"]
-TRANSCRIPTS = ["mini-swe-agent-calc.traj.json", "swe-agent-calc.traj", "openhands-trajectory.json",
-               "agent-runs.jsonl"]
 # Chat-template markup around what a transcript says (ChatML markers, tool-call and reasoning tags).
 MARKUP = re.compile(r"<\|[a-z_]+\|>|</?tool_call>|</?think>")
 
 
-@pytest.fixture(scope="module")
-def inputs(tmp_path_factory) -> Path:
-    """The inputs on disk and ``spec.yaml`` naming them."""
-    root = tmp_path_factory.mktemp("inputs")
-    (root / "tree").mkdir()
-    for name in DIRECTORY_FILES:
-        shutil.copy(STDLIB / name, root / "tree" / name)
-    repo = root / "zeta"
-    repo.mkdir()
-    subprocess.run([*GIT, "init", "-q", str(repo)], check=True)
-    for name in GIT_FILES:
-        shutil.copy(STDLIB / name, repo / name)
-    subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
-    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "fixture"], check=True)
-    with tarfile.open(root / "eta-1.0.tar.gz", "w:gz") as tar:
-        for name in ARCHIVE_FILES:
-            tar.add(STDLIB / name, arcname=f"eta-1.0/eta/{name}")
-    spec = {
-        "name": "provenance",
-        "sources": [
-            {"name": "tree", "type": "directory", "paths": [str(root / "tree")], "license": "PSF-2.0"},
-            {"name": "zeta", "type": "git", "paths": [str(repo)], "license": "MIT"},
-            {"name": "eta", "type": "archive", "paths": [str(root / "eta-1.0.tar.gz")], "license": "Apache-2.0"},
-            {"name": "runs", "type": "transcripts", "license": "Apache-2.0",
-             "paths": [str(REPO_ROOT / "examples" / "transcripts" / name) for name in TRANSCRIPTS]},
-        ],
-        "stages": {
-            "short": {"sequence_length": 256, "token_budget": 100_000,
-                      "weights": {"tree": 1, "zeta": 1, "eta": 1, "runs": 0.5}},
-            "long": {"sequence_length": 32768, "token_budget": 100_000, "weights": {"zeta": 1, "eta": 1}},
-            "sft": {"sequence_length": 8192, "token_budget": 10_000, "weights": {"runs": 1},
-                    "sft": {"outcome_policy": "any"}},
-        },
-        "tokenizer": {"vocab_size": 800, "train_sample_documents": 100},
-        "shard_size_bytes": 40_000,
-    }
-    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
-    return root
-
-
-@pytest.fixture(scope="module")
-def build(inputs, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("build") / "out"
-    assert mix(["build", str(inputs / "spec.yaml"), "--out", str(out)]) == 0
-    return out
-
-
 def manifest(out: Path) -> dict:
-    return json.loads((out / "manifest.json").read_text())
+    return read_manifest(str(out))
 
 
 def stage_rows(out: Path, stage: str) -> list[tuple[IndexedDataset, dict]]:
@@ -262,24 +207,38 @@ def test_each_stages_documents_are_published_under_stable_names(build, stage):
 
 
 def test_a_moved_build_still_loads(build, tmp_path, capsys):
-    """Copied elsewhere and the original out of the way, the build's readers (mix where, mix train's
-    read_stage, megatron-core's GPT dataset over its blend) find the copy's own shards."""
+    """manifest.json names its shards relative to itself; moved elsewhere (renamed, nothing left at the
+    old place), the build's readers (mix where and inspect, mix train's read_stage, megatron-core's GPT
+    dataset over its blend) find the moved shards. An older manifest, whose prefixes are absolute and
+    name the old place, still reads the moved build's own shards."""
     from codemix.pretrain.data.pretraining import build_gpt_dataset
     from codemix.pretrain.data.stage import read_stage
 
-    moved, hidden = tmp_path / "moved", tmp_path / "hidden"
-    shutil.copytree(build, moved)
-    build.rename(hidden)
+    written = json.loads((build / "manifest.json").read_text())
+    for stage, info in written["stages"].items():
+        assert info["shards"] and all(p.startswith(f"{stage}/") for p in info["data_path"][1::2] + info["shards"])
+    moved = tmp_path / "moved"
+    build.rename(moved)
     try:
-        data = read_stage(moved, "short")
-        assert data.prefixes and all(p.startswith(f"{moved}/short/") for p in data.prefixes)
-        dataset = build_gpt_dataset(data.data_path, 256, 8, data.tokenizer_path, str(tmp_path / "cache"))
-        assert len(dataset) >= 8 and len(dataset[0]["tokens"]) == 256
-        assert mix(["where", str(moved / "long"), "0"]) == 0
-        assert "shard: " in capsys.readouterr().out
-        assert mix(["inspect", str(moved / "sft"), "-n", "1"]) == 0
+        for old_style in (False, True):
+            if old_style:  # the absolute prefixes an older mix build wrote, naming where the build was
+                manifest_text = json.dumps({**written, "stages": {
+                    stage: {**info, "data_path": [item if isinstance(item, float) else f"{build}/{item}"
+                                                  for item in info["data_path"]],
+                            "shards": [f"{build}/{prefix}" for prefix in info["shards"]]}
+                    for stage, info in written["stages"].items()}})
+                (moved / "manifest.json").write_text(manifest_text)
+            data = read_stage(moved, "short")
+            assert data.prefixes and all(p.startswith(f"{moved}/short/") for p in data.prefixes)
+            dataset = build_gpt_dataset(data.data_path, 256, 8, data.tokenizer_path, str(tmp_path / f"cache{old_style}"))
+            assert len(dataset) >= 8 and len(dataset[0]["tokens"]) == 256
+            assert mix(["where", str(moved / "long"), "0"]) == 0
+            assert "shard: " in capsys.readouterr().out
+            assert mix(["inspect", str(moved / "sft"), "-n", "1"]) == 0
+            assert capsys.readouterr().out.count("masked") > 0
     finally:
-        hidden.rename(build)
+        (moved / "manifest.json").write_text(json.dumps(written, indent=2, sort_keys=True) + "\n")
+        moved.rename(build)
 
 
 def test_mix_diff_says_what_a_reweighted_rebuild_changed(build, inputs, tmp_path, capsys):
