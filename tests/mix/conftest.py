@@ -74,3 +74,16 @@ def build(inputs, tmp_path_factory) -> Path:
     return out
 
 
+
+
+@pytest.fixture(scope="package")
+def reweighted(build, inputs, tmp_path_factory) -> Path:
+    """The build copied and its shards rebuilt from a spec whose short stage drops eta and doubles tree:
+    the earlier stages are reused, so only that stage's documents, tokens and weights differ."""
+    root = tmp_path_factory.mktemp("reweighted")
+    spec = yaml.safe_load((inputs / "spec.yaml").read_text())
+    spec["stages"]["short"]["weights"] = {"tree": 2, "zeta": 1, "runs": 0.5}
+    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
+    shutil.copytree(build, root / "new")
+    assert mix(["build", str(root / "spec.yaml"), "--out", str(root / "new"), "--from-stage", "shards"]) == 0
+    return root / "new"
