@@ -36,10 +36,10 @@ def stage_table(stage: str, info: dict, max_epochs: float) -> str:
 def source_table(sources: dict) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(name)}</td>{_cell(s['read'])}{_cell(s['kept'])}{_cell(s['dropped'])}"
-        f"{_rate(s['drop_rate'])}{_cell(s['quarantined'])}{_rate(s['quarantine_rate'])}</tr>"
+        f"{_cell(s.get('duplicates'))}{_cell(s['quarantined'])}{_rate(s['drop_rate'])}{_rate(s['quarantine_rate'])}</tr>"
         for name, s in sources.items())
-    return ("<h3>sources</h3><table><tr><th>source</th><th>read</th><th>kept</th><th>dropped</th><th>drop rate</th>"
-            f"<th>quarantined</th><th>quarantine rate</th></tr>{rows}</table>")
+    return ("<h3>sources</h3><table><tr><th>source</th><th>read</th><th>kept</th><th>dropped</th><th>duplicates</th>"
+            f"<th>quarantined</th><th>filter drop rate</th><th>quarantine rate</th></tr>{rows}</table>")
 
 
 def health_card(manifest: dict) -> str:

@@ -161,28 +161,46 @@ def comment_fraction(text: str, language: str) -> float | None:
 
     Comments are found by a real tokenizer (Python's ``tokenize``, else the language's tree-sitter
     grammar), so ``"/src/*filepath"`` in a string is code; documentation (Javadoc and Doxygen
-    ``/** */``, ``/*!``, Rust's ``///`` and ``//!``, docstrings, which are strings) counts as code:
-    it is how a model learns an API. Other languages fall back to line markers.
+    ``/** */``, ``/*!``, Rust's ``///`` and ``//!``, docstrings, which are strings, and Go's doc
+    comments: the ``//`` lines right above a package clause or a top-level declaration) counts as
+    code: it is how a model learns an API. Other languages fall back to line markers.
     """
     total = len(text) - count_class(text, ASCII_SPACE, str.isspace)
-    comments = _tokenized_comments(text, language)
+    comments = _plain_comments(text, language)
     if comments is None:
         return _marker_comment_fraction(text, language, total)
-    chars = sum(len(comment) - count_class(comment, ASCII_SPACE, str.isspace) for comment in comments
-                if not comment.startswith(DOC_COMMENT_PREFIXES) or comment.startswith(NOT_DOC_PREFIXES))
+    chars = sum(len(comment) - count_class(comment, ASCII_SPACE, str.isspace) for comment in comments)
     return chars / max(total, 1)
 
 
 # ``/**/`` and ``/***...`` banners are not documentation; ``////`` dividers are not either.
 DOC_COMMENT_PREFIXES = ("/**", "/*!", "///", "//!")
 NOT_DOC_PREFIXES = ("/**/", "/***", "////")
+# Go's doc comments have no marker of their own: they are the comment lines right above these.
+GO_DOCUMENTED = frozenset({"package_clause", "function_declaration", "method_declaration", "type_declaration",
+                           "const_declaration", "var_declaration"})
+
+
+def _plain_comments(text: str, language: str) -> list[str] | None:
+    """The comments that are not documentation, in order; None without a tokenizer for ``language``."""
+    found = _comments(text, language)
+    if found is None:
+        return None
+    return [comment for comment, documents in found
+            if not documents and (not comment.startswith(DOC_COMMENT_PREFIXES) or comment.startswith(NOT_DOC_PREFIXES))]
 
 
 def _tokenized_comments(text: str, language: str) -> list[str] | None:
     """The text of every comment, by a tokenizer for ``language``; None when there is none (or it fails)."""
+    found = _comments(text, language)
+    return None if found is None else [comment for comment, _ in found]
+
+
+def _comments(text: str, language: str) -> list[tuple[str, bool]] | None:
+    """``(comment, documents a declaration)`` for every comment in order (the flag is Go's doc rule)."""
     if language == "python":
         try:
-            return [token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            return [(token.string, False) for token in tokenize.generate_tokens(io.StringIO(text).readline)
                     if token.type == tokenize.COMMENT]
         except (tokenize.TokenError, IndentationError, SyntaxError):
             return None
@@ -191,8 +209,42 @@ def _tokenized_comments(text: str, language: str) -> list[str] | None:
         return None
     parser, query = found
     data = text.encode("utf-8")
-    nodes = tree_sitter.QueryCursor(query).captures(parser.parse(data).root_node).get("comment", [])
-    return [data[node.start_byte:node.end_byte].decode("utf-8", "replace") for node in nodes]
+    tree = parser.parse(data)
+    nodes = sorted(tree_sitter.QueryCursor(query).captures(tree.root_node).get("comment", []),
+                   key=lambda node: node.start_byte)
+    documenting = _go_doc_comments(tree.root_node) if language == "go" else set()
+    return [(data[node.start_byte:node.end_byte].decode("utf-8", "replace"), node.start_byte in documenting)
+            for node in nodes]
+
+
+def _go_doc_comments(root: tree_sitter.Node) -> set[int]:
+    """Start bytes of Go's doc comments: each run of comment lines with no blank line between them
+    that ends on the line right above a package clause or top-level declaration (go/doc's rule)."""
+    found: set[int] = set()
+    run: list[tree_sitter.Node] = []
+    for node in root.children:
+        if node.type == "comment":
+            if run and node.start_point.row > run[-1].end_point.row + 1:
+                run = []
+            run.append(node)
+            continue
+        if run and node.type in GO_DOCUMENTED and node.start_point.row == run[-1].end_point.row + 1:
+            found.update(comment.start_byte for comment in run)
+        run = []
+    return found
+
+
+def code_lines(text: str, comments: list[str]) -> int:
+    """Lines that hold something besides whitespace once ``comments`` (in order, as found) are cut out."""
+    parts, cursor = [], 0
+    for comment in comments:
+        at = text.find(comment, cursor)
+        if at < 0:
+            continue
+        parts.append(text[cursor:at])
+        cursor = at + len(comment)
+    parts.append(text[cursor:])
+    return sum(1 for line in "".join(parts).splitlines() if line.strip())
 
 
 @functools.cache
@@ -223,7 +275,9 @@ def _marker_comment_fraction(text: str, language: str, total: int) -> float | No
 
 
 def check_comment_fraction(doc: Document, config: CodeFilterConfig) -> FilterResult:
-    """All comment (licence boilerplate, commented-out code) or, if configured, almost none.
+    """A file that is comment with no code (licence boilerplate, commented-out code): over
+    ``max_comment_fraction`` and at most ``max_comment_only_code_lines`` lines of code (a package
+    clause) left outside its comments; or, if configured, one with almost no comment.
 
     Line markers first, which count strings that look like comments and documentation too: a file
     they put well under the limit (half of it) is kept without tokenizing it.
@@ -235,11 +289,23 @@ def check_comment_fraction(doc: Document, config: CodeFilterConfig) -> FilterRes
     fraction = comment_fraction(doc.text, doc.language)
     if fraction is None:
         return KEEP
-    if fraction > config.max_comment_fraction:
+    if fraction > config.max_comment_fraction and _no_code(doc.text, doc.language, config):
         return False, "comment_fraction_high"
     if fraction < config.min_comment_fraction:
         return False, "comment_fraction_low"
     return KEEP
+
+
+def _no_code(text: str, language: str, config: CodeFilterConfig) -> bool:
+    """At most ``max_comment_only_code_lines`` lines left once the comments (documentation kept) are cut."""
+    comments = _plain_comments(text, language)
+    if comments is None:  # line markers: the lines that do not start with one
+        markers = LINE_COMMENTS.get(language) or ()
+        code = BLOCK_COMMENT.sub("", text) if markers is SLASHES else text
+        left = sum(1 for line in code.splitlines() if line.strip() and not line.strip().startswith(markers))
+    else:
+        left = code_lines(text, comments)
+    return left <= config.max_comment_only_code_lines
 
 
 # Order matters only for which reason a document is counted under: cheap and decisive checks first.

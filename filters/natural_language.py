@@ -5,6 +5,7 @@ Design notes: docs/design/filters.md, "filters/natural_language.py".
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,8 @@ from codemix.document import Document
 # doc.language values (pipelines/readers/language.py) whose whole text is prose.
 PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text"})
 PROSE_ROLES = frozenset({"user", "assistant"})
+# The names a prose drop reason starts with (``<filter>:<datatrove's reason>``).
+PROSE_FILTERS = ("gopher_quality", "gopher_repetition", "fineweb_quality")
 # A line of one punctuation character repeated (reST adornments, setext underlines, rules, code
 # fences) or a table border (``+----+``, ``| --- | :-: |``). spaCy splits ``=====`` into one token
 # per character, which reads as a huge repeated 4-gram: reST READMEs failed top_4_gram on this alone.
@@ -109,6 +112,51 @@ class NaturalLanguageChecker:
                 return f"{name}:{reason or 'dropped'}"
         return None
 
+    def drop_reasons(self, prose: str) -> tuple[str, ...]:
+        """Every check ``prose`` fails, the first (``drop_reason``) first. datatrove stops at the first
+        failing check; each later one is found by judging again with the checks found so far unset."""
+        document = DatatroveDocument(text=prose, id="")
+        reasons: list[str] = []
+        for name, step in self.steps:
+            while step is not None:
+                keep, reason = get_filter_result(step.filter(document))
+                if keep:
+                    break
+                reasons.append(f"{name}:{reason or 'dropped'}")
+                step = without_check(step, reason or "")
+        return tuple(reasons)
+
+
+# The attribute of datatrove's Gopher filters that guards the check behind each reason (each check
+# runs only when its attribute is truthy). ``max_symbol_word_ratio`` guards both the hash and the
+# ellipsis check: after a hash drop the ellipsis check is not judged again.
+CHECK_GUARDS = {
+    "gopher_short_doc": "min_doc_words", "gopher_long_doc": "max_doc_words",
+    "gopher_below_avg_threshold": "min_avg_word_length", "gopher_above_avg_threshold": "max_avg_word_length",
+    "gopher_too_many_hashes": "max_symbol_word_ratio", "gopher_too_many_ellipsis": "max_symbol_word_ratio",
+    "gopher_too_many_bullets": "max_bullet_lines_ratio", "gopher_too_many_end_ellipsis": "max_ellipsis_lines_ratio",
+    "gopher_below_alpha_threshold": "max_non_alpha_words_ratio", "gopher_enough_stop_words": "min_stop_words",
+    "dup_para_frac": "dup_para_frac", "dup_para_char_frac": "dup_para_char_frac",
+    "dup_line_frac": "dup_line_frac", "dup_line_char_frac": "dup_line_char_frac",
+}
+_NGRAM_REASON = re.compile(r"top_(\d+)_gram|duplicated_(\d+)_n_grams")
+
+
+def without_check(step: BaseFilter, reason: str) -> BaseFilter | None:
+    """A copy of ``step`` with the check behind ``reason`` unset, or None when no attribute guards it
+    (FineWeb's checks, ``empty``): nothing further can be judged."""
+    ngram = _NGRAM_REASON.fullmatch(reason)
+    if reason not in CHECK_GUARDS and ngram is None:
+        return None
+    step = copy.copy(step)
+    if reason in CHECK_GUARDS:
+        setattr(step, CHECK_GUARDS[reason], None)
+    elif ngram.group(1):
+        step.top_n_grams = tuple((n, f) for n, f in step.top_n_grams if n != int(ngram.group(1)))
+    else:
+        step.dup_n_grams = tuple((n, f) for n, f in step.dup_n_grams if n != int(ngram.group(2)))
+    return step
+
 
 def gopher_quality_filter(config: NaturalLanguageConfig) -> GopherQualityFilter:
     return GopherQualityFilter(
@@ -186,13 +234,24 @@ def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker)
     """Why ``doc``'s prose fails datatrove's filters (``gopher_quality:gopher_short_doc``, ...), or
     ``None``: kept, no prose in it, the stage disabled, a transcript with transcripts off, or one with
     too little prose to judge (``min_transcript_prose_words``)."""
-    config = checker.config
+    prose = judged_prose(doc, checker.config)
+    return None if prose is None else checker.drop_reason(prose)
+
+
+def natural_language_drop_reasons(doc: Document, checker: NaturalLanguageChecker) -> tuple[str, ...]:
+    """Every check ``doc``'s prose fails (``natural_language_drop_reason`` first), () when it is kept."""
+    prose = judged_prose(doc, checker.config)
+    return () if prose is None else checker.drop_reasons(prose)
+
+
+def judged_prose(doc: Document, config: NaturalLanguageConfig) -> str | None:
+    """The prose the filters judge, or None when they abstain (see ``natural_language_drop_reason``)."""
     if not config.enabled or (doc.kind == "transcript" and not config.check_transcripts):
         return None
     prose = prose_of(doc)
     if prose is None or (doc.kind == "transcript" and word_count(prose) < config.min_transcript_prose_words):
         return None
-    return checker.drop_reason(prose)
+    return prose
 
 
 def word_count(text: str) -> int:

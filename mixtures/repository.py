@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -16,6 +16,7 @@ from codemix.config import join, require
 from codemix.mixtures.imports import import_graph
 
 REPO_NAME = "<repo_name>"
+SUBMODULES = "<submodules>"  # plain text after the header line: the repository's gitlink paths
 FILE_SEP = "<file_sep>"
 # StarCoder's FIM sentinels (Li et al. 2023); also plain text here, not added special tokens.
 FIM_PREFIX = "<fim_prefix>"
@@ -71,6 +72,7 @@ class RepositoryDocuments:
     chunks: list[RepositoryChunk] = field(default_factory=list)
     dropped: list[DroppedFile] = field(default_factory=list)
     order: ImportOrderReport | None = None  # how the files' order respects their imports
+    kept_for_imports: list[str] = field(default_factory=list)  # held files put back: kept files import them
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,8 +249,23 @@ def split_at_file_boundaries(ordered: list[tuple[str, int]], max_tokens: int) ->
     return chunks, oversized
 
 
-def render_header(repo: str) -> str:
-    return f"{REPO_NAME}{repo}\n"
+def render_header(repo: str, submodules: tuple[str, ...] = ()) -> str:
+    """``<repo_name>repo`` and, for a repository with submodules, ``<submodules>path path...``."""
+    listed = f"{SUBMODULES}{' '.join(submodules)}\n" if submodules else ""
+    return f"{REPO_NAME}{repo}\n{listed}"
+
+
+def imported_by_kept(kept: Iterable[str], held: Iterable[str], graph: dict[str, set[str]]) -> set[str]:
+    """The ``held`` files that ``kept`` files import, directly or through other such held files."""
+    held = set(held)
+    found: set[str] = set()
+    frontier = list(kept)
+    while frontier:
+        for target in graph.get(frontier.pop(), ()):
+            if target in held and target not in found:
+                found.add(target)
+                frontier.append(target)
+    return found
 
 
 def render_file(path: str, text: str) -> str:
@@ -256,9 +273,11 @@ def render_file(path: str, text: str) -> str:
     return f"{FILE_SEP}{path}\n{text}" + ("\n" if text and not text.endswith("\n") else "")
 
 
-def render_repository(repo: str, files: list[tuple[str, str]], *, header: bool) -> str:
-    """The chunk's text: the optional ``<repo_name>`` line, then each ``(path, text)`` block in order."""
-    return (render_header(repo) if header else "") + "".join(render_file(path, text) for path, text in files)
+def render_repository(repo: str, files: list[tuple[str, str]], *, header: bool,
+                      submodules: tuple[str, ...] = ()) -> str:
+    """The chunk's text: the optional header, then each ``(path, text)`` block in order."""
+    head = render_header(repo, submodules) if header else ""
+    return head + "".join(render_file(path, text) for path, text in files)
 
 
 def apply_fim(text: str, rng: random.Random, spm: bool) -> str:
@@ -281,10 +300,9 @@ def _rng(config: RepositoryDocumentConfig, repo: str, purpose: str) -> random.Ra
     return random.Random(f"codemix.repository\x00{config.seed}\x00{repo}\x00{purpose}")
 
 
-def _order(repo: str, files: list[tuple[str, str, str]],
+def _order(repo: str, files: list[tuple[str, str, str]], graph: dict[str, set[str]],
            config: RepositoryDocumentConfig) -> tuple[list[str], ImportOrderReport]:
     paths = sorted(path for path, _, _ in files)
-    graph = import_graph(files)
     if config.order == "dependency":
         paths = dependency_order(paths, graph)
     else:
@@ -335,19 +353,22 @@ def _finish_chunk(
     token_count: Callable[[str], int],
     max_tokens: int,
     config: RepositoryDocumentConfig,
+    submodules: tuple[str, ...] = (),
 ) -> RepositoryChunk:
     """Draw header and FIM for one chunk and render it; falls back to the plain text (which fit when
-    packed) in the rare case the FIM sentinels and cuts pushed it over ``max_tokens``."""
+    packed) in the rare case the FIM sentinels and cuts pushed it over ``max_tokens``. A repository's
+    first chunk always has the header when it lists submodules, so its documents say which it had."""
     rng = _rng(config, repo, f"chunk{index}")
-    header = rng.random() < config.metadata_header_probability
+    header = rng.random() < config.metadata_header_probability or (index == 0 and bool(submodules))
     fim = ""
     if rng.random() < config.fim_rate:
         fim = "spm" if rng.random() < config.fim_spm_rate else "psm"
     body = render_repository(repo, files, header=False)
     fim_body = apply_fim(body, rng, spm=fim == "spm") if fim else body
+    head = render_header(repo, submodules)
     # The last attempt is what _enforce_limit checked, so one of them always fits.
     for with_header, kind, content in [(header, fim, fim_body), (header, "", body), (True, "", body)]:
-        text = (render_header(repo) if with_header else "") + content
+        text = (head if with_header else "") + content
         tokens = token_count(text)
         if tokens <= max_tokens:
             break
@@ -372,34 +393,46 @@ def repository_documents(
     token_count: Callable[[str], int],
     max_tokens: int,
     config: RepositoryDocumentConfig,
+    *,
+    held: list[tuple[str, str, str]] = (),
+    submodules: tuple[str, ...] = (),
 ) -> RepositoryDocuments:
     """One repository's ``(path, language, text)`` files as chunks of at most ``max_tokens`` each.
 
-    Orders the files, packs them at file boundaries so that each *rendered* chunk (header, path
-    lines and, for FIM, the sentinels included) counts at most ``max_tokens`` by ``token_count``,
-    then draws the header and FIM per chunk. Input order does not matter; the output depends only
-    on the files, ``max_tokens``, ``token_count`` and ``config``. Files that cannot fit are in
-    ``dropped`` (``file_over_context``), as are repeated paths (``duplicate_path``).
+    ``held`` are files the filter dropped for what they look like (``filters.apply.HELD_REASONS``):
+    those that kept files import, directly or through other held files, are put back
+    (``kept_for_imports``), so no import of a kept file points at a file missing from the documents.
+    Orders the files, packs them at file boundaries so that each *rendered* chunk (header with the
+    ``submodules`` it lists, path lines and, for FIM, the sentinels included) counts at most
+    ``max_tokens`` by ``token_count``, then draws the header and FIM per chunk. Input order does not
+    matter. Files that cannot fit are in ``dropped`` (``file_over_context``), as are repeated paths
+    (``duplicate_path``).
     """
     files, dropped = _unique(files)
+    kept = {path for path, _, _ in files}
+    held = [record for record in held if record[0] not in kept]
+    graph = import_graph([*files, *held])
+    rescued = imported_by_kept(kept, [path for path, _, _ in held], graph)
+    files, more = _unique(files + [record for record in held if record[0] in rescued])
     texts = {path: text for path, _, text in files}
     token_count = _memoised(token_count)  # a chunk checked by _enforce_limit is usually the final text
     # The sentinels cost ordinary tokens and each cut can split a token in two; reserve for both.
     reserve = token_count(FIM_PREFIX + FIM_SUFFIX + FIM_MIDDLE) + 4 if config.fim_rate > 0 else 0
     budget = max_tokens - reserve
-    ordered, report = _order(repo, files, config)
+    ordered, report = _order(repo, files, graph, config)
     sizes = [(path, token_count(render_file(path, texts[path]))) for path in ordered]
-    packed, oversized = split_at_file_boundaries(sizes, budget - token_count(render_header(repo)))
+    packed, oversized = split_at_file_boundaries(sizes, budget - token_count(render_header(repo, submodules)))
 
     def fits(paths: list[str]) -> bool:
         # Checked with the header, the longer case, so either header draw fits.
-        return token_count(render_repository(repo, [(p, texts[p]) for p in paths], header=True)) <= budget
+        text = render_repository(repo, [(p, texts[p]) for p in paths], header=True, submodules=submodules)
+        return token_count(text) <= budget
 
     groups, too_long = _enforce_limit(packed, fits)
     tokens = dict(sizes)
-    dropped += [DroppedFile(path=p, reason=FILE_OVER_CONTEXT, tokens=tokens[p]) for p in oversized + too_long]
+    dropped += more + [DroppedFile(path=p, reason=FILE_OVER_CONTEXT, tokens=tokens[p]) for p in oversized + too_long]
     chunks = [
-        _finish_chunk(repo, i, [(p, texts[p]) for p in group], token_count, max_tokens, config)
+        _finish_chunk(repo, i, [(p, texts[p]) for p in group], token_count, max_tokens, config, submodules)
         for i, group in enumerate(groups)
     ]
-    return RepositoryDocuments(chunks=chunks, dropped=dropped, order=report)
+    return RepositoryDocuments(chunks=chunks, dropped=dropped, order=report, kept_for_imports=sorted(rescued))

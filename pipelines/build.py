@@ -40,10 +40,13 @@ from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
+from codemix.pipelines.git_copies import submodules_by_location
 from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
+from codemix.pipelines.object_store import check_s3
 from codemix.pipelines.options import (
+    check_job_server,
     check_output_reachable,
     is_local_path,
     pipeline_options,
@@ -53,6 +56,7 @@ from codemix.pipelines.options import (
     with_default_runner,
     worker_count,
 )
+from codemix.pipelines.preflight import check_locations, check_output, unused_note, without_unused
 from codemix.pipelines.progress import BuildDisplay, Progress
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
 from codemix.pipelines.readers.git import ref_problem
@@ -102,6 +106,7 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
                                                workers=worker_count(beam_args))
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
+        _ = outcomes[ledger.HELD] | "WriteHeld" >> ledger.WriteDocuments(f"{out}/held")
         _ = outcomes[ledger.CONTAMINATION] | "WriteContamination" >> ledger.WriteContamination(
             f"{out}/contamination")
         if QUALITY in outcomes:
@@ -152,16 +157,18 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
 
 
 def shape_repositories(pipeline, spec: MixtureSpec, layout: BuildLayout, out: str, stage: str):
-    """A repositories stage's entries; what shaping dropped goes to ``shaping-STAGE``."""
+    """A repositories stage's entries, with the filter's held files its kept files import and each
+    repository's submodules; what shaping dropped or put back goes to ``shaping-STAGE``."""
     config = spec.stages[stage]
     input_docs = layout.docs(stage_kind(stage).dedup_output(spec.dedup.repository_level))
-    entries, shaping = (
-        pipeline
-        | f"Read[{stage}]" >> ledger.read_documents(input_docs)
-        | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))
-        | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
-            stage=stage, sources=sorted(config.weights), tokenizer_path=committed_tokenizer(layout),
-            sequence_length=config.sequence_length, config=config.repository, spill_dir=f"{out}/runs/groups"))
+    inputs = {"docs": pipeline | f"Read[{stage}]" >> ledger.read_documents(input_docs)
+              | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))}
+    if ledger.matched_files(layout.held("filter")):  # absent from a filter attempt made before held files
+        inputs["held"] = pipeline | f"ReadHeld[{stage}]" >> ledger.read_documents(layout.held("filter"))
+    entries, shaping = inputs | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
+        stage=stage, sources=sorted(config.weights), tokenizer_path=committed_tokenizer(layout),
+        sequence_length=config.sequence_length, config=config.repository, spill_dir=f"{out}/runs/groups",
+        submodules=submodules_by_location(layout.dropped("crawl")))
     _ = shaping | f"WriteShaping[{stage}]" >> ledger.write_text(f"{out}/shaping-{stage}", ".jsonl")
     return entries
 
@@ -336,6 +343,17 @@ def check_git_refs(spec: MixtureSpec) -> None:
                                   "repository, or fetch the ref into the clone")
 
 
+def preflight(spec: MixtureSpec, allowed: set[str], echo: Callable[[str], None] = print) -> tuple[MixtureSpec, dict]:
+    """Before any stage (``pipelines.preflight``): sources no stage uses are set aside, and every
+    location is checked; returns the spec to build and its ``input_facts``."""
+    spec, unused = without_unused(spec)
+    if unused:
+        echo(unused_note(unused))
+    facts = input_facts(spec)
+    check_locations(spec, facts, allowed)
+    return spec, facts
+
+
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:
     """``run``, then the stage's counts (``pipelines.tally``) by a Beam pipeline over what it wrote:
     dedup's stages run several pipelines, and count what their last one kept."""
@@ -352,41 +370,49 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
 
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
-              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS) -> dict:
+              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS,
+              force: bool = False) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
     names a later stage: then that stage and every later one rerun, reusing the earlier outputs.
-    ``fresh`` ignores every earlier output. Sources in ``allow_missing`` (with the spec's own) may be
-    unreadable or left out of a blend; any other such source raises ``health.BuildFailure`` before
-    shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
+    ``fresh`` ignores every earlier output. An ``out_dir`` that cannot be written, or that holds
+    other files than a build's (unless ``force``), is refused before any work; so is a location that
+    cannot be read (``pipelines.preflight``). Sources in ``allow_missing`` (with the spec's own) may
+    be unreadable or left out of a blend; any other such source raises ``health.BuildFailure``
+    before shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
     (``pipelines.jobs``), prints ``resume_hint`` and exits 130; a service the job needs that stays
     silent for ``stall_seconds`` cancels it and raises ``jobs.ServiceLost``.
     """
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
     check_output_reachable(out_dir, beam_args)
+    check_job_server(beam_args)
+    check_s3([out_dir, *(p for s in spec.sources for p in s.paths), *spec.dedup.previous_indexes], beam_args)
+    check_output(out_dir, force=force)
     spec = with_reachable_sources(spec, beam_args)
     allowed = allowed_missing(spec, list(allow_missing))
+    spec, facts = preflight(spec, allowed, echo)
     display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
     hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
     try:
         with exit_cleanly_on_interrupt(hint, before_exit=lambda: (jobs.cancel_running(), display.close())), \
                 jobs.watching(beam_args, stall_seconds):
-            return _run_stages(spec, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
+            return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                display, from_stage=from_stage, fresh=fresh)
     finally:
         display.close()
 
 
-def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], allowed: set[str],
+def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: list[str], allowed: set[str],
                 display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
     """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
     # A finished build stays whole (its manifest, tokenizer and shards) until this run publishes its own.
+    finished = FileSystems.exists(layout.manifest)
     runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=not fresh,
-                         force_from=None if from_stage == "crawl" else from_stage)
+                         force_from=None if from_stage == "crawl" else from_stage,
+                         earlier="the finished build" if finished else "the interrupted run")
     runner.on_reuse = display.mark_reused
-    facts = input_facts(spec)
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
@@ -402,7 +428,8 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
         tokenizer = runner.run("tokenizer", keys["tokenizer"], lambda out: prepare_tokenizer(
             spec, layout, out, beam_args, lambda texts: display.counted(texts, label="training BPE", total=len(texts))),
             outputs=("tokenizer.json",))
-    with display.stage("dedup", status_logger="codemix.pipelines.dedup"):
+    filtered = total(layout.tally("filter")["docs"])
+    with display.stage("dedup", expected=filtered, step="read", status_logger="codemix.pipelines.dedup"):
         dedup = runner.run("dedup", keys["dedup"], tallied("dedup", lambda out: dataclasses.asdict(
             run_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
     display.echo(f"[dedup] {dedup['exact_duplicates']:,} exact, {dedup['near_duplicates']:,} near and "
@@ -410,7 +437,7 @@ def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], al
                  f"{dedup['verified_pairs']:,} of {dedup['candidate_pairs']:,} candidate pairs verified, "
                  f"{dedup['component_passes']} component passes")
     if uses_repository_dedup(spec):
-        with display.stage("repo_dedup", status_logger="codemix.pipelines.dedup"):
+        with display.stage("repo_dedup", expected=filtered, step="read", status_logger="codemix.pipelines.dedup"):
             repos = runner.run("repo_dedup", keys["repo_dedup"], tallied("repo_dedup", lambda out: dataclasses.asdict(
                 run_repo_dedup(layout.docs("filter"), out, spec.dedup, beam_args)), beam_args), outputs=DEDUP_OUTPUTS)
         display.echo(f"[repo_dedup] {repos['repositories_kept']:,} of {repos['repositories_in']:,} repositories "

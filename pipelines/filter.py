@@ -7,16 +7,18 @@ Kept documents carry their resolved license.
 
 from __future__ import annotations
 
+import dataclasses
+
 import apache_beam as beam
 
 from codemix.document import ContaminationHit, Document, Dropped
 from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
 from codemix.filters.amalgamation import amalgamated, line_hashes
-from codemix.filters.apply import DocumentFilter
+from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import is_license_evidence
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
-from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, tagged
+from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
 from codemix.pipelines.quality import QUALITY, ScoreQuality
 
@@ -68,7 +70,9 @@ class FindAmalgamations(beam.PTransform):
 def filter_outcomes(doc: Document, document_filter: DocumentFilter,
                     repository_licenses: dict[str, RepositoryLicenses],
                     amalgamations: dict[str, frozenset[str]] | None = None):
-    """The document (with its license) or a Dropped record, plus any contamination hits."""
+    """The document (with its license) or a Dropped record, plus any contamination hits; a repository
+    file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
+    stage puts it back when a kept file imports it)."""
     if doc.path in (amalgamations or {}).get(repository_key(doc), ()):
         yield Dropped(stage="filter", source=doc.source, location=doc.metadata.get("location", ""),
                       reason="amalgamated", doc_id=doc.id)
@@ -78,7 +82,11 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
         yield verdict.document
         return
     location = doc.metadata.get("location", "")
-    yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id)
+    yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id,
+                  reasons=verdict.reasons)
+    if held_for_imports(doc, verdict.reason):
+        held = dataclasses.replace(verdict.document, metadata={**doc.metadata, "filter_reason": verdict.reason})
+        yield beam.pvalue.TaggedOutput(HELD, held)
     for hit in verdict.hits:
         yield ContaminationHit(doc_id=doc.id, source=doc.source, location=location, benchmark=hit.benchmark,
                                item_id=hit.item_id, overlap=hit.overlap, matched_tokens=hit.matched_tokens,
@@ -101,7 +109,8 @@ class JudgeDocuments(beam.DoFn):
 
 
 class Filter(beam.PTransform):
-    """Documents -> kept documents (main), ``dropped`` and ``contamination`` (and ``quality``, every
+    """Documents -> kept documents (main), ``dropped``, ``held`` (drops the long stage may put back),
+    ``contamination`` (and ``quality``, every
     scored document's learned-quality score, when ``filters.quality`` names a model).
 
     The input is one PCollection, or ``{"docs": ..., "evidence": ...}``: two reads of the same
@@ -128,9 +137,11 @@ class Filter(beam.PTransform):
         amalgamations = evidence | "FindAmalgamations" >> FindAmalgamations(self._config)
         outcomes = documents | "Judge" >> beam.ParDo(
             JudgeDocuments(self._config), beam.pvalue.AsDict(licenses), beam.pvalue.AsDict(amalgamations)
-        ).with_outputs(DROPPED, CONTAMINATION, main=DOCS)
+        ).with_outputs(DROPPED, CONTAMINATION, HELD, main=DOCS)
+        judged = {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION],
+                  HELD: outcomes[HELD]}
         if not self._config.quality.enabled:
-            return {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION]}
+            return judged
         scored = outcomes[DOCS] | "ScoreQuality" >> ScoreQuality(self._config.quality)
         dropped = (outcomes[DROPPED], scored[DROPPED]) | "MergeDropped" >> beam.Flatten()
-        return {DOCS: scored[DOCS], DROPPED: dropped, CONTAMINATION: outcomes[CONTAMINATION], QUALITY: scored[QUALITY]}
+        return {**judged, DOCS: scored[DOCS], DROPPED: dropped, QUALITY: scored[QUALITY]}

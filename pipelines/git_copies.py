@@ -46,3 +46,14 @@ def repository_outcomes(rows: Iterable[dict]) -> dict[str, dict[str, dict]]:
     return found
 
 
+
+
+def submodules_by_location(pattern: str) -> dict[str, list[str]]:
+    """``{repository location: sorted submodule paths}`` from the crawl's drop ledger files ``pattern``
+    (the long stage names them in each repository's documents)."""
+    found: dict[str, list[str]] = {}
+    for row in repository_drops(pattern):
+        where = split_tree_location(row["location"]) if row["reason"] == "submodule" else None
+        if where is not None:
+            found.setdefault(where[0], []).append(where[2])
+    return {location: sorted(paths) for location, paths in found.items()}

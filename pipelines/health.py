@@ -324,22 +324,23 @@ def shaping_line(stage: str, source: str, formats: dict[str, dict]) -> tuple[str
 
 
 def source_health(spec: MixtureSpec, name: str, funnel: dict) -> tuple[dict, list[str]]:
-    """A source's quarantine and drop rates against its records read."""
+    """A source's outcomes as the manifest counts them (``read = kept + dropped + duplicates +
+    quarantined``; ``dropped`` is every drop, those the spec chose included), and its quarantine and
+    filter drop rates: the drop rate leaves out what the spec chose not to read (``CHOSEN_DROPS``)."""
     h = spec.health
-    read = funnel.get("read", 0)
+    read, dropped = funnel.get("read", 0), funnel.get("dropped", 0)
     chosen = sum(n for r, n in funnel.get("dropped_by_reason", {}).items() if r in CHOSEN_DROPS)
-    dropped = funnel.get("dropped", 0) - chosen
-    summary = {"read": read, "kept": funnel.get("kept", 0), "quarantined": funnel.get("quarantined", 0),
-               "dropped": dropped, "excluded_by_globs": chosen, "duplicates": funnel.get("duplicates", 0),
+    summary = {"read": read, "kept": funnel.get("kept", 0), "dropped": dropped, "chosen_drops": chosen,
+               "duplicates": funnel.get("duplicates", 0), "quarantined": funnel.get("quarantined", 0),
                "quarantine_rate": round(funnel.get("quarantined", 0) / read, 4) if read else None,
-               "drop_rate": round(dropped / (read - chosen), 4) if read - chosen > 0 else None}
+               "drop_rate": round((dropped - chosen) / (read - chosen), 4) if read - chosen > 0 else None}
     warnings = []
     if summary["quarantine_rate"] is not None and summary["quarantine_rate"] > h.warn_quarantine_rate:
         warnings.append(f"source {name}: {percent(summary['quarantined'], read)} of its records quarantined "
                         f"(above health.warn_quarantine_rate {h.warn_quarantine_rate:.0%})")
     if summary["drop_rate"] is not None and summary["drop_rate"] > h.warn_drop_rate:
-        warnings.append(f"source {name}: {percent(dropped, read - chosen)} of its records dropped by filters "
-                        f"(above health.warn_drop_rate {h.warn_drop_rate:.0%})")
+        warnings.append(f"source {name}: {percent(dropped - chosen, read - chosen)} of the records it chose to read "
+                        f"dropped by filters (above health.warn_drop_rate {h.warn_drop_rate:.0%})")
     return summary, warnings
 
 
@@ -376,15 +377,26 @@ def format_health(health: dict) -> str:
         blocks.append(f"stage {stage}: {info['tokens']:,} of {info['token_budget']:,} budget tokens "
                       f"({percent(info['tokens'], info['token_budget'])} filled)\n"
                       + format_table(["source", "weight", "tokens", "epochs", ""], rows, indent="  "))
-    rows = [[s, v["read"], v["kept"], v["dropped"], percent(v["dropped"], v["read"] - v["excluded_by_globs"]),
-             v["quarantined"], percent(v["quarantined"], v["read"])] for s, v in health["sources"].items()]
-    totals = [sum(r[i] for r in rows) for i in (1, 2, 3, 5)]
-    chosen = sum(v["excluded_by_globs"] for v in health["sources"].values())
-    blocks.append("sources\n" + format_table(
-        ["source", "read", "kept", "dropped", "drop %", "quarantined", "quar. %"], rows, indent="  ",
-        total=["total", totals[0], totals[1], totals[2], percent(totals[2], totals[0] - chosen), totals[3],
-               percent(totals[3], totals[0])]))
+    blocks.append(sources_table(health["sources"]))
     blocks += [f"note: {note}" for note in health["notes"]]
     blocks += [f"WARNING: {warning}" for warning in health["warnings"]]
     blocks.append("health: ok" if health["ok"] else f"health: {len(health['warnings'])} warning(s)")
     return "\n".join(blocks)
+
+
+def sources_table(sources: dict) -> str:
+    """Per source and in total: read = kept + dropped + duplicates + quarantined (the manifest's counts,
+    those of the build's summary line and of ``mix stats``), then the filter drop and quarantine rates."""
+    columns = ("read", "kept", "dropped", "duplicates", "quarantined", "chosen_drops")
+    rows = [[s, *(v.get(c, 0) for c in columns)] for s, v in sources.items()]
+    totals = ["total", *(sum(row[i] for row in rows) for i in range(1, len(columns) + 1))]
+
+    def with_rates(row: list) -> list:
+        _, read, _, dropped, _, quarantined, chosen = row
+        return [*row[:6], percent(dropped - chosen, read - chosen), percent(quarantined, read)]
+
+    table = format_table(["source", "read", "kept", "dropped", "dup.", "quarantined", "filter drop %", "quar. %"],
+                         [with_rates(row) for row in rows], indent="  ", total=with_rates(totals))
+    note = (f"\n  dropped includes {totals[6]:,} the spec chose not to read (include/exclude globs, merges, bots); "
+            "filter drop % leaves them out" if totals[6] else "")
+    return "sources\n" + table + note

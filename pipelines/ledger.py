@@ -40,6 +40,7 @@ DROPPED = "dropped"
 QUARANTINED = "quarantined"
 REDACTIONS = "redactions"
 CONTAMINATION = "contamination"
+HELD = "held"  # filter drops the long stage may put back (pipelines.filter)
 READS = "reads"
 # Which tagged output each kind of record goes to; documents go to the main output.
 OUTPUT_TAGS = {Dropped: DROPPED, Quarantined: QUARANTINED, Redaction: REDACTIONS, ContaminationHit: CONTAMINATION,
@@ -58,9 +59,9 @@ class RouteOutcomes(beam.DoFn):
 
 
 def tagged(outcomes):
-    """Documents as they are, every other record wrapped for its tagged output."""
+    """Documents (and records already tagged) as they are, every other record wrapped for its tagged output."""
     for outcome in outcomes:
-        if isinstance(outcome, Document):
+        if isinstance(outcome, Document | beam.pvalue.TaggedOutput):  # a TaggedOutput is routed already
             yield outcome
         elif type(outcome) in OUTPUT_TAGS:
             yield beam.pvalue.TaggedOutput(OUTPUT_TAGS[type(outcome)], outcome)

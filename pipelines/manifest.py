@@ -41,6 +41,10 @@ class BuildLayout:
     def dropped(self, stage: str) -> str:
         return f"{self.stage_dir(stage)}/dropped*.parquet"
 
+    def held(self, stage: str) -> str:
+        """The filter's drops the long stage may put back (``pipelines.filter``)."""
+        return f"{self.stage_dir(stage)}/held*.parquet"
+
     def tally(self, stage: str) -> dict[str, collections.Counter]:
         """The stage's counts per source and reason (``pipelines.tally``), as its Beam step wrote them."""
         return read_tally(self.stage_dir(stage))

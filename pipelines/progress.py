@@ -16,7 +16,9 @@ Each worker also logs records/s, MB/s and an ETA every ``LOG_EVERY_SECONDS`` at 
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -34,8 +36,10 @@ LOG_EVERY_SECONDS = 10.0
 FLUSH_SECONDS = 0.5
 POLL_SECONDS = 0.25
 ENV = "CODEMIX_PROGRESS_DIR"
-STATUS_CHARS = 44
-COUNTS_CHARS = 60
+# Below this many columns the display is narrow: shorter bars, counts in k/M, status on a second line.
+WIDE_COLUMNS = 140
+ETA_WINDOW_SECONDS = 20.0  # the ETA is the rate over the last this-many seconds, not since the start
+ETA_MIN_SPAN_SECONDS = 3.0  # and none until the window holds this long a stretch
 # How the display names the steps a stage reports besides the one its bar counts.
 STEP_LABELS = {"crawl": "kept", "filter": "filtered", "shards": "queued", "merged": "shards merged", "read": "read"}
 
@@ -90,6 +94,11 @@ _REPORTER = _Reporter()
 def report(step: str, records: int = 1, nbytes: int = 0) -> None:
     """Count ``records`` (and ``nbytes``) done in ``step``; a no-op unless the driver asked for reports."""
     _REPORTER.add(step, records, nbytes)
+
+
+def row_text_bytes(row: dict) -> int:
+    """A Parquet document row's text length (what a ``Progress`` over rows counts as bytes)."""
+    return len(row.get("text") or "")
 
 
 def flush() -> None:
@@ -153,12 +162,134 @@ class Progress(beam.DoFn):
         flush()
 
 
-def eta_text(seconds: float) -> str:
-    seconds = max(seconds, 0)
-    return f"{seconds / 3600:.1f}h" if seconds >= 3600 else f"{seconds / 60:.0f}m{seconds % 60:02.0f}s"
+def eta_text(seconds: float | None) -> str:
+    """``75`` -> ``1m15s``, ``7200`` -> ``2.0h``; ``None`` (no honest estimate yet) -> ``--``."""
+    if seconds is None:
+        return "--"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f}h"
+    minutes, rest = divmod(round(max(seconds, 0)), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
 
 
 # --- driver side -----------------------------------------------------------------------------------
+
+class RateWindow:
+    """The rate of the last ``window`` seconds, for an ETA that follows what a stage does now: the
+    first seconds (workers starting, a burst of small bundles) drop out of it, and a stall shows as a
+    growing ETA. ``add(t, done)`` takes a sample (``t`` from any clock); no estimate until the
+    samples span ``min_span`` seconds."""
+
+    def __init__(self, window: float = ETA_WINDOW_SECONDS, min_span: float = ETA_MIN_SPAN_SECONDS):
+        self.window, self.min_span = window, min_span
+        self._samples: collections.deque[tuple[float, int]] = collections.deque()
+
+    def add(self, t: float, done: int) -> None:
+        self._samples.append((t, done))
+        # Keep one sample at or before the window's start, so the rate spans the whole window.
+        while len(self._samples) > 2 and self._samples[1][0] <= t - self.window:
+            self._samples.popleft()
+
+    def rate(self) -> float | None:
+        """Units per second over the window, or None while it spans less than ``min_span``."""
+        if len(self._samples) < 2:
+            return None
+        (t0, done0), (t1, done1) = self._samples[0], self._samples[-1]
+        return (done1 - done0) / (t1 - t0) if t1 - t0 >= self.min_span else None
+
+    def eta(self, total: int | None) -> float | None:
+        """Seconds until ``total`` at the window's rate; None when unknown (no total, too early, stalled)."""
+        rate = self.rate()
+        if total is None or not rate or rate <= 0:
+            return None
+        return max(total - self._samples[-1][1], 0) / rate
+
+
+def compact(n: float) -> str:
+    """A count in at most five characters: ``999``, ``12.3k``, ``4.56M``."""
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= limit:
+            value = n / limit
+            return f"{value:.2f}{suffix}" if value < 10 else f"{value:.1f}{suffix}" if value < 100 else \
+                f"{value:.0f}{suffix}"
+    return f"{n:.0f}"
+
+
+def counts_text(records: int, nbytes: int, unit: str, extra: list[tuple[str, int]], width: int, *,
+                narrow: bool) -> str:
+    """What a bar's counts column says, within ``width`` characters without cutting a number: the
+    bar's count (narrow: in k/M) and MB, then as many of the other steps' counts as fit."""
+    if narrow:
+        first = f"{compact(records)} {unit}" + (f" {compact(nbytes / 1e6)}MB" if nbytes else "")
+    else:
+        first = f"{records:,} {unit}" + (f", {nbytes / 1e6:,.1f} MB" if nbytes else "")
+    return joined([first, *steps_text(extra, narrow=narrow)], width)
+
+
+def steps_text(extra: list[tuple[str, int]], *, narrow: bool) -> list[str]:
+    """The other steps' counts: ``1,234 kept`` (narrow: ``1.23k kept``)."""
+    return [f"{compact(n) if narrow else f'{n:,}'} {label}" for label, n in extra]
+
+
+def joined(parts: list[str], width: int) -> str:
+    """``parts`` joined by ", ", as many whole ones as fit in ``width`` (the first always)."""
+    text = parts[0] if parts else ""
+    for part in parts[1:]:
+        if len(text) + len(part) + 2 > width:
+            break
+        text += f", {part}"
+    return text
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, cut at a word with "…" (status words, never counts)."""
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1].rsplit(" ", 1)[0] if " " in text[:width - 1] else text[:width - 1]
+    return cut + "…"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Layout:
+    """Column widths for a terminal ``columns`` wide: the sum stays within it, so rich cuts nothing."""
+
+    columns: int
+    narrow: bool
+    name: int
+    bar: int
+    counts: int
+    status: int  # narrow: the other steps' counts and the status go on lines under the counts
+
+    @classmethod
+    def for_width(cls, columns: int) -> Layout:
+        if columns < WIDE_COLUMNS:
+            # spinner 1 + name 16 + bar + counts + "ETA 12m05s" 10, 4 gaps (no elapsed column: the
+            # "[stage] done in Ns" line says it)
+            bar = max(8, min(20, columns - 1 - 16 - 10 - 4 - 37))
+            counts = max(12, columns - 1 - 16 - bar - 10 - 4 - 1)
+            return cls(columns, True, 16, bar, counts, counts)
+        counts = 44
+        status = columns - 1 - 18 - 30 - counts - 7 - 10 - 6 - 1
+        return cls(columns, False, 18, 30, counts, status)
+
+
+class _Counts:
+    """The counts column; narrow, with the other steps' counts and the status on lines under it."""
+
+    def __init__(self, layout: Layout):
+        self.layout = layout
+
+    def __call__(self, task) -> str:
+        counts = task.fields["counts"]
+        if not self.layout.narrow:
+            return counts
+        # The other steps' counts, then the status ("done" needs no line: the bar is full).
+        status = "" if task.fields["status"] == "done" else fit(task.fields["status"], self.layout.counts)
+        steps = joined(task.fields["steps"], self.layout.counts)
+        return "\n".join(line for line in (counts, steps, status) if line)
+
 
 class _StatusFromLogs(logging.Handler):
     """Shows a stage's own INFO messages (dedup's passes) as its status line, not as log lines."""
@@ -186,37 +317,61 @@ def _routed_to_status(logger: logging.Logger, handler: logging.Handler) -> Itera
         logger.propagate = propagate
 
 
+def progress_bars(console, layout: Layout):
+    """The rich ``Progress`` that draws a line per stage (narrow: up to three) within ``layout``."""
+    from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Column
+    from rich.text import Text
+
+    counts = _Counts(layout)
+
+    class CountsColumn(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(counts(task))
+
+    def fixed(width: int) -> Column:
+        return Column(width=width, no_wrap=True, overflow="ellipsis")
+
+    columns = [SpinnerColumn(table_column=fixed(1)),
+               TextColumn("{task.description}", table_column=fixed(layout.name)),
+               BarColumn(bar_width=layout.bar, table_column=fixed(layout.bar)),
+               CountsColumn(table_column=Column(width=layout.counts, no_wrap=False)),
+               *([] if layout.narrow else [TimeElapsedColumn(table_column=fixed(7))]),
+               TextColumn("{task.fields[eta]}", table_column=fixed(10))]
+    if not layout.narrow and layout.status > 0:
+        columns.append(TextColumn("[dim]{task.fields[status]}", table_column=fixed(layout.status)))
+    return Progress(*columns, console=console, transient=False, refresh_per_second=4)
+
+
 class BuildDisplay:
     """Stage k of n, a bar per stage, and driver-side steps; plain lines when not on a terminal.
 
     ``stage(name, expected=..., step=...)`` wraps one stage: the bar counts the worker reports of
     ``step`` (default: the stage's name) against ``expected``. ``echo`` prints a line above the bars.
+    ``console`` (a rich Console) is where bars go: stderr's width decides the layout (``Layout``).
     """
 
-    def __init__(self, stages: list[str], *, live: bool, echo: Callable[[str], None] = print):
-        self._stages, self._live, self._plain_echo = stages, live, echo
+    def __init__(self, stages: list[str], *, live: bool, echo: Callable[[str], None] = print, console=None,
+                 clock: Callable[[], float] = time.monotonic):
+        self._stages, self._live, self._plain_echo, self._clock = stages, live, echo, clock
         self._progress = None
         self._task = None
-        self._reused = False
+        self._rate = RateWindow()
+        self._reused = ""  # the status of a reused stage
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         if live:
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                Progress,
-                SpinnerColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
 
-            self._progress = Progress(
-                SpinnerColumn(), TextColumn("{task.description:<22}"), BarColumn(bar_width=30),
-                TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                TextColumn("[dim]{task.fields[status]}"), console=Console(stderr=True), transient=False,
-                refresh_per_second=4)
+            console = console or Console(stderr=True)
+            self.layout = Layout.for_width(console.width)
+            self._progress = progress_bars(console, self.layout)
             self._progress.start()
+
+    @property
+    def bars(self):
+        """The rich ``Progress`` drawing the bars (None off a terminal): ``bars.get_renderable()`` is the screen."""
+        return self._progress
 
     def echo(self, line: str) -> None:
         if self._progress is not None:
@@ -224,14 +379,14 @@ class BuildDisplay:
         else:
             self._plain_echo(line)
 
-    def mark_reused(self) -> None:
-        """The current stage was reused from an interrupted run: its bar says so instead of "done"."""
-        self._reused = True
+    def mark_reused(self, status: str = "reused (inputs unchanged)") -> None:
+        """The current stage was reused (its inputs unchanged): its bar says ``status`` instead of "done"."""
+        self._reused = status
 
     def status(self, text: str) -> None:
-        """A short line beside the current stage's bar (cut, so the bars keep their width)."""
+        """A short line beside (narrow: under) the current stage's bar, cut at a word to fit."""
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, status=text if len(text) <= STATUS_CHARS else text[:STATUS_CHARS - 1] + "…")
+            self._progress.update(self._task, status=fit(text, max(self.layout.status, 1)))
 
     @contextlib.contextmanager
     def stage(self, name: str, *, expected: int | None = None, step: str | None = None, unit: str = "docs",
@@ -244,8 +399,9 @@ class BuildDisplay:
         os.environ[ENV] = folder
         restore_logger = contextlib.nullcontext()
         if self._progress is not None:
+            self._rate = RateWindow()
             self._task = self._progress.add_task(f"[{k}/{len(self._stages)}] {name}", total=expected,
-                                                 counts="", status="")
+                                                 counts="", steps=[], status="", eta="")
             if status_logger:
                 restore_logger = _routed_to_status(logging.getLogger(status_logger), _StatusFromLogs(self))
             self._start_polling(folder, step or name, unit)
@@ -262,11 +418,11 @@ class BuildDisplay:
                 self._show(read_reports(folder), step or name, unit)
                 task = next(t for t in self._progress.tasks if t.id == self._task)
                 done = max(task.completed, 1)
-                self._progress.update(self._task, total=done, completed=done,
-                                      status="reused from the interrupted run" if self._reused else "done")
+                self._progress.update(self._task, total=done, completed=done, eta="",
+                                      status=self._reused or "done")
                 self._progress.stop_task(self._task)
                 self._task = None
-            self._reused = False
+            self._reused = ""
             shutil.rmtree(folder, ignore_errors=True)
 
     def _start_polling(self, folder: str, step: str, unit: str) -> None:
@@ -289,18 +445,29 @@ class BuildDisplay:
         if self._task is None or not reports:
             return  # nothing reported (yet, or ever: driver-side work and remote workers)
         records, nbytes = reports.get(step, (0, 0))
-        extra = [f"{n:,} {STEP_LABELS.get(s, s)}" for s, (n, _) in sorted(reports.items()) if s != step]
-        counts = f"{records:,} {unit}, {nbytes / 1e6:,.1f} MB" + (f" ({', '.join(extra)})" if extra else "")
-        counts = counts if len(counts) <= COUNTS_CHARS else counts[:COUNTS_CHARS - 1] + "…"
-        self._progress.update(self._task, completed=records, counts=counts)
+        extra = [(STEP_LABELS.get(s, s), n) for s, (n, _) in sorted(reports.items()) if s != step]
+        if self.layout.narrow:  # the other steps go on the second line (``_Counts``)
+            counts = counts_text(records, nbytes, unit, [], self.layout.counts, narrow=True)
+            self._advance(records, counts=counts, steps=steps_text(extra, narrow=True))
+        else:
+            self._advance(records, counts=counts_text(records, nbytes, unit, extra, self.layout.counts, narrow=False))
+
+    def _advance(self, completed: int, **fields) -> None:
+        """Move the bar to ``completed``, with an ETA from the rate of the last few seconds."""
+        self._rate.add(self._clock(), completed)
+        task = next(t for t in self._progress.tasks if t.id == self._task)
+        eta = self._rate.eta(int(task.total)) if task.total is not None else None
+        self._progress.update(self._task, completed=completed, eta=f"ETA {eta_text(eta)}" if task.total else "",
+                              **fields)
 
     def counted(self, items: Iterable, *, label: str, total: int | None) -> Iterator:
         """``items`` passed through, advancing the current stage's bar (driver-side work)."""
         if self._task is not None:
+            self._rate = RateWindow()
             self._progress.update(self._task, total=total, completed=0, status=label)
         for n, item in enumerate(items, 1):
             if self._task is not None and (n % 64 == 0 or n == total):
-                self._progress.update(self._task, completed=n, counts=f"{n:,} docs")
+                self._advance(n, counts=counts_text(n, 0, "docs", [], self.layout.counts, narrow=self.layout.narrow))
             yield item
 
     def close(self) -> None:

@@ -1,7 +1,8 @@
 """Shape the long-context stage: whole repositories as documents, in dependency order.
 
-Repository files are grouped by (source, repo) and handed to ``mixtures.repository``, which orders
-them by imports, splits them at file boundaries to the stage's sequence length and renders each
+Repository files are grouped by (source, repo), with the filter's held files (drops a kept file's
+import puts back) and the repository's submodule paths, and handed to ``mixtures.repository``, which
+orders them by imports, splits them at file boundaries to the stage's sequence length and renders each
 chunk with path headers (and, as configured, a metadata header or fill-in-the-middle). Documents
 without a repository (transcripts, repo-less dump records) pass through as they are. A file too
 large for the context is reported, never truncated silently.
@@ -18,6 +19,7 @@ from codemix.document import Document, make_doc_id, packed_document, unpacked_do
 from codemix.mixtures.provenance import chunk_provenance, document_provenance
 from codemix.mixtures.repository import RepositoryDocumentConfig, repository_documents
 from codemix.mixtures.tokenizer import load_tokenizer
+from codemix.pipelines.readers.common import split_tree_location
 from codemix.pipelines.spill import grouping
 
 SHAPING = "shaping"
@@ -33,14 +35,29 @@ def repository_member(doc: Document, stage: str, sources: list[str]):
             yield (stage, doc.source), (doc.id, doc.text, doc.kind, document_provenance(doc))
 
 
-class RepositoryChunks(beam.DoFn):
-    """One repository's files -> the stage's entries, one per chunk; dropped files as shaping records."""
+def held_member(doc: Document, sources: list[str]):
+    """((source, repo), packed doc) for a held repository file (its metadata names ``filter_reason``)."""
+    if doc.source in sources and doc.kind == "file" and doc.repo:
+        yield (doc.source, doc.repo), packed_document(doc)
 
-    def __init__(self, stage: str, tokenizer_path: str, sequence_length: int, config: RepositoryDocumentConfig):
+
+def repository_submodules(docs: list[Document], submodules: dict[str, list[str]]) -> tuple[str, ...]:
+    """The submodule paths of the repository ``docs`` were read from (by their tree location)."""
+    where = split_tree_location(str(docs[0].metadata.get("location", ""))) if docs else None
+    return tuple(submodules.get(where[0], ())) if where else ()
+
+
+class RepositoryChunks(beam.DoFn):
+    """One repository's files -> the stage's entries, one per chunk; dropped files, and held files put
+    back because kept files import them, as shaping records."""
+
+    def __init__(self, stage: str, tokenizer_path: str, sequence_length: int, config: RepositoryDocumentConfig,
+                 submodules: dict[str, list[str]] | None = None):
         self._stage = stage
         self._tokenizer_path = tokenizer_path
         self._sequence_length = sequence_length
         self._config = config
+        self._submodules = submodules or {}
 
     def setup(self):
         self._tokenizer = load_tokenizer(self._tokenizer_path)
@@ -51,17 +68,32 @@ class RepositoryChunks(beam.DoFn):
 
     def process(self, element):
         (source, repo), packed = element
-        docs = list(map(unpacked_document, packed))
-        files = sorted((doc.path, doc.language, doc.text) for doc in docs)
-        # One token of room for the EOD the shard writer appends.
-        shaped = repository_documents(repo, files, self.token_count, self._sequence_length - 1, self._config)
+        everything = list(map(unpacked_document, packed))
+        docs = [doc for doc in everything if "filter_reason" not in doc.metadata]
+        if not docs:  # only held files: the repository was dropped whole (a fork, a mirror)
+            return
+        held = {doc.path: doc for doc in everything if "filter_reason" in doc.metadata}
+        shaped = repository_documents(
+            repo, sorted((doc.path, doc.language, doc.text) for doc in docs), self.token_count,
+            self._sequence_length - 1,  # one token of room for the EOD the shard writer appends
+            self._config, held=sorted((d.path, d.language, d.text) for d in held.values()),
+            submodules=repository_submodules(docs, self._submodules))
+        docs += [held[path] for path in shaped.kept_for_imports]
         for chunk in shaped.chunks:
             chunk_id = make_doc_id(source, f"{repo}#chunk{chunk.index}")
             provenance = chunk_provenance(docs, chunk_id, chunk.paths, part=chunk.index, parts=len(shaped.chunks))
             yield (self._stage, source), (chunk_id, chunk.text, "repo", provenance)
+        yield from self.records(source, repo, shaped, held)
+
+    def records(self, source: str, repo: str, shaped, held: dict[str, Document]):
+        """Shaping records: files left out, held files put back (no ``reason``: nothing is lost), the order."""
         for dropped in shaped.dropped:
             record = {"stage": self._stage, "source": source, "repo": repo, "path": dropped.path, "reason": dropped.reason,
                       "tokens": dropped.tokens}
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(record, sort_keys=True))
+        for path in shaped.kept_for_imports:
+            record = {"stage": self._stage, "source": source, "repo": repo, "path": path,
+                      "kept_for_imports": held[path].metadata["filter_reason"]}
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(record, sort_keys=True))
         if shaped.order is not None and shaped.order.files > 1:
             report = {"stage": self._stage, "source": source, "repo": repo, "import_order": asdict(shaped.order)}
@@ -69,10 +101,12 @@ class RepositoryChunks(beam.DoFn):
 
 
 class ShapeLongContext(beam.PTransform):
-    """Documents -> (long-stage entries, shaping records as JSON lines)."""
+    """Documents, or ``{"docs": ..., "held": ...}`` with the filter's held files -> (long-stage entries,
+    shaping records as JSON lines). ``submodules``: ``{repository location: paths}`` from the crawl."""
 
     def __init__(self, *, stage: str, sources: list[str], tokenizer_path: str, sequence_length: int,
-                 config: RepositoryDocumentConfig, spill_dir: str | None = None):
+                 config: RepositoryDocumentConfig, spill_dir: str | None = None,
+                 submodules: dict[str, list[str]] | None = None):
         super().__init__()
         self._stage = stage
         self._sources = sources
@@ -80,15 +114,22 @@ class ShapeLongContext(beam.PTransform):
         self._tokenizer_path = tokenizer_path
         self._sequence_length = sequence_length
         self._config = config
+        self._submodules = submodules or {}
 
-    def expand(self, documents):
+    def expand(self, inputs):
+        documents, held = (inputs["docs"], inputs.get("held")) if isinstance(inputs, dict) else (inputs, None)
         split = documents | "SplitRepositoryFiles" >> beam.FlatMap(repository_member, self._stage, self._sources).with_outputs(
             "files", main="single")
+        files = split.files
+        if held is not None:
+            held_files = held | "HeldRepositoryFiles" >> beam.FlatMap(held_member, self._sources)
+            files = (files, held_files) | "WithHeldFiles" >> beam.Flatten()
         shaped = (
-            split.files
+            files
             | "GroupByRepository" >> grouping(self._spill_dir, "repositories")
-            | "ChunkRepositories" >> beam.ParDo(RepositoryChunks(self._stage, self._tokenizer_path, self._sequence_length,
-                                                                 self._config)).with_outputs(SHAPING, main="chunks")
+            | "ChunkRepositories" >> beam.ParDo(RepositoryChunks(
+                self._stage, self._tokenizer_path, self._sequence_length, self._config, self._submodules,
+            )).with_outputs(SHAPING, main="chunks")
         )
         entries = (split.single, shaped.chunks) | "AllLongEntries" >> beam.Flatten()
         return entries, shaped[SHAPING]

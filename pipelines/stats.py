@@ -96,6 +96,8 @@ def build_stats(out_dir: str) -> dict:
     outcomes = transcript_outcomes(layout.docs("crawl"))
     quality = quality_summary(f"{layout.stage_dir('filter')}/quality*.parquet")
     repositories = repository_outcomes(repository_drops(layout.dropped("crawl")))
+    prose = prose_check_counts(layout.dropped("filter"))
+    shaping = sft_left_out(layout.out)
     sources = sorted({s for s, _ in dropped} | {s for s, _ in redactions} | set(quarantined) | set(kept)
                      | set(duplicates) | set(read) | set(outcomes))
     return {source: {
@@ -120,7 +122,39 @@ def build_stats(out_dir: str) -> dict:
            if source in outcomes else {}),
         **({"quality": quality[source]} if source in quality else {}),
         **({"repositories": dict(sorted(repositories[source].items()))} if source in repositories else {}),
+        **({"prose_checks": dict(sorted(prose[source].items()))} if source in prose else {}),
+        **({"sft_left_out": shaping[source]} if source in shaping else {}),
     } for source in sources}
+
+
+def prose_check_counts(pattern: str) -> dict[str, collections.Counter]:
+    """source -> every prose check its prose drops failed (a drop counts once per check; the ``dropped``
+    table counts it once, by its first). Builds written before the ``reasons`` column have none."""
+    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for path in ledger.matched_files(pattern):
+        with FileSystems.open(path) as handle:
+            parquet = pq.ParquetFile(handle)
+            if "reasons" not in parquet.schema_arrow.names:
+                continue
+            rows = parquet.read(columns=["source", "reasons"]).to_pylist()
+        for row in rows:
+            counts[row["source"]].update(row["reasons"] or [])
+    return counts
+
+
+def sft_left_out(out_dir: str) -> dict[str, dict[str, dict]]:
+    """source -> stage -> format -> transcripts read, those without a sample and the reasons, as the
+    manifest recorded SFT shaping (``stages.<stage>.left_out_by_source``)."""
+    path = f"{out_dir}/manifest.json"
+    if not FileSystems.exists(path):
+        return {}
+    with FileSystems.open(path) as handle:
+        stages = json.load(handle).get("stages", {})
+    table: dict[str, dict[str, dict]] = collections.defaultdict(dict)
+    for stage, info in sorted(stages.items()):
+        for source, formats in info.get("left_out_by_source", {}).items():
+            table[source][stage] = formats
+    return dict(table)
 
 
 SAMPLES_PER_TYPE = 3
@@ -195,11 +229,29 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
             blocks.append(f"{title}\n" + format_table(
                 ["source", column, "records", "% of read"], rows,
                 total=["total", "", sum(r[2] for r in rows), percent(sum(r[2] for r in rows), total_read(stats))]))
-    blocks += [block for block in (redaction_contexts(stats), contaminated_documents(stats),
-                                   outcomes_table(stats), repositories_table(stats), quality_block(stats)) if block]
+    blocks += [block for block in (prose_checks_table(stats), shaping_table(stats), redaction_contexts(stats),
+                                   contaminated_documents(stats), outcomes_table(stats), repositories_table(stats),
+                                   quality_block(stats)) if block]
     if samples:
         blocks.append(format_samples(samples))
     return "\n\n".join(blocks)
+
+
+def prose_checks_table(stats: dict) -> str:
+    """Every check the prose drops failed, not only the first that the dropped table counts them by."""
+    rows = [[source, check, n] for source, info in stats.items() for check, n in info.get("prose_checks", {}).items()]
+    return "prose checks failed (every check of each prose drop)\n" + format_table(
+        ["source", "check", "records"], rows) if rows else ""
+
+
+def shaping_table(stats: dict) -> str:
+    """SFT shaping per source, stage and format: transcripts, those that gave no sample, and why."""
+    rows = [[source, stage, fmt, f["transcripts"], f["without_samples"], percent(f["without_samples"], f["transcripts"]),
+             ", ".join(f"{r}: {n:,}" for r, n in sorted(f["reasons"].items())) or "-"]
+            for source, info in stats.items() for stage, formats in info.get("sft_left_out", {}).items()
+            for fmt, f in formats.items()]
+    return "SFT shaping: transcripts that gave no sample, and what was left out\n" + format_table(
+        ["source", "stage", "format", "transcripts", "no sample", "%", "left out (reason: n)"], rows) if rows else ""
 
 
 def redaction_contexts(stats: dict) -> str:

@@ -159,16 +159,16 @@ def resolve_components(
     if passes_done:
         out_dir = pass_dir(work_dir, passes_done)
         current, violations = parquet_pattern(FileSystems.join(out_dir, "edges")), read_count(_violations_path(out_dir))
-        logger.info("dedup components: pass %d (in the edges pipeline) left %d non-star nodes", passes_done, violations)
+        logger.info("components pass %d: %d nodes left; dedup, non-star nodes after the edges pipeline",
+                    passes_done, violations)
         if violations == 0:
             return current, passes_done
     for attempt in range(passes_done + 1, config.max_passes + 1):
         out_dir = pass_dir(work_dir, attempt)
         violations = run_component_pass(current, out_dir, config.rounds_per_pass, pipeline_args, spill_dir)
         current = parquet_pattern(FileSystems.join(out_dir, "edges"))
-        logger.info(
-            "dedup components: pass %d (%d rounds) left %d non-star nodes", attempt, config.rounds_per_pass, violations
-        )
+        logger.info("components pass %d: %d nodes left; dedup, non-star nodes after %d rounds",
+                    attempt, violations, config.rounds_per_pass)
         if violations == 0:
             return current, attempt
     raise RuntimeError(

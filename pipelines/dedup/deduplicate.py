@@ -46,6 +46,7 @@ from codemix.pipelines.dedup.previous_signatures import ReadPreviousSignatures, 
 from codemix.pipelines.dedup.rows import location_of, rank_of_row
 from codemix.pipelines.ledger import WriteRows, write_parquet
 from codemix.pipelines.options import runner_name
+from codemix.pipelines.progress import Progress, row_text_bytes
 from codemix.pipelines.spill import CoGroup, distinct, flatten, grouping
 
 logger = logging.getLogger(__name__)
@@ -158,6 +159,7 @@ class NearEdges(beam.PTransform):
         near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket, spill_dir, self.join)
         near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
         near["signatures"] | "WriteSignatures" >> WriteRows(paths.signatures, SIGNATURE_SCHEMA, signature_row)
+        _ = near["signatures"] | "CountSigned" >> beam.ParDo(Progress("signed"))
         first_pass = ComponentPass(paths.first_pass, config.rounds_per_pass, keyed_spill(self.join, spill_dir))
         near["edges"] | "FirstComponentPass" >> first_pass
         return near
@@ -220,7 +222,7 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
         def read(label: str):
             return pipeline | label >> beam.io.ReadFromParquet(input_pattern)
 
-        docs = read("ReadDocs")
+        docs = read("ReadDocs") | "CountRead" >> beam.ParDo(Progress("read", row_text_bytes))
         counted = {"documents_in": docs}
         keepers = docs
         if config.exact:
@@ -257,6 +259,7 @@ def run_final(
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
         kept = (docs, removed) | "DropNearDuplicates" >> DropRowsWithIds(join, spill and FileSystems.join(spill, "docs"))
         kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
+        _ = kept | "CountKept" >> beam.ParDo(Progress("kept"))
         near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
         survivors = near | "Survivors" >> beam.Map(lambda row: (row["doc_id"], row["keeper_id"]))
         exact = pipeline | "ExactDuplicates" >> ExactDuplicateRows(paths, config.exact, survivors, keyed)

@@ -52,6 +52,7 @@ from codemix.pipelines.dedup.edge_files import (
 )
 from codemix.pipelines.dedup.rows import parse_metadata  # counts malformed metadata under codemix.dedup
 from codemix.pipelines.ledger import write_parquet
+from codemix.pipelines.progress import Progress, row_text_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -235,7 +236,8 @@ def run_summaries(input_pattern: str, paths: _Paths, config: DedupConfig, pipeli
     """Pipeline 1: repository summaries and verified candidate edges under ``_work/``; returns the edge count."""
     columns = ["id", "text", "source", "kind", "repo", "license", "metadata"]
     with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
-        docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(input_pattern, columns=columns)
+        docs = (pipeline | "ReadDocs" >> beam.io.ReadFromParquet(input_pattern, columns=columns)
+                | "CountRead" >> beam.ParDo(Progress("read", row_text_bytes)))
         summaries = docs | "Summarise" >> SummariseRepositories(config)
         summaries | "WriteSummaries" >> write_parquet(
             paths.work("repos", "summaries"), REPO_SUMMARY_SCHEMA, file_name_suffix=PARQUET

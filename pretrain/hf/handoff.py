@@ -85,7 +85,7 @@ def cast_tensors(tensors: dict[str, torch.Tensor], dtypes: dict[str, Any]) -> di
 
 def mtp_tensors(base: dict[str, Any] | None) -> dict[str, torch.Tensor]:
     """The base's multi-token-prediction tensors, dequantised when FP8 (empty when it had none)."""
-    from codemix.pretrain.hf.base_import import dequantize_checkpoint, read_hf_tensors
+    from codemix.pretrain.hf.shards import dequantize_checkpoint, read_hf_tensors
 
     names = (base or {}).get("hf_mtp_tensors") or []
     if not names:

@@ -69,7 +69,7 @@ def test_generated_and_vendored_paths(path, reason):
     assert drop_reason(doc(REAL_CODE, path=path), FiltersConfig()) == reason
 
 
-@pytest.mark.parametrize("path", ["src/vendoring.py", "pkg/node_modules_helper.py", "app/minimal.js", "my-package-lock.json.py"])
+@pytest.mark.parametrize("path", ["src/vendoring.py", "pkg/node_modules_helper.py", "app/minimal.js", "my-package-lock.py"])
 def test_near_miss_paths_are_kept(path):
     assert drop_reason(doc(REAL_CODE, path=path), FiltersConfig()) is None
 

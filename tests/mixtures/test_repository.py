@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import random
 import sysconfig
 from pathlib import Path
@@ -21,6 +22,7 @@ from codemix.mixtures.repository import (
     FIM_PREFIX,
     FIM_SUFFIX,
     REPO_NAME,
+    SUBMODULES,
     ImportOrderReport,
     RepositoryDocumentConfig,
     apply_fim,
@@ -500,3 +502,58 @@ def test_config_loads_and_names_the_bad_field():
         load_config(RepositoryDocumentConfig, {"fim_rate": 1.5}, "stages.long.repository")
     with pytest.raises(ConfigError, match=r"^stages\.long\.repository\.order: unknown value 'alphabetical'"):
         load_config(RepositoryDocumentConfig, {"order": "alphabetical"}, "stages.long.repository")
+
+
+def email_import_edges(path: str, text: str, paths: set[str]) -> set[str]:
+    """In-package edges of the stdlib ``email`` package by Python's own parser (not ``mixtures.imports``)."""
+    package = path.rsplit("/", 1)[0].split("/")
+    edges = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name.split(".") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = base + (node.module.split(".") if node.module else [])
+            modules = [module] + [module + [alias.name] for alias in node.names]
+        else:
+            continue
+        for parts in modules:
+            for target in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+                if target in paths and target != path:
+                    edges.add(target)
+    return edges
+
+
+def test_held_files_that_kept_files_import_are_put_back(email_files, count):
+    """No import of a file in the documents points at a held file left out: ``ast`` reads the edges."""
+    held_paths = {"email/errors.py", "email/quoprimime.py", "email/mime/audio.py"}
+    texts = {path: text for path, _, text in email_files}
+    edges = {path: email_import_edges(path, text, set(texts)) for path, text in texts.items()}
+    importers = {target for targets in edges.values() for target in targets}
+    assert {"email/errors.py", "email/quoprimime.py"} <= importers and "email/mime/audio.py" not in importers, "guard"
+    kept = [record for record in email_files if record[0] not in held_paths]
+    held = [record for record in email_files if record[0] in held_paths]
+    result = repository_documents("python/email", kept, count, 10**9, RepositoryDocumentConfig(), held=held)
+    placed = {path for chunk in result.chunks for path in chunk.paths}
+    assert result.kept_for_imports == ["email/errors.py", "email/quoprimime.py"]
+    assert placed == set(texts) - {"email/mime/audio.py"}
+    assert [(path, target) for path in placed for target in edges[path] if target not in placed] == []
+
+
+def test_held_files_imported_only_through_held_files_are_put_back_too(count):
+    files = [("app.py", "python", "from pkg import api\n"), ("pkg/__init__.py", "python", "")]
+    held = [("pkg/api.py", "python", "from pkg import table\n"), ("pkg/table.py", "python", "ROWS = [1, 2]\n"),
+            ("pkg/unused.py", "python", "from pkg import table\n")]
+    result = repository_documents("r", files, count, 10_000, RepositoryDocumentConfig(), held=held)
+    assert result.kept_for_imports == ["pkg/api.py", "pkg/table.py"]
+    assert [chunk.paths for chunk in result.chunks] == [["pkg/__init__.py", "pkg/table.py", "pkg/api.py", "app.py"]]
+
+
+def test_first_document_of_a_repository_names_its_submodules(email_files, count):
+    config = RepositoryDocumentConfig(metadata_header_probability=0.0)
+    result = repository_documents("python/email", email_files, count, 6_000, config, submodules=("ext/a", "ext/b"))
+    assert len(result.chunks) > 1, "guard: several documents"
+    first, *rest = result.chunks
+    assert first.text.startswith(f"{REPO_NAME}python/email\n{SUBMODULES}ext/a ext/b\n{FILE_SEP}")
+    assert all(not chunk.header and chunk.text.startswith(FILE_SEP) for chunk in rest)
+    assert all(chunk.tokens == count(chunk.text) <= 6_000 for chunk in result.chunks)

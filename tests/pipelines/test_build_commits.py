@@ -147,4 +147,4 @@ def test_merges_and_bots_are_chosen_drops_not_a_drop_rate_warning(build):
     health = manifest(build["out"])["health"]
     text = json.dumps(health)
     assert "source history: " not in text and "source threads: " in text  # the test threads are short: a real warning
-    assert '"excluded_by_globs": ' in text
+    assert '"chosen_drops": ' in text

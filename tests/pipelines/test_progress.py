@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import re
 import subprocess
 import sys
+import time
+
+import pytest
 
 from codemix.pipelines import progress
 from codemix.pipelines.options import worker_count
-from codemix.pipelines.progress import BuildDisplay, Progress, eta_text
+from codemix.pipelines.progress import BuildDisplay, Progress, RateWindow, eta_text
 
 
 def test_progress_logs_rates_and_eta(monkeypatch, caplog):
@@ -58,3 +63,89 @@ def test_the_display_off_a_terminal_prints_plain_lines_and_drives_the_environmen
     assert progress.ENV not in os.environ and not os.path.exists(folder)
     assert lines == ["[crawl] done"]
     assert list(display.counted(range(3), label="training", total=3)) == [0, 1, 2]
+
+
+STAGES = ["crawl", "filter", "tokenizer", "dedup", "repo_dedup", "shards"]
+
+
+def screen(width: int, clock=time.monotonic) -> list[str]:
+    """The bars of a build half-way through dedup, drawn on a terminal ``width`` columns wide."""
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=True)
+    display = BuildDisplay(STAGES, live=True, console=console, clock=clock)
+    with display.stage("crawl", expected=123_456, step="read", unit="records"):
+        display._show({"read": (65_432, 987_654_321), "crawl": (60_000, 0)}, "read", "records")
+    with display.stage("dedup", expected=50_000, step="read", status_logger="codemix.pipelines.dedup"):
+        display._show({"read": (23_456, 12_345_678), "signed": (20_000, 0)}, "read", "docs")
+        logging.getLogger("codemix.pipelines.dedup").info("components pass 2: 1,234 nodes left; dedup, non-star nodes after 4 rounds")
+        out = Console(file=io.StringIO(), width=width, color_system=None)
+        out.print(display.bars.get_renderable())
+    display.close()
+    return out.file.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("width, numbers", [
+    (80, ["65.4k records 988MB", "60.0k kept", "23.5k docs 12MB", "20.0k signed"]),
+    (160, ["65,432 records, 987.7 MB, 60,000 kept", "23,456 docs, 12.3 MB, 20,000 signed"]),
+])
+def test_bars_and_numbers_stay_whole_at_80_and_160_columns(width, numbers):
+    lines = screen(width)
+    text = "\n".join(lines)
+    assert all(len(line) <= width for line in lines), [len(line) for line in lines]
+    assert text.count("━") >= 15, text  # both bars drawn, not squeezed away
+    for number in numbers:
+        assert number in text, (number, text)
+    assert not re.search(r"[\d,.]…", text), text  # no number cut
+    assert "[4/6] dedup" in text and "[1/6] crawl" in text and "components pass 2: 1,234 nodes left" in text
+    if width == 80:
+        assert all(len(line) >= 70 for line in lines if "━" in line)  # the line is used, not wrapped
+
+
+def test_the_eta_follows_the_recent_rate_on_a_synthetic_clock():
+    """A stage of 10,000 records: 2 s of start-up with nothing done, a 2,000-record burst in the next
+    second (a cache, small bundles), then a steady 100 records/s. The true time left at t is
+    (10,000 - done) / 100 once steady; the ETA must be within 10% of it after the window has seen
+    only the steady part, and say nothing before it spans ETA_MIN_SPAN_SECONDS."""
+    def done_at(t: float) -> int:
+        if t < 2:
+            return 0
+        if t < 3:
+            return int(2000 * (t - 2))
+        return min(10_000, 2000 + int(100 * (t - 3)))
+
+    window = RateWindow()
+    window.add(0.0, 0)
+    window.add(1.0, 0)
+    assert window.eta(10_000) is None  # too early to say
+    naive = None
+    for step in range(4, 4 * 60):
+        t = step / 4
+        window.add(t, done_at(t))
+        if t == 8.0:
+            naive = (10_000 - done_at(t)) / (done_at(t) / t)  # the rate since the start
+    t = 60.0
+    true_left = (10_000 - done_at(t)) / 100
+    assert abs(window.eta(10_000) - true_left) / true_left < 0.10
+    assert naive < 0.5 * (10_000 - done_at(8.0)) / 100  # what a since-the-start rate said at 8 s: far too soon
+    window.add(200.0, done_at(59.75))  # a stall: no progress for the whole window
+    assert window.eta(10_000) is None
+
+
+def test_the_display_shows_the_window_eta():
+    now = [0.0]
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=120, force_terminal=True)
+    display = BuildDisplay(["crawl"], live=True, console=console, clock=lambda: now[0])
+    with display.stage("crawl", expected=1000, step="read", unit="records"):
+        for second in range(11):
+            now[0] = float(second)
+            display._show({"read": (50 * second, 0)}, "read", "records")
+        task = display.bars.tasks[0]
+        assert task.fields["eta"] == "ETA 0m10s"  # 500 left at 50/s
+    display.close()
+
+
+def test_eta_text_rounds_without_sixty_seconds():
+    assert eta_text(59.6) == "1m00s" and eta_text(None) == "--"
