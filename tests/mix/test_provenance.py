@@ -237,3 +237,65 @@ def test_a_moved_build_still_loads(build, tmp_path, capsys):
     finally:
         (moved / "manifest.json").write_text(json.dumps(written, indent=2, sort_keys=True) + "\n")
         moved.rename(build)
+
+
+def traced_pieces(build: Path, stage: str, sequence_length: int) -> tuple[list[tuple[np.ndarray, dict]], int]:
+    """A random training sequence of the stage as megatron-core's GPT dataset serves it (the blend
+    ``mix train`` builds), cut into its documents' pieces by megatron's own sample and document
+    indices, each with its provenance row."""
+    from codemix.pretrain.data.pretraining import build_gpt_dataset
+    from codemix.pretrain.data.stage import read_stage
+
+    data = read_stage(build, stage)
+    blend = build_gpt_dataset(data.data_path, sequence_length, 64, data.tokenizer_path, str(build.parent / "cache"))
+    index = random.Random(stage).randrange(len(blend))
+    gpt = blend.datasets[blend.dataset_index[index]] if hasattr(blend, "dataset_index") else blend
+    sample = int(blend.dataset_sample_index[index]) if hasattr(blend, "dataset_index") else index
+    tokens, documents = gpt._query_document_sample_shuffle_indices(sample)
+    assert np.array_equal(tokens[:-1], blend[index]["tokens"].numpy())  # the very sequence training reads
+    rows = pq.read_table(gpt.dataset.path_prefix + ".provenance.parquet").to_pylist()
+    eod = manifest(build)["tokenizer"]["eod_id"]
+    pieces = [piece for piece in np.split(tokens, np.flatnonzero(tokens == eod) + 1) if piece.size]
+    assert len(pieces) == len(documents)
+    return [(piece[piece != eod], rows[int(document)]) for piece, document in zip(pieces, documents)], eod
+
+
+@pytest.mark.parametrize("stage", ["short", "long"])
+def test_a_random_training_sequence_traces_to_its_source_files(build, stage):
+    """Each piece of the sequence decodes to text of the file (or transcript record) its row names,
+    read by git, tarfile or the json module."""
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    pieces, _ = traced_pieces(build, stage, 256 if stage == "short" else 1024)
+    for ids, row in pieces:
+        text = tokenizer.decode(ids.tolist(), skip_special_tokens=False)
+        if row["kind"] == "file":
+            assert text in raw_file(row, row["path"]), row["location"]
+        elif row["kind"] == "transcript":
+            assert all(line in record_strings(row["location"]) for line in said(text)), row["location"]
+        else:  # a repository: every line long enough to tell is a line of one of its files
+            files = "\n".join(raw_file(row, path) for path in row["paths"])
+            lines = [line for line in text.splitlines() if len(line) >= 30 and "<" not in line[:12]]
+            assert lines and all(line in files for line in lines), row["location"]
+    assert sum(ids.size for ids, _ in pieces) >= 200, "guard: the sequence holds text to trace"
+
+
+def test_a_random_packed_sft_sequence_traces_to_its_transcript(build):
+    """A random sequence of a random pack in the Megatron-Bridge export: its shard document's row names
+    the transcript record, which holds what the sequence trains on."""
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    rng = random.Random("sft")
+    packed = sorted((build / "sft" / "packed").glob("*.idx.parquet"))
+    path = packed[rng.randrange(len(packed))]
+    packs = pq.read_table(path).to_pylist()
+    chosen = rng.randrange(len(packs))
+    pack, position = packs[chosen], rng.randrange(len(packs[chosen]["seq_start_id"]))
+    before = sum(len(p["seq_start_id"]) for p in packs[:chosen])  # packs hold samples in shard order
+    sidecar = str(path).replace("/packed/", "/").replace(".idx.parquet", ".provenance.parquet")
+    row = pq.read_table(sidecar).to_pylist()[before + position]
+    start, end = [*pack["seq_start_id"], len(pack["input_ids"])][position:position + 2]
+    ids = np.array(pack["input_ids"][start:end])
+    trained = np.array([0, *pack["loss_mask"][start:end - 1]], dtype=np.int8)  # loss_mask[j] trains token j + 1
+    edges = np.flatnonzero(np.diff(trained)) + 1
+    runs = [run for run, flags in zip(np.split(ids, edges), np.split(trained, edges)) if flags[0]]
+    lines = [line for run in runs for line in said(tokenizer.decode(run.tolist(), skip_special_tokens=False))]
+    assert lines and all(line in record_strings(row["location"]) for line in lines), row["location"]
