@@ -370,11 +370,14 @@ def command_where(args) -> int:
 
 
 def command_diff(args) -> int:
+    from codemix.dashboards.builds import stage_documents
     from codemix.mixtures.compare import diff_builds
     from codemix.mixtures.inspect import read_manifest
 
     old, new = absolute_out(args.old), absolute_out(args.new)
-    print(diff_builds(read_manifest(old), read_manifest(new), old, new))
+    manifests = read_manifest(old), read_manifest(new)
+    documents = stage_documents(old, manifests[0]), stage_documents(new, manifests[1])
+    print(diff_builds(*manifests, old, new, documents))
     return 0
 
 
