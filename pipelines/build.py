@@ -24,12 +24,15 @@ from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from tokenizers import Tokenizer
 
 import codemix
 from codemix.config import ConfigError
+from codemix.mixtures.blend import relative_prefixes, with_found_prefixes
+from codemix.mixtures.sft_export import tokenizer_files
 from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
-from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from codemix.pipelines import fingerprints, jobs, ledger
 from codemix.pipelines.card import write_card
@@ -252,7 +255,22 @@ def publish_build(spec: MixtureSpec, layout: BuildLayout, manifest: dict) -> Non
         committed = f"{shards}/{stage}/"
         files = ledger.list_tree(committed)  # shards, their sidecars, and the published documents in docs/
         ledger.link_or_copy(files, [f"{layout.out}/{stage}/{path[len(committed):]}" for path in files])
-    write_json(layout.manifest, manifest)
+        if stage_kind(stage).has_chat_template and any("/chat/" in path for path in files):
+            publish_chat_tokenizer(spec, layout, stage, manifest["tokenizer"]["eod_token"])
+    write_json(layout.manifest, relative_prefixes(manifest, layout.out))  # a moved build still names its shards
+
+
+def publish_chat_tokenizer(spec: MixtureSpec, layout: BuildLayout, stage: str, eod_token: str) -> None:
+    """OUT/STAGE/chat/: the build's tokenizer.json and the chat template its exported messages render
+    to the shards' ids with (``mixtures.sft_export.tokenizer_files``)."""
+    config = spec.stages[stage]
+    with FileSystems.open(layout.tokenizer) as handle:
+        tokenizer_json = handle.read()
+    pad_token = pick_pad_token(Tokenizer.from_str(tokenizer_json.decode()), eod_token)
+    files = {"tokenizer.json": tokenizer_json, **tokenizer_files(config.sft.template, config.sft.reasoning, eod_token,
+                                                                 pad_token, config.sequence_length)}
+    for name, data in files.items():
+        write_atomically(f"{layout.out}/{stage}/chat/{name}", data)
 
 
 def tokenizer_fingerprint(spec: MixtureSpec) -> str:
@@ -436,7 +454,7 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
     """The manifest, with its health summary and what was allowed to be missing, written last."""
     if set(runner.reused) >= set(stage_plan(spec)) and FileSystems.exists(layout.manifest):
         with FileSystems.open(layout.manifest) as handle:
-            manifest = json.loads(handle.read())
+            manifest = with_found_prefixes(json.loads(handle.read()), layout.out)
         runner.echo(f"up to date: every stage is as the finished build made it ({layout.manifest})")
         return manifest
     # Each shard where publish_build puts it: OUT/STAGE/NAME (the stats name it in the attempt folder).

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from codemix.mix.cli import main as mix
+from codemix.mixtures.inspect import read_manifest
 from tests.pipelines.test_build import GIT, MIT_LICENSE
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -124,7 +125,7 @@ def allowed_build(inputs, tmp_path_factory):
     runs = [mix(["build", str(spec), "--out", str(out)]),
             mix(["build", str(spec), "--out", str(out), "--allow-missing", "gone"]),
             mix(["build", str(spec), "--out", str(out), "--allow-missing", "gone", "--allow-missing", "unlicensed"])]
-    return {"spec": spec, "out": out, "runs": runs, "manifest": json.loads((out / "manifest.json").read_text())}
+    return {"spec": spec, "out": out, "runs": runs, "manifest": read_manifest(str(out))}
 
 
 def test_allow_missing_proceeds_and_is_recorded_in_manifest_and_blend(allowed_build):
