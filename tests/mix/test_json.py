@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from codemix.mix.cli import main as mix_main
+from codemix.mixtures.blend import with_found_prefixes
 from tests.conftest import committed
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,9 @@ def test_build_json_is_the_summary_alone_on_stdout(built):
     assert summary["counts"] == manifest["counts"] and summary["counts"]["read"] == len(CODE)
     short = summary["stages"]["short"]
     assert short["documents"] == manifest["stages"]["short"]["documents"] > 0
-    assert short["data_path"] == manifest["stages"]["short"]["data_path"]
+    # absolute, as the printed --data-path (manifest.json holds them relative to the build)
+    assert short["data_path"] == with_found_prefixes(manifest, str(built["out"]))["stages"]["short"]["data_path"]
+    assert all(Path(prefix).is_absolute() for prefix in short["data_path"][1::2])
     assert short["data_path_argument"].split() == [str(x) for x in short["data_path"]]
     assert summary["health"]["ok"] == manifest["health"]["ok"]
     assert "mixture 'json'" in built["result"].stderr  # the plan and stage lines went to stderr
