@@ -74,9 +74,10 @@ class Dropped:
     location: str
     reason: str
     doc_id: str = ""
+    reasons: tuple[str, ...] = ()  # a prose drop: every check it fails, ``reason`` first (else empty)
 
     def to_row(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {**dataclasses.asdict(self), "reasons": list(self.reasons)}
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)
@@ -110,7 +111,7 @@ class ReadCount:
 
 DROPPED_SCHEMA = pa.schema(
     [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()),
-     ("reason", pa.string()), ("doc_id", pa.string())]
+     ("reason", pa.string()), ("doc_id", pa.string()), ("reasons", pa.list_(pa.string()))]
 )
 QUARANTINED_SCHEMA = pa.schema(
     [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()), ("error", pa.string())]

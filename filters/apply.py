@@ -17,11 +17,16 @@ from codemix.filters.config import CodeFilterConfig, FiltersConfig, path_matches
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
-from codemix.filters.natural_language import NaturalLanguageChecker, natural_language_drop_reason
+from codemix.filters.natural_language import (
+    PROSE_FILTERS,
+    NaturalLanguageChecker,
+    natural_language_drop_reason,
+    natural_language_drop_reasons,
+)
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
-from codemix.filters.vendored import is_vendored
+from codemix.filters.vendored import is_generated, is_vendored
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
 # every judgement of what a file looks like, never what it may not be used for (license, opt-out,
@@ -43,6 +48,7 @@ class Verdict:
     document: Document
     reason: str | None = None
     hits: tuple[BenchmarkHit, ...] = ()
+    reasons: tuple[str, ...] = ()  # a prose drop: every check the prose fails, ``reason`` first
 
 
 class DocumentFilter:
@@ -89,7 +95,7 @@ class DocumentFilter:
             doc = dataclasses.replace(doc, license=repository_license)
         reason = self.license_drop_reason(doc) or self.drop_reason(doc)
         if reason is not None:
-            return Verdict(doc, reason)
+            return Verdict(doc, reason, reasons=self.prose_reasons(doc, reason))
         hits = self.benchmark_hits(doc) if self.config.decontamination.enabled else ()
         return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
 
@@ -103,6 +109,12 @@ class DocumentFilter:
                 if key not in best or hit.overlap > best[key].overlap:
                     best[key] = hit
         return tuple(sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id)))
+
+    def prose_reasons(self, doc: Document, reason: str) -> tuple[str, ...]:
+        """Every prose check a prose drop fails (the first is ``reason``); () for any other drop."""
+        if not reason.startswith(tuple(f"{name}:" for name in PROSE_FILTERS)):
+            return ()
+        return natural_language_drop_reasons(doc, self.prose)
 
     def license_drop_reason(self, doc: Document) -> str | None:
         if doc.repo and opted_out(doc.repo, self.config.licenses):
@@ -133,7 +145,7 @@ class DocumentFilter:
     def path_drop_reason(self, doc: Document) -> str | None:
         if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
-        if path_matches(doc.path, self.config.generated_paths):
+        if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):
             return "generated_path"
         if self.config.allowed_languages and doc.language not in self.config.allowed_languages:
             return "language_not_allowed"

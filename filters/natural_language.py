@@ -5,6 +5,7 @@ Design notes: docs/design/filters.md, "filters/natural_language.py".
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,11 +20,15 @@ from codemix.document import Document
 # doc.language values (pipelines/readers/language.py) whose whole text is prose.
 PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text"})
 PROSE_ROLES = frozenset({"user", "assistant"})
+# The names a prose drop reason starts with (``<filter>:<datatrove's reason>``).
+PROSE_FILTERS = ("gopher_quality", "gopher_repetition", "fineweb_quality")
 # A line of one punctuation character repeated (reST adornments, setext underlines, rules, code
 # fences) or a table border (``+----+``, ``| --- | :-: |``). spaCy splits ``=====`` into one token
 # per character, which reads as a huge repeated 4-gram: reST READMEs failed top_4_gram on this alone.
 _MARKUP_LINE = re.compile(
     r"^[ \t]*(?:([^\w\s])\1{2,}|[+|](?:[-=:+| ]*[-=]{3,}[-=:+| ]*)[+|]?)[ \t]*$\n?", re.MULTILINE)
+# A Markdown line of HTML tags only (``<tr>``, ``</td>``, ``<div class="feature">``): table and layout markup.
+_HTML_TAG_LINE = re.compile(r"^[ \t]*(?:</?[A-Za-z][^<>\n]*>[ \t]*)+\r?$\n?", re.MULTILINE)
 # A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
 # ``\r`` before the newline too: task texts copied from GitHub issues end their lines in CRLF.
 _FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t\r]*$\n?", re.MULTILINE | re.DOTALL)
@@ -48,6 +53,9 @@ class NaturalLanguageConfig:
     # resolved agent run says little besides its actions, and too few words say nothing about quality.
     # 50 is datatrove's own ``min_doc_words``, the least it judges web text on.
     min_transcript_prose_words: int = 50
+    # Likewise a Markdown file whose fenced code carries it (cobra's man-page recipe: two sentences around
+    # a Go program): below this many words outside its code blocks it is a code example, not prose.
+    min_markdown_prose_words: int = 50
     # GopherQualityFilter
     min_doc_words: int = 20  # datatrove 50: "what it is and how to install it" is a fine README
     max_doc_words: int = 100_000
@@ -76,8 +84,8 @@ class NaturalLanguageConfig:
     def validate(self, path: str) -> None:
         # datatrove divides by the word count and averages word lengths: both need a word.
         require(self.min_doc_words >= 1, join(path, "min_doc_words"), "must be at least 1")
-        require(self.min_transcript_prose_words >= 0, join(path, "min_transcript_prose_words"),
-                "must not be negative")
+        for name in ("min_transcript_prose_words", "min_markdown_prose_words"):
+            require(getattr(self, name) >= 0, join(path, name), "must not be negative")
         for name in ("min_alpha_words_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
                      "dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"):
             require(0 <= getattr(self, name) <= 1, join(path, name), "must be between 0 and 1")
@@ -109,6 +117,51 @@ class NaturalLanguageChecker:
                 return f"{name}:{reason or 'dropped'}"
         return None
 
+    def drop_reasons(self, prose: str) -> tuple[str, ...]:
+        """Every check ``prose`` fails, the first (``drop_reason``) first. datatrove stops at the first
+        failing check; each later one is found by judging again with the checks found so far unset."""
+        document = DatatroveDocument(text=prose, id="")
+        reasons: list[str] = []
+        for name, step in self.steps:
+            while step is not None:
+                keep, reason = get_filter_result(step.filter(document))
+                if keep:
+                    break
+                reasons.append(f"{name}:{reason or 'dropped'}")
+                step = without_check(step, reason or "")
+        return tuple(reasons)
+
+
+# The attribute of datatrove's Gopher filters that guards the check behind each reason (each check
+# runs only when its attribute is truthy). ``max_symbol_word_ratio`` guards both the hash and the
+# ellipsis check: after a hash drop the ellipsis check is not judged again.
+CHECK_GUARDS = {
+    "gopher_short_doc": "min_doc_words", "gopher_long_doc": "max_doc_words",
+    "gopher_below_avg_threshold": "min_avg_word_length", "gopher_above_avg_threshold": "max_avg_word_length",
+    "gopher_too_many_hashes": "max_symbol_word_ratio", "gopher_too_many_ellipsis": "max_symbol_word_ratio",
+    "gopher_too_many_bullets": "max_bullet_lines_ratio", "gopher_too_many_end_ellipsis": "max_ellipsis_lines_ratio",
+    "gopher_below_alpha_threshold": "max_non_alpha_words_ratio", "gopher_enough_stop_words": "min_stop_words",
+    "dup_para_frac": "dup_para_frac", "dup_para_char_frac": "dup_para_char_frac",
+    "dup_line_frac": "dup_line_frac", "dup_line_char_frac": "dup_line_char_frac",
+}
+_NGRAM_REASON = re.compile(r"top_(\d+)_gram|duplicated_(\d+)_n_grams")
+
+
+def without_check(step: BaseFilter, reason: str) -> BaseFilter | None:
+    """A copy of ``step`` with the check behind ``reason`` unset, or None when no attribute guards it
+    (FineWeb's checks, ``empty``): nothing further can be judged."""
+    ngram = _NGRAM_REASON.fullmatch(reason)
+    if reason not in CHECK_GUARDS and ngram is None:
+        return None
+    step = copy.copy(step)
+    if reason in CHECK_GUARDS:
+        setattr(step, CHECK_GUARDS[reason], None)
+    elif ngram.group(1):
+        step.top_n_grams = tuple((n, f) for n, f in step.top_n_grams if n != int(ngram.group(1)))
+    else:
+        step.dup_n_grams = tuple((n, f) for n, f in step.dup_n_grams if n != int(ngram.group(2)))
+    return step
+
 
 def gopher_quality_filter(config: NaturalLanguageConfig) -> GopherQualityFilter:
     return GopherQualityFilter(
@@ -133,14 +186,16 @@ def prose_of(doc: Document) -> str | None:
     """The natural-language part of ``doc``, or ``None`` when it has none to judge.
 
     Markdown/reST/text files: the whole text less markup-only lines (heading underlines, rules,
-    table borders) and, in Markdown, fenced code blocks. Transcripts: the user and assistant message contents (``transcript_prose``).
+    table borders) and, in Markdown, fenced code blocks and lines of HTML tags only. Transcripts: the user and assistant message contents (``transcript_prose``).
     Code and data files: ``None``, they are the code filters' business.
     """
     if doc.kind == "transcript":
         prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
-        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples).
-        prose = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", doc.text) if doc.language == "markdown" else doc.text)
+        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples),
+        # its HTML tables markup (fmt's doc/syntax.md repeats <tr> and <td>).
+        text = _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", doc.text)) if doc.language == "markdown" else doc.text
+        prose = _MARKUP_LINE.sub("", text)
     else:
         return None
     return prose if prose.strip() else None
@@ -185,14 +240,29 @@ def transcript_prose(messages: list[dict[str, Any]]) -> str:
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:
     """Why ``doc``'s prose fails datatrove's filters (``gopher_quality:gopher_short_doc``, ...), or
     ``None``: kept, no prose in it, the stage disabled, a transcript with transcripts off, or one with
-    too little prose to judge (``min_transcript_prose_words``)."""
-    config = checker.config
+    too little prose to judge (``min_transcript_prose_words``), or a Markdown code example whose fenced
+    code has too little prose around it (``min_markdown_prose_words``)."""
+    prose = judged_prose(doc, checker.config)
+    return None if prose is None else checker.drop_reason(prose)
+
+
+def natural_language_drop_reasons(doc: Document, checker: NaturalLanguageChecker) -> tuple[str, ...]:
+    """Every check ``doc``'s prose fails (``natural_language_drop_reason`` first), () when it is kept."""
+    prose = judged_prose(doc, checker.config)
+    return () if prose is None else checker.drop_reasons(prose)
+
+
+def judged_prose(doc: Document, config: NaturalLanguageConfig) -> str | None:
+    """The prose the filters judge, or None when they abstain (see ``natural_language_drop_reason``)."""
     if not config.enabled or (doc.kind == "transcript" and not config.check_transcripts):
         return None
     prose = prose_of(doc)
     if prose is None or (doc.kind == "transcript" and word_count(prose) < config.min_transcript_prose_words):
         return None
-    return checker.drop_reason(prose)
+    if doc.kind != "transcript" and doc.language == "markdown" and _FENCED_BLOCK.search(doc.text) \
+            and word_count(prose) < config.min_markdown_prose_words:
+        return None
+    return prose
 
 
 def word_count(text: str) -> int:

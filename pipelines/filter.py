@@ -82,7 +82,8 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
         yield verdict.document
         return
     location = doc.metadata.get("location", "")
-    yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id)
+    yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id,
+                  reasons=verdict.reasons)
     if held_for_imports(doc, verdict.reason):
         held = dataclasses.replace(verdict.document, metadata={**doc.metadata, "filter_reason": verdict.reason})
         yield beam.pvalue.TaggedOutput(HELD, held)

@@ -357,7 +357,7 @@ class BuildDisplay:
         self._progress = None
         self._task = None
         self._rate = RateWindow()
-        self._reused = False
+        self._reused = ""  # the status of a reused stage
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         if live:
@@ -379,9 +379,9 @@ class BuildDisplay:
         else:
             self._plain_echo(line)
 
-    def mark_reused(self) -> None:
-        """The current stage was reused (its inputs unchanged): its bar says so instead of "done"."""
-        self._reused = True
+    def mark_reused(self, status: str = "reused (inputs unchanged)") -> None:
+        """The current stage was reused (its inputs unchanged): its bar says ``status`` instead of "done"."""
+        self._reused = status
 
     def status(self, text: str) -> None:
         """A short line beside (narrow: under) the current stage's bar, cut at a word to fit."""
@@ -419,10 +419,10 @@ class BuildDisplay:
                 task = next(t for t in self._progress.tasks if t.id == self._task)
                 done = max(task.completed, 1)
                 self._progress.update(self._task, total=done, completed=done, eta="",
-                                      status="reused (inputs unchanged)" if self._reused else "done")
+                                      status=self._reused or "done")
                 self._progress.stop_task(self._task)
                 self._task = None
-            self._reused = False
+            self._reused = ""
             shutil.rmtree(folder, ignore_errors=True)
 
     def _start_polling(self, folder: str, step: str, unit: str) -> None:

@@ -27,6 +27,9 @@ class _SharedClients:
         self._boto3 = boto3_module
 
     def client(self, **options):
+        from codemix.pipelines.object_store import bounded_config
+
+        options.setdefault("config", bounded_config())  # botocore's own waits: 60 s a connection, unbounded overall
         key = tuple(sorted((name, repr(value)) for name, value in options.items()))
         with _LOCK:
             if key not in _CLIENTS:

@@ -27,6 +27,12 @@ import torch
 from megatron.core import dist_checkpointing
 from megatron.core.dist_checkpointing.mapping import ShardedObject
 from megatron.core.dist_checkpointing.optimizer import get_param_id_to_sharded_param_map, optim_state_to_sharding_state
+from megatron.core.dist_checkpointing.strategies.torch import (
+    MCoreSavePlanner,
+    TorchDistSaveShardedStrategy,
+    _replace_state_dict_keys_with_sharded_keys,
+    mcore_to_pyt_state_dict,
+)
 
 LATEST = "latest"
 
@@ -180,3 +186,76 @@ def load_checkpoint(path: str | Path, model, optimizer=None, *, cuda: bool = Fal
         set_rng_state(loaded["rng_state"])
     common = dist_checkpointing.load_common_state_dict(str(path))
     return dict(common.get("train_state", {}))
+
+
+def save_streamed(run_dir: str | Path, model, materialize, train_state: dict[str, Any]) -> Path:
+    """Write checkpoint ``step_<train_state['step']>`` of a model built on the ``meta`` device, weights
+    only, reading each tensor when it is written: ``materialize(name)`` gives the ``model.state_dict()``
+    tensor ``name`` (its shape and dtype). The checkpoint is the one ``save_checkpoint`` writes for the
+    same weights (megatron-core's torch_dist format, one file), made while holding one tensor at a time:
+    how a base larger than this process's memory is imported."""
+    path = checkpoint_path(run_dir, train_state["step"])
+    path.mkdir(parents=True, exist_ok=True)
+    state = {"model": model.sharded_state_dict(), "train_state": train_state, "rng_state": _rng_object(rng_state(False))}
+    dist_checkpointing.save(state, str(path), sharded_strategy=_StreamingTorchDist(model, materialize))
+    if torch.distributed.get_rank() == 0:
+        marker = path.parent / LATEST
+        temporary = marker.with_suffix(f".tmp-{os.getpid()}")
+        temporary.write_text(path.name)
+        os.replace(temporary, marker)
+    torch.distributed.barrier()
+    return path
+
+
+class _StreamingTorchDist(TorchDistSaveShardedStrategy):
+    """megatron-core's torch_dist save with torch's plain ``FileSystemWriter`` (one thread, nothing
+    copied ahead) instead of its staging writer, which copies every tensor before writing any; the
+    planner resolves each meta tensor to its real values as the writer reaches it."""
+
+    def __init__(self, model, materialize) -> None:
+        super().__init__("torch_dist", 1)
+        self.planner = _StreamingPlanner(model, materialize)
+
+    def save(self, sharded_state_dict, checkpoint_dir: Path) -> None:
+        from megatron.core.dist_checkpointing.dict_utils import nested_values
+        from megatron.core.dist_checkpointing.mapping import ShardedTensor
+        from torch.distributed import checkpoint as dcp
+
+        self.planner.views = {(value.key, tuple(value.global_offset)): value.data
+                              for value in nested_values(sharded_state_dict) if isinstance(value, ShardedTensor)}
+        renamed, _, _ = _replace_state_dict_keys_with_sharded_keys(sharded_state_dict, self.keep_only_main_replica)
+        writer = dcp.FileSystemWriter(str(checkpoint_dir), thread_count=1, per_thread_copy_ahead=0, sync_files=False)
+        dcp.save(mcore_to_pyt_state_dict(renamed, False), storage_writer=writer, planner=self.planner)
+
+
+class _StreamingPlanner(MCoreSavePlanner):
+    """Resolves the write item of a tensor shard (key, global offset) to the same view megatron took
+    of its meta parameter, taken of ``materialize(parameter name)``; the last parameter is kept for the
+    views that share it (a SwiGLU ``linear_fc1``'s two halves)."""
+
+    def __init__(self, model, materialize) -> None:
+        super().__init__(flatten_state_dict=False)
+        self.names = {id(tensor): name for name, tensor in model.state_dict(keep_vars=True).items()}
+        self.materialize = materialize
+        self.views: dict[tuple[str, tuple[int, ...]], torch.Tensor] = {}
+        self.last: tuple[str, torch.Tensor] | None = None
+
+    def resolve_data(self, write_item):
+        view = self.views.get((write_item.index.fqn, tuple(write_item.index.offset or ())))
+        if view is None:  # a ShardedObject's bytes (extra state, RNG)
+            return super().resolve_data(write_item)
+        return self.real(view).reshape(write_item.tensor_data.chunk.sizes)
+
+    def real(self, view: torch.Tensor) -> torch.Tensor:
+        root = view if view._base is None else view._base
+        name = self.names.get(id(root))
+        if name is None:
+            raise RuntimeError(f"a checkpoint tensor of shape {tuple(view.shape)} is no view of a model parameter")
+        if self.last is None or self.last[0] != name:
+            self.last = None  # free the previous parameter before reading the next
+            tensor = self.materialize(name)
+            if tuple(tensor.shape) != tuple(root.shape) or tensor.dtype != root.dtype:
+                raise RuntimeError(f"{name}: materialised {tuple(tensor.shape)} {tensor.dtype}, the model has "
+                                   f"{tuple(root.shape)} {root.dtype}")
+            self.last = (name, tensor.contiguous())
+        return self.last[1].as_strided(view.size(), view.stride(), view.storage_offset())

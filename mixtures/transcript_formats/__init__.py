@@ -15,13 +15,14 @@ from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
+from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 
-JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
+JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES)
 TEXT_FORMATS = (AIDER,)

@@ -215,8 +215,13 @@ def path_selected(source: SourceConfig, path: str) -> bool:
     return not any(fnmatch.fnmatchcase(path, glob) for glob in source.exclude)
 
 
+# Formats whose files open with a text header yet are binary: a PDF (and Illustrator's .ai, a PDF
+# inside) opens with "%PDF-" and pages of XMP metadata before its compressed streams.
+BINARY_MAGIC = (b"%PDF-",)
+
+
 def is_binary(data: bytes) -> bool:
-    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+    return b"\x00" in data[:BINARY_SNIFF_BYTES] or data.startswith(BINARY_MAGIC)
 
 
 # C0 controls that text does not use (not tab, newlines, vertical tab, form feed or ESC) and DEL.

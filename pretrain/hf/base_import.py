@@ -19,90 +19,24 @@ from codemix.config import ConfigError, require
 from codemix.mixtures.tokenizer import TOKENIZER_CONFIG, load_tokenizer, resolve_tokenizer_path, tokenizer_fingerprint
 from codemix.pretrain.configs import ParallelConfig, Recipe, load_recipe
 from codemix.pretrain.data.pretraining import DEFAULT_EOD
-from codemix.pretrain.hf.convert import Layout, hf_family, hf_to_megatron
+from codemix.pretrain.hf.convert import Layout, Source, hf_family, hf_sources
+from codemix.pretrain.hf.shards import SCALE_SUFFIX, HFShards
 from codemix.pretrain.lineage import write_run
 
 BASE_STAGE = "base"
 
 
-def read_hf_tensors(hf_dir: str | Path, names: set[str] | None = None) -> dict[str, torch.Tensor]:
-    """Every tensor of a checkpoint directory (or only ``names``): ``model.safetensors``, or the
-    shards its index names."""
-    from safetensors import safe_open
-
-    root = Path(hf_dir)
-    index = root / "model.safetensors.index.json"
-    if index.is_file():
-        files = sorted(set(json.loads(index.read_text())["weight_map"].values()))
-    else:
-        files = ["model.safetensors"]
-    missing = [name for name in files if not (root / name).is_file()]
-    require(not missing, "init_from_hf", f"{root} lacks {', '.join(missing)}", "give a directory save_pretrained wrote")
-    tensors: dict[str, torch.Tensor] = {}
-    for file in files:
-        with safe_open(str(root / file), framework="pt") as shard:
-            for name in shard.keys():  # noqa: SIM118 (safe_open is not iterable)
-                if names is None or name in names:
-                    tensors[name] = shard.get_tensor(name)
-    require(names is None or set(names) <= set(tensors), "init_from_hf",
-            f"{root} lacks {sorted(set(names or ()) - set(tensors))[:3]}")
-    return tensors
-
-
-def dequantize_block_fp8(weight: torch.Tensor, scale_inv: torch.Tensor, block: tuple[int, int], name: str) -> torch.Tensor:
-    """A block-FP8 weight ``[R, C]`` times its per-block scale ``[ceil(R/b0), ceil(C/b1)]``, in fp32."""
-    rows, cols = weight.shape
-    grid = (-(-rows // block[0]), -(-cols // block[1]))
-    require(tuple(scale_inv.shape) == grid, "init_from_hf", f"{name}_scale_inv has shape {tuple(scale_inv.shape)}, "
-            f"not {grid} for a {rows}x{cols} weight in {block[0]}x{block[1]} blocks")
-    scale_RC = scale_inv.float().repeat_interleave(block[0], 0)[:rows].repeat_interleave(block[1], 1)[:, :cols]
-    return weight.float() * scale_RC
-
-
-def fp8_block(config: dict[str, Any]) -> tuple[int, int]:
-    """The weight block of a checkpoint's ``quantization_config`` (DeepSeek-V3's: fp8, e4m3, 128x128)."""
-    quant = config.get("quantization_config") or {}
-    require(quant.get("quant_method") == "fp8" and quant.get("fmt", "e4m3") == "e4m3", "init_from_hf: quantization_config",
-            f"weights quantised as {quant.get('quant_method')!r} ({quant.get('fmt', quant.get('format'))}) are not "
-            "imported", "only block-scaled fp8 e4m3 (DeepSeek-V3, Kimi K2) is; dequantise the checkpoint first")
-    block = quant.get("weight_block_size") or [128, 128]
-    return int(block[0]), int(block[1])
-
-
-def dequantize_checkpoint(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, torch.Tensor]:
-    """``tensors`` with every ``X.weight`` + ``X.weight_scale_inv`` pair replaced by the fp32 weight;
-    an FP8 tensor without its scale is an error (it would load as unscaled codes)."""
-    if config.get("quantization_config"):
-        fp8_block(config)  # any other quantisation is refused before its tensors are misread
-    scaled = sorted(name for name in tensors if name.endswith(".weight_scale_inv"))
-    if not scaled:
-        unscaled = [name for name, tensor in tensors.items() if tensor.dtype == torch.float8_e4m3fn]
-        require(not unscaled, "init_from_hf", f"{unscaled[:1]} is FP8 with no weight_scale_inv")
-        return tensors
-    block, out = fp8_block(config), dict(tensors)
-    for scale_name in scaled:
-        name = scale_name.removesuffix("_scale_inv")
-        require(name in tensors and tensors[name].dtype == torch.float8_e4m3fn, "init_from_hf",
-                f"{scale_name} scales no float8_e4m3fn {name}")
-        out[name] = dequantize_block_fp8(out[name], out.pop(scale_name), block, name)
-    unscaled = [name for name, tensor in out.items() if tensor.dtype == torch.float8_e4m3fn]
-    require(not unscaled, "init_from_hf", f"{unscaled[:1]} is FP8 with no weight_scale_inv")
-    return out
-
-
-def stored_dtypes(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> dict[str, Any]:
+def stored_dtypes(dtypes: dict[str, torch.dtype], config: dict[str, Any]) -> dict[str, Any]:
     """The dtypes the hand-off writes back: the most common one and each tensor stored otherwise (an
     FP8 weight counts as the config's ``torch_dtype``, as a dequantised release is distributed)."""
     declared = str(config.get("torch_dtype") or config.get("dtype") or "bfloat16")
-    rope = set(rope_buffers(tensors))
+    rope = set(rope_buffers(dtypes))
 
-    def dtype(name: str, tensor: torch.Tensor) -> str:
-        if tensor.dtype == torch.float8_e4m3fn or name.endswith("_scale_inv"):
-            return declared
-        return str(tensor.dtype).removeprefix("torch.")
+    def dtype(name: str, stored: torch.dtype) -> str:
+        return declared if stored == torch.float8_e4m3fn else str(stored).removeprefix("torch.")
 
-    names = {name: dtype(name, tensor) for name, tensor in tensors.items()
-             if not name.endswith("_scale_inv") and name not in rope}
+    names = {name: dtype(name, stored) for name, stored in dtypes.items()
+             if not name.endswith(SCALE_SUFFIX) and name not in rope}
     counts: dict[str, int] = {}
     for value in names.values():
         counts[value] = counts.get(value, 0) + 1
@@ -141,8 +75,12 @@ def describe_tokenizer(tokenizer, path: str) -> dict[str, Any]:
 
 
 def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
-    """Write ``recipe.init_from_hf``'s weights into ``out_dir`` as a stage-``base`` run; returns the checkpoint."""
-    from codemix.pretrain.checkpoint import save_checkpoint
+    """Write ``recipe.init_from_hf``'s weights into ``out_dir`` as a stage-``base`` run; returns the checkpoint.
+
+    The model is built on the ``meta`` device and each of its tensors is read from the shards (and
+    dequantised, fused, cast) only when the checkpoint writer reaches it, so the import holds one tensor
+    and one open shard at a time, never the model (bench/RESULTS.md, "Peak RSS of a sharded import")."""
+    from codemix.pretrain.checkpoint import save_streamed
     from codemix.pretrain.model.gpt import build_model, position_setup
     from codemix.pretrain.parallel import initialize, shutdown
 
@@ -150,19 +88,26 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
     config = json.loads((hf_dir / "config.json").read_text())
     tokenizer = base_tokenizer(hf_dir)
     layout = Layout.of(recipe, hf_family(config, "init_from_hf"))
-    tensors = read_hf_tensors(hf_dir)
-    dtypes, mtp = stored_dtypes(tensors, config), mtp_names(tensors, config)
-    state = hf_to_megatron(model_tensors(dequantize_checkpoint(tensors, config), config), layout)
-    del tensors  # from here only ``state`` holds the checkpoint, and load_exactly empties it
+    shards = HFShards(hf_dir, config)
+    dtypes, mtp = stored_dtypes(shards.dtypes, config), mtp_names(shards.dtypes, config)
+    sources, checks = hf_sources(model_tensors(dict.fromkeys(shards.weights()), config), layout)
     position = position_setup(recipe, "short")
     runtime = initialize(ParallelConfig(), seed=0, force_cpu=True)
     try:
-        model = build_model(recipe, vocab_size=tokenizer["vocab_size"] if tokenizer else config["vocab_size"],
-                            sequence_length=recipe.model.rope.original_context, position=position, cpu=True)
-        load_exactly(model, state)  # frees each checkpoint tensor once copied, before the save
-        checkpoint = save_checkpoint(out_dir, model, None, {"step": 0, "consumed_samples": 0, "tokens_seen": 0,
-                                                            "loss_tokens_seen": 0, "tokens_per_source": {}}, cuda=False)
+        with torch.device("meta"):
+            model = build_model(recipe, vocab_size=tokenizer["vocab_size"] if tokenizer else config["vocab_size"],
+                                sequence_length=recipe.model.rope.original_context, position=position, cpu=True)
+        expected = check_fills_model(model, sources, shards.meta)
+        for check in checks:
+            check.build(shards.tensor)
+
+        def materialize(name: str) -> torch.Tensor:
+            return sources[name].build(shards.tensor).to(expected[name].dtype)
+
+        checkpoint = save_streamed(out_dir, model, materialize, {"step": 0, "consumed_samples": 0, "tokens_seen": 0,
+                                                                "loss_tokens_seen": 0, "tokens_per_source": {}})
     finally:
+        shards.close()
         shutdown(runtime)
     record = {"run_id": out_dir.name, "stage": BASE_STAGE, "recipe": asdict(recipe), "init_from": None,
               "hf_dir": str(hf_dir.resolve()), "hf_config": config, "hf_dtypes": dtypes, "hf_mtp_tensors": mtp,
@@ -193,20 +138,18 @@ def model_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any]) -> d
             if name not in rope and not ((match := LAYER.match(name)) and int(match.group(1)) >= layers)}
 
 
-def load_exactly(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
-    """Load ``state`` into ``model``, refusing any missing, unexpected or reshaped tensor; ``state`` is
-    emptied as it is copied, so each checkpoint tensor is freed as soon as the model holds it."""
+def check_fills_model(model: torch.nn.Module, sources: dict[str, Source], meta) -> dict[str, torch.Tensor]:
+    """The model's tensors by name, after refusing any missing, unexpected or reshaped one: each source
+    is built on ``meta`` stand-ins (``meta(hf_name)``), so nothing is read and nothing is written yet."""
     expected = {k: v for k, v in model.state_dict().items() if not k.endswith("_extra_state")}
-    missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
+    missing, unexpected = sorted(set(expected) - set(sources)), sorted(set(sources) - set(expected))
     require(not missing and not unexpected, "init_from_hf", f"the checkpoint does not fill the model: missing "
             f"{missing[:3]}, unexpected {unexpected[:3]}")
-    for name, tensor in state.items():
-        require(tuple(tensor.shape) == tuple(expected[name].shape), "init_from_hf",
-                f"{name} has shape {tuple(tensor.shape)}, the model {tuple(expected[name].shape)}")
-    with torch.no_grad():
-        for name, tensor in model.state_dict().items():
-            if name in state:
-                tensor.copy_(state.pop(name))
+    for name, source in sources.items():
+        shape = tuple(source.build(meta).shape)
+        require(shape == tuple(expected[name].shape), "init_from_hf",
+                f"{name} has shape {shape}, the model {tuple(expected[name].shape)}")
+    return expected
 
 
 def main(argv: list[str] | None = None) -> int:

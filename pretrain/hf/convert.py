@@ -5,8 +5,9 @@ Design notes: docs/design/pretrain.md, "pretrain/hf/convert.py".
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import torch
@@ -395,77 +396,115 @@ def megatron_to_hf(sd: dict[str, Any], layout: Layout) -> dict[str, torch.Tensor
     return {name: tensor.detach().to("cpu").contiguous().clone() for name, tensor in out.items()}
 
 
+@dataclass(slots=True, frozen=True)
+class Source:
+    """How one megatron tensor is made: the Hugging Face tensors it comes from, combined by ``combine``
+    (one name: the tensor itself). A check is a Source whose ``combine`` only validates."""
+
+    names: tuple[str, ...]
+    combine: Callable[..., Any] = lambda tensor: tensor
+
+    def build(self, read: Callable[[str], torch.Tensor]) -> Any:
+        return self.combine(*(read(name) for name in self.names))
+
+
 def hf_to_megatron(tensors: dict[str, torch.Tensor], layout: Layout) -> dict[str, torch.Tensor]:
-    """Inverse of ``megatron_to_hf``: Hugging Face tensors back to megatron names and fused layouts.
-    Every Hugging Face tensor must be used: one left over is an error naming it (a mapping gap would
-    otherwise leave that weight at its random initialisation)."""
-    out, used = {}, set()
+    """Inverse of ``megatron_to_hf``: Hugging Face tensors back to megatron names and fused layouts."""
+    sources, checks = hf_sources(tensors, layout)
+    for check in checks:
+        check.build(tensors.__getitem__)
+    return {name: source.build(tensors.__getitem__) for name, source in sources.items()}
+
+
+def hf_sources(names: Collection[str], layout: Layout) -> tuple[dict[str, Source], list[Source]]:
+    """Where every megatron tensor comes from in a checkpoint holding ``names`` (no tensor is read), and
+    the checks on values the mapping relies on. Every Hugging Face tensor must be used: one left over
+    is an error naming it (a mapping gap would otherwise leave that weight at its random initialisation)."""
+    names = set(names)
+    out: dict[str, Source] = {}
+    checks: list[Source] = []
     renames = {"model.embed_tokens.weight": "embedding.word_embeddings.weight",
                "model.norm.weight": "decoder.final_layernorm.weight"}
     if not layout.tied:
         renames["lm_head.weight"] = "output_layer.weight"
-    elif "lm_head.weight" in tensors:  # a tied checkpoint that stores the matrix twice
-        require(torch.equal(tensors["lm_head.weight"], tensors["model.embed_tokens.weight"]), "init_from_hf",
-                "tie_word_embeddings is true but lm_head.weight differs from model.embed_tokens.weight")
-        used.add("lm_head.weight")
+    elif "lm_head.weight" in names:  # a tied checkpoint that stores the matrix twice
+        checks.append(Source(("lm_head.weight", "model.embed_tokens.weight"), same_tied_matrix))
     for hf, ours in renames.items():
-        require(hf in tensors, "init_from_hf", f"the checkpoint lacks {hf}")
-        out[ours], used = tensors[hf], used | {hf}
+        out[ours] = Source((need(names, hf),))
     for i in range(layout.num_layers):
         src, dst = f"model.layers.{i}", f"decoder.layers.{i}"
         pairs = {f"{src}.input_layernorm.weight": f"{dst}.input_layernorm.weight",
                  f"{src}.post_attention_layernorm.weight": f"{dst}.pre_mlp_layernorm.weight"}
-        names = MLA_NAMES if layout.mla else GQA_NAMES
-        pairs |= {f"{src}.self_attn.{hf}": f"{dst}.self_attention.{ours}" for ours, hf in names.items()}
-        for hf, ours in pairs.items():
-            if hf in tensors:
-                out[ours], used = tensors[hf], used | {hf}
+        attention = MLA_NAMES if layout.mla else GQA_NAMES
+        pairs |= {f"{src}.self_attn.{hf}": f"{dst}.self_attention.{ours}" for ours, hf in attention.items()}
+        out |= {ours: Source((hf,)) for hf, ours in pairs.items() if hf in names}
         if not layout.mla:
-            out |= _qkv_from_hf(tensors, f"{src}.self_attn", f"{dst}.self_attention", layout, used)
-        out |= _mlp_from_hf(tensors, i, layout, used)
-    left = sorted(set(tensors) - used)
+            _qkv_from_hf(names, f"{src}.self_attn", f"{dst}.self_attention", layout, out, checks)
+        _mlp_from_hf(names, i, layout, out)
+    used = {name for source in [*out.values(), *checks] for name in source.names}
+    left = sorted(names - used)
     require(not left, "init_from_hf", f"{len(left)} checkpoint tensors have no place in the model, e.g. {left[:3]}")
-    return out
+    return out, checks
 
 
-def _qkv_from_hf(tensors, src: str, dst: str, layout: Layout, used: set[str]) -> dict[str, torch.Tensor]:
-    out = {f"{dst}.linear_qkv.weight": join_qkv(*(tensors[f"{src}.{n}_proj.weight"] for n in "qkv"), layout)}
-    used |= {f"{src}.{n}_proj.weight" for n in "qkv"}
-    if f"{src}.q_proj.bias" in tensors:
-        used |= {f"{src}.{n}_proj.bias" for n in "qkv"}
-        bias = join_qkv(*(tensors[f"{src}.{n}_proj.bias"] for n in "qkv"), layout)
+def need(names: Collection[str], name: str) -> str:
+    require(name in names, "init_from_hf", f"the checkpoint lacks {name}")
+    return name
+
+
+def same_tied_matrix(head: torch.Tensor, embedding: torch.Tensor) -> None:
+    require(torch.equal(head, embedding), "init_from_hf",
+            "tie_word_embeddings is true but lm_head.weight differs from model.embed_tokens.weight")
+
+
+def zero_bias(src: str) -> Callable[..., None]:
+    """The check on q/k/v biases of a model without them: the zeros an export writes for Qwen2-MoE
+    loaders; anything else would be lost."""
+    def check(*biases: torch.Tensor) -> None:
+        require(not any(bool(bias.any()) for bias in biases), "init_from_hf", f"{src} has q/k/v biases the model "
+                "has none of", "set model.qkv_bias: true")
+    return check
+
+
+def _qkv_from_hf(names, src: str, dst: str, layout: Layout, out: dict[str, Source], checks: list[Source]) -> None:
+    join = partial(_join_qkv, layout=layout)
+    out[f"{dst}.linear_qkv.weight"] = Source(tuple(need(names, f"{src}.{n}_proj.weight") for n in "qkv"), join)
+    if f"{src}.q_proj.bias" in names:
+        biases = tuple(need(names, f"{src}.{n}_proj.bias") for n in "qkv")
         if layout.qkv_bias:
-            out[f"{dst}.linear_qkv.bias"] = bias
-        else:  # the zeros an export writes for Qwen2-MoE loaders; anything else would be lost
-            require(not bool(bias.any()), "init_from_hf", f"{src} has q/k/v biases the model has none of",
-                    "set model.qkv_bias: true")
-    return out
+            out[f"{dst}.linear_qkv.bias"] = Source(biases, join)
+        else:
+            checks.append(Source(biases, zero_bias(src)))
 
 
-GATE_UP = re.compile(r"^(?P<prefix>.+)\.gate_proj\.weight$")
+def _join_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, layout: Layout) -> torch.Tensor:
+    return join_qkv(q, k, v, layout)
 
 
-def _mlp_from_hf(tensors, i: int, layout: Layout, used: set[str]) -> dict[str, torch.Tensor]:
+def _gate_up(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
+    return torch.cat([gate, up])  # SwiGLU linear_fc1 [2F, H] = [gate; up]
+
+
+def _to_fp32(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.float()
+
+
+def _mlp_from_hf(names, i: int, layout: Layout, out: dict[str, Source]) -> None:
     src, dst = f"model.layers.{i}.mlp", f"decoder.layers.{i}.mlp"
 
-    def fused(prefix: str, target: str) -> dict[str, torch.Tensor]:
-        used.update({f"{prefix}.gate_proj.weight", f"{prefix}.up_proj.weight", f"{prefix}.down_proj.weight"})
-        return {f"{target}.linear_fc1.weight": torch.cat([tensors[f"{prefix}.gate_proj.weight"],
-                                                          tensors[f"{prefix}.up_proj.weight"]]),
-                f"{target}.linear_fc2.weight": tensors[f"{prefix}.down_proj.weight"]}
+    def fused(prefix: str, target: str) -> None:
+        out[f"{target}.linear_fc1.weight"] = Source((need(names, f"{prefix}.gate_proj.weight"),
+                                                     need(names, f"{prefix}.up_proj.weight")), _gate_up)
+        out[f"{target}.linear_fc2.weight"] = Source((need(names, f"{prefix}.down_proj.weight"),))
 
     if i in layout.dense_layers:
         return fused(src, dst)
-    out = {f"{dst}.router.weight": tensors[f"{src}.gate.weight"]}
-    used.add(f"{src}.gate.weight")
-    if f"{src}.gate.e_score_correction_bias" in tensors:
-        out[f"{dst}.router.expert_bias"] = tensors[f"{src}.gate.e_score_correction_bias"].float()
-        used.add(f"{src}.gate.e_score_correction_bias")
+    out[f"{dst}.router.weight"] = Source((need(names, f"{src}.gate.weight"),))
+    if f"{src}.gate.e_score_correction_bias" in names:
+        out[f"{dst}.router.expert_bias"] = Source((f"{src}.gate.e_score_correction_bias",), _to_fp32)
     for e in range(layout.num_experts):
-        out |= fused(f"{src}.experts.{e}", f"{dst}.experts.local_experts.{e}")
-    if f"{src}.{layout.shared_name}.gate_proj.weight" in tensors:
-        out |= fused(f"{src}.{layout.shared_name}", f"{dst}.shared_experts")
-    if f"{src}.shared_expert_gate.weight" in tensors:
-        out[f"{dst}.shared_experts.gate_weight"] = tensors[f"{src}.shared_expert_gate.weight"]
-        used.add(f"{src}.shared_expert_gate.weight")
-    return out
+        fused(f"{src}.experts.{e}", f"{dst}.experts.local_experts.{e}")
+    if f"{src}.{layout.shared_name}.gate_proj.weight" in names:
+        fused(f"{src}.{layout.shared_name}", f"{dst}.shared_experts")
+    if f"{src}.shared_expert_gate.weight" in names:
+        out[f"{dst}.shared_experts.gate_weight"] = Source((f"{src}.shared_expert_gate.weight",))

@@ -65,3 +65,26 @@ def test_files_of_plain_comments_only_are_still_dropped(text: str, language: str
 def test_python_docstrings_are_code_and_hash_in_strings_is_not_a_comment() -> None:
     text = 'def f():\n    """Docstring: what f does."""\n    return "# not a comment"  # a comment\n'
     assert _tokenized_comments(text, "python") == ["# a comment"]
+
+
+def test_go_package_documentation_is_documentation() -> None:
+    """gin's doc.go: one comment right above ``package gin`` (go/doc's package comment), all of it prose."""
+    text = (DATA / "gin_doc.go").read_text()
+    total = len(text) - sum(c.isspace() for c in text)
+    assert pygments_comment_chars(text, "go") / total > 0.9  # guard: by Pygments it is nearly all comment
+    import_comment = '// import "github.com/gin-gonic/gin"'  # after the clause: a plain comment
+    assert comment_fraction(text, "go") == pytest.approx(visible(import_comment) / total)
+    assert check_comment_fraction(Document(id="x", text=text, source="s", kind="file", repo="r", path="doc.go",
+                                           language="go"), CodeFilterConfig())[0] is True
+
+
+@pytest.mark.parametrize(("name", "language", "kept"), [
+    ("command_notwin.go", "go", True),  # a licence header (a blank line above the build tags: no doc comment) + code
+    ("Bar.cpp", "cpp", True),  # nlohmann's banner, an #include and a declaration
+    ("static_app.js", "javascript", False),  # a comment and nothing else
+])
+def test_only_files_with_no_code_besides_comments_are_dropped(name: str, language: str, kept: bool) -> None:
+    text = (DATA / name).read_text()
+    assert comment_fraction(text, language) > 0.8, "guard: over the limit by comment share alone"
+    doc = Document(id="x", text=text, source="s", kind="file", repo="r", path=name, language=language)
+    assert check_comment_fraction(doc, CodeFilterConfig()) == ((True, "") if kept else (False, "comment_fraction_high"))

@@ -3,16 +3,23 @@ under stable reasons, stay silent on near misses, and never look at code."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import re
 from importlib.metadata import metadata
 from pathlib import Path
 
 import pytest
+from datatrove.data import Document as DatatroveDocument
+from datatrove.pipeline.filters import GopherQualityFilter, GopherRepetitionFilter
+from datatrove.pipeline.filters.base_filter import get_filter_result
 
 from codemix.config import ConfigError, load_config
 from codemix.document import Document
+from codemix.filters.apply import DocumentFilter
+from codemix.filters.config import FiltersConfig
 from codemix.filters.natural_language import (
+    _FENCED_BLOCK,
     NaturalLanguageChecker,
     NaturalLanguageConfig,
     natural_language_drop_reason,
@@ -237,3 +244,71 @@ def test_markdown_guide_is_judged_without_its_code_blocks(checker):
     assert text.count("```go") > 20 and "```" not in prose and "func main()" not in prose
     assert checker.drop_reason(text) == "gopher_repetition:dup_line_frac"  # guard: code and all, it fails
     assert natural_language_drop_reason(doc(text), checker) is None
+
+
+def test_markdown_html_tables_are_markup(checker):
+    """fmt's doc/syntax.md (its format-string reference) failed dup_line_frac on its HTML tables' <tr>/<td> lines."""
+    text = (Path(__file__).parent / "data" / "prose" / "fmt-syntax.md").read_text()
+    prose = prose_of(doc(text))
+    assert text.count("<tr>") > 30 and "<tr>" not in prose and "\n</td>\n" not in prose
+    assert "<td><code>'a'</code></td>" in prose  # a cell with text in it stays
+    assert "format specification" in prose.lower()  # the prose is still there
+    assert checker.drop_reason(_FENCED_BLOCK.sub("", text)) == "gopher_repetition:dup_line_frac"  # guard
+    assert natural_language_drop_reason(doc(text), checker) is None
+
+
+def test_markdown_code_example_with_little_prose_is_not_judged_as_prose(checker):
+    """cobra's site/content/docgen/man.md: two sentences around a Go program (issue 35 sample of drops)."""
+    text = (Path(__file__).parent / "data" / "prose" / "cobra-man.md").read_text()
+    assert checker.drop_reason(prose_of(doc(text))) == "gopher_quality:gopher_enough_stop_words"  # guard
+    assert natural_language_drop_reason(doc(text), checker) is None
+    assert natural_language_drop_reason(doc("See [the docs](https://example.com/docs) for details.\n"), checker) \
+        == "gopher_quality:gopher_short_doc"  # without code, a pointer is still judged (and dropped)
+
+
+def one_check_filters(checker: NaturalLanguageChecker) -> list[tuple[str, object]]:
+    """Reference: a datatrove filter per single check, every other check off, at the checker's thresholds."""
+    quality, repetition = (step for _, step in checker.steps[:2])
+    quality_attrs = ("min_doc_words", "max_doc_words", "min_avg_word_length", "max_avg_word_length",
+                     "max_symbol_word_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
+                     "max_non_alpha_words_ratio", "min_stop_words")
+    repetition_attrs = ("dup_para_frac", "dup_para_char_frac", "dup_line_frac", "dup_line_char_frac")
+    filters = []
+    for attr in quality_attrs:
+        alone = GopherQualityFilter(**{a: None for a in quality_attrs}, stop_words=quality.stop_words)
+        setattr(alone, attr, getattr(quality, attr))
+        filters.append(("gopher_quality", alone))
+    for attr in repetition_attrs:
+        alone = GopherRepetitionFilter(**{a: None for a in repetition_attrs}, top_n_grams=(), dup_n_grams=())
+        setattr(alone, attr, getattr(repetition, attr))
+        filters.append(("gopher_repetition", alone))
+    for key in ("top_n_grams", "dup_n_grams"):
+        for entry in getattr(repetition, key):
+            alone = GopherRepetitionFilter(**{a: None for a in repetition_attrs}, top_n_grams=(), dup_n_grams=())
+            setattr(alone, key, (entry,))
+            filters.append(("gopher_repetition", alone))
+    return filters
+
+
+@pytest.mark.parametrize("text", [c[1] for c in CASES] + [SPAM_LINE * 50, SOUP + SPAM_LINE * 30],
+                         ids=[c[0] for c in CASES] + ["spam", "soup_and_spam"])
+def test_every_failed_check_is_a_reason(checker, text):
+    """drop_reasons lists each check datatrove fails when it runs that check alone, the first first."""
+    page = DatatroveDocument(text=text, id="")
+    expected = set()
+    for name, alone in one_check_filters(checker):
+        keep, reason = get_filter_result(alone.filter(page))
+        if not keep:
+            expected.add(f"{name}:{reason}")
+    reasons = checker.drop_reasons(text)
+    assert set(reasons) == expected and len(reasons) == len(expected)
+    assert reasons[0] == checker.drop_reason(text)
+
+
+def test_a_prose_drop_records_every_reason(checker):
+    text = SOUP + SPAM_LINE * 30
+    assert len(checker.drop_reasons(text)) >= 3, "guard: the text fails several checks"
+    verdict = DocumentFilter(FiltersConfig()).judge(dataclasses.replace(doc(text), license="MIT"))
+    assert verdict.reason == verdict.reasons[0] and verdict.reasons == checker.drop_reasons(text)
+    unlicensed = DocumentFilter(FiltersConfig()).judge(doc(text))
+    assert unlicensed.reason == "no_license" and unlicensed.reasons == ()

@@ -1,4 +1,5 @@
-"""Vendored paths by GitHub linguist's vendor.yml (the list The Stack v2 used through go-enry)."""
+"""Vendored and generated paths by GitHub linguist's vendor.yml and generated.rb path tests (the rules The Stack v2
+used through go-enry)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import yaml
 from codemix.document import Document
 from codemix.filters.apply import drop_reason
 from codemix.filters.config import FiltersConfig
-from codemix.filters.vendored import VENDOR_LIST, is_vendored
+from codemix.filters.vendored import GENERATED_LIST, VENDOR_LIST, is_generated, is_vendored
 
 FILTERS = Path(__file__).parents[2] / "filters"
 CODE = "def main():\n    value = compute(1, 2)\n    return value\n" * 5
@@ -39,7 +40,9 @@ def test_vendored(path: str) -> None:
     assert is_vendored(path) and drop_reason(doc(path), FiltersConfig()) == "vendored_path"
 
 
-@pytest.mark.parametrize("path", ["src/app.py", "include/nlohmann/json.hpp", "pkg/vendoring.py", "thirdpartyish.py"])
+@pytest.mark.parametrize("path", ["src/app.py", "include/nlohmann/json.hpp", "pkg/vendoring.py", "thirdpartyish.py",
+                                  ".github/workflows/ci.yml", ".github/actions/setup/action.yml",
+                                  ".github/external_ci/appveyor.yml"])  # nlohmann/json's own CI file
 def test_not_vendored(path: str) -> None:
     assert not is_vendored(path) and drop_reason(doc(path), FiltersConfig()) is None
 
@@ -53,3 +56,29 @@ def test_nlohmann_fixture_paths() -> None:
     files = json.loads((Path(__file__).parent / "data" / "licenses" / "nlohmann-json.json").read_text())
     assert {p for p in files if is_vendored(p)} == {
         "tests/thirdparty/Fuzzer/FuzzerMain.cpp", "tests/thirdparty/imapdl/filterbr.py"}
+
+
+def test_generated_rules_are_linguists_path_tests() -> None:
+    patterns = yaml.safe_load((FILTERS / GENERATED_LIST).read_text())
+    header = (FILTERS / GENERATED_LIST).read_text().split("\n- ", 1)[0]
+    assert len(patterns) >= 35 and "lib/linguist/generated.rb" in header and "MIT" in header  # guard: derived, credited
+    for pattern in patterns:
+        re.compile(pattern)
+
+
+# Real paths: linguist's own samples for its filename rules (github-linguist/linguist b45dbe9), ripgrep's lock file,
+# Megatron-LM's uv.lock, reuse-tool's poetry.lock.
+@pytest.mark.parametrize("path", [
+    "Cargo.lock", "fuzz/Cargo.lock", "uv.lock", "poetry.lock", "samples/Shell/filenames/gradlew",
+    "samples/Batchfile/filenames/mvnw.cmd", "samples/JSON/filenames/Package.resolved", "samples/C/exception.zep.c",
+    "samples/Pascal/lazcomlib_1_0_tlb.pas", "test/fixtures/YAML/pnpm-lock.yaml", ".idea/workspace.xml",
+    "test/fixtures/Rust/.sqlx/query-2b8b1aae3740a05cb7179be9c7d5af30e8362c3cba0b07bc18fa32ff1a2232cc.json",
+])
+def test_generated(path: str) -> None:
+    expected = "vendored_path" if is_vendored(path) else "generated_path"  # vendor.yml names wrappers too
+    assert is_generated(path) and drop_reason(doc(path), FiltersConfig()) == expected
+
+
+@pytest.mark.parametrize("path", ["Cargo.toml", "src/lock.rs", "docs/gradlew.md", "idea/x.py", "samples/C/exception.c"])
+def test_not_generated(path: str) -> None:
+    assert not is_generated(path) and drop_reason(doc(path), FiltersConfig()) is None

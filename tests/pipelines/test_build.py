@@ -27,6 +27,7 @@ from megatron.core.datasets.indexed_dataset import IndexedDataset
 
 from codemix.filters.secrets import RedactionConfig, redact_text
 from codemix.mix.cli import main as mix
+from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.repository import FILE_SEP, REPO_NAME
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.data.pretraining import build_gpt_dataset, read_documents
@@ -156,7 +157,7 @@ def builds(corpus, tmp_path_factory):
 
 
 def manifest(out: Path) -> dict:
-    return json.loads((out / "manifest.json").read_text())
+    return read_manifest(str(out))
 
 
 def parquet_rows(pattern_dir: Path, prefix: str) -> list[dict]:

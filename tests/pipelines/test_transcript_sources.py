@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from apache_beam.pvalue import TaggedOutput
 
-from codemix.document import Document, packed_document
+from codemix.document import DROPPED_SCHEMA, Document, Dropped, packed_document
 from codemix.mix.cli import main as mix
 from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.sft import SFTConfig
@@ -20,6 +22,7 @@ from codemix.mixtures.tokenizer import train_bpe
 from codemix.pipelines.health import stage_health
 from codemix.pipelines.readers import read_location
 from codemix.pipelines.shape_sft import WriteSFTShard
+from codemix.pipelines.stats import prose_check_counts
 from codemix.sources import ReadLimits, SourceConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -110,3 +113,28 @@ def test_a_policy_that_leaves_out_most_of_a_source_is_shown_per_format_and_warne
     _, warnings, _ = stage_health(spec, "sft", {**info, "epochs_per_source": {}}, set())
     assert any("source runs: 7 of 7 transcripts gave no sample" in w and "sharegpt 5 of 5 (outcome_unknown: 5)" in w
                and "health.warn_drop_rate" in w for w in warnings), warnings
+
+
+def test_mix_stats_shows_sft_shaping_per_source_and_format(builds, capsys) -> None:
+    """What shaping left out is in `mix stats` (table and --json), as the manifest recorded it."""
+    manifest = json.loads((builds[0] / "manifest.json").read_text())
+    recorded = manifest["stages"]["sft"]["left_out_by_source"]["runs"]
+    assert sum(f["transcripts"] for f in recorded.values()) == GOOD_TRANSCRIPTS, "guard: every transcript shaped"
+    assert mix(["stats", str(builds[0]), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"]["sft_left_out"] == {"sft": recorded}
+    assert mix(["stats", str(builds[0])]) == 0
+    table = capsys.readouterr().out.split("SFT shaping:", 1)[1].split("\n\n")[0]
+    for fmt, counts in recorded.items():
+        row = next(line for line in table.splitlines() if f" {fmt} " in line)
+        assert f" {counts['transcripts']} " in row and f" {counts['without_samples']} " in row
+        assert all(f"{reason}: {n}" in row for reason, n in counts["reasons"].items())
+
+
+def test_prose_checks_are_counted_per_check(tmp_path: Path) -> None:
+    """Each prose drop counts once per check it failed (its first is the dropped table's reason)."""
+    rows = [Dropped(stage="filter", source="runs", location=f"r{i}", reason=reasons[0], reasons=reasons).to_row()
+            for i, reasons in enumerate([("gopher_quality:a", "gopher_repetition:b"), ("gopher_repetition:b",)])]
+    rows.append(Dropped(stage="filter", source="runs", location="r9", reason="too_large").to_row())
+    pq.write_table(pa.Table.from_pylist(rows, schema=DROPPED_SCHEMA), tmp_path / "dropped-0.parquet")
+    counts = prose_check_counts(str(tmp_path / "dropped*.parquet"))
+    assert counts == {"runs": {"gopher_quality:a": 1, "gopher_repetition:b": 2}}

@@ -136,7 +136,7 @@ def test_hand_off_writes_the_dtype_asked_for(hf_bases, tmp_path, one_thread):
 @pytest.mark.parametrize("shape", [(256, 384), (192, 320), (40, 64)])
 def test_block_fp8_dequantisation_equals_transformers_bit_for_bit(shape):
     """Whole 128x128 blocks, ragged edge blocks and a weight smaller than one block."""
-    from codemix.pretrain.hf.base_import import dequantize_block_fp8
+    from codemix.pretrain.hf.shards import dequantize_block_fp8
 
     generator = torch.Generator().manual_seed(shape[0])
     weight = torch.randn(shape, generator=generator) * torch.logspace(-3, 1, shape[1])  # blocks of unlike scale

@@ -1,0 +1,124 @@
+"""Sharded Hugging Face releases: read one tensor at a time, imported with memory bounded by a shard.
+
+The bases are built with ``transformers`` and saved with ``save_pretrained(max_shard_size=...)``, so the
+index and the shard layout are the ones a real release has; ``safetensors``' own ``load_file`` and the
+``transformers`` forward are the references.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from codemix.config import ConfigError
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.hf.base_import import import_base
+from codemix.pretrain.hf.shards import HFShards, read_hf_tensors
+
+from .hf_models import hf_logits, megatron_logits, sample_tokens, tiny_hf_model
+
+MB = 1 << 20
+REPO = Path(__file__).resolve().parents[2]
+
+
+def sharded_base(directory: Path, tokenizer_dir: Path, family: str = "qwen3_moe") -> Path:
+    """A tiny base of ``family`` saved in shards of 40 kB (a dozen or more shards and an index)."""
+    tiny_hf_model(family).save_pretrained(directory, max_shard_size="40kB")
+    return copy_tokenizer(tokenizer_dir, directory)
+
+
+def copy_tokenizer(tokenizer_dir: Path, directory: Path) -> Path:
+    """The build tokenizer's files in Kimi's form (``tiktoken.model`` + ``tokenizer_config.json``)."""
+    for name in ("tiktoken.model", "tokenizer_config.json"):
+        shutil.copyfile(tokenizer_dir / name, directory / name)
+    return directory
+
+
+def test_reading_shard_by_shard_gives_safetensors_own_tensors_with_one_shard_open(base_tokenizer, tmp_path):
+    base = sharded_base(tmp_path / "hf", base_tokenizer.directory, "deepseek_v3")
+    files = sorted(base.glob("model-*.safetensors"))
+    assert len(files) >= 10 and (base / "model.safetensors.index.json").is_file(), "guard: a many-shard release"
+    expected = {name: tensor for file in files for name, tensor in load_file(str(file)).items()}
+    shards = HFShards(base)
+    opened = set()
+    for name in sorted(expected, key=lambda n: shards.file_of[n]):
+        assert torch.equal(shards.tensor(name), expected[name]), name
+        opened.add(shards._open[0])
+    shards.close()
+    assert shards._open is None and opened == {file.name for file in files}
+    assert {n: tuple(t.shape) for n, t in expected.items()} == shards.shapes
+    assert read_hf_tensors(base, names={"model.norm.weight"}).keys() == {"model.norm.weight"}
+
+
+def test_a_sharded_base_imports_to_the_transformers_logits(base_tokenizer, tmp_path, one_thread):
+    base = sharded_base(tmp_path / "hf", base_tokenizer.directory, "deepseek_v3")
+    checkpoint = import_base(load_recipe("continued", [], init_from_hf=str(base)), tmp_path / "base")
+    tokens_BS = sample_tokens()
+    torch.testing.assert_close(megatron_logits(tmp_path / "base", checkpoint, tokens_BS), hf_logits(base, tokens_BS),
+                               rtol=0, atol=4e-6)
+
+
+def test_an_index_naming_a_missing_shard_is_refused_before_anything_is_written(base_tokenizer, tmp_path):
+    base = sharded_base(tmp_path / "hf", base_tokenizer.directory)
+    victim = sorted(base.glob("model-*.safetensors"))[3]
+    victim.unlink()
+    with pytest.raises(ConfigError, match=victim.name):
+        import_base(load_recipe("continued", [], init_from_hf=str(base)), tmp_path / "base")
+    assert not (tmp_path / "base").exists()
+
+
+CHILD = """
+import json, sys
+from pathlib import Path
+import torch
+from codemix.pretrain.configs import load_recipe
+from codemix.pretrain.hf.base_import import import_base
+import codemix.pretrain.checkpoint, codemix.pretrain.model.gpt, codemix.pretrain.parallel
+
+def status(key):
+    line = next(l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith(key))
+    return int(line.split()[1]) * 1024
+
+torch.set_num_threads(1)
+recipe = load_recipe("continued", [], init_from_hf=sys.argv[1])
+before = status("VmRSS:")
+import_base(recipe, sys.argv[2])
+print(json.dumps({"before": before, "peak": status("VmHWM:")}))
+"""
+# What the import needs whatever the model's size: megatron's Python objects for the meta model, torch
+# distributed checkpoint's plan, allocator slack. Measured 30-40 MB on this model (bench/RESULTS.md).
+FIXED_OVERHEAD = 64 * MB
+SHARD_MULTIPLE = 8  # one shard mapped, its largest tensor copied out, that tensor in fp32, a view's copy
+
+
+def test_a_sharded_import_grows_memory_by_a_few_shards_not_by_the_model(base_tokenizer, tmp_path):
+    """Peak RSS growth of the import (a fresh process; VmHWM minus RSS before it) stays under a few
+    shards plus a fixed overhead on a base whose fp32 copy alone would not fit under that bound."""
+    import transformers
+
+    config = transformers.Qwen3MoeConfig(
+        vocab_size=4096, hidden_size=256, intermediate_size=512, num_hidden_layers=8, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=64, moe_intermediate_size=256, num_experts=16, num_experts_per_tok=2,
+        max_position_embeddings=256)
+    torch.manual_seed(0)
+    base = tmp_path / "hf"
+    transformers.Qwen3MoeForCausalLM(config).to(torch.bfloat16).save_pretrained(base, max_shard_size="2MB")
+    copy_tokenizer(base_tokenizer.directory, base)
+    sizes = [path.stat().st_size for path in base.glob("model-*.safetensors")]
+    bound = SHARD_MULTIPLE * max(sizes) + FIXED_OVERHEAD
+    assert len(sizes) >= 20 and bound < 2 * sum(sizes), "guard: the fp32 model alone would exceed the bound"
+    child = subprocess.run([sys.executable, "-c", CHILD, str(base), str(tmp_path / "base")], capture_output=True,
+                           text=True, cwd=REPO, check=False)
+    assert child.returncode == 0, child.stderr[-2000:]
+    rss = json.loads(child.stdout.strip().splitlines()[-1])
+    grown = rss["peak"] - rss["before"]
+    assert grown < bound, (f"{grown / MB:.0f} MB grown, bound {bound / MB:.0f} MB "
+                           f"({len(sizes)} shards, {sum(sizes) / MB:.0f} MB, largest {max(sizes) / MB:.1f} MB)")
+    assert (tmp_path / "base" / "checkpoints" / "latest").is_file()
