@@ -17,4 +17,5 @@ for cols in ${WIDTHS:-80 160}; do
     --title "mix build examples/demo.yaml at $cols columns" -- \
     $PYTHON -m codemix.mix build examples/demo.yaml --out "$out"
   $PYTHON $REC/record_cast.py --screen "$REC/build-$cols.cast" > "$REC/build-$cols.last-screen.txt"
+  gzip -f -9 "$REC/build-$cols.cast"
 done
