@@ -245,7 +245,9 @@ def print_summary(manifest: dict, out: str) -> None:
               f"  --data-path {data_path_argument(info['data_path'])}")
         if stage_kind(stage).loss_masked:
             print("  note: stock Megatron-LM trains on every token of this blend; the loss mask is the "
-                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies")
+                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies.\n"
+                  f"  for other trainers: {out}/{stage}/chat/ (messages + chat template: TRL, verl) and "
+                  f"{out}/{stage}/packed/ (Megatron-Bridge, NeMo packed sequences)")
     print(f"\n{format_health(manifest['health'])}")
     print(f"manifest: {out}/manifest.json\ndataset card: {out}/README.md")
 
