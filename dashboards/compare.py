@@ -7,6 +7,7 @@ per stage and source, drops per reason) with the old build beside the new one.
 from __future__ import annotations
 
 import html
+import re
 
 import plotly.graph_objects as go
 
@@ -37,12 +38,16 @@ def table_html(table: Table, caption: str) -> str:
             f'<table class="comparison"><tr>{head}</tr>{rows}</table></div>')
 
 
+NUMBER_TEXT = re.compile(r"^([+-]?[\d,.]+%?|<0\.1%|-)$")  # a change, a share or a missing value: right-aligned
+
+
 def _cell(value) -> str:
     if value is None:
         return '<td class="num">-</td>'
     if isinstance(value, int | float):
         return f'<td class="num">{value:,}</td>'
-    return f"<td>{html.escape(str(value))}</td>"
+    numeric = ' class="num"' if NUMBER_TEXT.match(str(value)) else ""
+    return f"<td{numeric}>{html.escape(str(value))}</td>"
 
 
 def paired_bars(labels: list[str], old: list[float], new: list[float], title: str, axis: str) -> go.Figure:

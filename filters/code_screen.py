@@ -1,6 +1,6 @@
 """A cheap screen in front of decontamination's ``tokenize`` path: which Python documents cannot hold a hit.
 
-Both sides are *projected*: the normalised stream without its string and number tokens. The full
+Both sides are *projected*: the normalised stream without its string tokens (docstrings are strings). The full
 path's projection of a document (``full_projection``) is recomputed here from regexes and numpy
 (``light_projection``), exactly, or the document is declared unsure (None) and goes the full way.
 Every n-gram the full path can match lies in a window whose projected k-grams all occur in both,
@@ -97,7 +97,7 @@ def _drop_comment(match: re.Match) -> str:
 
 def light_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     """(symbol hashes, is-identifier flags) of the full path's normalised Python stream without its
-    strings and numbers, or None when this lexer cannot be sure it agrees with ``tokenize`` (a stray
+    strings, or None when this lexer cannot be sure it agrees with ``tokenize`` (a stray
     quote, unbalanced brackets, an inconsistent dedent, CR or form feed, a number glued to a string)."""
     if any(c in text for c in _UNSURE_CHARACTERS):
         return None
@@ -126,7 +126,7 @@ def light_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     previous_is_dot = np.zeros(len(tokens), dtype=bool)
     previous_is_dot[order[1:]] = hashes[order[:-1]] == _DOT
     identifier = (classes == NAME) & ~previous_is_dot
-    projected = ~dropped & (classes != NEWLINE) & (classes != STRING) & (classes != NUMBER)
+    projected = ~dropped & (classes != NEWLINE) & (classes != STRING)
     hashes, identifier, ellipsis = hashes[projected], identifier[projected], classes[projected] == ELLIPSIS
     if ellipsis.any():
         hashes[ellipsis] = _DOT
@@ -155,9 +155,9 @@ def _indentation_consistent(tokens: list[str], newline: np.ndarray, outside: np.
 
 def full_projection(tokens: CodeTokens) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(token hashes, is-identifier flags, index in ``tokens``) of a normalised stream without its
-    string and number tokens, as the full path made it."""
+    string tokens, as the full path made it."""
     kept = [i for i, (symbol, is_identifier) in enumerate(zip(tokens.symbols, tokens.identifier, strict=True))
-            if is_identifier or not (_STRING_SYMBOL.match(symbol) or _NUMBER.fullmatch(symbol))]
+            if is_identifier or not _STRING_SYMBOL.match(symbol)]
     hashes = np.array([symbol_hash(tokens.symbols[i]) for i in kept], dtype=np.uint64)
     flags = np.array([tokens.identifier[i] for i in kept], dtype=bool)
     return hashes, flags, np.array(kept, dtype=np.int64)
@@ -197,7 +197,7 @@ def window_slices(positions: np.ndarray, spans: int, windows: int, ngram: int) -
     return first, last
 
 
-SCREEN_GRAMS = (4, 6, 8)
+SCREEN_GRAMS = (4, 8)
 
 
 class ScreenIndex:

@@ -245,7 +245,9 @@ def print_summary(manifest: dict, out: str) -> None:
               f"  --data-path {data_path_argument(info['data_path'])}")
         if stage_kind(stage).loss_masked:
             print("  note: stock Megatron-LM trains on every token of this blend; the loss mask is the "
-                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies")
+                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies.\n"
+                  f"  for other trainers: {out}/{stage}/chat/ (messages + chat template: TRL, verl) and "
+                  f"{out}/{stage}/packed/ (Megatron-Bridge, NeMo packed sequences)")
     print(f"\n{format_health(manifest['health'])}")
     print(f"manifest: {out}/manifest.json\ndataset card: {out}/README.md")
 
@@ -424,12 +426,30 @@ def command_search(argv: list[str]) -> int:
     return 0
 
 
-def delegate(command: str, extra: list[str]) -> int:
-    """``mix train|eval|handoff|dash``: arguments checked by light parsers first, then the command."""
+VERBOSE_FLAGS = {"-v": 1, "--verbose": 1, "-vv": 2, "-vvv": 3}
+
+
+def quiet_libraries(verbosity: int) -> None:
+    """``mix train|eval|handoff`` say what they do; torch's, megatron-core's and transformers' warnings
+    (deprecations, fallbacks) are noise to a user, shown with ``-v``. Set for worker processes too."""
+    if verbosity:
+        return
+    warnings.simplefilter("ignore")  # codemix itself warns through its messages, never ``warnings``
+    os.environ["PYTHONWARNINGS"] = "ignore"
+    for name in ("torch", "megatron", "transformers", "apache_beam"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def delegate(command: str, extra: list[str], verbosity: int = 0) -> int:
+    """``mix train|eval|handoff|dash``: arguments checked by light parsers first, then the command;
+    ``-v`` (before or after the command) shows the libraries' warnings."""
     if command == "dash":
         from codemix.dashboards.cli import main as dash_main
 
         return dash_main(extra)
+    verbosity += sum(VERBOSE_FLAGS.get(arg, 0) for arg in extra)
+    extra = [arg for arg in extra if arg not in VERBOSE_FLAGS]
+    quiet_libraries(verbosity)
     from codemix.pretrain import cli_args
 
     parsers = {"train": cli_args.train_parser, "eval": cli_args.evaluate_parser, "handoff": cli_args.handoff_parser}
@@ -445,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     configure_logging(args.verbose, args.log_level)
     if args.command in ("train", "eval", "handoff", "dash"):
-        return delegate(args.command, extra)
+        return delegate(args.command, extra, args.verbose)
     if extra and args.command in READ_COMMANDS:
         check_filesystem_options(parser, args.command, extra)
     elif extra and args.command not in ("build", "plan", "search", "quality"):

@@ -8,8 +8,8 @@ Per SFT shard ``sft/SOURCE-SSSSS-of-NNNNN``, row i = sample i of the shard:
   ``sft/chat/`` also holds the tokenizer and ``chat_template.jinja``: rendering a row's messages with it
   and tokenizing gives the shard's ids (docs/design/mixtures.md, "SFT exports").
 - ``sft/packed/NAME.idx.parquet`` (Megatron-Bridge's ``GPTSFTPackedParquetDataset``) and ``NAME.npy``
-  (NeMo's ``GPTSFTPackedDataset``): samples packed first-fit in shard order into packs of at most the
-  stage's sequence length, each pack ``input_ids``, ``loss_mask`` and ``seq_start_id``. The loss mask
+  (NeMo's ``GPTSFTPackedDataset``): samples in shard order packed into packs of at most the stage's
+  sequence length (a new pack when the next does not fit), each pack ``input_ids``, ``loss_mask`` and ``seq_start_id``. The loss mask
   is stored as those readers take it: ``loss_mask[j]`` trains the prediction of token ``j + 1``
   (a sample's token mask shifted left by one, 0 at its last token; Megatron-Bridge's ``fill_packing_strategy``).
   ``NAME.metadata.json`` is the packing metadata list their ``pad_cu_seqlens`` reads.
@@ -75,28 +75,26 @@ def chat_rows(shard: str, rows: Sequence[dict], samples: Sequence, reasoning: Re
             for index, (row, sample) in enumerate(zip(rows, samples))]
 
 
-def pack_first_fit(lengths: Sequence[int], pack_size: int) -> list[list[int]]:
-    """Sample indices per pack: each sample, in order, into the first pack it fits (``first_fit`` of
-    NeMo's packing utilities, without their shuffle)."""
+def pack_in_order(lengths: Sequence[int], pack_size: int) -> list[list[int]]:
+    """Sample indices per pack: samples in shard order, a new pack whenever the next does not fit, so
+    a pack's sequences are consecutive documents of the shard (traceable by counting)."""
     packs: list[list[int]] = []
-    room: list[int] = []
+    room = 0
     for index, length in enumerate(lengths):
         if length > pack_size:
             raise ValueError(f"sample {index} has {length} tokens, more than the pack size {pack_size}")
-        slot = next((k for k, left in enumerate(room) if left >= length), None)
-        if slot is None:
+        if not packs or length > room:
             packs.append([])
-            room.append(pack_size)
-            slot = len(packs) - 1
-        packs[slot].append(index)
-        room[slot] -= length
+            room = pack_size
+        packs[-1].append(index)
+        room -= length
     return packs
 
 
 def packed_rows(samples: Sequence, pack_size: int) -> list[dict[str, list[int]]]:
     """``{input_ids, loss_mask, seq_start_id}`` per pack; ``loss_mask`` in label alignment (module docstring)."""
     rows = []
-    for pack in pack_first_fit([len(s.tokens) for s in samples], pack_size):
+    for pack in pack_in_order([len(s.tokens) for s in samples], pack_size):
         ids, mask, starts = [], [], []
         for index in pack:
             tokens, trained = samples[index].tokens, samples[index].loss_mask

@@ -397,6 +397,6 @@ def sources_table(sources: dict) -> str:
 
     table = format_table(["source", "read", "kept", "dropped", "dup.", "quarantined", "filter drop %", "quar. %"],
                          [with_rates(row) for row in rows], indent="  ", total=with_rates(totals))
-    note = (f"\n  dropped includes {totals[6]:,} the spec chose not to read (include/exclude globs, merges, bots); "
-            "filter drop % leaves them out" if totals[6] else "")
+    note = (f"\n  dropped includes {totals[6]:,} the spec chose not to read (globs, merges, bots);"
+            "\n  filter drop % leaves them out" if totals[6] else "")
     return "sources\n" + table + note

@@ -202,7 +202,7 @@ def _stored_write_problem(out: str) -> str | None:
     probe = f"{out.rstrip('/')}/.codemix-write-check-{uuid.uuid4().hex}"
     try:
         with FileSystems.create(probe) as handle:
-            handle.write(b"")
+            handle.write(b"codemix checks that it may write here\n")  # S3 refuses an upload of no parts
         FileSystems.delete([probe])
     except Exception as error:  # noqa: BLE001 - whatever the store says is the answer
         return f"{type(error).__name__}: {error}"[:300]

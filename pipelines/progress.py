@@ -5,7 +5,10 @@ a report goes to a small JSON file per process under the folder named by ``CODEM
 rewritten at most every ``FLUSH_SECONDS``. The driver (``BuildDisplay``) gives each stage a fresh
 folder, sums the files a few times a second and draws, with ``rich``, "stage k of n" and a bar per
 stage: documents, bytes, rate and an ETA from the stage's expected input (known from Parquet
-footers, or from the input fingerprints for the crawl). Steps that run in the driver (sampling and
+footers, or from the input fingerprints for the crawl); the ETA is the rate of the last
+``ETA_WINDOW_SECONDS`` (``RateWindow``), and the columns are sized to the terminal (``Layout``: below
+``WIDE_COLUMNS``, counts in k/M with the other steps and the status on lines under the bar, so no
+number is cut at 80 columns). Steps that run in the driver (sampling and
 training the tokenizer) advance their bar directly; dedup's passes show as the stage's status line
 (its ``pipelines.dedup`` log messages). A runner whose workers run elsewhere (Dataflow) writes no
 reports there; its stages still show their state and time.

@@ -221,9 +221,15 @@ def test_plan_names_an_empty_prefix_and_a_missing_object_on_s3(tmp_path):
             {"name": "empty", "type": "directory", "paths": ["s3://corpus/no-such-prefix"]},
             {"name": "dump", "type": "dump", "paths": ["s3://corpus/dumps/missing.jsonl"]}],
             {"code": 1, "empty": 1, "dump": 1})
-        result = mix("plan", str(spec), "--json", f"--s3_endpoint_url={endpoint}", f"--s3_access_key_id={S3_KEY_ID}",
-                     f"--s3_secret_access_key={S3_SECRET}", f"--s3_region_name={S3_REGION}",
-                     env=no_aws_environment())
+        s3_args = (f"--s3_endpoint_url={endpoint}", f"--s3_access_key_id={S3_KEY_ID}",
+                   f"--s3_secret_access_key={S3_SECRET}", f"--s3_region_name={S3_REGION}")
+        result = mix("plan", str(spec), "--json", *s3_args, env=no_aws_environment())
+        into_corpus = mix("build", str(spec), "--out", "s3://corpus", *s3_args, env=no_aws_environment())
+        keys = [o["Key"] for o in client.list_objects_v2(Bucket="corpus").get("Contents", [])]
+    assert into_corpus.returncode == 2 and keys == ["code/textwrap.py"]  # refused before anything was written
+    assert into_corpus.stderr.strip().splitlines()[-1].startswith(
+        "mix: option error: --out: s3://corpus is not empty and is not a codemix build (no manifest.json, no work/): "
+        "it holds code.")
     assert result.returncode == 1, result.stderr
     problems = {p["source"]: p for p in json.loads(result.stdout)["preflight"]["problems"]}
     assert set(problems) == {"empty", "dump"}  # the prefix with an object passes

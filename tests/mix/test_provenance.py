@@ -182,6 +182,7 @@ def test_the_build_writes_a_dataset_card_hugging_face_reads(build):
     assert info["counts"]["dropped"], "guard: the build dropped something for the card to explain"
     assert all(f"| {reason} | {n:,} |" in card.text for reason, n in info["counts"]["dropped"].items())
     assert "humaneval" in card.text and "stock Megatron-LM over that blend trains on every token" in card.text
+    assert "`sft/chat/`" in card.text and "`sft/packed/`" in card.text
 
 
 @pytest.mark.parametrize("stage", ["short", "long"])

@@ -101,6 +101,7 @@ def test_chat_rows_are_openai_shaped(build):
 def test_packed_sequences_hold_the_shard_samples_in_the_readers_layout(build):
     """Megatron-Bridge's packed Parquet and NeMo's .npy: each pack's sequences (split at seq_start_id)
     are whole samples of the shard in order, and the loss mask trains the tokens the shard's mask does."""
+    shared = 0
     for name, ids, masks in shards(build):
         packed = build / "sft" / "packed"
         table = pq.read_table(packed / f"{name}.idx.parquet")
@@ -113,6 +114,7 @@ def test_packed_sequences_hold_the_shard_samples_in_the_readers_layout(build):
         metadata = json.loads((packed / f"{name}.metadata.json").read_text())
         assert metadata[0]["max_samples_per_bin"] == max(len(r["seq_start_id"]) for r in rows)
         sample = 0
+        shared += sum(len(row["seq_start_id"]) > 1 for row in rows)
         for row in rows:
             bounds = [*row["seq_start_id"], len(row["input_ids"])]
             assert bounds[-1] <= metadata[0]["pack_size"]
@@ -122,3 +124,4 @@ def test_packed_sequences_hold_the_shard_samples_in_the_readers_layout(build):
                 assert row["loss_mask"][start:end - 1] == masks[sample][1:].tolist()
                 sample += 1
         assert sample == len(ids)
+    assert shared, "guard: some pack holds several samples"

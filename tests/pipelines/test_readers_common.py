@@ -123,7 +123,7 @@ def test_compressed_data_without_a_nul_is_binary_not_a_decode_error(tmp_path: Pa
     (tmp_path / "latin1.txt").write_bytes("café crème, naïve déjà vu\n".encode("latin-1"))
     kinds = {o.location.rsplit("/", 1)[-1]: type(o).__name__ + ":" + getattr(o, "reason", "")
              for o in read_location(source("directory"), str(tmp_path))}
-    assert kinds == {"sherlock.br": "Dropped:binary", "latin1.txt": "Quarantined:"}
+    assert kinds == {"sherlock.br": "Dropped:binary", "latin1.txt": "Dropped:not_utf8"}
 
 
 def test_a_pdf_is_binary_though_it_opens_as_text(tmp_path: Path) -> None:
