@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_OUT := out/demo
-SDISTS := $(DEMO_OUT)/sdists
+# Beside the build, not in it: mix build refuses an --out that holds other files than a build's.
+SDISTS := out/sdists
 
 .PHONY: demo test lint clean dash-demo
 

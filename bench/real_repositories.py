@@ -63,7 +63,9 @@ def judge_repository(git_dir: str, document_filter: DocumentFilter) -> Judged:
             judged.files[outcome.location.rsplit(":", 1)[-1]] = ("-", f"crawl:{outcome.reason}", "")
         elif isinstance(outcome, Document):
             license = document_license(outcome, licenses)
-            reason = "amalgamated" if outcome.path in amalgams else document_filter.judge(outcome, license).reason
+            reason = document_filter.judge(outcome, license).reason
+            if outcome.path in amalgams and (reason is None or held_for_imports(outcome, reason)):
+                reason = "amalgamated"  # as pipelines.filter.filter_outcomes decides
             judged.files[outcome.path] = (outcome.language or "?", reason, license)
             judged.docs[outcome.path] = outcome
         else:

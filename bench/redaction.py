@@ -1,11 +1,12 @@
 """Redaction on real clean code: how often it fires, whether it ever cuts into an identifier, and
 whether redacted Python is still the same program.
 
-    python -m bench.redaction [--out report.json] [--limit N] [ROOT ...]
+    python -m bench.redaction [--out report.json] [--limit N] [--max-lines N] [--max-seconds S] [ROOT ...]
 
 Default roots: the standard library on disk (tests included) and this interpreter's site-packages.
 Every readable UTF-8 text file up to 1 MB (the filter stage's ``max_bytes``) is redacted as the
-crawl would (``redact_document``, language from the path). Reported:
+crawl would (``redact_document``, language from the path); a file whose bytes were already read
+(the same module in two Pythons) is counted once. Reported:
 
   * ``secret_placeholders_per_10k_lines``: ``<SECRET_...>`` placeholders per 10,000 lines (EMAIL
     and IP_ADDRESS are counted apart: author addresses are real PII);
@@ -19,6 +20,7 @@ crawl would (``redact_document``, language from the path). Reported:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import sys
@@ -43,8 +45,9 @@ def default_roots() -> list[Path]:
 
 
 def text_files(roots: Iterable[Path]) -> Iterator[tuple[Path, str]]:
-    """Every readable UTF-8 text file under ``roots`` (no NUL byte, at most ``MAX_BYTES``), sorted;
-    the standard library's own site-packages is left to the second root."""
+    """Every readable UTF-8 text file under ``roots`` (no NUL byte, at most ``MAX_BYTES``), sorted,
+    each distinct content once; the standard library's own site-packages is left to the second root."""
+    seen: set[bytes] = set()
     for root in roots:
         for path in sorted(root.rglob("*")):
             parts = path.relative_to(root).parts
@@ -55,7 +58,9 @@ def text_files(roots: Iterable[Path]) -> Iterator[tuple[Path, str]]:
                 text = data.decode("utf-8") if len(data) <= MAX_BYTES and b"\0" not in data else None
             except (OSError, UnicodeDecodeError):
                 continue
-            if text is not None:
+            digest = hashlib.blake2b(data, digest_size=16).digest()
+            if text is not None and digest not in seen:
+                seen.add(digest)
                 yield path, text
 
 
@@ -124,6 +129,20 @@ def measure_file(path: Path, text: str, config: RedactionConfig, report: dict) -
             report["tokenize"]["changed"].append(str(path))
 
 
+def bounded(files: Iterable[tuple[Path, str]], max_files: int = 0, max_lines: int = 0,
+            max_seconds: float = 0) -> Iterator[tuple[Path, str]]:
+    """``files`` until any bound (0: none) is reached, with a progress line on stderr every 2,000 files."""
+    started, lines = time.perf_counter(), 0
+    for i, (path, text) in enumerate(files):
+        elapsed = time.perf_counter() - started
+        if (max_files and i >= max_files) or (max_lines and lines >= max_lines) or (max_seconds and elapsed >= max_seconds):
+            return
+        if i % 2000 == 0:
+            print(f"{i} files, {lines} lines, {elapsed:.0f} s: {path}", file=sys.stderr, flush=True)
+        lines += text.count("\n") + 1
+        yield path, text
+
+
 def measure(files: Iterable[tuple[Path, str]], config: RedactionConfig | None = None) -> dict:
     """The report for ``files`` (see the module docstring)."""
     config = config or RedactionConfig()
@@ -144,10 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("roots", nargs="*", type=Path)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--limit", type=int, default=0, help="stop after this many files (0: all)")
+    parser.add_argument("--max-lines", type=int, default=0, help="stop once this many lines were read (0: all)")
+    parser.add_argument("--max-seconds", type=float, default=0, help="stop after this much wall time (0: none)")
     args = parser.parse_args(argv)
-    files = text_files(args.roots or default_roots())
-    if args.limit:
-        files = (f for i, f in enumerate(files) if i < args.limit)
+    files = bounded(text_files(args.roots or default_roots()), args.limit, args.max_lines, args.max_seconds)
     started = time.perf_counter()
     report = measure(files)
     report["wall_seconds"] = round(time.perf_counter() - started, 1)

@@ -33,14 +33,15 @@ with probes installed in the driver only (they change no result):
     read by others, as a cluster would through its bucket. Their on-disk bytes are summed after
     the build, and the spill runs' zstd streams decompressed to compare with the runner's bytes.
   * ``train_bpe`` is timed: the tokenizer stage's driver-side training.
-  * After the build, ``pipelines.shards.read_run`` is timed on the held token runs with a slice that
-    holds no document: what every shard's merge pays per run before it merges (the whole run index).
+  * After the build, ``pipelines.shards.slices_of_run`` is timed on the held token runs: what each
+    run's index costs, read once to cut it into shard slices (issue 31; before, every shard's merge
+    read every run's whole index).
 
 Projections fit core-seconds = fixed + per-GB x GB over the sizes (least squares), likewise the
 shuffle bytes, and scale the per-GB slope to 1 TB and 100 TB; the tokenizer's training is a
 constant (a fixed-size sample) and is projected at its default sample of 20,000 documents. Cluster
 walls spread the per-GB work over 500 and 5,000 cores, then again with the merges held to their
-task counts (16 per on-disk grouping, one per shard) and the shards' run-index reads added.
+task counts (16 per on-disk grouping, one per shard) and the runs' index slicing added.
 """
 
 from __future__ import annotations
@@ -303,24 +304,22 @@ def held_bytes(held: list[tuple[str, str, str]]) -> list[dict]:
 
 
 def run_index_seconds(held: list[tuple[str, str, str]]) -> dict:
-    """What every shard's merge pays per token run before it reads a token: ``read_run`` parses the
-    run's whole index (.json) and hashes every id to find the shard's slice. Timed here on the
-    build's own runs, with a slice that holds no document, so only that part is measured (and the
-    .tokens file, held under another name, is never opened)."""
-    import numpy as np
-
-    from codemix.pipelines.shards import read_run
+    """What the shards stage pays per token run to plan its merges: ``slices_of_run`` reads the run's
+    whole index once and cuts it into shard slices (a merge then reads only its slices' rows). Timed
+    here on the build's own runs (the .tokens file, held under another name, is never opened)."""
+    from codemix.pipelines.shards import slices_of_run
 
     runs, documents, index_bytes, seconds = 0, 0, 0, 0.0
     for _, kind, path in held:
         if kind == "token runs" and path.endswith(".json"):
             prefix = path.removesuffix(".json")
             start = time.process_time()
-            assert not list(read_run(prefix, np.uint16, (0, 1 << 40)))  # a slice of 2^-40 of the hash range
+            planned = list(slices_of_run((("s", "s"), (prefix, 0)), {("s", "s"): 1 << 40}, SHARD_SIZE_BYTES))
             seconds += time.process_time() - start
+            assert planned, prefix
             runs += 1
-            documents += len(json.loads(Path(path).read_text())["ids"])
-            index_bytes += os.path.getsize(path)
+            documents += json.loads(Path(path).read_text())["documents"]
+            index_bytes += os.path.getsize(f"{prefix}.index")
     return {"runs": runs, "documents": documents, "bytes": index_bytes, "cpu": seconds}
 
 
@@ -549,7 +548,7 @@ def stage_rows(rows: list[tuple[dict, dict]]) -> list[str]:
 
 def merge_model(all_figures: list[dict]) -> dict:
     """What bounds the run-file merges: their busy seconds per GB (dedup's spill merges, 16 tasks per
-    grouping; the shards' merges, one task per shard) and the run-index reads every shard's merge
+    grouping; the shards' merges, one task per shard) and the run-index slicing each run
     pays per document of the source (``run_index_seconds``), from the largest size."""
     last = all_figures[-1]
     index = last["shards"]["run_index"]
@@ -570,14 +569,14 @@ def shard_count(model: dict, gb: float) -> int:
 
 
 def index_core_seconds(model: dict, gb: float) -> float:
-    """Every shard's merge reads every run's index: shards x documents, so it grows as GB squared."""
-    return model["index_seconds_per_document"] * model["documents_per_gb"] * gb * shard_count(model, gb)
+    """Each run's index is read once to cut it into shard slices (issue 31): linear in GB."""
+    return model["index_seconds_per_document"] * model["documents_per_gb"] * gb
 
 
 def cluster_wall(fitted: dict, model: dict, training_wall: float, gb: float, cores: int, capped: bool) -> float:
     """Seconds for every stage at ``gb`` on ``cores``: its per-GB work spread over the cores, the BPE
     training on the driver; ``capped``: dedup's spill merges over at most ``SPILL_PARTITIONS`` tasks
-    and the shards' merges over at most one task per shard, each also reading every run's index."""
+    and the shards' merges over at most one task per shard, the runs' index slicing spread likewise."""
     wall = training_wall
     for stage in STAGES:
         work = fitted[stage]["cpu"][1] * gb
@@ -621,27 +620,24 @@ def projection_rows(rows: list[tuple[dict, dict]]) -> list[str]:
             f"{cells[1][0]:,.0f} | {fmt_bytes(cells[0][1])} | {fmt_bytes(cells[1][1])} | {fmt_bytes(cells[0][2])} | "
             f"{fmt_bytes(cells[1][2])} |")
     index_hours = [index_core_seconds(model, gb) / 3600 for gb in (1000, 100_000)]
-    lines.append(f"| shards: run-index reads (∝ GB²) | | | | {index_hours[0]:,.1f} | {index_hours[1]:,.0f} | | | | |")
+    lines.append(f"| shards: run-index slicing (∝ GB) | | | | {index_hours[0]:,.1f} | {index_hours[1]:,.0f} | | | | |")
     lines.append(f"| **total** | {sum(fitted[s]['cpu'][1] for s in STAGES):,.0f} | | | "
                  f"**{totals['cpu1000'] + index_hours[0]:,.0f}** | **{totals['cpu100000'] + index_hours[1]:,.0f}** | "
                  f"**{fmt_bytes(totals['shuffle1000'])}** | **{fmt_bytes(totals['shuffle100000'])}** | | |")
-    shard_merge = [(model["shards_per_gb"] * gb + index_core_seconds(model, gb)) / shard_count(model, gb)
+    shard_merge = [model["shards_per_gb"] * gb / shard_count(model, gb)
                    for gb in (1000, 100_000)]
-    index_read = [model["index_bytes_per_document"] * model["documents_per_gb"] * gb for gb in (1000, 100_000)]
     lines += ["", ("The tokenizer's shuffle is an upper bound: here the sample (20,000 smallest ids) held every "
                    "document, so every id crossed; on a larger corpus each bundle sends at most 20,000 ids, all to "
                    "one key."), "",
               (f"Merges of run files, measured: dedup's spill merges {model['dedup_per_gb']:,.0f} busy s/GB "
                f"(at most {SPILL_PARTITIONS} tasks per grouping, `pipelines.spill.PARTITIONS`); the shards' merges "
                f"{model['shards_per_gb']:,.0f} busy s/GB (one task per {SHARD_SIZE_BYTES / 1e6:,.0f} MB shard), and "
-               "before it merges, each shard's task opens every run of its source and reads its whole index: "
+               "before they merge, each run's index is read once and cut into shard slices: "
                f"{model['index_seconds_per_document'] * 1e6:.1f} µs and {model['index_bytes_per_document']:.0f} "
                f"bytes per document ({model['documents_per_gb']:,.0f} documents and {model['runs_per_gb']:.0f} runs "
-               f"per GB here). One shard's task so reads {fmt_bytes(index_read[0])} of indexes from "
-               f"{model['runs_per_gb'] * 1000:,.0f} runs and takes {shard_merge[0] / 60:,.1f} min at 1 TB "
-               f"({shard_count(model, 1000):,} shards), {fmt_bytes(index_read[1])} from "
-               f"{model['runs_per_gb'] * 100_000:,.0f} runs and {shard_merge[1] / 3600:,.1f} h at 100 TB "
-               f"({shard_count(model, 100_000):,} shards), whatever the cluster."), "",
+               f"per GB here); a shard's task then reads only its own documents' rows. One shard's task so takes "
+               f"{shard_merge[0] / 60:,.1f} min at 1 TB ({shard_count(model, 1000):,} shards) and "
+               f"{shard_merge[1] / 60:,.1f} min at 100 TB ({shard_count(model, 100_000):,} shards)."), "",
               ("Wall on a cluster: \"even\" spreads every stage's per-GB work over the cores; \"capped\" also "
                "holds the merges to their task counts and adds the run-index reads. Both add the driver's BPE "
                "training (one machine, whatever the cluster), and neither counts pipeline start-up, stragglers "

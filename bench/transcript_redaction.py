@@ -1,7 +1,8 @@
 """Redaction of agent transcripts as the crawl does it (``pipelines.crawl.RedactWith``): how often it
 fires on real traces, and whether code carried in a trace is still the same program afterwards.
 
-    python -m bench.transcript_redaction [--traces DIR ...] [--limit N] [--out report.json] [ROOT ...]
+    python -m bench.transcript_redaction [--traces DIR ...] [--limit N] [--max-lines N] [--max-seconds S]
+                                         [--out report.json] [ROOT ...]
 
 Two measurements:
 
@@ -25,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from bench.redaction import code_tokens, default_roots, python_tokens, text_files
+from bench.redaction import bounded, code_tokens, default_roots, python_tokens, text_files
 from codemix.document import Document
 from codemix.filters.secrets import RedactionConfig
 from codemix.mixtures.chat import render_messages
@@ -108,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("roots", nargs="*", type=Path)
     parser.add_argument("--traces", nargs="*", type=Path, default=[])
     parser.add_argument("--limit", type=int, default=2000, help="code files to carry (0: all)")
+    parser.add_argument("--max-lines", type=int, default=0, help="stop once this many code lines were read (0: all)")
+    parser.add_argument("--max-seconds", type=float, default=0, help="stop carrying code after this much wall time")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     redactor = RedactWith(RedactionConfig())
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     code = {"files": 0, "lines": 0, "seconds": 0.0, "placeholders": Counter(),
             "changed": {"tool_call": [], "tool_output": [], "fenced": []}}
     files = (f for f in text_files(args.roots or default_roots()) if f[0].suffix == ".py")
-    measure_code((f for i, f in enumerate(files) if not args.limit or i < args.limit), redactor, code)
+    measure_code(bounded(files, args.limit, args.max_lines, args.max_seconds), redactor, code)
     summary = {
         "traces": {**traces, "secret_placeholders_per_10k_lines": per_10k(traces["placeholders"], traces["lines"]),
                    "samples": len(traces["samples"])},

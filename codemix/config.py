@@ -16,6 +16,8 @@ import types
 import typing
 from typing import Any, Literal, get_args, get_origin
 
+import yaml
+
 
 class ConfigError(ValueError):
     """A spec or config problem, reported before any work starts."""
@@ -128,3 +130,33 @@ def require(condition: bool, path: str, problem: str, fix: str = "") -> None:
     """Raise a ``ConfigError`` unless ``condition`` holds (configs never use ``assert``)."""
     if not condition:
         raise ConfigError(path, problem, fix)
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping with a key given twice (YAML 1.2 forbids it; PyYAML
+    keeps the last value, so a repeated ``weights:`` would silently replace the first)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, typing.Hashable) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} on line {line} (first given on line {seen[key]}); "
+                    "a YAML mapping takes each key once", key_node.start_mark)
+            if isinstance(key, typing.Hashable):
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str, name: str) -> Any:
+    """Parse YAML ``text`` (from file ``name``) safely; a syntax error or a duplicate key raises
+    ``ConfigError`` naming the file, the key and the line."""
+    try:
+        return yaml.load(text, Loader=UniqueKeyLoader)  # a SafeLoader subclass
+    except yaml.YAMLError as error:
+        problem = getattr(error, "problem", None)
+        if problem and problem.startswith("duplicate key"):
+            raise ConfigError(name, problem, "remove or merge the repeated key") from error
+        raise ConfigError("", f"{name} is not valid YAML: {error}") from error

@@ -159,6 +159,9 @@ class SourceConfig:
     # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
     # off, git is never let out and each missing blob is dropped as ``blob_missing``.
     fetch_missing_blobs: bool = False
+    # git: submodule paths (gitlinks) to read as part of the repository, from the clone's modules/ or
+    # the .gitmodules URL; any other submodule is listed per repository and never followed.
+    submodules: list[str] = field(default_factory=list)
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     text_field: str | None = None  # dump: defaults to 'content', then 'text'
@@ -202,4 +205,6 @@ class SourceConfig:
             require(self.format in TRANSCRIPT_FORMATS, join(path, "format"), f"{self.format!r} is not a transcript format",
                     f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")
         require(not self.fetch_missing_blobs or self.type in ("git", "crawl_list"), join(path, "fetch_missing_blobs"),
+                "is only read for sources of type 'git' or 'crawl_list'", "remove it")
+        require(not self.submodules or self.type in ("git", "crawl_list"), join(path, "submodules"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")

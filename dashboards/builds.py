@@ -139,6 +139,12 @@ def shard_totals(out: str, manifest: dict) -> dict[str, dict[str, dict[str, floa
     return {stage: {source: dict(values) for source, values in by_source.items()} for stage, by_source in totals.items()}
 
 
+def stage_documents(out: str, manifest: dict) -> dict[str, dict[str, int]]:
+    """``{stage: {source: documents in its shards}}`` (``shard_totals``)."""
+    return {stage: {source: int(values.get("documents", 0)) for source, values in by_source.items()}
+            for stage, by_source in shard_totals(out, manifest).items()}
+
+
 def tokens_per_byte(shards: dict) -> dict[str, float]:
     """Each source's tokens per UTF-8 byte in its shards: what turns earlier steps' bytes into tokens."""
     tokens: collections.Counter = collections.Counter()

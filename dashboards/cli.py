@@ -1,10 +1,12 @@
 """`mix dash`: the data-pipeline and perplexity-versus-RL dashboard, as one offline HTML page.
 
-    mix dash --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--search DIR...]
+    mix dash [OLD NEW] --build DIR [--build DIR2] --eval FILE... --rl FILE... --tensorboard DIR... [--search DIR...]
              [--eval-set NAME] [--target-ppl X] --out dash.html [--serve [--host H] [--port N]]
 
-Every input is optional; what is missing becomes a note on the page. Exit status 0 when the page
-was written (also when a fit was impossible: the page says why), 2 for bad arguments.
+Two builds (``mix dash OLD NEW`` or two ``--build``) add a comparison section. Every input is
+optional; what is missing becomes a note on the page, but a build that is not a finished build
+(mistyped, or still running) is refused in one line. Exit status 0 when the page was written (also
+when a fit was impossible: the page says why), 2 for bad arguments or builds.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mix dash", description=__doc__.splitlines()[0])
+    parser.add_argument("builds", nargs="*", metavar="BUILD",
+                        help="`mix build --out` directories; two (OLD NEW) add a comparison of them")
     parser.add_argument("--build", action="append", default=[], metavar="DIR",
                         help="a `mix build --out` directory (repeat for several builds)")
     parser.add_argument("--eval", nargs="+", action="extend", default=[], metavar="FILE",
@@ -41,6 +45,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def missing_build(builds: list[str], *, serving: bool) -> str | None:
+    """Why a ``--build`` cannot be drawn: it is not a finished build (``--serve`` waits for one that
+    has begun: work/ without manifest.json), in one line; None when every one can."""
+    from codemix.mixtures.inspect import NotABuild, read_manifest
+
+    for build in builds:
+        try:
+            read_manifest(build)
+        except NotABuild as error:
+            if not (serving and "has not finished" in str(error)):
+                return str(error)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, beam_args = parser.parse_known_args(argv)
@@ -58,9 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)  # before the first read of a build: S3 refuses every call without it
+    problem = missing_build(args.builds + args.build, serving=args.serve)
+    if problem:
+        print(f"mix dash: {problem}", file=sys.stderr)
+        return 2
     from codemix.dashboards.render import DashboardInputs, write_dashboard
 
-    inputs = DashboardInputs(builds=args.build, eval_jsonl=args.eval, rl_results=args.rl,
+    inputs = DashboardInputs(builds=args.builds + args.build, eval_jsonl=args.eval, rl_results=args.rl,
                              tensorboard_dirs=args.tensorboard, out_html=args.out, target_ppl=args.target_ppl,
                              eval_set=args.eval_set, title=args.title, seed=args.seed, n_boot=args.bootstrap,
                              searches=args.search)

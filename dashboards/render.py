@@ -1,4 +1,5 @@
-"""One self-contained HTML page: the data-pipeline funnel of each build, held-out bits per byte,
+"""One self-contained HTML page: the data-pipeline funnel of each build (and, for two builds, what
+changed between them), held-out bits per byte,
 TensorBoard scalars, RL results, and how the RL metrics follow code perplexity.
 
 The page embeds plotly.js (``include_plotlyjs=True`` on the first figure) and loads nothing from
@@ -20,6 +21,7 @@ import plotly.graph_objects as go
 
 from codemix.dashboards import figures
 from codemix.dashboards.builds import BuildSummary, load_build
+from codemix.dashboards.compare import add_comparison
 from codemix.dashboards.fit import MetricFit, fit_all, fits_json
 from codemix.dashboards.health import health_card
 from codemix.dashboards.runs import (
@@ -300,6 +302,8 @@ def write_dashboard(inputs: DashboardInputs, *,
     messages += [fit.message for fit in fits if fit.message]
 
     page, colours = Page(title), figures.Colours()
+    if len(loaded_builds) == 2:  # mix dash OLD NEW: what changed, before each build's own section
+        add_comparison(page, *loaded_builds)
     for index, build in enumerate(loaded_builds):
         add_build(page, index, build, colours)
     if not searches or eval_jsonl or tensorboard_dirs:

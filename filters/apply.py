@@ -29,10 +29,10 @@ from codemix.filters.short_tasks import short_task_index
 from codemix.filters.vendored import is_generated, is_vendored
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
-# every judgement of what a file looks like, never what it may not be used for (license, opt-out,
-# benchmark overlap) nor what is no text to train on (binary, too large, an amalgamation of kept files).
-NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large",
-                      "amalgamated"})
+# every judgement of what a file looks like (an amalgamation too: a test that includes an old single
+# header needs it), never what it may not be used for (license, opt-out, benchmark overlap) nor what is
+# no text to train on (binary, too large).
+NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large"})
 
 
 def held_for_imports(doc: Document, reason: str) -> bool:

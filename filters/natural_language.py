@@ -27,6 +27,8 @@ PROSE_FILTERS = ("gopher_quality", "gopher_repetition", "fineweb_quality")
 # per character, which reads as a huge repeated 4-gram: reST READMEs failed top_4_gram on this alone.
 _MARKUP_LINE = re.compile(
     r"^[ \t]*(?:([^\w\s])\1{2,}|[+|](?:[-=:+| ]*[-=]{3,}[-=:+| ]*)[+|]?)[ \t]*$\n?", re.MULTILINE)
+# A Markdown line of HTML tags only (``<tr>``, ``</td>``, ``<div class="feature">``): table and layout markup.
+_HTML_TAG_LINE = re.compile(r"^[ \t]*(?:</?[A-Za-z][^<>\n]*>[ \t]*)+\r?$\n?", re.MULTILINE)
 # A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
 # ``\r`` before the newline too: task texts copied from GitHub issues end their lines in CRLF.
 _FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t\r]*$\n?", re.MULTILINE | re.DOTALL)
@@ -51,6 +53,9 @@ class NaturalLanguageConfig:
     # resolved agent run says little besides its actions, and too few words say nothing about quality.
     # 50 is datatrove's own ``min_doc_words``, the least it judges web text on.
     min_transcript_prose_words: int = 50
+    # Likewise a Markdown file whose fenced code carries it (cobra's man-page recipe: two sentences around
+    # a Go program): below this many words outside its code blocks it is a code example, not prose.
+    min_markdown_prose_words: int = 50
     # GopherQualityFilter
     min_doc_words: int = 20  # datatrove 50: "what it is and how to install it" is a fine README
     max_doc_words: int = 100_000
@@ -79,8 +84,8 @@ class NaturalLanguageConfig:
     def validate(self, path: str) -> None:
         # datatrove divides by the word count and averages word lengths: both need a word.
         require(self.min_doc_words >= 1, join(path, "min_doc_words"), "must be at least 1")
-        require(self.min_transcript_prose_words >= 0, join(path, "min_transcript_prose_words"),
-                "must not be negative")
+        for name in ("min_transcript_prose_words", "min_markdown_prose_words"):
+            require(getattr(self, name) >= 0, join(path, name), "must not be negative")
         for name in ("min_alpha_words_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
                      "dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"):
             require(0 <= getattr(self, name) <= 1, join(path, name), "must be between 0 and 1")
@@ -181,14 +186,16 @@ def prose_of(doc: Document) -> str | None:
     """The natural-language part of ``doc``, or ``None`` when it has none to judge.
 
     Markdown/reST/text files: the whole text less markup-only lines (heading underlines, rules,
-    table borders) and, in Markdown, fenced code blocks. Transcripts: the user and assistant message contents (``transcript_prose``).
+    table borders) and, in Markdown, fenced code blocks and lines of HTML tags only. Transcripts: the user and assistant message contents (``transcript_prose``).
     Code and data files: ``None``, they are the code filters' business.
     """
     if doc.kind == "transcript":
         prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
-        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples).
-        prose = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", doc.text) if doc.language == "markdown" else doc.text)
+        # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples),
+        # its HTML tables markup (fmt's doc/syntax.md repeats <tr> and <td>).
+        text = _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", doc.text)) if doc.language == "markdown" else doc.text
+        prose = _MARKUP_LINE.sub("", text)
     else:
         return None
     return prose if prose.strip() else None
@@ -233,7 +240,8 @@ def transcript_prose(messages: list[dict[str, Any]]) -> str:
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:
     """Why ``doc``'s prose fails datatrove's filters (``gopher_quality:gopher_short_doc``, ...), or
     ``None``: kept, no prose in it, the stage disabled, a transcript with transcripts off, or one with
-    too little prose to judge (``min_transcript_prose_words``)."""
+    too little prose to judge (``min_transcript_prose_words``), or a Markdown code example whose fenced
+    code has too little prose around it (``min_markdown_prose_words``)."""
     prose = judged_prose(doc, checker.config)
     return None if prose is None else checker.drop_reason(prose)
 
@@ -250,6 +258,9 @@ def judged_prose(doc: Document, config: NaturalLanguageConfig) -> str | None:
         return None
     prose = prose_of(doc)
     if prose is None or (doc.kind == "transcript" and word_count(prose) < config.min_transcript_prose_words):
+        return None
+    if doc.kind != "transcript" and doc.language == "markdown" and _FENCED_BLOCK.search(doc.text) \
+            and word_count(prose) < config.min_markdown_prose_words:
         return None
     return prose
 

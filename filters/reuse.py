@@ -162,8 +162,9 @@ def _toml_glob(glob: str) -> str:
 
 
 _IGNORED = re.compile(r"REUSE-IgnoreStart.*?(?:REUSE-IgnoreEnd|\Z)", re.DOTALL)
-# A comment line that declares the file's license: only comment punctuation before the tag.
-_HEADER_TAG = re.compile(r"^[ \t]*[^\w\s\"'`]{0,4}[ \t]*SPDX-License-Identifier:[ \t]*(.+?)[ \t]*(?:\*/|-->)?[ \t]*$",
+# A comment line that declares the file's license: only a comment marker before the tag, punctuation
+# (//, #, --, ;, /*, <!--) or Batch's REM (gradlew.bat: "@rem SPDX-License-Identifier: Apache-2.0").
+_HEADER_TAG = re.compile(r"^[ \t]*(?:[^\w\s\"'`]{0,4}|@?(?i:rem)\b)[ \t]*SPDX-License-Identifier:[ \t]*(.+?)[ \t]*(?:\*/|-->)?[ \t]*$",
                          re.MULTILINE)
 
 

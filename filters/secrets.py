@@ -715,6 +715,38 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("SECRET_PYPI_TOKEN", re.compile(
         r"(?<![A-Za-z0-9_-])pypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])"),
             ("pypi-",)),
+    # Vendor tokens whose prefix alone names them, as trufflehog's detectors describe them (gitleaks has no
+    # rule for these, or one that needs the vendor's name nearby): OpenRouter, xAI, LangSmith, Buildkite,
+    # Supabase, Figma, Pinecone, Docker Hub, SonarQube, New Relic, HubSpot, Yandex Cloud IAM, Mapbox
+    # secret tokens, Dropbox short-lived tokens, Flutterwave, NuGet, Mailgun, Django's generated keys.
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9_.-])(?:sk-or-v1-[0-9a-f]{64}|xai-[A-Za-z0-9]{80}|lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"
+        r"|bkua_[0-9a-f]{40}|sbp_[0-9a-f]{40}|figd_[A-Za-z0-9_-]{40}|pcsk_[A-Za-z0-9]{4,6}_[A-Za-z0-9]{50,80}"
+        r"|dckr_pat_[A-Za-z0-9_-]{27}|sq[pua]_[0-9a-f]{40}|NRAK-[A-Z0-9]{27}"
+        r"|pat-(?:na|eu)1-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+        r"|t1\.[A-Za-z0-9_-]{40,}={0,2}\.[A-Za-z0-9_-]{80,}={0,2}|sk\.eyJ1Ijoi[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"
+        r"|sl\.[A-Za-z0-9_=-]{130,140}|FLWSECK(?:_TEST)?-[0-9a-f]{32}-X|oy2[a-z0-9]{43}|key-[0-9a-f]{32}"
+        r"|django-insecure-[^\s'\"`]{40,60}|tfp_[A-Za-z0-9_-]{59}|tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}"
+        r")(?![A-Za-z0-9_=-])"),
+            ("sk-or-v1-", "xai-", "lsv2_", "bkua_", "sbp_", "figd_", "pcsk_", "dckr_pat_", "qp_", "qu_", "qa_", "nrak-",
+             "pat-na1-", "pat-eu1-", "t1.", "sk.eyj1ijoi", "sl.", "flwseck", "oy2", "key-", "django-insecure-", "tfp_", "tskey-"),
+            fake=lambda v: _is_fake_token(v) or (v.startswith("django-") and _shannon(v) < 4.0)),
+    # More of trufflehog's prefixed detectors that neither gitleaks nor the rules above had (its regexes):
+    # Bitbucket Data Center, CircleCI, Cloudflare, Contentful, Figma, Fleetbase, Langfuse secret keys,
+    # Netlify, New Relic Insights query keys, NVIDIA, Pagar.me, PostHog, Ramp, Robinhood, Rootly, Salad,
+    # SonarCloud, Sourcegraph Cody, Ubidots, AWS AppSync. (Public keys, such as Langfuse's pk-lf- and
+    # New Relic's browser keys, are left out.)
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9_.-])(?:BBDC-[A-Za-z0-9+/@_-]{40,50}|CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40}"
+        r"|cfk_[A-Za-z0-9]{40}[a-f0-9]{8}|CFPAT-[A-Za-z0-9_-]{43}|figp_[A-Za-z0-9_=-]{40,54}|flb_live_[A-Za-z0-9]{20}"
+        r"|sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|nfp_[A-Za-z0-9_]{36}|NRIQ-[A-Za-z0-9_-]{25}"
+        r"|nvapi-[A-Za-z0-9_-]{64}|ak_live_[A-Za-z0-9]{30}|phx_[A-Za-z0-9_]{43,48}|ramp_sec_[A-Za-z0-9]{48}"
+        r"|rh-api-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|rootly_[a-f0-9]{64}"
+        r"|salad_cloud_[A-Za-z0-9]{1,7}_[A-Za-z0-9]{7,235}|sqco_[A-Za-z0-9]{59}|slk_[a-f0-9]{64}|BBFF-[A-Za-z0-9]{30}"
+        r"|da2-[a-z0-9]{26})(?![A-Za-z0-9_=+/@-])"),
+            ("bbdc-", "ccipat_", "cfk_", "cfpat-", "figp_", "flb_live_", "sk-lf-", "nfp_", "nriq-", "nvapi-", "ak_live_",
+             "phx_", "ramp_sec_", "rh-api-", "rootly_", "salad_cloud_", "sqco_", "slk_", "bbff-", "da2-"),
+            fake=_is_fake_token),
     # A private key stored base64-encoded (Kubernetes Secret ``data:``, env vars): "LS0tLS1CRUdJTi" is
     # base64 of "-----BEGIN"; the decoded start must name a private key.
     Pattern("SECRET_PRIVATE_KEY", re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}"),
@@ -904,10 +936,19 @@ SIGIL_ASSIGNMENT = re.compile(
 # Hex of a digest's length is kept by the entropy scan (it is a digest nearly everywhere) and detect-secrets'
 # keywords have no "token": ``auth_token = "<32 hex>"`` (Twilio, Mailgun, Heroku) is caught by its name.
 HEX_ASSIGNMENT = re.compile(
-    r"(?<![\w$])(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?\s*(?::|=|=>)\s*(?P<q>[\"'])(?P<v>[0-9a-fA-F]{32,128})(?P=q)")
+    r"(?<![\w$])(?P<name>[A-Za-z_][\w.-]{0,80})[\"'`]?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:str|string|String)[ \t]*=|\|\|=|\?\?=|:=|:|=|=>)[ \t]*(?P<q>[\"'`]?)(?P<v>[0-9a-fA-F]{32,128})(?P=q)"
+    r"(?![\w.-])")
+# ... and in prose: "my wandb api key is <40 hex>", "the secret key base is <128 hex>".
+PROSE_HEX = re.compile(r"(?i:\b(?:key|token|secret|password|passphrase)(?:[ \t]+base)?[ \t]+(?:is|was|=|:)[ \t]+)"
+                       r"(?P<v>[0-9a-fA-F]{32,128})(?![\w.-])")
 # A Twilio client built from an account SID and, positionally, its auth token.
 POSITIONAL_TOKEN = re.compile(
     r"[\"']AC[0-9a-f]{32}[\"']\s*,\s*(?P<q>[\"'])(?P<v>[0-9a-f]{32})(?P=q)")
+# Passwords of config files that write them after a bare word: ``.netrc`` (``login deploy password ...``),
+# ``redis.conf`` (``requirepass ...``), and ``.pgpass`` lines (``host:port:database:user:password``).
+CONFIG_PASSWORD = re.compile(
+    r"\blogin[ \t]+\S+\s+password[ \t]+(?P<v>[^\s\"'\\]+)(?=\s|$)|(?m:^[ \t]*(?:requirepass|masterauth)[ \t]+\"?(?P<r>[^\s\"]+))"
+    r"|(?m:^[A-Za-z*][\w.*-]*:(?:\d{1,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<p>\S+)$)")
 # Docker's ``config.json``: ``"auths": {"registry": {"auth": base64("user:password")}}``.
 DOCKER_AUTH = re.compile(r"\"auth\"\s*:\s*\"(?P<v>[A-Za-z0-9+/]{12,}={0,2})\"")
 # Telegram bot tokens: the bot's numeric id, ``:``, then 35 characters that start with ``AA``.
@@ -942,6 +983,12 @@ def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
                 group = "v" if "v" in regex.groupindex else 0
                 if not fake(match.group(group)):
                     yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, match.group(group))
+    if "password" in lower or "requirepass" in lower or "masterauth" in lower or ":" in text:
+        for match in CONFIG_PASSWORD.finditer(text):
+            group = next(g for g in ("v", "r", "p") if match.group(g) is not None)
+            value = match.group(group)  # test files' "#pass" and "pa#ss" are the word "pass"
+            if not (_is_fake_password(value) or _is_fake_password(re.sub(r"[\W_]", "", value))):
+                yield Finding(match.start(group), match.end(group), "SECRET_PASSWORD", KEYWORD_RANK, value)
     yield from _named_value_findings(text, lower)
     if "secret" in lower or "akia" in lower or "asia" in lower:
         yield from _bare_aws_secrets(text)
@@ -954,16 +1001,19 @@ def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
     sources = [(ENV_DEFAULT, ("getenv", "environ.get", "env.get", "env.fetch", "process.env", "env.str", "config("))]
     sources.append((SIGIL_ASSIGNMENT, ("$", ":=")))
     sources.append((HEX_ASSIGNMENT, ("token", "secret", "key", "pass", "auth")))
+    sources.append((PROSE_HEX, (" is ", " was ", "=", ":")))
     for regex, literals in sources:
         if not _mentions(lower, literals):
             continue
         for match in regex.finditer(text):
-            name = match.group("name") or (match.groupdict().get("jsname") or "")
+            name = match.groupdict().get("name") or match.groupdict().get("jsname") or "secret"
             value = match.group("v")
             if regex is SIGIL_ASSIGNMENT and not match.group().startswith("$") and ":=" not in match.group():
                 continue  # a plain ``name = "..."`` is KeywordDetector's
-            if regex is HEX_ASSIGNMENT and (HASH_CONTEXT.search(name) or not _mixes_classes(value)):
+            if regex in (HEX_ASSIGNMENT, PROSE_HEX) and (HASH_CONTEXT.search(name) or not _mixes_classes(value)):
                 continue
+            if regex is PROSE_HEX and HASH_CONTEXT.search(text, max(0, match.start() - 40), match.start("v")):
+                continue  # "the commit hash key is ..."
             if _is_secret_name(name.split(".")[-1]) and not _is_fake_quoted(value):
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) else "SECRET_HIGH_ENTROPY"
                 yield Finding(match.start("v"), match.end("v"), kind, KEYWORD_RANK, value)
@@ -1112,12 +1162,13 @@ KEYWORD_WINDOW = 300
 # ``NAME=value`` (env dumps, .env, Dockerfile ENV, shell export; value may be quoted) and unquoted
 # ``name: value`` / ``name = value`` (YAML, INI, properties), each on a line of its own.
 ASSIGNMENT = re.compile(
-    r"[ \t]*(?:export[ \t]+|ENV[ \t]+|-[ \t]+)?(?P<name>[A-Za-z_][\w.-]{0,80})"
-    r"(?:=(?P<q>[\"']?)(?P<v>[^\s\"']{6,})(?P=q)|[ \t]*[:=][ \t]+(?P<spaced>[^\s\"']{6,}))[ \t]*\r?")
+    r"[ \t]*(?:export[ \t]+|ENV[ \t]+|-[ \t]+|%env[ \t]+|%set_env[ \t]+)?"
+    r"(?P<name>[A-Za-z_][\w.-]{0,80})"
+    r"(?:=(?P<q>[\"']?)(?P<v>[^\s\"']{6,})(?P=q)|[ \t]*[?:]?[:=][ \t]+(?P<spaced>[^\s\"']{6,}))[ \t]*\r?")
 # The secret word must end the name: ``DB_PASSWORD``, ``apiKey``, but not ``token_type``, ``PASSWORD_FILE``.
 SECRET_NAME = re.compile(
     r"(?:^|_|^pg|^redis)(?:password|passwd|pass|pwd|secret|token|api_?key|apikey|access_?key|private_?key|auth_?key|"
-    r"credentials?|client_?secret|secret_?key|auth_?token)$")
+    r"credentials?|client_?secret|secret_?key|auth_?token|secret_?key_?base)$")
 NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
 # Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
 CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d._]+|0[xXoObB][\da-fA-F_]+[lLuU]*|(?i:true|false|yes|no|on|off|null|none)")

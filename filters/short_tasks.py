@@ -2,41 +2,150 @@
 
 A code item under ``min_match_tokens`` normalised tokens (54 of HumanEval's 164: HumanEval/13's gcd,
 HumanEval/53's ``return x + y``) is left out of the code index, so an idiom can never remove a file.
-A leaked short task nearly always arrives with its task text, though: here each such item is indexed
-again *literally* (docstring words, names and code as written) when that text is long enough, so a
-solution next to its prompt is removed while a bare idiom, which lacks the prompt's words, is kept.
+A leaked short task nearly always arrives with its task text, though. Here each such item is matched
+on two kinds of evidence that must both be found: its docstring's prose (word 3-grams, doctest
+examples left out, so a few edited words leave most of them) and its code (the normalised code
+n-grams of ``filters.decontamination``, identifiers numbered by first use, so renaming changes
+nothing). A bare idiom lacks the prose and is kept; a task's prose beside other code is kept too.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
 
 from codemix.config import join
 from codemix.filters.decontamination import (
+    PYTHON,
+    BenchmarkHit,
     BenchmarkText,
-    ContaminationIndex,
+    CodeTokens,
     DecontaminationConfig,
+    code_ngram_hashes,
     code_tokens,
+    densest_window,
     humaneval_items,
-    normalise_tokens,
+    ngram_hashes,
     read_benchmark,
+    token_hashes,
 )
 
+WORD = re.compile(r"[^\W_]+")  # letters and digits; ``greatest_common_divisor`` is three words
+PROSE_NGRAM = 3
+CODE_NGRAM = 5  # short solutions are 4-39 tokens: a 10-gram would not fit most of them
+# HumanEval/23's "Return length of given string" (5 words, 3 3-grams) is the shortest prompt; at least
+# this many of an item's 3-grams must be found, whatever ``min_prose_overlap`` allows.
+MIN_PROSE_GRAMS = 2
 
-def prompted_items(items: Iterable[BenchmarkText], min_match_tokens: int) -> Iterator[BenchmarkText]:
-    """``(benchmark, id, text)`` literal items for the code items the code index leaves out, when
-    their text (prompt included) has at least ``min_match_tokens`` literal tokens."""
+
+@dataclass(frozen=True, slots=True)
+class PromptedTask:
+    """One short item: its prose 3-grams and its code n-grams (distinct), and the code's n."""
+
+    benchmark: str
+    item_id: str
+    prose: np.ndarray
+    code: np.ndarray
+    n: int
+    code_length: int
+
+
+def prompt_prose(code: str) -> str:
+    """The docstrings of ``code`` (Python) without doctest examples: the task as it is told."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ""
+    # Every string statement, not only the first of a body: HumanEval/115 imports before its docstring.
+    docstrings = [node.value.value for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
+    return "\n".join(_without_examples(text) for text in docstrings if text)
+
+
+def _without_examples(docstring: str) -> str:
+    """Lines of a docstring outside doctest examples (``>>>`` lines and the output under them)."""
+    kept, in_example = [], False
+    for line in docstring.splitlines():
+        stripped = line.strip()
+        in_example = stripped.startswith((">>>", "...")) or (in_example and bool(stripped))
+        if not in_example:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def prose_grams(text: str) -> np.ndarray:
+    """Distinct hashes of the lowercased word 3-grams of ``text``."""
+    return np.unique(ngram_hashes(token_hashes(WORD.findall(text.lower())), PROSE_NGRAM))
+
+
+def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int) -> PromptedTask | None:
+    """The item when the code index leaves it out (under ``min_match_tokens``) and its prompt has prose."""
+    tokens = code_tokens(text, PYTHON)
+    prose = prose_grams(prompt_prose(text))
+    if len(tokens) >= min_match_tokens or len(tokens) == 0 or len(prose) < MIN_PROSE_GRAMS:
+        return None
+    n = min(CODE_NGRAM, len(tokens))
+    return PromptedTask(benchmark, item_id, prose, np.unique(code_ngram_hashes(tokens, n)), n, len(tokens))
+
+
+class PromptedTaskIndex:
+    """Short items matched by prose and code together (see the module docstring)."""
+
+    __slots__ = ("_keys", "_owners", "min_code_coverage", "min_prose_overlap", "tasks")
+
+    def __init__(self, tasks: Iterable[PromptedTask], *, min_prose_overlap: float = 0.5,
+                 min_code_coverage: float = 0.8):
+        self.tasks = list(tasks)
+        self.min_prose_overlap, self.min_code_coverage = min_prose_overlap, min_code_coverage
+        # Every task's prose 3-grams in one array: one ``isin`` per document, whatever the task count.
+        self._keys = np.concatenate([np.empty(0, np.uint64), *(t.prose for t in self.tasks)])
+        self._owners = np.repeat(np.arange(len(self.tasks)), [len(t.prose) for t in self.tasks])
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def hits(self, text: str, language: str = PYTHON) -> list[BenchmarkHit]:
+        """Items whose prose (``min_prose_overlap`` of its 3-grams) and code (``min_code_coverage``
+        of its n-grams) are both in ``text``; the code is only tokenized when some prose is found."""
+        if not self.tasks:
+            return []
+        found = np.bincount(self._owners, weights=np.isin(self._keys, prose_grams(text)), minlength=len(self.tasks))
+        enough = (found / np.array([len(t.prose) for t in self.tasks]) >= self.min_prose_overlap) & (found >= MIN_PROSE_GRAMS)
+        candidates = [self.tasks[i] for i in np.flatnonzero(enough).tolist()]
+        if not candidates:
+            return []
+        tokens = code_tokens(text, language or PYTHON)
+        grams = {n: code_ngram_hashes(tokens, n) for n in {t.n for t in candidates}}
+        hits = [hit for task in candidates if (hit := self._hit(task, text, tokens, grams[task.n])) is not None]
+        return sorted(hits, key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+
+    def _hit(self, task: PromptedTask, text: str, tokens: CodeTokens, grams: np.ndarray) -> BenchmarkHit | None:
+        coverage = float(np.isin(task.code, grams).mean())
+        where = np.flatnonzero(np.isin(grams, task.code))
+        if coverage < self.min_code_coverage or len(where) == 0:
+            return None
+        first, last = densest_window(where, 2 * task.code_length)
+        start, end = tokens.starts[first], tokens.ends[min(last + task.n - 1, len(tokens) - 1)]
+        return BenchmarkHit(task.benchmark, task.item_id, coverage, task.code_length,
+                            text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1)
+
+
+def prompted_items(items: Iterable[BenchmarkText], min_match_tokens: int) -> Iterator[PromptedTask]:
+    """The short Python items of ``items`` that carry their prompt (a solution alone has no prose)."""
     for benchmark, item_id, text, *language in items:
-        if not (language and language[0]) or len(code_tokens(text, language[0])) >= min_match_tokens:
-            continue
-        if len(normalise_tokens(text)) >= min_match_tokens:
-            yield benchmark, item_id, text
+        if language and language[0] == PYTHON:
+            task = prompted_task(benchmark, item_id, text, min_match_tokens)
+            if task is not None:
+                yield task
 
 
-def short_task_index(config: DecontaminationConfig, path: str = "decontamination") -> ContaminationIndex:
-    """The literal index of ``prompted_items`` over HumanEval (if asked) and every benchmark file."""
+def short_task_index(config: DecontaminationConfig, path: str = "decontamination") -> PromptedTaskIndex:
+    """``prompted_items`` over HumanEval (if asked) and every benchmark file."""
     items: list[BenchmarkText] = list(humaneval_items()) if config.humaneval else []
     for i, location in enumerate(config.benchmarks):
         items.extend(read_benchmark(location, join(join(path, "benchmarks"), i)))
-    return ContaminationIndex(prompted_items(items, config.min_match_tokens), ngram=config.ngram,
-                              min_overlap=config.min_overlap, min_item_tokens=config.min_item_tokens)
+    return PromptedTaskIndex(prompted_items(items, config.min_match_tokens))

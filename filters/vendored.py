@@ -5,9 +5,9 @@
 Inc.; github-linguist/linguist at b45dbe9b2825a43285bcd035861be91cc0a7299e): regular expressions
 matched anywhere in a repository path (``(3rd|[Tt]hird)[-_]?[Pp]arty/``, ``(^|/)node_modules/``,
 minified JavaScript...). Refresh it by copying the newer file; the test checks every pattern compiles.
-One exception: linguist lists all of ``.github/`` for its language statistics, but a repository's own
-CI workflows and actions (``.github/workflows/``, ``.github/actions/``) are code it wrote, not
-vendored; they are kept. ``data/linguist/generated.yml`` holds the path tests of linguist's ``lib/linguist/generated.rb``
+One exception: linguist lists ``.github/`` to keep it out of its language statistics, but nothing
+there is another project's code (workflows, actions, CI and issue templates the repository wrote);
+it is judged like the rest of the repository. ``data/linguist/generated.yml`` holds the path tests of linguist's ``lib/linguist/generated.rb``
 (lock files, ``.idea/``, Gradle wrappers...; same commit and license), derived as its header says.
 """
 
@@ -21,7 +21,7 @@ import yaml
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
-OWN_CODE = re.compile(r"(?:^|/)\.github/(?:workflows|actions)/")  # under linguist's (^|/)\.github/, yet written here
+OWN_CODE = re.compile(r"(?:^|/)\.github/")  # linguist's (^|/)\.github/ is about statistics, not vendoring
 
 
 @functools.cache
@@ -37,7 +37,7 @@ def linguist_vendored() -> re.Pattern:
 
 def is_vendored(path: str) -> bool:
     """Whether linguist calls the in-repo ``path`` vendored (``re.search``, as linguist matches), but for
-    the repository's own GitHub workflows and actions."""
+    the repository's own ``.github/`` folder."""
     return linguist_vendored().search(path) is not None and OWN_CODE.search(path) is None
 
 

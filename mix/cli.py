@@ -6,6 +6,7 @@ Design notes: docs/design/mix.md, "mix/cli.py".
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -26,9 +27,24 @@ def verbosity_argument(parser: argparse.ArgumentParser, default=0) -> None:
                         help="more detail: -v codemix's INFO logs, -vv DEBUG and Beam's INFO logs")
 
 
+def version_line() -> str:
+    """``mix --version``: codemix's version, and the Python and Apache Beam it runs on (Beam not imported)."""
+    import importlib.metadata
+    import platform
+
+    import codemix
+
+    try:
+        beam = importlib.metadata.version("apache-beam")
+    except importlib.metadata.PackageNotFoundError:
+        beam = "not installed"
+    return f"mix (codemix) {codemix.__version__}; Python {platform.python_version()}; Apache Beam {beam}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mix", description="Build code pretraining mixtures into Megatron shards.")
     verbosity_argument(parser)
+    parser.add_argument("--version", action="version", version=version_line())
     parser.add_argument("--log-level", default=None, help="Python logging level (overrides -v)")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -48,8 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--allow-missing", action="append", default=[], metavar="SOURCE",
                        help="build without SOURCE if it cannot be read or has no documents left (repeatable); "
                             "recorded in manifest.json")
+    build.add_argument("--force", action="store_true",
+                       help="build into a non-empty --out that is not a codemix build (refused otherwise)")
     build.add_argument("--strict", action="store_true", help="exit 3 when the health summary has warnings")
     build.add_argument("--no-progress", action="store_true", help="no progress bars, one line per stage event")
+    build.add_argument("--json", action="store_true",
+                       help="print the final summary as JSON on stdout (docs/json.md); stage lines go to stderr")
     build.add_argument("--stall-timeout", type=float, default=60.0, metavar="SECONDS",
                        help="cancel the running Beam job and stop when a service it needs (job service, worker "
                             "pool, S3 endpoint) has not answered for this long (default 60)")
@@ -69,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--seed", type=int, default=None,
                          help="pick the documents at random with this seed (default: the first ones)")
     inspect.add_argument("--max-chars", type=int, default=4000)
+    inspect.add_argument("--json", action="store_true",
+                         help="print per-source and per-license counts and the samples as JSON (docs/json.md)")
 
     where = command("where", help="where one document of a built stage came from (its provenance row)")
     where.add_argument("stage_dir", help="DIR/STAGE, e.g. out/demo/short")
@@ -90,8 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("search", add_help=False, help="choose a stage's mixture from proxy runs (mix search -h)")
     commands.add_parser("quality", add_help=False, help="sample for rating, train a quality scorer (mix quality -h)")
 
-    plan = command("plan", help="validate a spec and print the resolved plan, without any I/O")
+    plan = command("plan", help="validate a spec, print the resolved plan and check that every location can be read",
+                   description="Checks every source location as mix build's preflight does (a stat, git ref, HTTP "
+                               "HEAD, object-store listing), reading no document. Beam's pipeline options (runner, "
+                               "--s3_endpoint_url, ...) are taken as mix build takes them.")
     plan.add_argument("spec")
+    plan.add_argument("--allow-missing", action="append", default=[], metavar="SOURCE",
+                      help="as mix build's: a location of SOURCE that cannot be read is not an error")
+    plan.add_argument("--json", action="store_true", help="print the plan and the checks as JSON (docs/json.md)")
+    plan.set_defaults(command_parser=plan)
 
     tokenizer = command("tokenizer", help="tokenizer utilities")
     tokenizer_commands = tokenizer.add_subparsers(dest="tokenizer_command", required=True)
@@ -145,36 +174,39 @@ def absolute_out(out: str) -> str:
     return out if "://" in out else os.path.abspath(out)
 
 
-def check_build_options(parser: argparse.ArgumentParser, build: argparse.ArgumentParser, extra: list[str]) -> None:
-    """Refuse options that are neither ``mix build``'s nor Beam's, naming the closest known one."""
+def check_build_options(parser: argparse.ArgumentParser, build: argparse.ArgumentParser, extra: list[str],
+                        command: str = "build") -> None:
+    """Refuse options that are neither ``mix build``'s (or ``plan``'s) nor Beam's, naming the closest known one."""
     from codemix.mix.options import beam_option_names, did_you_mean, option_names, unknown_options
 
     ours = option_names(build)
     unknown = unknown_options(extra, ours | beam_option_names())
     if unknown:
         name = unknown[0]
-        parser.exit(USAGE, f"mix build: unknown option {name}.{did_you_mean(name, ours | beam_option_names())} "
-                           "mix build takes its own options (mix build --help) and Apache Beam's pipeline options.\n")
+        parser.exit(USAGE, f"mix {command}: unknown option {name}.{did_you_mean(name, ours | beam_option_names())} "
+                           f"mix {command} takes its own options (mix {command} --help) and Apache Beam's pipeline "
+                           "options.\n")
 
 
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
-    from codemix.mixtures.blend import data_path_argument
     from codemix.mixtures.spec import describe_plan, load_spec
-    from codemix.mixtures.stages import stage_kind
     from codemix.pipelines.build import run_build
-    from codemix.pipelines.health import BuildFailure, format_health
+    from codemix.pipelines.health import BuildFailure
+    from codemix.pipelines.object_store import ObjectStoreUnreachable
     from codemix.pipelines.redact import command_line
 
     spec = load_spec(args.spec)
-    print(describe_plan(spec), flush=True)
+    # With --json, stdout holds the summary alone: the plan and the stages' lines go to stderr.
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else print
+    say(describe_plan(spec))
     out = absolute_out(args.out)
     live = sys.stderr.isatty() and not args.no_progress
     hint = f"interrupted: finished stages are kept in {out}/work; resume with: {command_line(['mix', *argv])}"
     try:
         manifest = run_build(spec, out, beam_args, from_stage=args.from_stage, fresh=args.fresh,
                              allow_missing=args.allow_missing, live=live, resume_hint=hint,
-                             stall_seconds=args.stall_timeout)
-    except BuildFailure as failure:
+                             stall_seconds=args.stall_timeout, force=args.force, echo=say)
+    except (BuildFailure, ObjectStoreUnreachable) as failure:
         print(f"mix build: {failure}", file=sys.stderr)
         return BUILD_FAILED
     except ConfigError:
@@ -186,6 +218,22 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
         print(f"mix build: {paragraph}\n  finished stages are kept in {out}/work; resume with: "
               f"{command_line(['mix', *argv])}", file=sys.stderr)
         return BUILD_FAILED
+    if args.json:
+        print(json.dumps(build_json(manifest, out), indent=2, sort_keys=True))
+    else:
+        print_summary(manifest, out)
+    if args.strict and manifest["health"]["warnings"]:
+        print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
+        return STRICT_WARNINGS
+    return 0
+
+
+def print_summary(manifest: dict, out: str) -> None:
+    """What a finished build holds: counts, each stage's blend (never cut) and the health summary."""
+    from codemix.mixtures.blend import data_path_argument
+    from codemix.mixtures.stages import stage_kind
+    from codemix.pipelines.health import format_health
+
     counts = manifest["counts"]
     print(f"\nread {counts['read']:,}: kept {counts['kept']:,}, dropped {sum(counts['dropped'].values()):,}, "
           f"duplicates {counts['duplicates']:,}, quarantined {counts['quarantined']:,}")
@@ -197,13 +245,23 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
               f"  --data-path {data_path_argument(info['data_path'])}")
         if stage_kind(stage).loss_masked:
             print("  note: stock Megatron-LM trains on every token of this blend; the loss mask is the "
-                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies")
+                  "-loss_mask twin of each shard, which only codemix's reader (mix train) applies.\n"
+                  f"  for other trainers: {out}/{stage}/chat/ (messages + chat template: TRL, verl) and "
+                  f"{out}/{stage}/packed/ (Megatron-Bridge, NeMo packed sequences)")
     print(f"\n{format_health(manifest['health'])}")
     print(f"manifest: {out}/manifest.json\ndataset card: {out}/README.md")
-    if args.strict and manifest["health"]["warnings"]:
-        print(f"mix build: --strict: {len(manifest['health']['warnings'])} health warning(s)", file=sys.stderr)
-        return STRICT_WARNINGS
-    return 0
+
+
+def build_json(manifest: dict, out: str) -> dict:
+    """``mix build --json`` (schema ``codemix.build/1``, docs/json.md): the summary as data."""
+    from codemix.mixtures.blend import data_path_argument
+
+    return {"schema": "codemix.build/1", "out": out, "manifest": f"{out}/manifest.json", "card": f"{out}/README.md",
+            "counts": manifest["counts"], "reused_stages": manifest.get("reused_stages", []),
+            "stages": {stage: {"documents": info["documents"], "tokens": info["tokens"],
+                               "data_path": info["data_path"], "data_path_argument": data_path_argument(info["data_path"])}
+                       for stage, info in manifest["stages"].items()},
+            "health": {"ok": manifest["health"]["ok"], "warnings": manifest["health"]["warnings"]}}
 
 
 def service_failure(error: Exception, beam_args: list[str]) -> str | None:
@@ -221,11 +279,56 @@ def service_failure(error: Exception, beam_args: list[str]) -> str | None:
             "reach it (address, credentials, bucket), then resume.")
 
 
-def command_plan(args) -> int:
+def command_plan(args, beam_args: list[str]) -> int:
+    """The resolved plan, then the preflight of ``mix build`` (every location checked); 1 when one fails."""
     from codemix.mixtures.spec import describe_plan, load_spec
+    from codemix.pipelines.build import preflight, with_reachable_sources
+    from codemix.pipelines.health import BuildFailure, allowed_missing
+    from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
+    from codemix.pipelines.options import use_filesystem_options, with_default_runner
 
-    print(describe_plan(load_spec(args.spec)))
-    return 0
+    spec = load_spec(args.spec)
+    if not args.json:
+        print(describe_plan(spec), flush=True)
+    beam_args = with_default_runner(beam_args)
+    use_filesystem_options(beam_args)
+    try:
+        check_s3([p for s in spec.sources for p in s.paths], beam_args)
+    except ObjectStoreUnreachable as error:
+        print(f"mix plan: {error}", file=sys.stderr)
+        return BUILD_FAILED
+    spec = with_reachable_sources(spec, beam_args)
+    notes: list[str] = []
+    try:
+        checked, _ = preflight(spec, allowed_missing(spec, args.allow_missing), notes.append)
+        failure = None
+    except BuildFailure as error:
+        checked, failure = spec, error
+    if args.json:
+        print(json.dumps(plan_json(spec, checked, notes, failure), indent=2, sort_keys=True))
+    else:
+        print("\n".join(notes + [f"mix plan: {failure}" if failure else
+                                  f"preflight: every location of {len(checked.sources)} source(s) can be read"]))
+    return BUILD_FAILED if failure else 0
+
+
+def plan_json(spec, checked, notes: list[str], failure) -> dict:
+    """``mix plan --json`` (schema ``codemix.plan/1``, docs/json.md): the resolved spec and the preflight."""
+    import dataclasses
+
+    from codemix.pipelines.preflight import unused_sources
+
+    return {
+        "schema": "codemix.plan/1", "name": spec.name,
+        "sources": [{"name": s.name, "type": s.type, "kind": s.kind, "ref": s.ref if s.type == "git" else None,
+                     "license": s.license, "paths": list(s.paths)} for s in spec.sources],
+        "stages": {name: {"sequence_length": c.sequence_length, "token_budget": c.token_budget,
+                          "weights": c.normalised_weights()} for name, c in spec.stages.items()},
+        "dedup": {"exact": spec.dedup.exact, "near": spec.dedup.near, "jaccard_threshold": spec.dedup.lsh_threshold},
+        "tokenizer": {"path": spec.tokenizer.path, "vocab_size": spec.tokenizer.vocab_size},
+        "preflight": {"ok": failure is None, "not_crawled": unused_sources(spec), "notes": notes,
+                      "problems": [dataclasses.asdict(p) for p in (failure.problems if failure else [])]},
+    }
 
 
 def command_stats(args) -> int:
@@ -239,9 +342,20 @@ def command_stats(args) -> int:
 
 
 def command_inspect(args) -> int:
-    from codemix.mixtures.inspect import format_samples, license_table, split_stage_dir, stage_samples, stage_table
+    from codemix.mixtures.inspect import (
+        format_samples,
+        inspect_json,
+        license_table,
+        split_stage_dir,
+        stage_samples,
+        stage_table,
+    )
 
     out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
+    if args.json:
+        samples = stage_samples(out_dir, stage, args.samples, seed=args.seed)
+        print(json.dumps(inspect_json(out_dir, stage, samples), indent=2, sort_keys=True, default=str))
+        return 0
     print(stage_table(out_dir, stage), end="\n\n")
     print(license_table(out_dir, stage), end="\n\n")
     print(format_samples(stage, stage_samples(out_dir, stage, args.samples, seed=args.seed), args.max_chars))
@@ -249,8 +363,6 @@ def command_inspect(args) -> int:
 
 
 def command_where(args) -> int:
-    import json
-
     from codemix.mixtures.inspect import format_where, split_stage_dir, where
 
     out_dir, stage = split_stage_dir(absolute_out(args.stage_dir))
@@ -260,11 +372,14 @@ def command_where(args) -> int:
 
 
 def command_diff(args) -> int:
+    from codemix.dashboards.builds import stage_documents
     from codemix.mixtures.compare import diff_builds
     from codemix.mixtures.inspect import read_manifest
 
     old, new = absolute_out(args.old), absolute_out(args.new)
-    print(diff_builds(read_manifest(old), read_manifest(new), old, new))
+    manifests = read_manifest(old), read_manifest(new)
+    documents = stage_documents(old, manifests[0]), stage_documents(new, manifests[1])
+    print(diff_builds(*manifests, old, new, documents))
     return 0
 
 
@@ -311,12 +426,30 @@ def command_search(argv: list[str]) -> int:
     return 0
 
 
-def delegate(command: str, extra: list[str]) -> int:
-    """``mix train|eval|handoff|dash``: arguments checked by light parsers first, then the command."""
+VERBOSE_FLAGS = {"-v": 1, "--verbose": 1, "-vv": 2, "-vvv": 3}
+
+
+def quiet_libraries(verbosity: int) -> None:
+    """``mix train|eval|handoff`` say what they do; torch's, megatron-core's and transformers' warnings
+    (deprecations, fallbacks) are noise to a user, shown with ``-v``. Set for worker processes too."""
+    if verbosity:
+        return
+    warnings.simplefilter("ignore")  # codemix itself warns through its messages, never ``warnings``
+    os.environ["PYTHONWARNINGS"] = "ignore"
+    for name in ("torch", "megatron", "transformers", "apache_beam"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def delegate(command: str, extra: list[str], verbosity: int = 0) -> int:
+    """``mix train|eval|handoff|dash``: arguments checked by light parsers first, then the command;
+    ``-v`` (before or after the command) shows the libraries' warnings."""
     if command == "dash":
         from codemix.dashboards.cli import main as dash_main
 
         return dash_main(extra)
+    verbosity += sum(VERBOSE_FLAGS.get(arg, 0) for arg in extra)
+    extra = [arg for arg in extra if arg not in VERBOSE_FLAGS]
+    quiet_libraries(verbosity)
     from codemix.pretrain import cli_args
 
     parsers = {"train": cli_args.train_parser, "eval": cli_args.evaluate_parser, "handoff": cli_args.handoff_parser}
@@ -332,10 +465,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     configure_logging(args.verbose, args.log_level)
     if args.command in ("train", "eval", "handoff", "dash"):
-        return delegate(args.command, extra)
+        return delegate(args.command, extra, args.verbose)
     if extra and args.command in READ_COMMANDS:
         check_filesystem_options(parser, args.command, extra)
-    elif extra and args.command not in ("build", "search", "quality"):
+    elif extra and args.command not in ("build", "plan", "search", "quality"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "search":
@@ -353,12 +486,14 @@ def main(argv: list[str] | None = None) -> int:
                 check_build_options(parser, args.command_parser, extra)
                 return command_build(args, extra, argv)
         if args.command == "plan":
-            return command_plan(args)
+            check_build_options(parser, args.command_parser, extra, "plan")
+            return command_plan(args, extra)
         if args.command in READ_COMMANDS:
             return read_command(args, extra)
         return command_tokenizer_train(args)
     except ConfigError as error:
-        print(f"mix: spec error: {error}", file=sys.stderr)
+        kind = "option" if error.field_path.startswith("--") else "spec"
+        print(f"mix: {kind} error: {error}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:  # before or after a build; during one, pipelines.interrupts ends it
         print("interrupted", file=sys.stderr)
@@ -381,15 +516,21 @@ def read_command(args, beam_args: list[str]) -> int:
     """``mix stats``, ``inspect`` and ``where``: a directory that is not a build is one line, not a
     traceback. Beam's filesystems get their options first: S3 refuses every call without them."""
     from codemix.mixtures.inspect import NotABuild
+    from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
     commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where, "diff": command_diff}
+    locations = [getattr(args, name) for name in ("out", "stage_dir", "old", "new") if hasattr(args, name)]
     try:
+        check_s3(locations, beam_args)
         return commands[args.command](args)
     except NotABuild as error:
         print(f"mix {args.command}: {error}", file=sys.stderr)
         return USAGE
+    except ObjectStoreUnreachable as error:
+        print(f"mix {args.command}: {error}", file=sys.stderr)
+        return BUILD_FAILED
 
 
 if __name__ == "__main__":

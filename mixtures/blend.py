@@ -107,11 +107,33 @@ def data_path_argument(data_path: list) -> str:
     return " ".join(str(item) for item in data_path)
 
 
+def relative_prefixes(manifest: dict, build_dir: str) -> dict:
+    """The manifest as ``manifest.json`` holds it: every shard prefix under ``build_dir`` written
+    relative to it (``short/NAME``), so a moved or copied build still names its own shards; a build
+    on an object store keeps absolute prefixes (``s3://...``), as does a prefix outside the build."""
+    if "://" in build_dir:
+        return manifest
+    root = os.path.abspath(build_dir)
+
+    def relative(prefix):
+        if not isinstance(prefix, str) or "://" in prefix or not os.path.isabs(prefix):
+            return prefix
+        inside = os.path.commonpath([root, os.path.abspath(prefix)]) == root
+        return os.path.relpath(prefix, root) if inside else prefix
+
+    return _map_prefixes(manifest, relative)
+
+
 def found_prefix(prefix: str, build_dir: str) -> str:
-    """Shard ``prefix`` as the build in ``build_dir`` holds it: ``BUILD_DIR/STAGE/NAME`` when that
-    shard is there, so a build moved or copied elsewhere reads its own shards; otherwise as recorded
-    (a prefix on an object store, or a blend view naming another build's shards)."""
-    if "://" in prefix or "://" in build_dir:
+    """Shard ``prefix`` as the build in ``build_dir`` holds it. A relative prefix (what ``mix build``
+    writes) is relative to the manifest's directory. An absolute one (an older manifest) becomes
+    ``BUILD_DIR/STAGE/NAME`` when that shard is there, so a build moved or copied elsewhere reads its
+    own shards; otherwise it stays as recorded (an object store, or a blend view of another build)."""
+    if "://" in prefix:
+        return prefix
+    if not prefix.startswith("/"):
+        return f"{build_dir.rstrip('/')}/{prefix}" if "://" in build_dir else os.path.join(build_dir, prefix)
+    if "://" in build_dir:
         return prefix
     stage_dir, name = os.path.split(prefix)
     here = os.path.join(build_dir, os.path.basename(stage_dir), name)
@@ -121,10 +143,12 @@ def found_prefix(prefix: str, build_dir: str) -> str:
 def with_found_prefixes(manifest: dict, build_dir: str) -> dict:
     """The manifest with every stage's ``data_path`` and ``shards`` prefixes as ``found_prefix`` finds them."""
     build_dir = os.path.abspath(build_dir) if "://" not in build_dir else build_dir.rstrip("/")
-    stages = {}
-    for stage, info in manifest.get("stages", {}).items():
-        data_path = [found_prefix(item, build_dir) if isinstance(item, str) else item
-                     for item in info.get("data_path", [])]
-        stages[stage] = {**info, "data_path": data_path,
-                         "shards": [found_prefix(prefix, build_dir) for prefix in info.get("shards", [])]}
+    return _map_prefixes(manifest, lambda prefix: found_prefix(prefix, build_dir) if isinstance(prefix, str) else prefix)
+
+
+def _map_prefixes(manifest: dict, change) -> dict:
+    """``manifest`` with ``change`` applied to each stage's ``data_path`` prefixes and ``shards``."""
+    stages = {stage: {**info, "data_path": [change(item) for item in info.get("data_path", [])],
+                      "shards": [change(prefix) for prefix in info.get("shards", [])]}
+              for stage, info in manifest.get("stages", {}).items()}
     return {**manifest, "stages": stages}

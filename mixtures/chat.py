@@ -90,3 +90,54 @@ def render_messages(messages: Sequence[dict[str, Any]], template: ChatTemplate |
     reasoning shown)."""
     template = template or ChatTemplate()
     return "".join(segment.text for message in messages for segment in render_turn(message, template))
+
+
+def chat_template_jinja(template: ChatTemplate, *, trained_reasoning: bool | None = None) -> str:
+    """The Jinja chat template that renders messages as ``render_turn`` rendered them for training: role
+    header, reasoning (``reasoning_content`` or ``reasoning``) in the template's think block, content,
+    each tool call as ``{"name": ..., "arguments": ...}`` in the tool-call wrapper, turn end and
+    separator; with ``add_generation_prompt`` the assistant's header. Tool calls may be canonical
+    (``name``/``arguments``) or OpenAI-shaped (``function: {...}``); arguments given as text go in
+    verbatim when they look like a JSON object, as a JSON string otherwise (``tojson``: transformers'
+    ``json.dumps``); a call whose ``kind`` is not ``function`` (free text) always as a JSON string.
+
+    ``trained_reasoning`` not None adds transformers' ``{% generation %}`` marks around what SFT trains
+    (a model turn's body and turn end, its think block too when True): ``return_assistant_tokens_mask``
+    (TRL's ``assistant_only_loss``) then gives the loss mask. A model turn is an assistant message
+    without ``weight: 0`` (OpenAI's fine-tuning field) or ``observation``."""
+    def literal(text: str) -> str:  # a Jinja string literal (JSON escapes are a subset of Jinja's)
+        return json.dumps(text, ensure_ascii=False)
+
+    header = " + message['role'] + ".join(literal(part) for part in template.role_header.split("{role}"))
+    think_open, think_close = template.reasoning.split("{reasoning}")
+    call_open, call_close = template.tool_call.split("{json}")
+    think = ("{%- set reasoning = message.get('reasoning_content') or message.get('reasoning') -%}"
+             "{%- if reasoning -%}{{- " + literal(think_open) + " + reasoning + " + literal(think_close)
+             + " -}}{%- endif -%}")
+    body = (
+        "{%- if message['content'] is string -%}{{- message['content'] -}}{%- endif -%}"
+        "{%- for call in message.get('tool_calls') or [] -%}"
+        "{%- set fn = call['function'] if call['function'] is defined else call -%}"
+        "{%- set args = fn['arguments'] -%}"
+        "{%- if args is string and (call.get('kind') or 'function') == 'function' and args.strip().startswith('{')"
+        " and args.strip().endswith('}') -%}{%- set body = args -%}"
+        "{%- else -%}{%- set body = args | tojson -%}{%- endif -%}"
+        "{{- " + literal(call_open) + " + '{\"name\": ' + (fn['name'] | tojson) + ', \"arguments\": ' + body + '}' + "
+        + literal(call_close) + " -}}"
+        "{%- endfor -%}"
+        "{{- " + literal(template.turn_end) + " -}}"
+    )
+    if trained_reasoning is None:
+        turn = think + body
+    else:
+        trained = (think + body) if trained_reasoning else body
+        marked = "{%- generation -%}" + trained + "{%- endgeneration -%}"
+        turn = ("{%- if message['role'] == 'assistant' and message.get('weight') != 0 and not message.get('observation')"
+                " -%}" + ("" if trained_reasoning else think) + marked + "{%- else -%}" + think + body + "{%- endif -%}")
+    return (
+        "{%- for message in messages -%}"
+        "{{- " + header + " -}}" + turn + "{{- " + literal(template.turn_separator) + " -}}"
+        "{%- endfor -%}"
+        "{%- if add_generation_prompt -%}{{- " + literal(template.role_header.replace("{role}", "assistant"))
+        + " -}}{%- endif -%}"
+    )

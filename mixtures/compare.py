@@ -1,14 +1,28 @@
-"""`mix diff OLD NEW`: what changed between two builds, from their manifests, as text for a terminal.
+"""What changed between two builds, from their manifests: `mix diff OLD NEW` prints it as text and
+`mix dash OLD NEW` draws it (``dashboards.compare``), both from the tables here.
 
 Per source: the funnel (read, dropped, duplicates, quarantined, kept) and its dedup rate; drops per
-reason; per stage and source: documents, tokens and weight; and what changed in the spec's inputs.
+reason, and per source and reason; per stage and source: documents, tokens and weight; and what
+changed in the spec's inputs.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from codemix.tables import format_table, percent
 
 FUNNEL = ("read", "dropped", "duplicates", "quarantined", "kept")
+
+
+class Table(NamedTuple):
+    """A comparison as columns and rows, for a terminal (``text``) or a page."""
+
+    headers: list[str]
+    rows: list[list]
+
+    def text(self) -> str:
+        return format_table(self.headers, self.rows)
 
 
 def delta(old: float | None, new: float | None) -> str:
@@ -40,7 +54,7 @@ def spec_changes(old: dict, new: dict) -> list[str]:
     return lines or ["spec and inputs unchanged"]
 
 
-def funnel_table(old: dict, new: dict) -> str:
+def funnel_table(old: dict, new: dict) -> Table:
     rows = []
     for source in sorted(set(old["sources"]) | set(new["sources"])):
         before, after = old["sources"].get(source, {}), new["sources"].get(source, {})
@@ -48,37 +62,60 @@ def funnel_table(old: dict, new: dict) -> str:
             a, b = before.get(measure), after.get(measure)
             rows.append([source, measure, a, b, delta(a, b)])
         rows.append([source, "dedup rate", dedup_rate(before), dedup_rate(after), ""])
-    return format_table(["source", "measure", "old", "new", "change"], rows)
+    return Table(["source", "measure", "old", "new", "change"], rows)
 
 
-def drops_table(old: dict, new: dict) -> str:
+def drops_table(old: dict, new: dict) -> Table:
     reasons = sorted(set(old["counts"]["dropped"]) | set(new["counts"]["dropped"]))
     rows = [[reason, old["counts"]["dropped"].get(reason, 0), new["counts"]["dropped"].get(reason, 0),
              delta(old["counts"]["dropped"].get(reason, 0), new["counts"]["dropped"].get(reason, 0))]
             for reason in reasons]
-    return format_table(["drop reason", "old", "new", "change"], rows) if rows else "no drops in either build"
+    return Table(["drop reason", "old", "new", "change"], rows)
 
 
-def stages_table(old: dict, new: dict) -> str:
+def source_drops_table(old: dict, new: dict) -> Table:
+    """Drops per source and reason (the manifest's ``sources.<s>.dropped_by_reason``)."""
+    rows = []
+    for source in sorted(set(old["sources"]) | set(new["sources"])):
+        before = old["sources"].get(source, {}).get("dropped_by_reason", {})
+        after = new["sources"].get(source, {}).get("dropped_by_reason", {})
+        rows += [[source, reason, before.get(reason, 0), after.get(reason, 0),
+                  delta(before.get(reason, 0), after.get(reason, 0))] for reason in sorted(set(before) | set(after))]
+    return Table(["source", "drop reason", "old", "new", "change"], rows)
+
+
+def stages_table(old: dict, new: dict, documents: tuple[dict, dict] | None = None) -> Table:
+    """Per stage and source: tokens and weights, and documents when ``documents`` gives them for both
+    builds (``{stage: {source: n}}``, e.g. from the shard stats); a stage's total documents otherwise."""
     rows = []
     for stage in sorted(set(old["stages"]) | set(new["stages"])):
         before, after = old["stages"].get(stage, {}), new["stages"].get(stage, {})
         a, b = before.get("documents"), after.get("documents")
-        rows.append([stage, "(documents)", a, b, delta(a, b), "", ""])
+        rows.append([stage, "(all)", a, b, delta(a, b), _tokens(before), _tokens(after),
+                     delta(_tokens(before), _tokens(after)), "", ""])
         tokens_old, tokens_new = before.get("tokens_per_source", {}), after.get("tokens_per_source", {})
         weights_old, weights_new = before.get("weights", {}), after.get("weights", {})
         for source in sorted(set(tokens_old) | set(tokens_new)):
+            docs_old, docs_new = ((documents[0].get(stage, {}).get(source, 0), documents[1].get(stage, {}).get(source, 0))
+                                  if documents else (None, None))
             a, b = tokens_old.get(source), tokens_new.get(source)
-            rows.append([stage, source, a, b, delta(a or 0, b or 0), _weight(weights_old.get(source)),
-                         _weight(weights_new.get(source))])
-    return format_table(["stage", "source", "old tokens", "new tokens", "change", "old weight", "new weight"], rows)
+            rows.append([stage, source, docs_old, docs_new, delta(docs_old, docs_new) if documents else "", a, b,
+                         delta(a or 0, b or 0), _weight(weights_old.get(source)), _weight(weights_new.get(source))])
+    return Table(["stage", "source", "old documents", "new documents", "change", "old tokens", "new tokens", "change",
+                  "old weight", "new weight"], rows)
+
+
+def _tokens(info: dict) -> int | None:
+    return info.get("tokens")
 
 
 def _weight(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def diff_builds(old: dict, new: dict, old_name: str, new_name: str) -> str:
+def diff_builds(old: dict, new: dict, old_name: str, new_name: str, documents: tuple[dict, dict] | None = None) -> str:
     """The text ``mix diff`` prints for two build manifests."""
-    return "\n\n".join([f"old: {old_name}\nnew: {new_name}", "\n".join(spec_changes(old, new)),
-                        funnel_table(old, new), drops_table(old, new), stages_table(old, new)])
+    drops = drops_table(old, new)
+    parts = [f"old: {old_name}\nnew: {new_name}", "\n".join(spec_changes(old, new)), funnel_table(old, new).text()]
+    parts += [drops.text(), source_drops_table(old, new).text()] if drops.rows else ["no drops in either build"]
+    return "\n\n".join([*parts, stages_table(old, new, documents).text()])

@@ -80,20 +80,28 @@ def source_of(prefix: str) -> str:
     return prefix.rsplit("/", 1)[-1].rsplit("-", 3)[0]
 
 
-def stage_table(out_dir: str, stage: str) -> str:
-    """Shards, documents and tokens per source of one stage, with each source's share and the total."""
+def stage_counts(out_dir: str, stage: str) -> dict[str, dict[str, int]]:
+    """Per source of one stage: its shards, documents (read from the shards' indexes) and tokens."""
     info = read_manifest(out_dir)["stages"][stage]
     documents: dict[str, list[int]] = {}
     for prefix in info["shards"]:
         documents.setdefault(source_of(prefix), []).append(document_count(prefix))
     tokens = info.get("tokens_per_source", {})
-    total_docs, total_tokens = sum(map(sum, documents.values())), sum(tokens.values())
-    rows = [[source, len(counts), sum(counts), percent(sum(counts), total_docs), tokens.get(source, 0),
-             percent(tokens.get(source, 0), total_tokens)] for source, counts in sorted(documents.items())]
+    return {source: {"shards": len(counts), "documents": sum(counts), "tokens": tokens.get(source, 0)}
+            for source, counts in sorted(documents.items())}
+
+
+def stage_table(out_dir: str, stage: str) -> str:
+    """Shards, documents and tokens per source of one stage, with each source's share and the total."""
+    counts = stage_counts(out_dir, stage)
+    total_docs = sum(c["documents"] for c in counts.values())
+    total_tokens = sum(c["tokens"] for c in counts.values())
+    rows = [[source, c["shards"], c["documents"], percent(c["documents"], total_docs), c["tokens"],
+             percent(c["tokens"], total_tokens)] for source, c in counts.items()]
     return f"stage {stage} of {out_dir}\n" + format_table(
         ["source", "shards", "documents", "docs %", "tokens", "tokens %"], rows,
-        total=["total", len(info["shards"]), total_docs, percent(total_docs, total_docs), total_tokens,
-               percent(total_tokens, total_tokens)])
+        total=["total", sum(c["shards"] for c in counts.values()), total_docs, percent(total_docs, total_docs),
+               total_tokens, percent(total_tokens, total_tokens)])
 
 
 def masked_text(tokens: np.ndarray, mask: np.ndarray, decode) -> str:
@@ -160,21 +168,37 @@ def provenance_label(row: dict) -> str:
     return ", " + ", ".join(parts)
 
 
-def license_table(out_dir: str, stage: str) -> str:
-    """Documents and tokens of the stage per license, from its shards' provenance sidecars."""
-    documents: dict[str, int] = {}
-    tokens: dict[str, int] = {}
+def license_counts(out_dir: str, stage: str) -> dict[str, dict[str, int]] | None:
+    """Documents and tokens of the stage per license, from its shards' provenance sidecars (None
+    for a build from before sidecars were written)."""
+    counts: dict[str, dict[str, int]] = {}
     for prefix in read_manifest(out_dir)["stages"][stage]["shards"]:
         if not FileSystems.exists(sidecar_path(prefix)):
-            return f"stage {stage} has no provenance sidecars (built before they were written)"
+            return None
         table = read_provenance(prefix).select(["license", "token_count"]).to_pydict()
         for license_id, count in zip(table["license"], table["token_count"]):
-            name = license_id or "unknown"
-            documents[name] = documents.get(name, 0) + 1
-            tokens[name] = tokens.get(name, 0) + count
-    rows = [[name, documents[name], tokens[name]] for name in sorted(documents)]
+            entry = counts.setdefault(license_id or "unknown", {"documents": 0, "tokens": 0})
+            entry["documents"] += 1
+            entry["tokens"] += count
+    return dict(sorted(counts.items()))
+
+
+def license_table(out_dir: str, stage: str) -> str:
+    """Documents and tokens of the stage per license, from its shards' provenance sidecars."""
+    counts = license_counts(out_dir, stage)
+    if counts is None:
+        return f"stage {stage} has no provenance sidecars (built before they were written)"
+    rows = [[name, c["documents"], c["tokens"]] for name, c in counts.items()]
     return format_table(["license", "documents", "tokens"], rows,
-                        total=["total", sum(documents.values()), sum(tokens.values())])
+                        total=["total", sum(c["documents"] for c in counts.values()),
+                               sum(c["tokens"] for c in counts.values())])
+
+
+def inspect_json(out_dir: str, stage: str, samples: list[tuple[str, str, dict]]) -> dict:
+    """``mix inspect --json`` (schema ``codemix.inspect/1``, docs/json.md)."""
+    return {"schema": "codemix.inspect/1", "out": out_dir, "stage": stage,
+            "sources": stage_counts(out_dir, stage), "licenses": license_counts(out_dir, stage),
+            "samples": [{"source": source, "text": text, "provenance": row} for source, text, row in samples]}
 
 
 def where(out_dir: str, stage: str, index: int, shard: str | None = None) -> dict:

@@ -7,7 +7,7 @@ import bisect
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -92,6 +92,7 @@ class SFTSample:
     turns: tuple[int, int]
     is_continuation: bool
     summary: str = ""  # what opens a continuation: "real" (a model-written compaction summary) or "templated"
+    messages: tuple = ()  # the messages its tokens render, in order (the summary turn included): what exports read
 
 
 # --- outcome and cleaning -------------------------------------------------------------------------
@@ -191,6 +192,7 @@ def sft_samples(
     compactions = cleaned_compactions(raw, messages, doc.metadata.get("compactions") or [])
     turns = tokenize_turns(messages, tokenizer, config)
     messages, turns = cut_long_observations(messages, turns, tokenizer, sequence_length, config)
+    turns = [_Turn(ids, mask, message) for (ids, mask), message in zip(turns, messages)]
     builder = _SampleBuilder(messages, turns, tokenizer, sequence_length, config, compactions)
     samples, cut = builder.build()
     reasons += Counter(["round_exceeds_sequence_length"] * cut)
@@ -349,9 +351,10 @@ class _SampleBuilder:
                 return [*preamble, summary], origin
             budget = min(budget, int(summary[1].sum())) - overflow  # content + turn_end tokens
         return None
-    def _summary_turn(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+    def _summary_turn(self, text: str) -> _Turn:
         summary = _assistant(self.config.summary_prefix + text)
-        return tokenize_segments(render_turn(summary, self.config.template, self.config.reasoning), self.tokenizer)
+        return _Turn(*tokenize_segments(render_turn(summary, self.config.template, self.config.reasoning),
+                                        self.tokenizer), summary)
 
 
 def summary_origins(samples: Iterable[SFTSample]) -> dict[str, int]:
@@ -360,10 +363,19 @@ def summary_origins(samples: Iterable[SFTSample]) -> dict[str, int]:
     return {"real": counts["real"], "templated": counts["templated"]}
 
 
-def _length(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> int:
-    return sum(len(ids) for ids, _ in parts)
+class _Turn(NamedTuple):
+    """One message's ids and loss mask, and the message they render."""
+
+    ids: np.ndarray
+    mask: np.ndarray
+    message: dict
 
 
-def _sample(parts: Sequence[tuple[np.ndarray, np.ndarray]], turns: tuple[int, int], summary: str) -> SFTSample:
-    return SFTSample(tokens=np.concatenate([ids for ids, _ in parts]), loss_mask=np.concatenate(
-        [mask for _, mask in parts]), turns=turns, is_continuation=bool(summary), summary=summary)
+def _length(parts: Sequence[tuple]) -> int:
+    return sum(len(part[0]) for part in parts)
+
+
+def _sample(parts: Sequence[_Turn], turns: tuple[int, int], summary: str) -> SFTSample:
+    return SFTSample(tokens=np.concatenate([part.ids for part in parts]), loss_mask=np.concatenate(
+        [part.mask for part in parts]), turns=turns, is_continuation=bool(summary), summary=summary,
+        messages=tuple(part.message for part in parts))

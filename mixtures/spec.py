@@ -12,9 +12,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
-
-from codemix.config import ConfigError, expand_env, join, load_config, require
+from codemix.config import ConfigError, expand_env, join, load_config, load_yaml, require
 from codemix.dedup.config import DedupConfig
 from codemix.filters.config import FiltersConfig
 from codemix.mixtures.repository import RepositoryDocumentConfig
@@ -154,11 +152,7 @@ def load_spec(path: str | Path) -> MixtureSpec:
         text = Path(path).read_text()
     except OSError as error:
         raise ConfigError("", f"cannot read spec {path}: {error.strerror}", "check the path") from error
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ConfigError("", f"{path} is not valid YAML: {error}") from error
-    return parse_spec(data)
+    return parse_spec(load_yaml(text, str(path)))
 
 
 def describe_plan(spec: MixtureSpec) -> str:

@@ -24,12 +24,15 @@ from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from tokenizers import Tokenizer
 
 import codemix
 from codemix.config import ConfigError
+from codemix.mixtures.blend import relative_prefixes, with_found_prefixes
+from codemix.mixtures.sft_export import tokenizer_files
 from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
-from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
 from codemix.pipelines import fingerprints, jobs, ledger
 from codemix.pipelines.card import write_card
@@ -41,7 +44,9 @@ from codemix.pipelines.git_copies import submodules_by_location
 from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
+from codemix.pipelines.object_store import check_s3
 from codemix.pipelines.options import (
+    check_job_server,
     check_output_reachable,
     is_local_path,
     pipeline_options,
@@ -51,6 +56,7 @@ from codemix.pipelines.options import (
     with_default_runner,
     worker_count,
 )
+from codemix.pipelines.preflight import check_locations, check_output, unused_note, without_unused
 from codemix.pipelines.progress import BuildDisplay, Progress
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
 from codemix.pipelines.readers.git import ref_problem
@@ -249,7 +255,22 @@ def publish_build(spec: MixtureSpec, layout: BuildLayout, manifest: dict) -> Non
         committed = f"{shards}/{stage}/"
         files = ledger.list_tree(committed)  # shards, their sidecars, and the published documents in docs/
         ledger.link_or_copy(files, [f"{layout.out}/{stage}/{path[len(committed):]}" for path in files])
-    write_json(layout.manifest, manifest)
+        if stage_kind(stage).has_chat_template and any("/chat/" in path for path in files):
+            publish_chat_tokenizer(spec, layout, stage, manifest["tokenizer"]["eod_token"])
+    write_json(layout.manifest, relative_prefixes(manifest, layout.out))  # a moved build still names its shards
+
+
+def publish_chat_tokenizer(spec: MixtureSpec, layout: BuildLayout, stage: str, eod_token: str) -> None:
+    """OUT/STAGE/chat/: the build's tokenizer.json and the chat template its exported messages render
+    to the shards' ids with (``mixtures.sft_export.tokenizer_files``)."""
+    config = spec.stages[stage]
+    with FileSystems.open(layout.tokenizer) as handle:
+        tokenizer_json = handle.read()
+    pad_token = pick_pad_token(Tokenizer.from_str(tokenizer_json.decode()), eod_token)
+    files = {"tokenizer.json": tokenizer_json, **tokenizer_files(config.sft.template, config.sft.reasoning, eod_token,
+                                                                 pad_token, config.sequence_length)}
+    for name, data in files.items():
+        write_atomically(f"{layout.out}/{stage}/chat/{name}", data)
 
 
 def tokenizer_fingerprint(spec: MixtureSpec) -> str:
@@ -322,6 +343,17 @@ def check_git_refs(spec: MixtureSpec) -> None:
                                   "repository, or fetch the ref into the clone")
 
 
+def preflight(spec: MixtureSpec, allowed: set[str], echo: Callable[[str], None] = print) -> tuple[MixtureSpec, dict]:
+    """Before any stage (``pipelines.preflight``): sources no stage uses are set aside, and every
+    location is checked; returns the spec to build and its ``input_facts``."""
+    spec, unused = without_unused(spec)
+    if unused:
+        echo(unused_note(unused))
+    facts = input_facts(spec)
+    check_locations(spec, facts, allowed)
+    return spec, facts
+
+
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:
     """``run``, then the stage's counts (``pipelines.tally``) by a Beam pipeline over what it wrote:
     dedup's stages run several pipelines, and count what their last one kept."""
@@ -338,41 +370,49 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
 
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
-              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS) -> dict:
+              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS,
+              force: bool = False) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
     names a later stage: then that stage and every later one rerun, reusing the earlier outputs.
-    ``fresh`` ignores every earlier output. Sources in ``allow_missing`` (with the spec's own) may be
-    unreadable or left out of a blend; any other such source raises ``health.BuildFailure`` before
-    shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
+    ``fresh`` ignores every earlier output. An ``out_dir`` that cannot be written, or that holds
+    other files than a build's (unless ``force``), is refused before any work; so is a location that
+    cannot be read (``pipelines.preflight``). Sources in ``allow_missing`` (with the spec's own) may
+    be unreadable or left out of a blend; any other such source raises ``health.BuildFailure``
+    before shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
     (``pipelines.jobs``), prints ``resume_hint`` and exits 130; a service the job needs that stays
     silent for ``stall_seconds`` cancels it and raises ``jobs.ServiceLost``.
     """
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
     check_output_reachable(out_dir, beam_args)
+    check_job_server(beam_args)
+    check_s3([out_dir, *(p for s in spec.sources for p in s.paths), *spec.dedup.previous_indexes], beam_args)
+    check_output(out_dir, force=force)
     spec = with_reachable_sources(spec, beam_args)
     allowed = allowed_missing(spec, list(allow_missing))
+    spec, facts = preflight(spec, allowed, echo)
     display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
     hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
     try:
         with exit_cleanly_on_interrupt(hint, before_exit=lambda: (jobs.cancel_running(), display.close())), \
                 jobs.watching(beam_args, stall_seconds):
-            return _run_stages(spec, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
+            return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                display, from_stage=from_stage, fresh=fresh)
     finally:
         display.close()
 
 
-def _run_stages(spec: MixtureSpec, layout: BuildLayout, beam_args: list[str], allowed: set[str],
+def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: list[str], allowed: set[str],
                 display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
     """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
     # A finished build stays whole (its manifest, tokenizer and shards) until this run publishes its own.
+    finished = FileSystems.exists(layout.manifest)
     runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=not fresh,
-                         force_from=None if from_stage == "crawl" else from_stage)
+                         force_from=None if from_stage == "crawl" else from_stage,
+                         earlier="the finished build" if finished else "the interrupted run")
     runner.on_reuse = display.mark_reused
-    facts = input_facts(spec)
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
@@ -414,7 +454,7 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
     """The manifest, with its health summary and what was allowed to be missing, written last."""
     if set(runner.reused) >= set(stage_plan(spec)) and FileSystems.exists(layout.manifest):
         with FileSystems.open(layout.manifest) as handle:
-            manifest = json.loads(handle.read())
+            manifest = with_found_prefixes(json.loads(handle.read()), layout.out)
         runner.echo(f"up to date: every stage is as the finished build made it ({layout.manifest})")
         return manifest
     # Each shard where publish_build puts it: OUT/STAGE/NAME (the stats name it in the attempt folder).

@@ -142,7 +142,10 @@ def limitations_section(spec: MixtureSpec, manifest: dict) -> str:
     for stage in (name for name in sorted(manifest["stages"]) if stage_kind(name).loss_masked):
         items.append(f"The `{stage}` blend's loss mask is a parallel dataset (`SOURCE-...-loss_mask.bin/.idx`) that only "
                      "codemix's reader applies: stock Megatron-LM over that blend trains on every token, "
-                     "system prompts, user turns and tool output included.")
+                     "system prompts, user turns and tool output included. For other trainers the stage is "
+                     f"exported with its mask: `{stage}/chat/` (OpenAI-style messages, JSONL and Parquet, with the "
+                     "tokenizer and chat template that render them to the shards' ids: TRL, verl) and "
+                     f"`{stage}/packed/` (Megatron-Bridge/NeMo packed sequences).")
     items.append("Licenses are what each source declares, or what a repository's LICENSE/COPYING files and package "
                  f"metadata say; documents of unknown license were {'kept' if spec.filters.licenses.allow_unknown else 'dropped'}.")
     items.append("Languages are detected from file names and content, not compiled or parsed.")

@@ -73,11 +73,10 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     """The document (with its license) or a Dropped record, plus any contamination hits; a repository
     file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
     stage puts it back when a kept file imports it)."""
-    if doc.path in (amalgamations or {}).get(repository_key(doc), ()):
-        yield Dropped(stage="filter", source=doc.source, location=doc.metadata.get("location", ""),
-                      reason="amalgamated", doc_id=doc.id)
-        return
     verdict = document_filter.judge(doc, document_license(doc, repository_licenses))
+    if doc.path in (amalgamations or {}).get(repository_key(doc), ()) and (
+            verdict.reason is None or held_for_imports(doc, verdict.reason)):  # a license drop stays one
+        verdict = dataclasses.replace(verdict, reason="amalgamated", reasons=())
     if verdict.reason is None:
         yield verdict.document
         return

@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from codemix.sources import SourceConfig
@@ -54,7 +54,11 @@ def local_fingerprint(path: str, skip_dir: Callable[[str], bool] = lambda relati
         return {"path": path, "error": f"{type(error).__name__}: {error.strerror}"}
     if not os.path.isdir(path):
         return {"path": path, "size": info.st_size, "mtime_ns": info.st_mtime_ns}
-    files = []
+    return {"path": path, **listing_digest(_walk(path, skip_dir))}
+
+
+def _walk(path: str, skip_dir: Callable[[str], bool]) -> Iterator[tuple]:
+    """(relative path, size, mtime) of every file under ``path``, or (relative path, error), as walked."""
     for dirpath, dirnames, filenames in os.walk(path):
         dirnames[:] = sorted(d for d in dirnames if d not in VCS_DIRS
                              and not skip_dir(os.path.relpath(os.path.join(dirpath, d), path).replace(os.sep, "/")))
@@ -63,10 +67,23 @@ def local_fingerprint(path: str, skip_dir: Callable[[str], bool] = lambda relati
             try:
                 stat = os.lstat(full)
             except OSError as error:
-                files.append((os.path.relpath(full, path), type(error).__name__))
+                yield os.path.relpath(full, path), type(error).__name__
                 continue
-            files.append((os.path.relpath(full, path), stat.st_size, stat.st_mtime_ns))
-    return {"path": path, "files": len(files), "tree": _digest(files)}
+            yield os.path.relpath(full, path), stat.st_size, stat.st_mtime_ns
+
+
+def listing_digest(entries: Iterable[tuple]) -> dict:
+    """``{"files": n, "tree": digest}`` of a listing, hashed one entry at a time: the sum of each
+    entry's sha256 modulo 2^256 (a multiset hash), so neither the listing nor its order is held in
+    memory, and a store that lists in another order gives the same digest."""
+    acc, files = 0, 0
+    for entry in entries:
+        acc = (acc + int.from_bytes(hashlib.sha256(json.dumps(entry, default=str).encode()).digest(), "big")) % _MOD
+        files += 1
+    return {"files": files, "tree": f"{acc:064x}"}
+
+
+_MOD = 1 << 256
 
 
 def git_fingerprint(location: str, ref: str) -> dict:
@@ -128,14 +145,24 @@ def remote_directory_fingerprint(location: str) -> dict:
     """Every object under a directory source's prefix (gs://, s3://), listed by Beam's FileSystems with
     the build's filesystem options: path, size and time, so an added, removed or rewritten file
     changes it; ``files`` is what the crawl will count."""
-    from apache_beam.io.filesystems import FileSystems
 
     try:
-        listed = FileSystems.match([f"{location.rstrip('/')}/**"])[0].metadata_list
+        digest = listing_digest((m.path, m.size_in_bytes, m.last_updated_in_seconds) for m in _listed(location))
     except Exception as error:  # noqa: BLE001 - an unreachable input is fingerprinted by its error
         return {"location": location, "error": f"{type(error).__name__}: {error}"[:300]}
-    objects = sorted((m.path, m.size_in_bytes, m.last_updated_in_seconds) for m in listed)
-    return {"location": location, "objects": hashlib.sha256(repr(objects).encode()).hexdigest(), "files": len(objects)}
+    return {"location": location, "objects": digest["tree"], "files": digest["files"]}
+
+
+def _listed(location: str) -> Iterator:
+    """Every object under ``location``'s prefix as the store lists it, page by page (an object store's
+    ``_list`` is a generator over its listing pages; a filesystem with folders goes through ``match``)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    prefix = f"{location.rstrip('/')}/"
+    filesystem = FileSystems.get_filesystem(prefix)
+    if filesystem.has_dirs():
+        return iter(FileSystems.match([f"{prefix}**"])[0].metadata_list)
+    return filesystem._list(prefix)  # Beam's one streaming listing; match() collects it whole
 
 
 def location_fingerprint(source: SourceConfig, location: str) -> dict:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import collections
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.stages import stage_kind
 from codemix.pipelines import ledger
-from codemix.pipelines.manifest import BuildLayout, count_by_source, read_counts, unaccounted_records
+from codemix.pipelines.manifest import BuildLayout, quarantine_counts, read_counts, unaccounted_records
 from codemix.pipelines.tally import by_first
 from codemix.tables import format_table, percent
 
@@ -98,7 +99,7 @@ def configured_location(spec: MixtureSpec, source: str, location: str) -> tuple[
     return None
 
 
-def location_problems(spec: MixtureSpec, quarantined: list[dict]) -> list[Problem]:
+def location_problems(spec: MixtureSpec, quarantined: Iterable[dict]) -> list[Problem]:
     """Configured locations that could not be read (their quarantine record names the location itself,
     with an error other than one about its content: ``CONTENT_ERRORS``)."""
     problems, seen = [], set()
@@ -140,10 +141,9 @@ def check_crawl(spec: MixtureSpec, layout: BuildLayout, allowed: set[str]) -> di
             Problem(source, "crawl", f"readers counted {counted:,} records, the ledgers hold {held:,} outcomes",
                     "this is a codemix bug: report it with the source's type and input")
             for source, (counted, held) in unaccounted.items()])
-    quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
-    unreadable = location_problems(spec, quarantined)
+    unreadable = location_problems(spec, ledger.iter_jsonl(f"{layout.quarantine}/*.jsonl"))
     named = {p.source for p in unreadable}  # their rate says nothing more than the failed location
-    rates = [p for p in rate_problems(spec, read_counts(layout), count_by_source("", quarantined)) if p.source not in named]
+    rates = [p for p in rate_problems(spec, read_counts(layout), quarantine_counts(layout)) if p.source not in named]
     return _raise_unless_allowed("a source could not be read", unreadable + rates, allowed, layout)
 
 
@@ -184,7 +184,7 @@ def losses_by_source(spec: MixtureSpec, layout: BuildLayout) -> dict[str, collec
     """source -> {(cause, reason): records}: configured locations that could not be read and records
     the crawl quarantined (by error type), and what the crawl and the filter dropped (by reason)."""
     losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"):
+    for row in ledger.iter_jsonl(f"{layout.quarantine}/*.jsonl"):
         unread = (configured_location(spec, row["source"], row["location"]) is not None
                   and not row["error"].startswith(CONTENT_ERRORS))
         losses[row["source"]]["unreadable location" if unread else "quarantined", row["error"].split(":", 1)[0]] += 1
@@ -397,6 +397,6 @@ def sources_table(sources: dict) -> str:
 
     table = format_table(["source", "read", "kept", "dropped", "dup.", "quarantined", "filter drop %", "quar. %"],
                          [with_rates(row) for row in rows], indent="  ", total=with_rates(totals))
-    note = (f"\n  dropped includes {totals[6]:,} the spec chose not to read (include/exclude globs, merges, bots); "
-            "filter drop % leaves them out" if totals[6] else "")
+    note = (f"\n  dropped includes {totals[6]:,} the spec chose not to read (globs, merges, bots);"
+            "\n  filter drop % leaves them out" if totals[6] else "")
     return "sources\n" + table + note

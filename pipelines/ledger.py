@@ -11,6 +11,7 @@ import collections
 import json
 import os
 import shutil
+from collections.abc import Iterator
 
 import apache_beam as beam
 import pyarrow.parquet as pq
@@ -205,13 +206,26 @@ def read_rows(pattern: str) -> list[dict]:
 
 
 def read_jsonl(pattern: str) -> list[dict]:
-    """Every JSON line of the matching files. Lines end at "\n" only: ``str.splitlines`` would also cut at
-    U+2028, U+2029 and U+0085, which JSON written with ``ensure_ascii=False`` leaves inside strings."""
-    rows = []
+    """Every JSON line of the matching files, as a list (``iter_jsonl`` streams them)."""
+    return list(iter_jsonl(pattern))
+
+
+JSONL_CHUNK_BYTES = 1 << 20
+
+
+def iter_jsonl(pattern: str, chunk_bytes: int = JSONL_CHUNK_BYTES) -> Iterator[dict]:
+    """Every JSON line of the matching files, one at a time, reading ``chunk_bytes`` at a time (memory
+    is one chunk and one line, whatever the file's size). Lines end at "\n" only: ``str.splitlines``
+    would also cut at U+2028, U+2029 and U+0085, which JSON written with ``ensure_ascii=False`` leaves
+    inside strings."""
     for path in matched_files(pattern):
         with FileSystems.open(path) as handle:
-            rows += [json.loads(line) for line in handle.read().decode("utf-8").split("\n") if line.strip()]
-    return rows
+            rest = b""
+            while chunk := handle.read(chunk_bytes):
+                *lines, rest = (rest + chunk).split(b"\n")
+                yield from (json.loads(line) for line in lines if line.strip())
+            if rest.strip():
+                yield json.loads(rest)
 
 
 def list_tree(path: str) -> list[str]:

@@ -62,10 +62,9 @@ class BuildLayout:
         return f"{self.out}/manifest.json"
 
 
-def count_by_source(pattern: str, rows: list[dict] | None = None) -> collections.Counter:
-    if rows is not None:
-        return collections.Counter(row["source"] for row in rows)
-    return ledger.count_values(pattern, "source")
+def quarantine_counts(layout: BuildLayout) -> collections.Counter:
+    """Quarantine records per source, streamed (a crawl of broken inputs can quarantine millions)."""
+    return collections.Counter(row["source"] for row in ledger.iter_jsonl(f"{layout.quarantine}/*.jsonl"))
 
 
 def read_counts(layout: BuildLayout) -> collections.Counter:
@@ -78,9 +77,8 @@ def read_counts(layout: BuildLayout) -> collections.Counter:
 
 def crawl_outcome_counts(layout: BuildLayout) -> collections.Counter:
     """Outcomes of the crawl per source, as the ledgers hold them: documents + drops + quarantine."""
-    quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
     crawl = layout.tally("crawl")
-    return by_first(crawl["docs"]) + by_first(crawl["dropped"]) + count_by_source("", quarantined)
+    return by_first(crawl["docs"]) + by_first(crawl["dropped"]) + quarantine_counts(layout)
 
 
 def unaccounted_records(layout: BuildLayout) -> dict[str, tuple[int, int]]:
@@ -94,7 +92,7 @@ def unaccounted_records(layout: BuildLayout) -> dict[str, tuple[int, int]]:
 def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
     """Totals and per-source funnel from the files every stage wrote. ``read`` is what the readers
     counted (``read_counts``); the build has checked it against the outcomes after the crawl."""
-    quarantined = ledger.read_jsonl(f"{layout.quarantine}/*.jsonl")
+    quarantined = quarantine_counts(layout)
     crawl, filtered, dedup = layout.tally("crawl"), layout.tally("filter"), layout.tally("dedup")
     drops = crawl["dropped"] + filtered["dropped"]
     read = read_counts(layout)
@@ -103,7 +101,7 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
         "kept": total(dedup["docs"]),
         "dropped": dict(sorted(by_second(drops).items())),
         "duplicates": total(dedup["duplicates"]),
-        "quarantined": len(quarantined),
+        "quarantined": total(quarantined),
         "redactions": dict(sorted(by_second(crawl["redactions"]).items())),
     }
     per_source = {
@@ -111,7 +109,7 @@ def ledger_counts(layout: BuildLayout) -> tuple[dict, dict]:
         "crawled": by_first(crawl["docs"]),
         "dropped": by_first(drops),
         "duplicates": by_first(dedup["duplicates"]),
-        "quarantined": count_by_source("", quarantined),
+        "quarantined": quarantined,
         "kept": by_first(dedup["docs"]),
     }
     sources = sorted(set().union(*per_source.values()))

@@ -138,3 +138,51 @@ def unknown_options(args: list[str], known: set[str]) -> list[str]:
                 unknown.append(name)
     return unknown
 
+
+
+# Runners that start a Java job server unless --job_endpoint names a running one: the option that
+# gives its jar, and Beam's class that finds (or downloads, from Maven) the default one.
+JOB_SERVER_JARS = {"flink": ("--flink_job_server_jar", "flink_runner", "FlinkJarJobServer"),
+                   "spark": ("--spark_job_server_jar", "spark_runner", "SparkJarJobServer")}
+JAR_CHECK_SECONDS = 10
+
+
+def check_job_server(beam_args: list[str]) -> None:
+    """Flink and Spark need a Beam job server: ``--job_endpoint`` of a running one, or a jar to start
+    (given, cached by Beam, or downloadable from Maven). Without any, say so in one line before
+    anything is submitted (Beam would print several tracebacks first)."""
+    short = _short_runner(runner_name(beam_args))
+    if short not in JOB_SERVER_JARS or _option_value(beam_args, "--job_endpoint"):
+        return
+    flag, module, name = JOB_SERVER_JARS[short]
+    import importlib
+
+    server = getattr(importlib.import_module(f"apache_beam.runners.portability.{module}"), name)
+    try:
+        jar = server(pipeline_options(beam_args)).path_to_jar()
+    except ValueError:  # a --*_job_server_jar that is neither a file nor a URL
+        raise ConfigError(flag, f"no job server jar at {_option_value(beam_args, flag)}",
+                          f"give {flag}=PATH of an existing job server jar (or its URL), or "
+                          "--job_endpoint=HOST:PORT of a running job server") from None
+    problem = _jar_problem(jar)
+    if problem:
+        raise ConfigError(
+            "--runner", f"{runner_name(beam_args)} needs a Beam job server, and none is available: no --job_endpoint "
+            f"and no {flag} given, and the default jar {problem}",
+            f"give {flag}=PATH (the jar {jar.rsplit('/', 1)[-1]}), or --job_endpoint=HOST:PORT of a running job server")
+
+
+def _jar_problem(jar: str) -> str | None:
+    """Why the job server jar Beam would use cannot be had: not on disk, not cached, not downloadable."""
+    import os
+    import urllib.request
+
+    from apache_beam.utils.subprocess_server import JavaJarServer
+
+    if "://" not in jar or os.path.exists(os.path.join(JavaJarServer.JAR_CACHE, jar.rsplit("/", 1)[-1])):
+        return None
+    try:
+        with urllib.request.urlopen(urllib.request.Request(jar, method="HEAD"), timeout=JAR_CHECK_SECONDS):
+            return None
+    except Exception as error:  # noqa: BLE001 - any failure means Beam's download would fail too
+        return f"is not cached in {JavaJarServer.JAR_CACHE} and cannot be downloaded from {jar} ({error})"

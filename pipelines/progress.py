@@ -5,7 +5,10 @@ a report goes to a small JSON file per process under the folder named by ``CODEM
 rewritten at most every ``FLUSH_SECONDS``. The driver (``BuildDisplay``) gives each stage a fresh
 folder, sums the files a few times a second and draws, with ``rich``, "stage k of n" and a bar per
 stage: documents, bytes, rate and an ETA from the stage's expected input (known from Parquet
-footers, or from the input fingerprints for the crawl). Steps that run in the driver (sampling and
+footers, or from the input fingerprints for the crawl); the ETA is the rate of the last
+``ETA_WINDOW_SECONDS`` (``RateWindow``), and the columns are sized to the terminal (``Layout``: below
+``WIDE_COLUMNS``, counts in k/M with the other steps and the status on lines under the bar, so no
+number is cut at 80 columns). Steps that run in the driver (sampling and
 training the tokenizer) advance their bar directly; dedup's passes show as the stage's status line
 (its ``pipelines.dedup`` log messages). A runner whose workers run elsewhere (Dataflow) writes no
 reports there; its stages still show their state and time.
@@ -357,7 +360,7 @@ class BuildDisplay:
         self._progress = None
         self._task = None
         self._rate = RateWindow()
-        self._reused = False
+        self._reused = ""  # the status of a reused stage
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         if live:
@@ -379,9 +382,9 @@ class BuildDisplay:
         else:
             self._plain_echo(line)
 
-    def mark_reused(self) -> None:
-        """The current stage was reused (its inputs unchanged): its bar says so instead of "done"."""
-        self._reused = True
+    def mark_reused(self, status: str = "reused (inputs unchanged)") -> None:
+        """The current stage was reused (its inputs unchanged): its bar says ``status`` instead of "done"."""
+        self._reused = status
 
     def status(self, text: str) -> None:
         """A short line beside (narrow: under) the current stage's bar, cut at a word to fit."""
@@ -419,10 +422,10 @@ class BuildDisplay:
                 task = next(t for t in self._progress.tasks if t.id == self._task)
                 done = max(task.completed, 1)
                 self._progress.update(self._task, total=done, completed=done, eta="",
-                                      status="reused (inputs unchanged)" if self._reused else "done")
+                                      status=self._reused or "done")
                 self._progress.stop_task(self._task)
                 self._task = None
-            self._reused = False
+            self._reused = ""
             shutil.rmtree(folder, ignore_errors=True)
 
     def _start_polling(self, folder: str, step: str, unit: str) -> None:

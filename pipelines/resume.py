@@ -90,10 +90,11 @@ def read_marker(stage_dir: str) -> dict | None:
 
 
 class StageRunner:
-    """Runs stages in order, skipping those a previous, interrupted run of the same build finished."""
+    """Runs stages in order, skipping those a previous run of the same build finished. ``earlier``
+    names that run in messages: "the interrupted run", or "the finished build" when one is there."""
 
     def __init__(self, work_dir: str, echo: Callable[[str], None], runner: str, *, reuse: bool,
-                 force_from: str | None = None):
+                 force_from: str | None = None, earlier: str = "the interrupted run"):
         self.work_dir = work_dir
         self.echo = echo
         self.runner = runner
@@ -104,7 +105,8 @@ class StageRunner:
         # multi-process workers); a cluster's workers are not counted: their runner reports them.
         self.cpu_seconds: dict[str, float] = {}
         self.reused: list[str] = []
-        self.on_reuse: Callable[[], None] | None = None  # e.g. the progress display's mark_reused
+        self.earlier = earlier
+        self.on_reuse: Callable[[str], None] | None = None  # e.g. the progress display's mark_reused
 
     def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[str], None] | None = None,
             facts: dict | None = None, outputs: tuple[str, ...] = ()) -> Any:
@@ -117,13 +119,13 @@ class StageRunner:
         if name == self.force_from:
             self.reuse = False
         if self.reuse and marker is not None and marker["key"] == key and "attempt" in marker:
-            self.echo(f"[{name}] reused: finished by an earlier run of this build")
+            self.echo(f"[{name}] reused from {self.earlier}")
             self.reused.append(name)
             if self.on_reuse is not None:
-                self.on_reuse()
+                self.on_reuse(f"reused from {self.earlier}")
             return marker["result"]
         if self.reuse and marker is not None:
-            self.echo(f"[{name}] rerun: {changed_facts(marker.get('facts') or {}, facts or {})}")
+            self.echo(f"[{name}] rerun: {changed_facts(marker.get('facts') or {}, facts or {}, self.earlier)}")
         self.reuse = False
         if marker is not None:  # uncommitted from here on: nothing reads the stage until it commits again
             FileSystems.delete([f"{stage_dir}/{MARKER}"])
@@ -157,12 +159,12 @@ def local_cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def changed_facts(before: dict, now: dict) -> str:
-    """Which of a stage's facts differ from the interrupted run's, in words."""
+def changed_facts(before: dict, now: dict, earlier: str = "the interrupted run") -> str:
+    """Which of a stage's facts differ from those of the ``earlier`` run, in words."""
     changed = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
     if not changed:
-        return "its configuration changed since the interrupted run"
+        return f"its configuration changed since {earlier}"
     named = ["the code (codemix sources)" if name == "code" else
              f"the inputs of source {name.removeprefix('source:')}" if name.startswith("source:") else name
              for name in changed]
-    return f"{', '.join(named)} changed since the interrupted run"
+    return f"{', '.join(named)} changed since {earlier}"

@@ -30,7 +30,11 @@ class _SharedClients:
         key = tuple(sorted((name, repr(value)) for name, value in options.items()))
         with _LOCK:
             if key not in _CLIENTS:
-                _CLIENTS[key] = self._boto3.session.Session().client(**options)
+                from codemix.pipelines.object_store import bounded_config
+
+                # botocore's own waits (60 s a connection attempt) bounded; not in the key: a Config's
+                # repr is its id, so one made per call would defeat the sharing.
+                _CLIENTS[key] = self._boto3.session.Session().client(**options, config=bounded_config())
             return _CLIENTS[key]
 
 

@@ -42,9 +42,13 @@ def held_member(doc: Document, sources: list[str]):
 
 
 def repository_submodules(docs: list[Document], submodules: dict[str, list[str]]) -> tuple[str, ...]:
-    """The submodule paths of the repository ``docs`` were read from (by their tree location)."""
-    where = split_tree_location(str(docs[0].metadata.get("location", ""))) if docs else None
-    return tuple(submodules.get(where[0], ())) if where else ()
+    """The submodule paths of the repository ``docs`` were read from (by the tree location of a file of
+    its own: a followed submodule's files name the submodule's repository)."""
+    for doc in docs:
+        where = split_tree_location(str(doc.metadata.get("location", "")))
+        if where is not None and where[2] == doc.path:
+            return tuple(submodules.get(where[0], ()))
+    return ()
 
 
 class RepositoryChunks(beam.DoFn):

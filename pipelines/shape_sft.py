@@ -3,7 +3,8 @@
 Each transcript of the stage's sources becomes one or more samples (``mixtures.sft.sft_samples``:
 outcome policy, malformed tool calls removed, split at turn boundaries with a summary turn). Samples
 go to ``sft/SOURCE-SSSSS-of-NNNNN.bin/.idx`` with the aligned ``-loss_mask`` dataset and the
-provenance sidecar (one row per sample) beside them;
+provenance sidecar (one row per sample) beside them, and the shard's exports for other trainers
+(``mixtures.sft_export``: chat messages, packed sequences);
 shard assignment and order follow the same id-hash rule as the other stages, so the output is
 byte-identical whatever the worker count. What shaping drops is counted by source, format and reason,
 beside how many transcripts of each format it read and how many gave no sample at all.
@@ -20,6 +21,7 @@ from codemix.document import Document, packed_document, unpacked_document
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
 from codemix.mixtures.sft import SFTConfig, SFTSample, sft_samples, summary_origins
+from codemix.mixtures.sft_export import write_sft_exports
 from codemix.mixtures.sft_shards import write_sft_shard
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.shards import shard_count, shard_of, shard_prefix
@@ -86,6 +88,7 @@ class WriteSFTShard(beam.DoFn):
             prefix = shard_prefix(self._out_dir, self._stage, source, index, shards)
             write_provenance(prefix, provenance_table(prefix, rows, [s.tokens.size for s in samples],
                                                       ends_with_eod=False))  # before the .idx commits the shard
+            write_sft_exports(prefix, rows, samples, self._config.reasoning, self._sequence_length)
             written, tokens = write_sft_shard(prefix, samples, self._dtype)
             yield {"stage": self._stage, "source": source, "shard": index, "shards": shards, "prefix": prefix,
                    "documents": written, "tokens": tokens, "text_bytes": text_bytes,

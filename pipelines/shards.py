@@ -5,7 +5,6 @@ Design notes: docs/design/pipelines.md, "pipelines/shards.py".
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import hashlib
 import heapq
@@ -15,6 +14,7 @@ import math
 import os
 import uuid
 from collections import defaultdict
+from typing import NamedTuple
 
 import apache_beam as beam
 import numpy as np
@@ -168,53 +168,142 @@ class _Tokenizing:
         return np.concatenate(pieces), lengths
 
 
+# A run's index (PREFIX.index): one record per document in (position, id) order, then one record of
+# totals, so a shard finds its slice by binary search and reads only that slice's records.
+INDEX_RECORD = np.dtype([("position", "<u8"), ("token", "<u8"), ("text", "<u8"), ("meta", "<u8")])
+
+
 def write_run(prefix: str, ids: list[str], text_bytes: list[int], tokens: np.ndarray, lengths: list[int],
               provenance: list[dict] | None = None, texts: list[str] | None = None) -> None:
     """A run sorted by (position, id): ``PREFIX.tokens`` (the documents' ids back to back), with
-    ``texts`` ``PREFIX.text`` (their UTF-8 text back to back), and ``PREFIX.json`` (their ids, token
-    counts, text bytes and provenance, in order), written last, so a run with a .json is whole."""
+    ``texts`` ``PREFIX.text`` (their UTF-8 text back to back), ``PREFIX.meta`` (one JSON line per
+    document: id, token count, text bytes, provenance), ``PREFIX.index`` (``INDEX_RECORD``: each
+    document's position and its offsets into the other three) and ``PREFIX.json`` (the document
+    count), written last, so a run with a .json is whole."""
     with FileSystems.create(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as out:
         out.write(tokens.tobytes())
     if texts is not None:
         with FileSystems.create(f"{prefix}.text", compression_type=CompressionTypes.UNCOMPRESSED) as out:
             out.write("".join(texts).encode("utf-8"))
-    meta = json.dumps({"ids": ids, "lengths": lengths, "text_bytes": text_bytes,
-                       "provenance": provenance if provenance is not None else [{}] * len(ids)}).encode()
+    rows = provenance if provenance is not None else [{}] * len(ids)
+    lines = [(json.dumps([doc_id, length, size, row]) + "\n").encode()
+             for doc_id, length, size, row in zip(ids, lengths, text_bytes, rows, strict=True)]
+    with FileSystems.create(f"{prefix}.meta", compression_type=CompressionTypes.UNCOMPRESSED) as out:
+        out.write(b"".join(lines))
+    index = np.zeros(len(ids) + 1, dtype=INDEX_RECORD)
+    index["position"][:-1] = [position_of(doc_id) for doc_id in ids]
+    for field, sizes in (("token", lengths), ("text", text_bytes), ("meta", [len(line) for line in lines])):
+        index[field][1:] = np.cumsum(sizes, dtype=np.uint64)
+    with FileSystems.create(f"{prefix}.index", compression_type=CompressionTypes.UNCOMPRESSED) as out:
+        out.write(index.tobytes())
     with FileSystems.create(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as out:
-        out.write(meta)
+        out.write(json.dumps({"documents": len(ids)}).encode())
+
+
+def read_at(path: str, offset: int = 0, size: int | None = None) -> bytes:
+    """``size`` bytes of ``path`` from ``offset``, or the rest of it (every read of a run goes through here)."""
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as stream:
+        stream.seek(offset)
+        return stream.read() if size is None else stream.read(size)
+
+
+def index_records(prefix: str, first: int, count: int) -> np.ndarray:
+    data = read_at(f"{prefix}.index", first * INDEX_RECORD.itemsize, count * INDEX_RECORD.itemsize)
+    if len(data) != count * INDEX_RECORD.itemsize:
+        raise RuntimeError(f"run {prefix}.index is shorter than its .json says")
+    return np.frombuffer(data, dtype=INDEX_RECORD)
+
+
+def first_at_or_after(prefix: str, documents: int, position: int) -> int:
+    """The first document of the run whose position is >= ``position``: a binary search that reads
+    one 8-byte position per probe (about log2 of the run's documents)."""
+    low, high = 0, documents
+    while low < high:
+        middle = (low + high) // 2
+        if int(np.frombuffer(read_at(f"{prefix}.index", middle * INDEX_RECORD.itemsize, 8), "<u8")[0]) < position:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+class RunSlice(NamedTuple):
+    """Documents [first, last) of one run, with where they start in its .tokens and .text and where
+    their rows lie in its .meta: all a merge needs to read them without the run's index."""
+
+    prefix: str
+    first: int
+    last: int
+    token: int
+    text: int
+    meta: tuple[int, int]
+
+
+def slice_of(prefix: str, records: np.ndarray, first: int, last: int) -> RunSlice:
+    """The slice [first, last) from the run's index records (``records[i]`` is document i's)."""
+    return RunSlice(prefix, first, last, int(records["token"][first]), int(records["text"][first]),
+                    (int(records["meta"][first]), int(records["meta"][last])))
+
+
+def run_bounds(prefix: str, shard: tuple[int, int]) -> RunSlice:
+    """The run's slice of shard ``(index, shards)``, by binary search of its index."""
+    documents = json.loads(read_at(f"{prefix}.json"))["documents"]
+    low, high = position_range(*shard)
+    first = first_at_or_after(prefix, documents, low) if low > 0 else 0
+    last = first_at_or_after(prefix, documents, high) if high < POSITIONS else documents
+    records = index_records(prefix, first, last - first + 1)
+    return slice_of(prefix, records, 0, last - first)._replace(first=first, last=last)
+
+
+def slices_of_run(run: tuple[tuple[str, str], tuple[str, int]], source_bytes: dict, shard_size_bytes: int):
+    """((stage, source), (run prefix, text bytes)) -> ((stage, source, index, shards), RunSlice) for
+    every shard the run has documents in, once the source's total text bytes are known. Reads the
+    run's whole index once, so a merge reads only its slices' rows and tokens: nothing a shard reads
+    grows with the corpus."""
+    (stage, source), (prefix, _) = run
+    shards = shard_count(source_bytes[(stage, source)], shard_size_bytes)
+    records = np.frombuffer(read_at(f"{prefix}.index"), dtype=INDEX_RECORD)
+    owners = [int(position) * shards >> 64 for position in records["position"][:-1]]  # shard_of_position
+    first = 0
+    for index, group in itertools.groupby(owners):
+        last = first + sum(1 for _ in group)
+        yield (stage, source, index, shards), slice_of(prefix, records, first, last)
+        first = last
 
 
 def read_run(prefix: str, dtype: np.dtype, shard: tuple[int, int] = (0, 1), read_tokens: int = MIN_READ_TOKENS):
-    """The run's documents of shard ``(index, shards)``, in order, as ((position, id), token ids, text
-    bytes, provenance, text or None if the run kept none): a contiguous slice, read front to back
-    ``read_tokens`` at a time (or one document, if longer), reopening the files for each read so a
-    merge of many runs holds no file open."""
-    with FileSystems.open(f"{prefix}.json", compression_type=CompressionTypes.UNCOMPRESSED) as meta_file:
-        meta = json.loads(meta_file.read())
-    positions = [position_of(doc_id) for doc_id in meta["ids"]]
-    low, high = position_range(*shard)
-    first, last = bisect.bisect_left(positions, low), bisect.bisect_left(positions, high)
-    ids, lengths, text_bytes = meta["ids"][first:last], meta["lengths"][first:last], meta["text_bytes"][first:last]
-    provenance = meta["provenance"][first:last]
-    offset, text_offset = sum(meta["lengths"][:first]), sum(meta["text_bytes"][:first])
-    del meta, positions  # keep this shard's slice only
+    """The run's documents of shard ``(index, shards)``, in order (``read_slice``)."""
+    yield from read_slice(run_bounds(prefix, shard), dtype, read_tokens)
+
+
+def read_slice(part: RunSlice, dtype: np.dtype, read_tokens: int = MIN_READ_TOKENS):
+    """A run's slice, in order, as ((position, id), token ids, text bytes, provenance, text or None if
+    the run kept none): its meta rows, then its tokens front to back ``read_tokens`` at a time (or one
+    document, if longer), reopening the files for each read so a merge of many runs holds no file open."""
+    if part.first >= part.last:
+        return
+    prefix = part.prefix
+    rows = [json.loads(line) for line in read_at(f"{prefix}.meta", part.meta[0], part.meta[1] - part.meta[0]).splitlines()]
+    if len(rows) != part.last - part.first:
+        raise RuntimeError(f"run {prefix}.meta does not hold the rows its index says")
+    offset, text_offset = part.token, part.text
     itemsize, start = np.dtype(dtype).itemsize, 0
-    while start < len(ids):
+    while start < len(rows):
         end, size = start, 0
-        while end < len(ids) and (end == start or size + lengths[end] <= read_tokens):
-            size += lengths[end]
+        while end < len(rows) and (end == start or size + rows[end][1] <= read_tokens):
+            size += rows[end][1]
             end += 1
-        with FileSystems.open(f"{prefix}.tokens", compression_type=CompressionTypes.UNCOMPRESSED) as tokens:
-            tokens.seek(offset * itemsize)
-            piece = np.frombuffer(tokens.read(size * itemsize), dtype=dtype)
+        piece = np.frombuffer(read_at(f"{prefix}.tokens", offset * itemsize, size * itemsize), dtype=dtype)
         if piece.size != size:
-            raise RuntimeError(f"run {prefix}.tokens is shorter than its .json says")
-        texts = read_texts(prefix, text_offset, text_bytes[start:end])
+            raise RuntimeError(f"run {prefix}.tokens is shorter than its index says")
+        texts = read_texts(prefix, text_offset, [row[2] for row in rows[start:end]])
         at = 0
         for i in range(start, end):
-            yield (position_of(ids[i]), ids[i]), piece[at:at + lengths[i]], text_bytes[i], provenance[i], texts[i - start]
-            at += lengths[i]
-        offset, start, text_offset = offset + size, end, text_offset + sum(text_bytes[start:end])
+            doc_id, length, text_bytes, provenance = rows[i]
+            yield (position_of(doc_id), doc_id), piece[at:at + length], text_bytes, provenance, texts[i - start]
+            at += length
+        offset, text_offset = offset + size, text_offset + sum(row[2] for row in rows[start:end])
+        start = end
 
 
 def read_texts(prefix: str, offset: int, sizes: list[int]) -> list[str | None]:
@@ -230,15 +319,6 @@ def read_texts(prefix: str, offset: int, sizes: list[int]) -> list[str | None]:
         texts.append(data[at:at + size].decode("utf-8"))
         at += size
     return texts
-
-
-def shards_of_source(source_runs: tuple[tuple[str, str], list[tuple[str, int]]], shard_size_bytes: int):
-    """((stage, source), [(run prefix, text bytes)]) -> ((stage, source, index, shards), run prefixes) per shard."""
-    (stage, source), runs = source_runs
-    prefixes = sorted(prefix for prefix, _ in runs)
-    shards = shard_count(sum(text_bytes for _, text_bytes in runs), shard_size_bytes)
-    for index in range(shards):
-        yield (stage, source, index, shards), prefixes
 
 
 class TokenizeToRuns(_Tokenizing, beam.DoFn):
@@ -343,7 +423,7 @@ class ShardSink:
 
 
 class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
-    """(shard key, the source's run prefixes) -> PREFIX.bin/.idx with the shard's slice of every run
+    """(shard key, [RunSlice]) -> PREFIX.bin/.idx with the shard's slice of every run
     merged in (position, id) order, its provenance sidecar (``mixtures.provenance``) and, with
     ``docs``, its documents as Parquet (``docs_path``); yields the shard's stats. A range no document
     hashed into writes nothing (a few large documents can leave one empty)."""
@@ -355,9 +435,10 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
         self._load(self._tokenizer_path, self._eod_token)
 
     def process(self, element):
-        (stage, source, index, shards), prefixes = element
-        read_tokens = max(MIN_READ_TOKENS, MERGE_BUFFER_TOKENS // max(1, len(prefixes)))
-        merged = heapq.merge(*(read_run(run, self._dtype, (index, shards), read_tokens) for run in prefixes),
+        (stage, source, index, shards), slices = element
+        slices = sorted(slices)
+        read_tokens = max(MIN_READ_TOKENS, MERGE_BUFFER_TOKENS // max(1, len(slices)))
+        merged = heapq.merge(*(read_slice(part, self._dtype, read_tokens) for part in slices),
                              key=lambda document: document[0])
         first = next(merged, None)
         if first is None:  # no document hashed into this range: megatron cannot open an empty .bin
@@ -391,15 +472,18 @@ class WriteShards(beam.PTransform):
         self._parallel, self._run_text_bytes, self._docs = encode_in_parallel(workers), run_text_bytes, docs
 
     def expand(self, entries):
-        return (
+        runs = (
             entries
             | "Progress" >> beam.ParDo(Progress("shards", lambda kv: len(kv[1][1])))
             | "TokenizeToRuns" >> beam.ParDo(TokenizeToRuns(self._runs_dir, self._tokenizer_path, self._eod_token,
                                                             parallel=self._parallel, keep_text=self._docs,
                                                             run_text_bytes=self._run_text_bytes))
-            | "GroupRunsBySource" >> beam.GroupByKey()
-            | "PlanShards" >> beam.FlatMap(shards_of_source, self._shard_size_bytes)
-            | "SpreadShards" >> beam.Reshuffle()  # one worker per shard, not one per source
+        )
+        source_bytes = runs | "SourceBytes" >> beam.Map(lambda run: (run[0], run[1][1])) | beam.CombinePerKey(sum)
+        return (
+            runs
+            | "SliceRuns" >> beam.FlatMap(slices_of_run, beam.pvalue.AsDict(source_bytes), self._shard_size_bytes)
+            | "GroupSlicesByShard" >> beam.GroupByKey()  # one worker per shard; it gets only the runs it needs
             | "MergeRuns" >> beam.ParDo(MergeRunsIntoShard(self._out_dir, self._tokenizer_path, self._eod_token,
                                                            self._docs))
         )

@@ -24,7 +24,7 @@ from apache_beam.io.filesystems import FileSystems
 from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
 from codemix.pipelines.git_copies import repository_drops, repository_outcomes
-from codemix.pipelines.manifest import BuildLayout, read_counts
+from codemix.pipelines.manifest import BuildLayout, quarantine_counts, read_counts
 from codemix.pipelines.quality_report import quality_block, quality_summary
 from codemix.tables import format_table, percent
 
@@ -86,7 +86,7 @@ def build_stats(out_dir: str) -> dict:
         layout.dropped("filter"), "source", "reason")
     redactions = pair_counts(f"{layout.stage_dir('crawl')}/redactions*.parquet", "source", "type", "count")
     contamination = pair_counts(f"{layout.stage_dir('filter')}/contamination*.parquet", "source", "benchmark")
-    quarantined = collections.Counter(row["source"] for row in ledger.read_jsonl(f"{layout.quarantine}/*.jsonl"))
+    quarantined = quarantine_counts(layout)
     duplicates = ledger.count_values(f"{layout.stage_dir('dedup')}/duplicates*.parquet", "source")
     kept = ledger.count_values(layout.docs("dedup"), "source")
     kinds = pair_counts(layout.docs("dedup"), "source", "kind")
@@ -164,21 +164,46 @@ CONTEXT_CHARS = 60
 def redaction_samples(layout: BuildLayout) -> dict[str, dict[str, list[str]]]:
     """source -> placeholder type -> up to three contexts, read from the redacted crawl documents of
     the documents the redaction records name. The crawl wrote them after redaction, so a context shows
-    the placeholder where the secret was, never the secret."""
-    wanted: dict[str, set[str]] = collections.defaultdict(set)  # doc id -> types redacted in it
-    for row in ledger.read_rows(f"{layout.stage_dir('crawl')}/redactions*.parquet"):
-        wanted[row["doc_id"]].add(row["type"])
+    the placeholder where the secret was, never the secret. Only the ``id`` column of the crawl's
+    documents is scanned; text is read from the row groups that hold a chosen document, and the scan
+    stops once every chosen document was seen (at most three per source and type)."""
+    wanted = sample_documents(ledger.read_rows(f"{layout.stage_dir('crawl')}/redactions*.parquet"))
     samples: dict[str, dict[str, list[str]]] = collections.defaultdict(lambda: collections.defaultdict(list))
-    for path in ledger.matched_files(layout.docs("crawl")) if wanted else []:
+    for row in documents_by_id(layout.docs("crawl"), set(wanted)):
+        for kind in wanted[row["id"]]:
+            found = samples[row["source"]][kind]
+            if len(found) < SAMPLES_PER_TYPE:
+                found += _contexts(row["text"], kind, SAMPLES_PER_TYPE - len(found))
+    return {source: dict(kinds) for source, kinds in samples.items()}
+
+
+def sample_documents(redactions) -> dict[str, set[str]]:
+    """doc id -> types to sample from it: the first ``SAMPLES_PER_TYPE`` documents of each (source, type)."""
+    chosen: collections.Counter = collections.Counter()
+    wanted: dict[str, set[str]] = collections.defaultdict(set)
+    for row in redactions:
+        if chosen[row["source"], row["type"]] < SAMPLES_PER_TYPE and row["type"] not in wanted[row["doc_id"]]:
+            chosen[row["source"], row["type"]] += 1
+            wanted[row["doc_id"]].add(row["type"])
+    return dict(wanted)
+
+
+def documents_by_id(pattern: str, ids: set[str]):
+    """The (id, source, text) rows of ``ids`` in the matching Parquet files: the id column of each row
+    group, then the text of the rows wanted there only; stops when every id was found."""
+    pending = set(ids)
+    for path in ledger.matched_files(pattern) if pending else []:
         with FileSystems.open(path) as handle:
             parquet = pq.ParquetFile(handle)
             for group in range(parquet.num_row_groups):
-                for row in parquet.read_row_group(group, columns=["id", "source", "text"]).to_pylist():
-                    for kind in wanted.get(row["id"], ()):
-                        found = samples[row["source"]][kind]
-                        if len(found) < SAMPLES_PER_TYPE:
-                            found += _contexts(row["text"], kind, SAMPLES_PER_TYPE - len(found))
-    return {source: dict(kinds) for source, kinds in samples.items()}
+                found = [i for i, doc_id in enumerate(parquet.read_row_group(group, columns=["id"]).column(0).to_pylist())
+                         if doc_id in pending]
+                if found:
+                    rows = parquet.read_row_group(group, columns=["id", "source", "text"]).take(found).to_pylist()
+                    pending -= {row["id"] for row in rows}
+                    yield from rows
+                if not pending:
+                    return
 
 
 def _contexts(text: str, kind: str, limit: int) -> list[str]:

@@ -231,7 +231,12 @@ class _StreamingTorchDist(TorchDistSaveShardedStrategy):
 class _StreamingPlanner(MCoreSavePlanner):
     """Resolves the write item of a tensor shard (key, global offset) to the same view megatron took
     of its meta parameter, taken of ``materialize(parameter name)``; the last parameter is kept for the
-    views that share it (a SwiGLU ``linear_fc1``'s two halves)."""
+    views that share it (a SwiGLU ``linear_fc1``'s two halves).
+
+    torch's ``FileSystemWriter`` keeps each tensor it wrote in a dict until its file is closed (read
+    only by its safetensors format, not megatron's torch.save one), which would hold most of the model:
+    the tensor handed out before is emptied (storage resized to 0) when the next one is asked for,
+    which is after it was written, as the writer's serial loader resolves one item at a time."""
 
     def __init__(self, model, materialize) -> None:
         super().__init__(flatten_state_dict=False)
@@ -239,12 +244,25 @@ class _StreamingPlanner(MCoreSavePlanner):
         self.materialize = materialize
         self.views: dict[tuple[str, tuple[int, ...]], torch.Tensor] = {}
         self.last: tuple[str, torch.Tensor] | None = None
+        self.handed: torch.Tensor | None = None
 
     def resolve_data(self, write_item):
         view = self.views.get((write_item.index.fqn, tuple(write_item.index.offset or ())))
         if view is None:  # a ShardedObject's bytes (extra state, RNG)
             return super().resolve_data(write_item)
-        return self.real(view).reshape(write_item.tensor_data.chunk.sizes)
+        self.release()
+        tensor = self.real(view).reshape(write_item.tensor_data.chunk.sizes)
+        if tensor.untyped_storage().nbytes() != tensor.nbytes:
+            tensor = tensor.clone()  # a part of the parameter, in a storage of its own
+        else:
+            self.last = None  # the whole parameter: handed over
+        self.handed = tensor
+        return tensor
+
+    def release(self) -> None:
+        if self.handed is not None:
+            self.handed.untyped_storage().resize_(0)
+            self.handed = None
 
     def real(self, view: torch.Tensor) -> torch.Tensor:
         root = view if view._base is None else view._base
@@ -257,5 +275,6 @@ class _StreamingPlanner(MCoreSavePlanner):
             if tuple(tensor.shape) != tuple(root.shape) or tensor.dtype != root.dtype:
                 raise RuntimeError(f"{name}: materialised {tuple(tensor.shape)} {tensor.dtype}, the model has "
                                    f"{tuple(root.shape)} {root.dtype}")
-            self.last = (name, tensor.contiguous())
+            owned = tensor.is_contiguous() and tensor.untyped_storage().resizable()
+            self.last = (name, tensor if owned else tensor.contiguous().clone())
         return self.last[1].as_strided(view.size(), view.stride(), view.storage_offset())

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import yaml
 
-from codemix.config import ConfigError, join, load_config, require
+from codemix.config import ConfigError, join, load_config, load_yaml, require
 from codemix.mixtures.stages import STAGE_NAMES
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
@@ -318,7 +318,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
     (``pretrain.hf.convert.TRAINING_FIELDS``: context length, balancing loss, ...).
     """
     path = recipe_path(name_or_path)
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text(), str(path))
     data.setdefault("name", path.stem if name_or_path.endswith((".yaml", ".yml")) else name_or_path)
     if init_from_hf:
         data["init_from_hf"] = init_from_hf

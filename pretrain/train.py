@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     from codemix.pretrain.run import TrainOptions, run
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("megatron").setLevel(logging.WARNING)  # its dataset builder logs every index file at INFO
+    megatron = logging.getLogger("megatron")
+    if megatron.level == logging.NOTSET:  # unless `mix` chose (quiet by default, -v for its warnings)
+        megatron.setLevel(logging.WARNING)  # its dataset builder logs every index file at INFO
     if args.threads:
         torch.set_num_threads(args.threads)
     try:

@@ -6,8 +6,9 @@ input, and every record it touches ends as exactly one outcome, which is what le
 
 Drop reasons (stage ``crawl``): ``path_not_included``, ``symlink``, ``submodule``, ``hardlink``,
 ``unsafe_path``, ``duplicate_member_name``, ``not_regular_file``, ``file_too_large``, ``blob_missing`` (git: the
-copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``; commits add
-``filters.commits``' reasons.
+copy lacks the blob), ``lfs_pointer`` (a Git LFS pointer, not the file), ``binary``, ``not_utf8`` (text
+in no encoding it declares or that is confidently detected; a legacy encoding that is, is transcoded:
+``readers.encodings``); commits add ``filters.commits``' reasons.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ READERS: dict[str, Reader] = {
 }
 
 DROP_REASONS = ("path_not_included", "symlink", "submodule", "hardlink", "unsafe_path",
-                "duplicate_member_name", "not_regular_file", "file_too_large", "blob_missing", "lfs_pointer", "binary")
+                "duplicate_member_name", "not_regular_file", "file_too_large", "blob_missing", "lfs_pointer", "binary",
+                "not_utf8")
 
 __all__ = ["DROP_REASONS", "READERS", "detect_language", "read_counted", "read_location"]
 

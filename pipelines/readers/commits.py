@@ -23,7 +23,7 @@ from typing import IO, Self
 
 from codemix.filters.commits import CommitInfo, commit_text, diff_drop_reason, metadata_drop_reason, parse_patch
 from codemix.filters.licenses import detect_license, is_license_evidence, repository_license
-from codemix.pipelines.readers.common import Outcome, ReadTally, drop, make_document, quarantine
+from codemix.pipelines.readers.common import Outcome, ReadTally, drop, make_document
 from codemix.pipelines.readers.git import GitError, _git_dir, _git_env, repo_name, resolve_ref
 from codemix.pipelines.readers.language import detect_language
 from codemix.sources import HistoryConfig, SourceConfig
@@ -75,8 +75,8 @@ def commit_outcome(source: SourceConfig, location: str, commit: RawCommit, trees
         return drop(source, where, reason)
     try:
         patch = commit.patch.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return quarantine(source, where, error)
+    except UnicodeDecodeError:  # a diff can mix encodings (one per file): no one codec decodes it
+        return drop(source, where, "not_utf8")
     files = parse_patch(patch)
     if (reason := diff_drop_reason(files, history)) is not None:
         return drop(source, where, reason)

@@ -33,6 +33,7 @@ from codemix.filters.notebooks import (
     notebook_text,
     read_cells,
 )
+from codemix.pipelines.readers.encodings import decode_legacy
 from codemix.pipelines.readers.language import detect_language
 from codemix.sources import NotebookConfig, SourceConfig
 
@@ -214,8 +215,13 @@ def path_selected(source: SourceConfig, path: str) -> bool:
     return not any(fnmatch.fnmatchcase(path, glob) for glob in source.exclude)
 
 
+# Formats whose files open with a text header yet are binary: a PDF (and Illustrator's .ai, a PDF
+# inside) opens with "%PDF-" and pages of XMP metadata before its compressed streams.
+BINARY_MAGIC = (b"%PDF-",)
+
+
 def is_binary(data: bytes) -> bool:
-    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+    return b"\x00" in data[:BINARY_SNIFF_BYTES] or data.startswith(BINARY_MAGIC)
 
 
 # C0 controls that text does not use (not tab, newlines, vertical tab, form feed or ESC) and DEL.
@@ -229,6 +235,21 @@ def has_control_bytes(data: bytes) -> bool:
     head = data[:BINARY_SNIFF_BYTES]
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
     return controls >= max(1, len(head) * CONTROL_SHARE)
+
+
+def decoded_text(source: SourceConfig, location: str, data: bytes,
+                 editorconfig: Callable[[], str | None] | None = None) -> tuple[str, dict[str, str]] | Dropped:
+    """``(text, metadata)``: UTF-8, or a declared or confidently detected legacy encoding transcoded
+    (``readers.encodings``; the metadata names the original encoding and the evidence). Bytes that
+    fail all of them are dropped: ``binary`` when they look like compressed data, else ``not_utf8``."""
+    try:
+        return decode_utf8(data), {}
+    except UnicodeDecodeError:
+        pass
+    if has_control_bytes(data):
+        return drop(source, location, "binary")
+    legacy = decode_legacy(data, editorconfig() if editorconfig is not None else None)
+    return drop(source, location, "not_utf8") if legacy is None else (legacy.text, legacy.metadata())
 
 
 def decode_utf8(data: bytes) -> str:
@@ -279,16 +300,19 @@ def is_lfs_pointer(data: bytes) -> bool:
 
 
 def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: str, path: str,
-                    metadata: dict[str, Any] | None = None) -> Outcome:
-    """LFS pointer and binary checks, strict decode, language detection: the common tail of the file readers."""
+                    metadata: dict[str, Any] | None = None,
+                    editorconfig: Callable[[], str | None] | None = None) -> Outcome:
+    """LFS pointer and binary checks, decoding (``decoded_text``), language detection: the common tail
+    of the file readers. ``editorconfig()`` gives the charset an .editorconfig names for the file, if any
+    (asked only for bytes that are not UTF-8)."""
     if is_lfs_pointer(data):
         return drop(source, location, "lfs_pointer")
     if is_binary(data):
         return drop(source, location, "binary")
-    try:
-        text = decode_utf8(data)
-    except UnicodeDecodeError as error:
-        return drop(source, location, "binary") if has_control_bytes(data) else quarantine(source, location, error)
+    decoded = decoded_text(source, location, data, editorconfig)
+    if isinstance(decoded, Dropped):
+        return decoded
+    text, metadata = decoded[0], {**(metadata or {}), **decoded[1]}
     if source.notebooks is not None and path.lower().endswith(".ipynb"):
         return notebook_outcome(source, location, text, repo=repo, path=path, metadata=metadata or {})
     return make_document(source, location, text, repo=repo, path=path,

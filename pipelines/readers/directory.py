@@ -31,6 +31,7 @@ from codemix.pipelines.readers.common import (
     read_bounded,
     text_name,
 )
+from codemix.pipelines.readers.encodings import editorconfig_charset
 from codemix.sources import SourceConfig
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -128,7 +129,8 @@ def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str) -> O
         return quarantine(source, where, error)
     if data is None:  # the file grew past the cap between lstat and read
         return drop(source, where, "file_too_large")
-    return content_outcome(source, where, data, repo=repo, path=path)
+    return content_outcome(source, where, data, repo=repo, path=path,
+                           editorconfig=lambda: editorconfig_charset(root, fs_path.replace(os.sep, "/")))
 
 
 def _read_no_follow(path: str, limit: int) -> bytes | None:

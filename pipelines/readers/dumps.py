@@ -21,13 +21,14 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from codemix.document import Dropped
 from codemix.pipelines.readers.common import (
     JSON_ERRORS,
     ErrorBudget,
     Outcome,
     ReadTally,
     base_name,
-    decode_utf8,
+    decoded_text,
     drop,
     is_binary,
     iter_bounded_lines,
@@ -130,16 +131,17 @@ def _wanted_text(source: SourceConfig) -> tuple[str, ...]:
 def record_outcome(source: SourceConfig, where: str, record: dict[str, Any], field: str) -> Outcome:
     """One dump record -> Document, after the same size/binary/path checks files get."""
     text = record.get(field)
+    path = _first_string(record, ("path",))
+    if isinstance(text, (str, bytes)) and not path_selected(source, path):
+        return drop(source, where, "path_not_included")
+    extra: dict[str, str] = {}
     if isinstance(text, bytes):  # a Parquet binary column
-        try:
-            text = decode_utf8(text)
-        except UnicodeDecodeError as error:
-            return quarantine(source, where, error)
+        decoded = decoded_text(source, where, text)
+        if isinstance(decoded, Dropped):
+            return decoded
+        text, extra = decoded
     if not isinstance(text, str):
         return quarantine(source, where, f"TypeError: text field {field!r} is {type(text).__name__}, not a string")
-    path = _first_string(record, ("path",))
-    if not path_selected(source, path):
-        return drop(source, where, "path_not_included")
     try:
         encoded = text.encode("utf-8")  # JSON may carry lone surrogates ("\\ud800"), which no shard can hold
     except UnicodeEncodeError as error:
@@ -152,7 +154,7 @@ def record_outcome(source: SourceConfig, where: str, record: dict[str, Any], fie
     # storable: the text was checked above, but path, repo, license and metadata come from JSON too.
     return storable(source, make_document(source, where, text, repo=_first_string(record, REPO_FIELDS), path=path,
                                           language=language, license=_license(record) or source.license,
-                                          metadata=_scalar_metadata(record, field)))
+                                          metadata={**_scalar_metadata(record, field), **extra}))
 
 
 def _first_string(record: dict[str, Any], fields: tuple[str, ...]) -> str:

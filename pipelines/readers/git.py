@@ -76,11 +76,71 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
         name = repository_name(source, location, git_dir)
         with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
             for entry in iter_tree(objects, commit):
+                mine = tally.mine(tree_location(location, commit, entry.path))
+                if entry.mode == GITLINK_MODE and entry.path in source.submodules:
+                    yield from _submodule(source, location, git_dir, commit, entry, name, tally, mine=mine)
+                    continue
                 tally.count()
-                if not tally.mine(tree_location(location, commit, entry.path)):
+                if not mine:
                     tally.elsewhere += 1  # another part of the location reads its blob
                     continue
                 yield _entry_outcome(source, location, commit, entry, blobs, name)
+
+
+def _submodule(source: SourceConfig, location: str, git_dir: str, commit: str, gitlink: TreeEntry, name: str,
+               tally: ReadTally, *, mine: bool) -> Iterator[Outcome]:
+    """A submodule the source names, read as files of the repository under its path: each entry of
+    the recorded commit's tree counts as a record (every part counts them; the part the gitlink falls
+    to reads them). Its documents' locations name the submodule's own repository and commit."""
+    try:
+        sub_location = submodule_location(git_dir, location, commit, gitlink.path)
+        sub_dir = _local_git_dir(sub_location)
+        resolve_ref(sub_dir, gitlink.sha)
+    except GitError as error:  # the submodule alone is unreadable: one record, quarantined with why
+        tally.count()
+        if mine:
+            yield quarantine(source, tree_location(location, commit, gitlink.path), error)
+        else:
+            tally.elsewhere += 1
+        return
+    with _objects(sub_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
+        for entry in iter_tree(objects, gitlink.sha):
+            tally.count()
+            if not mine:
+                tally.elsewhere += 1
+                continue
+            yield _entry_outcome(source, sub_location, gitlink.sha, entry, blobs, name, prefix=f"{gitlink.path}/")
+
+
+def submodule_location(git_dir: str, location: str, commit: str, path: str) -> str:
+    """Where the submodule at ``path`` is on this machine: the clone's ``modules/NAME`` (an initialised
+    submodule), else its ``.gitmodules`` URL when that is a local path (relative to ``location``)."""
+    name, url = _gitmodules_entry(git_dir, commit, path)
+    modules = os.path.join(git_dir, "modules", name)
+    if os.path.isdir(modules):
+        return modules
+    if url and not is_remote(url):
+        return os.path.normpath(os.path.join(location, url))
+    raise GitError(f"submodule {path!r} is not in this clone (no modules/{name}) and its URL {url!r} is not a "
+                   f"local path; fix: clone with --recurse-submodules, or name its repository as a source path")
+
+
+def _gitmodules_entry(git_dir: str, commit: str, path: str) -> tuple[str, str]:
+    """(name, url) of the ``.gitmodules`` section whose ``path`` is ``path``, at ``commit``."""
+    try:
+        listing = _git(git_dir, "config", "--blob", f"{commit}:.gitmodules", "--get-regexp",
+                       r"^submodule\..*\.(path|url)$").decode()
+    except GitError as error:
+        raise GitError(f"submodule {path!r}: no readable .gitmodules at {commit[:12]} ({error})") from error
+    values: dict[tuple[str, str], str] = {}
+    for line in listing.splitlines():
+        key, _, value = line.partition(" ")
+        section, _, field_name = key.removeprefix("submodule.").rpartition(".")
+        values[section, field_name] = value
+    for (section, field_name), value in values.items():
+        if field_name == "path" and value == path:
+            return section, values.get((section, "url"), "")
+    raise GitError(f"submodule {path!r} has no section in .gitmodules at {commit[:12]}")
 
 
 def resolve_ref(git_dir: str, ref: str, *, offline: bool = True) -> str:
@@ -144,10 +204,11 @@ def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
 
 
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
-                   blobs: _BlobReader, name: str) -> Outcome:
-    """Checks that need only the tree listing come first, so a dropped blob is never read."""
+                   blobs: _BlobReader, name: str, prefix: str = "") -> Outcome:
+    """Checks that need only the tree listing come first, so a dropped blob is never read. ``prefix``:
+    where a followed submodule's entries sit in the repository."""
     where = tree_location(location, commit, entry.path)
-    if not path_selected(source, entry.path):
+    if not path_selected(source, prefix + entry.path):
         return drop(source, where, "path_not_included")
     if entry.mode == SYMLINK_MODE:
         return drop(source, where, "symlink")
@@ -167,7 +228,7 @@ def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: Tree
         return drop(source, where, "blob_missing")
     except (GitError, OSError) as error:
         return quarantine(source, where, error)
-    return content_outcome(source, where, data, repo=name, path=entry.path,
+    return content_outcome(source, where, data, repo=name, path=prefix + entry.path,
                            metadata={"commit": commit})
 
 

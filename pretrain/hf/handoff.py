@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from codemix.config import ConfigError
-from codemix.mixtures.chat import ChatTemplate
+from codemix.mixtures.chat import ChatTemplate, chat_template_jinja
 from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint
 from codemix.pretrain.cli_args import handoff_parser
 from codemix.pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
@@ -29,43 +29,6 @@ HF_WEIGHTS = "model.safetensors"
 
 
 # --- the tokenizer and its chat template ----------------------------------------------------------
-
-
-def chat_template_jinja(template: ChatTemplate) -> str:
-    """The Jinja chat template that renders messages as ``mixtures.chat.render_turn`` rendered them for
-    training: role header, reasoning in the template's think block (as ``sft.reasoning: masked`` or
-    ``trained`` show it), content, each tool call as ``{"name": ..., "arguments": ...}`` in the
-    tool-call wrapper, turn end and separator; with ``add_generation_prompt`` the assistant's header.
-    Tool calls may be canonical (``name``/``arguments``) or OpenAI-shaped (``function: {...}``).
-    Arguments given as text go in verbatim when they look like a JSON object (training checks that
-    they parse), as a JSON string otherwise; objects are written as JSON (``tojson``: ``json.dumps``)."""
-    def literal(text: str) -> str:  # a Jinja string literal (JSON escapes are a subset of Jinja's)
-        return json.dumps(text, ensure_ascii=False)
-
-    header = " + message['role'] + ".join(literal(part) for part in template.role_header.split("{role}"))
-    think_open, think_close = template.reasoning.split("{reasoning}")
-    call_open, call_close = template.tool_call.split("{json}")
-    return (
-        "{%- for message in messages -%}"
-        "{{- " + header + " -}}"
-        "{%- if message.get('reasoning') -%}"
-        "{{- " + literal(think_open) + " + message['reasoning'] + " + literal(think_close) + " -}}"
-        "{%- endif -%}"
-        "{%- if message['content'] is string -%}{{- message['content'] -}}{%- endif -%}"
-        "{%- for call in message.get('tool_calls') or [] -%}"
-        "{%- set fn = call['function'] if call['function'] is defined else call -%}"
-        "{%- set args = fn['arguments'] -%}"
-        "{%- if args is string and call.get('kind', 'function') == 'function' and args.strip().startswith('{')"
-        " and args.strip().endswith('}') -%}{%- set body = args -%}"
-        "{%- else -%}{%- set body = args | tojson -%}{%- endif -%}"
-        "{{- " + literal(call_open) + " + '{\"name\": ' + (fn['name'] | tojson) + ', \"arguments\": ' + body + '}' + "
-        + literal(call_close) + " -}}"
-        "{%- endfor -%}"
-        "{{- " + literal(template.turn_end + template.turn_separator) + " -}}"
-        "{%- endfor -%}"
-        "{%- if add_generation_prompt -%}{{- " + literal(template.role_header.replace("{role}", "assistant"))
-        + " -}}{%- endif -%}"
-    )
 
 
 def trained_chat_template(manifests: list[dict[str, Any]]) -> tuple[ChatTemplate, str]:

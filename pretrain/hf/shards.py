@@ -6,6 +6,7 @@ Design notes: docs/design/pretrain.md, "pretrain/hf/shards.py".
 
 from __future__ import annotations
 
+import ctypes
 import json
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ class HFShards:
         file = self.file_of[name]
         if self._open is None or self._open[0] != file:
             self.close()
+            trim_heap()
             handle = safe_open(str(self.root / file), framework="pt")
             self._open = (file, handle.__enter__())
         return self._open[1].get_tensor(name)
@@ -87,6 +89,17 @@ class HFShards:
     def weights(self) -> list[str]:
         """Every tensor name but the FP8 scales (which ``tensor`` applies)."""
         return [name for name in self.file_of if not name.endswith(SCALE_SUFFIX)]
+
+
+def trim_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+    Tensors under glibc's 32 MB mmap threshold come from the heap, whose freed pages it keeps: over a
+    many-shard import that slack grew with the model (bench/RESULTS.md), trimmed once per shard it does not."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    libc.malloc_trim(0)
 
 
 SAFETENSORS_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",

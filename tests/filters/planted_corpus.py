@@ -18,6 +18,11 @@ import string
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from codemix.mix.cli import main as mix
 
 ALNUM = string.ascii_letters + string.digits
 URLSAFE = ALNUM + "-_"
@@ -453,3 +458,36 @@ def secret_bodies(planted: list[Planted]) -> list[str]:
         prefix = next((p for p in VENDOR_PREFIXES if fragment.startswith(p)), "")
         bodies.append(fragment[len(prefix):])
     return bodies
+
+
+def planted_build(corpus: Corpus, root: Path) -> Path:
+    """A real ``mix build`` of ``corpus`` (its files as one repository, its transcript as a JSONL
+    source) under ``root``; returns the output directory. Every planted value is checked to be in
+    the build's input first."""
+    repo = root / "acme-orders"
+    for path, text in corpus.files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    (repo / "LICENSE").write_text("MIT License\n\nCopyright (c) 2026 Acme\n")
+    runs = root / "runs.jsonl"
+    runs.write_text(corpus.texts()["runs.jsonl"])
+    on_disk = "\n".join(p.read_text() for p in repo.rglob("*") if p.is_file()) + runs.read_text()
+    missing = [p for p in corpus.planted if not all(f in on_disk or json.dumps(f)[1:-1] in on_disk for f in p.fragments)]
+    assert missing == []  # every planted value is really in the input of the build
+    spec = {
+        "name": "planted",
+        "sources": [{"name": "repo", "type": "directory", "paths": [str(repo)], "license": "MIT"},
+                    {"name": "runs", "type": "transcripts", "paths": [str(runs)], "license": "MIT"}],
+        "stages": {"short": {"sequence_length": 256, "token_budget": 1_000_000, "weights": {"repo": 1, "runs": 1}}},
+        "tokenizer": {"vocab_size": 2000},
+        "filters": {"code": {"max_line_length": 100_000, "max_mean_line_length": 100_000,
+                             "min_alphabetic_fraction": 0.0, "min_alphanumeric_fraction": 0.0,
+                             "max_encoded_run": 100_000, "max_encoded_fraction": 1.0},
+                    "languages": {lang: {"max_data_lines": 0} for lang in ("json", "yaml")},
+                    "natural_language": {"enabled": False}},
+        "dedup": {"verify": True},
+    }
+    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
+    out = root / "out"
+    assert mix(["build", str(root / "spec.yaml"), "--out", str(out)]) == 0
+    return out

@@ -11,6 +11,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from codemix.document import Document, Dropped
 from codemix.filters.amalgamation import amalgamated, line_hashes
+from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.decontamination import DecontaminationConfig
 from codemix.filters.natural_language import NaturalLanguageConfig
@@ -46,8 +47,11 @@ def test_filter_stage_drops_the_amalgamation_per_repository() -> None:
         found = pipeline | beam.Create(docs) | FindAmalgamations(FiltersConfig())
         assert_that(found | beam.MapTuple(lambda key, paths: (key, sorted(paths))),
                     equal_to([("s\x00nlohmann/json", [SINGLE]), ("s\x00someone/else", [])]))
-    [dropped] = filter_outcomes(doc(SINGLE), None, {}, {"s\x00nlohmann/json": frozenset({SINGLE})})
+    judge = DocumentFilter(FiltersConfig(decontamination=DecontaminationConfig(enabled=False)))
+    dropped, held = filter_outcomes(doc(SINGLE), judge, {}, {"s\x00nlohmann/json": frozenset({SINGLE})})
     assert isinstance(dropped, Dropped) and dropped.reason == "amalgamated"
+    # held for the long stage: a kept file that includes it gets it back there
+    assert held.tag == "held" and held.value.metadata["filter_reason"] == "amalgamated"
 
 
 def test_whole_filter_stage_drops_it_with_licenses_resolved_beside() -> None:

@@ -110,6 +110,8 @@ def test_reuse_toml_globs_and_precedence() -> None:
     ("# SPDX-License-Identifier: GPL-3.0-or-later\n# SPDX-License-Identifier: CC0-1.0\n", "CC0-1.0 AND GPL-3.0-or-later"),
     ("/* SPDX-License-Identifier: Apache-2.0 */\n", "Apache-2.0"),
     ("<!-- SPDX-License-Identifier: CC-BY-4.0 -->\n", "CC-BY-4.0"),
+    ("@rem\n@rem SPDX-License-Identifier: Apache-2.0\n@rem\n", "Apache-2.0"),  # Gradle's gradlew.bat
+    ("REM SPDX-License-Identifier: MIT\n", "MIT"),
     ('pattern = "SPDX-License-Identifier: MIT"\n', None),  # a string, not a comment
     ("# REUSE-IgnoreStart\n# SPDX-License-Identifier: MIT\n# REUSE-IgnoreEnd\n", None),
     ("x = 1\n" * 2000 + "# SPDX-License-Identifier: MIT\n", None),  # far past the header

@@ -19,6 +19,7 @@ from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.natural_language import (
+    _FENCED_BLOCK,
     NaturalLanguageChecker,
     NaturalLanguageConfig,
     natural_language_drop_reason,
@@ -243,6 +244,26 @@ def test_markdown_guide_is_judged_without_its_code_blocks(checker):
     assert text.count("```go") > 20 and "```" not in prose and "func main()" not in prose
     assert checker.drop_reason(text) == "gopher_repetition:dup_line_frac"  # guard: code and all, it fails
     assert natural_language_drop_reason(doc(text), checker) is None
+
+
+def test_markdown_html_tables_are_markup(checker):
+    """fmt's doc/syntax.md (its format-string reference) failed dup_line_frac on its HTML tables' <tr>/<td> lines."""
+    text = (Path(__file__).parent / "data" / "prose" / "fmt-syntax.md").read_text()
+    prose = prose_of(doc(text))
+    assert text.count("<tr>") > 30 and "<tr>" not in prose and "\n</td>\n" not in prose
+    assert "<td><code>'a'</code></td>" in prose  # a cell with text in it stays
+    assert "format specification" in prose.lower()  # the prose is still there
+    assert checker.drop_reason(_FENCED_BLOCK.sub("", text)) == "gopher_repetition:dup_line_frac"  # guard
+    assert natural_language_drop_reason(doc(text), checker) is None
+
+
+def test_markdown_code_example_with_little_prose_is_not_judged_as_prose(checker):
+    """cobra's site/content/docgen/man.md: two sentences around a Go program (issue 35 sample of drops)."""
+    text = (Path(__file__).parent / "data" / "prose" / "cobra-man.md").read_text()
+    assert checker.drop_reason(prose_of(doc(text))) == "gopher_quality:gopher_enough_stop_words"  # guard
+    assert natural_language_drop_reason(doc(text), checker) is None
+    assert natural_language_drop_reason(doc("See [the docs](https://example.com/docs) for details.\n"), checker) \
+        == "gopher_quality:gopher_short_doc"  # without code, a pointer is still judged (and dropped)
 
 
 def one_check_filters(checker: NaturalLanguageChecker) -> list[tuple[str, object]]:

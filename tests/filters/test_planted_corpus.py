@@ -19,7 +19,7 @@ from codemix.filters.secrets import RedactionConfig, redact_document
 from codemix.mix.cli import main as mix
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines.readers.language import detect_language
-from tests.filters.planted_corpus import build_corpus, leaked, secret_bodies
+from tests.filters.planted_corpus import build_corpus, leaked, planted_build, secret_bodies
 from tests.pipelines.test_build_filters import decoded_shards
 
 CORPUS = build_corpus()
@@ -89,34 +89,7 @@ def test_redacted_python_tokenizes_to_the_same_code():
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
-    root = tmp_path_factory.mktemp("planted")
-    repo = root / "acme-orders"
-    for path, text in CORPUS.files.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    (repo / "LICENSE").write_text("MIT License\n\nCopyright (c) 2026 Acme\n")
-    runs = root / "runs.jsonl"
-    runs.write_text(CORPUS.texts()["runs.jsonl"])
-    on_disk = "\n".join(p.read_text() for p in repo.rglob("*") if p.is_file()) + runs.read_text()
-    missing = [p for p in PLANTED if not all(f in on_disk or json.dumps(f)[1:-1] in on_disk for f in p.fragments)]
-    assert missing == []  # every planted value is really in the input of the build
-    spec = {
-        "name": "planted",
-        "sources": [{"name": "repo", "type": "directory", "paths": [str(repo)], "license": "MIT"},
-                    {"name": "runs", "type": "transcripts", "paths": [str(runs)], "license": "MIT"}],
-        "stages": {"short": {"sequence_length": 256, "token_budget": 1_000_000, "weights": {"repo": 1, "runs": 1}}},
-        "tokenizer": {"vocab_size": 2000},
-        "filters": {"code": {"max_line_length": 100_000, "max_mean_line_length": 100_000,
-                             "min_alphabetic_fraction": 0.0, "min_alphanumeric_fraction": 0.0,
-                             "max_encoded_run": 100_000, "max_encoded_fraction": 1.0},
-                    "languages": {lang: {"max_data_lines": 0} for lang in ("json", "yaml")},
-                    "natural_language": {"enabled": False}},
-        "dedup": {"verify": True},
-    }
-    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
-    out = root / "out"
-    assert mix(["build", str(root / "spec.yaml"), "--out", str(out)]) == 0
-    return out
+    return planted_build(CORPUS, tmp_path_factory.mktemp("planted"))
 
 
 def test_no_planted_secret_reaches_the_shards(build):

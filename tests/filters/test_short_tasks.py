@@ -46,3 +46,43 @@ def test_the_filter_stage_removes_a_short_task_with_its_prompt():
     doc = Document(id="d", text=text, source="repo", kind="file", path="lib/util.py", language="python", license="mit")
     verdict = DocumentFilter(FiltersConfig()).judge(doc)
     assert verdict.reason == "contaminated" and {h.item_id for h in verdict.hits} == {"HumanEval/13"}
+
+
+def short_task_ids(code: ContaminationIndex) -> list[str]:
+    return [i for i, text in TASKS.items() if not code.hits(HOST + "\n\n" + text)]
+
+
+@pytest.mark.parametrize("variant", ["renamed", "docstring_edited", "docstring_edited_renamed", "class_method"])
+def test_short_tasks_are_hit_renamed_or_with_a_slightly_edited_prompt(indexes, variant):
+    """Renaming changes no normalised code token; one prose word in ten replaced leaves most 3-grams
+    (the transformations are bench.short_tasks', made with ``ast``/``tokenize``)."""
+    from bench.short_tasks import LEAK_VARIANTS
+
+    code, short = indexes
+    ids = short_task_ids(code)
+    leaked = {i: LEAK_VARIANTS[variant](TASKS[i]) for i in ids}
+    assert sum(leaked[i] != TASKS[i] for i in ids) >= len(ids) - 2, "guard: the variant changed the tasks"
+    missed = [i for i in ids if not any(h.item_id == i for h in short.hits(HOST + "\n\n" + leaked[i]))]
+    assert len(missed) <= 1, missed  # HumanEval/42's prompt is 7 words: one edit leaves 2 of 5 3-grams
+
+
+def test_a_short_task_in_a_notebook_cell_is_removed_and_an_idiom_cell_kept():
+    from bench.notebook_decontamination import DEFAULT, notebook_with
+
+    checker = DocumentFilter(FiltersConfig())
+    base = DEFAULT.read_text()
+
+    def verdict(code: str):
+        doc = Document(id="n", text=notebook_with(base, code), source="repo", kind="file", path="nb/x.ipynb",
+                       language="jupyter notebook", license="mit")
+        return checker.judge(doc)
+
+    assert {h.item_id for h in verdict(TASKS["HumanEval/23"]).hits} == {"HumanEval/23"}
+    assert verdict(IDIOMS[0]).reason is None and verdict(SOLUTIONS["HumanEval/23"]).hits == ()
+
+
+def test_the_prompt_beside_other_code_is_kept(indexes):
+    """Both kinds of evidence are needed: the task's text quoted above unrelated code removes nothing."""
+    _, short = indexes
+    prompt = TASKS["HumanEval/13"].split('"""')[1]
+    assert short.hits(HOST + f'\n\n"""{prompt}"""\n\ndef unrelated(x):\n    return [y * 2 for y in x if y]\n') == []

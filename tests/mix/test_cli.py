@@ -38,11 +38,43 @@ def test_bad_spec_fails_before_any_output(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_plan_prints_the_resolved_plan_without_reading_inputs(tmp_path, capsys):
-    assert mix(["plan", str(write_spec(tmp_path, SPEC))]) == 0
+def test_plan_prints_the_resolved_plan_then_checks_every_location(tmp_path, capsys):
+    assert mix(["plan", str(write_spec(tmp_path, SPEC))]) == 1
     printed = capsys.readouterr().out
-    assert "/nonexistent/never/read" in printed
     assert "implied Jaccard threshold 0.648" in printed
+    assert "source 'code', sources[0].paths[0] = /nonexistent/never/read: FileNotFoundError" in printed
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "a.py").write_text("print('hello')\n")
+    readable = dict(SPEC, sources=[dict(SPEC["sources"][0], paths=[str(tmp_path / "code")])])
+    assert mix(["plan", str(write_spec(tmp_path, readable))]) == 0
+    assert "preflight: every location of 1 source(s) can be read" in capsys.readouterr().out
+
+
+def test_a_key_given_twice_in_a_spec_is_refused_naming_key_and_line(tmp_path, capsys):
+    path = tmp_path / "twice.yaml"
+    path.write_text(yaml.safe_dump(SPEC) + "stages: {}\n")  # PyYAML alone would keep this last one
+    assert mix(["plan", str(path)]) == 2
+    line = path.read_text().splitlines().index("stages: {}") + 1
+    first = path.read_text().splitlines().index("stages:") + 1
+    assert (f"{path}: duplicate key 'stages' on line {line} (first given on line {first})"
+            in capsys.readouterr().err)
+
+
+def test_version_answers_without_loading_beam():
+    result = subprocess.run([sys.executable, "-m", "codemix.mix", "--version"], capture_output=True, text=True,
+                            cwd=REPO_ROOT, check=False)
+    assert result.returncode == 0
+    assert result.stdout.startswith("mix (codemix) 0.1.0; Python 3.") and "Apache Beam 2." in result.stdout
+
+
+def test_dash_on_a_missing_build_exits_non_zero_with_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "codemix.mix", "dash", "--build", str(tmp_path / "nope"),
+                             "--out", str(tmp_path / "dash.html")], capture_output=True, text=True, cwd=REPO_ROOT,
+                            check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [(f"mix dash: {tmp_path / 'nope'} does not exist or is empty; "
+                                                   "give a mix build --out directory")]
+    assert not (tmp_path / "dash.html").exists()
 
 
 def test_missing_spec_file_is_a_clear_error(tmp_path, capsys):

@@ -13,9 +13,7 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import subprocess
-import sysconfig
 import tarfile
 from pathlib import Path
 
@@ -23,75 +21,20 @@ import duckdb
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-import yaml
 from huggingface_hub import DatasetCard
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 from tokenizers import Tokenizer
 
 from codemix.mix.cli import main as mix
-from tests.conftest import REPO_ROOT
+from codemix.mixtures.inspect import read_manifest
+from tests.mix.conftest import ARCHIVE_FILES, GIT_FILES
 
-STDLIB = Path(sysconfig.get_path("stdlib"))
-GIT = ["git", "-c", "user.name=codemix", "-c", "user.email=codemix@example.com", "-c", "init.defaultBranch=main"]
-# Modules with no e-mail address or IP in them, so redaction leaves their text as it is on disk.
-DIRECTORY_FILES = ["colorsys.py", "bisect.py", "keyword.py"]
-GIT_FILES = ["fnmatch.py", "glob.py", "sched.py"]
-ARCHIVE_FILES = ["reprlib.py", "queue.py"]
-TRANSCRIPTS = ["mini-swe-agent-calc.traj.json", "swe-agent-calc.traj", "openhands-trajectory.json",
-               "agent-runs.jsonl"]
 # Chat-template markup around what a transcript says (ChatML markers, tool-call and reasoning tags).
 MARKUP = re.compile(r"<\|[a-z_]+\|>|</?tool_call>|</?think>")
 
 
-@pytest.fixture(scope="module")
-def inputs(tmp_path_factory) -> Path:
-    """The inputs on disk and ``spec.yaml`` naming them."""
-    root = tmp_path_factory.mktemp("inputs")
-    (root / "tree").mkdir()
-    for name in DIRECTORY_FILES:
-        shutil.copy(STDLIB / name, root / "tree" / name)
-    repo = root / "zeta"
-    repo.mkdir()
-    subprocess.run([*GIT, "init", "-q", str(repo)], check=True)
-    for name in GIT_FILES:
-        shutil.copy(STDLIB / name, repo / name)
-    subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
-    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "fixture"], check=True)
-    with tarfile.open(root / "eta-1.0.tar.gz", "w:gz") as tar:
-        for name in ARCHIVE_FILES:
-            tar.add(STDLIB / name, arcname=f"eta-1.0/eta/{name}")
-    spec = {
-        "name": "provenance",
-        "sources": [
-            {"name": "tree", "type": "directory", "paths": [str(root / "tree")], "license": "PSF-2.0"},
-            {"name": "zeta", "type": "git", "paths": [str(repo)], "license": "MIT"},
-            {"name": "eta", "type": "archive", "paths": [str(root / "eta-1.0.tar.gz")], "license": "Apache-2.0"},
-            {"name": "runs", "type": "transcripts", "license": "Apache-2.0",
-             "paths": [str(REPO_ROOT / "examples" / "transcripts" / name) for name in TRANSCRIPTS]},
-        ],
-        "stages": {
-            "short": {"sequence_length": 256, "token_budget": 100_000,
-                      "weights": {"tree": 1, "zeta": 1, "eta": 1, "runs": 0.5}},
-            "long": {"sequence_length": 32768, "token_budget": 100_000, "weights": {"zeta": 1, "eta": 1}},
-            "sft": {"sequence_length": 8192, "token_budget": 10_000, "weights": {"runs": 1},
-                    "sft": {"outcome_policy": "any"}},
-        },
-        "tokenizer": {"vocab_size": 800, "train_sample_documents": 100},
-        "shard_size_bytes": 40_000,
-    }
-    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
-    return root
-
-
-@pytest.fixture(scope="module")
-def build(inputs, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("build") / "out"
-    assert mix(["build", str(inputs / "spec.yaml"), "--out", str(out)]) == 0
-    return out
-
-
 def manifest(out: Path) -> dict:
-    return json.loads((out / "manifest.json").read_text())
+    return read_manifest(str(out))
 
 
 def stage_rows(out: Path, stage: str) -> list[tuple[IndexedDataset, dict]]:
@@ -239,6 +182,7 @@ def test_the_build_writes_a_dataset_card_hugging_face_reads(build):
     assert info["counts"]["dropped"], "guard: the build dropped something for the card to explain"
     assert all(f"| {reason} | {n:,} |" in card.text for reason, n in info["counts"]["dropped"].items())
     assert "humaneval" in card.text and "stock Megatron-LM over that blend trains on every token" in card.text
+    assert "`sft/chat/`" in card.text and "`sft/packed/`" in card.text
 
 
 @pytest.mark.parametrize("stage", ["short", "long"])
@@ -262,42 +206,97 @@ def test_each_stages_documents_are_published_under_stable_names(build, stage):
 
 
 def test_a_moved_build_still_loads(build, tmp_path, capsys):
-    """Copied elsewhere and the original out of the way, the build's readers (mix where, mix train's
-    read_stage, megatron-core's GPT dataset over its blend) find the copy's own shards."""
+    """manifest.json names its shards relative to itself; moved elsewhere (renamed, nothing left at the
+    old place), the build's readers (mix where and inspect, mix train's read_stage, megatron-core's GPT
+    dataset over its blend) find the moved shards. An older manifest, whose prefixes are absolute and
+    name the old place, still reads the moved build's own shards."""
     from codemix.pretrain.data.pretraining import build_gpt_dataset
     from codemix.pretrain.data.stage import read_stage
 
-    moved, hidden = tmp_path / "moved", tmp_path / "hidden"
-    shutil.copytree(build, moved)
-    build.rename(hidden)
+    written = json.loads((build / "manifest.json").read_text())
+    for stage, info in written["stages"].items():
+        assert info["shards"] and all(p.startswith(f"{stage}/") for p in info["data_path"][1::2] + info["shards"])
+    moved = tmp_path / "moved"
+    build.rename(moved)
     try:
-        data = read_stage(moved, "short")
-        assert data.prefixes and all(p.startswith(f"{moved}/short/") for p in data.prefixes)
-        dataset = build_gpt_dataset(data.data_path, 256, 8, data.tokenizer_path, str(tmp_path / "cache"))
-        assert len(dataset) >= 8 and len(dataset[0]["tokens"]) == 256
-        assert mix(["where", str(moved / "long"), "0"]) == 0
-        assert "shard: " in capsys.readouterr().out
-        assert mix(["inspect", str(moved / "sft"), "-n", "1"]) == 0
+        for old_style in (False, True):
+            if old_style:  # the absolute prefixes an older mix build wrote, naming where the build was
+                manifest_text = json.dumps({**written, "stages": {
+                    stage: {**info, "data_path": [item if isinstance(item, float) else f"{build}/{item}"
+                                                  for item in info["data_path"]],
+                            "shards": [f"{build}/{prefix}" for prefix in info["shards"]]}
+                    for stage, info in written["stages"].items()}})
+                (moved / "manifest.json").write_text(manifest_text)
+            data = read_stage(moved, "short")
+            assert data.prefixes and all(p.startswith(f"{moved}/short/") for p in data.prefixes)
+            dataset = build_gpt_dataset(data.data_path, 256, 8, data.tokenizer_path, str(tmp_path / f"cache{old_style}"))
+            assert len(dataset) >= 8 and len(dataset[0]["tokens"]) == 256
+            assert mix(["where", str(moved / "long"), "0"]) == 0
+            assert "shard: " in capsys.readouterr().out
+            assert mix(["inspect", str(moved / "sft"), "-n", "1"]) == 0
+            assert capsys.readouterr().out.count("masked") > 0
     finally:
-        hidden.rename(build)
+        (moved / "manifest.json").write_text(json.dumps(written, indent=2, sort_keys=True) + "\n")
+        moved.rename(build)
 
 
-def test_mix_diff_says_what_a_reweighted_rebuild_changed(build, inputs, tmp_path, capsys):
-    """The build copied and its shards rebuilt from a spec whose short stage drops eta and doubles
-    tree: the earlier stages are reused, so only the stage's tokens and weights differ."""
-    spec = yaml.safe_load((inputs / "spec.yaml").read_text())
-    spec["stages"]["short"]["weights"] = {"tree": 2, "zeta": 1, "runs": 0.5}
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    shutil.copytree(build, tmp_path / "new")
-    assert mix(["build", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "new"), "--from-stage", "shards"]) == 0
-    capsys.readouterr()
-    assert mix(["diff", str(build), str(tmp_path / "new")]) == 0
-    printed = capsys.readouterr().out
-    old, new = manifest(build)["stages"]["short"], manifest(tmp_path / "new")["stages"]["short"]
-    rows = {tuple(line.split()[:2]): line.split() for line in printed.splitlines() if line.startswith("short ")}
-    eta = old["tokens_per_source"]["eta"]
-    assert rows["short", "eta"][2:5] == [f"{eta:,}", "-", f"{-eta:+,}"]
-    assert rows["short", "tree"][5:] == [f"{old['weights']['tree']:.3f}", f"{new['weights']['tree']:.3f}"]
-    assert rows["short", "tree"][4] == "-"  # the same documents, tokenized the same
-    assert "spec provenance" in printed and "source " not in printed.split("\n\n")[1]  # inputs unchanged
-    assert all(line.split()[-1] == "-" for line in printed.splitlines() if line.split()[1:2] == ["read"])
+def traced_pieces(build: Path, stage: str, sequence_length: int) -> tuple[list[tuple[np.ndarray, dict]], int]:
+    """A random training sequence of the stage as megatron-core's GPT dataset serves it (the blend
+    ``mix train`` builds), cut into its documents' pieces by megatron's own sample and document
+    indices, each with its provenance row."""
+    from codemix.pretrain.data.pretraining import build_gpt_dataset
+    from codemix.pretrain.data.stage import read_stage
+
+    data = read_stage(build, stage)
+    blend = build_gpt_dataset(data.data_path, sequence_length, 64, data.tokenizer_path, str(build.parent / "cache"))
+    index = random.Random(stage).randrange(len(blend))
+    gpt = blend.datasets[blend.dataset_index[index]] if hasattr(blend, "dataset_index") else blend
+    sample = int(blend.dataset_sample_index[index]) if hasattr(blend, "dataset_index") else index
+    tokens, documents = gpt._query_document_sample_shuffle_indices(sample)
+    assert np.array_equal(tokens[:-1], blend[index]["tokens"].numpy())  # the very sequence training reads
+    rows = pq.read_table(gpt.dataset.path_prefix + ".provenance.parquet").to_pylist()
+    eod = manifest(build)["tokenizer"]["eod_id"]
+    pieces = [piece for piece in np.split(tokens, np.flatnonzero(tokens == eod) + 1) if piece.size]
+    assert len(pieces) == len(documents)
+    return [(piece[piece != eod], rows[int(document)]) for piece, document in zip(pieces, documents)], eod
+
+
+@pytest.mark.parametrize("stage", ["short", "long"])
+def test_a_random_training_sequence_traces_to_its_source_files(build, stage):
+    """Each piece of the sequence decodes to text of the file (or transcript record) its row names,
+    read by git, tarfile or the json module."""
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    pieces, _ = traced_pieces(build, stage, 256 if stage == "short" else 1024)
+    for ids, row in pieces:
+        text = tokenizer.decode(ids.tolist(), skip_special_tokens=False)
+        if row["kind"] == "file":
+            assert text in raw_file(row, row["path"]), row["location"]
+        elif row["kind"] == "transcript":
+            assert all(line in record_strings(row["location"]) for line in said(text)), row["location"]
+        else:  # a repository: every line long enough to tell is a line of one of its files
+            files = "\n".join(raw_file(row, path) for path in row["paths"])
+            lines = [line for line in text.splitlines() if len(line) >= 30 and "<" not in line[:12]]
+            assert lines and all(line in files for line in lines), row["location"]
+    assert sum(ids.size for ids, _ in pieces) >= 200, "guard: the sequence holds text to trace"
+
+
+def test_a_random_packed_sft_sequence_traces_to_its_transcript(build):
+    """A random sequence of a random pack in the Megatron-Bridge export: its shard document's row names
+    the transcript record, which holds what the sequence trains on."""
+    tokenizer = Tokenizer.from_file(str(build / "tokenizer.json"))
+    rng = random.Random("sft")
+    packed = sorted((build / "sft" / "packed").glob("*.idx.parquet"))
+    path = packed[rng.randrange(len(packed))]
+    packs = pq.read_table(path).to_pylist()
+    chosen = rng.randrange(len(packs))
+    pack, position = packs[chosen], rng.randrange(len(packs[chosen]["seq_start_id"]))
+    before = sum(len(p["seq_start_id"]) for p in packs[:chosen])  # packs hold samples in shard order
+    sidecar = str(path).replace("/packed/", "/").replace(".idx.parquet", ".provenance.parquet")
+    row = pq.read_table(sidecar).to_pylist()[before + position]
+    start, end = [*pack["seq_start_id"], len(pack["input_ids"])][position:position + 2]
+    ids = np.array(pack["input_ids"][start:end])
+    trained = np.array([0, *pack["loss_mask"][start:end - 1]], dtype=np.int8)  # loss_mask[j] trains token j + 1
+    edges = np.flatnonzero(np.diff(trained)) + 1
+    runs = [run for run, flags in zip(np.split(ids, edges), np.split(trained, edges)) if flags[0]]
+    lines = [line for run in runs for line in said(tokenizer.decode(run.tolist(), skip_special_tokens=False))]
+    assert lines and all(line in record_strings(row["location"]) for line in lines), row["location"]

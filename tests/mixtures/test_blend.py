@@ -27,3 +27,19 @@ def test_sources_without_tokens_are_left_out_and_the_rest_renormalised():
 
 def test_argument_form_is_what_megatron_parses():
     assert data_path_argument([0.5, "/p/a", 0.5, "/p/b"]) == "0.5 /p/a 0.5 /p/b"
+
+
+def test_a_manifest_names_shards_inside_the_build_relative_to_itself():
+    """Local prefixes under the build are written relative to it and read back under wherever the build
+    is now; object-store prefixes and prefixes outside the build stay absolute."""
+    from codemix.mixtures.blend import relative_prefixes, with_found_prefixes
+
+    manifest = {"stages": {"short": {"data_path": [0.5, "/o/short/a", 0.5, "/elsewhere/short/b"],
+                                     "shards": ["/o/short/a", "/elsewhere/short/b"]}}}
+    written = relative_prefixes(manifest, "/o")
+    assert written["stages"]["short"]["data_path"] == [0.5, "short/a", 0.5, "/elsewhere/short/b"]
+    assert with_found_prefixes(written, "/moved")["stages"]["short"]["shards"] == ["/moved/short/a", "/elsewhere/short/b"]
+    on_s3 = {"stages": {"short": {"data_path": [1.0, "s3://b/o/short/a"], "shards": ["s3://b/o/short/a"]}}}
+    assert relative_prefixes(on_s3, "s3://b/o") == on_s3
+    assert with_found_prefixes({"stages": {"short": {"shards": ["short/a"]}}}, "s3://b/o/")["stages"]["short"][
+        "shards"] == ["s3://b/o/short/a"]

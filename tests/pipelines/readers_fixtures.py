@@ -40,7 +40,7 @@ CONTENT_OUTCOMES: dict[str, tuple[str, str]] = {
     "src/app.py": ("document", ""),
     "bin/tool": ("document", ""),
     "data.bin": ("dropped", "binary"),
-    "latin1.txt": ("quarantined", "UnicodeDecodeError"),
+    "latin1.txt": ("dropped", "not_utf8"),  # too short to detect, no declaration
     "big.txt": ("dropped", "file_too_large"),
 }
 

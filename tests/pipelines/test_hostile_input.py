@@ -352,8 +352,22 @@ def expected_blob_outcome(entry: GitEntry, max_bytes: int) -> tuple[str, str]:
         controls = sum(b < 0x20 and b not in b"\t\n\x0b\x0c\r\x1b" or b == 0x7F for b in entry.data[:8192])
         if controls >= max(1, len(entry.data[:8192]) / 32):
             return "dropped", "binary"
-        return "quarantined", f"UnicodeDecodeError: {error}"
+        return LEGACY, f"UnicodeDecodeError: {error}"
     return "document", entry.data.decode("utf-8")
+
+
+LEGACY = "legacy"  # not UTF-8 and not binary: transcoded from a codec Python has, or dropped as not_utf8
+
+
+def matches_expected(got: tuple[str, str], outcome, entry: GitEntry, max_bytes: int) -> bool:
+    """The outcome is the expected one; text in no UTF-8 is either dropped as ``not_utf8`` or a document
+    whose text is exactly the bytes decoded by the codec its metadata names (never quarantined)."""
+    expected = expected_blob_outcome(entry, max_bytes)
+    if expected[0] != LEGACY:
+        return got == expected
+    if isinstance(outcome, Document):
+        return outcome.text == entry.data.decode(outcome.metadata["original_encoding"])
+    return got == ("dropped", "not_utf8")
 
 
 @settings(FUZZ, max_examples=30 * FUZZ_SCALE)
@@ -364,13 +378,16 @@ def test_fuzzed_git_tree_every_blob_gives_its_outcome(sandbox: Path, bare_repo: 
     fast_import(bare_repo, branch, entries)
     commit = git(bare_repo, "rev-parse", branch)
     outcomes = read_checked(sandbox, "git", bare_repo, ref=branch, limits=ReadLimits(max_file_bytes=64))
-    got = {}
+    got, by_path = {}, {}
     for outcome in outcomes:
         path = location_of(outcome).removeprefix(f"{bare_repo}@{commit}:")
+        by_path[path] = outcome
         got[path] = (("document", outcome.text) if isinstance(outcome, Document) else
                      ("dropped", outcome.reason) if isinstance(outcome, Dropped) else ("quarantined", outcome.error))
     assert len(got) == len(outcomes)
-    assert got == {e.path.decode("utf-8", "backslashreplace"): expected_blob_outcome(e, 64) for e in entries}
+    named = {e.path.decode("utf-8", "backslashreplace"): e for e in entries}
+    assert set(got) == set(named)
+    assert all(matches_expected(got[path], by_path[path], entry, 64) for path, entry in named.items()), got
 
 
 # --- explicit hostile cases: archives ---------------------------------------------------------
@@ -574,19 +591,27 @@ def test_duplicate_member_names_keep_the_first_and_drop_the_rest(sandbox: Path, 
 INVALID_UTF8 = b"ok\ncaf\xe9 au lait\n"  # 0xe9 (Latin-1 e-acute) at byte offset 6
 
 
-def test_invalid_utf8_in_a_git_blob_is_quarantined_with_its_offset(sandbox: Path, bare_repo: Path) -> None:
+def test_invalid_utf8_in_a_git_blob_is_dropped_as_not_utf8(sandbox: Path, bare_repo: Path) -> None:
+    """Too short to detect an encoding, and none declared: a drop reason, not quarantine."""
     fast_import(bare_repo, "utf8", [GitEntry(b"latin1.txt", "100644", INVALID_UTF8)])
     [outcome] = read_checked(sandbox, "git", bare_repo, ref="utf8", limits=ReadLimits())
-    assert isinstance(outcome, Quarantined) and outcome.location.endswith(":latin1.txt")
-    assert "byte 0xe9 in position 6" in outcome.error
+    assert isinstance(outcome, Dropped) and outcome.location.endswith(":latin1.txt") and outcome.reason == "not_utf8"
 
 
-def test_invalid_utf8_in_an_archive_member_is_quarantined_with_its_offset(sandbox: Path) -> None:
+def test_invalid_utf8_in_an_archive_member_is_dropped_as_not_utf8(sandbox: Path) -> None:
     path = write_tar(new_input(sandbox, ".tar.gz"), [tar_member("pkg/latin1.txt", INVALID_UTF8),
                                                     tar_member("pkg/ok.txt", b"ok\n")])
     outcomes = read_checked(sandbox, "archive", path, limits=ReadLimits())
-    assert [type(o) for o in outcomes] == [Quarantined, Document]
-    assert outcomes[0].location == f"{path}!pkg/latin1.txt" and "byte 0xe9 in position 6" in outcomes[0].error
+    assert [type(o) for o in outcomes] == [Dropped, Document]
+    assert outcomes[0].location == f"{path}!pkg/latin1.txt" and outcomes[0].reason == "not_utf8"
+
+
+def test_a_declared_legacy_encoding_in_an_archive_member_is_transcoded(sandbox: Path) -> None:
+    data = b"# -*- coding: latin-1 -*-\nname = 'caf\xe9 au lait'\n"
+    path = write_tar(new_input(sandbox, ".tar.gz"), [tar_member("pkg/latin1.py", data)])
+    [outcome] = read_checked(sandbox, "archive", path, limits=ReadLimits())
+    assert isinstance(outcome, Document) and "café au lait" in outcome.text
+    assert outcome.metadata["original_encoding"] == "iso8859-1"
 
 
 @pytest.mark.parametrize("kind", ["dump", "transcripts"])

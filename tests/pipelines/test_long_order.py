@@ -8,7 +8,6 @@ the chain after it. Imports are read back with ``ast`` and cycles found by reach
 from __future__ import annotations
 
 import ast
-import json
 import subprocess
 import sysconfig
 from pathlib import Path
@@ -18,6 +17,7 @@ import yaml
 from megatron.core.datasets.indexed_dataset import IndexedDataset
 
 from codemix.mix.cli import main as mix
+from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.repository import FILE_SEP
 from codemix.mixtures.tokenizer import load_tokenizer
 
@@ -81,7 +81,7 @@ def test_a_cycle_upstream_of_a_chain_comes_first_and_no_edge_outside_it_points_f
     out = tmp_path / "out"
     assert mix(["build", str(tmp_path / "spec.yaml"), "--out", str(out)]) == 0
 
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = read_manifest(str(out))
     (prefix,) = manifest["stages"]["long"]["shards"]
     tokenizer = load_tokenizer(str(out / "tokenizer.json"))
     shard = IndexedDataset(prefix)  # held while its memory-mapped rows are read

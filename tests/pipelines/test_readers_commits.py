@@ -173,10 +173,10 @@ def make_repo(tmp_path: Path, files: dict[str, bytes], message: str) -> Path:
     return work
 
 
-def test_a_diff_that_is_not_utf8_is_quarantined_alone(tmp_path: Path) -> None:
+def test_a_diff_that_is_not_utf8_is_dropped_alone(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, {"latin1.txt": "café\n".encode("latin-1")}, "add a latin-1 file")
     (outcome, count) = list(read_counted(commits_source(), str(repo)))
-    assert isinstance(outcome, Quarantined) and outcome.error.startswith("UnicodeDecodeError")
+    assert isinstance(outcome, Dropped) and outcome.reason == "not_utf8"
     assert count.records == 1
 
 

@@ -123,4 +123,14 @@ def test_compressed_data_without_a_nul_is_binary_not_a_decode_error(tmp_path: Pa
     (tmp_path / "latin1.txt").write_bytes("café crème, naïve déjà vu\n".encode("latin-1"))
     kinds = {o.location.rsplit("/", 1)[-1]: type(o).__name__ + ":" + getattr(o, "reason", "")
              for o in read_location(source("directory"), str(tmp_path))}
-    assert kinds == {"sherlock.br": "Dropped:binary", "latin1.txt": "Quarantined:"}
+    assert kinds == {"sherlock.br": "Dropped:binary", "latin1.txt": "Dropped:not_utf8"}
+
+
+def test_a_pdf_is_binary_though_it_opens_as_text(tmp_path: Path) -> None:
+    """requests' ext/requests-logo.ai (a PDF inside): no NUL and few control bytes in its first 8 KiB, so
+    neither check saw it, and it was quarantined as a decode error (issue 35 sample of drops)."""
+    data = (Path(__file__).parents[1] / "fixtures" / "binary" / "requests-logo.ai.head").read_bytes()
+    assert b"\x00" not in data and data.startswith(b"%PDF-1.5")  # guard: what the real file starts with
+    (tmp_path / "requests-logo.ai").write_bytes(data)
+    (outcome,) = read_location(SourceConfig(name="s", type="directory", paths=["unused"]), str(tmp_path))
+    assert (type(outcome).__name__, outcome.reason) == ("Dropped", "binary")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,6 +21,7 @@ import pytest
 from codemix.document import Document, Quarantined, ReadCount
 from codemix.pipelines.readers import git as git_reader
 from codemix.pipelines.readers import read_counted, read_location
+from codemix.pipelines.readers.common import split_tree_location
 from codemix.sources import SourceConfig
 from tests.pipelines.readers_fixtures import git, outcome_of
 
@@ -260,3 +262,40 @@ def test_a_repository_is_read_in_parts_each_reading_only_its_blobs(origin: Path,
     assert sorted(read) == whole_reads and len(whole_reads) == 6  # five documents and the LFS pointer
     assert len(location_parts([source(paths=[str(origin)])], workers=3)) == 3
     assert len(location_parts([source(paths=["https://github.com/octo/x.git"])], workers=3)) == 1  # a clone: once
+
+
+def test_a_named_submodule_is_read_as_files_under_its_path(origin: Path, tmp_path: Path) -> None:
+    """Followed only when the source names it: from the worktree's modules/, and from the .gitmodules
+    URL for a bare clone that has no modules/; its text is the submodule's blob at the recorded commit."""
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", f"file://{origin}", str(bare))
+    recorded = git(origin, "rev-parse", "HEAD:vendor/lib")
+    expected = {**{p: o for p, o in FULL.items() if p != "vendor/lib"}, "vendor/lib/lib.c": ("document", "")}
+    for location in (origin, bare):
+        found = list(read_counted(source(submodules=["vendor/lib"]), str(location)))
+        *outcomes_read, count = found
+        assert {o.path if isinstance(o, Document) else o.location.rsplit(":", 1)[-1]: outcome_of(o)
+                for o in outcomes_read} == expected
+        assert count.records == len(outcomes_read) == len(expected)  # counts add up
+        docs = {o.path: o for o in outcomes_read if isinstance(o, Document)}
+        lib = docs["vendor/lib/lib.c"]
+        assert lib.text == git(origin.parent / "lib", "show", f"{recorded}:lib.c") + "\n"
+        assert lib.repo == docs["src/app.py"].repo
+        assert split_tree_location(lib.metadata["location"])[1:] == (recorded, "lib.c")
+    assert outcomes(origin) == FULL  # not named: listed as a submodule, never read
+
+
+def test_a_named_submodule_that_is_not_here_is_one_quarantine(tmp_path: Path) -> None:
+    lib, root = tmp_path / "lib", tmp_path / "root"
+    for repo in (lib, root):
+        repo.mkdir()
+        git(repo, "init", "-q")
+    commit_files(lib, {"lib.c": b"int lib(void) { return 0; }\n"}, "lib")
+    commit_files(root, {"app.py": b"def main():\n    return 1\n"}, "app")
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "ext/lib")
+    git(root, "commit", "-q", "-m", "submodule")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", f"file://{root}", str(bare))
+    shutil.rmtree(lib)  # the .gitmodules URL now names nothing, and a bare clone has no modules/
+    assert outcomes(bare, submodules=["ext/lib"]) == {
+        "app.py": ("document", ""), ".gitmodules": ("document", ""), "ext/lib": ("quarantined", "GitError")}

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from codemix.mix.cli import main as mix
+from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines import interrupts
 from codemix.pretrain.data.pretraining import read_documents
@@ -95,10 +96,10 @@ def test_killed_build_resumes_to_identical_shards(spec_path, reference, tmp_path
     kill_when(spec_path, out, ready)
     assert not (out / "manifest.json").exists()
     assert mix(["build", str(spec_path), "--out", str(out)]) == 0
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = read_manifest(str(out))
     assert finished_stages <= set(manifest["reused_stages"])
     assert shard_bytes(out) == shard_bytes(reference) and shard_bytes(out)
-    assert manifest["counts"] == json.loads((reference / "manifest.json").read_text())["counts"]
+    assert manifest["counts"] == read_manifest(str(reference))["counts"]
     # Only each stage's committed attempt is left: the killed attempt's files were removed after the commit.
     for stage in out.glob("work/*"):
         marker = json.loads((stage / "_COMPLETE.json").read_text())
@@ -144,11 +145,11 @@ def test_an_interrupted_changed_rerun_leaves_the_finished_build_readable(spec_pa
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr.decode()
     assert finished_files(out) == before
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = read_manifest(str(out))
     assert all(Path(f"{prefix}.bin").name in {p.name for p in out.glob("short/*.bin")}
                for prefix in manifest["stages"]["short"]["shards"])
     assert mix(["build", str(changed_spec), "--out", str(out)]) == 0
-    rebuilt = json.loads((out / "manifest.json").read_text())
+    rebuilt = read_manifest(str(out))
     assert rebuilt["stages"]["short"]["token_budget"] == 12_000
     assert {"crawl", "filter", "tokenizer", "dedup"} <= set(rebuilt["reused_stages"])
     assert shard_bytes(out) == shard_bytes(reference)  # a budget changes the blend, not the shards
@@ -228,7 +229,7 @@ def test_ctrl_c_ends_a_multi_process_build_cleanly_and_the_rerun_resumes(spec_pa
     assert stderr.strip().splitlines()[-1].startswith("interrupted: finished stages are kept")
     assert "resume with: mix build" in stderr and "Traceback" not in stderr
     assert mix(["build", str(spec_path), "--out", str(out)]) == 0
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = read_manifest(str(out))
     assert "crawl" in manifest["reused_stages"]
     assert shard_bytes(out) == shard_bytes(reference) and shard_bytes(out)
 
@@ -265,7 +266,7 @@ def test_an_input_changed_between_kill_and_rerun_changes_the_output(directory_sp
     edited = directory_spec.parent / "code" / "colorsys.py"
     edited.write_text(edited.read_text() + "\n\ndef added_after_the_kill():\n    return 'a new function'\n")
     assert mix(["build", str(directory_spec), "--out", str(out)]) == 0
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = read_manifest(str(out))
     assert manifest["reused_stages"] == []  # the crawl read the old file, so nothing after it holds
     assert shard_bytes(out).keys() == shard_bytes(reference_out).keys()
     assert shard_bytes(out) != shard_bytes(reference_out)
@@ -289,7 +290,7 @@ def test_a_code_change_reruns_the_stages_an_unchanged_build_reuses(spec_path, re
     shutil.copytree(reference, out)
     (out / "manifest.json").unlink()
     assert mix(["build", str(spec_path), "--out", str(out)]) == 0
-    assert set(json.loads((out / "manifest.json").read_text())["reused_stages"]) >= {
+    assert set(read_manifest(str(out))["reused_stages"]) >= {
         "crawl", "filter", "tokenizer", "dedup", "shards"}
     (out / "manifest.json").unlink()
     code = copy_of_the_code(tmp_path / "code")
@@ -300,5 +301,5 @@ def test_a_code_change_reruns_the_stages_an_unchanged_build_reuses(spec_path, re
                             check=False)
     assert result.returncode == 0, result.stderr
     assert "[crawl] rerun: the code (codemix sources) changed since the interrupted run" in result.stdout
-    assert json.loads((out / "manifest.json").read_text())["reused_stages"] == []
+    assert read_manifest(str(out))["reused_stages"] == []
     assert shard_bytes(out) == shard_bytes(reference)  # a comment changes no byte of output

@@ -22,12 +22,16 @@ from tokenizers import Tokenizer
 
 from codemix.document import make_doc_id
 from codemix.mixtures.tokenizer import load_tokenizer, save_tokenizer, token_id, train_bpe
+from codemix.pipelines import shards as shards_module
 from codemix.pipelines.shards import (
     WriteShards,
     position_of,
     position_range,
     read_run,
+    read_slice,
+    shard_count,
     shard_of_position,
+    slices_of_run,
     stats_to_json,
     write_run,
 )
@@ -183,3 +187,56 @@ def test_each_sidecar_row_names_the_file_its_token_span_decodes_to(documents, to
         assert published.drop_columns(["text"]) == table  # the published documents are the shard's, in order
         assert published["text"].to_pylist() == [Path(p).read_text(encoding="utf-8") for p in table["location"].to_pylist()]
     assert named == {doc_id for doc_id, _ in documents}, "every document named once"
+
+
+def _write_corpus(root: Path, runs: int, per_run: int) -> list[str]:
+    """``runs`` runs of ``per_run`` documents each (two tokens and 30 text bytes per document)."""
+    prefixes = []
+    for r in range(runs):
+        ids = sorted((f"run{r}-doc{i}" for i in range(per_run)), key=lambda i: (position_of(i), i))
+        prefix = str(root / f"run{r:04d}")
+        write_run(prefix, ids, [30] * per_run, np.arange(2 * per_run, dtype=np.uint16), [2] * per_run,
+                  [{"doc_id": i, "path": f"pkg/{i}.py"} for i in ids], None)
+        prefixes.append(prefix)
+    return prefixes
+
+
+def _index_bytes_per_shard(root: Path, runs: int, monkeypatch) -> tuple[list[int], int]:
+    """Run files of a corpus of ``runs`` runs planned into shards of 64 documents' text each: the bytes
+    of .index/.meta/.json each shard's merge reads, and the documents all shards read back."""
+    prefixes, counted = _write_corpus(root, runs, per_run=96), {}
+    total = 30 * 96 * runs
+    slices: dict = {}
+    for prefix in prefixes:
+        for key, part in slices_of_run((("short", "code"), (prefix, 30 * 96)), {("short", "code"): total}, 30 * 64):
+            slices.setdefault(key, []).append(part)
+    assert len(slices) == shard_count(total, 30 * 64), "guard: every planned shard got documents"
+    real_read_at = shards_module.read_at
+
+    def counting_read_at(path, offset=0, size=None):
+        data = real_read_at(path, offset, size)
+        if not path.endswith(".tokens"):
+            counted[path] = counted.get(path, 0) + len(data)
+        return data
+
+    monkeypatch.setattr(shards_module, "read_at", counting_read_at)
+    per_shard, documents = [], 0
+    for key in sorted(slices):
+        counted.clear()
+        documents += sum(1 for part in slices[key] for _ in read_slice(part, np.uint16))
+        per_shard.append(sum(counted.values()))
+    monkeypatch.undo()
+    return per_shard, documents
+
+
+def test_a_merge_reads_only_its_slice_of_each_runs_index_whatever_the_corpus_size(tmp_path, monkeypatch):
+    """Issue 31: with the corpus 8x larger (8x the runs, 8x the shards), each shard's merge reads
+    about the same index bytes (its own documents' rows), where reading every run's whole index
+    would read 8x more per shard."""
+    small, small_docs = _index_bytes_per_shard(tmp_path / "small", 4, monkeypatch)
+    large, large_docs = _index_bytes_per_shard(tmp_path / "large", 32, monkeypatch)
+    assert (small_docs, large_docs) == (4 * 96, 32 * 96), "every document read back exactly once"
+    whole_index = sum(p.stat().st_size for p in (tmp_path / "large").glob("*") if p.suffix in (".index", ".meta"))
+    mean_small, mean_large = sum(small) / len(small), sum(large) / len(large)
+    assert 0.8 < mean_large / mean_small < 1.25, (mean_small, mean_large)
+    assert max(large) < whole_index / 4, "a shard reads a small part of the runs' indexes"

@@ -26,6 +26,7 @@ import torch
 import yaml
 
 from codemix.mix.cli import main as mix
+from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.sft_shards import loss_mask_prefix
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.run import TrainOptions, TrainSummary, run
@@ -125,7 +126,7 @@ def build_dir(tmp_path_factory, shared_transcripts, base_tokenizer) -> Path:
     (root / "spec.yaml").write_text(yaml.safe_dump(spec))
     out = root / "out"
     assert mix(["build", str(root / "spec.yaml"), "--out", str(out)]) == 0
-    sft_prefixes = json.loads((out / "manifest.json").read_text())["stages"]["sft"]["data_path"][1::2]
+    sft_prefixes = read_manifest(str(out))["stages"]["sft"]["data_path"][1::2]
     assert sft_prefixes and all(Path(loss_mask_prefix(p) + ".idx").is_file() for p in sft_prefixes), \
         "guard: the build wrote SFT samples with loss masks"
     return out

@@ -17,6 +17,8 @@ import torch
 from safetensors.torch import load_file
 
 from codemix.document import Document
+from codemix.mixtures.blend import with_found_prefixes
+from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.sft import SFTConfig, clean_turns, sft_samples
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pretrain.checkpoint import load_checkpoint
@@ -110,7 +112,7 @@ def kept_texts(build: Path, sources: set[str]) -> list[str]:
 
 
 def shard_documents(build: Path, stage: str) -> collections.Counter:
-    manifest = json.loads((build / "manifest.json").read_text())
+    manifest = read_manifest(str(build))
     return collections.Counter(tuple(int(i) for i in doc) for prefix in manifest["stages"][stage]["data_path"][1::2]
                                for doc in read_documents(prefix))
 
@@ -220,13 +222,13 @@ def test_chat_template_renders_every_message_shape_as_training_does(hf_tokenizer
     assert hf_tokenizer.apply_chat_template(messages, tokenize=False) == render_messages(canonical)
 
 
-def test_bundle_traces_the_data_through_every_stage(bundle, short_run, long_run, sft_run):
+def test_bundle_traces_the_data_through_every_stage(bundle, build_dir, short_run, long_run, sft_run):
     lineage = json.loads((bundle / "lineage.json").read_text())
     stages = lineage["stages"]
     assert [s["stage"] for s in stages] == ["short", "long", "sft"]
     assert [s["init_from"] for s in stages] == [None, short_run.checkpoint, long_run.checkpoint]
     for stage, summary in zip(stages, (short_run, long_run, sft_run)):
-        manifest = json.loads((bundle / stage["manifest"]).read_text())
+        manifest = with_found_prefixes(json.loads((bundle / stage["manifest"]).read_text()), str(build_dir))
         assert stage["spec_hash"] == manifest["spec_hash"] == lineage["spec_hashes"][0]
         assert stage["data_path"] == manifest["stages"][stage["stage"]]["data_path"]
         assert stage["tokens_seen"] == summary.state.tokens_seen > 0

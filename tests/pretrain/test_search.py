@@ -24,6 +24,7 @@ from scipy import stats
 
 from codemix.mix.cli import main as mix
 from codemix.mixtures.indexed_dataset import dtype_for_vocab, write_indexed_dataset
+from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.spec import load_spec
 from codemix.mixtures.tokenizer import SPECIAL_TOKENS, load_tokenizer
 from codemix.pretrain.search.orchestrate import parse_args, run_search
@@ -44,7 +45,7 @@ def plant_noise(build_dir: Path, out: Path, tokens: int = 40_000, seed: int = 7)
     prefix = str(out / "short" / "noise-00000-of-00001")
     os.makedirs(out / "short")
     write_indexed_dataset(prefix, np.split(ids, np.arange(500, tokens, 500)), dtype_for_vocab(vocab))
-    manifest = json.loads((build_dir / "manifest.json").read_text())
+    manifest = read_manifest(str(build_dir))
     short = manifest["stages"]["short"]
     short["shards"] = sorted([*short["shards"], prefix])
     short["tokens_per_source"]["noise"] = tokens

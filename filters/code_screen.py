@@ -1,0 +1,278 @@
+"""A cheap screen in front of decontamination's ``tokenize`` path: which Python documents cannot hold a hit.
+
+Both sides are *projected*: the normalised stream without its string tokens (docstrings are strings). The full
+path's projection of a document (``full_projection``) is recomputed here from regexes and numpy
+(``light_projection``), exactly, or the document is declared unsure (None) and goes the full way.
+Every n-gram the full path can match lies in a window whose projected k-grams all occur in both,
+so an item whose projected k-grams are too few in a document cannot be hit there (``ScreenIndex``).
+Design notes and the proof: docs/design/filters.md, "filters/code_screen.py".
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+import tokenize
+
+import numpy as np
+import xxhash
+
+from codemix.filters.decontamination import RECEIVERS, CodeTokens, _covered
+
+_SCREEN_SALT = np.uint64(0xD6E8FEB86659FD93)
+_MULTIPLIER = np.uint64(0x100000001B3)
+
+# Strings exactly as ``tokenize`` delimits them (3.11: triple and single quotes, backslash escapes
+# including a backslash-newline), and comments; every branch starts with a literal character, so the
+# regex engine skips to the next '#', quote or double quote. A string's prefix stays in the text and
+# is taken with its marker below.
+_STRINGS_AND_COMMENTS = re.compile(
+    "#[^\\n]*"
+    "|'''(?:[^'\\\\]|\\\\[\\s\\S]|'(?!''))*'''"
+    '|"""(?:[^"\\\\]|\\\\[\\s\\S]|"(?!""))*"""'
+    "|'(?:[^\\n'\\\\]|\\\\[\\s\\S])*'"
+    '|"(?:[^\\n"\\\\]|\\\\[\\s\\S])*"')
+_PREFIXES = "|".join(sorted((p for p in tokenize._all_string_prefixes() if p), key=len, reverse=True))
+_NUMBER_PATTERN = re.sub(r"\((?!\?)", "(?:", tokenize.Number)  # its groups, uncaptured: findall gives strings
+# What is left, token by token, most frequent first: names not glued to a marker, a newline with the
+# next line's indentation, one-character operators, a string's marker with its prefix (a prefix only
+# starts a token where no word character precedes it: a name swallows its letters), a bare marker,
+# tokenize's numbers, "...", a backslash continuation, any other word (before a marker, or starting
+# with a Unicode digit), and every other character alone (the full path splits operators into
+# characters; ``tokenize``'s error tokens are single characters too).
+_REST = re.compile(rf"[^\W\d]\w*+(?!\x00)|\n[ \t]*|[^\w\s.\\\x00]|(?<!\w)(?:{_PREFIXES})\x00|\x00"
+                   rf"|(?=[0-9.]){_NUMBER_PATTERN}|\.\.\.|\\\n|\w+|[^\w \t\n]")
+_NUMBER = re.compile(_NUMBER_PATTERN)
+_STRING_SYMBOL = re.compile(r"[A-Za-z]{0,2}['\"]")
+# A number glued to a prefixed string (``1r'x'``): tokenize reads ``1`` then ``r'x'``, _REST ``1``, ``r``.
+_GLUED = re.compile(r"[0-9][A-Za-z]{1,2}\x00")
+_UNSURE_CHARACTERS = ("\r", "\f", "\x00")
+
+# Token classes of the light lexer, in a token's code's low 4 bits (the rest: its hash).
+NEWLINE, CONTINUATION, STRING, NUMBER, NAME, KEYWORD, OPEN, CLOSE, OPERATOR, ELLIPSIS = range(10)
+_CLASS_BITS = np.uint64(15)
+
+
+def symbol_hash(symbol: str) -> int:
+    """A symbol's 64-bit hash with its low 4 bits clear: the same for the full path's symbols and ours."""
+    return xxhash.xxh3_64_intdigest(symbol.encode()) & ~15
+
+
+class _CodeCache(dict):
+    """token text -> symbol_hash | class, filled on first use (most tokens repeat)."""
+
+    def __missing__(self, token: str) -> int:
+        if len(self) >= 1 << 18:
+            self.clear()
+        value = self[token] = symbol_hash(token) | _token_class(token)
+        return value
+
+
+def _token_class(token: str) -> int:
+    first = token[0]
+    if first == "\n":
+        return NEWLINE
+    if token == "\\\n":
+        return CONTINUATION
+    if token[-1] == "\x00":
+        return STRING
+    if token == "...":  # one token to ``tokenize`` (never a "." before a name), three "." to the full path
+        return ELLIPSIS
+    if _NUMBER.fullmatch(token):
+        return NUMBER
+    if first.isalnum() or first == "_" or len(token) > 1:
+        return KEYWORD if keyword.iskeyword(token) else NAME
+    return OPEN if first in "([{" else CLOSE if first in ")]}" else OPERATOR
+
+
+_CODES = _CodeCache()
+_DOT, _COMMA, _CLOSE_PAREN = (np.uint64(symbol_hash(s)) for s in (".", ",", ")"))
+_RECEIVER_HASHES = np.array([symbol_hash(s) for s in RECEIVERS], dtype=np.uint64)
+
+
+def _drop_comment(match: re.Match) -> str:
+    return "" if match.group()[0] == "#" else "\x00"
+
+
+def light_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(symbol hashes, is-identifier flags) of the full path's normalised Python stream without its
+    strings, or None when this lexer cannot be sure it agrees with ``tokenize`` (a stray
+    quote, unbalanced brackets, an inconsistent dedent, CR or form feed, a number glued to a string)."""
+    if any(c in text for c in _UNSURE_CHARACTERS):
+        return None
+    rest = _STRINGS_AND_COMMENTS.sub(_drop_comment, text)
+    if "'" in rest or '"' in rest or rest.endswith("\\\n") or _GLUED.search(rest):
+        return None
+    tokens = _REST.findall("\n" + rest)
+    codes = np.fromiter(map(_CODES.__getitem__, tokens), dtype=np.uint64, count=len(tokens))
+    classes = (codes & _CLASS_BITS).astype(np.int8)
+    keep = classes != CONTINUATION
+    if not keep.all():
+        tokens, codes, classes = [t for t, k in zip(tokens, keep.tolist()) if k], codes[keep], classes[keep]
+    depth = np.cumsum((classes == OPEN).astype(np.int64) - (classes == CLOSE))
+    if len(depth) and (depth.min() < 0 or depth[-1] != 0):
+        return None
+    newline = classes == NEWLINE
+    if not _indentation_consistent(tokens, newline, depth == 0):
+        return None
+    hashes = codes & ~_CLASS_BITS
+    counted = ~(newline & (depth > 0))  # a newline inside brackets (tokenize's NL) never becomes `previous`
+    after = np.append(hashes[1:], np.uint64(0))
+    receiver = (classes == NAME) & np.isin(hashes, _RECEIVER_HASHES) & (
+        (after == _COMMA) | (after == _DOT) | (after == _CLOSE_PAREN))
+    dropped = receiver | np.append(False, receiver[:-1] & ((hashes[1:] == _COMMA) | (hashes[1:] == _DOT)))
+    order = np.flatnonzero(counted & ~dropped)
+    previous_is_dot = np.zeros(len(tokens), dtype=bool)
+    previous_is_dot[order[1:]] = hashes[order[:-1]] == _DOT
+    identifier = (classes == NAME) & ~previous_is_dot
+    projected = ~dropped & (classes != NEWLINE) & (classes != STRING)
+    hashes, identifier, ellipsis = hashes[projected], identifier[projected], classes[projected] == ELLIPSIS
+    if ellipsis.any():
+        hashes[ellipsis] = _DOT
+        repeats = np.where(ellipsis, 3, 1)
+        hashes, identifier = np.repeat(hashes, repeats), np.repeat(identifier, repeats)
+    return hashes, identifier
+
+
+def _indentation_consistent(tokens: list[str], newline: np.ndarray, outside: np.ndarray) -> bool:
+    """False where ``tokenize`` would raise IndentationError: a statement dedented to a column that
+    no enclosing block opened (tabs to multiples of 8, as ``tokenize`` counts columns). A statement
+    starts after a newline outside brackets that a non-blank line follows."""
+    starts = np.flatnonzero(newline[:-1] & outside[:-1] & ~newline[1:])
+    columns = [len(tokens[i].expandtabs(8)) - 1 for i in starts.tolist()]
+    stack = [0]
+    for column in columns:
+        if column > stack[-1]:
+            stack.append(column)
+        elif column < stack[-1]:
+            while column < stack[-1]:
+                stack.pop()
+            if column != stack[-1]:
+                return False
+    return True
+
+
+def full_projection(tokens: CodeTokens) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(token hashes, is-identifier flags, index in ``tokens``) of a normalised stream without its
+    string tokens, as the full path made it."""
+    kept = [i for i, (symbol, is_identifier) in enumerate(zip(tokens.symbols, tokens.identifier, strict=True))
+            if is_identifier or not _STRING_SYMBOL.match(symbol)]
+    hashes = np.array([symbol_hash(tokens.symbols[i]) for i in kept], dtype=np.uint64)
+    flags = np.array([tokens.identifier[i] for i in kept], dtype=bool)
+    return hashes, flags, np.array(kept, dtype=np.int64)
+
+
+def projected_gram_hashes(hashes: np.ndarray, identifier: np.ndarray, k: int) -> np.ndarray:
+    """Hash of every window of ``k`` projected tokens, identifiers coded by the distance back to their
+    previous occurrence inside the window (so a renamed copy gives the same hashes). Shape
+    ``(len(hashes) - k + 1,)``."""
+    windows = len(hashes) - k + 1
+    if windows <= 0:
+        return np.empty(0, dtype=np.uint64)
+    back = np.full(len(hashes), k, dtype=np.int64)
+    positions = np.flatnonzero(identifier)
+    if len(positions) > 1:
+        order = positions[np.lexsort((positions, hashes[positions]))]
+        same = hashes[order[1:]] == hashes[order[:-1]]
+        back[order[1:][same]] = np.minimum(order[1:][same] - order[:-1][same], k)
+    codes = np.array([xxhash.xxh3_64_intdigest(f"\x00screen{d}".encode()) for d in range(k)], dtype=np.uint64)
+    acc = np.zeros(windows, dtype=np.uint64)
+    for j in range(k):
+        distance = back[j:j + windows]
+        code = np.where(identifier[j:j + windows], codes[np.where(distance <= j, distance, 0)], hashes[j:j + windows])
+        acc = acc * _MULTIPLIER + code
+    return acc ^ _SCREEN_SALT
+
+
+def window_slices(positions: np.ndarray, spans: int, windows: int, ngram: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each of an item's ``windows`` n-gram windows, the projected k-grams wholly inside it, as
+    [first, last] (first > last: none). ``positions``: each projected token's index in the normalised
+    stream; k-gram p covers projected tokens p..p+k-1."""
+    k = len(positions) - spans + 1
+    starts, ends = positions[:spans], positions[k - 1:]  # both increasing in p
+    window = np.arange(windows)
+    first = np.searchsorted(starts, window, side="left")  # k-grams starting at or after the window
+    last = np.searchsorted(ends, window + ngram - 1, side="right") - 1  # and ending inside it
+    return first, last
+
+
+SCREEN_GRAMS = (4, 8)
+
+
+class ScreenIndex:
+    """Every indexed code item text's projected k-grams (k in ``grams``) and, per n-gram window, the
+    k-grams of the largest k wholly inside it. A window the full path finds in a document has all
+    those k-grams there too, so an item text can only be hit where at least ``min_overlap`` of its
+    distinct n-grams' worth of windows, covering ``min_match_tokens`` tokens, have all theirs
+    present (``may_hit``). A window holding no k-gram is always possible."""
+
+    __slots__ = ("_free", "_length", "_needed", "_owner", "_parts", "_start", "_texts", "grams",
+                 "min_match_tokens", "ngram", "unbounded")
+
+    def __init__(self, items: list[tuple[CodeTokens, np.ndarray]], *, ngram: int, min_overlap: float,
+                 min_match_tokens: int, grams: tuple[int, ...] = SCREEN_GRAMS):
+        """``items``: (normalised tokens, n-grams) of each code text the full index holds."""
+        self.grams, self.ngram, self.min_match_tokens = grams, ngram, min_match_tokens
+        parts = {k: ([], [], [], 0) for k in grams}  # k -> (hashes, firsts, lasts, offset)
+        chosen_all, owners, starts, needed, lengths = [], [], [], [], []
+        for number, (tokens, full_grams) in enumerate(items):
+            projected_hashes, identifier, positions = full_projection(tokens)
+            windows = len(full_grams)
+            chosen = np.full(windows, -1, dtype=np.int64)  # which k each window is checked by
+            per_k = {}
+            for k in grams:
+                projected = projected_gram_hashes(projected_hashes, identifier, k)
+                first, last = window_slices(positions, len(projected), windows, ngram)
+                per_k[k] = (projected, first, last)
+                chosen[first <= last] = k
+            for k in grams:
+                hashes, firsts, lasts, offset = parts[k]
+                projected, first, last = per_k[k]
+                mine = chosen == k
+                hashes.append(projected)
+                firsts.append(np.where(mine, first + offset, 1))
+                lasts.append(np.where(mine, last + offset, 0))  # first > last: not checked by this k
+                parts[k] = (hashes, firsts, lasts, offset + len(projected))
+            chosen_all.append(chosen)
+            owners.append(np.full(windows, number, dtype=np.int32))
+            starts.append(np.arange(windows, dtype=np.int64))
+            needed.append(max(1, math.ceil(min_overlap * len(np.unique(full_grams)) - 1e-9)))
+            lengths.append(windows + ngram - 1)
+        self._texts = len(items)
+        self._parts = {}
+        for k, (hashes, firsts, lasts, _) in parts.items():
+            keys, inverse = np.unique(np.concatenate([np.empty(0, np.uint64), *hashes]), return_inverse=True)
+            self._parts[k] = (keys, inverse.astype(np.int32), np.concatenate([np.empty(0, np.int64), *firsts]).astype(
+                np.int32), np.concatenate([np.empty(0, np.int64), *lasts]).astype(np.int32))  # int32: pickled small
+        self._free = np.concatenate([np.empty(0, np.int64), *chosen_all]) < 0  # windows no k-gram fits in
+        self._owner = np.concatenate([np.empty(0, np.int32), *owners])
+        self._start = np.concatenate([np.empty(0, np.int64), *starts]).astype(np.int32)
+        self._needed, self._length = np.array(needed, dtype=np.int64), np.array(lengths, dtype=np.int64)
+        free = np.bincount(self._owner[self._free], minlength=self._texts)
+        self.unbounded = int((free >= self._needed).sum())  # texts every document passes for
+
+    def may_hit(self, text: str) -> bool:
+        """False only when the full path can hit no indexed code text in ``text`` read as Python."""
+        if self.unbounded:
+            return True
+        light = light_projection(text)
+        if light is None:
+            return True
+        possible = self._free.copy()
+        for k, (keys, inverse, first, last) in self._parts.items():
+            found = np.unique(projected_gram_hashes(*light, k))
+            if not len(keys) or not len(found):
+                continue
+            at = np.minimum(np.searchsorted(keys, found), len(keys) - 1)
+            key_present = np.zeros(len(keys), dtype=bool)
+            key_present[at[keys[at] == found]] = True
+            absent = np.concatenate([[0], np.cumsum(~key_present[inverse])])
+            checked = first <= last
+            possible[checked] |= absent[last[checked] + 1] == absent[first[checked]]
+        counts = np.bincount(self._owner[possible], minlength=self._texts)
+        for number in np.flatnonzero(counts >= self._needed).tolist():
+            starts = self._start[possible & (self._owner == number)]
+            if _covered(starts, self.ngram, int(self._length[number])) >= self.min_match_tokens:
+                return True
+        return False

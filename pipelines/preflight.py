@@ -1,0 +1,209 @@
+"""Before any stage: every location a build reads is checked, and sources no stage uses are set aside.
+
+A missing path, a bad git ref, an unreadable archive, an unreachable URL or an empty object-store
+prefix used to surface only after the whole crawl (hours, on a real one). The checks read what the
+build fingerprints anyway (``pipelines.fingerprints``: a stat, a ``git rev-parse``/``ls-remote``,
+an HTTP HEAD, an object-store listing), plus the first header of each local archive, so they cost
+no second pass. ``mix build`` and ``mix plan`` both run them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import re
+
+from codemix.config import ConfigError
+from codemix.mixtures.spec import MixtureSpec
+from codemix.pipelines.health import BuildFailure, Problem, allow_hint, location_fix
+from codemix.sources import SourceConfig
+
+_COMMIT_ID = re.compile(r"^[0-9a-fA-F]{7,64}$")
+# An HTTP server that refuses HEAD (but may serve GET) says nothing about whether the file is there.
+_HEAD_REFUSED = ("HTTP Error 405", "HTTP Error 501")
+
+
+def unused_sources(spec: MixtureSpec) -> list[str]:
+    """Sources no stage weights: crawling them would cost time and change nothing the build writes."""
+    used = {name for stage in spec.stages.values() for name in stage.weights}
+    return [source.name for source in spec.sources if source.name not in used]
+
+
+def without_unused(spec: MixtureSpec) -> tuple[MixtureSpec, list[str]]:
+    """The spec without the sources no stage uses (and their ``allow_missing`` entries), and their names."""
+    unused = unused_sources(spec)
+    if not unused:
+        return spec, []
+    spec = copy.deepcopy(spec)
+    spec.sources = [s for s in spec.sources if s.name not in unused]
+    spec.allow_missing = [name for name in spec.allow_missing if name not in unused]
+    return spec, unused
+
+
+def unused_note(unused: list[str]) -> str:
+    return (f"not crawled: source(s) {', '.join(unused)} are weighted by no stage; "
+            "give them a weight in a stage to build with them")
+
+
+def archive_error(location: str) -> str | None:
+    """Why the local archive at ``location`` cannot be read: its first header is read, as the crawl would."""
+    from codemix.pipelines.readers.archive import _tar_members, _zip_members
+
+    members = _zip_members(location) if location.lower().endswith(".zip") else _tar_members(location)
+    try:
+        with contextlib.closing(members):
+            next(members, None)
+    except Exception as error:  # noqa: BLE001 - any failure to open it is what the user must hear about
+        return f"{type(error).__name__}: {error}"[:300]
+    return None
+
+
+def git_error(source: SourceConfig, location: str, fingerprint: dict) -> str | None:
+    """A git location whose ref did not resolve: unreachable, not a repository, or no such ref."""
+    from codemix.pipelines.readers.git import is_remote
+
+    if "unresolved" not in fingerprint:
+        return None
+    status = fingerprint["unresolved"]
+    if not is_remote(location):
+        if not os.path.exists(location):
+            return "FileNotFoundError: No such file or directory"
+        return f"not a git repository, or it has no commit {source.ref!r} (git rev-parse failed)"
+    if status != 0:
+        return f"git ls-remote could not read {location} (exit {status}): unreachable, or not a git repository"
+    if _COMMIT_ID.match(source.ref):
+        return None  # ls-remote lists branches and tags only; a commit id is checked when it is fetched
+    return f"no branch or tag {source.ref!r} at {location}"
+
+
+def location_error(source: SourceConfig, location: str, fingerprint: dict) -> str | None:
+    """What stops the crawl from reading ``location``, from its fingerprint (and a local archive's
+    first header); None when it can be read."""
+    error = fingerprint.get("error")
+    if error:
+        return None if any(code in error for code in _HEAD_REFUSED) else error
+    if source.type == "git":
+        return git_error(source, location, fingerprint)
+    if "://" in location:
+        if fingerprint.get("files") == 0 or fingerprint.get("objects") == []:
+            what = "no objects under this prefix" if source.type == "directory" else "no object at this location"
+            return f"{what} (or none this machine's credentials may list)"
+        return None
+    if not os.access(location, os.R_OK):
+        return "PermissionError: not readable by this user"
+    if source.type == "directory" and not os.path.isdir(location):
+        return "NotADirectoryError: a directory source needs a directory"
+    if source.type == "archive" and os.path.isfile(location):
+        return archive_error(location)
+    return None
+
+
+def fix(source_type: str, error: str) -> str:
+    if source_type == "archive" and not error.startswith(("FileNotFoundError", "PermissionError")):
+        return "check that the file is a whole archive of the kind its name says (.tar.gz, .tar.zst, .zip, ...)"
+    if error.startswith("no object"):
+        return "check the bucket and prefix, and that the credentials given may list them"
+    return location_fix(source_type, error)
+
+
+def location_problems(spec: MixtureSpec, source_prints: dict[str, list[dict]]) -> list[Problem]:
+    """One problem per configured location that cannot be read, naming the field and the fix."""
+    problems = []
+    for i, source in enumerate(spec.sources):
+        for j, (location, fingerprint) in enumerate(zip(source.paths, source_prints.get(source.name, []))):
+            error = location_error(source, location, fingerprint)
+            if error:
+                problems.append(Problem(source.name, f"sources[{i}].paths[{j}] = {location}", error,
+                                        f"{fix(source.type, error)}; {allow_hint(source.name)}"))
+    return problems
+
+
+def path_problems(field: str, paths: list[str], prints: list[dict]) -> list[Problem]:
+    """Files a stage reads besides the sources (earlier dedup indexes, a quality model) that cannot be read."""
+    return [Problem("-", f"{field}[{i}] = {path}", info["error"], "check the path, or remove it from the spec")
+            for i, (path, info) in enumerate(zip(paths, prints)) if info.get("error")]
+
+
+def check_locations(spec: MixtureSpec, facts: dict, allowed: set[str]) -> None:
+    """Raise ``BuildFailure`` listing every location that cannot be read, but those of sources in
+    ``allowed`` (the crawl quarantines them, and the manifest records it). ``facts`` are
+    ``pipelines.build.input_facts``: the fingerprints of every source location and file."""
+    problems = location_problems(spec, facts["sources"])
+    problems += path_problems("dedup.previous_indexes", spec.dedup.previous_indexes, facts.get("previous_indexes", []))
+    model = [spec.filters.quality.model] if spec.filters.quality.model else []
+    problems += path_problems("filters.quality.model", model, facts.get("quality_model", []))
+    blocking = [p for p in problems if p.source not in allowed]
+    if blocking:
+        raise BuildFailure("preflight: a location cannot be read (checked before any stage ran)", blocking)
+
+
+BUILD_MARKS = ("manifest.json", "work")  # what a codemix build's --out holds (finished, or begun)
+SHOWN_ENTRIES = 5
+
+
+def check_output(out: str, *, force: bool = False) -> None:
+    """Refuse, before any work, an ``out`` that cannot be written, or that holds files and is not a
+    codemix build (it would be written into: ``force`` allows that). Leaves nothing behind."""
+    entries = _local_entries(out) if "://" not in out else _stored_entries(out)
+    if entries and not force and not any(mark in entries for mark in BUILD_MARKS):
+        shown = ", ".join(entries[:SHOWN_ENTRIES]) + (f" and {len(entries) - SHOWN_ENTRIES} more"
+                                                      if len(entries) > SHOWN_ENTRIES else "")
+        raise ConfigError("--out", f"{out} is not empty and is not a codemix build (no manifest.json, no work/): "
+                          f"it holds {shown}", "give an empty or new directory, or add --force to build into it")
+    problem = _local_write_problem(out) if "://" not in out else _stored_write_problem(out)
+    if problem:
+        raise ConfigError("--out", f"cannot write to {out}: {problem}",
+                          "give a directory this user may write (or, on an object store, credentials that may write)")
+
+
+def _local_entries(out: str) -> list[str]:
+    if os.path.isfile(out):
+        raise ConfigError("--out", f"{out} is a file", "give a directory (new, empty, or an earlier build's)")
+    if not os.path.isdir(out):
+        return []
+    try:
+        return sorted(os.listdir(out))
+    except OSError as error:
+        raise ConfigError("--out", f"cannot list {out}: {error.strerror}", "give a directory this user may read") \
+            from error
+
+
+def _stored_entries(out: str) -> list[str]:
+    """The first path parts under an object-store prefix (``work``, ``manifest.json``, ...)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    prefix = out.rstrip("/") + "/"
+    listed = FileSystems.match([f"{prefix}**"])[0].metadata_list
+    return sorted({m.path[len(prefix):].split("/", 1)[0] for m in listed if m.path.startswith(prefix)})
+
+
+def _local_write_problem(out: str) -> str | None:
+    """Why a file cannot be made in ``out`` (or in its nearest existing parent, where ``out`` will be
+    made); a probe is made and removed, since permission bits say nothing on a read-only mount."""
+    import tempfile
+
+    target = os.path.abspath(out)
+    while not os.path.exists(target):
+        target = os.path.dirname(target)
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".codemix-write-check-", dir=target))
+    except OSError as error:
+        return f"{error.strerror} ({target})"
+    return None
+
+
+def _stored_write_problem(out: str) -> str | None:
+    """Why an object cannot be written under ``out`` (a probe object is written and deleted)."""
+    import uuid
+
+    from apache_beam.io.filesystems import FileSystems
+
+    probe = f"{out.rstrip('/')}/.codemix-write-check-{uuid.uuid4().hex}"
+    try:
+        with FileSystems.create(probe) as handle:
+            handle.write(b"codemix checks that it may write here\n")  # S3 refuses an upload of no parts
+        FileSystems.delete([probe])
+    except Exception as error:  # noqa: BLE001 - whatever the store says is the answer
+        return f"{type(error).__name__}: {error}"[:300]
+    return None
