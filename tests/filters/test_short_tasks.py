@@ -61,7 +61,8 @@ def test_short_tasks_are_hit_renamed_or_with_a_slightly_edited_prompt(indexes, v
     code, short = indexes
     ids = short_task_ids(code)
     leaked = {i: LEAK_VARIANTS[variant](TASKS[i]) for i in ids}
-    assert sum(leaked[i] != TASKS[i] for i in ids) >= len(ids) - 2, "guard: the variant changed the tasks"
+    # HumanEval/23, /49 and /53 have under five prose words: the edit (every tenth word, from the fifth) leaves them.
+    assert sum(leaked[i] != TASKS[i] for i in ids) >= len(ids) - 3, "guard: the variant changed the tasks"
     missed = [i for i in ids if not any(h.item_id == i for h in short.hits(HOST + "\n\n" + leaked[i]))]
     assert len(missed) <= 1, missed  # HumanEval/42's prompt is 7 words: one edit leaves 2 of 5 3-grams
 
