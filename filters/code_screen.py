@@ -18,7 +18,7 @@ import tokenize
 import numpy as np
 import xxhash
 
-from codemix.filters.decontamination import RECEIVERS, CodeTokens, _covered
+from codemix.filters.code_tokens import RECEIVERS, CodeTokens, covered
 
 _SCREEN_SALT = np.uint64(0xD6E8FEB86659FD93)
 _MULTIPLIER = np.uint64(0x100000001B3)
@@ -273,6 +273,6 @@ class ScreenIndex:
         counts = np.bincount(self._owner[possible], minlength=self._texts)
         for number in np.flatnonzero(counts >= self._needed).tolist():
             starts = self._start[possible & (self._owner == number)]
-            if _covered(starts, self.ngram, int(self._length[number])) >= self.min_match_tokens:
+            if covered(starts, self.ngram, int(self._length[number])) >= self.min_match_tokens:
                 return True
         return False

@@ -24,6 +24,8 @@ import tree_sitter_language_pack
 import xxhash
 
 from codemix.config import ConfigError, join, require
+from codemix.filters.code_screen import ScreenIndex
+from codemix.filters.code_tokens import RECEIVERS, CodeTokens, covered
 
 # An identifier or number (``\w+`` is Unicode-aware), else one non-space character.
 TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -82,31 +84,6 @@ def ngram_hashes(hashes: np.ndarray, n: int) -> np.ndarray:
 # --- code normalisation ---------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class CodeTokens:
-    """A normalised code token stream: ``symbols[i]`` is the token's text (an identifier's name when
-    ``identifier[i]``), ``starts``/``ends`` its character offsets in the source."""
-
-    symbols: list[str] = field(default_factory=list)
-    identifier: list[bool] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
-
-    def add(self, symbol: str, start: int, end: int, is_identifier: bool = False) -> None:
-        self.symbols.append(symbol)
-        self.identifier.append(is_identifier)
-        self.starts.append(start)
-        self.ends.append(end)
-
-    def add_operator(self, text: str, start: int) -> None:
-        """Operators one character each, as the literal tokens do: spacing never changes them."""
-        for k, char in enumerate(text):
-            self.add(char, start + k, start + k + 1)
-
-    def __len__(self) -> int:
-        return len(self.symbols)
-
-
 def code_tokens(text: str, language: str = PYTHON) -> CodeTokens:
     """The normalised stream of ``text`` as code of ``language`` (the pipeline's language names)."""
     if language == PYTHON:
@@ -118,9 +95,6 @@ def code_tokens(text: str, language: str = PYTHON) -> CodeTokens:
     return _regex_tokens(text)
 
 
-# A method's receiver and its uses are dropped, so a function wrapped as a method (``def f(self, a)``,
-# ``self.f(a)``) reads as the function (``def f(a)``, ``f(a)``).
-RECEIVERS = frozenset({"self", "cls"})
 _PY_SKIPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
                          tokenize.ENCODING, tokenize.ENDMARKER})
 _PY_STATEMENT_START = frozenset({tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
@@ -408,8 +382,6 @@ class ContaminationIndex:
         self._keys, self._owners = keys[order], owners[order]
         self._screen = None
         if screen and code_items:
-            from codemix.filters.code_screen import ScreenIndex  # it reads this module's normaliser
-
             self._screen = ScreenIndex(code_items, ngram=ngram, min_overlap=min_overlap,
                                        min_match_tokens=self.min_match_tokens)
 
@@ -452,7 +424,7 @@ class ContaminationIndex:
         """The hit on text ``number`` with its matched tokens and span; None under ``min_match_tokens``."""
         grams = self._grams[number]
         n = self.ngram if self._code[number] else min(self.ngram, len(grams) + self.ngram - 1)
-        matched = _covered(np.flatnonzero(np.isin(grams, found)), n, len(grams) + n - 1)
+        matched = covered(np.flatnonzero(np.isin(grams, found)), n, len(grams) + n - 1)
         benchmark, item_id = self._labels[number]
         if not self._code[number]:
             return BenchmarkHit(benchmark, item_id, overlap, matched)
@@ -479,14 +451,6 @@ def densest_window(positions: np.ndarray, width: int) -> tuple[int, int]:
     ends = np.searchsorted(positions, positions + width, side="left")  # window [p, p + width)
     best = int(np.argmax(ends - np.arange(len(positions))))
     return int(positions[best]), int(positions[ends[best] - 1])
-
-
-def _covered(positions: np.ndarray, n: int, length: int) -> int:
-    """How many of ``length`` tokens lie in at least one n-gram starting at ``positions``."""
-    covered = np.zeros(length + 1, dtype=np.int64)
-    np.add.at(covered, positions, 1)
-    np.add.at(covered, np.minimum(positions + n, length), -1)
-    return int(np.count_nonzero(np.cumsum(covered)[:length]))
 
 
 # --- benchmark files -----------------------------------------------------------------------------

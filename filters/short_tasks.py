@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from codemix.config import join
+from codemix.filters.code_tokens import CodeTokens
 from codemix.filters.decontamination import (
     PYTHON,
     BenchmarkHit,
     BenchmarkText,
-    CodeTokens,
     DecontaminationConfig,
     code_ngram_hashes,
     code_tokens,

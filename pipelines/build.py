@@ -387,10 +387,10 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
     check_output_reachable(out_dir, beam_args)
+    spec = with_reachable_sources(spec, beam_args)  # a config error, so before any service is reached
     check_job_server(beam_args)
     check_s3([out_dir, *(p for s in spec.sources for p in s.paths), *spec.dedup.previous_indexes], beam_args)
     check_output(out_dir, force=force)
-    spec = with_reachable_sources(spec, beam_args)
     allowed = allowed_missing(spec, list(allow_missing))
     spec, facts = preflight(spec, allowed, echo)
     display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
