@@ -2,8 +2,10 @@
 
 Events are what ``openhands/events/serialization/event.py`` ``event_to_dict`` writes: ``id``,
 ``timestamp``, ``source``, ``message``, ``cause``, ``action`` + ``args`` or ``observation`` +
-``content`` + ``extras``, and ``tool_call_metadata`` with the model's own response. Rows are OpenAI
-chat messages with SWE-bench run fields (SWE-Gym ``resolved``; nebius ``resolved`` 0/1, ``exit_status``).
+``content`` + ``extras``, and ``tool_call_metadata`` with the model's own response. Older output rows
+hold events flattened (the 2024 resolver: an action's arguments beside ``action``, no ``source``, ``id``
+or ``args``) or in ``[action, observation]`` pairs (``compatibility_for_eval_history_pairs``). Rows are
+OpenAI chat messages with SWE-bench run fields (SWE-Gym ``resolved``; nebius ``resolved`` 0/1, ``exit_status``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ HARNESS_ACTIONS = frozenset({"recall", "change_agent_state", "null", "system", "
 SILENT_OBSERVATIONS = frozenset({"agent_state_changed", "null"})
 OPENHANDS_TOOLS = frozenset({"execute_bash", "str_replace_editor", "execute_ipython_cell", "finish", "think",
                              "browser", "edit_file", "fetch"})
+# The fields of an event that are not the arguments of its action (``event_to_dict`` keeps them outside ``args``).
+EVENT_FIELDS = frozenset({"id", "timestamp", "source", "message", "cause", "action", "observation", "args",
+                          "tool_call_metadata", "llm_metrics", "timeout"})
 # How OpenHands' non-function-calling prompts return tool output as a user turn.
 OBSERVATION_PREFIXES = ("OBSERVATION:", "EXECUTION RESULT of [")
 
@@ -31,18 +36,32 @@ def is_event(value: Any) -> bool:
         "source" in value or "id" in value)
 
 
+def is_legacy_event(value: Any) -> bool:
+    """An event of an older output row: ``action`` or ``observation`` (one of them, a name) without the
+    ``source``/``id`` of later events; SWE-agent steps, which hold both, are not events."""
+    return isinstance(value, dict) and ("action" in value) != ("observation" in value) and isinstance(
+        value.get("action", value.get("observation")), str)
+
+
+def is_pair(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(e, dict) for e in value)
+
+
 def events_of(value: Any) -> list[Any] | None:
-    """A saved trajectory (a list of events) or an evaluation output row (``history``)."""
+    """A saved trajectory (a list of events) or an evaluation output row (``history``: events, or
+    ``[action, observation]`` pairs, flattened in order)."""
     if isinstance(value, list):
         return value
     if isinstance(value, dict) and isinstance(value.get("history"), list):
-        return value["history"]
+        history = value["history"]
+        return [e for pair in history for e in pair] if history and all(map(is_pair, history)) else history
     return None
 
 
 def detect_events(value: Any) -> bool:
+    """Events with ``source``/``id`` anywhere; older flattened events only in a row's ``history``."""
     events = events_of(value)
-    return bool(events) and is_event(events[0])
+    return bool(events) and (is_event(events[0]) or isinstance(value, dict) and is_legacy_event(events[0]))
 
 
 class EventStream:
@@ -55,10 +74,10 @@ class EventStream:
         self.reply_id: Any = None  # the model response the open assistant turn came from
 
     def add(self, event: Any, where: str) -> None:
-        if not is_event(event):
+        if not (is_event(event) or is_legacy_event(event)):
             raise TranscriptShapeError(f"{where} is not an OpenHands event (no action or observation)")
         if "action" in event:
-            self.action(event, event["args"] if isinstance(event.get("args"), dict) else {}, where)
+            self.action(event, action_args(event), where)
         else:
             self.observation(event)
 
@@ -67,7 +86,7 @@ class EventStream:
         if kind == "system":
             self.push(message("system", string(args.get("content")) or string(event.get("message"))))
         elif kind == "message":
-            role = "assistant" if event.get("source") == "agent" else "user"
+            role = "assistant" if message_from_agent(event) else "user"
             self.push(message(role, string(args.get("content")) or string(event.get("message"))))
         elif kind == "condensation":
             self.condensation(args)
@@ -118,6 +137,21 @@ class EventStream:
     def push(self, canonical: dict[str, Any]) -> None:
         self.messages.append(canonical)
         self.reply_id = None
+
+
+def action_args(event: dict[str, Any]) -> dict[str, Any]:
+    """``args``, or in a flattened event every field that is not the event's own."""
+    if isinstance(event.get("args"), dict):
+        return event["args"]
+    return {} if "source" in event else {k: v for k, v in event.items() if k not in EVENT_FIELDS}
+
+
+def message_from_agent(event: dict[str, Any]) -> bool:
+    """``source: agent``; a flattened message has no source: only the agent waits for a reply to its
+    message (``wait_for_response``), the task and a user's messages do not."""
+    if "source" in event:
+        return event["source"] == "agent"
+    return action_args(event).get("wait_for_response") is True
 
 
 def model_message(reply: dict[str, Any]) -> dict[str, Any]:

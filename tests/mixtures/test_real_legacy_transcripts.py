@@ -1,0 +1,105 @@
+"""Older real layouts (tests/fixtures/transcripts/README.md gives their origin): OpenHands' resolver output rows,
+whose events are flattened (no ``source``, ``id`` or ``args``), and an aider chat history cut from aider's own.
+Messages are counted here from the raw file (plain ``json``; aider's own edit-block output), not by codemix."""
+
+from __future__ import annotations
+
+import json
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codemix.document import Document, Quarantined
+from codemix.filters.apply import DocumentFilter
+from codemix.filters.config import FiltersConfig
+from codemix.mixtures.chat import is_model_turn
+from codemix.mixtures.sft import SFTConfig, sft_samples
+from codemix.mixtures.tokenizer import train_bpe
+from codemix.mixtures.transcript_formats import parse_json_value
+from codemix.pipelines.readers import read_location
+from codemix.sources import ReadLimits, SourceConfig
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+RESOLVER = FIXTURES / "openhands-resolver" / "output.jsonl"
+SILENT = ("null", "agent_state_changed")
+
+
+def read(path: Path) -> list[Document | Quarantined]:
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    return list(read_location(source, str(path)))
+
+
+def resolver_rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in RESOLVER.read_text(encoding="utf-8").splitlines()]
+
+
+def event_role(event: dict[str, Any]) -> str:
+    """The task (a message action) is the user's, every other action the model's, an observation the tool's."""
+    if "observation" in event:
+        return "tool"
+    return "user" if event["action"] == "message" else "assistant"
+
+
+def trained_every_model_turn(doc: Document) -> bool:
+    stdlib = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_path("stdlib")).glob("json/*.py"))]
+    tokenizer = train_bpe([*stdlib, doc.text], vocab_size=600)
+    samples, _ = sft_samples(doc, tokenizer, 1 << 16, SFTConfig(outcome_policy="any", min_tokens=1))
+    model = [i for i, m in enumerate(doc.metadata["messages"]) if is_model_turn(m)]
+    covered = {i for s in samples for i in range(*s.turns)}
+    trained = [tokenizer.decode(s.tokens[s.loss_mask == 1].tolist(), skip_special_tokens=False) for s in samples]
+    return bool(model) and set(model) <= covered and all(
+        doc.metadata["messages"][i]["content"][:200] in "".join(trained) for i in model)
+
+
+def test_resolver_rows_with_flattened_events_are_read_whole() -> None:
+    rows = resolver_rows()
+    assert all("source" not in e and "args" not in e for r in rows for e in r["history"]), "guard: flattened"
+    outcomes = read(RESOLVER)
+    assert all(isinstance(o, Document) for o in outcomes) and len(outcomes) == len(rows) == 2
+    for row, doc in zip(rows, outcomes):
+        events = [e for e in row["history"] if e.get("observation") not in SILENT]
+        messages = doc.metadata["messages"]
+        assert doc.metadata["format"] == "openhands-events"
+        assert [m["role"] for m in messages] == [event_role(e) for e in events]
+        assert messages[0]["content"] == row["history"][0]["content"] == row["instruction"]
+        actions = [e for e in events if event_role(e) == "assistant"]
+        model = [m for m in messages if m["role"] == "assistant"]
+        assert [m["content"] for m in model] == [e["thought"] for e in actions]
+        assert [m["tool_calls"][0]["name"] for m in model] == [e["action"] for e in actions]
+        for message, event in zip(model, actions):
+            arguments = json.loads(message["tool_calls"][0]["arguments"])
+            assert {k: event[k] for k in ("command", "code", "outputs") if k in event}.items() <= arguments.items()
+        assert [m["content"] for m in messages if m["role"] == "tool"] == [
+            e["content"] for e in events if "observation" in e]
+        assert all(m["observation"] for m in messages if m["role"] == "tool")
+    assert sum(len(o.metadata["messages"]) for o in outcomes) == 8 + 44
+
+
+def test_resolver_rows_are_kept_and_every_model_turn_trained() -> None:
+    judge = DocumentFilter(FiltersConfig())
+    for doc in read(RESOLVER):
+        assert judge.drop_reason(doc) is None
+        assert trained_every_model_turn(doc)
+
+
+def test_history_pairs_read_as_the_events_they_pair() -> None:
+    """``compatibility_for_eval_history_pairs`` (OpenHands evaluation/utils/shared.py) writes each action with
+    the observation answering it, a message with a null observation; the real row's events paired that way."""
+    row = resolver_rows()[0]
+    history, pairs = list(row["history"]), []
+    while history:
+        action = history.pop(0)
+        answered = action["action"] not in ("message", "finish") and history and "observation" in history[0]
+        pairs.append([action, history.pop(0) if answered else {"observation": "null", "content": "", "extras": {}}])
+    assert any(p[1]["observation"] == "null" for p in pairs) and len(pairs) < len(row["history"]), "guard"
+    (paired,) = parse_json_value({**row, "history": pairs})
+    (flat,) = parse_json_value(row)
+    assert paired.messages == flat.messages
+
+
+@pytest.mark.parametrize("event", [{"action": "run", "observation": "run"}, {"command": "ls"}])
+def test_a_row_whose_history_holds_no_events_is_no_openhands_row(event: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        parse_json_value({"instruction": "fix it", "history": [event]})
