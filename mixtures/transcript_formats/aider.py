@@ -18,6 +18,7 @@ SESSION_START = re.compile(r"^# aider chat started at (.*)$", re.MULTILINE)
 USER_LINE = "####"
 TOOL_LINE = ">"
 FENCE = re.compile(r"^\s*(```|~~~)")
+LINT_REPORT = "# Fix any errors below, if possible."
 
 
 def detect_aider(text: Any) -> bool:
@@ -123,8 +124,9 @@ def block_message(kind: str, lines: list[str]) -> dict[str, Any]:
     text = "\n".join(lines).strip("\n")
     if kind == "user":
         text = "" if text == "<blank>" else text
-        # A slash command (/add, /run...) is an instruction to aider, never sent to the model as a turn.
-        return message("user", text, observation=text.startswith("/"))
+        # A slash command (/add, /run...) is an instruction to aider, never sent to the model as a turn;
+        # the linter's report (aider/linter.py) is sent as the user's, but aider wrote it.
+        return message("user", text, observation=text.startswith(("/", LINT_REPORT)))
     if kind == "tool":
         return message("tool", text, observation=True)
     return message("assistant", text)

@@ -151,7 +151,7 @@ def test_aider_edit_blocks_are_in_the_model_turns_and_its_output_is_not() -> Non
 def test_aider_sessions_without_input_are_quarantined_and_the_rest_trained() -> None:
     outcomes = read(AIDER)
     idle = [o for o in outcomes if isinstance(o, Quarantined)]
-    assert len(outcomes) == 9 and len(idle) == 5 and all("no_task" in o.error for o in idle)
+    assert len(outcomes) == 9 and len(idle) == 6 and all("no_task" in o.error for o in idle)
     judge = DocumentFilter(FiltersConfig())
     worked = [o for o in outcomes if isinstance(o, Document) and any(map(is_model_turn, o.metadata["messages"]))]
     assert len(worked) == 3
