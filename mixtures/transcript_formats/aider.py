@@ -67,15 +67,18 @@ def session_messages(body: str) -> list[dict[str, Any]]:
 
 def line_kinds(lines: list[str]) -> list[str]:
     """``user`` (``####``), ``tool`` (``>``), ``more`` (an output's next line), ``assistant`` (other text)
-    or ``blank``, with what real files
-    need: inside a reply's fence every line is the reply's (an edit quotes ``>>>>>>> REPLACE``); aider
-    prefixes only the first line of a multi-line output (``append_chat_history``: ``"> " + text``, then
-    ``"  "`` at its end), so the output runs on to a line ending in two spaces before a blank or prefixed
-    line (a repo map, a test run); text before the session's first input is aider's, not a reply; a reply
-    cut off (``^C``) inside a fence leaves it open (see ``cuts_reply``)."""
+    or ``blank``, with what real files need: inside a reply's fence every line is the reply's (an edit
+    quotes ``>>>>>>> REPLACE``); aider prefixes only the first line of a multi-line output
+    (``append_chat_history``: ``"> " + text``, then ``"  "`` at its end), so the output runs on to a
+    line ending in two spaces before a blank or prefixed line (a repo map, a test run); a reply follows
+    a blank line (``ai_output`` writes ``"\\n" + content``), so text before the body's first blank line
+    is the file's own (an editor's mode line); a reply cut off (``^C``) inside a fence leaves it open
+    (see ``cuts_reply``)."""
     kinds: list[str] = []
-    fenced = running = asked = False
+    fenced = running = False
+    lead = True  # a session's body starts with a blank line; text before any is the file's own
     for index, line in enumerate(lines):
+        lead = lead and bool(line.strip())
         if running:
             kind, running = "more", not closes_output(lines, index)
         elif fenced and not cuts_reply(lines, index):
@@ -84,10 +87,9 @@ def line_kinds(lines: list[str]) -> list[str]:
             fenced = False
             kind = line_kind(line)
             running = kind == "tool" and not closes_output(lines, index)
-            kind = "more" if kind == "assistant" and not asked else kind
+            kind = "more" if kind == "assistant" and lead else kind
         if kind == "assistant" and FENCE.match(line):
             fenced = not fenced
-        asked = asked or kind == "user"
         kinds.append(kind)
     return kinds
 
