@@ -17,7 +17,8 @@ from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, 
 SESSION_START = re.compile(r"^# aider chat started at (.*)$", re.MULTILINE)
 USER_LINE = "####"
 TOOL_LINE = ">"
-FENCE = re.compile(r"^\s*(```|~~~)")
+# ``` and ~~~, and the tag fences aider also asks models for (``all_fences``, aider/coders/base_coder.py).
+FENCE = re.compile(r"^\s*(```|~~~|</?(source|code|pre|codeblock|sourcecode)>)")
 LINT_REPORT = "# Fix any errors below, if possible."
 
 

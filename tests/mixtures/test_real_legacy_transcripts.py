@@ -16,6 +16,7 @@ import pytest
 from codemix.document import Document, Quarantined
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
+from codemix.filters.natural_language import NaturalLanguageChecker, NaturalLanguageConfig, transcript_prose
 from codemix.mixtures.chat import is_model_turn
 from codemix.mixtures.sft import SFTConfig, sft_samples
 from codemix.mixtures.tokenizer import train_bpe
@@ -158,3 +159,20 @@ def test_aider_sessions_without_input_are_quarantined_and_the_rest_trained() -> 
     for doc in worked:
         assert judge.drop_reason(doc) is None
         assert trained_every_model_turn(doc)
+
+
+def test_an_aider_reply_in_its_source_fence_is_code_not_prose() -> None:
+    """aider also asks models for ``<source>`` fences (``all_fences``); the edit inside one is code: the
+    run is kept (judged as prose its repeated code lines fail ``dup_line_char_frac``) and trained."""
+    path = FIXTURES / "aider-history" / "chat-history.lines-5312-5401.md"
+    raw = path.read_text(encoding="utf-8")
+    edit = raw[raw.index("<source>python\n"):raw.index("</source>\n") + len("</source>")]
+    assert "<<<<<<< SEARCH" in edit and ">>>>>>> REPLACE" in edit, "guard: a tag-fenced edit"
+    (doc,) = [o for o in read(path) if isinstance(o, Document)]
+    (reply,) = [m for m in doc.metadata["messages"] if is_model_turn(m)]
+    assert edit in reply["content"]
+    prose = transcript_prose(doc.metadata["messages"])
+    assert "<<<<<<< SEARCH" not in prose and "Certainly!" in prose
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert checker.drop_reason(prose + "\n\n" + edit) is not None, "guard: the edit judged as prose fails"
+    assert DocumentFilter(FiltersConfig()).drop_reason(doc) is None and trained_every_model_turn(doc)
