@@ -150,12 +150,13 @@ def test_aider_edit_blocks_are_in_the_model_turns_and_its_output_is_not() -> Non
 
 
 def test_aider_sessions_without_input_are_quarantined_and_the_rest_trained() -> None:
+    """9 sessions, one of them split at its ``/clear`` (aider empties the chat history there)."""
     outcomes = read(AIDER)
     idle = [o for o in outcomes if isinstance(o, Quarantined)]
-    assert len(outcomes) == 9 and len(idle) == 6 and all("no_task" in o.error for o in idle)
+    assert len(outcomes) == 10 and len(idle) == 6 and all("no_task" in o.error for o in idle)
     judge = DocumentFilter(FiltersConfig())
     worked = [o for o in outcomes if isinstance(o, Document) and any(map(is_model_turn, o.metadata["messages"]))]
-    assert len(worked) == 3
+    assert len(worked) == 4
     for doc in worked:
         assert judge.drop_reason(doc) is None
         assert trained_every_model_turn(doc)
@@ -176,3 +177,12 @@ def test_an_aider_reply_in_its_source_fence_is_code_not_prose() -> None:
     checker = NaturalLanguageChecker(NaturalLanguageConfig())
     assert checker.drop_reason(prose + "\n\n" + edit) is not None, "guard: the edit judged as prose fails"
     assert DocumentFilter(FiltersConfig()).drop_reason(doc) is None and trained_every_model_turn(doc)
+
+
+def test_an_aider_session_is_split_where_clear_emptied_the_history() -> None:
+    raw = AIDER.read_text(encoding="utf-8")
+    assert raw.count("\n#### /clear  \n") == 1, "guard"
+    before, after = [t for t in parse_text(raw) if t.extra["started_at"] == "2024-08-06 08:47:10"]
+    assert before.messages[-1]["content"] == "/clear" and before.messages[-1]["observation"]
+    assert after.extra["after_clear"] == 1
+    assert after.messages[0]["content"] == "make `test_subtree_only` use GitTemporaryDirectory"
