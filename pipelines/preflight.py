@@ -46,6 +46,15 @@ def unused_note(unused: list[str]) -> str:
             "give them a weight in a stage to build with them")
 
 
+def named_locations(spec: MixtureSpec, out: str | None = None) -> list[tuple[str, str]]:
+    """``(field, location)`` of everything a build reads or writes: ``--out``, every source path, every
+    earlier dedup index; the object-store checks name the field of what they refuse."""
+    named = [("--out", out)] if out else []
+    named += [(f"sources[{i}].paths[{j}]", path) for i, source in enumerate(spec.sources)
+              for j, path in enumerate(source.paths)]
+    return named + [(f"dedup.previous_indexes[{k}]", path) for k, path in enumerate(spec.dedup.previous_indexes)]
+
+
 def archive_error(location: str) -> str | None:
     """Why the local archive at ``location`` cannot be read: its first header is read, as the crawl would."""
     from codemix.pipelines.readers.archive import _tar_members, _zip_members
