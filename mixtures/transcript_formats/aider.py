@@ -3,7 +3,8 @@
 ``Aider-AI/aider`` ``aider/io.py`` appends to this file: ``# aider chat started at <time>`` opens a
 session; ``user_input`` writes each input line as ``#### line`` (lines end in two spaces, a Markdown
 line break); ``tool_output``, ``tool_error`` and confirmations write ``> text``; ``ai_output`` writes
-the model's reply as plain Markdown between blank lines. One session is one transcript.
+the model's reply as plain Markdown between blank lines. One session is one transcript, or several
+where ``/clear`` or ``/reset`` emptied the chat history.
 """
 
 from __future__ import annotations
@@ -17,11 +18,16 @@ from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, 
 SESSION_START = re.compile(r"^# aider chat started at (.*)$", re.MULTILINE)
 USER_LINE = "####"
 TOOL_LINE = ">"
-FENCE = re.compile(r"^\s*(```|~~~)")
+# ``` and ~~~, and the tag fences aider also asks models for (``all_fences``, aider/coders/base_coder.py).
+FENCE = re.compile(r"^\s*(```|~~~|</?(source|code|pre|codeblock|sourcecode)>)")
+LINT_REPORT = "# Fix any errors below, if possible."
+CLEARS = frozenset({"/clear", "/reset"})
 
 
 def detect_aider(text: Any) -> bool:
-    return isinstance(text, str) and text.lstrip().startswith("# aider chat started at")
+    """A session start anywhere: real histories are appended to for months and often begin mid-session
+    (a cut or edited file: aider's own tests/fixtures/chat-history.md opens with an editor mode line)."""
+    return isinstance(text, str) and SESSION_START.search(text) is not None
 
 
 def parse_aider(text: str) -> list[Transcript]:
@@ -29,36 +35,89 @@ def parse_aider(text: str) -> list[Transcript]:
     if not starts:
         raise TranscriptShapeError("no '# aider chat started at' line")
     transcripts = []
-    for match, end in zip(starts, [*(m.start() for m in starts[1:]), len(text)]):
-        messages = session_messages(text[match.end():end])
-        if messages:
-            transcripts.append(Transcript(format="aider", messages=messages, extra={"started_at": match.group(1)}))
+    # The text before the first start is the end of a session whose start is not in the file.
+    for body, started in [(text[:starts[0].start()], None)] + [
+            (text[m.end():end], m.group(1)) for m, end in zip(starts, [*(m.start() for m in starts[1:]), len(text)])]:
+        extra = {"started_at": started} if started is not None else {"started_at": "", "no_start_line": True}
+        for part, messages in enumerate(conversations(session_messages(body))):
+            transcripts.append(Transcript(format="aider", messages=messages, extra=extra | (
+                {"after_clear": part} if part else {})))
     if not transcripts:
         raise TranscriptShapeError("aider sessions with nothing in them")
     return transcripts
 
 
+def conversations(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """A session split after each ``/clear`` or ``/reset``: aider empties the chat history there, so the
+    model never sees the turns before it with the turns after (the command ends the earlier part)."""
+    parts: list[list[dict[str, Any]]] = [[]]
+    for canonical in messages:
+        parts[-1].append(canonical)
+        if canonical["role"] == "user" and canonical["content"].strip() in CLEARS:
+            parts.append([])
+    return [part for part in parts if part]
+
+
 def session_messages(body: str) -> list[dict[str, Any]]:
-    """Blocks of consecutive ``####`` lines (user), ``>`` lines (tool output) and other text (the reply).
-    Inside a fenced block of a reply every line is the reply's (an edit may quote ``> `` lines)."""
+    """Blocks of consecutive lines of one kind (see ``line_kinds``); blank lines end a block but the reply's."""
+    lines = body.split("\n")
     blocks: list[tuple[str, list[str]]] = []
-    fenced = False
-    for line in body.split("\n"):
-        kind = "assistant" if fenced else line_kind(line)
+    for line, kind in zip(lines, line_kinds(lines)):
         if kind == "blank":
             if blocks and blocks[-1][0] == "assistant":
                 blocks[-1][1].append("")
             else:
                 blocks.append(("blank", []))
             continue
-        if kind == "assistant" and FENCE.match(line):
-            fenced = not fenced
-        text = line if kind == "assistant" else unprefixed(line, USER_LINE if kind == "user" else TOOL_LINE)
+        text = line if kind == "assistant" else line.removesuffix("  ") if kind == "more" else unprefixed(
+            line, USER_LINE if kind == "user" else TOOL_LINE)
+        kind = "tool" if kind == "more" else kind
         if blocks and blocks[-1][0] == kind:
             blocks[-1][1].append(text)
         else:
             blocks.append((kind, [text]))
     return [block_message(kind, lines) for kind, lines in blocks if kind != "blank" and "".join(lines).strip()]
+
+
+def line_kinds(lines: list[str]) -> list[str]:
+    """``user`` (``####``), ``tool`` (``>``), ``more`` (an output's next line), ``assistant`` (other text)
+    or ``blank``, with what real files need: inside a reply's fence every line is the reply's (an edit
+    quotes ``>>>>>>> REPLACE``); aider prefixes only the first line of a multi-line output
+    (``append_chat_history``: ``"> " + text``, then ``"  "`` at its end), so the output runs on to a
+    line ending in two spaces before a blank or prefixed line (a repo map, a test run); a reply follows
+    a blank line (``ai_output`` writes ``"\\n" + content``), so text before the body's first blank line
+    is the file's own (an editor's mode line); a reply cut off (``^C``) inside a fence leaves it open
+    (see ``cuts_reply``)."""
+    kinds: list[str] = []
+    fenced = running = False
+    lead = True  # a session's body starts with a blank line; text before any is the file's own
+    for index, line in enumerate(lines):
+        lead = lead and bool(line.strip())
+        if running:
+            kind, running = "more", not closes_output(lines, index)
+        elif fenced and not cuts_reply(lines, index):
+            kind = "assistant"
+        else:
+            fenced = False
+            kind = line_kind(line)
+            running = kind == "tool" and not closes_output(lines, index)
+            kind = "more" if kind == "assistant" and lead else kind
+        if kind == "assistant" and FENCE.match(line):
+            fenced = not fenced
+        kinds.append(kind)
+    return kinds
+
+
+def cuts_reply(lines: list[str], index: int) -> bool:
+    """An input or output line of aider's (prefixed, ending in its two-space line break) after a blank
+    line: what follows a reply that was cut off inside a fence."""
+    line = lines[index]
+    return index > 0 and not lines[index - 1] and line.endswith("  ") and line_kind(line) in ("user", "tool")
+
+
+def closes_output(lines: list[str], index: int) -> bool:
+    after = lines[index + 1] if index + 1 < len(lines) else ""
+    return lines[index].endswith("  ") and line_kind(after) in ("blank", "user", "tool")
 
 
 def line_kind(line: str) -> str:
@@ -81,8 +140,9 @@ def block_message(kind: str, lines: list[str]) -> dict[str, Any]:
     text = "\n".join(lines).strip("\n")
     if kind == "user":
         text = "" if text == "<blank>" else text
-        # A slash command (/add, /run...) is an instruction to aider, never sent to the model as a turn.
-        return message("user", text, observation=text.startswith("/"))
+        # A slash command (/add, /run...) is an instruction to aider, never sent to the model as a turn;
+        # the linter's report (aider/linter.py) is sent as the user's, but aider wrote it.
+        return message("user", text, observation=text.startswith(("/", LINT_REPORT)))
     if kind == "tool":
         return message("tool", text, observation=True)
     return message("assistant", text)

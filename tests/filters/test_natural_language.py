@@ -209,7 +209,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 def every_transcript(shared: Path) -> list[Document]:
     files = [p for root in (shared, FIXTURES) for p in sorted(root.rglob("*")) if p.is_file() and p.name != "README.md"]
     source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
-    return [doc for path in files for doc in read_location(source, str(path))]
+    return [doc for path in files for doc in read_location(source, str(path)) if isinstance(doc, Document)]
 
 
 def with_output_as_prose(doc: Document) -> str:

@@ -5,7 +5,9 @@ Messages are counted here from the raw file (plain ``json``; aider's own edit-bl
 from __future__ import annotations
 
 import json
+import re
 import sysconfig
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +16,11 @@ import pytest
 from codemix.document import Document, Quarantined
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
+from codemix.filters.natural_language import NaturalLanguageChecker, NaturalLanguageConfig, transcript_prose
 from codemix.mixtures.chat import is_model_turn
 from codemix.mixtures.sft import SFTConfig, sft_samples
 from codemix.mixtures.tokenizer import train_bpe
-from codemix.mixtures.transcript_formats import parse_json_value
+from codemix.mixtures.transcript_formats import parse_json_value, parse_text
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -103,3 +106,83 @@ def test_history_pairs_read_as_the_events_they_pair() -> None:
 def test_a_row_whose_history_holds_no_events_is_no_openhands_row(event: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         parse_json_value({"instruction": "fix it", "history": [event]})
+
+
+# --- aider: a real chat history, cut from aider's own tests/fixtures/chat-history.md ------------------------
+
+AIDER = FIXTURES / "aider-history" / "chat-history.first-2705-lines.md"
+# aider's tests/fixtures/chat-history-search-replace-gold.txt for the same lines: the edit blocks aider's own
+# find_original_update_blocks finds in each ``####`` section (tests/basic/test_find_or_blocks.py wrote it).
+AIDER_GOLD = FIXTURES.parent / "transcript_references" / "aider-chat-history-search-replace-gold.first-7-sections.txt"
+GOLD_BLOCK = re.compile(r"^@@@ SEARCH: .*? @{20}\n(.*?)^@{20}\n(.*?)^@@@ REPLACE @{20}$", re.DOTALL | re.MULTILINE)
+
+
+def aider_messages() -> list[dict[str, Any]]:
+    """Every session's messages, the idle sessions' (quarantined when read) too."""
+    return [m for t in parse_text(AIDER.read_text(encoding="utf-8")) for m in t.messages]
+
+
+def test_aider_inputs_and_replies_are_counted_from_the_raw_lines() -> None:
+    """Every ``####`` run is one user turn; every ``> Tokens:`` line (aider's report of a finished reply)
+    comes right after a model turn; the two replies cut off (an API error, ``^C``) are model turns too."""
+    lines = AIDER.read_text(encoding="utf-8").split("\n")
+    inputs = sum(1 for i, line in enumerate(lines) if line.startswith("####") and not lines[i - 1].startswith("####"))
+    finished = sum(1 for line in lines if line.startswith("> Tokens:"))
+    messages = aider_messages()
+    assert (inputs, finished) == (27, 10), "guard: the excerpt"
+    assert sum(m["role"] == "user" for m in messages) == inputs
+    after = [a for a, b in pairwise(messages) if b["role"] == "tool" and b["content"].startswith("Tokens:")]
+    assert len(after) == finished and all(is_model_turn(a) for a in after)
+    assert sum(is_model_turn(m) for m in messages) == finished + 2
+
+
+def test_aider_edit_blocks_are_in_the_model_turns_and_its_output_is_not() -> None:
+    """The SEARCH/REPLACE blocks aider itself finds in this history (its gold file) are all in model turns;
+    the repo map and the test run, written with ``>`` on their first line only, are tool output."""
+    blocks = GOLD_BLOCK.findall(AIDER_GOLD.read_text(encoding="utf-8"))
+    assert len(blocks) == 9, "guard: the gold sections of the excerpt"
+    replies = "\n".join(m["content"] for m in aider_messages() if is_model_turn(m))
+    assert [b for block in blocks for b in block if b not in replies] == []
+    tools = [m["content"] for m in aider_messages() if m["role"] == "tool"]
+    for output in ("Here are summaries of some files", "tests/scrape/test_scrape.py", "test session starts",
+                   "1 failed, 6 passed in 3.28s", "-*- mode: fundamental -*-"):
+        assert output in "\n".join(tools) and output not in replies
+
+
+def test_aider_sessions_without_input_are_quarantined_and_the_rest_trained() -> None:
+    """9 sessions, one of them split at its ``/clear`` (aider empties the chat history there)."""
+    outcomes = read(AIDER)
+    idle = [o for o in outcomes if isinstance(o, Quarantined)]
+    assert len(outcomes) == 10 and len(idle) == 6 and all("no_task" in o.error for o in idle)
+    judge = DocumentFilter(FiltersConfig())
+    worked = [o for o in outcomes if isinstance(o, Document) and any(map(is_model_turn, o.metadata["messages"]))]
+    assert len(worked) == 4
+    for doc in worked:
+        assert judge.drop_reason(doc) is None
+        assert trained_every_model_turn(doc)
+
+
+def test_an_aider_reply_in_its_source_fence_is_code_not_prose() -> None:
+    """aider also asks models for ``<source>`` fences (``all_fences``); the edit inside one is code: the
+    run is kept (judged as prose its repeated code lines fail ``dup_line_char_frac``) and trained."""
+    path = FIXTURES / "aider-history" / "chat-history.lines-5312-5401.md"
+    raw = path.read_text(encoding="utf-8")
+    edit = raw[raw.index("<source>python\n"):raw.index("</source>\n") + len("</source>")]
+    assert "<<<<<<< SEARCH" in edit and ">>>>>>> REPLACE" in edit, "guard: a tag-fenced edit"
+    (doc,) = [o for o in read(path) if isinstance(o, Document)]
+    (reply,) = [m for m in doc.metadata["messages"] if is_model_turn(m)]
+    assert edit in reply["content"]
+    prose = transcript_prose(doc.metadata["messages"])
+    assert "<<<<<<< SEARCH" not in prose and "Certainly!" in prose
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert checker.drop_reason(prose + "\n\n" + edit) is not None, "guard: the edit judged as prose fails"
+    assert DocumentFilter(FiltersConfig()).drop_reason(doc) is None and trained_every_model_turn(doc)
+
+
+def test_an_aider_session_is_split_where_clear_emptied_the_history() -> None:
+    raw = AIDER.read_text(encoding="utf-8")
+    assert raw.count("\n#### /clear  \n") == 1, "guard"
+    before, after = [t for t in parse_text(raw) if t.extra["started_at"] == "2024-08-06 08:47:10"]
+    assert before.messages[-1]["content"] == "/clear" and before.messages[-1]["observation"]
+    assert after.extra["after_clear"] == 1
+    assert after.messages[0]["content"] == "make `test_subtree_only` use GitTemporaryDirectory"

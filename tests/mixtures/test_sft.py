@@ -383,7 +383,7 @@ FIXTURE_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name 
 @pytest.fixture(scope="module")
 def fixture_docs() -> list[Document]:
     source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
-    return [doc for path in FIXTURE_FILES for doc in read_location(source, str(path))]
+    return [doc for path in FIXTURE_FILES for doc in read_location(source, str(path)) if isinstance(doc, Document)]
 
 
 @pytest.fixture(scope="module")

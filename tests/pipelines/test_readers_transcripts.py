@@ -294,6 +294,9 @@ def test_parse_test_summary(output: str, result) -> None:
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 FIXTURE_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "README.md")
+# Real files that also hold sessions where no person asked anything (aider started and quit, or its linter
+# reported): those are no_task.
+IDLE_SESSIONS = {"chat-history.first-2705-lines.md": 6}
 
 
 def call_text(call: dict) -> str:
@@ -306,19 +309,24 @@ def call_text(call: dict) -> str:
 
 
 def test_fixtures_cover_every_format() -> None:
-    formats = {d.metadata["format"] for path in FIXTURE_FILES for d in read_location(transcripts_source(), str(path))}
+    formats = {d.metadata["format"] for path in FIXTURE_FILES for d in read_location(transcripts_source(), str(path))
+               if isinstance(d, Document)}
     assert formats == set(TRANSCRIPT_FORMATS)
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_well_formed_fixture_gives_documents_only(path: Path) -> None:
-    """0 quarantined, and every message's text (content, reasoning, call arguments) is in the rendered text."""
+    """0 quarantined (but idle sessions), and every message's text (content, reasoning, call arguments) is in
+    the rendered text."""
     outcomes = list(read_location(transcripts_source(), str(path)))
-    assert outcomes and all(isinstance(o, Document) for o in outcomes), outcomes
+    idle = [o for o in outcomes if not isinstance(o, Document)]
+    assert len(idle) == IDLE_SESSIONS.get(path.name, 0) and all("no_task" in o.error for o in idle), idle
+    outcomes = [o for o in outcomes if isinstance(o, Document)]
+    assert outcomes
     for doc in outcomes:
         pieces = [p for m in doc.metadata["messages"] for p in (m["content"], m["reasoning"],
                                                                   *(call_text(c) for c in m["tool_calls"])) if p]
-        assert len(pieces) >= 4 and [p for p in pieces if p not in doc.text] == []
+        assert len(pieces) >= 3 and [p for p in pieces if p not in doc.text] == []
         assert doc.text == render_messages(doc.metadata["messages"])
 
 
