@@ -112,6 +112,27 @@ def test_allowed_sources_pass_the_preflight(broken):
     assert preflight["ok"] is True and preflight["problems"] == [] and preflight["not_crawled"] == ["spare"]
 
 
+def test_each_crawl_list_entry_is_checked_before_any_stage(broken, tmp_path):
+    """A crawl list's entries are locations too: a missing folder, a cut archive and a repository
+    without the ref are named by entry, before any stage, while the readable entries pass."""
+    listing = tmp_path / "lists" / "mirrors.txt"
+    listing.parent.mkdir()
+    listing.write_text(f"# mirrors\n{broken['root'] / 'code'}\n../gone\n{broken['cut']}\n{broken['repo']}\n")
+    spec = write_spec(tmp_path, [{"name": "listed", "type": "crawl_list", "paths": [str(listing)], "ref": "v9.9"}],
+                      {"listed": 1})
+    result = mix("plan", str(spec), "--json")
+    assert result.returncode == 1, result.stderr
+    problems = json.loads(result.stdout)["preflight"]["problems"]
+    where = [p["where"].split(", entry ", 1)[1] for p in problems]
+    assert where == [f"2 (git) {tmp_path / 'gone'}", f"3 (archive) {broken['cut']}", f"4 (git) {broken['repo']}"]
+    assert all(p["where"].startswith(f"sources[0].paths[0] = {listing}, entry") for p in problems)
+    gone, cut, repo = (p["error"] for p in problems)
+    assert gone.startswith("FileNotFoundError") and "Error" in cut and "no commit 'v9.9'" in repo
+    assert all("remove the entry from the list" in p["fix"] and "--allow-missing listed" in p["fix"] for p in problems)
+    listing.write_text(f"{broken['root'] / 'code'}\n")  # the one good entry alone passes
+    assert mix("plan", str(spec), "--json").returncode == 0
+
+
 # --- --out -------------------------------------------------------------------------------------------
 
 
