@@ -58,6 +58,7 @@ def check_gcp(locations: list[tuple[str, str]], beam_args: list[str]) -> None:
     if not buckets and not dataflow:
         return
     service = "Dataflow" if dataflow else "Google Cloud Storage"
+    _check_installed(service, next(iter(buckets.values()), ("--runner", "DataflowRunner", ""))[:2])
     # What needs an identity: a Dataflow job, and writing. Public buckets are read anonymously, as Beam does.
     needs = (f"--project = {options.project}" if dataflow else
              next((f"{field} = {location}" for _, (field, location, _) in buckets.items() if field == "--out"), None))
@@ -76,6 +77,20 @@ def _check_dataflow_options(options) -> None:
     if not (options.temp_location or options.staging_location or "").startswith("gs://"):
         raise ConfigError("--temp_location", "DataflowRunner needs a gs:// location for its temporary and staged files",
                           "give --temp_location=gs://BUCKET/tmp in a bucket the job's project may write")
+
+
+def _check_installed(service: str, needed_by: tuple[str, str]) -> None:
+    """The Google client libraries come with Beam's ``gcp`` extra; without them Beam fails deep in a stage."""
+    import importlib
+
+    try:
+        for module in ("google.auth", "google.cloud.storage"):
+            importlib.import_module(module)
+    except ImportError as error:
+        field, value = needed_by
+        raise ConfigError(field, f"{value} needs {service}, and this Python lacks its client library "
+                                 f"({type(error).__name__}: {clean(str(error), 120)})",
+                          "install Beam's Google Cloud extra: pip install 'apache-beam[gcp]'") from None
 
 
 def clean(text: str, limit: int = 300) -> str:

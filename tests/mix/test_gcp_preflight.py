@@ -170,3 +170,11 @@ def test_a_missing_bucket_is_named_by_its_field(storage_emulator):
 def test_secret_looking_text_is_cleaned_from_messages():
     pem = "-----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY-----"
     assert gcp.clean(f"bad key {pem} token ya29.a0AfB_abc") == "bad key <redacted> token <redacted>"
+
+
+def test_a_gs_path_without_the_google_client_library_names_the_extra(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "google.cloud.storage", None)  # as if not installed
+    code = mix(["plan", write_spec(tmp_path, ["gs://codemix-test-bucket/src"])])
+    error = capsys.readouterr().err
+    assert code == 2 and "sources[0].paths[0]: gs://codemix-test-bucket/src needs Google Cloud Storage" in error
+    assert "pip install 'apache-beam[gcp]'" in error and "Traceback" not in error
