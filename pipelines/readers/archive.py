@@ -5,6 +5,7 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/archive.py".
 
 from __future__ import annotations
 
+import functools
 import re
 import tarfile
 import zipfile
@@ -26,6 +27,7 @@ from codemix.pipelines.readers.common import (
     read_bounded,
     text_name,
 )
+from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 
 MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]
@@ -68,6 +70,7 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
     """Every member of the archive at ``location``, in archive order."""
     repo, budget = archive_repo(location), _Budget(source.limits)
     is_zip = location.lower().endswith(".zip")
+    census = functools.cache(lambda: SourceCensus.of(member_names(location, source.limits)))
     seen_names: set[str] = set()  # at most limits.max_archive_members names
     for member in _zip_members(location) if is_zip else _tar_members(location):
         over = budget.charge(member)
@@ -83,21 +86,38 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
             continue
         seen_names.add(member.name)
         if is_zip:
-            yield _isolated_outcome(source, location, repo, member)
+            yield _isolated_outcome(source, location, repo, member, census)
         else:  # a tar read error means the stream itself is broken: let it end the archive
-            yield _member_outcome(source, location, repo, member)
+            yield _member_outcome(source, location, repo, member, census)
 
 
-def _isolated_outcome(source: SourceConfig, archive: str, repo: str, member: Member) -> Outcome:
+def member_names(location: str, limits: ReadLimits) -> Iterator[str]:
+    """The names of the archive's members, from a pass over its headers alone, as far as ``read_archive``
+    reads it (to a cap of ``limits`` or a broken stream, which the read itself reports)."""
+    budget = _Budget(limits)
+    members = _zip_members(location) if location.lower().endswith(".zip") else _tar_members(location)
+    try:
+        for member in members:
+            if budget.charge(member):
+                return
+            yield member.name
+    except Exception:  # noqa: BLE001 - the read of the members meets the same error and quarantines it
+        return
+
+
+def _isolated_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
+                      census: Callable[[], SourceCensus]) -> Outcome:
     """Zip members are independent (own offset, own CRC), so one bad member is quarantined alone."""
     try:
-        return _member_outcome(source, archive, repo, member)
+        return _member_outcome(source, archive, repo, member, census)
     except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, unsupported method, encrypted...
         return quarantine(source, member_location(archive, member.name), error)
 
 
-def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Member) -> Outcome:
-    """Header checks first, so a dropped member is never decompressed into memory."""
+def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
+                    census: Callable[[], SourceCensus]) -> Outcome:
+    """Header checks first, so a dropped member is never decompressed into memory. ``census()``: the
+    archive's C and C++ sources, for a ``.h`` member's language."""
     where = member_location(archive, member.name)
     if is_unsafe_name(member.name):
         return drop(source, where, "unsafe_path")
@@ -112,7 +132,7 @@ def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Membe
         data = read_bounded(stream, source.limits.max_file_bytes)
     if data is None:  # the header understated the size
         return drop(source, where, "file_too_large")
-    return content_outcome(source, where, data, repo=repo, path=path,
+    return content_outcome(source, where, data, repo=repo, path=path, census=census,
                            metadata={"archive": archive, "member": member.name})
 
 

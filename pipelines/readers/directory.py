@@ -11,9 +11,10 @@ the spec said its files are not part of the source, so they are never read and n
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from apache_beam.io.filesystems import FileSystems
 
@@ -32,6 +33,7 @@ from codemix.pipelines.readers.common import (
     text_name,
 )
 from codemix.pipelines.readers.encodings import editorconfig_charset
+from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import SourceConfig
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -46,6 +48,7 @@ def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Ite
         raise NotADirectoryError(f"{location}: not a directory")
     root = location.rstrip("/") or "/"
     repo = distinct_name(root, source.paths)
+    census = functools.cache(lambda: SourceCensus.of(walked_names(source, root)))
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=False):
         # os.walk lists a symlink to a directory among dirnames; report it and don't descend.
@@ -54,10 +57,18 @@ def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Ite
                              and not directory_excluded(source, _relative(root, dirpath, d)))
         for name in sorted(filenames + links):
             tally.count()
-            yield _file_outcome(source, root, repo, _relative(root, dirpath, name))
+            yield _file_outcome(source, root, repo, _relative(root, dirpath, name), census)
         tally.count(len(errors))  # a directory that could not be listed is one record
         yield from (quarantine(source, text_name(error.filename or root), error) for error in errors)
         errors.clear()
+
+
+def walked_names(source: SourceConfig, root: str) -> Iterator[str]:
+    """The file names ``read_directory`` walks under ``root`` (without reading or checking them)."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in VCS_DIRS
+                       and not directory_excluded(source, _relative(root, dirpath, d))]
+        yield from filenames
 
 
 def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
@@ -70,6 +81,7 @@ def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally)
     if not listed:
         raise NotADirectoryError(f"{location}: no objects under this prefix")
     repo = base_name(root)
+    census = functools.cache(lambda: SourceCensus.of(meta.path for meta in listed))
     for meta in sorted(listed, key=lambda m: m.path):
         path = meta.path[len(root) + 1:]
         folders = path.split("/")[:-1]
@@ -77,10 +89,11 @@ def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally)
                 directory_excluded(source, "/".join(folders[:depth])) for depth in range(1, len(folders) + 1)):
             continue
         tally.count()
-        yield _stored_file_outcome(source, repo, meta.path, path, meta.size_in_bytes)
+        yield _stored_file_outcome(source, repo, meta.path, path, meta.size_in_bytes, census)
 
 
-def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: str, size: int) -> Outcome:
+def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: str, size: int,
+                         census: Callable[[], SourceCensus]) -> Outcome:
     if not path_selected(source, path):
         return drop(source, location, "path_not_included")
     if size > source.limits.max_file_bytes:
@@ -92,7 +105,7 @@ def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: s
         return quarantine(source, location, error)
     if data is None:
         return drop(source, location, "file_too_large")
-    return content_outcome(source, location, data, repo=repo, path=path)
+    return content_outcome(source, location, data, repo=repo, path=path, census=census)
 
 
 def _relative(root: str, dirpath: str, name: str) -> str:
@@ -105,7 +118,8 @@ def directory_excluded(source: SourceConfig, path: str) -> bool:
     return any(glob.endswith("/*") and fnmatch.fnmatchcase(path, glob[:-2]) for glob in source.exclude)
 
 
-def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str) -> Outcome:
+def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str,
+                  census: Callable[[], SourceCensus]) -> Outcome:
     """lstat first, so links and special files are judged by what they are, not what they point to.
 
     ``fs_path`` is the name as os.walk gave it, for opening; records carry its ``text_name``, since a
@@ -129,7 +143,7 @@ def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str) -> O
         return quarantine(source, where, error)
     if data is None:  # the file grew past the cap between lstat and read
         return drop(source, where, "file_too_large")
-    return content_outcome(source, where, data, repo=repo, path=path,
+    return content_outcome(source, where, data, repo=repo, path=path, census=census,
                            editorconfig=lambda: editorconfig_charset(root, fs_path.replace(os.sep, "/")))
 
 
