@@ -5,6 +5,7 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/archive.py".
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import tarfile
@@ -27,6 +28,7 @@ from codemix.pipelines.readers.common import (
     read_bounded,
     text_name,
 )
+from codemix.pipelines.readers.encodings import EDITORCONFIG_MAX_BYTES, TreeEditorConfigs, editorconfig_folder
 from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 
@@ -70,8 +72,9 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
     """Every member of the archive at ``location``, in archive order."""
     repo, budget = archive_repo(location), _Budget(source.limits)
     is_zip = location.lower().endswith(".zip")
-    census = functools.cache(lambda: SourceCensus.of(member_names(location, source.limits)))
     seen_names: set[str] = set()  # at most limits.max_archive_members names
+    configs = TreeEditorConfigs(lambda: archive_editorconfigs(location, repo, source.limits))
+    census = functools.cache(lambda: SourceCensus.of(member_names(location, source.limits)))
     for member in _zip_members(location) if is_zip else _tar_members(location):
         over = budget.charge(member)
         if over:
@@ -86,36 +89,52 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
             continue
         seen_names.add(member.name)
         if is_zip:
-            yield _isolated_outcome(source, location, repo, member, census)
+            yield _isolated_outcome(source, location, repo, member, configs, census)
         else:  # a tar read error means the stream itself is broken: let it end the archive
-            yield _member_outcome(source, location, repo, member, census)
+            yield _member_outcome(source, location, repo, member, configs, census)
+
+
+def archive_editorconfigs(location: str, repo: str, limits: ReadLimits) -> dict[str, bytes]:
+    """``{folder: bytes}`` of the archive's ``.editorconfig`` members, by a second pass over its headers
+    (a tar stream cannot look ahead), made only when a member that is not UTF-8 asks for its charset;
+    a pass that breaks keeps what it found (the main pass quarantines the archive)."""
+    found: dict[str, bytes] = {}
+    members = _zip_members(location) if location.lower().endswith(".zip") else _tar_members(location)
+    with contextlib.suppress(Exception), contextlib.closing(members):
+        for count, member in enumerate(members, start=1):
+            if count > limits.max_archive_members:
+                break
+            folder = editorconfig_folder(_strip_repo(member.name, repo))
+            if folder is not None and member.kind == "file" and member.size <= EDITORCONFIG_MAX_BYTES \
+                    and not is_unsafe_name(member.name):
+                with member.open() as stream:
+                    found[folder] = stream.read(EDITORCONFIG_MAX_BYTES)
+    return found
 
 
 def member_names(location: str, limits: ReadLimits) -> Iterator[str]:
-    """The names of the archive's members, from a pass over its headers alone, as far as ``read_archive``
-    reads it (to a cap of ``limits`` or a broken stream, which the read itself reports)."""
+    """The archive's member names, by a pass over its headers alone (made only when a ``.h`` member asks
+    for the archive's census), as far as the main pass reads them: to ``limits``' caps or a break."""
     budget = _Budget(limits)
     members = _zip_members(location) if location.lower().endswith(".zip") else _tar_members(location)
-    try:
+    with contextlib.suppress(Exception), contextlib.closing(members):
         for member in members:
             if budget.charge(member):
-                return
+                break
             yield member.name
-    except Exception:  # noqa: BLE001 - the read of the members meets the same error and quarantines it
-        return
 
 
 def _isolated_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
-                      census: Callable[[], SourceCensus]) -> Outcome:
+                      configs: TreeEditorConfigs, census: Callable[[], SourceCensus]) -> Outcome:
     """Zip members are independent (own offset, own CRC), so one bad member is quarantined alone."""
     try:
-        return _member_outcome(source, archive, repo, member, census)
+        return _member_outcome(source, archive, repo, member, configs, census)
     except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, unsupported method, encrypted...
         return quarantine(source, member_location(archive, member.name), error)
 
 
 def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
-                    census: Callable[[], SourceCensus]) -> Outcome:
+                    configs: TreeEditorConfigs | None = None, census: Callable[[], SourceCensus] | None = None) -> Outcome:
     """Header checks first, so a dropped member is never decompressed into memory. ``census()``: the
     archive's C and C++ sources, for a ``.h`` member's language."""
     where = member_location(archive, member.name)
@@ -132,8 +151,9 @@ def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Membe
         data = read_bounded(stream, source.limits.max_file_bytes)
     if data is None:  # the header understated the size
         return drop(source, where, "file_too_large")
-    return content_outcome(source, where, data, repo=repo, path=path, census=census,
-                           metadata={"archive": archive, "member": member.name})
+    return content_outcome(source, where, data, repo=repo, path=path,
+                           metadata={"archive": archive, "member": member.name},
+                           editorconfig=None if configs is None else lambda: configs.charset(path), census=census)
 
 
 def _strip_repo(name: str, repo: str) -> str:

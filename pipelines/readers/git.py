@@ -26,6 +26,7 @@ from codemix.pipelines.readers.common import (
     quarantine,
     tree_location,
 )
+from codemix.pipelines.readers.encodings import EDITORCONFIG_MAX_BYTES, TreeEditorConfigs, editorconfig_folder
 from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import SourceConfig
 
@@ -77,6 +78,7 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
         commit = resolve_ref(git_dir, source.ref, offline=not source.fetch_missing_blobs)
         name = repository_name(source, location, git_dir)
         with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
+            configs = TreeEditorConfigs(lambda: tree_editorconfigs(objects, commit, blobs))
             census = tree_census(objects, commit)
             for entry in iter_tree(objects, commit):
                 mine = tally.mine(tree_location(location, commit, entry.path))
@@ -87,7 +89,21 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
                 if not mine:
                     tally.elsewhere += 1  # another part of the location reads its blob
                     continue
-                yield _entry_outcome(source, location, commit, entry, blobs, name, census)
+                yield _entry_outcome(source, location, commit, entry, blobs, name, configs=configs, census=census)
+
+
+
+def tree_editorconfigs(git_dir: str, commit: str, blobs: _BlobReader) -> dict[str, bytes]:
+    """``{folder: bytes}`` of every ``.editorconfig`` blob in ``commit``'s tree (a second listing,
+    made only when a file that is not UTF-8 asks for its charset)."""
+    found = {}
+    for entry in iter_tree(git_dir, commit):
+        folder = editorconfig_folder(entry.path)
+        if folder is not None and entry.type == "blob" and not entry.missing \
+                and (entry.size or 0) <= EDITORCONFIG_MAX_BYTES:
+            with contextlib.suppress(GitError, OSError):
+                found[folder] = blobs.read(entry.sha)
+    return found
 
 
 def _submodule(source: SourceConfig, location: str, git_dir: str, commit: str, gitlink: TreeEntry, name: str,
@@ -107,14 +123,15 @@ def _submodule(source: SourceConfig, location: str, git_dir: str, commit: str, g
             tally.elsewhere += 1
         return
     with _objects(sub_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
+        configs = TreeEditorConfigs(lambda: tree_editorconfigs(objects, gitlink.sha, blobs))
         census = tree_census(objects, gitlink.sha)
         for entry in iter_tree(objects, gitlink.sha):
             tally.count()
             if not mine:
                 tally.elsewhere += 1
                 continue
-            yield _entry_outcome(source, sub_location, gitlink.sha, entry, blobs, name, census,
-                                 prefix=f"{gitlink.path}/")
+            yield _entry_outcome(source, sub_location, gitlink.sha, entry, blobs, name, prefix=f"{gitlink.path}/",
+                                 configs=configs, census=census)
 
 
 def submodule_location(git_dir: str, location: str, commit: str, path: str) -> str:
@@ -221,10 +238,11 @@ def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
 
 
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
-                   blobs: _BlobReader, name: str, census: Callable[[], SourceCensus], prefix: str = "") -> Outcome:
-    """Checks that need only the tree listing come first, so a dropped blob is never read. ``census``: the
-    C and C++ sources of the tree ``entry`` is in; ``prefix``: where a followed submodule's entries sit in
-    the repository."""
+                   blobs: _BlobReader, name: str, prefix: str = "", configs: TreeEditorConfigs | None = None,
+                   census: Callable[[], SourceCensus] | None = None) -> Outcome:
+    """Checks that need only the tree listing come first, so a dropped blob is never read. ``prefix``:
+    where a followed submodule's entries sit in the repository; ``configs``: the tree's .editorconfig
+    files (a submodule's own, read from its root); ``census``: the C and C++ sources of that tree."""
     where = tree_location(location, commit, entry.path)
     if not path_selected(source, prefix + entry.path):
         return drop(source, where, "path_not_included")
@@ -246,8 +264,8 @@ def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: Tree
         return drop(source, where, "blob_missing")
     except (GitError, OSError) as error:
         return quarantine(source, where, error)
-    return content_outcome(source, where, data, repo=name, path=prefix + entry.path,
-                           metadata={"commit": commit}, census=census)
+    return content_outcome(source, where, data, repo=name, path=prefix + entry.path, metadata={"commit": commit},
+                           editorconfig=None if configs is None else lambda: configs.charset(entry.path), census=census)
 
 
 def iter_tree(git_dir: str, commit: str) -> Iterator[TreeEntry]:
