@@ -41,7 +41,7 @@ from codemix.sources import ReadLimits, SourceConfig
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 REAL = [*(FIXTURES / d for d in ("claude-code-transcripts", "sharegpt", "swe-smith", "moatless", "moatless-tree",
-                                  "swe-agent-demo", "openhands-resolver", "aider-history")),
+                                  "swe-agent-demo", "openhands-resolver", "aider-history", "aider-llm-history")),
         FIXTURES / "swe-agent" / "6e44b9__sweagenttestrepo-1c2844.traj", ROOT.parent / "shared" / "data" / "transcripts"]
 # Layouts whose independent count covers only some roles (aider: inputs and finished replies).
 COUNTED_ROLES = {"aider chat history": ("user", "assistant")}
@@ -126,6 +126,12 @@ def file_messages(path: Path) -> tuple[str, list[int]]:
     text = path.read_text(encoding="utf-8")
     if re.search(r"^# aider chat started at ", text, flags=re.MULTILINE):
         return "aider chat history", aider_messages(text)
+    if text.startswith("TO LLM "):  # per request: a message per `-------` line, and the reply if any
+        records = re.split(r"^(TO LLM|LLM RESPONSE) \S+\n", text, flags=re.MULTILINE)[1:]
+        kinds, bodies = records[0::2], records[1::2]
+        return "aider llm history", [body.count("-------\n") + (k + 1 < len(kinds) and kinds[k + 1] == "LLM RESPONSE"
+                                                              and bool(bodies[k + 1].strip()))
+                                     for k, body in enumerate(bodies) if kinds[k] == "TO LLM"]
     try:
         value = json.loads(text)
     except ValueError:  # JSON lines
