@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 import sysconfig
 import tempfile
@@ -40,8 +41,10 @@ from codemix.sources import ReadLimits, SourceConfig
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 REAL = [*(FIXTURES / d for d in ("claude-code-transcripts", "sharegpt", "swe-smith", "moatless", "moatless-tree",
-                                  "swe-agent-demo")),
+                                  "swe-agent-demo", "openhands-resolver", "aider-history", "aider-llm-history")),
         FIXTURES / "swe-agent" / "6e44b9__sweagenttestrepo-1c2844.traj", ROOT.parent / "shared" / "data" / "transcripts"]
+# Layouts whose independent count covers only some roles (aider: inputs and finished replies).
+COUNTED_ROLES = {"aider chat history": ("user", "assistant")}
 BEGIN, END = "<!-- bench.transcript_layouts: generated, begin -->", "<!-- bench.transcript_layouts: generated, end -->"
 COLUMNS = ["files", "transcripts", "file_messages", "read_messages", "quarantined", "prose_dropped", "kept",
            "kept_messages", "samples", "sample_messages", "model_turns", "trained_turns"]
@@ -105,9 +108,30 @@ def moatless_tree_messages(value: dict[str, Any]) -> int:
     return count
 
 
+def aider_messages(text: str) -> list[int]:
+    """Per session: the user's inputs (runs of ``####`` lines) and the replies aider reported finished
+    (its ``> Tokens:`` line); tool output and replies cut off are not counted (see COUNTED_ROLES)."""
+    sessions = re.split(r"^# aider chat started at .*$", text, flags=re.MULTILINE)
+    counts = []
+    for body in sessions:
+        lines = body.split("\n")
+        inputs = sum(1 for i, line in enumerate(lines) if line.startswith("####") and not (
+            i and lines[i - 1].startswith("####")))
+        counts.append(inputs + sum(1 for line in lines if line.startswith("> Tokens:")))
+    return counts
+
+
 def file_messages(path: Path) -> tuple[str, list[int]]:
-    """``(layout, messages per transcript)`` of a real file, by its raw JSON."""
+    """``(layout, messages per transcript)`` of a real file, by its raw JSON (aider: its raw lines)."""
     text = path.read_text(encoding="utf-8")
+    if re.search(r"^# aider chat started at ", text, flags=re.MULTILINE):
+        return "aider chat history", aider_messages(text)
+    if text.startswith("TO LLM "):  # per request: a message per `-------` line, and the reply if any
+        records = re.split(r"^(TO LLM|LLM RESPONSE) \S+\n", text, flags=re.MULTILINE)[1:]
+        kinds, bodies = records[0::2], records[1::2]
+        return "aider llm history", [body.count("-------\n") + (k + 1 < len(kinds) and kinds[k + 1] == "LLM RESPONSE"
+                                                              and bool(bodies[k + 1].strip()))
+                                     for k, body in enumerate(bodies) if kinds[k] == "TO LLM"]
     try:
         value = json.loads(text)
     except ValueError:  # JSON lines
@@ -156,7 +180,8 @@ def measure(files: list[Path], tokenizer, config: SFTConfig, sequence_length: in
                 continue
             row["transcripts"] += 1
             messages = outcome.metadata["messages"]
-            row["read_messages"] += len(messages)
+            roles = COUNTED_ROLES.get(layout)
+            row["read_messages"] += sum(1 for m in messages if roles is None or m["role"] in roles)
             reason = judge.drop_reason(outcome)
             if reason is not None:
                 checks = judge.prose_reasons(outcome, reason)
@@ -257,7 +282,8 @@ def main(argv: list[str]) -> int:
     lines = ["## Agent traces per layout: every message in, nothing silently lost (issues 24 and 34)", "",
              (f"{started}; {common.machine()}; command `.venv/bin/python -m bench.transcript_layouts "
              f"{' '.join(argv)}`. Messages in files: counted by plain `json` per layout (tool_result blocks as "
-             "their own turns, a mini-swe-agent `exit` record not a turn), not by codemix. SFT: outcome_policy "
+             "their own turns, a mini-swe-agent `exit` record not a turn; aider: runs of `####` lines and `> Tokens:` "
+             "lines, read: user and model turns only), not by codemix. SFT: outcome_policy "
              f"any, sequence length {args.sequence_length:,}, a BPE of 4,000 trained on the files. Messages in "
              "samples: the transcript's messages some sample carries; trained: model turns inside a sample."), ""]
     for name, files in groups.items():

@@ -32,6 +32,10 @@ _HTML_TAG_LINE = re.compile(r"^[ \t]*(?:</?[A-Za-z][^<>\n]*>[ \t]*)+\r?$\n?", re
 # A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
 # ``\r`` before the newline too: task texts copied from GitHub issues end their lines in CRLF.
 _FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t\r]*$\n?", re.MULTILINE | re.DOTALL)
+# aider's other fences (``all_fences`` in aider/coders/base_coder.py: ``<source>``, ``<code>``, ``<pre>``,
+# ``<codeblock>``, ``<sourcecode>``, the language after the tag) fence code in a reply as ``` does.
+_TAG_FENCED_BLOCK = re.compile(r"^[ \t]*<(source|code|pre|codeblock|sourcecode)>[^\n]*\n.*?^[ \t]*</\1>[ \t\r]*$\n?",
+                               re.MULTILINE | re.DOTALL)
 # A tool call written as text in a model turn, up to its closing tag (or the end of the turn, when the
 # model stopped before closing it): ``<function=NAME>`` with ``<parameter=...>`` (SWE-smith, OpenHands
 # without function calling, CodeAct-style agents), SWE-agent's XML ``<command>``, CodeAct's
@@ -215,7 +219,8 @@ def is_document_prose(doc: Document) -> bool:
 
 
 def transcript_prose(messages: list[dict[str, Any]]) -> str:
-    """What users and assistants wrote, paragraphs joined by blank lines, without code fences, tool calls
+    """What users and assistants wrote, paragraphs joined by blank lines, without code fences (aider's
+    tag fences too), tool calls
     written as text (``TEXT_ACTION``) or markup-only lines.
 
     Left out: system prompts, tool calls, and every ``observation``: tool results, command output and
@@ -230,7 +235,8 @@ def transcript_prose(messages: list[dict[str, Any]]) -> str:
         role = message.get("role")
         observation = message.get("observation", role == "tool")
         if role in PROSE_ROLES and not observation:
-            text = _MARKUP_LINE.sub("", _FENCED_BLOCK.sub("", TEXT_ACTION.sub("", message.get("content") or "")))
+            code = _TAG_FENCED_BLOCK.sub("", _FENCED_BLOCK.sub("", message.get("content") or ""))
+            text = _MARKUP_LINE.sub("", TEXT_ACTION.sub("", code))
             paragraphs = [p.strip() for p in re.split(r"\n[ \t\r]*\n", text) if p.strip()]
             parts += [p for p in paragraphs if p not in seen]
             seen.update(paragraphs)

@@ -363,7 +363,7 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     if config.ip_addresses:
         candidates += _ip_findings(text, _ip_allowlist(tuple(config.ip_allowlist)))
     return _resolve([_without_escape(f) for f in candidates
-                     if f.rank < KEYWORD_RANK or not _is_attribute_argument(text, f.start)])
+                     if f.rank < KEYWORD_RANK or not (_is_attribute_argument(text, f.start) or _is_public_value(text, f.start))])
 
 
 def _without_escape(finding: Finding) -> Finding:
@@ -520,9 +520,9 @@ MARKER = re.compile(r"<\|im_(?:start|end)\|>|</?tool_call>")
 
 
 def _is_fake_token(value: str) -> bool:
-    """A vendor-shaped value that is a documented example or an obvious placeholder."""
+    """A vendor-shaped value that is a documented example or an obvious placeholder (``hf_...``: elided)."""
     return ("EXAMPLE" in value.upper() or bool(REPEATED_CHAR.search(value)) or heuristic.is_sequential_string(value)
-            or _has_alphabet_run(value))
+            or _has_alphabet_run(value) or "..." in value or "\u2026" in value)
 
 
 def _has_alphabet_run(value: str, run: int = 8) -> bool:
@@ -576,6 +576,20 @@ def _is_fake_quoted(value: str) -> bool:
 
 def _names_or_dates(value: str) -> bool:
     return any(r.fullmatch(value) for r in (ENV_NAME, TIMESTAMP, SHORT_ID))
+
+
+# Values named as what is sent in the clear, so a name's "token" or a line's "auth" does not make them
+# credentials: pagination cursors (``continuation_token``, S3's ``NextContinuationToken``, ``page_token``),
+# HTTP Digest nonces (``nonce="dcd98b..."``, RFC 2617's example) and Codecov's badge tokens, which are
+# published in READMEs (``badge.svg?token=...``: they only read a repository's coverage graph).
+PAGINATION = re.compile(r"(?:continuation|pagination|next_?page|page|next|cursor|resume|starting)[_-]?token", re.IGNORECASE)
+PUBLIC_VALUE = re.compile(rf"(?:{PAGINATION.pattern}|\bc?nonce|/badge\.svg\?token)[\"']?\s*[:=]\s*\(?\s*[bru]{{0,2}}[\"']?$",
+                          re.IGNORECASE)
+
+
+def _is_public_value(text: str, start: int) -> bool:
+    """Is the value at ``start`` named as a pagination cursor, a nonce or a badge token (``PUBLIC_VALUE``)?"""
+    return bool(PUBLIC_VALUE.search(text, max(0, start - 200), start))
 
 
 def _is_attribute_argument(text: str, start: int) -> bool:
@@ -747,6 +761,24 @@ PATTERNS: tuple[Pattern, ...] = (
             ("bbdc-", "ccipat_", "cfk_", "cfpat-", "figp_", "flb_live_", "sk-lf-", "nfp_", "nriq-", "nvapi-", "ak_live_",
              "phx_", "ramp_sec_", "rh-api-", "rootly_", "salad_cloud_", "sqco_", "slk_", "bbff-", "da2-"),
             fake=_is_fake_token),
+    # The last of trufflehog's prefixed formats, written here from its detectors' documented shapes:
+    # PubNub publish and subscribe keys, New Relic browser keys, Razorpay key ids, dotdigital API users,
+    # Flexport, pganalyze read keys, Portainer access tokens, SpectralOps, trufflehog Enterprise; Webex
+    # bot tokens (64 characters, 4, then a UUID) and Percy's ``PERCY_TOKEN`` (64 hex: a digest's length,
+    # which the generic rules keep) have no prefix and are matched by their structure and their name.
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9_.-])(?:(?:pub|sub)-c-[0-9a-z]{8}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{12}"
+        r"|NRBR-[0-9a-f]{19}|rzp_(?:live|test)_[A-Za-z0-9]{14}|apiuser-[a-z0-9]{12}@apiconnector\.com"
+        r"|shltm_[0-9A-Za-z_-]{40}|pgar_[A-Za-z0-9]{27}|spu-[a-z0-9]{32}|thog-key-[0-9a-f]{16}|thog-secret-[0-9a-f]{32}"
+        r")(?![A-Za-z0-9_=-])"),
+            ("pub-c-", "sub-c-", "nrbr-", "rzp_", "@apiconnector.com", "shltm_", "pgar_", "spu-", "thog-")),
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(r"(?<![A-Za-z0-9_.-])ptr_[A-Za-z0-9+/]{40,60}={0,2}(?![A-Za-z0-9_=+/-])"),
+            ("ptr_",), fake=lambda v: _is_fake_token(v) or not _looks_random(v)),
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9])[A-Za-z0-9]{64}_[A-Za-z0-9]{4}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+        r"(?![A-Za-z0-9-])"), ()),
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(r"(?i:\bpercy_token[\"']?\s*[:=]\s*[\"']?)(?P<v>[0-9a-fA-F]{64})(?![0-9a-fA-F])"),
+            ("percy_token",)),
     # A private key stored base64-encoded (Kubernetes Secret ``data:``, env vars): "LS0tLS1CRUdJTi" is
     # base64 of "-----BEGIN"; the decoded start must name a private key.
     Pattern("SECRET_PRIVATE_KEY", re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}"),
@@ -1275,6 +1307,9 @@ HASH_CONTEXT = re.compile(r"sha|md5|hash|digest|checksum|commit|revision|fingerp
 # Words on a random string's line (or the line before) that say it is a credential.
 ENTROPY_CONTEXT = re.compile(r"pass|pwd|secret|(?<!pub)(?<!public)(?<!public_)key|token|auth|credential|salt|sign|cookie|session|bearer|api|"
                              r"private|access|client|contrase", re.IGNORECASE)
+# The name a quoted value is given on its own line: ``"UploadId": "``, ``name = '``, ``f'nonce="``.
+OWN_NAME = re.compile(r"[A-Za-z_][\w.-]*[\"']?\s*[:=]\s*[bru]{0,2}['\"]$")
+COMMENT_LINE = re.compile(r"\s*(?:#|//|/\*|\*|--|;|<!--)")
 # Shorter hex is a byte string or a colour, not a key; longer quoted base64 is embedded data (images
 # in notebooks), not a credential.
 MIN_HEX_LENGTH = 20
@@ -1309,8 +1344,13 @@ def _entropy_findings(text: str, config: RedactionConfig) -> Iterator[Finding]:
                 continue  # a public key's modulus or a digest
             # A random string nothing names as a secret is a test vector, a digest's continuation line
             # or a nonce (on CPython's tests, 28 of 28 such hits); keys are assigned or passed by name.
+            # The line before counts when it is a comment or the value has no name of its own on its line (a
+            # continued call, a wrapped value); ``"UploadId": "..."`` under ``"Key": "bigobject"`` is an upload id.
             previous = text.rfind("\n", 0, max(start - 1, 0)) + 1
-            if not (ENTROPY_CONTEXT.search(text, previous, match.start()) or ENTROPY_CONTEXT.search(text, match.end(), end)):
+            if OWN_NAME.search(text, start, match.start() + 1) and not COMMENT_LINE.match(text, previous, start):
+                previous = start
+            before = PAGINATION.sub(" ", text[previous:match.start()])
+            if not (ENTROPY_CONTEXT.search(before) or ENTROPY_CONTEXT.search(text, match.end(), end)):
                 continue  # (the value itself does not count: ``Qwen2_5OmniToken2Wav`` names a class)
             yield Finding(match.start(2), match.end(2), "SECRET_HIGH_ENTROPY", ENTROPY_RANK, value)
 

@@ -3,8 +3,9 @@
 A code item under ``min_match_tokens`` normalised tokens (54 of HumanEval's 164: HumanEval/13's gcd,
 HumanEval/53's ``return x + y``) is left out of the code index, so an idiom can never remove a file.
 A leaked short task nearly always arrives with its task text, though. Here each such item is matched
-on two kinds of evidence that must both be found: its docstring's prose (word 3-grams, doctest
-examples left out, so a few edited words leave most of them) and its code (the normalised code
+on two kinds of evidence that must both be found: its docstring's prose (the share of its words
+inside a word 3-gram found in the document, doctest examples left out, so one edited word in a
+seven-word prompt still leaves four of them covered) and its code (the normalised code
 n-grams of ``filters.decontamination``, identifiers numbered by first use, so renaming changes
 nothing). A bare idiom lacks the prose and is kept; a task's prose beside other code is kept too.
 """
@@ -44,7 +45,8 @@ MIN_PROSE_GRAMS = 2
 
 @dataclass(frozen=True, slots=True)
 class PromptedTask:
-    """One short item: its prose 3-grams and its code n-grams (distinct), and the code's n."""
+    """One short item: its prose 3-grams in order (one per word position), its code n-grams (distinct)
+    and the code's n."""
 
     benchmark: str
     item_id: str
@@ -78,8 +80,16 @@ def _without_examples(docstring: str) -> str:
 
 
 def prose_grams(text: str) -> np.ndarray:
-    """Distinct hashes of the lowercased word 3-grams of ``text``."""
-    return np.unique(ngram_hashes(token_hashes(WORD.findall(text.lower())), PROSE_NGRAM))
+    """Hashes of the lowercased word 3-grams of ``text``, in order (the i-th starts at word i)."""
+    return ngram_hashes(token_hashes(WORD.findall(text.lower())), PROSE_NGRAM)
+
+
+def covered_words(found: np.ndarray, n: int = PROSE_NGRAM) -> float:
+    """The share of a prompt's words inside at least one found 3-gram (``found``: one bool per gram)."""
+    words = np.zeros(len(found) + n - 1, dtype=bool)
+    for offset in range(n):
+        words[offset:offset + len(found)] |= found
+    return float(words.mean()) if len(words) else 0.0
 
 
 def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int) -> PromptedTask | None:
@@ -95,7 +105,7 @@ def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int
 class PromptedTaskIndex:
     """Short items matched by prose and code together (see the module docstring)."""
 
-    __slots__ = ("_keys", "_owners", "min_code_coverage", "min_prose_overlap", "tasks")
+    __slots__ = ("_keys", "_owners", "_starts", "min_code_coverage", "min_prose_overlap", "tasks")
 
     def __init__(self, tasks: Iterable[PromptedTask], *, min_prose_overlap: float = 0.5,
                  min_code_coverage: float = 0.8):
@@ -104,18 +114,20 @@ class PromptedTaskIndex:
         # Every task's prose 3-grams in one array: one ``isin`` per document, whatever the task count.
         self._keys = np.concatenate([np.empty(0, np.uint64), *(t.prose for t in self.tasks)])
         self._owners = np.repeat(np.arange(len(self.tasks)), [len(t.prose) for t in self.tasks])
+        self._starts = np.concatenate([[0], np.cumsum([len(t.prose) for t in self.tasks])]).astype(int)
 
     def __len__(self) -> int:
         return len(self.tasks)
 
     def hits(self, text: str, language: str = PYTHON) -> list[BenchmarkHit]:
-        """Items whose prose (``min_prose_overlap`` of its 3-grams) and code (``min_code_coverage``
+        """Items whose prose (``min_prose_overlap`` of its words covered by found 3-grams) and code (``min_code_coverage``
         of its n-grams) are both in ``text``; the code is only tokenized when some prose is found."""
         if not self.tasks:
             return []
-        found = np.bincount(self._owners, weights=np.isin(self._keys, prose_grams(text)), minlength=len(self.tasks))
-        enough = (found / np.array([len(t.prose) for t in self.tasks]) >= self.min_prose_overlap) & (found >= MIN_PROSE_GRAMS)
-        candidates = [self.tasks[i] for i in np.flatnonzero(enough).tolist()]
+        in_text = np.isin(self._keys, np.unique(prose_grams(text)))
+        found = np.bincount(self._owners, weights=in_text, minlength=len(self.tasks))
+        candidates = [self.tasks[i] for i in np.flatnonzero(found >= MIN_PROSE_GRAMS).tolist()
+                      if covered_words(in_text[self._starts[i]:self._starts[i + 1]]) >= self.min_prose_overlap]
         if not candidates:
             return []
         tokens = code_tokens(text, language or PYTHON)

@@ -283,9 +283,11 @@ def command_plan(args, beam_args: list[str]) -> int:
     """The resolved plan, then the preflight of ``mix build`` (every location checked); 1 when one fails."""
     from codemix.mixtures.spec import describe_plan, load_spec
     from codemix.pipelines.build import preflight, with_reachable_sources
+    from codemix.pipelines.gcp import check_gcp
     from codemix.pipelines.health import BuildFailure, allowed_missing
     from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
     from codemix.pipelines.options import use_filesystem_options, with_default_runner
+    from codemix.pipelines.preflight import named_locations
 
     spec = load_spec(args.spec)
     if not args.json:
@@ -293,7 +295,8 @@ def command_plan(args, beam_args: list[str]) -> int:
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)
     try:
-        check_s3([p for s in spec.sources for p in s.paths], beam_args)
+        check_s3([location for _, location in named_locations(spec)], beam_args)
+        check_gcp(named_locations(spec), beam_args)
     except ObjectStoreUnreachable as error:
         print(f"mix plan: {error}", file=sys.stderr)
         return BUILD_FAILED
@@ -516,14 +519,16 @@ def read_command(args, beam_args: list[str]) -> int:
     """``mix stats``, ``inspect`` and ``where``: a directory that is not a build is one line, not a
     traceback. Beam's filesystems get their options first: S3 refuses every call without them."""
     from codemix.mixtures.inspect import NotABuild
+    from codemix.pipelines.gcp import check_gcp
     from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
     from codemix.pipelines.options import use_filesystem_options
 
     use_filesystem_options(beam_args)
     commands = {"stats": command_stats, "inspect": command_inspect, "where": command_where, "diff": command_diff}
-    locations = [getattr(args, name) for name in ("out", "stage_dir", "old", "new") if hasattr(args, name)]
+    names = [name for name in ("out", "stage_dir", "old", "new") if hasattr(args, name)]
     try:
-        check_s3(locations, beam_args)
+        check_s3([getattr(args, name) for name in names], beam_args)
+        check_gcp([(name.upper(), getattr(args, name)) for name in names], beam_args)
         return commands[args.command](args)
     except NotABuild as error:
         print(f"mix {args.command}: {error}", file=sys.stderr)

@@ -40,6 +40,7 @@ from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
+from codemix.pipelines.gcp import check_gcp
 from codemix.pipelines.git_copies import submodules_by_location
 from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
@@ -56,7 +57,7 @@ from codemix.pipelines.options import (
     with_default_runner,
     worker_count,
 )
-from codemix.pipelines.preflight import check_locations, check_output, unused_note, without_unused
+from codemix.pipelines.preflight import check_locations, check_output, named_locations, unused_note, without_unused
 from codemix.pipelines.progress import BuildDisplay, Progress
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
 from codemix.pipelines.readers.git import ref_problem
@@ -389,7 +390,9 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     check_output_reachable(out_dir, beam_args)
     spec = with_reachable_sources(spec, beam_args)  # a config error, so before any service is reached
     check_job_server(beam_args)
-    check_s3([out_dir, *(p for s in spec.sources for p in s.paths), *spec.dedup.previous_indexes], beam_args)
+    locations = named_locations(spec, out_dir)
+    check_s3([location for _, location in locations], beam_args)
+    check_gcp(locations, beam_args)
     check_output(out_dir, force=force)
     allowed = allowed_missing(spec, list(allow_missing))
     spec, facts = preflight(spec, allowed, echo)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import os
 import re
 
@@ -44,6 +45,15 @@ def without_unused(spec: MixtureSpec) -> tuple[MixtureSpec, list[str]]:
 def unused_note(unused: list[str]) -> str:
     return (f"not crawled: source(s) {', '.join(unused)} are weighted by no stage; "
             "give them a weight in a stage to build with them")
+
+
+def named_locations(spec: MixtureSpec, out: str | None = None) -> list[tuple[str, str]]:
+    """``(field, location)`` of everything a build reads or writes: ``--out``, every source path, every
+    earlier dedup index; the object-store checks name the field of what they refuse."""
+    named = [("--out", out)] if out else []
+    named += [(f"sources[{i}].paths[{j}]", path) for i, source in enumerate(spec.sources)
+              for j, path in enumerate(source.paths)]
+    return named + [(f"dedup.previous_indexes[{k}]", path) for k, path in enumerate(spec.dedup.previous_indexes)]
 
 
 def archive_error(location: str) -> str | None:
@@ -108,14 +118,47 @@ def fix(source_type: str, error: str) -> str:
 
 
 def location_problems(spec: MixtureSpec, source_prints: dict[str, list[dict]]) -> list[Problem]:
-    """One problem per configured location that cannot be read, naming the field and the fix."""
+    """One problem per configured location that cannot be read, naming the field and the fix; a crawl
+    list's entries are checked each as a location of its own (``entry_problems``)."""
     problems = []
     for i, source in enumerate(spec.sources):
         for j, (location, fingerprint) in enumerate(zip(source.paths, source_prints.get(source.name, []))):
+            field = f"sources[{i}].paths[{j}] = {location}"
             error = location_error(source, location, fingerprint)
             if error:
-                problems.append(Problem(source.name, f"sources[{i}].paths[{j}] = {location}", error,
-                                        f"{fix(source.type, error)}; {allow_hint(source.name)}"))
+                problems.append(Problem(source.name, field, error, f"{fix(source.type, error)}; {allow_hint(source.name)}"))
+            elif source.type == "crawl_list":
+                problems += entry_problems(source, field, location, fingerprint)
+    return problems
+
+
+def entry_type(entry: str) -> str:
+    """The source type a crawl-list entry is read as (``readers.crawl_list.entry_reader``)."""
+    from codemix.pipelines.readers.archive import read_archive
+    from codemix.pipelines.readers.crawl_list import entry_reader
+    from codemix.pipelines.readers.git import read_git
+
+    reader = entry_reader(entry)
+    return "git" if reader is read_git else "archive" if reader is read_archive else "directory"
+
+
+def entry_problems(source: SourceConfig, field: str, location: str, fingerprint: dict) -> list[Problem]:
+    """Each entry of the crawl list at ``location`` that cannot be read, checked as the crawl would
+    read it, against the fingerprint ``fingerprints.location_fingerprint`` took of it."""
+    from codemix.pipelines.readers.common import ReadTally
+    from codemix.pipelines.readers.crawl_list import list_entries
+
+    if "entries_error" in fingerprint:
+        return [Problem(source.name, field, f"the list cannot be read: {fingerprint['entries_error']}",
+                        f"check that the list is a UTF-8 text file of locations; {allow_hint(source.name)}")]
+    entries = [entry for entry in list_entries(source, location, ReadTally()) if isinstance(entry, str)]
+    problems = []
+    for n, (entry, entry_print) in enumerate(zip(entries, fingerprint.get("entries", [])), start=1):
+        kind = entry_type(entry)
+        error = location_error(dataclasses.replace(source, type=kind), entry, entry_print)
+        if error:
+            problems.append(Problem(source.name, f"{field}, entry {n} ({kind}) {entry}", error,
+                                    f"{fix(kind, error)}, or remove the entry from the list; {allow_hint(source.name)}"))
     return problems
 
 

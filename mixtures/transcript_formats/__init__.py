@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from codemix.mixtures.transcript_formats.aider import AIDER
+from codemix.mixtures.transcript_formats.aider_llm import AIDER_LLM_HISTORY
 from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE, CLAUDE_CODE_EXPORT
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
@@ -25,7 +26,7 @@ from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AG
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES)
-TEXT_FORMATS = (AIDER,)
+TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",

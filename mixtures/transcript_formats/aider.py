@@ -3,7 +3,8 @@
 ``Aider-AI/aider`` ``aider/io.py`` appends to this file: ``# aider chat started at <time>`` opens a
 session; ``user_input`` writes each input line as ``#### line`` (lines end in two spaces, a Markdown
 line break); ``tool_output``, ``tool_error`` and confirmations write ``> text``; ``ai_output`` writes
-the model's reply as plain Markdown between blank lines. One session is one transcript.
+the model's reply as plain Markdown between blank lines. One session is one transcript, or several
+where ``/clear`` or ``/reset`` emptied the chat history.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, 
 SESSION_START = re.compile(r"^# aider chat started at (.*)$", re.MULTILINE)
 USER_LINE = "####"
 TOOL_LINE = ">"
-FENCE = re.compile(r"^\s*(```|~~~)")
+# ``` and ~~~, and the tag fences aider also asks models for (``all_fences``, aider/coders/base_coder.py).
+FENCE = re.compile(r"^\s*(```|~~~|</?(source|code|pre|codeblock|sourcecode)>)")
 LINT_REPORT = "# Fix any errors below, if possible."
+CLEARS = frozenset({"/clear", "/reset"})
 
 
 def detect_aider(text: Any) -> bool:
@@ -35,13 +38,24 @@ def parse_aider(text: str) -> list[Transcript]:
     # The text before the first start is the end of a session whose start is not in the file.
     for body, started in [(text[:starts[0].start()], None)] + [
             (text[m.end():end], m.group(1)) for m, end in zip(starts, [*(m.start() for m in starts[1:]), len(text)])]:
-        messages = session_messages(body)
-        if messages:
-            extra = {"started_at": started} if started is not None else {"started_at": "", "no_start_line": True}
-            transcripts.append(Transcript(format="aider", messages=messages, extra=extra))
+        extra = {"started_at": started} if started is not None else {"started_at": "", "no_start_line": True}
+        for part, messages in enumerate(conversations(session_messages(body))):
+            transcripts.append(Transcript(format="aider", messages=messages, extra=extra | (
+                {"after_clear": part} if part else {})))
     if not transcripts:
         raise TranscriptShapeError("aider sessions with nothing in them")
     return transcripts
+
+
+def conversations(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """A session split after each ``/clear`` or ``/reset``: aider empties the chat history there, so the
+    model never sees the turns before it with the turns after (the command ends the earlier part)."""
+    parts: list[list[dict[str, Any]]] = [[]]
+    for canonical in messages:
+        parts[-1].append(canonical)
+        if canonical["role"] == "user" and canonical["content"].strip() in CLEARS:
+            parts.append([])
+    return [part for part in parts if part]
 
 
 def session_messages(body: str) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/archive.py".
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tarfile
 import zipfile
@@ -26,6 +27,7 @@ from codemix.pipelines.readers.common import (
     read_bounded,
     text_name,
 )
+from codemix.pipelines.readers.encodings import EDITORCONFIG_MAX_BYTES, TreeEditorConfigs, editorconfig_folder
 from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 
 MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]
@@ -69,6 +71,7 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
     repo, budget = archive_repo(location), _Budget(source.limits)
     is_zip = location.lower().endswith(".zip")
     seen_names: set[str] = set()  # at most limits.max_archive_members names
+    configs = TreeEditorConfigs(lambda: archive_editorconfigs(location, repo, source.limits))
     for member in _zip_members(location) if is_zip else _tar_members(location):
         over = budget.charge(member)
         if over:
@@ -83,20 +86,40 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
             continue
         seen_names.add(member.name)
         if is_zip:
-            yield _isolated_outcome(source, location, repo, member)
+            yield _isolated_outcome(source, location, repo, member, configs)
         else:  # a tar read error means the stream itself is broken: let it end the archive
-            yield _member_outcome(source, location, repo, member)
+            yield _member_outcome(source, location, repo, member, configs)
 
 
-def _isolated_outcome(source: SourceConfig, archive: str, repo: str, member: Member) -> Outcome:
+def archive_editorconfigs(location: str, repo: str, limits: ReadLimits) -> dict[str, bytes]:
+    """``{folder: bytes}`` of the archive's ``.editorconfig`` members, by a second pass over its headers
+    (a tar stream cannot look ahead), made only when a member that is not UTF-8 asks for its charset;
+    a pass that breaks keeps what it found (the main pass quarantines the archive)."""
+    found: dict[str, bytes] = {}
+    members = _zip_members(location) if location.lower().endswith(".zip") else _tar_members(location)
+    with contextlib.suppress(Exception), contextlib.closing(members):
+        for count, member in enumerate(members, start=1):
+            if count > limits.max_archive_members:
+                break
+            folder = editorconfig_folder(_strip_repo(member.name, repo))
+            if folder is not None and member.kind == "file" and member.size <= EDITORCONFIG_MAX_BYTES \
+                    and not is_unsafe_name(member.name):
+                with member.open() as stream:
+                    found[folder] = stream.read(EDITORCONFIG_MAX_BYTES)
+    return found
+
+
+def _isolated_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
+                      configs: TreeEditorConfigs) -> Outcome:
     """Zip members are independent (own offset, own CRC), so one bad member is quarantined alone."""
     try:
-        return _member_outcome(source, archive, repo, member)
+        return _member_outcome(source, archive, repo, member, configs)
     except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, unsupported method, encrypted...
         return quarantine(source, member_location(archive, member.name), error)
 
 
-def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Member) -> Outcome:
+def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
+                    configs: TreeEditorConfigs | None = None) -> Outcome:
     """Header checks first, so a dropped member is never decompressed into memory."""
     where = member_location(archive, member.name)
     if is_unsafe_name(member.name):
@@ -113,7 +136,8 @@ def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Membe
     if data is None:  # the header understated the size
         return drop(source, where, "file_too_large")
     return content_outcome(source, where, data, repo=repo, path=path,
-                           metadata={"archive": archive, "member": member.name})
+                           metadata={"archive": archive, "member": member.name},
+                           editorconfig=None if configs is None else lambda: configs.charset(path))
 
 
 def _strip_repo(name: str, repo: str) -> str:

@@ -269,6 +269,25 @@ def parse_json(data: bytes) -> Any:
     return json.loads(decode_utf8(data))
 
 
+def parse_json_line(line: bytes) -> tuple[Any, dict[str, str]] | Exception:
+    """``(value, encoding metadata)`` of one JSON line, or the error to quarantine it with. JSON is
+    UTF-8 (RFC 8259), but a line written in a legacy encoding that ``readers.encodings`` detects with
+    confidence is transcoded and kept, its metadata naming the encoding; what it does not explain
+    stays a ``UnicodeDecodeError``, for this line alone."""
+    try:
+        return parse_json(line), {}
+    except UnicodeDecodeError as error:
+        decoded = decode_legacy(line)
+        if decoded is None:
+            return error
+        try:
+            return json.loads(decoded.text), decoded.metadata()
+        except JSON_ERRORS:
+            return error
+    except JSON_ERRORS as error:
+        return error
+
+
 def text_name(name: str) -> str:
     """A file or member name with undecodable bytes as ``\\xNN``, so it can go into a location string.
 

@@ -10,6 +10,7 @@ the spec said its files are not part of the source, so they are never read and n
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import stat
@@ -31,7 +32,12 @@ from codemix.pipelines.readers.common import (
     read_bounded,
     text_name,
 )
-from codemix.pipelines.readers.encodings import editorconfig_charset
+from codemix.pipelines.readers.encodings import (
+    EDITORCONFIG_MAX_BYTES,
+    TreeEditorConfigs,
+    editorconfig_charset,
+    editorconfig_folder,
+)
 from codemix.sources import SourceConfig
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -70,6 +76,7 @@ def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally)
     if not listed:
         raise NotADirectoryError(f"{location}: no objects under this prefix")
     repo = base_name(root)
+    configs = TreeEditorConfigs(lambda: stored_editorconfigs(root, listed))
     for meta in sorted(listed, key=lambda m: m.path):
         path = meta.path[len(root) + 1:]
         folders = path.split("/")[:-1]
@@ -77,10 +84,23 @@ def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally)
                 directory_excluded(source, "/".join(folders[:depth])) for depth in range(1, len(folders) + 1)):
             continue
         tally.count()
-        yield _stored_file_outcome(source, repo, meta.path, path, meta.size_in_bytes)
+        yield _stored_file_outcome(source, repo, meta.path, path, meta.size_in_bytes, configs)
 
 
-def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: str, size: int) -> Outcome:
+def stored_editorconfigs(root: str, listed: list) -> dict[str, bytes]:
+    """``{folder: bytes}`` of the ``.editorconfig`` objects of a listing under ``root`` (read only when
+    an object that is not UTF-8 asks for its charset); one that cannot be read counts as none."""
+    found = {}
+    for meta in listed:
+        folder = editorconfig_folder(meta.path[len(root) + 1:])
+        if folder is not None and meta.size_in_bytes <= EDITORCONFIG_MAX_BYTES:
+            with contextlib.suppress(OSError), open_raw(meta.path) as handle:
+                found[folder] = handle.read(EDITORCONFIG_MAX_BYTES)
+    return found
+
+
+def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: str, size: int,
+                         configs: TreeEditorConfigs) -> Outcome:
     if not path_selected(source, path):
         return drop(source, location, "path_not_included")
     if size > source.limits.max_file_bytes:
@@ -92,7 +112,7 @@ def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: s
         return quarantine(source, location, error)
     if data is None:
         return drop(source, location, "file_too_large")
-    return content_outcome(source, location, data, repo=repo, path=path)
+    return content_outcome(source, location, data, repo=repo, path=path, editorconfig=lambda: configs.charset(path))
 
 
 def _relative(root: str, dirpath: str, name: str) -> str:

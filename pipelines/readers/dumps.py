@@ -10,7 +10,8 @@ Columns follow The Stack v2 where they exist, so a Stack shard needs no configur
     any other scalar (stars, forks, dates...) -> metadata
 
 Records are located as ``file#L{n}`` (JSONL, 1-based like an editor) or ``file#row{n}`` (Parquet,
-0-based like a dataframe). A record that cannot be parsed, or has no text, is quarantined alone.
+0-based like a dataframe). A record that cannot be parsed, or has no text, is quarantined alone; a
+JSONL line in a legacy encoding is transcoded when ``readers.encodings`` is confident of it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import pyarrow.parquet as pq
 
 from codemix.document import Dropped
 from codemix.pipelines.readers.common import (
-    JSON_ERRORS,
     ErrorBudget,
     Outcome,
     ReadTally,
@@ -36,7 +36,7 @@ from codemix.pipelines.readers.common import (
     make_document,
     open_binary,
     open_raw,
-    parse_json,
+    parse_json_line,
     path_selected,
     quarantine,
     row_location,
@@ -106,16 +106,16 @@ def read_parquet(source: SourceConfig, location: str, tally: ReadTally) -> Itera
 
 
 def _json_line_outcome(source: SourceConfig, where: str, line: bytes) -> Outcome:
-    try:
-        record = parse_json(line)
-    except JSON_ERRORS as error:
-        return quarantine(source, where, error)
+    parsed = parse_json_line(line)
+    if isinstance(parsed, Exception):
+        return quarantine(source, where, parsed)
+    record, encoding = parsed
     if not isinstance(record, dict):
         return quarantine(source, where, f"TypeError: expected a JSON object, got {type(record).__name__}")
     field = text_field(source, record)
     if field is None:
         return quarantine(source, where, f"KeyError: no text field: looked for {_wanted_text(source)}")
-    return record_outcome(source, where, record, field)
+    return record_outcome(source, where, record, field, encoding=encoding)
 
 
 def text_field(source: SourceConfig, names: Iterable[str]) -> str | None:
@@ -128,13 +128,15 @@ def _wanted_text(source: SourceConfig) -> tuple[str, ...]:
     return (source.text_field,) if source.text_field else TEXT_FIELDS
 
 
-def record_outcome(source: SourceConfig, where: str, record: dict[str, Any], field: str) -> Outcome:
-    """One dump record -> Document, after the same size/binary/path checks files get."""
+def record_outcome(source: SourceConfig, where: str, record: dict[str, Any], field: str, *,
+                   encoding: dict[str, str] | None = None) -> Outcome:
+    """One dump record -> Document, after the same size/binary/path checks files get; ``encoding``:
+    the legacy encoding its JSON line was transcoded from (``parse_json_line``)."""
     text = record.get(field)
     path = _first_string(record, ("path",))
     if isinstance(text, (str, bytes)) and not path_selected(source, path):
         return drop(source, where, "path_not_included")
-    extra: dict[str, str] = {}
+    extra: dict[str, str] = dict(encoding or {})
     if isinstance(text, bytes):  # a Parquet binary column
         decoded = decoded_text(source, where, text)
         if isinstance(decoded, Dropped):

@@ -17,6 +17,7 @@ import functools
 import importlib.metadata
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 MIN_DETECT_BYTES = 64  # below this the detector guesses (14 bytes of "b\xf6se" read as Big5)
@@ -107,14 +108,24 @@ def decode_legacy(data: bytes, editorconfig: str | None = None) -> Decoded | Non
 
 # --- .editorconfig (https://spec.editorconfig.org) -------------------------------------------------
 
+EDITORCONFIG_MAX_BYTES = 1 << 16  # larger .editorconfig files in a git tree or an archive are not read
+Sections = tuple[tuple[tuple[str, dict[str, str]], ...], bool]  # (glob, properties) per section; root = true
+
+
 def editorconfig_charset(root: str, path: str) -> str | None:
-    """The ``charset`` the ``.editorconfig`` files from ``root`` down to ``path``'s folder give the file
-    ``path`` (relative to ``root``, ``/``-separated): a closer file overrides a farther one, a later
-    section an earlier one, and a file that says ``root = true`` ignores those above it."""
+    """The ``charset`` the ``.editorconfig`` files on disk from ``root`` down to ``path``'s folder give
+    the file ``path`` (relative to ``root``, ``/``-separated)."""
+    return charset_in_tree(path, lambda folder: _editorconfig(os.path.join(root, folder, ".editorconfig")))
+
+
+def charset_in_tree(path: str, sections_in: Callable[[str], Sections]) -> str | None:
+    """The ``charset`` that the ``.editorconfig`` of each folder from the top down to ``path``'s
+    (``sections_in(folder)``, ``""`` the top) give ``path``: a closer file overrides a farther one, a
+    later section an earlier one, and a file that says ``root = true`` ignores those above it."""
     parts = path.split("/")
     charset = None
     for depth in range(len(parts)):
-        sections, is_root = _editorconfig(os.path.join(root, *parts[:depth], ".editorconfig"))
+        sections, is_root = sections_in("/".join(parts[:depth]))
         if is_root:
             charset = None
         below = "/".join(parts[depth:])
@@ -124,7 +135,29 @@ def editorconfig_charset(root: str, path: str) -> str | None:
     return charset
 
 
-def _editorconfig(file: str) -> tuple[tuple[tuple[str, dict[str, str]], ...], bool]:
+class TreeEditorConfigs:
+    """The ``.editorconfig`` files of a tree that is not on disk (a git commit, an archive), gathered
+    by ``load()`` -> ``{folder: file bytes}`` the first time a charset is asked for: only files that are
+    not UTF-8 ask, so a tree of UTF-8 text never pays for the gathering."""
+
+    def __init__(self, load: Callable[[], dict[str, bytes]]):
+        self._load = load
+        self._parsed: dict[str, Sections] | None = None
+
+    def charset(self, path: str) -> str | None:
+        if self._parsed is None:
+            self._parsed = {folder: parse_editorconfig(data.decode("utf-8", "replace"))
+                            for folder, data in self._load().items()}
+        return charset_in_tree(path, lambda folder: self._parsed.get(folder, ((), False)))
+
+
+def editorconfig_folder(path: str) -> str | None:
+    """The folder (``""`` the top) an ``.editorconfig`` at ``path`` configures; None for other files."""
+    folder, _, name = path.rpartition("/")
+    return folder if name == ".editorconfig" else None
+
+
+def _editorconfig(file: str) -> Sections:
     """``(sections, root)`` of one .editorconfig; none when it is missing or unreadable."""
     try:
         return _parsed_editorconfig(file, os.stat(file).st_mtime_ns)
@@ -133,15 +166,19 @@ def _editorconfig(file: str) -> tuple[tuple[tuple[str, dict[str, str]], ...], bo
 
 
 @functools.lru_cache(maxsize=4096)
-def _parsed_editorconfig(file: str, _mtime_ns: int) -> tuple[tuple[tuple[str, dict[str, str]], ...], bool]:
+def _parsed_editorconfig(file: str, _mtime_ns: int) -> Sections:
     try:
         with open(file, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+            return parse_editorconfig(handle.read())
     except OSError:
         return (), False
+
+
+def parse_editorconfig(text: str) -> Sections:
+    """``(sections, root)`` of an .editorconfig's text (INI-like: ``[glob]`` headers, ``key = value``)."""
     sections: list[tuple[str, dict[str, str]]] = []
     preamble: dict[str, str] = {}
-    for raw in lines:
+    for raw in text.splitlines():
         line = raw.strip()
         if not line or line[0] in "#;":
             continue

@@ -25,6 +25,7 @@ from codemix.pipelines.readers.common import (
     quarantine,
     tree_location,
 )
+from codemix.pipelines.readers.encodings import EDITORCONFIG_MAX_BYTES, TreeEditorConfigs, editorconfig_folder
 from codemix.sources import SourceConfig
 
 SYMLINK_MODE = "120000"
@@ -75,6 +76,7 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
         commit = resolve_ref(git_dir, source.ref, offline=not source.fetch_missing_blobs)
         name = repository_name(source, location, git_dir)
         with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
+            configs = TreeEditorConfigs(lambda: tree_editorconfigs(objects, commit, blobs))
             for entry in iter_tree(objects, commit):
                 mine = tally.mine(tree_location(location, commit, entry.path))
                 if entry.mode == GITLINK_MODE and entry.path in source.submodules:
@@ -84,7 +86,21 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
                 if not mine:
                     tally.elsewhere += 1  # another part of the location reads its blob
                     continue
-                yield _entry_outcome(source, location, commit, entry, blobs, name)
+                yield _entry_outcome(source, location, commit, entry, blobs, name, configs=configs)
+
+
+
+def tree_editorconfigs(git_dir: str, commit: str, blobs: _BlobReader) -> dict[str, bytes]:
+    """``{folder: bytes}`` of every ``.editorconfig`` blob in ``commit``'s tree (a second listing,
+    made only when a file that is not UTF-8 asks for its charset)."""
+    found = {}
+    for entry in iter_tree(git_dir, commit):
+        folder = editorconfig_folder(entry.path)
+        if folder is not None and entry.type == "blob" and not entry.missing \
+                and (entry.size or 0) <= EDITORCONFIG_MAX_BYTES:
+            with contextlib.suppress(GitError, OSError):
+                found[folder] = blobs.read(entry.sha)
+    return found
 
 
 def _submodule(source: SourceConfig, location: str, git_dir: str, commit: str, gitlink: TreeEntry, name: str,
@@ -104,12 +120,14 @@ def _submodule(source: SourceConfig, location: str, git_dir: str, commit: str, g
             tally.elsewhere += 1
         return
     with _objects(sub_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
+        configs = TreeEditorConfigs(lambda: tree_editorconfigs(objects, gitlink.sha, blobs))
         for entry in iter_tree(objects, gitlink.sha):
             tally.count()
             if not mine:
                 tally.elsewhere += 1
                 continue
-            yield _entry_outcome(source, sub_location, gitlink.sha, entry, blobs, name, prefix=f"{gitlink.path}/")
+            yield _entry_outcome(source, sub_location, gitlink.sha, entry, blobs, name, prefix=f"{gitlink.path}/",
+                                 configs=configs)
 
 
 def submodule_location(git_dir: str, location: str, commit: str, path: str) -> str:
@@ -204,9 +222,10 @@ def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
 
 
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
-                   blobs: _BlobReader, name: str, prefix: str = "") -> Outcome:
+                   blobs: _BlobReader, name: str, prefix: str = "", configs: TreeEditorConfigs | None = None) -> Outcome:
     """Checks that need only the tree listing come first, so a dropped blob is never read. ``prefix``:
-    where a followed submodule's entries sit in the repository."""
+    where a followed submodule's entries sit in the repository; ``configs``: the tree's .editorconfig
+    files (a submodule's own, read from its root)."""
     where = tree_location(location, commit, entry.path)
     if not path_selected(source, prefix + entry.path):
         return drop(source, where, "path_not_included")
@@ -228,8 +247,8 @@ def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: Tree
         return drop(source, where, "blob_missing")
     except (GitError, OSError) as error:
         return quarantine(source, where, error)
-    return content_outcome(source, where, data, repo=name, path=prefix + entry.path,
-                           metadata={"commit": commit})
+    return content_outcome(source, where, data, repo=name, path=prefix + entry.path, metadata={"commit": commit},
+                           editorconfig=None if configs is None else lambda: configs.charset(entry.path))
 
 
 def iter_tree(git_dir: str, commit: str) -> Iterator[TreeEntry]:

@@ -7,7 +7,8 @@ by shape; a pull request's files (``gh api repos/O/R/pulls/N/files``) are recogn
 name (``pulls-N-files.json``, ``issues-N-comments.json``), since they do not name their thread.
 
 Records counted: one per thread, one per object that belongs to no thread (dropped
-``not_an_issue_record``) and one per unreadable file (quarantined).
+``not_an_issue_record``), one per unreadable file (quarantined) and, in a JSON Lines file, one per
+line that cannot be read (quarantined as ``file#L{n}``; the other lines are read).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from codemix.pipelines.readers.common import (
     ReadTally,
     decode_utf8,
     drop,
+    line_location,
     make_document,
     open_binary,
+    parse_json_line,
     quarantine,
     row_location,
     strip_compression,
@@ -50,11 +53,14 @@ def read_issues(source: SourceConfig, location: str, tally: ReadTally) -> Iterat
             f"no export file ({', '.join(EXPORT_SUFFIXES)}, optionally compressed) under this folder"))
     for path in files:
         try:
-            values = json_values(path, source.limits.max_decompressed_bytes)
+            values, bad_lines = json_values(path, source.limits.max_decompressed_bytes)
         except (*JSON_ERRORS, DecompressedTooLarge, OSError) as error:
             tally.count()
             yield quarantine(source, path, error)
             continue
+        for lineno, error in bad_lines:  # one JSON Lines record each, quarantined alone
+            tally.count()
+            yield quarantine(source, line_location(path, lineno), error)
         yield from _file_records(source, path, values, threads, tally)
     for key in sorted(threads):
         tally.count()
@@ -94,17 +100,41 @@ def export_files(location: str) -> list[str]:
     return sorted(found)
 
 
-def json_values(path: str, max_bytes: int) -> list[Any]:
-    """Every JSON value in the file, one after another (whitespace between them)."""
+def json_values(path: str, max_bytes: int) -> tuple[list[Any], list[tuple[int, Exception]]]:
+    """Every JSON value in the file, one after another (whitespace between them), and ``[]``. A file
+    that fails so but opens with a line that is one JSON value is JSON Lines: then every line is
+    parsed alone (``parse_json_line``), and the lines that fail come back as ``(line number, error)``."""
     with open_binary(path, max_bytes) as stream:
         data = b"".join(iter(lambda: stream.read(READ_CHUNK_BYTES), b""))
     if len(data) > max_bytes:
         raise DecompressedTooLarge(f"{path} is over {max_bytes} bytes (limits.max_decompressed_bytes)")
+    try:
+        return concatenated_values(data), []
+    except JSON_ERRORS:
+        if not isinstance(parse_json_line(data.lstrip().split(b"\n", 1)[0]), tuple):
+            raise  # not JSON Lines: the file as a whole is what cannot be read
+    return json_lines(data)
+
+
+def concatenated_values(data: bytes) -> list[Any]:
     text, decoder, values, position = decode_utf8(data), json.JSONDecoder(), [], 0
     while (position := _skip_space(text, position)) < len(text):
         value, position = decoder.raw_decode(text, position)
         values.append(value)
     return values
+
+
+def json_lines(data: bytes) -> tuple[list[Any], list[tuple[int, Exception]]]:
+    """The values of the non-blank lines of ``data``, and ``(line number, error)`` of those that fail."""
+    values, bad = [], []
+    for lineno, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            parsed = parse_json_line(line)
+            if isinstance(parsed, Exception):
+                bad.append((lineno, parsed))
+            else:
+                values.append(parsed[0])
+    return values, bad
 
 
 def _skip_space(text: str, position: int) -> int:

@@ -64,7 +64,8 @@ def test_short_tasks_are_hit_renamed_or_with_a_slightly_edited_prompt(indexes, v
     # HumanEval/23, /49 and /53 have under five prose words: the edit (every tenth word, from the fifth) leaves them.
     assert sum(leaked[i] != TASKS[i] for i in ids) >= len(ids) - 3, "guard: the variant changed the tasks"
     missed = [i for i in ids if not any(h.item_id == i for h in short.hits(HOST + "\n\n" + leaked[i]))]
-    assert len(missed) <= 1, missed  # HumanEval/42's prompt is 7 words: one edit leaves 2 of 5 3-grams
+    # HumanEval/42's prompt is 7 words: one edit leaves 2 of 5 3-grams, which still cover 4 of the 7 words.
+    assert missed == []
 
 
 def test_a_short_task_in_a_notebook_cell_is_removed_and_an_idiom_cell_kept():

@@ -112,6 +112,27 @@ def test_allowed_sources_pass_the_preflight(broken):
     assert preflight["ok"] is True and preflight["problems"] == [] and preflight["not_crawled"] == ["spare"]
 
 
+def test_each_crawl_list_entry_is_checked_before_any_stage(broken, tmp_path):
+    """A crawl list's entries are locations too: a missing folder, a cut archive and a repository
+    without the ref are named by entry, before any stage, while the readable entries pass."""
+    listing = tmp_path / "lists" / "mirrors.txt"
+    listing.parent.mkdir()
+    listing.write_text(f"# mirrors\n{broken['root'] / 'code'}\n../gone\n{broken['cut']}\n{broken['repo']}\n")
+    spec = write_spec(tmp_path, [{"name": "listed", "type": "crawl_list", "paths": [str(listing)], "ref": "v9.9"}],
+                      {"listed": 1})
+    result = mix("plan", str(spec), "--json")
+    assert result.returncode == 1, result.stderr
+    problems = json.loads(result.stdout)["preflight"]["problems"]
+    where = [p["where"].split(", entry ", 1)[1] for p in problems]
+    assert where == [f"2 (git) {tmp_path / 'gone'}", f"3 (archive) {broken['cut']}", f"4 (git) {broken['repo']}"]
+    assert all(p["where"].startswith(f"sources[0].paths[0] = {listing}, entry") for p in problems)
+    gone, cut, repo = (p["error"] for p in problems)
+    assert gone.startswith("FileNotFoundError") and "Error" in cut and "no commit 'v9.9'" in repo
+    assert all("remove the entry from the list" in p["fix"] and "--allow-missing listed" in p["fix"] for p in problems)
+    listing.write_text(f"{broken['root'] / 'code'}\n")  # the one good entry alone passes
+    assert mix("plan", str(spec), "--json").returncode == 0
+
+
 # --- --out -------------------------------------------------------------------------------------------
 
 
@@ -240,16 +261,18 @@ def test_plan_names_an_empty_prefix_and_a_missing_object_on_s3(tmp_path):
 
 @pytest.mark.parametrize(("runner", "flag"), [("FlinkRunner", "--flink_job_server_jar"),
                                               ("SparkRunner", "--spark_job_server_jar")])
-def test_flink_and_spark_without_a_job_server_say_so_in_one_line(broken, tmp_path, runner, flag):
+def test_flink_and_spark_without_a_job_server_say_so_in_one_line(tmp_path, runner, flag):
     """No jar given or cached, and Maven not reachable (a proxy on a refused loopback port stands for a
-    machine without Internet): one line naming the options, before anything is submitted."""
+    machine without Internet): one line naming the options, before anything is submitted. The source
+    is on an object store: a local one is refused first, as no remote worker could read it."""
     env = no_aws_environment(HOME=str(tmp_path), https_proxy="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
-    result = mix("build", str(broken["spec"]), "--out", "s3://bucket/out", f"--runner={runner}", env=env)
+    spec = write_spec(tmp_path, [{"name": "code", "type": "directory", "paths": ["s3://bucket/src"]}], {"code": 1})
+    result = mix("build", str(spec), "--out", "s3://bucket/out", f"--runner={runner}", env=env)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"mix: option error: --runner: {runner} needs a Beam job server, and none is available")
     assert f"Fix: give {flag}=PATH" in line and "--job_endpoint=HOST:PORT of a running job server" in line
-    missing = mix("build", str(broken["spec"]), "--out", "s3://bucket/out", f"--runner={runner}",
+    missing = mix("build", str(spec), "--out", "s3://bucket/out", f"--runner={runner}",
                   f"{flag}={tmp_path / 'no.jar'}", env=env)
     assert missing.returncode == 2
     assert missing.stderr.strip().splitlines()[-1].startswith(

@@ -16,6 +16,7 @@ import pytest
 from codemix.document import Document, Quarantined
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
+from codemix.filters.natural_language import NaturalLanguageChecker, NaturalLanguageConfig, transcript_prose
 from codemix.mixtures.chat import is_model_turn
 from codemix.mixtures.sft import SFTConfig, sft_samples
 from codemix.mixtures.tokenizer import train_bpe
@@ -149,12 +150,81 @@ def test_aider_edit_blocks_are_in_the_model_turns_and_its_output_is_not() -> Non
 
 
 def test_aider_sessions_without_input_are_quarantined_and_the_rest_trained() -> None:
+    """9 sessions, one of them split at its ``/clear`` (aider empties the chat history there)."""
     outcomes = read(AIDER)
     idle = [o for o in outcomes if isinstance(o, Quarantined)]
-    assert len(outcomes) == 9 and len(idle) == 6 and all("no_task" in o.error for o in idle)
+    assert len(outcomes) == 10 and len(idle) == 6 and all("no_task" in o.error for o in idle)
     judge = DocumentFilter(FiltersConfig())
     worked = [o for o in outcomes if isinstance(o, Document) and any(map(is_model_turn, o.metadata["messages"]))]
-    assert len(worked) == 3
+    assert len(worked) == 4
     for doc in worked:
         assert judge.drop_reason(doc) is None
         assert trained_every_model_turn(doc)
+
+
+def test_an_aider_reply_in_its_source_fence_is_code_not_prose() -> None:
+    """aider also asks models for ``<source>`` fences (``all_fences``); the edit inside one is code: the
+    run is kept (judged as prose its repeated code lines fail ``dup_line_char_frac``) and trained."""
+    path = FIXTURES / "aider-history" / "chat-history.lines-5312-5401.md"
+    raw = path.read_text(encoding="utf-8")
+    edit = raw[raw.index("<source>python\n"):raw.index("</source>\n") + len("</source>")]
+    assert "<<<<<<< SEARCH" in edit and ">>>>>>> REPLACE" in edit, "guard: a tag-fenced edit"
+    (doc,) = [o for o in read(path) if isinstance(o, Document)]
+    (reply,) = [m for m in doc.metadata["messages"] if is_model_turn(m)]
+    assert edit in reply["content"]
+    prose = transcript_prose(doc.metadata["messages"])
+    assert "<<<<<<< SEARCH" not in prose and "Certainly!" in prose
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert checker.drop_reason(prose + "\n\n" + edit) is not None, "guard: the edit judged as prose fails"
+    assert DocumentFilter(FiltersConfig()).drop_reason(doc) is None and trained_every_model_turn(doc)
+
+
+def test_an_aider_session_is_split_where_clear_emptied_the_history() -> None:
+    raw = AIDER.read_text(encoding="utf-8")
+    assert raw.count("\n#### /clear  \n") == 1, "guard"
+    before, after = [t for t in parse_text(raw) if t.extra["started_at"] == "2024-08-06 08:47:10"]
+    assert before.messages[-1]["content"] == "/clear" and before.messages[-1]["observation"]
+    assert after.extra["after_clear"] == 1
+    assert after.messages[0]["content"] == "make `test_subtree_only` use GitTemporaryDirectory"
+
+
+# --- aider's log of what it sent the model (--llm-history-file), a real one ----------------------------------
+
+LLM_HISTORY = FIXTURES / "aider-llm-history" / "llm.history.first-4-requests"
+
+
+def test_each_request_to_the_model_is_a_transcript_with_every_message_sent() -> None:
+    """Counted on the raw lines: a message per ``-------`` line of a ``TO LLM`` record (its role the first
+    word of its first line), then the reply of the ``LLM RESPONSE`` record after it."""
+    records = re.split(r"^(TO LLM|LLM RESPONSE) \S+\n", LLM_HISTORY.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    requests = [body for kind, body in zip(records[1::2], records[2::2]) if kind == "TO LLM"]
+    roles = [[chunk.split(" ", 1)[0].lower() for chunk in body.split("-------\n")[1:]] for body in requests]
+    assert len(requests) == 4 and sum(map(len, roles)) == 7 + 9 + 11 + 13 - 4, "guard: the excerpt"
+    outcomes = read(LLM_HISTORY)
+    assert [o.metadata["format"] for o in outcomes] == ["aider-llm-history"] * 4
+    for sent, doc in zip(roles, outcomes):
+        messages = doc.metadata["messages"]
+        assert [m["role"] for m in messages] == [*sent, "assistant"]
+        model = [i for i, m in enumerate(messages) if is_model_turn(m)]
+        task = [i for i, m in enumerate(messages) if m["role"] == "user" and not m["observation"]]
+        assert model == [len(messages) - 1] and task == [len(messages) - 2]
+    replies = [body for kind, body in zip(records[1::2], records[2::2]) if kind == "LLM RESPONSE"]
+    assert [o.metadata["messages"][-1]["content"] for o in outcomes] == [
+        "\n".join(line[len("ASSISTANT "):] for line in body.rstrip("\n").split("\n")) for body in replies]
+
+
+def test_only_the_reply_to_each_request_is_trained() -> None:
+    """Earlier replies sent back as context were trained in their own request; the canned ones are aider's."""
+    outcomes = read(LLM_HISTORY)
+    judge = DocumentFilter(FiltersConfig())
+    for doc in outcomes:
+        assert judge.drop_reason(doc) is None and trained_every_model_turn(doc)
+    context = [m for doc in outcomes for m in doc.metadata["messages"][:-1] if m["role"] == "assistant"]
+    canned = "Ok, I won't try and edit those files without asking first."
+    assert context and all(m["observation"] for m in context) and canned in {m["content"] for m in context}
+    tokenizer = train_bpe([doc.text for doc in outcomes], vocab_size=600)
+    for doc in outcomes:
+        samples, _ = sft_samples(doc, tokenizer, 1 << 16, SFTConfig(outcome_policy="any", min_tokens=1))
+        trained = "".join(tokenizer.decode(s.tokens[s.loss_mask == 1].tolist(), skip_special_tokens=False)
+                          for s in samples)
+        assert doc.metadata["messages"][-1]["content"][:300] in trained and canned not in trained

@@ -38,6 +38,7 @@ FILES = {
     "aider": "aider/.aider.chat.history.md",
     "sharegpt": "sharegpt/glaive_toolcall_en_demo.first5.json",
     "moatless": "moatless/two_edits.json",
+    "aider-llm-history": "aider-llm-history/llm.history.first-4-requests",
 }
 
 
@@ -45,7 +46,7 @@ def read_fixture(relative: str) -> list[Transcript]:
     """The fixture through the same entry points the crawl uses (JSON, JSONL rows, JSONL session, text)."""
     path = FIXTURES / relative
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".md":
+    if path.suffix == ".md" or path.parent.name == "aider-llm-history":
         return parse_text(text) or []
     if path.suffix != ".jsonl":
         value = json.loads(text)
@@ -279,7 +280,7 @@ def test_aider_sessions_are_transcripts_and_edits_stay_in_the_reply() -> None:
 def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
     with pytest.raises(TranscriptShapeError) as caught:
         parse_json_value(value)
-    json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "aider")]
+    json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "aider", "aider-llm-history")]
     assert all(name in str(caught.value) for name in json_formats)
 
 

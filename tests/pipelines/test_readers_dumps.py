@@ -146,3 +146,28 @@ def test_unreadable_dump_is_one_quarantine(tmp_path: Path, name: str) -> None:
     outcomes = list(read_location(source("dump"), str(tmp_path / name)))
     assert len(outcomes) == 1 and isinstance(outcomes[0], Quarantined)
     assert outcomes[0].location == str(tmp_path / name)
+
+
+def test_a_jsonl_line_in_a_legacy_encoding_is_transcoded_and_a_broken_one_quarantined_alone(tmp_path: Path) -> None:
+    """A line written in Shift-JIS among UTF-8 ones (CPython's Shift-JIS test text, long enough to detect)
+    is read as CPython's own UTF-8 twin of that text, its encoding in metadata; a short line nothing
+    explains stays quarantined as file#L{n}; every line has one outcome."""
+    import json
+
+    from codemix.document import ReadCount
+    from codemix.pipelines.readers import read_counted
+    from tests.pipelines.test_readers_encodings import FIXTURES
+
+    twin = (FIXTURES / "shift_jis-utf8.txt").read_text(encoding="utf-8")
+    line = json.dumps({"content": twin, "path": "docs/shift_jis.txt"}, ensure_ascii=False).encode("shift_jis")
+    lines = [jsonl(STACK_RECORD).rstrip(b"\n"), line, b'{"content": "caf\xe9"}',
+             jsonl({"content": "ok\n", "path": "b.md"}).rstrip(b"\n")]
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    found = list(read_counted(source("dump", limits=ReadLimits(max_file_bytes=1 << 20)), str(path)))
+    docs = {o.metadata["location"].rsplit("#", 1)[1]: o for o in found if isinstance(o, Document)}
+    assert sorted(docs) == ["L1", "L2", "L4"], found
+    assert docs["L2"].text == twin and docs["L2"].metadata["encoding_evidence"].startswith("detected by")
+    assert [(o.location.rsplit("#", 1)[1], o.error.split(":")[0]) for o in found if isinstance(o, Quarantined)] == [
+        ("L3", "UnicodeDecodeError")]
+    assert [o.records for o in found if isinstance(o, ReadCount)] == [4]

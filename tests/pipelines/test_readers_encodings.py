@@ -126,3 +126,89 @@ def test_a_wrong_declaration_falls_back_to_detection():
     data = b"# -*- coding: ascii -*-\n" + (FIXTURES / "shift_jis.txt").read_bytes()
     decoded = decode_legacy(data)
     assert decoded is not None and decoded.evidence.startswith("detected by")
+
+
+def legacy_tree(root: Path) -> Path:
+    """CPython's badsyntax_pep3120.py (Latin-1, too short to detect) under two folders, configured by
+    an .editorconfig at the top and, for one folder, overridden by a closer one."""
+    for folder in ("pkg", "vendored"):
+        (root / folder).mkdir(parents=True)
+        shutil.copy(FIXTURES / "badsyntax_pep3120.py", root / folder / "bad.py")
+    (root / ".editorconfig").write_text("root = true\n\n[*.py]\ncharset = latin1\n")
+    (root / "vendored" / ".editorconfig").write_text("[*.py]\ncharset = utf-8\n")
+    return root
+
+
+def as_git(tree: Path) -> str:
+    import subprocess
+
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]):
+        subprocess.run(["git", "-C", str(tree), *args], check=True)
+    return str(tree)
+
+
+def as_archive(tree: Path, suffix: str) -> str:
+    """The tree packed as an sdist is (one top folder), the .editorconfig files last in the archive,
+    after the files they configure (a tar stream cannot look ahead)."""
+    import tarfile
+    import zipfile
+
+    files = sorted((p for p in tree.rglob("*") if p.is_file()), key=lambda p: p.name == ".editorconfig")
+    archive = tree.parent / f"proj-1.0{suffix}"
+    if suffix == ".zip":
+        with zipfile.ZipFile(archive, "w") as packed:
+            for path in files:
+                packed.write(path, f"proj-1.0/{path.relative_to(tree)}")
+    else:
+        with tarfile.open(archive, "w:gz") as packed:
+            for path in files:
+                packed.add(path, f"proj-1.0/{path.relative_to(tree)}")
+    return str(archive)
+
+
+@pytest.mark.parametrize("kind", ["git", "tar.gz", "zip"])
+def test_an_editorconfig_inside_a_repository_or_archive_is_honoured(tmp_path, kind):
+    tree = legacy_tree(tmp_path / "proj")
+    location = as_git(tree) if kind == "git" else as_archive(tree, f".{kind}")
+    source = SourceConfig(name="legacy", type="git" if kind == "git" else "archive", paths=[location],
+                          exclude=[".editorconfig", "**/.editorconfig"])
+    found = {o.path: o for o in read_location(source, location) if isinstance(o, Document)}
+    drops = [o for o in read_location(source, location) if isinstance(o, Dropped)]
+    latin1 = (FIXTURES / "badsyntax_pep3120.py").read_bytes().decode("latin-1")
+    assert found["pkg/bad.py"].text == latin1 and found["pkg/bad.py"].text.startswith('print("böse")')
+    assert encoding_of(found["pkg/bad.py"]) == {"original_encoding": "iso8859-1", "encoding_evidence": ".editorconfig"}
+    # the closer .editorconfig says UTF-8, which the bytes are not: nothing explains them
+    assert "vendored/bad.py" not in found
+    assert sorted(d.reason for d in drops if "bad.py" in d.location) == ["not_utf8"]
+
+
+def test_an_editorconfig_in_a_directory_on_an_object_store_is_honoured(tmp_path):
+    """The same tree uploaded under an S3 prefix (moto's server on 127.0.0.1), read through Beam's S3 filesystem."""
+    import boto3
+    from apache_beam.io.filesystems import FileSystems
+    from apache_beam.options.pipeline_options import PipelineOptions
+    from moto.server import ThreadedMotoServer
+
+    from tests.pipelines.portable_services import S3_KEY_ID, S3_REGION, S3_SECRET, free_port
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server.start()
+    try:
+        endpoint = f"http://127.0.0.1:{port}"
+        client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id=S3_KEY_ID,
+                              aws_secret_access_key=S3_SECRET, region_name=S3_REGION)
+        client.create_bucket(Bucket="trees")
+        tree = legacy_tree(tmp_path / "proj")
+        for path in (p for p in tree.rglob("*") if p.is_file()):
+            client.put_object(Bucket="trees", Key=f"proj/{path.relative_to(tree)}", Body=path.read_bytes())
+        FileSystems.set_options(PipelineOptions([f"--s3_endpoint_url={endpoint}", f"--s3_access_key_id={S3_KEY_ID}",
+                                                 f"--s3_secret_access_key={S3_SECRET}", f"--s3_region_name={S3_REGION}"]))
+        source = SourceConfig(name="legacy", type="directory", paths=["s3://trees/proj"], exclude=["**/.editorconfig"])
+        outcomes = list(read_location(source, "s3://trees/proj"))
+    finally:
+        FileSystems.set_options(PipelineOptions([]))
+        server.stop()
+    found = {o.path: o for o in outcomes if isinstance(o, Document)}
+    assert encoding_of(found["pkg/bad.py"]) == {"original_encoding": "iso8859-1", "encoding_evidence": ".editorconfig"}
+    assert [o.reason for o in outcomes if isinstance(o, Dropped) and "bad.py" in o.location] == ["not_utf8"]

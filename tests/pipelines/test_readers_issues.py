@@ -162,3 +162,31 @@ def test_real_threads_pass_the_filter_stage() -> None:
 
 def test_quarantine_is_for_files_not_records() -> None:
     assert not [o for o in outcomes() if isinstance(o, Quarantined)]
+
+
+def test_a_bad_line_of_json_lines_is_quarantined_alone_with_its_line_number(tmp_path: Path) -> None:
+    """The real events page as GH Archive stores it (one event per line); one line with a byte that is
+    not UTF-8 and one cut short are quarantined as file#L{n} with their errors, every other line read;
+    a line written in Latin-1 is transcoded and read."""
+    events = load("events.json")
+    lines = [json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode() for event in events]
+    others = [i for i, e in enumerate(events) if e["type"] not in ("IssuesEvent", "IssueCommentEvent")]
+    bad, cut, latin1 = others[3], others[7], others[9]
+    lines[bad] = lines[bad].replace(b'"public":true', b'"public":tr\xffue', 1)
+    lines[cut] = lines[cut][:80]
+    lines[latin1] = lines[latin1].replace(b'"repo":{', '"note":"Réunion déjà prévue à Orléans","repo":{'.encode("latin-1"))
+    assert b"\xff" in lines[bad] and len(lines[cut]) == 80 and b"\xe9" in lines[latin1]  # guard: all changed
+    (tmp_path / "lines").mkdir()
+    (tmp_path / "lines" / "events.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    (tmp_path / "page").mkdir()
+    shutil.copy(GITHUB / "events.json", tmp_path / "page" / "events.json")
+    found = outcomes(tmp_path / "lines")
+    quarantined = [o for o in found if isinstance(o, Quarantined)]
+    assert [(o.location.rsplit("#", 1)[1], o.error.split(":")[0]) for o in quarantined] == [
+        (f"L{bad + 1}", "UnicodeDecodeError"), (f"L{cut + 1}", "JSONDecodeError")]
+    assert len([o for o in found if isinstance(o, Dropped) and o.reason == "not_an_issue_record"]) == 24 - 2
+    assert sorted(threads(found)) == sorted(threads(outcomes(tmp_path / "page")))
+    whole = json.loads((GITHUB / "events.json").read_text())
+    assert [o.records for o in found if isinstance(o, ReadCount)] == [len(found) - 1]
+    assert len(found) - 1 == len(whole) - len([e for e in whole if e["type"] in ("IssuesEvent", "IssueCommentEvent")]) \
+        + len(threads(found))

@@ -365,7 +365,7 @@ def test_text_that_is_no_format_names_the_formats_tried(tmp_path: Path) -> None:
     path.write_text("# Meeting notes\n\nNothing to see.\n")
     (outcome,) = read_location(transcripts_source(), str(path))
     assert isinstance(outcome, Quarantined) and outcome.error.startswith("JSONDecodeError")
-    assert outcome.error.endswith("(nor a text transcript; tried aider)")
+    assert outcome.error.endswith("(nor a text transcript; tried aider, aider-llm-history)")
 
 
 @pytest.mark.parametrize(("overrides", "field", "fix"), [
