@@ -235,3 +235,16 @@ def test_dataflow_project_is_asked_for_one_job_with_a_bounded_wait(storage_emula
     assert ("it did not answer" in message) if hang else \
         ("there is no such project or region (404: Project 'fake-proj-123' not found or deleted.)" in message)
     assert "ya29.codemix-test" not in message and "Nothing was submitted" in message
+
+
+def test_a_gs_object_is_fingerprinted_by_its_generation(storage_emulator):
+    """The preflight's fingerprint of a gs:// file (one bounded metadata call): its generation, None when absent."""
+    from google.cloud import storage
+
+    from codemix.pipelines.fingerprints import remote_fingerprint
+
+    storage.Client.create_anonymous_client().bucket("codemix-present").blob("dumps/a.jsonl").upload_from_string(
+        b'{"content": "x = 1\\n"}\n')
+    present = remote_fingerprint("gs://codemix-present/dumps/a.jsonl")
+    assert isinstance(present["generation"], int)
+    assert remote_fingerprint("gs://codemix-present/dumps/absent.jsonl")["generation"] is None
