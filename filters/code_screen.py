@@ -10,10 +10,12 @@ Design notes and the proof: docs/design/filters.md, "filters/code_screen.py".
 
 from __future__ import annotations
 
+import functools
 import keyword
 import math
 import re
 import tokenize
+from collections.abc import Callable
 
 import numpy as np
 import xxhash
@@ -27,13 +29,20 @@ _MULTIPLIER = np.uint64(0x100000001B3)
 # including a backslash-newline), and comments; every branch starts with a literal character, so the
 # regex engine skips to the next '#', quote or double quote. A string's prefix stays in the text and
 # is taken with its marker below.
-_STRINGS_AND_COMMENTS = re.compile(
+_STRINGS_AND_COMMENTS = re.compile(  # bodies unrolled (plain runs between escapes): the same matches, fewer steps
     "#[^\\n]*"
-    "|'''(?:[^'\\\\]|\\\\[\\s\\S]|'(?!''))*'''"
-    '|"""(?:[^"\\\\]|\\\\[\\s\\S]|"(?!""))*"""'
-    "|'(?:[^\\n'\\\\]|\\\\[\\s\\S])*'"
-    '|"(?:[^\\n"\\\\]|\\\\[\\s\\S])*"')
-_PREFIXES = "|".join(sorted((p for p in tokenize._all_string_prefixes() if p), key=len, reverse=True))
+    "|'''[^'\\\\]*(?:(?:\\\\[\\s\\S]|'(?!''))[^'\\\\]*)*'''"
+    '|"""[^"\\\\]*(?:(?:\\\\[\\s\\S]|"(?!""))[^"\\\\]*)*"""'
+    "|'[^\\n'\\\\]*(?:\\\\[\\s\\S][^\\n'\\\\]*)*'"
+    '|"[^\\n"\\\\]*(?:\\\\[\\s\\S][^\\n"\\\\]*)*"')
+
+
+def string_prefixes() -> list[str]:
+    """Every string prefix ``tokenize`` knows (``rb``, ``Rb``, ``f``...), longest first."""
+    return sorted((p for p in tokenize._all_string_prefixes() if p), key=len, reverse=True)
+
+
+_PREFIXES = "|".join(string_prefixes())
 _NUMBER_PATTERN = re.sub(r"\((?!\?)", "(?:", tokenize.Number)  # its groups, uncaptured: findall gives strings
 # What is left, token by token, most frequent first: names not glued to a marker, a newline with the
 # next line's indentation, one-character operators, a string's marker with its prefix (a prefix only
@@ -140,7 +149,11 @@ def _indentation_consistent(tokens: list[str], newline: np.ndarray, outside: np.
     no enclosing block opened (tabs to multiples of 8, as ``tokenize`` counts columns). A statement
     starts after a newline outside brackets that a non-blank line follows."""
     starts = np.flatnonzero(newline[:-1] & outside[:-1] & ~newline[1:])
-    columns = [len(tokens[i].expandtabs(8)) - 1 for i in starts.tolist()]
+    return columns_consistent([len(tokens[i].expandtabs(8)) - 1 for i in starts.tolist()])
+
+
+def columns_consistent(columns: list[int]) -> bool:
+    """False when a statement column dedents to a column no enclosing block opened."""
     stack = [0]
     for column in columns:
         if column > stack[-1]:
@@ -163,6 +176,11 @@ def full_projection(tokens: CodeTokens) -> tuple[np.ndarray, np.ndarray, np.ndar
     return hashes, flags, np.array(kept, dtype=np.int64)
 
 
+@functools.lru_cache(maxsize=16)
+def _distance_codes(k: int) -> np.ndarray:
+    return np.array([xxhash.xxh3_64_intdigest(f"\x00screen{d}".encode()) for d in range(k)], dtype=np.uint64)
+
+
 def projected_gram_hashes(hashes: np.ndarray, identifier: np.ndarray, k: int) -> np.ndarray:
     """Hash of every window of ``k`` projected tokens, identifiers coded by the distance back to their
     previous occurrence inside the window (so a renamed copy gives the same hashes). Shape
@@ -170,13 +188,11 @@ def projected_gram_hashes(hashes: np.ndarray, identifier: np.ndarray, k: int) ->
     windows = len(hashes) - k + 1
     if windows <= 0:
         return np.empty(0, dtype=np.uint64)
-    back = np.full(len(hashes), k, dtype=np.int64)
-    positions = np.flatnonzero(identifier)
-    if len(positions) > 1:
-        order = positions[np.lexsort((positions, hashes[positions]))]
-        same = hashes[order[1:]] == hashes[order[:-1]]
-        back[order[1:][same]] = np.minimum(order[1:][same] - order[:-1][same], k)
-    codes = np.array([xxhash.xxh3_64_intdigest(f"\x00screen{d}".encode()) for d in range(k)], dtype=np.uint64)
+    back = np.full(len(hashes), k, dtype=np.int64)  # k: no earlier use within k - 1 tokens
+    for distance in range(k - 1, 0, -1):  # the nearest earlier use wins
+        same = identifier[distance:] & identifier[:-distance] & (hashes[distance:] == hashes[:-distance])
+        back[distance:][same] = distance
+    codes = _distance_codes(k)
     acc = np.zeros(windows, dtype=np.uint64)
     for j in range(k):
         distance = back[j:j + windows]
@@ -200,6 +216,76 @@ def window_slices(positions: np.ndarray, spans: int, windows: int, ngram: int) -
 SCREEN_GRAMS = (4, 8)
 
 
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``np.arange(s, e)`` for each pair, concatenated."""
+    lengths = np.maximum(ends - starts, 0)
+    total = int(lengths.sum())
+    if not total:
+        return np.empty(0, dtype=np.int64)
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+
+
+_SLOT_MULTIPLIER = np.uint64(0xFF51AFD7ED558CCD)
+
+
+class _Grams:
+    """The k-grams of every indexed window for one k: distinct ``keys`` behind a hash table, each
+    k-gram occurrence's key, and both directions between occurrences and the windows they check."""
+
+    __slots__ = ("_by_key", "_inverse", "_key_starts", "_occurrence_starts", "_shared", "_shift", "_slots",
+                 "_windows", "first", "keys", "last")
+
+    def __init__(self, hashes: np.ndarray, first: np.ndarray, last: np.ndarray):
+        keys, inverse = np.unique(hashes, return_inverse=True)
+        self.__setstate__((keys, inverse.astype(np.int32), first.astype(np.int32), last.astype(np.int32)))
+
+    def __getstate__(self) -> tuple:
+        return self.keys, self._inverse, self.first, self.last  # int32: pickled small; the rest is derived
+
+    def __setstate__(self, state: tuple) -> None:
+        self.keys, self._inverse, self.first, self.last = state
+        first, last = self.first.astype(np.int64), self.last.astype(np.int64)
+        self._by_key = np.argsort(self._inverse, kind="stable").astype(np.int32)
+        self._key_starts = np.searchsorted(self._inverse[self._by_key], np.arange(len(self.keys) + 1))
+        checked = np.flatnonzero(first <= last)
+        occurrences = _ranges(first[checked], last[checked] + 1)
+        order = np.argsort(occurrences, kind="stable")
+        self._windows = np.repeat(checked, (last - first + 1)[checked])[order].astype(np.int32)
+        self._occurrence_starts = np.searchsorted(occurrences[order], np.arange(len(self._inverse) + 1))
+        bits = max(10, (4 * len(self.keys)).bit_length())
+        self._shift = np.uint64(64 - bits)
+        slot = self._slot(self.keys)
+        self._slots = np.full(1 << bits, -1, dtype=np.int32)
+        self._slots[slot] = np.arange(len(self.keys), dtype=np.int32)
+        self._shared = np.bincount(slot, minlength=1 << bits) > 1  # looked up by binary search
+
+    def _slot(self, hashes: np.ndarray) -> np.ndarray:
+        return (hashes * _SLOT_MULTIPLIER) >> self._shift
+
+    def _found_keys(self, found: np.ndarray) -> np.ndarray:
+        """Indices of the keys among the hashes ``found``."""
+        slot = self._slot(found)
+        index = self._slots[slot]
+        hit = index >= 0
+        keys = index[hit][self.keys[index[hit]] == found[hit]]
+        shared = self._shared[slot]
+        if shared.any() and len(self.keys):
+            at = np.minimum(np.searchsorted(self.keys, found[shared]), len(self.keys) - 1)
+            keys = np.concatenate([keys, at[self.keys[at] == found[shared]]])
+        return np.unique(keys)
+
+    def possible_windows(self, found: np.ndarray) -> np.ndarray:
+        """The windows whose k-grams all occur among the hashes ``found`` (windows checked by this k)."""
+        keys = self._found_keys(found)
+        present = np.sort(self._by_key[_ranges(self._key_starts[keys], self._key_starts[keys + 1])])
+        if not len(present):
+            return present
+        touched = np.unique(self._windows[_ranges(self._occurrence_starts[present], self._occurrence_starts[present + 1])])
+        first, last = self.first[touched], self.last[touched]
+        inside = np.searchsorted(present, last, side="right") - np.searchsorted(present, first, side="left")
+        return touched[inside == last - first + 1]
+
+
 class ScreenIndex:
     """Every indexed code item text's projected k-grams (k in ``grams``) and, per n-gram window, the
     k-grams of the largest k wholly inside it. A window the full path finds in a document has all
@@ -207,17 +293,22 @@ class ScreenIndex:
     distinct n-grams' worth of windows, covering ``min_match_tokens`` tokens, have all theirs
     present (``may_hit``). A window holding no k-gram is always possible."""
 
-    __slots__ = ("_free", "_length", "_needed", "_owner", "_parts", "_start", "_texts", "grams",
-                 "min_match_tokens", "ngram", "unbounded")
+    __slots__ = ("_first", "_free", "_free_counts", "_length", "_needed", "_owner", "_parts", "_project", "_start",
+                 "_texts", "grams", "min_match_tokens", "ngram", "unbounded")
 
     def __init__(self, items: list[tuple[CodeTokens, np.ndarray]], *, ngram: int, min_overlap: float,
-                 min_match_tokens: int, grams: tuple[int, ...] = SCREEN_GRAMS):
-        """``items``: (normalised tokens, n-grams) of each code text the full index holds."""
-        self.grams, self.ngram, self.min_match_tokens = grams, ngram, min_match_tokens
+                 min_match_tokens: int, grams: tuple[int, ...] = SCREEN_GRAMS,
+                 projections: tuple[Callable, Callable] = (full_projection, light_projection),
+                 first: ScreenIndex | None = None):
+        """``items``: (normalised tokens, n-grams) of each code text the full index holds. ``projections``:
+        how an item's tokens and a document's text are projected (the same stream, or the document's None).
+        ``first``: a cheaper screen asked before this one; a document it clears is cleared."""
+        self.grams, self.ngram, self.min_match_tokens, self._first = grams, ngram, min_match_tokens, first
+        project_item, self._project = projections
         parts = {k: ([], [], [], 0) for k in grams}  # k -> (hashes, firsts, lasts, offset)
         chosen_all, owners, starts, needed, lengths = [], [], [], [], []
         for number, (tokens, full_grams) in enumerate(items):
-            projected_hashes, identifier, positions = full_projection(tokens)
+            projected_hashes, identifier, positions = project_item(tokens)
             windows = len(full_grams)
             chosen = np.full(windows, -1, dtype=np.int64)  # which k each window is checked by
             per_k = {}
@@ -242,37 +333,37 @@ class ScreenIndex:
         self._texts = len(items)
         self._parts = {}
         for k, (hashes, firsts, lasts, _) in parts.items():
-            keys, inverse = np.unique(np.concatenate([np.empty(0, np.uint64), *hashes]), return_inverse=True)
-            self._parts[k] = (keys, inverse.astype(np.int32), np.concatenate([np.empty(0, np.int64), *firsts]).astype(
-                np.int32), np.concatenate([np.empty(0, np.int64), *lasts]).astype(np.int32))  # int32: pickled small
+            self._parts[k] = _Grams(np.concatenate([np.empty(0, np.uint64), *hashes]),
+                                    np.concatenate([np.empty(0, np.int64), *firsts]),
+                                    np.concatenate([np.empty(0, np.int64), *lasts]))
         self._free = np.concatenate([np.empty(0, np.int64), *chosen_all]) < 0  # windows no k-gram fits in
         self._owner = np.concatenate([np.empty(0, np.int32), *owners])
         self._start = np.concatenate([np.empty(0, np.int64), *starts]).astype(np.int32)
         self._needed, self._length = np.array(needed, dtype=np.int64), np.array(lengths, dtype=np.int64)
-        free = np.bincount(self._owner[self._free], minlength=self._texts)
-        self.unbounded = int((free >= self._needed).sum())  # texts every document passes for
+        if self._first is not None:  # the same windows: share the arrays (pickled once)
+            for name in ("_owner", "_start", "_needed", "_length"):
+                if np.array_equal(getattr(self._first, name), getattr(self, name)):
+                    setattr(self, name, getattr(self._first, name))
+        self._free_counts = np.bincount(self._owner[self._free], minlength=self._texts)
+        self.unbounded = int((self._free_counts >= self._needed).sum())  # texts every document passes for
 
     def may_hit(self, text: str) -> bool:
         """False only when the full path can hit no indexed code text in ``text`` read as Python."""
+        if self._first is not None and not self._first.may_hit(text):
+            return False
         if self.unbounded:
             return True
-        light = light_projection(text)
+        light = self._project(text)
         if light is None:
             return True
-        possible = self._free.copy()
-        for k, (keys, inverse, first, last) in self._parts.items():
-            found = np.unique(projected_gram_hashes(*light, k))
-            if not len(keys) or not len(found):
-                continue
-            at = np.minimum(np.searchsorted(keys, found), len(keys) - 1)
-            key_present = np.zeros(len(keys), dtype=bool)
-            key_present[at[keys[at] == found]] = True
-            absent = np.concatenate([[0], np.cumsum(~key_present[inverse])])
-            checked = first <= last
-            possible[checked] |= absent[last[checked] + 1] == absent[first[checked]]
-        counts = np.bincount(self._owner[possible], minlength=self._texts)
+        possible = [part.possible_windows(projected_gram_hashes(*light, k)) for k, part in self._parts.items()]
+        windows = np.concatenate([np.empty(0, dtype=np.int64), *possible])  # each window is checked by one k
+        if not len(windows):
+            return False  # free windows alone reach no text's minimum (unbounded is 0)
+        counts = self._free_counts + np.bincount(self._owner[windows], minlength=self._texts)
         for number in np.flatnonzero(counts >= self._needed).tolist():
-            starts = self._start[possible & (self._owner == number)]
+            mine = np.flatnonzero(self._free & (self._owner == number))
+            starts = self._start[np.concatenate([mine, windows[self._owner[windows] == number]])]
             if covered(starts, self.ngram, int(self._length[number])) >= self.min_match_tokens:
                 return True
         return False

@@ -24,6 +24,7 @@ import tree_sitter_language_pack
 import xxhash
 
 from codemix.config import ConfigError, join, require
+from codemix.filters.code_runs import RUN_GRAMS, run_projection, token_run_projection
 from codemix.filters.code_screen import ScreenIndex
 from codemix.filters.code_tokens import RECEIVERS, CodeTokens, covered
 
@@ -382,8 +383,9 @@ class ContaminationIndex:
         self._keys, self._owners = keys[order], owners[order]
         self._screen = None
         if screen and code_items:
-            self._screen = ScreenIndex(code_items, ngram=ngram, min_overlap=min_overlap,
-                                       min_match_tokens=self.min_match_tokens)
+            limits = {"ngram": ngram, "min_overlap": min_overlap, "min_match_tokens": self.min_match_tokens}
+            runs = ScreenIndex(code_items, **limits, grams=RUN_GRAMS, projections=(token_run_projection, run_projection))
+            self._screen = ScreenIndex(code_items, **limits, first=runs)
 
     @classmethod
     def from_config(cls, config: DecontaminationConfig, path: str = "decontamination") -> ContaminationIndex:

@@ -136,8 +136,11 @@ def _http_version(url: str) -> dict:
 def _gcs_version(location: str) -> dict:
     from google.cloud import storage  # the GCS client Beam's gcp extra installs
 
+    from codemix.pipelines.gcp import CONNECT_SECONDS, READ_SECONDS
+
     bucket, _, name = location[len("gs://"):].partition("/")
-    blob = storage.Client().bucket(bucket).get_blob(name)
+    # bounded: the client's default is 60 s per try, retried for 120 s
+    blob = storage.Client().bucket(bucket).get_blob(name, timeout=(CONNECT_SECONDS, READ_SECONDS), retry=None)
     return {"generation": blob.generation if blob is not None else None}
 
 

@@ -1,0 +1,259 @@
+"""The decontamination screen's first level: the projected Python stream read from bytes with numpy alone.
+
+``run_projection`` gives what ``code_screen.light_projection`` gives (the full path's normalised stream
+without strings), with two changes that need no per-token Python work: a token is hashed by a polynomial
+over its bytes (``run_hash``), and a number is split into its word runs and other characters (``1.5e-3``:
+``1``, ``.``, ``5e``, ``-``, ``3``). ``token_run_projection`` makes the same stream from the full path's
+tokens, for the benchmark side. It is None wherever ``light_projection`` is, and also for non-ASCII code,
+a number glued to a word, and a name after a ``.`` that may belong to a number or an ellipsis.
+Design notes and the proof: docs/design/filters.md, "filters/code_runs.py".
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+import numpy as np
+
+from codemix.filters.code_screen import (
+    _NUMBER_PATTERN,
+    _STRINGS_AND_COMMENTS,
+    _UNSURE_CHARACTERS,
+    _drop_comment,
+    columns_consistent,
+    full_projection,
+    string_prefixes,
+)
+from codemix.filters.code_tokens import RECEIVERS, CodeTokens
+
+# The k of the run screen's k-grams: one k keeps its cost low; windows under 8 runs are always possible.
+RUN_GRAMS = (8,)
+_BASE = np.uint64(0x100000001B3)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+# A number followed by a word character: ``tokenize`` splits ``1if``, ``x.5y`` or ``0123`` where a word run
+# does not. Matched (atomically, as tokenize takes its first match) only where a run could hide one.
+_GLUED_NUMBER = re.compile(rf"(?>{_NUMBER_PATTERN})(?=\w)")
+_LETTER = np.zeros(256, dtype=bool)
+_LETTER[list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")] = True
+
+# Byte classes.
+_SPACE, _WORD, _NEWLINE, _STRING, _DOT, _OPEN, _CLOSE, _OTHER = range(8)
+_CLASSES = np.full(256, _OTHER, dtype=np.uint8)
+for _byte in b" \t":
+    _CLASSES[_byte] = _SPACE
+for _byte in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_":
+    _CLASSES[_byte] = _WORD
+_CLASSES[ord("\n")], _CLASSES[0], _CLASSES[ord(".")] = _NEWLINE, _STRING, _DOT
+for _byte in b"([{":
+    _CLASSES[_byte] = _OPEN
+for _byte in b")]}":
+    _CLASSES[_byte] = _CLOSE
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[list(b"0123456789")] = True
+# A one-character token's hash: its byte, mixed (a word run's hash is never this small before mixing).
+_CHARACTER_HASHES = (np.arange(256, dtype=np.uint64) + np.uint64(1 << 40)) * _MIX
+
+
+def run_hash(word: bytes) -> int:
+    """The hash ``run_projection`` gives a word run or a one-character token."""
+    if len(word) == 1 and _CLASSES[word[0]] != _WORD:
+        return int(_CHARACTER_HASHES[word[0]])
+    value = sum(byte * pow(int(_BASE), position, 1 << 64) for position, byte in enumerate(word))
+    return (value * int(_MIX) % (1 << 64)) ^ len(word)
+
+
+class _Members:
+    """A small set of run hashes, tested by one table lookup per element (``np.isin`` sorts)."""
+
+    __slots__ = ("_shift", "_table")
+
+    def __init__(self, names):
+        keys = {run_hash(n.encode()) for n in names}
+        for bits in range(8, 20):
+            slots = {(k * 0xFF51AFD7ED558CCD % (1 << 64)) >> (64 - bits) for k in keys}
+            if len(slots) == len(keys):
+                break
+        self._shift, self._table = np.uint64(64 - bits), np.zeros(1 << bits, dtype=np.uint64)
+        for k in keys:
+            self._table[(k * 0xFF51AFD7ED558CCD % (1 << 64)) >> (64 - bits)] = k
+
+    def member(self, hashes: np.ndarray) -> np.ndarray:
+        return self._table[(hashes * np.uint64(0xFF51AFD7ED558CCD)) >> self._shift] == hashes
+
+
+def _hashes(names) -> _Members:
+    return _Members(names)
+
+
+_KEYWORDS = _hashes(keyword.kwlist)
+_RECEIVER_RUNS = _hashes(RECEIVERS)
+_PREFIX_RUNS = _hashes(string_prefixes())
+_COMMA, _CLOSE_PAREN, _DOT_BYTE = ord(","), ord(")"), ord(".")
+_POWERS: dict[str, np.ndarray] = {}
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """BASE**i and BASE**-i mod 2**64 for i < n (grown by doubling, kept for the process)."""
+    if len(_POWERS.get("up", ())) < n:
+        size = max(n, 2 * len(_POWERS.get("up", ())), 1 << 16)
+        inverse = np.uint64(pow(int(_BASE), -1, 1 << 64))
+        up, down = np.ones(size, dtype=np.uint64), np.ones(size, dtype=np.uint64)
+        np.cumprod(np.full(size - 1, _BASE, dtype=np.uint64), out=up[1:])  # 1, B, B^2, ...
+        np.cumprod(np.full(size - 1, inverse, dtype=np.uint64), out=down[1:])
+        _POWERS["up"], _POWERS["down"] = up, down
+    return _POWERS["up"], _POWERS["down"]
+
+
+def _run_hashes(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The polynomial hash of each word run data[starts[i]:ends[i]], as ``run_hash`` computes it."""
+    up, down = _powers(len(data) + 1)
+    prefix = np.zeros(len(data) + 1, dtype=np.uint64)
+    np.cumsum(data.astype(np.uint64) * up[:len(data)], out=prefix[1:])
+    raw = (prefix[ends] - prefix[starts]) * down[starts]
+    return (raw * _MIX) ^ (ends - starts).astype(np.uint64)
+
+
+def run_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(run hashes, is-identifier flags) of the full path's normalised Python stream without its strings,
+    numbers split into runs; None where ``light_projection`` is None or this reading could differ."""
+    if any(c in text for c in _UNSURE_CHARACTERS):
+        return None
+    rest = _STRINGS_AND_COMMENTS.sub(_drop_comment, text)
+    if "'" in rest or '"' in rest or rest.endswith("\\\n") or not rest.isascii():
+        return None
+    rest = "\n" + rest
+    data = np.frombuffer(rest.encode("ascii"), dtype=np.uint8)
+    classes = _CLASSES[data]
+    if _glued_number(rest, data, classes):
+        return None
+    continuation = np.flatnonzero((data[:-1] == 92) & (data[1:] == 10))  # a backslash-newline is no token
+    classes[continuation], classes[continuation + 1] = _SPACE, _SPACE
+    depth = np.cumsum((classes == _OPEN).astype(np.int32) - (classes == _CLOSE))
+    if depth.min() < 0 or depth[-1] != 0 or not _indentation_consistent(data, classes, depth):
+        return None
+    return _symbols(data, classes, depth)
+
+
+def _glued_number(rest: str, data: np.ndarray, classes: np.ndarray) -> bool:
+    """True where ``tokenize`` may end a number inside a word run: checked at every run that starts with
+    a digit and holds a letter or underscore or starts with 0 (``0x1f``, ``1e``, ``1_000``, ``05``), from
+    the run and, after a ".", from the "." (``.05``, ``x.5y``)."""
+    word = classes == _WORD
+    starting = np.flatnonzero(word & ~np.append(False, word[:-1]))
+    starting = starting[_DIGIT[data[starting]]]
+    if not len(starting):
+        return False
+    letters = np.concatenate([[0], np.cumsum(_LETTER[data])])
+    ends = np.flatnonzero(word & ~np.append(word[1:], False))
+    ends = ends[np.searchsorted(ends, starting)] + 1
+    suspect = (letters[ends] > letters[starting]) | ((data[starting] == 48) & (ends - starting > 1))
+    for start in starting[suspect].tolist():
+        # after a ".", the number starts there (``1.05``, ``x.05``), unless the dot may end an ellipsis
+        froms = (start,) if rest[start - 1] != "." else (start - 1, start) if rest[start - 2] == "." else (start - 1,)
+        if any(_GLUED_NUMBER.match(rest, at) for at in froms):
+            return True
+    return False
+
+
+def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.ndarray) -> bool:
+    """``code_screen``'s indentation rule on bytes: a statement starts after a newline outside brackets
+    whose next token is not a newline; its column is the newline's own run of spaces and tabs."""
+    n = len(data)
+    newlines = np.flatnonzero(classes == _NEWLINE)
+    newlines = newlines[depth[newlines] == 0]
+    significant = np.append(np.flatnonzero(classes != _SPACE), n)
+    following = significant[np.searchsorted(significant, newlines + 1)]
+    starts = following < n
+    starts[starts] = classes[following[starts]] != _NEWLINE
+    newlines = newlines[starts]
+    blank = np.append(np.flatnonzero((data != 32) & (data != 9)), n)
+    ends = blank[np.searchsorted(blank, newlines + 1)]
+    columns = ends - newlines - 1
+    columns = columns.tolist()
+    tabbed = np.empty(0, dtype=np.int64)
+    if (data == 9).any():
+        tabs = np.concatenate([[0], np.cumsum(data == 9)])
+        tabbed = np.flatnonzero(tabs[ends] > tabs[newlines + 1])
+    for i in tabbed.tolist():
+        columns[i] = len(data[newlines[i] + 1:ends[i]].tobytes().expandtabs(8))
+    return columns_consistent(columns)
+
+
+def _symbols(data: np.ndarray, classes: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Word runs and single characters in order, strings (with their prefixes) and receivers dropped,
+    identifiers flagged as ``code_screen.light_projection`` flags them."""
+    word = classes == _WORD
+    starting = word & ~np.append(False, word[:-1])
+    at = np.flatnonzero((classes != _SPACE) & (~word | starting))  # one symbol per run or character
+    kind = classes[at]
+    runs = kind == _WORD
+    hashes = _CHARACTER_HASHES[data[at]]
+    ends = np.flatnonzero(word & ~np.append(word[1:], False)) + 1
+    hashes[runs] = _run_hashes(data, at[runs], ends)
+    after_kind, after_at = np.append(kind[1:], _SPACE), np.append(at[1:], -1)
+    run_end = np.zeros(len(at), dtype=np.int64)
+    run_end[runs] = ends
+    prefix = runs & (after_kind == _STRING) & (after_at == run_end) & _PREFIX_RUNS.member(hashes)
+    padded = np.append(data, np.zeros(2, dtype=np.uint8))
+    dot = (kind == _DOT) & ~_DIGIT[padded[at + 1]] & ~((padded[at + 1] == _DOT_BYTE) & (padded[at + 2] == _DOT_BYTE))
+    after_hash = np.append(hashes[1:], np.uint64(0))
+    comma_or_dot = (after_hash == _CHARACTER_HASHES[_COMMA]) | np.append(dot[1:], False)
+    receiver = runs & _RECEIVER_RUNS.member(hashes) & (comma_or_dot | (after_hash == _CHARACTER_HASHES[_CLOSE_PAREN]))
+    dropped = receiver | np.append(False, receiver[:-1] & comma_or_dot[:-1]) | prefix
+    counted = np.flatnonzero(~dropped & ~((kind == _NEWLINE) & (depth[at] > 0)))
+    previous = np.full(len(at), -1, dtype=np.int64)
+    previous[counted[1:]] = counted[:-1]
+    digit_start = runs & _DIGIT[data[at]]
+    names = runs & ~digit_start & ~_KEYWORDS.member(hashes) & ~dropped
+    after_dot = names & (previous >= 0) & (kind[previous] == _DOT)
+    if after_dot.any() and (after_dot := _after_dot_token(data, at, after_dot, previous, digit_start)) is None:
+        return None
+    identifier = names & ~after_dot
+    projected = ~dropped & (kind != _NEWLINE) & (kind != _STRING)
+    return hashes[projected], identifier[projected]
+
+
+def _after_dot_token(data: np.ndarray, at: np.ndarray, after_dot: np.ndarray, previous: np.ndarray,
+                     digit_start: np.ndarray) -> np.ndarray | None:
+    """Which names after a "." follow a "." token: a run of r dots reads as r // 3 ellipses, then single
+    dots; None when the dots follow a word starting with a digit (``1.real``: the dot may be the number's)."""
+    dots = previous[after_dot]  # symbol index of each name's "."
+    before = data[at[dots] - 1]
+    if digit_start[dots - 1][_CLASSES[before] == _WORD].any():
+        return None
+    result = after_dot.copy()
+    for number in np.flatnonzero(before == _DOT_BYTE).tolist():  # a run of dots: rare, walked back
+        start = int(at[dots[number]])
+        while data[start - 1] == _DOT_BYTE:
+            start -= 1
+        if _word_starts_with_digit(data, start - 1):
+            return None
+        result[np.flatnonzero(after_dot)[number]] = (int(at[dots[number]]) - start + 1) % 3 != 0
+    return result
+
+
+def _word_starts_with_digit(data: np.ndarray, end: int) -> bool:
+    """Whether the word run ending at byte ``end`` (inclusive) starts with a digit; False if none ends there."""
+    if _CLASSES[data[end]] != _WORD:
+        return False
+    while end > 0 and _CLASSES[data[end - 1]] == _WORD:
+        end -= 1
+    return bool(_DIGIT[data[end]])
+
+
+def token_run_projection(tokens: CodeTokens) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(run hashes, is-identifier flags, index in ``tokens``) of the full path's stream without strings,
+    each non-identifier token split into word runs and single characters as ``run_projection`` splits it."""
+    _, flags, kept = full_projection(tokens)
+    hashes, identifier, positions = [], [], []
+    for index, is_identifier in zip(kept.tolist(), flags.tolist(), strict=True):
+        symbol = tokens.symbols[index].encode()
+        pieces = [symbol] if is_identifier else _PIECES.findall(symbol)
+        hashes.extend(run_hash(piece) for piece in pieces)
+        identifier.extend([is_identifier] * len(pieces))
+        positions.extend([index] * len(pieces))
+    return (np.array(hashes, dtype=np.uint64), np.array(identifier, dtype=bool), np.array(positions, dtype=np.int64))
+
+
+_PIECES = re.compile(rb"[A-Za-z0-9_]+|[^A-Za-z0-9_]")
