@@ -133,27 +133,18 @@ def run_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     rest = "\n" + rest + "\n" + " " * 8  # a run is never last; the spaces: room to read 8 bytes at any run
     data = np.frombuffer(rest.encode("ascii"), dtype=np.uint8)
     classes = _CLASSES[data]
-    if _glued_number(rest, data, classes):
-        return None
     continuation = np.flatnonzero((data[:-1] == 92) & (data[1:] == 10))  # a backslash-newline is no token
     classes[continuation], classes[continuation + 1] = _SPACE, _SPACE
     depth = np.cumsum((classes == _OPEN).astype(np.int32) - (classes == _CLOSE))
     if depth.min() < 0 or depth[-1] != 0 or not _indentation_consistent(data, classes, depth):
         return None
-    return _symbols(data, classes, depth)
+    return _symbols(rest, data, classes, depth)
 
 
-def _glued_number(rest: str, data: np.ndarray, classes: np.ndarray) -> bool:
-    """True where ``tokenize`` may end a number inside a word run: checked at every run that starts with
-    a digit and holds a letter or underscore or starts with 0 (``0x1f``, ``1e``, ``1_000``, ``05``), from
-    the run and, after a ".", from the "." (``.05``, ``x.5y``)."""
-    word = classes == _WORD
-    starting = np.flatnonzero(word & ~np.append(False, word[:-1]))
-    starting = starting[_DIGIT[data[starting]]]
-    if not len(starting):
-        return False
-    ends = np.flatnonzero(word & ~np.append(word[1:], False))
-    ends = ends[np.searchsorted(ends, starting)] + 1
+def _glued_number(rest: str, data: np.ndarray, starting: np.ndarray, ends: np.ndarray) -> bool:
+    """True where ``tokenize`` may end a number inside a word run: checked at every run (``starting``,
+    ``ends``) that starts with a digit and holds a letter or underscore or starts with 0 (``0x1f``, ``1e``,
+    ``1_000``, ``05``), from the run and, after a ".", from the "." (``.05``, ``x.5y``)."""
     inside = _ranges(starting, ends)
     letters = np.bincount(np.repeat(np.arange(len(starting)), ends - starting), weights=_LETTER[data[inside]],
                           minlength=len(starting))
@@ -172,13 +163,15 @@ def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.nda
     n = len(data)
     newlines = np.flatnonzero(classes == _NEWLINE)
     newlines = newlines[depth[newlines] == 0]
-    significant = np.append(np.flatnonzero(classes != _SPACE), n)
-    following = significant[np.searchsorted(significant, newlines + 1)]
+    blank = np.append(np.flatnonzero((data != 32) & (data != 9)), n)
+    ends = blank[np.searchsorted(blank, newlines + 1)]  # each line's first byte after its spaces and tabs
+    following = ends.copy()
+    for i in np.flatnonzero(classes[np.minimum(ends, n - 1)] == _SPACE).tolist():  # a continuation first: rare
+        while following[i] < n and classes[following[i]] == _SPACE:
+            following[i] += 1
     starts = following < n
     starts[starts] = classes[following[starts]] != _NEWLINE
-    newlines = newlines[starts]
-    blank = np.append(np.flatnonzero((data != 32) & (data != 9)), n)
-    ends = blank[np.searchsorted(blank, newlines + 1)]
+    newlines, ends = newlines[starts], ends[starts]
     columns = ends - newlines - 1
     columns = columns.tolist()
     tabbed = np.empty(0, dtype=np.int64)
@@ -190,7 +183,8 @@ def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.nda
     return columns_consistent(columns)
 
 
-def _symbols(data: np.ndarray, classes: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray] | None:
     """Word runs and single characters in order, strings (with their prefixes) and receivers dropped,
     identifiers flagged as ``code_screen.light_projection`` flags them."""
     word = classes == _WORD
@@ -219,7 +213,9 @@ def _symbols(data: np.ndarray, classes: np.ndarray, depth: np.ndarray) -> tuple[
     previous = np.full(len(at), -1, dtype=np.int64)
     previous[counted[1:]] = counted[:-1]
     digit_start = np.zeros(len(at), dtype=bool)
-    digit_start[run_at] = _DIGIT[byte[run_at]]
+    digit_start[run_at] = digit_runs = _DIGIT[byte[run_at]]
+    if digit_runs.any() and _glued_number(rest, data, at[run_at[digit_runs]], ends[digit_runs]):
+        return None
     names = np.zeros(len(at), dtype=bool)
     names[run_at] = ~_KEYWORDS.member(run_hashes)
     names &= ~digit_start & ~dropped
