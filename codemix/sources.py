@@ -162,6 +162,9 @@ class SourceConfig:
     # git: submodule paths (gitlinks) to read as part of the repository, from the clone's modules/ or
     # the .gitmodules URL; any other submodule is listed per repository and never followed.
     submodules: list[str] = field(default_factory=list)
+    # git: a local repository whose tree has more entries than this is read as one part per this many
+    # entries (``pipelines.crawl``), so several workers read its blobs; what is read stays the same.
+    files_per_part: int = 10_000
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     text_field: str | None = None  # dump: defaults to 'content', then 'text'
@@ -208,3 +211,4 @@ class SourceConfig:
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
         require(not self.submodules or self.type in ("git", "crawl_list"), join(path, "submodules"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
+        require(self.files_per_part > 0, join(path, "files_per_part"), "must be positive")

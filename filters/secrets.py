@@ -547,8 +547,17 @@ def _is_fake_password(value: str) -> bool:
     one dictionary-style word with at most three digits after it (``python``, ``testPass``, ``test123``),
     the test passwords of every standard-library module that logs in to something."""
     return (len(value) < MIN_VALUE_LENGTH or any(c.isspace() for c in value) or _is_fake_token(value)
-            or bool(TEMPLATE.search(value)) or bool(PLACEHOLDER_WORDS.search(value)) or bool(WEAK_WORD.fullmatch(value))
+            or bool(TEMPLATE.search(value)) or _has_placeholder_word(value) or bool(WEAK_WORD.fullmatch(value))
             or _names_or_dates(value))
+
+
+def _has_placeholder_word(value: str) -> bool:
+    """``your_token_here``, ``changeme123``; not a generated password that happens to hold a word
+    (``M6uXgTodo-*z2hCR``): what is left without the words is short or not random."""
+    if not PLACEHOLDER_WORDS.search(value):
+        return False
+    rest = PLACEHOLDER_WORDS.sub("", value)
+    return not (len(rest) >= 10 and _looks_random(rest) and _shannon(rest) >= 3.3)
 
 
 # What a secret-named value often is instead: an environment variable's name (``AWS_ACCESS_KEY_ID``),

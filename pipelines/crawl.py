@@ -3,11 +3,12 @@
 Secrets and PII are redacted here, before the crawl's Parquet is written, so no stage of a build
 ever writes a credential to disk; each redaction is recorded by type.
 
-When there are fewer locations than workers (one big directory, archive or repository, say), each
-local directory, archive or git repository is read as several parts: every part runs the whole reader
-but keeps only the outcomes whose location hashes to it (``outcome_part``), so the parts are disjoint
-and together are exactly the reader's outcomes; the git reader lists the tree in every part but reads
-only its own part's blobs. Reading is cheap next to redaction (0.14 s against 2.0 s of CPU for 16 MB of Python), so
+A local directory, archive or git repository is read as several parts when there are fewer locations
+than workers (one big directory, archive or repository, say), and a local git repository also when its
+tree has more than ``files_per_part`` entries, however many locations there are: every part runs the
+whole reader but keeps only the outcomes whose location hashes to it (``outcome_part``), so the parts
+are disjoint and together are exactly the reader's outcomes; the git reader lists the tree in every part
+but reads only its own part's blobs. Reading is cheap next to redaction (0.14 s against 2.0 s of CPU for 16 MB of Python), so
 re-reading costs little, and documents are redacted where they were read: no document is shuffled,
 and a runner that holds shuffles in memory (FnApiRunner, in its driver) holds none of the corpus.
 """
@@ -25,10 +26,11 @@ from codemix.pipelines.ledger import DOCS, DROPPED, QUARANTINED, READS, REDACTIO
 from codemix.pipelines.progress import Progress, report
 from codemix.pipelines.readers import read_counted
 from codemix.pipelines.readers.common import Outcome, location_part
-from codemix.pipelines.readers.git import is_remote
+from codemix.pipelines.readers.git import is_remote, tree_size
 from codemix.pipelines.readers.language import detect_language
 from codemix.sources import SourceConfig
 
+LocationPlan = tuple[SourceConfig, str, int]  # (source, location, parts for the workers' sake)
 LocationPart = tuple[SourceConfig, str, int, int]  # (source, location, part, parts)
 
 
@@ -46,16 +48,27 @@ def splittable(source: SourceConfig, location: str) -> bool:
     return source.type in SPLITTABLE_TYPES and "://" not in location and not is_remote(location)
 
 
-def location_parts(sources: list[SourceConfig], workers: int) -> list[LocationPart]:
-    """The units of parallel reading: each local directory or archive in enough parts that
-    ``workers`` all read; every other location whole."""
+def location_plans(sources: list[SourceConfig], workers: int) -> list[LocationPlan]:
+    """Every location, with enough parts (local directories, archives and repositories) that ``workers``
+    all read; every other location whole."""
     locations = source_locations(sources)
     parts = max(1, -(-workers // max(1, len(locations))))
-    return [
-        (source, location, part, parts if splittable(source, location) else 1)
-        for source, location in locations
-        for part in range(parts if splittable(source, location) else 1)
-    ]
+    return [(source, location, parts if splittable(source, location) else 1) for source, location in locations]
+
+
+def location_parts(sources: list[SourceConfig], workers: int) -> list[LocationPart]:
+    """The units of parallel reading before any repository is sized (``planned_parts`` sizes them)."""
+    return [(source, location, part, parts) for source, location, parts in location_plans(sources, workers)
+            for part in range(parts)]
+
+
+def planned_parts(plan: LocationPlan) -> list[LocationPart]:
+    """The parts of one planned location: at least the plan's, and one per ``files_per_part`` entries of a
+    local git repository's tree (listed here, on a worker, so repositories are sized in parallel)."""
+    source, location, parts = plan
+    if source.type == "git" and splittable(source, location):
+        parts = max(parts, -(-tree_size(location, source.ref) // source.files_per_part))
+    return [(source, location, part, parts) for part in range(parts)]
 
 
 def outcome_location(outcome: Outcome) -> str:
@@ -135,7 +148,9 @@ class Crawl(beam.PTransform):
     def expand(self, pbegin):
         outcomes = (
             pbegin
-            | "ListLocationParts" >> beam.Create(location_parts(self._sources, self._workers))
+            | "ListLocations" >> beam.Create(location_plans(self._sources, self._workers))
+            | "SpreadLocations" >> beam.Reshuffle()
+            | "SplitLocations" >> beam.FlatMap(planned_parts)
             | "SpreadLocationParts" >> beam.Reshuffle()
             | "ReadLocationParts" >> beam.ParDo(RouteOutcomes(read_location_part)).with_outputs(
                 DROPPED, QUARANTINED, READS, main=DOCS)

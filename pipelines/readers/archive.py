@@ -6,6 +6,7 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/archive.py".
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import tarfile
 import zipfile
@@ -28,6 +29,7 @@ from codemix.pipelines.readers.common import (
     text_name,
 )
 from codemix.pipelines.readers.encodings import EDITORCONFIG_MAX_BYTES, TreeEditorConfigs, editorconfig_folder
+from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 
 MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]
@@ -72,6 +74,7 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
     is_zip = location.lower().endswith(".zip")
     seen_names: set[str] = set()  # at most limits.max_archive_members names
     configs = TreeEditorConfigs(lambda: archive_editorconfigs(location, repo, source.limits))
+    census = functools.cache(lambda: SourceCensus.of(member_names(location, source.limits)))
     for member in _zip_members(location) if is_zip else _tar_members(location):
         over = budget.charge(member)
         if over:
@@ -86,9 +89,9 @@ def read_archive(source: SourceConfig, location: str, tally: ReadTally) -> Itera
             continue
         seen_names.add(member.name)
         if is_zip:
-            yield _isolated_outcome(source, location, repo, member, configs)
+            yield _isolated_outcome(source, location, repo, member, configs, census)
         else:  # a tar read error means the stream itself is broken: let it end the archive
-            yield _member_outcome(source, location, repo, member, configs)
+            yield _member_outcome(source, location, repo, member, configs, census)
 
 
 def archive_editorconfigs(location: str, repo: str, limits: ReadLimits) -> dict[str, bytes]:
@@ -109,18 +112,31 @@ def archive_editorconfigs(location: str, repo: str, limits: ReadLimits) -> dict[
     return found
 
 
+def member_names(location: str, limits: ReadLimits) -> Iterator[str]:
+    """The archive's member names, by a pass over its headers alone (made only when a ``.h`` member asks
+    for the archive's census), as far as the main pass reads them: to ``limits``' caps or a break."""
+    budget = _Budget(limits)
+    members = _zip_members(location) if location.lower().endswith(".zip") else _tar_members(location)
+    with contextlib.suppress(Exception), contextlib.closing(members):
+        for member in members:
+            if budget.charge(member):
+                break
+            yield member.name
+
+
 def _isolated_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
-                      configs: TreeEditorConfigs) -> Outcome:
+                      configs: TreeEditorConfigs, census: Callable[[], SourceCensus]) -> Outcome:
     """Zip members are independent (own offset, own CRC), so one bad member is quarantined alone."""
     try:
-        return _member_outcome(source, archive, repo, member, configs)
+        return _member_outcome(source, archive, repo, member, configs, census)
     except Exception as error:  # noqa: BLE001 - BadZipFile, zlib.error, unsupported method, encrypted...
         return quarantine(source, member_location(archive, member.name), error)
 
 
 def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Member,
-                    configs: TreeEditorConfigs | None = None) -> Outcome:
-    """Header checks first, so a dropped member is never decompressed into memory."""
+                    configs: TreeEditorConfigs | None = None, census: Callable[[], SourceCensus] | None = None) -> Outcome:
+    """Header checks first, so a dropped member is never decompressed into memory. ``census()``: the
+    archive's C and C++ sources, for a ``.h`` member's language."""
     where = member_location(archive, member.name)
     if is_unsafe_name(member.name):
         return drop(source, where, "unsafe_path")
@@ -137,7 +153,7 @@ def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Membe
         return drop(source, where, "file_too_large")
     return content_outcome(source, where, data, repo=repo, path=path,
                            metadata={"archive": archive, "member": member.name},
-                           editorconfig=None if configs is None else lambda: configs.charset(path))
+                           editorconfig=None if configs is None else lambda: configs.charset(path), census=census)
 
 
 def _strip_repo(name: str, repo: str) -> str:

@@ -34,7 +34,7 @@ from codemix.filters.notebooks import (
     read_cells,
 )
 from codemix.pipelines.readers.encodings import decode_legacy
-from codemix.pipelines.readers.language import detect_language
+from codemix.pipelines.readers.language import SourceCensus, detect_language
 from codemix.sources import NotebookConfig, SourceConfig
 
 STAGE = "crawl"
@@ -320,10 +320,12 @@ def is_lfs_pointer(data: bytes) -> bool:
 
 def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: str, path: str,
                     metadata: dict[str, Any] | None = None,
-                    editorconfig: Callable[[], str | None] | None = None) -> Outcome:
+                    editorconfig: Callable[[], str | None] | None = None,
+                    census: Callable[[], SourceCensus] | None = None) -> Outcome:
     """LFS pointer and binary checks, decoding (``decoded_text``), language detection: the common tail
     of the file readers. ``editorconfig()`` gives the charset an .editorconfig names for the file, if any
-    (asked only for bytes that are not UTF-8)."""
+    (asked only for bytes that are not UTF-8); ``census()`` the C and C++ sources of the file's
+    repository (asked only for a ``.h``, whose language they decide)."""
     if is_lfs_pointer(data):
         return drop(source, location, "lfs_pointer")
     if is_binary(data):
@@ -335,7 +337,7 @@ def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: s
     if source.notebooks is not None and path.lower().endswith(".ipynb"):
         return notebook_outcome(source, location, text, repo=repo, path=path, metadata=metadata or {})
     return make_document(source, location, text, repo=repo, path=path,
-                         language=detect_language(path, text), metadata=metadata or {})
+                         language=detect_language(path, text, census), metadata=metadata or {})
 
 
 def iter_bounded_lines(stream: IO[bytes], max_bytes: int, *,

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from apache_beam.io.filesystems import FileSystems
 
@@ -38,6 +39,7 @@ from codemix.pipelines.readers.encodings import (
     editorconfig_charset,
     editorconfig_folder,
 )
+from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import SourceConfig
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -52,6 +54,7 @@ def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Ite
         raise NotADirectoryError(f"{location}: not a directory")
     root = location.rstrip("/") or "/"
     repo = distinct_name(root, source.paths)
+    census = functools.cache(lambda: SourceCensus.of(walked_names(source, root)))
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=False):
         # os.walk lists a symlink to a directory among dirnames; report it and don't descend.
@@ -60,10 +63,19 @@ def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Ite
                              and not directory_excluded(source, _relative(root, dirpath, d)))
         for name in sorted(filenames + links):
             tally.count()
-            yield _file_outcome(source, root, repo, _relative(root, dirpath, name))
+            yield _file_outcome(source, root, repo, _relative(root, dirpath, name), census)
         tally.count(len(errors))  # a directory that could not be listed is one record
         yield from (quarantine(source, text_name(error.filename or root), error) for error in errors)
         errors.clear()
+
+
+def walked_names(source: SourceConfig, root: str) -> Iterator[str]:
+    """The names of the files ``read_directory`` walks under ``root``, listed without reading them (made
+    only when a ``.h`` file asks for the tree's census)."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in VCS_DIRS
+                       and not directory_excluded(source, _relative(root, dirpath, d))]
+        yield from filenames
 
 
 def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
@@ -77,6 +89,7 @@ def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally)
         raise NotADirectoryError(f"{location}: no objects under this prefix")
     repo = base_name(root)
     configs = TreeEditorConfigs(lambda: stored_editorconfigs(root, listed))
+    census = functools.cache(lambda: SourceCensus.of(meta.path for meta in listed))
     for meta in sorted(listed, key=lambda m: m.path):
         path = meta.path[len(root) + 1:]
         folders = path.split("/")[:-1]
@@ -84,7 +97,7 @@ def read_stored_directory(source: SourceConfig, location: str, tally: ReadTally)
                 directory_excluded(source, "/".join(folders[:depth])) for depth in range(1, len(folders) + 1)):
             continue
         tally.count()
-        yield _stored_file_outcome(source, repo, meta.path, path, meta.size_in_bytes, configs)
+        yield _stored_file_outcome(source, repo, meta.path, path, meta.size_in_bytes, (configs, census))
 
 
 def stored_editorconfigs(root: str, listed: list) -> dict[str, bytes]:
@@ -100,7 +113,9 @@ def stored_editorconfigs(root: str, listed: list) -> dict[str, bytes]:
 
 
 def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: str, size: int,
-                         configs: TreeEditorConfigs) -> Outcome:
+                         tree: tuple[TreeEditorConfigs, Callable[[], SourceCensus]]) -> Outcome:
+    """``tree``: the listing's .editorconfig files and its census of C and C++ sources."""
+    configs, census = tree
     if not path_selected(source, path):
         return drop(source, location, "path_not_included")
     if size > source.limits.max_file_bytes:
@@ -112,7 +127,8 @@ def _stored_file_outcome(source: SourceConfig, repo: str, location: str, path: s
         return quarantine(source, location, error)
     if data is None:
         return drop(source, location, "file_too_large")
-    return content_outcome(source, location, data, repo=repo, path=path, editorconfig=lambda: configs.charset(path))
+    return content_outcome(source, location, data, repo=repo, path=path, editorconfig=lambda: configs.charset(path),
+                           census=census)
 
 
 def _relative(root: str, dirpath: str, name: str) -> str:
@@ -125,7 +141,8 @@ def directory_excluded(source: SourceConfig, path: str) -> bool:
     return any(glob.endswith("/*") and fnmatch.fnmatchcase(path, glob[:-2]) for glob in source.exclude)
 
 
-def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str) -> Outcome:
+def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str,
+                  census: Callable[[], SourceCensus]) -> Outcome:
     """lstat first, so links and special files are judged by what they are, not what they point to.
 
     ``fs_path`` is the name as os.walk gave it, for opening; records carry its ``text_name``, since a
@@ -149,7 +166,7 @@ def _file_outcome(source: SourceConfig, root: str, repo: str, fs_path: str) -> O
         return quarantine(source, where, error)
     if data is None:  # the file grew past the cap between lstat and read
         return drop(source, where, "file_too_large")
-    return content_outcome(source, where, data, repo=repo, path=path,
+    return content_outcome(source, where, data, repo=repo, path=path, census=census,
                            editorconfig=lambda: editorconfig_charset(root, fs_path.replace(os.sep, "/")))
 
 

@@ -6,11 +6,12 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/git.py".
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Self
 
@@ -26,6 +27,7 @@ from codemix.pipelines.readers.common import (
     tree_location,
 )
 from codemix.pipelines.readers.encodings import EDITORCONFIG_MAX_BYTES, TreeEditorConfigs, editorconfig_folder
+from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import SourceConfig
 
 SYMLINK_MODE = "120000"
@@ -77,6 +79,7 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
         name = repository_name(source, location, git_dir)
         with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
             configs = TreeEditorConfigs(lambda: tree_editorconfigs(objects, commit, blobs))
+            census = tree_census(objects, commit)
             for entry in iter_tree(objects, commit):
                 mine = tally.mine(tree_location(location, commit, entry.path))
                 if entry.mode == GITLINK_MODE and entry.path in source.submodules:
@@ -86,7 +89,7 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
                 if not mine:
                     tally.elsewhere += 1  # another part of the location reads its blob
                     continue
-                yield _entry_outcome(source, location, commit, entry, blobs, name, configs=configs)
+                yield _entry_outcome(source, location, commit, entry, blobs, name, configs=configs, census=census)
 
 
 
@@ -121,13 +124,14 @@ def _submodule(source: SourceConfig, location: str, git_dir: str, commit: str, g
         return
     with _objects(sub_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
         configs = TreeEditorConfigs(lambda: tree_editorconfigs(objects, gitlink.sha, blobs))
+        census = tree_census(objects, gitlink.sha)
         for entry in iter_tree(objects, gitlink.sha):
             tally.count()
             if not mine:
                 tally.elsewhere += 1
                 continue
             yield _entry_outcome(source, sub_location, gitlink.sha, entry, blobs, name, prefix=f"{gitlink.path}/",
-                                 configs=configs)
+                                 configs=configs, census=census)
 
 
 def submodule_location(git_dir: str, location: str, commit: str, path: str) -> str:
@@ -172,6 +176,18 @@ def resolve_ref(git_dir: str, ref: str, *, offline: bool = True) -> str:
         raise GitError(f"ref {ref!r} names no commit in this repository ({error}); it holds "
                        f"{describe_refs(git_dir)}; fix: set the source's ref to an existing branch, tag or "
                        f"commit (or fetch the ref into the clone)") from error
+
+
+def tree_size(location: str, ref: str) -> int:
+    """How many entries ``ref``'s tree holds in the local repository ``location``, listed offline and
+    streamed; 0 when it cannot be listed (reading the repository then reports why)."""
+    try:
+        git_dir = _local_git_dir(location)
+        commit = resolve_ref(git_dir, ref)
+        with _objects(git_dir, view=True) as objects:
+            return sum(1 for _ in _ls_tree(objects, commit, "--name-only"))
+    except GitError:
+        return 0
 
 
 def ref_problem(location: str, ref: str) -> str | None:
@@ -222,10 +238,11 @@ def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
 
 
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
-                   blobs: _BlobReader, name: str, prefix: str = "", configs: TreeEditorConfigs | None = None) -> Outcome:
+                   blobs: _BlobReader, name: str, prefix: str = "", configs: TreeEditorConfigs | None = None,
+                   census: Callable[[], SourceCensus] | None = None) -> Outcome:
     """Checks that need only the tree listing come first, so a dropped blob is never read. ``prefix``:
     where a followed submodule's entries sit in the repository; ``configs``: the tree's .editorconfig
-    files (a submodule's own, read from its root)."""
+    files (a submodule's own, read from its root); ``census``: the C and C++ sources of that tree."""
     where = tree_location(location, commit, entry.path)
     if not path_selected(source, prefix + entry.path):
         return drop(source, where, "path_not_included")
@@ -248,16 +265,31 @@ def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: Tree
     except (GitError, OSError) as error:
         return quarantine(source, where, error)
     return content_outcome(source, where, data, repo=name, path=prefix + entry.path, metadata={"commit": commit},
-                           editorconfig=None if configs is None else lambda: configs.charset(entry.path))
+                           editorconfig=None if configs is None else lambda: configs.charset(entry.path), census=census)
 
 
 def iter_tree(git_dir: str, commit: str) -> Iterator[TreeEntry]:
     """The recursive tree of ``commit``, streamed (memory does not grow with the tree); -z keeps
     unusual paths verbatim, -l adds blob sizes (``BAD`` for a blob the copy lacks)."""
-    command = ["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", commit]
+    yield from map(parse_tree_entry, _ls_tree(git_dir, commit, "-l"))
+
+
+def tree_paths(git_dir: str, commit: str) -> Iterator[str]:
+    """The paths of ``commit``'s recursive tree, streamed; no object beyond the trees is looked at."""
+    for path in _ls_tree(git_dir, commit, "--name-only"):
+        yield path.decode("utf-8", "backslashreplace")
+
+
+def tree_census(git_dir: str, commit: str) -> Callable[[], SourceCensus]:
+    """The C and C++ sources of ``commit``'s tree, listed once, on the first call."""
+    return functools.cache(lambda: SourceCensus.of(tree_paths(git_dir, commit)))
+
+
+def _ls_tree(git_dir: str, commit: str, *flags: str) -> Iterator[bytes]:
+    command = ["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", *flags, "--full-tree", commit]
     with tempfile.TemporaryFile() as stderr:  # a file, not a pipe: a chatty git never blocks on it
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=_git_env()) as process:
-            yield from map(parse_tree_entry, _split_records(process.stdout, b"\0"))
+            yield from _split_records(process.stdout, b"\0")
         if process.returncode != 0:
             stderr.seek(0)
             raise GitError(f"git ls-tree failed: {_first_line(stderr.read(), process.returncode)}")

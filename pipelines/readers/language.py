@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 EXTENSIONS: dict[str, str] = {
     # general purpose
@@ -72,15 +74,15 @@ INTERPRETERS: dict[str, str] = {
 _VERSION_CHARS = "0123456789."
 
 
-def detect_language(path: str, text: str) -> str:
-    """Language of ``path`` by file name, then extension (``.h`` by its content), then the shebang;
-    "" when unknown."""
+def detect_language(path: str, text: str, census: Callable[[], SourceCensus] | None = None) -> str:
+    """Language of ``path`` by file name, then extension (``.h`` by its content and ``census()``, the
+    repository's C and C++ sources, asked only for a ``.h``), then the shebang; "" when unknown."""
     name = posixpath.basename(path.replace("\\", "/")).lower()
     if name in FILENAMES:
         return FILENAMES[name]
     extension = posixpath.splitext(name)[1]
     if extension == ".h":
-        return header_language(text)
+        return header_language(text, census() if census is not None else SourceCensus())
     if extension in EXTENSIONS:
         return EXTENSIONS[extension]
     if name.startswith("dockerfile."):
@@ -92,6 +94,29 @@ def detect_language(path: str, text: str) -> str:
 
 # LICENSE-MIT, LICENSE.APACHE, UNLICENSE, COPYING.LESSER, NOTICE: prose, like LICENSE itself.
 _NOTICE_FILE = re.compile(r"(?:licen[cs]e|unlicense|copying|copyright|notice|readme)(?:[-._][a-z0-9.+-]*)?")
+
+# What a ``.h`` file's repository is written in: its C sources against its C++ sources (.hpp and the
+# other C++-only header suffixes count, since they are C++ whatever they hold).
+C_SOURCE_EXTENSIONS = frozenset({".c"})
+CPP_SOURCE_EXTENSIONS = frozenset({".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp"})
+
+
+@dataclass(slots=True, frozen=True)
+class SourceCensus:
+    """How many of one repository's files are C sources and how many C++ ones."""
+
+    c: int = 0
+    cpp: int = 0
+
+    @classmethod
+    def of(cls, paths: Iterable[str]) -> SourceCensus:
+        c = cpp = 0
+        for path in paths:
+            extension = posixpath.splitext(path.lower())[1]
+            c += extension in C_SOURCE_EXTENSIONS
+            cpp += extension in CPP_SOURCE_EXTENSIONS
+        return cls(c=c, cpp=cpp)
+
 
 # GitHub linguist's heuristics for ``.h`` (lib/linguist/heuristics.yml, named patterns ``objectivec``
 # and ``cpp``, at b45dbe9b2825a43285bcd035861be91cc0a7299e; MIT): Objective-C, else C++, else C. Ruby's
@@ -108,14 +133,50 @@ _CPP_PATTERNS = (
 )
 _CPP = re.compile("|".join(_CPP_PATTERNS), re.MULTILINE)
 HEADER_SNIFF_CHARS = 100_000  # bounds the regex work on a huge generated header
+# Strings first, so a "//" or "/*" inside one is not taken for a comment; an unclosed /* runs to the end.
+_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
+_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+_C_LINKAGE = re.compile(r'extern\s+"C"')
 
 
-def header_language(text: str) -> str:
-    """``objective-c``, ``cpp`` or ``c`` for a ``.h`` file, by linguist's heuristics."""
+def header_language(text: str, census: SourceCensus = SourceCensus()) -> str:
+    """``objective-c``, ``cpp`` or ``c`` for a ``.h`` file of a repository with ``census``'s sources.
+
+    Objective-C by linguist's cues; then the repository, when its sources are all C or all C++; in a
+    mixed repository (or one without sources) linguist's C++ cues in the header's own code (comments
+    and ``#ifdef __cplusplus`` branches left out: those are for either language); then a header with
+    ``extern "C"`` linkage is C; else whichever of C and C++ the repository has more of (C on a tie).
+    """
     head = text[:HEADER_SNIFF_CHARS]
     if _OBJECTIVE_C.search(head):
         return "objective-c"
-    return "cpp" if _CPP.search(head) else "c"
+    if bool(census.c) != bool(census.cpp):
+        return "cpp" if census.cpp else "c"
+    if _CPP.search(header_code(head)):
+        return "cpp"
+    if _C_LINKAGE.search(head):
+        return "c"
+    return "cpp" if census.cpp > census.c else "c"
+
+
+def header_code(text: str) -> str:
+    """``text`` without comments and without the lines of conditional groups that test ``__cplusplus``
+    (a C header's C++ compatibility code, or a C++ header's guard against C)."""
+    text = _COMMENT_OR_STRING.sub(lambda m: m[0] if m[0].startswith('"') else "\n" * m[0].count("\n"), text)
+    kept: list[str] = []
+    open_groups: list[bool] = []  # per open #if: whether one of its conditions names __cplusplus
+    for line in text.split("\n"):
+        directive = _CONDITIONAL.match(line)
+        if directive is None:
+            if not any(open_groups):
+                kept.append(line)
+        elif directive[1] in ("if", "ifdef", "ifndef"):
+            open_groups.append("__cplusplus" in directive[2])
+        elif directive[1] == "elif" and open_groups:
+            open_groups[-1] = open_groups[-1] or "__cplusplus" in directive[2]
+        elif directive[1] == "endif" and open_groups:
+            open_groups.pop()
+    return "\n".join(kept)
 
 
 def shebang_language(text: str) -> str:

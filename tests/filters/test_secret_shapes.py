@@ -259,3 +259,11 @@ NEAR_MISSES = [
 @pytest.mark.parametrize(("what", "path", "text"), NEAR_MISSES, ids=[n[0] for n in NEAR_MISSES])
 def test_near_misses_of_the_new_vendor_formats_stay_byte_identical(what, path, text):
     assert redacted(file_doc(path, text)).text == text
+
+
+def test_a_generated_password_holding_a_placeholder_word_is_still_redacted():
+    """Planted set A on seed 3 drew ``M6uXgTodo-*z2hCR``: "todo" made it read as a stand-in."""
+    text = "RUN amqp://worker:M6uXgTodo-*z2hCR@rabbitmq.internal:5672/\n"
+    assert "M6uXgTodo" not in redacted(file_doc("docker/Dockerfile", text)).text
+    kept = 'broker = "amqp://worker:changeme123@localhost:5672/"\ntoken = "your_token_here"\n'
+    assert redacted(file_doc("app/settings.py", kept)).text == kept

@@ -24,21 +24,23 @@ from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.tokenizer import load_tokenizer
 from codemix.pipelines import interrupts
 from codemix.pretrain.data.pretraining import read_documents
-from tests.pipelines.test_build import MIT_LICENSE, make_git_repo
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def spec_path(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("resume")
-    files = {f"lib/{name}": (STDLIB / name).read_bytes() for name in ("textwrap.py", "shlex.py", "fnmatch.py",
-                                                                    "colorsys.py", "queue.py", "heapq.py")}
-    repo = make_git_repo(root / "repo", {"LICENSE": MIT_LICENSE.encode(), **files})
+CODE = ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py", "queue.py", "heapq.py")
+
+
+def write_spec(root: Path) -> Path:
+    """Six real stdlib modules in a directory source, built into a short and a long stage (the long one
+    adds the repository stage, repo_dedup)."""
+    (root / "code").mkdir(parents=True)
+    for name in CODE:
+        (root / "code" / name).write_bytes((STDLIB / name).read_bytes())
     spec = {
         "name": "resume",
-        "sources": [{"name": "code", "type": "git", "paths": [str(repo)]}],
+        "sources": [{"name": "code", "type": "directory", "paths": [str(root / "code")], "license": "PSF-2.0"}],
         "stages": {"short": {"sequence_length": 256, "token_budget": 10_000, "weights": {"code": 1}},
                    "long": {"sequence_length": 32768, "token_budget": 10_000, "weights": {"code": 1}}},
         "tokenizer": {"vocab_size": 600, "train_sample_documents": 50},
@@ -46,6 +48,12 @@ def spec_path(tmp_path_factory) -> Path:
     path = root / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
+
+
+@pytest.fixture(scope="module")
+def spec_path(tmp_path_factory) -> Path:
+    """The one spec every test here builds (each a copy of the reference or a build of its own)."""
+    return write_spec(tmp_path_factory.mktemp("resume"))
 
 
 def shard_bytes(out: Path) -> dict[str, bytes]:
@@ -59,10 +67,14 @@ def reference(spec_path, tmp_path_factory) -> Path:
     return out
 
 
-def kill_when(spec_path: Path, out: Path, ready) -> None:
-    """Start `mix build` in its own process group and SIGKILL the whole group once ``ready(out)``."""
-    process = subprocess.Popen([sys.executable, "-m", "codemix.mix", "build", str(spec_path), "--out", str(out)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+def kill_when(spec_path: Path, out: Path, ready) -> str:
+    """Start `mix build` in its own process group and SIGKILL the whole group once ``ready(out)``;
+    returns what the build printed until then (unbuffered, so nothing is lost with the process)."""
+    log = out.parent / f"killed-{len(list(out.parent.glob('killed-*')))}.log"
+    with log.open("wb") as handle:
+        process = subprocess.Popen([sys.executable, "-m", "codemix.mix", "build", str(spec_path), "--out", str(out)],
+                                   stdout=handle, stderr=subprocess.DEVNULL, start_new_session=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
     deadline = time.monotonic() + 300
     while not ready(out):
         assert process.poll() is None, "the build finished before the kill point"
@@ -70,6 +82,7 @@ def kill_when(spec_path: Path, out: Path, ready) -> None:
         time.sleep(0.02)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+    return log.read_text()
 
 
 def running(out: Path, stage: str) -> bool:
@@ -78,29 +91,39 @@ def running(out: Path, stage: str) -> bool:
     return any(folder.glob("attempt-*")) and not (folder / "_COMPLETE.json").exists()
 
 
-KILL_POINTS = {
+def reused(printed: str) -> set[str]:
+    """The stages a build said it reused (``[STAGE] reused from ...``)."""
+    return {line[1:].split("]", 1)[0] for line in printed.splitlines() if "] reused from " in line}
+
+
+# (kill point, the stages finished before it that the next run must reuse), in build order.
+KILL_POINTS = [
     # Between stages: the filter stage has published its outputs and marker.
-    "after_filter": (lambda out: (out / "work" / "filter" / "_COMPLETE.json").exists(), {"crawl", "filter"}),
+    (lambda out: (out / "work" / "filter" / "_COMPLETE.json").exists(), {"crawl", "filter"}),
     # In the middle of file-level dedup's Beam pipelines.
-    "during_dedup": (lambda out: running(out, "dedup"), {"crawl", "filter", "tokenizer"}),
+    (lambda out: running(out, "dedup"), {"crawl", "filter", "tokenizer"}),
     # While shards are being written.
-    "during_shards": (lambda out: running(out, "shards"),
-                      {"crawl", "filter", "tokenizer", "dedup", "repo_dedup"}),
-}
+    (lambda out: running(out, "shards"), {"crawl", "filter", "tokenizer", "dedup", "repo_dedup"}),
+]
 
 
-@pytest.mark.parametrize("point", KILL_POINTS)
-def test_killed_build_resumes_to_identical_shards(spec_path, reference, tmp_path, point):
-    ready, finished_stages = KILL_POINTS[point]
+def test_killed_build_resumes_to_identical_shards(spec_path, reference, tmp_path):
+    """Killed after the filter stage, its rerun killed during dedup, that rerun's rerun killed while
+    shards are written: each rerun reuses every stage finished before its kill, and the last one
+    writes the uninterrupted build's shards, leaving only each stage's committed attempt."""
     out = tmp_path / "out"
-    kill_when(spec_path, out, ready)
+    printed = kill_when(spec_path, out, KILL_POINTS[0][0])
+    for (ready, _), (_, finished_stages) in zip(KILL_POINTS[1:], KILL_POINTS):
+        assert not (out / "manifest.json").exists()
+        printed = kill_when(spec_path, out, ready)
+        assert finished_stages <= reused(printed), printed
     assert not (out / "manifest.json").exists()
     assert mix(["build", str(spec_path), "--out", str(out)]) == 0
     manifest = read_manifest(str(out))
-    assert finished_stages <= set(manifest["reused_stages"])
+    assert KILL_POINTS[-1][1] <= set(manifest["reused_stages"])
     assert shard_bytes(out) == shard_bytes(reference) and shard_bytes(out)
     assert manifest["counts"] == read_manifest(str(reference))["counts"]
-    # Only each stage's committed attempt is left: the killed attempt's files were removed after the commit.
+    # Only each stage's committed attempt is left: the killed attempts' files were removed after the commit.
     for stage in out.glob("work/*"):
         marker = json.loads((stage / "_COMPLETE.json").read_text())
         assert sorted(p.name for p in stage.iterdir()) == sorted(["_COMPLETE.json", marker["attempt"]])
@@ -155,34 +178,6 @@ def test_an_interrupted_changed_rerun_leaves_the_finished_build_readable(spec_pa
     assert shard_bytes(out) == shard_bytes(reference)  # a budget changes the blend, not the shards
 
 
-SECRET = "codemix-secret-do-not-print"
-
-
-def test_no_secret_option_value_appears_in_any_output(directory_spec, tmp_path):
-    """An S3 secret given as a Beam option never shows: not in the resume hint of an interrupted
-    build, not in its logs (-v), not in any file the finished build wrote."""
-    out = tmp_path / "out"
-    secret_args = (f"--s3_secret_access_key={SECRET}", "--s3_access_key_id", SECRET)
-    process = start_build(directory_spec, out, "-v", *secret_args, *MULTI_PROCESS)
-    deadline = time.monotonic() + 300
-    while not running(out, "filter"):
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the filter stage never started"
-        time.sleep(0.02)
-    os.killpg(process.pid, signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=30)
-    assert process.returncode == 130
-    hint = stderr.decode().strip().splitlines()[-1]
-    assert "'--s3_secret_access_key=<redacted>' --s3_access_key_id '<redacted>'" in hint
-    assert "(redacted values: give them again)" in hint
-    finished = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(directory_spec), "--out", str(out),
-                               "-v", *secret_args], capture_output=True, check=False)
-    assert finished.returncode == 0, finished.stderr.decode()[-3000:]
-    outputs = [stdout, stderr, finished.stdout, finished.stderr]
-    outputs += [p.read_bytes() for p in out.rglob("*") if p.is_file()]
-    assert len(outputs) > 10 and not [o for o in outputs if SECRET.encode() in o]
-
-
 # --- Ctrl-C ------------------------------------------------------------------------------------
 
 def start_build(spec_path: Path, out: Path, *extra: str) -> subprocess.Popen:
@@ -195,10 +190,11 @@ def worker_processes(pid: int) -> list[psutil.Process]:
     return [p for p in psutil.Process(pid).children(recursive=True) if "sdk_worker_main" in " ".join(p.cmdline())]
 
 
-def interrupt_during_filter(spec_path: Path, out: Path, send) -> tuple[int, float, list[psutil.Process], str]:
+def interrupt_during_filter(spec_path: Path, out: Path, send, *extra: str
+                            ) -> tuple[int, float, list[psutil.Process], bytes, bytes]:
     """Start a two-process build, wait until the filter stage's workers run, ``send(process)`` SIGINT;
-    returns the exit status, seconds from the signal to the exit, every descendant then, and stderr."""
-    process = start_build(spec_path, out, *MULTI_PROCESS)
+    returns the exit status, seconds from the signal to the exit, every descendant then, stdout and stderr."""
+    process = start_build(spec_path, out, *MULTI_PROCESS, *extra)
     deadline = time.monotonic() + 300
     while not (running(out, "filter") and len(worker_processes(process.pid)) >= 2):
         assert process.poll() is None, process.communicate()
@@ -207,11 +203,13 @@ def interrupt_during_filter(spec_path: Path, out: Path, send) -> tuple[int, floa
     descendants = psutil.Process(process.pid).children(recursive=True)
     sent = time.monotonic()
     send(process)
-    _, stderr = process.communicate(timeout=30)
-    return process.returncode, time.monotonic() - sent, descendants, stderr.decode()
+    stdout, stderr = process.communicate(timeout=30)
+    return process.returncode, time.monotonic() - sent, descendants, stdout, stderr
 
 
 MULTI_PROCESS = ("--direct_num_workers", "2", "--direct_running_mode", "multi_processing")
+SECRET = "codemix-secret-do-not-print"
+SECRET_ARGS = (f"--s3_secret_access_key={SECRET}", "--s3_access_key_id", SECRET)
 
 
 def still_running(processes: list[psutil.Process]) -> list[int]:
@@ -220,56 +218,53 @@ def still_running(processes: list[psutil.Process]) -> list[int]:
 
 
 def test_ctrl_c_ends_a_multi_process_build_cleanly_and_the_rerun_resumes(spec_path, reference, tmp_path):
+    """Ctrl-C (SIGINT to the whole group) ends the build within seconds with no worker left, and the
+    rerun resumes to the uninterrupted build's shards. An S3 secret given as a Beam option never
+    shows: not in the resume hint, not in either run's logs (-v), not in any file the build wrote."""
     out = tmp_path / "out"
-    status, seconds, descendants, stderr = interrupt_during_filter(
-        spec_path, out, lambda process: os.killpg(process.pid, signal.SIGINT))
+    status, seconds, descendants, stdout, stderr = interrupt_during_filter(
+        spec_path, out, lambda process: os.killpg(process.pid, signal.SIGINT), "-v", *SECRET_ARGS)
     assert len(descendants) >= 2  # guard: there were worker processes to leave behind
     assert (status, still_running(descendants)) == (130, [])
     assert seconds < 5
-    assert stderr.strip().splitlines()[-1].startswith("interrupted: finished stages are kept")
-    assert "resume with: mix build" in stderr and "Traceback" not in stderr
-    assert mix(["build", str(spec_path), "--out", str(out)]) == 0
+    hint = stderr.decode().strip().splitlines()[-1]
+    assert hint.startswith("interrupted: finished stages are kept")
+    assert "resume with: mix build" in stderr.decode() and "Traceback" not in stderr.decode()
+    assert "'--s3_secret_access_key=<redacted>' --s3_access_key_id '<redacted>'" in hint
+    assert "(redacted values: give them again)" in hint
+    finished = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(spec_path), "--out", str(out),
+                               "-v", *SECRET_ARGS], capture_output=True, check=False)
+    assert finished.returncode == 0, finished.stderr.decode()[-3000:]
     manifest = read_manifest(str(out))
     assert "crawl" in manifest["reused_stages"]
     assert shard_bytes(out) == shard_bytes(reference) and shard_bytes(out)
+    outputs = [stdout, stderr, finished.stdout, finished.stderr]
+    outputs += [p.read_bytes() for p in out.rglob("*") if p.is_file()]
+    assert len(outputs) > 10 and not [o for o in outputs if SECRET.encode() in o]
 
 
 def test_sigint_to_the_driver_alone_ends_a_multi_process_build(spec_path, tmp_path):
     """What hung before: SIGINT to the main process only (kill -INT PID), workers untouched."""
-    status, seconds, descendants, stderr = interrupt_during_filter(
+    status, seconds, descendants, _, stderr = interrupt_during_filter(
         spec_path, tmp_path / "out", lambda process: process.send_signal(signal.SIGINT))
     assert (status, still_running(descendants)) == (130, [])
-    assert seconds < 5 and "Traceback" not in stderr
+    assert seconds < 5 and "Traceback" not in stderr.decode()
 
 
 # --- inputs and code that changed since the interrupted run ----------------------------------------
 
-@pytest.fixture(scope="module")
-def directory_spec(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("fingerprints")
-    for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py"):
-        (root / "code").mkdir(exist_ok=True)
-        (root / "code" / name).write_bytes((STDLIB / name).read_bytes())
-    spec = {"name": "changing", "sources": [{"name": "code", "type": "directory", "paths": [str(root / "code")],
-                                              "license": "PSF-2.0"}],
-            "stages": {"short": {"sequence_length": 256, "token_budget": 10_000, "weights": {"code": 1}}},
-            "tokenizer": {"vocab_size": 600, "train_sample_documents": 50}}
-    path = root / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
-
-
-def test_an_input_changed_between_kill_and_rerun_changes_the_output(directory_spec, tmp_path, capsys):
-    out, reference_out = tmp_path / "out", tmp_path / "reference"
-    assert mix(["build", str(directory_spec), "--out", str(reference_out)]) == 0
-    kill_when(directory_spec, out, KILL_POINTS["after_filter"][0])
-    edited = directory_spec.parent / "code" / "colorsys.py"
+def test_an_input_changed_between_kill_and_rerun_changes_the_output(reference, tmp_path, capsys):
+    """The reference's inputs, copied, killed after the filter stage, one file edited: the rerun reads it."""
+    spec = write_spec(tmp_path / "changing")
+    out = tmp_path / "out"
+    kill_when(spec, out, KILL_POINTS[0][0])
+    edited = spec.parent / "code" / "colorsys.py"
     edited.write_text(edited.read_text() + "\n\ndef added_after_the_kill():\n    return 'a new function'\n")
-    assert mix(["build", str(directory_spec), "--out", str(out)]) == 0
+    assert mix(["build", str(spec), "--out", str(out)]) == 0
     manifest = read_manifest(str(out))
     assert manifest["reused_stages"] == []  # the crawl read the old file, so nothing after it holds
-    assert shard_bytes(out).keys() == shard_bytes(reference_out).keys()
-    assert shard_bytes(out) != shard_bytes(reference_out)
+    assert shard_bytes(out).keys() == shard_bytes(reference).keys()
+    assert shard_bytes(out) != shard_bytes(reference)
     tokenizer = load_tokenizer(str(out / "tokenizer.json"))
     texts = [tokenizer.decode(d.tolist()) for p in manifest["stages"]["short"]["shards"] for d in read_documents(p)]
     assert any("added_after_the_kill" in text for text in texts)
