@@ -6,7 +6,7 @@ Python, and the filter stage's CPU seconds per GB, filter by filter.
 1. Leaks: every HumanEval task (prompt + solution) and MBPP task of ``--mbpp`` under bench.decontamination's
    six variants, pasted into a stdlib module: hits with the screen must equal hits without it.
 2. Real code: every k-th ``.py`` of site-packages (sorted, N files): the screen's pass rate (documents
-   and bytes), how often the lexer was unsure, hits with and without it (must be equal), and
+   and bytes; its first level's too), how often each lexer was unsure, hits with and without it (must be equal), and
    ``ContaminationIndex.hits`` MB per CPU second with and without it, in rotated rounds.
 3. The filter stage on the same files: ``time.process_time`` around each check ``DocumentFilter``
    runs (license, paths, each code check, prose, the code index with and without the screen, the
@@ -26,6 +26,7 @@ from bench.decontamination import MBPP_SAMPLE, VARIANTS, paste
 from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.code import CODE_CHECKS
+from codemix.filters.code_runs import run_projection
 from codemix.filters.code_screen import light_projection
 from codemix.filters.config import FiltersConfig
 from codemix.filters.decontamination import ContaminationIndex, DecontaminationConfig, humaneval_items, read_benchmark
@@ -58,7 +59,9 @@ def corpus(files: int) -> list[tuple[str, str]]:
 def real_code(screened: ContaminationIndex, full: ContaminationIndex, texts: list[tuple[str, str]], rounds: int) -> dict:
     megabytes = sum(len(t.encode()) for _, t in texts) / 1e6
     passed = [screened._screen.may_hit(t) for _, t in texts]
+    first = [screened._screen._first.may_hit(t) for _, t in texts]
     unsure = sum(light_projection(t) is None for _, t in texts)
+    runs_unsure = sum(run_projection(t) is None for _, t in texts)
     different = sum(screened.hits(t) != full.hits(t) for _, t in texts)
     rates: dict[str, list[float]] = {"full": [], "screened": []}
     for round_number in range(rounds):
@@ -69,6 +72,9 @@ def real_code(screened: ContaminationIndex, full: ContaminationIndex, texts: lis
                 index.hits(text)
             rates[name].append(megabytes / (time.process_time() - start))
     return {"files": len(texts), "megabytes": round(megabytes, 2), "passed_documents": sum(passed),
+            "first_level_passed_documents": sum(first), "first_level_unsure_documents": runs_unsure,
+            "first_level_passed_bytes_fraction": round(sum(len(t) for (_, t), p in zip(texts, first) if p)
+                                                       / sum(len(t) for _, t in texts), 4),
             "passed_bytes_fraction": round(sum(len(t) for (_, t), p in zip(texts, passed) if p)
                                            / sum(len(t) for _, t in texts), 4),
             "unsure_documents": unsure, "hits_different": different,

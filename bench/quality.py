@@ -97,7 +97,7 @@ def standalone_rows(texts: list[str], models: dict[str, str], repeats: int) -> l
     from datatrove.pipeline.filters import FastTextClassifierFilter
 
     from codemix.filters.quality import TextScorer, expected_rating
-    from codemix.pipelines.quality import HuggingFaceScorer
+    from codemix.pipelines.quality_inference import HuggingFaceScorer
 
     megabytes = sum(len(t.encode()) for t in texts) / 1e6
     # datatrove copies a model into its asset cache before loading it: the scratch folder, not ~/.cache.

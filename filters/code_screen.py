@@ -193,11 +193,11 @@ def projected_gram_hashes(hashes: np.ndarray, identifier: np.ndarray, k: int) ->
         same = identifier[distance:] & identifier[:-distance] & (hashes[distance:] == hashes[:-distance])
         back[distance:][same] = distance
     codes = _distance_codes(k)
-    acc = np.zeros(windows, dtype=np.uint64)
-    for j in range(k):
-        distance = back[j:j + windows]
-        code = np.where(identifier[j:j + windows], codes[np.where(distance <= j, distance, 0)], hashes[j:j + windows])
-        acc = acc * _MULTIPLIER + code
+    literal = np.where(identifier, codes[0], hashes)  # an identifier first seen in the window: code 0
+    recalled = np.where(back < k, codes[np.minimum(back, k - 1)], literal)  # seen `back` tokens before
+    acc = literal[:windows].copy()  # the first token of a window recalls nothing
+    for j in range(1, k):
+        acc = acc * _MULTIPLIER + np.where(back[j:j + windows] <= j, recalled[j:j + windows], literal[j:j + windows])
     return acc ^ _SCREEN_SALT
 
 

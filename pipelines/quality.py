@@ -5,7 +5,7 @@ Every code document the other checks kept gets a score; the cut is the ``thresho
 ``ApproximateQuantiles`` combiner. Below the cut a document becomes a ``Dropped`` record; every
 scored document, kept or not, is a row of the ``quality`` table (score and cut), so a new cut can be
 chosen from it without rescoring. Hugging Face models run through RunInference, batched, on the
-worker's GPU when it has one.
+worker's GPU when it has one (``quality_inference``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import dataclasses
 
 import apache_beam as beam
 import pyarrow as pa
-from apache_beam.ml.inference.base import KeyedModelHandler, ModelHandler, PredictionResult, RunInference
 from apache_beam.transforms.stats import ApproximateQuantilesCombineFn
 
 from codemix.document import Document, Dropped
@@ -24,7 +23,6 @@ from codemix.filters.quality import (
     TextScorer,
     model_kind,
     quality_drop_reason,
-    score_from_logits,
     stratum,
 )
 from codemix.pipelines.ledger import DOCS, DROPPED
@@ -35,50 +33,6 @@ QUALITY_SCHEMA = pa.schema([("doc_id", pa.string()), ("source", pa.string()), ("
                             ("kept", pa.bool_())])
 QUANTILES = 1001  # cut points every 0.1% of a stratum; epsilon 0.1% of its documents
 TEXT_BATCH = 256  # documents per fastText/scikit-learn call
-
-
-class LoadedClassifier:
-    """A tokenizer and its model, as one object RunInference can hold a weak reference to."""
-
-    def __init__(self, tokenizer, network):
-        self.tokenizer = tokenizer
-        self.network = network
-
-
-def usable_length(max_length: int, model: LoadedClassifier) -> int:
-    """``max_length``, or fewer where the tokenizer or the position embeddings allow fewer (a longer
-    input would fail in the model's forward)."""
-    limits = [max_length, getattr(model.network.config, "max_position_embeddings", max_length)]
-    if model.tokenizer.model_max_length < 1_000_000:  # tokenizers without a limit report ~1e30
-        limits.append(model.tokenizer.model_max_length)
-    return min(limits)
-
-
-class HuggingFaceScorer(ModelHandler):
-    """A sequence-classification model and its tokenizer; a batch of texts -> one score each."""
-
-    def __init__(self, model_dir: str, max_length: int, batch_size: int):
-        super().__init__(min_batch_size=1, max_batch_size=batch_size)
-        self._model_dir = model_dir
-        self._max_length = max_length
-
-    def load_model(self):
-        import torch
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-        model = AutoModelForSequenceClassification.from_pretrained(self._model_dir).to(device).eval()
-        return LoadedClassifier(AutoTokenizer.from_pretrained(self._model_dir), model)
-
-    def run_inference(self, batch, model, inference_args=None):
-        import torch
-
-        tokenizer, network = model.tokenizer, model.network
-        encoded = tokenizer(list(batch), truncation=True, max_length=usable_length(self._max_length, model),
-                            padding=True, return_tensors="pt").to(network.device)
-        with torch.no_grad():
-            logits_BC = network(**encoded).logits.float().cpu().numpy()
-        return [PredictionResult(text, float(score)) for text, score in zip(batch, score_from_logits(logits_BC))]
 
 
 class ScoreTexts(beam.DoFn):
@@ -105,10 +59,11 @@ class Score(beam.PTransform):
         if model_kind(self._config.model) != "huggingface":
             return (docs | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=TEXT_BATCH)
                     | "ScoreTexts" >> beam.ParDo(ScoreTexts(self._config.model)))
-        handler = HuggingFaceScorer(self._config.model, self._config.max_length, self._config.batch_size)
-        return (docs | "KeyByDocument" >> beam.Map(lambda doc: (doc, doc.text))
-                | "RunInference" >> RunInference(KeyedModelHandler(handler))
-                | "Unwrap" >> beam.MapTuple(lambda doc, result: (doc, result.inference)))
+        # Imported here: Beam's RunInference pulls in torch and scipy, seconds for every process (each
+        # worker included) that would otherwise import them for a filter stage that scores nothing.
+        from codemix.pipelines.quality_inference import ScoreWithHuggingFace
+
+        return docs | "ScoreWithHuggingFace" >> ScoreWithHuggingFace(self._config)
 
 
 def quantile_cut(quantiles: list[float], keep_fraction: float) -> float:

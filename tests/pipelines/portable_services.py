@@ -20,14 +20,20 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+import yaml
+
+from tests.pipelines.test_build import MIT_LICENSE, edited
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+STDLIB = Path(sysconfig.get_path("stdlib"))
+BUCKET = "codemix"
 # moto accepts any credentials; these only have to reach it, through Beam's S3 options or the environment.
 S3_KEY_ID, S3_SECRET, S3_REGION = "codemix-test", "codemix-test-secret", "us-east-1"
 START_TIMEOUT_S = 60.0
@@ -167,30 +173,14 @@ def worker_environment(worker_tmp: Path) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class PortableCluster:
-    """A running job service, worker pool and object store, and how to reach them."""
+class ObjectStore:
+    """A running S3-compatible store (moto's server) on 127.0.0.1, and how to reach it."""
 
-    job_port: int
-    worker_pool_port: int
     s3_port: int
-    worker_cwd: Path
-    worker_tmp: Path
-    logs: Path
 
     @property
     def s3_endpoint(self) -> str:
         return f"http://127.0.0.1:{self.s3_port}"
-
-    def beam_args(self) -> list[str]:
-        """Pipeline options for a build on this cluster, S3 credentials included (the workers get
-        them only through these options, never through their environment). Python's job service
-        runs each job on one SDK worker: it reads neither --sdk_worker_parallelism (only the Flink
-        and Spark job servers do) nor --direct_num_workers."""
-        return [
-            "--runner=PortableRunner", f"--job_endpoint=127.0.0.1:{self.job_port}",
-            "--environment_type=EXTERNAL", f"--environment_config=127.0.0.1:{self.worker_pool_port}",
-            *self.s3_args(),
-        ]
 
     def s3_args(self) -> list[str]:
         return [f"--s3_endpoint_url={self.s3_endpoint}", f"--s3_access_key_id={S3_KEY_ID}",
@@ -209,12 +199,42 @@ class PortableCluster:
                             aws_secret_access_key=S3_SECRET, region_name=S3_REGION)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PortableCluster(ObjectStore):
+    """A running job service, worker pool and object store, and how to reach them."""
+
+    job_port: int
+    worker_pool_port: int
+    worker_cwd: Path
+    worker_tmp: Path
+    logs: Path
+
+    def beam_args(self) -> list[str]:
+        """Pipeline options for a build on this cluster, S3 credentials included (the workers get
+        them only through these options, never through their environment). Python's job service
+        runs each job on one SDK worker: it reads neither --sdk_worker_parallelism (only the Flink
+        and Spark job servers do) nor --direct_num_workers."""
+        return [
+            "--runner=PortableRunner", f"--job_endpoint=127.0.0.1:{self.job_port}",
+            "--environment_type=EXTERNAL", f"--environment_config=127.0.0.1:{self.worker_pool_port}",
+            *self.s3_args(),
+        ]
+
+
 def container_boot(path: Path) -> Path:
     """An executable that runs sdk_worker_boot.py with this interpreter: the pool execs
     `--container_executable` as is, with the container contract's flags."""
     path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(BOOT))} \"$@\"\n")
     path.chmod(0o755)
     return path
+
+
+def start_store(ledger: ProcessLedger, logs: Path, port: int | None = None, name: str = "moto S3 server") -> ObjectStore:
+    """Starts moto's S3 server (on ``port``, or a free one) and returns once it listens."""
+    port = port or free_port()
+    ledger.start(name, [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], port,
+                 logs / f"{name.replace(' ', '_')}.log")
+    return ObjectStore(port)
 
 
 def start_cluster(ledger: ProcessLedger, root: Path) -> PortableCluster:
@@ -225,15 +245,86 @@ def start_cluster(ledger: ProcessLedger, root: Path) -> PortableCluster:
         folder.mkdir(parents=True, exist_ok=True)
     python = sys.executable
     boot = container_boot(root / "boot")
-    s3_port = free_port()
-    ledger.start("moto S3 server", [python, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)],
-                 s3_port, logs / "moto.log")
+    store = start_store(ledger, logs)
     job_port = free_port()
     ledger.start("Beam job service", [python, "-m", "apache_beam.runners.portability.local_job_service_main",
                                       "--port", str(job_port), "--staging_dir", str(staging)],
                  job_port, logs / "job_service.log", cwd=root)
-    pool_port = free_port()
-    ledger.start("Beam worker pool", [python, "-m", "apache_beam.runners.worker.worker_pool_main",
-                                      "--service_port", str(pool_port), "--container_executable", str(boot)],
-                 pool_port, logs / "worker_pool.log", cwd=worker_cwd, env=worker_environment(worker_tmp))
-    return PortableCluster(job_port, pool_port, s3_port, worker_cwd, worker_tmp, logs)
+    pool_port = start_worker_pool(ledger, "Beam worker pool", boot, worker_cwd, worker_tmp, logs)
+    return PortableCluster(s3_port=store.s3_port, job_port=job_port, worker_pool_port=pool_port,
+                           worker_cwd=worker_cwd, worker_tmp=worker_tmp, logs=logs)
+
+
+def start_worker_pool(ledger: ProcessLedger, name: str, boot: Path, worker_cwd: Path, worker_tmp: Path,
+                      logs: Path) -> int:
+    """Starts Beam's external worker pool on a free port (its SDK workers booted by ``boot``); returns the port."""
+    port = free_port()
+    ledger.start(name, [sys.executable, "-m", "apache_beam.runners.worker.worker_pool_main", "--service_port",
+                        str(port), "--container_executable", str(boot)],
+                 port, logs / f"{name.replace(' ', '_')}.log", cwd=worker_cwd, env=worker_environment(worker_tmp))
+    return port
+
+
+# --- the corpus every portable build builds, and reading back what a build wrote ---------------------
+
+def objects(store: ObjectStore, prefix: str) -> dict[str, bytes]:
+    """Every object under s3://BUCKET/prefix, by key relative to the prefix, read with boto3."""
+    client = store.s3_client()
+    keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
+            for item in page.get("Contents", [])]
+    return {key[len(prefix):]: client.get_object(Bucket=BUCKET, Key=key)["Body"].read() for key in keys}
+
+
+def make_corpus(root: Path, store: ObjectStore) -> Path:
+    """A source directory of real code with a planted exact duplicate, a near duplicate and an empty
+    file, uploaded to S3 (workers that share no disk with the driver read their inputs from the store
+    too), and a spec building its short stage from there."""
+    files = {"LICENSE": MIT_LICENSE.encode(), "lib/__init__.py": b"",                               # empty file
+             "vendored/shlex.py": (STDLIB / "shlex.py").read_bytes(),                               # exact duplicate
+             "vendored/wrap.py": edited((STDLIB / "textwrap.py").read_text()).encode()}            # near duplicate
+    for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py", "queue.py", "heapq.py"):
+        files[f"lib/{name}"] = (STDLIB / name).read_bytes()
+    client = store.s3_client()
+    for name, data in files.items():
+        client.put_object(Bucket=BUCKET, Key=f"corpus/src/{name}", Body=data)
+    spec = {
+        "name": "portable",
+        "sources": [{"name": "code", "type": "directory", "paths": [f"s3://{BUCKET}/corpus/src"], "license": "MIT"}],
+        "stages": {"short": {"sequence_length": 256, "token_budget": 20_000, "weights": {"code": 1}}},
+        "tokenizer": {"vocab_size": 600, "train_sample_documents": 50},
+    }
+    root.mkdir(parents=True)
+    path = root / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def run_mix(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """`mix` as a user runs it, in its own working directory. No AWS_* variable: the driver, like the
+    workers, reaches S3 through Beam's filesystem options alone."""
+    env = {**{key: value for key, value in os.environ.items() if not key.startswith("AWS_")},
+           "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    result = subprocess.run([sys.executable, "-m", "codemix.mix", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                            timeout=480, check=False)
+    assert result.returncode == 0, f"mix {' '.join(args[:3])} exited {result.returncode}:\n{result.stderr[-4000:]}"
+    return result
+
+
+def shard_files(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The Megatron shards and the tokenizer, by path relative to the build's root."""
+    def is_output(name: str) -> bool:
+        return name == "tokenizer.json" or (name.endswith((".bin", ".idx")) and not name.startswith("work/"))
+
+    return {name: data for name, data in files.items() if is_output(name)}
+
+
+def local_files(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+
+
+def listing(store: ObjectStore, prefix: str) -> dict[str, float]:
+    """Key (relative to the prefix) -> last-modified time in seconds, for every object under the prefix."""
+    client = store.s3_client()
+    return {item["Key"][len(prefix):]: item["LastModified"].timestamp()
+            for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
+            for item in page.get("Contents", [])}

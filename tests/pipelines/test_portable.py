@@ -9,27 +9,29 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
-import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import yaml
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from tests.pipelines.portable_services import PortableCluster, no_process_left, start_cluster
-from tests.pipelines.test_build import MIT_LICENSE, edited
-
-STDLIB = Path(sysconfig.get_path("stdlib"))
-REPO_ROOT = Path(__file__).resolve().parents[2]
-BUCKET = "codemix"
+from tests.pipelines.portable_services import (
+    BUCKET,
+    STDLIB,
+    PortableCluster,
+    listing,
+    local_files,
+    make_corpus,
+    no_process_left,
+    objects,
+    run_mix,
+    shard_files,
+    start_cluster,
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,14 +41,6 @@ def cluster(tmp_path_factory) -> Iterator[PortableCluster]:
         running = start_cluster(ledger, tmp_path_factory.mktemp("portable"))
         running.s3_client().create_bucket(Bucket=BUCKET)
         yield running
-
-
-def objects(cluster: PortableCluster, prefix: str) -> dict[str, bytes]:
-    """Every object under s3://BUCKET/prefix, by key relative to the prefix, read with boto3."""
-    client = cluster.s3_client()
-    keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
-            for item in page.get("Contents", [])]
-    return {key[len(prefix):]: client.get_object(Bucket=BUCKET, Key=key)["Body"].read() for key in keys}
 
 
 def where_it_ran(_) -> str:
@@ -85,86 +79,30 @@ def test_workers_run_elsewhere_and_write_to_s3_through_pipeline_options(cluster)
 # ---------------------------------------------------------------------------------------------------
 # `mix build` on the cluster, --out on S3, checked against the same spec built locally in-process.
 
-def make_corpus(root: Path, cluster: PortableCluster) -> Path:
-    """A source directory of real code with a planted exact duplicate, a near duplicate and an empty
-    file, uploaded to S3 (workers that share no disk with the driver read their inputs from the store
-    too), and a spec building its short stage from there."""
-    files = {"LICENSE": MIT_LICENSE.encode(), "lib/__init__.py": b"",                               # empty file
-             "vendored/shlex.py": (STDLIB / "shlex.py").read_bytes(),                               # exact duplicate
-             "vendored/wrap.py": edited((STDLIB / "textwrap.py").read_text()).encode()}            # near duplicate
-    for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py", "queue.py", "heapq.py"):
-        files[f"lib/{name}"] = (STDLIB / name).read_bytes()
-    client = cluster.s3_client()
-    for name, data in files.items():
-        client.put_object(Bucket=BUCKET, Key=f"corpus/src/{name}", Body=data)
-    spec = {
-        "name": "portable",
-        "sources": [{"name": "code", "type": "directory", "paths": [f"s3://{BUCKET}/corpus/src"], "license": "MIT"}],
-        "stages": {"short": {"sequence_length": 256, "token_budget": 20_000, "weights": {"code": 1}}},
-        "tokenizer": {"vocab_size": 600, "train_sample_documents": 50},
-    }
-    root.mkdir(parents=True)
-    path = root / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
-
-
-def mix(args: list[str], cluster: PortableCluster, cwd: Path) -> subprocess.CompletedProcess:
-    """`mix` as a user runs it, in its own working directory. No AWS_* variable: the driver, like the
-    workers, reaches S3 through Beam's filesystem options alone."""
-    env = {**{key: value for key, value in os.environ.items() if not key.startswith("AWS_")},
-           "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    result = subprocess.run([sys.executable, "-m", "codemix.mix", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                            timeout=480, check=False)
-    assert result.returncode == 0, f"mix {' '.join(args[:3])} exited {result.returncode}:\n{result.stderr[-4000:]}"
-    return result
-
-
-def shard_files(files: dict[str, bytes]) -> dict[str, bytes]:
-    """The Megatron shards and the tokenizer, by path relative to the build's root."""
-    def is_output(name: str) -> bool:
-        return name == "tokenizer.json" or (name.endswith((".bin", ".idx")) and not name.startswith("work/"))
-
-    return {name: data for name, data in files.items() if is_output(name)}
-
-
-def local_files(root: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()}
-
-
-def listing(cluster: PortableCluster, prefix: str) -> dict[str, float]:
-    """Key (relative to the prefix) -> last-modified time in seconds, for every object under the prefix."""
-    client = cluster.s3_client()
-    return {item["Key"][len(prefix):]: item["LastModified"].timestamp()
-            for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
-            for item in page.get("Contents", [])}
-
-
-def test_build_on_s3_matches_local(cluster, tmp_path):
+def test_build_on_s3_matches_local(cluster, portable_reference, tmp_path):
     """The same spec (its source on S3) built three times: in-process to a local directory (the
-    reference); into an S3 prefix by two local worker threads; then again into that prefix on the
-    portable cluster. The S3 build must write shards and tokenizer byte-identical to the reference,
+    reference, shared with test_portable_faults); into an S3 prefix by two local worker threads; then
+    again into that prefix on the portable cluster. The S3 build must write shards and tokenizer byte-identical to the reference,
     count what the reference counted (a stale file read would count twice), leave nothing of the
     first attempt behind that its manifest does not list, and `mix stats` / `mix inspect` must read
     it from S3 as they read the local build."""
     spec = make_corpus(tmp_path / "corpus", cluster)
     driver_cwd = tmp_path / "driver"
     driver_cwd.mkdir()
-    reference = tmp_path / "reference"
-    mix(["build", str(spec), "--out", str(reference), "--no-progress", *cluster.s3_args()], cluster, driver_cwd)
+    reference = portable_reference
     counts = json.loads((reference / "manifest.json").read_text())["counts"]
     assert counts["duplicates"] >= 2 and counts["kept"] > 0, "guard: the planted duplicates were found"
 
     out = f"s3://{BUCKET}/build"
-    mix(["build", str(spec), "--out", out, "--no-progress", "--runner=FnApiRunner", "--direct_num_workers=2",
-         "--direct_running_mode=multi_threading", *cluster.s3_args()], cluster, driver_cwd)
+    run_mix(["build", str(spec), "--out", out, "--no-progress", "--runner=FnApiRunner", "--direct_num_workers=2",
+             "--direct_running_mode=multi_threading", *cluster.s3_args()], driver_cwd)
     first_attempt = listing(cluster, "build/")
     assert "manifest.json" in first_attempt
     assert any(key.endswith("-of-00002.parquet") for key in first_attempt), "guard: two workers' file names"
     time.sleep(1.1)  # S3 times have second resolution: the rebuild's objects must be newer than every old one
     rebuild_started = time.time()
     # --fresh: an unchanged rerun of a finished build would be up to date; this one rebuilds every stage.
-    mix(["build", str(spec), "--out", out, "--no-progress", "--fresh", *cluster.beam_args()], cluster, driver_cwd)
+    run_mix(["build", str(spec), "--out", out, "--no-progress", "--fresh", *cluster.beam_args()], driver_cwd)
 
     built = objects(cluster, "build/")
     manifest = json.loads(built["manifest.json"])
@@ -176,13 +114,13 @@ def test_build_on_s3_matches_local(cluster, tmp_path):
              if modified < int(rebuild_started) and f"{out}/{key}".rsplit(".", 1)[0] not in listed]
     assert stale == [], f"objects of the first attempt left in the prefix: {stale}"
 
-    stats_local = mix(["stats", str(reference)], cluster, driver_cwd).stdout
-    assert mix(["stats", out, *cluster.s3_args()], cluster, driver_cwd).stdout == stats_local
+    stats_local = run_mix(["stats", str(reference)], driver_cwd).stdout
+    assert run_mix(["stats", out, *cluster.s3_args()], driver_cwd).stdout == stats_local
     inspect = ["--sample", "2", "--seed", "5", "--max-chars", "300"]
-    inspect_local = mix(["inspect", str(reference / "short"), *inspect], cluster, driver_cwd).stdout
-    inspect_s3 = mix(["inspect", f"{out}/short", *inspect, *cluster.s3_args()], cluster, driver_cwd).stdout
+    inspect_local = run_mix(["inspect", str(reference / "short"), *inspect], driver_cwd).stdout
+    inspect_s3 = run_mix(["inspect", f"{out}/short", *inspect, *cluster.s3_args()], driver_cwd).stdout
     assert inspect_s3.replace(out, str(reference)) == inspect_local
-    dash = mix(["dash", "--build", out, "--out", str(tmp_path / "dash.html"), *cluster.s3_args()], cluster, driver_cwd)
+    dash = run_mix(["dash", "--build", out, "--out", str(tmp_path / "dash.html"), *cluster.s3_args()], driver_cwd)
     page = (tmp_path / "dash.html").read_text()
     # The dashboard found the S3 build's ledgers (it says so when a build has no crawled documents).
     assert "wrote" in dash.stdout and "no crawled documents" not in dash.stdout + dash.stderr + page

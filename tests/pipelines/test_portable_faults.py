@@ -1,8 +1,13 @@
 """Faults a cluster build meets, on Beam's portable runner with an external worker pool and an S3
-store on 127.0.0.1 (portable_services.py): the worker pool killed mid-stage, the S3 endpoint
-stopped mid-stage. Each build must end within 60 s of the fault, naming the service, with its job
-no longer running, no object written into the build after it ended, no secret in its output, and a
-rerun that gives shards byte-identical to a clean in-process build."""
+store on 127.0.0.1 (portable_services.py): the S3 endpoint stopped mid-stage, the worker pool killed
+mid-stage, Ctrl-C mid-stage. Each build must end within 60 s of the fault, naming the service, with
+its job no longer running, no object written into the build after it ended and no secret in its
+output; the rerun after the last fault gives shards byte-identical to a clean in-process build.
+
+The three faults hit one build and its reruns, one after the other, on one cluster (a cluster and a
+full cluster build cost minutes): each rerun resumes from what the faulted run committed, and the
+last rerun finishes what all of them left.
+"""
 
 from __future__ import annotations
 
@@ -11,40 +16,29 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
-import pytest
 from apache_beam.portability.api import beam_job_api_pb2, beam_job_api_pb2_grpc
 
 from tests.pipelines.portable_services import (
+    BUCKET,
+    REPO_ROOT,
     S3_SECRET,
     PortableCluster,
-    ProcessLedger,
-    Server,
-    free_port,
+    listing,
+    local_files,
+    make_corpus,
     no_process_left,
+    objects,
+    shard_files,
     start_cluster,
-    worker_environment,
+    start_store,
+    start_worker_pool,
 )
-from tests.pipelines.test_portable import BUCKET, REPO_ROOT, listing, local_files, make_corpus, objects, shard_files
 
 FAULT_LIMIT_S = 60
 STALL_TIMEOUT_S = 10
-
-
-@pytest.fixture
-def cluster(tmp_path) -> Iterator[tuple[PortableCluster, ProcessLedger]]:
-    """A cluster of its own for each test: each test breaks one of its services."""
-    with no_process_left() as ledger:
-        running = start_cluster(ledger, tmp_path / "cluster")
-        running.s3_client().create_bucket(Bucket=BUCKET)
-        yield running, ledger
-
-
-def server(ledger: ProcessLedger, name: str) -> Server:
-    return next(s for s in ledger.servers if s.name == name)
 
 
 def mix_process(args: list[str], cwd: Path) -> subprocess.Popen:
@@ -55,24 +49,33 @@ def mix_process(args: list[str], cwd: Path) -> subprocess.Popen:
 
 
 def job_states(cluster: PortableCluster) -> list[str]:
-    """The state of every job the job service knows, asked over its own API."""
+    """The state of every job the job service knows, oldest first, asked over its own API."""
     with grpc.insecure_channel(f"127.0.0.1:{cluster.job_port}") as channel:
         jobs = beam_job_api_pb2_grpc.JobServiceStub(channel).GetJobs(beam_job_api_pb2.GetJobsRequest(), timeout=10)
     return [beam_job_api_pb2.JobState.Enum.Name(info.state) for info in jobs.job_info]
 
 
-def wait_for_filter_job(cluster: PortableCluster, process: subprocess.Popen) -> None:
-    """Until the crawl is committed and the filter's job runs."""
+def wait_for_filter_job(cluster: PortableCluster, process: subprocess.Popen, jobs_before: int) -> None:
+    """Until the crawl is committed and the filter's job (a job this run submitted) runs."""
     deadline = time.monotonic() + 300
-    while not ("work/crawl/_COMPLETE.json" in listing(cluster, "build/") and job_states(cluster)[-1:] == ["RUNNING"]):
+    while True:
+        states = job_states(cluster)
+        if "work/crawl/_COMPLETE.json" in listing(cluster, "build/") and states[jobs_before:][-1:] == ["RUNNING"]:
+            return
         assert process.poll() is None, process.communicate()
         assert time.monotonic() < deadline, "the filter stage never started"
         time.sleep(0.2)
 
 
-def build_args(spec: Path, cluster: PortableCluster) -> list[str]:
-    return ["build", str(spec), "--out", f"s3://{BUCKET}/build", "--no-progress",
-            "--stall-timeout", str(STALL_TIMEOUT_S), *cluster.beam_args()]
+def start_build(spec: Path, cwd: Path, beam_args: list[str], cluster: PortableCluster
+                ) -> tuple[subprocess.Popen, int]:
+    """`mix build` into s3://BUCKET/build, run until its filter job runs; returns it and how many
+    jobs the job service knew before it started (the ones after are this run's)."""
+    jobs_before = len(job_states(cluster))
+    process = mix_process(["build", str(spec), "--out", f"s3://{BUCKET}/build", "--no-progress",
+                           "--stall-timeout", str(STALL_TIMEOUT_S), *beam_args], cwd)
+    wait_for_filter_job(cluster, process, jobs_before)
+    return process, jobs_before
 
 
 def ended_after_fault(process: subprocess.Popen, fault) -> tuple[float, str]:
@@ -86,85 +89,59 @@ def ended_after_fault(process: subprocess.Popen, fault) -> tuple[float, str]:
     return seconds, stderr
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> dict[str, bytes]:
-    """The clean build's shards: the same spec, in-process, into a local folder (its own store)."""
+def test_stopped_store_killed_pool_and_ctrl_c_each_end_the_build_and_the_last_rerun_matches(
+        tmp_path, portable_reference):
+    reference = shard_files(local_files(portable_reference))
     with no_process_left() as ledger:
-        root = tmp_path_factory.mktemp("reference")
-        running = start_cluster(ledger, root / "cluster")
-        running.s3_client().create_bucket(Bucket=BUCKET)
-        spec = make_corpus(root / "corpus", running)
-        process = mix_process(["build", str(spec), "--out", str(root / "out"), "--no-progress", *running.s3_args()],
-                              root)
+        cluster = start_cluster(ledger, tmp_path / "cluster")
+        cluster.s3_client().create_bucket(Bucket=BUCKET)
+        spec = make_corpus(tmp_path / "corpus", cluster)
+        beam_args = cluster.beam_args()
+
+        # 1. The S3 endpoint stops while the filter stage runs: the build names it.
+        process, _ = start_build(spec, tmp_path, beam_args, cluster)
+        moto = next(s for s in ledger.servers if s.name == "moto S3 server")
+        seconds, stderr = ended_after_fault(process, lambda: os.killpg(moto.process.pid, signal.SIGKILL))
+        assert seconds < FAULT_LIMIT_S
+        assert f"the S3 endpoint at {cluster.s3_endpoint} (--s3_endpoint_url)" in stderr
+        assert "resume with: mix build" in stderr
+        assert "RUNNING" not in job_states(cluster)
+        # The store lost everything with its process: a new one on the same port, the corpus uploaded again.
+        start_store(ledger, tmp_path / "cluster" / "logs", cluster.s3_port, "moto S3 server 2")
+        cluster.s3_client().create_bucket(Bucket=BUCKET)
+        make_corpus(tmp_path / "corpus2", cluster)
+
+        # 2. The worker pool is killed while the rerun's filter stage runs: the build names the pool.
+        process, _ = start_build(spec, tmp_path, beam_args, cluster)
+        pool = next(s for s in ledger.servers if s.name == "Beam worker pool")
+        seconds, stderr = ended_after_fault(process, lambda: os.killpg(pool.process.pid, signal.SIGKILL))
+        assert seconds < FAULT_LIMIT_S
+        assert f"stage filter: the Beam worker pool at 127.0.0.1:{cluster.worker_pool_port} (--environment_config) " \
+               f"has not answered for {STALL_TIMEOUT_S} s" in stderr
+        assert "resume with: mix build" in stderr
+        assert "RUNNING" not in job_states(cluster)
+        written = listing(cluster, "build/")
+        time.sleep(5)
+        assert listing(cluster, "build/") == written, "objects written after the build ended"
+        # A new pool on another port; the next rerun resumes from the committed crawl.
+        port = start_worker_pool(ledger, "Beam worker pool 2", tmp_path / "cluster" / "boot", cluster.worker_cwd,
+                                 cluster.worker_tmp, cluster.logs)
+        beam_args = [a.replace(f":{cluster.worker_pool_port}", f":{port}") for a in beam_args]
+
+        # 3. Ctrl-C while the filter stage runs. Beam's own job service marks a cancelled job CANCELLED
+        # but lets its workers run on (its cancel is a TODO), as a slow cluster would: whatever they
+        # write lands in the interrupted attempt's folder, which nothing reads.
+        process, jobs_before = start_build(spec, tmp_path, beam_args, cluster)
+        sent = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+        assert process.returncode == 130 and time.monotonic() - sent < 15, stderr[-3000:]
+        assert "Traceback" not in stderr and S3_SECRET not in stdout + stderr
+        assert "RUNNING" not in job_states(cluster) and "CANCELLED" in job_states(cluster)[jobs_before:]
+
+        # The rerun finishes, with the shards of a clean in-process build.
+        process = mix_process(["build", str(spec), "--out", f"s3://{BUCKET}/build", "--no-progress", *beam_args],
+                              tmp_path)
         _, stderr = process.communicate(timeout=600)
         assert process.returncode == 0, stderr[-3000:]
-    return shard_files(local_files(root / "out"))
-
-
-def rerun_matches(spec: Path, cluster: PortableCluster, cwd: Path, reference: dict[str, bytes],
-                  beam_args: list[str]) -> None:
-    process = mix_process(["build", str(spec), "--out", f"s3://{BUCKET}/build", "--no-progress", *beam_args], cwd)
-    _, stderr = process.communicate(timeout=600)
-    assert process.returncode == 0, stderr[-3000:]
-    assert reference and shard_files(objects(cluster, "build/")) == reference
-
-
-def test_a_killed_worker_pool_cancels_the_job_and_names_the_pool(cluster, tmp_path, reference):
-    running, ledger = cluster
-    spec = make_corpus(tmp_path / "corpus", running)
-    process = mix_process(build_args(spec, running), tmp_path)
-    wait_for_filter_job(running, process)
-    pool = server(ledger, "Beam worker pool")
-    seconds, stderr = ended_after_fault(process, lambda: os.killpg(pool.process.pid, signal.SIGKILL))
-    assert seconds < FAULT_LIMIT_S
-    assert f"stage filter: the Beam worker pool at 127.0.0.1:{running.worker_pool_port} (--environment_config) " \
-           f"has not answered for {STALL_TIMEOUT_S} s" in stderr
-    assert "resume with: mix build" in stderr
-    assert "RUNNING" not in job_states(running)
-    written = listing(running, "build/")
-    time.sleep(5)
-    assert listing(running, "build/") == written, "objects written after the build ended"
-    port = free_port()  # a new pool; the rerun resumes from the committed crawl
-    ledger.start("Beam worker pool 2", [sys.executable, "-m", "apache_beam.runners.worker.worker_pool_main",
-                                        "--service_port", str(port), "--container_executable",
-                                        str(tmp_path / "cluster" / "boot")],
-                 port, tmp_path / "cluster" / "logs" / "worker_pool_2.log", cwd=running.worker_cwd,
-                 env=worker_environment(running.worker_tmp))
-    args = [a.replace(f":{running.worker_pool_port}", f":{port}") for a in running.beam_args()]
-    rerun_matches(spec, running, tmp_path, reference, args)
-
-
-def test_a_stopped_s3_endpoint_names_it(cluster, tmp_path, reference):
-    running, ledger = cluster
-    spec = make_corpus(tmp_path / "corpus", running)
-    process = mix_process(build_args(spec, running), tmp_path)
-    wait_for_filter_job(running, process)
-    moto = server(ledger, "moto S3 server")
-    seconds, stderr = ended_after_fault(process, lambda: os.killpg(moto.process.pid, signal.SIGKILL))
-    assert seconds < FAULT_LIMIT_S
-    assert f"the S3 endpoint at {running.s3_endpoint} (--s3_endpoint_url)" in stderr
-    assert "resume with: mix build" in stderr
-    assert "RUNNING" not in job_states(running)
-    # The store lost everything with its process: a new one on the same port, the corpus uploaded again.
-    ledger.start("moto S3 server 2", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p",
-                                      str(running.s3_port)], running.s3_port, tmp_path / "moto2.log")
-    running.s3_client().create_bucket(Bucket=BUCKET)
-    make_corpus(tmp_path / "corpus2", running)
-    rerun_matches(spec, running, tmp_path, reference, running.beam_args())
-
-
-def test_ctrl_c_cancels_the_job_and_its_late_writes_stay_in_the_abandoned_attempt(cluster, tmp_path, reference):
-    """Beam's own job service marks a cancelled job CANCELLED but lets its workers run on (its
-    cancel is a TODO), as a slow cluster would: whatever they write lands in the interrupted
-    attempt's folder, which nothing reads, and the rerun still matches the clean build."""
-    running, _ = cluster
-    spec = make_corpus(tmp_path / "corpus", running)
-    process = mix_process(build_args(spec, running), tmp_path)
-    wait_for_filter_job(running, process)
-    sent = time.monotonic()
-    os.killpg(process.pid, signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130 and time.monotonic() - sent < 15, stderr[-3000:]
-    assert "Traceback" not in stderr and S3_SECRET not in stdout + stderr
-    assert "RUNNING" not in job_states(running) and "CANCELLED" in job_states(running)
-    rerun_matches(spec, running, tmp_path, reference, running.beam_args())
+        assert reference and shard_files(objects(cluster, "build/")) == reference
