@@ -81,19 +81,31 @@ def shard_files(out: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted((out / "short").glob("*")) if path.suffix in (".bin", ".idx")}
 
 
-def test_shards_do_not_depend_on_how_documents_were_cut_into_runs(documents, tokenizer_path, tmp_path):
-    one_per_document = write_shards(documents, tokenizer_path, tmp_path / "small", run_text_bytes=1, workers=2)
-    whole_bundles = write_shards(documents, tokenizer_path, tmp_path / "large", run_text_bytes=10**9, workers=1)
+@pytest.fixture(scope="module")
+def written(documents, tokenizer_path, tmp_path_factory) -> dict[str, tuple[Path, list[dict]]]:
+    """The same documents sharded twice (each Beam run costs seconds, so the tests below share them):
+    ``small``, a 1-byte run buffer (nearly every document its own run), two worker processes and the
+    documents published too (``docs``); ``large``, one run per bundle, one worker, no documents."""
+    root = tmp_path_factory.mktemp("written")
+    return {"small": (root / "small", write_shards(documents, tokenizer_path, root / "small", run_text_bytes=1,
+                                                   workers=2, docs=True)),
+            "large": (root / "large", write_shards(documents, tokenizer_path, root / "large", run_text_bytes=10**9,
+                                                   workers=1))}
+
+
+def test_shards_do_not_depend_on_how_documents_were_cut_into_runs(documents, written):
+    """Nor on the number of workers, nor on whether the documents are published beside the shards."""
+    (small, one_per_document), (large, whole_bundles) = written["small"], written["large"]
     assert len(one_per_document) > 1, "guard: the corpus spans several shards"
-    assert shard_files(tmp_path / "small") == shard_files(tmp_path / "large")
+    assert shard_files(small) == shard_files(large)
     assert sorted(map(stats_to_json, one_per_document)) == sorted(
         stats_to_json({**s, "prefix": s["prefix"].replace("/large/", "/small/")}) for s in whole_bundles)
-    runs = {case: len(list((tmp_path / case / "runs").rglob("*.json"))) for case in ("small", "large")}
+    runs = {case: len(list((written[case][0] / "runs").rglob("*.json"))) for case in ("small", "large")}
     assert runs == {"small": len(documents), "large": 1}, "guard: one run per document against one in all"
 
 
-def test_each_shard_holds_its_documents_in_position_order_each_followed_by_eod(documents, tokenizer_path, tmp_path):
-    stats = write_shards(documents, tokenizer_path, tmp_path, run_text_bytes=5_000, workers=2)
+def test_each_shard_holds_its_documents_in_position_order_each_followed_by_eod(documents, tokenizer_path, written):
+    _, stats = written["large"]
     tokenizer = load_tokenizer(tokenizer_path)
     tokenizer.encode_special_tokens = True
     eod = token_id(tokenizer, EOD)
@@ -165,10 +177,10 @@ def test_a_range_no_document_hashed_into_writes_no_shard(documents, tokenizer_pa
     assert len(IndexedDataset(stats["prefix"])) == 1
 
 
-def test_each_sidecar_row_names_the_file_its_token_span_decodes_to(documents, tokenizer_path, tmp_path):
+def test_each_sidecar_row_names_the_file_its_token_span_decodes_to(documents, tokenizer_path, written):
     """Read independently: megatron-core's IndexedDataset for the shard, pyarrow for the sidecar, the
     ``tokenizers`` library to decode, and the stdlib file the row names read from disk."""
-    stats = write_shards(documents, tokenizer_path, tmp_path, run_text_bytes=5_000, workers=2, docs=True)
+    out, stats = written["small"]
     tokenizer = Tokenizer.from_file(tokenizer_path)
     named = set()
     for shard in stats:
@@ -183,7 +195,7 @@ def test_each_sidecar_row_names_the_file_its_token_span_decodes_to(documents, to
             text = tokenizer.decode(ids[:-1].tolist(), skip_special_tokens=False)
             assert text == Path(row["location"]).read_text(encoding="utf-8"), row["path"]
             named.add(row["doc_id"])
-        published = pq.read_table(tmp_path / "short" / "docs" / (Path(shard["prefix"]).name + ".parquet"))
+        published = pq.read_table(out / "short" / "docs" / (Path(shard["prefix"]).name + ".parquet"))
         assert published.drop_columns(["text"]) == table  # the published documents are the shard's, in order
         assert published["text"].to_pylist() == [Path(p).read_text(encoding="utf-8") for p in table["location"].to_pylist()]
     assert named == {doc_id for doc_id, _ in documents}, "every document named once"
