@@ -566,7 +566,8 @@ ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 SHORT_ID = re.compile(r"[a-z]{1,5}(?:_[a-z0-9]{1,5}){1,3}")
 # ``getattr(obj, "name")`` and its siblings: the string is an attribute's name, and replacing it changes behaviour.
-ATTRIBUTE_CALL = re.compile(r"\b(?:get|set|has|del)attr\(\s*[^,()\n]{1,80},\s*[\"']$")
+# The call may span lines, deeply indented (google-cloud's generated ``getattr(\n<20 spaces>_Base...,\n<20 spaces>"_Base..."``).
+ATTRIBUTE_CALL = re.compile(r"\b(?:get|set|has|del)attr\(\s*[^,()]{1,200},\s*[\"']$")
 
 
 # A quoted generated key may hold brackets and sigils (Django's ``get_random_secret_key()`` draws from
@@ -603,7 +604,7 @@ def _is_public_value(text: str, start: int) -> bool:
 
 def _is_attribute_argument(text: str, start: int) -> bool:
     """Is the value at ``start`` the attribute-name argument of ``getattr``/``setattr``/``hasattr``/``delattr``?"""
-    return start > 0 and text[start - 1] in "\"'" and bool(ATTRIBUTE_CALL.search(text, max(0, start - 100), start))
+    return start > 0 and text[start - 1] in "\"'" and bool(ATTRIBUTE_CALL.search(text, max(0, start - 240), start))
 
 
 WEAK_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}"  # python, testPass, test123

@@ -89,6 +89,12 @@ CLEAN = [
      ('def _wrapped(self, name):\n    method = getattr(self._client, "list_secret_versions_async")\n'
      '    fallback = getattr(self._transport, "get_access_token_for_credentials_v2", None)\n'
      '    token = getattr(settings, "GITHUB_WEBHOOK_SECRET_TOKEN", None)\n    return method, fallback, token\n')),
+    ("getattr over lines", "google/cloud/kms_v1/services/autokey_admin/transports/rest.py",
+     ("class _BaseAutokeyAdminRestTransport:\n    def call(self, request):\n"
+      "        return transcode_request(\n                required_fields_default_values=getattr(\n"
+      "                    _BaseAutokeyAdminRestTransport._BaseGetAutokeyConfig,\n"
+      '                    "_BaseGetAutokeyConfig__REQUIRED_FIELDS_DEFAULT_VALUES",\n                    None,\n'
+      "                ),\n        )\n")),
     ("test continuation tokens", "tests/test_pagination.py",
      ('def test_pages(client):\n    resp = {"items": [1], "next_page_token": "tok_t2"}\n    page_token = "tok_t3"\n'
      '    assert client.paginate(resp, token="tok_t2") == ["tok_t2"]\n')),
