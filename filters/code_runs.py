@@ -2,11 +2,11 @@
 
 ``run_projection`` gives what ``code_screen.light_projection`` gives (the full path's normalised stream
 without strings), with two changes that need no per-token Python work: a token is hashed by a polynomial
-over its bytes (``run_hash``), and a number is split into its word runs and other characters (``1.5e-3``:
+over its 8-byte words (``run_hash``), and a number is split into its word runs and other characters (``1.5e-3``:
 ``1``, ``.``, ``5e``, ``-``, ``3``). ``token_run_projection`` makes the same stream from the full path's
 tokens, for the benchmark side. It is None wherever ``light_projection`` is, and also for non-ASCII code,
 a number glued to a word, and a name after a ``.`` that may belong to a number or an ellipsis.
-Design notes and the proof: docs/design/filters.md, "filters/code_runs.py".
+Design notes and the proof: docs/design/filters.md, "filters/code_screen.py", point 4.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ for _byte in b")]}":
     _CLASSES[_byte] = _CLOSE
 _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[list(b"0123456789")] = True
-# A one-character token's hash: its byte, mixed (a word run's hash is never this small before mixing).
+# A one-character token's hash: its byte times an odd constant (a word run's is mixed: equal odds 2**-64).
 _CHARACTER_HASHES = (np.arange(256, dtype=np.uint64) + np.uint64(1 << 40)) * _MIX
 
 
