@@ -13,11 +13,11 @@ import time
 from typing import ClassVar
 
 import pytest
-import yaml
 
 from codemix.mix.cli import main as mix
 from codemix.pipelines import gcp
 from codemix.pipelines.object_store import ObjectStoreUnreachable
+from tests.mix.test_runner_reach import write_spec
 
 SILENT_SECONDS = 60  # how long a silent loopback endpoint keeps a request unanswered
 DATAFLOW = ["--runner", "DataflowRunner", "--project", "fake-proj-123", "--region", "europe-west4",
@@ -38,14 +38,6 @@ def no_google_credentials(tmp_path, monkeypatch):
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
     monkeypatch.setenv("GCE_METADATA_IP", f"127.0.0.1:{closed_port()}")
     monkeypatch.setenv("GCE_METADATA_HOST", f"127.0.0.1:{closed_port()}")
-
-
-def write_spec(tmp_path, paths):
-    spec = {"name": "t", "sources": [{"name": "code", "type": "directory", "paths": paths}],
-            "stages": {"short": {"sequence_length": 128, "token_budget": 1000, "weights": {"code": 1.0}}}}
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return str(path)
 
 
 def one_paragraph(error: str) -> str:
@@ -86,6 +78,14 @@ def test_a_missing_key_file_is_named(tmp_path, capsys, no_google_credentials, mo
     assert code == 1 and f"GOOGLE_APPLICATION_CREDENTIALS names {tmp_path / 'nowhere.json'}" in error
 
 
+def reply_json(handler: http.server.BaseHTTPRequestHandler, status: int, body: bytes) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class TokenEndpoint(http.server.BaseHTTPRequestHandler):
     """OAuth 2.0's token endpoint refusing a key, as RFC 6749 section 5.2 and Google's answer it; or
     (``hang``) accepting the request and never answering."""
@@ -101,11 +101,7 @@ class TokenEndpoint(http.server.BaseHTTPRequestHandler):
         refusal = {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}
         body = json.dumps({"access_token": "ya29.codemix-test", "expires_in": 3600, "token_type": "Bearer"}
                           if self.grant else refusal).encode()
-        self.send_response(200 if self.grant else 400)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        reply_json(self, 200 if self.grant else 400, body)
 
     def log_message(self, *args):
         pass
@@ -200,11 +196,7 @@ class DataflowEndpoint(http.server.BaseHTTPRequestHandler):
             return
         body = json.dumps({"error": {"code": 404, "status": "NOT_FOUND",
                                      "message": "Project 'fake-proj-123' not found or deleted."}}).encode()
-        self.send_response(404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        reply_json(self, 404, body)
 
     def log_message(self, *args):
         pass
