@@ -150,7 +150,8 @@ def megatron_logits(run_dir: Path, checkpoint: str | Path, tokens_BS: torch.Tens
 
     record = json.loads((run_dir / "run.json").read_text())
     recipe = recipe_from_dict(record["recipe"])
-    runtime = initialize(ParallelConfig(), seed=0)
+    # A CPU model needs a CPU runtime even where CUDA exists (megatron's RoPE follows the runtime's device).
+    runtime = initialize(ParallelConfig(), seed=0, force_cpu=True)
     try:
         model = build_model(recipe, vocab_size=vocab_size, sequence_length=record["sequence_length"],
                             position=PositionSetup(**record["position"]), cpu=True)
