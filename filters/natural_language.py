@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import copy
 import re
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from datatrove.data import Document as DatatroveDocument
 from datatrove.pipeline.filters import FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter
@@ -32,10 +33,16 @@ _HTML_TAG_LINE = re.compile(r"^[ \t]*(?:</?[A-Za-z][^<>\n]*>[ \t]*)+\r?$\n?", re
 # A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
 # ``\r`` before the newline too: task texts copied from GitHub issues end their lines in CRLF.
 _FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t\r]*$\n?", re.MULTILINE | re.DOTALL)
-# aider's other fences (``all_fences`` in aider/coders/base_coder.py: ``<source>``, ``<code>``, ``<pre>``,
-# ``<codeblock>``, ``<sourcecode>``, the language after the tag) fence code in a reply as ``` does.
-_TAG_FENCED_BLOCK = re.compile(r"^[ \t]*<(source|code|pre|codeblock|sourcecode)>[^\n]*\n.*?^[ \t]*</\1>[ \t\r]*$\n?",
-                               re.MULTILINE | re.DOTALL)
+# In one turn of a transcript, a fenced block also takes the line above it when that line is one path-like
+# word (aider's edit blocks name the file they edit so), and a block the reply was cut inside (no closing
+# fence) runs to the end of the turn, as CommonMark reads an unclosed fence. aider's other fences
+# (``all_fences`` in aider/coders/base_coder.py: ``<source>``, ``<code>``, ``<pre>``, ``<codeblock>``,
+# ``<sourcecode>``, the language after the tag) fence code in a reply as ``` does.
+_PATH_LINE = r"(?:[ \t]*[^\s`<]*[./\\][^\s`<]*[ \t\r]*\n)?"
+_TURN_FENCED_BLOCK = re.compile("^" + _PATH_LINE + r"[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t\r]*$\n?|\Z)",
+                                re.MULTILINE | re.DOTALL)
+_TAG_FENCED_BLOCK = re.compile("^" + _PATH_LINE + r"[ \t]*<(source|code|pre|codeblock|sourcecode)>[^\n]*\n.*?"
+                               r"(?:^[ \t]*</\1>[ \t\r]*$\n?|\Z)", re.MULTILINE | re.DOTALL)
 # A tool call written as text in a model turn, up to its closing tag (or the end of the turn, when the
 # model stopped before closing it): ``<function=NAME>`` with ``<parameter=...>`` (SWE-smith, OpenHands
 # without function calling, CodeAct-style agents), SWE-agent's XML ``<command>``, CodeAct's
@@ -45,6 +52,11 @@ TEXT_ACTION = re.compile(
     r"|<(command|execute_bash|execute_ipython|execute_browse|tool_call|function_calls|invoke)\b[^>\n]*>.*?(?:</\1>|\Z)",
     re.DOTALL)
 _WORD = re.compile(r"[^\W\d_]+")
+# Where a sentence ends inside a line: the spaces after ``.``, ``!`` or ``?`` (not a list number's ``1.``).
+_SENTENCE_END = re.compile(r"(?<=[^\s\d][.!?])[ \t]+")
+# What judges a text: a file's prose (every filter), a transcript's whole prose (quality only), one
+# model reply (repetition as a loop: ``NaturalLanguageChecker.reply_steps``).
+Judgement = Literal["prose", "trace", "reply"]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -60,6 +72,14 @@ class NaturalLanguageConfig:
     # Likewise a Markdown file whose fenced code carries it (cobra's man-page recipe: two sentences around
     # a Go program): below this many words outside its code blocks it is a code example, not prose.
     min_markdown_prose_words: int = 50
+    # Repetition in a transcript is judged as a degenerate loop, in each model reply on its own (see
+    # ``judged_texts``): a sentence a reply says this many times or more is a loop and every copy is
+    # judged; said fewer times (a plan restated once), it counts once.
+    min_loop_repeats: int = 3
+    # Gopher's stop words are English ones ("the", "be", "to", "of", "and", "that", "have", "with"): a trace
+    # in another language (aider sessions a model answered in Spanish or French) has none, whatever its
+    # quality. 0 (off): transcripts are not judged by it; their other quality checks still are.
+    min_transcript_stop_words: int = 0
     # GopherQualityFilter
     min_doc_words: int = 20  # datatrove 50: "what it is and how to install it" is a fine README
     max_doc_words: int = 100_000
@@ -88,8 +108,9 @@ class NaturalLanguageConfig:
     def validate(self, path: str) -> None:
         # datatrove divides by the word count and averages word lengths: both need a word.
         require(self.min_doc_words >= 1, join(path, "min_doc_words"), "must be at least 1")
-        for name in ("min_transcript_prose_words", "min_markdown_prose_words"):
+        for name in ("min_transcript_prose_words", "min_markdown_prose_words", "min_transcript_stop_words"):
             require(getattr(self, name) >= 0, join(path, name), "must not be negative")
+        require(self.min_loop_repeats >= 2, join(path, "min_loop_repeats"), "must be at least 2")
         for name in ("min_alpha_words_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
                      "dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"):
             require(0 <= getattr(self, name) <= 1, join(path, name), "must be between 0 and 1")
@@ -111,22 +132,34 @@ class NaturalLanguageChecker:
         ]
         if config.fineweb_quality:
             self.steps.append(("fineweb_quality", FineWebQualityFilter()))
+        # A reply's loop checks: repeated paragraphs and lines (sentences, in ``reply_prose``) and the top
+        # n-grams. Not the duplicated n-grams: a passage said twice (a summary echoing the intro) is no loop.
+        loop = copy.copy(gopher_repetition_filter(config))
+        loop.dup_n_grams = ()
+        self.reply_steps: list[tuple[str, BaseFilter]] = [("gopher_repetition", loop)]
+        # A whole trace: the quality checks, Gopher's stop words at ``min_transcript_stop_words``.
+        trace = copy.copy(self.steps[0][1])
+        trace.min_stop_words = config.min_transcript_stop_words or None
+        self.trace_steps = [("gopher_quality", trace)] + [(n, s) for n, s in self.steps[2:]]
 
-    def drop_reason(self, prose: str) -> str | None:
+    def steps_for(self, judgement: Judgement) -> list[tuple[str, BaseFilter]]:
+        return {"prose": self.steps, "trace": self.trace_steps, "reply": self.reply_steps}[judgement]
+
+    def drop_reason(self, prose: str, judgement: Judgement = "prose") -> str | None:
         """``<filter>:<datatrove's reason>`` for the first filter that drops ``prose``, else ``None``."""
         document = DatatroveDocument(text=prose, id="")
-        for name, step in self.steps:
+        for name, step in self.steps_for(judgement):
             keep, reason = get_filter_result(step.filter(document))
             if not keep:
                 return f"{name}:{reason or 'dropped'}"
         return None
 
-    def drop_reasons(self, prose: str) -> tuple[str, ...]:
+    def drop_reasons(self, prose: str, judgement: Judgement = "prose") -> tuple[str, ...]:
         """Every check ``prose`` fails, the first (``drop_reason``) first. datatrove stops at the first
         failing check; each later one is found by judging again with the checks found so far unset."""
         document = DatatroveDocument(text=prose, id="")
         reasons: list[str] = []
-        for name, step in self.steps:
+        for name, step in self.steps_for(judgement):
             while step is not None:
                 keep, reason = get_filter_result(step.filter(document))
                 if keep:
@@ -219,28 +252,61 @@ def is_document_prose(doc: Document) -> bool:
 
 
 def transcript_prose(messages: list[dict[str, Any]]) -> str:
-    """What users and assistants wrote, paragraphs joined by blank lines, without code fences (aider's
-    tag fences too), tool calls
-    written as text (``TEXT_ACTION``) or markup-only lines.
+    """What users and assistants wrote, paragraphs joined by blank lines (``turn_prose`` of each turn).
 
     Left out: system prompts, tool calls, and every ``observation``: tool results, command output and
     other text the environment or the harness wrote, whatever role the format gives it (SWE-agent and
     mini-swe-agent return command output as ``user`` turns). A message without the flag (written
     before the readers set it) counts as an observation when it is a ``tool`` turn. A paragraph an
-    earlier turn already said is said once: an agent restating its plan across turns is no web spam,
-    which is what Gopher's repetition thresholds were set on (repetition inside a turn is still judged).
+    earlier turn already said is said once: an agent restating its plan across turns is no web spam.
     """
     parts, seen = [], set()
     for message in messages:
-        role = message.get("role")
-        observation = message.get("observation", role == "tool")
-        if role in PROSE_ROLES and not observation:
-            code = _TAG_FENCED_BLOCK.sub("", _FENCED_BLOCK.sub("", message.get("content") or ""))
-            text = _MARKUP_LINE.sub("", TEXT_ACTION.sub("", code))
-            paragraphs = [p.strip() for p in re.split(r"\n[ \t\r]*\n", text) if p.strip()]
+        if is_prose_turn(message):
+            paragraphs = paragraphs_of(turn_prose(message.get("content") or ""))
             parts += [p for p in paragraphs if p not in seen]
             seen.update(paragraphs)
     return "\n\n".join(parts)
+
+
+def reply_prose(messages: list[dict[str, Any]], min_loop_repeats: int) -> list[str]:
+    """Each model reply's prose, a sentence a line, one it says fewer than ``min_loop_repeats`` times
+    kept once (``without_restatements``): the texts repetition is judged on."""
+    return [without_restatements(turn_prose(m.get("content") or ""), min_loop_repeats)
+            for m in messages if m.get("role") == "assistant" and is_prose_turn(m)]
+
+
+def is_prose_turn(message: dict[str, Any]) -> bool:
+    return message.get("role") in PROSE_ROLES and not message.get("observation", message.get("role") == "tool")
+
+
+def turn_prose(content: str) -> str:
+    """A turn less its code fences (aider's tag fences, a fence cut at the end of the turn and a path
+    line above a fence too), tool calls written as text (``TEXT_ACTION``) and markup-only lines."""
+    code = _TAG_FENCED_BLOCK.sub("", _TURN_FENCED_BLOCK.sub("", content))
+    return _MARKUP_LINE.sub("", TEXT_ACTION.sub("", code))
+
+
+def paragraphs_of(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\n[ \t\r]*\n", text) if p.strip()]
+
+
+def without_restatements(text: str, min_loop_repeats: int) -> str:
+    """``text`` a sentence a line, each sentence said fewer than ``min_loop_repeats`` times kept at its
+    first place only; one said that often or more is a degenerate loop, and every copy stays to be judged
+    (a loop inside one line, with no line break, is then repeated lines too)."""
+    paragraphs = [[s for line in p.split("\n") for s in _SENTENCE_END.split(line.strip()) if s]
+                  for p in paragraphs_of(text)]
+    counts = Counter(sentence for p in paragraphs for sentence in p)
+    seen: set[str] = set()
+    kept: list[list[str]] = []
+    for sentences in paragraphs:
+        kept.append([])
+        for sentence in sentences:
+            if counts[sentence] >= min_loop_repeats or sentence not in seen:
+                kept[-1].append(sentence)
+            seen.add(sentence)
+    return "\n\n".join("\n".join(sentences) for sentences in kept if sentences)
 
 
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:
@@ -248,27 +314,45 @@ def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker)
     ``None``: kept, no prose in it, the stage disabled, a transcript with transcripts off, or one with
     too little prose to judge (``min_transcript_prose_words``), or a Markdown code example whose fenced
     code has too little prose around it (``min_markdown_prose_words``)."""
-    prose = judged_prose(doc, checker.config)
-    return None if prose is None else checker.drop_reason(prose)
+    for text, judgement in judged_texts(doc, checker.config):
+        reason = checker.drop_reason(text, judgement)
+        if reason is not None:
+            return reason
+    return None
 
 
 def natural_language_drop_reasons(doc: Document, checker: NaturalLanguageChecker) -> tuple[str, ...]:
     """Every check ``doc``'s prose fails (``natural_language_drop_reason`` first), () when it is kept."""
-    prose = judged_prose(doc, checker.config)
-    return () if prose is None else checker.drop_reasons(prose)
+    reasons = [r for text, judgement in judged_texts(doc, checker.config) for r in checker.drop_reasons(text, judgement)]
+    return tuple(dict.fromkeys(reasons))
 
 
-def judged_prose(doc: Document, config: NaturalLanguageConfig) -> str | None:
-    """The prose the filters judge, or None when they abstain (see ``natural_language_drop_reason``)."""
+def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str, Judgement]]:
+    """The texts the filters judge, each with how (``Judgement``); [] when they abstain (see
+    ``natural_language_drop_reason``).
+
+    A file's prose is judged by every filter. A transcript's quality (Gopher's quality checks, FineWeb's)
+    is judged on its whole prose (``transcript_prose``), and its repetition as a degenerate loop: each
+    model reply of at least ``min_transcript_prose_words`` on its own, a sentence a line, one it restates
+    fewer than ``min_loop_repeats`` times counted once (``reply_prose``), by Gopher's paragraph, line and
+    top n-gram checks. Gopher's repetition thresholds were set on web spam; in a trace, a loop is one
+    reply saying the same thing over and over. A model restating its plan once, a summary echoing the
+    intro, replies alike across turns (a greeting, a template) or a user pasting a log are none.
+    """
     if not config.enabled or (doc.kind == "transcript" and not config.check_transcripts):
-        return None
+        return []
+    if doc.kind == "transcript":
+        messages = doc.metadata.get("messages") or []
+        prose = transcript_prose(messages)
+        if word_count(prose) < config.min_transcript_prose_words:
+            return []
+        return [(prose, "trace")] + [(reply, "reply") for reply in reply_prose(
+            messages, config.min_loop_repeats) if word_count(reply) >= config.min_transcript_prose_words]
     prose = prose_of(doc)
-    if prose is None or (doc.kind == "transcript" and word_count(prose) < config.min_transcript_prose_words):
-        return None
-    if doc.kind != "transcript" and doc.language == "markdown" and _FENCED_BLOCK.search(doc.text) \
-            and word_count(prose) < config.min_markdown_prose_words:
-        return None
-    return prose
+    if prose is None or (doc.language == "markdown" and _FENCED_BLOCK.search(doc.text)
+                         and word_count(prose) < config.min_markdown_prose_words):
+        return []
+    return [(prose, "prose")]
 
 
 def word_count(text: str) -> int:
