@@ -9,14 +9,14 @@ import copy
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from datatrove.data import Document as DatatroveDocument
-from datatrove.pipeline.filters import FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter
-from datatrove.pipeline.filters.base_filter import BaseFilter, get_filter_result
+from typing import TYPE_CHECKING, Any, Literal
 
 from codemix.config import join, require
 from codemix.document import Document
+
+if TYPE_CHECKING:  # datatrove is imported where a checker is built or used: ~0.3 CPU s per process otherwise
+    from datatrove.pipeline.filters import GopherQualityFilter, GopherRepetitionFilter
+    from datatrove.pipeline.filters.base_filter import BaseFilter
 
 # doc.language values (pipelines/readers/language.py) whose whole text is prose.
 PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text"})
@@ -129,6 +129,8 @@ class NaturalLanguageChecker:
     (spaCy's tokenizer is created lazily by datatrove in each process, never pickled)."""
 
     def __init__(self, config: NaturalLanguageConfig):
+        from datatrove.pipeline.filters import FineWebQualityFilter
+
         self.config = config
         self.steps: list[tuple[str, BaseFilter]] = [
             ("gopher_quality", gopher_quality_filter(config)),
@@ -151,6 +153,9 @@ class NaturalLanguageChecker:
 
     def drop_reason(self, prose: str, judgement: Judgement = "prose") -> str | None:
         """``<filter>:<datatrove's reason>`` for the first filter that drops ``prose``, else ``None``."""
+        from datatrove.data import Document as DatatroveDocument
+        from datatrove.pipeline.filters.base_filter import get_filter_result
+
         document = DatatroveDocument(text=prose, id="")
         for name, step in self.steps_for(judgement):
             keep, reason = get_filter_result(step.filter(document))
@@ -161,6 +166,9 @@ class NaturalLanguageChecker:
     def drop_reasons(self, prose: str, judgement: Judgement = "prose") -> tuple[str, ...]:
         """Every check ``prose`` fails, the first (``drop_reason``) first. datatrove stops at the first
         failing check; each later one is found by judging again with the checks found so far unset."""
+        from datatrove.data import Document as DatatroveDocument
+        from datatrove.pipeline.filters.base_filter import get_filter_result
+
         document = DatatroveDocument(text=prose, id="")
         reasons: list[str] = []
         for name, step in self.steps_for(judgement):
@@ -205,6 +213,8 @@ def without_check(step: BaseFilter, reason: str) -> BaseFilter | None:
 
 
 def gopher_quality_filter(config: NaturalLanguageConfig) -> GopherQualityFilter:
+    from datatrove.pipeline.filters import GopherQualityFilter
+
     return GopherQualityFilter(
         min_doc_words=config.min_doc_words, max_doc_words=config.max_doc_words,
         min_avg_word_length=config.min_avg_word_length, max_avg_word_length=config.max_avg_word_length,
@@ -215,6 +225,8 @@ def gopher_quality_filter(config: NaturalLanguageConfig) -> GopherQualityFilter:
 
 
 def gopher_repetition_filter(config: NaturalLanguageConfig) -> GopherRepetitionFilter:
+    from datatrove.pipeline.filters import GopherRepetitionFilter
+
     return GopherRepetitionFilter(
         dup_line_frac=config.dup_line_frac, dup_para_frac=config.dup_para_frac,
         dup_line_char_frac=config.dup_line_char_frac, dup_para_char_frac=config.dup_para_char_frac,
