@@ -6,12 +6,18 @@ Run from the repository root, as a module::
     .venv/bin/python -m bench.scaleout                          # 16, 64, 256 MB of Python, 2 workers (~15 min)
     .venv/bin/python -m bench.scaleout --megabytes 2 4 --results /tmp/RESULTS.md   # shake-out (~3 min)
     .venv/bin/python -m bench.scaleout --render-only            # rewrite the section from the last run's figures
+    .venv/bin/python -m bench.mirror_corpus /tmp/pool --megabytes 256 512 1024 2048
+    nice -n 15 .venv/bin/python -m bench.scaleout --pool /tmp/pool --megabytes 256 512 1024 2048 --work /tmp/builds
 
 Each size is a sample of distinct ``*.py`` files (``bench.tokenize.sample_documents``: stdlib and
 virtualenv by default, in document-id order, so each size holds the smaller ones) written as a
-file tree, and a spec of one ``directory`` source, one ``short`` stage and every other setting
-default: filters, dedup, and a 32k BPE trained on a sample of up to 20,000 filtered documents.
-Input bytes are the UTF-8 bytes of the sampled files, which is their size on disk.
+file tree, or with ``--pool`` the parts of a ``bench.mirror_corpus`` pool (distinct text files from
+bare git mirrors and the local Python), and a spec of one ``directory`` source, one ``short`` stage
+and every other setting default (filters, dedup, and a 32k BPE trained on a sample of up to 20,000
+filtered documents) but ``dedup.join``: ``keyed_join`` unless ``--join`` says otherwise, the path
+every runner but the in-memory ones takes. Input bytes are the UTF-8 bytes of the files, which is
+their size on disk. Each size's figures are written (``figures.json``, and the section) as soon as
+it finishes.
 
 The real ``mix build`` runs in a child process (FnApiRunner, ``--workers`` SDK worker processes),
 with probes installed in the driver only (they change no result):
@@ -33,12 +39,15 @@ with probes installed in the driver only (they change no result):
     read by others, as a cluster would through its bucket. Their on-disk bytes are summed after
     the build, and the spill runs' zstd streams decompressed to compare with the runner's bytes.
   * ``train_bpe`` is timed: the tokenizer stage's driver-side training.
+  * The driver's peak RSS: polled from outside for the whole build, and per stage its ``VmHWM``,
+    reset as each stage starts. With FnApiRunner the driver is also the runner: the in-memory
+    shuffle and every element crossing between fused stages live in it.
   * After the build, ``pipelines.shards.slices_of_run`` is timed on the held token runs: what each
     run's index costs, read once to cut it into shard slices (issue 31; before, every shard's merge
     read every run's whole index).
 
-Projections fit core-seconds = fixed + per-GB x GB over the sizes (least squares), likewise the
-shuffle bytes, and scale the per-GB slope to 1 TB and 100 TB; the tokenizer's training is a
+Projections fit core-seconds = fixed + per-GB x GB over the sizes (least squares; R² and residuals
+per stage are reported), likewise the shuffle bytes, and scale the per-GB slope to 1 TB and 100 TB; the tokenizer's training is a
 constant (a fixed-size sample) and is projected at its default sample of 20,000 documents. Cluster
 walls spread the per-GB work over 500 and 5,000 cores, then again with the merges held to their
 task counts (16 per on-disk grouping, one per shard) and the runs' index slicing added.
@@ -48,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
 import logging
 import math
@@ -59,8 +69,10 @@ import time
 from pathlib import Path
 
 from bench import build as bench_build
+from bench import mirror_corpus
 from bench import tokenize as common
 from bench.measure import run_polled
+from codemix.dedup.config import JOINS, KEYED_JOIN
 from codemix.mixtures.spec import MixtureSpec, TokenizerConfig
 from codemix.pipelines.spill import PARTITIONS
 
@@ -99,10 +111,25 @@ class Probe:
         self.training: dict = {}
         self.held: list[tuple[str, str, str]] = []  # (stage, kind, held path)
         self.fused_walls: dict[str, float] = collections.defaultdict(float)
+        self.driver_peaks: dict[str, int] = {}  # stage -> the driver's peak RSS during it, bytes
 
     def to_json(self) -> dict:
         return {"pipelines": self.pipelines, "rusage": self.rusage, "training": self.training,
-                "held": self.held}
+                "held": self.held, "driver_peaks": self.driver_peaks}
+
+
+def peak_rss() -> int:
+    """This process's peak resident set (``VmHWM``), bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+def reset_peak_rss() -> None:
+    """Start ``VmHWM`` again from the current RSS (Linux: 5 > /proc/self/clear_refs), so each stage's peak
+    is its own."""
+    Path("/proc/self/clear_refs").write_text("5")
 
 
 def rusage_seconds() -> tuple[float, float]:
@@ -207,9 +234,11 @@ def install_probes(probe: Probe) -> None:
 
     def run(self, name, *args, **kwargs):
         probe.stage, before, start = name, rusage_seconds(), time.monotonic()
+        reset_peak_rss()
         try:
             return run_stage(self, name, *args, **kwargs)
         finally:
+            probe.driver_peaks[name] = peak_rss()
             after = rusage_seconds()
             probe.rusage[name] = {"driver": after[0] - before[0], "workers": after[1] - before[1],
                                   "wall": time.monotonic() - start}
@@ -257,7 +286,10 @@ def install_probes(probe: Probe) -> None:
         for path in paths:
             kind = file_shuffle_kind(path)
             if kind and os.path.isfile(path):
-                held = probe.hold / f"{len(probe.held):07d}-{os.path.basename(path)}"
+                # one folder per run folder, the name kept: a token run's .json, .index and .tokens stay together
+                folder = probe.hold / hashlib.sha1(os.path.dirname(path).encode()).hexdigest()[:12]
+                folder.mkdir(exist_ok=True)
+                held = folder / os.path.basename(path)
                 os.link(path, held)
                 probe.held.append((probe.stage, kind, str(held)))
         return delete(paths)
@@ -361,22 +393,35 @@ def corpus(roots: list[Path], megabytes: float) -> tuple[Path, dict]:
     return directory, info
 
 
-def write_spec(corpus_dir: Path, path: Path) -> None:
-    """One directory source, one short stage; the tokenizer trained by the build (defaults)."""
+def pool_corpus(pool: Path, megabytes: float) -> tuple[list[Path], dict]:
+    """The parts of a ``bench.mirror_corpus`` pool that make up ``megabytes`` (each size holds the smaller)."""
+    parts = [part for part in json.loads((pool / "parts.json").read_text())["parts"]
+             if part["megabytes"] <= megabytes]
+    if not parts or parts[-1]["megabytes"] != megabytes:
+        raise SystemExit(f"{pool} has no part ending at {megabytes:g} MB; its parts: {pool / 'parts.json'}")
+    paths = [pool / f"part-{part['megabytes']:g}MB" for part in parts]
+    return paths, {"documents": sum(p["files"] for p in parts), "bytes": sum(p["bytes"] for p in parts)}
+
+
+def write_spec(paths: list[Path], path: Path, join: str, include: list[str]) -> None:
+    """One directory source, one short stage; the tokenizer trained by the build (defaults); dedup's
+    ``join`` as given (keyed_join: the path every runner but the in-memory ones takes)."""
     spec = {
         "name": "bench-scaleout",
-        "sources": [{"name": SOURCE, "type": "directory", "paths": [str(corpus_dir / "files")],
-                     "include": ["*.py"], "license": "PSF-2.0"}],
+        "sources": [{"name": SOURCE, "type": "directory", "paths": [str(p) for p in paths],
+                     "include": include, "license": "PSF-2.0"}],
         "stages": {"short": {"sequence_length": 4096, "token_budget": 10**12, "weights": {SOURCE: 1.0}}},
+        "dedup": {"join": join},
     }
     path.write_text(json.dumps(spec, indent=2))  # JSON is YAML
 
 
-def measured_build(corpus_dir: Path, work: Path, workers: int) -> dict:
-    """One probed ``mix build`` in a child; the manifest, the probes' report and the polled tree CPU."""
+def measured_build(paths: list[Path], work: Path, workers: int, join: str, include: list[str]) -> dict:
+    """One probed ``mix build`` in a child; the manifest, the probes' report, the polled tree CPU and
+    peak RSS (the driver, the child itself; the largest SDK worker)."""
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    write_spec(corpus_dir, work / "spec.yaml")
+    write_spec(paths, work / "spec.yaml", join, include)
     argv = [sys.executable, "-m", "bench.scaleout", "--child", str(work / "probe.json"),
             "build", str(work / "spec.yaml"), "--out", str(work / "out"), "--no-progress",
             *common.beam_args(workers)[1:]]
@@ -384,7 +429,9 @@ def measured_build(corpus_dir: Path, work: Path, workers: int) -> dict:
     if run.code != 0:
         raise RuntimeError(f"mix build exited with {run.code}; see {work / 'log.txt'}")
     manifest = json.loads((work / "out" / "manifest.json").read_text())
+    workers_peak = max((rss for pid, rss in run.seen.peaks.items() if pid != run.pid), default=0)
     return {"wall": run.wall, "tree_cpu": sum(run.seen.cpu.values()), "load": run.load,
+            "driver_peak_polled": run.seen.peaks.get(run.pid, 0), "worker_peak_polled": workers_peak,
             "manifest": {key: manifest[key] for key in ("timings_seconds", "local_cpu_seconds", "counts")},
             "dedup": json.loads((work / "out" / "work" / "dedup" / "_COMPLETE.json").read_text())["result"],
             "probe": json.loads((work / "probe.json").read_text())}
@@ -444,6 +491,16 @@ def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
     return mean_y - slope * mean_x, slope
 
 
+def fit_quality(points: list[tuple[float, float]]) -> tuple[float, list[float]]:
+    """(R², residuals y - fit in the order of ``points``) of the least-squares line; R² is NaN under 3 points."""
+    fixed, slope = fit(points)
+    residuals = [y - (fixed + slope * x) for x, y in points]
+    mean_y = sum(y for _, y in points) / len(points)
+    total = sum((y - mean_y) ** 2 for _, y in points)
+    r2 = 1 - sum(r * r for r in residuals) / total if len(points) >= 3 and total else math.nan
+    return r2, residuals
+
+
 def training_constant(training: dict) -> tuple[float, float]:
     """(driver core-seconds, wall seconds) to train the BPE on the default sample: the measured rate
     per sampled document at ``SAMPLE_DOCUMENTS`` documents, where the sample stops growing. The wall
@@ -489,28 +546,59 @@ def measured_argv(args: argparse.Namespace) -> list[str]:
     return [arg for arg in args.argv if arg != "--render-only"]
 
 
+def corpus_text(args: argparse.Namespace, roots: list[Path]) -> str:
+    if args.pool:
+        pool = json.loads((args.pool / "parts.json").read_text())
+        repositories = sorted({ref.split("@")[0] for ref in pool["refs"]})
+        return (f"distinct text files (UTF-8, no NUL, ≤ 1 MB; one copy per git blob id) from {len(pool['refs'])} "
+                f"trees of {len(repositories)} bare git mirrors (HEAD and up to {mirror_corpus.TAGS_PER_REPOSITORY} "
+                "tags spread over each one's history; the secret scanners' repositories left out) and the local "
+                "stdlib and virtualenv `*.py`, in blob-id order (`bench.mirror_corpus`; older and newer versions of one "
+                "file meet as near duplicates)")
+    return f"distinct `*.py` files under {', '.join(f'`{r}`' for r in roots)} in document-id order"
+
+
 def header(rows: list[tuple[dict, dict]], args: argparse.Namespace, started: str, roots: list[Path]) -> list[str]:
     lines = [
-        "## Scale-out: core-seconds and shuffle bytes per GB, projected to 1 TB and 100 TB (issue 17)",
+        "## Scale-out: core-seconds and shuffle bytes per GB, projected to 1 TB and 100 TB (issues 17, 31)",
         "",
         f"{started}; {common.machine()}; {common.versions()}.",
-        (f"Corpora: distinct `*.py` files under {', '.join(f'`{r}`' for r in roots)} in document-id order "
+        (f"Corpora: {corpus_text(args, roots)} "
          "(each size holds the smaller ones); GB = UTF-8 bytes of the files the crawl read = their size on disk. "
-         "Spec: one directory source, one `short` stage, every other setting default (filters, dedup, a 32k BPE "
-         f"trained on up to {SAMPLE_DOCUMENTS:,} filtered documents). {args.workers} workers (FnApiRunner, "
-         f"multi_processing). Command: `{' '.join(['.venv/bin/python -m bench.scaleout', *measured_argv(args)])}`. "
+         "Spec: one directory source, one `short` stage, every other setting default (filters, dedup with "
+         "`shuffle_on_disk: true`, a 32k BPE "
+         f"trained on up to {SAMPLE_DOCUMENTS:,} filtered documents) but `dedup.join: {args.join}`. {args.workers} "
+         f"workers (FnApiRunner, multi_processing). Command: "
+         f"`{' '.join(['.venv/bin/python -m bench.scaleout', *measured_argv(args)])}`. "
          "core-s = the manifest's `local_cpu_seconds` (driver + reaped workers), checked against every "
-         "process of the tree polled every 0.1 s."),
+         "process of the tree polled every 0.1 s. Driver peak RSS: the `mix build` process (FnApiRunner's "
+         "driver, which holds the runner's in-memory shuffle), polled every 0.1 s; per stage, its `VmHWM` reset "
+         "at each stage's start (`/proc/self/clear_refs`); workers: the largest SDK worker process, polled."),
         "",
-        "| MB | files | kept | wall s | core-s (manifest) | core-s (polled tree) | candidate pairs | load before → after |",
-        "|---:|---:|---:|---:|---:|---:|---:|---|",
+        ("| MB | files | kept | wall s | core-s (manifest) | core-s (polled tree) | candidate pairs | "
+         "driver peak RSS MB | largest worker peak RSS MB | load before → after |"),
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for info, result in rows:
         manifest = result["manifest"]
         lines.append(
             f"| {info['bytes'] / 1e6:.1f} | {info['documents']:,} | {manifest['counts']['kept']:,} | "
             f"{result['wall']:.1f} | {sum(manifest['local_cpu_seconds'].values()):.1f} | {result['tree_cpu']:.1f} | "
-            f"{result['dedup']['candidate_pairs']:,} | {result['load'][0]:.1f} → {result['load'][1]:.1f} |")
+            f"{result['dedup']['candidate_pairs']:,} | {result.get('driver_peak_polled', 0) / 1e6:,.0f} | "
+            f"{result.get('worker_peak_polled', 0) / 1e6:,.0f} | {result['load'][0]:.1f} → {result['load'][1]:.1f} |")
+    return lines
+
+
+def driver_rows(rows: list[tuple[dict, dict]]) -> list[str]:
+    """The driver's peak RSS per stage and size (``VmHWM`` reset at each stage's start)."""
+    if not all(result["probe"].get("driver_peaks") for _, result in rows):
+        return []
+    lines = ["", "Driver peak RSS per stage, MB (`VmHWM` of the `mix build` process, reset as each stage starts):",
+             "", f"| MB | {' | '.join(STAGES)} |", f"|---:|{'---:|' * len(STAGES)}"]
+    for info, result in rows:
+        peaks = result["probe"]["driver_peaks"]
+        lines.append(f"| {info['bytes'] / 1e6:.0f} | "
+                     + " | ".join(f"{peaks.get(stage, 0) / 1e6:,.0f}" for stage in STAGES) + " |")
     return lines
 
 
@@ -651,8 +739,30 @@ def projection_rows(rows: list[tuple[dict, dict]]) -> list[str]:
     return lines
 
 
+def quality_rows(rows: list[tuple[dict, dict]]) -> list[str]:
+    """How well a line fits each stage's core-seconds and shuffle bytes over the sizes: R² and each
+    size's residual (measured - fitted)."""
+    all_figures = [result["figures"] for _, result in rows]
+    sizes = " / ".join(f"{info['bytes'] / 1e6:.0f}" for info, _ in rows)
+    lines = ["", (f"Fit quality per stage: R² of the line and residuals (measured − fitted) at {sizes} MB. core-s "
+             "leave out the BPE training (a constant, above); shuffle = runner + run files."), "",
+             ("| stage | core-s R² | core-s residuals | core-s residuals, % of measured | shuffle R² | "
+              "shuffle residuals |"), "|---|---:|---|---|---:|---|"]
+    for stage in STAGES:
+        points = [figures[stage] for figures in all_figures]
+        cpu = [(f["gb"], f["cpu"] - f.get("training", {}).get("cpu", 0.0)) for f in points]
+        shuffle = [(f["gb"], f["runner_shuffle"] + f["file_shuffle"]) for f in points]
+        (cpu_r2, cpu_res), (sh_r2, sh_res) = fit_quality(cpu), fit_quality(shuffle)
+        lines.append(
+            f"| {stage} | {cpu_r2:.4f} | {' / '.join(f'{r:+,.1f}' for r in cpu_res)} | "
+            f"{' / '.join(f'{100 * r / y:+.1f}' if y else '–' for r, (_, y) in zip(cpu_res, cpu))} | "
+            f"{sh_r2:.4f} | {' / '.join(('+' if r >= 0 else '−') + fmt_bytes(abs(r)) for r in sh_res)} |")
+    return lines
+
+
 def render(rows: list[tuple[dict, dict]], args: argparse.Namespace, started: str, roots: list[Path]) -> str:
-    return "\n".join([*header(rows, args, started, roots), *stage_rows(rows), *projection_rows(rows)]) + "\n\n"
+    return "\n".join([*header(rows, args, started, roots), *driver_rows(rows), *stage_rows(rows),
+                      *projection_rows(rows), *quality_rows(rows)]) + "\n\n"
 
 
 # ---------------------------------------------------------------- entry point
@@ -663,6 +773,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--roots", type=Path, nargs="+", help="directories of .py files (default: stdlib + venv)")
     parser.add_argument("--megabytes", type=float, nargs="+", default=[16, 64, 256])
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--join", choices=JOINS, default=KEYED_JOIN,
+                        help="dedup.join (default keyed_join: the path cluster runners take)")
+    parser.add_argument("--pool", type=Path, help="a bench.mirror_corpus pool (its parts make up each size)")
     parser.add_argument("--work", type=Path, default=CACHE / "builds")
     parser.add_argument("--results", type=Path, default=BENCH / "RESULTS.md")
     parser.add_argument("--render-only", action="store_true",
@@ -689,13 +802,19 @@ def main(argv: list[str]) -> None:
             rows.append((info, result))
             started = result.get("started", started)
             continue
-        corpus_dir, info = corpus(roots, megabytes)
-        result = measured_build(corpus_dir, args.work / f"{megabytes:g}MB", args.workers)
+        if args.pool:
+            paths, info = pool_corpus(args.pool, megabytes)
+            include = ["*"]
+        else:
+            corpus_dir, info = corpus(roots, megabytes)
+            paths, include = [corpus_dir / "files"], ["*.py"]
+        result = measured_build(paths, args.work / f"{megabytes:g}MB", args.workers, args.join, include)
         result["figures"] = stage_figures(result, info["bytes"])
         logger.info("%.1f MB: %.1f s wall, %.1f core-s", info["bytes"] / 1e6, result["wall"],
                     sum(result["manifest"]["local_cpu_seconds"].values()))
         saved.write_text(json.dumps({"info": info, "started": started, **result}))
         rows.append((info, result))
+        common.write_section(args.results, render(rows, args, started, roots), BEGIN, END)  # partial results survive
     common.write_section(args.results, render(rows, args, started, roots), BEGIN, END)
     logger.info("wrote %s", args.results)
 

@@ -248,7 +248,8 @@ def _redact_plan(plan: list[tuple[Any, str, list[Part]]], config: RedactionConfi
                  raw_findings: dict[Any, list[Finding]] | None = None) -> tuple[dict[Any, str], Counter[str]]:
     """``{key: redacted raw string}`` (only those that changed) and the counts, for ``(key, raw, parts)``
     entries; ``raw_findings`` are spans found in a raw string itself, outside its parts."""
-    found = [[_find(part.text, config, part.language) for part in parts] for *_, parts in plan]
+    seen: dict[tuple[str, str], list[Finding]] = {}
+    found = [[_find_once(part.text, config, part.language, seen) for part in parts] for *_, parts in plan]
     values = {f.value: f.kind for per_part in found for findings in per_part for f in findings if f.replacement is None}
     counts: Counter[str] = Counter()
     replaced: dict[Any, str] = {}
@@ -262,6 +263,14 @@ def _redact_plan(plan: list[tuple[Any, str, list[Part]]], config: RedactionConfi
         if edits:
             replaced[key] = _substitute(raw, sorted(edits))
     return replaced, counts
+
+
+def _find_once(text: str, config: RedactionConfig, language: str, seen: dict[tuple[str, str], list[Finding]]) -> list[Finding]:
+    """``_find``, once per distinct (text, language) of a plan: a trace shows the same file again and again."""
+    key = (text, language)
+    if key not in seen:
+        seen[key] = _find(text, config, language)
+    return seen[key]
 
 
 def _message_parts(messages: list[Any], language_of: LanguageOf) -> Iterator[tuple[tuple[int, str, int], str, list[Part]]]:
@@ -983,6 +992,7 @@ HEX_ASSIGNMENT = re.compile(
 # ... and in prose: "my wandb api key is <40 hex>", "the secret key base is <128 hex>".
 PROSE_HEX = re.compile(r"(?i:\b(?:key|token|secret|password|passphrase)(?:[ \t]+base)?[ \t]+(?:is|was|=|:)[ \t]+)"
                        r"(?P<v>[0-9a-fA-F]{32,128})(?![\w.-])")
+HEX_RUN = re.compile(r"[0-9a-fA-F]{32}")
 # A Twilio client built from an account SID and, positionally, its auth token.
 POSITIONAL_TOKEN = re.compile(
     r"[\"']AC[0-9a-f]{32}[\"']\s*,\s*(?P<q>[\"'])(?P<v>[0-9a-f]{32})(?P=q)")
@@ -1042,8 +1052,9 @@ def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
     """Env lookups with a literal default and sigil/``:=`` assignments, when the name is a secret's."""
     sources = [(ENV_DEFAULT, ("getenv", "environ.get", "env.get", "env.fetch", "process.env", "env.str", "config("))]
     sources.append((SIGIL_ASSIGNMENT, ("$", ":=")))
-    sources.append((HEX_ASSIGNMENT, ("token", "secret", "key", "pass", "auth")))
-    sources.append((PROSE_HEX, (" is ", " was ", "=", ":")))
+    if HEX_RUN.search(text):  # both need a 32-hex value: most texts have none, and the scans are costly
+        sources.append((HEX_ASSIGNMENT, ("token", "secret", "key", "pass", "auth")))
+        sources.append((PROSE_HEX, (" is ", " was ", "=", ":")))
     for regex, literals in sources:
         if not _mentions(lower, literals):
             continue

@@ -151,6 +151,8 @@ def value_language(key: str, call_name: str, arguments: dict[str, Any], language
 
 
 JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+KEY_COLON = re.compile(r"\s*:")  # after a string: it was a key (matched in place, not on a copy of the rest)
+HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -159,25 +161,27 @@ def decode_json_string(raw: str, start: int, end: int) -> tuple[str, tuple[int, 
     character's offset in ``raw`` (and the closing quote's last). None if it is not valid JSON."""
     chars: list[str] = []
     offsets: list[int] = []
-    i = start + 1
-    while i < end - 1:
-        if raw[i] != "\\":
-            chars.append(raw[i])
-            offsets.append(i)
-            i += 1
+    i, stop = start + 1, end - 1
+    while i < stop:
+        backslash = raw.find("\\", i, stop)
+        run_end = stop if backslash < 0 else backslash
+        if run_end > i:  # a run of plain characters: one slice, not one step per character
+            chars.append(raw[i:run_end])
+            offsets.extend(range(i, run_end))
+            i = run_end
             continue
-        kind = raw[i + 1] if i + 1 < end - 1 else ""
+        kind = raw[i + 1] if i + 1 < stop else ""
         if kind in ESCAPES:
             chars.append(ESCAPES[kind])
             offsets.append(i)
             i += 2
-        elif kind == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", raw[i + 2:i + 6]):
+        elif kind == "u" and HEX4.fullmatch(raw, i + 2, i + 6):
             chars.append(chr(int(raw[i + 2:i + 6], 16)))  # surrogates stay halves: only offsets matter
             offsets.append(i)
             i += 6
         else:
             return None
-    offsets.append(end - 1)
+    offsets.append(stop)
     return "".join(chars), tuple(offsets)
 
 
@@ -196,7 +200,7 @@ def json_value_parts(raw: str, call_name: str, language_of: LanguageOf, open_pat
         if decoded is None:
             continue
         text, offsets = decoded
-        if raw[match.end():].lstrip().startswith(":"):
+        if KEY_COLON.match(raw, match.end()):
             key = text
             yield Part(0, text, PROSE, offsets)  # a key is text too (a secret can be a dict key)
             continue
