@@ -276,14 +276,20 @@ def test_a_generated_password_holding_a_placeholder_word_is_still_redacted():
 
 
 # Code that the 10M-line transcript run (bench.transcript_redaction, 2026-11-27) found rewritten: excerpts of
-# All-Hands-AI/OpenHands (MIT) tests/unit/server/routes/test_settings_store_functions.py and of THUDM/AgentTuning's
-# miniwob++ copy (MIT) .../html/flight/Alaska-auto-medium/scripts/main.js (minified).
+# All-Hands-AI/OpenHands (MIT) tests/unit/server/routes/test_settings_store_functions.py, THUDM/AgentTuning's
+# miniwob++ copy (MIT) .../html/flight/Alaska-auto-medium/scripts/main.js (minified), xingyaoww/code-act (MIT)
+# mint/agents/claude_agent.py, and trufflesecurity/trufflehog pkg/detectors/azure_openai/azure_openai_test.go.
 REWRITTEN_CODE = [
     ("a keyword argument after an api-key string", "tests/test_settings.py",
      ("    settings = Settings(\n        llm_model='gpt-4',\n        llm_api_key='test-api-key',\n"
       "        llm_base_url='https://api.example.com',\n    )\n"), "llm_base_url="),
     ("code between two string literals", "scripts/main.js",
      'function AddCookies(n,t,i){var r=new Date;return document.cookie="AuthToken="+n.at+";path=/;secure"}\n', "+n.at+"),
+    ("a header whose value is a call", "mint/agents/claude_agent.py",
+     'HEADERS = {\n    "x-api-key": os.environ.get("ANTHROPIC_API_KEY", None),\n}\n', "os.environ.get("),
+    ("a value closing a Go raw string", "azure_openai_test.go",
+     '\t\t\tinput: `\n\t\t\t\t\texport OPENAI_API_KEY=3397348fcdcb4a5fbeb6cceb5a6a284f`,\n\t\t\twant: []string{},\n',
+     "`,\n\t\t\twant:"),
 ]
 
 
