@@ -805,7 +805,7 @@ PATTERNS: tuple[Pattern, ...] = (
     # HTTP headers that carry an API key or token as a bare value.
     Pattern("SECRET_AUTH_HEADER", re.compile(
         r"(?i:\b(?:api-key|x-auth-token|private-token|x-access-token|x-apikey|x-goog-api-key|ocp-apim-subscription-key)"
-        r"[\"']?\s*[:=,]\s*[\"']?)(?P<v>[A-Za-z0-9._~+/-]{12,}=*)"),
+        r"[\"']?\s*(?:[:=]\s*[\"']?|,\s*[\"']))(?P<v>[A-Za-z0-9._~+/-]{12,}=*)"),  # after a comma: a quoted value
             ("api-key", "-token", "x-apikey", "subscription-key"), fake=_is_fake_password),
     # Credentials passed as a (user, password) pair: requests' auth tuples, HTTPBasicAuth, aiohttp.BasicAuth,
     # smtplib/ftplib/imaplib login(user, password).
@@ -945,6 +945,9 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
             bare = (match.group("bare") or "").rstrip(",;")
             if bare and not literal_values and CODE_VALUE.fullmatch(bare) and not _looks_random(bare):
                 continue  # in code, ``token=token_value`` passes a variable
+            quoted = (match.group("sq") or match.group("dq") or "").strip()
+            if quoted and not literal_values and quoted[0] == quoted[-1] == "+":
+                continue  # ``"AuthToken="+n.at+";path=/"``: the code between two string literals
             kind = "SECRET_PASSWORD" if PASSWORDISH.search(name.group("name")) else "SECRET_HIGH_ENTROPY"
             yield from _value_finding(match, kind)
     if "</" in text or "value=" in lower:
