@@ -17,7 +17,9 @@ codemix: ``mix build SPEC --out DIR --direct_num_workers W --direct_running_mode
 (FnApiRunner) with a spec of one ``directory`` source and one ``short`` stage, default filters
 (The Stack v2 heuristics, secrets/PII redaction, HumanEval decontamination) and default dedup
 (exact hashes, then MinHash 256 = 32 bands x 8 rows, 5-shingles, verified at Jaccard 0.8).
-Stage times are the build's own ``timings_seconds``.
+Stage times are the build's own ``timings_seconds``. A second codemix side (``codemix, no
+decontamination``; ``--no-without-decontamination`` leaves it out) runs the same spec with
+``filters.decontamination.enabled: false``.
 
 datatrove (each step a LocalPipelineExecutor with ``tasks = workers = W`` unless noted):
   filter      ParquetReader -> PIIFormatter (emails, public IPs: datatrove's equivalent of codemix's
@@ -36,9 +38,10 @@ datatrove (each step a LocalPipelineExecutor with ``tasks = workers = W`` unless
 
 datatrove 0.10.1 hashes ``str`` shingles with ``xxhash.xxh64_intdigest``, which xxhash 4 refuses;
 the signature step gets ``xxh64_utf8`` (what xxhash 3 did), as bench/dedup.py does.
-The machine may be shared: ``--rounds`` rounds, the sides alternated (A B, B A, A B, ...), each run a
+The machine may be shared: ``--rounds`` rounds, the sides' order rotated (A B C, B C A, C A B, ...), each run a
 child process, with the load average before and after and the CPU seconds of each process tree; the
-report gives min / median / max of each side and of the codemix/datatrove ratio per round.
+report gives min / median / max of each side and of each codemix/datatrove ratio per round; the section is
+rewritten after every round, so a run cut short keeps its finished rounds.
 """
 
 from __future__ import annotations
@@ -113,8 +116,9 @@ def corpus(roots: list[Path], megabytes: float, workers: int) -> tuple[Path, dic
 # ---------------------------------------------------------------- codemix
 
 
-def write_spec(corpus_dir: Path, path: Path) -> None:
-    """One directory source, one short stage, the corpus's tokenizer; every other setting default."""
+def write_spec(corpus_dir: Path, path: Path, decontaminate: bool = True) -> None:
+    """One directory source, one short stage, the corpus's tokenizer; every other setting default
+    (but decontamination, when ``decontaminate`` is false)."""
     spec = {
         "name": "bench-build",
         "sources": [{"name": SOURCE, "type": "directory", "paths": [str(corpus_dir / "files")],
@@ -122,12 +126,14 @@ def write_spec(corpus_dir: Path, path: Path) -> None:
         "stages": {"short": {"sequence_length": 4096, "token_budget": 10**12, "weights": {SOURCE: 1.0}}},
         "tokenizer": {"path": str(corpus_dir / "tokenizer.json")},
     }
+    if not decontaminate:
+        spec["filters"] = {"decontamination": {"enabled": False}}
     path.write_text(json.dumps(spec, indent=2))  # JSON is YAML
 
 
-def run_codemix(corpus_dir: Path, work: Path, workers: int) -> dict:
+def run_codemix(corpus_dir: Path, work: Path, workers: int, decontaminate: bool = True) -> dict:
     """``mix build`` in a child; stage times and counts from the manifest it wrote."""
-    write_spec(corpus_dir, work / "spec.yaml")
+    write_spec(corpus_dir, work / "spec.yaml", decontaminate)
     argv = [str(Path(sys.executable).parent / "mix"), "build", str(work / "spec.yaml"), "--out", str(work / "out"),
             *common.beam_args(workers)[1:]]
     measured = common.run_measured(argv, work / "log.txt")
@@ -230,6 +236,10 @@ def run_datatrove(corpus_dir: Path, work: Path, workers: int, documents: int) ->
 
 # ---------------------------------------------------------------- RESULTS.md
 
+# The sides of a round: codemix with every default filter, codemix without decontamination, datatrove.
+NO_DECONTAMINATION = "codemix, no decontamination"
+SIDES = ("codemix", NO_DECONTAMINATION, "datatrove")
+
 # Which datatrove steps do the work of each codemix stage.
 STAGE_MAP = {
     "crawl": [],
@@ -240,15 +250,25 @@ STAGE_MAP = {
 }
 
 
-def stage_rows(codemix: dict, datatrove: dict) -> list[str]:
-    lines = ["| codemix stage | codemix s | datatrove steps | datatrove s |", "|---|---:|---|---:|"]
+def stage_rows(codemix: dict, bare: dict | None, datatrove: dict) -> list[str]:
+    """Wall seconds per stage: codemix (and without decontamination, when run) beside datatrove's steps."""
+    extra = bare is not None
+    lines = ["| codemix stage | codemix s |" + (" no decontamination s |" if extra else "") +
+             " datatrove steps | datatrove s |", "|---|---:|" + ("---:|" if extra else "") + "---|---:|"]
     for stage, steps in STAGE_MAP.items():
-        seconds = codemix["stages"].get(stage, 0.0)
+        seconds = f"{codemix['stages'].get(stage, 0.0):.1f} |" + (f" {bare['stages'].get(stage, 0.0):.1f} |"
+                                                                 if extra else "")
         theirs = sum(datatrove["stages"][step] for step in steps)
         detail = " + ".join(f"{step} {datatrove['stages'][step]:.1f}" for step in steps) or "(none)"
-        lines.append(f"| {stage} | {seconds:.1f} | {detail} | {theirs:.1f} |" if steps else
-                     f"| {stage} | {seconds:.1f} | (none) | – |")
+        lines.append(f"| {stage} | {seconds} {detail} | {theirs:.1f} |" if steps else
+                     f"| {stage} | {seconds} (none) | – |")
     return lines
+
+
+def rotation(number: int, sides: tuple[str, ...]) -> tuple[str, ...]:
+    """Round ``number``'s order (from 0): the sides rotated by one each round, so each runs first once per cycle."""
+    shift = number % len(sides)
+    return sides[shift:] + sides[:shift]
 
 
 def spread(values: list[float]) -> str:
@@ -262,26 +282,30 @@ def render(rounds: list[dict], info: dict, args: argparse.Namespace, started: st
         "",
         f"{started}; {common.machine()}; {common.versions()}.",
         (f"Corpus: {info['documents']:,} Python files, {info['bytes'] / 1e6:.1f} MB of UTF-8 text ({args.corpus_note}); "
-         f"{args.workers} workers each side; one 32k byte-level BPE tokenizer.json for both; {len(rounds)} rounds, "
-         "sides alternated (codemix first in odd rounds)."),
+         f"{args.workers} workers each side; one 32k byte-level BPE tokenizer.json for all; {len(rounds)} rounds, "
+         f"the sides' order rotated by one each round ({'; '.join(' → '.join(r['order']) for r in rounds)})."),
         "Command: `.venv/bin/python -m bench.build " + " ".join(args.argv) + "`",
         "",
         ("| pipeline | wall s (min / median / max) | CPU s (min / median / max) | kept | dropped | duplicates | tokens |"
          " load avg before → after, per round |"),
         "|---|---|---|---:|---:|---:|---:|---|",
     ]
-    for name in ("codemix", "datatrove"):
+    sides = [name for name in SIDES if name in rounds[0]]
+    for name in sides:
         runs = [r[name] for r in rounds]
         c = runs[-1]["counts"]
         load = "; ".join(f"{r['load'][0]:.1f} → {r['load'][1]:.1f}" for r in runs)
         lines.append(f"| {name} | {spread([r['wall_seconds'] for r in runs])} | "
                      f"{spread([r['cpu_seconds'] for r in runs])} | {c['kept']:,} | {c['dropped']:,} | "
                      f"{c['duplicates']:,} | {c['tokens']:,} | {load} |")
-    wall = [r["codemix"]["wall_seconds"] / r["datatrove"]["wall_seconds"] for r in rounds]
-    cpu = [r["codemix"]["cpu_seconds"] / r["datatrove"]["cpu_seconds"] for r in rounds]
-    lines += ["", *stage_rows(rounds[-1]["codemix"], rounds[-1]["datatrove"]), "",
-              (f"- codemix / datatrove per round, wall: **{spread(wall)}**, CPU: **{spread(cpu)}** "
-               "(min / median / max; below 1: codemix cheaper). Stage seconds are the last round's.")]
+    last = rounds[-1]
+    lines += ["", *stage_rows(last["codemix"], last.get(NO_DECONTAMINATION), last["datatrove"]), ""]
+    for name in sides[:-1]:
+        wall = [r[name]["wall_seconds"] / r["datatrove"]["wall_seconds"] for r in rounds]
+        cpu = [r[name]["cpu_seconds"] / r["datatrove"]["cpu_seconds"] for r in rounds]
+        lines.append(f"- {name} / datatrove per round, wall: **{spread(wall)}**, CPU: **{spread(cpu)}** "
+                     "(min / median / max; below 1: codemix cheaper).")
+    lines.append("- Stage seconds (wall) are the last round's.")
     return "\n".join(lines) + "\n\n"
 
 
@@ -293,7 +317,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--roots", type=Path, nargs="+", help="directories of .py files (default: stdlib + venv)")
     parser.add_argument("--megabytes", type=float, default=96, help="text to sample from the roots")
     parser.add_argument("--workers", type=int, default=2, help="processes for each side")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds, the two sides alternated")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, the sides' order rotated each round")
+    parser.add_argument("--without-decontamination", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run codemix with decontamination off, as a side of its own")
     parser.add_argument("--work", type=Path, default=CACHE / "runs", help="outputs of every run")
     parser.add_argument("--results", type=Path, default=BENCH / "RESULTS.md", help="where to write the section")
     args = parser.parse_args(argv)
@@ -311,20 +337,27 @@ def main(argv: list[str]) -> None:
     roots = [root.resolve() for root in (args.roots or common.default_roots())]
     args.corpus_note = "`*.py` under " + ", ".join(f"`{root}`" for root in roots)
     corpus_dir, info = corpus(roots, args.megabytes, args.workers)
+    sides = SIDES if args.without_decontamination else tuple(name for name in SIDES if name != NO_DECONTAMINATION)
     rounds = []
     for number in range(args.rounds):
-        results = {}
-        for name in ("codemix", "datatrove")[:: 1 if number % 2 == 0 else -1]:
-            work = args.work / name
-            shutil.rmtree(work, ignore_errors=True)
-            work.mkdir(parents=True)
-            results[name] = (run_codemix(corpus_dir, work, args.workers) if name == "codemix" else
-                             run_datatrove(corpus_dir, work, args.workers, info["documents"]))
+        results: dict = {"order": rotation(number, sides)}
+        for name in results["order"]:
+            results[name] = run_side(name, corpus_dir, args, info)
             logger.info("round %d %s: %.1f s wall, %.1f s CPU", number + 1, name, results[name]["wall_seconds"],
                         results[name]["cpu_seconds"])
         rounds.append(results)
-    common.write_section(args.results, render(rounds, info, args, started), BEGIN, END)
-    logger.info("wrote %s", args.results)
+        common.write_section(args.results, render(rounds, info, args, started), BEGIN, END)  # each round: kept if cut
+        logger.info("wrote %s after round %d", args.results, number + 1)
+
+
+def run_side(name: str, corpus_dir: Path, args: argparse.Namespace, info: dict) -> dict:
+    """One run of one side in a fresh work directory."""
+    work = args.work / name.replace(", ", "-").replace(" ", "-")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    if name == "datatrove":
+        return run_datatrove(corpus_dir, work, args.workers, info["documents"])
+    return run_codemix(corpus_dir, work, args.workers, decontaminate=name != NO_DECONTAMINATION)
 
 if __name__ == "__main__":
     # Re-import under the package name, so datatrove's worker processes unpickle bench.build's functions.

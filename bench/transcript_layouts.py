@@ -41,7 +41,8 @@ from codemix.sources import ReadLimits, SourceConfig
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 REAL = [*(FIXTURES / d for d in ("claude-code-transcripts", "sharegpt", "swe-smith", "moatless", "moatless-tree",
-                                  "swe-agent-demo", "openhands-resolver", "aider-history", "aider-llm-history")),
+                                  "swe-agent-demo", "openhands-resolver", "aider-history", "aider-llm-history",
+                                  "sharegpt-zh")),
         FIXTURES / "swe-agent" / "6e44b9__sweagenttestrepo-1c2844.traj", ROOT.parent / "shared" / "data" / "transcripts"]
 # Layouts whose independent count covers only some roles (aider: inputs and finished replies).
 COUNTED_ROLES = {"aider chat history": ("user", "assistant")}

@@ -9,11 +9,11 @@ Two measurements:
 
   * ``traces``: real agent transcripts (every file under ``--traces`` the transcript readers read):
     ``<SECRET_...>`` placeholders per 10,000 lines of the rendered text, with masked samples.
-  * ``code``: every ``.py`` file under ROOT (default: the standard library, then site-packages), then
-    every code file at HEAD of each ``--git`` bare repository (read with ``git ls-tree``/``cat-file``,
-    no checkout), carried the three ways an agent carries code: written by a tool call
-    (``str_replace_editor create``, the file as a JSON-escaped argument), shown in a tool's output,
-    and quoted in a fenced block of the assistant's prose. Each copy is read back from the redacted
+  * ``code``: every ``.py`` file under each ROOT (default: the standard library, then site-packages)
+    and every code file at HEAD of each ROOT that is a bare git repository (``git ls-tree``/``cat-file``,
+    no checkout), in the order given, then those of each ``--git``; each distinct file carried the three
+    ways an agent carries code: written by a tool call (``str_replace_editor create``, the file as a
+    JSON-escaped argument), shown in a tool's output, and quoted in a fenced block of the assistant's prose. Each copy is read back from the redacted
     messages and compared with the original: tokens outside strings and comments must be equal
     (Python: the standard ``tokenize`` module; other languages: their Pygments lexer). A copy that is
     byte-identical to the original has the same tokens and is not tokenized again.
@@ -117,6 +117,10 @@ def git_code(git_dir: Path) -> Iterator[tuple[str, str, str]]:
             if text is not None and language in CODE_LANGUAGES:
                 yield f"{name}/{path}", text, language
         batch.stdin.close()
+
+
+def is_bare_repository(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir()
 
 
 def distinct(items: Iterable[tuple[str, str, str]]) -> Iterator[tuple[str, str, str]]:
@@ -279,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     redactor = RedactWith(RedactionConfig())
     traces = {"transcripts": 0, "lines": 0, "placeholders": Counter(), "samples": []}
     measure_traces(args.traces, redactor, traces)
-    sources = itertools.chain(disk_code(args.roots or ([] if args.git else default_roots())),
+    roots = args.roots or ([] if args.git else default_roots())
+    sources = itertools.chain(*(git_code(r) if is_bare_repository(r) else disk_code([r]) for r in roots),
                               *(git_code(g) for g in args.git))
     items = distinct(sources)
     items = itertools.islice(items, args.limit) if args.limit else items

@@ -9,14 +9,14 @@ import copy
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from datatrove.data import Document as DatatroveDocument
-from datatrove.pipeline.filters import FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter
-from datatrove.pipeline.filters.base_filter import BaseFilter, get_filter_result
+from typing import TYPE_CHECKING, Any, Literal
 
 from codemix.config import join, require
 from codemix.document import Document
+
+if TYPE_CHECKING:  # datatrove is imported where a checker is built or used: ~0.3 CPU s per process otherwise
+    from datatrove.pipeline.filters import GopherQualityFilter, GopherRepetitionFilter
+    from datatrove.pipeline.filters.base_filter import BaseFilter
 
 # doc.language values (pipelines/readers/language.py) whose whole text is prose.
 PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text"})
@@ -52,8 +52,12 @@ TEXT_ACTION = re.compile(
     r"|<(command|execute_bash|execute_ipython|execute_browse|tool_call|function_calls|invoke)\b[^>\n]*>.*?(?:</\1>|\Z)",
     re.DOTALL)
 _WORD = re.compile(r"[^\W\d_]+")
-# Where a sentence ends inside a line: the spaces after ``.``, ``!`` or ``?`` (not a list number's ``1.``).
-_SENTENCE_END = re.compile(r"(?<=[^\s\d][.!?])[ \t]+")
+# Where a sentence ends inside a line: the spaces after ``.``, ``!`` or ``?`` (not a list number's ``1.``),
+# or right after a full-width ``。``, ``！`` or ``？``.
+_SENTENCE_END = re.compile(r"(?<=[^\s\d][.!?])[ \t]+|(?<=[。！？])")
+# Letters of scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, Han): datatrove's
+# English tokenizer reads a sentence of them as one word, so Gopher's word statistics say nothing of them.
+_UNSPACED_LETTER = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # What judges a text: a file's prose (every filter), a transcript's whole prose (quality only), one
 # model reply (repetition as a loop: ``NaturalLanguageChecker.reply_steps``).
 Judgement = Literal["prose", "trace", "reply"]
@@ -125,6 +129,8 @@ class NaturalLanguageChecker:
     (spaCy's tokenizer is created lazily by datatrove in each process, never pickled)."""
 
     def __init__(self, config: NaturalLanguageConfig):
+        from datatrove.pipeline.filters import FineWebQualityFilter
+
         self.config = config
         self.steps: list[tuple[str, BaseFilter]] = [
             ("gopher_quality", gopher_quality_filter(config)),
@@ -147,6 +153,9 @@ class NaturalLanguageChecker:
 
     def drop_reason(self, prose: str, judgement: Judgement = "prose") -> str | None:
         """``<filter>:<datatrove's reason>`` for the first filter that drops ``prose``, else ``None``."""
+        from datatrove.data import Document as DatatroveDocument
+        from datatrove.pipeline.filters.base_filter import get_filter_result
+
         document = DatatroveDocument(text=prose, id="")
         for name, step in self.steps_for(judgement):
             keep, reason = get_filter_result(step.filter(document))
@@ -157,6 +166,9 @@ class NaturalLanguageChecker:
     def drop_reasons(self, prose: str, judgement: Judgement = "prose") -> tuple[str, ...]:
         """Every check ``prose`` fails, the first (``drop_reason``) first. datatrove stops at the first
         failing check; each later one is found by judging again with the checks found so far unset."""
+        from datatrove.data import Document as DatatroveDocument
+        from datatrove.pipeline.filters.base_filter import get_filter_result
+
         document = DatatroveDocument(text=prose, id="")
         reasons: list[str] = []
         for name, step in self.steps_for(judgement):
@@ -201,6 +213,8 @@ def without_check(step: BaseFilter, reason: str) -> BaseFilter | None:
 
 
 def gopher_quality_filter(config: NaturalLanguageConfig) -> GopherQualityFilter:
+    from datatrove.pipeline.filters import GopherQualityFilter
+
     return GopherQualityFilter(
         min_doc_words=config.min_doc_words, max_doc_words=config.max_doc_words,
         min_avg_word_length=config.min_avg_word_length, max_avg_word_length=config.max_avg_word_length,
@@ -211,6 +225,8 @@ def gopher_quality_filter(config: NaturalLanguageConfig) -> GopherQualityFilter:
 
 
 def gopher_repetition_filter(config: NaturalLanguageConfig) -> GopherRepetitionFilter:
+    from datatrove.pipeline.filters import GopherRepetitionFilter
+
     return GopherRepetitionFilter(
         dup_line_frac=config.dup_line_frac, dup_para_frac=config.dup_para_frac,
         dup_line_char_frac=config.dup_line_char_frac, dup_para_char_frac=config.dup_para_char_frac,
@@ -332,7 +348,9 @@ def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str
     ``natural_language_drop_reason``).
 
     A file's prose is judged by every filter. A transcript's quality (Gopher's quality checks, FineWeb's)
-    is judged on its whole prose (``transcript_prose``), and its repetition as a degenerate loop: each
+    is judged on its whole prose (``transcript_prose``) unless most of its letters are of a script written
+    without spaces (``is_unspaced_script``: Chinese, Japanese, Thai; datatrove's English tokenizer reads
+    a sentence of them as one word), and its repetition as a degenerate loop: each
     model reply of at least ``min_transcript_prose_words`` on its own, a sentence a line, one it restates
     fewer than ``min_loop_repeats`` times counted once (``reply_prose``), by Gopher's paragraph, line and
     top n-gram checks. Gopher's repetition thresholds were set on web spam; in a trace, a loop is one
@@ -346,13 +364,20 @@ def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str
         prose = transcript_prose(messages)
         if word_count(prose) < config.min_transcript_prose_words:
             return []
-        return [(prose, "trace")] + [(reply, "reply") for reply in reply_prose(
+        trace: list[tuple[str, Judgement]] = [] if is_unspaced_script(prose) else [(prose, "trace")]
+        return trace + [(reply, "reply") for reply in reply_prose(
             messages, config.min_loop_repeats) if word_count(reply) >= config.min_transcript_prose_words]
     prose = prose_of(doc)
     if prose is None or (doc.language == "markdown" and _FENCED_BLOCK.search(doc.text)
                          and word_count(prose) < config.min_markdown_prose_words):
         return []
     return [(prose, "prose")]
+
+
+def is_unspaced_script(text: str) -> bool:
+    """Most of ``text``'s letters are of scripts written without spaces between words (``_UNSPACED_LETTER``)."""
+    letters = sum(1 for c in text if c.isalpha())
+    return bool(letters) and len(_UNSPACED_LETTER.findall(text)) * 2 > letters
 
 
 def word_count(text: str) -> int:

@@ -723,7 +723,7 @@ PATTERNS: tuple[Pattern, ...] = (
             ("accountkey=", "azure")),
     Pattern("SECRET_AUTH_HEADER", re.compile(
         r"(?i:authorization[\"']?\s*(?:[:=]\s*)?[\"']?(?:bearer|basic|token)\s+|x-api-key[\"']?\s*:\s*[\"']?)"
-        r"(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"), ("authorization", "x-api-key"), fake=_is_fake_password),
+        r"(?P<v>[A-Za-z0-9._~+/-]{16,}+=*+)(?!\()"), ("authorization", "x-api-key"), fake=_is_fake_password),
     Pattern("SECRET_HUGGINGFACE_TOKEN", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])"),
             ("hf_",), fake=lambda v: _is_fake_token(v) or not _mixes_classes(v[3:])),
     Pattern("SECRET_DISCORD_WEBHOOK", re.compile(
@@ -805,7 +805,7 @@ PATTERNS: tuple[Pattern, ...] = (
     # HTTP headers that carry an API key or token as a bare value.
     Pattern("SECRET_AUTH_HEADER", re.compile(
         r"(?i:\b(?:api-key|x-auth-token|private-token|x-access-token|x-apikey|x-goog-api-key|ocp-apim-subscription-key)"
-        r"[\"']?\s*[:=,]\s*[\"']?)(?P<v>[A-Za-z0-9._~+/-]{12,}=*)"),
+        r"[\"']?\s*(?:[:=]\s*[\"']?|,\s*[\"']))(?P<v>[A-Za-z0-9._~+/-]{12,}+=*+)(?!\()"),  # a call is code; after a comma: quoted
             ("api-key", "-token", "x-apikey", "subscription-key"), fake=_is_fake_password),
     # Credentials passed as a (user, password) pair: requests' auth tuples, HTTPBasicAuth, aiohttp.BasicAuth,
     # smtplib/ftplib/imaplib login(user, password).
@@ -817,7 +817,7 @@ PATTERNS: tuple[Pattern, ...] = (
         r"://(?<=[A-Za-z0-9]://)[^\s:/?#@'\"<>]{0,64}:(?P<v>[^\s/?#@'\"<>]{1,128})@(?=[\w\[])"),
             ("://",), fake=_is_fake_password),
     Pattern("SECRET_PASSWORD", re.compile(
-        r"(?<![\w-])(?:--?(?:password|passwd|pass)[= ]|(?:-u|--user)\s+[^\s:'\"]+:)[\"']?(?P<v>[^\s\"'<>]+)"),
+        r"(?<![\w-])(?:--?(?:password|passwd|pass)[= ]|(?:-u|--user)\s+[^\s:'\"]+:)[\"']?(?P<v>[^\s\"'<>`]+)"),
             ("-pass", "-u ", "--user"), fake=_is_fake_password),
 )
 
@@ -945,6 +945,9 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
             bare = (match.group("bare") or "").rstrip(",;")
             if bare and not literal_values and CODE_VALUE.fullmatch(bare) and not _looks_random(bare):
                 continue  # in code, ``token=token_value`` passes a variable
+            quoted = (match.group("sq") or match.group("dq") or "").strip()
+            if quoted and not literal_values and quoted[0] == quoted[-1] == "+":
+                continue  # ``"AuthToken="+n.at+";path=/"``: the code between two string literals
             kind = "SECRET_PASSWORD" if PASSWORDISH.search(name.group("name")) else "SECRET_HIGH_ENTROPY"
             yield from _value_finding(match, kind)
     if "</" in text or "value=" in lower:
@@ -1217,7 +1220,7 @@ KEYWORD_WINDOW = 300
 ASSIGNMENT = re.compile(
     r"[ \t]*(?:export[ \t]+|ENV[ \t]+|-[ \t]+|%env[ \t]+|%set_env[ \t]+)?"
     r"(?P<name>[A-Za-z_][\w.-]{0,80})"
-    r"(?:=(?P<q>[\"']?)(?P<v>[^\s\"']{6,})(?P=q)|[ \t]*[?:]?[:=][ \t]+(?P<spaced>[^\s\"']{6,}))[ \t]*\r?")
+    r"(?:=(?P<q>[\"']?)(?P<v>[^\s\"'`]{6,})(?P=q)|[ \t]*[?:]?[:=][ \t]+(?P<spaced>[^\s\"'`]{6,}))[ \t]*\r?")
 # The secret word must end the name: ``DB_PASSWORD``, ``apiKey``, but not ``token_type``, ``PASSWORD_FILE``.
 SECRET_NAME = re.compile(
     r"(?:^|_|^pg|^redis)(?:password|passwd|pass|pwd|secret|token|api_?key|apikey|access_?key|private_?key|auth_?key|"

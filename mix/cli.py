@@ -495,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
             return read_command(args, extra)
         return command_tokenizer_train(args)
     except ConfigError as error:
-        kind = "option" if error.field_path.startswith("--") else "spec"
+        kind = "option" if error.field_path.startswith("--") else "environment" if error.field_path.startswith("$") \
+            else "spec"
         print(f"mix: {kind} error: {error}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:  # before or after a build; during one, pipelines.interrupts ends it

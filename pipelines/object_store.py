@@ -4,15 +4,18 @@ Beam's S3 filesystem retries a failed call seven times with exponential backoff 
 botocore waits 60 s per connection attempt, so ``mix stats s3://...`` without the endpoint options
 sat silent for minutes. Every codemix S3 client gets ``bounded_config()``; ``check_s3`` lists one
 key of each bucket a command names, with short waits and few attempts, and raises
-``ObjectStoreUnreachable`` with one paragraph naming the service and the options to pass.
+``ObjectStoreUnreachable`` with one paragraph naming the service and the options to pass. The probe's
+read wait can be set with ``CODEMIX_S3_PROBE_READ_SECONDS`` (a store known to be slow, or a test).
 """
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlsplit
 
 CONNECT_SECONDS, READ_SECONDS, ATTEMPTS = 10, 60, 3  # every S3 client's (a read may be a large object)
 PROBE_CONNECT_SECONDS, PROBE_READ_SECONDS, PROBE_ATTEMPTS = 5, 15, 2  # the one listing before any work
+PROBE_READ_ENV = "CODEMIX_S3_PROBE_READ_SECONDS"
 S3_OPTIONS = ("--s3_endpoint_url=URL for an S3-compatible store (MinIO, Ceph, moto), --s3_region_name, "
               "--s3_access_key_id and --s3_secret_access_key (or AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and "
               "AWS_ENDPOINT_URL_S3 in the environment)")
@@ -29,6 +32,23 @@ def bounded_config(connect: float = CONNECT_SECONDS, read: float = READ_SECONDS,
     return Config(connect_timeout=connect, read_timeout=read, retries={"max_attempts": attempts, "mode": "standard"})
 
 
+def probe_read_seconds() -> float:
+    """The probe's read wait: ``$CODEMIX_S3_PROBE_READ_SECONDS`` when set (a positive number), else 15 s."""
+    from codemix.config import ConfigError
+
+    value = os.environ.get(PROBE_READ_ENV, "").strip()
+    if not value:
+        return PROBE_READ_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise ConfigError(f"${PROBE_READ_ENV}", f"expected a positive number of seconds, got {value!r}",
+                          f"unset it for the default {PROBE_READ_SECONDS} s, or give e.g. {PROBE_READ_ENV}=30")
+    return seconds
+
+
 def _s3_client(beam_args: list[str]):
     """A boto3 client with the build's S3 options (Beam's ``S3Options``) and the probe's short waits."""
     import boto3
@@ -39,7 +59,7 @@ def _s3_client(beam_args: list[str]):
         "s3", endpoint_url=options.s3_endpoint_url, region_name=options.s3_region_name,
         aws_access_key_id=options.s3_access_key_id, aws_secret_access_key=options.s3_secret_access_key,
         aws_session_token=options.s3_session_token, verify=options.s3_verify,
-        config=bounded_config(PROBE_CONNECT_SECONDS, PROBE_READ_SECONDS, PROBE_ATTEMPTS))
+        config=bounded_config(PROBE_CONNECT_SECONDS, probe_read_seconds(), PROBE_ATTEMPTS))
 
 
 def _refusal(error: Exception) -> str | None:

@@ -3,6 +3,7 @@ declared dependencies that are really used. Checked with import-linter and grimp
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -123,16 +124,27 @@ def declared(group: str | None) -> list[str]:
     return [re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0] for requirement in requirements]
 
 
+@functools.cache
+def installed_packages() -> dict[str, list[str]]:
+    """Top-level import names -> distributions: one scan of the installed metadata for every lookup."""
+    return metadata.packages_distributions()
+
+
 def import_names(distribution: str) -> set[str]:
     wanted = re.sub(r"[-_.]+", "-", distribution).lower()
-    return {name for name, dists in metadata.packages_distributions().items()
+    return {name for name, dists in installed_packages().items()
             if any(re.sub(r"[-_.]+", "-", d).lower() == wanted for d in dists) and not name.startswith("_")}
+
+
+@functools.cache
+def sources_under(root: Path) -> tuple[str, ...]:
+    """The text of every ``.py`` file under ``root``, read once for all the names searched in it."""
+    return tuple(path.read_text(encoding="utf-8", errors="replace") for path in root.rglob("*.py"))
 
 
 def imports_in(roots: list[Path], name: str) -> bool:
     pattern = re.compile(rf"^\s*(?:import|from)\s+{re.escape(name)}\b|files\(\"{re.escape(name)}\"\)", re.MULTILINE)
-    return any(pattern.search(path.read_text(encoding="utf-8", errors="replace"))
-               for root in roots for path in root.rglob("*.py"))
+    return any(pattern.search(text) for root in roots for text in sources_under(root))
 
 
 def test_every_declared_dependency_is_used() -> None:

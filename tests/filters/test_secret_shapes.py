@@ -273,3 +273,32 @@ def test_a_generated_password_holding_a_placeholder_word_is_still_redacted():
     assert "M6uXgTodo" not in redacted(file_doc("docker/Dockerfile", text)).text
     kept = 'broker = "amqp://worker:changeme123@localhost:5672/"\ntoken = "your_token_here"\n'
     assert redacted(file_doc("app/settings.py", kept)).text == kept
+
+
+# Code that the 10M-line transcript run (bench.transcript_redaction, 2026-11-27) found rewritten: excerpts of
+# All-Hands-AI/OpenHands (MIT) tests/unit/server/routes/test_settings_store_functions.py, THUDM/AgentTuning's
+# miniwob++ copy (MIT) .../html/flight/Alaska-auto-medium/scripts/main.js (minified), xingyaoww/code-act (MIT)
+# mint/agents/claude_agent.py, and trufflesecurity/trufflehog pkg/detectors/azure_openai/azure_openai_test.go.
+REWRITTEN_CODE = [
+    ("a keyword argument after an api-key string", "tests/test_settings.py",
+     ("    settings = Settings(\n        llm_model='gpt-4',\n        llm_api_key='test-api-key',\n"
+      "        llm_base_url='https://api.example.com',\n    )\n"), "llm_base_url="),
+    ("code between two string literals", "scripts/main.js",
+     'function AddCookies(n,t,i){var r=new Date;return document.cookie="AuthToken="+n.at+";path=/;secure"}\n', "+n.at+"),
+    ("a header whose value is a call", "mint/agents/claude_agent.py",
+     'HEADERS = {\n    "x-api-key": os.environ.get("ANTHROPIC_API_KEY", None),\n}\n', "os.environ.get("),
+    ("a value closing a Go raw string", "azure_openai_test.go",
+     '\t\t\tinput: `\n\t\t\t\t\texport OPENAI_API_KEY=3397348fcdcb4a5fbeb6cceb5a6a284f`,\n\t\t\twant: []string{},\n',
+     "`,\n\t\t\twant:"),
+]
+
+
+@pytest.mark.parametrize(("what", "path", "text", "code"), REWRITTEN_CODE, ids=[c[0] for c in REWRITTEN_CODE])
+def test_code_next_to_a_secret_name_is_not_a_value(what, path, text, code):
+    assert code in redacted(file_doc(path, text)).text
+    assert all(code in copy for copy in read_back(redacted(trace_doc(path, text)).metadata["messages"]).values())
+
+
+def test_a_quoted_header_value_after_a_comma_is_still_redacted():
+    text = 'HEADERS = [("api-key", "Zk3Qp9Lw2Xv8Rt5Ny1Mb7Hc")]\n'
+    assert "Zk3Qp9Lw2Xv8Rt5Ny1Mb7Hc" not in redacted(file_doc("client.py", text)).text

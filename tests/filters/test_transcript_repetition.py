@@ -122,6 +122,21 @@ def test_a_trace_in_another_language_is_not_judged_by_english_stop_words(checker
     assert natural_language_drop_reason(doc, strict) == "gopher_quality:gopher_enough_stop_words"
 
 
+def test_prose_in_a_script_without_spaces_is_not_judged_by_word_statistics(checker):
+    """LLaMA-Factory's Chinese glaive rows: datatrove's English tokenizer reads a Chinese sentence as one
+    word, so Gopher's quality checks are not run on them; a Chinese loop is still a loop."""
+    path = AIDER.parent / "sharegpt-zh" / "glaive_toolcall_zh_demo.rows-2-23-54.json"
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    docs = list(read_location(source, str(path)))
+    old = [checker.drop_reason(transcript_prose(d.metadata["messages"])) for d in docs]
+    assert old == ["gopher_quality:gopher_above_avg_threshold", "gopher_quality:gopher_short_doc",
+                   "gopher_quality:gopher_above_avg_threshold"], "guard"
+    assert [natural_language_drop_reason(d, checker) for d in docs] == [None, None, None]
+    reply = next(m["content"] for m in docs[2].metadata["messages"] if "蒙提霍尔" in m["content"])
+    looping = with_first_reply(docs[2], "\n".join([reply.split("\n")[0]] * 20))
+    assert natural_language_drop_reason(looping, checker) == "gopher_repetition:dup_line_frac"
+
+
 def test_a_loop_threshold_of_two_judges_a_restatement_as_a_loop():
     doc = read(DEEPSEEK)
     strict = NaturalLanguageChecker(load_config(NaturalLanguageConfig, {"min_loop_repeats": 2}))

@@ -208,9 +208,13 @@ SILENT_SERVER = ("import socket, sys, time\n"
                  "    held.append(s.accept())  # accepted, never answered\n")
 
 
+PROBE_READ_SECONDS = 2  # the probe's real read wait here, set through its variable (15 s by default)
+
+
 def test_stats_on_a_silent_s3_endpoint_ends_with_the_endpoint_named(tmp_path):
     """An endpoint that accepts connections and never answers (a hung store) ends the command within
-    bounded waits, naming the endpoint, instead of Beam's minutes of retries."""
+    bounded waits (the probe's read wait, shortened through CODEMIX_S3_PROBE_READ_SECONDS), naming the
+    endpoint, instead of Beam's minutes of retries."""
     with no_process_left() as ledger:
         port = free_port()
         ledger.start("silent S3 endpoint", [sys.executable, "-c", SILENT_SERVER, str(port)], port,
@@ -218,11 +222,33 @@ def test_stats_on_a_silent_s3_endpoint_ends_with_the_endpoint_named(tmp_path):
         endpoint = f"http://127.0.0.1:{port}"
         result = mix("stats", "s3://bucket/build", f"--s3_endpoint_url={endpoint}", f"--s3_access_key_id={S3_KEY_ID}",
                      f"--s3_secret_access_key={S3_SECRET}", f"--s3_region_name={S3_REGION}",
-                     env=no_aws_environment(), timeout=180)
+                     env=no_aws_environment(CODEMIX_S3_PROBE_READ_SECONDS=str(PROBE_READ_SECONDS)), timeout=180)
     assert result.returncode == 1
     [paragraph] = result.stderr.strip().splitlines()
     assert f"from the S3 endpoint {endpoint} (--s3_endpoint_url): ReadTimeoutError" in paragraph
     assert S3_SECRET not in paragraph
+
+
+def test_the_probe_reads_with_the_wait_its_variable_gives(monkeypatch):
+    from codemix.pipelines.object_store import PROBE_READ_SECONDS as DEFAULT
+    from codemix.pipelines.object_store import _s3_client
+
+    args = ["--s3_endpoint_url=http://127.0.0.1:9", f"--s3_region_name={S3_REGION}"]
+    monkeypatch.delenv("CODEMIX_S3_PROBE_READ_SECONDS", raising=False)
+    assert _s3_client(args).meta.config.read_timeout == DEFAULT == 15
+    monkeypatch.setenv("CODEMIX_S3_PROBE_READ_SECONDS", "2.5")
+    assert _s3_client(args).meta.config.read_timeout == 2.5
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "inf", "nan"])
+def test_a_probe_read_wait_that_is_not_a_positive_number_is_refused_naming_the_variable(value, monkeypatch, capsys):
+    from codemix.mix.cli import main
+
+    monkeypatch.setenv("CODEMIX_S3_PROBE_READ_SECONDS", value)
+    assert main(["stats", "s3://bucket/build", "--s3_endpoint_url=http://127.0.0.1:9"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"mix: environment error: $CODEMIX_S3_PROBE_READ_SECONDS: expected a positive number of seconds, got "
+        f"{value!r}. Fix: unset it for the default 15 s, or give e.g. CODEMIX_S3_PROBE_READ_SECONDS=30")
 
 
 def test_plan_names_an_empty_prefix_and_a_missing_object_on_s3(tmp_path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import runpy
 import sys
 import tempfile
 
@@ -58,9 +59,11 @@ def main(argv: list[str]) -> None:
     for endpoint in ("--control_endpoint", "--logging_endpoint", "--artifact_endpoint"):
         parser.add_argument(endpoint, default="")
     args = parser.parse_args(argv)
-    env = {**os.environ, **harness_environment(provision_info(args.provision_endpoint, args.id), args)}
-    # exec: the pool signals and waits for this PID, so the harness must be this process.
-    os.execve(sys.executable, [sys.executable, "-m", "apache_beam.runners.worker.sdk_worker_main"], env)
+    os.environ.update(harness_environment(provision_info(args.provision_endpoint, args.id), args))
+    # The harness runs in this process: the pool signals and waits for this PID. Run in place rather
+    # than exec'd, it reuses the interpreter and the Beam modules already imported (a start-up per job).
+    sys.argv = [sys.executable]
+    runpy.run_module("apache_beam.runners.worker.sdk_worker_main", run_name="__main__", alter_sys=True)
 
 
 if __name__ == "__main__":

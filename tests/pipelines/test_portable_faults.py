@@ -26,6 +26,8 @@ from tests.pipelines.portable_services import (
     REPO_ROOT,
     S3_SECRET,
     PortableCluster,
+    Server,
+    group_members,
     listing,
     local_files,
     make_corpus,
@@ -38,7 +40,7 @@ from tests.pipelines.portable_services import (
 )
 
 FAULT_LIMIT_S = 60
-STALL_TIMEOUT_S = 10
+STALL_TIMEOUT_S = 3  # a real wait: the probe is a TCP connect, which a live service answers under any load
 
 
 def mix_process(args: list[str], cwd: Path) -> subprocess.Popen:
@@ -78,6 +80,17 @@ def start_build(spec: Path, cwd: Path, beam_args: list[str], cluster: PortableCl
     return process, jobs_before
 
 
+def wait_for_worker(pool: Server, cluster: PortableCluster) -> None:
+    """Until the pool runs an SDK worker started since the crawl was committed: the filter job's. A pool
+    killed before that fails the job as it starts its worker, not mid-stage (Beam's job service then
+    logs the failed StartWorker with a traceback)."""
+    committed = int(listing(cluster, "build/")["work/crawl/_COMPLETE.json"])  # S3 times: whole seconds
+    deadline = time.monotonic() + 120
+    while not [p for p in group_members(pool) if p.pid != pool.process.pid and p.create_time() >= committed]:
+        assert time.monotonic() < deadline, "the filter job's SDK worker never started"
+        time.sleep(0.1)
+
+
 def ended_after_fault(process: subprocess.Popen, fault) -> tuple[float, str]:
     """Applies ``fault()``; returns seconds until the build exited (status 1), and its output."""
     faulted = time.monotonic()
@@ -114,6 +127,7 @@ def test_stopped_store_killed_pool_and_ctrl_c_each_end_the_build_and_the_last_re
         # 2. The worker pool is killed while the rerun's filter stage runs: the build names the pool.
         process, _ = start_build(spec, tmp_path, beam_args, cluster)
         pool = next(s for s in ledger.servers if s.name == "Beam worker pool")
+        wait_for_worker(pool, cluster)
         seconds, stderr = ended_after_fault(process, lambda: os.killpg(pool.process.pid, signal.SIGKILL))
         assert seconds < FAULT_LIMIT_S
         assert f"stage filter: the Beam worker pool at 127.0.0.1:{cluster.worker_pool_port} (--environment_config) " \
