@@ -40,12 +40,16 @@ class Rule(NamedTuple):
 POSIX_CLASSES = {"[:alnum:]": "a-zA-Z0-9", "[:alpha:]": "a-zA-Z", "[:digit:]": "0-9", "[:lower:]": "a-z",
                  "[:upper:]": "A-Z", "[:xdigit:]": "0-9A-Fa-f", "[:space:]": r"\s", "[:word:]": r"\w"}
 INLINE_FLAG = re.compile(r"(?<!\\)\(\?([a-z]+)\)")
+# A rule ending in "(?:[^class]|\z)" with no group reports the delimiter after the token as part of it;
+# redaction would mask that quote or backtick too, so the boundary is checked without being consumed.
+TRAILING_BOUNDARY = re.compile(r"\(\?:(\[\^(?:\\.|[^\]])+\])\|\\Z\)$")
 
 
 def go_to_python(regex: str) -> str:
     """RE2 -> ``re``: ``\\z`` is ``\\Z``, POSIX classes spelled out, and a ``(?i)`` past the start
     (which RE2 applies to the rest of its group, every later alternative included) made scoped groups."""
     regex = regex.replace(r"\z", r"\Z")
+    regex = TRAILING_BOUNDARY.sub(r"(?=\1|\\Z)", regex)
     for posix, spelled in POSIX_CLASSES.items():
         regex = regex.replace(posix, spelled)
     while (flag := INLINE_FLAG.search(regex, 1)) is not None:

@@ -51,3 +51,24 @@ def test_planted_formats_are_gitleaks_formats_and_are_caught(shape):
         redacted, counts = redact_text(line, RedactionConfig(), "python")
         assert value not in redacted and dict(counts) == {rule.kind: 1}
     assert len(FROM_GITLEAKS) == 14
+
+
+# gitleaks' own sample lines for its Sentry organisation-token rule (gitleaks/gitleaks, MIT,
+# cmd/generate/config/rules/sentry.go): each token sits in a Go raw string, and the rule's regex ends in
+# "(?:[^a-zA-Z0-9+/]|\z)", a boundary that its whole match would include.
+SENTRY_GO = (
+    "\t\t`sntrys_eyJpYXQiOjE2ODczMzY1NDMuNjk4NTksInVybCI6bnVsbCwicmVnaW9uX3VybCI6Imh0dHA6Ly9sb2NhbGhvc3Q6ODAwMCIsIm9y"
+    "ZyI6InNlbnRyeSJ9_NzJkYzA3NzMyZTRjNGE2NmJlNjBjOWQxNGRjOTZiNmI`, // gitleaks:allow\n"
+    "\t\t` sntrys_eyJpYXQiOjE3MjkyNzg1ODEuMDgxMTUzLCJ1cmwiOiJodHRwczovL3NlbnRyeS5pbyIsInJlZ2lvbl91cmwiOiJodHRwczov"
+    "L3VzLnNlbnRyeS5pbyIsIm9yZyI6ImdsYW1hIn0=_NDtyKO3XyRQqwfCL5yaugRWix7G2rKwrmSpIGFvsem4`, // gitleaks:allow\n")
+
+
+def test_a_rules_trailing_boundary_is_checked_not_masked():
+    text, counts = redact_text(SENTRY_GO, RedactionConfig(), language="go")
+    assert counts == {"SECRET_SENTRY_ORG_TOKEN": 2}
+    assert text == ("\t\t`<SECRET_SENTRY_ORG_TOKEN>`, // gitleaks:allow\n"
+                    "\t\t` <SECRET_SENTRY_ORG_TOKEN>`, // gitleaks:allow\n")
+    rule = next(r for r in gitleaks.rules()[0] if r.id == "sentry-org-token")
+    token = "sntrys_eyJpYXQiO" + "A1b2" * 5 + "LCJyZWdpb25fdXJs" + "C3d4" * 5 + "_" + "e5F6" * 11
+    assert rule.regex.search(token[:-1] + "`") and rule.regex.search(token[:-1])  # 43 then a boundary or the end
+    assert not rule.regex.search(token)  # 44: the boundary is still required
