@@ -10,8 +10,10 @@ of its own lines.
 
 from __future__ import annotations
 
+import array
 import collections
 import hashlib
+import sys
 from collections.abc import Iterable, Mapping
 
 # Languages whose files get concatenated into single-file builds; translation catalogs (.po), templates
@@ -31,6 +33,26 @@ def line_hashes(text: str) -> frozenset[int]:
     """The file's distinct significant lines (stripped, at least MIN_LINE_CHARS), as 64-bit hashes."""
     return frozenset(int.from_bytes(hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=8).digest())
                      for line in (raw.strip() for raw in text.splitlines()) if len(line) >= MIN_LINE_CHARS)
+
+
+def packed_line_hashes(text: str) -> bytes:
+    """``line_hashes`` as sorted little-endian uint64s: what a repository's grouping carries (a runner
+    holding the grouping, FnApiRunner in its driver, keeps 8 bytes per line, not a set of int objects)."""
+    return _little_endian(array.array("Q", sorted(line_hashes(text)))).tobytes()
+
+
+def unpack_line_hashes(packed: bytes) -> frozenset[int]:
+    values = array.array("Q")
+    values.frombytes(packed)
+    return frozenset(_little_endian(values))
+
+
+def _little_endian(values: array.array) -> array.array:
+    if values.itemsize != 8:
+        raise RuntimeError(f"array 'Q' is {values.itemsize} bytes on this platform, not 8")
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values
 
 
 def amalgamated(files: Mapping[str, frozenset[int]] | Iterable[tuple[str, frozenset[int]]]) -> set[str]:

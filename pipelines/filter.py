@@ -13,7 +13,7 @@ import apache_beam as beam
 
 from codemix.document import ContaminationHit, Document, Dropped
 from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
-from codemix.filters.amalgamation import amalgamated, line_hashes
+from codemix.filters.amalgamation import amalgamated, packed_line_hashes, unpack_line_hashes
 from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import is_license_evidence
@@ -44,13 +44,13 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
 
 
 def repository_lines(doc: Document, config: FiltersConfig):
-    """((source, repo), (path, line hashes)) for each repository file, when amalgamations are looked for."""
+    """((source, repo), (path, packed line hashes)) for each repository file, when amalgamations are looked for."""
     if config.amalgamation and doc.kind == "file" and doc.repo and doc.language in AMALGAM_LANGUAGES:
-        yield repository_key(doc), (doc.path, line_hashes(doc.text))
+        yield repository_key(doc), (doc.path, packed_line_hashes(doc.text))
 
 
 def repository_amalgamations(key: str, files) -> tuple[str, frozenset[str]]:
-    return key, frozenset(amalgamated(files))
+    return key, frozenset(amalgamated((path, unpack_line_hashes(packed)) for path, packed in files))
 
 
 class FindAmalgamations(beam.PTransform):

@@ -65,3 +65,17 @@ def test_whole_filter_stage_drops_it_with_licenses_resolved_beside() -> None:
         assert_that(outcomes["dropped"] | beam.Map(lambda d: (d.location, d.reason)),
                     equal_to([(f"nlohmann/json:{SINGLE}", "amalgamated")]), label="Dropped")
         assert_that(outcomes["docs"] | beam.Map(lambda d: d.path), equal_to(sorted(set(FILES) - {SINGLE})), label="Kept")
+
+
+def test_packed_hashes_are_the_sets_as_little_endian_uint64s() -> None:
+    import struct
+
+    from codemix.filters.amalgamation import packed_line_hashes, unpack_line_hashes
+
+    for text in FILES.values():
+        hashes = line_hashes(text)
+        packed = packed_line_hashes(text)
+        assert hashes and len(packed) == 8 * len(hashes)  # every real file here has significant lines
+        assert packed == b"".join(struct.pack("<Q", value) for value in sorted(hashes))
+        assert unpack_line_hashes(packed) == hashes
+    assert unpack_line_hashes(packed_line_hashes("}\n")) == frozenset()
