@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from codemix.document import Document
 from codemix.filters.code import CODE_CHECKS, check_comment_fraction
 from codemix.filters.commits import added_code
-from codemix.filters.config import CodeFilterConfig, FiltersConfig, path_matches
+from codemix.filters.config import CodeFilterConfig, FiltersConfig
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
+from codemix.filters.generated import path_matches
 from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import (

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
-import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
 from codemix.config import ConfigError, join, load_config, require
 from codemix.filters.decontamination import DecontaminationConfig
+from codemix.filters.generated import GENERATED_PATHS, VENDORED_PATHS
 from codemix.filters.licenses import LicenseConfig
 from codemix.filters.natural_language import NaturalLanguageConfig
 from codemix.filters.quality import QualityConfig
@@ -57,20 +56,6 @@ DEFAULT_LANGUAGE_OVERRIDES: dict[str, dict[str, Any]] = {
     **{lang: {"max_data_lines": 512} for lang in ("yaml", "csv", "tsv")},
     **{lang: {"min_alphabetic_fraction": 0.0} for lang in ("assembly", "webassembly")},
 }
-
-# Paths that hold other projects' code or generator output (fnmatch; a glob without "/" matches the file name).
-VENDORED_PATHS = ["*node_modules/*", "vendor/*", "*/vendor/*", "third_party/*", "*/third_party/*",
-                  "*bower_components/*", "*.min.js", "*.min.css", "*.bundle.js"]
-GENERATED_PATHS = ["*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.pb.cc", "*.pb.h", "*_generated.go",
-                   "*.designer.cs", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
-                   "Pipfile.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum", "uv.lock"]
-
-
-def path_matches(path: str, globs: list[str]) -> bool:
-    """fnmatch on the in-repo path; a glob without ``/`` matches the file name alone."""
-    name = posixpath.basename(path)
-    return any(fnmatch.fnmatchcase(name if "/" not in glob else path, glob) for glob in globs)
-
 
 @dataclass(slots=True, kw_only=True)
 class FiltersConfig:

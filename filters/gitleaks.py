@@ -115,9 +115,6 @@ def rules() -> tuple[tuple[Rule, ...], tuple[re.Pattern[str], ...], tuple[str, .
     return kept, _compiled(allow.get("regexes", [])), tuple(s.lower() for s in allow.get("stopwords", []))
 
 
-RULE_KINDS: frozenset[str] = frozenset()  # filled below, once the file is read
-
-
 class Hit(NamedTuple):
     start: int
     end: int
@@ -197,4 +194,7 @@ def shannon(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
-RULE_KINDS = frozenset(rule.kind for rule in rules()[0])
+@functools.cache
+def rule_kinds() -> frozenset[str]:
+    """Every rule's placeholder name; a function, so that importing this module compiles no rule."""
+    return frozenset(rule.kind for rule in rules()[0])

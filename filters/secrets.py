@@ -1538,7 +1538,8 @@ def _ip_allowlist(entries: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(network for network in map(_parse_network, entries) if network is not None)
 
 
-# Every placeholder name redact_text can produce (without brackets), e.g. to register them as tokens.
-PLACEHOLDER_KINDS: frozenset[str] = frozenset(
-    {p.kind for p in PATTERNS} | {kind for kind, _ in PLUGINS.values()}
-    | gitleaks.RULE_KINDS | {"SECRET_PASSWORD", "SECRET_HIGH_ENTROPY", "EMAIL", "IP_ADDRESS"})
+@functools.cache
+def placeholder_kinds() -> frozenset[str]:
+    """Every placeholder name redact_text can produce (without brackets), e.g. to register them as tokens."""
+    return frozenset({p.kind for p in PATTERNS} | {kind for kind, _ in PLUGINS.values()}
+                     | gitleaks.rule_kinds() | {"SECRET_PASSWORD", "SECRET_HIGH_ENTROPY", "EMAIL", "IP_ADDRESS"})

@@ -58,7 +58,7 @@ from codemix.pipelines.options import (
     worker_count,
 )
 from codemix.pipelines.preflight import check_locations, check_output, named_locations, unused_note, without_unused
-from codemix.pipelines.progress import BuildDisplay, Progress
+from codemix.pipelines.progress import BuildDisplay, Progress, doc_text_bytes
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
 from codemix.pipelines.readers.git import ref_problem
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
@@ -130,7 +130,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
     tokenizer_path = committed_tokenizer(layout)
     with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         deduplicated = (pipeline | "ReadDeduplicated" >> ledger.read_documents(layout.docs("dedup"))
-                        | "CountRead" >> beam.ParDo(Progress("read", _text_bytes)))
+                        | "CountRead" >> beam.ParDo(Progress("read", doc_text_bytes)))
         file_sources = {stage: sorted(spec.stages[stage].weights) for stage in stages_of_shape(spec.stages, FILES)}
         entries = [deduplicated | "RouteToStages" >> beam.FlatMap(stage_entries, file_sources)]
         entries += [shape_repositories(pipeline, spec, layout, out, stage)
@@ -163,7 +163,7 @@ def shape_repositories(pipeline, spec: MixtureSpec, layout: BuildLayout, out: st
     config = spec.stages[stage]
     input_docs = layout.docs(stage_kind(stage).dedup_output(spec.dedup.repository_level))
     inputs = {"docs": pipeline | f"Read[{stage}]" >> ledger.read_documents(input_docs)
-              | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", _text_bytes))}
+              | f"CountRead[{stage}]" >> beam.ParDo(Progress("read", doc_text_bytes))}
     if ledger.matched_files(layout.held("filter")):  # absent from a filter attempt made before held files
         inputs["held"] = pipeline | f"ReadHeld[{stage}]" >> ledger.read_documents(layout.held("filter"))
     entries, shaping = inputs | f"ShapeRepositories[{stage}]" >> ShapeLongContext(
@@ -196,10 +196,6 @@ def check_shards_written(out: str, shard_stats: list[dict]) -> None:
         raise MissingOutputs(f"the shards stage finished, but {len(missing)} shard file(s) are missing, e.g. "
                              f"{missing[0]}. Its workers wrote where this machine cannot see: with a runner whose "
                              "workers share no disk with this machine, give --out as gs://... or s3://...")
-
-
-def _text_bytes(doc) -> int:
-    return len(doc.text)
 
 
 def shard_entries(spec: MixtureSpec, layout: BuildLayout) -> int:

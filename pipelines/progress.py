@@ -99,6 +99,12 @@ def report(step: str, records: int = 1, nbytes: int = 0) -> None:
     _REPORTER.add(step, records, nbytes)
 
 
+def doc_text_bytes(doc) -> int:
+    """A ``Document``'s text length, defined here rather than in the build driver so that a worker
+    unpickling a ``Progress`` imports this small module, not the driver and everything it imports."""
+    return len(doc.text)
+
+
 def row_text_bytes(row: dict) -> int:
     """A Parquet document row's text length (what a ``Progress`` over rows counts as bytes)."""
     return len(row.get("text") or "")

@@ -15,7 +15,7 @@ import requests
 
 from codemix.config import ConfigError, load_config
 from codemix.document import Document
-from codemix.filters.secrets import PLACEHOLDER_KINDS, RedactionConfig, redact_document, redact_text
+from codemix.filters.secrets import RedactionConfig, placeholder_kinds, redact_document, redact_text
 from codemix.mixtures.chat import render_messages
 from codemix.mixtures.transcripts import normalize_message
 from tests.filters.planted_secrets import (
@@ -134,7 +134,7 @@ NEGATIVES = [
 
 @pytest.mark.parametrize(("kind", "line", "value"), POSITIVES, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(POSITIVES)])
 def test_each_type_replaces_only_the_value(kind, line, value):
-    assert value in line and kind in PLACEHOLDER_KINDS
+    assert value in line and kind in placeholder_kinds()
     redacted, counts = redact_text(line, CONFIG)
     assert redacted == line.replace(value, f"<{kind}>")
     assert counts == Counter({kind: 1})
