@@ -1,6 +1,6 @@
 """`mix train` is as quiet as the rest of `mix`: megatron-core's and torch's warnings (a deprecated
 config default, a blend of one dataset) stay off stderr unless `-v` asks for them. Run as a user
-runs it (its own process), on a tiny real build."""
+runs it, on a tiny real build."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import sysconfig
 from pathlib import Path
 
 import yaml
-
-from codemix.mix.cli import main as mix_here
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -32,8 +30,8 @@ def test_train_prints_library_warnings_only_with_verbose(tmp_path):
             "stages": {"short": {"sequence_length": 128, "token_budget": 1000, "weights": {"code": 1.0}}},
             "tokenizer": {"vocab_size": 300, "train_sample_documents": 20}}
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    # The build is only the fixture: in this process, so that only the two trainings pay a `mix` start-up.
-    assert mix_here(["build", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "build"), "--no-progress"]) == 0
+    build = mix("build", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "build"), "--no-progress")
+    assert build.returncode == 0, build.stderr
     train = ("train", "--model", "tiny", "--stage", "short", "--data", str(tmp_path / "build"), "--steps", "1",
              "--threads", "1")
     verbose = mix(*train, "--out", str(tmp_path / "loud"), "-v")
