@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from codemix.mix.cli import main as mix
 from tests.pipelines.portable_services import (
     BUCKET,
     STDLIB,
@@ -79,7 +80,16 @@ def test_workers_run_elsewhere_and_write_to_s3_through_pipeline_options(cluster)
 # ---------------------------------------------------------------------------------------------------
 # `mix build` on the cluster, --out on S3, checked against the same spec built locally in-process.
 
-def test_build_on_s3_matches_local(cluster, portable_reference, tmp_path):
+def run_mix_here(args: list[str], capsys):
+    """`mix ARGS` run in this process; it must succeed. Returns what it printed (.out, .err)."""
+    capsys.readouterr()
+    status = mix(args)
+    captured = capsys.readouterr()
+    assert status == 0, f"mix {' '.join(args[:2])} exited {status}:\n{captured.err[-4000:]}"
+    return captured
+
+
+def test_build_on_s3_matches_local(cluster, portable_reference, tmp_path, monkeypatch, capsys):
     """The same spec (its source on S3) built three times: in-process to a local directory (the
     reference, shared with test_portable_faults); into an S3 prefix by two local worker threads; then
     again into that prefix on the portable cluster. The S3 build must write shards and tokenizer byte-identical to the reference,
@@ -114,16 +124,21 @@ def test_build_on_s3_matches_local(cluster, portable_reference, tmp_path):
              if modified < int(rebuild_started) and f"{out}/{key}".rsplit(".", 1)[0] not in listed]
     assert stale == [], f"objects of the first attempt left in the prefix: {stale}"
 
-    stats_local = run_mix(["stats", str(reference)], driver_cwd).stdout
-    assert run_mix(["stats", out, *cluster.s3_args()], driver_cwd).stdout == stats_local
+    # The readers run in this process (a `mix` process each would only add its imports), in the driver's
+    # working directory and with no AWS_* variable: S3 is reached through the options alone, as above.
+    monkeypatch.chdir(driver_cwd)
+    for name in [key for key in os.environ if key.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    stats_local = run_mix_here(["stats", str(reference)], capsys).out
+    assert run_mix_here(["stats", out, *cluster.s3_args()], capsys).out == stats_local
     inspect = ["--sample", "2", "--seed", "5", "--max-chars", "300"]
-    inspect_local = run_mix(["inspect", str(reference / "short"), *inspect], driver_cwd).stdout
-    inspect_s3 = run_mix(["inspect", f"{out}/short", *inspect, *cluster.s3_args()], driver_cwd).stdout
+    inspect_local = run_mix_here(["inspect", str(reference / "short"), *inspect], capsys).out
+    inspect_s3 = run_mix_here(["inspect", f"{out}/short", *inspect, *cluster.s3_args()], capsys).out
     assert inspect_s3.replace(out, str(reference)) == inspect_local
-    dash = run_mix(["dash", "--build", out, "--out", str(tmp_path / "dash.html"), *cluster.s3_args()], driver_cwd)
+    dash = run_mix_here(["dash", "--build", out, "--out", str(tmp_path / "dash.html"), *cluster.s3_args()], capsys)
     page = (tmp_path / "dash.html").read_text()
     # The dashboard found the S3 build's ledgers (it says so when a build has no crawled documents).
-    assert "wrote" in dash.stdout and "no crawled documents" not in dash.stdout + dash.stderr + page
+    assert "wrote" in dash.out and "no crawled documents" not in dash.out + dash.err + page
     assert "portable" in page  # the spec's name, from the manifest on S3
 
 

@@ -13,8 +13,8 @@ duplicates) and token-less texts, with random stars and licenses. The properties
   * the result does not depend on the order of rows or how they are split into files;
   * running dedup on its own output removes nothing.
 
-Beam runs take seconds, so examples are few (three, of 7 to 31 documents), derandomized, and without
-a deadline.
+Beam runs take seconds (three per example), so examples are few (two, of 7 to 31 documents), derandomized,
+and without a deadline; each asserts that it holds the planted exact group and near duplicate.
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def assert_survivors_are_top_ranked(docs: list[Document], outcome: Outcome) -> N
         assert rank(by_id[keeper_id]) < rank(by_id[doc_id])
 
 
-@settings(PROPERTY_SETTINGS, max_examples=3)
+@settings(PROPERTY_SETTINGS, max_examples=2)
 @given(docs=corpora(), order_seed=st.integers(0, 2**32 - 1), cuts=st.lists(st.integers(1, 30), max_size=3))
 def test_dedup_properties(tmp_path_factory, docs, order_seed, cuts):
     """Every property in the module docstring, on one corpus: three runs (given order, shuffled and
