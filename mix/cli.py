@@ -150,6 +150,21 @@ class _DropMessages(logging.Filter):
         return not any(text in str(record.msg) for text in QUIET_LOG_MESSAGES)
 
 
+def is_job_service_message(record: logging.LogRecord) -> bool:
+    """A message of a job's own log that Beam's portable runner relays from the job service into this
+    process's root logger while it waits for the job (``PipelineResult.wait_until_finish``)."""
+    return record.name == "root" and record.module == "portable_runner"
+
+
+class _DropJobServiceMessages(logging.Filter):
+    """Without ``-v``, the job service's relayed messages stay off the terminal: they are its own log,
+    tracebacks included (a worker pool that died as a job started its worker); the build's failure
+    reaches the user as one paragraph (``service_failure``) or as the job's error. ``-v`` shows them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not is_job_service_message(record)
+
+
 def configure_logging(verbosity: int, level: str | None) -> None:
     """Quiet by default; ``-v``/``-vv`` (or ``--log-level``) for detail. Worker processes started by
     the build inherit the same quiet through the environment (``PYTHONWARNINGS``)."""
@@ -159,6 +174,8 @@ def configure_logging(verbosity: int, level: str | None) -> None:
     logging.basicConfig(level=chosen, handlers=[handler], force=True)
     for target in (logging.getLogger(), handler):
         target.addFilter(_DropMessages())
+    if verbosity == 0 and not level:
+        handler.addFilter(_DropJobServiceMessages())
     if chosen != "DEBUG":
         # Beam logs every bundle and worker start at INFO, and relays its workers' start-up warnings
         # ("No semi_persistent_directory found") at WARNING; the progress display says what matters.

@@ -128,8 +128,32 @@ def cancel_running() -> None:
         cancel(result)
 
 
+def _lost(watch: _Watch, silent_since: dict[Service, float]) -> str | None:
+    """Probes every watched service once; the message for one silent for ``stall_seconds``, else None."""
+    now = time.monotonic()
+    for service in watch.services:
+        if service.answers():
+            silent_since.pop(service, None)
+        elif now - silent_since.setdefault(service, now) >= watch.stall_seconds:
+            return (f"{service.name} has not answered for {watch.stall_seconds:.0f} s, so the job can make no "
+                    "progress; it was cancelled")
+    return None
+
+
+def _lost_after_failure(watch: _Watch, silent_since: dict[Service, float]) -> str | None:
+    """After a job failed: while a watched service is silent, keep probing until it answers (None) or
+    has been silent ``stall_seconds`` (its message). A job whose worker pool dies as the job starts
+    its worker fails at once, before the watchdog's wait is over; the failure is then the pool's."""
+    while True:
+        message = _lost(watch, silent_since)
+        if message or not silent_since:
+            return message
+        time.sleep(PROBE_SECONDS)
+
+
 def wait_watched(result, watch: _Watch) -> None:
-    """``result.wait_until_finish()``, ended with ``ServiceLost`` when a watched service stays silent."""
+    """``result.wait_until_finish()``, ended with ``ServiceLost`` when a watched service stays silent
+    (also when the job failed while one was silent)."""
     if not watch.services:
         result.wait_until_finish()
         return
@@ -147,16 +171,13 @@ def wait_watched(result, watch: _Watch) -> None:
     silent_since: dict[Service, float] = {}
     while waiter.is_alive():
         waiter.join(PROBE_SECONDS)
-        if not waiter.is_alive():
-            break
-        now = time.monotonic()
-        for service in watch.services:
-            if service.answers():
-                silent_since.pop(service, None)
-            elif now - silent_since.setdefault(service, now) >= watch.stall_seconds:
-                raise ServiceLost(f"{service.name} has not answered for {watch.stall_seconds:.0f} s, so the job "
-                                  "can make no progress; it was cancelled")
+        message = _lost(watch, silent_since) if waiter.is_alive() else None
+        if message:
+            raise ServiceLost(message)
     if outcome and outcome[0] is not None:
+        message = _lost_after_failure(watch, silent_since)
+        if message:
+            raise ServiceLost(message) from outcome[0]
         raise outcome[0]
 
 
