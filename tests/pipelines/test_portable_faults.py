@@ -1,16 +1,18 @@
 """Faults a cluster build meets, on Beam's portable runner with an external worker pool and an S3
 store on 127.0.0.1 (portable_services.py): the S3 endpoint stopped mid-stage, the worker pool killed
-mid-stage, Ctrl-C mid-stage. Each build must end within 60 s of the fault, naming the service, with
-its job no longer running, no object written into the build after it ended and no secret in its
-output; the rerun after the last fault gives shards byte-identical to a clean in-process build.
+as a job starts its SDK worker and mid-stage, Ctrl-C mid-stage. Each build must end within 60 s of
+the fault, naming the service, with its job no longer running, no object written into the build
+after it ended and no secret or traceback (the job service's relayed one included) in its output;
+the rerun after the last fault gives shards byte-identical to a clean in-process build.
 
-The three faults hit one build and its reruns, one after the other, on one cluster (a cluster and a
+The four faults hit one build and its reruns, one after the other, on one cluster (a cluster and a
 full cluster build cost minutes): each rerun resumes from what the faulted run committed, and the
 last rerun finishes what all of them left.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -80,6 +82,22 @@ def start_build(spec: Path, cwd: Path, beam_args: list[str], cluster: PortableCl
     return process, jobs_before
 
 
+def start_build_until_filter_job_runs(spec: Path, cwd: Path, beam_args: list[str], cluster: PortableCluster
+                                      ) -> subprocess.Popen:
+    """`mix build` (its crawl not yet committed), run until its filter job, the second it submits,
+    turns RUNNING: polled every 10 ms, so that a fault then comes before the job service has started
+    the job's SDK worker (under load it may come after: the build must then end the same way)."""
+    jobs_before = len(job_states(cluster))
+    process = mix_process(["build", str(spec), "--out", f"s3://{BUCKET}/build", "--no-progress",
+                           "--stall-timeout", str(STALL_TIMEOUT_S), *beam_args], cwd)
+    deadline = time.monotonic() + 300
+    while job_states(cluster)[jobs_before:][1:2] != ["RUNNING"]:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the filter stage never started"
+        time.sleep(0.01)
+    return process
+
+
 def wait_for_worker(pool: Server, cluster: PortableCluster) -> None:
     """Until the pool runs an SDK worker started since the crawl was committed: the filter job's. A pool
     killed before that fails the job as it starts its worker, not mid-stage (Beam's job service then
@@ -124,9 +142,24 @@ def test_stopped_store_killed_pool_and_ctrl_c_each_end_the_build_and_the_last_re
         cluster.s3_client().create_bucket(Bucket=BUCKET)
         make_corpus(tmp_path / "corpus2", cluster)
 
-        # 2. The worker pool is killed while the rerun's filter stage runs: the build names the pool.
-        process, _ = start_build(spec, tmp_path, beam_args, cluster)
+        # 2. The worker pool is killed as the rerun's filter job starts, before its SDK worker: the job
+        # service fails the job with a traceback, which stays off the terminal; the build names the pool.
+        process = start_build_until_filter_job_runs(spec, tmp_path, beam_args, cluster)
         pool = next(s for s in ledger.servers if s.name == "Beam worker pool")
+        seconds, stderr = ended_after_fault(process, lambda: os.killpg(pool.process.pid, signal.SIGKILL))
+        assert seconds < FAULT_LIMIT_S and "StartWorker" not in stderr
+        assert f"stage filter: the Beam worker pool at 127.0.0.1:{cluster.worker_pool_port} (--environment_config) " \
+               f"has not answered for {STALL_TIMEOUT_S} s" in stderr
+        assert "resume with: mix build" in stderr
+        assert "RUNNING" not in job_states(cluster)
+        port = start_worker_pool(ledger, "Beam worker pool 2", tmp_path / "cluster" / "boot", cluster.worker_cwd,
+                                 cluster.worker_tmp, cluster.logs)
+        beam_args = [a.replace(f":{cluster.worker_pool_port}", f":{port}") for a in beam_args]
+        cluster = dataclasses.replace(cluster, worker_pool_port=port)
+
+        # 3. The worker pool is killed while the next rerun's filter stage runs: the build names the pool.
+        process, _ = start_build(spec, tmp_path, beam_args, cluster)
+        pool = next(s for s in ledger.servers if s.name == "Beam worker pool 2")
         wait_for_worker(pool, cluster)
         seconds, stderr = ended_after_fault(process, lambda: os.killpg(pool.process.pid, signal.SIGKILL))
         assert seconds < FAULT_LIMIT_S
@@ -138,11 +171,11 @@ def test_stopped_store_killed_pool_and_ctrl_c_each_end_the_build_and_the_last_re
         time.sleep(5)
         assert listing(cluster, "build/") == written, "objects written after the build ended"
         # A new pool on another port; the next rerun resumes from the committed crawl.
-        port = start_worker_pool(ledger, "Beam worker pool 2", tmp_path / "cluster" / "boot", cluster.worker_cwd,
+        port = start_worker_pool(ledger, "Beam worker pool 3", tmp_path / "cluster" / "boot", cluster.worker_cwd,
                                  cluster.worker_tmp, cluster.logs)
         beam_args = [a.replace(f":{cluster.worker_pool_port}", f":{port}") for a in beam_args]
 
-        # 3. Ctrl-C while the filter stage runs. Beam's own job service marks a cancelled job CANCELLED
+        # 4. Ctrl-C while the filter stage runs. Beam's own job service marks a cancelled job CANCELLED
         # but lets its workers run on (its cancel is a TODO), as a slow cluster would: whatever they
         # write lands in the interrupted attempt's folder, which nothing reads.
         process, jobs_before = start_build(spec, tmp_path, beam_args, cluster)
