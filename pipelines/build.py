@@ -104,7 +104,7 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
         inputs = {"docs": pipeline | "ReadCrawled" >> ledger.read_documents(layout.docs("crawl")),
                   "evidence": pipeline | "ReadForLicenses" >> ledger.read_documents(layout.docs("crawl"))}
         outcomes = inputs | "Filter" >> Filter(spec.filters, expected=total(layout.tally("crawl")["docs"]),
-                                               workers=worker_count(beam_args))
+                                               workers=worker_count(beam_args), spill_dir=f"{out}/runs/groups")
         _ = outcomes[ledger.DOCS] | "WriteDocuments" >> ledger.WriteDocuments(f"{out}/docs")
         _ = outcomes[ledger.DROPPED] | "WriteDropped" >> ledger.WriteDropped(f"{out}/dropped")
         _ = outcomes[ledger.HELD] | "WriteHeld" >> ledger.WriteDocuments(f"{out}/held")
@@ -114,6 +114,7 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             _ = outcomes[QUALITY] | "WriteQuality" >> ledger.WriteRows(f"{out}/quality", QUALITY_SCHEMA, dict)
         _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED]}
              | "Tally" >> TallyRecords(out, STAGE_MEASURES["filter"]))
+    ledger.remove_tree(f"{out}/runs")  # the amalgamation check's grouped line hashes, read by now
     return {}
 
 

@@ -21,6 +21,7 @@ from codemix.filters.reuse import RepositoryLicenses, file_license, license_evid
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
 from codemix.pipelines.quality import QUALITY, ScoreQuality
+from codemix.pipelines.spill import grouping
 
 
 def repository_key(doc: Document) -> str:
@@ -49,22 +50,32 @@ def repository_lines(doc: Document, config: FiltersConfig):
         yield repository_key(doc), (doc.path, packed_line_hashes(doc.text))
 
 
-def repository_amalgamations(key: str, files) -> tuple[str, frozenset[str]]:
-    return key, frozenset(amalgamated((path, unpack_line_hashes(packed)) for path, packed in files))
+def repository_amalgamations(key: str, files):
+    """``(key, paths)`` when any file of the repository concatenates its other files; nothing when none
+    does, so the side input holds only the repositories that have one."""
+    found = frozenset(amalgamated((path, unpack_line_hashes(packed)) for path, packed in files))
+    if found:
+        yield key, found
 
 
 class FindAmalgamations(beam.PTransform):
-    """Documents -> ``(repository key, paths of its files that concatenate its other files)``."""
+    """Documents -> ``(repository key, paths of its files that concatenate its other files)``, for each
+    repository with at least one.
 
-    def __init__(self, config: FiltersConfig):
+    Every repository file's line hashes are grouped by repository: a shuffle as large as the corpus's
+    line count. With ``spill_dir`` it goes through run files there (``pipelines.spill``), not the
+    runner's shuffle, which FnApiRunner holds in its driver.
+    """
+
+    def __init__(self, config: FiltersConfig, spill_dir: str | None = None):
         super().__init__()
-        self._config = config
+        self._config, self._spill_dir = config, spill_dir
 
     def expand(self, documents):
         return (documents
                 | "HashLines" >> beam.FlatMap(repository_lines, self._config)
-                | "GroupLinesByRepository" >> beam.GroupByKey()
-                | "FindAmalgamated" >> beam.MapTuple(repository_amalgamations))
+                | "GroupLinesByRepository" >> grouping(self._spill_dir, "amalgamation_lines")
+                | "FindAmalgamated" >> beam.FlatMapTuple(repository_amalgamations))
 
 
 def filter_outcomes(doc: Document, document_filter: DocumentFilter,
@@ -116,12 +127,15 @@ class Filter(beam.PTransform):
     documents, one to judge and one to find license evidence in. Judging waits for every
     repository's license (a side input), and a runner that holds its shuffles in memory, as
     FnApiRunner does in its driver, would hold every document until then if both came from one
-    read; with two, the judging read streams once the licenses are known.
+    read; with two, the judging read streams once the licenses are known. With ``spill_dir``, the
+    one grouping that grows with the corpus (the amalgamation check's line hashes) goes through run
+    files there (``pipelines.spill``).
     """
 
-    def __init__(self, config: FiltersConfig, *, expected: int | None = None, workers: int = 1):
+    def __init__(self, config: FiltersConfig, *, expected: int | None = None, workers: int = 1,
+                 spill_dir: str | None = None):
         super().__init__()
-        self._config = config
+        self._config, self._spill_dir = config, spill_dir
         self._progress = Progress("filter", lambda doc: len(doc.text), expected=expected, workers=workers)
 
     def expand(self, inputs):
@@ -133,7 +147,7 @@ class Filter(beam.PTransform):
             | "GroupByRepository" >> beam.GroupByKey()
             | "ResolveLicense" >> beam.MapTuple(resolve_repository_license)
         )
-        amalgamations = evidence | "FindAmalgamations" >> FindAmalgamations(self._config)
+        amalgamations = evidence | "FindAmalgamations" >> FindAmalgamations(self._config, self._spill_dir)
         outcomes = documents | "Judge" >> beam.ParDo(
             JudgeDocuments(self._config), beam.pvalue.AsDict(licenses), beam.pvalue.AsDict(amalgamations)
         ).with_outputs(DROPPED, CONTAMINATION, HELD, main=DOCS)

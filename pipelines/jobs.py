@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 import apache_beam as beam
 from apache_beam.runners.runner import PipelineState
 
+from codemix.pipelines import sdk_workers
+
 STALL_SECONDS = 60.0  # the default of ``mix build --stall-timeout``
 CANCEL_WAIT_SECONDS = 10.0
 PROBE_SECONDS = 1.0
@@ -183,7 +185,13 @@ def wait_watched(result, watch: _Watch) -> None:
 
 class Pipeline(beam.Pipeline):
     """``beam.Pipeline`` whose job is tracked while it runs: watched (``watching``) and cancelled
-    when the wait for it ends in any exception."""
+    when the wait for it ends in any exception. Inside ``sdk_workers.forked_workers()``, FnApiRunner's
+    local worker processes are forked from one pre-imported server (``pipelines.sdk_workers``)."""
+
+    def __init__(self, runner=None, options=None, argv=None, display_data=None):
+        if runner is None and options is not None:
+            runner = sdk_workers.runner_for(options)
+        super().__init__(runner=runner, options=options, argv=argv, display_data=display_data)
 
     def __exit__(self, exc_type, exc_val, exc_tb) -> None:
         try:

@@ -19,7 +19,7 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from codemix.pipelines import jobs, ledger
+from codemix.pipelines import jobs, ledger, sdk_workers
 
 MARKER = "_COMPLETE.json"
 
@@ -135,7 +135,8 @@ class StageRunner:
         start, cpu_start = time.monotonic(), local_cpu_seconds()
         self.echo(f"[{name}] running on {self.runner} ...")
         try:
-            result = fn(attempt_dir)
+            with sdk_workers.forked_workers():  # the stage's workers, and their CPU, end within it
+                result = fn(attempt_dir)
         except jobs.ServiceLost as lost:
             raise jobs.ServiceLost(f"stage {name}: {lost}") from None
         files = ledger.list_tree(attempt_dir)

@@ -5,6 +5,7 @@ changed reruns instead of reusing what they invalidated."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -22,7 +23,7 @@ import yaml
 from codemix.mix.cli import main as mix
 from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.tokenizer import load_tokenizer
-from codemix.pipelines import interrupts
+from codemix.pipelines import interrupts, sdk_workers
 from codemix.pretrain.data.pretraining import read_documents
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -187,7 +188,21 @@ def start_build(spec_path: Path, out: Path, *extra: str) -> subprocess.Popen:
 
 
 def worker_processes(pid: int) -> list[psutil.Process]:
-    return [p for p in psutil.Process(pid).children(recursive=True) if "sdk_worker_main" in " ".join(p.cmdline())]
+    """The build's SDK workers: Beam's own worker processes, or those forked by a stage's fork server
+    (``pipelines.sdk_workers``), whose command line is the server's."""
+    def is_worker(process: psutil.Process) -> bool:
+        command = " ".join(process.cmdline())
+        if "-m apache_beam.runners.worker.sdk_worker_main" in command:
+            return True
+        return f"-m {sdk_workers.__name__} serve" in command and process.ppid() != pid and \
+            f"-m {sdk_workers.__name__} serve" in " ".join(psutil.Process(process.ppid()).cmdline())
+
+    found = []
+    for process in psutil.Process(pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if is_worker(process):
+                found.append(process)
+    return found
 
 
 def interrupt_during_filter(spec_path: Path, out: Path, send, *extra: str

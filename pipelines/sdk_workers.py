@@ -1,0 +1,317 @@
+"""FnApiRunner's local SDK workers forked from one process that has already imported Beam's worker.
+
+``--direct_running_mode=multi_processing`` starts every SDK worker as a fresh ``python -m
+apache_beam.runners.worker.sdk_worker_main``, whose imports cost ~1.8 CPU s before any work, and each
+pipeline starts its own (a build runs ~10 pipelines of 2 workers). Within ``forked_workers()``, a
+pipeline on that runner instead starts each worker through a small client that asks a fork server to
+fork a worker with the client's environment, working directory and standard streams; the worker then
+runs ``sdk_worker_main`` as the fresh process would. The server lives for the ``with`` block (a build
+stage), so a stage's workers, the server included, are its own processes and their CPU is reaped
+within it.
+
+Design notes: docs/design/pipelines.md, "pipelines/sdk_workers.py".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib
+import json
+import os
+import selectors
+import shlex
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+from collections.abc import Iterator
+
+# What the server imports once for every worker it forks: Beam's worker and the readers and writers
+# every stage's pipeline uses. A worker imports anything else its DoFns need, as a fresh one would.
+PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "apache_beam.io.parquetio", "pyarrow.parquet",
+           "zstandard")
+BEAM_WORKER_MODULE = "apache_beam.runners.worker.sdk_worker_main"
+_LENGTH = struct.Struct("<I")
+_STATUS = struct.Struct("<i")
+_READY = b"ready\n"
+SERVER_START_SECONDS = 120.0  # the server's imports, on a loaded machine
+
+_lock = threading.Lock()
+_scope: list[_ForkServer | None] = []  # the innermost forked_workers() block's server, started on first use
+
+
+class ForkServerFailed(RuntimeError):
+    """The fork server did not start; the message says why."""
+
+
+@contextlib.contextmanager
+def forked_workers() -> Iterator[None]:
+    """Within the block, FnApiRunner pipelines in ``multi_processing`` mode fork their SDK workers from
+    one server (started when the first such pipeline runs); the server and its workers end with it."""
+    with _lock:
+        _scope.append(None)
+    try:
+        yield
+    finally:
+        with _lock:
+            server = _scope.pop()
+        if server is not None:
+            server.stop()
+
+
+def runner_for(options) -> object | None:
+    """The runner a ``beam.Pipeline`` with ``options`` should use inside ``forked_workers()``: FnApiRunner
+    with forked workers when the options ask for FnApiRunner's ``multi_processing`` mode; else None
+    (Beam picks the runner from the options, as always)."""
+    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
+
+    runner = options.view_as(StandardOptions).runner
+    if not _scope or not isinstance(runner, str) or runner.lower().removesuffix("runner") != "fnapi":
+        return None
+    if options.view_as(DirectOptions).direct_running_mode != "multi_processing":
+        return None
+    with _lock:
+        if _scope[-1] is None:
+            _scope[-1] = _ForkServer.start()
+        server = _scope[-1]
+    return _forked_runner(server.client_command)
+
+
+def _forked_runner(client_command: str):
+    from apache_beam.portability import python_urns
+    from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+    class ForkedWorkersRunner(FnApiRunner):
+        """FnApiRunner whose subprocess workers start through ``client_command``."""
+
+        def run_via_runner_api(self, pipeline_proto, options):
+            for environment in pipeline_proto.components.environments.values():
+                # the payload of a subprocess environment is its command line, as bytes
+                if (environment.urn == python_urns.SUBPROCESS_SDK
+                        and environment.payload.decode().split()[-1:] == [BEAM_WORKER_MODULE]):
+                    environment.payload = client_command.encode()
+            return super().run_via_runner_api(pipeline_proto, options)
+
+    return ForkedWorkersRunner()
+
+
+class _ForkServer:
+    """The server process, seen from the driver."""
+
+    def __init__(self, process: subprocess.Popen, directory: str, path: str):
+        self.process, self.directory, self.path = process, directory, path
+        self.client_command = shlex.join([sys.executable, "-m", __name__, "connect", path])
+
+    @classmethod
+    def start(cls) -> _ForkServer:
+        directory = tempfile.mkdtemp(prefix="codemix-workers-")
+        path = os.path.join(directory, "fork.sock")
+        read_end, write_end = os.pipe()
+        process = subprocess.Popen([sys.executable, "-m", __name__, "serve", path, str(write_end), *PRELOAD],
+                                   stdin=subprocess.DEVNULL, pass_fds=(write_end,))
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as ready:
+            selector = selectors.DefaultSelector()
+            selector.register(ready, selectors.EVENT_READ)
+            answer = ready.readline() if selector.select(SERVER_START_SECONDS) else b""
+        if answer != _READY:
+            process.kill()
+            process.wait()
+            raise ForkServerFailed(f"the SDK worker fork server did not start (exit status {process.returncode}); "
+                                   "its error is above")
+        return cls(process, directory, path)
+
+    def stop(self) -> None:
+        """Ends the server, which kills any worker still running, and reaps it."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        with contextlib.suppress(OSError):
+            os.rmdir(self.directory)
+
+
+# ------------------------------------------------------------------ the server process
+
+def _die_with_parent() -> None:
+    """SIGTERM this process when the driver that started it dies (Linux), so a killed driver leaves no server."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def serve(path: str, ready_fd: int, preload: list[str]) -> None:
+    _die_with_parent()
+    parent = os.getppid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the driver decides; the workers get their own
+    for module in preload:
+        importlib.import_module(module)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the loop through the wakeup fd
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    os.write(ready_fd, _READY)
+    os.close(ready_fd)
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    selector.register(wake_read, selectors.EVENT_READ)
+    workers: dict[int, socket.socket] = {}  # worker pid -> its client's connection
+    while not stopping and os.getppid() == parent:
+        for key, _ in selector.select(timeout=1.0):
+            if key.fileobj is listener:
+                connection, _ = listener.accept()
+                pid = _fork_worker(connection, listener, selector, wake_read, wake_write, workers)
+                if pid is None:
+                    connection.close()
+                    continue
+                workers[pid] = connection
+                selector.register(connection, selectors.EVENT_READ, pid)
+            elif key.fileobj == wake_read:
+                os.read(wake_read, 4096)
+            else:  # a client's connection readable: it closed, so its worker must go too
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(key.data, signal.SIGKILL)
+        _reap(workers, selector)
+    for pid in workers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    while workers:
+        pid, _ = os.waitpid(-1, 0)
+        workers.pop(pid, None)
+
+
+def _reap(workers: dict[int, socket.socket], selector) -> None:
+    """Tells each exited worker's client its exit status (negative: the signal that ended it)."""
+    while workers:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        connection = workers.pop(pid, None)
+        if connection is None:
+            continue
+        selector.unregister(connection)
+        with contextlib.suppress(OSError):
+            connection.sendall(_STATUS.pack(os.waitstatus_to_exitcode(status)))
+        connection.close()
+
+
+def _fork_worker(connection: socket.socket, *inherited) -> int | None:
+    """Forks a worker for the client on ``connection``: its request, then its standard streams."""
+    try:
+        header, fds, _, _ = socket.recv_fds(connection, _LENGTH.size, 3)
+        (length,) = _LENGTH.unpack(header)
+        request = json.loads(_receive_exactly(connection, length))
+    except (OSError, ValueError, struct.error):
+        return None
+    if len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        return None
+    pid = os.fork()
+    if pid == 0:
+        _run_worker(request, fds, connection, inherited)
+    for fd in fds:
+        os.close(fd)
+    return pid
+
+
+def _receive_exactly(connection: socket.socket, size: int) -> bytes:
+    chunks, remaining = [], size
+    while remaining:
+        chunk = connection.recv(remaining)
+        if not chunk:
+            raise OSError("the client closed its connection mid-request")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def _run_worker(request: dict, fds: list[int], connection: socket.socket, inherited) -> None:
+    """In the forked child: become the worker the client would have started, then exit."""
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGCHLD, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        listener, selector, wake_read, wake_write, workers = inherited
+        selector.close()
+        listener.close()
+        connection.close()
+        for other in workers.values():  # other workers' clients must see the server's end alone
+            other.close()
+        os.close(wake_read)
+        os.close(wake_write)
+        with contextlib.suppress(Exception):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # ends with the server
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.chdir(request["cwd"])
+        sys.argv = [BEAM_WORKER_MODULE]
+        importlib.import_module(BEAM_WORKER_MODULE).main(sys.argv)
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    except BaseException:  # noqa: BLE001 - reported as the worker's own failure, then the exit status
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+# ------------------------------------------------------------------ the client (Beam's worker command)
+
+def connect(path: str) -> int:
+    """Asks the server to fork a worker with this process's environment, directory and streams; waits
+    for it and returns its exit status. Killing this process kills the worker."""
+    request = json.dumps({"env": dict(os.environ), "cwd": os.getcwd()}).encode()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.connect(path)
+        socket.send_fds(connection, [_LENGTH.pack(len(request))], [0, 1, 2])
+        connection.sendall(request)
+        status = _receive_exactly(connection, _STATUS.size)
+    (code,) = _STATUS.unpack(status)
+    if code < 0:  # ended by a signal: end the same way, as the worker's own process would have
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    return code
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["serve"]:
+        serve(argv[1], int(argv[2]), argv[3:])
+        return 0
+    if argv[:1] == ["connect"]:
+        try:
+            return connect(argv[1])
+        except OSError as error:
+            print(f"codemix SDK worker client: the fork server at {argv[1]} is gone ({error})", file=sys.stderr)
+            return 1
+    print(f"usage: python -m {__name__} serve PATH READY_FD [MODULE ...] | connect PATH", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,78 @@
+"""FnApiRunner's local workers forked from one pre-imported server (``pipelines.sdk_workers``): the
+DoFns really run in forked workers that got the runner's environment, failures surface as Beam's
+own, and nothing outlives the block."""
+
+from __future__ import annotations
+
+import json
+
+import apache_beam as beam
+import psutil
+import pytest
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.testing.util import assert_that, equal_to
+
+from codemix.pipelines import jobs, sdk_workers
+
+MULTI_PROCESS = ["--runner=FnApiRunner", "--direct_num_workers=2", "--direct_running_mode=multi_processing"]
+SERVER = f"-m {sdk_workers.__name__} serve"
+
+
+def where_it_ran(x: int) -> tuple[int, int, str, bool]:
+    """(x squared, the worker's pid, its parent's command line, whether Beam's control address is set)."""
+    import os
+
+    import psutil
+
+    parent = " ".join(psutil.Process(os.getppid()).cmdline())
+    return x * x, os.getpid(), parent, "CONTROL_API_SERVICE_DESCRIPTOR" in os.environ
+
+
+def descendants() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def run(pipeline_args: list[str], tmp_path, name: str) -> list[tuple]:
+    out = tmp_path / name
+    with jobs.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
+        _ = (pipeline | beam.Create(range(200)) | beam.Reshuffle() | beam.Map(where_it_ran)
+             | beam.Map(json.dumps) | beam.io.WriteToText(str(out)))
+    return [tuple(json.loads(line)) for path in tmp_path.glob(f"{name}*") for line in path.read_text().splitlines()]
+
+
+def test_workers_are_forked_by_the_server_and_get_the_runners_environment(tmp_path):
+    before = descendants()
+    with sdk_workers.forked_workers():
+        first = run(MULTI_PROCESS, tmp_path, "first")
+        servers = [" ".join(p.cmdline()) for p in descendants() if SERVER in " ".join(p.cmdline())]
+        second = run(MULTI_PROCESS, tmp_path, "second")  # a second pipeline: the same server forks again
+    assert sorted(x for x, *_ in first) == sorted(x * x for x in range(200))
+    assert len(servers) == 1
+    for rows in (first, second):
+        assert {parent for _, _, parent, _ in rows} == set(servers)  # forked by it
+        assert all(has_control for *_, has_control in rows)  # the client's environment, not the server's
+    assert {pid for _, pid, _, _ in first}.isdisjoint({pid for _, pid, _, _ in second})  # fresh workers per pipeline
+    assert descendants() == before  # the server and every worker ended with the block
+
+
+def test_outside_the_block_beams_own_workers_run(tmp_path):
+    rows = run(MULTI_PROCESS, tmp_path, "plain")
+    assert rows and not [parent for _, _, parent, _ in rows if SERVER in parent]
+    with sdk_workers.forked_workers():  # other runners and modes are left to Beam, inside the block too
+        assert sdk_workers.runner_for(PipelineOptions(["--runner=FnApiRunner"])) is None
+        assert sdk_workers.runner_for(PipelineOptions(["--runner=PortableRunner",
+                                                       "--direct_running_mode=multi_processing"])) is None
+
+
+def fail_on_seven(x: int) -> int:
+    if x == 7:
+        raise ValueError("seven is not welcome here")
+    return x
+
+
+def test_a_failing_dofn_fails_the_pipeline_with_its_error_and_leaves_nothing_running():
+    before = descendants()
+    with (sdk_workers.forked_workers(), pytest.raises(Exception, match="seven is not welcome here"),
+          jobs.Pipeline(options=PipelineOptions(MULTI_PROCESS)) as pipeline):
+        assert_that(pipeline | beam.Create(range(10)) | beam.Map(fail_on_seven), equal_to(list(range(10))))
+    assert descendants() == before
