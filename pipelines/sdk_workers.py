@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import importlib
 import json
+import logging
 import os
 import selectors
 import shlex
@@ -41,6 +42,7 @@ _STATUS = struct.Struct("<i")
 _READY = b"ready\n"
 SERVER_START_SECONDS = 120.0  # the server's imports, on a loaded machine
 
+_LOGGER = logging.getLogger(__name__)
 _lock = threading.Lock()
 _scope: list[_ForkServer | None] = []  # the innermost forked_workers() block's server, started on first use
 
@@ -76,9 +78,16 @@ def runner_for(options) -> object | None:
     if options.view_as(DirectOptions).direct_running_mode != "multi_processing":
         return None
     with _lock:
-        if _scope[-1] is None:
-            _scope[-1] = _ForkServer.start()
         server = _scope[-1]
+        if server is None or not server.running():  # first use in the block, or the server was killed
+            if server is not None:
+                server.stop()
+            try:
+                server = _scope[-1] = _ForkServer.start()
+            except ForkServerFailed as failed:
+                _scope[-1] = None
+                _LOGGER.warning("%s; this pipeline starts Beam's own SDK worker processes instead", failed)
+                return None
     return _forked_runner(server.client_command)
 
 
@@ -122,9 +131,12 @@ class _ForkServer:
         if answer != _READY:
             process.kill()
             process.wait()
-            raise ForkServerFailed(f"the SDK worker fork server did not start (exit status {process.returncode}); "
-                                   "its error is above")
+            raise ForkServerFailed(f"the SDK worker fork server did not start (exit status {process.returncode}, "
+                                   "its error above)")
         return cls(process, directory, path)
+
+    def running(self) -> bool:
+        return self.process.poll() is None
 
     def stop(self) -> None:
         """Ends the server, which kills any worker still running, and reaps it."""
@@ -152,6 +164,9 @@ def _die_with_parent() -> None:
 def serve(path: str, ready_fd: int, preload: list[str]) -> None:
     _die_with_parent()
     parent = os.getppid()
+    # The driver blocks SIGINT/SIGTERM in its threads while a build runs (pipelines.interrupts) and a
+    # child inherits that mask: unblocked here, or the driver's terminate() would not reach the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGCHLD})
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the driver decides; the workers get their own
     for module in preload:
         importlib.import_module(module)
@@ -264,6 +279,7 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
+        signal.pthread_sigmask(signal.SIG_SETMASK, request["blocked"])  # as the client's process had it
         os.environ.clear()
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
@@ -284,9 +300,10 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
 # ------------------------------------------------------------------ the client (Beam's worker command)
 
 def connect(path: str) -> int:
-    """Asks the server to fork a worker with this process's environment, directory and streams; waits
-    for it and returns its exit status. Killing this process kills the worker."""
-    request = json.dumps({"env": dict(os.environ), "cwd": os.getcwd()}).encode()
+    """Asks the server to fork a worker with this process's environment, directory, blocked signals and
+    standard streams; waits for it and returns its exit status. Killing this process kills the worker."""
+    blocked = sorted(int(signum) for signum in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    request = json.dumps({"env": dict(os.environ), "cwd": os.getcwd(), "blocked": blocked}).encode()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         connection.connect(path)
         socket.send_fds(connection, [_LENGTH.pack(len(request))], [0, 1, 2])

@@ -76,3 +76,44 @@ def test_a_failing_dofn_fails_the_pipeline_with_its_error_and_leaves_nothing_run
           jobs.Pipeline(options=PipelineOptions(MULTI_PROCESS)) as pipeline):
         assert_that(pipeline | beam.Create(range(10)) | beam.Map(fail_on_seven), equal_to(list(range(10))))
     assert descendants() == before
+
+
+def test_a_killed_server_is_replaced_for_the_next_pipeline(tmp_path):
+    with sdk_workers.forked_workers():
+        run(MULTI_PROCESS, tmp_path, "first")
+        [server] = [p for p in descendants() if SERVER in " ".join(p.cmdline())]
+        server.kill()
+        server.wait(timeout=10)
+        rows = run(MULTI_PROCESS, tmp_path, "second")
+        [replacement] = [p for p in descendants() if SERVER in " ".join(p.cmdline())]
+        replacement_command = " ".join(replacement.cmdline())
+    assert replacement.pid != server.pid
+    assert sorted(x for x, *_ in rows) == sorted(x * x for x in range(200))
+    assert {parent for _, _, parent, _ in rows} == {replacement_command}
+
+
+def test_a_server_that_cannot_start_leaves_beams_own_workers(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(sdk_workers, "PRELOAD", ("codemix_no_such_module",))
+    with sdk_workers.forked_workers():
+        rows = run(MULTI_PROCESS, tmp_path, "fallback")
+    assert sorted(x for x, *_ in rows) == sorted(x * x for x in range(200))
+    assert not [parent for _, _, parent, _ in rows if SERVER in parent]
+    assert "fork server did not start" in caplog.text
+
+
+def test_the_server_ends_promptly_while_the_driver_blocks_stop_signals(tmp_path):
+    """A build's driver blocks SIGINT/SIGTERM in its threads (``pipelines.interrupts``) and children
+    inherit the mask: the server must still end at once when its block ends, not after a timeout."""
+    import signal
+    import time
+
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        block = sdk_workers.forked_workers()
+        block.__enter__()
+        run(MULTI_PROCESS, tmp_path, "masked")
+        started = time.monotonic()
+        block.__exit__(None, None, None)
+        assert time.monotonic() - started < 5  # stop() waits up to 10 s for a server that ignores SIGTERM
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
