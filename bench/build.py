@@ -14,7 +14,8 @@ Both sides tokenize with one ``tokenizer.json``: a 32k byte-level BPE trained wi
 on the corpus (untimed, as is the export), since datatrove cannot train one.
 
 codemix: ``mix build SPEC --out DIR --direct_num_workers W --direct_running_mode multi_processing``
-(FnApiRunner) with a spec of one ``directory`` source and one ``short`` stage, default filters
+(FnApiRunner; its SDK workers forked per stage from one pre-imported server, ``pipelines.sdk_workers``)
+with a spec of one ``directory`` source and one ``short`` stage, default filters
 (The Stack v2 heuristics, secrets/PII redaction, HumanEval decontamination) and default dedup
 (exact hashes, then MinHash 256 = 32 bands x 8 rows, 5-shingles, verified at Jaccard 0.8).
 Stage times are the build's own ``timings_seconds``. A second codemix side (``codemix, no
