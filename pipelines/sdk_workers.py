@@ -41,6 +41,7 @@ _LENGTH = struct.Struct("<I")
 _STATUS = struct.Struct("<i")
 _READY = b"ready\n"
 SERVER_START_SECONDS = 120.0  # the server's imports, on a loaded machine
+HANDSHAKE_SECONDS = 10.0  # a client's request, sent as soon as it connects
 
 _LOGGER = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -198,6 +199,7 @@ def serve(path: str, ready_fd: int, preload: list[str]) -> None:
             elif key.fileobj == wake_read:
                 os.read(wake_read, 4096)
             else:  # a client's connection readable: it closed, so its worker must go too
+                selector.unregister(key.fileobj)
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(key.data, signal.SIGKILL)
         _reap(workers, selector)
@@ -221,7 +223,8 @@ def _reap(workers: dict[int, socket.socket], selector) -> None:
         connection = workers.pop(pid, None)
         if connection is None:
             continue
-        selector.unregister(connection)
+        with contextlib.suppress(KeyError):  # already unregistered when its client went first
+            selector.unregister(connection)
         with contextlib.suppress(OSError):
             connection.sendall(_STATUS.pack(os.waitstatus_to_exitcode(status)))
         connection.close()
@@ -229,16 +232,19 @@ def _reap(workers: dict[int, socket.socket], selector) -> None:
 
 def _fork_worker(connection: socket.socket, *inherited) -> int | None:
     """Forks a worker for the client on ``connection``: its request, then its standard streams."""
+    connection.settimeout(HANDSHAKE_SECONDS)  # a client that connects and sends nothing must not stall the server
+    fds: list[int] = []
     try:
         header, fds, _, _ = socket.recv_fds(connection, _LENGTH.size, 3)
         (length,) = _LENGTH.unpack(header)
         request = json.loads(_receive_exactly(connection, length))
+        if len(fds) != 3:
+            raise ValueError("a request comes with three standard streams")
     except (OSError, ValueError, struct.error):
-        return None
-    if len(fds) != 3:
         for fd in fds:
             os.close(fd)
         return None
+    connection.settimeout(None)
     pid = os.fork()
     if pid == 0:
         _run_worker(request, fds, connection, inherited)

@@ -117,3 +117,20 @@ def test_the_server_ends_promptly_while_the_driver_blocks_stop_signals(tmp_path)
         assert time.monotonic() - started < 5  # stop() waits up to 10 s for a server that ignores SIGTERM
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def test_a_malformed_request_is_refused_and_the_server_serves_the_next(tmp_path):
+    """A connection that sends no streams (not a client) is closed; the server goes on forking workers."""
+    import socket
+
+    with sdk_workers.forked_workers():
+        run(MULTI_PROCESS, tmp_path, "first")
+        [server] = [p for p in descendants() if SERVER in " ".join(p.cmdline())]
+        path = server.cmdline()[server.cmdline().index("serve") + 1]
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stray:
+            stray.connect(path)
+            stray.sendall(b"\x05\x00\x00\x00hello")  # a length and a request, but no standard streams
+            stray.settimeout(15)
+            assert stray.recv(4) == b""  # refused: closed without a status
+        rows = run(MULTI_PROCESS, tmp_path, "second")
+    assert sorted(x for x, *_ in rows) == sorted(x * x for x in range(200))
