@@ -268,6 +268,9 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
     """In the forked child: become the worker the client would have started, then exit."""
     code = 1
     try:
+        # First the client's signal mask (a build's driver blocks SIGINT/SIGTERM, and Beam's workers inherit
+        # that), and only then the default handlers: a Ctrl-C in between stays with the server's SIG_IGN.
+        signal.pthread_sigmask(signal.SIG_SETMASK, request["blocked"])
         signal.set_wakeup_fd(-1)
         for signum in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)
@@ -285,7 +288,6 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
-        signal.pthread_sigmask(signal.SIG_SETMASK, request["blocked"])  # as the client's process had it
         os.environ.clear()
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
@@ -294,6 +296,8 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
         code = 0
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    except KeyboardInterrupt:  # Ctrl-C reached a worker whose client does not block it: the build reports it
+        code = 128 + signal.SIGINT
     except BaseException:  # noqa: BLE001 - reported as the worker's own failure, then the exit status
         traceback.print_exc()
     finally:
