@@ -2,7 +2,7 @@
 
 ``--direct_running_mode=multi_processing`` starts every SDK worker as a fresh ``python -m
 apache_beam.runners.worker.sdk_worker_main``, whose imports cost ~1.8 CPU s before any work, and each
-pipeline starts its own (a build runs ~10 pipelines of 2 workers). Within ``forked_workers()``, a
+pipeline starts its own (a build runs ~7 pipelines of 2 workers). Within ``forked_workers()``, a
 pipeline on that runner instead starts each worker through a small client that asks a fork server to
 fork a worker with the client's environment, working directory and standard streams; the worker then
 runs ``sdk_worker_main`` as the fresh process would. The server lives for the ``with`` block (a build
