@@ -109,11 +109,9 @@ def test_the_server_ends_promptly_while_the_driver_blocks_stop_signals(tmp_path)
 
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
-        block = sdk_workers.forked_workers()
-        block.__enter__()
-        run(MULTI_PROCESS, tmp_path, "masked")
-        started = time.monotonic()
-        block.__exit__(None, None, None)
+        with sdk_workers.forked_workers():
+            run(MULTI_PROCESS, tmp_path, "masked")
+            started = time.monotonic()
         assert time.monotonic() - started < 5  # stop() waits up to 10 s for a server that ignores SIGTERM
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
