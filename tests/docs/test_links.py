@@ -46,7 +46,7 @@ def headings(path: Path) -> list[str]:
 
 def broken_links(path: Path) -> list[str]:
     broken = []
-    for target in LINK.findall(re.sub(r"```.*?```", "", path.read_text(), flags=re.S)):
+    for target in LINK.findall(re.sub(r"```.*?```", "", path.read_text(), flags=re.DOTALL)):
         if re.match(r"[a-z]+:", target):
             continue  # a URL, not a path in this repository
         file, _, anchor = target.partition("#")
@@ -90,7 +90,7 @@ def test_every_design_note_a_docstring_points_to_exists():
         for document, section in DESIGN_NOTE.findall(docstring):
             checked += 1
             sections = headings(REPO / document) if (REPO / document).exists() else []
-            if not any(h == section or h.startswith(section + " ") or h.startswith(section + ":") for h in sections):
+            if not any(h == section or h.startswith((section + " ", section + ":")) for h in sections):
                 missing.append(f"{source.relative_to(REPO)} -> {document} \"{section}\"")
     assert checked >= 30, "the docstrings' pointer format changed; update DESIGN_NOTE"
     assert missing == []
@@ -106,7 +106,7 @@ def test_the_readme_is_a_page_a_newcomer_reads():
 def test_the_readmes_first_spec_is_the_example_file_and_validates(monkeypatch):
     from codemix.mixtures.spec import load_spec
 
-    block = re.search(r"## A first spec\n\n```yaml\n(.*?)```", (REPO / "README.md").read_text(), re.S).group(1)
+    block = re.search(r"## A first spec\n\n```yaml\n(.*?)```", (REPO / "README.md").read_text(), re.DOTALL).group(1)
     example = REPO / "examples" / "first.yaml"
     assert block == example.read_text()
     monkeypatch.setenv("STDLIB", str(REPO))
