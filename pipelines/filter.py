@@ -18,6 +18,7 @@ from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import is_license_evidence
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
+from codemix.pipelines.crawl import path_language
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
 from codemix.pipelines.quality import QUALITY, ScoreQuality
@@ -111,7 +112,7 @@ class JudgeDocuments(beam.DoFn):
         self._config = config
 
     def setup(self):
-        self._filter = DocumentFilter(self._config)
+        self._filter = DocumentFilter(self._config, language_of=path_language)
 
     def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
                 amalgamations: dict[str, frozenset[str]]):
