@@ -51,7 +51,7 @@ def reference_gold_commits(repo: str, branch: str, since: str, instances) -> dic
     for line in log.stdout.decode().splitlines():
         pid, commit = line.split()
         by_pid[pid].append(commit)
-    whole, in_files = {}, {}
+    whole, in_files, fix_points, pr_commits = {}, {}, {}, {}
     for instance in instances:
         for kind, diff in (("patch", instance.patch), ("test_patch", instance.test_patch)):
             if not diff:
@@ -65,7 +65,18 @@ def reference_gold_commits(repo: str, branch: str, since: str, instances) -> dic
                 restricted = git(repo, "diff", f"{commit}^", commit, "--", *paths).encode()
                 if git_patch_id(repo, restricted) == pid:
                     in_files.setdefault(commit, (instance.instance_id, kind))
-    return {"whole": whole, "in_files": in_files, "commits_read_by_git": sum(len(v) for v in by_pid.values())}
+                    fix_points.setdefault(instance.instance_id, commit)
+            if kind == "patch" and instance.instance_id not in fix_points:  # merged as a branch of commits
+                merges = git(repo, "log", "--merges", "--first-parent", "--format=%H", f"--since={since}", branch,
+                             "--", *paths).split()
+                for merge in merges:
+                    if git_patch_id(repo, git(repo, "diff", f"{merge}^1", merge, "--", *paths).encode()) == pid:
+                        fix_points[instance.instance_id] = merge
+                        for commit in git(repo, "rev-list", "--no-merges", f"{merge}^1..{merge}^2", "--", *paths).split():
+                            pr_commits[commit] = instance.instance_id
+                        break
+    return {"whole": whole, "in_files": in_files, "fix_points": fix_points, "pr_commits": pr_commits,
+            "commits_read_by_git": sum(len(v) for v in by_pid.values())}
 
 
 def our_commits(repo: str, branch: str, since: str, index: InstanceIndex) -> dict:
@@ -94,13 +105,17 @@ def compare_commits(repo: str, reference: dict, ours: dict) -> dict:
     gold = {**reference["in_files"], **reference["whole"]}
     missed = {c: i for c, i in gold.items() if c not in ours["removed"] and c not in ours["other_drops"]}
     by_other = {c: ours["other_drops"][c] for c in gold if c in ours["other_drops"]}
-    extra = {c: h for c, h in ours["removed"].items() if c not in gold}
+    parts = {c: i for c, i in reference["pr_commits"].items() if c not in gold}
+    extra = {c: h for c, h in ours["removed"].items() if c not in gold and c not in parts}
     listed = [{"commit": c[:10], "subject": git(repo, "log", "-1", "--format=%s", c).strip()[:80], "hits": h}
               for c, h in sorted(extra.items())]
     return {"gold_commits_git": len(gold), "whole_diff": len(reference["whole"]),
             "in_files_only": len(set(reference["in_files"]) - set(reference["whole"])),
             "removed_by_policy": len([c for c in gold if c in ours["removed"]]), "removed_by_other_drop": by_other,
-            "missed": missed, "removed_beyond_git": listed, "commits_read": ours["read"],
+            "missed": missed, "fix_points_found_by_git": len(reference["fix_points"]),
+            "pr_commits_of_fixes_merged_as_branches": len(parts),
+            "pr_commits_removed": sorted((c[:10], i, c in ours["removed"]) for c, i in parts.items()),
+            "removed_beyond_git": listed, "commits_read": ours["read"],
             "commits_kept": ours["kept"], "cpu_s": ours["cpu_s"]}
 
 
@@ -188,6 +203,21 @@ def judge_snapshot(index: InstanceIndex, repo: str, commit: str, instances) -> d
             "other_files_flagged": {p: v for p, v in flagged.items() if p not in patched}}
 
 
+def judge_fix_points(index: InstanceIndex, repo: str, fix_points: dict[str, str]) -> dict:
+    """Each instance's patched files read (git reader) at the commit git says applied its gold patch."""
+    rows, flagged = [], 0
+    for instance_id, commit in sorted(fix_points.items()):
+        paths = list(added_text(index.by_id[instance_id].patch)[1])
+        source = SourceConfig(name="fix", type="git", paths=[repo], ref=commit, include=paths)
+        source.validate("bench")
+        docs = [o for o in read_git(source, repo, ReadTally()) if isinstance(o, Document)]
+        hits = {d.path: sorted({h.instance_id for h in index.hits(d)}) for d in docs}
+        ok = all(instance_id in v for v in hits.values()) and len(hits) == len(paths)
+        flagged += ok
+        rows.append((instance_id, commit[:10], len(paths), sum(instance_id in v for v in hits.values())))
+    return {"instances": len(fix_points), "all_patched_files_flagged": flagged, "per_instance": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--instances", nargs="+", required=True)
@@ -221,6 +251,7 @@ def main() -> None:
                          "controls_removed": [k for k, v in found.items() if v and k not in threads]}
     gold = {**reference["in_files"], **reference["whole"]}
     last = max(gold, key=lambda c: int(git(args.repo, "log", "-1", "--format=%ct", c)))
+    summary["fix_point_snapshots"] = judge_fix_points(index, args.repo, reference["fix_points"])
     summary["snapshot_after"] = judge_snapshot(index, args.repo, last, mine)
     first = before_benchmark(args.repo, git(args.repo, "rev-parse", args.branch).strip(), mine)
     summary["snapshot_before_benchmark"] = judge_snapshot(index, args.repo, first, mine)
