@@ -155,6 +155,10 @@ class SourceConfig:
     type: SourceType
     paths: list[str]
     ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    # git: ``before_benchmark`` reads each repository of a benchmark instance set at the last commit
+    # before its first instance was opened (docs/benchmarks-decontamination.md); ``ref`` otherwise.
+    snapshot: Literal["ref", "before_benchmark"] = "ref"
+    snapshot_instances: list[str] = field(default_factory=list)  # filled from filters.benchmark_instances
     # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
     # off, git is never let out and each missing blob is dropped as ``blob_missing``.
     fetch_missing_blobs: bool = False
@@ -212,3 +216,5 @@ class SourceConfig:
         require(not self.submodules or self.type in ("git", "crawl_list"), join(path, "submodules"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
         require(self.files_per_part > 0, join(path, "files_per_part"), "must be positive")
+        require(self.snapshot == "ref" or self.type in ("git", "crawl_list"), join(path, "snapshot"),
+                "is only read for sources of type 'git' or 'crawl_list'", "remove it")

@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from codemix.document import Document
+from codemix.filters.benchmarks import FILE, InstanceHit, InstanceIndex
 from codemix.filters.code import CODE_CHECKS, check_comment_fraction
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig
@@ -34,7 +35,8 @@ from codemix.kinds import AT_READ, CELLS, DIFF, NOTEBOOK_CODE, SIZE_AND_BINARY, 
 # every judgement of what a file looks like (an amalgamation too: a test that includes an old single
 # header needs it), never what it may not be used for (license, opt-out, benchmark overlap) nor what is
 # no text to train on (binary, too large).
-NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large"})
+NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large",
+                      FILE})
 
 
 def held_for_imports(doc: Document, reason: str) -> bool:
@@ -51,6 +53,9 @@ class Verdict:
     reason: str | None = None
     hits: tuple[BenchmarkHit, ...] = ()
     reasons: tuple[str, ...] = ()  # a prose drop: every check the prose fails, ``reason`` first
+    # Benchmark instances the document meets (filters/benchmarks.py): why it was dropped, or, for a
+    # repository file under ``files: mark``, what its kept copy is marked with.
+    instances: tuple[InstanceHit, ...] = ()
 
 
 class DocumentFilter:
@@ -66,6 +71,7 @@ class DocumentFilter:
         self._contamination: ContaminationIndex | None = None
         self._short_tasks: ContaminationIndex | None = None
         self._prose: NaturalLanguageChecker | None = None
+        self._instances: InstanceIndex | None = None
 
     def thresholds(self, language: str) -> CodeFilterConfig:
         if language not in self._thresholds:
@@ -77,6 +83,13 @@ class DocumentFilter:
         if self._contamination is None:
             self._contamination = ContaminationIndex.from_config(self.config.decontamination)
         return self._contamination
+
+    @property
+    def instances(self) -> InstanceIndex:
+        """Benchmark instances by id, number, patch id and n-grams (``filters.benchmarks``)."""
+        if self._instances is None:
+            self._instances = InstanceIndex.from_config(self.config.benchmark_instances)
+        return self._instances
 
     @property
     def short_tasks(self) -> ContaminationIndex:
@@ -98,8 +111,14 @@ class DocumentFilter:
         reason = self.license_drop_reason(doc) or self.drop_reason(doc)
         if reason is not None:
             return Verdict(doc, reason, reasons=self.prose_reasons(doc, reason))
+        instances = tuple(self.instances.hits(doc)) if self.config.benchmark_instances.enabled else ()
+        if instances and (instances[0].policy != FILE or self.config.benchmark_instances.files == "drop"):
+            return Verdict(doc, instances[0].policy, instances=instances)
+        if instances:  # files: mark
+            ids = sorted({hit.instance_id for hit in instances})
+            doc = dataclasses.replace(doc, metadata={**doc.metadata, "benchmark_instances": ids})
         hits = self.benchmark_hits(doc) if self.config.decontamination.enabled else ()
-        return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
+        return Verdict(doc, "contaminated", hits, instances=instances) if hits else Verdict(doc, instances=instances)
 
     def benchmark_hits(self, doc: Document) -> tuple[BenchmarkHit, ...]:
         """Hits in each view of ``doc`` (a commit's added lines are code of their file's language),

@@ -90,10 +90,15 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     if doc.path in (amalgamations or {}).get(repository_key(doc), ()) and (
             verdict.reason is None or held_for_imports(doc, verdict.reason)):  # a license drop stays one
         verdict = dataclasses.replace(verdict, reason="amalgamated", reasons=())
+    location = doc.metadata.get("location", "")
+    for hit in verdict.instances:
+        yield ContaminationHit(doc_id=doc.id, source=doc.source, location=location, benchmark=hit.benchmark,
+                               item_id=hit.instance_id, overlap=hit.overlap, matched_tokens=hit.matched,
+                               policy=hit.policy if verdict.reason is not None else f"{hit.policy}_marked",
+                               evidence=hit.evidence)
     if verdict.reason is None:
         yield verdict.document
         return
-    location = doc.metadata.get("location", "")
     yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id,
                   reasons=verdict.reasons)
     if held_for_imports(doc, verdict.reason):

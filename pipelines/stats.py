@@ -87,6 +87,7 @@ def build_stats(out_dir: str) -> dict:
         layout.dropped("filter"), "source", "reason")
     redactions = pair_counts(f"{layout.stage_dir('crawl')}/redactions*.parquet", "source", "type", "count")
     contamination = pair_counts(f"{layout.stage_dir('filter')}/contamination*.parquet", "source", "benchmark")
+    policies = benchmark_policies(f"{layout.stage_dir('filter')}/contamination*.parquet")
     quarantined = quarantine_counts(layout)
     duplicates = ledger.count_values(f"{layout.stage_dir('dedup')}/duplicates*.parquet", "source")
     kept = ledger.count_values(layout.docs("dedup"), "source")
@@ -110,6 +111,7 @@ def build_stats(out_dir: str) -> dict:
         "dropped": {r: n for (s, r), n in sorted(dropped.items()) if s == source},
         "redactions": {t: n for (s, t), n in sorted(redactions.items()) if s == source},
         "contamination_hits": {b: n for (s, b), n in sorted(contamination.items()) if s == source},
+        "benchmark_policies": {k: n for (s, k), n in sorted(policies.items()) if s == source},
         "redaction_samples": samples.get(source, {}),
         "contaminated_documents": sorted(
             ({"location": row["location"], "benchmark": row["benchmark"], "item_id": row["item_id"],
@@ -242,15 +244,25 @@ def sample_records(out_dir: str, n: int, seed: int) -> dict:
     return {"dropped": draw(dropped), "quarantined": draw(quarantined), "seed": seed}
 
 
+def benchmark_policies(pattern: str) -> collections.Counter:
+    """(source, ``benchmark / policy``) -> hits: what each benchmark's hits were found by
+    (``ngram_overlap`` for HumanEval-style items, an instance policy of ``filters.benchmarks``)."""
+    counts: collections.Counter = collections.Counter()
+    for row in ledger.read_rows(pattern):
+        counts[row["source"], f"{row['benchmark']} / {row.get('policy') or 'ngram_overlap'}"] += 1
+    return counts
+
+
 def format_stats(stats: dict, samples: dict | None = None) -> str:
     """Aligned tables: the funnel per source, drops per reason, redactions and benchmark hits."""
     if not stats:
         return "no records found in this build's ledgers"
     blocks = [funnel_table(stats), *([kinds_table(stats)] if kinds_table(stats) else [])]
     for title, key, column in (("dropped", "dropped", "reason"), ("redacted", "redactions", "type"),
-                               ("benchmark hits", "contamination_hits", "benchmark")):
+                               ("benchmark hits", "contamination_hits", "benchmark"),
+                               ("benchmark hits by policy", "benchmark_policies", "benchmark / policy")):
         rows = [[source, name, n, percent(n, info["read"])] for source, info in stats.items()
-                for name, n in info[key].items()]
+                for name, n in info.get(key, {}).items()]
         if rows:
             blocks.append(f"{title}\n" + format_table(
                 ["source", column, "records", "% of read"], rows,
