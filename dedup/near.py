@@ -22,6 +22,7 @@ from codemix.dedup.minhash import (
     shingle_hashes,
     signature,
 )
+from codemix.kinds import MESSAGES, document_kind
 
 # Pairs verified per bucket before switching from all pairs to k pivots (n <= 11 gets all pairs): a
 # document so holds at most ~10 pairs per bucket, and the verification shuffle grows with documents,
@@ -115,7 +116,7 @@ def compared_text(row: dict[str, Any]) -> str:
     pass for copies of each other (docs/design/dedup.md). A transcript whose agent wrote nothing
     compares nothing (it is never a near-duplicate; exact copies are still found by their hash)."""
     text = row.get("text") or ""
-    if row.get("kind") != "transcript":
+    if "kind" not in row or document_kind(row["kind"]).dedup != MESSAGES:
         return text
     metadata = row.get("metadata")
     messages = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get("messages")
