@@ -38,6 +38,10 @@ REPOSITORIES = {
     "vuejs/core": "e2bede96134f757aad5c5b33ac9be055022dbfc8",
     "jquery/jquery": "51eb576cca6ffce252dc152bf8e91d5230a0d887",
 }
+# Each source's license (SPDX), declared in bench.build's spec: the repository's own LICENSE/COPYING.
+LICENSES = {"go-delve+delve": "MIT", "google+gson": "Apache-2.0", "BurntSushi+ripgrep": "MIT",
+            "tree-sitter+tree-sitter": "MIT", "curl+curl": "curl", "gabime+spdlog": "MIT", "zeromq+libzmq": "MPL-2.0",
+            "vuejs+core": "MIT", "jquery+jquery": "MIT", "python+stdlib": "PSF-2.0"}
 LANGUAGES = frozenset({"python", "go", "java", "rust", "c", "cpp", "javascript", "typescript", "tsx"})
 MAX_BYTES = 1 << 20
 

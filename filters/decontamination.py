@@ -18,7 +18,6 @@ from importlib import resources
 from pathlib import PurePosixPath
 
 import numpy as np
-import smart_open
 import xxhash
 
 from codemix.config import ConfigError, join, require
@@ -422,6 +421,8 @@ FORMAT_FIX = ('write each line as {"id": ..., "prompt": ..., "solution": ...} (g
 
 def read_benchmark(location: str, path: str) -> Iterator[BenchmarkText]:
     """Every text of every record of one benchmark file (see ``DecontaminationConfig``)."""
+    import smart_open  # here, not at the top: it imports boto3 and google-auth, and ``mix plan`` pays for imports
+
     name, shape = benchmark_name(location), None
     try:
         with smart_open.open(location, "rt", encoding="utf-8") as handle:
