@@ -11,17 +11,16 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from codemix.config import ConfigError, expand_env, join, require
+from codemix.kinds import source_kind
 
 SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits", "issues"]
-# The document kind each source type yields (``Document.kind``); a type not named here yields files.
-SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit", "issues": "issue"}
 # Source types whose `.ipynb` files may be read as notebooks (``SourceConfig.notebooks``).
 FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
                       "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
-                      "aider", "aider-llm-history")
+                      "aider", "aider-llm-history", "shape", "markdown-turns")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 
@@ -40,10 +39,14 @@ class ReadLimits:
     # one quarantine record with the count, not one record per line (a 2.9 KB gzip of "{}" lines made
     # a million quarantine records and 17 s of CPU).
     max_malformed_records: int = 100
+    # transcripts: a tool output (observation) longer than this many characters is cut to its head and
+    # tail around a note of what was cut, so one huge output never drops the whole run for size
+    # (``filters.transcript_max_bytes``, 20 MB of rendered text, drops a transcript as ``too_large``).
+    max_observation_chars: int = 1_000_000
 
     def validate(self, path: str) -> None:
         for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes",
-                     "max_decompressed_bytes", "max_malformed_records"):
+                     "max_decompressed_bytes", "max_malformed_records", "max_observation_chars"):
             require(getattr(self, name) > 0, join(path, name), "must be positive")
 
 
@@ -156,6 +159,10 @@ class SourceConfig:
     type: SourceType
     paths: list[str]
     ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    # git: ``before_benchmark`` reads each repository of a benchmark instance set at the last commit
+    # before its first instance was opened (docs/benchmarks-decontamination.md); ``ref`` otherwise.
+    snapshot: Literal["ref", "before_benchmark"] = "ref"
+    snapshot_instances: list[str] = field(default_factory=list)  # filled from filters.benchmark_instances
     # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
     # off, git is never let out and each missing blob is dropped as ``blob_missing``.
     fetch_missing_blobs: bool = False
@@ -179,7 +186,8 @@ class SourceConfig:
 
     @property
     def kind(self) -> str:
-        return SOURCE_KINDS.get(self.type, "file")
+        """The name of the document kind this source's reader yields (``codemix.kinds.source_kind``)."""
+        return source_kind(self.type).name
 
     def validate(self, path: str) -> None:
         require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
@@ -212,3 +220,5 @@ class SourceConfig:
         require(not self.submodules or self.type in ("git", "crawl_list"), join(path, "submodules"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
         require(self.files_per_part > 0, join(path, "files_per_part"), "must be positive")
+        require(self.snapshot == "ref" or self.type in ("git", "crawl_list"), join(path, "snapshot"),
+                "is only read for sources of type 'git' or 'crawl_list'", "remove it")
