@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from codemix.config import ConfigError, expand_env, join, require
+from codemix.kinds import source_kind
 
 SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits", "issues"]
-# The document kind each source type yields (``Document.kind``); a type not named here yields files.
-SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit", "issues": "issue"}
 # Source types whose `.ipynb` files may be read as notebooks (``SourceConfig.notebooks``).
 FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
@@ -171,6 +170,10 @@ class SourceConfig:
     paths: list[str | RepositoryPath]
     names: dict[str, str] = field(default_factory=dict)  # path -> repository name, filled from ``paths``
     ref: str = "HEAD"  # git: the commit-ish whose tree is read
+    # git: ``before_benchmark`` reads each repository of a benchmark instance set at the last commit
+    # before its first instance was opened (docs/benchmarks-decontamination.md); ``ref`` otherwise.
+    snapshot: Literal["ref", "before_benchmark"] = "ref"
+    snapshot_instances: list[str] = field(default_factory=list)  # filled from filters.benchmark_instances
     # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
     # off, git is never let out and each missing blob is dropped as ``blob_missing``.
     fetch_missing_blobs: bool = False
@@ -199,7 +202,8 @@ class SourceConfig:
 
     @property
     def kind(self) -> str:
-        return SOURCE_KINDS.get(self.type, "file")
+        """The name of the document kind this source's reader yields (``codemix.kinds.source_kind``)."""
+        return source_kind(self.type).name
 
     def validate(self, path: str) -> None:
         require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
@@ -240,6 +244,8 @@ class SourceConfig:
         require(not self.submodules or self.type in ("git", "crawl_list"), join(path, "submodules"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
         require(self.files_per_part > 0, join(path, "files_per_part"), "must be positive")
+        require(self.snapshot == "ref" or self.type in ("git", "crawl_list"), join(path, "snapshot"),
+                "is only read for sources of type 'git' or 'crawl_list'", "remove it")
         require(self.git_timeout_s > 0, join(path, "git_timeout_s"), "must be positive", "e.g. 300")
 
     @property

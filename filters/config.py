@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from codemix.config import ConfigError, join, load_config, require
+from codemix.filters.benchmarks import BenchmarkInstancesConfig
 from codemix.filters.decontamination import DecontaminationConfig
 from codemix.filters.generated import GENERATED_PATHS, VENDORED_PATHS
 from codemix.filters.licenses import LicenseConfig
@@ -86,6 +87,8 @@ class FiltersConfig:
     licenses: LicenseConfig = field(default_factory=LicenseConfig)
     redaction: RedactionConfig = field(default_factory=RedactionConfig)  # applied at crawl, before any write
     decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
+    # SWE-bench-style instance sets: traces, commits, issues and files of their tasks (filters/benchmarks.py)
+    benchmark_instances: BenchmarkInstancesConfig = field(default_factory=BenchmarkInstancesConfig)
     natural_language: NaturalLanguageConfig = field(default_factory=NaturalLanguageConfig)
     quality: QualityConfig = field(default_factory=QualityConfig)  # learned scorer, last (filters/quality.py)
 

@@ -19,6 +19,7 @@ from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import detect_license, is_folder_license_evidence, is_license_evidence, is_license_file
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
 from codemix.filters.vendored import VendoredTree, may_say_vendored, vendored_tree, vendored_trees, vendoring_facts
+from codemix.kinds import document_kind
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
 from codemix.pipelines.quality import QUALITY, ScoreQuality
@@ -32,14 +33,15 @@ def repository_key(doc: Document) -> str:
 def license_evidence(doc: Document):
     """((source, repo), evidence) for each license file, NOTICE, package manifest or REUSE declaration, at
     the root and in any folder (a folder's own license governs the files below it)."""
-    if doc.kind != "transcript" and doc.repo and (is_license_evidence(doc.path) or is_folder_license_evidence(doc.path)):
+    if document_kind(doc.kind).licensed_by_text and doc.repo and (
+            is_license_evidence(doc.path) or is_folder_license_evidence(doc.path)):
         yield repository_key(doc), license_evidence_of(doc.path, doc.text)
 
 
 def vendoring_evidence(doc: Document):
     """((source, repo), fact) for each thing a repository file says about vendored folders
     (``filters.vendored.vendoring_facts``): declarations, license texts, package manifests."""
-    if doc.kind == "file" and doc.repo and may_say_vendored(doc.path):
+    if document_kind(doc.kind).repository_file and doc.repo and may_say_vendored(doc.path):
         license_file = is_license_file(doc.path)
         detected = detect_license(doc.path, doc.text) if license_file else None
         for fact in vendoring_facts(doc.path, doc.text, license_file=license_file, detected=detected):
@@ -72,12 +74,13 @@ def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicen
 def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
     """What the repository (its default, its path rules) and the file's own SPDX header say of ``doc``."""
     licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
-    return licenses.for_path(doc.path, file_license(doc.text) if doc.kind != "transcript" else None)
+    return licenses.for_path(doc.path, file_license(doc.text) if document_kind(doc.kind).licensed_by_text else None)
 
 
 def repository_lines(doc: Document, config: FiltersConfig):
     """((source, repo), (path, packed line hashes)) for each repository file, when amalgamations are looked for."""
-    if config.amalgamation and doc.kind == "file" and doc.repo and doc.language in AMALGAM_LANGUAGES:
+    if config.amalgamation and document_kind(doc.kind).repository_file and doc.repo \
+            and doc.language in AMALGAM_LANGUAGES:
         yield repository_key(doc), (doc.path, packed_line_hashes(doc.text))
 
 
@@ -117,7 +120,8 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
     stage puts it back when a kept file imports it)."""
     license = document_license(doc, repository_licenses)
-    tree = vendored_tree(doc.path, (vendored or {}).get(repository_key(doc), ())) if doc.kind == "file" else None
+    tree = vendored_tree(doc.path, (vendored or {}).get(repository_key(doc), ())) \
+        if document_kind(doc.kind).repository_file else None
     if tree is not None:
         outcome = vendored_outcome(doc, tree, document_filter.config.vendored)
         if isinstance(outcome, Dropped):
@@ -128,10 +132,15 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     if doc.path in (amalgamations or {}).get(repository_key(doc), ()) and (
             verdict.reason is None or held_for_imports(doc, verdict.reason)):  # a license drop stays one
         verdict = dataclasses.replace(verdict, reason="amalgamated", reasons=())
+    location = doc.metadata.get("location", "")
+    for hit in verdict.instances:
+        yield ContaminationHit(doc_id=doc.id, source=doc.source, location=location, benchmark=hit.benchmark,
+                               item_id=hit.instance_id, overlap=hit.overlap, matched_tokens=hit.matched,
+                               policy=hit.policy if verdict.reason is not None else f"{hit.policy}_marked",
+                               evidence=hit.evidence)
     if verdict.reason is None:
         yield verdict.document
         return
-    location = doc.metadata.get("location", "")
     yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id,
                   reasons=verdict.reasons, detail=verdict.detail)
     if held_for_imports(doc, verdict.reason):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Self
 
+from codemix.filters.benchmarks import Instance, instance_time, repository_instances
 from codemix.pipelines.readers.common import (
     Outcome,
     ReadTally,
@@ -136,6 +137,8 @@ def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[
     with _git_dir(location) as git_dir:
         commit = resolve_ref(git_dir, source.ref, offline=not source.fetch_missing_blobs)
         name = repository_name(source, location, git_dir)
+        if source.snapshot == "before_benchmark":
+            commit = before_benchmark(git_dir, commit, repository_instances(tuple(source.snapshot_instances), name))
         with _objects(git_dir, view=not source.fetch_missing_blobs) as objects, _BlobReader(objects) as blobs:
             configs = TreeEditorConfigs(lambda: tree_editorconfigs(objects, commit, blobs))
             census = tree_census(objects, commit)
@@ -235,6 +238,31 @@ def resolve_ref(git_dir: str, ref: str, *, offline: bool = True) -> str:
         raise GitError(f"ref {ref!r} names no commit in this repository ({error}); it holds "
                        f"{describe_refs(git_dir)}; fix: set the source's ref to an existing branch, tag or "
                        f"commit (or fetch the ref into the clone)") from error
+
+
+def before_benchmark(git_dir: str, commit: str, instances: list[Instance]) -> str:
+    """The last commit of ``commit``'s history before the first of ``instances`` was opened, or,
+    without dates, their earliest base commit: its tree holds no fix of any of them. ``commit``
+    itself when the repository has no instance."""
+    dates = sorted(instance_time(i) for i in instances if i.created_at)
+    if dates:
+        found = _git(git_dir, "rev-list", "-1", f"--before={dates[0]}", commit, "--").decode().strip()
+        if not found:
+            raise GitError(f"no commit before {dates[0]}, when the first benchmark instance was opened")
+        return found
+    bases = [i.base_commit for i in instances if i.base_commit]
+    if not bases:
+        return commit
+    stamps = []
+    for base in bases:
+        try:
+            stamps.append((int(_git(git_dir, "log", "-1", "--format=%ct", f"{base}^{{commit}}", "--").decode()), base))
+        except (GitError, ValueError):
+            continue  # a base the copy does not hold: another fork's
+    if not stamps:
+        raise GitError(f"none of the benchmark instances' {len(bases)} base commits is in this repository; "
+                       "fix: fetch the full history, or give created_at in the instance rows")
+    return min(stamps)[1]
 
 
 def tree_size(location: str, ref: str) -> int:
