@@ -20,7 +20,7 @@ FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
                       "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
-                      "aider", "aider-llm-history")
+                      "aider", "aider-llm-history", "shape", "markdown-turns")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 
@@ -39,10 +39,14 @@ class ReadLimits:
     # one quarantine record with the count, not one record per line (a 2.9 KB gzip of "{}" lines made
     # a million quarantine records and 17 s of CPU).
     max_malformed_records: int = 100
+    # transcripts: a tool output (observation) longer than this many characters is cut to its head and
+    # tail around a note of what was cut, so one huge output never drops the whole run for size
+    # (``filters.transcript_max_bytes``, 20 MB of rendered text, drops a transcript as ``too_large``).
+    max_observation_chars: int = 1_000_000
 
     def validate(self, path: str) -> None:
         for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes",
-                     "max_decompressed_bytes", "max_malformed_records"):
+                     "max_decompressed_bytes", "max_malformed_records", "max_observation_chars"):
             require(getattr(self, name) > 0, join(path, name), "must be positive")
 
 
