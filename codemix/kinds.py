@@ -96,7 +96,7 @@ COMMIT = register(DocumentKind(
     content_checks=AT_READ, redaction=DIFF, decontamination=DIFF, dedup=DIFF, source_types=("commits",),
     metadata=("commit", "parents", "author", "date", "files")))
 NOTEBOOK = register(DocumentKind(
-    name="notebook", summary="a Jupyter notebook of a file source that sets `notebooks`, as script or cells",
+    name="notebook", summary="a Jupyter notebook of a file source (unless it sets `notebooks: false`), as script or cells",
     content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, metadata=("notebook", "commit")))
 ISSUE = register(DocumentKind(
     name="issue", summary="an issue or pull-request thread",
