@@ -232,6 +232,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/holdout-run"))
+    parser.add_argument("--allow-missing", nargs="*", default=[], metavar="SOURCE",
+                        help="sources the build may go on without (a source quarantined whole stops it otherwise)")
     parser.add_argument("--holdout", type=Path, default=HOLDOUT, help="a TSV like traces_holdout.tsv (a dry run "
                         "of this script on other files); systems without a counter here are not counted")
     args = parser.parse_args()
@@ -241,7 +243,8 @@ def main() -> int:
         counter = SOURCE_COUNTS.get(row["system"])
         row["source_messages"] = counter(row["file"]) if counter else None
     spec, out = write_spec(rows, args.work), args.work / "out"
-    build = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(spec), "--out", str(out), "--fresh"],
+    allow = [flag for name in args.allow_missing for flag in ("--allow-missing", name)]
+    build = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(spec), "--out", str(out), "--fresh", *allow],
                            check=False, capture_output=True, text=True, env={**os.environ})
     (args.work / "build.log").write_text(build.stdout + "\n" + build.stderr)
     manifest = json.loads((out / "manifest.json").read_text()) if (out / "manifest.json").exists() else {}
