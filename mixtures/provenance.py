@@ -14,11 +14,12 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.columns import TRANSCRIPT_ID_KEYS, all_metadata_columns, metadata_values
 from codemix.document import Document
 
 SUFFIX = ".provenance.parquet"
 # The ids a transcript format records for its run, in the order one is taken as ``transcript_id``.
-NATIVE_TRANSCRIPT_IDS = ("session_id", "trajectory_id", "instance_id", "run_id")
+NATIVE_TRANSCRIPT_IDS = TRANSCRIPT_ID_KEYS
 OUTCOME = pa.struct([("exit_status", pa.string()), ("submitted", pa.bool_()), ("resolved", pa.bool_()),
                      ("tests_passed", pa.bool_())])
 PROVENANCE_SCHEMA = pa.schema([
@@ -29,7 +30,7 @@ PROVENANCE_SCHEMA = pa.schema([
     ("ends_with_eod", pa.bool_()),
     ("doc_id", pa.string()),
     ("source", pa.string()),
-    ("kind", pa.string()),             # file | repo | transcript
+    ("kind", pa.string()),             # the document kind: file, repo, transcript, commit, notebook, issue
     ("location", pa.string()),
     ("repo", pa.string()),
     ("path", pa.string()),
@@ -49,9 +50,11 @@ PROVENANCE_SCHEMA = pa.schema([
     ("part", pa.int32()),              # long stage: which document of its repository, from 0, in file order
     ("parts", pa.int32()),             # long stage: how many documents the repository became
 ])
-_DEFAULTS: dict[str, Any] = {field.name: None for field in PROVENANCE_SCHEMA}
-# A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns and the text.
-DOCUMENTS_SCHEMA = PROVENANCE_SCHEMA.append(pa.field("text", pa.large_string()))
+# A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns, each document
+# kind's metadata as typed columns (codemix.columns; docs/published-documents.md), and the text.
+DOCUMENTS_SCHEMA = pa.schema([*PROVENANCE_SCHEMA, *(column.field for column in all_metadata_columns()),
+                              pa.field("text", pa.large_string())])
+_DEFAULTS: dict[str, Any] = {field.name: None for field in DOCUMENTS_SCHEMA if field.name != "text"}
 
 
 def sidecar_path(prefix: str) -> str:
@@ -67,7 +70,7 @@ def document_provenance(doc: Document) -> dict[str, Any]:
            "member": str(meta.get("member", "")), "license": doc.license, "language": doc.language}
     if doc.kind == "transcript":
         row.update(transcript_provenance(meta))
-    return row
+    return {**row, **metadata_values(doc.kind, meta)}
 
 
 def transcript_provenance(meta: dict[str, Any]) -> dict[str, Any]:
@@ -125,8 +128,9 @@ def provenance_table(prefix: str, rows: Sequence[dict[str, Any]], lengths: Seque
         placed.append({**_DEFAULTS, **row, "shard": shard, "document": index + offset, "token_start": start,
                        "token_count": int(length), "ends_with_eod": ends_with_eod})
         start += int(length)
-    if texts is None:
-        return pa.Table.from_pylist(placed, schema=PROVENANCE_SCHEMA)
+    if texts is None:  # the sidecar: the metadata columns are the published documents' only
+        return pa.Table.from_pylist([{name: row[name] for name in PROVENANCE_SCHEMA.names} for row in placed],
+                                    schema=PROVENANCE_SCHEMA)
     for row, text in zip(placed, texts):
         row["text"] = text
     return pa.Table.from_pylist(placed, schema=DOCUMENTS_SCHEMA)
