@@ -54,8 +54,10 @@ NOTEBOOK = pa.struct([("layout", pa.string()), ("kernel", pa.string()), ("cells"
                       ("code_cells", pa.int32()), ("outputs_kept", pa.int32()), ("outputs_dropped", pa.int32())])
 THREAD = pa.struct([("number", pa.int64()), ("pull", pa.bool_()), ("comments", pa.int32()),
                     ("comments_removed", pa.int32()), ("truncated", pa.int32()), ("participants", pa.int32())])
-# The ids transcript formats record for their run (the first one present is ``transcript_id``).
-TRANSCRIPT_ID_KEYS = ("session_id", "trajectory_id", "instance_id", "run_id")
+# The ids transcript formats record for their run, in the order one is taken as ``transcript_id``.
+# ``record_id`` is what the reader took from the record itself when its format names no id
+# (``transcript_formats.with_record_ids``, ``shape.record_id``); ``id`` is ShareGPT's row id.
+TRANSCRIPT_ID_KEYS = ("session_id", "trajectory_id", "instance_id", "run_id", "record_id", "id")
 TRANSCRIPT_IDS = pa.struct([(key, pa.string()) for key in TRANSCRIPT_ID_KEYS])
 
 
@@ -76,41 +78,29 @@ def _counts(names: tuple[str, ...]) -> dict[str, Callable[[Any], Any]]:
     return {name: _int for name in names}
 
 
-# Per document kind (``Document.kind``): the commit's sha is the common ``commit`` column, a
-# transcript's format, first id and outcome are the common transcript columns (mixtures.provenance).
-KIND_COLUMNS: dict[str, tuple[MetadataColumn, ...]] = {
-    "commit": (
-        MetadataColumn(pa.field("parents", pa.list_(pa.string())),
-                       lambda meta: [str(p) for p in meta["parents"]] if isinstance(meta.get("parents"), list) else None),
-        MetadataColumn(pa.field("author_date", pa.timestamp("s", tz="UTC")), lambda meta: _epoch_seconds(meta.get("date"))),
-        MetadataColumn(pa.field("files", pa.list_(CHANGED_FILE)), _changed_files),
-    ),
-    "notebook": (
-        MetadataColumn(pa.field("notebook", NOTEBOOK),
-                       _struct_of("notebook", {"layout": _same, "kernel": _same,
-                                               **_counts(("cells", "code_cells", "outputs_kept", "outputs_dropped"))})),
-    ),
-    "issue": (
-        MetadataColumn(pa.field("thread", THREAD),
-                       _struct_of("thread", {"number": _int, "pull": _same, **_counts(THREAD.names[2:])})),
-    ),
-    "transcript": (
-        MetadataColumn(pa.field("transcript_ids", TRANSCRIPT_IDS), _transcript_ids),
-    ),
-}
-# Any kind: what the filter stage's learned-quality step (``filters.quality``) adds to a document it kept.
-SCORED_COLUMNS: tuple[MetadataColumn, ...] = (
+# The columns each document kind declares (``codemix.kinds``: ``DocumentKind.columns``). A commit's sha is
+# the common ``commit`` column; a transcript's format, first id and outcome are the common transcript
+# columns (mixtures.provenance).
+COMMIT_COLUMNS = (
+    MetadataColumn(pa.field("parents", pa.list_(pa.string())),
+                   lambda meta: [str(p) for p in meta["parents"]] if isinstance(meta.get("parents"), list) else None),
+    MetadataColumn(pa.field("author_date", pa.timestamp("s", tz="UTC")), lambda meta: _epoch_seconds(meta.get("date"))),
+    MetadataColumn(pa.field("files", pa.list_(CHANGED_FILE)), _changed_files),
+)
+NOTEBOOK_COLUMNS = (
+    MetadataColumn(pa.field("notebook", NOTEBOOK),
+                   _struct_of("notebook", {"layout": _same, "kernel": _same,
+                                           **_counts(("cells", "code_cells", "outputs_kept", "outputs_dropped"))})),
+)
+ISSUE_COLUMNS = (
+    MetadataColumn(pa.field("thread", THREAD), _struct_of("thread", {"number": _int, "pull": _same,
+                                                                     **_counts(THREAD.names[2:])})),
+)
+TRANSCRIPT_COLUMNS = (MetadataColumn(pa.field("transcript_ids", TRANSCRIPT_IDS), _transcript_ids),)
+# Kinds the quality model scores: what the filter stage's learned-quality step (``filters.quality``) adds
+# to a document it kept.
+SCORED_COLUMNS = (
     MetadataColumn(pa.field("quality_scorer", pa.string()), lambda meta: meta.get("quality_scorer")),
     MetadataColumn(pa.field("quality_score", pa.float64()),
                    lambda meta: None if meta.get("quality_score") is None else float(meta["quality_score"])),
 )
-
-
-def all_metadata_columns() -> tuple[MetadataColumn, ...]:
-    """Every kind's columns then the scored ones: the published schema's metadata part, in order."""
-    return (*(column for columns in KIND_COLUMNS.values() for column in columns), *SCORED_COLUMNS)
-
-
-def metadata_values(kind: str, meta: Metadata) -> Metadata:
-    """The columns ``kind`` fills, read from ``meta`` (the rest stay null in its row)."""
-    return {column.field.name: column.value(meta) for column in (*KIND_COLUMNS.get(kind, ()), *SCORED_COLUMNS)}

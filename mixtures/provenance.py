@@ -14,8 +14,9 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from codemix.columns import TRANSCRIPT_ID_KEYS, all_metadata_columns, metadata_values
+from codemix.columns import TRANSCRIPT_ID_KEYS
 from codemix.document import Document
+from codemix.kinds import REPO, document_kind, metadata_columns
 
 SUFFIX = ".provenance.parquet"
 # The ids a transcript format records for its run, in the order one is taken as ``transcript_id``.
@@ -30,7 +31,7 @@ PROVENANCE_SCHEMA = pa.schema([
     ("ends_with_eod", pa.bool_()),
     ("doc_id", pa.string()),
     ("source", pa.string()),
-    ("kind", pa.string()),             # the document kind: file, repo, transcript, commit, notebook, issue
+    ("kind", pa.string()),             # a document kind's name (codemix.kinds)
     ("location", pa.string()),
     ("repo", pa.string()),
     ("path", pa.string()),
@@ -51,8 +52,8 @@ PROVENANCE_SCHEMA = pa.schema([
     ("parts", pa.int32()),             # long stage: how many documents the repository became
 ])
 # A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns, each document
-# kind's metadata as typed columns (codemix.columns; docs/published-documents.md), and the text.
-DOCUMENTS_SCHEMA = pa.schema([*PROVENANCE_SCHEMA, *(column.field for column in all_metadata_columns()),
+# kind's metadata as typed columns (each kind's ``columns``; docs/published-documents.md), and the text.
+DOCUMENTS_SCHEMA = pa.schema([*PROVENANCE_SCHEMA, *(column.field for column in metadata_columns()),
                               pa.field("text", pa.large_string())])
 _DEFAULTS: dict[str, Any] = {field.name: None for field in DOCUMENTS_SCHEMA if field.name != "text"}
 
@@ -63,14 +64,14 @@ def sidecar_path(prefix: str) -> str:
 
 def document_provenance(doc: Document) -> dict[str, Any]:
     """What a shard row says of ``doc``, before its place in the shard is known."""
-    meta = doc.metadata
+    meta, kind = doc.metadata, document_kind(doc.kind)
     row = {"doc_id": doc.id, "source": doc.source, "kind": doc.kind, "location": str(meta.get("location", "")),
-           "repo": doc.repo, "path": doc.path, "paths": [doc.path] if doc.path and doc.kind == "file" else [],
+           "repo": doc.repo, "path": doc.path, "paths": [doc.path] if doc.path and "paths" in kind.provenance else [],
            "commit": str(meta.get("commit", "")), "archive": str(meta.get("archive", "")),
            "member": str(meta.get("member", "")), "license": doc.license, "language": doc.language}
-    if doc.kind == "transcript":
+    if "outcome" in kind.provenance:
         row.update(transcript_provenance(meta))
-    return {**row, **metadata_values(doc.kind, meta)}
+    return {**row, **{column.field.name: column.value(meta) for column in kind.published_columns()}}
 
 
 def transcript_provenance(meta: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +96,7 @@ def chunk_provenance(docs: Sequence[Document], chunk_id: str, paths: Sequence[st
     by_path = {doc.path: doc for doc in docs}
     files = [by_path[path] for path in paths]
     first = files[0]
-    return {"doc_id": chunk_id, "source": first.source, "kind": "repo", "location": _repo_location(first),
+    return {"doc_id": chunk_id, "source": first.source, "kind": REPO.name, "location": _repo_location(first),
             "repo": first.repo, "path": "", "paths": list(paths), "commit": str(first.metadata.get("commit", "")),
             "archive": str(first.metadata.get("archive", "")), "member": "",
             "license": " AND ".join(_distinct(doc.license for doc in files)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
@@ -16,17 +17,15 @@ import torch
 
 from codemix.config import ConfigError
 from codemix.mixtures.chat import ChatTemplate, chat_template_jinja
-from codemix.pretrain.checkpoint import latest_checkpoint, load_checkpoint
+from codemix.pretrain.checkpoint import latest_checkpoint
 from codemix.pretrain.cli_args import handoff_parser
 from codemix.pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
 from codemix.pretrain.hf.base_import import BASE_STAGE
-from codemix.pretrain.hf.convert import Layout, export_family, hf_config, max_positions, megatron_to_hf
+from codemix.pretrain.hf.convert import Layout, export_family, hf_config, max_positions
+from codemix.pretrain.hf.export import Planned
 from codemix.pretrain.lineage import read_run, run_chain
 from codemix.pretrain.model.gpt import PositionSetup
 from codemix.pretrain.model.params import count_parameters
-
-HF_WEIGHTS = "model.safetensors"
-
 
 # --- the tokenizer and its chat template ----------------------------------------------------------
 
@@ -78,58 +77,79 @@ def export_dtypes(base: dict[str, Any] | None, dtype: str | None) -> dict[str, A
     return {"default": "float32", "other": {}}
 
 
-def cast_tensors(tensors: dict[str, torch.Tensor], dtypes: dict[str, Any]) -> dict[str, torch.Tensor]:
-    return {name: tensor.to(getattr(torch, dtypes["other"].get(name, dtypes["default"])))
-            for name, tensor in tensors.items()}
+def dtype_of(dtypes: dict[str, Any]) -> Callable[[str], torch.dtype]:
+    """Tensor name -> the dtype ``export_dtypes`` gives it."""
+    return lambda name: getattr(torch, dtypes["other"].get(name, dtypes["default"]))
 
 
-def mtp_tensors(base: dict[str, Any] | None) -> dict[str, torch.Tensor]:
-    """The base's multi-token-prediction tensors, dequantised when FP8 (empty when it had none)."""
-    from codemix.pretrain.hf.shards import dequantize_checkpoint, read_hf_tensors
+def mtp_sources(base: dict[str, Any] | None) -> tuple[list[str], Any]:
+    """The base's multi-token-prediction tensor names and a reader giving each (dequantised when FP8),
+    one at a time (no names, no reader: it had none)."""
+    from codemix.pretrain.hf.shards import HFShards
 
     names = (base or {}).get("hf_mtp_tensors") or []
     if not names:
-        return {}
+        return [], None
     hf_dir = Path(base["hf_dir"])
     if not hf_dir.is_dir():
         raise ConfigError("init_from_hf", f"the base {hf_dir} is gone; its {len(names)} multi-token-prediction "
                           "tensors cannot be copied into the hand-off", "restore the base directory")
-    tensors = read_hf_tensors(hf_dir, names=set(names))
-    return dequantize_checkpoint(tensors, base["hf_config"])
+    return sorted(names), HFShards(hf_dir, base["hf_config"])
 
 
 def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: ChatTemplate,
-                   dtype: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Load ``checkpoint`` into a CPU model of the run's recipe; write the Hugging Face directory."""
-    from safetensors.torch import save_file
+                   dtype: str | None = None, max_shard_bytes: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Write the Hugging Face directory of ``checkpoint``: the model is built on the ``meta`` device,
+    its tensors read, converted and cast a few at a time straight into safetensors shards
+    (``pretrain.hf.export``), so memory is bounded by a shard's worth of tensors, not the model."""
+    from megatron.core import dist_checkpointing
 
     from codemix.pretrain.evaluate import run_tokenizer
+    from codemix.pretrain.hf.export import checkpoint_tensors, model_units, planned_outputs, unit_batches, write_sharded
     from codemix.pretrain.model.gpt import build_model
     from codemix.pretrain.parallel import initialize, shutdown
 
     run = read_run(run_dir)
     recipe = export_recipe(run)
     family = export_family(recipe)
+    layout = Layout.of(recipe, family)
+    base = base_record(run_dir)
+    cast = dtype_of(export_dtypes(base, dtype))
+    max_bytes = max_shard_bytes or base_shard_bytes(base)
+    mtp_names, mtp_reader = mtp_sources(base)
+    hf_dir.mkdir(parents=True, exist_ok=True)
     runtime = initialize(recipe.parallel, seed=0, force_cpu=True)
     try:
         tokenizer = run_tokenizer(run)
         position = PositionSetup(**run["position"])
-        model = build_model(recipe, vocab_size=tokenizer.vocab_size, sequence_length=run["sequence_length"],
-                            position=position, cpu=True)
-        state = load_checkpoint(checkpoint, model)
-        tensors = megatron_to_hf(model.state_dict(), Layout.of(recipe, family))
+        with torch.device("meta"):
+            model = build_model(recipe, vocab_size=tokenizer.vocab_size, sequence_length=run["sequence_length"],
+                                position=position, cpu=True)
+        sharded, units = model_units(model, layout)
+        batches = unit_batches(units, sharded, budget=max(max_bytes // 2, 1))
+        planned = planned_outputs(sharded, [unit for batch in batches for unit in batch], cast)
+        if mtp_reader is not None:
+            planned += [Planned(name, mtp_reader.shapes[name], cast(name)) for name in mtp_names]
+
+        def tensors():
+            for name, tensor in checkpoint_tensors(checkpoint, sharded, batches):
+                yield name, tensor.to(cast(name))
+            for name in mtp_names:
+                yield name, mtp_reader.tensor(name).to(cast(name))
+
+        write_sharded(hf_dir, planned, tensors(), max_bytes, {"format": "pt", "codemix_run": run["run_id"]})
+        state = dict(dist_checkpointing.load_common_state_dict(str(checkpoint)).get("train_state", {}))
     finally:
+        if mtp_reader is not None:
+            mtp_reader.close()
         shutdown(runtime)
-    base = base_record(run_dir)
-    tensors = cast_tensors(tensors | mtp_tensors(base), export_dtypes(base, dtype))
-    hf_dir.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(hf_dir / HF_WEIGHTS), metadata={"format": "pt", "codemix_run": run["run_id"]})
-    ids = {"bos": tokenizer.eod, "eos": tokenizer.eod, "pad": tokenizer.pad}
+    ids = {"bos": tokenizer.eod, "eos": tokenizer.eod, "pad": tokenizer.pad if tokenizer.pad >= 0 else tokenizer.eod}
     length = max(max_positions(recipe, position), run["sequence_length"] if not position.scaled else 0)
-    config = hf_config(recipe, family, vocab_size=model.vocab_size, position=position,
-                       dtype=tensors["model.embed_tokens.weight"].dtype, special_ids=ids)
+    embed_dtype = next(p.dtype for p in planned if p.name == "model.embed_tokens.weight")
+    config = hf_config(recipe, family, vocab_size=model.vocab_size, position=position, dtype=embed_dtype,
+                       special_ids=ids)
     config["max_position_embeddings"] = length
-    if base is not None and base.get("hf_mtp_tensors"):  # bases imported before MTP was recorded have none
+    if mtp_names:  # bases imported before MTP was recorded have none
         config["num_nextn_predict_layers"] = base["hf_config"]["num_nextn_predict_layers"]
     write_json(hf_dir / "config.json", config)
     write_json(hf_dir / "generation_config.json", {"bos_token_id": ids["bos"], "eos_token_id": ids["eos"],
@@ -137,6 +157,19 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
     tokenizer.hf_tokenizer.save(str(hf_dir / "tokenizer.json"))  # a base's tiktoken file becomes tokenizer.json
     write_json(hf_dir / "tokenizer_config.json", tokenizer_config(tokenizer, template, length))
     return state, config
+
+
+def base_shard_bytes(base: dict[str, Any] | None) -> int:
+    """The shard size a bundle is written in by default: the base's largest shard when it was sharded
+    (an RL stack that loaded the base loads the bundle the same way), else transformers' 5GB."""
+    from codemix.pretrain.hf.export import DEFAULT_MAX_SHARD_BYTES
+    from codemix.pretrain.hf.shards import shard_files
+
+    hf_dir = Path((base or {}).get("hf_dir") or "")
+    if base is None or not hf_dir.is_dir():
+        return DEFAULT_MAX_SHARD_BYTES
+    files = shard_files(hf_dir)
+    return max((hf_dir / f).stat().st_size for f in files) if len(files) > 1 else DEFAULT_MAX_SHARD_BYTES
 
 
 def export_recipe(run: dict[str, Any]) -> Recipe:
@@ -190,9 +223,11 @@ def final_eval(run_dir: Path, step: int | None) -> list[dict[str, Any]]:
 
 
 def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
-            eval_sets: dict[str, list[str]] | None = None, dtype: str | None = None) -> dict[str, Any]:
+            eval_sets: dict[str, list[str]] | None = None, dtype: str | None = None,
+            max_shard_bytes: int | None = None) -> dict[str, Any]:
     """Write the bundle for ``run_dir``'s checkpoint ``step`` (default: latest) with weights in
-    ``dtype`` (default: the base's dtypes, see ``export_dtypes``); returns handoff.json."""
+    ``dtype`` (default: the base's dtypes, see ``export_dtypes``) in safetensors shards of at most
+    ``max_shard_bytes`` (default: the base's shard size, see ``base_shard_bytes``); returns handoff.json."""
     run_dir, out = Path(run_dir).resolve(), Path(out)
     checkpoint = (run_dir / "checkpoints" / f"step_{step:07d}") if step is not None else latest_checkpoint(run_dir)
     if checkpoint is None or not checkpoint.is_dir():
@@ -208,7 +243,7 @@ def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
     write_json(out / "lineage.json", lineage)
     manifests = [json.loads((out / s["manifest"]).read_text()) for s in lineage["stages"] if s.get("manifest")]
     template, template_source = trained_chat_template(manifests)
-    state, config = export_weights(run_dir, checkpoint, out / "hf", template, dtype)
+    state, config = export_weights(run_dir, checkpoint, out / "hf", template, dtype, max_shard_bytes)
     shutil.copytree(checkpoint, out / "checkpoint", dirs_exist_ok=True)
     evals = final_eval(run_dir, state.get("step"))
     write_json(out / "eval.json", evals)
@@ -223,7 +258,7 @@ def write_summary(run_dir: Path, out: Path, checkpoint: Path, state: dict[str, A
     counts = count_parameters(recipe.model, config["vocab_size"])
     summary = {
         "run_id": run["run_id"], "stage": run["stage"], "step": state.get("step"), "tokens_seen": state.get("tokens_seen"),
-        "source_checkpoint": str(checkpoint), "hf_dir": "hf", "hf_weights": f"hf/{HF_WEIGHTS}", "checkpoint": "checkpoint",
+        "source_checkpoint": str(checkpoint), "hf_dir": "hf", "hf_weights": weight_files(out / "hf"), "checkpoint": "checkpoint",
         "architecture": config["architectures"][0], "moe_enable_routing_replay": recipe.model.moe.enable_routing_replay,
         "chat_template_source": chat_template_source, "dtype": config["torch_dtype"],
         "mtp_layers": config.get("num_nextn_predict_layers", 0),
@@ -235,6 +270,11 @@ def write_summary(run_dir: Path, out: Path, checkpoint: Path, state: dict[str, A
     return summary
 
 
+def weight_files(hf_dir: Path) -> list[str]:
+    """The bundle's safetensors files, relative to the bundle (one, or the shards its index names)."""
+    return sorted(f"hf/{path.name}" for path in hf_dir.glob("model*.safetensors"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = handoff_parser()
     args = parser.parse_args(argv)
@@ -242,7 +282,11 @@ def main(argv: list[str] | None = None) -> int:
         from codemix.pretrain.evaluate import parse_eval_sets
 
         sets = parse_eval_sets(args.eval_set, ["*.py"]) if args.eval_set else None
-        summary = handoff(args.run_dir, args.out, step=args.step, eval_sets=sets, dtype=args.dtype)
+        from codemix.pretrain.hf.export import parse_size
+
+        shard_bytes = parse_size(args.max_shard_size) if args.max_shard_size else None
+        summary = handoff(args.run_dir, args.out, step=args.step, eval_sets=sets, dtype=args.dtype,
+                          max_shard_bytes=shard_bytes)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -34,7 +34,8 @@ DUCKDB_TYPES = {
                 "outputs_dropped INTEGER)",
     "thread": "STRUCT(number BIGINT, pull BOOLEAN, \"comments\" INTEGER, comments_removed INTEGER, truncated INTEGER, "
               "participants INTEGER)",
-    "transcript_ids": "STRUCT(session_id VARCHAR, trajectory_id VARCHAR, instance_id VARCHAR, run_id VARCHAR)",
+    "transcript_ids": "STRUCT(session_id VARCHAR, trajectory_id VARCHAR, instance_id VARCHAR, run_id VARCHAR, "
+                      "record_id VARCHAR, id VARCHAR)",
     "quality_scorer": "VARCHAR",
     "quality_score": "DOUBLE",
 }
