@@ -13,13 +13,12 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import pyarrow as pa
 import zstandard
 
-DocumentKind = Literal["file", "repo", "transcript", "commit", "notebook", "issue"]
-DOCUMENT_KINDS: tuple[str, ...] = ("file", "repo", "transcript", "commit", "notebook", "issue")
+from codemix.kinds import DOCUMENT_KINDS  # noqa: F401  (the names a ``Document.kind`` takes)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -29,7 +28,7 @@ class Document:
     id: str
     text: str
     source: str
-    kind: DocumentKind
+    kind: str  # a registered document kind's name (codemix.kinds)
     repo: str = ""
     path: str = ""
     language: str = ""

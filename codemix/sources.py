@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from codemix.config import ConfigError, expand_env, join, require
+from codemix.kinds import source_kind
 
 SourceType = Literal["git", "directory", "archive", "dump", "transcripts", "crawl_list", "commits", "issues"]
-# The document kind each source type yields (``Document.kind``); a type not named here yields files.
-SOURCE_KINDS = {"transcripts": "transcript", "commits": "commit", "issues": "issue"}
 # Source types whose `.ipynb` files may be read as notebooks (``SourceConfig.notebooks``).
 FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # The agent transcript formats a `transcripts` source reads (mixtures.transcript_formats parses them;
@@ -183,7 +182,8 @@ class SourceConfig:
 
     @property
     def kind(self) -> str:
-        return SOURCE_KINDS.get(self.type, "file")
+        """The name of the document kind this source's reader yields (``codemix.kinds.source_kind``)."""
+        return source_kind(self.type).name
 
     def validate(self, path: str) -> None:
         require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),

@@ -22,6 +22,7 @@ from codemix.dedup.minhash import (
     shingle_hashes,
     signature,
 )
+from codemix.kinds import MESSAGES, document_kind
 
 # Pairs verified per bucket before switching from all pairs to k pivots (n <= 11 gets all pairs): a
 # document so holds at most ~10 pairs per bucket, and the verification shuffle grows with documents,
@@ -112,7 +113,7 @@ def compared_text(row: dict[str, Any]) -> str:
     (tool output, demonstrations), with the model's reasoning and calls. Two tasks run under one
     harness share its prompt and demonstrations, not this (docs/design/dedup.md)."""
     text = row.get("text") or ""
-    if row.get("kind") != "transcript":
+    if "kind" not in row or document_kind(row["kind"]).dedup != MESSAGES:
         return text
     metadata = row.get("metadata")
     messages = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get("messages")

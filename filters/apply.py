@@ -29,6 +29,7 @@ from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
 from codemix.filters.vendored import is_generated, is_vendored
+from codemix.kinds import AT_READ, CELLS, DIFF, NOTEBOOK_CODE, SIZE_AND_BINARY, SOURCE, THREAD, document_kind
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
 # every judgement of what a file looks like (an amalgamation too: a test that includes an old single
@@ -41,7 +42,7 @@ NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contami
 def held_for_imports(doc: Document, reason: str) -> bool:
     """Whether a repository file dropped for ``reason`` goes on to the long stage, to be put back
     there if a kept file of its repository imports it."""
-    return doc.kind == "file" and bool(doc.repo) and reason not in NOT_HELD
+    return document_kind(doc.kind).repository_file and bool(doc.repo) and reason not in NOT_HELD
 
 
 @dataclass(slots=True, frozen=True)
@@ -143,11 +144,12 @@ class DocumentFilter:
 
     def drop_reason(self, doc: Document) -> str | None:
         """The content checks alone (no license, no benchmark overlap)."""
-        if doc.kind in ("transcript", "issue"):  # prose and logs: size and binary only
+        checks = document_kind(doc.kind).content_checks
+        if checks == SIZE_AND_BINARY:  # prose and logs
             reason = self.transcript_drop_reason(doc)
-        elif doc.kind == "commit":
-            reason = None  # judged per commit at crawl (filters.commits): code heuristics do not fit a diff
-        elif doc.kind == "notebook":  # its code judged as code; markdown may be comments: no comment cap
+        elif checks == AT_READ:
+            reason = None  # e.g. per commit at crawl (filters.commits): code heuristics do not fit a diff
+        elif checks == NOTEBOOK_CODE:  # its code judged as code; markdown may be comments: no comment cap
             code = doc if not doc.text.startswith(START) else dataclasses.replace(doc, text=notebook_code(doc.text))
             reason = self.path_drop_reason(doc) or self.code_drop_reason(code, skip=(check_comment_fraction,))
         else:
@@ -186,14 +188,15 @@ def contamination_views(doc: Document) -> list[tuple[str, str]]:
     """(text, language) pairs the benchmark overlap is checked on: the document as it stands, and for
     a commit also each changed file's added lines, as code of that file's language (for a notebook in
     the cells layout, its code cells)."""
-    if doc.kind == "commit":
+    view = document_kind(doc.kind).decontamination
+    if view == DIFF:
         return [(doc.text, ""), *added_code(doc.text, doc.metadata.get("files") or [])]
-    if doc.kind == "issue":  # fenced code blocks as code of their language, a pull request's added lines
+    if view == THREAD:  # fenced code blocks as code of their language, a pull request's added lines
         views = [(doc.text, ""), *fenced_code(doc.text)]
         return views + [(pull_code(doc.text), "")] if doc.text.startswith(PR_START) else views
-    if doc.kind == "notebook" and doc.text.startswith(START):
+    if view == CELLS and doc.text.startswith(START):
         return [(doc.text, ""), (notebook_code(doc.text), doc.language or "")]
-    cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, doc.language) else None
+    cells = notebook_cells(doc.text) if view == SOURCE and is_notebook(doc.path, doc.language) else None
     if cells is not None:
         return notebook_views(cells)
     return [(doc.text, doc.language or "")]

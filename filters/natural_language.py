@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from codemix.config import join, require
 from codemix.document import Document
+from codemix.kinds import MESSAGES, document_kind
 
 if TYPE_CHECKING:  # datatrove is imported where a checker is built or used: ~0.3 CPU s per process otherwise
     from datatrove.pipeline.filters import GopherQualityFilter, GopherRepetitionFilter
@@ -242,7 +243,7 @@ def prose_of(doc: Document) -> str | None:
     table borders) and, in Markdown, fenced code blocks and lines of HTML tags only. Transcripts: the user and assistant message contents (``transcript_prose``).
     Code and data files: ``None``, they are the code filters' business.
     """
-    if doc.kind == "transcript":
+    if document_kind(doc.kind).prose == MESSAGES:
         prose = transcript_prose(doc.metadata.get("messages") or [])
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
         # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples),
@@ -357,9 +358,10 @@ def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str
     reply saying the same thing over and over. A model restating its plan once, a summary echoing the
     intro, replies alike across turns (a greeting, a template) or a user pasting a log are none.
     """
-    if not config.enabled or (doc.kind == "transcript" and not config.check_transcripts):
+    in_messages = document_kind(doc.kind).prose == MESSAGES
+    if not config.enabled or (in_messages and not config.check_transcripts):
         return []
-    if doc.kind == "transcript":
+    if in_messages:
         messages = doc.metadata.get("messages") or []
         prose = transcript_prose(messages)
         if word_count(prose) < config.min_transcript_prose_words:

@@ -18,6 +18,7 @@ from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import is_license_evidence
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
+from codemix.kinds import document_kind
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
 from codemix.pipelines.quality import QUALITY, ScoreQuality
@@ -30,7 +31,7 @@ def repository_key(doc: Document) -> str:
 
 def license_evidence(doc: Document):
     """((source, repo), evidence) for each license file, package manifest or REUSE declaration."""
-    if doc.kind != "transcript" and doc.repo and is_license_evidence(doc.path):
+    if document_kind(doc.kind).licensed_by_text and doc.repo and is_license_evidence(doc.path):
         yield repository_key(doc), license_evidence_of(doc.path, doc.text)
 
 
@@ -41,12 +42,13 @@ def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicen
 def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
     """What the repository (its default, its path rules) and the file's own SPDX header say of ``doc``."""
     licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
-    return licenses.for_path(doc.path, file_license(doc.text) if doc.kind != "transcript" else None)
+    return licenses.for_path(doc.path, file_license(doc.text) if document_kind(doc.kind).licensed_by_text else None)
 
 
 def repository_lines(doc: Document, config: FiltersConfig):
     """((source, repo), (path, packed line hashes)) for each repository file, when amalgamations are looked for."""
-    if config.amalgamation and doc.kind == "file" and doc.repo and doc.language in AMALGAM_LANGUAGES:
+    if config.amalgamation and document_kind(doc.kind).repository_file and doc.repo \
+            and doc.language in AMALGAM_LANGUAGES:
         yield repository_key(doc), (doc.path, packed_line_hashes(doc.text))
 
 

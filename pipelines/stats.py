@@ -21,6 +21,7 @@ import re
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.kinds import FILE, document_kind
 from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
 from codemix.pipelines.git_copies import repository_drops, repository_outcomes
@@ -52,7 +53,7 @@ def transcript_outcomes(pattern: str) -> dict[str, dict[str, dict]]:
         with FileSystems.open(path) as handle:
             for batch in pq.ParquetFile(handle).iter_batches(batch_size=64, columns=["source", "kind", "metadata"]):
                 for source, kind, metadata in zip(*(batch.column(i).to_pylist() for i in range(3))):
-                    if kind == "transcript":
+                    if "outcome" in document_kind(kind).provenance:
                         count_outcome(outcomes.setdefault(source, {}), json.loads(metadata or "{}"))
     return outcomes
 
@@ -336,7 +337,7 @@ def kinds_table(stats: dict) -> str:
     """Kept documents per source and kind (file, commit, notebook, issue, transcript), when a build
     kept any kind but files."""
     rows = [[source, kind, n] for source, info in stats.items() for kind, n in info.get("kept_by_kind", {}).items()]
-    if all(kind == "file" for _, kind, _ in rows):
+    if all(kind == FILE.name for _, kind, _ in rows):
         return ""
     return "kept by kind\n" + format_table(["source", "kind", "documents"], rows,
                                             total=["total", "", sum(row[2] for row in rows)])

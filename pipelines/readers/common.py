@@ -33,6 +33,7 @@ from codemix.filters.notebooks import (
     notebook_text,
     read_cells,
 )
+from codemix.kinds import NOTEBOOK
 from codemix.pipelines.readers.encodings import decode_legacy
 from codemix.pipelines.readers.language import SourceCensus, detect_language
 from codemix.sources import NotebookConfig, SourceConfig
@@ -538,4 +539,4 @@ def notebook_outcome(source: SourceConfig, location: str, text: str, *, repo: st
                  "outputs_kept": sum(len(cell.outputs) for cell in cells),
                  "outputs_dropped": sum(cell.dropped_outputs for cell in cells)}
     return make_document(source, location, notebook_text(cells, kernel, config), repo=repo, path=path,
-                         kind="notebook", language=file_language(kernel), metadata={**metadata, "notebook": described})
+                         kind=NOTEBOOK.name, language=file_language(kernel), metadata={**metadata, "notebook": described})
