@@ -39,7 +39,7 @@ class DocumentKind:
     redaction: str = TEXT       # one of VIEWS: what secrets redaction reads
     decontamination: str = TEXT  # one of VIEWS: the views benchmark overlap is looked for in
     prose: str = TEXT           # TEXT (a prose file, by its language) or MESSAGES: what the prose checks judge
-    dedup: str = TEXT           # TEXT, DIFF (exact copies share a patch) or MESSAGES (near: task and agent turns)
+    dedup: str = TEXT           # TEXT, DIFF (exact copies share a patch) or MESSAGES (near: what the agent wrote)
     # A file of its repository (when it has one): license files and amalgamations are looked for among
     # them, repository-level dedup and the long stage group them, a drop may be held for imports.
     repository_file: bool = False
@@ -89,14 +89,14 @@ TRANSCRIPT = register(DocumentKind(
     content_checks=SIZE_AND_BINARY, redaction=MESSAGES, prose=MESSAGES, dedup=MESSAGES, licensed_by_text=False,
     chat=True, source_types=("transcripts",),
     metadata=("format", "messages", "exit_status", "submitted", "resolved", "tests_passed", "outcome_evidence",
-              "compactions", "tools", "transcript"),
+              "compactions", "tools", "transcript", "observations_cut"),
     provenance=("transcript_id", "transcript_format", "outcome")))
 COMMIT = register(DocumentKind(
     name="commit", summary="a commit: its message and patch",
     content_checks=AT_READ, redaction=DIFF, decontamination=DIFF, dedup=DIFF, source_types=("commits",),
     metadata=("commit", "parents", "author", "date", "files")))
 NOTEBOOK = register(DocumentKind(
-    name="notebook", summary="a Jupyter notebook of a file source that sets `notebooks`, as script or cells",
+    name="notebook", summary="a Jupyter notebook of a file source (unless it sets `notebooks: false`), as script or cells",
     content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, metadata=("notebook", "commit")))
 ISSUE = register(DocumentKind(
     name="issue", summary="an issue or pull-request thread",

@@ -18,7 +18,6 @@ from typing import Literal
 
 import numpy as np
 import pyarrow.parquet as pq
-import smart_open
 
 from codemix.config import ConfigError, join, require
 from codemix.document import Document
@@ -144,6 +143,8 @@ def read_instances(location: str, path: str) -> Iterator[Instance]:
 
 
 def _rows(location: str, path: str) -> Iterator[tuple[str, object]]:
+    import smart_open  # here: it imports boto3 and google-auth, which a spec error need not pay for (issue 49)
+
     if location.endswith(".parquet"):
         with smart_open.open(location, "rb") as handle:
             for i, row in enumerate(pq.read_table(handle).to_pylist(), start=1):

@@ -19,7 +19,9 @@ from codemix.kinds import REPO, document_kind
 
 SUFFIX = ".provenance.parquet"
 # The ids a transcript format records for its run, in the order one is taken as ``transcript_id``.
-NATIVE_TRANSCRIPT_IDS = ("session_id", "trajectory_id", "instance_id", "run_id")
+# ``record_id`` is what the reader took from the record itself when its format names no id
+# (``transcript_formats.with_record_ids``, ``shape.record_id``); ``id`` is ShareGPT's row id.
+NATIVE_TRANSCRIPT_IDS = ("session_id", "trajectory_id", "instance_id", "run_id", "record_id", "id")
 OUTCOME = pa.struct([("exit_status", pa.string()), ("submitted", pa.bool_()), ("resolved", pa.bool_()),
                      ("tests_passed", pa.bool_())])
 PROVENANCE_SCHEMA = pa.schema([
