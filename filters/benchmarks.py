@@ -1,9 +1,10 @@
 """Agentic benchmark instances (SWE-bench and its variants) kept out of the training data.
 
 A benchmark instance is a repository's issue, the fix that closed it (the gold patch) and its
-tests. Each document kind meets it differently, so each kind has its own policy (``POLICIES``): a
-trace whose task is the instance, a commit whose diff is the fix, the issue thread, a file of the
-repository that holds the fix. What each policy matches and why: docs/benchmarks-decontamination.md.
+tests. Each document kind meets it differently: its ``DocumentKind.benchmark_instances``
+(codemix.kinds) names one of the ``POLICIES``: a trace whose task is the instance, a commit whose
+diff is the fix, the issue thread, a file of the repository that holds the fix. What each policy
+matches and why: docs/benchmarks-decontamination.md.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from codemix.config import ConfigError, join, require
 from codemix.document import Document
 from codemix.filters.decontamination import benchmark_name, ngram_hashes, normalise_tokens, token_hashes
 from codemix.filters.patches import parse_patch
+from codemix.kinds import document_kind
 
 # The reasons a document is dropped for, one per document kind (``POLICIES``), and the file mark.
 TRACE, COMMIT, LATER_COMMIT, ISSUE, FILE = ("benchmark_trace", "benchmark_commit", "benchmark_later_commit",
@@ -460,7 +462,7 @@ class InstanceIndex:
 
     def hits(self, doc: Document) -> list[InstanceHit]:
         """What ``doc`` holds of any instance, by the policy of its kind (none for other kinds)."""
-        policy = POLICIES.get(doc.kind)
+        policy = POLICIES.get(document_kind(doc.kind).benchmark_instances)
         return policy(self, doc) if policy else []
 
     # evidence, each a method so that a policy is the list of what it looks for
@@ -547,8 +549,9 @@ def file_hits(index: InstanceIndex, doc: Document) -> list[InstanceHit]:
     return index.patched(doc.text, (doc.path,), doc.repo, FILE)
 
 
+# By ``DocumentKind.benchmark_instances`` (codemix.kinds): how an instance shows in each kind.
 POLICIES: dict[str, Callable[[InstanceIndex, Document], list[InstanceHit]]] = {
-    "transcript": trace_hits, "commit": commit_hits, "issue": issue_hits, "file": file_hits, "notebook": file_hits,
+    "trace": trace_hits, "commit": commit_hits, "issue": issue_hits, "file": file_hits,
 }
 
 
