@@ -15,10 +15,13 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 from codemix.document import Document
+from codemix.kinds import REPO, document_kind
 
 SUFFIX = ".provenance.parquet"
 # The ids a transcript format records for its run, in the order one is taken as ``transcript_id``.
-NATIVE_TRANSCRIPT_IDS = ("session_id", "trajectory_id", "instance_id", "run_id")
+# ``record_id`` is what the reader took from the record itself when its format names no id
+# (``transcript_formats.with_record_ids``, ``shape.record_id``); ``id`` is ShareGPT's row id.
+NATIVE_TRANSCRIPT_IDS = ("session_id", "trajectory_id", "instance_id", "run_id", "record_id", "id")
 OUTCOME = pa.struct([("exit_status", pa.string()), ("submitted", pa.bool_()), ("resolved", pa.bool_()),
                      ("tests_passed", pa.bool_())])
 PROVENANCE_SCHEMA = pa.schema([
@@ -29,7 +32,7 @@ PROVENANCE_SCHEMA = pa.schema([
     ("ends_with_eod", pa.bool_()),
     ("doc_id", pa.string()),
     ("source", pa.string()),
-    ("kind", pa.string()),             # file | repo | transcript
+    ("kind", pa.string()),             # a document kind's name (codemix.kinds)
     ("location", pa.string()),
     ("repo", pa.string()),
     ("path", pa.string()),
@@ -60,12 +63,12 @@ def sidecar_path(prefix: str) -> str:
 
 def document_provenance(doc: Document) -> dict[str, Any]:
     """What a shard row says of ``doc``, before its place in the shard is known."""
-    meta = doc.metadata
+    meta, kind = doc.metadata, document_kind(doc.kind)
     row = {"doc_id": doc.id, "source": doc.source, "kind": doc.kind, "location": str(meta.get("location", "")),
-           "repo": doc.repo, "path": doc.path, "paths": [doc.path] if doc.path and doc.kind == "file" else [],
+           "repo": doc.repo, "path": doc.path, "paths": [doc.path] if doc.path and "paths" in kind.provenance else [],
            "commit": str(meta.get("commit", "")), "archive": str(meta.get("archive", "")),
            "member": str(meta.get("member", "")), "license": doc.license, "language": doc.language}
-    if doc.kind == "transcript":
+    if "outcome" in kind.provenance:
         row.update(transcript_provenance(meta))
     return row
 
@@ -92,7 +95,7 @@ def chunk_provenance(docs: Sequence[Document], chunk_id: str, paths: Sequence[st
     by_path = {doc.path: doc for doc in docs}
     files = [by_path[path] for path in paths]
     first = files[0]
-    return {"doc_id": chunk_id, "source": first.source, "kind": "repo", "location": _repo_location(first),
+    return {"doc_id": chunk_id, "source": first.source, "kind": REPO.name, "location": _repo_location(first),
             "repo": first.repo, "path": "", "paths": list(paths), "commit": str(first.metadata.get("commit", "")),
             "archive": str(first.metadata.get("archive", "")), "member": "",
             "license": " AND ".join(_distinct(doc.license for doc in files)),

@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-import smart_open
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 SPECIAL_TOKENS = ("<|endoftext|>", "<|pad|>", "<|im_start|>", "<|im_end|>")
@@ -76,6 +75,8 @@ def open_text(path: str, mode: str):
         handle = (FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED) if mode == "w"
                   else FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED))
         return io.TextIOWrapper(handle, encoding="utf-8")
+    import smart_open  # here: it imports boto3 and google-auth, which a spec error need not pay for
+
     return smart_open.open(path, mode, encoding="utf-8")
 
 

@@ -285,7 +285,8 @@ def input_facts(spec: MixtureSpec) -> dict:
     source location, the benchmark files, earlier dedup indexes, and the code itself."""
     return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
             "sources": fingerprints.source_fingerprints(spec.sources),
-            "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks),
+            "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks
+                                                         + spec.filters.benchmark_instances.instances),
             "quality_model": fingerprints.paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
             "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
 
