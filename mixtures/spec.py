@@ -130,6 +130,12 @@ class MixtureSpec:
                         f"give it such sources; {self.source(source).type} sources go to "
                         + ", ".join(k for k in STAGE_NAMES if stage_kind(k).accepts(self.source(source).type)))
         require(self.shard_size_bytes > 0, "shard_size_bytes", "must be positive")
+        for i, source in enumerate(self.sources):
+            if source.snapshot == "before_benchmark":
+                require(self.filters.benchmark_instances.enabled or bool(source.snapshot_instances),
+                        join(join("sources", i), "snapshot"), "before_benchmark needs benchmark instances",
+                        "list their files in filters.benchmark_instances.instances")
+                source.snapshot_instances = source.snapshot_instances or list(self.filters.benchmark_instances.instances)
         for i, name in enumerate(self.allow_missing):
             require(name in names, join("allow_missing", i), f"no source named {name!r}", f"sources are: {', '.join(names)}")
 
