@@ -20,7 +20,7 @@ import numpy as np
 from codemix.filters.code_runs import _CHARACTER_HASHES, _run_hashes, run_hash
 from codemix.filters.code_tokens import CodeTokens
 
-# Comments and strings (and C++'s separated numbers), as regex fragments. Each starts with a character no
+# Comments and strings, as regex fragments. Each starts with a character no
 # word run holds ('/', '#', '-', '@', a quote, a backtick) or where no word character precedes it, so scanning for them alone (the
 # screen's ``sub``) and scanning for every token (the exact check's ``finditer``) find the same ones.
 # Bodies unrolled (plain runs between escapes or stars): the same matches as the plain forms, fewer steps.
@@ -40,7 +40,6 @@ RUST_RAW = rf'(?:b{_AFTER_NO_WORD}r|r{_AFTER_NO_WORD})(?P<hashes>#*)"[\s\S]*?"(?
 RUST_BYTES = rf"b{_AFTER_NO_WORD}(?:{DOUBLE_MULTILINE}|{CHARACTER})"
 CPP_RAW = (rf'(?:(?:u{_AFTER_NO_WORD}8|[uUL]{_AFTER_NO_WORD})R|R{_AFTER_NO_WORD})'
            r'"(?P<delimiter>[^()\\ \n]{0,16})\([\s\S]*?\)(?P=delimiter)"')
-DIGIT_SEPARATED = rf"[0-9]{_AFTER_NO_WORD}\w*(?:'\w+)+"  # C++14's 1'000'000: one token, never a character
 VERBATIM = r'@"(?:[^"]|"")*"'  # C#
 RAW_BACKTICK = r"`[^`]*`"
 # Whitespace and word characters, the same in ``str`` and in UTF-8 bytes (a non-ASCII character is a word
@@ -84,7 +83,7 @@ def _text_patterns(text: str, language: str) -> tuple[re.Pattern, re.Pattern]:
 
 
 C_LIKE = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE, CHARACTER))
-CPP = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE, CHARACTER), rare=(('R"', CPP_RAW), (r"[0-9]\w*'\w", DIGIT_SEPARATED)))
+CPP = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE, CHARACTER), rare=(('R"', CPP_RAW),))
 RUST = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE_MULTILINE, CHARACTER),
               rare=((r'r#*"', RUST_RAW), (r"b[\"']", RUST_BYTES)))
 C_SHARP = Syntax((SLASH_LINE, SLASH_BLOCK), (VERBATIM, DOUBLE, CHARACTER))
@@ -158,6 +157,7 @@ def lexed_tokens(text: str, language: str) -> CodeTokens:
     for match in _text_patterns(text, language)[1].finditer(text):
         kind, token = match.lastgroup, match.group()
         if kind == "comment":
+            previous = "\x00"  # as the screen reads it: a comment, like a string, is no "." before a name
             continue
         identifier = kind == "word" and not "0" <= token[0] <= "9" and token not in words and previous != "."
         out.add(token, match.start(), match.end(), identifier)
@@ -175,17 +175,13 @@ _CLASSES[0] = _STRING  # what a string becomes before the bytes are read
 _DOT = ord(".")
 
 
-def _mark(match: re.Match) -> str:
-    return " " if match.group()[0] in "/#-" else "\x00"
-
-
 def lexed_projection(text: str, language: str) -> tuple[np.ndarray, np.ndarray] | None:
     """(hashes, is-identifier flags) of ``lexed_tokens(text, language)`` without its strings, a word run or
     character hashed by ``code_runs.run_hash``; None for text holding a NUL (it marks strings
     here) or a lone surrogate."""
     if "\x00" in text:
         return None
-    rest = " " + _text_patterns(text, language)[0].sub(_mark, text) + " " * 9  # room to read 8 bytes past a run
+    rest = " " + _text_patterns(text, language)[0].sub("\x00", text) + " " * 9  # room to read 8 bytes past a run
     try:
         data = np.frombuffer(rest.encode("utf-8"), dtype=np.uint8)
     except UnicodeEncodeError:  # a lone surrogate: the exact check reads it
