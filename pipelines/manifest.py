@@ -18,6 +18,8 @@ from codemix.pipelines.git_copies import repository_drops, repository_outcomes
 from codemix.pipelines.resume import committed_dir, write_atomically
 from codemix.pipelines.tally import by_first, read_tally, total
 
+MANIFEST_SCHEMA = "codemix.manifest/1"  # what tells a codemix build's manifest.json from another tool's
+
 
 @dataclass(frozen=True, slots=True)
 class BuildLayout:
@@ -144,6 +146,7 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
                    repository_level: bool, timings: dict, reused: list[str], cpu_seconds: dict | None = None) -> dict:
     counts, funnel = ledger_counts(layout)
     return {
+        "schema": MANIFEST_SCHEMA,  # how `mix build` tells its own build from another tool's manifest.json
         "codemix_version": codemix.__version__,
         "spec_name": spec.name,
         "spec_hash": spec.spec_hash(),

@@ -107,6 +107,7 @@ class StageRunner:
         self.reused: list[str] = []
         self.earlier = earlier
         self.on_reuse: Callable[[str], None] | None = None  # e.g. the progress display's mark_reused
+        self.last_bytes = 0  # what the last stage run or reused holds: about what the next one writes
 
     def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[str], None] | None = None,
             facts: dict | None = None, outputs: tuple[str, ...] = ()) -> Any:
@@ -121,6 +122,7 @@ class StageRunner:
         if self.reuse and marker is not None and marker["key"] == key and "attempt" in marker:
             self.echo(f"[{name}] reused from {self.earlier}")
             self.reused.append(name)
+            self.last_bytes = sum(entry["bytes"] for entry in marker.get("files", []))
             if self.on_reuse is not None:
                 self.on_reuse(f"reused from {self.earlier}")
             return marker["result"]
@@ -135,24 +137,41 @@ class StageRunner:
         start, cpu_start = time.monotonic(), local_cpu_seconds()
         self.echo(f"[{name}] running on {self.runner} ...")
         try:
-            with sdk_workers.forked_workers():  # the stage's workers, and their CPU, end within it
+            with jobs.writing_into(attempt_dir), sdk_workers.forked_workers():  # its workers, and their CPU, end within it
                 result = fn(attempt_dir)
+            files = self._commit(name, key, result, facts, attempt, outputs, after)
         except jobs.ServiceLost as lost:
             raise jobs.ServiceLost(f"stage {name}: {lost}") from None
+        except Exception as error:
+            from codemix.pipelines import stopped
+
+            refused = stopped.write_error(error)
+            if refused is None:
+                raise
+            raise stopped.write_failed(name, attempt_dir, self.work_dir.rsplit("/", 1)[0], refused,
+                                       self.last_bytes) from error
+        self.timings[name] = round(time.monotonic() - start, 3)
+        self.cpu_seconds[name] = round(local_cpu_seconds() - cpu_start, 3)
+        self.last_bytes = sum(entry["bytes"] for entry in files)
+        self.echo(f"[{name}] done in {self.timings[name]:.1f}s")
+        return result
+
+    def _commit(self, name: str, key: str, result: Any, facts: dict | None, attempt: str,
+                outputs: tuple[str, ...], after: Callable[[str], None] | None) -> list[dict]:
+        """Check the attempt's outputs, place what lives outside it, write the marker; returns its file list."""
+        stage_dir = f"{self.work_dir}/{name}"
+        attempt_dir = f"{stage_dir}/{attempt}"
         files = ledger.list_tree(attempt_dir)
         check_outputs(name, attempt_dir, files, outputs)
         if after is not None:
             after(attempt_dir)
-        self.timings[name] = round(time.monotonic() - start, 3)
-        self.cpu_seconds[name] = round(local_cpu_seconds() - cpu_start, 3)
         listed = [{"path": path[len(attempt_dir) + 1:], "bytes": size}
                   for path, size in zip(files, ledger.file_sizes(files))]
         write_atomically(f"{stage_dir}/{MARKER}", json.dumps({
             "stage": name, "key": key, "result": result, "facts": facts, "attempt": attempt,
             "files": listed}).encode())
         remove_other_attempts(stage_dir, attempt)
-        self.echo(f"[{name}] done in {self.timings[name]:.1f}s")
-        return result
+        return listed
 
 
 def local_cpu_seconds() -> float:
