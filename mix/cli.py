@@ -170,6 +170,14 @@ def is_job_service_message(record: logging.LogRecord) -> bool:
     return record.name == "root" and record.module == "portable_runner"
 
 
+class _DropBundleErrors(logging.Filter):
+    """Without ``-v``, Beam's log of a failed bundle (its traceback, at ERROR) stays off the terminal:
+    the same error ends the build, which reports it once (a refused write as one paragraph)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name != "apache_beam.runners.common"
+
+
 class _DropJobServiceMessages(logging.Filter):
     """Without ``-v``, the job service's relayed messages stay off the terminal: they are its own log,
     tracebacks included (a worker pool that died as a job started its worker); the build's failure
@@ -190,6 +198,7 @@ def configure_logging(verbosity: int, level: str | None) -> None:
         target.addFilter(_DropMessages())
     if verbosity == 0 and not level:
         handler.addFilter(_DropJobServiceMessages())
+        handler.addFilter(_DropBundleErrors())
     if chosen != "DEBUG":
         # Beam logs every bundle and worker start at INFO, and relays its workers' start-up warnings
         # ("No semi_persistent_directory found") at WARNING; the progress display says what matters.
@@ -235,17 +244,18 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     out = absolute_out(args.out)
     live = sys.stderr.isatty() and not args.no_progress
     command = command_line(["mix", *argv])
+    done: list[str] = []  # the stages this run commits or reuses
 
     def failed(paragraph: str, status: int = BUILD_FAILED) -> int:
         notes = [cancel.sentence() for cancel in jobs.unconfirmed_cancels()]
-        print(f"mix build: {paragraph}\n  {stopped.stopped_paragraph('the build stopped', out, command, notes)}",
-              file=sys.stderr)
+        left = stopped.stopped_paragraph("the build stopped", out, command, done, notes)
+        print(f"mix build: {paragraph}\n  {left}", file=sys.stderr)
         return status
 
     try:
         manifest = run_build(spec, out, beam_args, from_stage=args.from_stage, fresh=args.fresh,
                              allow_missing=args.allow_missing, live=live, command=command,
-                             stall_seconds=args.stall_timeout, force=args.force, echo=say)
+                             stall_seconds=args.stall_timeout, force=args.force, echo=say, done=done)
     except OutputLocked as locked:
         print(f"mix build: {locked}", file=sys.stderr)
         return LOCKED

@@ -377,7 +377,7 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
               live: bool = False, command: str = "", stall_seconds: float = jobs.STALL_SECONDS,
-              force: bool = False) -> dict:
+              force: bool = False, done: list[str] | None = None) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
@@ -391,7 +391,9 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     (``pipelines.jobs``), says what is kept and how to resume (``command``, the user's command line)
     and exits 130 (143 on SIGTERM); a service the job needs that stays silent for ``stall_seconds``
     cancels it and raises ``jobs.ServiceLost``; a write the system refuses raises ``stopped.WriteFailed``.
+    ``done`` (a list) receives each stage this run commits or reuses, for the caller's own messages.
     """
+    done = [] if done is None else done
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
     check_output_reachable(out_dir, beam_args)
@@ -401,40 +403,40 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     check_s3([location for _, location in locations], beam_args)
     check_gcp(locations, beam_args)
     check_output(out_dir, force=force)
-    with out_lock.hold(out_dir, beam_args, command or "mix build", echo) as release_lock:
+    def stop_message() -> str:
+        notes = [cancel.sentence() for cancel in jobs.unconfirmed_cancels()]
+        return stopped.stopped_paragraph("interrupted", out_dir, command, done, notes)
+
+    with out_lock.hold(out_dir, beam_args, command or "mix build", echo) as release_lock, \
+            exit_cleanly_on_interrupt(stop_message, before_exit=release_lock):
         allowed = allowed_missing(spec, list(allow_missing))
         spec, facts = preflight(spec, allowed, echo)
         display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
-
-        def stop_message() -> str:
-            notes = [cancel.sentence() for cancel in jobs.unconfirmed_cancels()]
-            return stopped.stopped_paragraph("interrupted", out_dir, command, notes)
-
         try:
-            with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (
-                    jobs.cancel_running(), display.close(), release_lock())), \
+            with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (jobs.cancel_running(), display.close())), \
                     jobs.watching(beam_args, stall_seconds):
                 return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
-                                   display, from_stage=from_stage, fresh=fresh)
+                                   display, from_stage=from_stage, fresh=fresh, done=done)
         finally:
             display.close()
 
 
 def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: list[str], allowed: set[str],
-                display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
+                display: BuildDisplay, *, from_stage: str, fresh: bool, done: list[str]) -> dict:
     """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
     # A finished build stays whole (its manifest, tokenizer and shards) until this run publishes its own.
     finished = FileSystems.exists(layout.manifest)
     runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=not fresh,
                          force_from=None if from_stage == "crawl" else from_stage,
-                         earlier="the finished build" if finished else "the interrupted run")
+                         earlier="the finished build" if finished else "the interrupted run", done=done)
     runner.on_reuse = display.mark_reused
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
         runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
                    after=lambda attempt: publish_quarantine(layout, attempt), facts=crawl_facts(facts),
-                   outputs=DOCUMENT_OUTPUTS)
+                   outputs=DOCUMENT_OUTPUTS,
+                   input_bytes=lambda: stopped.local_bytes([p for source in spec.sources for p in source.paths]))
     allowed_notes = check_crawl(spec, layout, allowed)
     with display.stage("filter", expected=total(layout.tally("crawl")["docs"])):
         runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),

@@ -16,6 +16,7 @@ handler (``pipelines.interrupts``), from its own thread.
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 import time
@@ -28,6 +29,7 @@ from apache_beam.runners.runner import PipelineState
 
 from codemix.pipelines import sdk_workers
 
+LOG = logging.getLogger("codemix.jobs")
 STALL_SECONDS = 60.0  # the default of ``mix build --stall-timeout``
 CANCEL_WAIT_SECONDS = 10.0
 PROBE_SECONDS = 1.0
@@ -142,15 +144,32 @@ def probe_seconds(stall_seconds: float) -> float:
     return min(PROBE_SECONDS, stall_seconds / 10)
 
 
+# Beam's PortableRunner threads that read a job's message and state streams: when the job service
+# goes away, their broken stream ends them with a traceback that says nothing the watchdog does not.
+BEAM_STREAM_THREADS = ("wait_until_finish_read", "wait_until_finish_state_observer")
+
+
+def _quiet_stream_threads(previous_hook):
+    def hook(args) -> None:
+        if args.thread is not None and args.thread.name in BEAM_STREAM_THREADS:
+            LOG.debug("Beam's %s thread ended: %s", args.thread.name, args.exc_value)
+            return
+        previous_hook(args)
+    return hook
+
+
 @contextlib.contextmanager
 def watching(beam_args: list[str], stall_seconds: float = STALL_SECONDS) -> Iterator[None]:
     """Within the block, every ``Pipeline``'s job is watched for the services ``beam_args`` name."""
     previous = _WATCH.services, _WATCH.stall_seconds
     _WATCH.services, _WATCH.stall_seconds = services(beam_args), stall_seconds
+    previous_hook = threading.excepthook
+    threading.excepthook = _quiet_stream_threads(previous_hook)
     try:
         yield
     finally:
         _WATCH.services, _WATCH.stall_seconds = previous
+        threading.excepthook = previous_hook
 
 
 def job_name(result) -> str:

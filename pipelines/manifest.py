@@ -7,6 +7,7 @@ from a later stage, or a resumed build, reports exactly what is on disk.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -150,6 +151,7 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
         "codemix_version": codemix.__version__,
         "spec_name": spec.name,
         "spec_hash": spec.spec_hash(),
+        "spec": dataclasses.asdict(spec),  # every block, resolved: what `mix diff` compares
         "runner": runner,
         "inputs": [{"source": s.name, "type": s.type, "paths": s.paths, "ref": s.ref if s.type == "git" else None}
                    for s in spec.sources],

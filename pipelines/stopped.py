@@ -1,8 +1,8 @@
 """What a build that stops early says: what it kept, what it removed, and how to go on.
 
 An interrupt, a lost service and a failed write each end with one paragraph built here: whether a
-finished build in ``--out`` is untouched, which stages this run finished and kept (their markers,
-``pipelines.resume``), and the line that resumes. A write the operating system refused (no space
+finished build in ``--out`` is untouched, which stages this run finished or reused (committed, so the
+rerun reuses them: ``pipelines.resume``), and the line that resumes. A write the operating system refused (no space
 left, quota, file too large, read-only, I/O error) is recognised wherever Beam wrapped it
 (``write_error``) and becomes ``WriteFailed``: the location, the space free there and about how much
 the stage needs, and the unfinished attempt removed, so the space it took is free again.
@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from apache_beam.io.filesystems import FileSystems
 
 from codemix.pipelines import ledger
-from codemix.pipelines.resume import MARKER, read_marker
 
 # What a write can be refused with by the operating system, as opposed to a bug or bad input.
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 # How Python prints an OSError inside text (a worker's traceback that Beam relays as a RuntimeError).
-_ERRNO_TEXT = re.compile(r"\[Errno (\d+)\] ([^:'\n\]]+)(?:: '([^'\n]+)')?")
+_ERRNO_TEXT = re.compile(r"\[Errno (\d+)\] ([^:'\n\[\]]+)(?:: '([^'\n]+)')?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,25 +76,25 @@ def free_space(location: str) -> tuple[int, int] | None:
     return None
 
 
+def local_bytes(paths: list[str]) -> int:
+    """Bytes of the local files and folders among ``paths`` (what a crawl reads of them)."""
+    total = 0
+    for path in (p for p in paths if "://" not in p):
+        if os.path.isfile(path):
+            total += os.path.getsize(path)
+        for folder, _, names in os.walk(path):
+            for name in names:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(folder, name)).st_size
+    return total
+
+
 def tree_bytes(folder: str) -> int:
     """Bytes of every file under ``folder`` (0 when there is none)."""
     with contextlib.suppress(Exception):
         files = ledger.list_tree(folder)
         return sum(ledger.file_sizes(files)) if files else 0
     return 0
-
-
-def kept_stages(out: str) -> list[str]:
-    """The stages whose markers commit an attempt under ``OUT/work`` (reused by the next run)."""
-    work = f"{out.rstrip('/')}/work"
-    with contextlib.suppress(Exception):
-        if "://" not in work:
-            names = sorted(os.listdir(work)) if os.path.isdir(work) else []
-        else:
-            found = ledger.matched_files(f"{work}/*/{MARKER}")
-            names = sorted(path[len(work) + 1:].split("/", 1)[0] for path in found)
-        return [name for name in names if (read_marker(f"{work}/{name}") or {}).get("attempt")]
-    return []
 
 
 def has_finished_build(out: str) -> bool:
@@ -105,23 +104,23 @@ def has_finished_build(out: str) -> bool:
     return False
 
 
-def what_is_left(out: str) -> tuple[str, bool]:
-    """What ``out`` holds after a stop, in words, and whether a rerun resumes something."""
+def what_is_left(out: str, kept: list[str]) -> str:
+    """What ``out`` holds after a stop, in words; ``kept``: the stages this run finished or reused
+    (committed: the rerun reuses them)."""
     out = out.rstrip("/")
-    kept = kept_stages(out)
     parts = [f"the finished build in {out} is untouched"] if has_finished_build(out) else []
     if kept:
         parts.append(f"finished stages are kept in {out}/work ({', '.join(kept)})")
     elif not parts:
         parts.append("no stage had finished")
-    return "; ".join(parts), bool(kept)
+    return "; ".join(parts)
 
 
-def stopped_paragraph(word: str, out: str, command: str, notes: list[str] = ()) -> str:
-    """``word: what is left[; notes]; resume with: COMMAND`` (or ``rerun:`` when nothing is kept)."""
-    left, resumes = what_is_left(out)
+def stopped_paragraph(word: str, out: str, command: str, kept: list[str] = (), notes: list[str] = ()) -> str:
+    """``word: what is left[; notes]; resume with: COMMAND`` (``rerun:`` when no stage is kept)."""
     command = command or "the same mix build command"
-    return "; ".join([f"{word}: {left}", *notes, f"{'resume with' if resumes else 'rerun'}: {command}"])
+    return "; ".join([f"{word}: {what_is_left(out, list(kept))}", *notes,
+                      f"{'resume with' if kept else 'rerun'}: {command}"])
 
 
 def write_failed(stage: str, attempt_dir: str, out: str, refused: WriteError, needed: int) -> WriteFailed:
