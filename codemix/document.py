@@ -13,13 +13,12 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import pyarrow as pa
 import zstandard
 
-DocumentKind = Literal["file", "repo", "transcript", "commit", "notebook", "issue"]
-DOCUMENT_KINDS: tuple[str, ...] = ("file", "repo", "transcript", "commit", "notebook", "issue")
+from codemix.kinds import DOCUMENT_KINDS  # noqa: F401  (the names a ``Document.kind`` takes)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -29,7 +28,7 @@ class Document:
     id: str
     text: str
     source: str
-    kind: DocumentKind
+    kind: str  # a registered document kind's name (codemix.kinds)
     repo: str = ""
     path: str = ""
     language: str = ""
@@ -75,6 +74,7 @@ class Dropped:
     reason: str
     doc_id: str = ""
     reasons: tuple[str, ...] = ()  # a prose drop: every check it fails, ``reason`` first (else empty)
+    detail: str = ""  # the evidence behind ``reason`` where one is named (``own LICENSE + package.json at x/``)
 
     def to_row(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "reasons": list(self.reasons)}
@@ -111,7 +111,7 @@ class ReadCount:
 
 DROPPED_SCHEMA = pa.schema(
     [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()),
-     ("reason", pa.string()), ("doc_id", pa.string()), ("reasons", pa.list_(pa.string()))]
+     ("reason", pa.string()), ("doc_id", pa.string()), ("reasons", pa.list_(pa.string())), ("detail", pa.string())]
 )
 QUARANTINED_SCHEMA = pa.schema(
     [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()), ("error", pa.string())]
@@ -158,6 +158,10 @@ class ContaminationHit:
     matched_tokens: int = 0
     start_line: int = 0
     end_line: int = 0
+    # What matched: n-gram overlap of an item (``ngram_overlap``), or a benchmark instance's policy
+    # (``benchmark_trace``, ``benchmark_commit``... filters/benchmarks.py) and its evidence.
+    policy: str = "ngram_overlap"
+    evidence: str = ""
 
     def to_row(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -169,7 +173,7 @@ REDACTION_SCHEMA = pa.schema(
 CONTAMINATION_SCHEMA = pa.schema(
     [("doc_id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("benchmark", pa.string()),
      ("item_id", pa.string()), ("overlap", pa.float64()), ("matched_tokens", pa.int64()), ("start_line", pa.int64()),
-     ("end_line", pa.int64())]
+     ("end_line", pa.int64()), ("policy", pa.string()), ("evidence", pa.string())]
 )
 
 

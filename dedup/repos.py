@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from codemix.dedup.keeper import RECENCY_FIELDS, as_epoch_seconds, rank_key
 from codemix.dedup.minhash import estimated_jaccard
+from codemix.kinds import document_kind
 
 NAMESPACE = "codemix.dedup.repos"
 # One row per removed repository.
@@ -77,7 +78,7 @@ def split_repo_key(key: str) -> tuple[str, str]:
 
 def repository_of(row: dict[str, Any]) -> str | None:
     """The row's repository key, or None for a document that passes through (not a file of a repo)."""
-    if row.get("kind") != "file" or not row.get("repo"):
+    if "kind" not in row or not document_kind(row["kind"]).repository_file or not row.get("repo"):
         return None
     return repo_key(row.get("source") or "", row["repo"])
 

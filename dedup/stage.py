@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from codemix.dedup.index import doc_id_of, is_previous
 from codemix.filters.commits import patch_digest
+from codemix.kinds import DIFF, document_kind
 
 DUPLICATE_SCHEMA = pa.schema(
     [
@@ -60,7 +61,7 @@ class DedupResult:
 def text_digest(row: dict[str, Any]) -> bytes:
     """What makes two documents exact copies: the sha256 of the text, or for a commit of its patch
     (``filters.commits.patch_digest``), so a cherry-pick or a fork's mirror is a copy whatever its message."""
-    if row.get("kind") == "commit":
+    if "kind" in row and document_kind(row["kind"]).dedup == DIFF:
         return patch_digest(row.get("text") or "")
     return hashlib.sha256((row.get("text") or "").encode("utf-8")).digest()
 

@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from codemix.document import Document
+from codemix.filters.benchmarks import FILE, InstanceHit, InstanceIndex
 from codemix.filters.code import CODE_CHECKS, check_comment_fraction
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig
@@ -27,19 +28,23 @@ from codemix.filters.natural_language import (
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
-from codemix.filters.vendored import is_generated, is_vendored
+from codemix.filters.vendored import is_generated, is_vendored, vendored_pattern
+from codemix.kinds import AT_READ, CELLS, DIFF, NOTEBOOK_CODE, SIZE_AND_BINARY, SOURCE, THREAD, document_kind
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
 # every judgement of what a file looks like (an amalgamation too: a test that includes an old single
 # header needs it), never what it may not be used for (license, opt-out, benchmark overlap) nor what is
 # no text to train on (binary, too large).
-NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large"})
+# ``vendored`` (another project's code, by the repository's own evidence) is never put back either: an import of it
+# is an import of that project, as of any installed package.
+NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large",
+                      FILE, "vendored"})
 
 
 def held_for_imports(doc: Document, reason: str) -> bool:
     """Whether a repository file dropped for ``reason`` goes on to the long stage, to be put back
     there if a kept file of its repository imports it."""
-    return doc.kind == "file" and bool(doc.repo) and reason not in NOT_HELD
+    return document_kind(doc.kind).repository_file and bool(doc.repo) and reason not in NOT_HELD
 
 
 @dataclass(slots=True, frozen=True)
@@ -50,6 +55,10 @@ class Verdict:
     reason: str | None = None
     hits: tuple[BenchmarkHit, ...] = ()
     reasons: tuple[str, ...] = ()  # a prose drop: every check the prose fails, ``reason`` first
+    # Benchmark instances the document meets (filters/benchmarks.py): why it was dropped, or, for a
+    # repository file under ``files: mark``, what its kept copy is marked with.
+    instances: tuple[InstanceHit, ...] = ()
+    detail: str = ""  # the evidence a path drop rests on (the glob or linguist pattern)
 
 
 class DocumentFilter:
@@ -65,6 +74,7 @@ class DocumentFilter:
         self._contamination: ContaminationIndex | None = None
         self._short_tasks: ContaminationIndex | None = None
         self._prose: NaturalLanguageChecker | None = None
+        self._instances: InstanceIndex | None = None
 
     def thresholds(self, language: str) -> CodeFilterConfig:
         if language not in self._thresholds:
@@ -76,6 +86,13 @@ class DocumentFilter:
         if self._contamination is None:
             self._contamination = ContaminationIndex.from_config(self.config.decontamination)
         return self._contamination
+
+    @property
+    def instances(self) -> InstanceIndex:
+        """Benchmark instances by id, number, patch id and n-grams (``filters.benchmarks``)."""
+        if self._instances is None:
+            self._instances = InstanceIndex.from_config(self.config.benchmark_instances)
+        return self._instances
 
     @property
     def short_tasks(self) -> ContaminationIndex:
@@ -96,9 +113,15 @@ class DocumentFilter:
             doc = dataclasses.replace(doc, license=repository_license)
         reason = self.license_drop_reason(doc) or self.drop_reason(doc)
         if reason is not None:
-            return Verdict(doc, reason, reasons=self.prose_reasons(doc, reason))
+            return Verdict(doc, reason, reasons=self.prose_reasons(doc, reason), detail=self.drop_detail(doc, reason))
+        instances = tuple(self.instances.hits(doc)) if self.config.benchmark_instances.enabled else ()
+        if instances and (instances[0].policy != FILE or self.config.benchmark_instances.files == "drop"):
+            return Verdict(doc, instances[0].policy, instances=instances)
+        if instances:  # files: mark
+            ids = sorted({hit.instance_id for hit in instances})
+            doc = dataclasses.replace(doc, metadata={**doc.metadata, "benchmark_instances": ids})
         hits = self.benchmark_hits(doc) if self.config.decontamination.enabled else ()
-        return Verdict(doc, "contaminated", hits) if hits else Verdict(doc)
+        return Verdict(doc, "contaminated", hits, instances=instances) if hits else Verdict(doc, instances=instances)
 
     def benchmark_hits(self, doc: Document) -> tuple[BenchmarkHit, ...]:
         """Hits in each view of ``doc`` (a commit's added lines are code of their file's language),
@@ -124,11 +147,12 @@ class DocumentFilter:
 
     def drop_reason(self, doc: Document) -> str | None:
         """The content checks alone (no license, no benchmark overlap)."""
-        if doc.kind in ("transcript", "issue"):  # prose and logs: size and binary only
+        checks = document_kind(doc.kind).content_checks
+        if checks == SIZE_AND_BINARY:  # prose and logs
             reason = self.transcript_drop_reason(doc)
-        elif doc.kind == "commit":
-            reason = None  # judged per commit at crawl (filters.commits): code heuristics do not fit a diff
-        elif doc.kind == "notebook":  # its code judged as code; markdown may be comments: no comment cap
+        elif checks == AT_READ:
+            reason = None  # e.g. per commit at crawl (filters.commits): code heuristics do not fit a diff
+        elif checks == NOTEBOOK_CODE:  # its code judged as code; markdown may be comments: no comment cap
             code = doc if not doc.text.startswith(START) else dataclasses.replace(doc, text=notebook_code(doc.text))
             reason = self.path_drop_reason(doc) or self.code_drop_reason(code, skip=(check_comment_fraction,))
         else:
@@ -143,9 +167,17 @@ class DocumentFilter:
             return "too_large"
         return "binary" if "\x00" in doc.text else None
 
+    def drop_detail(self, doc: Document, reason: str) -> str:
+        """The evidence behind a path drop: the glob or linguist pattern that matched."""
+        if reason != "vendored_path":
+            return ""
+        glob = next((glob for glob in self.config.vendored_paths if path_matches(doc.path, [glob])), None)
+        return f"path matches {glob!r}" if glob else f"path matches linguist vendor.yml {vendored_pattern(doc.path)!r}"
+
     def path_drop_reason(self, doc: Document) -> str | None:
         if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
+
         if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):
             return "generated_path"
         if self.config.allowed_languages and doc.language not in self.config.allowed_languages:
@@ -167,14 +199,15 @@ def contamination_views(doc: Document) -> list[tuple[str, str]]:
     """(text, language) pairs the benchmark overlap is checked on: the document as it stands, and for
     a commit also each changed file's added lines, as code of that file's language (for a notebook in
     the cells layout, its code cells)."""
-    if doc.kind == "commit":
+    view = document_kind(doc.kind).decontamination
+    if view == DIFF:
         return [(doc.text, ""), *added_code(doc.text, doc.metadata.get("files") or [])]
-    if doc.kind == "issue":  # fenced code blocks as code of their language, a pull request's added lines
+    if view == THREAD:  # fenced code blocks as code of their language, a pull request's added lines
         views = [(doc.text, ""), *fenced_code(doc.text)]
         return views + [(pull_code(doc.text), "")] if doc.text.startswith(PR_START) else views
-    if doc.kind == "notebook" and doc.text.startswith(START):
+    if view == CELLS and doc.text.startswith(START):
         return [(doc.text, ""), (notebook_code(doc.text), doc.language or "")]
-    cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, doc.language) else None
+    cells = notebook_cells(doc.text) if view == SOURCE and is_notebook(doc.path, doc.language) else None
     if cells is not None:
         return notebook_views(cells)
     return [(doc.text, doc.language or "")]

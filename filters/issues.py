@@ -35,6 +35,11 @@ class Thread:
     files: list[dict[str, Any]] = field(default_factory=list)
 
 
+# Kinds of GitHub record (``record_kind``), not document kinds: a pull request's changed file, a thread's opening.
+PULL_FILE = "file"
+THREAD_OPENINGS = ("issue", "pull")
+
+
 def record_kind(obj: Any) -> str:
     """``issue``, ``pull``, ``comment``, ``review_comment``, ``file``, ``event`` or ``other``."""
     if not isinstance(obj, dict):
@@ -92,12 +97,12 @@ def add_record(threads: dict[tuple[str, int], Thread], obj: dict[str, Any], kind
     """File ``obj`` under its thread; False when it names none. ``number_hint`` is the thread number
     an export file's name gives (``issues-28-comments.json``) for records that do not carry it."""
     url = obj.get({"comment": "issue_url", "review_comment": "pull_request_url"}.get(kind, "url")) or ""
-    found = thread_of(url) if kind != "file" else None
+    found = thread_of(url) if kind != PULL_FILE else None
     key = found or ((repo_of(obj), number_hint) if number_hint is not None else None)
     if key is None or not key[0]:
         return False
     thread = threads.setdefault(key, Thread(repo=key[0], number=key[1]))
-    if kind in ("issue", "pull"):
+    if kind in THREAD_OPENINGS:
         thread.pull = thread.pull or is_pull(obj)
         thread.opening = {**(thread.opening or {}), **obj} if kind == "pull" or thread.opening is None \
             or _newer(obj, thread.opening) else {**obj, **thread.opening}

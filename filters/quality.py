@@ -17,8 +17,10 @@ from typing import Literal
 import numpy as np
 
 from codemix.config import join, require
+from codemix.kinds import KINDS
 
-QUALITY_KINDS = ("file", "repo")  # transcripts are judged by their outcome policy, not a code-quality model
+# Transcripts are judged by their outcome policy, not a code-quality model.
+QUALITY_KINDS = tuple(kind.name for kind in KINDS.values() if kind.quality_scored)
 BELOW_THRESHOLD = "quality_below_threshold"
 BELOW_KEEP_FRACTION = "quality_below_keep_fraction"
 ModelKind = Literal["fasttext", "sklearn", "huggingface"]

@@ -56,6 +56,7 @@ from codemix.filters import gitleaks, notebooks
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.patches import parse_patch
 from codemix.filters.transcript_parts import PROSE, LanguageOf, Part, TraceState, is_observation, split_decoded
+from codemix.kinds import CELLS, DIFF, MESSAGES, SOURCE, document_kind
 
 # Values shorter than this are not redacted by the keyword/assignment/URL rules, nor propagated:
 # shorter "passwords" in code are placeholders ("pw", "test", "1234"), and propagating them would
@@ -137,16 +138,17 @@ def redact_document(doc: Document, config: RedactionConfig, *, render: Callable[
     if not config.enabled:
         return doc, Counter()
     language = doc.language or _language_of_path(doc.path)
-    messages = doc.metadata.get("messages") if doc.kind == "transcript" else None
+    view = document_kind(doc.kind).redaction
+    messages = doc.metadata.get("messages") if view == MESSAGES else None
     if not isinstance(messages, list):
-        cells = notebook_cells(doc.text) if doc.kind == "file" and is_notebook(doc.path, language) else None
+        cells = notebook_cells(doc.text) if view == SOURCE and is_notebook(doc.path, language) else None
         if cells is not None:
             text, counts = _redact_notebook(doc.text, cells, config, language_of or _no_language)
-        elif doc.kind == "notebook" and doc.text.startswith(notebooks.START):
+        elif view == CELLS and doc.text.startswith(notebooks.START):
             replaced, counts = _redact_plan([(0, doc.text, list(_cells_layout_parts(doc.text, language)))], config)
             text = replaced.get(0, doc.text)
         else:
-            extra = _commit_view_values(doc, config) if doc.kind == "commit" else {}
+            extra = _commit_view_values(doc, config) if view == DIFF else {}
             text, counts, _ = _redact(doc.text, config, extra, language)
         return dataclasses.replace(doc, text=text), counts
     if render is not None and language_of is not None and _renders_as(messages, render, doc.text):

@@ -217,6 +217,8 @@ def absolute_out(out: str) -> str:
 def check_build_options(parser: argparse.ArgumentParser, build: argparse.ArgumentParser, extra: list[str],
                         command: str = "build") -> None:
     """Refuse options that are neither ``mix build``'s (or ``plan``'s) nor Beam's, naming the closest known one."""
+    if not extra:
+        return  # nothing to check: Beam (to list its options) is not imported before the spec is read
     from codemix.mix.options import beam_option_names, did_you_mean, option_names, unknown_options
 
     ours = option_names(build)
@@ -230,6 +232,8 @@ def check_build_options(parser: argparse.ArgumentParser, build: argparse.Argumen
 
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.spec import describe_plan, load_spec
+
+    spec = load_spec(args.spec)  # a spec error stops here, before Beam is imported
     from codemix.pipelines import jobs, stopped
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure
@@ -237,7 +241,6 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.pipelines.out_lock import OutputLocked
     from codemix.pipelines.redact import command_line
 
-    spec = load_spec(args.spec)
     # With --json, stdout holds the summary alone: the plan and the stages' lines go to stderr.
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else print
     say(describe_plan(spec))
@@ -339,6 +342,8 @@ def service_failure(error: Exception, beam_args: list[str]) -> str | None:
 def command_plan(args, beam_args: list[str]) -> int:
     """The resolved plan, then the preflight of ``mix build`` (every location checked); 1 when one fails."""
     from codemix.mixtures.spec import describe_plan, load_spec
+
+    spec = load_spec(args.spec)  # a spec error stops here, before Beam is imported
     from codemix.pipelines.build import preflight, with_reachable_sources
     from codemix.pipelines.gcp import check_gcp
     from codemix.pipelines.health import BuildFailure, allowed_missing
@@ -346,7 +351,6 @@ def command_plan(args, beam_args: list[str]) -> int:
     from codemix.pipelines.options import use_filesystem_options, with_default_runner
     from codemix.pipelines.preflight import named_locations
 
-    spec = load_spec(args.spec)
     if not args.json:
         print(describe_plan(spec), flush=True)
     beam_args = with_default_runner(beam_args)

@@ -22,6 +22,7 @@ import numpy as np
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.kinds import document_kind
 from codemix.mixtures.blend import with_found_prefixes
 from codemix.mixtures.indexed_dataset import document_count, read_documents_at
 from codemix.mixtures.provenance import read_provenance, sidecar_path
@@ -159,7 +160,8 @@ def provenance_label(row: dict) -> str:
     """Where a document came from, in one line: location (or repository and files), license, language."""
     if not row:
         return ""
-    where = row["location"] if row["kind"] != "repo" else f"{row['location']} ({len(row['paths'])} files)"
+    parts_of_repository = "parts" in document_kind(row["kind"]).provenance
+    where = f"{row['location']} ({len(row['paths'])} files)" if parts_of_repository else row["location"]
     parts = [where, f"license {row['license'] or 'unknown'}"]
     if row["language"]:
         parts.append(f"language {row['language']}")

@@ -14,11 +14,13 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.columns import TRANSCRIPT_ID_KEYS
 from codemix.document import Document
+from codemix.kinds import REPO, document_kind, metadata_columns
 
 SUFFIX = ".provenance.parquet"
 # The ids a transcript format records for its run, in the order one is taken as ``transcript_id``.
-NATIVE_TRANSCRIPT_IDS = ("session_id", "trajectory_id", "instance_id", "run_id")
+NATIVE_TRANSCRIPT_IDS = TRANSCRIPT_ID_KEYS
 OUTCOME = pa.struct([("exit_status", pa.string()), ("submitted", pa.bool_()), ("resolved", pa.bool_()),
                      ("tests_passed", pa.bool_())])
 PROVENANCE_SCHEMA = pa.schema([
@@ -29,7 +31,7 @@ PROVENANCE_SCHEMA = pa.schema([
     ("ends_with_eod", pa.bool_()),
     ("doc_id", pa.string()),
     ("source", pa.string()),
-    ("kind", pa.string()),             # file | repo | transcript
+    ("kind", pa.string()),             # a document kind's name (codemix.kinds)
     ("location", pa.string()),
     ("repo", pa.string()),
     ("path", pa.string()),
@@ -49,9 +51,11 @@ PROVENANCE_SCHEMA = pa.schema([
     ("part", pa.int32()),              # long stage: which document of its repository, from 0, in file order
     ("parts", pa.int32()),             # long stage: how many documents the repository became
 ])
-_DEFAULTS: dict[str, Any] = {field.name: None for field in PROVENANCE_SCHEMA}
-# A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns and the text.
-DOCUMENTS_SCHEMA = PROVENANCE_SCHEMA.append(pa.field("text", pa.large_string()))
+# A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns, each document
+# kind's metadata as typed columns (each kind's ``columns``; docs/published-documents.md), and the text.
+DOCUMENTS_SCHEMA = pa.schema([*PROVENANCE_SCHEMA, *(column.field for column in metadata_columns()),
+                              pa.field("text", pa.large_string())])
+_DEFAULTS: dict[str, Any] = {field.name: None for field in DOCUMENTS_SCHEMA if field.name != "text"}
 
 
 def sidecar_path(prefix: str) -> str:
@@ -60,14 +64,14 @@ def sidecar_path(prefix: str) -> str:
 
 def document_provenance(doc: Document) -> dict[str, Any]:
     """What a shard row says of ``doc``, before its place in the shard is known."""
-    meta = doc.metadata
+    meta, kind = doc.metadata, document_kind(doc.kind)
     row = {"doc_id": doc.id, "source": doc.source, "kind": doc.kind, "location": str(meta.get("location", "")),
-           "repo": doc.repo, "path": doc.path, "paths": [doc.path] if doc.path and doc.kind == "file" else [],
+           "repo": doc.repo, "path": doc.path, "paths": [doc.path] if doc.path and "paths" in kind.provenance else [],
            "commit": str(meta.get("commit", "")), "archive": str(meta.get("archive", "")),
            "member": str(meta.get("member", "")), "license": doc.license, "language": doc.language}
-    if doc.kind == "transcript":
+    if "outcome" in kind.provenance:
         row.update(transcript_provenance(meta))
-    return row
+    return {**row, **{column.field.name: column.value(meta) for column in kind.published_columns()}}
 
 
 def transcript_provenance(meta: dict[str, Any]) -> dict[str, Any]:
@@ -92,7 +96,7 @@ def chunk_provenance(docs: Sequence[Document], chunk_id: str, paths: Sequence[st
     by_path = {doc.path: doc for doc in docs}
     files = [by_path[path] for path in paths]
     first = files[0]
-    return {"doc_id": chunk_id, "source": first.source, "kind": "repo", "location": _repo_location(first),
+    return {"doc_id": chunk_id, "source": first.source, "kind": REPO.name, "location": _repo_location(first),
             "repo": first.repo, "path": "", "paths": list(paths), "commit": str(first.metadata.get("commit", "")),
             "archive": str(first.metadata.get("archive", "")), "member": "",
             "license": " AND ".join(_distinct(doc.license for doc in files)),
@@ -125,8 +129,9 @@ def provenance_table(prefix: str, rows: Sequence[dict[str, Any]], lengths: Seque
         placed.append({**_DEFAULTS, **row, "shard": shard, "document": index + offset, "token_start": start,
                        "token_count": int(length), "ends_with_eod": ends_with_eod})
         start += int(length)
-    if texts is None:
-        return pa.Table.from_pylist(placed, schema=PROVENANCE_SCHEMA)
+    if texts is None:  # the sidecar: the metadata columns are the published documents' only
+        return pa.Table.from_pylist([{name: row[name] for name in PROVENANCE_SCHEMA.names} for row in placed],
+                                    schema=PROVENANCE_SCHEMA)
     for row, text in zip(placed, texts):
         row["text"] = text
     return pa.Table.from_pylist(placed, schema=DOCUMENTS_SCHEMA)

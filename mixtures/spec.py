@@ -141,6 +141,12 @@ class MixtureSpec:
                         f"give it such sources; {self.source(source).type} sources go to "
                         + ", ".join(k for k in STAGE_NAMES if stage_kind(k).accepts(self.source(source).type)))
         require(self.shard_size_bytes > 0, "shard_size_bytes", "must be positive")
+        for i, source in enumerate(self.sources):
+            if source.snapshot == "before_benchmark":
+                require(self.filters.benchmark_instances.enabled or bool(source.snapshot_instances),
+                        join(join("sources", i), "snapshot"), "before_benchmark needs benchmark instances",
+                        "list their files in filters.benchmark_instances.instances")
+                source.snapshot_instances = source.snapshot_instances or list(self.filters.benchmark_instances.instances)
         for i, name in enumerate(self.allow_missing):
             require(name in names, join("allow_missing", i), f"no source named {name!r}", f"sources are: {', '.join(names)}")
 
@@ -186,5 +192,7 @@ def describe_plan(spec: MixtureSpec) -> str:
         cut = f"threshold {q.threshold:g}" if q.threshold is not None else f"keep top {q.keep_fraction:.1%}"
         lines.append(f"quality: {q.model}, {cut}{' per language' if q.per_language else ''}")
     tok = spec.tokenizer
-    lines.append(f"tokenizer: {tok.path or f'train byte-level BPE, vocab {tok.vocab_size:,}, on {tok.train_sample_documents:,} crawled documents'}")
+    fits = f" (vocab_size {tok.vocab_size:,})" if tok.path and tok.vocab_size else ""
+    trained = f"train byte-level BPE, vocab {tok.trained_vocab_size:,}, on {tok.train_sample_documents:,} crawled documents"
+    lines.append(f"tokenizer: {tok.path + fits if tok.path else trained}")
     return "\n".join(lines)

@@ -271,7 +271,7 @@ def publish_chat_tokenizer(spec: MixtureSpec, layout: BuildLayout, stage: str, e
     config = spec.stages[stage]
     with FileSystems.open(layout.tokenizer) as handle:
         tokenizer_json = handle.read()
-    pad_token = pick_pad_token(Tokenizer.from_str(tokenizer_json.decode()), eod_token)
+    pad_token = pick_pad_token(Tokenizer.from_str(tokenizer_json.decode()), eod_token) or eod_token  # as HF trainers
     files = {"tokenizer.json": tokenizer_json, **tokenizer_files(config.sft.template, config.sft.reasoning, eod_token,
                                                                  pad_token, config.sequence_length)}
     for name, data in files.items():
@@ -292,7 +292,8 @@ def input_facts(spec: MixtureSpec) -> dict:
     source location, the benchmark files, earlier dedup indexes, and the code itself."""
     return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
             "sources": fingerprints.source_fingerprints(spec.sources),
-            "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks),
+            "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks
+                                                         + spec.filters.benchmark_instances.instances),
             "quality_model": fingerprints.paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
             "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
 

@@ -83,6 +83,23 @@ def licenses_section(provenance: dict) -> str:
     return "\n\n".join(parts)
 
 
+def instances_section(spec: MixtureSpec, manifest: dict) -> str:
+    """Which SWE-bench-style instance sets the build kept out, by which policies (filters/benchmarks.py)."""
+    config = spec.filters.benchmark_instances
+    if not config.enabled:
+        return "No benchmark instance set was given."
+    hits = Counter((row["benchmark"], row.get("policy", "")) for row in manifest.get("contamination", [])
+                   if str(row.get("policy", "")).startswith("benchmark_"))
+    snapshots = [s.name for s in spec.sources if s.snapshot == "before_benchmark"]
+    return (f"Instances of {', '.join(f'`{b}`' for b in config.instances)}: traces of their tasks (by id, repository and "
+            f"number, or problem statement), commits whose diff is a gold or test patch (`git patch-id --stable`, or "
+            f"{config.ngram}-gram overlap >= {config.min_overlap} of the fix), their issue threads"
+            + (", every later commit of their repositories" if config.later_commits else "")
+            + f"; repository files holding a fix were {'dropped' if config.files == 'drop' else 'kept and marked'}"
+            + (f"; sources read before the benchmark: {', '.join(snapshots)}" if snapshots else "") + ". Hits: "
+            + (", ".join(f"{b} {p} {n:,}" for (b, p), n in sorted(hits.items())) or "none") + ".")
+
+
 def removed_section(spec: MixtureSpec, manifest: dict) -> str:
     counts = manifest["counts"]
     dropped = counts["dropped"]
@@ -110,6 +127,7 @@ def removed_section(spec: MixtureSpec, manifest: dict) -> str:
            f"{decontamination.min_overlap}). Documents dropped per benchmark: "
            + (", ".join(f"{name} {n:,}" for name, n in sorted(hits.items())) or "none") + "."
            if decontamination.enabled else "Disabled for this build."),
+        "### Benchmark instances\n\n" + instances_section(spec, manifest),
         "### Redaction\n\n" + (table(["type", "values replaced"], [[t, n] for t, n in sorted(redactions.items())])
                                if redactions else "No secret or personal data was found to redact."),
     ]

@@ -16,6 +16,7 @@ from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.spec import MixtureSpec
 from codemix.pipelines import ledger
 from codemix.pipelines.git_copies import repository_drops, repository_outcomes
+from codemix.pipelines.readers import repository_names
 from codemix.pipelines.resume import committed_dir, write_atomically
 from codemix.pipelines.tally import by_first, read_tally, total
 
@@ -153,7 +154,8 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
         "spec_hash": spec.spec_hash(),
         "spec": dataclasses.asdict(spec),  # every block, resolved: what `mix diff` compares
         "runner": runner,
-        "inputs": [{"source": s.name, "type": s.type, "paths": s.paths, "ref": s.ref if s.type == "git" else None}
+        "inputs": [{"source": s.name, "type": s.type, "paths": s.paths, "ref": s.ref if s.type == "git" else None,
+                    **({"repositories": names} if (names := repository_names(s)) else {})}
                    for s in spec.sources],
         "tokenizer": tokenizer,
         "counts": counts,

@@ -22,6 +22,9 @@ from codemix.pipelines.health import BuildFailure, Problem, allow_hint, location
 from codemix.pipelines.manifest import MANIFEST_SCHEMA
 from codemix.sources import SourceConfig
 
+# Source types whose every path is one file (a transcript file): a directory
+# there failed the whole source with a raw IsADirectoryError after `mix plan` called it readable.
+FILE_ONLY_TYPES = ("transcripts",)
 _COMMIT_ID = re.compile(r"^[0-9a-fA-F]{7,64}$")
 # An HTTP server that refuses HEAD (but may serve GET) says nothing about whether the file is there.
 _HEAD_REFUSED = ("HTTP Error 405", "HTTP Error 501")
@@ -106,12 +109,16 @@ def location_error(source: SourceConfig, location: str, fingerprint: dict) -> st
         return "PermissionError: not readable by this user"
     if source.type == "directory" and not os.path.isdir(location):
         return "NotADirectoryError: a directory source needs a directory"
+    if source.type in FILE_ONLY_TYPES and os.path.isdir(location):
+        return f"IsADirectoryError: a {source.type} source reads files, and this path is a directory"
     if source.type == "archive" and os.path.isfile(location):
         return archive_error(location)
     return None
 
 
 def fix(source_type: str, error: str) -> str:
+    if error.startswith("IsADirectoryError"):
+        return "list the directory's files under paths (one entry each), or read it as a source of type directory"
     if source_type == "archive" and not error.startswith(("FileNotFoundError", "PermissionError")):
         return "check that the file is a whole archive of the kind its name says (.tar.gz, .tar.zst, .zip, ...)"
     if error.startswith("no object"):
@@ -328,9 +335,10 @@ TOKENIZER_PROBE = 'def main(argv: list[str]) -> int:\n    print("héllo, wörld 
 def tokenizer_problems(spec: MixtureSpec) -> list[Problem]:
     """What makes ``tokenizer.path`` unusable for this spec: not a ``tokenizers`` tokenizer (or a
     tiktoken file), one that cannot encode, no EOD token, no special token a chat stage needs (its
-    template's turn end, a pad), or more ids than ``tokenizer.vocab_size`` gives room for."""
+    template's turn end), or more ids than ``tokenizer.vocab_size`` gives room for. (A tokenizer with
+    no pad token pads with the EOD under the loss mask: ``mixtures.tokenizer.pick_pad_token``.)"""
     from codemix.mixtures.stages import stage_kind
-    from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token
+    from codemix.mixtures.tokenizer import load_tokenizer
 
     config = spec.tokenizer
     if not config.path:
@@ -364,11 +372,6 @@ def tokenizer_problems(spec: MixtureSpec) -> list[Problem]:
                                     "special tokens (the model must learn to stop on one id)",
                                     f"use a tokenizer with {turn_end!r} as a special token, or set "
                                     f"stages.{name}.sft.template.turn_end to one it has"))
-        try:
-            pick_pad_token(tokenizer, config.eod_token)
-        except ValueError as error:
-            problems.append(problem(f"stage {name}: {str(error).split('. Fix:')[0]}",
-                                    "use a tokenizer with a <|pad|> (or any pad or reserved) special token"))
     size = tokenizer.get_vocab_size(with_added_tokens=True)
     if config.vocab_size is not None and size > config.vocab_size:
         problems.append(problem(f"it has {size:,} ids, more than tokenizer.vocab_size = {config.vocab_size:,} "

@@ -16,6 +16,7 @@ from dataclasses import asdict
 import apache_beam as beam
 
 from codemix.document import Document, make_doc_id, packed_document, unpacked_document
+from codemix.kinds import document_kind
 from codemix.mixtures.provenance import chunk_provenance, document_provenance
 from codemix.mixtures.repository import RepositoryDocumentConfig, repository_documents
 from codemix.mixtures.tokenizer import load_tokenizer
@@ -29,7 +30,7 @@ def repository_member(doc: Document, stage: str, sources: list[str]):
     """((source, repo), packed doc) for repository files of the stage's sources, packed because they
     are grouped by repository (a shuffle); other documents untouched."""
     if doc.source in sources:
-        if doc.kind == "file" and doc.repo:
+        if document_kind(doc.kind).repository_file and doc.repo:
             yield beam.pvalue.TaggedOutput("files", ((doc.source, doc.repo), packed_document(doc)))
         else:
             yield (stage, doc.source), (doc.id, doc.text, doc.kind, document_provenance(doc))
@@ -37,7 +38,7 @@ def repository_member(doc: Document, stage: str, sources: list[str]):
 
 def held_member(doc: Document, sources: list[str]):
     """((source, repo), packed doc) for a held repository file (its metadata names ``filter_reason``)."""
-    if doc.source in sources and doc.kind == "file" and doc.repo:
+    if doc.source in sources and document_kind(doc.kind).repository_file and doc.repo:
         yield (doc.source, doc.repo), packed_document(doc)
 
 

@@ -18,6 +18,7 @@ from collections import Counter
 import apache_beam as beam
 
 from codemix.document import Document, packed_document, unpacked_document
+from codemix.kinds import document_kind
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
 from codemix.mixtures.sft import SFTConfig, SFTSample, sft_samples, summary_origins
@@ -33,7 +34,7 @@ SHAPING = "shaping"
 def sft_member(doc: Document, sources: list[str]):
     """(source, (UTF-8 bytes, the transcript packed)) for the stage's transcripts: packed because it
     is shuffled (and held for the byte totals), which FnApiRunner does in its driver's memory."""
-    if doc.source in sources and doc.kind == "transcript":
+    if doc.source in sources and document_kind(doc.kind).chat:
         yield doc.source, (len(doc.text.encode()), packed_document(doc))
 
 

@@ -23,6 +23,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
 from codemix.document import Document
+from codemix.kinds import document_kind
 from codemix.mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
 from codemix.mixtures.provenance import (
     DOCUMENTS_SCHEMA,
@@ -103,7 +104,7 @@ def encode_batches(entries, max_documents: int = ENCODE_BATCH_DOCUMENTS,
     for entry in entries:
         text, kind = entry[1], entry[2]
         if batch and (len(batch) == max_documents or size + len(text) > max_characters
-                      or (kind == "transcript") != (batch[0][2] == "transcript")):
+                      or document_kind(kind).chat != document_kind(batch[0][2]).chat):
             yield batch
             batch, size = [], 0
         batch.append(entry)
@@ -159,7 +160,7 @@ class _Tokenizing:
         Code that merely mentions ``<|endoftext|>`` (tokenizer code does) must not become a fake
         document boundary, so file text encodes special tokens as plain text. Transcripts are
         rendered with ChatML markers that must stay single ids."""
-        self._tokenizer.encode_special_tokens = batch[0][2] != "transcript"
+        self._tokenizer.encode_special_tokens = not document_kind(batch[0][2]).chat
         pieces, lengths = [], []
         for encoding in self._tokenizer.encode_batch_fast([entry[1] for entry in batch]):
             ids = np.array(encoding.ids, dtype=self._dtype)  # fits: the dtype comes from the vocabulary size

@@ -21,6 +21,7 @@ import re
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.kinds import FILE, document_kind
 from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
 from codemix.pipelines.git_copies import repository_drops, repository_outcomes
@@ -52,7 +53,7 @@ def transcript_outcomes(pattern: str) -> dict[str, dict[str, dict]]:
         with FileSystems.open(path) as handle:
             for batch in pq.ParquetFile(handle).iter_batches(batch_size=64, columns=["source", "kind", "metadata"]):
                 for source, kind, metadata in zip(*(batch.column(i).to_pylist() for i in range(3))):
-                    if kind == "transcript":
+                    if "outcome" in document_kind(kind).provenance:
                         count_outcome(outcomes.setdefault(source, {}), json.loads(metadata or "{}"))
     return outcomes
 
@@ -86,6 +87,7 @@ def build_stats(out_dir: str) -> dict:
         layout.dropped("filter"), "source", "reason")
     redactions = pair_counts(f"{layout.stage_dir('crawl')}/redactions*.parquet", "source", "type", "count")
     contamination = pair_counts(f"{layout.stage_dir('filter')}/contamination*.parquet", "source", "benchmark")
+    policies = benchmark_policies(f"{layout.stage_dir('filter')}/contamination*.parquet")
     quarantined = quarantine_counts(layout)
     duplicates = ledger.count_values(f"{layout.stage_dir('dedup')}/duplicates*.parquet", "source")
     kept = ledger.count_values(layout.docs("dedup"), "source")
@@ -109,6 +111,7 @@ def build_stats(out_dir: str) -> dict:
         "dropped": {r: n for (s, r), n in sorted(dropped.items()) if s == source},
         "redactions": {t: n for (s, t), n in sorted(redactions.items()) if s == source},
         "contamination_hits": {b: n for (s, b), n in sorted(contamination.items()) if s == source},
+        "benchmark_policies": {k: n for (s, k), n in sorted(policies.items()) if s == source},
         "redaction_samples": samples.get(source, {}),
         "contaminated_documents": sorted(
             ({"location": row["location"], "benchmark": row["benchmark"], "item_id": row["item_id"],
@@ -241,15 +244,25 @@ def sample_records(out_dir: str, n: int, seed: int) -> dict:
     return {"dropped": draw(dropped), "quarantined": draw(quarantined), "seed": seed}
 
 
+def benchmark_policies(pattern: str) -> collections.Counter:
+    """(source, ``benchmark / policy``) -> hits: what each benchmark's hits were found by
+    (``ngram_overlap`` for HumanEval-style items, an instance policy of ``filters.benchmarks``)."""
+    counts: collections.Counter = collections.Counter()
+    for row in ledger.read_rows(pattern):
+        counts[row["source"], f"{row['benchmark']} / {row.get('policy') or 'ngram_overlap'}"] += 1
+    return counts
+
+
 def format_stats(stats: dict, samples: dict | None = None) -> str:
     """Aligned tables: the funnel per source, drops per reason, redactions and benchmark hits."""
     if not stats:
         return "no records found in this build's ledgers"
     blocks = [funnel_table(stats), *([kinds_table(stats)] if kinds_table(stats) else [])]
     for title, key, column in (("dropped", "dropped", "reason"), ("redacted", "redactions", "type"),
-                               ("benchmark hits", "contamination_hits", "benchmark")):
+                               ("benchmark hits", "contamination_hits", "benchmark"),
+                               ("benchmark hits by policy", "benchmark_policies", "benchmark / policy")):
         rows = [[source, name, n, percent(n, info["read"])] for source, info in stats.items()
-                for name, n in info[key].items()]
+                for name, n in info.get(key, {}).items()]
         if rows:
             blocks.append(f"{title}\n" + format_table(
                 ["source", column, "records", "% of read"], rows,
@@ -324,7 +337,7 @@ def kinds_table(stats: dict) -> str:
     """Kept documents per source and kind (file, commit, notebook, issue, transcript), when a build
     kept any kind but files."""
     rows = [[source, kind, n] for source, info in stats.items() for kind, n in info.get("kept_by_kind", {}).items()]
-    if all(kind == "file" for _, kind, _ in rows):
+    if all(kind == FILE.name for _, kind, _ in rows):
         return ""
     return "kept by kind\n" + format_table(["source", "kind", "documents"], rows,
                                             total=["total", "", sum(row[2] for row in rows)])

@@ -32,7 +32,7 @@ from codemix.pipelines.readers.encodings import EDITORCONFIG_MAX_BYTES, TreeEdit
 from codemix.pipelines.readers.language import SourceCensus
 from codemix.sources import ARCHIVE_SUFFIXES, ReadLimits, SourceConfig
 
-MemberKind = Literal["file", "dir", "symlink", "hardlink", "other"]
+MemberKind = Literal["regular", "dir", "symlink", "hardlink", "other"]
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _NOT_A_FILE = {"symlink": "symlink", "hardlink": "hardlink", "other": "not_regular_file"}
 
@@ -105,7 +105,7 @@ def archive_editorconfigs(location: str, repo: str, limits: ReadLimits) -> dict[
             if count > limits.max_archive_members:
                 break
             folder = editorconfig_folder(_strip_repo(member.name, repo))
-            if folder is not None and member.kind == "file" and member.size <= EDITORCONFIG_MAX_BYTES \
+            if folder is not None and member.kind == "regular" and member.size <= EDITORCONFIG_MAX_BYTES \
                     and not is_unsafe_name(member.name):
                 with member.open() as stream:
                     found[folder] = stream.read(EDITORCONFIG_MAX_BYTES)
@@ -143,7 +143,7 @@ def _member_outcome(source: SourceConfig, archive: str, repo: str, member: Membe
     path = _strip_repo(member.name, repo)
     if not path_selected(source, path):
         return drop(source, where, "path_not_included")
-    if member.kind != "file":
+    if member.kind != "regular":
         return drop(source, where, _NOT_A_FILE[member.kind])
     if member.size > source.limits.max_file_bytes:
         return drop(source, where, "file_too_large")
@@ -174,7 +174,7 @@ class _Budget:
     def charge(self, member: Member) -> str:
         """Count ``member``; the broken cap as a message, or "" while within both."""
         self.members += 1
-        self.bytes += member.size if member.kind == "file" else 0
+        self.bytes += member.size if member.kind == "regular" else 0
         if self.members > self.limits.max_archive_members:
             return f"more than {self.limits.max_archive_members} members (limits.max_archive_members)"
         if self.bytes > self.limits.max_archive_bytes:
@@ -219,7 +219,7 @@ def _tar_kind(info: tarfile.TarInfo) -> MemberKind:
         return "symlink"
     if info.islnk():
         return "hardlink"
-    return "file" if info.isreg() else "other"
+    return "regular" if info.isreg() else "other"
 
 
 def _zip_members(location: str) -> Iterator[Member]:
@@ -243,4 +243,4 @@ def _zip_kind(info: zipfile.ZipInfo) -> MemberKind:
     file_type = mode & 0o170000
     if file_type == 0o120000:
         return "symlink"
-    return "file" if file_type in (0, 0o100000) else "other"
+    return "regular" if file_type in (0, 0o100000) else "other"

@@ -361,18 +361,13 @@ def attention_to_hf(sd: dict[str, torch.Tensor], src: str, dst: str, layout: Lay
     return out
 
 
-def mlp_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, torch.Tensor]:
-    """One layer's MLP (dense) or MoE tensors under Hugging Face names."""
+def moe_common_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, torch.Tensor]:
+    """One MoE layer's router, expert bias and shared experts (its routed experts: ``expert_to_hf``)."""
     src, dst = f"decoder.layers.{i}.mlp", f"model.layers.{i}.mlp"
-    if i in layout.dense_layers:
-        return _mlp_to_hf(sd[f"{src}.linear_fc1.weight"], sd[f"{src}.linear_fc2.weight"], dst)
     out = {f"{dst}.gate.weight": sd[f"{src}.router.weight"]}
     if layout.family == "deepseek_v3":  # zeros when the run trained without an expert bias: the same routing
         bias = sd.get(f"{src}.router.expert_bias")
         out[f"{dst}.gate.e_score_correction_bias"] = torch.zeros(layout.num_experts) if bias is None else bias
-    for e in range(layout.num_experts):
-        expert = f"{src}.experts.local_experts.{e}"
-        out |= _mlp_to_hf(sd[f"{expert}.linear_fc1.weight"], sd[f"{expert}.linear_fc2.weight"], f"{dst}.experts.{e}")
     if f"{src}.shared_experts.linear_fc1.weight" in sd:
         out |= _mlp_to_hf(sd[f"{src}.shared_experts.linear_fc1.weight"], sd[f"{src}.shared_experts.linear_fc2.weight"],
                           f"{dst}.{layout.shared_name}")
@@ -381,18 +376,91 @@ def mlp_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, 
     return out
 
 
+def expert_to_hf(sd: dict[str, torch.Tensor], i: int, e: int) -> dict[str, torch.Tensor]:
+    """Routed expert ``e`` of MoE layer ``i``."""
+    return expert_fc1_to_hf(sd, i, e) | expert_fc2_to_hf(sd, i, e)
+
+
+def expert_fc1_to_hf(sd: dict[str, torch.Tensor], i: int, e: int) -> dict[str, torch.Tensor]:
+    """Routed expert ``e``'s SwiGLU ``linear_fc1`` [2F, H] = [gate; up]."""
+    gate, up = sd[f"decoder.layers.{i}.mlp.experts.local_experts.{e}.linear_fc1.weight"].chunk(2, dim=0)
+    dst = f"model.layers.{i}.mlp.experts.{e}"
+    return {f"{dst}.gate_proj.weight": gate, f"{dst}.up_proj.weight": up}
+
+
+def expert_fc2_to_hf(sd: dict[str, torch.Tensor], i: int, e: int) -> dict[str, torch.Tensor]:
+    return {f"model.layers.{i}.mlp.experts.{e}.down_proj.weight":
+            sd[f"decoder.layers.{i}.mlp.experts.local_experts.{e}.linear_fc2.weight"]}
+
+
+def mlp_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, torch.Tensor]:
+    """One layer's MLP (dense) or MoE tensors under Hugging Face names."""
+    if i in layout.dense_layers:
+        src, dst = f"decoder.layers.{i}.mlp", f"model.layers.{i}.mlp"
+        return _mlp_to_hf(sd[f"{src}.linear_fc1.weight"], sd[f"{src}.linear_fc2.weight"], dst)
+    out = moe_common_to_hf(sd, i, layout)
+    for e in range(layout.num_experts):
+        out |= expert_to_hf(sd, i, e)
+    return out
+
+
+def layer_head_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, torch.Tensor]:
+    """Layer ``i``'s norms and attention."""
+    src, dst = f"decoder.layers.{i}", f"model.layers.{i}"
+    out = {f"{dst}.input_layernorm.weight": sd[f"{src}.input_layernorm.weight"],
+           f"{dst}.post_attention_layernorm.weight": sd[f"{src}.pre_mlp_layernorm.weight"]}
+    return out | attention_to_hf(sd, f"{src}.self_attention", f"{dst}.self_attn", layout)
+
+
+@dataclass(slots=True, frozen=True)
+class ExportUnit:
+    """A few megatron tensors converted together (a layer's attention, one routed expert...): the
+    state-dict names it reads and the function giving its Hugging Face tensors, so an export can read
+    the checkpoint a few tensors at a time (``pretrain.hf.export``)."""
+
+    names: tuple[str, ...]
+    convert: Callable[[dict[str, torch.Tensor]], dict[str, torch.Tensor]]
+
+
+def export_units(names: Collection[str], layout: Layout) -> list[ExportUnit]:
+    """The model as export units, in the order a Hugging Face checkpoint lists its tensors; ``names``
+    are the megatron state-dict names (each read by exactly one unit)."""
+    names = [name for name in names if not name.endswith("_extra_state")
+             and not (layout.tied and name.startswith("output_layer."))]  # tied: the embedding itself
+
+    def under(*prefixes: str) -> tuple[str, ...]:
+        return tuple(name for name in names if name.startswith(prefixes))
+
+    units = [ExportUnit(under("embedding."), lambda sd: {"model.embed_tokens.weight": sd["embedding.word_embeddings.weight"]}),
+             ExportUnit(under("decoder.final_layernorm."), lambda sd: {"model.norm.weight": sd["decoder.final_layernorm.weight"]})]
+    if not layout.tied:  # tied: transformers' save_pretrained writes the shared matrix once, as embed_tokens
+        units.append(ExportUnit(under("output_layer."), lambda sd: {"lm_head.weight": sd["output_layer.weight"]}))
+    for i in range(layout.num_layers):
+        layer, mlp = f"decoder.layers.{i}.", f"decoder.layers.{i}.mlp."
+        head = tuple(name for name in under(layer) if not name.startswith(mlp))
+        units.append(ExportUnit(head, lambda sd, i=i: layer_head_to_hf(sd, i, layout)))
+        if i in layout.dense_layers:
+            units.append(ExportUnit(under(mlp), lambda sd, i=i: mlp_to_hf(sd, i, layout)))
+            continue
+        routed = under(f"{mlp}experts.local_experts.")
+        units.append(ExportUnit(tuple(n for n in under(mlp) if n not in routed),
+                                lambda sd, i=i: moe_common_to_hf(sd, i, layout)))
+        # one unit per projection: megatron stacks a layer's experts per projection, loaded whole
+        for part, convert in (("linear_fc1", expert_fc1_to_hf), ("linear_fc2", expert_fc2_to_hf)):
+            units += [ExportUnit(under(f"{mlp}experts.local_experts.{e}.{part}."),
+                                 lambda sd, i=i, e=e, convert=convert: convert(sd, i, e))
+                      for e in range(layout.num_experts)]
+    covered = {name for unit in units for name in unit.names}
+    if covered != set(names):
+        raise ValueError(f"tensors no export unit reads: {sorted(set(names) - covered)[:5]}")
+    return units
+
+
 def megatron_to_hf(sd: dict[str, Any], layout: Layout) -> dict[str, torch.Tensor]:
     """All Hugging Face tensors (contiguous CPU copies, ready for safetensors) of a megatron state dict."""
-    out = {"model.embed_tokens.weight": sd["embedding.word_embeddings.weight"],
-           "model.norm.weight": sd["decoder.final_layernorm.weight"]}
-    if not layout.tied:  # tied: transformers' save_pretrained writes the shared matrix once, as embed_tokens
-        out["lm_head.weight"] = sd["output_layer.weight"]
-    for i in range(layout.num_layers):
-        src, dst = f"decoder.layers.{i}", f"model.layers.{i}"
-        out[f"{dst}.input_layernorm.weight"] = sd[f"{src}.input_layernorm.weight"]
-        out[f"{dst}.post_attention_layernorm.weight"] = sd[f"{src}.pre_mlp_layernorm.weight"]
-        out |= attention_to_hf(sd, f"{src}.self_attention", f"{dst}.self_attn", layout)
-        out |= mlp_to_hf(sd, i, layout)
+    out: dict[str, torch.Tensor] = {}
+    for unit in export_units(sd, layout):
+        out |= unit.convert(sd)
     return {name: tensor.detach().to("cpu").contiguous().clone() for name, tensor in out.items()}
 
 

@@ -122,3 +122,57 @@ def test_a_sharded_import_grows_memory_by_a_few_shards_not_by_the_model(base_tok
     assert grown < bound, (f"{grown / MB:.0f} MB grown, bound {bound / MB:.0f} MB "
                            f"({len(sizes)} shards, {sum(sizes) / MB:.0f} MB, largest {max(sizes) / MB:.1f} MB)")
     assert (tmp_path / "base" / "checkpoints" / "latest").is_file()
+
+
+HANDOFF_CHILD = """
+import json, sys
+from pathlib import Path
+import torch
+from codemix.pretrain.hf.handoff import handoff
+import codemix.pretrain.checkpoint, codemix.pretrain.model.gpt, codemix.pretrain.parallel, codemix.pretrain.hf.export
+
+def status(key):
+    line = next(l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith(key))
+    return int(line.split()[1]) * 1024
+
+torch.set_num_threads(1)
+before = status("VmRSS:")
+handoff(sys.argv[1], sys.argv[2], error_check="never")  # the error check loads the model: measured apart
+print(json.dumps({"before": before, "peak": status("VmHWM:")}))
+"""
+
+
+def test_a_sharded_base_is_handed_off_streamed_in_its_own_shard_size(base_tokenizer, tmp_path, one_thread):
+    """The hand-off of a many-shard bf16 base (imported, untrained) grows memory by a few shards, not
+    by the model, writes shards no larger than the base's with an index, and holds the base's tensors
+    bit for bit (bf16 -> fp32 -> bf16 is exact), as safetensors and transformers read them."""
+    import transformers
+
+    config = transformers.Qwen3MoeConfig(
+        vocab_size=4096, hidden_size=256, intermediate_size=512, num_hidden_layers=8, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=64, moe_intermediate_size=256, num_experts=16, num_experts_per_tok=2,
+        max_position_embeddings=256)
+    torch.manual_seed(0)
+    base = tmp_path / "hf"
+    transformers.Qwen3MoeForCausalLM(config).to(torch.bfloat16).save_pretrained(base, max_shard_size="2MB")
+    copy_tokenizer(base_tokenizer.directory, base)
+    sizes = [path.stat().st_size for path in base.glob("model-*.safetensors")]
+    import_base(load_recipe("continued", [], init_from_hf=str(base)), tmp_path / "base")
+    bound = SHARD_MULTIPLE * max(sizes) + FIXED_OVERHEAD
+    assert len(sizes) >= 20 and bound < 2 * sum(sizes), "guard: the fp32 model alone would exceed the bound"
+    child = subprocess.run([sys.executable, "-c", HANDOFF_CHILD, str(tmp_path / "base"), str(tmp_path / "bundle")],
+                           capture_output=True, text=True, cwd=REPO, check=False)
+    assert child.returncode == 0, child.stderr[-2000:]
+    rss = json.loads(child.stdout.strip().splitlines()[-1])
+    assert rss["peak"] - rss["before"] < bound, f"{(rss['peak'] - rss['before']) / MB:.0f} MB grown"
+    hf = tmp_path / "bundle" / "hf"
+    shards = sorted(hf.glob("model-*-of-*.safetensors"))
+    index = json.loads((hf / "model.safetensors.index.json").read_text())
+    assert len(shards) >= 10 and set(index["weight_map"].values()) == {p.name for p in shards}
+    assert max(p.stat().st_size for p in shards) <= max(sizes) + 4096  # a header's worth over the tensors
+    original = {n: t for f in base.glob("model-*.safetensors") for n, t in load_file(str(f)).items()}
+    exported = {n: t for f in shards for n, t in load_file(str(f)).items()}
+    assert exported.keys() == original.keys()
+    assert all(exported[n].dtype == torch.bfloat16 and torch.equal(exported[n], original[n]) for n in original)
+    _model, info = transformers.AutoModelForCausalLM.from_pretrained(hf, output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"]
