@@ -26,6 +26,8 @@ THREAD = "thread"      # an issue or pull-request thread: its fenced code blocks
 MESSAGES = "messages"  # an agent transcript: its messages (``metadata["messages"]``), part by part
 
 VIEWS = (TEXT, SOURCE, CELLS, DIFF, THREAD, MESSAGES)
+# The views benchmark instances (SWE-bench...) are looked for in (filters.benchmarks.POLICIES); "": none.
+INSTANCE_VIEWS = ("", SOURCE, DIFF, THREAD, MESSAGES)
 CONTENT_CHECKS = (CODE, NOTEBOOK_CODE, SIZE_AND_BINARY, AT_READ)
 
 
@@ -38,6 +40,7 @@ class DocumentKind:
     content_checks: str = CODE  # one of CONTENT_CHECKS
     redaction: str = TEXT       # one of VIEWS: what secrets redaction reads
     decontamination: str = TEXT  # one of VIEWS: the views benchmark overlap is looked for in
+    instances: str = ""         # one of INSTANCE_VIEWS: how a benchmark instance is recognised in it
     prose: str = TEXT           # TEXT (a prose file, by its language) or MESSAGES: what the prose checks judge
     dedup: str = TEXT           # TEXT, DIFF (exact copies share a patch) or MESSAGES (near: task and agent turns)
     # A file of its repository (when it has one): license files and amalgamations are looked for among
@@ -54,6 +57,7 @@ class DocumentKind:
 
     def validate(self) -> None:
         for field, allowed in (("content_checks", CONTENT_CHECKS), ("redaction", VIEWS), ("decontamination", VIEWS),
+                               ("instances", INSTANCE_VIEWS),
                                ("prose", (TEXT, MESSAGES)), ("dedup", (TEXT, DIFF, MESSAGES))):
             if getattr(self, field) not in allowed:
                 raise ValueError(f"document kind {self.name!r}: {field} {getattr(self, field)!r} is not one of "
@@ -78,7 +82,7 @@ def register(kind: DocumentKind) -> DocumentKind:
 
 FILE = register(DocumentKind(
     name="file", summary="a source file as read (a repository's, an archive's, a dump's row)",
-    redaction=SOURCE, decontamination=SOURCE, repository_file=True, quality_scored=True,
+    redaction=SOURCE, decontamination=SOURCE, instances=SOURCE, repository_file=True, quality_scored=True,
     source_types=("git", "directory", "archive", "dump", "crawl_list"), metadata=("commit", "archive", "member"),
     provenance=("paths",)))
 REPO = register(DocumentKind(
@@ -86,21 +90,24 @@ REPO = register(DocumentKind(
     quality_scored=True, provenance=("paths", "part", "parts")))
 TRANSCRIPT = register(DocumentKind(
     name="transcript", summary="an agent transcript rendered from its messages",
-    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, prose=MESSAGES, dedup=MESSAGES, licensed_by_text=False,
+    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, instances=MESSAGES, prose=MESSAGES, dedup=MESSAGES,
+    licensed_by_text=False,
     chat=True, source_types=("transcripts",),
     metadata=("format", "messages", "exit_status", "submitted", "resolved", "tests_passed", "outcome_evidence",
               "compactions", "tools", "transcript"),
     provenance=("transcript_id", "transcript_format", "outcome")))
 COMMIT = register(DocumentKind(
     name="commit", summary="a commit: its message and patch",
-    content_checks=AT_READ, redaction=DIFF, decontamination=DIFF, dedup=DIFF, source_types=("commits",),
+    content_checks=AT_READ, redaction=DIFF, decontamination=DIFF, instances=DIFF, dedup=DIFF, source_types=("commits",),
     metadata=("commit", "parents", "author", "date", "files")))
 NOTEBOOK = register(DocumentKind(
     name="notebook", summary="a Jupyter notebook of a file source that sets `notebooks`, as script or cells",
-    content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, metadata=("notebook", "commit")))
+    content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, instances=SOURCE,
+    metadata=("notebook", "commit")))
 ISSUE = register(DocumentKind(
     name="issue", summary="an issue or pull-request thread",
-    content_checks=SIZE_AND_BINARY, decontamination=THREAD, source_types=("issues",), metadata=("thread",)))
+    content_checks=SIZE_AND_BINARY, decontamination=THREAD, instances=THREAD, source_types=("issues",),
+    metadata=("thread",)))
 
 DOCUMENT_KINDS = tuple(KINDS)
 

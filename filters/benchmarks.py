@@ -24,6 +24,7 @@ from codemix.config import ConfigError, join, require
 from codemix.document import Document
 from codemix.filters.decontamination import benchmark_name, ngram_hashes, normalise_tokens, token_hashes
 from codemix.filters.patches import parse_patch
+from codemix.kinds import DIFF, MESSAGES, SOURCE, THREAD, document_kind
 
 # The reasons a document is dropped for, one per document kind (``POLICIES``), and the file mark.
 TRACE, COMMIT, LATER_COMMIT, ISSUE, FILE = ("benchmark_trace", "benchmark_commit", "benchmark_later_commit",
@@ -445,7 +446,7 @@ class InstanceIndex:
 
     def hits(self, doc: Document) -> list[InstanceHit]:
         """What ``doc`` holds of any instance, by the policy of its kind (none for other kinds)."""
-        policy = POLICIES.get(doc.kind)
+        policy = POLICIES.get(document_kind(doc.kind).instances)
         return policy(self, doc) if policy else []
 
     # evidence, each a method so that a policy is the list of what it looks for
@@ -529,8 +530,9 @@ def file_hits(index: InstanceIndex, doc: Document) -> list[InstanceHit]:
     return index.patched(doc.text, (doc.path,), doc.repo, FILE)
 
 
+# By the view a document kind recognises instances in (``codemix.kinds``: ``DocumentKind.instances``).
 POLICIES: dict[str, Callable[[InstanceIndex, Document], list[InstanceHit]]] = {
-    "transcript": trace_hits, "commit": commit_hits, "issue": issue_hits, "file": file_hits, "notebook": file_hits,
+    MESSAGES: trace_hits, DIFF: commit_hits, THREAD: issue_hits, SOURCE: file_hits,
 }
 
 
