@@ -74,6 +74,7 @@ class Dropped:
     reason: str
     doc_id: str = ""
     reasons: tuple[str, ...] = ()  # a prose drop: every check it fails, ``reason`` first (else empty)
+    detail: str = ""  # the evidence behind ``reason`` where one is named (``own LICENSE + package.json at x/``)
 
     def to_row(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "reasons": list(self.reasons)}
@@ -110,7 +111,7 @@ class ReadCount:
 
 DROPPED_SCHEMA = pa.schema(
     [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()),
-     ("reason", pa.string()), ("doc_id", pa.string()), ("reasons", pa.list_(pa.string()))]
+     ("reason", pa.string()), ("doc_id", pa.string()), ("reasons", pa.list_(pa.string())), ("detail", pa.string())]
 )
 QUARANTINED_SCHEMA = pa.schema(
     [("stage", pa.string()), ("source", pa.string()), ("location", pa.string()), ("error", pa.string())]

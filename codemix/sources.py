@@ -20,7 +20,7 @@ FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
                       "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
-                      "aider", "aider-llm-history")
+                      "aider", "aider-llm-history", "shape", "markdown-turns")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 
@@ -39,10 +39,14 @@ class ReadLimits:
     # one quarantine record with the count, not one record per line (a 2.9 KB gzip of "{}" lines made
     # a million quarantine records and 17 s of CPU).
     max_malformed_records: int = 100
+    # transcripts: a tool output (observation) longer than this many characters is cut to its head and
+    # tail around a note of what was cut, so one huge output never drops the whole run for size
+    # (``filters.transcript_max_bytes``, 20 MB of rendered text, drops a transcript as ``too_large``).
+    max_observation_chars: int = 1_000_000
 
     def validate(self, path: str) -> None:
         for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes",
-                     "max_decompressed_bytes", "max_malformed_records"):
+                     "max_decompressed_bytes", "max_malformed_records", "max_observation_chars"):
             require(getattr(self, name) > 0, join(path, name), "must be positive")
 
 
@@ -143,6 +147,18 @@ class IssuesConfig:
 
 
 @dataclass(slots=True, kw_only=True)
+class RepositoryPath:
+    """A ``paths`` entry that names its repository: ``{path: /srv/checkouts/repo, name: octo/widget}``."""
+
+    path: str
+    name: str
+
+    def validate(self, path: str) -> None:
+        require(bool(self.name.strip()) and not self.name.startswith("/"), join(path, "name"),
+                f"{self.name!r} is not a repository name", "write owner/name, e.g. octo/widget")
+
+
+@dataclass(slots=True, kw_only=True)
 class SourceConfig:
     """One named input: where to read, how, and what kind of documents it yields.
 
@@ -153,7 +169,10 @@ class SourceConfig:
 
     name: str
     type: SourceType
-    paths: list[str]
+    # A path or URL, or ``{path: ..., name: owner/name}`` to name the repository there (else its remote URL's
+    # owner/name, else its folder's name, generic ones such as ``repo`` skipped: pipelines/readers/common.py).
+    paths: list[str | RepositoryPath]
+    names: dict[str, str] = field(default_factory=dict)  # path -> repository name, filled from ``paths``
     ref: str = "HEAD"  # git: the commit-ish whose tree is read
     # git: ``before_benchmark`` reads each repository of a benchmark instance set at the last commit
     # before its first instance was opened (docs/benchmarks-decontamination.md); ``ref`` otherwise.
@@ -162,6 +181,9 @@ class SourceConfig:
     # git: let a partial clone fetch the blobs it lacks from its promisor remote (network, per blob);
     # off, git is never let out and each missing blob is dropped as ``blob_missing``.
     fetch_missing_blobs: bool = False
+    # git: seconds any git call may go without answering (a blob, the next tree entry, a clone) before the
+    # repository is quarantined with the fault named; a remote that never answers otherwise hangs the build.
+    git_timeout_s: float = 300.0
     # git: submodule paths (gitlinks) to read as part of the repository, from the clone's modules/ or
     # the .gitmodules URL; any other submodule is listed per repository and never followed.
     submodules: list[str] = field(default_factory=list)
@@ -175,9 +197,14 @@ class SourceConfig:
     # transcripts: read every file as this format (one of TRANSCRIPT_FORMATS) instead of recognising
     # each file (or JSONL line) by its structure.
     format: str | None = None
+    # transcripts: the role of each speaker a multi-agent log names (``{"Planner": "user", "Coder":
+    # "assistant"}``); a name not listed is mapped by position (the first to speak set the task).
+    speakers: dict[str, str] = field(default_factory=dict)
     limits: ReadLimits = field(default_factory=ReadLimits)
     history: HistoryConfig | None = None  # commits: which commits, and the commit-level filters
-    notebooks: NotebookConfig | None = None  # file sources: read .ipynb files as notebooks (kind "notebook")
+    # file sources: how .ipynb files are read as notebooks (kind "notebook"); on by default (script layout), as
+    # StarCoder2 reads them; ``false`` reads them as JSON files.
+    notebooks: NotebookConfig | bool | None = None
     issues: IssuesConfig | None = None  # issues: which comments and threads are kept, and how long
 
     @property
@@ -189,6 +216,11 @@ class SourceConfig:
         require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
                 f"{self.name!r} is not a simple name", "use letters, digits, '-' and '_' only")
         require(len(self.paths) > 0, join(path, "paths"), "no input paths", "list at least one path or URL")
+        for i, entry in enumerate(self.paths):
+            if isinstance(entry, RepositoryPath):
+                location = expand_env(entry.path, join(join(join(path, "paths"), i), "path"))
+                self.names[location] = entry.name.strip()
+                self.paths[i] = location
         self.paths = [expand_env(p, join(join(path, "paths"), i)) for i, p in enumerate(self.paths)]
         for i, location in enumerate(self.paths):
             require(bool(location.strip()), join(join(path, "paths"), i), "empty path")
@@ -204,13 +236,21 @@ class SourceConfig:
             self.issues = IssuesConfig()
         require(self.issues is None or self.type == "issues", join(path, "issues"),
                 "is only read for sources of type 'issues'", "remove it, or set type: issues")
-        require(self.notebooks is None or self.type in FILE_SOURCE_TYPES, join(path, "notebooks"),
-                f"is only read for sources of type {', '.join(FILE_SOURCE_TYPES)}", "remove it")
+        require(not isinstance(self.notebooks, NotebookConfig) or self.type in FILE_SOURCE_TYPES,
+                join(path, "notebooks"), f"is only read for sources of type {', '.join(FILE_SOURCE_TYPES)}",
+                "remove it")
+        if self.notebooks is True:
+            self.notebooks = NotebookConfig()
         if self.format is not None:
             require(self.type == "transcripts", join(path, "format"), "is only read for sources of type 'transcripts'",
                     "remove it, or set type: transcripts")
             require(self.format in TRANSCRIPT_FORMATS, join(path, "format"), f"{self.format!r} is not a transcript format",
                     f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")
+        require(not self.speakers or self.type == "transcripts", join(path, "speakers"),
+                "is only read for sources of type 'transcripts'", "remove it, or set type: transcripts")
+        for speaker, role in self.speakers.items():
+            require(role in ("system", "user", "assistant", "tool"), join(join(path, "speakers"), speaker),
+                    f"{role!r} is not a role", "use system, user, assistant or tool")
         require(not self.fetch_missing_blobs or self.type in ("git", "crawl_list"), join(path, "fetch_missing_blobs"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
         require(not self.submodules or self.type in ("git", "crawl_list"), join(path, "submodules"),
@@ -218,3 +258,9 @@ class SourceConfig:
         require(self.files_per_part > 0, join(path, "files_per_part"), "must be positive")
         require(self.snapshot == "ref" or self.type in ("git", "crawl_list"), join(path, "snapshot"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
+        require(self.git_timeout_s > 0, join(path, "git_timeout_s"), "must be positive", "e.g. 300")
+
+    @property
+    def reads_notebooks(self) -> bool:
+        """Whether ``.ipynb`` files become notebook documents: every file source, unless ``notebooks: false``."""
+        return self.type in FILE_SOURCE_TYPES and self.notebooks is not False

@@ -108,10 +108,13 @@ def text_payload(row: dict[str, Any]) -> tuple[str, tuple[str, bytes]]:
 
 
 def compared_text(row: dict[str, Any]) -> str:
-    """What near-duplicate detection compares of a document: its text; for a transcript, what the task
-    and the agent say: the turns that are neither the harness's system prompt nor an observation
-    (tool output, demonstrations), with the model's reasoning and calls. Two tasks run under one
-    harness share its prompt and demonstrations, not this (docs/design/dedup.md)."""
+    """What near-duplicate detection compares of a document: its text; for a transcript, what the agent
+    wrote: its turns (not observations), with its reasoning and calls. Not the system prompt, and not
+    the task either: two runs of different tasks under one harness share its prompt, its
+    demonstrations and often a long instruction block in the first user turn (14,000 characters in
+    every AgentBench task: whole-transcript Jaccard 0.875, on what the agent wrote 0.031), and would
+    pass for copies of each other (docs/design/dedup.md). A transcript whose agent wrote nothing
+    compares nothing (it is never a near-duplicate; exact copies are still found by their hash)."""
     text = row.get("text") or ""
     if "kind" not in row or document_kind(row["kind"]).dedup != MESSAGES:
         return text
@@ -121,7 +124,7 @@ def compared_text(row: dict[str, Any]) -> str:
         return text
     parts = []
     for message in messages:
-        if message.get("role") == "system" or message.get("observation", message.get("role") == "tool"):
+        if message.get("role") != "assistant" or message.get("observation", False):
             continue
         parts += [message.get("content") or "", message.get("reasoning") or ""]
         parts += [f"{call.get('name', '')} {call.get('arguments', '')}" for call in message.get("tool_calls") or []]

@@ -28,15 +28,17 @@ from codemix.filters.natural_language import (
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
-from codemix.filters.vendored import is_generated, is_vendored
+from codemix.filters.vendored import is_generated, is_vendored, vendored_pattern
 from codemix.kinds import AT_READ, CELLS, DIFF, NOTEBOOK_CODE, SIZE_AND_BINARY, SOURCE, THREAD, document_kind
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
 # every judgement of what a file looks like (an amalgamation too: a test that includes an old single
 # header needs it), never what it may not be used for (license, opt-out, benchmark overlap) nor what is
 # no text to train on (binary, too large).
+# ``vendored`` (another project's code, by the repository's own evidence) is never put back either: an import of it
+# is an import of that project, as of any installed package.
 NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large",
-                      FILE})
+                      FILE, "vendored"})
 
 
 def held_for_imports(doc: Document, reason: str) -> bool:
@@ -56,6 +58,7 @@ class Verdict:
     # Benchmark instances the document meets (filters/benchmarks.py): why it was dropped, or, for a
     # repository file under ``files: mark``, what its kept copy is marked with.
     instances: tuple[InstanceHit, ...] = ()
+    detail: str = ""  # the evidence a path drop rests on (the glob or linguist pattern)
 
 
 class DocumentFilter:
@@ -110,7 +113,7 @@ class DocumentFilter:
             doc = dataclasses.replace(doc, license=repository_license)
         reason = self.license_drop_reason(doc) or self.drop_reason(doc)
         if reason is not None:
-            return Verdict(doc, reason, reasons=self.prose_reasons(doc, reason))
+            return Verdict(doc, reason, reasons=self.prose_reasons(doc, reason), detail=self.drop_detail(doc, reason))
         instances = tuple(self.instances.hits(doc)) if self.config.benchmark_instances.enabled else ()
         if instances and (instances[0].policy != FILE or self.config.benchmark_instances.files == "drop"):
             return Verdict(doc, instances[0].policy, instances=instances)
@@ -164,9 +167,17 @@ class DocumentFilter:
             return "too_large"
         return "binary" if "\x00" in doc.text else None
 
+    def drop_detail(self, doc: Document, reason: str) -> str:
+        """The evidence behind a path drop: the glob or linguist pattern that matched."""
+        if reason != "vendored_path":
+            return ""
+        glob = next((glob for glob in self.config.vendored_paths if path_matches(doc.path, [glob])), None)
+        return f"path matches {glob!r}" if glob else f"path matches linguist vendor.yml {vendored_pattern(doc.path)!r}"
+
     def path_drop_reason(self, doc: Document) -> str | None:
         if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
             return "vendored_path"
+
         if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):
             return "generated_path"
         if self.config.allowed_languages and doc.language not in self.config.allowed_languages:

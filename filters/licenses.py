@@ -647,6 +647,31 @@ def is_license_evidence(path: str) -> bool:
     return "/".join(parts) in REUSE_RULE_FILES or _is_license_file(parts) or _is_metadata_file(parts)
 
 
+_NOTICE_FILE = re.compile(r"NOTICE(?:[-._ ].*)?", re.IGNORECASE)
+
+
+def is_notice_file(path: str) -> bool:
+    """``NOTICE``, ``NOTICE.txt``...: attributions that name a folder's license when nothing else does."""
+    name = _parts(path)[-1] if _parts(path) else ""
+    return bool(_NOTICE_FILE.fullmatch(name)) and not ("." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS)
+
+
+def is_license_file(path: str) -> bool:
+    """Whether ``path`` names a license text (``LICENSE``, ``COPYING.md``, ``LICENSE-MIT``, ``LICENSES/X.txt``...)."""
+    parts = _parts(path)
+    return bool(parts) and _is_license_file(parts)
+
+
+def is_folder_license_evidence(path: str) -> bool:
+    """Whether a file at any depth can say what license governs its folder: a license text, a NOTICE,
+    or a package manifest (a nested ``pom.xml`` too: a module's own ``<licenses>``)."""
+    parts = _parts(path)
+    if len(parts) < 2 or parts[-1].endswith(".license") or parts[0] == "LICENSES" and len(parts) == 2:
+        return False
+    name = parts[-1]
+    return _is_license_file(parts) or is_notice_file(path) or name in _METADATA_PARSERS or name.endswith(".gemspec")
+
+
 def detect_license(path: str, text: str) -> str | None:
     """SPDX id or expression that one license or metadata file states; None if it states none.
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # datatrove is imported where a checker is built or used: ~0.
     from datatrove.pipeline.filters.base_filter import BaseFilter
 
 # doc.language values (pipelines/readers/language.py) whose whole text is prose.
-PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text"})
+PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "asciidoc", "text"})
 PROSE_ROLES = frozenset({"user", "assistant"})
 # The names a prose drop reason starts with (``<filter>:<datatrove's reason>``).
 PROSE_FILTERS = ("gopher_quality", "gopher_repetition", "fineweb_quality")
@@ -248,11 +248,71 @@ def prose_of(doc: Document) -> str | None:
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
         # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples),
         # its HTML tables markup (fmt's doc/syntax.md repeats <tr> and <td>).
-        text = _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", doc.text)) if doc.language == "markdown" else doc.text
-        prose = _MARKUP_LINE.sub("", text)
+        prose = _MARKUP_LINE.sub("", markup_prose(doc.text, doc.language))
     else:
         return None
     return prose if prose.strip() else None
+
+
+def markup_prose(text: str, language: str) -> str:
+    """A markup file's text without what is not prose: Markdown's fenced code and HTML-tag lines, reST's
+    directives (their option lines, and the content of code-like ones), comments and literal blocks,
+    AsciiDoc's delimited blocks, attribute lines and block macros."""
+    if language == "markdown":
+        return _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", text))
+    if language == "restructuredtext":
+        return _rest_prose(text)
+    if language == "asciidoc":
+        return _ASCIIDOC_MARKUP.sub("", _ASCIIDOC_BLOCK.sub("", text))
+    return text
+
+
+# reST: ``.. name:: argument`` directives, ``.. _target:``/``.. |sub|`` definitions and ``..`` comments; a
+# directive whose content is code or generated (code-block, literalinclude, automodule, toctree...) loses its
+# indented content too, an admonition (note, warning, tab...) keeps it as prose.
+_REST_EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(?:([\w:-]+)::|_|\||\[)|[ \t]*$|[ \t]+)")
+_REST_CODE_DIRECTIVES = re.compile(
+    r"^(?:code|code-block|sourcecode|literalinclude|highlight|parsed-literal|doctest|testcode|testoutput|testsetup|"
+    r"ipython|jupyter-execute|program-output|command-output|math|raw|csv-table|toctree|include|graphviz|"
+    r"auto\w*|[\w-]*:auto\w*|\w+-(?:command|option)[\w-]*|[\w-]*(?:usage|options)|image|figure)$")
+_REST_OPTION = re.compile(r"^[ \t]+:[\w -]+:")
+
+
+def _rest_prose(text: str) -> str:
+    lines, kept, i = text.splitlines(keepends=True), [], 0
+    while i < len(lines):
+        line, match = lines[i], _REST_EXPLICIT.match(lines[i])
+        if match is None:
+            kept.append(line)
+            literal = line.rstrip().endswith("::")
+            i += 1
+            if literal:  # a paragraph ending "::" introduces an indented literal block
+                i = _skip_indented(lines, i, len(line) - len(line.lstrip()))
+            continue
+        indent, directive = len(match.group(1)), match.group(2)
+        i += 1
+        if directive is None or _REST_CODE_DIRECTIVES.match(directive.lower()):
+            i = _skip_indented(lines, i, indent)  # a comment, a target or code: none of it is prose
+        else:
+            while i < len(lines) and _REST_OPTION.match(lines[i]):
+                i += 1  # the directive's options; its content stays, dedented by reading
+    return "".join(kept)
+
+
+def _skip_indented(lines: list[str], i: int, indent: int) -> int:
+    """The index past the block indented deeper than ``indent`` starting at ``i`` (blank lines inside it too)."""
+    while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent):
+        if not lines[i].strip() and i + 1 < len(lines) and lines[i + 1].strip() \
+                and len(lines[i + 1]) - len(lines[i + 1].lstrip()) <= indent:
+            return i + 1
+        i += 1
+    return i
+
+
+# AsciiDoc: listing, literal, passthrough and comment blocks between delimiter lines; block attribute lines
+# (``[source,java]``), attribute entries (``:toc: left``) and block macros (``include::x[]``, ``image::y[]``).
+_ASCIIDOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,})[ \t]*$\n.*?^\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+_ASCIIDOC_MARKUP = re.compile(r"^(?:\[[^\]\n]*\]|:[\w-]+!?:.*|[\w-]+::\S*\[.*\]|//.*)[ \t]*$\n?", re.MULTILINE)
 
 
 # Plain-text files are prose only when their name says so: requirements.txt, LICENSE or a word

@@ -10,7 +10,15 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from codemix.filters.licenses import combine, detect_license, normalize_license, repository_license
+from codemix.filters.licenses import (
+    combine,
+    detect_license,
+    is_folder_license_evidence,
+    is_license_evidence,
+    is_notice_file,
+    normalize_license,
+    repository_license,
+)
 
 DEP5 = ".reuse/dep5"
 REUSE_TOML = "REUSE.toml"
@@ -32,22 +40,37 @@ class PathRule:
 
 @dataclass(slots=True, frozen=True)
 class RepositoryLicenses:
-    """One repository's license decision: a default, the per-path rules it declared and the
-    ``.license`` sidecars (``{path of the file it describes: expression}``)."""
+    """One repository's license decision: a default, the per-path rules it declared, the
+    ``.license`` sidecars (``{path of the file it describes: expression}``) and the folders that
+    carry a license of their own (``{folder: expression}``, from the folder's license texts,
+    package manifest or NOTICE)."""
 
     default: str = ""
     rules: tuple[PathRule, ...] = ()
     sidecars: dict[str, str] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)
 
     def for_path(self, path: str, header: str | None = None) -> str:
-        """The expression for the file at ``path`` whose own header declares ``header`` (or None)."""
+        """The expression for the file at ``path`` whose own header declares ``header`` (or None), in
+        this order (docs/repositories.md): its ``.license`` sidecar, a REUSE rule (``closest`` defers to
+        the header, ``aggregate`` adds it), its own SPDX header, the nearest folder up the tree with a
+        license of its own, the repository's default."""
         header = self.sidecars.get(path, header)
         rule = next((rule for rule in reversed(self.rules) if rule.covers(path)), None)
         if rule is None:
-            return header or self.default
+            return header or self.folder_license(path) or self.default
         if rule.precedence == "override" or header is None:
             return rule.expression
         return header if rule.precedence == "closest" else combine([rule.expression, header])
+
+    def folder_license(self, path: str) -> str:
+        """The license of the nearest folder above ``path`` that has one of its own; "" if none."""
+        folder = path
+        while "/" in folder:
+            folder = folder.rsplit("/", 1)[0]
+            if folder in self.folders:
+                return self.folders[folder]
+        return ""
 
 
 SIDECAR_SUFFIX = ".license"
@@ -74,9 +97,29 @@ def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
     ``REUSE.toml``'s) and its sidecars, from every evidence file's reading, in any order."""
     evidence = sorted(evidence, key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
     return RepositoryLicenses(
-        repository_license((path, detected) for path, detected, _, _ in evidence),
+        repository_license((path, detected) for path, detected, _, _ in evidence if is_license_evidence(path)),
         tuple(rule for _, _, rules, _ in evidence for rule in rules),
-        {target: found for path, _, _, found in evidence if found and (target := sidecar_target(path))})
+        {target: found for path, _, _, found in evidence if found and (target := sidecar_target(path))},
+        folder_licenses((path, detected) for path, detected, _, _ in evidence if is_folder_license_evidence(path)))
+
+
+def folder_licenses(evidence: Iterable[tuple[str, str | None]]) -> dict[str, str]:
+    """``{folder: expression}`` for each folder below the root whose own files state a license: its
+    license texts and manifest read as ``licenses.repository_license`` reads a root (a manifest that
+    names every license the texts name is the declared combination), a NOTICE only when neither
+    states one."""
+    by_folder: dict[str, list[tuple[str, str]]] = {}
+    notices: dict[str, list[str]] = {}
+    for path, detected in evidence:
+        folder, name = path.rsplit("/", 1)
+        if detected and is_notice_file(path):
+            notices.setdefault(folder, []).append(detected)
+        elif detected:
+            by_folder.setdefault(folder, []).append((name, detected))
+    found = {folder: repository_license(files) for folder, files in by_folder.items()}
+    for folder, detected in notices.items():
+        found[folder] = found.get(folder) or combine(detected)
+    return {folder: expression for folder, expression in found.items() if expression}
 
 
 def path_rules(path: str, text: str) -> tuple[PathRule, ...]:

@@ -5,23 +5,31 @@
 Inc.; github-linguist/linguist at b45dbe9b2825a43285bcd035861be91cc0a7299e): regular expressions
 matched anywhere in a repository path (``(3rd|[Tt]hird)[-_]?[Pp]arty/``, ``(^|/)node_modules/``,
 minified JavaScript...). Refresh it by copying the newer file; the test checks every pattern compiles.
-One exception: linguist lists ``.github/`` to keep it out of its language statistics, but nothing
-there is another project's code (workflows, actions, CI and issue templates the repository wrote);
-it is judged like the rest of the repository. ``data/linguist/generated.yml`` holds the path tests of linguist's ``lib/linguist/generated.rb``
+Exceptions: linguist lists ``.github/`` and git's config files (``.gitignore``...) to keep them out
+of its language statistics, but nothing there is another project's code (workflows, CI and issue
+templates, ignore rules the repository wrote); they are judged like the rest of the repository. ``data/linguist/generated.yml`` holds the path tests of linguist's ``lib/linguist/generated.rb``
 (lock files, ``.idea/``, Gradle wrappers...; same commit and license), derived as its header says.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import hashlib
+import json
 import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import resources
 
 import yaml
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
-OWN_CODE = re.compile(r"(?:^|/)\.github/")  # linguist's (^|/)\.github/ is about statistics, not vendoring
+# linguist lists .github/ and git's own config files (.gitignore, .gitattributes, .gitmodules) to keep them out of
+# language statistics; each is the repository's own, not another project's code.
+OWN_CODE = re.compile(r"(?:^|/)\.github/|(?:^|/)\.git(?:attributes|ignore|modules)$")
 
 
 @functools.cache
@@ -41,6 +49,249 @@ def is_vendored(path: str) -> bool:
     return linguist_vendored().search(path) is not None and OWN_CODE.search(path) is None
 
 
+@functools.cache
+def _linguist_list(name: str) -> tuple[tuple[str, re.Pattern], ...]:
+    patterns = yaml.safe_load(resources.files("codemix.filters").joinpath(name).read_text(encoding="utf-8"))
+    return tuple((pattern, re.compile(pattern)) for pattern in patterns)
+
+
+def vendored_pattern(path: str) -> str | None:
+    """The first of linguist's vendor.yml patterns that calls ``path`` vendored (the drop's detail)."""
+    if not is_vendored(path):
+        return None
+    return next((pattern for pattern, compiled in _linguist_list(VENDOR_LIST) if compiled.search(path)), None)
+
+
 def is_generated(path: str) -> bool:
     """Whether linguist's path tests call the in-repo ``path`` generated (lock files, IDE folders...)."""
     return linguist_patterns(GENERATED_LIST).search(path) is not None
+
+
+# --------------------------------------------------------------------------------------------
+# Vendored trees from the repository's own evidence (issue 46). The path lists above are one signal;
+# these are the others: what the repository declares (``[tool.vendoring]``, ``vendor.txt``,
+# ``vendor/modules.txt``, ``.gitmodules``, a folder README that says it holds another project's code)
+# and subtrees that carry another project's LICENSE beside its own package manifest. docs/repositories.md.
+
+
+@dataclass(slots=True, frozen=True)
+class VendoredTree:
+    """An in-repository folder holding another project's code, and the evidence that says so."""
+
+    folder: str  # no trailing slash
+    evidence: str  # e.g. "own LICENSE.txt + package.json at tests/unity/"
+
+
+@dataclass(slots=True, frozen=True)
+class VendoringFact:
+    """What one file says about vendoring. ``kind`` is ``declares`` (``folder`` is vendored, ``detail``
+    says by what), ``license`` (a license file in ``folder``: ``detail`` its name, ``holders`` its
+    copyright holders, ``digest`` its normalised text, ``license`` what it states) or ``manifest`` (a
+    package manifest in ``folder``: ``detail`` its file name, ``name`` the package, ``members`` the
+    workspace members it declares, ``inherits`` whether it defers to a workspace)."""
+
+    kind: str
+    folder: str
+    detail: str
+    name: str = ""
+    holders: frozenset[str] = frozenset()
+    digest: str = ""
+    license: str = ""
+    members: tuple[str, ...] = ()
+    inherits: bool = False
+
+
+MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
+                  "CMakeLists.txt", "pom.xml", "build.gradle", "meson.build", "configure.ac")
+_README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
+# A folder README that says the folder holds another project's code ("This directory contains a copy of
+# ...", "vendored from upstream", Chromium's README.chromium fields).
+_PROVENANCE = re.compile(
+    r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code)\b[^.\n]{0,80}?"
+    r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|upstream)\b"
+    r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)",
+    re.IGNORECASE)
+_CHROMIUM_FIELDS = ("Name", "URL", "Version")
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _join(folder: str, sub: str) -> str:
+    sub = sub.strip().strip("/").removeprefix("./")
+    return f"{folder}/{sub}" if folder and sub else folder or sub
+
+
+def may_say_vendored(path: str) -> bool:
+    """Whether the file at ``path`` can give a ``VendoringFact`` (a cheap test on its name)."""
+    folder, name = _folder(path), path.rsplit("/", 1)[-1]
+    return (name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")) or name == "vendor.txt"
+            or name == "modules.txt" or path == ".gitmodules" or bool(folder and _README.fullmatch(name))
+            or _LICENSE_NAME.fullmatch(name) is not None)
+
+
+_LICENSE_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense|notice)(?:[-._ ].*)?|[\w-]+[-_.]licen[cs]e(?:\.\w+)?",
+                           re.IGNORECASE)
+
+
+def vendoring_facts(path: str, text: str, *, license_file: bool = False, detected: str | None = None) -> tuple:
+    """The ``VendoringFact``s one repository file gives (none for most files). ``license_file``: the
+    file is a license text (``filters.licenses``), ``detected`` the license it states."""
+    folder, name = _folder(path), path.rsplit("/", 1)[-1]
+    facts = list(_declarations(path, folder, name, text))
+    if license_file:
+        facts.append(VendoringFact("license", folder, name, holders=copyright_holders(text),
+                                   digest=_text_digest(text), license=detected or ""))
+    if name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")):
+        manifest = _manifest_fact(folder, name, text)
+        if manifest is not None:
+            facts.append(manifest)
+    return tuple(facts)
+
+
+def _declarations(path: str, folder: str, name: str, text: str):
+    if name == "pyproject.toml":
+        vendoring = _toml(text).get("tool", {}).get("vendoring", {})
+        if isinstance(vendoring, dict) and isinstance(vendoring.get("destination"), str):
+            yield VendoringFact("declares", _join(folder, vendoring["destination"]), f"[tool.vendoring] in {path}")
+    elif name == "vendor.txt":  # the `vendoring` tool's requirements file, in the folder it fills
+        yield VendoringFact("declares", folder, f"vendor.txt at {folder or '.'}/")
+        for line in text.splitlines():
+            package = re.match(r"\s*([A-Za-z0-9][\w.-]*)\s*(?:==|>=|~=|\[|$)", line)
+            if package and not line.lstrip().startswith("#"):
+                yield VendoringFact("declares", _join(folder, package.group(1).lower().replace("-", "_")),
+                                    f"vendor.txt at {folder or '.'}/")
+    elif name == "modules.txt" and folder.rsplit("/", 1)[-1] == "vendor":  # Go's `go mod vendor` record
+        yield VendoringFact("declares", folder, f"{path}")
+        for module in re.findall(r"^# (\S+) \S+", text, re.MULTILINE):
+            yield VendoringFact("declares", _join(folder, module), f"{path}")
+    elif path == ".gitmodules":
+        for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
+            yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
+    elif folder and _README.fullmatch(name):
+        head = text[:4000]
+        if holders := copyright_holders(head):  # a README naming who holds the folder's copyright
+            yield VendoringFact("license", folder, name, holders=holders)
+        chromium = all(re.search(rf"^{field}:\s*\S", head, re.MULTILINE) for field in _CHROMIUM_FIELDS)
+        said = _PROVENANCE.search(head)
+        if chromium or said:
+            quote = "Name/URL/Version fields" if chromium else repr(" ".join(said.group(0).split())[:60])
+            yield VendoringFact("declares", folder, f"{path} says {quote}")
+
+
+def _toml(text: str) -> dict:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
+    """The package a manifest names, the workspace members it declares and whether it defers to one."""
+    package, members, inherits = "", (), False
+    if name == "package.json":
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        package = data.get("name") if isinstance(data.get("name"), str) else ""
+        workspaces = data.get("workspaces")
+        workspaces = workspaces.get("packages") if isinstance(workspaces, dict) else workspaces
+        members = tuple(w for w in workspaces if isinstance(w, str)) if isinstance(workspaces, list) else ()
+    elif name in ("Cargo.toml", "pyproject.toml"):
+        data = _toml(text)
+        table = data.get("package") or data.get("project") or data.get("tool", {}).get("poetry") or {}
+        package = table.get("name", "") if isinstance(table, dict) else ""
+        workspace = data.get("workspace") or data.get("tool", {}).get("uv", {}).get("workspace") or {}
+        members = tuple(m for m in workspace.get("members", []) if isinstance(m, str)) \
+            if isinstance(workspace, dict) else ()
+        inherits = isinstance(table, dict) and any(isinstance(v, dict) and v.get("workspace") is True
+                                                   for v in table.values())
+    else:
+        found = re.search(r"^module\s+(\S+)|\bproject\s*\(\s*([\w.+-]+)|\bname\s*=\s*['\"]([^'\"]+)['\"]"
+                          r"|<artifactId>([^<]+)</artifactId>|AC_INIT\(\s*\[?([\w.+-]+)", text, re.MULTILINE)
+        package = next((g for g in found.groups() if g), "") if found else ""
+    if not isinstance(package, str):
+        package = ""
+    return VendoringFact("manifest", folder, name, name=package, members=members, inherits=inherits)
+
+
+_COPYRIGHT = re.compile(r"^[\W_]*copyright\b(?:\s*(?:\(c\)|©|&copy;))*\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+
+
+def copyright_holders(text: str) -> frozenset[str]:
+    """Lower-case holders of a license text's ``Copyright`` lines, years, ``(c)`` and "all rights
+    reserved" removed (``Copyright (c) 2010-2024 The Foo Authors.`` -> ``the foo authors``)."""
+    holders = set()
+    for line in _COPYRIGHT.findall(text[:20_000]):
+        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|[-–,;.*_]", " ", line, flags=re.IGNORECASE)
+        line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
+        words = " ".join(line.lower().split())
+        if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")):
+            holders.add(words)
+    return frozenset(holders)
+
+
+# Words that say nothing of who the holder is ("the Foo project authors" and "Foo, Inc." share "foo").
+_GENERIC_HOLDER_WORDS = frozenset(["the", "and", "by", "of", "for", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "project", "projects", "authors", "author", "contributors", "contributor", "developers", "team", "foundation", "software", "org", "com", "net", "www", "http", "https", "copyright", "holders", "holder", "all", "rights", "reserved", "others", "other"])
+
+
+def holder_words(holders: Iterable[str]) -> frozenset[str]:
+    return frozenset(word for holder in holders for word in re.findall(r"[a-z0-9]{3,}", holder)
+                     if word not in _GENERIC_HOLDER_WORDS)
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.blake2b(" ".join(text.split()).encode(), digest_size=8).hexdigest()
+
+
+def _members_cover(members: tuple[str, ...], base: str, folder: str) -> bool:
+    relative = folder[len(base) + 1:] if base else folder
+    return any(fnmatch.fnmatchcase(relative, member.strip("/").removeprefix("./")) for member in members)
+
+
+def vendored_trees(facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
+    """The repository's vendored folders: every declared one, and every folder that carries its own
+    license text and package manifest, unless it is the repository's own package (a workspace member,
+    a manifest deferring to the workspace, the root's copyright holders or license text)."""
+    facts = sorted(facts, key=lambda f: (f.folder.count("/"), f.folder, f.kind, f.detail))  # outer folders first
+    trees: dict[str, str] = {}
+    for fact in facts:
+        if fact.kind == "declares" and fact.folder:
+            trees.setdefault(fact.folder, fact.detail)
+    root_licenses = [f for f in facts if f.kind == "license" and f.folder == ""]
+    root_holders = frozenset().union(*(f.holders for f in root_licenses))
+    root_digests = {f.digest for f in root_licenses}
+    manifests = {f.folder: f for f in facts if f.kind == "manifest"}
+    workspaces = [(f.folder, f.members) for f in manifests.values() if f.members]
+    root_words = holder_words(root_holders)
+    for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees):
+        words = holder_words(lic.holders)
+        if words and root_words and not words & root_words and not _inside(lic.folder, trees):
+            trees[lic.folder] = (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, "
+                                 f"not the repository's {min(root_holders)!r}")
+            continue
+        manifest = manifests.get(lic.folder)
+        if manifest is None or manifest.inherits or lic.digest in root_digests or words & root_words:
+            continue
+        if any(_members_cover(members, base, lic.folder) for base, members in workspaces
+               if not base or lic.folder.startswith(base + "/")):
+            continue
+        if not lic.holders and not lic.license:
+            continue  # an empty or unreadable license file says nothing of who wrote the code
+        trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
+    return tuple(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items()))
+
+
+def _inside(folder: str, trees: dict[str, str]) -> bool:
+    return any(folder.startswith(tree + "/") for tree in trees)
+
+
+def vendored_tree(path: str, trees: Iterable[VendoredTree]) -> VendoredTree | None:
+    """The innermost vendored tree holding ``path`` (its own package), or None."""
+    found = [tree for tree in trees if path.startswith(tree.folder + "/")]
+    return max(found, key=lambda tree: len(tree.folder)) if found else None

@@ -194,6 +194,8 @@ def absolute_out(out: str) -> str:
 def check_build_options(parser: argparse.ArgumentParser, build: argparse.ArgumentParser, extra: list[str],
                         command: str = "build") -> None:
     """Refuse options that are neither ``mix build``'s (or ``plan``'s) nor Beam's, naming the closest known one."""
+    if not extra:
+        return  # nothing to check: Beam (to list its options) is not imported before the spec is read
     from codemix.mix.options import beam_option_names, did_you_mean, option_names, unknown_options
 
     ours = option_names(build)
@@ -207,12 +209,13 @@ def check_build_options(parser: argparse.ArgumentParser, build: argparse.Argumen
 
 def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.spec import describe_plan, load_spec
+
+    spec = load_spec(args.spec)  # a spec error stops here, before Beam is imported
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure
     from codemix.pipelines.object_store import ObjectStoreUnreachable
     from codemix.pipelines.redact import command_line
 
-    spec = load_spec(args.spec)
     # With --json, stdout holds the summary alone: the plan and the stages' lines go to stderr.
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else print
     say(describe_plan(spec))
@@ -300,11 +303,12 @@ def command_plan(args, beam_args: list[str]) -> int:
     """The resolved plan, then the preflight of ``mix build`` (``pipelines.preflight.CHECKS``, but those of
     --out, as plan writes nothing); 1 when a location cannot be read or a service refuses."""
     from codemix.mixtures.spec import describe_plan, load_spec
+
+    spec = load_spec(args.spec)  # a spec error stops here, before Beam is imported
     from codemix.pipelines.health import BuildFailure
     from codemix.pipelines.object_store import ObjectStoreUnreachable
     from codemix.pipelines.preflight import Preflight
 
-    spec = load_spec(args.spec)
     if not args.json:
         print(describe_plan(spec), flush=True)
     notes: list[str] = []

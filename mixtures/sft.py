@@ -24,6 +24,7 @@ from codemix.mixtures.sft_summaries import (
 )
 from codemix.mixtures.sft_tokens import tokenize_segments, tokenize_turns
 from codemix.mixtures.transcript_formats.base import compaction_summary
+from codemix.mixtures.transcript_formats.outcomes import ended_with_submit
 
 OutcomePolicy = Literal["any", "submitted", "exit_ok", "tests_passed", "resolved"]
 # Which metadata fact each policy reads (facts are recorded by the transcript reader).
@@ -61,6 +62,14 @@ class SFTConfig:
     # "submit", OpenHands' final agent state "finished" (the agent called finish). Not SWE-agent's
     # "submitted (exit_cost)" (an autosubmission at the cost limit) nor exit_error/exit_format.
     ok_exit_statuses: list[str] = field(default_factory=lambda: ["submitted", "submit", "finished"])
+    # The agent's "I am done" actions (a call, tool tag or action line in its last turn) that count as a
+    # submission when the file records none; empty = the default list (``outcomes.SUBMIT_TOOLS``:
+    # submit, finish, attempt_completion, task_complete, final_answer...).
+    submit_actions: list[str] = field(default_factory=list)
+    # What a continuation's templated summary (written by codemix from the turns it replaces, not by the
+    # model) is: ``masked`` context (default: the model is not taught to write our heuristic's
+    # summaries) or ``trained``. A real compaction summary the agent wrote is always trained.
+    templated_summary: Literal["masked", "trained"] = "masked"
     # Tool names a call may use; empty = the tools the transcript declares (metadata["tools"]), or
     # any name when it declares none.
     known_tools: list[str] = field(default_factory=list)
@@ -78,6 +87,10 @@ class SFTConfig:
         require(self.max_turns >= self.min_turns, join(path, "max_turns"), "is below min_turns")
         require(self.min_tokens >= 0, join(path, "min_tokens"), "must not be negative")
         require(self.summary_max_tokens > 0, join(path, "summary_max_tokens"), "must be positive")
+        require(self.templated_summary in ("masked", "trained"), join(path, "templated_summary"),
+                f"{self.templated_summary!r} is not masked or trained", "use masked or trained")
+        require(all(isinstance(n, str) and n for n in self.submit_actions), join(path, "submit_actions"),
+                "must be a list of tool names", "list names such as submit, finish, attempt_completion")
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -103,6 +116,8 @@ def outcome_drop_reason(doc: Document, config: SFTConfig) -> str | None:
     if config.outcome_policy == "any":
         return None
     value = doc.metadata.get(POLICY_FACT[config.outcome_policy])
+    if config.outcome_policy == "submitted" and config.submit_actions and _inferred(doc, "submitted"):
+        value = ended_with_submit(doc.metadata.get("messages") or [], frozenset(config.submit_actions)) or None
     if value is None:
         return None if config.unknown_outcome == "keep" else "outcome_unknown"
     if config.outcome_policy == "submitted":
@@ -110,6 +125,12 @@ def outcome_drop_reason(doc: Document, config: SFTConfig) -> str | None:
     if config.outcome_policy == "exit_ok":
         return None if str(value).lower() in {s.lower() for s in config.ok_exit_statuses} else "outcome_exit_not_ok"
     return None if value else "outcome_tests_failed"
+
+
+def _inferred(doc: Document, fact: str) -> bool:
+    """Whether ``fact`` was read from the messages (or is absent), not recorded by the file."""
+    evidence = doc.metadata.get("outcome_evidence")
+    return not (isinstance(evidence, dict) and evidence.get(fact) == "recorded")
 
 
 def clean_turns(
@@ -171,7 +192,8 @@ def sft_samples(
     tool call and its result stay together, and always at a real compaction (the model never saw
     the turns before it and after it together). The first sample starts at the first message;
     every later one starts with the system prompt and the task (masked), then an assistant summary
-    turn of what came before (trained): at a compaction, the model-written summary it left (origin
+    turn of what came before (trained when the agent wrote it, masked context when codemix wrote it:
+    ``templated_summary``): at a compaction, the model-written summary it left (origin
     ``real``); elsewhere the latest real summary plus what happened since, or the extractive one
     (``templated``; see ``continuation_summary``); then the next rounds.
     A round too long for a fresh continuation first has its observations cut to fit, head and tail
@@ -348,9 +370,17 @@ class _SampleBuilder:
             summary = self._summary_turn(fit_to_tokens(text, self.tokenizer, budget))
             overflow = _length(preamble) + len(summary[0]) - room
             if overflow <= 0:
-                return [*preamble, summary], origin
+                return [*preamble, self._masked(summary) if self._context(origin) else summary], origin
             budget = min(budget, int(summary[1].sum())) - overflow  # content + turn_end tokens
         return None
+    def _context(self, origin: str) -> bool:
+        """Whether a continuation's summary is context: one codemix wrote (``templated``) unless
+        ``templated_summary: trained``; the agent's own compaction summary (``real``) is trained."""
+        return origin == "templated" and self.config.templated_summary == "masked"
+    @staticmethod
+    def _masked(turn: _Turn) -> _Turn:
+        """The summary turn as context: no token trained, and an observation for the exports."""
+        return _Turn(turn.ids, np.zeros_like(turn.mask), {**turn.message, "observation": True})
     def _summary_turn(self, text: str) -> _Turn:
         summary = _assistant(self.config.summary_prefix + text)
         return _Turn(*tokenize_segments(render_turn(summary, self.config.template, self.config.reasoning),

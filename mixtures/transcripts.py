@@ -22,17 +22,34 @@ from codemix.mixtures.transcript_formats import (
     rows_of,
     session_format,
 )
-from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, nested_deeper_than
+from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, flag_text_observations, nested_deeper_than
 from codemix.mixtures.transcript_formats.openai import chat_message as normalize_message
 from codemix.mixtures.transcript_formats.outcomes import last_test_summary, parse_test_summary
 
 SESSION_FORMAT_NAMES = frozenset(f.name for f in SESSION_FORMATS)
 TEXT_FORMAT_NAMES = frozenset(f.name for f in TEXT_FORMATS)
 
-__all__ = ["FORMAT_NAMES", "MAX_JSON_DEPTH", "SESSION_FORMAT_NAMES", "TEXT_FORMAT_NAMES", "TranscriptRecord",
-           "TranscriptShapeError", "has_task", "last_test_summary", "nested_deeper_than", "normalize_message",
-           "parse_json_value", "parse_session", "parse_test_summary", "parse_text", "rows_of", "session_format",
-           "transcript_record"]
+__all__ = [
+    "FORMAT_NAMES",
+    "MAX_JSON_DEPTH",
+    "READ_CUT",
+    "SESSION_FORMAT_NAMES",
+    "TEXT_FORMAT_NAMES",
+    "TranscriptRecord",
+    "TranscriptShapeError",
+    "cut_observations",
+    "has_task",
+    "last_test_summary",
+    "nested_deeper_than",
+    "normalize_message",
+    "parse_json_value",
+    "parse_session",
+    "parse_test_summary",
+    "parse_text",
+    "rows_of",
+    "session_format",
+    "transcript_record",
+]
 
 
 class TranscriptRecord(NamedTuple):
@@ -43,10 +60,37 @@ class TranscriptRecord(NamedTuple):
     repo: str
 
 
-def transcript_record(transcript: Transcript) -> TranscriptRecord:
-    """The document parts of one parsed transcript (see the module docstring for the metadata keys)."""
+# What stands in for the middle of an observation cut at read time (the SFT stage's own cut says the same).
+READ_CUT = "\n[... {n:,} characters of output cut when read ...]\n"
+
+
+def cut_observations(messages: list[dict[str, Any]], max_chars: int) -> dict[str, int]:
+    """Each observation longer than ``max_chars`` cut to its head and tail around ``READ_CUT`` (in
+    place); returns ``{"observations": n, "chars": removed}`` (empty when nothing was cut). One huge
+    tool output (a 50 MB file dump) would otherwise drop the whole run for size, and every model turn
+    with it; what the model wrote is never cut."""
+    cut, removed = 0, 0
+    for canonical in messages:
+        content = canonical["content"]
+        if not canonical["observation"] or len(content) <= max_chars:
+            continue
+        head = max_chars // 2
+        tail = max_chars - head
+        canonical["content"] = content[:head] + READ_CUT.format(n=len(content) - max_chars) + content[-tail:]
+        cut, removed = cut + 1, removed + len(content) - max_chars
+    return {"observations": cut, "chars": removed} if cut else {}
+
+
+def transcript_record(transcript: Transcript, max_observation_chars: int | None = None) -> TranscriptRecord:
+    """The document parts of one parsed transcript (see the module docstring for the metadata keys).
+
+    Tool output a format hands back as a user turn is flagged an observation whatever the format
+    (``flag_text_observations``), so the prose filters never judge it."""
+    flag_text_observations(transcript.messages)
     metadata: dict[str, Any] = {"format": transcript.format, "messages": transcript.messages,
                                 **outcome_facts(transcript.facts, transcript.messages)}
+    if max_observation_chars is not None and (cut := cut_observations(transcript.messages, max_observation_chars)):
+        metadata["observations_cut"] = cut
     if transcript.compactions:
         metadata["compactions"] = transcript.compactions
     if transcript.tools:

@@ -251,7 +251,7 @@ def publish_chat_tokenizer(spec: MixtureSpec, layout: BuildLayout, stage: str, e
     config = spec.stages[stage]
     with FileSystems.open(layout.tokenizer) as handle:
         tokenizer_json = handle.read()
-    pad_token = pick_pad_token(Tokenizer.from_str(tokenizer_json.decode()), eod_token)
+    pad_token = pick_pad_token(Tokenizer.from_str(tokenizer_json.decode()), eod_token) or eod_token  # as HF trainers
     files = {"tokenizer.json": tokenizer_json, **tokenizer_files(config.sft.template, config.sft.reasoning, eod_token,
                                                                  pad_token, config.sequence_length)}
     for name, data in files.items():

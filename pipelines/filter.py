@@ -16,8 +16,9 @@ from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
 from codemix.filters.amalgamation import amalgamated, packed_line_hashes, unpack_line_hashes
 from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
-from codemix.filters.licenses import is_license_evidence
+from codemix.filters.licenses import detect_license, is_folder_license_evidence, is_license_evidence, is_license_file
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
+from codemix.filters.vendored import VendoredTree, may_say_vendored, vendored_tree, vendored_trees, vendoring_facts
 from codemix.kinds import document_kind
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
@@ -30,9 +31,40 @@ def repository_key(doc: Document) -> str:
 
 
 def license_evidence(doc: Document):
-    """((source, repo), evidence) for each license file, package manifest or REUSE declaration."""
-    if document_kind(doc.kind).licensed_by_text and doc.repo and is_license_evidence(doc.path):
+    """((source, repo), evidence) for each license file, NOTICE, package manifest or REUSE declaration, at
+    the root and in any folder (a folder's own license governs the files below it)."""
+    if document_kind(doc.kind).licensed_by_text and doc.repo and (
+            is_license_evidence(doc.path) or is_folder_license_evidence(doc.path)):
         yield repository_key(doc), license_evidence_of(doc.path, doc.text)
+
+
+def vendoring_evidence(doc: Document):
+    """((source, repo), fact) for each thing a repository file says about vendored folders
+    (``filters.vendored.vendoring_facts``): declarations, license texts, package manifests."""
+    if document_kind(doc.kind).repository_file and doc.repo and may_say_vendored(doc.path):
+        license_file = is_license_file(doc.path)
+        detected = detect_license(doc.path, doc.text) if license_file else None
+        for fact in vendoring_facts(doc.path, doc.text, license_file=license_file, detected=detected):
+            yield repository_key(doc), fact
+
+
+def resolve_vendored(key: str, facts):
+    """``(key, trees)`` for a repository with vendored folders; nothing for one without."""
+    trees = vendored_trees(facts)
+    if trees:
+        yield key, trees
+
+
+def vendored_outcome(doc: Document, tree: VendoredTree, policy: str) -> Document | Dropped:
+    """What the ``vendored`` policy makes of a file in a vendored tree: a drop naming the evidence, the
+    file unchanged, or the file as one of the tree's own repository (``repo:folder``, path inside it)."""
+    if policy == "drop":
+        return Dropped(stage="filter", source=doc.source, location=doc.metadata.get("location", ""),
+                       reason="vendored", doc_id=doc.id, detail=tree.evidence)
+    if policy == "keep":
+        return doc
+    return dataclasses.replace(doc, repo=f"{doc.repo}:{tree.folder}", path=doc.path[len(tree.folder) + 1:],
+                               metadata={**doc.metadata, "vendored": tree.evidence})
 
 
 def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicenses]:
@@ -82,11 +114,21 @@ class FindAmalgamations(beam.PTransform):
 
 def filter_outcomes(doc: Document, document_filter: DocumentFilter,
                     repository_licenses: dict[str, RepositoryLicenses],
-                    amalgamations: dict[str, frozenset[str]] | None = None):
+                    amalgamations: dict[str, frozenset[str]] | None = None,
+                    vendored: dict[str, tuple[VendoredTree, ...]] | None = None):
     """The document (with its license) or a Dropped record, plus any contamination hits; a repository
     file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
     stage puts it back when a kept file imports it)."""
-    verdict = document_filter.judge(doc, document_license(doc, repository_licenses))
+    license = document_license(doc, repository_licenses)
+    tree = vendored_tree(doc.path, (vendored or {}).get(repository_key(doc), ())) \
+        if document_kind(doc.kind).repository_file else None
+    if tree is not None:
+        outcome = vendored_outcome(doc, tree, document_filter.config.vendored)
+        if isinstance(outcome, Dropped):
+            yield outcome
+            return
+        doc = outcome
+    verdict = document_filter.judge(doc, license)
     if doc.path in (amalgamations or {}).get(repository_key(doc), ()) and (
             verdict.reason is None or held_for_imports(doc, verdict.reason)):  # a license drop stays one
         verdict = dataclasses.replace(verdict, reason="amalgamated", reasons=())
@@ -100,7 +142,7 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
         yield verdict.document
         return
     yield Dropped(stage="filter", source=doc.source, location=location, reason=verdict.reason, doc_id=doc.id,
-                  reasons=verdict.reasons)
+                  reasons=verdict.reasons, detail=verdict.detail)
     if held_for_imports(doc, verdict.reason):
         held = dataclasses.replace(verdict.document, metadata={**doc.metadata, "filter_reason": verdict.reason})
         yield beam.pvalue.TaggedOutput(HELD, held)
@@ -121,8 +163,8 @@ class JudgeDocuments(beam.DoFn):
         self._filter = DocumentFilter(self._config)
 
     def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
-                amalgamations: dict[str, frozenset[str]]):
-        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations))
+                amalgamations: dict[str, frozenset[str]], vendored: dict[str, tuple[VendoredTree, ...]]):
+        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations, vendored))
 
 
 class Filter(beam.PTransform):
@@ -155,8 +197,15 @@ class Filter(beam.PTransform):
             | "ResolveLicense" >> beam.MapTuple(resolve_repository_license)
         )
         amalgamations = evidence | "FindAmalgamations" >> FindAmalgamations(self._config, self._spill_dir)
+        vendored = (
+            evidence
+            | "FindVendoringEvidence" >> beam.FlatMap(vendoring_evidence)
+            | "GroupVendoringByRepository" >> beam.GroupByKey()
+            | "ResolveVendored" >> beam.FlatMapTuple(resolve_vendored)
+        )
         outcomes = documents | "Judge" >> beam.ParDo(
-            JudgeDocuments(self._config), beam.pvalue.AsDict(licenses), beam.pvalue.AsDict(amalgamations)
+            JudgeDocuments(self._config), beam.pvalue.AsDict(licenses), beam.pvalue.AsDict(amalgamations),
+            beam.pvalue.AsDict(vendored)
         ).with_outputs(DROPPED, CONTAMINATION, HELD, main=DOCS)
         judged = {DOCS: outcomes[DOCS], DROPPED: outcomes[DROPPED], CONTAMINATION: outcomes[CONTAMINATION],
                   HELD: outcomes[HELD]}

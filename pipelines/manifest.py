@@ -15,6 +15,7 @@ from codemix.mixtures.blend import stage_manifest
 from codemix.mixtures.spec import MixtureSpec
 from codemix.pipelines import ledger
 from codemix.pipelines.git_copies import repository_drops, repository_outcomes
+from codemix.pipelines.readers import repository_names
 from codemix.pipelines.resume import committed_dir, write_atomically
 from codemix.pipelines.tally import by_first, read_tally, total
 
@@ -148,7 +149,8 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
         "spec_name": spec.name,
         "spec_hash": spec.spec_hash(),
         "runner": runner,
-        "inputs": [{"source": s.name, "type": s.type, "paths": s.paths, "ref": s.ref if s.type == "git" else None}
+        "inputs": [{"source": s.name, "type": s.type, "paths": s.paths, "ref": s.ref if s.type == "git" else None,
+                    **({"repositories": names} if (names := repository_names(s)) else {})}
                    for s in spec.sources],
         "tokenizer": tokenizer,
         "counts": counts,

@@ -35,6 +35,10 @@ from codemix.pipelines.options import (
 from codemix.pipelines.readers.git import ref_problem
 from codemix.sources import SourceConfig
 
+# Source types whose every path is one file (a transcript file): a directory
+# there failed the whole source with a raw IsADirectoryError after `mix plan` called it readable.
+FILE_ONLY_TYPES = ("transcripts",)
+
 
 @dataclass(kw_only=True)
 class Preflight:
@@ -241,12 +245,16 @@ def location_error(source: SourceConfig, location: str, fingerprint: dict) -> st
         return "PermissionError: not readable by this user"
     if source.type == "directory" and not os.path.isdir(location):
         return "NotADirectoryError: a directory source needs a directory"
+    if source.type in FILE_ONLY_TYPES and os.path.isdir(location):
+        return f"IsADirectoryError: a {source.type} source reads files, and this path is a directory"
     if source.type == "archive" and os.path.isfile(location):
         return archive_error(location)
     return None
 
 
 def fix(source_type: str, error: str) -> str:
+    if error.startswith("IsADirectoryError"):
+        return "list the directory's files under paths (one entry each), or read it as a source of type directory"
     if source_type == "archive" and not error.startswith(("FileNotFoundError", "PermissionError")):
         return "check that the file is a whole archive of the kind its name says (.tar.gz, .tar.zst, .zip, ...)"
     if error.startswith("no object"):

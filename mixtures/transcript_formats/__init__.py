@@ -15,18 +15,20 @@ from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
+from codemix.mixtures.transcript_formats.shape import ID_KEYS, SHAPE, empty_conversation, parse_shape
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
-                OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT)
+                OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES)
-TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY)
+TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",
@@ -37,19 +39,50 @@ def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[For
     return candidates if name is None else tuple(f for f in candidates if f.name == name)
 
 
-def parse_json_value(value: Any, forced: str | None = None) -> list[Transcript]:
-    """The transcripts in one JSON value (a whole file, or one JSONL line)."""
+def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, str] | None = None) -> list[Transcript]:
+    """The transcripts in one JSON value (a whole file, or one JSONL line).
+
+    The named formats come first; a value none of them detects, or one whose adapter refuses it (a
+    ``messages`` list with a role the adapter does not know), is read by its shape (``shape``) unless a
+    format is forced; after an adapter's refusal, only when every speaker is a role alias. A value
+    holding only empty turn lists is ``empty_conversation``. ``speakers``: the roles a source gives the
+    speaker names of a multi-agent log (read by shape)."""
     if nested_deeper_than(value, MAX_JSON_DEPTH):
         raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
     candidates = formats_named(forced, JSON_FORMATS)
     for candidate in candidates:
         if candidate.detect(value):
-            return candidate.parse(value)
+            if candidate is SHAPE:
+                return parse_shape(value, speakers=speakers)
+            try:
+                return with_record_ids(candidate.parse(value), value)
+            except TranscriptShapeError as error:
+                if forced is not None or candidate is SHAPE or not SHAPE.detect(value):
+                    raise
+                adapter_error = error
+            try:
+                return parse_shape(value, aliases_only=True)
+            except TranscriptShapeError:
+                raise adapter_error from None
     if forced is not None and not candidates:
         raise TranscriptShapeError(f"format {forced} is not read from a JSON value (its files are JSONL sessions "
                                    "or text)")
+    if (empty := empty_conversation(value)) is not None:
+        raise TranscriptShapeError(f"empty_conversation: {empty} holds no turns")
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+def with_record_ids(transcripts: list[Transcript], value: Any) -> list[Transcript]:
+    """Each transcript of a one-record value gets the record's own id (``record_id``) when its format
+    recorded none, so every sample traces back to its file and record."""
+    if len(transcripts) != 1 or not isinstance(value, dict):
+        return transcripts
+    rid = next((str(value[k]) for k in ID_KEYS if isinstance(value.get(k), (str, int))
+                and not isinstance(value.get(k), bool) and str(value[k]).strip()), "")
+    if rid and "record_id" not in transcripts[0].extra:
+        transcripts[0].extra["record_id"] = rid
+    return transcripts
 
 
 # The keys that make an object one row of a dataset (one transcript), as opposed to one message or event.

@@ -19,8 +19,11 @@ TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 MAX_JSON_DEPTH = 100
 # How agents without tool-call structure hand the environment's output back as a user turn: OpenHands
 # ("OBSERVATION:", "EXECUTION RESULT of [tool]:"), ReAct and CodeAct ("Observation:"), AgentInstruct's
-# OS task ("The output of the OS:").
-OBSERVATION_MARKERS = re.compile(r"^\s*(?:OBSERVATION:|Observation:|EXECUTION RESULT of \[|The output of the OS:)")
+# OS task ("The output of the OS:"), and a tool result written as text under a bracketed header
+# ("[read_file for 'a.py'] Result:", "[execute_command] Result:", "Tool [read_file] was not executed").
+OBSERVATION_MARKERS = re.compile(
+    r"^\s*(?:OBSERVATION:|Observation:|EXECUTION RESULT of \[|The output of the OS:"
+    r"|\[[^\]\n]{1,300}\] Result:|Tool \[[^\]\n]{1,100}\] (?:was not executed|result))")
 
 
 class TranscriptShapeError(ValueError):
@@ -118,14 +121,15 @@ def strip_affixes(text: str, prefix: str, suffix: str = "") -> str:
 
 
 def flag_text_observations(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Flag as observations the user turns the environment wrote in a transcript without tool-call
-    structure: after the model's first turn, a user turn that opens with an observation marker
-    (``OBSERVATION_MARKERS``) or answers a model turn whose text holds a tool call (``TEXT_ACTION``)."""
+    """Flag as observations the user turns the environment wrote: after the model's first turn, a user
+    turn that opens with an observation marker (``OBSERVATION_MARKERS``), or answers a model turn that
+    called a tool, in its structure or as text (``TEXT_ACTION``), with no tool turn in between."""
     previous: dict[str, Any] | None = None
     answered = False
     for canonical in messages:
         if answered and canonical["role"] == "user" and not canonical["observation"]:
-            acted = previous is not None and previous["role"] == "assistant" and TEXT_ACTION.search(previous["content"])
+            acted = previous is not None and previous["role"] == "assistant" and (
+                bool(previous["tool_calls"]) or TEXT_ACTION.search(previous["content"]))
             canonical["observation"] = bool(acted or OBSERVATION_MARKERS.match(canonical["content"]))
         answered = answered or (canonical["role"] == "assistant" and not canonical["observation"])
         previous = canonical

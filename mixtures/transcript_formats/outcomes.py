@@ -11,12 +11,20 @@ import json
 import re
 from typing import Any
 
-# The agents' "I am done" actions: SWE-agent `submit`, OpenHands `finish`.
-SUBMIT_TOOLS = frozenset({"submit", "finish"})
+# The agents' "I am done" actions, by what they mean: SWE-agent `submit`, OpenHands `finish`, Cline
+# `attempt_completion`, Terminal-style `task_complete`, LangChain/smolagents `final_answer`. A call, an
+# XML-style tool tag (`<attempt_completion>`) or a ReAct action line (`Action: finish[...]`) with one of
+# these names, in the agent's last turn, is a submission. ``sft.submit_actions`` replaces the list.
+SUBMIT_TOOLS = frozenset({"submit", "finish", "attempt_completion", "task_complete", "complete_task", "final_answer",
+                          "submit_answer", "finish_task", "mark_task_complete", "done"})
 # mini-swe-agent's end-of-run command (v1+: COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT, v0: MINI_SWE_AGENT_FINAL_OUTPUT).
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 # SWE-agent without function calling: the command is the last fenced block of the reply.
 SUBMIT_COMMAND = re.compile(r"```[\w-]*\n\s*submit\s*\n```\s*$")
+# A tool named in text: an XML-style tag opening a line, or a ReAct action line `Action[ N]: name[...]`.
+_TEXT_ACTION_NAME = re.compile(r"^\s*<([A-Za-z_][\w-]*)>|^\s*Action(?: \d+)?:\s*([A-Za-z_][\w-]*)\s*[\[(]",
+                               re.MULTILINE)
+
 
 # pytest's closing line, with or without the ==== frame: "1 failed, 3 passed, 2 warnings in 0.12s".
 # Both use [^\S\n]* (not \s*) where a run of blank lines could be split many ways, which made a
@@ -48,14 +56,18 @@ def model_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in messages if m["role"] == "assistant" and not m.get("observation")]
 
 
-def ended_with_submit(messages: list[dict[str, Any]]) -> bool:
-    """Whether the agent's last turn issued the submit action (not merely mentioned it earlier)."""
+def ended_with_submit(messages: list[dict[str, Any]], names: frozenset[str] | None = None) -> bool:
+    """Whether the agent's last turn issued the submit action (not merely mentioned it earlier):
+    a call, tool tag or action line named in ``names`` (default ``SUBMIT_TOOLS``), compared without
+    case, or a submit marker."""
     turns = model_turns(messages)
     if not turns:
         return False
+    names = SUBMIT_TOOLS if names is None else frozenset(n.lower() for n in names)
     last = turns[-1]
-    called = any(call["name"] in SUBMIT_TOOLS for call in last["tool_calls"])
-    return called or any(marker in last["content"] for marker in SUBMIT_MARKERS) or bool(
+    called = any(call["name"].lower() in names for call in last["tool_calls"])
+    written = any((m.group(1) or m.group(2)).lower() in names for m in _TEXT_ACTION_NAME.finditer(last["content"]))
+    return called or written or any(marker in last["content"] for marker in SUBMIT_MARKERS) or bool(
         SUBMIT_COMMAND.search(last["content"]))
 
 

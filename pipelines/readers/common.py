@@ -121,6 +121,28 @@ def distinct_name(location: str, locations: Iterable[str]) -> str:
     return "/".join(parts)
 
 
+# Folder names that say where a checkout sits, not which repository it is (``/srv/x/repo``, ``~/src``).
+GENERIC_FOLDERS = frozenset({"repo", "repos", "repository", "repositories", "src", "source", "sources", "checkout",
+                             "checkouts", "clone", "clones", "git", "workspace", "tmp", "temp", "mirror", "mirrors"})
+
+
+def folder_repository_name(location: str, locations: Iterable[str]) -> str:
+    """A local repository's name from its folders: the last folder that is not a generic one
+    (``GENERIC_FOLDERS``, and ``.git``), a bare mirror's ``owner+name`` or ``owner+name.git`` read as
+    ``owner/name``; when that name is another location's too, the path as far back as tells them apart."""
+    def name_of(where: str) -> str:
+        parts = [p.removesuffix(".git") for p in _path_parts(where) if p != ".git"]
+        meaningful = [p for p in parts if p and p.lower() not in GENERIC_FOLDERS]
+        if not meaningful:
+            return "/".join(parts[-1:])
+        owner, plus, name = meaningful[-1].partition("+")
+        return f"{owner}/{name}" if plus and owner and name and "+" not in name else meaningful[-1]
+
+    name, locations = name_of(location), list(locations)
+    clashes = [other for other in locations if _path_parts(other) != _path_parts(location) and name_of(other) == name]
+    return name if not clashes else distinct_name(location, locations).removesuffix(".git")
+
+
 def _path_parts(location: str) -> list[str]:
     return [part for part in os.path.abspath(location).split(os.sep) if part]
 
@@ -335,7 +357,7 @@ def content_outcome(source: SourceConfig, location: str, data: bytes, *, repo: s
     if isinstance(decoded, Dropped):
         return decoded
     text, metadata = decoded[0], {**(metadata or {}), **decoded[1]}
-    if source.notebooks is not None and path.lower().endswith(".ipynb"):
+    if source.reads_notebooks and path.lower().endswith(".ipynb"):
         return notebook_outcome(source, location, text, repo=repo, path=path, metadata=metadata or {})
     return make_document(source, location, text, repo=repo, path=path,
                          language=detect_language(path, text, census), metadata=metadata or {})
@@ -523,7 +545,7 @@ def open_binary(location: str, max_decompressed_bytes: int | None = None) -> Ite
 def notebook_outcome(source: SourceConfig, location: str, text: str, *, repo: str, path: str,
                      metadata: dict[str, Any]) -> Outcome:
     """The notebook at ``location`` (its decoded ``text``) as a document, or why not."""
-    config = source.notebooks or NotebookConfig()
+    config = source.notebooks if isinstance(source.notebooks, NotebookConfig) else NotebookConfig()
     try:
         notebook = json.loads(text)
         cells = read_cells(notebook, config.max_output_chars if config.layout == "cells" else 0)

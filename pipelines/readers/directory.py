@@ -25,8 +25,8 @@ from codemix.pipelines.readers.common import (
     ReadTally,
     base_name,
     content_outcome,
-    distinct_name,
     drop,
+    folder_repository_name,
     open_raw,
     path_selected,
     quarantine,
@@ -53,7 +53,7 @@ def read_directory(source: SourceConfig, location: str, tally: ReadTally) -> Ite
     if not os.path.isdir(location):
         raise NotADirectoryError(f"{location}: not a directory")
     root = location.rstrip("/") or "/"
-    repo = distinct_name(root, source.paths)
+    repo = source.names.get(location) or folder_repository_name(root, source.paths)
     census = functools.cache(lambda: SourceCensus.of(walked_names(source, root)))
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=False):

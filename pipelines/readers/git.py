@@ -6,11 +6,14 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/git.py".
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import os
 import re
+import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Self
@@ -21,8 +24,8 @@ from codemix.pipelines.readers.common import (
     ReadTally,
     base_name,
     content_outcome,
-    distinct_name,
     drop,
+    folder_repository_name,
     path_selected,
     quarantine,
     tree_location,
@@ -52,6 +55,61 @@ class TreeEntry:
     missing: bool = False  # ls-tree -l printed BAD: the object is not in this copy
 
 
+class GitTimeout(GitError):
+    """A git call gave no answer within the source's ``git_timeout_s``; the message is one paragraph
+    naming the call, the repository, the likely fault and the fix."""
+
+
+# Every git call's limit, in seconds without an answer (a listing or a blob read: without the next
+# record). Set per read from ``SourceConfig.git_timeout_s``; a context variable, so each worker thread
+# reading a location has its own.
+GIT_TIMEOUT_S: contextvars.ContextVar[float] = contextvars.ContextVar("git_timeout_s", default=300.0)
+
+
+def timeout_message(what: str, git_dir: str, seconds: float) -> str:
+    """One paragraph: which call hung, in which repository, why that happens and what to do."""
+    remote = ""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        remote = subprocess.run(["git", "--git-dir", git_dir, "config", "--get", "remote.origin.url"], timeout=10,
+                                capture_output=True, env=_git_env(), check=False).stdout.decode().strip()
+    fault = (f"its remote {remote} did not answer (a partial clone fetching a missing object from its promisor "
+             f"remote, or a clone over the network)" if remote else "git stalled on this copy (a slow or hung disk, "
+             "or an object fetched from elsewhere)")
+    return (f"git {what} in {git_dir} gave no answer within {seconds:g} s: {fault}; the repository is left unread. "
+            f"Fix: make the remote reachable, raise the source's git_timeout_s, or set fetch_missing_blobs: false "
+            f"so missing blobs are dropped as blob_missing instead of fetched.")
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill ``process`` and what it started (git's lazy fetch and remote helpers inherit its stdout, so a
+    killed git alone would leave the pipe open): git calls run in their own session for this."""
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+class _Watchdog:
+    """Kills ``process`` when ``pet()`` is not called for ``seconds``; ``fired`` says it did."""
+
+    def __init__(self, process: subprocess.Popen, seconds: float):
+        self._process, self._seconds, self.fired = process, seconds, False
+        self._timer: threading.Timer | None = None
+        self.pet()
+
+    def _fire(self) -> None:
+        self.fired = True
+        kill_group(self._process)
+
+    def pet(self) -> None:
+        self.stop()
+        self._timer = threading.Timer(self._seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
 class BlobMissing(GitError):
     """cat-file answered ``<sha> missing``: the copy lacks the blob."""
 
@@ -75,6 +133,7 @@ def repo_name(location: str) -> str:
 
 def read_git(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """Every entry of ``source.ref``'s tree in ``location`` (a local repo or a clone URL)."""
+    GIT_TIMEOUT_S.set(source.git_timeout_s)
     with _git_dir(location) as git_dir:
         commit = resolve_ref(git_dir, source.ref, offline=not source.fetch_missing_blobs)
         name = repository_name(source, location, git_dir)
@@ -116,7 +175,7 @@ def _submodule(source: SourceConfig, location: str, git_dir: str, commit: str, g
     to reads them). Its documents' locations name the submodule's own repository and commit."""
     try:
         sub_location = submodule_location(git_dir, location, commit, gitlink.path)
-        sub_dir = _local_git_dir(sub_location)
+        sub_dir = local_git_dir(sub_location)
         resolve_ref(sub_dir, gitlink.sha)
     except GitError as error:  # the submodule alone is unreadable: one record, quarantined with why
         tally.count()
@@ -210,7 +269,7 @@ def tree_size(location: str, ref: str) -> int:
     """How many entries ``ref``'s tree holds in the local repository ``location``, listed offline and
     streamed; 0 when it cannot be listed (reading the repository then reports why)."""
     try:
-        git_dir = _local_git_dir(location)
+        git_dir = local_git_dir(location)
         commit = resolve_ref(git_dir, ref)
         with _objects(git_dir, view=True) as objects:
             return sum(1 for _ in _ls_tree(objects, commit, "--name-only"))
@@ -224,7 +283,7 @@ def ref_problem(location: str, ref: str) -> str | None:
     if is_remote(location):
         return None
     try:
-        git_dir = _local_git_dir(location)
+        git_dir = local_git_dir(location)
     except GitError:
         return None
     try:
@@ -248,9 +307,12 @@ def describe_refs(git_dir: str, limit: int = 8) -> str:
 
 
 def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
-    """A repository's identity, never just a folder's name: ``owner/name`` of a clone URL or of a
-    local repository's ``origin`` URL; otherwise its path, as far back as it takes to tell it from
-    the source's other locations (``common.distinct_name``)."""
+    """A repository's identity, never just a folder's name: the name the spec gives its path; else
+    ``owner/name`` of a clone URL or of a local repository's ``origin`` URL; else its folder's name,
+    generic folders (``repo``, ``src``...) skipped and a mirror's ``owner+name`` read as ``owner/name``
+    (``common.folder_repository_name``)."""
+    if location in source.names:
+        return source.names[location]
     if is_remote(location):
         return repo_name(location)
     try:
@@ -262,7 +324,7 @@ def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
     def worktree(path: str) -> str:  # /srv/proj/.git names the repository proj
         return path.rstrip("/").removesuffix("/.git")
 
-    return distinct_name(worktree(location), map(worktree, source.paths)).removesuffix(".git")
+    return folder_repository_name(worktree(location), map(worktree, source.paths))
 
 
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
@@ -290,6 +352,8 @@ def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: Tree
         data = blobs.read(entry.sha)
     except BlobMissing:
         return drop(source, where, "blob_missing")
+    except GitTimeout:
+        raise  # the whole repository stops: every later read would wait as long
     except (GitError, OSError) as error:
         return quarantine(source, where, error)
     return content_outcome(source, where, data, repo=name, path=prefix + entry.path, metadata={"commit": commit},
@@ -316,8 +380,18 @@ def tree_census(git_dir: str, commit: str) -> Callable[[], SourceCensus]:
 def _ls_tree(git_dir: str, commit: str, *flags: str) -> Iterator[bytes]:
     command = ["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", *flags, "--full-tree", commit]
     with tempfile.TemporaryFile() as stderr:  # a file, not a pipe: a chatty git never blocks on it
-        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=_git_env()) as process:
-            yield from _split_records(process.stdout, b"\0")
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=_git_env(),
+                              start_new_session=True) as process:
+            watchdog = _Watchdog(process, GIT_TIMEOUT_S.get())
+            try:
+                for record in _split_records(process.stdout, b"\0"):
+                    watchdog.stop()  # the consumer's time is not git's
+                    yield record
+                    watchdog.pet()
+            finally:
+                watchdog.stop()
+        if watchdog.fired:
+            raise GitTimeout(timeout_message("ls-tree (listing the tree)", git_dir, GIT_TIMEOUT_S.get()))
         if process.returncode != 0:
             stderr.seek(0)
             raise GitError(f"git ls-tree failed: {_first_line(stderr.read(), process.returncode)}")
@@ -349,11 +423,26 @@ class _BlobReader:
     """One ``git cat-file --batch`` process serving blobs by sha, one request at a time."""
 
     def __init__(self, git_dir: str):
+        self._git_dir = git_dir
         self._process = subprocess.Popen(
             ["git", "--git-dir", git_dir, "cat-file", "--batch"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_git_env())
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_git_env(),
+            start_new_session=True)
 
     def read(self, sha: str) -> bytes:
+        """One blob, or ``GitTimeout`` when git gives no answer within ``GIT_TIMEOUT_S``."""
+        watchdog = _Watchdog(self._process, GIT_TIMEOUT_S.get())
+        try:
+            return self._read(sha)
+        except (GitError, OSError, ValueError) as error:
+            if watchdog.fired:
+                raise GitTimeout(timeout_message(f"cat-file (reading blob {sha[:12]})", self._git_dir,
+                                                 GIT_TIMEOUT_S.get())) from error
+            raise
+        finally:
+            watchdog.stop()
+
+    def _read(self, sha: str) -> bytes:
         """Answer format: ``<sha> blob <size>\\n`` + size bytes + ``\\n`` (or ``<sha> missing``)."""
         stdin, stdout = self._stdio()
         stdin.write(sha.encode() + b"\n")
@@ -383,7 +472,7 @@ class _BlobReader:
         try:
             self._process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self._process.kill()
+            kill_group(self._process)
             self._process.wait()
         self._process.stdout.close()
 
@@ -392,7 +481,7 @@ class _BlobReader:
 def _git_dir(location: str) -> Iterator[str]:
     """The git directory to read: a bare clone in a temp dir for URLs, else the local repo's."""
     if not is_remote(location):
-        yield _local_git_dir(location)
+        yield local_git_dir(location)
         return
     with tempfile.TemporaryDirectory(prefix="codemix-clone-") as tmp:
         target = os.path.join(tmp, "repo.git")
@@ -418,7 +507,7 @@ def _objects(git_dir: str, *, view: bool) -> Iterator[str]:
         yield tmp
 
 
-def _local_git_dir(path: str) -> str:
+def local_git_dir(path: str) -> str:
     """``path``'s own git dir (worktree or bare); never an enclosing repository's.
 
     GIT_CEILING_DIRECTORIES stops discovery at ``path``'s parent, so a plain folder inside some
@@ -443,7 +532,16 @@ OFFLINE = ("-c", "protocol.allow=never",
 
 
 def _run(command: list[str], extra_env: dict[str, str] | None = None) -> bytes:
-    result = subprocess.run(command, capture_output=True, env=_git_env(extra_env), check=False)
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_git_env(extra_env),
+                          start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=GIT_TIMEOUT_S.get())
+        except subprocess.TimeoutExpired as error:
+            kill_group(process)
+            process.communicate()
+            where = command[command.index("--git-dir") + 1] if "--git-dir" in command else command[-1]
+            raise GitTimeout(timeout_message(_subcommand(command), where, GIT_TIMEOUT_S.get())) from error
+    result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     if result.returncode != 0:
         raise GitError(f"git {_subcommand(command)} failed: {_first_line(result.stderr, result.returncode)}")
     return result.stdout

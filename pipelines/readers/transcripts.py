@@ -6,8 +6,11 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/transcripts.py".
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import io
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from codemix.document import Quarantined, describe_error
 from codemix.mixtures.transcripts import (
@@ -48,6 +51,29 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 EMPTY = "TranscriptShapeError: empty: the file holds no transcript (no bytes, or only whitespace)"
 
 
+# Byte-order marks of the Unicode encodings an editor may save JSON in (UTF-32 before UTF-16: the
+# UTF-32-LE mark begins with the UTF-16-LE one). RFC 8259 asks for UTF-8; the text is the same.
+BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"), (codecs.BOM_UTF8, "utf-8-sig"))
+
+
+def bom_encoding(head: bytes) -> str | None:
+    """The encoding a byte-order mark at the start of ``head`` names, or None."""
+    return next((encoding for bom, encoding in BOMS if head.startswith(bom)), None)
+
+
+def as_utf8(data: bytes) -> bytes:
+    """``data`` re-encoded as UTF-8 without its byte-order mark when it opens with one; else as is.
+    A file that does not decode in the encoding its mark names is left as is (its error is quarantined)."""
+    encoding = bom_encoding(data[:4])
+    if encoding is None:
+        return data
+    try:
+        return data.decode(encoding).encode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return data
+
+
 class JsonRows(NamedTuple):
     """A whole file that is a JSON array of row objects, to be read one row at a time."""
 
@@ -77,8 +103,9 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         tally.count()
         yield drop(source, location, "file_too_large")
         return
+    data = as_utf8(data)
     try:
-        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format)
+        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format, source.speakers)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
     if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
@@ -103,7 +130,8 @@ def _array_rows(source: SourceConfig, location: str, name: str, rows: list, tall
                 return
 
 
-def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows | str:
+def _whole_file_transcripts(data: bytes, forced: str | None,
+                            speakers: dict[str, str] | None = None) -> list | JsonRows | str:
     """The transcripts of one whole file: a JSON value (or its rows), else a text format. A file that is
     neither gives its JSON error (a str) with the text formats tried, so the error type stays the parser's."""
     if forced in TEXT_FORMAT_NAMES:
@@ -119,7 +147,7 @@ def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows 
         tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
         return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
-    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced)
+    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers)
 
 
 def _json_lines(data: bytes) -> bool:
@@ -141,7 +169,11 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
     """Rows: a transcript per line. A session (decided by its first record): the lines are its entries."""
     limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
     session, entries, size = None, [], 0
-    with open_binary(location, source.limits.max_decompressed_bytes) as stream:
+    with _utf8_lines(source, location) as stream:
+        if stream is None:
+            tally.count()
+            yield drop(source, location, "file_too_large")
+            return
         for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
             where = line_location(location, lineno)
             parsed = _parsed_line(source, where, line, limit)
@@ -179,10 +211,27 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
         yield quarantine(source, location, EMPTY)
 
 
+@contextlib.contextmanager
+def _utf8_lines(source: SourceConfig, location: str) -> Iterator[IO[bytes] | None]:
+    """The location's bytes for line reading: as they are, or, for a file in UTF-16/32 with a
+    byte-order mark (whose newlines are not b"\\n"), transcoded whole to UTF-8 (None when over
+    ``max_file_bytes``)."""
+    with open_binary(location, source.limits.max_decompressed_bytes) as stream:
+        wide = bom_encoding(stream.read(4)) not in (None, "utf-8-sig")
+    if not wide:
+        with open_binary(location, source.limits.max_decompressed_bytes) as stream:
+            yield stream
+        return
+    with open_binary(location, source.limits.max_decompressed_bytes) as stream:
+        data = read_bounded(stream, source.limits.max_file_bytes)
+    yield None if data is None else io.BytesIO(as_utf8(data))
+
+
 def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: int) -> Any:
     """The line's JSON value, or its Quarantined."""
     if line is None:
         return quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
+    line = line.removeprefix(codecs.BOM_UTF8)  # a UTF-8 byte-order mark opening the file is no JSON
     try:
         return parse_json(line)
     except JSON_ERRORS as error:
@@ -191,7 +240,7 @@ def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: in
 
 def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally) -> Iterator[Outcome]:
     try:
-        transcripts = parse_json_value(parsed, source.format)
+        transcripts = parse_json_value(parsed, source.format, source.speakers)
     except TranscriptShapeError as error:
         tally.count()
         yield quarantine(source, where, error)
@@ -220,7 +269,7 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))
             continue
-        record = transcript_record(transcript)
+        record = transcript_record(transcript, source.limits.max_observation_chars)
         # storable: JSON can smuggle lone surrogates ("\ud800") into the text and into fields the text
         # leaves out (tool call ids, exit_status, repo); no shard or ledger can store them.
         yield storable(source, make_document(source, where, record.text, repo=record.repo, path=name,

@@ -154,8 +154,9 @@ def test_switches_turn_the_check_off(overrides):
 
 def test_fineweb_quality_is_opt_in(checker):
     """Off by default: datasketch's README is fine prose, but its headings and list items end
-    without a period, which FineWeb's line_punct_ratio (tuned on web pages) counts against it."""
-    readme = doc(metadata("datasketch").get_payload(), "restructuredtext")
+    without a period, which FineWeb's line_punct_ratio (tuned on web pages) counts against it. Read as
+    plain text (its reST code blocks stay in, as they did before issue 46 left them out of the prose)."""
+    readme = doc(metadata("datasketch").get_payload(), "text")
     assert natural_language_drop_reason(readme, checker) is None
     fineweb = NaturalLanguageChecker(load_config(NaturalLanguageConfig, {"fineweb_quality": True}))
     assert natural_language_drop_reason(readme, fineweb) == "fineweb_quality:line_punct_ratio"
@@ -312,3 +313,17 @@ def test_a_prose_drop_records_every_reason(checker):
     assert verdict.reason == verdict.reasons[0] and verdict.reasons == checker.drop_reasons(text)
     unlicensed = DocumentFilter(FiltersConfig()).judge(doc(text))
     assert unlicensed.reason == "no_license" and unlicensed.reasons == ()
+
+
+def test_rest_manual_is_judged_without_its_directives(checker):
+    """pip's docs/html/cli/pip_install.rst was dropped as repetitive for its repeated directives and code
+    (issue 46); its prose is kept, the directives and their code content are not judged."""
+    text = (Path(__file__).parent / "data" / "prose" / "pip-install.rst").read_text()
+    rest = Document(id="r", text=text, source="s", kind="file", path="docs/pip_install.rst",
+                    language="restructuredtext")
+    prose = prose_of(rest)
+    assert text.count(".. tab::") > 10 and ".. tab::" not in prose and ".. code-block::" not in prose
+    assert "python -m pip install SomePackage" in text and "python -m pip install SomePackage" not in prose
+    assert "pip checks what type of item" in prose  # the prose stays
+    assert checker.drop_reason(text) is not None  # guard: directives and all, it fails
+    assert natural_language_drop_reason(rest, checker) is None

@@ -198,7 +198,26 @@ def test_long_trajectory_splits_into_samples_within_the_limit(long_run) -> None:
     assert all(a.turns[1] == b.turns[0] for a, b in itertools.pairwise(samples))
 
 
+def test_a_templated_summary_is_context_unless_configured(long_run, tokenizer) -> None:
+    """The summary codemix writes for a length split is masked by default (the model is not taught to
+    write our heuristic's summaries); ``templated_summary: trained`` trains it."""
+    masked = long_run["samples"][1]
+    assert masked.summary == "templated"
+    trained, _ = sft_samples(long_run["doc"], tokenizer, 3200, dataclasses.replace(ANY_OUTCOME,
+                                                                                 templated_summary="trained"))
+    assert np.array_equal(trained[1].tokens, masked.tokens)
+    summary_turn = next(m for m in masked.messages if m["content"].startswith(ANY_OUTCOME.summary_prefix))
+    assert summary_turn["observation"] and int(trained[1].loss_mask.sum()) > int(masked.loss_mask.sum())
+    runs = [text for value, text in mask_runs(tokenizer, masked.tokens, masked.loss_mask) if value]
+    assert not any(text.startswith(ANY_OUTCOME.summary_prefix) for text in runs)
+
+
 def test_continuation_starts_with_prompt_task_and_a_trained_summary(long_run, tokenizer) -> None:
+    """With ``templated_summary: trained``, a continuation opens with the system prompt and task (masked),
+    then the summary (trained)."""
+    doc = long_run["doc"]
+    samples, _ = sft_samples(doc, tokenizer, 3200, dataclasses.replace(ANY_OUTCOME, templated_summary="trained"))
+    long_run = {"doc": doc, "samples": samples}
     messages = long_run["doc"].metadata["messages"]
     preamble = [tokenize_turns(messages, tokenizer, ANY_OUTCOME)[i] for i in preamble_indices(messages)]
     assert [messages[i]["role"] for i in preamble_indices(messages)] == ["system", "user"]

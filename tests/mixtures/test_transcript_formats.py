@@ -39,6 +39,8 @@ FILES = {
     "sharegpt": "sharegpt/glaive_toolcall_en_demo.first5.json",
     "moatless": "moatless/two_edits.json",
     "aider-llm-history": "aider-llm-history/llm.history.first-4-requests",
+    "shape": "shape/tau-bench-gpt-4o-airline.rows-1-3.json",
+    "markdown-turns": "markdown-turns/2025-03-28_16-14-refining-create-model-instance-for-efficiency.md",
 }
 
 
@@ -276,12 +278,19 @@ def test_aider_sessions_are_transcripts_and_edits_stay_in_the_reply() -> None:
     assert second.extra["started_at"] == "2025-05-03 09:12:44"
 
 
-@pytest.mark.parametrize("value", [{"prompt": "no transcript here"}, 42, [1, 2], {"messages": []}])
+@pytest.mark.parametrize("value", [{"prompt": "no transcript here"}, 42, [1, 2]])
 def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
     with pytest.raises(TranscriptShapeError) as caught:
         parse_json_value(value)
-    json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "aider", "aider-llm-history")]
+    json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "aider", "aider-llm-history",
+                                                         "markdown-turns")]
     assert all(name in str(caught.value) for name in json_formats)
+
+
+@pytest.mark.parametrize("value", [{"messages": []}, {"output": {"history": []}, "index": 3}])
+def test_an_empty_conversation_is_its_own_reason(value: Any) -> None:
+    with pytest.raises(TranscriptShapeError, match=r"^empty_conversation: \$\.\S+ holds no turns"):
+        parse_json_value(value)
 
 
 def test_a_forced_format_is_the_only_one_tried() -> None:

@@ -45,7 +45,7 @@ def test_every_tree_entry_has_its_outcome(repo: Path, head: str) -> None:
 
 def test_fixture_tree_holds_a_symlink_and_a_gitlink(repo: Path) -> None:
     """Guards the test above: git really recorded modes 120000 and 160000."""
-    modes = {entry.path: entry.mode for entry in git_reader.list_tree(git_reader._local_git_dir(str(repo)), "HEAD")}
+    modes = {entry.path: entry.mode for entry in git_reader.list_tree(git_reader.local_git_dir(str(repo)), "HEAD")}
     assert (modes["link.md"], modes["vendor/sub"]) == ("120000", "160000")
 
 
@@ -149,7 +149,7 @@ def _record_blob_reads(monkeypatch: pytest.MonkeyPatch) -> set[str]:
 
 
 def _blob_shas(repo: Path, paths: set[str]) -> set[str]:
-    entries = git_reader.list_tree(git_reader._local_git_dir(str(repo)), "HEAD")
+    entries = git_reader.list_tree(git_reader.local_git_dir(str(repo)), "HEAD")
     shas = {entry.sha for entry in entries if entry.path in paths and entry.type == "blob"}
     assert shas or paths <= {"vendor/sub"}, "guard: the dropped paths have blobs to (not) read"
     return shas

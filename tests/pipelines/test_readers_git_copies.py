@@ -89,7 +89,7 @@ def test_full_repository(origin: Path) -> None:
 
 def test_submodule_was_added_by_git_as_a_gitlink(origin: Path) -> None:
     """Guards the table above: ``git submodule add`` recorded mode 160000 and a .gitmodules entry."""
-    entries = {e.path: e.mode for e in git_reader.iter_tree(git_reader._local_git_dir(str(origin)), "HEAD")}
+    entries = {e.path: e.mode for e in git_reader.iter_tree(git_reader.local_git_dir(str(origin)), "HEAD")}
     assert entries["vendor/lib"] == git_reader.GITLINK_MODE
     assert b'path = vendor/lib' in (origin / ".gitmodules").read_bytes()
 
@@ -154,7 +154,7 @@ def test_shallow_clone_reads_its_commit_and_names_what_it_holds(origin: Path, tm
 
 def test_tree_listing_is_streamed(origin: Path) -> None:
     """The tree comes from a running ls-tree, one entry at a time, not a list held whole."""
-    entries = git_reader.iter_tree(git_reader._local_git_dir(str(origin)), "HEAD")
+    entries = git_reader.iter_tree(git_reader.local_git_dir(str(origin)), "HEAD")
     assert not isinstance(entries, list) and next(entries).path == ".gitattributes"
     entries.close()
 
@@ -221,17 +221,25 @@ def test_build_refuses_a_ref_the_clone_lacks_before_any_work(origin: Path, tmp_p
 
 
 def test_repositories_with_the_same_last_folder_stay_two(origin: Path, tmp_path: Path) -> None:
-    """Two mirrors both named ``repo`` in one source: two repositories, never one merged."""
+    """Two mirrors both named ``repo`` in one source: two repositories, never one merged, each named by its
+    mirror folder's ``owner+name`` (issue 46: never ``repo``)."""
     mirrors = [tmp_path / owner / "repo" for owner in ("nlohmann+json", "gin-gonic+gin")]
     for mirror in mirrors:
         git(tmp_path, "clone", "-q", "--bare", str(origin), str(mirror))
         git(mirror, "remote", "remove", "origin")  # a copied mirror: no remote to name it by
     both = source(paths=[str(m) for m in mirrors])
     names = {o.repo for m in mirrors for o in read_location(both, str(m)) if isinstance(o, Document)}
-    assert names == {"nlohmann+json/repo", "gin-gonic+gin/repo"}
+    assert names == {"nlohmann/json", "gin-gonic/gin"}
     alone = {o.repo for o in read_location(source(paths=[str(mirrors[0])]), str(mirrors[0]))
              if isinstance(o, Document)}
-    assert alone == {"repo"}
+    assert alone == {"nlohmann/json"}
+    same = [tmp_path / where / "gin-gonic+gin" / "repo" for where in ("a", "b")]  # one name twice: paths tell
+    for mirror in same:
+        git(tmp_path, "clone", "-q", "--bare", str(origin), str(mirror))
+        git(mirror, "remote", "remove", "origin")
+    twice = source(paths=[str(m) for m in same])
+    assert {o.repo for m in same for o in read_location(twice, str(m)) if isinstance(o, Document)} == {
+        "a/gin-gonic+gin/repo", "b/gin-gonic+gin/repo"}
 
 
 def test_a_clone_is_named_by_its_remote(tmp_path: Path, origin: Path) -> None:

@@ -154,8 +154,8 @@ def test_bad_notebooks_are_quarantined_or_dropped_and_counted(tmp_path: Path) ->
     assert read("cells", folder)["cobol.ipynb"].language == "cobol"  # the cells layout needs no comment syntax
 
 
-def test_without_the_option_a_notebook_is_a_json_file() -> None:
-    source = SourceConfig(name="nb", type="directory", paths=["unused"], include=["*.ipynb"])
+def test_notebooks_false_reads_a_notebook_as_a_json_file() -> None:
+    source = SourceConfig(name="nb", type="directory", paths=["unused"], include=["*.ipynb"], notebooks=False)
     source.validate("sources[0]")
     docs = [o for o in read_location(source, str(NOTEBOOKS)) if isinstance(o, Document)]
     assert len(docs) == 4 and {(doc.kind, doc.language) for doc in docs} == {("file", "jupyter notebook")}
@@ -182,3 +182,21 @@ def test_a_secret_and_a_benchmark_solution_in_a_cell_are_caught(tmp_path: Path, 
 def test_real_notebooks_pass_the_filter_stage(layout: str) -> None:
     verdicts = {name: DocumentFilter(FiltersConfig()).judge(doc).reason for name, doc in read(layout).items()}
     assert verdicts == dict.fromkeys(FILES)
+
+
+@pytest.mark.parametrize("source_type", ["directory", "git"])
+def test_notebooks_are_notebooks_by_default_in_every_file_source(tmp_path, source_type) -> None:
+    """No ``notebooks:`` in the spec: a file source still reads .ipynb as a notebook (script layout, as
+    StarCoder2 does); ``notebooks: false`` reads it as the JSON file it is."""
+    from codemix.config import load_config
+    from tests.pipelines.test_build import make_git_repo
+
+    name = "nbformat-test4.ipynb"
+    folder = make_git_repo(tmp_path / "notebooks", {name: (NOTEBOOKS / name).read_bytes()})
+    for notebooks, kind in ((None, "notebook"), (False, "file")):
+        fields = {"name": "nb", "type": source_type, "paths": [str(folder)], "license": "BSD-3-Clause"}
+        source = load_config(SourceConfig, fields if notebooks is None else {**fields, "notebooks": notebooks})
+        docs = [o for o in read_location(source, str(folder)) if isinstance(o, Document)]
+        assert [(doc.path, doc.kind) for doc in docs] == [(name, kind)]
+        assert (doc := docs[0]).language == ("python" if kind == "notebook" else "jupyter notebook")
+        assert doc.text.lstrip().startswith("{") is (kind == "file")  # the script layout is code, not JSON

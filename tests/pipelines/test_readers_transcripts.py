@@ -11,7 +11,7 @@ from codemix.config import ConfigError
 from codemix.document import Document, Dropped, Quarantined
 from codemix.mixtures.chat import render_messages
 from codemix.mixtures.transcript_formats.base import recorded_facts
-from codemix.mixtures.transcripts import parse_test_summary
+from codemix.mixtures.transcripts import TEXT_FORMAT_NAMES, parse_test_summary
 from codemix.pipelines.readers import read_location
 from codemix.sources import TRANSCRIPT_FORMATS, ReadLimits, SourceConfig
 from tests.pipelines.readers_fixtures import compress, jsonl, outcome_table, source
@@ -108,7 +108,8 @@ def test_unknown_shapes_list_the_formats_tried(transcripts_jsonl: Path) -> None:
     errors = [o.error for o in read_location(transcripts_source(), str(transcripts_jsonl))
               if isinstance(o, Quarantined) and "Shape" in o.error]
     unknown = [e for e in errors if "is no transcript layout; tried " in e]
-    assert len(errors) == 5 and len(unknown) == 4  # the fifth is a chat line with a nameless tool call
+    empty = [e for e in errors if "empty_conversation: $.messages holds no turns" in e]
+    assert len(errors) == 5 and len(unknown) == 3 and len(empty) == 1  # and a chat line with a nameless tool call
     assert all("openai-chat" in e and "anthropic" in e and "swe-agent" in e for e in unknown)
 
 
@@ -177,7 +178,8 @@ def test_ids_are_stable_across_reads(shared_transcripts: Path) -> None:
     (b"{not json", "JSONDecodeError"),
     (b'"just a string"', "TranscriptShapeError"),
     (b'[{"role": "user", "content": 7}]', "TranscriptShapeError"),
-    (b"\xff\xfe", "UnicodeDecodeError"),
+    (b"\xc3\x28\xa0", "UnicodeDecodeError"),
+    (b"\xff\xfe", "TranscriptShapeError: empty"),  # a UTF-16 byte-order mark and nothing after it
 ])
 def test_bad_whole_file_is_one_quarantine(tmp_path: Path, content: bytes, expected: str) -> None:
     path = tmp_path / "bad.traj"
@@ -365,7 +367,7 @@ def test_text_that_is_no_format_names_the_formats_tried(tmp_path: Path) -> None:
     path.write_text("# Meeting notes\n\nNothing to see.\n")
     (outcome,) = read_location(transcripts_source(), str(path))
     assert isinstance(outcome, Quarantined) and outcome.error.startswith("JSONDecodeError")
-    assert outcome.error.endswith("(nor a text transcript; tried aider, aider-llm-history)")
+    assert outcome.error.endswith(f"(nor a text transcript; tried {', '.join(sorted(TEXT_FORMAT_NAMES))})")
 
 
 @pytest.mark.parametrize(("overrides", "field", "fix"), [

@@ -1,0 +1,266 @@
+"""Issue 45's holdout: 12 published agent systems' run files (bench/traces_holdout.tsv), read once through a
+real `mix build` to the SFT stage, against message counts taken from each file by its own structure.
+
+    python -m bench.traces_holdout --mirror /work/.mirror --work /tmp/holdout-run
+
+Per system: the file as published (git show COMMIT:PATH from a local mirror of the repository, as the
+`fetch` tool leaves it), the messages it holds counted here with ``json``/``re`` only (``SOURCE_COUNTS``:
+one small function per file layout, written from the file, never calling codemix), then what a build with
+one `transcripts` source per system (``outcome_policy: any``, so the outcome policy does not hide a read)
+did with it: quarantined or read, transcripts, the messages of the transcripts that reached the sft
+shards, and the loss masks decoded from the shards with the tokenizer library (``tokenizers``) checked
+against the chat template's role headers: no token of a system, user or tool turn trained, and every
+trained token inside an assistant turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import yaml
+from tokenizers import Tokenizer
+
+HOLDOUT = Path(__file__).resolve().parent / "traces_holdout.tsv"
+
+
+# --- independent message counts: one per file layout ------------------------------------------------
+
+
+def count_fireact(path: Path) -> int:
+    """``{qid: {traj: [{role, content}], prompt: [...]}}``: the run is ``traj``."""
+    return sum(len(r.get("traj") or []) for r in json.loads(path.read_text()).values())
+
+
+def count_mint(path: Path) -> int:
+    """One run per line, ``state.history`` a list of ``{role, content}``."""
+    return sum(len(json.loads(line)["state"]["history"]) for line in path.read_text().splitlines() if line.strip())
+
+
+def count_list(path: Path) -> int:
+    """A bare JSON list of ``{role, content}`` messages."""
+    return len(json.loads(path.read_text()))
+
+
+def count_inspect(path: Path) -> int:
+    """An eval log: ``samples[].messages`` (the model's output is the last message)."""
+    return sum(len(s.get("messages") or []) for s in json.loads(path.read_text()).get("samples") or [])
+
+
+def count_letta(path: Path) -> int:
+    """An agent file: ``agents[].messages``."""
+    return sum(len(a.get("messages") or []) for a in json.loads(path.read_text())["agents"])
+
+
+def count_lats(path: Path) -> int:
+    """A text log of a tree search: each ``PROMPT:`` is one model request (with the few-shot example and the
+    branch so far); the log holds no conversation as such."""
+    return len(re.findall(r" - INFO - PROMPT:", path.read_text()))
+
+
+def count_reflexion(path: Path) -> int:
+    """One task per line: the prompt, each reflection the agent wrote, the final solution."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return sum(1 + len(r.get("reflections") or []) + bool(r.get("solution")) for r in rows)
+
+
+def count_trae(path: Path) -> int:
+    """The task, then per ``llm_interaction`` the model's response and each tool result."""
+    run = json.loads(path.read_text())
+    n = 1
+    for step in run.get("llm_interaction") or []:
+        details = step.get("steps") or {}
+        n += bool((details.get("llm_response") or {}).get("content"))
+        n += len(details.get("tool_results") or [])
+    return n
+
+
+def count_agentless(path: Path) -> int:
+    """One instance per line, three localisation calls (``*_traj``), each a prompt and a response."""
+    n = 0
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        n += sum(2 for k, v in row.items() if k.endswith("_traj") and isinstance(v, dict) and v.get("prompt"))
+    return n
+
+
+def count_camel(path: Path) -> int:
+    """The system prompt and the task, then each tool call and its result (``communications``)."""
+    log = json.loads(path.read_text())
+    calls = log.get("communications") or []
+    return 2 + 2 * len(calls)
+
+
+def count_toolalpaca(path: Path) -> int:
+    """Per API, per item: the ``input`` messages and the ``output`` (the evaluator's verdict)."""
+    data = json.loads(path.read_text())
+    return sum(len(item["input"]) + 1 for items in data.values() if isinstance(items, list) for item in items)
+
+
+def count_bfcl(path: Path) -> int:
+    """One test per line, ``result``: per user turn, the model's steps (each a list of calls); the user
+    turns themselves are not in the file."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return sum(len(step_list) for r in rows for step_list in r["result"] if isinstance(step_list, list))
+
+
+SOURCE_COUNTS = {"FireAct": count_fireact, "MINT": count_mint, "AutoCodeRover": count_list,
+                 "Inspect AI": count_inspect, "Letta Agent File": count_letta, "LATS": count_lats,
+                 "Reflexion": count_reflexion, "Trae Agent": count_trae, "Agentless": count_agentless,
+                 "CAMEL": count_camel, "ToolAlpaca": count_toolalpaca, "BFCL (Gorilla)": count_bfcl}
+
+
+# --- the build ---------------------------------------------------------------------------------------
+
+
+def slug(system: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", system.lower()).strip("-")
+
+
+def materialise(mirror: Path, work: Path, holdout: Path = HOLDOUT) -> list[dict]:
+    rows = []
+    for line in holdout.read_text().splitlines()[1:]:
+        system, at, path = line.split("\t")
+        repo, commit = at.split("@")
+        target = work / "inputs" / slug(system) / Path(path).name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        git_dir = mirror / repo.replace("/", "+") / "repo"
+        target.write_bytes(subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{commit}:{path}"],
+                                          check=True, capture_output=True).stdout)
+        rows.append({"system": system, "repo": at, "path": path, "file": target, "source": slug(system)})
+    return rows
+
+
+def write_spec(rows: list[dict], work: Path) -> Path:
+    spec = {"name": "traces-holdout",
+            "sources": [{"name": r["source"], "type": "transcripts", "paths": [str(r["file"])], "license": "MIT",
+                         "limits": {"max_file_bytes": 50_000_000}} for r in rows],
+            "stages": {"sft": {"sequence_length": 32768, "token_budget": 200_000_000,
+                               "weights": {r["source"]: 1 for r in rows},
+                               "sft": {"outcome_policy": "any", "min_tokens": 1}}},
+            "tokenizer": {"vocab_size": 4000, "train_sample_documents": 400}}
+    path = work / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+# --- what reached the shards ---------------------------------------------------------------------------
+
+
+def check_masks(tokenizer: Tokenizer, tokens: np.ndarray, mask: np.ndarray) -> tuple[int, int, int]:
+    """(trained tokens, trained tokens outside an assistant turn's body, assistant turns with a trained
+    token), from the sample decoded token by token: the tokens after ``<|im_start|>`` up to the newline
+    name the turn's role (the chat template's header, never trained)."""
+    outside = trained_turns = 0
+    role, header, reading, turn_trained = "", "", False, False
+    for token, trained in zip(tokens.tolist(), mask.tolist()):
+        piece = tokenizer.decode([int(token)], skip_special_tokens=False)
+        if piece == "<|im_start|>":
+            trained_turns += turn_trained
+            role, header, reading, turn_trained = "", "", True, False
+            outside += bool(trained)
+            continue
+        if reading:
+            header += piece
+            if "\n" in header:
+                role, reading = header.split("\n")[0].strip(), False
+            outside += bool(trained)
+            continue
+        if trained:
+            turn_trained = True
+            outside += role != "assistant"
+    return int(mask.sum()), outside, trained_turns + turn_trained
+
+
+def shard_report(out: Path, source: str) -> dict:
+    from codemix.mixtures.indexed_dataset import read_indexed_documents
+
+    tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
+    docs: dict[str, set[int]] = collections.defaultdict(set)
+    samples = trained = outside = turns = 0
+    for prov in sorted(glob.glob(str(out / "sft" / f"{source}-*provenance.parquet"))):
+        prefix = prov[: -len(".provenance.parquet")] if prov.endswith(".provenance.parquet") else prov.rsplit("-provenance", 1)[0]
+        rows = pq.read_table(prov).to_pylist()
+        token_docs = list(read_indexed_documents(prefix))
+        mask_docs = list(read_indexed_documents(prefix + "-loss_mask"))
+        assert len(rows) == len(token_docs) == len(mask_docs), (prov, len(rows), len(token_docs))
+        for row, tokens, mask in zip(rows, token_docs, mask_docs):
+            samples += 1
+            docs[row["doc_id"]].update(range(row["turns_start"], row["turns_end"]))
+            t, o, n = check_masks(tokenizer, tokens, mask)
+            trained, outside, turns = trained + t, outside + o, turns + n
+    return {"samples": samples, "transcripts_in_shards": len(docs), "messages_in_shards": sum(map(len, docs.values())),
+            "trained_tokens": trained, "trained_outside_assistant": outside, "trained_assistant_turns": turns}
+
+
+def crawled(out: Path, source: str) -> dict:
+    """What the crawl read of ``source``: its documents' formats, transcripts and messages."""
+    marker = json.loads((out / "work" / "crawl" / "_COMPLETE.json").read_text())
+    folder = out / "work" / "crawl" / marker.get("attempt", "")
+    paths = glob.glob(str(folder / "docs*.parquet")) or glob.glob(str(out / "work" / "crawl" / "attempt-*" / "docs*.parquet"))
+    formats, transcripts, messages = collections.Counter(), 0, 0
+    for path in paths:
+        for row in pq.read_table(path, columns=["source", "metadata"]).to_pylist():
+            if row["source"] == source:
+                meta = json.loads(row["metadata"])
+                formats[meta.get("format", "")] += 1
+                transcripts += 1
+                messages += len(meta.get("messages") or [])
+    return {"formats": dict(formats), "transcripts_read": transcripts, "messages_read": messages}
+
+
+def quarantined(out: Path, source: str) -> list[str]:
+    errors = []
+    for path in glob.glob(str(out / "quarantine" / "*.jsonl")):
+        for line in Path(path).read_text().splitlines():
+            record = json.loads(line)
+            if record.get("source") == source:
+                errors.append(record.get("error", ""))
+    return errors
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/holdout-run"))
+    parser.add_argument("--allow-missing", nargs="*", default=[], metavar="SOURCE",
+                        help="sources the build may go on without (a source quarantined whole stops it otherwise)")
+    parser.add_argument("--holdout", type=Path, default=HOLDOUT, help="a TSV like traces_holdout.tsv (a dry run "
+                        "of this script on other files); systems without a counter here are not counted")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    rows = materialise(args.mirror, args.work, args.holdout)
+    for row in rows:
+        counter = SOURCE_COUNTS.get(row["system"])
+        row["source_messages"] = counter(row["file"]) if counter else None
+    spec, out = write_spec(rows, args.work), args.work / "out"
+    allow = [flag for name in args.allow_missing for flag in ("--allow-missing", name)]
+    build = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(spec), "--out", str(out), "--fresh", *allow],
+                           check=False, capture_output=True, text=True, env={**os.environ})
+    (args.work / "build.log").write_text(build.stdout + "\n" + build.stderr)
+    manifest = json.loads((out / "manifest.json").read_text()) if (out / "manifest.json").exists() else {}
+    for row in rows:
+        row["quarantined"] = quarantined(out, row["source"])
+        row["funnel"] = (manifest.get("sources") or {}).get(row["source"], {})
+        row["sft_left_out"] = ((manifest.get("stages") or {}).get("sft") or {}).get("left_out_by_source", {}).get(
+            row["source"], {})
+        if (out / "work" / "crawl" / "_COMPLETE.json").exists():
+            row.update(crawled(out, row["source"]))
+        row.update(shard_report(out, row["source"]) if manifest else {})
+        row["file"] = str(row["file"])
+    (args.work / "report.json").write_text(json.dumps({"build_rc": build.returncode, "rows": rows}, indent=2))
+    print(json.dumps({"build_rc": build.returncode, "rows": rows}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

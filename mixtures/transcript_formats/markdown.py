@@ -1,0 +1,83 @@
+"""Chats exported as text with headed turns (``markdown-turns``).
+
+Chat exporters write one heading per turn: a Markdown heading (``## User``, ``### Assistant:``), a bold
+line (``**User**``, ``**Assistant:**``) or an italic bold one (``_**User**_``, ``_**Assistant**_``, the
+SpecStory export of Cursor chats, where ``_****_`` continues the model's turn), optionally followed by a
+parenthesised model name or time. Speakers are the role aliases of ``shape.ROLE_ALIASES``. The text up to
+the next heading is the turn; ``---`` rules around it are the exporter's. A collapsed ``<details>``
+block inside a model turn is a tool's output (an observation).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
+from codemix.mixtures.transcript_formats.shape import ROLE_ALIASES
+
+_SPEAKER = r"([A-Za-z][A-Za-z _-]{0,30}?)"
+_SUFFIX = r"(?:\s*\([^)\n]{0,80}\))?\s*:?"
+HEADING = re.compile(
+    rf"^(?:#{{1,6}}[ \t]+{_SPEAKER}{_SUFFIX}|\*\*{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    re.MULTILINE)
+DETAILS = re.compile(r"<details>.*?</details>", re.DOTALL)
+RULE = re.compile(r"^\s*(?:---+\s*)+|(?:\s*---+)+\s*$")
+
+
+def headings(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, role)`` of every turn heading whose speaker is a role alias (or ``_****_``: the
+    model's turn going on)."""
+    found = []
+    for match in HEADING.finditer(text):
+        speaker = next((g for g in match.groups() if g), "")
+        role = ROLE_ALIASES.get(speaker.strip().lower()) if speaker else "continued"
+        if role is None and speaker.strip().split()[0].lower() in ROLE_ALIASES:  # "Agent (model)", "User said"
+            role = ROLE_ALIASES[speaker.strip().split()[0].lower()]
+        if role is not None:
+            found.append((match.start(), match.end(), role))
+    return found
+
+
+def detect_markdown_turns(text: Any) -> bool:
+    if not isinstance(text, str):
+        return False
+    roles = {role for _, _, role in headings(text)}
+    return "user" in roles and "assistant" in roles
+
+
+def section_messages(role: str, body: str) -> list[dict[str, Any]]:
+    body = RULE.sub("", body).strip()
+    if role != "assistant":
+        return [message(role, body, observation=role == "tool")] if body else []
+    messages, last = [], 0
+    for block in DETAILS.finditer(body):
+        if prose := RULE.sub("", body[last:block.start()]).strip():
+            messages.append(message("assistant", prose))
+        messages.append(message("tool", block.group(0), observation=True))
+        last = block.end()
+    if prose := RULE.sub("", body[last:]).strip():
+        messages.append(message("assistant", prose))
+    return messages
+
+
+def parse_markdown_turns(text: str) -> list[Transcript]:
+    marks = headings(text)
+    messages: list[dict[str, Any]] = []
+    role = "assistant"
+    for index, (_, end, heading_role) in enumerate(marks):
+        role = role if heading_role == "continued" else heading_role
+        stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
+        messages += section_messages(role, text[end:stop])
+    merged: list[dict[str, Any]] = []
+    for canonical in messages:  # a continued model turn is one turn with the text before it
+        if merged and canonical["role"] == "assistant" == merged[-1]["role"]:
+            merged[-1]["content"] += "\n\n" + canonical["content"]
+        else:
+            merged.append(canonical)
+    return [Transcript(format="markdown-turns", messages=flag_text_observations(merged))]
+
+
+MARKDOWN_TURNS = Format(name="markdown-turns", container="text", detect=detect_markdown_turns,
+                        parse=parse_markdown_turns)

@@ -1,0 +1,154 @@
+"""Repositories as they are (issue 46), through the real git reader and the Filter stage: vendored trees
+dropped with their evidence (or kept as their own repository), licenses per folder, repository names,
+and a git call that never gets an answer (a loopback server the test starts)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import apache_beam as beam
+import pytest
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
+
+from codemix.config import load_config
+from codemix.document import Document, Dropped, Quarantined
+from codemix.filters.config import FiltersConfig
+from codemix.pipelines.filter import Filter
+from codemix.pipelines.ledger import DOCS, DROPPED
+from codemix.pipelines.readers import read_location
+from codemix.sources import SourceConfig
+from tests.pipelines.test_build import GIT, make_git_repo
+
+LAYOUTS = Path(__file__).parents[1] / "filters" / "data" / "vendored"  # README.md there names each commit
+
+
+def real_layout(root: Path, name: str) -> Path:
+    files = json.loads((LAYOUTS / f"{name}.json").read_text(encoding="utf-8"))
+    return make_git_repo(root, {path: text.encode() for path, text in files.items()})
+
+
+def source(location: Path, **fields) -> SourceConfig:
+    return load_config(SourceConfig, {"name": "repos", "type": "git", "paths": [str(location)], **fields})
+
+
+def filtered(location: Path, vendored: str = "drop") -> tuple[dict[str, Document], dict[str, Dropped]]:
+    """The repository at ``location`` read and judged by the Filter stage (default thresholds, no prose
+    or decontamination: only the repository-level decisions are under test)."""
+    docs = [o for o in read_location(source(location), str(location)) if isinstance(o, Document)]
+    config = load_config(FiltersConfig, {"vendored": vendored, "natural_language": {"enabled": False},
+                                         "decontamination": {"enabled": False}, "amalgamation": False,
+                                         })
+    out = location.parent / f"filtered-{vendored}"
+    out.mkdir()
+    with BeamTestPipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
+        outputs = pipeline | beam.Create(docs) | Filter(config)
+        outputs[DOCS] | "Kept" >> beam.Map(keep_record, out / "kept")  # SDK workers may be other processes
+        outputs[DROPPED] | "Dropped" >> beam.Map(keep_record, out / "dropped")
+    kept, dropped = (load_records(out / name) for name in ("kept", "dropped"))
+    return ({doc.path: doc for doc in kept}, {d.location.rsplit(":", 1)[-1]: d for d in dropped})
+
+
+def keep_record(record, folder: Path) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / uuid.uuid4().hex).write_bytes(pickle.dumps(record))
+
+
+def load_records(folder: Path) -> list:
+    return [pickle.loads(path.read_bytes()) for path in folder.iterdir()] if folder.exists() else []
+
+
+@pytest.fixture(scope="module")
+def pip(tmp_path_factory):
+    return real_layout(tmp_path_factory.mktemp("layouts") / "pip", "pip")
+
+
+def test_vendored_files_dropped_with_the_evidence(pip):
+    kept, dropped = filtered(pip)
+    vendored = {path: d.detail for path, d in dropped.items() if d.reason == "vendored"}
+    assert vendored["src/pip/_vendor/certifi/core.py"] == "vendor.txt at src/pip/_vendor/"
+    assert "src/pip/_vendor/requests/api.py" in vendored
+    assert "src/pip/__init__.py" in kept and kept["src/pip/__init__.py"].license == "MIT"
+
+
+def test_vendored_tree_kept_as_its_own_repository_with_its_own_license(pip):
+    kept, dropped = filtered(pip, vendored="own_repository")
+    assert not [d for d in dropped.values() if d.reason == "vendored"]
+    requests = kept["api.py"]  # its path inside its own repository
+    assert requests.repo == "pip:src/pip/_vendor/requests" and requests.license == "Apache-2.0"
+    assert kept["src/pip/__init__.py"].license == "MIT"
+    # certifi's own MPL-2.0, which the default permissive policy rejects (pip's MIT would have let it through)
+    assert dropped["src/pip/_vendor/certifi/core.py"].reason == "license_not_allowed"
+
+
+@pytest.mark.parametrize(("folders", "expected"), [
+    (("checkouts", "widget", "repo"), "widget"),  # generic folders skipped
+    (("mirror", "octo+widget", "repo"), "octo/widget"),  # a fetched mirror's owner+name
+    (("srv", "octo+widget.git"), "octo/widget"),
+])
+def test_repository_named_from_its_folders(tmp_path, folders, expected):
+    repo = make_git_repo(tmp_path.joinpath(*folders), {"a.py": b"print('a')\n"})
+    docs = [o for o in read_location(source(repo), str(repo)) if isinstance(o, Document)]
+    assert docs and {doc.repo for doc in docs} == {expected}
+
+
+def test_repository_named_by_the_spec(tmp_path):
+    repo = make_git_repo(tmp_path / "repo", {"a.py": b"print('a')\n"})
+    spec = load_config(
+        SourceConfig, {"name": "repos", "type": "git", "paths": [{"path": str(repo), "name": "octo/widget"}]})
+    assert spec.paths == [str(repo)]
+    docs = [o for o in read_location(spec, str(repo)) if isinstance(o, Document)]
+    assert docs and {doc.repo for doc in docs} == {"octo/widget"}
+
+
+@pytest.fixture
+def silent_server():
+    """A loopback TCP server that accepts connections and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held, stop = [], threading.Event()
+
+    def accept():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    for connection in held:
+        connection.close()
+    server.close()
+
+
+def test_a_remote_that_never_answers_ends_the_read_with_the_fault_named(tmp_path, silent_server):
+    """A partial clone whose promisor remote never answers: with ``fetch_missing_blobs`` the blob read
+    would wait forever; it ends after ``git_timeout_s`` with one quarantine naming the call and the fix."""
+    repo = make_git_repo(tmp_path / "widget", {"a.py": b"print('a')\n", "b.py": b"print('b')\n"})
+    blob = subprocess.run([*GIT, "-C", str(repo), "rev-parse", "HEAD:b.py"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # the copy lacks b.py's blob
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialclone", "origin"),
+                       ("remote.origin.url", f"http://127.0.0.1:{silent_server}/widget.git"),
+                       ("remote.origin.promisor", "true")):
+        subprocess.run([*GIT, "-C", str(repo), "config", key, value], check=True)
+    spec = source(repo, fetch_missing_blobs=True, git_timeout_s=2)
+    started = time.monotonic()
+    outcomes = list(read_location(spec, str(repo)))
+    assert time.monotonic() - started < 30
+    quarantined = [o for o in outcomes if isinstance(o, Quarantined)]
+    assert len(quarantined) == 1
+    error = quarantined[0].error
+    assert "gave no answer within 2 s" in error and f"127.0.0.1:{silent_server}" in error
+    assert "fetch_missing_blobs: false" in error
