@@ -9,6 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codemix.columns import (
+    COMMIT_COLUMNS,
+    ISSUE_COLUMNS,
+    NOTEBOOK_COLUMNS,
+    SCORED_COLUMNS,
+    TRANSCRIPT_COLUMNS,
+    MetadataColumn,
+)
+
 # How the filter stage judges a kind's content (filters.apply.DocumentFilter.drop_reason).
 CODE = "code"                        # path rules and the language allow-list, then the code heuristics
 NOTEBOOK_CODE = "notebook_code"      # its code cells as code, no comment cap (markdown cells may read as comments)
@@ -55,6 +64,12 @@ class DocumentKind:
     source_types: tuple[str, ...] = ()  # the source types whose reader yields it (codemix.sources)
     metadata: tuple[str, ...] = ()      # the ``metadata`` keys its reader writes for later stages
     provenance: tuple[str, ...] = ()    # the provenance sidecar columns it fills beyond the common ones
+    # Its metadata as typed columns of the published documents (codemix.columns; docs/published-documents.md).
+    columns: tuple[MetadataColumn, ...] = ()
+
+    def published_columns(self) -> tuple[MetadataColumn, ...]:
+        """Its metadata columns, and the quality scorer's when the quality model scores it."""
+        return (*self.columns, *(SCORED_COLUMNS if self.quality_scored else ()))
 
     def validate(self) -> None:
         for field, allowed in (("content_checks", CONTENT_CHECKS), ("redaction", VIEWS), ("decontamination", VIEWS),
@@ -91,24 +106,25 @@ REPO = register(DocumentKind(
     quality_scored=True, provenance=("paths", "part", "parts")))
 TRANSCRIPT = register(DocumentKind(
     name="transcript", summary="an agent transcript rendered from its messages",
-    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, prose=MESSAGES, dedup=MESSAGES, licensed_by_text=False,
+    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, decontamination=MESSAGES, prose=MESSAGES, dedup=MESSAGES,
+    licensed_by_text=False,
     chat=True, benchmark_instances="trace", source_types=("transcripts",),
     metadata=("format", "messages", "exit_status", "submitted", "resolved", "tests_passed", "outcome_evidence",
               "compactions", "tools", "transcript", "observations_cut"),
-    provenance=("transcript_id", "transcript_format", "outcome")))
+    provenance=("transcript_id", "transcript_format", "outcome"), columns=TRANSCRIPT_COLUMNS))
 COMMIT = register(DocumentKind(
     name="commit", summary="a commit: its message and patch",
     content_checks=AT_READ, redaction=DIFF, decontamination=DIFF, dedup=DIFF, benchmark_instances="commit",
     source_types=("commits",),
-    metadata=("commit", "parents", "author", "date", "files")))
+    metadata=("commit", "parents", "author", "date", "files"), columns=COMMIT_COLUMNS))
 NOTEBOOK = register(DocumentKind(
     name="notebook", summary="a Jupyter notebook of a file source (unless it sets `notebooks: false`), as script or cells",
     content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, benchmark_instances="file",
-    metadata=("notebook", "commit")))
+    metadata=("notebook", "commit"), columns=NOTEBOOK_COLUMNS))
 ISSUE = register(DocumentKind(
     name="issue", summary="an issue or pull-request thread",
     content_checks=SIZE_AND_BINARY, decontamination=THREAD, benchmark_instances="issue", source_types=("issues",),
-    metadata=("thread",)))
+    metadata=("thread",), columns=ISSUE_COLUMNS))
 
 DOCUMENT_KINDS = tuple(KINDS)
 
@@ -119,6 +135,19 @@ def document_kind(name: str) -> DocumentKind:
         return KINDS[name]
     except KeyError:
         raise ValueError(f"unknown document kind {name!r}: use one of {', '.join(KINDS)}") from None
+
+
+def metadata_columns() -> tuple[MetadataColumn, ...]:
+    """Every registered kind's published metadata columns, once each, in registration order (the published
+    documents' schema); a column two kinds declare with different types is refused."""
+    columns: dict[str, MetadataColumn] = {}
+    for kind in KINDS.values():
+        for column in kind.published_columns():
+            known = columns.setdefault(column.field.name, column)
+            if known.field.type != column.field.type:
+                raise ValueError(f"document kind {kind.name!r}: column {column.field.name!r} is {column.field.type}, "
+                                 f"another kind's is {known.field.type}")
+    return tuple(columns.values())
 
 
 def source_kind(source_type: str) -> DocumentKind:

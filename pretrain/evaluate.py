@@ -96,7 +96,7 @@ def evaluate_texts(model, tokenizer, texts: Sequence[str], *, sequence_length: i
     windows = [w for text in texts for w in document_windows(tokenizer.tokenize(text), tokenizer.eod, sequence_length)]
     loss_sum, tokens = 0.0, 0
     for start in range(0, len(windows), batch_size):
-        batch = window_batch(windows[start:start + batch_size], sequence_length, tokenizer.pad)
+        batch = window_batch(windows[start:start + batch_size], sequence_length, tokenizer.pad_fill)
         batch_sum, batch_tokens = batch_loss(model, batch, runtime)
         loss_sum, tokens = loss_sum + float(batch_sum), tokens + int(batch_tokens)
     model.train(was_training)

@@ -111,6 +111,7 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
         shutdown(runtime)
     record = {"run_id": out_dir.name, "stage": BASE_STAGE, "recipe": asdict(recipe), "init_from": None,
               "hf_dir": str(hf_dir.resolve()), "hf_config": config, "hf_dtypes": dtypes, "hf_mtp_tensors": mtp,
+              "hf_fp8_tensors": sorted(name for name, stored in shards.dtypes.items() if stored == torch.float8_e4m3fn),
               "tokenizer": tokenizer,
               "position": asdict(position), "sequence_length": recipe.model.rope.original_context}
     write_run(out_dir, record)

@@ -378,9 +378,19 @@ def moe_common_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dic
 
 def expert_to_hf(sd: dict[str, torch.Tensor], i: int, e: int) -> dict[str, torch.Tensor]:
     """Routed expert ``e`` of MoE layer ``i``."""
-    expert = f"decoder.layers.{i}.mlp.experts.local_experts.{e}"
-    return _mlp_to_hf(sd[f"{expert}.linear_fc1.weight"], sd[f"{expert}.linear_fc2.weight"],
-                      f"model.layers.{i}.mlp.experts.{e}")
+    return expert_fc1_to_hf(sd, i, e) | expert_fc2_to_hf(sd, i, e)
+
+
+def expert_fc1_to_hf(sd: dict[str, torch.Tensor], i: int, e: int) -> dict[str, torch.Tensor]:
+    """Routed expert ``e``'s SwiGLU ``linear_fc1`` [2F, H] = [gate; up]."""
+    gate, up = sd[f"decoder.layers.{i}.mlp.experts.local_experts.{e}.linear_fc1.weight"].chunk(2, dim=0)
+    dst = f"model.layers.{i}.mlp.experts.{e}"
+    return {f"{dst}.gate_proj.weight": gate, f"{dst}.up_proj.weight": up}
+
+
+def expert_fc2_to_hf(sd: dict[str, torch.Tensor], i: int, e: int) -> dict[str, torch.Tensor]:
+    return {f"model.layers.{i}.mlp.experts.{e}.down_proj.weight":
+            sd[f"decoder.layers.{i}.mlp.experts.local_experts.{e}.linear_fc2.weight"]}
 
 
 def mlp_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dict[str, torch.Tensor]:
@@ -402,15 +412,6 @@ def layer_head_to_hf(sd: dict[str, torch.Tensor], i: int, layout: Layout) -> dic
     return out | attention_to_hf(sd, f"{src}.self_attention", f"{dst}.self_attn", layout)
 
 
-def ends_to_hf(sd: dict[str, torch.Tensor], layout: Layout) -> dict[str, torch.Tensor]:
-    """Embedding, final norm and (untied) output layer."""
-    out = {"model.embed_tokens.weight": sd["embedding.word_embeddings.weight"],
-           "model.norm.weight": sd["decoder.final_layernorm.weight"]}
-    if not layout.tied:  # tied: transformers' save_pretrained writes the shared matrix once, as embed_tokens
-        out["lm_head.weight"] = sd["output_layer.weight"]
-    return out
-
-
 @dataclass(slots=True, frozen=True)
 class ExportUnit:
     """A few megatron tensors converted together (a layer's attention, one routed expert...): the
@@ -424,13 +425,16 @@ class ExportUnit:
 def export_units(names: Collection[str], layout: Layout) -> list[ExportUnit]:
     """The model as export units, in the order a Hugging Face checkpoint lists its tensors; ``names``
     are the megatron state-dict names (each read by exactly one unit)."""
-    names = [name for name in names if not name.endswith("_extra_state")]
+    names = [name for name in names if not name.endswith("_extra_state")
+             and not (layout.tied and name.startswith("output_layer."))]  # tied: the embedding itself
 
     def under(*prefixes: str) -> tuple[str, ...]:
         return tuple(name for name in names if name.startswith(prefixes))
 
-    ends = ("embedding.", "decoder.final_layernorm.", "output_layer.")
-    units = [ExportUnit(under(*ends), lambda sd: ends_to_hf(sd, layout))]
+    units = [ExportUnit(under("embedding."), lambda sd: {"model.embed_tokens.weight": sd["embedding.word_embeddings.weight"]}),
+             ExportUnit(under("decoder.final_layernorm."), lambda sd: {"model.norm.weight": sd["decoder.final_layernorm.weight"]})]
+    if not layout.tied:  # tied: transformers' save_pretrained writes the shared matrix once, as embed_tokens
+        units.append(ExportUnit(under("output_layer."), lambda sd: {"lm_head.weight": sd["output_layer.weight"]}))
     for i in range(layout.num_layers):
         layer, mlp = f"decoder.layers.{i}.", f"decoder.layers.{i}.mlp."
         head = tuple(name for name in under(layer) if not name.startswith(mlp))
@@ -438,11 +442,14 @@ def export_units(names: Collection[str], layout: Layout) -> list[ExportUnit]:
         if i in layout.dense_layers:
             units.append(ExportUnit(under(mlp), lambda sd, i=i: mlp_to_hf(sd, i, layout)))
             continue
-        experts = [under(f"{mlp}experts.local_experts.{e}.") for e in range(layout.num_experts)]
-        routed = {name for expert in experts for name in expert}
+        routed = under(f"{mlp}experts.local_experts.")
         units.append(ExportUnit(tuple(n for n in under(mlp) if n not in routed),
                                 lambda sd, i=i: moe_common_to_hf(sd, i, layout)))
-        units += [ExportUnit(expert, lambda sd, i=i, e=e: expert_to_hf(sd, i, e)) for e, expert in enumerate(experts)]
+        # one unit per projection: megatron stacks a layer's experts per projection, loaded whole
+        for part, convert in (("linear_fc1", expert_fc1_to_hf), ("linear_fc2", expert_fc2_to_hf)):
+            units += [ExportUnit(under(f"{mlp}experts.local_experts.{e}.{part}."),
+                                 lambda sd, i=i, e=e, convert=convert: convert(sd, i, e))
+                      for e in range(layout.num_experts)]
     covered = {name for unit in units for name in unit.names}
     if covered != set(names):
         raise ValueError(f"tensors no export unit reads: {sorted(set(names) - covered)[:5]}")
