@@ -125,11 +125,12 @@ def write_failed(stage: str, attempt_dir: str, out: str, refused: WriteError, ne
     """Remove the unfinished ``attempt_dir`` and say, in one paragraph, where the write failed, the
     space free there and about how much the stage needs (``needed``: what it had written, or more)."""
     written = tree_bytes(attempt_dir)
+    where = refused.filename or out
+    space = free_space(where)  # before the removal: a file a worker still holds open frees its space only when closed
     with contextlib.suppress(Exception):
         ledger.remove_tree(attempt_dir)
-    where = refused.filename or out
-    space = free_space(where)
-    free = f"; {size_text(space[0])} free of {size_text(space[1])} there now" if space else ""
+    free = (f"; about {size_text(space[0] + written)} free of {size_text(space[1])} there once the attempt is "
+            "gone") if space else ""
     need = max(needed, written)
     return WriteFailed(
         f"stage {stage} could not write {where}: {refused.words} (errno {errno.errorcode.get(refused.number, refused.number)})"
