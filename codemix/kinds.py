@@ -106,7 +106,8 @@ REPO = register(DocumentKind(
     quality_scored=True, provenance=("paths", "part", "parts")))
 TRANSCRIPT = register(DocumentKind(
     name="transcript", summary="an agent transcript rendered from its messages",
-    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, prose=MESSAGES, dedup=MESSAGES, licensed_by_text=False,
+    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, decontamination=MESSAGES, prose=MESSAGES, dedup=MESSAGES,
+    licensed_by_text=False,
     chat=True, benchmark_instances="trace", source_types=("transcripts",),
     metadata=("format", "messages", "exit_status", "submitted", "resolved", "tests_passed", "outcome_evidence",
               "compactions", "tools", "transcript", "observations_cut"),

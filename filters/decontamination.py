@@ -37,6 +37,10 @@ PYTHON = "python"
 # A benchmark text: (benchmark, item id, text) is matched literally; with a 4th element, the text's
 # language, it is matched as code.
 BenchmarkText = tuple[str, str, str] | tuple[str, str, str, str]
+# Names a code item defines (its function's name): the identifying part a copy keeps, which the
+# numbering of identifiers cannot see.
+DEFINED_NAME = re.compile(r"\b(?:def|class|function|func|fn|fun|sub)\s+([A-Za-z_]\w*)")
+DEFINITION_KEYWORDS = frozenset({"def", "function", "func", "fn", "fun", "sub"})
 
 
 def normalise_tokens(text: str) -> list[str]:
@@ -269,8 +273,8 @@ class BenchmarkHit:
 class ContaminationIndex:
     """Every indexed item text's n-grams, built once and shipped (pickled) to the workers."""
 
-    __slots__ = ("_code", "_grams", "_keys", "_labels", "_lexed_screen", "_owners", "_screen", "_short_lengths", "_sizes",
-                 "min_match_tokens", "min_overlap", "ngram")
+    __slots__ = ("_code", "_grams", "_keys", "_labels", "_lexed_screen", "_names", "_owners", "_screen", "_short_lengths",
+                 "_signature", "_sizes", "min_match_tokens", "min_overlap", "ngram")
 
     def __init__(self, items: Iterable[BenchmarkText], *, ngram: int, min_overlap: float,
                  min_item_tokens: int = 1, min_match_tokens: int | None = None, screen: bool = False):
@@ -285,14 +289,19 @@ class ContaminationIndex:
         self._labels: list[tuple[str, str]] = []
         self._grams: list[np.ndarray] = []  # each text's n-grams in order, for coverage and spans
         self._code: list[bool] = []
+        self._signature: list[tuple[int, int]] = []  # token span of the item's signature; its own code follows
+        self._names: list[tuple[str, ...]] = []  # names the item's prompt defines
         short_lengths, code_items = set(), []
         for benchmark, item_id, text, *language in items:
+            signature, names = (0, 0), ()
             if language and language[0]:
                 tokens = code_tokens(text, language[0])
                 if len(tokens) < max(self.min_match_tokens, ngram):
                     continue
                 grams = code_ngram_hashes(tokens, ngram)
                 code_items.append((tokens, grams))
+                signature = signature_span(tokens, text)
+                names = tuple(DEFINED_NAME.findall(text[:tokens.starts[signature[1]]])) if signature[1] else ()
             else:
                 hashes = token_hashes(normalise_tokens(text))
                 if len(hashes) < max(min_item_tokens, 1):
@@ -300,6 +309,8 @@ class ContaminationIndex:
                 short_lengths.add(min(ngram, len(hashes)))
                 grams = ngram_hashes(hashes, min(ngram, len(hashes)))
             self._grams.append(grams)
+            self._signature.append(signature)
+            self._names.append(names)
             self._code.append(bool(language and language[0]))
             self._labels.append((benchmark, item_id))
         distinct = [np.unique(grams) for grams in self._grams]
@@ -340,6 +351,8 @@ class ContaminationIndex:
             literal = token_hashes(normalise_tokens(text))
             views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
         screened_out = self._screen is not None and not self.may_hit(text, language)
+        if screened_out and not views:
+            return []
         tokens = code_tokens(text, language) if any(self._code) and not screened_out else None
         code_grams = code_ngram_hashes(tokens, self.ngram) if tokens is not None else np.empty(0, np.uint64)
         found = np.concatenate([*views, np.unique(code_grams)])
@@ -369,12 +382,31 @@ class ContaminationIndex:
         benchmark, item_id = self._labels[number]
         if not self._code[number]:
             return BenchmarkHit(benchmark, item_id, overlap, matched)
-        if matched < self.min_match_tokens or tokens is None:
+        if matched < self.min_match_tokens or tokens is None or not self._identified(number, grams, found, n, text):
             return None
         first, last = densest_window(np.flatnonzero(np.isin(code_grams, grams)), 2 * len(grams))
         start, end = tokens.starts[first], tokens.ends[last + n - 1]
         return BenchmarkHit(benchmark, item_id, overlap, matched, text.count("\n", 0, start) + 1,
                             text.count("\n", 0, end) + 1)
+
+    def _identified(self, number: int, grams: np.ndarray, found: np.ndarray, n: int, text: str) -> bool:
+        """A match reaches ``min_match_tokens`` of the item's own code (its function's body), or the item's
+        identifying part matches too: its whole signature (``def f(a: int, b: int) -> int:``, names
+        numbered) or a name its prompt defines. A prompt's other lines and an idiom (Euclid's loop, a
+        running maximum) are every codebase's, not the item's."""
+        first, own_start = self._signature[number]
+        if own_start == 0:
+            return True
+        length = len(grams) + n - 1
+        starts = np.flatnonzero(np.isin(grams, found))
+        # tokens of the item's own code that a matched n-gram covers (``covered`` restricted to them)
+        counts = np.zeros(length + 1, dtype=np.int64)
+        np.add.at(counts, starts, 1)
+        np.add.at(counts, np.minimum(starts + n, length), -1)
+        coverage = np.cumsum(counts)[:length]
+        if np.count_nonzero(coverage[own_start:]) >= self.min_match_tokens or np.all(coverage[first:own_start] > 0):
+            return True
+        return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in self._names[number])
 
     def _matched_counts(self, found: np.ndarray) -> np.ndarray:
         """How many of each item text's n-grams are among the distinct hashes ``found``."""
@@ -383,6 +415,28 @@ class ContaminationIndex:
         starts = np.repeat(left, spans)
         offsets = np.arange(len(starts)) - np.repeat(np.cumsum(spans) - spans, spans)
         return np.bincount(self._owners[starts + offsets], minlength=len(self._labels))
+
+
+def signature_span(tokens: CodeTokens, text: str) -> tuple[int, int]:
+    """``(first, end)`` token indices of a code item's signature: its last outermost function's header
+    (``def f(a: int) -> int:``, ``function f(a) {``); the item's own code (the body) starts at ``end``.
+    ``(0, 0)`` when it defines no function (a solution alone): all of it is its own code."""
+    symbols = tokens.symbols
+    defs = [i for i, s in enumerate(symbols) if s in DEFINITION_KEYWORDS]
+    if not defs:
+        return 0, 0
+    columns = [tokens.starts[i] - text.rfind("\n", 0, tokens.starts[i]) - 1 for i in defs]
+    last = max(i for i, column in zip(defs, columns) if column == min(columns))  # not a helper nested in the body
+    depth, opened = 0, False
+    for i in range(last + 1, len(symbols)):
+        symbol = symbols[i]
+        if symbol in ("(", "[", "<") and not (symbol == "<" and not opened):
+            depth, opened = depth + 1, opened or symbol == "("
+        elif symbol in (")", "]", ">") and depth > 0:
+            depth -= 1
+        elif depth == 0 and opened and symbol in (":", "{"):
+            return (last, i + 1) if i + 1 < len(symbols) else (0, 0)
+    return 0, 0
 
 
 def densest_window(positions: np.ndarray, width: int) -> tuple[int, int]:

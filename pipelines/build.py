@@ -34,7 +34,7 @@ from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
 from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
-from codemix.pipelines import fingerprints, jobs, ledger
+from codemix.pipelines import fingerprints, jobs, ledger, out_lock, stopped
 from codemix.pipelines.card import write_card
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
@@ -57,7 +57,14 @@ from codemix.pipelines.options import (
     with_default_runner,
     worker_count,
 )
-from codemix.pipelines.preflight import check_locations, check_output, named_locations, unused_note, without_unused
+from codemix.pipelines.preflight import (
+    check_locations,
+    check_output,
+    check_tokenizer,
+    named_locations,
+    unused_note,
+    without_unused,
+)
 from codemix.pipelines.progress import BuildDisplay, Progress, doc_text_bytes
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
 from codemix.pipelines.readers.git import ref_problem
@@ -224,7 +231,7 @@ def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str, beam_arg
         if not texts:
             raise RuntimeError("no documents survived filtering, so there is nothing to train a tokenizer on; "
                                "check the quarantine and drop counts, or give tokenizer.path")
-        tokenizer = train_bpe(counted(texts), config.vocab_size)
+        tokenizer = train_bpe(counted(texts), config.trained_vocab_size)
         origin = f"trained on {len(texts):,} filtered documents"
     save_tokenizer(tokenizer, f"{out}/tokenizer.json")
     return {"path": layout.tokenizer, "origin": origin,
@@ -348,6 +355,7 @@ def preflight(spec: MixtureSpec, allowed: set[str], echo: Callable[[str], None] 
     spec, unused = without_unused(spec)
     if unused:
         echo(unused_note(unused))
+    check_tokenizer(spec)  # a tokenizer that does not fit fails now, not after the crawl
     facts = input_facts(spec)
     check_locations(spec, facts, allowed)
     return spec, facts
@@ -369,20 +377,24 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
 
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
-              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS,
-              force: bool = False) -> dict:
+              live: bool = False, command: str = "", stall_seconds: float = jobs.STALL_SECONDS,
+              force: bool = False, done: list[str] | None = None) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
     names a later stage: then that stage and every later one rerun, reusing the earlier outputs.
-    ``fresh`` ignores every earlier output. An ``out_dir`` that cannot be written, or that holds
-    other files than a build's (unless ``force``), is refused before any work; so is a location that
-    cannot be read (``pipelines.preflight``). Sources in ``allow_missing`` (with the spec's own) may
+    ``fresh`` ignores every earlier output. An ``out_dir`` that cannot be written, that holds other
+    files than a build's (unless ``force``), or that another build holds (``out_lock.OutputLocked``)
+    is refused before any work; so is a location that cannot be read, or a tokenizer file that does
+    not fit the spec (``pipelines.preflight``). Sources in ``allow_missing`` (with the spec's own) may
     be unreadable or left out of a blend; any other such source raises ``health.BuildFailure``
     before shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
-    (``pipelines.jobs``), prints ``resume_hint`` and exits 130; a service the job needs that stays
-    silent for ``stall_seconds`` cancels it and raises ``jobs.ServiceLost``.
+    (``pipelines.jobs``), says what is kept and how to resume (``command``, the user's command line)
+    and exits 130 (143 on SIGTERM); a service the job needs that stays silent for ``stall_seconds``
+    cancels it and raises ``jobs.ServiceLost``; a write the system refuses raises ``stopped.WriteFailed``.
+    ``done`` (a list) receives each stage this run commits or reuses, for the caller's own messages.
     """
+    done = [] if done is None else done
     beam_args = with_default_runner(beam_args)
     use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
     check_output_reachable(out_dir, beam_args)
@@ -392,34 +404,40 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     check_s3([location for _, location in locations], beam_args)
     check_gcp(locations, beam_args)
     check_output(out_dir, force=force)
-    allowed = allowed_missing(spec, list(allow_missing))
-    spec, facts = preflight(spec, allowed, echo)
-    display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
-    hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
-    try:
-        with exit_cleanly_on_interrupt(hint, before_exit=lambda: (jobs.cancel_running(), display.close())), \
-                jobs.watching(beam_args, stall_seconds):
-            return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
-                               display, from_stage=from_stage, fresh=fresh)
-    finally:
-        display.close()
+    def stop_message() -> str:
+        notes = [cancel.sentence() for cancel in jobs.unconfirmed_cancels()]
+        return stopped.stopped_paragraph("interrupted", out_dir, command, done, notes)
+
+    with out_lock.hold(out_dir, beam_args, command or "mix build", echo) as release_lock, \
+            exit_cleanly_on_interrupt(stop_message, before_exit=release_lock):
+        allowed = allowed_missing(spec, list(allow_missing))
+        spec, facts = preflight(spec, allowed, echo)
+        display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
+        try:
+            with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (jobs.cancel_running(), display.close())), \
+                    jobs.watching(beam_args, stall_seconds):
+                return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
+                                   display, from_stage=from_stage, fresh=fresh, done=done)
+        finally:
+            display.close()
 
 
 def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: list[str], allowed: set[str],
-                display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
+                display: BuildDisplay, *, from_stage: str, fresh: bool, done: list[str]) -> dict:
     """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
     # A finished build stays whole (its manifest, tokenizer and shards) until this run publishes its own.
     finished = FileSystems.exists(layout.manifest)
     runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=not fresh,
                          force_from=None if from_stage == "crawl" else from_stage,
-                         earlier="the finished build" if finished else "the interrupted run")
+                         earlier="the finished build" if finished else "the interrupted run", done=done)
     runner.on_reuse = display.mark_reused
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
         runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
                    after=lambda attempt: publish_quarantine(layout, attempt), facts=crawl_facts(facts),
-                   outputs=DOCUMENT_OUTPUTS)
+                   outputs=DOCUMENT_OUTPUTS,
+                   input_bytes=lambda: stopped.local_bytes([p for source in spec.sources for p in source.paths]))
     allowed_notes = check_crawl(spec, layout, allowed)
     with display.stage("filter", expected=total(layout.tally("crawl")["docs"])):
         runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),

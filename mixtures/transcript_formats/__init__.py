@@ -39,18 +39,21 @@ def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[For
     return candidates if name is None else tuple(f for f in candidates if f.name == name)
 
 
-def parse_json_value(value: Any, forced: str | None = None) -> list[Transcript]:
+def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, str] | None = None) -> list[Transcript]:
     """The transcripts in one JSON value (a whole file, or one JSONL line).
 
     The named formats come first; a value none of them detects, or one whose adapter refuses it (a
     ``messages`` list with a role the adapter does not know), is read by its shape (``shape``) unless a
     format is forced; after an adapter's refusal, only when every speaker is a role alias. A value
-    holding only empty turn lists is ``empty_conversation``."""
+    holding only empty turn lists is ``empty_conversation``. ``speakers``: the roles a source gives the
+    speaker names of a multi-agent log (read by shape)."""
     if nested_deeper_than(value, MAX_JSON_DEPTH):
         raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
     candidates = formats_named(forced, JSON_FORMATS)
     for candidate in candidates:
         if candidate.detect(value):
+            if candidate is SHAPE:
+                return parse_shape(value, speakers=speakers)
             try:
                 return with_record_ids(candidate.parse(value), value)
             except TranscriptShapeError as error:

@@ -232,16 +232,17 @@ def result_blocks(item: dict) -> list[dict[str, Any]]:
                     tool_call_id=str(b.get("tool_use_id") or b.get("call_id") or ""), observation=True) for b in blocks]
 
 
-def speaker_roles(items: list) -> dict[str, str]:
-    """Each speaker's canonical role: its alias, else by position (the first name to speak set the task,
-    every other name is the model)."""
+def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict[str, str]:
+    """Each speaker's canonical role: as ``configured`` (a source's ``speakers``), else its alias, else by
+    position (the first name to speak set the task, every other name is the model)."""
     roles: dict[str, str] = {}
+    configured = configured or {}
     first_name = None
     for item in items:
         speaker = speaker_of(item) or ""
         if speaker in roles:
             continue
-        alias = ROLE_ALIASES.get(speaker.lower())
+        alias = configured.get(speaker) or ROLE_ALIASES.get(speaker.lower())
         if alias is None:
             first_name = first_name or speaker
             alias = "user" if speaker == first_name and "user" not in roles.values() else "assistant"
@@ -249,8 +250,8 @@ def speaker_roles(items: list) -> dict[str, str]:
     return roles
 
 
-def turn_messages(items: list) -> list[dict[str, Any]]:
-    roles = speaker_roles(items)
+def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    roles = speaker_roles(items, speakers)
     messages = []
     for index, item in enumerate(items):
         where = f"turn {index}"
@@ -388,9 +389,9 @@ def reward_verdict(holders: list[dict]) -> bool | None:
     return None
 
 
-def transcript_of(found: Found) -> Transcript:
+def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Transcript:
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
-    messages = turn_messages(found.items) if found.kind == "turns" else step_messages(found.items)
+    messages = turn_messages(found.items, speakers) if found.kind == "turns" else step_messages(found.items)
     messages = flag_text_observations(opening(messages, holders) + messages)
     extra = {"path": found.path, "layout": found.kind}
     if rid := record_id(found):
@@ -403,16 +404,17 @@ def detect_shape(value: Any) -> bool:
     return bool(find_conversations(value))
 
 
-def parse_shape(value: Any, *, aliases_only: bool = False) -> list[Transcript]:
+def parse_shape(value: Any, *, aliases_only: bool = False, speakers: dict[str, str] | None = None) -> list[Transcript]:
     """The transcripts of ``value`` by shape. ``aliases_only``: refuse a turn list whose speakers are not
-    all role aliases (where a named format's adapter refused the value, positions are no evidence)."""
+    all role aliases (where a named format's adapter refused the value, positions are no evidence);
+    ``speakers``: the roles a source gives speaker names (``SourceConfig.speakers``)."""
     found = find_conversations(value)
     if not found:
         raise TranscriptShapeError("no list of turns or steps at any key path")
     if aliases_only and any(item.kind == "turns" and any(
             (speaker_of(turn) or "").lower() not in ROLE_ALIASES for turn in item.items) for item in found):
         raise TranscriptShapeError("a speaker that is no role alias")
-    return [transcript_of(item) for item in found]
+    return [transcript_of(item, speakers) for item in found]
 
 
 SHAPE = Format(name="shape", container="json", detect=detect_shape, parse=parse_shape)

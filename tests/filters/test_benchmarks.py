@@ -261,3 +261,18 @@ def test_the_filter_stage_drops_or_marks_and_records_the_policy(history, files):
     assert (kept[0].metadata["benchmark_instances"] == ["astropy__astropy-13579"]) if files == "mark" else kept == []
     trace = judge.judge(transcript(TRACE_FILE), "MIT")  # OpenHands' evaluation outputs
     assert trace.reason == TRACE and trace.instances[0].instance_id == "astropy__astropy-13236"
+
+
+def test_the_dataset_card_names_the_instance_sets_and_their_hits_by_policy(tmp_path):
+    from codemix.mixtures.spec import parse_spec
+    from codemix.pipelines.card import instances_section
+
+    spec = parse_spec({"name": "t", "sources": [{"name": "repo", "type": "git", "paths": [str(tmp_path)],
+                                                 "snapshot": "before_benchmark"}],
+                       "stages": {"short": {"sequence_length": 128, "token_budget": 1000, "weights": {"repo": 1.0}}},
+                       "filters": {"benchmark_instances": {"instances": [str(VERIFIED)]}}})
+    assert spec.sources[0].snapshot_instances == [str(VERIFIED)]
+    rows = [{"benchmark": "swebench_verified_astropy", "policy": COMMIT}, {"benchmark": "humaneval", "policy": "ngram_overlap"}]
+    text = instances_section(spec, {"contamination": rows})
+    assert f"`{VERIFIED}`" in text and "sources read before the benchmark: repo" in text
+    assert text.endswith("Hits: swebench_verified_astropy benchmark_commit 1.")

@@ -159,3 +159,38 @@ def test_near_duplicates_are_judged_on_what_the_agent_wrote(tmp_path: Path) -> N
 def _write(path: Path, messages: list[dict]) -> Path:
     path.write_text(json.dumps({"traj": messages}))
     return path
+
+
+def test_speaker_names_take_the_roles_a_source_gives_them(tmp_path: Path) -> None:
+    """A multi-agent log names its speakers. By position the first name to speak set the task and every
+    other name is the model; where the first name is the harness's (its policy), a source's
+    ``speakers`` says who is who."""
+    row = json.loads(TAU.read_text())[1]
+    names = {"system": "Policy", "user": "Traveller", "assistant": "AirlineBot"}
+    turns = [{**m, "role": names.get(m["role"], m["role"])} for m in row["traj"]]
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps({"log": turns}))
+    (by_position,) = documents(path)
+    positional = {"system": "user", "user": "assistant", "assistant": "assistant"}
+    assert [m["role"] for m in by_position.metadata["messages"]] == [positional.get(m["role"], m["role"])
+                                                                      for m in row["traj"]]
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(),
+                          speakers={"Policy": "system", "Traveller": "user", "AirlineBot": "assistant"})
+    (configured,) = list(read_location(source, str(path)))
+    assert [m["role"] for m in configured.metadata["messages"]] == [m["role"] for m in row["traj"]]
+    assert [m["name"] for m in configured.metadata["messages"][:3]] == ["Policy", "Traveller", "AirlineBot"]
+
+
+def test_a_speakers_role_that_is_no_role_is_refused() -> None:
+    from codemix.config import ConfigError
+
+    source = SourceConfig(name="runs", type="transcripts", paths=["x"], speakers={"Coder": "programmer"})
+    with pytest.raises(ConfigError, match=r"speakers\.Coder"):
+        source.validate("sources[0]")
+
+
+def test_a_utf8_byte_order_mark_opening_a_jsonl_file_is_not_json(tmp_path: Path) -> None:
+    rows = json.loads(TAU.read_text())
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(codecs.BOM_UTF8 + "".join(json.dumps(row) + "\n" for row in rows).encode())
+    assert [len(d.metadata["messages"]) for d in documents(path)] == [len(r["traj"]) for r in rows]
