@@ -55,8 +55,12 @@ class Instance:
 
 def repo_key(repo: str) -> str:
     """``astropy/astropy``, ``https://github.com/astropy/astropy.git`` and ``astropy`` meet at ``astropy``:
-    a local clone is named after its folder, and a fork's copy of the fix is the same fix."""
-    return repo.rstrip("/").removesuffix(".git").rsplit("/", 1)[-1].lower()
+    a local clone is named after its folder, and a fork's copy of the fix is the same fix. A mirror named
+    ``owner__name.<commit>`` (SWE-smith's ``swesmith/astropy__astropy.26d14786``) is that repository."""
+    name = repo.rstrip("/").removesuffix(".git").rsplit("/", 1)[-1].lower()
+    if "__" in name:
+        name = re.sub(r"\.[0-9a-f]{7,40}$", "", name.split("__", 1)[1])
+    return name
 
 
 # Field names of the shapes in use, first found wins: SWE-bench (and Verified, Lite, Multilingual,
