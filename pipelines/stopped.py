@@ -16,8 +16,6 @@ import os
 import re
 from dataclasses import dataclass
 
-from apache_beam.io.filesystems import FileSystems
-
 from codemix.pipelines import ledger
 
 # What a write can be refused with by the operating system, as opposed to a bug or bad input.
@@ -98,10 +96,10 @@ def tree_bytes(folder: str) -> int:
 
 
 def has_finished_build(out: str) -> bool:
-    """``out`` holds a finished build's manifest (a publish that was cut short deleted it first)."""
-    with contextlib.suppress(Exception):
-        return FileSystems.exists(f"{out.rstrip('/')}/manifest.json")
-    return False
+    """A local ``out`` holds a finished build's manifest (a publish that was cut short deleted it
+    first). An object store is not asked: after a fault it may be the service that is gone, and Beam's
+    S3 filesystem retries for minutes; the paragraph then says nothing of a finished build."""
+    return "://" not in out and os.path.isfile(f"{out.rstrip('/')}/manifest.json")
 
 
 def what_is_left(out: str, kept: list[str]) -> str:
