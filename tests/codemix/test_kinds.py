@@ -70,10 +70,10 @@ def test_a_kind_answers_from_known_vocabularies_and_a_bad_one_is_refused_by_fiel
     with pytest.raises(ValueError, match="registered twice"):
         register(dataclasses.replace(FILE, source_types=()))
     with pytest.raises(ValueError, match="source type 'commits' already yields 'commit'"):
-        register(DocumentKind(name="patch", summary="", source_types=("commits",)))
-    assert "odd" not in KINDS and "patch" not in KINDS
-    with pytest.raises(ValueError, match=r"unknown document kind 'patch': use one of file, "):
-        document_kind("patch")
+        register(DocumentKind(name="history", summary="", source_types=("commits",)))
+    assert "odd" not in KINDS and "history" not in KINDS
+    with pytest.raises(ValueError, match=r"unknown document kind 'wiki': use one of file, "):
+        document_kind("wiki")
 
 
 def kinds_read(tmp_path: Path, itsdangerous_history: Path) -> dict[str, list[Document]]:
