@@ -319,7 +319,7 @@ def path_problems(field: str, paths: list[str], prints: list[dict]) -> list[Prob
 def check_locations(spec: MixtureSpec, facts: dict, allowed: set[str]) -> None:
     """Raise ``BuildFailure`` listing every location that cannot be read, but those of sources in
     ``allowed`` (the crawl quarantines them, and the manifest records it). ``facts`` are
-    ``pipelines.build.input_facts``: the fingerprints of every source location and file."""
+    ``pipelines.fingerprints.input_facts``: the fingerprints of every source location and file."""
     problems = location_problems(spec, facts["sources"])
     problems += path_problems("dedup.previous_indexes", spec.dedup.previous_indexes, facts.get("previous_indexes", []))
     model = [spec.filters.quality.model] if spec.filters.quality.model else []

@@ -27,6 +27,7 @@ from codemix.filters.benchmarks import (
     InstanceIndex,
     patch_id,
     read_instances,
+    repo_key,
 )
 from codemix.filters.config import FiltersConfig
 from codemix.mix.cli import main as mix
@@ -106,6 +107,8 @@ def test_every_shape_reads_to_the_same_instance(tmp_path):
     (from_multi,) = read_instances(str(tmp_path / "multi.json"), "x")
     assert (from_multi.instance_id, from_multi.patch, from_multi.numbers) == ("django__django-16255", row["patch"],
                                                                              (16255, 34201))
+    assert {repo_key(r) for r in ("astropy/astropy", "https://github.com/astropy/astropy.git", "/srv/astropy",
+                                  "swesmith/astropy__astropy.26d14786")} == {"astropy"}
     (reduced, *_) = read_instances(str(VERIFIED), "x")
     assert reduced.benchmark == "swebench_verified_astropy" and not reduced.test_patch and not reduced.created_at
 
