@@ -340,34 +340,28 @@ def service_failure(error: Exception, beam_args: list[str]) -> str | None:
 
 
 def command_plan(args, beam_args: list[str]) -> int:
-    """The resolved plan, then the preflight of ``mix build`` (every location checked); 1 when one fails."""
+    """The resolved plan, then the preflight of ``mix build`` (``pipelines.preflight.CHECKS``, but those of
+    --out, as plan writes nothing); 1 when a location cannot be read or a service refuses."""
     from codemix.mixtures.spec import describe_plan, load_spec
 
     spec = load_spec(args.spec)  # a spec error stops here, before Beam is imported
-    from codemix.pipelines.build import preflight, with_reachable_sources
-    from codemix.pipelines.gcp import check_gcp
-    from codemix.pipelines.health import BuildFailure, allowed_missing
-    from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
-    from codemix.pipelines.options import use_filesystem_options, with_default_runner
-    from codemix.pipelines.preflight import named_locations
+    from codemix.pipelines.health import BuildFailure
+    from codemix.pipelines.object_store import ObjectStoreUnreachable
+    from codemix.pipelines.preflight import Preflight
 
     if not args.json:
         print(describe_plan(spec), flush=True)
-    beam_args = with_default_runner(beam_args)
-    use_filesystem_options(beam_args)
+    notes: list[str] = []
+    run = Preflight(spec=spec, beam_args=beam_args, allow_missing=args.allow_missing, echo=notes.append)
+    failure = None
     try:
-        check_s3([location for _, location in named_locations(spec)], beam_args)
-        check_gcp(named_locations(spec), beam_args)
+        run.run()
     except ObjectStoreUnreachable as error:
         print(f"mix plan: {error}", file=sys.stderr)
         return BUILD_FAILED
-    spec = with_reachable_sources(spec, beam_args)
-    notes: list[str] = []
-    try:
-        checked, _ = preflight(spec, allowed_missing(spec, args.allow_missing), notes.append)
-        failure = None
-    except BuildFailure as error:
-        checked, failure = spec, error
+    except BuildFailure as error:  # the tokenizer or a location: raised after the sources were resolved
+        failure = error
+    spec, checked = run.resolved, run.resolved if failure else run.spec
     if args.json:
         print(json.dumps(plan_json(spec, checked, notes, failure), indent=2, sort_keys=True))
     else:

@@ -177,6 +177,7 @@ def describe_plan(spec: MixtureSpec) -> str:
     lines = [f"mixture {spec.name!r}", "sources:"]
     for s in spec.sources:
         extra = f" ref={s.ref}" if s.type == "git" else (f" format={s.format}" if s.format else "")
+        extra += " snapshot=before_benchmark" if s.snapshot == "before_benchmark" else ""
         lines.append(f"  {s.name:<16} {s.type:<12} kind={s.kind}{extra} license={s.license or '-'} paths={len(s.paths)}")
         lines += [f"      {p}" for p in s.paths[:5]] + ([f"      ... {len(s.paths) - 5} more"] if len(s.paths) > 5 else [])
     lines.append("stages:")
@@ -187,6 +188,11 @@ def describe_plan(spec: MixtureSpec) -> str:
     verify = f", verified at Jaccard >= {d.jaccard_threshold:.2f}" if d.verify else ""
     lines.append(f"dedup: exact={d.exact} near={d.near} num_perm={d.num_perm} bands={d.bands}x rows={d.rows} "
                  f"shingle={d.shingle_size} -> implied Jaccard threshold {d.lsh_threshold:.3f}{verify}")
+    b = spec.filters.benchmark_instances
+    if b.enabled:
+        lines.append(f"benchmark instances: {len(b.instances)} file(s); traces, commits (patch id, {b.ngram}-grams >= "
+                     f"{b.min_overlap}), issue threads dropped; files holding a fix: {b.files}"
+                     + ("; every later commit of their repositories" if b.later_commits else ""))
     q = spec.filters.quality
     if q.enabled:
         cut = f"threshold {q.threshold:g}" if q.threshold is not None else f"keep top {q.keep_fraction:.1%}"

@@ -15,19 +15,15 @@ out of a blend (``pipelines.health``), ends with a health summary, draws its pro
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import logging
-import os
 from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from tokenizers import Tokenizer
 
-import codemix
-from codemix.config import ConfigError
 from codemix.mixtures.blend import relative_prefixes, with_found_prefixes
 from codemix.mixtures.sft_export import tokenizer_files
 from codemix.mixtures.spec import MixtureSpec
@@ -40,34 +36,18 @@ from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
-from codemix.pipelines.gcp import check_gcp
 from codemix.pipelines.git_copies import submodules_by_location
-from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
+from codemix.pipelines.health import build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
-from codemix.pipelines.object_store import check_s3
 from codemix.pipelines.options import (
-    check_job_server,
-    check_output_reachable,
-    is_local_path,
     pipeline_options,
     runner_name,
-    shares_local_disk,
-    use_filesystem_options,
-    with_default_runner,
     worker_count,
 )
-from codemix.pipelines.preflight import (
-    check_locations,
-    check_output,
-    check_tokenizer,
-    named_locations,
-    unused_note,
-    without_unused,
-)
+from codemix.pipelines.preflight import BEFORE_LOCK, HOLDING_LOCK, Preflight
 from codemix.pipelines.progress import BuildDisplay, Progress, doc_text_bytes
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
-from codemix.pipelines.readers.git import ref_problem
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from codemix.pipelines.shape_long_context import ShapeLongContext
 from codemix.pipelines.shape_sft import ShapeSFT
@@ -287,17 +267,6 @@ def tokenizer_fingerprint(spec: MixtureSpec) -> str:
     return ids_fingerprint(load_tokenizer(spec.tokenizer.path))
 
 
-def input_facts(spec: MixtureSpec) -> dict:
-    """What the stages read besides the spec, fingerprinted (``pipelines.fingerprints``): every
-    source location, the benchmark files, earlier dedup indexes, and the code itself."""
-    return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
-            "sources": fingerprints.source_fingerprints(spec.sources),
-            "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks
-                                                         + spec.filters.benchmark_instances.instances),
-            "quality_model": fingerprints.paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
-            "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
-
-
 def crawl_facts(facts: dict) -> dict:
     """What the crawl's marker keeps to explain a rerun: the code, and each source's inputs."""
     return {"code": facts["code"], **{f"source:{name}": prints for name, prints in facts["sources"].items()}}
@@ -314,51 +283,6 @@ def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
     shards = stage_key(repo_dedup, tokenizer, spec.stages, spec.shard_size_bytes)
     return {"crawl": crawl, "filter": filtered, "tokenizer": tokenizer, "dedup": dedup, "repo_dedup": repo_dedup,
             "shards": shards}
-
-
-def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSpec:
-    """The spec with every local source path made absolute, so workers that start in another folder
-    read the same files; on a runner whose workers do not share this disk, a local path is refused
-    before any work, since no worker could read it."""
-    spec = copy.deepcopy(spec)
-    local_disk = shares_local_disk(beam_args)
-    for i, source in enumerate(spec.sources):
-        for j, location in enumerate(source.paths):
-            if not is_local_path(location) or location.startswith(("git@", "ssh:")):
-                continue
-            if not local_disk:
-                raise ConfigError(
-                    f"sources[{i}].paths[{j}]", f"{location} is a local path, but the {runner_name(beam_args)} "
-                    "runner's workers do not share this machine's disk, so none of them could read it",
-                    "copy it to storage every worker reaches and name that (gs://..., s3://...)")
-            source.paths[j] = os.path.abspath(location)
-    check_git_refs(spec)
-    return spec
-
-
-def check_git_refs(spec: MixtureSpec) -> None:
-    """A git source's ref that one of its local repositories lacks (a shallow clone, another branch)
-    stops the build before any work, naming the ref and what the repository holds."""
-    for i, source in enumerate(spec.sources):
-        if source.type != "git":
-            continue
-        for location in source.paths:
-            if problem := ref_problem(location, source.ref):
-                raise ConfigError(f"sources[{i}].ref", f"source {source.name!r}: {problem}",
-                                  "set the source's ref to an existing branch, tag or commit of every listed "
-                                  "repository, or fetch the ref into the clone")
-
-
-def preflight(spec: MixtureSpec, allowed: set[str], echo: Callable[[str], None] = print) -> tuple[MixtureSpec, dict]:
-    """Before any stage (``pipelines.preflight``): sources no stage uses are set aside, and every
-    location is checked; returns the spec to build and its ``input_facts``."""
-    spec, unused = without_unused(spec)
-    if unused:
-        echo(unused_note(unused))
-    check_tokenizer(spec)  # a tokenizer that does not fit fails now, not after the crawl
-    facts = input_facts(spec)
-    check_locations(spec, facts, allowed)
-    return spec, facts
 
 
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:
@@ -395,23 +319,18 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
     ``done`` (a list) receives each stage this run commits or reuses, for the caller's own messages.
     """
     done = [] if done is None else done
-    beam_args = with_default_runner(beam_args)
-    use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
-    check_output_reachable(out_dir, beam_args)
-    spec = with_reachable_sources(spec, beam_args)  # a config error, so before any service is reached
-    check_job_server(beam_args)
-    locations = named_locations(spec, out_dir)
-    check_s3([location for _, location in locations], beam_args)
-    check_gcp(locations, beam_args)
-    check_output(out_dir, force=force)
+    checked = Preflight(spec=spec, beam_args=beam_args, out=out_dir, force=force, allow_missing=allow_missing,
+                        echo=echo).run(BEFORE_LOCK)
+    beam_args = checked.beam_args
+
     def stop_message() -> str:
         notes = [cancel.sentence() for cancel in jobs.unconfirmed_cancels()]
         return stopped.stopped_paragraph("interrupted", out_dir, command, done, notes)
 
     with out_lock.hold(out_dir, beam_args, command or "mix build", echo) as release_lock, \
             exit_cleanly_on_interrupt(stop_message, before_exit=release_lock):
-        allowed = allowed_missing(spec, list(allow_missing))
-        spec, facts = preflight(spec, allowed, echo)
+        checked.run(HOLDING_LOCK)
+        spec, facts, allowed = checked.spec, checked.facts, checked.allowed
         display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
         try:
             with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (jobs.cancel_running(), display.close())), \

@@ -4,7 +4,7 @@ A missing path, a bad git ref, an unreadable archive, an unreachable URL or an e
 prefix used to surface only after the whole crawl (hours, on a real one). The checks read what the
 build fingerprints anyway (``pipelines.fingerprints``: a stat, a ``git rev-parse``/``ls-remote``,
 an HTTP HEAD, an object-store listing), plus the first header of each local archive, so they cost
-no second pass. ``mix build`` and ``mix plan`` both run them.
+no second pass. ``mix build`` and ``mix plan`` both run them: ``CHECKS``, in order, by ``run_preflight``.
 """
 
 from __future__ import annotations
@@ -15,16 +15,155 @@ import dataclasses
 import json
 import os
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from codemix.config import ConfigError
 from codemix.mixtures.spec import MixtureSpec
-from codemix.pipelines.health import BuildFailure, Problem, allow_hint, location_fix
+from codemix.pipelines.fingerprints import input_facts
+from codemix.pipelines.gcp import check_gcp
+from codemix.pipelines.health import BuildFailure, Problem, allow_hint, allowed_missing, location_fix
 from codemix.pipelines.manifest import MANIFEST_SCHEMA
+from codemix.pipelines.object_store import check_s3
+from codemix.pipelines.options import (
+    check_job_server,
+    check_output_reachable,
+    is_local_path,
+    runner_name,
+    shares_local_disk,
+    use_filesystem_options,
+    with_default_runner,
+)
+from codemix.pipelines.readers.git import ref_problem
 from codemix.sources import SourceConfig
 
 # Source types whose every path is one file (a transcript file): a directory
 # there failed the whole source with a raw IsADirectoryError after `mix plan` called it readable.
 FILE_ONLY_TYPES = ("transcripts",)
+
+
+@dataclass(kw_only=True)
+class Preflight:
+    """One run of the checks: what they are given, and what they settle for the build (the runner's
+    options, the spec as it will be built, the sources allowed to be missing, the input facts)."""
+
+    spec: MixtureSpec
+    beam_args: list[str]
+    out: str | None = None  # mix build's --out; mix plan writes nothing, and the checks of --out skip
+    force: bool = False     # --force: build into an --out that holds other files
+    allow_missing: Sequence[str] = ()
+    echo: Callable[[str], None] = print
+    resolved: MixtureSpec | None = None  # the spec with its sources made reachable, unused ones still in
+    allowed: set[str] = field(default_factory=set)
+    facts: dict = field(default_factory=dict)
+
+    def run(self, checks: Sequence[Callable[[Preflight], None]] | None = None) -> Preflight:
+        """Run ``checks`` (default: all of ``CHECKS``) in order; the first that fails raises (what was
+        settled before it stays here)."""
+        for check in CHECKS if checks is None else checks:
+            check(self)
+        return self
+
+
+def check_runner(run: Preflight) -> None:
+    """The runner named (FnApiRunner unless one is given) and its file-system options in force, before
+    the first read or write of a location (S3 needs its endpoint and keys)."""
+    run.beam_args = with_default_runner(run.beam_args)
+    use_filesystem_options(run.beam_args)
+
+
+def check_out_reachable(run: Preflight) -> None:
+    """A local --out is refused when the workers do not share this disk (``options.check_output_reachable``)."""
+    if run.out is not None:
+        check_output_reachable(run.out, run.beam_args)
+
+
+def check_sources_reachable(run: Preflight) -> None:
+    """Local source paths made absolute, or refused when no worker could read them; git refs checked.
+    A config error, so before any service is reached."""
+    run.spec = run.resolved = with_reachable_sources(run.spec, run.beam_args)
+
+
+def check_runner_service(run: Preflight) -> None:
+    """Flink and Spark have a job server to submit to (``options.check_job_server``)."""
+    check_job_server(run.beam_args)
+
+
+def check_object_stores(run: Preflight) -> None:
+    """Every S3 and GCS location (and a Dataflow job's options) reachable with the credentials given."""
+    locations = named_locations(run.spec, run.out)
+    check_s3([location for _, location in locations], run.beam_args)
+    check_gcp(locations, run.beam_args)
+
+
+def check_out(run: Preflight) -> None:
+    """--out writable, and empty or a build's (``check_output``)."""
+    if run.out is not None:
+        check_output(run.out, force=run.force)
+
+
+def check_unused_sources(run: Preflight) -> None:
+    """Sources no stage weights set aside (said, not crawled); the sources allowed to be missing settled."""
+    run.allowed = allowed_missing(run.spec, list(run.allow_missing))
+    run.spec, unused = without_unused(run.spec)
+    if unused:
+        run.echo(unused_note(unused))
+
+
+def check_tokenizer_fits(run: Preflight) -> None:
+    """A given tokenizer file loads and fits the spec (``check_tokenizer``): it fails now, not after the crawl."""
+    check_tokenizer(run.spec)
+
+
+def check_readable(run: Preflight) -> None:
+    """Every location fingerprinted, and each that cannot be read refused (``check_locations``)."""
+    run.facts = input_facts(run.spec)
+    check_locations(run.spec, run.facts, run.allowed)
+
+
+# The checks ``mix build`` and ``mix plan`` run, in this order: options before any service is reached,
+# configuration mistakes (ConfigError) before services (ObjectStoreUnreachable), and the reading of every
+# location (BuildFailure, listing each) last, as it costs the most. ``mix build`` runs the second part
+# holding --out's lock (``out_lock``), so a second build into it is refused before that work.
+BEFORE_LOCK: tuple[Callable[[Preflight], None], ...] = (
+    check_runner, check_out_reachable, check_sources_reachable, check_runner_service, check_object_stores, check_out)
+HOLDING_LOCK: tuple[Callable[[Preflight], None], ...] = (check_unused_sources, check_tokenizer_fits, check_readable)
+CHECKS = BEFORE_LOCK + HOLDING_LOCK
+
+
+def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSpec:
+    """The spec with every local source path made absolute, so workers that start in another folder
+    read the same files; on a runner whose workers do not share this disk, a local path is refused
+    before any work, since no worker could read it."""
+    spec = copy.deepcopy(spec)
+    local_disk = shares_local_disk(beam_args)
+    for i, source in enumerate(spec.sources):
+        for j, location in enumerate(source.paths):
+            if not is_local_path(location) or location.startswith(("git@", "ssh:")):
+                continue
+            if not local_disk:
+                raise ConfigError(
+                    f"sources[{i}].paths[{j}]", f"{location} is a local path, but the {runner_name(beam_args)} "
+                    "runner's workers do not share this machine's disk, so none of them could read it",
+                    "copy it to storage every worker reaches and name that (gs://..., s3://...)")
+            source.paths[j] = os.path.abspath(location)
+    check_git_refs(spec)
+    return spec
+
+
+def check_git_refs(spec: MixtureSpec) -> None:
+    """A git source's ref that one of its local repositories lacks (a shallow clone, another branch)
+    stops the build before any work, naming the ref and what the repository holds."""
+    for i, source in enumerate(spec.sources):
+        if source.type != "git":
+            continue
+        for location in source.paths:
+            if problem := ref_problem(location, source.ref):
+                raise ConfigError(f"sources[{i}].ref", f"source {source.name!r}: {problem}",
+                                  "set the source's ref to an existing branch, tag or commit of every listed "
+                                  "repository, or fetch the ref into the clone")
+
+
 _COMMIT_ID = re.compile(r"^[0-9a-fA-F]{7,64}$")
 # An HTTP server that refuses HEAD (but may serve GET) says nothing about whether the file is there.
 _HEAD_REFUSED = ("HTTP Error 405", "HTTP Error 501")
@@ -180,7 +319,7 @@ def path_problems(field: str, paths: list[str], prints: list[dict]) -> list[Prob
 def check_locations(spec: MixtureSpec, facts: dict, allowed: set[str]) -> None:
     """Raise ``BuildFailure`` listing every location that cannot be read, but those of sources in
     ``allowed`` (the crawl quarantines them, and the manifest records it). ``facts`` are
-    ``pipelines.build.input_facts``: the fingerprints of every source location and file."""
+    ``pipelines.fingerprints.input_facts``: the fingerprints of every source location and file."""
     problems = location_problems(spec, facts["sources"])
     problems += path_problems("dedup.previous_indexes", spec.dedup.previous_indexes, facts.get("previous_indexes", []))
     model = [spec.filters.quality.model] if spec.filters.quality.model else []

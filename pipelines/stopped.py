@@ -16,8 +16,6 @@ import os
 import re
 from dataclasses import dataclass
 
-from apache_beam.io.filesystems import FileSystems
-
 from codemix.pipelines import ledger
 
 # What a write can be refused with by the operating system, as opposed to a bug or bad input.
@@ -98,10 +96,10 @@ def tree_bytes(folder: str) -> int:
 
 
 def has_finished_build(out: str) -> bool:
-    """``out`` holds a finished build's manifest (a publish that was cut short deleted it first)."""
-    with contextlib.suppress(Exception):
-        return FileSystems.exists(f"{out.rstrip('/')}/manifest.json")
-    return False
+    """A local ``out`` holds a finished build's manifest (a publish that was cut short deleted it
+    first). An object store is not asked: after a fault it may be the service that is gone, and Beam's
+    S3 filesystem retries for minutes; the paragraph then says nothing of a finished build."""
+    return "://" not in out and os.path.isfile(f"{out.rstrip('/')}/manifest.json")
 
 
 def what_is_left(out: str, kept: list[str]) -> str:
@@ -127,11 +125,12 @@ def write_failed(stage: str, attempt_dir: str, out: str, refused: WriteError, ne
     """Remove the unfinished ``attempt_dir`` and say, in one paragraph, where the write failed, the
     space free there and about how much the stage needs (``needed``: what it had written, or more)."""
     written = tree_bytes(attempt_dir)
+    where = refused.filename or out
+    space = free_space(where)  # before the removal: a file a worker still holds open frees its space only when closed
     with contextlib.suppress(Exception):
         ledger.remove_tree(attempt_dir)
-    where = refused.filename or out
-    space = free_space(where)
-    free = f"; {size_text(space[0])} free of {size_text(space[1])} there now" if space else ""
+    free = (f"; about {size_text(space[0] + written)} free of {size_text(space[1])} there once the attempt is "
+            "gone") if space else ""
     need = max(needed, written)
     return WriteFailed(
         f"stage {stage} could not write {where}: {refused.words} (errno {errno.errorcode.get(refused.number, refused.number)})"

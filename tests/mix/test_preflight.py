@@ -321,3 +321,20 @@ def test_flink_and_spark_without_a_job_server_say_so_in_one_line(tmp_path, runne
     assert missing.returncode == 2
     assert missing.stderr.strip().splitlines()[-1].startswith(
         f"mix: option error: {flag}: no job server jar at {tmp_path / 'no.jar'}. Fix: give {flag}=PATH")
+
+
+def test_plan_and_build_run_one_list_of_checks_in_one_order(tmp_path):
+    """`mix plan` runs `mix build`'s checks (``pipelines.preflight.CHECKS``) in the same order, so both
+    stop at the same first mistake: here a local source on a runner whose workers cannot read it, a
+    configuration mistake found before the S3 endpoint (refused at once) is ever asked."""
+    env = no_aws_environment(HOME=str(tmp_path))
+    spec = write_spec(tmp_path, [{"name": "code", "type": "directory", "paths": [str(tmp_path)]},
+                                 {"name": "far", "type": "directory", "paths": ["s3://bucket/src"]}],
+                      {"code": 1, "far": 1})
+    options = ["--runner=FlinkRunner", "--s3_endpoint_url=http://127.0.0.1:9"]
+    planned = mix("plan", str(spec), *options, env=env)
+    built = mix("build", str(spec), "--out", "s3://bucket/out", *options, env=env)
+    first = f"mix: spec error: sources[0].paths[0]: {tmp_path} is a local path, but the FlinkRunner runner's workers"
+    assert built.returncode == planned.returncode == 2, (built.stderr, planned.stderr)
+    assert built.stderr.strip().splitlines()[-1].startswith(first)
+    assert planned.stderr.strip().splitlines()[-1] == built.stderr.strip().splitlines()[-1]

@@ -97,7 +97,7 @@ def test_a_full_disk_ends_in_one_paragraph_and_leaves_the_finished_build_untouch
     assert paragraph.startswith("mix build: stage crawl could not write ") and words in paragraph, paragraph
     assert "It needs about " in paragraph and " free to finish (it had written " in paragraph
     if disk is not None:
-        assert " free of 4.0 MiB there now" in paragraph
+        assert " free of 4.0 MiB there once the attempt is gone" in paragraph
     [removed] = [a for a in paragraph.split("Its unfinished attempt ")[1:]]
     assert removed.split(" was removed")[0].startswith(f"{out}/work/crawl/attempt-")
     assert stopped.startswith(f"  the build stopped: the finished build in {out} is untouched; ")
