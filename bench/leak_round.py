@@ -868,6 +868,28 @@ def write_inputs(r: Round, root: Path) -> dict[str, Path]:
     return {"repo": repo, "history": history, "issues": issues, "runs": runs}
 
 
+def crawl_views(r: Round, root: Path) -> dict[str, str]:
+    """Each document of the round as the crawl writes it (read by its source's reader, redacted by
+    ``RedactWith``), its text and metadata together; no build, so a test can check every draw quickly."""
+    from codemix.document import Document
+    from codemix.filters.secrets import RedactionConfig
+    from codemix.pipelines.crawl import RedactWith
+    from codemix.pipelines.readers import read_location
+    from codemix.sources import SourceConfig
+
+    inputs, views = write_inputs(r, root), {}
+    redact = RedactWith(RedactionConfig())
+    for given in spec(inputs)["sources"]:
+        source = SourceConfig(**{k: v for k, v in given.items() if k not in ("notebooks", "issues")})
+        source.validate(given["name"])
+        for location in source.paths:
+            for n, outcome in enumerate(read_location(source, location)):
+                if isinstance(outcome, Document):
+                    *_, doc = redact(outcome)
+                    views[f"{given['name']}:{doc.path or location}:{n}"] = doc.text + json.dumps(doc.metadata, ensure_ascii=False)
+    return views
+
+
 def spec(inputs: dict[str, Path]) -> dict:
     return {
         "name": "leak-round",
