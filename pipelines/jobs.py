@@ -231,10 +231,12 @@ def _lost_after_failure(watch: _Watch, answered: dict[Service, float]) -> str | 
     """After a job failed: while a watched service is silent, keep probing until every one answers
     (None) or one has been silent the stall timeout (its message). A job whose worker pool dies as the
     job starts its worker fails at once, before the watchdog's wait is over; the failure is then the pool's."""
-    failed_at = time.monotonic()
+    # An answer counts from one probe period after the failure on: a killed job service breaks the
+    # job's stream a moment before its listening socket closes, and a probe in between still connects.
+    settled = time.monotonic() + probe_seconds(watch.stall_seconds)
     while True:
         message = _lost(watch, answered)
-        if message or all(answered.get(s, 0.0) >= failed_at for s in watch.services):
+        if message or all(answered.get(s, 0.0) >= settled for s in watch.services):
             return message
         time.sleep(probe_seconds(watch.stall_seconds))
 

@@ -657,7 +657,27 @@ def parse_shape(value: Any, *, aliases_only: bool = False, speakers: dict[str, s
     if aliases_only and any(item.kind == "turns" and any(
             (speaker_of(turn) or "").lower() not in ROLE_ALIASES for turn in item.items) for item in found):
         raise TranscriptShapeError("a speaker that is no role alias")
-    return [transcript_of(item, speakers) for item in found]
+    return with_rows_left_out(value, [transcript_of(item, speakers) for item in found])
+
+
+def with_rows_left_out(value: Any, transcripts: list[Transcript]) -> list[Transcript]:
+    """For a file that is a list of records (a dataset), each record holding no conversation as an empty
+    transcript at its place (``layout: none``), so the reader accounts for it (``no_conversation``)
+    instead of leaving it silently out."""
+    if not isinstance(value, list) or len(value) < 2:
+        return transcripts
+    covered = {row_index(t) for t in transcripts}
+    if -1 in covered:
+        return transcripts
+    missing = [Transcript(format="shape", messages=[], extra={"path": f"$[{i}]", "layout": "none"})
+               for i in range(len(value)) if i not in covered]
+    return sorted(transcripts + missing, key=row_index)
+
+
+def row_index(transcript: Transcript) -> int:
+    """The row of a list of records a transcript was found in (``$[3].traj`` -> 3), -1 if none."""
+    head = transcript.extra.get("path", "").removeprefix("$[").split("]", 1)[0]
+    return int(head) if head.isdigit() else -1
 
 
 SHAPE = Format(name="shape", container="json", detect=detect_shape, parse=parse_shape)

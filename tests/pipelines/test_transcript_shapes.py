@@ -224,3 +224,16 @@ def test_a_run_started_by_its_system_prompt_is_read_with_that_prompt_as_its_task
     (doc,) = documents(path)
     assert doc.metadata["transcript"]["task_from"] == "system"
     assert [m["role"] for m in doc.metadata["messages"]] == ["user"] + [m["role"] for m in traj[1:]]
+
+
+def test_a_record_with_no_conversation_in_a_list_of_runs_is_accounted_for(tmp_path: Path) -> None:
+    """In a file that is a list of runs (real tau-bench rows), a row that kept no run (here only its
+    ``task_id`` and ``reward``, as a crashed run is recorded) is quarantined at its place as
+    ``no_conversation``, never silently absent."""
+    rows = json.loads(TAU.read_text())
+    rows[1] = {"task_id": rows[1]["task_id"], "reward": rows[1]["reward"]}
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(rows))
+    outcomes = read(path)
+    assert [type(o).__name__ for o in outcomes] == ["Document", "Quarantined", "Document"]
+    assert outcomes[1].location == f"{path}#transcript2" and "no_conversation: $[1]" in outcomes[1].error
