@@ -657,9 +657,9 @@ def _names_or_dates(value: str) -> bool:
 # (``[A-Za-z_]\w*``, ``\x00``). Each needs its syntax, not one bracket: a generated password holds any
 # character, and 1 in 10 begins with a symbol (issue 47), so a bracket or a sigil alone proves nothing.
 KEYED_TEMPLATE = re.compile(
-    r"\$\{\{?[ \t]*[A-Za-z_][\w.:-]*[ \t]*\}|\$\([$a-z]|\((?:\.[*+]\??|\\[dws][*+])\)|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|%\([\w.-]+\)[sdrif]"
+    r"\$\{\{?[ \t]*[A-Za-z_][\w.:-]*[ \t]*\}|\$\(\$|\$\([a-z][\w-]*(?:[ )]|$)|\((?:\.[*+]\??|\\[dws][*+])\)|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|%\([\w.-]+\)[sdrif]"
     r"|^\$[A-Za-z_]\w*$|^%[A-Za-z_]\w*%$|^<\|?[\w .:/-]*\|?>$|^\[[\w .:/-]*\]$|^\{[\w .:/-]*\}$|^\([\w .:/-]*\)$"
-    r"|#\{[^}]+\}|\\[A-Za-z0-9]|\[\^?(?:a-z|A-Z|0-9|a-f|A-F|\\[wdsS])|\(\?[:=!<P]|^--?[A-Za-z][\w-]*$")
+    r"|#\{[A-Za-z_@$][\w.@$]*\}|\\[A-Za-z0-9]|\[\^?(?:a-z|A-Z|0-9|a-f|A-F|\\[wdsS])|\(\?(?:[:=!]|<[=!]|P<)[^)]*\)|^--?[a-z][a-z-]*$")
 # Format fields (``{}``, ``{0}``, ``{user}``, ``%s``) make a template of a value whose other characters are
 # plain (``Bearer {}``, ``{}:{}``); among a generated password's symbols they are chance (1 in 170 has "{}").
 FORMAT_FIELD = re.compile(r"\{\d?\}|\{[a-z_][a-z0-9_.]*\}|%[-+ #0]?\d*(?:\.\d*)?[sdrifgx](?![A-Za-z])")
@@ -667,7 +667,9 @@ PLAIN_REST = re.compile(r"[\w\s:/.@=&?,;-]*")
 # "#pass", "pa#ss", "p@ss!": a weak word with a symbol or two.
 SYMBOLS_IN_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}")
 # A word, a name or a constant: ``access_token``, ``ACCESS_TOKEN``, ``accessToken`` (the name of a field).
-NAME_LIKE = re.compile(r"[a-z][a-z._-]*|[A-Z][A-Z0-9._-]*|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+")
+NAME_LIKE = re.compile(r"[a-z][a-z._-]*|[A-Z][A-Z0-9._-]*|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z]{2,}|[A-Z][a-z]+)(?:[A-Z][a-z]+)+")
+# Characters of code, never of an unquoted literal in code: calls, indexes, members, operators.
+CODE_PUNCTUATION = re.compile(r"[\[\](){}<>$!&*;]|->|::")
 PATH_LIKE = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@*+-]*)*/?")
 FILE_NAME = re.compile(r"[\w.-]+\.(?:pem|key|crt|cer|der|p12|pfx|pub|asc|gpg|jks|keystore|json|ya?ml|txt|env|ini|cfg|"
                        r"conf|toml|properties|xml|db|sqlite|log|sh|py)", re.IGNORECASE)
@@ -683,7 +685,8 @@ def _is_fake_keyed(value: str) -> bool:
     return (len(value) < MIN_VALUE_LENGTH or any(c.isspace() for c in value) or elided
             or _is_fake_token(value.replace("...", "").replace("\u2026", ""))
             or bool(KEYED_TEMPLATE.search(value)) or not stripped or _has_placeholder_word(value)
-            or bool(FORMAT_FIELD.search(value) and PLAIN_REST.fullmatch(FORMAT_FIELD.sub("", value)))
+            or bool(FORMAT_FIELD.search(value) and PLAIN_REST.fullmatch(rest := FORMAT_FIELD.sub("", value))
+                    and len(re.findall(r"[^\w\s]", rest)) <= 2)
             or bool(WEAK_WORD.fullmatch(value)) or _names_or_dates(value)
             or (len(value) - len(stripped) <= 2 and bool(SYMBOLS_IN_WORD.fullmatch(stripped)))
             or bool(NAME_LIKE.fullmatch(value)) or bool(FILE_NAME.fullmatch(value)) or _is_path(value)
@@ -705,7 +708,7 @@ def _encodes_words(value: str) -> bool:
 
 # An unquoted value that is code: a call, an index, an attribute path (``os.getcwd()``, ``pw[:-1]``,
 # ``Optional[Callable[...]]``); read where the language is unknown, a name's value may be either.
-CODE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+CODE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]+[(\[]")
 
 
 def _is_code_expression(value: str, language: str) -> bool:
@@ -845,7 +848,8 @@ PATTERNS: tuple[Pattern, ...] = (
             ("accountkey=", "azure")),
     Pattern("SECRET_AUTH_HEADER", re.compile(
         r"(?i:authorization[\"']?\s*(?:[:=]\s*)?[\"']?(?:bearer\s+|basic\s+|token\s+|key=)|x-api-key[\"']?\s*:\s*[\"']?)"
-        r"(?P<v>[^\s'\"`]{16,}+)(?<![,;)])"), ("authorization", "x-api-key"), fake=_is_fake_keyed),
+        r"(?P<v>[^\s'\"`]{12,}+)(?<![,;)])"), ("authorization", "x-api-key"),
+            fake=lambda v: _is_fake_keyed(v) or bool(CODE_EXPRESSION.match(v))),  # ``key: os.environ.get(``
     Pattern("SECRET_HUGGINGFACE_TOKEN", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])"),
             ("hf_",), fake=lambda v: _is_fake_token(v) or not _mixes_classes(v[3:])),
     Pattern("SECRET_DISCORD_WEBHOOK", re.compile(
@@ -965,8 +969,26 @@ def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
         group = "v" if "v" in pattern.regex.groupindex else 0
         for match in pattern.regex.finditer(text):
             value = match.group(group)
-            if not pattern.fake(value):
-                yield Finding(match.start(group), match.end(group), pattern.kind, rank, value)
+            if not pattern.fake(value) and not _after_closing_quote(text, match.start(), match.start(group)):
+                yield Finding(match.start(group), match.start(group) + len(value), pattern.kind, rank, value)
+
+
+def _in_string(text: str, position: int) -> bool:
+    """Is ``position`` in literal text of its line: a string (an odd number of one quote before it), a
+    comment (``#``, ``//``, ``--``, ``*``) or a shell escape (``!cmd``, ``%env``)?"""
+    line_start = text.rfind("\n", 0, position) + 1
+    before = text[line_start:position]
+    return (any(before.count(quote) % 2 == 1 for quote in "\"'`") or "#" in before or "//" in before
+            or before.lstrip().startswith(("*", "--", "!", "%")))
+
+
+def _after_closing_quote(text: str, start: int, value_start: int) -> bool:
+    """Is the value outside the string its name is in (``'--password='.$conn['password']``): a quote
+    right before it that closes a literal opened before the match."""
+    quote = text[value_start - 1] if value_start > start else ""
+    if quote not in ("'", '"'):
+        return False
+    return text.count(quote, text.rfind("\n", 0, start) + 1, start) % 2 == 1
 
 
 # --- private keys, however they are stored --------------------------------------------------------
@@ -1113,7 +1135,8 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
                 continue
             group = match.lastgroup
             bare = (match.group("bare") or "").rstrip(",;")
-            if bare and not literal_values and CODE_VALUE.fullmatch(bare) and not _looks_random(bare):
+            if bare and not literal_values and (CODE_VALUE.fullmatch(bare) and not _looks_random(bare) or (
+                    (CODE_PUNCTUATION.search(bare) or not bare[0].isalnum()) and not _in_string(text, name.start()))):
                 continue  # in code, ``token=token_value`` passes a variable
             quoted = (match.group("sq") or match.group("dq") or "").strip()
             if quoted and not literal_values and quoted[0] == quoted[-1] == "+":
@@ -1379,7 +1402,7 @@ def _occurrences(text: str, start: int, end: int, value: str, kind: str, rank: i
 
 KEYWORD_RANK = PLUGIN_RANK + 1
 # Lines worth a closer look: every KeywordDetector keyword and every secret name below has one of these.
-SECRET_WORD = re.compile(r"pass|pw|secret|key|token|auth|credential|contrase|[._-]pat\b")
+SECRET_WORD = re.compile(r"pass|pw|secret|key|token|auth|credential|contrase|(?<![a-z0-9])pat\b")
 SECRET_WORD_ANY_CASE = re.compile(SECRET_WORD.pattern, re.IGNORECASE)
 KEYWORD_DETECTOR = KeywordDetector()
 KEYWORDS = re.compile("|".join(DENYLIST))  # detect-secrets' keyword list, matched on lowercased lines
@@ -1398,7 +1421,8 @@ SECRET_NAME = re.compile(
     # keys that are secrets by what they do (an ``encryption_key``, Laravel's ``APP_KEY``, FCM's ``server_key``)
     r"|(?:signing|sign|hmac|encryption|decryption|crypt|cipher|master|session|app|server|account|storage|"
     r"subscription|webhook|deploy|consumer|license|shared|jwt|signature|bearer|admin|root|service)_?key)$"
-    r"|(?:^|_)(?:bind|root|db|admin|user|master)pw$|(?:password|passwd|passphrase|secret|token)$|_pat$")
+    r"|(?:^|_)(?:bind|root|db|admin|user|master)pw$|(?:password|passwd|passphrase|secret|token|auth)$|_pat$"
+    r"|(?:api|app|access|private|secret|signing|encryption|master|server)key$")
 NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
 # Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
 CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d._]+|0[xXoObB][\da-fA-F_]+[lLuU]*|(?i:true|false|yes|no|on|off|null|none)")
@@ -1477,6 +1501,8 @@ def _assignment_findings(text: str, lower: str, language: str) -> Iterator[Findi
         if _is_fake_keyed(value) or value.isdigit() or value.startswith(("/", "./", "~", "http")):
             continue
         # ``password: bytes,`` and ``private_key=private_key,`` in code are a parameter and a keyword argument.
+        if language in CODE_LANGUAGES and (CODE_VALUE.fullmatch(value.rstrip(",;)")) or CODE_PUNCTUATION.search(value)):
+            continue  # an unquoted value in code is an expression: ``password = c->argv[1];``, ``-(2**63)``
         code_shaped = CODE_VALUE.fullmatch(value.rstrip(",;)"))
         if code_shaped and (language in CODE_LANGUAGES or group == "spaced" and language not in CONFIG_LANGUAGES
                             and not _looks_random(value) and not (_is_digest(value) and _mixes_classes(value))):
@@ -1549,6 +1575,10 @@ def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
             value = match.group("v").strip()
             if ";" not in text[max(0, match.start() - 1):match.end() + 1]:
                 continue  # a connection string's pairs are joined by ";": ``pwd = os.getcwd()`` is code
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            if language in CODE_LANGUAGES and text.count('"', line_start, match.start()) % 2 == 0 \
+                    and text.count("'", line_start, match.start()) % 2 == 0:
+                continue  # in code, a connection string is a string literal: ``password = c->argv[1];`` is not
             if not _is_fake_keyed(value):
                 yield Finding(match.start("v"), match.start("v") + len(value), "SECRET_PASSWORD", KEYWORD_RANK, value)
     if language not in CODE_LANGUAGES and language not in ("shell", "bash", "powershell", "batchfile") and "=" in text:
@@ -1567,12 +1597,12 @@ def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
 # A secret named in prose: "the token we use is <v>", "Okta token for the sandbox: <v>",
 # "`AZURE_OPENAI_API_KEY` is now <v>", "my api key = <v>". Up to four words between the name and the verb.
 PROSE_SECRET = re.compile(
-    r"(?i:\b[\w.-]*(?:password|passwd|passphrase|secret|token|key|credentials?|pwd|auth)\b)[`'\"]?"
+    r"(?i:\b[\w.-]*(?:password|passwd|passphrase|secret|token|key|credentials?|pwd|auth|pat)\b)[`'\"]?"
     r"(?:[ \t]+[\w.'-]+){0,4}?[ \t]*(?i:\bis\b|\bwas\b|:|=)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+[`'\"]?"
     r"(?P<v>[^\s`'\"]{8,400})")
 # ... or right before the value, when the value is plainly generated: "the basic auth <v> into the app".
 PROSE_ADJACENT = re.compile(r"(?i:\b(?:password|passphrase|secret|token|key|credentials?|auth|pat))[ \t]+[`'\"]?"
-                            r"(?P<v>[^\s`'\"]{16,400})")
+                            r"(?P<v>[^\s`'\"]{12,400})")
 # Code a sentence names (``key: Optional[str]``, ``token X509_NAME_oneline(...)``), not a value.
 CODE_LIKE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[[\w., ]*\]|\([\w., ]*\))?|[A-Za-z_][\w.]*(?:\[[\w., ]*\]|\([\w., ]*\))")
 
@@ -1592,14 +1622,17 @@ def _prose_findings(text: str, lower: str) -> Iterator[Finding]:
 def _prose_value(value: str, strict: bool) -> bool:
     """Generated, not a word, a name, code or a link: three character classes (a digit among them when
     the value only follows the name), or 32+ hex after "key/token/secret ... is"."""
-    if (len(value) < (16 if strict else 10) or _is_fake_keyed(value) or "://" in value or CODE_LIKE.fullmatch(value)
+    classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w]"))
+    shortest = 10 if not strict else 12 if classes == 4 else 16
+    if (len(value) < shortest or _is_fake_keyed(value) or "://" in value or CODE_LIKE.fullmatch(value)
             or CODE_EXPRESSION.match(value)):
         return False
-    classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w]"))
-    hex_key = len(value) >= 32 and all(c in "0123456789abcdefABCDEF" for c in value) and _mixes_classes(value)
+    bare = value.removeprefix("0x")
+    hex_key = len(bare) >= 32 and all(c in "0123456789abcdefABCDEF" for c in bare) and _mixes_classes(bare)
     digits = sum(c.isdigit() for c in value)
-    if strict:
-        return hex_key or (classes >= 3 and digits > 0 and _shannon(value) >= 3.5)
+    if strict:  # generated: three classes, or 32+ letters and digits of a random alphabet (base32 PATs)
+        return (hex_key or (classes >= 3 and digits > 0 and _shannon(value) >= 3.5)
+                or (len(value) >= 24 and digits >= 4 and classes >= 2 and _shannon(value) >= 3.8))
     return (hex_key or (classes >= 3 and _shannon(value) >= 3.0)
             or (len(value) >= 20 and digits >= 2 and classes >= 2 and _shannon(value) >= 3.5))
 
