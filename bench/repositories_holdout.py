@@ -123,7 +123,7 @@ def independent_license(path: str, scancode: dict[str, tuple[str, float]]) -> st
 def comparable(expression: str) -> frozenset[str]:
     """License ids without ScanCode's ``LicenseRef-scancode-`` prefix, case, ``-only``/``-or-later``/``+``,
     and exceptions (``WITH x``, ScanCode's ``AND fmt-exception``)."""
-    cleaned = re.sub(r"LicenseRef-scancode-", "", expression, flags=re.I)
+    cleaned = re.sub(r"LicenseRef-scancode-", "", expression, flags=re.IGNORECASE)
     cleaned = re.sub(r"\s+WITH\s+\S+", "", cleaned)
     ids = license_ids(cleaned) or frozenset(re.findall(r"[\w.+-]+", cleaned.lower())) - {"and", "or", "with"}
     return frozenset(i for i in ids if not i.endswith("exception"))
@@ -150,19 +150,21 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     config = load_config(FiltersConfig, {"decontamination": {"enabled": False}})
     truth = collections.defaultdict(list)
-    if args.truth:
-        for line in open(args.truth):
-            if line.strip() and not line.startswith("#"):
-                repo, folder = line.split("\t")[:2]
-                truth[repo].append(folder.strip().rstrip("/"))
-    for line in open(args.tsv):
-        if line.startswith("#") or not line.strip():
-            continue
+    for line in read_lines(args.truth) if args.truth else []:
+        repo, folder = line.split("\t")[:2]
+        truth[repo].append(folder.strip().rstrip("/"))
+    for line in read_lines(args.tsv):
         repo_at, language = line.split("\t")[:2]
         repo = repo_at.split("@")[0]
         key = repo.replace("/", "+")
         judged = judge(os.path.join(args.mirrors, key, "repo"), config)
         report(repo, language, judged, truth.get(repo, []), args, key)
+
+
+def read_lines(path: str) -> list[str]:
+    """A TSV's lines, without blank lines and ``#`` comments."""
+    with open(path) as handle:
+        return [line for line in handle if line.strip() and not line.startswith("#")]
 
 
 def report(repo: str, language: str, judged: dict, truth: list[str], args, key: str) -> None:
