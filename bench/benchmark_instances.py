@@ -164,8 +164,8 @@ def issue_exports(instances, folder: str) -> set[str]:
     return expected
 
 
-def judge_issues(index: InstanceIndex, folders: list[str]) -> dict:
-    found = {}
+def judge_issues(index: InstanceIndex, folders: list[str]) -> tuple[dict, dict]:
+    found, dropped = {}, {}
     for folder in folders:
         source = SourceConfig(name="threads", type="issues", paths=[folder])
         source.validate("bench")
@@ -173,7 +173,10 @@ def judge_issues(index: InstanceIndex, folders: list[str]) -> dict:
             if isinstance(outcome, Document):
                 key = f"{outcome.repo}#{outcome.metadata['thread']['number']}"
                 found[key] = [(h.instance_id, h.evidence) for h in index.hits(outcome)]
-    return found
+            elif hasattr(outcome, "reason"):  # the reader's own drops (too_little_text...)
+                repo, _, number = outcome.location.rsplit("#", 1)[-1].rpartition("/")
+                dropped[f"{repo.rsplit('/', 1)[0]}#{number}"] = outcome.reason
+    return found, dropped
 
 
 def judge_snapshot(index: InstanceIndex, repo: str, commit: str, instances) -> dict:
@@ -244,8 +247,10 @@ def main() -> None:
     summary["trace_controls"] = judge_controls(index, args.controls)
     with tempfile.TemporaryDirectory() as folder:
         threads = issue_exports(mine, folder)
-        found = judge_issues(index, [folder, *args.issue_controls])
+        found, dropped = judge_issues(index, [folder, *args.issue_controls])
     summary["issues"] = {"threads": len(threads), "removed": sum(bool(found.get(t)) for t in threads),
+                         "dropped_by_the_reader": {t: dropped[t] for t in threads if t in dropped},
+                         "missed": sorted(t for t in threads if not found.get(t) and t not in dropped),
                          "by_number": sum(any(e == "repo_number" for _, e in found.get(t, [])) for t in threads),
                          "controls": len(found) - len(threads & found.keys()),
                          "controls_removed": [k for k, v in found.items() if v and k not in threads]}

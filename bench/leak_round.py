@@ -230,7 +230,7 @@ SECRET_TYPES: dict[str, tuple[str, Maker]] = {
     "flask_secret_key": ("SECRET_KEY", _pw(30)),
     "webhook_secret": ("WEBHOOK_SECRET", _prefixed("", HEX, 40)),
     "oauth_client_secret": ("CLIENT_SECRET", _prefixed("", URLSAFE, 40)),
-    "encryption_key": ("ENCRYPTION_KEY", lambda r, f: (lambda v: (v, v))(_b64(r, 32))),
+    "encryption_key": ("ENCRYPTION_KEY", _wireguard),  # 32 random bytes, base64: the same shape
     "hmac_key": ("HMAC_SIGNING_KEY", _prefixed("", HEX, 64)),
     "symfony_app_secret": ("APP_SECRET", _prefixed("", HEX, 32)),
     "laravel_app_key": ("APP_KEY", _laravel),
@@ -860,12 +860,34 @@ def write_inputs(r: Round, root: Path) -> dict[str, Path]:
         (root / name).write_text(text)
         runs.append(root / name)
     on_disk = "\n".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
-    on_disk += subprocess.run(["git", "-C", str(history), "log", "-p"], capture_output=True, text=True).stdout
+    on_disk += subprocess.run(["git", "-C", str(history), "log", "-p"], capture_output=True, text=True, check=True).stdout
     missing = [p for p in r.plants if p.value not in on_disk and json.dumps(p.value)[1:-1] not in on_disk
                and not all(line in on_disk for line in p.body.split("\n"))]
     if missing:
         raise RuntimeError(f"planted values not in the build's input: {[(p.type, p.context) for p in missing]}")
     return {"repo": repo, "history": history, "issues": issues, "runs": runs}
+
+
+def crawl_views(r: Round, root: Path) -> dict[str, str]:
+    """Each document of the round as the crawl writes it (read by its source's reader, redacted by
+    ``RedactWith``), its text and metadata together; no build, so a test can check every draw quickly."""
+    from codemix.document import Document
+    from codemix.filters.secrets import RedactionConfig
+    from codemix.pipelines.crawl import RedactWith
+    from codemix.pipelines.readers import read_location
+    from codemix.sources import SourceConfig
+
+    inputs, views = write_inputs(r, root), {}
+    redact = RedactWith(RedactionConfig())
+    for given in spec(inputs)["sources"]:
+        source = SourceConfig(**{k: v for k, v in given.items() if k not in ("notebooks", "issues")})
+        source.validate(given["name"])
+        for location in source.paths:
+            for n, outcome in enumerate(read_location(source, location)):
+                if isinstance(outcome, Document):
+                    *_, doc = redact(outcome)
+                    views[f"{given['name']}:{doc.path or location}:{n}"] = doc.text + json.dumps(doc.metadata, ensure_ascii=False)
+    return views
 
 
 def spec(inputs: dict[str, Path]) -> dict:

@@ -113,7 +113,80 @@ def count_bfcl(path: Path) -> int:
     return sum(len(step_list) for r in rows for step_list in r["result"] if isinstance(step_list, list))
 
 
-SOURCE_COUNTS = {"FireAct": count_fireact, "MINT": count_mint, "AutoCodeRover": count_list,
+# --- the second holdout (bench/traces_holdout_2.tsv), written from its files after the code was landed --
+
+
+def count_webvoyager(path: Path) -> int:
+    """A bare list of ``{role, content}`` messages (content text or image blocks)."""
+    return len(json.loads(path.read_text()))
+
+
+def count_tooltalk(path: Path) -> int:
+    """``conversation``: the turns, plus each API call's response an assistant turn carries in ``apis``."""
+    turns = json.loads(path.read_text())["conversation"]
+    return len(turns) + sum(len(t.get("apis") or []) for t in turns)
+
+
+def count_react_text(path: Path) -> int:
+    """One task per line, the run written as text at the end of ``prompt`` (after the last few-shot
+    example): the question, each ``Thought/Action`` the agent wrote and each ``Observation``."""
+    n = 0
+    for line in path.read_text().splitlines():
+        run = json.loads(line)["prompt"].rsplit("\nQuestion:", 1)[-1]
+        steps = re.findall(r"^(?:Action|Observation)(?: \d+)?:", run, re.MULTILINE)
+        n += 1 + len(steps)
+    return n
+
+
+def count_agentgym(path: Path) -> int:
+    """``episodes[].transitions``: each an action (the agent's) and an observation."""
+    return sum(2 * len(e.get("transitions") or []) for e in json.loads(path.read_text())["episodes"])
+
+
+def count_octotools(path: Path) -> int:
+    """The query, each ``memory`` step's command and its result, and the final output."""
+    run = json.loads(path.read_text())
+    return 1 + 2 * len(run.get("memory") or {}) + bool(run.get("final_output"))
+
+
+def count_taskweaver(path: Path) -> int:
+    """``rounds[].post_list``: every post (user, planner, code interpreter) is a message."""
+    return sum(len(r.get("post_list") or []) for r in json.loads(path.read_text())["rounds"])
+
+
+def count_gemini(path: Path) -> int:
+    """A bare list of ``{role, parts}`` contents (Gemini API history)."""
+    return len(json.loads(path.read_text()))
+
+
+def count_tot(path: Path) -> int:
+    """Per puzzle: the input and each search step's selected continuation (the log of a tree search,
+    not a conversation)."""
+    return sum(1 + len(r.get("steps") or []) for r in json.loads(path.read_text()))
+
+
+def count_self_refine(path: Path) -> int:
+    """One attempt per line: the review to rewrite, the rewrite and the feedback on it."""
+    return 3 * sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def count_metagpt(path: Path) -> int:
+    """A response cache: each prompt (the key) and its response."""
+    return 2 * len(json.loads(path.read_text()))
+
+
+def count_easytool(path: Path) -> int:
+    """Per question: the question, each tool call's result, the final answer."""
+    items = json.loads(path.read_text())
+    return sum(2 + len((item.get("execute_log") or {}).get("call_result_ls") or []) for item in items)
+
+
+SOURCE_COUNTS_2 = {"WebVoyager": count_webvoyager, "ToolTalk": count_tooltalk, "KnowAgent": count_react_text,
+                   "AutoAct": count_react_text, "AgentGym (MCP env)": count_agentgym, "OctoTools": count_octotools,
+                   "TaskWeaver": count_taskweaver, "Gemini CLI": count_gemini, "Tree of Thoughts": count_tot,
+                   "Self-Refine": count_self_refine, "MetaGPT": count_metagpt, "EasyTool (JARVIS)": count_easytool}
+
+SOURCE_COUNTS = {**SOURCE_COUNTS_2, "FireAct": count_fireact, "MINT": count_mint, "AutoCodeRover": count_list,
                  "Inspect AI": count_inspect, "Letta Agent File": count_letta, "LATS": count_lats,
                  "Reflexion": count_reflexion, "Trae Agent": count_trae, "Agentless": count_agentless,
                  "CAMEL": count_camel, "ToolAlpaca": count_toolalpaca, "BFCL (Gorilla)": count_bfcl}
@@ -126,9 +199,9 @@ def slug(system: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", system.lower()).strip("-")
 
 
-def materialise(mirror: Path, work: Path) -> list[dict]:
+def materialise(mirror: Path, work: Path, holdout: Path = HOLDOUT) -> list[dict]:
     rows = []
-    for line in HOLDOUT.read_text().splitlines()[1:]:
+    for line in holdout.read_text().splitlines()[1:]:
         system, at, path = line.split("\t")
         repo, commit = at.split("@")
         target = work / "inputs" / slug(system) / Path(path).name
@@ -142,11 +215,11 @@ def materialise(mirror: Path, work: Path) -> list[dict]:
 
 def write_spec(rows: list[dict], work: Path) -> Path:
     spec = {"name": "traces-holdout",
-            "sources": [{"name": r["source"], "type": "transcripts", "paths": [str(r["file"])],
+            "sources": [{"name": r["source"], "type": "transcripts", "paths": [str(r["file"])], "license": "MIT",
                          "limits": {"max_file_bytes": 50_000_000}} for r in rows],
             "stages": {"sft": {"sequence_length": 32768, "token_budget": 200_000_000,
-                               "weights": {r["source"]: 1 for r in rows}}},
-            "sft": {"outcome_policy": "any", "min_tokens": 1},
+                               "weights": {r["source"]: 1 for r in rows},
+                               "sft": {"outcome_policy": "any", "min_tokens": 1}}},
             "tokenizer": {"vocab_size": 4000, "train_sample_documents": 400}}
     path = work / "spec.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
@@ -202,6 +275,22 @@ def shard_report(out: Path, source: str) -> dict:
             "trained_tokens": trained, "trained_outside_assistant": outside, "trained_assistant_turns": turns}
 
 
+def crawled(out: Path, source: str) -> dict:
+    """What the crawl read of ``source``: its documents' formats, transcripts and messages."""
+    marker = json.loads((out / "work" / "crawl" / "_COMPLETE.json").read_text())
+    folder = out / "work" / "crawl" / marker.get("attempt", "")
+    paths = glob.glob(str(folder / "docs*.parquet")) or glob.glob(str(out / "work" / "crawl" / "attempt-*" / "docs*.parquet"))
+    formats, transcripts, messages = collections.Counter(), 0, 0
+    for path in paths:
+        for row in pq.read_table(path, columns=["source", "metadata"]).to_pylist():
+            if row["source"] == source:
+                meta = json.loads(row["metadata"])
+                formats[meta.get("format", "")] += 1
+                transcripts += 1
+                messages += len(meta.get("messages") or [])
+    return {"formats": dict(formats), "transcripts_read": transcripts, "messages_read": messages}
+
+
 def quarantined(out: Path, source: str) -> list[str]:
     errors = []
     for path in glob.glob(str(out / "quarantine" / "*.jsonl")):
@@ -216,18 +305,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/holdout-run"))
+    parser.add_argument("--allow-missing", nargs="*", default=[], metavar="SOURCE",
+                        help="sources the build may go on without (a source quarantined whole stops it otherwise)")
+    parser.add_argument("--holdout", type=Path, default=HOLDOUT, help="a TSV like traces_holdout.tsv (the second "
+                        "holdout: bench/traces_holdout_2.tsv); systems without a counter here are not counted")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    rows = materialise(args.mirror, args.work)
+    rows = materialise(args.mirror, args.work, args.holdout)
     for row in rows:
-        row["source_messages"] = SOURCE_COUNTS[row["system"]](row["file"])
+        counter = SOURCE_COUNTS.get(row["system"])
+        row["source_messages"] = counter(row["file"]) if counter else None
     spec, out = write_spec(rows, args.work), args.work / "out"
-    build = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(spec), "--out", str(out), "--fresh"],
-                           capture_output=True, text=True, env={**os.environ})
+    allow = [flag for name in args.allow_missing for flag in ("--allow-missing", name)]
+    build = subprocess.run([sys.executable, "-m", "codemix.mix", "build", str(spec), "--out", str(out), "--fresh", *allow],
+                           check=False, capture_output=True, text=True, env={**os.environ})
     (args.work / "build.log").write_text(build.stdout + "\n" + build.stderr)
     manifest = json.loads((out / "manifest.json").read_text()) if (out / "manifest.json").exists() else {}
     for row in rows:
         row["quarantined"] = quarantined(out, row["source"])
+        row["funnel"] = (manifest.get("sources") or {}).get(row["source"], {})
+        row["sft_left_out"] = ((manifest.get("stages") or {}).get("sft") or {}).get("left_out_by_source", {}).get(
+            row["source"], {})
+        if (out / "work" / "crawl" / "_COMPLETE.json").exists():
+            row.update(crawled(out, row["source"]))
         row.update(shard_report(out, row["source"]) if manifest else {})
         row["file"] = str(row["file"])
     (args.work / "report.json").write_text(json.dumps({"build_rc": build.returncode, "rows": rows}, indent=2))

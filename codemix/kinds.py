@@ -9,6 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codemix.columns import (
+    COMMIT_COLUMNS,
+    ISSUE_COLUMNS,
+    NOTEBOOK_COLUMNS,
+    SCORED_COLUMNS,
+    TRANSCRIPT_COLUMNS,
+    MetadataColumn,
+)
+
 # How the filter stage judges a kind's content (filters.apply.DocumentFilter.drop_reason).
 CODE = "code"                        # path rules and the language allow-list, then the code heuristics
 NOTEBOOK_CODE = "notebook_code"      # its code cells as code, no comment cap (markdown cells may read as comments)
@@ -27,6 +36,9 @@ MESSAGES = "messages"  # an agent transcript: its messages (``metadata["messages
 
 VIEWS = (TEXT, SOURCE, CELLS, DIFF, THREAD, MESSAGES)
 CONTENT_CHECKS = (CODE, NOTEBOOK_CODE, SIZE_AND_BINARY, AT_READ)
+# How a SWE-bench-style instance shows in a kind (filters.benchmarks.POLICIES): as the task of a trace,
+# as the fix in a commit, as the thread of its issue, as a repository file holding the fix; "" none.
+BENCHMARK_POLICIES = ("", "trace", "commit", "issue", "file")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,13 +60,21 @@ class DocumentKind:
     # Rendered with the chat template: the SFT stage makes samples of it, and its chat markers stay
     # single ids when tokenized (other text encodes special tokens as plain text).
     chat: bool = False
+    benchmark_instances: str = ""  # one of BENCHMARK_POLICIES
     source_types: tuple[str, ...] = ()  # the source types whose reader yields it (codemix.sources)
     metadata: tuple[str, ...] = ()      # the ``metadata`` keys its reader writes for later stages
     provenance: tuple[str, ...] = ()    # the provenance sidecar columns it fills beyond the common ones
+    # Its metadata as typed columns of the published documents (codemix.columns; docs/published-documents.md).
+    columns: tuple[MetadataColumn, ...] = ()
+
+    def published_columns(self) -> tuple[MetadataColumn, ...]:
+        """Its metadata columns, and the quality scorer's when the quality model scores it."""
+        return (*self.columns, *(SCORED_COLUMNS if self.quality_scored else ()))
 
     def validate(self) -> None:
         for field, allowed in (("content_checks", CONTENT_CHECKS), ("redaction", VIEWS), ("decontamination", VIEWS),
-                               ("prose", (TEXT, MESSAGES)), ("dedup", (TEXT, DIFF, MESSAGES))):
+                               ("prose", (TEXT, MESSAGES)), ("dedup", (TEXT, DIFF, MESSAGES)),
+                               ("benchmark_instances", BENCHMARK_POLICIES)):
             if getattr(self, field) not in allowed:
                 raise ValueError(f"document kind {self.name!r}: {field} {getattr(self, field)!r} is not one of "
                                  f"{', '.join(allowed)}")
@@ -78,7 +98,7 @@ def register(kind: DocumentKind) -> DocumentKind:
 
 FILE = register(DocumentKind(
     name="file", summary="a source file as read (a repository's, an archive's, a dump's row)",
-    redaction=SOURCE, decontamination=SOURCE, repository_file=True, quality_scored=True,
+    redaction=SOURCE, decontamination=SOURCE, repository_file=True, quality_scored=True, benchmark_instances="file",
     source_types=("git", "directory", "archive", "dump", "crawl_list"), metadata=("commit", "archive", "member"),
     provenance=("paths",)))
 REPO = register(DocumentKind(
@@ -86,21 +106,25 @@ REPO = register(DocumentKind(
     quality_scored=True, provenance=("paths", "part", "parts")))
 TRANSCRIPT = register(DocumentKind(
     name="transcript", summary="an agent transcript rendered from its messages",
-    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, prose=MESSAGES, dedup=MESSAGES, licensed_by_text=False,
-    chat=True, source_types=("transcripts",),
+    content_checks=SIZE_AND_BINARY, redaction=MESSAGES, decontamination=MESSAGES, prose=MESSAGES, dedup=MESSAGES,
+    licensed_by_text=False,
+    chat=True, benchmark_instances="trace", source_types=("transcripts",),
     metadata=("format", "messages", "exit_status", "submitted", "resolved", "tests_passed", "outcome_evidence",
               "compactions", "tools", "transcript", "observations_cut"),
-    provenance=("transcript_id", "transcript_format", "outcome")))
+    provenance=("transcript_id", "transcript_format", "outcome"), columns=TRANSCRIPT_COLUMNS))
 COMMIT = register(DocumentKind(
     name="commit", summary="a commit: its message and patch",
-    content_checks=AT_READ, redaction=DIFF, decontamination=DIFF, dedup=DIFF, source_types=("commits",),
-    metadata=("commit", "parents", "author", "date", "files")))
+    content_checks=AT_READ, redaction=DIFF, decontamination=DIFF, dedup=DIFF, benchmark_instances="commit",
+    source_types=("commits",),
+    metadata=("commit", "parents", "author", "date", "files"), columns=COMMIT_COLUMNS))
 NOTEBOOK = register(DocumentKind(
     name="notebook", summary="a Jupyter notebook of a file source (unless it sets `notebooks: false`), as script or cells",
-    content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, metadata=("notebook", "commit")))
+    content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, benchmark_instances="file",
+    metadata=("notebook", "commit"), columns=NOTEBOOK_COLUMNS))
 ISSUE = register(DocumentKind(
     name="issue", summary="an issue or pull-request thread",
-    content_checks=SIZE_AND_BINARY, decontamination=THREAD, source_types=("issues",), metadata=("thread",)))
+    content_checks=SIZE_AND_BINARY, decontamination=THREAD, benchmark_instances="issue", source_types=("issues",),
+    metadata=("thread",), columns=ISSUE_COLUMNS))
 
 DOCUMENT_KINDS = tuple(KINDS)
 
@@ -111,6 +135,19 @@ def document_kind(name: str) -> DocumentKind:
         return KINDS[name]
     except KeyError:
         raise ValueError(f"unknown document kind {name!r}: use one of {', '.join(KINDS)}") from None
+
+
+def metadata_columns() -> tuple[MetadataColumn, ...]:
+    """Every registered kind's published metadata columns, once each, in registration order (the published
+    documents' schema); a column two kinds declare with different types is refused."""
+    columns: dict[str, MetadataColumn] = {}
+    for kind in KINDS.values():
+        for column in kind.published_columns():
+            known = columns.setdefault(column.field.name, column)
+            if known.field.type != column.field.type:
+                raise ValueError(f"document kind {kind.name!r}: column {column.field.name!r} is {column.field.type}, "
+                                 f"another kind's is {known.field.type}")
+    return tuple(columns.values())
 
 
 def source_kind(source_type: str) -> DocumentKind:

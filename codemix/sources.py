@@ -197,6 +197,9 @@ class SourceConfig:
     # transcripts: read every file as this format (one of TRANSCRIPT_FORMATS) instead of recognising
     # each file (or JSONL line) by its structure.
     format: str | None = None
+    # transcripts: the role of each speaker a multi-agent log names (``{"Planner": "user", "Coder":
+    # "assistant"}``); a name not listed is mapped by position (the first to speak set the task).
+    speakers: dict[str, str] = field(default_factory=dict)
     limits: ReadLimits = field(default_factory=ReadLimits)
     history: HistoryConfig | None = None  # commits: which commits, and the commit-level filters
     # file sources: how .ipynb files are read as notebooks (kind "notebook"); on by default (script layout), as
@@ -243,6 +246,11 @@ class SourceConfig:
                     "remove it, or set type: transcripts")
             require(self.format in TRANSCRIPT_FORMATS, join(path, "format"), f"{self.format!r} is not a transcript format",
                     f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")
+        require(not self.speakers or self.type == "transcripts", join(path, "speakers"),
+                "is only read for sources of type 'transcripts'", "remove it, or set type: transcripts")
+        for speaker, role in self.speakers.items():
+            require(role in ("system", "user", "assistant", "tool"), join(join(path, "speakers"), speaker),
+                    f"{role!r} is not a role", "use system, user, assistant or tool")
         require(not self.fetch_missing_blobs or self.type in ("git", "crawl_list"), join(path, "fetch_missing_blobs"),
                 "is only read for sources of type 'git' or 'crawl_list'", "remove it")
         require(not self.submodules or self.type in ("git", "crawl_list"), join(path, "submodules"),

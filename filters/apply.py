@@ -28,8 +28,9 @@ from codemix.filters.natural_language import (
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
+from codemix.filters.transcript_parts import LanguageOf, tool_code
 from codemix.filters.vendored import is_generated, is_vendored, vendored_pattern
-from codemix.kinds import AT_READ, CELLS, DIFF, NOTEBOOK_CODE, SIZE_AND_BINARY, SOURCE, THREAD, document_kind
+from codemix.kinds import AT_READ, CELLS, DIFF, MESSAGES, NOTEBOOK_CODE, SIZE_AND_BINARY, SOURCE, THREAD, document_kind
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
 # every judgement of what a file looks like (an amalgamation too: a test that includes an old single
@@ -68,8 +69,9 @@ class DocumentFilter:
     the contamination index and datatrove's filters are built on first use.
     """
 
-    def __init__(self, config: FiltersConfig):
+    def __init__(self, config: FiltersConfig, language_of: LanguageOf | None = None):
         self.config = config
+        self.language_of = language_of or (lambda path: "")  # a path's language: a transcript's tool files
         self._thresholds: dict[str, CodeFilterConfig] = {}
         self._contamination: ContaminationIndex | None = None
         self._short_tasks: ContaminationIndex | None = None
@@ -127,7 +129,7 @@ class DocumentFilter:
         """Hits in each view of ``doc`` (a commit's added lines are code of their file's language),
         the best per benchmark item; a hit's lines count within the view that found it."""
         best: dict[tuple[str, str], BenchmarkHit] = {}
-        for text, language in contamination_views(doc):
+        for text, language in contamination_views(doc, self.language_of):
             for hit in [*self.contamination.hits(text, language), *self.short_tasks.hits(text, language)]:
                 key = (hit.benchmark, hit.item_id)
                 if key not in best or hit.overlap > best[key].overlap:
@@ -195,11 +197,15 @@ class DocumentFilter:
         return None
 
 
-def contamination_views(doc: Document) -> list[tuple[str, str]]:
+def contamination_views(doc: Document, language_of: LanguageOf | None = None) -> list[tuple[str, str]]:
     """(text, language) pairs the benchmark overlap is checked on: the document as it stands, and for
     a commit also each changed file's added lines, as code of that file's language (for a notebook in
-    the cells layout, its code cells)."""
+    the cells layout, its code cells); for a transcript, the code its tools carried, decoded
+    (``transcript_parts.tool_code``: files written and edited, patches, file views)."""
     view = document_kind(doc.kind).decontamination
+    messages = doc.metadata.get("messages") if view == MESSAGES else None
+    if isinstance(messages, list):
+        return [(doc.text, ""), *tool_code(messages, language_of or (lambda path: ""))]
     if view == DIFF:
         return [(doc.text, ""), *added_code(doc.text, doc.metadata.get("files") or [])]
     if view == THREAD:  # fenced code blocks as code of their language, a pull request's added lines

@@ -1,9 +1,10 @@
 """Agentic benchmark instances (SWE-bench and its variants) kept out of the training data.
 
 A benchmark instance is a repository's issue, the fix that closed it (the gold patch) and its
-tests. Each document kind meets it differently, so each kind has its own policy (``POLICIES``): a
-trace whose task is the instance, a commit whose diff is the fix, the issue thread, a file of the
-repository that holds the fix. What each policy matches and why: docs/benchmarks-decontamination.md.
+tests. Each document kind meets it differently: its ``DocumentKind.benchmark_instances``
+(codemix.kinds) names one of the ``POLICIES``: a trace whose task is the instance, a commit whose
+diff is the fix, the issue thread, a file of the repository that holds the fix. What each policy
+matches and why: docs/benchmarks-decontamination.md.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from typing import Literal
 
 import numpy as np
 import pyarrow.parquet as pq
-import smart_open
 
 from codemix.config import ConfigError, join, require
 from codemix.document import Document
 from codemix.filters.decontamination import benchmark_name, ngram_hashes, normalise_tokens, token_hashes
 from codemix.filters.patches import parse_patch
+from codemix.kinds import document_kind
 
 # The reasons a document is dropped for, one per document kind (``POLICIES``), and the file mark.
 TRACE, COMMIT, LATER_COMMIT, ISSUE, FILE = ("benchmark_trace", "benchmark_commit", "benchmark_later_commit",
@@ -54,15 +55,18 @@ class Instance:
 
 def repo_key(repo: str) -> str:
     """``astropy/astropy``, ``https://github.com/astropy/astropy.git`` and ``astropy`` meet at ``astropy``:
-    a local clone is named after its folder, and a fork's copy of the fix is the same fix."""
-    return repo.rstrip("/").removesuffix(".git").rsplit("/", 1)[-1].lower()
+    a local clone is named after its folder, and a fork's copy of the fix is the same fix. A mirror named
+    ``owner__name.<commit>`` (SWE-smith's ``swesmith/astropy__astropy.26d14786``) is that repository."""
+    name = repo.rstrip("/").removesuffix(".git").rsplit("/", 1)[-1].lower()
+    if "__" in name:
+        name = re.sub(r"\.[0-9a-f]{7,40}$", "", name.split("__", 1)[1])
+    return name
 
 
 # Field names of the shapes in use, first found wins: SWE-bench (and Verified, Lite, Multilingual,
 # SWE-Gym, SWE-smith, SWE-rebench rows), evaluation dumps (``golden_patch``), Multi-SWE-bench
 # (``org``, ``number``, ``fix_patch``, ``resolved_issues``, ``base.sha``).
 PATCH_FIELDS = ("patch", "golden_patch", "gold_patch", "fix_patch", "model_patch_gold")
-REQUIRED = ("instance_id", "repo", "patch", "problem_statement")
 INSTANCE_FIX = ("write SWE-bench rows: instance_id, repo (owner/name), patch, problem_statement, and optionally "
                 "test_patch, base_commit, created_at (see docs/benchmarks-decontamination.md)")
 _ID_NUMBER = re.compile(r"-(\d+)$")
@@ -81,26 +85,34 @@ def instance_from_record(record: object, benchmark: str, where: str, path: str) 
         instance_id = f"{repo.replace('/', '__')}-{record['number']}"
     if not isinstance(instance_id, str) or not instance_id.strip():
         raise ConfigError(path, f"{where}: no string field 'instance_id'", INSTANCE_FIX)
-    issues = record.get("resolved_issues") if isinstance(record.get("resolved_issues"), list) else []
-    statement = record.get("problem_statement")
-    if statement is None and issues:
-        statement = "\n".join(f"{i.get('title') or ''}\n{i.get('body') or ''}" for i in issues if isinstance(i, dict))
-    if not isinstance(statement, str):
-        raise ConfigError(path, f"{where}: no string field 'problem_statement'", INSTANCE_FIX)
+    issues = [i for i in record.get("resolved_issues") or [] if isinstance(i, dict)]
     patch = _text(record, PATCH_FIELDS, where, path)
     require("\n+" in patch or patch.startswith("+"), path, f"{where}: field '{_found(record, PATCH_FIELDS)}' "
             "is not a unified diff (no added line)", INSTANCE_FIX)
-    created_at = record.get("created_at") or ""
-    if not isinstance(created_at, str):
-        raise ConfigError(path, f"{where}: field 'created_at' must be an ISO 8601 string", INSTANCE_FIX)
-    test_patch = record.get("test_patch") or ""
-    if not isinstance(test_patch, str):
-        raise ConfigError(path, f"{where}: field 'test_patch' must be a unified diff string", INSTANCE_FIX)
-    base = record.get("base_commit") or (record.get("base") or {}).get("sha", "") if isinstance(
-        record.get("base", {}), dict) else record.get("base_commit") or ""
+    base = record.get("base") if isinstance(record.get("base"), dict) else {}
     return Instance(benchmark=benchmark, instance_id=instance_id.strip(), repo=repo, patch=patch,
-                    problem_statement=statement, test_patch=test_patch, base_commit=str(base or ""),
-                    created_at=created_at, numbers=_numbers(record, instance_id, issues))
+                    problem_statement=_statement(record, issues, where, path),
+                    test_patch=_optional(record, "test_patch", "a unified diff string", where, path),
+                    base_commit=str(record.get("base_commit") or base.get("sha") or ""),
+                    created_at=_optional(record, "created_at", "an ISO 8601 string", where, path),
+                    numbers=_numbers(record, instance_id, issues))
+
+
+def _statement(record: dict, issues: list[dict], where: str, path: str) -> str:
+    """The problem statement, or (Multi-SWE-bench) the titles and bodies of the issues it resolves."""
+    statement = record.get("problem_statement")
+    if statement is None and issues:
+        statement = "\n".join(f"{i.get('title') or ''}\n{i.get('body') or ''}" for i in issues)
+    if not isinstance(statement, str):
+        raise ConfigError(path, f"{where}: no string field 'problem_statement'", INSTANCE_FIX)
+    return statement
+
+
+def _optional(record: dict, name: str, shape: str, where: str, path: str) -> str:
+    value = record.get(name) or ""
+    if not isinstance(value, str):
+        raise ConfigError(path, f"{where}: field '{name}' must be {shape}", INSTANCE_FIX)
+    return value
 
 
 def _text(record: dict, names: tuple[str, ...], where: str, path: str) -> str:
@@ -144,10 +156,12 @@ def read_instances(location: str, path: str) -> Iterator[Instance]:
 
 
 def _rows(location: str, path: str) -> Iterator[tuple[str, object]]:
+    import smart_open  # here: it imports boto3 and google-auth, which a spec error need not pay for (issue 49)
+
     if location.endswith(".parquet"):
         with smart_open.open(location, "rb") as handle:
             for i, row in enumerate(pq.read_table(handle).to_pylist(), start=1):
-                yield f"{location} row {i}", _decoded_lists(row)
+                yield f"{location} row {i}", row
         return
     with smart_open.open(location, "rt", encoding="utf-8") as handle:
         text = handle.read()
@@ -164,11 +178,6 @@ def _rows(location: str, path: str) -> Iterator[tuple[str, object]]:
                 yield f"{location} line {lineno}", json.loads(line)
             except json.JSONDecodeError as error:
                 raise ConfigError(path, f"{location} line {lineno}: not JSON ({error.msg})", INSTANCE_FIX) from error
-
-
-def _decoded_lists(row: dict) -> dict:
-    """Parquet exports keep FAIL_TO_PASS-style lists as JSON strings; nothing here needs them parsed."""
-    return row
 
 
 # --- patches ----------------------------------------------------------------------------------------
@@ -259,6 +268,13 @@ def added_text(diff: str) -> tuple[str, tuple[str, ...]]:
     return "\n".join(line for f in files for line in f.added), tuple(f.path for f in files)
 
 
+def file_blocks(diff: str) -> list[tuple[str, str]]:
+    """(path, its ``diff --git`` block) for each file a unified diff changes."""
+    starts = [m.start() for m in re.finditer(r"^diff ", diff, flags=re.MULTILINE)]
+    blocks = [diff[a:b] for a, b in zip(starts, [*starts[1:], len(diff)], strict=True)]
+    return [(_block_path(block.split("\n", 1)[0]), block) for block in blocks]
+
+
 def hunk_images(diff: str) -> tuple[list[str], list[str]]:
     """(each hunk's new side: context and added lines; each hunk's old side: context and removed
     lines) of a unified diff. What a fix brings is what its new sides hold and its old sides do not."""
@@ -314,11 +330,17 @@ class NgramIndex:
         order = np.argsort(keys, kind="stable")
         self._keys, self._owners = keys[order], owners[order]
 
-    def overlaps(self, text: str) -> list[tuple[object, float, int]]:
-        """(label, share of its own n-grams found in ``text``, how many) for each text with any."""
-        if not len(self._keys) or not text:
+    def overlaps(self, text: str | list[str], exclude: list[str] = ()) -> list[tuple[object, float, int]]:
+        """(label, share of its own n-grams found in ``text``, how many) for each text with any;
+        n-grams that ``exclude`` holds too do not count (a diff's old sides: what it does not bring)."""
+        segments = [text] if isinstance(text, str) else text
+        if not len(self._keys) or not any(segments):
             return []
-        found = _grams([token_hashes(normalise_tokens(text))], set(self._lengths), self.ngram, True)
+        lengths = set(self._lengths)
+        found = _grams([token_hashes(normalise_tokens(s)) for s in segments], lengths, self.ngram, True)
+        if exclude:
+            found = np.setdiff1d(found, _grams([token_hashes(normalise_tokens(s)) for s in exclude], lengths,
+                                               self.ngram, True), assume_unique=True)
         at = np.searchsorted(self._keys, found)  # keys are distinct: at most one owner each
         inside = at < len(self._keys)
         at, found = at[inside], found[inside]
@@ -425,8 +447,9 @@ class InstanceIndex:
                     self.by_patch_id.setdefault(key, (instance, kind))
                     for path in paths:
                         self.by_path.setdefault((instance.repo_key, path), []).append((instance, kind, paths, key))
-                    new, old = hunk_images(diff)
-                    per_repo.setdefault(instance.repo_key, []).append(((instance, kind, tuple(paths)), new, old))
+                    for path, block in file_blocks(diff):  # a file holds its own part of a fix
+                        new, old = hunk_images(block)
+                        per_repo.setdefault(instance.repo_key, []).append(((instance, kind, (path,)), new, old))
         self.patches = {repo: NgramIndex(items, ngram=config.ngram, min_grams=1) for repo, items in per_repo.items()}
         self.statements = NgramIndex(((i, [i.problem_statement], []) for i in self.by_id.values()), ngram=config.ngram,
                                      min_grams=config.min_statement_grams)
@@ -445,7 +468,7 @@ class InstanceIndex:
 
     def hits(self, doc: Document) -> list[InstanceHit]:
         """What ``doc`` holds of any instance, by the policy of its kind (none for other kinds)."""
-        policy = POLICIES.get(doc.kind)
+        policy = POLICIES.get(document_kind(doc.kind).benchmark_instances)
         return policy(self, doc) if policy else []
 
     # evidence, each a method so that a policy is the list of what it looks for
@@ -468,14 +491,16 @@ class InstanceIndex:
                 for i, share, n in self.statements.overlaps(text)
                 if share >= self.config.min_overlap and (not repo or i.repo_key == repo_key(repo))]
 
-    def patched(self, text: str, paths: Iterable[str], repo: str, policy: str) -> list[InstanceHit]:
-        """Instances of ``repo`` whose fix (or test patch) ``text`` holds: ``min_overlap`` of its added
-        lines' own n-grams, and more than ``min_moved_grams`` of them unless ``paths`` meet the fix's."""
+    def patched(self, text: str | list[str], paths: Iterable[str], repo: str, policy: str,
+                exclude: list[str] = ()) -> list[InstanceHit]:
+        """Instances of ``repo`` whose fix (or test patch) ``text`` holds (less what ``exclude`` holds):
+        ``min_overlap`` of the n-grams the fix brings, and ``min_moved_grams`` of them unless ``paths``
+        meet the fix's."""
         index = self.patches.get(repo_key(repo)) if repo else None
         if index is None:
             return []
         paths, found = set(paths), {}
-        for (instance, kind, fix_paths), share, n in index.overlaps(text):
+        for (instance, kind, fix_paths), share, n in index.overlaps(text, exclude):
             if share >= self.config.min_overlap and (n >= self.config.min_moved_grams or paths & set(fix_paths)):
                 hit = InstanceHit(instance.benchmark, instance.instance_id, policy, f"added_lines:{kind}", round(share, 4), n)
                 if instance.instance_id not in found or hit.overlap > found[instance.instance_id].overlap:
@@ -505,7 +530,8 @@ def commit_hits(index: InstanceIndex, doc: Document) -> list[InstanceHit]:
                 found.append(InstanceHit(instance.benchmark, instance.instance_id, COMMIT, f"patch_id_in_files:{kind}"))
                 break
     if not found:
-        found = index.patched("\n".join(hunk_images(doc.text)[0]), terms.keys(), repo, COMMIT)
+        new, old = hunk_images(doc.text)  # what the commit brings: its new sides less its old sides
+        found = index.patched(new, terms.keys(), repo, COMMIT, old)
     if not found and index.config.later_commits and repo_key(repo) in index.first_created:
         date = str(doc.metadata.get("date", ""))
         first = index.first_created[repo_key(repo)]
@@ -529,8 +555,9 @@ def file_hits(index: InstanceIndex, doc: Document) -> list[InstanceHit]:
     return index.patched(doc.text, (doc.path,), doc.repo, FILE)
 
 
+# By ``DocumentKind.benchmark_instances`` (codemix.kinds): how an instance shows in each kind.
 POLICIES: dict[str, Callable[[InstanceIndex, Document], list[InstanceHit]]] = {
-    "transcript": trace_hits, "commit": commit_hits, "issue": issue_hits, "file": file_hits, "notebook": file_hits,
+    "trace": trace_hits, "commit": commit_hits, "issue": issue_hits, "file": file_hits,
 }
 
 

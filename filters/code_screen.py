@@ -228,6 +228,13 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 _SLOT_MULTIPLIER = np.uint64(0xFF51AFD7ED558CCD)
 
 
+def _small(values: np.ndarray) -> np.ndarray:
+    """``values`` in the narrowest of int8, int16 and int32 that holds them."""
+    low, high = (int(values.min()), int(values.max())) if len(values) else (0, 0)
+    dtype = next(t for t in (np.int8, np.int16, np.int32) if np.iinfo(t).min <= low and high <= np.iinfo(t).max)
+    return values.astype(dtype)
+
+
 class _Grams:
     """The k-grams of every indexed window for one k: distinct ``keys`` behind a hash table, each
     k-gram occurrence's key, and both directions between occurrences and the windows they check."""
@@ -237,13 +244,16 @@ class _Grams:
 
     def __init__(self, hashes: np.ndarray, first: np.ndarray, last: np.ndarray):
         keys, inverse = np.unique(hashes, return_inverse=True)
-        self.__setstate__((keys, inverse.astype(np.int32), first.astype(np.int32), last.astype(np.int32)))
+        self.__setstate__((keys, _small(inverse), first.astype(np.int32), _small(last - first)))
 
     def __getstate__(self) -> tuple:
-        return self.keys, self._inverse, self.first, self.last  # int32: pickled small; the rest is derived
+        # Pickled small: key numbers and each window's last k-gram (as a span from its first) in the
+        # narrowest integer type that holds them; the rest is derived.
+        return self.keys, _small(self._inverse), self.first, _small(self.last - self.first)
 
     def __setstate__(self, state: tuple) -> None:
-        self.keys, self._inverse, self.first, self.last = state
+        self.keys, inverse, self.first, span = state
+        self._inverse, self.last = inverse.astype(np.int32), self.first + span.astype(np.int32)
         first, last = self.first.astype(np.int64), self.last.astype(np.int64)
         self._by_key = np.argsort(self._inverse, kind="stable").astype(np.int32)
         self._key_starts = np.searchsorted(self._inverse[self._by_key], np.arange(len(self.keys) + 1))
@@ -299,10 +309,11 @@ class ScreenIndex:
     def __init__(self, items: list[tuple[CodeTokens, np.ndarray]], *, ngram: int, min_overlap: float,
                  min_match_tokens: int, grams: tuple[int, ...] = SCREEN_GRAMS,
                  projections: tuple[Callable, Callable] = (full_projection, light_projection),
-                 first: ScreenIndex | None = None):
+                 first: ScreenIndex | None = None, same_items: ScreenIndex | None = None):
         """``items``: (normalised tokens, n-grams) of each code text the full index holds. ``projections``:
         how an item's tokens and a document's text are projected (the same stream, or the document's None).
-        ``first``: a cheaper screen asked before this one; a document it clears is cleared."""
+        ``first``: a cheaper screen asked before this one; a document it clears is cleared. ``same_items``: a
+        screen of the same items, whose window arrays this one shares."""
         self.grams, self.ngram, self.min_match_tokens, self._first = grams, ngram, min_match_tokens, first
         project_item, self._project = projections
         parts = {k: ([], [], [], 0) for k in grams}  # k -> (hashes, firsts, lasts, offset)
@@ -340,10 +351,10 @@ class ScreenIndex:
         self._owner = np.concatenate([np.empty(0, np.int32), *owners])
         self._start = np.concatenate([np.empty(0, np.int64), *starts]).astype(np.int32)
         self._needed, self._length = np.array(needed, dtype=np.int64), np.array(lengths, dtype=np.int64)
-        if self._first is not None:  # the same windows: share the arrays (pickled once)
+        for other in (self._first, same_items):  # the same windows: share the arrays (pickled once)
             for name in ("_owner", "_start", "_needed", "_length"):
-                if np.array_equal(getattr(self._first, name), getattr(self, name)):
-                    setattr(self, name, getattr(self._first, name))
+                if other is not None and np.array_equal(getattr(other, name), getattr(self, name)):
+                    setattr(self, name, getattr(other, name))
         self._free_counts = np.bincount(self._owner[self._free], minlength=self._texts)
         self.unbounded = int((self._free_counts >= self._needed).sum())  # texts every document passes for
 
@@ -351,10 +362,11 @@ class ScreenIndex:
         """False only when the full path can hit no indexed code text in ``text`` read as Python."""
         if self._first is not None and not self._first.may_hit(text):
             return False
-        if self.unbounded:
-            return True
-        light = self._project(text)
-        if light is None:
+        return self.unbounded > 0 or self.may_hit_projected(self._project(text))
+
+    def may_hit_projected(self, light: tuple[np.ndarray, np.ndarray] | None) -> bool:
+        """``may_hit`` on a document already projected (None: unsure, it passes)."""
+        if self.unbounded or light is None:
             return True
         possible = [part.possible_windows(projected_gram_hashes(*light, k)) for k, part in self._parts.items()]
         windows = np.concatenate([np.empty(0, dtype=np.int64), *possible])  # each window is checked by one k

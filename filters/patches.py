@@ -42,6 +42,41 @@ def parse_patch(text: str, head_lines: int = 0) -> list[FileDiff]:
     return files
 
 
+@dataclass(slots=True)
+class HunkSides:
+    """The lines a file's hunks show of its old and of its new version, each as (offset of the line's
+    content in the diff text, the content without its ``-``/``+``/`` `` marker); context lines are in both."""
+
+    path: str
+    old: list[tuple[int, str]] = field(default_factory=list)
+    new: list[tuple[int, str]] = field(default_factory=list)
+
+
+def hunk_sides(text: str) -> list[HunkSides]:
+    """Each ``diff --git`` block's hunks as its two sides, so each side can be read as the file it was."""
+    sides: list[HunkSides] = []
+    in_hunk, position = False, 0
+    for line in text.split("\n"):
+        start, position = position, position + len(line) + 1
+        if line.startswith("diff --git "):
+            sides.append(HunkSides(path=_block_start(line).path))
+            in_hunk = False
+        elif not sides:
+            continue
+        elif in_hunk and line[:1] in ("+", " ", "-"):
+            if line[:1] != "+":
+                sides[-1].old.append((start + 1, line[1:]))
+            if line[:1] != "-":
+                sides[-1].new.append((start + 1, line[1:]))
+        elif _HUNK.match(line):
+            in_hunk = True
+        elif line.startswith("+++ ") and line != "+++ /dev/null":
+            sides[-1].path = unquote(line[4:]).removeprefix("b/")
+        elif in_hunk and line[:1] != "\\":
+            in_hunk = False
+    return sides
+
+
 def _hunk_line(diff: FileDiff, line: str, new_line: int, head_lines: int) -> int:
     """Record one hunk line; returns the new side's next line number."""
     if line[:1] == "+":

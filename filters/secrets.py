@@ -54,7 +54,7 @@ from codemix.config import join, require
 from codemix.document import Document
 from codemix.filters import gitleaks, notebooks
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
-from codemix.filters.patches import parse_patch
+from codemix.filters.patches import hunk_sides, parse_patch
 from codemix.filters.transcript_parts import PROSE, LanguageOf, Part, TraceState, is_observation, split_decoded
 from codemix.kinds import CELLS, DIFF, MESSAGES, SOURCE, document_kind
 
@@ -147,14 +147,60 @@ def redact_document(doc: Document, config: RedactionConfig, *, render: Callable[
         elif view == CELLS and doc.text.startswith(notebooks.START):
             replaced, counts = _redact_plan([(0, doc.text, list(_cells_layout_parts(doc.text, language)))], config)
             text = replaced.get(0, doc.text)
+        elif view == DIFF:
+            text, counts = _redact_commit(doc, config)
         else:
-            extra = _commit_view_values(doc, config) if view == DIFF else {}
-            text, counts, _ = _redact(doc.text, config, extra, language)
+            text, counts, _ = _redact(doc.text, config, {}, language)
         return dataclasses.replace(doc, text=text), counts
     if render is not None and language_of is not None and _renders_as(messages, render, doc.text):
         redacted, counts = redact_messages(messages, config, language_of)
         return dataclasses.replace(doc, text=render(redacted), metadata={**doc.metadata, "messages": redacted}), counts
     return _redact_views(doc, messages, config)
+
+
+def _redact_commit(doc: Document, config: RedactionConfig) -> tuple[str, Counter[str]]:
+    """A commit: its message and headers as text, and each changed file's old side (context and ``-``
+    lines) and new side (context and ``+`` lines) read as that file in its language, so a key or a
+    password in removed lines is found as surely as in added ones. A value spanning lines (a private key)
+    is masked line by line: the first line's part becomes the placeholder, the later parts nothing, and
+    every marker and newline of the diff stays."""
+    text = doc.text
+    if not config.enabled or not text:
+        return text, Counter()
+    languages = {f.get("path"): f.get("language", "") for f in doc.metadata.get("files") or []}
+    sides = hunk_sides(text)
+    in_hunks = sorted((offset - 1, offset + len(content)) for side in sides for lines in (side.old, side.new)
+                      for offset, content in lines)
+    starts = [start for start, _ in in_hunks]
+    findings = [f for f in _find(text, config, "") if not _overlaps_any(f, in_hunks, starts)]
+    for side in sides:
+        language = languages.get(side.path) or _language_of_path(side.path)
+        for lines in (side.old, side.new):
+            view = "\n".join(content for _, content in lines)
+            findings += [piece for f in _find(view, config, language) for piece in _on_lines(f, lines)]
+    spans = _with_repeats(text, _resolve(findings), _commit_view_values(doc, config))
+    return _substitute(text, spans), Counter(f.kind for f in spans if f.replacement is None)
+
+
+def _overlaps_any(finding: Finding, ranges: list[tuple[int, int]], starts: list[int]) -> bool:
+    """Does ``finding`` overlap one of the sorted, disjoint ``ranges``?"""
+    i = bisect.bisect_right(starts, finding.end)
+    return any(start < finding.end and finding.start < end for start, end in ranges[max(0, i - 2):i + 1])
+
+
+def _on_lines(finding: Finding, lines: list[tuple[int, str]]) -> Iterator[Finding]:
+    """A finding in a side's text (its lines joined by newlines) as pieces of the diff's lines."""
+    position, first = 0, True
+    for offset, content in lines:
+        start, end = max(finding.start, position), min(finding.end, position + len(content))
+        if start < end:
+            piece = finding._replace(start=offset + start - position, end=offset + end - position,
+                                     value=content[start - position:end - position])
+            yield piece if first else piece._replace(replacement="")
+            first = False
+        position += len(content) + 1
+        if position > finding.end:
+            return
 
 
 def _commit_view_values(doc: Document, config: RedactionConfig) -> dict[str, str]:
@@ -327,7 +373,11 @@ def _replaced_message(i: int, message: Any, replaced: dict[tuple[int, str, int],
 def _language_of_path(path: str) -> str:
     """``.env`` files have no language name but hold ``NAME=value`` literals."""
     name = path.rsplit("/", 1)[-1].lower()
-    return "dotenv" if name == ".env" or name.startswith(".env.") or name.endswith(".env") else ""
+    if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
+        return "dotenv"
+    if name.endswith(".properties"):
+        return "properties"
+    return "ini" if name in (".npmrc", ".pypirc", ".my.cnf", "my.cnf", ".netrc", ".pgpass") or name.endswith((".conf", ".cfg", ".cnf")) else ""
 
 
 # --- finding and applying spans ------------------------------------------------------------------
@@ -365,7 +415,10 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     candidates: list[Finding] = [*_private_key_findings(text, lower), *_pattern_findings(text, lower),
                                  *_command_findings(text, lower, language not in CODE_LANGUAGES),
                                  *_shape_findings(text, lower),
-                                 *_assignment_findings(text, lower, language)]
+                                 *_assignment_findings(text, lower, language), *_keyed_findings(text, lower, language),
+                                 *_armoured_key_findings(text)]
+    if language not in CODE_LANGUAGES:
+        candidates += _prose_findings(text, lower)
     if config.detect_secrets:
         candidates += [*_plugin_findings(text, lower), *_gitleaks_findings(text, lower), *_keyword_findings(text, lower),
                        *_entropy_findings(text, config)]
@@ -599,6 +652,72 @@ def _names_or_dates(value: str) -> bool:
     return any(r.fullmatch(value) for r in (ENV_NAME, TIMESTAMP, SHORT_ID))
 
 
+# What a value named as a secret is when it is not one: template syntax (``${DB_PASSWORD}``, ``{{ pw }}``,
+# ``%(pw)s``, ``<password>``), a special token (``<|endoftext|>``, ``[MASK]``), a regex or an escape
+# (``[A-Za-z_]\w*``, ``\x00``). Each needs its syntax, not one bracket: a generated password holds any
+# character, and 1 in 10 begins with a symbol (issue 47), so a bracket or a sigil alone proves nothing.
+KEYED_TEMPLATE = re.compile(
+    r"\$\{\{?[ \t]*[A-Za-z_][\w.:-]*[ \t]*\}|\$\([$a-z]|\((?:\.[*+]\??|\\[dws][*+])\)|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|%\([\w.-]+\)[sdrif]"
+    r"|^\$[A-Za-z_]\w*$|^%[A-Za-z_]\w*%$|^<\|?[\w .:/-]*\|?>$|^\[[\w .:/-]*\]$|^\{[\w .:/-]*\}$|^\([\w .:/-]*\)$"
+    r"|#\{[^}]+\}|\\[A-Za-z0-9]|\[\^?(?:a-z|A-Z|0-9|a-f|A-F|\\[wdsS])|\(\?[:=!<P]|^--?[A-Za-z][\w-]*$")
+# Format fields (``{}``, ``{0}``, ``{user}``, ``%s``) make a template of a value whose other characters are
+# plain (``Bearer {}``, ``{}:{}``); among a generated password's symbols they are chance (1 in 170 has "{}").
+FORMAT_FIELD = re.compile(r"\{\d?\}|\{[a-z_][a-z0-9_.]*\}|%[-+ #0]?\d*(?:\.\d*)?[sdrifgx](?![A-Za-z])")
+PLAIN_REST = re.compile(r"[\w\s:/.@=&?,;-]*")
+# "#pass", "pa#ss", "p@ss!": a weak word with a symbol or two.
+SYMBOLS_IN_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}")
+# A word, a name or a constant: ``access_token``, ``ACCESS_TOKEN``, ``accessToken`` (the name of a field).
+NAME_LIKE = re.compile(r"[a-z][a-z._-]*|[A-Z][A-Z0-9._-]*|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+")
+PATH_LIKE = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@*+-]*)*/?")
+FILE_NAME = re.compile(r"[\w.-]+\.(?:pem|key|crt|cer|der|p12|pfx|pub|asc|gpg|jks|keystore|json|ya?ml|txt|env|ini|cfg|"
+                       r"conf|toml|properties|xml|db|sqlite|log|sh|py)", re.IGNORECASE)
+
+
+def _is_fake_keyed(value: str) -> bool:
+    """A value that a secret's name (``DB_PASSWORD = "..."``, ``bindpw ...``) points at, yet is not a
+    secret: too short, prose, a template, a regex, a name, a path or file name, a URL without
+    credentials, a placeholder or a weak word (also once its symbols are dropped: ``#pass``). Any other
+    value is redacted whatever its characters (``"#k3(...)"``, ``">q$hi..."``)."""
+    stripped = re.sub(r"[\W_]", "", value)
+    elided = bool(re.fullmatch(r"[\w.:/+=-]*?(?:\.\.\.|\u2026)[\w.:/+=-]*", value))  # "sk-abc...xyz", not "i...==&g;S}"
+    return (len(value) < MIN_VALUE_LENGTH or any(c.isspace() for c in value) or elided
+            or _is_fake_token(value.replace("...", "").replace("\u2026", ""))
+            or bool(KEYED_TEMPLATE.search(value)) or not stripped or _has_placeholder_word(value)
+            or bool(FORMAT_FIELD.search(value) and PLAIN_REST.fullmatch(FORMAT_FIELD.sub("", value)))
+            or bool(WEAK_WORD.fullmatch(value)) or _names_or_dates(value)
+            or (len(value) - len(stripped) <= 2 and bool(SYMBOLS_IN_WORD.fullmatch(stripped)))
+            or bool(NAME_LIKE.fullmatch(value)) or bool(FILE_NAME.fullmatch(value)) or _is_path(value)
+            or bool(PATH_LIKE.fullmatch(value)) or bool(re.match(r"[a-z][a-z0-9+.-]*://[^@\s]*$", value))
+            or value[0] == value[-1] == "+" or _encodes_words(value))
+
+
+def _encodes_words(value: str) -> bool:
+    """Base64 of words (``Ym9jYWxvY2FsLWtleS1mb3ItdGVzdGluZw==``: "bocalocal-key-for-testing"), a test
+    vector; base64 of ``user:password`` (npm's ``_auth``, Basic auth) or of random bytes is not."""
+    if len(value) < 12 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value):
+        return False
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
+    except ValueError:
+        return False
+    return bool(re.fullmatch(r"[A-Za-z]+(?:[ _.-][A-Za-z]+)+", decoded))
+
+
+# An unquoted value that is code: a call, an index, an attribute path (``os.getcwd()``, ``pw[:-1]``,
+# ``Optional[Callable[...]]``); read where the language is unknown, a name's value may be either.
+CODE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+
+
+def _is_code_expression(value: str, language: str) -> bool:
+    return language not in CONFIG_LANGUAGES and bool(CODE_EXPRESSION.match(value))
+
+
+def _is_fake_vendor(value: str) -> bool:
+    """A value a vendor's format matched, kept only when it is a documented example or an elision; the
+    vendor's own fixed run (X bearer tokens and FCM keys begin with ``AAAA...``) is not a placeholder."""
+    return _is_fake_token(value.lstrip(value[:1]) if len(value) > 1 and value[:4] == value[0] * 4 else value)
+
+
 # Values named as what is sent in the clear, so a name's "token" or a line's "auth" does not make them
 # credentials: pagination cursors (``continuation_token``, S3's ``NextContinuationToken``, ``page_token``),
 # HTTP Digest nonces (``nonce="dcd98b..."``, RFC 2617's example) and Codecov's badge tokens, which are
@@ -660,7 +779,7 @@ class Pattern(NamedTuple):
     kind: str
     regex: re.Pattern[str]
     literals: tuple[str, ...]  # lowercase; the regex only runs on texts containing one (a 100x speedup)
-    fake: Callable[[str], bool] = _is_fake_token  # values to keep although the regex matched
+    fake: Callable[[str], bool] = _is_fake_vendor  # values to keep although the regex matched
 
 
 def _valid_jwt(token: str) -> bool:
@@ -675,7 +794,8 @@ def _valid_jwt(token: str) -> bool:
 # A newline: real, or escaped once (a string literal, JSON) or more (a printf inside a JSON tool call).
 NL = r"(?:\\+r\\+n|\\+n|\r?\n)"
 B64 = r"[A-Za-z0-9+/]"
-PEM_LABEL = r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
+PEM_LABEL = (r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V\d)-----"
+             r"|---- BEGIN (?P<ssh2>SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
 PASSWORDISH = re.compile(r"pass|pwd|contrase", re.IGNORECASE)
 GITLAB_PREFIXES = ("glpat", "gldt", "glft", "glsoat", "glrt", "glptt", "glcbt", "glimt", "glagent", "gloas")
 
@@ -713,7 +833,7 @@ PATTERNS: tuple[Pattern, ...] = (
             ("eyj",), fake=lambda token: not _valid_jwt(token)),
     Pattern("SECRET_NPM_TOKEN", re.compile(r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"), ("npm_",)),
     Pattern("SECRET_NPM_TOKEN", re.compile(r":_(?:authToken|auth|password)\s*=\s*[\"']?(?P<v>[^\s\"']+)"),
-            (":_auth", ":_password"), fake=_is_fake_password),
+            (":_auth", ":_password"), fake=_is_fake_keyed),
     Pattern("SECRET_SENDGRID_KEY", re.compile(
         r"(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"), ("sg.",)),
     # The lookbehind sits after the literal so ``re`` can still jump from one "AC"/"SK" to the next.
@@ -724,8 +844,8 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?:AccountKey=|(?i:azure[\w.-]{0,30}?key)['\"]?\s*[:=]\s*[\"']?)(?P<v>" + B64 + r"{86}==)"),
             ("accountkey=", "azure")),
     Pattern("SECRET_AUTH_HEADER", re.compile(
-        r"(?i:authorization[\"']?\s*(?:[:=]\s*)?[\"']?(?:bearer|basic|token)\s+|x-api-key[\"']?\s*:\s*[\"']?)"
-        r"(?P<v>[A-Za-z0-9._~+/-]{16,}+=*+)(?!\()"), ("authorization", "x-api-key"), fake=_is_fake_password),
+        r"(?i:authorization[\"']?\s*(?:[:=]\s*)?[\"']?(?:bearer\s+|basic\s+|token\s+|key=)|x-api-key[\"']?\s*:\s*[\"']?)"
+        r"(?P<v>[^\s'\"`]{16,}+)(?<![,;)])"), ("authorization", "x-api-key"), fake=_is_fake_keyed),
     Pattern("SECRET_HUGGINGFACE_TOKEN", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])"),
             ("hf_",), fake=lambda v: _is_fake_token(v) or not _mixes_classes(v[3:])),
     Pattern("SECRET_DISCORD_WEBHOOK", re.compile(
@@ -800,6 +920,20 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?![A-Za-z0-9-])"), ()),
     Pattern("SECRET_VENDOR_TOKEN", re.compile(r"(?i:\bpercy_token[\"']?\s*[:=]\s*[\"']?)(?P<v>[0-9a-fA-F]{64})(?![0-9a-fA-F])"),
             ("percy_token",)),
+    # Vendor formats whose fixed part is a run or a structure rather than a name (issue 47): X (Twitter)
+    # app-only bearer tokens (22 "A"s, then URL-encoded base64), Firebase Cloud Messaging server keys
+    # (``AAAA`` + 7, ``:APA91b`` + 134), AWS STS session tokens (base64 of a protobuf that opens with
+    # "origin"), Intercom (base64 of "tok:"), Braintree access tokens, Fly.io macaroons,
+    # DeepSeek keys, Bitbucket app passwords, and Okta API tokens (``00`` + 40) where Okta is named.
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(
+        r"(?<![A-Za-z0-9%])(?:A{18,24}[A-Za-z0-9%]{50,160}|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,200}"
+        r"|(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/=]{60,}|dG9rOj[A-Za-z0-9+/=_-]{30,100}"
+        r"|access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}|(?:FlyV1 )?fm[12][ar]?_[A-Za-z0-9+/=_-]{60,}"
+        r"|sk-[0-9a-f]{32}|ATBB[A-Za-z0-9_=.-]{28,})(?![A-Za-z0-9%+/=_-])"),
+            ("aaaa", "iqojb3jpz2lux2vj", "fwogzxivyxdze", "dg9roj", "access_token$", "fm1", "fm2", "sk-", "atbb"),
+            fake=lambda v: _is_fake_vendor(v) or (v.startswith("A" * 18) and not _mixes_classes(v.lstrip("A")))),
+    Pattern("SECRET_VENDOR_TOKEN", re.compile(
+        r"(?i:okta)[^\n]{0,80}?(?<![A-Za-z0-9_-])(?P<v>00[A-Za-z0-9_-]{40})(?![A-Za-z0-9_-])"), ("okta",)),
     # A private key stored base64-encoded (Kubernetes Secret ``data:``, env vars): "LS0tLS1CRUdJTi" is
     # base64 of "-----BEGIN"; the decoded start must name a private key.
     Pattern("SECRET_PRIVATE_KEY", re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}"),
@@ -808,19 +942,19 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("SECRET_AUTH_HEADER", re.compile(
         r"(?i:\b(?:api-key|x-auth-token|private-token|x-access-token|x-apikey|x-goog-api-key|ocp-apim-subscription-key)"
         r"[\"']?\s*(?:[:=]\s*[\"']?|,\s*[\"']))(?P<v>[A-Za-z0-9._~+/-]{12,}+=*+)(?!\()"),  # a call is code; after a comma: quoted
-            ("api-key", "-token", "x-apikey", "subscription-key"), fake=_is_fake_password),
+            ("api-key", "-token", "x-apikey", "subscription-key"), fake=_is_fake_keyed),
     # Credentials passed as a (user, password) pair: requests' auth tuples, HTTPBasicAuth, aiohttp.BasicAuth,
     # smtplib/ftplib/imaplib login(user, password).
     Pattern("SECRET_PASSWORD", re.compile(
         r"(?:\bauth\s*=\s*[\(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|HTTPProxyAuth)\(|\.login\()"
         r"\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[\w.\[\]'\"]+)\s*,\s*(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)"),
-            ("auth", ".login("), fake=_is_fake_password),
+            ("auth", ".login("), fake=_is_fake_keyed),
     Pattern("SECRET_PASSWORD", re.compile(
         r"://(?<=[A-Za-z0-9]://)[^\s:/?#@'\"<>]{0,64}:(?P<v>[^\s/?#@'\"<>]{1,128})@(?=[\w\[])"),
-            ("://",), fake=_is_fake_password),
+            ("://",), fake=_is_fake_keyed),
     Pattern("SECRET_PASSWORD", re.compile(
         r"(?<![\w-])(?:--?(?:password|passwd|pass)[= ]|(?:-u|--user)\s+[^\s:'\"]+:)[\"']?(?P<v>[^\s\"'<>`]+)"),
-            ("-pass", "-u ", "--user"), fake=_is_fake_password),
+            ("-pass", "-u ", "--user"), fake=_is_fake_keyed),
 )
 
 
@@ -841,8 +975,8 @@ PEM_BEGIN = re.compile(PEM_LABEL)
 PEM_SEARCH = 60_000  # characters after BEGIN in which to look for END (a 16k RSA key is ~13k)
 # Inside a key's body: base64 runs, escaped newlines (\n, \\n, \r\n), and what separates the lines of a
 # key written as one string, a YAML block, a notebook's list of strings or concatenated literals.
-PEM_PIECE = re.compile(r"(?P<esc>\\+[nrt])|(?P<run>[A-Za-z0-9+/=]+)|(?P<header>(?<![^\s\"'n])(?:Proc-Type|DEK-Info|"
-                       r"Version|Comment|Hash):[^\n\\\"']*)|(?P<sep>[\s\"',+|])|(?P<other>.)", re.DOTALL)
+PEM_PIECE = re.compile(r"(?P<esc>\\+[nrt])|(?P<header>(?<![^\s\"'n])(?:Proc-Type|DEK-Info|Version|Comment|Hash|Subject)"
+                       r":[^\n\\\"']*)|(?P<run>[A-Za-z0-9+/=]+)|(?P<sep>[\s\"',+|])|(?P<other>.)", re.DOTALL)
 MIN_TRUNCATED_LINE = 40  # a key cut off before END (truncated output) is the run of its full-width lines
 
 
@@ -855,10 +989,11 @@ def _private_key_findings(text: str, lower: str) -> Iterator[Finding]:
     (a notebook's ``"...\n",`` lines, concatenated literals), the first piece becomes the placeholder
     and the others empty strings, so the JSON or code around them still parses.
     """
-    if "private key" not in lower:
+    if "private key" not in lower and "static key" not in lower:
         return
     for begin in PEM_BEGIN.finditer(text):
-        end_marker = text.find(f"-----END {begin.group('label')}-----", begin.end(), begin.end() + PEM_SEARCH)
+        end_line = f"-----END {begin.group('label')}-----" if begin.group("label") else f"---- END {begin.group('ssh2')} ----"
+        end_marker = text.find(end_line, begin.end(), begin.end() + PEM_SEARCH)
         pieces = _pem_pieces(text, begin.end(), end_marker if end_marker >= 0 else len(text), end_marker < 0)
         if pieces is None:
             continue
@@ -866,13 +1001,45 @@ def _private_key_findings(text: str, lower: str) -> Iterator[Finding]:
         body = "".join(m.group() for m in runs)
         if len(body) < 32 or _is_fake_pem(text[runs[0].start():runs[-1].end()]):
             continue
-        first, last = runs[0].start(), runs[-1].end()
-        if not any(c in "\"'" for c in text[first:last]):
-            yield Finding(first, last, "SECRET_PRIVATE_KEY", 0, text[first:last])
+        yield from _key_body_findings(text, runs)
+
+
+# PuTTY's ``.ppk`` (versions 1-3): ``Private-Lines: N`` then N base64 lines, then ``Private-MAC:`` (or v1's
+# ``Private-Hash:``); the file's other lines (algorithm, comment, public lines) are public.
+PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*\d+[ \t]*")
+PPK_MAC = re.compile(r"Private-(?:MAC|Hash):[ \t]*(?P<v>[0-9a-fA-F]{40,128})")
+
+
+def _armoured_key_findings(text: str) -> Iterator[Finding]:
+    """Private keys in PuTTY's armour: the private lines and the MAC, however the lines are joined."""
+    if "Private-Lines:" not in text:
+        return
+    for header in PPK_PRIVATE.finditer(text):
+        mac = PPK_MAC.search(text, header.end(), header.end() + PEM_SEARCH)
+        stop = mac.start() if mac else min(len(text), header.end() + PEM_SEARCH)
+        pieces = []
+        for piece in PEM_PIECE.finditer(text, header.end(), stop):
+            if piece.lastgroup in ("other", "header"):
+                break
+            pieces.append(piece)
+        runs = [m for m in pieces if m.lastgroup == "run"]
+        if sum(len(r.group()) for r in runs) < 32 or _is_fake_pem("".join(r.group() for r in runs)):
             continue
-        yield Finding(runs[0].start(), runs[0].end(), "SECRET_PRIVATE_KEY", 0, runs[0].group())
-        for run in runs[1:]:
-            yield Finding(run.start(), run.end(), "SECRET_PRIVATE_KEY", 0, run.group(), replacement="")
+        yield from _key_body_findings(text, runs)
+        if mac:
+            yield Finding(mac.start("v"), mac.end("v"), "SECRET_PRIVATE_KEY", 0, mac.group("v"))
+
+
+def _key_body_findings(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
+    """One placeholder for a key body written as one block; split over quoted strings, the first piece
+    becomes the placeholder and the others empty strings, so the code or JSON around them still parses."""
+    first, last = runs[0].start(), runs[-1].end()
+    if not any(c in "\"'" for c in text[first:last]):
+        yield Finding(first, last, "SECRET_PRIVATE_KEY", 0, text[first:last])
+        return
+    yield Finding(runs[0].start(), runs[0].end(), "SECRET_PRIVATE_KEY", 0, runs[0].group())
+    for run in runs[1:]:
+        yield Finding(run.start(), run.end(), "SECRET_PRIVATE_KEY", 0, run.group(), replacement="")
 
 
 def _pem_pieces(text: str, start: int, end: int, truncated: bool) -> list[re.Match[str]] | None:
@@ -914,7 +1081,8 @@ CODE_LANGUAGES = frozenset({
     "ruby", "php", "perl", "lua", "r", "julia", "haskell", "ocaml", "elixir", "erlang", "clojure", "visual basic",
     "coffeescript", "vue", "svelte", "solidity", "fortran", "pascal", "ada"})
 # Where an unquoted ``name: word`` is a literal string: config files, env files, shell and Dockerfiles.
-CONFIG_LANGUAGES = frozenset({"yaml", "ini", "toml", "dotenv", "shell", "dockerfile", "hcl", "makefile"})
+CONFIG_LANGUAGES = frozenset({"yaml", "ini", "toml", "dotenv", "shell", "dockerfile", "hcl", "makefile", "java properties",
+                              "properties"})
 QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\n]+)'|\"(?P<dq>[^\"\n]+)\"|(?P<bare>[^\s'\"`;&|()<>]+))"
 # Command-line password flags of tools that take the password glued to ``-p`` (the MySQL family),
 # after ``-p`` (sshpass) or ``-a`` (redis-cli); ``--password=``/``--pass`` are in PATTERNS.
@@ -956,7 +1124,7 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
         for match in XML_SECRET.finditer(text):
             name, group = (match.group("tag"), "v") if match.group("tag") else (match.group("key"), "kv")
             value = match.group(group)
-            if _is_secret_name(name) and not _is_fake_password(value):
+            if _is_secret_name(name) and not _is_fake_keyed(value):
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) else "SECRET_HIGH_ENTROPY"
                 yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
 
@@ -967,7 +1135,7 @@ def _value_finding(match: re.Match[str], kind: str) -> Iterator[Finding]:
     value = match.group(group)
     if group == "bare":
         value = value.rstrip(",;")
-    if not _is_fake_password(value):
+    if not _is_fake_keyed(value):
         yield Finding(match.start(group), match.start(group) + len(value), kind, KEYWORD_RANK, value)
 
 
@@ -1028,8 +1196,8 @@ SPLIT_GATE = re.compile(r"[\"'][ \t]*(?:\+[ \t]*\n?|\n|[ \t])[ \t]*\+?[ \t]*[\"'
 def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
     """Passwords in database URLs and DSNs, env defaults, sigil assignments, Docker auths, Telegram
     tokens, Azure SAS signatures, GCP key ids, bare AWS secrets and tokens split over literals."""
-    simple = ((DB_URL, "SECRET_PASSWORD", "://", _is_fake_password), (GO_DSN, "SECRET_PASSWORD", "@tcp(", _is_fake_password),
-              (GO_DSN, "SECRET_PASSWORD", "@unix(", _is_fake_password),
+    simple = ((DB_URL, "SECRET_PASSWORD", "://", _is_fake_keyed), (GO_DSN, "SECRET_PASSWORD", "@tcp(", _is_fake_keyed),
+              (GO_DSN, "SECRET_PASSWORD", "@unix(", _is_fake_keyed),
               (POSITIONAL_TOKEN, "SECRET_TWILIO_KEY", "ac", _is_fake_token),
               (DOCKER_AUTH, "SECRET_DOCKER_AUTH", '"auth"', lambda v: not _decodes_to_credentials(v)),
               (TELEGRAM, "SECRET_TELEGRAM_TOKEN", ":aa", _is_fake_token), (AZURE_SAS, "SECRET_AZURE_SAS", "sig=", _is_fake_token),
@@ -1044,7 +1212,7 @@ def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
         for match in CONFIG_PASSWORD.finditer(text):
             group = next(g for g in ("v", "r", "p") if match.group(g) is not None)
             value = match.group(group)  # test files' "#pass" and "pa#ss" are the word "pass"
-            if not (_is_fake_password(value) or _is_fake_password(re.sub(r"[\W_]", "", value))):
+            if not _is_fake_keyed(value):
                 yield Finding(match.start(group), match.end(group), "SECRET_PASSWORD", KEYWORD_RANK, value)
     yield from _named_value_findings(text, lower)
     if "secret" in lower or "akia" in lower or "asia" in lower:
@@ -1072,7 +1240,7 @@ def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
                 continue
             if regex is PROSE_HEX and HASH_CONTEXT.search(text, max(0, match.start() - 40), match.start("v")):
                 continue  # "the commit hash key is ..."
-            if _is_secret_name(name.split(".")[-1]) and not _is_fake_quoted(value):
+            if _is_secret_name(name.split(".")[-1]) and not _is_fake_keyed(value):
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) else "SECRET_HIGH_ENTROPY"
                 yield Finding(match.start("v"), match.end("v"), kind, KEYWORD_RANK, value)
 
@@ -1162,7 +1330,7 @@ def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
             for start, end in _segments_hit(text, regex):
                 for raw in plugin.analyze_string(text[start:end]):
                     value = _plugin_value(raw)
-                    if value and not _is_fake_token(value) and not TEMPLATE.search(value):  # e.g. <SECRET_...>
+                    if value and not _is_fake_vendor(value) and not TEMPLATE.search(value):  # e.g. <SECRET_...>
                         for found in _occurrences(text, start, end, value, _plugin_kind(kind, value), PLUGIN_RANK):
                             if found.start == 0 or not text[found.start - 1].isalnum():  # not inside a longer run
                                 yield _whole_token(text, found)
@@ -1171,7 +1339,7 @@ def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
 def _gitleaks_findings(text: str, lower: str) -> Iterator[Finding]:
     """gitleaks' published rules (``filters.gitleaks``), less documented examples and placeholders."""
     for hit in gitleaks.find(text, lower):
-        if not _is_fake_token(hit.value) and not TEMPLATE.search(hit.value):
+        if not _is_fake_vendor(hit.value) and not TEMPLATE.search(hit.value):
             yield Finding(hit.start, hit.end, hit.kind, PLUGIN_RANK, hit.value)
 
 
@@ -1211,7 +1379,7 @@ def _occurrences(text: str, start: int, end: int, value: str, kind: str, rank: i
 
 KEYWORD_RANK = PLUGIN_RANK + 1
 # Lines worth a closer look: every KeywordDetector keyword and every secret name below has one of these.
-SECRET_WORD = re.compile(r"pass|pwd|secret|key|token|auth|credential|contrase")
+SECRET_WORD = re.compile(r"pass|pw|secret|key|token|auth|credential|contrase|[._-]pat\b")
 SECRET_WORD_ANY_CASE = re.compile(SECRET_WORD.pattern, re.IGNORECASE)
 KEYWORD_DETECTOR = KeywordDetector()
 KEYWORDS = re.compile("|".join(DENYLIST))  # detect-secrets' keyword list, matched on lowercased lines
@@ -1226,7 +1394,11 @@ ASSIGNMENT = re.compile(
 # The secret word must end the name: ``DB_PASSWORD``, ``apiKey``, but not ``token_type``, ``PASSWORD_FILE``.
 SECRET_NAME = re.compile(
     r"(?:^|_|^pg|^redis)(?:password|passwd|pass|pwd|secret|token|api_?key|apikey|access_?key|private_?key|auth_?key|"
-    r"credentials?|client_?secret|secret_?key|auth_?token|secret_?key_?base)$")
+    r"credentials?|client_?secret|secret_?key|auth_?token|secret_?key_?base|passphrase|auth|pw"
+    # keys that are secrets by what they do (an ``encryption_key``, Laravel's ``APP_KEY``, FCM's ``server_key``)
+    r"|(?:signing|sign|hmac|encryption|decryption|crypt|cipher|master|session|app|server|account|storage|"
+    r"subscription|webhook|deploy|consumer|license|shared|jwt|signature|bearer|admin|root|service)_?key)$"
+    r"|(?:^|_)(?:bind|root|db|admin|user|master)pw$|(?:password|passwd|passphrase|secret|token)$|_pat$")
 NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
 # Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
 CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d._]+|0[xXoObB][\da-fA-F_]+[lLuU]*|(?i:true|false|yes|no|on|off|null|none)")
@@ -1253,7 +1425,7 @@ def _keyword_findings(text: str, lower: str) -> Iterator[Finding]:
         if heuristic.is_indirect_reference(line):
             continue
         for value in KEYWORD_DETECTOR.analyze_string(line):
-            if _is_fake_quoted(value) or heuristic.is_likely_id_string(value, line, KEYWORD_DETECTOR):
+            if _is_fake_keyed(value) or heuristic.is_likely_id_string(value, line, KEYWORD_DETECTOR):
                 continue
             for position in _quoted_positions(line, value):
                 if PUBLIC.search(line, max(0, position - 40), position):
@@ -1302,15 +1474,134 @@ def _assignment_findings(text: str, lower: str, language: str) -> Iterator[Findi
             continue
         group = "v" if match.group("v") is not None else "spaced"
         value = match.group(group)
-        if _is_fake_password(value) or value.isdigit() or value.startswith(("/", "./", "~", "http")):
+        if _is_fake_keyed(value) or value.isdigit() or value.startswith(("/", "./", "~", "http")):
             continue
         # ``password: bytes,`` and ``private_key=private_key,`` in code are a parameter and a keyword argument.
         code_shaped = CODE_VALUE.fullmatch(value.rstrip(",;)"))
         if code_shaped and (language in CODE_LANGUAGES or group == "spaced" and language not in CONFIG_LANGUAGES
-                            and not _looks_random(value)):
+                            and not _looks_random(value) and not (_is_digest(value) and _mixes_classes(value))):
+            continue
+        if _is_code_expression(value, language):
             continue
         kind = "SECRET_PASSWORD" if PASSWORDISH.search(match.group("name")) else "SECRET_HIGH_ENTROPY"
         yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
+
+
+# --- 3b. values named by their key, in any language ----------------------------------------------
+
+# A quoted value after a key that names a secret, however the language writes the pair: ``name = "v"``,
+# ``name: "v"``, ``"name": "v"``, ``:name => "v"``, ``$name = 'v'``, ``name := "v"``, Rust's
+# ``NAME: &str = "v"``, keyword arguments (``password='v'``, Ruby's ``password: 'v'``), builder calls
+# (``.password("v")``), ``define('NAME', 'v')``/``setdefault("NAME", "v")``, ``#define NAME "v"`` and
+# SQL's ``IDENTIFIED BY 'v'``/``PASSWORD 'v'``; a wrapper call may stand between (``String::from("v")``).
+KEYED_QUOTED = re.compile(  # a lookahead, so a rejected pair never hides the next (``f('NAME', 'v')``)
+    r"(?=(?:(?<![\w$@.-])[$@:]?(?P<q0>[\"'`]?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q0)\]?[ \t]*"
+    r"(?::[ \t]*&?(?:'static[ \t]+)?[\w<>\[\]:]{1,30}[ \t]*=|\|\|=|\?\?=|\?=|:=|=>|=|:)"
+    r"|(?<=\.)(?P<call>[A-Za-z_]\w{0,80})[ \t]*\("
+    r"|(?P<q1>[\"'])(?P<arg>[A-Za-z_][\w.-]{0,80})(?P=q1)[ \t]*,"
+    r"|\#[ \t]*define[ \t]+(?P<macro>[A-Za-z_]\w{0,80})[ \t]"
+    r"|(?P<sql>(?i:\bidentified(?:[ \t]+with[ \t]+\w+)?[ \t]+by|\bpassword)[ \t]))"
+    r"[ \t]*(?:(?P<wrap>[A-Za-z_][\w:.]{0,40})\([ \t]*)?[rbuRBU]{0,2}"
+    r"(?:\"(?P<dq>[^\"\n]{1,400})\"|'(?P<sq>[^'\n]{1,400})'|`(?P<bq>[^`\n]{1,400})`))")
+# Builder and setter calls pass a value; calls that look a secret up, check or derive one take its name or a guess.
+LOOKUP_CALL = re.compile(r"(?i)^(?:get|check|verify|validate|hash|load|read|fetch|find|lookup|parse|decode|decrypt|is|has|"
+                         r"generate|gen|make|create|reset|revoke|delete|del|remove|rotate|prompt|ask|input|request|"
+                         r"refresh|require|assert|test|mock|compare|match|encode|encrypt|sign|store|save|print|log)")
+# Calls whose string argument is a pattern, a message or a lookup key, not the value: ``re.compile(r"auth=(.*)")``.
+WRAPPER_NOT_VALUE = re.compile(r"(?i)(?:compile|regex|pattern|escape|gettext|_|translate|getenv|get|environ|fetch|"
+                               r"lookup|prompt|input|getpass|format|log\w*|print\w*|warn\w*|error|raise|assert\w*)$")
+# ``user:pass@`` in any URL, the password running to the last ``@`` before the host (raw ``@``/``#`` happen).
+URL_USERINFO_PASSWORD = re.compile(
+    r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]{1,64}:(?P<v>[^\s'\"`]{1,128}?)@(?=[A-Za-z0-9._-]+(?::\d+)?(?:[/?#\s'\"`]|$))")
+# ``Password=...;`` in a connection string (ADO.NET, ODBC, JDBC): the value runs to the next ``;`` or quote.
+CONNECTION_PASSWORD = re.compile(
+    r"(?:(?<=;)|(?<=^)|(?<=[\"']))[ \t]*(?i:password|pwd|user[ ]?password|accountkey|sharedaccesskey)[ \t]*=[ \t]*"
+    r"(?P<v>[^;\"'\n]{1,200})(?=;|[\"']|$)", re.MULTILINE)
+# ``NAME=value`` in prose, .env and config text, where the value runs to whitespace or a quote (in shell,
+# ``;``, ``&`` and ``|`` end it, and ``INLINE_VALUE`` reads it).
+INLINE_LITERAL = re.compile(r"(?<![\w$.{-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,60})=(?P<v>[^\s'\"`]{6,400})")
+# A config line that is only a secret's name and its value, space-separated (``ldap.conf``'s ``bindpw``,
+# ``slapd.conf``'s ``rootpw``, ``.netrc``'s ``password``): config and prose files, never code.
+SPACED_PAIR = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.-]{1,60})[ \t]+(?P<v>[^\s]{6,200})[ \t]*$")
+
+
+def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
+    """Values a secret's key names (``KEYED_QUOTED``, URL user-info, connection strings, space-separated
+    config pairs), whatever their characters, unless ``_is_fake_keyed``."""
+    if SECRET_WORD.search(lower) or "identified" in lower:
+        for match in KEYED_QUOTED.finditer(text):
+            name = next(match.group(g) for g in ("name", "call", "arg", "macro", "sql") if match.group(g) is not None)
+            if match.group("call") is not None and LOOKUP_CALL.match(name):
+                continue
+            if match.group("sql") is None and not _is_secret_name(name) or WRAPPER_NOT_VALUE.search(match.group("wrap") or ""):
+                continue
+            group = next(g for g in ("dq", "sq", "bq") if match.group(g) is not None)
+            value = match.group(group)
+            if not _is_fake_keyed(value):
+                kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) or match.group("sql") else "SECRET_HIGH_ENTROPY"
+                yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
+    if "://" in text:
+        for match in URL_USERINFO_PASSWORD.finditer(text):
+            if not _is_fake_keyed(match.group("v")):
+                yield Finding(match.start("v"), match.end("v"), "SECRET_PASSWORD", KEYWORD_RANK, match.group("v"))
+    if "=" in text and ("password" in lower or "pwd" in lower or "accountkey" in lower or "sharedaccesskey" in lower):
+        for match in CONNECTION_PASSWORD.finditer(text):
+            value = match.group("v").strip()
+            if ";" not in text[max(0, match.start() - 1):match.end() + 1]:
+                continue  # a connection string's pairs are joined by ";": ``pwd = os.getcwd()`` is code
+            if not _is_fake_keyed(value):
+                yield Finding(match.start("v"), match.start("v") + len(value), "SECRET_PASSWORD", KEYWORD_RANK, value)
+    if language not in CODE_LANGUAGES and language not in ("shell", "bash", "powershell", "batchfile") and "=" in text:
+        for match in INLINE_LITERAL.finditer(text):
+            value = match.group("v").rstrip(".,;:)")
+            if _is_secret_name(match.group("name")) and not _is_fake_keyed(value) and not _is_code_expression(value, language):
+                yield Finding(match.start("v"), match.start("v") + len(value), "SECRET_PASSWORD"
+                              if PASSWORDISH.search(match.group("name")) else "SECRET_HIGH_ENTROPY", KEYWORD_RANK, value)
+    if language not in CODE_LANGUAGES:
+        for match in SPACED_PAIR.finditer(text):
+            value = match.group("v")
+            if _is_secret_name(match.group("name")) and not _is_fake_keyed(value) and not _is_code_expression(value, language):
+                yield Finding(match.start("v"), match.end("v"), "SECRET_PASSWORD", KEYWORD_RANK, match.group("v"))
+
+
+# A secret named in prose: "the token we use is <v>", "Okta token for the sandbox: <v>",
+# "`AZURE_OPENAI_API_KEY` is now <v>", "my api key = <v>". Up to four words between the name and the verb.
+PROSE_SECRET = re.compile(
+    r"(?i:\b[\w.-]*(?:password|passwd|passphrase|secret|token|key|credentials?|pwd|auth)\b)[`'\"]?"
+    r"(?:[ \t]+[\w.'-]+){0,4}?[ \t]*(?i:\bis\b|\bwas\b|:|=)(?:[ \t]+(?i:now|still|set[ \t]+to))?[ \t]+[`'\"]?"
+    r"(?P<v>[^\s`'\"]{8,400})")
+# ... or right before the value, when the value is plainly generated: "the basic auth <v> into the app".
+PROSE_ADJACENT = re.compile(r"(?i:\b(?:password|passphrase|secret|token|key|credentials?|auth|pat))[ \t]+[`'\"]?"
+                            r"(?P<v>[^\s`'\"]{16,400})")
+# Code a sentence names (``key: Optional[str]``, ``token X509_NAME_oneline(...)``), not a value.
+CODE_LIKE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[[\w., ]*\]|\([\w., ]*\))?|[A-Za-z_][\w.]*(?:\[[\w., ]*\]|\([\w., ]*\))")
+
+
+def _prose_findings(text: str, lower: str) -> Iterator[Finding]:
+    """Generated-looking values a secret's name introduces in prose (markdown, issues, a transcript's
+    turns, notebook text): letters and a digit, and an upper-case letter or a symbol, or 32+ hex."""
+    if not SECRET_WORD.search(lower):
+        return
+    for regex, strict in ((PROSE_SECRET, False), (PROSE_ADJACENT, True)):
+        for match in regex.finditer(text):
+            value = match.group("v").rstrip(".,;:!?)")
+            if _prose_value(value, strict) and not HASH_CONTEXT.search(text, max(0, match.start() - 40), match.start("v")):
+                yield Finding(match.start("v"), match.start("v") + len(value), "SECRET_HIGH_ENTROPY", KEYWORD_RANK, value)
+
+
+def _prose_value(value: str, strict: bool) -> bool:
+    """Generated, not a word, a name, code or a link: three character classes (a digit among them when
+    the value only follows the name), or 32+ hex after "key/token/secret ... is"."""
+    if (len(value) < (16 if strict else 10) or _is_fake_keyed(value) or "://" in value or CODE_LIKE.fullmatch(value)
+            or CODE_EXPRESSION.match(value)):
+        return False
+    classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w]"))
+    hex_key = len(value) >= 32 and all(c in "0123456789abcdefABCDEF" for c in value) and _mixes_classes(value)
+    digits = sum(c.isdigit() for c in value)
+    if strict:
+        return hex_key or (classes >= 3 and digits > 0 and _shannon(value) >= 3.5)
+    return (hex_key or (classes >= 3 and _shannon(value) >= 3.0)
+            or (len(value) >= 20 and digits >= 2 and classes >= 2 and _shannon(value) >= 3.5))
 
 
 def _looks_random(value: str) -> bool:
@@ -1391,7 +1682,16 @@ def _is_not_a_key(value: str) -> bool:
             or len(value) > MAX_ENTROPY_LENGTH or _encodes_text(value) or value.startswith(PUBLIC_KEY_PREFIXES)
             or _names_or_dates(value)
             or bool(re.search(r"\\[A-Za-z]{2}", value))  # a Windows path or registry key, not an escape
-            or _is_path(value))
+            or _is_path(value) or _is_repository_id(value))
+
+
+# ``Qwen/Qwen2.5-7B-Instruct``, ``meta-llama/Llama-3.1-8B``: a hub repository (a model, a data set). A base64
+# key never holds both ``/`` (standard alphabet) and ``-`` or ``.`` (URL-safe alphabet, or none).
+REPOSITORY_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+
+
+def _is_repository_id(value: str) -> bool:
+    return bool(REPOSITORY_ID.fullmatch(value)) and bool(re.search(r"[-.]", value))
 
 
 def _is_digest(value: str) -> bool:
@@ -1518,14 +1818,28 @@ def _ip_findings(text: str, allowlist: tuple[Any, ...]) -> Iterator[Finding]:
 
 
 def _reads_as_address(text: str, match: re.Match[str]) -> bool:
-    """Not ``version 3.1.4.1`` or ``section 8.2.4.44``; and a quad whose middle numbers are small
-    (as in versions; 1 in 64 public addresses) needs a network word on its line, or a port."""
+    """Not ``version 3.1.4.1`` or ``section 8.2.4.44``, nor a package's version (``jetty-server:9.3.0.25``,
+    ``pkg==1.2.3.4``, ``9.3.0.25.Final``, ``-SNAPSHOT``); a quad whose middle numbers are small (as in
+    versions; 1 in 64 public addresses) or that reads as an OID (``1.3.132.1``: arcs 0-2, then under 40)
+    needs a network word on its line, or a port."""
     start, end = _segment(text, match.start())
-    if VERSION_CONTEXT.search(text[max(start, match.start() - 20):match.start()]):
+    if VERSION_CONTEXT.search(text[max(start, match.start() - 20):match.start()]) or _is_package_version(text, match):
         return False
     octets = match.group().split(".")
     small = len(octets) == 4 and int(octets[1]) < 32 and int(octets[2]) < 32
-    return not small or bool(NETWORK_CONTEXT.search(text, start, end)) or text.startswith(":", match.end())
+    oid = len(octets) == 4 and octets[0] in ("0", "1", "2") and int(octets[1]) < 40
+    return not (small or oid) or bool(NETWORK_CONTEXT.search(text, start, end)) or text.startswith(":", match.end())
+
+
+# A version after a package's coordinate or pin (``g:a:9.3.0.25``, ``pkg==1.2.3.4``, ``name-1.2.3.4``), or
+# before a qualifier or an extension (``9.3.0.25.Final``, ``1.2.3.4-SNAPSHOT``, ``1.2.3.4.jar``).
+VERSION_BEFORE = re.compile(r"(?:[\w.-]+:[\w.-]+:|[=~<>!]=|[A-Za-z][\w.]*-v?|\bv)$")
+VERSION_AFTER = re.compile(r"[.-][A-Za-z]")
+
+
+def _is_package_version(text: str, match: re.Match[str]) -> bool:
+    return bool(VERSION_BEFORE.search(text, max(0, match.start() - 80), match.start())
+                or VERSION_AFTER.match(text, match.end()))
 
 
 def _parse_network(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:

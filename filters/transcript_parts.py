@@ -295,3 +295,52 @@ class TraceState:
 
 def is_observation(message: dict[str, Any]) -> bool:
     return bool(message.get("observation")) or message.get("role") == "tool"
+
+
+# --- what a transcript's tools carried, as code ----------------------------------------------------
+
+# Line-number gutters tools put in front of a file's lines: ``cat -n`` ("     1\t"), SWE-agent's
+# ``open`` ("12:"), Claude Code's ``Read`` ("    12→"); removed before the lines are read as code.
+GUTTER = re.compile(r"^[ \t]*\d+(?:\t|:[ \t]?|→|[ \t]\|[ \t])", re.MULTILINE)
+NOT_CODE = frozenset({PROSE, SHELL, "markdown", "diff"})
+
+
+def tool_code(messages: list[Any], language_of: LanguageOf) -> list[tuple[str, str]]:
+    """``(code, language)`` per language of everything a transcript's tools carried as code: decoded
+    tool-call arguments (files written, edits, a patch's added lines, code in a command) and tool
+    output that shows a file, its line numbers removed; the pieces of one language joined by blank lines."""
+    state, pieces = TraceState(language_of), {}
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        for field_name in ("reasoning", "content"):
+            raw = message.get(field_name)
+            if isinstance(raw, str) and raw:
+                parts = state.observation(message, raw) if field_name == "content" and is_observation(message) \
+                    else state.prose(raw)
+                for part in parts:
+                    _add_code(pieces, part, language_of, strip=field_name == "content" and is_observation(message))
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict) and isinstance(call.get("arguments"), str):
+                for part in state.call_parts(call):
+                    _add_code(pieces, part, language_of)
+    return [("\n\n".join(texts), language) for language, texts in pieces.items()]
+
+
+def _add_code(pieces: dict[str, list[str]], part: Part, language_of: LanguageOf, strip: bool = False) -> None:
+    text, language = part.text, part.language
+    if language == "diff":
+        text = "\n".join(line[1:] for line in text.split("\n") if line.startswith("+") and not line.startswith("+++"))
+        language = diff_language(part.text, language_of)
+    if language in NOT_CODE or not text.strip():
+        return
+    if strip:
+        text = without_gutter(text)
+    pieces.setdefault(language, []).append(text)
+
+
+def without_gutter(text: str) -> str:
+    """``text`` without line-number gutters, when most of its lines have one (a file view)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    numbered = sum(bool(GUTTER.match(line)) for line in lines)
+    return GUTTER.sub("", text) if lines and numbered * 5 >= len(lines) * 4 else text

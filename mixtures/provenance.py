@@ -14,14 +14,13 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from codemix.columns import TRANSCRIPT_ID_KEYS
 from codemix.document import Document
-from codemix.kinds import REPO, document_kind
+from codemix.kinds import REPO, document_kind, metadata_columns
 
 SUFFIX = ".provenance.parquet"
 # The ids a transcript format records for its run, in the order one is taken as ``transcript_id``.
-# ``record_id`` is what the reader took from the record itself when its format names no id
-# (``transcript_formats.with_record_ids``, ``shape.record_id``); ``id`` is ShareGPT's row id.
-NATIVE_TRANSCRIPT_IDS = ("session_id", "trajectory_id", "instance_id", "run_id", "record_id", "id")
+NATIVE_TRANSCRIPT_IDS = TRANSCRIPT_ID_KEYS
 OUTCOME = pa.struct([("exit_status", pa.string()), ("submitted", pa.bool_()), ("resolved", pa.bool_()),
                      ("tests_passed", pa.bool_())])
 PROVENANCE_SCHEMA = pa.schema([
@@ -52,9 +51,11 @@ PROVENANCE_SCHEMA = pa.schema([
     ("part", pa.int32()),              # long stage: which document of its repository, from 0, in file order
     ("parts", pa.int32()),             # long stage: how many documents the repository became
 ])
-_DEFAULTS: dict[str, Any] = {field.name: None for field in PROVENANCE_SCHEMA}
-# A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns and the text.
-DOCUMENTS_SCHEMA = PROVENANCE_SCHEMA.append(pa.field("text", pa.large_string()))
+# A stage's documents as published (``OUT/STAGE/docs/*.parquet``): the sidecar's columns, each document
+# kind's metadata as typed columns (each kind's ``columns``; docs/published-documents.md), and the text.
+DOCUMENTS_SCHEMA = pa.schema([*PROVENANCE_SCHEMA, *(column.field for column in metadata_columns()),
+                              pa.field("text", pa.large_string())])
+_DEFAULTS: dict[str, Any] = {field.name: None for field in DOCUMENTS_SCHEMA if field.name != "text"}
 
 
 def sidecar_path(prefix: str) -> str:
@@ -70,7 +71,7 @@ def document_provenance(doc: Document) -> dict[str, Any]:
            "member": str(meta.get("member", "")), "license": doc.license, "language": doc.language}
     if "outcome" in kind.provenance:
         row.update(transcript_provenance(meta))
-    return row
+    return {**row, **{column.field.name: column.value(meta) for column in kind.published_columns()}}
 
 
 def transcript_provenance(meta: dict[str, Any]) -> dict[str, Any]:
@@ -128,8 +129,9 @@ def provenance_table(prefix: str, rows: Sequence[dict[str, Any]], lengths: Seque
         placed.append({**_DEFAULTS, **row, "shard": shard, "document": index + offset, "token_start": start,
                        "token_count": int(length), "ends_with_eod": ends_with_eod})
         start += int(length)
-    if texts is None:
-        return pa.Table.from_pylist(placed, schema=PROVENANCE_SCHEMA)
+    if texts is None:  # the sidecar: the metadata columns are the published documents' only
+        return pa.Table.from_pylist([{name: row[name] for name in PROVENANCE_SCHEMA.names} for row in placed],
+                                    schema=PROVENANCE_SCHEMA)
     for row, text in zip(placed, texts):
         row["text"] = text
     return pa.Table.from_pylist(placed, schema=DOCUMENTS_SCHEMA)

@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-import smart_open
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 SPECIAL_TOKENS = ("<|endoftext|>", "<|pad|>", "<|im_start|>", "<|im_end|>")
@@ -76,6 +75,8 @@ def open_text(path: str, mode: str):
         handle = (FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED) if mode == "w"
                   else FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED))
         return io.TextIOWrapper(handle, encoding="utf-8")
+    import smart_open  # here: it imports boto3 and google-auth, which a spec error need not pay for
+
     return smart_open.open(path, mode, encoding="utf-8")
 
 
@@ -214,19 +215,21 @@ def tokenizer_fingerprint(tokenizer: Tokenizer) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def pick_pad_token(tokenizer: Tokenizer, eod_token: str) -> str:
-    """A special token to pad with that is not the EOD (megatron masks the loss where labels equal the
-    pad id, so it must never be a real target): ``<|pad|>``, else a special token named like a pad
-    (``[PAD]``, ``<|fim_pad|>``), else the highest reserved special token."""
+def pick_pad_token(tokenizer: Tokenizer, eod_token: str, configured: str | None = None) -> str | None:
+    """A token to pad with that is not the EOD (megatron masks the loss where labels equal the pad id,
+    so it must never be a real target): ``configured`` (a tokenizer_config.json's ``pad_token``) when the
+    vocabulary has it, else ``<|pad|>``, else a special token named like a pad (``[PAD]``,
+    ``<|fim_pad|>``), else the highest reserved special token. None when there is none (a GPT-2-style
+    tokenizer with only ``<|endoftext|>``): the caller pads with the EOD under the loss mask, as
+    Hugging Face trainers do (``HFTokenizerForMegatron``)."""
+    if configured and configured != eod_token and tokenizer.token_to_id(configured) is not None:
+        return configured
     specials = [t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special and t.content != eod_token]
     if "<|pad|>" in specials:
         return "<|pad|>"
     named = [t for t in specials if "pad" in t.lower()]
     reserved = [t for t in specials if "reserved" in t.lower()]
-    if named or reserved:
-        return (named or reserved)[-1]
-    raise ValueError(f"the tokenizer has no special token to pad with besides {eod_token!r}. Fix: use a tokenizer "
-                     "with a <|pad|> (or any pad/reserved) special token")
+    return (named or reserved)[-1] if named or reserved else None
 
 
 def token_id(tokenizer: Tokenizer, token: str) -> int:

@@ -20,6 +20,7 @@ from codemix.filters.licenses import detect_license, is_folder_license_evidence,
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
 from codemix.filters.vendored import VendoredTree, may_say_vendored, vendored_tree, vendored_trees, vendoring_facts
 from codemix.kinds import document_kind
+from codemix.pipelines.crawl import path_language
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
 from codemix.pipelines.quality import QUALITY, ScoreQuality
@@ -160,7 +161,7 @@ class JudgeDocuments(beam.DoFn):
         self._config = config
 
     def setup(self):
-        self._filter = DocumentFilter(self._config)
+        self._filter = DocumentFilter(self._config, language_of=path_language)
 
     def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
                 amalgamations: dict[str, frozenset[str]], vendored: dict[str, tuple[VendoredTree, ...]]):

@@ -87,14 +87,15 @@ class Cuts(beam.PTransform):
 
 
 def quality_outcomes(scored: tuple[Document, float], cuts: dict[str, float], config: QualityConfig):
-    """The document with ``metadata.quality_score`` or a Dropped record, and its ``quality`` row."""
+    """The document with ``metadata.quality_score`` (and the ``quality_scorer`` that gave it) or a
+    Dropped record, and its ``quality`` row."""
     doc, score = scored
     cut = config.threshold if config.threshold is not None else cuts[stratum(doc.language, config)]
     reason = quality_drop_reason(score, cut, config)
     yield beam.pvalue.TaggedOutput(QUALITY, {"doc_id": doc.id, "source": doc.source, "language": doc.language,
                                              "path": doc.path, "score": score, "cut": cut, "kept": reason is None})
     if reason is None:
-        yield dataclasses.replace(doc, metadata={**doc.metadata, "quality_score": score})
+        yield dataclasses.replace(doc, metadata={**doc.metadata, "quality_score": score, "quality_scorer": config.model})
     else:
         yield beam.pvalue.TaggedOutput(DROPPED, Dropped(stage="filter", source=doc.source, reason=reason,
                                                         location=doc.metadata.get("location", ""), doc_id=doc.id))

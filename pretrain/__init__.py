@@ -5,4 +5,8 @@ Rooms: ``model/`` (the GPT with MoE layers, parameter counts, FP8), ``data/`` (s
 them the loop, one stage's run, checkpoints and run lineage. README "Layout" maps each change to a file.
 """
 
+from codemix import refuse_bare_name
+
+refuse_bare_name(__name__)
+
 from codemix.pretrain import te_probe  # noqa: F401  first: hides a half-installed Transformer Engine from megatron-core

@@ -63,6 +63,9 @@ def handoff_parser(prog: str = "python -m codemix.pretrain.hf.handoff") -> argpa
                         help="dtype of every exported weight (default: the imported base's dtypes, else float32)")
     parser.add_argument("--max-shard-size", metavar="SIZE",
                         help="largest safetensors shard, e.g. 5GB or 500MB (default: the base's shard size, else 5GB)")
+    parser.add_argument("--error-check", choices=("auto", "always", "never"), default="auto",
+                        help="measure the bundle's logit error against the trained fp32 model (auto: when two "
+                             "fp32 copies of the model fit in a quarter of the available memory)")
     return parser
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +79,9 @@ def run(options: TrainOptions) -> TrainSummary:
     check_sequence_length(options, data, sequence_length)
     resuming = bool(options.resume_from or latest_checkpoint(options.out_dir))
     importing = bool(options.recipe.init_from_hf) and not (resuming or options.init_from)
-    check_tokenizer(options, data, base=options.recipe.init_from_hf if importing else None)
+    model = check_tokenizer(options, data, base=options.recipe.init_from_hf if importing else None)
+    if model is not None and model.get("pad_token"):  # the base's own pad (its tokenizer config), not a guess
+        data = replace(data, pad_token=model["pad_token"])
     if importing:
         options.init_from = str(prepare_base(options))
     runtime = initialize(options.recipe.parallel, seed=train.seed, sequence_length=sequence_length,
@@ -122,13 +124,14 @@ def prepare_base(options: TrainOptions) -> Path:
     return import_base(options.recipe, base)
 
 
-def check_tokenizer(options: TrainOptions, data: StageData, *, base: str | None) -> None:
+def check_tokenizer(options: TrainOptions, data: StageData, *, base: str | None) -> dict[str, Any] | None:
     """Refuse a build whose shards were written with another tokenizer than the model's (``base``: the
-    Hugging Face directory about to be imported), before anything is imported or trained."""
+    Hugging Face directory about to be imported), before anything is imported or trained; returns the
+    model's tokenizer record (None: trained from scratch, the build's tokenizer)."""
     built = describe_tokenizer(load_tokenizer(data.tokenizer_path), data.tokenizer_path)
     model = model_tokenizer(options, base)
     if model is None or model["fingerprint"] == built["fingerprint"]:
-        return
+        return model
     raise ConfigError("--data", f"the build {data.build_dir} was tokenized with {built['path']} ({built['vocab_size']} "
                       f"ids, fingerprint {built['fingerprint']}), but the model's tokenizer is {model['path']} "
                       f"({model['vocab_size']} ids, fingerprint {model['fingerprint']})",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -37,9 +38,9 @@ def test_the_layers_contract_holds_and_has_no_exceptions(layout: Path) -> None:
     assert "1 kept, 0 broken" in result.stdout
 
 
-def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
-    """A deliberate violation in a copy of the tree: filters (layer 2) importing pipelines (layer 4)."""
-    install_layout(tmp_path)
+def test_an_upward_import_breaks_the_contract(layout: Path, tmp_path: Path) -> None:
+    """A deliberate violation in a copy of the installed tree: filters (layer 2) importing pipelines (layer 4)."""
+    shutil.copytree(layout, tmp_path, dirs_exist_ok=True)
     lint_imports_ok = lint_imports(tmp_path)
     assert lint_imports_ok.returncode == 0, "guard: the copy itself is clean"
     with open(tmp_path / "codemix" / "filters" / "code.py", "a") as module:

@@ -32,25 +32,28 @@ TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",
-           "parse_json_value", "parse_session", "parse_text", "rows_of", "session_format"]
+           "parse_json_value", "parse_session", "parse_text", "rows_of", "session_format", "system_as_task"]
 
 
 def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[Format, ...]:
     return candidates if name is None else tuple(f for f in candidates if f.name == name)
 
 
-def parse_json_value(value: Any, forced: str | None = None) -> list[Transcript]:
+def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, str] | None = None) -> list[Transcript]:
     """The transcripts in one JSON value (a whole file, or one JSONL line).
 
     The named formats come first; a value none of them detects, or one whose adapter refuses it (a
     ``messages`` list with a role the adapter does not know), is read by its shape (``shape``) unless a
     format is forced; after an adapter's refusal, only when every speaker is a role alias. A value
-    holding only empty turn lists is ``empty_conversation``."""
+    holding only empty turn lists is ``empty_conversation``. ``speakers``: the roles a source gives the
+    speaker names of a multi-agent log (read by shape)."""
     if nested_deeper_than(value, MAX_JSON_DEPTH):
         raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
     candidates = formats_named(forced, JSON_FORMATS)
     for candidate in candidates:
         if candidate.detect(value):
+            if candidate is SHAPE:
+                return parse_shape(value, speakers=speakers)
             try:
                 return with_record_ids(candidate.parse(value), value)
             except TranscriptShapeError as error:
@@ -102,6 +105,21 @@ def has_task(messages: list[dict[str, Any]]) -> bool:
         if canonical["role"] == "user" and not canonical["observation"] and canonical["content"].strip():
             return True
     return False
+
+
+def system_as_task(messages: list[dict[str, Any]]) -> bool:
+    """A run in which the model speaks before any user turn (a saved agent state, an agent started by
+    its instructions alone) took its task from its system prompt: that prompt becomes the opening user
+    turn, in place (context either way, never trained). True when it did; a run with no system text
+    either stays without a task (the reader's ``no_task``)."""
+    first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+    if any(m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model]):
+        return False
+    system = [i for i, m in enumerate(messages[:first_model]) if m["role"] == "system" and m["content"].strip()]
+    if not system or first_model == len(messages):
+        return False
+    messages[system[-1]] = {**messages[system[-1]], "role": "user"}
+    return True
 
 
 def session_format(first_entry: Any, forced: str | None = None) -> Format | None:

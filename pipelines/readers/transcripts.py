@@ -23,6 +23,7 @@ from codemix.mixtures.transcripts import (
     parse_text,
     rows_of,
     session_format,
+    system_as_task,
     transcript_record,
 )
 from codemix.pipelines.readers.common import (
@@ -105,7 +106,7 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         return
     data = as_utf8(data)
     try:
-        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format)
+        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format, source.speakers)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
     if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
@@ -130,7 +131,8 @@ def _array_rows(source: SourceConfig, location: str, name: str, rows: list, tall
                 return
 
 
-def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows | str:
+def _whole_file_transcripts(data: bytes, forced: str | None,
+                            speakers: dict[str, str] | None = None) -> list | JsonRows | str:
     """The transcripts of one whole file: a JSON value (or its rows), else a text format. A file that is
     neither gives its JSON error (a str) with the text formats tried, so the error type stays the parser's."""
     if forced in TEXT_FORMAT_NAMES:
@@ -146,7 +148,7 @@ def _whole_file_transcripts(data: bytes, forced: str | None) -> list | JsonRows 
         tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
         return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
-    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced)
+    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers)
 
 
 def _json_lines(data: bytes) -> bool:
@@ -230,6 +232,7 @@ def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: in
     """The line's JSON value, or its Quarantined."""
     if line is None:
         return quarantine(source, where, f"LineTooLong: over {limit} bytes (limits.max_line_bytes)")
+    line = line.removeprefix(codecs.BOM_UTF8)  # a UTF-8 byte-order mark opening the file is no JSON
     try:
         return parse_json(line)
     except JSON_ERRORS as error:
@@ -238,7 +241,7 @@ def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: in
 
 def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally) -> Iterator[Outcome]:
     try:
-        transcripts = parse_json_value(parsed, source.format)
+        transcripts = parse_json_value(parsed, source.format, source.speakers)
     except TranscriptShapeError as error:
         tally.count()
         yield quarantine(source, where, error)
@@ -263,6 +266,12 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
     for index, transcript in enumerate(transcripts, 1):
         tally.count()  # a transcript is the record this reader counts
         where = location if len(transcripts) == 1 else f"{location}#transcript{index}"
+        if not transcript.messages:
+            yield quarantine(source, where, TranscriptShapeError(
+                f"no_conversation: {transcript.extra.get('path', '$')} holds no turns, steps or calls"))
+            continue
+        if not has_task(transcript.messages) and system_as_task(transcript.messages):
+            transcript.extra["task_from"] = "system"
         if not has_task(transcript.messages):
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))

@@ -28,6 +28,9 @@ from tokenizers import Tokenizer
 from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, token_id
 
 DEFAULT_EOD = "<|endoftext|>"
+# megatron-core's own "no pad token" id (megatron_dataset._PAD_TOKEN_ID): padded positions get it, their
+# loss is masked and megatron reads them as id 0; codemix's own padding fills with the EOD instead.
+NO_PAD_ID = -1
 
 
 class HFTokenizerForMegatron(MegatronTokenizerBase):
@@ -45,15 +48,16 @@ class HFTokenizerForMegatron(MegatronTokenizerBase):
         super().__init__(path, {})
         self._tokenizer = tokenizer
         self.eod_token = eod_token
-        self.pad_token = pad_token or pick_pad_token(tokenizer, eod_token)
+        self.pad_token = pick_pad_token(tokenizer, eod_token, configured=pad_token)
         self._eod = token_id(tokenizer, eod_token)
-        self._pad = token_id(tokenizer, self.pad_token)
+        self._pad = token_id(tokenizer, self.pad_token) if self.pad_token else NO_PAD_ID
 
     @classmethod
     def from_file(cls, path: str, **tokens: str | None) -> HFTokenizerForMegatron:
         """Load a tokenizer from a path or URL (see ``mixtures.tokenizer.load_tokenizer``); ``eod_token``
-        (the build's, manifest.json ``tokenizer.eod_token``) and ``pad_token`` (default: chosen by
-        ``mixtures.tokenizer.pick_pad_token``) may be given."""
+        (the build's, manifest.json ``tokenizer.eod_token``) and ``pad_token`` (a tokenizer config's; the
+        default and the fallback are ``mixtures.tokenizer.pick_pad_token``'s choice) may be given. With no
+        token to pad with, ``pad`` is megatron's ``NO_PAD_ID`` and ``pad_fill`` the EOD."""
         return cls(load_tokenizer(path), path=path, **{k: v for k, v in tokens.items() if v is not None})
 
     @property
@@ -71,6 +75,11 @@ class HFTokenizerForMegatron(MegatronTokenizerBase):
         raise NotImplementedError(
             "codemix renders transcripts to ChatML text before tokenizing; tokenize the rendered text instead"
         )
+
+    @property
+    def pad_fill(self) -> int:
+        """The id codemix's own batches pad with (always a real id; its loss is masked): the pad, else the EOD."""
+        return self._pad if self._pad != NO_PAD_ID else self._eod
 
     @property
     def vocab_size(self) -> int:
@@ -113,6 +122,7 @@ def build_gpt_dataset(
     *,
     create_attention_mask: bool = False,
     eod_token: str = DEFAULT_EOD,
+    pad_token: str | None = None,
 ) -> torch.utils.data.Dataset:
     """The megatron-core train dataset of ``num_samples`` samples over a ``--data-path`` blend.
 
@@ -123,7 +133,7 @@ def build_gpt_dataset(
     kernel, and a dense one costs sequence_length**2 bytes per sample.
     """
     config = GPTDatasetConfig(
-        **train_blend_fields(data_path, sequence_length, tokenizer_path, cache_dir, seed, eod_token),
+        **train_blend_fields(data_path, sequence_length, tokenizer_path, cache_dir, seed, eod_token, pad_token),
         reset_position_ids=False,
         reset_attention_mask=False,
         eod_mask_loss=False,
@@ -133,13 +143,13 @@ def build_gpt_dataset(
 
 
 def train_blend_fields(data_path: Sequence[str | float] | str, sequence_length: int, tokenizer_path: str,
-                       cache_dir: str, seed: int, eod_token: str) -> dict:
+                       cache_dir: str, seed: int, eod_token: str, pad_token: str | None = None) -> dict:
     """The dataset-config fields every codemix dataset shares: a blend of prefixes, memory-mapped, all
     of it train (validation sets are separate prefixes in codemix)."""
     items = [data_path] if isinstance(data_path, str) else list(data_path)
     return {"random_seed": seed, "sequence_length": sequence_length,
             "blend": get_blend_from_list([str(item) for item in items]), "split": "100,0,0",
-            "path_to_cache": cache_dir, "tokenizer": HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token),
+            "path_to_cache": cache_dir, "tokenizer": HFTokenizerForMegatron.from_file(tokenizer_path, eod_token=eod_token, pad_token=pad_token),
             "mmap_bin_files": True}
 
 

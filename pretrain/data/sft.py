@@ -104,7 +104,7 @@ class SFTPackedDataset(MegatronDataset):
         pack = 0 if idx is None else idx
         begin, end = self.pack_offsets[pack], self.pack_offsets[pack + 1]
         parts = [self.dataset.sample(int(m)) for m in self.pack_members[begin:end]]
-        pad = max(self._pad_token_id, 0)  # megatron sets -1 when pad collides with eod; any id will do, loss is 0
+        pad = self.config.tokenizer.pad_fill  # megatron's pad id may be -1 (no pad token): fill with a real id, loss 0
         item = pack_samples(parts, self.config.sequence_length, pad, self.config.create_attention_mask)
         if idx is None:
             item["loss_mask"].zero_()
@@ -200,6 +200,7 @@ def build_sft_dataset(
     *,
     create_attention_mask: bool = True,
     eod_token: str = DEFAULT_EOD,
+    pad_token: str | None = None,
 ) -> torch.utils.data.Dataset:
     """The packed SFT train dataset of ``num_samples`` packs over a ``--data-path`` blend.
 
@@ -209,6 +210,7 @@ def build_sft_dataset(
     ``SFTPackedDataset``s exactly as for GPT data (see ``pretrain.data.pretraining`` for the single-process fix).
     All samples go to train: validation sets are separate prefixes in codemix.
     """
-    config = SFTDatasetConfig(**train_blend_fields(data_path, sequence_length, tokenizer_path, cache_dir, seed, eod_token),
+    config = SFTDatasetConfig(**train_blend_fields(data_path, sequence_length, tokenizer_path, cache_dir, seed, eod_token,
+                                                     pad_token),
                               create_attention_mask=create_attention_mask)
     return build_train_split(SFTPackedDataset, num_samples, config)

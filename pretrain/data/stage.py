@@ -34,6 +34,7 @@ class StageData:
     tokenizer_path: str
     spec_hash: str
     manifest: dict[str, Any]
+    pad_token: str | None = None  # a base tokenizer config's pad (None: chosen from the vocabulary, else the EOD)
 
     @property
     def prefixes(self) -> list[str]:
@@ -50,7 +51,7 @@ class StageData:
         return self.manifest.get("tokenizer", {}).get("eod_token") or DEFAULT_EOD
 
     def tokenizer(self) -> HFTokenizerForMegatron:
-        return HFTokenizerForMegatron.from_file(self.tokenizer_path, eod_token=self.eod_token)
+        return HFTokenizerForMegatron.from_file(self.tokenizer_path, eod_token=self.eod_token, pad_token=self.pad_token)
 
 
 def source_of_prefix(prefix: str) -> str:
@@ -102,9 +103,10 @@ def build_stage_dataset(data: StageData, *, sequence_length: int, num_samples: i
         from codemix.pretrain.data.sft import build_sft_dataset
 
         return build_sft_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,
-                                 create_attention_mask=attention_mask, eod_token=data.eod_token)
+                                 create_attention_mask=attention_mask, eod_token=data.eod_token,
+                                 pad_token=data.pad_token)
     return build_gpt_dataset(data.data_path, sequence_length, num_samples, data.tokenizer_path, cache_dir, seed,
-                             eod_token=data.eod_token)
+                             eod_token=data.eod_token, pad_token=data.pad_token)
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)

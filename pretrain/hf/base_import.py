@@ -17,9 +17,10 @@ import torch
 
 from codemix.config import ConfigError, require
 from codemix.mixtures.tokenizer import TOKENIZER_CONFIG, load_tokenizer, resolve_tokenizer_path, tokenizer_fingerprint
+from codemix.pretrain.architecture import hf_family
 from codemix.pretrain.configs import ParallelConfig, Recipe, load_recipe
 from codemix.pretrain.data.pretraining import DEFAULT_EOD
-from codemix.pretrain.hf.convert import Layout, Source, hf_family, hf_sources
+from codemix.pretrain.hf.convert import Layout, Source, hf_sources
 from codemix.pretrain.hf.shards import SCALE_SUFFIX, HFShards
 from codemix.pretrain.lineage import write_run
 
@@ -111,6 +112,7 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
         shutdown(runtime)
     record = {"run_id": out_dir.name, "stage": BASE_STAGE, "recipe": asdict(recipe), "init_from": None,
               "hf_dir": str(hf_dir.resolve()), "hf_config": config, "hf_dtypes": dtypes, "hf_mtp_tensors": mtp,
+              "hf_fp8_tensors": sorted(name for name, stored in shards.dtypes.items() if stored == torch.float8_e4m3fn),
               "tokenizer": tokenizer,
               "position": asdict(position), "sequence_length": recipe.model.rope.original_context}
     write_run(out_dir, record)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,6 +17,7 @@ import torch
 
 from codemix.config import ConfigError
 from codemix.pretrain.hf.convert import ExportUnit, Layout, export_units
+from codemix.pretrain.hf.shards import SCALE_SUFFIX, dequantize_block_fp8
 
 INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
@@ -55,6 +56,57 @@ class Planned:
         return math.prod(self.shape) * torch.empty((), dtype=self.dtype).element_size()
 
 
+FP8_MAX = 448.0  # the largest float8_e4m3fn value
+CAST_CHUNK_BYTES = 16 * 2**20  # a cast to the stored dtype is written in slices of this many source bytes
+
+
+def quantize_block_fp8(weight: torch.Tensor, block: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """``weight [R, C]`` as a block-FP8 release stores it: float8_e4m3fn codes and one fp32
+    ``weight_scale_inv`` per ``block`` (edge blocks ragged), each block's largest value mapped to 448
+    (DeepSeek-V3's and Kimi K2's scheme; ``shards.dequantize_block_fp8`` is its inverse)."""
+    rows, cols = weight.shape
+    b0, b1 = block
+    padded = torch.nn.functional.pad(weight.float(), (0, -cols % b1, 0, -rows % b0))
+    blocks = padded.reshape(padded.shape[0] // b0, b0, padded.shape[1] // b1, b1)
+    amax = blocks.abs().amax(dim=(1, 3))
+    scale = torch.where(amax > 0, amax / FP8_MAX, torch.ones_like(amax))
+    codes = (blocks / scale[:, None, :, None]).clamp(-FP8_MAX, FP8_MAX).to(torch.float8_e4m3fn)
+    return codes.reshape(padded.shape)[:rows, :cols].contiguous(), scale.contiguous()
+
+
+@dataclass(slots=True, frozen=True)
+class Encoding:
+    """How each exported tensor is stored: a dtype per name (``dtypes``: ``{"default", "other"}``), and
+    the names stored block-FP8 with their ``weight_scale_inv``, as an FP8 base was released."""
+
+    dtypes: dict
+    fp8: frozenset[str] = frozenset()
+    block: tuple[int, int] = (128, 128)
+
+    def dtype(self, name: str) -> torch.dtype:
+        return getattr(torch, self.dtypes["other"].get(name, self.dtypes["default"]))
+
+    def planned(self, name: str, shape: tuple[int, ...]) -> list[Planned]:
+        if name not in self.fp8:
+            return [Planned(name, shape, self.dtype(name))]
+        grid = tuple(-(-size // edge) for size, edge in zip(shape, self.block, strict=True))
+        return [Planned(name, shape, torch.float8_e4m3fn), Planned(name + SCALE_SUFFIX, grid, torch.float32)]
+
+    def encode(self, name: str, tensor: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
+        """What is written for ``name``: the tensor itself (``ShardFile`` casts it a slice at a time, so no
+        whole copy in the stored dtype is made), or an FP8 weight's codes and scales."""
+        if name not in self.fp8:
+            return [(name, tensor)]
+        codes, scale = quantize_block_fp8(tensor, self.block)
+        return [(name, codes), (name + SCALE_SUFFIX, scale)]
+
+    def stored(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
+        """``tensor`` as a reader of the bundle gets it back, in fp32: what the error is measured on."""
+        if name not in self.fp8:
+            return tensor.to(self.dtype(name)).float()
+        return dequantize_block_fp8(*quantize_block_fp8(tensor, self.block), self.block, name)
+
+
 def plan_shards(tensors: list[Planned], max_bytes: int) -> list[list[Planned]]:
     """Consecutive runs of ``tensors`` of at most ``max_bytes`` each (a larger tensor alone in its shard)."""
     shards: list[list[Planned]] = [[]]
@@ -90,12 +142,18 @@ class ShardFile:
         self.handle.write(len(encoded).to_bytes(8, "little") + encoded)
 
     def write(self, name: str, tensor: torch.Tensor) -> None:
+        """Append ``tensor`` in its planned dtype; a cast is made a slice of rows at a time."""
         planned = self.expected.pop(0)
-        if (planned.name, planned.shape, planned.dtype) != (name, tuple(tensor.shape), tensor.dtype):
+        castable = tensor.dtype.is_floating_point and planned.dtype != torch.float8_e4m3fn
+        if (planned.name, planned.shape) != (name, tuple(tensor.shape)) or (tensor.dtype != planned.dtype
+                                                                             and not castable):
             raise RuntimeError(f"{name} {tuple(tensor.shape)} {tensor.dtype} arrived where the plan has "
                                f"{planned.name} {planned.shape} {planned.dtype}")
-        data = tensor.detach().to("cpu").contiguous()
-        self.handle.write(memoryview(data.view(torch.uint8).reshape(-1).numpy()))
+        flat = tensor.detach().reshape(-1)
+        step = max(CAST_CHUNK_BYTES // max(flat.element_size(), 1), 1)
+        for start in range(0, flat.numel(), step):
+            part = flat[start:start + step].to(planned.dtype).contiguous()
+            self.handle.write(memoryview(part.view(torch.uint8).numpy()))
 
     def close(self) -> None:
         self.handle.close()
@@ -168,10 +226,11 @@ def checkpoint_tensors(checkpoint: Path, sharded: dict,
         del loaded, request
 
 
-def planned_outputs(sharded: dict, units: list[ExportUnit], cast: Callable[[str], torch.dtype]) -> list[Planned]:
-    """Every output tensor's name and shape, found by converting the ``meta`` model (nothing read)."""
+def planned_outputs(sharded: dict, units: list[ExportUnit], encoding: Encoding) -> list[Planned]:
+    """Every output tensor's name, shape and stored dtype, found by converting the ``meta`` model (nothing read)."""
     meta = {name: value.data for name, value in sharded.items() if not name.endswith("_extra_state")}
-    return [Planned(name, tuple(tensor.shape), cast(name)) for unit in units for name, tensor in unit.convert(meta).items()]
+    return [planned for unit in units for name, tensor in unit.convert(meta).items()
+            for planned in encoding.planned(name, tuple(tensor.shape))]
 
 
 def model_units(model, layout: Layout) -> tuple[dict, list[ExportUnit]]:

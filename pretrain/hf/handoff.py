@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
@@ -17,12 +16,12 @@ import torch
 
 from codemix.config import ConfigError
 from codemix.mixtures.chat import ChatTemplate, chat_template_jinja
-from codemix.pretrain.checkpoint import latest_checkpoint
+from codemix.pretrain.checkpoint import checkpoint_path, checkpoint_step, latest_checkpoint
 from codemix.pretrain.cli_args import handoff_parser
 from codemix.pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
 from codemix.pretrain.hf.base_import import BASE_STAGE
 from codemix.pretrain.hf.convert import Layout, export_family, hf_config, max_positions
-from codemix.pretrain.hf.export import Planned
+from codemix.pretrain.hf.export import Encoding
 from codemix.pretrain.lineage import read_run, run_chain
 from codemix.pretrain.model.gpt import PositionSetup
 from codemix.pretrain.model.params import count_parameters
@@ -49,7 +48,7 @@ def tokenizer_config(tokenizer, template: ChatTemplate, max_length: int) -> dict
     added = tokenizer.hf_tokenizer.get_added_tokens_decoder()
     return {
         "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": None, "eos_token": tokenizer.eod_token,
-        "pad_token": tokenizer.pad_token, "unk_token": None, "add_bos_token": False, "add_eos_token": False,
+        "pad_token": tokenizer.pad_token or tokenizer.eod_token, "unk_token": None, "add_bos_token": False, "add_eos_token": False,
         "clean_up_tokenization_spaces": False, "model_max_length": max_length,
         "added_tokens_decoder": {str(i): {"content": t.content, "lstrip": t.lstrip, "rstrip": t.rstrip,
                                           "normalized": t.normalized, "single_word": t.single_word, "special": t.special}
@@ -77,17 +76,41 @@ def export_dtypes(base: dict[str, Any] | None, dtype: str | None) -> dict[str, A
     return {"default": "float32", "other": {}}
 
 
-def dtype_of(dtypes: dict[str, Any]) -> Callable[[str], torch.dtype]:
-    """Tensor name -> the dtype ``export_dtypes`` gives it."""
-    return lambda name: getattr(torch, dtypes["other"].get(name, dtypes["default"]))
+def export_encoding(base: dict[str, Any] | None, dtype: str | None) -> Encoding:
+    """How the bundle stores each tensor: ``dtype`` for all when asked; else the base's dtypes, its FP8
+    weights block-FP8 again with their ``weight_scale_inv`` (the release format the RL stack loaded)."""
+    from codemix.pretrain.hf.shards import fp8_block
+
+    dtypes = export_dtypes(base, dtype)
+    fp8 = base_fp8_names(base) if dtype is None and base is not None else []
+    return Encoding(dtypes, frozenset(fp8), fp8_block(base["hf_config"])) if fp8 else Encoding(dtypes)
+
+
+def base_fp8_names(base: dict[str, Any]) -> list[str]:
+    """The base's block-FP8 weights: as its import recorded them, else read from its shard headers."""
+    from codemix.pretrain.hf.shards import HFShards
+
+    if "hf_fp8_tensors" in base:
+        return base["hf_fp8_tensors"]
+    hf_dir = Path(base["hf_dir"])
+    if not base["hf_config"].get("quantization_config"):
+        return []
+    if not hf_dir.is_dir():
+        raise ConfigError("init_from_hf", f"the FP8 base {hf_dir} is gone; which weights it stored as FP8 is unknown",
+                          "restore the base directory, or pass --dtype bfloat16")
+    shards = HFShards(hf_dir, base["hf_config"])
+    try:
+        return sorted(name for name, stored in shards.dtypes.items() if stored == torch.float8_e4m3fn)
+    finally:
+        shards.close()
 
 
 def mtp_sources(base: dict[str, Any] | None) -> tuple[list[str], Any]:
     """The base's multi-token-prediction tensor names and a reader giving each (dequantised when FP8),
     one at a time (no names, no reader: it had none)."""
-    from codemix.pretrain.hf.shards import HFShards
+    from codemix.pretrain.hf.shards import SCALE_SUFFIX, HFShards
 
-    names = (base or {}).get("hf_mtp_tensors") or []
+    names = [name for name in (base or {}).get("hf_mtp_tensors") or [] if not name.endswith(SCALE_SUFFIX)]
     if not names:
         return [], None
     hf_dir = Path(base["hf_dir"])
@@ -114,7 +137,7 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
     family = export_family(recipe)
     layout = Layout.of(recipe, family)
     base = base_record(run_dir)
-    cast = dtype_of(export_dtypes(base, dtype))
+    encoding = export_encoding(base, dtype)
     max_bytes = max_shard_bytes or base_shard_bytes(base)
     mtp_names, mtp_reader = mtp_sources(base)
     hf_dir.mkdir(parents=True, exist_ok=True)
@@ -127,15 +150,14 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
                                 position=position, cpu=True)
         sharded, units = model_units(model, layout)
         batches = unit_batches(units, sharded, budget=max(max_bytes // 2, 1))
-        planned = planned_outputs(sharded, [unit for batch in batches for unit in batch], cast)
-        if mtp_reader is not None:
-            planned += [Planned(name, mtp_reader.shapes[name], cast(name)) for name in mtp_names]
+        planned = planned_outputs(sharded, [unit for batch in batches for unit in batch], encoding)
+        planned += [p for name in mtp_names for p in encoding.planned(name, mtp_reader.shapes[name])]
 
         def tensors():
             for name, tensor in checkpoint_tensors(checkpoint, sharded, batches):
-                yield name, tensor.to(cast(name))
+                yield from encoding.encode(name, tensor)
             for name in mtp_names:
-                yield name, mtp_reader.tensor(name).to(cast(name))
+                yield from encoding.encode(name, mtp_reader.tensor(name))
 
         write_sharded(hf_dir, planned, tensors(), max_bytes, {"format": "pt", "codemix_run": run["run_id"]})
         state = dict(dist_checkpointing.load_common_state_dict(str(checkpoint)).get("train_state", {}))
@@ -143,12 +165,14 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
         if mtp_reader is not None:
             mtp_reader.close()
         shutdown(runtime)
-    ids = {"bos": tokenizer.eod, "eos": tokenizer.eod, "pad": tokenizer.pad if tokenizer.pad >= 0 else tokenizer.eod}
+    ids = {"bos": tokenizer.eod, "eos": tokenizer.eod, "pad": tokenizer.pad_fill}
     length = max(max_positions(recipe, position), run["sequence_length"] if not position.scaled else 0)
-    embed_dtype = next(p.dtype for p in planned if p.name == "model.embed_tokens.weight")
-    config = hf_config(recipe, family, vocab_size=model.vocab_size, position=position, dtype=embed_dtype,
+    config = hf_config(recipe, family, vocab_size=model.vocab_size, position=position,
+                       dtype=encoding.dtype("model.embed_tokens.weight"),
                        special_ids=ids)
     config["max_position_embeddings"] = length
+    if encoding.fp8:
+        config["quantization_config"] = base["hf_config"]["quantization_config"]
     if mtp_names:  # bases imported before MTP was recorded have none
         config["num_nextn_predict_layers"] = base["hf_config"]["num_nextn_predict_layers"]
     write_json(hf_dir / "config.json", config)
@@ -157,6 +181,64 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
     tokenizer.hf_tokenizer.save(str(hf_dir / "tokenizer.json"))  # a base's tiktoken file becomes tokenizer.json
     write_json(hf_dir / "tokenizer_config.json", tokenizer_config(tokenizer, template, length))
     return state, config
+
+
+PROBE_SEED, PROBE_SHAPE = 0, (2, 64)
+ERROR_CHECKS = ("auto", "always", "never")
+
+
+def probe_tokens(vocab_size: int, seed: int = PROBE_SEED, shape: tuple[int, int] = PROBE_SHAPE) -> torch.Tensor:
+    """The fixed batch the export error is measured on (recorded in handoff.json, so anyone can redo it)."""
+    return torch.randint(0, vocab_size, shape, generator=torch.Generator().manual_seed(seed))
+
+
+def measure_export_error(run_dir: Path, checkpoint: Path, encoding: Encoding, vocab_size: int) -> dict[str, Any]:
+    """The bundle's logit error against the trained model: the fp32 checkpoint's logits on
+    ``probe_tokens`` vs the same model with every weight as the bundle stores it (cast, or FP8
+    quantised and dequantised, in Hugging Face layout), both computed by megatron-core in fp32."""
+    from codemix.pretrain.checkpoint import load_checkpoint
+    from codemix.pretrain.hf.convert import hf_to_megatron, megatron_to_hf
+    from codemix.pretrain.loop import causal_mask
+    from codemix.pretrain.model.gpt import build_model
+    from codemix.pretrain.parallel import initialize, shutdown
+
+    run = read_run(run_dir)
+    recipe = export_recipe(run)
+    layout = Layout.of(recipe, export_family(recipe))
+    tokens_BS = probe_tokens(vocab_size)
+    runtime = initialize(recipe.parallel, seed=0, force_cpu=True)
+    try:
+        model = build_model(recipe, vocab_size=vocab_size, sequence_length=run["sequence_length"],
+                            position=PositionSetup(**run["position"]), cpu=True)
+        load_checkpoint(checkpoint, model)
+        model.eval()
+        positions_BS, mask = torch.arange(tokens_BS.shape[1]).expand_as(tokens_BS), causal_mask(tokens_BS.shape[1])
+        with torch.no_grad():
+            trained_BSV = model(tokens_BS, positions_BS, mask).float()
+            weights = {k: v for k, v in model.state_dict().items() if not k.endswith("_extra_state")}
+            stored = {name: encoding.stored(name, tensor) for name, tensor in megatron_to_hf(weights, layout).items()}
+            model.load_state_dict(hf_to_megatron(stored, layout), strict=False)
+            bundle_BSV = model(tokens_BS, positions_BS, mask).float()
+    finally:
+        shutdown(runtime)
+    return {"max_abs_logit_error": float((bundle_BSV - trained_BSV).abs().max()),
+            "argmax_agreement": float((bundle_BSV.argmax(-1) == trained_BSV.argmax(-1)).float().mean()),
+            "probe": {"seed": PROBE_SEED, "shape": list(PROBE_SHAPE), "vocab_size": vocab_size},
+            "reference": "the trained checkpoint in fp32 (megatron-core forward)"}
+
+
+def should_measure(check: str, parameters: int) -> tuple[bool, str]:
+    """Whether the export error is measured: ``always``, ``never``, or ``auto`` when two fp32 copies of
+    the model take at most a quarter of the memory available now."""
+    if check != "auto":
+        return check == "always", f"--error-check {check}"
+    import psutil
+
+    needed, available = 2 * 4 * parameters, psutil.virtual_memory().available
+    if needed <= available // 4:
+        return True, "auto"
+    return False, (f"auto: two fp32 copies of the model ({needed / 2**30:.1f} GiB) exceed a quarter of the "
+                   f"available memory ({available / 2**30:.1f} GiB); measure on a larger machine with --error-check always")
 
 
 def base_shard_bytes(base: dict[str, Any] | None) -> int:
@@ -224,19 +306,19 @@ def final_eval(run_dir: Path, step: int | None) -> list[dict[str, Any]]:
 
 def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
             eval_sets: dict[str, list[str]] | None = None, dtype: str | None = None,
-            max_shard_bytes: int | None = None) -> dict[str, Any]:
+            max_shard_bytes: int | None = None, error_check: str = "auto") -> dict[str, Any]:
     """Write the bundle for ``run_dir``'s checkpoint ``step`` (default: latest) with weights in
     ``dtype`` (default: the base's dtypes, see ``export_dtypes``) in safetensors shards of at most
     ``max_shard_bytes`` (default: the base's shard size, see ``base_shard_bytes``); returns handoff.json."""
     run_dir, out = Path(run_dir).resolve(), Path(out)
-    checkpoint = (run_dir / "checkpoints" / f"step_{step:07d}") if step is not None else latest_checkpoint(run_dir)
+    checkpoint = checkpoint_path(run_dir, step) if step is not None else latest_checkpoint(run_dir)
     if checkpoint is None or not checkpoint.is_dir():
         raise ConfigError("RUN_DIR", f"{run_dir} has no checkpoint{'' if step is None else f' at step {step}'}")
     export_family(export_recipe(read_run(run_dir)))  # refuse before any work
     if eval_sets:
         from codemix.pretrain.evaluate import evaluate_run
 
-        evaluate_run(run_dir, eval_sets, step=int(checkpoint.name.split("_")[1]))
+        evaluate_run(run_dir, eval_sets, step=checkpoint_step(checkpoint))
     (out / "manifests").mkdir(parents=True, exist_ok=True)
     lineage = {"stages": [stage_lineage(run, out / "manifests") for run in run_chain(run_dir)]}
     lineage["spec_hashes"] = sorted({s["spec_hash"] for s in lineage["stages"] if s["stage"] != BASE_STAGE})
@@ -244,14 +326,28 @@ def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
     manifests = [json.loads((out / s["manifest"]).read_text()) for s in lineage["stages"] if s.get("manifest")]
     template, template_source = trained_chat_template(manifests)
     state, config = export_weights(run_dir, checkpoint, out / "hf", template, dtype, max_shard_bytes)
+    error = export_error(run_dir, checkpoint, dtype, config, error_check)
     shutil.copytree(checkpoint, out / "checkpoint", dirs_exist_ok=True)
     evals = final_eval(run_dir, state.get("step"))
     write_json(out / "eval.json", evals)
-    return write_summary(run_dir, out, checkpoint, state, config, evals, chat_template_source=template_source)
+    return write_summary(run_dir, out, checkpoint, state, config, evals, chat_template_source=template_source,
+                         export_error=error)
+
+
+def export_error(run_dir: Path, checkpoint: Path, dtype: str | None, config: dict[str, Any], check: str) -> dict[str, Any]:
+    """handoff.json's ``export_error``: measured (``measure_export_error``) or why not, and the stored format."""
+    encoding = export_encoding(base_record(run_dir), dtype)
+    stored = {"dtype": config["torch_dtype"], "fp8_weights": len(encoding.fp8)}
+    counts = count_parameters(export_recipe(read_run(run_dir)).model, config["vocab_size"])
+    measure, why = should_measure(check, counts.total)
+    if not measure:
+        return stored | {"measured": False, "why": why}
+    return stored | {"measured": True} | measure_export_error(run_dir, checkpoint, encoding, config["vocab_size"])
 
 
 def write_summary(run_dir: Path, out: Path, checkpoint: Path, state: dict[str, Any], config: dict[str, Any],
-                  evals: list[dict[str, Any]], *, chat_template_source: str) -> dict[str, Any]:
+                  evals: list[dict[str, Any]], *, chat_template_source: str,
+                  export_error: dict[str, Any] | None = None) -> dict[str, Any]:
     """handoff.json: what the bundle is, in one small file an RL launcher reads first."""
     run = read_run(run_dir)
     recipe = recipe_from_dict(run["recipe"])
@@ -264,7 +360,7 @@ def write_summary(run_dir: Path, out: Path, checkpoint: Path, state: dict[str, A
         "mtp_layers": config.get("num_nextn_predict_layers", 0),
         "parameters": {"total": counts.total, "active": counts.active},
         "eval": {row["eval_set"]: {"bits_per_byte": row["bits_per_byte"], "loss_nats": row["loss_nats"]} for row in evals},
-        "recipe": asdict(recipe),
+        "recipe": asdict(recipe), "export_error": export_error or {"measured": False, "why": "not asked"},
     }
     (out / "handoff.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary
@@ -286,11 +382,12 @@ def main(argv: list[str] | None = None) -> int:
 
         shard_bytes = parse_size(args.max_shard_size) if args.max_shard_size else None
         summary = handoff(args.run_dir, args.out, step=args.step, eval_sets=sets, dtype=args.dtype,
-                          max_shard_bytes=shard_bytes)
+                          max_shard_bytes=shard_bytes, error_check=args.error_check)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(json.dumps({k: summary[k] for k in ("run_id", "step", "architecture", "moe_enable_routing_replay", "eval")}))
+    print(json.dumps({k: summary[k] for k in ("run_id", "step", "architecture", "moe_enable_routing_replay", "eval",
+                                               "hf_weights", "export_error")}))
     return 0
 
 

@@ -3,6 +3,7 @@ before it reads or writes anything; every --help answers without loading Beam or
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,17 @@ def test_an_unknown_build_option_is_refused_with_the_closest_name(tmp_path, caps
     assert not out.exists()
 
 
+@pytest.mark.parametrize("value", ["-5", "0", "nan", "inf", "soon"])
+def test_a_stall_timeout_that_is_not_a_positive_number_is_refused(value, tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        mix(["build", str(write_spec(tmp_path, SPEC)), "--out", str(out), f"--stall-timeout={value}"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"mix build: error: argument --stall-timeout: expected a positive number of seconds, got {value!r}")
+    assert not out.exists()
+
+
 def test_beam_options_pass_the_check():
     build = build_parser()._subparsers._group_actions[0].choices["build"]
     known = option_names(build) | beam_option_names()
@@ -123,6 +135,24 @@ def test_every_help_answers_without_loading_beam_or_torch(command):
               "print(heavy, file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT, check=False)
     assert result.stderr.strip().splitlines()[-1] == "[]" and "usage: " in result.stdout
+
+
+@pytest.mark.parametrize("command", ["plan", "build"])
+def test_a_spec_error_is_reported_before_beam_or_torch_is_loaded(command, tmp_path):
+    """A spec error costs the spec's own imports only (issue 49; asserted by module, not by a clock)."""
+    spec = {"name": "x", "sources": [{"name": "code", "type": "directory", "paths": [str(tmp_path)], "license": "MIT"}],
+            "stages": {"short": {"sequence_length": 64, "token_budget": 10, "weights": {"nowhere": 1.0}}}}
+    (tmp_path / "spec.yaml").write_text(json.dumps(spec))
+    out = ["--out", str(tmp_path / "out")] if command == "build" else []
+    script = ("import sys\n"
+              "from codemix.mix.cli import main\n"
+              f"code = main([{command!r}, {str(tmp_path / 'spec.yaml')!r}, *{out!r}])\n"
+              "heavy = sorted(m for m in ('torch', 'apache_beam', 'megatron', 'smart_open') if m in sys.modules)\n"
+              "print(code, heavy, file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT, check=False)
+    lines = result.stderr.strip().splitlines()
+    assert "no source of that name" in lines[0]  # guard: the spec error was the one reported
+    assert lines[-1] == "2 []"
 
 
 def test_quiet_by_default(tmp_path):

@@ -259,3 +259,19 @@ def test_pad_token_is_a_special_token_other_than_the_eod(tokenizer, tiktoken_fil
     kimi_like = load_tokenizer(str(root))
     assert kimi_like.id_to_token(len(ranks) + 1) == f"<|reserved_token_{len(ranks) + 1}|>"
     assert pick_pad_token(kimi_like, "[EOS]") == "[PAD]"
+
+
+def test_the_configured_pad_comes_first_and_an_eos_only_tokenizer_has_none(tokenizer, tiktoken_files):
+    """A base's tokenizer_config.json pad (Qwen's ``<|im_end|>``-style choice) is taken as it is, if the
+    vocabulary has it and it is not the EOD; a GPT-2-style tokenizer with only an EOS gets None (the
+    trainer pads with the EOS under the loss mask)."""
+    from codemix.mixtures.tokenizer import pick_pad_token
+
+    assert pick_pad_token(tokenizer, "<|endoftext|>", configured="<|im_end|>") == "<|im_end|>"
+    assert pick_pad_token(tokenizer, "<|endoftext|>", configured="<|endoftext|>") == "<|pad|>"  # never the EOD
+    assert pick_pad_token(tokenizer, "<|endoftext|>", configured="<|nowhere|>") == "<|pad|>"
+    root, ranks, _ = tiktoken_files
+    write_sidecar(root, {"<|endoftext|>": len(ranks)}, pat_str="gpt2")
+    gpt2_like = load_tokenizer(str(root))
+    assert [t.content for t in gpt2_like.get_added_tokens_decoder().values()] == ["<|endoftext|>"], "guard"
+    assert pick_pad_token(gpt2_like, "<|endoftext|>") is None

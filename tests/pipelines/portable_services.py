@@ -161,13 +161,17 @@ def no_process_left() -> Iterator[ProcessLedger]:
     assert ledger.signalled or not ledger.servers, "guard: stopping found the servers' processes"
 
 
-def worker_environment(worker_tmp: Path) -> dict[str, str]:
-    """The SDK workers' environment: another TMPDIR, this checkout importable from any working
-    directory, this interpreter's bin first on PATH (as in an image where it is the only Python), and
-    no AWS_* variable: the workers must reach S3 through the pipeline's options alone."""
+def worker_environment(worker_tmp: Path, python: str = sys.executable, checkout: bool = True) -> dict[str, str]:
+    """The SDK workers' environment: another TMPDIR, PYTHON's bin first on PATH (as in an image where it
+    is the only Python), this checkout importable from any working directory unless ``checkout`` is
+    false (workers of an installed codemix), and no AWS_* variable: the workers must reach S3 through
+    the pipeline's options alone."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "PYTEST_"))}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env["PATH"] = f"{Path(python).parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
+    if checkout:
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    else:
+        env.pop("PYTHONPATH", None)
     env["TMPDIR"] = str(worker_tmp)
     return env
 
@@ -221,10 +225,10 @@ class PortableCluster(ObjectStore):
         ]
 
 
-def container_boot(path: Path) -> Path:
-    """An executable that runs sdk_worker_boot.py with this interpreter: the pool execs
-    `--container_executable` as is, with the container contract's flags."""
-    path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(BOOT))} \"$@\"\n")
+def container_boot(path: Path, python: str = sys.executable) -> Path:
+    """An executable that runs sdk_worker_boot.py with PYTHON: the pool execs `--container_executable`
+    as is, with the container contract's flags."""
+    path.write_text(f"#!/bin/sh\nexec {shlex.quote(python)} {shlex.quote(str(BOOT))} \"$@\"\n")
     path.chmod(0o755)
     return path
 
@@ -237,31 +241,36 @@ def start_store(ledger: ProcessLedger, logs: Path, port: int | None = None, name
     return ObjectStore(port)
 
 
-def start_cluster(ledger: ProcessLedger, root: Path) -> PortableCluster:
+def start_cluster(ledger: ProcessLedger, root: Path, python: str | None = None) -> PortableCluster:
     """Starts moto, the job service and the worker pool under `root` (logs, staging, the workers' own
-    cwd and TMPDIR) and returns once all three listen."""
+    cwd and TMPDIR) and returns once all three listen. With ``python`` (an installed codemix's
+    interpreter), the job service and the workers run it, without this checkout on their path."""
     logs, worker_cwd, worker_tmp, staging = (root / name for name in ("logs", "worker-cwd", "worker-tmp", "staging"))
     for folder in (logs, worker_cwd, worker_tmp, staging):
         folder.mkdir(parents=True, exist_ok=True)
-    python = sys.executable
-    boot = container_boot(root / "boot")
+    installed = python is not None
+    python = python or sys.executable
+    boot = container_boot(root / "boot", python)
     store = start_store(ledger, logs)
     job_port = free_port()
     ledger.start("Beam job service", [python, "-m", "apache_beam.runners.portability.local_job_service_main",
                                       "--port", str(job_port), "--staging_dir", str(staging)],
-                 job_port, logs / "job_service.log", cwd=root)
-    pool_port = start_worker_pool(ledger, "Beam worker pool", boot, worker_cwd, worker_tmp, logs)
+                 job_port, logs / "job_service.log", cwd=root,
+                 env=worker_environment(root, python, checkout=False) if installed else None)
+    pool_port = start_worker_pool(ledger, "Beam worker pool", boot, worker_cwd, worker_tmp, logs, python,
+                                  checkout=not installed)
     return PortableCluster(s3_port=store.s3_port, job_port=job_port, worker_pool_port=pool_port,
                            worker_cwd=worker_cwd, worker_tmp=worker_tmp, logs=logs)
 
 
 def start_worker_pool(ledger: ProcessLedger, name: str, boot: Path, worker_cwd: Path, worker_tmp: Path,
-                      logs: Path) -> int:
+                      logs: Path, python: str = sys.executable, checkout: bool = True) -> int:
     """Starts Beam's external worker pool on a free port (its SDK workers booted by ``boot``); returns the port."""
     port = free_port()
-    ledger.start(name, [sys.executable, "-m", "apache_beam.runners.worker.worker_pool_main", "--service_port",
+    ledger.start(name, [python, "-m", "apache_beam.runners.worker.worker_pool_main", "--service_port",
                         str(port), "--container_executable", str(boot)],
-                 port, logs / f"{name.replace(' ', '_')}.log", cwd=worker_cwd, env=worker_environment(worker_tmp))
+                 port, logs / f"{name.replace(' ', '_')}.log", cwd=worker_cwd,
+                 env=worker_environment(worker_tmp, python, checkout))
     return port
 
 

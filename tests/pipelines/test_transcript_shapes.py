@@ -159,3 +159,81 @@ def test_near_duplicates_are_judged_on_what_the_agent_wrote(tmp_path: Path) -> N
 def _write(path: Path, messages: list[dict]) -> Path:
     path.write_text(json.dumps({"traj": messages}))
     return path
+
+
+def test_speaker_names_take_the_roles_a_source_gives_them(tmp_path: Path) -> None:
+    """A multi-agent log names its speakers. By position the first name to speak set the task and every
+    other name is the model; where the first name is the harness's (its policy), a source's
+    ``speakers`` says who is who."""
+    row = json.loads(TAU.read_text())[1]
+    names = {"system": "Policy", "user": "Traveller", "assistant": "AirlineBot"}
+    turns = [{**m, "role": names.get(m["role"], m["role"])} for m in row["traj"]]
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps({"log": turns}))
+    (by_position,) = documents(path)
+    positional = {"system": "user", "user": "assistant", "assistant": "assistant"}
+    assert [m["role"] for m in by_position.metadata["messages"]] == [positional.get(m["role"], m["role"])
+                                                                      for m in row["traj"]]
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(),
+                          speakers={"Policy": "system", "Traveller": "user", "AirlineBot": "assistant"})
+    (configured,) = list(read_location(source, str(path)))
+    assert [m["role"] for m in configured.metadata["messages"]] == [m["role"] for m in row["traj"]]
+    assert [m["name"] for m in configured.metadata["messages"][:3]] == ["Policy", "Traveller", "AirlineBot"]
+
+
+def test_a_speakers_role_that_is_no_role_is_refused() -> None:
+    from codemix.config import ConfigError
+
+    source = SourceConfig(name="runs", type="transcripts", paths=["x"], speakers={"Coder": "programmer"})
+    with pytest.raises(ConfigError, match=r"speakers\.Coder"):
+        source.validate("sources[0]")
+
+
+def test_a_utf8_byte_order_mark_opening_a_jsonl_file_is_not_json(tmp_path: Path) -> None:
+    rows = json.loads(TAU.read_text())
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(codecs.BOM_UTF8 + "".join(json.dumps(row) + "\n" for row in rows).encode())
+    assert [len(d.metadata["messages"]) for d in documents(path)] == [len(r["traj"]) for r in rows]
+
+
+BIODISCO = FIXTURES / "transcript_inputs/biodisco-run_log.lines-2-12-13.jsonl"
+
+
+def test_a_log_of_model_calls_is_one_transcript_per_answered_call() -> None:
+    """BioDisco's ``run_log.jsonl`` (one ``{agent, input, output}`` call per line): each answered call a
+    document with its prompt and reply, the call that returned nothing quarantined as an empty
+    conversation: every line accounted for."""
+    lines = [json.loads(line) for line in BIODISCO.read_text().splitlines()]
+    outcomes = read(BIODISCO)
+    assert len(outcomes) == len(lines) == 3
+    for outcome, line in zip(outcomes, lines):
+        if line["output"]:
+            assert isinstance(outcome, Document)
+            assert [m["role"] for m in outcome.metadata["messages"]] == ["user", "assistant"]
+            assert outcome.metadata["messages"][1]["content"] == line["output"]
+        else:
+            assert isinstance(outcome, Quarantined) and "empty_conversation" in outcome.error
+
+
+def test_a_run_started_by_its_system_prompt_is_read_with_that_prompt_as_its_task(tmp_path: Path) -> None:
+    """A saved agent state with no user turn (here a real tau-bench run with its user turns left out)
+    is read, not refused as ``no_task``: its system prompt is the task, marked ``task_from: system``."""
+    traj = [m for m in json.loads(TAU.read_text())[2]["traj"] if m["role"] != "user"]
+    path = tmp_path / "agent-state.json"
+    path.write_text(json.dumps({"messages": traj}))
+    (doc,) = documents(path)
+    assert doc.metadata["transcript"]["task_from"] == "system"
+    assert [m["role"] for m in doc.metadata["messages"]] == ["user"] + [m["role"] for m in traj[1:]]
+
+
+def test_a_record_with_no_conversation_in_a_list_of_runs_is_accounted_for(tmp_path: Path) -> None:
+    """In a file that is a list of runs (real tau-bench rows), a row that kept no run (here only its
+    ``task_id`` and ``reward``, as a crashed run is recorded) is quarantined at its place as
+    ``no_conversation``, never silently absent."""
+    rows = json.loads(TAU.read_text())
+    rows[1] = {"task_id": rows[1]["task_id"], "reward": rows[1]["reward"]}
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(rows))
+    outcomes = read(path)
+    assert [type(o).__name__ for o in outcomes] == ["Document", "Quarantined", "Document"]
+    assert outcomes[1].location == f"{path}#transcript2" and "no_conversation: $[1]" in outcomes[1].error

@@ -30,6 +30,7 @@ from codemix.pretrain.hf.convert import export_family
 from codemix.pretrain.hf.handoff import handoff
 from codemix.pretrain.run import TrainOptions, run
 
+from .conftest import STDLIB
 from .hf_models import (
     FAMILIES,
     VOCAB_ROWS,
@@ -145,10 +146,17 @@ def test_a_block_fp8_release_imports_as_the_reference_dequantisation(base_tokeni
                                rtol=0, atol=LOGIT_ATOL)
     summary = handoff(tmp_path / "base", tmp_path / "bundle")
     exported = load_file(str(tmp_path / "bundle" / "hf" / "model.safetensors"))
-    assert summary["dtype"] == "bfloat16" and set(exported) == set(reference)
+    assert summary["dtype"] == "bfloat16" and set(exported) == set(stored)  # handed back in the release format
     for name, tensor in reference.items():
-        assert torch.equal(exported[name], tensor.bfloat16()), name
-    assert "quantization_config" not in json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
+        if name in quantized:  # the same codes; scales to fp32 rounding (448 x scale / 448)
+            assert torch.equal(exported[name].view(torch.uint8), stored[name].view(torch.uint8)), name
+            torch.testing.assert_close(exported[f"{name}_scale_inv"], stored[f"{name}_scale_inv"], rtol=1e-6, atol=0)
+        else:
+            assert torch.equal(exported[name], tensor.bfloat16()), name
+    config = json.loads((tmp_path / "bundle" / "hf" / "config.json").read_text())
+    assert config["quantization_config"] == json.loads((base / "config.json").read_text())["quantization_config"]
+    assert summary["export_error"]["measured"] and summary["export_error"]["fp8_weights"] == len(quantized)
+    assert summary["export_error"]["max_abs_logit_error"] < 1e-5
 
 
 @pytest.mark.parametrize(("damage", "reason"), [
@@ -349,3 +357,85 @@ def test_recipe_may_not_retype_the_imported_architecture(hf_bases):
         continued(hf_bases["qwen3_moe"], "model.hidden_size=128")
     assert continued(hf_bases["qwen3_moe"], "model.max_context=1024").model.max_context == 1024
     assert math.isclose(continued(hf_bases["deepseek_v3"]).model.moe.routed_scaling_factor, 2.5)
+
+
+def test_a_gpt2_style_base_with_only_an_eos_trains_and_hands_off_padding_with_the_eos(base_tokenizer, tmp_path,
+                                                                                    one_thread):
+    """A base tokenizer whose only special token is ``<|endoftext|>`` (GPT-2-style code tokenizers):
+    the build, 2 training steps and the hand-off all work, padding with the EOS under the loss mask
+    (pad = EOS in the bundle, as Hugging Face trainers set it), and transformers loads the bundle."""
+    import base64
+
+    import yaml
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from codemix.mix.cli import main as mix
+
+    tokenizer_dir = tmp_path / "gpt2-style"
+    tokenizer_dir.mkdir()
+    ranks = base_tokenizer.ranks
+    (tokenizer_dir / "tiktoken.model").write_text("".join(f"{base64.b64encode(token).decode()} {rank}\n"
+                                                          for token, rank in ranks.items()))
+    (tokenizer_dir / "tokenizer_config.json").write_text(json.dumps(
+        {"pat_str": "gpt2", "eos_token": "<|endoftext|>",
+         "added_tokens_decoder": {str(len(ranks)): {"content": "<|endoftext|>", "special": True}}}))
+    code = tmp_path / "code"
+    code.mkdir()
+    for name in ("textwrap.py", "shlex.py", "fnmatch.py", "queue.py"):
+        shutil.copyfile(STDLIB / name, code / name)
+    spec = {"name": "gpt2-style", "sources": [{"name": "code", "type": "directory", "paths": [str(code)],
+                                               "include": ["*.py"], "license": "PSF-2.0"}],
+            "stages": {"short": {"sequence_length": 64, "token_budget": 100_000, "weights": {"code": 1.0}}},
+            "tokenizer": {"path": str(tokenizer_dir)}}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    assert mix(["build", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "build"), "--no-progress"]) == 0
+    base = save_base(tiny_hf_model("qwen3_moe"), tmp_path / "hf", tokenizer_dir)
+    summary = train_stage(continued(base), tmp_path / "build", tmp_path / "run", "short", 2)
+    assert summary.state.step == 2
+    handoff(summary.out_dir, tmp_path / "bundle")
+    hf_dir = tmp_path / "bundle" / "hf"
+    tokenizer = AutoTokenizer.from_pretrained(hf_dir)
+    assert tokenizer.pad_token == tokenizer.eos_token == "<|endoftext|>"
+    assert json.loads((hf_dir / "config.json").read_text())["pad_token_id"] == tokenizer.eos_token_id
+    _model, info = AutoModelForCausalLM.from_pretrained(hf_dir, dtype=torch.float32, output_loading_info=True)
+    assert not any(info[key] for key in ("missing_keys", "unexpected_keys", "mismatched_keys")), info
+
+
+@pytest.mark.parametrize(("family", "form"), [("qwen3_moe", "bfloat16"), ("deepseek_v3", "bfloat16"),
+                                              ("qwen3_moe", "float32"), ("deepseek_v3", "fp8")])
+def test_the_stated_export_error_is_what_transformers_measures(family, form, base_tokenizer, build_dir, tmp_path,
+                                                              one_thread):
+    """After training (fp32 weights), the hand-off keeps the base's format and states the bundle's logit
+    error against the trained model; transformers' forward of the bundle (FP8 dequantised by
+    transformers' own code) against megatron's fp32 forward of the checkpoint measures the same error."""
+    from codemix.pretrain.hf.handoff import probe_tokens
+
+    dtype = torch.float32 if form == "float32" else torch.bfloat16
+    base = save_base(tiny_hf_model(family, eps=1e-5, dtype=dtype), tmp_path / "hf", base_tokenizer.directory)
+    if form == "fp8":
+        to_block_fp8(base)
+    summary = train_stage(continued(base), build_dir, tmp_path / "run", "short", 2)
+    stated = handoff(summary.out_dir, tmp_path / "bundle")["export_error"]
+    hf_dir = tmp_path / "bundle" / "hf"
+    tensors = load_file(str(hf_dir / "model.safetensors"))
+    if form == "fp8":
+        fp8 = [name for name, tensor in tensors.items() if tensor.dtype == torch.float8_e4m3fn]
+        assert len(fp8) > 20 and stated["fp8_weights"] == len(fp8), "guard: handed back as block FP8"
+        for name in fp8:
+            tensors[name] = reference_dequantize(tensors.pop(name), tensors.pop(f"{name}_scale_inv"))
+        config = json.loads((hf_dir / "config.json").read_text())
+        del config["quantization_config"]
+        (hf_dir / "config.json").write_text(json.dumps(config))
+        save_file(tensors, str(hf_dir / "model.safetensors"), metadata={"format": "pt"})
+    else:
+        assert {tensor.dtype for tensor in tensors.values()} == {dtype}
+    tokens_BS = probe_tokens(stated["probe"]["vocab_size"])
+    trained_BSV = megatron_logits(Path(summary.out_dir), summary.checkpoint, tokens_BS,
+                                  vocab_size=stated["probe"]["vocab_size"])
+    measured = float((hf_logits(hf_dir, tokens_BS) - trained_BSV).abs().max())
+    assert stated["measured"]
+    if form == "float32":
+        assert stated["max_abs_logit_error"] < 1e-5 and measured < 1e-4
+    else:
+        assert stated["max_abs_logit_error"] > 1e-4, "guard: a lossy format has an error to state"
+        assert abs(measured - stated["max_abs_logit_error"]) <= 1e-4 + 0.02 * measured
