@@ -178,7 +178,7 @@ def report(repo: str, language: str, judged: dict, truth: list[str], args, key: 
                              "share": round(inside / total, 4) if total else 0.0, "kept_files_there": missed}
     row["vendored_outside_truth"] = sorted(p for p, f in files.items() if f["reason"] == "vendored"
                                            and not any(p.startswith(t + "/") for t in truth))
-    if args.scancode:
+    if args.scancode and os.path.exists(os.path.join(args.scancode, f"{key}.json")):
         scancode = scancode_licenses(os.path.join(args.scancode, f"{key}.json"), key)
         compared = {p: (f["license_of_path"], independent_license(p, scancode)) for p, f in files.items()
                     if "license_of_path" in f}
