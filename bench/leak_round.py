@@ -953,7 +953,14 @@ def output_texts(out: Path) -> dict[str, str]:
             texts[rel] = raw + "\n" + raw.encode().decode("unicode_escape", errors="replace")
     vocab = {tokenizer.decode([i]).strip() for i in range(tokenizer.get_vocab_size())}
     texts["vocabulary"] = "\n".join(sorted(t for t in vocab if len(t) >= WINDOW))
+    texts["vocabulary_short"] = "\n".join(sorted(t for t in vocab if 8 <= len(t) < WINDOW))
     return texts
+
+
+def vocabulary_fragments(plants: list[Plant], texts: dict[str, str]) -> list[str]:
+    """Vocabulary tokens of 8-11 characters that lie inside a planted body: shorter than a window, yet
+    a piece only that secret has (a word such as ``password`` never lies inside a random body)."""
+    return sorted({t for t in texts.get("vocabulary_short", "").split("\n") if t and any(t in p.body for p in plants)})
 
 
 def scan(plants: list[Plant], texts: dict[str, str]) -> list[dict]:
@@ -999,7 +1006,15 @@ def main(argv: list[str] | None = None) -> int:
                               "contexts": len({p.context for p in r.plants})}))
             return 0
         out = build(r, root)
-        result = report(r, scan(r.plants, output_texts(out)))
+        texts = output_texts(out)
+        result = report(r, scan(r.plants, {k: v for k, v in texts.items() if k != "vocabulary_short"}))
+        result["vocabulary_fragments"] = vocabulary_fragments(r.plants, texts)
+        result["outputs_scanned"] = {"parquet": sum(k.endswith(".parquet") for k in texts),
+                                     "shards": sum(k.startswith("shards:") for k in texts),
+                                     "json_yaml_text": sum(k.endswith((".json", ".jsonl", ".yaml", ".txt", ".md")) for k in texts),
+                                     "vocabulary_tokens_12_plus": texts["vocabulary"].count("\n") + 1,
+                                     "shard_placeholders": sum(v.count("<SECRET_") for k, v in texts.items()
+                                                               if k.startswith("shards:"))}
     print(json.dumps({k: v for k, v in result.items() if k != "leaks"}, indent=1))
     print(json.dumps(result["leaks"], indent=1))
     if args.out:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.leak_round import build, crawl_views, generate, output_texts, scan
+from bench.leak_round import build, crawl_views, generate, output_texts, scan, vocabulary_fragments
 
 
 @pytest.mark.parametrize("seed", [31, 4242])
@@ -33,3 +33,4 @@ def test_no_output_of_a_build_holds_a_planted_value(built):
     assert shards.count("<SECRET_") >= 150  # guard: the planted places reached the shards, as placeholders
     assert sum(name.endswith(".parquet") for name in texts) >= 5 and texts["vocabulary"]
     assert [(x["type"], x["context"], x["output"]) for x in scan(r.plants, texts)] == []
+    assert vocabulary_fragments(r.plants, texts) == []  # no 8-11 character piece of a secret became a token
