@@ -9,7 +9,7 @@ vendored share of kept tokens against a hand-made list of vendored folders (``--
 why); each file's license against ScanCode's reading (``--scancode DIR`` holds ``OWNER+NAME.json`` from
 ``scancode --license --json``): the file's own detection where ScanCode finds one, else ScanCode's
 reading of the nearest file up the tree that it calls a license text (>= 50% license text), else the
-root's. ``--samples DIR`` writes every drop with its first lines to ``DIR/OWNER+NAME.jsonl`` to judge by
+root's (and, as ``agree_with_license_texts_only``, against the license texts alone, per-file notices aside). ``--samples DIR`` writes every drop with its first lines to ``DIR/OWNER+NAME.jsonl`` to judge by
 hand. Tokens are ``\\w+`` words and single symbols (a tokenizer-free count; shares, not totals, matter).
 """
 
@@ -105,9 +105,9 @@ def scancode_licenses(report: str, prefix: str) -> dict[str, tuple[str, float]]:
     return found
 
 
-def independent_license(path: str, scancode: dict[str, tuple[str, float]]) -> str:
-    """The file's own ScanCode detection, else the nearest license text up the tree, else the root's."""
-    if path in scancode:
+def independent_license(path: str, scancode: dict[str, tuple[str, float]], own: bool = True) -> str:
+    """The file's own ScanCode detection (``own``), else the nearest license text up the tree, else the root's."""
+    if own and path in scancode:
         return scancode[path][0]
     folder = path
     while True:
@@ -183,7 +183,9 @@ def report(repo: str, language: str, judged: dict, truth: list[str], args, key: 
         compared = {p: (f["license_of_path"], independent_license(p, scancode)) for p, f in files.items()
                     if "license_of_path" in f}
         agree = [p for p, (ours, theirs) in compared.items() if comparable(ours) == comparable(theirs)]
-        row["licenses"] = {"compared": len(compared), "agree": len(agree),
+        by_texts = sum(comparable(ours) == comparable(independent_license(p, scancode, own=False))
+                       for p, (ours, _) in compared.items())
+        row["licenses"] = {"compared": len(compared), "agree": len(agree), "agree_with_license_texts_only": by_texts,
                            "disagree": {p: pair for p, pair in sorted(compared.items()) if p not in set(agree)}}
     if args.samples:
         os.makedirs(args.samples, exist_ok=True)
