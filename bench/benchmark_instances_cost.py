@@ -1,7 +1,7 @@
 """Issue 48: the filter stage's CPU per MB with a 2,000-instance set kept out, and without.
 
     python -m bench.benchmark_instances_cost --real ROWS.jsonl... --repo BARE.git --ref REF \
-        --since DATE --traces DIR [--instances 2000] [--rounds 3]
+        --since DATE --traces DIR [--include GLOB...] [--instances 2000] [--rounds 3]
 
 The set: every distinct real row of the files given, then, to reach ``--instances``, copies of real
 rows under new ids and repository names (said so in the output). The corpus: the repository's files
@@ -51,9 +51,9 @@ def instance_set(files: list[str], size: int, folder: str) -> tuple[str, int]:
     return path, len(real)
 
 
-def corpus(repo: str, ref: str, since: str, traces: str) -> list[Document]:
+def corpus(repo: str, ref: str, since: str, traces: str, include: list[str]) -> list[Document]:
     docs = []
-    files = SourceConfig(name="files", type="git", paths=[repo], ref=ref)
+    files = SourceConfig(name="files", type="git", paths=[repo], ref=ref, include=include)
     commits = SourceConfig(name="commits", type="commits", paths=[repo], ref=ref, history=HistoryConfig(since=since))
     chats = SourceConfig(name="traces", type="transcripts", paths=[traces])
     for source in (files, commits, chats):
@@ -82,8 +82,9 @@ def main() -> None:
     parser.add_argument("--traces", required=True)
     parser.add_argument("--instances", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--include", nargs="*", default=[], help="globs of the files read at REF")
     args = parser.parse_args()
-    docs = corpus(args.repo, args.ref, args.since, args.traces)
+    docs = corpus(args.repo, args.ref, args.since, args.traces, args.include)
     megabytes = sum(len(d.text.encode()) for d in docs) / 1e6
     with tempfile.TemporaryDirectory() as folder:
         path, real = instance_set(args.real, args.instances, folder)
@@ -96,12 +97,16 @@ def main() -> None:
         without = DocumentFilter(FiltersConfig())
         for judge in (with_set, without):  # warm: HumanEval index, datatrove filters, tokenizer caches
             judge_all(judge, docs[:200])
-        rounds = {"with": [], "without": []}
+        rounds = {"with": [], "without": [], "instance_policies_alone": []}
         drops = {}
         for _ in range(args.rounds):
             for name, judge in (("without", without), ("with", with_set)):
                 seconds, drops[name] = judge_all(judge, docs)
                 rounds[name].append(round(seconds / megabytes, 3))
+            started = time.process_time()
+            for doc in docs:
+                with_set.instances.hits(doc)
+            rounds["instance_policies_alone"].append(round((time.process_time() - started) / megabytes, 3))
     print(json.dumps({"documents": len(docs), "MB": round(megabytes, 2), "instances": args.instances,
                       "real_instances": real, "synthesised_copies": args.instances - real,
                       "index_build_cpu_s": round(build, 2), "cpu_s_per_MB": rounds, "dropped": drops}, indent=1))

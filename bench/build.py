@@ -73,6 +73,7 @@ SOURCE = "python"
 EXPORT_FILES_PER_WORKER = 2
 logger = logging.getLogger("bench.build")
 BEGIN, END = "<!-- bench.build: generated, begin -->", "<!-- bench.build: generated, end -->"
+MIXED_BEGIN, MIXED_END = "<!-- bench.build mixed: generated, begin -->", "<!-- bench.build mixed: generated, end -->"
 
 
 # ---------------------------------------------------------------- corpus
@@ -149,21 +150,26 @@ def write_spec(corpus_dir: Path, path: Path, decontaminate: bool = True) -> None
     (but decontamination, when ``decontaminate`` is false)."""
     sources = [{"name": SOURCE, "type": "directory", "paths": [str(corpus_dir / "files")], "include": ["*.py"],
                 "license": "PSF-2.0"}]
+    filters: dict = {}
     if (corpus_dir / "files" / "corpus.json").exists():  # mixed: one source per repository, with its license
         from bench.mixed_corpus import LICENSES
 
         sources = [{"name": directory.name.replace("+", "-").replace(".", "-").lower(), "type": "directory",
                     "paths": [str(directory)], "license": LICENSES[directory.name]}
                    for directory in sorted(p for p in (corpus_dir / "files").iterdir() if p.is_dir())]
+        # curl's license and MPL-2.0 are not in the default (permissive) policy: allowed, so that both sides
+        # process the same repositories.
+        filters = {"licenses": {"allowed": sorted(set(LICENSES.values()))}}
     spec = {
         "name": "bench-build",
         "sources": sources,
         "stages": {"short": {"sequence_length": 4096, "token_budget": 10**12,
                              "weights": {source["name"]: 1.0 for source in sources}}},
         "tokenizer": {"path": str(corpus_dir / "tokenizer.json")},
+        "filters": filters,
     }
     if not decontaminate:
-        spec["filters"] = {"decontamination": {"enabled": False}}
+        spec["filters"]["decontamination"] = {"enabled": False}
     path.write_text(json.dumps(spec, indent=2))  # JSON is YAML
 
 
@@ -299,7 +305,7 @@ def spread(values: list[float]) -> str:
 def render(rounds: list[dict], info: dict, args: argparse.Namespace, started: str) -> str:
     """Min / median / max of each side over the rounds, the ratio per round, the last round's stages."""
     lines = [
-        "## End to end: `mix build` vs an equivalent datatrove pipeline, rotated rounds",
+        f"## End to end: `mix build` vs datatrove, {'mixed-language corpus (docs/benchmarks.md)' if args.corpus == 'mixed' else 'Python corpus'}, rotated rounds",
         "",
         f"{started}; {common.machine()}; {common.versions()}.",
         (f"Corpus: {info['documents']:,} files, {info['bytes'] / 1e6:.1f} MB of UTF-8 text ({args.corpus_note}); "
@@ -376,7 +382,8 @@ def main(argv: list[str]) -> None:
             logger.info("round %d %s: %.1f s wall, %.1f s CPU", number + 1, name, results[name]["wall_seconds"],
                         results[name]["cpu_seconds"])
         rounds.append(results)
-        common.write_section(args.results, render(rounds, info, args, started), BEGIN, END)  # each round: kept if cut
+        markers = (MIXED_BEGIN, MIXED_END) if args.corpus == "mixed" else (BEGIN, END)
+        common.write_section(args.results, render(rounds, info, args, started), *markers)  # each round: kept if cut
         logger.info("wrote %s after round %d", args.results, number + 1)
 
 

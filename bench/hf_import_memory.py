@@ -58,10 +58,11 @@ MODES = ("streamed", "whole model")
 def whole_model_import(recipe, out_dir: str) -> None:
     """The import before streaming, as the baseline: all tensors in memory, the fp32 model filled from
     them (each tensor freed once copied), then ``save_checkpoint``."""
+    from codemix.pretrain.architecture import hf_family
     from codemix.pretrain.checkpoint import save_checkpoint
     from codemix.pretrain.configs import ParallelConfig
     from codemix.pretrain.hf.base_import import model_tensors
-    from codemix.pretrain.hf.convert import Layout, hf_family, hf_to_megatron
+    from codemix.pretrain.hf.convert import Layout, hf_to_megatron
     from codemix.pretrain.hf.shards import dequantize_checkpoint, read_hf_tensors
     from codemix.pretrain.model.gpt import build_model, position_setup
     from codemix.pretrain.parallel import initialize, shutdown

@@ -868,6 +868,28 @@ def write_inputs(r: Round, root: Path) -> dict[str, Path]:
     return {"repo": repo, "history": history, "issues": issues, "runs": runs}
 
 
+def crawl_views(r: Round, root: Path) -> dict[str, str]:
+    """Each document of the round as the crawl writes it (read by its source's reader, redacted by
+    ``RedactWith``), its text and metadata together; no build, so a test can check every draw quickly."""
+    from codemix.document import Document
+    from codemix.filters.secrets import RedactionConfig
+    from codemix.pipelines.crawl import RedactWith
+    from codemix.pipelines.readers import read_location
+    from codemix.sources import SourceConfig
+
+    inputs, views = write_inputs(r, root), {}
+    redact = RedactWith(RedactionConfig())
+    for given in spec(inputs)["sources"]:
+        source = SourceConfig(**{k: v for k, v in given.items() if k not in ("notebooks", "issues")})
+        source.validate(given["name"])
+        for location in source.paths:
+            for n, outcome in enumerate(read_location(source, location)):
+                if isinstance(outcome, Document):
+                    *_, doc = redact(outcome)
+                    views[f"{given['name']}:{doc.path or location}:{n}"] = doc.text + json.dumps(doc.metadata, ensure_ascii=False)
+    return views
+
+
 def spec(inputs: dict[str, Path]) -> dict:
     return {
         "name": "leak-round",
@@ -931,7 +953,14 @@ def output_texts(out: Path) -> dict[str, str]:
             texts[rel] = raw + "\n" + raw.encode().decode("unicode_escape", errors="replace")
     vocab = {tokenizer.decode([i]).strip() for i in range(tokenizer.get_vocab_size())}
     texts["vocabulary"] = "\n".join(sorted(t for t in vocab if len(t) >= WINDOW))
+    texts["vocabulary_short"] = "\n".join(sorted(t for t in vocab if 8 <= len(t) < WINDOW))
     return texts
+
+
+def vocabulary_fragments(plants: list[Plant], texts: dict[str, str]) -> list[str]:
+    """Vocabulary tokens of 8-11 characters that lie inside a planted body: shorter than a window, yet
+    a piece only that secret has (a word such as ``password`` never lies inside a random body)."""
+    return sorted({t for t in texts.get("vocabulary_short", "").split("\n") if t and any(t in p.body for p in plants)})
 
 
 def scan(plants: list[Plant], texts: dict[str, str]) -> list[dict]:
@@ -977,7 +1006,15 @@ def main(argv: list[str] | None = None) -> int:
                               "contexts": len({p.context for p in r.plants})}))
             return 0
         out = build(r, root)
-        result = report(r, scan(r.plants, output_texts(out)))
+        texts = output_texts(out)
+        result = report(r, scan(r.plants, {k: v for k, v in texts.items() if k != "vocabulary_short"}))
+        result["vocabulary_fragments"] = vocabulary_fragments(r.plants, texts)
+        result["outputs_scanned"] = {"parquet": sum(k.endswith(".parquet") for k in texts),
+                                     "shards": sum(k.startswith("shards:") for k in texts),
+                                     "json_yaml_text": sum(k.endswith((".json", ".jsonl", ".yaml", ".txt", ".md")) for k in texts),
+                                     "vocabulary_tokens_12_plus": texts["vocabulary"].count("\n") + 1,
+                                     "shard_placeholders": sum(v.count("<SECRET_") for k, v in texts.items()
+                                                               if k.startswith("shards:"))}
     print(json.dumps({k: v for k, v in result.items() if k != "leaks"}, indent=1))
     print(json.dumps(result["leaks"], indent=1))
     if args.out:

@@ -113,7 +113,80 @@ def count_bfcl(path: Path) -> int:
     return sum(len(step_list) for r in rows for step_list in r["result"] if isinstance(step_list, list))
 
 
-SOURCE_COUNTS = {"FireAct": count_fireact, "MINT": count_mint, "AutoCodeRover": count_list,
+# --- the second holdout (bench/traces_holdout_2.tsv), written from its files after the code was landed --
+
+
+def count_webvoyager(path: Path) -> int:
+    """A bare list of ``{role, content}`` messages (content text or image blocks)."""
+    return len(json.loads(path.read_text()))
+
+
+def count_tooltalk(path: Path) -> int:
+    """``conversation``: the turns, plus each API call's response an assistant turn carries in ``apis``."""
+    turns = json.loads(path.read_text())["conversation"]
+    return len(turns) + sum(len(t.get("apis") or []) for t in turns)
+
+
+def count_react_text(path: Path) -> int:
+    """One task per line, the run written as text at the end of ``prompt`` (after the last few-shot
+    example): the question, each ``Thought/Action`` the agent wrote and each ``Observation``."""
+    n = 0
+    for line in path.read_text().splitlines():
+        run = json.loads(line)["prompt"].rsplit("\nQuestion:", 1)[-1]
+        steps = re.findall(r"^(?:Action|Observation)(?: \d+)?:", run, re.MULTILINE)
+        n += 1 + len(steps)
+    return n
+
+
+def count_agentgym(path: Path) -> int:
+    """``episodes[].transitions``: each an action (the agent's) and an observation."""
+    return sum(2 * len(e.get("transitions") or []) for e in json.loads(path.read_text())["episodes"])
+
+
+def count_octotools(path: Path) -> int:
+    """The query, each ``memory`` step's command and its result, and the final output."""
+    run = json.loads(path.read_text())
+    return 1 + 2 * len(run.get("memory") or {}) + bool(run.get("final_output"))
+
+
+def count_taskweaver(path: Path) -> int:
+    """``rounds[].post_list``: every post (user, planner, code interpreter) is a message."""
+    return sum(len(r.get("post_list") or []) for r in json.loads(path.read_text())["rounds"])
+
+
+def count_gemini(path: Path) -> int:
+    """A bare list of ``{role, parts}`` contents (Gemini API history)."""
+    return len(json.loads(path.read_text()))
+
+
+def count_tot(path: Path) -> int:
+    """Per puzzle: the input and each search step's selected continuation (the log of a tree search,
+    not a conversation)."""
+    return sum(1 + len(r.get("steps") or []) for r in json.loads(path.read_text()))
+
+
+def count_self_refine(path: Path) -> int:
+    """One attempt per line: the review to rewrite, the rewrite and the feedback on it."""
+    return 3 * sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def count_metagpt(path: Path) -> int:
+    """A response cache: each prompt (the key) and its response."""
+    return 2 * len(json.loads(path.read_text()))
+
+
+def count_easytool(path: Path) -> int:
+    """Per question: the question, each tool call's result, the final answer."""
+    items = json.loads(path.read_text())
+    return sum(2 + len((item.get("execute_log") or {}).get("call_result_ls") or []) for item in items)
+
+
+SOURCE_COUNTS_2 = {"WebVoyager": count_webvoyager, "ToolTalk": count_tooltalk, "KnowAgent": count_react_text,
+                   "AutoAct": count_react_text, "AgentGym (MCP env)": count_agentgym, "OctoTools": count_octotools,
+                   "TaskWeaver": count_taskweaver, "Gemini CLI": count_gemini, "Tree of Thoughts": count_tot,
+                   "Self-Refine": count_self_refine, "MetaGPT": count_metagpt, "EasyTool (JARVIS)": count_easytool}
+
+SOURCE_COUNTS = {**SOURCE_COUNTS_2, "FireAct": count_fireact, "MINT": count_mint, "AutoCodeRover": count_list,
                  "Inspect AI": count_inspect, "Letta Agent File": count_letta, "LATS": count_lats,
                  "Reflexion": count_reflexion, "Trae Agent": count_trae, "Agentless": count_agentless,
                  "CAMEL": count_camel, "ToolAlpaca": count_toolalpaca, "BFCL (Gorilla)": count_bfcl}
@@ -234,8 +307,8 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/holdout-run"))
     parser.add_argument("--allow-missing", nargs="*", default=[], metavar="SOURCE",
                         help="sources the build may go on without (a source quarantined whole stops it otherwise)")
-    parser.add_argument("--holdout", type=Path, default=HOLDOUT, help="a TSV like traces_holdout.tsv (a dry run "
-                        "of this script on other files); systems without a counter here are not counted")
+    parser.add_argument("--holdout", type=Path, default=HOLDOUT, help="a TSV like traces_holdout.tsv (the second "
+                        "holdout: bench/traces_holdout_2.tsv); systems without a counter here are not counted")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     rows = materialise(args.mirror, args.work, args.holdout)

@@ -55,15 +55,18 @@ class Instance:
 
 def repo_key(repo: str) -> str:
     """``astropy/astropy``, ``https://github.com/astropy/astropy.git`` and ``astropy`` meet at ``astropy``:
-    a local clone is named after its folder, and a fork's copy of the fix is the same fix."""
-    return repo.rstrip("/").removesuffix(".git").rsplit("/", 1)[-1].lower()
+    a local clone is named after its folder, and a fork's copy of the fix is the same fix. A mirror named
+    ``owner__name.<commit>`` (SWE-smith's ``swesmith/astropy__astropy.26d14786``) is that repository."""
+    name = repo.rstrip("/").removesuffix(".git").rsplit("/", 1)[-1].lower()
+    if "__" in name:
+        name = re.sub(r"\.[0-9a-f]{7,40}$", "", name.split("__", 1)[1])
+    return name
 
 
 # Field names of the shapes in use, first found wins: SWE-bench (and Verified, Lite, Multilingual,
 # SWE-Gym, SWE-smith, SWE-rebench rows), evaluation dumps (``golden_patch``), Multi-SWE-bench
 # (``org``, ``number``, ``fix_patch``, ``resolved_issues``, ``base.sha``).
 PATCH_FIELDS = ("patch", "golden_patch", "gold_patch", "fix_patch", "model_patch_gold")
-REQUIRED = ("instance_id", "repo", "patch", "problem_statement")
 INSTANCE_FIX = ("write SWE-bench rows: instance_id, repo (owner/name), patch, problem_statement, and optionally "
                 "test_patch, base_commit, created_at (see docs/benchmarks-decontamination.md)")
 _ID_NUMBER = re.compile(r"-(\d+)$")
@@ -82,26 +85,34 @@ def instance_from_record(record: object, benchmark: str, where: str, path: str) 
         instance_id = f"{repo.replace('/', '__')}-{record['number']}"
     if not isinstance(instance_id, str) or not instance_id.strip():
         raise ConfigError(path, f"{where}: no string field 'instance_id'", INSTANCE_FIX)
-    issues = record.get("resolved_issues") if isinstance(record.get("resolved_issues"), list) else []
-    statement = record.get("problem_statement")
-    if statement is None and issues:
-        statement = "\n".join(f"{i.get('title') or ''}\n{i.get('body') or ''}" for i in issues if isinstance(i, dict))
-    if not isinstance(statement, str):
-        raise ConfigError(path, f"{where}: no string field 'problem_statement'", INSTANCE_FIX)
+    issues = [i for i in record.get("resolved_issues") or [] if isinstance(i, dict)]
     patch = _text(record, PATCH_FIELDS, where, path)
     require("\n+" in patch or patch.startswith("+"), path, f"{where}: field '{_found(record, PATCH_FIELDS)}' "
             "is not a unified diff (no added line)", INSTANCE_FIX)
-    created_at = record.get("created_at") or ""
-    if not isinstance(created_at, str):
-        raise ConfigError(path, f"{where}: field 'created_at' must be an ISO 8601 string", INSTANCE_FIX)
-    test_patch = record.get("test_patch") or ""
-    if not isinstance(test_patch, str):
-        raise ConfigError(path, f"{where}: field 'test_patch' must be a unified diff string", INSTANCE_FIX)
-    base = record.get("base_commit") or (record.get("base") or {}).get("sha", "") if isinstance(
-        record.get("base", {}), dict) else record.get("base_commit") or ""
+    base = record.get("base") if isinstance(record.get("base"), dict) else {}
     return Instance(benchmark=benchmark, instance_id=instance_id.strip(), repo=repo, patch=patch,
-                    problem_statement=statement, test_patch=test_patch, base_commit=str(base or ""),
-                    created_at=created_at, numbers=_numbers(record, instance_id, issues))
+                    problem_statement=_statement(record, issues, where, path),
+                    test_patch=_optional(record, "test_patch", "a unified diff string", where, path),
+                    base_commit=str(record.get("base_commit") or base.get("sha") or ""),
+                    created_at=_optional(record, "created_at", "an ISO 8601 string", where, path),
+                    numbers=_numbers(record, instance_id, issues))
+
+
+def _statement(record: dict, issues: list[dict], where: str, path: str) -> str:
+    """The problem statement, or (Multi-SWE-bench) the titles and bodies of the issues it resolves."""
+    statement = record.get("problem_statement")
+    if statement is None and issues:
+        statement = "\n".join(f"{i.get('title') or ''}\n{i.get('body') or ''}" for i in issues)
+    if not isinstance(statement, str):
+        raise ConfigError(path, f"{where}: no string field 'problem_statement'", INSTANCE_FIX)
+    return statement
+
+
+def _optional(record: dict, name: str, shape: str, where: str, path: str) -> str:
+    value = record.get(name) or ""
+    if not isinstance(value, str):
+        raise ConfigError(path, f"{where}: field '{name}' must be {shape}", INSTANCE_FIX)
+    return value
 
 
 def _text(record: dict, names: tuple[str, ...], where: str, path: str) -> str:
@@ -150,7 +161,7 @@ def _rows(location: str, path: str) -> Iterator[tuple[str, object]]:
     if location.endswith(".parquet"):
         with smart_open.open(location, "rb") as handle:
             for i, row in enumerate(pq.read_table(handle).to_pylist(), start=1):
-                yield f"{location} row {i}", _decoded_lists(row)
+                yield f"{location} row {i}", row
         return
     with smart_open.open(location, "rt", encoding="utf-8") as handle:
         text = handle.read()
@@ -167,11 +178,6 @@ def _rows(location: str, path: str) -> Iterator[tuple[str, object]]:
                 yield f"{location} line {lineno}", json.loads(line)
             except json.JSONDecodeError as error:
                 raise ConfigError(path, f"{location} line {lineno}: not JSON ({error.msg})", INSTANCE_FIX) from error
-
-
-def _decoded_lists(row: dict) -> dict:
-    """Parquet exports keep FAIL_TO_PASS-style lists as JSON strings; nothing here needs them parsed."""
-    return row
 
 
 # --- patches ----------------------------------------------------------------------------------------

@@ -20,23 +20,26 @@ import numpy as np
 from codemix.filters.code_runs import _CHARACTER_HASHES, _run_hashes, run_hash
 from codemix.filters.code_tokens import CodeTokens
 
-# Comments and strings (and C++'s separated numbers), as regex fragments. Each starts with a character no
+# Comments and strings, as regex fragments. Each starts with a character no
 # word run holds ('/', '#', '-', '@', a quote, a backtick) or where no word character precedes it, so scanning for them alone (the
 # screen's ``sub``) and scanning for every token (the exact check's ``finditer``) find the same ones.
-SLASH_LINE, SLASH_BLOCK, HASH_LINE, DASH_LINE = r"//[^\n]*", r"/\*[\s\S]*?\*/", r"#[^\n]*", r"--[^\n]*"
-DOUBLE = r'"(?:[^"\\\n]|\\[\s\S])*"'
-DOUBLE_MULTILINE = r'"(?:[^"\\]|\\[\s\S])*"'  # Rust's strings may span lines
+# Bodies unrolled (plain runs between escapes or stars): the same matches as the plain forms, fewer steps.
+SLASH_LINE, SLASH_BLOCK, HASH_LINE, DASH_LINE = r"//[^\n]*", r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/", r"#[^\n]*", r"--[^\n]*"
+DOUBLE = r'"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*"'
+DOUBLE_MULTILINE = r'"[^"\\]*(?:\\[\s\S][^"\\]*)*"'  # Rust's strings may span lines
 TRIPLE = r'"""[\s\S]*?"""'
-SINGLE = r"'(?:[^'\\\n]|\\[\s\S])*'"
+SINGLE = r"'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'"
 CHARACTER = r"'(?:[^'\\\n]|\\[^\n]{1,10}?)'"  # 'a', '\n', '\u{1F600}'; a Rust lifetime 'a stays a "'" and a word
-TEMPLATE = r"`(?:[^`\\]|\\[\s\S])*`"
+TEMPLATE = r"`[^`\\]*(?:\\[\s\S][^`\\]*)*`"
 # Raw strings start with a letter: only where no word character precedes it, so that a word run never ends
-# inside one (``xr"a"`` is the word ``xr`` and the string ``"a"`` in both readings).
-_NOT_AFTER_WORD = "(?<![A-Za-z0-9_\x80-\U0010ffff])"
-RUST_RAW = _NOT_AFTER_WORD + r'b?r(?P<hashes>#*)"[\s\S]*?"(?P=hashes)'
-RUST_BYTES = _NOT_AFTER_WORD + f"b(?:{DOUBLE_MULTILINE}|{CHARACTER})"
-CPP_RAW = _NOT_AFTER_WORD + r'(?:u8|[uUL])?R"(?P<delimiter>[^()\\ \n]{0,16})\([\s\S]*?\)(?P=delimiter)"'
-DIGIT_SEPARATED = _NOT_AFTER_WORD + r"[0-9]\w*(?:'\w+)+"  # C++14's 1'000'000: one token, never a character
+# inside one (``xr"a"`` is the word ``xr`` and the string ``"a"`` in both readings). The check follows the
+# first character (``(?<!W.)``: the character before it is no word character), so the engine still skips
+# to that character.
+_AFTER_NO_WORD = "(?<![A-Za-z0-9_\x80-\U0010ffff].)"
+RUST_RAW = rf'(?:b{_AFTER_NO_WORD}r|r{_AFTER_NO_WORD})(?P<hashes>#*)"[\s\S]*?"(?P=hashes)'
+RUST_BYTES = rf"b{_AFTER_NO_WORD}(?:{DOUBLE_MULTILINE}|{CHARACTER})"
+CPP_RAW = (rf'(?:(?:u{_AFTER_NO_WORD}8|[uUL]{_AFTER_NO_WORD})R|R{_AFTER_NO_WORD})'
+           r'"(?P<delimiter>[^()\\ \n]{0,16})\([\s\S]*?\)(?P=delimiter)"')
 VERBATIM = r'@"(?:[^"]|"")*"'  # C#
 RAW_BACKTICK = r"`[^`]*`"
 # Whitespace and word characters, the same in ``str`` and in UTF-8 bytes (a non-ASCII character is a word
@@ -47,23 +50,42 @@ _WORD = "A-Za-z0-9_\x80-\U0010ffff"
 
 @dataclass(frozen=True, slots=True)
 class Syntax:
-    """How a family of languages writes comments and strings (regex fragments, tried in order)."""
+    """How a family of languages writes comments and strings (regex fragments, tried in order).
+
+    ``rare``: (trigger, fragment) pairs tried first, each only in a text where its trigger occurs. A
+    fragment that starts with a lookbehind gives the regex engine no first character to skip to, so it
+    would be tried at every position of every document; no match of it can exist where its trigger does
+    not, so leaving it out there changes nothing."""
 
     comments: tuple[str, ...]
     strings: tuple[str, ...]
+    rare: tuple[tuple[str, str], ...] = ()
 
 
 @functools.cache
-def _patterns(syntax: Syntax) -> tuple[re.Pattern, re.Pattern]:
-    """(comments and strings alone, every token) of ``syntax``."""
-    return (re.compile("|".join((*syntax.comments, *syntax.strings))),
-            re.compile(f"(?P<comment>{'|'.join(syntax.comments)})|(?P<string>{'|'.join(syntax.strings)})"
+def _patterns(syntax: Syntax, present: tuple[bool, ...] = ()) -> tuple[re.Pattern, re.Pattern]:
+    """(comments and strings alone, every token) of ``syntax``, with the ``rare`` fragments ``present``."""
+    strings = (*(fragment for (_, fragment), on in zip(syntax.rare, present, strict=False) if on), *syntax.strings)
+    return (re.compile("|".join((*syntax.comments, *strings))),
+            re.compile(f"(?P<comment>{'|'.join(syntax.comments)})|(?P<string>{'|'.join(strings)})"
                        f"|(?P<word>[{_WORD}]+)|(?P<other>[^{_SPACE}])"))
 
 
+@functools.cache
+def _triggers(syntax: Syntax) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(trigger) for trigger, _ in syntax.rare)
+
+
+def _text_patterns(text: str, language: str) -> tuple[re.Pattern, re.Pattern]:
+    """The patterns that read ``text``: the same for the exact check and the screen."""
+    syntax = syntax_of(language)
+    return _patterns(syntax, tuple(trigger.search(text) is not None for trigger in _triggers(syntax)))
+
+
 C_LIKE = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE, CHARACTER))
-CPP = Syntax((SLASH_LINE, SLASH_BLOCK), (CPP_RAW, DIGIT_SEPARATED, DOUBLE, CHARACTER))
-RUST = Syntax((SLASH_LINE, SLASH_BLOCK), (RUST_RAW, RUST_BYTES, DOUBLE_MULTILINE, CHARACTER))
+CPP = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE, CHARACTER), rare=(('R"', CPP_RAW),))
+RUST = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE_MULTILINE, CHARACTER),
+              rare=((r'r#*"', RUST_RAW), (r"b[\"']", RUST_BYTES)))
 C_SHARP = Syntax((SLASH_LINE, SLASH_BLOCK), (VERBATIM, DOUBLE, CHARACTER))
 C_LIKE_TRIPLE = Syntax((SLASH_LINE, SLASH_BLOCK), (TRIPLE, DOUBLE, CHARACTER))
 GO = Syntax((SLASH_LINE, SLASH_BLOCK), (DOUBLE, CHARACTER, RAW_BACKTICK))
@@ -132,9 +154,10 @@ def lexed_tokens(text: str, language: str) -> CodeTokens:
     """The exact check's stream: comments dropped, strings whole, words and other characters one token each."""
     words = keywords(language)
     out, previous = CodeTokens(), ""
-    for match in _patterns(syntax_of(language))[1].finditer(text):
+    for match in _text_patterns(text, language)[1].finditer(text):
         kind, token = match.lastgroup, match.group()
         if kind == "comment":
+            previous = "\x00"  # as the screen reads it: a comment, like a string, is no "." before a name
             continue
         identifier = kind == "word" and not "0" <= token[0] <= "9" and token not in words and previous != "."
         out.add(token, match.start(), match.end(), identifier)
@@ -152,17 +175,13 @@ _CLASSES[0] = _STRING  # what a string becomes before the bytes are read
 _DOT = ord(".")
 
 
-def _mark(match: re.Match) -> str:
-    return " " if match.group()[0] in "/#-" else "\x00"
-
-
 def lexed_projection(text: str, language: str) -> tuple[np.ndarray, np.ndarray] | None:
     """(hashes, is-identifier flags) of ``lexed_tokens(text, language)`` without its strings, a word run or
     character hashed by ``code_runs.run_hash``; None for text holding a NUL (it marks strings
     here) or a lone surrogate."""
     if "\x00" in text:
         return None
-    rest = " " + _patterns(syntax_of(language))[0].sub(_mark, text) + " " * 9  # room to read 8 bytes past a run
+    rest = " " + _text_patterns(text, language)[0].sub("\x00", text) + " " * 9  # room to read 8 bytes past a run
     try:
         data = np.frombuffer(rest.encode("utf-8"), dtype=np.uint8)
     except UnicodeEncodeError:  # a lone surrogate: the exact check reads it

@@ -351,6 +351,8 @@ class ContaminationIndex:
             literal = token_hashes(normalise_tokens(text))
             views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
         screened_out = self._screen is not None and not self.may_hit(text, language)
+        if screened_out and not views:
+            return []
         tokens = code_tokens(text, language) if any(self._code) and not screened_out else None
         code_grams = code_ngram_hashes(tokens, self.ngram) if tokens is not None else np.empty(0, np.uint64)
         found = np.concatenate([*views, np.unique(code_grams)])

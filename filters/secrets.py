@@ -662,7 +662,7 @@ KEYED_TEMPLATE = re.compile(
     r"|#\{[^}]+\}|\\[A-Za-z0-9]|\[\^?(?:a-z|A-Z|0-9|a-f|A-F|\\[wdsS])|\(\?[:=!<P]|^--?[A-Za-z][\w-]*$")
 # Format fields (``{}``, ``{0}``, ``{user}``, ``%s``) make a template of a value whose other characters are
 # plain (``Bearer {}``, ``{}:{}``); among a generated password's symbols they are chance (1 in 170 has "{}").
-FORMAT_FIELD = re.compile(r"\{\d?\}|\{[a-z_][a-z0-9_.]*\}|%[-+ #0]?\d*(?:\.\d*)?[sdrifgx]")
+FORMAT_FIELD = re.compile(r"\{\d?\}|\{[a-z_][a-z0-9_.]*\}|%[-+ #0]?\d*(?:\.\d*)?[sdrifgx](?![A-Za-z])")
 PLAIN_REST = re.compile(r"[\w\s:/.@=&?,;-]*")
 # "#pass", "pa#ss", "p@ss!": a weak word with a symbol or two.
 SYMBOLS_IN_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}")
@@ -1379,7 +1379,7 @@ def _occurrences(text: str, start: int, end: int, value: str, kind: str, rank: i
 
 KEYWORD_RANK = PLUGIN_RANK + 1
 # Lines worth a closer look: every KeywordDetector keyword and every secret name below has one of these.
-SECRET_WORD = re.compile(r"pass|pw|secret|key|token|auth|credential|contrase|_pat\b")
+SECRET_WORD = re.compile(r"pass|pw|secret|key|token|auth|credential|contrase|[._-]pat\b")
 SECRET_WORD_ANY_CASE = re.compile(SECRET_WORD.pattern, re.IGNORECASE)
 KEYWORD_DETECTOR = KeywordDetector()
 KEYWORDS = re.compile("|".join(DENYLIST))  # detect-secrets' keyword list, matched on lowercased lines

@@ -41,6 +41,9 @@ CODE_NGRAM = 5  # short solutions are 4-39 tokens: a 10-gram would not fit most 
 # HumanEval/23's "Return length of given string" (5 words, 3 3-grams) is the shortest prompt; at least
 # this many of an item's 3-grams must be found, whatever ``min_prose_overlap`` allows.
 MIN_PROSE_GRAMS = 2
+# Characters before a short task's code (and a quarter of it after) in which its prose must be found: a
+# docstring sits just above or inside the code it tells (HumanEval's longest short prompt is ~900).
+PROSE_REACH = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +139,20 @@ class PromptedTaskIndex:
         return sorted(hits, key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
 
     def _hit(self, task: PromptedTask, text: str, tokens: CodeTokens, grams: np.ndarray) -> BenchmarkHit | None:
-        coverage = float(np.isin(task.code, grams).mean())
+        """The task's code found in one place (its n-grams inside a window twice its length, not scattered
+        over a large file) with its prose told there too (``PROSE_REACH`` around the code): a short
+        match counts only when the item's identifying part, its prompt, is found with it."""
         where = np.flatnonzero(np.isin(grams, task.code))
-        if coverage < self.min_code_coverage or len(where) == 0:
+        if len(where) == 0:
             return None
         first, last = densest_window(where, 2 * task.code_length)
+        coverage = float(np.isin(task.code, grams[first:last + 1]).mean())
+        if coverage < self.min_code_coverage:
+            return None
         start, end = tokens.starts[first], tokens.ends[min(last + task.n - 1, len(tokens) - 1)]
+        around = text[max(0, start - PROSE_REACH):end + PROSE_REACH // 4]
+        if covered_words(np.isin(task.prose, prose_grams(around))) < self.min_prose_overlap:
+            return None
         return BenchmarkHit(task.benchmark, task.item_id, coverage, task.code_length,
                             text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1)
 

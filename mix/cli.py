@@ -14,7 +14,9 @@ import warnings
 
 from codemix.config import ConfigError
 
+# Every exit status of `mix build` and what it means: docs/exit-status.md.
 BUILD_FAILED, USAGE, STRICT_WARNINGS, INTERRUPTED = 1, 2, 3, 130
+WRITE_FAILED, LOCKED = 74, 75  # sysexits.h's EX_IOERR (a write the system refused), EX_TEMPFAIL (try later)
 READ_COMMANDS = ("stats", "inspect", "where", "diff")  # read a finished build, local or on an object store
 # Third-party noise that says nothing about the build: Beam's optional GCP client check, and
 # megatron-core's fallbacks when Apex and Transformer Engine are absent (expected on CPU).
@@ -39,6 +41,17 @@ def version_line() -> str:
     except importlib.metadata.PackageNotFoundError:
         beam = "not installed"
     return f"mix (codemix) {codemix.__version__}; Python {platform.python_version()}; Apache Beam {beam}"
+
+
+def positive_seconds(text: str) -> float:
+    """An option's number of seconds: finite and above zero (argparse reports the error, exit 2)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return seconds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,9 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-progress", action="store_true", help="no progress bars, one line per stage event")
     build.add_argument("--json", action="store_true",
                        help="print the final summary as JSON on stdout (docs/json.md); stage lines go to stderr")
-    build.add_argument("--stall-timeout", type=float, default=60.0, metavar="SECONDS",
+    build.add_argument("--stall-timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                        help="cancel the running Beam job and stop when a service it needs (job service, worker "
-                            "pool, S3 endpoint) has not answered for this long (default 60)")
+                            "pool, S3 endpoint) has not answered for this long (default 60); a cancelled job's "
+                            "runner gets as long, at most 10 s, to confirm it stopped")
     build.set_defaults(command_parser=build)
 
     stats = command("stats", help="a build's funnel per source, drops per reason, redactions and benchmark hits")
@@ -156,6 +170,14 @@ def is_job_service_message(record: logging.LogRecord) -> bool:
     return record.name == "root" and record.module == "portable_runner"
 
 
+class _DropBundleErrors(logging.Filter):
+    """Without ``-v``, Beam's log of a failed bundle (its traceback, at ERROR) stays off the terminal:
+    the same error ends the build, which reports it once (a refused write as one paragraph)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name != "apache_beam.runners.common"
+
+
 class _DropJobServiceMessages(logging.Filter):
     """Without ``-v``, the job service's relayed messages stay off the terminal: they are its own log,
     tracebacks included (a worker pool that died as a job started its worker); the build's failure
@@ -176,6 +198,7 @@ def configure_logging(verbosity: int, level: str | None) -> None:
         target.addFilter(_DropMessages())
     if verbosity == 0 and not level:
         handler.addFilter(_DropJobServiceMessages())
+        handler.addFilter(_DropBundleErrors())
     if chosen != "DEBUG":
         # Beam logs every bundle and worker start at INFO, and relays its workers' start-up warnings
         # ("No semi_persistent_directory found") at WARNING; the progress display says what matters.
@@ -211,9 +234,11 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     from codemix.mixtures.spec import describe_plan, load_spec
 
     spec = load_spec(args.spec)  # a spec error stops here, before Beam is imported
+    from codemix.pipelines import jobs, stopped
     from codemix.pipelines.build import run_build
     from codemix.pipelines.health import BuildFailure
     from codemix.pipelines.object_store import ObjectStoreUnreachable
+    from codemix.pipelines.out_lock import OutputLocked
     from codemix.pipelines.redact import command_line
 
     # With --json, stdout holds the summary alone: the plan and the stages' lines go to stderr.
@@ -221,23 +246,38 @@ def command_build(args, beam_args: list[str], argv: list[str]) -> int:
     say(describe_plan(spec))
     out = absolute_out(args.out)
     live = sys.stderr.isatty() and not args.no_progress
-    hint = f"interrupted: finished stages are kept in {out}/work; resume with: {command_line(['mix', *argv])}"
+    command = command_line(["mix", *argv])
+    done: list[str] = []  # the stages this run commits or reuses
+
+    def failed(paragraph: str, status: int = BUILD_FAILED) -> int:
+        notes = [cancel.sentence() for cancel in jobs.unconfirmed_cancels()]
+        left = stopped.stopped_paragraph("the build stopped", out, command, done, notes)
+        print(f"mix build: {paragraph}\n  {left}", file=sys.stderr)
+        return status
+
     try:
         manifest = run_build(spec, out, beam_args, from_stage=args.from_stage, fresh=args.fresh,
-                             allow_missing=args.allow_missing, live=live, resume_hint=hint,
-                             stall_seconds=args.stall_timeout, force=args.force, echo=say)
+                             allow_missing=args.allow_missing, live=live, command=command,
+                             stall_seconds=args.stall_timeout, force=args.force, echo=say, done=done)
+    except OutputLocked as locked:
+        print(f"mix build: {locked}", file=sys.stderr)
+        return LOCKED
     except (BuildFailure, ObjectStoreUnreachable) as failure:
         print(f"mix build: {failure}", file=sys.stderr)
         return BUILD_FAILED
+    except stopped.WriteFailed as refused:
+        return failed(str(refused), WRITE_FAILED)
     except ConfigError:
         raise  # a spec or option mistake is the user's to fix, whatever a service says (main: exit 2)
     except Exception as error:
+        refused = stopped.write_error(error)
+        if refused is not None:  # outside a stage (the publish, the card): nothing unfinished to remove
+            return failed(f"could not write {refused.filename or out}: {refused.words}; free space there "
+                          "(or give another --out)", WRITE_FAILED)
         paragraph = service_failure(error, beam_args)
         if paragraph is None:
             raise
-        print(f"mix build: {paragraph}\n  finished stages are kept in {out}/work; resume with: "
-              f"{command_line(['mix', *argv])}", file=sys.stderr)
-        return BUILD_FAILED
+        return failed(paragraph)
     if args.json:
         print(json.dumps(build_json(manifest, out), indent=2, sort_keys=True))
     else:
@@ -300,34 +340,28 @@ def service_failure(error: Exception, beam_args: list[str]) -> str | None:
 
 
 def command_plan(args, beam_args: list[str]) -> int:
-    """The resolved plan, then the preflight of ``mix build`` (every location checked); 1 when one fails."""
+    """The resolved plan, then the preflight of ``mix build`` (``pipelines.preflight.CHECKS``, but those of
+    --out, as plan writes nothing); 1 when a location cannot be read or a service refuses."""
     from codemix.mixtures.spec import describe_plan, load_spec
 
     spec = load_spec(args.spec)  # a spec error stops here, before Beam is imported
-    from codemix.pipelines.build import preflight, with_reachable_sources
-    from codemix.pipelines.gcp import check_gcp
-    from codemix.pipelines.health import BuildFailure, allowed_missing
-    from codemix.pipelines.object_store import ObjectStoreUnreachable, check_s3
-    from codemix.pipelines.options import use_filesystem_options, with_default_runner
-    from codemix.pipelines.preflight import named_locations
+    from codemix.pipelines.health import BuildFailure
+    from codemix.pipelines.object_store import ObjectStoreUnreachable
+    from codemix.pipelines.preflight import Preflight
 
     if not args.json:
         print(describe_plan(spec), flush=True)
-    beam_args = with_default_runner(beam_args)
-    use_filesystem_options(beam_args)
+    notes: list[str] = []
+    run = Preflight(spec=spec, beam_args=beam_args, allow_missing=args.allow_missing, echo=notes.append)
+    failure = None
     try:
-        check_s3([location for _, location in named_locations(spec)], beam_args)
-        check_gcp(named_locations(spec), beam_args)
+        run.run()
     except ObjectStoreUnreachable as error:
         print(f"mix plan: {error}", file=sys.stderr)
         return BUILD_FAILED
-    spec = with_reachable_sources(spec, beam_args)
-    notes: list[str] = []
-    try:
-        checked, _ = preflight(spec, allowed_missing(spec, args.allow_missing), notes.append)
-        failure = None
-    except BuildFailure as error:
-        checked, failure = spec, error
+    except BuildFailure as error:  # the tokenizer or a location: raised after the sources were resolved
+        failure = error
+    spec, checked = run.resolved, run.resolved if failure else run.spec
     if args.json:
         print(json.dumps(plan_json(spec, checked, notes, failure), indent=2, sort_keys=True))
     else:
@@ -505,8 +539,13 @@ def main(argv: list[str] | None = None) -> int:
             from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
             from codemix.pipelines.redact import command_line  # light: Beam is not imported yet
 
+            def before_the_stages() -> str:  # asked at the interrupt: before or after run_build's own block
+                from codemix.pipelines.stopped import stopped_paragraph
+
+                return stopped_paragraph("interrupted", absolute_out(args.out), command_line(["mix", *argv]))
+
             # Before Beam is imported: threads it starts would otherwise take a Ctrl-C themselves.
-            with exit_cleanly_on_interrupt(f"interrupted: nothing was finished yet; rerun: {command_line(['mix', *argv])}"):
+            with exit_cleanly_on_interrupt(before_the_stages):
                 check_build_options(parser, args.command_parser, extra)
                 return command_build(args, extra, argv)
         if args.command == "plan":

@@ -39,7 +39,8 @@ def dedup_rate(row: dict) -> str:
 
 
 def spec_changes(old: dict, new: dict) -> list[str]:
-    """Lines naming the spec's changes that the manifests record: its hash, sources and their inputs."""
+    """Lines naming the spec's changes that the manifests record: its hash, its inputs, and every
+    block of the spec itself (``spec_block_changes``)."""
     lines = [] if old["spec_hash"] == new["spec_hash"] else [
         f"spec {old['spec_name']} {old['spec_hash'][:12]} -> {new['spec_name']} {new['spec_hash'][:12]}"]
     inputs_old = {entry["source"]: entry for entry in old.get("inputs", [])}
@@ -51,7 +52,47 @@ def spec_changes(old: dict, new: dict) -> list[str]:
         elif before != after:
             changed = [key for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
             lines.append(f"source {source}: {', '.join(changed)} changed")
+    lines += [] if old["spec_hash"] == new["spec_hash"] else spec_block_changes(old.get("spec"), new.get("spec"))
     return lines or ["spec and inputs unchanged"]
+
+
+SHOWN_CHANGES = 6  # per spec block; the rest are counted
+
+
+def flatten(value, path: str = "") -> dict[str, object]:
+    """A spec block's leaves by dotted path (``quality.min_alpha``, ``weights.tree``, ``paths[0]``)."""
+    if isinstance(value, dict):
+        items = [(f"{path}.{key}" if path else str(key), item) for key, item in value.items()]
+    elif isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value):
+        items = [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+    else:
+        return {path: value}
+    return {leaf: v for key, item in items for leaf, v in flatten(item, key).items()} if items else {path: value}
+
+
+def _shown(value) -> str:
+    text = "(absent)" if value is _ABSENT else repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+_ABSENT = object()
+
+
+def spec_block_changes(old: dict | None, new: dict | None) -> list[str]:
+    """One line per block of the spec (``sources``, ``stages``, ``filters``, ``dedup``, ``tokenizer``,
+    ...) that differs between two builds' recorded specs, naming each changed field."""
+    if old is None or new is None:
+        missing = "the old build's" if old is None else "the new build's"
+        return [f"spec blocks: {missing} manifest does not record its spec (built before codemix recorded it)"]
+    lines = []
+    for block in sorted(set(old) | set(new)):
+        before, after = flatten(old.get(block, _ABSENT)), flatten(new.get(block, _ABSENT))
+        changed = [f"{leaf or block} {_shown(before.get(leaf, _ABSENT))} -> {_shown(after.get(leaf, _ABSENT))}"
+                   for leaf in sorted(set(before) | set(after)) if before.get(leaf, _ABSENT) != after.get(leaf, _ABSENT)]
+        if changed:
+            more = f"; and {len(changed) - SHOWN_CHANGES} more" if len(changed) > SHOWN_CHANGES else ""
+            lines.append(f"{block}: {'; '.join(changed[:SHOWN_CHANGES])}{more}")
+    return lines
 
 
 def funnel_table(old: dict, new: dict) -> Table:

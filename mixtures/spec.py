@@ -49,6 +49,9 @@ class StageConfig:
         return {name: weight / total for name, weight in self.weights.items()}
 
 
+DEFAULT_VOCAB_SIZE = 32_000
+
+
 @dataclass(slots=True, kw_only=True)
 class TokenizerConfig:
     """A tokenizer (a tokenizer.json, a Hugging Face tokenizer directory, or a tiktoken file with its
@@ -56,10 +59,17 @@ class TokenizerConfig:
     the crawl when none is given. A directory resolves to the file in it that holds the vocabulary."""
 
     path: str | None = None
-    vocab_size: int = 32_000
+    # The ids the model has room for: a trained BPE gets this many (32,000 when unset); a given
+    # tokenizer must fit in it when it is set (preflight checks, before the crawl).
+    vocab_size: int | None = None
     train_sample_documents: int = 20_000
     train_seed: int = 0
     eod_token: str = "<|endoftext|>"
+
+    @property
+    def trained_vocab_size(self) -> int:
+        """How many ids a BPE trained by the build gets."""
+        return self.vocab_size or DEFAULT_VOCAB_SIZE
 
     def validate(self, path: str) -> None:
         if self.path is not None:
@@ -72,7 +82,8 @@ class TokenizerConfig:
                 require(os.path.isfile(self.path), join(path, "path"), f"no tokenizer file at {self.path}",
                         "give a tokenizer.json, a Hugging Face tokenizer directory or a tiktoken file, "
                         "or remove 'path' to train one with the build")
-        require(256 < self.vocab_size <= 2**31 - 1, join(path, "vocab_size"), "must be above 256 (the byte alphabet)")
+        require(self.vocab_size is None or 256 < self.vocab_size <= 2**31 - 1, join(path, "vocab_size"),
+                "must be above 256 (the byte alphabet)")
         require(self.train_sample_documents > 0, join(path, "train_sample_documents"), "must be positive")
 
 
@@ -166,6 +177,7 @@ def describe_plan(spec: MixtureSpec) -> str:
     lines = [f"mixture {spec.name!r}", "sources:"]
     for s in spec.sources:
         extra = f" ref={s.ref}" if s.type == "git" else (f" format={s.format}" if s.format else "")
+        extra += " snapshot=before_benchmark" if s.snapshot == "before_benchmark" else ""
         lines.append(f"  {s.name:<16} {s.type:<12} kind={s.kind}{extra} license={s.license or '-'} paths={len(s.paths)}")
         lines += [f"      {p}" for p in s.paths[:5]] + ([f"      ... {len(s.paths) - 5} more"] if len(s.paths) > 5 else [])
     lines.append("stages:")
@@ -176,10 +188,17 @@ def describe_plan(spec: MixtureSpec) -> str:
     verify = f", verified at Jaccard >= {d.jaccard_threshold:.2f}" if d.verify else ""
     lines.append(f"dedup: exact={d.exact} near={d.near} num_perm={d.num_perm} bands={d.bands}x rows={d.rows} "
                  f"shingle={d.shingle_size} -> implied Jaccard threshold {d.lsh_threshold:.3f}{verify}")
+    b = spec.filters.benchmark_instances
+    if b.enabled:
+        lines.append(f"benchmark instances: {len(b.instances)} file(s); traces, commits (patch id, {b.ngram}-grams >= "
+                     f"{b.min_overlap}), issue threads dropped; files holding a fix: {b.files}"
+                     + ("; every later commit of their repositories" if b.later_commits else ""))
     q = spec.filters.quality
     if q.enabled:
         cut = f"threshold {q.threshold:g}" if q.threshold is not None else f"keep top {q.keep_fraction:.1%}"
         lines.append(f"quality: {q.model}, {cut}{' per language' if q.per_language else ''}")
     tok = spec.tokenizer
-    lines.append(f"tokenizer: {tok.path or f'train byte-level BPE, vocab {tok.vocab_size:,}, on {tok.train_sample_documents:,} crawled documents'}")
+    fits = f" (vocab_size {tok.vocab_size:,})" if tok.path and tok.vocab_size else ""
+    trained = f"train byte-level BPE, vocab {tok.trained_vocab_size:,}, on {tok.train_sample_documents:,} crawled documents"
+    lines.append(f"tokenizer: {tok.path + fits if tok.path else trained}")
     return "\n".join(lines)

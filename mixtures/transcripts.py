@@ -21,6 +21,7 @@ from codemix.mixtures.transcript_formats import (
     parse_text,
     rows_of,
     session_format,
+    system_as_task,
 )
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, flag_text_observations, nested_deeper_than
 from codemix.mixtures.transcript_formats.openai import chat_message as normalize_message
@@ -48,6 +49,7 @@ __all__ = [
     "parse_text",
     "rows_of",
     "session_format",
+    "system_as_task",
     "transcript_record",
 ]
 

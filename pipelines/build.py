@@ -15,52 +15,39 @@ out of a blend (``pipelines.health``), ends with a health summary, draws its pro
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import logging
-import os
 from collections.abc import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from tokenizers import Tokenizer
 
-import codemix
-from codemix.config import ConfigError
 from codemix.mixtures.blend import relative_prefixes, with_found_prefixes
 from codemix.mixtures.sft_export import tokenizer_files
 from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
 from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
-from codemix.pipelines import fingerprints, jobs, ledger
+from codemix.pipelines import fingerprints, jobs, ledger, out_lock, stopped
 from codemix.pipelines.card import write_card
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from codemix.pipelines.dedup.repository_dedup import run_repo_dedup
 from codemix.pipelines.filter import Filter
-from codemix.pipelines.gcp import check_gcp
 from codemix.pipelines.git_copies import submodules_by_location
-from codemix.pipelines.health import allowed_missing, build_health, check_crawl, check_kept, check_stages_filled
+from codemix.pipelines.health import build_health, check_crawl, check_kept, check_stages_filled
 from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
 from codemix.pipelines.manifest import BuildLayout, build_manifest, write_json
-from codemix.pipelines.object_store import check_s3
 from codemix.pipelines.options import (
-    check_job_server,
-    check_output_reachable,
-    is_local_path,
     pipeline_options,
     runner_name,
-    shares_local_disk,
-    use_filesystem_options,
-    with_default_runner,
     worker_count,
 )
-from codemix.pipelines.preflight import check_locations, check_output, named_locations, unused_note, without_unused
+from codemix.pipelines.preflight import BEFORE_LOCK, HOLDING_LOCK, Preflight
 from codemix.pipelines.progress import BuildDisplay, Progress, doc_text_bytes
 from codemix.pipelines.quality import QUALITY, QUALITY_SCHEMA
-from codemix.pipelines.readers.git import ref_problem
 from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, write_atomically
 from codemix.pipelines.shape_long_context import ShapeLongContext
 from codemix.pipelines.shape_sft import ShapeSFT
@@ -224,7 +211,7 @@ def prepare_tokenizer(spec: MixtureSpec, layout: BuildLayout, out: str, beam_arg
         if not texts:
             raise RuntimeError("no documents survived filtering, so there is nothing to train a tokenizer on; "
                                "check the quarantine and drop counts, or give tokenizer.path")
-        tokenizer = train_bpe(counted(texts), config.vocab_size)
+        tokenizer = train_bpe(counted(texts), config.trained_vocab_size)
         origin = f"trained on {len(texts):,} filtered documents"
     save_tokenizer(tokenizer, f"{out}/tokenizer.json")
     return {"path": layout.tokenizer, "origin": origin,
@@ -280,17 +267,6 @@ def tokenizer_fingerprint(spec: MixtureSpec) -> str:
     return ids_fingerprint(load_tokenizer(spec.tokenizer.path))
 
 
-def input_facts(spec: MixtureSpec) -> dict:
-    """What the stages read besides the spec, fingerprinted (``pipelines.fingerprints``): every
-    source location, the benchmark files, earlier dedup indexes, and the code itself."""
-    return {"code": fingerprints.code_fingerprint(), "version": codemix.__version__,
-            "sources": fingerprints.source_fingerprints(spec.sources),
-            "benchmarks": fingerprints.paths_fingerprint(spec.filters.decontamination.benchmarks
-                                                         + spec.filters.benchmark_instances.instances),
-            "quality_model": fingerprints.paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
-            "previous_indexes": fingerprints.paths_fingerprint(spec.dedup.previous_indexes)}
-
-
 def crawl_facts(facts: dict) -> dict:
     """What the crawl's marker keeps to explain a rerun: the code, and each source's inputs."""
     return {"code": facts["code"], **{f"source:{name}": prints for name, prints in facts["sources"].items()}}
@@ -309,50 +285,6 @@ def stage_keys(spec: MixtureSpec, facts: dict) -> dict[str, str]:
             "shards": shards}
 
 
-def with_reachable_sources(spec: MixtureSpec, beam_args: list[str]) -> MixtureSpec:
-    """The spec with every local source path made absolute, so workers that start in another folder
-    read the same files; on a runner whose workers do not share this disk, a local path is refused
-    before any work, since no worker could read it."""
-    spec = copy.deepcopy(spec)
-    local_disk = shares_local_disk(beam_args)
-    for i, source in enumerate(spec.sources):
-        for j, location in enumerate(source.paths):
-            if not is_local_path(location) or location.startswith(("git@", "ssh:")):
-                continue
-            if not local_disk:
-                raise ConfigError(
-                    f"sources[{i}].paths[{j}]", f"{location} is a local path, but the {runner_name(beam_args)} "
-                    "runner's workers do not share this machine's disk, so none of them could read it",
-                    "copy it to storage every worker reaches and name that (gs://..., s3://...)")
-            source.paths[j] = os.path.abspath(location)
-    check_git_refs(spec)
-    return spec
-
-
-def check_git_refs(spec: MixtureSpec) -> None:
-    """A git source's ref that one of its local repositories lacks (a shallow clone, another branch)
-    stops the build before any work, naming the ref and what the repository holds."""
-    for i, source in enumerate(spec.sources):
-        if source.type != "git":
-            continue
-        for location in source.paths:
-            if problem := ref_problem(location, source.ref):
-                raise ConfigError(f"sources[{i}].ref", f"source {source.name!r}: {problem}",
-                                  "set the source's ref to an existing branch, tag or commit of every listed "
-                                  "repository, or fetch the ref into the clone")
-
-
-def preflight(spec: MixtureSpec, allowed: set[str], echo: Callable[[str], None] = print) -> tuple[MixtureSpec, dict]:
-    """Before any stage (``pipelines.preflight``): sources no stage uses are set aside, and every
-    location is checked; returns the spec to build and its ``input_facts``."""
-    spec, unused = without_unused(spec)
-    if unused:
-        echo(unused_note(unused))
-    facts = input_facts(spec)
-    check_locations(spec, facts, allowed)
-    return spec, facts
-
-
 def tallied(stage: str, run: Callable[[str], dict], beam_args: list[str]) -> Callable[[str], dict]:
     """``run``, then the stage's counts (``pipelines.tally``) by a Beam pipeline over what it wrote:
     dedup's stages run several pipelines, and count what their last one kept."""
@@ -369,57 +301,62 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
 
 def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
-              live: bool = False, resume_hint: str = "", stall_seconds: float = jobs.STALL_SECONDS,
-              force: bool = False) -> dict:
+              live: bool = False, command: str = "", stall_seconds: float = jobs.STALL_SECONDS,
+              force: bool = False, done: list[str] | None = None) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
     names a later stage: then that stage and every later one rerun, reusing the earlier outputs.
-    ``fresh`` ignores every earlier output. An ``out_dir`` that cannot be written, or that holds
-    other files than a build's (unless ``force``), is refused before any work; so is a location that
-    cannot be read (``pipelines.preflight``). Sources in ``allow_missing`` (with the spec's own) may
+    ``fresh`` ignores every earlier output. An ``out_dir`` that cannot be written, that holds other
+    files than a build's (unless ``force``), or that another build holds (``out_lock.OutputLocked``)
+    is refused before any work; so is a location that cannot be read, or a tokenizer file that does
+    not fit the spec (``pipelines.preflight``). Sources in ``allow_missing`` (with the spec's own) may
     be unreadable or left out of a blend; any other such source raises ``health.BuildFailure``
     before shards are written. ``live`` draws progress bars; an interrupt cancels the running Beam job
-    (``pipelines.jobs``), prints ``resume_hint`` and exits 130; a service the job needs that stays
-    silent for ``stall_seconds`` cancels it and raises ``jobs.ServiceLost``.
+    (``pipelines.jobs``), says what is kept and how to resume (``command``, the user's command line)
+    and exits 130 (143 on SIGTERM); a service the job needs that stays silent for ``stall_seconds``
+    cancels it and raises ``jobs.ServiceLost``; a write the system refuses raises ``stopped.WriteFailed``.
+    ``done`` (a list) receives each stage this run commits or reuses, for the caller's own messages.
     """
-    beam_args = with_default_runner(beam_args)
-    use_filesystem_options(beam_args)  # before the first read or write of out_dir (S3 needs its endpoint, keys)
-    check_output_reachable(out_dir, beam_args)
-    spec = with_reachable_sources(spec, beam_args)  # a config error, so before any service is reached
-    check_job_server(beam_args)
-    locations = named_locations(spec, out_dir)
-    check_s3([location for _, location in locations], beam_args)
-    check_gcp(locations, beam_args)
-    check_output(out_dir, force=force)
-    allowed = allowed_missing(spec, list(allow_missing))
-    spec, facts = preflight(spec, allowed, echo)
-    display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
-    hint = resume_hint or f"interrupted: run the same mix build command again to resume ({out_dir})"
-    try:
-        with exit_cleanly_on_interrupt(hint, before_exit=lambda: (jobs.cancel_running(), display.close())), \
-                jobs.watching(beam_args, stall_seconds):
-            return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
-                               display, from_stage=from_stage, fresh=fresh)
-    finally:
-        display.close()
+    done = [] if done is None else done
+    checked = Preflight(spec=spec, beam_args=beam_args, out=out_dir, force=force, allow_missing=allow_missing,
+                        echo=echo).run(BEFORE_LOCK)
+    beam_args = checked.beam_args
+
+    def stop_message() -> str:
+        notes = [cancel.sentence() for cancel in jobs.unconfirmed_cancels()]
+        return stopped.stopped_paragraph("interrupted", out_dir, command, done, notes)
+
+    with out_lock.hold(out_dir, beam_args, command or "mix build", echo) as release_lock, \
+            exit_cleanly_on_interrupt(stop_message, before_exit=release_lock):
+        checked.run(HOLDING_LOCK)
+        spec, facts, allowed = checked.spec, checked.facts, checked.allowed
+        display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
+        try:
+            with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (jobs.cancel_running(), display.close())), \
+                    jobs.watching(beam_args, stall_seconds):
+                return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
+                                   display, from_stage=from_stage, fresh=fresh, done=done)
+        finally:
+            display.close()
 
 
 def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: list[str], allowed: set[str],
-                display: BuildDisplay, *, from_stage: str, fresh: bool) -> dict:
+                display: BuildDisplay, *, from_stage: str, fresh: bool, done: list[str]) -> dict:
     """``run_build``'s body; ``beam_args`` name the runner, so every stage, dedup's passes too, use it."""
     # A finished build stays whole (its manifest, tokenizer and shards) until this run publishes its own.
     finished = FileSystems.exists(layout.manifest)
     runner = StageRunner(layout.work, display.echo, runner_name(beam_args), reuse=not fresh,
                          force_from=None if from_stage == "crawl" else from_stage,
-                         earlier="the finished build" if finished else "the interrupted run")
+                         earlier="the finished build" if finished else "the interrupted run", done=done)
     runner.on_reuse = display.mark_reused
     keys = stage_keys(spec, facts)
     with display.stage("crawl", expected=fingerprints.expected_records(facts["sources"]), step="read",
                        unit="records"):
         runner.run("crawl", keys["crawl"], lambda out: run_crawl(spec, out, beam_args),
                    after=lambda attempt: publish_quarantine(layout, attempt), facts=crawl_facts(facts),
-                   outputs=DOCUMENT_OUTPUTS)
+                   outputs=DOCUMENT_OUTPUTS,
+                   input_bytes=lambda: stopped.local_bytes([p for source in spec.sources for p in source.paths]))
     allowed_notes = check_crawl(spec, layout, allowed)
     with display.stage("filter", expected=total(layout.tally("crawl")["docs"])):
         runner.run("filter", keys["filter"], lambda out: run_filter(spec, layout, out, beam_args),

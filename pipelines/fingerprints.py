@@ -211,3 +211,16 @@ def expected_records(fingerprints: dict[str, list[dict]]) -> int | None:
     None when some location's count is not known before reading it."""
     counts = [f.get("files") for prints in fingerprints.values() for f in prints]
     return sum(counts) if counts and all(isinstance(c, int) for c in counts) else None
+
+
+def input_facts(spec) -> dict:
+    """What the stages read besides the spec (a ``MixtureSpec``), fingerprinted: every source location,
+    the benchmark files, earlier dedup indexes, and the code itself; the build keys its stages by them."""
+    import codemix
+
+    return {"code": code_fingerprint(), "version": codemix.__version__,
+            "sources": source_fingerprints(spec.sources),
+            "benchmarks": paths_fingerprint(spec.filters.decontamination.benchmarks
+                                            + spec.filters.benchmark_instances.instances),
+            "quality_model": paths_fingerprint([m for m in [spec.filters.quality.model] if m]),
+            "previous_indexes": paths_fingerprint(spec.dedup.previous_indexes)}

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 import psutil
 
 INTERRUPTED_EXIT = 130  # 128 + SIGINT
+TERMINATED_EXIT = 143  # 128 + SIGTERM: what a shell, systemd or a scheduler expects of a process it stopped
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 KILL_WAIT_SECONDS = 3.0
 
@@ -48,14 +49,28 @@ def is_running(process: psutil.Process) -> bool:
         return False
 
 
-_ACTIVE: list[tuple[str, Callable[[], None]]] = []  # (message, before_exit) of each entered block
+Message = str | Callable[[], str]
+_ACTIVE: list[tuple[Message, Callable[[], None]]] = []  # (message, before_exit) of each entered block
+
+
+def exit_status(signum: int) -> int:
+    """128 + the signal's number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM (``kill``)."""
+    return TERMINATED_EXIT if signum == signal.SIGTERM else INTERRUPTED_EXIT
+
+
+def worded(message: str, signum: int) -> str:
+    """``message`` with its leading "interrupted" saying what stopped the build: a SIGTERM is no Ctrl-C."""
+    if signum == signal.SIGTERM and message.startswith("interrupted"):
+        return "stopped by SIGTERM" + message[len("interrupted"):]
+    return message
 
 
 @contextlib.contextmanager
-def exit_cleanly_on_interrupt(message: str, *, before_exit: Callable[[], None] = lambda: None) -> Iterator[None]:
+def exit_cleanly_on_interrupt(message: Message, *, before_exit: Callable[[], None] = lambda: None) -> Iterator[None]:
     """Within the block, SIGINT/SIGTERM end the process: every ``before_exit()`` (innermost first),
-    child processes killed, the innermost ``message`` printed on stderr, exit status 130. Outside
-    the main thread this does nothing (signal masks and handlers are set from the main thread only)."""
+    child processes killed, the innermost ``message`` printed on stderr (a callable is asked at that
+    moment, so it can say what the build had finished), exit status 130 (SIGINT) or 143 (SIGTERM).
+    Outside the main thread this does nothing (signal masks and handlers are set from the main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -72,8 +87,9 @@ def exit_cleanly_on_interrupt(message: str, *, before_exit: Callable[[], None] =
 
     def watch() -> None:
         while not done.is_set():
-            if signal.sigtimedwait(STOP_SIGNALS, 0.1) is not None:
-                _end()
+            received = signal.sigtimedwait(STOP_SIGNALS, 0.1)
+            if received is not None:
+                _end(received.si_signo)
 
     watcher = threading.Thread(target=watch, name="codemix-interrupt", daemon=True)
     watcher.start()
@@ -88,10 +104,16 @@ def exit_cleanly_on_interrupt(message: str, *, before_exit: Callable[[], None] =
         _ACTIVE.clear()
 
 
-def _end() -> None:
+def _end(signum: int = signal.SIGINT) -> None:
     for _, before_exit in reversed(_ACTIVE):
         with contextlib.suppress(Exception):  # the display may be mid-update; exiting matters more
             before_exit()
+    message = _ACTIVE[-1][0] if _ACTIVE else "interrupted"
+    if callable(message):  # asked once the jobs are cancelled: it says what the build left
+        try:
+            message = message()
+        except Exception:  # noqa: BLE001 - a message that cannot be made must not keep the process alive
+            message = "interrupted"
     # Beam's threads report their killed workers with tracebacks; nobody needs to read them now.
     terminal = os.dup(2)
     with contextlib.suppress(Exception):
@@ -101,10 +123,9 @@ def _end() -> None:
         os.dup2(devnull, 2)
     _hold_beam_spawn_lock()
     kill_children()
-    message = _ACTIVE[-1][0] if _ACTIVE else "interrupted"
     with contextlib.suppress(OSError):
-        os.write(terminal, (message + "\n").encode())
-    os._exit(INTERRUPTED_EXIT)
+        os.write(terminal, (worded(message, signum) + "\n").encode())
+    os._exit(exit_status(signum))
 
 
 def _hold_beam_spawn_lock() -> None:

@@ -7,13 +7,16 @@ its pipelines with ``Pipeline`` (a ``beam.Pipeline``): while its job runs, the s
 name (job service, external worker pool, S3 endpoint) are probed every second, and one that has not
 answered for ``stall_seconds`` ends the wait with ``ServiceLost`` naming it; on any exception
 (that one, a failed job, Ctrl-C) the job is cancelled with ``PipelineResult.cancel()`` and the
-driver waits, briefly, until the runner reports it stopped. ``cancel_running()`` does the same
-for the interrupt handler (``pipelines.interrupts``), from its own thread.
+driver waits, at most ``cancel_wait_seconds()``, until the runner reports it stopped. A runner that
+does not confirm is recorded (``unconfirmed_cancels``): the build then says which attempt may still
+receive writes, and never marks it complete. ``cancel_running()`` does the same for the interrupt
+handler (``pipelines.interrupts``), from its own thread.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 import time
@@ -26,6 +29,7 @@ from apache_beam.runners.runner import PipelineState
 
 from codemix.pipelines import sdk_workers
 
+LOG = logging.getLogger("codemix.jobs")
 STALL_SECONDS = 60.0  # the default of ``mix build --stall-timeout``
 CANCEL_WAIT_SECONDS = 10.0
 PROBE_SECONDS = 1.0
@@ -90,11 +94,68 @@ def services(beam_args: list[str]) -> tuple[Service, ...]:
 class _Watch:
     services: tuple[Service, ...] = ()
     stall_seconds: float = STALL_SECONDS
+    attempt: str = ""  # the attempt folder the stage now running writes into (``writing_into``)
+
+
+@dataclass(frozen=True, slots=True)
+class Unconfirmed:
+    """A cancelled job whose runner did not report a terminal state in time."""
+
+    job: str
+    state: str
+    attempt: str
+    waited: float
+
+    def sentence(self) -> str:
+        where = f"attempt {self.attempt} may still receive writes" if self.attempt else "it may still write"
+        return (f"the runner did not confirm that job {self.job} stopped ({self.state} after {self.waited:.0f} s): "
+                f"{where}; it is not marked complete, and no later run reads it")
 
 
 _WATCH = _Watch()
-_RUNNING: list = []  # PipelineResults of jobs submitted and not finished
+_RUNNING: list[tuple[object, str]] = []  # (PipelineResult, attempt) of jobs submitted and not finished
+_UNCONFIRMED: list[Unconfirmed] = []
 _LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def writing_into(attempt: str) -> Iterator[None]:
+    """Jobs submitted within the block write into ``attempt`` (named when a cancel is not confirmed)."""
+    previous, _WATCH.attempt = _WATCH.attempt, attempt
+    try:
+        yield
+    finally:
+        _WATCH.attempt = previous
+
+
+def unconfirmed_cancels() -> list[Unconfirmed]:
+    with _LOCK:
+        return list(_UNCONFIRMED)
+
+
+def cancel_wait_seconds() -> float:
+    """How long a cancel waits for the runner's confirmation: ``CANCEL_WAIT_SECONDS``, or less when the
+    stall timeout is shorter (a build told to give up on a silent service within it does so on a cancel too)."""
+    return min(CANCEL_WAIT_SECONDS, _WATCH.stall_seconds)
+
+
+def probe_seconds(stall_seconds: float) -> float:
+    """How often (and how long) a watched service is probed: a tenth of the stall timeout, at most a second."""
+    return min(PROBE_SECONDS, stall_seconds / 10)
+
+
+# Beam's PortableRunner threads that read a job's message and state streams: when the job service
+# goes away, their broken stream ends them with a traceback that says nothing the watchdog does not.
+BEAM_STREAM_THREADS = ("wait_until_finish_read", "wait_until_finish_state_observer")
+
+
+def _quiet_stream_threads(previous_hook):
+    def hook(args) -> None:
+        if args.thread is not None and args.thread.name in BEAM_STREAM_THREADS:
+            LOG.debug("Beam's %s thread ended: %s", args.thread.name, args.exc_value)
+            return
+        previous_hook(args)
+    return hook
 
 
 @contextlib.contextmanager
@@ -102,55 +163,82 @@ def watching(beam_args: list[str], stall_seconds: float = STALL_SECONDS) -> Iter
     """Within the block, every ``Pipeline``'s job is watched for the services ``beam_args`` name."""
     previous = _WATCH.services, _WATCH.stall_seconds
     _WATCH.services, _WATCH.stall_seconds = services(beam_args), stall_seconds
+    previous_hook = threading.excepthook
+    threading.excepthook = _quiet_stream_threads(previous_hook)
     try:
         yield
     finally:
         _WATCH.services, _WATCH.stall_seconds = previous
+        threading.excepthook = previous_hook
 
 
-def cancel(result, wait: float = CANCEL_WAIT_SECONDS) -> None:
-    """Cancel a submitted job and wait (at most ``wait`` seconds) until its runner says it stopped."""
+def job_name(result) -> str:
+    """The runner's id of a submitted job (portable runners, Dataflow), else what it is."""
+    found = getattr(result, "job_id", None) or getattr(result, "_job_id", None)
+    with contextlib.suppress(Exception):
+        found = found() if callable(found) else found
+    return str(found) if found else type(result).__name__
+
+
+def cancel(result, attempt: str = "", wait: float | None = None) -> bool:
+    """Cancel a submitted job and wait (at most ``wait`` seconds, default ``cancel_wait_seconds()``)
+    until its runner reports a terminal state; True when it did. When it does not (or cannot be
+    asked), the job is recorded with the ``attempt`` it writes into (``unconfirmed_cancels``)."""
+    wait = cancel_wait_seconds() if wait is None else wait
     with contextlib.suppress(Exception):
         result.cancel()
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
+    start = time.monotonic()
+    state = "no answer"
+    while True:
         try:
-            if result.state in TERMINAL:
-                return
-        except Exception:  # noqa: BLE001 - the runner is gone or refuses: nothing more to wait for
-            return
-        time.sleep(0.2)
+            current = result.state
+        except Exception as error:  # noqa: BLE001 - the runner is gone or refuses: it cannot confirm
+            state = f"its runner did not answer: {type(error).__name__}"
+            break
+        if current in TERMINAL:
+            return True
+        state = str(current)
+        if time.monotonic() - start >= wait:
+            break
+        time.sleep(min(0.2, wait / 10))
+    with _LOCK:
+        _UNCONFIRMED.append(Unconfirmed(job_name(result), state, attempt, time.monotonic() - start))
+    return False
 
 
 def cancel_running() -> None:
     """Cancel every job still running (the interrupt handler calls this before the process exits)."""
     with _LOCK:
         running = list(_RUNNING)
-    for result in running:
-        cancel(result)
+    for result, attempt in running:
+        cancel(result, attempt)
 
 
-def _lost(watch: _Watch, silent_since: dict[Service, float]) -> str | None:
-    """Probes every watched service once; the message for one silent for ``stall_seconds``, else None."""
-    now = time.monotonic()
+def _lost(watch: _Watch, answered: dict[Service, float]) -> str | None:
+    """Probes every watched service once; the message for one that has not answered since the stall
+    timeout, less one probe period: the build ends within the timeout of the fault, not after it."""
+    period = probe_seconds(watch.stall_seconds)
     for service in watch.services:
-        if service.answers():
-            silent_since.pop(service, None)
-        elif now - silent_since.setdefault(service, now) >= watch.stall_seconds:
-            return (f"{service.name} has not answered for {watch.stall_seconds:.0f} s, so the job can make no "
-                    "progress; it was cancelled")
+        if service.answers(timeout=period):
+            answered[service] = time.monotonic()
+        elif time.monotonic() + 2 * period - answered.setdefault(service, time.monotonic()) >= watch.stall_seconds:
+            return (f"{service.name} has not answered for {watch.stall_seconds:g} s (--stall-timeout), so the "
+                    "job can make no progress; it was cancelled")
     return None
 
 
-def _lost_after_failure(watch: _Watch, silent_since: dict[Service, float]) -> str | None:
-    """After a job failed: while a watched service is silent, keep probing until it answers (None) or
-    has been silent ``stall_seconds`` (its message). A job whose worker pool dies as the job starts
-    its worker fails at once, before the watchdog's wait is over; the failure is then the pool's."""
+def _lost_after_failure(watch: _Watch, answered: dict[Service, float]) -> str | None:
+    """After a job failed: while a watched service is silent, keep probing until every one answers
+    (None) or one has been silent the stall timeout (its message). A job whose worker pool dies as the
+    job starts its worker fails at once, before the watchdog's wait is over; the failure is then the pool's."""
+    # An answer counts from one probe period after the failure on: a killed job service breaks the
+    # job's stream a moment before its listening socket closes, and a probe in between still connects.
+    settled = time.monotonic() + probe_seconds(watch.stall_seconds)
     while True:
-        message = _lost(watch, silent_since)
-        if message or not silent_since:
+        message = _lost(watch, answered)
+        if message or all(answered.get(s, 0.0) >= settled for s in watch.services):
             return message
-        time.sleep(PROBE_SECONDS)
+        time.sleep(probe_seconds(watch.stall_seconds))
 
 
 def wait_watched(result, watch: _Watch) -> None:
@@ -170,14 +258,15 @@ def wait_watched(result, watch: _Watch) -> None:
 
     waiter = threading.Thread(target=wait, name="codemix-job-wait", daemon=True)
     waiter.start()
-    silent_since: dict[Service, float] = {}
+    answered = dict.fromkeys(watch.services, time.monotonic())
+    period = probe_seconds(watch.stall_seconds)
     while waiter.is_alive():
-        waiter.join(PROBE_SECONDS)
-        message = _lost(watch, silent_since) if waiter.is_alive() else None
+        waiter.join(period)
+        message = _lost(watch, answered) if waiter.is_alive() else None
         if message:
             raise ServiceLost(message)
     if outcome and outcome[0] is not None:
-        message = _lost_after_failure(watch, silent_since)
+        message = _lost_after_failure(watch, answered)
         if message:
             raise ServiceLost(message) from outcome[0]
         raise outcome[0]
@@ -197,15 +286,16 @@ class Pipeline(beam.Pipeline):
         try:
             if not exc_type:
                 self.result = self.run()
+                running = (self.result, _WATCH.attempt)
                 with _LOCK:
-                    _RUNNING.append(self.result)
+                    _RUNNING.append(running)
                 try:
                     wait_watched(self.result, _WATCH)
                 except BaseException:
-                    cancel(self.result)
+                    cancel(*running)
                     raise
                 finally:
                     with _LOCK:
-                        _RUNNING.remove(self.result)
+                        _RUNNING.remove(running)
         finally:
             self._extra_context.__exit__(exc_type, exc_val, exc_tb)

@@ -7,6 +7,7 @@ from a later stage, or a resumed build, reports exactly what is on disk.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -18,6 +19,8 @@ from codemix.pipelines.git_copies import repository_drops, repository_outcomes
 from codemix.pipelines.readers import repository_names
 from codemix.pipelines.resume import committed_dir, write_atomically
 from codemix.pipelines.tally import by_first, read_tally, total
+
+MANIFEST_SCHEMA = "codemix.manifest/1"  # what tells a codemix build's manifest.json from another tool's
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +148,11 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
                    repository_level: bool, timings: dict, reused: list[str], cpu_seconds: dict | None = None) -> dict:
     counts, funnel = ledger_counts(layout)
     return {
+        "schema": MANIFEST_SCHEMA,  # how `mix build` tells its own build from another tool's manifest.json
         "codemix_version": codemix.__version__,
         "spec_name": spec.name,
         "spec_hash": spec.spec_hash(),
+        "spec": dataclasses.asdict(spec),  # every block, resolved: what `mix diff` compares
         "runner": runner,
         "inputs": [{"source": s.name, "type": s.type, "paths": s.paths, "ref": s.ref if s.type == "git" else None,
                     **({"repositories": names} if (names := repository_names(s)) else {})}

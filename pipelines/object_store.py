@@ -51,6 +51,11 @@ def probe_read_seconds() -> float:
 
 def _s3_client(beam_args: list[str]):
     """A boto3 client with the build's S3 options (Beam's ``S3Options``) and the probe's short waits."""
+    return s3_client(beam_args, bounded_config(PROBE_CONNECT_SECONDS, probe_read_seconds(), PROBE_ATTEMPTS))
+
+
+def s3_client(beam_args: list[str], config=None):
+    """A boto3 client with the build's S3 options (Beam's ``S3Options``), bounded waits unless ``config``."""
     import boto3
     from apache_beam.options.pipeline_options import PipelineOptions, S3Options
 
@@ -58,8 +63,7 @@ def _s3_client(beam_args: list[str]):
     return boto3.session.Session().client(
         "s3", endpoint_url=options.s3_endpoint_url, region_name=options.s3_region_name,
         aws_access_key_id=options.s3_access_key_id, aws_secret_access_key=options.s3_secret_access_key,
-        aws_session_token=options.s3_session_token, verify=options.s3_verify,
-        config=bounded_config(PROBE_CONNECT_SECONDS, probe_read_seconds(), PROBE_ATTEMPTS))
+        aws_session_token=options.s3_session_token, verify=options.s3_verify, config=config or bounded_config())
 
 
 def _refusal(error: Exception) -> str | None:

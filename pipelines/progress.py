@@ -25,6 +25,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -42,7 +43,7 @@ ENV = "CODEMIX_PROGRESS_DIR"
 # Below this many columns the display is narrow: shorter bars, counts in k/M, status on a second line.
 WIDE_COLUMNS = 140
 ETA_WINDOW_SECONDS = 20.0  # the ETA is the rate over the last this-many seconds, not since the start
-ETA_MIN_SPAN_SECONDS = 3.0  # and none until the window holds this long a stretch
+ETA_MIN_SPAN_SECONDS = 0.5  # and none until the window holds this long a stretch (two polls: a rate)
 # How the display names the steps a stage reports besides the one its bar counts.
 STEP_LABELS = {"crawl": "kept", "filter": "filtered", "shards": "queued", "merged": "shards merged", "read": "read"}
 
@@ -252,6 +253,28 @@ def joined(parts: list[str], width: int) -> str:
     return text
 
 
+# Long words of the stages' status messages, shortened when a line is too narrow for them.
+ABBREVIATIONS = {"documents": "docs", "document": "doc", "duplicates": "dups", "duplicate": "dup",
+                 "repositories": "repos", "repository": "repo", "permutations": "perms", "candidate": "cand.",
+                 "candidates": "cand.", "components": "comp.", "verified": "verif.", "threshold": "thr.",
+                 "previous": "prev.", "rejected": "rej.", "passes": "passes"}
+_REPR = re.compile(r"\b[A-Z]\w*\((.*)\)")  # a dataclass's repr: its fields are what a reader wants
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,?\d{3})+(?![\w.])")  # a whole count of four digits or more
+
+
+def abbreviate(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, shortened before it is cut: a dataclass repr to its fields
+    (``documents_in=12345`` -> ``docs in 12.3k``), counts in k/M, long words abbreviated; only then
+    cut at a word (``fit``)."""
+    if len(text) <= width:
+        return text
+    text = _REPR.sub(r"\1", text)
+    text = re.sub(r"(\w+)=", lambda m: m.group(1).replace("_", " ") + " ", text)
+    text = _NUMBER.sub(lambda m: compact(int(m.group().replace(",", ""))), text)
+    text = re.sub(r"[A-Za-z]+", lambda m: ABBREVIATIONS.get(m.group().lower(), m.group()), text)
+    return fit(text, width)
+
+
 def fit(text: str, width: int) -> str:
     """``text`` in ``width`` characters, cut at a word with "…" (status words, never counts)."""
     if len(text) <= width:
@@ -295,7 +318,7 @@ class _Counts:
         if not self.layout.narrow:
             return counts
         # The other steps' counts, then the status ("done" needs no line: the bar is full).
-        status = "" if task.fields["status"] == "done" else fit(task.fields["status"], self.layout.counts)
+        status = "" if task.fields["status"] == "done" else abbreviate(task.fields["status"], self.layout.counts)
         steps = joined(task.fields["steps"], self.layout.counts)
         return "\n".join(line for line in (counts, steps, status) if line)
 
@@ -393,9 +416,9 @@ class BuildDisplay:
         self._reused = status
 
     def status(self, text: str) -> None:
-        """A short line beside (narrow: under) the current stage's bar, cut at a word to fit."""
+        """A short line beside (narrow: under) the current stage's bar, abbreviated to fit (``abbreviate``)."""
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, status=fit(text, max(self.layout.status, 1)))
+            self._progress.update(self._task, status=abbreviate(text, max(self.layout.status, 1)))
 
     @contextlib.contextmanager
     def stage(self, name: str, *, expected: int | None = None, step: str | None = None, unit: str = "docs",

@@ -94,7 +94,7 @@ class StageRunner:
     names that run in messages: "the interrupted run", or "the finished build" when one is there."""
 
     def __init__(self, work_dir: str, echo: Callable[[str], None], runner: str, *, reuse: bool,
-                 force_from: str | None = None, earlier: str = "the interrupted run"):
+                 force_from: str | None = None, earlier: str = "the interrupted run", done: list[str] | None = None):
         self.work_dir = work_dir
         self.echo = echo
         self.runner = runner
@@ -107,13 +107,18 @@ class StageRunner:
         self.reused: list[str] = []
         self.earlier = earlier
         self.on_reuse: Callable[[str], None] | None = None  # e.g. the progress display's mark_reused
+        self.last_bytes = 0  # what the last stage run or reused holds: about what the next one writes
+        self.done = [] if done is None else done  # stages committed (run or reused) by this run, in order
 
     def run(self, name: str, key: str, fn: Callable[[str], Any], *, after: Callable[[str], None] | None = None,
-            facts: dict | None = None, outputs: tuple[str, ...] = ()) -> Any:
+            facts: dict | None = None, outputs: tuple[str, ...] = (),
+            input_bytes: Callable[[], int] | None = None) -> Any:
         """``fn(attempt_dir)`` writes the stage's outputs and returns a JSON-able result; ``outputs`` are
         file name globs each of which the attempt must have written; ``after(attempt_dir)`` copies
         outputs that live outside the stage folder into place, before the marker is written. ``facts`` (JSON-able, part
-        of ``key``) are kept in the marker to explain a later rerun."""
+        of ``key``) are kept in the marker to explain a later rerun. A write the system refuses raises
+        ``stopped.WriteFailed`` with the attempt removed; ``input_bytes()`` then says what the stage reads
+        (default: what the stage before it wrote), about what it needs."""
         stage_dir = f"{self.work_dir}/{name}"
         marker = read_marker(stage_dir)
         if name == self.force_from:
@@ -121,6 +126,8 @@ class StageRunner:
         if self.reuse and marker is not None and marker["key"] == key and "attempt" in marker:
             self.echo(f"[{name}] reused from {self.earlier}")
             self.reused.append(name)
+            self.last_bytes = sum(entry["bytes"] for entry in marker.get("files", []))
+            self.done.append(name)
             if self.on_reuse is not None:
                 self.on_reuse(f"reused from {self.earlier}")
             return marker["result"]
@@ -135,24 +142,42 @@ class StageRunner:
         start, cpu_start = time.monotonic(), local_cpu_seconds()
         self.echo(f"[{name}] running on {self.runner} ...")
         try:
-            with sdk_workers.forked_workers():  # the stage's workers, and their CPU, end within it
+            with jobs.writing_into(attempt_dir), sdk_workers.forked_workers():  # its workers, and their CPU, end within it
                 result = fn(attempt_dir)
+            files = self._commit(name, key, result, facts, attempt, outputs, after)
         except jobs.ServiceLost as lost:
             raise jobs.ServiceLost(f"stage {name}: {lost}") from None
+        except Exception as error:
+            from codemix.pipelines import stopped
+
+            refused = stopped.write_error(error)
+            if refused is None:
+                raise
+            needed = input_bytes() if input_bytes is not None else self.last_bytes
+            raise stopped.write_failed(name, attempt_dir, self.work_dir.rsplit("/", 1)[0], refused, needed) from error
+        self.timings[name] = round(time.monotonic() - start, 3)
+        self.cpu_seconds[name] = round(local_cpu_seconds() - cpu_start, 3)
+        self.last_bytes = sum(entry["bytes"] for entry in files)
+        self.done.append(name)
+        self.echo(f"[{name}] done in {self.timings[name]:.1f}s")
+        return result
+
+    def _commit(self, name: str, key: str, result: Any, facts: dict | None, attempt: str,
+                outputs: tuple[str, ...], after: Callable[[str], None] | None) -> list[dict]:
+        """Check the attempt's outputs, place what lives outside it, write the marker; returns its file list."""
+        stage_dir = f"{self.work_dir}/{name}"
+        attempt_dir = f"{stage_dir}/{attempt}"
         files = ledger.list_tree(attempt_dir)
         check_outputs(name, attempt_dir, files, outputs)
         if after is not None:
             after(attempt_dir)
-        self.timings[name] = round(time.monotonic() - start, 3)
-        self.cpu_seconds[name] = round(local_cpu_seconds() - cpu_start, 3)
         listed = [{"path": path[len(attempt_dir) + 1:], "bytes": size}
                   for path, size in zip(files, ledger.file_sizes(files))]
         write_atomically(f"{stage_dir}/{MARKER}", json.dumps({
             "stage": name, "key": key, "result": result, "facts": facts, "attempt": attempt,
             "files": listed}).encode())
         remove_other_attempts(stage_dir, attempt)
-        self.echo(f"[{name}] done in {self.timings[name]:.1f}s")
-        return result
+        return listed
 
 
 def local_cpu_seconds() -> float:

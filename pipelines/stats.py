@@ -116,7 +116,8 @@ def build_stats(out_dir: str) -> dict:
         "contaminated_documents": sorted(
             ({"location": row["location"], "benchmark": row["benchmark"], "item_id": row["item_id"],
               "overlap": round(row["overlap"], 3),
-              "matched_tokens": row.get("matched_tokens", 0), "lines": [row.get("start_line", 0), row.get("end_line", 0)]}
+              "matched_tokens": row.get("matched_tokens", 0), "lines": [row.get("start_line", 0), row.get("end_line", 0)],
+              "policy": row.get("policy") or "ngram_overlap", "evidence": row.get("evidence") or ""}
              for row in hits if row["source"] == source),
             key=lambda row: (row["location"], row["benchmark"], row["item_id"])),
         **({"transcript_outcomes": {fmt: {k: (dict(sorted(v.items())) if isinstance(v, collections.Counter) else v)
@@ -324,7 +325,8 @@ def repositories_table(stats: dict) -> str:
 
 def contaminated_documents(stats: dict) -> str:
     lines = [f"  {source} {hit['location']}: {hit['benchmark']} {hit['item_id']} (overlap {hit['overlap']:.2f}, "
-             f"{hit['matched_tokens']} tokens at lines {hit['lines'][0]}-{hit['lines'][1]})"
+             + (f"{hit['matched_tokens']} tokens at lines {hit['lines'][0]}-{hit['lines'][1]})"
+                if hit.get("policy", "ngram_overlap") == "ngram_overlap" else f"{hit['policy']} by {hit['evidence']})")
              for source, info in stats.items() for hit in info["contaminated_documents"]]
     return "contaminated documents\n" + "\n".join(lines) if lines else ""
 

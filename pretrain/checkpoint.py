@@ -35,18 +35,40 @@ from megatron.core.dist_checkpointing.strategies.torch import (
 )
 
 LATEST = "latest"
+CHECKPOINTS = "checkpoints"
+STEP_PREFIX = "step_"
+
+
+def checkpoints_dir(run_dir: str | Path) -> Path:
+    """Where a run's checkpoints (and ``latest``) lie."""
+    return Path(run_dir) / CHECKPOINTS
 
 
 def checkpoint_path(run_dir: str | Path, step: int) -> Path:
-    return Path(run_dir) / "checkpoints" / f"step_{step:07d}"
+    return checkpoints_dir(run_dir) / f"{STEP_PREFIX}{step:07d}"
+
+
+def checkpoint_step(checkpoint: str | Path) -> int:
+    """The step a checkpoint was written at, from its name."""
+    return int(Path(checkpoint).name.removeprefix(STEP_PREFIX))
+
+
+def run_checkpoints(run_dir: str | Path) -> list[Path]:
+    """Every checkpoint of a run, in step order."""
+    return sorted(checkpoints_dir(run_dir).glob(f"{STEP_PREFIX}*"), key=checkpoint_step)
+
+
+def run_dir_of(checkpoint: str | Path) -> Path:
+    """The run a checkpoint belongs to: ``RUN/checkpoints/step_N`` -> ``RUN``."""
+    return Path(checkpoint).resolve().parent.parent
 
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
     """The newest complete checkpoint of a run, or None."""
-    marker = Path(run_dir) / "checkpoints" / LATEST
+    marker = checkpoints_dir(run_dir) / LATEST
     if not marker.is_file():
         return None
-    path = Path(run_dir) / "checkpoints" / marker.read_text().strip()
+    path = checkpoints_dir(run_dir) / marker.read_text().strip()
     return path if path.is_dir() else None
 
 

@@ -26,6 +26,7 @@ import yaml
 
 from codemix.config import ConfigError, join, load_config, load_yaml, require
 from codemix.mixtures.stages import STAGE_NAMES
+from codemix.pretrain.architecture import check_same_architecture, model_from_hf
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 STAGES = STAGE_NAMES
@@ -315,7 +316,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
     ``--init-from-hf`` flag) takes its architecture from ``DIR/config.json``; a recipe without a
     ``model`` section takes the one of the checkpoint it starts from (``parent_model``, from that
     run's run.json). Either way the recipe may only change training fields of that model
-    (``pretrain.hf.convert.TRAINING_FIELDS``: context length, balancing loss, ...).
+    (``pretrain.architecture.TRAINING_FIELDS``: context length, balancing loss, ...).
     """
     path = recipe_path(name_or_path)
     data = load_yaml(path.read_text(), str(path))
@@ -324,8 +325,6 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
         data["init_from_hf"] = init_from_hf
     source, derived = model_source(data, parent_model)
     if derived is not None:
-        from codemix.pretrain.hf.convert import check_same_architecture
-
         check_same_architecture(derived, data.get("model") or {}, source)
         data["model"] = merge(derived, data.get("model") or {})
     data = apply_overrides(data, overrides)
@@ -337,8 +336,6 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), 
 def model_source(data: dict[str, Any], parent_model: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
     """(where the architecture comes from, its ModelConfig dict) when the recipe does not type it itself."""
     if data.get("init_from_hf"):
-        from codemix.pretrain.hf.convert import model_from_hf
-
         directory = str(data["init_from_hf"])
         config_path = Path(directory) / "config.json"
         if not config_path.is_file():

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from codemix.config import ConfigError
-from codemix.pretrain.checkpoint import load_checkpoint
+from codemix.pretrain.checkpoint import checkpoint_step, checkpoints_dir, load_checkpoint, run_checkpoints
 from codemix.pretrain.cli_args import evaluate_parser
 from codemix.pretrain.configs import ParallelConfig, recipe_from_dict
 from codemix.pretrain.lineage import read_run
@@ -103,13 +103,12 @@ def evaluate_texts(model, tokenizer, texts: Sequence[str], *, sequence_length: i
     return EvalResult(loss_nats_sum=loss_sum, tokens=tokens, bytes=sum(len(t.encode("utf-8")) for t in texts))
 
 
-def run_checkpoints(run_dir: str | Path, step: int | None) -> list[Path]:
+def checkpoints_to_evaluate(run_dir: str | Path, step: int | None) -> list[Path]:
     """The run's checkpoints to evaluate: one step, or all of them in step order."""
-    paths = sorted((Path(run_dir) / "checkpoints").glob("step_*"))
-    if step is not None:
-        paths = [p for p in paths if int(p.name.split("_")[1]) == step]
+    paths = [p for p in run_checkpoints(run_dir) if step is None or checkpoint_step(p) == step]
     if not paths:
-        raise ConfigError("--step", f"no checkpoint{f' at step {step}' if step is not None else ''} in {run_dir}/checkpoints")
+        raise ConfigError("--step", f"no checkpoint{f' at step {step}' if step is not None else ''} in "
+                                    f"{checkpoints_dir(run_dir)}")
     return paths
 
 
@@ -126,7 +125,7 @@ def evaluate_run(run_dir: str | Path, eval_sets: dict[str, list[str]], *, step: 
         model = build_model(recipe, vocab_size=tokenizer.vocab_size, sequence_length=length,
                             position=PositionSetup(**run["position"]), cpu=not runtime.cuda)
         rows = []
-        for path in run_checkpoints(run_dir, step):
+        for path in checkpoints_to_evaluate(run_dir, step):
             state = load_checkpoint(path, model)
             for name, texts in eval_sets.items():
                 result = evaluate_texts(model, tokenizer, texts, sequence_length=length, runtime=runtime)

@@ -10,12 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from codemix.pretrain.checkpoint import run_dir_of
+
 RUN_RECORD = "run.json"
-
-
-def run_dir_of(checkpoint: str | Path) -> Path:
-    """The run a checkpoint belongs to: ``RUN/checkpoints/step_N`` -> ``RUN``."""
-    return Path(checkpoint).resolve().parent.parent
 
 
 def has_run(run_dir: str | Path) -> bool:

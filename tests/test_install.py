@@ -5,7 +5,8 @@ The checkout's sdist and wheel (tests.layout: setuptools' own PEP 517 hooks, off
 into a fresh virtualenv outside the checkout, whose only other packages are the project environment's
 dependencies (a path entry to them; no index, no network). From a folder with no checkout, the wheel's
 ``mix`` plans and builds a spec with a source of every type; its shards, tokenizer and published
-documents are byte-identical to the checkout's build of the same spec. The sdist installs the same
+documents are byte-identical to the checkout's build of the same spec, and those documents carry each
+kind's metadata as typed columns (read with duckdb). The sdist installs the same
 files as the wheel, and every file under a package folder that is not Python ships in both. Beam's
 portable job service and external worker pool, started from the wheel's virtualenv, run what the
 installed package submits, as a Spark or Flink cluster's SDK workers would.
@@ -24,6 +25,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import duckdb
 import pytest
 import yaml
 
@@ -216,6 +218,13 @@ def test_the_installed_wheel_plans_and_builds_what_the_checkout_builds(installs,
     assert len([name for name in checkout if name.endswith(".bin")]) >= 8, f"guard: every source wrote a shard {kinds}"
     assert sorted(installed) == sorted(checkout)
     assert [name for name in checkout if installed[name] != checkout[name]] == []
+    # Each kind's metadata reached the published documents as typed columns, through the build's runs.
+    typed = duckdb.sql(f"""SELECT count(*) FILTER (kind = 'commit' AND len(parents) >= 1 AND author_date IS NOT NULL),
+                                  count(*) FILTER (kind = 'notebook' AND notebook.cells > 0),
+                                  count(*) FILTER (kind = 'issue' AND thread.number > 0),
+                                  count(*) FILTER (kind = 'transcript' AND transcript_format <> '')
+                           FROM '{elsewhere / "out" / "short" / "docs" / "*.parquet"}'""").fetchall()[0]
+    assert all(typed), typed
 
 
 # A pipeline the wheel's interpreter submits: its DoFn imports codemix on the worker and asks linguist's

@@ -32,7 +32,7 @@ TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",
-           "parse_json_value", "parse_session", "parse_text", "rows_of", "session_format"]
+           "parse_json_value", "parse_session", "parse_text", "rows_of", "session_format", "system_as_task"]
 
 
 def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[Format, ...]:
@@ -105,6 +105,21 @@ def has_task(messages: list[dict[str, Any]]) -> bool:
         if canonical["role"] == "user" and not canonical["observation"] and canonical["content"].strip():
             return True
     return False
+
+
+def system_as_task(messages: list[dict[str, Any]]) -> bool:
+    """A run in which the model speaks before any user turn (a saved agent state, an agent started by
+    its instructions alone) took its task from its system prompt: that prompt becomes the opening user
+    turn, in place (context either way, never trained). True when it did; a run with no system text
+    either stays without a task (the reader's ``no_task``)."""
+    first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+    if any(m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model]):
+        return False
+    system = [i for i, m in enumerate(messages[:first_model]) if m["role"] == "system" and m["content"].strip()]
+    if not system or first_model == len(messages):
+        return False
+    messages[system[-1]] = {**messages[system[-1]], "role": "user"}
+    return True
 
 
 def session_format(first_entry: Any, forced: str | None = None) -> Format | None:

@@ -8,8 +8,15 @@ in a layout none of them knows is still a list of turns under some key. This rea
   ``data.content``) or calls; speakers are role aliases (``ROLE_ALIASES``) or, in a multi-agent log,
   names: the first to speak set the task (user), every other name is the model;
 * a **step list**: ReAct-style steps (``{thought, action, observation}``, ``{query, actions,
-  observations}``), as a list or an object indexed ``"0"``, ``"1"``... Each step is a model turn (its
-  thought and action) and an observation.
+  observations}``), as a list, an object indexed ``"0"``, ``"1"``..., or columns of one object
+  (``{thoughts: [...], actions: [...], observations: [...]}``); a step's model part or result may sit one
+  or two objects down (``{llm_response: {content, tool_calls}, tool_results: [...]}``). Each step is a
+  model turn (its thought and action) and an observation;
+* **call records**: what one model call was sent and returned (``{prompt|input|messages,
+  response|completion|output}``), alone or as a list under a record (a run's calls): the first call's
+  prompt and every later call's new part are user turns, each response a model turn;
+* a **tool-call log**: a list of ``{name, arguments[, result]}`` events with no model text, read as the
+  model's calls and their results.
 
 Lists are found at any key path (``$.6238.traj``, ``$.state.history``, ``$.answer.train_messages[3]``).
 The record of a list is the object that holds it; of several lists in one record (a prompt and the
@@ -49,8 +56,23 @@ CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_
 RESULT_BLOCK_TYPES = frozenset({"tool_result", "function_call_output", "tool_response", "function_response"})
 # Step layouts: what the model wrote in a step, and what the environment returned.
 STEP_MODEL_KEYS = ("thought", "thoughts", "reasoning", "action", "actions", "tool_calls", "response", "code",
-                   "answer")
-STEP_ENV_KEYS = ("observation", "observations", "result", "results", "output", "feedback", "env_response")
+                   "answer", "llm_response", "model_response")
+STEP_ENV_KEYS = ("observation", "observations", "result", "results", "output", "feedback", "env_response",
+                 "tool_results", "tool_outputs")
+# Columns of a step table (``{thoughts: [...], actions: [...], observations: [...]}``): each to its step key.
+STEP_COLUMNS = {"thoughts": "thought", "actions": "action", "responses": "response", "observations": "observation",
+                "results": "result", "outputs": "output"}
+# A call record: what one model call was sent, and what it returned.
+PROMPT_KEYS = ("messages", "input_messages", "prompt_messages", "prompt", "prompts", "input", "inputs", "request",
+               "llm_input", "model_input")
+RESPONSE_KEYS = ("response", "completion", "output", "generation", "generated_text", "output_messages",
+                 "output_text", "llm_output", "llm_response", "model_output", "model_response", "raw_response")
+# A tool-call event: the tool's name, its arguments, what it returned.
+CALL_NAME_KEYS = ("name", "function", "tool", "tool_name", "function_name", "func_name", "api_name")
+CALL_ARGUMENT_KEYS = ("arguments", "args", "kwargs", "parameters", "params", "tool_input")
+CALL_RESULT_KEYS = ("result", "output", "response", "observation", "return", "return_value", "content")
+# Keys under which a record declares tools (name + JSON-schema parameters), never a log of calls.
+DECLARATION_KEYS = frozenset({"tools", "functions", "available_tools", "tool_specs", "tool_list"})
 # A record's task and system prompt, for a step list (or a turn list with no task turn of its own).
 TASK_KEYS = ("task", "instruction", "question", "query", "problem_statement", "problem", "goal", "input",
              "user_input", "task_description", "issue", "prompt")
@@ -67,7 +89,7 @@ class Found(NamedTuple):
 
     path: str
     items: list
-    kind: str  # "turns" or "steps"
+    kind: str  # "turns", "steps", "calls" or "events"
     record: dict | None
     record_key: str
     ancestors: tuple  # the objects above the record, nearest first
@@ -106,16 +128,198 @@ def is_turn_list(items: Any) -> bool:
     return "assistant" in roles or len(set(speakers)) >= 2
 
 
-def is_step(item: Any) -> bool:
+def is_flat_step(item: Any) -> bool:
     return isinstance(item, dict) and any(k in item for k in STEP_MODEL_KEYS) and speaker_of(item) is None
+
+
+def step_of(item: Any) -> dict | None:
+    """The step ``item`` is: itself, or, for a wrapper (``{"step": {thought, action}, "observation": ...}``),
+    the one object one or two levels down that is a step, with the wrapper's other keys beside it."""
+    if not isinstance(item, dict) or speaker_of(item) is not None:
+        return None
+    if is_flat_step(item):
+        return item
+    # a child holding a step table's columns is a run of its own, not this item's step
+    level = [(key, value) for key, value in item.items() if isinstance(value, dict) and column_steps(value) is None]
+    for _ in range(2):
+        steps = [(key, value) for key, value in level if is_flat_step(value)]
+        if len(steps) == 1:
+            key, step = steps[0]
+            return {**{k: v for k, v in item.items() if k != key}, **step}
+        level = [(key, inner) for _, value in level for key, inner in value.items() if isinstance(inner, dict)]
+    return None
+
+
+def is_step(item: Any) -> bool:
+    return step_of(item) is not None
 
 
 def is_step_list(items: Any) -> bool:
     """A list of ReAct-style steps: every item has something the model wrote, and some an observation."""
     if not isinstance(items, list) or not items:
         return False
-    sample = items[:200]
-    return all(is_step(item) for item in sample) and any(any(k in item for k in STEP_ENV_KEYS) for item in sample)
+    steps = [step_of(item) for item in items[:200]]
+    return all(steps) and any(any(k in step for k in STEP_ENV_KEYS) for step in steps)
+
+
+def column_steps(value: Any) -> list | None:
+    """A step table kept as columns of one object (``{thoughts: [...], actions: [...], observations:
+    [...]}``) as its list of steps, or None. Columns may differ by one (a last action with no result)."""
+    if not isinstance(value, dict):
+        return None
+    columns = {STEP_COLUMNS[k]: v for k, v in value.items() if k in STEP_COLUMNS and isinstance(v, list)}
+    if not {"thought", "action", "response"} & set(columns) or not {"observation", "result", "output"} & set(columns):
+        return None
+    rows = max(len(column) for column in columns.values())
+    if rows == 0 or any(len(column) < rows - 1 for column in columns.values()):
+        return None
+    steps = [{k: column[i] for k, column in columns.items() if i < len(column)} for i in range(rows)]
+    return steps if is_step_list(steps) else None
+
+
+# --- call records and tool-call logs ------------------------------------------------------------
+
+
+def first_present(item: dict, keys: tuple[str, ...]) -> Any:
+    """The first of ``keys`` that ``item`` holds a non-empty value under, or None."""
+    return next((item[k] for k in keys if item.get(k) not in (None, "", [], {})), None)
+
+
+def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
+    """What a call was sent, as canonical messages: a message list as its turns, text (or an object's
+    text, else the object as JSON) as one user turn."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) and speaker_of(v) for v in value):
+        return turn_messages(value)
+    if isinstance(value, dict) and speaker_of(value):
+        return turn_messages([value])
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = "\n".join(value)
+    text = turn_text(value) if not isinstance(value, dict) else turn_text(value) or json.dumps(value, ensure_ascii=False)
+    return [message("user", text)] if text.strip() else []
+
+
+def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
+    """What a call returned, as model turns: text, a message, an API completion's first choice
+    (``{choices: [{message | text}]}``), a list of messages, or the first of several sampled texts."""
+    if isinstance(value, str):
+        return [message("assistant", value)] if value.strip() else []
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return [m for v in value for m in response_messages(v, where)]
+        return next((response_messages(v, where) for v in value if isinstance(v, str) and v.strip()), [])
+    if not isinstance(value, dict):
+        return []
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        choice = choices[0]
+        return response_messages(choice.get("message") if isinstance(choice.get("message"), dict)
+                                 else choice.get("text"), where)
+    if speaker_of(value) and ROLE_ALIASES.get(speaker_of(value).lower()) not in (None, "assistant"):
+        return []
+    text, calls = turn_text(content_of(value)), turn_calls(value, where)
+    reasoning = string(value.get("reasoning_content")) or string(value.get("reasoning"))
+    return [message("assistant", text, reasoning=reasoning, tool_calls=calls)] if text.strip() or calls else []
+
+
+def is_call_record(item: Any) -> bool:
+    """An object holding what one model call was sent and what it returned."""
+    if not isinstance(item, dict) or speaker_of(item) is not None or call_name(item):
+        return False
+    prompt, response = first_present(item, PROMPT_KEYS), first_present(item, RESPONSE_KEYS)
+    if prompt is None or response is None:
+        return False
+    try:
+        return bool(prompt_messages(prompt, "call")) and bool(response_messages(response, "call"))
+    except TranscriptShapeError:
+        return False
+
+
+def is_call_list(items: Any) -> bool:
+    return isinstance(items, list) and bool(items) and all(is_call_record(item) for item in items[:200])
+
+
+def same_turn(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a["role"] == b["role"] and a["content"].strip() == b["content"].strip()
+
+
+def new_part(prompt: list[dict[str, Any]], so_far: list[dict[str, Any]], previous: str) -> list[dict[str, Any]]:
+    """What a later call's prompt adds to the run so far: past the turns it repeats; for a prompt that
+    restates the run as one text, past the previous prompt and response it starts with; else its
+    last new user content (the turns after its last model turn)."""
+    shared = 0
+    while shared < min(len(prompt), len(so_far)) and same_turn(prompt[shared], so_far[shared]):
+        shared += 1
+    if shared:
+        return prompt[shared:]
+    if len(prompt) == 1 and previous and prompt[0]["content"].startswith(previous):
+        rest = prompt[0]["content"][len(previous):]
+        last = next((m["content"] for m in reversed(so_far) if m["role"] == "assistant"), "")
+        rest = rest.lstrip()[len(last.strip()):] if last.strip() and rest.lstrip().startswith(last.strip()) else rest
+        return [message("user", rest.strip())] if rest.strip() else []
+    last_model = max((i for i, m in enumerate(prompt) if m["role"] == "assistant"), default=-1)
+    tail = [m for m in prompt[last_model + 1:] if m["role"] != "system"]
+    return tail or [m for m in prompt if m["role"] == "user"][-1:]
+
+
+def call_messages(calls: list) -> list[dict[str, Any]]:
+    """A run's call records as one conversation: the first prompt whole, each later prompt's new part
+    (``new_part``), each response as a model turn (unless the prompt already ends with it)."""
+    messages: list[dict[str, Any]] = []
+    previous = ""
+    for index, call in enumerate(calls):
+        where = f"call {index}"
+        prompt_value = first_present(call, PROMPT_KEYS)
+        prompt = prompt_messages(prompt_value, where)
+        messages += prompt if not messages else new_part(prompt, messages, previous)
+        previous = prompt[0]["content"] if len(prompt) == 1 else ""
+        for reply in response_messages(first_present(call, RESPONSE_KEYS), where):
+            if not (messages and same_turn(messages[-1], reply) and not reply["tool_calls"]):
+                messages.append(reply)
+    return messages
+
+
+def call_name(item: dict) -> str:
+    """A tool-call event's tool name (``{"function": {"name"}}`` too), or ""."""
+    value = next((item[k] for k in CALL_NAME_KEYS if k in item), None)
+    value = value.get("name") if isinstance(value, dict) else value
+    return value if isinstance(value, str) and value.strip() and "\n" not in value else ""
+
+
+def is_schema(value: Any) -> bool:
+    return isinstance(value, dict) and ("properties" in value or value.get("type") == "object")
+
+
+def is_tool_event(item: Any) -> bool:
+    """One logged tool call: a name and arguments (not a tool's declared JSON schema), no speaker."""
+    if not isinstance(item, dict) or speaker_of(item) is not None or not call_name(item):
+        return False
+    holder = item["function"] if isinstance(item.get("function"), dict) else item
+    arguments = next((holder[k] for k in CALL_ARGUMENT_KEYS if k in holder), None)
+    return any(k in holder for k in CALL_ARGUMENT_KEYS) and not is_schema(arguments) and "description" not in holder
+
+
+def is_tool_event_list(items: Any, key: str) -> bool:
+    return (isinstance(items, list) and bool(items) and key.lower() not in DECLARATION_KEYS
+            and all(is_tool_event(item) for item in items[:200]))
+
+
+def tool_event_messages(events: list) -> list[dict[str, Any]]:
+    """A log of tool calls with no model text: each call a model turn (with any thought it recorded),
+    each result a tool turn."""
+    messages = []
+    for index, event in enumerate(events):
+        where = f"event {index}"
+        holder = event["function"] if isinstance(event.get("function"), dict) else event
+        arguments = next(holder[k] for k in CALL_ARGUMENT_KEYS if k in holder)
+        call_id = str(event.get("id") or event.get("call_id") or event.get("tool_call_id") or "")
+        thought = "\n".join(turn_text(event[k]) for k in ("thought", "reasoning") if event.get(k))
+        messages.append(message("assistant", thought, tool_calls=[tool_call(call_id, call_name(event), arguments,
+                                                                             where=where)]))
+        result = next((event[k] for k in CALL_RESULT_KEYS if k in event and event[k] is not None), None)
+        if result is not None:
+            text = turn_text(result) if isinstance(result, (str, list)) else json.dumps(result, ensure_ascii=False)
+            messages.append(message("tool", text, tool_call_id=call_id, observation=True))
+    return messages
 
 
 def indexed_items(value: Any) -> list | None:
@@ -144,9 +348,12 @@ def find_conversations(value: Any) -> list[Found]:
     while stack and nodes < MAX_NODES:
         node, path, key, chain = stack.pop()
         nodes += 1
-        kind = "turns" if is_turn_list(node) else "steps" if is_step_list(node) else None
-        if kind is None and (indexed := indexed_items(node)) is not None and is_step_list(indexed):
-            node, kind = indexed, "steps"
+        if is_call_record(node):  # one call: the object is its own record
+            found.append(Found(path, [node], "calls", node, key, tuple(d for d, _ in chain)))
+            continue
+        kind = list_kind(node, key, under_record=bool(chain))
+        if kind is None and (steps := indexed_items(node) or column_steps(node)) is not None and is_step_list(steps):
+            node, kind = steps, "steps"
         if kind is not None:
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, node, kind, record, record_key, tuple(d for d, _ in chain[1:])))
@@ -160,7 +367,27 @@ def find_conversations(value: Any) -> list[Found]:
             for index in reversed(range(len(node))):
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
-    return longest_per_record(found)
+    return longest_per_record(runs_over_logs(found))
+
+
+def runs_over_logs(found: list[Found]) -> list[Found]:
+    """A tool-call log is the weakest evidence of a run: one inside a record that holds a conversation,
+    or below such a record (a run's task spec listing its expected calls), is part of that run."""
+    runs = {id(item.record) for item in found if item.kind != "events"}
+    return [item for item in found if item.kind != "events" or not (
+        id(item.record) in runs or any(id(holder) in runs for holder in item.ancestors))]
+
+
+def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
+    """What a list is: turns, a run's call records (only under a record: a file that is a list of call
+    records is a dataset, one call per row), steps, tool-call events, or None."""
+    if is_turn_list(node):
+        return "turns"
+    if under_record and is_call_list(node):
+        return "calls"
+    if is_step_list(node):
+        return "steps"
+    return "events" if is_tool_event_list(node, key) else None
 
 
 def longest_per_record(found: list[Found]) -> list[Found]:
@@ -294,20 +521,34 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         where = f"step {index}"
         if not isinstance(step, dict):
             raise TranscriptShapeError(f"{where} is a {type(step).__name__}, not an object")
+        step = step_of(step) or step
         thought = "\n".join(turn_text(step.get(k)) for k in ("thought", "thoughts", "reasoning") if step.get(k))
         calls, action_text = step_actions(step, where)
-        reply = turn_text(step.get("response")) or turn_text(step.get("answer"))
+        replied = first_present(step, ("response", "llm_response", "model_response", "answer"))
+        reply = turn_text(content_of(replied) if isinstance(replied, dict) else replied)
+        if not calls and isinstance(replied, dict):
+            calls = turn_calls(replied, where)
         text = "\n".join(part for part in (thought, action_text, reply if reply not in thought else "") if part)
         messages.append(message("assistant", text, tool_calls=calls))
         for key in STEP_ENV_KEYS:
             if key in step and step[key] not in (None, "", []):
                 observed = step[key]
                 for part in observed if isinstance(observed, list) and key.endswith("s") else [observed]:
-                    output = turn_text(part) if not isinstance(part, dict) or "text" in part or "content" in part \
-                        else json.dumps(part, ensure_ascii=False)
-                    messages.append(message("tool", output, observation=True))
+                    messages.append(observation_message(part))
                 break
     return messages
+
+
+def observation_message(part: Any) -> dict[str, Any]:
+    """One result the environment returned: its text, a result object's output (``{call_id, result}``),
+    else the object as JSON."""
+    call_id = str(part.get("call_id") or part.get("tool_call_id") or "") if isinstance(part, dict) else ""
+    if isinstance(part, dict) and "text" not in part and "content" not in part:
+        inner = next((part[k] for k in CALL_RESULT_KEYS if k in part and part[k] is not None), None)
+        output = turn_text(inner) if isinstance(inner, str) else json.dumps(part, ensure_ascii=False)
+    else:
+        output = turn_text(part)
+    return message("tool", output, tool_call_id=call_id, observation=True)
 
 
 def step_actions(step: dict, where: str) -> tuple[list[dict[str, Any]], str]:
@@ -391,7 +632,9 @@ def reward_verdict(holders: list[dict]) -> bool | None:
 
 def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Transcript:
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
-    messages = turn_messages(found.items, speakers) if found.kind == "turns" else step_messages(found.items)
+    read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": call_messages,
+            "events": tool_event_messages}[found.kind]
+    messages = read(found.items)
     messages = flag_text_observations(opening(messages, holders) + messages)
     extra = {"path": found.path, "layout": found.kind}
     if rid := record_id(found):
@@ -414,7 +657,27 @@ def parse_shape(value: Any, *, aliases_only: bool = False, speakers: dict[str, s
     if aliases_only and any(item.kind == "turns" and any(
             (speaker_of(turn) or "").lower() not in ROLE_ALIASES for turn in item.items) for item in found):
         raise TranscriptShapeError("a speaker that is no role alias")
-    return [transcript_of(item, speakers) for item in found]
+    return with_rows_left_out(value, [transcript_of(item, speakers) for item in found])
+
+
+def with_rows_left_out(value: Any, transcripts: list[Transcript]) -> list[Transcript]:
+    """For a file that is a list of records (a dataset), each record holding no conversation as an empty
+    transcript at its place (``layout: none``), so the reader accounts for it (``no_conversation``)
+    instead of leaving it silently out."""
+    if not isinstance(value, list) or len(value) < 2:
+        return transcripts
+    covered = {row_index(t) for t in transcripts}
+    if -1 in covered:
+        return transcripts
+    missing = [Transcript(format="shape", messages=[], extra={"path": f"$[{i}]", "layout": "none"})
+               for i in range(len(value)) if i not in covered]
+    return sorted(transcripts + missing, key=row_index)
+
+
+def row_index(transcript: Transcript) -> int:
+    """The row of a list of records a transcript was found in (``$[3].traj`` -> 3), -1 if none."""
+    head = transcript.extra.get("path", "").removeprefix("$[").split("]", 1)[0]
+    return int(head) if head.isdigit() else -1
 
 
 SHAPE = Format(name="shape", container="json", detect=detect_shape, parse=parse_shape)
@@ -428,7 +691,12 @@ CONVERSATION_KEYS = frozenset({"messages", "conversations", "conversation", "his
 
 def empty_conversation(value: Any) -> str | None:
     """The path of an empty turn list (``{"messages": []}``) when ``value`` holds one and no non-empty
-    one under a conversation key; None otherwise."""
+    one under a conversation key, or of a call record's empty response (``{"input": ..., "output": ""}``);
+    None otherwise."""
+    if isinstance(value, dict) and first_present(value, PROMPT_KEYS) is not None:
+        empty_reply = next((k for k in RESPONSE_KEYS if k in value and value[k] in (None, "", [], {})), None)
+        if empty_reply is not None and first_present(value, RESPONSE_KEYS) is None:
+            return f"$.{empty_reply}"
     empty, stack, nodes = None, [(value, "$")], 0
     while stack and nodes < MAX_NODES:
         node, path = stack.pop()

@@ -365,5 +365,11 @@ def _result(paths: _Paths, config: DedupConfig, passes: int) -> DedupResult:
     removed = result.exact_duplicates + result.near_duplicates + result.previous_duplicates
     if result.kept + removed != result.documents_in:
         raise RuntimeError(f"dedup lost or invented documents: {result}")
-    logger.info("dedup: %s", result)
+    logger.info("%s; %s", progress_summary(result), result)
     return result
+
+
+def progress_summary(result: DedupResult) -> str:
+    """The first clause of dedup's last message, which the progress display shows as the stage's status:
+    short enough for an 80-column terminal's narrow status line (``pipelines.progress``)."""
+    return f"dedup: kept {result.kept:,} of {result.documents_in:,}"

@@ -23,6 +23,7 @@ from codemix.mixtures.transcripts import (
     parse_text,
     rows_of,
     session_format,
+    system_as_task,
     transcript_record,
 )
 from codemix.pipelines.readers.common import (
@@ -265,6 +266,12 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
     for index, transcript in enumerate(transcripts, 1):
         tally.count()  # a transcript is the record this reader counts
         where = location if len(transcripts) == 1 else f"{location}#transcript{index}"
+        if not transcript.messages:
+            yield quarantine(source, where, TranscriptShapeError(
+                f"no_conversation: {transcript.extra.get('path', '$')} holds no turns, steps or calls"))
+            continue
+        if not has_task(transcript.messages) and system_as_task(transcript.messages):
+            transcript.extra["task_from"] = "system"
         if not has_task(transcript.messages):
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))

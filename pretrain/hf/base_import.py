@@ -17,9 +17,10 @@ import torch
 
 from codemix.config import ConfigError, require
 from codemix.mixtures.tokenizer import TOKENIZER_CONFIG, load_tokenizer, resolve_tokenizer_path, tokenizer_fingerprint
+from codemix.pretrain.architecture import hf_family
 from codemix.pretrain.configs import ParallelConfig, Recipe, load_recipe
 from codemix.pretrain.data.pretraining import DEFAULT_EOD
-from codemix.pretrain.hf.convert import Layout, Source, hf_family, hf_sources
+from codemix.pretrain.hf.convert import Layout, Source, hf_sources
 from codemix.pretrain.hf.shards import SCALE_SUFFIX, HFShards
 from codemix.pretrain.lineage import write_run
 

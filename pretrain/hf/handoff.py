@@ -16,7 +16,7 @@ import torch
 
 from codemix.config import ConfigError
 from codemix.mixtures.chat import ChatTemplate, chat_template_jinja
-from codemix.pretrain.checkpoint import latest_checkpoint
+from codemix.pretrain.checkpoint import checkpoint_path, checkpoint_step, latest_checkpoint
 from codemix.pretrain.cli_args import handoff_parser
 from codemix.pretrain.configs import ParallelConfig, Recipe, recipe_from_dict
 from codemix.pretrain.hf.base_import import BASE_STAGE
@@ -311,14 +311,14 @@ def handoff(run_dir: str | Path, out: str | Path, *, step: int | None = None,
     ``dtype`` (default: the base's dtypes, see ``export_dtypes``) in safetensors shards of at most
     ``max_shard_bytes`` (default: the base's shard size, see ``base_shard_bytes``); returns handoff.json."""
     run_dir, out = Path(run_dir).resolve(), Path(out)
-    checkpoint = (run_dir / "checkpoints" / f"step_{step:07d}") if step is not None else latest_checkpoint(run_dir)
+    checkpoint = checkpoint_path(run_dir, step) if step is not None else latest_checkpoint(run_dir)
     if checkpoint is None or not checkpoint.is_dir():
         raise ConfigError("RUN_DIR", f"{run_dir} has no checkpoint{'' if step is None else f' at step {step}'}")
     export_family(export_recipe(read_run(run_dir)))  # refuse before any work
     if eval_sets:
         from codemix.pretrain.evaluate import evaluate_run
 
-        evaluate_run(run_dir, eval_sets, step=int(checkpoint.name.split("_")[1]))
+        evaluate_run(run_dir, eval_sets, step=checkpoint_step(checkpoint))
     (out / "manifests").mkdir(parents=True, exist_ok=True)
     lineage = {"stages": [stage_lineage(run, out / "manifests") for run in run_chain(run_dir)]}
     lineage["spec_hashes"] = sorted({s["spec_hash"] for s in lineage["stages"] if s["stage"] != BASE_STAGE})

@@ -27,6 +27,7 @@ from typing import Any
 
 import torch
 
+from codemix.pretrain.checkpoint import checkpoints_dir
 from codemix.pretrain.configs import load_recipe
 from codemix.pretrain.evaluate import evaluate_run, parse_eval_sets
 from codemix.pretrain.run import TrainOptions, run
@@ -47,7 +48,7 @@ def run_proxy(proxy_dir: Path) -> dict[str, Any]:
     sets = parse_eval_sets([f"{name}={path}" for name, path in task["eval_sets"].items()], task["include"])
     rows = evaluate_run(proxy_dir / "run", sets, step=summary.state.step)
     if not task["keep_checkpoints"]:
-        shutil.rmtree(proxy_dir / "run" / "checkpoints", ignore_errors=True)
+        shutil.rmtree(checkpoints_dir(proxy_dir / "run"), ignore_errors=True)
     return {
         "proxy": task["index"], "key": task["key"], "weights": task["weights"], "steps": summary.state.step,
         "seed": options.recipe.stage(task["stage"]).seed, "tokens_seen": summary.state.tokens_seen,

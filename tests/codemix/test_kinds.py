@@ -23,19 +23,26 @@ SOURCE_TYPES = typing.get_args(SourceType)
 
 
 def literal_comparisons(source: str) -> list[tuple[int, str]]:
-    """(line, code) of each comparison (==, !=, in) with a document kind's name as a string literal."""
+    """(line, code) of each comparison (==, !=, in) of a kind (``doc.kind``, ``row["kind"]``, a ``kind``
+    variable: any operand whose code says kind) with a document kind's name as a string literal. Other
+    vocabularies that share a word with a kind (a tool named ``patch``, a language named ``diff``) pass."""
     def names(node: ast.expr) -> set[str]:
         values = node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [node]
         return {v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)} & set(KINDS)
 
+    def decides(node: ast.Compare) -> bool:
+        sides = [node.left, *node.comparators]
+        return any(names(side) for side in sides) and any("kind" in ast.unparse(side) for side in sides)
+
     return [(node.lineno, ast.unparse(node)) for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Compare) and any(names(side) for side in [node.left, *node.comparators])]
+            if isinstance(node, ast.Compare) and decides(node)]
 
 
 def test_no_layer_decides_by_a_document_kind_literal() -> None:
     """A kind's name compared outside codemix/kinds.py is a kind decided in the wrong place: ask the kind."""
     assert literal_comparisons('if doc.kind in ("transcript", "issue"):\n    pass'), "guard: the old special case"
     assert literal_comparisons('x = row.get("kind") != "commit"'), "guard: a row's kind"
+    assert not literal_comparisons('x = language == "file"'), "guard: another vocabulary's word"
     offenders = []
     for folder in package_dirs().values():
         for path in (REPO_ROOT / folder).rglob("*.py"):
@@ -63,10 +70,10 @@ def test_a_kind_answers_from_known_vocabularies_and_a_bad_one_is_refused_by_fiel
     with pytest.raises(ValueError, match="registered twice"):
         register(dataclasses.replace(FILE, source_types=()))
     with pytest.raises(ValueError, match="source type 'commits' already yields 'commit'"):
-        register(DocumentKind(name="patch", summary="", source_types=("commits",)))
-    assert "odd" not in KINDS and "patch" not in KINDS
-    with pytest.raises(ValueError, match=r"unknown document kind 'patch': use one of file, "):
-        document_kind("patch")
+        register(DocumentKind(name="history", summary="", source_types=("commits",)))
+    assert "odd" not in KINDS and "history" not in KINDS
+    with pytest.raises(ValueError, match=r"unknown document kind 'wiki': use one of file, "):
+        document_kind("wiki")
 
 
 def kinds_read(tmp_path: Path, itsdangerous_history: Path) -> dict[str, list[Document]]:

@@ -27,6 +27,7 @@ from codemix.filters.benchmarks import (
     InstanceIndex,
     patch_id,
     read_instances,
+    repo_key,
 )
 from codemix.filters.config import FiltersConfig
 from codemix.mix.cli import main as mix
@@ -106,6 +107,8 @@ def test_every_shape_reads_to_the_same_instance(tmp_path):
     (from_multi,) = read_instances(str(tmp_path / "multi.json"), "x")
     assert (from_multi.instance_id, from_multi.patch, from_multi.numbers) == ("django__django-16255", row["patch"],
                                                                              (16255, 34201))
+    assert {repo_key(r) for r in ("astropy/astropy", "https://github.com/astropy/astropy.git", "/srv/astropy",
+                                  "swesmith/astropy__astropy.26d14786")} == {"astropy"}
     (reduced, *_) = read_instances(str(VERIFIED), "x")
     assert reduced.benchmark == "swebench_verified_astropy" and not reduced.test_patch and not reduced.created_at
 
@@ -261,3 +264,18 @@ def test_the_filter_stage_drops_or_marks_and_records_the_policy(history, files):
     assert (kept[0].metadata["benchmark_instances"] == ["astropy__astropy-13579"]) if files == "mark" else kept == []
     trace = judge.judge(transcript(TRACE_FILE), "MIT")  # OpenHands' evaluation outputs
     assert trace.reason == TRACE and trace.instances[0].instance_id == "astropy__astropy-13236"
+
+
+def test_the_dataset_card_names_the_instance_sets_and_their_hits_by_policy(tmp_path):
+    from codemix.mixtures.spec import parse_spec
+    from codemix.pipelines.card import instances_section
+
+    spec = parse_spec({"name": "t", "sources": [{"name": "repo", "type": "git", "paths": [str(tmp_path)],
+                                                 "snapshot": "before_benchmark"}],
+                       "stages": {"short": {"sequence_length": 128, "token_budget": 1000, "weights": {"repo": 1.0}}},
+                       "filters": {"benchmark_instances": {"instances": [str(VERIFIED)]}}})
+    assert spec.sources[0].snapshot_instances == [str(VERIFIED)]
+    rows = [{"benchmark": "swebench_verified_astropy", "policy": COMMIT}, {"benchmark": "humaneval", "policy": "ngram_overlap"}]
+    text = instances_section(spec, {"contamination": rows})
+    assert f"`{VERIFIED}`" in text and "sources read before the benchmark: repo" in text
+    assert text.endswith("Hits: swebench_verified_astropy benchmark_commit 1.")

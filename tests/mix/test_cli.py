@@ -104,6 +104,17 @@ def test_an_unknown_build_option_is_refused_with_the_closest_name(tmp_path, caps
     assert not out.exists()
 
 
+@pytest.mark.parametrize("value", ["-5", "0", "nan", "inf", "soon"])
+def test_a_stall_timeout_that_is_not_a_positive_number_is_refused(value, tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        mix(["build", str(write_spec(tmp_path, SPEC)), "--out", str(out), f"--stall-timeout={value}"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"mix build: error: argument --stall-timeout: expected a positive number of seconds, got {value!r}")
+    assert not out.exists()
+
+
 def test_beam_options_pass_the_check():
     build = build_parser()._subparsers._group_actions[0].choices["build"]
     known = option_names(build) | beam_option_names()

@@ -62,7 +62,7 @@ def test_the_relayed_traceback_stays_off_the_terminal_and_the_pool_is_named(caps
     stderr = capsys.readouterr().err
     assert "Traceback" not in stderr and "StartWorker" not in stderr, stderr
     assert paragraph.startswith(f"the build stopped: the Beam worker pool at 127.0.0.1:{silent_port} "
-                                "(--environment_config) has not answered for 1 s")
+                                "(--environment_config) has not answered for 1 s (--stall-timeout)")
     assert "Traceback" not in paragraph
 
 

@@ -144,11 +144,29 @@ def test_a_non_empty_out_that_is_not_a_build_is_refused_naming_what_is_there(bro
     result = mix("build", str(broken["spec"]), "--out", str(out))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1] == (
-        f"mix: option error: --out: {out} is not empty and is not a codemix build (no manifest.json, no work/): "
-        "it holds data, thesis.tex. Fix: give an empty or new directory, or add --force to build into it")
+        f"mix: option error: --out: {out} is not empty and is not a codemix build (no codemix manifest.json, no work/ "
+        "of stages): it holds data, thesis.tex. Fix: give an empty or new directory, or add --force to build into it")
     forced = mix("build", str(broken["spec"]), "--out", str(out), "--force")
     assert forced.returncode == 1 and "preflight: a location cannot be read" in forced.stderr  # past the --out check
     assert sorted(p.name for p in out.iterdir()) == ["data", "thesis.tex"]
+
+
+def test_another_tools_manifest_is_not_taken_for_a_build_even_with_force(broken, tmp_path):
+    """A build is recognised by its manifest's schema, not by the name manifest.json: another tool's
+    manifest (a Hugging Face dataset export's, here) is refused, --force or not, and left as it was."""
+    out = tmp_path / "export"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"version": 3, "files": ["train-00000.parquet"]}))
+    (out / "work").mkdir()  # a work/ folder that holds no stage of a build
+    (out / "work" / "notes.txt").write_text("draft\n")
+    before = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for extra in ([], ["--force"]):
+        result = mix("build", str(broken["spec"]), "--out", str(out), *extra)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (
+            f"mix: option error: --out: {out} holds a manifest.json that is not a codemix build's (no \"schema\": "
+            "\"codemix.manifest/1\"); the build would replace it. Fix: give an empty or new directory")
+    assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
 @contextlib.contextmanager
@@ -275,8 +293,8 @@ def test_plan_names_an_empty_prefix_and_a_missing_object_on_s3(tmp_path):
         keys = [o["Key"] for o in client.list_objects_v2(Bucket="corpus").get("Contents", [])]
     assert into_corpus.returncode == 2 and keys == ["code/textwrap.py"]  # refused before anything was written
     assert into_corpus.stderr.strip().splitlines()[-1].startswith(
-        "mix: option error: --out: s3://corpus is not empty and is not a codemix build (no manifest.json, no work/): "
-        "it holds code.")
+        "mix: option error: --out: s3://corpus is not empty and is not a codemix build (no codemix manifest.json, no "
+        "work/ of stages): it holds code.")
     assert result.returncode == 1, result.stderr
     problems = {p["source"]: p for p in json.loads(result.stdout)["preflight"]["problems"]}
     assert set(problems) == {"empty", "dump"}  # the prefix with an object passes
@@ -303,3 +321,20 @@ def test_flink_and_spark_without_a_job_server_say_so_in_one_line(tmp_path, runne
     assert missing.returncode == 2
     assert missing.stderr.strip().splitlines()[-1].startswith(
         f"mix: option error: {flag}: no job server jar at {tmp_path / 'no.jar'}. Fix: give {flag}=PATH")
+
+
+def test_plan_and_build_run_one_list_of_checks_in_one_order(tmp_path):
+    """`mix plan` runs `mix build`'s checks (``pipelines.preflight.CHECKS``) in the same order, so both
+    stop at the same first mistake: here a local source on a runner whose workers cannot read it, a
+    configuration mistake found before the S3 endpoint (refused at once) is ever asked."""
+    env = no_aws_environment(HOME=str(tmp_path))
+    spec = write_spec(tmp_path, [{"name": "code", "type": "directory", "paths": [str(tmp_path)]},
+                                 {"name": "far", "type": "directory", "paths": ["s3://bucket/src"]}],
+                      {"code": 1, "far": 1})
+    options = ["--runner=FlinkRunner", "--s3_endpoint_url=http://127.0.0.1:9"]
+    planned = mix("plan", str(spec), *options, env=env)
+    built = mix("build", str(spec), "--out", "s3://bucket/out", *options, env=env)
+    first = f"mix: spec error: sources[0].paths[0]: {tmp_path} is a local path, but the FlinkRunner runner's workers"
+    assert built.returncode == planned.returncode == 2, (built.stderr, planned.stderr)
+    assert built.stderr.strip().splitlines()[-1].startswith(first)
+    assert planned.stderr.strip().splitlines()[-1] == built.stderr.strip().splitlines()[-1]

@@ -149,3 +149,51 @@ def test_the_display_shows_the_window_eta():
 
 def test_eta_text_rounds_without_sixty_seconds():
     assert eta_text(59.6) == "1m00s" and eta_text(None) == "--"
+
+
+def test_the_dedup_summary_fits_80_columns_and_long_statuses_are_abbreviated_not_cut():
+    """The dedup stage's last status was its result's repr, whose first word alone filled the narrow
+    status line at 80 columns (``dedup:…``). Its summary now fits whole; any longer status is shortened
+    (counts in k/M, long words abbreviated) before it is cut, and no number is cut."""
+    from rich.console import Console
+
+    from codemix.dedup.stage import DedupResult
+    from codemix.pipelines.dedup.deduplicate import progress_summary
+    from codemix.pipelines.progress import abbreviate
+
+    result = DedupResult(documents_in=123_456, kept=100_000, exact_duplicates=12_345, near_duplicates=11_111,
+                         previous_duplicates=0, component_passes=2, candidate_pairs=45_678, verified_pairs=40_000,
+                         rejected_pairs=5_678)
+    console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=True)
+    display = BuildDisplay(STAGES, live=True, console=console)
+    with display.stage("dedup", expected=123_456, step="read", status_logger="codemix.pipelines.dedup"):
+        display._show({"read": (123_456, 9_876_543)}, "read", "docs")
+        logging.getLogger("codemix.pipelines.dedup").info("%s; %s", progress_summary(result), result)
+        status = display.bars.tasks[0].fields["status"]
+        out = Console(file=io.StringIO(), width=80, color_system=None)
+        out.print(display.bars.get_renderable())
+    display.close()
+    lines = out.file.getvalue().splitlines()
+    assert display.layout.status == 36 and status == "dedup: kept 100,000 of 123,456"
+    assert status in "\n".join(lines) and all(len(line) <= 80 for line in lines)
+    long = f"dedup: {result}"
+    assert abbreviate(long, 60) == "dedup: docs in 123k, kept 100k, exact dups 12.3k, near…"
+    assert abbreviate(long, len(long)) == long  # what fits is left as it is
+
+
+def test_a_short_stage_shows_an_eta_once_it_has_a_rate():
+    """A stage of 2 s (a small build's): an ETA from the second poll on, not ``--`` throughout."""
+    from rich.console import Console
+
+    now = [0.0]
+    display = BuildDisplay(["crawl"], live=True, console=Console(file=io.StringIO(), width=120, force_terminal=True),
+                           clock=lambda: now[0])
+    shown = []
+    with display.stage("crawl", expected=1000, step="read", unit="records"):
+        for poll in range(8):  # every POLL_SECONDS, 500 records/s
+            now[0] = poll * progress.POLL_SECONDS
+            display._show({"read": (int(500 * now[0]), 0)}, "read", "records")
+            shown.append(display.bars.tasks[0].fields["eta"])
+    display.close()
+    assert shown[0] == shown[1] == "ETA --"  # one sample, then a quarter second: no rate yet
+    assert shown[2:] == [f"ETA {eta_text((1000 - 500 * p * progress.POLL_SECONDS) / 500)}" for p in range(2, 8)]

@@ -207,7 +207,7 @@ def test_mix_stats_counts_per_repository(origin: Path, partial, tmp_path: Path) 
 
 def test_build_refuses_a_ref_the_clone_lacks_before_any_work(origin: Path, tmp_path: Path) -> None:
     from codemix.config import ConfigError
-    from codemix.pipelines.build import check_git_refs
+    from codemix.pipelines.preflight import check_git_refs
 
     clone = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone))

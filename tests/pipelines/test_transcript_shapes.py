@@ -194,3 +194,46 @@ def test_a_utf8_byte_order_mark_opening_a_jsonl_file_is_not_json(tmp_path: Path)
     path = tmp_path / "runs.jsonl"
     path.write_bytes(codecs.BOM_UTF8 + "".join(json.dumps(row) + "\n" for row in rows).encode())
     assert [len(d.metadata["messages"]) for d in documents(path)] == [len(r["traj"]) for r in rows]
+
+
+BIODISCO = FIXTURES / "transcript_inputs/biodisco-run_log.lines-2-12-13.jsonl"
+
+
+def test_a_log_of_model_calls_is_one_transcript_per_answered_call() -> None:
+    """BioDisco's ``run_log.jsonl`` (one ``{agent, input, output}`` call per line): each answered call a
+    document with its prompt and reply, the call that returned nothing quarantined as an empty
+    conversation: every line accounted for."""
+    lines = [json.loads(line) for line in BIODISCO.read_text().splitlines()]
+    outcomes = read(BIODISCO)
+    assert len(outcomes) == len(lines) == 3
+    for outcome, line in zip(outcomes, lines):
+        if line["output"]:
+            assert isinstance(outcome, Document)
+            assert [m["role"] for m in outcome.metadata["messages"]] == ["user", "assistant"]
+            assert outcome.metadata["messages"][1]["content"] == line["output"]
+        else:
+            assert isinstance(outcome, Quarantined) and "empty_conversation" in outcome.error
+
+
+def test_a_run_started_by_its_system_prompt_is_read_with_that_prompt_as_its_task(tmp_path: Path) -> None:
+    """A saved agent state with no user turn (here a real tau-bench run with its user turns left out)
+    is read, not refused as ``no_task``: its system prompt is the task, marked ``task_from: system``."""
+    traj = [m for m in json.loads(TAU.read_text())[2]["traj"] if m["role"] != "user"]
+    path = tmp_path / "agent-state.json"
+    path.write_text(json.dumps({"messages": traj}))
+    (doc,) = documents(path)
+    assert doc.metadata["transcript"]["task_from"] == "system"
+    assert [m["role"] for m in doc.metadata["messages"]] == ["user"] + [m["role"] for m in traj[1:]]
+
+
+def test_a_record_with_no_conversation_in_a_list_of_runs_is_accounted_for(tmp_path: Path) -> None:
+    """In a file that is a list of runs (real tau-bench rows), a row that kept no run (here only its
+    ``task_id`` and ``reward``, as a crashed run is recorded) is quarantined at its place as
+    ``no_conversation``, never silently absent."""
+    rows = json.loads(TAU.read_text())
+    rows[1] = {"task_id": rows[1]["task_id"], "reward": rows[1]["reward"]}
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(rows))
+    outcomes = read(path)
+    assert [type(o).__name__ for o in outcomes] == ["Document", "Quarantined", "Document"]
+    assert outcomes[1].location == f"{path}#transcript2" and "no_conversation: $[1]" in outcomes[1].error
