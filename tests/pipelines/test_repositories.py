@@ -152,3 +152,57 @@ def test_a_remote_that_never_answers_ends_the_read_with_the_fault_named(tmp_path
     error = quarantined[0].error
     assert "gave no answer within 2 s" in error and f"127.0.0.1:{silent_server}" in error
     assert "fetch_missing_blobs: false" in error
+
+
+def test_a_commit_touching_only_vendored_code_is_dropped_with_a_reason(pip, tmp_path):
+    """The commits source reads the repository's vendoring evidence at its newest commit: a commit that
+    changes only ``src/pip/_vendor/`` is ``vendored_only`` (pip's "Update vendored Requests to 2.34.2",
+    19064ced2, did so); one that changes pip's own code is kept. The texts added are pip's at 6d30920."""
+    repo = tmp_path / "pip"
+    subprocess.run([*GIT, "clone", "-q", str(pip), str(repo)], check=True)
+    subprocess.run([*GIT, "-C", str(repo), "remote", "remove", "origin"], check=True)
+    api = repo / "src/pip/_vendor/requests/api.py"
+    api.write_text(api.read_text() + REQUESTS_API_MORE)
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qam", "Update vendored Requests to 2.34.2"], check=True)
+    own = repo / "src/pip/__init__.py"
+    own.write_text(own.read_text() + "\n\n__all__ = ['main']\n")
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qam", "Export main from pip's package"], check=True)
+    spec = load_config(SourceConfig, {"name": "history", "type": "commits", "paths": [str(repo)]})
+    outcomes = list(read_location(spec, str(repo)))
+    assert len(outcomes) == 3  # the fixture's first commit and the two above
+    by_message = {o.text.split("\n", 1)[0] if isinstance(o, Document) else o.reason: o for o in outcomes}
+    assert "vendored_only" in by_message and "Export main from pip's package" in by_message
+    assert by_message["Export main from pip's package"].repo == "pip"
+
+
+# The lines after the fixture's first 12 of pip's src/pip/_vendor/requests/api.py (6d30920).
+REQUESTS_API_MORE = '''
+from typing import TYPE_CHECKING
+
+from . import sessions
+from .models import Response
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from . import _types as _t
+
+
+def request(
+    method: str, url: _t.UriType, **kwargs: Unpack[_t.RequestKwargs]
+) -> Response:
+    """Constructs and sends a :class:`Request <Request>`.
+
+    :param method: method for the new :class:`Request` object: ``GET``, ``OPTIONS``, ``HEAD``, ``POST``, ``PUT``, ``PATCH``, or ``DELETE``.
+    :param url: URL for the new :class:`Request` object.
+    :param params: (optional) Dictionary, list of tuples or bytes to send
+        in the query string for the :class:`Request`.
+    :param data: (optional) Dictionary, list of tuples, bytes, or file-like
+        object to send in the body of the :class:`Request`.
+    :param json: (optional) A JSON serializable Python object to send in the body of the :class:`Request`.
+    :param headers: (optional) Dictionary of HTTP Headers to send with the :class:`Request`.
+    :param cookies: (optional) Dict or CookieJar object to send with the :class:`Request`.
+    :param files: (optional) Dictionary of ``'name': file-like-objects`` (or ``{'name': file-tuple}``) for multipart encoding upload.
+        ``file-tuple`` can be a 2-tuple ``('filename', fileobj)``, 3-tuple ``('filename', fileobj, 'content_type')``
+        or a 4-tuple ``('filename', fileobj, 'content_type', custom_headers)``, where ``'content_type'`` is a string
+'''
