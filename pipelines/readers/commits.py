@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Self
@@ -28,11 +29,14 @@ from codemix.pipelines.readers.common import Outcome, ReadTally, drop, make_docu
 from codemix.pipelines.readers.git import (
     GIT_TIMEOUT_S,
     GitError,
+    GitTimeout,
+    Watchdog,
     _git_dir,
     _git_env,
     repo_name,
     repository_name,
     resolve_ref,
+    timeout_message,
     vendored_trees_at,
 )
 from codemix.pipelines.readers.language import detect_language
@@ -115,9 +119,20 @@ def log_args(starts: list[str], history: HistoryConfig) -> list[str]:
 def log_commits(git_dir: str, starts: list[str], history: HistoryConfig) -> Iterator[RawCommit]:
     """Every commit ``git log`` lists, newest first, each with its diff (streamed, capped)."""
     command = ["git", *CONFIG_OVERRIDES, "--git-dir", git_dir, *log_args(starts, history)]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_git_env()) as process:
-        yield from parse_log(process.stdout, history.max_diff_bytes)
-        stderr = process.stderr.read().decode(errors="replace").strip().splitlines()
+    with tempfile.TemporaryFile() as errors, subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, env=_git_env(), start_new_session=True) as process:
+        watchdog = Watchdog(process, GIT_TIMEOUT_S.get())  # a stall between two commits ends the read
+        try:
+            for commit in parse_log(process.stdout, history.max_diff_bytes):
+                watchdog.stop()
+                yield commit
+                watchdog.pet()
+        finally:
+            watchdog.stop()
+        if watchdog.fired:
+            raise GitTimeout(timeout_message("log (listing commits)", git_dir, GIT_TIMEOUT_S.get()))
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace").strip().splitlines()
         if process.wait() != 0:
             raise GitError(f"git log failed: {stderr[0] if stderr else f'exit status {process.returncode}'}")
 

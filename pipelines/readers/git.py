@@ -89,7 +89,7 @@ def kill_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-class _Watchdog:
+class Watchdog:
     """Kills ``process`` when ``pet()`` is not called for ``seconds``; ``fired`` says it did."""
 
     def __init__(self, process: subprocess.Popen, seconds: float):
@@ -402,7 +402,7 @@ def _ls_tree(git_dir: str, commit: str, *flags: str) -> Iterator[bytes]:
     with tempfile.TemporaryFile() as stderr:  # a file, not a pipe: a chatty git never blocks on it
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=_git_env(),
                               start_new_session=True) as process:
-            watchdog = _Watchdog(process, GIT_TIMEOUT_S.get())
+            watchdog = Watchdog(process, GIT_TIMEOUT_S.get())
             try:
                 for record in _split_records(process.stdout, b"\0"):
                     watchdog.stop()  # the consumer's time is not git's
@@ -451,7 +451,7 @@ class _BlobReader:
 
     def read(self, sha: str) -> bytes:
         """One blob, or ``GitTimeout`` when git gives no answer within ``GIT_TIMEOUT_S``."""
-        watchdog = _Watchdog(self._process, GIT_TIMEOUT_S.get())
+        watchdog = Watchdog(self._process, GIT_TIMEOUT_S.get())
         try:
             return self._read(sha)
         except (GitError, OSError, ValueError) as error:

@@ -23,7 +23,7 @@ from codemix.document import Document, Dropped, Quarantined
 from codemix.filters.config import FiltersConfig
 from codemix.pipelines.filter import Filter
 from codemix.pipelines.ledger import DOCS, DROPPED
-from codemix.pipelines.readers import read_location
+from codemix.pipelines.readers import read_location, repository_names
 from codemix.sources import SourceConfig
 from tests.pipelines.test_build import GIT, make_git_repo
 
@@ -108,6 +108,21 @@ def test_repository_named_by_the_spec(tmp_path):
     assert docs and {doc.repo for doc in docs} == {"octo/widget"}
 
 
+def test_the_manifest_lists_each_paths_repository_name(tmp_path):
+    """``repository_names`` is what the build manifest lists per source (``inputs[].repositories``): the
+    same names the reader gives the documents, for every path of a git and of a directory source."""
+    mirror = make_git_repo(tmp_path / "octo+widget" / "repo", {"a.py": b"print('a')\n"})
+    named = make_git_repo(tmp_path / "checkout" / "repo", {"b.py": b"print('b')\n"})
+    spec = load_config(SourceConfig, {"name": "repos", "type": "git",
+                                      "paths": [str(mirror), {"path": str(named), "name": "acme/gadget"}]})
+    names = repository_names(spec)
+    assert names == {str(mirror): "octo/widget", str(named): "acme/gadget"}
+    for location in spec.paths:
+        assert {o.repo for o in read_location(spec, location) if isinstance(o, Document)} == {names[location]}
+    folders = load_config(SourceConfig, {"name": "tree", "type": "directory", "paths": [str(tmp_path / "checkout")]})
+    assert repository_names(folders) == {str(tmp_path / "checkout"): str(tmp_path.name)}  # "checkout" is generic
+
+
 @pytest.fixture
 def silent_server():
     """A loopback TCP server that accepts connections and never answers."""
@@ -132,17 +147,23 @@ def silent_server():
     server.close()
 
 
-def test_a_remote_that_never_answers_ends_the_read_with_the_fault_named(tmp_path, silent_server):
-    """A partial clone whose promisor remote never answers: with ``fetch_missing_blobs`` the blob read
-    would wait forever; it ends after ``git_timeout_s`` with one quarantine naming the call and the fix."""
-    repo = make_git_repo(tmp_path / "widget", {"a.py": b"print('a')\n", "b.py": b"print('b')\n"})
+def partial_clone_of_a_silent_remote(root: Path, port: int) -> Path:
+    """A repository lacking b.py's blob, whose promisor remote is the loopback server that never answers."""
+    repo = make_git_repo(root, {"a.py": b"print('a')\n", "b.py": b"print('b')\n"})
     blob = subprocess.run([*GIT, "-C", str(repo), "rev-parse", "HEAD:b.py"], capture_output=True, text=True,
                           check=True).stdout.strip()
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # the copy lacks b.py's blob
     for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialclone", "origin"),
-                       ("remote.origin.url", f"http://127.0.0.1:{silent_server}/widget.git"),
+                       ("remote.origin.url", f"http://127.0.0.1:{port}/widget.git"),
                        ("remote.origin.promisor", "true")):
         subprocess.run([*GIT, "-C", str(repo), "config", key, value], check=True)
+    return repo
+
+
+def test_a_remote_that_never_answers_ends_the_read_with_the_fault_named(tmp_path, silent_server):
+    """A partial clone whose promisor remote never answers: with ``fetch_missing_blobs`` the blob read
+    would wait forever; it ends after ``git_timeout_s`` with one quarantine naming the call and the fix."""
+    repo = partial_clone_of_a_silent_remote(tmp_path / "widget", silent_server)
     spec = source(repo, fetch_missing_blobs=True, git_timeout_s=2)
     started = time.monotonic()
     outcomes = list(read_location(spec, str(repo)))
@@ -206,3 +227,14 @@ def request(
         ``file-tuple`` can be a 2-tuple ``('filename', fileobj)``, 3-tuple ``('filename', fileobj, 'content_type')``
         or a 4-tuple ``('filename', fileobj, 'content_type', custom_headers)``, where ``'content_type'`` is a string
 '''
+
+
+def test_a_commit_history_whose_remote_never_answers_ends_too(tmp_path, silent_server):
+    """``git log -p`` fetches the blob the partial clone lacks from its promisor: bounded the same way."""
+    repo = partial_clone_of_a_silent_remote(tmp_path / "widget", silent_server)
+    spec = load_config(SourceConfig, {"name": "history", "type": "commits", "paths": [str(repo)], "git_timeout_s": 2})
+    started = time.monotonic()
+    outcomes = list(read_location(spec, str(repo)))
+    assert time.monotonic() - started < 30
+    quarantined = [o for o in outcomes if isinstance(o, Quarantined)]
+    assert len(quarantined) == 1 and "gave no answer within 2 s" in quarantined[0].error
