@@ -5,7 +5,7 @@ A commit document is its message, a blank line, then git's unified diff of the c
 first parent (``diff --git`` blocks, as ``git show --format= COMMIT`` prints them). Reasons, in the
 order they are checked: ``merge_commit``, ``bot_author``, ``bot_message``, ``uninformative_message``
 (from the commit's metadata, before its diff is read), then ``diff_too_large`` (the reader, while
-reading), ``empty_diff``, ``binary_only`` and ``generated_only`` (from the diff). docs/commits.md
+reading), ``empty_diff``, ``binary_only``, ``generated_only`` and ``vendored_only`` (from the diff). docs/commits.md
 says why each exists.
 """
 
@@ -24,6 +24,7 @@ from codemix.filters.generated import (
 )
 from codemix.filters.patches import FileDiff
 from codemix.filters.patches import parse_patch as parse_diff_blocks
+from codemix.filters.vendored import VendoredTree, is_vendored, vendored_tree
 from codemix.sources import HistoryConfig
 
 
@@ -60,15 +61,21 @@ def metadata_drop_reason(commit: CommitInfo, config: HistoryConfig) -> str | Non
     return None
 
 
-def diff_drop_reason(files: list[FileDiff], config: HistoryConfig) -> str | None:
+def diff_drop_reason(files: list[FileDiff], config: HistoryConfig,
+                     vendored: tuple[VendoredTree, ...] = ()) -> str | None:
     """Why a commit whose diff is ``files`` is dropped, or None: nothing changed, only binary
-    files changed, or only vendored/generated files (by path or by an auto-generated header)."""
+    files changed, only generated files (by path or by an auto-generated header), or only another
+    project's code (``vendored_only``: files in the repository's vendored trees or linguist's vendored
+    paths, generated files beside them allowed: "Vendor idna v2.1" commits)."""
     if not files:
         return "empty_diff"
     if all(f.binary for f in files):
         return "binary_only"
     if all(is_generated(f, config) for f in files):
         return "generated_only"
+    vendored_files = [f for f in files if vendored_tree(f.path, vendored) or is_vendored(f.path)]
+    if vendored_files and all(f in vendored_files or is_generated(f, config) for f in files):
+        return "vendored_only"
     return None
 
 

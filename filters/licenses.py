@@ -300,6 +300,10 @@ _ISC_NOTICE = r"provided that the above copyright notice and this permission not
 
 # Same-anchor variants are listed most specific first: the table order breaks position ties.
 _SIGNATURES = (
+    # Unicode's licenses grant in MIT's words ("...to any person obtaining a copy of the Unicode data files"
+    # or "...of data files"), without MIT's notice clause: read before the MIT family, not as MIT-0.
+    _signature("Unicode-3.0", r"unicode license v3"),
+    _signature("Unicode-DFS-2016", _MIT_GRANT + r" of (?:the )?unicode data files"),
     _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
     _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
     _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE,)),
@@ -602,8 +606,11 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
 # --------------------------------------------------------------------------------------------
 # Public API.
 
+# LICENSE, COPYING.md, LICENSE-MIT, mit-license.txt, and a bundled project's ``fmt.license.rst`` (a name, ``.license``,
+# then an extension: a REUSE sidecar ``x.c.license`` ends in ``.license``).
 _LICENSE_FILE = re.compile(
-    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|[a-z0-9]+[-_]licen[cs]e(?:\.[a-z]+)?", re.IGNORECASE
+    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|[a-z0-9]+[-_]licen[cs]e(?:\.[a-z]+)?"
+    r"|[a-z0-9]+\.licen[cs]e\.(?:txt|md|rst)", re.IGNORECASE
 )
 # LICENSE.py, license.go... are code that happens to be named like a license file.
 _CODE_EXTENSION_LIST = """

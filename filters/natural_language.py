@@ -28,7 +28,7 @@ PROSE_FILTERS = ("gopher_quality", "gopher_repetition", "fineweb_quality")
 # fences) or a table border (``+----+``, ``| --- | :-: |``). spaCy splits ``=====`` into one token
 # per character, which reads as a huge repeated 4-gram: reST READMEs failed top_4_gram on this alone.
 _MARKUP_LINE = re.compile(
-    r"^[ \t]*(?:([^\w\s])\1{2,}|[+|](?:[-=:+| ]*[-=]{3,}[-=:+| ]*)[+|]?)[ \t]*$\n?", re.MULTILINE)
+    r"^[ \t]*(?:([^\w\s])\1{2,}|[+|](?:[-=:+| ]*[-=]{3,}[-=:+| ]*)[+|]?)[ \t\r]*$\n?", re.MULTILINE)  # CRLF too
 # A Markdown line of HTML tags only (``<tr>``, ``</td>``, ``<div class="feature">``): table and layout markup.
 _HTML_TAG_LINE = re.compile(r"^[ \t]*(?:</?[A-Za-z][^<>\n]*>[ \t]*)+\r?$\n?", re.MULTILINE)
 # A fenced block in a chat message is a command or code, not prose; mini-swe-agent's tool calls are these.
@@ -248,7 +248,9 @@ def prose_of(doc: Document) -> str | None:
     elif doc.language in PROSE_LANGUAGES and is_document_prose(doc):
         # A Markdown guide's fenced blocks are code (gin's docs/doc.md repeats lines of its Go examples),
         # its HTML tables markup (fmt's doc/syntax.md repeats <tr> and <td>).
-        prose = _MARKUP_LINE.sub("", markup_prose(doc.text, doc.language))
+        # CRLF read as LF: datatrove splits lines on "\n" alone, so a Windows file's blank "\r" lines would
+        # count as one line repeated (spdlog's README failed dup_line_frac on them).
+        prose = _MARKUP_LINE.sub("", markup_prose(doc.text.replace("\r\n", "\n"), doc.language))
     else:
         return None
     return prose if prose.strip() else None

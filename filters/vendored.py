@@ -99,6 +99,7 @@ class VendoringFact:
     license: str = ""
     members: tuple[str, ...] = ()
     inherits: bool = False
+    urls: frozenset[str] = frozenset()  # ``owner/name`` of the code-hosting URLs a manifest names
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
@@ -107,7 +108,7 @@ _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # A folder README that says the folder holds another project's code ("This directory contains a copy of
 # ...", "vendored from upstream", Chromium's README.chromium fields).
 _PROVENANCE = re.compile(
-    r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code)\b[^.\n]{0,80}?"
+    r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code) (?:contains|holds|includes|is|was)\b[^.\n]{0,60}?"
     r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|upstream)\b"
     r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)",
     re.IGNORECASE)
@@ -217,10 +218,15 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
         package = next((g for g in found.groups() if g), "") if found else ""
     if not isinstance(package, str):
         package = ""
-    return VendoringFact("manifest", folder, name, name=package, members=members, inherits=inherits)
+    urls = frozenset(f"{owner}/{repo.removesuffix('.git')}".lower() for owner, repo in _HOSTED.findall(text))
+    return VendoringFact("manifest", folder, name, name=package, members=members, inherits=inherits, urls=urls)
 
 
-_COPYRIGHT = re.compile(r"^[\W_]*copyright\b(?:\s*(?:\(c\)|©|&copy;))*\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]([\w.-]+)/([\w.-]+)")
+
+
+_HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)\d\d\b", re.IGNORECASE)  # a holder line has a year or (c)
+_COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+)?copyright\b\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 
 
 def copyright_holders(text: str) -> frozenset[str]:
@@ -228,6 +234,8 @@ def copyright_holders(text: str) -> frozenset[str]:
     reserved" removed (``Copyright (c) 2010-2024 The Foo Authors.`` -> ``the foo authors``)."""
     holders = set()
     for line in _COPYRIGHT.findall(text[:20_000]):
+        if not _HOLDER_MARK.search(line):
+            continue  # "copyright notice", "copyright of the software...": prose about copyright, no holder
         line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|[-–,;.*_]", " ", line, flags=re.IGNORECASE)
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
         words = " ".join(line.lower().split())
@@ -254,10 +262,11 @@ def _members_cover(members: tuple[str, ...], base: str, folder: str) -> bool:
     return any(fnmatch.fnmatchcase(relative, member.strip("/").removeprefix("./")) for member in members)
 
 
-def vendored_trees(facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
+def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
     """The repository's vendored folders: every declared one, and every folder that carries its own
-    license text and package manifest, unless it is the repository's own package (a workspace member,
-    a manifest deferring to the workspace, the root's copyright holders or license text)."""
+    license text (or other copyright holders) and package manifest, unless it is the repository's own
+    package: a workspace member, a manifest deferring to the workspace or naming this repository's URL
+    (``repo``, or one the root manifest names), the root's copyright holders or license text."""
     facts = sorted(facts, key=lambda f: (f.folder.count("/"), f.folder, f.kind, f.detail))  # outer folders first
     trees: dict[str, str] = {}
     for fact in facts:
@@ -269,8 +278,11 @@ def vendored_trees(facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
     manifests = {f.folder: f for f in facts if f.kind == "manifest"}
     workspaces = [(f.folder, f.members) for f in manifests.values() if f.members]
     root_words = holder_words(root_holders)
+    own_urls = {repo.lower()} | (manifests[""].urls if "" in manifests else frozenset())
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees):
         words = holder_words(lic.holders)
+        if lic.folder in manifests and manifests[lic.folder].urls & own_urls:
+            continue  # its manifest points at this repository: a package developed here
         if words and root_words and not words & root_words and not _inside(lic.folder, trees):
             trees[lic.folder] = (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, "
                                  f"not the repository's {min(root_holders)!r}")

@@ -249,10 +249,16 @@ def split_at_file_boundaries(ordered: list[tuple[str, int]], max_tokens: int) ->
     return chunks, oversized
 
 
-def render_header(repo: str, submodules: tuple[str, ...] = ()) -> str:
-    """``<repo_name>repo`` and, for a repository with submodules, ``<submodules>path path...``."""
+# The widest ``part k of n`` a header is budgeted for before the repository is split (the split decides n).
+PART_RESERVE = (99_999, 99_999)
+
+
+def render_header(repo: str, submodules: tuple[str, ...] = (), part: tuple[int, int] | None = None) -> str:
+    """``<repo_name>repo`` (``<repo_name>repo part k of n`` for part k of a repository split in n > 1) and,
+    for a repository with submodules, ``<submodules>path path...``."""
     listed = f"{SUBMODULES}{' '.join(submodules)}\n" if submodules else ""
-    return f"{REPO_NAME}{repo}\n{listed}"
+    which = f" part {part[0]} of {part[1]}" if part and part[1] > 1 else ""
+    return f"{REPO_NAME}{repo}{which}\n{listed}"
 
 
 def imported_by_kept(kept: Iterable[str], held: Iterable[str], graph: dict[str, set[str]]) -> set[str]:
@@ -274,9 +280,9 @@ def render_file(path: str, text: str) -> str:
 
 
 def render_repository(repo: str, files: list[tuple[str, str]], *, header: bool,
-                      submodules: tuple[str, ...] = ()) -> str:
-    """The chunk's text: the optional header, then each ``(path, text)`` block in order."""
-    head = render_header(repo, submodules) if header else ""
+                      submodules: tuple[str, ...] = (), part: tuple[int, int] | None = None) -> str:
+    """The chunk's text: the optional header (saying which ``part`` it is), then each ``(path, text)`` block."""
+    head = render_header(repo, submodules, part) if header else ""
     return head + "".join(render_file(path, text) for path, text in files)
 
 
@@ -354,6 +360,7 @@ def _finish_chunk(
     max_tokens: int,
     config: RepositoryDocumentConfig,
     submodules: tuple[str, ...] = (),
+    parts: int = 1,
 ) -> RepositoryChunk:
     """Draw header and FIM for one chunk and render it; falls back to the plain text (which fit when
     packed) in the rare case the FIM sentinels and cuts pushed it over ``max_tokens``. A repository's
@@ -365,7 +372,7 @@ def _finish_chunk(
         fim = "spm" if rng.random() < config.fim_spm_rate else "psm"
     body = render_repository(repo, files, header=False)
     fim_body = apply_fim(body, rng, spm=fim == "spm") if fim else body
-    head = render_header(repo, submodules)
+    head = render_header(repo, submodules, (index + 1, parts))
     # The last attempt is what _enforce_limit checked, so one of them always fits.
     for with_header, kind, content in [(header, fim, fim_body), (header, "", body), (True, "", body)]:
         text = (head if with_header else "") + content
@@ -421,18 +428,21 @@ def repository_documents(
     budget = max_tokens - reserve
     ordered, report = _order(repo, files, graph, config)
     sizes = [(path, token_count(render_file(path, texts[path]))) for path in ordered]
-    packed, oversized = split_at_file_boundaries(sizes, budget - token_count(render_header(repo, submodules)))
+    head = render_header(repo, submodules, PART_RESERVE)
+    packed, oversized = split_at_file_boundaries(sizes, budget - token_count(head))
 
     def fits(paths: list[str]) -> bool:
-        # Checked with the header, the longer case, so either header draw fits.
-        text = render_repository(repo, [(p, texts[p]) for p in paths], header=True, submodules=submodules)
+        # Checked with the widest header, the longer case, so either header draw fits.
+        text = render_repository(repo, [(p, texts[p]) for p in paths], header=True, submodules=submodules,
+                                 part=PART_RESERVE)
         return token_count(text) <= budget
 
     groups, too_long = _enforce_limit(packed, fits)
     tokens = dict(sizes)
     dropped += more + [DroppedFile(path=p, reason=FILE_OVER_CONTEXT, tokens=tokens[p]) for p in oversized + too_long]
     chunks = [
-        _finish_chunk(repo, i, [(p, texts[p]) for p in group], token_count, max_tokens, config, submodules)
+        _finish_chunk(repo, i, [(p, texts[p]) for p in group], token_count, max_tokens, config, submodules,
+                      len(groups))
         for i, group in enumerate(groups)
     ]
     return RepositoryDocuments(chunks=chunks, dropped=dropped, order=report, kept_for_imports=sorted(rescued))

@@ -51,7 +51,7 @@ def vendoring_evidence(doc: Document):
 
 def resolve_vendored(key: str, facts):
     """``(key, trees)`` for a repository with vendored folders; nothing for one without."""
-    trees = vendored_trees(facts)
+    trees = vendored_trees(facts, repo=key.split("\x00", 1)[-1])
     if trees:
         yield key, trees
 

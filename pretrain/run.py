@@ -5,6 +5,7 @@ Design notes: docs/design/pretrain.md, "pretrain/run.py".
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from dataclasses import asdict, dataclass, field, replace
@@ -64,6 +65,17 @@ class TrainSummary:
     checkpoint: str
     state: TrainState
     rows: list[dict[str, Any]] = field(default_factory=list)
+    initial_weights: str = ""  # sha256 of the weights before the first step: paired runs start alike
+
+
+def weights_digest(model) -> str:
+    """sha256 over every parameter's bytes in state-dict order: equal digests, equal weights."""
+    digest = hashlib.sha256()
+    for name, tensor in model.state_dict().items():
+        if isinstance(tensor, torch.Tensor) and not name.endswith("_extra_state"):
+            digest.update(name.encode())
+            digest.update(tensor.detach().to("cpu").contiguous().view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()[:16]
 
 
 def run(options: TrainOptions) -> TrainSummary:
@@ -92,11 +104,12 @@ def run(options: TrainOptions) -> TrainSummary:
         run_id = options.run_id or Path(options.out_dir).name
         write_run_json(options, data, run_id, sequence_length, position, runtime)
         start_from(trainer, options)
+        initial = weights_digest(trainer.model)
         rows = train_loop(trainer, options, run_id)
         checkpoint = save_checkpoint(options.out_dir, trainer.model, trainer.optimizer, trainer.state.to_dict(),
                                      cuda=runtime.cuda)
         return TrainSummary(run_id=run_id, out_dir=options.out_dir, checkpoint=str(checkpoint), state=trainer.state,
-                            rows=rows)
+                            rows=rows, initial_weights=initial)
     finally:
         shutdown(runtime)
 

@@ -17,14 +17,28 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Self
 
 from codemix.filters.commits import CommitInfo, commit_text, diff_drop_reason, metadata_drop_reason, parse_patch
 from codemix.filters.licenses import detect_license, is_license_evidence, repository_license
+from codemix.filters.vendored import VendoredTree
 from codemix.pipelines.readers.common import Outcome, ReadTally, drop, make_document
-from codemix.pipelines.readers.git import GitError, _git_dir, _git_env, repo_name, resolve_ref
+from codemix.pipelines.readers.git import (
+    GIT_TIMEOUT_S,
+    GitError,
+    GitTimeout,
+    Watchdog,
+    _git_dir,
+    _git_env,
+    repo_name,
+    repository_name,
+    resolve_ref,
+    timeout_message,
+    vendored_trees_at,
+)
 from codemix.pipelines.readers.language import detect_language
 from codemix.sources import HistoryConfig, SourceConfig
 
@@ -58,14 +72,18 @@ class RawCommit:
 def read_commits(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """One outcome per commit of ``source.history``'s branches in ``location``."""
     history = source.history or HistoryConfig()
+    GIT_TIMEOUT_S.set(source.git_timeout_s)
     with _git_dir(location) as git_dir, _TreeReader(git_dir) as trees:
         starts = [resolve_ref(git_dir, ref) for ref in (history.branches or [source.ref])]
+        name = repository_name(source, location, git_dir)
+        vendored = vendored_trees_at(git_dir, starts[0], name)  # the repository's evidence at its newest commit
         for commit in log_commits(git_dir, starts, history):
             tally.count()
-            yield commit_outcome(source, location, commit, trees)
+            yield commit_outcome(source, location, commit, trees, name=name, vendored=vendored)
 
 
-def commit_outcome(source: SourceConfig, location: str, commit: RawCommit, trees: _TreeReader) -> Outcome:
+def commit_outcome(source: SourceConfig, location: str, commit: RawCommit, trees: _TreeReader, *,
+                   name: str = "", vendored: tuple[VendoredTree, ...] = ()) -> Outcome:
     history = source.history or HistoryConfig()
     where = commit_location(location, commit.info.sha)
     reason = metadata_drop_reason(commit.info, history)
@@ -78,12 +96,12 @@ def commit_outcome(source: SourceConfig, location: str, commit: RawCommit, trees
     except UnicodeDecodeError:  # a diff can mix encodings (one per file): no one codec decodes it
         return drop(source, where, "not_utf8")
     files = parse_patch(patch)
-    if (reason := diff_drop_reason(files, history)) is not None:
+    if (reason := diff_drop_reason(files, history, vendored)) is not None:
         return drop(source, where, reason)
     license_ = source.license or trees.license(commit.tree)
     described = [{"path": f.path, "old_path": f.old_path, "status": f.status, "binary": f.binary,
                   "language": detect_language(f.path, "\n".join(f.head))} for f in files]
-    return make_document(source, where, commit_text(commit.info.message, patch), repo=repo_name(location),
+    return make_document(source, where, commit_text(commit.info.message, patch), repo=name or repo_name(location),
                          license=license_, metadata={"commit": commit.info.sha, "parents": list(commit.info.parents),
                                                      "author": commit.info.author, "date": commit.date,
                                                      "files": described})
@@ -101,9 +119,20 @@ def log_args(starts: list[str], history: HistoryConfig) -> list[str]:
 def log_commits(git_dir: str, starts: list[str], history: HistoryConfig) -> Iterator[RawCommit]:
     """Every commit ``git log`` lists, newest first, each with its diff (streamed, capped)."""
     command = ["git", *CONFIG_OVERRIDES, "--git-dir", git_dir, *log_args(starts, history)]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_git_env()) as process:
-        yield from parse_log(process.stdout, history.max_diff_bytes)
-        stderr = process.stderr.read().decode(errors="replace").strip().splitlines()
+    with tempfile.TemporaryFile() as errors, subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, env=_git_env(), start_new_session=True) as process:
+        watchdog = Watchdog(process, GIT_TIMEOUT_S.get())  # a stall between two commits ends the read
+        try:
+            for commit in parse_log(process.stdout, history.max_diff_bytes):
+                watchdog.stop()
+                yield commit
+                watchdog.pet()
+        finally:
+            watchdog.stop()
+        if watchdog.fired:
+            raise GitTimeout(timeout_message("log (listing commits)", git_dir, GIT_TIMEOUT_S.get()))
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace").strip().splitlines()
         if process.wait() != 0:
             raise GitError(f"git log failed: {stderr[0] if stderr else f'exit status {process.returncode}'}")
 

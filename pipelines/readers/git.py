@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import IO, Self
 
 from codemix.filters.benchmarks import Instance, instance_time, repository_instances
+from codemix.filters.licenses import detect_license, is_license_file
+from codemix.filters.vendored import VendoredTree, may_say_vendored, vendored_trees, vendoring_facts
 from codemix.pipelines.readers.common import (
     Outcome,
     ReadTally,
@@ -87,7 +89,7 @@ def kill_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-class _Watchdog:
+class Watchdog:
     """Kills ``process`` when ``pet()`` is not called for ``seconds``; ``fired`` says it did."""
 
     def __init__(self, process: subprocess.Popen, seconds: float):
@@ -327,6 +329,24 @@ def repository_name(source: SourceConfig, location: str, git_dir: str) -> str:
     return folder_repository_name(worktree(location), map(worktree, source.paths))
 
 
+def vendored_trees_at(git_dir: str, commit: str, repo: str) -> tuple[VendoredTree, ...]:
+    """The vendored trees ``commit``'s tree shows (``filters.vendored``), from the few files that can say
+    so (declarations, license texts, READMEs, manifests); read for sources that never judge files
+    (commits), which the filter stage otherwise does from the documents themselves."""
+    facts = []
+    with _objects(git_dir, view=True) as objects, _BlobReader(objects) as blobs:
+        for entry in iter_tree(objects, commit):
+            if entry.type != "blob" or entry.missing or not may_say_vendored(entry.path) \
+                    or (entry.size or 0) > 1_000_000:
+                continue
+            with contextlib.suppress(BlobMissing):
+                text = blobs.read(entry.sha).decode("utf-8", "replace")
+                license_file = is_license_file(entry.path)
+                facts += vendoring_facts(entry.path, text, license_file=license_file,
+                                         detected=detect_license(entry.path, text) if license_file else None)
+    return vendored_trees(facts, repo)
+
+
 def _entry_outcome(source: SourceConfig, location: str, commit: str, entry: TreeEntry,
                    blobs: _BlobReader, name: str, prefix: str = "", configs: TreeEditorConfigs | None = None,
                    census: Callable[[], SourceCensus] | None = None) -> Outcome:
@@ -382,7 +402,7 @@ def _ls_tree(git_dir: str, commit: str, *flags: str) -> Iterator[bytes]:
     with tempfile.TemporaryFile() as stderr:  # a file, not a pipe: a chatty git never blocks on it
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=_git_env(),
                               start_new_session=True) as process:
-            watchdog = _Watchdog(process, GIT_TIMEOUT_S.get())
+            watchdog = Watchdog(process, GIT_TIMEOUT_S.get())
             try:
                 for record in _split_records(process.stdout, b"\0"):
                     watchdog.stop()  # the consumer's time is not git's
@@ -431,7 +451,7 @@ class _BlobReader:
 
     def read(self, sha: str) -> bytes:
         """One blob, or ``GitTimeout`` when git gives no answer within ``GIT_TIMEOUT_S``."""
-        watchdog = _Watchdog(self._process, GIT_TIMEOUT_S.get())
+        watchdog = Watchdog(self._process, GIT_TIMEOUT_S.get())
         try:
             return self._read(sha)
         except (GitError, OSError, ValueError) as error:

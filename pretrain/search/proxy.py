@@ -54,6 +54,8 @@ def run_proxy(proxy_dir: Path) -> dict[str, Any]:
         "seed": options.recipe.stage(task["stage"]).seed, "tokens_seen": summary.state.tokens_seen,
         "tokens_per_source": summary.state.tokens_per_source,
         "final_train_loss": summary.rows[-1]["loss"] if summary.rows else None,
+        "first_train_loss": summary.rows[0]["loss"] if summary.rows else None,
+        "initial_weights": summary.initial_weights,
         "eval": {row["eval_set"]: {k: row[k] for k in EVAL_FIELDS} for row in rows},
         "train_seconds": round(trained, 2), "seconds": round(time.monotonic() - started, 2),
     }

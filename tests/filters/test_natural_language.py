@@ -327,3 +327,11 @@ def test_rest_manual_is_judged_without_its_directives(checker):
     assert "pip checks what type of item" in prose  # the prose stays
     assert checker.drop_reason(text) is not None  # guard: directives and all, it fails
     assert natural_language_drop_reason(rest, checker) is None
+
+
+def test_markup_lines_of_a_crlf_file_are_markup_too(checker):
+    """gin's docs/doc.md as a Windows checkout writes it (CRLF): its rules and fences are still markup."""
+    text = (Path(__file__).parent / "data" / "prose" / "gin-doc.md").read_text().replace("\n", "\r\n")
+    prose = prose_of(doc(text))
+    assert "```" not in prose and not re.search(r"^-{3,}\r?$", prose, re.MULTILINE)
+    assert natural_language_drop_reason(doc(text), checker) is None

@@ -21,6 +21,7 @@ from codemix.mixtures.repository import (
     FIM_MIDDLE,
     FIM_PREFIX,
     FIM_SUFFIX,
+    PART_RESERVE,
     REPO_NAME,
     SUBMODULES,
     ImportOrderReport,
@@ -389,23 +390,26 @@ def test_over_limit_repository_splits_only_at_file_boundaries(email_files, count
     texts = {path: text for path, _, text in email_files}
     result = repository_documents("python/email", email_files, count, limit, RepositoryDocumentConfig())
     assert len(result.chunks) >= 5 and sum(len(c.paths) > 1 for c in result.chunks) >= 3, "must need splitting"
+    parts = len(result.chunks)
     for chunk in result.chunks:
         assert chunk.tokens == count(chunk.text) <= limit
-        # The text is exactly whole files: one rendered block per path, nothing cut.
-        assert chunk.text == render_repository("python/email", [(p, texts[p]) for p in chunk.paths], header=True)
+        # The text is exactly whole files: one rendered block per path, nothing cut; the header says which part.
+        assert chunk.text == render_repository("python/email", [(p, texts[p]) for p in chunk.paths], header=True,
+                                               part=(chunk.index + 1, parts))
+        assert chunk.text.startswith(f"{REPO_NAME}python/email part {chunk.index + 1} of {parts}\n")
     kept = [path for chunk in result.chunks for path in chunk.paths]
     order = dependency_order(list(texts), import_graph(email_files))
     dropped = {d.path for d in result.dropped}
     assert kept == [p for p in order if p not in dropped]
     assert all(
-        d.reason == FILE_OVER_CONTEXT and d.tokens > limit - count(render_header("python/email"))
+        d.reason == FILE_OVER_CONTEXT and d.tokens > limit - count(render_header("python/email", part=PART_RESERVE))
         for d in result.dropped
     )
     assert len(dropped) >= 1, "email/_header_value_parser.py alone is far over 6,000 tokens"
     # Packing is greedy: the next chunk's first file would not have fit in the previous chunk.
     for before, after in zip(result.chunks, result.chunks[1:]):
         with_next = render_repository(
-            "python/email", [(p, texts[p]) for p in before.paths + after.paths[:1]], header=True
+            "python/email", [(p, texts[p]) for p in before.paths + after.paths[:1]], header=True, part=PART_RESERVE
         )
         assert count(with_next) > limit
 
@@ -465,7 +469,7 @@ def test_fim_and_header_rates_hold_over_400_chunks(many_small_files, count):
     assert 120 - 37 <= sum(c.header for c in result.chunks) <= 120 + 37
     for chunk in result.chunks:
         assert chunk.tokens == count(chunk.text) <= SMALL_LIMIT
-        head = render_header("acme/many") if chunk.header else ""
+        head = render_header("acme/many", part=(chunk.index + 1, len(result.chunks))) if chunk.header else ""
         assert chunk.text.startswith(head) and chunk.text.startswith(REPO_NAME) == chunk.header
         body = chunk.text[len(head) :]
         plain = render_repository("acme/many", [(p, texts[p]) for p in chunk.paths], header=False)
@@ -554,6 +558,7 @@ def test_first_document_of_a_repository_names_its_submodules(email_files, count)
     result = repository_documents("python/email", email_files, count, 6_000, config, submodules=("ext/a", "ext/b"))
     assert len(result.chunks) > 1, "guard: several documents"
     first, *rest = result.chunks
-    assert first.text.startswith(f"{REPO_NAME}python/email\n{SUBMODULES}ext/a ext/b\n{FILE_SEP}")
+    parts = len(result.chunks)
+    assert first.text.startswith(f"{REPO_NAME}python/email part 1 of {parts}\n{SUBMODULES}ext/a ext/b\n{FILE_SEP}")
     assert all(not chunk.header and chunk.text.startswith(FILE_SEP) for chunk in rest)
     assert all(chunk.tokens == count(chunk.text) <= 6_000 for chunk in result.chunks)

@@ -23,7 +23,7 @@ from codemix.document import Document, Dropped, Quarantined
 from codemix.filters.config import FiltersConfig
 from codemix.pipelines.filter import Filter
 from codemix.pipelines.ledger import DOCS, DROPPED
-from codemix.pipelines.readers import read_location
+from codemix.pipelines.readers import read_location, repository_names
 from codemix.sources import SourceConfig
 from tests.pipelines.test_build import GIT, make_git_repo
 
@@ -108,6 +108,21 @@ def test_repository_named_by_the_spec(tmp_path):
     assert docs and {doc.repo for doc in docs} == {"octo/widget"}
 
 
+def test_the_manifest_lists_each_paths_repository_name(tmp_path):
+    """``repository_names`` is what the build manifest lists per source (``inputs[].repositories``): the
+    same names the reader gives the documents, for every path of a git and of a directory source."""
+    mirror = make_git_repo(tmp_path / "octo+widget" / "repo", {"a.py": b"print('a')\n"})
+    named = make_git_repo(tmp_path / "checkout" / "repo", {"b.py": b"print('b')\n"})
+    spec = load_config(SourceConfig, {"name": "repos", "type": "git",
+                                      "paths": [str(mirror), {"path": str(named), "name": "acme/gadget"}]})
+    names = repository_names(spec)
+    assert names == {str(mirror): "octo/widget", str(named): "acme/gadget"}
+    for location in spec.paths:
+        assert {o.repo for o in read_location(spec, location) if isinstance(o, Document)} == {names[location]}
+    folders = load_config(SourceConfig, {"name": "tree", "type": "directory", "paths": [str(tmp_path / "checkout")]})
+    assert repository_names(folders) == {str(tmp_path / "checkout"): str(tmp_path.name)}  # "checkout" is generic
+
+
 @pytest.fixture
 def silent_server():
     """A loopback TCP server that accepts connections and never answers."""
@@ -132,17 +147,23 @@ def silent_server():
     server.close()
 
 
-def test_a_remote_that_never_answers_ends_the_read_with_the_fault_named(tmp_path, silent_server):
-    """A partial clone whose promisor remote never answers: with ``fetch_missing_blobs`` the blob read
-    would wait forever; it ends after ``git_timeout_s`` with one quarantine naming the call and the fix."""
-    repo = make_git_repo(tmp_path / "widget", {"a.py": b"print('a')\n", "b.py": b"print('b')\n"})
+def partial_clone_of_a_silent_remote(root: Path, port: int) -> Path:
+    """A repository lacking b.py's blob, whose promisor remote is the loopback server that never answers."""
+    repo = make_git_repo(root, {"a.py": b"print('a')\n", "b.py": b"print('b')\n"})
     blob = subprocess.run([*GIT, "-C", str(repo), "rev-parse", "HEAD:b.py"], capture_output=True, text=True,
                           check=True).stdout.strip()
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # the copy lacks b.py's blob
     for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialclone", "origin"),
-                       ("remote.origin.url", f"http://127.0.0.1:{silent_server}/widget.git"),
+                       ("remote.origin.url", f"http://127.0.0.1:{port}/widget.git"),
                        ("remote.origin.promisor", "true")):
         subprocess.run([*GIT, "-C", str(repo), "config", key, value], check=True)
+    return repo
+
+
+def test_a_remote_that_never_answers_ends_the_read_with_the_fault_named(tmp_path, silent_server):
+    """A partial clone whose promisor remote never answers: with ``fetch_missing_blobs`` the blob read
+    would wait forever; it ends after ``git_timeout_s`` with one quarantine naming the call and the fix."""
+    repo = partial_clone_of_a_silent_remote(tmp_path / "widget", silent_server)
     spec = source(repo, fetch_missing_blobs=True, git_timeout_s=2)
     started = time.monotonic()
     outcomes = list(read_location(spec, str(repo)))
@@ -152,3 +173,68 @@ def test_a_remote_that_never_answers_ends_the_read_with_the_fault_named(tmp_path
     error = quarantined[0].error
     assert "gave no answer within 2 s" in error and f"127.0.0.1:{silent_server}" in error
     assert "fetch_missing_blobs: false" in error
+
+
+def test_a_commit_touching_only_vendored_code_is_dropped_with_a_reason(pip, tmp_path):
+    """The commits source reads the repository's vendoring evidence at its newest commit: a commit that
+    changes only ``src/pip/_vendor/`` is ``vendored_only`` (pip's "Update vendored Requests to 2.34.2",
+    19064ced2, did so); one that changes pip's own code is kept. The texts added are pip's at 6d30920."""
+    repo = tmp_path / "pip"
+    subprocess.run([*GIT, "clone", "-q", str(pip), str(repo)], check=True)
+    subprocess.run([*GIT, "-C", str(repo), "remote", "remove", "origin"], check=True)
+    api = repo / "src/pip/_vendor/requests/api.py"
+    api.write_text(api.read_text() + REQUESTS_API_MORE)
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qam", "Update vendored Requests to 2.34.2"], check=True)
+    own = repo / "src/pip/__init__.py"
+    own.write_text(own.read_text() + "\n\n__all__ = ['main']\n")
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qam", "Export main from pip's package"], check=True)
+    spec = load_config(SourceConfig, {"name": "history", "type": "commits", "paths": [str(repo)]})
+    outcomes = list(read_location(spec, str(repo)))
+    assert len(outcomes) == 3  # the fixture's first commit and the two above
+    by_message = {o.text.split("\n", 1)[0] if isinstance(o, Document) else o.reason: o for o in outcomes}
+    assert "vendored_only" in by_message and "Export main from pip's package" in by_message
+    assert by_message["Export main from pip's package"].repo == "pip"
+
+
+# The lines after the fixture's first 12 of pip's src/pip/_vendor/requests/api.py (6d30920).
+REQUESTS_API_MORE = '''
+from typing import TYPE_CHECKING
+
+from . import sessions
+from .models import Response
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from . import _types as _t
+
+
+def request(
+    method: str, url: _t.UriType, **kwargs: Unpack[_t.RequestKwargs]
+) -> Response:
+    """Constructs and sends a :class:`Request <Request>`.
+
+    :param method: method for the new :class:`Request` object: ``GET``, ``OPTIONS``, ``HEAD``, ``POST``, ``PUT``, ``PATCH``, or ``DELETE``.
+    :param url: URL for the new :class:`Request` object.
+    :param params: (optional) Dictionary, list of tuples or bytes to send
+        in the query string for the :class:`Request`.
+    :param data: (optional) Dictionary, list of tuples, bytes, or file-like
+        object to send in the body of the :class:`Request`.
+    :param json: (optional) A JSON serializable Python object to send in the body of the :class:`Request`.
+    :param headers: (optional) Dictionary of HTTP Headers to send with the :class:`Request`.
+    :param cookies: (optional) Dict or CookieJar object to send with the :class:`Request`.
+    :param files: (optional) Dictionary of ``'name': file-like-objects`` (or ``{'name': file-tuple}``) for multipart encoding upload.
+        ``file-tuple`` can be a 2-tuple ``('filename', fileobj)``, 3-tuple ``('filename', fileobj, 'content_type')``
+        or a 4-tuple ``('filename', fileobj, 'content_type', custom_headers)``, where ``'content_type'`` is a string
+'''
+
+
+def test_a_commit_history_whose_remote_never_answers_ends_too(tmp_path, silent_server):
+    """``git log -p`` fetches the blob the partial clone lacks from its promisor: bounded the same way."""
+    repo = partial_clone_of_a_silent_remote(tmp_path / "widget", silent_server)
+    spec = load_config(SourceConfig, {"name": "history", "type": "commits", "paths": [str(repo)], "git_timeout_s": 2})
+    started = time.monotonic()
+    outcomes = list(read_location(spec, str(repo)))
+    assert time.monotonic() - started < 30
+    quarantined = [o for o in outcomes if isinstance(o, Quarantined)]
+    assert len(quarantined) == 1 and "gave no answer within 2 s" in quarantined[0].error
