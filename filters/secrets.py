@@ -691,7 +691,7 @@ def _is_fake_keyed(value: str) -> bool:
             or (len(value) - len(stripped) <= 2 and bool(SYMBOLS_IN_WORD.fullmatch(stripped)))
             or bool(NAME_LIKE.fullmatch(value)) or bool(FILE_NAME.fullmatch(value)) or _is_path(value)
             or bool(PATH_LIKE.fullmatch(value)) or bool(re.match(r"[a-z][a-z0-9+.-]*://[^@\s]*$", value))
-            or value[0] == value[-1] == "+" or _encodes_words(value))
+            or bool(re.fullmatch(r"\+\s*[A-Za-z_][\w.]*\s*\+", value)) or _encodes_words(value))
 
 
 def _encodes_words(value: str) -> bool:
@@ -708,7 +708,7 @@ def _encodes_words(value: str) -> bool:
 
 # An unquoted value that is code: a call, an index, an attribute path (``os.getcwd()``, ``pw[:-1]``,
 # ``Optional[Callable[...]]``); read where the language is unknown, a name's value may be either.
-CODE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]+[(\[]")
+CODE_EXPRESSION = re.compile(r"(?=[\w.]*[a-z]{3})[A-Za-z_][\w.]{2,}[(\[]|[A-Za-z_]\w*\[[^\]]*\]$")
 
 
 def _is_code_expression(value: str, language: str) -> bool:
