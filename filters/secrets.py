@@ -957,7 +957,9 @@ PATTERNS: tuple[Pattern, ...] = (
         r"://(?<=[A-Za-z0-9]://)[^\s:/?#@'\"<>]{0,64}:(?P<v>[^\s/?#@'\"<>]{1,128})@(?=[\w\[])"),
             ("://",), fake=_is_fake_keyed),
     Pattern("SECRET_PASSWORD", re.compile(
-        r"(?<![\w-])(?:--?(?:password|passwd|pass)[= ]|(?:-u|--user)\s+[^\s:'\"]+:)[\"']?(?P<v>[^\s\"'<>`]+)"),
+        # the value stops at a JSON/C escape (``\n"`` ends a notebook's source line), not at any backslash
+        r"(?<![\w-])(?:--?(?:password|passwd|pass)[= ]|(?:-u|--user)\s+[^\s:'\"]+:)[\"']?"
+        r"(?P<v>(?:[^\s\"'<>`\\]|\\(?![nrt\"'\\]))+)"),
             ("-pass", "-u ", "--user"), fake=_is_fake_keyed),
 )
 
