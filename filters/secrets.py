@@ -1605,6 +1605,7 @@ PROSE_SECRET = re.compile(
 # ... or right before the value, when the value is plainly generated: "the basic auth <v> into the app".
 PROSE_ADJACENT = re.compile(r"(?i:\b(?:password|passphrase|secret|token|key|credentials?|auth|pat))[ \t]+[`'\"]?"
                             r"(?P<v>[^\s`'\"]{12,400})")
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # Code a sentence names (``key: Optional[str]``, ``token X509_NAME_oneline(...)``), not a value.
 CODE_LIKE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[[\w., ]*\]|\([\w., ]*\))?|[A-Za-z_][\w.]*(?:\[[\w., ]*\]|\([\w., ]*\))")
 
@@ -1632,8 +1633,10 @@ def _prose_value(value: str, strict: bool) -> bool:
     bare = value.removeprefix("0x")
     hex_key = len(bare) >= 32 and all(c in "0123456789abcdefABCDEF" for c in bare) and _mixes_classes(bare)
     digits = sum(c.isdigit() for c in value)
-    if strict:  # generated: three classes, or 32+ letters and digits of a random alphabet (base32 PATs)
-        return (hex_key or (classes >= 3 and digits > 0 and _shannon(value) >= 3.5)
+    symbols = sum(not c.isalnum() for c in value)
+    if strict:  # generated: three classes, or 32+ letters and digits of a random alphabet (base32 PATs), or a UUID
+        return (hex_key or (classes >= 3 and (digits > 0 or symbols >= 3) and _shannon(value) >= 3.5)
+                or bool(UUID.fullmatch(value))
                 or (len(value) >= 24 and digits >= 4 and classes >= 2 and _shannon(value) >= 3.8))
     return (hex_key or (classes >= 3 and _shannon(value) >= 3.0)
             or (len(value) >= 20 and digits >= 2 and classes >= 2 and _shannon(value) >= 3.5))
