@@ -671,7 +671,7 @@ NAME_LIKE = re.compile(r"[a-z][a-z._-]*|[A-Z][A-Z0-9._-]*|[a-z]+(?:[A-Z][a-z]+)+
 # Characters of code, never of an unquoted literal in code: calls, indexes, members, operators.
 CODE_PUNCTUATION = re.compile(r"[\[\](){}<>$!&*;]|->|::")
 PATH_LIKE = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@*+-]*)*/?")
-FILE_NAME = re.compile(r"[\w.-]+\.(?:pem|key|crt|cer|der|p12|pfx|pub|asc|gpg|jks|keystore|json|ya?ml|txt|env|ini|cfg|"
+FILE_NAME = re.compile(r"[\w./-]+\.(?:pem|key|crt|cer|der|p12|pfx|pub|asc|gpg|jks|keystore|json|ya?ml|txt|env|ini|cfg|"
                        r"conf|toml|properties|xml|db|sqlite|log|sh|py)", re.IGNORECASE)
 
 
