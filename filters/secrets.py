@@ -666,8 +666,9 @@ FORMAT_FIELD = re.compile(r"\{\d?\}|\{[a-z_][a-z0-9_.]*\}|%[-+ #0]?\d*(?:\.\d*)?
 PLAIN_REST = re.compile(r"[\w\s:/.@=&?,;-]*")
 # "#pass", "pa#ss", "p@ss!": a weak word with a symbol or two.
 SYMBOLS_IN_WORD = re.compile(r"[A-Za-z][a-z]{2,11}(?:[A-Z][a-z]{1,10})?\d{0,3}")
-# A word, a name or a constant: ``access_token``, ``ACCESS_TOKEN``, ``accessToken`` (the name of a field).
-NAME_LIKE = re.compile(r"[a-z][a-z._-]*|[A-Z][A-Z0-9._-]*|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z]{2,}|[A-Z][a-z]+)(?:[A-Z][a-z]+)+")
+# A word, a name or a constant: ``access_token``, ``ACCESS_TOKEN``, ``accessToken``, ``__start__`` (the name of a
+# field, a special token), or a colour (pygments' ``Token: "#f8f8f2"``).
+NAME_LIKE = re.compile(r"#[0-9a-fA-F]{3,8}|_*[a-z][a-z._-]*|[A-Z][A-Z0-9._-]*|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z]{2,}|[A-Z][a-z]+)(?:[A-Z][a-z]+)+")
 # Characters of code, never of an unquoted literal in code: calls, indexes, members, operators.
 CODE_PUNCTUATION = re.compile(r"[\[\](){}<>$!&*;]|->|::")
 PATH_LIKE = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@*+-]*)*/?")
