@@ -93,7 +93,7 @@ COMMAND_MARKUP = ("<command-name>", "<command-message>", "<local-command-stdout>
 
 
 def detect_claude_entry(entry: Any) -> bool:
-    return (isinstance(entry, dict) and entry.get("type") in CLAUDE_ENTRY_TYPES
+    return (isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry["type"] in CLAUDE_ENTRY_TYPES
             and any(key in entry for key in ("uuid", "sessionId", "leafUuid", "messageId")))
 
 
@@ -235,7 +235,7 @@ def detect_claude_export(value: Any) -> bool:
     or exporter keeps, often without ``uuid`` or ``sessionId``)."""
     lines = value.get("loglines") if isinstance(value, dict) else None
     return isinstance(lines, list) and any(
-        isinstance(e, dict) and e.get("type") in CLAUDE_ENTRY_TYPES and is_message_entry(e) for e in lines[:50])
+        isinstance(e, dict) and isinstance(e.get("type"), str) and e["type"] in CLAUDE_ENTRY_TYPES and is_message_entry(e) for e in lines[:50])
 
 
 def parse_claude_export(value: dict[str, Any]) -> list[Transcript]:

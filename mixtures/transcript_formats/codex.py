@@ -26,7 +26,7 @@ SUMMARY_OPENING = "Another language model started to solve this problem and prod
 def detect_rollout_entry(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
-    wrapped = entry.get("type") in ROLLOUT_TYPES and isinstance(entry.get("payload"), dict)
+    wrapped = isinstance(entry.get("type"), str) and entry["type"] in ROLLOUT_TYPES and isinstance(entry.get("payload"), dict)
     legacy_meta = {"id", "timestamp"} <= set(entry) <= LEGACY_META_KEYS
     return wrapped or legacy_meta
 
@@ -45,7 +45,7 @@ class Rollout:
             return
         kind, payload = entry.get("type"), entry.get("payload")
         if not isinstance(payload, dict):  # a legacy line: metadata first, then bare items
-            if entry.get("type") in RESPONSE_ITEM_TYPES or "role" in entry:
+            if (isinstance(entry.get("type"), str) and entry["type"] in RESPONSE_ITEM_TYPES) or "role" in entry:
                 self.item(entry, where)
             elif {"id", "timestamp"} <= set(entry):
                 self.session_meta(entry)

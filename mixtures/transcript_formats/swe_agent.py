@@ -144,7 +144,7 @@ ROW_ROLES = {"system": "system", "user": "user", "ai": "assistant"}
 def detect_rows(value: Any) -> bool:
     turns = value.get("trajectory") if isinstance(value, dict) else None
     return isinstance(turns, list) and bool(turns) and all(
-        isinstance(t, dict) and t.get("role") in ROW_ROLES and ("text" in t or "system_prompt" in t) for t in turns[:50])
+        isinstance(t, dict) and isinstance(t.get("role"), str) and t["role"] in ROW_ROLES and ("text" in t or "system_prompt" in t) for t in turns[:50])
 
 
 def parse_rows(value: Any) -> list[Transcript]:
