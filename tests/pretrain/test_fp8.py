@@ -389,8 +389,8 @@ def test_a_transformer_engine_without_a_working_pytorch_module_is_refused(tmp_pa
         (package / "pytorch").mkdir()
         (package / "pytorch" / "__init__.py").write_text(pytorch_module + "\n")
     env = {**os.environ, "PYTHONPATH": f"{tmp_path / 'fake'}:{REPO}"}
-    script = ("import sys; from pretrain.parallel import HAVE_TE, TE_UNAVAILABLE; import megatron.core; "
-              "print(HAVE_TE); print(TE_UNAVAILABLE); from pretrain.train import main; sys.exit(main(sys.argv[1:]))")
+    script = ("import sys; from codemix.pretrain.parallel import HAVE_TE, TE_UNAVAILABLE; import megatron.core; "
+              "print(HAVE_TE); print(TE_UNAVAILABLE); from codemix.pretrain.train import main; sys.exit(main(sys.argv[1:]))")
     train = subprocess.run([sys.executable, "-c", script, "--model", "tiny", "--stage", "short", "--data",
                             str(tmp_path / "no-build"), "--steps", "1", "--out", str(tmp_path / "run"),
                             "--set", "precision.fp8=e4m3"], env=env, capture_output=True, text=True, timeout=120,
