@@ -98,9 +98,8 @@ FIXED_OVERHEAD = 48 * MB
 SHARD_MULTIPLE = 8  # one shard mapped, its largest tensor copied out, that tensor in fp32, a view's copy
 
 
-def test_a_sharded_import_grows_memory_by_a_few_shards_not_by_the_model(base_tokenizer, tmp_path):
-    """Peak RSS growth of the import (a fresh process; VmHWM minus RSS before it) stays under a few
-    shards plus a fixed overhead on a base whose fp32 copy alone would not fit under that bound."""
+def many_shard_base(directory: Path, tokenizer_dir: Path) -> list[int]:
+    """A bf16 Qwen3-MoE (8 layers, 16 experts) saved by transformers in 2 MB shards; returns the shard sizes."""
     import transformers
 
     config = transformers.Qwen3MoeConfig(
@@ -108,10 +107,16 @@ def test_a_sharded_import_grows_memory_by_a_few_shards_not_by_the_model(base_tok
         num_key_value_heads=2, head_dim=64, moe_intermediate_size=256, num_experts=16, num_experts_per_tok=2,
         max_position_embeddings=256)
     torch.manual_seed(0)
+    transformers.Qwen3MoeForCausalLM(config).to(torch.bfloat16).save_pretrained(directory, max_shard_size="2MB")
+    copy_tokenizer(tokenizer_dir, directory)
+    return [path.stat().st_size for path in directory.glob("model-*.safetensors")]
+
+
+def test_a_sharded_import_grows_memory_by_a_few_shards_not_by_the_model(base_tokenizer, tmp_path):
+    """Peak RSS growth of the import (a fresh process; VmHWM minus RSS before it) stays under a few
+    shards plus a fixed overhead on a base whose fp32 copy alone would not fit under that bound."""
     base = tmp_path / "hf"
-    transformers.Qwen3MoeForCausalLM(config).to(torch.bfloat16).save_pretrained(base, max_shard_size="2MB")
-    copy_tokenizer(base_tokenizer.directory, base)
-    sizes = [path.stat().st_size for path in base.glob("model-*.safetensors")]
+    sizes = many_shard_base(base, base_tokenizer.directory)
     bound = SHARD_MULTIPLE * max(sizes) + FIXED_OVERHEAD
     assert len(sizes) >= 20 and bound < 2 * sum(sizes), "guard: the fp32 model alone would exceed the bound"
     child = subprocess.run([sys.executable, "-c", CHILD, str(base), str(tmp_path / "base")], capture_output=True,
@@ -146,17 +151,8 @@ def test_a_sharded_base_is_handed_off_streamed_in_its_own_shard_size(base_tokeni
     """The hand-off of a many-shard bf16 base (imported, untrained) grows memory by a few shards, not
     by the model, writes shards no larger than the base's with an index, and holds the base's tensors
     bit for bit (bf16 -> fp32 -> bf16 is exact), as safetensors and transformers read them."""
-    import transformers
-
-    config = transformers.Qwen3MoeConfig(
-        vocab_size=4096, hidden_size=256, intermediate_size=512, num_hidden_layers=8, num_attention_heads=4,
-        num_key_value_heads=2, head_dim=64, moe_intermediate_size=256, num_experts=16, num_experts_per_tok=2,
-        max_position_embeddings=256)
-    torch.manual_seed(0)
     base = tmp_path / "hf"
-    transformers.Qwen3MoeForCausalLM(config).to(torch.bfloat16).save_pretrained(base, max_shard_size="2MB")
-    copy_tokenizer(base_tokenizer.directory, base)
-    sizes = [path.stat().st_size for path in base.glob("model-*.safetensors")]
+    sizes = many_shard_base(base, base_tokenizer.directory)
     import_base(load_recipe("continued", [], init_from_hf=str(base)), tmp_path / "base")
     bound = SHARD_MULTIPLE * max(sizes) + FIXED_OVERHEAD
     assert len(sizes) >= 20 and bound < 2 * sum(sizes), "guard: the fp32 model alone would exceed the bound"
@@ -174,5 +170,7 @@ def test_a_sharded_base_is_handed_off_streamed_in_its_own_shard_size(base_tokeni
     exported = {n: t for f in shards for n, t in load_file(str(f)).items()}
     assert exported.keys() == original.keys()
     assert all(exported[n].dtype == torch.bfloat16 and torch.equal(exported[n], original[n]) for n in original)
-    _model, info = transformers.AutoModelForCausalLM.from_pretrained(hf, output_loading_info=True)
+    from transformers import AutoModelForCausalLM
+
+    _model, info = AutoModelForCausalLM.from_pretrained(hf, output_loading_info=True)
     assert not info["missing_keys"] and not info["unexpected_keys"]
