@@ -79,7 +79,7 @@ def test_across_kinds_compares_them(documents, tmp_path):
 
 def test_an_earlier_commit_never_removes_a_new_file(documents, tmp_path):
     """The earlier build's index holds the commit (with its kind); a later build reads the file alone."""
-    _, index = dedup([documents["commit"]], tmp_path / "earlier", DedupConfig())
+    dedup([documents["commit"]], tmp_path / "earlier", DedupConfig())
     shutil.rmtree(tmp_path / "earlier" / "input")
     glob = str(tmp_path / "earlier" / "dedup" / "index" / "*.parquet")
     kept, _ = dedup([documents["file"]], tmp_path / "later", DedupConfig(previous_indexes=[glob]))
