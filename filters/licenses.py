@@ -714,6 +714,37 @@ def _evidence_rank(path: str) -> int:
     return 4 * max(len(parts) - 1, 0) + (0 if parts and _is_license_file(parts) else 1)
 
 
+# A file's own license notice, in its head: a license's grant as its text words it (MIT's, BSD's, ISC's...: the
+# _SIGNATURES whose anchor is a grant, not a name), a license named after a notice's verb ("Licensed under the
+# Apache License, Version 2.0", "subject to the terms of the Mozilla Public License, v. 2.0"), or a GNU notice.
+# A pointer ("see the LICENSE file"), a bare name or a choice ("dual licensed under ...") is no notice: the
+# folder's license answers for those.
+_NOTICE_CHARS = 3_000
+_NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
+                         "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
+                         "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0"})
+_NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to the terms of|under the terms of"
+                          r"|governed by) (?:under )?(?:the )?(?:terms of )?(?:the )?$")
+_GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
+
+
+def notice_license(text: str) -> str | None:
+    """The license a file's own notice states in its first few thousand characters (all of them, AND, when
+    it states several), else None: ``filters.reuse``'s per-file reading after SPDX tags."""
+    words = _words(text[:_NOTICE_CHARS])
+    if _CHOICE.search(words):
+        return None
+    found = []
+    for signature in _SIGNATURES:
+        position = _signature_position(signature, words)
+        if position is not None and (signature.spdx not in _NAMED_ONLY
+                                     or _NOTICE_VERB.search(words[max(0, position - 60):position])):
+            found.append(signature.spdx)
+    if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(words[notice.start():])):
+        found.append(gnu[1])
+    return combine(found) or None
+
+
 # A license text that lets the recipient pick: "made available under the terms of *either* of the licenses found in
 # LICENSE.APACHE or LICENSE.BSD" (packaging), "under either the terms of the MIT license (see the file MIT.txt), or the
 # conditions below" (RubyGems), "dual licensed under ...". A GNU notice's "either version 2 of the License, or (at your

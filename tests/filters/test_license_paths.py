@@ -17,6 +17,7 @@ from codemix.filters.licenses import (
     is_folder_license_evidence,
     is_license_evidence,
     license_drop_reason,
+    notice_license,
     offers_choice,
     parse_expression,
 )
@@ -169,3 +170,25 @@ def test_a_folder_license_naming_either_of_two_texts_is_a_choice() -> None:
 ])
 def test_a_version_or_warranty_either_is_no_choice_of_licenses(text: str) -> None:
     assert not offers_choice("COPYING", text)
+
+
+@pytest.mark.parametrize(("name", "path", "expected"), [
+    ("gson", "gson/src/main/java/com/google/gson/Gson.java", "Apache-2.0"),  # "Licensed under the Apache License, ..."
+    ("redis", "deps/jemalloc/build-aux/config.sub", "GPL-3.0-or-later"),  # "either version 3 ... or (at your option)"
+    ("gin", "gin.go", None),  # "governed by a MIT style license that can be found in the LICENSE file": a pointer
+    ("poetry-core", "src/poetry/core/_vendor/packaging/__init__.py", None),  # "dual licensed": the folder's choice
+])
+def test_a_files_own_license_notice(name: str, path: str, expected: str | None) -> None:
+    """Free-text notices in real file heads, as their words say (ScanCode 32.5.0 reads the first two alike)."""
+    assert notice_license(repository_files(name)[path]) == expected
+
+
+def test_a_gnu_noticed_file_in_a_permissive_folder_takes_its_notice() -> None:
+    """redis (4f8cdc2) vendors jemalloc (BSD-2-Clause, its COPYING); jemalloc's copy of autoconf's config.sub says
+    it is GPL v3 or later: under the default permissive policy the folder's license no longer lets it through."""
+    files = repository_files("redis")
+    licenses = resolve_licenses(license_evidence_of(p, t) for p, t in files.items() if is_folder_license_evidence(p))
+    script = "deps/jemalloc/build-aux/config.sub"
+    assert licenses.for_path(script) == "BSD-2-Clause"  # guard: the folder's own license
+    assert license_drop_reason(licenses.for_path(script, notice_license(files[script])), LicenseConfig()) == (
+        "license_not_allowed")
