@@ -105,6 +105,16 @@ def scancode_licenses(report: str, prefix: str) -> dict[str, tuple[str, float]]:
     return found
 
 
+def scancode_patent_grants(report: str) -> frozenset[str]:
+    """The SPDX keys (lower case, ``LicenseRef-scancode-`` prefix dropped) of what ScanCode's own license database
+    files under the category "Patent License" (Google's ``PATENTS`` grant beside golang.org/x's BSD-3-Clause): a
+    grant of patent rights, not a copyright license; read only with ``scancode --license-references``."""
+    with open(report) as handle:
+        references = json.load(handle).get("license_references") or []
+    return frozenset(re.sub(r"(?i)^LicenseRef-scancode-", "", ref.get("spdx_license_key") or ref["key"]).lower()
+                     for ref in references if ref.get("category") == "Patent License")
+
+
 def independent_license(path: str, scancode: dict[str, tuple[str, float]], own: bool = True) -> str:
     """The file's own ScanCode detection (``own``), else the nearest license text up the tree, else the root's."""
     if own and path in scancode:
@@ -132,10 +142,14 @@ def comparable(expression: str) -> frozenset[str]:
 # --------------------------------------------------------------------------------------------
 
 
+def in_truth(path: str, folders: list[str]) -> bool:
+    """Whether ``path`` is a hand-listed vendored file or lies in a hand-listed vendored folder."""
+    return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
+
 def vendored_share(files: dict, folders: list[str]) -> tuple[int, int, list[str]]:
-    """(kept tokens in the hand-listed vendored folders, all kept tokens, kept files there)."""
-    inside = [path for path, f in files.items() if f["reason"] is None
-              and any(path.startswith(folder + "/") for folder in folders)]
+    """(kept tokens in the hand-listed vendored folders and files, all kept tokens, kept files there)."""
+    inside = [path for path, f in files.items() if f["reason"] is None and in_truth(path, folders)]
     total = sum(f["tokens"] for f in files.values() if f["reason"] is None)
     return sum(files[p]["tokens"] for p in inside), total, sorted(inside)
 
@@ -177,7 +191,7 @@ def report(repo: str, language: str, judged: dict, truth: list[str], args, key: 
     row["vendored_share"] = {"kept_tokens_in_vendored": inside, "kept_tokens": total,
                              "share": round(inside / total, 4) if total else 0.0, "kept_files_there": missed}
     row["vendored_outside_truth"] = sorted(p for p, f in files.items() if f["reason"] == "vendored"
-                                           and not any(p.startswith(t + "/") for t in truth))
+                                           and not in_truth(p, truth))
     if args.scancode and os.path.exists(os.path.join(args.scancode, f"{key}.json")):
         scancode = scancode_licenses(os.path.join(args.scancode, f"{key}.json"), key)
         compared = {p: (f["license_of_path"], independent_license(p, scancode)) for p, f in files.items()
@@ -185,7 +199,10 @@ def report(repo: str, language: str, judged: dict, truth: list[str], args, key: 
         agree = [p for p, (ours, theirs) in compared.items() if comparable(ours) == comparable(theirs)]
         by_texts = sum(comparable(ours) == comparable(independent_license(p, scancode, own=False))
                        for p, (ours, _) in compared.items())
+        patents = scancode_patent_grants(os.path.join(args.scancode, f"{key}.json"))
+        grants_aside = sum(comparable(ours) == comparable(theirs) - patents for ours, theirs in compared.values())
         row["licenses"] = {"compared": len(compared), "agree": len(agree), "agree_with_license_texts_only": by_texts,
+                           "agree_patent_grants_aside": grants_aside, "patent_grants": sorted(patents),
                            "disagree": {p: pair for p, pair in sorted(compared.items()) if p not in set(agree)}}
     if args.samples:
         os.makedirs(args.samples, exist_ok=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +124,22 @@ Outcome = Document | Dropped | Quarantined
 def make_doc_id(source: str, location: str) -> str:
     """Stable id from where a record came from, so reruns give the same ids (and the same keepers)."""
     return hashlib.blake2b(f"{source}\x00{location}".encode(), digest_size=16).hexdigest()
+
+
+# Part k of a document split in parts (a long repository): ``<whole's id>#part<k>``, k zero-padded, so the
+# shard writer can keep a whole's parts together and in order (``pipelines.shards.position_of``).
+PART_ID = re.compile(r"(.+)#part(\d{5})")
+
+
+def part_id(whole_id: str, part: int) -> str:
+    """The id of part ``part`` (0-based) of the document ``whole_id``."""
+    return f"{whole_id}#part{part:05d}"
+
+
+def split_part_id(doc_id: str) -> tuple[str, int] | None:
+    """(whole's id, part) of a part's id; None for any other id."""
+    match = PART_ID.fullmatch(doc_id)
+    return (match.group(1), int(match.group(2))) if match else None
 
 
 def describe_error(error: BaseException) -> str:

@@ -52,6 +52,10 @@ class DocumentKind:
     decontamination: str = TEXT  # one of VIEWS: the views benchmark overlap is looked for in
     prose: str = TEXT           # TEXT (a prose file, by its language) or MESSAGES: what the prose checks judge
     dedup: str = TEXT           # TEXT, DIFF (exact copies share a patch) or MESSAGES (near: what the agent wrote)
+    # The documents it is deduplicated against (dedup.stage.scope_of): kinds naming one scope are compared,
+    # exact and near, and never with another scope's (a commit never removes the file it added, nor a file
+    # a commit), unless ``dedup.across_kinds`` asks for one scope; "" is the kind's own name.
+    dedup_scope: str = ""
     # A file of its repository (when it has one): license files and amalgamations are looked for among
     # them, repository-level dedup and the long stage group them, a drop may be held for imports.
     repository_file: bool = False
@@ -66,6 +70,11 @@ class DocumentKind:
     provenance: tuple[str, ...] = ()    # the provenance sidecar columns it fills beyond the common ones
     # Its metadata as typed columns of the published documents (codemix.columns; docs/published-documents.md).
     columns: tuple[MetadataColumn, ...] = ()
+
+    @property
+    def scope(self) -> str:
+        """Its dedup scope's name (``dedup_scope``, else its own name)."""
+        return self.dedup_scope or self.name
 
     def published_columns(self) -> tuple[MetadataColumn, ...]:
         """Its metadata columns, and the quality scorer's when the quality model scores it."""
@@ -120,6 +129,7 @@ COMMIT = register(DocumentKind(
 NOTEBOOK = register(DocumentKind(
     name="notebook", summary="a Jupyter notebook of a file source (unless it sets `notebooks: false`), as script or cells",
     content_checks=NOTEBOOK_CODE, redaction=CELLS, decontamination=CELLS, benchmark_instances="file",
+    dedup_scope="file",  # a notebook in script layout and the same code saved as a file are copies
     metadata=("notebook", "commit"), columns=NOTEBOOK_COLUMNS))
 ISSUE = register(DocumentKind(
     name="issue", summary="an issue or pull-request thread",

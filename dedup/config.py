@@ -59,6 +59,9 @@ class DedupConfig:
     # Earlier builds' signature indexes (globs of OUT/work/dedup/index/*.parquet): documents of a new
     # crawl that duplicate one of them are dropped without rehashing the earlier corpus.
     previous_indexes: list[str] = field(default_factory=list)
+    # One scope for every document kind: a commit may then remove a file it added and a file a commit. Off,
+    # documents are compared only with those of their kind's dedup scope (codemix.kinds.DocumentKind.scope).
+    across_kinds: bool = False
     # Long-context stage: whole-repository signatures drop forks and mirrors of kept repositories,
     # and file-level dedup never removes single files from a repository kept whole.
     repository_level: bool = True

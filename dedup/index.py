@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from codemix.dedup.config import DedupConfig
+from codemix.dedup.scope import scope_of
 
 # Names how minhash.py turns text into signatures; change it whenever that changes, so older
 # indexes are refused instead of silently matching nothing.
@@ -33,12 +34,15 @@ def index_parameters(config: DedupConfig) -> dict[str, Any]:
 
 
 def index_schema(config: DedupConfig) -> pa.Schema:
-    fields = [("doc_id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("signature", pa.binary())]
+    """The index's columns; ``kind`` (the document kind) places a signature in its dedup scope when a later
+    build reads it (indexes written before it was recorded lack it)."""
+    fields = [("doc_id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("signature", pa.binary()),
+              ("kind", pa.string())]
     return pa.schema(fields, metadata={METADATA_KEY: json.dumps(index_parameters(config), sort_keys=True).encode()})
 
 
-def index_row(doc_id: str, source: str, location: str, signature: bytes) -> dict[str, Any]:
-    return {"doc_id": doc_id, "source": source, "location": location, "signature": signature}
+def index_row(doc_id: str, source: str, location: str, signature: bytes, kind: str) -> dict[str, Any]:
+    return {"doc_id": doc_id, "source": source, "location": location, "signature": signature, "kind": kind}
 
 
 def previous_node(doc_id: str) -> str:
@@ -55,9 +59,10 @@ def doc_id_of(node: str) -> str:
     return node[len(PREVIOUS) :] if is_previous(node) else node
 
 
-def previous_signature(row: dict[str, Any], num_perm: int) -> tuple[str, bytes]:
-    """(node, signature bytes) of an index row; a signature of the wrong length fails the pipeline."""
+def previous_signature(row: dict[str, Any], num_perm: int, across_kinds: bool = False) -> tuple[str, bytes, str]:
+    """(node, signature bytes, dedup scope) of an index row; a signature of the wrong length fails the pipeline.
+    Without ``across_kinds`` the row's ``kind`` places it (``dedup.stage.scope_of``)."""
     signature = row["signature"] or b""
     if len(signature) != 8 * num_perm:
         raise ValueError(f"{FIELD}: signature of {row['doc_id']!r} has {len(signature)} bytes, expected {8 * num_perm}")
-    return previous_node(row["doc_id"]), signature
+    return previous_node(row["doc_id"]), signature, scope_of(row.get("kind") or "", across_kinds)

@@ -22,6 +22,7 @@ from codemix.dedup.minhash import (
     shingle_hashes,
     signature,
 )
+from codemix.dedup.scope import scoped_key
 from codemix.kinds import MESSAGES, document_kind
 
 # Pairs verified per bucket before switching from all pairs to k pivots (n <= 11 gets all pairs): a
@@ -199,7 +200,8 @@ def judge_held_pairs(
             yield pair, exact_jaccard(own_shingles, partner_shingles)
 
 
-def previous_band_keys(node_signature: tuple[str, bytes], bands: int, rows: int) -> Iterator[tuple[bytes, str]]:
-    node, sig_bytes = node_signature
+def previous_band_keys(node_signature: tuple[str, bytes, str], bands: int, rows: int) -> Iterator[tuple[bytes, str]]:
+    """(band key, node) per band of an earlier document, within its dedup scope."""
+    node, sig_bytes, scope = node_signature
     for key in band_keys(from_bytes(sig_bytes), bands, rows):
-        yield key, node
+        yield scoped_key(scope, key), node

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from codemix.dedup.index import doc_id_of, is_previous
+from codemix.dedup.scope import kind_name, scope_of, scoped_key
 from codemix.filters.commits import patch_digest
 from codemix.kinds import DIFF, document_kind
 
@@ -26,13 +27,14 @@ DUPLICATE_SCHEMA = pa.schema(
 )
 # Exact keepers' signatures, from ``run_edges`` to the index written by ``run_final``.
 SIGNATURE_SCHEMA = pa.schema(
-    [("id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("signature", pa.binary())]
+    [("id", pa.string()), ("source", pa.string()), ("location", pa.string()), ("signature", pa.binary()),
+     ("kind", pa.string())]
 )
 
 
-def signature_row(signed: tuple[str, str, str, bytes]) -> dict[str, Any]:
-    doc_id, source, location, sig = signed
-    return {"id": doc_id, "source": source, "location": location, "signature": sig}
+def signature_row(signed: tuple[str, str, str, bytes, str]) -> dict[str, Any]:
+    doc_id, source, location, sig, kind = signed
+    return {"id": doc_id, "source": source, "location": location, "signature": sig, "kind": kind}
 
 
 @dataclass(slots=True, kw_only=True)
@@ -58,12 +60,16 @@ class DedupResult:
 # ---------------------------------------------------------------- per-element logic (no Beam needed)
 
 
-def text_digest(row: dict[str, Any]) -> bytes:
+def text_digest(row: dict[str, Any], across_kinds: bool = False) -> bytes:
     """What makes two documents exact copies: the sha256 of the text, or for a commit of its patch
-    (``filters.commits.patch_digest``), so a cherry-pick or a fork's mirror is a copy whatever its message."""
-    if "kind" in row and document_kind(row["kind"]).dedup == DIFF:
-        return patch_digest(row.get("text") or "")
-    return hashlib.sha256((row.get("text") or "").encode("utf-8")).digest()
+    (``filters.commits.patch_digest``), so a cherry-pick or a fork's mirror is a copy whatever its message;
+    within the row's dedup scope (``scope_of``)."""
+    kind = kind_name(row)
+    if document_kind(kind).dedup == DIFF:
+        digest = patch_digest(row.get("text") or "")
+    else:
+        digest = hashlib.sha256((row.get("text") or "").encode("utf-8")).digest()
+    return scoped_key(scope_of(kind, across_kinds), digest)
 
 
 def duplicate_row(doc_id: str, source: str, location: str, keeper_id: str, method: str) -> dict[str, str]:

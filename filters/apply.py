@@ -174,10 +174,10 @@ class DocumentFilter:
         if reason != "vendored_path":
             return ""
         glob = next((glob for glob in self.config.vendored_paths if path_matches(doc.path, [glob])), None)
-        return f"path matches {glob!r}" if glob else f"path matches linguist vendor.yml {vendored_pattern(doc.path)!r}"
+        return f"path matches {glob!r}" if glob else f"path matches linguist vendor.yml {vendored_pattern(doc.path, doc.repo)!r}"
 
     def path_drop_reason(self, doc: Document) -> str | None:
-        if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path)):
+        if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path, doc.repo)):
             return "vendored_path"
 
         if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):

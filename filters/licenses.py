@@ -11,7 +11,7 @@ import fnmatch
 import json
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -318,6 +318,8 @@ _SIGNATURES = (
         r"permission to use copy modify (?:and )?distribute (?:and sell )?this software and its "
         r"(?:associated )?documentation for any purpose (?:and )?without fee is hereby granted",
     ),
+    # The Ruby license's own conditions (its opening offers them beside the BSDL, or MIT in RubyGems').
+    _signature("Ruby", r"you may make and (?:or copy|give away) verbatim copies of the source form of the software"),
     _signature("Apache-2.0", r"apache license version 2 0"),
     _signature("Apache-1.1", r"apache software license version 1 1"),
     _signature("MPL-2.0", r"mozilla public license (?:mpl )?(?:version |v )?2 0"),
@@ -712,6 +714,57 @@ def _evidence_rank(path: str) -> int:
     return 4 * max(len(parts) - 1, 0) + (0 if parts and _is_license_file(parts) else 1)
 
 
+# A file's own license notice, in its head: a license's grant as its text words it (MIT's, BSD's, ISC's...: the
+# _SIGNATURES whose anchor is a grant, not a name), a license named after a notice's verb ("Licensed under the
+# Apache License, Version 2.0", "subject to the terms of the Mozilla Public License, v. 2.0"), or a GNU notice.
+# A pointer ("see the LICENSE file"), a bare name or a choice ("dual licensed under ...") is no notice: the
+# folder's license answers for those.
+_NOTICE_CHARS = 3_000
+_NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
+                         "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
+                         "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0"})
+_NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to the terms of|under the terms of"
+                          r"|governed by) (?:under )?(?:the )?(?:terms of )?(?:the )?$")
+_GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
+
+
+def notice_license(text: str) -> str | None:
+    """The license a file's own notice states in its first few thousand characters (all of them, AND, when
+    it states several), else None: ``filters.reuse``'s per-file reading after SPDX tags."""
+    words = _words(text[:_NOTICE_CHARS])
+    if _CHOICE.search(words):
+        return None
+    found = []
+    for signature in _SIGNATURES:
+        position = _signature_position(signature, words)
+        if position is not None and (signature.spdx not in _NAMED_ONLY
+                                     or _NOTICE_VERB.search(words[max(0, position - 60):position])):
+            found.append(signature.spdx)
+    if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(words[notice.start():])):
+        found.append(gnu[1])
+    return combine(found) or None
+
+
+# A license text that lets the recipient pick: "made available under the terms of *either* of the licenses found in
+# LICENSE.APACHE or LICENSE.BSD" (packaging), "under either the terms of the MIT license (see the file MIT.txt), or the
+# conditions below" (RubyGems), "dual licensed under ...". A GNU notice's "either version 2 of the License, or (at your
+# option) any later version" chooses a version, not a license, and does not match.
+_CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|either of the (?:following )?licenses|dual licensed)\b")
+# A choice is stated where a text opens, before any license text it then quotes.
+_CHOICE_CHARS = 1_000
+
+
+def offers_choice(path: str, text: str) -> bool:
+    """Whether a license file's text says the licenses beside it are alternatives (``repository_license``)."""
+    return is_license_file(path) and bool(_CHOICE.search(_words(text[:_CHOICE_CHARS])))
+
+
+def _alternatives(expressions: Iterable[str]) -> str:
+    """Every license the expressions name, as one choice: "MIT AND Ruby" and "MIT" -> "MIT OR Ruby"."""
+    return combine((part for e in expressions for conjunct in _operands(e, "AND") for part in _operands(conjunct, "OR")),
+                   "OR")
+
+
 def license_ids(expression: str) -> frozenset[str]:
     """The license ids an expression names, lower case, without ``+``/``-only``/``-or-later``."""
     node = parse_expression(expression)
@@ -722,13 +775,16 @@ def license_ids(expression: str) -> frozenset[str]:
     return frozenset().union(*(license_ids(_render(child)) for child in node[1]))
 
 
-def repository_license(evidence: Iterable[tuple[str, str | None]]) -> str:
+def repository_license(evidence: Iterable[tuple[str, str | None]], choices: Collection[str] = ()) -> str:
     """One SPDX expression for a repository from its files' ``(path, detected)`` pairs; "" if none.
 
     Only the most authoritative level that detected anything counts (root files beat files one
-    level down), so a vendored subfolder cannot override the root LICENSE. At that level, package
-    metadata that names every license the license files name is the declared combination
-    (``MIT OR Apache-2.0`` beside ``LICENSE-MIT`` and ``LICENSE-APACHE``); otherwise the license
+    level down), so a vendored subfolder cannot override the root LICENSE. At that level, a license
+    text among ``choices`` (paths whose text offers a choice, ``offers_choice``) makes every license
+    the level's texts and manifest name an alternative: RubyGems' LICENSE.txt offers MIT or its own
+    conditions, so its gemspec's ``["Ruby", "MIT"]`` (a list, no operator) is "MIT OR Ruby". Otherwise,
+    package metadata that names every license the license files name is the declared combination
+    (``MIT OR Apache-2.0`` beside ``LICENSE-MIT`` and ``LICENSE-APACHE``); else the license
     files win (a stale classifier never overrides a LICENSE) and several distinct ones are all in
     force: "A AND B", sorted, so the answer does not depend on file order.
     """
@@ -739,6 +795,10 @@ def repository_license(evidence: Iterable[tuple[str, str | None]]) -> str:
     level = best - best % 4 if best != 2 else best
     files = combine(detected for rank, detected in found if rank == level)
     metadata = combine(detected for rank, detected in found if rank == level + 1 and level != 2)
+    if any(_evidence_rank(path) == level for path in choices):
+        alternatives = _alternatives(e for e in (files, metadata) if e)
+        declared = metadata and " AND " not in metadata and license_ids(metadata) == license_ids(alternatives)
+        return metadata if declared else alternatives  # a manifest's own OR, in its own order
     if files and metadata and license_ids(files) <= license_ids(metadata):
         return metadata
     return files or metadata

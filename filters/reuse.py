@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from codemix.filters.licenses import (
@@ -17,6 +17,7 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_notice_file,
     normalize_license,
+    offers_choice,
     repository_license,
 )
 
@@ -83,31 +84,35 @@ def sidecar_target(path: str) -> str | None:
 
 
 # One evidence file's reading: (path, the expression it states for the whole repository or None,
-# the path rules it declares, the expression it declares as a ``.license`` sidecar or None).
-Evidence = tuple[str, str | None, tuple[PathRule, ...], str | None]
+# the path rules it declares, the expression it declares as a ``.license`` sidecar or None, whether
+# its text makes the licenses beside it alternatives, ``licenses.offers_choice``).
+Evidence = tuple[str, str | None, tuple[PathRule, ...], str | None, bool]
 
 
 def license_evidence_of(path: str, text: str) -> Evidence:
     """What one license file, package manifest or REUSE file (``licenses.is_license_evidence``) says."""
-    return path, detect_license(path, text), path_rules(path, text), file_license(text) if sidecar_target(path) else None
+    return (path, detect_license(path, text), path_rules(path, text),
+            file_license(text) if sidecar_target(path) else None, offers_choice(path, text))
 
 
 def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
     """A repository's default (``licenses.repository_license``), its path rules (``.reuse/dep5``'s, then
     ``REUSE.toml``'s) and its sidecars, from every evidence file's reading, in any order."""
     evidence = sorted(evidence, key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
+    choices = frozenset(path for path, *_, choice in evidence if choice)
     return RepositoryLicenses(
-        repository_license((path, detected) for path, detected, _, _ in evidence if is_license_evidence(path)),
-        tuple(rule for _, _, rules, _ in evidence for rule in rules),
-        {target: found for path, _, _, found in evidence if found and (target := sidecar_target(path))},
-        folder_licenses((path, detected) for path, detected, _, _ in evidence if is_folder_license_evidence(path)))
+        repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
+        tuple(rule for _, _, rules, *_ in evidence for rule in rules),
+        {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
+        folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
+                        choices))
 
 
-def folder_licenses(evidence: Iterable[tuple[str, str | None]]) -> dict[str, str]:
+def folder_licenses(evidence: Iterable[tuple[str, str | None]], choices: Collection[str] = ()) -> dict[str, str]:
     """``{folder: expression}`` for each folder below the root whose own files state a license: its
     license texts and manifest read as ``licenses.repository_license`` reads a root (a manifest that
-    names every license the texts name is the declared combination), a NOTICE only when neither
-    states one."""
+    names every license the texts name is the declared combination; a text offering a choice makes
+    them alternatives), a NOTICE only when neither states one."""
     by_folder: dict[str, list[tuple[str, str]]] = {}
     notices: dict[str, list[str]] = {}
     for path, detected in evidence:
@@ -116,7 +121,9 @@ def folder_licenses(evidence: Iterable[tuple[str, str | None]]) -> dict[str, str
             notices.setdefault(folder, []).append(detected)
         elif detected:
             by_folder.setdefault(folder, []).append((name, detected))
-    found = {folder: repository_license(files) for folder, files in by_folder.items()}
+    offered = [tuple(path.rsplit("/", 1)) for path in choices if "/" in path]
+    found = {folder: repository_license(files, {name for at, name in offered if at == folder})
+             for folder, files in by_folder.items()}
     for folder, detected in notices.items():
         found[folder] = found.get(folder) or combine(detected)
     return {folder: expression for folder, expression in found.items() if expression}

@@ -43,10 +43,13 @@ def linguist_vendored() -> re.Pattern:
     return linguist_patterns(VENDOR_LIST)
 
 
-def is_vendored(path: str) -> bool:
+def is_vendored(path: str, repo: str = "") -> bool:
     """Whether linguist calls the in-repo ``path`` vendored (``re.search``, as linguist matches), but for
-    the repository's own ``.github/`` folder."""
-    return linguist_vendored().search(path) is not None and OWN_CODE.search(path) is None
+    the repository's own ``.github/`` folder and, in repository ``repo``, a file that only a pattern
+    naming that repository's own library matches (``vendored_pattern``)."""
+    if linguist_vendored().search(path) is None or OWN_CODE.search(path) is not None:
+        return False
+    return not repo or vendored_pattern(path, repo) is not None
 
 
 @functools.cache
@@ -55,11 +58,25 @@ def _linguist_list(name: str) -> tuple[tuple[str, re.Pattern], ...]:
     return tuple((pattern, re.compile(pattern)) for pattern in patterns)
 
 
-def vendored_pattern(path: str) -> str | None:
-    """The first of linguist's vendor.yml patterns that calls ``path`` vendored (the drop's detail)."""
-    if not is_vendored(path):
+# A pattern that opens with a library's name, ``(^|/)jquery([^.]*)\.js$``: a copy of that library's file.
+_LIBRARY_PATTERN = re.compile(r"\(\^\|/\)([A-Za-z][A-Za-z0-9]*)")
+
+
+def _names_repository(pattern: str, repo: str) -> bool:
+    """Whether ``pattern`` names the library that repository ``repo`` (``owner/name``) is: in jQuery's own
+    repository ``src/jquery.js`` is its source, not a copy (the name compared without case or punctuation)."""
+    library = _LIBRARY_PATTERN.match(pattern)
+    own = re.sub(r"[^a-z0-9]", "", repo.rsplit("/", 1)[-1].lower())
+    return bool(library and own) and library.group(1).lower() == own
+
+
+def vendored_pattern(path: str, repo: str = "") -> str | None:
+    """The first of linguist's vendor.yml patterns that calls ``path`` vendored (the drop's detail), skipping
+    those that name repository ``repo``'s own library."""
+    if linguist_vendored().search(path) is None or OWN_CODE.search(path) is not None:
         return None
-    return next((pattern for pattern, compiled in _linguist_list(VENDOR_LIST) if compiled.search(path)), None)
+    return next((pattern for pattern, compiled in _linguist_list(VENDOR_LIST)
+                 if compiled.search(path) and not _names_repository(pattern, repo)), None)
 
 
 def is_generated(path: str) -> bool:

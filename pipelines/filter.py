@@ -16,7 +16,13 @@ from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
 from codemix.filters.amalgamation import amalgamated, packed_line_hashes, unpack_line_hashes
 from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
-from codemix.filters.licenses import detect_license, is_folder_license_evidence, is_license_evidence, is_license_file
+from codemix.filters.licenses import (
+    detect_license,
+    is_folder_license_evidence,
+    is_license_evidence,
+    is_license_file,
+    notice_license,
+)
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
 from codemix.filters.vendored import VendoredTree, may_say_vendored, vendored_tree, vendored_trees, vendoring_facts
 from codemix.kinds import document_kind
@@ -73,9 +79,12 @@ def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicen
 
 
 def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
-    """What the repository (its default, its path rules) and the file's own SPDX header say of ``doc``."""
+    """What the repository (its default, its path rules) and the file's own header (SPDX tags, else a
+    license notice: ``licenses.notice_license``) say of ``doc``."""
     licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
-    return licenses.for_path(doc.path, file_license(doc.text) if document_kind(doc.kind).licensed_by_text else None)
+    if not document_kind(doc.kind).licensed_by_text:
+        return licenses.for_path(doc.path, None)
+    return licenses.for_path(doc.path, file_license(doc.text) or notice_license(doc.text))
 
 
 def repository_lines(doc: Document, config: FiltersConfig):

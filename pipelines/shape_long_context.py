@@ -15,7 +15,7 @@ from dataclasses import asdict
 
 import apache_beam as beam
 
-from codemix.document import Document, make_doc_id, packed_document, unpacked_document
+from codemix.document import Document, make_doc_id, packed_document, part_id, unpacked_document
 from codemix.kinds import document_kind
 from codemix.mixtures.provenance import chunk_provenance, document_provenance
 from codemix.mixtures.repository import RepositoryDocumentConfig, repository_documents
@@ -84,8 +84,11 @@ class RepositoryChunks(beam.DoFn):
             self._config, held=sorted((d.path, d.language, d.text) for d in held.values()),
             submodules=repository_submodules(docs, self._submodules))
         docs += [held[path] for path in shaped.kept_for_imports]
+        parts = len(shaped.chunks)
         for chunk in shaped.chunks:
-            chunk_id = make_doc_id(source, f"{repo}#chunk{chunk.index}")
+            # A repository in several parts: ids that keep its parts together and in order in the shards.
+            chunk_id = (make_doc_id(source, f"{repo}#chunk{chunk.index}") if parts == 1
+                        else part_id(make_doc_id(source, repo), chunk.index))
             provenance = chunk_provenance(docs, chunk_id, chunk.paths, part=chunk.index, parts=len(shaped.chunks))
             yield (self._stage, source), (chunk_id, chunk.text, "repo", provenance)
         yield from self.records(source, repo, shaped, held)

@@ -22,7 +22,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
-from codemix.document import Document
+from codemix.document import Document, split_part_id
 from codemix.kinds import document_kind
 from codemix.mixtures.indexed_dataset import IndexedDatasetWriter, dtype_for_vocab
 from codemix.mixtures.provenance import (
@@ -69,9 +69,20 @@ def shard_count(text_bytes: int, shard_size_bytes: int) -> int:
     return max(1, math.ceil(text_bytes / shard_size_bytes))
 
 
+# Low bits of a part's position that hold its part number: 2^20 parts of one whole at most stay in order.
+PART_BITS = 20
+
+
 def position_of(doc_id: str) -> int:
-    """Where a document sorts within its (stage, source): a 64-bit hash of its id."""
-    return int.from_bytes(hashlib.blake2b(doc_id.encode(), digest_size=8).digest(), "big")
+    """Where a document sorts within its (stage, source): a 64-bit hash of its id; a part of a whole
+    (``codemix.document.part_id``) sorts at its whole's hash plus its part number, so a repository's
+    long-document parts lie next to each other, in order (across a shard boundary, in consecutive shards)."""
+    part = split_part_id(doc_id)
+    if part is None:
+        return int.from_bytes(hashlib.blake2b(doc_id.encode(), digest_size=8).digest(), "big")
+    whole, index = part
+    base = int.from_bytes(hashlib.blake2b(whole.encode(), digest_size=8).digest(), "big")
+    return (base >> PART_BITS << PART_BITS) | min(index, (1 << PART_BITS) - 1)
 
 
 def shard_of(doc_id: str, shards: int) -> int:

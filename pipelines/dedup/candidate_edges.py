@@ -35,6 +35,7 @@ from codemix.dedup.near import (
     send_payloads,
     text_payload,
 )
+from codemix.dedup.scope import kind_name, scope_of, scoped_key
 from codemix.pipelines.dedup.id_joins import KeepListed, keyed_spill
 from codemix.pipelines.dedup.rows import NAMESPACE, location_of
 from codemix.pipelines.spill import distinct, grouping
@@ -65,8 +66,8 @@ def bucket_pairs(bucket: tuple[bytes, Iterable[str]], max_pairs: int) -> Iterato
 
 @beam.typehints.with_output_types(tuple[bytes, str])  # the main output; tagged outputs are not type-checked
 class SignDocuments(beam.DoFn):
-    """Per document with tokens: (band key, id) per LSH band, and tagged ``signature`` (id, source,
-    location, signature bytes) for the index."""
+    """Per document with tokens: (band key, id) per LSH band within its dedup scope, and tagged ``signature``
+    (id, source, location, signature bytes, kind) for the index."""
 
     def __init__(self, config: DedupConfig):
         self.config = config
@@ -84,10 +85,12 @@ class SignDocuments(beam.DoFn):
             self.unbanded.inc()
             return
         sig_P = signature(hashes_S, self.permutations)
+        kind = kind_name(row)
+        scope = scope_of(kind, config.across_kinds)
         for key in band_keys(sig_P, config.bands, config.rows):
-            yield key, doc_id
+            yield scoped_key(scope, key), doc_id
         yield beam.pvalue.TaggedOutput(
-            "signature", (doc_id, row.get("source") or "", location_of(row), to_bytes(sig_P))
+            "signature", (doc_id, row.get("source") or "", location_of(row), to_bytes(sig_P), kind)
         )
 
 
@@ -145,7 +148,8 @@ class VerifyPairs(beam.PTransform):
 class CandidateEdges(beam.PTransform):
     """Documents (id, text, ...), optionally with earlier (node, signature) pairs -> the edges to cluster.
 
-    Input: a PCollection of documents, or a dict with ``docs`` and optionally ``previous`` and
+    Input: a PCollection of documents, or a dict with ``docs`` and optionally ``previous`` ((node, signature,
+    scope) of earlier documents) and
     ``payload_docs``, a second read of the same documents, whose texts verification ships. With
     ``join`` "side_input" only the documents in candidate pairs are shipped, selected by a side
     input of their ids, so the first read never waits for it and no other document is shuffled;
@@ -193,7 +197,7 @@ class CandidateEdges(beam.PTransform):
         candidates = (links.pairs, offered) | "Distinct" >> distinct(pairs_spill, "pairs")
         payloads = [inputs.get("payload_docs", inputs["docs"]) | "TextPayloads" >> beam.Map(text_payload)]
         if previous is not None:
-            payloads.append(previous | "PreviousPayloads" >> beam.MapTuple(lambda node, sig: (node, (PAYLOAD, sig))))
+            payloads.append(previous | "PreviousPayloads" >> beam.MapTuple(lambda node, sig, _: (node, (PAYLOAD, sig))))
         payloads = tuple(payloads) | "AllPayloads" >> beam.Flatten()
         if self.join == SIDE_INPUT:
             # Ship only the payloads some pair needs. A keyed join would shuffle them all to find

@@ -68,21 +68,24 @@ def rank_summary(row: dict[str, Any], order: list[str]) -> tuple[tuple, str, str
 class ExactDedup(beam.PTransform):
     """(docs, a second read of the same docs) -> (kept best-ranked copy per text, duplicate rows for the other copies).
 
+    Copies are found within a dedup scope (``dedup.scope``): one per document kind's scope, or one for all
+    with ``across_kinds``.
+
     Only a digest and a summary of each copy are grouped; the kept copies are the second read less
     the duplicates' ids, so the first read never waits. With ``join`` "side_input" no text crosses
     a shuffle; with "keyed_join" the second read does, keyed by id, and no worker holds the ids.
     """
 
-    def __init__(self, order: list[str], join: str, spill_dir: str | None = None):
+    def __init__(self, order: list[str], join: str, spill_dir: str | None = None, across_kinds: bool = False):
         super().__init__()
-        self.order, self.join, self.spill_dir = order, join, spill_dir
+        self.order, self.join, self.spill_dir, self.across_kinds = order, join, spill_dir, across_kinds
 
     def expand(self, inputs):
         docs, reread = inputs
-        order = self.order
+        order, across_kinds = self.order, self.across_kinds
         duplicates = (
             docs
-            | "Summarise" >> beam.Map(lambda row: (text_digest(row), copy_summary(row, order)))
+            | "Summarise" >> beam.Map(lambda row: (text_digest(row, across_kinds), copy_summary(row, order)))
             | "GroupCopies" >> grouping(keyed_spill(self.join, self.spill_dir), "copies")
             | "LabelCopies" >> beam.FlatMap(exact_duplicate_rows)
         )
@@ -153,7 +156,7 @@ class NearEdges(beam.PTransform):
         inputs = dict(inputs)
         if config.previous_indexes:
             inputs["previous"] = inputs["docs"].pipeline | "ReadPrevious" >> ReadPreviousSignatures(
-                config.previous_indexes, config.num_perm
+                config.previous_indexes, config.num_perm, config.across_kinds
             )
         spill_dir = paths.shuffle if config.shuffle_on_disk else None
         near = inputs | "CandidateEdges" >> CandidateEdges(config, config.max_pairs_per_bucket, spill_dir, self.join)
@@ -227,7 +230,7 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
         keepers = docs
         if config.exact:
             keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(
-                config.keeper_order, join, paths.shuffle if config.shuffle_on_disk else None)
+                config.keeper_order, join, paths.shuffle if config.shuffle_on_disk else None, config.across_kinds)
             keepers | "WriteKeepers" >> write_parquet(
                 paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
             )
@@ -275,7 +278,7 @@ def run_final(
                 (signatures, removed)
                 | "KeptSignatures" >> DropRowsWithIds(join, spill and FileSystems.join(spill, "signatures"))
                 | "IndexRows"
-                >> beam.Map(lambda row: index_row(row["id"], row["source"], row["location"], row["signature"]))
+                >> beam.Map(lambda row: index_row(row["id"], row["source"], row["location"], row["signature"], row["kind"]))
                 | "WriteIndex" >> write_parquet(paths.index, index_schema(config), file_name_suffix=PARQUET)
             )
         counted = {"documents_in": docs, "kept": kept, "near": near_only, "previous": previous}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Self
 
 from codemix.filters.commits import CommitInfo, commit_text, diff_drop_reason, metadata_drop_reason, parse_patch
-from codemix.filters.licenses import detect_license, is_license_evidence, repository_license
+from codemix.filters.licenses import detect_license, is_license_evidence, offers_choice, repository_license
 from codemix.filters.vendored import VendoredTree
 from codemix.pipelines.readers.common import Outcome, ReadTally, drop, make_document
 from codemix.pipelines.readers.git import (
@@ -171,18 +171,21 @@ class _TreeReader:
     LICENSE and metadata files state, cached by object sha (they seldom change between commits)."""
 
     def __init__(self, git_dir: str):
+        self._git_dir = git_dir
         self._process = subprocess.Popen(["git", "--git-dir", git_dir, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_git_env())
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_git_env(),
+                                         start_new_session=True)  # so a watchdog stops a lazy fetch it starts
         self._trees: dict[str, list[tuple[str, str, str]]] = {}
-        self._detected: dict[tuple[str, str], str | None] = {}
+        self._detected: dict[tuple[str, str], tuple[str | None, bool]] = {}
         self._licenses: dict[tuple, str] = {}
 
     def license(self, tree: str) -> str:
         """The repository license stated by ``tree``'s root and first-level license evidence; "" if none."""
         evidence = tuple(sorted(self._evidence(tree)))
         if evidence not in self._licenses:
+            read = [(path, *self._detect(path, sha)) for path, sha in evidence]
             self._licenses[evidence] = repository_license(
-                (path, self._detect(path, sha)) for path, sha in evidence)
+                ((path, detected) for path, detected, _ in read), {path for path, _, choice in read if choice})
         return self._licenses[evidence]
 
     def _evidence(self, tree: str) -> Iterator[tuple[str, str]]:
@@ -193,11 +196,12 @@ class _TreeReader:
             elif is_license_evidence(name) and mode in ("100644", "100755"):
                 yield name, sha
 
-    def _detect(self, path: str, sha: str) -> str | None:
+    def _detect(self, path: str, sha: str) -> tuple[str | None, bool]:
+        """What one evidence file states, and whether it makes the licenses beside it alternatives."""
         if (path, sha) not in self._detected:
             kind, data = self.read(sha)
             text = data.decode("utf-8", "replace") if kind == "blob" else ""
-            self._detected[(path, sha)] = detect_license(path, text)
+            self._detected[(path, sha)] = detect_license(path, text), offers_choice(path, text)
         return self._detected[(path, sha)]
 
     def _entries(self, tree: str) -> list[tuple[str, str, str]]:
@@ -214,7 +218,21 @@ class _TreeReader:
         return self._trees[tree]
 
     def read(self, sha: str) -> tuple[str, bytes]:
-        """(type, bytes) of one object; answer: ``<sha> <type> <size>\\n`` + bytes + ``\\n``."""
+        """(type, bytes) of one object, or ``GitTimeout`` when git gives no answer within ``GIT_TIMEOUT_S``
+        (a partial clone fetching a missing tree or blob from a remote that never answers)."""
+        watchdog = Watchdog(self._process, GIT_TIMEOUT_S.get())
+        try:
+            return self._read(sha)
+        except (GitError, OSError, ValueError) as error:
+            if watchdog.fired:
+                raise GitTimeout(timeout_message(f"cat-file (reading object {sha[:12]})", self._git_dir,
+                                                 GIT_TIMEOUT_S.get())) from error
+            raise
+        finally:
+            watchdog.stop()
+
+    def _read(self, sha: str) -> tuple[str, bytes]:
+        """Answer: ``<sha> <type> <size>\\n`` + bytes + ``\\n``."""
         stdin, stdout = self._process.stdin, self._process.stdout
         stdin.write(sha.encode() + b"\n")
         stdin.flush()

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from codemix.filters.licenses import LicenseConfig, is_license_evidence, license_drop_reason, parse_expression
+from codemix.filters.licenses import (
+    LicenseConfig,
+    is_folder_license_evidence,
+    is_license_evidence,
+    license_drop_reason,
+    notice_license,
+    offers_choice,
+    parse_expression,
+)
 from codemix.filters.reuse import (
     PathRule,
     RepositoryLicenses,
@@ -118,3 +126,69 @@ def test_reuse_toml_globs_and_precedence() -> None:
 ])
 def test_file_header(text: str, expected: str | None) -> None:
     assert file_license(text) == expected
+
+
+def all_licenses_of(name: str) -> RepositoryLicenses:
+    """The repository's default and its folders' own licenses, from every file that can state one."""
+    files = repository_files(name)
+    return resolve_licenses(license_evidence_of(path, text) for path, text in files.items()
+                            if is_license_evidence(path) or is_folder_license_evidence(path))
+
+
+def test_a_license_text_offering_a_choice_makes_a_manifest_list_alternatives() -> None:
+    """RubyGems (69ec4a3): LICENSE.txt lets one redistribute "under either the terms of the MIT license (see
+    the file MIT.txt), or the conditions below" (the Ruby license's), and the gemspec lists ``["Ruby", "MIT"]``,
+    a list without an operator (read as AND alone, issue 35). The text says which: either."""
+    files = repository_files("rubygems")
+    assert 'licenses = ["Ruby", "MIT"]' in files["rubygems-update.gemspec"]
+    assert "under\neither the terms of the MIT license" in files["LICENSE.txt"]
+    licenses = all_licenses_of("rubygems")
+    assert licenses.default == "MIT OR Ruby"
+    assert license_drop_reason(licenses.for_path("lib/rubygems.rb"), LicenseConfig()) is None
+    without_choice = {path: text for path, text in files.items() if path != "LICENSE.txt"}
+    alone = resolve_licenses(license_evidence_of(p, t) for p, t in without_choice.items() if is_license_evidence(p))
+    assert alone.default == "MIT AND Ruby"  # the list alone keeps issue 35's conservative reading
+
+
+def test_a_folder_license_naming_either_of_two_texts_is_a_choice() -> None:
+    """poetry-core (c4d922c) vendors packaging, whose LICENSE makes it "available under the terms of *either* of
+    the licenses found in LICENSE.APACHE or LICENSE.BSD"; both texts lie beside it."""
+    packaging = "src/poetry/core/_vendor/packaging"
+    assert "*either* of the licenses" in repository_files("poetry-core")[f"{packaging}/LICENSE"]
+    licenses = all_licenses_of("poetry-core")
+    assert licenses.folders[packaging] == "Apache-2.0 OR BSD-2-Clause"
+    assert licenses.for_path(f"{packaging}/__init__.py") == "Apache-2.0 OR BSD-2-Clause"
+    assert licenses.for_path("src/poetry/core/__init__.py") == licenses.default == "MIT"
+
+
+@pytest.mark.parametrize("text", [
+    ("This program is free software; you can redistribute it and/or modify it under the terms of the GNU General "
+    "Public License as published by the Free Software Foundation; either version 2 of the License, or (at your "
+    "option) any later version."),
+    ("Unless required by applicable law or agreed to in writing, software distributed under the License is "
+    "distributed on an \"AS IS\" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied."),
+])
+def test_a_version_or_warranty_either_is_no_choice_of_licenses(text: str) -> None:
+    assert not offers_choice("COPYING", text)
+
+
+@pytest.mark.parametrize(("name", "path", "expected"), [
+    ("gson", "gson/src/main/java/com/google/gson/Gson.java", "Apache-2.0"),  # "Licensed under the Apache License, ..."
+    ("redis", "deps/jemalloc/build-aux/config.sub", "GPL-3.0-or-later"),  # "either version 3 ... or (at your option)"
+    ("gin", "gin.go", None),  # "governed by a MIT style license that can be found in the LICENSE file": a pointer
+    ("poetry-core", "src/poetry/core/_vendor/packaging/__init__.py", None),  # "dual licensed": the folder's choice
+])
+def test_a_files_own_license_notice(name: str, path: str, expected: str | None) -> None:
+    """Free-text notices in real file heads, as their words say (ScanCode 32.5.0 reads the first two alike)."""
+    assert notice_license(repository_files(name)[path]) == expected
+
+
+def test_a_gnu_noticed_file_in_a_permissive_folder_takes_its_notice() -> None:
+    """redis (4f8cdc2) vendors jemalloc (BSD-2-Clause, its COPYING); jemalloc's copy of autoconf's config.sub says
+    it is GPL v3 or later: under the default permissive policy the folder's license no longer lets it through."""
+    files = repository_files("redis")
+    licenses = resolve_licenses(license_evidence_of(p, t) for p, t in files.items() if is_folder_license_evidence(p))
+    script = "deps/jemalloc/build-aux/config.sub"
+    assert licenses.for_path(script) == "BSD-2-Clause"  # guard: the folder's own license
+    assert license_drop_reason(licenses.for_path(script, notice_license(files[script])), LicenseConfig()) == (
+        "license_not_allowed")

@@ -82,3 +82,16 @@ def test_generated(path: str) -> None:
 @pytest.mark.parametrize("path", ["Cargo.toml", "src/lock.rs", "docs/gradlew.md", "idea/x.py", "samples/C/exception.c"])
 def test_not_generated(path: str) -> None:
     assert not is_generated(path) and drop_reason(doc(path), FiltersConfig()) is None
+
+
+def test_a_library_name_pattern_spares_that_librarys_own_repository() -> None:
+    """jquery/jquery at 51eb576 keeps its source in ``src/jquery.js`` (it imports ``./core.js``, ``./selector.js``
+    ...): linguist's ``(^|/)jquery([^.]*)\\.js$`` names copies of jQuery in other projects, not jQuery itself."""
+    own = Document(id="x", text='import { jQuery } from "./core.js";\n\nimport "./selector.js";\n' * 3, source="s",
+                   kind="file", repo="jquery/jquery", path="src/jquery.js", language="javascript", license="MIT")
+    assert is_vendored(own.path) and not is_vendored(own.path, own.repo)
+    assert drop_reason(own, FiltersConfig()) is None
+    copy = Document(id="y", text=own.text, source="s", kind="file", repo="octo/site", path="static/js/jquery.js",
+                    language="javascript", license="MIT")
+    assert drop_reason(copy, FiltersConfig()) == "vendored_path"
+    assert is_vendored("vendor/jquery/x.js", "jquery/jquery")  # a pattern naming no library still applies

@@ -41,6 +41,7 @@ FILES = {
     "aider-llm-history": "aider-llm-history/llm.history.first-4-requests",
     "shape": "shape/tau-bench-gpt-4o-airline.rows-1-3.json",
     "markdown-turns": "markdown-turns/2025-03-28_16-14-refining-create-model-instance-for-efficiency.md",
+    "turn-lines": "turn-lines/tau-bench-gpt-4o-airline.row-2.turn-per-line.jsonl",
 }
 
 
@@ -282,8 +283,8 @@ def test_aider_sessions_are_transcripts_and_edits_stay_in_the_reply() -> None:
 def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
     with pytest.raises(TranscriptShapeError) as caught:
         parse_json_value(value)
-    json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "aider", "aider-llm-history",
-                                                         "markdown-turns")]
+    json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "turn-lines", "aider",
+                                                         "aider-llm-history", "markdown-turns")]
     assert all(name in str(caught.value) for name in json_formats)
 
 

@@ -24,6 +24,8 @@ from codemix.filters.config import FiltersConfig
 from codemix.pipelines.filter import Filter
 from codemix.pipelines.ledger import DOCS, DROPPED
 from codemix.pipelines.readers import read_location, repository_names
+from codemix.pipelines.readers.commits import _TreeReader
+from codemix.pipelines.readers.git import GIT_TIMEOUT_S, GitTimeout
 from codemix.sources import SourceConfig
 from tests.pipelines.test_build import GIT, make_git_repo
 
@@ -238,3 +240,19 @@ def test_a_commit_history_whose_remote_never_answers_ends_too(tmp_path, silent_s
     assert time.monotonic() - started < 30
     quarantined = [o for o in outcomes if isinstance(o, Quarantined)]
     assert len(quarantined) == 1 and "gave no answer within 2 s" in quarantined[0].error
+
+
+def test_the_commit_readers_tree_and_blob_reads_are_bounded_too(tmp_path, silent_server):
+    """The commits reader reads trees and license files with its own ``cat-file``: an object the partial clone
+    lacks is fetched from the silent remote, and the read ends after ``git_timeout_s`` naming the call."""
+    repo = partial_clone_of_a_silent_remote(tmp_path / "widget", silent_server)
+    missing = subprocess.run([*GIT, "-C", str(repo), "rev-parse", "HEAD:b.py"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    token = GIT_TIMEOUT_S.set(2)
+    started = time.monotonic()
+    try:
+        with _TreeReader(str(repo / ".git")) as objects, pytest.raises(GitTimeout, match="gave no answer within 2 s"):
+            objects.read(missing)
+    finally:
+        GIT_TIMEOUT_S.reset(token)
+    assert time.monotonic() - started < 30

@@ -105,6 +105,9 @@ def test_a_split_repository_builds_exactly_as_one_read_whole(tmp_path: Path, rep
     for stage in ("short", "long"):
         assert sorted(shard_rows(split, stage)) == sorted(shard_rows(whole, stage))
     assert shard_rows(split, "long") == shard_rows(whole, "long")  # the repository's documents, in order
+    parts = [(row["part"], row["parts"]) for row in (json.loads(row) for row, _ in shard_rows(split, "long"))]
+    assert len(parts) > 2, "guard: the repository is split into several long documents"
+    assert parts == [(k, len(parts)) for k in range(len(parts))]  # stored together and in part order (issue 46)
 
     files = {json.loads(row)["path"]: json.loads(row)["language"] for row, _ in shard_rows(split, "short")}
     assert files["include/fmt/core.h"] == "cpp" and files["include/fmt/fmt-c.h"] == "c"

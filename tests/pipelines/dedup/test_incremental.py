@@ -124,7 +124,7 @@ def test_index_holds_the_kept_documents_signatures(earlier, earlier_docs):
     kept = {earlier_docs[name].id for name in ("a", "b", "c")}
     assert earlier.result.near_duplicates == 1, "fixture should remove b_fork in the earlier build"
     assert sorted(earlier.index.column("doc_id").to_pylist()) == sorted(kept)
-    assert earlier.index.schema.names == ["doc_id", "source", "location", "signature"]
+    assert earlier.index.schema.names == ["doc_id", "source", "location", "signature", "kind"]
     permutations = make_permutations(256, 1)
     for row in earlier.index.to_pylist():
         doc = next(d for d in earlier_docs.values() if d.id == row["doc_id"])
