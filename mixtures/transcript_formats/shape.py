@@ -54,7 +54,7 @@ ROLE_ALIASES = {
                      "tool_output", "function_output", "tool_message"), "tool"),
 }
 ROLE_KEYS = ("role", "from", "speaker", "sender", "send_from", "speaker_name", "agent_name", "author", "type")
-CONTENT_KEYS = ("content", "value", "text", "message", "parts", "blocks", "utterance", "data")
+CONTENT_KEYS = ("content", "value", "text", "message", "msg", "parts", "blocks", "utterance", "data")
 CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use"})
 RESULT_BLOCK_TYPES = frozenset({"tool_result", "function_call_output", "tool_response", "function_response"})
 # Blocks named by their one key instead of a ``type`` (Gemini's ``{"functionCall": {name, args}}`` parts).
@@ -352,7 +352,7 @@ def tool_event_messages(events: list) -> list[dict[str, Any]]:
         holder = event["function"] if isinstance(event.get("function"), dict) else event
         arguments = next(holder[k] for k in CALL_ARGUMENT_KEYS if k in holder)
         call_id = str(event.get("id") or event.get("call_id") or event.get("tool_call_id") or "")
-        thought = "\n".join(turn_text(event[k]) for k in ("thought", "reasoning") if event.get(k))
+        thought = "\n".join(turn_text(event[k]) for k in ("thought", "reasoning", "log") if event.get(k))
         messages.append(message("assistant", thought, tool_calls=[tool_call(call_id, call_name(event), arguments,
                                                                              where=where)]))
         result = next((event[k] for k in CALL_RESULT_KEYS if k in event and event[k] is not None), None)
@@ -419,7 +419,7 @@ def find_conversations(value: Any) -> list[Found]:
     while stack and nodes < MAX_NODES:
         node, path, key, chain = stack.pop()
         nodes += 1
-        if is_call_record(node):  # one call: the object is its own record
+        if is_call_record(node) and not holds_run(node):  # one call: the object is its own record
             found.append(Found(path, [node], "calls", node, key, tuple(d for d, _ in chain)))
             continue
         if (events := parallel_events(node)) is not None:  # the object holding both lists is the record
@@ -432,6 +432,9 @@ def find_conversations(value: Any) -> list[Found]:
         kind = list_kind(node, key, under_record=bool(chain))
         if kind is None and (steps := indexed_items(node) or column_steps(node)) is not None and is_step_list(steps):
             node, kind = steps, "steps"
+        if kind == "pairs":  # pairs as the turns or the tool-call events they are
+            node = pair_turns(node, key)
+            kind = "events" if is_tool_event(node[0]) else "turns"
         if kind == "calls" and not is_call_run(node):  # a dataset of calls: each call is its own record
             found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
                       for i, call in enumerate(node)]
@@ -514,6 +517,13 @@ def round_turns(node: Any, key: str) -> list | None:
     return turns if is_turn_list(turns) else None
 
 
+def holds_run(node: dict) -> bool:
+    """Whether a call record also keeps the run between its prompt and its response (LangChain's
+    ``{input, intermediate_steps, output}``): a value of it is a list of steps, tool calls or pairs."""
+    return any(isinstance(value, list) and list_kind(value, str(key), under_record=True) in ("steps", "events", "pairs")
+               for key, value in node.items())
+
+
 def runs_over_logs(found: list[Found]) -> list[Found]:
     """A tool-call log is the weakest evidence of a run: one inside a record that holds a conversation,
     or below such a record (a run's task spec listing its expected calls), is part of that run; beside a
@@ -536,7 +546,24 @@ def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
         return "steps"
     if is_tool_event_list(node, key):
         return "events"
+    if pair_turns(node, key) is not None:
+        return "pairs"
     return "mixed" if is_mixed_log(node, key) else None
+
+
+def pair_turns(items: Any, key: str) -> list | None:
+    """A history kept as pairs: ``[[user text, reply], ...]`` under a conversation key (a chat UI's
+    history), or ``[[{tool, tool_input, log}, observation], ...]`` (an agent's intermediate steps: each a
+    call and what it returned). The pairs as turns, or as tool-call events with their results."""
+    if not isinstance(items, list) or not items or not all(isinstance(p, list) and len(p) == 2 for p in items):
+        return None
+    if all(is_tool_event(call) for call, _ in items):
+        return [{**call, "result": result} for call, result in items]
+    texts = all(isinstance(x, str) or x is None for pair in items for x in pair)
+    if texts and str(key).lower() in CONVERSATION_KEYS | {"chat_history", "history_pairs"}:
+        return [{"role": role, "content": text} for pair in items for role, text in zip(("user", "assistant"), pair)
+                if text is not None]
+    return None
 
 
 def is_mixed_log(items: Any, key: str) -> bool:
@@ -564,16 +591,33 @@ def mixed_log_messages(items: list) -> list[dict[str, Any]]:
 
 
 def longest_per_record(found: list[Found]) -> list[Found]:
-    best: dict[int, Found] = {}
-    order: list[int] = []
+    """Per record, its longest list (the run: a prompt beside it, or the growing prompts of each step,
+    repeat its turns), and every other turn list whose model turns are its own (each agent's history in
+    a multi-agent record), in the order found."""
+    groups: dict[int, list[Found]] = {}
     for item in found:
-        slot = id(item.record)
-        if slot not in best:
-            order.append(slot)
-            best[slot] = item
-        elif len(item.items) > len(best[slot].items):
-            best[slot] = item
-    return [best[slot] for slot in order]
+        groups.setdefault(id(item.record), []).append(item)
+    kept = []
+    for group in groups.values():
+        longest = max(group, key=lambda item: len(item.items))
+        kept += [item for item in group if item is longest or own_turns(item, longest)]
+    return kept
+
+
+def turn_signature(turn: dict) -> str:
+    """What a turn says and calls, to compare turns across lists."""
+    return json.dumps([turn_text(content_of(turn)).strip(), turn.get("tool_calls"), turn.get("function_call")],
+                      sort_keys=True, default=str)
+
+
+def own_turns(item: Found, longest: Found) -> bool:
+    """Whether a turn list beside the longest one holds model turns of its own (most not in the longest)."""
+    if item.kind != "turns" or longest.kind != "turns":
+        return False
+    said = {turn_signature(turn) for turn in longest.items if isinstance(turn, dict)}
+    model = [turn_signature(turn) for turn in item.items if isinstance(turn, dict)
+             and ROLE_ALIASES.get((speaker_of(turn) or "").lower()) == "assistant"]
+    return bool(model) and sum(text in said for text in model) * 2 < len(model)
 
 
 # --- turns -> canonical messages ----------------------------------------------------------------
@@ -879,6 +923,8 @@ def closing(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[st
     """The final answer a record keeps beside its steps (``final_output``), as the closing model turn,
     unless the last model turn already says it."""
     final = record_field(holders, FINAL_KEYS).strip()
+    if not final and holders and is_call_record(holders[0]):  # the response of a call that kept its run
+        final = "\n".join(m["content"] for m in response_messages(first_present(holders[0], RESPONSE_KEYS), "")).strip()
     last = next((m["content"] for m in reversed(messages) if m["role"] == "assistant"), "")
     return [message("assistant", final)] if final and final not in last else []
 

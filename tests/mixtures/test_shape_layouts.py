@@ -187,3 +187,47 @@ def test_a_jsonl_file_of_one_turn_per_line_is_one_conversation() -> None:
     assert isinstance(document, Document)
     assert [m["role"] for m in document.metadata["messages"]] == [line["role"] for line in lines]
     assert [m["content"] for m in document.metadata["messages"]] == [line["content"] or "" for line in lines]
+
+
+# --- layouts re-laid out from real tau-bench runs (tests/fixtures/transcripts/shape/tau-bench-*.json, MIT):
+# no licensed published file of these layouts was found; the reference is the run as published.
+
+TAU = json.loads((SHAPE / "tau-bench-gpt-4o-airline.rows-1-3.json").read_text())
+
+
+def test_each_agents_own_history_is_its_own_transcript_and_a_prefix_is_none() -> None:
+    """Two agents' histories in one record (neither repeats the other's model turns) are two transcripts;
+    a prompt that repeats the run's first turns beside it is no transcript of its own."""
+    solver, critic = TAU[0]["traj"], TAU[2]["traj"]
+    record = {"id": "debate-1", "agents": {"solver": {"memory": solver}, "critic": {"memory": critic}}}
+    transcripts = parse_json_value({"id": "debate-1", "histories": [solver, critic]})
+    assert [len(t.messages) for t in transcripts] == [len(solver), len(critic)]
+    assert [len(t.messages) for t in parse_json_value(record)] == [len(solver), len(critic)]
+    (run,) = parse_json_value({"id": 1, "prompt": solver[:6], "traj": solver})
+    assert len(run.messages) == len(solver)
+
+
+def test_a_history_of_text_pairs_is_its_turns() -> None:
+    """A chat UI's history ``[[user text, reply], ...]`` (the texts of a real run's exchanges)."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")]
+    pairs = [[turns[i]["content"], turns[i + 1]["content"]] for i in range(0, len(turns) - 1, 2)]
+    assert len(pairs) >= 4 and all(turns[i]["role"] == "user" for i in range(0, len(turns) - 1, 2)), "guard"
+    (transcript,) = parse_json_value({"session": "s1", "history": pairs})
+    assert said(transcript.messages) == [(role, text) for pair in pairs for role, text in zip(("user", "assistant"), pair)]
+
+
+def test_an_agents_intermediate_steps_between_its_input_and_output() -> None:
+    """LangChain's AgentExecutor result ``{input, intermediate_steps: [[{tool, tool_input, log}, observation]],
+    output}`` (a real run's calls and results): the input, each call with its log and its result, the output."""
+    traj = TAU[2]["traj"]
+    calls = [(m["tool_calls"][0]["function"], traj[i + 1]["content"]) for i, m in enumerate(traj) if m.get("tool_calls")]
+    steps = [[{"tool": f["name"], "tool_input": json.loads(f["arguments"]), "log": f"Invoking: `{f['name']}`"}, result]
+             for f, result in calls]
+    final = next(m["content"] for m in reversed(traj) if m["role"] == "assistant" and m["content"])
+    task = next(m["content"] for m in traj if m["role"] == "user")
+    assert len(steps) >= 4, "guard: several calls"
+    (transcript,) = parse_json_value({"input": task, "intermediate_steps": steps, "output": final})
+    assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(steps) + ["assistant"]
+    assert [m["tool_calls"][0]["name"] for m in transcript.messages[1:-1:2]] == [f["name"] for f, _ in calls]
+    assert [m["content"] for m in transcript.messages[2:-1:2]] == [result for _, result in calls]
+    assert (transcript.messages[0]["content"], transcript.messages[-1]["content"]) == (task, final)
