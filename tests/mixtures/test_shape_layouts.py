@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from codemix.document import Document
-from codemix.mixtures.transcript_formats import has_task, parse_json_value
+from codemix.mixtures.transcript_formats import has_task, parse_json_value, parse_text
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -231,3 +231,33 @@ def test_an_agents_intermediate_steps_between_its_input_and_output() -> None:
     assert [m["tool_calls"][0]["name"] for m in transcript.messages[1:-1:2]] == [f["name"] for f, _ in calls]
     assert [m["content"] for m in transcript.messages[2:-1:2]] == [result for _, result in calls]
     assert (transcript.messages[0]["content"], transcript.messages[-1]["content"]) == (task, final)
+
+
+def test_a_conversation_written_as_speaker_prefixed_text() -> None:
+    """TaskWeaver's posts written as ``Name: message`` text: each post a turn, the user's a user turn, every
+    agent's a model turn under its name; ``else:`` inside the code fences is nobody speaking."""
+    posts = [p for r in load("taskweaver-raw_exp_test-session-1.json")["rounds"] for p in r["post_list"]]
+    text = (FIXTURES / "speaker-turns" / "taskweaver-raw_exp_test-session-1.posts.txt").read_text()
+    assert "\nelse:" in text or "    else:" in text, "guard: a label-like line inside code"
+    (transcript,) = parse_text(text)
+    assert transcript.format == "speaker-turns"
+    assert [(m["role"], m["name"], m["content"]) for m in transcript.messages] == [
+        ("user", "", p["message"].strip()) if p["send_from"] == "User" else ("assistant", p["send_from"], p["message"].strip())
+        for p in posts]
+
+
+def test_prose_with_labelled_lines_is_no_conversation() -> None:
+    """A document whose lines open with labels (``Note:``, ``Question:``, ``Answer:``) is no conversation."""
+    text = "\n".join(f"Question: what is {i} + {i}?\nAnswer: it is {2 * i}, as the sum shows.\nNote: checked by hand."
+                     for i in range(6))
+    assert parse_text(text) is None
+
+
+def test_a_react_run_as_a_text_file() -> None:
+    """AutoAct's prompt string written out as a text file reads as the run it holds."""
+    text = (FIXTURES / "react-text" / "autoact-13b-easy.line-1.prompt.txt").read_text()
+    run = text.rsplit("\nQuestion:", 1)[1]
+    actions = re.findall(r"^Action(?: \d+)?:", run, re.MULTILINE)
+    (transcript,) = parse_text(text)
+    assert transcript.format == "react-text" and len(actions) >= 3
+    assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(actions)
