@@ -103,7 +103,7 @@ class Found(NamedTuple):
 
     path: str
     items: list
-    kind: str  # "turns", "steps", "calls" or "events"
+    kind: str  # "turns", "steps", "calls", "events", "mixed" or "text"
     record: dict | None
     record_key: str
     ancestors: tuple  # the objects above the record, nearest first
@@ -430,10 +430,12 @@ def find_conversations(value: Any) -> list[Found]:
             found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:])))
             continue
         kind = list_kind(node, key, under_record=bool(chain))
+        if kind is None and (indexed := indexed_items(node)) is not None and is_turn_list(indexed):
+            node, kind = indexed, "turns"  # turns indexed "0", "1"...
         if kind is None and (steps := indexed_items(node) or column_steps(node)) is not None and is_step_list(steps):
             node, kind = steps, "steps"
-        if kind == "pairs":  # pairs as the turns or the tool-call events they are
-            node = pair_turns(node, key)
+        if kind == "pairs":  # pairs (or utterances) as the turns or the tool-call events they are
+            node = pair_turns(node, key) or string_turns(node, key)
             kind = "events" if is_tool_event(node[0]) else "turns"
         if kind == "calls" and not is_call_run(node):  # a dataset of calls: each call is its own record
             found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
@@ -452,7 +454,14 @@ def find_conversations(value: Any) -> list[Found]:
             for index in reversed(range(len(node))):
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
-    return longest_per_record(runs_over_logs(found)) or text_runs(value) or cached_calls(value)
+    return longest_per_record(runs_over_logs(found)) or cached_calls(value) or text_runs(value)
+
+
+def text_run(text: str) -> list[dict[str, Any]]:
+    """The run a string writes as text: ReAct steps, else speaker-prefixed turns (``Human: ...``)."""
+    from codemix.mixtures.transcript_formats.text_turns import speaker_messages  # it builds on this module
+
+    return react_messages(text) or (speaker_messages(text) if ":" in text else [])
 
 
 def text_runs(value: Any) -> list[Found]:
@@ -465,10 +474,10 @@ def text_runs(value: Any) -> list[Found]:
         node, path, key, chain = stack.pop()
         nodes += 1
         children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-        texts = [(k, v) for k, v in children if isinstance(v, str) and react_messages(v)]
+        texts = [(k, v) for k, v in children if isinstance(v, str) and text_run(v)]
         if isinstance(node, dict) and texts:
             child_key, text = max(texts, key=lambda pair: len(pair[1]))
-            found.append(Found(f"{path}.{child_key}", [text], "react", node, key, tuple(d for d, _ in chain)))
+            found.append(Found(f"{path}.{child_key}", [text], "text", node, key, tuple(d for d, _ in chain)))
             continue
         inner = ((node, key), *chain) if isinstance(node, dict) else chain
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
@@ -546,9 +555,18 @@ def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
         return "steps"
     if is_tool_event_list(node, key):
         return "events"
-    if pair_turns(node, key) is not None:
+    if pair_turns(node, key) is not None or string_turns(node, key) is not None:
         return "pairs"
     return "mixed" if is_mixed_log(node, key) else None
+
+
+def string_turns(items: Any, key: str) -> list | None:
+    """A dialogue kept as its utterances alone (``{"dialog": ["hi", "hello", ...]}``, under a conversation
+    key), the speakers taking turns: the first a user turn, the next the model's, and so on."""
+    if (not isinstance(items, list) or len(items) < 2 or str(key).lower() not in CONVERSATION_KEYS | {"utterances"}
+            or not all(isinstance(item, str) for item in items)):
+        return None
+    return [{"role": ("user", "assistant")[i % 2], "content": text} for i, text in enumerate(items)]
 
 
 def pair_turns(items: Any, key: str) -> list | None:
@@ -961,7 +979,7 @@ def reward_verdict(holders: list[dict]) -> bool | None:
 def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Transcript:
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
     read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": call_messages,
-            "events": tool_event_messages, "mixed": mixed_log_messages, "react": lambda items: react_messages(items[0]) or []}[found.kind]
+            "events": tool_event_messages, "mixed": mixed_log_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
     messages = flag_text_observations(opening(messages, holders) + messages + closing(messages, holders))
     extra = {"path": found.path, "layout": found.kind}

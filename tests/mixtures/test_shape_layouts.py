@@ -98,7 +98,7 @@ def test_a_react_run_written_as_text_in_a_prompt_string() -> None:
             transcript.messages[0]["content"]
         tools = [m["content"] for m in transcript.messages if m["role"] == "tool"]
         assert [t.splitlines()[0] for t in tools] == [o.rstrip() for o in observations]
-        assert transcript.extra["layout"] == "react" and transcript.facts.get("tests_passed") == row["correct"]
+        assert transcript.extra["layout"] == "text" and transcript.facts.get("tests_passed") == row["correct"]
 
 
 def test_keyed_parts_calls_results_and_thoughts() -> None:
@@ -261,3 +261,18 @@ def test_a_react_run_as_a_text_file() -> None:
     (transcript,) = parse_text(text)
     assert transcript.format == "react-text" and len(actions) >= 3
     assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(actions)
+
+
+def test_utterances_indexed_turns_and_a_conversation_written_in_a_string() -> None:
+    """A real run's exchanges kept three more ways: the utterances alone under ``dialog`` (speakers taking
+    turns), turns indexed ``"0"``, ``"1"``..., and one string of ``Human:``/``Assistant:`` turns."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")][:-1]
+    assert [m["role"] for m in turns] == ["user", "assistant"] * (len(turns) // 2) and len(turns) >= 8, "guard"
+    expected = [(m["role"], m["content"]) for m in turns]
+    (utterances,) = parse_json_value({"id": 5, "dialog": [m["content"] for m in turns]})
+    (indexed,) = parse_json_value({"id": 5, "turns": {str(i): m for i, m in enumerate(turns)}})
+    written = "".join(f"\n\n{'Human' if m['role'] == 'user' else 'Assistant'}: {m['content']}" for m in turns)
+    (in_string,) = parse_json_value({"id": 5, "chosen": written})
+    assert said(utterances.messages) == said(indexed.messages) == expected
+    assert said(in_string.messages) == [(role, text.strip()) for role, text in expected]
+    assert in_string.extra["layout"] == "text"
