@@ -268,14 +268,14 @@ def said(messages: list[dict[str, Any]]) -> str:
 
 
 def is_call_run(calls: list) -> bool:
-    """Whether a list of call records is one run (a later call was sent what an earlier one returned: the
+    """Whether a list of call records is one run (a call was sent what the call before it returned: the
     model saw its own output) rather than a dataset of separate calls (one transcript each)."""
     try:
         sent = [said(prompt_messages(first_present(c, PROMPT_KEYS), "call")) for c in calls]
         returned = [said(response_messages(first_present(c, RESPONSE_KEYS), "call")).strip() for c in calls]
     except TranscriptShapeError:
         return True
-    return any(reply and reply[:200] in later for i, reply in enumerate(returned[:-1]) for later in sent[i + 1:])
+    return any(reply and reply[:200] in sent[i + 1] for i, reply in enumerate(returned[:-1]))  # the next prompt
 
 
 def same_turn(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -1081,12 +1081,21 @@ def detect_turn_line(entry: Any) -> bool:
 
 
 def parse_turn_lines(entries: list) -> list[Transcript]:
-    """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line)."""
+    """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line); a line
+    that is a logged tool call (``{name, arguments, result}``) between them is the model's call and its
+    result."""
+    turns = [entry for entry in entries if isinstance(entry, dict) and speaker_of(entry) is not None]
+    roles = speaker_roles(turns)
+    messages: list[dict[str, Any]] = []
     for index, entry in enumerate(entries, 1):
-        if not (isinstance(entry, dict) and speaker_of(entry) is not None):
+        if isinstance(entry, dict) and speaker_of(entry) is not None:
+            messages += turn_messages([entry], roles)
+        elif is_tool_event(entry):
+            messages += tool_event_messages([entry])
+        else:
             keys = sorted(map(str, entry))[:10] if isinstance(entry, dict) else type(entry).__name__
-            raise TranscriptShapeError(f"line {index} is no turn ({keys}) in a file of turns")
-    messages = flag_text_observations(turn_messages(entries))
+            raise TranscriptShapeError(f"line {index} is no turn and no tool call ({keys}) in a file of turns")
+    messages = flag_text_observations(messages)
     return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra={"layout": "turns"})]
 
 

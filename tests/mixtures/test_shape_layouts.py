@@ -276,3 +276,26 @@ def test_utterances_indexed_turns_and_a_conversation_written_in_a_string() -> No
     assert said(utterances.messages) == said(indexed.messages) == expected
     assert said(in_string.messages) == [(role, text.strip()) for role, text in expected]
     assert in_string.extra["layout"] == "text"
+
+
+def test_turn_lines_with_logged_tool_calls_between_them(tmp_path: Path) -> None:
+    """A JSONL file of turns in which each tool call is logged as a line of its own (``{name, arguments,
+    result}``, re-laid out from a real tau-bench run): the calls are the model's, their results tool turns."""
+    traj = TAU[2]["traj"]
+    lines, expected = [], []
+    for i, m in enumerate(traj):
+        if m["role"] == "tool":
+            continue
+        if m.get("tool_calls"):
+            call = m["tool_calls"][0]["function"]
+            lines.append({"name": call["name"], "arguments": json.loads(call["arguments"]), "result": traj[i + 1]["content"]})
+            expected += [("assistant", ""), ("tool", traj[i + 1]["content"])]
+        else:
+            lines.append({"role": m["role"], "content": m["content"]})
+            expected.append((m["role"], m["content"]))
+    assert sum("name" in line for line in lines) >= 4, "guard: several calls"
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    (document,) = list(read_location(source, str(path)))
+    assert [(m["role"], m["content"]) for m in document.metadata["messages"]] == expected
