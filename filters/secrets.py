@@ -87,6 +87,9 @@ class RedactionConfig:
     """
 
     enabled: bool = True
+    # Every secret detector; false leaves personal data only (emails, IP addresses), what datatrove's
+    # PIIFormatter redacts, for corpora whose secrets are handled elsewhere.
+    secrets: bool = True
     detect_secrets: bool = True  # detect-secrets' plugins (service regexes, keywords, entropy); never verifies
     emails: bool = True
     ip_addresses: bool = True  # public (globally routable) addresses only
@@ -411,6 +414,17 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     """Every detector's findings in ``text``, overlaps resolved, sorted by position."""
     if not config.enabled or not text:
         return []
+    candidates = _secret_findings(text, config, language) if config.secrets else []
+    if config.emails:
+        candidates += _email_findings(text, _email_allowlist(tuple(config.email_allowlist)))
+    if config.ip_addresses:
+        candidates += _ip_findings(text, _ip_allowlist(tuple(config.ip_allowlist)))
+    return _resolve([_without_escape(f) for f in candidates
+                     if f.rank < KEYWORD_RANK or not (_is_attribute_argument(text, f.start) or _is_public_value(text, f.start))])
+
+
+def _secret_findings(text: str, config: RedactionConfig, language: str) -> list[Finding]:
+    """Every secret detector's candidates (not yet resolved against each other)."""
     lower = text.lower()  # for the literal gates: one pass, then every gate is a substring test
     candidates: list[Finding] = [*_private_key_findings(text, lower), *_pattern_findings(text, lower),
                                  *_command_findings(text, lower, language not in CODE_LANGUAGES),
@@ -422,12 +436,7 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     if config.detect_secrets:
         candidates += [*_plugin_findings(text, lower), *_gitleaks_findings(text, lower), *_keyword_findings(text, lower),
                        *_entropy_findings(text, config)]
-    if config.emails:
-        candidates += _email_findings(text, _email_allowlist(tuple(config.email_allowlist)))
-    if config.ip_addresses:
-        candidates += _ip_findings(text, _ip_allowlist(tuple(config.ip_allowlist)))
-    return _resolve([_without_escape(f) for f in candidates
-                     if f.rank < KEYWORD_RANK or not (_is_attribute_argument(text, f.start) or _is_public_value(text, f.start))])
+    return candidates
 
 
 def _without_escape(finding: Finding) -> Finding:

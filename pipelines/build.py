@@ -30,7 +30,7 @@ from codemix.mixtures.spec import MixtureSpec
 from codemix.mixtures.stages import FILES, REPOSITORIES, SAMPLES, stage_kind, stages_of_shape
 from codemix.mixtures.tokenizer import load_tokenizer, pick_pad_token, save_tokenizer, token_id, train_bpe
 from codemix.mixtures.tokenizer import tokenizer_fingerprint as ids_fingerprint
-from codemix.pipelines import fingerprints, jobs, ledger, out_lock, stopped
+from codemix.pipelines import fingerprints, jobs, ledger, out_lock, sdk_workers, stopped
 from codemix.pipelines.card import write_card
 from codemix.pipelines.crawl import Crawl
 from codemix.pipelines.dedup.deduplicate import run_dedup
@@ -333,8 +333,10 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
         spec, facts, allowed = checked.spec, checked.facts, checked.allowed
         display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
         try:
+            # One SDK worker server for every stage, preloaded with what the driver imported to build them.
             with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (jobs.cancel_running(), display.close())), \
-                    jobs.watching(beam_args, stall_seconds):
+                    jobs.watching(beam_args, stall_seconds), \
+                    sdk_workers.forked_workers(sdk_workers.loaded_modules("codemix")):
                 return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                    display, from_stage=from_stage, fresh=fresh, done=done)
         finally:

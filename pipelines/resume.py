@@ -142,7 +142,8 @@ class StageRunner:
         start, cpu_start = time.monotonic(), local_cpu_seconds()
         self.echo(f"[{name}] running on {self.runner} ...")
         try:
-            with jobs.writing_into(attempt_dir), sdk_workers.forked_workers():  # its workers, and their CPU, end within it
+            # the build's worker server when there is one (``run_build``), else one of the stage's own
+            with jobs.writing_into(attempt_dir), sdk_workers.forked_workers(shared=True):
                 result = fn(attempt_dir)
             files = self._commit(name, key, result, facts, attempt, outputs, after)
         except jobs.ServiceLost as lost:
@@ -181,8 +182,9 @@ class StageRunner:
 
 
 def local_cpu_seconds() -> float:
+    """This process, the children it reaped, and the running worker server with the workers it reaped."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + sdk_workers.cpu_seconds()
 
 
 def changed_facts(before: dict, now: dict, earlier: str = "the interrupted run") -> str:

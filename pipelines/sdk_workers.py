@@ -5,9 +5,11 @@ apache_beam.runners.worker.sdk_worker_main``, whose imports cost ~1.8 CPU s befo
 pipeline starts its own (a build runs ~7 pipelines of 2 workers). Within ``forked_workers()``, a
 pipeline on that runner instead starts each worker through a small client that asks a fork server to
 fork a worker with the client's environment, working directory and standard streams; the worker then
-runs ``sdk_worker_main`` as the fresh process would. The server lives for the ``with`` block (a build
-stage), so a stage's workers, the server included, are its own processes and their CPU is reaped
-within it.
+runs ``sdk_worker_main`` as the fresh process would. The server lives for the outermost ``with`` block
+(a whole build: ``shared=True`` blocks inside it use its server) and imports, besides Beam's worker,
+the modules its opener names (a build: the ``codemix`` modules its driver loaded to construct the
+pipelines, which are those the workers unpickle), so no worker of any stage imports them again.
+``cpu_seconds()`` counts the server and the workers it reaped, so a stage's CPU is still its own.
 
 Design notes: docs/design/pipelines.md, "pipelines/sdk_workers.py".
 """
@@ -29,8 +31,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 # What the server imports once for every worker it forks: Beam's worker and the readers and writers
 # every stage's pipeline uses. A worker imports anything else its DoFns need, as a fresh one would.
@@ -45,26 +48,61 @@ HANDSHAKE_SECONDS = 10.0  # a client's request, sent as soon as it connects
 
 _LOGGER = logging.getLogger(__name__)
 _lock = threading.Lock()
-_scope: list[_ForkServer | None] = []  # the innermost forked_workers() block's server, started on first use
+_scope: list[_Scope] = []  # the open forked_workers() blocks that own a server, innermost last
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+REAP_WAIT_SECONDS = 2.0  # how long cpu_seconds() waits for the server to reap workers that are ending
 
 
 class ForkServerFailed(RuntimeError):
     """The fork server did not start; the message says why."""
 
 
+class _Scope:
+    """One ``forked_workers()`` block that owns a server: what the server preloads, and the server."""
+
+    __slots__ = ("preload", "server")
+
+    def __init__(self, preload: tuple[str, ...]):
+        self.preload = preload
+        self.server: _ForkServer | None = None
+
+
 @contextlib.contextmanager
-def forked_workers() -> Iterator[None]:
+def forked_workers(preload: Iterable[str] = (), *, shared: bool = False) -> Iterator[None]:
     """Within the block, FnApiRunner pipelines in ``multi_processing`` mode fork their SDK workers from
-    one server (started when the first such pipeline runs); the server and its workers end with it."""
+    one server (started when the first such pipeline runs); the server and its workers end with it.
+
+    The server imports ``PRELOAD`` and ``preload`` (module names) before it forks any worker. A
+    ``shared`` block inside another block uses that block's server (a build's stages share one);
+    otherwise, and outside any block, it has a server of its own."""
     with _lock:
-        _scope.append(None)
+        owns = not (shared and _scope)
+        if owns:
+            _scope.append(_Scope(tuple(dict.fromkeys((*PRELOAD, *preload)))))
     try:
         yield
     finally:
-        with _lock:
-            server = _scope.pop()
-        if server is not None:
-            server.stop()
+        if owns:
+            with _lock:
+                server = _scope.pop().server
+            if server is not None:
+                server.stop()
+
+
+def loaded_modules(package: str) -> list[str]:
+    """The modules of ``package`` this process has imported, in name order: for a build, those its
+    driver needed to construct the pipelines, which its workers unpickle."""
+    return sorted(name for name in list(sys.modules) if name == package or name.startswith(f"{package}."))
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of the servers now running and of the workers they have reaped; the
+    driver's own ``RUSAGE_CHILDREN`` counts them only once a server ends. Workers that are ending are
+    waited for (at most ``REAP_WAIT_SECONDS``), so a pipeline that returned has all its workers counted.
+    Linux's ``/proc``; elsewhere 0."""
+    with _lock:
+        servers = [scope.server for scope in _scope if scope.server is not None and scope.server.running()]
+    return sum(server.cpu_seconds() for server in servers)
 
 
 def runner_for(options) -> object | None:
@@ -79,14 +117,15 @@ def runner_for(options) -> object | None:
     if options.view_as(DirectOptions).direct_running_mode != "multi_processing":
         return None
     with _lock:
-        server = _scope[-1]
+        scope = _scope[-1]
+        server = scope.server
         if server is None or not server.running():  # first use in the block, or the server was killed
             if server is not None:
                 server.stop()
             try:
-                server = _scope[-1] = _ForkServer.start()
+                server = scope.server = _ForkServer.start(scope.preload)
             except ForkServerFailed as failed:
-                _scope[-1] = None
+                scope.server = None
                 _LOGGER.warning("%s; this pipeline starts Beam's own SDK worker processes instead", failed)
                 return None
     return _forked_runner(server.client_command)
@@ -118,11 +157,11 @@ class _ForkServer:
         self.client_command = shlex.join([sys.executable, "-m", __name__, "connect", path])
 
     @classmethod
-    def start(cls) -> _ForkServer:
+    def start(cls, preload: tuple[str, ...] = PRELOAD) -> _ForkServer:
         directory = tempfile.mkdtemp(prefix="codemix-workers-")
         path = os.path.join(directory, "fork.sock")
         read_end, write_end = os.pipe()
-        process = subprocess.Popen([sys.executable, "-m", __name__, "serve", path, str(write_end), *PRELOAD],
+        process = subprocess.Popen([sys.executable, "-m", __name__, "serve", path, str(write_end), *preload],
                                    stdin=subprocess.DEVNULL, pass_fds=(write_end,))
         os.close(write_end)
         with os.fdopen(read_end, "rb") as ready:
@@ -139,6 +178,20 @@ class _ForkServer:
     def running(self) -> bool:
         return self.process.poll() is None
 
+    def cpu_seconds(self) -> float:
+        """Its own CPU and that of the workers it reaped (``/proc/PID/stat``: utime, stime, cutime, cstime),
+        once the workers that are ending have been reaped."""
+        children = f"/proc/{self.process.pid}/task/{self.process.pid}/children"
+        deadline = time.monotonic() + REAP_WAIT_SECONDS
+        with contextlib.suppress(OSError):
+            while time.monotonic() < deadline and _read(children).strip():
+                time.sleep(0.01)
+        try:
+            fields = _read(f"/proc/{self.process.pid}/stat").rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return 0.0
+        return sum(int(value) for value in fields[11:15]) / _TICKS  # fields 14-17 of stat(5)
+
     def stop(self) -> None:
         """Ends the server, which kills any worker still running, and reaps it."""
         if self.process.poll() is None:
@@ -152,6 +205,11 @@ class _ForkServer:
             os.unlink(self.path)
         with contextlib.suppress(OSError):
             os.rmdir(self.directory)
+
+
+def _read(path: str) -> str:
+    with open(path) as handle:
+        return handle.read()
 
 
 # ------------------------------------------------------------------ the server process

@@ -30,6 +30,7 @@ Tool calls are read from ``tool_calls``/``function_call``, from content blocks (
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript, declared_tools, recorded_facts
@@ -41,6 +42,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     string,
     tool_call,
 )
+from codemix.mixtures.transcript_formats.react import react_messages
 
 ROLE_ALIASES = {
     **dict.fromkeys(("user", "human", "person", "customer", "client", "prompter", "instruction"), "user"),
@@ -48,23 +50,35 @@ ROLE_ALIASES = {
                      "function_call", "tool_call"), "assistant"),
     **dict.fromkeys(("system", "developer", "system_prompt"), "system"),
     **dict.fromkeys(("tool", "function", "observation", "env", "environment", "ipython", "tool_result",
-                     "tool_response", "function_response", "obs", "feedback", "execution", "computer"), "tool"),
+                     "tool_response", "function_response", "obs", "feedback", "execution", "computer", "api",
+                     "tool_output", "function_output", "tool_message"), "tool"),
 }
-ROLE_KEYS = ("role", "from", "speaker", "sender", "author", "type")
-CONTENT_KEYS = ("content", "value", "text", "message", "parts", "blocks", "utterance", "data")
+ROLE_KEYS = ("role", "from", "speaker", "sender", "send_from", "speaker_name", "agent_name", "author", "type")
+CONTENT_KEYS = ("content", "value", "text", "message", "msg", "parts", "blocks", "utterance", "data")
 CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use"})
 RESULT_BLOCK_TYPES = frozenset({"tool_result", "function_call_output", "tool_response", "function_response"})
+# Blocks named by their one key instead of a ``type`` (Gemini's ``{"functionCall": {name, args}}`` parts).
+KEYED_CALL_BLOCKS = ("functionCall", "function_call", "toolCall", "tool_call", "toolUse", "tool_use")
+KEYED_RESULT_BLOCKS = ("functionResponse", "function_response", "toolResult", "tool_result", "toolResponse")
 # Step layouts: what the model wrote in a step, and what the environment returned.
-STEP_MODEL_KEYS = ("thought", "thoughts", "reasoning", "action", "actions", "tool_calls", "response", "code",
+STEP_MODEL_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal", "action", "actions", "tool_calls",
+                   "command", "response", "code",
                    "answer", "llm_response", "model_response")
 STEP_ENV_KEYS = ("observation", "observations", "result", "results", "output", "feedback", "env_response",
                  "tool_results", "tool_outputs")
+THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal")
+# Keys of a step indexed by numbered names: the name (possibly empty), then its number.
+NUMBERED_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)?[\s_-]*(\d+)\s*$")
+# Keys under which one conversation is kept in rounds, each round an object holding its own turn list.
+ROUND_KEYS = frozenset({"rounds", "turns", "exchanges", "interactions", "iterations"})
+# A record's final answer, written by the model after its steps (a closing model turn).
+FINAL_KEYS = ("final_output", "final_answer", "final_response")
 # Columns of a step table (``{thoughts: [...], actions: [...], observations: [...]}``): each to its step key.
 STEP_COLUMNS = {"thoughts": "thought", "actions": "action", "responses": "response", "observations": "observation",
                 "results": "result", "outputs": "output"}
 # A call record: what one model call was sent, and what it returned.
 PROMPT_KEYS = ("messages", "input_messages", "prompt_messages", "prompt", "prompts", "input", "inputs", "request",
-               "llm_input", "model_input")
+               "llm_input", "model_input", "user_task", "user_message", "user_input")
 RESPONSE_KEYS = ("response", "completion", "output", "generation", "generated_text", "output_messages",
                  "output_text", "llm_output", "llm_response", "model_output", "model_response", "raw_response")
 # A tool-call event: the tool's name, its arguments, what it returned.
@@ -89,7 +103,7 @@ class Found(NamedTuple):
 
     path: str
     items: list
-    kind: str  # "turns", "steps", "calls" or "events"
+    kind: str  # "turns", "steps", "calls", "events", "mixed" or "text"
     record: dict | None
     record_key: str
     ancestors: tuple  # the objects above the record, nearest first
@@ -112,7 +126,15 @@ def speaker_of(item: Any) -> str | None:
 
 
 def has_text_or_calls(item: dict) -> bool:
-    return any(key in item for key in CONTENT_KEYS) or bool(item.get("tool_calls")) or "function_call" in item
+    """A turn's text or calls; a tool's turn may instead log the call it answers and its result
+    (``{role: "API", api_name, param_dict, result}``)."""
+    if any(key in item for key in CONTENT_KEYS) or bool(item.get("tool_calls")) or "function_call" in item:
+        return True
+    return is_tool_role(item) and (bool(call_name(item)) or any(key in item for key in CALL_RESULT_KEYS))
+
+
+def is_tool_role(item: dict) -> bool:
+    return ROLE_ALIASES.get((speaker_of(item) or "").lower()) == "tool"
 
 
 def is_turn_list(items: Any) -> bool:
@@ -129,7 +151,10 @@ def is_turn_list(items: Any) -> bool:
 
 
 def is_flat_step(item: Any) -> bool:
-    return isinstance(item, dict) and any(k in item for k in STEP_MODEL_KEYS) and speaker_of(item) is None
+    """An object holding something the model wrote in a step (an empty ``tool_calls: []`` beside a nested
+    step is no step of its own)."""
+    return (isinstance(item, dict) and any(item.get(k) not in (None, [], {}) for k in STEP_MODEL_KEYS)
+            and speaker_of(item) is None)
 
 
 def step_of(item: Any) -> dict | None:
@@ -238,6 +263,21 @@ def is_call_list(items: Any) -> bool:
     return isinstance(items, list) and bool(items) and all(is_call_record(item) for item in items[:200])
 
 
+def said(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(m["content"] + "".join(c["name"] + c["arguments"] for c in m["tool_calls"]) for m in messages)
+
+
+def is_call_run(calls: list) -> bool:
+    """Whether a list of call records is one run (a later call was sent what an earlier one returned: the
+    model saw its own output) rather than a dataset of separate calls (one transcript each)."""
+    try:
+        sent = [said(prompt_messages(first_present(c, PROMPT_KEYS), "call")) for c in calls]
+        returned = [said(response_messages(first_present(c, RESPONSE_KEYS), "call")).strip() for c in calls]
+    except TranscriptShapeError:
+        return True
+    return any(reply and reply[:200] in later for i, reply in enumerate(returned[:-1]) for later in sent[i + 1:])
+
+
 def same_turn(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a["role"] == b["role"] and a["content"].strip() == b["content"].strip()
 
@@ -312,7 +352,7 @@ def tool_event_messages(events: list) -> list[dict[str, Any]]:
         holder = event["function"] if isinstance(event.get("function"), dict) else event
         arguments = next(holder[k] for k in CALL_ARGUMENT_KEYS if k in holder)
         call_id = str(event.get("id") or event.get("call_id") or event.get("tool_call_id") or "")
-        thought = "\n".join(turn_text(event[k]) for k in ("thought", "reasoning") if event.get(k))
+        thought = "\n".join(turn_text(event[k]) for k in ("thought", "reasoning", "log") if event.get(k))
         messages.append(message("assistant", thought, tool_calls=[tool_call(call_id, call_name(event), arguments,
                                                                              where=where)]))
         result = next((event[k] for k in CALL_RESULT_KEYS if k in event and event[k] is not None), None)
@@ -322,17 +362,48 @@ def tool_event_messages(events: list) -> list[dict[str, Any]]:
     return messages
 
 
+def call_groups(value: Any) -> list[list] | None:
+    """A list of logged calls grouped per entry (an entry: one call, a list of calls, or empty for none),
+    or None when some entry is anything else or no entry holds a call."""
+    if not isinstance(value, list) or not value:
+        return None
+    groups = [[] if entry in (None, "", [], {}) else entry if isinstance(entry, list) else [entry] for entry in value]
+    calls = [call for group in groups for call in group]
+    return groups if calls and all(is_tool_event(call) for call in calls) else None
+
+
+def parallel_events(node: Any) -> list | None:
+    """Calls and their results kept in two lists of one object, entry by entry (``{api_result_ls: [[call]],
+    call_result_ls: ["0.94"]}``): the calls as tool-call events, each entry's result on its last call."""
+    if not isinstance(node, dict):
+        return None
+    for key, value in node.items():
+        groups = call_groups(value) if str(key).lower() not in DECLARATION_KEYS else None
+        if groups is None:
+            continue
+        for other, results in node.items():
+            if other != key and isinstance(results, list) and len(results) == len(groups) and any(
+                    word in str(other).lower() for word in ("result", "observation", "output", "response")):
+                events = []
+                for group, result in zip(groups, results):
+                    events += [*group[:-1], {**group[-1], "result": result}] if group else []
+                return events
+    return None
+
+
 def indexed_items(value: Any) -> list | None:
-    """An object indexed ``"0"``, ``"1"``... (or ``"step_1"``...) as its list of values in index order."""
+    """An object indexed ``"0"``, ``"1"``... or by numbered names (``"step_1"``, ``"Action Step 1"``: one
+    name, then the number) as its list of values in index order."""
     if not isinstance(value, dict) or not value:
         return None
-    keyed = []
+    keyed, names = [], set()
     for key, item in value.items():
-        digits = str(key).rsplit("_", 1)[-1]
-        if not digits.isdigit():
+        numbered = NUMBERED_KEY.match(str(key))
+        if numbered is None:
             return None
-        keyed.append((int(digits), item))
-    return [item for _, item in sorted(keyed, key=lambda pair: pair[0])]
+        names.add((numbered.group(1) or "").lower())
+        keyed.append((int(numbered.group(2)), item))
+    return [item for _, item in sorted(keyed, key=lambda pair: pair[0])] if len(names) == 1 else None
 
 
 # --- finding the lists --------------------------------------------------------------------------
@@ -348,12 +419,28 @@ def find_conversations(value: Any) -> list[Found]:
     while stack and nodes < MAX_NODES:
         node, path, key, chain = stack.pop()
         nodes += 1
-        if is_call_record(node):  # one call: the object is its own record
+        if is_call_record(node) and not holds_run(node):  # one call: the object is its own record
             found.append(Found(path, [node], "calls", node, key, tuple(d for d, _ in chain)))
             continue
+        if (events := parallel_events(node)) is not None:  # the object holding both lists is the record
+            found.append(Found(path, events, "events", node, key, tuple(d for d, _ in chain)))
+            continue
+        if (turns := round_turns(node, key)) is not None:
+            record, record_key = chain[0] if chain else (None, "")
+            found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:])))
+            continue
         kind = list_kind(node, key, under_record=bool(chain))
+        if kind is None and (indexed := indexed_items(node)) is not None and is_turn_list(indexed):
+            node, kind = indexed, "turns"  # turns indexed "0", "1"...
         if kind is None and (steps := indexed_items(node) or column_steps(node)) is not None and is_step_list(steps):
             node, kind = steps, "steps"
+        if kind == "pairs":  # pairs (or utterances) as the turns or the tool-call events they are
+            node = pair_turns(node, key) or string_turns(node, key)
+            kind = "events" if is_tool_event(node[0]) else "turns"
+        if kind == "calls" and not is_call_run(node):  # a dataset of calls: each call is its own record
+            found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
+                      for i, call in enumerate(node)]
+            continue
         if kind is not None:
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, node, kind, record, record_key, tuple(d for d, _ in chain[1:])))
@@ -367,13 +454,92 @@ def find_conversations(value: Any) -> list[Found]:
             for index in reversed(range(len(node))):
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
-    return longest_per_record(runs_over_logs(found))
+    return longest_per_record(runs_over_logs(found)) or cached_calls(value) or text_runs(value)
+
+
+def text_run(text: str) -> list[dict[str, Any]]:
+    """The run a string writes as text: ReAct steps, else speaker-prefixed turns (``Human: ...``)."""
+    from codemix.mixtures.transcript_formats.text_turns import speaker_messages  # it builds on this module
+
+    return react_messages(text) or (speaker_messages(text) if ":" in text else [])
+
+
+def text_runs(value: Any) -> list[Found]:
+    """Where no list reads as a conversation: runs written as ReAct text in a string of a record (the
+    prompt an agent kept its scratchpad in), one per record."""
+    found: list[Found] = []
+    stack: list[tuple[Any, str, str, tuple]] = [(value, "$", "", ())]
+    nodes = 0
+    while stack and nodes < MAX_NODES:
+        node, path, key, chain = stack.pop()
+        nodes += 1
+        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        texts = [(k, v) for k, v in children if isinstance(v, str) and text_run(v)]
+        if isinstance(node, dict) and texts:
+            child_key, text = max(texts, key=lambda pair: len(pair[1]))
+            found.append(Found(f"{path}.{child_key}", [text], "text", node, key, tuple(d for d, _ in chain)))
+            continue
+        inner = ((node, key), *chain) if isinstance(node, dict) else chain
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for child_key, child in reversed(list(items)):
+            if isinstance(child, (dict, list)):
+                step = f"{path}.{child_key}" if isinstance(node, dict) else f"{path}[{child_key}]"
+                stack.append((child, step, str(child_key), inner))
+    return found
+
+
+def json_messages(text: str) -> list | None:
+    """A prompt kept as the JSON text of its message list (``'[{"role": "user", ...}]'``), as that list."""
+    if not text.lstrip().startswith("[{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, list) and value and all(speaker_of(v) for v in value) else None
+
+
+def cached_calls(value: Any) -> list[Found]:
+    """A response cache keyed by prompt (``{prompt text: response}``, most keys text of several lines):
+    each entry one call, its own transcript."""
+    if not isinstance(value, dict) or len(value) < 2 or not all(isinstance(v, (str, dict)) for v in value.values()):
+        return []
+    if sum("\n" in str(key) for key in value) * 2 <= len(value):
+        return []
+    calls = [{"prompt": json_messages(str(key)) or str(key), "response": response if isinstance(response, str)
+              else json.dumps(response, ensure_ascii=False)} for key, response in value.items()]
+    return [Found(f"$[{index}]", [call], "calls", call, str(index), ()) for index, call in enumerate(calls)]
+
+
+def round_turns(node: Any, key: str) -> list | None:
+    """A conversation kept in rounds (``{rounds: [{user_query, post_list: [turns]}, ...]}``: each round an
+    object holding the turns of one user request) as the one turn list of all rounds, in order."""
+    if str(key).lower() not in ROUND_KEYS or not isinstance(node, list) or not node:
+        return None
+    turns = []
+    for part in node:
+        lists = [value for value in part.values() if isinstance(value, list) and value and all(
+            speaker_of(item) and has_text_or_calls(item) for item in value)] if isinstance(part, dict) else []
+        if len(lists) != 1:
+            return None
+        turns += lists[0]
+    return turns if is_turn_list(turns) else None
+
+
+def holds_run(node: dict) -> bool:
+    """Whether a call record also keeps the run between its prompt and its response (LangChain's
+    ``{input, intermediate_steps, output}``): a value of it is a list of steps, tool calls or pairs."""
+    return any(isinstance(value, list) and list_kind(value, str(key), under_record=True) in ("steps", "events", "pairs")
+               for key, value in node.items())
 
 
 def runs_over_logs(found: list[Found]) -> list[Found]:
     """A tool-call log is the weakest evidence of a run: one inside a record that holds a conversation,
-    or below such a record (a run's task spec listing its expected calls), is part of that run."""
+    or below such a record (a run's task spec listing its expected calls), is part of that run; beside a
+    dataset of calls (an eval log's scorer settings) it is none."""
     runs = {id(item.record) for item in found if item.kind != "events"}
+    if any(item.kind == "calls" and item.items == [item.record] for item in found):  # a dataset of calls
+        return [item for item in found if item.kind != "events"]
     return [item for item in found if item.kind != "events" or not (
         id(item.record) in runs or any(id(holder) in runs for holder in item.ancestors))]
 
@@ -387,20 +553,89 @@ def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
         return "calls"
     if is_step_list(node):
         return "steps"
-    return "events" if is_tool_event_list(node, key) else None
+    if is_tool_event_list(node, key):
+        return "events"
+    if pair_turns(node, key) is not None or string_turns(node, key) is not None:
+        return "pairs"
+    return "mixed" if is_mixed_log(node, key) else None
+
+
+def string_turns(items: Any, key: str) -> list | None:
+    """A dialogue kept as its utterances alone (``{"dialog": ["hi", "hello", ...]}``, under a conversation
+    key), the speakers taking turns: the first a user turn, the next the model's, and so on."""
+    if (not isinstance(items, list) or len(items) < 2 or str(key).lower() not in CONVERSATION_KEYS | {"utterances"}
+            or not all(isinstance(item, str) for item in items)):
+        return None
+    return [{"role": ("user", "assistant")[i % 2], "content": text} for i, text in enumerate(items)]
+
+
+def pair_turns(items: Any, key: str) -> list | None:
+    """A history kept as pairs: ``[[user text, reply], ...]`` under a conversation key (a chat UI's
+    history), or ``[[{tool, tool_input, log}, observation], ...]`` (an agent's intermediate steps: each a
+    call and what it returned). The pairs as turns, or as tool-call events with their results."""
+    if not isinstance(items, list) or not items or not all(isinstance(p, list) and len(p) == 2 for p in items):
+        return None
+    if all(is_tool_event(call) for call, _ in items):
+        return [{**call, "result": result} for call, result in items]
+    texts = all(isinstance(x, str) or x is None for pair in items for x in pair)
+    if texts and str(key).lower() in CONVERSATION_KEYS | {"chat_history", "history_pairs"}:
+        return [{"role": role, "content": text} for pair in items for role, text in zip(("user", "assistant"), pair)
+                if text is not None]
+    return None
+
+
+def is_mixed_log(items: Any, key: str) -> bool:
+    """A log of tool-call events and the model calls that made them (``{user_task, response}`` among the
+    ``browser_tool_call`` events): every entry one or the other, both kinds present."""
+    if not isinstance(items, list) or len(items) < 2 or str(key).lower() in DECLARATION_KEYS:
+        return False
+    kinds = {"event" if is_tool_event(item) else "call" if is_call_record(item) else None for item in items[:200]}
+    return kinds == {"event", "call"}
+
+
+def mixed_log_messages(items: list) -> list[dict[str, Any]]:
+    """A mixed log in order; a single model call among the events drove them all: its prompt opens the
+    run and its response closes it."""
+    calls = [item for item in items if not is_tool_event(item)]
+    if len(calls) == 1:
+        (call,) = calls
+        opening_turns = prompt_messages(first_present(call, PROMPT_KEYS), "call")
+        closing_turns = response_messages(first_present(call, RESPONSE_KEYS), "call")
+        return opening_turns + tool_event_messages([i for i in items if i is not call]) + closing_turns
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        messages += tool_event_messages([item]) if is_tool_event(item) else call_messages([item])
+    return messages
 
 
 def longest_per_record(found: list[Found]) -> list[Found]:
-    best: dict[int, Found] = {}
-    order: list[int] = []
+    """Per record, its longest list (the run: a prompt beside it, or the growing prompts of each step,
+    repeat its turns), and every other turn list whose model turns are its own (each agent's history in
+    a multi-agent record), in the order found."""
+    groups: dict[int, list[Found]] = {}
     for item in found:
-        slot = id(item.record)
-        if slot not in best:
-            order.append(slot)
-            best[slot] = item
-        elif len(item.items) > len(best[slot].items):
-            best[slot] = item
-    return [best[slot] for slot in order]
+        groups.setdefault(id(item.record), []).append(item)
+    kept = []
+    for group in groups.values():
+        longest = max(group, key=lambda item: len(item.items))
+        kept += [item for item in group if item is longest or own_turns(item, longest)]
+    return kept
+
+
+def turn_signature(turn: dict) -> str:
+    """What a turn says and calls, to compare turns across lists."""
+    return json.dumps([turn_text(content_of(turn)).strip(), turn.get("tool_calls"), turn.get("function_call")],
+                      sort_keys=True, default=str)
+
+
+def own_turns(item: Found, longest: Found) -> bool:
+    """Whether a turn list beside the longest one holds model turns of its own (most not in the longest)."""
+    if item.kind != "turns" or longest.kind != "turns":
+        return False
+    said = {turn_signature(turn) for turn in longest.items if isinstance(turn, dict)}
+    model = [turn_signature(turn) for turn in item.items if isinstance(turn, dict)
+             and ROLE_ALIASES.get((speaker_of(turn) or "").lower()) == "assistant"]
+    return bool(model) and sum(text in said for text in model) * 2 < len(model)
 
 
 # --- turns -> canonical messages ----------------------------------------------------------------
@@ -413,8 +648,8 @@ def turn_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        parts = [turn_text(part) for part in value
-                 if isinstance(part, str) or block_type(part) not in CALL_BLOCK_TYPES | RESULT_BLOCK_TYPES]
+        parts = [turn_text(part) for part in value if isinstance(part, str) or (
+            block_kind(part) not in CALL_BLOCK_TYPES | RESULT_BLOCK_TYPES and not is_thought_part(part))]
         return "\n".join(part for part in parts if part)
     if isinstance(value, dict):
         for key in ("text", "content", "value", "parts", "message"):
@@ -422,6 +657,33 @@ def turn_text(value: Any) -> str:
                 return turn_text(value[key])
         return ""
     return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+
+
+def block_kind(block: Any) -> str:
+    """A content block's kind: its ``type``, else, for a block named by its one key (``functionCall``),
+    ``function_call`` or ``function_response``."""
+    if kind := block_type(block):
+        return kind
+    if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_CALL_BLOCKS):
+        return "function_call"
+    if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_RESULT_BLOCKS):
+        return "function_response"
+    return ""
+
+
+def keyed_body(block: dict, keys: tuple[str, ...]) -> dict:
+    """The object a block named by its key holds (``{"functionCall": {...}}`` -> ``{...}``), else the block."""
+    return next((block[k] for k in keys if isinstance(block.get(k), dict)), block)
+
+
+def is_thought_part(part: Any) -> bool:
+    """A text part the model marked as its thinking (Gemini's ``{"text", "thought": true}``)."""
+    return isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str)
+
+
+def thought_parts(item: dict) -> str:
+    content = content_of(item)
+    return "\n".join(p["text"] for p in content if is_thought_part(p)) if isinstance(content, list) else ""
 
 
 def content_of(item: dict) -> Any:
@@ -439,7 +701,8 @@ def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
     raw = item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []
     raw = [*raw, *([item["function_call"]] if isinstance(item.get("function_call"), dict) else [])]
     content = content_of(item)
-    raw += [b for b in content if block_type(b) in CALL_BLOCK_TYPES] if isinstance(content, list) else []
+    raw += [keyed_body(b, KEYED_CALL_BLOCKS) for b in content
+            if block_kind(b) in CALL_BLOCK_TYPES] if isinstance(content, list) else []
     calls = []
     for call in raw:
         if not isinstance(call, dict):
@@ -454,9 +717,24 @@ def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
 
 def result_blocks(item: dict) -> list[dict[str, Any]]:
     content = content_of(item)
-    blocks = [b for b in content if block_type(b) in RESULT_BLOCK_TYPES] if isinstance(content, list) else []
-    return [message("tool", turn_text(b.get("content", b.get("output"))),
-                    tool_call_id=str(b.get("tool_use_id") or b.get("call_id") or ""), observation=True) for b in blocks]
+    blocks = [keyed_body(b, KEYED_RESULT_BLOCKS) for b in content
+              if block_kind(b) in RESULT_BLOCK_TYPES] if isinstance(content, list) else []
+    return [message("tool", result_text(b), tool_call_id=str(b.get("tool_use_id") or b.get("call_id") or b.get("id")
+                                                              or ""), observation=True) for b in blocks]
+
+
+def result_text(block: dict) -> str:
+    """What a result block returned: its ``content``/``output`` text, else its ``response``/``result``
+    (text, or an object's ``output``, else the object as JSON)."""
+    for key in ("content", "output", "response", "result"):
+        value = block.get(key)
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            value = value["output"]
+        if isinstance(value, (str, list)) and (text := turn_text(value)):
+            return text
+        if isinstance(value, dict):
+            return json.dumps(value, ensure_ascii=False)
+    return ""
 
 
 def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict[str, str]:
@@ -486,19 +764,77 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             raise TranscriptShapeError(f"{where} is a {type(item).__name__}, not an object")
         speaker = speaker_of(item) or ""
         role = roles.get(speaker, "assistant")
+        if role == "tool" and content_of(item) is None:  # a tool's turn logging the call it answers
+            messages += tool_turn_messages(item, where)
+            continue
         text = turn_text(content_of(item))
         if role == "user" and (results := result_blocks(item)):
             messages += results + ([message("user", text)] if text.strip() else [])
             continue
         calls = turn_calls(item, where) if role == "assistant" else []
+        if role == "assistant" and not calls and (logged := nested_calls(item)):
+            messages += logged_call_messages(logged, where)  # the calls came before the text that reports them
         if speaker.lower() in ("function_call", "tool_call") and not calls:
             calls = text_call(text, where)
             text = "" if calls else text
         name = speaker if ROLE_ALIASES.get(speaker.lower()) is None else string(item.get("name"))
         messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
-            item.get("reasoning")) or string(item.get("thinking")), tool_calls=calls,
+            item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or ""), name=name, observation=role == "tool"))
     return messages
+
+
+def tool_turn_messages(item: dict, where: str) -> list[dict[str, Any]]:
+    """A tool's turn with no text of its own: the call it logs (name and arguments) as the model's call,
+    then its result as the tool's turn."""
+    result = next((item[k] for k in CALL_RESULT_KEYS if item.get(k) is not None), None)
+    text = result if isinstance(result, str) else "" if result is None else json.dumps(result, ensure_ascii=False)
+    name = call_name(item)
+    if not name:
+        return [message("tool", text, observation=True)]
+    logged = {k: v for k, v in item.items() if k not in (*ROLE_KEYS, *CALL_NAME_KEYS, *CALL_RESULT_KEYS, *ID_KEYS)}
+    arguments = next((item[k] for k in CALL_ARGUMENT_KEYS if k in item), logged)  # else what else it logged
+    call_id = str(item.get("id") or item.get("call_id") or "")
+    return [message("assistant", "", tool_calls=[tool_call(call_id, name, arguments, where=where)]),
+            message("tool", text, tool_call_id=call_id, observation=True)]
+
+
+def call_entry(entry: Any) -> tuple[dict, Any] | None:
+    """A logged call and what it returned: a tool-call event (``{name, arguments, result}``), or one
+    wrapping its call (``{request: {api_name, parameters}, response, exception}``); None otherwise."""
+    if is_tool_event(entry):
+        return entry, next((entry[k] for k in CALL_RESULT_KEYS if entry.get(k) is not None), None)
+    if not isinstance(entry, dict) or speaker_of(entry) is not None:
+        return None
+    inner = [value for value in entry.values() if is_tool_event(value)]
+    if len(inner) != 1:
+        return None
+    result = next((entry[k] for k in (*CALL_RESULT_KEYS, "error", "exception") if entry.get(k) is not None), None)
+    return inner[0], result
+
+
+def nested_calls(item: dict) -> list[tuple[dict, Any]]:
+    """The calls a model turn logs under a key of its own (ToolTalk's ``apis``), with their results."""
+    for key, value in item.items():
+        if key in CONTENT_KEYS or key in ROLE_KEYS or not isinstance(value, list) or not value:
+            continue
+        entries = [call_entry(entry) for entry in value]
+        if all(entries):
+            return entries
+    return []
+
+
+def logged_call_messages(entries: list[tuple[dict, Any]], where: str) -> list[dict[str, Any]]:
+    """A model turn making the logged calls, then one tool turn per result."""
+    calls, results = [], []
+    for index, (event, result) in enumerate(entries):
+        holder = event["function"] if isinstance(event.get("function"), dict) else event
+        arguments = next((holder[k] for k in CALL_ARGUMENT_KEYS if k in holder), None)
+        call_id = str(event.get("id") or event.get("call_id") or f"call_{index}")
+        calls.append(tool_call(call_id, call_name(event), arguments, where=where))
+        text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        results.append(message("tool", text, tool_call_id=call_id, observation=True))
+    return [message("assistant", "", tool_calls=calls), *results]
 
 
 def text_call(text: str, where: str) -> list[dict[str, Any]]:
@@ -522,7 +858,7 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         if not isinstance(step, dict):
             raise TranscriptShapeError(f"{where} is a {type(step).__name__}, not an object")
         step = step_of(step) or step
-        thought = "\n".join(turn_text(step.get(k)) for k in ("thought", "thoughts", "reasoning") if step.get(k))
+        thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k))
         calls, action_text = step_actions(step, where)
         replied = first_present(step, ("response", "llm_response", "model_response", "answer"))
         reply = turn_text(content_of(replied) if isinstance(replied, dict) else replied)
@@ -553,7 +889,7 @@ def observation_message(part: Any) -> dict[str, Any]:
 
 def step_actions(step: dict, where: str) -> tuple[list[dict[str, Any]], str]:
     """A step's calls (structured actions) and the action text it wrote (``search[...]``, a command)."""
-    actions = step.get("actions", step.get("action", step.get("tool_calls", step.get("code"))))
+    actions = first_present(step, ("actions", "action", "tool_calls", "code", "command"))
     calls, texts = [], []
     for action in actions if isinstance(actions, list) else [actions]:
         if isinstance(action, str):
@@ -601,6 +937,16 @@ def opening(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[st
     return head
 
 
+def closing(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[str, Any]]:
+    """The final answer a record keeps beside its steps (``final_output``), as the closing model turn,
+    unless the last model turn already says it."""
+    final = record_field(holders, FINAL_KEYS).strip()
+    if not final and holders and is_call_record(holders[0]):  # the response of a call that kept its run
+        final = "\n".join(m["content"] for m in response_messages(first_present(holders[0], RESPONSE_KEYS), "")).strip()
+    last = next((m["content"] for m in reversed(messages) if m["role"] == "assistant"), "")
+    return [message("assistant", final)] if final and final not in last else []
+
+
 def outcome(holders: list[dict]) -> dict[str, Any]:
     """Recorded outcome facts (``recorded_facts``), and a run's own success flag as ``tests_passed``."""
     facts = recorded_facts([h.get("info") for h in holders] + holders)
@@ -633,9 +979,9 @@ def reward_verdict(holders: list[dict]) -> bool | None:
 def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Transcript:
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
     read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": call_messages,
-            "events": tool_event_messages}[found.kind]
+            "events": tool_event_messages, "mixed": mixed_log_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
-    messages = flag_text_observations(opening(messages, holders) + messages)
+    messages = flag_text_observations(opening(messages, holders) + messages + closing(messages, holders))
     extra = {"path": found.path, "layout": found.kind}
     if rid := record_id(found):
         extra["record_id"] = rid
@@ -669,9 +1015,20 @@ def with_rows_left_out(value: Any, transcripts: list[Transcript]) -> list[Transc
     covered = {row_index(t) for t in transcripts}
     if -1 in covered:
         return transcripts
-    missing = [Transcript(format="shape", messages=[], extra={"path": f"$[{i}]", "layout": "none"})
-               for i in range(len(value)) if i not in covered]
+    missing = [answered_task(value[i], f"$[{i}]") for i in range(len(value)) if i not in covered]
     return sorted(transcripts + missing, key=row_index)
+
+
+def answered_task(row: Any, path: str) -> Transcript:
+    """A row of a dataset with no conversation: its task and final answer when it keeps both (a run that
+    called no tool), else an empty transcript (``layout: none``) the reader quarantines."""
+    holders = [row] if isinstance(row, dict) else []
+    task, final = record_field(holders, TASK_KEYS), record_field(holders, FINAL_KEYS)
+    if task.strip() and final.strip():
+        messages = [message("user", task), message("assistant", final)]
+        return Transcript(format="shape", messages=messages, facts=outcome(holders),
+                          extra={"path": path, "layout": "answer"})
+    return Transcript(format="shape", messages=[], extra={"path": path, "layout": "none"})
 
 
 def row_index(transcript: Transcript) -> int:
@@ -712,3 +1069,25 @@ def empty_conversation(value: Any) -> str | None:
         elif isinstance(node, list):
             stack += [(child, f"{path}[{i}]") for i, child in enumerate(node) if isinstance(child, (dict, list))]
     return empty
+
+
+# --- a JSONL file whose lines are the turns of one conversation -----------------------------------
+
+
+def detect_turn_line(entry: Any) -> bool:
+    """A JSONL line that is one turn (a speaker and text or calls), not a row holding a conversation."""
+    return (isinstance(entry, dict) and speaker_of(entry) is not None and has_text_or_calls(entry)
+            and not any(isinstance(entry.get(key), list) and is_turn_list(entry[key]) for key in entry))
+
+
+def parse_turn_lines(entries: list) -> list[Transcript]:
+    """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line)."""
+    for index, entry in enumerate(entries, 1):
+        if not (isinstance(entry, dict) and speaker_of(entry) is not None):
+            keys = sorted(map(str, entry))[:10] if isinstance(entry, dict) else type(entry).__name__
+            raise TranscriptShapeError(f"line {index} is no turn ({keys}) in a file of turns")
+    messages = flag_text_observations(turn_messages(entries))
+    return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra={"layout": "turns"})]
+
+
+TURN_LINES = Format(name="turn-lines", container="session", detect=detect_turn_line, parse=parse_turn_lines)

@@ -145,6 +145,23 @@ def test_near_misses_stay_untouched(why, line):
     assert redact_text(line, CONFIG) == (line, Counter())
 
 
+def test_with_secrets_off_only_personal_data_is_replaced():
+    """``secrets: false`` (personal data only, as datatrove's PIIFormatter): every line with a secret
+    stays as it is, and every email and IP address is still replaced, as with every detector on."""
+    pii_only = RedactionConfig(secrets=False)
+    personal = [(kind, line, value) for kind, line, value in POSITIVES if kind in ("EMAIL", "IP_ADDRESS")]
+    secret = [(kind, line, value) for kind, line, value in POSITIVES if kind.startswith("SECRET_")]
+    assert len(personal) >= 3 and len(secret) >= 20  # the table holds both kinds
+    for kind, line, value in personal:
+        assert redact_text(line, pii_only) == redact_text(line, CONFIG) == (line.replace(value, f"<{kind}>"),
+                                                                            Counter({kind: 1}))
+    for _, line, _ in secret:
+        assert redact_text(line, pii_only) == (line, Counter())
+    mixed = "".join(line for _, line, _ in personal + secret)
+    assert set(redact_text(mixed, pii_only)[1]) == {"EMAIL", "IP_ADDRESS"}
+    assert load_config(RedactionConfig, {"secrets": False}, "redaction") == pii_only
+
+
 def test_redacting_twice_changes_nothing():
     """Placeholders are never taken for secrets, so re-running a stage over its output is safe."""
     for _, line, _ in POSITIVES:

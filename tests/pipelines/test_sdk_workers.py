@@ -132,3 +132,51 @@ def test_a_malformed_request_is_refused_and_the_server_serves_the_next(tmp_path)
             assert stray.recv(4) == b""  # refused: closed without a status
         rows = run(MULTI_PROCESS, tmp_path, "second")
     assert sorted(x for x, *_ in rows) == sorted(x * x for x in range(200))
+
+
+def what_the_worker_holds(x: int) -> tuple[int, bool, float]:
+    """(x, whether ``codemix.filters.gitleaks`` was imported before this call, the worker's CPU so far)."""
+    import os
+    import resource
+    import sys
+
+    loaded = "codemix.filters.gitleaks" in sys.modules
+    sum(i * i for i in range(20_000))  # some work of the worker's own
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return os.getpid(), loaded, usage.ru_utime + usage.ru_stime
+
+
+def run_holding(tmp_path, name: str) -> list[tuple]:
+    out = tmp_path / name
+    with jobs.Pipeline(options=PipelineOptions(MULTI_PROCESS)) as pipeline:
+        _ = (pipeline | beam.Create(range(40)) | beam.Reshuffle() | beam.Map(what_the_worker_holds)
+             | beam.Map(json.dumps) | beam.io.WriteToText(str(out)))
+    return [tuple(json.loads(line)) for path in tmp_path.glob(f"{name}*") for line in path.read_text().splitlines()]
+
+
+def test_a_shared_block_uses_the_outer_server_with_its_preloads_and_counts_its_workers_cpu(tmp_path):
+    """A build opens one block with the modules its driver loaded; each stage's ``shared`` block forks
+    from that server, whose workers find the modules imported, and ``cpu_seconds()`` counts the CPU
+    the workers themselves measured (``getrusage`` in the worker) once they are reaped."""
+    with sdk_workers.forked_workers():  # no preload: the worker imports nothing of codemix.filters
+        plain = run_holding(tmp_path, "plain")
+    assert plain and not any(loaded for _, loaded, _ in plain)
+    before = descendants()
+    with sdk_workers.forked_workers(["codemix.filters.gitleaks"]):
+        assert sdk_workers.cpu_seconds() == 0  # no server until a pipeline runs
+        with sdk_workers.forked_workers(shared=True):
+            first = run_holding(tmp_path, "first")
+        counted = sdk_workers.cpu_seconds()
+        servers = [" ".join(p.cmdline()) for p in descendants() if SERVER in " ".join(p.cmdline())]
+        with sdk_workers.forked_workers(shared=True):
+            second = run_holding(tmp_path, "second")
+        assert [" ".join(p.cmdline()) for p in descendants() if SERVER in " ".join(p.cmdline())] == servers  # one
+        counted_after = sdk_workers.cpu_seconds()
+    assert len(servers) == 1 and "codemix.filters.gitleaks" in servers[0].split()
+    assert all(loaded for _, loaded, _ in first + second)  # preloaded by the server, before any worker forked
+    # The second pipeline's workers: what the counter grew by holds at least what they measured themselves.
+    own: dict[int, float] = {}
+    for pid, _, cpu in second:
+        own[pid] = max(own.get(pid, 0.0), cpu)  # each worker's last (largest) reading of its own CPU
+    assert own and counted > 0 and counted_after - counted >= sum(own.values()) > 0
+    assert sdk_workers.cpu_seconds() == 0 and descendants() == before  # the server ended with the outer block

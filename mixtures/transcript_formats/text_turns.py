@@ -1,0 +1,94 @@
+"""Conversations written as plain text: turns opened by a speaker's name (``speaker-turns``) and ReAct runs
+(``react-text``).
+
+``speaker-turns``: each turn starts a line with its speaker and a colon (``Human: ...``, ``Assistant:
+...``, ``Planner: ...``), as plain-text chat exports and multi-agent logs write them. A speaker is a role
+alias (``shape.ROLE_ALIASES``) or a capitalised name that opens at least two turns outside code fences;
+words that label a field, not a speaker (``Note:``, ``Question:``, ReAct's ``Thought:``...), never are. The text is a conversation only
+when at least two speakers take at least four turns, most turns change speaker, and the turns hold most
+of the text; what comes before the first turn is context (a system turn). Names that are no alias take
+their role as ``shape`` maps a multi-agent log's speakers (the first to speak set the task).
+
+``react-text``: a text file holding a ReAct run (``react.react_messages``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
+from codemix.mixtures.transcript_formats.react import STEP, react_messages
+from codemix.mixtures.transcript_formats.shape import ROLE_ALIASES, turn_messages
+
+SPEAKER = re.compile(r"^[ \t]*([A-Za-z][A-Za-z0-9_'.-]*(?: [A-Za-z0-9_'.-]+){0,3})[ \t]*:(?:[ \t]+|$)", re.MULTILINE)
+# Line labels that name a field of a document, a log or a ReAct step, never who speaks.
+NOT_SPEAKERS = frozenset({
+    "note", "notes", "example", "examples", "question", "answer", "input", "output", "step", "source", "title",
+    "date", "time", "error", "warning", "info", "debug", "traceback", "file", "line", "http", "https", "result",
+    "results", "summary", "reason", "task", "goal", "instruction", "instructions", "context", "description", "name",
+    "type", "status", "price", "rating", "url", "id", "score", "reward", "label", "response", "request"})
+MIN_TURNS = 4
+FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.MULTILINE | re.DOTALL)
+
+
+def is_speaker_label(match: re.Match) -> bool:
+    """A line label that may name a speaker: a role alias, or a capitalised name (``else:`` in code is
+    none) that labels no field and no ReAct step."""
+    name = match.group(1)
+    if name.lower() in ROLE_ALIASES:
+        return True
+    return name[0].isupper() and name.lower() not in NOT_SPEAKERS and not STEP.match(match.group(0))
+
+
+def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
+    """The text before the first turn and the turns ``[{speaker, text}]``, or None when ``text`` is no
+    conversation of speakers (see the module docstring)."""
+    fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
+    labels = [m for m in SPEAKER.finditer(text) if is_speaker_label(m) and not any(a <= m.start() < b for a, b in fences)]
+    counts: dict[str, int] = {}
+    for match in labels:
+        counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    speakers = {name for name, n in counts.items() if n >= 2 or name.lower() in ROLE_ALIASES}
+    opens = [m for m in labels if m.group(1) in speakers]
+    if len(speakers) < 2 or len(opens) < MIN_TURNS:
+        return None
+    turns = [{"speaker": m.group(1), "text": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
+             for i, m in enumerate(opens)]
+    repeated = sum(a["speaker"] == b["speaker"] for a, b in zip(turns, turns[1:]))
+    covered = sum(len(t["text"]) for t in turns)
+    lengths = sorted(len(t["text"]) for t in turns)
+    if repeated * 10 > 3 * (len(turns) - 1) or covered * 2 < len(text.strip()) or lengths[len(lengths) // 2] < 15:
+        return None
+    return text[:opens[0].start()].strip(), turns
+
+
+def detect_speaker_turns(text: Any) -> bool:
+    return isinstance(text, str) and speaker_turns(text) is not None
+
+
+def speaker_messages(text: str) -> list[dict[str, Any]]:
+    found = speaker_turns(text)
+    if found is None:
+        return []
+    head, turns = found
+    return ([message("system", head)] if head else []) + turn_messages(turns)
+
+
+def parse_speaker_turns(text: str) -> list[Transcript]:
+    return [Transcript(format="speaker-turns", messages=flag_text_observations(speaker_messages(text)),
+                       extra={"layout": "turns"})]
+
+
+def detect_react_text(text: Any) -> bool:
+    return react_messages(text) is not None
+
+
+def parse_react_text(text: str) -> list[Transcript]:
+    return [Transcript(format="react-text", messages=flag_text_observations(react_messages(text) or []),
+                       extra={"layout": "react"})]
+
+
+SPEAKER_TURNS = Format(name="speaker-turns", container="text", detect=detect_speaker_turns, parse=parse_speaker_turns)
+REACT_TEXT = Format(name="react-text", container="text", detect=detect_react_text, parse=parse_react_text)

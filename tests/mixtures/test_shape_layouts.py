@@ -1,0 +1,278 @@
+"""Layout classes the first two holdouts of issue 45 missed, read by shape on the real files of those
+systems (tests/fixtures/transcripts/README.md gives repository, commit, path and license of each excerpt):
+posts of several agents kept in rounds, calls logged inside a model turn, steps keyed by numbered names
+with a final answer beside them, steps whose model part sits below them, a ReAct run written as text in a
+prompt string, Gemini's keyed parts, a prompt-keyed response cache, calls and results kept in parallel
+lists, a dataset of separate calls, a mixed log of tool events and the model call that made them. Every
+expectation is taken from the raw file with plain ``json``/``re``, never from the reader."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from codemix.document import Document
+from codemix.mixtures.transcript_formats import has_task, parse_json_value, parse_text
+from codemix.pipelines.readers import read_location
+from codemix.sources import ReadLimits, SourceConfig
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+SHAPE = FIXTURES / "shape"
+
+
+def load(name: str):
+    return json.loads((SHAPE / name).read_text(encoding="utf-8"))
+
+
+def said(messages: list[dict]) -> list[tuple[str, str]]:
+    return [(m["role"], m["content"]) for m in messages]
+
+
+def test_posts_of_several_agents_kept_in_rounds_are_one_conversation() -> None:
+    """TaskWeaver keeps a session as ``rounds[].post_list`` of ``{send_from, send_to, message}``: the
+    user's posts are user turns, every agent's (Planner, CodeInterpreter) a model turn, all rounds in order."""
+    session = load("taskweaver-raw_exp_test-session-1.json")
+    posts = [post for round_ in session["rounds"] for post in round_["post_list"]]
+    assert len(session["rounds"]) == 2 and {p["send_from"] for p in posts} == {"User", "Planner", "CodeInterpreter"}
+    (transcript,) = parse_json_value(session)
+    expected = [("user" if p["send_from"] == "User" else "assistant", p["message"]) for p in posts]
+    assert said(transcript.messages) == expected
+    assert transcript.extra["record_id"] == session["id"] and has_task(transcript.messages)
+
+
+def test_calls_logged_inside_a_model_turn_come_before_its_text() -> None:
+    """ToolTalk's assistant turns carry their API calls under ``apis`` as ``{request: {api_name,
+    parameters}, response, exception}``: each such turn is the calls, their results, then the text."""
+    turns = load("tooltalk-golden_conversation_1.json")["conversation"]
+    assert sum(bool(t.get("apis")) for t in turns) >= 2, "guard: turns with logged calls"
+    expected = []
+    for turn in turns:
+        if turn.get("apis"):
+            expected.append(("assistant", "", [a["request"]["api_name"] for a in turn["apis"]]))
+            expected += [("tool", json.dumps(a["response"], ensure_ascii=False), []) for a in turn["apis"]]
+        expected.append((turn["role"], turn["text"], []))
+    (transcript,) = parse_json_value(load("tooltalk-golden_conversation_1.json"))
+    got = [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in transcript.messages]
+    assert got == expected
+
+
+def test_steps_keyed_by_numbered_names_then_the_final_answer() -> None:
+    """OctoTools keeps its steps as ``memory: {"Action Step 1": {tool_name, sub_goal, command, result}}``
+    and its answer as ``final_output``: the query, each step's sub-goal and command, its result, the answer."""
+    run = load("octotools-solver_cache-output.json")
+    steps = [run["memory"][k] for k in sorted(run["memory"], key=lambda k: int(re.findall(r"\d+", k)[-1]))]
+    assert steps and all(re.fullmatch(r"Action Step \d+", k) for k in run["memory"]), "guard: named steps"
+    (transcript,) = parse_json_value(run)
+    roles = [m["role"] for m in transcript.messages]
+    assert roles == ["user"] + ["assistant", "tool"] * len(steps) + ["assistant"]
+    assert transcript.messages[0]["content"] == run["query"]
+    for step, model in zip(steps, transcript.messages[1::2]):
+        assert step["sub_goal"] in model["content"] and step["command"] in model["content"]
+    assert transcript.messages[-1]["content"] == run["final_output"].strip()
+
+
+def test_steps_whose_model_part_sits_below_them_read_without_results() -> None:
+    """Trae Agent's ``llm_interaction[].steps.llm_response`` (an empty ``tool_calls: []`` on the wrapper
+    makes it no step of its own); no step called a tool, so the run is the task and the model's replies."""
+    run = load("trae-agent-demo_trajectory.json")
+    replies = ["\n".join(b["text"] for b in s["steps"]["llm_response"]["content"]) for s in run["llm_interaction"]]
+    assert all(s["tool_calls"] == [] and not s["steps"]["tool_results"] for s in run["llm_interaction"]), "guard"
+    (transcript,) = parse_json_value(run)
+    assert said(transcript.messages) == [("user", run["task"])] + [("assistant", r) for r in replies]
+
+
+def test_a_react_run_written_as_text_in_a_prompt_string() -> None:
+    """AutoAct keeps each run as the text of ``prompt``: instructions, the question, then Thought/Action/
+    Observation lines. The text up to the run is the task; each Thought+Action a model turn, each
+    Observation a tool turn."""
+    for line in (SHAPE / "autoact-13b-easy.lines-1-2.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        run = row["prompt"].rsplit("\nQuestion:", 1)[1]
+        actions = re.findall(r"^Action(?: \d+)?:", run, re.MULTILINE)
+        observations = re.findall(r"^Observation(?: \d+)?:.*", run, re.MULTILINE)
+        assert actions and len(observations) == len(actions), "guard: an observation per action"
+        (transcript,) = parse_json_value(row)
+        assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(actions)
+        assert transcript.messages[0]["content"].endswith(row["question"].strip()) or row["question"][:40] in \
+            transcript.messages[0]["content"]
+        tools = [m["content"] for m in transcript.messages if m["role"] == "tool"]
+        assert [t.splitlines()[0] for t in tools] == [o.rstrip() for o in observations]
+        assert transcript.extra["layout"] == "text" and transcript.facts.get("tests_passed") == row["correct"]
+
+
+def test_keyed_parts_calls_results_and_thoughts() -> None:
+    """Gemini's contents hold parts named by their key: ``functionCall`` (a call), ``functionResponse`` (a
+    result, two in one content here), ``{text, thought: true}`` (reasoning, not the reply)."""
+    contents = load("gemini-cli-trajectory.contents-4-7-15-16.json")
+    calls = [p["functionCall"]["name"] for c in contents for p in c["parts"] if "functionCall" in p]
+    results = [p["functionResponse"]["name"] for c in contents for p in c["parts"] if "functionResponse" in p]
+    thoughts = [p["text"] for c in contents for p in c["parts"] if p.get("thought") is True]
+    assert len(results) > len([c for c in contents if c["role"] == "user" and "functionResponse" in c["parts"][0]])
+    (transcript,) = parse_json_value(contents)
+    assert [c["name"] for m in transcript.messages for c in m["tool_calls"]] == calls
+    assert sum(m["role"] == "tool" for m in transcript.messages) == len(results)
+    reasoning = "\n".join(m["reasoning"] for m in transcript.messages)
+    assert thoughts and all(t in reasoning for t in thoughts)
+    assert not any(t in m["content"] for t in thoughts for m in transcript.messages)
+
+
+def test_a_prompt_keyed_response_cache_is_one_call_per_entry() -> None:
+    """MetaGPT's ``rsp_cache.json`` maps each prompt (text of several lines, or the JSON of a message
+    list) to the response (text, or an object): each entry is its prompt's turns and the response."""
+    cache = load("metagpt-rsp_cache.entries-6-7-318.json")
+    assert any(isinstance(v, dict) for v in cache.values()) and sum("\n" in k for k in cache) == 2, "guard"
+    as_list = [k for k in cache if k.startswith("[{")]
+    assert len(as_list) == 1, "guard: one prompt kept as a JSON message list"
+    transcripts = parse_json_value(cache)
+    expected = [[(m["role"], m["content"]) for m in json.loads(k)] if k in as_list else [("user", k)] for k in cache]
+    expected = [turns + [("assistant", v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))]
+                for turns, v in zip(expected, cache.values())]
+    assert [said(t.messages) for t in transcripts] == expected
+
+
+def test_calls_and_results_in_parallel_lists_and_a_final_answer() -> None:
+    """EasyTool keeps a question's calls in ``execute_log.api_result_ls`` (per subtask a list of calls, or
+    "" for none) and their results in ``call_result_ls``; a question whose subtasks called nothing is its
+    question and its final answer."""
+    items = load("easytool-FuncQA_one-hop_chatgpt_easytool.items-1-24-10-43.json")
+    transcripts = parse_json_value(items)
+    assert len(transcripts) == len(items)
+    for item, transcript in zip(items, transcripts):
+        log = item["execute_log"]
+        pairs = [(call, result) for calls, result in zip(log["api_result_ls"], log["call_result_ls"])
+                 if isinstance(calls, list) for call in calls]
+        roles = [m["role"] for m in transcript.messages]
+        assert roles == ["user"] + ["assistant", "tool"] * len(pairs) + ["assistant"]
+        assert transcript.messages[0]["content"] == item["question"]
+        assert [m["tool_calls"][0]["name"] for m in transcript.messages[1:-1:2]] == [c["api_name"] for c, _ in pairs]
+        assert [m["content"] for m in transcript.messages[2:-1:2]] == [r for _, r in pairs]
+        assert transcript.messages[-1]["content"] == item["final_answer"]
+    assert [t.extra["layout"] for t in transcripts].count("answer") == 1, "guard: one question without calls"
+
+
+def test_a_list_of_separate_calls_is_a_dataset_not_a_run() -> None:
+    """ToolAlpaca's evaluation file: per API, items ``{id, input: [messages], output}``; no call was sent
+    what another returned, so each item is its own transcript."""
+    data = load("toolalpaca-ToolAlpaca7b.apis-1-2.items-1-2.json")
+    items = [item for api in data.values() for item in api]
+    transcripts = parse_json_value(data)
+    assert [said(t.messages) for t in transcripts] == [
+        [(m["role"], m["content"]) for m in item["input"]] + [("assistant", item["output"])] for item in items]
+
+
+def test_tool_events_and_the_model_call_that_made_them() -> None:
+    """CAMEL's WebJudge log: ``communications`` holds browser tool calls (``{tool_name, arguments,
+    result}``) and the one ``main_agent_call`` (``{user_task, response}``) that made them: its task opens
+    the run, the tool calls and results follow, its response closes it."""
+    log = load("camel-webjudge-agent_communication_log.communications-1-4.json")
+    events = [c for c in log["communications"] if "tool_name" in c]
+    (main,) = [c for c in log["communications"] if "user_task" in c]
+    (transcript,) = parse_json_value(log)
+    roles = [m["role"] for m in transcript.messages]
+    assert roles == ["system", "user"] + ["assistant", "tool"] * len(events) + ["assistant"]
+    assert transcript.messages[0]["content"] == log["system_prompt"]
+    assert transcript.messages[1]["content"] == main["user_task"]
+    assert [m["tool_calls"][0]["name"] for m in transcript.messages[2:-1:2]] == [e["tool_name"] for e in events]
+    assert transcript.messages[-1]["content"] == main["response"]
+
+
+def test_a_jsonl_file_of_one_turn_per_line_is_one_conversation() -> None:
+    """A conversation written a turn per line (a tau-bench run, re-laid out one message per line from the
+    shape fixture): the file is one transcript, its turns the lines."""
+    path = FIXTURES / "turn-lines" / "tau-bench-gpt-4o-airline.row-2.turn-per-line.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    (document,) = list(read_location(source, str(path)))
+    assert isinstance(document, Document)
+    assert [m["role"] for m in document.metadata["messages"]] == [line["role"] for line in lines]
+    assert [m["content"] for m in document.metadata["messages"]] == [line["content"] or "" for line in lines]
+
+
+# --- layouts re-laid out from real tau-bench runs (tests/fixtures/transcripts/shape/tau-bench-*.json, MIT):
+# no licensed published file of these layouts was found; the reference is the run as published.
+
+TAU = json.loads((SHAPE / "tau-bench-gpt-4o-airline.rows-1-3.json").read_text())
+
+
+def test_each_agents_own_history_is_its_own_transcript_and_a_prefix_is_none() -> None:
+    """Two agents' histories in one record (neither repeats the other's model turns) are two transcripts;
+    a prompt that repeats the run's first turns beside it is no transcript of its own."""
+    solver, critic = TAU[0]["traj"], TAU[2]["traj"]
+    record = {"id": "debate-1", "agents": {"solver": {"memory": solver}, "critic": {"memory": critic}}}
+    transcripts = parse_json_value({"id": "debate-1", "histories": [solver, critic]})
+    assert [len(t.messages) for t in transcripts] == [len(solver), len(critic)]
+    assert [len(t.messages) for t in parse_json_value(record)] == [len(solver), len(critic)]
+    (run,) = parse_json_value({"id": 1, "prompt": solver[:6], "traj": solver})
+    assert len(run.messages) == len(solver)
+
+
+def test_a_history_of_text_pairs_is_its_turns() -> None:
+    """A chat UI's history ``[[user text, reply], ...]`` (the texts of a real run's exchanges)."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")]
+    pairs = [[turns[i]["content"], turns[i + 1]["content"]] for i in range(0, len(turns) - 1, 2)]
+    assert len(pairs) >= 4 and all(turns[i]["role"] == "user" for i in range(0, len(turns) - 1, 2)), "guard"
+    (transcript,) = parse_json_value({"session": "s1", "history": pairs})
+    assert said(transcript.messages) == [(role, text) for pair in pairs for role, text in zip(("user", "assistant"), pair)]
+
+
+def test_an_agents_intermediate_steps_between_its_input_and_output() -> None:
+    """LangChain's AgentExecutor result ``{input, intermediate_steps: [[{tool, tool_input, log}, observation]],
+    output}`` (a real run's calls and results): the input, each call with its log and its result, the output."""
+    traj = TAU[2]["traj"]
+    calls = [(m["tool_calls"][0]["function"], traj[i + 1]["content"]) for i, m in enumerate(traj) if m.get("tool_calls")]
+    steps = [[{"tool": f["name"], "tool_input": json.loads(f["arguments"]), "log": f"Invoking: `{f['name']}`"}, result]
+             for f, result in calls]
+    final = next(m["content"] for m in reversed(traj) if m["role"] == "assistant" and m["content"])
+    task = next(m["content"] for m in traj if m["role"] == "user")
+    assert len(steps) >= 4, "guard: several calls"
+    (transcript,) = parse_json_value({"input": task, "intermediate_steps": steps, "output": final})
+    assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(steps) + ["assistant"]
+    assert [m["tool_calls"][0]["name"] for m in transcript.messages[1:-1:2]] == [f["name"] for f, _ in calls]
+    assert [m["content"] for m in transcript.messages[2:-1:2]] == [result for _, result in calls]
+    assert (transcript.messages[0]["content"], transcript.messages[-1]["content"]) == (task, final)
+
+
+def test_a_conversation_written_as_speaker_prefixed_text() -> None:
+    """TaskWeaver's posts written as ``Name: message`` text: each post a turn, the user's a user turn, every
+    agent's a model turn under its name; ``else:`` inside the code fences is nobody speaking."""
+    posts = [p for r in load("taskweaver-raw_exp_test-session-1.json")["rounds"] for p in r["post_list"]]
+    text = (FIXTURES / "speaker-turns" / "taskweaver-raw_exp_test-session-1.posts.txt").read_text()
+    assert "\nelse:" in text or "    else:" in text, "guard: a label-like line inside code"
+    (transcript,) = parse_text(text)
+    assert transcript.format == "speaker-turns"
+    assert [(m["role"], m["name"], m["content"]) for m in transcript.messages] == [
+        ("user", "", p["message"].strip()) if p["send_from"] == "User" else ("assistant", p["send_from"], p["message"].strip())
+        for p in posts]
+
+
+def test_prose_with_labelled_lines_is_no_conversation() -> None:
+    """A document whose lines open with labels (``Note:``, ``Question:``, ``Answer:``) is no conversation."""
+    text = "\n".join(f"Question: what is {i} + {i}?\nAnswer: it is {2 * i}, as the sum shows.\nNote: checked by hand."
+                     for i in range(6))
+    assert parse_text(text) is None
+
+
+def test_a_react_run_as_a_text_file() -> None:
+    """AutoAct's prompt string written out as a text file reads as the run it holds."""
+    text = (FIXTURES / "react-text" / "autoact-13b-easy.line-1.prompt.txt").read_text()
+    run = text.rsplit("\nQuestion:", 1)[1]
+    actions = re.findall(r"^Action(?: \d+)?:", run, re.MULTILINE)
+    (transcript,) = parse_text(text)
+    assert transcript.format == "react-text" and len(actions) >= 3
+    assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(actions)
+
+
+def test_utterances_indexed_turns_and_a_conversation_written_in_a_string() -> None:
+    """A real run's exchanges kept three more ways: the utterances alone under ``dialog`` (speakers taking
+    turns), turns indexed ``"0"``, ``"1"``..., and one string of ``Human:``/``Assistant:`` turns."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")][:-1]
+    assert [m["role"] for m in turns] == ["user", "assistant"] * (len(turns) // 2) and len(turns) >= 8, "guard"
+    expected = [(m["role"], m["content"]) for m in turns]
+    (utterances,) = parse_json_value({"id": 5, "dialog": [m["content"] for m in turns]})
+    (indexed,) = parse_json_value({"id": 5, "turns": {str(i): m for i, m in enumerate(turns)}})
+    written = "".join(f"\n\n{'Human' if m['role'] == 'user' else 'Assistant'}: {m['content']}" for m in turns)
+    (in_string,) = parse_json_value({"id": 5, "chosen": written})
+    assert said(utterances.messages) == said(indexed.messages) == expected
+    assert said(in_string.messages) == [(role, text.strip()) for role, text in expected]
+    assert in_string.extra["layout"] == "text"
