@@ -458,10 +458,11 @@ def find_conversations(value: Any) -> list[Found]:
 
 
 def text_run(text: str) -> list[dict[str, Any]]:
-    """The run a string writes as text: ReAct steps, else speaker-prefixed turns (``Human: ...``)."""
-    from codemix.mixtures.transcript_formats.text_turns import speaker_messages  # it builds on this module
+    """The run a string writes as text: ReAct steps, a chat template's turns (``<|im_start|>user``...),
+    else speaker-prefixed turns (``Human: ...``)."""
+    from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages  # they build on this
 
-    return react_messages(text) or (speaker_messages(text) if ":" in text else [])
+    return react_messages(text) or template_messages(text) or (speaker_messages(text) if ":" in text else [])
 
 
 def text_runs(value: Any) -> list[Found]:

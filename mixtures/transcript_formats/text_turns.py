@@ -1,5 +1,5 @@
-"""Conversations written as plain text: turns opened by a speaker's name (``speaker-turns``) and ReAct runs
-(``react-text``).
+"""Conversations written as plain text: turns opened by a speaker's name (``speaker-turns``), ReAct runs
+(``react-text``), and (in a string of a JSON record) a conversation rendered in a chat template.
 
 ``speaker-turns``: each turn starts a line with its speaker and a colon (``Human: ...``, ``Assistant:
 ...``, ``Planner: ...``), as plain-text chat exports and multi-agent logs write them. A speaker is a role
@@ -62,6 +62,34 @@ def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
     if repeated * 10 > 3 * (len(turns) - 1) or covered * 2 < len(text.strip()) or lengths[len(lengths) // 2] < 15:
         return None
     return text[:opens[0].start()].strip(), turns
+
+
+# Chat templates a conversation may be rendered in as one string: (turn opener, role group, turn closer).
+TEMPLATES = (
+    re.compile(r"<\|im_start\|>[ \t]*(\w+)[ \t]*\n(.*?)(?:<\|im_end\|>|(?=<\|im_start\|>)|\Z)", re.DOTALL),  # ChatML
+    re.compile(r"<\|start_header_id\|>(\w+)<\|end_header_id\|>\s*(.*?)(?:<\|eot_id\|>|(?=<\|start_header_id\|>)|\Z)",
+               re.DOTALL),  # Llama 3
+    re.compile(r"<start_of_turn>(\w+)\n(.*?)(?:<end_of_turn>|(?=<start_of_turn>)|\Z)", re.DOTALL),  # Gemma
+)
+INST = re.compile(r"\[INST\](.*?)\[/INST\](.*?)(?=\[INST\]|\Z)", re.DOTALL)  # Llama 2, Mistral
+
+
+def template_messages(text: str) -> list[dict[str, Any]]:
+    """A conversation rendered in a chat template (ChatML, Llama 2/3, Gemma, Mistral) as its messages:
+    roles from the template's headers (``shape`` aliases), the template's own tokens dropped."""
+    for template in TEMPLATES:
+        turns = [(role.lower(), body.strip()) for role, body in template.findall(text)]
+        if len(turns) >= 2 and all(role in ROLE_ALIASES for role, _ in turns):
+            return [message(ROLE_ALIASES[role], body, observation=ROLE_ALIASES[role] == "tool") for role, body in turns]
+    pairs = INST.findall(text)
+    if not pairs:
+        return []
+    system = re.search(r"<<SYS>>(.*?)<</SYS>>", pairs[0][0], re.DOTALL)
+    strip = re.compile(r"</?s>|<<SYS>>.*?<</SYS>>", re.DOTALL)
+    messages = [message("system", system.group(1).strip())] if system and system.group(1).strip() else []
+    return messages + [m for ask, reply in pairs for m in (message("user", strip.sub("", ask).strip()),
+                                                            message("assistant", strip.sub("", reply).strip()))
+                       if m["content"]]
 
 
 def detect_speaker_turns(text: Any) -> bool:

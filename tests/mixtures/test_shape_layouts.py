@@ -299,3 +299,21 @@ def test_turn_lines_with_logged_tool_calls_between_them(tmp_path: Path) -> None:
     source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
     (document,) = list(read_location(source, str(path)))
     assert [(m["role"], m["content"]) for m in document.metadata["messages"]] == expected
+
+
+def test_a_conversation_rendered_in_a_chat_template_in_a_string() -> None:
+    """A real run's turns rendered as one string in ChatML, Llama 3 and Llama 2 templates (as SFT datasets
+    keep a ``text`` field): the turns come back, the template's tokens dropped."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("system", "user", "assistant")][:7]
+    assert [m["role"] for m in turns][:3] == ["system", "user", "assistant"], "guard"
+    expected = [(m["role"], m["content"].strip()) for m in turns]
+    chatml = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in turns)
+    llama3 = "<|begin_of_text|>" + "".join(
+        f"<|start_header_id|>{m['role']}<|end_header_id|>\n\n{m['content']}<|eot_id|>" for m in turns)
+    asks = [m["content"] for m in turns if m["role"] == "user"]
+    replies = [m["content"] for m in turns if m["role"] == "assistant"]
+    llama2 = f"<s>[INST] <<SYS>>\n{turns[0]['content']}\n<</SYS>>\n\n" + "</s><s>[INST] ".join(
+        f"{ask} [/INST] {reply} " for ask, reply in zip(asks, replies)) + "</s>"
+    for text in (chatml, llama3, llama2):
+        (transcript,) = parse_json_value({"id": 9, "text": text})
+        assert said(transcript.messages) == expected[:1 + 2 * len(replies)]
