@@ -430,6 +430,8 @@ def find_conversations(value: Any) -> list[Found]:
             found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:])))
             continue
         kind = list_kind(node, key, under_record=bool(chain))
+        if kind is None and (branch := tree_branch(node, chain[0][0] if chain else None)) is not None:
+            node, kind = branch, "turns"  # a message tree: the branch shown
         if kind is None and (indexed := indexed_items(node)) is not None and is_turn_list(indexed):
             node, kind = indexed, "turns"  # turns indexed "0", "1"...
         if kind is None and (steps := indexed_items(node) or column_steps(node)) is not None and is_step_list(steps):
@@ -559,6 +561,30 @@ def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
     if pair_turns(node, key) is not None or string_turns(node, key) is not None:
         return "pairs"
     return "mixed" if is_mixed_log(node, key) else None
+
+
+def tree_branch(node: Any, record: dict | None) -> list | None:
+    """A conversation kept as a tree of message nodes keyed by id (``{id: {message, parent, children}}``,
+    as ChatGPT's export keeps ``mapping``): the branch to the record's ``current_node`` (the one shown),
+    else to the last child at every fork, as its turn list (nodes without a turn left out)."""
+    if not isinstance(node, dict) or len(node) < 2 or not all(
+            isinstance(n, dict) and "parent" in n and "children" in n for n in node.values()):
+        return None
+    current = record.get("current_node") if isinstance(record, dict) else None
+    if current not in node:
+        current = next((k for k, n in node.items() if n.get("parent") not in node), None)
+        seen = set()
+        while current in node and node[current].get("children") and current not in seen:
+            seen.add(current)
+            current = node[current]["children"][-1]
+    branch, seen = [], set()
+    while current in node and current not in seen:
+        seen.add(current)
+        branch.append(node[current])
+        current = node[current].get("parent")
+    turns = [n["message"] for n in reversed(branch) if isinstance(n.get("message"), dict)
+             and speaker_of(n["message"]) and has_text_or_calls(n["message"])]
+    return turns if is_turn_list(turns) else None
 
 
 def string_turns(items: Any, key: str) -> list | None:

@@ -317,3 +317,22 @@ def test_a_conversation_rendered_in_a_chat_template_in_a_string() -> None:
     for text in (chatml, llama3, llama2):
         (transcript,) = parse_json_value({"id": 9, "text": text})
         assert said(transcript.messages) == expected[:1 + 2 * len(replies)]
+
+
+def test_a_message_tree_is_read_along_the_branch_shown() -> None:
+    """A conversation kept as a tree of message nodes (``mapping: {id: {message, parent, children}}``, as
+    ChatGPT exports it), re-laid out from a real run with one regenerated reply: the branch to
+    ``current_node`` is the conversation; without it, the last child at every fork."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")][:6]
+    nodes = {"root": {"message": None, "parent": None, "children": ["n0"]}}
+    for i, turn in enumerate(turns):
+        nodes[f"n{i}"] = {"message": {"author": {"role": turn["role"]}, "content": {"parts": [turn["content"]]}},
+                          "parent": "root" if i == 0 else f"n{i - 1}", "children": [f"n{i + 1}"] if i + 1 < len(turns) else []}
+    nodes["alt"] = {"message": {"author": {"role": "assistant"}, "content": {"parts": ["a reply regenerated away"]}},
+                    "parent": "n0", "children": []}
+    nodes["n0"]["children"] = ["alt", "n1"]
+    (shown,) = parse_json_value({"conversation_id": "c1", "current_node": f"n{len(turns) - 1}", "mapping": nodes})
+    assert said(shown.messages) == [(t["role"], t["content"]) for t in turns]
+    nodes["n0"]["children"] = ["n1", "alt"]
+    (last,) = parse_json_value({"conversation_id": "c1", "mapping": nodes})
+    assert said(last.messages) == [(turns[0]["role"], turns[0]["content"]), ("assistant", "a reply regenerated away")]
