@@ -639,9 +639,9 @@ def longest_per_record(found: list[Found]) -> list[Found]:
     """Per record, its longest list (the run: a prompt beside it, or the growing prompts of each step,
     repeat its turns), and every other turn list whose model turns are its own (each agent's history in
     a multi-agent record), in the order found."""
-    groups: dict[int, list[Found]] = {}
-    for item in found:
-        groups.setdefault(id(item.record), []).append(item)
+    groups: dict[int | str, list[Found]] = {}
+    for item in found:  # lists held by no object (a file that is a list of conversations) are their own
+        groups.setdefault(id(item.record) if item.record is not None else item.path, []).append(item)
     kept = []
     for group in groups.values():
         longest = max(group, key=lambda item: len(item.items))

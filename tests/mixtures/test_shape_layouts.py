@@ -205,6 +205,8 @@ def test_each_agents_own_history_is_its_own_transcript_and_a_prefix_is_none() ->
     assert [len(t.messages) for t in parse_json_value(record)] == [len(solver), len(critic)]
     (run,) = parse_json_value({"id": 1, "prompt": solver[:6], "traj": solver})
     assert len(run.messages) == len(solver)
+    runs = [row["traj"] for row in TAU]  # a file that is a list of conversations: each its own
+    assert [len(t.messages) for t in parse_json_value(runs)] == [len(r) for r in runs]
 
 
 def test_a_history_of_text_pairs_is_its_turns() -> None:
