@@ -120,3 +120,65 @@ def parse_react_text(text: str) -> list[Transcript]:
 
 SPEAKER_TURNS = Format(name="speaker-turns", container="text", detect=detect_speaker_turns, parse=parse_speaker_turns)
 REACT_TEXT = Format(name="react-text", container="text", detect=detect_react_text, parse=parse_react_text)
+
+
+# --- logged-calls: a program's log of the prompts it sent and the responses it got -------------------
+
+# A log record opens a line with a timestamp or a level (``2023-10-10 01:48:25,502 - INFO - ...``,
+# loguru's ``2024-01-01 12:00:00.123 | INFO | mod:fn:12 - ...``, ``INFO:root:...``).
+LOG_START = re.compile(r"^(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}[,.]\d+|"
+                       r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b)", re.MULTILINE)
+LEVEL = re.compile(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b")
+AFTER_LEVEL = re.compile(r"^[\s\]|:-]*(?:[\w.<>]+:[\w.<>]+:\d+\s*-\s*)?(?:(?:root|__main__|[\w.]+):(?=\S))?")
+LOG_LABEL = re.compile(r"^\W{0,3}([A-Za-z][A-Za-z _-]{0,40}?)\s*:[ \t]*")
+PROMPT_WORDS = frozenset({"prompt", "prompts", "input", "request", "messages", "query"})
+RESPONSE_WORDS = frozenset({"response", "responses", "output", "outputs", "completion", "completions", "reply",
+                            "answer", "generation"})
+
+
+def log_messages(text: str) -> list[str]:
+    """Each log record's message (its text after the timestamp, level and logger), continuation lines
+    included."""
+    starts = [m.start() for m in LOG_START.finditer(text)]
+    messages = []
+    for index, start in enumerate(starts):
+        record = text[start:starts[index + 1] if index + 1 < len(starts) else len(text)]
+        header = record[:160]
+        level = LEVEL.search(header)
+        body = record[level.end():] if level else record
+        messages.append(body[AFTER_LEVEL.match(body).end():].rstrip("\n"))
+    return messages
+
+
+def logged_calls(text: Any) -> list[dict[str, str]]:
+    """The calls a log records: a record labelled as a prompt (``PROMPT:``, ``VALUE PROMPT:``) and the
+    next record labelled as a response (``RESPONSE:``, ``VALUE OUTPUTS:``) before another prompt."""
+    if not isinstance(text, str) or not LOG_START.search(text):
+        return []
+    calls, pending = [], None
+    for record in log_messages(text):
+        label = LOG_LABEL.match(record)
+        word = label.group(1).strip().lower().split()[-1] if label and label.group(1).strip() else ""
+        if word in PROMPT_WORDS:
+            pending = record[label.end():].strip()
+        elif word in RESPONSE_WORDS and pending:
+            calls.append({"prompt": pending, "response": record[label.end():].strip()})
+            pending = None
+    return [call for call in calls if call["prompt"] and call["response"]]
+
+
+def detect_logged_calls(text: Any) -> bool:
+    return bool(logged_calls(text))
+
+
+def parse_logged_calls(text: str) -> list[Transcript]:
+    """One run when each call was sent what the one before it returned, else one transcript per call."""
+    from codemix.mixtures.transcript_formats.shape import call_messages, is_call_run
+
+    calls = logged_calls(text)
+    groups = [calls] if is_call_run(calls) else [[call] for call in calls]
+    return [Transcript(format="logged-calls", messages=flag_text_observations(call_messages(group)),
+                       extra={"layout": "calls", "path": f"call {index}"}) for index, group in enumerate(groups)]
+
+
+LOGGED_CALLS = Format(name="logged-calls", container="text", detect=detect_logged_calls, parse=parse_logged_calls)

@@ -338,3 +338,17 @@ def test_a_message_tree_is_read_along_the_branch_shown() -> None:
     nodes["n0"]["children"] = ["n1", "alt"]
     (last,) = parse_json_value({"conversation_id": "c1", "mapping": nodes})
     assert said(last.messages) == [(turns[0]["role"], turns[0]["content"]), ("assistant", "a reply regenerated away")]
+
+
+def test_a_log_of_prompts_and_responses_is_its_calls() -> None:
+    """LATS logs each value call as ``... - INFO - VALUE PROMPT: ...`` (many lines) then ``... - INFO - VALUE
+    OUTPUTS: [...]``; no call was sent what another returned, so each call is a transcript: the prompt's
+    text and the response's, the log prefixes dropped. ``PROMPT:`` with no response after it is no call."""
+    text = (FIXTURES / "logged-calls" / "lats-webshop-example.lines-1-651.log").read_text()
+    records = re.split(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d+ - INFO - ", text, flags=re.MULTILINE)
+    prompts = [r.removeprefix("VALUE PROMPT: ").strip() for r in records if r.startswith("VALUE PROMPT: ")]
+    outputs = [r.removeprefix("VALUE OUTPUTS: ").strip() for r in records if r.startswith("VALUE OUTPUTS: ")]
+    assert len(prompts) == len(outputs) == 2 and any(r.startswith("PROMPT: ") for r in records), "guard"
+    transcripts = parse_text(text)
+    assert [t.format for t in transcripts] == ["logged-calls"] * 2
+    assert [said(t.messages) for t in transcripts] == [[("user", p), ("assistant", o)] for p, o in zip(prompts, outputs)]
