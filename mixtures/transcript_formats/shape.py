@@ -16,12 +16,17 @@ in a layout none of them knows is still a list of turns under some key. This rea
   response|completion|output}``), alone or as a list under a record (a run's calls): the first call's
   prompt and every later call's new part are user turns, each response a model turn;
 * a **tool-call log**: a list of ``{name, arguments[, result]}`` events with no model text, read as the
-  model's calls and their results.
+  model's calls and their results (also kept as two parallel lists, or mixed with the model call that
+  made them);
+* the same conversations kept otherwise: in rounds, as text pairs or utterances, as a message tree, as
+  calls logged inside a model turn, as a prompt-keyed response cache, or written as text in a string
+  (ReAct steps, a chat template, ``Name:`` turns); docs/transcript-formats.md lists every layout.
 
 Lists are found at any key path (``$.6238.traj``, ``$.state.history``, ``$.answer.train_messages[3]``).
 The record of a list is the object that holds it; of several lists in one record (a prompt and the
-run, or the growing prompts of each step) the longest is the run. Every record is one transcript, with
-its id (``record_id``: the record's own id field, else its key in the object holding it) and path.
+run, or the growing prompts of each step) the longest is the run, and a turn list whose model turns are
+its own (an agent's history beside another's) is one more. Every transcript keeps its record's id
+(``record_id``: the record's own id field, else its key in the object holding it) and path.
 Tool calls are read from ``tool_calls``/``function_call``, from content blocks (``tool_use``,
 ``tool_call``, ``function_call``) or left as the text the model wrote; results from ``tool`` turns,
 ``tool_result`` blocks, or user turns that are tool output by their shape (``flag_text_observations``).
