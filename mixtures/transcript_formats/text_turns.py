@@ -14,13 +14,14 @@ their role as ``shape`` maps a multi-agent log's speakers (the first to speak se
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
 from codemix.mixtures.transcript_formats.react import STEP, react_messages
-from codemix.mixtures.transcript_formats.shape import ROLE_ALIASES, turn_messages
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, call_messages, is_call_run, turn_messages
 
 SPEAKER = re.compile(r"^[ \t]*([A-Za-z][A-Za-z0-9_'.-]*(?: [A-Za-z0-9_'.-]+){0,3})[ \t]*:(?:[ \t]+|$)", re.MULTILINE)
 # Line labels that name a field of a document, a log or a ReAct step, never who speaks.
@@ -56,7 +57,7 @@ def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
         return None
     turns = [{"speaker": m.group(1), "text": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
              for i, m in enumerate(opens)]
-    repeated = sum(a["speaker"] == b["speaker"] for a, b in zip(turns, turns[1:]))
+    repeated = sum(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns))
     covered = sum(len(t["text"]) for t in turns)
     lengths = sorted(len(t["text"]) for t in turns)
     if repeated * 10 > 3 * (len(turns) - 1) or covered * 2 < len(text.strip()) or lengths[len(lengths) // 2] < 15:
@@ -173,8 +174,6 @@ def detect_logged_calls(text: Any) -> bool:
 
 def parse_logged_calls(text: str) -> list[Transcript]:
     """One run when each call was sent what the one before it returned, else one transcript per call."""
-    from codemix.mixtures.transcript_formats.shape import call_messages, is_call_run
-
     calls = logged_calls(text)
     groups = [calls] if is_call_run(calls) else [[call] for call in calls]
     return [Transcript(format="logged-calls", messages=flag_text_observations(call_messages(group)),
