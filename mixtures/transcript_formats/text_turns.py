@@ -3,11 +3,13 @@
 
 ``speaker-turns``: each turn starts a line with its speaker and a colon (``Human: ...``, ``Assistant:
 ...``, ``Planner: ...``), as plain-text chat exports and multi-agent logs write them. A speaker is a role
-alias (``shape.ROLE_ALIASES``) or a capitalised name that opens at least two turns outside code fences;
-words that label a field, not a speaker (``Note:``, ``Question:``, ReAct's ``Thought:``...), never are. The text is a conversation only
-when at least two speakers take at least four turns, most turns change speaker, and the turns hold most
-of the text; what comes before the first turn is context (a system turn). Names that are no alias take
-their role as ``shape`` maps a multi-agent log's speakers (the first to speak set the task).
+alias (``turns.ROLE_ALIASES``) or a name in title case that opens at least two turns outside code fences;
+labels of a field, a docstring section or an exception (``Note:``, ``Args:``, ``ValueError:``, ReAct's
+``Thought:``...) never are. The text is a conversation only when at least two speakers take at least four
+turns, most turns change speaker, the turns hold most of the text, and, where more than 5% of its lines
+outside fences are code, a user and a model are among the speakers' role aliases. What comes before the
+first turn is context (a system turn). Names that are no alias take their role as ``shape`` maps a
+multi-agent log's speakers (the first to speak set the task).
 
 ``react-text``: a text file holding a ReAct run (``react.react_messages``).
 """
@@ -29,7 +31,19 @@ NOT_SPEAKERS = frozenset({
     "note", "notes", "example", "examples", "question", "answer", "input", "output", "step", "source", "title",
     "date", "time", "error", "warning", "info", "debug", "traceback", "file", "line", "http", "https", "result",
     "results", "summary", "reason", "task", "goal", "instruction", "instructions", "context", "description", "name",
-    "type", "status", "price", "rating", "url", "id", "score", "reward", "label", "response", "request"})
+    "type", "status", "price", "rating", "url", "id", "score", "reward", "label", "response", "request",
+    # docstring sections (Google, NumPy and reST styles)
+    "args", "arguments", "argument", "returns", "return", "raises", "yields", "parameters", "params",
+    "attributes", "methods", "usage", "aliases", "constructors", "operators", "properties", "todo",
+    "warnings", "see also", "keyword arguments", "other parameters",
+    # metadata fields (licence files, package readmes, option lists)
+    "license", "licence", "copyright", "files", "homepage", "availability", "options", "version", "author",
+    "authors", "maintainer", "website", "email", "image", "attribution", "contact", "platform", "keywords",
+    "fields", "values", "enums", "messages", "default", "defaults"})
+# Lines that are code, not speech (a source file or a code dump is no conversation).
+CODE_LINE = re.compile(r"^[ \t]*(?:def |class |import |from [\w.]+ import |return\b|raise |elif |else:|try:|except\b|"
+                       r"for .+:$|while .+:$|if .+:$|with .+:$|@\w|#include|public |private |function |const |let |var )",
+                       re.MULTILINE)
 MIN_TURNS = 4
 FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.MULTILINE | re.DOTALL)
 
@@ -40,7 +54,10 @@ def is_speaker_label(match: re.Match) -> bool:
     name = match.group(1)
     if name.lower() in ROLE_ALIASES:
         return True
-    return name[0].isupper() and name.lower() not in NOT_SPEAKERS and not STEP.match(match.group(0))
+    words = name.split()
+    return (all(w[0].isupper() or w[0].isdigit() for w in words) and not {"_", "."} & set(name)
+            and name.lower() not in NOT_SPEAKERS
+            and not name.endswith(("Error", "Exception", "Warning")) and not STEP.match(match.group(0)))
 
 
 def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
@@ -55,6 +72,10 @@ def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
     opens = [m for m in labels if m.group(1) in speakers]
     if len(speakers) < 2 or len(opens) < MIN_TURNS:
         return None
+    lines = text.count("\n") + 1
+    roles = {ROLE_ALIASES.get(name.lower()) for name in speakers}
+    if len(CODE_LINE.findall(FENCE.sub("", text))) * 20 > lines and not {"user", "assistant"} <= roles:
+        return None  # code with labelled docstrings: only a user and a model speaking make it a conversation
     turns = [{"speaker": m.group(1), "text": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
              for i, m in enumerate(opens)]
     repeated = sum(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns))

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+import sysconfig
 from pathlib import Path
+
+import pytest
 
 from codemix.document import Document
 from codemix.mixtures.transcript_formats import has_task, parse_json_value, parse_text
@@ -352,3 +355,13 @@ def test_a_log_of_prompts_and_responses_is_its_calls() -> None:
     transcripts = parse_text(text)
     assert [t.format for t in transcripts] == ["logged-calls"] * 2
     assert [said(t.messages) for t in transcripts] == [[("user", p), ("assistant", o)] for p, o in zip(prompts, outputs)]
+
+
+@pytest.mark.parametrize("module", ["contextlib", "datetime", "ftplib", "ipaddress", "optparse", "selectors",
+                                    "socketserver", "turtle"])
+def test_source_code_with_labelled_docstrings_is_no_conversation(module: str) -> None:
+    """Standard-library modules whose docstrings label sections (``Args:``/``Returns:``, ``Methods:``,
+    ``Typical usage:``) the way a chat labels speakers, each repeated and alternating: no conversation."""
+    text = (Path(sysconfig.get_paths()["stdlib"]) / f"{module}.py").read_text(encoding="utf-8")
+    assert len(re.findall(r"^\s*[A-Z][A-Za-z ]{2,30}:\s*$", text, re.MULTILINE)) >= 4, "guard: labelled lines"
+    assert parse_text(text) is None
