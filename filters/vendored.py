@@ -142,11 +142,15 @@ _CHROMIUM_FIELDS = ("Name", "URL", "Version")
 # A file whose opening says it is another project's file: "This file is a copy of ForEvolve/bootstrap-dark dark
 # theme", "This is a slightly modified version of stb_truetype.h", "It is a partial copy of https://...". Read
 # in the file's head only (a function's "this is a copy of the handle" deep in its code says nothing of the
-# file); "based on", "inspired by" and a port are derived work, not copies.
+# file); "based on", "inspired by" and a port are derived work, not copies. Without "this file" (or header,
+# module...) as its subject, what it copies must be a file or a URL: CPython's ``_compat_pickle.py`` says "This is
+# a copy of lib2to3.fixes.fix_imports.MAPPING", a table of its own project.
+_COPY = (r"is (?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|stripped[- ]down|vendored) )*"
+         r"(?:copy|(?:modified|patched) version|fork) of")
 _FILE_PROVENANCE = re.compile(
-    r"\b(?:this|it)(?: (?:file|header|module|package|code|library|source|script|stylesheet))? is (?:a|an) "
-    r"(?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|stripped[- ]down|vendored) )*"
-    r"(?:copy|(?:modified|patched) version|fork) of\b", re.IGNORECASE)
+    rf"\bthis (?:file|header|module|package|library|source file|script|stylesheet) {_COPY}\b"
+    rf"|\b(?:this|it) {_COPY} (?:https?://\S+|[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java"
+    r"|kt|rb|php|lua|pl|sh|cs|swift)\b)", re.IGNORECASE)
 _FILE_HEAD_CHARS = 1_500
 
 

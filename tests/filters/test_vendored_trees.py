@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -105,9 +106,14 @@ def test_git_config_inside_a_vendored_folder_is_the_copied_projects(path):
     assert is_vendored(path) and not is_vendored(path.split("/", 2)[-1])
 
 
+# CPython's own module: "This is a copy of lib2to3.fixes.fix_imports.MAPPING" is a table of its own project.
+COMPAT_PICKLE = Path(sysconfig.get_path("stdlib")) / "_compat_pickle.py"
+
+
 def test_a_file_whose_head_says_it_is_a_copy_is_vendored_alone():
     """prometheus (d15adb9): ``_bootstrap_dark.scss`` opens "This file is a copy of ForEvolve/bootstrap-dark dark
-    theme"; ``app.scss`` beside it is Prometheus' own. Read through the filter stage's per-document step."""
+    theme"; ``app.scss`` beside it is Prometheus' own, and so is CPython's ``_compat_pickle.py``, whose "This is a
+    copy of" names a table, not a file. Read through the filter stage's per-document step."""
     from codemix.document import Document
     from codemix.pipelines.filter import vendored_file_or_tree, vendored_outcome
 
@@ -121,6 +127,8 @@ def test_a_file_whose_head_says_it_is_a_copy_is_vendored_alone():
     assert found[own] is None
     assert found[copied].folder == copied and "This file is a copy of" in found[copied].evidence
     doc = Document(id="x", text=files[copied], source="s", kind="file", repo="prometheus/prometheus", path=copied)
+    assert vendored_file_or_tree(Document(id="y", text=COMPAT_PICKLE.read_text(), source="s", kind="file",
+                                          repo="python3.11", path="_compat_pickle.py"), {}) is None
     alone = vendored_outcome(doc, found[copied], "own_repository")  # a repository of one file
     assert (alone.repo, alone.path) == (f"prometheus/prometheus:{copied}", "_bootstrap_dark.scss")
 
