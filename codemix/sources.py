@@ -20,7 +20,8 @@ FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 # docs/transcript-formats.md says what each is). Listed here so a spec is checked before any reading.
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
                       "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
-                      "aider", "aider-llm-history", "shape", "turn-lines", "markdown-turns")
+                      "aider", "aider-llm-history", "shape", "turn-lines", "markdown-turns",
+                      "logged-calls", "react-text", "speaker-turns")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 

@@ -734,15 +734,15 @@ def notice_license(text: str) -> str | None:
     words = _words(text[:_NOTICE_CHARS])
     if _CHOICE.search(words):
         return None
-    found = []
-    for signature in _SIGNATURES:
+    found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
+    for signature in _SIGNATURES:  # most specific first, as _license_from_text reads them
         position = _signature_position(signature, words)
         if position is not None and (signature.spdx not in _NAMED_ONLY
                                      or _NOTICE_VERB.search(words[max(0, position - 60):position])):
-            found.append(signature.spdx)
+            found.setdefault(position, signature.spdx)
     if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(words[notice.start():])):
-        found.append(gnu[1])
-    return combine(found) or None
+        found.setdefault(notice.start(), gnu[1])
+    return combine(found.values()) or None
 
 
 # A license text that lets the recipient pick: "made available under the terms of *either* of the licenses found in

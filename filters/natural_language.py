@@ -257,17 +257,21 @@ def prose_of(doc: Document) -> str | None:
 
 
 def markup_prose(text: str, language: str) -> str:
-    """A markup file's text without what is not prose: Markdown's fenced code and HTML-tag lines, reST's
+    """A markup file's text without what is not prose: Markdown's fenced code, HTML-tag lines and heading marks
+    (``## Usage`` is the heading "Usage": Gopher's hash ratio read a guide's headings as hashtags), reST's
     directives (their option lines, and the content of code-like ones), comments and literal blocks,
     AsciiDoc's delimited blocks, attribute lines and block macros."""
     if language == "markdown":
-        return _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", text))
+        return _ATX_HEADING.sub("", _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", text)))
     if language == "restructuredtext":
         return _rest_prose(text)
     if language == "asciidoc":
         return _ASCIIDOC_MARKUP.sub("", _ASCIIDOC_BLOCK.sub("", text))
     return text
 
+
+# A Markdown ATX heading's opening hashes (CommonMark: up to three spaces, 1-6 ``#``, then a space or the line's end).
+_ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=[ \t]|$)[ \t]*", re.MULTILINE)
 
 # reST: ``.. name:: argument`` directives, ``.. _target:``/``.. |sub|`` definitions and ``..`` comments; a
 # directive whose content is code or generated (code-block, literalinclude, automodule, toctree...) loses its

@@ -43,11 +43,18 @@ def linguist_vendored() -> re.Pattern:
     return linguist_patterns(VENDOR_LIST)
 
 
+def _own_code(path: str) -> bool:
+    """The repository's own ``.github/`` or git config file: not inside a folder linguist calls vendored
+    (``deps/hiredis/.github/`` is hiredis's)."""
+    match = OWN_CODE.search(path)
+    return match is not None and linguist_vendored().search(path[:match.start() + 1]) is None
+
+
 def is_vendored(path: str, repo: str = "") -> bool:
     """Whether linguist calls the in-repo ``path`` vendored (``re.search``, as linguist matches), but for
     the repository's own ``.github/`` folder and, in repository ``repo``, a file that only a pattern
     naming that repository's own library matches (``vendored_pattern``)."""
-    if linguist_vendored().search(path) is None or OWN_CODE.search(path) is not None:
+    if linguist_vendored().search(path) is None or _own_code(path):
         return False
     return not repo or vendored_pattern(path, repo) is not None
 
@@ -73,7 +80,7 @@ def _names_repository(pattern: str, repo: str) -> bool:
 def vendored_pattern(path: str, repo: str = "") -> str | None:
     """The first of linguist's vendor.yml patterns that calls ``path`` vendored (the drop's detail), skipping
     those that name repository ``repo``'s own library."""
-    if linguist_vendored().search(path) is None or OWN_CODE.search(path) is not None:
+    if linguist_vendored().search(path) is None or _own_code(path):
         return None
     return next((pattern for pattern, compiled in _linguist_list(VENDOR_LIST)
                  if compiled.search(path) and not _names_repository(pattern, repo)), None)
@@ -130,6 +137,27 @@ _PROVENANCE = re.compile(
     r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)",
     re.IGNORECASE)
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
+
+
+# A file whose opening says it is another project's file: "This file is a copy of ForEvolve/bootstrap-dark dark
+# theme", "This is a slightly modified version of stb_truetype.h", "It is a partial copy of https://...". Read
+# in the file's head only (a function's "this is a copy of the handle" deep in its code says nothing of the
+# file); "based on", "inspired by" and a port are derived work, not copies. Without "this file" (or header,
+# module...) as its subject, what it copies must be a file or a URL: CPython's ``_compat_pickle.py`` says "This is
+# a copy of lib2to3.fixes.fix_imports.MAPPING", a table of its own project.
+_COPY = (r"is (?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|stripped[- ]down|vendored) )*"
+         r"(?:copy|(?:modified|patched) version|fork) of")
+_FILE_PROVENANCE = re.compile(
+    rf"\bthis (?:file|header|module|package|library|source file|script|stylesheet) {_COPY}\b"
+    rf"|\b(?:this|it) {_COPY} (?:https?://\S+|[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java"
+    r"|kt|rb|php|lua|pl|sh|cs|swift)\b)", re.IGNORECASE)
+_FILE_HEAD_CHARS = 1_500
+
+
+def copied_file_statement(text: str) -> str | None:
+    """The words of a file's head that say the file is a copy of another project's file, or None."""
+    said = _FILE_PROVENANCE.search(" ".join(text[:_FILE_HEAD_CHARS].split()))
+    return said.group(0) if said else None
 
 
 def _folder(path: str) -> str:

@@ -24,7 +24,14 @@ from codemix.filters.licenses import (
     notice_license,
 )
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
-from codemix.filters.vendored import VendoredTree, may_say_vendored, vendored_tree, vendored_trees, vendoring_facts
+from codemix.filters.vendored import (
+    VendoredTree,
+    copied_file_statement,
+    may_say_vendored,
+    vendored_tree,
+    vendored_trees,
+    vendoring_facts,
+)
 from codemix.kinds import document_kind
 from codemix.pipelines.crawl import path_language
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
@@ -70,8 +77,20 @@ def vendored_outcome(doc: Document, tree: VendoredTree, policy: str) -> Document
                        reason="vendored", doc_id=doc.id, detail=tree.evidence)
     if policy == "keep":
         return doc
-    return dataclasses.replace(doc, repo=f"{doc.repo}:{tree.folder}", path=doc.path[len(tree.folder) + 1:],
+    # A vendored file on its own is a repository of one file: ``repo:path``, its name as its path.
+    path = doc.path[len(tree.folder) + 1:] if doc.path != tree.folder else doc.path.rsplit("/", 1)[-1]
+    return dataclasses.replace(doc, repo=f"{doc.repo}:{tree.folder}", path=path,
                                metadata={**doc.metadata, "vendored": tree.evidence})
+
+
+def vendored_file_or_tree(doc: Document, vendored: dict[str, tuple[VendoredTree, ...]] | None) -> VendoredTree | None:
+    """The vendored tree holding ``doc``, else the file itself when its head says it is another project's file
+    (``filters.vendored.copied_file_statement``; a license text's own wording is no such statement)."""
+    tree = vendored_tree(doc.path, (vendored or {}).get(repository_key(doc), ()))
+    if tree is not None or is_license_file(doc.path):
+        return tree
+    said = copied_file_statement(doc.text)
+    return VendoredTree(doc.path, f"{doc.path} says {said!r}") if said else None
 
 
 def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicenses]:
@@ -130,8 +149,7 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
     stage puts it back when a kept file imports it)."""
     license = document_license(doc, repository_licenses)
-    tree = vendored_tree(doc.path, (vendored or {}).get(repository_key(doc), ())) \
-        if document_kind(doc.kind).repository_file else None
+    tree = vendored_file_or_tree(doc, vendored) if document_kind(doc.kind).repository_file else None
     if tree is not None:
         outcome = vendored_outcome(doc, tree, document_filter.config.vendored)
         if isinstance(outcome, Dropped):

@@ -24,11 +24,12 @@ from codemix.mixtures.transcript_formats.outcomes import outcome_facts
 from codemix.mixtures.transcript_formats.shape import ID_KEYS, SHAPE, TURN_LINES, empty_conversation, parse_shape
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
+from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
-TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS)
+TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",

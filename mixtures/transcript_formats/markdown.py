@@ -15,7 +15,7 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
-from codemix.mixtures.transcript_formats.shape import ROLE_ALIASES
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES
 
 _SPEAKER = r"([A-Za-z][A-Za-z _-]{0,30}?)"
 _SUFFIX = r"(?:\s*\([^)\n]{0,80}\))?\s*:?"

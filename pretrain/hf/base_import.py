@@ -103,7 +103,10 @@ def import_base(recipe: Recipe, out_dir: str | Path) -> Path:
             check.build(shards.tensor)
 
         def materialize(name: str) -> torch.Tensor:
-            return sources[name].build(shards.tensor).to(expected[name].dtype)
+            source, dtype = sources[name], expected[name].dtype
+            if source.copies:  # cast as read: a bf16 embedding is never held beside its fp32 copy
+                return shards.tensor(source.names[0], dtype)
+            return source.build(shards.tensor).to(dtype)
 
         checkpoint = save_streamed(out_dir, model, materialize, {"step": 0, "consumed_samples": 0, "tokens_seen": 0,
                                                                 "loss_tokens_seen": 0, "tokens_per_source": {}})

@@ -311,16 +311,25 @@ def megatron_to_hf(sd: dict[str, Any], layout: Layout) -> dict[str, torch.Tensor
     return {name: tensor.detach().to("cpu").contiguous().clone() for name, tensor in out.items()}
 
 
+def _itself(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor
+
+
 @dataclass(slots=True, frozen=True)
 class Source:
     """How one megatron tensor is made: the Hugging Face tensors it comes from, combined by ``combine``
     (one name: the tensor itself). A check is a Source whose ``combine`` only validates."""
 
     names: tuple[str, ...]
-    combine: Callable[..., Any] = lambda tensor: tensor
+    combine: Callable[..., Any] = _itself
 
     def build(self, read: Callable[[str], torch.Tensor]) -> Any:
         return self.combine(*(read(name) for name in self.names))
+
+    @property
+    def copies(self) -> bool:
+        """One Hugging Face tensor taken as it is (a reader may cast it while reading)."""
+        return self.combine is _itself
 
 
 def hf_to_megatron(tensors: dict[str, torch.Tensor], layout: Layout) -> dict[str, torch.Tensor]:

@@ -6,14 +6,18 @@ Design notes: docs/design/pretrain.md, "pretrain/hf/export.py".
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
+import sys
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
+from torch.distributed.checkpoint.planner import LoadPlanner
 
 from codemix.config import ConfigError
 from codemix.pretrain.hf.convert import ExportUnit, Layout, export_units
@@ -177,53 +181,202 @@ def _entry_bytes(value) -> int:
     return data.numel() * data.element_size()
 
 
-def key_components(units: list[ExportUnit], sharded: dict) -> list[list[ExportUnit]]:
-    """Units that must load together: megatron-core loads a checkpoint key (a layer's routed experts'
-    ``linear_fc1``, stacked) only whole, so the units reading one key form one component."""
-    owner: dict[str, int] = {}
-    components: list[list[ExportUnit] | None] = []
-    for unit in units:
-        keys = {getattr(sharded[name], "key", name) for name in unit.names}
-        joined = sorted({owner[key] for key in keys if key in owner})
-        target = joined[0] if joined else len(components)
-        if not joined:
-            components.append([])
-        for other in joined[1:]:  # this unit bridges two components: merge them, in order
-            components[target] += components[other]
-            components[other] = None
-            owner.update({k: target for k, v in owner.items() if v == other})
-        components[target].append(unit)
-        owner.update(dict.fromkeys(keys, target))
-    return [component for component in components if component]
-
-
 def unit_batches(units: list[ExportUnit], sharded: dict, budget: int) -> list[list[ExportUnit]]:
-    """Whole key components, consecutive, adding up to at most ``budget`` bytes (one component at least)."""
+    """Consecutive units adding up to at most ``budget`` bytes (one unit at least)."""
     batches: list[list[ExportUnit]] = []
     size = budget + 1
-    for component in key_components(units, sharded):
-        component_size = sum(_entry_bytes(sharded[name]) for unit in component for name in unit.names)
-        if size + component_size > budget:
+    for unit in units:
+        unit_size = sum(_entry_bytes(sharded[name]) for name in unit.names)
+        if size + unit_size > budget:
             batches.append([])
             size = 0
-        batches[-1] += component
-        size += component_size
+        batches[-1].append(unit)
+        size += unit_size
     return batches
+
+
+def _leaves(tree) -> Iterator:
+    if isinstance(tree, dict):
+        for value in tree.values():
+            yield from _leaves(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _leaves(value)
+    else:
+        yield tree
+
+
+def _data(tree):
+    if isinstance(tree, dict):
+        return {key: _data(value) for key, value in tree.items()}
+    if isinstance(tree, list):
+        return [_data(value) for value in tree]
+    return tree.data
+
+
+class _ChunkPlanner(LoadPlanner):
+    """torch DCP's load planner for chunks already planned: each read lands in a view of its chunk's tensor."""
+
+    def __init__(self, targets: list[torch.Tensor]) -> None:
+        self.targets = targets  # by the read item's dest_index.index
+
+    def resolve_tensor(self, read_item) -> torch.Tensor:
+        target = self.targets[read_item.dest_index.index]
+        for dim, (start, length) in enumerate(zip(read_item.dest_offsets, read_item.lengths)):
+            target = target.narrow(dim, start, length)
+        return target
+
+    def commit_tensor(self, read_item, tensor: torch.Tensor) -> None:
+        pass  # the read was copied into the view resolve_tensor gave
+
+    def load_bytes(self, read_item, value) -> None:
+        raise ValueError(f"{read_item.dest_index.fqn}: a tensor was asked for, the checkpoint holds bytes")
+
+
+class CheckpointChunks:
+    """The entries of a megatron ``torch_dist`` checkpoint read chunk by chunk through torch DCP's storage
+    reader. megatron-core's own load turns a request into torch ShardedTensors that must list every chunk
+    of a key (a layer's 32 stacked experts, 134 MB in fp32, for one of them); here only the chunks asked
+    for are read, each stored item once, so memory is the request plus one stored item."""
+
+    def __init__(self, checkpoint: Path) -> None:
+        from torch.distributed.checkpoint import FileSystemReader
+
+        backend = json.loads((Path(checkpoint) / "metadata.json").read_text()).get("sharded_backend")
+        if backend != "torch_dist":
+            raise ValueError(f"{checkpoint}: sharded_backend {backend!r}; the hand-off reads torch_dist checkpoints")
+        self.checkpoint = Path(checkpoint)
+        self.reader = FileSystemReader(str(checkpoint))
+        self.metadata = self.reader.read_metadata()
+        self.reader.set_up_storage_reader(self.metadata, is_coordinator=True)
+
+    def load(self, request: dict) -> dict[str, torch.Tensor]:
+        """``request``: megatron sharded-state-dict entries (ShardedTensor or ShardedTensorFactory) with CPU
+        storage; returns each entry's tensor, factories merged back as megatron-core's load does."""
+        from megatron.core.dist_checkpointing.mapping import ShardedTensorFactory
+        from torch.distributed.checkpoint.metadata import ChunkStorageMetadata, TensorStorageMetadata
+        from torch.distributed.checkpoint.planner import LoadPlan
+        from torch.distributed.checkpoint.planner_helpers import create_read_items_for_chunk_list
+
+        built = {name: value.build() if isinstance(value, ShardedTensorFactory) else value
+                 for name, value in request.items()}
+        targets: list[torch.Tensor] = []
+        items = []
+        for leaf in _leaves(built):
+            if leaf.flattened_range is not None:
+                raise ValueError(f"{leaf.key}: a flattened (optimizer-sharded) entry is not a model weight")
+            stored = self.metadata.state_dict_metadata.get(leaf.key)
+            if not isinstance(stored, TensorStorageMetadata):
+                raise KeyError(f"{self.checkpoint}: no tensor {leaf.key!r} in the checkpoint")
+            sizes = (1,) * leaf.prepend_axis_num + tuple(leaf.local_shape)
+            offsets = tuple(int(o) for o in leaf.global_offset)
+            chunk = ChunkStorageMetadata(offsets=torch.Size(offsets), sizes=torch.Size(sizes))
+            found = create_read_items_for_chunk_list(leaf.key, stored, [chunk])
+            if sum(math.prod(item.lengths) for item in found) != math.prod(sizes):
+                raise ValueError(f"{self.checkpoint}: {leaf.key} at {offsets} is not wholly in the checkpoint")
+            # two entries may ask for parts of one chunk: each read names its own target by index
+            items += [replace(item, dest_index=replace(item.dest_index, index=len(targets))) for item in found]
+            targets.append(leaf.data.view(sizes))
+        plan = self.reader.prepare_local_plan(LoadPlan(items))
+        (plan,) = self.reader.prepare_global_plan([plan])
+        self._read(plan.items, _ChunkPlanner(targets))
+        loaded = _data(built)
+        return {name: request[name].merge_fn(loaded[name]) if isinstance(request[name], ShardedTensorFactory)
+                else loaded[name] for name in request}
+
+
+    def _read(self, items: list, planner: _ChunkPlanner) -> None:
+        """DCP's ``FileSystemReader.read_data``, but a stored item whose asked-for part is contiguous and of
+        the target's dtype is read from the file straight into the target: DCP's reader loads the whole
+        stored item and copies, two copies of the largest tensor (the embedding) at once."""
+        by_file: dict[str, list] = {}
+        for item in items:
+            by_file.setdefault(self.reader.storage_data[item.storage_index].relative_path, []).append(item)
+        for relative, reads in by_file.items():
+            with open(self.checkpoint / relative, "rb") as file:
+                for item in sorted(reads, key=lambda read: self.reader.storage_data[read.storage_index].offset):
+                    info = self.reader.storage_data[item.storage_index]
+                    if info.transform_descriptors:
+                        raise ValueError(f"{self.checkpoint}: {item.storage_index.fqn} is stored transformed "
+                                         f"({info.transform_descriptors}); the hand-off reads plain torch_dist items")
+                    target = planner.resolve_tensor(item).detach()
+                    window = _Window(file, info.offset, info.length)
+                    if not _read_into(window, item, target):
+                        window.seek(0)
+                        stored = torch.load(window, map_location="cpu", weights_only=True)
+                        target.copy_(_narrow(stored, item.storage_offsets, item.lengths))
+
+
+def _narrow(tensor: torch.Tensor, offsets, lengths) -> torch.Tensor:
+    for dim, (start, length) in enumerate(zip(offsets, lengths)):
+        tensor = tensor.narrow(dim, start, length)
+    return tensor
+
+
+class _Window(io.RawIOBase):
+    """``length`` bytes of ``file`` from ``start``, as a file of its own (a stored item is a torch.save archive)."""
+
+    def __init__(self, file, start: int, length: int) -> None:
+        self.file, self.start, self.length, self.position = file, start, length, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.length}[whence]
+        self.position = min(max(base + offset, 0), self.length)
+        return self.position
+
+    def readinto(self, buffer) -> int:
+        count = min(len(buffer), self.length - self.position)
+        if count <= 0:
+            return 0
+        self.file.seek(self.start + self.position)
+        got = self.file.readinto(memoryview(buffer)[:count])
+        self.position += got
+        return got
+
+
+def _read_into(window: _Window, item, target: torch.Tensor) -> bool:
+    """Read ``item``'s part of a stored tensor straight into ``target`` when the part is one contiguous byte
+    range of the target's dtype, native byte order; False when it is not (the caller loads and copies)."""
+    with zipfile.ZipFile(window) as archive:
+        orders = [name for name in archive.namelist() if name.endswith("/byteorder")]
+        if orders and archive.read(orders[0]).decode() != sys.byteorder:
+            return False
+    window.seek(0)
+    layout = torch.load(window, map_location="meta", weights_only=True)  # shapes and offsets, no bytes read
+    record = getattr(layout.untyped_storage(), "_checkpoint_offset", None)
+    part = _narrow(layout, item.storage_offsets, item.lengths)
+    if record is None or part.dtype != target.dtype or not part.is_contiguous() or not target.is_contiguous():
+        return False
+    window.seek(record + part.storage_offset() * part.element_size())
+    buffer = memoryview(target.view(torch.uint8).numpy()).cast("B")
+    done = 0
+    while done < len(buffer):
+        got = window.readinto(buffer[done:])
+        if not got:
+            raise ValueError(f"{item.storage_index.fqn}: the checkpoint file ends inside the tensor")
+        done += got
+    return True
 
 
 def checkpoint_tensors(checkpoint: Path, sharded: dict,
                        batches: list[list[ExportUnit]]) -> Iterator[tuple[str, torch.Tensor]]:
-    """The Hugging Face tensors of a megatron checkpoint, batch by batch (``unit_batches``): megatron-core
-    reads only the entries it is asked for, so one batch of the checkpoint is in memory at a time."""
-    from megatron.core import dist_checkpointing
-
+    """The Hugging Face tensors of a megatron checkpoint, batch by batch (``unit_batches``): only the chunks a
+    batch asks for are read (``CheckpointChunks``), so one batch of the checkpoint is in memory at a time."""
+    chunks = CheckpointChunks(checkpoint)
     for batch in batches:
-        request = {name: _empty(sharded[name]) for unit in batch for name in unit.names}
-        # a part of the model: megatron checks that a load covers each tensor whole unless told not to
-        loaded = dist_checkpointing.load({"model": request}, str(checkpoint), validate_access_integrity=False)["model"]
+        loaded = chunks.load({name: _empty(sharded[name]) for unit in batch for name in unit.names})
         for unit in batch:
             yield from unit.convert(loaded).items()
-        del loaded, request
+        del loaded
 
 
 def planned_outputs(sharded: dict, units: list[ExportUnit], encoding: Encoding) -> list[Planned]:
@@ -258,6 +411,7 @@ def write_sharded(hf_dir: Path, planned: list[Planned], tensors: Iterator[tuple[
                 files.pop(done).close()
             files[k] = ShardFile(hf_dir / names[k], shards[k], metadata)
         files[k].write(name, tensor)
+        del tensor  # not held while the next batch is read
     for file in files.values():
         file.close()
     if len(opened) != len(shards):

@@ -156,6 +156,7 @@ def export_weights(run_dir: Path, checkpoint: Path, hf_dir: Path, template: Chat
         def tensors():
             for name, tensor in checkpoint_tensors(checkpoint, sharded, batches):
                 yield from encoding.encode(name, tensor)
+                del tensor  # not held while the next batch is read
             for name in mtp_names:
                 yield from encoding.encode(name, mtp_reader.tensor(name))
 

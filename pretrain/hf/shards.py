@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from codemix.config import require
+from codemix.config import ConfigError, require
 
 INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
@@ -23,9 +23,10 @@ SCALE_SUFFIX = "_scale_inv"
 class HFShards:
     """The tensors of a checkpoint directory (``model.safetensors``, or the shards its index names).
 
-    Reading a tensor opens its shard (memory-mapped by safetensors), copies that one tensor out and
-    keeps the shard open only until a tensor of another shard is asked for, so what the reader holds is
-    one shard's mapped pages at most, whatever the checkpoint's size.
+    The shard headers are read as the safetensors format lays them out; a tensor is read with plain file
+    reads into memory of its own (a mapped shard's touched pages would count as the process's until it
+    closed), the shard kept open until a tensor of another shard is asked for, so what the reader holds is
+    the tensor asked for, whatever the checkpoint's size.
     """
 
     def __init__(self, hf_dir: str | Path, config: dict[str, Any] | None = None) -> None:
@@ -35,6 +36,8 @@ class HFShards:
         self.file_of: dict[str, str] = {}
         self.dtypes: dict[str, torch.dtype] = {}
         self.shapes: dict[str, tuple[int, ...]] = {}
+        self.spans: dict[str, tuple[int, int]] = {}  # byte range in the file's data section
+        self.data_start: dict[str, int] = {}
         for file in self.files:
             self._read_header(file)
         self._open: tuple[str, Any] | None = None
@@ -44,41 +47,75 @@ class HFShards:
                 scale_grid(self.shapes[name], self.shapes[name + SCALE_SUFFIX], self.block, name)
 
     def _read_header(self, file: str) -> None:
-        from safetensors import safe_open
-
-        with safe_open(str(self.root / file), framework="pt") as shard:
-            for name in shard.keys():  # noqa: SIM118 (safe_open is not iterable)
-                part = shard.get_slice(name)
-                self.file_of[name] = file
-                self.dtypes[name] = getattr(torch, SAFETENSORS_DTYPES.get(part.get_dtype(), "uint8"))
-                self.shapes[name] = tuple(part.get_shape())
+        # the safetensors layout: an 8-byte little-endian header length, the JSON header, then the data
+        path = self.root / file
+        with path.open("rb") as handle:
+            head = handle.read(8)
+            require(len(head) == 8, "init_from_hf", f"{path} is not a safetensors file (shorter than its header)")
+            size = int.from_bytes(head, "little")
+            require(size <= path.stat().st_size - 8, "init_from_hf", f"{path}: a header longer than the file")
+            try:
+                header = json.loads(handle.read(size))
+            except ValueError as error:
+                raise ConfigError("init_from_hf", f"{path} has no readable safetensors header ({error})") from error
+        self.data_start[file] = 8 + size
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            begin, end = entry["data_offsets"]
+            self.file_of[name] = file
+            self.dtypes[name] = getattr(torch, SAFETENSORS_DTYPES.get(entry["dtype"], "uint8"))
+            self.shapes[name] = tuple(entry["shape"])
+            self.spans[name] = (begin, end)
 
     def sizes(self) -> dict[str, int]:
         """Bytes on disk per shard file."""
         return {file: (self.root / file).stat().st_size for file in self.files}
 
     def raw(self, name: str) -> torch.Tensor:
-        """The tensor as stored (FP8 codes stay codes)."""
-        from safetensors import safe_open
-
+        """The tensor as stored (FP8 codes stay codes), read from its shard into memory of its own: plain
+        reads, not a mapping, whose touched pages would count against the process until the shard closes."""
         require(name in self.file_of, "init_from_hf", f"{self.root} has no tensor {name}")
+        return self._read(name, self.dtypes[name])
+
+    def tensor(self, name: str, dtype: torch.dtype | None = None) -> torch.Tensor:
+        """The tensor as the model uses it: an FP8 weight times its block scales, in fp32; in ``dtype`` when
+        given (a bf16 weight wanted in fp32 is cast slice by slice as it is read, never held twice)."""
+        require(name in self.file_of, "init_from_hf", f"{self.root} has no tensor {name}")
+        if self.dtypes[name] == torch.float8_e4m3fn:
+            weight = dequantize_block_fp8(self.raw(name), self.raw(name + SCALE_SUFFIX), self.block, name)
+            return weight if dtype is None else weight.to(dtype)
+        return self._read(name, dtype or self.dtypes[name])
+
+    def _read(self, name: str, dtype: torch.dtype) -> torch.Tensor:
         file = self.file_of[name]
         if self._open is None or self._open[0] != file:
             self.close()
             trim_heap()
-            handle = safe_open(str(self.root / file), framework="pt")
-            self._open = (file, handle.__enter__())
-        return self._open[1].get_tensor(name)
-
-    def tensor(self, name: str) -> torch.Tensor:
-        """The tensor as the model uses it: an FP8 weight times its block scales, in fp32."""
-        if self.dtypes[name] != torch.float8_e4m3fn:
-            return self.raw(name)
-        return dequantize_block_fp8(self.raw(name), self.raw(name + SCALE_SUFFIX), self.block, name)
+            self._open = (file, (self.root / file).open("rb"))
+        stored = self.dtypes[name]
+        tensor = torch.empty(self.shapes[name], dtype=dtype)
+        begin, end = self.spans[name]
+        if end - begin != tensor.numel() * stored.itemsize:
+            raise ValueError(f"{self.root / file}: {name} holds {end - begin} bytes, its dtype and shape "
+                             f"({stored}, {self.shapes[name]}) need {tensor.numel() * stored.itemsize}")
+        handle = self._open[1]
+        handle.seek(self.data_start[file] + begin)
+        flat = tensor.reshape(-1)
+        if dtype == stored:
+            _fill(handle, flat.view(torch.uint8), name)
+            return tensor
+        step = max(CAST_SLICE_BYTES // stored.itemsize, 1)
+        staging = torch.empty(min(step, flat.numel()), dtype=stored)
+        for start in range(0, flat.numel(), step):
+            part = staging[:min(step, flat.numel() - start)]
+            _fill(handle, part.view(torch.uint8), name)
+            flat[start:start + part.numel()].copy_(part)
+        return tensor
 
     def close(self) -> None:
         if self._open is not None:
-            self._open[1].__exit__(None, None, None)
+            self._open[1].close()
             self._open = None
 
     def meta(self, name: str) -> torch.Tensor:
@@ -89,6 +126,20 @@ class HFShards:
     def weights(self) -> list[str]:
         """Every tensor name but the FP8 scales (which ``tensor`` applies)."""
         return [name for name in self.file_of if not name.endswith(SCALE_SUFFIX)]
+
+
+CAST_SLICE_BYTES = 16 << 20  # a cast while reading holds one slice of the stored bytes
+
+
+def _fill(handle, buffer: torch.Tensor, name: str) -> None:
+    """Read exactly ``buffer``'s bytes from ``handle`` into it."""
+    view = memoryview(buffer.numpy()).cast("B")
+    done = 0
+    while done < len(view):
+        got = handle.readinto(view[done:])
+        if not got:
+            raise ValueError(f"{getattr(handle, 'name', 'a shard')} ends inside {name}")
+        done += got
 
 
 def trim_heap() -> None:

@@ -175,11 +175,12 @@ def test_a_version_or_warranty_either_is_no_choice_of_licenses(text: str) -> Non
 @pytest.mark.parametrize(("name", "path", "expected"), [
     ("gson", "gson/src/main/java/com/google/gson/Gson.java", "Apache-2.0"),  # "Licensed under the Apache License, ..."
     ("redis", "deps/jemalloc/build-aux/config.sub", "GPL-3.0-or-later"),  # "either version 3 ... or (at your option)"
+    ("libzmq", "external/sha1/sha1.h", "BSD-3-Clause"),  # BSD-2-Clause's clauses are in it too: one text, not two
     ("gin", "gin.go", None),  # "governed by a MIT style license that can be found in the LICENSE file": a pointer
     ("poetry-core", "src/poetry/core/_vendor/packaging/__init__.py", None),  # "dual licensed": the folder's choice
 ])
 def test_a_files_own_license_notice(name: str, path: str, expected: str | None) -> None:
-    """Free-text notices in real file heads, as their words say (ScanCode 32.5.0 reads the first two alike)."""
+    """Free-text notices in real file heads, as their words say (ScanCode 32.5.0 reads the first three alike)."""
     assert notice_license(repository_files(name)[path]) == expected
 
 

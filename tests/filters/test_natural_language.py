@@ -20,6 +20,7 @@ from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.natural_language import (
     _FENCED_BLOCK,
+    _HTML_TAG_LINE,
     NaturalLanguageChecker,
     NaturalLanguageConfig,
     natural_language_drop_reason,
@@ -255,6 +256,18 @@ def test_markdown_html_tables_are_markup(checker):
     assert "<td><code>'a'</code></td>" in prose  # a cell with text in it stays
     assert "format specification" in prose.lower()  # the prose is still there
     assert checker.drop_reason(_FENCED_BLOCK.sub("", text)) == "gopher_repetition:dup_line_frac"  # guard
+    assert natural_language_drop_reason(doc(text), checker) is None
+
+
+def test_markdown_heading_marks_are_markup(checker):
+    """camel's docs/reference page (13dc7a7): one ``###`` heading per method, read as hashtags, failed Gopher's
+    hash ratio; the headings' words stay prose."""
+    text = (Path(__file__).parent / "data" / "prose" / "camel-reference.md").read_text()
+    prose = prose_of(doc(text))
+    assert text.count("\n### ") >= 4 and "#" not in prose and "\n_get_chat_agent\n" in prose
+    without_code = _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", text))  # as it was judged before
+    assert checker.drop_reason(without_code) == "gopher_quality:gopher_too_many_hashes"  # guard
+    assert checker.drop_reason(without_code) == "gopher_quality:gopher_too_many_hashes"  # guard
     assert natural_language_drop_reason(doc(text), checker) is None
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,43 @@ def test_git_config_files_are_the_repositorys_own():
     assert ".gitignore" in layout("pip")
     assert not is_vendored(".gitignore") and not is_vendored("tests/unity/.gitignore")
     assert is_vendored("node_modules/left-pad/index.js")  # the list still speaks for what it is about
+
+
+@pytest.mark.parametrize("path", ["third_party/zlib/.gitignore", "deps/hiredis/.github/workflows/build.yml",
+                                  "node_modules/left-pad/.gitattributes"])
+def test_git_config_inside_a_vendored_folder_is_the_copied_projects(path):
+    """The exemption is for the repository's own ``.github/`` and git config: inside a folder linguist calls
+    vendored they came with the copy (redis-style ``deps/hiredis/.github/``)."""
+    from codemix.filters.vendored import is_vendored
+
+    assert is_vendored(path) and not is_vendored(path.split("/", 2)[-1])
+
+
+# CPython's own module: "This is a copy of lib2to3.fixes.fix_imports.MAPPING" is a table of its own project.
+COMPAT_PICKLE = Path(sysconfig.get_path("stdlib")) / "_compat_pickle.py"
+
+
+def test_a_file_whose_head_says_it_is_a_copy_is_vendored_alone():
+    """prometheus (d15adb9): ``_bootstrap_dark.scss`` opens "This file is a copy of ForEvolve/bootstrap-dark dark
+    theme"; ``app.scss`` beside it is Prometheus' own, and so is CPython's ``_compat_pickle.py``, whose "This is a
+    copy of" names a table, not a file. Read through the filter stage's per-document step."""
+    from codemix.document import Document
+    from codemix.pipelines.filter import vendored_file_or_tree, vendored_outcome
+
+    files = layout("prometheus")
+    found = {}
+    for path, text in files.items():
+        doc = Document(id=path, text=text, source="s", kind="file", repo="prometheus/prometheus", path=path,
+                       language="scss", license="")
+        found[path] = vendored_file_or_tree(doc, {})
+    copied, own = (f"web/ui/react-app/src/themes/{name}" for name in ("_bootstrap_dark.scss", "app.scss"))
+    assert found[own] is None
+    assert found[copied].folder == copied and "This file is a copy of" in found[copied].evidence
+    doc = Document(id="x", text=files[copied], source="s", kind="file", repo="prometheus/prometheus", path=copied)
+    assert vendored_file_or_tree(Document(id="y", text=COMPAT_PICKLE.read_text(), source="s", kind="file",
+                                          repo="python3.11", path="_compat_pickle.py"), {}) is None
+    alone = vendored_outcome(doc, found[copied], "own_repository")  # a repository of one file
+    assert (alone.repo, alone.path) == (f"prometheus/prometheus:{copied}", "_bootstrap_dark.scss")
 
 
 def test_a_line_scoped_do_not_edit_is_not_a_generated_file():

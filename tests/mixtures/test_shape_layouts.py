@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+import sysconfig
 from pathlib import Path
 
+import pytest
+
 from codemix.document import Document
-from codemix.mixtures.transcript_formats import has_task, parse_json_value
+from codemix.mixtures.transcript_formats import has_task, parse_json_value, parse_text
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -98,7 +101,7 @@ def test_a_react_run_written_as_text_in_a_prompt_string() -> None:
             transcript.messages[0]["content"]
         tools = [m["content"] for m in transcript.messages if m["role"] == "tool"]
         assert [t.splitlines()[0] for t in tools] == [o.rstrip() for o in observations]
-        assert transcript.extra["layout"] == "react" and transcript.facts.get("tests_passed") == row["correct"]
+        assert transcript.extra["layout"] == "text" and transcript.facts.get("tests_passed") == row["correct"]
 
 
 def test_keyed_parts_calls_results_and_thoughts() -> None:
@@ -187,3 +190,178 @@ def test_a_jsonl_file_of_one_turn_per_line_is_one_conversation() -> None:
     assert isinstance(document, Document)
     assert [m["role"] for m in document.metadata["messages"]] == [line["role"] for line in lines]
     assert [m["content"] for m in document.metadata["messages"]] == [line["content"] or "" for line in lines]
+
+
+# --- layouts re-laid out from real tau-bench runs (tests/fixtures/transcripts/shape/tau-bench-*.json, MIT):
+# no licensed published file of these layouts was found; the reference is the run as published.
+
+TAU = json.loads((SHAPE / "tau-bench-gpt-4o-airline.rows-1-3.json").read_text())
+
+
+def test_each_agents_own_history_is_its_own_transcript_and_a_prefix_is_none() -> None:
+    """Two agents' histories in one record (neither repeats the other's model turns) are two transcripts;
+    a prompt that repeats the run's first turns beside it is no transcript of its own."""
+    solver, critic = TAU[0]["traj"], TAU[2]["traj"]
+    record = {"id": "debate-1", "agents": {"solver": {"memory": solver}, "critic": {"memory": critic}}}
+    transcripts = parse_json_value({"id": "debate-1", "histories": [solver, critic]})
+    assert [len(t.messages) for t in transcripts] == [len(solver), len(critic)]
+    assert [len(t.messages) for t in parse_json_value(record)] == [len(solver), len(critic)]
+    (run,) = parse_json_value({"id": 1, "prompt": solver[:6], "traj": solver})
+    assert len(run.messages) == len(solver)
+    runs = [row["traj"] for row in TAU]  # a file that is a list of conversations: each its own
+    assert [len(t.messages) for t in parse_json_value(runs)] == [len(r) for r in runs]
+
+
+def test_a_history_of_text_pairs_is_its_turns() -> None:
+    """A chat UI's history ``[[user text, reply], ...]`` (the texts of a real run's exchanges)."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")]
+    pairs = [[turns[i]["content"], turns[i + 1]["content"]] for i in range(0, len(turns) - 1, 2)]
+    assert len(pairs) >= 4 and all(turns[i]["role"] == "user" for i in range(0, len(turns) - 1, 2)), "guard"
+    (transcript,) = parse_json_value({"session": "s1", "history": pairs})
+    assert said(transcript.messages) == [(role, text) for pair in pairs for role, text in zip(("user", "assistant"), pair)]
+
+
+def test_an_agents_intermediate_steps_between_its_input_and_output() -> None:
+    """LangChain's AgentExecutor result ``{input, intermediate_steps: [[{tool, tool_input, log}, observation]],
+    output}`` (a real run's calls and results): the input, each call with its log and its result, the output."""
+    traj = TAU[2]["traj"]
+    calls = [(m["tool_calls"][0]["function"], traj[i + 1]["content"]) for i, m in enumerate(traj) if m.get("tool_calls")]
+    steps = [[{"tool": f["name"], "tool_input": json.loads(f["arguments"]), "log": f"Invoking: `{f['name']}`"}, result]
+             for f, result in calls]
+    final = next(m["content"] for m in reversed(traj) if m["role"] == "assistant" and m["content"])
+    task = next(m["content"] for m in traj if m["role"] == "user")
+    assert len(steps) >= 4, "guard: several calls"
+    (transcript,) = parse_json_value({"input": task, "intermediate_steps": steps, "output": final})
+    assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(steps) + ["assistant"]
+    assert [m["tool_calls"][0]["name"] for m in transcript.messages[1:-1:2]] == [f["name"] for f, _ in calls]
+    assert [m["content"] for m in transcript.messages[2:-1:2]] == [result for _, result in calls]
+    assert (transcript.messages[0]["content"], transcript.messages[-1]["content"]) == (task, final)
+
+
+def test_a_conversation_written_as_speaker_prefixed_text() -> None:
+    """TaskWeaver's posts written as ``Name: message`` text: each post a turn, the user's a user turn, every
+    agent's a model turn under its name; ``else:`` inside the code fences is nobody speaking."""
+    posts = [p for r in load("taskweaver-raw_exp_test-session-1.json")["rounds"] for p in r["post_list"]]
+    text = (FIXTURES / "speaker-turns" / "taskweaver-raw_exp_test-session-1.posts.txt").read_text()
+    assert "\nelse:" in text or "    else:" in text, "guard: a label-like line inside code"
+    (transcript,) = parse_text(text)
+    assert transcript.format == "speaker-turns"
+    assert [(m["role"], m["name"], m["content"]) for m in transcript.messages] == [
+        ("user", "", p["message"].strip()) if p["send_from"] == "User" else ("assistant", p["send_from"], p["message"].strip())
+        for p in posts]
+
+
+def test_prose_with_labelled_lines_is_no_conversation() -> None:
+    """A document whose lines open with labels (``Note:``, ``Question:``, ``Answer:``) is no conversation."""
+    text = "\n".join(f"Question: what is {i} + {i}?\nAnswer: it is {2 * i}, as the sum shows.\nNote: checked by hand."
+                     for i in range(6))
+    assert parse_text(text) is None
+
+
+def test_a_react_run_as_a_text_file() -> None:
+    """AutoAct's prompt string written out as a text file reads as the run it holds."""
+    text = (FIXTURES / "react-text" / "autoact-13b-easy.line-1.prompt.txt").read_text()
+    run = text.rsplit("\nQuestion:", 1)[1]
+    actions = re.findall(r"^Action(?: \d+)?:", run, re.MULTILINE)
+    (transcript,) = parse_text(text)
+    assert transcript.format == "react-text" and len(actions) >= 3
+    assert [m["role"] for m in transcript.messages] == ["user"] + ["assistant", "tool"] * len(actions)
+
+
+def test_utterances_indexed_turns_and_a_conversation_written_in_a_string() -> None:
+    """A real run's exchanges kept three more ways: the utterances alone under ``dialog`` (speakers taking
+    turns), turns indexed ``"0"``, ``"1"``..., and one string of ``Human:``/``Assistant:`` turns."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")][:-1]
+    assert [m["role"] for m in turns] == ["user", "assistant"] * (len(turns) // 2) and len(turns) >= 8, "guard"
+    expected = [(m["role"], m["content"]) for m in turns]
+    (utterances,) = parse_json_value({"id": 5, "dialog": [m["content"] for m in turns]})
+    (indexed,) = parse_json_value({"id": 5, "turns": {str(i): m for i, m in enumerate(turns)}})
+    written = "".join(f"\n\n{'Human' if m['role'] == 'user' else 'Assistant'}: {m['content']}" for m in turns)
+    (in_string,) = parse_json_value({"id": 5, "chosen": written})
+    assert said(utterances.messages) == said(indexed.messages) == expected
+    assert said(in_string.messages) == [(role, text.strip()) for role, text in expected]
+    assert in_string.extra["layout"] == "text"
+
+
+def test_turn_lines_with_logged_tool_calls_between_them(tmp_path: Path) -> None:
+    """A JSONL file of turns in which each tool call is logged as a line of its own (``{name, arguments,
+    result}``, re-laid out from a real tau-bench run): the calls are the model's, their results tool turns."""
+    traj = TAU[2]["traj"]
+    lines, expected = [], []
+    for i, m in enumerate(traj):
+        if m["role"] == "tool":
+            continue
+        if m.get("tool_calls"):
+            call = m["tool_calls"][0]["function"]
+            lines.append({"name": call["name"], "arguments": json.loads(call["arguments"]), "result": traj[i + 1]["content"]})
+            expected += [("assistant", ""), ("tool", traj[i + 1]["content"])]
+        else:
+            lines.append({"role": m["role"], "content": m["content"]})
+            expected.append((m["role"], m["content"]))
+    assert sum("name" in line for line in lines) >= 4, "guard: several calls"
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    (document,) = list(read_location(source, str(path)))
+    assert [(m["role"], m["content"]) for m in document.metadata["messages"]] == expected
+
+
+def test_a_conversation_rendered_in_a_chat_template_in_a_string() -> None:
+    """A real run's turns rendered as one string in ChatML, Llama 3 and Llama 2 templates (as SFT datasets
+    keep a ``text`` field): the turns come back, the template's tokens dropped."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("system", "user", "assistant")][:7]
+    assert [m["role"] for m in turns][:3] == ["system", "user", "assistant"], "guard"
+    expected = [(m["role"], m["content"].strip()) for m in turns]
+    chatml = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in turns)
+    llama3 = "<|begin_of_text|>" + "".join(
+        f"<|start_header_id|>{m['role']}<|end_header_id|>\n\n{m['content']}<|eot_id|>" for m in turns)
+    asks = [m["content"] for m in turns if m["role"] == "user"]
+    replies = [m["content"] for m in turns if m["role"] == "assistant"]
+    llama2 = f"<s>[INST] <<SYS>>\n{turns[0]['content']}\n<</SYS>>\n\n" + "</s><s>[INST] ".join(
+        f"{ask} [/INST] {reply} " for ask, reply in zip(asks, replies)) + "</s>"
+    for text in (chatml, llama3, llama2):
+        (transcript,) = parse_json_value({"id": 9, "text": text})
+        assert said(transcript.messages) == expected[:1 + 2 * len(replies)]
+
+
+def test_a_message_tree_is_read_along_the_branch_shown() -> None:
+    """A conversation kept as a tree of message nodes (``mapping: {id: {message, parent, children}}``, as
+    ChatGPT exports it), re-laid out from a real run with one regenerated reply: the branch to
+    ``current_node`` is the conversation; without it, the last child at every fork."""
+    turns = [m for m in TAU[1]["traj"] if m["role"] in ("user", "assistant")][:6]
+    nodes = {"root": {"message": None, "parent": None, "children": ["n0"]}}
+    for i, turn in enumerate(turns):
+        nodes[f"n{i}"] = {"message": {"author": {"role": turn["role"]}, "content": {"parts": [turn["content"]]}},
+                          "parent": "root" if i == 0 else f"n{i - 1}", "children": [f"n{i + 1}"] if i + 1 < len(turns) else []}
+    nodes["alt"] = {"message": {"author": {"role": "assistant"}, "content": {"parts": ["a reply regenerated away"]}},
+                    "parent": "n0", "children": []}
+    nodes["n0"]["children"] = ["alt", "n1"]
+    (shown,) = parse_json_value({"conversation_id": "c1", "current_node": f"n{len(turns) - 1}", "mapping": nodes})
+    assert said(shown.messages) == [(t["role"], t["content"]) for t in turns]
+    nodes["n0"]["children"] = ["n1", "alt"]
+    (last,) = parse_json_value({"conversation_id": "c1", "mapping": nodes})
+    assert said(last.messages) == [(turns[0]["role"], turns[0]["content"]), ("assistant", "a reply regenerated away")]
+
+
+def test_a_log_of_prompts_and_responses_is_its_calls() -> None:
+    """LATS logs each value call as ``... - INFO - VALUE PROMPT: ...`` (many lines) then ``... - INFO - VALUE
+    OUTPUTS: [...]``; no call was sent what another returned, so each call is a transcript: the prompt's
+    text and the response's, the log prefixes dropped. ``PROMPT:`` with no response after it is no call."""
+    text = (FIXTURES / "logged-calls" / "lats-webshop-example.lines-1-651.log").read_text()
+    records = re.split(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d+ - INFO - ", text, flags=re.MULTILINE)
+    prompts = [r.removeprefix("VALUE PROMPT: ").strip() for r in records if r.startswith("VALUE PROMPT: ")]
+    outputs = [r.removeprefix("VALUE OUTPUTS: ").strip() for r in records if r.startswith("VALUE OUTPUTS: ")]
+    assert len(prompts) == len(outputs) == 2 and any(r.startswith("PROMPT: ") for r in records), "guard"
+    transcripts = parse_text(text)
+    assert [t.format for t in transcripts] == ["logged-calls"] * 2
+    assert [said(t.messages) for t in transcripts] == [[("user", p), ("assistant", o)] for p, o in zip(prompts, outputs)]
+
+
+@pytest.mark.parametrize("module", ["contextlib", "datetime", "ftplib", "ipaddress", "optparse", "selectors",
+                                    "socketserver", "turtle"])
+def test_source_code_with_labelled_docstrings_is_no_conversation(module: str) -> None:
+    """Standard-library modules whose docstrings label sections (``Args:``/``Returns:``, ``Methods:``,
+    ``Typical usage:``) the way a chat labels speakers, each repeated and alternating: no conversation."""
+    text = (Path(sysconfig.get_paths()["stdlib"]) / f"{module}.py").read_text(encoding="utf-8")
+    assert len(re.findall(r"^\s*[A-Z][A-Za-z ]{2,30}:\s*$", text, re.MULTILINE)) >= 4, "guard: labelled lines"
+    assert parse_text(text) is None

@@ -42,6 +42,9 @@ FILES = {
     "shape": "shape/tau-bench-gpt-4o-airline.rows-1-3.json",
     "markdown-turns": "markdown-turns/2025-03-28_16-14-refining-create-model-instance-for-efficiency.md",
     "turn-lines": "turn-lines/tau-bench-gpt-4o-airline.row-2.turn-per-line.jsonl",
+    "react-text": "react-text/autoact-13b-easy.line-1.prompt.txt",
+    "speaker-turns": "speaker-turns/taskweaver-raw_exp_test-session-1.posts.txt",
+    "logged-calls": "logged-calls/lats-webshop-example.lines-1-651.log",
 }
 
 
@@ -49,7 +52,7 @@ def read_fixture(relative: str) -> list[Transcript]:
     """The fixture through the same entry points the crawl uses (JSON, JSONL rows, JSONL session, text)."""
     path = FIXTURES / relative
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".md" or path.parent.name == "aider-llm-history":
+    if path.suffix in (".md", ".txt", ".log") or path.parent.name == "aider-llm-history":
         return parse_text(text) or []
     if path.suffix != ".jsonl":
         value = json.loads(text)
@@ -284,7 +287,8 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
     with pytest.raises(TranscriptShapeError) as caught:
         parse_json_value(value)
     json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "turn-lines", "aider",
-                                                         "aider-llm-history", "markdown-turns")]
+                                                         "aider-llm-history", "markdown-turns", "logged-calls",
+                                                         "react-text", "speaker-turns")]
     assert all(name in str(caught.value) for name in json_formats)
 
 

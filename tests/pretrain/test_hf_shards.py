@@ -11,6 +11,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,43 @@ def test_a_sharded_base_is_handed_off_streamed_in_its_own_shard_size(base_tokeni
 
     _model, info = AutoModelForCausalLM.from_pretrained(hf, output_loading_info=True)
     assert not info["missing_keys"] and not info["unexpected_keys"]
+
+
+def test_chunks_of_a_stacked_expert_key_read_as_megatron_core_reads_the_whole_key(base_tokenizer, tmp_path, runtime):
+    """The hand-off reads only the chunks it asks for (``CheckpointChunks``); megatron-core's own load,
+    asked for every chunk of a layer's stacked routed experts, is the reference: one stored chunk, a
+    column half of one (not one byte range: loaded and copied) and the whole key across all its stored
+    chunks come out equal to the reference's slices."""
+    from megatron.core import dist_checkpointing
+    from megatron.core.dist_checkpointing.mapping import ShardedTensor
+
+    from codemix.pretrain.hf.export import CheckpointChunks
+
+    import_base(load_recipe("continued", [], init_from_hf=str(sharded_base(tmp_path / "hf", base_tokenizer.directory))),
+                tmp_path / "base")
+    checkpoint = next((tmp_path / "base" / "checkpoints").glob("step_*"))
+    chunks = CheckpointChunks(checkpoint)
+    key, stored = next((k, v) for k, v in chunks.metadata.state_dict_metadata.items()
+                       if "experts" in k and k.endswith("linear_fc1.weight") and len(getattr(v, "chunks", [])) > 2)
+
+    def entry(offsets, sizes):
+        return ShardedTensor(key=key, data=torch.empty(sizes, dtype=torch.float32), dtype=torch.float32,
+                             local_shape=tuple(sizes), global_shape=tuple(stored.size), global_offset=tuple(offsets),
+                             axis_fragmentations=None)
+
+    whole_request = {f"c{k}": entry(c.offsets, c.sizes) for k, c in enumerate(stored.chunks)}
+    reference = torch.zeros(tuple(stored.size))
+    loaded = dist_checkpointing.load(whole_request, str(checkpoint), validate_access_integrity=False)
+    for k, chunk in enumerate(stored.chunks):
+        tensor = loaded[f"c{k}"]
+        reference[tuple(slice(o, o + s) for o, s in zip(chunk.offsets, chunk.sizes))] = tensor
+    assert reference.abs().sum() > 0
+    one = stored.chunks[3]
+    half = (*one.sizes[:-1], one.sizes[-1] // 2)
+    got = chunks.load({"one": entry(one.offsets, one.sizes), "half": entry(one.offsets, half),
+                       "whole": entry((0,) * len(stored.size), stored.size)})
+    assert torch.equal(got["one"], reference[tuple(slice(o, o + s) for o, s in zip(one.offsets, one.sizes))])
+    assert torch.equal(got["half"], reference[tuple(slice(o, o + s) for o, s in zip(one.offsets, half))])
+    assert torch.equal(got["whole"], reference)
+    with pytest.raises(KeyError, match="no tensor"):
+        chunks.load({"missing": replace(entry(one.offsets, one.sizes), key="decoder.nothing.weight")})

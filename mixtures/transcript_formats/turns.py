@@ -1,0 +1,638 @@
+"""What a turn, a step, a model call and a logged tool call look like in a JSON value, and how each becomes
+canonical messages (``canonical.message``): the vocabulary ``shape`` finds conversations with.
+
+Speakers are role aliases (``ROLE_ALIASES``) or names; text sits under ``CONTENT_KEYS`` (or in content
+blocks, also blocks named by their key, Gemini's ``functionCall``); calls in ``tool_calls``, blocks, logged
+``{name, arguments, result}`` events, or inside a turn under a key of its own. docs/transcript-formats.md
+(``shape``) lists every layout.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from codemix.mixtures.transcript_formats.canonical import (
+    TranscriptShapeError,
+    block_type,
+    message,
+    string,
+    tool_call,
+)
+
+ROLE_ALIASES = {
+    **dict.fromkeys(("user", "human", "person", "customer", "client", "prompter", "instruction"), "user"),
+    **dict.fromkeys(("assistant", "gpt", "model", "bot", "ai", "agent", "chatgpt", "chatbot", "llm", "copilot",
+                     "function_call", "tool_call"), "assistant"),
+    **dict.fromkeys(("system", "developer", "system_prompt"), "system"),
+    **dict.fromkeys(("tool", "function", "observation", "env", "environment", "ipython", "tool_result",
+                     "tool_response", "function_response", "obs", "feedback", "execution", "computer", "api",
+                     "tool_output", "function_output", "tool_message"), "tool"),
+}
+ROLE_KEYS = ("role", "from", "speaker", "sender", "send_from", "speaker_name", "agent_name", "author", "type")
+CONTENT_KEYS = ("content", "value", "text", "message", "msg", "parts", "blocks", "utterance", "data")
+CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use"})
+RESULT_BLOCK_TYPES = frozenset({"tool_result", "function_call_output", "tool_response", "function_response"})
+# Blocks named by their one key instead of a ``type`` (Gemini's ``{"functionCall": {name, args}}`` parts).
+KEYED_CALL_BLOCKS = ("functionCall", "function_call", "toolCall", "tool_call", "toolUse", "tool_use")
+KEYED_RESULT_BLOCKS = ("functionResponse", "function_response", "toolResult", "tool_result", "toolResponse")
+# Step layouts: what the model wrote in a step, and what the environment returned.
+STEP_MODEL_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal", "action", "actions", "tool_calls",
+                   "command", "response", "code",
+                   "answer", "llm_response", "model_response")
+STEP_ENV_KEYS = ("observation", "observations", "result", "results", "output", "feedback", "env_response",
+                 "tool_results", "tool_outputs")
+THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal")
+# Keys of a step indexed by numbered names: the name (possibly empty), then its number.
+NUMBERED_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)?[\s_-]*(\d+)\s*$")
+# Keys under which one conversation is kept in rounds, each round an object holding its own turn list.
+ROUND_KEYS = frozenset({"rounds", "turns", "exchanges", "interactions", "iterations"})
+# A record's final answer, written by the model after its steps (a closing model turn).
+FINAL_KEYS = ("final_output", "final_answer", "final_response")
+# Columns of a step table (``{thoughts: [...], actions: [...], observations: [...]}``): each to its step key.
+STEP_COLUMNS = {"thoughts": "thought", "actions": "action", "responses": "response", "observations": "observation",
+                "results": "result", "outputs": "output"}
+# A call record: what one model call was sent, and what it returned.
+PROMPT_KEYS = ("messages", "input_messages", "prompt_messages", "prompt", "prompts", "input", "inputs", "request",
+               "llm_input", "model_input", "user_task", "user_message", "user_input")
+RESPONSE_KEYS = ("response", "completion", "output", "generation", "generated_text", "output_messages",
+                 "output_text", "llm_output", "llm_response", "model_output", "model_response", "raw_response")
+# A tool-call event: the tool's name, its arguments, what it returned.
+CALL_NAME_KEYS = ("name", "function", "tool", "tool_name", "function_name", "func_name", "api_name")
+CALL_ARGUMENT_KEYS = ("arguments", "args", "kwargs", "parameters", "params", "tool_input")
+CALL_RESULT_KEYS = ("result", "output", "response", "observation", "return", "return_value", "content")
+# Keys under which a record declares tools (name + JSON-schema parameters), never a log of calls.
+DECLARATION_KEYS = frozenset({"tools", "functions", "available_tools", "tool_specs", "tool_list"})
+# A record's task and system prompt, for a step list (or a turn list with no task turn of its own).
+TASK_KEYS = ("task", "instruction", "question", "query", "problem_statement", "problem", "goal", "input",
+             "user_input", "task_description", "issue", "prompt")
+SYSTEM_KEYS = ("system_prompt", "system", "instructions")
+# A record's own id, in the order one is taken (provenance's ``transcript_id`` reads ``record_id``).
+ID_KEYS = ("id", "instance_id", "session_id", "trajectory_id", "task_id", "conversation_id", "run_id", "uuid",
+           "sample_id", "question_id", "idx", "index")
+
+
+# --- recognising a turn -------------------------------------------------------------------------
+
+
+def speaker_of(item: Any) -> str | None:
+    """The speaker a turn names (a role alias or a name), or None when ``item`` names none."""
+    if not isinstance(item, dict):
+        return None
+    for key in ROLE_KEYS:
+        value = item.get(key)
+        if isinstance(value, dict):  # {"author": {"role": "user"}}
+            value = value.get("role") or value.get("name")
+        if isinstance(value, str) and value.strip() and (key != "type" or value.lower() in ROLE_ALIASES):
+            return value.strip()
+    return None
+
+
+def has_text_or_calls(item: dict) -> bool:
+    """A turn's text or calls; a tool's turn may instead log the call it answers and its result
+    (``{role: "API", api_name, param_dict, result}``)."""
+    if any(key in item for key in CONTENT_KEYS) or bool(item.get("tool_calls")) or "function_call" in item:
+        return True
+    return is_tool_role(item) and (bool(call_name(item)) or any(key in item for key in CALL_RESULT_KEYS))
+
+
+def is_tool_role(item: dict) -> bool:
+    return ROLE_ALIASES.get((speaker_of(item) or "").lower()) == "tool"
+
+
+def is_turn_list(items: Any) -> bool:
+    """A list of ≥2 turns that all name a speaker and carry text or calls, with at least one speaker a
+    model or ≥2 distinct names (a multi-agent log)."""
+    if not isinstance(items, list) or len(items) < 2:
+        return False
+    sample = items[:200]
+    speakers = [speaker_of(item) for item in sample]
+    if any(s is None for s in speakers) or not all(has_text_or_calls(item) for item in sample):
+        return False
+    roles = {ROLE_ALIASES.get(s.lower()) for s in speakers}
+    return "assistant" in roles or len(set(speakers)) >= 2
+
+
+def is_flat_step(item: Any) -> bool:
+    """An object holding something the model wrote in a step (an empty ``tool_calls: []`` beside a nested
+    step is no step of its own)."""
+    return (isinstance(item, dict) and any(item.get(k) not in (None, [], {}) for k in STEP_MODEL_KEYS)
+            and speaker_of(item) is None)
+
+
+def step_of(item: Any) -> dict | None:
+    """The step ``item`` is: itself, or, for a wrapper (``{"step": {thought, action}, "observation": ...}``),
+    the one object one or two levels down that is a step, with the wrapper's other keys beside it."""
+    if not isinstance(item, dict) or speaker_of(item) is not None:
+        return None
+    if is_flat_step(item):
+        return item
+    # a child holding a step table's columns is a run of its own, not this item's step
+    level = [(key, value) for key, value in item.items() if isinstance(value, dict) and column_steps(value) is None]
+    for _ in range(2):
+        steps = [(key, value) for key, value in level if is_flat_step(value)]
+        if len(steps) == 1:
+            key, step = steps[0]
+            return {**{k: v for k, v in item.items() if k != key}, **step}
+        level = [(key, inner) for _, value in level for key, inner in value.items() if isinstance(inner, dict)]
+    return None
+
+
+def is_step(item: Any) -> bool:
+    return step_of(item) is not None
+
+
+def is_step_list(items: Any) -> bool:
+    """A list of ReAct-style steps: every item has something the model wrote, and some an observation."""
+    if not isinstance(items, list) or not items:
+        return False
+    steps = [step_of(item) for item in items[:200]]
+    return all(steps) and any(any(k in step for k in STEP_ENV_KEYS) for step in steps)
+
+
+def column_steps(value: Any) -> list | None:
+    """A step table kept as columns of one object (``{thoughts: [...], actions: [...], observations:
+    [...]}``) as its list of steps, or None. Columns may differ by one (a last action with no result)."""
+    if not isinstance(value, dict):
+        return None
+    columns = {STEP_COLUMNS[k]: v for k, v in value.items() if k in STEP_COLUMNS and isinstance(v, list)}
+    if not {"thought", "action", "response"} & set(columns) or not {"observation", "result", "output"} & set(columns):
+        return None
+    rows = max(len(column) for column in columns.values())
+    if rows == 0 or any(len(column) < rows - 1 for column in columns.values()):
+        return None
+    steps = [{k: column[i] for k, column in columns.items() if i < len(column)} for i in range(rows)]
+    return steps if is_step_list(steps) else None
+
+
+# --- call records and tool-call logs ------------------------------------------------------------
+
+
+def first_present(item: dict, keys: tuple[str, ...]) -> Any:
+    """The first of ``keys`` that ``item`` holds a non-empty value under, or None."""
+    return next((item[k] for k in keys if item.get(k) not in (None, "", [], {})), None)
+
+
+def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
+    """What a call was sent, as canonical messages: a message list as its turns, text (or an object's
+    text, else the object as JSON) as one user turn."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) and speaker_of(v) for v in value):
+        return turn_messages(value)
+    if isinstance(value, dict) and speaker_of(value):
+        return turn_messages([value])
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = "\n".join(value)
+    text = turn_text(value) if not isinstance(value, dict) else turn_text(value) or json.dumps(value, ensure_ascii=False)
+    return [message("user", text)] if text.strip() else []
+
+
+def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
+    """What a call returned, as model turns: text, a message, an API completion's first choice
+    (``{choices: [{message | text}]}``), a list of messages, or the first of several sampled texts."""
+    if isinstance(value, str):
+        return [message("assistant", value)] if value.strip() else []
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return [m for v in value for m in response_messages(v, where)]
+        return next((response_messages(v, where) for v in value if isinstance(v, str) and v.strip()), [])
+    if not isinstance(value, dict):
+        return []
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        choice = choices[0]
+        return response_messages(choice.get("message") if isinstance(choice.get("message"), dict)
+                                 else choice.get("text"), where)
+    if speaker_of(value) and ROLE_ALIASES.get(speaker_of(value).lower()) not in (None, "assistant"):
+        return []
+    text, calls = turn_text(content_of(value)), turn_calls(value, where)
+    reasoning = string(value.get("reasoning_content")) or string(value.get("reasoning"))
+    return [message("assistant", text, reasoning=reasoning, tool_calls=calls)] if text.strip() or calls else []
+
+
+def is_call_record(item: Any) -> bool:
+    """An object holding what one model call was sent and what it returned."""
+    if not isinstance(item, dict) or speaker_of(item) is not None or call_name(item):
+        return False
+    prompt, response = first_present(item, PROMPT_KEYS), first_present(item, RESPONSE_KEYS)
+    if prompt is None or response is None:
+        return False
+    try:
+        return bool(prompt_messages(prompt, "call")) and bool(response_messages(response, "call"))
+    except TranscriptShapeError:
+        return False
+
+
+def is_call_list(items: Any) -> bool:
+    return isinstance(items, list) and bool(items) and all(is_call_record(item) for item in items[:200])
+
+
+def said(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(m["content"] + "".join(c["name"] + c["arguments"] for c in m["tool_calls"]) for m in messages)
+
+
+def is_call_run(calls: list) -> bool:
+    """Whether a list of call records is one run (a call was sent what the call before it returned: the
+    model saw its own output) rather than a dataset of separate calls (one transcript each)."""
+    try:
+        sent = [said(prompt_messages(first_present(c, PROMPT_KEYS), "call")) for c in calls]
+        returned = [said(response_messages(first_present(c, RESPONSE_KEYS), "call")).strip() for c in calls]
+    except TranscriptShapeError:
+        return True
+    return any(reply and reply[:200] in sent[i + 1] for i, reply in enumerate(returned[:-1]))  # the next prompt
+
+
+def same_turn(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a["role"] == b["role"] and a["content"].strip() == b["content"].strip()
+
+
+def new_part(prompt: list[dict[str, Any]], so_far: list[dict[str, Any]], previous: str) -> list[dict[str, Any]]:
+    """What a later call's prompt adds to the run so far: past the turns it repeats; for a prompt that
+    restates the run as one text, past the previous prompt and response it starts with; else its
+    last new user content (the turns after its last model turn)."""
+    shared = 0
+    while shared < min(len(prompt), len(so_far)) and same_turn(prompt[shared], so_far[shared]):
+        shared += 1
+    if shared:
+        return prompt[shared:]
+    if len(prompt) == 1 and previous and prompt[0]["content"].startswith(previous):
+        rest = prompt[0]["content"][len(previous):]
+        last = next((m["content"] for m in reversed(so_far) if m["role"] == "assistant"), "")
+        rest = rest.lstrip()[len(last.strip()):] if last.strip() and rest.lstrip().startswith(last.strip()) else rest
+        return [message("user", rest.strip())] if rest.strip() else []
+    last_model = max((i for i, m in enumerate(prompt) if m["role"] == "assistant"), default=-1)
+    tail = [m for m in prompt[last_model + 1:] if m["role"] != "system"]
+    return tail or [m for m in prompt if m["role"] == "user"][-1:]
+
+
+def call_messages(calls: list) -> list[dict[str, Any]]:
+    """A run's call records as one conversation: the first prompt whole, each later prompt's new part
+    (``new_part``), each response as a model turn (unless the prompt already ends with it)."""
+    messages: list[dict[str, Any]] = []
+    previous = ""
+    for index, call in enumerate(calls):
+        where = f"call {index}"
+        prompt_value = first_present(call, PROMPT_KEYS)
+        prompt = prompt_messages(prompt_value, where)
+        messages += prompt if not messages else new_part(prompt, messages, previous)
+        previous = prompt[0]["content"] if len(prompt) == 1 else ""
+        for reply in response_messages(first_present(call, RESPONSE_KEYS), where):
+            if not (messages and same_turn(messages[-1], reply) and not reply["tool_calls"]):
+                messages.append(reply)
+    return messages
+
+
+def call_name(item: dict) -> str:
+    """A tool-call event's tool name (``{"function": {"name"}}`` too), or ""."""
+    value = next((item[k] for k in CALL_NAME_KEYS if k in item), None)
+    value = value.get("name") if isinstance(value, dict) else value
+    return value if isinstance(value, str) and value.strip() and "\n" not in value else ""
+
+
+def is_schema(value: Any) -> bool:
+    return isinstance(value, dict) and ("properties" in value or value.get("type") == "object")
+
+
+def is_tool_event(item: Any) -> bool:
+    """One logged tool call: a name and arguments (not a tool's declared JSON schema), no speaker."""
+    if not isinstance(item, dict) or speaker_of(item) is not None or not call_name(item):
+        return False
+    holder = item["function"] if isinstance(item.get("function"), dict) else item
+    arguments = next((holder[k] for k in CALL_ARGUMENT_KEYS if k in holder), None)
+    return any(k in holder for k in CALL_ARGUMENT_KEYS) and not is_schema(arguments) and "description" not in holder
+
+
+def is_tool_event_list(items: Any, key: str) -> bool:
+    return (isinstance(items, list) and bool(items) and key.lower() not in DECLARATION_KEYS
+            and all(is_tool_event(item) for item in items[:200]))
+
+
+def tool_event_messages(events: list) -> list[dict[str, Any]]:
+    """A log of tool calls with no model text: each call a model turn (with any thought it recorded),
+    each result a tool turn."""
+    messages = []
+    for index, event in enumerate(events):
+        where = f"event {index}"
+        holder = event["function"] if isinstance(event.get("function"), dict) else event
+        arguments = next(holder[k] for k in CALL_ARGUMENT_KEYS if k in holder)
+        call_id = str(event.get("id") or event.get("call_id") or event.get("tool_call_id") or "")
+        thought = "\n".join(turn_text(event[k]) for k in ("thought", "reasoning", "log") if event.get(k))
+        messages.append(message("assistant", thought, tool_calls=[tool_call(call_id, call_name(event), arguments,
+                                                                             where=where)]))
+        result = next((event[k] for k in CALL_RESULT_KEYS if k in event and event[k] is not None), None)
+        if result is not None:
+            text = turn_text(result) if isinstance(result, (str, list)) else json.dumps(result, ensure_ascii=False)
+            messages.append(message("tool", text, tool_call_id=call_id, observation=True))
+    return messages
+
+
+def call_groups(value: Any) -> list[list] | None:
+    """A list of logged calls grouped per entry (an entry: one call, a list of calls, or empty for none),
+    or None when some entry is anything else or no entry holds a call."""
+    if not isinstance(value, list) or not value:
+        return None
+    groups = [[] if entry in (None, "", [], {}) else entry if isinstance(entry, list) else [entry] for entry in value]
+    calls = [call for group in groups for call in group]
+    return groups if calls and all(is_tool_event(call) for call in calls) else None
+
+
+def parallel_events(node: Any) -> list | None:
+    """Calls and their results kept in two lists of one object, entry by entry (``{api_result_ls: [[call]],
+    call_result_ls: ["0.94"]}``): the calls as tool-call events, each entry's result on its last call."""
+    if not isinstance(node, dict):
+        return None
+    for key, value in node.items():
+        groups = call_groups(value) if str(key).lower() not in DECLARATION_KEYS else None
+        if groups is None:
+            continue
+        for other, results in node.items():
+            if other != key and isinstance(results, list) and len(results) == len(groups) and any(
+                    word in str(other).lower() for word in ("result", "observation", "output", "response")):
+                events = []
+                for group, result in zip(groups, results):
+                    events += [*group[:-1], {**group[-1], "result": result}] if group else []
+                return events
+    return None
+
+
+def indexed_items(value: Any) -> list | None:
+    """An object indexed ``"0"``, ``"1"``... or by numbered names (``"step_1"``, ``"Action Step 1"``: one
+    name, then the number) as its list of values in index order."""
+    if not isinstance(value, dict) or not value:
+        return None
+    keyed, names = [], set()
+    for key, item in value.items():
+        numbered = NUMBERED_KEY.match(str(key))
+        if numbered is None:
+            return None
+        names.add((numbered.group(1) or "").lower())
+        keyed.append((int(numbered.group(2)), item))
+    return [item for _, item in sorted(keyed, key=lambda pair: pair[0])] if len(names) == 1 else None
+
+
+# --- turns -> canonical messages ----------------------------------------------------------------
+
+
+def turn_text(value: Any) -> str:
+    """Text of a content value: a string, text blocks or strings in a list, or an object's text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [turn_text(part) for part in value if isinstance(part, str) or (
+            block_kind(part) not in CALL_BLOCK_TYPES | RESULT_BLOCK_TYPES and not is_thought_part(part))]
+        return "\n".join(part for part in parts if part)
+    if isinstance(value, dict):
+        for key in ("text", "content", "value", "parts", "message"):
+            if key in value:
+                return turn_text(value[key])
+        return ""
+    return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+
+
+def block_kind(block: Any) -> str:
+    """A content block's kind: its ``type``, else, for a block named by its one key (``functionCall``),
+    ``function_call`` or ``function_response``."""
+    if kind := block_type(block):
+        return kind
+    if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_CALL_BLOCKS):
+        return "function_call"
+    if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_RESULT_BLOCKS):
+        return "function_response"
+    return ""
+
+
+def keyed_body(block: dict, keys: tuple[str, ...]) -> dict:
+    """The object a block named by its key holds (``{"functionCall": {...}}`` -> ``{...}``), else the block."""
+    return next((block[k] for k in keys if isinstance(block.get(k), dict)), block)
+
+
+def is_thought_part(part: Any) -> bool:
+    """A text part the model marked as its thinking (Gemini's ``{"text", "thought": true}``)."""
+    return isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str)
+
+
+def thought_parts(item: dict) -> str:
+    content = content_of(item)
+    return "\n".join(p["text"] for p in content if is_thought_part(p)) if isinstance(content, list) else ""
+
+
+def content_of(item: dict) -> Any:
+    for key in CONTENT_KEYS:
+        if key in item:
+            value = item[key]
+            if key == "data" and isinstance(value, dict):  # LangChain: {"type": "human", "data": {"content"}}
+                return value.get("content", value.get("text"))
+            return value
+    return None
+
+
+def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
+    """Calls in ``tool_calls``/``function_call`` and in ``tool_use``/``tool_call`` content blocks."""
+    raw = item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []
+    raw = [*raw, *([item["function_call"]] if isinstance(item.get("function_call"), dict) else [])]
+    content = content_of(item)
+    raw += [keyed_body(b, KEYED_CALL_BLOCKS) for b in content
+            if block_kind(b) in CALL_BLOCK_TYPES] if isinstance(content, list) else []
+    calls = []
+    for call in raw:
+        if not isinstance(call, dict):
+            continue
+        function = call["function"] if isinstance(call.get("function"), dict) else call
+        name = function.get("name") or function.get("tool_name") or function.get("tool")
+        arguments = next((function[k] for k in ("arguments", "input", "args", "parameters") if k in function), None)
+        if isinstance(name, str) and name:
+            calls.append(tool_call(call.get("id") or call.get("call_id"), name, arguments, where=where))
+    return calls
+
+
+def result_blocks(item: dict) -> list[dict[str, Any]]:
+    content = content_of(item)
+    blocks = [keyed_body(b, KEYED_RESULT_BLOCKS) for b in content
+              if block_kind(b) in RESULT_BLOCK_TYPES] if isinstance(content, list) else []
+    return [message("tool", result_text(b), tool_call_id=str(b.get("tool_use_id") or b.get("call_id") or b.get("id")
+                                                              or ""), observation=True) for b in blocks]
+
+
+def result_text(block: dict) -> str:
+    """What a result block returned: its ``content``/``output`` text, else its ``response``/``result``
+    (text, or an object's ``output``, else the object as JSON)."""
+    for key in ("content", "output", "response", "result"):
+        value = block.get(key)
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            value = value["output"]
+        if isinstance(value, (str, list)) and (text := turn_text(value)):
+            return text
+        if isinstance(value, dict):
+            return json.dumps(value, ensure_ascii=False)
+    return ""
+
+
+def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict[str, str]:
+    """Each speaker's canonical role: as ``configured`` (a source's ``speakers``), else its alias, else by
+    position (the first name to speak set the task, every other name is the model)."""
+    roles: dict[str, str] = {}
+    configured = configured or {}
+    first_name = None
+    for item in items:
+        speaker = speaker_of(item) or ""
+        if speaker in roles:
+            continue
+        alias = configured.get(speaker) or ROLE_ALIASES.get(speaker.lower())
+        if alias is None:
+            first_name = first_name or speaker
+            alias = "user" if speaker == first_name and "user" not in roles.values() else "assistant"
+        roles[speaker] = alias
+    return roles
+
+
+def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    roles = speaker_roles(items, speakers)
+    messages = []
+    for index, item in enumerate(items):
+        where = f"turn {index}"
+        if not isinstance(item, dict):
+            raise TranscriptShapeError(f"{where} is a {type(item).__name__}, not an object")
+        speaker = speaker_of(item) or ""
+        role = roles.get(speaker, "assistant")
+        if role == "tool" and content_of(item) is None:  # a tool's turn logging the call it answers
+            messages += tool_turn_messages(item, where)
+            continue
+        text = turn_text(content_of(item))
+        if role == "user" and (results := result_blocks(item)):
+            messages += results + ([message("user", text)] if text.strip() else [])
+            continue
+        calls = turn_calls(item, where) if role == "assistant" else []
+        if role == "assistant" and not calls and (logged := nested_calls(item)):
+            messages += logged_call_messages(logged, where)  # the calls came before the text that reports them
+        if speaker.lower() in ("function_call", "tool_call") and not calls:
+            calls = text_call(text, where)
+            text = "" if calls else text
+        name = speaker if ROLE_ALIASES.get(speaker.lower()) is None else string(item.get("name"))
+        messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
+            item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
+            tool_call_id=str(item.get("tool_call_id") or ""), name=name, observation=role == "tool"))
+    return messages
+
+
+def tool_turn_messages(item: dict, where: str) -> list[dict[str, Any]]:
+    """A tool's turn with no text of its own: the call it logs (name and arguments) as the model's call,
+    then its result as the tool's turn."""
+    result = next((item[k] for k in CALL_RESULT_KEYS if item.get(k) is not None), None)
+    text = result if isinstance(result, str) else "" if result is None else json.dumps(result, ensure_ascii=False)
+    name = call_name(item)
+    if not name:
+        return [message("tool", text, observation=True)]
+    logged = {k: v for k, v in item.items() if k not in (*ROLE_KEYS, *CALL_NAME_KEYS, *CALL_RESULT_KEYS, *ID_KEYS)}
+    arguments = next((item[k] for k in CALL_ARGUMENT_KEYS if k in item), logged)  # else what else it logged
+    call_id = str(item.get("id") or item.get("call_id") or "")
+    return [message("assistant", "", tool_calls=[tool_call(call_id, name, arguments, where=where)]),
+            message("tool", text, tool_call_id=call_id, observation=True)]
+
+
+def call_entry(entry: Any) -> tuple[dict, Any] | None:
+    """A logged call and what it returned: a tool-call event (``{name, arguments, result}``), or one
+    wrapping its call (``{request: {api_name, parameters}, response, exception}``); None otherwise."""
+    if is_tool_event(entry):
+        return entry, next((entry[k] for k in CALL_RESULT_KEYS if entry.get(k) is not None), None)
+    if not isinstance(entry, dict) or speaker_of(entry) is not None:
+        return None
+    inner = [value for value in entry.values() if is_tool_event(value)]
+    if len(inner) != 1:
+        return None
+    result = next((entry[k] for k in (*CALL_RESULT_KEYS, "error", "exception") if entry.get(k) is not None), None)
+    return inner[0], result
+
+
+def nested_calls(item: dict) -> list[tuple[dict, Any]]:
+    """The calls a model turn logs under a key of its own (ToolTalk's ``apis``), with their results."""
+    for key, value in item.items():
+        if key in CONTENT_KEYS or key in ROLE_KEYS or not isinstance(value, list) or not value:
+            continue
+        entries = [call_entry(entry) for entry in value]
+        if all(entries):
+            return entries
+    return []
+
+
+def logged_call_messages(entries: list[tuple[dict, Any]], where: str) -> list[dict[str, Any]]:
+    """A model turn making the logged calls, then one tool turn per result."""
+    calls, results = [], []
+    for index, (event, result) in enumerate(entries):
+        holder = event["function"] if isinstance(event.get("function"), dict) else event
+        arguments = next((holder[k] for k in CALL_ARGUMENT_KEYS if k in holder), None)
+        call_id = str(event.get("id") or event.get("call_id") or f"call_{index}")
+        calls.append(tool_call(call_id, call_name(event), arguments, where=where))
+        text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        results.append(message("tool", text, tool_call_id=call_id, observation=True))
+    return [message("assistant", "", tool_calls=calls), *results]
+
+
+def text_call(text: str, where: str) -> list[dict[str, Any]]:
+    """A call written as a JSON ``{name, arguments}`` turn (ShareGPT's ``function_call``)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
+        return [tool_call(value.get("id"), value["name"], value.get("arguments"), where=where)]
+    return []
+
+
+# --- steps -> canonical messages ----------------------------------------------------------------
+
+
+def step_messages(steps: list) -> list[dict[str, Any]]:
+    messages = []
+    for index, step in enumerate(steps):
+        where = f"step {index}"
+        if not isinstance(step, dict):
+            raise TranscriptShapeError(f"{where} is a {type(step).__name__}, not an object")
+        step = step_of(step) or step
+        thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k))
+        calls, action_text = step_actions(step, where)
+        replied = first_present(step, ("response", "llm_response", "model_response", "answer"))
+        reply = turn_text(content_of(replied) if isinstance(replied, dict) else replied)
+        if not calls and isinstance(replied, dict):
+            calls = turn_calls(replied, where)
+        text = "\n".join(part for part in (thought, action_text, reply if reply not in thought else "") if part)
+        messages.append(message("assistant", text, tool_calls=calls))
+        for key in STEP_ENV_KEYS:
+            if key in step and step[key] not in (None, "", []):
+                observed = step[key]
+                for part in observed if isinstance(observed, list) and key.endswith("s") else [observed]:
+                    messages.append(observation_message(part))
+                break
+    return messages
+
+
+def observation_message(part: Any) -> dict[str, Any]:
+    """One result the environment returned: its text, a result object's output (``{call_id, result}``),
+    else the object as JSON."""
+    call_id = str(part.get("call_id") or part.get("tool_call_id") or "") if isinstance(part, dict) else ""
+    if isinstance(part, dict) and "text" not in part and "content" not in part:
+        inner = next((part[k] for k in CALL_RESULT_KEYS if k in part and part[k] is not None), None)
+        output = turn_text(inner) if isinstance(inner, str) else json.dumps(part, ensure_ascii=False)
+    else:
+        output = turn_text(part)
+    return message("tool", output, tool_call_id=call_id, observation=True)
+
+
+def step_actions(step: dict, where: str) -> tuple[list[dict[str, Any]], str]:
+    """A step's calls (structured actions) and the action text it wrote (``search[...]``, a command)."""
+    actions = first_present(step, ("actions", "action", "tool_calls", "code", "command"))
+    calls, texts = [], []
+    for action in actions if isinstance(actions, list) else [actions]:
+        if isinstance(action, str):
+            texts.append(action)
+        elif isinstance(action, dict):
+            function = action["function"] if isinstance(action.get("function"), dict) else action
+            name = function.get("name") or function.get("tool") or function.get("tool_name") or function.get("type")
+            arguments = next((function[k] for k in ("arguments", "args", "input", "parameters", "tool_input")
+                              if k in function), {k: v for k, v in function.items() if k not in ("name", "tool", "type")})
+            if isinstance(name, str) and name:
+                calls.append(tool_call(action.get("id"), name, arguments, where=where))
+            else:
+                texts.append(json.dumps(action, ensure_ascii=False))
+    return calls, "\n".join(texts)
