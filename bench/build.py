@@ -187,7 +187,9 @@ def run_codemix(corpus_dir: Path, work: Path, workers: int, decontaminate: bool 
     write_spec(corpus_dir, work / "spec.yaml", decontaminate, secrets)
     argv = [sys.executable, "-m", "codemix.mix", "build", str(work / "spec.yaml"), "--out", str(work / "out"),
             *common.beam_args(workers)[1:]]
-    env = {"PYTHONPATH": str(tree)} if tree is not None else None
+    # PYTHONSAFEPATH: ``-m`` would put the working directory (maybe another checkout) before PYTHONPATH, in
+    # the driver and in the worker server it starts.
+    env = {"PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"} if tree is not None else None
     measured = common.run_measured(argv, work / "log.txt", env)
     manifest = json.loads((work / "out" / "manifest.json").read_text())
     counts = manifest["counts"]

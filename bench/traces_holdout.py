@@ -186,7 +186,93 @@ SOURCE_COUNTS_2 = {"WebVoyager": count_webvoyager, "ToolTalk": count_tooltalk, "
                    "TaskWeaver": count_taskweaver, "Gemini CLI": count_gemini, "Tree of Thoughts": count_tot,
                    "Self-Refine": count_self_refine, "MetaGPT": count_metagpt, "EasyTool (JARVIS)": count_easytool}
 
-SOURCE_COUNTS = {**SOURCE_COUNTS_2, "FireAct": count_fireact, "MINT": count_mint, "AutoCodeRover": count_list,
+# --- the third holdout (bench/traces_holdout_3.tsv), written from its files after the code was landed --
+
+
+def count_mad(path: Path) -> int:
+    """``players``: each debater's (and the moderator's, the judge's) own message history."""
+    return sum(len(history) for history in json.loads(path.read_text())["players"].values())
+
+
+def count_lines(path: Path) -> int:
+    """One message (a User, AI or API turn) per JSONL line."""
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def count_owl(path: Path) -> int:
+    """Per exchange: the instruction (``user``), each tool call's result, the solution (``assistant``)."""
+    return sum(2 + len(item.get("tool_calls") or []) for item in json.loads(path.read_text()))
+
+
+def count_adapt(path: Path) -> int:
+    """Per task: the ``problem`` and each action the agent took (``action_history``; no observations kept)."""
+    return sum(1 + len(run.get("action_history") or []) for run in json.loads(path.read_text()).values())
+
+
+def count_swiftsage(path: Path) -> int:
+    """Per episode: the task description, then each step's action and observation."""
+    runs = json.loads(path.read_text()).values()
+    return sum(1 + 2 * len(run["history"]["history"]) for run in runs)
+
+
+def count_waragent(path: Path) -> int:
+    """A simulation log: each ``To <country>: ...`` line is one country agent's message to another."""
+    return len(re.findall(r"^To [^:\n]+: ", path.read_text(), re.MULTILINE))
+
+
+def count_ai_scientist(path: Path) -> int:
+    """aider's console output: each model reply ends in a ``Tokens: ... sent, ... received`` line (the
+    prompts are not printed)."""
+    return len(re.findall(r"^Tokens: .* sent, .* received", path.read_text(), re.MULTILINE))
+
+
+def count_concatenated_records(path: Path) -> int:
+    """Two JSON arrays written back to back (no newline): per record, the ``dialogue`` utterances."""
+    text, decoder, at, n = path.read_text(), json.JSONDecoder(), 0, 0
+    while at < len(text):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            break
+        value, at = decoder.raw_decode(text, at)
+        n += sum(len(record.get("dialogue") or []) for record in value)
+    return n
+
+
+def count_alphacodium(path: Path) -> int:
+    """A loguru log: each model call logs ``system:``, ``user:`` and ``response:`` records."""
+    return len(re.findall(r"chat_completion:\d+ - (?:system|user|response):", path.read_text()))
+
+
+def count_mapcoder(path: Path) -> int:
+    """One task per line: the final ``solution`` only (no prompt or conversation is kept)."""
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def count_ldb(path: Path) -> int:
+    """One task per line: the ``prompt``, each implementation tried, each reflection, the ``solution``."""
+    n = 0
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            n += 2 + len(row.get("implementations") or []) + len(row.get("reflections") or [])
+    return n
+
+
+def count_xagent(path: Path) -> int:
+    """JSON with ``//`` comments: per subtask step (``inner``), the agent's thoughts and its tool's output."""
+    value = json.loads(re.sub(r"(?m)//[^\n\"]*$", "", path.read_text()))
+    return sum(1 + bool((step.get("using_tools") or {}).get("tool_output"))
+               for task in value["subtasks"] for step in task.get("inner") or [])
+
+
+SOURCE_COUNTS_3 = {"MAD (Multi-Agents-Debate)": count_mad, "API-Bank": count_lines, "OWL": count_owl,
+                   "ADaPT": count_adapt, "SwiftSage": count_swiftsage, "WarAgent": count_waragent,
+                   "AI Scientist": count_ai_scientist, "Avalon-LLM (Strategist)": count_concatenated_records,
+                   "AlphaCodium": count_alphacodium, "MapCoder": count_mapcoder, "LDB (LLMDebugger)": count_ldb,
+                   "XAgent": count_xagent}
+
+SOURCE_COUNTS = {**SOURCE_COUNTS_2, **SOURCE_COUNTS_3, "FireAct": count_fireact, "MINT": count_mint, "AutoCodeRover": count_list,
                  "Inspect AI": count_inspect, "Letta Agent File": count_letta, "LATS": count_lats,
                  "Reflexion": count_reflexion, "Trae Agent": count_trae, "Agentless": count_agentless,
                  "CAMEL": count_camel, "ToolAlpaca": count_toolalpaca, "BFCL (Gorilla)": count_bfcl}
