@@ -25,7 +25,7 @@ from codemix.config import load_config
 from codemix.document import Document, Dropped
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
-from codemix.filters.licenses import license_ids
+from codemix.filters.licenses import is_license_file, is_notice_file, license_ids
 from codemix.pipelines.filter import (
     document_license,
     filter_outcomes,
@@ -115,15 +115,19 @@ def scancode_patent_grants(report: str) -> frozenset[str]:
                      for ref in references if ref.get("category") == "Patent License")
 
 
-def independent_license(path: str, scancode: dict[str, tuple[str, float]], own: bool = True) -> str:
-    """The file's own ScanCode detection (``own``), else the nearest license text up the tree, else the root's."""
+def independent_license(path: str, scancode: dict[str, tuple[str, float]], own: bool = True,
+                        named: bool = False) -> str:
+    """The file's own ScanCode detection (``own``), else the nearest license text up the tree, else the root's.
+    A license text is a file ScanCode finds >= 50% license text in; with ``named``, only one named like a license
+    file (``LICENSE*``, ``COPYING*``, ``NOTICE*``...: a small header that is mostly its license is not its folder's)."""
     if own and path in scancode:
         return scancode[path][0]
     folder = path
     while True:
         folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
         texts = sorted(expression for p, (expression, share) in scancode.items()
-                       if share >= 50 and (p.rsplit("/", 1)[0] if "/" in p else "") == folder)
+                       if share >= 50 and (p.rsplit("/", 1)[0] if "/" in p else "") == folder
+                       and (not named or is_license_file(p) or is_notice_file(p)))
         if texts:
             return " AND ".join(dict.fromkeys(texts))
         if not folder:
@@ -199,10 +203,13 @@ def report(repo: str, language: str, judged: dict, truth: list[str], args, key: 
         agree = [p for p, (ours, theirs) in compared.items() if comparable(ours) == comparable(theirs)]
         by_texts = sum(comparable(ours) == comparable(independent_license(p, scancode, own=False))
                        for p, (ours, _) in compared.items())
+        named = sum(comparable(ours) == comparable(independent_license(p, scancode, named=True))
+                    for p, (ours, _) in compared.items())
         patents = scancode_patent_grants(os.path.join(args.scancode, f"{key}.json"))
         grants_aside = sum(comparable(ours) == comparable(theirs) - patents for ours, theirs in compared.values())
         row["licenses"] = {"compared": len(compared), "agree": len(agree), "agree_with_license_texts_only": by_texts,
-                           "agree_patent_grants_aside": grants_aside, "patent_grants": sorted(patents),
+                           "agree_patent_grants_aside": grants_aside, "agree_folder_texts_by_name": named,
+                           "patent_grants": sorted(patents),
                            "disagree": {p: pair for p, pair in sorted(compared.items()) if p not in set(agree)}}
     if args.samples:
         os.makedirs(args.samples, exist_ok=True)

@@ -6,8 +6,10 @@
 alias (``turns.ROLE_ALIASES``) or a name in title case that opens at least two turns outside code fences;
 labels of a field, a docstring section or an exception (``Note:``, ``Args:``, ``ValueError:``, ReAct's
 ``Thought:``...) never are. The text is a conversation only when at least two speakers take at least four
-turns, most turns change speaker, the turns hold most of the text, and, where more than 5% of its lines
-outside fences are code, a user and a model are among the speakers' role aliases. What comes before the
+turns, at least one speaker is a role alias (labels alone, ``Tokens:``/``Analysis:`` in a console log or
+``To Russia:`` in a game log, are no evidence of speakers), most turns change speaker, the turns hold most
+of the text, and, where more than 5% of its lines outside fences are code, a user and a model are among
+the speakers' role aliases. What comes before the
 first turn is context (a system turn). Names that are no alias take their role as ``shape`` maps a
 multi-agent log's speakers (the first to speak set the task).
 
@@ -74,6 +76,8 @@ def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
         return None
     lines = text.count("\n") + 1
     roles = {ROLE_ALIASES.get(name.lower()) for name in speakers}
+    if not roles - {None}:
+        return None  # labels alone ("Tokens:", "Analysis:", "To Russia:") are no evidence of speakers
     if len(CODE_LINE.findall(FENCE.sub("", text))) * 20 > lines and not {"user", "assistant"} <= roles:
         return None  # code with labelled docstrings: only a user and a model speaking make it a conversation
     turns = [{"speaker": m.group(1), "text": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
@@ -174,17 +178,21 @@ def log_messages(text: str) -> list[str]:
 
 def logged_calls(text: Any) -> list[dict[str, str]]:
     """The calls a log records: a record labelled as a prompt (``PROMPT:``, ``VALUE PROMPT:``) and the
-    next record labelled as a response (``RESPONSE:``, ``VALUE OUTPUTS:``) before another prompt."""
+    next labelled record, when it is labelled as a response with the same qualifier (``RESPONSE:``, ``VALUE
+    OUTPUTS:``; a test runner's ``input:`` then ``expected vs code output:`` is no call)."""
     if not isinstance(text, str) or not LOG_START.search(text):
         return []
-    calls, pending = [], None
+    calls, pending, asked = [], None, ""
     for record in log_messages(text):
         label = LOG_LABEL.match(record)
         word = label.group(1).strip().lower().split()[-1] if label and label.group(1).strip() else ""
+        qualifier = " ".join(label.group(1).strip().lower().split()[:-1]) if word else ""
         if word in PROMPT_WORDS:
-            pending = record[label.end():].strip()
-        elif word in RESPONSE_WORDS and pending:
-            calls.append({"prompt": pending, "response": record[label.end():].strip()})
+            pending, asked = record[label.end():].strip(), qualifier
+        elif word in RESPONSE_WORDS and pending and qualifier == asked:  # VALUE PROMPT -> VALUE OUTPUTS, not
+            calls.append({"prompt": pending, "response": record[label.end():].strip()})  # input -> test output
+            pending = None
+        elif label:  # another labelled record between them: what was logged as input was answered by none
             pending = None
     return [call for call in calls if call["prompt"] and call["response"]]
 

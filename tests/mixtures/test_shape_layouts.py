@@ -365,3 +365,42 @@ def test_source_code_with_labelled_docstrings_is_no_conversation(module: str) ->
     text = (Path(sysconfig.get_paths()["stdlib"]) / f"{module}.py").read_text(encoding="utf-8")
     assert len(re.findall(r"^\s*[A-Z][A-Za-z ]{2,30}:\s*$", text, re.MULTILINE)) >= 4, "guard: labelled lines"
     assert parse_text(text) is None
+
+
+def test_labels_alone_are_no_speakers_and_a_test_runners_input_is_no_prompt() -> None:
+    """Found by the third holdout (after its one run): a console log whose lines open with ``Tokens:``,
+    ``Analysis:``, ``Next Steps:`` and a game log of ``To <country>:`` lines were read as speaker turns,
+    and a test runner's ``input:`` record paired with a later ``response:``. Labels with no role alias among
+    them are no speakers; a prompt's response must be the next labelled record, with the same qualifier."""
+    console = "\n".join(f"Tokens: {i},000 sent, 900 received. Cost: $0.0{i} request.\nApplied edit to run.py\n"
+                        f"Analysis: the run {i} improved the loss by a few points over the baseline.\n"
+                        f"Next Steps: try a larger learning rate and compare with run {i}." for i in range(1, 6))
+    game = "\n".join(f"To Russia: Britain has chosen to Request Military Alliance to Russia on day {d}\n"
+                     f"To USA: Britain has chosen to Request Non-Intervention Treaty to USA on day {d}" for d in range(4))
+    assert parse_text(console) is None and parse_text(game) is None
+    stamp = "2024-01-02 15:26:03.258 | INFO     | runners:print_test_results:97 - "
+    log = (f"{stamp}input:\n5 2\nAA\n{stamp}expected vs code output:\n5 2 1\n"
+           f"{stamp}response:\ndef solve(): pass\n{stamp}PROMPT: write a sorter\n{stamp}RESPONSE: sorted(xs)\n")
+    (transcript,) = parse_text(log)
+    assert said(transcript.messages) == [("user", "write a sorter"), ("assistant", "sorted(xs)")]
+
+
+def test_exchanges_kept_as_fields_named_by_role_and_a_camel_case_task() -> None:
+    """Found by the third holdout (after its one run): exchanges kept as ``{user, assistant, tool_calls:
+    [{tool_name, args, result}]}`` (a real run's turns and calls laid out so here), and a step list whose
+    task sits under ``taskDescription``. Under a key the exchanges are one conversation (the calls before the
+    reply that reports them); a file that is a list of them is a dataset, one transcript per exchange."""
+    traj = TAU[2]["traj"]
+    task = next(m["content"] for m in traj if m["role"] == "user")
+    calls = [(m["tool_calls"][0]["function"], traj[i + 1]["content"]) for i, m in enumerate(traj) if m.get("tool_calls")]
+    final = next(m["content"] for m in reversed(traj) if m["role"] == "assistant" and m["content"])
+    exchange = {"user": task, "assistant": final, "tool_calls": [
+        {"tool_name": f["name"], "args": json.loads(f["arguments"]), "result": result} for f, result in calls]}
+    (run,) = parse_json_value({"id": "x1", "chat_history": [exchange, {"user": "thanks!", "assistant": "You are welcome."}]})
+    assert [m["role"] for m in run.messages] == ["user"] + ["assistant", "tool"] * len(calls) + ["assistant", "user", "assistant"]
+    assert [m["content"] for m in run.messages[2:2 * len(calls) + 1:2]] == [result for _, result in calls]
+    assert len(parse_json_value([exchange, {"user": "thanks!", "assistant": "You are welcome."}])) == 2
+    steps = [{"action": m["tool_calls"][0]["function"]["name"], "observation": r} for m, r in
+             ((m, traj[i + 1]["content"]) for i, m in enumerate(traj) if m.get("tool_calls"))]
+    (episode,) = parse_json_value({"7": {"history": {"taskDescription": task, "history": steps}}})
+    assert episode.messages[0]["role"] == "user" and episode.messages[0]["content"] == task
