@@ -3,8 +3,8 @@
 Secret detection puts several hundred literal gates (``"akia" in lower``) in front of its regexes; each
 is a scan of the whole text. ``Lowered`` answers them exactly, and mostly without that scan: a literal
 can occur only if each of its word pieces (maximal ``\\w+`` runs) is a substring of one of the text's
-word runs, i.e. of the text's *vocabulary* (its distinct ``\\w+`` runs joined by newlines, ~5x smaller
-than code). A literal with a piece missing there is absent; an all-word literal found there is present;
+word runs (its start or end where punctuation borders the piece), i.e. of the text's *vocabulary* (its
+distinct ``\\w+`` runs between newlines, ~5x smaller than code). A literal with a piece missing there is absent; an all-word literal found there is present;
 any other is then tested on the full text, so the answer is always ``str.__contains__``'s.
 Proof and measurements: docs/design/secret-screen.md.
 """
@@ -24,11 +24,11 @@ class Lowered(str):
     _longest: int
 
     def vocabulary(self) -> str:
-        """The distinct word runs of the text, one per line."""
+        """The distinct word runs of the text, each between newlines (``"\\nrun\\nrun\\n"``)."""
         try:
             return self._vocabulary
         except AttributeError:
-            self._vocabulary = "\n".join(set(WORD.findall(self)))
+            self._vocabulary = "\n" + "\n".join(set(WORD.findall(self))) + "\n"
             return self._vocabulary
 
     def longest_run(self) -> int:
@@ -36,7 +36,7 @@ class Lowered(str):
         try:
             return self._longest
         except AttributeError:
-            self._longest = max(map(len, self.vocabulary().split("\n")))
+            self._longest = max(map(len, self.vocabulary().split("\n")))  # "" at both ends: 0 at least
             return self._longest
 
     def mentioned(self, gates: Gates) -> frozenset[str]:
@@ -45,8 +45,20 @@ class Lowered(str):
         found = cache.get(id(gates))
         if found is None:
             vocabulary = self.vocabulary()
-            found = cache[id(gates)] = frozenset([*(w for w in gates.words if w in vocabulary),
-                                                  *(o for o in gates.others if o in self)])
+            grams = self.__dict__.get("_grams")
+            if grams is None:  # the vocabulary's 3-character substrings: a needle's are among them
+                grams = self.__dict__["_grams"] = set(zip(vocabulary, vocabulary[1:], vocabulary[2:]))
+            has_grams = grams.issuperset
+            present = []
+            for literal, needles, checks in gates.entries:
+                if has_grams(checks):
+                    for needle in needles:
+                        if needle not in vocabulary:
+                            break
+                    else:
+                        if needles == (literal,) or str.__contains__(self, literal):
+                            present.append(literal)
+            found = cache[id(gates)] = frozenset(present)
         return found
 
     def __contains__(self, literal: object) -> bool:
@@ -54,6 +66,9 @@ class Lowered(str):
             return str.__contains__(self, literal)  # raises TypeError as str does
         pieces = _pieces(literal)
         if pieces:
+            # A piece that punctuation follows (precedes) in the literal ends (starts) a word run wherever
+            # the literal occurs: the vocabulary holds it with the newline after (before) it (``sg.``
+            # needs a run ending in ``sg``, ``-us`` one starting with ``us``).
             vocabulary = self.vocabulary()
             for piece in pieces:
                 if piece not in vocabulary:
@@ -64,23 +79,29 @@ class Lowered(str):
 
 
 class Gates:
-    """A fixed set of literal gates, split once into all-word literals (answered by the vocabulary
-    alone) and the others (``Lowered.__contains__``). Keep one instance per set: results are cached by it."""
+    """A fixed set of literal gates, each with its pieces and their 3-grams computed once: a needle is
+    in the vocabulary only if its 3-grams are among the vocabulary's, an all-word literal is present when
+    its piece is there, and any other is then looked for in the text. Keep one instance per set:
+    ``Lowered.mentioned`` caches its answer by it."""
 
     def __init__(self, literals: tuple[str, ...] | frozenset[str]) -> None:
         self.all = frozenset(literals)
-        self.words = tuple(sorted(w for w in self.all if _pieces(w) == (w,)))
-        self.others = tuple(sorted(self.all.difference(self.words)))
+        # each literal, its pieces (with their bordering newlines) and their first and last 3-grams
+        self.entries = tuple((literal, _pieces(literal),
+                              tuple({tuple(n[i:i + 3]) for n in _pieces(literal) if len(n) >= 3 for i in (0, len(n) - 3)}))
+                             for literal in sorted(self.all))
 
 
 _PIECES: dict[str, tuple[str, ...]] = {}
 
 
 def _pieces(literal: str) -> tuple[str, ...]:
-    """The word runs of ``literal`` (cached: the gates are a fixed set of literals)."""
+    """The word runs of ``literal``, each with a newline where punctuation borders it in ``literal``
+    (cached: the gates are a fixed set of literals). An all-word literal is its only piece."""
     pieces = _PIECES.get(literal)
     if pieces is None:
-        pieces = tuple(WORD.findall(literal))
+        pieces = tuple("\n" * (m.start() > 0) + m.group() + "\n" * (m.end() < len(literal))
+                       for m in WORD.finditer(literal))
         if len(_PIECES) < 10_000:  # bounded, in case a caller passes arbitrary strings
             _PIECES[literal] = pieces
     return pieces

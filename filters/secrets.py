@@ -1384,6 +1384,8 @@ PLUGINS: dict[type[RegexBasedDetector], tuple[str, tuple[str, ...]]] = {
     SquareOAuthDetector: ("SECRET_SQUARE_TOKEN", ("sq0csp-",)),
     TelegramBotTokenDetector: ("SECRET_TELEGRAM_TOKEN", ("telegram", "/bot")),
 }
+# Plugins each of whose regex matches holds a word run this long: ``[a-f0-9]{48}``, ``AC[a-z0-9]{32}``.
+PLUGIN_RUNS: dict[type[RegexBasedDetector], int] = {IbmCosHmacDetector: 48, TwilioKeyDetector: 34}
 # Plugin regexes return some delimiters with the value (Artifactory's leading ``=``/``:``/quote,
 # Azure's ``AccountKey=``, npm's rest of the line): the value is the first token after them.
 PLUGIN_VALUE = re.compile(r"[\s=:\"']*(?:AccountKey=)?([^\s\"']+)")
@@ -1405,7 +1407,7 @@ def _gates() -> Gates:
 def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
     """Each plugin's values (``analyze_string``) on the lines its regexes hit, located in those lines."""
     for plugin, kind, literals in _plugins():
-        if not _mentions(lower, literals):
+        if not _mentions(lower, literals) or not _may_hold_run(text, lower, PLUGIN_RUNS.get(type(plugin), 0)):
             continue
         for regex in plugin.denylist:
             for start, end in _segments_hit(text, regex):
