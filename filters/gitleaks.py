@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from codemix.filters.lowered import Gates, Lowered
+
 RULES_FILE = Path(__file__).with_name("data") / "gitleaks.toml"
 SKIPPED_RULES = frozenset({"generic-api-key", "private-key", "pkcs12-file"})
 MAX_LINE = 4000  # longer lines are cut into windows around the keyword, like the keyword scanner's
@@ -127,7 +129,8 @@ def find(text: str, lower: str) -> Iterator[Hit]:
     all_rules, allow, stopwords = rules()
     if len(lower) != len(text):  # lower() changed a length ("İ"): offsets must be the text's
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    present = {k for k in _keywords() if k in lower}  # each distinct keyword looked for once, not per rule
+    # each distinct keyword looked for once, not per rule; a Lowered text answers them all from its vocabulary
+    present = lower.mentioned(_gates()) if isinstance(lower, Lowered) else {k for k in _keywords() if k in lower}
     for rule in all_rules:
         if not any(k in present for k in rule.keywords):
             continue
@@ -137,6 +140,11 @@ def find(text: str, lower: str) -> Iterator[Hit]:
                 value, offset = _secret(match, rule.group)
                 if value and _kept(rule, value, match.group(), line, allow, stopwords):
                     yield Hit(start + offset, start + offset + len(value), rule.kind, value)
+
+
+@functools.cache
+def _gates() -> Gates:
+    return Gates(_keywords())
 
 
 @functools.cache

@@ -53,6 +53,7 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 from codemix.config import join, require
 from codemix.document import Document
 from codemix.filters import gitleaks, notebooks
+from codemix.filters.lowered import Gates, Lowered, lines_with
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.patches import hunk_sides, parse_patch
 from codemix.filters.transcript_parts import PROSE, LanguageOf, Part, TraceState, is_observation, split_decoded
@@ -425,7 +426,7 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
 
 def _secret_findings(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     """Every secret detector's candidates (not yet resolved against each other)."""
-    lower = text.lower()  # for the literal gates: one pass, then every gate is a substring test
+    lower = Lowered(text.lower())  # for the literal gates: one pass, then every gate is a vocabulary lookup
     candidates: list[Finding] = [*_private_key_findings(text, lower), *_pattern_findings(text, lower),
                                  *_command_findings(text, lower, language not in CODE_LANGUAGES),
                                  *_shape_findings(text, lower),
@@ -778,9 +779,21 @@ def _segments_hit(text: str, regex: re.Pattern[str]) -> Iterator[tuple[int, int]
             yield start, last_end
 
 
+def _may_hold_run(text: str, lower: str, length: int) -> bool:
+    """False only where ``text`` provably has no word (``\\w+``) run of ``length``: an ASCII text, whose
+    runs are those of its lowered vocabulary (``Lowered.longest_run``)."""
+    return not length or not (isinstance(lower, Lowered) and text.isascii()) or lower.longest_run() >= length
+
+
 def _mentions(lower: str, literals: tuple[str, ...]) -> bool:
     """The literal gate in front of a regex: empty means always run."""
-    return not literals or any(literal in lower for literal in literals)
+    if not literals:
+        return True
+    if isinstance(lower, Lowered):
+        gates = _gates()
+        if gates.all.issuperset(literals):
+            return not lower.mentioned(gates).isdisjoint(literals)
+    return any(literal in lower for literal in literals)
 
 
 # --- 1. typed regexes ----------------------------------------------------------------------------
@@ -793,6 +806,11 @@ class Pattern(NamedTuple):
     regex: re.Pattern[str]
     literals: tuple[str, ...]  # lowercase; the regex only runs on texts containing one (a 100x speedup)
     fake: Callable[[str], bool] = _is_fake_vendor  # values to keep although the regex matched
+    run: int = 0  # every match holds a word (``\w+``) run this long: texts without one skip the regex
+    screen: Callable[[str], bool] | None = None  # False only for texts the regex cannot match (cheaper than it)
+
+
+AUTH_ASSIGNED = re.compile(r"auth\s*=\s*[\(\[]")  # the auth-pair pattern's first branch, less its \b
 
 
 def _valid_jwt(token: str) -> bool:
@@ -850,7 +868,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("SECRET_SENDGRID_KEY", re.compile(
         r"(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"), ("sg.",)),
     # The lookbehind sits after the literal so ``re`` can still jump from one "AC"/"SK" to the next.
-    Pattern("SECRET_TWILIO_KEY", re.compile(r"(?:AC|SK)(?<![A-Za-z0-9]..)[0-9a-f]{32}(?![A-Za-z0-9])"), ()),
+    Pattern("SECRET_TWILIO_KEY", re.compile(r"(?:AC|SK)(?<![A-Za-z0-9]..)[0-9a-f]{32}(?![A-Za-z0-9])"), (), run=34),
     Pattern("SECRET_TWILIO_KEY", re.compile(
         r"(?i:twilio\w*?_?(?:auth_?)?token)['\"]?\s*[:=]\s*[\"']?(?P<v>[0-9a-f]{32})(?![A-Za-z0-9])"), ("twilio",)),
     Pattern("SECRET_AZURE_STORAGE_KEY", re.compile(
@@ -931,7 +949,7 @@ PATTERNS: tuple[Pattern, ...] = (
             ("ptr_",), fake=lambda v: _is_fake_token(v) or not _looks_random(v)),
     Pattern("SECRET_VENDOR_TOKEN", re.compile(
         r"(?<![A-Za-z0-9])[A-Za-z0-9]{64}_[A-Za-z0-9]{4}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-        r"(?![A-Za-z0-9-])"), ()),
+        r"(?![A-Za-z0-9-])"), (), run=78),
     Pattern("SECRET_VENDOR_TOKEN", re.compile(r"(?i:\bpercy_token[\"']?\s*[:=]\s*[\"']?)(?P<v>[0-9a-fA-F]{64})(?![0-9a-fA-F])"),
             ("percy_token",)),
     # Vendor formats whose fixed part is a run or a structure rather than a name (issue 47): X (Twitter)
@@ -962,7 +980,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("SECRET_PASSWORD", re.compile(
         r"(?:\bauth\s*=\s*[\(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|HTTPProxyAuth)\(|\.login\()"
         r"\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[\w.\[\]'\"]+)\s*,\s*(?P<q>[\"'])(?P<v>[^\"'\n]+)(?P=q)"),
-            ("auth", ".login("), fake=_is_fake_keyed),
+            ("auth", ".login("), fake=_is_fake_keyed, screen=lambda text: "Auth(" in text or ".login(" in text
+                                                                           or AUTH_ASSIGNED.search(text) is not None),
     Pattern("SECRET_PASSWORD", re.compile(
         r"://(?<=[A-Za-z0-9]://)[^\s:/?#@'\"<>]{0,64}:(?P<v>[^\s/?#@'\"<>]{1,128})@(?=[\w\[])"),
             ("://",), fake=_is_fake_keyed),
@@ -976,7 +995,8 @@ PATTERNS: tuple[Pattern, ...] = (
 
 def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
     for rank, pattern in enumerate(PATTERNS):
-        if not _mentions(lower, pattern.literals):
+        if not _mentions(lower, pattern.literals) or not _may_hold_run(text, lower, pattern.run) \
+                or pattern.screen and not pattern.screen(text):
             continue
         group = "v" if "v" in pattern.regex.groupindex else 0
         for match in pattern.regex.finditer(text):
@@ -1141,7 +1161,8 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
         for match in COMMAND_PASSWORD.finditer(text):
             yield from _value_finding(match, "SECRET_PASSWORD")
     if "=" in text:
-        for name in INLINE_NAME.finditer(text):  # names first: a quoted value may hold more assignments
+        # names first: a quoted value may hold more assignments; a secret name holds one of SECRET_NAME_WORDS
+        for name in _screened(INLINE_NAME, text, lower, SECRET_NAME_WORDS):
             match = INLINE_VALUE.match(text, name.end()) if _is_secret_name(name.group("name")) else None
             if match is None:
                 continue
@@ -1233,17 +1254,19 @@ def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
     tokens, Azure SAS signatures, GCP key ids, bare AWS secrets and tokens split over literals."""
     simple = ((DB_URL, "SECRET_PASSWORD", "://", _is_fake_keyed), (GO_DSN, "SECRET_PASSWORD", "@tcp(", _is_fake_keyed),
               (GO_DSN, "SECRET_PASSWORD", "@unix(", _is_fake_keyed),
-              (POSITIONAL_TOKEN, "SECRET_TWILIO_KEY", "ac", _is_fake_token),
+              (POSITIONAL_TOKEN, "SECRET_TWILIO_KEY", "ac", _is_fake_token),  # "AC" + 32 hex: a run of 34
               (DOCKER_AUTH, "SECRET_DOCKER_AUTH", '"auth"', lambda v: not _decodes_to_credentials(v)),
               (TELEGRAM, "SECRET_TELEGRAM_TOKEN", ":aa", _is_fake_token), (AZURE_SAS, "SECRET_AZURE_SAS", "sig=", _is_fake_token),
               (GCP_KEY_ID, "SECRET_GCP_SERVICE_ACCOUNT", "private_key_id", _is_fake_token))
     for regex, kind, literal, fake in simple:
-        if literal in lower:
-            for match in regex.finditer(text):
+        if literal in lower and (regex is not POSITIONAL_TOKEN or _may_hold_run(text, lower, 34)):
+            # DB_URL's matches lie in one line, through "://"; the others run on the whole text
+            matches = _screened(regex, text, lower, ("://",)) if regex is DB_URL else regex.finditer(text)
+            for match in matches:
                 group = "v" if "v" in regex.groupindex else 0
                 if not fake(match.group(group)):
                     yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, match.group(group))
-    if "password" in lower or "requirepass" in lower or "masterauth" in lower or ":" in text:
+    if ("password" in lower or "requirepass" in lower or "masterauth" in lower or ":" in text) and _config_password_possible(text):
         for match in CONFIG_PASSWORD.finditer(text):
             group = next(g for g in ("v", "r", "p") if match.group(g) is not None)
             value = match.group(group)  # test files' "#pass" and "pa#ss" are the word "pass"
@@ -1256,13 +1279,28 @@ def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
         yield from _concatenated_findings(text)
 
 
+PGPASS_PORT = re.compile(r":(?:\d{1,5}|\*):")  # every .pgpass match of CONFIG_PASSWORD holds this
+
+
+def _config_password_possible(text: str) -> bool:
+    """False only where CONFIG_PASSWORD cannot match: its (case-sensitive) branches need ``login``,
+    ``requirepass``/``masterauth``, or a ``.pgpass`` line's ``:port:``."""
+    return "login" in text or "requirepass" in text or "masterauth" in text or PGPASS_PORT.search(text) is not None
+
+
+ENV_DEFAULT_LITERALS = ("getenv", "environ.get", "env.get", "env.fetch", "process.env", "env.str", "config(")
+SIGIL_LITERALS = ("$", ":=")
+HEX_ASSIGNMENT_LITERALS = ("token", "secret", "key", "pass", "auth")
+PROSE_HEX_LITERALS = (" is ", " was ", "=", ":")
+
+
 def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
     """Env lookups with a literal default and sigil/``:=`` assignments, when the name is a secret's."""
-    sources = [(ENV_DEFAULT, ("getenv", "environ.get", "env.get", "env.fetch", "process.env", "env.str", "config("))]
-    sources.append((SIGIL_ASSIGNMENT, ("$", ":=")))
-    if HEX_RUN.search(text):  # both need a 32-hex value: most texts have none, and the scans are costly
-        sources.append((HEX_ASSIGNMENT, ("token", "secret", "key", "pass", "auth")))
-        sources.append((PROSE_HEX, (" is ", " was ", "=", ":")))
+    sources = [(ENV_DEFAULT, ENV_DEFAULT_LITERALS), (SIGIL_ASSIGNMENT, SIGIL_LITERALS)]
+    # both need a 32-hex value: most texts have none, and the scans are costly
+    if _may_hold_run(text, lower, 32) and HEX_RUN.search(text):
+        sources.append((HEX_ASSIGNMENT, HEX_ASSIGNMENT_LITERALS))
+        sources.append((PROSE_HEX, PROSE_HEX_LITERALS))
     for regex, literals in sources:
         if not _mentions(lower, literals):
             continue
@@ -1356,6 +1394,14 @@ def _plugins() -> tuple[tuple[RegexBasedDetector, str, tuple[str, ...]], ...]:
     return tuple((cls(), kind, literals) for cls, (kind, literals) in PLUGINS.items())
 
 
+@functools.cache
+def _gates() -> Gates:
+    """Every literal ``_mentions`` is asked about, answered together once per text."""
+    return Gates(frozenset(literal for group in (*(p.literals for p in PATTERNS), *(g for _, g in PLUGINS.values()),
+                                                 ENV_DEFAULT_LITERALS, SIGIL_LITERALS, HEX_ASSIGNMENT_LITERALS,
+                                                 PROSE_HEX_LITERALS) for literal in group))
+
+
 def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
     """Each plugin's values (``analyze_string``) on the lines its regexes hit, located in those lines."""
     for plugin, kind, literals in _plugins():
@@ -1416,6 +1462,7 @@ KEYWORD_RANK = PLUGIN_RANK + 1
 # Lines worth a closer look: every KeywordDetector keyword and every secret name below has one of these.
 SECRET_WORD = re.compile(r"pass|pw|secret|key|token|auth|credential|contrase|(?<![a-z0-9])pat\b")
 SECRET_WORD_ANY_CASE = re.compile(SECRET_WORD.pattern, re.IGNORECASE)
+SECRET_WORD_LITERALS = ("pass", "pw", "secret", "key", "token", "auth", "credential", "contrase", "pat")
 KEYWORD_DETECTOR = KeywordDetector()
 KEYWORDS = re.compile("|".join(DENYLIST))  # detect-secrets' keyword list, matched on lowercased lines
 MAX_KEYWORD_LINE = 4000  # longer lines (minified code, data) are scanned in windows around the keywords
@@ -1435,15 +1482,39 @@ SECRET_NAME = re.compile(
     r"subscription|webhook|deploy|consumer|license|shared|jwt|signature|bearer|admin|root|service)_?key)$"
     r"|(?:^|_)(?:bind|root|db|admin|user|master)pw$|(?:password|passwd|passphrase|secret|token|auth)$|_pat$"
     r"|(?:api|app|access|private|secret|signing|encryption|master|server)key$")
+# Every SECRET_NAME alternative holds one of these (``passwd``/``passphrase``: pass, ``pwd``: pw, ``*_key``:
+# key, ``_pat``: pat), none with ``_`` inside, so a name that ``_is_secret_name`` accepts holds one in its
+# lowercase: a line screen for the scans that keep only secret names (docs/design/secret-screen.md).
+SECRET_NAME_WORDS = ("pass", "pw", "secret", "key", "token", "auth", "credential", "pat")
 NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})  # the shell's working directories, not passwords
 # Unquoted values in code are names and literals, not secrets: identifiers, numbers, booleans.
 CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|[\d._]+|0[xXoObB][\da-fA-F_]+[lLuU]*|(?i:true|false|yes|no|on|off|null|none)")
 
 
-def _secret_word_lines(text: str, lower: str) -> Iterator[tuple[int, int]]:
+def _secret_word_lines(text: str, lower: str) -> list[tuple[int, int]]:
+    """The segments that contain a secret word (cached per ``Lowered`` text: several scans use them)."""
+    if not isinstance(lower, Lowered):
+        return list(_secret_word_segments(text, lower))
+    segments = lower.__dict__.get("_secret_word_segments")
+    if segments is None:
+        segments = lower.__dict__["_secret_word_segments"] = list(_secret_word_segments(text, lower))
+    return segments
+
+
+def _has_secret_word(text: str, lower: str) -> bool:
+    """``SECRET_WORD.search(lower)``, from the cached segments where their offsets are the text's."""
+    if isinstance(lower, Lowered) and len(lower) == len(text):
+        return bool(_secret_word_lines(text, lower))
+    return SECRET_WORD.search(lower) is not None
+
+
+def _secret_word_segments(text: str, lower: str) -> Iterator[tuple[int, int]]:
     """The segments that contain a secret word (one regex pass over the lowercased text)."""
     # lower() can change lengths ("İ" -> "i̇"), and then its offsets are not the text's.
-    matches = SECRET_WORD.finditer(lower) if len(lower) == len(text) else SECRET_WORD_ANY_CASE.finditer(text)
+    if len(lower) != len(text):
+        matches: Iterator[re.Match[str]] = SECRET_WORD_ANY_CASE.finditer(text)
+    else:  # SECRET_WORD matches within a line, on a line holding one of its literals (exact: lines_with)
+        matches = _screened(SECRET_WORD, lower, lower, SECRET_WORD_LITERALS)
     last_end = -1
     for match in matches:
         if match.start() >= last_end:
@@ -1541,6 +1612,9 @@ KEYED_QUOTED = re.compile(  # a lookahead, so a rejected pair never hides the ne
     r"|(?P<sql>(?i:\bidentified(?:[ \t]+with[ \t]+\w+)?[ \t]+by|\bpassword)[ \t]))"
     r"[ \t]*(?:(?P<wrap>[A-Za-z_][\w:.]{0,40})\([ \t]*)?[rbuRBU]{0,2}"
     r"(?:\"(?P<dq>[^\"\n]{1,400})\"|'(?P<sq>[^'\n]{1,400})'|`(?P<bq>[^`\n]{1,400})`))")
+# KEYED_QUOTED matches within one line, and a match yields only if its name is a secret's (each
+# SECRET_NAME alternative holds one of these words) or it is the SQL branch (``identified``/``password``).
+KEYED_SCREEN = (*SECRET_NAME_WORDS, "identified")
 # Builder and setter calls pass a value; calls that look a secret up, check or derive one take its name or a guess.
 LOOKUP_CALL = re.compile(r"(?i)^(?:get|check|verify|validate|hash|load|read|fetch|find|lookup|parse|decode|decrypt|is|has|"
                          r"generate|gen|make|create|reset|revoke|delete|del|remove|rotate|prompt|ask|input|request|"
@@ -1555,6 +1629,7 @@ URL_USERINFO_PASSWORD = re.compile(
 CONNECTION_PASSWORD = re.compile(
     r"(?:(?<=;)|(?<=^)|(?<=[\"']))[ \t]*(?i:password|pwd|user[ ]?password|accountkey|sharedaccesskey)[ \t]*=[ \t]*"
     r"(?P<v>[^;\"'\n]{1,200})(?=;|[\"']|$)", re.MULTILINE)
+CONNECTION_WORDS = ("password", "pwd", "accountkey", "sharedaccesskey")
 # ``NAME=value`` in prose, .env and config text, where the value runs to whitespace or a quote (in shell,
 # ``;``, ``&`` and ``|`` end it, and ``INLINE_VALUE`` reads it).
 INLINE_LITERAL = re.compile(r"(?<![\w$.{-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,60})=(?P<v>[^\s'\"`]{6,400})")
@@ -1563,11 +1638,23 @@ INLINE_LITERAL = re.compile(r"(?<![\w$.{-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,60
 SPACED_PAIR = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.-]{1,60})[ \t]+(?P<v>[^\s]{6,200})[ \t]*$")
 
 
+def _screened(regex: re.Pattern[str], text: str, lower: str, literals: tuple[str, ...]) -> Iterator[re.Match[str]]:
+    """``regex.finditer(text)``, run only on the lines holding one of ``literals`` where that is exact:
+    ``regex`` never matches across a newline and yields nothing the caller keeps without one of
+    ``literals`` on the line (each caller's screen says why; docs/design/secret-screen.md)."""
+    blocks = lines_with(text, lower, literals)
+    if blocks is None:
+        yield from regex.finditer(text)
+        return
+    for start, end in blocks:
+        yield from regex.finditer(text, start, min(end + 1, len(text)))  # the newline too: lookaheads see it
+
+
 def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
     """Values a secret's key names (``KEYED_QUOTED``, URL user-info, connection strings, space-separated
     config pairs), whatever their characters, unless ``_is_fake_keyed``."""
-    if SECRET_WORD.search(lower) or "identified" in lower:
-        for match in KEYED_QUOTED.finditer(text):
+    if _has_secret_word(text, lower) or "identified" in lower:
+        for match in _screened(KEYED_QUOTED, text, lower, KEYED_SCREEN):
             name = next(match.group(g) for g in ("name", "call", "arg", "macro", "sql") if match.group(g) is not None)
             if match.group("call") is not None and LOOKUP_CALL.match(name):
                 continue
@@ -1579,11 +1666,11 @@ def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) or match.group("sql") else "SECRET_HIGH_ENTROPY"
                 yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
     if "://" in text:
-        for match in URL_USERINFO_PASSWORD.finditer(text):
+        for match in _screened(URL_USERINFO_PASSWORD, text, lower, ("://",)):  # one line, through "://"
             if not _is_fake_keyed(match.group("v")):
                 yield Finding(match.start("v"), match.end("v"), "SECRET_PASSWORD", KEYWORD_RANK, match.group("v"))
     if "=" in text and ("password" in lower or "pwd" in lower or "accountkey" in lower or "sharedaccesskey" in lower):
-        for match in CONNECTION_PASSWORD.finditer(text):
+        for match in _screened(CONNECTION_PASSWORD, text, lower, CONNECTION_WORDS):  # one line, holding one
             value = match.group("v").strip()
             if ";" not in text[max(0, match.start() - 1):match.end() + 1]:
                 continue  # a connection string's pairs are joined by ";": ``pwd = os.getcwd()`` is code
@@ -1623,7 +1710,7 @@ CODE_LIKE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[[\w., ]*\]|\([\w., 
 def _prose_findings(text: str, lower: str) -> Iterator[Finding]:
     """Generated-looking values a secret's name introduces in prose (markdown, issues, a transcript's
     turns, notebook text): letters and a digit, and an upper-case letter or a symbol, or 32+ hex."""
-    if not SECRET_WORD.search(lower):
+    if not _has_secret_word(text, lower):
         return
     for regex, strict in ((PROSE_SECRET, False), (PROSE_ADJACENT, True)):
         for match in regex.finditer(text):

@@ -127,6 +127,9 @@ def find_conversations(value: Any) -> list[Found]:
         if kind == "pairs":  # pairs (or utterances) as the turns or the tool-call events they are
             node = pair_turns(node, key) or string_turns(node, key)
             kind = "events" if is_tool_event(node[0]) else "turns"
+        if kind == "exchanges" and not chain:  # a file that is a list of exchanges: a dataset, one per row
+            found += [Found(f"{path}[{i}]", [item], kind, item, str(i), ()) for i, item in enumerate(node)]
+            continue
         if kind == "calls" and not is_call_run(node):  # a dataset of calls: each call is its own record
             found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
                       for i, call in enumerate(node)]
@@ -246,6 +249,8 @@ def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
         return "events"
     if pair_turns(node, key) is not None or string_turns(node, key) is not None:
         return "pairs"
+    if is_exchange_list(node):
+        return "exchanges"
     return "mixed" if is_mixed_log(node, key) else None
 
 
@@ -271,6 +276,33 @@ def tree_branch(node: Any, record: dict | None) -> list | None:
     turns = [n["message"] for n in reversed(branch) if isinstance(n.get("message"), dict)
              and speaker_of(n["message"]) and has_text_or_calls(n["message"])]
     return turns if is_turn_list(turns) else None
+
+
+def is_exchange(item: Any) -> bool:
+    """One exchange kept as fields named by role (``{user: text, assistant: text[, tool_calls: [...]]}``)."""
+    if not isinstance(item, dict) or speaker_of(item) is not None:
+        return False
+    roles = {ROLE_ALIASES.get(str(k).lower()) for k, v in item.items() if isinstance(v, str) and v.strip()}
+    return {"user", "assistant"} <= roles
+
+
+def is_exchange_list(items: Any) -> bool:
+    return isinstance(items, list) and bool(items) and all(is_exchange(item) for item in items[:200])
+
+
+def exchange_messages(items: list) -> list[dict[str, Any]]:
+    """Each exchange's user (and system) text, then the tool calls it logs and their results, then the
+    model's text: the calls were made before the reply that reports them."""
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        fields = [(ROLE_ALIASES.get(str(k).lower()), v) for k, v in item.items() if isinstance(v, str) and v.strip()]
+        messages += [message(role, text) for role, text in fields if role in ("system", "user")]
+        for value in item.values():
+            if isinstance(value, list) and value and all(is_tool_event(event) for event in value):
+                messages += tool_event_messages(value)
+        messages += [message(role, text, observation=role == "tool") for role, text in fields
+                     if role in ("assistant", "tool")]
+    return messages
 
 
 def string_turns(items: Any, key: str) -> list | None:
@@ -355,15 +387,22 @@ def own_turns(item: Found, longest: Found) -> bool:
 
 
 def record_field(holders: list[dict], keys: tuple[str, ...]) -> str:
-    return next((value for holder in holders for key in keys if isinstance(value := holder.get(key), str)
-                 and value.strip()), "")
+    """The first text a holder keeps under one of ``keys``, written snake_case or camelCase
+    (``task_description`` / ``taskDescription``)."""
+    return next((value for holder in holders for key in keys for spelling in (key, camel_case(key))
+                 if isinstance(value := holder.get(spelling), str) and value.strip()), "")
+
+
+def camel_case(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(word.capitalize() for word in rest)
 
 
 def record_id(found: Found) -> str:
     """The run's own id: an id field of its record, else of the objects above it (nearest first), else
     the record's key where it sits in an object keyed by ids (``{"6238": {...}}``)."""
     for holder in [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]:
-        for key in ID_KEYS:
+        for key in (spelling for name in ID_KEYS for spelling in (name, camel_case(name))):
             value = holder.get(key)
             if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
                 return str(value)
@@ -424,7 +463,7 @@ def reward_verdict(holders: list[dict]) -> bool | None:
 def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Transcript:
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
     read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": call_messages,
-            "events": tool_event_messages, "mixed": mixed_log_messages, "text": lambda items: text_run(items[0])}[found.kind]
+            "events": tool_event_messages, "mixed": mixed_log_messages, "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
     messages = flag_text_observations(opening(messages, holders) + messages + closing(messages, holders))
     extra = {"path": found.path, "layout": found.kind}

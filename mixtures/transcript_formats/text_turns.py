@@ -176,10 +176,11 @@ def log_messages(text: str) -> list[str]:
     return messages
 
 
-def logged_calls(text: Any) -> list[dict[str, str]]:
-    """The calls a log records: a record labelled as a prompt (``PROMPT:``, ``VALUE PROMPT:``) and the
-    next labelled record, when it is labelled as a response with the same qualifier (``RESPONSE:``, ``VALUE
-    OUTPUTS:``; a test runner's ``input:`` then ``expected vs code output:`` is no call)."""
+def logged_calls(text: Any) -> list[dict[str, Any]]:
+    """The calls a log records: a record labelled as a prompt (``PROMPT:``, ``VALUE PROMPT:``; or the
+    prompt's messages, ``system:`` then ``user:``) and the next labelled record, when it is labelled as a
+    response with the same qualifier (``RESPONSE:``, ``VALUE OUTPUTS:``; a test runner's ``input:`` then
+    ``expected vs code output:`` is no call)."""
     if not isinstance(text, str) or not LOG_START.search(text):
         return []
     calls, pending, asked = [], None, ""
@@ -187,10 +188,14 @@ def logged_calls(text: Any) -> list[dict[str, str]]:
         label = LOG_LABEL.match(record)
         word = label.group(1).strip().lower().split()[-1] if label and label.group(1).strip() else ""
         qualifier = " ".join(label.group(1).strip().lower().split()[:-1]) if word else ""
-        if word in PROMPT_WORDS:
-            pending, asked = record[label.end():].strip(), qualifier
-        elif word in RESPONSE_WORDS and pending and qualifier == asked:  # VALUE PROMPT -> VALUE OUTPUTS, not
-            calls.append({"prompt": pending, "response": record[label.end():].strip()})  # input -> test output
+        body = record[label.end():].strip() if label else ""
+        if word in ("system", "user") and not qualifier:  # a prompt logged message by message, by role
+            turns = pending if isinstance(pending, list) and word == "user" else []
+            pending, asked = [*turns, {"role": word, "content": body}], ""
+        elif word in PROMPT_WORDS:
+            pending, asked = body, qualifier
+        elif word in (*RESPONSE_WORDS, "assistant") and pending and qualifier == asked:  # VALUE PROMPT ->
+            calls.append({"prompt": pending, "response": body})  # VALUE OUTPUTS, not input -> test output
             pending = None
         elif label:  # another labelled record between them: what was logged as input was answered by none
             pending = None

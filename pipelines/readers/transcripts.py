@@ -144,11 +144,48 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         parsed = parse_json(data)
     except JSON_ERRORS as error:
         text = _utf8_or_none(data) if forced is None else None
-        transcripts = parse_text(text) if text is not None else None
-        tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
-        return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
+        parsed = _json_with_comments(text) if text is not None else None
+        if parsed is None:
+            transcripts = parse_text(text) if text is not None else None
+            tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
+            return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
     return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers)
+
+
+def _json_with_comments(text: str) -> Any:
+    """The value of JSON written with ``//`` and ``/* */`` comments (JSONC, as editors and hand-kept
+    fixtures write it), or None when the text is no such JSON. Comments are cut outside strings only."""
+    if "//" not in text and "/*" not in text:
+        return None
+    out, index, quoted = [], 0, False
+    while index < len(text):
+        char = text[index]
+        if quoted:
+            out.append(char)
+            if char == "\\":
+                out.append(text[index + 1:index + 2])
+                index += 1
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+            out.append(char)
+        elif text.startswith("//", index):
+            index = text.find("\n", index)
+            index = len(text) if index < 0 else index
+            continue
+        elif text.startswith("/*", index):
+            index = text.find("*/", index + 2)
+            index = len(text) if index < 0 else index + 2
+            continue
+        else:
+            out.append(char)
+        index += 1
+    try:
+        return parse_json("".join(out).encode("utf-8"))
+    except JSON_ERRORS:
+        return None
 
 
 def _json_lines(data: bytes) -> bool:

@@ -383,3 +383,52 @@ def test_labels_alone_are_no_speakers_and_a_test_runners_input_is_no_prompt() ->
            f"{stamp}response:\ndef solve(): pass\n{stamp}PROMPT: write a sorter\n{stamp}RESPONSE: sorted(xs)\n")
     (transcript,) = parse_text(log)
     assert said(transcript.messages) == [("user", "write a sorter"), ("assistant", "sorted(xs)")]
+
+
+def test_exchanges_kept_as_fields_named_by_role_and_a_camel_case_task() -> None:
+    """Found by the third holdout (after its one run): exchanges kept as ``{user, assistant, tool_calls:
+    [{tool_name, args, result}]}`` (a real run's turns and calls laid out so here), and a step list whose
+    task sits under ``taskDescription``. Under a key the exchanges are one conversation (the calls before the
+    reply that reports them); a file that is a list of them is a dataset, one transcript per exchange."""
+    traj = TAU[2]["traj"]
+    task = next(m["content"] for m in traj if m["role"] == "user")
+    calls = [(m["tool_calls"][0]["function"], traj[i + 1]["content"]) for i, m in enumerate(traj) if m.get("tool_calls")]
+    final = next(m["content"] for m in reversed(traj) if m["role"] == "assistant" and m["content"])
+    exchange = {"user": task, "assistant": final, "tool_calls": [
+        {"tool_name": f["name"], "args": json.loads(f["arguments"]), "result": result} for f, result in calls]}
+    (run,) = parse_json_value({"id": "x1", "chat_history": [exchange, {"user": "thanks!", "assistant": "You are welcome."}]})
+    assert [m["role"] for m in run.messages] == ["user"] + ["assistant", "tool"] * len(calls) + ["assistant", "user", "assistant"]
+    assert [m["content"] for m in run.messages[2:2 * len(calls) + 1:2]] == [result for _, result in calls]
+    assert len(parse_json_value([exchange, {"user": "thanks!", "assistant": "You are welcome."}])) == 2
+    steps = [{"action": m["tool_calls"][0]["function"]["name"], "observation": r} for m, r in
+             ((m, traj[i + 1]["content"]) for i, m in enumerate(traj) if m.get("tool_calls"))]
+    (episode,) = parse_json_value({"7": {"history": {"taskDescription": task, "history": steps}}})
+    assert episode.messages[0]["role"] == "user" and episode.messages[0]["content"] == task
+
+
+def test_a_log_of_prompts_written_message_by_message() -> None:
+    """Found by the third holdout (after its run): a loguru log whose calls are logged as ``system:``,
+    ``user:`` and ``response:`` records (the prompt message by message): each is a call."""
+    stamp = "2024-01-02 15:24:36.627 | DEBUG    | llm.ai_handler:chat_completion:{} - "
+    log = "".join(f"{stamp.format(112)}system:\nBe brief.\n{stamp.format(113)}user:\nname a {kind} number\n"
+                  f"{stamp.format(137)}response:\n{n}\n" for kind, n in (("prime", 7), ("square", 9)))
+    transcripts = parse_text(log)
+    assert [said(t.messages) for t in transcripts] == [
+        [("system", "Be brief."), ("user", f"name a {kind} number"), ("assistant", str(n))]
+        for kind, n in (("prime", 7), ("square", 9))]
+
+
+def test_json_written_with_comments_is_read_as_the_json_it_holds(tmp_path: Path) -> None:
+    """Found by the third holdout (after its run): a run file with ``//`` comments (JSONC) was a JSON
+    error. The comments are cut outside strings; a ``//`` inside a string stays."""
+    original = SHAPE / "taskweaver-raw_exp_test-session-1.json"
+    text = original.read_text()
+    commented = "// a session, kept by hand\n" + text.replace('"rounds": [', '"rounds": [ /* two rounds */', 1)
+    commented = commented.replace('"enabled": true,', '"enabled": true, // see https://example.org/x', 1)
+    assert commented != text and "https://" in commented, "guard: comments added"
+    path = tmp_path / "session.json"
+    path.write_text(commented)
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits())
+    (document,) = list(read_location(source, str(path)))
+    (reference,) = list(read_location(source, str(original)))
+    assert document.metadata["messages"] == reference.metadata["messages"]
