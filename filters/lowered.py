@@ -12,6 +12,7 @@ Proof and measurements: docs/design/secret-screen.md.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 WORD = re.compile(r"\w+")
 
@@ -20,7 +21,7 @@ class Lowered(str):
     """``text.lower()`` (pass the lowered string); ``in`` is exact, only faster for absent literals."""
 
     _vocabulary: str  # built on the first gate (no __slots__: str subtypes cannot have them)
-    _lines: dict[tuple[str, ...], list[tuple[int, int]]]  # lines_with's blocks per literal set
+    _lines: dict[Any, list[tuple[int, int]]]  # lines_with's blocks per literal set, and lines per literal
     _longest: int
 
     def vocabulary(self) -> str:
@@ -120,22 +121,32 @@ def lines_with(text: str, lower: str, literals: tuple[str, ...]) -> list[tuple[i
         cache = lower._lines = {}
     blocks = cache.get(literals)
     if blocks is None:
-        blocks = cache[literals] = _line_blocks(text, lower, literals)
+        lines: set[tuple[int, int]] = set()
+        for literal in literals:  # each literal's lines found once per text, whichever sets hold it
+            found = cache.get(literal)
+            if found is None:
+                found = cache[literal] = _lines_of(text, lower, literal)
+            lines.update(found)
+        blocks = cache[literals] = _joined(lines)
     return blocks
 
 
-def _line_blocks(text: str, lower: str, literals: tuple[str, ...]) -> list[tuple[int, int]]:
-    lines: set[tuple[int, int]] = set()
-    for literal in literals:
-        if literal not in lower:  # the vocabulary answers most of these
-            continue
-        position = str.find(lower, literal)
-        while position >= 0:
-            start = text.rfind("\n", 0, position) + 1
-            end = text.find("\n", position)
-            end = len(text) if end < 0 else end
-            lines.add((start, end))
-            position = str.find(lower, literal, end + 1)
+def _lines_of(text: str, lower: str, literal: str) -> list[tuple[int, int]]:
+    lines: list[tuple[int, int]] = []
+    if literal not in lower:  # the vocabulary answers most of these
+        return lines
+    position = str.find(lower, literal)
+    while position >= 0:
+        start = text.rfind("\n", 0, position) + 1
+        end = text.find("\n", position)
+        end = len(text) if end < 0 else end
+        lines.append((start, end))
+        position = str.find(lower, literal, end + 1)
+    return lines
+
+
+def _joined(lines: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Lines sorted, neighbours joined into one block (one regex call instead of one per line)."""
     blocks: list[tuple[int, int]] = []
     for start, end in sorted(lines):
         if blocks and start <= blocks[-1][1] + 1:
