@@ -40,6 +40,10 @@ class Lowered(str):
             self._longest = max(map(len, self.vocabulary().split("\n")))  # "" at both ends: 0 at least
             return self._longest
 
+    def long_runs(self, length: int) -> str:
+        """The vocabulary's runs of at least ``length`` characters, one per line (ASCII texts: their own)."""
+        return "\n".join(run for run in self.vocabulary().split("\n") if len(run) >= length)
+
     def mentioned(self, gates: Gates) -> frozenset[str]:
         """The literals of ``gates`` that occur in this text, answered together (cached per ``gates``)."""
         cache = self.__dict__.setdefault("_mentioned", {})

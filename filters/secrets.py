@@ -1294,11 +1294,32 @@ HEX_ASSIGNMENT_LITERALS = ("token", "secret", "key", "pass", "auth")
 PROSE_HEX_LITERALS = (" is ", " was ", "=", ":")
 
 
+# A kept SIGIL_ASSIGNMENT names a secret (``_is_secret_name``: its lowercase ends with one of these, see
+# SECRET_NAME) and assigns it right after the name: ``name\s*:?=``.
+SECRET_NAME_ASSIGNED = re.compile(r"(?:word|wd|pass|secret|token|key|credentials?|base|phrase|auth|pw|pat)\s*:?=")
+HEX_RUN_LOWER = re.compile(r"[0-9a-f]{32}")
+
+
+def _sigil_possible(text: str, lower: str) -> bool:
+    """False only where no SIGIL_ASSIGNMENT match can be kept (ASCII texts: lowercase is exact)."""
+    return not (isinstance(lower, Lowered) and text.isascii()) or SECRET_NAME_ASSIGNED.search(lower) is not None
+
+
+def _holds_hex_run(text: str, lower: str) -> bool:
+    """``HEX_RUN.search(text)``; in an ASCII text 32 hex digits in a row lie in one word run of 32 or more,
+    so only the vocabulary's long runs are searched."""
+    if isinstance(lower, Lowered) and text.isascii():
+        return lower.longest_run() >= 32 and HEX_RUN_LOWER.search(lower.long_runs(32)) is not None
+    return HEX_RUN.search(text) is not None
+
+
 def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
     """Env lookups with a literal default and sigil/``:=`` assignments, when the name is a secret's."""
-    sources = [(ENV_DEFAULT, ENV_DEFAULT_LITERALS), (SIGIL_ASSIGNMENT, SIGIL_LITERALS)]
+    sources = [(ENV_DEFAULT, ENV_DEFAULT_LITERALS)]
+    if _sigil_possible(text, lower):
+        sources.append((SIGIL_ASSIGNMENT, SIGIL_LITERALS))
     # both need a 32-hex value: most texts have none, and the scans are costly
-    if _may_hold_run(text, lower, 32) and HEX_RUN.search(text):
+    if _holds_hex_run(text, lower):
         sources.append((HEX_ASSIGNMENT, HEX_ASSIGNMENT_LITERALS))
         sources.append((PROSE_HEX, PROSE_HEX_LITERALS))
     for regex, literals in sources:

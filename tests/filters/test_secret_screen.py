@@ -72,3 +72,15 @@ def test_secret_word_segments_are_the_unscreened_ones():
                 start, last_end = secrets._segment(text, match.start())
                 expected.append((start, last_end))
         assert secrets._secret_word_lines(text, lower) == expected and expected
+
+
+def test_whole_text_screens_pass_wherever_the_scan_finds_something():
+    texts = [*_texts(), "$api_token = 'Zx9kQ2mP7rT4'\nkey := \"0123456789abcdef0123456789ABCDEF\"\n"]
+    kept = hexes = 0
+    for text in texts:
+        lower = Lowered(text.lower())
+        sigil = [m for m in secrets.SIGIL_ASSIGNMENT.finditer(text) if secrets._is_secret_name(m.group("name"))]
+        assert secrets._sigil_possible(text, lower) or not sigil
+        assert secrets._holds_hex_run(text, lower) == (secrets.HEX_RUN.search(text) is not None)
+        kept, hexes = kept + len(sigil), hexes + (secrets.HEX_RUN.search(text) is not None)
+    assert kept and hexes and not all(secrets._sigil_possible(t, Lowered(t.lower())) for t in texts)
