@@ -1,6 +1,6 @@
 """Secret detection/redaction speed: MB of a corpus redacted per CPU second, by checkout.
 
-    PYTHONSAFEPATH=1 .venv/bin/python -m bench.redaction_speed CORPUS --tree /tmp/old-tree --tree . [--rounds 3]
+    PYTHONPATH=. PYTHONSAFEPATH=1 .venv/bin/python -m bench.redaction_speed CORPUS --tree /tmp/old-tree --tree . [--rounds 3]
 
 ``CORPUS`` is a folder ``bench.mixed_corpus`` wrote. Each round runs every ``--tree`` in turn (the order
 rotated each round), each in a fresh process with ``PYTHONPATH=<tree>``, which reads the corpus, then
