@@ -21,7 +21,7 @@ from torch.distributed.checkpoint.planner import LoadPlanner
 
 from codemix.config import ConfigError
 from codemix.pretrain.hf.convert import ExportUnit, Layout, export_units
-from codemix.pretrain.hf.shards import SCALE_SUFFIX, dequantize_block_fp8
+from codemix.pretrain.hf.shards import SCALE_SUFFIX, dequantize_block_fp8, read_into
 
 INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
@@ -221,10 +221,7 @@ class _ChunkPlanner(LoadPlanner):
         self.targets = targets  # by the read item's dest_index.index
 
     def resolve_tensor(self, read_item) -> torch.Tensor:
-        target = self.targets[read_item.dest_index.index]
-        for dim, (start, length) in enumerate(zip(read_item.dest_offsets, read_item.lengths)):
-            target = target.narrow(dim, start, length)
-        return target
+        return _narrow(self.targets[read_item.dest_index.index], read_item.dest_offsets, read_item.lengths)
 
     def commit_tensor(self, read_item, tensor: torch.Tensor) -> None:
         pass  # the read was copied into the view resolve_tensor gave
@@ -301,7 +298,7 @@ class CheckpointChunks:
                                          f"({info.transform_descriptors}); the hand-off reads plain torch_dist items")
                     target = planner.resolve_tensor(item).detach()
                     window = _Window(file, info.offset, info.length)
-                    if not _read_into(window, item, target):
+                    if not _read_contiguous(window, item, target):
                         window.seek(0)
                         stored = torch.load(window, map_location="cpu", weights_only=True)
                         target.copy_(_narrow(stored, item.storage_offsets, item.lengths))
@@ -343,7 +340,7 @@ class _Window(io.RawIOBase):
         return got
 
 
-def _read_into(window: _Window, item, target: torch.Tensor) -> bool:
+def _read_contiguous(window: _Window, item, target: torch.Tensor) -> bool:
     """Read ``item``'s part of a stored tensor straight into ``target`` when the part is one contiguous byte
     range of the target's dtype, native byte order; False when it is not (the caller loads and copies)."""
     with zipfile.ZipFile(window) as archive:
@@ -357,13 +354,7 @@ def _read_into(window: _Window, item, target: torch.Tensor) -> bool:
     if record is None or part.dtype != target.dtype or not part.is_contiguous() or not target.is_contiguous():
         return False
     window.seek(record + part.storage_offset() * part.element_size())
-    buffer = memoryview(target.view(torch.uint8).numpy()).cast("B")
-    done = 0
-    while done < len(buffer):
-        got = window.readinto(buffer[done:])
-        if not got:
-            raise ValueError(f"{item.storage_index.fqn}: the checkpoint file ends inside the tensor")
-        done += got
+    read_into(window, target.reshape(-1).view(torch.uint8), item.storage_index.fqn)
     return True
 
 

@@ -103,13 +103,13 @@ class HFShards:
         handle.seek(self.data_start[file] + begin)
         flat = tensor.reshape(-1)
         if dtype == stored:
-            _fill(handle, flat.view(torch.uint8), name)
+            read_into(handle, flat.view(torch.uint8), name)
             return tensor
         step = max(CAST_SLICE_BYTES // stored.itemsize, 1)
         staging = torch.empty(min(step, flat.numel()), dtype=stored)
         for start in range(0, flat.numel(), step):
             part = staging[:min(step, flat.numel() - start)]
-            _fill(handle, part.view(torch.uint8), name)
+            read_into(handle, part.view(torch.uint8), name)
             flat[start:start + part.numel()].copy_(part)
         return tensor
 
@@ -131,14 +131,14 @@ class HFShards:
 CAST_SLICE_BYTES = 16 << 20  # a cast while reading holds one slice of the stored bytes
 
 
-def _fill(handle, buffer: torch.Tensor, name: str) -> None:
-    """Read exactly ``buffer``'s bytes from ``handle`` into it."""
+def read_into(handle, buffer: torch.Tensor, name: str) -> None:
+    """Read exactly ``buffer``'s bytes (a contiguous uint8 view) from ``handle`` into it."""
     view = memoryview(buffer.numpy()).cast("B")
     done = 0
     while done < len(view):
         got = handle.readinto(view[done:])
         if not got:
-            raise ValueError(f"{getattr(handle, 'name', 'a shard')} ends inside {name}")
+            raise ValueError(f"{getattr(handle, 'name', 'the file')} ends inside {name}")
         done += got
 
 
