@@ -1,4 +1,4 @@
-"""Beam's repeated look-ups answered once: function signatures and pipeline-option views.
+"""Beam's repeated look-ups answered once: function signatures, DoFn state specs, pipeline-option views.
 
 Beam asks ``inspect.signature`` about every method of every DoFn whenever it builds, checks or
 serialises a ParDo, and again when a worker sets up a bundle processor (``userstate.get_dofn_specs``
@@ -11,6 +11,10 @@ in front of each:
 - ``get_signature``, for plain functions and bound methods, keyed by the function (binding drops the
   first parameter the same way for every instance); any other callable (a class, a builtin, a
   ``functools.partial``, an object with ``__call__``) is asked every time;
+- ``userstate.get_dofn_specs`` (the state and timer specs of a DoFn's methods' parameters), per DoFn
+  class and the bound methods its instance holds of its own; a class that makes attributes up
+  (``__getattr__``, ``__getattribute__`` or ``__dir__`` of its own) or an instance without a ``__dict__``
+  is asked every time;
 - ``PipelineOptions.view_as``, per options store and view class: a view holds nothing of its own but
   what it parsed from the flags (the same list), and reads and writes the store it shares with the
   options it came from, so the first view answers as a new one would.
@@ -25,7 +29,7 @@ import threading
 import types
 
 from apache_beam.options.pipeline_options import PipelineOptions
-from apache_beam.transforms import core, ptransform, util
+from apache_beam.transforms import core, ptransform, userstate, util
 from apache_beam.typehints import decorators
 
 # Modules that imported ``get_signature`` by name: each gets the memoised one.
@@ -62,6 +66,41 @@ def memoised(get_signature):
     return get_signature_once
 
 
+def _specs_key(dofn: object) -> tuple | None:
+    """What ``get_dofn_specs(dofn)`` depends on: the class (its methods' parameter defaults) and the bound
+    methods set on the instance (``beam.Map(obj.method)`` sets ``process``); None when attributes may come
+    from elsewhere."""
+    cls = type(dofn)
+    own = getattr(dofn, "__dict__", None)
+    if own is None or any(name in vars(kind) for kind in cls.__mro__[:-1]
+                          for name in ("__getattr__", "__getattribute__", "__dir__")):
+        return None
+    bound = tuple((name, value.__func__, type(value.__self__)) for name, value in own.items()
+                  if isinstance(value, types.MethodType))
+    return (cls, bound)
+
+
+def memoised_specs(get_dofn_specs):
+    """``get_dofn_specs`` answering each DoFn class (and its instance's own bound methods) from a memo;
+    each caller gets its own copies of the two sets."""
+    memo: dict[tuple, tuple[set, set]] = {}
+
+    def get_dofn_specs_once(dofn):
+        key = _specs_key(dofn)
+        if key is None:
+            return get_dofn_specs(dofn)
+        specs = memo.get(key)
+        if specs is None:
+            specs = get_dofn_specs(dofn)
+            with _lock:
+                memo[key] = specs
+        return set(specs[0]), set(specs[1])
+
+    get_dofn_specs_once.__wrapped_beam__ = get_dofn_specs
+    get_dofn_specs_once.__doc__ = get_dofn_specs.__doc__
+    return get_dofn_specs_once
+
+
 def memoised_views(view_as):
     """``PipelineOptions.view_as`` returning, per options store and class, the view it made first. The store
     and the flags are kept with the view, so a store's id is never reused while its entry lives."""
@@ -83,8 +122,8 @@ def memoised_views(view_as):
 
 
 def install() -> None:
-    """Put the memos in front of Beam's ``get_signature`` (in every module that uses it) and
-    ``PipelineOptions.view_as``, once."""
+    """Put the memos in front of Beam's ``get_signature`` (in every module that uses it),
+    ``userstate.get_dofn_specs`` and ``PipelineOptions.view_as``, once."""
     with _lock:
         original = decorators.get_signature
         if not hasattr(original, "__wrapped_beam__"):
@@ -92,5 +131,7 @@ def install() -> None:
             for module in _IMPORTERS:
                 if module.get_signature is original:
                     module.get_signature = once
+        if not hasattr(userstate.get_dofn_specs, "__wrapped_beam__"):
+            userstate.get_dofn_specs = memoised_specs(userstate.get_dofn_specs)
         if not hasattr(PipelineOptions.view_as, "__wrapped_beam__"):
             PipelineOptions.view_as = memoised_views(PipelineOptions.view_as)

@@ -1,6 +1,7 @@
 """The memos in front of Beam's look-ups (pipelines/beam_memos.py) answer what Beam's own functions answer:
 ``get_signature`` for every method of codemix's DoFns (and Beam is asked again for callables whose signature
-is not the function object's alone), ``PipelineOptions.view_as`` as a fresh view would."""
+is not the function object's alone), ``get_dofn_specs`` for codemix's DoFns and Beam's wrappers, stateful or
+not, ``PipelineOptions.view_as`` as a fresh view would."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import inspect
 import pkgutil
 
 import apache_beam as beam
+from apache_beam.coders import VarIntCoder
 from apache_beam.options.pipeline_options import (
     DebugOptions,
     DirectOptions,
@@ -21,7 +23,8 @@ from apache_beam.options.pipeline_options import (
 )
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-from apache_beam.transforms import core, ptransform, util
+from apache_beam.transforms import core, ptransform, userstate, util
+from apache_beam.transforms.userstate import BagStateSpec
 from apache_beam.typehints import decorators
 
 import codemix.pipelines
@@ -52,6 +55,7 @@ def test_installed_in_every_module_that_imported_get_signature():
     assert memo.__wrapped_beam__.__module__ == "apache_beam.typehints.decorators"
     assert core.get_signature is ptransform.get_signature is util.get_signature is memo
     assert PipelineOptions.view_as.__wrapped_beam__.__qualname__ == "PipelineOptions.view_as"
+    assert userstate.get_dofn_specs.__wrapped_beam__.__module__ == "apache_beam.transforms.userstate"
 
 
 def test_memo_answers_as_beam_does_for_codemix_dofns():
@@ -119,3 +123,38 @@ def test_option_views_answer_as_fresh_views_do():
     copied = copy.deepcopy(options)  # as beam.Pipeline copies its options
     copied.view_as(StandardOptions).runner = "FnApiRunner"
     assert options.view_as(StandardOptions).runner == "DirectRunner"
+
+
+SEEN = beam.DoFn.StateParam(BagStateSpec("seen", VarIntCoder()))
+
+
+class _Stateful(beam.DoFn):
+    def process(self, element, seen=SEEN):
+        yield element
+
+
+class _Holder:
+    def stateful(self, element, seen=SEEN):
+        return element
+
+    def plain(self, element):
+        return element
+
+
+def test_dofn_specs_answer_as_beam_does():
+    beam_memos.install()
+    original = userstate.get_dofn_specs.__wrapped_beam__
+    dofns = [cls.__new__(cls) for cls in {type(m.__self__) for m in _codemix_dofn_methods() if inspect.ismethod(m)}]
+    holder = _Holder()
+    wrapped = core._ExceptionHandlingWrapperDoFn(_Stateful(), "bad", Exception, False, None, True)
+    dofns += [_Stateful(), beam.Map(len).fn, beam.Map(lambda x: x).fn, core.CallableWrapperDoFn(holder.stateful), core.CallableWrapperDoFn(holder.plain),
+              wrapped]
+    assert beam_memos._specs_key(wrapped) is None  # it hands attributes on to the DoFn it wraps
+    assert sum(beam_memos._specs_key(dofn) is not None for dofn in dofns) >= 10  # guard: the memo is used
+    for dofn in dofns + dofns:  # the second time from the memo
+        assert userstate.get_dofn_specs(dofn) == original(dofn), dofn
+    # a wrapped bound method is part of the key: the two wrappers are told apart
+    assert beam_memos._specs_key(dofns[-3]) != beam_memos._specs_key(dofns[-2]) and dofns[-3]._fn == holder.stateful
+    specs = userstate.get_dofn_specs(_Stateful())
+    specs[0].clear()  # a caller's copy: the memo keeps its own
+    assert userstate.get_dofn_specs(_Stateful())[0] == original(_Stateful())[0] != set()
