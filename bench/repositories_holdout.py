@@ -105,6 +105,7 @@ def path_of(location: str) -> str:
 SCANCODE_LEGAL = ("copying", "copyright", "copyrights", "copyleft", "notice", "license", "licenses", "licence",
                   "licences", "licensing", "licencing", "legal", "eula", "agreement", "patent", "patents")
 POINTER_KEYS = ("unknown-license-reference", "unknown-spdx", "unknown")
+POINTER_TOKENS = 100
 
 
 def scancode_legal(path: str) -> bool:
@@ -151,9 +152,10 @@ class RuleKinds:
     def grant(self, match: dict, path: str) -> bool:
         """Whether a match is a grant the file itself makes."""
         keys = set(re.findall(r"[\w.+-]+", match["license_expression"])) - {"AND", "OR", "WITH"}
-        # A license file's own text is its grant even where it points elsewhere for part of it (rubygems' LICENSE.txt:
-        # "under either the terms of the MIT license (see the file MIT.txt), or the conditions below").
-        pointer = self.pointer(match.get("rule_identifier", "")) and not scancode_legal(path)
+        # A text that quotes conditions is a grant even where it points elsewhere for part of it (rubygems' LICENSE.txt:
+        # "under either the terms of the MIT license (see the file MIT.txt), or the conditions below", 400 tokens); a
+        # pointer alone is a sentence (Go's "governed by a BSD-style license that can be found in the LICENSE file").
+        pointer = self.pointer(match.get("rule_identifier", "")) and (match.get("matched_length") or 0) < POINTER_TOKENS
         return (match["from_file"] == path and not pointer and not keys & set(POINTER_KEYS)
                 and not keys <= self.not_licenses)
 

@@ -30,6 +30,7 @@ from codemix.filters.vendored import (
     copied_file_statement,
     foreign_notice,
     may_say_vendored,
+    published_page,
     repository_owner,
     vendored_tree,
     vendored_trees,
@@ -98,6 +99,8 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None) -
     said = copied_file_statement(doc.text)
     if said:
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")
+    if page := published_page(doc.path, doc.text, doc.repo):
+        return VendoredTree(doc.path, f"{doc.path} opens with its published page {page!r}")
     why = foreign_notice(doc.text, found.owner) if found.owner.holders else None
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 

@@ -211,3 +211,23 @@ def test_a_single_file_copied_in_without_saying_so(path: str, copied: bool):
         assert found.folder == path and "header names" in found.evidence
     truth = (Path(__file__).parents[2] / "bench" / "repos_holdout_2_vendored.tsv").read_text()
     assert (f"valkey-io/valkey\t{path}\t" in truth) == copied
+
+
+def test_a_file_whose_banner_is_its_published_page_is_a_copy():
+    """libzmq (6b708e4) keeps autoconf-archive's ``ax_check_vscript.m4`` in ``m4/``; its banner is that macro's page,
+    ``https://www.gnu.org/software/autoconf-archive/ax_check_vscript.html``. libzmq's own ``src/zmq.cpp`` opens with
+    an SPDX tag and no such URL; a banner URL naming the repository itself is no copy."""
+    from codemix.document import Document
+    from codemix.filters.vendored import published_page
+    from codemix.pipelines.filter import vendored_file_or_tree
+
+    files = layout("libzmq")
+    macro = "m4/ax_check_vscript.m4"
+    found = vendored_file_or_tree(Document(id="m", text=files[macro], source="s", kind="file", repo="zeromq/libzmq",
+                                           path=macro), {})
+    assert found is not None and "autoconf-archive/ax_check_vscript.html" in found.evidence
+    assert vendored_file_or_tree(Document(id="z", text=files["src/zmq.cpp"], source="s", kind="file",
+                                          repo="zeromq/libzmq", path="src/zmq.cpp"), {}) is None
+    own = files[macro].replace("https://www.gnu.org/software/autoconf-archive/",
+                               "https://github.com/zeromq/libzmq/blob/master/m4/")
+    assert published_page(macro, own, "zeromq/libzmq") is None
