@@ -226,13 +226,15 @@ def alternating(labels: list[str]) -> bool:
 
 
 def text_key(sample: list[dict], keys: list) -> str | None:
-    """The key of ``sample`` holding the longest text on average (at least 20 characters), text in every item."""
+    """The key of ``sample`` holding the longest text on average (at least 20 characters): text in most
+    items, else nothing (``null``: a turn that only calls a tool)."""
     best, best_mean = None, 19.0
     for key in keys:
         values = [item[key] for item in sample]
-        if not all(isinstance(v, str) for v in values):
+        texts = [v for v in values if isinstance(v, str)]
+        if len(texts) * 2 <= len(values) or any(v is not None and not isinstance(v, str) for v in values):
             continue
-        mean = sum(len(v) for v in values) / len(values)
+        mean = sum(len(v) for v in texts) / len(texts)
         if mean > best_mean:
             best, best_mean = key, mean
     return best
