@@ -21,7 +21,14 @@ from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
-from codemix.mixtures.transcript_formats.shape import ID_KEYS, SHAPE, TURN_LINES, empty_conversation, parse_shape
+from codemix.mixtures.transcript_formats.shape import (
+    ID_KEYS,
+    SHAPE,
+    TURN_LINES,
+    empty_conversation,
+    parse_shape,
+    turn_lines_after_header,
+)
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
@@ -151,9 +158,15 @@ def observation_as_task(messages: list[dict[str, Any]]) -> bool:
     return True
 
 
-def session_format(first_entry: Any, forced: str | None = None) -> Format | None:
-    """The session format whose files hold ``first_entry`` as a line, if any."""
-    return next((f for f in formats_named(forced, SESSION_FORMATS) if f.detect(first_entry)), None)
+def session_format(first_entry: Any, forced: str | None = None, following: list | None = None) -> Format | None:
+    """The session format whose files hold ``first_entry`` as a line, if any; else, given the lines
+    ``following`` it, ``turn-lines`` when the file is turns after a header line or two (a session record,
+    metadata) that carry no text."""
+    fmt = next((f for f in formats_named(forced, SESSION_FORMATS) if f.detect(first_entry)), None)
+    if fmt is None and forced in (None, TURN_LINES.name) and following and turn_lines_after_header(
+            [first_entry, *following]):
+        return TURN_LINES
+    return fmt
 
 
 def parse_session(fmt: Format, entries: list[Any]) -> list[Transcript]:

@@ -81,6 +81,8 @@ from codemix.mixtures.transcript_formats.turns import (
     tool_event_messages,
     turn_messages,
     turn_text,
+    unwrap_turn,
+    wrapped_turns,
 )
 
 # A walk that stops: a value is visited at most this many objects and lists deep, and this many nodes.
@@ -131,6 +133,11 @@ def find_conversations(value: Any) -> list[Found]:
             node, kind = steps, "steps"
         if kind is None and (inferred := inferred_turns(node)) is not None and is_turn_list(inferred):
             node, kind = inferred, "turns"  # speaker and text under keys no vocabulary names
+        if kind is None and (wrapped := wrapped_turns(node)) is not None:  # turns inside envelopes
+            record, record_key = chain[0] if chain else (None, "")
+            found.append(Found(path, wrapped[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),
+                               wrapped[1]))
+            continue
         if kind is None and (turns := mostly_turns(node)) is not None:  # turns among a log's other events
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:]),
@@ -679,28 +686,47 @@ def empty_conversation(value: Any) -> str | None:
 
 
 def detect_turn_line(entry: Any) -> bool:
-    """A JSONL line that is one turn (a speaker and text or calls), not a row holding a conversation."""
-    return (isinstance(entry, dict) and speaker_of(entry) is not None and has_text_or_calls(entry)
+    """A JSONL line that is one turn (a speaker and text or calls, or an envelope around one), not a row
+    holding a conversation."""
+    return (isinstance(entry, dict) and unwrap_turn(entry) is not None
             and not any(isinstance(entry.get(key), list) and is_turn_list(entry[key]) for key in entry))
 
 
+def turn_lines_after_header(entries: list) -> bool:
+    """The first lines of a JSONL file of turns that opens with lines of another kind (a session header, a
+    metadata record): of the first lines, at least two are turns, the others carry no text."""
+    turns = [entry for entry in entries if detect_turn_line(entry)]
+    return len(turns) >= 2 and all(detect_turn_line(entry) or is_tool_event(entry) or is_silent(entry)
+                                   for entry in entries)
+
+
+def is_silent(entry: Any) -> bool:
+    """A line that carries no text under a content key (a header, a usage or state record)."""
+    return isinstance(entry, dict) and not turn_text(content_of(entry)).strip() and unwrap_turn(entry) is None
+
+
 def parse_turn_lines(entries: list) -> list[Transcript]:
-    """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line); a line
-    that is a logged tool call (``{name, arguments, result}``) between them is the model's call and its
-    result."""
-    turns = [entry for entry in entries if isinstance(entry, dict) and speaker_of(entry) is not None]
+    """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line, or an
+    envelope around one); a line that is a logged tool call (``{name, arguments, result}``) between them is
+    the model's call and its result; a line with no text (a header, a usage record) is left out and counted
+    (``entries_left_out``)."""
+    turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
     roles = speaker_roles(turns)
     messages: list[dict[str, Any]] = []
+    left_out = 0
     for index, entry in enumerate(entries, 1):
-        if isinstance(entry, dict) and speaker_of(entry) is not None:
-            messages += turn_messages([entry], roles)
+        if detect_turn_line(entry):
+            messages += turn_messages([unwrap_turn(entry)], roles)
         elif is_tool_event(entry):
             messages += tool_event_messages([entry])
+        elif is_silent(entry):
+            left_out += 1
         else:
             keys = sorted(map(str, entry))[:10] if isinstance(entry, dict) else type(entry).__name__
             raise TranscriptShapeError(f"line {index} is no turn and no tool call ({keys}) in a file of turns")
     messages = flag_text_observations(messages)
-    return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra={"layout": "turns"})]
+    extra: dict[str, Any] = {"layout": "turns", **({"entries_left_out": left_out} if left_out else {})}
+    return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra=extra)]
 
 
 TURN_LINES = Format(name="turn-lines", container="session", detect=detect_turn_line, parse=parse_turn_lines)

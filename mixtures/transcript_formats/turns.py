@@ -183,6 +183,35 @@ SPEAKER_KEY_WORDS = ("speak", "sender", "from", "author", "agent", "who", "parti
                      "player", "role", "actor")
 
 
+def unwrap_turn(item: Any) -> dict | None:
+    """The turn an envelope holds: an object naming no speaker of its own (or only an event kind) whose one
+    child object is a turn (``{timestamp, payload: {role, content}}``; LangChain's serialised ``{lc, type:
+    "constructor", kwargs: {type: "human", content}}``). The turn itself for a turn; None otherwise."""
+    if not isinstance(item, dict):
+        return None
+    if speaker_of(item) is not None and has_text_or_calls(item):
+        return item
+    if any(isinstance(v, str) and (len(v) > 80 or "\n" in v) for v in item.values()) or is_call_record(item):
+        return None  # an object with text of its own (a prompt beside its response) is no envelope
+    inner = [value for value in item.values() if isinstance(value, dict)]
+    turns = [value for value in inner if speaker_of(value) is not None and has_text_or_calls(value)]
+    return turns[0] if len(turns) == 1 and len(inner) <= 2 else None
+
+
+def wrapped_turns(items: Any) -> tuple[list, int] | None:
+    """A log of envelopes around turns (see ``unwrap_turn``): at least two thirds of the entries hold a turn,
+    the others no text under a content key. The turns and the number of entries left out, or None."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    opened = [unwrap_turn(item) for item in items]
+    turns = [turn for turn in opened if turn is not None]
+    if len(turns) < 2 or len(turns) * 3 < len(items) * 2 or all(turn is item for turn, item in zip(opened, items)):
+        return None
+    if any(turn is None and turn_text(content_of(item)).strip() for turn, item in zip(opened, items)):
+        return None
+    return (turns, len(items) - len(turns)) if is_turn_list(turns) else None
+
+
 def inferred_turns(items: Any) -> list | None:
     """A turn list whose speaker and text sit under keys no vocabulary names, found by their shape: one key
     of short one-line labels with few distinct values (each repeating), one key of longer text, in every

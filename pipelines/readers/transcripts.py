@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import io
+import itertools
 import json
 from collections.abc import Iterator
 from typing import IO, Any, NamedTuple
@@ -208,7 +209,8 @@ def _utf8_or_none(data: bytes) -> str | None:
 
 
 def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally) -> Iterator[Outcome]:
-    """Rows: a transcript per line. A session (decided by its first record): the lines are its entries."""
+    """Rows: a transcript per line. A session (decided by its first record, or by the first few when they are
+    turns after a header): the lines are its entries."""
     limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
     session, entries, size = None, [], 0
     with _utf8_lines(source, location) as stream:
@@ -216,9 +218,10 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
             tally.count()
             yield drop(source, location, "file_too_large")
             return
-        for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
-            where = line_location(location, lineno)
-            parsed = _parsed_line(source, where, line, limit)
+        lines = _parsed_lines(source, location, iter_bounded_lines(stream, limit, skip_blank=True), limit)
+        ahead = list(itertools.islice(lines, LOOKAHEAD))  # the first lines decide how the file is read
+        following = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)][1:]
+        for lineno, where, parsed, line in itertools.chain(ahead, lines):
             if isinstance(parsed, Quarantined):
                 tally.count()
                 yield parsed
@@ -226,8 +229,8 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
                     yield budget.exhausted(tally, f"line {lineno}")
                     return
                 continue
-            if session is None:  # the first record decides how the file is read
-                session = session_format(parsed, source.format) or False
+            if session is None:  # the first record (and the few after it) decide how the file is read
+                session = session_format(parsed, source.format, following) or False
                 if not session and source.format in SESSION_FORMAT_NAMES:
                     tally.count()
                     yield quarantine(source, location, TranscriptShapeError(
@@ -251,6 +254,17 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
     elif session is None and tally.records == 0:  # not one record in the file
         tally.count()
         yield quarantine(source, location, EMPTY)
+
+
+# Lines read before the reader decides whether a JSONL file is one session or a dataset of rows.
+LOOKAHEAD = 6
+
+
+def _parsed_lines(source: SourceConfig, location: str, lines: Iterator, limit: int) -> Iterator[tuple]:
+    """``(lineno, location, value or Quarantined, line)`` per non-blank line."""
+    for lineno, line in lines:
+        where = line_location(location, lineno)
+        yield lineno, where, _parsed_line(source, where, line, limit), line
 
 
 @contextlib.contextmanager

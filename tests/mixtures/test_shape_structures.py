@@ -195,3 +195,33 @@ def test_json_that_holds_no_conversation_stays_quarantined(relative: str) -> Non
     a longer text field: no key says speaker and no value is a role word, so no turns are inferred."""
     outcomes = read(site_file(relative))
     assert outcomes and all(isinstance(o, Quarantined) for o in outcomes), outcomes
+
+
+def test_turns_inside_envelopes_are_their_turns() -> None:
+    """Re-laid-out tau-bench run: each message wrapped as LangChain serialises one (``{lc, type:
+    "constructor", id, kwargs: {type, content, tool_calls}}``, the role as LangChain's type). The run reads
+    as it does unwrapped."""
+    run = tau_run()
+    kinds = {"user": "human", "assistant": "ai", "system": "system", "tool": "tool"}
+    wrapped = [{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", kinds[m["role"]]],
+                "kwargs": {**{k: v for k, v in m.items() if k != "role"}, "type": kinds[m["role"]]}} for m in run]
+    (original,) = parse_json_value({"traj": run})
+    (found,) = parse_json_value({"messages_dump": wrapped})
+    assert said(found.messages) == said(original.messages)
+
+
+def test_a_jsonl_file_of_turns_after_a_header_line_is_one_session(tmp_path: Path) -> None:
+    """Re-laid-out tau-bench run as an event log: a header line (session id, model), then each message in
+    an envelope ``{timestamp, type: "message", payload: message}`` with a usage line after each model turn.
+    One transcript of every message; the header and usage lines counted as left out, not read."""
+    run = tau_run()
+    lines = [{"session_id": "s1", "model": "gpt-4o", "started": "2024-06-01T10:00:00Z"}]
+    for i, m in enumerate(run):
+        lines.append({"timestamp": f"2024-06-01T10:00:{i:02d}Z", "type": "message", "payload": m})
+        lines += [{"timestamp": f"2024-06-01T10:00:{i:02d}Z", "type": "usage", "tokens": 10}] if m["role"] == "assistant" else []
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    (doc,) = documents(path)
+    (original,) = parse_json_value({"traj": run})
+    assert said(doc.metadata["messages"]) == said(original.messages)
+    assert doc.metadata["transcript"]["entries_left_out"] == len(lines) - len(run) > 1
