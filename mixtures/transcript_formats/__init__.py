@@ -32,8 +32,21 @@ SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
-__all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",
-           "parse_json_value", "parse_session", "parse_text", "rows_of", "session_format", "system_as_task"]
+__all__ = [
+    "FORMAT_NAMES",
+    "Format",
+    "Transcript",
+    "TranscriptShapeError",
+    "has_task",
+    "observation_as_task",
+    "outcome_facts",
+    "parse_json_value",
+    "parse_session",
+    "parse_text",
+    "rows_of",
+    "session_format",
+    "system_as_task",
+]
 
 
 def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[Format, ...]:
@@ -120,6 +133,21 @@ def system_as_task(messages: list[dict[str, Any]]) -> bool:
     if not system or first_model == len(messages):
         return False
     messages[system[-1]] = {**messages[system[-1]], "role": "user"}
+    return True
+
+
+def observation_as_task(messages: list[dict[str, Any]]) -> bool:
+    """A run the environment opens (its first observation, the room or page the agent starts in, comes
+    before the model's first turn and no user turn sets a task) took its task from that observation: it
+    becomes the opening user turn, in place (context either way, never trained). True when it did."""
+    first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+    if first_model == len(messages) or any(
+            m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model]):
+        return False
+    seen = next((i for i, m in enumerate(messages[:first_model]) if m["observation"] and m["content"].strip()), None)
+    if seen is None:
+        return False
+    messages[seen] = {**messages[seen], "role": "user", "observation": False, "tool_call_id": ""}
     return True
 
 

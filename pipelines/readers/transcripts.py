@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import io
+import json
 from collections.abc import Iterator
 from typing import IO, Any, NamedTuple
 
@@ -18,6 +19,7 @@ from codemix.mixtures.transcripts import (
     TEXT_FORMAT_NAMES,
     TranscriptShapeError,
     has_task,
+    observation_as_task,
     parse_json_value,
     parse_session,
     parse_text,
@@ -145,6 +147,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
     except JSON_ERRORS as error:
         text = _utf8_or_none(data) if forced is None else None
         parsed = _json_with_comments(text) if text is not None else None
+        if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
+            parsed = concatenated_json(text)
         if parsed is None:
             transcripts = parse_text(text) if text is not None else None
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
@@ -273,7 +277,31 @@ def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: in
     try:
         return parse_json(line)
     except JSON_ERRORS as error:
-        return quarantine(source, where, error)
+        text = _utf8_or_none(line) if str(error).startswith("Extra data") else None
+        values = concatenated_json(text) if text is not None else None
+        return values if values is not None else quarantine(source, where, error)
+
+
+def concatenated_json(text: str) -> list | None:
+    """JSON values written back to back with no separator (``[...][...]``, ``{...}{...}``: a program that
+    appended a dump per run), as one list: arrays' items in order, objects as items. None unless the
+    whole text is at least two arrays or objects."""
+    decoder, values, at = json.JSONDecoder(), [], 0
+    while at < len(text):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            break
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except JSON_ERRORS:
+            return None
+        if not isinstance(value, (list, dict)):
+            return None
+        values.append(value)
+    if len(values) < 2:
+        return None
+    return [item for value in values for item in (value if isinstance(value, list) else [value])]
 
 
 def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally) -> Iterator[Outcome]:
@@ -309,6 +337,8 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             continue
         if not has_task(transcript.messages) and system_as_task(transcript.messages):
             transcript.extra["task_from"] = "system"
+        elif not has_task(transcript.messages) and observation_as_task(transcript.messages):
+            transcript.extra["task_from"] = "observation"
         if not has_task(transcript.messages):
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))
