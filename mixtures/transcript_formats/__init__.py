@@ -15,6 +15,7 @@ from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
@@ -32,6 +33,7 @@ from codemix.mixtures.transcript_formats.shape import (
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
+from codemix.sources import turn_path_tokens
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
@@ -60,16 +62,21 @@ def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[For
     return candidates if name is None else tuple(f for f in candidates if f.name == name)
 
 
-def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, str] | None = None) -> list[Transcript]:
+def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, str] | None = None,
+                     turns: Any = None) -> list[Transcript]:
     """The transcripts in one JSON value (a whole file, or one JSONL line).
 
     The named formats come first; a value none of them detects, or one whose adapter refuses it (a
     ``messages`` list with a role the adapter does not know), is read by its shape (``shape``) unless a
     format is forced; after an adapter's refusal, only when every speaker is a role alias. A value
     holding only empty turn lists is ``empty_conversation``. ``speakers``: the roles a source gives the
-    speaker names of a multi-agent log (read by shape)."""
+    speaker names of a multi-agent log (read by shape). ``turns``: a source's ``TurnMapping``; when given,
+    the value is read through it alone (``mapped``)."""
     if nested_deeper_than(value, MAX_JSON_DEPTH):
         raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    if turns is not None:
+        return with_record_ids(mapped_transcripts(value, turn_path_tokens(turns.path) or [], turns.role,
+                                                  turns.content, turns.task, speakers), value)
     candidates = formats_named(forced, JSON_FORMATS)
     for candidate in candidates:
         if candidate.detect(value):

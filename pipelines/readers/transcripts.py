@@ -109,7 +109,8 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         return
     data = as_utf8(data)
     try:
-        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format, source.speakers)
+        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format, source.speakers,
+                                                                                      source.turns)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
     if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
@@ -135,7 +136,7 @@ def _array_rows(source: SourceConfig, location: str, name: str, rows: list, tall
 
 
 def _whole_file_transcripts(data: bytes, forced: str | None,
-                            speakers: dict[str, str] | None = None) -> list | JsonRows | str:
+                            speakers: dict[str, str] | None = None, turns: Any = None) -> list | JsonRows | str:
     """The transcripts of one whole file: a JSON value (or its rows), else a text format. A file that is
     neither gives its JSON error (a str) with the text formats tried, so the error type stays the parser's."""
     if forced in TEXT_FORMAT_NAMES:
@@ -155,7 +156,7 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
-    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers)
+    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers, turns)
 
 
 def _json_with_comments(text: str) -> Any:
@@ -230,7 +231,8 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
                     return
                 continue
             if session is None:  # the first record (and the few after it) decide how the file is read
-                session = session_format(parsed, source.format, following) or False
+                # a source's turn mapping reads every line as a record of its own
+                session = source.turns is None and session_format(parsed, source.format, following) or False
                 if not session and source.format in SESSION_FORMAT_NAMES:
                     tally.count()
                     yield quarantine(source, location, TranscriptShapeError(
@@ -320,7 +322,7 @@ def concatenated_json(text: str) -> list | None:
 
 def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally) -> Iterator[Outcome]:
     try:
-        transcripts = parse_json_value(parsed, source.format, source.speakers)
+        transcripts = parse_json_value(parsed, source.format, source.speakers, source.turns)
     except TranscriptShapeError as error:
         tally.count()
         yield quarantine(source, where, error)

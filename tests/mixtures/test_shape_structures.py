@@ -225,3 +225,45 @@ def test_a_jsonl_file_of_turns_after_a_header_line_is_one_session(tmp_path: Path
     (original,) = parse_json_value({"traj": run})
     assert said(doc.metadata["messages"]) == said(original.messages)
     assert doc.metadata["transcript"]["entries_left_out"] == len(lines) - len(run) > 1
+
+
+def opaque_run() -> dict:
+    """Re-laid-out tau-bench run under keys no recognition reads: the speaker as ``k`` (``A`` the customer,
+    ``B`` the agent, ``T`` the tools), the text as ``v``, the task beside the list as ``brief``."""
+    codes = {"user": "A", "assistant": "B", "tool": "T"}
+    run = [m for m in tau_run() if m["role"] in codes and isinstance(m["content"], str)]
+    return {"brief": run[0]["content"], "log": {"items": [{"k": codes[m["role"]], "v": m["content"]} for m in run[1:]]}}
+
+
+def test_a_source_mapping_reads_a_layout_no_recognition_reads(tmp_path: Path) -> None:
+    """The escape hatch: ``turns: {path, role, content, task}`` with ``speakers`` reads the opaque run
+    (task from ``brief``, ``A`` as user, ``B`` as assistant, ``T`` as tool), which without it is
+    quarantined with its keys."""
+    from codemix.config import load_config
+
+    value = opaque_run()
+    path = tmp_path / "opaque.json"
+    path.write_text(json.dumps(value), encoding="utf-8")
+    (outcome,) = read(path)
+    assert isinstance(outcome, Quarantined) and "no transcript layout" in outcome.error
+    source = load_config(SourceConfig, {
+        "name": "runs", "type": "transcripts", "paths": [str(path)], "speakers": {"A": "user", "B": "assistant", "T": "tool"},
+        "turns": {"path": "$.log.items", "role": "k", "content": "v", "task": "brief"}}, "sources[0]")
+    (doc,) = [o for o in read_location(source, str(path)) if isinstance(o, Document)]
+    roles = {"A": "user", "B": "assistant", "T": "tool"}
+    assert said(doc.metadata["messages"]) == [("user", value["brief"])] + [(roles[t["k"]], t["v"]) for t in value["log"]["items"]]
+
+
+@pytest.mark.parametrize(("turns", "field"), [
+    ({"path": "log.items", "role": "k", "content": "v"}, "sources[0].turns.path"),
+    ({"path": "$.log..items", "role": "k", "content": "v"}, "sources[0].turns.path"),
+    ({"path": "$.log", "role": "", "content": "v"}, "sources[0].turns.role"),
+    ({"path": "$.log", "role": "k", "content": "k"}, "sources[0].turns.content"),
+    ({"path": "$.log", "role": "k"}, "sources[0].turns.content"),
+])
+def test_a_bad_source_mapping_is_a_config_error_naming_its_field(turns: dict, field: str) -> None:
+    from codemix.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError) as caught:
+        load_config(SourceConfig, {"name": "runs", "type": "transcripts", "paths": ["x.json"], "turns": turns}, "sources[0]")
+    assert caught.value.field_path == field
