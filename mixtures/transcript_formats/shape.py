@@ -133,6 +133,8 @@ def find_conversations(value: Any) -> list[Found]:
             node, kind = steps, "steps"
         if kind is None and (inferred := inferred_turns(node)) is not None and is_turn_list(inferred):
             node, kind = inferred, "turns"  # speaker and text under keys no vocabulary names
+        if kind is None and (prefixed := prefixed_turns(node)) is not None:
+            node, kind = prefixed, "turns"  # ["User: ...", "Assistant: ..."]
         if kind is None and (wrapped := wrapped_turns(node)) is not None:  # turns inside envelopes
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, wrapped[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),
@@ -146,7 +148,7 @@ def find_conversations(value: Any) -> list[Found]:
         if kind is None and chain and is_action_list(node, key, chain[0][0]):
             kind = "actions"  # what the agent did, with no observations kept, beside its task
         if kind == "pairs":  # pairs (or utterances) as the turns or the tool-call events they are
-            node = pair_turns(node, key) or string_turns(node, key, chain[0][0] if chain else None)
+            node = pair_turns(node, key) or prefixed_turns(node) or string_turns(node, key, chain[0][0] if chain else None)
             kind = "events" if is_tool_event(node[0]) else "turns"
         if kind == "exchanges" and not chain:  # a file that is a list of exchanges: a dataset, one per row
             found += [Found(f"{path}[{i}]", [item], kind, item, str(i), ()) for i, item in enumerate(node)]
@@ -333,6 +335,25 @@ def exchange_messages(items: list) -> list[dict[str, Any]]:
         messages += [message(role, text, observation=role == "tool") for role, text in fields
                      if role in ("assistant", "tool")]
     return messages
+
+
+PREFIXED_TURN = re.compile(r"\s*[*_]*([A-Za-z][A-Za-z_ -]{0,30}?)[*_]*\s*:[ \t]*(.*)", re.DOTALL)
+
+
+def prefixed_turns(items: Any) -> list | None:
+    """Turns kept as strings that open with their speaker (``["User: hi", "Assistant: hello", ...]``):
+    every string opens with a label and a colon, every label is a role alias, at least two roles. The
+    turns, or None."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(item, str) for item in items[:200]):
+        return None
+    matches = [PREFIXED_TURN.match(item) for item in items]
+    if not all(matches):
+        return None
+    labels = [m.group(1).strip() for m in matches]
+    roles = {ROLE_ALIASES.get(label.lower()) for label in labels}
+    if None in roles or len(roles) < 2:
+        return None
+    return [{"role": label, "content": m.group(2)} for label, m in zip(labels, matches)]
 
 
 def mostly_turns(items: Any) -> list | None:

@@ -123,13 +123,43 @@ def is_flat_step(item: Any) -> bool:
             and speaker_of(item) is None)
 
 
+# Words of a step's keys that say what the key holds, where no exact step key is there (``next_action``,
+# ``agentThought``; ``env_observation``, ``execution_result``): the model's part, the environment's.
+STEP_MODEL_WORDS = frozenset({"action", "actions", "thought", "thoughts", "command"})  # -> thought, action
+STEP_ENV_WORDS = frozenset({"observation", "observations", "obs", "feedback", "result", "results", "output",
+                            "outputs"})
+# Words that make a key no environment output (the model's own output, a reference, a setting).
+NOT_ENV_WORDS = frozenset({"model", "llm", "agent", "assistant", "gpt", "expected", "gold", "reference", "format",
+                           "type", "path", "file", "dir", "id"})
+
+
+def key_words(key: Any) -> set[str]:
+    return set(re.split(r"[^a-z]+", re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", str(key)).lower())) - {""}
+
+
+def worded_step(item: dict) -> dict:
+    """``item`` with ``action``/``observation`` added from a key whose words say so, when it has no exact
+    step key of that kind (a copy; the item itself when nothing is added)."""
+    added = {}
+    if not any(k in item for k in STEP_MODEL_KEYS):
+        for alias, words in (("thought", {"thought", "thoughts"}), ("action", {"action", "actions", "command"})):
+            model = [k for k in item if key_words(k) & words and item[k] not in (None, "", [], {})]
+            added.update({alias: item[model[0]]} if len(model) == 1 else {})
+    if not any(k in item for k in STEP_ENV_KEYS):
+        env = [k for k in item if key_words(k) & STEP_ENV_WORDS and not key_words(k) & (NOT_ENV_WORDS | STEP_MODEL_WORDS)
+               and isinstance(item[k], (str, list, dict))]
+        added.update({"observation": item[env[0]]} if len(env) == 1 else {})
+    return {**item, **added} if added else item
+
+
 def step_of(item: Any) -> dict | None:
     """The step ``item`` is: itself, or, for a wrapper (``{"step": {thought, action}, "observation": ...}``),
-    the one object one or two levels down that is a step, with the wrapper's other keys beside it."""
+    the one object one or two levels down that is a step, with the wrapper's other keys beside it. Keys
+    whose words name a step's parts (``next_action``, ``env_observation``) stand for them (``worded_step``)."""
     if not isinstance(item, dict) or speaker_of(item) is not None:
         return None
-    if is_flat_step(item):
-        return item
+    if is_flat_step(worded := worded_step(item)):
+        return worded
     # a child holding a step table's columns is a run of its own, not this item's step
     level = [(key, value) for key, value in item.items() if isinstance(value, dict) and column_steps(value) is None]
     for _ in range(2):
@@ -574,15 +604,20 @@ def result_text(block: dict) -> str:
 
 def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict[str, str]:
     """Each speaker's canonical role: as ``configured`` (a source's ``speakers``), else its alias, else by
-    position (the first name to speak set the task, every other name is the model)."""
+    what it does (a name whose turns call tools is the model) and by position (the first other name to
+    speak set the task, every other name is the model)."""
     roles: dict[str, str] = {}
     configured = configured or {}
+    callers = {speaker_of(item) for item in items if isinstance(item, dict) and (item.get("tool_calls") or item.get(
+        "function_call"))}
     first_name = None
     for item in items:
         speaker = speaker_of(item) or ""
         if speaker in roles:
             continue
         alias = configured.get(speaker) or ROLE_ALIASES.get(speaker.lower())
+        if alias is None and speaker in callers:
+            alias = "assistant"
         if alias is None:
             first_name = first_name or speaker
             alias = "user" if speaker == first_name and "user" not in roles.values() else "assistant"

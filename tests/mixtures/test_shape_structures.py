@@ -267,3 +267,42 @@ def test_a_bad_source_mapping_is_a_config_error_naming_its_field(turns: dict, fi
     with pytest.raises(ConfigError) as caught:
         load_config(SourceConfig, {"name": "runs", "type": "transcripts", "paths": ["x.json"], "turns": turns}, "sources[0]")
     assert caught.value.field_path == field
+
+
+INTERCODE = SHAPE / "intercode-ic_sql_react_10_turns.records-0-2.json"
+
+
+def test_steps_whose_keys_name_their_parts_by_words_are_steps() -> None:
+    """Re-laid-out InterCode record: its step table as a list of ``{agentThought, next_action,
+    env_observation, reward}`` (no exact step key). Read as steps: the query, then per step the
+    model's thought and action and the environment's observation."""
+    record = next(iter(json.loads(INTERCODE.read_text(encoding="utf-8")).values()))
+    table = record["turn_history"]
+    columns = zip(table["thoughts"], table["actions"], table["observations"], table["rewards"])
+    worded = [{"agentThought": t, "next_action": a, "env_observation": o, "reward": r} for t, a, o, r in columns]
+    (found,) = parse_json_value({"query": record["query"], "trajectory": worded})
+    expected = [("user", record["query"])]
+    for step in worded:
+        expected += [("assistant", f"{step['agentThought']}\n{step['next_action']}"), ("tool", step["env_observation"])]
+    assert len(worded) >= 2 and said(found.messages) == expected
+
+
+def test_strings_that_open_with_their_speaker_are_turns() -> None:
+    """Re-laid-out tau-bench run's text turns as ``["User: ...", "Assistant: ..."]`` under an unnamed key."""
+    run = [m for m in tau_run() if isinstance(m["content"], str) and m["role"] in ("user", "assistant")]
+    (transcript,) = parse_json_value({"lines": [f"{m['role'].capitalize()}: {m['content']}" for m in run]})
+    assert said(transcript.messages) == [(m["role"], m["content"]) for m in run]
+
+
+def test_a_speaker_name_whose_turns_call_tools_is_the_model_even_when_it_speaks_first() -> None:
+    """Re-laid-out tau-bench run from its first model turn with calls: the agent named ``Booker``, the
+    customer ``Traveller``, the tools ``tool``. ``Booker`` speaks first but calls the tools: the model;
+    ``Traveller`` is the user (by position alone it would be the other way round)."""
+    run = tau_run()
+    start = next(i for i, m in enumerate(run) if m["role"] == "assistant" and m.get("tool_calls"))
+    names = {"assistant": "Booker", "user": "Traveller", "tool": "tool"}
+    relaid = [{**m, "role": names[m["role"]]} for m in run[start:] if m["role"] in names]
+    assert any(m["role"] == "Traveller" for m in relaid), "guard: the customer speaks after the agent"
+    (transcript,) = parse_json_value({"log": relaid})
+    roles = {m["name"]: m["role"] for m in transcript.messages if m["name"] in ("Booker", "Traveller")}
+    assert roles == {"Booker": "assistant", "Traveller": "user"}
