@@ -432,10 +432,14 @@ def repository_owner(facts: Iterable[VendoringFact]) -> RepositoryOwner:
                            min(years, default=0))
 
 
-def foreign_notice(text: str, owner: RepositoryOwner) -> str | None:
-    """Why a file's own header says it is another project's file, or None: its first copyright holder shares no
-    word with the repository's holders, and that copyright predates the repository's earliest, or its BSD
-    endorsement clause protects a name the root's texts do not."""
+def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str | None:
+    """Why a file's own header says it is another project's file, or None: it states a license of its own
+    (``notice``, read by the caller), its first copyright holder shares no word with the repository's holders,
+    and that copyright predates the repository's earliest, or its BSD endorsement clause protects a name the
+    root's texts do not. A copyright line alone (CPython's ``textwrap.py``: "Copyright (C) 1999-2001 Gregory P.
+    Ward") says who wrote the file, not that it came under another project's terms."""
+    if not notice:
+        return None
     own_words = holder_words(owner.holders)
     head = text[:_FILE_HEAD_CHARS * 2]
     holder, year = first_copyright(head)

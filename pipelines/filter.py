@@ -22,6 +22,7 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     notice_license,
+    opted_out,
 )
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
 from codemix.filters.vendored import (
@@ -101,7 +102,9 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None) -
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")
     if page := published_page(doc.path, doc.text, doc.repo):
         return VendoredTree(doc.path, f"{doc.path} opens with its published page {page!r}")
-    why = foreign_notice(doc.text, found.owner) if found.owner.holders else None
+    why = None
+    if found.owner.holders and document_kind(doc.kind).licensed_by_text:
+        why = foreign_notice(doc.text, found.owner, file_license(doc.text) or notice_license(doc.text))
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 
@@ -161,7 +164,9 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
     stage puts it back when a kept file imports it)."""
     license = document_license(doc, repository_licenses)
-    tree = vendored_file_or_tree(doc, vendored) if document_kind(doc.kind).repository_file else None
+    # A repository its owners opted out of is that before anything in it is another project's.
+    own_files = document_kind(doc.kind).repository_file and not opted_out(doc.repo, document_filter.config.licenses)
+    tree = vendored_file_or_tree(doc, vendored) if own_files else None
     if tree is not None:
         outcome = vendored_outcome(doc, tree, document_filter.config.vendored)
         if isinstance(outcome, Dropped):
