@@ -33,6 +33,7 @@ from codemix.filters.vendored import (
     vendoring_facts,
 )
 from codemix.kinds import document_kind
+from codemix.pipelines.costs import PerDocument, timed, utf8_length
 from codemix.pipelines.crawl import path_language
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
@@ -136,7 +137,7 @@ class FindAmalgamations(beam.PTransform):
 
     def expand(self, documents):
         return (documents
-                | "HashLines" >> beam.FlatMap(repository_lines, self._config)
+                | "HashLines" >> beam.FlatMap(PerDocument(repository_lines, self._config))
                 | "GroupLinesByRepository" >> grouping(self._spill_dir, "amalgamation_lines")
                 | "FindAmalgamated" >> beam.FlatMapTuple(repository_amalgamations))
 
@@ -192,7 +193,8 @@ class JudgeDocuments(beam.DoFn):
 
     def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
                 amalgamations: dict[str, frozenset[str]], vendored: dict[str, tuple[VendoredTree, ...]]):
-        yield from tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations, vendored))
+        outcomes = tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations, vendored))
+        yield from timed(outcomes, doc.language, utf8_length(doc.text))  # the stage's input: its bytes counted here
 
 
 class Filter(beam.PTransform):
@@ -220,14 +222,14 @@ class Filter(beam.PTransform):
         documents = documents | "Progress" >> beam.ParDo(self._progress)
         licenses = (
             evidence
-            | "FindLicenseEvidence" >> beam.FlatMap(license_evidence)
+            | "FindLicenseEvidence" >> beam.FlatMap(PerDocument(license_evidence))
             | "GroupByRepository" >> beam.GroupByKey()
             | "ResolveLicense" >> beam.MapTuple(resolve_repository_license)
         )
         amalgamations = evidence | "FindAmalgamations" >> FindAmalgamations(self._config, self._spill_dir)
         vendored = (
             evidence
-            | "FindVendoringEvidence" >> beam.FlatMap(vendoring_evidence)
+            | "FindVendoringEvidence" >> beam.FlatMap(PerDocument(vendoring_evidence))
             | "GroupVendoringByRepository" >> beam.GroupByKey()
             | "ResolveVendored" >> beam.FlatMapTuple(resolve_vendored)
         )
