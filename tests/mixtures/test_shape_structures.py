@@ -306,3 +306,24 @@ def test_a_speaker_name_whose_turns_call_tools_is_the_model_even_when_it_speaks_
     (transcript,) = parse_json_value({"log": relaid})
     roles = {m["name"]: m["role"] for m in transcript.messages if m["name"] in ("Booker", "Traveller")}
     assert roles == {"Booker": "assistant", "Traveller": "user"}
+
+
+@pytest.mark.parametrize("layout", ["banners", "tags", "labels"])
+def test_a_text_log_whose_turns_open_with_banners_is_read(tmp_path: Path, layout: str) -> None:
+    """Re-laid-out tau-bench run's text turns as a log: each turn opened by a line that is only its speaker
+    (``===== USER =====``; ``<user>`` ... ``</user>``; ``User:`` alone on a line)."""
+    run = [m for m in tau_run() if isinstance(m["content"], str) and m["role"] in ("system", "user", "assistant")]
+    opening = {"banners": lambda r: f"===== {r.upper()} =====\n{{}}\n", "tags": lambda r: f"<{r}>\n{{}}\n</{r}>\n",
+               "labels": lambda r: f"{r.capitalize()}:\n{{}}\n\n"}[layout]
+    path = tmp_path / "run.log"
+    path.write_text("".join(opening(m["role"]).format(m["content"]) for m in run), encoding="utf-8")
+    (doc,) = documents(path)
+    assert said(doc.metadata["messages"]) == [(m["role"], m["content"].strip()) for m in run]
+
+
+def test_a_yaml_file_with_user_and_model_sections_is_no_log(tmp_path: Path) -> None:
+    """Lower-case keys alone on a line (``model:``, ``user:``) are a config's sections, not turns."""
+    path = tmp_path / "config.yaml"
+    path.write_text("model:\n  name: gpt-4o\n  temperature: 0.2\nuser:\n  id: 7\n  locale: en\n", encoding="utf-8")
+    (outcome,) = read(path)
+    assert isinstance(outcome, Quarantined)
