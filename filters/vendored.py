@@ -307,7 +307,8 @@ def copyright_holders(text: str) -> frozenset[str]:
     for line in _COPYRIGHT.findall(text[:20_000]):
         if not _HOLDER_MARK.search(line):
             continue  # "copyright notice", "copyright of the software...": prose about copyright, no holder
-        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|[-–,;.*_]", " ", line, flags=re.IGNORECASE)
+        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
+                      flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
         words = " ".join(line.lower().split())
         if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")):
