@@ -89,6 +89,8 @@ def names_package(subject: str, name: str) -> bool:
     ``name`` beside it: ``dotenv`` for "pythondotenv" (the distribution's name ends with its module's), the font
     files ``open-sans-v17-regular.woff2`` for "opensans"."""
     stem = re.sub(r"[^a-z0-9]", "", name.split(".")[0].lower())
+    if license_subject(name) == subject:
+        return True  # the license text itself (``LICENSE_LIBERATION`` beside ``LiberationSans-Regular.ttf``)
     return len(stem) >= 3 and (stem.startswith(subject) or subject.endswith(stem))
 
 
