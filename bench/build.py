@@ -6,9 +6,9 @@ Run from the repository root, as a module::
     .venv/bin/python -m bench.build                        # 96 MB of Python, 2 workers, 3 rounds, bench/RESULTS.md
     .venv/bin/python -m bench.build --megabytes 4 --results /tmp/RESULTS.md
 
-Input, ``--corpus mixed`` (the protocol's, docs/benchmarks.md): ``bench.mixed_corpus``'s files of nine
-public repositories at pinned commits and the standard library, eight languages, one ``directory``
-source per repository with its license. ``--corpus python``: ``*.py`` files sampled as ``bench.tokenize``
+Input, ``--corpus mixed`` (the protocol's, docs/benchmarks.md): ``bench.mixed_corpus``'s files of public
+repositories at pinned commits and the standard library, eight languages (nine repositories up to ~65 MB,
+25 for the 200 MB race), one ``directory`` source per repository with its license. ``--corpus python``: ``*.py`` files sampled as ``bench.tokenize``
 does (stdlib + virtualenv site-packages by
 default, in document-id order, at most 1 MB each, until ``--megabytes``). Either is copied under
 ``bench/.cache/build/corpus-*/files/`` with their paths kept (so path-based filters see real
@@ -126,7 +126,7 @@ def mixed_corpus(megabytes: float, workers: int) -> tuple[Path, dict]:
     """The cached mixed-language corpus (``bench.mixed_corpus``) with its export and tokenizer.json."""
     from bench import mixed_corpus as mixed
 
-    key = make_doc_id("mixed", json.dumps(mixed.REPOSITORIES, sort_keys=True))[:8]
+    key = make_doc_id("mixed", json.dumps({**mixed.REPOSITORIES, **mixed.MORE_REPOSITORIES}, sort_keys=True))[:8]
     directory = CACHE / f"mixed-{megabytes:g}MB-{key}"
     if (directory / "corpus.json").exists():
         return directory, json.loads((directory / "corpus.json").read_text())

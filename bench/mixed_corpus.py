@@ -9,8 +9,10 @@ the corpus is the listed one or none). Source files (a language ``detect_languag
 ``LANGUAGES`` keeps), UTF-8 without NUL, 1 byte to 1 MB, are written under ``<out>/<owner>+<name>/<path>``
 in the order of their paths' SHA-1 (a uniform sample), the next file always from the source with the fewest
 bytes so far, until ``--megabytes``; the Python part
-comes from the standard library (``bench.tokenize.default_roots``' first root). ``corpus.json``
-lists each repository@commit and the bytes per language.
+comes from the standard library (``bench.tokenize.default_roots``' first root). ``MORE_REPOSITORIES`` (for
+the 200 MB race) are drawn from only once every file of the first table is written, so every corpus the
+first table can fill (up to ~65 MB: the 3, 12, 16 and 50 MB corpora of bench/RESULTS.md) keeps exactly the
+files it had. ``corpus.json`` lists each repository@commit the corpus drew from and the bytes per language.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import subprocess
 import sysconfig
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from codemix.pipelines.readers.language import detect_language
@@ -38,10 +41,37 @@ REPOSITORIES = {
     "vuejs/core": "e2bede96134f757aad5c5b33ac9be055022dbfc8",
     "jquery/jquery": "51eb576cca6ffce252dc152bf8e91d5230a0d887",
 }
+# The second table (snapshots of 2024-10 to 2026-08, fetched on 2026-11-29), read after the first is used up:
+# ~150 MB more source, for the >= 200 MB race. Not redis: its code since 2024-03 is RSALv2/SSPL (valkey is
+# its BSD-3-Clause fork).
+MORE_REPOSITORIES = {
+    "valkey-io/valkey": "55bbbe09a3b37a98c907dbfbc225768ff253e84f",
+    "prometheus/prometheus": "d15adb9ad7e5d9fbde3a9a8f30200593a5a14d86",
+    "tokio-rs/tokio": "ea91b33ca57ff0581b38e735cc108f831bccbdaa",
+    "rust-lang/cargo": "af373f761aa4e42b093c2e453078fd73c8ce54dd",
+    "serde-rs/serde": "1023d077510b4aef36a41ef56fdb7798568a2654",
+    "apache/commons-lang": "d15939ef46f0bd4144994df8be95cf5a7f91eb52",
+    "apache/commons-collections": "cf36204c913a268681f9e7786f48383d6a464ed4",
+    "ocornut/imgui": "46d39d56febc2a00bdd2270dc88c8a13f2a0441a",
+    "fmtlib/fmt": "60ccad511fd680cb91d8b60a315759f71c67bef9",
+    "google/googletest": "7260682388d493f155be62c3ce2efc7c7a9a3dcf",
+    "lodash/lodash": "9429a4ee03056e5b7be9a85a54571d7630f05983",
+    "mozilla/pdf.js": "0f26334f9d6f96119f6e5164fb65832fbbde7344",
+    "google-gemini/gemini-cli": "5411f113cafae26161b4969b0237b8e1e024e2c2",
+    "sympy/sympy": "e950d313a932bc6cccbc95376b3821cd2f8b5af4",
+    "astropy/astropy": "1fdfae1fe1881234e08855ac662dae86e538ed7c",
+    "sphinx-doc/sphinx": "e44a40eb2f810558ccd9da1425421270ccb81351",
+}
 # Each source's license (SPDX), declared in bench.build's spec: the repository's own LICENSE/COPYING.
 LICENSES = {"go-delve+delve": "MIT", "google+gson": "Apache-2.0", "BurntSushi+ripgrep": "MIT",
             "tree-sitter+tree-sitter": "MIT", "curl+curl": "curl", "gabime+spdlog": "MIT", "zeromq+libzmq": "MPL-2.0",
-            "vuejs+core": "MIT", "jquery+jquery": "MIT", "python+stdlib": "PSF-2.0"}
+            "vuejs+core": "MIT", "jquery+jquery": "MIT", "python+stdlib": "PSF-2.0",
+            "valkey-io+valkey": "BSD-3-Clause", "prometheus+prometheus": "Apache-2.0", "tokio-rs+tokio": "MIT",
+            "rust-lang+cargo": "MIT", "serde-rs+serde": "MIT", "apache+commons-lang": "Apache-2.0",
+            "apache+commons-collections": "Apache-2.0", "ocornut+imgui": "MIT", "fmtlib+fmt": "MIT",
+            "google+googletest": "BSD-3-Clause", "lodash+lodash": "MIT", "mozilla+pdf.js": "Apache-2.0",
+            "google-gemini+gemini-cli": "Apache-2.0", "sympy+sympy": "BSD-3-Clause",
+            "astropy+astropy": "BSD-3-Clause", "sphinx-doc+sphinx": "BSD-2-Clause"}
 LANGUAGES = frozenset({"python", "go", "java", "rust", "c", "cpp", "javascript", "typescript", "tsx"})
 MAX_BYTES = 1 << 20
 
@@ -90,28 +120,46 @@ def stdlib_files() -> list[tuple[str, str, str]]:
     return [(str(p.relative_to(root)), "python", p.read_text(encoding="utf-8", errors="replace")) for p in paths]
 
 
+def picks(tiers: list[dict[str, list]]) -> Iterator[tuple[str, tuple[str, str, str]]]:
+    """(source, file) in corpus order: within a tier the next file always from the source with the fewest
+    bytes so far; a tier starts once every file of the tiers before it is taken (so a smaller corpus is
+    always a prefix of a larger one)."""
+    written: Counter = Counter()
+    for sources in tiers:
+        cursors = dict.fromkeys(sources, 0)
+        while left := [name for name, files in sources.items() if cursors[name] < len(files)]:
+            name = min(left, key=lambda n: (written[n], n))  # the source with the fewest bytes so far
+            file = sources[name][cursors[name]]
+            cursors[name] += 1
+            written[name] += len(file[2].encode("utf-8"))
+            yield name, file
+
+
 def build(out: Path, megabytes: float) -> dict:
-    """Write the corpus under ``out`` (round-robin over the sources until ``megabytes``); its summary."""
-    sources = {name: repository_files(name, commit) for name, commit in REPOSITORIES.items()}
-    sources["python/stdlib"] = stdlib_files()
-    budget, written, languages = megabytes * 1e6, Counter(), Counter()
-    cursors = dict.fromkeys(sources, 0)
-    while sum(written.values()) < budget:
-        left = [name for name, files in sources.items() if cursors[name] < len(files)]
-        if not left:
+    """Write the corpus under ``out`` (the files of ``picks`` until ``megabytes``); its summary."""
+    first = {name: repository_files(name, commit) for name, commit in REPOSITORIES.items()}
+    first["python/stdlib"] = stdlib_files()
+    tiers = [first]
+    if megabytes * 1e6 > sum(len(text.encode("utf-8")) for files in first.values() for _, _, text in files):
+        tiers.append({name: repository_files(name, commit) for name, commit in MORE_REPOSITORIES.items()})
+    budget, written, languages, files = megabytes * 1e6, Counter(), Counter(), 0
+    for name, (path, language, text) in picks(tiers):
+        if sum(written.values()) >= budget:
             break
-        name = min(left, key=lambda n: (written[n], n))  # the source with the fewest bytes so far
-        path, language, text = sources[name][cursors[name]]
-        cursors[name] += 1
         target = out / name.replace("/", "+") / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
         size = len(text.encode("utf-8"))
         written[name] += size
         languages[language] += size
-    written = sum(written.values())
-    summary = {"megabytes": round(written / 1e6, 2), "repositories": {n: c for n, c in REPOSITORIES.items()},
-               "python": f"stdlib {sysconfig.get_python_version()}", "files": sum(cursors.values()),
+        files += 1
+    if sum(written.values()) < budget:
+        raise SystemExit(f"the pinned repositories hold {sum(written.values()) / 1e6:.1f} MB of source, "
+                         f"not {megabytes:g}: add repositories to MORE_REPOSITORIES")
+    pinned = {**REPOSITORIES, **MORE_REPOSITORIES}
+    summary = {"megabytes": round(sum(written.values()) / 1e6, 2),
+               "repositories": {n: c for n, c in pinned.items() if written[n]},
+               "python": f"stdlib {sysconfig.get_python_version()}", "files": files,
                "megabytes_by_language": {k: round(v / 1e6, 2) for k, v in languages.most_common()}}
     (out / "corpus.json").write_text(json.dumps(summary, indent=2))
     return summary

@@ -69,8 +69,11 @@ def coerce(hint: Any, value: Any, path: str) -> Any:
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
+        kinds = [a for a in args if a is not type(None)]
+        if len(kinds) == 1:  # an optional field: the one type's own error names the exact field
+            return coerce(kinds[0], value, path)
         errors = []
-        for arg in (a for a in args if a is not type(None)):
+        for arg in kinds:
             try:
                 return coerce(arg, value, path)
             except ConfigError as error:

@@ -160,6 +160,47 @@ class RepositoryPath:
 
 
 @dataclass(slots=True, kw_only=True)
+class TurnMapping:
+    """Where a transcripts source's turns sit when no recognition finds them (docs/transcript-formats.md,
+    "A mapping per source"): every file (or JSONL line) of the source is read through it, nothing else.
+
+    ``path``: the turn lists, from the value's root ``$``: keys joined by ``.``, ``[N]`` an item of a list,
+    ``*`` (or ``[*]``) every key or item (``$.episodes[*].transitions``). ``role``/``content``: the key of each
+    turn's speaker and text. ``task``: a key whose text, in the nearest object above a list that has it,
+    opens the run as the user's task (when the turns hold none). Speakers are roles by the source's ``speakers``, else by alias,
+    else by position."""
+
+    path: str
+    role: str
+    content: str
+    task: str = ""
+
+    def validate(self, path: str) -> None:
+        require(self.path.startswith("$"), join(path, "path"), f"{self.path!r} does not start at the root",
+                "write it from $, e.g. $.episodes[*].messages")
+        require(turn_path_tokens(self.path) is not None, join(path, "path"), f"{self.path!r} is no key path",
+                "keys joined by '.', [N] for an item, * or [*] for every key or item")
+        require(bool(self.role.strip()), join(path, "role"), "is empty", "name the key of each turn's speaker")
+        require(bool(self.content.strip()), join(path, "content"), "is empty", "name the key of each turn's text")
+        require(self.role != self.content, join(path, "content"), "is the same key as role",
+                "name the text's own key")
+
+
+def turn_path_tokens(path: str) -> list[str | int] | None:
+    """``$.a[*].b[2]`` -> ``["a", "*", "b", 2]``; None when ``path`` is no such path."""
+    tokens: list[str | int] = []
+    rest = path[1:] if path.startswith("$") else None
+    if rest is None:
+        return None
+    for match in re.finditer(r"\.([^.\[\]]+)|\[(\*|\d+)\]|(.)", rest):
+        key, index, stray = match.groups()
+        if stray is not None:
+            return None
+        tokens.append(key if key is not None else "*" if index == "*" else int(index))
+    return tokens
+
+
+@dataclass(slots=True, kw_only=True)
 class SourceConfig:
     """One named input: where to read, how, and what kind of documents it yields.
 
@@ -201,6 +242,8 @@ class SourceConfig:
     # transcripts: the role of each speaker a multi-agent log names (``{"Planner": "user", "Coder":
     # "assistant"}``); a name not listed is mapped by position (the first to speak set the task).
     speakers: dict[str, str] = field(default_factory=dict)
+    # transcripts: where the turns sit, for a layout no recognition reads (``TurnMapping``); off by default.
+    turns: TurnMapping | None = None
     limits: ReadLimits = field(default_factory=ReadLimits)
     history: HistoryConfig | None = None  # commits: which commits, and the commit-level filters
     # file sources: how .ipynb files are read as notebooks (kind "notebook"); on by default (script layout), as
@@ -249,6 +292,12 @@ class SourceConfig:
                     f"use one of {', '.join(TRANSCRIPT_FORMATS)}, or leave it out to recognise each file")
         require(not self.speakers or self.type == "transcripts", join(path, "speakers"),
                 "is only read for sources of type 'transcripts'", "remove it, or set type: transcripts")
+        if self.turns is not None:
+            require(self.type == "transcripts", join(path, "turns"), "is only read for sources of type 'transcripts'",
+                    "remove it, or set type: transcripts")
+            require(self.format is None, join(path, "turns"), f"is not read with format: {self.format}",
+                    "remove one of format and turns")
+            self.turns.validate(join(path, "turns"))
         for speaker, role in self.speakers.items():
             require(role in ("system", "user", "assistant", "tool"), join(join(path, "speakers"), speaker),
                     f"{role!r} is not a role", "use system, user, assistant or tool")

@@ -89,12 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
                             "runner gets as long, at most 10 s, to confirm it stopped")
     build.set_defaults(command_parser=build)
 
-    stats = command("stats", help="a build's funnel per source, drops per reason, redactions and benchmark hits")
+    stats = command("stats", help="a build's funnel per source, drops per reason, redactions and benchmark hits "
+                                  "(--costs: CPU per stage and language)")
     stats.add_argument("out", help="a mix build output directory")
     stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
     stats.add_argument("--sample", type=int, default=0, metavar="N",
                        help="also show N dropped and quarantined records per source and reason")
     stats.add_argument("--seed", type=int, default=0, help="which records --sample picks")
+    stats.add_argument("--costs", action="store_true",
+                       help="also show CPU per stage and language, from the manifest (timings: they differ run to run)")
 
     inspect = command("inspect", help="print decoded samples of a built stage (DIR/STAGE)")
     inspect.add_argument("stage_dir", help="DIR/STAGE, e.g. out/demo/sft")
@@ -390,12 +393,13 @@ def plan_json(spec, checked, notes: list[str], failure) -> dict:
 
 
 def command_stats(args) -> int:
-    from codemix.pipelines.stats import build_stats, format_stats, sample_records, stats_json
+    from codemix.pipelines.stats import build_stats, format_stats, sample_records, stage_costs, stats_json
 
     out = absolute_out(args.out)
     stats = build_stats(out)
     samples = sample_records(out, args.sample, args.seed) if args.sample else None
-    print(stats_json(stats, samples) if args.json else format_stats(stats, samples))
+    costs = stage_costs(out) if args.costs else None
+    print(stats_json(stats, samples, costs) if args.json else format_stats(stats, samples, costs))
     return 0
 
 

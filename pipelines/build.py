@@ -403,7 +403,7 @@ def finish_manifest(spec: MixtureSpec, layout: BuildLayout, runner: StageRunner,
     manifest = build_manifest(spec, layout, runner=runner_name(beam_args), tokenizer=tokenizer,
                               shard_stats=shard_stats, repository_level=uses_repository_dedup(spec),
                               timings=runner.timings, reused=runner.reused,
-                              cpu_seconds=runner.cpu_seconds)
+                              cpu_seconds=runner.cpu_seconds, stage_costs=runner.stage_costs)
     for info in manifest["stages"].values():
         info["allowed_missing"] = sorted(s for s in info["missing_sources"] if s in allowed)
     manifest["health"] = build_health(spec, manifest, allowed_notes)

@@ -22,6 +22,7 @@ import apache_beam as beam
 from codemix.document import Document, Quarantined, ReadCount, Redaction
 from codemix.filters.secrets import RedactionConfig, redact_document
 from codemix.mixtures.chat import render_messages
+from codemix.pipelines.costs import PerDocument, PerOutputDocument
 from codemix.pipelines.ledger import DOCS, DROPPED, QUARANTINED, READS, REDACTIONS, RouteOutcomes
 from codemix.pipelines.progress import Progress, report
 from codemix.pipelines.readers import read_counted
@@ -152,11 +153,11 @@ class Crawl(beam.PTransform):
             | "SpreadLocations" >> beam.Reshuffle()
             | "SplitLocations" >> beam.FlatMap(planned_parts)
             | "SpreadLocationParts" >> beam.Reshuffle()
-            | "ReadLocationParts" >> beam.ParDo(RouteOutcomes(read_location_part)).with_outputs(
+            | "ReadLocationParts" >> beam.ParDo(RouteOutcomes(PerOutputDocument(read_location_part))).with_outputs(
                 DROPPED, QUARANTINED, READS, main=DOCS)
         )
-        redacted = outcomes[DOCS] | "Redact" >> beam.ParDo(RouteOutcomes(RedactWith(self._redaction))).with_outputs(
-            REDACTIONS, main=DOCS)
+        redacted = outcomes[DOCS] | "Redact" >> beam.ParDo(RouteOutcomes(PerDocument(RedactWith(self._redaction)))
+                                                           ).with_outputs(REDACTIONS, main=DOCS)
         documents = redacted[DOCS] | "Progress" >> beam.ParDo(Progress("crawl", document_bytes))
         return {DOCS: documents, DROPPED: outcomes[DROPPED], QUARANTINED: outcomes[QUARANTINED],
                 REDACTIONS: redacted[REDACTIONS], READS: outcomes[READS]}

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import apache_beam as beam
 from apache_beam.runners.runner import PipelineState
 
-from codemix.pipelines import sdk_workers
+from codemix.pipelines import costs, sdk_workers
 
 LOG = logging.getLogger("codemix.jobs")
 STALL_SECONDS = 60.0  # the default of ``mix build --stall-timeout``
@@ -297,5 +297,6 @@ class Pipeline(beam.Pipeline):
                 finally:
                     with _LOCK:
                         _RUNNING.remove(running)
+                costs.record(self.result)  # the per-language CPU its documents' steps counted
         finally:
             self._extra_context.__exit__(exc_type, exc_val, exc_tb)

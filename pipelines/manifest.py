@@ -145,7 +145,8 @@ def repository_counts(layout: BuildLayout) -> dict:
 
 
 def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, tokenizer: dict, shard_stats: list[dict],
-                   repository_level: bool, timings: dict, reused: list[str], cpu_seconds: dict | None = None) -> dict:
+                   repository_level: bool, timings: dict, reused: list[str], cpu_seconds: dict | None = None,
+                   stage_costs: dict | None = None) -> dict:
     counts, funnel = ledger_counts(layout)
     return {
         "schema": MANIFEST_SCHEMA,  # how `mix build` tells its own build from another tool's manifest.json
@@ -169,6 +170,8 @@ def build_manifest(spec: MixtureSpec, layout: BuildLayout, *, runner: str, token
         "stages": stage_manifest(spec, shard_stats, ledger.read_jsonl(f"{layout.stage_dir('shards')}/shaping*.jsonl")),
         "timings_seconds": timings,
         "local_cpu_seconds": cpu_seconds or {},
+        # Per stage run: {language: {"bytes", "cpu_seconds"}} of its documents' own work (pipelines.costs).
+        "stage_costs": stage_costs or {},
         "reused_stages": reused,
     }
 

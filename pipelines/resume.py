@@ -19,7 +19,7 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from codemix.pipelines import jobs, ledger, sdk_workers
+from codemix.pipelines import costs, jobs, ledger, sdk_workers
 
 MARKER = "_COMPLETE.json"
 
@@ -104,6 +104,8 @@ class StageRunner:
         # CPU seconds of this process and of the local workers it started and reaped (FnApiRunner's
         # multi-process workers); a cluster's workers are not counted: their runner reports them.
         self.cpu_seconds: dict[str, float] = {}
+        # Per stage and language: the bytes the stage took in and its documents' own CPU (``pipelines.costs``).
+        self.stage_costs: dict[str, dict] = {}
         self.reused: list[str] = []
         self.earlier = earlier
         self.on_reuse: Callable[[str], None] | None = None  # e.g. the progress display's mark_reused
@@ -143,7 +145,8 @@ class StageRunner:
         self.echo(f"[{name}] running on {self.runner} ...")
         try:
             # the build's worker server when there is one (``run_build``), else one of the stage's own
-            with jobs.writing_into(attempt_dir), sdk_workers.forked_workers(shared=True):
+            with jobs.writing_into(attempt_dir), sdk_workers.forked_workers(shared=True), \
+                    costs.collecting() as measured:
                 result = fn(attempt_dir)
             files = self._commit(name, key, result, facts, attempt, outputs, after)
         except jobs.ServiceLost as lost:
@@ -158,6 +161,7 @@ class StageRunner:
             raise stopped.write_failed(name, attempt_dir, self.work_dir.rsplit("/", 1)[0], refused, needed) from error
         self.timings[name] = round(time.monotonic() - start, 3)
         self.cpu_seconds[name] = round(local_cpu_seconds() - cpu_start, 3)
+        self.stage_costs[name] = costs.as_seconds(measured)
         self.last_bytes = sum(entry["bytes"] for entry in files)
         self.done.append(name)
         self.echo(f"[{name}] done in {self.timings[name]:.1f}s")

@@ -12,6 +12,7 @@ import itertools
 import json
 import math
 import os
+import time
 import uuid
 from collections import defaultdict
 from typing import NamedTuple
@@ -33,6 +34,7 @@ from codemix.mixtures.provenance import (
     write_provenance,
 )
 from codemix.mixtures.tokenizer import load_tokenizer, token_id
+from codemix.pipelines.costs import charge
 from codemix.pipelines.progress import Progress, report
 
 # One encode_batch_fast call: enough documents to keep every Rayon thread busy, few enough characters
@@ -371,7 +373,7 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
                 entries = sorted(buffer.pop(key), key=lambda entry: (position_of(entry[0]), entry[0]))
                 pieces, lengths = [], []
                 for batch in encode_batches(entries):
-                    tokens, batch_lengths = self._encode(batch)
+                    tokens, batch_lengths = self._encode_charged(batch)
                     report("tokenized", len(batch), sum(len(entry[1]) for entry in batch))
                     pieces.append(tokens)
                     lengths += batch_lengths
@@ -381,6 +383,31 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
                 write_run(prefix, [entry[0] for entry in entries], text_bytes, np.concatenate(pieces), lengths,
                           [entry[3] for entry in entries], [entry[1] for entry in entries] if self._keep_text else None)
                 yield key, (prefix, sum(text_bytes))
+
+
+    def _encode_charged(self, batch) -> tuple[np.ndarray, list[int]]:
+        """``_encode``, its CPU charged by language (``pipelines.costs``): a batch of one language is timed
+        whole; one of several is encoded language by language, each timed, and put back in order (the ids
+        are the same: each document is encoded on its own). Rayon's threads do the work when ``parallel``:
+        then the process's CPU during the call is the batch's."""
+        clock = time.process_time_ns if self._parallel else time.thread_time_ns
+        languages = [entry[3].get("language") or "" for entry in batch]
+        groups: dict[str, list[int]] = {}
+        for index, language in enumerate(languages):
+            groups.setdefault(language, []).append(index)
+        if len(groups) == 1:
+            start = clock()
+            encoded = self._encode(batch)
+            charge(languages[0], clock() - start, sum(utf8_length(entry[1]) for entry in batch))
+            return encoded
+        pieces: list[np.ndarray | None] = [None] * len(batch)
+        for language, indexes in groups.items():
+            start = clock()
+            tokens, lengths = self._encode([batch[i] for i in indexes])
+            charge(language, clock() - start, sum(utf8_length(batch[i][1]) for i in indexes))
+            for i, piece in zip(indexes, np.split(tokens, np.cumsum(lengths)[:-1])):
+                pieces[i] = piece
+        return np.concatenate(pieces), [piece.size for piece in pieces]
 
 
 def docs_path(out_dir: str, stage: str, source: str, index: int, shards: int) -> str:

@@ -4,7 +4,8 @@ removed documents matched, and the recorded outcomes of the agent transcripts it
 format.
 
 Everything is recounted from the files the stages wrote, so the numbers can be trusted even for a
-build whose manifest was lost, that was rerun from a later stage, or that has not finished yet.
+build whose manifest was lost, that was rerun from a later stage, or that has not finished yet; only
+the CPU per stage and language (``stage_costs``) comes from a finished build's manifest.
 Tables are aligned, with a totals row and each count as a share of what its source read;
 ``--sample N --seed S`` adds N dropped and quarantined records per source and reason, drawn with
 ``random.Random(S)`` (the same seed shows the same records).
@@ -24,6 +25,7 @@ from apache_beam.io.filesystems import FileSystems
 from codemix.kinds import FILE, document_kind
 from codemix.mixtures.inspect import NotABuild
 from codemix.pipelines import ledger
+from codemix.pipelines.costs import STAGE_ORDER
 from codemix.pipelines.git_copies import repository_drops, repository_outcomes
 from codemix.pipelines.manifest import BuildLayout, quarantine_counts, read_counts
 from codemix.pipelines.quality_report import quality_block, quality_summary
@@ -129,6 +131,56 @@ def build_stats(out_dir: str) -> dict:
         **({"prose_checks": dict(sorted(prose[source].items()))} if source in prose else {}),
         **({"sft_left_out": shaping[source]} if source in shaping else {}),
     } for source in sources}
+
+
+def stage_costs(out_dir: str) -> dict:
+    """Per stage this build ran: its CPU seconds (the manifest's ``local_cpu_seconds``), the bytes it took
+    in and its documents' own CPU by language (``pipelines.costs``), and ``unattributed``: the stage's CPU
+    that no document's work accounts for (Beam, pickling, shuffles, writes, start-up), so that the
+    languages and the rest add up to the stage. Empty without a manifest (an unfinished build)."""
+    layout = BuildLayout(out_dir.rstrip("/"))
+    if not FileSystems.exists(layout.manifest):
+        return {}
+    with FileSystems.open(layout.manifest) as handle:
+        manifest = json.loads(handle.read())
+    measured = manifest.get("stage_costs", {})
+    costs = {}
+    ran = manifest.get("local_cpu_seconds", {})
+    for stage in sorted(ran, key=lambda name: (costs_order(name), name)):
+        cpu = ran[stage]
+        languages = {language: {**entry, "cpu_seconds_per_mb": per_mb(entry["cpu_seconds"], entry["bytes"])}
+                     for language, entry in measured.get(stage, {}).items()}
+        total_bytes = sum(entry["bytes"] for entry in languages.values())
+        costs[stage] = {"cpu_seconds": cpu, "bytes": total_bytes, "cpu_seconds_per_mb": per_mb(cpu, total_bytes),
+                        "languages": languages,
+                        "unattributed_cpu_seconds": round(cpu - sum(e["cpu_seconds"] for e in languages.values()), 3)}
+    return costs
+
+
+def costs_order(stage: str) -> int:
+    return STAGE_ORDER.index(stage) if stage in STAGE_ORDER else len(STAGE_ORDER)
+
+
+def per_mb(cpu_seconds: float, text_bytes: int) -> float | None:
+    return round(cpu_seconds / (text_bytes / 1e6), 3) if text_bytes else None
+
+
+def costs_table(costs: dict) -> str:
+    """Stage x language: MB taken in, CPU s, CPU s per MB; each stage's unattributed rest and its total."""
+    rows = []
+    for stage, info in costs.items():
+        rows += [[stage, language or "(none)", entry["bytes"] / 1e6, entry["cpu_seconds"], entry["cpu_seconds_per_mb"]]
+                 for language, entry in info["languages"].items()]
+        if info["languages"]:
+            rows.append([stage, "(unattributed)", None, info["unattributed_cpu_seconds"], None])
+        rows.append([stage, "stage total", info["bytes"] / 1e6 if info["bytes"] else None, info["cpu_seconds"],
+                     info["cpu_seconds_per_mb"]])
+    if not rows:
+        return ""
+    return ("CPU per stage and language (each document's own work, thread CPU; unattributed: the rest of the "
+            "stage's CPU: Beam, pickling, shuffles, writes, start-up)\n"
+            + format_table(["stage", "language", "MB in", "CPU s", "CPU s / MB"], rows,
+                           total=["build", "", None, round(sum(i["cpu_seconds"] for i in costs.values()), 3), None]))
 
 
 def prose_check_counts(pattern: str) -> dict[str, collections.Counter]:
@@ -254,8 +306,9 @@ def benchmark_policies(pattern: str) -> collections.Counter:
     return counts
 
 
-def format_stats(stats: dict, samples: dict | None = None) -> str:
-    """Aligned tables: the funnel per source, drops per reason, redactions and benchmark hits."""
+def format_stats(stats: dict, samples: dict | None = None, costs: dict | None = None) -> str:
+    """Aligned tables: the funnel per source, drops per reason, redactions and benchmark hits; with
+    ``costs`` (``stage_costs``), CPU per stage and language."""
     if not stats:
         return "no records found in this build's ledgers"
     blocks = [funnel_table(stats), *([kinds_table(stats)] if kinds_table(stats) else [])]
@@ -271,6 +324,8 @@ def format_stats(stats: dict, samples: dict | None = None) -> str:
     blocks += [block for block in (prose_checks_table(stats), shaping_table(stats), redaction_contexts(stats),
                                    contaminated_documents(stats), outcomes_table(stats), repositories_table(stats),
                                    quality_block(stats)) if block]
+    if costs and costs_table(costs):
+        blocks.append(costs_table(costs))
     if samples:
         blocks.append(format_samples(samples))
     return "\n\n".join(blocks)
@@ -368,5 +423,6 @@ def format_samples(samples: dict) -> str:
     return "\n".join(lines)
 
 
-def stats_json(stats: dict, samples: dict | None = None) -> str:
-    return json.dumps({**stats, **({"_samples": samples} if samples else {})}, indent=2, sort_keys=True)
+def stats_json(stats: dict, samples: dict | None = None, costs: dict | None = None) -> str:
+    return json.dumps({**stats, **({"_samples": samples} if samples else {}),
+                       **({"_stage_costs": costs} if costs else {})}, indent=2, sort_keys=True)

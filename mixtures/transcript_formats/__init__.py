@@ -15,16 +15,25 @@ from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
-from codemix.mixtures.transcript_formats.shape import ID_KEYS, SHAPE, TURN_LINES, empty_conversation, parse_shape
+from codemix.mixtures.transcript_formats.shape import (
+    ID_KEYS,
+    SHAPE,
+    TURN_LINES,
+    empty_conversation,
+    parse_shape,
+    turn_lines_after_header,
+)
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
+from codemix.sources import turn_path_tokens
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
@@ -32,24 +41,42 @@ SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
-__all__ = ["FORMAT_NAMES", "Format", "Transcript", "TranscriptShapeError", "has_task", "outcome_facts",
-           "parse_json_value", "parse_session", "parse_text", "rows_of", "session_format", "system_as_task"]
+__all__ = [
+    "FORMAT_NAMES",
+    "Format",
+    "Transcript",
+    "TranscriptShapeError",
+    "has_task",
+    "observation_as_task",
+    "outcome_facts",
+    "parse_json_value",
+    "parse_session",
+    "parse_text",
+    "rows_of",
+    "session_format",
+    "system_as_task",
+]
 
 
 def formats_named(name: str | None, candidates: tuple[Format, ...]) -> tuple[Format, ...]:
     return candidates if name is None else tuple(f for f in candidates if f.name == name)
 
 
-def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, str] | None = None) -> list[Transcript]:
+def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, str] | None = None,
+                     turns: Any = None) -> list[Transcript]:
     """The transcripts in one JSON value (a whole file, or one JSONL line).
 
     The named formats come first; a value none of them detects, or one whose adapter refuses it (a
     ``messages`` list with a role the adapter does not know), is read by its shape (``shape``) unless a
     format is forced; after an adapter's refusal, only when every speaker is a role alias. A value
     holding only empty turn lists is ``empty_conversation``. ``speakers``: the roles a source gives the
-    speaker names of a multi-agent log (read by shape)."""
+    speaker names of a multi-agent log (read by shape). ``turns``: a source's ``TurnMapping``; when given,
+    the value is read through it alone (``mapped``)."""
     if nested_deeper_than(value, MAX_JSON_DEPTH):
         raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    if turns is not None:
+        return with_record_ids(mapped_transcripts(value, turn_path_tokens(turns.path) or [], turns.role,
+                                                  turns.content, turns.task, speakers), value)
     candidates = formats_named(forced, JSON_FORMATS)
     for candidate in candidates:
         if candidate.detect(value):
@@ -123,9 +150,30 @@ def system_as_task(messages: list[dict[str, Any]]) -> bool:
     return True
 
 
-def session_format(first_entry: Any, forced: str | None = None) -> Format | None:
-    """The session format whose files hold ``first_entry`` as a line, if any."""
-    return next((f for f in formats_named(forced, SESSION_FORMATS) if f.detect(first_entry)), None)
+def observation_as_task(messages: list[dict[str, Any]]) -> bool:
+    """A run the environment opens (its first observation, the room or page the agent starts in, comes
+    before the model's first turn and no user turn sets a task) took its task from that observation: it
+    becomes the opening user turn, in place (context either way, never trained). True when it did."""
+    first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+    if first_model == len(messages) or any(
+            m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model]):
+        return False
+    seen = next((i for i, m in enumerate(messages[:first_model]) if m["observation"] and m["content"].strip()), None)
+    if seen is None:
+        return False
+    messages[seen] = {**messages[seen], "role": "user", "observation": False, "tool_call_id": ""}
+    return True
+
+
+def session_format(first_entry: Any, forced: str | None = None, following: list | None = None) -> Format | None:
+    """The session format whose files hold ``first_entry`` as a line, if any; else, given the lines
+    ``following`` it, ``turn-lines`` when the file is turns after a header line or two (a session record,
+    metadata) that carry no text."""
+    fmt = next((f for f in formats_named(forced, SESSION_FORMATS) if f.detect(first_entry)), None)
+    if fmt is None and forced in (None, TURN_LINES.name) and following and turn_lines_after_header(
+            [first_entry, *following]):
+        return TURN_LINES
+    return fmt
 
 
 def parse_session(fmt: Format, entries: list[Any]) -> list[Transcript]:

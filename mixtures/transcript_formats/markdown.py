@@ -5,7 +5,9 @@ line (``**User**``, ``**Assistant:**``) or an italic bold one (``_**User**_``, `
 SpecStory export of Cursor chats, where ``_****_`` continues the model's turn), optionally followed by a
 parenthesised model name or time. Speakers are the role aliases of ``shape.ROLE_ALIASES``. The text up to
 the next heading is the turn; ``---`` rules around it are the exporter's. A collapsed ``<details>``
-block inside a model turn is a tool's output (an observation).
+block inside a model turn is a tool's output (an observation). A log with no such heading may open its
+turns with banners instead (``===== USER =====``, ``<assistant>`` ... ``</assistant>``, ``USER:`` alone on
+a line).
 """
 
 from __future__ import annotations
@@ -22,15 +24,26 @@ _SUFFIX = r"(?:\s*\([^)\n]{0,80}\))?\s*:?"
 HEADING = re.compile(
     rf"^(?:#{{1,6}}[ \t]+{_SPEAKER}{_SUFFIX}|\*\*{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
+# A line that is only a speaker between rules or in a tag, as logs write a turn's opening
+# (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
+# alone on a line (``User:``; a YAML file's lower-case ``user:`` and ``model:`` sections are no turns).
+BANNER = re.compile(
+    rf"^[ \t]*(?:(?:={{2,}}|-{{2,}}|\*{{3,}})[ \t]*{_SPEAKER}{_SUFFIX}[ \t]*(?:={{2,}}|-{{2,}}|\*{{3,}})?"
+    rf"|<{_SPEAKER}>|([A-Z][A-Za-z _-]{{0,30}}?)[ \t]*:)[ \t]*$", re.MULTILINE)
+CLOSING_TAG = re.compile(rf"^[ \t]*</(?:{'|'.join(map(re.escape, ROLE_ALIASES))})>[ \t]*$", re.MULTILINE | re.IGNORECASE)
 DETAILS = re.compile(r"<details>.*?</details>", re.DOTALL)
 RULE = re.compile(r"^\s*(?:---+\s*)+|(?:\s*---+)+\s*$")
 
 
 def headings(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, role)`` of every turn heading whose speaker is a role alias (or ``_****_``: the
-    model's turn going on)."""
+    model's turn going on); where the text has no Markdown heading of a turn, its banners (``BANNER``)."""
+    return marked(text, HEADING) or marked(text, BANNER)
+
+
+def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
     found = []
-    for match in HEADING.finditer(text):
+    for match in pattern.finditer(text):
         speaker = next((g for g in match.groups() if g), "")
         role = ROLE_ALIASES.get(speaker.strip().lower()) if speaker else "continued"
         if role is None and speaker.strip().split()[0].lower() in ROLE_ALIASES:  # "Agent (model)", "User said"
@@ -48,7 +61,7 @@ def detect_markdown_turns(text: Any) -> bool:
 
 
 def section_messages(role: str, body: str) -> list[dict[str, Any]]:
-    body = RULE.sub("", body).strip()
+    body = RULE.sub("", CLOSING_TAG.sub("", body)).strip()
     if role != "assistant":
         return [message(role, body, observation=role == "tool")] if body else []
     messages, last = [], 0

@@ -35,8 +35,10 @@ Tool calls are read from ``tool_calls``/``function_call``, from content blocks (
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple
 
+from codemix.mixtures.transcript_formats.attempts import attempt_columns, attempt_messages
 from codemix.mixtures.transcript_formats.base import Format, Transcript, declared_tools, recorded_facts
 from codemix.mixtures.transcript_formats.canonical import (
     TranscriptShapeError,
@@ -61,6 +63,7 @@ from codemix.mixtures.transcript_formats.turns import (
     first_present,
     has_text_or_calls,
     indexed_items,
+    inferred_turns,
     is_call_list,
     is_call_record,
     is_call_run,
@@ -74,9 +77,12 @@ from codemix.mixtures.transcript_formats.turns import (
     speaker_of,
     speaker_roles,
     step_messages,
+    step_of,
     tool_event_messages,
     turn_messages,
     turn_text,
+    unwrap_turn,
+    wrapped_turns,
 )
 
 # A walk that stops: a value is visited at most this many objects and lists deep, and this many nodes.
@@ -92,6 +98,7 @@ class Found(NamedTuple):
     record: dict | None
     record_key: str
     ancestors: tuple  # the objects above the record, nearest first
+    left_out: int = 0  # entries of the list that are no turns (a log's metadata events), counted, not read
 
 
 # --- finding the lists --------------------------------------------------------------------------
@@ -124,8 +131,24 @@ def find_conversations(value: Any) -> list[Found]:
             node, kind = indexed, "turns"  # turns indexed "0", "1"...
         if kind is None and (steps := indexed_items(node) or column_steps(node)) is not None and is_step_list(steps):
             node, kind = steps, "steps"
+        if kind is None and (inferred := inferred_turns(node)) is not None and is_turn_list(inferred):
+            node, kind = inferred, "turns"  # speaker and text under keys no vocabulary names
+        if kind is None and (prefixed := prefixed_turns(node)) is not None:
+            node, kind = prefixed, "turns"  # ["User: ...", "Assistant: ..."]
+        if kind is None and (wrapped := wrapped_turns(node)) is not None:  # turns inside envelopes
+            record, record_key = chain[0] if chain else (None, "")
+            found.append(Found(path, wrapped[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),
+                               wrapped[1]))
+            continue
+        if kind is None and (turns := mostly_turns(node)) is not None:  # turns among a log's other events
+            record, record_key = chain[0] if chain else (None, "")
+            found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:]),
+                               len(node) - len(turns)))
+            continue
+        if kind is None and chain and is_action_list(node, key, chain[0][0]):
+            kind = "actions"  # what the agent did, with no observations kept, beside its task
         if kind == "pairs":  # pairs (or utterances) as the turns or the tool-call events they are
-            node = pair_turns(node, key) or string_turns(node, key)
+            node = pair_turns(node, key) or prefixed_turns(node) or string_turns(node, key, chain[0][0] if chain else None)
             kind = "events" if is_tool_event(node[0]) else "turns"
         if kind == "exchanges" and not chain:  # a file that is a list of exchanges: a dataset, one per row
             found += [Found(f"{path}[{i}]", [item], kind, item, str(i), ()) for i, item in enumerate(node)]
@@ -147,7 +170,16 @@ def find_conversations(value: Any) -> list[Found]:
             for index in reversed(range(len(node))):
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
-    return longest_per_record(runs_over_logs(found)) or cached_calls(value) or text_runs(value)
+    return longest_per_record(runs_over_logs(found)) or cached_calls(value) or attempt_runs(value) or text_runs(value)
+
+
+def attempt_runs(value: Any) -> list[Found]:
+    """Where no list reads as a conversation: records that keep a task and per-attempt fields
+    (``attempts``), the value itself or each row of a list of records."""
+    rows = [(value, "$", "")] if isinstance(value, dict) else [
+        (row, f"$[{i}]", str(i)) for i, row in enumerate(value)] if isinstance(value, list) else []
+    return [Found(path, [row], "attempts", row, key, ()) for row, path, key in rows
+            if attempt_columns(row) is not None and task_text([row])]
 
 
 def text_run(text: str) -> list[dict[str, Any]]:
@@ -305,13 +337,99 @@ def exchange_messages(items: list) -> list[dict[str, Any]]:
     return messages
 
 
-def string_turns(items: Any, key: str) -> list | None:
+PREFIXED_TURN = re.compile(r"\s*[*_]*([A-Za-z][A-Za-z_ -]{0,30}?)[*_]*\s*:[ \t]*(.*)", re.DOTALL)
+
+
+def prefixed_turns(items: Any) -> list | None:
+    """Turns kept as strings that open with their speaker (``["User: hi", "Assistant: hello", ...]``):
+    every string opens with a label and a colon, every label is a role alias, at least two roles. The
+    turns, or None."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(item, str) for item in items[:200]):
+        return None
+    matches = [PREFIXED_TURN.match(item) for item in items]
+    if not all(matches):
+        return None
+    labels = [m.group(1).strip() for m in matches]
+    roles = {ROLE_ALIASES.get(label.lower()) for label in labels}
+    if None in roles or len(roles) < 2:
+        return None
+    return [{"role": label, "content": m.group(2)} for label, m in zip(labels, matches)]
+
+
+def mostly_turns(items: Any) -> list | None:
+    """The turns of a log that interleaves them with entries of another kind (metadata, usage, state
+    events): at least two thirds of the entries are turns, none of the others carries text under a content
+    key (nothing said is left out). The turns, or None."""
+    if not isinstance(items, list) or len(items) < 3 or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    turns = [item for item in items if speaker_of(item) is not None and has_text_or_calls(item)]
+    if len(turns) < 2 or len(turns) * 3 < len(items) * 2:
+        return None
+    others = [item for item in items if not (speaker_of(item) is not None and has_text_or_calls(item))]
+    if any(turn_text(content_of(item)).strip() for item in others):
+        return None
+    return turns if is_turn_list(turns) else None
+
+
+def is_action_list(items: Any, key: str, holder: dict) -> bool:
+    """A run kept as the agent's actions alone (``{problem, action_history: ["search[...]", "click[...]"]}``,
+    ``{task, steps: [{thought, action}]}``): action strings under a key that names actions, or steps with
+    no observation under a key that names a run, in a record that keeps the task they answer; at least two
+    (a lone command is no run)."""
+    if not isinstance(items, list) or len(items) < 2 or not task_text([holder]):
+        return False
+    name = str(key).lower()
+    if all(isinstance(item, str) and item.strip() for item in items):
+        return "action" in name
+    return ((name in CONVERSATION_KEYS or "action" in name or "step" in name)
+            and all(step_of(item) is not None for item in items[:200]))
+
+
+def action_messages(items: list) -> list[dict[str, Any]]:
+    """Each action string a model turn; steps as steps (``step_messages``)."""
+    if all(isinstance(item, str) for item in items):
+        return [message("assistant", item) for item in items]
+    return step_messages(items)
+
+
+def string_turns(items: Any, key: str, holder: dict | None = None) -> list | None:
     """A dialogue kept as its utterances alone (``{"dialog": ["hi", "hello", ...]}``, under a conversation
-    key), the speakers taking turns: the first a user turn, the next the model's, and so on."""
+    key). When the record beside it keeps who spoke each one (a list of as many short labels, ``speaking_order:
+    [1, 0, 2, ...]``) they are the speakers (a multi-party log stays multi-party); else the speakers take
+    turns: the first a user turn, the next the model's, and so on."""
     if (not isinstance(items, list) or len(items) < 2 or str(key).lower() not in CONVERSATION_KEYS | {"utterances"}
             or not all(isinstance(item, str) for item in items)):
         return None
+    labels = speaker_column(holder, key, len(items))
+    if labels is not None:
+        return [{"speaker": label, "content": text} for label, text in zip(labels, items)]
     return [{"role": ("user", "assistant")[i % 2], "content": text} for i, text in enumerate(items)]
+
+
+def speaker_column(holder: dict | None, key: str, length: int) -> list[str] | None:
+    """The speakers of ``length`` utterances kept in a list of their own beside them: as many short labels
+    (small numbers, or one-line names that repeat), at least two distinct ones. Of several such lists the
+    one whose key says it orders speakers (``speaking_order``, ``speakers``, ``senders``) wins; else only
+    a single one is taken. A number is named after the speaker it counts (``[1]`` -> ``speaker 1``)."""
+    if not isinstance(holder, dict):
+        return None
+    columns = [(str(other), values) for other, values in holder.items()
+               if other != key and isinstance(values, list) and len(values) == length and is_label_column(values)]
+    named = [c for c in columns if any(word in c[0].lower() for word in SPEAKER_COLUMN_WORDS)]
+    chosen = named[0] if named else columns[0] if len(columns) == 1 else None
+    return None if chosen is None else [f"speaker {v}" if isinstance(v, int) else v.strip() for v in chosen[1]]
+
+
+SPEAKER_COLUMN_WORDS = ("speak", "sender", "author", "order", "from", "who")
+
+
+def is_label_column(values: list) -> bool:
+    if len({str(v) for v in values}) < 2:
+        return False
+    if all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 64 for v in values):
+        return True
+    return (all(isinstance(v, str) and v.strip() and len(v) <= 40 and "\n" not in v for v in values)
+            and len(set(values)) < len(values))
 
 
 def pair_turns(items: Any, key: str) -> list | None:
@@ -323,6 +441,10 @@ def pair_turns(items: Any, key: str) -> list | None:
     if all(is_tool_event(call) for call, _ in items):
         return [{**call, "result": result} for call, result in items]
     texts = all(isinstance(x, str) or x is None for pair in items for x in pair)
+    labelled = texts and len(items) >= 2 and all(isinstance(label, str) and label.strip().lower() in ROLE_ALIASES
+                                                 for label, _ in items)
+    if labelled and {ROLE_ALIASES[label.strip().lower()] for label, _ in items} & {"assistant", "tool"}:
+        return [{"role": label.strip(), "content": text or ""} for label, text in items]  # [["user", "hi"], ...]
     if texts and str(key).lower() in CONVERSATION_KEYS | {"chat_history", "history_pairs"}:
         return [{"role": role, "content": text} for pair in items for role, text in zip(("user", "assistant"), pair)
                 if text is not None]
@@ -393,6 +515,29 @@ def record_field(holders: list[dict], keys: tuple[str, ...]) -> str:
                  if isinstance(value := holder.get(spelling), str) and value.strip()), "")
 
 
+def task_text(holders: list[dict]) -> str:
+    """The task a record keeps beside its run: under a task key (``TASK_KEYS``), else under a key that names
+    one among other words (``webshop_instruction``, ``user_intent``, ``original_question``) and holds
+    prose (several words, not an id or a label)."""
+    if found := record_field(holders, TASK_KEYS):
+        return found
+    for holder in holders:
+        for key, value in holder.items():
+            words = set(re.split(r"[^a-z]+", camel_to_snake(str(key))))
+            if (words & TASK_WORDS and not words & {"id", "ids", "type", "name", "index", "idx"}
+                    and isinstance(value, str) and len(value.split()) >= 3):
+                return value
+    return ""
+
+
+TASK_WORDS = frozenset({"task", "question", "instruction", "query", "problem", "goal", "intent", "objective",
+                        "request", "prompt"})
+
+
+def camel_to_snake(key: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower()
+
+
 def camel_case(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(word.capitalize() for word in rest)
@@ -416,7 +561,7 @@ def opening(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[st
         head.append(message("system", system))
     first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
     has_user = any(m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model])
-    if not has_user and (task := record_field(holders, TASK_KEYS)):
+    if not has_user and (task := task_text(holders)):
         head.append(message("user", task))
     return head
 
@@ -463,10 +608,13 @@ def reward_verdict(holders: list[dict]) -> bool | None:
 def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Transcript:
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
     read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": call_messages,
-            "events": tool_event_messages, "mixed": mixed_log_messages, "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
+            "events": tool_event_messages, "mixed": mixed_log_messages, "actions": action_messages,
+            "attempts": lambda items: attempt_messages(items[0]), "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
     messages = flag_text_observations(opening(messages, holders) + messages + closing(messages, holders))
     extra = {"path": found.path, "layout": found.kind}
+    if found.left_out:
+        extra["entries_left_out"] = found.left_out
     if rid := record_id(found):
         extra["record_id"] = rid
     tools = next((declared_tools(h.get("tools")) for h in holders if isinstance(h.get("tools"), list)), [])
@@ -559,28 +707,47 @@ def empty_conversation(value: Any) -> str | None:
 
 
 def detect_turn_line(entry: Any) -> bool:
-    """A JSONL line that is one turn (a speaker and text or calls), not a row holding a conversation."""
-    return (isinstance(entry, dict) and speaker_of(entry) is not None and has_text_or_calls(entry)
+    """A JSONL line that is one turn (a speaker and text or calls, or an envelope around one), not a row
+    holding a conversation."""
+    return (isinstance(entry, dict) and unwrap_turn(entry) is not None
             and not any(isinstance(entry.get(key), list) and is_turn_list(entry[key]) for key in entry))
 
 
+def turn_lines_after_header(entries: list) -> bool:
+    """The first lines of a JSONL file of turns that opens with lines of another kind (a session header, a
+    metadata record): of the first lines, at least two are turns, the others carry no text."""
+    turns = [entry for entry in entries if detect_turn_line(entry)]
+    return len(turns) >= 2 and all(detect_turn_line(entry) or is_tool_event(entry) or is_silent(entry)
+                                   for entry in entries)
+
+
+def is_silent(entry: Any) -> bool:
+    """A line that carries no text under a content key (a header, a usage or state record)."""
+    return isinstance(entry, dict) and not turn_text(content_of(entry)).strip() and unwrap_turn(entry) is None
+
+
 def parse_turn_lines(entries: list) -> list[Transcript]:
-    """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line); a line
-    that is a logged tool call (``{name, arguments, result}``) between them is the model's call and its
-    result."""
-    turns = [entry for entry in entries if isinstance(entry, dict) and speaker_of(entry) is not None]
+    """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line, or an
+    envelope around one); a line that is a logged tool call (``{name, arguments, result}``) between them is
+    the model's call and its result; a line with no text (a header, a usage record) is left out and counted
+    (``entries_left_out``)."""
+    turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
     roles = speaker_roles(turns)
     messages: list[dict[str, Any]] = []
+    left_out = 0
     for index, entry in enumerate(entries, 1):
-        if isinstance(entry, dict) and speaker_of(entry) is not None:
-            messages += turn_messages([entry], roles)
+        if detect_turn_line(entry):
+            messages += turn_messages([unwrap_turn(entry)], roles)
         elif is_tool_event(entry):
             messages += tool_event_messages([entry])
+        elif is_silent(entry):
+            left_out += 1
         else:
             keys = sorted(map(str, entry))[:10] if isinstance(entry, dict) else type(entry).__name__
             raise TranscriptShapeError(f"line {index} is no turn and no tool call ({keys}) in a file of turns")
     messages = flag_text_observations(messages)
-    return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra={"layout": "turns"})]
+    extra: dict[str, Any] = {"layout": "turns", **({"entries_left_out": left_out} if left_out else {})}
+    return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra=extra)]
 
 
 TURN_LINES = Format(name="turn-lines", container="session", detect=detect_turn_line, parse=parse_turn_lines)

@@ -9,6 +9,7 @@ blocks, also blocks named by their key, Gemini's ``functionCall``); calls in ``t
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any
@@ -43,7 +44,7 @@ STEP_MODEL_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal", "a
                    "answer", "llm_response", "model_response")
 STEP_ENV_KEYS = ("observation", "observations", "result", "results", "output", "feedback", "env_response",
                  "tool_results", "tool_outputs")
-THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal")
+THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "plan", "criticism", "sub_goal", "subgoal")
 # Keys of a step indexed by numbered names: the name (possibly empty), then its number.
 NUMBERED_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)?[\s_-]*(\d+)\s*$")
 # Keys under which one conversation is kept in rounds, each round an object holding its own turn list.
@@ -61,7 +62,8 @@ RESPONSE_KEYS = ("response", "completion", "output", "generation", "generated_te
 # A tool-call event: the tool's name, its arguments, what it returned.
 CALL_NAME_KEYS = ("name", "function", "tool", "tool_name", "function_name", "func_name", "api_name")
 CALL_ARGUMENT_KEYS = ("arguments", "args", "kwargs", "parameters", "params", "tool_input")
-CALL_RESULT_KEYS = ("result", "output", "response", "observation", "return", "return_value", "content")
+CALL_RESULT_KEYS = ("result", "output", "response", "observation", "return", "return_value", "content",
+                    "tool_output", "tool_result", "tool_response", "function_output", "function_response")
 # Keys under which a record declares tools (name + JSON-schema parameters), never a log of calls.
 DECLARATION_KEYS = frozenset({"tools", "functions", "available_tools", "tool_specs", "tool_list"})
 # A record's task and system prompt, for a step list (or a turn list with no task turn of its own).
@@ -121,13 +123,43 @@ def is_flat_step(item: Any) -> bool:
             and speaker_of(item) is None)
 
 
+# Words of a step's keys that say what the key holds, where no exact step key is there (``next_action``,
+# ``agentThought``; ``env_observation``, ``execution_result``): the model's part, the environment's.
+STEP_MODEL_WORDS = frozenset({"action", "actions", "thought", "thoughts", "command"})  # -> thought, action
+STEP_ENV_WORDS = frozenset({"observation", "observations", "obs", "feedback", "result", "results", "output",
+                            "outputs"})
+# Words that make a key no environment output (the model's own output, a reference, a setting).
+NOT_ENV_WORDS = frozenset({"model", "llm", "agent", "assistant", "gpt", "expected", "gold", "reference", "format",
+                           "type", "path", "file", "dir", "id"})
+
+
+def key_words(key: Any) -> set[str]:
+    return set(re.split(r"[^a-z]+", re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", str(key)).lower())) - {""}
+
+
+def worded_step(item: dict) -> dict:
+    """``item`` with ``action``/``observation`` added from a key whose words say so, when it has no exact
+    step key of that kind (a copy; the item itself when nothing is added)."""
+    added = {}
+    if not any(k in item for k in STEP_MODEL_KEYS):
+        for alias, words in (("thought", {"thought", "thoughts"}), ("action", {"action", "actions", "command"})):
+            model = [k for k in item if key_words(k) & words and item[k] not in (None, "", [], {})]
+            added.update({alias: item[model[0]]} if len(model) == 1 else {})
+    if not any(k in item for k in STEP_ENV_KEYS):
+        env = [k for k in item if key_words(k) & STEP_ENV_WORDS and not key_words(k) & (NOT_ENV_WORDS | STEP_MODEL_WORDS)
+               and isinstance(item[k], (str, list, dict))]
+        added.update({"observation": item[env[0]]} if len(env) == 1 else {})
+    return {**item, **added} if added else item
+
+
 def step_of(item: Any) -> dict | None:
     """The step ``item`` is: itself, or, for a wrapper (``{"step": {thought, action}, "observation": ...}``),
-    the one object one or two levels down that is a step, with the wrapper's other keys beside it."""
+    the one object one or two levels down that is a step, with the wrapper's other keys beside it. Keys
+    whose words name a step's parts (``next_action``, ``env_observation``) stand for them (``worded_step``)."""
     if not isinstance(item, dict) or speaker_of(item) is not None:
         return None
-    if is_flat_step(item):
-        return item
+    if is_flat_step(worded := worded_step(item)):
+        return worded
     # a child holding a step table's columns is a run of its own, not this item's step
     level = [(key, value) for key, value in item.items() if isinstance(value, dict) and column_steps(value) is None]
     for _ in range(2):
@@ -148,7 +180,14 @@ def is_step_list(items: Any) -> bool:
     if not isinstance(items, list) or not items:
         return False
     steps = [step_of(item) for item in items[:200]]
-    return all(steps) and any(any(k in step for k in STEP_ENV_KEYS) for step in steps)
+    return all(steps) and any(any(k in step for k in STEP_ENV_KEYS) or step_event(step) for step in steps)
+
+
+def step_event(step: dict) -> dict | None:
+    """A tool call a step logs under a key of its own with what it returned (``using_tools: {tool_name,
+    tool_input, tool_output}``): the step's action and its observation in one object."""
+    return next((value for key, value in step.items() if key not in STEP_MODEL_KEYS and is_tool_event(value)
+                 and any(value.get(k) is not None for k in CALL_RESULT_KEYS)), None)
 
 
 def column_steps(value: Any) -> list | None:
@@ -164,6 +203,100 @@ def column_steps(value: Any) -> list | None:
         return None
     steps = [{k: column[i] for k, column in columns.items() if i < len(column)} for i in range(rows)]
     return steps if is_step_list(steps) else None
+
+
+# --- turns under keys no list names --------------------------------------------------------------
+
+# Words a key that names who spoke holds (``speaker_id``, ``participant``, ``agent``); a column of other
+# short labels (a level, a status) names a speaker only when its values are role aliases.
+SPEAKER_KEY_WORDS = ("speak", "sender", "from", "author", "agent", "who", "participant", "persona", "character",
+                     "player", "role", "actor")
+
+
+def unwrap_turn(item: Any) -> dict | None:
+    """The turn an envelope holds: an object naming no speaker of its own (or only an event kind) whose one
+    child object is a turn (``{timestamp, payload: {role, content}}``; LangChain's serialised ``{lc, type:
+    "constructor", kwargs: {type: "human", content}}``). The turn itself for a turn; None otherwise."""
+    if not isinstance(item, dict):
+        return None
+    if speaker_of(item) is not None and has_text_or_calls(item):
+        return item
+    if any(isinstance(v, str) and (len(v) > 80 or "\n" in v) for v in item.values()) or is_call_record(item):
+        return None  # an object with text of its own (a prompt beside its response) is no envelope
+    inner = [value for value in item.values() if isinstance(value, dict)]
+    turns = [value for value in inner if speaker_of(value) is not None and has_text_or_calls(value)]
+    return turns[0] if len(turns) == 1 and len(inner) <= 2 else None
+
+
+def wrapped_turns(items: Any) -> tuple[list, int] | None:
+    """A log of envelopes around turns (see ``unwrap_turn``): at least two thirds of the entries hold a turn,
+    the others no text under a content key. The turns and the number of entries left out, or None."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    opened = [unwrap_turn(item) for item in items]
+    turns = [turn for turn in opened if turn is not None]
+    if len(turns) < 2 or len(turns) * 3 < len(items) * 2 or all(turn is item for turn, item in zip(opened, items)):
+        return None
+    if any(turn is None and turn_text(content_of(item)).strip() for turn, item in zip(opened, items)):
+        return None
+    return (turns, len(items) - len(turns)) if is_turn_list(turns) else None
+
+
+def inferred_turns(items: Any) -> list | None:
+    """A turn list whose speaker and text sit under keys no vocabulary names, found by their shape: one key
+    of short one-line labels with few distinct values (each repeating), one key of longer text, in every
+    item. The labels must be role aliases (``{"who": "assistant", "utterance_text": ...}``), or speaker
+    names under a key that says so (``{"participant": "Alice", "said": ...}``). Returns the items as turns
+    (``speaker``/``content``), or None."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    sample = items[:200]
+    shared = [k for k in sample[0] if all(k in item for item in sample)]
+    label, text = speaker_key(sample, shared), text_key(sample, shared)
+    if label is None or text is None or label == text:
+        return None
+    rest = (*ROLE_KEYS, *CONTENT_KEYS)
+    return [{**{k: v for k, v in item.items() if k not in rest and k not in (label, text)},
+             "speaker": str(item[label]).strip(), "content": item[text]} for item in items]
+
+
+def speaker_key(sample: list[dict], keys: list) -> str | None:
+    """The key of ``sample`` whose values are speaker labels (see ``inferred_turns``)."""
+    for key in keys:
+        values = [item[key] for item in sample]
+        if not all(isinstance(v, str) and v.strip() and len(v) <= 40 and "\n" not in v for v in values):
+            continue
+        names = {v.strip().lower() for v in values}
+        if len(sample) >= 4 and len(names) * 2 > len(sample):
+            continue
+        roles = {ROLE_ALIASES.get(name) for name in names}
+        if None not in roles and roles & {"assistant", "tool"} and len(roles) >= 2:
+            return key
+        if (None in roles and len(names) >= 2 and len(sample) >= 4 and alternating(values)
+                and any(word in str(key).lower() for word in SPEAKER_KEY_WORDS)):
+            return key
+    return None
+
+
+def alternating(labels: list[str]) -> bool:
+    """Whether the speaker changes at most turns (a dialogue), not in long runs of one label (a table)."""
+    changes = sum(a != b for a, b in itertools.pairwise(labels))
+    return changes * 2 >= len(labels) - 1
+
+
+def text_key(sample: list[dict], keys: list) -> str | None:
+    """The key of ``sample`` holding the longest text on average (at least 20 characters): text in most
+    items, else nothing (``null``: a turn that only calls a tool)."""
+    best, best_mean = None, 19.0
+    for key in keys:
+        values = [item[key] for item in sample]
+        texts = [v for v in values if isinstance(v, str)]
+        if len(texts) * 2 <= len(values) or any(v is not None and not isinstance(v, str) for v in values):
+            continue
+        mean = sum(len(v) for v in texts) / len(texts)
+        if mean > best_mean:
+            best, best_mean = key, mean
+    return best
 
 
 # --- call records and tool-call logs ------------------------------------------------------------
@@ -471,15 +604,20 @@ def result_text(block: dict) -> str:
 
 def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict[str, str]:
     """Each speaker's canonical role: as ``configured`` (a source's ``speakers``), else its alias, else by
-    position (the first name to speak set the task, every other name is the model)."""
+    what it does (a name whose turns call tools is the model) and by position (the first other name to
+    speak set the task, every other name is the model)."""
     roles: dict[str, str] = {}
     configured = configured or {}
+    callers = {speaker_of(item) for item in items if isinstance(item, dict) and (item.get("tool_calls") or item.get(
+        "function_call"))}
     first_name = None
     for item in items:
         speaker = speaker_of(item) or ""
         if speaker in roles:
             continue
         alias = configured.get(speaker) or ROLE_ALIASES.get(speaker.lower())
+        if alias is None and speaker in callers:
+            alias = "assistant"
         if alias is None:
             first_name = first_name or speaker
             alias = "user" if speaker == first_name and "user" not in roles.values() else "assistant"
@@ -597,6 +735,10 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         if not calls and isinstance(replied, dict):
             calls = turn_calls(replied, where)
         text = "\n".join(part for part in (thought, action_text, reply if reply not in thought else "") if part)
+        if not calls and not any(step.get(k) not in (None, "", []) for k in STEP_ENV_KEYS) and (
+                event := step_event(step)) is not None:
+            messages += [{**m, "content": text} if m["role"] == "assistant" else m for m in tool_event_messages([event])]
+            continue
         messages.append(message("assistant", text, tool_calls=calls))
         for key in STEP_ENV_KEYS:
             if key in step and step[key] not in (None, "", []):

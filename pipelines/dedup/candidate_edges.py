@@ -36,6 +36,7 @@ from codemix.dedup.near import (
     text_payload,
 )
 from codemix.dedup.scope import kind_name, scope_of, scoped_key
+from codemix.pipelines.costs import timed, utf8_length
 from codemix.pipelines.dedup.id_joins import KeepListed, keyed_spill
 from codemix.pipelines.dedup.rows import NAMESPACE, location_of
 from codemix.pipelines.spill import distinct, grouping
@@ -79,6 +80,11 @@ class SignDocuments(beam.DoFn):
         self.permutations = make_permutations(self.config.num_perm, self.config.seed)
 
     def process(self, row):
+        # Its CPU by language; its input's bytes when no exact step before it saw every document.
+        size = utf8_length(row.get("text") or "") if not self.config.exact else 0
+        return timed(self._sign(row), row.get("language") or "", size)
+
+    def _sign(self, row):
         config, doc_id = self.config, row["id"]
         hashes_S = shingle_hashes(compared_text(row), config.shingle_size, config.lowercase)
         if hashes_S.size == 0:  # no tokens: nothing to compare, and never a duplicate of anything

@@ -30,6 +30,7 @@ from codemix.dedup.stage import (
 )
 from codemix.document import DOCUMENT_SCHEMA
 from codemix.pipelines import jobs
+from codemix.pipelines.costs import PerDocument
 from codemix.pipelines.dedup.candidate_edges import CandidateEdges
 from codemix.pipelines.dedup.component_passes import ComponentPass, pass_dir, resolve_components
 from codemix.pipelines.dedup.edge_files import (
@@ -85,7 +86,8 @@ class ExactDedup(beam.PTransform):
         order, across_kinds = self.order, self.across_kinds
         duplicates = (
             docs
-            | "Summarise" >> beam.Map(lambda row: (text_digest(row, across_kinds), copy_summary(row, order)))
+            | "Summarise" >> beam.Map(PerDocument(lambda row: (text_digest(row, across_kinds), copy_summary(row, order)),
+                                                  counts_input=True, returns=True))
             | "GroupCopies" >> grouping(keyed_spill(self.join, self.spill_dir), "copies")
             | "LabelCopies" >> beam.FlatMap(exact_duplicate_rows)
         )

@@ -9,6 +9,8 @@ from __future__ import annotations
 import codecs
 import contextlib
 import io
+import itertools
+import json
 from collections.abc import Iterator
 from typing import IO, Any, NamedTuple
 
@@ -18,6 +20,7 @@ from codemix.mixtures.transcripts import (
     TEXT_FORMAT_NAMES,
     TranscriptShapeError,
     has_task,
+    observation_as_task,
     parse_json_value,
     parse_session,
     parse_text,
@@ -106,7 +109,8 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
         return
     data = as_utf8(data)
     try:
-        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format, source.speakers)
+        transcripts = EMPTY if not data.strip() else _whole_file_transcripts(data, source.format, source.speakers,
+                                                                                      source.turns)
     except (TranscriptShapeError, *JSON_ERRORS) as error:
         transcripts = describe_error(error)
     if isinstance(transcripts, str) and transcripts.startswith("JSONDecodeError: Extra data") and _json_lines(data):
@@ -132,7 +136,7 @@ def _array_rows(source: SourceConfig, location: str, name: str, rows: list, tall
 
 
 def _whole_file_transcripts(data: bytes, forced: str | None,
-                            speakers: dict[str, str] | None = None) -> list | JsonRows | str:
+                            speakers: dict[str, str] | None = None, turns: Any = None) -> list | JsonRows | str:
     """The transcripts of one whole file: a JSON value (or its rows), else a text format. A file that is
     neither gives its JSON error (a str) with the text formats tried, so the error type stays the parser's."""
     if forced in TEXT_FORMAT_NAMES:
@@ -145,12 +149,14 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
     except JSON_ERRORS as error:
         text = _utf8_or_none(data) if forced is None else None
         parsed = _json_with_comments(text) if text is not None else None
+        if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
+            parsed = concatenated_json(text)
         if parsed is None:
             transcripts = parse_text(text) if text is not None else None
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
-    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers)
+    return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers, turns)
 
 
 def _json_with_comments(text: str) -> Any:
@@ -204,7 +210,8 @@ def _utf8_or_none(data: bytes) -> str | None:
 
 
 def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally) -> Iterator[Outcome]:
-    """Rows: a transcript per line. A session (decided by its first record): the lines are its entries."""
+    """Rows: a transcript per line. A session (decided by its first record, or by the first few when they are
+    turns after a header): the lines are its entries."""
     limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
     session, entries, size = None, [], 0
     with _utf8_lines(source, location) as stream:
@@ -212,9 +219,10 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
             tally.count()
             yield drop(source, location, "file_too_large")
             return
-        for lineno, line in iter_bounded_lines(stream, limit, skip_blank=True):
-            where = line_location(location, lineno)
-            parsed = _parsed_line(source, where, line, limit)
+        lines = _parsed_lines(source, location, iter_bounded_lines(stream, limit, skip_blank=True), limit)
+        ahead = list(itertools.islice(lines, LOOKAHEAD))  # the first lines decide how the file is read
+        following = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)][1:]
+        for lineno, where, parsed, line in itertools.chain(ahead, lines):
             if isinstance(parsed, Quarantined):
                 tally.count()
                 yield parsed
@@ -222,8 +230,9 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
                     yield budget.exhausted(tally, f"line {lineno}")
                     return
                 continue
-            if session is None:  # the first record decides how the file is read
-                session = session_format(parsed, source.format) or False
+            if session is None:  # the first record (and the few after it) decide how the file is read
+                # a source's turn mapping reads every line as a record of its own
+                session = source.turns is None and session_format(parsed, source.format, following) or False
                 if not session and source.format in SESSION_FORMAT_NAMES:
                     tally.count()
                     yield quarantine(source, location, TranscriptShapeError(
@@ -247,6 +256,17 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
     elif session is None and tally.records == 0:  # not one record in the file
         tally.count()
         yield quarantine(source, location, EMPTY)
+
+
+# Lines read before the reader decides whether a JSONL file is one session or a dataset of rows.
+LOOKAHEAD = 6
+
+
+def _parsed_lines(source: SourceConfig, location: str, lines: Iterator, limit: int) -> Iterator[tuple]:
+    """``(lineno, location, value or Quarantined, line)`` per non-blank line."""
+    for lineno, line in lines:
+        where = line_location(location, lineno)
+        yield lineno, where, _parsed_line(source, where, line, limit), line
 
 
 @contextlib.contextmanager
@@ -273,12 +293,36 @@ def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: in
     try:
         return parse_json(line)
     except JSON_ERRORS as error:
-        return quarantine(source, where, error)
+        text = _utf8_or_none(line) if str(error).startswith("Extra data") else None
+        values = concatenated_json(text) if text is not None else None
+        return values if values is not None else quarantine(source, where, error)
+
+
+def concatenated_json(text: str) -> list | None:
+    """JSON values written back to back with no separator (``[...][...]``, ``{...}{...}``: a program that
+    appended a dump per run), as one list: arrays' items in order, objects as items. None unless the
+    whole text is at least two arrays or objects."""
+    decoder, values, at = json.JSONDecoder(), [], 0
+    while at < len(text):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            break
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except JSON_ERRORS:
+            return None
+        if not isinstance(value, (list, dict)):
+            return None
+        values.append(value)
+    if len(values) < 2:
+        return None
+    return [item for value in values for item in (value if isinstance(value, list) else [value])]
 
 
 def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally) -> Iterator[Outcome]:
     try:
-        transcripts = parse_json_value(parsed, source.format, source.speakers)
+        transcripts = parse_json_value(parsed, source.format, source.speakers, source.turns)
     except TranscriptShapeError as error:
         tally.count()
         yield quarantine(source, where, error)
@@ -309,6 +353,8 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             continue
         if not has_task(transcript.messages) and system_as_task(transcript.messages):
             transcript.extra["task_from"] = "system"
+        elif not has_task(transcript.messages) and observation_as_task(transcript.messages):
+            transcript.extra["task_from"] = "observation"
         if not has_task(transcript.messages):
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))
