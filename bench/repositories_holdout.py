@@ -25,7 +25,8 @@ from codemix.config import load_config
 from codemix.document import Document, Dropped
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
-from codemix.filters.licenses import is_license_file, is_notice_file, license_ids
+from codemix.filters.licenses import license_ids
+from codemix.filters.reuse import names_package, package_text
 from codemix.pipelines.filter import (
     document_license,
     filter_outcomes,
@@ -78,7 +79,7 @@ def judge(git_dir: str, config: FiltersConfig) -> dict:
                 files[doc.path] = {"reason": result.reason, "detail": result.detail, "license": "",
                                    "text": doc.text, "language": doc.language}
         files[doc.path]["license_of_path"] = document_license(doc, licenses)
-    trees = next(iter(vendored.values()), ())
+    trees = next(iter(vendored.values())).trees if vendored else ()
     return {"name": repository_names(source)[git_dir], "files": files,
             "trees": [(tree.folder, tree.evidence) for tree in trees]}
 
@@ -92,16 +93,85 @@ def path_of(location: str) -> str:
 # ScanCode's reading per path.
 
 
-def scancode_licenses(report: str, prefix: str) -> dict[str, tuple[str, float]]:
-    """``{path: (spdx expression, percentage of license text)}`` for each file ScanCode detected a license in."""
+# The reference reading of a path, from ScanCode's report by one rule (docs/repositories.md, "Checking licenses per
+# path"): the file's own detection where ScanCode matched a grant in the file itself (a license text, notice or tag;
+# not a pointer such as "governed by a BSD-style license that can be found in the LICENSE file", whose rule names a
+# referenced file, and not matches ScanCode followed into another file); else the license files of the nearest folder
+# up the tree that has any (files ScanCode's own classifier calls legal by name, ``summarycode.classify``), a license
+# text named after a package there (``python_dotenv.LICENSE``) answering for that package only, as codemix reads it.
+
+# summarycode/classify.py LEGAL_STARTS_ENDS (scancode-toolkit 32.5.0): a file is legal when its name or base name
+# starts or ends with one of these.
+SCANCODE_LEGAL = ("copying", "copyright", "copyrights", "copyleft", "notice", "license", "licenses", "licence",
+                  "licences", "licensing", "licencing", "legal", "eula", "agreement", "patent", "patents")
+POINTER_KEYS = ("unknown-license-reference", "unknown-spdx", "unknown")
+POINTER_TOKENS = 100
+
+
+def scancode_legal(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    base = name.rsplit(".", 1)[0] if "." in name else name
+    return any(n.startswith(SCANCODE_LEGAL) or n.endswith(SCANCODE_LEGAL) for n in (name, base))
+
+
+# ScanCode's categories for what is not a license to copy the file: a patent grant (Google's ``PATENTS`` beside
+# golang.org/x's BSD-3-Clause), a contributor agreement (the DCO in CONTRIBUTING.md), a bare warranty disclaimer.
+NOT_A_COPYRIGHT_LICENSE = ("Patent License", "CLA", "Unstated License")
+
+
+class RuleKinds:
+    """What ScanCode's own data says of a match: whether its rule is a pointer (it names a referenced file, or is a
+    bare reference, intro or clue), read from the rule files of the ScanCode install (``--scancode-rules``), and
+    whether its license key is in a ``NOT_A_COPYRIGHT_LICENSE`` category (the install's license files, else the
+    report's ``license_references``). Without the install, only followed matches and ScanCode's unknown-reference
+    keys count as pointers."""
+
+    def __init__(self, rules_dir: str | None, references: list[dict]):
+        self._dir, self._cache = rules_dir, {}
+        self.not_licenses = {ref["key"] for ref in references if ref.get("category") in NOT_A_COPYRIGHT_LICENSE}
+        licenses_dir = os.path.join(os.path.dirname(rules_dir), "licenses") if rules_dir else ""
+        for name in os.listdir(licenses_dir) if licenses_dir and os.path.isdir(licenses_dir) else ():
+            with open(os.path.join(licenses_dir, name)) as handle:
+                category = re.search(r"^category: (.+)$", handle.read(4000), re.MULTILINE)
+            if category and category.group(1).strip() in NOT_A_COPYRIGHT_LICENSE:
+                self.not_licenses.add(name.removesuffix(".LICENSE"))
+
+    def pointer(self, identifier: str) -> bool:
+        if not self._dir or not identifier.endswith(".RULE"):
+            return False
+        if identifier not in self._cache:
+            try:
+                with open(os.path.join(self._dir, identifier)) as handle:
+                    head = handle.read().split("---", 2)[1]
+            except (OSError, IndexError):
+                head = ""
+            self._cache[identifier] = bool(re.search(r"^(?:referenced_filenames:|is_license_(?:reference|intro|clue): yes)",
+                                                     head, re.MULTILINE))
+        return self._cache[identifier]
+
+    def grant(self, match: dict, path: str) -> bool:
+        """Whether a match is a grant the file itself makes."""
+        keys = set(re.findall(r"[\w.+-]+", match["license_expression"])) - {"AND", "OR", "WITH"}
+        # A text that quotes conditions is a grant even where it points elsewhere for part of it (rubygems' LICENSE.txt:
+        # "under either the terms of the MIT license (see the file MIT.txt), or the conditions below", 400 tokens); a
+        # pointer alone is a sentence (Go's "governed by a BSD-style license that can be found in the LICENSE file").
+        pointer = self.pointer(match.get("rule_identifier", "")) and (match.get("matched_length") or 0) < POINTER_TOKENS
+        return (match["from_file"] == path and not pointer and not keys & set(POINTER_KEYS)
+                and not keys <= self.not_licenses)
+
+
+def scancode_readings(report: str, prefix: str, rules_dir: str | None) -> dict[str, str]:
+    """``{path: expression}``: for each file, the grants ScanCode matched in the file itself ("" when none)."""
     with open(report) as handle:
         data = json.load(handle)
-    found = {}
+    kinds, found = RuleKinds(rules_dir, data.get("license_references") or []), {}
     for entry in data["files"]:
-        expression = entry.get("detected_license_expression_spdx")
-        if entry["type"] == "file" and expression:
-            path = entry["path"].split("/", 1)[1] if entry["path"].startswith(prefix + "/") else entry["path"]
-            found[path] = (expression, entry.get("percentage_of_license_text") or 0.0)
+        if entry["type"] != "file":
+            continue
+        path = entry["path"].split("/", 1)[1] if entry["path"].startswith(prefix + "/") else entry["path"]
+        grants = [m["license_expression_spdx"] for d in entry.get("license_detections") or () for m in d["matches"]
+                  if kinds.grant(m, entry["path"])]
+        found[path] = " AND ".join(dict.fromkeys(grants))
     return found
 
 
@@ -115,23 +185,28 @@ def scancode_patent_grants(report: str) -> frozenset[str]:
                      for ref in references if ref.get("category") == "Patent License")
 
 
-def independent_license(path: str, scancode: dict[str, tuple[str, float]], own: bool = True,
-                        named: bool = False) -> str:
-    """The file's own ScanCode detection (``own``), else the nearest license text up the tree, else the root's.
-    A license text is a file ScanCode finds >= 50% license text in; with ``named``, only one named like a license
-    file (``LICENSE*``, ``COPYING*``, ``NOTICE*``...: a small header that is mostly its license is not its folder's)."""
-    if own and path in scancode:
-        return scancode[path][0]
-    folder = path
-    while True:
-        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
-        texts = sorted(expression for p, (expression, share) in scancode.items()
-                       if share >= 50 and (p.rsplit("/", 1)[0] if "/" in p else "") == folder
-                       and (not named or is_license_file(p) or is_notice_file(p)))
+def legal_files(readings: dict[str, str]) -> dict[str, list[str]]:
+    """``{folder: legal files in it with a grant}``."""
+    by_folder = collections.defaultdict(list)
+    for path, grant in readings.items():
+        if grant and scancode_legal(path):
+            by_folder[path.rsplit("/", 1)[0] if "/" in path else ""].append(path)
+    return by_folder
+
+
+def independent_license(path: str, readings: dict[str, str], legal: dict[str, list[str]], own: bool = True) -> str:
+    """The reference reading of ``path`` (the rule above); ``own=False``: the folder's license files only."""
+    if own and readings.get(path):
+        return readings[path]
+    parts = path.split("/")
+    for depth in range(len(parts) - 1, -1, -1):
+        legal_here = legal.get("/".join(parts[:depth]), [])
+        named = [p for p in legal_here if package_text(p)]
+        mine = [readings[p] for p in named if names_package(package_text(p), parts[depth])]
+        texts = mine or [readings[p] for p in legal_here if p not in named]
         if texts:
             return " AND ".join(dict.fromkeys(texts))
-        if not folder:
-            return ""
+    return ""
 
 
 def comparable(expression: str) -> frozenset[str]:
@@ -164,8 +239,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mirrors", required=True, help="folder of OWNER+NAME/repo bare mirrors")
     parser.add_argument("--truth", help="TSV of hand-judged vendored folders: repo, folder, why")
     parser.add_argument("--scancode", help="folder of OWNER+NAME.json ScanCode reports")
+    parser.add_argument("--scancode-rules", help="ScanCode's licensedcode/data/rules folder (tells pointers from grants)")
+    parser.add_argument("--licensecheck", action="store_true", help="read each disagreeing file with Debian's licensecheck")
     parser.add_argument("--samples", help="folder to write each repository's drops to")
     args = parser.parse_args(argv)
+    args.mirror_of = lambda key: os.path.join(args.mirrors, key, "repo")
     config = load_config(FiltersConfig, {"decontamination": {"enabled": False}})
     truth = collections.defaultdict(list)
     for line in read_lines(args.truth) if args.truth else []:
@@ -185,6 +263,51 @@ def read_lines(path: str) -> list[str]:
         return [line for line in handle if line.strip() and not line.startswith("#")]
 
 
+def compare_licenses(files: dict, report_path: str, key: str, args) -> dict:
+    """Each file's license (``license_of_path``) against the reference reading: plain agreement, with the folder's
+    license files only, with patent grants aside; disagreements grouped in classes (ours, reference, folder) and,
+    with ``--licensecheck``, Debian's licensecheck reading of each disagreeing file as a second reader."""
+    readings = scancode_readings(report_path, key, args.scancode_rules)
+    legal = legal_files(readings)
+    compared = {p: (f["license_of_path"], independent_license(p, readings, legal)) for p, f in files.items()
+                if "license_of_path" in f}
+    disagree = {p: pair for p, pair in sorted(compared.items()) if comparable(pair[0]) != comparable(pair[1])}
+    by_texts = sum(comparable(ours) == comparable(independent_license(p, readings, legal, own=False))
+                   for p, (ours, _) in compared.items())
+    patents = scancode_patent_grants(report_path)
+    grants_aside = sum(comparable(ours) == comparable(theirs) - patents for ours, theirs in compared.values())
+    classes = collections.defaultdict(list)
+    for path, (ours, theirs) in disagree.items():
+        classes[(ours, theirs, "/".join(path.split("/")[:-1][:3]))].append(path)
+    second = licensecheck(args.mirror_of(key), sorted(disagree)) if args.licensecheck else {}
+    return {"compared": len(compared), "agree": len(compared) - len(disagree), "agree_folder_texts_only": by_texts,
+            "agree_patent_grants_aside": grants_aside, "patent_grants": sorted(patents),
+            "classes": [{"ours": o, "reference": t, "folder": f, "files": len(ps), "example": ps[0],
+                         "licensecheck": sorted({second.get(p, "") for p in ps})}
+                        for (o, t, f), ps in sorted(classes.items(), key=lambda item: -len(item[1]))],
+            "disagree": {p: [*pair, second.get(p, "")] for p, pair in disagree.items()}}
+
+
+def licensecheck(git_dir: str, paths: list[str]) -> dict[str, str]:
+    """Debian's ``licensecheck`` (SPDX short names) on each file's head, as a second reader; "" where it finds none."""
+    import subprocess
+    import tempfile
+    found = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, path in enumerate(paths):
+            blob = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{path}"], check=True, capture_output=True).stdout
+            with open(os.path.join(tmp, str(i)), "wb") as out:
+                out.write(blob)
+        if paths:
+            listing = subprocess.run(["licensecheck", "--shortname-scheme=spdx", "-m", *(os.path.join(tmp, str(i))
+                                      for i in range(len(paths)))], check=False, capture_output=True, text=True).stdout
+            for line in listing.splitlines():
+                name, _, reading = line.partition("\t")
+                if reading and reading != "UNKNOWN":
+                    found[paths[int(os.path.basename(name))]] = reading.replace(" and/or ", " OR ").replace(" and ", " AND ")
+    return found
+
+
 def report(repo: str, language: str, judged: dict, truth: list[str], args, key: str) -> None:
     files = judged["files"]
     reasons = collections.Counter(f["reason"] for f in files.values() if f["reason"] is not None)
@@ -197,20 +320,7 @@ def report(repo: str, language: str, judged: dict, truth: list[str], args, key: 
     row["vendored_outside_truth"] = sorted(p for p, f in files.items() if f["reason"] == "vendored"
                                            and not in_truth(p, truth))
     if args.scancode and os.path.exists(os.path.join(args.scancode, f"{key}.json")):
-        scancode = scancode_licenses(os.path.join(args.scancode, f"{key}.json"), key)
-        compared = {p: (f["license_of_path"], independent_license(p, scancode)) for p, f in files.items()
-                    if "license_of_path" in f}
-        agree = [p for p, (ours, theirs) in compared.items() if comparable(ours) == comparable(theirs)]
-        by_texts = sum(comparable(ours) == comparable(independent_license(p, scancode, own=False))
-                       for p, (ours, _) in compared.items())
-        named = sum(comparable(ours) == comparable(independent_license(p, scancode, named=True))
-                    for p, (ours, _) in compared.items())
-        patents = scancode_patent_grants(os.path.join(args.scancode, f"{key}.json"))
-        grants_aside = sum(comparable(ours) == comparable(theirs) - patents for ours, theirs in compared.values())
-        row["licenses"] = {"compared": len(compared), "agree": len(agree), "agree_with_license_texts_only": by_texts,
-                           "agree_patent_grants_aside": grants_aside, "agree_folder_texts_by_name": named,
-                           "patent_grants": sorted(patents),
-                           "disagree": {p: pair for p, pair in sorted(compared.items()) if p not in set(agree)}}
+        row["licenses"] = compare_licenses(files, os.path.join(args.scancode, f"{key}.json"), key, args)
     if args.samples:
         os.makedirs(args.samples, exist_ok=True)
         with open(os.path.join(args.samples, f"{key}.jsonl"), "w") as out:

@@ -21,7 +21,7 @@ from codemix.config import join, require
 # default license policy, and what dedup's keeper prefers when it picks a cluster's survivor.
 _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
-Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL
+Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -33,7 +33,7 @@ _KNOWN_IDS = """
 Artistic-1.0 Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Clause BSD-2-Clause-Patent BSD-3-Clause
 BSD-3-Clause-Clear BSD-4-Clause BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
 CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl ECL-2.0 Elastic-2.0
-EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
+EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
 GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0
 LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
@@ -306,7 +306,7 @@ _SIGNATURES = (
     _signature("Unicode-DFS-2016", _MIT_GRANT + r" of (?:the )?unicode data files"),
     _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
     _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
-    _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE,)),
+    _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE, r"^\S+(?: \S+){12} of the font software")),
     _signature("BSD-4-Clause", _BSD_GRANT, (r"all advertising materials mentioning features or use of this software",)),
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
@@ -349,6 +349,15 @@ _SIGNATURES = (
     _signature("CC-BY-NC-4.0", r"creative commons attribution noncommercial 4 0 international"),
     _signature("CC-BY-NC-SA-4.0", r"creative commons attribution noncommercial sharealike 4 0 international"),
     _signature("SSPL-1.0", r"server side public license"),
+    # The SIL Open Font License grants in MIT's words ("...to any person obtaining a copy of the Font Software").
+    _signature("OFL-1.1", r"sil open font license version 1 1"),
+    # The FSF's all-permissive notices on Autoconf and Automake files (configure scripts, m4 macros).
+    _signature("FSFAP", r"copying and distribution of this file with or without modification are permitted in any "
+                        r"medium without royalty provided the copyright notice and this notice are preserved"),
+    _signature("FSFUL", r"this configure script is free software the free software foundation gives unlimited "
+                        r"permission to copy distribute and modify it"),
+    _signature("FSFULLR", r"this file is free software the free software foundation gives unlimited permission to "
+                          r"copy and or distribute it with or without modifications as long as this notice is preserved"),
     _signature("BUSL-1.1", r"business source license"),
 )
 # The primary license starts within the first 100k characters; the rest is bundled notices.
@@ -608,12 +617,14 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
 # --------------------------------------------------------------------------------------------
 # Public API.
 
-# LICENSE, COPYING.md, LICENSE-MIT, mit-license.txt, and a bundled project's ``fmt.license.rst`` (a name, ``.license``,
-# then an extension: a REUSE sidecar ``x.c.license`` ends in ``.license``).
+# LICENSE, COPYING.md, LICENSE-MIT, mit-license.txt, OPEN-SANS-LICENSE.txt, a bundled project's ``fmt.license.rst``
+# (a name, ``.license``, then an extension: a REUSE sidecar ``x.c.license`` ends in ``.license``) and the `vendoring`
+# tool's ``python_dotenv.LICENSE`` (upper case: a sidecar's suffix is lower case).
 _LICENSE_FILE = re.compile(
-    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|[a-z0-9]+[-_]licen[cs]e(?:\.[a-z]+)?"
-    r"|[a-z0-9]+\.licen[cs]e\.(?:txt|md|rst)", re.IGNORECASE
+    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
+    r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)", re.IGNORECASE
 )
+_UPPER_SUFFIX = re.compile(r".*\.(?:LICENSE|LICENCE)")
 # LICENSE.py, license.go... are code that happens to be named like a license file.
 _CODE_EXTENSION_LIST = """
 py pyc pyi js mjs cjs ts tsx jsx go rs java kt kts scala c h cc cpp hpp cs rb php swift m mm sh bash ps1 pl pm
@@ -632,6 +643,8 @@ def _is_license_file(parts: list[str]) -> bool:
     if "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS:
         return False
     in_reuse_dir = len(parts) >= 2 and parts[-2] == "LICENSES"  # REUSE keeps LICENSES/<spdx-id>.txt
+    if name.lower().endswith((".license", ".licence")) and not _UPPER_SUFFIX.fullmatch(name):
+        return in_reuse_dir  # ``x.c.license``: a REUSE sidecar, not a license text
     return in_reuse_dir or bool(_LICENSE_FILE.fullmatch(name))
 
 
@@ -663,6 +676,29 @@ def is_notice_file(path: str) -> bool:
     """``NOTICE``, ``NOTICE.txt``...: attributions that name a folder's license when nothing else does."""
     name = _parts(path)[-1] if _parts(path) else ""
     return bool(_NOTICE_FILE.fullmatch(name)) and not ("." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS)
+
+
+# What a license file named after something is named after: ``python_dotenv.LICENSE``, ``OPEN-SANS-LICENSE.txt``,
+# ``LICENSE_FOXIT``. A license's name (LICENSE-MIT, LICENSE.APACHE), an extension (LICENSE.txt) or a word for the
+# repository's own parts (LICENSE-CODE, LICENSE-docs) names no package.
+_NAMED_AFTER = re.compile(r"(?P<before>[a-z0-9][\w-]*?)[-_.]licen[cs]e(?:\.(?:txt|md|rst))?"
+                          r"|licen[cs]e[-_.](?P<after>[a-z0-9][\w-]*?)(?:\.(?:txt|md|rst))?", re.IGNORECASE)
+_NOT_A_SUBJECT = frozenset(["txt", "md", "rst", "html", "markdown", "text", "rtf", "code", "docs", "doc", "documentation", "content", "data", "assets", "art", "header", "headers", "full", "short", "third", "thirdparty", "third_party", "3rdparty", "notice", "terms", "spdx"])
+
+
+_LICENSE_WORDS = frozenset(["clause", "v", "only", "or", "later", "new", "simplified", "style", "license"])
+
+
+def license_subject(path: str) -> str:
+    """What a license file is named after, lower case alphanumerics (``python_dotenv.LICENSE`` -> "pythondotenv"), or
+    "" for a plain name (``LICENSE``, ``LICENSE.txt``) or one naming a license (``LICENSE-MIT``, ``MIT-LICENSE``)."""
+    name = _parts(path)[-1] if _parts(path) else ""
+    match = _NAMED_AFTER.fullmatch(name)
+    subject = (match.group("before") or match.group("after")) if match else ""
+    words = re.findall(r"[a-z]+", subject.lower())
+    if not words or subject.lower() in _NOT_A_SUBJECT or all(_license_from_name(w) or w in _LICENSE_WORDS for w in words):
+        return ""
+    return re.sub(r"[^a-z0-9]", "", subject.lower())
 
 
 def is_license_file(path: str) -> bool:
@@ -722,7 +758,8 @@ def _evidence_rank(path: str) -> int:
 _NOTICE_CHARS = 3_000
 _NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
-                         "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0"})
+                         "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
+                         "OFL-1.1"})
 _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to the terms of|under the terms of"
                           r"|governed by) (?:under )?(?:the )?(?:terms of )?(?:the )?$")
 _GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
@@ -730,19 +767,32 @@ _GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |li
 
 def notice_license(text: str) -> str | None:
     """The license a file's own notice states in its first few thousand characters (all of them, AND, when
-    it states several), else None: ``filters.reuse``'s per-file reading after SPDX tags."""
+    it states several), else None: ``filters.reuse``'s per-file reading after SPDX tags. A notice offering a
+    choice is read only when it quotes a grant's own text beside another notice (liblzf's BSD-2-Clause text, then
+    "Alternatively ... the GNU General Public License ... under either the BSD or the GPL": an OR); a choice
+    between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer."""
     words = _words(text[:_NOTICE_CHARS])
-    if _CHOICE.search(words):
-        return None
     found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
+    granted = False  # a grant's own words, not a name after a verb
     for signature in _SIGNATURES:  # most specific first, as _license_from_text reads them
         position = _signature_position(signature, words)
         if position is not None and (signature.spdx not in _NAMED_ONLY
                                      or _NOTICE_VERB.search(words[max(0, position - 60):position])):
             found.setdefault(position, signature.spdx)
+            granted = granted or signature.spdx not in _NAMED_ONLY
     if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(words[notice.start():])):
         found.setdefault(notice.start(), gnu[1])
+    if (dedication := _CC0_DEDICATION.search(words)) is not None:
+        found.setdefault(dedication.start(), "CC0-1.0")
+    if _CHOICE.search(words):
+        return combine(found.values(), "OR") if granted and len(set(found.values())) > 1 else None
     return combine(found.values()) or None
+
+
+# CC0's own dedication, as files under it word it: "To the extent possible under law, the author(s) have dedicated all
+# copyright and related and neighboring rights to this software to the public domain worldwide" (SipHash).
+_CC0_DEDICATION = re.compile(r"to the extent possible under law the (?:author|person|authors)(?: s)? (?:who \w+ \w+ )?"
+                             r"(?:has|have) (?:dedicated|waived) all copyright")
 
 
 # A license text that lets the recipient pick: "made available under the terms of *either* of the licenses found in

@@ -15,7 +15,9 @@ from codemix.filters.licenses import (
     detect_license,
     is_folder_license_evidence,
     is_license_evidence,
+    is_license_file,
     is_notice_file,
+    license_subject,
     normalize_license,
     offers_choice,
     repository_license,
@@ -42,14 +44,16 @@ class PathRule:
 @dataclass(slots=True, frozen=True)
 class RepositoryLicenses:
     """One repository's license decision: a default, the per-path rules it declared, the
-    ``.license`` sidecars (``{path of the file it describes: expression}``) and the folders that
+    ``.license`` sidecars (``{path of the file it describes: expression}``), the folders that
     carry a license of their own (``{folder: expression}``, from the folder's license texts,
-    package manifest or NOTICE)."""
+    package manifest or NOTICE) and the license texts named after a package beside them
+    (``{folder: ((subject, expression), ...)}``, ``licenses.license_subject``)."""
 
     default: str = ""
     rules: tuple[PathRule, ...] = ()
     sidecars: dict[str, str] = field(default_factory=dict)
     folders: dict[str, str] = field(default_factory=dict)
+    packages: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def for_path(self, path: str, header: str | None = None) -> str:
         """The expression for the file at ``path`` whose own header declares ``header`` (or None), in
@@ -65,13 +69,37 @@ class RepositoryLicenses:
         return header if rule.precedence == "closest" else combine([rule.expression, header])
 
     def folder_license(self, path: str) -> str:
-        """The license of the nearest folder above ``path`` that has one of its own; "" if none."""
-        folder = path
-        while "/" in folder:
-            folder = folder.rsplit("/", 1)[0]
-            if folder in self.folders:
+        """The license of the nearest folder above ``path`` that has one of its own, where a license text named
+        after a package in that folder (``python_dotenv.LICENSE``) answers for that package's folder or files
+        (``dotenv/``) before the folder's own; "" if none."""
+        parts = path.split("/")
+        for depth in range(len(parts) - 1, -1, -1):
+            folder = "/".join(parts[:depth])
+            found = next((expression for subject, expression in self.packages.get(folder, ())
+                          if names_package(subject, parts[depth])), None)
+            if found:
+                return found
+            if depth and folder in self.folders:
                 return self.folders[folder]
         return ""
+
+
+def names_package(subject: str, name: str) -> bool:
+    """Whether a license text named after ``subject`` (``license_subject``) is the license of the file or folder
+    ``name`` beside it: ``dotenv`` for "pythondotenv" (the distribution's name ends with its module's), the font
+    files ``open-sans-v17-regular.woff2`` for "opensans"."""
+    stem = re.sub(r"[^a-z0-9]", "", name.split(".")[0].lower())
+    if license_subject(name) == subject:
+        return True  # the license text itself (``LICENSE_LIBERATION`` beside ``LiberationSans-Regular.ttf``)
+    return len(stem) >= 3 and (stem.startswith(subject) or subject.endswith(stem))
+
+
+def package_text(path: str) -> str:
+    """The subject of a license text named after a package (``licenses.license_subject``), unless the subject names
+    the folder it is in or one above (spdlog's ``fmt/bundled/fmt.license.rst`` is that folder's license); else ""."""
+    subject = license_subject(path) if is_license_file(path) else ""
+    folders = path.split("/")[:-1]
+    return "" if any(re.sub(r"[^a-z0-9]", "", f.lower()) == subject for f in folders) else subject
 
 
 SIDECAR_SUFFIX = ".license"
@@ -90,9 +118,26 @@ Evidence = tuple[str, str | None, tuple[PathRule, ...], str | None, bool]
 
 
 def license_evidence_of(path: str, text: str) -> Evidence:
-    """What one license file, package manifest or REUSE file (``licenses.is_license_evidence``) says."""
-    return (path, detect_license(path, text), path_rules(path, text),
-            file_license(text) if sidecar_target(path) else None, offers_choice(path, text))
+    """What one license file, package manifest or REUSE file (``licenses.is_license_evidence``) says. A
+    machine-readable Debian ``copyright`` file states licenses per path (``debian_rules``), not its folder's."""
+    detected = None if debian_copyright(path, text) else detect_license(path, text)
+    return (path, detected, path_rules(path, text), file_license(text) if sidecar_target(path) else None,
+            offers_choice(path, text))
+
+
+def debian_copyright(path: str, text: str) -> bool:
+    """Whether ``path`` is a Debian packaging folder's machine-readable ``copyright`` file (DEP-5: ``Format:``)."""
+    return (path == "debian/copyright" or path.endswith("/debian/copyright")) and (
+        text.lstrip().lower().startswith("format:"))
+
+
+def debian_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """The rules of a Debian ``copyright`` file for the Debian folder's own files (its ``Files: debian/*``
+    paragraphs, rebased to where the folder is). Its other paragraphs describe the upstream source as Debian
+    packages it, which may not be laid out as this repository is: the repository's own license files answer there."""
+    folder = path.rsplit("/", 1)[0]
+    return tuple(PathRule(f"{re.escape(folder)}/{rule.pattern.removeprefix('debian/')}", rule.expression, "aggregate")
+                 for rule in dep5_rules(text) if rule.pattern.startswith("debian/"))
 
 
 def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
@@ -100,12 +145,18 @@ def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
     ``REUSE.toml``'s) and its sidecars, from every evidence file's reading, in any order."""
     evidence = sorted(evidence, key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
     choices = frozenset(path for path, *_, choice in evidence if choice)
+    packages: dict[str, tuple[tuple[str, str], ...]] = {}
+    for path, detected, *_ in evidence:
+        if detected and (subject := package_text(path)):
+            folder = path.rsplit("/", 1)[0] if "/" in path else ""
+            packages[folder] = (*packages.get(folder, ()), (subject, detected))
+    evidence = [item for item in evidence if not package_text(item[0])]
     return RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
         tuple(rule for _, _, rules, *_ in evidence for rule in rules),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
         folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
-                        choices))
+                        choices), packages)
 
 
 def folder_licenses(evidence: Iterable[tuple[str, str | None]], choices: Collection[str] = ()) -> dict[str, str]:
@@ -135,6 +186,8 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return dep5_rules(text)
     if path == REUSE_TOML:
         return reuse_toml_rules(text)
+    if debian_copyright(path, text):
+        return debian_rules(path, text)
     return ()
 
 

@@ -73,8 +73,10 @@ def _names_repository(pattern: str, repo: str) -> bool:
     """Whether ``pattern`` names the library that repository ``repo`` (``owner/name``) is: in jQuery's own
     repository ``src/jquery.js`` is its source, not a copy (the name compared without case or punctuation)."""
     library = _LIBRARY_PATTERN.match(pattern)
-    own = re.sub(r"[^a-z0-9]", "", repo.rsplit("/", 1)[-1].lower())
-    return bool(library and own) and library.group(1).lower() == own
+    name = repo.rsplit("/", 1)[-1].lower()
+    # "pdf.js" is the library ``pdf.worker.js`` is named after: a name's language suffix is no part of it.
+    own = {re.sub(r"[^a-z0-9]", "", name), re.sub(r"[^a-z0-9]", "", re.sub(r"[.\-_](?:js|ts|py|rs|go|rb)$", "", name))}
+    return bool(library) and "" not in own and library.group(1).lower() in own
 
 
 def vendored_pattern(path: str, repo: str = "") -> str | None:
@@ -124,6 +126,8 @@ class VendoringFact:
     members: tuple[str, ...] = ()
     inherits: bool = False
     urls: frozenset[str] = frozenset()  # ``owner/name`` of the code-hosting URLs a manifest names
+    names: frozenset[str] = frozenset()  # a license text's BSD endorsement clause names (``endorsement_names``)
+    first_year: int = 0  # the earliest year of a license text's first copyright line
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
@@ -160,6 +164,27 @@ def copied_file_statement(text: str) -> str | None:
     return said.group(0) if said else None
 
 
+# A file whose opening banner is the address of its own published page, e.g. autoconf-archive's macros:
+# "# https://www.gnu.org/software/autoconf-archive/ax_check_vscript.html" over ``m4/ax_check_vscript.m4``.
+_URL = re.compile(r"https?://[^\s\"'<>()]+")
+_BANNER_LINES = 5
+
+
+def published_page(path: str, text: str, repo: str = "") -> str | None:
+    """The URL in a file's first lines of a web page named as the file is (``<stem>.html``, a stem of 4 characters or
+    more), unless it names repository ``repo``: the file is published elsewhere and this is a copy; else None. A
+    link to a download (``f1040.pdf`` in pdf.js's ``f1040.pdf.link``) or a project's home is no such page."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    own = repo.rsplit("/", 1)[-1].lower()
+    if len(stem) < 4:
+        return None
+    for url in _URL.findall("\n".join(text.splitlines()[:_BANNER_LINES])):
+        page = re.fullmatch(r"([^/]+)\.html?", url.rstrip("/.,;").rsplit("/", 1)[-1].lower())
+        if page and page.group(1) == stem and not (own and own in url.lower()):
+            return url
+    return None
+
+
 def _folder(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
@@ -188,7 +213,8 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     facts = list(_declarations(path, folder, name, text))
     if license_file:
         facts.append(VendoringFact("license", folder, name, holders=copyright_holders(text),
-                                   digest=_text_digest(text), license=detected or ""))
+                                   digest=_text_digest(text), license=detected or "", names=endorsement_names(text),
+                                   first_year=_earliest_year(text)))
     if name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")):
         manifest = _manifest_fact(folder, name, text)
         if manifest is not None:
@@ -281,7 +307,8 @@ def copyright_holders(text: str) -> frozenset[str]:
     for line in _COPYRIGHT.findall(text[:20_000]):
         if not _HOLDER_MARK.search(line):
             continue  # "copyright notice", "copyright of the software...": prose about copyright, no holder
-        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|[-–,;.*_]", " ", line, flags=re.IGNORECASE)
+        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
+                      flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
         words = " ".join(line.lower().split())
         if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")):
@@ -296,6 +323,12 @@ _GENERIC_HOLDER_WORDS = frozenset(["the", "and", "by", "of", "for", "inc", "ltd"
 def holder_words(holders: Iterable[str]) -> frozenset[str]:
     return frozenset(word for holder in holders for word in re.findall(r"[a-z0-9]{3,}", holder)
                      if word not in _GENERIC_HOLDER_WORDS)
+
+
+def _earliest_year(text: str) -> int:
+    years = [int(year) for line in _COPYRIGHT.findall(text[:20_000]) if _HOLDER_MARK.search(line)
+             for year in _YEAR.findall(line)]
+    return min(years, default=0)
 
 
 def _text_digest(text: str) -> str:
@@ -342,6 +375,84 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             continue  # an empty or unreadable license file says nothing of who wrote the code
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
     return tuple(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items()))
+
+
+# --------------------------------------------------------------------------------------------
+# Single files copied in with no statement that they are copies: their own header names another holder, and
+# either its copyright predates the repository's own (valkey's ``src/lzf.h``: Marc Lehmann, 2000; the root's
+# earliest year is 2006) or its BSD endorsement clause protects another name (``src/crc16.c``: the University of
+# California, where the root's protects Redis). A contributor's own file under another license (valkey's
+# ``src/connection.c``, 2022, MIT) is neither.
+
+
+@dataclass(slots=True, frozen=True)
+class RepositoryOwner:
+    """Who a repository says it is, from its root license texts: their copyright holders, the names their BSD
+    endorsement clauses protect ("Neither the name of Redis nor..."), the earliest year they claim (0: none)."""
+
+    holders: frozenset[str] = frozenset()
+    names: frozenset[str] = frozenset()
+    first_year: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class Vendored:
+    """One repository's vendored trees and its owner (``RepositoryOwner``), the filter stage's side input."""
+
+    trees: tuple[VendoredTree, ...] = ()
+    owner: RepositoryOwner = RepositoryOwner()
+
+
+# BSD's third clause: "Neither the name of X nor the names of its contributors may be used", "The names of its
+# contributors may not be used to endorse" (MT19937's wording).
+_ENDORSEMENT = re.compile(r"\bneither the names? of (.{1,80}?) nor\b|\bthe names? of (.{1,80}?) (?:may|must|shall) not be used")
+_YEAR = re.compile(r"\b(?:19[7-9]\d|20\d\d)\b")
+
+
+def endorsement_names(text: str) -> frozenset[str]:
+    """The names a BSD text's endorsement clause protects, lower case, single-spaced."""
+    words = " ".join(re.sub(r"[^a-z0-9]+", " ", text[:20_000].lower()).split())
+    return frozenset(next(g for g in match.groups() if g) for match in _ENDORSEMENT.finditer(words))
+
+
+def first_copyright(text: str) -> tuple[str, int]:
+    """The first copyright holder a text names (a file's original author, where others adapted it) and the
+    earliest year on that line; ("", 0) when it names none."""
+    for match in _COPYRIGHT.finditer(text):
+        if found := copyright_holders(match.group(0)):
+            years = [int(year) for year in _YEAR.findall(match.group(1))]
+            return min(found), min(years, default=0)
+    return "", 0
+
+
+def repository_owner(facts: Iterable[VendoringFact]) -> RepositoryOwner:
+    """The ``RepositoryOwner`` the root's license facts state."""
+    root = [f for f in facts if f.kind == "license" and f.folder == ""]
+    years = [f.first_year for f in root if f.first_year]
+    return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
+                           min(years, default=0))
+
+
+def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str | None:
+    """Why a file's own header says it is another project's file, or None: it states a license of its own
+    (``notice``, read by the caller), its first copyright holder shares no word with the repository's holders,
+    and that copyright predates the repository's earliest, or its BSD endorsement clause protects a name the
+    root's texts do not. A copyright line alone (CPython's ``textwrap.py``: "Copyright (C) 1999-2001 Gregory P.
+    Ward") says who wrote the file, not that it came under another project's terms."""
+    if not notice:
+        return None
+    own_words = holder_words(owner.holders)
+    head = text[:_FILE_HEAD_CHARS * 2]
+    holder, year = first_copyright(head)
+    words = holder_words([holder])
+    if not own_words or not words or words & own_words:
+        return None
+    if year and owner.first_year and year < owner.first_year:
+        return f"header names {holder!r} from {year}, before the repository's {min(owner.holders)!r} from {owner.first_year}"
+    names = endorsement_names(head)
+    if names and not names & owner.names:
+        return f"header names {holder!r}, its BSD clause protects {min(names)!r}, not the repository's {min(owner.holders)!r}"
+    return None
 
 
 def _inside(folder: str, trees: dict[str, str]) -> bool:

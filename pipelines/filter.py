@@ -22,12 +22,17 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     notice_license,
+    opted_out,
 )
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
 from codemix.filters.vendored import (
+    Vendored,
     VendoredTree,
     copied_file_statement,
+    foreign_notice,
     may_say_vendored,
+    published_page,
+    repository_owner,
     vendored_tree,
     vendored_trees,
     vendoring_facts,
@@ -64,10 +69,11 @@ def vendoring_evidence(doc: Document):
 
 
 def resolve_vendored(key: str, facts):
-    """``(key, trees)`` for a repository with vendored folders; nothing for one without."""
-    trees = vendored_trees(facts, repo=key.split("\x00", 1)[-1])
-    if trees:
-        yield key, trees
+    """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
+    facts = list(facts)
+    found = Vendored(vendored_trees(facts, repo=key.split("\x00", 1)[-1]), repository_owner(facts))
+    if found.trees or found.owner.holders:
+        yield key, found
 
 
 def vendored_outcome(doc: Document, tree: VendoredTree, policy: str) -> Document | Dropped:
@@ -84,14 +90,23 @@ def vendored_outcome(doc: Document, tree: VendoredTree, policy: str) -> Document
                                metadata={**doc.metadata, "vendored": tree.evidence})
 
 
-def vendored_file_or_tree(doc: Document, vendored: dict[str, tuple[VendoredTree, ...]] | None) -> VendoredTree | None:
+def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None) -> VendoredTree | None:
     """The vendored tree holding ``doc``, else the file itself when its head says it is another project's file
-    (``filters.vendored.copied_file_statement``; a license text's own wording is no such statement)."""
-    tree = vendored_tree(doc.path, (vendored or {}).get(repository_key(doc), ()))
+    (``filters.vendored.copied_file_statement``) or its own notice is another holder's under other terms
+    (``filters.vendored.foreign_notice``); a license text's own wording is neither."""
+    found = (vendored or {}).get(repository_key(doc), Vendored())
+    tree = vendored_tree(doc.path, found.trees)
     if tree is not None or is_license_file(doc.path):
         return tree
     said = copied_file_statement(doc.text)
-    return VendoredTree(doc.path, f"{doc.path} says {said!r}") if said else None
+    if said:
+        return VendoredTree(doc.path, f"{doc.path} says {said!r}")
+    if page := published_page(doc.path, doc.text, doc.repo):
+        return VendoredTree(doc.path, f"{doc.path} opens with its published page {page!r}")
+    why = None
+    if found.owner.holders and document_kind(doc.kind).licensed_by_text:
+        why = foreign_notice(doc.text, found.owner, file_license(doc.text) or notice_license(doc.text))
+    return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 
 def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicenses]:
@@ -145,12 +160,14 @@ class FindAmalgamations(beam.PTransform):
 def filter_outcomes(doc: Document, document_filter: DocumentFilter,
                     repository_licenses: dict[str, RepositoryLicenses],
                     amalgamations: dict[str, frozenset[str]] | None = None,
-                    vendored: dict[str, tuple[VendoredTree, ...]] | None = None):
+                    vendored: dict[str, Vendored] | None = None):
     """The document (with its license) or a Dropped record, plus any contamination hits; a repository
     file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
     stage puts it back when a kept file imports it)."""
     license = document_license(doc, repository_licenses)
-    tree = vendored_file_or_tree(doc, vendored) if document_kind(doc.kind).repository_file else None
+    # A repository its owners opted out of is that before anything in it is another project's.
+    own_files = document_kind(doc.kind).repository_file and not opted_out(doc.repo, document_filter.config.licenses)
+    tree = vendored_file_or_tree(doc, vendored) if own_files else None
     if tree is not None:
         outcome = vendored_outcome(doc, tree, document_filter.config.vendored)
         if isinstance(outcome, Dropped):
@@ -192,7 +209,7 @@ class JudgeDocuments(beam.DoFn):
         self._filter = DocumentFilter(self._config, language_of=path_language)
 
     def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
-                amalgamations: dict[str, frozenset[str]], vendored: dict[str, tuple[VendoredTree, ...]]):
+                amalgamations: dict[str, frozenset[str]], vendored: dict[str, Vendored]):
         outcomes = tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations, vendored))
         yield from timed(outcomes, doc.language, utf8_length(doc.text))  # the stage's input: its bytes counted here
 

@@ -178,9 +178,12 @@ def test_a_version_or_warranty_either_is_no_choice_of_licenses(text: str) -> Non
     ("libzmq", "external/sha1/sha1.h", "BSD-3-Clause"),  # BSD-2-Clause's clauses are in it too: one text, not two
     ("gin", "gin.go", None),  # "governed by a MIT style license that can be found in the LICENSE file": a pointer
     ("poetry-core", "src/poetry/core/_vendor/packaging/__init__.py", None),  # "dual licensed": the folder's choice
+    ("valkey", "src/lzf.h", "BSD-2-Clause OR GPL-2.0"),  # BSD-2's text, "Alternatively ... the GPL", "under either"
+    ("valkey", "src/siphash.c", "CC0-1.0"),  # "To the extent possible under law, the author(s) have dedicated all ..."
 ])
 def test_a_files_own_license_notice(name: str, path: str, expected: str | None) -> None:
-    """Free-text notices in real file heads, as their words say (ScanCode 32.5.0 reads the first three alike)."""
+    """Free-text notices in real file heads, as their words say (ScanCode 32.5.0 reads the first three and valkey's two
+    alike; Debian's licensecheck 3.3.5 too, as "BSD-2-Clause and/or GPL-2.0-or-later" for lzf.h)."""
     assert notice_license(repository_files(name)[path]) == expected
 
 
@@ -193,3 +196,55 @@ def test_a_gnu_noticed_file_in_a_permissive_folder_takes_its_notice() -> None:
     assert licenses.for_path(script) == "BSD-2-Clause"  # guard: the folder's own license
     assert license_drop_reason(licenses.for_path(script, notice_license(files[script])), LicenseConfig()) == (
         "license_not_allowed")
+
+
+def test_a_license_text_named_after_a_package_governs_that_package() -> None:
+    """pipenv (3f1b272) vendors python-dotenv as ``pipenv/vendor/dotenv/`` with its license beside it as
+    ``python_dotenv.LICENSE`` (the `vendoring` tool's naming); pipdeptree next to it carries no license file and is
+    under pipenv's MIT. ScanCode 32.5.0 reads ``python_dotenv.LICENSE`` as BSD-3-Clause, pipenv's LICENSE as MIT;
+    packaging's ``LICENSE.APACHE``/``LICENSE.BSD`` are named after licenses, not packages: the folder's choice."""
+    files = repository_files("pipenv")
+    licenses = resolve_licenses(license_evidence_of(p, t) for p, t in files.items()
+                                if is_license_evidence(p) or is_folder_license_evidence(p))
+    assert licenses.for_path("pipenv/vendor/dotenv/__init__.py") == "BSD-3-Clause"
+    assert licenses.for_path("pipenv/vendor/python_dotenv.LICENSE") == "BSD-3-Clause"
+    assert licenses.for_path("pipenv/vendor/pipdeptree/__init__.py") == "MIT"
+    assert licenses.for_path("pipenv/vendor/packaging/version.py") == "Apache-2.0 OR BSD-2-Clause"
+
+
+def test_font_licenses_named_after_their_fonts() -> None:
+    """mdBook (641d06a) ships Open Sans (Apache-2.0) and Source Code Pro (SIL OFL 1.1, whose grant is worded like
+    MIT's) with ``OPEN-SANS-LICENSE.txt`` and ``SOURCE-CODE-PRO-LICENSE.txt`` (ScanCode 32.5.0: Apache-2.0, OFL-1.1);
+    each governs its own font files, and mdBook's ``fonts.css`` stays under mdBook's MPL-2.0."""
+    files = repository_files("mdbook")
+    licenses = resolve_licenses(license_evidence_of(p, t) for p, t in files.items()
+                                if is_license_evidence(p) or is_folder_license_evidence(p))
+    fonts = "crates/mdbook-html/front-end/fonts/"
+    assert licenses.for_path(fonts + "source-code-pro-v11-all-charsets-500.woff2") == "OFL-1.1"
+    assert licenses.for_path(fonts + "open-sans-v17-all-charsets-700.woff2") == "Apache-2.0"
+    assert licenses.for_path(fonts + "fonts.css") == licenses.default == "MPL-2.0"
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("deps/jemalloc/m4/ax_cxx_compile_stdcxx.m4", "FSFAP"),  # "Copying and distribution of this file ... are permitted"
+    ("deps/jemalloc/configure", "FSFUL"),  # "This configure script is free software; the FSF gives unlimited permission"
+])
+def test_the_fsfs_all_permissive_notices(path: str, expected: str) -> None:
+    """valkey (55bbbe0) vendors jemalloc with Autoconf's files; ScanCode 32.5.0 reads the m4 macro as FSFAP and the
+    configure script as FSFUL (and FSFAP further down): each file's own notice, not jemalloc's BSD-2-Clause."""
+    files = repository_files("valkey")
+    assert notice_license(files[path]) == expected
+    assert license_drop_reason(expected, LicenseConfig()) is None  # all-permissive
+
+
+def test_a_debian_copyright_file_states_its_debian_folders_license() -> None:
+    """libzmq (6b708e4) keeps Debian packaging in ``packaging/debian/``; its machine-readable ``copyright`` (DEP-5)
+    says ``Files: debian/*`` are LGPL-2.0+ (Debian's packaging), ``Files: *`` MPL-2.0 and ``external/unity/*`` MIT.
+    The paragraph for the Debian folder governs that folder's files; the file is no license text of its folder."""
+    files = repository_files("libzmq")
+    copyright_file = "packaging/debian/copyright"
+    evidence = license_evidence_of(copyright_file, files[copyright_file])
+    assert evidence[1] is None  # not read as one license for its folder
+    licenses = resolve_licenses([evidence])
+    assert licenses.for_path("packaging/debian/rules") == "LGPL-2.0+"
+    assert licenses.for_path("src/zmq.cpp") == ""  # the upstream paragraphs are left to the repository's own files

@@ -95,3 +95,12 @@ def test_a_library_name_pattern_spares_that_librarys_own_repository() -> None:
                     language="javascript", license="MIT")
     assert drop_reason(copy, FiltersConfig()) == "vendored_path"
     assert is_vendored("vendor/jquery/x.js", "jquery/jquery")  # a pattern naming no library still applies
+
+
+def test_a_library_name_pattern_spares_a_library_named_with_its_language() -> None:
+    """mozilla/pdf.js at 0f26334 has its worker entry at ``src/pdf.worker.js``; linguist's ``(^|/)pdf\\.worker\\.js``
+    names copies of pdf.js's worker in other projects. "pdf.js" is the library "pdf" (a ``.js`` suffix is the
+    language); pdfkit is another library."""
+    assert is_vendored("src/pdf.worker.js") and not is_vendored("src/pdf.worker.js", "mozilla/pdf.js")
+    assert is_vendored("web/pdf.worker.js", "foliojs/pdfkit")
+    assert is_vendored("vendor/pdf.worker.js", "mozilla/pdf.js")  # in a vendor/ folder, linguist's folder rule

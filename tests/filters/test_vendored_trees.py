@@ -178,3 +178,56 @@ def test_unicode_licenses_are_not_read_as_mit_0(name, expected):
     text = layout("unicode-ident")[name]
     assert "Permission is hereby granted, free of charge, to any person obtaining" in text
     assert detect_license("LICENSE-UNICODE", text) == expected
+
+
+@pytest.mark.parametrize(("path", "copied"), [
+    ("src/lzf.h", True),  # Marc Lehmann, 2000-2008: before the root's earliest year (Redis Ltd., 2006)
+    ("src/strl.c", True),  # Todd C. Miller, 1998
+    ("src/crc16.c", True),  # Georges Menie; its BSD clause protects "the University of California, Berkeley"
+    ("src/mt19937-64.c", True),  # Matsumoto and Nishimura; "The names of its contributors may not be used"
+    ("src/connection.c", False),  # zhenwei pi, 2022, MIT: a contributor's own file
+    ("src/quicklist.c", False),  # Matt Stancliff, 2014, the root's BSD text naming Redis
+    ("src/geo.c", False),
+    ("src/ae.c", False),  # Redis Ltd.
+])
+def test_a_single_file_copied_in_without_saying_so(path: str, copied: bool):
+    """valkey (55bbbe0): files copied into ``src/`` carry their authors' headers and no statement that they are
+    copies. The expected answers are the hand-made list ``bench/repos_holdout_2_vendored.tsv`` (written from the tree
+    before any code read it); the root's COPYING names Valkey contributors (2024) and Redis Ltd. (2006)."""
+    from codemix.document import Document
+    from codemix.pipelines.filter import resolve_vendored, vendored_file_or_tree
+
+    files = layout("valkey")
+    facts = [fact for p, text in files.items() if may_say_vendored(p)
+             for fact in vendoring_facts(p, text, license_file=is_license_file(p),
+                                         detected=detect_license(p, text) if is_license_file(p) else None)]
+    key = "s\x00valkey-io/valkey"
+    vendored = dict(resolve_vendored(key, facts))
+    assert vendored[key].owner.first_year == 2006  # guard: the root's evidence was read
+    doc = Document(id=path, text=files[path], source="s", kind="file", repo="valkey-io/valkey", path=path, language="c")
+    found = vendored_file_or_tree(doc, vendored)
+    assert (found is not None) == copied, found
+    if copied:
+        assert found.folder == path and "header names" in found.evidence
+    truth = (Path(__file__).parents[2] / "bench" / "repos_holdout_2_vendored.tsv").read_text()
+    assert (f"valkey-io/valkey\t{path}\t" in truth) == copied
+
+
+def test_a_file_whose_banner_is_its_published_page_is_a_copy():
+    """libzmq (6b708e4) keeps autoconf-archive's ``ax_check_vscript.m4`` in ``m4/``; its banner is that macro's page,
+    ``https://www.gnu.org/software/autoconf-archive/ax_check_vscript.html``. libzmq's own ``src/zmq.cpp`` opens with
+    an SPDX tag and no such URL; a banner URL naming the repository itself is no copy."""
+    from codemix.document import Document
+    from codemix.filters.vendored import published_page
+    from codemix.pipelines.filter import vendored_file_or_tree
+
+    files = layout("libzmq")
+    macro = "m4/ax_check_vscript.m4"
+    found = vendored_file_or_tree(Document(id="m", text=files[macro], source="s", kind="file", repo="zeromq/libzmq",
+                                           path=macro), {})
+    assert found is not None and "autoconf-archive/ax_check_vscript.html" in found.evidence
+    assert vendored_file_or_tree(Document(id="z", text=files["src/zmq.cpp"], source="s", kind="file",
+                                          repo="zeromq/libzmq", path="src/zmq.cpp"), {}) is None
+    own = files[macro].replace("https://www.gnu.org/software/autoconf-archive/",
+                               "https://github.com/zeromq/libzmq/blob/master/m4/")
+    assert published_page(macro, own, "zeromq/libzmq") is None
