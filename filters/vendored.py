@@ -43,18 +43,25 @@ def linguist_vendored() -> re.Pattern:
     return linguist_patterns(VENDOR_LIST)
 
 
+def _vendored_match(path: str) -> bool:
+    """Whether one of linguist's vendor.yml patterns matches somewhere in ``path``: the answer of
+    ``linguist_vendored().search``, found pattern by pattern (each compiled alone keeps ``re``'s literal
+    prefix scan, which the 150-way alternation loses: ~5x cheaper per path)."""
+    return any(compiled.search(path) for _, compiled in _linguist_list(VENDOR_LIST))
+
+
 def _own_code(path: str) -> bool:
     """The repository's own ``.github/`` or git config file: not inside a folder linguist calls vendored
     (``deps/hiredis/.github/`` is hiredis's)."""
     match = OWN_CODE.search(path)
-    return match is not None and linguist_vendored().search(path[:match.start() + 1]) is None
+    return match is not None and not _vendored_match(path[:match.start() + 1])
 
 
 def is_vendored(path: str, repo: str = "") -> bool:
     """Whether linguist calls the in-repo ``path`` vendored (``re.search``, as linguist matches), but for
     the repository's own ``.github/`` folder and, in repository ``repo``, a file that only a pattern
     naming that repository's own library matches (``vendored_pattern``)."""
-    if linguist_vendored().search(path) is None or _own_code(path):
+    if not _vendored_match(path) or _own_code(path):
         return False
     return not repo or vendored_pattern(path, repo) is not None
 
@@ -82,7 +89,7 @@ def _names_repository(pattern: str, repo: str) -> bool:
 def vendored_pattern(path: str, repo: str = "") -> str | None:
     """The first of linguist's vendor.yml patterns that calls ``path`` vendored (the drop's detail), skipping
     those that name repository ``repo``'s own library."""
-    if linguist_vendored().search(path) is None or _own_code(path):
+    if not _vendored_match(path) or _own_code(path):
         return None
     return next((pattern for pattern, compiled in _linguist_list(VENDOR_LIST)
                  if compiled.search(path) and not _names_repository(pattern, repo)), None)

@@ -13,7 +13,12 @@ from codemix.mixtures.transcript_formats.aider import AIDER
 from codemix.mixtures.transcript_formats.aider_llm import AIDER_LLM_HISTORY
 from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE, CLAUDE_CODE_EXPORT
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, TranscriptShapeError, nested_deeper_than
+from codemix.mixtures.transcript_formats.canonical import (
+    MAX_JSON_DEPTH,
+    TranscriptShapeError,
+    message,
+    nested_deeper_than,
+)
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
@@ -28,6 +33,7 @@ from codemix.mixtures.transcript_formats.shape import (
     TURN_LINES,
     empty_conversation,
     parse_shape,
+    task_text,
     turn_lines_after_header,
 )
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
@@ -83,7 +89,7 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
             if candidate is SHAPE:
                 return parse_shape(value, speakers=speakers)
             try:
-                return with_record_ids(candidate.parse(value), value)
+                return with_record_ids(with_record_task(candidate.parse(value), value), value)
             except TranscriptShapeError as error:
                 if forced is not None or candidate is SHAPE or not SHAPE.detect(value):
                     raise
@@ -99,6 +105,18 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
         raise TranscriptShapeError(f"empty_conversation: {empty} holds no turns")
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+def with_record_task(transcripts: list[Transcript], value: Any) -> list[Transcript]:
+    """A transcript a named format read with no task of its own (the steps of a ``trajectory`` kept without
+    the history that held the task) opens with the task its record keeps beside the run (``query``,
+    ``problem_statement``..., as ``shape`` reads a record's task), after any system turn."""
+    task = task_text([value]) if isinstance(value, dict) else ""
+    for transcript in transcripts if task.strip() else []:
+        if not has_task(transcript.messages) and not any(m["content"].strip() == task.strip() for m in transcript.messages):
+            head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), len(transcript.messages))
+            transcript.messages.insert(head, message("user", task))
+    return transcripts
 
 
 def with_record_ids(transcripts: list[Transcript], value: Any) -> list[Transcript]:

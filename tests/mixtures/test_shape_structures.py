@@ -327,3 +327,19 @@ def test_a_yaml_file_with_user_and_model_sections_is_no_log(tmp_path: Path) -> N
     path.write_text("model:\n  name: gpt-4o\n  temperature: 0.2\nuser:\n  id: 7\n  locale: en\n", encoding="utf-8")
     (outcome,) = read(path)
     assert isinstance(outcome, Quarantined)
+
+
+def test_steps_a_named_format_reads_open_with_the_task_their_record_keeps(tmp_path: Path) -> None:
+    """Re-laid-out InterCode record as ``{query, trajectory: [{thought, action, observation}]}`` (SWE-agent's
+    ``trajectory`` key, read by that adapter, which keeps no task when the history is absent): the record's
+    ``query`` opens the run, so it is read instead of refused as ``no_task``."""
+    record = next(iter(json.loads(INTERCODE.read_text(encoding="utf-8")).values()))
+    table = record["turn_history"]
+    steps = [{"thought": t, "action": a, "observation": o}
+             for t, a, o in zip(table["thoughts"], table["actions"], table["observations"])]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"query": record["query"], "trajectory": steps}), encoding="utf-8")
+    (doc,) = documents(path)
+    messages = doc.metadata["messages"]
+    assert (messages[0]["role"], messages[0]["content"]) == ("user", record["query"])
+    assert sum(m["role"] == "assistant" for m in messages) == len(steps) >= 2
