@@ -15,6 +15,7 @@ Arrays cross Beam and Parquet as little-endian uint64 bytes (``to_bytes`` / ``fr
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -37,18 +38,26 @@ def tokens(text: str, lowercase: bool) -> list[str]:
 def shingle_hashes(text: str, size: int, lowercase: bool) -> np.ndarray:
     """Distinct 64-bit xxh64 hashes of the text's token ``size``-grams, sorted; shape (S,).
 
-    A text with fewer than ``size`` tokens becomes one shingle of all its tokens, so short texts
-    still compare; a text with no tokens gives an empty array (nothing to compare).
+    A gram is its tokens joined by single spaces, UTF-8 (surrogates passed through). A text with fewer
+    than ``size`` tokens becomes one shingle of all its tokens, so short texts still compare; a text with
+    no tokens gives an empty array (nothing to compare).
     """
     words = tokens(text, lowercase)
     if not words:
         return np.empty(0, dtype=np.uint64)
     count = max(len(words) - size + 1, 1)
-    grams = (" ".join(words[i : i + size]) for i in range(count))
-    hashes = np.fromiter(
-        (xxhash.xxh64_intdigest(gram.encode("utf-8", "surrogatepass")) for gram in grams), dtype=np.uint64, count=count
-    )
-    return np.unique(hashes)
+    # All tokens joined and encoded once; gram i is the slice from word i's first byte to word i+size-1's
+    # last: the bytes " ".join(words[i:i + size]) would encode to, without building each gram.
+    joined = " ".join(words)
+    data = joined.encode("utf-8", "surrogatepass")
+    if len(data) == len(joined):  # ASCII: a word's bytes are its characters
+        widths = map(len, words)
+    else:
+        widths = (len(word.encode("utf-8", "surrogatepass")) for word in words)
+    starts = [0, *itertools.accumulate(width + 1 for width in widths)]  # starts[n] = len(data) + 1
+    ends = [end - 1 for end in starts[size:]] if len(words) >= size else [len(data)]
+    grams = map(data.__getitem__, map(slice, starts, ends))
+    return np.unique(np.fromiter(map(xxhash.xxh64_intdigest, grams), dtype=np.uint64, count=count))
 
 
 def make_permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

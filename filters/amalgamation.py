@@ -13,6 +13,7 @@ from __future__ import annotations
 import array
 import collections
 import hashlib
+import itertools
 import sys
 from collections.abc import Iterable, Mapping
 
@@ -58,20 +59,23 @@ def _little_endian(values: array.array) -> array.array:
 def amalgamated(files: Mapping[str, frozenset[int]] | Iterable[tuple[str, frozenset[int]]]) -> set[str]:
     """Paths (of ``{path: line_hashes}``) that concatenate other files of the same repository."""
     files = dict(files)
+    # Only a line held by 2 to COMMON_LINE_FILES files can tie a file to another: most lines are one
+    # file's own, so they are counted in one pass (C) and never looked at again.
+    holder_counts = collections.Counter(itertools.chain.from_iterable(files.values()))
+    shared_lines = {line for line, count in holder_counts.items() if 1 < count <= COMMON_LINE_FILES}
     holders: dict[int, list[str]] = collections.defaultdict(list)
     for path, lines in files.items():
-        for line in lines:
+        for line in lines & shared_lines:
             holders[line].append(path)
     found = set()
     for path, lines in files.items():
-        shared: collections.Counter = collections.Counter()
-        for line in lines:
-            if len(holders[line]) <= COMMON_LINE_FILES:
-                shared.update(other for other in holders[line] if other != path)
+        shared: collections.Counter = collections.Counter()  # lines shared with each file (and itself)
+        for line in lines & shared_lines:
+            shared.update(holders[line])
         # A part is a smaller file (at most half of this one: a copy or a sibling of like size is not a
         # part), counted once however many identical copies of it the repository holds.
         parts = {files[other] for other, n in shared.items()
-                 if MIN_PART_LINES <= len(files[other]) <= len(lines) * PART_SHARE_MAX
+                 if other != path and MIN_PART_LINES <= len(files[other]) <= len(lines) * PART_SHARE_MAX
                  and n >= PART_COVERED * len(files[other])}
         covered = len(lines & frozenset().union(*parts)) if parts else 0
         if len(parts) >= MIN_PARTS and covered >= AMALGAM_COVERED * len(lines):

@@ -6,6 +6,7 @@ Design notes: docs/design/filters.md, "filters/natural_language.py".
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -126,28 +127,39 @@ class NaturalLanguageConfig:
 
 
 class NaturalLanguageChecker:
-    """datatrove's filter objects, built once from the config and pickled to Beam workers
-    (spaCy's tokenizer is created lazily by datatrove in each process, never pickled)."""
+    """datatrove's filter objects, built from the config on first use (spaCy's tokenizer is created lazily
+    by datatrove in each process, never pickled): a worker that judges no prose never imports datatrove,
+    ~0.4 CPU s each."""
 
     def __init__(self, config: NaturalLanguageConfig):
+        self.config = config
+
+    @functools.cached_property
+    def steps(self) -> list[tuple[str, BaseFilter]]:
         from datatrove.pipeline.filters import FineWebQualityFilter
 
-        self.config = config
-        self.steps: list[tuple[str, BaseFilter]] = [
-            ("gopher_quality", gopher_quality_filter(config)),
-            ("gopher_repetition", gopher_repetition_filter(config)),
+        steps: list[tuple[str, BaseFilter]] = [
+            ("gopher_quality", gopher_quality_filter(self.config)),
+            ("gopher_repetition", gopher_repetition_filter(self.config)),
         ]
-        if config.fineweb_quality:
-            self.steps.append(("fineweb_quality", FineWebQualityFilter()))
-        # A reply's loop checks: repeated paragraphs and lines (sentences, in ``reply_prose``) and the top
-        # n-grams. Not the duplicated n-grams: a passage said twice (a summary echoing the intro) is no loop.
-        loop = copy.copy(gopher_repetition_filter(config))
+        if self.config.fineweb_quality:
+            steps.append(("fineweb_quality", FineWebQualityFilter()))
+        return steps
+
+    @functools.cached_property
+    def reply_steps(self) -> list[tuple[str, BaseFilter]]:
+        """A reply's loop checks: repeated paragraphs and lines (sentences, in ``reply_prose``) and the top
+        n-grams. Not the duplicated n-grams: a passage said twice (a summary echoing the intro) is no loop."""
+        loop = copy.copy(gopher_repetition_filter(self.config))
         loop.dup_n_grams = ()
-        self.reply_steps: list[tuple[str, BaseFilter]] = [("gopher_repetition", loop)]
-        # A whole trace: the quality checks, Gopher's stop words at ``min_transcript_stop_words``.
+        return [("gopher_repetition", loop)]
+
+    @functools.cached_property
+    def trace_steps(self) -> list[tuple[str, BaseFilter]]:
+        """A whole trace: the quality checks, Gopher's stop words at ``min_transcript_stop_words``."""
         trace = copy.copy(self.steps[0][1])
-        trace.min_stop_words = config.min_transcript_stop_words or None
-        self.trace_steps = [("gopher_quality", trace)] + [(n, s) for n, s in self.steps[2:]]
+        trace.min_stop_words = self.config.min_transcript_stop_words or None
+        return [("gopher_quality", trace)] + [(n, s) for n, s in self.steps[2:]]
 
     def steps_for(self, judgement: Judgement) -> list[tuple[str, BaseFilter]]:
         return {"prose": self.steps, "trace": self.trace_steps, "reply": self.reply_steps}[judgement]

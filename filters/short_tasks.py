@@ -108,7 +108,7 @@ def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int
 class PromptedTaskIndex:
     """Short items matched by prose and code together (see the module docstring)."""
 
-    __slots__ = ("_keys", "_owners", "_starts", "min_code_coverage", "min_prose_overlap", "tasks")
+    __slots__ = ("_distinct_keys", "_keys", "_owners", "_starts", "min_code_coverage", "min_prose_overlap", "tasks")
 
     def __init__(self, tasks: Iterable[PromptedTask], *, min_prose_overlap: float = 0.5,
                  min_code_coverage: float = 0.8):
@@ -118,6 +118,7 @@ class PromptedTaskIndex:
         self._keys = np.concatenate([np.empty(0, np.uint64), *(t.prose for t in self.tasks)])
         self._owners = np.repeat(np.arange(len(self.tasks)), [len(t.prose) for t in self.tasks])
         self._starts = np.concatenate([[0], np.cumsum([len(t.prose) for t in self.tasks])]).astype(int)
+        self._distinct_keys = np.unique(self._keys)  # sorted: a document's 3-grams are looked up in it
 
     def __len__(self) -> int:
         return len(self.tasks)
@@ -127,7 +128,7 @@ class PromptedTaskIndex:
         of its n-grams) are both in ``text``; the code is only tokenized when some prose is found."""
         if not self.tasks:
             return []
-        in_text = np.isin(self._keys, np.unique(prose_grams(text)))
+        in_text = np.isin(self._keys, self._found_keys(prose_grams(text)))
         found = np.bincount(self._owners, weights=in_text, minlength=len(self.tasks))
         candidates = [self.tasks[i] for i in np.flatnonzero(found >= MIN_PROSE_GRAMS).tolist()
                       if covered_words(in_text[self._starts[i]:self._starts[i + 1]]) >= self.min_prose_overlap]
@@ -137,6 +138,15 @@ class PromptedTaskIndex:
         grams = {n: code_ngram_hashes(tokens, n) for n in {t.n for t in candidates}}
         hits = [hit for task in candidates if (hit := self._hit(task, text, tokens, grams[task.n])) is not None]
         return sorted(hits, key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+
+    def _found_keys(self, grams: np.ndarray) -> np.ndarray:
+        """The document's 3-grams that are some task's (repeats kept): a binary search of each in the tasks'
+        few thousand distinct 3-grams, instead of sorting the document's many."""
+        if grams.size == 0 or self._distinct_keys.size == 0:
+            return grams[:0]
+        at = np.searchsorted(self._distinct_keys, grams)
+        at[at == self._distinct_keys.size] = 0
+        return grams[self._distinct_keys[at] == grams]
 
     def _hit(self, task: PromptedTask, text: str, tokens: CodeTokens, grams: np.ndarray) -> BenchmarkHit | None:
         """The task's code found in one place (its n-grams inside a window twice its length, not scattered

@@ -43,18 +43,25 @@ def linguist_vendored() -> re.Pattern:
     return linguist_patterns(VENDOR_LIST)
 
 
+def _vendored_match(path: str) -> bool:
+    """Whether one of linguist's vendor.yml patterns matches somewhere in ``path``: the answer of
+    ``linguist_vendored().search``, found pattern by pattern (each compiled alone keeps ``re``'s literal
+    prefix scan, which the 150-way alternation loses: ~5x cheaper per path)."""
+    return any(compiled.search(path) for _, compiled in _linguist_list(VENDOR_LIST))
+
+
 def _own_code(path: str) -> bool:
     """The repository's own ``.github/`` or git config file: not inside a folder linguist calls vendored
     (``deps/hiredis/.github/`` is hiredis's)."""
     match = OWN_CODE.search(path)
-    return match is not None and linguist_vendored().search(path[:match.start() + 1]) is None
+    return match is not None and not _vendored_match(path[:match.start() + 1])
 
 
 def is_vendored(path: str, repo: str = "") -> bool:
     """Whether linguist calls the in-repo ``path`` vendored (``re.search``, as linguist matches), but for
     the repository's own ``.github/`` folder and, in repository ``repo``, a file that only a pattern
     naming that repository's own library matches (``vendored_pattern``)."""
-    if linguist_vendored().search(path) is None or _own_code(path):
+    if not _vendored_match(path) or _own_code(path):
         return False
     return not repo or vendored_pattern(path, repo) is not None
 
@@ -82,7 +89,7 @@ def _names_repository(pattern: str, repo: str) -> bool:
 def vendored_pattern(path: str, repo: str = "") -> str | None:
     """The first of linguist's vendor.yml patterns that calls ``path`` vendored (the drop's detail), skipping
     those that name repository ``repo``'s own library."""
-    if linguist_vendored().search(path) is None or _own_code(path):
+    if not _vendored_match(path) or _own_code(path):
         return None
     return next((pattern for pattern, compiled in _linguist_list(VENDOR_LIST)
                  if compiled.search(path) and not _names_repository(pattern, repo)), None)
@@ -168,16 +175,17 @@ def copied_file_statement(text: str) -> str | None:
 # "# https://www.gnu.org/software/autoconf-archive/ax_check_vscript.html" over ``m4/ax_check_vscript.m4``.
 _URL = re.compile(r"https?://[^\s\"'<>()]+")
 _BANNER_LINES = 5
+_PAGE_EXTENSIONS = (".html", ".htm", ".md", ".rst", ".txt", ".adoc", ".xml")
 
 
 def published_page(path: str, text: str, repo: str = "") -> str | None:
     """The URL in a file's first lines of a web page named as the file is (``<stem>.html``, a stem of 4 characters or
     more), unless it names repository ``repo``: the file is published elsewhere and this is a copy; else None. A
     link to a download (``f1040.pdf`` in pdf.js's ``f1040.pdf.link``) or a project's home is no such page."""
-    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-    own = repo.rsplit("/", 1)[-1].lower()
-    if len(stem) < 4:
-        return None
+    name = path.rsplit("/", 1)[-1].lower()
+    stem, own = name.split(".", 1)[0], repo.rsplit("/", 1)[-1].lower()
+    if len(stem) < 4 or name.endswith(_PAGE_EXTENSIONS):
+        return None  # a page or document names its own rendered page
     for url in _URL.findall("\n".join(text.splitlines()[:_BANNER_LINES])):
         page = re.fullmatch(r"([^/]+)\.html?", url.rstrip("/.,;").rsplit("/", 1)[-1].lower())
         if page and page.group(1) == stem and not (own and own in url.lower()):

@@ -15,6 +15,9 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, PortableOptions
 
 from codemix.config import ConfigError
+from codemix.pipelines import beam_memos
+
+beam_memos.install()  # the driver and the workers forked from a process that imported this module
 
 # Beam 2.77's DirectRunner first tries to download its Prism binary; FnApiRunner runs in-process
 # (or in local worker processes with --direct_num_workers/--direct_running_mode) with no download.

@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator
 PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "apache_beam.io.parquetio", "pyarrow.parquet",
            "zstandard")
 BEAM_WORKER_MODULE = "apache_beam.runners.worker.sdk_worker_main"
+PROFILE_ENV = "CODEMIX_PROFILE_DIR"  # a directory: each forked worker writes its cProfile statistics there
 _LENGTH = struct.Struct("<I")
 _STATUS = struct.Struct("<i")
 _READY = b"ready\n"
@@ -355,7 +356,7 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
         sys.argv = [BEAM_WORKER_MODULE]
-        importlib.import_module(BEAM_WORKER_MODULE).main(sys.argv)
+        _profiled(importlib.import_module(BEAM_WORKER_MODULE).main, sys.argv)
         code = 0
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
@@ -368,6 +369,43 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def _profiled(main, argv: list[str]) -> None:
+    """Run the worker's ``main``; with ``CODEMIX_PROFILE_DIR`` set, under cProfile, its statistics written
+    there as ``worker-PID.prof`` when the worker ends. Beam runs bundles on its own thread pool, so each
+    work item of that pool is profiled too (one profile per thread, merged into the file)."""
+    directory = os.environ.get(PROFILE_ENV)
+    if not directory:
+        main(argv)
+        return
+    import cProfile
+    import pstats
+
+    from apache_beam.utils import thread_pool_executor
+
+    profiles, local, run = [], threading.local(), thread_pool_executor._WorkItem.run
+
+    def profiled_run(item) -> None:
+        if not hasattr(local, "profile"):
+            local.profile = cProfile.Profile()
+            profiles.append(local.profile)
+        local.profile.enable()
+        try:
+            run(item)
+        finally:
+            local.profile.disable()
+
+    thread_pool_executor._WorkItem.run = profiled_run
+    main_profile = cProfile.Profile()
+    try:
+        main_profile.runcall(main, argv)
+    finally:
+        stats = pstats.Stats(main_profile)
+        for profile in profiles.copy():  # the pool's threads may still be adding theirs
+            with contextlib.suppress(TypeError):  # a profile that recorded nothing
+                stats.add(profile)
+        stats.dump_stats(os.path.join(directory, f"worker-{os.getpid()}.prof"))
 
 
 # ------------------------------------------------------------------ the client (Beam's worker command)

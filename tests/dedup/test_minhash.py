@@ -50,6 +50,20 @@ def test_tokens_split_on_punctuation_and_keep_case_unless_asked():
     assert shingle_hashes("Foo.bar(baz)", 3, True).tolist() == [xxhash.xxh64_intdigest(b"foo bar baz")]
 
 
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_shingles_are_the_xxh64_of_each_joined_gram(lowercase):
+    """Each shingle is xxh64 of its ``size`` tokens joined by one space, UTF-8 with surrogates passed, as
+    datatrove hashes its shingles; checked gram by gram on real files, non-ASCII and surrogates included."""
+    texts = [*stdlib_texts(8).values(), "naïve café Ünïcode — ok x y z w", "a \udcff b c d e f", "日本 語 テ キ ス ト です", "a b"]
+    assert any(not text.isascii() for text in texts)
+    for text in texts:
+        for size in (1, 3, 5):
+            words = tokens(text, lowercase)
+            grams = [" ".join(words[i:i + size]) for i in range(max(len(words) - size + 1, 1))] if words else []
+            expected = sorted({xxhash.xxh64_intdigest(gram.encode("utf-8", "surrogatepass")) for gram in grams})
+            assert shingle_hashes(text, size, lowercase).tolist() == expected
+
+
 def test_repeated_shingles_count_once():
     assert shingle_hashes("a b a b a b", 2, False).size == 2  # "a b" and "b a"
 
