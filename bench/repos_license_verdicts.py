@@ -63,6 +63,8 @@ VERDICTS = {
     ],
     "jquery/jquery": [(_name("package-lock.json"), "R", "dependencies' license fields")],
     "rubygems/rubygems": [
+        (lambda p, o, r: o == "BSD-2-Clause OR Ruby" and r == "Ruby", "R", ("a vendored gem's file 'under the same terms "
+         "as Ruby' read as the Ruby license alone; Ruby's terms are its COPYING's choice, BSD-2-Clause or its own")),
         (_ref("Ruby OR BSD-2-Clause"), "O", ("Ruby's COPYING offers 'the 2-clause BSDL (see the file BSDL)': ours misses "
          "the BSD alternative (BSDL is not named like a license file)")),
         (_name("digest.rb"), "O", "a public-domain notice ours does not read"),

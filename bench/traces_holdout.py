@@ -391,6 +391,8 @@ def given_count(given: dict, row: dict) -> int | None:
     """The count a collector's file gives a system (keyed by its name, its slug or its file's path), or None."""
     for key in (row["system"], row["source"], row["path"], Path(row["path"]).name):
         value = given.get(key)
+        if isinstance(value, dict) and isinstance(value.get("counts"), dict):
+            value = value["counts"]
         if isinstance(value, dict):
             value = next((value[k] for k in ("messages", "count", "source_messages", "total") if k in value), None)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -415,7 +417,10 @@ def main() -> int:
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     rows = materialise(args.mirror, args.work, args.holdout)
-    given = json.loads(args.counts.read_text()) if args.counts else {}
+    given = json.loads(args.counts.read_text()) if args.counts and args.counts.exists() else {}
+    if isinstance(given, list):  # [{system, messages...}, ...]
+        given = {str(entry.get("system")): entry for entry in given if isinstance(entry, dict)}
+    given = given if isinstance(given, dict) else {}
     for row in rows:
         counter = SOURCE_COUNTS.get(row["system"])
         row["source_messages"] = counter(row["file"]) if counter else given_count(given, row)

@@ -223,7 +223,7 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bapache", _versioned({"1.0": "Apache-1.0", "1.1": "Apache-1.1", "2": "Apache-2.0"}, "Apache-2.0")),
         (r"\bmpl\b|mozilla", _versioned({"1.0": "MPL-1.0", "1.1": "MPL-1.1", "2": "MPL-2.0"}, "MPL-2.0")),
         (r"\bepl\b|eclipse public", _versioned({"1": "EPL-1.0", "2": "EPL-2.0"}, "EPL-2.0")),
-        (r"\bbsd\b", _bsd),
+        (r"\bbsdl?\b", _bsd),  # Ruby's COPYING calls the BSD license "the 2-clause BSDL"
         (r"\bpsf\b|python software foundation", _fixed("PSF-2.0")),
         (r"\bpython\b", _fixed("Python-2.0")),
         (r"\bisc\b", _fixed("ISC")),
@@ -444,9 +444,25 @@ def _license_from_text(text: str) -> str | None:
         found.append((gnu[0], len(_SIGNATURES), gnu[1]))
     if (identifier := _identifier_line(head)) is not None:
         found.append((identifier[0], -1, identifier[1]))
-    if found:
-        return min(found)[2]
-    return _license_mention(text, words)
+    primary = min(found)[2] if found else _license_mention(text, words)
+    named = _offered_names(words) if primary else ()
+    return combine([primary, *named], "OR") if named else primary
+
+
+def _offered_names(words: str) -> tuple[str, ...]:
+    """The licenses a text's opening choice names without quoting them: Ruby's COPYING, "under either the terms of
+    the 2-clause BSDL (see the file BSDL), or the conditions below" (its conditions are the text; BSDL a file that
+    is not named like a license file)."""
+    choice = _CHOICE.search(words[:_CHOICE_CHARS])
+    if choice is None:
+        return ()
+    window = words[choice.end():choice.end() + _OFFER_CHARS]
+    return tuple(dict.fromkeys(resolve(window, match) for pattern, resolve in _NAME_FAMILIES
+                               if (match := pattern.search(window)) and resolve(window, match) not in _NOT_OFFERED))
+
+
+_OFFER_CHARS = 120
+_NOT_OFFERED = frozenset({PROPRIETARY, PUBLIC_DOMAIN})
 
 
 # "Licensed under the MIT License", "released under the terms of the BSD 3-Clause license".
@@ -619,9 +635,10 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
 
 # LICENSE, COPYING.md, LICENSE-MIT, mit-license.txt, OPEN-SANS-LICENSE.txt, a bundled project's ``fmt.license.rst``
 # (a name, ``.license``, then an extension: a REUSE sidecar ``x.c.license`` ends in ``.license``) and the `vendoring`
-# tool's ``python_dotenv.LICENSE`` (upper case: a sidecar's suffix is lower case).
+# tool's ``python_dotenv.LICENSE`` (upper case: a sidecar's suffix is lower case). ``third_party_license.txt`` lists
+# other projects' licenses: it is none of the repository's.
 _LICENSE_FILE = re.compile(
-    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
+    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|(?!(?:third|3rd)[-_]?part)[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
     r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)", re.IGNORECASE
 )
 _UPPER_SUFFIX = re.compile(r".*\.(?:LICENSE|LICENCE)")

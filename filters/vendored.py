@@ -175,16 +175,17 @@ def copied_file_statement(text: str) -> str | None:
 # "# https://www.gnu.org/software/autoconf-archive/ax_check_vscript.html" over ``m4/ax_check_vscript.m4``.
 _URL = re.compile(r"https?://[^\s\"'<>()]+")
 _BANNER_LINES = 5
+_PAGE_EXTENSIONS = (".html", ".htm", ".md", ".rst", ".txt", ".adoc", ".xml")
 
 
 def published_page(path: str, text: str, repo: str = "") -> str | None:
     """The URL in a file's first lines of a web page named as the file is (``<stem>.html``, a stem of 4 characters or
     more), unless it names repository ``repo``: the file is published elsewhere and this is a copy; else None. A
     link to a download (``f1040.pdf`` in pdf.js's ``f1040.pdf.link``) or a project's home is no such page."""
-    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-    own = repo.rsplit("/", 1)[-1].lower()
-    if len(stem) < 4:
-        return None
+    name = path.rsplit("/", 1)[-1].lower()
+    stem, own = name.split(".", 1)[0], repo.rsplit("/", 1)[-1].lower()
+    if len(stem) < 4 or name.endswith(_PAGE_EXTENSIONS):
+        return None  # a page or document names its own rendered page
     for url in _URL.findall("\n".join(text.splitlines()[:_BANNER_LINES])):
         page = re.fullmatch(r"([^/]+)\.html?", url.rstrip("/.,;").rsplit("/", 1)[-1].lower())
         if page and page.group(1) == stem and not (own and own in url.lower()):

@@ -604,12 +604,14 @@ def result_text(block: dict) -> str:
 
 def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict[str, str]:
     """Each speaker's canonical role: as ``configured`` (a source's ``speakers``), else its alias, else by
-    what it does (a name whose turns call tools is the model) and by position (the first other name to
+    what it does (a name whose turns call tools, or that a tool's turn answers, is the model) and by position (the first other name to
     speak set the task, every other name is the model)."""
     roles: dict[str, str] = {}
     configured = configured or {}
     callers = {speaker_of(item) for item in items if isinstance(item, dict) and (item.get("tool_calls") or item.get(
         "function_call"))}
+    callers |= {speaker_of(item) for item, after in itertools.pairwise(items)  # a tool answers what called it
+                if isinstance(item, dict) and isinstance(after, dict) and is_tool_role(after) and not is_tool_role(item)}
     first_name = None
     for item in items:
         speaker = speaker_of(item) or ""

@@ -248,3 +248,13 @@ def test_a_debian_copyright_file_states_its_debian_folders_license() -> None:
     licenses = resolve_licenses([evidence])
     assert licenses.for_path("packaging/debian/rules") == "LGPL-2.0+"
     assert licenses.for_path("src/zmq.cpp") == ""  # the upstream paragraphs are left to the repository's own files
+
+
+def test_a_choice_naming_a_license_it_does_not_quote() -> None:
+    """rubygems (69ec4a3) vendors net-http with Ruby's COPYING: "You can redistribute it and/or modify it under either
+    the terms of the 2-clause BSDL (see the file BSDL), or the conditions below" (the BSDL beside it is not named like a
+    license file). ScanCode 32.5.0 reads "Ruby OR BSD-2-Clause", Debian's licensecheck 3.3.5 "BSD-2-Clause OR Ruby"."""
+    from codemix.filters.licenses import detect_license
+
+    path = "lib/rubygems/vendor/net-http/COPYING"
+    assert detect_license(path, repository_files("rubygems")[path]) == "BSD-2-Clause OR Ruby"

@@ -294,14 +294,17 @@ def test_strings_that_open_with_their_speaker_are_turns() -> None:
     assert said(transcript.messages) == [(m["role"], m["content"]) for m in run]
 
 
-def test_a_speaker_name_whose_turns_call_tools_is_the_model_even_when_it_speaks_first() -> None:
+@pytest.mark.parametrize("calls", [True, False], ids=["calls", "answered-by-a-tool"])
+def test_a_speaker_name_whose_turns_call_tools_is_the_model_even_when_it_speaks_first(calls: bool) -> None:
     """Re-laid-out tau-bench run from its first model turn with calls: the agent named ``Booker``, the
-    customer ``Traveller``, the tools ``tool``. ``Booker`` speaks first but calls the tools: the model;
-    ``Traveller`` is the user (by position alone it would be the other way round)."""
+    customer ``Traveller``, the tools ``tool``. ``Booker`` speaks first but calls the tools (or, with its
+    calls left out, is the speaker the tool's turns answer): the model; ``Traveller`` is the user (by
+    position alone it would be the other way round)."""
     run = tau_run()
     start = next(i for i, m in enumerate(run) if m["role"] == "assistant" and m.get("tool_calls"))
     names = {"assistant": "Booker", "user": "Traveller", "tool": "tool"}
-    relaid = [{**m, "role": names[m["role"]]} for m in run[start:] if m["role"] in names]
+    relaid = [{**{k: v for k, v in m.items() if calls or k != "tool_calls"}, "role": names[m["role"]]}
+              for m in run[start:] if m["role"] in names]
     assert any(m["role"] == "Traveller" for m in relaid), "guard: the customer speaks after the agent"
     (transcript,) = parse_json_value({"log": relaid})
     roles = {m["name"]: m["role"] for m in transcript.messages if m["name"] in ("Booker", "Traveller")}
