@@ -120,6 +120,10 @@ VERDICTS = {
          "this package may be used under the terms of the GNU GPL'); ours reads BSD-2-Clause alone")),
         (_in("deps/c-ares/", "src/gevent/resolver/"), "O", "a second notice (ISC, the FSF's FSFULLRWD) ours does not read"),
     ],
+    "containernetworking/plugins": [
+        LICENSE_TEXTS,
+        (_in("vendor/"), "O", "go-yaml's MIT-and-Apache LICENSE read as MIT; a file saying its code comes from a BSD project"),
+    ],
     "raysan5/raylib": [
         (_name("BINDINGS.md", "README.md", "m3d.h", "text_unicode_ranges.c"), "R",
          "license names in tables, comments and a README"),
