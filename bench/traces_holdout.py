@@ -389,7 +389,9 @@ def quarantined(out: Path, source: str) -> list[str]:
 
 def given_count(given: dict, row: dict) -> int | None:
     """The count a collector's file gives a system (keyed by its name, its slug or its file's path), or None."""
-    for key in (row["system"], row["source"], row["path"], Path(row["path"]).name):
+    name = Path(row["path"]).name
+    keyed = [key for key in given if str(key).rsplit("/", 1)[-1] == name]  # "<repo>/<file name>"
+    for key in (row["system"], row["source"], row["path"], name, *keyed):
         value = given.get(key)
         if isinstance(value, dict) and isinstance(value.get("counts"), dict):
             value = value["counts"]

@@ -113,6 +113,7 @@ class VendoredTree:
 
     folder: str  # no trailing slash
     evidence: str  # e.g. "own LICENSE.txt + package.json at tests/unity/"
+    subfolders: bool = False  # only the folder's subfolders are another project's (their README says so)
 
 
 @dataclass(slots=True, frozen=True)
@@ -148,6 +149,10 @@ _PROVENANCE = re.compile(
     r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)",
     re.IGNORECASE)
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
+# A folder README that says its subfolders are copies: gevent's ``src/greentest/README.rst``, "The test directories
+# that begin with a number (e.g., 2.7 and 3.5) are copies of the standard library tests".
+_SUBFOLDER_PROVENANCE = re.compile(r"\b(?:directories|folders|subdirectories|subfolders)\b.{0,80}?\bare "
+                                   r"(?:(?:unmodified|verbatim|exact|vendored) )?(?:copies|a copy) of\b", re.IGNORECASE)
 
 
 # A file whose opening says it is another project's file: "This file is a copy of ForEvolve/bootstrap-dark dark
@@ -258,6 +263,8 @@ def _declarations(path: str, folder: str, name: str, text: str):
         if chromium or said:
             quote = "Name/URL/Version fields" if chromium else repr(" ".join(said.group(0).split())[:60])
             yield VendoringFact("declares", folder, f"{path} says {quote}")
+        elif subfolders := _SUBFOLDER_PROVENANCE.search(" ".join(head.split())):
+            yield VendoringFact("declares_subfolders", folder, f"{path} says {subfolders.group(0)[:80]!r}")
 
 
 def _toml(text: str) -> dict:
@@ -382,7 +389,9 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         if not lic.holders and not lic.license:
             continue  # an empty or unreadable license file says nothing of who wrote the code
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
-    return tuple(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items()))
+    subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
+    return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
+            *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())))
 
 
 # --------------------------------------------------------------------------------------------
@@ -468,6 +477,13 @@ def _inside(folder: str, trees: dict[str, str]) -> bool:
 
 
 def vendored_tree(path: str, trees: Iterable[VendoredTree]) -> VendoredTree | None:
-    """The innermost vendored tree holding ``path`` (its own package), or None."""
-    found = [tree for tree in trees if path.startswith(tree.folder + "/")]
+    """The innermost vendored tree holding ``path`` (its own package), or None; a tree of subfolders answers
+    with the subfolder holding ``path`` (``src/greentest/3.12``), never for the files beside them."""
+    found = [_subfolder(tree, path) if tree.subfolders else tree for tree in trees if path.startswith(tree.folder + "/")]
+    found = [tree for tree in found if tree is not None]
     return max(found, key=lambda tree: len(tree.folder)) if found else None
+
+
+def _subfolder(tree: VendoredTree, path: str) -> VendoredTree | None:
+    rest = path[len(tree.folder) + 1:]
+    return VendoredTree(f"{tree.folder}/{rest.split('/', 1)[0]}", tree.evidence) if "/" in rest else None

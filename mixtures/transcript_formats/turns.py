@@ -31,6 +31,9 @@ ROLE_ALIASES = {
                      "tool_response", "function_response", "obs", "feedback", "execution", "computer", "api",
                      "tool_output", "function_output", "tool_message"), "tool"),
 }
+# The same roles written with a space or a hyphen for the underscore (``function call``, ``tool-result``).
+ROLE_ALIASES.update({name.replace("_", sep): role for name, role in list(ROLE_ALIASES.items()) if "_" in name
+                     for sep in (" ", "-")})
 ROLE_KEYS = ("role", "from", "speaker", "sender", "send_from", "speaker_name", "agent_name", "author", "type")
 CONTENT_KEYS = ("content", "value", "text", "message", "msg", "parts", "blocks", "utterance", "data")
 CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use"})
@@ -44,6 +47,8 @@ STEP_MODEL_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal", "a
                    "answer", "llm_response", "model_response")
 STEP_ENV_KEYS = ("observation", "observations", "result", "results", "output", "feedback", "env_response",
                  "tool_results", "tool_outputs")
+# What a user said before a step (a run's first step keeps the task so).
+STEP_USER_KEYS = ("user_message", "user_input", "user_query")
 THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "plan", "criticism", "sub_goal", "subgoal")
 # Keys of a step indexed by numbered names: the name (possibly empty), then its number.
 NUMBERED_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*?)?[\s_-]*(\d+)\s*$")
@@ -127,7 +132,7 @@ def is_flat_step(item: Any) -> bool:
 # ``agentThought``; ``env_observation``, ``execution_result``): the model's part, the environment's.
 STEP_MODEL_WORDS = frozenset({"action", "actions", "thought", "thoughts", "command"})  # -> thought, action
 STEP_ENV_WORDS = frozenset({"observation", "observations", "obs", "feedback", "result", "results", "output",
-                            "outputs"})
+                            "outputs", "environment", "env"})
 # Words that make a key no environment output (the model's own output, a reference, a setting).
 NOT_ENV_WORDS = frozenset({"model", "llm", "agent", "assistant", "gpt", "expected", "gold", "reference", "format",
                            "type", "path", "file", "dir", "id"})
@@ -166,7 +171,7 @@ def step_of(item: Any) -> dict | None:
         steps = [(key, value) for key, value in level if is_flat_step(value)]
         if len(steps) == 1:
             key, step = steps[0]
-            return {**{k: v for k, v in item.items() if k != key}, **step}
+            return worded_step({**{k: v for k, v in item.items() if k != key}, **step})
         level = [(key, inner) for _, value in level for key, inner in value.items() if isinstance(inner, dict)]
     return None
 
@@ -627,7 +632,19 @@ def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict
     return roles
 
 
+def inner_turn(item: dict) -> dict:
+    """A turn whose content is itself a turn (an event ``{author: agent, content: {role: "model", parts:
+    [...]}}``) as that inner turn, its role alias deciding, the outer speaker kept as its name."""
+    inner = content_of(item)
+    if not isinstance(inner, dict) or (speaker_of(inner) or "").lower() not in ROLE_ALIASES or not any(
+            key in inner for key in CONTENT_KEYS):
+        return item
+    outer = speaker_of(item) or ""
+    return {**inner, "name": outer} if outer.lower() not in ROLE_ALIASES else inner
+
+
 def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    items = [inner_turn(item) if isinstance(item, dict) else item for item in items]
     roles = speaker_roles(items, speakers)
     messages = []
     for index, item in enumerate(items):
@@ -646,8 +663,9 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
         calls = turn_calls(item, where) if role == "assistant" else []
         if role == "assistant" and not calls and (logged := nested_calls(item)):
             messages += logged_call_messages(logged, where)  # the calls came before the text that reports them
-        if speaker.lower() in ("function_call", "tool_call") and not calls:
-            calls = text_call(text, where)
+        if speaker.lower().replace(" ", "_").replace("-", "_") in ("function_call", "tool_call") and not calls:
+            content = content_of(item)  # the call as JSON text, or as the object itself
+            calls = text_call(text if not isinstance(content, dict) else json.dumps(content), where)
             text = "" if calls else text
         name = speaker if ROLE_ALIASES.get(speaker.lower()) is None else string(item.get("name"))
         messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
@@ -730,6 +748,8 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         if not isinstance(step, dict):
             raise TranscriptShapeError(f"{where} is a {type(step).__name__}, not an object")
         step = step_of(step) or step
+        if isinstance(said_by_user := first_present(step, STEP_USER_KEYS), str) and said_by_user.strip():
+            messages.append(message("user", said_by_user))  # what the user said before this step
         thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k))
         calls, action_text = step_actions(step, where)
         replied = first_present(step, ("response", "llm_response", "model_response", "answer"))

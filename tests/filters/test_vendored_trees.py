@@ -231,3 +231,15 @@ def test_a_file_whose_banner_is_its_published_page_is_a_copy():
     own = files[macro].replace("https://www.gnu.org/software/autoconf-archive/",
                                "https://github.com/zeromq/libzmq/blob/master/m4/")
     assert published_page(macro, own, "zeromq/libzmq") is None
+
+
+def test_a_readme_saying_its_subfolders_are_copies():
+    """gevent (04752c4) keeps CPython's test suites in ``src/greentest/3.10`` ... ``3.15``; the README beside them says
+    "The test directories that begin with a number (e.g., 2.7 and 3.5) are copies of the standard library tests".
+    Each subfolder is another project's; the README itself, beside them, is gevent's."""
+    files = layout("gevent")
+    trees = trees_of(files, "gevent/gevent")
+    found = vendored_tree("src/greentest/3.12/test_ssl.py", trees)
+    assert found is not None and found.folder == "src/greentest/3.12" and "are copies of" in found.evidence
+    assert vendored_tree("src/greentest/README.rst", trees) is None
+    assert vendored_tree("src/gevent/hub.py", trees) is None

@@ -346,3 +346,62 @@ def test_steps_a_named_format_reads_open_with_the_task_their_record_keeps(tmp_pa
     messages = doc.metadata["messages"]
     assert (messages[0]["role"], messages[0]["content"]) == ("user", record["query"])
     assert sum(m["role"] == "assistant" for m in messages) == len(steps) >= 2
+
+
+# --- classes the fourth holdout showed (fixed after its run; not holdout-measured) ----------------------
+
+
+def test_an_event_whose_content_is_a_turn_is_that_turn() -> None:
+    """Re-laid-out tau-bench run as agent-framework events: ``{author, content: {role, parts}}`` with the
+    model's calls as ``function_call`` parts and the tools' results as ``function_response`` parts in a
+    ``user`` content (as Google ADK sessions keep them). Calls and results are read, not left as empty turns."""
+    run = [m for m in tau_run() if m["role"] != "system"]
+    events = []
+    for m in run:
+        if m["role"] == "assistant" and m.get("tool_calls"):
+            parts = [{"function_call": {"name": c["function"]["name"], "args": json.loads(c["function"]["arguments"])}}
+                     for c in m["tool_calls"]]
+            events.append({"author": "booker", "content": {"role": "model", "parts": parts}})
+        elif m["role"] == "tool":
+            events.append({"author": "booker", "content": {"role": "user", "parts": [
+                {"function_response": {"name": m.get("name", "tool"), "response": {"result": m["content"]}}}]}})
+        else:
+            events.append({"author": "booker" if m["role"] == "assistant" else "user",
+                           "content": {"role": "model" if m["role"] == "assistant" else "user", "parts": [{"text": m["content"]}]}})
+    (transcript,) = parse_json_value({"events": events})
+    calls = [c["name"] for m in transcript.messages for c in m["tool_calls"]]
+    assert calls == [c["function"]["name"] for m in run for c in m.get("tool_calls") or []] != []
+    assert [m["role"] for m in transcript.messages] == [m["role"] for m in run]
+    assert all(m["content"].strip() or m["tool_calls"] for m in transcript.messages)
+
+
+def test_a_role_written_with_a_space_is_its_alias() -> None:
+    """Re-laid-out tau-bench run with each model call as its own turn of role ``function call`` whose
+    content is the call object (``{name, arguments}``), as a tool-use dialogue dataset keeps them."""
+    run = [m for m in tau_run() if m["role"] in ("user", "assistant") and (m["content"] or m.get("tool_calls"))]
+    turns = []
+    for m in run:
+        turns += [{"role": "function call", "content": {"name": c["function"]["name"],
+                                                       "arguments": json.loads(c["function"]["arguments"])}}
+                  for c in m.get("tool_calls") or []]
+        turns += [{"role": m["role"], "content": m["content"]}] if m["content"] else []
+    (transcript,) = parse_json_value([{"id": "d1", "messages": turns}])
+    called = [c["name"] for m in transcript.messages for c in m["tool_calls"]]
+    assert called == [t["content"]["name"] for t in turns if t["role"] == "function call"] != []
+
+
+def test_steps_that_wrap_the_agents_part_beside_the_environment_are_a_run(tmp_path: Path) -> None:
+    """Re-laid-out InterCode record as a bare list of steps ``{step, user_message, agent: {thought, action},
+    environment}`` (the task as the first step's ``user_message``): the task, then per step the model's
+    turn and the environment's output."""
+    record = next(iter(json.loads(INTERCODE.read_text(encoding="utf-8")).values()))
+    table = record["turn_history"]
+    steps = [{"step": i, "user_message": record["query"] if i == 0 else None, "agent": {"thought": t, "action": a},
+              "environment": o} for i, (t, a, o) in enumerate(zip(table["thoughts"], table["actions"], table["observations"]))]
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(steps), encoding="utf-8")
+    (doc,) = documents(path)
+    expected = [("user", record["query"])]
+    for step in steps:
+        expected += [("assistant", f"{step['agent']['thought']}\n{step['agent']['action']}"), ("tool", step["environment"])]
+    assert said(doc.metadata["messages"]) == expected
