@@ -32,17 +32,29 @@ WRONG = {
     (lambda p, r, d: p == 'misc/debuggers/README.txt', "a short real README (dup_line_char_frac)")],
   'rust-lang+mdBook': [],
 }
-# Usage: python bench/repos_holdout_2_judgments.py SAMPLES_DIR (the --samples folder of bench.repositories_holdout)
-folder = sys.argv[1]
-all_n = all_w = 0
-for key, rules in WRONG.items():
-    with open(f'{folder}/{key}.jsonl') as handle:
-        rows = [json.loads(line) for line in handle]
-    wrong = collections.Counter()
-    for row in rows:
-        for rule, why in rules:
-            if rule(row['path'], row['reason'], row.get('detail', '')):
-                wrong[why] += 1; break
-    n, w = len(rows), sum(wrong.values()); all_n += n; all_w += w
-    print(json.dumps({'repo': key, 'drops': n, 'right': n - w, 'share_right': round((n - w) / n, 4) if n else 1, 'wrong': dict(wrong)}))
-print(json.dumps({'all': all_n, 'right': all_n - all_w, 'share_right': round((all_n - all_w) / all_n, 4)}))
+
+
+def tally(folder, wrong_rules):
+    """Print, per repository and in all, how many drops the hand rules judge right. Each rule is asked
+    ``rule(path, reason, detail)`` of a drop row in FOLDER/<key>.jsonl; the first rule that holds names why it is
+    wrong."""
+    all_n = all_w = 0
+    for key, rules in wrong_rules.items():
+        with open(f'{folder}/{key}.jsonl') as handle:
+            rows = [json.loads(line) for line in handle]
+        wrong = collections.Counter()
+        for row in rows:
+            for rule, why in rules:
+                if rule(row['path'], row['reason'], row.get('detail', '')):
+                    wrong[why] += 1
+                    break
+        n, w = len(rows), sum(wrong.values())
+        all_n, all_w = all_n + n, all_w + w
+        print(json.dumps({'repo': key, 'drops': n, 'right': n - w, 'share_right': round((n - w) / n, 4) if n else 1,
+                          'wrong': dict(wrong)}))
+    print(json.dumps({'all': all_n, 'right': all_n - all_w, 'share_right': round((all_n - all_w) / all_n, 4)}))
+
+
+# Usage: python -m bench.repos_holdout_2_judgments SAMPLES_DIR (the --samples folder of bench.repositories_holdout)
+if __name__ == '__main__':
+    tally(sys.argv[1], WRONG)

@@ -24,7 +24,6 @@ The answers are Beam's own: each memo keeps what the wrapped function returned.
 
 from __future__ import annotations
 
-import inspect
 import threading
 import types
 
@@ -46,24 +45,30 @@ def _key(func: object) -> tuple[str, object] | None:
     return None
 
 
+def _memoised(function, key_of, answer=lambda stored: stored):
+    """``function`` answered from a memo keyed by ``key_of(argument)``; a None key means "ask every time".
+    ``answer`` gives each caller what it may own (a copy where Beam's callers mutate the result)."""
+    memo: dict = {}
+
+    def once(argument):
+        key = key_of(argument)
+        if key is None:
+            return function(argument)
+        stored = memo.get(key)
+        if stored is None:
+            stored = function(argument)
+            with _lock:
+                memo[key] = stored
+        return answer(stored)
+
+    once.__wrapped_beam__ = function
+    once.__doc__ = function.__doc__
+    return once
+
+
 def memoised(get_signature):
     """``get_signature`` answering each plain function or bound method from a memo after its first call."""
-    memo: dict[tuple[str, object], inspect.Signature] = {}
-
-    def get_signature_once(func):
-        key = _key(func)
-        if key is None:
-            return get_signature(func)
-        signature = memo.get(key)
-        if signature is None:
-            signature = get_signature(func)
-            with _lock:
-                memo[key] = signature
-        return signature
-
-    get_signature_once.__wrapped_beam__ = get_signature
-    get_signature_once.__doc__ = get_signature.__doc__
-    return get_signature_once
+    return _memoised(get_signature, _key)
 
 
 def _specs_key(dofn: object) -> tuple | None:
@@ -83,22 +88,7 @@ def _specs_key(dofn: object) -> tuple | None:
 def memoised_specs(get_dofn_specs):
     """``get_dofn_specs`` answering each DoFn class (and its instance's own bound methods) from a memo;
     each caller gets its own copies of the two sets."""
-    memo: dict[tuple, tuple[set, set]] = {}
-
-    def get_dofn_specs_once(dofn):
-        key = _specs_key(dofn)
-        if key is None:
-            return get_dofn_specs(dofn)
-        specs = memo.get(key)
-        if specs is None:
-            specs = get_dofn_specs(dofn)
-            with _lock:
-                memo[key] = specs
-        return set(specs[0]), set(specs[1])
-
-    get_dofn_specs_once.__wrapped_beam__ = get_dofn_specs
-    get_dofn_specs_once.__doc__ = get_dofn_specs.__doc__
-    return get_dofn_specs_once
+    return _memoised(get_dofn_specs, _specs_key, lambda specs: (set(specs[0]), set(specs[1])))
 
 
 def memoised_views(view_as):
