@@ -146,7 +146,10 @@ _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 _PROVENANCE = re.compile(
     r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code) (?:contains|holds|includes|is|was)\b[^.\n]{0,60}?"
     r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|upstream)\b"
-    r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)",
+    r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)"
+    # uBlock's ``src/lib/lz4/README.md``: "The files in this directory are developed as a separate project at:"
+    r"|\b(?:the files in )?this (?:directory|folder|code|library) (?:are|is) (?:developed|maintained) "
+    r"(?:as a separate project|separately|upstream)\b",
     re.IGNORECASE)
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
 # A folder README that says its subfolders are copies: gevent's ``src/greentest/README.rst``, "The test directories

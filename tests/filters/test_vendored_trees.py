@@ -326,3 +326,15 @@ def test_an_identical_file_in_several_folders_stating_its_terms_is_a_copy():
     props = layout("libzmq")["builds/deprecated-msvc/vs2010/libzmq.import.props"]
     builds = {f"builds/deprecated-msvc/vs{v}/libzmq.import.props": props for v in (2010, 2012, 2013, 2015, 2017)}
     assert _judge("libzmq", "zeromq/libzmq", builds, "builds/deprecated-msvc/vs2012/libzmq.import.props") is None
+
+
+def test_a_readme_saying_its_folder_is_developed_as_a_separate_project():
+    """uBlock (fe277a4): ``src/lib/lz4/README.md`` says "The files in this directory are developed as a separate
+    project at: https://github.com/gorhill/lz4-wasm" (the same author's other repository, in the hand list
+    ``bench/repos_holdout_3_vendored.tsv``); uBlock's own ``src/js/wasm/README.md`` says no such thing."""
+    files = layout("ublock")
+    assert "developed as a separate project" in files["src/lib/lz4/README.md"]  # guard
+    trees = trees_of(files, "gorhill/uBlock")
+    found = vendored_tree("src/lib/lz4/lz4-block-codec-js.js", trees)
+    assert found is not None and found.folder == "src/lib/lz4" and "developed as a separate" in found.evidence
+    assert vendored_tree("src/js/wasm/biditrie.wat", trees) is None
