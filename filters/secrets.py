@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -994,7 +994,8 @@ PATTERNS: tuple[Pattern, ...] = (
 
 
 def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
-    for rank, pattern in enumerate(PATTERNS):
+    for rank in _mentioned_ranks(lower):
+        pattern = PATTERNS[rank]
         if not _mentions(lower, pattern.literals) or not _may_hold_run(text, lower, pattern.run) \
                 or pattern.screen and not pattern.screen(text):
             continue
@@ -1003,6 +1004,27 @@ def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
             value = match.group(group)
             if not pattern.fake(value) and not _after_closing_quote(text, match.start(), match.start(group)):
                 yield Finding(match.start(group), match.start(group) + len(value), pattern.kind, rank, value)
+
+
+def _mentioned_ranks(lower: str) -> Iterable[int]:
+    """The ranks of the PATTERNS whose literal gate a text can pass, in order: those without literals and,
+    for a ``Lowered`` text, those naming a literal it mentions (``_mentions`` then answers as before)."""
+    if not isinstance(lower, Lowered):
+        return range(len(PATTERNS))
+    ungated, by_literal = _patterns_by_literal()
+    present = lower.mentioned(_gates())
+    return sorted({*ungated, *(rank for literal in present for rank in by_literal.get(literal, ()))})
+
+
+@functools.cache
+def _patterns_by_literal() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]]]:
+    """The ranks of the PATTERNS without literals, and each literal -> the ranks of those naming it."""
+    by_literal: dict[str, list[int]] = {}
+    for rank, pattern in enumerate(PATTERNS):
+        for literal in pattern.literals:
+            by_literal.setdefault(literal, []).append(rank)
+    return (tuple(rank for rank, pattern in enumerate(PATTERNS) if not pattern.literals),
+            {literal: tuple(ranks) for literal, ranks in by_literal.items()})
 
 
 def _in_string(text: str, position: int) -> bool:
