@@ -836,7 +836,7 @@ _COMMENT_END = re.compile(r"(?:\*/|-->|\"\"\"|\'\'\'|\*\))\s*$|^\s*(?://|--|;|#(
 def footer_license(text: str, path: str = "") -> str | None:
     """The license a long file's closing license block states (``notice_license`` on its last characters; a
     "choose whichever you prefer" block offers its texts as alternatives), or None. Only a file that ends inside
-    a comment has one: a document's closing section about licenses (imgui's ``docs/FONTS.md``) is prose."""
+    a comment has one: a document's closing section about licenses (imgui's fonts guide, ``FONTS.md``) is prose."""
     if len(text) <= _NOTICE_CHARS or path.lower().endswith(_PROSE_EXTENSIONS):
         return None  # the head already covered it; a document's last section is no license block
     last = next((line for line in reversed(text.rstrip().splitlines()[-3:]) if line.strip()), "")
