@@ -7,11 +7,13 @@ markers come before the generic chat list that would also accept them.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from codemix.mixtures.transcript_formats.aider import AIDER
 from codemix.mixtures.transcript_formats.aider_llm import AIDER_LLM_HISTORY
 from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE, CLAUDE_CODE_EXPORT
+from codemix.mixtures.transcript_formats.banners import BANNER_TURNS
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
     MAX_JSON_DEPTH,
@@ -27,11 +29,13 @@ from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
+from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.shape import (
     ID_KEYS,
     SHAPE,
     TURN_LINES,
     empty_conversation,
+    parse_scored,
     parse_shape,
     task_text,
     turn_lines_after_header,
@@ -44,7 +48,7 @@ from codemix.sources import turn_path_tokens
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
-TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS)
+TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = [
@@ -85,6 +89,10 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
                                                   turns.content, turns.task, speakers), value)
     candidates = formats_named(forced, JSON_FORMATS)
     for candidate in candidates:
+        if candidate is SHAPE and forced is None and (runs := http_calls(value)):
+            # a recording of HTTP calls: each run of calls its own transcript (``scored.http_calls``)
+            with contextlib.suppress(TranscriptShapeError):
+                return [t for run in runs for t in parse_json_value(run, None, speakers)]
         if candidate.detect(value):
             if candidate is SHAPE:
                 return parse_shape(value, speakers=speakers)
@@ -103,8 +111,22 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
                                    "or text)")
     if (empty := empty_conversation(value)) is not None:
         raise TranscriptShapeError(f"empty_conversation: {empty} holds no turns")
+    if forced is None:
+        with contextlib.suppress(TranscriptShapeError):
+            return with_record_ids(scored_fallback(value, speakers), value)
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+def scored_fallback(value: Any, speakers: dict[str, str] | None = None) -> list[Transcript]:
+    """A value no format and no shape rule reads: the same value with its JSON-in-strings decoded; a
+    recording of HTTP exchanges as the model calls it holds (``scored.http_calls``), else the decoded value
+    read again by every format, else its best candidate sequence by score (``scored``)."""
+    decoded = decode_embedded(value)
+    if decoded is not value:
+        with contextlib.suppress(TranscriptShapeError):
+            return parse_json_value(decoded, None, speakers)
+    return parse_scored(decoded, speakers)
 
 
 def with_record_task(transcripts: list[Transcript], value: Any) -> list[Transcript]:
