@@ -67,6 +67,20 @@ def count_tape(path: Path) -> int:
     return sum(isinstance(s.get("content"), str) and bool(s["content"].strip()) for s in json.loads(path.read_text())["steps"])
 
 
+def count_adk_eval_set(path: Path) -> int:
+    """An ADK eval set: per case, per invocation the user's content, one model turn calling the tools of
+    ``intermediate_data.tool_uses`` when there are any, and the ``final_response``."""
+    cases = json.loads(path.read_text())["eval_cases"]
+    return sum(2 + bool((inv.get("intermediate_data") or {}).get("tool_uses"))
+               for case in cases for inv in case["conversation"])
+
+
+def count_adk_legacy_cases(path: Path) -> int:
+    """ADK's older eval cases ``[{query, expected_tool_use, reference}]``: the query, one model turn calling the
+    expected tools when there are any, and the reference answer."""
+    return sum(1 + bool(case.get("expected_tool_use")) + bool(case.get("reference")) for case in json.loads(path.read_text()))
+
+
 def count_none(path: Path) -> int:
     """A file of no conversation (a pipeline's progress log, an ontology): 0."""
     return 0
@@ -77,5 +91,6 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
                 "AlpacaEval (model outputs)": count_instruction_output, "Taskmaster-1 (sample dialog)": count_taskmaster,
                 "TapeAgents (data science tape)": count_tape, "TapeAgents (delegate stack tape)": count_tape,
+                "Google ADK (eval set)": count_adk_eval_set, "Google ADK (legacy eval cases)": count_adk_legacy_cases,
                 "SWE-bench submission (pipeline log, no conversation)": count_none,
                 "Taskmaster-2 (ontology, no conversation)": count_none}

@@ -95,7 +95,7 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
                 return [t for run in runs for t in parse_json_value(run, None, speakers)]
         if candidate.detect(value):
             if candidate is SHAPE:
-                return parse_shape(value, speakers=speakers)
+                return with_scored_task(parse_shape(value, speakers=speakers), value, forced, speakers)
             try:
                 return with_record_ids(with_record_task(candidate.parse(value), value), value)
             except TranscriptShapeError as error:
@@ -118,12 +118,28 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
                                f"{', '.join(f.name for f in candidates)}")
 
 
-def scored_fallback(value: Any, speakers: dict[str, str] | None = None) -> list[Transcript]:
+def with_scored_task(transcripts: list[Transcript], value: Any, forced: str | None,
+                     speakers: dict[str, str] | None) -> list[Transcript]:
+    """Shape's transcripts, unless none of them has a task (lists of tool calls found below the turns that
+    set them) and the scored reading of the value (``scored_fallback``) has one and reads more messages:
+    then that reading."""
+    if forced is not None or any(has_task(t.messages) or not t.messages for t in transcripts):
+        return transcripts
+    try:
+        scored = scored_fallback(value, speakers, reread=False)
+    except TranscriptShapeError:
+        return transcripts
+    read = sum(len(t.messages) for t in transcripts)
+    return scored if any(has_task(t.messages) for t in scored) and sum(len(t.messages) for t in scored) > read \
+        else transcripts
+
+
+def scored_fallback(value: Any, speakers: dict[str, str] | None = None, reread: bool = True) -> list[Transcript]:
     """A value no format and no shape rule reads: the same value with its JSON-in-strings decoded; a
     recording of HTTP exchanges as the model calls it holds (``scored.http_calls``), else the decoded value
     read again by every format, else its best candidate sequence by score (``scored``)."""
     decoded = decode_embedded(value)
-    if decoded is not value:
+    if decoded is not value and reread:
         with contextlib.suppress(TranscriptShapeError):
             return parse_json_value(decoded, None, speakers)
     return parse_scored(decoded, speakers)

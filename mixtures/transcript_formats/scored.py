@@ -21,10 +21,13 @@ from typing import Any, NamedTuple
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError
 from codemix.mixtures.transcript_formats.turns import (
+    CALL_ARGUMENT_KEYS,
     CONTENT_KEYS,
     ROLE_ALIASES,
     ROLE_KEYS,
     SPEAKER_KEY_WORDS,
+    call_name,
+    is_tool_event,
     key_words,
     turn_text,
 )
@@ -289,6 +292,42 @@ def mapped_turns(items: list) -> tuple[list[dict], int] | None:
     return usable(turns, len(items))
 
 
+def is_turn_object(value: Any) -> bool:
+    """An object that is one turn: a role alias under ``role`` and text in its content (blocks or parts)."""
+    return (isinstance(value, dict) and isinstance(value.get("role"), str) and value["role"].lower() in ROLE_ALIASES
+            and bool(turn_text(next((value[k] for k in CONTENT_KEYS if k in value), None)).strip()))
+
+
+def field_turns(items: list) -> tuple[list[dict], int] | None:
+    """Exchanges whose fields are whole turns (``[{user_content: {role: user, parts}, final_response: {role:
+    model, parts}}]``, as ADK's eval sets keep invocations): each such field a turn, in the fields' order,
+    and the tool calls the exchange logs (``logged_calls``) a model turn before its last turn."""
+    if not items or not all(isinstance(item, dict) for item in items[:500]):
+        return None
+    if not all(sum(is_turn_object(v) for v in item.values()) >= 2 for item in items[:500]):
+        return None
+    turns: list[dict] = []
+    for item in items:
+        said = [{**v, "speaker": v["role"], "content": next(v[k] for k in CONTENT_KEYS if k in v)}
+                for v in item.values() if is_turn_object(v)]
+        calls = logged_calls(item)
+        # the calls the exchange logs (``intermediate_data.tool_uses``) were made before its last turn
+        turns += said[:-1] + ([{"speaker": said[-1]["speaker"], "content": "", "tool_calls": calls}] if calls else [])
+        turns += said[-1:]
+    spoken = [t for t in turns if turn_text(t["content"]).strip()]  # the call turns carry no text
+    return (turns, 0) if usable(spoken, len(spoken)) else None
+
+
+def logged_calls(item: dict) -> list[dict]:
+    """The tool calls an exchange logs beside its turns, in a list of ``{name, args}`` events at most one
+    object down."""
+    lists = [v for v in item.values() if isinstance(v, list)]
+    lists += [w for v in item.values() if isinstance(v, dict) for w in v.values() if isinstance(w, list)]
+    events = next((events for events in lists if events and all(is_tool_event(e) for e in events)), [])
+    return [{"id": e.get("id"), "name": call_name(e), "arguments": next((e[k] for k in CALL_ARGUMENT_KEYS if k in e), {})}
+            for e in events]
+
+
 def exchange_turns(items: list) -> tuple[list[dict], int] | None:
     """Exchanges whose fields are named by their speakers (``[{round, agent_a: text, agent_b: text}]``): in
     each, one turn per speaker-named field with text, in the fields' order."""
@@ -387,7 +426,7 @@ def candidates(value: Any) -> list[Candidate]:
         nodes += 1
         record = chain[0] if chain else None
         if isinstance(node, list):
-            for read in (mapped_turns, exchange_turns, direction_turns, matrix_turns):
+            for read in (mapped_turns, exchange_turns, field_turns, direction_turns, matrix_turns):
                 if (got := read(node)) is not None:
                     found.append(Candidate(path, got[0], got[1], record, chain[1:]))
                     break

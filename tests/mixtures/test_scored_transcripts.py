@@ -29,6 +29,7 @@ CURIE = SCORED / "curie-mle_activation_func_20250326.lines-1-100.log"
 CHATDEV = SCORED / "chatdev-2048-20230822144615.lines-1007-1610.log"
 PROMPTFLOW = SCORED / "promptflow-marketing_writer-history.json"
 CASSETTE = SCORED / "pydantic-ai-test_anthropic_tool_output.yaml"
+ADK_EVAL = SCORED / "adk-python-order_query.test.json"
 INPUTS = SCORED.parents[1] / "transcript_inputs"
 NOT_CONVERSATIONS = (INPUTS / "not-botocore-sts-2011-06-15-examples-1.json", INPUTS / "not-cryptography-rust.cyclonedx.json")
 
@@ -136,3 +137,18 @@ def test_a_file_of_no_conversation_stays_quarantined_with_its_keys(path: Path) -
     docs, quarantined = read(path)
     assert not docs and len(quarantined) == 1
     assert str(keys[:3])[1:-1] in quarantined[0].error
+
+
+def test_exchanges_whose_fields_are_turns_log_their_calls_before_the_reply() -> None:
+    """ADK's eval set keeps each invocation as ``{user_content: {role: user, parts}, final_response: {role:
+    model, parts}, intermediate_data: {tool_uses: [{name, args}]}}``: the user's turn, the model's calls, its
+    final reply, invocation after invocation (shape alone found only the calls, with no task)."""
+    (case,) = json.loads(ADK_EVAL.read_text(encoding="utf-8"))["eval_cases"]
+    expected = []
+    for invocation in case["conversation"]:
+        calls = [use["name"] for use in invocation["intermediate_data"]["tool_uses"]]
+        expected += [("user", invocation["user_content"]["parts"][0]["text"], [])]
+        expected += [("assistant", "", calls)] if calls else []
+        expected += [("assistant", invocation["final_response"]["parts"][0]["text"], [])]
+    messages = one_run(ADK_EVAL)
+    assert [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in messages] == expected
