@@ -806,6 +806,24 @@ def notice_license(text: str) -> str | None:
     return combine(found.values()) or None
 
 
+# MIT by name where a bundled or minified file has no room for its text: "MIT Licensed" (elasticlunr), "Released
+# under the MIT license" (jQuery's banner), "@license MIT"; not a pointer ("licensed under the MIT license found in the
+# LICENSE file", "see LICENSE-MIT"), where the folder's license files answer.
+_MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|available) under (?:the )?(?:terms of "
+                          r"(?:the )?)?mit(?: license)?(?! license)(?! (?:found|see|in the|as found|that can be)))\b")
+_MIT_TAG = re.compile(r"@license\s+MIT\b")
+
+
+def named_mit(text: str, path: str = "") -> str | None:
+    """"MIT" where a code file's head names MIT as its license without quoting it (``_MIT_BY_NAME``), else None; a
+    document saying so (a README's "libuv is licensed under the MIT license") describes its project, whose folder's
+    license files answer for the document."""
+    if path.lower().endswith(_PROSE_EXTENSIONS):
+        return None
+    head = text[:_NOTICE_CHARS]
+    return "MIT" if _MIT_BY_NAME.search(_words(head)) or _MIT_TAG.search(head) else None
+
+
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
 # is licensed under the MIT license found in the LICENSE file in the root directory of this source tree". Not the
 # file's license (the pointed-at folder answers for that), but a statement that the file comes under terms of its own.

@@ -23,6 +23,7 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     named_license,
+    named_mit,
     notice_license,
     opted_out,
 )
@@ -136,8 +137,9 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
 
 
 def own_license(text: str, path: str = "") -> str | None:
-    """The license a file states of itself: SPDX tags, else a notice in its head, else its closing license block."""
-    return file_license(text) or notice_license(text) or footer_license(text, path)
+    """The license a file states of itself: SPDX tags, else a notice in its head, else its closing license block,
+    else MIT named in a code file's banner ("MIT Licensed", "@license MIT")."""
+    return file_license(text) or notice_license(text) or footer_license(text, path) or named_mit(text, path)
 
 
 def repository_lines(doc: Document, config: FiltersConfig):

@@ -279,3 +279,19 @@ def test_a_license_block_at_the_end_of_a_file(repository, path, expected):
     if expected is not None:
         assert notice_license(text) is None  # guard: its head states none
     assert footer_license(text, path) == expected
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # mdBook (641d06a) bundles minified libraries whose banners name MIT without its text
+    ("mdbook", "crates/mdbook-html/front-end/searcher/elasticlunr.min.js", "MIT"),  # " * MIT Licensed"
+    ("mdbook", "crates/mdbook-html/front-end/searcher/mark.min.js", "MIT"),  # "Released under the MIT license"
+    # libuv's README in gevent (04752c4): "libuv is licensed under the MIT license. Check the LICENSE ..." describes
+    # the project; the folder's license files (MIT and CC-BY-4.0 for the docs) answer for the README
+    ("gevent", "deps/libuv/README.md", None),
+])
+def test_mit_named_in_a_bundled_files_banner(repository, path, expected):
+    from codemix.filters.licenses import named_mit
+
+    text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
+    assert notice_license(text) is None  # guard: no MIT text to read
+    assert named_mit(text, path) == expected
