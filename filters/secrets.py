@@ -1184,7 +1184,7 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
             yield from _value_finding(match, "SECRET_PASSWORD")
     if "=" in text:
         # names first: a quoted value may hold more assignments; a secret name holds one of SECRET_NAME_WORDS
-        for name in _screened(INLINE_NAME, text, lower, SECRET_NAME_WORDS):
+        for name in _screened(INLINE_NAME, text, lower, SECRET_NAME_WORDS, holds=("=",)):
             match = INLINE_VALUE.match(text, name.end()) if _is_secret_name(name.group("name")) else None
             if match is None:
                 continue
@@ -1660,6 +1660,7 @@ KEYED_QUOTED = re.compile(  # a lookahead, so a rejected pair never hides the ne
 # KEYED_QUOTED matches within one line, and a match yields only if its name is a secret's (each
 # SECRET_NAME alternative holds one of these words) or it is the SQL branch (``identified``/``password``).
 KEYED_SCREEN = (*SECRET_NAME_WORDS, "identified")
+QUOTES = ('"', "'", "`")  # every KEYED_QUOTED match (its look-ahead) holds its value's quotes
 # Builder and setter calls pass a value; calls that look a secret up, check or derive one take its name or a guess.
 LOOKUP_CALL = re.compile(r"(?i)^(?:get|check|verify|validate|hash|load|read|fetch|find|lookup|parse|decode|decrypt|is|has|"
                          r"generate|gen|make|create|reset|revoke|delete|del|remove|rotate|prompt|ask|input|request|"
@@ -1683,23 +1684,27 @@ INLINE_LITERAL = re.compile(r"(?<![\w$.{-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,60
 SPACED_PAIR = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.-]{1,60})[ \t]+(?P<v>[^\s]{6,200})[ \t]*$")
 
 
-def _screened(regex: re.Pattern[str], text: str, lower: str, literals: tuple[str, ...]) -> Iterator[re.Match[str]]:
+def _screened(regex: re.Pattern[str], text: str, lower: str, literals: tuple[str, ...],
+              holds: tuple[str, ...] = ()) -> Iterator[re.Match[str]]:
     """``regex.finditer(text)``, run only on the lines holding one of ``literals`` where that is exact:
     ``regex`` never matches across a newline and yields nothing the caller keeps without one of
-    ``literals`` on the line (each caller's screen says why; docs/design/secret-screen.md)."""
+    ``literals`` on the line (each caller's screen says why; docs/design/secret-screen.md). With
+    ``holds``, characters one of which every match of ``regex`` contains, a block holding none is skipped."""
     blocks = lines_with(text, lower, literals)
     if blocks is None:
         yield from regex.finditer(text)
         return
     for start, end in blocks:
-        yield from regex.finditer(text, start, min(end + 1, len(text)))  # the newline too: lookaheads see it
+        end = min(end + 1, len(text))  # the newline too: lookaheads see it
+        if not holds or any(text.find(c, start, end) >= 0 for c in holds):
+            yield from regex.finditer(text, start, end)
 
 
 def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
     """Values a secret's key names (``KEYED_QUOTED``, URL user-info, connection strings, space-separated
     config pairs), whatever their characters, unless ``_is_fake_keyed``."""
     if _has_secret_word(text, lower) or "identified" in lower:
-        for match in _screened(KEYED_QUOTED, text, lower, KEYED_SCREEN):
+        for match in _screened(KEYED_QUOTED, text, lower, KEYED_SCREEN, holds=QUOTES):  # the value is quoted
             name = next(match.group(g) for g in ("name", "call", "arg", "macro", "sql") if match.group(g) is not None)
             if match.group("call") is not None and LOOKUP_CALL.match(name):
                 continue

@@ -47,21 +47,21 @@ def test_lowered_answers_every_gate_literal_as_str_does():
     assert present > 100 and absent > 1000
 
 
-@pytest.mark.parametrize(("regex", "literals", "kept"), [
+@pytest.mark.parametrize(("regex", "literals", "kept", "holds"), [
     (secrets.KEYED_QUOTED, secrets.KEYED_SCREEN,
      lambda m: m.group("sql") is not None or secrets._is_secret_name(
-         next(m.group(g) for g in ("name", "call", "arg", "macro") if m.group(g) is not None))),
-    (secrets.INLINE_NAME, secrets.SECRET_NAME_WORDS, lambda m: secrets._is_secret_name(m.group("name"))),
-    (secrets.URL_USERINFO_PASSWORD, ("://",), lambda m: True),
-    (secrets.DB_URL, ("://",), lambda m: True),
-    (secrets.CONNECTION_PASSWORD, secrets.CONNECTION_WORDS, lambda m: True),
+         next(m.group(g) for g in ("name", "call", "arg", "macro") if m.group(g) is not None)), secrets.QUOTES),
+    (secrets.INLINE_NAME, secrets.SECRET_NAME_WORDS, lambda m: secrets._is_secret_name(m.group("name")), ("=",)),
+    (secrets.URL_USERINFO_PASSWORD, ("://",), lambda m: True, ()),
+    (secrets.DB_URL, ("://",), lambda m: True, ()),
+    (secrets.CONNECTION_PASSWORD, secrets.CONNECTION_WORDS, lambda m: True, ()),
 ], ids=["keyed", "inline_name", "url_userinfo", "db_url", "connection"])
-def test_a_line_screened_scan_keeps_what_the_whole_text_scan_keeps(regex, literals, kept):
+def test_a_line_screened_scan_keeps_what_the_whole_text_scan_keeps(regex, literals, kept, holds):
     found = screened_non_ascii = whole_non_ascii = 0
     for text in _texts():
         lower = Lowered(text.lower())
         whole = [m.span() for m in regex.finditer(text) if kept(m)]
-        screened = [m.span() for m in secrets._screened(regex, text, lower, literals) if kept(m)]
+        screened = [m.span() for m in secrets._screened(regex, text, lower, literals, holds) if kept(m)]
         assert screened == whole
         trusted = text.isascii() or (len(lower) == len(text) and not any(c in lower for c in "\u017f\u0131"))
         assert (lines_with(text, lower, literals) is None) == (not trusted)
