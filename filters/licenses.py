@@ -806,6 +806,65 @@ def notice_license(text: str) -> str | None:
     return combine(found.values()) or None
 
 
+# MIT by name where a bundled or minified file has no room for its text: "MIT Licensed" (elasticlunr), "Released
+# under the MIT license" (jQuery's banner), "@license MIT"; not a pointer ("licensed under the MIT license found in the
+# LICENSE file", "see LICENSE-MIT"), where the folder's license files answer.
+_MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|available) under (?:the )?(?:terms of "
+                          r"(?:the )?)?mit(?: license)?(?! license)(?! (?:found|see|in the|as found|that can be)))\b")
+_MIT_TAG = re.compile(r"@license\s+MIT\b")
+
+
+def named_mit(text: str, path: str = "") -> str | None:
+    """"MIT" where a code file's head names MIT as its license without quoting it (``_MIT_BY_NAME``), else None; a
+    document saying so (a README's "libuv is licensed under the MIT license") describes its project, whose folder's
+    license files answer for the document."""
+    if path.lower().endswith(_PROSE_EXTENSIONS):
+        return None
+    head = text[:_NOTICE_CHARS]
+    return "MIT" if _MIT_BY_NAME.search(_words(head)) or _MIT_TAG.search(head) else None
+
+
+# A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
+# is licensed under the MIT license found in the LICENSE file in the root directory of this source tree". Not the
+# file's license (the pointed-at folder answers for that), but a statement that the file comes under terms of its own.
+_NAMED_AFTER_VERB = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(?:terms of (?:the )?)?"
+                               r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b")
+
+
+def named_license(text: str) -> str | None:
+    """The license a licensing sentence in a file's head names ("licensed under the MIT license found in..."), or
+    None; ``filters.vendored.foreign_notice`` reads it as the file's own terms where no notice quotes them."""
+    said = _NAMED_AFTER_VERB.search(_words(text[:_NOTICE_CHARS]))
+    return _license_from_name(f"{said.group(1)} license") if said else None
+
+
+# A single-file library's license block at its end (stb's, dr_libs', msf_gif's): read there when the head states
+# none. stb's "This software is available under 2 licenses -- choose whichever you prefer", then "ALTERNATIVE A - MIT
+# License" and "ALTERNATIVE B - Public Domain (www.unlicense.org)", is a choice between the texts it quotes.
+_FOOTER_CHARS = _NOTICE_CHARS  # notice_license reads this many
+_FOOTER_CHOICE = re.compile(r"\bavailable (?:under|as a choice of) (?:2|two|the following) licenses\b"
+                            r"|\bchoose whichever you prefer\b")
+
+
+_PROSE_EXTENSIONS = (".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm", ".org", ".tex")
+# A comment's last line: its closer, or a line comment (a Markdown heading is no comment).
+_COMMENT_END = re.compile(r"(?:\*/|-->|\"\"\"|\'\'\'|\*\))\s*$|^\s*(?://|--|;|#(?!#)|%)")
+
+
+def footer_license(text: str, path: str = "") -> str | None:
+    """The license a long file's closing license block states (``notice_license`` on its last characters; a
+    "choose whichever you prefer" block offers its texts as alternatives), or None. Only a file that ends inside
+    a comment has one: a document's closing section about licenses (imgui's fonts guide, ``FONTS.md``) is prose."""
+    if len(text) <= _NOTICE_CHARS or path.lower().endswith(_PROSE_EXTENSIONS):
+        return None  # the head already covered it; a document's last section is no license block
+    last = next((line for line in reversed(text.rstrip().splitlines()[-3:]) if line.strip()), "")
+    if not _COMMENT_END.search(last):
+        return None
+    tail = text[-_FOOTER_CHARS:]
+    found = notice_license(tail)
+    return _alternatives([found]) if found and _FOOTER_CHOICE.search(_words(tail)) else found
+
+
 # CC0's own dedication, as files under it word it: "To the extent possible under law, the author(s) have dedicated all
 # copyright and related and neighboring rights to this software to the public domain worldwide" (SipHash).
 _CC0_DEDICATION = re.compile(r"to the extent possible under law the (?:author|person|authors)(?: s)? (?:who \w+ \w+ )?"

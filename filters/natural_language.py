@@ -426,7 +426,10 @@ def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str
     """The texts the filters judge, each with how (``Judgement``); [] when they abstain (see
     ``natural_language_drop_reason``).
 
-    A file's prose is judged by every filter. A transcript's quality (Gopher's quality checks, FineWeb's)
+    A file's prose is judged by every filter, unless it is mostly written in a script without spaces between
+    words (``is_unspaced_prose``: difftastic's Chinese manual, English commands among its sentences): Gopher's and
+    FineWeb's checks split words on spaces, count English stop words and read Latin punctuation, and say nothing
+    of such text. A transcript's quality (Gopher's quality checks, FineWeb's)
     is judged on its whole prose (``transcript_prose``) unless most of its letters are of a script written
     without spaces (``is_unspaced_script``: Chinese, Japanese, Thai; datatrove's English tokenizer reads
     a sentence of them as one word), and its repetition as a degenerate loop: each
@@ -451,13 +454,20 @@ def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str
     if prose is None or (doc.language == "markdown" and _FENCED_BLOCK.search(doc.text)
                          and word_count(prose) < config.min_markdown_prose_words):
         return []
-    return [(prose, "prose")]
+    return [] if is_unspaced_prose(prose) else [(prose, "prose")]
 
 
 def is_unspaced_script(text: str) -> bool:
     """Most of ``text``'s letters are of scripts written without spaces between words (``_UNSPACED_LETTER``)."""
     letters = sum(1 for c in text if c.isalpha())
     return bool(letters) and len(_UNSPACED_LETTER.findall(text)) * 2 > letters
+
+
+def is_unspaced_prose(text: str) -> bool:
+    """More characters of ``text`` are of scripts written without spaces (``_UNSPACED_LETTER``, each about a word)
+    than it has space-separated words of other letters: Chinese prose with English names and commands in it."""
+    unspaced = len(_UNSPACED_LETTER.findall(text))
+    return unspaced > 0 and unspaced > sum(1 for word in _WORD.finditer(text) if not _UNSPACED_LETTER.search(word.group()))
 
 
 def word_count(text: str) -> int:

@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -994,7 +994,8 @@ PATTERNS: tuple[Pattern, ...] = (
 
 
 def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
-    for rank, pattern in enumerate(PATTERNS):
+    for rank in _mentioned_ranks(lower):
+        pattern = PATTERNS[rank]
         if not _mentions(lower, pattern.literals) or not _may_hold_run(text, lower, pattern.run) \
                 or pattern.screen and not pattern.screen(text):
             continue
@@ -1003,6 +1004,27 @@ def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
             value = match.group(group)
             if not pattern.fake(value) and not _after_closing_quote(text, match.start(), match.start(group)):
                 yield Finding(match.start(group), match.start(group) + len(value), pattern.kind, rank, value)
+
+
+def _mentioned_ranks(lower: str) -> Iterable[int]:
+    """The ranks of the PATTERNS whose literal gate a text can pass, in order: those without literals and,
+    for a ``Lowered`` text, those naming a literal it mentions (``_mentions`` then answers as before)."""
+    if not isinstance(lower, Lowered):
+        return range(len(PATTERNS))
+    ungated, by_literal = _patterns_by_literal()
+    present = lower.mentioned(_gates())
+    return sorted({*ungated, *(rank for literal in present for rank in by_literal.get(literal, ()))})
+
+
+@functools.cache
+def _patterns_by_literal() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]]]:
+    """The ranks of the PATTERNS without literals, and each literal -> the ranks of those naming it."""
+    by_literal: dict[str, list[int]] = {}
+    for rank, pattern in enumerate(PATTERNS):
+        for literal in pattern.literals:
+            by_literal.setdefault(literal, []).append(rank)
+    return (tuple(rank for rank, pattern in enumerate(PATTERNS) if not pattern.literals),
+            {literal: tuple(ranks) for literal, ranks in by_literal.items()})
 
 
 def _in_string(text: str, position: int) -> bool:
@@ -1162,7 +1184,7 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
             yield from _value_finding(match, "SECRET_PASSWORD")
     if "=" in text:
         # names first: a quoted value may hold more assignments; a secret name holds one of SECRET_NAME_WORDS
-        for name in _screened(INLINE_NAME, text, lower, SECRET_NAME_WORDS):
+        for name in _screened(INLINE_NAME, text, lower, SECRET_NAME_WORDS, holds=("=",)):
             match = INLINE_VALUE.match(text, name.end()) if _is_secret_name(name.group("name")) else None
             if match is None:
                 continue
@@ -1638,6 +1660,7 @@ KEYED_QUOTED = re.compile(  # a lookahead, so a rejected pair never hides the ne
 # KEYED_QUOTED matches within one line, and a match yields only if its name is a secret's (each
 # SECRET_NAME alternative holds one of these words) or it is the SQL branch (``identified``/``password``).
 KEYED_SCREEN = (*SECRET_NAME_WORDS, "identified")
+QUOTES = ('"', "'", "`")  # every KEYED_QUOTED match (its look-ahead) holds its value's quotes
 # Builder and setter calls pass a value; calls that look a secret up, check or derive one take its name or a guess.
 LOOKUP_CALL = re.compile(r"(?i)^(?:get|check|verify|validate|hash|load|read|fetch|find|lookup|parse|decode|decrypt|is|has|"
                          r"generate|gen|make|create|reset|revoke|delete|del|remove|rotate|prompt|ask|input|request|"
@@ -1661,23 +1684,27 @@ INLINE_LITERAL = re.compile(r"(?<![\w$.{-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,60
 SPACED_PAIR = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.-]{1,60})[ \t]+(?P<v>[^\s]{6,200})[ \t]*$")
 
 
-def _screened(regex: re.Pattern[str], text: str, lower: str, literals: tuple[str, ...]) -> Iterator[re.Match[str]]:
+def _screened(regex: re.Pattern[str], text: str, lower: str, literals: tuple[str, ...],
+              holds: tuple[str, ...] = ()) -> Iterator[re.Match[str]]:
     """``regex.finditer(text)``, run only on the lines holding one of ``literals`` where that is exact:
     ``regex`` never matches across a newline and yields nothing the caller keeps without one of
-    ``literals`` on the line (each caller's screen says why; docs/design/secret-screen.md)."""
+    ``literals`` on the line (each caller's screen says why; docs/design/secret-screen.md). With
+    ``holds``, characters one of which every match of ``regex`` contains, a block holding none is skipped."""
     blocks = lines_with(text, lower, literals)
     if blocks is None:
         yield from regex.finditer(text)
         return
     for start, end in blocks:
-        yield from regex.finditer(text, start, min(end + 1, len(text)))  # the newline too: lookaheads see it
+        end = min(end + 1, len(text))  # the newline too: lookaheads see it
+        if not holds or any(text.find(c, start, end) >= 0 for c in holds):
+            yield from regex.finditer(text, start, end)
 
 
 def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
     """Values a secret's key names (``KEYED_QUOTED``, URL user-info, connection strings, space-separated
     config pairs), whatever their characters, unless ``_is_fake_keyed``."""
     if _has_secret_word(text, lower) or "identified" in lower:
-        for match in _screened(KEYED_QUOTED, text, lower, KEYED_SCREEN):
+        for match in _screened(KEYED_QUOTED, text, lower, KEYED_SCREEN, holds=QUOTES):  # the value is quoted
             name = next(match.group(g) for g in ("name", "call", "arg", "macro", "sql") if match.group(g) is not None)
             if match.group("call") is not None and LOOKUP_CALL.match(name):
                 continue

@@ -146,7 +146,10 @@ _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 _PROVENANCE = re.compile(
     r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code) (?:contains|holds|includes|is|was)\b[^.\n]{0,60}?"
     r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|upstream)\b"
-    r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)",
+    r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)"
+    # uBlock's ``src/lib/lz4/README.md``: "The files in this directory are developed as a separate project at:"
+    r"|\b(?:the files in )?this (?:directory|folder|code|library) (?:are|is) (?:developed|maintained) "
+    r"(?:as a separate project|separately|upstream)\b",
     re.IGNORECASE)
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
 # A folder README that says its subfolders are copies: gevent's ``src/greentest/README.rst``, "The test directories
@@ -161,19 +164,59 @@ _SUBFOLDER_PROVENANCE = re.compile(r"\b(?:directories|folders|subdirectories|sub
 # file); "based on", "inspired by" and a port are derived work, not copies. Without "this file" (or header,
 # module...) as its subject, what it copies must be a file or a URL: CPython's ``_compat_pickle.py`` says "This is
 # a copy of lib2to3.fixes.fix_imports.MAPPING", a table of its own project.
-_COPY = (r"is (?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|stripped[- ]down|vendored) )*"
-         r"(?:copy|(?:modified|patched) version|fork) of")
+_COPY = (r"is (?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|adjusted|stripped[- ]down|vendored) )*"
+         r"(?:copy|(?:modified|patched|vendored) version|fork) of")
+_SOURCE_FILE = (r"[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java|kt|rb|php|lua|pl|sh|cs|swift)"
+                r"\b")
 _FILE_PROVENANCE = re.compile(
     rf"\bthis (?:file|header|module|package|library|source file|script|stylesheet) {_COPY}\b"
-    rf"|\b(?:this|it) {_COPY} (?:https?://\S+|[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java"
-    r"|kt|rb|php|lua|pl|sh|cs|swift)\b)", re.IGNORECASE)
+    rf"|\b(?:this|it) {_COPY} (?:https?://\S+|{_SOURCE_FILE})"
+    # gevent's ``_tblib.py``: "A vendored version of part of https://github.com/ionelmc/python-tblib"
+    rf"|\b(?:a|an) (?:vendored|verbatim) (?:version|copy) of (?:(?:a )?parts? of )?(?:https?://\S+|{_SOURCE_FILE})"
+    # difftastic's ``sample_files/r_1.R``: "This file is from https://github.com/rstudio/shiny, under the GPL v3."
+    r"|\bthis file (?:is|was|comes) (?:taken |copied )?from https?://\S+"
+    # gevent's ``win32util.py``: "The code is taken from twisted.python.win32 module."
+    r"|\b(?:the|this) code (?:is|was) (?:taken|copied) (?:verbatim )?from (?:the )?\w+(?:\.\w+)+ module\b", re.IGNORECASE)
+# A comment line of the head that opens with where the file came from, naming a file in a folder or a URL: gevent's
+# ``stathelper.c`` "/* copied from Python-2.7.2/Modules/posixmodule.c */". A bare file name ("copied from utils.py")
+# is as likely the project's own.
+_COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:copied|taken|imported|vendored) (?:verbatim )?from "
+                          rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE})", re.IGNORECASE | re.MULTILINE)
+# "This file is under the GPLv2 license, as it is part of git source code" (difftastic's ``makefile_1.mk``): part of
+# a named project's source, which is not this repository.
+_PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)(?:'s)? source code\b", re.IGNORECASE)
 _FILE_HEAD_CHARS = 1_500
 
 
-def copied_file_statement(text: str) -> str | None:
-    """The words of a file's head that say the file is a copy of another project's file, or None."""
-    said = _FILE_PROVENANCE.search(" ".join(text[:_FILE_HEAD_CHARS].split()))
-    return said.group(0) if said else None
+def copied_file_statement(text: str, repo: str = "") -> str | None:
+    """The words of a file's head that say the file is a copy of another project's file, or None; "part of X
+    source code" counts when X is not the name of repository ``repo``."""
+    head = text[:_FILE_HEAD_CHARS]
+    words = " ".join(head.split())
+    if said := _FILE_PROVENANCE.search(words) or _COPIED_LINE.search(_opening_comment(head)):
+        return " ".join(said.group(0).split())
+    part = _PART_OF.search(words)
+    if part and repo and _plain(part.group(1)) not in {_plain(repo.rsplit("/", 1)[-1]), _plain(repo.split("/")[0])}:
+        return part.group(0)
+    return None
+
+
+_COMMENT_LINE = re.compile(r"\s*(?:$|/[/*]|\*|#|--|;|<!--|\"\"\"|\'\'\'|\(\*|%)")
+
+
+def _opening_comment(head: str) -> str:
+    """The comment lines a file opens with, up to its first line of code: a "copied from" above one struct in the
+    code (delve's ``regs_ppc64le_arch.go``, "// Copied from src/syscall/ztypes_linux_ppc64le.go") is about that struct."""
+    lines = []
+    for line in head.splitlines():
+        if not _COMMENT_LINE.match(line) and not (lines and lines[-1].rstrip().endswith(("/*", "\"\"\"", "\'\'\'"))):
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 # A file whose opening banner is the address of its own published page, e.g. autoconf-archive's macros:
@@ -389,6 +432,12 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         if not lic.holders and not lic.license:
             continue  # an empty or unreadable license file says nothing of who wrote the code
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
+    for folder, manifest in sorted(manifests.items()):
+        if folder and folder not in trees and not _inside(folder, trees) and _for_others(_folder(folder)) \
+                and not manifest.inherits and not manifest.urls & own_urls \
+                and not any(_members_cover(members, base, folder) for base, members in workspaces
+                            if not base or folder.startswith(base + "/")):
+            trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())))
@@ -414,10 +463,57 @@ class RepositoryOwner:
 
 @dataclass(slots=True, frozen=True)
 class Vendored:
-    """One repository's vendored trees and its owner (``RepositoryOwner``), the filter stage's side input."""
+    """One repository's vendored trees, its owner (``RepositoryOwner``) and the files it holds the same copy of in
+    several folders (``copies``: (path, evidence) pairs, ``copied_in_folders``), the filter stage's side input."""
 
     trees: tuple[VendoredTree, ...] = ()
     owner: RepositoryOwner = RepositoryOwner()
+    copies: tuple[tuple[str, str], ...] = ()
+
+
+# --------------------------------------------------------------------------------------------
+# One file kept as identical copies in several folders of the repository: raylib's ``raygui.h`` beside the examples
+# of seven folders (``examples/audio/``, ``examples/core/``...). A project's own source lives once; a library copied
+# next to each of its users is another project's. Read together with the file's own license statement (the caller's
+# check), so build files repeated per toolchain (libzmq's ``builds/deprecated-msvc/vs20*/libzmq.props``) stay own.
+COPY_MIN_CHARS = 2_000  # below this, repeated boilerplate (a short config, a stub) is common
+COPY_MIN_FOLDERS = 3
+
+
+def copy_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``copy`` fact of a file long enough to tell copies of it (its whitespace-normalised digest), else None."""
+    if len(text) < COPY_MIN_CHARS:
+        return None
+    return VendoringFact("copy", _folder(path), path, digest=_text_digest(text))
+
+
+_BLOCK_COMMENT = re.compile(r"\s*/\*.*?\*/", re.DOTALL)
+_LEGAL_WORD = re.compile(r"\b(?:licen[cs]ed?|copyright)\b", re.IGNORECASE)
+_OPENING_CHARS = 40_000  # a single-file library's opening comment runs to hundreds of lines (raygui.h: 350)
+
+
+def states_terms(text: str) -> bool:
+    """Whether a file's opening comment (a ``/* ... */`` block, or its leading comment lines) speaks of its license
+    or copyright: raygui.h's "LICENSE: zlib/libpng ... Copyright (c) 2014-2026 Ramon Santamaria", line 331."""
+    head = text[:_OPENING_CHARS]
+    block = _BLOCK_COMMENT.match(head)
+    opening = block.group(0) if block else _opening_comment(head)
+    return _LEGAL_WORD.search(opening) is not None
+
+
+def copied_in_folders(facts: Iterable[VendoringFact]) -> tuple[tuple[str, str], ...]:
+    """(path, evidence) for each file whose text the repository holds in ``COPY_MIN_FOLDERS`` or more folders."""
+    by_digest: dict[str, list[VendoringFact]] = {}
+    for fact in facts:
+        if fact.kind == "copy":
+            by_digest.setdefault(fact.digest, []).append(fact)
+    found = []
+    for copies in by_digest.values():
+        folders = sorted({fact.folder for fact in copies})
+        if len(folders) >= COPY_MIN_FOLDERS:
+            shown = ", ".join(f"{folder or '.'}/" for folder in folders[:3]) + (", ..." if len(folders) > 3 else "")
+            found += [(fact.detail, f"the same text in {len(folders)} folders ({shown})") for fact in copies]
+    return tuple(sorted(found))
 
 
 # BSD's third clause: "Neither the name of X nor the names of its contributors may be used", "The names of its
@@ -470,6 +566,16 @@ def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str
     if names and not names & owner.names:
         return f"header names {holder!r}, its BSD clause protects {min(names)!r}, not the repository's {min(owner.holders)!r}"
     return None
+
+
+# A folder whose name says it holds other projects' code: one signal, read only together with a package manifest of
+# its own in a subfolder (difftastic's ``vendored_parsers/tree-sitter-janet-simple/package.json``, no LICENSE).
+_FOR_OTHERS = re.compile(r"(?:^|[-_. ])(?:vendor(?:ed|s)?|third[-_ ]?party|3rd[-_ ]?party|externals?|extern|deps"
+                         r"|bundled)(?:$|[-_. ])", re.IGNORECASE)
+
+
+def _for_others(folder: str) -> bool:
+    return bool(folder) and _FOR_OTHERS.search(folder.rsplit("/", 1)[-1]) is not None
 
 
 def _inside(folder: str, trees: dict[str, str]) -> bool:

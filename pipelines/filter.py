@@ -18,9 +18,12 @@ from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import (
     detect_license,
+    footer_license,
     is_folder_license_evidence,
     is_license_evidence,
     is_license_file,
+    named_license,
+    named_mit,
     notice_license,
     opted_out,
 )
@@ -29,10 +32,13 @@ from codemix.filters.vendored import (
     Vendored,
     VendoredTree,
     copied_file_statement,
+    copied_in_folders,
+    copy_fact,
     foreign_notice,
     may_say_vendored,
     published_page,
     repository_owner,
+    states_terms,
     vendored_tree,
     vendored_trees,
     vendoring_facts,
@@ -61,18 +67,23 @@ def license_evidence(doc: Document):
 def vendoring_evidence(doc: Document):
     """((source, repo), fact) for each thing a repository file says about vendored folders
     (``filters.vendored.vendoring_facts``): declarations, license texts, package manifests."""
-    if document_kind(doc.kind).repository_file and doc.repo and may_say_vendored(doc.path):
+    if not (document_kind(doc.kind).repository_file and doc.repo):
+        return
+    if may_say_vendored(doc.path):
         license_file = is_license_file(doc.path)
         detected = detect_license(doc.path, doc.text) if license_file else None
         for fact in vendoring_facts(doc.path, doc.text, license_file=license_file, detected=detected):
             yield repository_key(doc), fact
+    if (copy := copy_fact(doc.path, doc.text)) is not None:
+        yield repository_key(doc), copy
 
 
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
     facts = list(facts)
-    found = Vendored(vendored_trees(facts, repo=key.split("\x00", 1)[-1]), repository_owner(facts))
-    if found.trees or found.owner.holders:
+    found = Vendored(vendored_trees(facts, repo=key.split("\x00", 1)[-1]), repository_owner(facts),
+                     copied_in_folders(facts))
+    if found.trees or found.owner.holders or found.copies:
         yield key, found
 
 
@@ -98,14 +109,17 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None) -
     tree = vendored_tree(doc.path, found.trees)
     if tree is not None or is_license_file(doc.path):
         return tree
-    said = copied_file_statement(doc.text)
+    said = copied_file_statement(doc.text, doc.repo)
     if said:
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")
     if page := published_page(doc.path, doc.text, doc.repo):
         return VendoredTree(doc.path, f"{doc.path} opens with its published page {page!r}")
+    copies = dict(found.copies).get(doc.path)
+    if copies and states_terms(doc.text):
+        return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
     why = None
     if found.owner.holders and document_kind(doc.kind).licensed_by_text:
-        why = foreign_notice(doc.text, found.owner, file_license(doc.text) or notice_license(doc.text))
+        why = foreign_notice(doc.text, found.owner, own_license(doc.text, doc.path) or named_license(doc.text))
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 
@@ -114,12 +128,18 @@ def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicen
 
 
 def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
-    """What the repository (its default, its path rules) and the file's own header (SPDX tags, else a
-    license notice: ``licenses.notice_license``) say of ``doc``."""
+    """What the repository (its default, its path rules) and the file's own statement (``own_license``: SPDX tags,
+    else a license notice in its head, ``licenses.notice_license``, else its closing license block) say of ``doc``."""
     licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
     if not document_kind(doc.kind).licensed_by_text:
         return licenses.for_path(doc.path, None)
-    return licenses.for_path(doc.path, file_license(doc.text) or notice_license(doc.text))
+    return licenses.for_path(doc.path, own_license(doc.text, doc.path))
+
+
+def own_license(text: str, path: str = "") -> str | None:
+    """The license a file states of itself: SPDX tags, else a notice in its head, else its closing license block,
+    else MIT named in a code file's banner ("MIT Licensed", "@license MIT")."""
+    return file_license(text) or notice_license(text) or footer_license(text, path) or named_mit(text, path)
 
 
 def repository_lines(doc: Document, config: FiltersConfig):

@@ -258,3 +258,40 @@ def test_a_choice_naming_a_license_it_does_not_quote() -> None:
 
     path = "lib/rubygems/vendor/net-http/COPYING"
     assert detect_license(path, repository_files("rubygems")[path]) == "BSD-2-Clause OR Ruby"
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # stb's closing block: "This software is available under 2 licenses -- choose whichever you prefer.",
+    # "ALTERNATIVE A - MIT License", "ALTERNATIVE B - Public Domain (www.unlicense.org)" (raylib abe23bf)
+    ("raylib", "src/external/stb_image.h", "MIT OR Unlicense"),
+    # Lua's "See Copyright Notice at the end of this file", then MIT's text there (valkey 55bbbe0, deps/lua)
+    ("valkey", "deps/lua/src/lua.h", "MIT"),
+    # a document's last section about fonts' licensing is prose, not a license block (imgui 46d39d5)
+    ("imgui", "docs/FONTS.md", None),
+])
+def test_a_license_block_at_the_end_of_a_file(repository, path, expected):
+    """A single-file library states its license in a closing comment (tests/filters/data/vendored/README.md names
+    each excerpt); ``pipelines.filter.own_license`` reads it where the head states none."""
+    from codemix.filters.licenses import footer_license, notice_license
+
+    text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
+    assert len(text) > 3_000 and notice_license(text[-3_000:]) is not None  # guard: its closing words name one
+    if expected is not None:
+        assert notice_license(text) is None  # guard: its head states none
+    assert footer_license(text, path) == expected
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # mdBook (641d06a) bundles minified libraries whose banners name MIT without its text
+    ("mdbook", "crates/mdbook-html/front-end/searcher/elasticlunr.min.js", "MIT"),  # " * MIT Licensed"
+    ("mdbook", "crates/mdbook-html/front-end/searcher/mark.min.js", "MIT"),  # "Released under the MIT license"
+    # libuv's README in gevent (04752c4): "libuv is licensed under the MIT license. Check the LICENSE ..." describes
+    # the project; the folder's license files (MIT and CC-BY-4.0 for the docs) answer for the README
+    ("gevent", "deps/libuv/README.md", None),
+])
+def test_mit_named_in_a_bundled_files_banner(repository, path, expected):
+    from codemix.filters.licenses import named_mit
+
+    text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
+    assert notice_license(text) is None  # guard: no MIT text to read
+    assert named_mit(text, path) == expected

@@ -348,3 +348,20 @@ def test_markup_lines_of_a_crlf_file_are_markup_too(checker):
     prose = prose_of(doc(text))
     assert "```" not in prose and not re.search(r"^-{3,}\r?$", prose, re.MULTILINE)
     assert natural_language_drop_reason(doc(text), checker) is None
+
+
+def test_prose_in_a_script_without_spaces_is_not_judged_by_english_word_checks(checker):
+    """difftastic (9e2d60c) ``translation/zh-CN/manual-zh-CN/src/introduction.md``, its manual's Chinese translation
+    (tests/filters/data/vendored/README.md), with English names among its sentences: Gopher's stop-word and
+    word-length checks read it as having no English words and dropped it. The filters abstain on such prose; the same
+    page in English is still judged."""
+    import json
+
+    path = "translation/zh-CN/manual-zh-CN/src/introduction.md"
+    data = Path(__file__).parent / "data" / "vendored" / "difftastic.json"
+    text = json.loads(data.read_text(encoding="utf-8"))[path]
+    assert "Difftastic" in text and re.search(r"[\u4e00-\u9fff]{20}", text)  # guard: Chinese prose, English names
+    without_the_rule = checker.drop_reason(prose_of(doc(text)))
+    assert without_the_rule is not None and without_the_rule.startswith("gopher_quality")
+    assert natural_language_drop_reason(doc(text), checker) is None
+    assert natural_language_drop_reason(doc(SPAM_LINE * 30), checker) is not None  # English is still judged
