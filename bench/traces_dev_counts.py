@@ -81,6 +81,11 @@ def count_adk_legacy_cases(path: Path) -> int:
     return sum(1 + bool(case.get("expected_tool_use")) + bool(case.get("reference")) for case in json.loads(path.read_text()))
 
 
+def count_messages_lines(path: Path) -> int:
+    """One record per JSONL line, ``messages`` a list of ``{role, content}`` (content text or an object)."""
+    return sum(len(json.loads(line)["messages"]) for line in path.read_text().splitlines() if line.strip())
+
+
 def count_none(path: Path) -> int:
     """A file of no conversation (a pipeline's progress log, an ontology): 0."""
     return 0
@@ -92,5 +97,6 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "AlpacaEval (model outputs)": count_instruction_output, "Taskmaster-1 (sample dialog)": count_taskmaster,
                 "TapeAgents (data science tape)": count_tape, "TapeAgents (delegate stack tape)": count_tape,
                 "Google ADK (eval set)": count_adk_eval_set, "Google ADK (legacy eval cases)": count_adk_legacy_cases,
+                "Arena-Hard-Auto (model answers)": count_messages_lines,
                 "SWE-bench submission (pipeline log, no conversation)": count_none,
                 "Taskmaster-2 (ontology, no conversation)": count_none}

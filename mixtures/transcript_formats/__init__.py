@@ -8,6 +8,7 @@ markers come before the generic chat list that would also accept them.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from typing import Any
 
 from codemix.mixtures.transcript_formats.aider import AIDER
@@ -43,6 +44,7 @@ from codemix.mixtures.transcript_formats.shape import (
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
+from codemix.mixtures.transcript_formats.turns import speaker_of
 from codemix.sources import turn_path_tokens
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
@@ -88,6 +90,9 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
         return with_record_ids(mapped_transcripts(value, turn_path_tokens(turns.path) or [], turns.role,
                                                   turns.content, turns.task, speakers), value)
     candidates = formats_named(forced, JSON_FORMATS)
+    if forced is None and (blocks := run_blocks(value)) is not None:
+        with contextlib.suppress(TranscriptShapeError):  # one log of several runs: each run its own transcript
+            return [t for block in blocks for t in parse_json_value(block, None, speakers)]
     for candidate in candidates:
         if candidate is SHAPE and forced is None and (runs := http_calls(value)):
             # a recording of HTTP calls: each run of calls its own transcript (``scored.http_calls``)
@@ -116,6 +121,25 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
             return with_record_ids(scored_fallback(value, speakers), value)
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+# Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
+RUN_ID_KEYS = ("task_id", "session_id", "conversation_id", "trajectory_id", "run_id", "episode_id", "dialog_id",
+               "thread_id", "chat_id")
+
+
+def run_blocks(value: Any) -> list[list] | None:
+    """A list of turns that keeps several runs one after another, each turn marked with its run's id
+    (``task_id``...): the runs, in order (each id one block of at least two turns on average), else None."""
+    if not isinstance(value, list) or len(value) < 4 or not all(isinstance(v, dict) and speaker_of(v) for v in value):
+        return None
+    for key in RUN_ID_KEYS:
+        if not all(isinstance(v.get(key), (str, int)) and not isinstance(v.get(key), bool) for v in value):
+            continue
+        blocks = [list(group) for _, group in itertools.groupby(value, key=lambda v: v[key])]
+        if 2 <= len(blocks) == len({b[0][key] for b in blocks}) and len(blocks) * 2 <= len(value):
+            return blocks
+    return None
 
 
 def with_scored_task(transcripts: list[Transcript], value: Any, forced: str | None,

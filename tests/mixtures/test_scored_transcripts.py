@@ -10,6 +10,7 @@ file with plain ``json``/``re``/``yaml``, never from the reader. Controls: real 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -30,6 +31,7 @@ CHATDEV = SCORED / "chatdev-2048-20230822144615.lines-1007-1610.log"
 PROMPTFLOW = SCORED / "promptflow-marketing_writer-history.json"
 CASSETTE = SCORED / "pydantic-ai-test_anthropic_tool_output.yaml"
 ADK_EVAL = SCORED / "adk-python-order_query.test.json"
+SWARM = SCORED / "swarm-session_20240422-135321.json"
 INPUTS = SCORED.parents[1] / "transcript_inputs"
 NOT_CONVERSATIONS = (INPUTS / "not-botocore-sts-2011-06-15-examples-1.json", INPUTS / "not-cryptography-rust.cyclonedx.json")
 
@@ -152,3 +154,17 @@ def test_exchanges_whose_fields_are_turns_log_their_calls_before_the_reply() -> 
         expected += [("assistant", invocation["final_response"]["parts"][0]["text"], [])]
     messages = one_run(ADK_EVAL)
     assert [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in messages] == expected
+
+
+def test_a_log_of_several_runs_is_split_by_run_id_and_logged_calls_are_the_models() -> None:
+    """Swarm's session log is one message list of three runs (each message's ``task_id``), its tool calls
+    logged as user messages holding only ``tool: {tool, args}``: one transcript per run, and each such
+    message the model's call (the role the log gave it is no evidence; the call is)."""
+    log = json.loads(SWARM.read_text(encoding="utf-8"))
+    runs = [list(group) for _, group in itertools.groupby(log, key=lambda m: m["task_id"])]
+    assert len(runs) == 3 and any("tool" in m for m in log), "guard: several runs, logged calls"
+    docs, quarantined = read(SWARM)
+    assert not quarantined and len(docs) == len(runs)
+    for doc, run in zip(docs, runs):
+        got = [(m["role"], [c["name"] for c in m["tool_calls"]]) for m in doc.metadata["messages"]]
+        assert got == [("assistant", [m["tool"]["tool"]]) if "tool" in m else (m["role"], []) for m in run]
