@@ -25,6 +25,7 @@ from codemix.filters.licenses import (
     named_license,
     named_mit,
     notice_license,
+    opening_license,
     opted_out,
 )
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
@@ -137,9 +138,11 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
 
 
 def own_license(text: str, path: str = "") -> str | None:
-    """The license a file states of itself: SPDX tags, else a notice in its head, else its closing license block,
-    else MIT named in a code file's banner ("MIT Licensed", "@license MIT")."""
-    return file_license(text) or notice_license(text) or footer_license(text, path) or named_mit(text, path)
+    """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
+    long opening comment, else its closing license block, else MIT named in a code file's banner ("MIT Licensed",
+    "@license MIT")."""
+    return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
+            or named_mit(text, path))
 
 
 def repository_lines(doc: Document, config: FiltersConfig):
