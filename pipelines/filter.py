@@ -37,6 +37,7 @@ from codemix.filters.vendored import (
     copy_fact,
     foreign_notice,
     may_say_vendored,
+    placement_fact,
     published_page,
     repository_owner,
     states_terms,
@@ -77,6 +78,8 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
+    if (placed := placement_fact(doc.path)) is not None:
+        yield repository_key(doc), placed
 
 
 def resolve_vendored(key: str, facts):
