@@ -860,9 +860,32 @@ def footer_license(text: str, path: str = "") -> str | None:
     last = next((line for line in reversed(text.rstrip().splitlines()[-3:]) if line.strip()), "")
     if not _COMMENT_END.search(last):
         return None
-    tail = text[-_FOOTER_CHARS:]
-    found = notice_license(tail)
-    return _alternatives([found]) if found and _FOOTER_CHOICE.search(_words(tail)) else found
+    return _block_license(text[-_FOOTER_CHARS:])
+
+
+def _block_license(block: str) -> str | None:
+    found = notice_license(block)
+    return _alternatives([found]) if found and _FOOTER_CHOICE.search(_words(block)) else found
+
+
+# A single-file library's opening comment runs to hundreds of lines, its license section far below the first
+# 3,000 characters: rlsw.h's "LICENSE: MIT" at line 64, sinfl.h's "## License ... available under 2 licenses" at line
+# 69, raygui.h's "LICENSE: zlib/libpng" at line 331.
+_OPENING_BLOCK = re.compile(r"\s*/\*.*?\*/", re.DOTALL)
+_OPENING_CHARS = 40_000
+_LICENSE_HEADING = re.compile(r"^[\s*#/-]*(?:licen[cs]e|copyright)\b", re.IGNORECASE | re.MULTILINE)
+
+
+def opening_license(text: str, path: str = "") -> str | None:
+    """The license the section of a code file's opening ``/* ... */`` comment that starts with a "License"
+    (or "Copyright") line states, when that section lies past the head ``notice_license`` reads; else None."""
+    if path.lower().endswith(_PROSE_EXTENSIONS):
+        return None
+    block = _OPENING_BLOCK.match(text[:_OPENING_CHARS])
+    if block is None or block.end() <= _NOTICE_CHARS:
+        return None  # the head already covered it
+    heading = next((m for m in _LICENSE_HEADING.finditer(block.group(0)) if m.start() >= _NOTICE_CHARS // 2), None)
+    return _block_license(block.group(0)[heading.start():]) if heading else None
 
 
 # CC0's own dedication, as files under it word it: "To the extent possible under law, the author(s) have dedicated all

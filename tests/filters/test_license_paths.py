@@ -295,3 +295,23 @@ def test_mit_named_in_a_bundled_files_banner(repository, path, expected):
     text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
     assert notice_license(text) is None  # guard: no MIT text to read
     assert named_mit(text, path) == expected
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    # sinfl.h's opening comment: its "## License" section at line 69, "This software is available under 2 licenses
+    # -- choose whichever you prefer", "ALTERNATIVE A - MIT License", "ALTERNATIVE B - Public Domain"
+    ("src/external/sinfl.h", "MIT OR Unlicense"),
+    # rlsw.h's opening comment: "LICENSE: MIT" at line 64, then MIT's text
+    ("src/external/rlsw.h", "MIT"),
+    # raygui.h's opening comment: "LICENSE: zlib/libpng" at line 331
+    ("examples/core/raygui.h", "Zlib"),
+])
+def test_the_license_section_of_a_long_opening_comment(path, expected):
+    """raylib (abe23bf) keeps single-file libraries whose opening comment runs for hundreds of lines before its
+    license section (tests/filters/data/vendored/README.md names the excerpts: each opening comment whole)."""
+    from codemix.filters.licenses import opening_license
+
+    text = json.loads((Path(__file__).parent / "data" / "vendored" / "raylib.json").read_text())[path]
+    assert notice_license(text) is None  # guard: the first 3,000 characters state none
+    assert opening_license(text, path) == expected
+    assert opening_license(text, path.replace(".h", ".md")) is None  # a document's sections are prose
