@@ -806,6 +806,24 @@ def notice_license(text: str) -> str | None:
     return combine(found.values()) or None
 
 
+# MIT by name where a bundled or minified file has no room for its text: "MIT Licensed" (elasticlunr), "Released
+# under the MIT license" (jQuery's banner), "@license MIT"; not a pointer ("licensed under the MIT license found in the
+# LICENSE file", "see LICENSE-MIT"), where the folder's license files answer.
+_MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|available) under (?:the )?(?:terms of "
+                          r"(?:the )?)?mit(?: license)?(?! license)(?! (?:found|see|in the|as found|that can be)))\b")
+_MIT_TAG = re.compile(r"@license\s+MIT\b")
+
+
+def named_mit(text: str, path: str = "") -> str | None:
+    """"MIT" where a code file's head names MIT as its license without quoting it (``_MIT_BY_NAME``), else None; a
+    document saying so (a README's "libuv is licensed under the MIT license") describes its project, whose folder's
+    license files answer for the document."""
+    if path.lower().endswith(_PROSE_EXTENSIONS):
+        return None
+    head = text[:_NOTICE_CHARS]
+    return "MIT" if _MIT_BY_NAME.search(_words(head)) or _MIT_TAG.search(head) else None
+
+
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
 # is licensed under the MIT license found in the LICENSE file in the root directory of this source tree". Not the
 # file's license (the pointed-at folder answers for that), but a statement that the file comes under terms of its own.
@@ -842,9 +860,32 @@ def footer_license(text: str, path: str = "") -> str | None:
     last = next((line for line in reversed(text.rstrip().splitlines()[-3:]) if line.strip()), "")
     if not _COMMENT_END.search(last):
         return None
-    tail = text[-_FOOTER_CHARS:]
-    found = notice_license(tail)
-    return _alternatives([found]) if found and _FOOTER_CHOICE.search(_words(tail)) else found
+    return _block_license(text[-_FOOTER_CHARS:])
+
+
+def _block_license(block: str) -> str | None:
+    found = notice_license(block)
+    return _alternatives([found]) if found and _FOOTER_CHOICE.search(_words(block)) else found
+
+
+# A single-file library's opening comment runs to hundreds of lines, its license section far below the first
+# 3,000 characters: rlsw.h's "LICENSE: MIT" at line 64, sinfl.h's "## License ... available under 2 licenses" at line
+# 69, raygui.h's "LICENSE: zlib/libpng" at line 331.
+_OPENING_BLOCK = re.compile(r"\s*/\*.*?\*/", re.DOTALL)
+_OPENING_CHARS = 40_000
+_LICENSE_HEADING = re.compile(r"^[\s*#/-]*(?:licen[cs]e|copyright)\b", re.IGNORECASE | re.MULTILINE)
+
+
+def opening_license(text: str, path: str = "") -> str | None:
+    """The license the section of a code file's opening ``/* ... */`` comment that starts with a "License"
+    (or "Copyright") line states, when that section lies past the head ``notice_license`` reads; else None."""
+    if path.lower().endswith(_PROSE_EXTENSIONS):
+        return None
+    block = _OPENING_BLOCK.match(text[:_OPENING_CHARS])
+    if block is None or block.end() <= _NOTICE_CHARS:
+        return None  # the head already covered it
+    heading = next((m for m in _LICENSE_HEADING.finditer(block.group(0)) if m.start() >= _NOTICE_CHARS // 2), None)
+    return _block_license(block.group(0)[heading.start():]) if heading else None
 
 
 # CC0's own dedication, as files under it word it: "To the extent possible under law, the author(s) have dedicated all

@@ -438,6 +438,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
                 and not any(_members_cover(members, base, folder) for base, members in workspaces
                             if not base or folder.startswith(base + "/")):
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
+    trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())))
@@ -572,6 +573,36 @@ def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str
 # its own in a subfolder (difftastic's ``vendored_parsers/tree-sitter-janet-simple/package.json``, no LICENSE).
 _FOR_OTHERS = re.compile(r"(?:^|[-_. ])(?:vendor(?:ed|s)?|third[-_ ]?party|3rd[-_ ]?party|externals?|extern|deps"
                          r"|bundled)(?:$|[-_. ])", re.IGNORECASE)
+
+
+def placement_fact(path: str) -> VendoringFact | None:
+    """The ``placed`` fact of a file in a subfolder of a folder named for others' code (``_for_others``): which
+    subfolder of it the file is in, so that its siblings can be counted (``_beside_vendored_trees``)."""
+    parts = path.split("/")
+    for depth in range(len(parts) - 2, 0, -1):
+        parent = "/".join(parts[:depth])
+        if _for_others(parent):
+            return VendoringFact("placed", "/".join(parts[:depth + 1]), parent)
+    return None
+
+
+def _beside_vendored_trees(facts: Iterable[VendoringFact], trees: dict[str, str]) -> dict[str, str]:
+    """The subfolders of a folder named for others' code most of whose subfolders (three or more in all) are
+    vendored trees by their own evidence: difftastic's ``vendored_parsers/highlights/`` beside four vendored grammars,
+    gevent's ``deps/greenlet/`` beside c-ares, libev and libuv. The folder's name and its siblings' own evidence
+    together; neither alone (pdf.js's ``external/`` holds its own build tools beside the copies it names)."""
+    children: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.kind == "placed":
+            children.setdefault(fact.detail, set()).add(fact.folder)
+    found = {}
+    for parent, subs in sorted(children.items()):
+        copies = sorted(sub for sub in subs if sub in trees)
+        if len(subs) >= 3 and len(copies) * 2 > len(subs) and not _inside(parent, trees) and parent not in trees:
+            for sub in sorted(subs - set(copies)):
+                found[sub] = (f"in {parent}/, named for others' code, beside {len(copies)} vendored trees of its "
+                              f"{len(subs)} subfolders ({', '.join(c.rsplit('/', 1)[-1] for c in copies[:3])}...)")
+    return found
 
 
 def _for_others(folder: str) -> bool:

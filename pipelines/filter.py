@@ -23,7 +23,9 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     named_license,
+    named_mit,
     notice_license,
+    opening_license,
     opted_out,
 )
 from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
@@ -35,6 +37,7 @@ from codemix.filters.vendored import (
     copy_fact,
     foreign_notice,
     may_say_vendored,
+    placement_fact,
     published_page,
     repository_owner,
     states_terms,
@@ -75,6 +78,8 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
+    if (placed := placement_fact(doc.path)) is not None:
+        yield repository_key(doc), placed
 
 
 def resolve_vendored(key: str, facts):
@@ -136,8 +141,11 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
 
 
 def own_license(text: str, path: str = "") -> str | None:
-    """The license a file states of itself: SPDX tags, else a notice in its head, else its closing license block."""
-    return file_license(text) or notice_license(text) or footer_license(text, path)
+    """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
+    long opening comment, else its closing license block, else MIT named in a code file's banner ("MIT Licensed",
+    "@license MIT")."""
+    return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
+            or named_mit(text, path))
 
 
 def repository_lines(doc: Document, config: FiltersConfig):

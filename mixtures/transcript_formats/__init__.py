@@ -7,11 +7,14 @@ markers come before the generic chat list that would also accept them.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from typing import Any
 
 from codemix.mixtures.transcript_formats.aider import AIDER
 from codemix.mixtures.transcript_formats.aider_llm import AIDER_LLM_HISTORY
 from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE, CLAUDE_CODE_EXPORT
+from codemix.mixtures.transcript_formats.banners import BANNER_TURNS
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
     MAX_JSON_DEPTH,
@@ -27,11 +30,13 @@ from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
+from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.shape import (
     ID_KEYS,
     SHAPE,
     TURN_LINES,
     empty_conversation,
+    parse_scored,
     parse_shape,
     task_text,
     turn_lines_after_header,
@@ -39,12 +44,13 @@ from codemix.mixtures.transcript_formats.shape import (
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
+from codemix.mixtures.transcript_formats.turns import speaker_of
 from codemix.sources import turn_path_tokens
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
-TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS)
+TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = [
@@ -84,10 +90,17 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
         return with_record_ids(mapped_transcripts(value, turn_path_tokens(turns.path) or [], turns.role,
                                                   turns.content, turns.task, speakers), value)
     candidates = formats_named(forced, JSON_FORMATS)
+    if forced is None and (blocks := run_blocks(value)) is not None:
+        with contextlib.suppress(TranscriptShapeError):  # one log of several runs: each run its own transcript
+            return [t for block in blocks for t in parse_json_value(block, None, speakers)]
     for candidate in candidates:
+        if candidate is SHAPE and forced is None and (runs := http_calls(value)):
+            # a recording of HTTP calls: each run of calls its own transcript (``scored.http_calls``)
+            with contextlib.suppress(TranscriptShapeError):
+                return [t for run in runs for t in parse_json_value(run, None, speakers)]
         if candidate.detect(value):
             if candidate is SHAPE:
-                return parse_shape(value, speakers=speakers)
+                return with_scored_task(parse_shape(value, speakers=speakers), value, forced, speakers)
             try:
                 return with_record_ids(with_record_task(candidate.parse(value), value), value)
             except TranscriptShapeError as error:
@@ -103,8 +116,57 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
                                    "or text)")
     if (empty := empty_conversation(value)) is not None:
         raise TranscriptShapeError(f"empty_conversation: {empty} holds no turns")
+    if forced is None:
+        with contextlib.suppress(TranscriptShapeError):
+            return with_record_ids(scored_fallback(value, speakers), value)
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+# Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
+RUN_ID_KEYS = ("task_id", "session_id", "conversation_id", "trajectory_id", "run_id", "episode_id", "dialog_id",
+               "thread_id", "chat_id")
+
+
+def run_blocks(value: Any) -> list[list] | None:
+    """A list of turns that keeps several runs one after another, each turn marked with its run's id
+    (``task_id``...): the runs, in order (each id one block of at least two turns on average), else None."""
+    if not isinstance(value, list) or len(value) < 4 or not all(isinstance(v, dict) and speaker_of(v) for v in value):
+        return None
+    for key in RUN_ID_KEYS:
+        if not all(isinstance(v.get(key), (str, int)) and not isinstance(v.get(key), bool) for v in value):
+            continue
+        blocks = [list(group) for _, group in itertools.groupby(value, key=lambda v: v[key])]
+        if 2 <= len(blocks) == len({b[0][key] for b in blocks}) and len(blocks) * 2 <= len(value):
+            return blocks
+    return None
+
+
+def with_scored_task(transcripts: list[Transcript], value: Any, forced: str | None,
+                     speakers: dict[str, str] | None) -> list[Transcript]:
+    """Shape's transcripts, unless none of them has a task (lists of tool calls found below the turns that
+    set them) and the scored reading of the value (``scored_fallback``) has one and reads more messages:
+    then that reading."""
+    if forced is not None or any(has_task(t.messages) or not t.messages for t in transcripts):
+        return transcripts
+    try:
+        scored = scored_fallback(value, speakers, reread=False)
+    except TranscriptShapeError:
+        return transcripts
+    read = sum(len(t.messages) for t in transcripts)
+    return scored if any(has_task(t.messages) for t in scored) and sum(len(t.messages) for t in scored) > read \
+        else transcripts
+
+
+def scored_fallback(value: Any, speakers: dict[str, str] | None = None, reread: bool = True) -> list[Transcript]:
+    """A value no format and no shape rule reads: the same value with its JSON-in-strings decoded; a
+    recording of HTTP exchanges as the model calls it holds (``scored.http_calls``), else the decoded value
+    read again by every format, else its best candidate sequence by score (``scored``)."""
+    decoded = decode_embedded(value)
+    if decoded is not value and reread:
+        with contextlib.suppress(TranscriptShapeError):
+            return parse_json_value(decoded, None, speakers)
+    return parse_scored(decoded, speakers)
 
 
 def with_record_task(transcripts: list[Transcript], value: Any) -> list[Transcript]:

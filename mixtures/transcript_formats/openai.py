@@ -19,6 +19,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     string,
     tool_call,
 )
+from codemix.mixtures.transcript_formats.turns import CALL_ARGUMENT_KEYS, call_name, is_tool_event
 
 CHAT_ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool",
               "function": "tool"}  # "function": the legacy result role of `function_call`
@@ -61,9 +62,20 @@ def chat_message(raw: Any, index: int) -> dict[str, Any]:
     call_ids = raw.get("tool_call_ids")  # SWE-agent names the calls a tool result answers in a list
     call_id = raw.get("tool_call_id") or (call_ids[0] if isinstance(call_ids, list) and call_ids else "")
     reasoning = string(raw.get("reasoning_content")) or string(raw.get("reasoning"))
+    if raw.get("content") is None and not raw.get("tool_calls") and (logged := logged_call(raw)) is not None:
+        # a turn whose only payload is a call (``{role: "user", tool: {tool, args}}``, as Swarm logs them) is
+        # the model's call, whatever role the log gave it
+        return message("assistant", "", tool_calls=[tool_call("", call_name(logged), next(
+            (logged[k] for k in CALL_ARGUMENT_KEYS if k in logged), {}), where=where)])
     return message(role, content_text(raw.get("content"), where), reasoning=reasoning,
                    tool_calls=chat_tool_calls(raw, where), tool_call_id=str(call_id or ""), name=string(raw.get("name")),
                    observation=role == "tool")
+
+
+def logged_call(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """The call object a message holds under a key of its own (``tool``, ``call``...), if any."""
+    return next((v for k, v in raw.items() if k not in ("role", "content", "function_call") and is_tool_event(v)),
+                None)
 
 
 def chat_tool_calls(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:

@@ -46,6 +46,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     message,
 )
 from codemix.mixtures.transcript_formats.react import react_messages
+from codemix.mixtures.transcript_formats.scored import scored_candidates
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
 from codemix.mixtures.transcript_formats.turns import (
     DECLARATION_KEYS,
@@ -638,6 +639,31 @@ def parse_shape(value: Any, *, aliases_only: bool = False, speakers: dict[str, s
     return with_rows_left_out(value, [transcript_of(item, speakers) for item in found])
 
 
+def parse_scored(value: Any, speakers: dict[str, str] | None = None) -> list[Transcript]:
+    """The transcripts of ``value`` by score (``scored``): the best candidate sequence (one per record of a
+    dataset), read as any turn list, with its record's task and id (``transcript.layout: scored``)."""
+    transcripts = []
+    for candidate in scored_candidates(value):
+        record = candidate.record
+        if record is None and candidate.path == "$" and isinstance(value, list):  # a log's header record
+            record = next((v for v in value[:3] if isinstance(v, dict) and task_text([v]).strip()), None)
+        found = Found(candidate.path, candidate.turns, "turns", record, "", candidate.ancestors, candidate.left_out)
+        transcript = transcript_of(found, speakers or record_task_speakers(found))
+        transcript.extra["layout"] = "scored"
+        transcripts.append(transcript)
+    return transcripts
+
+
+def record_task_speakers(found: Found) -> dict[str, str] | None:
+    """Where a record keeps the task beside turns of named speakers none of whom is a user (a debate's
+    question beside its agents' turns), every name is a model: the task opens the run, not the first agent."""
+    holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
+    names = {speaker_of(turn) or "" for turn in found.items}
+    if any(ROLE_ALIASES.get(name.lower()) == "user" for name in names) or not task_text(holders).strip():
+        return None
+    return {name: "assistant" for name in names if name.lower() not in ROLE_ALIASES}
+
+
 def with_rows_left_out(value: Any, transcripts: list[Transcript]) -> list[Transcript]:
     """For a file that is a list of records (a dataset), each record holding no conversation as an empty
     transcript at its place (``layout: none``), so the reader accounts for it (``no_conversation``)
@@ -653,13 +679,21 @@ def with_rows_left_out(value: Any, transcripts: list[Transcript]) -> list[Transc
 
 def answered_task(row: Any, path: str) -> Transcript:
     """A row of a dataset with no conversation: its task and final answer when it keeps both (a run that
-    called no tool), else an empty transcript (``layout: none``) the reader quarantines."""
+    called no tool), else its run by score (``parse_scored``), else an empty transcript (``layout: none``)
+    the reader quarantines."""
     holders = [row] if isinstance(row, dict) else []
     task, final = record_field(holders, TASK_KEYS), record_field(holders, FINAL_KEYS)
     if task.strip() and final.strip():
         messages = [message("user", task), message("assistant", final)]
         return Transcript(format="shape", messages=messages, facts=outcome(holders),
                           extra={"path": path, "layout": "answer"})
+    try:
+        scored = parse_scored(row)
+    except TranscriptShapeError:
+        scored = []
+    if len(scored) == 1:  # the row's own run, by score
+        scored[0].extra["path"] = path + scored[0].extra["path"].removeprefix("$")
+        return scored[0]
     return Transcript(format="shape", messages=[], extra={"path": path, "layout": "none"})
 
 

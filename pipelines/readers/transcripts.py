@@ -6,13 +6,18 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/transcripts.py".
 
 from __future__ import annotations
 
+import ast
 import codecs
 import contextlib
+import csv
 import io
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from typing import IO, Any, NamedTuple
+
+import yaml
 
 from codemix.document import Quarantined, describe_error
 from codemix.mixtures.transcripts import (
@@ -153,10 +158,78 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             parsed = concatenated_json(text)
         if parsed is None:
             transcripts = parse_text(text) if text is not None else None
+            if not transcripts and text is not None and forced is None:
+                transcripts = (_yaml_transcripts(text, speakers) or _literal_transcripts(text, speakers)
+                               or _table_transcripts(text, speakers))
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
     return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers, turns)
+
+
+# A YAML document opens with a mapping key, a list item or a document marker (a YAML file saved by an HTTP
+# recorder, a run's config-and-history dump); any other text is not tried as YAML.
+YAML_START = re.compile(r"\A(?:\s*#[^\n]*\n)*\s*(?:---[ \t]*\n|- |[A-Za-z_][\w.-]{0,60}:[ \t]*(?:\n|[^\n]))")
+
+
+def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a YAML file (``yaml.safe_load``; dates and other tags as their text), read as the
+    JSON value it is; None when the text is no YAML mapping or list, or holds no transcript."""
+    if not YAML_START.match(text):
+        return None
+    try:
+        value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    return _value_transcripts(value, speakers)
+
+
+def _value_transcripts(value: Any, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a value read from another notation, as the JSON value it is; None when it is no
+    object or list, or holds no transcript."""
+    if not isinstance(value, (dict, list)):
+        return None
+    try:
+        return parse_json_value(json.loads(json.dumps(value, default=str)), None, speakers)
+    except (TranscriptShapeError, ValueError, RecursionError):
+        return None
+
+
+def _literal_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a Python literal (``[{'role': 'user', 'content': ...}]``: a program that printed
+    its message list with ``repr``), read with ``ast.literal_eval`` (literals only, nothing runs)."""
+    if not text.lstrip().startswith(("[", "{")):
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return _spoken(_value_transcripts(value, speakers))
+
+
+def _table_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a CSV or TSV table with a header row (``speaker,text``), its rows read as a JSON
+    list of objects; None when the text is no such table (a header of at least two short names, every row
+    as wide) or holds no transcript of prose (``_spoken``)."""
+    head = text.lstrip("\ufeff").split("\n", 1)[0]
+    delimiter = "\t" if "\t" in head else "," if "," in head else None
+    if delimiter is None or not all(re.fullmatch(r"[\w .-]{1,40}", c.strip().strip('"')) for c in head.split(delimiter)):
+        return None
+    try:
+        rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter))
+    except csv.Error:
+        return None
+    if len(rows) < 2 or any(None in row or None in row.values() for row in rows):
+        return None
+    return _spoken(_value_transcripts(rows, speakers))
+
+
+def _spoken(transcripts: list | None) -> list | None:
+    """``transcripts`` when most of their messages are prose (a space in the text, or a call), else None: a
+    table of numbers or codes (test vectors with ``input``/``output`` columns) is no conversation."""
+    messages = [m for t in transcripts or [] for m in t.messages]
+    spoken = sum(" " in m["content"].strip() or bool(m["tool_calls"]) for m in messages)
+    return transcripts if messages and spoken * 2 >= len(messages) else None
 
 
 def _json_with_comments(text: str) -> Any:
@@ -197,7 +270,7 @@ def _json_with_comments(text: str) -> Any:
 def _json_lines(data: bytes) -> bool:
     """Whether ``data`` opens with a line that is one JSON object (the rest is read as JSONL, line by line)."""
     try:
-        return isinstance(parse_json(data.lstrip().split(b"\n", 1)[0]), dict)
+        return isinstance(parse_json(data.lstrip().split(b"\n", 1)[0]), (dict, list))
     except JSON_ERRORS:
         return False
 
@@ -222,6 +295,9 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
         lines = _parsed_lines(source, location, iter_bounded_lines(stream, limit, skip_blank=True), limit)
         ahead = list(itertools.islice(lines, LOOKAHEAD))  # the first lines decide how the file is read
         following = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)][1:]
+        if _lines_only_together(source, [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)]):
+            yield from _lines_as_one(source, location, name, itertools.chain(ahead, lines), tally, budget)
+            return
         for lineno, where, parsed, line in itertools.chain(ahead, lines):
             if isinstance(parsed, Quarantined):
                 tally.count()
@@ -260,6 +336,57 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
 
 # Lines read before the reader decides whether a JSONL file is one session or a dataset of rows.
 LOOKAHEAD = 6
+
+
+def _lines_only_together(source: SourceConfig, first: list) -> bool:
+    """Whether a JSONL file's first records are each no transcript alone and no session opens with them
+    (a game's or a harness's event log: one event per line), so its lines are read as one sequence."""
+    if source.format is not None or source.turns is not None or len(first) < 2 or session_format(first[0], None, first[1:]):
+        return False
+    if not all(isinstance(value, dict) for value in first):
+        return False
+    for value in first:
+        try:
+            parse_json_value(value)
+        except TranscriptShapeError:
+            continue
+        return False
+    return True
+
+
+def _lines_as_one(source: SourceConfig, location: str, name: str, lines: Iterator[tuple], tally: ReadTally,
+                  budget: ErrorBudget) -> Iterator[Outcome]:
+    """A JSONL file whose lines are read as one JSON array (``_lines_only_together``); when that array holds
+    no transcript either, every line is read as a row after all (each quarantined with its own keys)."""
+    rows, size = [], 0
+    for row in lines:
+        rows.append(row)
+        size += len(row[3] or b"")
+        if size > source.limits.max_file_bytes:
+            tally.count()
+            yield drop(source, location, "file_too_large")
+            return
+    values = [parsed for _, _, parsed, _ in rows if not isinstance(parsed, Quarantined)]
+    try:
+        transcripts = parse_json_value(values, None, source.speakers)
+    except TranscriptShapeError:
+        transcripts = None
+    if transcripts is not None:
+        for _, _, parsed, _ in rows:
+            if isinstance(parsed, Quarantined):
+                tally.count()
+                yield parsed
+        yield from _documents(source, location, name, transcripts, tally)
+        return
+    for lineno, where, parsed, _ in rows:
+        outcomes = [parsed] if isinstance(parsed, Quarantined) else _row_documents(source, where, name, parsed, tally)
+        for outcome in outcomes:
+            if isinstance(parsed, Quarantined):
+                tally.count()
+            yield outcome
+            if budget.spend(outcome):
+                yield budget.exhausted(tally, f"line {lineno}")
+                return
 
 
 def _parsed_lines(source: SourceConfig, location: str, lines: Iterator, limit: int) -> Iterator[tuple]:

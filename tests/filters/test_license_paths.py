@@ -279,3 +279,39 @@ def test_a_license_block_at_the_end_of_a_file(repository, path, expected):
     if expected is not None:
         assert notice_license(text) is None  # guard: its head states none
     assert footer_license(text, path) == expected
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # mdBook (641d06a) bundles minified libraries whose banners name MIT without its text
+    ("mdbook", "crates/mdbook-html/front-end/searcher/elasticlunr.min.js", "MIT"),  # " * MIT Licensed"
+    ("mdbook", "crates/mdbook-html/front-end/searcher/mark.min.js", "MIT"),  # "Released under the MIT license"
+    # libuv's README in gevent (04752c4): "libuv is licensed under the MIT license. Check the LICENSE ..." describes
+    # the project; the folder's license files (MIT and CC-BY-4.0 for the docs) answer for the README
+    ("gevent", "deps/libuv/README.md", None),
+])
+def test_mit_named_in_a_bundled_files_banner(repository, path, expected):
+    from codemix.filters.licenses import named_mit
+
+    text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
+    assert notice_license(text) is None  # guard: no MIT text to read
+    assert named_mit(text, path) == expected
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    # sinfl.h's opening comment: its "## License" section at line 69, "This software is available under 2 licenses
+    # -- choose whichever you prefer", "ALTERNATIVE A - MIT License", "ALTERNATIVE B - Public Domain"
+    ("src/external/sinfl.h", "MIT OR Unlicense"),
+    # rlsw.h's opening comment: "LICENSE: MIT" at line 64, then MIT's text
+    ("src/external/rlsw.h", "MIT"),
+    # raygui.h's opening comment: "LICENSE: zlib/libpng" at line 331
+    ("examples/core/raygui.h", "Zlib"),
+])
+def test_the_license_section_of_a_long_opening_comment(path, expected):
+    """raylib (abe23bf) keeps single-file libraries whose opening comment runs for hundreds of lines before its
+    license section (tests/filters/data/vendored/README.md names the excerpts: each opening comment whole)."""
+    from codemix.filters.licenses import opening_license
+
+    text = json.loads((Path(__file__).parent / "data" / "vendored" / "raylib.json").read_text())[path]
+    assert notice_license(text) is None  # guard: the first 3,000 characters state none
+    assert opening_license(text, path) == expected
+    assert opening_license(text, path.replace(".h", ".md")) is None  # a document's sections are prose

@@ -338,3 +338,18 @@ def test_a_readme_saying_its_folder_is_developed_as_a_separate_project():
     found = vendored_tree("src/lib/lz4/lz4-block-codec-js.js", trees)
     assert found is not None and found.folder == "src/lib/lz4" and "developed as a separate" in found.evidence
     assert vendored_tree("src/js/wasm/biditrie.wat", trees) is None
+
+
+def test_a_folder_beside_vendored_trees_in_a_folder_named_for_others_code():
+    """difftastic (9e2d60c): ``vendored_parsers/`` holds four grammars that are vendored trees by their own evidence
+    (kotlin, latex, smali: own LICENSE + package.json; janet-simple: own package.json) and ``highlights/``, queries
+    copied from grammars' repositories with no evidence of their own (the hand list calls it vendored). The folder's
+    name and its siblings together make it another project's; the siblings alone, or the name alone, do not."""
+    files = layout("difftastic")
+    repo, query = "Wilfred/difftastic", "vendored_parsers/highlights/ada.scm"
+    found = _judge("difftastic", repo, files, query)
+    assert found is not None and found.folder == "vendored_parsers/highlights" and "beside 4 vendored trees" in found.evidence
+    renamed = {p.replace("vendored_parsers/", "grammars/"): t for p, t in files.items()}
+    assert _judge("difftastic", repo, renamed, query.replace("vendored_parsers/", "grammars/")) is None  # no name
+    alone = {p: t for p, t in files.items() if not p.startswith("vendored_parsers/tree-sitter-")}
+    assert _judge("difftastic", repo, alone, query) is None  # a name, no siblings

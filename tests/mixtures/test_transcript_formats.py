@@ -44,6 +44,7 @@ FILES = {
     "turn-lines": "turn-lines/tau-bench-gpt-4o-airline.row-2.turn-per-line.jsonl",
     "react-text": "react-text/autoact-13b-easy.line-1.prompt.txt",
     "speaker-turns": "speaker-turns/taskweaver-raw_exp_test-session-1.posts.txt",
+    "banner-turns": "scored/curie-mle_activation_func_20250326.lines-1-100.log",
     "logged-calls": "logged-calls/lats-webshop-example.lines-1-651.log",
 }
 
@@ -288,7 +289,7 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
         parse_json_value(value)
     json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "turn-lines", "aider",
                                                          "aider-llm-history", "markdown-turns", "logged-calls",
-                                                         "react-text", "speaker-turns")]
+                                                         "react-text", "speaker-turns", "banner-turns")]
     assert all(name in str(caught.value) for name in json_formats)
 
 

@@ -1,0 +1,145 @@
+"""Text logs whose turns open with a banner line (``banner-turns``): ``----- Prompt -----``,
+``<><><> SUPERVISOR <><><>``, ``==== Coder ====``, alone on a line or after a log record's timestamp and level;
+also a log whose records open with who wrote them (``[time INFO] Programmer: ...``, as ChatDev logs).
+
+A banner is a short label (four words at most) between two runs of the same punctuation. The text is a
+conversation when there are four banners or more, at least two labels each open two or more sections and
+such repeating labels open 80% of them (speakers speak again; a document's headings do not), the
+sections hold text, most of it prose, and in a file whose lines are more than 1% code (outside fences)
+a user and a model are among the labels' roles;
+what comes before the first banner is left out. A label's words give its role (``prompt``/``input``/
+``request`` a user turn, ``response``/``output``/``completion`` a model turn, ``system``, ``tool``/
+``observation``/``result`` an observation); any other label is a speaker's name, mapped as a multi-agent
+log's names are (``turns.speaker_roles``: the first to speak set the task, every other name is the model).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations
+from codemix.mixtures.transcript_formats.text_turns import (
+    AFTER_LEVEL,
+    CODE_LINE,
+    FENCE,
+    LEVEL,
+    LOG_START,
+    NOT_SPEAKERS,
+    PROMPT_WORDS,
+    RESPONSE_WORDS,
+)
+from codemix.mixtures.transcript_formats.turns import turn_messages
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# Rule marks a banner is drawn with (quotes, brackets and dots make docstrings and code, not banners).
+BANNER = re.compile(r"^\s*([-=*#~<>+]{3,})\s*([^\n]{1,60}?)\s*([-=*#~<>+]{3,})\s*$")
+MIN_BANNERS = 4
+MAX_LABEL_WORDS = 4
+# The labels that open two sections or more must open this share of all sections (a speaker speaks again;
+# a document's headings, one per section, do not).
+MIN_REPEATED_SHARE = 0.8
+WORD_ROLES = {**dict.fromkeys((*PROMPT_WORDS, "user", "human", "question", "task"), "user"),
+              **dict.fromkeys((*RESPONSE_WORDS, "assistant", "ai", "model", "llm"), "assistant"),
+              "system": "system", **dict.fromkeys(("tool", "observation", "observations", "result", "results",
+                                                    "function", "execution"), "tool")}
+
+
+def bare(line: str) -> str:
+    """A line without its log record's timestamp, level and logger (``2025-03-26 18:21:42 - logger - x.py -
+    INFO - ``), when it opens with them."""
+    if not LOG_START.match(line):
+        return line
+    level = LEVEL.search(line[:200])
+    body = line[level.end():] if level else line
+    return body[AFTER_LEVEL.match(body).end():]
+
+
+def banner_label(line: str) -> str | None:
+    """The label of a banner line, or None: letters between runs of the same punctuation marks."""
+    match = BANNER.match(line)
+    if not match or not set(match.group(1)) <= set(match.group(3)) | set("<>"):
+        return None
+    label = re.sub(r"[^A-Za-z0-9 _-]+", " ", match.group(2))  # emoji and marks around the name
+    label = re.sub(r"\s+", " ", re.sub(r"\s\d+\s*$", "", label)).strip(" _-")  # a counter ("Step 12"), not an id
+    words = label.split()
+    if not re.search(r"[A-Za-z]{2,}", label) or len(words) > MAX_LABEL_WORDS or any(w.isdigit() for w in words):
+        return None  # numbers inside a label make it a case or a call (``add_edge(1, 2)``), not a name
+    return label
+
+
+# A log record that opens with who wrote it (``[2023-08-22 14:46:22 INFO] Chief Executive Officer: ...``).
+LOGGED_SPEAKER = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*){0,3}):[ \t]+(\S.*)$")
+
+
+def sections(text: str, logged: bool = False) -> list[tuple[str, str]]:
+    """``(label, text)`` per banner, or with ``logged`` per log record naming its writer, the text up to the
+    next one."""
+    found: list[tuple[str, list[str]]] = []
+    for raw in ANSI.sub("", text).splitlines():
+        line = bare(raw)
+        label = None if logged else banner_label(line)
+        writer = LOGGED_SPEAKER.match(line) if logged and line is not raw else None
+        if label is not None:
+            found.append((label, []))
+        elif writer is not None and writer.group(1).lower() not in NOT_SPEAKERS:
+            found.append((writer.group(1), [writer.group(2)]))
+        elif found:
+            found[-1][1].append(line)
+    return [(label, "\n".join(lines).strip()) for label, lines in found]
+
+
+def banner_turns(text: Any) -> list[dict[str, Any]] | None:
+    """The turns of a banner log (see the module docstring), as ``speaker``/``content`` objects, or None."""
+    if not isinstance(text, str):
+        return None
+    turns = speaker_sections(sections(text)) or speaker_sections(sections(text, logged=True))
+    if turns and is_code(text) and not {"user", "assistant"} <= {t["speaker"] for t in turns}:
+        return None  # a source file's banner comments and test cases name no speakers
+    return turns
+
+
+# Agent logs keep code in fences or in banners' sections of prompts; a source file's lines are code.
+MAX_CODE_SHARE = 0.01
+
+
+def is_code(text: str) -> bool:
+    """More than 1% of the lines outside code fences are code (``text_turns.CODE_LINE``)."""
+    bare_text = FENCE.sub("", text)
+    return len(CODE_LINE.findall(bare_text)) > MAX_CODE_SHARE * max(1, bare_text.count("\n"))
+
+
+def speaker_sections(found: list[tuple[str, str]]) -> list[dict[str, Any]] | None:
+    """The sections as turns when their labels are speakers (see the module docstring), else None."""
+    counts: dict[str, int] = {}
+    for label, _ in found:
+        counts[label.lower()] = counts.get(label.lower(), 0) + 1
+    repeated = [n for n in counts.values() if n >= 2]
+    if len(found) < MIN_BANNERS or len(repeated) < 2 or sum(repeated) < MIN_REPEATED_SHARE * len(found):
+        return None
+    turns = [{"speaker": role_of(label), "content": body} for label, body in found if body]
+    if len(turns) < 2 or sum(len(t["content"]) for t in turns) < 20 * len(turns):
+        return None
+    if sum(" " in t["content"] for t in turns) * 2 < len(turns):  # encoded blocks (a PEM file) are no speech
+        return None
+    return turns
+
+
+def role_of(label: str) -> str:
+    """A label's role by its words, else the label (a speaker's name)."""
+    roles = {WORD_ROLES[w] for w in label.lower().split() if w in WORD_ROLES}
+    return roles.pop() if len(roles) == 1 else label
+
+
+def detect_banner_turns(text: Any) -> bool:
+    return banner_turns(text) is not None
+
+
+def parse_banner_turns(text: str) -> list[Transcript]:
+    turns = banner_turns(text) or []
+    return [Transcript(format="banner-turns", messages=flag_text_observations(turn_messages(turns)),
+                       extra={"layout": "banners"})]
+
+
+BANNER_TURNS = Format(name="banner-turns", container="text", detect=detect_banner_turns, parse=parse_banner_turns)

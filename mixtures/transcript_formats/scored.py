@@ -1,0 +1,479 @@
+"""Conversations recognised by score (``scored``): the fallback when no named format and no ``shape`` rule
+reads a value.
+
+Every list (and every object of speaker-named columns, every matrix of utterances) in the value is a
+candidate sequence; for each, the fields of its elements are mapped by their statistics, not their names:
+the *speaker* field holds short one-line labels that repeat and change between elements, the *text* field
+the longest strings. Names are one signal among others (a speaker key that says so, labels that are role
+aliases). Each candidate is scored by the text it maps (at least two turns, two speakers, a fair share of
+its elements) and the best one is the run; the turns then become messages as any turn list does
+(``turns.turn_messages``: role aliases, a name that calls tools is the model, else by position).
+docs/transcript-formats.md (``shape``, "Scored candidates") says what is read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from typing import Any, NamedTuple
+
+from codemix.mixtures.transcript_formats.base import Transcript
+from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError
+from codemix.mixtures.transcript_formats.turns import (
+    CALL_ARGUMENT_KEYS,
+    CONTENT_KEYS,
+    ROLE_ALIASES,
+    ROLE_KEYS,
+    SPEAKER_KEY_WORDS,
+    call_name,
+    is_tool_event,
+    key_words,
+    turn_text,
+)
+
+# A walk visits at most this many nodes; a string is decoded as JSON up to this size.
+MAX_NODES = 100_000
+MAX_EMBEDDED = 5_000_000
+# A speaker label: short and on one line. A text: at least this long on average.
+MAX_LABEL = 60
+MIN_MEAN_TEXT = 15
+# A candidate's turns must be at least this share of its elements (a log keeps other events beside them).
+MIN_TURN_SHARE = 0.25
+
+
+class Candidate(NamedTuple):
+    """One sequence read as turns: where it sits, the turns (``speaker``/``content``), the elements left out,
+    and the record (the object holding it) with its ancestors."""
+
+    path: str
+    turns: list[dict]
+    left_out: int
+    record: dict | None
+    ancestors: tuple
+
+    @property
+    def mass(self) -> int:
+        return sum(len(turn_text(t.get("content"))) for t in self.turns)
+
+
+# --- embedded JSON --------------------------------------------------------------------------------
+
+
+def holds_records(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds, at any depth, a list of objects (the only JSON worth decoding from a string:
+    messages, a completion's ``choices``; a list of strings is not)."""
+    if depth > 20:
+        return False
+    if isinstance(value, list):
+        return any(isinstance(v, dict) for v in value) or any(holds_records(v, depth + 1) for v in value)
+    return isinstance(value, dict) and any(holds_records(v, depth + 1) for v in value.values())
+
+
+def decode_embedded(value: Any) -> Any:
+    """``value`` with every string that is itself a JSON object or array holding a list of objects (an HTTP
+    body kept as text, a prompt written as JSON) replaced by its value; the same object when none was."""
+    changed = False
+
+    def walk(node: Any, depth: int) -> Any:
+        nonlocal changed
+        if depth > 40:
+            return node
+        if isinstance(node, str):
+            text = node.strip()
+            if 2 <= len(text) <= MAX_EMBEDDED and text[0] + text[-1] in ("{}", "[]"):
+                try:
+                    parsed = json.loads(text)
+                except ValueError:
+                    return node
+                if not holds_records(parsed):
+                    return node
+                changed = True
+                return walk(parsed, depth + 1)
+            return node
+        if isinstance(node, dict):
+            return {k: walk(v, depth + 1) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, depth + 1) for v in node]
+        return node
+
+    out = walk(value, 0)
+    return out if changed else value
+
+
+# --- HTTP recordings ------------------------------------------------------------------------------
+
+
+BODY_KEYS = ("parsed_body", "body", "json", "string")
+
+
+def http_body(side: Any) -> Any:
+    """What one side of a recorded HTTP exchange carried: its body (``parsed_body``, ``body``, ``{string:
+    ...}``), a server-sent event stream assembled into the message it streams."""
+    for _ in range(3):
+        if isinstance(side, dict) and (key := next((k for k in BODY_KEYS if k in side), None)) is not None:
+            side = side[key]
+    return sse_message(side) if isinstance(side, str) and side.lstrip().startswith(("data:", "event:")) else side
+
+
+def sse_message(stream: str) -> dict | None:
+    """A streamed reply as one message: the text deltas of its ``data:`` events in order (OpenAI's
+    ``choices[0].delta.content``, Anthropic's ``delta.text``); None when it streams no text."""
+    parts = []
+    for line in stream.splitlines():
+        if not line.startswith("data:"):
+            continue
+        try:
+            event = json.loads(line[5:])
+        except ValueError:
+            continue
+        choice = (event.get("choices") or [{}])[0] if isinstance(event, dict) else {}
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        text = (delta or {}).get("content") if isinstance(delta, dict) else None
+        text = text if isinstance(text, str) else ((event.get("delta") or {}).get("text") if isinstance(event, dict)
+                                                  and isinstance(event.get("delta"), dict) else None)
+        if isinstance(text, str):
+            parts.append(text)
+    return {"role": "assistant", "content": "".join(parts)} if "".join(parts).strip() else None
+
+
+def is_http_recording(value: Any) -> bool:
+    """A list of recorded HTTP exchanges (``{request: {...}, response: {...}}``), or an object holding one
+    under ``interactions``."""
+    exchanges = value.get("interactions") if isinstance(value, dict) else value
+    return isinstance(exchanges, list) and bool(exchanges) and all(
+        isinstance(e, dict) and isinstance(e.get("request"), dict) and isinstance(e.get("response"), dict)
+        for e in exchanges[:50])
+
+
+def http_calls(value: Any) -> list[list[dict]]:
+    """The model calls a recording of HTTP exchanges holds (``interactions: [{request, response}]``, as VCR
+    cassettes keep them), as runs: a call whose messages begin with all of an earlier call's messages (and add
+    more) continues that run, and a run is its last call (``{messages, response}``, whose messages are
+    the whole history); none when the value records no such exchange."""
+    if not is_http_recording(value):
+        return []
+    exchanges = decode_embedded(value.get("interactions") if isinstance(value, dict) else value)
+    runs: list[dict] = []
+    for exchange in exchanges:
+        sent, got = http_body(exchange["request"]), http_body(exchange["response"])
+        if not (isinstance(sent, dict) and isinstance(sent.get("messages"), list) and sent["messages"] and got):
+            continue
+        messages = list(sent["messages"])
+        if isinstance(sent.get("system"), str):
+            messages.insert(0, {"role": "system", "content": sent["system"]})
+        call = {"messages": messages, "response": got}
+        before = next((i for i, run in enumerate(runs) if len(run["messages"]) < len(messages)
+                       and messages[:len(run["messages"])] == run["messages"]), None)
+        if before is None:
+            runs.append(call)
+        else:
+            runs[before] = call
+    return [[run] for run in runs]
+
+
+# --- fields by their statistics ------------------------------------------------------------------
+
+
+def is_label(value: Any) -> bool:
+    return (isinstance(value, str) and 0 < len(value.strip()) <= MAX_LABEL and "\n" not in value.strip()) or (
+        isinstance(value, int) and not isinstance(value, bool))
+
+
+def speaker_prior(key: str) -> bool:
+    """Whether a key's name says it holds speakers (``player_id``, ``agentName``, ``from``); an event's
+    ``type`` or ``kind`` does not."""
+    words = key_words(re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key))
+    if str(key).lower() in ("type", "kind", "event"):
+        return False
+    return str(key).lower() in ROLE_KEYS or any(word.startswith(w) for word in words for w in SPEAKER_KEY_WORDS)
+
+
+def repeats(labels: list[str]) -> bool:
+    """Few distinct labels (names at most a third as many as the elements), at least two of them repeating,
+    changing at least every third element."""
+    counts = {label: labels.count(label) for label in set(labels)}
+    if len(counts) < 2 or sum(n >= 2 for n in counts.values()) < min(2, len(labels) - len(counts) + 1):
+        return False
+    if len(labels) >= 4 and len(counts) * 2 > len(labels):
+        return False
+    if len(labels) >= 6 and len(counts) * 3 > len(labels) and any(label.lower() not in ROLE_ALIASES for label in counts):
+        return False  # named speakers speak three times each on average (a table's authors do not)
+    changes = sum(a != b for a, b in itertools.pairwise(labels))
+    return changes * 3 >= len(labels) - 1
+
+
+def prose(value: Any) -> str:
+    """The text a field holds when it is prose (a string or content blocks with a space in it), else ''."""
+    text = turn_text(value) if isinstance(value, (str, list)) else ""
+    return text if " " in text.strip() else ""
+
+
+def text_field(items: list[dict], keys: list[str]) -> str | None:
+    """The key holding the turns' text: prose in at least a quarter of the elements, the longest on average
+    (at least ``MIN_MEAN_TEXT`` characters; a content key's name breaks ties)."""
+    best, best_mean = None, float(MIN_MEAN_TEXT)
+    for key in keys:
+        present = [t for item in items if (t := prose(item.get(key)))]
+        if len(present) < MIN_TURN_SHARE * len(items) or len(present) < 2:
+            continue
+        mean = sum(len(t) for t in present) / len(present) + (5 if key in CONTENT_KEYS else 0)
+        if mean > best_mean:
+            best, best_mean = key, mean
+    return best
+
+
+def speaker_fields(items: list[dict], text: str) -> list[str]:
+    """The keys naming who wrote each text, most used first: labels that are role aliases, or under keys
+    whose names say speaker (an event log may name its speaker differently per kind of event:
+    ``player_id`` for public messages, ``speaker_id`` for private ones)."""
+    keys = [k for k in shared_keys(items, 0) if k != text]
+    found = []
+    for key in keys:
+        labels = [str(item[key]).strip() for item in items if is_label(item.get(key))]
+        if len(labels) < 2:
+            continue
+        if sum(label.lower() in ROLE_ALIASES for label in labels) * 2 >= len(labels) or speaker_prior(key):
+            found.append((len(labels), key))
+    return [key for _, key in sorted(found, key=lambda pair: -pair[0])]
+
+
+def exclusive(items: list[dict], keys: list[str]) -> list[str]:
+    """Of ``keys`` (most used first), those never present together in one element: one speaker field
+    named differently per kind of event."""
+    chosen: list[str] = []
+    for key in keys:
+        if not any(key in item and any(k in item for k in chosen) for item in items):
+            chosen.append(key)
+    return chosen if len(chosen) >= 2 else []
+
+
+def shared_keys(items: list[dict], share: float = 0.25) -> list[str]:
+    """Keys present in at least ``share`` of the elements, in first-seen order."""
+    seen: dict[str, int] = {}
+    for item in items:
+        for key in item:
+            seen[key] = seen.get(key, 0) + 1
+    return [k for k, n in seen.items() if n >= share * len(items) and isinstance(k, str)]
+
+
+def flat(item: dict) -> dict:
+    """An element with the fields of the objects it holds beside its own (``metadata.agent``): a speaker or
+    a text may sit one object down."""
+    inner = {f"{k}.{sub}": v for k, value in item.items() if isinstance(value, dict) and isinstance(k, str)
+             for sub, v in value.items() if isinstance(sub, str) and not isinstance(v, (dict, list))}
+    return {**item, **inner} if inner else item
+
+
+def mapped_turns(items: list) -> tuple[list[dict], int] | None:
+    """A list of objects as turns, by their fields' statistics (the text field first, then who wrote the
+    elements holding it; fields one object down count too): ``(turns, elements left out)`` or None."""
+    if len(items) < 2 or not all(isinstance(item, dict) for item in items[:500]):
+        return None
+    items = [flat(item) if isinstance(item, dict) else item for item in items]
+    sample = items[:500]
+    text = text_field(sample, shared_keys(sample))
+    if text is None:
+        return None
+    speaking = [item for item in items if isinstance(item, dict) and prose(item.get(text))]
+    speakers = speaker_fields(speaking[:500], text)
+    options = []
+    for chosen in [[k] for k in speakers] + [exclusive(speaking, speakers)]:
+        labelled = [(next((str(item[k]).strip() for k in chosen if is_label(item.get(k))), None), item)
+                    for item in speaking]
+        labels = [label for label, _ in labelled if label is not None]
+        if chosen and len(labels) * 2 >= len(speaking) and repeats(labels):
+            options.append((len(labels), chosen, labelled))
+    if not options:
+        return None
+    _, speakers, labelled = max(options, key=lambda option: option[0])
+    turns = [{**{k: v for k, v in item.items() if k not in (*ROLE_KEYS, *CONTENT_KEYS, *speakers, text) and "." not in k},
+              "speaker": label, "content": item[text]} for label, item in labelled if label is not None]
+    return usable(turns, len(items))
+
+
+def is_turn_object(value: Any) -> bool:
+    """An object that is one turn: a role alias under ``role`` and text in its content (blocks or parts)."""
+    return (isinstance(value, dict) and isinstance(value.get("role"), str) and value["role"].lower() in ROLE_ALIASES
+            and bool(turn_text(next((value[k] for k in CONTENT_KEYS if k in value), None)).strip()))
+
+
+def field_turns(items: list) -> tuple[list[dict], int] | None:
+    """Exchanges whose fields are whole turns (``[{user_content: {role: user, parts}, final_response: {role:
+    model, parts}}]``, as ADK's eval sets keep invocations): each such field a turn, in the fields' order,
+    and the tool calls the exchange logs (``logged_calls``) a model turn before its last turn."""
+    if not items or not all(isinstance(item, dict) for item in items[:500]):
+        return None
+    if not all(sum(is_turn_object(v) for v in item.values()) >= 2 for item in items[:500]):
+        return None
+    turns: list[dict] = []
+    for item in items:
+        said = [{**v, "speaker": v["role"], "content": next(v[k] for k in CONTENT_KEYS if k in v)}
+                for v in item.values() if is_turn_object(v)]
+        calls = logged_calls(item)
+        # the calls the exchange logs (``intermediate_data.tool_uses``) were made before its last turn
+        turns += said[:-1] + ([{"speaker": said[-1]["speaker"], "content": "", "tool_calls": calls}] if calls else [])
+        turns += said[-1:]
+    spoken = [t for t in turns if turn_text(t["content"]).strip()]  # the call turns carry no text
+    return (turns, 0) if usable(spoken, len(spoken)) else None
+
+
+def logged_calls(item: dict) -> list[dict]:
+    """The tool calls an exchange logs beside its turns, in a list of ``{name, args}`` events at most one
+    object down."""
+    lists = [v for v in item.values() if isinstance(v, list)]
+    lists += [w for v in item.values() if isinstance(v, dict) for w in v.values() if isinstance(w, list)]
+    events = next((events for events in lists if events and all(is_tool_event(e) for e in events)), [])
+    return [{"id": e.get("id"), "name": call_name(e), "arguments": next((e[k] for k in CALL_ARGUMENT_KEYS if k in e), {})}
+            for e in events]
+
+
+def exchange_turns(items: list) -> tuple[list[dict], int] | None:
+    """Exchanges whose fields are named by their speakers (``[{round, agent_a: text, agent_b: text}]``): in
+    each, one turn per speaker-named field with text, in the fields' order."""
+    if len(items) < 1 or not all(isinstance(item, dict) for item in items[:500]):
+        return None
+    keys = [k for k in shared_keys(items[:500]) if (speaker_prior(k) or k.lower() in ROLE_ALIASES)
+            and sum(isinstance(i.get(k), str) and len(i[k]) >= MIN_MEAN_TEXT for i in items) * 2 >= len(items)]
+    if len(keys) < 2:
+        return None
+    turns = [{"speaker": k, "content": item[k]} for item in items for k in keys
+             if isinstance(item.get(k), str) and item[k].strip()]
+    return usable(turns, len(items) * len(keys))
+
+
+IN_WORDS = frozenset({"input", "inputs", "prompt", "request", "query", "question", "instruction", "ask"})
+OUT_WORDS = frozenset({"output", "outputs", "response", "answer", "completion", "reply", "generation"})
+TEXT_WORDS = frozenset({"text", "content", "message", "utterance"})
+
+
+def side_text(value: Any) -> str:
+    """The text of one side of an exchange: a string, or an object's text under a key that says what it is
+    (``question``, ``user_input``, ``answer``, ``text``), never its names and ids."""
+    if isinstance(value, dict):
+        return next((t for k, v in value.items() if key_words(k) & (IN_WORDS | OUT_WORDS | TEXT_WORDS)
+                     and isinstance(v, str) and (t := v.strip())), "")
+    return turn_text(value).strip() if isinstance(value, (str, list)) else ""
+
+
+def direction_turns(items: list) -> tuple[list[dict], int] | None:
+    """Exchanges kept as what went in and what came out (``[{inputs: {question}, outputs: {answer}}]``,
+    ``{instruction, output}``): one key whose words say input, one whose words say output, in every element;
+    each exchange a user turn then a model turn."""
+    if not items or not all(isinstance(item, dict) for item in items[:500]):
+        return None
+    def side(item: dict, words: frozenset) -> list[str]:
+        return [k for k in item if isinstance(k, str) and key_words(k) & words and not key_words(k) & {"id", "type"}]
+    pairs = [(side(item, IN_WORDS), side(item, OUT_WORDS)) for item in items]
+    if not all(len(i) == 1 and len(o) == 1 for i, o in pairs):
+        return None
+    turns = []
+    for item, (i, o) in zip(items, pairs):
+        asked, said = side_text(item[i[0]]), side_text(item[o[0]])
+        if asked and said:
+            turns += [{"speaker": "user", "content": asked}, {"speaker": "assistant", "content": said}]
+    for side_turns in (turns[0::2], turns[1::2]):  # each side speaks: most of its texts are prose
+        if sum(" " in t["content"] for t in side_turns) * 2 < len(side_turns):
+            return None
+    return usable(turns, 2 * len(items))
+
+
+def column_turns(node: dict) -> tuple[list[dict], int] | None:
+    """An object of speaker-named columns (``{agent_a: [texts], agent_b: [texts]}``), read round by round."""
+    columns = {k: v for k, v in node.items() if isinstance(k, str) and (speaker_prior(k) or k.lower() in ROLE_ALIASES)
+               and isinstance(v, list) and v and all(isinstance(x, str) or x is None for x in v)}
+    if len(columns) < 2 or max(map(len, columns.values())) - min(map(len, columns.values())) > 1:
+        return None
+    turns = [{"speaker": k, "content": col[r]} for r in range(max(map(len, columns.values())))
+             for k, col in columns.items() if r < len(col) and isinstance(col[r], str) and col[r].strip()]
+    return usable(turns, sum(map(len, columns.values())))
+
+
+def matrix_turns(node: list) -> tuple[list[dict], int] | None:
+    """A matrix of utterances, one row per speaker and one column per round (``[[a0, a1], [b0, b1]]``, as a
+    debate keeps each agent's answers), read round by round; speakers named ``speaker N``."""
+    if len(node) < 2 or not all(isinstance(row, list) and row for row in node):
+        return None
+    if not all(isinstance(x, str) or x is None for row in node for x in row):
+        return None
+    turns = [{"speaker": f"speaker {a}", "content": row[r]} for r in range(max(map(len, node)))
+             for a, row in enumerate(node) if r < len(row) and isinstance(row[r], str) and row[r].strip()]
+    return usable(turns, sum(map(len, node)))
+
+
+def usable(turns: list[dict], elements: int) -> tuple[list[dict], int] | None:
+    """Turns worth a candidate: two or more, two speakers or more, enough text, a fair share of the elements."""
+    if len(turns) < 2 or len({t["speaker"] for t in turns}) < 2:
+        return None
+    texts = [turn_text(t["content"]) for t in turns]
+    if sum(map(len, texts)) / len(texts) < MIN_MEAN_TEXT or len(turns) < MIN_TURN_SHARE * elements:
+        return None
+    if sum(" " in text.strip() for text in texts) * 2 < len(texts):  # names, ids and paths are no speech
+        return None
+    return turns, max(0, elements - len(turns))
+
+
+# --- candidates and the best one -----------------------------------------------------------------
+
+
+def candidates(value: Any) -> list[Candidate]:
+    """Every sequence in ``value`` that maps to turns (see the module docstring), with where it sits."""
+    found: list[Candidate] = []
+    stack: list[tuple[Any, str, tuple]] = [(value, "$", ())]
+    nodes = 0
+    while stack and nodes < MAX_NODES:
+        node, path, chain = stack.pop()
+        nodes += 1
+        record = chain[0] if chain else None
+        if isinstance(node, list):
+            for read in (mapped_turns, exchange_turns, field_turns, direction_turns, matrix_turns):
+                if (got := read(node)) is not None:
+                    found.append(Candidate(path, got[0], got[1], record, chain[1:]))
+                    break
+            children = [(f"{path}[{i}]", child, chain) for i, child in enumerate(node)]
+        elif isinstance(node, dict):
+            if (got := column_turns(node) or (direction_turns([node]) if path == "$" else None)) is not None:
+                found.append(Candidate(path, got[0], got[1], node, chain))
+            children = [(f"{path}.{k}", child, (node, *chain)) for k, child in node.items()]
+        else:
+            continue
+        stack += [(child, p, c) for p, child, c in reversed(children) if isinstance(child, (dict, list))]
+    return found
+
+
+def best_candidates(value: Any) -> list[Candidate]:
+    """The run of ``value``: the candidate with the most text; for a list of records of which two or more
+    hold a candidate, the best of each record (a dataset, one run per record)."""
+    found = candidates(value)
+    if not found:
+        return []
+    if isinstance(value, list):
+        per_row: dict[int, Candidate] = {}
+        for cand in found:
+            head = cand.path.removeprefix("$[").split("]", 1)[0]
+            if cand.path.startswith("$[") and head.isdigit():
+                row = int(head)
+                if row not in per_row or cand.mass > per_row[row].mass:
+                    per_row[row] = cand
+        whole = max((c for c in found if c.path == "$"), key=lambda c: c.mass, default=None)
+        if len(per_row) >= 2 and (whole is None or sum(c.mass for c in per_row.values()) >= whole.mass):
+            return [per_row[row] for row in sorted(per_row)]
+    return [max(found, key=lambda c: (c.mass, len(c.turns)))]
+
+
+def scored_candidates(value: Any) -> list[Candidate]:
+    """The candidates read (``best_candidates``); a TranscriptShapeError naming the best refused one when none."""
+    chosen = best_candidates(value)
+    if not chosen:
+        raise TranscriptShapeError("no sequence maps to turns (no field of repeating speaker labels beside text)")
+    return chosen
+
+
+def transcript_extra(candidate: Candidate) -> dict[str, Any]:
+    extra: dict[str, Any] = {"path": candidate.path, "layout": "scored"}
+    if candidate.left_out:
+        extra["entries_left_out"] = candidate.left_out
+    return extra
+
+
+__all__ = ["Candidate", "Transcript", "decode_embedded", "http_calls", "scored_candidates", "transcript_extra"]
