@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from codemix.document import Document, Quarantined
+from codemix.mixtures.transcript_formats import parse_json_value
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -184,3 +185,15 @@ def test_other_notations_are_read_as_the_value_they_are(path: Path, original: Pa
     if path == TABLE:  # the table holds the utterances, not the record's question
         expected = [[t for t in run if t != json.loads(original.read_text(encoding="utf-8"))[0]["question"]] for run in expected]
     assert texts == expected
+
+
+def test_exchanges_kept_under_numbered_keys_are_a_sequence() -> None:
+    """The debate re-laid out as rounds under numbered keys (``{rounds: {round_1: {agent_a, agent_b}, ...}}``):
+    the object is the list of its values in number order, each round's speaker-named fields its turns."""
+    record = json.loads(DEBATE.read_text(encoding="utf-8"))[0]
+    rounds = {f"round_{r['round'] + 1}": {"agent_a": r["agent_a"], "agent_b": r["agent_b"]}
+              for r in reversed(record["transcript"])}  # written out of order: the numbers give it
+    assert len(rounds) >= 2, "guard: several rounds"
+    (transcript,) = parse_json_value({"rounds": rounds})
+    assert [(m["name"], m["content"]) for m in transcript.messages] == [
+        (agent, r[agent]) for r in record["transcript"] for agent in ("agent_a", "agent_b")]
