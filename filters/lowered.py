@@ -12,7 +12,10 @@ Proof and measurements: docs/design/secret-screen.md.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
+
+import numpy as np
 
 WORD = re.compile(r"\w+")
 # The same runs in an ASCII text (there ``\w`` is ``[A-Za-z0-9_]`` either way), found ~25% faster.
@@ -53,21 +56,33 @@ class Lowered(str):
         found = cache.get(id(gates))
         if found is None:
             vocabulary = self.vocabulary()
-            grams = self.__dict__.get("_grams")
-            if grams is None:  # the vocabulary's 3-character substrings: a needle's are among them
-                grams = self.__dict__["_grams"] = set(zip(vocabulary, vocabulary[1:], vocabulary[2:]))
-            has_grams = grams.issuperset
             present = []
-            for literal, needles, checks in gates.entries:
-                if has_grams(checks):
-                    for needle in needles:
-                        if needle not in vocabulary:
-                            break
-                    else:
-                        if needles == (literal,) or str.__contains__(self, literal):
-                            present.append(literal)
+            for literal, needles, _ in self._gram_screened(gates, vocabulary):
+                for needle in needles:
+                    if needle not in vocabulary:
+                        break
+                else:
+                    if needles == (literal,) or str.__contains__(self, literal):
+                        present.append(literal)
             found = cache[id(gates)] = frozenset(present)
         return found
+
+    def _gram_screened(self, gates: Gates, vocabulary: str) -> list[tuple[str, tuple[str, ...], tuple]]:
+        """The entries of ``gates`` whose needles' 3-grams are all among the vocabulary's (a needle can
+        be in the vocabulary only then). An ASCII vocabulary's 3-grams are marked in a bitmap, one bit per
+        3-grams of 7-bit characters, and every entry's are looked up there at once."""
+        if not vocabulary.isascii():
+            grams = set(zip(vocabulary, vocabulary[1:], vocabulary[2:]))
+            return [entry for entry in gates.entries if grams.issuperset(entry[2])]
+        chars = np.frombuffer(vocabulary.encode("ascii"), dtype=np.uint8).astype(np.int32)
+        codes = (chars[:-2] << 14) | (chars[1:-1] << 7) | chars[2:]
+        seen = _bitmap()
+        seen[codes] = True
+        found = seen[gates.codes]
+        seen[codes] = False  # cleared for the next text
+        complete = np.logical_and.reduceat(found, gates.starts) if len(found) else found
+        ranks = [*gates.unscreened, *gates.screened[complete].tolist()]
+        return [gates.entries[rank] for rank in sorted(ranks)]
 
     def __contains__(self, literal: object) -> bool:
         if not isinstance(literal, str):
@@ -98,9 +113,27 @@ class Gates:
         self.entries = tuple((literal, _pieces(literal),
                               tuple({tuple(n[i:i + 3]) for n in _pieces(literal) if len(n) >= 3 for i in (0, len(n) - 3)}))
                              for literal in sorted(self.all))
+        # The 3-grams of the entries whose 3-grams are all ASCII, as codes ``a << 14 | b << 7 | c``, each
+        # entry's from ``starts`` on (``Lowered._gram_screened``); the others are always tried.
+        screened = [rank for rank, (_, _, checks) in enumerate(self.entries)
+                    if checks and all(c.isascii() for gram in checks for c in gram)]
+        self.unscreened = [rank for rank in range(len(self.entries)) if rank not in set(screened)]
+        self.screened = np.array(screened, dtype=np.int64)
+        codes = [[ord(a) << 14 | ord(b) << 7 | ord(c) for a, b, c in self.entries[rank][2]] for rank in screened]
+        self.codes = np.array([code for entry in codes for code in entry], dtype=np.int32)
+        self.starts = np.cumsum([0, *map(len, codes)])[:-1]
 
 
 _PIECES: dict[str, tuple[str, ...]] = {}
+_BITMAPS = threading.local()  # one per thread: a text's 3-grams are set, read, then cleared
+
+
+def _bitmap() -> np.ndarray:
+    """A cleared bit (bool) per 3-gram of 7-bit characters, this thread's."""
+    bitmap = getattr(_BITMAPS, "bitmap", None)
+    if bitmap is None:
+        bitmap = _BITMAPS.bitmap = np.zeros(1 << 21, dtype=bool)
+    return bitmap
 
 
 def _pieces(literal: str) -> tuple[str, ...]:

@@ -6,8 +6,10 @@ Design notes: docs/design/pipelines.md, "pipelines/readers/transcripts.py".
 
 from __future__ import annotations
 
+import ast
 import codecs
 import contextlib
+import csv
 import io
 import itertools
 import json
@@ -157,7 +159,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         if parsed is None:
             transcripts = parse_text(text) if text is not None else None
             if not transcripts and text is not None and forced is None:
-                transcripts = _yaml_transcripts(text, speakers)
+                transcripts = (_yaml_transcripts(text, speakers) or _literal_transcripts(text, speakers)
+                               or _table_transcripts(text, speakers))
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
@@ -178,12 +181,55 @@ def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None
         value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
+    return _value_transcripts(value, speakers)
+
+
+def _value_transcripts(value: Any, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a value read from another notation, as the JSON value it is; None when it is no
+    object or list, or holds no transcript."""
     if not isinstance(value, (dict, list)):
         return None
     try:
         return parse_json_value(json.loads(json.dumps(value, default=str)), None, speakers)
     except (TranscriptShapeError, ValueError, RecursionError):
         return None
+
+
+def _literal_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a Python literal (``[{'role': 'user', 'content': ...}]``: a program that printed
+    its message list with ``repr``), read with ``ast.literal_eval`` (literals only, nothing runs)."""
+    if not text.lstrip().startswith(("[", "{")):
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return _spoken(_value_transcripts(value, speakers))
+
+
+def _table_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a CSV or TSV table with a header row (``speaker,text``), its rows read as a JSON
+    list of objects; None when the text is no such table (a header of at least two short names, every row
+    as wide) or holds no transcript of prose (``_spoken``)."""
+    head = text.lstrip("\ufeff").split("\n", 1)[0]
+    delimiter = "\t" if "\t" in head else "," if "," in head else None
+    if delimiter is None or not all(re.fullmatch(r"[\w .-]{1,40}", c.strip().strip('"')) for c in head.split(delimiter)):
+        return None
+    try:
+        rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter))
+    except csv.Error:
+        return None
+    if len(rows) < 2 or any(None in row or None in row.values() for row in rows):
+        return None
+    return _spoken(_value_transcripts(rows, speakers))
+
+
+def _spoken(transcripts: list | None) -> list | None:
+    """``transcripts`` when most of their messages are prose (a space in the text, or a call), else None: a
+    table of numbers or codes (test vectors with ``input``/``output`` columns) is no conversation."""
+    messages = [m for t in transcripts or [] for m in t.messages]
+    spoken = sum(" " in m["content"].strip() or bool(m["tool_calls"]) for m in messages)
+    return transcripts if messages and spoken * 2 >= len(messages) else None
 
 
 def _json_with_comments(text: str) -> Any:

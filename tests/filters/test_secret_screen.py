@@ -45,6 +45,8 @@ def test_lowered_answers_every_gate_literal_as_str_does():
         for gates in (secrets._gates(), gitleaks._gates()):
             assert lowered.mentioned(gates) == {lit for lit in gates.all if str.__contains__(lower, lit)}
     assert present > 100 and absent > 1000
+    vocabularies = {Lowered(text.lower()).vocabulary().isascii() for text in _texts()}
+    assert vocabularies == {True, False}  # both ways of screening the 3-grams (a bitmap, a set) were taken
 
 
 @pytest.mark.parametrize(("regex", "literals", "kept", "holds"), [

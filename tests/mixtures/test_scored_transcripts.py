@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from codemix.document import Document, Quarantined
+from codemix.mixtures.transcript_formats import parse_json_value
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -32,6 +33,8 @@ PROMPTFLOW = SCORED / "promptflow-marketing_writer-history.json"
 CASSETTE = SCORED / "pydantic-ai-test_anthropic_tool_output.yaml"
 ADK_EVAL = SCORED / "adk-python-order_query.test.json"
 SWARM = SCORED / "swarm-session_20240422-135321.json"
+TABLE = SCORED / "adversarial-debate-record-3.as-table.csv"
+LITERAL = SCORED / "swarm-session_20240422-135321.as-python-repr.txt"
 INPUTS = SCORED.parents[1] / "transcript_inputs"
 NOT_CONVERSATIONS = (INPUTS / "not-botocore-sts-2011-06-15-examples-1.json", INPUTS / "not-cryptography-rust.cyclonedx.json")
 
@@ -168,3 +171,29 @@ def test_a_log_of_several_runs_is_split_by_run_id_and_logged_calls_are_the_model
     for doc, run in zip(docs, runs):
         got = [(m["role"], [c["name"] for c in m["tool_calls"]]) for m in doc.metadata["messages"]]
         assert got == [("assistant", [m["tool"]["tool"]]) if "tool" in m else (m["role"], []) for m in run]
+
+
+@pytest.mark.parametrize(("path", "original"), [(TABLE, DEBATE), (LITERAL, SWARM)], ids=["csv", "python-repr"])
+def test_other_notations_are_read_as_the_value_they_are(path: Path, original: Path) -> None:
+    """A real run written in another notation (re-laid out: the debate as a CSV table with a header row; the
+    Swarm log as Python's ``repr`` of its message list) reads as the same conversation as its JSON."""
+    json_docs, _ = read(original)
+    docs, quarantined = read(path)
+    assert not quarantined and len(docs) == len(json_docs) >= 1
+    texts = [[m["content"] for m in d.metadata["messages"]] for d in docs]
+    expected = [[m["content"] for m in d.metadata["messages"]] for d in json_docs]
+    if path == TABLE:  # the table holds the utterances, not the record's question
+        expected = [[t for t in run if t != json.loads(original.read_text(encoding="utf-8"))[0]["question"]] for run in expected]
+    assert texts == expected
+
+
+def test_exchanges_kept_under_numbered_keys_are_a_sequence() -> None:
+    """The debate re-laid out as rounds under numbered keys (``{rounds: {round_1: {agent_a, agent_b}, ...}}``):
+    the object is the list of its values in number order, each round's speaker-named fields its turns."""
+    record = json.loads(DEBATE.read_text(encoding="utf-8"))[0]
+    rounds = {f"round_{r['round'] + 1}": {"agent_a": r["agent_a"], "agent_b": r["agent_b"]}
+              for r in reversed(record["transcript"])}  # written out of order: the numbers give it
+    assert len(rounds) >= 2, "guard: several rounds"
+    (transcript,) = parse_json_value({"rounds": rounds})
+    assert [(m["name"], m["content"]) for m in transcript.messages] == [
+        (agent, r[agent]) for r in record["transcript"] for agent in ("agent_a", "agent_b")]
