@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -379,7 +380,31 @@ def turn_prose(content: str) -> str:
     """A turn less its code fences (aider's tag fences, a fence cut at the end of the turn and a path
     line above a fence too), tool calls written as text (``TEXT_ACTION``) and markup-only lines."""
     code = _TAG_FENCED_BLOCK.sub("", _TURN_FENCED_BLOCK.sub("", content))
-    return _MARKUP_LINE.sub("", TEXT_ACTION.sub("", code))
+    return _MARKUP_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code)))
+
+
+# A line that ends by opening a JSON object or array (the rest of the value on the lines below it).
+_JSON_OPENING = re.compile(r"[{\[][ \t]*$", re.MULTILINE)
+
+
+def without_json_blocks(text: str) -> str:
+    """``text`` less every JSON object or array written over several lines with no fence (an agent's
+    structured answer, ``{"citation_map": [...]}``): data like fenced code, not prose, and its ``{``/``},``
+    lines are no repeated lines of a degenerate loop."""
+    decoder, out, at = json.JSONDecoder(), [], 0
+    for opening in _JSON_OPENING.finditer(text):
+        start = opening.start()
+        while start > at and text[start - 1] in "[{":  # ``[{`` opens the array, not its first object
+            start -= 1
+        if start < at:
+            continue
+        try:
+            _, end = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        out.append(text[at:start])
+        at = end
+    return "".join(out) + text[at:] if out else text
 
 
 def paragraphs_of(text: str) -> list[str]:

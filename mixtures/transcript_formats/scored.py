@@ -27,6 +27,7 @@ from codemix.mixtures.transcript_formats.turns import (
     ROLE_KEYS,
     SPEAKER_KEY_WORDS,
     call_name,
+    indexed_items,
     is_tool_event,
     key_words,
     turn_text,
@@ -416,6 +417,15 @@ def usable(turns: list[dict], elements: int) -> tuple[list[dict], int] | None:
 # --- candidates and the best one -----------------------------------------------------------------
 
 
+def sequence_turns(items: list) -> tuple[list[dict], int] | None:
+    """A list's turns by the first reading that maps it (fields by statistics, speaker-named exchanges,
+    whole-turn fields, input/output pairs, a matrix of utterances), or None."""
+    for read in (mapped_turns, exchange_turns, field_turns, direction_turns, matrix_turns):
+        if (got := read(items)) is not None:
+            return got
+    return None
+
+
 def candidates(value: Any) -> list[Candidate]:
     """Every sequence in ``value`` that maps to turns (see the module docstring), with where it sits."""
     found: list[Candidate] = []
@@ -426,13 +436,14 @@ def candidates(value: Any) -> list[Candidate]:
         nodes += 1
         record = chain[0] if chain else None
         if isinstance(node, list):
-            for read in (mapped_turns, exchange_turns, field_turns, direction_turns, matrix_turns):
-                if (got := read(node)) is not None:
-                    found.append(Candidate(path, got[0], got[1], record, chain[1:]))
-                    break
+            if (got := sequence_turns(node)) is not None:
+                found.append(Candidate(path, got[0], got[1], record, chain[1:]))
             children = [(f"{path}[{i}]", child, chain) for i, child in enumerate(node)]
         elif isinstance(node, dict):
-            if (got := column_turns(node) or (direction_turns([node]) if path == "$" else None)) is not None:
+            indexed = indexed_items(node) if len(node) >= 2 else None  # {"round_1": {...}, "round_2": {...}}
+            got = column_turns(node) or (direction_turns([node]) if path == "$" else None) or (
+                sequence_turns(indexed) if indexed is not None else None)
+            if got is not None:
                 found.append(Candidate(path, got[0], got[1], node, chain))
             children = [(f"{path}.{k}", child, (node, *chain)) for k, child in node.items()]
         else:

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
 
 from codemix.document import Document, Quarantined
+from codemix.filters.natural_language import without_json_blocks
+from codemix.mixtures.transcript_formats import parse_json_value
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -184,3 +188,30 @@ def test_other_notations_are_read_as_the_value_they_are(path: Path, original: Pa
     if path == TABLE:  # the table holds the utterances, not the record's question
         expected = [[t for t in run if t != json.loads(original.read_text(encoding="utf-8"))[0]["question"]] for run in expected]
     assert texts == expected
+
+
+def test_exchanges_kept_under_numbered_keys_are_a_sequence() -> None:
+    """The debate re-laid out as rounds under numbered keys (``{rounds: {round_1: {agent_a, agent_b}, ...}}``):
+    the object is the list of its values in number order, each round's speaker-named fields its turns."""
+    record = json.loads(DEBATE.read_text(encoding="utf-8"))[0]
+    rounds = {f"round_{r['round'] + 1}": {"agent_a": r["agent_a"], "agent_b": r["agent_b"]}
+              for r in reversed(record["transcript"])}  # written out of order: the numbers give it
+    assert len(rounds) >= 2, "guard: several rounds"
+    (transcript,) = parse_json_value({"rounds": rounds})
+    assert [(m["name"], m["content"]) for m in transcript.messages] == [
+        (agent, r[agent]) for r in record["transcript"] for agent in ("agent_a", "agent_b")]
+
+
+def test_json_an_agent_writes_over_several_lines_is_no_repeated_prose() -> None:
+    """Curie's hand-off turn pastes the experiment plan as a JSON object over dozens of lines (``{``, ``},``,
+    ``"control_group": [`` repeat): data, as fenced code is, so Gopher's repeated-line check does not judge
+    it; the sentence before it stays. The part left out is exactly a JSON value (``json.loads``)."""
+    messages = one_run(CURIE)
+    content = next(m["content"] for m in messages if re.search(r'\{\n\s+"\w+": ', m["content"]))  # a JSON object
+    lines = [line for line in content.split("\n") if line.strip()]
+    assert sum(n for n in Counter(lines).values() if n > 1) > 0.3 * len(lines), "guard: repeated lines, as Gopher counts"
+    kept = without_json_blocks(content)
+    head, tail = len(os.path.commonprefix([content, kept])), len(os.path.commonprefix([content[::-1], kept[::-1]]))
+    assert isinstance(json.loads(content[head:len(content) - tail]), (dict, list))
+    assert kept.startswith("Event value: The experimental plan has been successfully stored")
+    assert "{" not in kept.split("\n", 1)[1]

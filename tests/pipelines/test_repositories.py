@@ -256,3 +256,23 @@ def test_the_commit_readers_tree_and_blob_reads_are_bounded_too(tmp_path, silent
     finally:
         GIT_TIMEOUT_S.reset(token)
     assert time.monotonic() - started < 30
+
+
+def test_the_filter_stage_and_the_commits_reader_find_the_same_copies(tmp_path):
+    """difftastic (9e2d60c, tests/filters/data/vendored/README.md) laid out as a git repository: the Filter stage
+    drops a grammar folder without a LICENSE (its own package.json inside ``vendored_parsers/``), the queries beside
+    the grammars and a sample file that says where it came from, each with its evidence, and keeps difftastic's own
+    ``src/main.rs``; the commits reader's tree read finds the same folders."""
+    from codemix.pipelines.readers.git import vendored_trees_at
+
+    repo = real_layout(tmp_path / "difftastic", "difftastic")
+    kept, dropped = filtered(repo)
+    assert "src/main.rs" in kept
+    for path, evidence in [("vendored_parsers/highlights/ada.scm", "beside 4 vendored trees"),
+                           ("vendored_parsers/tree-sitter-janet-simple/grammar.js", "inside vendored_parsers/"),
+                           ("sample_files/r_1.R", "This file is from https://github.com/rstudio/shiny")]:
+        assert dropped[path].reason == "vendored" and evidence in dropped[path].detail, dropped[path]
+    head = subprocess.run([*GIT, "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    folders = {tree.folder for tree in vendored_trees_at(str(repo / ".git"), head, "Wilfred/difftastic")}
+    assert {"vendored_parsers/highlights", "vendored_parsers/tree-sitter-janet-simple"} <= folders
