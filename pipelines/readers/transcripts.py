@@ -343,7 +343,8 @@ def _lines_only_together(source: SourceConfig, first: list) -> bool:
     (a game's or a harness's event log: one event per line), so its lines are read as one sequence."""
     if source.format is not None or source.turns is not None or len(first) < 2 or session_format(first[0], None, first[1:]):
         return False
-    if not all(isinstance(value, dict) for value in first):
+    # an event carries text; lines of none ("{}" repeated) are malformed records, read one by one under the budget
+    if not all(isinstance(value, dict) and _holds_text(value) for value in first):
         return False
     for value in first:
         try:
@@ -352,6 +353,17 @@ def _lines_only_together(source: SourceConfig, first: list) -> bool:
             continue
         return False
     return True
+
+
+def _holds_text(value: Any) -> bool:
+    """Whether a parsed JSON value holds a non-empty string anywhere."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        return any(_holds_text(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_text(item) for item in value)
+    return False
 
 
 def _lines_as_one(source: SourceConfig, location: str, name: str, lines: Iterator[tuple], tally: ReadTally,
