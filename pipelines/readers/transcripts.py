@@ -294,11 +294,24 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
             return
         lines = _parsed_lines(source, location, iter_bounded_lines(stream, limit, skip_blank=True), limit)
         ahead = list(itertools.islice(lines, LOOKAHEAD))  # the first lines decide how the file is read
-        following = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)][1:]
-        if _lines_only_together(source, [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)]):
-            yield from _lines_as_one(source, location, name, itertools.chain(ahead, lines), tally, budget)
-            return
-        for lineno, where, parsed, line in itertools.chain(ahead, lines):
+        first = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)]
+        following, rows = first[1:], itertools.chain(ahead, lines)
+        if _lines_only_together(source, first):
+            buffered = _buffered_lines(rows, source.limits.max_file_bytes)
+            if buffered is None:
+                tally.count()
+                yield drop(source, location, "file_too_large")
+                return
+            transcripts = _lines_transcripts(buffered, source.speakers)
+            if transcripts is not None:
+                for _, _, parsed, _ in buffered:
+                    if isinstance(parsed, Quarantined):
+                        tally.count()
+                        yield parsed
+                yield from _documents(source, location, name, transcripts, tally)
+                return
+            rows = iter(buffered)  # no transcript together either: every line is read as a row after all
+        for lineno, where, parsed, line in rows:
             if isinstance(parsed, Quarantined):
                 tally.count()
                 yield parsed
@@ -366,39 +379,24 @@ def _holds_text(value: Any) -> bool:
     return False
 
 
-def _lines_as_one(source: SourceConfig, location: str, name: str, lines: Iterator[tuple], tally: ReadTally,
-                  budget: ErrorBudget) -> Iterator[Outcome]:
-    """A JSONL file whose lines are read as one JSON array (``_lines_only_together``); when that array holds
-    no transcript either, every line is read as a row after all (each quarantined with its own keys)."""
-    rows, size = [], 0
-    for row in lines:
-        rows.append(row)
+def _buffered_lines(rows: Iterator[tuple], max_bytes: int) -> list[tuple] | None:
+    """Every parsed line of a file read as one sequence (``_lines_only_together``), or None past ``max_bytes``."""
+    buffered, size = [], 0
+    for row in rows:
+        buffered.append(row)
         size += len(row[3] or b"")
-        if size > source.limits.max_file_bytes:
-            tally.count()
-            yield drop(source, location, "file_too_large")
-            return
-    values = [parsed for _, _, parsed, _ in rows if not isinstance(parsed, Quarantined)]
+        if size > max_bytes:
+            return None
+    return buffered
+
+
+def _lines_transcripts(rows: list[tuple], speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a JSONL file's lines read as one JSON array, or None when it holds none."""
     try:
-        transcripts = parse_json_value(values, None, source.speakers)
+        return parse_json_value([parsed for _, _, parsed, _ in rows if not isinstance(parsed, Quarantined)],
+                                None, speakers)
     except TranscriptShapeError:
-        transcripts = None
-    if transcripts is not None:
-        for _, _, parsed, _ in rows:
-            if isinstance(parsed, Quarantined):
-                tally.count()
-                yield parsed
-        yield from _documents(source, location, name, transcripts, tally)
-        return
-    for lineno, where, parsed, _ in rows:
-        outcomes = [parsed] if isinstance(parsed, Quarantined) else _row_documents(source, where, name, parsed, tally)
-        for outcome in outcomes:
-            if isinstance(parsed, Quarantined):
-                tally.count()
-            yield outcome
-            if budget.spend(outcome):
-                yield budget.exhausted(tally, f"line {lineno}")
-                return
+        return None
 
 
 def _parsed_lines(source: SourceConfig, location: str, lines: Iterator, limit: int) -> Iterator[tuple]:
