@@ -13,13 +13,17 @@ from dataclasses import dataclass, field
 from codemix.filters.licenses import (
     combine,
     detect_license,
+    footer_license,
     is_folder_license_evidence,
     is_license_evidence,
     is_license_file,
     is_notice_file,
     license_subject,
+    named_mit,
     normalize_license,
+    notice_license,
     offers_choice,
+    opening_license,
     repository_license,
 )
 
@@ -276,3 +280,11 @@ def file_license(text: str) -> str | None:
     head = _IGNORED.sub("", text[:HEADER_CHARS])
     found = [normalize_license(match.group(1), spdx_field=True) for match in _HEADER_TAG.finditer(head)]
     return combine(found) or None
+
+
+def own_license(text: str, path: str = "") -> str | None:
+    """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
+    long opening comment, else its closing license block, else MIT named in a code file's banner ("MIT Licensed",
+    "@license MIT")."""
+    return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
+            or named_mit(text, path))

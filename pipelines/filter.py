@@ -18,17 +18,13 @@ from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.licenses import (
     detect_license,
-    footer_license,
     is_folder_license_evidence,
     is_license_evidence,
     is_license_file,
     named_license,
-    named_mit,
-    notice_license,
-    opening_license,
     opted_out,
 )
-from codemix.filters.reuse import RepositoryLicenses, file_license, license_evidence_of, resolve_licenses
+from codemix.filters.reuse import RepositoryLicenses, license_evidence_of, own_license, resolve_licenses
 from codemix.filters.vendored import (
     Vendored,
     VendoredTree,
@@ -132,20 +128,12 @@ def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicen
 
 
 def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
-    """What the repository (its default, its path rules) and the file's own statement (``own_license``: SPDX tags,
-    else a license notice in its head, ``licenses.notice_license``, else its closing license block) say of ``doc``."""
+    """What the repository (its default, its path rules) and the file's own statement (``reuse.own_license``)
+    say of ``doc``."""
     licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
     if not document_kind(doc.kind).licensed_by_text:
         return licenses.for_path(doc.path, None)
     return licenses.for_path(doc.path, own_license(doc.text, doc.path))
-
-
-def own_license(text: str, path: str = "") -> str | None:
-    """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
-    long opening comment, else its closing license block, else MIT named in a code file's banner ("MIT Licensed",
-    "@license MIT")."""
-    return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
-            or named_mit(text, path))
 
 
 def repository_lines(doc: Document, config: FiltersConfig):

@@ -271,7 +271,7 @@ def test_a_choice_naming_a_license_it_does_not_quote() -> None:
 ])
 def test_a_license_block_at_the_end_of_a_file(repository, path, expected):
     """A single-file library states its license in a closing comment (tests/filters/data/vendored/README.md names
-    each excerpt); ``pipelines.filter.own_license`` reads it where the head states none."""
+    each excerpt); ``filters.reuse.own_license`` reads it where the head states none."""
     from codemix.filters.licenses import footer_license, notice_license
 
     text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
