@@ -177,8 +177,12 @@ def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None
     JSON value it is; None when the text is no YAML mapping or list, or holds no transcript."""
     if not YAML_START.match(text):
         return None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # aliases refused: a few hundred bytes of nested ones expand to gigabytes once read as JSON (billion laughs)
+        if "&" in text and any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=loader)):
+            return None
+        value = yaml.load(text, Loader=loader)
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
     return _value_transcripts(value, speakers)

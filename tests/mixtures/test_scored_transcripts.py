@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import re
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -135,6 +136,25 @@ def test_an_http_recording_is_its_last_call_and_reply() -> None:
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert [c["name"] for c in messages[-1]["tool_calls"]] == [b["name"] for b in reply if b["type"] == "tool_use"]
     assert messages[2]["content"] == last[2]["content"][0]["content"]
+
+
+def test_a_yaml_file_of_nested_aliases_is_quarantined_without_being_expanded(tmp_path: Path) -> None:
+    """A few hundred bytes of nested YAML aliases ("billion laughs") name 9**6 strings; read as the JSON value
+    they stand for they would take hundreds of megabytes. The reader refuses aliases: one quarantine, and the
+    read allocates a small fraction of what the expansion needs."""
+    levels = ['a0: &a0 ["lol lol lol lol lol lol lol lol"]']
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 7)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join([*levels, "messages: *a6"]) + "\n", encoding="utf-8")
+    assert len(json.dumps(yaml.safe_load(bomb.read_text(encoding="utf-8"))["messages"])) > 15_000_000  # guard
+    tracemalloc.start()
+    try:
+        docs, quarantined = read(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not docs and len(quarantined) == 1 and quarantined[0].location == str(bomb)
+    assert peak < 100_000_000, peak  # the expansion: ~340 MB; a read of the file alone: ~50 MB (its byte limit)
 
 
 @pytest.mark.parametrize("path", NOT_CONVERSATIONS, ids=lambda p: p.name)
