@@ -617,7 +617,7 @@ def holder_fact(path: str, text: str) -> VendoringFact | None:
     return VendoringFact("holder", _folder(path), path, name=holder, first_year=year) if holder else None
 
 
-PEOPLE_SHARE = 0.25  # a holder named by at least this share of the files the most named holder is (and by 3 or more)
+PEOPLE_SHARE = 0.1  # a holder named by at least this share of the files the most named holder is (and by 3 or more)
 PEOPLE_MIN_FILES = 3
 
 
