@@ -58,6 +58,8 @@ class PromptedTask:
     code: np.ndarray
     n: int
     code_length: int
+    screen: np.ndarray  # the prose 3-grams again, as ``screen_grams`` hashes them (same order)
+    foreign: np.ndarray  # per prose 3-gram: holds a non-ASCII word
 
 
 def prompt_prose(code: str) -> str:
@@ -89,6 +91,78 @@ def prose_grams(text: str) -> np.ndarray:
     return ngram_hashes(token_hashes((ASCII_WORD if lower.isascii() else WORD).findall(lower)), PROSE_NGRAM)
 
 
+# --- the screen: a text's prose 3-grams from its bytes, no Python object per word -----------------------
+# ``prose_grams`` costs a ``findall`` and a dict lookup per word of every file; here the words that are
+# ASCII (runs of ``[a-z0-9]`` in the lowercased text, every other character a separator) are hashed in a
+# few numpy passes over the bytes. An ASCII word ``prose_grams`` finds is a maximal run of word characters,
+# so it is a word here too, and three consecutive ones are consecutive here. A word's hash is a function of
+# its bytes alone, so a 3-gram of ASCII words that ``prose_grams`` finds is found here; a task 3-gram with a
+# non-ASCII word counts as found in a non-ASCII text (and can never be in an ASCII one). A text with no
+# candidate task by these counts has none by ``prose_grams``'s (only more may pass, on a hash collision).
+
+# byte -> its lowercase if a word byte ([A-Za-z0-9]), else 0
+_WORD_BYTES = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 else 0 for c in range(256))
+_BASE = 0x9E3779B97F4A7C15  # odd: invertible mod 2**64, so a word's sum is moved back to its first byte
+_POWERS = [np.ones(1, np.uint64), np.ones(1, np.uint64)]  # _BASE**i and _BASE**-i, grown on demand
+# Longer texts go straight to ``prose_grams``: the two tables stay under 2 * 8 * 2 MiB per process.
+SCREEN_MAX_BYTES = 1 << 21
+_MASK64 = (1 << 64) - 1
+_GRAM_MULTIPLIER = np.uint64(0x100000001B3)
+# A text's 3-gram is looked up only when its bucket (top bits of hash * this odd number) holds some task's
+_BUCKET_MULTIPLIER, _BUCKET_BITS = np.uint64(0xBF58476D1CE4E5B9), 20
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    if len(_POWERS[0]) < n:
+        size = max(n, min(2 * len(_POWERS[0]), SCREEN_MAX_BYTES))
+        for slot, base in enumerate((_BASE, pow(_BASE, -1, 1 << 64))):
+            steps = np.full(size, base, dtype=np.uint64)
+            steps[0] = 1
+            _POWERS[slot] = np.cumprod(steps)  # uint64 arithmetic wraps mod 2**64
+    return _POWERS[0][:n], _POWERS[1][:n]
+
+
+def screen_word_hash(word: str) -> int:
+    """``sum(byte_k * _BASE**k) mod 2**64`` over the (lowercase) word's UTF-8 bytes: what ``screen_grams``
+    computes for each ASCII word of a text."""
+    return sum(byte * pow(_BASE, k, 1 << 64) for k, byte in enumerate(word.encode())) & _MASK64
+
+
+def _screen_3grams(words: np.ndarray) -> np.ndarray:
+    if len(words) < PROSE_NGRAM:
+        return np.empty(0, dtype=np.uint64)
+    return (words[:-2] * _GRAM_MULTIPLIER + words[1:-1]) * _GRAM_MULTIPLIER + words[2:]
+
+
+def screen_grams(text: str) -> np.ndarray:
+    """The 3-grams of the ASCII words of ``text`` lowercased (every other character a separator), each
+    hashed from its words' ``screen_word_hash``, in order."""
+    ascii_bytes = text.encode("ascii") if text.isascii() else text.lower().encode("ascii", "replace")
+    data = np.frombuffer(ascii_bytes.translate(_WORD_BYTES), dtype=np.uint8)
+    powers, inverse = _powers(len(data))
+    sums = np.zeros(len(data) + 1, dtype=np.uint64)
+    np.cumsum(data * powers, out=sums[1:])  # sums[i]: the word bytes before i, each times _BASE**position
+    in_word = np.zeros(len(data) + 2, dtype=bool)
+    in_word[1:-1] = data != 0
+    edges = np.flatnonzero(in_word[1:] != in_word[:-1])  # a word's start, then its end, alternating
+    starts, ends = edges[0::2], edges[1::2]
+    return _screen_3grams((sums[ends] - sums[starts]) * inverse[starts])
+
+
+def task_screen_grams(prose: str) -> tuple[np.ndarray, np.ndarray]:
+    """A task's prose 3-grams as ``screen_grams`` hashes them (its words as ``prose_grams`` finds them), and
+    whether each holds a non-ASCII word (which ``screen_grams`` never finds)."""
+    lower = prose.lower()
+    words = (ASCII_WORD if lower.isascii() else WORD).findall(lower)
+    foreign = np.array([not word.isascii() for word in words], dtype=bool)
+    hashes = _screen_3grams(np.array([screen_word_hash(word) for word in words], dtype=np.uint64))
+    return hashes, foreign[:len(hashes)] | foreign[1:len(hashes) + 1] | foreign[2:len(hashes) + 2]
+
+
+def _bucket(grams: np.ndarray) -> np.ndarray:
+    return (grams * _BUCKET_MULTIPLIER) >> np.uint64(64 - _BUCKET_BITS)
+
+
 def covered_words(found: np.ndarray, n: int = PROSE_NGRAM) -> float:
     """The share of a prompt's words inside at least one found 3-gram (``found``: one bool per gram)."""
     words = np.zeros(len(found) + n - 1, dtype=bool)
@@ -100,17 +174,20 @@ def covered_words(found: np.ndarray, n: int = PROSE_NGRAM) -> float:
 def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int) -> PromptedTask | None:
     """The item when the code index leaves it out (under ``min_match_tokens``) and its prompt has prose."""
     tokens = code_tokens(text, PYTHON)
-    prose = prose_grams(prompt_prose(text))
+    told = prompt_prose(text)
+    prose = prose_grams(told)
     if len(tokens) >= min_match_tokens or len(tokens) == 0 or len(prose) < MIN_PROSE_GRAMS:
         return None
     n = min(CODE_NGRAM, len(tokens))
-    return PromptedTask(benchmark, item_id, prose, np.unique(code_ngram_hashes(tokens, n)), n, len(tokens))
+    return PromptedTask(benchmark, item_id, prose, np.unique(code_ngram_hashes(tokens, n)), n, len(tokens),
+                        *task_screen_grams(told))
 
 
 class PromptedTaskIndex:
     """Short items matched by prose and code together (see the module docstring)."""
 
-    __slots__ = ("_distinct_keys", "_keys", "_owners", "_starts", "min_code_coverage", "min_prose_overlap", "tasks")
+    __slots__ = ("_buckets", "_distinct_keys", "_foreign", "_keys", "_owners", "_screen_keys", "_starts",
+                 "min_code_coverage", "min_prose_overlap", "tasks")
 
     def __init__(self, tasks: Iterable[PromptedTask], *, min_prose_overlap: float = 0.5,
                  min_code_coverage: float = 0.8):
@@ -121,25 +198,44 @@ class PromptedTaskIndex:
         self._owners = np.repeat(np.arange(len(self.tasks)), [len(t.prose) for t in self.tasks])
         self._starts = np.concatenate([[0], np.cumsum([len(t.prose) for t in self.tasks])]).astype(int)
         self._distinct_keys = np.unique(self._keys)  # sorted: a document's 3-grams are looked up in it
+        # The same 3-grams as the screen hashes them (position for position), and their buckets.
+        self._screen_keys = np.concatenate([np.empty(0, np.uint64), *(t.screen for t in self.tasks)])
+        self._foreign = np.concatenate([np.empty(0, bool), *(t.foreign for t in self.tasks)])
+        self._buckets = np.zeros(1 << _BUCKET_BITS, dtype=bool)
+        self._buckets[_bucket(self._screen_keys)] = True
 
     def __len__(self) -> int:
         return len(self.tasks)
 
     def hits(self, text: str, language: str = PYTHON) -> list[BenchmarkHit]:
         """Items whose prose (``min_prose_overlap`` of its words covered by found 3-grams) and code (``min_code_coverage``
-        of its n-grams) are both in ``text``; the code is only tokenized when some prose is found."""
-        if not self.tasks:
+        of its n-grams) are both in ``text``; the code is only tokenized when some prose is found. An ASCII
+        text is first screened (``screen_grams``): one no task's prose can match is done with."""
+        if not self.tasks or not self.may_hit(text):
             return []
-        in_text = np.isin(self._keys, self._found_keys(prose_grams(text)))
-        found = np.bincount(self._owners, weights=in_text, minlength=len(self.tasks))
-        candidates = [self.tasks[i] for i in np.flatnonzero(found >= MIN_PROSE_GRAMS).tolist()
-                      if covered_words(in_text[self._starts[i]:self._starts[i + 1]]) >= self.min_prose_overlap]
+        candidates = self._candidates(np.isin(self._keys, self._found_keys(prose_grams(text))))
         if not candidates:
             return []
         tokens = code_tokens(text, language or PYTHON)
         grams = {n: code_ngram_hashes(tokens, n) for n in {t.n for t in candidates}}
         hits = [hit for task in candidates if (hit := self._hit(task, text, tokens, grams[task.n])) is not None]
         return sorted(hits, key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+
+    def may_hit(self, text: str) -> bool:
+        """False when ``text`` holds no task's prose as ``hits`` requires it (by ``screen_grams``)."""
+        if len(text) > SCREEN_MAX_BYTES:
+            return True
+        grams = screen_grams(text)
+        grams = grams[self._buckets[_bucket(grams)]]
+        found = np.isin(self._screen_keys, grams)
+        return bool(self._candidates(found if text.isascii() else found | self._foreign))
+
+    def _candidates(self, in_text: np.ndarray) -> list[PromptedTask]:
+        """The tasks with ``MIN_PROSE_GRAMS`` of their 3-grams found (``in_text``: one bool per key) and
+        ``min_prose_overlap`` of their words covered."""
+        found = np.bincount(self._owners, weights=in_text, minlength=len(self.tasks))
+        return [self.tasks[i] for i in np.flatnonzero(found >= MIN_PROSE_GRAMS).tolist()
+                if covered_words(in_text[self._starts[i]:self._starts[i + 1]]) >= self.min_prose_overlap]
 
     def _found_keys(self, grams: np.ndarray) -> np.ndarray:
         """The document's 3-grams that are some task's (repeats kept): a binary search of each in the tasks'

@@ -3,16 +3,25 @@ idioms of the same shape (Euclid's gcd, ``return x + y``) are still kept."""
 
 from __future__ import annotations
 
+import re
 import sysconfig
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.config import FiltersConfig
 from codemix.filters.decontamination import ContaminationIndex, DecontaminationConfig, humaneval_items
-from codemix.filters.short_tasks import short_task_index
+from codemix.filters.short_tasks import (
+    PromptedTaskIndex,
+    prompted_items,
+    prose_grams,
+    screen_grams,
+    screen_word_hash,
+    short_task_index,
+)
 
 HOST = (Path(sysconfig.get_path("stdlib")) / "textwrap.py").read_text(encoding="utf-8")
 TASKS = {item_id: text for _, item_id, text, _ in list(humaneval_items())[::2]}  # prompt + solution
@@ -88,3 +97,67 @@ def test_the_prompt_beside_other_code_is_kept(indexes):
     _, short = indexes
     prompt = TASKS["HumanEval/13"].split('"""')[1]
     assert short.hits(HOST + f'\n\n"""{prompt}"""\n\ndef unrelated(x):\n    return [y * 2 for y in x if y]\n') == []
+
+
+def _utf8_texts(paths) -> list[str]:
+    texts = []
+    for path in paths:
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:  # the stdlib's tests of other encodings
+            continue
+    return texts
+
+
+def _exact_candidates(short, text: str) -> list:
+    """What ``hits`` weighed before the screen: the tasks whose prose ``prose_grams`` finds."""
+    return short._candidates(np.isin(short._keys, short._found_keys(prose_grams(text))))
+
+
+def test_screen_grams_are_the_3grams_of_the_ascii_words_by_a_regex():
+    """``screen_grams`` (numpy over bytes) against the words a regex finds in the lowercased text with every
+    non-ASCII character a separator, each hashed by ``screen_word_hash``."""
+    stdlib = Path(sysconfig.get_path("stdlib"))
+    texts = _utf8_texts(sorted(stdlib.glob("*.py"))[:60])
+    texts += [t for t in _utf8_texts(sorted(stdlib.glob("**/*.py"))) if not t.isascii()][:20]
+    texts += ["", "a b", "Kelvin \u212a x İstanbul naïve 3D x_y", "ÉCOLE_42 ſtraße"]
+    assert sum(not t.isascii() for t in texts) >= 20, "guard: non-ASCII texts are compared"
+    for text in texts:
+        lowered = "".join(c if c.isascii() else " " for c in text.lower())
+        words = re.findall(r"[a-z0-9]+", lowered)
+        expected = np.array([screen_word_hash(w) for w in words], dtype=np.uint64)
+        if len(expected) >= 3:
+            expected = (expected[:-2] * np.uint64(0x100000001B3) + expected[1:-1]) * np.uint64(0x100000001B3) + expected[2:]
+        else:
+            expected = expected[:0]
+        assert np.array_equal(screen_grams(text), expected), text[:80]
+
+
+def test_the_screen_passes_every_text_whose_prose_finds_a_task(indexes):
+    """The screen (``may_hit``) is exact: every text with a candidate by ``prose_grams`` passes, on real files
+    with HumanEval prompts pasted in, edited, and with their words made non-ASCII; and it refuses most files."""
+    _, short = indexes
+    stdlib = Path(sysconfig.get_path("stdlib"))
+    hosts = _utf8_texts(sorted(stdlib.glob("**/*.py"))[::7])
+    texts = list(hosts)
+    for number, (item_id, task) in enumerate(sorted(TASKS.items())):
+        host = hosts[number % len(hosts)]
+        texts += [host + "\n\n" + task, host.replace("\n", "\n" + task, 1), f"# ſ İ naïve\n{host}\n{task}"]
+    passed = [short.may_hit(t) for t in texts]
+    candidates = [bool(_exact_candidates(short, t)) for t in texts]
+    assert [t[:60] for t, p, c in zip(texts, passed, candidates, strict=True) if c and not p] == []
+    assert sum(candidates) >= 100 and sum(not t.isascii() and c for t, c in zip(texts, candidates, strict=True)) >= 50
+    assert sum(passed[:len(hosts)]) <= len(hosts) // 10, "guard: the screen refuses ordinary files"
+
+
+def test_a_task_whose_prose_is_not_ascii_is_screened_in_as_found():
+    """A task whose prose words are accented (never ASCII words) is still a candidate in a text holding them."""
+    task = TASKS["HumanEval/13"]
+    before, prompt, after = task.split('"""')
+    accented = " ".join(w + "é" if i % 2 else w for i, w in enumerate(prompt.split(" ")))
+    short = PromptedTaskIndex(prompted_items([("bench", "accented", f'{before}"""{accented}"""{after}', "python")], 40))
+    assert len(short) == 1 and short._foreign.mean() > 0.5, "guard: most 3-grams hold an accented word"
+    text = HOST + f'\n\n{before}"""{accented}"""{after}'
+    assert _exact_candidates(short, text) and short.may_hit(text)
+    assert [h.item_id for h in short.hits(text)] == ["accented"]
+    assert not short.may_hit(HOST + "\n\n" + task)  # the unaccented prompt is another text
