@@ -16,7 +16,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from codemix.filters.lowered import Gates, Lowered
 
@@ -124,22 +124,42 @@ class Hit(NamedTuple):
     value: str
 
 
-def find(text: str, lower: str) -> Iterator[Hit]:
-    """Every rule's secrets in ``text`` (``lower`` is ``text.lower()``), on the lines its keywords name."""
+class Screened(Protocol):
+    """What ``regex_screen.RegexScreen.possible`` returns: the rules' regexes that may match a text."""
+
+    def among(self, regexes: tuple[re.Pattern[str], ...]) -> list[int]: ...
+
+
+def find(text: str, lower: str, possible: Screened | None = None) -> Iterator[Hit]:
+    """Every rule's secrets in ``text`` (``lower`` is ``text.lower()``), on the lines its keywords name.
+    ``possible``, if given, holds every rule regex that can match ``text`` (``regex_screen``); the others
+    are skipped."""
     all_rules, allow, stopwords = rules()
     if len(lower) != len(text):  # lower() changed a length ("İ"): offsets must be the text's
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    # each distinct keyword looked for once, not per rule; a Lowered text answers them all from its vocabulary
-    present = lower.mentioned(_gates()) if isinstance(lower, Lowered) else {k for k in _keywords() if k in lower}
-    by_keyword = _rules_by_keyword()
-    # only the rules a present keyword names, in the rules' order (most texts name none of ~200)
-    for rule in map(all_rules.__getitem__, sorted({i for k in present for i in by_keyword[k]})):
+    if possible is not None:
+        # a rule whose regex cannot match yields nothing; one that can runs on its keywords' lines (none
+        # where no keyword is present), exactly as below
+        chosen = list(map(all_rules.__getitem__, possible.among(rule_regexes())))
+    else:
+        # each distinct keyword looked for once, not per rule; a Lowered text answers them all from its vocabulary
+        present = lower.mentioned(_gates()) if isinstance(lower, Lowered) else {k for k in _keywords() if k in lower}
+        by_keyword = _rules_by_keyword()
+        # only the rules a present keyword names, in the rules' order (most texts name none of ~200)
+        chosen = list(map(all_rules.__getitem__, sorted({i for k in present for i in by_keyword[k]})))
+    for rule in chosen:
         for start, end in _keyword_lines(text, lower, rule.keywords):
             line = text[start:end]
             for match in rule.regex.finditer(line):
                 value, offset = _secret(match, rule.group)
                 if value and _kept(rule, value, match.group(), line, allow, stopwords):
                     yield Hit(start + offset, start + offset + len(value), rule.kind, value)
+
+
+@functools.cache
+def rule_regexes() -> tuple[re.Pattern[str], ...]:
+    """Each rule's regex, in the rules' order (one tuple: ``regex_screen`` indexes it once)."""
+    return tuple(rule.regex for rule in rules()[0])
 
 
 @functools.cache

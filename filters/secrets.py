@@ -56,6 +56,7 @@ from codemix.filters import gitleaks, notebooks
 from codemix.filters.lowered import Gates, Lowered, lines_with
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.patches import hunk_sides, parse_patch
+from codemix.filters.regex_screen import Possible, RegexScreen
 from codemix.filters.transcript_parts import PROSE, LanguageOf, Part, TraceState, is_observation, split_decoded
 from codemix.kinds import CELLS, DIFF, MESSAGES, SOURCE, document_kind
 
@@ -427,6 +428,8 @@ def _find(text: str, config: RedactionConfig, language: str) -> list[Finding]:
 def _secret_findings(text: str, config: RedactionConfig, language: str) -> list[Finding]:
     """Every secret detector's candidates (not yet resolved against each other)."""
     lower = Lowered(text.lower())  # for the literal gates: one pass, then every gate is a vocabulary lookup
+    # One Hyperscan pass: the regexes that may match; the others' scans are skipped (_can_match)
+    lower.__dict__["_possible"] = _screen(config.base64_entropy_limit, config.hex_entropy_limit).possible(text)
     candidates: list[Finding] = [*_private_key_findings(text, lower), *_pattern_findings(text, lower),
                                  *_command_findings(text, lower, language not in CODE_LANGUAGES),
                                  *_shape_findings(text, lower),
@@ -436,7 +439,7 @@ def _secret_findings(text: str, config: RedactionConfig, language: str) -> list[
         candidates += _prose_findings(text, lower)
     if config.detect_secrets:
         candidates += [*_plugin_findings(text, lower), *_gitleaks_findings(text, lower), *_keyword_findings(text, lower),
-                       *_entropy_findings(text, config)]
+                       *_entropy_findings(text, config, lower)]
     return candidates
 
 
@@ -785,6 +788,31 @@ def _may_hold_run(text: str, lower: str, length: int) -> bool:
     return not length or not (isinstance(lower, Lowered) and text.isascii()) or lower.longest_run() >= length
 
 
+@functools.lru_cache(maxsize=4)
+def _screen(base64_limit: float, hex_limit: float) -> RegexScreen:
+    """Every regex that secret detection runs over a whole text or a part of it, in one Hyperscan
+    database (compiled once per process; ``regex_screen``): the typed patterns, gitleaks' rules,
+    detect-secrets' plugin regexes, the module's scans and the entropy regexes of these limits."""
+    scans = (PEM_BEGIN, COMMAND_PASSWORD, INLINE_NAME, XML_SECRET, DB_URL, GO_DSN, ENV_DEFAULT, SIGIL_ASSIGNMENT,
+             HEX_ASSIGNMENT, PROSE_HEX, POSITIONAL_TOKEN, CONFIG_PASSWORD, DOCKER_AUTH, TELEGRAM, AZURE_SAS, GCP_KEY_ID,
+             AWS_SECRET_BARE, AWS_SECRET_NEAR, CONCATENATED, SPLIT_GATE, KEYED_QUOTED, URL_USERINFO_PASSWORD,
+             CONNECTION_PASSWORD, INLINE_LITERAL, SPACED_PAIR, PROSE_SECRET, PROSE_ADJACENT)
+    return RegexScreen([*(pattern.regex for pattern in PATTERNS), *gitleaks.rule_regexes(),
+                        *(regex for plugin, _, _ in _plugins() for regex in plugin.denylist), *scans,
+                        *(regex for _, regex in _entropy_plugins(base64_limit, hex_limit))])
+
+
+def _possible(lower: str) -> Possible | None:
+    """What the screen reported for this text (None: not screened, every regex may match)."""
+    return lower.__dict__.get("_possible") if isinstance(lower, Lowered) else None
+
+
+def _can_match(lower: str, regex: re.Pattern[str]) -> bool:
+    """False only where ``regex`` provably matches nowhere in the text ``lower`` was made from."""
+    possible = _possible(lower)
+    return possible is None or regex in possible
+
+
 def _mentions(lower: str, literals: tuple[str, ...]) -> bool:
     """The literal gate in front of a regex: empty means always run."""
     if not literals:
@@ -994,7 +1022,10 @@ PATTERNS: tuple[Pattern, ...] = (
 
 
 def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
-    for rank in _mentioned_ranks(lower):
+    possible = _possible(lower)
+    # a pattern whose regex cannot match yields nothing; the others pass the same gates as before
+    ranks = _mentioned_ranks(lower) if possible is None else possible.among(PATTERN_REGEXES)
+    for rank in ranks:
         pattern = PATTERNS[rank]
         if not _mentions(lower, pattern.literals) or not _may_hold_run(text, lower, pattern.run) \
                 or pattern.screen and not pattern.screen(text):
@@ -1004,6 +1035,9 @@ def _pattern_findings(text: str, lower: str) -> Iterator[Finding]:
             value = match.group(group)
             if not pattern.fake(value) and not _after_closing_quote(text, match.start(), match.start(group)):
                 yield Finding(match.start(group), match.start(group) + len(value), pattern.kind, rank, value)
+
+
+PATTERN_REGEXES = tuple(pattern.regex for pattern in PATTERNS)
 
 
 def _mentioned_ranks(lower: str) -> Iterable[int]:
@@ -1065,7 +1099,7 @@ def _private_key_findings(text: str, lower: str) -> Iterator[Finding]:
     (a notebook's ``"...\n",`` lines, concatenated literals), the first piece becomes the placeholder
     and the others empty strings, so the JSON or code around them still parses.
     """
-    if "private key" not in lower and "static key" not in lower:
+    if not _can_match(lower, PEM_BEGIN) or "private key" not in lower and "static key" not in lower:
         return
     for begin in PEM_BEGIN.finditer(text):
         end_line = f"-----END {begin.group('label')}-----" if begin.group("label") else f"---- END {begin.group('ssh2')} ----"
@@ -1179,10 +1213,10 @@ XML_SECRET = re.compile(
 
 def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[Finding]:
     """Passwords given to command-line tools, inline ``NAME=value`` secrets and XML secret elements."""
-    if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
+    if _can_match(lower, COMMAND_PASSWORD) and any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
         for match in COMMAND_PASSWORD.finditer(text):
             yield from _value_finding(match, "SECRET_PASSWORD")
-    if "=" in text:
+    if "=" in text and _can_match(lower, INLINE_NAME):
         # names first: a quoted value may hold more assignments; a secret name holds one of SECRET_NAME_WORDS
         for name in _screened(INLINE_NAME, text, lower, SECRET_NAME_WORDS, holds=("=",)):
             match = INLINE_VALUE.match(text, name.end()) if _is_secret_name(name.group("name")) else None
@@ -1198,7 +1232,7 @@ def _command_findings(text: str, lower: str, literal_values: bool) -> Iterator[F
                 continue  # ``"AuthToken="+n.at+";path=/"``: the code between two string literals
             kind = "SECRET_PASSWORD" if PASSWORDISH.search(name.group("name")) else "SECRET_HIGH_ENTROPY"
             yield from _value_finding(match, kind)
-    if "</" in text or "value=" in lower:
+    if _can_match(lower, XML_SECRET) and ("</" in text or "value=" in lower):
         for match in XML_SECRET.finditer(text):
             name, group = (match.group("tag"), "v") if match.group("tag") else (match.group("key"), "kv")
             value = match.group(group)
@@ -1281,23 +1315,26 @@ def _shape_findings(text: str, lower: str) -> Iterator[Finding]:
               (TELEGRAM, "SECRET_TELEGRAM_TOKEN", ":aa", _is_fake_token), (AZURE_SAS, "SECRET_AZURE_SAS", "sig=", _is_fake_token),
               (GCP_KEY_ID, "SECRET_GCP_SERVICE_ACCOUNT", "private_key_id", _is_fake_token))
     for regex, kind, literal, fake in simple:
-        if literal in lower and (regex is not POSITIONAL_TOKEN or _may_hold_run(text, lower, 34)):
+        if _can_match(lower, regex) and literal in lower and (regex is not POSITIONAL_TOKEN
+                                                               or _may_hold_run(text, lower, 34)):
             # DB_URL's matches lie in one line, through "://"; the others run on the whole text
             matches = _screened(regex, text, lower, ("://",)) if regex is DB_URL else regex.finditer(text)
             for match in matches:
                 group = "v" if "v" in regex.groupindex else 0
                 if not fake(match.group(group)):
                     yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, match.group(group))
-    if ("password" in lower or "requirepass" in lower or "masterauth" in lower or ":" in text) and _config_password_possible(text):
+    if _can_match(lower, CONFIG_PASSWORD) and ("password" in lower or "requirepass" in lower or "masterauth" in lower
+                                               or ":" in text) and _config_password_possible(text):
         for match in CONFIG_PASSWORD.finditer(text):
             group = next(g for g in ("v", "r", "p") if match.group(g) is not None)
             value = match.group(group)  # test files' "#pass" and "pa#ss" are the word "pass"
             if not _is_fake_keyed(value):
                 yield Finding(match.start(group), match.end(group), "SECRET_PASSWORD", KEYWORD_RANK, value)
     yield from _named_value_findings(text, lower)
-    if "secret" in lower or "akia" in lower or "asia" in lower:
+    if _can_match(lower, AWS_SECRET_NEAR) and _can_match(lower, AWS_SECRET_BARE) and (
+            "secret" in lower or "akia" in lower or "asia" in lower):
         yield from _bare_aws_secrets(text)
-    if SPLIT_GATE.search(text):
+    if _can_match(lower, SPLIT_GATE) and _can_match(lower, CONCATENATED) and SPLIT_GATE.search(text):
         yield from _concatenated_findings(text)
 
 
@@ -1337,13 +1374,13 @@ def _holds_hex_run(text: str, lower: str) -> bool:
 
 def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
     """Env lookups with a literal default and sigil/``:=`` assignments, when the name is a secret's."""
-    sources = [(ENV_DEFAULT, ENV_DEFAULT_LITERALS)]
-    if _sigil_possible(text, lower):
+    sources = [(ENV_DEFAULT, ENV_DEFAULT_LITERALS)] if _can_match(lower, ENV_DEFAULT) else []
+    if _can_match(lower, SIGIL_ASSIGNMENT) and _sigil_possible(text, lower):
         sources.append((SIGIL_ASSIGNMENT, SIGIL_LITERALS))
     # both need a 32-hex value: most texts have none, and the scans are costly
-    if _holds_hex_run(text, lower):
-        sources.append((HEX_ASSIGNMENT, HEX_ASSIGNMENT_LITERALS))
-        sources.append((PROSE_HEX, PROSE_HEX_LITERALS))
+    if (_can_match(lower, HEX_ASSIGNMENT) or _can_match(lower, PROSE_HEX)) and _holds_hex_run(text, lower):
+        sources += [(regex, literals) for regex, literals in ((HEX_ASSIGNMENT, HEX_ASSIGNMENT_LITERALS),
+                                                             (PROSE_HEX, PROSE_HEX_LITERALS)) if _can_match(lower, regex)]
     for regex, literals in sources:
         if not _mentions(lower, literals):
             continue
@@ -1450,9 +1487,12 @@ def _gates() -> Gates:
 def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
     """Each plugin's values (``analyze_string``) on the lines its regexes hit, located in those lines."""
     for plugin, kind, literals in _plugins():
-        if not _mentions(lower, literals) or not _may_hold_run(text, lower, PLUGIN_RUNS.get(type(plugin), 0)):
+        if (not any(_can_match(lower, regex) for regex in plugin.denylist) or not _mentions(lower, literals)
+                or not _may_hold_run(text, lower, PLUGIN_RUNS.get(type(plugin), 0))):
             continue
         for regex in plugin.denylist:
+            if not _can_match(lower, regex):
+                continue
             for start, end in _segments_hit(text, regex):
                 for raw in plugin.analyze_string(text[start:end]):
                     value = _plugin_value(raw)
@@ -1464,7 +1504,7 @@ def _plugin_findings(text: str, lower: str) -> Iterator[Finding]:
 
 def _gitleaks_findings(text: str, lower: str) -> Iterator[Finding]:
     """gitleaks' published rules (``filters.gitleaks``), less documented examples and placeholders."""
-    for hit in gitleaks.find(text, lower):
+    for hit in gitleaks.find(text, lower, _possible(lower)):
         if not _is_fake_vendor(hit.value) and not TEMPLATE.search(hit.value):
             yield Finding(hit.start, hit.end, hit.kind, PLUGIN_RANK, hit.value)
 
@@ -1704,7 +1744,8 @@ def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
     """Values a secret's key names (``KEYED_QUOTED``, URL user-info, connection strings, space-separated
     config pairs), whatever their characters, unless ``_is_fake_keyed``."""
     if _has_secret_word(text, lower) or "identified" in lower:
-        for match in _screened(KEYED_QUOTED, text, lower, KEYED_SCREEN, holds=QUOTES):  # the value is quoted
+        keyed = _screened(KEYED_QUOTED, text, lower, KEYED_SCREEN, holds=QUOTES) if _can_match(lower, KEYED_QUOTED) else ()
+        for match in keyed:  # the value is quoted
             name = next(match.group(g) for g in ("name", "call", "arg", "macro", "sql") if match.group(g) is not None)
             if match.group("call") is not None and LOOKUP_CALL.match(name):
                 continue
@@ -1715,11 +1756,12 @@ def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
             if not _is_fake_keyed(value):
                 kind = "SECRET_PASSWORD" if PASSWORDISH.search(name) or match.group("sql") else "SECRET_HIGH_ENTROPY"
                 yield Finding(match.start(group), match.end(group), kind, KEYWORD_RANK, value)
-    if "://" in text:
+    if "://" in text and _can_match(lower, URL_USERINFO_PASSWORD):
         for match in _screened(URL_USERINFO_PASSWORD, text, lower, ("://",)):  # one line, through "://"
             if not _is_fake_keyed(match.group("v")):
                 yield Finding(match.start("v"), match.end("v"), "SECRET_PASSWORD", KEYWORD_RANK, match.group("v"))
-    if "=" in text and ("password" in lower or "pwd" in lower or "accountkey" in lower or "sharedaccesskey" in lower):
+    if "=" in text and _can_match(lower, CONNECTION_PASSWORD) and (
+            "password" in lower or "pwd" in lower or "accountkey" in lower or "sharedaccesskey" in lower):
         for match in _screened(CONNECTION_PASSWORD, text, lower, CONNECTION_WORDS):  # one line, holding one
             value = match.group("v").strip()
             if ";" not in text[max(0, match.start() - 1):match.end() + 1]:
@@ -1730,13 +1772,14 @@ def _keyed_findings(text: str, lower: str, language: str) -> Iterator[Finding]:
                 continue  # in code, a connection string is a string literal: ``password = c->argv[1];`` is not
             if not _is_fake_keyed(value):
                 yield Finding(match.start("v"), match.start("v") + len(value), "SECRET_PASSWORD", KEYWORD_RANK, value)
-    if language not in CODE_LANGUAGES and language not in ("shell", "bash", "powershell", "batchfile") and "=" in text:
+    if language not in CODE_LANGUAGES and language not in ("shell", "bash", "powershell", "batchfile") and "=" in text \
+            and _can_match(lower, INLINE_LITERAL):
         for match in INLINE_LITERAL.finditer(text):
             value = match.group("v").rstrip(".,;:)")
             if _is_secret_name(match.group("name")) and not _is_fake_keyed(value) and not _is_code_expression(value, language):
                 yield Finding(match.start("v"), match.start("v") + len(value), "SECRET_PASSWORD"
                               if PASSWORDISH.search(match.group("name")) else "SECRET_HIGH_ENTROPY", KEYWORD_RANK, value)
-    if language not in CODE_LANGUAGES:
+    if language not in CODE_LANGUAGES and _can_match(lower, SPACED_PAIR):
         for match in SPACED_PAIR.finditer(text):
             value = match.group("v")
             if _is_secret_name(match.group("name")) and not _is_fake_keyed(value) and not _is_code_expression(value, language):
@@ -1763,7 +1806,7 @@ def _prose_findings(text: str, lower: str) -> Iterator[Finding]:
     if not _has_secret_word(text, lower):
         return
     for regex, strict in ((PROSE_SECRET, False), (PROSE_ADJACENT, True)):
-        for match in regex.finditer(text):
+        for match in regex.finditer(text) if _can_match(lower, regex) else ():
             value = match.group("v").rstrip(".,;:!?)")
             if _prose_value(value, strict) and not HASH_CONTEXT.search(text, max(0, match.start() - 40), match.start("v")):
                 yield Finding(match.start("v"), match.start("v") + len(value), "SECRET_HIGH_ENTROPY", KEYWORD_RANK, value)
@@ -1832,10 +1875,10 @@ def _entropy_plugins(base64_limit: float, hex_limit: float) -> tuple[tuple[HighE
                  for p in plugins)
 
 
-def _entropy_findings(text: str, config: RedactionConfig) -> Iterator[Finding]:
+def _entropy_findings(text: str, config: RedactionConfig, lower: str = "") -> Iterator[Finding]:
     """detect-secrets' entropy plugins on quoted strings, filtered by its heuristics and ours."""
     for plugin, regex in _entropy_plugins(config.base64_entropy_limit, config.hex_entropy_limit):
-        for match in regex.finditer(text):
+        for match in regex.finditer(text) if _can_match(lower, regex) else ():
             value = match.group(2)
             if plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit or _is_not_a_key(value):
                 continue
