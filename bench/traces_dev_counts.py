@@ -140,12 +140,20 @@ def count_transcript_pairs(path: Path) -> int:
                for d in json.loads(path.read_text()) for t in d["dialogue"])
 
 
+def count_multiwoz_log(path: Path) -> int:
+    """MultiWOZ dialogues keyed by id, ``log`` a list of utterances ``{text, metadata}`` (user and system in
+    turn): each utterance with text."""
+    return sum(bool(u["text"].strip()) for d in json.loads(path.read_text()).values() for u in d["log"])
+
+
 def count_moss(path: Path) -> int:
-    """A MOSS conversation: the ``meta_instruction``, and per turn the human, the model's thoughts and commands
-    (one turn), the tool results unless ``None``, the reply."""
+    """A MOSS conversation: the ``meta_instruction``, and per turn the human, the reply, and when the model ran
+    commands (``Commands`` not ``None``) one model turn for its thoughts and commands and one for the tool
+    results (with no command, its thoughts and reply are one model turn, as the fifth holdout's collector
+    counted a run whose planning and answer had no call between them)."""
     value = json.loads(path.read_text())
     none = re.compile(r":\s*None\s*<eo[cr]>", re.DOTALL)
-    return 1 + sum(3 + (not none.search(t["Tool Responses"])) for t in value["chat"].values())
+    return 1 + sum(2 + 2 * (not none.search(t["Commands"])) for t in value["chat"].values())
 
 
 def count_none(path: Path) -> int:
@@ -171,6 +179,7 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "SimJoint Movie (DialogStudio original)": count_utterance_objects,
                 "WOZ 2.0 (DialogStudio original)": count_transcript_pairs,
                 "MOSS (calculator plugin conversation)": count_moss,
+                "MultiWOZ 2.1 (DialogStudio original)": count_multiwoz_log,
                 "Python Data Science Handbook (notebook, no conversation)": count_none,
                 "Python Data Science Handbook (CSV of numbers, no conversation)": count_none,
                 "watsonx demos (README, no conversation)": count_none}

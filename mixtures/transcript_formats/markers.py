@@ -92,28 +92,34 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     if changes * 2 < len(marks) - 1 or not {"user", "assistant"} <= {m[3] for m in marks} | (
             {"assistant"} if any(m[3] == "part" for m in marks) else set()):
         return None
+    runs = marked_runs(text, marks, split=True)
+    if sum(len(run) for run in runs) < sum(len(run) for run in marked_runs(text, marks, split=False)) / 2:
+        runs = marked_runs(text, marks, split=False)  # a rule after every turn separates turns, not runs
+    spoken = [t for run in runs for t in run]
+    if not runs or sum(" " in t["content"] for t in spoken) * 2 < len(spoken):
+        return None
+    return runs
+
+
+def marked_runs(text: str, marks: list[tuple[int, int, str, str]], split: bool) -> list[list[dict[str, Any]]]:
+    """The sections after the markers as turns (the model's consecutive parts one turn), cut into runs at
+    rules when ``split``; only runs holding a person's and the model's turn."""
     runs, turns = [], []
-    for index, (start, end, _, role) in enumerate(marks):
+    for index, (_, end, _, role) in enumerate(marks):
         stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
-        body, rule = text[end:stop], RULE.search(text, end, stop)
-        if rule is not None:
-            body = text[end:rule.start()]
-        body = body.strip()
+        rule = RULE.search(text, end, stop)
+        body = text[end:rule.start() if rule is not None else stop].strip()
         speaker = "assistant" if role == "part" else role
         if turns and speaker == "assistant" == turns[-1]["speaker"]:
             turns[-1]["content"] = (turns[-1]["content"] + "\n" + body).strip()
         elif body or speaker == "assistant":
             turns.append({"speaker": speaker, "content": body})
-        if rule is not None and turns:
+        if split and rule is not None and turns:
             runs.append(turns)
             turns = []
     runs.append(turns)
     runs = [[t for t in run if t["content"]] for run in runs]
-    runs = [run for run in runs if {"user", "assistant"} <= {t["speaker"] for t in run}]
-    spoken = [t for run in runs for t in run]
-    if not runs or sum(" " in t["content"] for t in spoken) * 2 < len(spoken):
-        return None
-    return runs
+    return [run for run in runs if {"user", "assistant"} <= {t["speaker"] for t in run}]
 
 
 def detect_marker_turns(text: Any) -> bool:

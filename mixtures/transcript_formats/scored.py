@@ -30,6 +30,7 @@ from codemix.mixtures.transcript_formats.turns import (
     indexed_items,
     is_tool_event,
     key_words,
+    speaker_of,
     turn_text,
 )
 
@@ -404,13 +405,18 @@ SIDE_WORDS = TEXT_WORDS | OUT_WORDS | IN_WORDS | {"turn", "said", "says", "speec
 ABBREVIATED = {"usr": "user", "sys": "system"}
 
 
+# A field that says nothing: its own label, markup and a null word (``<|Commands|>: None<eoc>``).
+NULL_TEXT = re.compile(r"^\s*(?:<[^<>\n]{1,40}>:?\s*|\w[\w ]{0,30}:)*\s*(?:none|null|n/?a|nil|-)?\s*(?:<[^<>\n]{1,40}>\s*)*$",
+                       re.IGNORECASE)
+
+
 def field_text(value: Any) -> str:
-    """The text of one keyed field: a string, or an object's text (``{"transcript": ...}``, ``{"text": ...}``)."""
+    """The text of one keyed field: a string, or an object's text (``{"transcript": ...}``, ``{"text": ...}``);
+    '' for a field that says nothing (only its label, markup and ``None``)."""
     if isinstance(value, dict):
-        return next((v for k, v in value.items() if key_words(k) & (TEXT_WORDS | {"transcript", "sent", "sentence"})
-                     and isinstance(v, str)
-                     and v.strip()), "")
-    return value if isinstance(value, str) else ""
+        value = next((v for k, v in value.items() if key_words(k) & (TEXT_WORDS | {"transcript", "sent", "sentence"})
+                      and isinstance(v, str) and v.strip()), "")
+    return value if isinstance(value, str) and not NULL_TEXT.match(value) else ""
 
 
 def field_role(key: str) -> str | None:
@@ -472,18 +478,19 @@ def keyed_turns(items: list) -> tuple[list[dict], int] | None:
         return None  # names, ids, JSON and single fields are no exchange
     turns: list[dict] = []
     for item in items:
-        for key in keys:
+        for key in [k for k in item if k in roles]:  # each element's own order of its fields
             text = field_text(item.get(key))
             if not text.strip():
                 continue
             role = roles[key]
             speaker = key if role in (None, "side") else ("assistant" if role in ("thought", "call") else role)
             last = turns[-1] if turns else None
-            if role == "thought" or (role == "call" and last is not None and last.get("part") == "thought"):
-                if role == "thought" or last is None:
+            if role == "thought" or (last is not None and last.get("part") == "thought" and (
+                    role == "call" or speaker == "assistant" or (role is None and speaker != turns[0]["speaker"]))):
+                if role == "thought" or last is None:  # thoughts, then the call or the text they lead to
                     turns.append({"speaker": "assistant", "content": "", "reasoning": text, "part": "thought"})
                 else:
-                    last.update(content=text, part="call")
+                    last.update(content=text, part=role, speaker=speaker)
                 continue
             turns.append({"speaker": speaker, "content": text, "part": role})
     for turn in turns:
@@ -500,6 +507,31 @@ def column_turns(node: dict) -> tuple[list[dict], int] | None:
     turns = [{"speaker": k, "content": col[r]} for r in range(max(map(len, columns.values())))
              for k, col in columns.items() if r < len(col) and isinstance(col[r], str) and col[r].strip()]
     return usable(turns, sum(map(len, columns.values())))
+
+
+# Keys whose words say the list under them is one conversation's utterances in order.
+DIALOGUE_WORDS = frozenset({"dialog", "dialogue", "dialogs", "dialogues", "conversation", "conversations", "turns",
+                            "utterances", "log", "chat", "exchanges"})
+
+
+def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
+    """Utterances with no speaker under a key whose words say dialogue (``log: [{text}, ...]``, ``turns:
+    ["...", "..."]``): two speakers taking turns, by position (the first sets the task, the second is the
+    model). Strings, or objects with one text field and no speaker field; four or more, mostly prose."""
+    if not key_words(key) & DIALOGUE_WORDS or len(items) < 4:
+        return None
+    if all(isinstance(item, str) for item in items):
+        texts = list(items)
+    elif all(isinstance(item, dict) and speaker_of(item) is None for item in items):
+        strings = [k for k in shared_keys(items[:500], 0.9) if all(isinstance(i.get(k), str) for i in items[:500])]
+        text = text_field(items[:500], strings)
+        texts = [item.get(text) if isinstance(item.get(text), str) else "" for item in items] if text else []
+    else:
+        return None
+    if not texts or sum(bool(prose(t)) for t in texts) * 4 < len(texts) * 3:
+        return None
+    turns = [{"speaker": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
+    return usable([t for t in turns if t["content"].strip()], len(items))
 
 
 def matrix_turns(node: list) -> tuple[list[dict], int] | None:
@@ -548,7 +580,9 @@ def candidates(value: Any) -> list[Candidate]:
         nodes += 1
         record = chain[0] if chain else None
         if isinstance(node, list):
-            if (got := sequence_turns(node)) is not None:
+            got = sequence_turns(node) or alternating_turns(node, path.rsplit(".", 1)[-1] if path.endswith(
+                tuple("abcdefghijklmnopqrstuvwxyz_")) else "")
+            if got is not None:
                 found.append(Candidate(path, got[0], got[1], record, chain[1:]))
             children = [(f"{path}[{i}]", child, chain) for i, child in enumerate(node)]
         elif isinstance(node, dict):

@@ -23,6 +23,8 @@ from codemix.sources import ReadLimits, SourceConfig
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SALESBOT = FIXTURES / "transcripts" / "keyed" / "salesbot.converted_examples.json"
 TAPE = FIXTURES / "transcripts" / "keyed" / "tapeagents.data_science.final_tape.json"
+GECOR = FIXTURES / "transcripts" / "keyed" / "gecor.original_examples.json"
+MULTIWOZ = FIXTURES / "transcripts" / "keyed" / "multiwoz21.original_examples.first-dialogue.json"
 WATSONX = FIXTURES / "transcripts" / "printed-messages" / "watsonx.Flow-OneLLMOneAgent.md"
 CHAIN = FIXTURES / "transcripts" / "chain-log" / "langchain-benchmarks.multiverse_math.ipynb"
 ROUTER = FIXTURES / "transcripts" / "notebooks" / "langchain-academy.router.ipynb"
@@ -54,6 +56,30 @@ def test_exchanges_whose_fields_are_the_two_sides_are_read_turn_by_turn() -> Non
         assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == expected
     history = [t["dialog history"] for d in raw.values() for t in d["log"] if t["dialog history"]]
     assert history and not any("<USER>" in m["content"] for d in docs for m in d.metadata["messages"])
+
+
+def test_abbreviated_sides_with_their_text_one_object_down_are_the_user_and_the_model() -> None:
+    """GECOR's ``{usr: {transcript, slu...}, sys: {sent, DA}}``: ``usr`` a person, ``sys`` the dialogue system
+    (the model's side, no other field being the model's), each side's text under its text key."""
+    raw = json.loads(GECOR.read_text())
+    docs, quarantined = read(GECOR)
+    assert not quarantined and len(docs) == len(raw)
+    for doc, dialogue in zip(docs, raw):
+        expected = [(role, text) for turn in dialogue["dial"] for role, text in
+                    (("user", turn["usr"]["transcript"]), ("assistant", turn["sys"]["sent"])) if text.strip()]
+        assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == expected
+
+
+def test_utterances_naming_no_speaker_under_a_dialogue_key_take_turns_by_position() -> None:
+    """MultiWOZ's ``log: [{text, metadata, dialog_act}]``: no field names a speaker; the user opens and the
+    system answers, turn by turn."""
+    raw = json.loads(MULTIWOZ.read_text())
+    log = next(iter(raw.values()))["log"]
+    assert not any({"speaker", "role", "from"} & set(u) for u in log), "guard: no speaker field"
+    docs, quarantined = read(MULTIWOZ)
+    assert not quarantined and len(docs) == 1
+    assert [(m["role"], m["content"]) for m in docs[0].metadata["messages"]] == [
+        (("user", "assistant")[i % 2], u["text"]) for i, u in enumerate(log)]
 
 
 def test_agents_named_by_a_path_of_sub_agents_are_speakers_and_a_relay_is_said_once() -> None:
