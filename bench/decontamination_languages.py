@@ -4,9 +4,10 @@ language on a mixed corpus, with the screen and without it, and leaks in each la
     .venv/bin/python -m bench.mixed_corpus /tmp/mixed --megabytes 12
     .venv/bin/python -m bench.decontamination_languages /tmp/mixed [--rounds 3] [--leaks 10]
 
-1. Speed: the default index (HumanEval), every file of each language of the corpus through ``hits``
-   (``time.process_time``, ``--rounds`` rounds, the screened and full indexes alternating which goes
-   first); min / median / max MB per CPU second. Files the screen passes are counted.
+1. Speed: the default indexes (HumanEval), every file of each language of the corpus through ``hits``
+   (``time.process_time``, ``--rounds`` rounds, the order of the checks rotated each round): the code
+   index screened and full, the short-task index, and both together as the filter stage runs them;
+   min / median / max MB per CPU second. Files each screen passes are counted.
 2. Leaks: per language, ``--leaks`` files give ~120 normalised tokens each (from a third of the way in)
    as items of a generic benchmark in that language; each is renamed (every identifier) and laid out
    anew, then pasted after the first third of another file of the language. Reported: leaks the full
@@ -25,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from codemix.filters.decontamination import ContaminationIndex, DecontaminationConfig, code_tokens
+from codemix.filters.short_tasks import short_task_index
 from codemix.pipelines.readers.language import detect_language
 
 
@@ -42,23 +44,32 @@ def spread(values: list[float]) -> dict:
     return {"min": round(min(values), 2), "median": round(statistics.median(values), 2), "max": round(max(values), 2)}
 
 
-def speed(texts: dict[str, list[str]], rounds: int, full: bool) -> dict:
-    indexes = {"screened": ContaminationIndex.from_config(DecontaminationConfig())}
+def speed(texts: dict[str, list[str]], rounds: int, full: bool, languages: set[str] | None = None) -> dict:
+    """MB per CPU second per language of the code index (screened; ``full``: also unscreened), the short-task
+    index (``filters.short_tasks``), and both as the filter stage runs them (``DocumentFilter.benchmark_hits``)."""
+    config = DecontaminationConfig()
+    code, short = ContaminationIndex.from_config(config), short_task_index(config)
+    checks = {"screened": code.hits, "short_tasks": short.hits,
+              "both": lambda text, language: [*code.hits(text, language), *short.hits(text, language)]}
     if full:
-        indexes["full"] = ContaminationIndex.from_config(DecontaminationConfig(screen=False))
+        checks["full"] = ContaminationIndex.from_config(DecontaminationConfig(screen=False)).hits
     report = {}
     for language, documents in sorted(texts.items()):
+        if languages and language not in languages:
+            continue
         megabytes = sum(len(t.encode("utf-8")) for t in documents) / 1e6
-        rates: dict[str, list[float]] = {name: [] for name in indexes}
+        rates: dict[str, list[float]] = {name: [] for name in checks}
         for number in range(rounds):
-            for name in list(indexes)[:: 1 if number % 2 == 0 else -1]:
+            names = list(checks)
+            for name in names[number % len(names):] + names[:number % len(names)]:  # the order rotated
                 start = time.process_time()
                 for text in documents:
-                    indexes[name].hits(text, language)
+                    checks[name](text, language)
                 rates[name].append(megabytes / max(time.process_time() - start, 1e-9))
-        screened = indexes["screened"]
-        passed = sum(screened.may_hit(t, language) for t in documents) if hasattr(screened, "may_hit") else None
+        passed = sum(code.may_hit(t, language) for t in documents) if hasattr(code, "may_hit") else None
+        short_passed = sum(short.may_hit(t) for t in documents) if hasattr(short, "may_hit") else None
         report[language] = {"files": len(documents), "megabytes": round(megabytes, 2), "screen_passed": passed,
+                            "short_screen_passed": short_passed,
                             **{f"mb_per_cpu_s_{name}": spread(r) for name, r in rates.items()}}
     return report
 
@@ -109,9 +120,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-full", action="store_true", help="skip the unscreened index (speed only)")
     parser.add_argument("--leaks", type=int, default=10, help="leaks per language; 0: skip part 2")
+    parser.add_argument("--languages", nargs="*", help="only these languages (part 1)")
     args = parser.parse_args()
     texts = read_corpus(args.corpus)
-    report = {"speed": speed(texts, args.rounds, not args.no_full)}
+    report = {"speed": speed(texts, args.rounds, not args.no_full, set(args.languages or ()))}
     if args.leaks:
         report["leaks"] = leaks(texts, args.leaks)
     print(json.dumps(report, indent=2))

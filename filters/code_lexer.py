@@ -207,6 +207,53 @@ def lexed_projection(text: str, language: str) -> tuple[np.ndarray, np.ndarray] 
     return hashes[kept], identifier[kept]
 
 
+@functools.cache
+def _marked_pattern(syntax: Syntax, present: tuple[bool, ...]) -> re.Pattern:
+    """``_patterns(syntax, present)[0]`` (the same alternatives in the same order) with its comments named."""
+    strings = (*(fragment for (_, fragment), on in zip(syntax.rare, present, strict=False) if on), *syntax.strings)
+    return re.compile(f"(?P<comment>{'|'.join(syntax.comments)})|{'|'.join(strings)}")
+
+
+def _mark(match: re.Match) -> str:
+    return "\x01" if match.lastgroup == "comment" else "\x00"
+
+
+STRING_HASH = int(_CHARACTER_HASHES[0])  # every string of ``lexed_stream``
+
+
+def lexed_stream(text: str, language: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(hashes, is-identifier flags) of every token of ``lexed_tokens(text, language)``, in order, from the bytes
+    with numpy: a word run or character hashed by ``code_runs.run_hash``, every string ``STRING_HASH``. None for
+    text holding a NUL or a \\x01 (they mark strings and comments here) or a lone surrogate."""
+    if "\x00" in text or "\x01" in text:
+        return None
+    syntax = syntax_of(language)
+    present = tuple(trigger.search(text) is not None for trigger in _triggers(syntax))
+    rest = " " + _marked_pattern(syntax, present).sub(_mark, text) + " " * 9  # room to read 8 bytes past a run
+    try:
+        data = np.frombuffer(rest.encode("utf-8"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    classes = _CLASSES[data]
+    word = classes == _WORD_BYTE
+    starting = word.copy()
+    starting[1:] &= ~word[:-1]
+    at = np.flatnonzero((classes != _BLANK) & (~word | starting))  # each token's first byte, comments' marks too
+    is_run = word[at]
+    ending = word.copy()
+    ending[:-1] &= ~word[1:]
+    hashes = _CHARACTER_HASHES[data[at]]
+    run_at = np.flatnonzero(is_run)
+    hashes[run_at] = _run_hashes(data, at[run_at], np.flatnonzero(ending) + 1)
+    keys = _keyword_hashes(language)
+    identifier = is_run & (data[at] - ord("0") > 9)
+    if len(keys):
+        identifier[run_at] &= keys[np.minimum(np.searchsorted(keys, hashes[run_at]), len(keys) - 1)] != hashes[run_at]
+    identifier[1:] &= data[at[:-1]] != _DOT  # after a "." token (a comment's mark is no ".")
+    kept = data[at] != 1
+    return hashes[kept], identifier[kept]
+
+
 def lexed_item_projection(tokens: CodeTokens) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(hashes, is-identifier flags, index in ``tokens``) of any code item's stream (Python's included) as
     ``lexed_projection`` reads a document: identifiers, word runs and single characters hashed by ``run_hash``;

@@ -20,12 +20,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from codemix.config import join
+from codemix.filters.code_lexer import _CLASSES, _WORD_BYTE, STRING_HASH, lexed_stream
+from codemix.filters.code_runs import run_hash
 from codemix.filters.code_tokens import CodeTokens
 from codemix.filters.decontamination import (
     PYTHON,
     BenchmarkHit,
     BenchmarkText,
     DecontaminationConfig,
+    _identifier_codes,
     code_ngram_hashes,
     code_tokens,
     densest_window,
@@ -60,6 +63,7 @@ class PromptedTask:
     code_length: int
     screen: np.ndarray  # the prose 3-grams again, as ``screen_grams`` hashes them (same order)
     foreign: np.ndarray  # per prose 3-gram: holds a non-ASCII word
+    code_screen: np.ndarray  # per ``code`` n-gram: its hash as ``stream_ngrams`` reads a lexed document
 
 
 def prompt_prose(code: str) -> str:
@@ -159,6 +163,41 @@ def task_screen_grams(prose: str) -> tuple[np.ndarray, np.ndarray]:
     return hashes, foreign[:len(hashes)] | foreign[1:len(hashes) + 1] | foreign[2:len(hashes) + 2]
 
 
+# --- the code screen of a lexed document (every language but Python) -----------------------------------------
+# ``_hit`` needs ``min_code_coverage`` of a task's code n-grams in one window, so at least that share of them
+# anywhere in the document. Read from ``code_lexer.lexed_stream`` (numpy over the bytes, no token objects), a
+# token is its ``run_hash`` (every string one hash) or, when an identifier, the distance back to the same name
+# as ``code_ngram_hashes`` numbers it. Equal tokens have equal hashes here, so an n-gram the exact reading finds
+# is found here; a task whose share falls short here falls short there, and the document is not tokenized.
+
+
+def token_stream(tokens: CodeTokens) -> tuple[np.ndarray, np.ndarray]:
+    """(hashes, is-identifier flags) of the exact tokens as ``lexed_stream`` hashes a document's: a word run or
+    character by ``run_hash``, anything else (a string; a token no lexer gives, such as ``1.5``) ``STRING_HASH``."""
+    hashes = [run_hash(data) if len(symbol) == 1 or (_CLASSES[np.frombuffer(data, np.uint8)] == _WORD_BYTE).all()
+              else STRING_HASH for symbol in tokens.symbols if (data := symbol.encode("utf-8", "surrogatepass"))]
+    return np.array(hashes, dtype=np.uint64), np.array(tokens.identifier, dtype=bool)
+
+
+def stream_ngrams(hashes: np.ndarray, identifier: np.ndarray, n: int) -> np.ndarray:
+    """``code_ngram_hashes`` over a stream of hashes: identifiers numbered by the distance back to the same hash."""
+    windows = len(hashes) - n + 1
+    if windows <= 0:
+        return np.empty(0, dtype=np.uint64)
+    names = np.flatnonzero(identifier)
+    order = names[np.argsort(hashes[names], kind="stable")]  # each name's uses in order, name after name
+    back = np.full(len(hashes), n, dtype=np.int64)
+    again = hashes[order[1:]] == hashes[order[:-1]]
+    back[order[1:][again]] = np.minimum(order[1:][again] - order[:-1][again], n)
+    codes = _identifier_codes(n)
+    acc = np.zeros(windows, dtype=np.uint64)
+    for j in range(n):
+        distance = back[j:j + windows]
+        code = np.where(identifier[j:j + windows], codes[np.where(distance <= j, distance, 0)], hashes[j:j + windows])
+        acc = acc * _GRAM_MULTIPLIER + code
+    return acc
+
+
 def _bucket(grams: np.ndarray) -> np.ndarray:
     return (grams * _BUCKET_MULTIPLIER) >> np.uint64(64 - _BUCKET_BITS)
 
@@ -179,8 +218,9 @@ def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int
     if len(tokens) >= min_match_tokens or len(tokens) == 0 or len(prose) < MIN_PROSE_GRAMS:
         return None
     n = min(CODE_NGRAM, len(tokens))
-    return PromptedTask(benchmark, item_id, prose, np.unique(code_ngram_hashes(tokens, n)), n, len(tokens),
-                        *task_screen_grams(told))
+    code, first = np.unique(code_ngram_hashes(tokens, n), return_index=True)
+    return PromptedTask(benchmark, item_id, prose, code, n, len(tokens), *task_screen_grams(told),
+                        stream_ngrams(*token_stream(tokens), n)[first])
 
 
 class PromptedTaskIndex:
@@ -214,6 +254,8 @@ class PromptedTaskIndex:
         if not self.tasks or not self.may_hit(text):
             return []
         candidates = self._candidates(np.isin(self._keys, self._found_keys(prose_grams(text))))
+        if candidates and language and language != PYTHON:
+            candidates = self._code_screened(candidates, text, language)
         if not candidates:
             return []
         tokens = code_tokens(text, language or PYTHON)
@@ -229,6 +271,15 @@ class PromptedTaskIndex:
         grams = grams[self._buckets[_bucket(grams)]]
         found = np.isin(self._screen_keys, grams)
         return bool(self._candidates(found if text.isascii() else found | self._foreign))
+
+    def _code_screened(self, candidates: list[PromptedTask], text: str, language: str) -> list[PromptedTask]:
+        """The candidates whose code n-grams the lexed document may hold (``min_code_coverage`` of them by
+        ``stream_ngrams``); all of them when ``lexed_stream`` cannot read it."""
+        stream = lexed_stream(text, language)
+        if stream is None:
+            return candidates
+        found = {n: stream_ngrams(*stream, n) for n in {task.n for task in candidates}}
+        return [task for task in candidates if np.isin(task.code_screen, found[task.n]).mean() >= self.min_code_coverage]
 
     def _candidates(self, in_text: np.ndarray) -> list[PromptedTask]:
         """The tasks with ``MIN_PROSE_GRAMS`` of their 3-grams found (``in_text``: one bool per key) and

@@ -12,15 +12,24 @@ import pytest
 
 from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
+from codemix.filters.code_lexer import lexed_stream
 from codemix.filters.config import FiltersConfig
-from codemix.filters.decontamination import ContaminationIndex, DecontaminationConfig, humaneval_items
+from codemix.filters.decontamination import (
+    ContaminationIndex,
+    DecontaminationConfig,
+    code_ngram_hashes,
+    code_tokens,
+    humaneval_items,
+)
 from codemix.filters.short_tasks import (
     PromptedTaskIndex,
+    prompt_prose,
     prompted_items,
     prose_grams,
     screen_grams,
     screen_word_hash,
     short_task_index,
+    token_stream,
 )
 
 HOST = (Path(sysconfig.get_path("stdlib")) / "textwrap.py").read_text(encoding="utf-8")
@@ -161,3 +170,44 @@ def test_a_task_whose_prose_is_not_ascii_is_screened_in_as_found():
     assert _exact_candidates(short, text) and short.may_hit(text)
     assert [h.item_id for h in short.hits(text)] == ["accented"]
     assert not short.may_hit(HOST + "\n\n" + task)  # the unaccented prompt is another text
+
+
+LEXED = ("javascript", "typescript", "go", "rust", "c", "cpp", "java")
+
+
+def test_lexed_stream_is_the_exact_tokens_hashed():
+    """``lexed_stream`` (numpy over bytes) equals ``token_stream`` of the exact check's ``lexed_tokens``, token for
+    token, on real files read in several languages (their strings, comments, raw strings, names after a ".")."""
+    stdlib = Path(sysconfig.get_path("stdlib"))
+    texts = _utf8_texts(sorted(stdlib.glob("**/*.py"))[::160])
+    texts += ['let a = x./* c */y + "s\\"t" // c\nr#"raw"# b"by" R"d(x)d" `t${1}` \'c\' naïve.z\n']
+    compared = 0
+    for text in texts:
+        for language in LEXED:
+            stream = lexed_stream(text, language)
+            if stream is None:
+                continue
+            expected = token_stream(code_tokens(text, language))
+            assert np.array_equal(stream[0], expected[0]) and np.array_equal(stream[1], expected[1]), (language, text[:60])
+            compared += 1
+    assert compared >= 7 * (len(texts) - 3), "guard: nearly every text was read"
+
+
+def test_the_code_screen_keeps_every_hit_in_other_languages(indexes):
+    """In a document of another language, the code screen (``_code_screened``) leaves the hits the exact check
+    finds; it drops the tasks whose code is absent (the prompt alone)."""
+    _, short = indexes
+    hits = dropped = 0
+    host = HOST[:3000]  # a real file's opening: the tasks are what is compared
+    for language in ("javascript", "typescript", "go", "rust", "cpp"):
+        for item_id, task in sorted(TASKS.items()):
+            prompt_only = f'{host}\n\n"""{prompt_prose(task)}"""\n'
+            for text in (host + "\n\n" + task, prompt_only):
+                candidates = _exact_candidates(short, text)
+                tokens = code_tokens(text, language)
+                exact = sorted((h for t in candidates if (h := short._hit(t, text, tokens, code_ngram_hashes(tokens, t.n)))),
+                               key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+                assert short.hits(text, language) == exact, (language, item_id)
+                hits += len(exact)
+                dropped += len(candidates) - len(short._code_screened(candidates, text, language))
+    assert hits >= 15 and dropped >= 100, (hits, dropped)
