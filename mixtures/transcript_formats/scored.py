@@ -221,16 +221,17 @@ def prose(value: Any) -> str:
 
 def text_field(items: list[dict], keys: list[str]) -> str | None:
     """The key holding the turns' text: prose in at least a quarter of the elements, the longest on average
-    (at least ``MIN_MEAN_TEXT`` characters; a content key's name breaks ties)."""
-    best, best_mean = None, float(MIN_MEAN_TEXT)
+    (at least ``MIN_MEAN_TEXT`` characters; a content key's name breaks ties); a key whose texts mostly
+    repeat one another (a table's situation column beside its utterances) only when no other key qualifies."""
+    qualified = []
     for key in keys:
         present = [t for item in items if (t := prose(item.get(key)))]
         if len(present) < MIN_TURN_SHARE * len(items) or len(present) < 2:
             continue
         mean = sum(len(t) for t in present) / len(present) + (5 if key in CONTENT_KEYS else 0)
-        if mean > best_mean:
-            best, best_mean = key, mean
-    return best
+        if mean > MIN_MEAN_TEXT:
+            qualified.append((len(present) >= 3 and len(set(present)) * 2 < len(present), -mean, key))
+    return min(qualified)[2] if qualified else None
 
 
 def speaker_fields(items: list[dict], text: str) -> list[str]:
@@ -534,6 +535,19 @@ def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
     return usable([t for t in turns if t["content"].strip()], len(items))
 
 
+def table_rows(node: dict) -> list[dict] | None:
+    """A table kept by columns (``{conv_id: [...], speaker_idx: [...], utterance: [...]}``, as a dataset's
+    ``to_dict()`` writes it) as its rows: three columns or more of one length (at least two rows), their
+    cells strings, numbers or nulls."""
+    columns = {k: v for k, v in node.items() if isinstance(v, list)}
+    lengths = {len(v) for v in columns.values()}
+    if len(columns) < 3 or len(columns) < len(node) or len(lengths) != 1 or lengths.pop() < 2:
+        return None
+    if not all(x is None or isinstance(x, (str, int, float)) for v in columns.values() for x in v):
+        return None
+    return [dict(zip(columns, row)) for row in zip(*columns.values())]
+
+
 def matrix_turns(node: list) -> tuple[list[dict], int] | None:
     """A matrix of utterances, one row per speaker and one column per round (``[[a0, a1], [b0, b1]]``, as a
     debate keeps each agent's answers), read round by round; speakers named ``speaker N``."""
@@ -587,6 +601,7 @@ def candidates(value: Any) -> list[Candidate]:
             children = [(f"{path}[{i}]", child, chain) for i, child in enumerate(node)]
         elif isinstance(node, dict):
             indexed = indexed_items(node) if len(node) >= 2 else None  # {"round_1": {...}, "round_2": {...}}
+            indexed = indexed if indexed is not None else table_rows(node)
             got = column_turns(node) or (direction_turns([node]) if path == "$" else None) or (
                 sequence_turns(indexed) if indexed is not None else None)
             if got is not None:

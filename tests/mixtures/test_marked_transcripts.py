@@ -25,6 +25,7 @@ SALESBOT = FIXTURES / "transcripts" / "keyed" / "salesbot.converted_examples.jso
 TAPE = FIXTURES / "transcripts" / "keyed" / "tapeagents.data_science.final_tape.json"
 GECOR = FIXTURES / "transcripts" / "keyed" / "gecor.original_examples.json"
 MULTIWOZ = FIXTURES / "transcripts" / "keyed" / "multiwoz21.original_examples.first-dialogue.json"
+EMPATHETIC = FIXTURES / "transcripts" / "keyed" / "empathetic.original_examples.json"
 WATSONX = FIXTURES / "transcripts" / "printed-messages" / "watsonx.Flow-OneLLMOneAgent.md"
 CHAIN = FIXTURES / "transcripts" / "chain-log" / "langchain-benchmarks.multiverse_math.ipynb"
 ROUTER = FIXTURES / "transcripts" / "notebooks" / "langchain-academy.router.ipynb"
@@ -80,6 +81,19 @@ def test_utterances_naming_no_speaker_under_a_dialogue_key_take_turns_by_positio
     assert not quarantined and len(docs) == 1
     assert [(m["role"], m["content"]) for m in docs[0].metadata["messages"]] == [
         (("user", "assistant")[i % 2], u["text"]) for i, u in enumerate(log)]
+
+
+def test_a_dialogue_kept_by_columns_is_read_by_its_rows() -> None:
+    """Empathetic Dialogues as ``{column: [cells]}``: the rows are the utterances, ``speaker_idx`` their
+    speaker; the ``prompt`` column (longer, but one situation repeated on every row) is no one's turn."""
+    raw = json.loads(EMPATHETIC.read_text())
+    assert len(set(raw["prompt"])) == 1 and len(raw["prompt"]) >= 3, "guard: a repeated longer column"
+    docs, quarantined = read(EMPATHETIC)
+    assert not quarantined and len(docs) == 1
+    messages = docs[0].metadata["messages"]
+    assert [m["content"] for m in messages] == raw["utterance"]
+    assert [m["role"] for m in messages] == [("user", "assistant")[i % 2] for i in range(len(messages))]
+    assert [m["role"] == "user" for m in messages] == [s == raw["speaker_idx"][0] for s in raw["speaker_idx"]]
 
 
 def test_agents_named_by_a_path_of_sub_agents_are_speakers_and_a_relay_is_said_once() -> None:
