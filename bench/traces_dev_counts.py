@@ -86,6 +86,76 @@ def count_messages_lines(path: Path) -> int:
     return sum(len(json.loads(line)["messages"]) for line in path.read_text().splitlines() if line.strip())
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def notebook_outputs(path: Path) -> list[str]:
+    """Each code cell's printed text (streams and plain-text results), colour codes removed."""
+    def joined(text):
+        return "".join(text) if isinstance(text, list) else text or ""
+    return [ANSI.sub("", "".join(joined(o.get("text")) or joined((o.get("data") or {}).get("text/plain")) for o in c.get("outputs", [])))
+            for c in json.loads(path.read_text())["cells"] if c.get("cell_type") == "code"]
+
+
+def count_notebook_chains(path: Path) -> int:
+    """A notebook's ``AgentExecutor`` verbose logs: per chain that called tools, the question its cell gave, one
+    model turn per ``Invoking:`` line, one tool output after each, and the final answer."""
+    total = 0
+    for text in notebook_outputs(path):
+        for chain in re.findall(r"> Entering new \w+ chain\.\.\.(.*?)> Finished chain\.", text, re.DOTALL):
+            calls = len(re.findall(r"^Invoking: `", chain, re.MULTILINE))
+            total += 2 + 2 * calls if calls else 0
+    return total
+
+
+def count_notebook_banners(path: Path) -> int:
+    """A notebook printing LangGraph messages with ``pretty_print()``: one message per ``=== X Message ===``
+    banner in cells that print both a human's and an AI's message."""
+    banner = re.compile(r"^=+ (Human|Ai|Tool|System) Message =+$", re.MULTILINE)
+    return sum(len(banner.findall(text)) for text in notebook_outputs(path)
+               if {"Human", "Ai"} <= set(banner.findall(text)))
+
+
+def count_speaker_utterances(path: Path) -> int:
+    """Dialogues ``[{turns: [{speaker, utterance}]}]`` (the Schema-Guided Dialogue layout)."""
+    return sum(bool(t["utterance"].strip()) for d in json.loads(path.read_text()) for t in d["turns"])
+
+
+def count_usr_sys(path: Path) -> int:
+    """Dialogues ``[{dial: [{usr: {transcript}, sys: {sent}}]}]`` (GECOR): each non-empty side."""
+    return sum(bool(t["usr"]["transcript"].strip()) + bool(t["sys"]["sent"].strip())
+               for d in json.loads(path.read_text()) for t in d["dial"])
+
+
+def count_utterance_objects(path: Path) -> int:
+    """Dialogues ``[{turns: [{system_utterance: {text}, user_utterance: {text}}]}]`` (the simulated M2M
+    dialogues): each utterance with text."""
+    return sum(bool((t.get(k) or {}).get("text", "").strip()) for d in json.loads(path.read_text())
+               for t in d["turns"] for k in ("system_utterance", "user_utterance"))
+
+
+def count_transcript_pairs(path: Path) -> int:
+    """Dialogues ``[{dialogue: [{system_transcript, transcript}]}]`` (WOZ 2.0): each non-empty side."""
+    return sum(bool(t["system_transcript"].strip()) + bool(t["transcript"].strip())
+               for d in json.loads(path.read_text()) for t in d["dialogue"])
+
+
+def count_multiwoz_log(path: Path) -> int:
+    """MultiWOZ dialogues keyed by id, ``log`` a list of utterances ``{text, metadata}`` (user and system in
+    turn): each utterance with text."""
+    return sum(bool(u["text"].strip()) for d in json.loads(path.read_text()).values() for u in d["log"])
+
+
+def count_moss(path: Path) -> int:
+    """A MOSS conversation: the ``meta_instruction``, and per turn the human, the reply, and when the model ran
+    commands (``Commands`` not ``None``) one model turn for its thoughts and commands and one for the tool
+    results (with no command, its thoughts and reply are one model turn, as the fifth holdout's collector
+    counted a run whose planning and answer had no call between them)."""
+    value = json.loads(path.read_text())
+    none = re.compile(r":\s*None\s*<eo[cr]>", re.DOTALL)
+    return 1 + sum(2 + 2 * (not none.search(t["Commands"])) for t in value["chat"].values())
+
+
 def count_none(path: Path) -> int:
     """A file of no conversation (a pipeline's progress log, an ontology): 0."""
     return 0
@@ -99,4 +169,17 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Google ADK (eval set)": count_adk_eval_set, "Google ADK (legacy eval cases)": count_adk_legacy_cases,
                 "Arena-Hard-Auto (model answers)": count_messages_lines,
                 "SWE-bench submission (pipeline log, no conversation)": count_none,
-                "Taskmaster-2 (ontology, no conversation)": count_none}
+                "Taskmaster-2 (ontology, no conversation)": count_none,
+                # round 6 (notebooks, printed runs, keyed dialogue turns)
+                "langchain-benchmarks (relational data agent, notebook)": count_notebook_chains,
+                "LangChain Academy (agent notebook, pretty-printed messages)": count_notebook_banners,
+                "LangChain Academy (memory agent notebook)": count_notebook_banners,
+                "Schema-Guided Dialogue (DialogStudio original)": count_speaker_utterances,
+                "GECOR (DialogStudio original, usr/sys)": count_usr_sys,
+                "SimJoint Movie (DialogStudio original)": count_utterance_objects,
+                "WOZ 2.0 (DialogStudio original)": count_transcript_pairs,
+                "MOSS (calculator plugin conversation)": count_moss,
+                "MultiWOZ 2.1 (DialogStudio original)": count_multiwoz_log,
+                "Python Data Science Handbook (notebook, no conversation)": count_none,
+                "Python Data Science Handbook (CSV of numbers, no conversation)": count_none,
+                "watsonx demos (README, no conversation)": count_none}

@@ -21,7 +21,8 @@ FILE_SOURCE_TYPES = ("git", "directory", "archive", "crawl_list")
 TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "swe-agent-rows", "mini-swe-agent",
                       "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
                       "aider", "aider-llm-history", "shape", "turn-lines", "markdown-turns",
-                      "logged-calls", "react-text", "speaker-turns", "banner-turns")
+                      "logged-calls", "react-text", "speaker-turns", "banner-turns", "printed-messages",
+                      "marker-turns", "chain-log")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 

@@ -29,6 +29,12 @@ class Lowered(str):
     _lines: dict[Any, list[tuple[int, int]]]  # lines_with's blocks per literal set, and lines per literal
     _longest: int
 
+    def search_directly(self) -> None:
+        """From now on ``in`` searches the lowered text itself (``str.__contains__``) until something else
+        builds the vocabulary: cheaper where only a few literals are asked (a text that secret detection's
+        Hyperscan screen has already narrowed, filters/regex_screen.py). The answers are the same."""
+        self._direct = True
+
     def vocabulary(self) -> str:
         """The distinct word runs of the text, each between newlines (``"\\nrun\\nrun\\n"``)."""
         try:
@@ -88,7 +94,7 @@ class Lowered(str):
         if not isinstance(literal, str):
             return str.__contains__(self, literal)  # raises TypeError as str does
         pieces = _pieces(literal)
-        if pieces:
+        if pieces and ("_vocabulary" in self.__dict__ or "_direct" not in self.__dict__):
             # A piece that punctuation follows (precedes) in the literal ends (starts) a word run wherever
             # the literal occurs: the vocabulary holds it with the newline after (before) it (``sg.``
             # needs a run ending in ``sg``, ``-us`` one starting with ``us``).

@@ -429,7 +429,10 @@ def _secret_findings(text: str, config: RedactionConfig, language: str) -> list[
     """Every secret detector's candidates (not yet resolved against each other)."""
     lower = Lowered(text.lower())  # for the literal gates: one pass, then every gate is a vocabulary lookup
     # One Hyperscan pass: the regexes that may match; the others' scans are skipped (_can_match)
-    lower.__dict__["_possible"] = _screen(config.base64_entropy_limit, config.hex_entropy_limit).possible(text)
+    possible = _screen(config.base64_entropy_limit, config.hex_entropy_limit).possible(text)
+    if possible is not None:  # (a test's stand-in for the code before the screen returns None)
+        lower.__dict__["_possible"] = possible
+        lower.search_directly()  # the few gates left to ask are cheaper searched than the vocabulary built
     candidates: list[Finding] = [*_private_key_findings(text, lower), *_pattern_findings(text, lower),
                                  *_command_findings(text, lower, language not in CODE_LANGUAGES),
                                  *_shape_findings(text, lower),
@@ -792,11 +795,15 @@ def _may_hold_run(text: str, lower: str, length: int) -> bool:
 def _screen(base64_limit: float, hex_limit: float) -> RegexScreen:
     """Every regex that secret detection runs over a whole text or a part of it, in one Hyperscan
     database (compiled once per process; ``regex_screen``): the typed patterns, gitleaks' rules,
-    detect-secrets' plugin regexes, the module's scans and the entropy regexes of these limits."""
+    detect-secrets' plugin regexes, the module's scans and the entropy regexes of these limits. Not
+    KEYED_QUOTED: it matches ~9 of 10 code files (any ``name = "..."``), so screening it would skip little,
+    and it was a third of the scan's time (bench/RESULTS.md, issue 49, seventh session)."""
     scans = (PEM_BEGIN, COMMAND_PASSWORD, INLINE_NAME, XML_SECRET, DB_URL, GO_DSN, ENV_DEFAULT, SIGIL_ASSIGNMENT,
              HEX_ASSIGNMENT, PROSE_HEX, POSITIONAL_TOKEN, CONFIG_PASSWORD, DOCKER_AUTH, TELEGRAM, AZURE_SAS, GCP_KEY_ID,
-             AWS_SECRET_BARE, AWS_SECRET_NEAR, CONCATENATED, SPLIT_GATE, KEYED_QUOTED, URL_USERINFO_PASSWORD,
-             CONNECTION_PASSWORD, INLINE_LITERAL, SPACED_PAIR, PROSE_SECRET, PROSE_ADJACENT)
+             AWS_SECRET_BARE, AWS_SECRET_NEAR, CONCATENATED, SPLIT_GATE, URL_USERINFO_PASSWORD,
+             CONNECTION_PASSWORD, INLINE_LITERAL, SPACED_PAIR, PROSE_SECRET, PROSE_ADJACENT,
+             # the gates that run on the lowercase, in their any-case form (matched in an ASCII text itself)
+             SECRET_NAME_ASSIGNED_ANY_CASE, HEX_RUN, SECRET_WORD_ANY_CASE)
     return RegexScreen([*(pattern.regex for pattern in PATTERNS), *gitleaks.rule_regexes(),
                         *(regex for plugin, _, _ in _plugins() for regex in plugin.denylist), *scans,
                         *(regex for _, regex in _entropy_plugins(base64_limit, hex_limit))])
@@ -817,7 +824,7 @@ def _mentions(lower: str, literals: tuple[str, ...]) -> bool:
     """The literal gate in front of a regex: empty means always run."""
     if not literals:
         return True
-    if isinstance(lower, Lowered):
+    if isinstance(lower, Lowered) and _possible(lower) is None:
         gates = _gates()
         if gates.all.issuperset(literals):
             return not lower.mentioned(gates).isdisjoint(literals)
@@ -1356,17 +1363,23 @@ PROSE_HEX_LITERALS = (" is ", " was ", "=", ":")
 # A kept SIGIL_ASSIGNMENT names a secret (``_is_secret_name``: its lowercase ends with one of these, see
 # SECRET_NAME) and assigns it right after the name: ``name\s*:?=``.
 SECRET_NAME_ASSIGNED = re.compile(r"(?:word|wd|pass|secret|token|key|credentials?|base|phrase|auth|pw|pat)\s*:?=")
+# In an ASCII text, SECRET_NAME_ASSIGNED matches the lowercase where this matches the text, at the same place.
+SECRET_NAME_ASSIGNED_ANY_CASE = re.compile(SECRET_NAME_ASSIGNED.pattern, re.IGNORECASE)
 HEX_RUN_LOWER = re.compile(r"[0-9a-f]{32}")
 
 
 def _sigil_possible(text: str, lower: str) -> bool:
     """False only where no SIGIL_ASSIGNMENT match can be kept (ASCII texts: lowercase is exact)."""
-    return not (isinstance(lower, Lowered) and text.isascii()) or SECRET_NAME_ASSIGNED.search(lower) is not None
+    if not (isinstance(lower, Lowered) and text.isascii()):
+        return True
+    return _can_match(lower, SECRET_NAME_ASSIGNED_ANY_CASE) and SECRET_NAME_ASSIGNED.search(lower) is not None
 
 
 def _holds_hex_run(text: str, lower: str) -> bool:
     """``HEX_RUN.search(text)``; in an ASCII text 32 hex digits in a row lie in one word run of 32 or more,
     so only the vocabulary's long runs are searched."""
+    if not _can_match(lower, HEX_RUN):
+        return False
     if isinstance(lower, Lowered) and text.isascii():
         return lower.longest_run() >= 32 and HEX_RUN_LOWER.search(lower.long_runs(32)) is not None
     return HEX_RUN.search(text) is not None
@@ -1595,6 +1608,8 @@ def _has_secret_word(text: str, lower: str) -> bool:
 
 def _secret_word_segments(text: str, lower: str) -> Iterator[tuple[int, int]]:
     """The segments that contain a secret word (one regex pass over the lowercased text)."""
+    if text.isascii() and not _can_match(lower, SECRET_WORD_ANY_CASE):
+        return  # an ASCII text's lowercase holds a secret word only where the text holds it in some case
     # lower() can change lengths ("İ" -> "i̇"), and then its offsets are not the text's.
     if len(lower) != len(text):
         matches: Iterator[re.Match[str]] = SECRET_WORD_ANY_CASE.finditer(text)

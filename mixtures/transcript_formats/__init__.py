@@ -25,8 +25,10 @@ from codemix.mixtures.transcript_formats.canonical import (
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
+from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, MARKER_TURNS, PRINTED_MESSAGES
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
+from codemix.mixtures.transcript_formats.notebooks import code_cells, is_notebook
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
@@ -50,7 +52,11 @@ from codemix.sources import turn_path_tokens
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
-TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS)
+# Text formats tried after a file was tried as YAML, a Python literal and a table (a YAML recording prints
+# message objects in its bodies; the file's own notation reads them better).
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_MESSAGES, MARKER_TURNS)
+TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
+                *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
 __all__ = [
@@ -90,6 +96,8 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
         return with_record_ids(mapped_transcripts(value, turn_path_tokens(turns.path) or [], turns.role,
                                                   turns.content, turns.task, speakers), value)
     candidates = formats_named(forced, JSON_FORMATS)
+    if forced is None and is_notebook(value):
+        return notebook_transcripts(value)
     if forced is None and (blocks := run_blocks(value)) is not None:
         with contextlib.suppress(TranscriptShapeError):  # one log of several runs: each run its own transcript
             return [t for block in blocks for t in parse_json_value(block, None, speakers)]
@@ -121,6 +129,22 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
             return with_record_ids(scored_fallback(value, speakers), value)
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+def notebook_transcripts(value: dict) -> list[Transcript]:
+    """The runs a notebook's code cells printed (``notebooks``), each cell's output read as a text
+    transcript; a run with no task of its own opens with the task the cell's source gave."""
+    transcripts = []
+    for index, text, task in code_cells(value):
+        for transcript in parse_text(text) or []:
+            if task and not has_task(transcript.messages):
+                head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), 0)
+                transcript.messages.insert(head, message("user", task))
+            transcript.extra["cell"] = index
+            transcripts.append(transcript)
+    if not transcripts:
+        raise TranscriptShapeError(f"a notebook of {len(value['cells'])} cells whose outputs hold no conversation")
+    return transcripts
 
 
 # Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
@@ -262,9 +286,12 @@ def parse_session(fmt: Format, entries: list[Any]) -> list[Transcript]:
     return fmt.parse(entries)
 
 
-def parse_text(text: str, forced: str | None = None) -> list[Transcript] | None:
-    """The transcripts of a text format, or None when the text is in none of them."""
-    fmt = next((f for f in formats_named(forced, TEXT_FORMATS) if f.detect(text)), None)
+def parse_text(text: str, forced: str | None = None, late: bool | None = None) -> list[Transcript] | None:
+    """The transcripts of a text format, or None when the text is in none of them. ``late``: only the formats
+    tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None."""
+    formats = TEXT_FORMATS if late is None or forced is not None else tuple(
+        f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
+    fmt = next((f for f in formats_named(forced, formats) if f.detect(text)), None)
     return None if fmt is None else fmt.parse(text)
 
 

@@ -30,7 +30,7 @@ from codemix.mixtures.transcript_formats.text_turns import (
     PROMPT_WORDS,
     RESPONSE_WORDS,
 )
-from codemix.mixtures.transcript_formats.turns import turn_messages
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, turn_messages
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # Rule marks a banner is drawn with (quotes, brackets and dots make docstrings and code, not banners).
@@ -116,7 +116,8 @@ def speaker_sections(found: list[tuple[str, str]]) -> list[dict[str, Any]] | Non
     for label, _ in found:
         counts[label.lower()] = counts.get(label.lower(), 0) + 1
     repeated = [n for n in counts.values() if n >= 2]
-    if len(found) < MIN_BANNERS or len(repeated) < 2 or sum(repeated) < MIN_REPEATED_SHARE * len(found):
+    if (len(found) < MIN_BANNERS or len(repeated) < 2 or sum(repeated) < MIN_REPEATED_SHARE * len(found)) and not (
+            len(found) >= 2 and role_banners(found)):
         return None
     turns = [{"speaker": role_of(label), "content": body} for label, body in found if body]
     if len(turns) < 2 or sum(len(t["content"]) for t in turns) < 20 * len(turns):
@@ -124,6 +125,14 @@ def speaker_sections(found: list[tuple[str, str]]) -> list[dict[str, Any]] | Non
     if sum(" " in t["content"] for t in turns) * 2 < len(turns):  # encoded blocks (a PEM file) are no speech
         return None
     return turns
+
+
+def role_banners(found: list[tuple[str, str]]) -> bool:
+    """Every banner names a role alias (``Human Message``, ``Ai Message``, ``Tool Message``, as LangChain's
+    ``pretty_print`` draws them), a person's and the model's among them: a short exchange is a conversation
+    too, whatever its length."""
+    roles = [{ROLE_ALIASES[w] for w in label.lower().split() if w in ROLE_ALIASES} for label, _ in found]
+    return all(len(r) == 1 for r in roles) and {"user", "assistant"} <= set().union(*roles)
 
 
 def role_of(label: str) -> str:

@@ -30,6 +30,7 @@ from codemix.mixtures.transcript_formats.turns import (
     indexed_items,
     is_tool_event,
     key_words,
+    speaker_of,
     turn_text,
 )
 
@@ -198,10 +199,18 @@ def repeats(labels: list[str]) -> bool:
         return False
     if len(labels) >= 4 and len(counts) * 2 > len(labels):
         return False
-    if len(labels) >= 6 and len(counts) * 3 > len(labels) and any(label.lower() not in ROLE_ALIASES for label in counts):
+    if len(labels) >= 6 and len(counts) * 3 > len(labels) and any(label.lower() not in ROLE_ALIASES for label in counts) \
+            and not nested(list(counts)):
         return False  # named speakers speak three times each on average (a table's authors do not)
     changes = sum(a != b for a, b in itertools.pairwise(labels))
     return changes * 3 >= len(labels) - 1
+
+
+def nested(names: list[str]) -> bool:
+    """Whether the names are a hierarchy of agents (``Initiator/Manager/Coder``): most of them extend another
+    name by a path separator, as a multi-agent framework names its sub-agents (a table's authors do not)."""
+    extending = sum(any(name.startswith(other + sep) for other in names for sep in "/.>:") for name in names)
+    return len(names) >= 3 and extending * 2 >= len(names)
 
 
 def prose(value: Any) -> str:
@@ -212,16 +221,17 @@ def prose(value: Any) -> str:
 
 def text_field(items: list[dict], keys: list[str]) -> str | None:
     """The key holding the turns' text: prose in at least a quarter of the elements, the longest on average
-    (at least ``MIN_MEAN_TEXT`` characters; a content key's name breaks ties)."""
-    best, best_mean = None, float(MIN_MEAN_TEXT)
+    (at least ``MIN_MEAN_TEXT`` characters; a content key's name breaks ties); a key whose texts mostly
+    repeat one another (a table's situation column beside its utterances) only when no other key qualifies."""
+    qualified = []
     for key in keys:
         present = [t for item in items if (t := prose(item.get(key)))]
         if len(present) < MIN_TURN_SHARE * len(items) or len(present) < 2:
             continue
         mean = sum(len(t) for t in present) / len(present) + (5 if key in CONTENT_KEYS else 0)
-        if mean > best_mean:
-            best, best_mean = key, mean
-    return best
+        if mean > MIN_MEAN_TEXT:
+            qualified.append((len(present) >= 3 and len(set(present)) * 2 < len(present), -mean, key))
+    return min(qualified)[2] if qualified else None
 
 
 def speaker_fields(items: list[dict], text: str) -> list[str]:
@@ -290,7 +300,11 @@ def mapped_turns(items: list) -> tuple[list[dict], int] | None:
     _, speakers, labelled = max(options, key=lambda option: option[0])
     turns = [{**{k: v for k, v in item.items() if k not in (*ROLE_KEYS, *CONTENT_KEYS, *speakers, text) and "." not in k},
               "speaker": label, "content": item[text]} for label, item in labelled if label is not None]
-    return usable(turns, len(items))
+    if usable(turns, len(items)) is None:
+        return None
+    # a text passed on as it was said (a manager broadcasting a sub-agent's reply) is said once
+    said = [t for i, t in enumerate(turns) if i == 0 or turn_text(t["content"]) != turn_text(turns[i - 1]["content"])]
+    return said, len(items) - len(said)
 
 
 def is_turn_object(value: Any) -> bool:
@@ -379,6 +393,112 @@ def direction_turns(items: list) -> tuple[list[dict], int] | None:
     return usable(turns, 2 * len(items))
 
 
+# Words of a keyed turn's field that say which part of a turn it holds (``Inner Thoughts``, ``Commands``,
+# ``Tool Responses``), and the words that make a field one side of an exchange (``user utterance``).
+THOUGHT_WORDS = frozenset({"thought", "thoughts", "thinking", "reasoning", "reflection", "plan", "rationale"})
+CALL_WORDS = frozenset({"command", "commands", "action", "actions", "call", "calls", "code"})
+TOOL_WORDS = frozenset({"tool", "tools", "observation", "observations", "result", "results", "execution",
+                        "feedback", "env", "environment"})
+SIDE_WORDS = TEXT_WORDS | OUT_WORDS | IN_WORDS | {"turn", "said", "says", "speech", "line", "side"}
+
+
+# Speakers' names as dialogue corpora abbreviate them (``usr``/``sys``, MultiWOZ-style).
+ABBREVIATED = {"usr": "user", "sys": "system"}
+
+
+# A field that says nothing: its own label, markup and a null word (``<|Commands|>: None<eoc>``).
+NULL_TEXT = re.compile(r"^\s*(?:<[^<>\n]{1,40}>:?\s*|\w[\w ]{0,30}:)*\s*(?:none|null|n/?a|nil|-)?\s*(?:<[^<>\n]{1,40}>\s*)*$",
+                       re.IGNORECASE)
+
+
+def field_text(value: Any) -> str:
+    """The text of one keyed field: a string, or an object's text (``{"transcript": ...}``, ``{"text": ...}``);
+    '' for a field that says nothing (only its label, markup and ``None``)."""
+    if isinstance(value, dict):
+        value = next((v for k, v in value.items() if key_words(k) & (TEXT_WORDS | {"transcript", "sent", "sentence"})
+                      and isinstance(v, str) and v.strip()), "")
+    return value if isinstance(value, str) and not NULL_TEXT.match(value) else ""
+
+
+def field_role(key: str) -> str | None:
+    """What one text field of a keyed turn holds, by its words: ``user``, ``assistant`` (the model's text),
+    ``thought`` or ``call`` (parts of the model's turn), ``tool``, ``system``, ``side`` (one side of an
+    exchange named by a text word only), or None (a name: a speaker by position)."""
+    words = key_words(key)
+    if words & TOOL_WORDS:
+        return "tool"
+    if words & THOUGHT_WORDS:
+        return "thought"
+    if words & CALL_WORDS:
+        return "call"
+    if words & OUT_WORDS:
+        return "assistant"  # ``system response``: the dialogue system's side of an exchange
+    aliases = {ROLE_ALIASES.get(w) or ABBREVIATED[w] for w in words if w in ROLE_ALIASES or w in ABBREVIATED}
+    if len(aliases) == 1:
+        return aliases.pop()
+    if words & IN_WORDS:
+        return "user"
+    return "side" if words & SIDE_WORDS else None
+
+
+def history_keys(items: list[dict], keys: list[str]) -> set[str]:
+    """Text fields that repeat what the other fields said before (``dialog history``): in most elements
+    after the first, the text holds the previous element's text of another field."""
+    found = set()
+    for key in keys:
+        later = [(a, b) for a, b in itertools.pairwise(items) if isinstance(b.get(key), str) and b[key].strip()]
+        repeating = sum(any(isinstance(a.get(k), str) and len(a[k].strip()) >= 8 and a[k].strip() in b[key]
+                            for k in keys if k != key) for a, b in later)
+        if later and repeating * 2 >= len(later):
+            found.add(key)
+    return found
+
+
+def keyed_turns(items: list) -> tuple[list[dict], int] | None:
+    """Turns kept as objects whose text fields are the speakers or the parts of one exchange: ``{"user
+    utterance", "system response"}`` per record of a dialogue, ``{Human, Inner Thoughts, Commands, Tool
+    Responses, MOSS}`` per round. Each field a turn in the fields' order; the model's thoughts and calls
+    one model turn (reasoning and text); a field repeating the others (a dialogue history) left out. A
+    conversation only when the fields' names say so: one of them names a person or a role (a role alias
+    word), and every other one a role, a part of a turn, a side of an exchange, or a name by position."""
+    if not items or not all(isinstance(item, dict) for item in items[:500]):
+        return None
+    sample = items[:500]
+    sample = [{k: text for k, v in item.items() if (text := field_text(v))} for item in sample]
+    keys = [k for k in shared_keys(sample, 0.5) if sum(k in i for i in sample) * 2 >= len(sample)
+            and not all(i.get(k) == sample[0].get(k) for i in sample[1:] or [{}])]
+    keys = [k for k in keys if k not in history_keys(sample, keys)]
+    roles = {k: field_role(k) for k in keys}
+    if "system" in roles.values() and "assistant" not in roles.values():
+        roles = {k: "assistant" if r == "system" else r for k, r in roles.items()}  # the dialogue system answers
+    if len(keys) < 2 or sum(r in ("user", "assistant") for r in roles.values()) < 1 or (
+            sum(r is None for r in roles.values()) > 1) or not any(r == "user" or r is None for r in roles.values()):
+        return None
+    spoken = [[k for k in keys if prose(i.get(k)) and i[k].strip()[:1] not in "{["] for i in sample]  # ``sample``: texts
+    if sum(map(len, spoken)) * 2 < len(sample) * len(keys) or sum(len(s) >= 2 for s in spoken) * 2 < len(sample):
+        return None  # names, ids, JSON and single fields are no exchange
+    turns: list[dict] = []
+    for item in items:
+        for key in [k for k in item if k in roles]:  # each element's own order of its fields
+            text = field_text(item.get(key))
+            if not text.strip():
+                continue
+            role = roles[key]
+            speaker = key if role in (None, "side") else ("assistant" if role in ("thought", "call") else role)
+            last = turns[-1] if turns else None
+            if role == "thought" or (last is not None and last.get("part") == "thought" and (
+                    role == "call" or speaker == "assistant" or (role is None and speaker != turns[0]["speaker"]))):
+                if role == "thought" or last is None:  # thoughts, then the call or the text they lead to
+                    turns.append({"speaker": "assistant", "content": "", "reasoning": text, "part": "thought"})
+                else:
+                    last.update(content=text, part=role, speaker=speaker)
+                continue
+            turns.append({"speaker": speaker, "content": text, "part": role})
+    for turn in turns:
+        turn.pop("part", None)
+    return usable([t for t in turns if t["content"].strip()], len(items) * len(keys)) and (turns, 0)
+
+
 def column_turns(node: dict) -> tuple[list[dict], int] | None:
     """An object of speaker-named columns (``{agent_a: [texts], agent_b: [texts]}``), read round by round."""
     columns = {k: v for k, v in node.items() if isinstance(k, str) and (speaker_prior(k) or k.lower() in ROLE_ALIASES)
@@ -388,6 +508,44 @@ def column_turns(node: dict) -> tuple[list[dict], int] | None:
     turns = [{"speaker": k, "content": col[r]} for r in range(max(map(len, columns.values())))
              for k, col in columns.items() if r < len(col) and isinstance(col[r], str) and col[r].strip()]
     return usable(turns, sum(map(len, columns.values())))
+
+
+# Keys whose words say the list under them is one conversation's utterances in order.
+DIALOGUE_WORDS = frozenset({"dialog", "dialogue", "dialogs", "dialogues", "conversation", "conversations", "turns",
+                            "utterances", "log", "chat", "exchanges"})
+
+
+def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
+    """Utterances with no speaker under a key whose words say dialogue (``log: [{text}, ...]``, ``turns:
+    ["...", "..."]``): two speakers taking turns, by position (the first sets the task, the second is the
+    model). Strings, or objects with one text field and no speaker field; four or more, mostly prose."""
+    if not key_words(key) & DIALOGUE_WORDS or len(items) < 4:
+        return None
+    if all(isinstance(item, str) for item in items):
+        texts = list(items)
+    elif all(isinstance(item, dict) and speaker_of(item) is None for item in items):
+        strings = [k for k in shared_keys(items[:500], 0.9) if all(isinstance(i.get(k), str) for i in items[:500])]
+        text = text_field(items[:500], strings)
+        texts = [item.get(text) if isinstance(item.get(text), str) else "" for item in items] if text else []
+    else:
+        return None
+    if not texts or sum(bool(prose(t)) for t in texts) * 4 < len(texts) * 3:
+        return None
+    turns = [{"speaker": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
+    return usable([t for t in turns if t["content"].strip()], len(items))
+
+
+def table_rows(node: dict) -> list[dict] | None:
+    """A table kept by columns (``{conv_id: [...], speaker_idx: [...], utterance: [...]}``, as a dataset's
+    ``to_dict()`` writes it) as its rows: three columns or more of one length (at least two rows), their
+    cells strings, numbers or nulls."""
+    columns = {k: v for k, v in node.items() if isinstance(v, list)}
+    lengths = {len(v) for v in columns.values()}
+    if len(columns) < 3 or len(columns) < len(node) or len(lengths) != 1 or lengths.pop() < 2:
+        return None
+    if not all(x is None or isinstance(x, (str, int, float)) for v in columns.values() for x in v):
+        return None
+    return [dict(zip(columns, row)) for row in zip(*columns.values())]
 
 
 def matrix_turns(node: list) -> tuple[list[dict], int] | None:
@@ -420,7 +578,7 @@ def usable(turns: list[dict], elements: int) -> tuple[list[dict], int] | None:
 def sequence_turns(items: list) -> tuple[list[dict], int] | None:
     """A list's turns by the first reading that maps it (fields by statistics, speaker-named exchanges,
     whole-turn fields, input/output pairs, a matrix of utterances), or None."""
-    for read in (mapped_turns, exchange_turns, field_turns, direction_turns, matrix_turns):
+    for read in (mapped_turns, exchange_turns, field_turns, direction_turns, keyed_turns, matrix_turns):
         if (got := read(items)) is not None:
             return got
     return None
@@ -436,11 +594,14 @@ def candidates(value: Any) -> list[Candidate]:
         nodes += 1
         record = chain[0] if chain else None
         if isinstance(node, list):
-            if (got := sequence_turns(node)) is not None:
+            got = sequence_turns(node) or alternating_turns(node, path.rsplit(".", 1)[-1] if path.endswith(
+                tuple("abcdefghijklmnopqrstuvwxyz_")) else "")
+            if got is not None:
                 found.append(Candidate(path, got[0], got[1], record, chain[1:]))
             children = [(f"{path}[{i}]", child, chain) for i, child in enumerate(node)]
         elif isinstance(node, dict):
             indexed = indexed_items(node) if len(node) >= 2 else None  # {"round_1": {...}, "round_2": {...}}
+            indexed = indexed if indexed is not None else table_rows(node)
             got = column_turns(node) or (direction_turns([node]) if path == "$" else None) or (
                 sequence_turns(indexed) if indexed is not None else None)
             if got is not None:
@@ -458,18 +619,26 @@ def best_candidates(value: Any) -> list[Candidate]:
     found = candidates(value)
     if not found:
         return []
-    if isinstance(value, list):
-        per_row: dict[int, Candidate] = {}
+    if isinstance(value, list) or (isinstance(value, dict) and len(value) >= 2 and all(
+            isinstance(v, dict) for v in value.values())):
+        per_row: dict[str, Candidate] = {}
         for cand in found:
-            head = cand.path.removeprefix("$[").split("]", 1)[0]
-            if cand.path.startswith("$[") and head.isdigit():
-                row = int(head)
-                if row not in per_row or cand.mass > per_row[row].mass:
-                    per_row[row] = cand
+            row = record_of(cand.path, value)
+            if row is not None and (row not in per_row or cand.mass > per_row[row].mass):
+                per_row[row] = cand
         whole = max((c for c in found if c.path == "$"), key=lambda c: c.mass, default=None)
         if len(per_row) >= 2 and (whole is None or sum(c.mass for c in per_row.values()) >= whole.mass):
-            return [per_row[row] for row in sorted(per_row)]
+            return list(per_row.values())
     return [max(found, key=lambda c: (c.mass, len(c.turns)))]
+
+
+def record_of(path: str, value: Any) -> str | None:
+    """The top-level record a candidate's path lies in: ``$[3]`` of a list, ``$.<key>`` of an object of
+    records (dialogues keyed by their ids); None for the whole value."""
+    if isinstance(value, list):
+        head = path.removeprefix("$[").split("]", 1)[0]
+        return head if path.startswith("$[") and head.isdigit() else None
+    return next((key for key in value if path == f"$.{key}" or path.startswith((f"$.{key}.", f"$.{key}["))), None)
 
 
 def scored_candidates(value: Any) -> list[Candidate]:

@@ -650,8 +650,19 @@ def parse_scored(value: Any, speakers: dict[str, str] | None = None) -> list[Tra
         found = Found(candidate.path, candidate.turns, "turns", record, "", candidate.ancestors, candidate.left_out)
         transcript = transcript_of(found, speakers or record_task_speakers(found))
         transcript.extra["layout"] = "scored"
+        instructed(transcript.messages, [h for h in (record, *candidate.ancestors) if isinstance(h, dict)])
         transcripts.append(transcript)
     return transcripts
+
+
+def instructed(messages: list[dict[str, Any]], holders: list[dict]) -> None:
+    """A run whose own user turn opens it, kept beside an instruction of its record (``meta_instruction``)
+    that no turn says: that instruction is what the model was told, its system turn (in place)."""
+    if not messages or messages[0]["role"] != "user" or any(m["role"] == "system" for m in messages):
+        return
+    instruction = task_text(holders).strip()
+    if instruction and len(instruction.split()) >= 5 and not any(instruction in m["content"] for m in messages):
+        messages.insert(0, message("system", instruction))
 
 
 def record_task_speakers(found: Found) -> dict[str, str] | None:

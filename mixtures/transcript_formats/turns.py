@@ -629,6 +629,10 @@ def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict
             first_name = first_name or speaker
             alias = "user" if speaker == first_name and "user" not in roles.values() else "assistant"
         roles[speaker] = alias
+    if "user" in roles.values() and "assistant" not in roles.values() and sum(
+            roles.get(speaker_of(item) or "") == "system" for item in items if isinstance(item, dict)) >= 2:
+        # a dialogue corpus's ``SYSTEM`` speaks turn after turn: the dialogue system, the model's side
+        roles = {name: "assistant" if role == "system" else role for name, role in roles.items()}
     return roles
 
 

@@ -157,10 +157,10 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
             parsed = concatenated_json(text)
         if parsed is None:
-            transcripts = parse_text(text) if text is not None else None
+            transcripts = parse_text(text, late=False) if text is not None else None
             if not transcripts and text is not None and forced is None:
                 transcripts = (_yaml_transcripts(text, speakers) or _literal_transcripts(text, speakers)
-                               or _table_transcripts(text, speakers))
+                               or _table_transcripts(text, speakers) or parse_text(text, late=True))
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from codemix.filters import regex_screen, secrets
+from codemix.filters import gitleaks, regex_screen, secrets
+from codemix.filters.lowered import Lowered
 from codemix.filters.regex_screen import RegexScreen
 from tests.filters.planted_secrets import PLANTED_FILES, SecretFactory, plant_in_code
 from tests.filters.test_secret_screen import FOLDED, PLANTED
@@ -59,6 +60,19 @@ def test_redaction_is_the_same_with_and_without_the_screen(monkeypatch):
     assert sum(sum(counts.values()) for _, counts in screened) >= 100
     monkeypatch.setattr(RegexScreen, "possible", lambda self, text: None)  # every regex runs, as before the screen
     assert [secrets.redact_text(text, CONFIG, language) for text, language in zip(texts, ["python", ""] * len(texts))] == screened
+
+
+def test_a_lowered_text_searched_directly_answers_every_gate_as_str_does():
+    literals = sorted(secrets._gates().all | gitleaks._gates().all | {"", "\n", "://", "\u0130", "\u017f"})
+    present = 0
+    for text in _texts()[:8]:
+        lower = Lowered(text.lower())
+        lower.search_directly()
+        answers = [literal in lower for literal in literals]
+        assert answers == [str.__contains__(lower, literal) for literal in literals]
+        assert "_vocabulary" not in lower.__dict__  # answered without building it
+        present += sum(answers)
+    assert present >= 50
 
 
 def test_constructs_hyperscan_lacks_are_over_approximated():

@@ -46,6 +46,9 @@ FILES = {
     "speaker-turns": "speaker-turns/taskweaver-raw_exp_test-session-1.posts.txt",
     "banner-turns": "scored/curie-mle_activation_func_20250326.lines-1-100.log",
     "logged-calls": "logged-calls/lats-webshop-example.lines-1-651.log",
+    "printed-messages": "printed-messages/watsonx.Flow-OneLLMOneAgent.md",
+    "marker-turns": "marker-turns/langchain-benchmarks-runs.relaid-as-markers.md",
+    "chain-log": "chain-log/langchain-benchmarks.multiverse_math.ipynb",
 }
 
 
@@ -289,7 +292,8 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
         parse_json_value(value)
     json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "turn-lines", "aider",
                                                          "aider-llm-history", "markdown-turns", "logged-calls",
-                                                         "react-text", "speaker-turns", "banner-turns")]
+                                                         "react-text", "speaker-turns", "banner-turns",
+                                                         "printed-messages", "marker-turns", "chain-log")]
     assert all(name in str(caught.value) for name in json_formats)
 
 

@@ -1,0 +1,374 @@
+"""Text logs whose turns open with a repeated line marker (``marker-turns``) and printed message objects
+(``printed-messages``).
+
+``marker-turns``: a program that prints its agent's run marks each part with a label at the start of a
+line, often behind an emoji (``User prompt:``, ``🧠 Planning:``, ``🔨 Tool Called:``, ``👀 Observation:``,
+``🤖 Agent:``; AutoGen's ``user_proxy (to assistant):``). A label is a marker when it recurs at line starts
+and the labels alternate; its words give its role (a person: ``user``, ``human``, ``prompt``; the model:
+``agent``, ``assistant``, ``ai``, ``bot``...; a part of the model's turn: ``thought``, ``planning``,
+``action``, ``call``...; a tool's output: ``observation``, ``result``, ``tool output``), never the emoji,
+and a label with no such word is text of the turn it sits in. The text is a conversation when markers of
+a person and of the model are both there. The model's consecutive parts are one turn; what comes before
+the first marker is left out; rules (``____``, ``----``) between runs make each run its own transcript.
+
+``printed-messages``: message objects a program printed, in any notation: LangChain's reprs
+(``HumanMessage(content='...')``, ``AIMessage(..., tool_calls=[...])``, ``ToolMessage(...)``), dict reprs
+(``{'role': 'user', 'content': '...'}``), a JavaScript inspection (``BaseMessage { role: 'user', text:
+'...' + '...' }``). Each printed object is found by its role (a class named ``<Role>Message`` or a role
+field holding a role alias) and read with ``ast.literal_eval`` or a string-literal scanner (nothing
+runs); objects printed together (within one bracketed list) are one history, and a history that a later
+one begins with is the same run printed again.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from typing import Any
+
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
+from codemix.mixtures.transcript_formats.text_turns import FENCE
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# A label at a line's start: an optional list number, quote or emphasis and symbols (emoji), at most four
+# words, an optional parenthesis (``(to assistant)``, a model's name), a colon.
+MARKER = re.compile(r"^[ \t]*(?:\d{1,3}[.)][ \t]+)?(?:[>*_]+[ \t]*)?([^\w\s]{0,6})[ \t]*"
+                    r"([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})[ \t]*(\([^)\n]{0,60}\))?[ \t]*[*_]*:[*_]*(?:[ \t]+|$)",
+                    re.MULTILINE)
+RULE = re.compile(r"^[ \t]*([_\-=*~])\1{9,}[ \t]*$", re.MULTILINE)
+PERSON_WORDS = frozenset({"user", "human", "prompt", "customer", "client", "person", "me", "you", "proxy", "userproxy"})
+MODEL_WORDS = frozenset({"agent", "assistant", "ai", "bot", "chatbot", "model", "llm", "gpt", "copilot", "claude",
+                         "gemini"})
+PART_WORDS = frozenset({"thought", "thoughts", "thinking", "planning", "plan", "reasoning", "action", "actions",
+                        "call", "called", "calling", "invoking", "invoke", "command", "commands", "code", "input"})
+TOOL_WORDS = frozenset({"observation", "observations", "result", "results", "tool", "tools", "output", "execution",
+                        "response", "environment", "env"})
+MIN_MARKED = 4
+
+
+def marker_role(words: set[str]) -> str | None:
+    """A label's role by its words: ``user``, ``assistant`` (the model's own text), ``part`` (of the model's
+    turn), ``tool``, or None (no marker)."""
+    if words & PART_WORDS:
+        return "part"  # ``Tool Called``, ``Tool Input``, ``Action``: the model wrote them
+    if words & PERSON_WORDS and not words & MODEL_WORDS:
+        return "user"
+    if words & TOOL_WORDS and not words & MODEL_WORDS:
+        return "tool"
+    return "assistant" if words & MODEL_WORDS else None
+
+
+def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, label, role)`` of every marker line outside code fences."""
+    fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
+    found = []
+    for match in MARKER.finditer(text):
+        if any(a <= match.start() < b for a, b in fences):
+            continue
+        words = key_words(match.group(2))
+        if (target := match.group(3)) and key_words(target) & PERSON_WORDS | MODEL_WORDS and not words & (
+                PERSON_WORDS | MODEL_WORDS | PART_WORDS | TOOL_WORDS):
+            words = words | {"agent"}  # ``planner (to user_proxy):``: a named agent speaking to another
+        role = marker_role(words)
+        if role is not None:
+            found.append((match.start(), match.end(), (match.group(1) + " " + match.group(2)).strip().lower(), role))
+    return found
+
+
+def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
+    """The runs of a marker log (see the module docstring) as lists of ``speaker``/``content`` turns, or None."""
+    text = ANSI.sub("", text)
+    marks = labelled_lines(text)
+    counts: dict[str, int] = {}
+    for _, _, label, _ in marks:
+        counts[label] = counts.get(label, 0) + 1
+    marks = [m for m in marks if counts[m[2]] >= 2]
+    if len(marks) < MIN_MARKED or len({m[2] for m in marks}) < 2:
+        return None
+    changes = sum(a[2] != b[2] for a, b in itertools.pairwise(marks))
+    if changes * 2 < len(marks) - 1 or not {"user", "assistant"} <= {m[3] for m in marks} | (
+            {"assistant"} if any(m[3] == "part" for m in marks) else set()):
+        return None
+    runs = marked_runs(text, marks, split=True)
+    if sum(len(run) for run in runs) < sum(len(run) for run in marked_runs(text, marks, split=False)) / 2:
+        runs = marked_runs(text, marks, split=False)  # a rule after every turn separates turns, not runs
+    spoken = [t for run in runs for t in run]
+    if not runs or sum(" " in t["content"] for t in spoken) * 2 < len(spoken):
+        return None
+    return runs
+
+
+def marked_runs(text: str, marks: list[tuple[int, int, str, str]], split: bool) -> list[list[dict[str, Any]]]:
+    """The sections after the markers as turns (the model's consecutive parts one turn), cut into runs at
+    rules when ``split``; only runs holding a person's and the model's turn."""
+    runs, turns = [], []
+    for index, (_, end, _, role) in enumerate(marks):
+        stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
+        rule = RULE.search(text, end, stop)
+        body = text[end:rule.start() if rule is not None else stop].strip()
+        speaker = "assistant" if role == "part" else role
+        if turns and speaker == "assistant" == turns[-1]["speaker"]:
+            turns[-1]["content"] = (turns[-1]["content"] + "\n" + body).strip()
+        elif body or speaker == "assistant":
+            turns.append({"speaker": speaker, "content": body})
+        if split and rule is not None and turns:
+            runs.append(turns)
+            turns = []
+    runs.append(turns)
+    runs = [[t for t in run if t["content"]] for run in runs]
+    return [run for run in runs if {"user", "assistant"} <= {t["speaker"] for t in run}]
+
+
+def detect_marker_turns(text: Any) -> bool:
+    return isinstance(text, str) and marker_turns(text) is not None
+
+
+def parse_marker_turns(text: str) -> list[Transcript]:
+    return [Transcript(format="marker-turns", extra={"layout": "markers", "run": index}, messages=flag_text_observations(
+        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool") for t in run]))
+        for index, run in enumerate(marker_turns(text) or [])]
+
+
+MARKER_TURNS = Format(name="marker-turns", container="text", detect=detect_marker_turns, parse=parse_marker_turns)
+
+
+# --- printed message objects ---------------------------------------------------------------------
+
+# Where a printed message opens: a class named for its role (``HumanMessage(``, ``AIMessage(``), an object
+# whose role field comes first (``{'role': 'user'``, ``BaseMessage { role: 'user'``).
+OPENING = re.compile(r"\b([A-Z][A-Za-z]*?)Message(?:Chunk)?\(|(?:\b[A-Z]\w*[ \t]*)?\{\s*(?:['\"](?:role|type|content)['\"]"
+                     r"|role|type|content)\s*:")
+CLASS_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "tool",
+               "user": "user", "assistant": "assistant", "chat": ""}
+TEXT_FIELDS = ("content", "text", "message", "value")
+# JavaScript/Python string literals, and the ``+`` joining them.
+LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\\n]|\\.)*`""")
+BRACKET_OR_QUOTE = re.compile(r"""[(){}\[\]'"]""")
+MAX_OBJECT = 2_000_000
+
+
+def bracket_pairs(text: str) -> dict[int, int]:
+    """Where each bracket of ``text`` closes (``{open index: index after its closer}``), in one pass that skips
+    quoted literals on one line; an object longer than ``MAX_OBJECT`` is left unpaired."""
+    pairs: dict[int, int] = {}
+    stack: list[tuple[int, str]] = []
+    closing = {")": "(", "}": "{", "]": "["}
+    index = 0
+    for match in BRACKET_OR_QUOTE.finditer(text):
+        if match.start() < index:
+            continue
+        char = match.group()
+        if char in "'\"":
+            literal = LITERAL.match(text, match.start())
+            index = literal.end() if literal else match.end()
+            continue
+        index = match.end()
+        if char in "({[":
+            stack.append((match.start(), char))
+            continue
+        while stack and stack[-1][1] != closing[char]:
+            stack.pop()  # an opener never closed (a bracket in prose)
+        if stack:
+            start, _ = stack.pop()
+            if match.end() - start <= MAX_OBJECT:
+                pairs[start] = match.end()
+    return pairs
+
+
+def literal_text(source: str) -> str | None:
+    """The text of string literals joined by ``+`` (a JavaScript inspection), or of one Python literal."""
+    try:
+        value = ast.literal_eval(source.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        parts = LITERAL.findall(source)
+        if not parts or LITERAL.sub("", source).replace("+", "").strip(" \t\n,"):
+            return None
+        value = "".join(ast.literal_eval(p if p[0] != "`" else repr(p[1:-1])) for p in parts)
+    return value if isinstance(value, str) else None
+
+
+def object_fields(source: str) -> dict[str, Any]:
+    """The fields of one printed object: keyword arguments of a call repr, items of a dict repr, or
+    ``key: value`` pairs of a JavaScript inspection (strings, and the tool calls as Python literals)."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        node = None
+    if isinstance(node, ast.Call):
+        return {k.arg: value for k in node.keywords if k.arg and (value := safe_literal(k.value)) is not None}
+    if isinstance(node, ast.Dict):  # a dict repr, or a JavaScript object whose keys read as names
+        keys = [k.value if isinstance(k, ast.Constant) else k.id if isinstance(k, ast.Name) else None for k in node.keys]
+        return {k: value for k, v in zip(keys, node.values) if isinstance(k, str) and (value := safe_literal(v)) is not None}
+    fields = {}
+    for match in re.finditer(r"(?:^|[{,\n])\s*(\w+):\s*", source):
+        rest = source[match.end():]
+        stop = re.search(r",\s*\n\s*\w+:\s|\n\s*\}\s*$", rest)
+        if (text := literal_text(rest[:stop.start()] if stop else rest.rstrip("} \n"))) is not None:
+            fields.setdefault(match.group(1), text)
+    return fields
+
+
+def safe_literal(node: ast.AST) -> Any:
+    """A literal's value; strings joined by ``+`` (a JavaScript inspection of a long text) as one string."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = safe_literal(node.left), safe_literal(node.right)
+        return left + right if isinstance(left, str) and isinstance(right, str) else None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def printed_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
+    """``(start, end, turn)`` of every printed message object with a role and text (or tool calls)."""
+    found: list[tuple[int, int, dict[str, Any]]] = []
+    position = 0
+    pairs = bracket_pairs(text) if OPENING.search(text) else {}
+    for match in OPENING.finditer(text):
+        if match.start() < position:
+            continue
+        bracket = match.end() - 1 if match.group(1) is not None else text.index("{", match.start())
+        end = pairs.get(bracket)
+        if end is None:
+            continue
+        named = match.group(1)
+        source = text[bracket + 1:end - 1] if named is not None else text[bracket:end]
+        fields = object_fields(f"f({source})" if named is not None else source)
+        role = (CLASS_ROLES.get(named.lower()) if named is not None else None) or next(
+            (ROLE_ALIASES[value.lower()] for key in ("role", "type") if isinstance(value := fields.get(key), str)
+             and value.lower() in ROLE_ALIASES), None)
+        body = next((fields[k] for k in TEXT_FIELDS if isinstance(fields.get(k), str)), None)
+        calls = fields.get("tool_calls") if isinstance(fields.get("tool_calls"), list) else []
+        if role is None or (body is None and not calls):
+            continue
+        found.append((match.start(), end, {"speaker": role, "content": body or "", "tool_calls": calls}))
+        position = end
+    return found
+
+
+def printed_histories(text: str) -> list[list[dict[str, Any]]]:
+    """The histories a log printed: objects printed one after another with only brackets, commas and blanks
+    between them are one; a history another one begins with (the same run printed again, longer) is left
+    out."""
+    histories: list[list[dict[str, Any]]] = []
+    previous_end = None
+    for start, end, turn in printed_objects(text):
+        if previous_end is not None and not text[previous_end:start].strip(" \t\r\n,[]()"):
+            histories[-1].append(turn)
+        else:
+            histories.append([turn])
+        previous_end = end
+    said = [[(t["speaker"], t["content"]) for t in h] for h in histories]
+    return [h for i, h in enumerate(histories)
+            if not any(j != i and len(other) > len(said[i]) and other[:len(said[i])] == said[i] for j, other in enumerate(said))]
+
+
+def printed_runs(text: str) -> list[list[dict[str, Any]]] | None:
+    """The runs a text printed as message objects: histories of two turns or more, a person's and the
+    model's among them, mostly prose; None when there is none."""
+    runs = [h for h in printed_histories(ANSI.sub("", text)) if len(h) >= 2
+            and {"user", "assistant"} <= {t["speaker"] for t in h}]
+    spoken = [t for run in runs for t in run]
+    if not runs or sum(" " in t["content"] or bool(t["tool_calls"]) for t in spoken) * 2 < len(spoken):
+        return None
+    return runs
+
+
+def canonical_calls(calls: list) -> list[dict[str, Any]]:
+    """LangChain's ``tool_calls`` (``{name, args, id}``) or OpenAI's (``{function: {name, arguments}}``)."""
+    out = []
+    for call in calls:
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        name = function.get("name")
+        if isinstance(name, str) and name:
+            out.append(tool_call(call.get("id"), name, function.get("args", function.get("arguments", {}))))
+    return out
+
+
+def detect_printed_messages(text: Any) -> bool:
+    return isinstance(text, str) and printed_runs(text) is not None
+
+
+def parse_printed_messages(text: str) -> list[Transcript]:
+    return [Transcript(format="printed-messages", extra={"layout": "printed", "run": index}, messages=flag_text_observations(
+        [message(t["speaker"], t["content"], tool_calls=canonical_calls(t["tool_calls"]) if t["speaker"] == "assistant"
+                 else [], observation=t["speaker"] == "tool") for t in run]))
+        for index, run in enumerate(printed_runs(text) or [])]
+
+
+PRINTED_MESSAGES = Format(name="printed-messages", container="text", detect=detect_printed_messages,
+                          parse=parse_printed_messages)
+
+
+# --- an agent executor's verbose log ------------------------------------------------------------
+
+# LangChain's ``AgentExecutor(verbose=True)`` prints each chain between ``> Entering new X chain...`` and
+# ``> Finished chain.``, the model's steps in one colour and each tool's output in the tool's own colour.
+CHAIN_EDGE = re.compile(r"^[ \t]*(?:\x1b\[[0-9;]*m)*> (?:Entering new \w+ chain\.\.\.|Finished chain\.)(?:\x1b\[[0-9;]*m)*",
+                        re.MULTILINE)
+COLOURED = re.compile(r"((?:\x1b\[[0-9;]*m)+)([^\x1b]*)")
+INVOKING = re.compile(r"^Invoking: `([^`\n]+)` with `(.*?)`[ \t]*$", re.MULTILINE | re.DOTALL)
+MODEL_STEP = re.compile(r"^(?:Invoking: `|Thought:|Action:|Final Answer:)", re.MULTILINE)
+
+
+def chain_runs(text: str) -> list[list[dict[str, Any]]]:
+    """The runs of every chain an executor logged in colour: the model's segments (the colour of its first
+    step) as model turns, a call they name (``Invoking: `tool` with `{args}```) as its call, every other
+    colour a tool's output."""
+    runs = []
+    for chain in chain_bodies(text):
+        segments = [(codes.replace("\x1b[0m", ""), body) for codes, body in COLOURED.findall(chain)
+                    if body.strip() and codes.replace("\x1b[0m", "")]  # uncoloured text: other prints
+        model = next((codes for codes, body in segments if MODEL_STEP.search(body.strip())), None)
+        if model is None:
+            continue
+        turns: list[dict[str, Any]] = []
+        for codes, body in segments:
+            if codes != model:
+                turns.append({"speaker": "tool", "content": body.strip(), "tool_calls": []})
+                continue
+            calls = [tool_call(None, name, printed_arguments(arguments)) for name, arguments in INVOKING.findall(body)]
+            turns.append({"speaker": "assistant", "content": INVOKING.sub("", body).strip(), "tool_calls": calls})
+        if any(t["speaker"] == "tool" for t in turns):
+            runs.append(turns)
+    return runs
+
+
+def chain_bodies(text: str) -> list[str]:
+    """The text of each outermost chain (from ``Entering new`` to its ``Finished chain.``), in one pass."""
+    bodies, depth, start = [], 0, 0
+    for edge in CHAIN_EDGE.finditer(text):
+        if "Entering" in edge.group():
+            depth, start = depth + 1, edge.end() if depth == 0 else start
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                bodies.append(text[start:edge.start()])
+    return bodies
+
+
+def printed_arguments(arguments: str) -> Any:
+    """A call's arguments as printed (a Python dict repr): their value, else the text."""
+    try:
+        value = ast.literal_eval(arguments.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return arguments
+    return value if isinstance(value, dict) else arguments
+
+
+def detect_chain_log(text: Any) -> bool:
+    return isinstance(text, str) and "> Entering new" in text and bool(chain_runs(text))
+
+
+def parse_chain_log(text: str) -> list[Transcript]:
+    return [Transcript(format="chain-log", extra={"layout": "chain", "run": index}, messages=[
+        message(t["speaker"], t["content"], tool_calls=t["tool_calls"], observation=t["speaker"] == "tool") for t in run])
+        for index, run in enumerate(chain_runs(text))]
+
+
+CHAIN_LOG = Format(name="chain-log", container="text", detect=detect_chain_log, parse=parse_chain_log)

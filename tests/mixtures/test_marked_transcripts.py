@@ -1,0 +1,201 @@
+"""Runs recognised by their shape where no name says what they are (issue 45, round 6): exchanges whose
+fields are the speakers (``user utterance`` / ``system response``), agents named by a path of sub-agents,
+message objects a program printed, turns opened by repeated line markers, and notebooks whose run is only
+in a cell's printed output. Real files (tests/fixtures/transcripts/README.md and
+tests/fixtures/transcript_inputs/README.md: repository, commit, path, licence); the marker log is two real
+runs re-laid out (its README row says so). Every expectation is taken from the raw file with plain
+``json``/``re``, never from the reader. Controls: a notebook and a README of no conversation stay
+quarantined; inputs built to be slow are read in bounded time."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from codemix.document import Document, Quarantined
+from codemix.pipelines.readers import read_location
+from codemix.sources import ReadLimits, SourceConfig
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SALESBOT = FIXTURES / "transcripts" / "keyed" / "salesbot.converted_examples.json"
+TAPE = FIXTURES / "transcripts" / "keyed" / "tapeagents.data_science.final_tape.json"
+GECOR = FIXTURES / "transcripts" / "keyed" / "gecor.original_examples.json"
+MULTIWOZ = FIXTURES / "transcripts" / "keyed" / "multiwoz21.original_examples.first-dialogue.json"
+EMPATHETIC = FIXTURES / "transcripts" / "keyed" / "empathetic.original_examples.json"
+WATSONX = FIXTURES / "transcripts" / "printed-messages" / "watsonx.Flow-OneLLMOneAgent.md"
+CHAIN = FIXTURES / "transcripts" / "chain-log" / "langchain-benchmarks.multiverse_math.ipynb"
+ROUTER = FIXTURES / "transcripts" / "notebooks" / "langchain-academy.router.ipynb"
+MARKERS = FIXTURES / "transcripts" / "marker-turns" / "langchain-benchmarks-runs.relaid-as-markers.md"
+NOT_CONVERSATIONS = (FIXTURES / "transcript_inputs" / "langchain-academy.state-schema.ipynb",
+                     FIXTURES / "transcript_inputs" / "watsonx-ai-platform-demos.README.md")
+
+
+def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(max_file_bytes=50_000_000))
+    outcomes = list(read_location(source, str(path)))
+    return [o for o in outcomes if isinstance(o, Document)], [o for o in outcomes if isinstance(o, Quarantined)]
+
+
+def roles(doc: Document) -> list[str]:
+    return [m["role"] for m in doc.metadata["messages"]]
+
+
+def test_exchanges_whose_fields_are_the_two_sides_are_read_turn_by_turn() -> None:
+    """SalesBot's ``{"user utterance", "system response", "dialog history"}`` per exchange: the user's text
+    then the system's reply (the model), in order; the history that repeats them is no turn; each of the
+    five dialogues (keyed by its id) is its own run."""
+    raw = json.loads(SALESBOT.read_text())
+    docs, quarantined = read(SALESBOT)
+    assert not quarantined and len(docs) == len(raw) == 5
+    for doc, dialogue in zip(docs, raw.values()):
+        expected = [(role, turn[key]) for turn in dialogue["log"]
+                    for role, key in (("user", "user utterance"), ("assistant", "system response")) if turn[key].strip()]
+        assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == expected
+    history = [t["dialog history"] for d in raw.values() for t in d["log"] if t["dialog history"]]
+    assert history and not any("<USER>" in m["content"] for d in docs for m in d.metadata["messages"])
+
+
+def test_abbreviated_sides_with_their_text_one_object_down_are_the_user_and_the_model() -> None:
+    """GECOR's ``{usr: {transcript, slu...}, sys: {sent, DA}}``: ``usr`` a person, ``sys`` the dialogue system
+    (the model's side, no other field being the model's), each side's text under its text key."""
+    raw = json.loads(GECOR.read_text())
+    docs, quarantined = read(GECOR)
+    assert not quarantined and len(docs) == len(raw)
+    for doc, dialogue in zip(docs, raw):
+        expected = [(role, text) for turn in dialogue["dial"] for role, text in
+                    (("user", turn["usr"]["transcript"]), ("assistant", turn["sys"]["sent"])) if text.strip()]
+        assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == expected
+
+
+def test_utterances_naming_no_speaker_under_a_dialogue_key_take_turns_by_position() -> None:
+    """MultiWOZ's ``log: [{text, metadata, dialog_act}]``: no field names a speaker; the user opens and the
+    system answers, turn by turn."""
+    raw = json.loads(MULTIWOZ.read_text())
+    log = next(iter(raw.values()))["log"]
+    assert not any({"speaker", "role", "from"} & set(u) for u in log), "guard: no speaker field"
+    docs, quarantined = read(MULTIWOZ)
+    assert not quarantined and len(docs) == 1
+    assert [(m["role"], m["content"]) for m in docs[0].metadata["messages"]] == [
+        (("user", "assistant")[i % 2], u["text"]) for i, u in enumerate(log)]
+
+
+def test_a_dialogue_kept_by_columns_is_read_by_its_rows() -> None:
+    """Empathetic Dialogues as ``{column: [cells]}``: the rows are the utterances, ``speaker_idx`` their
+    speaker; the ``prompt`` column (longer, but one situation repeated on every row) is no one's turn."""
+    raw = json.loads(EMPATHETIC.read_text())
+    assert len(set(raw["prompt"])) == 1 and len(raw["prompt"]) >= 3, "guard: a repeated longer column"
+    docs, quarantined = read(EMPATHETIC)
+    assert not quarantined and len(docs) == 1
+    messages = docs[0].metadata["messages"]
+    assert [m["content"] for m in messages] == raw["utterance"]
+    assert [m["role"] for m in messages] == [("user", "assistant")[i % 2] for i in range(len(messages))]
+    assert [m["role"] == "user" for m in messages] == [s == raw["speaker_idx"][0] for s in raw["speaker_idx"]]
+
+
+def test_agents_named_by_a_path_of_sub_agents_are_speakers_and_a_relay_is_said_once() -> None:
+    """A TapeAgents tape: five agent names (``Initiator``, ``Initiator/Manager/SoftwareEngineer``...) for
+    twelve texts, more names per text than a table's authors would give; the manager's ``broadcast`` of a
+    reply is the same text again and is read once."""
+    steps = json.loads(TAPE.read_text())["steps"]
+    said = [s for s in steps if isinstance(s.get("content"), str) and " " in s["content"].strip()]
+    agents = {s["metadata"]["agent"] for s in said}
+    assert len(agents) == 5 and len(agents) * 3 > len(said), "guard: more names than the speaker rule allows"
+    replies = [s["content"] for s in said if s["kind"] == "respond"]
+    docs, quarantined = read(TAPE)
+    assert not quarantined and len(docs) == 1
+    messages = docs[0].metadata["messages"]
+    assert messages[0]["role"] == "user" and messages[0]["content"] == said[0]["content"]
+    assert [m["content"] for m in messages[1:]] == replies and all(m["role"] == "assistant" for m in messages[1:])
+    assert {m["name"] for m in messages[1:]} == {s["metadata"]["agent"] for s in said if s["kind"] == "respond"}
+
+
+def test_printed_message_objects_are_read_as_the_history_they_print() -> None:
+    """A Node.js flow log printing ``BaseMessage { role: 'user', text: '...' + '...' }`` lists: each list a
+    history (the string pieces joined), a list that a later one begins with is the same run printed again."""
+    text = WATSONX.read_text()
+    printed = re.findall(r"BaseMessage \{\n\s+role: '(\w+)'", text)
+    assert len(printed) >= 6, "guard: the log prints message lists"
+    docs, quarantined = read(WATSONX)
+    assert not quarantined and docs and {d.metadata["format"] for d in docs} == {"printed-messages"}
+    longest = max(docs, key=lambda d: len(d.metadata["messages"]))
+    assert roles(longest)[:2] == ["system", "user"] and "assistant" in roles(longest)
+    first_piece = re.search(r"role: 'user',\n\s+text: '((?:[^'\\]|\\.)*)' \+\n", text).group(1).encode().decode("unicode_escape")
+    user = next(m["content"] for m in longest.metadata["messages"] if m["role"] == "user")
+    assert user.startswith(first_piece) and len(user) > len(first_piece) and "' +\n" not in user
+    assert sum(len(d.metadata["messages"]) for d in docs) < len(printed), "a repeated history is read once"
+
+
+def test_a_notebook_run_in_a_cells_coloured_executor_log_takes_the_cells_question() -> None:
+    """An ``AgentExecutor(verbose=True)`` log in a cell's output: ``Invoking: `add` with `{...}``` the model's
+    call, the tool's differently coloured output a tool turn, the last model text the answer; the question
+    the cell's source passed to the agent opens the run."""
+    cell = next(c for c in json.loads(CHAIN.read_text())["cells"] if "Entering new" in json.dumps(c.get("outputs")))
+    question = re.search(r'"question": "([^"]+)"', "".join(cell["source"])).group(1)
+    output = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+    call = re.search(r"Invoking: `(\w+)` with `(\{.*?\})`", output)
+    docs, quarantined = read(CHAIN)
+    assert not quarantined and len(docs) == 1 and docs[0].metadata["format"] == "chain-log"
+    messages = docs[0].metadata["messages"]
+    assert roles(docs[0]) == ["user", "assistant", "tool", "assistant"] and messages[0]["content"] == question
+    assert messages[1]["tool_calls"][0]["name"] == call.group(1)
+    assert json.loads(messages[1]["tool_calls"][0]["arguments"]) == {"a": 2, "b": 5}
+    assert messages[2]["observation"] and messages[2]["content"] == "8.2"
+    assert messages[3]["content"].startswith("The result of 2 + 5")
+
+
+def test_a_notebook_of_pretty_printed_messages_is_read_per_cell() -> None:
+    """LangGraph's ``pretty_print()`` banners in cell outputs (``==== Human Message ====``): a short
+    exchange of two banners is a conversation too; each cell's output its own run."""
+    cells = json.loads(ROUTER.read_text())["cells"]
+    outputs = [re.sub(r"\x1b\[[0-9;]*m", "", "".join("".join(o.get("text", "")) for o in c.get("outputs", [])))
+               for c in cells]
+    printed = [o for o in outputs if re.search(r"=+ Human Message =+", o)]
+    assert printed, "guard: the notebook pretty-prints its messages"
+    docs, quarantined = read(ROUTER)
+    assert not quarantined and len(docs) == len(printed)
+    for doc, output in zip(docs, printed):
+        assert len(doc.metadata["messages"]) == len(re.findall(r"^=+ \w+ Message =+$", output, re.MULTILINE))
+        assert roles(doc)[0] == "user" and "assistant" in roles(doc)
+
+
+def test_turns_opened_by_repeated_line_markers_are_read_run_by_run() -> None:
+    """Emoji markers at line starts (``User prompt:``, ``🔨 Tool Called:``, ``👀 Observation:``, ``🤖 Agent:``):
+    their words give the role (a call is the model's, an observation the tool's), a label without such
+    words (``Arguments:``) is text of its turn, and the rule between runs splits them."""
+    text = MARKERS.read_text()
+    runs = [r for r in re.split(r"^_{10,}$", text, flags=re.MULTILINE) if r.strip()]
+    docs, quarantined = read(MARKERS)
+    assert not quarantined and len(docs) == len(runs) == 2
+    for doc, run in zip(docs, runs):
+        observations = re.findall(r"^👀 Observation: (.*)$", run, re.MULTILINE)
+        answer = re.search(r"^🤖 Agent: (.*)$", run, re.MULTILINE).group(1)
+        messages = doc.metadata["messages"]
+        assert roles(doc) == ["user"] + ["assistant", "tool"] * len(observations) + ["assistant"]
+        assert [m["content"] for m in messages if m["observation"]] == observations
+        assert messages[-1]["content"] == answer and "Arguments:" in messages[1]["content"]
+
+
+@pytest.mark.parametrize("path", NOT_CONVERSATIONS, ids=lambda p: p.name)
+def test_a_notebook_or_readme_of_no_conversation_stays_quarantined(path: Path) -> None:
+    docs, quarantined = read(path)
+    assert not docs and len(quarantined) == 1
+
+
+@pytest.mark.parametrize("bomb", [
+    "HumanMessage(content='" * 100_000,  # openings that never close
+    "{'role': 'user', " * 100_000,
+    "> Entering new AgentExecutor chain...\n" * 50_000,  # chains that never finish
+    "🤖 Agent: hi there you\nUser prompt: what now\n" * 50_000,
+], ids=["unclosed-reprs", "unclosed-dicts", "unfinished-chains", "markers"])
+def test_hostile_text_is_read_in_bounded_time(bomb: str, tmp_path: Path) -> None:
+    """Each reader makes one pass over the text (brackets paired once, chains found by their edges): a
+    couple of megabytes built to be slow take seconds, not the quadratic hours they would by rescanning."""
+    path = tmp_path / "bomb.txt"
+    path.write_text(bomb)
+    start = time.monotonic()
+    read(path)
+    assert time.monotonic() - start < 30
