@@ -26,6 +26,7 @@ TAPE = FIXTURES / "transcripts" / "keyed" / "tapeagents.data_science.final_tape.
 GECOR = FIXTURES / "transcripts" / "keyed" / "gecor.original_examples.json"
 MULTIWOZ = FIXTURES / "transcripts" / "keyed" / "multiwoz21.original_examples.first-dialogue.json"
 EMPATHETIC = FIXTURES / "transcripts" / "keyed" / "empathetic.original_examples.json"
+ATIF = FIXTURES / "transcripts" / "steps" / "openagents-login-trace.trajectory.json"
 WATSONX = FIXTURES / "transcripts" / "printed-messages" / "watsonx.Flow-OneLLMOneAgent.md"
 CHAIN = FIXTURES / "transcripts" / "chain-log" / "langchain-benchmarks.multiverse_math.ipynb"
 ROUTER = FIXTURES / "transcripts" / "notebooks" / "langchain-academy.router.ipynb"
@@ -94,6 +95,22 @@ def test_a_dialogue_kept_by_columns_is_read_by_its_rows() -> None:
     assert [m["content"] for m in messages] == raw["utterance"]
     assert [m["role"] for m in messages] == [("user", "assistant")[i % 2] for i in range(len(messages))]
     assert [m["role"] == "user" for m in messages] == [s == raw["speaker_idx"][0] for s in raw["speaker_idx"]]
+
+
+def test_a_step_with_its_text_its_calls_and_its_results_kept_apart_is_one_model_turn() -> None:
+    """An ATIF trajectory: each agent step's ``message`` and ``tool_calls`` are one model turn (not a call
+    turn and a text turn), its ``observation.results`` the tool turns that follow, by their own text."""
+    steps = json.loads(ATIF.read_text())["steps"]
+    docs, quarantined = read(ATIF)
+    assert not quarantined and len(docs) == 1
+    expected = []
+    for step in steps:
+        if step["source"] == "user":
+            expected.append(("user", step["message"], []))
+            continue
+        expected.append(("assistant", step["message"], [c["function_name"] for c in step["tool_calls"]]))
+        expected += [("tool", r["content"], []) for r in step["observation"]["results"]]
+    assert [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in docs[0].metadata["messages"]] == expected
 
 
 def test_agents_named_by_a_path_of_sub_agents_are_speakers_and_a_relay_is_said_once() -> None:
