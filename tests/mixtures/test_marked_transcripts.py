@@ -32,7 +32,9 @@ CHAIN = FIXTURES / "transcripts" / "chain-log" / "langchain-benchmarks.multivers
 ROUTER = FIXTURES / "transcripts" / "notebooks" / "langchain-academy.router.ipynb"
 MARKERS = FIXTURES / "transcripts" / "marker-turns" / "langchain-benchmarks-runs.relaid-as-markers.md"
 NOT_CONVERSATIONS = (FIXTURES / "transcript_inputs" / "langchain-academy.state-schema.ipynb",
-                     FIXTURES / "transcript_inputs" / "watsonx-ai-platform-demos.README.md")
+                     FIXTURES / "transcript_inputs" / "watsonx-ai-platform-demos.README.md",
+                     FIXTURES / "transcript_inputs" / "not-botocore-appconfig-2019-10-09-examples-1.json",
+                     FIXTURES / "transcript_inputs" / "not-botocore-lex-models-2017-04-19-examples-1.json")
 
 
 def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
@@ -197,7 +199,9 @@ def test_turns_opened_by_repeated_line_markers_are_read_run_by_run() -> None:
 
 
 @pytest.mark.parametrize("path", NOT_CONVERSATIONS, ids=lambda p: p.name)
-def test_a_notebook_or_readme_of_no_conversation_stays_quarantined(path: Path) -> None:
+def test_a_file_of_no_conversation_stays_quarantined(path: Path) -> None:
+    """A notebook of an agent course printing no conversation, a README with headings and emoji, API
+    examples holding an event log and a list of sample utterances (lists under dialogue-worded keys)."""
     docs, quarantined = read(path)
     assert not docs and len(quarantined) == 1
 
