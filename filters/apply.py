@@ -109,11 +109,13 @@ class DocumentFilter:
             self._prose = NaturalLanguageChecker(self.config.natural_language)
         return self._prose
 
-    def judge(self, doc: Document, repository_license: str = "") -> Verdict:
-        """The full decision; a license declared by the source or record wins over the detected one."""
+    def judge(self, doc: Document, repository_license: str = "", *, own_code: bool = False) -> Verdict:
+        """The full decision; a license declared by the source or record wins over the detected one. ``own_code``:
+        the file names the repository's own holder, so a path list's folder pattern does not make it another
+        project's (hugo's ``cache/`` package, linguist's ``(^|/)cache/``)."""
         if not doc.license and repository_license:
             doc = dataclasses.replace(doc, license=repository_license)
-        reason = self.license_drop_reason(doc) or self.drop_reason(doc)
+        reason = self.license_drop_reason(doc) or self.drop_reason(doc, own_code=own_code)
         if reason is not None:
             return Verdict(doc, reason, reasons=self.prose_reasons(doc, reason), detail=self.drop_detail(doc, reason))
         instances = tuple(self.instances.hits(doc)) if self.config.benchmark_instances.enabled else ()
@@ -147,7 +149,7 @@ class DocumentFilter:
             return "opted_out"
         return license_drop_reason(doc.license, self.config.licenses)
 
-    def drop_reason(self, doc: Document) -> str | None:
+    def drop_reason(self, doc: Document, *, own_code: bool = False) -> str | None:
         """The content checks alone (no license, no benchmark overlap)."""
         checks = document_kind(doc.kind).content_checks
         if checks == SIZE_AND_BINARY:  # prose and logs
@@ -156,9 +158,9 @@ class DocumentFilter:
             reason = None  # e.g. per commit at crawl (filters.commits): code heuristics do not fit a diff
         elif checks == NOTEBOOK_CODE:  # its code judged as code; markdown may be comments: no comment cap
             code = doc if not doc.text.startswith(START) else dataclasses.replace(doc, text=notebook_code(doc.text))
-            reason = self.path_drop_reason(doc) or self.code_drop_reason(code, skip=(check_comment_fraction,))
+            reason = self.path_drop_reason(doc, own_code) or self.code_drop_reason(code, skip=(check_comment_fraction,))
         else:
-            reason = self.path_drop_reason(doc) or self.code_drop_reason(doc)
+            reason = self.path_drop_reason(doc, own_code) or self.code_drop_reason(doc)
         if reason is None and self.config.natural_language.enabled:
             reason = natural_language_drop_reason(doc, self.prose)
         return reason
@@ -176,8 +178,9 @@ class DocumentFilter:
         glob = next((glob for glob in self.config.vendored_paths if path_matches(doc.path, [glob])), None)
         return f"path matches {glob!r}" if glob else f"path matches linguist vendor.yml {vendored_pattern(doc.path, doc.repo)!r}"
 
-    def path_drop_reason(self, doc: Document) -> str | None:
-        if path_matches(doc.path, self.config.vendored_paths) or (self.config.linguist_vendored and is_vendored(doc.path, doc.repo)):
+    def path_drop_reason(self, doc: Document, own_code: bool = False) -> str | None:
+        if not own_code and (path_matches(doc.path, self.config.vendored_paths)
+                             or (self.config.linguist_vendored and is_vendored(doc.path, doc.repo))):
             return "vendored_path"
 
         if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):

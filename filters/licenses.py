@@ -577,12 +577,24 @@ def _from_json_manifest(text: str, list_operator: str) -> str | None:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or npm_init_default(data):
         return None
     declared = data.get("license", data.get("licenses"))
     if isinstance(declared, list):
         return combine((_manifest_entry(entry) for entry in declared), list_operator) or None
     return _manifest_entry(declared)
+
+
+# What ``npm init`` writes when nobody answers: ISC, no author, and a test script that fails.
+_NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
+
+
+def npm_init_default(data: dict) -> bool:
+    """Whether a package.json's license is ``npm init``'s default left as written ("ISC" beside an empty author and
+    npm's failing test script): no one chose it (hugo's ``internal/warpc/js/package.json``), so it states nothing."""
+    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
+    return data.get("license") == "ISC" and not data.get("author") and (
+        scripts.get("test") == _NPM_DEFAULT_TEST or data.get("description") == "")
 
 
 def _from_cargo(text: str) -> str | None:
@@ -698,9 +710,10 @@ def is_notice_file(path: str) -> bool:
 # What a license file named after something is named after: ``python_dotenv.LICENSE``, ``OPEN-SANS-LICENSE.txt``,
 # ``LICENSE_FOXIT``. A license's name (LICENSE-MIT, LICENSE.APACHE), an extension (LICENSE.txt) or a word for the
 # repository's own parts (LICENSE-CODE, LICENSE-docs) names no package.
-_NAMED_AFTER = re.compile(r"(?P<before>[a-z0-9][\w-]*?)[-_.]licen[cs]e(?:\.(?:txt|md|rst))?"
-                          r"|licen[cs]e[-_.](?P<after>[a-z0-9][\w-]*?)(?:\.(?:txt|md|rst))?", re.IGNORECASE)
-_NOT_A_SUBJECT = frozenset(["txt", "md", "rst", "html", "markdown", "text", "rtf", "code", "docs", "doc", "documentation", "content", "data", "assets", "art", "header", "headers", "full", "short", "third", "thirdparty", "third_party", "3rdparty", "notice", "terms", "spdx"])
+_NAMED_AFTER = re.compile(r"(?P<before>[a-z0-9][\w-]*?)[-_.]licen[cs]e(?:\.(?:txt|md|rst|adoc))?"
+                          r"|licen[cs]e[-_.](?P<after>[a-z0-9][\w-]*?)(?:\.(?:txt|md|rst|adoc))?", re.IGNORECASE)
+# ccache's root ``LICENSE.adoc`` is its license in AsciiDoc, not a package's named "adoc".
+_NOT_A_SUBJECT = frozenset(["txt", "md", "rst", "adoc", "asciidoc", "org", "html", "markdown", "text", "rtf", "code", "docs", "doc", "documentation", "content", "data", "assets", "art", "header", "headers", "full", "short", "third", "thirdparty", "third_party", "3rdparty", "notice", "terms", "spdx"])
 
 
 _LICENSE_WORDS = frozenset(["clause", "v", "only", "or", "later", "new", "simplified", "style", "license"])
@@ -838,6 +851,21 @@ def named_license(text: str) -> str | None:
     return _license_from_name(f"{said.group(1)} license") if said else None
 
 
+# A license a file's head names while pointing to a file in its folder for the text: Go's "Use of this source code is
+# governed by a BSD-style license that can be found in the LICENSE file", Meta's "licensed under the MIT license found
+# in the LICENSE file in the root directory of this source tree".
+_POINTER = re.compile(r"\b(?:governed by|licensed under|released under|distributed under) (?:the |a |an )?"
+                      r"([\w.+-]+(?: [\w.+-]+){0,2}?) licen[cs]e (?:that )?(?:can be |is )?(?:found|located|available)"
+                      r" in the ([\w.-]+) file")
+
+
+def pointed_license(text: str) -> str | None:
+    """The license a file's head names in a sentence that points to a license file for its text ("a BSD-style
+    license that can be found in the LICENSE file": BSD-3-Clause), or None."""
+    said = _POINTER.search(_words(text[:_NOTICE_CHARS]))
+    return _license_from_name(f"{said.group(1)} license") if said else None
+
+
 # A single-file library's license block at its end (stb's, dr_libs', msf_gif's): read there when the head states
 # none. stb's "This software is available under 2 licenses -- choose whichever you prefer", then "ALTERNATIVE A - MIT
 # License" and "ALTERNATIVE B - Public Domain (www.unlicense.org)", is a choice between the texts it quotes.
@@ -898,7 +926,8 @@ _CC0_DEDICATION = re.compile(r"to the extent possible under law the (?:author|pe
 # LICENSE.APACHE or LICENSE.BSD" (packaging), "under either the terms of the MIT license (see the file MIT.txt), or the
 # conditions below" (RubyGems), "dual licensed under ...". A GNU notice's "either version 2 of the License, or (at your
 # option) any later version" chooses a version, not a license, and does not match.
-_CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|either of the (?:following )?licenses|dual licensed)\b")
+_CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|either of the (?:following )?licenses|dual licensed"
+                     r"|under a dual)\b")  # Mbed TLS: "provided under a dual Apache-2.0 OR GPL-2.0-or-later license"
 # A choice is stated where a text opens, before any license text it then quotes.
 _CHOICE_CHARS = 1_000
 

@@ -226,8 +226,8 @@ def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int
 class PromptedTaskIndex:
     """Short items matched by prose and code together (see the module docstring)."""
 
-    __slots__ = ("_buckets", "_distinct_keys", "_foreign", "_keys", "_owners", "_screen_keys", "_starts",
-                 "min_code_coverage", "min_prose_overlap", "tasks")
+    __slots__ = ("_buckets", "_distinct_keys", "_foreign", "_foreign_candidates", "_keys", "_owners", "_screen_keys",
+                 "_sorted_screen_keys", "_starts", "min_code_coverage", "min_prose_overlap", "tasks")
 
     def __init__(self, tasks: Iterable[PromptedTask], *, min_prose_overlap: float = 0.5,
                  min_code_coverage: float = 0.8):
@@ -243,6 +243,8 @@ class PromptedTaskIndex:
         self._foreign = np.concatenate([np.empty(0, bool), *(t.foreign for t in self.tasks)])
         self._buckets = np.zeros(1 << _BUCKET_BITS, dtype=bool)
         self._buckets[_bucket(self._screen_keys)] = True
+        self._sorted_screen_keys = np.unique(self._screen_keys)
+        self._foreign_candidates = bool(self._candidates(self._foreign))  # a non-ASCII text without any 3-gram
 
     def __len__(self) -> int:
         return len(self.tasks)
@@ -269,6 +271,11 @@ class PromptedTaskIndex:
             return True
         grams = screen_grams(text)
         grams = grams[self._buckets[_bucket(grams)]]
+        if grams.size:  # the few in a task's bucket, looked up
+            at = np.minimum(np.searchsorted(self._sorted_screen_keys, grams), self._sorted_screen_keys.size - 1)
+            grams = grams[self._sorted_screen_keys[at] == grams]
+        if not grams.size:
+            return not text.isascii() and self._foreign_candidates
         found = np.isin(self._screen_keys, grams)
         return bool(self._candidates(found if text.isascii() else found | self._foreign))
 

@@ -25,6 +25,9 @@ from importlib import resources
 
 import yaml
 
+from codemix.filters.declared import declared_copies, may_declare
+from codemix.filters.generated import VENDORED_PATHS, path_matches
+
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
 # linguist lists .github/ and git's own config files (.gitignore, .gitattributes, .gitmodules) to keep them out of
@@ -114,6 +117,17 @@ class VendoredTree:
     folder: str  # no trailing slash
     evidence: str  # e.g. "own LICENSE.txt + package.json at tests/unity/"
     subfolders: bool = False  # only the folder's subfolders are another project's (their README says so)
+    pattern: str = ""  # only the paths this glob names in the folder (``src/third_party/cxxurl/cxxurl/url.*``)
+
+    def covers(self, path: str) -> bool:
+        """Whether ``path`` lies in the tree: below its folder (a declared path is the file itself where it names
+        one, ccache's ``src/third_party/cpp-httplib/httplib.h``), or named by its pattern."""
+        if self.pattern:
+            return fnmatch.fnmatchcase(path, self.pattern)
+        return path.startswith(self.folder + "/") or path == self.folder
+
+
+_GLOB = re.compile(r"[*?\[]")
 
 
 @dataclass(slots=True, frozen=True)
@@ -152,6 +166,10 @@ _PROVENANCE = re.compile(
     r"(?:as a separate project|separately|upstream)\b",
     re.IGNORECASE)
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
+# What a folder README's opening says the folder is for: FreshRSS's ``p/themes/Nord/README.md``, "A simple theme based on
+# Nord's color scheme for [FreshRSS](https://freshrss.org)": written for the repository, not copied into it.
+_WRITTEN_FOR = re.compile(r"\bfor (?:the )?\[?([\w.-]{3,})")
+_README_HEAD_CHARS = 600
 # A folder README that says its subfolders are copies: gevent's ``src/greentest/README.rst``, "The test directories
 # that begin with a number (e.g., 2.7 and 3.5) are copies of the standard library tests".
 _SUBFOLDER_PROVENANCE = re.compile(r"\b(?:directories|folders|subdirectories|subfolders)\b.{0,80}?\bare "
@@ -164,7 +182,8 @@ _SUBFOLDER_PROVENANCE = re.compile(r"\b(?:directories|folders|subdirectories|sub
 # file); "based on", "inspired by" and a port are derived work, not copies. Without "this file" (or header,
 # module...) as its subject, what it copies must be a file or a URL: CPython's ``_compat_pickle.py`` says "This is
 # a copy of lib2to3.fixes.fix_imports.MAPPING", a table of its own project.
-_COPY = (r"is (?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|adjusted|stripped[- ]down|vendored) )*"
+_COPY = (r"is (?:just |simply )?(?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|adjusted|"
+         r"stripped[- ]down|vendored|temporary) )*"
          r"(?:copy|(?:modified|patched|vendored) version|fork) of")
 _SOURCE_FILE = (r"[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java|kt|rb|php|lua|pl|sh|cs|swift)"
                 r"\b")
@@ -176,7 +195,10 @@ _FILE_PROVENANCE = re.compile(
     # difftastic's ``sample_files/r_1.R``: "This file is from https://github.com/rstudio/shiny, under the GPL v3."
     r"|\bthis file (?:is|was|comes) (?:taken |copied )?from https?://\S+"
     # gevent's ``win32util.py``: "The code is taken from twisted.python.win32 module."
-    r"|\b(?:the|this) code (?:is|was) (?:taken|copied) (?:verbatim )?from (?:the )?\w+(?:\.\w+)+ module\b", re.IGNORECASE)
+    r"|\b(?:the|this) code (?:is|was) (?:taken|copied) (?:verbatim )?from (?:the )?\w+(?:\.\w+)+ module\b"
+    # hugo's ``tpl/math/round.go``: "The following implementation was taken from https://golang.org/cl/43652."
+    r"|\b(?:the following|this) (?:implementation|code) (?:is|was) (?:taken|copied) (?:verbatim )?from https?://\S+",
+    re.IGNORECASE)
 # A comment line of the head that opens with where the file came from, naming a file in a folder or a URL: gevent's
 # ``stathelper.c`` "/* copied from Python-2.7.2/Modules/posixmodule.c */". A bare file name ("copied from utils.py")
 # is as likely the project's own.
@@ -255,7 +277,7 @@ def may_say_vendored(path: str) -> bool:
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
     return (name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")) or name == "vendor.txt"
             or name == "modules.txt" or path == ".gitmodules" or bool(folder and _README.fullmatch(name))
-            or _LICENSE_NAME.fullmatch(name) is not None)
+            or _LICENSE_NAME.fullmatch(name) is not None or may_declare(path))
 
 
 _LICENSE_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense|notice)(?:[-._ ].*)?|[\w-]+[-_.]licen[cs]e(?:\.\w+)?",
@@ -267,6 +289,8 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     file is a license text (``filters.licenses``), ``detected`` the license it states."""
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
     facts = list(_declarations(path, folder, name, text))
+    if may_declare(path):
+        facts += [fact for target, detail in declared_copies(path, text) for fact in _declared(target, detail)]
     if license_file:
         facts.append(VendoringFact("license", folder, name, holders=copyright_holders(text),
                                    digest=_text_digest(text), license=detected or "", names=endorsement_names(text),
@@ -276,6 +300,18 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
         if manifest is not None:
             facts.append(manifest)
     return tuple(facts)
+
+
+def _declared(target: str, detail: str) -> tuple[VendoringFact, ...]:
+    """A declared path's fact: ``declares`` for a folder or file (a path, ``dir/*``), ``declares_paths`` (``name``
+    the glob) for the files a glob names in a folder."""
+    glob = _GLOB.search(target)
+    if glob is None:
+        return (VendoringFact("declares", target, detail),)
+    base = target[:glob.start()].rsplit("/", 1)[0]
+    if target in (f"{base}/*", f"{base}/**"):
+        return (VendoringFact("declares", base, detail),)
+    return (VendoringFact("declares_paths", base, detail, name=target),)
 
 
 def _declarations(path: str, folder: str, name: str, text: str):
@@ -301,6 +337,8 @@ def _declarations(path: str, folder: str, name: str, text: str):
         head = text[:4000]
         if holders := copyright_holders(head):  # a README naming who holds the folder's copyright
             yield VendoringFact("license", folder, name, holders=holders)
+        if written_for := frozenset(_plain(word) for word in _WRITTEN_FOR.findall(head[:_README_HEAD_CHARS])):
+            yield VendoringFact("written_for", folder, name, names=written_for)
         chromium = all(re.search(rf"^{field}:\s*\S", head, re.MULTILINE) for field in _CHROMIUM_FIELDS)
         said = _PROVENANCE.search(head)
         if chromium or said:
@@ -341,6 +379,10 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
             if isinstance(workspace, dict) else ()
         inherits = isinstance(table, dict) and any(isinstance(v, dict) and v.get("workspace") is True
                                                    for v in table.values())
+    elif name == "CMakeLists.txt" and not _CMAKE_PROJECT.search(text):
+        # A CMakeLists.txt without ``project()`` is a part of an enclosing build, not a package: ccache's
+        # ``src/third_party/fmt/CMakeLists.txt`` wires the copied fmt into ccache's build.
+        return None
     else:
         found = re.search(r"^module\s+(\S+)|\bproject\s*\(\s*([\w.+-]+)|\bname\s*=\s*['\"]([^'\"]+)['\"]"
                           r"|<artifactId>([^<]+)</artifactId>|AC_INIT\(\s*\[?([\w.+-]+)", text, re.MULTILINE)
@@ -351,6 +393,7 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
     return VendoringFact("manifest", folder, name, name=package, members=members, inherits=inherits, urls=urls)
 
 
+_CMAKE_PROJECT = re.compile(r"^\s*project\s*\(", re.IGNORECASE | re.MULTILINE)
 _HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]([\w.-]+)/([\w.-]+)")
 
 
@@ -378,9 +421,14 @@ def copyright_holders(text: str) -> frozenset[str]:
 _GENERIC_HOLDER_WORDS = frozenset(["the", "and", "by", "of", "for", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "project", "projects", "authors", "author", "contributors", "contributor", "developers", "team", "foundation", "software", "org", "com", "net", "www", "http", "https", "copyright", "holders", "holder", "all", "rights", "reserved", "others", "other"])
 
 
+# Two-letter words of holder lines that name no one; a two-letter name stays one ("The Go Authors").
+_SHORT_GENERIC = frozenset(["an", "as", "at", "by", "co", "de", "et", "al", "in", "is", "of", "on", "or", "to", "uk",
+                            "us", "eu", "cc", "ab", "ag", "bv", "sa", "oy", "kg", "nv", "pc"])
+
+
 def holder_words(holders: Iterable[str]) -> frozenset[str]:
-    return frozenset(word for holder in holders for word in re.findall(r"[a-z0-9]{3,}", holder)
-                     if word not in _GENERIC_HOLDER_WORDS)
+    return frozenset(word for holder in holders for word in re.findall(r"[a-z0-9]{2,}", holder)
+                     if word not in _GENERIC_HOLDER_WORDS and word not in _SHORT_GENERIC)
 
 
 def _earliest_year(text: str) -> int:
@@ -415,7 +463,10 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     workspaces = [(f.folder, f.members) for f in manifests.values() if f.members]
     root_words = holder_words(root_holders)
     own_urls = {repo.lower()} | (manifests[""].urls if "" in manifests else frozenset())
-    for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees):
+    own_name = _plain(repo.rsplit("/", 1)[-1])
+    written_for = {f.folder for f in facts if f.kind == "written_for" and own_name and own_name in f.names}
+    for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
+                and f.folder not in written_for):
         words = holder_words(lic.holders)
         if lic.folder in manifests and manifests[lic.folder].urls & own_urls:
             continue  # its manifest points at this repository: a package developed here
@@ -440,8 +491,10 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
+    paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
     return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
-            *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())))
+            *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
+            *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
 
 
 # --------------------------------------------------------------------------------------------
@@ -455,11 +508,26 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
 @dataclass(slots=True, frozen=True)
 class RepositoryOwner:
     """Who a repository says it is, from its root license texts: their copyright holders, the names their BSD
-    endorsement clauses protect ("Neither the name of Redis nor..."), the earliest year they claim (0: none)."""
+    endorsement clauses protect ("Neither the name of Redis nor..."), the earliest year they claim (0: none); and
+    its people, the holders its own files name most often (``people``, from the year ``people_year``): hugo's "The
+    Hugo Authors", CyberChef's "Crown Copyright", where the root's license is a bare text naming no one."""
 
     holders: frozenset[str] = frozenset()
     names: frozenset[str] = frozenset()
     first_year: int = 0
+    people: frozenset[str] = frozenset()
+    people_year: int = 0
+
+    # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
+    # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
+    def words(self) -> frozenset[str]:
+        return holder_words(self.holders or self.people)
+
+    def earliest(self) -> int:
+        return self.first_year if self.holders else self.people_year
+
+    def named(self) -> str:
+        return min(self.holders or self.people)
 
 
 @dataclass(slots=True, frozen=True)
@@ -539,12 +607,36 @@ def first_copyright(text: str) -> tuple[str, int]:
     return "", 0
 
 
-def repository_owner(facts: Iterable[VendoringFact]) -> RepositoryOwner:
-    """The ``RepositoryOwner`` the root's license facts state."""
+def holder_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``holder`` fact of a file whose head names a copyright holder: who (``name``) and from when; none for a
+    file that a path list calls vendored (linguist's, ``generated.VENDORED_PATHS``) or a license text (a package's
+    holder): the people are counted on what the repository may have written."""
+    if is_vendored(path) or path_matches(path, VENDORED_PATHS) or _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
+        return None
+    holder, year = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    return VendoringFact("holder", _folder(path), path, name=holder, first_year=year) if holder else None
+
+
+PEOPLE_SHARE = 0.1  # a holder named by at least this share of the files the most named holder is (and by 3 or more)
+PEOPLE_MIN_FILES = 3
+
+
+def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = ()) -> RepositoryOwner:
+    """The ``RepositoryOwner`` the root's license facts state, with the people the repository's own files name
+    (``holder`` facts of files outside its vendored ``trees``)."""
+    facts, trees = list(facts), tuple(trees)
     root = [f for f in facts if f.kind == "license" and f.folder == ""]
     years = [f.first_year for f in root if f.first_year]
+    named: dict[str, list[int]] = {}
+    for fact in facts:
+        if fact.kind == "holder" and vendored_tree(fact.detail, trees) is None:
+            named.setdefault(fact.name, []).append(fact.first_year)
+    most = max((len(years_) for years_ in named.values()), default=0)
+    people = {holder: years_ for holder, years_ in named.items()
+              if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
-                           min(years, default=0))
+                           min(years, default=0), frozenset(people),
+                           min((year for years_ in people.values() for year in years_ if year), default=0))
 
 
 def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str | None:
@@ -555,18 +647,52 @@ def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str
     Ward") says who wrote the file, not that it came under another project's terms."""
     if not notice:
         return None
-    own_words = holder_words(owner.holders)
+    own_words = owner.words()
     head = text[:_FILE_HEAD_CHARS * 2]
     holder, year = first_copyright(head)
     words = holder_words([holder])
     if not own_words or not words or words & own_words:
         return None
-    if year and owner.first_year and year < owner.first_year:
-        return f"header names {holder!r} from {year}, before the repository's {min(owner.holders)!r} from {owner.first_year}"
-    names = endorsement_names(head)
+    if year and owner.earliest() and year < owner.earliest():
+        return f"header names {holder!r} from {year}, before the repository's {owner.named()!r} from {owner.earliest()}"
+    # The template's "Neither the name of the copyright holder nor..." protects no one's name.
+    names = frozenset(name for name in endorsement_names(head) if holder_words([name]))
     if names and not names & owner.names:
-        return f"header names {holder!r}, its BSD clause protects {min(names)!r}, not the repository's {min(owner.holders)!r}"
+        return f"header names {holder!r}, its BSD clause protects {min(names)!r}, not the repository's {owner.named()!r}"
     return None
+
+
+def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:
+    """Whether a file's first copyright line names the repository's people (``RepositoryOwner.people``, the holders
+    its own files name most; not the root's texts, whose NOTICE may list the copies' holders): hugo's "Copyright
+    2024 The Hugo Authors" in its ``cache/`` package, CyberChef's "@copyright Crown Copyright 2025" in its own
+    ``src/core/vendor/ascon.mjs``. A license text names its package's holder, whoever that is."""
+    if _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
+        return False
+    holder, _ = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    return bool(holder_words([holder]) & holder_words(owner.people))
+
+
+def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, governing: Iterable[str]) -> str | None:
+    """Why a file's header points to a license file its folders do not hold, or None: it names a holder that is not
+    the repository's, and its pointer names a license (``pointed``, "a BSD-style license that can be found in the
+    LICENSE file") that none of the licenses governing its path (``governing``, ids) is: hugo's copies of Go's
+    templates, "Copyright 2011 The Go Authors", under hugo's Apache-2.0 LICENSE."""
+    if not pointed:
+        return None
+    holder, _ = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    words, own_words = holder_words([holder]), owner.words()
+    family = _family(pointed)
+    governing = {_family(name) for name in governing}
+    if not own_words or not words or words & own_words or not governing or family in governing:
+        return None
+    return (f"header names {holder!r}, not the repository's {owner.named()!r}, and points to a {pointed} license "
+            f"file that its folders do not hold (theirs: {', '.join(sorted(governing))})")
+
+
+def _family(license_id: str) -> str:
+    """A license's family, versions and variants aside: ``bsd`` for BSD-3-Clause, ``gpl`` for GPL-2.0-or-later."""
+    return re.split(r"[-.\d]", license_id.lower().removeprefix("licenseref-"), maxsplit=1)[0]
 
 
 # A folder whose name says it holds other projects' code: one signal, read only together with a package manifest of
@@ -616,9 +742,9 @@ def _inside(folder: str, trees: dict[str, str]) -> bool:
 def vendored_tree(path: str, trees: Iterable[VendoredTree]) -> VendoredTree | None:
     """The innermost vendored tree holding ``path`` (its own package), or None; a tree of subfolders answers
     with the subfolder holding ``path`` (``src/greentest/3.12``), never for the files beside them."""
-    found = [_subfolder(tree, path) if tree.subfolders else tree for tree in trees if path.startswith(tree.folder + "/")]
+    found = [_subfolder(tree, path) if tree.subfolders else tree for tree in trees if tree.covers(path)]
     found = [tree for tree in found if tree is not None]
-    return max(found, key=lambda tree: len(tree.folder)) if found else None
+    return max(found, key=lambda tree: len(tree.pattern or tree.folder)) if found else None
 
 
 def _subfolder(tree: VendoredTree, path: str) -> VendoredTree | None:

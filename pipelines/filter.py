@@ -21,8 +21,11 @@ from codemix.filters.licenses import (
     is_folder_license_evidence,
     is_license_evidence,
     is_license_file,
+    is_notice_file,
+    license_ids,
     named_license,
     opted_out,
+    pointed_license,
 )
 from codemix.filters.reuse import RepositoryLicenses, license_evidence_of, own_license, resolve_licenses
 from codemix.filters.vendored import (
@@ -32,7 +35,10 @@ from codemix.filters.vendored import (
     copied_in_folders,
     copy_fact,
     foreign_notice,
+    foreign_pointer,
+    holder_fact,
     may_say_vendored,
+    names_owner,
     placement_fact,
     published_page,
     repository_owner,
@@ -76,14 +82,16 @@ def vendoring_evidence(doc: Document):
         yield repository_key(doc), copy
     if (placed := placement_fact(doc.path)) is not None:
         yield repository_key(doc), placed
+    if document_kind(doc.kind).licensed_by_text and (holder := holder_fact(doc.path, doc.text)) is not None:
+        yield repository_key(doc), holder
 
 
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
     facts = list(facts)
-    found = Vendored(vendored_trees(facts, repo=key.split("\x00", 1)[-1]), repository_owner(facts),
-                     copied_in_folders(facts))
-    if found.trees or found.owner.holders or found.copies:
+    trees = vendored_trees(facts, repo=key.split("\x00", 1)[-1])
+    found = Vendored(trees, repository_owner(facts, trees), copied_in_folders(facts))
+    if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found
 
 
@@ -101,14 +109,16 @@ def vendored_outcome(doc: Document, tree: VendoredTree, policy: str) -> Document
                                metadata={**doc.metadata, "vendored": tree.evidence})
 
 
-def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None) -> VendoredTree | None:
+def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
+                          governing: str = "") -> VendoredTree | None:
     """The vendored tree holding ``doc``, else the file itself when its head says it is another project's file
-    (``filters.vendored.copied_file_statement``) or its own notice is another holder's under other terms
-    (``filters.vendored.foreign_notice``); a license text's own wording is neither."""
+    (``filters.vendored.copied_file_statement``), its own notice is another holder's under other terms
+    (``filters.vendored.foreign_notice``) or it points to a license file that the folders above it, whose license
+    ``governing`` is, do not hold (``filters.vendored.foreign_pointer``); a license text's own wording is none."""
     found = (vendored or {}).get(repository_key(doc), Vendored())
     tree = vendored_tree(doc.path, found.trees)
-    if tree is not None or is_license_file(doc.path):
-        return tree
+    if tree is not None or is_license_file(doc.path) or is_notice_file(doc.path):
+        return tree  # a license text or NOTICE names the holders of what it is about, copies included
     said = copied_file_statement(doc.text, doc.repo)
     if said:
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")
@@ -118,8 +128,9 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None) -
     if copies and states_terms(doc.text):
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
     why = None
-    if found.owner.holders and document_kind(doc.kind).licensed_by_text:
-        why = foreign_notice(doc.text, found.owner, own_license(doc.text, doc.path) or named_license(doc.text))
+    if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text:
+        why = foreign_notice(doc.text, found.owner, own_license(doc.text, doc.path) or named_license(doc.text)) \
+            or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing))
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 
@@ -181,14 +192,17 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     license = document_license(doc, repository_licenses)
     # A repository its owners opted out of is that before anything in it is another project's.
     own_files = document_kind(doc.kind).repository_file and not opted_out(doc.repo, document_filter.config.licenses)
-    tree = vendored_file_or_tree(doc, vendored) if own_files else None
+    governing = repository_licenses.get(repository_key(doc), RepositoryLicenses()).for_path(doc.path, None)
+    tree = vendored_file_or_tree(doc, vendored, governing) if own_files else None
     if tree is not None:
         outcome = vendored_outcome(doc, tree, document_filter.config.vendored)
         if isinstance(outcome, Dropped):
             yield outcome
             return
         doc = outcome
-    verdict = document_filter.judge(doc, license)
+    owner = (vendored or {}).get(repository_key(doc), Vendored()).owner
+    own_code = own_files and tree is None and names_owner(doc.path, doc.text, owner)
+    verdict = document_filter.judge(doc, license, own_code=own_code)
     if doc.path in (amalgamations or {}).get(repository_key(doc), ()) and (
             verdict.reason is None or held_for_imports(doc, verdict.reason)):  # a license drop stays one
         verdict = dataclasses.replace(verdict, reason="amalgamated", reasons=())

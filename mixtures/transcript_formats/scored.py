@@ -518,7 +518,8 @@ DIALOGUE_WORDS = frozenset({"dialog", "dialogue", "dialogs", "dialogues", "conve
 def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
     """Utterances with no speaker under a key whose words say dialogue (``log: [{text}, ...]``, ``turns:
     ["...", "..."]``): two speakers taking turns, by position (the first sets the task, the second is the
-    model). Strings, or objects with one text field and no speaker field; four or more, mostly prose."""
+    model). Strings, or objects with one text field and no speaker field; four or more, mostly prose, and
+    questions among them (an event log's or a list of sample sentences' entries ask nothing)."""
     if not key_words(key) & DIALOGUE_WORDS or len(items) < 4:
         return None
     if all(isinstance(item, str) for item in items):
@@ -531,6 +532,8 @@ def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
         return None
     if not texts or sum(bool(prose(t)) for t in texts) * 4 < len(texts) * 3:
         return None
+    if sum("?" in t or "？" in t for t in texts) * 8 < len(texts):
+        return None  # no one asks anything: an event log, a list of sample sentences, not two people talking
     turns = [{"speaker": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
     return usable([t for t in turns if t["content"].strip()], len(items))
 

@@ -353,3 +353,94 @@ def test_a_folder_beside_vendored_trees_in_a_folder_named_for_others_code():
     assert _judge("difftastic", repo, renamed, query.replace("vendored_parsers/", "grammars/")) is None  # no name
     alone = {p: t for p, t in files.items() if not p.startswith("vendored_parsers/tree-sitter-")}
     assert _judge("difftastic", repo, alone, query) is None  # a name, no siblings
+
+
+# The spent fourth holdout (tests/filters/data/vendored/README.md): copies a repository declares in its own lists.
+@pytest.mark.parametrize(("repository", "path", "evidence"), [
+    ("ccache", "src/third_party/cpp-httplib/httplib.h", "LICENSE.adoc's section on src/third_party/cpp-httplib/httplib.h"),
+    ("ccache", "src/third_party/fmt/fmt/format.h", "section on src/third_party/fmt/fmt/*.h"),
+    ("ccache", "src/third_party/fmt/fmt/format.cc", "section on src/third_party/fmt/fmt/format.cc"),
+    ("ccache", "src/third_party/win32-compat/win32/mktemp.c", "section on src/third_party/win32-compat/win32/mktemp.*"),
+    ("premake", "contrib/curl/lib/inet_pton.c", "contrib/VERSIONS.txt lists curl 8.11"),
+    ("premake", "contrib/curl/premake5.lua", "contrib/VERSIONS.txt lists curl"),  # the hand list names contrib/curl whole
+    ("premake", "contrib/lua/src/lua.h", "contrib/VERSIONS.txt lists lua 5.3.5"),
+    ("freshrss", "lib/simplepie/simplepie/src/Misc.php", "composer.json at lib/ installs simplepie/simplepie into './'"),
+])
+def test_a_copy_the_repository_lists_in_its_own_files(repository, path, evidence):
+    files = layout(repository)
+    assert path in files
+    tree = vendored_tree(path, trees_of(files, repository))
+    assert tree is not None and evidence in tree.evidence, tree
+
+
+@pytest.mark.parametrize(("repository", "repo", "path"), [
+    # ccache's own build files beside the copies they wire in: a CMakeLists.txt without project() is no package.
+    ("ccache", "ccache/ccache", "src/third_party/fmt/CMakeLists.txt"),
+    ("ccache", "ccache/ccache", "src/third_party/blake3/CMakeLists.txt"),
+    ("ccache", "ccache/ccache", "src/ccache/ccache.cpp"),
+    ("premake", "premake/premake-core", "src/host/premake.c"),
+    ("freshrss", "FreshRSS/FreshRSS", "lib/Minz/ActionController.php"),  # beside composer's packages in lib/
+    # The Nord theme's own LICENSE names Joel Garcia, not the root's; its README says it is a theme "for FreshRSS".
+    ("freshrss", "FreshRSS/FreshRSS", "p/themes/Nord/metadata.json"),
+])
+def test_the_repositorys_own_files_beside_listed_copies(repository, repo, path):
+    files = layout(repository)
+    assert path in files
+    assert vendored_tree(path, trees_of(files, repo)) is None
+
+
+def test_a_theme_written_for_the_repository_is_told_by_its_readme():
+    """Guard for the case above: without its README's "for [FreshRSS]", the Nord theme's own LICENSE (Joel Garcia,
+    where the root's AGPL text names the FSF) makes it another project's, as it did before."""
+    files = {path: text for path, text in layout("freshrss").items() if path != "p/themes/Nord/README.md"}
+    tree = vendored_tree("p/themes/Nord/metadata.json", trees_of(files, "FreshRSS/FreshRSS"))
+    assert tree is not None and "joel garcia" in tree.evidence
+
+
+def _judged(repository: str, repo: str):
+    """Each fixture file's ``vendored_file_or_tree`` answer and whether it names the repository's people, with the
+    repository's evidence read as the filter stage reads it (its holders counted from the files' heads)."""
+    from codemix.document import Document
+    from codemix.filters.vendored import names_owner
+    from codemix.pipelines.filter import (
+        license_evidence,
+        resolve_repository_license,
+        resolve_vendored,
+        vendored_file_or_tree,
+        vendoring_evidence,
+    )
+
+    docs = [Document(id=path, text=text, source="s", kind="file", repo=repo, path=path, language="")
+            for path, text in layout(repository).items()]
+    key = f"s\x00{repo}"
+    vendored = dict(resolve_vendored(key, [fact for doc in docs for _, fact in vendoring_evidence(doc)]))
+    licenses = dict([resolve_repository_license(key, [ev for doc in docs for _, ev in license_evidence(doc)])])
+    return vendored[key].owner, {
+        doc.path: (vendored_file_or_tree(doc, vendored, licenses[key].for_path(doc.path)),
+                   names_owner(doc.path, doc.text, vendored[key].owner)) for doc in docs}
+
+
+def test_copies_whose_header_points_to_a_license_file_their_folders_lack():
+    """hugo (7b5199f): its root LICENSE is Apache-2.0 naming no one; its own files name "The Hugo Authors". Go's
+    templates copied in say "Copyright 2011 The Go Authors ... governed by a BSD-style license that can be found in
+    the LICENSE file", a file their folders do not hold."""
+    owner, found = _judged("hugo", "gohugoio/hugo")
+    assert owner.people == {"the hugo authors"} and not owner.holders
+    copied = found["tpl/internal/go_templates/texttemplate/exec.go"][0]
+    assert copied is not None and "points to a BSD-3-Clause license file" in copied.evidence
+    assert "taken from https://golang.org/cl/43652" in found["tpl/math/round.go"][0].evidence
+    assert "temporary fork of https://github.com/josharian/vitter" in found["tpl/collections/vitter.go"][0].evidence
+    # Its own packages under folders linguist lists (``(^|/)cache/``, ``^deps/``) name its people.
+    for own in ("cache/filecache/filecache.go", "deps/deps.go", "hugolib/site.go"):
+        assert found[own] == (None, True), own
+    assert found["tpl/internal/go_templates/texttemplate/exec.go"][1] is False
+
+
+def test_a_copy_older_than_the_repositorys_people():
+    """CyberChef (2e048b0): a bare Apache-2.0 root; its files say "@copyright Crown Copyright 2016..."; Dojo's
+    Blowfish (2005, BSD) is a copy, its own ``vendor/ascon.mjs`` (Crown Copyright 2025) is not."""
+    owner, found = _judged("cyberchef", "gchq/CyberChef")
+    assert owner.people == {"crown copyright"} and owner.people_year == 2016 and not owner.holders
+    blowfish = found["src/core/lib/Blowfish.mjs"][0]
+    assert blowfish is not None and "'the dojo foundation' from 2005" in blowfish.evidence
+    assert found["src/core/vendor/ascon.mjs"] == (None, True)

@@ -1,0 +1,163 @@
+"""Copies a repository declares in files of its own that name other projects beside paths of its tree.
+
+Read structurally, whatever the file is called (docs/repositories.md, "Vendored trees"):
+
+- a section headed by paths of the tree whose text names another project's origin, version or copyright (ccache's
+  ``LICENSE.adoc``: "=== src/third_party/cpp-httplib/httplib.h", then "Copied from cpp-httplib v0.20.0 downloaded
+  from https://github.com/yhirose/cpp-httplib");
+- a list of names and versions (premake's ``contrib/VERSIONS.txt``: "curl - 8.11"), each name a folder beside it;
+- a package manager's install record: composer's ``require`` installed into its ``vendor-dir`` (FreshRSS's
+  ``lib/composer.json``, ``"vendor-dir": "./"``), Cargo's ``[source.*] directory`` of vendored crates.
+
+Each answer is ``(target, detail)``: ``target`` a path relative to the repository root, a folder, a file or a glob
+(``src/third_party/cxxurl/cxxurl/url.*``); ``detail`` the words that say so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterator
+
+# Text a person wrote: lists and license files have these extensions, or none (VERSIONS, LICENSE).
+_TEXT_EXTENSIONS = (".txt", ".md", ".markdown", ".adoc", ".asciidoc", ".rst", ".text")
+_MAX_CHARS = 400_000
+
+
+def may_declare(path: str) -> bool:
+    """Whether the file at ``path`` can hold a list of copies (a cheap test on its name): a text file, or a
+    package manager's record."""
+    name = path.rsplit("/", 1)[-1]
+    # Without an extension, a name written in capitals (VERSIONS, LICENSE, NOTICE), not a Makefile or a script.
+    return name in ("composer.json", "config.toml", "config") or name.lower().endswith(_TEXT_EXTENSIONS) or (
+        "." not in name and name.isupper())
+
+
+def declared_copies(path: str, text: str) -> Iterator[tuple[str, str]]:
+    """``(target, detail)`` for each path of the repository that the file at ``path`` declares another project's."""
+    folder, name = (path.rsplit("/", 1) if "/" in path else ("", path))
+    if name == "composer.json":
+        yield from composer_installs(folder, text)
+    elif name in ("config.toml", "config") and folder.rsplit("/", 1)[-1] == ".cargo":
+        yield from cargo_vendored(_parent(folder), text)
+    elif len(text) <= _MAX_CHARS:
+        yield from path_sections(path, folder, text)
+        yield from version_list(path, folder, text)
+
+
+def _parent(folder: str) -> str:
+    return folder.rsplit("/", 1)[0] if "/" in folder else ""
+
+
+def _join(folder: str, sub: str) -> str:
+    sub = sub.strip().strip("/")
+    while sub.startswith("./"):
+        sub = sub[2:]
+    sub = "" if sub == "." else sub
+    return f"{folder}/{sub}" if folder and sub else folder or sub
+
+
+# --------------------------------------------------------------------------------------------
+# Package managers' records of what they installed into the tree.
+
+
+def composer_installs(folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """Composer installs each required package ``vendor/name`` into ``<vendor-dir>/vendor/name`` (``vendor`` by
+    default); a ``vendor-dir`` of its own folder (FreshRSS's ``"./"``) puts them beside the project's own code."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return
+    if not isinstance(data, dict):
+        return
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    vendor_dir = config.get("vendor-dir") if isinstance(config.get("vendor-dir"), str) else "vendor"
+    base = _join(folder, vendor_dir)
+    where = f"composer.json at {folder or '.'}/"
+    for key in ("require", "require-dev"):
+        required = data.get(key) if isinstance(data.get(key), dict) else {}
+        for package in required:
+            if isinstance(package, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", package):
+                yield _join(base, package.lower()), f"{where} installs {package} into {vendor_dir!r}"
+    if base != folder:
+        yield base, f"{where}: its vendor-dir {vendor_dir!r}"
+
+
+def cargo_vendored(folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """``cargo vendor``'s record in ``.cargo/config.toml``: ``[source.vendored-sources] directory = "vendor"``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return
+    sources = data.get("source") if isinstance(data.get("source"), dict) else {}
+    for source, table in sources.items():
+        if isinstance(table, dict) and isinstance(table.get("directory"), str):
+            yield _join(folder, table["directory"]), f".cargo config's [source.{source}] directory"
+
+
+# --------------------------------------------------------------------------------------------
+# A section headed by paths of the tree, saying where they came from.
+
+# A heading line: Markdown's and AsciiDoc's marks, or a line underlined as reStructuredText underlines.
+_HEADING = re.compile(r"^(?:#{1,6}|={1,6})\s+(.+?)\s*(?:#+|=+)?\s*$")
+_UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
+# A path of the tree: folders and a name, globs allowed (``src/third_party/fmt/fmt/*.h``), in backticks or not.
+_PATH = re.compile(r"`?((?:[\w.+-]+/)+(?:[\w.*?+-]+|\*)?)`?")
+_JOINERS = re.compile(r"^(?:\s|,|;|&|\band\b|\bor\b|\(|\)|:)*$", re.IGNORECASE)
+# What the section says of the paths: another project's origin, a copy, a version of it from a URL, a holder.
+_ORIGIN = re.compile(
+    r"\b(?:copied|taken|downloaded|imported|extracted|vendored|adapted|derived|ported) (?:verbatim )?from\b"
+    r"|\b(?:a|an) (?:\w+ )?(?:subset|copy|fork|version) of\b"
+    r"|https?://\S+.{0,60}?\bv?\d+\.\d+"
+    r"|^\W*copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b)", re.IGNORECASE | re.MULTILINE)
+
+
+def path_sections(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """Each path a heading names, where the section below it says the paths came from another project. The paths
+    are read from the repository's root and, for a file below it, from the file's own folder."""
+    lines = text.splitlines()
+    headings = [(i, paths) for i, paths in ((i, _heading_paths(lines, i)) for i in range(len(lines))) if paths]
+    for n, (start, paths) in enumerate(headings):
+        end = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
+        section = "\n".join(lines[start + 1:min(end, start + 400)])
+        said = _ORIGIN.search(section)
+        if said is None:
+            continue
+        quote = " ".join(said.group(0).split())[:60]
+        for found in paths:
+            for base in dict.fromkeys(("", folder)):
+                yield _join(base, found), f"{path}'s section on {found} says {quote!r}"
+
+
+def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
+    """The paths a heading line holds when they are all it says ("src/a/*.h and src/a/b.cc"), else ()."""
+    match = _HEADING.match(lines[i])
+    title = match.group(1) if match else None
+    if title is None and i + 1 < len(lines) and _UNDERLINE.match(lines[i + 1]) and lines[i].strip():
+        title = lines[i].strip()
+    if not title:
+        return ()
+    paths = [m.group(1) for m in _PATH.finditer(title) if not m.group(1).startswith(("http", "www."))]
+    rest = _PATH.sub(" ", title)
+    if not paths or not _JOINERS.match(rest) or any("//" in p or ":" in p for p in paths):
+        return ()
+    return tuple(p.rstrip("/") for p in paths)
+
+
+# --------------------------------------------------------------------------------------------
+# A list of names and versions: "curl - 8.11", "zlib 1.3.2", "* lua: 5.3.5".
+
+_VERSION_LINE = re.compile(r"^\s*(?:[-*+]\s+)?([A-Za-z][\w.+-]*?)\s*(?:\s|[-–:@])\s*v?(\d+(?:\.\d+)+[\w.+-]*)\s*$")
+_LIST_MIN = 2
+
+
+def version_list(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """``folder/<name>`` for each line of a file that is a list of names and versions (two lines or more, and
+    most of its lines but a title): what each folder beside the file is a copy of."""
+    lines = [line for line in text.splitlines() if line.strip() and not _UNDERLINE.match(line)]
+    listed = [m for m in map(_VERSION_LINE.match, lines) if m]
+    if len(listed) < _LIST_MIN or len(listed) * 2 < len(lines) - 1:
+        return
+    for match in listed:
+        yield _join(folder, match.group(1)), f"{path} lists {match.group(1)} {match.group(2)}"
