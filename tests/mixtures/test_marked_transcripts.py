@@ -118,18 +118,27 @@ def test_a_step_with_its_text_its_calls_and_its_results_kept_apart_is_one_model_
 def test_agents_named_by_a_path_of_sub_agents_are_speakers_and_a_relay_is_said_once() -> None:
     """A TapeAgents tape: five agent names (``Initiator``, ``Initiator/Manager/SoftwareEngineer``...) for
     twelve texts, more names per text than a table's authors would give; the manager's ``broadcast`` of a
-    reply is the same text again and is read once."""
+    reply is the same text again and is read once; the code a sub-agent ran (``execute_code``) is its turn
+    and what the run printed (``code_execution_result``) the tool's."""
     steps = json.loads(TAPE.read_text())["steps"]
     said = [s for s in steps if isinstance(s.get("content"), str) and " " in s["content"].strip()]
     agents = {s["metadata"]["agent"] for s in said}
     assert len(agents) == 5 and len(agents) * 3 > len(said), "guard: more names than the speaker rule allows"
-    replies = [s["content"] for s in said if s["kind"] == "respond"]
+    expected = [("user", said[0]["content"])]
+    for step in steps:
+        if step["kind"] == "respond" and step in said:
+            expected.append(("assistant", step["content"]))
+        elif step["kind"] == "execute_code":
+            expected.append(("assistant", "\n\n".join(block["code"].strip() for block in step["code"])))
+        elif step["kind"] == "code_execution_result":
+            expected.append(("tool", step["result"]["output"].strip()))
     docs, quarantined = read(TAPE)
     assert not quarantined and len(docs) == 1
     messages = docs[0].metadata["messages"]
-    assert messages[0]["role"] == "user" and messages[0]["content"] == said[0]["content"]
-    assert [m["content"] for m in messages[1:]] == replies and all(m["role"] == "assistant" for m in messages[1:])
-    assert {m["name"] for m in messages[1:]} == {s["metadata"]["agent"] for s in said if s["kind"] == "respond"}
+    assert [(m["role"], m["content"]) for m in messages] == expected
+    assert all(m["observation"] for m in messages if m["role"] == "tool")
+    assert {m["name"] for m in messages if m["role"] == "assistant"} == {
+        s["metadata"]["agent"] for s in steps if s["kind"] in ("respond", "execute_code") and (s in said or s["kind"] != "respond")}
 
 
 def test_printed_message_objects_are_read_as_the_history_they_print() -> None:
