@@ -125,3 +125,16 @@ def test_trimming_keeps_what_decides_a_match():
     assert superset(re.compile(r"a{3,9}b(?=c)")) == superset(re.compile(r"a{3}b"))
     assert superset(re.compile(r"x\s*")) == superset(re.compile("x")) and superset(re.compile(r"\s*")) == ""
     assert superset(re.compile(r"(?=(?P<v>ab+c))")) == superset(re.compile(r"(ab+c)"))
+
+
+def test_the_compiled_database_is_cached_and_loaded(tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEMIX_CACHE_DIR", str(tmp_path))
+    regexes = [re.compile(r"(?<!\w)sk_live_[0-9a-z]{24}"), re.compile(r"(?i)password\s*=")]
+    first = RegexScreen(regexes)
+    cached = list(tmp_path.glob("regex-screen-*.hsdb"))
+    assert len(cached) == 1
+    second = RegexScreen(regexes)  # loaded from the file: the same answers
+    for text in ("x = 'sk_live_" + "a1" * 12 + "'", "PASSWORD = 1", "nothing here"):
+        assert first.possible(text).reported == second.possible(text).reported
+    cached[0].write_bytes(b"not a database")  # a damaged file is compiled again
+    assert RegexScreen(regexes).possible("Password=").reported == {1}
