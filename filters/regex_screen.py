@@ -241,7 +241,10 @@ def _compiled(patterns: list[bytes]) -> hyperscan.Database:
     """The database of ``patterns``, from the cache when it was compiled before (~1 CPU s saved per process:
     a build's every worker, a test run); the cached file is named by a hash of everything that makes it."""
     key = hashlib.sha256(json.dumps([hyperscan.__version__, FLAGS, [p.hex() for p in patterns]]).encode()).hexdigest()
-    path = cache_dir() / f"regex-screen-{key[:32]}.hsdb"
+    try:
+        path = cache_dir() / f"regex-screen-{key[:32]}.hsdb"
+    except RuntimeError:  # no home directory (and no cache directory set): compiled each time
+        return _compile(patterns)
     with contextlib.suppress(OSError, hyperscan.error):  # absent, unreadable, or made for another CPU: compile
         return hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
     database = _compile(patterns)

@@ -803,7 +803,7 @@ def _screen(base64_limit: float, hex_limit: float) -> RegexScreen:
              AWS_SECRET_BARE, AWS_SECRET_NEAR, CONCATENATED, SPLIT_GATE, URL_USERINFO_PASSWORD,
              CONNECTION_PASSWORD, INLINE_LITERAL, SPACED_PAIR, PROSE_SECRET, PROSE_ADJACENT,
              # the gates that run on the lowercase, in their any-case form (matched in an ASCII text itself)
-             SECRET_NAME_ASSIGNED_ANY_CASE, HEX_RUN, SECRET_WORD_ANY_CASE)
+             SECRET_NAME_ASSIGNED_ANY_CASE, HEX_RUN, SECRET_WORD_ANY_CASE, SIGIL_KEPT)
     return RegexScreen([*(pattern.regex for pattern in PATTERNS), *gitleaks.rule_regexes(),
                         *(regex for plugin, _, _ in _plugins() for regex in plugin.denylist), *scans,
                         *(regex for _, regex in _entropy_plugins(base64_limit, hex_limit))])
@@ -1365,6 +1365,12 @@ PROSE_HEX_LITERALS = (" is ", " was ", "=", ":")
 SECRET_NAME_ASSIGNED = re.compile(r"(?:word|wd|pass|secret|token|key|credentials?|base|phrase|auth|pw|pat)\s*:?=")
 # In an ASCII text, SECRET_NAME_ASSIGNED matches the lowercase where this matches the text, at the same place.
 SECRET_NAME_ASSIGNED_ANY_CASE = re.compile(SECRET_NAME_ASSIGNED.pattern, re.IGNORECASE)
+# What every kept SIGIL_ASSIGNMENT match holds (screened, never run): the name's last letters are a
+# SECRET_NAME ending in any case (``_is_secret_name`` lowers the name; the Kelvin sign, the one character
+# above ASCII that lowers to an ASCII letter without adding another, is a ``k`` to ``(?i)``), then the
+# regex's own ``\s*(?::=|=)\s*`` and quoted value.
+SIGIL_KEPT = re.compile(r"(?i)(?:word|wd|pass|secret|token|key|credentials?|base|phrase|auth|pw|pat)"
+                        r"\s*(?::=|=)\s*[\"'][^\"'\n]{6,200}[\"']")
 HEX_RUN_LOWER = re.compile(r"[0-9a-f]{32}")
 
 
@@ -1388,7 +1394,7 @@ def _holds_hex_run(text: str, lower: str) -> bool:
 def _named_value_findings(text: str, lower: str) -> Iterator[Finding]:
     """Env lookups with a literal default and sigil/``:=`` assignments, when the name is a secret's."""
     sources = [(ENV_DEFAULT, ENV_DEFAULT_LITERALS)] if _can_match(lower, ENV_DEFAULT) else []
-    if _can_match(lower, SIGIL_ASSIGNMENT) and _sigil_possible(text, lower):
+    if _can_match(lower, SIGIL_ASSIGNMENT) and _can_match(lower, SIGIL_KEPT) and _sigil_possible(text, lower):
         sources.append((SIGIL_ASSIGNMENT, SIGIL_LITERALS))
     # both need a 32-hex value: most texts have none, and the scans are costly
     if (_can_match(lower, HEX_ASSIGNMENT) or _can_match(lower, PROSE_HEX)) and _holds_hex_run(text, lower):

@@ -302,9 +302,60 @@ def mapped_turns(items: list) -> tuple[list[dict], int] | None:
               "speaker": label, "content": item[text]} for label, item in labelled if label is not None]
     if usable(turns, len(items)) is None:
         return None
+    turns = with_events(items, labelled, turns, speakers)
     # a text passed on as it was said (a manager broadcasting a sub-agent's reply) is said once
     said = [t for i, t in enumerate(turns) if i == 0 or turn_text(t["content"]) != turn_text(turns[i - 1]["content"])]
     return said, len(items) - len(said)
+
+
+# Words of an event's own key saying it is the model's call (its code, its command) or a tool's output.
+EVENT_CALL_WORDS = frozenset({"code", "command", "commands", "call", "calls", "action", "actions"})
+EVENT_RESULT_WORDS = frozenset({"result", "results", "observation", "observations", "output", "outputs"})
+
+
+def event_text(value: Any) -> str:
+    """An event field's text: a string, an object's text/code/output string, or those of a list joined."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, dict):
+        return next((v.strip() for k, v in value.items() if key_words(k) & (TEXT_WORDS | {"code", "output", "stdout"})
+                     and isinstance(v, str) and v.strip()), "")
+    if isinstance(value, list):
+        return "\n\n".join(t for x in value if (t := event_text(x)))
+    return ""
+
+
+def event_turn(item: dict, label: str | None, speakers: list[str]) -> dict | None:
+    """An element with no text that is the model's call or a tool's output by its own keys' words
+    (``{kind: execute_code, code: [{code, language}]}``, ``{result: {exit_code, output}}``), else None."""
+    for key, value in item.items():
+        if not isinstance(key, str) or "." in key or key in speakers or key in ROLE_KEYS:
+            continue
+        words, body = key_words(key), event_text(value)
+        if not re.search(r"\s", body):
+            continue  # a bare name (``query``) is an event's label, not what the model ran or a tool printed
+        if words & EVENT_CALL_WORDS:
+            return {"speaker": label or "assistant", "content": body}
+        if words & EVENT_RESULT_WORDS:
+            return {"speaker": "tool", "content": body}
+    return None
+
+
+def with_events(items: list, labelled: list[tuple[str | None, dict]], turns: list[dict], speakers: list[str]) -> list[dict]:
+    """The turns with the calls and tool outputs logged as events between them (a tape's code runs) in
+    their place: only between the first and the last turn."""
+    spoken = {id(item): turn for (label, item), turn in zip([p for p in labelled if p[0] is not None], turns)}
+    order = [i for i, item in enumerate(items) if id(item) in spoken]
+    if not order:
+        return turns
+    out = []
+    for item in items[order[0]:order[-1] + 1]:
+        if id(item) in spoken:
+            out.append(spoken[id(item)])
+        elif isinstance(item, dict) and (event := event_turn(item, next(
+                (str(item[k]).strip() for k in speakers if is_label(item.get(k))), None), speakers)) is not None:
+            out.append(event)
+    return out
 
 
 def is_turn_object(value: Any) -> bool:
@@ -518,7 +569,8 @@ DIALOGUE_WORDS = frozenset({"dialog", "dialogue", "dialogs", "dialogues", "conve
 def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
     """Utterances with no speaker under a key whose words say dialogue (``log: [{text}, ...]``, ``turns:
     ["...", "..."]``): two speakers taking turns, by position (the first sets the task, the second is the
-    model). Strings, or objects with one text field and no speaker field; four or more, mostly prose."""
+    model). Strings, or objects with one text field and no speaker field; four or more, mostly prose, and
+    questions among them (an event log's or a list of sample sentences' entries ask nothing)."""
     if not key_words(key) & DIALOGUE_WORDS or len(items) < 4:
         return None
     if all(isinstance(item, str) for item in items):
@@ -531,6 +583,8 @@ def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
         return None
     if not texts or sum(bool(prose(t)) for t in texts) * 4 < len(texts) * 3:
         return None
+    if sum("?" in t or "？" in t for t in texts) * 8 < len(texts):
+        return None  # no one asks anything: an event log, a list of sample sentences, not two people talking
     turns = [{"speaker": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
     return usable([t for t in turns if t["content"].strip()], len(items))
 

@@ -666,6 +666,9 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             continue
         calls = turn_calls(item, where) if role == "assistant" else []
         if role == "assistant" and not calls and (logged := nested_calls(item)):
+            if all(result is None for _, result in logged):  # a step's calls, its results kept apart (ATIF)
+                messages += step_call_messages(item, logged, text, speaker, where)
+                continue
             messages += logged_call_messages(logged, where)  # the calls came before the text that reports them
         if speaker.lower().replace(" ", "_").replace("-", "_") in ("function_call", "tool_call") and not calls:
             content = content_of(item)  # the call as JSON text, or as the object itself
@@ -729,6 +732,30 @@ def logged_call_messages(entries: list[tuple[dict, Any]], where: str) -> list[di
         text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
         results.append(message("tool", text, tool_call_id=call_id, observation=True))
     return [message("assistant", "", tool_calls=calls), *results]
+
+
+def step_call_messages(item: dict, logged: list[tuple[dict, Any]], text: str, speaker: str,
+                       where: str) -> list[dict[str, Any]]:
+    """A step whose calls carry no results, the results kept apart under the step's ``observation``
+    (``{results: [{source_call_id, content}]}``, ATIF): one model turn (its text and its calls), then one
+    tool turn per result it kept."""
+    calls = [tool_call(str(e.get("tool_call_id") or e.get("id") or e.get("call_id") or f"call_{i}"), call_name(e),
+                       next(((e["function"] if isinstance(e.get("function"), dict) else e)[k] for k in CALL_ARGUMENT_KEYS
+                             if k in (e["function"] if isinstance(e.get("function"), dict) else e)), None), where=where)
+             for i, (e, _) in enumerate(logged)]
+    name = speaker if ROLE_ALIASES.get(speaker.lower()) is None else string(item.get("name"))
+    out = [message("assistant", text, reasoning=string(item.get("reasoning_content")) or string(item.get("reasoning")),
+                   tool_calls=calls, name=name)]
+    kept = next((item[k] for k in ("observation", "observations", "results", "result") if item.get(k) is not None), None)
+    results = kept.get("results") if isinstance(kept, dict) and isinstance(kept.get("results"), list) else (
+        kept if isinstance(kept, list) else [kept] if kept is not None else [])
+    for index, result in enumerate(results):
+        call_id = str(result.get("source_call_id") or result.get("tool_call_id") or "") if isinstance(result, dict) else ""
+        body = turn_text(content_of(result)) if isinstance(result, dict) else turn_text(result)
+        if body.strip():
+            out.append(message("tool", body, tool_call_id=call_id or (calls[index]["id"] if index < len(calls) else ""),
+                               observation=True))
+    return out
 
 
 def text_call(text: str, where: str) -> list[dict[str, Any]]:

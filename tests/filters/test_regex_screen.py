@@ -75,6 +75,19 @@ def test_a_lowered_text_searched_directly_answers_every_gate_as_str_does():
     assert present >= 50
 
 
+def test_every_kept_sigil_assignment_holds_what_its_screen_looks_for():
+    # the matches _named_value_findings keeps (a ``$`` or ``:=``, a secret's name) all hold SIGIL_KEPT
+    lines = ('apiKey := "Zx9kQ2mP7rT4ab"\n', "$DB_PASSWORD = 'hunter2hunter2';\n", '$API_\u212aEY = "Zx9kQ2mP7rT4"\n',
+             'token = "ab:=cdefgh"\n', '$dbPass\n  =  "s3cr3tpass"\n', 'clientSecret := `x`; authToken := "0123456789"\n')
+    kept = 0
+    for text in [*_texts(), "".join(lines)]:
+        for match in secrets.SIGIL_ASSIGNMENT.finditer(text):
+            if (match.group().startswith("$") or ":=" in match.group()) and secrets._is_secret_name(match.group("name")):
+                assert secrets.SIGIL_KEPT.search(match.group()), match.group()
+                kept += 1
+    assert kept >= 6
+
+
 def test_constructs_hyperscan_lacks_are_over_approximated():
     cases = [  # (regex, texts it matches in Python)
         (r"(?<![A-Za-z0-9])AKIA[A-Z0-9]{4}(?![A-Za-z0-9])", ["x AKIAABCD y"]),
@@ -112,3 +125,16 @@ def test_trimming_keeps_what_decides_a_match():
     assert superset(re.compile(r"a{3,9}b(?=c)")) == superset(re.compile(r"a{3}b"))
     assert superset(re.compile(r"x\s*")) == superset(re.compile("x")) and superset(re.compile(r"\s*")) == ""
     assert superset(re.compile(r"(?=(?P<v>ab+c))")) == superset(re.compile(r"(ab+c)"))
+
+
+def test_the_compiled_database_is_cached_and_loaded(tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEMIX_CACHE_DIR", str(tmp_path))
+    regexes = [re.compile(r"(?<!\w)sk_live_[0-9a-z]{24}"), re.compile(r"(?i)password\s*=")]
+    first = RegexScreen(regexes)
+    cached = list(tmp_path.glob("regex-screen-*.hsdb"))
+    assert len(cached) == 1
+    second = RegexScreen(regexes)  # loaded from the file: the same answers
+    for text in ("x = 'sk_live_" + "a1" * 12 + "'", "PASSWORD = 1", "nothing here"):
+        assert first.possible(text).reported == second.possible(text).reported
+    cached[0].write_bytes(b"not a database")  # a damaged file is compiled again
+    assert RegexScreen(regexes).possible("Password=").reported == {1}

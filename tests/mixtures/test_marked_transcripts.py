@@ -26,12 +26,15 @@ TAPE = FIXTURES / "transcripts" / "keyed" / "tapeagents.data_science.final_tape.
 GECOR = FIXTURES / "transcripts" / "keyed" / "gecor.original_examples.json"
 MULTIWOZ = FIXTURES / "transcripts" / "keyed" / "multiwoz21.original_examples.first-dialogue.json"
 EMPATHETIC = FIXTURES / "transcripts" / "keyed" / "empathetic.original_examples.json"
+ATIF = FIXTURES / "transcripts" / "steps" / "openagents-login-trace.trajectory.json"
 WATSONX = FIXTURES / "transcripts" / "printed-messages" / "watsonx.Flow-OneLLMOneAgent.md"
 CHAIN = FIXTURES / "transcripts" / "chain-log" / "langchain-benchmarks.multiverse_math.ipynb"
 ROUTER = FIXTURES / "transcripts" / "notebooks" / "langchain-academy.router.ipynb"
 MARKERS = FIXTURES / "transcripts" / "marker-turns" / "langchain-benchmarks-runs.relaid-as-markers.md"
 NOT_CONVERSATIONS = (FIXTURES / "transcript_inputs" / "langchain-academy.state-schema.ipynb",
-                     FIXTURES / "transcript_inputs" / "watsonx-ai-platform-demos.README.md")
+                     FIXTURES / "transcript_inputs" / "watsonx-ai-platform-demos.README.md",
+                     FIXTURES / "transcript_inputs" / "not-botocore-appconfig-2019-10-09-examples-1.json",
+                     FIXTURES / "transcript_inputs" / "not-botocore-lex-models-2017-04-19-examples-1.json")
 
 
 def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
@@ -96,21 +99,46 @@ def test_a_dialogue_kept_by_columns_is_read_by_its_rows() -> None:
     assert [m["role"] == "user" for m in messages] == [s == raw["speaker_idx"][0] for s in raw["speaker_idx"]]
 
 
+def test_a_step_with_its_text_its_calls_and_its_results_kept_apart_is_one_model_turn() -> None:
+    """An ATIF trajectory: each agent step's ``message`` and ``tool_calls`` are one model turn (not a call
+    turn and a text turn), its ``observation.results`` the tool turns that follow, by their own text."""
+    steps = json.loads(ATIF.read_text())["steps"]
+    docs, quarantined = read(ATIF)
+    assert not quarantined and len(docs) == 1
+    expected = []
+    for step in steps:
+        if step["source"] == "user":
+            expected.append(("user", step["message"], []))
+            continue
+        expected.append(("assistant", step["message"], [c["function_name"] for c in step["tool_calls"]]))
+        expected += [("tool", r["content"], []) for r in step["observation"]["results"]]
+    assert [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in docs[0].metadata["messages"]] == expected
+
+
 def test_agents_named_by_a_path_of_sub_agents_are_speakers_and_a_relay_is_said_once() -> None:
     """A TapeAgents tape: five agent names (``Initiator``, ``Initiator/Manager/SoftwareEngineer``...) for
     twelve texts, more names per text than a table's authors would give; the manager's ``broadcast`` of a
-    reply is the same text again and is read once."""
+    reply is the same text again and is read once; the code a sub-agent ran (``execute_code``) is its turn
+    and what the run printed (``code_execution_result``) the tool's."""
     steps = json.loads(TAPE.read_text())["steps"]
     said = [s for s in steps if isinstance(s.get("content"), str) and " " in s["content"].strip()]
     agents = {s["metadata"]["agent"] for s in said}
     assert len(agents) == 5 and len(agents) * 3 > len(said), "guard: more names than the speaker rule allows"
-    replies = [s["content"] for s in said if s["kind"] == "respond"]
+    expected = [("user", said[0]["content"])]
+    for step in steps:
+        if step["kind"] == "respond" and step in said:
+            expected.append(("assistant", step["content"]))
+        elif step["kind"] == "execute_code":
+            expected.append(("assistant", "\n\n".join(block["code"].strip() for block in step["code"])))
+        elif step["kind"] == "code_execution_result":
+            expected.append(("tool", step["result"]["output"].strip()))
     docs, quarantined = read(TAPE)
     assert not quarantined and len(docs) == 1
     messages = docs[0].metadata["messages"]
-    assert messages[0]["role"] == "user" and messages[0]["content"] == said[0]["content"]
-    assert [m["content"] for m in messages[1:]] == replies and all(m["role"] == "assistant" for m in messages[1:])
-    assert {m["name"] for m in messages[1:]} == {s["metadata"]["agent"] for s in said if s["kind"] == "respond"}
+    assert [(m["role"], m["content"]) for m in messages] == expected
+    assert all(m["observation"] for m in messages if m["role"] == "tool")
+    assert {m["name"] for m in messages if m["role"] == "assistant"} == {
+        s["metadata"]["agent"] for s in steps if s["kind"] in ("respond", "execute_code") and (s in said or s["kind"] != "respond")}
 
 
 def test_printed_message_objects_are_read_as_the_history_they_print() -> None:
@@ -180,7 +208,9 @@ def test_turns_opened_by_repeated_line_markers_are_read_run_by_run() -> None:
 
 
 @pytest.mark.parametrize("path", NOT_CONVERSATIONS, ids=lambda p: p.name)
-def test_a_notebook_or_readme_of_no_conversation_stays_quarantined(path: Path) -> None:
+def test_a_file_of_no_conversation_stays_quarantined(path: Path) -> None:
+    """A notebook of an agent course printing no conversation, a README with headings and emoji, API
+    examples holding an event log and a list of sample utterances (lists under dialogue-worded keys)."""
     docs, quarantined = read(path)
     assert not docs and len(quarantined) == 1
 
