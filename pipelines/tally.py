@@ -5,7 +5,8 @@ Each ``Measure`` combines one of a stage's outputs per key (a source, a (source,
 ``tally-*.jsonl`` beside the outputs holds the results: a few lines per source and reason, whatever
 the corpus. The crawl and the filter count the records they write in their own pipeline
 (``TallyRecords``); dedup, which runs several pipelines, is counted after them by one more small
-pipeline that reads only the needed columns of what it wrote (``tally_stage``). The driver then
+pipeline that reads only the needed columns of what it wrote (``tally_stage``), or, with a local runner
+and a local folder, by the driver reading the same columns (the same lines, no pipeline start). The driver then
 reads the tally instead of scanning the ``source``/``reason`` columns of every file, which on a
 cluster would pull a whole column of the corpus through one machine.
 """
