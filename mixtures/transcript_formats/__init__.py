@@ -28,7 +28,7 @@ from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, MARKER_TURNS, PRINTED_MESSAGES
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
-from codemix.mixtures.transcript_formats.notebooks import code_cells, is_notebook
+from codemix.mixtures.transcript_formats.notebooks import cell_task, code_cells, is_notebook
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
@@ -135,9 +135,13 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
     """The runs a notebook's code cells printed (``notebooks``), each cell's output read as a text
     transcript; a run with no task of its own opens with the task the cell's source gave."""
     transcripts = []
-    for index, text, task in code_cells(value):
+    try:
+        cells = code_cells(value)
+    except ValueError as error:
+        raise TranscriptShapeError(str(error)) from None
+    for index, text, cell in cells:
         for transcript in parse_text(text) or []:
-            if task and not has_task(transcript.messages):
+            if not has_task(transcript.messages) and (task := cell_task(cell)):
                 head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), 0)
                 transcript.messages.insert(head, message("user", task))
             transcript.extra["cell"] = index

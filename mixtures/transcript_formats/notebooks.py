@@ -14,6 +14,8 @@ import ast
 from typing import Any
 
 MAX_SOURCE = 200_000
+# A notebook is read cell by cell; one with more printing cells than this is refused whole (bounded work).
+MAX_PRINTING_CELLS = 5_000
 
 
 def is_notebook(value: Any) -> bool:
@@ -60,7 +62,11 @@ def cell_task(cell: dict) -> str:
     return max(texts, key=len, default="")
 
 
-def code_cells(value: dict) -> list[tuple[int, str, str]]:
-    """``(index, printed text, task)`` of every code cell that printed something."""
-    return [(index, text, cell_task(cell)) for index, cell in enumerate(value["cells"])
-            if isinstance(cell, dict) and cell.get("cell_type") == "code" and (text := cell_output(cell)).strip()]
+def code_cells(value: dict) -> list[tuple[int, str, dict]]:
+    """``(index, printed text, cell)`` of every code cell that printed something; a ValueError when more
+    than ``MAX_PRINTING_CELLS`` did."""
+    cells = [(index, text, cell) for index, cell in enumerate(value["cells"])
+             if isinstance(cell, dict) and cell.get("cell_type") == "code" and (text := cell_output(cell)).strip()]
+    if len(cells) > MAX_PRINTING_CELLS:
+        raise ValueError(f"a notebook of {len(cells)} printing cells (more than {MAX_PRINTING_CELLS})")
+    return cells

@@ -229,3 +229,17 @@ def test_hostile_text_is_read_in_bounded_time(bomb: str, tmp_path: Path) -> None
     start = time.monotonic()
     read(path)
     assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize("cells", [4_000, 6_000])
+def test_a_notebook_of_thousands_of_printing_cells_is_refused_or_read_in_bounded_time(cells: int, tmp_path: Path) -> None:
+    """Each printing cell is read as a text; a notebook of more than 5,000 printing cells is refused whole,
+    with its reason, before any is read."""
+    cell = {"cell_type": "code", "source": "print('what now')\n", "outputs": [
+        {"output_type": "stream", "text": "Thought: a b\nUser: c d\nAgent: e f\n"}]}
+    path = tmp_path / "many.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "cells": [cell] * cells}))
+    start = time.monotonic()
+    docs, quarantined = read(path)
+    assert time.monotonic() - start < 30 and not docs and len(quarantined) == 1
+    assert ("more than 5000" in quarantined[0].error) == (cells > 5_000)
