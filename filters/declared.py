@@ -108,7 +108,7 @@ _JOINERS = re.compile(r"^(?:\s|,|;|&|\band\b|\bor\b|\(|\)|:)*$", re.IGNORECASE)
 # What the section says of the paths: another project's origin, a copy, a version of it from a URL, a holder.
 _ORIGIN = re.compile(
     r"\b(?:copied|taken|downloaded|imported|extracted|vendored|adapted|derived|ported) (?:verbatim )?from\b"
-    r"|\b(?:a|an) (?:\w+ )?(?:subset|copy|fork|version) of\b"
+    r"|\b(?:a|an) (?:\w+ )?(?:subset|copy|fork) of\b"
     r"|https?://\S+.{0,60}?\bv?\d+\.\d+"
     r"|^\W*copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b)", re.IGNORECASE | re.MULTILINE)
 
@@ -117,7 +117,9 @@ def path_sections(path: str, folder: str, text: str) -> Iterator[tuple[str, str]
     """Each path a heading names, where the section below it says the paths came from another project. The paths
     are read from the repository's root and, for a file below it, from the file's own folder."""
     lines = text.splitlines()
-    headings = [(i, paths) for i, paths in ((i, _heading_paths(lines, i)) for i in range(len(lines))) if paths]
+    fenced = _in_fences(lines)
+    headings = [(i, paths) for i, paths in ((i, _heading_paths(lines, i)) for i in range(len(lines)) if not fenced[i])
+                if paths]
     for n, (start, paths) in enumerate(headings):
         end = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
         section = "\n".join(lines[start + 1:min(end, start + 400)])
@@ -130,6 +132,20 @@ def path_sections(path: str, folder: str, text: str) -> Iterator[tuple[str, str]
                 yield _join(base, found), f"{path}'s section on {found} says {quote!r}"
 
 
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _in_fences(lines: list[str]) -> list[bool]:
+    """Whether each line is inside a Markdown code fence: a shell comment there ("# ./Gemfile", jekyll's themes page;
+    "# thirdparty/CMakeLists.txt", nlohmann/json's README) is no heading."""
+    inside, marks = False, []
+    for line in lines:
+        fence = _FENCE.match(line)
+        marks.append(inside or fence is not None)
+        inside = inside != (fence is not None)
+    return marks
+
+
 def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
     """The paths a heading line holds when they are all it says ("src/a/*.h and src/a/b.cc"), else ()."""
     match = _HEADING.match(lines[i])
@@ -140,9 +156,10 @@ def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
         return ()
     paths = [m.group(1) for m in _PATH.finditer(title) if not m.group(1).startswith(("http", "www."))]
     rest = _PATH.sub(" ", title)
-    if not paths or not _JOINERS.match(rest) or any("//" in p or ":" in p for p in paths):
-        return ()
-    return tuple(p.rstrip("/") for p in paths)
+    paths = [p.removeprefix("./").rstrip("/") for p in paths]
+    if not paths or not _JOINERS.match(rest) or any("//" in p or ":" in p or "/" not in p for p in paths):
+        return ()  # a path in a folder of the tree, not a bare name ("./Gemfile")
+    return tuple(paths)
 
 
 # --------------------------------------------------------------------------------------------

@@ -195,10 +195,13 @@ _FILE_PROVENANCE = re.compile(
     # difftastic's ``sample_files/r_1.R``: "This file is from https://github.com/rstudio/shiny, under the GPL v3."
     r"|\bthis file (?:is|was|comes) (?:taken |copied )?from https?://\S+"
     # gevent's ``win32util.py``: "The code is taken from twisted.python.win32 module."
-    r"|\b(?:the|this) code (?:is|was) (?:taken|copied) (?:verbatim )?from (?:the )?\w+(?:\.\w+)+ module\b"
-    # hugo's ``tpl/math/round.go``: "The following implementation was taken from https://golang.org/cl/43652."
-    r"|\b(?:the following|this) (?:implementation|code) (?:is|was) (?:taken|copied) (?:verbatim )?from https?://\S+",
+    r"|\b(?:the|this) code (?:is|was) (?:taken|copied) (?:verbatim )?from (?:the )?\w+(?:\.\w+)+ module\b",
     re.IGNORECASE)
+# Said in the comment a file opens with, before its first line of code, of what follows: hugo's ``tpl/math/round.go``,
+# "The following implementation was taken from https://golang.org/cl/43652." Below the includes (nlohmann/json's
+# ``cpp_future.hpp``, "The following code is taken from https://github.com/abseil/...") it is about one part.
+_OPENING_PROVENANCE = re.compile(r"\b(?:the following|this) (?:implementation|code) (?:is|was) (?:taken|copied) "
+                                 r"(?:verbatim )?from https?://\S+", re.IGNORECASE)
 # A comment line of the head that opens with where the file came from, naming a file in a folder or a URL: gevent's
 # ``stathelper.c`` "/* copied from Python-2.7.2/Modules/posixmodule.c */". A bare file name ("copied from utils.py")
 # is as likely the project's own.
@@ -215,7 +218,9 @@ def copied_file_statement(text: str, repo: str = "") -> str | None:
     source code" counts when X is not the name of repository ``repo``."""
     head = text[:_FILE_HEAD_CHARS]
     words = " ".join(head.split())
-    if said := _FILE_PROVENANCE.search(words) or _COPIED_LINE.search(_opening_comment(head)):
+    opening = _opening_comment(head)
+    if said := (_FILE_PROVENANCE.search(words) or _COPIED_LINE.search(opening)
+                or _OPENING_PROVENANCE.search(" ".join(opening.split()))):
         return " ".join(said.group(0).split())
     part = _PART_OF.search(words)
     if part and repo and _plain(part.group(1)) not in {_plain(repo.rsplit("/", 1)[-1]), _plain(repo.split("/")[0])}:
@@ -466,7 +471,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     own_name = _plain(repo.rsplit("/", 1)[-1])
     written_for = {f.folder for f in facts if f.kind == "written_for" and own_name and own_name in f.names}
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
-                and f.folder not in written_for):
+                and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
         words = holder_words(lic.holders)
         if lic.folder in manifests and manifests[lic.folder].urls & own_urls:
             continue  # its manifest points at this repository: a package developed here

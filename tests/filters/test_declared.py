@@ -69,3 +69,13 @@ def test_cargo_vendored_sources_and_composer_defaults():
         "tools/vendor": ".cargo config's [source.vendored-sources] directory"}
     composer = json.dumps({"require": {"php": ">=8.1", "monolog/monolog": "^3.0"}})
     assert set(dict(declared_copies("composer.json", composer))) == {"vendor/monolog/monolog", "vendor"}
+
+
+@pytest.mark.parametrize(("repository", "path"), [
+    ("jekyll", "docs/_docs/themes.md"),  # "# ./Gemfile" opens a fenced Ruby block
+    ("nlohmann-json", "README.md"),  # "# thirdparty/CMakeLists.txt" opens a fenced CMake block
+])
+def test_a_comment_in_a_code_fence_is_no_heading(repository, path):
+    text = text_of(repository, path)
+    assert "```" in text and ("# ./Gemfile" in text or "# thirdparty/CMakeLists.txt" in text)  # guard
+    assert targets(repository, path) == {}

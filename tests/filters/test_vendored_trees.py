@@ -444,3 +444,14 @@ def test_a_copy_older_than_the_repositorys_people():
     blowfish = found["src/core/lib/Blowfish.mjs"][0]
     assert blowfish is not None and "'the dojo foundation' from 2005" in blowfish.evidence
     assert found["src/core/vendor/ascon.mjs"] == (None, True)
+
+
+def test_what_a_comment_below_the_includes_says_is_about_one_part():
+    """nlohmann/json's ``cpp_future.hpp``: "The following code is taken from https://github.com/abseil/..." at line 40,
+    below its includes, is about one template; hugo's ``round.go`` says the same in the comment it opens with."""
+    from codemix.filters.vendored import copied_file_statement
+
+    text = layout("nlohmann-json")["include/nlohmann/detail/meta/cpp_future.hpp"]
+    assert "The following code is taken from https://github.com/abseil" in text
+    assert copied_file_statement(text, "nlohmann/json") is None
+    assert copied_file_statement(layout("hugo")["tpl/math/round.go"], "gohugoio/hugo") is not None
