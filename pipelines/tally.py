@@ -5,7 +5,8 @@ Each ``Measure`` combines one of a stage's outputs per key (a source, a (source,
 ``tally-*.jsonl`` beside the outputs holds the results: a few lines per source and reason, whatever
 the corpus. The crawl and the filter count the records they write in their own pipeline
 (``TallyRecords``); dedup, which runs several pipelines, is counted after them by one more small
-pipeline that reads only the needed columns of what it wrote (``tally_stage``). The driver then
+pipeline that reads only the needed columns of what it wrote (``tally_stage``), or, with a local runner
+and a local folder, by the driver reading the same columns (the same lines, no pipeline start). The driver then
 reads the tally instead of scanning the ``source``/``reason`` columns of every file, which on a
 cluster would pull a whole column of the corpus through one machine.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import apache_beam as beam
 
 from codemix.pipelines import jobs, ledger
-from codemix.pipelines.options import pipeline_options
+from codemix.pipelines.options import is_local_path, pipeline_options, shares_local_disk
 
 TALLY_FILES = "tally*.jsonl"
 
@@ -106,9 +107,44 @@ class ReadOutputs(beam.PTransform):
 
 
 def tally_stage(folder: str, measures: tuple[Measure, ...], beam_args: list[str]) -> None:
-    """The measures over the files a stage wrote in ``folder``, by one pipeline after it."""
+    """The measures over the files a stage wrote in ``folder``, by one pipeline after it; in this process
+    when the runner is local and ``folder`` on this disk (a pipeline would start workers to read the same
+    few columns here: ~1-4 CPU s that decide nothing)."""
+    if is_local_path(folder) and shares_local_disk(beam_args):
+        write_tally(folder, tally_locally(folder, measures))
+        return
     with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
         _ = pipeline | "Read" >> ReadOutputs(folder, measures) | "Tally" >> TallyRecords(folder, measures)
+
+
+def tally_locally(folder: str, measures: tuple[Measure, ...]) -> list[str]:
+    """``TallyRecords``' lines for the measures, counted from the needed columns of the files in ``folder``
+    (read as ``ReadOutputs`` reads them): a measure with no rows gives no line, as ``CombinePerKey`` does."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    lines = []
+    for measure in measures:
+        paths = sorted(glob.glob(f"{folder}/{OUTPUT_FILES[measure.output]}"))
+        if not paths:
+            raise FileNotFoundError(f"no {measure.output} files in {folder} to tally")
+        counts: collections.Counter = collections.Counter()
+        for path in paths:
+            for row in pq.read_table(path, columns=sorted(measure.columns())).to_pylist():
+                (_, key), value = _keyed(measure)(row)
+                counts[key] += value
+        if measure.distinct:
+            counts = collections.Counter({(): len(counts)}) if counts else collections.Counter()
+        lines.extend(json.dumps([measure.name, list(key), n]) for key, n in counts.items())
+    return lines
+
+
+def write_tally(folder: str, lines: list[str]) -> None:
+    """``lines`` as ``FOLDER/tally-00000-of-00001.jsonl``; no file when there are none (``ledger.write_text``)."""
+    if lines:
+        with open(f"{folder}/tally-00000-of-00001.jsonl", "w", encoding="utf-8") as handle:
+            handle.write("".join(f"{line}\n" for line in lines))
 
 
 def read_tally(folder: str) -> dict[str, collections.Counter]:

@@ -45,7 +45,7 @@ MODEL_WORDS = frozenset({"agent", "assistant", "ai", "bot", "chatbot", "model", 
 PART_WORDS = frozenset({"thought", "thoughts", "thinking", "planning", "plan", "reasoning", "action", "actions",
                         "call", "called", "calling", "invoking", "invoke", "command", "commands", "code", "input"})
 TOOL_WORDS = frozenset({"observation", "observations", "result", "results", "tool", "tools", "output", "execution",
-                        "response", "environment", "env"})
+                        "environment", "env"})
 MIN_MARKED = 4
 
 
@@ -68,10 +68,12 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
     for match in MARKER.finditer(text):
         if any(a <= match.start() < b for a, b in fences):
             continue
-        words = key_words(match.group(2))
-        if (target := match.group(3)) and key_words(target) & PERSON_WORDS | MODEL_WORDS and not words & (
+        words, aside = key_words(match.group(2)), match.group(3) or ""
+        if re.match(r"\(\s*to\s", aside) and key_words(aside) & (PERSON_WORDS | MODEL_WORDS) and not words & (
                 PERSON_WORDS | MODEL_WORDS | PART_WORDS | TOOL_WORDS):
-            words = words | {"agent"}  # ``planner (to user_proxy):``: a named agent speaking to another
+            words = words | {"agent"}  # ``planner (to user_proxy):``: a named agent speaking to a role
+        elif aside and not aside.lstrip("( ").startswith("to "):
+            words = words | key_words(aside)  # ``John (Customer Care Agent):``: the name's own role
         role = marker_role(words)
         if role is not None:
             found.append((match.start(), match.end(), (match.group(1) + " " + match.group(2)).strip().lower(), role))
