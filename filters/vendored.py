@@ -520,19 +520,19 @@ class RepositoryOwner:
     holders: frozenset[str] = frozenset()
     names: frozenset[str] = frozenset()
     first_year: int = 0
-    people: frozenset[str] = frozenset()
+    people: tuple[str, ...] = ()  # the most named first
     people_year: int = 0
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
     def words(self) -> frozenset[str]:
-        return holder_words(self.holders or self.people)
+        return holder_words(self.holders or frozenset(self.people))
 
     def earliest(self) -> int:
         return self.first_year if self.holders else self.people_year
 
     def named(self) -> str:
-        return min(self.holders or self.people)
+        return min(self.holders) if self.holders else self.people[0]
 
 
 @dataclass(slots=True, frozen=True)
@@ -640,7 +640,7 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     people = {holder: years_ for holder, years_ in named.items()
               if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
-                           min(years, default=0), frozenset(people),
+                           min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0))
 
 

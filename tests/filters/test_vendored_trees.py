@@ -425,7 +425,7 @@ def test_copies_whose_header_points_to_a_license_file_their_folders_lack():
     templates copied in say "Copyright 2011 The Go Authors ... governed by a BSD-style license that can be found in
     the LICENSE file", a file their folders do not hold."""
     owner, found = _judged("hugo", "gohugoio/hugo")
-    assert owner.people == {"the hugo authors"} and not owner.holders
+    assert owner.people == ("the hugo authors",) and not owner.holders
     copied = found["tpl/internal/go_templates/texttemplate/exec.go"][0]
     assert copied is not None and "points to a BSD-3-Clause license file" in copied.evidence
     assert "taken from https://golang.org/cl/43652" in found["tpl/math/round.go"][0].evidence
@@ -440,7 +440,7 @@ def test_a_copy_older_than_the_repositorys_people():
     """CyberChef (2e048b0): a bare Apache-2.0 root; its files say "@copyright Crown Copyright 2016..."; Dojo's
     Blowfish (2005, BSD) is a copy, its own ``vendor/ascon.mjs`` (Crown Copyright 2025) is not."""
     owner, found = _judged("cyberchef", "gchq/CyberChef")
-    assert owner.people == {"crown copyright"} and owner.people_year == 2016 and not owner.holders
+    assert owner.people == ("crown copyright",) and owner.people_year == 2016 and not owner.holders
     blowfish = found["src/core/lib/Blowfish.mjs"][0]
     assert blowfish is not None and "'the dojo foundation' from 2005" in blowfish.evidence
     assert found["src/core/vendor/ascon.mjs"] == (None, True)
