@@ -107,7 +107,9 @@ def prose_grams(text: str) -> np.ndarray:
 # byte -> its lowercase if a word byte ([A-Za-z0-9]), else 0
 _WORD_BYTES = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 else 0 for c in range(256))
 _BASE = 0x9E3779B97F4A7C15  # odd: invertible mod 2**64, so a word's sum is moved back to its first byte
-_POWERS = [np.ones(1, np.uint64), np.ones(1, np.uint64)]  # _BASE**i and _BASE**-i, grown on demand
+# (_BASE**i, _BASE**-i) for i < their length, grown on demand; replaced as one tuple, so a thread never sees
+# one table grown and the other not
+_POWERS = (np.ones(1, np.uint64), np.ones(1, np.uint64))
 # Longer texts go straight to ``prose_grams``: the two tables stay under 2 * 8 * 2 MiB per process.
 SCREEN_MAX_BYTES = 1 << 21
 _MASK64 = (1 << 64) - 1
@@ -117,13 +119,14 @@ _BUCKET_MULTIPLIER, _BUCKET_BITS = np.uint64(0xBF58476D1CE4E5B9), 20
 
 
 def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
-    if len(_POWERS[0]) < n:
-        size = max(n, min(2 * len(_POWERS[0]), SCREEN_MAX_BYTES))
-        for slot, base in enumerate((_BASE, pow(_BASE, -1, 1 << 64))):
-            steps = np.full(size, base, dtype=np.uint64)
-            steps[0] = 1
-            _POWERS[slot] = np.cumprod(steps)  # uint64 arithmetic wraps mod 2**64
-    return _POWERS[0][:n], _POWERS[1][:n]
+    global _POWERS
+    powers, inverse = _POWERS
+    if len(powers) < n:
+        size = max(n, min(2 * len(powers), SCREEN_MAX_BYTES))
+        powers, inverse = (np.cumprod(np.concatenate([np.ones(1, np.uint64), np.full(size - 1, base, np.uint64)]))
+                           for base in (_BASE, pow(_BASE, -1, 1 << 64)))  # uint64 arithmetic wraps mod 2**64
+        _POWERS = (powers, inverse)
+    return powers[:n], inverse[:n]
 
 
 def screen_word_hash(word: str) -> int:

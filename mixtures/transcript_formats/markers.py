@@ -33,10 +33,11 @@ from codemix.mixtures.transcript_formats.text_turns import FENCE
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-# A label at a line's start: an optional list number, quote or emphasis and symbols (emoji), at most four
-# words, an optional parenthesis (``(to assistant)``, a model's name), a colon.
+# A label at a line's start: an optional list number, quote or emphasis and symbols (emoji, an opening
+# bracket), at most four words, an optional parenthesis (``(to assistant)``, a model's name), a closing
+# bracket or emphasis, a colon.
 MARKER = re.compile(r"^[ \t]*(?:\d{1,3}[.)][ \t]+)?(?:[>*_]+[ \t]*)?([^\w\s]{0,6})[ \t]*"
-                    r"([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})[ \t]*(\([^)\n]{0,60}\))?[ \t]*[*_]*:[*_]*(?:[ \t]+|$)",
+                    r"([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})[ \t]*(\([^)\n]{0,60}\))?[ \t]*[\]>|#*_]{0,3}:[*_]*(?:[ \t]+|$)",
                     re.MULTILINE)
 RULE = re.compile(r"^[ \t]*([_\-=*~])\1{9,}[ \t]*$", re.MULTILINE)
 PERSON_WORDS = frozenset({"user", "human", "prompt", "customer", "client", "person", "me", "you", "proxy", "userproxy"})

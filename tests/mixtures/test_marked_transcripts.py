@@ -243,3 +243,17 @@ def test_a_notebook_of_thousands_of_printing_cells_is_refused_or_read_in_bounded
     docs, quarantined = read(path)
     assert time.monotonic() - start < 30 and not docs and len(quarantined) == 1
     assert ("more than 5000" in quarantined[0].error) == (cells > 5_000)
+
+
+def test_marker_labels_in_brackets_are_markers_too(tmp_path: Path) -> None:
+    """The marker fixture's two real runs with their person's and model's labels in brackets (``[User
+    prompt]:``, ``[Agent output]:``, as some programs print them): the same runs, the same turns."""
+    text = re.sub(r"^(\d+\. )?(User prompt|Agent output):", r"[\2]:", MARKERS.read_text(), flags=re.MULTILINE)
+    assert text.count("[User prompt]:") == 2, "guard: the labels are bracketed"
+    path = tmp_path / "bracketed.md"
+    path.write_text(text)
+    docs, quarantined = read(path)
+    expected, _ = read(MARKERS)
+    assert not quarantined and len(docs) == len(expected) == 2
+    assert [[(m["role"], m["content"]) for m in d.metadata["messages"]] for d in docs] == [
+        [(m["role"], m["content"]) for m in d.metadata["messages"]] for d in expected]
