@@ -22,6 +22,7 @@ from codemix.config import join, require
 _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR
+bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -30,8 +31,8 @@ _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
 # expression from a free-text name ("MIT" vs "MIT License"). Deprecated bare GNU ids included.
 _KNOWN_IDS = """
 0BSD AFL-3.0 AGPL-1.0 AGPL-3.0 AGPL-3.0-only AGPL-3.0-or-later Apache-1.0 Apache-1.1 Apache-2.0 APSL-2.0
-Artistic-1.0 Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Clause BSD-2-Clause-Patent BSD-3-Clause
-BSD-3-Clause-Clear BSD-4-Clause BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
+Artistic-1.0 Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Clause BSD-2-Clause-Patent BSD-2-Clause-Views
+BSD-3-Clause BSD-3-Clause-Clear BSD-3-Clause-LBNL BSD-4-Clause bzip2-1.0.6 BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
 CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl ECL-2.0 Elastic-2.0
 EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
 GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
@@ -293,6 +294,8 @@ def _signature(spdx: str, anchor: str, required: tuple[str, ...] = (), forbidden
 _MIT_GRANT = r"permission is hereby granted free of charge to any person obtaining a copy"
 _MIT_NOTICE = r"above copyright notice and this permission notice (?:including the next paragraph )?shall be included"
 _BSD_GRANT = r"redistribution and use in source and binary forms"
+_BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
+_BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
 _ISC_GRANT = (
     r"permission to use copy modify (?:and or |and )?distribute this software for any purpose with or without fee"
 )
@@ -307,6 +310,14 @@ _SIGNATURES = (
     _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
     _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
     _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE, r"^\S+(?: \S+){12} of the font software")),
+    # Texts granting in BSD's words whose own clauses make them other licenses, read before the BSD family: bzip2's
+    # (zlib's "origin ... must not be misrepresented" and "altered source versions" clauses among BSD's), the BSD
+    # Plus Patent License, the FreeBSD "views and conclusions" text, LBNL's "no obligation ... to provide any bug fixes".
+    _signature("bzip2-1.0.6", _BSD_GRANT, (r"the origin of this software must not be misrepresented",
+                                           r"altered source versions must be plainly marked")),
+    _signature("BSD-2-Clause-Patent", _BSD_GRANT, (_BSD_PATENT,)),
+    _signature("BSD-2-Clause-Views", _BSD_GRANT, (_BSD_VIEWS,), (r"may (?:not )?be used to endorse or promote products",)),
+    _signature("BSD-3-Clause-LBNL", _BSD_GRANT, (r"you are under no obligation whatsoever to provide any bug fixes",)),
     _signature("BSD-4-Clause", _BSD_GRANT, (r"all advertising materials mentioning features or use of this software",)),
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),

@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 
@@ -96,6 +96,77 @@ def vendored_pattern(path: str, repo: str = "") -> str | None:
         return None
     return next((pattern for pattern, compiled in _linguist_list(VENDOR_LIST)
                  if compiled.search(path) and not _names_repository(pattern, repo)), None)
+
+
+# The package or namespace a source file declares (its first declaration in the head), by the file's extension, and
+# whether its folders must spell all of it: Java, Scala and Groovy sources sit in folders spelling the whole package;
+# Kotlin's may leave out the common root package, C#'s namespaces a root namespace.
+_JVM_PACKAGE = re.compile(r"^[ \t]*package[ \t]+([A-Za-z_][\w.]*)", re.MULTILINE)
+_PACKAGE_DECLARATION = (
+    ((".java", ".scala", ".groovy"), _JVM_PACKAGE, True),
+    ((".kt", ".kts"), _JVM_PACKAGE, False),
+    ((".cs",), re.compile(r"^[ \t]*namespace[ \t]+([A-Za-z_][\w.]*)", re.MULTILINE), False),
+)
+# A Python module's imports from its own package: relative (``from .. import x``: its folder and the one above are
+# packages) or absolute by a dotted path its folders spell (``from pex.cache.dirs import ...`` in ``pex/cache/``).
+_RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)", re.MULTILINE)
+_ABSOLUTE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+([A-Za-z_][\w.]*)", re.MULTILINE)
+_PACKAGE_HEAD_CHARS = 20_000
+
+
+def _spelled(declared: list[str], folders: list[str]) -> int:
+    """How many trailing folders spell the end of ``declared``, in order."""
+    span = 0
+    while span < min(len(declared), len(folders)) and declared[-1 - span] == folders[-1 - span]:
+        span += 1
+    return span
+
+
+def package_folders(path: str, text: str) -> int:
+    """How many of the folders holding ``path`` (counted from its own up) its text shows to be one package tree:
+    the trailing folders its package declaration names, in order, without case (caffeine's ``.../java/com/github/
+    benmanes/caffeine/cache/Buffer.java``, ``package com.github.benmanes.caffeine.cache;``: 5; Java's, Scala's and
+    Groovy's folders must spell the whole declaration); for a Python module, as many as its relative imports' dots
+    or the folders an absolute import of its own package spells; 0 when it shows none."""
+    folders = [folder.lower() for folder in path.split("/")[:-1]]
+    name = path.rsplit("/", 1)[-1]
+    head = text[:_PACKAGE_HEAD_CHARS]
+    if name.endswith(".py"):
+        dots = max((len(found.group(1)) for found in _RELATIVE_IMPORT.finditer(head)), default=0)
+        spelled = max((k for found in _ABSOLUTE_IMPORT.finditer(head)
+                       for dotted in [found.group(1).lower().split(".")]
+                       for k in range(len(dotted), 1, -1) if dotted[:k] == folders[len(folders) - k:]), default=0)
+        return min(max(dots, spelled), len(folders))
+    for suffixes, declaration, whole in _PACKAGE_DECLARATION:
+        if name.endswith(suffixes):
+            found = declaration.search(head)
+            if found is None:
+                return 0
+            declared = found.group(1).lower().split(".")
+            span = _spelled(declared, folders)
+            return span if span == len(declared) or not whole else 0
+    return 0
+
+
+def in_own_package(path: str, text: str) -> bool:
+    """Whether each of linguist's vendor.yml folder patterns that matches ``path`` matches only folders inside the
+    package tree the file itself shows (``package_folders``), below its outermost folder: a folder of the project's
+    own package tree is not a vendor folder by its name alone (caffeine's ``com/github/benmanes/caffeine/cache/``,
+    linguist's ``(^|/)cache/``). A pattern on the package's outermost folder (a ``vendor/`` package of single-module
+    copies), a folder above it (``vendor/``, ``third_party/``) or the file's name still calls it vendored."""
+    span = package_folders(path, text)
+    if span < 2:
+        return False
+    inner = path.count("/") - span + 1  # index of the package's second folder
+    matched = False
+    for _, compiled in _linguist_list(VENDOR_LIST):
+        if (found := compiled.search(path)) is None:
+            continue
+        start = found.start() + (path[found.start()] == "/")
+        if "/" not in path[start:found.end()] or path.count("/", 0, start) < inner:
+            return False
+        matched = True
+    return matched
 
 
 def is_generated(path: str) -> bool:
@@ -406,13 +477,38 @@ _HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)\d\d\b", re.IGNOR
 _COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+)?copyright\b\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 
 
+# A license text's own copyright, part of its standard text: "Copyright (C) 2007 Free Software Foundation, Inc. ...
+# Everyone is permitted to copy and distribute verbatim copies of this license document" (the GNU texts, the
+# Artistic License 2.0, the SSPL): it names who wrote the license, never who holds the code it governs.
+_LICENSE_DOCUMENT = re.compile(r"permitted\s+to\s+copy\s+and\s+distribute\s+verbatim\s+copies\s+of\s+this\s+"
+                               r"licen[cs]e\s+document", re.IGNORECASE)
+_TEMPLATE_REACH = 400  # characters after the copyright line within which the license document's own notice follows
+
+
+def _license_documents_own(text: str, match: re.Match) -> bool:
+    """Whether the ``Copyright`` line ``match`` is the license text's own: the license document's notice follows it
+    closely, with no other copyright line between (a holder's line above a GNU text is the holder's)."""
+    following = text[match.end():match.end() + _TEMPLATE_REACH]
+    if (other := _COPYRIGHT.search(following)) is not None:
+        following = following[:other.start()]
+    return _LICENSE_DOCUMENT.search(following) is not None
+
+
+def _holder_lines(text: str) -> Iterator[str]:
+    """The ``Copyright`` lines of a text that name a holder: a year or ``(c)``, and not the license text's own
+    copyright (``_license_documents_own``)."""
+    head = text[:20_000]
+    for match in _COPYRIGHT.finditer(head):
+        if _HOLDER_MARK.search(match.group(1)) and not _license_documents_own(head, match):
+            yield match.group(1)
+
+
 def copyright_holders(text: str) -> frozenset[str]:
     """Lower-case holders of a license text's ``Copyright`` lines, years, ``(c)`` and "all rights
-    reserved" removed (``Copyright (c) 2010-2024 The Foo Authors.`` -> ``the foo authors``)."""
+    reserved" removed (``Copyright (c) 2010-2024 The Foo Authors.`` -> ``the foo authors``); prose about
+    copyright and the license text's own copyright line (``_holder_lines``) name no holder."""
     holders = set()
-    for line in _COPYRIGHT.findall(text[:20_000]):
-        if not _HOLDER_MARK.search(line):
-            continue  # "copyright notice", "copyright of the software...": prose about copyright, no holder
+    for line in _holder_lines(text):
         line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
@@ -437,8 +533,7 @@ def holder_words(holders: Iterable[str]) -> frozenset[str]:
 
 
 def _earliest_year(text: str) -> int:
-    years = [int(year) for line in _COPYRIGHT.findall(text[:20_000]) if _HOLDER_MARK.search(line)
-             for year in _YEAR.findall(line)]
+    years = [int(year) for line in _holder_lines(text) for year in _YEAR.findall(line)]
     return min(years, default=0)
 
 
@@ -606,6 +701,8 @@ def first_copyright(text: str) -> tuple[str, int]:
     """The first copyright holder a text names (a file's original author, where others adapted it) and the
     earliest year on that line; ("", 0) when it names none."""
     for match in _COPYRIGHT.finditer(text):
+        if _license_documents_own(text, match):
+            continue  # a license text's own copyright (``_holder_lines``)
         if found := copyright_holders(match.group(0)):
             years = [int(year) for year in _YEAR.findall(match.group(1))]
             return min(found), min(years, default=0)
@@ -616,7 +713,7 @@ def holder_fact(path: str, text: str) -> VendoringFact | None:
     """The ``holder`` fact of a file whose head names a copyright holder: who (``name``) and from when; none for a
     file that a path list calls vendored (linguist's, ``generated.VENDORED_PATHS``) or a license text (a package's
     holder): the people are counted on what the repository may have written."""
-    if is_vendored(path) or path_matches(path, VENDORED_PATHS) or _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
+    if (is_vendored(path) and not in_own_package(path, text)) or path_matches(path, VENDORED_PATHS) or _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
         return None
     holder, year = first_copyright(text[:_FILE_HEAD_CHARS * 2])
     return VendoringFact("holder", _folder(path), path, name=holder, first_year=year) if holder else None

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sysconfig
 from pathlib import Path
@@ -390,9 +391,14 @@ def test_the_repositorys_own_files_beside_listed_copies(repository, repo, path):
 
 
 def test_a_theme_written_for_the_repository_is_told_by_its_readme():
-    """Guard for the case above: without its README's "for [FreshRSS]", the Nord theme's own LICENSE (Joel Garcia,
-    where the root's AGPL text names the FSF) makes it another project's, as it did before."""
-    files = {path: text for path, text in layout("freshrss").items() if path != "p/themes/Nord/README.md"}
+    """Guard for the case above: under a root text naming a holder (FreshRSS's AGPL text, a holder's line put above
+    it), the Nord theme's own LICENSE (Joel Garcia) makes it another project's without its README's "for
+    [FreshRSS]", and the README still answers. The AGPL text's own line (the FSF's) names no holder:
+    ``test_a_license_texts_own_copyright_is_no_holder``."""
+    files = layout("freshrss")
+    files["LICENSE.txt"] = "Copyright (C) 2012 Marien Fressinaud\n\n" + files["LICENSE.txt"]
+    assert vendored_tree("p/themes/Nord/metadata.json", trees_of(files, "FreshRSS/FreshRSS")) is None
+    del files["p/themes/Nord/README.md"]
     tree = vendored_tree("p/themes/Nord/metadata.json", trees_of(files, "FreshRSS/FreshRSS"))
     assert tree is not None and "joel garcia" in tree.evidence
 
@@ -455,3 +461,59 @@ def test_what_a_comment_below_the_includes_says_is_about_one_part():
     assert "The following code is taken from https://github.com/abseil" in text
     assert copied_file_statement(text, "nlohmann/json") is None
     assert copied_file_statement(layout("hugo")["tpl/math/round.go"], "gohugoio/hugo") is not None
+
+
+def test_a_license_texts_own_copyright_is_no_holder():
+    """SteamKit (the fifth holdout, spent): its root LGPL-2.1 text's only copyright line is the license document's own
+    ("Copyright (C) 1991, 1999 Free Software Foundation, Inc. ... Everyone is permitted to copy and distribute verbatim
+    copies of this license document"); its library folder's ``license.txt`` names the project, "Ryan Stecker & SteamRE
+    Team". The FSF is not the repository's holder, so that folder is not another project's."""
+    from codemix.filters.vendored import copyright_holders
+
+    files = layout("steamkit")
+    assert "Free Software Foundation" in files["LICENSE"].split("Preamble")[0]  # guard: the text's own copyright line
+    assert copyright_holders(files["LICENSE"]) == frozenset()
+    assert copyright_holders(files["SteamKit2/SteamKit2/license.txt"]) == {"ryan stecker & steamre team"}
+    assert vendored_tree("SteamKit2/SteamKit2/Steam/CMClient.cs", trees_of(files, "SteamRE/SteamKit")) is None
+    # The same folder under a root text naming a holder the folder's text does not name is still a copy.
+    named = {**files, "LICENSE": "Copyright (C) 2018 Jane Doe\n\n" + files["LICENSE"]}
+    assert vendored_tree("SteamKit2/SteamKit2/Steam/CMClient.cs", trees_of(named, "SteamRE/SteamKit")) is not None
+
+
+def test_a_linguist_folder_inside_the_projects_own_package():
+    """caffeine (the fifth holdout, spent): linguist's ``(^|/)cache/`` matches its own Java package
+    ``com.github.benmanes.caffeine.cache``; each file declares the package its folders spell, so the folder is part
+    of the project's package tree. The same files below a ``vendor/`` folder, or a ``cache/`` folder above the
+    package, are still vendored by the path."""
+    from codemix.document import Document
+    from codemix.filters.apply import DocumentFilter
+    from codemix.filters.config import FiltersConfig
+    from codemix.filters.vendored import in_own_package, is_vendored
+
+    document_filter = DocumentFilter(FiltersConfig())
+    for path, text in layout("caffeine").items():
+        assert is_vendored(path)  # guard: the path list calls it vendored
+        assert in_own_package(path, text)
+        doc = Document(id=path, text=text, source="s", kind="file", repo="ben-manes/caffeine", path=path)
+        assert document_filter.path_drop_reason(doc) is None
+        for elsewhere in ("vendor/" + path, path.replace("/java/com/", "/java/cache/com/", 1)):
+            assert not in_own_package(elsewhere, text)
+            assert document_filter.path_drop_reason(dataclasses.replace(doc, path=elsewhere)) == "vendored_path"
+    # A package declaration the folders do not spell names no package tree (a copy keeps its own package).
+    text = layout("caffeine")["caffeine/src/main/java/com/github/benmanes/caffeine/cache/Buffer.java"]
+    assert not in_own_package("src/main/java/org/other/cache/Buffer.java", text)
+
+
+def test_a_python_module_inside_its_own_package_path():
+    """sympy 1.14.0's ``sympy/external/gmpy.py`` (linguist's ``(^|/)external/``) imports ``from sympy.external import
+    import_module``: its folders spell its own package, ``external`` below the outermost ``sympy``. The same text in
+    a folder its imports do not spell, or with ``external/`` as the outermost folder its imports show, is still
+    vendored by the path."""
+    from codemix.filters.vendored import in_own_package, is_vendored, package_folders
+
+    text = layout("sympy")["sympy/external/gmpy.py"]
+    assert is_vendored("sympy/external/gmpy.py")  # guard: the path list calls it vendored
+    assert package_folders("sympy/external/gmpy.py", text) == 2
+    assert in_own_package("sympy/external/gmpy.py", text)
+    assert not in_own_package("other/external/gmpy.py", text)  # one dot: only its own folder is shown a package
+    assert not in_own_package("vendor/sympy/external/gmpy.py", text)
