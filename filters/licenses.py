@@ -815,12 +815,17 @@ def notice_license(text: str) -> str | None:
     words = _words(text[:_NOTICE_CHARS])
     found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
     granted = False  # a grant's own words, not a name after a verb
+    covered: list[tuple[int, int]] = []  # found texts, to the end of the clauses they required
     for signature in _SIGNATURES:  # most specific first, as _license_from_text reads them
         position = _signature_position(signature, words)
-        if position is not None and (signature.spdx not in _NAMED_ONLY
-                                     or _NOTICE_VERB.search(words[max(0, position - 60):position])):
+        if position is None or any(start < position < end for start, end in covered):
+            continue  # none, or a clause of a text already found (zlib's clauses inside bzip2's license)
+        if signature.spdx not in _NAMED_ONLY or _NOTICE_VERB.search(words[max(0, position - 60):position]):
             found.setdefault(position, signature.spdx)
             granted = granted or signature.spdx not in _NAMED_ONLY
+            window = words[position:position + _WINDOW_CHARS]
+            covered.append((position, position + max((m.end() for p in signature.required if (m := p.search(window))),
+                                                     default=0)))
     if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(words[notice.start():])):
         found.setdefault(notice.start(), gnu[1])
     if (dedication := _CC0_DEDICATION.search(words)) is not None:

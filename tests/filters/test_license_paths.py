@@ -361,9 +361,10 @@ def test_a_bsd_grant_with_other_clauses_is_another_license() -> None:
     """bzip2-rs's copy of bzip2 1.0.8 (the fifth holdout, spent): bzip2's license grants in BSD's words, then zlib's
     "origin ... must not be misrepresented" and "altered source versions" clauses and BSD's endorsement clause.
     ScanCode 32.5.0 reads it ``bzip2-1.0.6`` (its key ``bzip2-libbzip-2010``), not BSD-3-Clause."""
-    from codemix.filters.licenses import detect_license, is_permissive
+    from codemix.filters.licenses import detect_license, is_permissive, notice_license
 
     text = _vendored_layout("bzip2-rs")["bzip2-sys/bzip2-1.0.8/LICENSE"]
     assert "may not be used to endorse or promote" in " ".join(text.split())  # guard: BSD-3's clause is there too
     assert detect_license("bzip2-sys/bzip2-1.0.8/LICENSE", text) == "bzip2-1.0.6"
+    assert notice_license(text) == "bzip2-1.0.6"  # zlib's clauses inside it are no second license (not "Zlib AND")
     assert is_permissive("bzip2-1.0.6")
