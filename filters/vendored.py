@@ -221,6 +221,7 @@ class VendoringFact:
     urls: frozenset[str] = frozenset()  # ``owner/name`` of the code-hosting URLs a manifest names
     names: frozenset[str] = frozenset()  # a license text's BSD endorsement clause names (``endorsement_names``)
     first_year: int = 0  # the earliest year of a license text's first copyright line
+    template_only: bool = False  # a license text whose only copyright lines are the license document's own (the FSF's)
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
@@ -368,9 +369,10 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     if may_declare(path):
         facts += [fact for target, detail in declared_copies(path, text) for fact in _declared(target, detail)]
     if license_file:
-        facts.append(VendoringFact("license", folder, name, holders=copyright_holders(text),
+        holders = copyright_holders(text)
+        facts.append(VendoringFact("license", folder, name, holders=holders,
                                    digest=_text_digest(text), license=detected or "", names=endorsement_names(text),
-                                   first_year=_earliest_year(text)))
+                                   first_year=_earliest_year(text), template_only=not holders and _names_template(text)))
     if name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")):
         manifest = _manifest_fact(folder, name, text)
         if manifest is not None:
@@ -503,6 +505,11 @@ def _holder_lines(text: str) -> Iterator[str]:
             yield match.group(1)
 
 
+def _names_template(text: str) -> bool:
+    head = text[:20_000]
+    return any(_license_documents_own(head, match) for match in _COPYRIGHT.finditer(head))
+
+
 def copyright_holders(text: str) -> frozenset[str]:
     """Lower-case holders of a license text's ``Copyright`` lines, years, ``(c)`` and "all rights
     reserved" removed (``Copyright (c) 2010-2024 The Foo Authors.`` -> ``the foo authors``); prose about
@@ -561,6 +568,11 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     root_digests = {f.digest for f in root_licenses}
     manifests = {f.folder: f for f in facts if f.kind == "manifest"}
     workspaces = [(f.folder, f.members) for f in manifests.values() if f.members]
+    if not root_holders and any(f.template_only for f in root_licenses):
+        # The root's texts name only their license documents' own copyright (a GNU text's FSF): the most named of
+        # the repository's people stands in (uBlock's Raymond Hill; none where its files name no one, SteamKit).
+        people = repository_owner(facts, [VendoredTree(folder, "") for folder in trees]).people
+        root_holders = frozenset(people[:1])
     root_words = holder_words(root_holders)
     own_urls = {repo.lower()} | (manifests[""].urls if "" in manifests else frozenset())
     own_name = _plain(repo.rsplit("/", 1)[-1])

@@ -480,6 +480,22 @@ def test_a_license_texts_own_copyright_is_no_holder():
     assert vendored_tree("SteamKit2/SteamKit2/Steam/CMClient.cs", trees_of(named, "SteamRE/SteamKit")) is not None
 
 
+def test_under_a_gnu_root_the_repositorys_people_name_it():
+    """uBlock (the third holdout, spent): its root GPL-3.0 text names only the FSF, the license document's own line;
+    its own files name "Raymond Hill" (the most named of its people), so CodeMirror's folder, whose LICENSE names
+    Marijn Haverbeke, is still a copy (SteamKit's files name no one, and nothing stands in there)."""
+    from codemix.document import Document
+    from codemix.pipelines.filter import resolve_vendored, vendoring_evidence
+
+    files = layout("ublock")
+    docs = [Document(id=p, text=t, source="s", kind="file", repo="gorhill/uBlock", path=p) for p, t in files.items()]
+    facts = [fact for doc in docs for _, fact in vendoring_evidence(doc)]
+    vendored = dict(resolve_vendored("s\x00gorhill/uBlock", facts))["s\x00gorhill/uBlock"]
+    tree = vendored_tree("src/lib/codemirror/LICENSE", vendored.trees)
+    assert tree is not None and "marijn haverbeke" in tree.evidence and "raymond hill" in tree.evidence
+    assert vendored_tree("src/js/start.js", vendored.trees) is None
+
+
 def test_a_linguist_folder_inside_the_projects_own_package():
     """caffeine (the fifth holdout, spent): linguist's ``(^|/)cache/`` matches its own Java package
     ``com.github.benmanes.caffeine.cache``; each file declares the package its folders spell, so the folder is part
