@@ -29,7 +29,7 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
-from codemix.mixtures.transcript_formats.text_turns import FENCE
+from codemix.mixtures.transcript_formats.text_turns import CODE_LINE, FENCE
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -67,14 +67,14 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
     fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
     found = []
     for match in MARKER.finditer(text):
-        if any(a <= match.start() < b for a, b in fences):
-            continue
+        if any(a <= match.start() < b for a, b in fences) or CODE_LINE.match(text, match.start()):
+            continue  # ``def handle(self, client):`` is code, not a label
         words, aside = key_words(match.group(2)), match.group(3) or ""
         if re.match(r"\(\s*to\s", aside) and key_words(aside) & (PERSON_WORDS | MODEL_WORDS) and not words & (
                 PERSON_WORDS | MODEL_WORDS | PART_WORDS | TOOL_WORDS):
             words = words | {"agent"}  # ``planner (to user_proxy):``: a named agent speaking to a role
-        elif aside and not aside.lstrip("( ").startswith("to "):
-            words = words | key_words(aside)  # ``John (Customer Care Agent):``: the name's own role
+        elif re.fullmatch(r"\(\s*[A-Za-z][A-Za-z ]*\)", aside) and not aside.lstrip("( ").startswith("to "):
+            words = words | key_words(aside)  # ``John (Customer Care Agent):``: the name's own role (words only)
         role = marker_role(words)
         if role is not None:
             found.append((match.start(), match.end(), (match.group(1) + " " + match.group(2)).strip().lower(), role))
