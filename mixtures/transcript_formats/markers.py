@@ -27,6 +27,7 @@ import itertools
 import re
 from typing import Any
 
+from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
 from codemix.mixtures.transcript_formats.text_turns import CODE_LINE, FENCE
@@ -84,6 +85,8 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
 def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     """The runs of a marker log (see the module docstring) as lists of ``speaker``/``content`` turns, or None."""
     text = ANSI.sub("", text)
+    if is_code(text):
+        return None  # a source file's docstrings label arguments (``user (str):``, ``model:``), no speakers
     marks = labelled_lines(text)
     counts: dict[str, int] = {}
     for _, _, label, _ in marks:
@@ -272,6 +275,8 @@ def printed_histories(text: str) -> list[list[dict[str, Any]]]:
 def printed_runs(text: str) -> list[list[dict[str, Any]]] | None:
     """The runs a text printed as message objects: histories of two turns or more, a person's and the
     model's among them, mostly prose; None when there is none."""
+    if is_code(text):
+        return None  # message lists in a source file's examples were never printed by a run
     runs = [h for h in printed_histories(ANSI.sub("", text)) if len(h) >= 2
             and {"user", "assistant"} <= {t["speaker"] for t in h}]
     spoken = [t for run in runs for t in run]
