@@ -27,9 +27,10 @@ import itertools
 import re
 from typing import Any
 
+from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
-from codemix.mixtures.transcript_formats.text_turns import FENCE
+from codemix.mixtures.transcript_formats.text_turns import CODE_LINE, FENCE
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -67,14 +68,14 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
     fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
     found = []
     for match in MARKER.finditer(text):
-        if any(a <= match.start() < b for a, b in fences):
-            continue
+        if any(a <= match.start() < b for a, b in fences) or CODE_LINE.match(text, match.start()):
+            continue  # ``def handle(self, client):`` is code, not a label
         words, aside = key_words(match.group(2)), match.group(3) or ""
         if re.match(r"\(\s*to\s", aside) and key_words(aside) & (PERSON_WORDS | MODEL_WORDS) and not words & (
                 PERSON_WORDS | MODEL_WORDS | PART_WORDS | TOOL_WORDS):
             words = words | {"agent"}  # ``planner (to user_proxy):``: a named agent speaking to a role
-        elif aside and not aside.lstrip("( ").startswith("to "):
-            words = words | key_words(aside)  # ``John (Customer Care Agent):``: the name's own role
+        elif re.fullmatch(r"\(\s*[A-Za-z][A-Za-z ]*\)", aside) and not aside.lstrip("( ").startswith("to "):
+            words = words | key_words(aside)  # ``John (Customer Care Agent):``: the name's own role (words only)
         role = marker_role(words)
         if role is not None:
             found.append((match.start(), match.end(), (match.group(1) + " " + match.group(2)).strip().lower(), role))
@@ -84,6 +85,8 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
 def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     """The runs of a marker log (see the module docstring) as lists of ``speaker``/``content`` turns, or None."""
     text = ANSI.sub("", text)
+    if is_code(text):
+        return None  # a source file's docstrings label arguments (``user (str):``, ``model:``), no speakers
     marks = labelled_lines(text)
     counts: dict[str, int] = {}
     for _, _, label, _ in marks:
@@ -272,6 +275,8 @@ def printed_histories(text: str) -> list[list[dict[str, Any]]]:
 def printed_runs(text: str) -> list[list[dict[str, Any]]] | None:
     """The runs a text printed as message objects: histories of two turns or more, a person's and the
     model's among them, mostly prose; None when there is none."""
+    if is_code(text):
+        return None  # message lists in a source file's examples were never printed by a run
     runs = [h for h in printed_histories(ANSI.sub("", text)) if len(h) >= 2
             and {"user", "assistant"} <= {t["speaker"] for t in h}]
     spoken = [t for run in runs for t in run]

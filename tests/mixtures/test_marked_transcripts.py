@@ -9,6 +9,7 @@ quarantined; inputs built to be slow are read in bounded time."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from codemix.document import Document, Quarantined
+from codemix.mixtures.transcript_formats import parse_text
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -257,3 +259,15 @@ def test_marker_labels_in_brackets_are_markers_too(tmp_path: Path) -> None:
     assert not quarantined and len(docs) == len(expected) == 2
     assert [[(m["role"], m["content"]) for m in d.metadata["messages"]] for d in docs] == [
         [(m["role"], m["content"]) for m in d.metadata["messages"]] for d in expected]
+
+
+@pytest.mark.parametrize("module", ["huggingface_hub.inference._client", "trl.data_utils"])
+def test_a_source_files_docstrings_and_examples_are_no_conversation(module: str) -> None:
+    """Installed source files whose docstrings label arguments with role words (``model (str):``,
+    ``messages:``) and whose examples write message lists (``[{"role": "user", ...}]``): a source file is
+    code, its labels are no markers and its examples were never printed by a run."""
+    spec = importlib.util.find_spec(pytest.importorskip(module.split(".")[0]).__name__ + module[module.index("."):])
+    text = Path(spec.origin).read_text(encoding="utf-8")
+    assert re.search(r"""['"]role['"]:\s*['"](user|assistant)['"]""", text) or re.search(
+        r"^\s+model \(`?str", text, re.MULTILINE), "guard: role words where a reader might look for speakers"
+    assert parse_text(text) is None
