@@ -196,13 +196,20 @@ def code_ngram_hashes(tokens: CodeTokens, n: int) -> np.ndarray:
         if name in last_seen:
             back[i] = min(i - last_seen[name], n)
         last_seen[name] = i
+    return fold_windows(literal, is_identifier, back, n) ^ _CODE_SALT
+
+
+def fold_windows(literal: np.ndarray, is_identifier: np.ndarray, back: np.ndarray, n: int) -> np.ndarray:
+    """Every window of ``n`` token codes folded into one hash: a literal by its hash, an identifier by
+    the distance ``back`` to its previous use when that lies inside the window, else as new."""
+    windows = len(literal) - n + 1
     codes = _identifier_codes(n)
     acc = np.zeros(windows, dtype=np.uint64)
     for j in range(n):
         distance = back[j:j + windows]
         code = np.where(is_identifier[j:j + windows], codes[np.where(distance <= j, distance, 0)], literal[j:j + windows])
         acc = acc * _MULTIPLIER + code
-    return acc ^ _CODE_SALT
+    return acc
 
 
 # --- config and index ----------------------------------------------------------------------------

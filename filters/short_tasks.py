@@ -28,10 +28,10 @@ from codemix.filters.decontamination import (
     BenchmarkHit,
     BenchmarkText,
     DecontaminationConfig,
-    _identifier_codes,
     code_ngram_hashes,
     code_tokens,
     densest_window,
+    fold_windows,
     humaneval_items,
     ngram_hashes,
     read_benchmark,
@@ -192,13 +192,7 @@ def stream_ngrams(hashes: np.ndarray, identifier: np.ndarray, n: int) -> np.ndar
     back = np.full(len(hashes), n, dtype=np.int64)
     again = hashes[order[1:]] == hashes[order[:-1]]
     back[order[1:][again]] = np.minimum(order[1:][again] - order[:-1][again], n)
-    codes = _identifier_codes(n)
-    acc = np.zeros(windows, dtype=np.uint64)
-    for j in range(n):
-        distance = back[j:j + windows]
-        code = np.where(identifier[j:j + windows], codes[np.where(distance <= j, distance, 0)], hashes[j:j + windows])
-        acc = acc * _GRAM_MULTIPLIER + code
-    return acc
+    return fold_windows(hashes, identifier, back, n)
 
 
 def _bucket(grams: np.ndarray) -> np.ndarray:
