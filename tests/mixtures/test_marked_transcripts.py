@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -223,16 +222,18 @@ def test_a_file_of_no_conversation_stays_quarantined(path: Path) -> None:
     "> Entering new AgentExecutor chain...\n" * 50_000,  # chains that never finish
     "🤖 Agent: hi there you\nUser prompt: what now\n" * 50_000,
 ], ids=["unclosed-reprs", "unclosed-dicts", "unfinished-chains", "markers"])
+@pytest.mark.timeout(60)  # a hang guard, not a speed claim: one pass takes ~0.3-2.4 CPU s, a rescan hours
 def test_hostile_text_is_read_in_bounded_time(bomb: str, tmp_path: Path) -> None:
     """Each reader makes one pass over the text (brackets paired once, chains found by their edges): a
-    couple of megabytes built to be slow take seconds, not the quadratic hours they would by rescanning."""
+    couple of megabytes built to be slow end as one quarantined file, not the quadratic hours they would
+    take by rescanning."""
     path = tmp_path / "bomb.txt"
     path.write_text(bomb)
-    start = time.monotonic()
-    read(path)
-    assert time.monotonic() - start < 30
+    docs, quarantined = read(path)
+    assert not docs and len(quarantined) == 1
 
 
+@pytest.mark.timeout(120)  # a hang guard, not a speed claim
 @pytest.mark.parametrize("cells", [4_000, 6_000])
 def test_a_notebook_of_thousands_of_printing_cells_is_refused_or_read_in_bounded_time(cells: int, tmp_path: Path) -> None:
     """Each printing cell is read as a text; a notebook of more than 5,000 printing cells is refused whole,
@@ -241,9 +242,8 @@ def test_a_notebook_of_thousands_of_printing_cells_is_refused_or_read_in_bounded
         {"output_type": "stream", "text": "Thought: a b\nUser: c d\nAgent: e f\n"}]}
     path = tmp_path / "many.ipynb"
     path.write_text(json.dumps({"nbformat": 4, "cells": [cell] * cells}))
-    start = time.monotonic()
     docs, quarantined = read(path)
-    assert time.monotonic() - start < 30 and not docs and len(quarantined) == 1
+    assert not docs and len(quarantined) == 1
     assert ("more than 5000" in quarantined[0].error) == (cells > 5_000)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import time
 import zipfile
 from pathlib import Path
 
@@ -143,15 +142,14 @@ def test_a_reader_that_silently_skips_a_record_fails_the_build(tmp_path, monkeyp
 
 # --- per-file error budget ---------------------------------------------------------------------
 
+@pytest.mark.timeout(10)  # a hang guard, not a speed claim: 0.01 s when the budget stops the reading, 30 s+ when not
 @pytest.mark.parametrize("source_type", ["dump", "transcripts"])
 def test_a_file_of_malformed_records_is_quarantined_once_with_a_count(tmp_path, source_type):
     bomb = tmp_path / "bomb.jsonl.gz"
     bomb.write_bytes(gzip.compress(b"{}\n" * 1_000_000, mtime=0))
     assert bomb.stat().st_size < 5_000  # guard: the 2.9 KB of "{}" lines
     limit = ReadLimits().max_malformed_records
-    start = time.monotonic()
     records, outcomes = counted(source_type, bomb, limits=ReadLimits())
-    assert time.monotonic() - start < 5
     assert len(outcomes) == limit + 2 == records  # limit + 1 lines, then one record for the rest
     assert all(isinstance(o, Quarantined) for o in outcomes)
     last = outcomes[-1]
