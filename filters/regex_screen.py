@@ -41,11 +41,14 @@ from pathlib import Path
 from re import _constants as C
 from re import _parser
 
-import hyperscan
+try:  # x86-64 only: elsewhere (ARM) no screen, and every regex runs as it did before the screen
+    import hyperscan
+except ImportError:
+    hyperscan = None
 
 ANY = r"[\x00-\xff]"
 NON_ASCII = r"\x80"  # the one byte every non-ASCII character of a text is scanned as
-FLAGS = hyperscan.HS_FLAG_ALLOWEMPTY | hyperscan.HS_FLAG_SINGLEMATCH
+FLAGS = hyperscan.HS_FLAG_ALLOWEMPTY | hyperscan.HS_FLAG_SINGLEMATCH if hyperscan is not None else 0
 # Repeat bounds above these are relaxed (``{40,251}`` -> ``{32,}``): the language only grows.
 MAX_LOW, MAX_HIGH = 32, 32
 SINGLE = (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN)
@@ -175,13 +178,16 @@ class RegexScreen:
         self.regexes = tuple(dict.fromkeys(regexes))  # each once, in order
         self.index = {regex: i for i, regex in enumerate(self.regexes)}
         self.patterns = [superset(regex).encode() for regex in self.regexes]
-        self.database = _compiled(self.patterns)
+        self.database = _compiled(self.patterns) if hyperscan is not None else None
         self._local = threading.local()
         self._groups: dict[int, tuple[tuple[re.Pattern[str], ...], dict[int, list[int]], list[int]]] = {}
 
-    def possible(self, text: str) -> Possible:
+    def possible(self, text: str) -> Possible | None:
         """The regexes that may match somewhere in ``text`` (``regex in possible``); every one that
-        matches is among them, and so is every regex this screen does not hold."""
+        matches is among them, and so is every regex this screen does not hold. None where Hyperscan is
+        not installed (no wheel for the machine): not screened, every regex may match."""
+        if self.database is None:
+            return None
         data = text.encode("ascii", "regex_screen")  # each non-ASCII character (surrogates too) -> one 0x80
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:

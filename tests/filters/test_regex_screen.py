@@ -6,12 +6,18 @@ planted, every positive line of tests/filters/test_secrets.py, and lines with ch
 
 from __future__ import annotations
 
+import pickle
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from codemix.filters import gitleaks, regex_screen, secrets
 from codemix.filters.lowered import Lowered
 from codemix.filters.regex_screen import RegexScreen
+from tests.conftest import REPO_ROOT
 from tests.filters.planted_secrets import PLANTED_FILES, SecretFactory, plant_in_code
 from tests.filters.test_secret_screen import FOLDED, PLANTED
 from tests.filters.test_secrets import POSITIVES
@@ -60,6 +66,34 @@ def test_redaction_is_the_same_with_and_without_the_screen(monkeypatch):
     assert sum(sum(counts.values()) for _, counts in screened) >= 100
     monkeypatch.setattr(RegexScreen, "possible", lambda self, text: None)  # every regex runs, as before the screen
     assert [secrets.redact_text(text, CONFIG, language) for text, language in zip(texts, ["python", ""] * len(texts))] == screened
+
+
+def test_without_hyperscan_every_regex_runs_and_redaction_is_the_same(monkeypatch):
+    """On a machine Hyperscan has no build for (ARM), the package installs without it: the screen is
+    built without a database, answers None (not screened) for every text, and redaction is unchanged."""
+    texts = _texts()[:12]
+    screened = [secrets.redact_text(text, CONFIG, "python") for text in texts]
+    monkeypatch.setattr(regex_screen, "hyperscan", None)
+    monkeypatch.setattr(regex_screen, "_compiled", lambda patterns: pytest.fail("compiled without Hyperscan"))
+    bare = RegexScreen([re.compile(r"AKIA[0-9A-Z]{16}"), re.compile(r"(?i)password\s*=")])
+    assert bare.database is None and all(bare.possible(text) is None for text in texts)
+    monkeypatch.setattr(secrets, "_screen", lambda base64_limit, hex_limit: bare)
+    assert [secrets.redact_text(text, CONFIG, "python") for text in texts] == screened
+    assert sum(sum(counts.values()) for _, counts in screened) >= 10
+
+
+def test_the_package_imports_and_redacts_the_same_where_hyperscan_cannot_be_imported(tmp_path):
+    """A fresh interpreter in which ``import hyperscan`` fails (as on ARM, where no wheel exists)."""
+    script = (
+        "import pickle, sys; sys.modules['hyperscan'] = None\n"
+        "from codemix.filters import regex_screen, secrets\n"
+        "from tests.filters.test_regex_screen import CONFIG, _texts\n"
+        "assert regex_screen.hyperscan is None\n"
+        "found = [secrets.redact_text(t, CONFIG, 'python') for t in _texts()[:12]]\n"
+        f"open({str(tmp_path / 'out.pickle')!r}, 'wb').write(pickle.dumps(found))\n")
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=REPO_ROOT, timeout=300)
+    found = pickle.loads((tmp_path / "out.pickle").read_bytes())
+    assert found == [secrets.redact_text(text, CONFIG, "python") for text in _texts()[:12]]
 
 
 def test_a_lowered_text_searched_directly_answers_every_gate_as_str_does():
