@@ -32,6 +32,7 @@ BENCH = Path(__file__).resolve().parent
 CORPUS = ((BENCH / "traces_holdout.tsv", SOURCE_COUNTS), (BENCH / "traces_holdout_2.tsv", SOURCE_COUNTS),
           (BENCH / "traces_holdout_3.tsv", SOURCE_COUNTS), (BENCH / "traces_holdout_4.tsv", BENCH / "traces_holdout_4_counts.json"),
           (BENCH / "traces_holdout_5.tsv", BENCH / "traces_holdout_5_counts.json"),
+          (BENCH / "traces_holdout_6.tsv", BENCH / "traces_holdout_6_counts.json"),
           (BENCH / "traces_dev_extra.tsv", EXTRA_COUNTS))
 
 

@@ -25,7 +25,7 @@ from codemix.mixtures.transcript_formats.canonical import (
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
-from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, MARKER_TURNS, PRINTED_MESSAGES
+from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, LABELLED_DIALOGUE, MARKER_TURNS, PRINTED_MESSAGES
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.notebooks import cell_task, code_cells, is_notebook
@@ -54,7 +54,7 @@ JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, S
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 # Text formats tried after a file was tried as YAML, a Python literal and a table (a YAML recording prints
 # message objects in its bodies; the file's own notation reads them better).
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_MESSAGES, MARKER_TURNS)
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE)
 TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))

@@ -30,7 +30,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
-from codemix.mixtures.transcript_formats.text_turns import CODE_LINE, FENCE
+from codemix.mixtures.transcript_formats.text_turns import CODE_LINE, FENCE, NOT_SPEAKERS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -139,6 +139,63 @@ def parse_marker_turns(text: str) -> list[Transcript]:
 
 
 MARKER_TURNS = Format(name="marker-turns", container="text", detect=detect_marker_turns, parse=parse_marker_turns)
+
+
+# --- two labels taking turns, in any script ------------------------------------------------------
+
+# A line opened by a short label in any script (a letter first, at most three words) and a colon, ASCII
+# (then a space or the line's end) or full-width (``来访者：``, nothing needed after it).
+LABEL = re.compile(r"^[ \t]*([^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2})[ \t]*(?::(?=[ \t]|$)|：)",
+                   re.MULTILINE)
+MIN_LABELLED = 6  # three exchanges
+QUESTION = re.compile(r"[?？]")
+
+
+def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
+    """The turns of a text of two labelled speakers taking turns, and each label's role; None when the text
+    is no such dialogue (see ``docs/transcript-formats.md``, ``labelled-dialogue``). One pass of one regex."""
+    if is_code(text):
+        return None
+    fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
+    labels = [m for m in LABEL.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+    counts: dict[str, int] = {}
+    for match in labels:
+        counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    ranked = sorted(counts, key=counts.get, reverse=True)[:2]
+    if len(ranked) < 2 or counts[ranked[1]] < MIN_LABELLED // 2 or (counts[ranked[0]] + counts[ranked[1]]) * 10 < 9 * len(labels):
+        return None  # two speakers hold nine in ten labels; a form's many field labels are no dialogue
+    if any(name.lower() in NOT_SPEAKERS for name in ranked):
+        return None  # ``Note:``, ``Example:``, ``Question:``: labels of a document's fields
+    opens = [m for m in labels if m.group(1) in ranked]
+    turns = [{"speaker": m.group(1), "content": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
+             for i, m in enumerate(opens)]
+    repeated = sum(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns))
+    covered = sum(len(t["content"]) for t in turns)
+    lengths = sorted(len(t["content"]) for t in turns)
+    if (len(turns) < MIN_LABELLED or repeated * 10 > len(turns) - 1 or covered * 2 < len(text.strip())
+            or lengths[len(lengths) // 2] < 8 or not any(QUESTION.search(t["content"]) for t in turns)):
+        return None  # strict alternation, the turns hold the text, utterances (not values), someone asks
+    roles = {name: ROLE_ALIASES.get(name.lower()) or marker_role(key_words(name)) for name in ranked}
+    said = {r for r in roles.values() if r in ("user", "assistant")}
+    if len(said) == 1:  # one label's words say its side: the other is the other side
+        roles = {n: r if r in ("user", "assistant") else ({"user", "assistant"} - said).pop() for n, r in roles.items()}
+    elif len(said) != 2:  # the words say nothing: the one who opens sets the task, the other answers
+        roles = {turns[0]["speaker"]: "user", next(n for n in ranked if n != turns[0]["speaker"]): "assistant"}
+    return [t for t in turns if t["content"]], roles
+
+
+def detect_labelled_dialogue(text: Any) -> bool:
+    return isinstance(text, str) and labelled_dialogue(text) is not None
+
+
+def parse_labelled_dialogue(text: str) -> list[Transcript]:
+    turns, roles = labelled_dialogue(text) or ([], {})
+    return [Transcript(format="labelled-dialogue", extra={"layout": "labels", "speakers": roles}, messages=[
+        message(roles[t["speaker"]], t["content"], name=t["speaker"]) for t in turns])]
+
+
+LABELLED_DIALOGUE = Format(name="labelled-dialogue", container="text", detect=detect_labelled_dialogue,
+                           parse=parse_labelled_dialogue)
 
 
 # --- printed message objects ---------------------------------------------------------------------

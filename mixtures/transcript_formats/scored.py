@@ -471,6 +471,16 @@ def field_text(value: Any) -> str:
     return value if isinstance(value, str) and not NULL_TEXT.match(value) else ""
 
 
+# A value that is an identifier (``81_0``, ``42``, a uuid, ``turn-3``): one token with a digit, never an utterance.
+ID_TEXT = re.compile(r"^(?=[^\s]*\d)[\w.:/#-]{1,64}$")
+
+
+def id_field(sample: list[dict], key: str) -> bool:
+    """Whether a field holds identifiers in every element that has it (an exchange's ``id``): no speaker, no turn."""
+    values = [i[key].strip() for i in sample if isinstance(i.get(key), str)]
+    return bool(values) and all(ID_TEXT.match(v) for v in values)
+
+
 def field_role(key: str) -> str | None:
     """What one text field of a keyed turn holds, by its words: ``user``, ``assistant`` (the model's text),
     ``thought`` or ``call`` (parts of the model's turn), ``tool``, ``system``, ``side`` (one side of an
@@ -518,7 +528,7 @@ def keyed_turns(items: list) -> tuple[list[dict], int] | None:
     sample = [{k: text for k, v in item.items() if (text := field_text(v))} for item in sample]
     keys = [k for k in shared_keys(sample, 0.5) if sum(k in i for i in sample) * 2 >= len(sample)
             and not all(i.get(k) == sample[0].get(k) for i in sample[1:] or [{}])]
-    keys = [k for k in keys if k not in history_keys(sample, keys)]
+    keys = [k for k in keys if k not in history_keys(sample, keys) and not id_field(sample, k)]
     roles = {k: field_role(k) for k in keys}
     if "system" in roles.values() and "assistant" not in roles.values():
         roles = {k: "assistant" if r == "system" else r for k, r in roles.items()}  # the dialogue system answers

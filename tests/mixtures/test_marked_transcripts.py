@@ -271,3 +271,63 @@ def test_a_source_files_docstrings_and_examples_are_no_conversation(module: str)
     assert re.search(r"""['"]role['"]:\s*['"](user|assistant)['"]""", text) or re.search(
         r"^\s+model \(`?str", text, re.MULTILINE), "guard: role words where a reader might look for speakers"
     assert parse_text(text) is None
+
+
+CPSYCOUN = FIXTURES / "transcripts" / "labelled-dialogue" / "cpsycoun.case_0.txt"
+MT_EVAL = FIXTURES / "transcripts" / "keyed" / "mt-eval.mt-bench_extended.first-3.jsonl"
+
+
+def cpsycoun_turns() -> list[tuple[str, str]]:
+    """The fixture's turns taken with plain ``re``: each paragraph opens with its speaker and a full-width colon."""
+    return [(label, body.strip()) for label, body in re.findall(r"^(来访者|心理咨询师)：(.*?)(?=^(?:来访者|心理咨询师)：|\Z)",
+                                                                  CPSYCOUN.read_text(), flags=re.MULTILINE | re.DOTALL)]
+
+
+def test_two_labels_in_any_script_taking_turns_are_a_dialogue() -> None:
+    """CPsyCoun's counselling dialogue: ``来访者：`` (the client) and ``心理咨询师：`` (the counsellor), labels
+    in no Latin script after a full-width colon, taking turns. The labels' words say no role: the one who
+    opens (the client, with the problem) is the person, the other the model's side; every utterance is read
+    in order, the label kept as the speaker's name."""
+    expected = cpsycoun_turns()
+    assert len(expected) == 12 and expected[0][0] == "来访者", "guard: the raw file's turns"
+    docs, quarantined = read(CPSYCOUN)
+    assert not quarantined and len(docs) == 1 and docs[0].metadata["format"] == "labelled-dialogue"
+    messages = docs[0].metadata["messages"]
+    assert [(m["name"], m["content"]) for m in messages] == expected
+    assert roles(docs[0]) == ["user" if label == "来访者" else "assistant" for label, _ in expected]
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: t.replace("来访者：", "Note：").replace("心理咨询师：", "Example："),  # labels of a document's fields
+    lambda t: t.replace("？", "。").replace("?", "."),  # nobody asks anything: statements under two labels
+    lambda t: re.sub(r"^心理咨询师：", lambda m: f"字段{m.start()}：", t, flags=re.MULTILINE),  # many labels
+    lambda t: "\n".join(line for line in t.splitlines() if not line.startswith("心理咨询师")),  # one label only
+], ids=["field-labels", "no-question", "many-labels", "one-speaker"])
+def test_labelled_texts_that_are_no_dialogue_stay_quarantined(change, tmp_path: Path) -> None:
+    """Controls derived from the real dialogue: the same utterances under field labels (``Note：``), without a
+    question, under a label that never recurs, or under one label only are no conversation."""
+    path = tmp_path / "labels.txt"
+    path.write_text(change(CPSYCOUN.read_text()))
+    docs, quarantined = read(path)
+    assert not docs and len(quarantined) == 1
+
+
+@pytest.mark.timeout(60)  # a hang guard, not a speed claim
+def test_hostile_labelled_text_is_read_in_bounded_time(tmp_path: Path) -> None:
+    """A couple of megabytes of labels taking turns with nothing to say (one regex pass) end quarantined."""
+    path = tmp_path / "labels.txt"
+    path.write_text("甲：\n乙：\n" * 200_000)
+    docs, quarantined = read(path)
+    assert not docs and len(quarantined) == 1
+
+
+def test_an_exchange_id_is_neither_a_speaker_nor_a_turn() -> None:
+    """MT-Eval's ``{user, sys, id: "81_0"}`` per exchange: ``user`` then ``sys`` (the model), and the id, a
+    token with a digit, no third speaker: one model turn per exchange, none of them an id."""
+    raw = [json.loads(line) for line in MT_EVAL.read_text().splitlines()]
+    assert all(re.fullmatch(r"\d+_\d+", t["id"]) for r in raw for t in r["conversation"]), "guard: ids present"
+    docs, quarantined = read(MT_EVAL)
+    assert not quarantined and len(docs) == len(raw) == 3
+    for doc, record in zip(docs, raw):
+        assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
+            (role, turn[key]) for turn in record["conversation"] for role, key in (("user", "user"), ("assistant", "sys"))]

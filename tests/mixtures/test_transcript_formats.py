@@ -49,6 +49,7 @@ FILES = {
     "printed-messages": "printed-messages/watsonx.Flow-OneLLMOneAgent.md",
     "marker-turns": "marker-turns/langchain-benchmarks-runs.relaid-as-markers.md",
     "chain-log": "chain-log/langchain-benchmarks.multiverse_math.ipynb",
+    "labelled-dialogue": "labelled-dialogue/cpsycoun.case_0.txt",
 }
 
 
@@ -293,7 +294,8 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
     json_formats = [n for n in FORMAT_NAMES if n not in ("codex", "claude-code", "turn-lines", "aider",
                                                          "aider-llm-history", "markdown-turns", "logged-calls",
                                                          "react-text", "speaker-turns", "banner-turns",
-                                                         "printed-messages", "marker-turns", "chain-log")]
+                                                         "printed-messages", "marker-turns", "chain-log",
+                                                         "labelled-dialogue")]
     assert all(name in str(caught.value) for name in json_formats)
 
 
