@@ -160,7 +160,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             transcripts = parse_text(text, late=False) if text is not None else None
             if not transcripts and text is not None and forced is None:
                 transcripts = (_yaml_transcripts(text, speakers) or _literal_transcripts(text, speakers)
-                               or _table_transcripts(text, speakers) or parse_text(text, late=True))
+                               or _table_transcripts(text, speakers) or _markdown_table_transcripts(text, speakers)
+                               or parse_text(text, late=True))
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
@@ -226,6 +227,40 @@ def _table_transcripts(text: str, speakers: dict[str, str] | None) -> list | Non
     if len(rows) < 2 or any(None in row or None in row.values() for row in rows):
         return None
     return _spoken(_value_transcripts(rows, speakers))
+
+
+MARKDOWN_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
+
+
+def _markdown_cells(line: str) -> list[str]:
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def _markdown_tables(text: str) -> list[list[dict[str, str]]]:
+    """Each Markdown table of the text (a header row of short names, a rule ``|:---|---|``, its rows) as a
+    list of row objects by the header's names; one pass over the lines."""
+    lines, tables, index = text.splitlines(), [], 1
+    while index < len(lines):
+        if not MARKDOWN_RULE.match(lines[index]) or "|" not in lines[index - 1]:
+            index += 1
+            continue
+        head = _markdown_cells(lines[index - 1])
+        rows, index = [], index + 1
+        while index < len(lines) and lines[index].strip().startswith("|"):
+            rows.append(_markdown_cells(lines[index]))
+            index += 1
+        if all(re.fullmatch(r"[\w .-]{1,40}", c) for c in head) and len(set(head)) == len(head) and len(rows) >= 2 \
+                and all(len(row) == len(head) for row in rows):
+            tables.append([dict(zip(head, row)) for row in rows])
+    return tables
+
+
+def _markdown_table_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a Markdown file's tables of utterances (``| Speaker | Utterance |``, one table per
+    conversation), each table's rows read as a JSON list of objects, as a CSV table's are; None when no
+    table holds a transcript of prose."""
+    transcripts = [t for table in _markdown_tables(text) for t in _value_transcripts(table, speakers) or []]
+    return _spoken(transcripts) if transcripts else None
 
 
 def _spoken(transcripts: list | None) -> list | None:

@@ -331,3 +331,41 @@ def test_an_exchange_id_is_neither_a_speaker_nor_a_turn() -> None:
     for doc, record in zip(docs, raw):
         assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
             (role, turn[key]) for turn in record["conversation"] for role, key in (("user", "user"), ("assistant", "sys"))]
+
+
+BOTCHAT = FIXTURES / "transcripts" / "markdown-table" / "botchat.GoodCases.md"
+PLOTLY_README = FIXTURES / "transcript_inputs" / "not-plotly-figure_factory.README.md"
+
+
+def test_a_conversation_in_markdown_tables_is_read_table_by_table() -> None:
+    """BotChat's good cases: each dialogue a Markdown table ``| Speaker | Utterance |`` of speakers ``A`` and
+    ``B``; each table its own run, every row a turn in order (one row lacks its closing pipe), the first
+    speaker setting the task."""
+    tables = re.split(r"^\| Speaker\s*\| Utterance\s*\|$", BOTCHAT.read_text(), flags=re.MULTILINE)[1:]
+    expected = [re.findall(r"^\|\s*([AB])\s*\|\s*(.*?)\s*\|?[ \t]*$", table, flags=re.MULTILINE) for table in tables]
+    assert [len(e) for e in expected] == [16, 16], "guard: the raw file's two dialogues"
+    docs, quarantined = read(BOTCHAT)
+    assert not quarantined and len(docs) == 2
+    for doc, rows in zip(docs, expected):
+        assert [m["content"] for m in doc.metadata["messages"]] == [text for _, text in rows]
+        assert roles(doc) == ["user" if speaker == "A" else "assistant" for speaker, _ in rows]
+
+
+def test_a_markdown_table_of_data_is_no_conversation(tmp_path: Path) -> None:
+    """Controls: plotly's README, whose table lists names and links, and the BotChat file with its speaker
+    column dropped (utterances with nobody saying them) stay quarantined."""
+    docs, quarantined = read(PLOTLY_README)
+    assert "| Name" in PLOTLY_README.read_text() and not docs and len(quarantined) == 1
+    path = tmp_path / "utterances.md"
+    path.write_text(re.sub(r"^\|[^|\n]*\|", "|", BOTCHAT.read_text(), flags=re.MULTILINE))
+    docs, quarantined = read(path)
+    assert not docs and len(quarantined) == 1
+
+
+@pytest.mark.timeout(60)  # a hang guard, not a speed claim
+def test_hostile_markdown_tables_are_read_in_bounded_time(tmp_path: Path) -> None:
+    """A hundred thousand rules with no rows and a table of a hundred thousand ragged rows: one pass."""
+    path = tmp_path / "tables.md"
+    path.write_text("| a | b |\n|---|---|\n" * 100_000 + "| a | b |\n|---|---|\n" + "| x |\n" * 100_000)
+    docs, quarantined = read(path)
+    assert not docs and len(quarantined) == 1
