@@ -10,6 +10,7 @@ import functools
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -357,19 +358,37 @@ def transcript_prose(messages: list[dict[str, Any]]) -> str:
     earlier turn already said is said once: an agent restating its plan across turns is no web spam.
     """
     parts, seen = [], set()
-    for message in messages:
-        if is_prose_turn(message):
-            paragraphs = paragraphs_of(turn_prose(message.get("content") or ""))
-            parts += [p for p in paragraphs if p not in seen]
-            seen.update(paragraphs)
+    for message, content in prose_turns(messages):
+        paragraphs = paragraphs_of(turn_prose(content))
+        parts += [p for p in paragraphs if p not in seen]
+        seen.update(paragraphs)
     return "\n\n".join(parts)
+
+
+def prose_turns(messages: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Each prose turn with its content less the output it relays: a turn that repeats a recent
+    observation word for word (a multi-agent executor's "I ran the code and got the following output:
+    ...", TapeAgents) quotes the environment, and the quote is no prose of its own. The last
+    ``_RELAYED_OUTPUTS`` observations are looked for, so the cost stays linear in the run."""
+    recent: list[str] = []
+    for message in messages:
+        content = message.get("content") or ""
+        if is_prose_turn(message):
+            for output in recent:
+                content = content.replace(output, "")
+            yield message, content
+        elif message.get("observation", message.get("role") == "tool") and len(content.strip()) > 40:
+            recent = [*recent[1 - _RELAYED_OUTPUTS:], content.strip()]
+
+
+_RELAYED_OUTPUTS = 4
 
 
 def reply_prose(messages: list[dict[str, Any]], min_loop_repeats: int) -> list[str]:
     """Each model reply's prose, a sentence a line, one it says fewer than ``min_loop_repeats`` times
     kept once (``without_restatements``): the texts repetition is judged on."""
-    return [without_restatements(turn_prose(m.get("content") or ""), min_loop_repeats)
-            for m in messages if m.get("role") == "assistant" and is_prose_turn(m)]
+    return [without_restatements(turn_prose(content), min_loop_repeats)
+            for m, content in prose_turns(messages) if m.get("role") == "assistant"]
 
 
 def is_prose_turn(message: dict[str, Any]) -> bool:
