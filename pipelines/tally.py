@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 from dataclasses import dataclass
 
 import apache_beam as beam
@@ -142,9 +143,11 @@ def tally_locally(folder: str, measures: tuple[Measure, ...]) -> list[str]:
 
 def write_tally(folder: str, lines: list[str]) -> None:
     """``lines`` as ``FOLDER/tally-00000-of-00001.jsonl``; no file when there are none (``ledger.write_text``)."""
-    if lines:
-        with open(f"{folder}/tally-00000-of-00001.jsonl", "w", encoding="utf-8") as handle:
+    if lines:  # whole or not at all: an interrupted write leaves no partial tally for a rerun to trust
+        path = f"{folder}/tally-00000-of-00001.jsonl"
+        with open(f"{path}.partial", "w", encoding="utf-8") as handle:
             handle.write("".join(f"{line}\n" for line in lines))
+        os.replace(f"{path}.partial", path)
 
 
 def read_tally(folder: str) -> dict[str, collections.Counter]:
