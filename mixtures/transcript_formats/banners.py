@@ -104,9 +104,14 @@ def banner_turns(text: Any) -> list[dict[str, Any]] | None:
 MAX_CODE_SHARE = 0.01
 
 
+# A Python traceback as a runtime prints it: the header, then indented frames quoting their source lines,
+# up to the exception line. The quoted lines are a program's output, not code someone wrote in the text.
+TRACEBACK = re.compile(r"^Traceback \(most recent call last\):[ \t]*\n(?:(?:[ \t]+\S.*|[ \t]*)\n)*", re.MULTILINE)
+
+
 def is_code(text: str) -> bool:
-    """More than 1% of the lines outside code fences are code (``text_turns.CODE_LINE``)."""
-    bare_text = FENCE.sub("", text)
+    """More than 1% of the lines outside code fences and printed tracebacks are code (``text_turns.CODE_LINE``)."""
+    bare_text = TRACEBACK.sub("", FENCE.sub("", text))
     return len(CODE_LINE.findall(bare_text)) > MAX_CODE_SHARE * max(1, bare_text.count("\n"))
 
 

@@ -23,7 +23,8 @@ MAX_JSON_DEPTH = 100
 # ("[read_file for 'a.py'] Result:", "[execute_command] Result:", "Tool [read_file] was not executed").
 OBSERVATION_MARKERS = re.compile(
     r"^\s*(?:OBSERVATION:|Observation:|EXECUTION RESULT of \[|The output of the OS:"
-    r"|\[[^\]\n]{1,300}\] Result:|Tool \[[^\]\n]{1,100}\] (?:was not executed|result))")
+    r"|\[[^\]\n]{1,300}\] Result:|Tool \[[^\]\n]{1,100}\] (?:was not executed|result)"
+    r"|(?i:exit ?code|return ?code):[ \t]*-?\d+\b)")  # a command's exit status first: an executor's report
 
 
 class TranscriptShapeError(ValueError):

@@ -48,12 +48,15 @@ PART_WORDS = frozenset({"thought", "thoughts", "thinking", "planning", "plan", "
                         "call", "called", "calling", "invoking", "invoke", "command", "commands", "code", "input"})
 TOOL_WORDS = frozenset({"observation", "observations", "result", "results", "tool", "tools", "output", "execution",
                         "environment", "env"})
+OUTPUT_WORDS = frozenset({"observation", "observations", "result", "results", "output", "outputs"})
 MIN_MARKED = 4
 
 
 def marker_role(words: set[str]) -> str | None:
     """A label's role by its words: ``user``, ``assistant`` (the model's own text), ``part`` (of the model's
     turn), ``tool``, or None (no marker)."""
+    if words & OUTPUT_WORDS and not words & MODEL_WORDS:
+        return "tool"  # ``Code output``, ``Action result``: what running the model's part gave, never trained
     if words & PART_WORDS:
         return "part"  # ``Tool Called``, ``Tool Input``, ``Action``: the model wrote them
     if words & PERSON_WORDS and not words & MODEL_WORDS:
@@ -82,11 +85,50 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
     return found
 
 
+# A message header that names its writer and whom it is addressed to, alone on its line (AutoGen's
+# ``code_writer_agent (to code_executor_agent):``): the names are the speakers, whatever words they hold.
+ADDRESSED = re.compile(r"^[ \t]*([^\s()][^()\n:]{0,60}?)[ \t]+\(to[ \t]+([^()\n:]{1,60}?)\)[ \t]*:[ \t]*$", re.MULTILINE)
+
+
+def addressed_turns(text: str) -> list[dict[str, Any]] | None:
+    """The turns of a log of addressed messages (``A (to B):`` headers), or None. Two headers or more by two
+    writers or more, each addressee a writer or addressed by several (a group chat's manager). Every other
+    label in a message (``Code output:``) is its text. Sides: a name whose words say one (``user_proxy``,
+    ``assistant``), when the names say both; else the writer who opens is the person (who sets the task) and
+    every other writer the model's side (each message keeps its writer as its ``name``). A message ends at
+    the next header or at a rule drawn after it."""
+    fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
+    heads = [m for m in ADDRESSED.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+    writers = list(dict.fromkeys(m.group(1).strip() for m in heads))
+    if len(heads) < 2 or len(writers) < 2:
+        return None
+    addressed_by: dict[str, set[str]] = {}
+    for head in heads:
+        addressed_by.setdefault(head.group(2).strip(), set()).add(head.group(1).strip())
+    if any(name not in writers and len(by) < 2 for name, by in addressed_by.items()):
+        return None  # an addressee who never writes and whom one writer alone addresses: no exchange
+    worded = {name: marker_role(key_words(name)) for name in writers}
+    if {"user", "assistant"} <= set(worded.values()):
+        sides = {name: "user" if role == "user" else "assistant" for name, role in worded.items()}
+    else:
+        sides = {name: "user" if name == writers[0] else "assistant" for name in writers}
+    turns = []
+    for index, head in enumerate(heads):
+        stop = heads[index + 1].start() if index + 1 < len(heads) else len(text)
+        rule = RULE.search(text, head.end(), stop)
+        body = text[head.end():rule.start() if rule is not None else stop].strip()
+        if body:
+            turns.append({"speaker": sides[head.group(1).strip()], "content": body, "name": head.group(1).strip()})
+    return turns if {"user", "assistant"} <= {t["speaker"] for t in turns} else None
+
+
 def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     """The runs of a marker log (see the module docstring) as lists of ``speaker``/``content`` turns, or None."""
     text = ANSI.sub("", text)
     if is_code(text):
         return None  # a source file's docstrings label arguments (``user (str):``, ``model:``), no speakers
+    if (addressed := addressed_turns(text)) is not None:
+        return [addressed]
     marks = labelled_lines(text)
     counts: dict[str, int] = {}
     for _, _, label, _ in marks:
@@ -134,7 +176,7 @@ def detect_marker_turns(text: Any) -> bool:
 
 def parse_marker_turns(text: str) -> list[Transcript]:
     return [Transcript(format="marker-turns", extra={"layout": "markers", "run": index}, messages=flag_text_observations(
-        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool") for t in run]))
+        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool", name=t.get("name", "")) for t in run]))
         for index, run in enumerate(marker_turns(text) or [])]
 
 
@@ -334,8 +376,9 @@ def printed_runs(text: str) -> list[list[dict[str, Any]]] | None:
     model's among them, mostly prose; None when there is none."""
     if is_code(text):
         return None  # message lists in a source file's examples were never printed by a run
-    runs = [h for h in printed_histories(ANSI.sub("", text)) if len(h) >= 2
-            and {"user", "assistant"} <= {t["speaker"] for t in h}]
+    histories = [[t for t in h if t["content"].strip() or t["tool_calls"]]  # an empty system prompt is no turn
+                 for h in printed_histories(ANSI.sub("", text))]
+    runs = [h for h in histories if len(h) >= 2 and {"user", "assistant"} <= {t["speaker"] for t in h}]
     spoken = [t for run in runs for t in run]
     if not runs or sum(" " in t["content"] or bool(t["tool_calls"]) for t in spoken) * 2 < len(spoken):
         return None
