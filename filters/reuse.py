@@ -25,6 +25,7 @@ from codemix.filters.licenses import (
     offers_choice,
     opening_license,
     repository_license,
+    tagged_license,
 )
 
 DEP5 = ".reuse/dep5"
@@ -155,12 +156,32 @@ def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             packages[folder] = (*packages.get(folder, ()), (subject, detected))
     evidence = [item for item in evidence if not package_text(item[0])]
+    folders = folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
+                              choices)
+    for folder in sorted(folders):
+        # PEP 639 keeps a distribution's license texts in its ``.dist-info/licenses/``; its METADATA answers first
+        info = folder.removesuffix("/licenses") if folder.endswith(".dist-info/licenses") else folder
+        if (subject := distribution_subject(info)) and (info == folder or info not in folders):
+            parent = info.rsplit("/", 1)[0] if "/" in info else ""
+            packages[parent] = (*packages.get(parent, ()), (subject, folders[folder]))
     return RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
         tuple(rule for _, _, rules, *_ in evidence for rule in rules),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
-        folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
-                        choices), packages)
+        folders, packages)
+
+
+# An installed distribution's metadata folder: ``packaging-20.9.dist-info``, ``six.egg-info``.
+_DISTRIBUTION_INFO = re.compile(r"(?P<name>[A-Za-z0-9][\w.]*?)(?:-\d[^/-]*)?\.(?:dist|egg)-info")
+
+
+def distribution_subject(folder: str) -> str:
+    """The distribution a ``.dist-info``/``.egg-info`` folder describes, as ``license_subject`` spells a package
+    ("packaging" for ``packaging-20.9.dist-info``), or "": its license texts and METADATA are that distribution's,
+    so they answer for the package folders beside it named after it (pex's ``_vendored/packaging_20_9/packaging/``
+    beside ``packaging-20.9.dist-info/``), as a license text named after a package does."""
+    match = _DISTRIBUTION_INFO.fullmatch(folder.rsplit("/", 1)[-1])
+    return re.sub(r"[^a-z0-9]", "", match.group("name").lower()) if match else ""
 
 
 def folder_licenses(evidence: Iterable[tuple[str, str | None]], choices: Collection[str] = ()) -> dict[str, str]:
@@ -284,7 +305,7 @@ def file_license(text: str) -> str | None:
 
 def own_license(text: str, path: str = "") -> str | None:
     """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
-    long opening comment, else its closing license block, else MIT named in a code file's banner ("MIT Licensed",
-    "@license MIT")."""
+    long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a
+    code file's banner ("MIT Licensed")."""
     return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
-            or named_mit(text, path))
+            or tagged_license(text, path) or named_mit(text, path))

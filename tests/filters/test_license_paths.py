@@ -178,7 +178,7 @@ def test_a_version_or_warranty_either_is_no_choice_of_licenses(text: str) -> Non
     ("libzmq", "external/sha1/sha1.h", "BSD-3-Clause"),  # BSD-2-Clause's clauses are in it too: one text, not two
     ("gin", "gin.go", None),  # "governed by a MIT style license that can be found in the LICENSE file": a pointer
     ("poetry-core", "src/poetry/core/_vendor/packaging/__init__.py", None),  # "dual licensed": the folder's choice
-    ("valkey", "src/lzf.h", "BSD-2-Clause OR GPL-2.0"),  # BSD-2's text, "Alternatively ... the GPL", "under either"
+    ("valkey", "src/lzf.h", "BSD-2-Clause OR GPL-2.0-or-later"),  # "Alternatively ... the GPL version 2 or any later"
     ("valkey", "src/siphash.c", "CC0-1.0"),  # "To the extent possible under law, the author(s) have dedicated all ..."
 ])
 def test_a_files_own_license_notice(name: str, path: str, expected: str | None) -> None:
