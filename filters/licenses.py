@@ -298,7 +298,7 @@ def _signature(spdx: str, anchor: str, required: tuple[str, ...] = (), forbidden
 
 
 _MIT_GRANT = r"permission is hereby granted free of charge to any person obtaining a copy"
-_MIT_NOTICE = r"above copyright notice and this permission notice (?:including the next paragraph )?shall be included"
+_MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:including the next paragraph )?shall be included"
 _BSD_GRANT = r"redistribution and use in source and binary forms"
 _BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
 _BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
@@ -364,10 +364,10 @@ _SIGNATURES = (
     _signature("BlueOak-1.0.0", r"blue oak model license"),
     _signature("NCSA", r"university of illinois ncsa open source license"),
     _signature("Artistic-2.0", r"the artistic license 2 0"),
-    _signature("CC-BY-4.0", r"creative commons attribution 4 0 international"),
-    _signature("CC-BY-SA-4.0", r"creative commons attribution sharealike 4 0 international"),
-    _signature("CC-BY-NC-4.0", r"creative commons attribution noncommercial 4 0 international"),
-    _signature("CC-BY-NC-SA-4.0", r"creative commons attribution noncommercial sharealike 4 0 international"),
+    _signature("CC-BY-4.0", r"creative commons attribution 4 0"),
+    _signature("CC-BY-SA-4.0", r"creative commons attribution sharealike 4 0"),
+    _signature("CC-BY-NC-4.0", r"creative commons attribution noncommercial 4 0"),
+    _signature("CC-BY-NC-SA-4.0", r"creative commons attribution noncommercial sharealike 4 0"),
     _signature("SSPL-1.0", r"server side public license"),
     # The SIL Open Font License grants in MIT's words ("...to any person obtaining a copy of the Font Software").
     _signature("OFL-1.1", r"sil open font license version 1 1"),
@@ -748,10 +748,12 @@ def _from_opam(text: str) -> str | None:
 
 
 def _from_sbt(text: str) -> str | None:
-    """sbt's ``licenses := Seq("Apache-2.0" -> url(...))`` or ``licenses += ("MIT", url(...))``; several are the
-    published choice, as a POM's ``<licenses>``."""
+    """sbt's ``licenses := Seq("Apache-2.0" -> url(...))``, ``licenses += ("MIT", url(...))`` or
+    ``licenses := Seq(License.Apache2)``; several are the published choice, as a POM's ``<licenses>``."""
     field = re.search(r"\blicenses\s*(?::=|\+\+?=)\s*(.+?)(?:\n\S|\Z)", text, re.DOTALL)
-    names = re.findall(r"""["']([^"']+)["']\s*(?:->|,)\s*url""", field.group(1)) if field else []
+    value = field.group(1) if field else ""
+    names = re.findall(r"""["']([^"']+)["']\s*(?:->|,)\s*url""", value)  # sbt's own constants: License.Apache2
+    names += [name.replace("_", " ") for name in re.findall(r"\bLicense\.(\w+)", value)]
     return combine((normalize_license(n, spdx_field=True) for n in names), "OR") or None
 
 
@@ -1038,14 +1040,36 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 _LICENSE_TAG = re.compile(r"^[\s*#/]*@license\s+(?:\S*://\S+\s+)?([^\n*]+?)\s*(?:\*/)?$", re.MULTILINE)
 
 
-def named_mit(text: str, path: str = "") -> str | None:
-    """"MIT" where a code file's head names MIT as its license without quoting it (``_MIT_BY_NAME``), else None; a
-    document saying so (a README's "libuv is licensed under the MIT license") describes its project, whose folder's
-    license files answer for the document."""
-    if path.lower().endswith(_PROSE_EXTENSIONS):
+def named_in_banner(text: str, path: str = "") -> str | None:
+    """The license a code file's head names without quoting it: MIT by ``_MIT_BY_NAME`` ("MIT Licensed"), or any
+    license named after a licensing verb (``_BANNER_NAME``: Project Everest's "Licensed under the Apache 2.0
+    License."), else None. Only a code file's banner counts: a document or a NOTICE saying so (a README's "libuv is
+    licensed under the MIT license", Docker's NOTICE "software developed by Keith Rarick, licensed under the MIT
+    License") describes a project, whose folder's license files answer; a choice between names says too little."""
+    if not _code_path(path):
         return None
     head = text[:_NOTICE_CHARS]
-    return "MIT" if _MIT_BY_NAME.search(_words(head)) or _MIT_TAG.search(head) else None
+    words = _words(head)
+    if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
+        return "MIT"
+    said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
+    return _license_from_name(f"{said.group(1)} license") if said else None
+
+
+# "Licensed under the Apache 2.0 License." Not a pointer ("... license found in the LICENSE file", "see LICENSE").
+_BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(?:terms of (?:the )?)?"
+                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b"
+                          r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is))")
+
+
+def _code_path(path: str) -> bool:
+    """Whether ``path`` names a code file (an extension ``_CODE_EXTENSIONS`` lists); an unknown path ("") counts."""
+    name = _parts(path)[-1] if _parts(path) else ""
+    return not path or "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS - _DATA_EXTENSIONS
+
+
+_DATA_EXTENSIONS = frozenset({"json", "yaml", "yml", "toml", "xml", "ini", "cfg", "lock", "csv", "png", "jpg", "jpeg",
+                              "gif", "svg", "ico", "pdf", "pyc"})
 
 
 def tagged_license(text: str, path: str = "") -> str | None:

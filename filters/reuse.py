@@ -19,7 +19,7 @@ from codemix.filters.licenses import (
     is_license_file,
     is_notice_file,
     license_subject,
-    named_mit,
+    named_in_banner,
     normalize_license,
     notice_license,
     offers_choice,
@@ -308,4 +308,4 @@ def own_license(text: str, path: str = "") -> str | None:
     long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a
     code file's banner ("MIT Licensed")."""
     return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
-            or tagged_license(text, path) or named_mit(text, path))
+            or tagged_license(text, path) or named_in_banner(text, path))

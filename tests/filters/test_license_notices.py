@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codemix.filters.licenses import detect_license, is_permissive, license_ids, notice_license
+from codemix.filters.licenses import detect_license, is_permissive, license_ids, named_in_banner, notice_license
 from codemix.filters.reuse import license_evidence_of, own_license, resolve_licenses
 
 DATA = Path(__file__).parent / "data" / "notices"
@@ -101,3 +101,66 @@ def test_a_dist_info_governs_the_package_folder_beside_it() -> None:
         assert " OR " in licenses.for_path(path)
     assert licenses.for_path(vendored + "appdirs/appdirs.py") == "MIT"  # appdirs' module beside its dist-info
     assert licenses.for_path(vendored + "appdirs/other.py") == "Apache-2.0"  # a name the distribution does not spell
+
+
+@pytest.mark.parametrize(("name", "path", "expected"), [
+    # Project Everest's C files in premake's copy of Mbed TLS: "Licensed under the Apache 2.0 License."
+    ("premake", "contrib/mbedtls/3rdparty/everest/library/Hacl_Curve25519.c", "Apache-2.0"),
+    # Docker's NOTICE: "software (https://github.com/creack/pty) developed by Keith Rarick, licensed under the MIT
+    # License" names a bundled project's license, not the NOTICE's: the folder's LICENSE answers (Apache-2.0)
+    ("lazydocker", "vendor/github.com/docker/cli/NOTICE", None),
+])
+def test_a_license_named_in_a_code_files_banner(name: str, path: str, expected: str | None) -> None:
+    text = _files(name)[path]
+    assert notice_license(text) is None  # guard: no text or notice the head quotes
+    assert named_in_banner(text, path) == expected
+
+
+def test_a_dual_license_naming_a_family_is_no_banner() -> None:
+    """packaging's "dual licensed under the terms of the Apache License, Version 2.0, and the BSD License": the BSD
+    family without its clauses says too little, so the folder (or the distribution beside it) answers."""
+    text = _files("pex")["pex/vendor/_vendored/packaging_20_9/packaging/__init__.py"]
+    assert "dual licensed" in text
+    assert notice_license(text) is None and named_in_banner(text, "packaging/__init__.py") is None
+
+
+@pytest.mark.parametrize(("name", "path", "expected"), [
+    # MIT's text with "this" misspelt "tother" twice (premake's semver.lua): ScanCode reads MIT, not MIT-0
+    ("premake", "src/base/semver.lua", "MIT"),
+    # "made available under the Creative Commons Attribution 4.0 License" (MaxMind's GeoLite data, YOURLS)
+    ("yourls", "includes/geo/LICENSE.txt", "CC-BY-4.0"),
+])
+def test_a_license_text_read_by_its_clauses(name: str, path: str, expected: str) -> None:
+    assert detect_license(path, _files(name)[path]) == expected
+
+
+MANIFESTS = json.loads((DATA / "manifests.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    ("haskell/containers", "containers/containers.cabal", "BSD-3-Clause"),  # "license: BSD-3-Clause"
+    ("rstudio/leaflet", "DESCRIPTION", "MIT"),  # "License: MIT + file LICENSE"
+    ("mojolicious/mojo", "Makefile.PL", "Artistic-2.0"),  # "LICENSE => 'artistic_2'" (CPAN::Meta's name)
+    ("elixir-plug/plug", "mix.exs", "Apache-2.0"),  # Hex's "licenses: ["Apache-2.0"]"
+    ("JamesNK/Newtonsoft.Json", "Src/Newtonsoft.Json/Newtonsoft.Json.csproj", "MIT"),  # <PackageLicenseExpression>
+    ("kikito/inspect.lua", "rockspecs/inspect-3.1.3-0.rockspec", "MIT"),  # 'license = "MIT <http://...>"'
+    ("Alamofire/Alamofire", "Alamofire.podspec", "MIT"),  # "s.license = 'MIT'"
+    ("sbt/sbt-native-packager", "build.sbt", "Apache-2.0"),  # "licenses := Seq(License.Apache2)"
+    ("mirage/ocaml-uri", "uri.opam", "ISC"),  # 'license: "ISC"'
+])
+def test_a_manifests_license_field(repository: str, path: str, expected: str) -> None:
+    """Each ecosystem's manifest states its package's license in a field of its own; the manifest is evidence for
+    its folder at any depth, as a package.json is."""
+    from codemix.filters.licenses import is_folder_license_evidence
+
+    assert detect_license(path, MANIFESTS[repository][path]) == expected
+    assert is_folder_license_evidence(f"sub/{path.rsplit('/', 1)[-1]}")
+
+
+def test_a_cabal_package_folder_takes_its_own_license() -> None:
+    """containers has no root license: its ``containers/`` package carries the GHC license text (BSD-3-Clause's
+    clauses) beside ``containers.cabal`` (``license: BSD-3-Clause``); the folder's files take it."""
+    files = MANIFESTS["haskell/containers"]
+    licenses = resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
+    assert licenses.for_path("containers/src/Data/Map.hs") == "BSD-3-Clause"
+    assert "Glasgow Haskell Compiler License" in files["containers/LICENSE"]  # guard: not named BSD in its title

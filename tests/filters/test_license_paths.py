@@ -290,11 +290,11 @@ def test_a_license_block_at_the_end_of_a_file(repository, path, expected):
     ("gevent", "deps/libuv/README.md", None),
 ])
 def test_mit_named_in_a_bundled_files_banner(repository, path, expected):
-    from codemix.filters.licenses import named_mit
+    from codemix.filters.licenses import named_in_banner
 
     text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
     assert notice_license(text) is None  # guard: no MIT text to read
-    assert named_mit(text, path) == expected
+    assert named_in_banner(text, path) == expected
 
 
 @pytest.mark.parametrize(("path", "expected"), [
