@@ -413,6 +413,8 @@ _GNU_UNVERSIONED = {
     "library ": "LGPL-2.0-or-later",
     "": "GPL-1.0-or-later",
 }
+# What a GNU name without its version reads as ("the GNU Lesser General Public License": any version); AGPL has one.
+UNVERSIONED_GNU = frozenset({"LGPL-2.0-or-later", "GPL-1.0-or-later"})
 
 
 def _gnu_text(words: str) -> tuple[int, str] | None:
@@ -950,12 +952,14 @@ _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subj
 _GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
 
 
-def notice_license(text: str) -> str | None:
+def notice_license(text: str, *, dedications: bool = True) -> str | None:
     """The license a file's own notice states in its first few thousand characters (all of them, AND, when
     it states several), else None: ``filters.reuse``'s per-file reading after SPDX tags. A notice offering a
     choice is read only when it quotes a grant's own text beside another notice (liblzf's BSD-2-Clause text, then
     "Alternatively ... the GNU General Public License ... under either the BSD or the GPL": an OR); a choice
-    between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer."""
+    between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer.
+    ``dedications=False`` reads no dedication to the public domain: a license document's sections describe other
+    files (ccache's LICENSE.adoc, "This work is released into the public domain with CC0 1.0" for BLAKE3)."""
     words = _words(text[:_NOTICE_CHARS])
     found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
     granted = False  # a grant's own words, not a name after a verb
@@ -975,7 +979,7 @@ def notice_license(text: str) -> str | None:
         found.setdefault(notice.start(), gnu[1])
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
-    if (public := public_domain(words, found.values())) is not None:
+    if dedications and (public := public_domain(words, found.values())) is not None:
         found.setdefault(public[0], public[1])
         granted = True
     for position, spdx in found.items():  # Eclipse's "EPL v1.0 and Eclipse Distribution License v1.0": a choice
@@ -1037,7 +1041,9 @@ _MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|a
 _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A doc comment's license tag (phpDoc, JSDoc, Doxygen): "@license GPL" (POMO), "@license Apache-2.0", "@license
 # http://opensource.org/licenses/MIT MIT" (an address, then the name).
-_LICENSE_TAG = re.compile(r"^[\s*#/]*@license\s+(?:\S*://\S+\s+)?([^\n*]+?)\s*(?:\*/)?$", re.MULTILINE)
+_LICENSE_TAG = re.compile(r"^[\s*#/]*@license[ \t]+(?:\S*://\S+[ \t]+)?([^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE)
+# The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
+_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;)[^\n]*))+", re.DOTALL)
 
 
 def named_in_banner(text: str, path: str = "") -> str | None:
@@ -1073,10 +1079,12 @@ _DATA_EXTENSIONS = frozenset({"json", "yaml", "yml", "toml", "xml", "ini", "cfg"
 
 
 def tagged_license(text: str, path: str = "") -> str | None:
-    """The license a code file's head names in a doc comment's ``@license`` tag (``_LICENSE_TAG``), or None."""
-    if path.lower().endswith(_PROSE_EXTENSIONS):
+    """The license a code file's opening comment names in a doc comment's ``@license`` tag (``_LICENSE_TAG``), or
+    None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
+    opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
+    if path.lower().endswith(_PROSE_EXTENSIONS) or opening is None:
         return None
-    tag = _LICENSE_TAG.search(text[:_NOTICE_CHARS])
+    tag = _LICENSE_TAG.search(opening.group(0))
     return normalize_license(tag.group(1), spdx_field=True) if tag else None
 
 

@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from codemix.filters.licenses import (
+    UNVERSIONED_GNU,
     combine,
     detect_license,
     footer_license,
@@ -18,6 +19,7 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     is_notice_file,
+    license_ids,
     license_subject,
     named_in_banner,
     normalize_license,
@@ -68,7 +70,8 @@ class RepositoryLicenses:
         header = self.sidecars.get(path, header)
         rule = next((rule for rule in reversed(self.rules) if rule.covers(path)), None)
         if rule is None:
-            return header or self.folder_license(path) or self.default
+            folder = self.folder_license(path) or self.default
+            return refined(header, folder) if header else folder
         if rule.precedence == "override" or header is None:
             return rule.expression
         return header if rule.precedence == "closest" else combine([rule.expression, header])
@@ -87,6 +90,17 @@ class RepositoryLicenses:
             if depth and folder in self.folders:
                 return self.folders[folder]
         return ""
+
+
+def refined(header: str, folder: str) -> str:
+    """A file's own statement naming a GNU family without its version (PHPMailer's "@license ... GNU Lesser General
+    Public License": LGPL-2.0-or-later, any version) under a folder whose license is of that family: the folder's
+    license text says which version (LGPL-2.1); under another family the statement stands (POMO's "@license GPL"
+    under YOURLS's MIT)."""
+    if header in UNVERSIONED_GNU and folder and {i.split("-")[0] for i in license_ids(folder)} == {
+            header.split("-")[0].lower()}:
+        return folder
+    return header
 
 
 def names_package(subject: str, name: str) -> bool:
@@ -307,5 +321,7 @@ def own_license(text: str, path: str = "") -> str | None:
     """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
     long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a
     code file's banner ("MIT Licensed")."""
-    return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
+    legal = is_license_file(path) or is_notice_file(path)  # a license document's sections speak of other files
+    return (file_license(text) or notice_license(text, dedications=not legal) or opening_license(text, path)
+            or footer_license(text, path)
             or tagged_license(text, path) or named_in_banner(text, path))

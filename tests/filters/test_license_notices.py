@@ -60,6 +60,11 @@ def test_a_doc_comments_license_tag() -> None:
     assert notice_license(text) is None  # guard: no notice in words
     assert own_license(text, path) == "GPL-1.0-or-later"
     assert own_license(text, "README.md") is None
+    # Requests' Ipv6.php: "@license https://opensource.org/licenses/bsd-license.php" in one method's doc comment
+    # (PEAR's origin of that method), an address and no name: not the file's license
+    ipv6 = "includes/vendor/rmccue/requests/src/Ipv6.php"
+    assert "@license https://opensource.org/licenses/bsd-license.php" in _files("yourls")[ipv6]
+    assert own_license(_files("yourls")[ipv6], ipv6) is None
 
 
 def test_a_public_domain_dedication_offered_beside_a_license_text() -> None:
@@ -164,3 +169,23 @@ def test_a_cabal_package_folder_takes_its_own_license() -> None:
     licenses = resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
     assert licenses.for_path("containers/src/Data/Map.hs") == "BSD-3-Clause"
     assert "Glasgow Haskell Compiler License" in files["containers/LICENSE"]  # guard: not named BSD in its title
+
+
+def test_a_gnu_family_named_without_its_version_defers_to_its_folders_text() -> None:
+    """PHPMailer (FreshRSS's ``lib/phpmailer/``) tags "@license ... GNU Lesser General Public License", no version;
+    its folder's LICENSE is the LGPL-2.1 text, which says which (ScanCode reads the file LGPL-2.1-or-later)."""
+    files = _files("freshrss")
+    path = "lib/phpmailer/phpmailer/src/SMTP.php"
+    licenses = resolve_licenses([license_evidence_of("lib/phpmailer/phpmailer/LICENSE",
+                                                     files["lib/phpmailer/phpmailer/LICENSE"])])
+    assert own_license(files[path], path) == "LGPL-2.0-or-later"  # guard: the tag alone, any version
+    assert licenses.for_path(path, own_license(files[path], path)) == "LGPL-2.1"
+    assert licenses.for_path("lib/other.php", "GPL-1.0-or-later") == "GPL-1.0-or-later"  # no folder text of its family
+
+
+def test_a_license_documents_sections_dedicate_nothing_to_the_public_domain() -> None:
+    """ccache's LICENSE.adoc (GPL-3.0-or-later) quotes BLAKE3's "This work is released into the public domain with CC0
+    1.0" in a section headed by BLAKE3's paths: that dedication is BLAKE3's, not the license document's."""
+    text = json.loads((DATA.parent / "vendored" / "ccache.json").read_text(encoding="utf-8"))["LICENSE.adoc"]
+    assert "released into the public domain" in text[:3000]  # guard: inside the head a notice reads
+    assert own_license(text, "LICENSE.adoc") == "GPL-3.0-or-later"
