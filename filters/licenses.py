@@ -1225,12 +1225,15 @@ def repository_license(evidence: Iterable[tuple[str, str | None]], choices: Coll
     best = min(rank for rank, _ in found)
     level = best - best % 4 if best != 2 else best
     files = combine(detected for rank, detected in found if rank == level)
-    metadata = combine(detected for rank, detected in found if rank == level + 1 and level != 2)
+    manifests = {detected for rank, detected in found if rank == level + 1 and level != 2}
+    metadata = combine(manifests)
     if any(_evidence_rank(path) == level for path in choices):
         alternatives = _alternatives(e for e in (files, metadata) if e)
         declared = metadata and " AND " not in metadata and license_ids(metadata) == license_ids(alternatives)
         return metadata if declared else alternatives  # a manifest's own OR, in its own order
-    if files and metadata and license_ids(files) <= license_ids(metadata):
+    # Manifests that disagree (rstudio/leaflet's R DESCRIPTION "MIT" beside its JavaScript tooling's package.json
+    # "GPL-3") declare no combination: the license texts answer.
+    if files and len(manifests) == 1 and license_ids(files) <= license_ids(metadata):
         return metadata
     return files or metadata
 

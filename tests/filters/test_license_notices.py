@@ -189,3 +189,14 @@ def test_a_license_documents_sections_dedicate_nothing_to_the_public_domain() ->
     text = json.loads((DATA.parent / "vendored" / "ccache.json").read_text(encoding="utf-8"))["LICENSE.adoc"]
     assert "released into the public domain" in text[:3000]  # guard: inside the head a notice reads
     assert own_license(text, "LICENSE.adoc") == "GPL-3.0-or-later"
+
+
+def test_manifests_that_disagree_declare_no_combination() -> None:
+    """rstudio/leaflet's root: the R package's DESCRIPTION says "MIT + file LICENSE" (LICENSE is R's two-line template,
+    LICENSE.md MIT's text), its JavaScript tooling's package.json says "GPL-3.0". ScanCode reads the texts as MIT; the
+    two manifests together declare no combination, so the license texts answer, not "GPL-3.0 AND MIT"."""
+    files = MANIFESTS["rstudio/leaflet"]
+    assert detect_license("package.json", files["package.json"]) == "GPL-3.0"  # guard: the manifests disagree
+    assert detect_license("DESCRIPTION", files["DESCRIPTION"]) == "MIT"
+    licenses = resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
+    assert licenses.default == "MIT"
