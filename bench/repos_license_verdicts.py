@@ -217,6 +217,23 @@ VERDICTS = {
          "JSR-166's public-domain (CC0) notices beside OpenJDK's GPL; ours reads one of them"),
         (_in("caffeine/src/main/"), "O", "a class adapted from JSR-166, its public-domain notice not read"),
     ],
+    # ---- the sixth round's development repositories (bench/repos_licenses_dev_6.tsv), judged after reading ----
+    "haskell/containers": [
+        (lambda p, o, r: p.startswith("containers-tests/") and not r, "R",
+         ("containers-tests/LICENSE is a symlink to ../containers/LICENSE, which the scan skips; the folder's "
+          "containers-tests.cabal says 'license: BSD-3-Clause', which ScanCode itself reads as bsd-new")),
+        (lambda p, o, r: not r, "U", "no root license: ours the package folders' BSD-3-Clause, one level down"),
+    ],
+    "mojolicious/mojo": [
+        (_name("highlight.min.js"), "O", "highlight.js's banner '| BSD3 License |' names its license without a verb"),
+        (_name("Mojolicious.pm", "bootstrap.min.css.map"), "R", "license names in POD credits and a source map"),
+    ],
+    "rstudio/leaflet": [
+        (_name("font-awesome.min.css"), "O", "Font Awesome's banner '(Font: SIL OFL 1.1, CSS: MIT License)'"),
+        (_name("LICENSE.note", "NEWS.md", "README.md", "package.json"), "R",
+         ("a note listing bundled components' licenses, license names in release notes and a README, and the "
+          "JavaScript tooling's package.json field (the R package's DESCRIPTION and LICENSE.md say MIT)")),
+    ],
     "sparklemotion/sqlite3-ruby": [
         (_name("README.md"), "R", "'public domain' in a README's sentence about SQLite"),
     ],

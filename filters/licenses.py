@@ -1069,13 +1069,14 @@ _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(
 
 
 def _code_path(path: str) -> bool:
-    """Whether ``path`` names a code file (an extension ``_CODE_EXTENSIONS`` lists); an unknown path ("") counts."""
+    """Whether ``path`` may be a code file: no document (``_PROSE_EXTENSIONS``, a README, a changelog), license text
+    or NOTICE, whose sentences speak of a project; an unknown path ("") counts."""
     name = _parts(path)[-1] if _parts(path) else ""
-    return not path or "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS - _DATA_EXTENSIONS
+    return not path or not (name.lower().endswith(_PROSE_EXTENSIONS) or is_license_file(path) or is_notice_file(path)
+                            or name.upper().startswith(_DOCUMENT_NAMES))
 
 
-_DATA_EXTENSIONS = frozenset({"json", "yaml", "yml", "toml", "xml", "ini", "cfg", "lock", "csv", "png", "jpg", "jpeg",
-                              "gif", "svg", "ico", "pdf", "pyc"})
+_DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS", "CONTRIBUTORS", "THANKS")
 
 
 def tagged_license(text: str, path: str = "") -> str | None:

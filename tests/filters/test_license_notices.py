@@ -111,6 +111,8 @@ def test_a_dist_info_governs_the_package_folder_beside_it() -> None:
 @pytest.mark.parametrize(("name", "path", "expected"), [
     # Project Everest's C files in premake's copy of Mbed TLS: "Licensed under the Apache 2.0 License."
     ("premake", "contrib/mbedtls/3rdparty/everest/library/Hacl_Curve25519.c", "Apache-2.0"),
+    # a GLSL shader (an extension no list names): "SDF by Iñigo Quilez is licensed under MIT License"
+    ("raylib", "examples/shaders/resources/shaders/glsl330/rounded_rectangle.fs", "MIT"),
     # Docker's NOTICE: "software (https://github.com/creack/pty) developed by Keith Rarick, licensed under the MIT
     # License" names a bundled project's license, not the NOTICE's: the folder's LICENSE answers (Apache-2.0)
     ("lazydocker", "vendor/github.com/docker/cli/NOTICE", None),
