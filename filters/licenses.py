@@ -481,7 +481,7 @@ def _offered_names(words: str) -> tuple[str, ...]:
     """The licenses a text's opening choice names without quoting them: Ruby's COPYING, "under either the terms of
     the 2-clause BSDL (see the file BSDL), or the conditions below" (its conditions are the text; BSDL a file that
     is not named like a license file)."""
-    choice = _CHOICE.search(words[:_CHOICE_CHARS])
+    choice = _CHOICE.search(words[:_CHOICE_CHARS]) or _ALTERNATIVELY.search(words[:_NOTICE_CHARS])
     if choice is None:
         return ()
     window = words[choice.end():choice.end() + _OFFER_CHARS]
@@ -490,6 +490,10 @@ def _offered_names(words: str) -> tuple[str, ...]:
 
 
 _OFFER_CHARS = 120
+# A text that, after quoting its license, offers another by name: libev's and liblzf's "Alternatively, the contents of
+# this package may be used under the terms of the GNU General Public License ("GPL") version 2 or any later version".
+_ALTERNATIVELY = re.compile(r"\balternatively the contents of this (?:file|package|library|software|distribution) "
+                            r"may be used under (?:the terms of )?(?:either )?")
 _NOT_OFFERED = frozenset({PROPRIETARY, PUBLIC_DOMAIN})
 
 

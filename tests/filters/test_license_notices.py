@@ -202,3 +202,14 @@ def test_manifests_that_disagree_declare_no_combination() -> None:
     assert detect_license("DESCRIPTION", files["DESCRIPTION"]) == "MIT"
     licenses = resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
     assert licenses.default == "MIT"
+
+
+def test_a_license_text_offering_another_license_after_its_own() -> None:
+    """libev's LICENSE (gevent's ``deps/libev``): BSD-2-Clause's text, then "Alternatively, the contents of this
+    package may be used under the terms of the GNU General Public License ("GPL") version 2 or any later version":
+    ScanCode reads ``bsd-simplified OR gpl-2.0-plus``; the folder's license is that choice."""
+    text = _files("gevent")["deps/libev/LICENSE"]
+    assert text.index("Alternatively") > 1_000  # guard: past the opening, after the BSD text
+    assert detect_license("deps/libev/LICENSE", text) == "BSD-2-Clause OR GPL-2.0-or-later"
+    licenses = resolve_licenses([license_evidence_of("deps/libev/LICENSE", text)])
+    assert licenses.for_path("deps/libev/ev.h") == "BSD-2-Clause OR GPL-2.0-or-later"
