@@ -171,6 +171,10 @@ VERDICTS = {
         (_ref("BSD-3-Clause OR Apache-2.0"), "R", ("packaging's 'dual licensed under the Apache License and the BSD "
          "License' read as BSD-3-Clause; its LICENSE.BSD is BSD-2-Clause; ours its folders' Apache-2.0")),
         (_ref("Python-2.0"), "R", "'Licensed to PSF under a Contributor Agreement' read as the Python license"),
+        (lambda p, o, r: p.startswith("pex/vendor/_vendored/") and r == "Apache-2.0" and o != r, "R",
+         ("listed in the RECORD of the .dist-info beside its folder (the wheel's own list of the distribution's "
+          "files): the distribution's license; the reference's rule reads only the legal files of the folders above, "
+          "pex's Apache-2.0 (sixth round: every such file checked against its RECORD)")),
         (_in("pex/vendor/_vendored/"), "O", ("a dist-info's license texts govern the package folder beside it, "
          "which ours does not read (a sibling, not an ancestor)")),
     ],
@@ -212,6 +216,23 @@ VERDICTS = {
         (_in("caffeine/src/openjdkTest/", "caffeine/src/jsr166Test/"), "O",
          "JSR-166's public-domain (CC0) notices beside OpenJDK's GPL; ours reads one of them"),
         (_in("caffeine/src/main/"), "O", "a class adapted from JSR-166, its public-domain notice not read"),
+    ],
+    # ---- the sixth round's development repositories (bench/repos_licenses_dev_6.tsv), judged after reading ----
+    "haskell/containers": [
+        (lambda p, o, r: p.startswith("containers-tests/") and not r, "R",
+         ("containers-tests/LICENSE is a symlink to ../containers/LICENSE, which the scan skips; the folder's "
+          "containers-tests.cabal says 'license: BSD-3-Clause', which ScanCode itself reads as bsd-new")),
+        (lambda p, o, r: not r, "U", "no root license: ours the package folders' BSD-3-Clause, one level down"),
+    ],
+    "mojolicious/mojo": [
+        (_name("highlight.min.js"), "O", "highlight.js's banner '| BSD3 License |' names its license without a verb"),
+        (_name("Mojolicious.pm", "bootstrap.min.css.map"), "R", "license names in POD credits and a source map"),
+    ],
+    "rstudio/leaflet": [
+        (_name("font-awesome.min.css"), "O", "Font Awesome's banner '(Font: SIL OFL 1.1, CSS: MIT License)'"),
+        (_name("LICENSE.note", "NEWS.md", "README.md", "package.json"), "R",
+         ("a note listing bundled components' licenses, license names in release notes and a README, and the "
+          "JavaScript tooling's package.json field (the R package's DESCRIPTION and LICENSE.md say MIT)")),
     ],
     "sparklemotion/sqlite3-ruby": [
         (_name("README.md"), "R", "'public domain' in a README's sentence about SQLite"),
