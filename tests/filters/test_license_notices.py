@@ -111,7 +111,7 @@ def test_a_dist_info_governs_the_package_folder_beside_it() -> None:
 @pytest.mark.parametrize(("name", "path", "expected"), [
     # Project Everest's C files in premake's copy of Mbed TLS: "Licensed under the Apache 2.0 License."
     ("premake", "contrib/mbedtls/3rdparty/everest/library/Hacl_Curve25519.c", "Apache-2.0"),
-    # a GLSL shader (an extension no list names): "SDF by Iñigo Quilez is licensed under MIT License"
+    # control: a GLSL shader (an extension no list names), "SDF by Iñigo Quilez is licensed under MIT License"
     ("raylib", "examples/shaders/resources/shaders/glsl330/rounded_rectangle.fs", "MIT"),
     # Docker's NOTICE: "software (https://github.com/creack/pty) developed by Keith Rarick, licensed under the MIT
     # License" names a bundled project's license, not the NOTICE's: the folder's LICENSE answers (Apache-2.0)
@@ -165,11 +165,13 @@ def test_a_manifests_license_field(repository: str, path: str, expected: str) ->
 
 
 def test_a_cabal_package_folder_takes_its_own_license() -> None:
-    """containers has no root license: its ``containers/`` package carries the GHC license text (BSD-3-Clause's
-    clauses) beside ``containers.cabal`` (``license: BSD-3-Clause``); the folder's files take it."""
+    """containers has no root license. Its ``containers-tests/`` package states its license only in
+    ``containers-tests.cabal`` (``license: BSD-3-Clause``; its LICENSE is a symlink, which the git reader does not
+    follow): the manifest is that folder's license, as ScanCode reads the field (bsd-new)."""
     files = MANIFESTS["haskell/containers"]
     licenses = resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
-    assert licenses.for_path("containers/src/Data/Map.hs") == "BSD-3-Clause"
+    assert licenses.folders["containers-tests"] == "BSD-3-Clause"
+    assert licenses.for_path("containers/src/Data/Map.hs") == "BSD-3-Clause"  # the GHC license text's clauses
     assert "Glasgow Haskell Compiler License" in files["containers/LICENSE"]  # guard: not named BSD in its title
 
 
@@ -186,7 +188,7 @@ def test_a_gnu_family_named_without_its_version_defers_to_its_folders_text() -> 
 
 
 def test_a_license_documents_sections_dedicate_nothing_to_the_public_domain() -> None:
-    """ccache's LICENSE.adoc (GPL-3.0-or-later) quotes BLAKE3's "This work is released into the public domain with CC0
+    """A control for the public-domain reading: ccache's LICENSE.adoc (GPL-3.0-or-later) quotes BLAKE3's "This work is released into the public domain with CC0
     1.0" in a section headed by BLAKE3's paths: that dedication is BLAKE3's, not the license document's."""
     text = json.loads((DATA.parent / "vendored" / "ccache.json").read_text(encoding="utf-8"))["LICENSE.adoc"]
     assert "released into the public domain" in text[:3000]  # guard: inside the head a notice reads
