@@ -1084,13 +1084,13 @@ _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS
 
 
 def tagged_license(text: str, path: str = "") -> str | None:
-    """The license a code file's opening comment names in a doc comment's ``@license`` tag (``_LICENSE_TAG``), or
-    None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
+    """The licenses a code file's opening comment names in doc comments' ``@license`` tags (``_LICENSE_TAG``; AND),
+    or None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
     opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
     if path.lower().endswith(_PROSE_EXTENSIONS) or opening is None:
         return None
-    tag = _LICENSE_TAG.search(opening.group(0))
-    return normalize_license(tag.group(1), spdx_field=True) if tag else None
+    tags = _LICENSE_TAG.findall(opening.group(0))  # several: all in force (CyberChef's own and an adapted file's)
+    return combine(normalize_license(tag, spdx_field=True) for tag in tags) or None
 
 
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code

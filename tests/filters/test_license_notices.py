@@ -65,6 +65,9 @@ def test_a_doc_comments_license_tag() -> None:
     ipv6 = "includes/vendor/rmccue/requests/src/Ipv6.php"
     assert "@license https://opensource.org/licenses/bsd-license.php" in _files("yourls")[ipv6]
     assert own_license(_files("yourls")[ipv6], ipv6) is None
+    # CyberChef's json.css: its own "@license Apache-2.0", then json-viewer's "@license MIT" for what it adapted
+    css = "src/web/stylesheets/operations/json.css"
+    assert own_license(_files("cyberchef")[css], css) == "Apache-2.0 AND MIT"
 
 
 def test_a_public_domain_dedication_offered_beside_a_license_text() -> None:
