@@ -86,6 +86,7 @@ VERDICTS = {
         (_in("vendor/"), "O", "a file's comment that its code is taken from a project under another license"),
     ],
     "valkey-io/valkey": [
+        (_name("tracking_collisions.c"), "R", "'This code is released under the BSD 2 clause license' (Redis Ltd. 2019)"),
         (_in("deps/hdr_histogram/"), "R", "HdrHistogram's own license files (CC0 or BSD-2-Clause)"),
         (_name("sha1.c", "README", "install-sh", "configure", "crc64.c"), "O",
          "a public-domain, X11-style or second notice ours does not read"),
@@ -98,6 +99,8 @@ VERDICTS = {
         (_name("imgui_draw.cpp"), "U", "a CC-BY snippet credited in a comment"),
     ],
     "mozilla/pdf.js": [
+        (_name("main.mjs"), "R", ("'Any copyright is dedicated to the Public Domain. "
+                                  "http://creativecommons.org/licenses/publicdomain/'; the reference the root's Apache-2.0")),
         (_in("external/jbig2/"), "O", "pdf.js's LICENSE_PDFJS_JBIG2 beside LICENSE_JBIG2: ours reads it as a package's"),
         (_in("test/resources/"), "O", "an MPL-1.1/GPL/LGPL tri-license block ours takes for a choice between names"),
         (_in("external/bcmaps/"), "O", "a BSD-3-Clause text with every line prefixed '%%Copyright:', read as BSD-2"),

@@ -218,3 +218,12 @@ def test_a_license_text_offering_another_license_after_its_own() -> None:
     assert detect_license("deps/libev/LICENSE", text) == "BSD-2-Clause OR GPL-2.0-or-later"
     licenses = resolve_licenses([license_evidence_of("deps/libev/LICENSE", text)])
     assert licenses.for_path("deps/libev/ev.h") == "BSD-2-Clause OR GPL-2.0-or-later"
+
+
+def test_a_dedication_of_the_work_a_file_is_based_on_is_not_the_files() -> None:
+    """jemalloc's hash.h (valkey's ``deps/jemalloc``): "The following hash function is based on MurmurHash3, placed
+    into the public domain by Austin Appleby": MurmurHash3's dedication, not the file's (ScanCode: jemalloc's
+    BSD-2-Clause from its folder)."""
+    text = _files("valkey")["deps/jemalloc/include/jemalloc/internal/hash.h"]
+    assert "placed into the public\n * domain" in text or "placed into the public domain" in " ".join(text.split())
+    assert notice_license(text) is None
