@@ -32,6 +32,7 @@ QA_TABLE = FIXTURES / "keyed" / "chatbot_data.ChatbotData.first-30-rows.csv"
 SMILE = FIXTURES / "shape" / "smile.data-0.json"
 PAGE = FIXTURES / "html-messages" / "claude-code-log.transcript_style_guide.html"
 CAMEL = FIXTURES / "marker-turns" / "camel.create_your_first_agents_society.ipynb"
+NOT_A_CHAT_PAGE = FIXTURES.parent / "transcript_inputs" / "not-libxslt-tutorial2-libxslt_pipes.html"
 HEADER = re.compile(r"^(\w+) \(to (\w+)\):$", re.MULTILINE)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -196,6 +197,14 @@ def test_a_session_rendered_as_an_html_page_is_read_message_by_message() -> None
     for message, text in zip(messages, reference.texts):
         assert re.sub(r"\s+", "", message["content"]) == re.sub(r"\s+", "", text)  # a preview copy is left out
         assert "2025-06-14" not in message["content"]  # the header's timestamp is no text
+
+
+def test_an_html_page_of_no_conversation_stays_quarantined() -> None:
+    """A DocBook tutorial page whose elements carry classes (``userinput``, ``command``, ``author``): no class
+    names a writer's role, so no message is read and the file is quarantined."""
+    assert NOT_A_CHAT_PAGE.read_bytes().count(b'class="userinput"') == 7  # guard: role-like classes are there
+    docs, quarantined = read(NOT_A_CHAT_PAGE)
+    assert not docs and len(quarantined) == 1
 
 
 def test_bracketed_speakers_are_the_turns_and_an_ai_user_is_the_user() -> None:
