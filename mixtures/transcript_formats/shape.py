@@ -629,6 +629,8 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
     messages = read(found.items)
     head, lead = opening(messages, holders), next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
     messages = flag_text_observations(messages[:lead] + head + messages[lead:] + closing(messages, holders))
+    if found.kind == "calls":  # a call record's instruction beside its input (Alpaca-style): the call's context
+        instructed(messages, holders)
     extra = {"path": found.path, "layout": found.kind}
     if found.left_out:
         extra["entries_left_out"] = found.left_out
