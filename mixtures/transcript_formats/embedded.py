@@ -23,7 +23,7 @@ MAX_REPAIRS = 20
 def cells(line: str) -> list[str]:
     """A table row's cells, without the outer pipes; ``\\|`` inside a cell is a literal pipe."""
     line = line.strip()
-    line = line[1:] if line.startswith("|") else line
+    line = line.removeprefix("|")
     line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
     return [cell.strip().replace("\\|", "|") for cell in PIPE.split(line)]
 
