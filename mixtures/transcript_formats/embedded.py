@@ -52,15 +52,20 @@ def markdown_tables(text: str) -> list[list[dict[str, str]]]:
 
 
 def loads_lenient(body: str) -> Any:
-    """A JSON document as a person wrote it by hand: exactly, or with the commas it forgot between two
-    members (``] "next":``) put back where the decoder expected one; None when it still does not parse."""
+    """A JSON document as a person wrote it by hand: exactly, or with its two usual slips mended where the
+    decoder stops: a comma forgotten between two members (``] "next":``) put back, a comma left before a
+    closing bracket (``},\n]``) taken out; None when it still does not parse."""
     for _ in range(MAX_REPAIRS + 1):
         try:
             return json.loads(body)
         except json.JSONDecodeError as error:
-            if not error.msg.startswith("Expecting ',' delimiter"):
+            before = body[:error.pos].rstrip()
+            if error.msg.startswith("Expecting ',' delimiter"):
+                body = body[:error.pos] + "," + body[error.pos:]
+            elif before.endswith(",") and body[error.pos:error.pos + 1] in "]}" and body[error.pos:error.pos + 1]:
+                body = before[:-1] + body[len(before):]
+            else:
                 return None
-            body = body[:error.pos] + "," + body[error.pos:]
     return None
 
 

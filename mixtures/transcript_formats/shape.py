@@ -158,7 +158,8 @@ def find_conversations(value: Any) -> list[Found]:
         if kind == "exchanges" and not chain:  # a file that is a list of exchanges: a dataset, one per row
             found += [Found(f"{path}[{i}]", [item], kind, item, str(i), ()) for i, item in enumerate(node)]
             continue
-        if kind == "calls" and not is_call_run(node):  # a dataset of calls: each call is its own record
+        if kind == "calls" and not is_call_run(node) and key.lower() not in CONVERSATION_KEYS:
+            # a dataset of calls: each call is its own record (under ``history``, one chat's rounds: one run)
             found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
                       for i, call in enumerate(node)]
             continue
