@@ -18,6 +18,8 @@ DELIMITER_CELL = re.compile(r"^\s*:?-{3,}:?\s*$")
 # An unescaped cell separator.
 PIPE = re.compile(r"(?<!\\)\|")
 MAX_REPAIRS = 20
+MAX_VALUES = 200  # tables and fenced documents read per page (bounded work on a hostile page)
+MAX_ROWS = 5_000  # rows of one table: a larger one is a data dump, not a dialogue shown on a page
 
 
 def cells(line: str) -> list[str]:
@@ -30,7 +32,9 @@ def cells(line: str) -> list[str]:
 
 def markdown_tables(text: str) -> list[list[dict[str, str]]]:
     """Every GitHub-style table of a page (a header row, a delimiter row, then rows) as row objects keyed by
-    the header's cells; tables of fewer than two columns or two rows are left out."""
+    the header's cells; tables of fewer than two columns or two rows, of more than ``MAX_ROWS`` rows, or
+    whose rows hold another number of cells than the header are left out; at most ``MAX_VALUES`` tables.
+    One pass over the lines."""
     tables: list[list[dict[str, str]]] = []
     lines = text.splitlines()
     i = 0
@@ -40,12 +44,17 @@ def markdown_tables(text: str) -> list[list[dict[str, str]]]:
             header = cells(head)
             rows = []
             i += 2
+            ragged = False
             while i < len(lines) and "|" in lines[i] and lines[i].strip():
                 row = cells(lines[i])
-                rows.append(dict(zip(header, row + [""] * (len(header) - len(row)))))
+                ragged = ragged or len(row) != len(header)
+                if not ragged and len(rows) <= MAX_ROWS:
+                    rows.append(dict(zip(header, row)))
                 i += 1
-            if len(header) >= 2 and len(set(header)) == len(header) and len(rows) >= 2:
-                tables.append(rows)
+            if len(header) >= 2 and len(set(header)) == len(header) and 2 <= len(rows) <= MAX_ROWS and not ragged:
+                tables.append(rows)  # a table whose rows disagree with its header on the cells is no record list
+                if len(tables) >= MAX_VALUES:
+                    break
             continue
         i += 1
     return tables
@@ -76,6 +85,8 @@ def fenced_json(text: str) -> list[Any]:
         body = match.group("body").strip()
         if body[:1] in "{[" and (value := loads_lenient(body)) is not None and isinstance(value, (dict, list)):
             found.append(value)
+            if len(found) >= MAX_VALUES:
+                break
     return found
 
 

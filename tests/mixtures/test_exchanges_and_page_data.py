@@ -21,7 +21,7 @@ from codemix.sources import ReadLimits, SourceConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 CHATDOCTOR = FIXTURES / "exchanges" / "chatdoctor.chatdoctor5k.first-3.json"
-SEED_TASKS = FIXTURES / "exchanges" / "stanford_alpaca.seed_tasks.first-4.jsonl"
+SEED_TASKS = FIXTURES / "exchanges" / "stanford_alpaca.seed_tasks.lines-2-5.jsonl"
 CHATLAW = [FIXTURES / "exchanges" / "chatlaw.demo_data_consultation.first-3.jsonl",
            FIXTURES / "exchanges" / "chatlaw.demo_data_concepts.first-3.jsonl"]
 HUATUO = FIXTURES / "exchanges" / "huatuogpt.med-dialog_100.first-8.json"
@@ -56,16 +56,14 @@ def test_a_call_records_instruction_is_its_system_turn() -> None:
 
 
 def test_an_instruction_above_its_instances_is_their_system_turn() -> None:
-    """Alpaca's seed tasks keep ``instruction`` above ``instances: [{input, output}]``: each instance with an
-    input reads as that instruction, the input and the output; one whose input is empty is no call and is
-    quarantined with a reason (accounted for), never read as something else."""
+    """Alpaca's seed tasks keep ``instruction`` above ``instances: [{input, output}]``: each instance reads as
+    that instruction (the system turn), the input and the output, every field accounted for."""
     records = [json.loads(line) for line in SEED_TASKS.read_text().splitlines()]
-    with_input = [r for r in records if r["instances"][0]["input"].strip()]
-    assert 0 < len(with_input) < len(records)  # the fixture holds both kinds
+    assert all(len(r["instances"]) == 1 and r["instances"][0]["input"].strip() for r in records)
     docs, quarantined = read(SEED_TASKS)
-    assert len(quarantined) == len(records) - len(with_input)
+    assert not quarantined
     assert [said(d) for d in docs] == [[("system", r["instruction"].strip()), ("user", r["instances"][0]["input"].strip()),
-                                        ("assistant", r["instances"][0]["output"].strip())] for r in with_input]
+                                        ("assistant", r["instances"][0]["output"].strip())] for r in records]
 
 
 @pytest.mark.parametrize("path", CHATLAW, ids=lambda p: p.name)
