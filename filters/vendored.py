@@ -27,6 +27,7 @@ import yaml
 
 from codemix.filters.declared import declared_copies, may_declare
 from codemix.filters.generated import VENDORED_PATHS, path_matches
+from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
@@ -312,6 +313,31 @@ def _opening_comment(head: str) -> str:
             break
         lines.append(line)
     return "\n".join(lines)
+
+
+# Comment blocks a header may open with, by their opener and closer.
+_BLOCKS = (("/*", "*/"), ('"""', '"""'), ("'''", "'''"), ("<!--", "-->"), ("(*", "*)"), ("{-", "-}"), ("--[[", "]]"))
+_HEADER_CODE_LINES = 5  # ``<?php``, a package clause, ``'use strict';`` and a few imports may come before a header
+
+
+def file_header(text: str) -> str:
+    """A file's head up to its code: its opening comments, past at most ``_HEADER_CODE_LINES`` lines of code (a
+    ``<?php``, a package clause). A copyright line below the code is about a part, not the file: YOURLS's own
+    ``js/common.js`` appends the jQuery cookie plugin ("Copyright (c) 2006 Klaus Hartl", line 110) to its code."""
+    head = text[:_FILE_HEAD_CHARS * 2]
+    closing, code, end = "", 0, 0
+    for line in head.splitlines(keepends=True):
+        stripped = line.strip()
+        if closing:
+            closing = "" if closing in stripped else closing
+        elif (block := next((b for b in _BLOCKS if stripped.startswith(b[0])), None)) is not None:
+            closing = "" if block[1] in stripped[len(block[0]):] else block[1]
+        elif stripped and not _COMMENT_LINE.match(line):
+            code += 1
+            if code > _HEADER_CODE_LINES:
+                break
+        end += len(line)
+    return head[:end]
 
 
 def _plain(name: str) -> str:
@@ -629,6 +655,9 @@ class RepositoryOwner:
     first_year: int = 0
     people: tuple[str, ...] = ()  # the most named first
     people_year: int = 0
+    # Holders whose headers in the repository carry different years: they came back to write more (valkey's "zhenwei
+    # pi", 2020 and 2022, MIT files in a BSD project), where a copy keeps the one date its original had.
+    returning: frozenset[str] = frozenset()
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -750,7 +779,8 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
               if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
-                           min((year for years_ in people.values() for year in years_ if year), default=0))
+                           min((year for years_ in people.values() for year in years_ if year), default=0),
+                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2))
 
 
 def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str | None:
@@ -762,7 +792,7 @@ def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str
     if not notice:
         return None
     own_words = owner.words()
-    head = text[:_FILE_HEAD_CHARS * 2]
+    head = file_header(text)
     holder, year = first_copyright(head)
     words = holder_words([holder])
     if not own_words or not words or words & own_words:
@@ -783,7 +813,7 @@ def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:
     ``src/core/vendor/ascon.mjs``. A license text names its package's holder, whoever that is."""
     if _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
         return False
-    holder, _ = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    holder, _ = first_copyright(file_header(text))
     return bool(holder_words([holder]) & holder_words(owner.people))
 
 
@@ -794,7 +824,7 @@ def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, gove
     templates, "Copyright 2011 The Go Authors", under hugo's Apache-2.0 LICENSE."""
     if not pointed:
         return None
-    holder, _ = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    holder, _ = first_copyright(file_header(text))
     words, own_words = holder_words([holder]), owner.words()
     family = _family(pointed)
     governing = {_family(name) for name in governing}
@@ -802,6 +832,52 @@ def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, gove
         return None
     return (f"header names {holder!r}, not the repository's {owner.named()!r}, and points to a {pointed} license "
             f"file that its folders do not hold (theirs: {', '.join(sorted(governing))})")
+
+
+# A header's author where it has no copyright line: JSR-166's "Written by Doug Lea and Martin Buchholz with assistance
+# from members of JCP JSR-166 Expert Group and released to the public domain".
+_AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created) by:?\s+(.+?)(?:\s+with\b|\s+and released\b|[,.;]|$)",
+                          re.IGNORECASE | re.MULTILINE)
+_PUBLIC_DOMAIN = re.compile(r"\b(?:released|dedicated|placed|put) (?:in|into|to) the public domain\b")
+
+
+def header_terms(text: str) -> str | None:
+    """A public-domain dedication in a file's head (``PUBLIC_DOMAIN``), where it states no license: the terms a
+    header grants (``foreign_terms``) when no notice names a license."""
+    words = " ".join(re.sub(r"[\W_]+", " ", text[:_FILE_HEAD_CHARS].lower()).split())  # comment marks aside
+    return PUBLIC_DOMAIN if _PUBLIC_DOMAIN.search(words) else None
+
+
+def header_holder(text: str) -> str:
+    """The first copyright holder a file's head names, else the author its opening comment names ("Written by Doug
+    Lea"), lower case; "" when neither."""
+    head = file_header(text)
+    holder, _ = first_copyright(head)
+    if holder:
+        return holder
+    author = _AUTHOR_LINE.search(_opening_comment(head))
+    return " ".join(author.group(1).lower().split()) if author else ""
+
+
+def foreign_terms(text: str, owner: RepositoryOwner, notice: str | None, governing: Iterable[str]) -> str | None:
+    """Why a file's own header grants it under another holder's terms, or None: it names a holder (``header_holder``)
+    that shares no word with the repository's, and the license its notice states (``notice``, or a public-domain
+    dedication) is of no family the licenses governing its path are: caffeine's copies of Eclipse Collections' tests,
+    "Copyright (c) 2021 Goldman Sachs" under the EPL in an Apache-2.0 tree, of JSR-166's, "Written by Doug Lea ...
+    released to the public domain". A holder whose headers carry several years (``RepositoryOwner.returning``) is a
+    contributor writing for the repository under terms of their own (valkey's "zhenwei pi", MIT under BSD)."""
+    governing_ids = sorted(governing)
+    governing = {_family(name) for name in governing_ids}
+    holder = header_holder(text)
+    words, own_words = holder_words([holder]), owner.words()
+    if not notice or not governing or not words or not own_words or words & own_words or holder in owner.returning:
+        return None
+    stated = {_family(name) for name in license_ids(notice)} or {_family(notice)}
+    if stated & governing:
+        return None
+    terms = "the public domain" if notice == PUBLIC_DOMAIN else notice
+    return (f"header names {holder!r} under {terms}, not the repository's {owner.named()!r} under "
+            f"{' AND '.join(governing_ids)}")
 
 
 def _family(license_id: str) -> str:
