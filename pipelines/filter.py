@@ -36,6 +36,7 @@ from codemix.filters.vendored import (
     copy_fact,
     foreign_notice,
     foreign_pointer,
+    foreign_release,
     foreign_terms,
     header_terms,
     holder_fact,
@@ -132,11 +133,12 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     if copies and states_terms(doc.text):
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
     why = None
-    if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text:
+    if document_kind(doc.kind).licensed_by_text:
         notice = own_license(doc.text, doc.path) or named_license(doc.text)
         why = foreign_notice(doc.text, found.owner, notice) \
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
-            or foreign_terms(doc.text, found.owner, notice or header_terms(doc.text), license_ids(governing))
+            or foreign_terms(doc.text, found.owner, notice or header_terms(doc.text), license_ids(governing), doc.repo) \
+            or foreign_release(doc.text, found.owner, doc.repo)
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 
