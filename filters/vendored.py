@@ -559,6 +559,9 @@ def _names_template(text: str) -> bool:
     return any(_license_documents_own(head, match) for match in _COPYRIGHT.finditer(head))
 
 
+_PLACEHOLDER = re.compile(r"\{\{|\{%|<%|\$\{")
+
+
 def copyright_holders(text: str) -> frozenset[str]:
     """Lower-case holders of a license text's ``Copyright`` lines, years, ``(c)`` and "all rights
     reserved" removed (``Copyright (c) 2010-2024 The Foo Authors.`` -> ``the foo authors``); prose about
@@ -569,7 +572,10 @@ def copyright_holders(text: str) -> frozenset[str]:
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
         words = " ".join(line.lower().split())
-        if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")):
+        # a template's placeholders name no one: rebar3's project template "Copyright (c) {{copyright_year}},
+        # {{author_name}}"
+        if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")) \
+                and not _PLACEHOLDER.search(words):
             holders.add(words)
     return frozenset(holders)
 
@@ -813,12 +819,18 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     root = [f for f in facts if f.kind == "license" and f.folder == ""]
     years = [f.first_year for f in root if f.first_year]
     named: dict[str, list[int]] = {}
+    places: dict[str, set[str]] = {}  # the names of the folders a holder's files sit in
     for fact in facts:
         if fact.kind == "holder" and vendored_tree(fact.detail, trees) is None:
             named.setdefault(fact.name, []).append(fact.first_year)
+            places.setdefault(fact.name, set()).add(fact.folder.rsplit("/", 1)[-1])
     most = max((len(years_) for years_ in named.values()), default=0)
+    # A holder other than the most named whose files all sit in folders of one name is one copied package, not the
+    # repository's people: jackson-core's Schubfach, Raffaello Giulietti's 7 files in ``.../io/schubfach/`` (main and
+    # test), beside Tatu Saloranta's 20 across the project.
     people = {holder: years_ for holder, years_ in named.items()
-              if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])}
+              if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])
+              and (len(years_) == most or len(places[holder]) >= 2)}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
