@@ -171,6 +171,10 @@ VERDICTS = {
         (_ref("BSD-3-Clause OR Apache-2.0"), "R", ("packaging's 'dual licensed under the Apache License and the BSD "
          "License' read as BSD-3-Clause; its LICENSE.BSD is BSD-2-Clause; ours its folders' Apache-2.0")),
         (_ref("Python-2.0"), "R", "'Licensed to PSF under a Contributor Agreement' read as the Python license"),
+        (lambda p, o, r: p.startswith("pex/vendor/_vendored/") and r == "Apache-2.0" and o != r, "R",
+         ("listed in the RECORD of the .dist-info beside its folder (the wheel's own list of the distribution's "
+          "files): the distribution's license; the reference's rule reads only the legal files of the folders above, "
+          "pex's Apache-2.0 (sixth round: every such file checked against its RECORD)")),
         (_in("pex/vendor/_vendored/"), "O", ("a dist-info's license texts govern the package folder beside it, "
          "which ours does not read (a sibling, not an ancestor)")),
     ],

@@ -22,7 +22,7 @@ from codemix.config import join, require
 _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR
-bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL
+bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -31,10 +31,10 @@ _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
 # expression from a free-text name ("MIT" vs "MIT License"). Deprecated bare GNU ids included.
 _KNOWN_IDS = """
 0BSD AFL-3.0 AGPL-1.0 AGPL-3.0 AGPL-3.0-only AGPL-3.0-or-later Apache-1.0 Apache-1.1 Apache-2.0 APSL-2.0
-Artistic-1.0 Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Clause BSD-2-Clause-Patent BSD-2-Clause-Views
+Artistic-1.0 Artistic-1.0-Perl Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Clause BSD-2-Clause-Patent BSD-2-Clause-Views
 BSD-3-Clause BSD-3-Clause-Clear BSD-3-Clause-LBNL BSD-4-Clause bzip2-1.0.6 BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
 CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl ECL-2.0 Elastic-2.0
-EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
+EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR FSFULLRWD GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
 GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0
 LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
@@ -240,6 +240,7 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
 
 def _license_from_name(name: str) -> str | None:
     lowered = name.lower().replace("licence", "license")
+    lowered = re.sub(r"\bbsd-?([234])\b", r"bsd \1-clause", lowered)  # Cabal's and CPAN's "BSD3"
     for pattern, resolve in _NAME_FAMILIES:
         match = pattern.search(lowered)
         if match:
@@ -274,7 +275,12 @@ def normalize_license(name: str, *, spdx_field: bool = False) -> str | None:
 
 def _words(text: str) -> str:
     """Lower-case words separated by single spaces: "and/or" -> "and or", "2.0" -> "2 0"."""
+    text = _COMMENT_LEADER.sub(" ", text) if "dnl" in text or "REM" in text else text
     return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("licence", "license"))
+
+
+# Comment leaders that are words (m4's ``dnl``, batch files' ``REM``), so a notice reads as one sentence.
+_COMMENT_LEADER = re.compile(r"^[ \t]*(?:dnl|REM|rem)\b", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +298,7 @@ def _signature(spdx: str, anchor: str, required: tuple[str, ...] = (), forbidden
 
 
 _MIT_GRANT = r"permission is hereby granted free of charge to any person obtaining a copy"
-_MIT_NOTICE = r"above copyright notice and this permission notice (?:including the next paragraph )?shall be included"
+_MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:including the next paragraph )?shall be included"
 _BSD_GRANT = r"redistribution and use in source and binary forms"
 _BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
 _BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
@@ -300,6 +306,9 @@ _ISC_GRANT = (
     r"permission to use copy modify (?:and or |and )?distribute this software for any purpose with or without fee"
 )
 _ISC_NOTICE = r"provided that the above copyright notice and this permission notice appear in all copies"
+_FSFULLR = (r"this (?:file|makefile in|\w+) is free software the free software foundation gives unlimited permission to "
+            r"copy and or distribute it with or without modifications as long as this notice is preserved")
+_PSF_ANCHOR = r"python software foundation license version 2|license agreement is between the python software foundation"
 
 # Same-anchor variants are listed most specific first: the table order breaks position ties.
 _SIGNATURES = (
@@ -335,13 +344,13 @@ _SIGNATURES = (
     _signature("Apache-1.1", r"apache software license version 1 1"),
     _signature("MPL-2.0", r"mozilla public license (?:mpl )?(?:version |v )?2 0"),
     _signature("MPL-1.1", r"mozilla public license (?:mpl )?(?:version |v )?1 1"),
-    _signature("EPL-2.0", r"eclipse public license (?:v |version )?2 0"),
-    _signature("EPL-1.0", r"eclipse public license (?:v |version )?1 0"),
-    _signature(
-        "PSF-2.0",
-        r"python software foundation license version 2|"
-        r"license agreement is between the python software foundation",
-    ),
+    _signature("EPL-2.0", r"eclipse public license (?:v ?|version )?2 0"),
+    _signature("EPL-1.0", r"eclipse public license (?:v ?|version )?1 0"),
+    # Python's own license is the PSF agreement followed by BeOpen's, CNRI's and CWI's (SPDX Python-2.0, distlib's
+    # LICENSE.txt); the PSF agreement alone is PSF-2.0.
+    _signature("Python-2.0", r"terms and conditions for accessing or otherwise using python",
+               (r"beopen(?: com)? license agreement",)),
+    _signature("PSF-2.0", _PSF_ANCHOR),
     _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
     _signature("CC0-1.0", r"cc0 1 0 universal|creative commons zero"),
     _signature(
@@ -355,10 +364,10 @@ _SIGNATURES = (
     _signature("BlueOak-1.0.0", r"blue oak model license"),
     _signature("NCSA", r"university of illinois ncsa open source license"),
     _signature("Artistic-2.0", r"the artistic license 2 0"),
-    _signature("CC-BY-4.0", r"creative commons attribution 4 0 international"),
-    _signature("CC-BY-SA-4.0", r"creative commons attribution sharealike 4 0 international"),
-    _signature("CC-BY-NC-4.0", r"creative commons attribution noncommercial 4 0 international"),
-    _signature("CC-BY-NC-SA-4.0", r"creative commons attribution noncommercial sharealike 4 0 international"),
+    _signature("CC-BY-4.0", r"creative commons attribution 4 0"),
+    _signature("CC-BY-SA-4.0", r"creative commons attribution sharealike 4 0"),
+    _signature("CC-BY-NC-4.0", r"creative commons attribution noncommercial 4 0"),
+    _signature("CC-BY-NC-SA-4.0", r"creative commons attribution noncommercial sharealike 4 0"),
     _signature("SSPL-1.0", r"server side public license"),
     # The SIL Open Font License grants in MIT's words ("...to any person obtaining a copy of the Font Software").
     _signature("OFL-1.1", r"sil open font license version 1 1"),
@@ -367,8 +376,9 @@ _SIGNATURES = (
                         r"medium without royalty provided the copyright notice and this notice are preserved"),
     _signature("FSFUL", r"this configure script is free software the free software foundation gives unlimited "
                         r"permission to copy distribute and modify it"),
-    _signature("FSFULLR", r"this file is free software the free software foundation gives unlimited permission to "
-                          r"copy and or distribute it with or without modifications as long as this notice is preserved"),
+    # Automake's Makefile.in notice is FSFULLR's with a warranty disclaimer "to the extent permitted by law".
+    _signature("FSFULLRWD", _FSFULLR, (r"without any warranty to the extent permitted by law",)),
+    _signature("FSFULLR", _FSFULLR),
     _signature("BUSL-1.1", r"business source license"),
 )
 # The primary license starts within the first 100k characters; the rest is bundled notices.
@@ -396,12 +406,15 @@ _GNU_VERSIONS = {
     "library ": {"2": "LGPL-2.0", "2.1": "LGPL-2.1"},
     "": {"1": "GPL-1.0", "2": "GPL-2.0", "3": "GPL-3.0"},
 }
+_GNU_VERSION = re.compile(r"\b(?:version |v ?)(\d)(?: (\d)(?!\d))?\b")
 _GNU_UNVERSIONED = {
     "affero ": "AGPL-3.0",
     "lesser ": "LGPL-2.0-or-later",
     "library ": "LGPL-2.0-or-later",
     "": "GPL-1.0-or-later",
 }
+# What a GNU name without its version reads as ("the GNU Lesser General Public License": any version); AGPL has one.
+UNVERSIONED_GNU = frozenset({"LGPL-2.0-or-later", "GPL-1.0-or-later"})
 
 
 def _gnu_text(words: str) -> tuple[int, str] | None:
@@ -415,7 +428,7 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
         return None
     family = match.group(1) or ""
     # The version follows the name closely, in a title or in "... as published by the FSF; either version 2".
-    version = re.search(r"\b(?:version |v ?)(\d)(?: (\d)(?!\d))?\b", words[match.end() : match.end() + 100])
+    version = _GNU_VERSION.search(words[match.end() : match.end() + 100])
     if not version:
         return match.start(), _GNU_UNVERSIONED[family]
     number = version.group(1) + (f".{version.group(2)}" if version.group(2) else "")
@@ -423,7 +436,7 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
     if base is None:
         return match.start(), _GNU_UNVERSIONED[family]
     body = words.split("how to apply these terms", 1)[0]
-    later = re.search(r"version \d(?: \d)? of the license or at your option any later version", body)
+    later = re.search(r"version \d(?: \d)?(?: of the license)? or (?:at your option )?(?:any )?later\b", body)
     return match.start(), f"{base}-or-later" if later else base
 
 
@@ -455,6 +468,10 @@ def _license_from_text(text: str) -> str | None:
         found.append((gnu[0], len(_SIGNATURES), gnu[1]))
     if (identifier := _identifier_line(head)) is not None:
         found.append((identifier[0], -1, identifier[1]))
+    # A dedication to the public domain is the text's license where nothing else is, or where the text then offers a
+    # license beside it (hdr_histogram's "also provided under the following license": CC0-1.0 OR BSD-2-Clause).
+    if (not found or _CHOICE.search(words[:_CHOICE_CHARS])) and (public := public_domain(words, [f[2] for f in found])):
+        found.append((public[0], len(_SIGNATURES), public[1]))
     primary = min(found)[2] if found else _license_mention(text, words)
     named = _offered_names(words) if primary else ()
     return combine([primary, *named], "OR") if named else primary
@@ -640,6 +657,108 @@ def _from_pom(text: str) -> str | None:
     return combine((normalize_license(name) for name in names), "OR") or None
 
 
+def _field_names(value: str, table: dict[str, str | None] | None = None, operator: str = "AND") -> str | None:
+    """The licenses a manifest's field lists as quoted strings (or one bare value), each read by name; ``table``
+    spells an ecosystem's own names (Cabal's ``PublicDomain``, CPAN's ``perl_5``) first."""
+    names = re.findall(r"""["']([^"']+)["']""", value) or [value.strip().strip(",;")]
+    read = [table[n.lower()] if table and n.lower() in table else normalize_license(n, spdx_field=True) for n in names]
+    return combine(read, operator) or None
+
+
+# Cabal's legacy names that no family reading spells (``license: BSD3`` and ``GPL-3`` read by name).
+_CABAL_NAMES: dict[str, str | None] = {"publicdomain": PUBLIC_DOMAIN, "allrightsreserved": PROPRIETARY,
+                                       "otherlicense": None, "unspecifiedlicense": None}
+
+
+def _from_cabal(text: str) -> str | None:
+    """A ``*.cabal`` file's (or hpack's ``package.yaml``'s) top-level ``license:`` field."""
+    field = re.search(r"^license\s*:[ \t]*(\S[^\n]*)$", text, re.IGNORECASE | re.MULTILINE)
+    return _field_names(field.group(1), _CABAL_NAMES) if field else None
+
+
+def _from_hpack(text: str) -> str | None:
+    """hpack's ``package.yaml``: a Haskell package (``name:`` and ``license:`` at the top level)."""
+    return _from_cabal(text) if re.search(r"^name\s*:", text, re.MULTILINE) else None
+
+
+def _from_mix(text: str) -> str | None:
+    """Elixir's ``mix.exs``: the Hex package's ``licenses: ["Apache-2.0"]``."""
+    field = re.search(r"\blicenses:\s*\[([^\]]*)\]", text)
+    return _field_names(field.group(1)) if field else None
+
+
+def _from_xml_field(*tags: str) -> Callable[[str], str | None]:
+    """NuGet's ``<license type="expression">MIT</license>`` (a ``.nuspec``) or MSBuild's
+    ``<PackageLicenseExpression>`` (a ``.csproj``); a ``type="file"`` license names a file, which answers itself."""
+    def read(text: str) -> str | None:
+        for tag in tags:
+            field = re.search(rf"<{tag}(?:\s+type=\"expression\")?>\s*([^<]+?)\s*</{tag}>", text)
+            if field:
+                return normalize_license(field.group(1), spdx_field=True)
+        return None
+    return read
+
+
+# R's DESCRIPTION: "MIT + file LICENSE", "GPL (>= 2)", "GPL-2 | GPL-3" (a choice).
+def _from_description(text: str) -> str | None:
+    """An R package's ``DESCRIPTION`` (``Package:`` and ``License:`` fields)."""
+    field = re.search(r"^License:[ \t]*(.+(?:\n[ \t]+.+)*)", text, re.MULTILINE)
+    if not field or not re.search(r"^Package:", text, re.MULTILINE):
+        return None
+    choices = [re.sub(r"\+?\s*file\s+LICEN[CS]E\b", "", part).strip() for part in field.group(1).split("|")]
+    return combine((normalize_license(part) for part in choices if part), "OR") or None
+
+
+# CPAN::Meta's license names (META.json, META.yml; Makefile.PL's LICENSE): Perl's own terms are a choice.
+_CPAN_NAMES: dict[str, str | None] = {
+    "perl": "Artistic-1.0-Perl OR GPL-1.0-or-later", "perl_5": "Artistic-1.0-Perl OR GPL-1.0-or-later",
+    "artistic": "Artistic-1.0", "artistic_1": "Artistic-1.0", "artistic_2": "Artistic-2.0",
+    "apache": "Apache-2.0", "apache_2_0": "Apache-2.0", "apache_1_1": "Apache-1.1", "mozilla_1_1": "MPL-1.1",
+    "gpl": "GPL-1.0-or-later", "gpl_1": "GPL-1.0", "gpl_2": "GPL-2.0", "gpl_3": "GPL-3.0", "lgpl": "LGPL-2.0-or-later",
+    "lgpl_2_1": "LGPL-2.1", "lgpl_3_0": "LGPL-3.0", "open_source": None, "unrestricted": None, "restricted": None,
+    "unknown": None}
+
+
+def _from_cpan_meta(text: str) -> str | None:
+    """``META.json`` (``"license": ["perl_5"]``), ``META.yml`` (``license: perl``) or ``Makefile.PL``'s
+    ``LICENSE => 'perl'``; several names in the list are all in force, as CPAN::Meta's spec says."""
+    field = (re.search(r'"license"\s*:\s*(\[[^\]]*\]|"[^"]*")', text)
+             or re.search(r"^license:[ \t]*(.+(?:\n[ \t]+- .+)*)$", text, re.MULTILINE)
+             or re.search(r"""\bLICENSE\s*=>\s*(['"][^'"]+['"])""", text))
+    if not field:
+        return None
+    names = re.findall(r"""["']([^"']+)["']""", field.group(1)) or re.findall(r"[\w.-]+", field.group(1))
+    return combine(_CPAN_NAMES[n.lower()] if n.lower() in _CPAN_NAMES else normalize_license(n) for n in names) or None
+
+
+def _from_rockspec(text: str) -> str | None:
+    """A LuaRocks ``*.rockspec``'s ``description = { license = "MIT" }``."""
+    field = re.search(r"""\blicense\s*=\s*(["'][^"']+["'])""", text)
+    return _field_names(field.group(1).replace("MIT/X11", "MIT")) if field else None  # LuaRocks' name for MIT
+
+
+def _from_podspec(text: str) -> str | None:
+    """A CocoaPods ``*.podspec``: ``s.license = 'MIT'`` or ``{ :type => 'MIT', :file => 'LICENSE' }``."""
+    field = re.search(r"""\.license\s*=\s*(?:\{[^}]*?(?::type\s*=>|type:)\s*)?(["'][^"']+["'])""", text)
+    return _field_names(field.group(1)) if field else None
+
+
+def _from_opam(text: str) -> str | None:
+    """An OCaml ``opam`` file's ``license: "MIT"`` or ``license: ["MIT" "ISC"]``."""
+    field = re.search(r"^license:\s*(\[[^\]]*\]|\"[^\"]*\")", text, re.MULTILINE)
+    return _field_names(field.group(1)) if field else None
+
+
+def _from_sbt(text: str) -> str | None:
+    """sbt's ``licenses := Seq("Apache-2.0" -> url(...))``, ``licenses += ("MIT", url(...))`` or
+    ``licenses := Seq(License.Apache2)``; several are the published choice, as a POM's ``<licenses>``."""
+    field = re.search(r"\blicenses\s*(?::=|\+\+?=)\s*(.+?)(?:\n\S|\Z)", text, re.DOTALL)
+    value = field.group(1) if field else ""
+    names = re.findall(r"""["']([^"']+)["']\s*(?:->|,)\s*url""", value)  # sbt's own constants: License.Apache2
+    names += [name.replace("_", " ") for name in re.findall(r"\bLicense\.(\w+)", value)]
+    return combine((normalize_license(n, spdx_field=True) for n in names), "OR") or None
+
+
 _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "PKG-INFO": _from_core_metadata,
     "METADATA": _from_core_metadata,
@@ -650,7 +769,34 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "composer.json": lambda text: _from_json_manifest(text, "OR"),  # composer documents arrays as a choice
     "Cargo.toml": _from_cargo,
     "pom.xml": _from_pom,
+    "package.yaml": _from_hpack,
+    "mix.exs": _from_mix,
+    "DESCRIPTION": _from_description,
+    "META.json": _from_cpan_meta,
+    "META.yml": _from_cpan_meta,
+    "Makefile.PL": _from_cpan_meta,
+    "opam": _from_opam,
+    "build.sbt": _from_sbt,
+    "Directory.Build.props": _from_xml_field("PackageLicenseExpression"),
 }
+# Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
+_METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
+    ".gemspec": _from_gemspec,
+    ".cabal": _from_cabal,
+    ".nuspec": _from_xml_field("license"),
+    ".csproj": _from_xml_field("PackageLicenseExpression"),
+    ".rockspec": _from_rockspec,
+    ".podspec": _from_podspec,
+    ".opam": _from_opam,
+}
+
+
+def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
+    """The reader of a package manifest named ``name``, or None for any other file."""
+    if name in _METADATA_PARSERS:
+        return _METADATA_PARSERS[name]
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    return _METADATA_SUFFIXES.get(suffix) if name != suffix else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -692,7 +838,7 @@ def _is_metadata_file(parts: list[str]) -> bool:
     name = parts[-1]
     if name == "pom.xml":
         return len(parts) == 1  # nested poms are modules, often with licenses of their own
-    return name in _METADATA_PARSERS or name.endswith(".gemspec")
+    return _metadata_parser(name) is not None
 
 
 # REUSE's per-path declarations (``filters.reuse`` reads them): rules, not one expression.
@@ -755,7 +901,7 @@ def is_folder_license_evidence(path: str) -> bool:
     if len(parts) < 2 or parts[-1].endswith(".license") or parts[0] == "LICENSES" and len(parts) == 2:
         return False
     name = parts[-1]
-    return _is_license_file(parts) or is_notice_file(path) or name in _METADATA_PARSERS or name.endswith(".gemspec")
+    return _is_license_file(parts) or is_notice_file(path) or _metadata_parser(name) is not None
 
 
 def detect_license(path: str, text: str) -> str | None:
@@ -768,7 +914,7 @@ def detect_license(path: str, text: str) -> str | None:
     name = parts[-1] if parts else ""
     if "/".join(parts) in REUSE_RULE_FILES or name.endswith(".license") and name != ".license":
         return None  # per-path declarations (filters.reuse), not the repository's license
-    parser = _METADATA_PARSERS.get(name) or (_from_gemspec if name.endswith(".gemspec") else None)
+    parser = _metadata_parser(name)
     if parser is not None:
         return parser(text)
     if len(parts) >= 2 and parts[-2] == "LICENSES":
@@ -800,18 +946,20 @@ _NOTICE_CHARS = 3_000
 _NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
                          "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
-                         "OFL-1.1"})
-_NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to the terms of|under the terms of"
+                         "OFL-1.1", "Python-2.0"})
+_NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to(?: the terms of)?|under the terms of"
                           r"|governed by) (?:under )?(?:the )?(?:terms of )?(?:the )?$")
 _GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
 
 
-def notice_license(text: str) -> str | None:
+def notice_license(text: str, *, dedications: bool = True) -> str | None:
     """The license a file's own notice states in its first few thousand characters (all of them, AND, when
     it states several), else None: ``filters.reuse``'s per-file reading after SPDX tags. A notice offering a
     choice is read only when it quotes a grant's own text beside another notice (liblzf's BSD-2-Clause text, then
     "Alternatively ... the GNU General Public License ... under either the BSD or the GPL": an OR); a choice
-    between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer."""
+    between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer.
+    ``dedications=False`` reads no dedication to the public domain: a license document's sections describe other
+    files (ccache's LICENSE.adoc, "This work is released into the public domain with CC0 1.0" for BLAKE3)."""
     words = _words(text[:_NOTICE_CHARS])
     found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
     granted = False  # a grant's own words, not a name after a verb
@@ -826,13 +974,63 @@ def notice_license(text: str) -> str | None:
             window = words[position:position + _WINDOW_CHARS]
             covered.append((position, position + max((m.end() for p in signature.required if (m := p.search(window))),
                                                      default=0)))
-    if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(words[notice.start():])):
+    further = _words(text[:_NOTICE_CHARS + _NOTICE_RUNOVER])  # a notice the head cuts short reads to its version
+    if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(further[notice.start():])):
         found.setdefault(notice.start(), gnu[1])
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
+    if dedications and (public := public_domain(words, found.values())) is not None:
+        found.setdefault(public[0], public[1])
+        granted = True
+    for position, spdx in found.items():  # Eclipse's "EPL v1.0 and Eclipse Distribution License v1.0": a choice
+        if spdx.startswith("EPL-") and _EDL.match(words, position):
+            found[position] = f"{spdx} OR BSD-3-Clause"
     if _CHOICE.search(words):
-        return combine(found.values(), "OR") if granted and len(set(found.values())) > 1 else None
+        if granted and len(set(found.values())) > 1:
+            return combine(found.values(), "OR")
+        return _versioned_choice(words, found.values())
     return combine(found.values()) or None
+
+
+_NOTICE_RUNOVER = 400
+# The Eclipse Distribution License is the BSD-3-Clause text (SPDX lists no id of its own); Eclipse projects offer it
+# beside the EPL.
+_EDL = re.compile(r"eclipse public license (?:v ?|version )?\d 0 (?:and|or) (?:the )?eclipse distribution license")
+
+
+def _versioned_choice(words: str, named: Iterable[str]) -> str | None:
+    """A choice between licenses that a notice names with their versions (Mozilla's tri-license: "subject to the
+    Mozilla Public License Version 1.1 ... Alternatively ... under the terms of either the GNU General Public License
+    Version 2 or later ... or the GNU Lesser General Public License Version 2.1 or later"): the OR of them. A choice
+    naming a family without its version ("dual licensed under ... the BSD License") says too little; None there."""
+    gnu = []
+    for match in _GNU_NAME.finditer(words):
+        if not _GNU_VERSION.search(words[match.end():match.end() + 100]):
+            return None
+        gnu.append(_gnu_text(words[match.start():])[1])
+    names = dict.fromkeys([*named, *gnu])
+    return combine(names, "OR") if len(names) > 1 else None
+
+
+# A file's own statement that it is in the public domain: "100% Public Domain" (SHA-1 in C), "This file is Public
+# Domain", "released by the author into the public domain", "place this file hereby into the public domain"; with
+# CC0's address beside it ("released to the public domain, as explained at
+# http://creativecommons.org/publicdomain/zero/1.0/", JSR-166's; Mozilla's "Any copyright is dedicated to the Public
+# Domain. http://creativecommons.org/publicdomain/zero/1.0/") it is CC0-1.0. A text already read as the Unlicense or
+# CC0 says so in its own words.
+_PUBLIC_DOMAIN = re.compile(
+    r"\b(?:(?:is|are) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) the public domain"
+    r"|(?:release[sd]?|place[sd]?|put|dedicated?|contributed) (?:\S+ ){0,8}?(?:in|into|to) the public domain"
+    r"|100 public domain|(?:file|code|software|work|source) is public domain|(?:is|are) under (?:the )?public domain)\b")
+_CC0_ADDRESS = re.compile(r"creativecommons org publicdomain zero")
+
+
+def public_domain(words: str, found: Iterable[str] = ()) -> tuple[int, str] | None:
+    """(position, CC0-1.0 or ``PUBLIC_DOMAIN``) where a file's words dedicate it to the public domain, else None."""
+    if {"Unlicense", "CC0-1.0"} & set(found) or (match := _PUBLIC_DOMAIN.search(words)) is None:
+        return None
+    after = words[match.start():match.end() + 120]
+    return match.start(), "CC0-1.0" if _CC0_ADDRESS.search(after) else PUBLIC_DOMAIN
 
 
 # MIT by name where a bundled or minified file has no room for its text: "MIT Licensed" (elasticlunr), "Released
@@ -841,16 +1039,53 @@ def notice_license(text: str) -> str | None:
 _MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|available) under (?:the )?(?:terms of "
                           r"(?:the )?)?mit(?: license)?(?! license)(?! (?:found|see|in the|as found|that can be)))\b")
 _MIT_TAG = re.compile(r"@license\s+MIT\b")
+# A doc comment's license tag (phpDoc, JSDoc, Doxygen): "@license GPL" (POMO), "@license Apache-2.0", "@license
+# http://opensource.org/licenses/MIT MIT" (an address, then the name).
+_LICENSE_TAG = re.compile(r"^[\s*#/]*@license[ \t]+(?:\S*://\S+[ \t]+)?([^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE)
+# The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
+_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;)[^\n]*))+", re.DOTALL)
 
 
-def named_mit(text: str, path: str = "") -> str | None:
-    """"MIT" where a code file's head names MIT as its license without quoting it (``_MIT_BY_NAME``), else None; a
-    document saying so (a README's "libuv is licensed under the MIT license") describes its project, whose folder's
-    license files answer for the document."""
-    if path.lower().endswith(_PROSE_EXTENSIONS):
+def named_in_banner(text: str, path: str = "") -> str | None:
+    """The license a code file's head names without quoting it: MIT by ``_MIT_BY_NAME`` ("MIT Licensed"), or any
+    license named after a licensing verb (``_BANNER_NAME``: Project Everest's "Licensed under the Apache 2.0
+    License."), else None. Only a code file's banner counts: a document or a NOTICE saying so (a README's "libuv is
+    licensed under the MIT license", Docker's NOTICE "software developed by Keith Rarick, licensed under the MIT
+    License") describes a project, whose folder's license files answer; a choice between names says too little."""
+    if not _code_path(path):
         return None
     head = text[:_NOTICE_CHARS]
-    return "MIT" if _MIT_BY_NAME.search(_words(head)) or _MIT_TAG.search(head) else None
+    words = _words(head)
+    if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
+        return "MIT"
+    said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
+    return _license_from_name(f"{said.group(1)} license") if said else None
+
+
+# "Licensed under the Apache 2.0 License." Not a pointer ("... license found in the LICENSE file", "see LICENSE").
+_BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(?:terms of (?:the )?)?"
+                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b"
+                          r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is))")
+
+
+def _code_path(path: str) -> bool:
+    """Whether ``path`` names a code file (an extension ``_CODE_EXTENSIONS`` lists); an unknown path ("") counts."""
+    name = _parts(path)[-1] if _parts(path) else ""
+    return not path or "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS - _DATA_EXTENSIONS
+
+
+_DATA_EXTENSIONS = frozenset({"json", "yaml", "yml", "toml", "xml", "ini", "cfg", "lock", "csv", "png", "jpg", "jpeg",
+                              "gif", "svg", "ico", "pdf", "pyc"})
+
+
+def tagged_license(text: str, path: str = "") -> str | None:
+    """The license a code file's opening comment names in a doc comment's ``@license`` tag (``_LICENSE_TAG``), or
+    None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
+    opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
+    if path.lower().endswith(_PROSE_EXTENSIONS) or opening is None:
+        return None
+    tag = _LICENSE_TAG.search(opening.group(0))
+    return normalize_license(tag.group(1), spdx_field=True) if tag else None
 
 
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
@@ -945,8 +1180,10 @@ _CC0_DEDICATION = re.compile(r"to the extent possible under law the (?:author|pe
 # LICENSE.APACHE or LICENSE.BSD" (packaging), "under either the terms of the MIT license (see the file MIT.txt), or the
 # conditions below" (RubyGems), "dual licensed under ...". A GNU notice's "either version 2 of the License, or (at your
 # option) any later version" chooses a version, not a license, and does not match.
+# Mbed TLS: "provided under a dual Apache-2.0 OR GPL-2.0-or-later license"; hdr_histogram: "the code ... is *also*
+# provided under the following license" beside its dedication to the public domain.
 _CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|either of the (?:following )?licenses|dual licensed"
-                     r"|under a dual)\b")  # Mbed TLS: "provided under a dual Apache-2.0 OR GPL-2.0-or-later license"
+                     r"|under a dual|is also (?:provided|available|licensed) under)\b")
 # A choice is stated where a text opens, before any license text it then quotes.
 _CHOICE_CHARS = 1_000
 
@@ -991,12 +1228,15 @@ def repository_license(evidence: Iterable[tuple[str, str | None]], choices: Coll
     best = min(rank for rank, _ in found)
     level = best - best % 4 if best != 2 else best
     files = combine(detected for rank, detected in found if rank == level)
-    metadata = combine(detected for rank, detected in found if rank == level + 1 and level != 2)
+    manifests = {detected for rank, detected in found if rank == level + 1 and level != 2}
+    metadata = combine(manifests)
     if any(_evidence_rank(path) == level for path in choices):
         alternatives = _alternatives(e for e in (files, metadata) if e)
         declared = metadata and " AND " not in metadata and license_ids(metadata) == license_ids(alternatives)
         return metadata if declared else alternatives  # a manifest's own OR, in its own order
-    if files and metadata and license_ids(files) <= license_ids(metadata):
+    # Manifests that disagree (rstudio/leaflet's R DESCRIPTION "MIT" beside its JavaScript tooling's package.json
+    # "GPL-3") declare no combination: the license texts answer.
+    if files and len(manifests) == 1 and license_ids(files) <= license_ids(metadata):
         return metadata
     return files or metadata
 

@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from codemix.filters.licenses import (
+    UNVERSIONED_GNU,
     combine,
     detect_license,
     footer_license,
@@ -18,13 +19,15 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     is_notice_file,
+    license_ids,
     license_subject,
-    named_mit,
+    named_in_banner,
     normalize_license,
     notice_license,
     offers_choice,
     opening_license,
     repository_license,
+    tagged_license,
 )
 
 DEP5 = ".reuse/dep5"
@@ -67,7 +70,8 @@ class RepositoryLicenses:
         header = self.sidecars.get(path, header)
         rule = next((rule for rule in reversed(self.rules) if rule.covers(path)), None)
         if rule is None:
-            return header or self.folder_license(path) or self.default
+            folder = self.folder_license(path) or self.default
+            return refined(header, folder) if header else folder
         if rule.precedence == "override" or header is None:
             return rule.expression
         return header if rule.precedence == "closest" else combine([rule.expression, header])
@@ -86,6 +90,17 @@ class RepositoryLicenses:
             if depth and folder in self.folders:
                 return self.folders[folder]
         return ""
+
+
+def refined(header: str, folder: str) -> str:
+    """A file's own statement naming a GNU family without its version (PHPMailer's "@license ... GNU Lesser General
+    Public License": LGPL-2.0-or-later, any version) under a folder whose license is of that family: the folder's
+    license text says which version (LGPL-2.1); under another family the statement stands (POMO's "@license GPL"
+    under YOURLS's MIT)."""
+    if header in UNVERSIONED_GNU and folder and {i.split("-")[0] for i in license_ids(folder)} == {
+            header.split("-")[0].lower()}:
+        return folder
+    return header
 
 
 def names_package(subject: str, name: str) -> bool:
@@ -155,12 +170,32 @@ def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             packages[folder] = (*packages.get(folder, ()), (subject, detected))
     evidence = [item for item in evidence if not package_text(item[0])]
+    folders = folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
+                              choices)
+    for folder in sorted(folders):
+        # PEP 639 keeps a distribution's license texts in its ``.dist-info/licenses/``; its METADATA answers first
+        info = folder.removesuffix("/licenses") if folder.endswith(".dist-info/licenses") else folder
+        if (subject := distribution_subject(info)) and (info == folder or info not in folders):
+            parent = info.rsplit("/", 1)[0] if "/" in info else ""
+            packages[parent] = (*packages.get(parent, ()), (subject, folders[folder]))
     return RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
         tuple(rule for _, _, rules, *_ in evidence for rule in rules),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
-        folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
-                        choices), packages)
+        folders, packages)
+
+
+# An installed distribution's metadata folder: ``packaging-20.9.dist-info``, ``six.egg-info``.
+_DISTRIBUTION_INFO = re.compile(r"(?P<name>[A-Za-z0-9][\w.]*?)(?:-\d[^/-]*)?\.(?:dist|egg)-info")
+
+
+def distribution_subject(folder: str) -> str:
+    """The distribution a ``.dist-info``/``.egg-info`` folder describes, as ``license_subject`` spells a package
+    ("packaging" for ``packaging-20.9.dist-info``), or "": its license texts and METADATA are that distribution's,
+    so they answer for the package folders beside it named after it (pex's ``_vendored/packaging_20_9/packaging/``
+    beside ``packaging-20.9.dist-info/``), as a license text named after a package does."""
+    match = _DISTRIBUTION_INFO.fullmatch(folder.rsplit("/", 1)[-1])
+    return re.sub(r"[^a-z0-9]", "", match.group("name").lower()) if match else ""
 
 
 def folder_licenses(evidence: Iterable[tuple[str, str | None]], choices: Collection[str] = ()) -> dict[str, str]:
@@ -284,7 +319,9 @@ def file_license(text: str) -> str | None:
 
 def own_license(text: str, path: str = "") -> str | None:
     """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
-    long opening comment, else its closing license block, else MIT named in a code file's banner ("MIT Licensed",
-    "@license MIT")."""
-    return (file_license(text) or notice_license(text) or opening_license(text, path) or footer_license(text, path)
-            or named_mit(text, path))
+    long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a
+    code file's banner ("MIT Licensed")."""
+    legal = is_license_file(path) or is_notice_file(path)  # a license document's sections speak of other files
+    return (file_license(text) or notice_license(text, dedications=not legal) or opening_license(text, path)
+            or footer_license(text, path)
+            or tagged_license(text, path) or named_in_banner(text, path))

@@ -21,7 +21,8 @@ import numpy as np
 
 from codemix.config import join
 from codemix.filters.code_lexer import _CLASSES, _WORD_BYTE, STRING_HASH, lexed_stream
-from codemix.filters.code_runs import run_hash
+from codemix.filters.code_runs import run_hash, run_projection, token_run_projection
+from codemix.filters.code_screen import ScreenIndex
 from codemix.filters.code_tokens import CodeTokens
 from codemix.filters.decontamination import (
     PYTHON,
@@ -42,6 +43,9 @@ WORD = re.compile(r"[^\W_]+")  # letters and digits; ``greatest_common_divisor``
 ASCII_WORD = re.compile(r"[^\W_]+", re.ASCII)  # the same words in an ASCII text, found ~30% faster
 PROSE_NGRAM = 3
 CODE_NGRAM = 5  # short solutions are 4-39 tokens: a 10-gram would not fit most of them
+# k of the projected k-grams that screen a Python document's candidates (``ScreenIndex``): each of a task's
+# n-gram windows is checked by the largest k that fits in it, a window holding none is always possible.
+PYTHON_SCREEN_GRAMS = (3, 5)
 # HumanEval/23's "Return length of given string" (5 words, 3 3-grams) is the shortest prompt; at least
 # this many of an item's 3-grams must be found, whatever ``min_prose_overlap`` allows.
 MIN_PROSE_GRAMS = 2
@@ -64,6 +68,10 @@ class PromptedTask:
     screen: np.ndarray  # the prose 3-grams again, as ``screen_grams`` hashes them (same order)
     foreign: np.ndarray  # per prose 3-gram: holds a non-ASCII word
     code_screen: np.ndarray  # per ``code`` n-gram: its hash as ``stream_ngrams`` reads a lexed document
+    # The code's stream as ``code_runs.run_projection`` reads a Python document (``token_run_projection``:
+    # hashes, identifier flags, token positions) and its n-grams in order: what the Python screen indexes.
+    code_runs: tuple[np.ndarray, np.ndarray, np.ndarray]
+    code_windows: np.ndarray
 
 
 def prompt_prose(code: str) -> str:
@@ -215,16 +223,17 @@ def prompted_task(benchmark: str, item_id: str, text: str, min_match_tokens: int
     if len(tokens) >= min_match_tokens or len(tokens) == 0 or len(prose) < MIN_PROSE_GRAMS:
         return None
     n = min(CODE_NGRAM, len(tokens))
-    code, first = np.unique(code_ngram_hashes(tokens, n), return_index=True)
+    windows = code_ngram_hashes(tokens, n)
+    code, first = np.unique(windows, return_index=True)
     return PromptedTask(benchmark, item_id, prose, code, n, len(tokens), *task_screen_grams(told),
-                        stream_ngrams(*token_stream(tokens), n)[first])
+                        stream_ngrams(*token_stream(tokens), n)[first], token_run_projection(tokens), windows)
 
 
 class PromptedTaskIndex:
     """Short items matched by prose and code together (see the module docstring)."""
 
-    __slots__ = ("_buckets", "_distinct_keys", "_foreign", "_foreign_candidates", "_keys", "_owners", "_screen_keys",
-                 "_sorted_screen_keys", "_starts", "min_code_coverage", "min_prose_overlap", "tasks")
+    __slots__ = ("_buckets", "_distinct_keys", "_foreign", "_foreign_candidates", "_keys", "_owners", "_python_screens",
+                 "_screen_keys", "_sorted_screen_keys", "_starts", "min_code_coverage", "min_prose_overlap", "tasks")
 
     def __init__(self, tasks: Iterable[PromptedTask], *, min_prose_overlap: float = 0.5,
                  min_code_coverage: float = 0.8):
@@ -242,6 +251,12 @@ class PromptedTaskIndex:
         self._buckets[_bucket(self._screen_keys)] = True
         self._sorted_screen_keys = np.unique(self._screen_keys)
         self._foreign_candidates = bool(self._candidates(self._foreign))  # a non-ASCII text without any 3-gram
+        # Per task, a ``ScreenIndex`` of its code alone as a Python document's run projection reads it: a window
+        # the exact reading finds has all its projected k-grams there, so a task with fewer than
+        # ``min_code_coverage`` of its distinct n-grams' worth of possible windows cannot be hit.
+        self._python_screens = [ScreenIndex([(t.code_runs, t.code_windows)], ngram=t.n, min_overlap=min_code_coverage,
+                                            min_match_tokens=0, grams=PYTHON_SCREEN_GRAMS,
+                                            projections=(_projected, run_projection)) for t in self.tasks]
 
     def __len__(self) -> int:
         return len(self.tasks)
@@ -252,7 +267,10 @@ class PromptedTaskIndex:
         text is first screened (``screen_grams``): one no task's prose can match is done with."""
         if not self.tasks or not self.may_hit(text):
             return []
-        candidates = self._candidates(np.isin(self._keys, self._found_keys(prose_grams(text))))
+        numbers = self._candidate_numbers(np.isin(self._keys, self._found_keys(prose_grams(text))))
+        if numbers and (not language or language == PYTHON):
+            numbers = self._python_screened(numbers, text)
+        candidates = [self.tasks[i] for i in numbers]
         if candidates and language and language != PYTHON:
             candidates = self._code_screened(candidates, text, language)
         if not candidates:
@@ -285,11 +303,23 @@ class PromptedTaskIndex:
         found = {n: stream_ngrams(*stream, n) for n in {task.n for task in candidates}}
         return [task for task in candidates if np.isin(task.code_screen, found[task.n]).mean() >= self.min_code_coverage]
 
+    def _python_screened(self, numbers: list[int], text: str) -> list[int]:
+        """The candidate tasks (by number) whose code the Python document may hold, by each one's ``ScreenIndex``
+        over the document's ``run_projection``; all of them when that projection is unsure (None)."""
+        projected = run_projection(text)
+        if projected is None:
+            return numbers
+        return [i for i in numbers if self._python_screens[i].may_hit_projected(projected)]
+
     def _candidates(self, in_text: np.ndarray) -> list[PromptedTask]:
         """The tasks with ``MIN_PROSE_GRAMS`` of their 3-grams found (``in_text``: one bool per key) and
         ``min_prose_overlap`` of their words covered."""
+        return [self.tasks[i] for i in self._candidate_numbers(in_text)]
+
+    def _candidate_numbers(self, in_text: np.ndarray) -> list[int]:
+        """``_candidates`` by their numbers in ``tasks``."""
         found = np.bincount(self._owners, weights=in_text, minlength=len(self.tasks))
-        return [self.tasks[i] for i in np.flatnonzero(found >= MIN_PROSE_GRAMS).tolist()
+        return [i for i in np.flatnonzero(found >= MIN_PROSE_GRAMS).tolist()
                 if covered_words(in_text[self._starts[i]:self._starts[i + 1]]) >= self.min_prose_overlap]
 
     def _found_keys(self, grams: np.ndarray) -> np.ndarray:
@@ -318,6 +348,11 @@ class PromptedTaskIndex:
             return None
         return BenchmarkHit(task.benchmark, task.item_id, coverage, task.code_length,
                             text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1)
+
+
+def _projected(runs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A task's code already projected (``PromptedTask.code_runs``), as ``ScreenIndex`` asks an item's projection."""
+    return runs
 
 
 def prompted_items(items: Iterable[BenchmarkText], min_match_tokens: int) -> Iterator[PromptedTask]:

@@ -178,7 +178,7 @@ def test_a_version_or_warranty_either_is_no_choice_of_licenses(text: str) -> Non
     ("libzmq", "external/sha1/sha1.h", "BSD-3-Clause"),  # BSD-2-Clause's clauses are in it too: one text, not two
     ("gin", "gin.go", None),  # "governed by a MIT style license that can be found in the LICENSE file": a pointer
     ("poetry-core", "src/poetry/core/_vendor/packaging/__init__.py", None),  # "dual licensed": the folder's choice
-    ("valkey", "src/lzf.h", "BSD-2-Clause OR GPL-2.0"),  # BSD-2's text, "Alternatively ... the GPL", "under either"
+    ("valkey", "src/lzf.h", "BSD-2-Clause OR GPL-2.0-or-later"),  # "Alternatively ... the GPL version 2 or any later"
     ("valkey", "src/siphash.c", "CC0-1.0"),  # "To the extent possible under law, the author(s) have dedicated all ..."
 ])
 def test_a_files_own_license_notice(name: str, path: str, expected: str | None) -> None:
@@ -290,11 +290,11 @@ def test_a_license_block_at_the_end_of_a_file(repository, path, expected):
     ("gevent", "deps/libuv/README.md", None),
 ])
 def test_mit_named_in_a_bundled_files_banner(repository, path, expected):
-    from codemix.filters.licenses import named_mit
+    from codemix.filters.licenses import named_in_banner
 
     text = json.loads((Path(__file__).parent / "data" / "vendored" / f"{repository}.json").read_text())[path]
     assert notice_license(text) is None  # guard: no MIT text to read
-    assert named_mit(text, path) == expected
+    assert named_in_banner(text, path) == expected
 
 
 @pytest.mark.parametrize(("path", "expected"), [

@@ -46,10 +46,14 @@ def dist_file(dist: str, name: str) -> str:
 # --- Real license texts -------------------------------------------------------------------------
 
 
-def test_python_own_license_is_psf_although_it_later_mentions_the_gpl():
+def test_python_own_license_is_python_2_0_although_it_later_mentions_the_gpl():
+    """Python's LICENSE is the PSF agreement followed by BeOpen's, CNRI's and CWI's: SPDX Python-2.0, as ScanCode
+    32.5.0 reads it (its key ``python``); the PSF agreement alone is PSF-2.0."""
     text = STDLIB_LICENSE.read_text()
     assert "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in text and "GNU General Public License" in text
-    assert detect_license("LICENSE", text) == "PSF-2.0"
+    assert detect_license("LICENSE", text) == "Python-2.0"
+    psf = text[text.index("PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2"):text.index("BEOPEN.COM LICENSE AGREEMENT")]
+    assert detect_license("LICENSE", psf) == "PSF-2.0"
 
 
 def test_python_documentation_section_is_zero_clause_bsd():
@@ -74,7 +78,7 @@ def test_python_documentation_section_is_zero_clause_bsd():
         ("cffi", "LICENSE", "MIT-0"),
         ("dnspython", "LICENSE", "ISC"),
         ("hypothesis", "LICENSE.txt", "MPL-2.0"),
-        ("typing_extensions", "LICENSE", "PSF-2.0"),
+        ("typing_extensions", "LICENSE", "Python-2.0"),  # Python's own license text, copied whole
         ("multiprocess", "COPYING", "BSD-3-Clause"),
         ("pillow", "LICENSE", "HPND"),
     ],

@@ -13,6 +13,7 @@ import pytest
 from codemix.document import Document
 from codemix.filters.apply import DocumentFilter
 from codemix.filters.code_lexer import lexed_stream
+from codemix.filters.code_runs import run_projection
 from codemix.filters.config import FiltersConfig
 from codemix.filters.decontamination import (
     ContaminationIndex,
@@ -211,3 +212,29 @@ def test_the_code_screen_keeps_every_hit_in_other_languages(indexes):
                 hits += len(exact)
                 dropped += len(candidates) - len(short._code_screened(candidates, text, language))
     assert hits >= 15 and dropped >= 100, (hits, dropped)
+
+
+def test_the_python_code_screen_keeps_every_hit(indexes):
+    """In a Python document, the code screen (``_python_screened``: each candidate's ``ScreenIndex`` over the
+    document's ``run_projection``) keeps every task the exact check hits: each short task pasted into a real file
+    whole and in every leak variant of bench.short_tasks (renamed, docstring edited, class method...), and the
+    stdlib files whose prose finds a task. It drops the tasks whose code is absent (the prompt alone)."""
+    from bench.short_tasks import LEAK_VARIANTS
+
+    code, short = indexes
+    stdlib = Path(sysconfig.get_path("stdlib"))
+    texts = [t for t in _utf8_texts(sorted(stdlib.glob("**/*.py"))[::3]) if short.may_hit(t)]
+    for item_id in short_task_ids(code):
+        task = TASKS[item_id]
+        texts += [HOST + "\n\n" + variant(task) for variant in LEAK_VARIANTS.values()]
+        texts.append(f'{HOST}\n\n"""{prompt_prose(task)}"""\n')
+    hits = dropped = projected = 0
+    for text in texts:
+        numbers = short._candidate_numbers(np.isin(short._keys, short._found_keys(prose_grams(text))))
+        tokens = code_tokens(text)
+        exact = [i for i in numbers if short._hit(short.tasks[i], text, tokens, code_ngram_hashes(tokens, short.tasks[i].n))]
+        kept = short._python_screened(numbers, text)
+        assert set(exact) <= set(kept), text[-300:]
+        hits, dropped = hits + len(exact), dropped + len(numbers) - len(kept)
+        projected += bool(numbers) and run_projection(text) is not None  # the screen was asked, not passed unsure
+    assert hits >= 300 and dropped >= 100 and projected >= 350, (hits, dropped, projected)
