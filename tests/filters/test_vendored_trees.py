@@ -548,8 +548,9 @@ def test_a_header_granting_other_terms_in_another_holders_name():
         "caffeine/src/jsr166Test/java/com/github/benmanes/caffeine/jsr166/"
     for copy, said in [(eclipse + "mutable/Key.java", "'goldman sachs' under EPL-1.0"),
                        (eclipse + "mutable/Sum.java", "'goldman sachs' under EPL-1.0"),
-                       (jsr166 + "MapTest.java", "'doug lea and martin buchholz' under the public domain"),
-                       (jsr166 + "Item.java", "'doug lea' under the public domain")]:
+                       # "released to the public domain, as explained at http://creativecommons.org/publicdomain/zero/1.0/"
+                       (jsr166 + "MapTest.java", "'doug lea and martin buchholz' under CC0-1.0"),
+                       (jsr166 + "Item.java", "'doug lea' under CC0-1.0")]:
         assert f"\t{copy}\t" in truth or "\tcaffeine/src/jsr166Test/" in truth  # guard: the hand list calls it a copy
         assert found[copy][0] is not None and said in found[copy][0].evidence, (copy, found[copy])
     for own in (eclipse + "mutable/CaffeineMutableMapTestCase.java", eclipse + "ConcurrentMapAdapter.java",
