@@ -550,7 +550,9 @@ def _holder_lines(text: str) -> Iterator[str]:
     copyright (``_license_documents_own``)."""
     head = text[:20_000]
     for match in _COPYRIGHT.finditer(head):
-        if _HOLDER_MARK.search(match.group(1)) and not _license_documents_own(head, match):
+        # "copyright = '© 2023 ABC Widgets, Inc.'" is a setting in an example (hugo's docs page ``Copyright.md``)
+        if _HOLDER_MARK.search(match.group(1)) and not match.group(1).lstrip().startswith("=") \
+                and not _license_documents_own(head, match):
             yield match.group(1)
 
 
@@ -871,8 +873,9 @@ def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:
     return bool(holder_words([holder]) & holder_words(owner.people))
 
 
-# A release of its own: "Version: 1.2.2", "@version 2.1", "v1.12.1" in a header's comments.
-_RELEASE = re.compile(r"(?:\bversion\b|@version)\s*:?\s*v?\d+(?:\.\d+)+|\bv\d+\.\d+\.\d+\b", re.IGNORECASE)
+# A release of its own: "Version: 1.2.2", "@version 2.1" in a header's comments.
+# A version field opening a comment line, not a license's "Version 2.0" nor a generator's "pycrc v0.8.2" in a sentence.
+_RELEASE = re.compile(r"^[ \t]*[^\w\s]*[ \t]*(@?version[ \t]*:?[ \t]*v?\d+(?:\.\d+)+)", re.IGNORECASE | re.MULTILINE)
 
 
 def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | None:
@@ -892,7 +895,7 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
                 and "creativecommons.org" not in url.lower()), None)
     if url is None:
         return None
-    return f"header names {holder!r}, {' '.join(release.group(0).split())!r} and {url!r}, not the repository's"
+    return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
 
 
 def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, governing: Iterable[str]) -> str | None:
@@ -956,15 +959,15 @@ def foreign_terms(text: str, owner: RepositoryOwner, notice: str | None, governi
     governing = {_family(name) for name in governing_ids}
     holder = header_holder(text)
     words, own_words = holder_words([holder]), owner.words()
-    if not notice or not governing or not words or words & own_words or holder in owner.returning \
+    if not notice or not governing or not words or not own_words or words & own_words or holder in owner.returning \
             or (repo and names_repository(header_comments(text), repo)):
         return None
     stated = {_family(name) for name in license_ids(notice)} or {_family(notice)}
     if stated & governing:
         return None
     terms = "the public domain" if notice == PUBLIC_DOMAIN else notice
-    own = repr(owner.named()) if own_words else "(it names no one)"
-    return f"header names {holder!r} under {terms}, not the repository's {own} under {' AND '.join(governing_ids)}"
+    return (f"header names {holder!r} under {terms}, not the repository's {owner.named()!r} under "
+            f"{' AND '.join(governing_ids)}")
 
 
 def _family(license_id: str) -> str:
