@@ -190,18 +190,18 @@ def lexed_projection(text: str, language: str) -> tuple[np.ndarray, np.ndarray] 
     word = classes == _WORD_BYTE
     starting = word.copy()
     starting[1:] &= ~word[:-1]
-    at = np.flatnonzero((classes != _BLANK) & (~word | starting))  # each token's first byte
+    at = ((classes != _BLANK) & (~word | starting)).nonzero()[0]  # each token's first byte
     is_run = word[at]
     ending = word.copy()
     ending[:-1] &= ~word[1:]
-    ends = np.flatnonzero(ending) + 1
+    ends = ending.nonzero()[0] + 1
     hashes = _CHARACTER_HASHES[data[at]]
-    run_at = np.flatnonzero(is_run)
+    run_at = is_run.nonzero()[0]
     hashes[run_at] = _run_hashes(data, at[run_at], ends)
     keys = _keyword_hashes(language)
     identifier = is_run & (data[at] - ord("0") > 9)  # a digit byte minus '0' is 0..9 (uint8 wraps the rest)
     if len(keys):
-        identifier[run_at] &= keys[np.minimum(np.searchsorted(keys, hashes[run_at]), len(keys) - 1)] != hashes[run_at]
+        identifier[run_at] &= keys[np.minimum(keys.searchsorted(hashes[run_at]), len(keys) - 1)] != hashes[run_at]
     identifier[1:] &= ~((classes[at[:-1]] == _OTHER) & (data[at[:-1]] == _DOT))
     kept = classes[at] != _STRING
     return hashes[kept], identifier[kept]
@@ -238,17 +238,17 @@ def lexed_stream(text: str, language: str) -> tuple[np.ndarray, np.ndarray] | No
     word = classes == _WORD_BYTE
     starting = word.copy()
     starting[1:] &= ~word[:-1]
-    at = np.flatnonzero((classes != _BLANK) & (~word | starting))  # each token's first byte, comments' marks too
+    at = ((classes != _BLANK) & (~word | starting)).nonzero()[0]  # each token's first byte, comments' marks too
     is_run = word[at]
     ending = word.copy()
     ending[:-1] &= ~word[1:]
     hashes = _CHARACTER_HASHES[data[at]]
-    run_at = np.flatnonzero(is_run)
-    hashes[run_at] = _run_hashes(data, at[run_at], np.flatnonzero(ending) + 1)
+    run_at = is_run.nonzero()[0]
+    hashes[run_at] = _run_hashes(data, at[run_at], ending.nonzero()[0] + 1)
     keys = _keyword_hashes(language)
     identifier = is_run & (data[at] - ord("0") > 9)
     if len(keys):
-        identifier[run_at] &= keys[np.minimum(np.searchsorted(keys, hashes[run_at]), len(keys) - 1)] != hashes[run_at]
+        identifier[run_at] &= keys[np.minimum(keys.searchsorted(hashes[run_at]), len(keys) - 1)] != hashes[run_at]
     identifier[1:] &= data[at[:-1]] != _DOT  # after a "." token (a comment's mark is no ".")
     kept = data[at] != 1
     return hashes[kept], identifier[kept]

@@ -133,9 +133,9 @@ def run_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     rest = "\n" + rest + "\n" + " " * 8  # a run is never last; the spaces: room to read 8 bytes at any run
     data = np.frombuffer(rest.encode("ascii"), dtype=np.uint8)
     classes = _CLASSES[data]
-    continuation = np.flatnonzero((data[:-1] == 92) & (data[1:] == 10))  # a backslash-newline is no token
+    continuation = ((data[:-1] == 92) & (data[1:] == 10)).nonzero()[0]  # a backslash-newline is no token
     classes[continuation], classes[continuation + 1] = _SPACE, _SPACE
-    depth = np.cumsum((classes == _OPEN).astype(np.int32) - (classes == _CLOSE))
+    depth = ((classes == _OPEN).astype(np.int32) - (classes == _CLOSE)).cumsum()
     if depth.min() < 0 or depth[-1] != 0 or not _indentation_consistent(data, classes, depth):
         return None
     return _symbols(rest, data, classes, depth)
@@ -161,12 +161,12 @@ def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.nda
     """``code_screen``'s indentation rule on bytes: a statement starts after a newline outside brackets
     whose next token is not a newline; its column is the newline's own run of spaces and tabs."""
     n = len(data)
-    newlines = np.flatnonzero(classes == _NEWLINE)
+    newlines = (classes == _NEWLINE).nonzero()[0]
     newlines = newlines[depth[newlines] == 0]
-    blank = np.append(np.flatnonzero((data != 32) & (data != 9)), n)
-    ends = blank[np.searchsorted(blank, newlines + 1)]  # each line's first byte after its spaces and tabs
+    blank = np.concatenate([((data != 32) & (data != 9)).nonzero()[0], [n]])
+    ends = blank[blank.searchsorted(newlines + 1)]  # each line's first byte after its spaces and tabs
     following = ends.copy()
-    for i in np.flatnonzero(classes[np.minimum(ends, n - 1)] == _SPACE).tolist():  # a continuation first: rare
+    for i in (classes[np.minimum(ends, n - 1)] == _SPACE).nonzero()[0].tolist():  # a continuation first: rare
         while following[i] < n and classes[following[i]] == _SPACE:
             following[i] += 1
     starts = following < n
@@ -177,7 +177,7 @@ def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.nda
     tabbed = np.empty(0, dtype=np.int64)
     if (data == 9).any():
         tabs = np.concatenate([[0], np.cumsum(data == 9)])
-        tabbed = np.flatnonzero(tabs[ends] > tabs[newlines + 1])
+        tabbed = (tabs[ends] > tabs[newlines + 1]).nonzero()[0]
     for i in tabbed.tolist():
         columns[i] = len(data[newlines[i] + 1:ends[i]].tobytes().expandtabs(8))
     return columns_consistent(columns)
@@ -190,13 +190,13 @@ def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray
     word = classes == _WORD
     starting = word.copy()
     starting[1:] &= ~word[:-1]
-    at = np.flatnonzero((classes != _SPACE) & (~word | starting))  # one symbol per run or character
+    at = ((classes != _SPACE) & (~word | starting)).nonzero()[0]  # one symbol per run or character
     kind, byte = classes[at], data[at]
     runs = kind == _WORD
-    run_at = np.flatnonzero(runs)
+    run_at = runs.nonzero()[0]
     ending = word.copy()
     ending[:-1] &= ~word[1:]
-    ends = np.flatnonzero(ending) + 1
+    ends = ending.nonzero()[0] + 1
     hashes = _CHARACTER_HASHES[byte]
     run_hashes = hashes[run_at] = _run_hashes(data, at[run_at], ends)
     after = run_at + 1
@@ -209,7 +209,7 @@ def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray
     newline = kind == _NEWLINE
     counted_mask = ~dropped
     counted_mask[newline] &= depth[at[newline]] == 0
-    counted = np.flatnonzero(counted_mask)
+    counted = counted_mask.nonzero()[0]
     previous = np.full(len(at), -1, dtype=np.int64)
     previous[counted[1:]] = counted[:-1]
     digit_start = np.zeros(len(at), dtype=bool)
@@ -219,7 +219,7 @@ def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray
     names = np.zeros(len(at), dtype=bool)
     names[run_at] = ~_KEYWORDS.member(run_hashes)
     names &= ~digit_start & ~dropped
-    name_at = np.flatnonzero(names)
+    name_at = names.nonzero()[0]
     before = previous[name_at]
     after_dot = np.zeros(len(at), dtype=bool)
     after_dot[name_at[(before >= 0) & (kind[before] == _DOT)]] = True
@@ -251,13 +251,13 @@ def _after_dot_token(data: np.ndarray, at: np.ndarray, after_dot: np.ndarray, pr
     if digit_start[dots - 1][_CLASSES[before] == _WORD].any():
         return None
     result = after_dot.copy()
-    for number in np.flatnonzero(before == _DOT_BYTE).tolist():  # a run of dots: rare, walked back
+    for number in (before == _DOT_BYTE).nonzero()[0].tolist():  # a run of dots: rare, walked back
         start = int(at[dots[number]])
         while data[start - 1] == _DOT_BYTE:
             start -= 1
         if _word_starts_with_digit(data, start - 1):
             return None
-        result[np.flatnonzero(after_dot)[number]] = (int(at[dots[number]]) - start + 1) % 3 != 0
+        result[after_dot.nonzero()[0][number]] = (int(at[dots[number]]) - start + 1) % 3 != 0
     return result
 
 

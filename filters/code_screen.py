@@ -131,7 +131,7 @@ def light_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     receiver = (classes == NAME) & np.isin(hashes, _RECEIVER_HASHES) & (
         (after == _COMMA) | (after == _DOT) | (after == _CLOSE_PAREN))
     dropped = receiver | np.append(False, receiver[:-1] & ((hashes[1:] == _COMMA) | (hashes[1:] == _DOT)))
-    order = np.flatnonzero(counted & ~dropped)
+    order = (counted & ~dropped).nonzero()[0]
     previous_is_dot = np.zeros(len(tokens), dtype=bool)
     previous_is_dot[order[1:]] = hashes[order[:-1]] == _DOT
     identifier = (classes == NAME) & ~previous_is_dot
@@ -148,7 +148,7 @@ def _indentation_consistent(tokens: list[str], newline: np.ndarray, outside: np.
     """False where ``tokenize`` would raise IndentationError: a statement dedented to a column that
     no enclosing block opened (tabs to multiples of 8, as ``tokenize`` counts columns). A statement
     starts after a newline outside brackets that a non-blank line follows."""
-    starts = np.flatnonzero(newline[:-1] & outside[:-1] & ~newline[1:])
+    starts = (newline[:-1] & outside[:-1] & ~newline[1:]).nonzero()[0]
     return columns_consistent([len(tokens[i].expandtabs(8)) - 1 for i in starts.tolist()])
 
 
@@ -222,10 +222,17 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     total = int(lengths.sum())
     if not total:
         return np.empty(0, dtype=np.int64)
-    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+    return np.repeat(starts - lengths.cumsum() + lengths, lengths) + np.arange(total)
 
 
 _SLOT_MULTIPLIER = np.uint64(0xFF51AFD7ED558CCD)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a 1-D array (sorted, each value once) without its Python-level overhead: a document's
+    screen asks it a few times, and most documents are small."""
+    values = np.sort(values)
+    return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) > 1 else values
 
 
 def _small(values: np.ndarray) -> np.ndarray:
@@ -257,7 +264,7 @@ class _Grams:
         first, last = self.first.astype(np.int64), self.last.astype(np.int64)
         self._by_key = np.argsort(self._inverse, kind="stable").astype(np.int32)
         self._key_starts = np.searchsorted(self._inverse[self._by_key], np.arange(len(self.keys) + 1))
-        checked = np.flatnonzero(first <= last)
+        checked = (first <= last).nonzero()[0]
         occurrences = _ranges(first[checked], last[checked] + 1)
         order = np.argsort(occurrences, kind="stable")
         self._windows = np.repeat(checked, (last - first + 1)[checked])[order].astype(np.int32)
@@ -282,7 +289,7 @@ class _Grams:
         if shared.any() and len(self.keys):
             at = np.minimum(np.searchsorted(self.keys, found[shared]), len(self.keys) - 1)
             keys = np.concatenate([keys, at[self.keys[at] == found[shared]]])
-        return np.unique(keys)
+        return _distinct(keys)
 
     def possible_windows(self, found: np.ndarray) -> np.ndarray:
         """The windows whose k-grams all occur among the hashes ``found`` (windows checked by this k)."""
@@ -290,9 +297,9 @@ class _Grams:
         present = np.sort(self._by_key[_ranges(self._key_starts[keys], self._key_starts[keys + 1])])
         if not len(present):
             return present
-        touched = np.unique(self._windows[_ranges(self._occurrence_starts[present], self._occurrence_starts[present + 1])])
+        touched = _distinct(self._windows[_ranges(self._occurrence_starts[present], self._occurrence_starts[present + 1])])
         first, last = self.first[touched], self.last[touched]
-        inside = np.searchsorted(present, last, side="right") - np.searchsorted(present, first, side="left")
+        inside = present.searchsorted(last, side="right") - present.searchsorted(first, side="left")
         return touched[inside == last - first + 1]
 
 
@@ -373,8 +380,8 @@ class ScreenIndex:
         if not len(windows):
             return False  # free windows alone reach no text's minimum (unbounded is 0)
         counts = self._free_counts + np.bincount(self._owner[windows], minlength=self._texts)
-        for number in np.flatnonzero(counts >= self._needed).tolist():
-            mine = np.flatnonzero(self._free & (self._owner == number))
+        for number in (counts >= self._needed).nonzero()[0].tolist():
+            mine = (self._free & (self._owner == number)).nonzero()[0]
             starts = self._start[np.concatenate([mine, windows[self._owner[windows] == number]])]
             if covered(starts, self.ngram, int(self._length[number])) >= self.min_match_tokens:
                 return True

@@ -159,7 +159,7 @@ def screen_grams(text: str) -> np.ndarray:
     np.cumsum(data * powers, out=sums[1:])  # sums[i]: the word bytes before i, each times _BASE**position
     in_word = np.zeros(len(data) + 2, dtype=bool)
     in_word[1:-1] = data != 0
-    edges = np.flatnonzero(in_word[1:] != in_word[:-1])  # a word's start, then its end, alternating
+    edges = (in_word[1:] != in_word[:-1]).nonzero()[0]  # a word's start, then its end, alternating
     starts, ends = edges[0::2], edges[1::2]
     return _screen_3grams((sums[ends] - sums[starts]) * inverse[starts])
 
@@ -287,7 +287,7 @@ class PromptedTaskIndex:
         grams = screen_grams(text)
         grams = grams[self._buckets[_bucket(grams)]]
         if grams.size:  # the few in a task's bucket, looked up
-            at = np.minimum(np.searchsorted(self._sorted_screen_keys, grams), self._sorted_screen_keys.size - 1)
+            at = np.minimum(self._sorted_screen_keys.searchsorted(grams), self._sorted_screen_keys.size - 1)
             grams = grams[self._sorted_screen_keys[at] == grams]
         if not grams.size:
             return not text.isascii() and self._foreign_candidates
