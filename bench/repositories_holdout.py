@@ -210,8 +210,9 @@ def independent_license(path: str, readings: dict[str, str], legal: dict[str, li
 
 
 def comparable(expression: str) -> frozenset[str]:
-    """License ids without ScanCode's ``LicenseRef-scancode-`` prefix, case, ``-only``/``-or-later``/``+``,
-    and exceptions (``WITH x``, ScanCode's ``AND fmt-exception``)."""
+    """License ids without ScanCode's ``LicenseRef-scancode-`` prefix or ours, ``LicenseRef-`` (ScanCode's
+    ``public-domain`` is our ``LicenseRef-public-domain``), case, ``-only``/``-or-later``/``+``, and exceptions
+    (``WITH x``, ScanCode's ``AND fmt-exception``)."""
     cleaned = re.sub(r"LicenseRef-(?:scancode-)?", "", expression, flags=re.IGNORECASE)
     cleaned = re.sub(r"\s+WITH\s+\S+", "", cleaned)
     ids = license_ids(cleaned) or frozenset(re.findall(r"[\w.+-]+", cleaned.lower())) - {"and", "or", "with"}

@@ -156,6 +156,70 @@ def count_moss(path: Path) -> int:
     return 1 + sum(2 + 2 * (not none.search(t["Commands"])) for t in value["chat"].values())
 
 
+# round 7 (new formats: an HTML export, a CSV table, console logs, notebooks of simulated people, Chinese and
+# Korean dialogues)
+
+
+def count_autogpt_console(path: Path) -> int:
+    """AutoGPT's console: the task (``I want Auto-GPT to:``), each cycle's model turn (``NAME THOUGHTS:`` ...
+    ``NEXT ACTION:``), each command's result (``SYSTEM:  Command X returned:``) and the person's feedback
+    (``SYSTEM:  Human feedback:``)."""
+    text = path.read_text()
+    return sum(len(re.findall(pattern, text, re.MULTILINE)) for pattern in (
+        r"^I want Auto-GPT to:", r"^\S+ THOUGHTS:", r"^SYSTEM:\s+Command \S+ returned:", r"^SYSTEM:\s+Human feedback:"))
+
+
+def count_qa_rows(path: Path) -> int:
+    """A CSV table of ``Q,A`` rows: each non-empty question and answer."""
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    return sum(bool(row["Q"].strip()) + bool(row["A"].strip()) for row in rows)
+
+
+def count_messages_per_dialogue(path: Path) -> int:
+    """A JSON list of dialogues ``{messages: [{message[, attrs]}], name}``: every message."""
+    return sum(len(dialogue["messages"]) for dialogue in json.loads(path.read_text()))
+
+
+def count_agentverse_log(path: Path) -> int:
+    """AgentVerse's log: each agent's review (``[Name]: ...``), each tool call (``Tool:`` with ``Tool Input:``)
+    and each ``Observation:``."""
+    text = path.read_text()
+    return sum(len(re.findall(p, text, re.MULTILINE)) for p in (r"^\[[^\]\n]+\]: ", r"^Tool: ", r"^Observation: "))
+
+
+def cell_outputs(path: Path, source_holds: str = "") -> list[str]:
+    """The printed text of each code cell (whose source holds ``source_holds``), colours removed."""
+    cells = json.loads(path.read_text())["cells"]
+    return [ANSI.sub("", "".join("".join(o.get("text", [])) or "".join(o.get("data", {}).get("text/plain", []))
+                                 for o in cell.get("outputs", [])))
+            for cell in cells if cell["cell_type"] == "code" and source_holds in "".join(cell["source"])]
+
+
+def count_tinytroupe_chat(path: Path) -> int:
+    """TinyTroupe's world run: the person's message (``USER --> Name: [CONVERSATION]``) and what each simulated
+    person said (``Name acts: [TALK]``); thoughts and the copies each listener receives are no messages."""
+    outputs = cell_outputs(path, "world.run")
+    return sum(len(re.findall(r"^USER --> ", o, re.MULTILINE)) + len(re.findall(r"^\S.* acts: \[TALK\]", o, re.MULTILINE))
+               for o in outputs)
+
+
+def count_html_message_divs(path: Path) -> int:
+    """claude-code-log's page: every ``<div class='message KIND'>`` of a user, assistant, system, tool use or
+    tool result (the session header is none)."""
+    return len(re.findall(r"class='message (?:user|assistant|tool_use|tool_result|system)'", path.read_text()))
+
+
+def count_message_list(path: Path) -> int:
+    return len(json.loads(path.read_text()))
+
+
+def count_camel_society(path: Path) -> int:
+    """CAMEL's role-playing society printed by a notebook: each ``[AI User]`` and ``[AI Assistant]`` message."""
+    return sum(len(re.findall(r"^\[AI (?:User|Assistant)\] ", o, re.MULTILINE)) for o in cell_outputs(path))
+
+
 def count_none(path: Path) -> int:
     """A file of no conversation (a pipeline's progress log, an ontology): 0."""
     return 0
@@ -182,4 +246,13 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "MultiWOZ 2.1 (DialogStudio original)": count_multiwoz_log,
                 "Python Data Science Handbook (notebook, no conversation)": count_none,
                 "Python Data Science Handbook (CSV of numbers, no conversation)": count_none,
-                "watsonx demos (README, no conversation)": count_none}
+                "watsonx demos (README, no conversation)": count_none,
+                # round 7
+                "AutoGPT (console log in Markdown, agent leaderboard)": count_autogpt_console,
+                "Chatbot_data (Korean Q/A table, CSV)": count_qa_rows,
+                "KdConv (Chinese knowledge-grounded dialogues, travel)": count_messages_per_dialogue,
+                "AgentVerse (multi-agent tool-use log)": count_agentverse_log,
+                "TinyTroupe (two simulated people chatting, notebook)": count_tinytroupe_chat,
+                "claude-code-log (Claude Code session rendered as HTML)": count_html_message_divs,
+                "SMILE (Chinese counselling dialogue, client/counselor)": count_message_list,
+                "CAMEL (role-playing society, notebook)": count_camel_society}

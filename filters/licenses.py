@@ -481,7 +481,7 @@ def _offered_names(words: str) -> tuple[str, ...]:
     """The licenses a text's opening choice names without quoting them: Ruby's COPYING, "under either the terms of
     the 2-clause BSDL (see the file BSDL), or the conditions below" (its conditions are the text; BSDL a file that
     is not named like a license file)."""
-    choice = _CHOICE.search(words[:_CHOICE_CHARS])
+    choice = _CHOICE.search(words[:_CHOICE_CHARS]) or _ALTERNATIVELY.search(words[:_NOTICE_CHARS])
     if choice is None:
         return ()
     window = words[choice.end():choice.end() + _OFFER_CHARS]
@@ -490,6 +490,10 @@ def _offered_names(words: str) -> tuple[str, ...]:
 
 
 _OFFER_CHARS = 120
+# A text that, after quoting its license, offers another by name: libev's and liblzf's "Alternatively, the contents of
+# this package may be used under the terms of the GNU General Public License ("GPL") version 2 or any later version".
+_ALTERNATIVELY = re.compile(r"\balternatively the contents of this (?:file|package|library|software|distribution) "
+                            r"may be used under (?:the terms of )?(?:either )?")
 _NOT_OFFERED = frozenset({PROPRIETARY, PUBLIC_DOMAIN})
 
 
@@ -1023,12 +1027,16 @@ _PUBLIC_DOMAIN = re.compile(
     r"|(?:release[sd]?|place[sd]?|put|dedicated?|contributed) (?:\S+ ){0,8}?(?:in|into|to) the public domain"
     r"|100 public domain|(?:file|code|software|work|source) is public domain|(?:is|are) under (?:the )?public domain)\b")
 _CC0_ADDRESS = re.compile(r"creativecommons org publicdomain zero")
+# A dedication of the work a file is based on, not of the file.
+_BASED_ON = re.compile(r"\bbased on \S+(?: \S+){0,3}\s*$")
 
 
 def public_domain(words: str, found: Iterable[str] = ()) -> tuple[int, str] | None:
     """(position, CC0-1.0 or ``PUBLIC_DOMAIN``) where a file's words dedicate it to the public domain, else None."""
     if {"Unlicense", "CC0-1.0"} & set(found) or (match := _PUBLIC_DOMAIN.search(words)) is None:
         return None
+    if _BASED_ON.search(words[max(0, match.start() - 80):match.start()]):
+        return None  # jemalloc's hash.h: "based on MurmurHash3, placed into the public domain by Austin Appleby"
     after = words[match.start():match.end() + 120]
     return match.start(), "CC0-1.0" if _CC0_ADDRESS.search(after) else PUBLIC_DOMAIN
 
@@ -1059,47 +1067,51 @@ def named_in_banner(text: str, path: str = "") -> str | None:
     if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
         return "MIT"
     said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
-    return _license_from_name(f"{said.group(1)} license") if said else None
+    return _license_from_name(f"{said.group(1)} license{said.group(2) or ''}") if said else None
 
 
-# "Licensed under the Apache 2.0 License." Not a pointer ("... license found in the LICENSE file", "see LICENSE").
+# "Licensed under the Apache 2.0 License.", OpenWrt's "licensed under the GNU General Public License v2". Not a pointer ("... license found in the LICENSE file", "see LICENSE").
 _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(?:terms of (?:the )?)?"
-                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b"
-                          r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is))")
+                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:v ?|version )\d+(?: \d)?\b)?"
+                          r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is|v ?\d|version))")
 
 
 def _code_path(path: str) -> bool:
-    """Whether ``path`` names a code file (an extension ``_CODE_EXTENSIONS`` lists); an unknown path ("") counts."""
+    """Whether ``path`` may be a code file: no document (``_PROSE_EXTENSIONS``, a README, a changelog), license text
+    or NOTICE, whose sentences speak of a project; an unknown path ("") counts."""
     name = _parts(path)[-1] if _parts(path) else ""
-    return not path or "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS - _DATA_EXTENSIONS
+    return not path or not (name.lower().endswith(_PROSE_EXTENSIONS) or is_license_file(path) or is_notice_file(path)
+                            or name.upper().startswith(_DOCUMENT_NAMES))
 
 
-_DATA_EXTENSIONS = frozenset({"json", "yaml", "yml", "toml", "xml", "ini", "cfg", "lock", "csv", "png", "jpg", "jpeg",
-                              "gif", "svg", "ico", "pdf", "pyc"})
+_DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS", "CONTRIBUTORS", "THANKS")
 
 
 def tagged_license(text: str, path: str = "") -> str | None:
-    """The license a code file's opening comment names in a doc comment's ``@license`` tag (``_LICENSE_TAG``), or
-    None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
+    """The licenses a code file's opening comment names in doc comments' ``@license`` tags (``_LICENSE_TAG``; AND),
+    or None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
     opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
     if path.lower().endswith(_PROSE_EXTENSIONS) or opening is None:
         return None
-    tag = _LICENSE_TAG.search(opening.group(0))
-    return normalize_license(tag.group(1), spdx_field=True) if tag else None
+    tags = _LICENSE_TAG.findall(opening.group(0))  # several: all in force (CyberChef's own and an adapted file's)
+    return combine(normalize_license(tag, spdx_field=True) for tag in tags) or None
 
 
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
 # is licensed under the MIT license found in the LICENSE file in the root directory of this source tree". Not the
 # file's license (the pointed-at folder answers for that), but a statement that the file comes under terms of its own.
-_NAMED_AFTER_VERB = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(?:terms of (?:the )?)?"
-                               r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b")
+_NAMED_AFTER_VERB = re.compile(r"\b(?:licensed|released|distributed|made available) under (?:the )?(?:terms of (?:the )?)?"
+                               r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b(?: (?:v ?|version )?(\d{1,2}(?: \d)?)\b)?")
 
 
 def named_license(text: str) -> str | None:
     """The license a licensing sentence in a file's head names ("licensed under the MIT license found in..."), or
     None; ``filters.vendored.foreign_notice`` reads it as the file's own terms where no notice quotes them."""
     said = _NAMED_AFTER_VERB.search(_words(text[:_NOTICE_CHARS]))
-    return _license_from_name(f"{said.group(1)} license") if said else None
+    if said is None:
+        return None
+    version = f" {said.group(2).replace(' ', '.')}" if said.group(2) else ""  # the Eclipse Public License v1.0
+    return _license_from_name(f"{said.group(1)} license{version}") or _license_from_name(f"{said.group(1)} license")
 
 
 # A license a file's head names while pointing to a file in its folder for the text: Go's "Use of this source code is

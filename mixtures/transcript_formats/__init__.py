@@ -46,7 +46,8 @@ from codemix.mixtures.transcript_formats.shape import (
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
-from codemix.mixtures.transcript_formats.turns import speaker_of
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, speaker_of
+from codemix.mixtures.transcript_formats.web_pages import HTML_MESSAGES
 from codemix.sources import turn_path_tokens
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
@@ -55,7 +56,7 @@ SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 # Text formats tried after a file was tried as YAML, a Python literal and a table (a YAML recording prints
 # message objects in its bodies; the file's own notation reads them better).
 LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE)
-TEXT_FORMATS = (AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
+TEXT_FORMATS = (HTML_MESSAGES, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
@@ -118,7 +119,11 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
             try:
                 return parse_shape(value, aliases_only=True)
             except TranscriptShapeError:
-                raise adapter_error from None
+                pass
+            if two_sides_one_named(value):  # ``client``/``counselor``: the alias's side, the name the other
+                with contextlib.suppress(TranscriptShapeError):
+                    return parse_shape(value)
+            raise adapter_error from None
     if forced is not None and not candidates:
         raise TranscriptShapeError(f"format {forced} is not read from a JSON value (its files are JSONL sessions "
                                    "or text)")
@@ -129,6 +134,17 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
             return with_record_ids(scored_fallback(value, speakers), value)
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+def two_sides_one_named(value: Any) -> bool:
+    """Whether a message list an adapter refused is a two-party dialogue whose speakers are one role alias of
+    a person or the model and one name (SMILE's ``client``/``counselor``): shape maps the name to the other side."""
+    messages = value.get("messages") if isinstance(value, dict) else value
+    if not isinstance(messages, list) or len(messages) < 2:
+        return False
+    speakers = {s.lower() for m in messages[:500] if (s := speaker_of(m))}
+    sides = {ROLE_ALIASES.get(s) for s in speakers}
+    return len(speakers) == 2 and len(sides & {"user", "assistant"}) == 1 and None in sides
 
 
 def notebook_transcripts(value: dict) -> list[Transcript]:

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import flag_text_observations
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, text_length
 from codemix.mixtures.transcript_formats.text_turns import (
     AFTER_LEVEL,
     CODE_LINE,
@@ -104,9 +104,14 @@ def banner_turns(text: Any) -> list[dict[str, Any]] | None:
 MAX_CODE_SHARE = 0.01
 
 
+# A Python traceback as a runtime prints it: the header, then indented frames quoting their source lines,
+# up to the exception line. The quoted lines are a program's output, not code someone wrote in the text.
+TRACEBACK = re.compile(r"^Traceback \(most recent call last\):[ \t]*\n(?:(?:[ \t]+\S.*|[ \t]*)\n)*", re.MULTILINE)
+
+
 def is_code(text: str) -> bool:
-    """More than 1% of the lines outside code fences are code (``text_turns.CODE_LINE``)."""
-    bare_text = FENCE.sub("", text)
+    """More than 1% of the lines outside code fences and printed tracebacks are code (``text_turns.CODE_LINE``)."""
+    bare_text = TRACEBACK.sub("", FENCE.sub("", text))
     return len(CODE_LINE.findall(bare_text)) > MAX_CODE_SHARE * max(1, bare_text.count("\n"))
 
 
@@ -120,9 +125,9 @@ def speaker_sections(found: list[tuple[str, str]]) -> list[dict[str, Any]] | Non
             len(found) >= 2 and role_banners(found)):
         return None
     turns = [{"speaker": role_of(label), "content": body} for label, body in found if body]
-    if len(turns) < 2 or sum(len(t["content"]) for t in turns) < 20 * len(turns):
+    if len(turns) < 2 or sum(text_length(t["content"]) for t in turns) < 20 * len(turns):
         return None
-    if sum(" " in t["content"] for t in turns) * 2 < len(turns):  # encoded blocks (a PEM file) are no speech
+    if sum(is_spoken(t["content"]) for t in turns) * 2 < len(turns):  # encoded blocks (a PEM file) are no speech
         return None
     return turns
 

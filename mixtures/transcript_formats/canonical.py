@@ -23,7 +23,32 @@ MAX_JSON_DEPTH = 100
 # ("[read_file for 'a.py'] Result:", "[execute_command] Result:", "Tool [read_file] was not executed").
 OBSERVATION_MARKERS = re.compile(
     r"^\s*(?:OBSERVATION:|Observation:|EXECUTION RESULT of \[|The output of the OS:"
-    r"|\[[^\]\n]{1,300}\] Result:|Tool \[[^\]\n]{1,100}\] (?:was not executed|result))")
+    r"|\[[^\]\n]{1,300}\] Result:|Tool \[[^\]\n]{1,100}\] (?:was not executed|result)"
+    r"|(?i:exit ?code|return ?code):[ \t]*-?\d+\b)")  # a command's exit status first: an executor's report
+
+
+# Letters of scripts written without spaces between words (Han, kana, Thai, Lao, Myanmar, Khmer: the ranges
+# ``filters.natural_language`` uses) and the sentence marks written with them; and the letters of Han, kana
+# and Hangul, each of which says about as much as a short Latin word.
+UNSPACED_LETTER = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+UNSPACED_MARK = re.compile(r"[。！？，、；]")
+DENSE_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def is_spoken(text: str) -> bool:
+    """Whether a text reads as prose rather than a name, an id or an encoded block: it holds a space, or (a
+    script written without spaces: ``对百雅轩798艺术中心有了解吗？``) eight letters of such a script or a
+    sentence mark among them (a short name, ``心理咨询师``, is no prose)."""
+    if " " in text.strip():
+        return True
+    letters = len(UNSPACED_LETTER.findall(text[:2000]))
+    return letters >= 8 or (letters >= 2 and UNSPACED_MARK.search(text) is not None)
+
+
+def text_length(text: str) -> int:
+    """A text's length in Latin-letter equivalents: a Han, kana or Hangul letter counts three (a Korean line of
+    ten syllables is no shorter than its English translation)."""
+    return len(text) + 2 * len(DENSE_LETTER.findall(text))
 
 
 class TranscriptShapeError(ValueError):

@@ -29,7 +29,13 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
+from codemix.mixtures.transcript_formats.canonical import (
+    flag_text_observations,
+    is_spoken,
+    message,
+    text_length,
+    tool_call,
+)
 from codemix.mixtures.transcript_formats.text_turns import CODE_LINE, FENCE, NOT_SPEAKERS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
@@ -40,6 +46,9 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MARKER = re.compile(r"^[ \t]*(?:\d{1,3}[.)][ \t]+)?(?:[>*_]+[ \t]*)?([^\w\s]{0,6})[ \t]*"
                     r"([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})[ \t]*(\([^)\n]{0,60}\))?[ \t]*[\]>|#*_]{0,3}:[*_]*(?:[ \t]+|$)",
                     re.MULTILINE)
+# A speaker's label in brackets opening a line, with no colon after it (CAMEL's ``[AI User] Instruction: ...``).
+BRACKETED_KEY = "\x00"  # how a bracketed speaker's label is told from a marker's in ``labelled_lines``
+BRACKETED = re.compile(r"^[ \t]*\[([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})\][ \t]+(?=\S)", re.MULTILINE)
 RULE = re.compile(r"^[ \t]*([_\-=*~])\1{9,}[ \t]*$", re.MULTILINE)
 PERSON_WORDS = frozenset({"user", "human", "prompt", "customer", "client", "person", "me", "you", "proxy", "userproxy"})
 MODEL_WORDS = frozenset({"agent", "assistant", "ai", "bot", "chatbot", "model", "llm", "gpt", "copilot", "claude",
@@ -48,12 +57,15 @@ PART_WORDS = frozenset({"thought", "thoughts", "thinking", "planning", "plan", "
                         "call", "called", "calling", "invoking", "invoke", "command", "commands", "code", "input"})
 TOOL_WORDS = frozenset({"observation", "observations", "result", "results", "tool", "tools", "output", "execution",
                         "environment", "env"})
+OUTPUT_WORDS = frozenset({"observation", "observations", "result", "results", "output", "outputs"})
 MIN_MARKED = 4
 
 
 def marker_role(words: set[str]) -> str | None:
     """A label's role by its words: ``user``, ``assistant`` (the model's own text), ``part`` (of the model's
     turn), ``tool``, or None (no marker)."""
+    if words & OUTPUT_WORDS and not words & MODEL_WORDS:
+        return "tool"  # ``Code output``, ``Action result``: what running the model's part gave, never trained
     if words & PART_WORDS:
         return "part"  # ``Tool Called``, ``Tool Input``, ``Action``: the model wrote them
     if words & PERSON_WORDS and not words & MODEL_WORDS:
@@ -63,11 +75,27 @@ def marker_role(words: set[str]) -> str | None:
     return "assistant" if words & MODEL_WORDS else None
 
 
+def head_role(label: str) -> str | None:
+    """The side a label names when it holds words of both (``AI User``, ``User Agent``): its last such word,
+    the head of an English compound (an AI that plays the user is the user)."""
+    sides = [("user" if w in PERSON_WORDS else "assistant") for w in re.split(r"[^a-z]+", re.sub(
+        r"(?<=[a-z0-9])([A-Z])", r"_\1", label).lower()) if w in PERSON_WORDS or w in MODEL_WORDS]
+    return sides[-1] if sides else None
+
+
 def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
     """``(start, end, label, role)`` of every marker line outside code fences."""
     fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
     found = []
+    for match in BRACKETED.finditer(text):
+        words = key_words(match.group(1))
+        if not any(a <= match.start() < b for a, b in fences) and words & (PERSON_WORDS | MODEL_WORDS) and not words & (
+                PART_WORDS | TOOL_WORDS):
+            found.append((match.start(), match.end(), BRACKETED_KEY + match.group(1).lower(), head_role(match.group(1))))
+    speakers_at = {start for start, _, _, _ in found}
     for match in MARKER.finditer(text):
+        if match.start() in speakers_at:
+            continue  # ``[AI User] Instruction:``: the bracketed speaker, not the field after it
         if any(a <= match.start() < b for a, b in fences) or CODE_LINE.match(text, match.start()):
             continue  # ``def handle(self, client):`` is code, not a label
         words, aside = key_words(match.group(2)), match.group(3) or ""
@@ -77,9 +105,48 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
         elif re.fullmatch(r"\(\s*[A-Za-z][A-Za-z ]*\)", aside) and not aside.lstrip("( ").startswith("to "):
             words = words | key_words(aside)  # ``John (Customer Care Agent):``: the name's own role (words only)
         role = marker_role(words)
+        if role in ("user", "assistant") and words & PERSON_WORDS and words & MODEL_WORDS:
+            role = head_role(match.group(2))
         if role is not None:
             found.append((match.start(), match.end(), (match.group(1) + " " + match.group(2)).strip().lower(), role))
-    return found
+    return sorted(found)
+
+
+# A message header that names its writer and whom it is addressed to, alone on its line (AutoGen's
+# ``code_writer_agent (to code_executor_agent):``): the names are the speakers, whatever words they hold.
+ADDRESSED = re.compile(r"^[ \t]*([^\s()][^()\n:]{0,60}?)[ \t]+\(to[ \t]+([^()\n:]{1,60}?)\)[ \t]*:[ \t]*$", re.MULTILINE)
+
+
+def addressed_turns(text: str) -> list[dict[str, Any]] | None:
+    """The turns of a log of addressed messages (``A (to B):`` headers), or None. Two headers or more by two
+    writers or more, each addressee a writer or addressed by several (a group chat's manager). Every other
+    label in a message (``Code output:``) is its text. Sides: a name whose words say one (``user_proxy``,
+    ``assistant``), when the names say both; else the writer who opens is the person (who sets the task) and
+    every other writer the model's side (each message keeps its writer as its ``name``). A message ends at
+    the next header or at a rule drawn after it."""
+    fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
+    heads = [m for m in ADDRESSED.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+    writers = list(dict.fromkeys(m.group(1).strip() for m in heads))
+    if len(heads) < 2 or len(writers) < 2:
+        return None
+    addressed_by: dict[str, set[str]] = {}
+    for head in heads:
+        addressed_by.setdefault(head.group(2).strip(), set()).add(head.group(1).strip())
+    if any(name not in writers and len(by) < 2 for name, by in addressed_by.items()):
+        return None  # an addressee who never writes and whom one writer alone addresses: no exchange
+    worded = {name: marker_role(key_words(name)) for name in writers}
+    if {"user", "assistant"} <= set(worded.values()):
+        sides = {name: "user" if role == "user" else "assistant" for name, role in worded.items()}
+    else:
+        sides = {name: "user" if name == writers[0] else "assistant" for name in writers}
+    turns = []
+    for index, head in enumerate(heads):
+        stop = heads[index + 1].start() if index + 1 < len(heads) else len(text)
+        rule = RULE.search(text, head.end(), stop)
+        body = text[head.end():rule.start() if rule is not None else stop].strip()
+        if body:
+            turns.append({"speaker": sides[head.group(1).strip()], "content": body, "name": head.group(1).strip()})
+    return turns if {"user", "assistant"} <= {t["speaker"] for t in turns} else None
 
 
 def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
@@ -87,7 +154,12 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     text = ANSI.sub("", text)
     if is_code(text):
         return None  # a source file's docstrings label arguments (``user (str):``, ``model:``), no speakers
+    if (addressed := addressed_turns(text)) is not None:
+        return [addressed]
     marks = labelled_lines(text)
+    speakers = [m for m in marks if m[2].startswith(BRACKETED_KEY)]
+    if len({m[2] for m in speakers}) >= 2 and {"user", "assistant"} <= {m[3] for m in speakers}:
+        marks = speakers  # bracketed speakers cut the turns; ``Input:`` inside a message is its text
     counts: dict[str, int] = {}
     for _, _, label, _ in marks:
         counts[label] = counts.get(label, 0) + 1
@@ -102,7 +174,7 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     if sum(len(run) for run in runs) < sum(len(run) for run in marked_runs(text, marks, split=False)) / 2:
         runs = marked_runs(text, marks, split=False)  # a rule after every turn separates turns, not runs
     spoken = [t for run in runs for t in run]
-    if not runs or sum(" " in t["content"] for t in spoken) * 2 < len(spoken):
+    if not runs or sum(is_spoken(t["content"]) for t in spoken) * 2 < len(spoken):
         return None
     return runs
 
@@ -134,7 +206,7 @@ def detect_marker_turns(text: Any) -> bool:
 
 def parse_marker_turns(text: str) -> list[Transcript]:
     return [Transcript(format="marker-turns", extra={"layout": "markers", "run": index}, messages=flag_text_observations(
-        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool") for t in run]))
+        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool", name=t.get("name", "")) for t in run]))
         for index, run in enumerate(marker_turns(text) or [])]
 
 
@@ -171,7 +243,7 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
              for i, m in enumerate(opens)]
     repeated = sum(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns))
     covered = sum(len(t["content"]) for t in turns)
-    lengths = sorted(len(t["content"]) for t in turns)
+    lengths = sorted(text_length(t["content"]) for t in turns)
     if (len(turns) < MIN_LABELLED or repeated * 10 > len(turns) - 1 or covered * 2 < len(text.strip())
             or lengths[len(lengths) // 2] < 8 or not any(QUESTION.search(t["content"]) for t in turns)):
         return None  # strict alternation, the turns hold the text, utterances (not values), someone asks
@@ -334,10 +406,11 @@ def printed_runs(text: str) -> list[list[dict[str, Any]]] | None:
     model's among them, mostly prose; None when there is none."""
     if is_code(text):
         return None  # message lists in a source file's examples were never printed by a run
-    runs = [h for h in printed_histories(ANSI.sub("", text)) if len(h) >= 2
-            and {"user", "assistant"} <= {t["speaker"] for t in h}]
+    histories = [[t for t in h if t["content"].strip() or t["tool_calls"]]  # an empty system prompt is no turn
+                 for h in printed_histories(ANSI.sub("", text))]
+    runs = [h for h in histories if len(h) >= 2 and {"user", "assistant"} <= {t["speaker"] for t in h}]
     spoken = [t for run in runs for t in run]
-    if not runs or sum(" " in t["content"] or bool(t["tool_calls"]) for t in spoken) * 2 < len(spoken):
+    if not runs or sum(is_spoken(t["content"]) or bool(t["tool_calls"]) for t in spoken) * 2 < len(spoken):
         return None
     return runs
 

@@ -19,7 +19,7 @@ import re
 from typing import Any, NamedTuple
 
 from codemix.mixtures.transcript_formats.base import Transcript
-from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError
+from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, is_spoken, text_length
 from codemix.mixtures.transcript_formats.turns import (
     CALL_ARGUMENT_KEYS,
     CONTENT_KEYS,
@@ -214,9 +214,10 @@ def nested(names: list[str]) -> bool:
 
 
 def prose(value: Any) -> str:
-    """The text a field holds when it is prose (a string or content blocks with a space in it), else ''."""
+    """The text a field holds when it is prose (``canonical.is_spoken``: a string or content blocks with a
+    space in it, or enough letters of a script written without spaces), else ''."""
     text = turn_text(value) if isinstance(value, (str, list)) else ""
-    return text if " " in text.strip() else ""
+    return text if is_spoken(text) else ""
 
 
 def text_field(items: list[dict], keys: list[str]) -> str | None:
@@ -228,7 +229,7 @@ def text_field(items: list[dict], keys: list[str]) -> str | None:
         present = [t for item in items if (t := prose(item.get(key)))]
         if len(present) < MIN_TURN_SHARE * len(items) or len(present) < 2:
             continue
-        mean = sum(len(t) for t in present) / len(present) + (5 if key in CONTENT_KEYS else 0)
+        mean = sum(text_length(t) for t in present) / len(present) + (5 if key in CONTENT_KEYS else 0)
         if mean > MIN_MEAN_TEXT:
             qualified.append((len(present) >= 3 and len(set(present)) * 2 < len(present), -mean, key))
     return min(qualified)[2] if qualified else None
@@ -439,7 +440,7 @@ def direction_turns(items: list) -> tuple[list[dict], int] | None:
         if asked and said:
             turns += [{"speaker": "user", "content": asked}, {"speaker": "assistant", "content": said}]
     for side_turns in (turns[0::2], turns[1::2]):  # each side speaks: most of its texts are prose
-        if sum(" " in t["content"] for t in side_turns) * 2 < len(side_turns):
+        if sum(bool(prose(t["content"])) for t in side_turns) * 2 < len(side_turns):
             return None
     return usable(turns, 2 * len(items))
 
@@ -530,6 +531,9 @@ def keyed_turns(items: list) -> tuple[list[dict], int] | None:
             and not all(i.get(k) == sample[0].get(k) for i in sample[1:] or [{}])]
     keys = [k for k in keys if k not in history_keys(sample, keys) and not id_field(sample, k)]
     roles = {k: field_role(k) for k in keys}
+    lowered = {k.strip().lower(): k for k in keys}
+    if {"q", "a"} <= set(lowered):  # a question and its answer, abbreviated together (``Q,A,label`` chatbot tables)
+        roles.update({lowered["q"]: "user", lowered["a"]: "assistant"})
     if "system" in roles.values() and "assistant" not in roles.values():
         roles = {k: "assistant" if r == "system" else r for k, r in roles.items()}  # the dialogue system answers
     if len(keys) < 2 or sum(r in ("user", "assistant") for r in roles.values()) < 1 or (
@@ -573,7 +577,7 @@ def column_turns(node: dict) -> tuple[list[dict], int] | None:
 
 # Keys whose words say the list under them is one conversation's utterances in order.
 DIALOGUE_WORDS = frozenset({"dialog", "dialogue", "dialogs", "dialogues", "conversation", "conversations", "turns",
-                            "utterances", "log", "chat", "exchanges"})
+                            "utterances", "log", "chat", "exchanges", "messages"})
 
 
 def alternating_turns(items: list, key: str) -> tuple[list[dict], int] | None:
@@ -629,9 +633,9 @@ def usable(turns: list[dict], elements: int) -> tuple[list[dict], int] | None:
     if len(turns) < 2 or len({t["speaker"] for t in turns}) < 2:
         return None
     texts = [turn_text(t["content"]) for t in turns]
-    if sum(map(len, texts)) / len(texts) < MIN_MEAN_TEXT or len(turns) < MIN_TURN_SHARE * elements:
+    if sum(map(text_length, texts)) / len(texts) < MIN_MEAN_TEXT or len(turns) < MIN_TURN_SHARE * elements:
         return None
-    if sum(" " in text.strip() for text in texts) * 2 < len(texts):  # names, ids and paths are no speech
+    if sum(bool(prose(text)) for text in texts) * 2 < len(texts):  # names, ids and paths are no speech
         return None
     return turns, max(0, elements - len(turns))
 
@@ -693,7 +697,14 @@ def best_candidates(value: Any) -> list[Candidate]:
         whole = max((c for c in found if c.path == "$"), key=lambda c: c.mass, default=None)
         if len(per_row) >= 2 and (whole is None or sum(c.mass for c in per_row.values()) >= whole.mass):
             return list(per_row.values())
-    return [max(found, key=lambda c: (c.mass, len(c.turns)))]
+    best = max(found, key=lambda c: (c.mass, len(c.turns)))
+    if best.path == "$" and isinstance(value, list) and len(value) >= 2 and len(best.turns) == 2 * len(value) and all(
+            isinstance(row, dict) and all(isinstance(v, (str, int, float)) or v is None for v in row.values()) for row in value
+    ) and all((a["speaker"], b["speaker"]) == ("user", "assistant") for a, b in zip(best.turns[::2], best.turns[1::2])):
+        # a table whose every row is a question and its answer (``Q,A,label``): a dataset of exchanges, one run
+        # per row (a chat history keeps each exchange's sides in nested objects, ``{inputs, outputs}``)
+        return [Candidate(f"$[{i}]", best.turns[2 * i:2 * i + 2], 0, row, ()) for i, row in enumerate(value)]
+    return [best]
 
 
 def record_of(path: str, value: Any) -> str | None:

@@ -72,6 +72,7 @@ from codemix.mixtures.transcript_formats.turns import (
     is_tool_event,
     is_tool_event_list,
     is_turn_list,
+    logged_prompt,
     parallel_events,
     prompt_messages,
     response_messages,
@@ -126,6 +127,8 @@ def find_conversations(value: Any) -> list[Found]:
             found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:])))
             continue
         kind = list_kind(node, key, under_record=bool(chain))
+        if kind == "steps" and logs_calls_within(node):
+            kind = "container"  # test cases whose traces log the model's calls: the calls are the runs
         if kind is None and (branch := tree_branch(node, chain[0][0] if chain else None)) is not None:
             node, kind = branch, "turns"  # a message tree: the branch shown
         if kind is None and (indexed := indexed_items(node)) is not None and is_turn_list(indexed):
@@ -158,7 +161,7 @@ def find_conversations(value: Any) -> list[Found]:
             found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
                       for i, call in enumerate(node)]
             continue
-        if kind is not None:
+        if kind not in (None, "container"):
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, node, kind, record, record_key, tuple(d for d, _ in chain[1:])))
             continue
@@ -249,6 +252,18 @@ def round_turns(node: Any, key: str) -> list | None:
             return None
         turns += lists[0]
     return turns if is_turn_list(turns) else None
+
+
+def logs_calls_within(items: list, limit: int = 10_000) -> bool:
+    """Whether objects below the list's items are model calls logged whole (``turns.logged_prompt``): an eval
+    export's test cases (``input``, ``actualOutput``) over traces whose LLM spans hold the messages sent."""
+    stack: list[Any] = [v for item in items if isinstance(item, dict) for v in item.values() if isinstance(v, (dict, list))]
+    while stack and limit > 0:
+        node, limit = stack.pop(), limit - 1
+        if isinstance(node, dict) and logged_prompt(node) and is_call_record(node):
+            return True
+        stack += [v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list))]
+    return False
 
 
 def holds_run(node: dict) -> bool:
@@ -612,7 +627,8 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
             "events": tool_event_messages, "mixed": mixed_log_messages, "actions": action_messages,
             "attempts": lambda items: attempt_messages(items[0]), "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
-    messages = flag_text_observations(opening(messages, holders) + messages + closing(messages, holders))
+    head, lead = opening(messages, holders), next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
+    messages = flag_text_observations(messages[:lead] + head + messages[lead:] + closing(messages, holders))
     extra = {"path": found.path, "layout": found.kind}
     if found.left_out:
         extra["entries_left_out"] = found.left_out

@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, text_length
 from codemix.mixtures.transcript_formats.react import STEP, react_messages
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, call_messages, is_call_run, turn_messages
 
@@ -84,7 +84,7 @@ def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
              for i, m in enumerate(opens)]
     repeated = sum(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns))
     covered = sum(len(t["text"]) for t in turns)
-    lengths = sorted(len(t["text"]) for t in turns)
+    lengths = sorted(text_length(t["text"]) for t in turns)
     if repeated * 10 > 3 * (len(turns) - 1) or covered * 2 < len(text.strip()) or lengths[len(lengths) // 2] < 15:
         return None
     return text[:opens[0].start()].strip(), turns

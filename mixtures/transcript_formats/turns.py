@@ -117,6 +117,8 @@ def is_turn_list(items: Any) -> bool:
     speakers = [speaker_of(item) for item in sample]
     if any(s is None for s in speakers) or not all(has_text_or_calls(item) for item in sample):
         return False
+    if any(logged_prompt(item) for item in sample):
+        return False  # a trace's LLM spans (``type: llm`` beside a message list) are calls, not turns
     roles = {ROLE_ALIASES.get(s.lower()) for s in speakers}
     return "assistant" in roles or len(set(speakers)) >= 2
 
@@ -348,9 +350,18 @@ def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
     return [message("assistant", text, reasoning=reasoning, tool_calls=calls)] if text.strip() or calls else []
 
 
+def logged_prompt(item: Any) -> bool:
+    """A model call logged whole (a trace's LLM span): what it was sent is a message list, every element
+    naming its speaker, and the object holds no text of its own. Its name (``rerank_chunks``) or kind
+    (``type: llm``) then says what the call was, not who spoke: no tool's input is a message list."""
+    prompt = first_present(item, PROMPT_KEYS) if isinstance(item, dict) else None
+    return (isinstance(prompt, list) and all(isinstance(v, dict) and speaker_of(v) for v in prompt)
+            and not any(item.get(k) not in (None, "", [], {}) for k in CONTENT_KEYS))
+
+
 def is_call_record(item: Any) -> bool:
     """An object holding what one model call was sent and what it returned."""
-    if not isinstance(item, dict) or speaker_of(item) is not None or call_name(item):
+    if not isinstance(item, dict) or ((speaker_of(item) is not None or call_name(item)) and not logged_prompt(item)):
         return False
     prompt, response = first_present(item, PROMPT_KEYS), first_present(item, RESPONSE_KEYS)
     if prompt is None or response is None:
@@ -362,7 +373,10 @@ def is_call_record(item: Any) -> bool:
 
 
 def is_call_list(items: Any) -> bool:
-    return isinstance(items, list) and bool(items) and all(is_call_record(item) for item in items[:200])
+    """Call records; a logged call that returned nothing (an errored span) among them is one too."""
+    sample = items[:200] if isinstance(items, list) else []
+    return any(is_call_record(item) for item in sample) and all(
+        is_call_record(item) or (logged_prompt(item) and first_present(item, RESPONSE_KEYS) is None) for item in sample)
 
 
 def said(messages: list[dict[str, Any]]) -> str:

@@ -65,6 +65,9 @@ def test_a_doc_comments_license_tag() -> None:
     ipv6 = "includes/vendor/rmccue/requests/src/Ipv6.php"
     assert "@license https://opensource.org/licenses/bsd-license.php" in _files("yourls")[ipv6]
     assert own_license(_files("yourls")[ipv6], ipv6) is None
+    # CyberChef's json.css: its own "@license Apache-2.0", then json-viewer's "@license MIT" for what it adapted
+    css = "src/web/stylesheets/operations/json.css"
+    assert own_license(_files("cyberchef")[css], css) == "Apache-2.0 AND MIT"
 
 
 def test_a_public_domain_dedication_offered_beside_a_license_text() -> None:
@@ -111,6 +114,8 @@ def test_a_dist_info_governs_the_package_folder_beside_it() -> None:
 @pytest.mark.parametrize(("name", "path", "expected"), [
     # Project Everest's C files in premake's copy of Mbed TLS: "Licensed under the Apache 2.0 License."
     ("premake", "contrib/mbedtls/3rdparty/everest/library/Hacl_Curve25519.c", "Apache-2.0"),
+    # control: a GLSL shader (an extension no list names), "SDF by Iñigo Quilez is licensed under MIT License"
+    ("raylib", "examples/shaders/resources/shaders/glsl330/rounded_rectangle.fs", "MIT"),
     # Docker's NOTICE: "software (https://github.com/creack/pty) developed by Keith Rarick, licensed under the MIT
     # License" names a bundled project's license, not the NOTICE's: the folder's LICENSE answers (Apache-2.0)
     ("lazydocker", "vendor/github.com/docker/cli/NOTICE", None),
@@ -163,11 +168,13 @@ def test_a_manifests_license_field(repository: str, path: str, expected: str) ->
 
 
 def test_a_cabal_package_folder_takes_its_own_license() -> None:
-    """containers has no root license: its ``containers/`` package carries the GHC license text (BSD-3-Clause's
-    clauses) beside ``containers.cabal`` (``license: BSD-3-Clause``); the folder's files take it."""
+    """containers has no root license. Its ``containers-tests/`` package states its license only in
+    ``containers-tests.cabal`` (``license: BSD-3-Clause``; its LICENSE is a symlink, which the git reader does not
+    follow): the manifest is that folder's license, as ScanCode reads the field (bsd-new)."""
     files = MANIFESTS["haskell/containers"]
     licenses = resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
-    assert licenses.for_path("containers/src/Data/Map.hs") == "BSD-3-Clause"
+    assert licenses.folders["containers-tests"] == "BSD-3-Clause"
+    assert licenses.for_path("containers/src/Data/Map.hs") == "BSD-3-Clause"  # the GHC license text's clauses
     assert "Glasgow Haskell Compiler License" in files["containers/LICENSE"]  # guard: not named BSD in its title
 
 
@@ -184,7 +191,7 @@ def test_a_gnu_family_named_without_its_version_defers_to_its_folders_text() -> 
 
 
 def test_a_license_documents_sections_dedicate_nothing_to_the_public_domain() -> None:
-    """ccache's LICENSE.adoc (GPL-3.0-or-later) quotes BLAKE3's "This work is released into the public domain with CC0
+    """A control for the public-domain reading: ccache's LICENSE.adoc (GPL-3.0-or-later) quotes BLAKE3's "This work is released into the public domain with CC0
     1.0" in a section headed by BLAKE3's paths: that dedication is BLAKE3's, not the license document's."""
     text = json.loads((DATA.parent / "vendored" / "ccache.json").read_text(encoding="utf-8"))["LICENSE.adoc"]
     assert "released into the public domain" in text[:3000]  # guard: inside the head a notice reads
@@ -200,3 +207,23 @@ def test_manifests_that_disagree_declare_no_combination() -> None:
     assert detect_license("DESCRIPTION", files["DESCRIPTION"]) == "MIT"
     licenses = resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
     assert licenses.default == "MIT"
+
+
+def test_a_license_text_offering_another_license_after_its_own() -> None:
+    """libev's LICENSE (gevent's ``deps/libev``): BSD-2-Clause's text, then "Alternatively, the contents of this
+    package may be used under the terms of the GNU General Public License ("GPL") version 2 or any later version":
+    ScanCode reads ``bsd-simplified OR gpl-2.0-plus``; the folder's license is that choice."""
+    text = _files("gevent")["deps/libev/LICENSE"]
+    assert text.index("Alternatively") > 1_000  # guard: past the opening, after the BSD text
+    assert detect_license("deps/libev/LICENSE", text) == "BSD-2-Clause OR GPL-2.0-or-later"
+    licenses = resolve_licenses([license_evidence_of("deps/libev/LICENSE", text)])
+    assert licenses.for_path("deps/libev/ev.h") == "BSD-2-Clause OR GPL-2.0-or-later"
+
+
+def test_a_dedication_of_the_work_a_file_is_based_on_is_not_the_files() -> None:
+    """jemalloc's hash.h (valkey's ``deps/jemalloc``): "The following hash function is based on MurmurHash3, placed
+    into the public domain by Austin Appleby": MurmurHash3's dedication, not the file's (ScanCode: jemalloc's
+    BSD-2-Clause from its folder)."""
+    text = _files("valkey")["deps/jemalloc/include/jemalloc/internal/hash.h"]
+    assert "placed into the public\n * domain" in text or "placed into the public domain" in " ".join(text.split())
+    assert notice_license(text) is None

@@ -50,6 +50,7 @@ FILES = {
     "marker-turns": "marker-turns/langchain-benchmarks-runs.relaid-as-markers.md",
     "chain-log": "chain-log/langchain-benchmarks.multiverse_math.ipynb",
     "labelled-dialogue": "labelled-dialogue/cpsycoun.case_0.txt",
+    "html-messages": "html-messages/claude-code-log.transcript_style_guide.html",
 }
 
 
@@ -57,7 +58,7 @@ def read_fixture(relative: str) -> list[Transcript]:
     """The fixture through the same entry points the crawl uses (JSON, JSONL rows, JSONL session, text)."""
     path = FIXTURES / relative
     text = path.read_text(encoding="utf-8")
-    if path.suffix in (".md", ".txt", ".log") or path.parent.name == "aider-llm-history":
+    if path.suffix in (".md", ".txt", ".log", ".html") or path.parent.name == "aider-llm-history":
         return parse_text(text) or []
     if path.suffix != ".jsonl":
         value = json.loads(text)
@@ -295,7 +296,7 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
                                                          "aider-llm-history", "markdown-turns", "logged-calls",
                                                          "react-text", "speaker-turns", "banner-turns",
                                                          "printed-messages", "marker-turns", "chain-log",
-                                                         "labelled-dialogue")]
+                                                         "labelled-dialogue", "html-messages")]
     assert all(name in str(caught.value) for name in json_formats)
 
 

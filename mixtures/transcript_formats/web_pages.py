@@ -1,0 +1,147 @@
+"""Conversations exported as HTML pages (``html-messages``): each message an element whose attributes say
+who wrote it (``<div class='message user'>``, ``<div data-message-author-role="assistant">``,
+``<li class="chat-message--tool_result">``), as chat exporters and transcript viewers render them.
+
+A message element is one whose ``class`` tokens or ``data-*role``/``data-*author`` values name exactly one
+role (a role alias, a call block ``tool_use``/``tool_call``, a result block ``tool_result``), not inside
+another message element. Its text is that of its descendants whose class says content (``content``,
+``text``, ``body``, ``markdown``), else all its text, without ``<script>``/``<style>``, without a ``<summary>``
+(a collapsed block's caption or preview) and without the parts whose class says header, timestamp,
+metadata or preview. A page is a conversation when it holds two message elements
+or more, a person's and the model's among them, mostly prose. One pass of the standard library's
+``html.parser`` (nothing runs, no network).
+"""
+
+from __future__ import annotations
+
+import html.parser
+import re
+from typing import Any
+
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
+from codemix.mixtures.transcript_formats.turns import CALL_BLOCK_TYPES, RESULT_BLOCK_TYPES, ROLE_ALIASES, key_words
+
+TAG = re.compile(r"<(?:div|li|article|section|p|span|tr|td|pre)\b[^>]*\b(?:class|data-[\w-]*(?:role|author)[\w-]*)\s*=",
+                 re.IGNORECASE)
+SKIPPED = frozenset({"script", "style", "svg", "noscript", "template"})
+VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+CONTENT_WORDS = frozenset({"content", "text", "body", "markdown", "prose"})
+META_WORDS = frozenset({"header", "timestamp", "time", "meta", "metadata", "avatar", "toolbar", "footer", "usage", "preview",
+                        "token", "tokens", "date", "actions", "copy"})
+MIN_MESSAGES = 2
+
+
+def attribute_role(attrs: list[tuple[str, str | None]]) -> str | None:
+    """The one role an element's attributes name, else None: a ``data-*role``/``data-*author`` value, or the
+    ``class`` tokens (``message user``, ``chat-message--assistant``, ``tool_use``)."""
+    found = set()
+    for name, value in attrs:
+        if not value:
+            continue
+        name = name.lower()
+        if name.startswith("data-") and ("role" in name or "author" in name):
+            tokens = [value.strip().lower()]
+        elif name == "class":
+            tokens = value.lower().split()
+        else:
+            continue
+        for token in tokens:
+            if token in CALL_BLOCK_TYPES:
+                found.add("assistant")
+            elif token in RESULT_BLOCK_TYPES:
+                found.add("tool")
+            elif token in ROLE_ALIASES:
+                found.add(ROLE_ALIASES[token])
+            else:
+                words = key_words(token)
+                roles = {ROLE_ALIASES[w] for w in words if w in ROLE_ALIASES and w not in ("data", "api")}
+                if len(roles) == 1 and words & {"message", "msg", "turn", "chat", "bubble", "entry", "role", "author"}:
+                    found |= roles  # ``message-user``, ``chat-bubble--assistant``
+    return found.pop() if len(found) == 1 else None
+
+
+class MessageElements(html.parser.HTMLParser):
+    """Collects the message elements of a page: ``(role, content text, all text)`` in document order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, str | None, bool, bool]] = []  # (tag, role, content part, meta part)
+        self.messages: list[dict[str, Any]] = []
+        self.open: dict[str, Any] | None = None
+        self.depth_open = -1
+        self.skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            return
+        if tag in SKIPPED:
+            self.skipping += 1
+        role = attribute_role(attrs) if self.open is None else None
+        words = set().union(*(key_words(v) for n, v in attrs if n == "class" and v)) if attrs else set()
+        # a ``<summary>`` captions or previews the ``<details>`` block that holds the text whole
+        self.stack.append((tag, role, bool(words & CONTENT_WORDS), bool(words & META_WORDS) or tag == "summary"))
+        if role is not None:
+            self.open = {"role": role, "content": [], "all": []}
+            self.depth_open = len(self.stack) - 1
+        if tag in ("br", "p", "div", "li", "pre", "tr") and self.open is not None:
+            self.open["all"].append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID:
+            return
+        if tag in SKIPPED and self.skipping:
+            self.skipping -= 1
+        index = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i][0] == tag), None)
+        if index is None:
+            return
+        del self.stack[index:]
+        if self.open is not None and index <= self.depth_open:
+            self.messages.append(self.open)
+            self.open, self.depth_open = None, -1
+
+    def handle_data(self, data: str) -> None:
+        if self.open is None or self.skipping:
+            return
+        inside = self.stack[self.depth_open + 1:]
+        if any(meta for _, _, _, meta in inside):
+            return
+        self.open["all"].append(data)
+        if any(content for _, _, content, _ in inside):
+            self.open["content"].append(data)
+
+
+def page_messages(text: str) -> list[dict[str, str]] | None:
+    """The turns of an HTML page of message elements (see the module docstring), or None."""
+    if len(TAG.findall(text[:2_000_000])) < MIN_MESSAGES:
+        return None
+    parser = MessageElements()
+    try:
+        parser.feed(text)
+        parser.close()
+    except (AssertionError, ValueError):
+        return None
+    turns = []
+    for found in parser.messages:
+        body = "".join(found["content"]).strip() or "".join(found["all"]).strip()
+        body = re.sub(r"\n{3,}", "\n\n", body)
+        if body:
+            turns.append({"speaker": found["role"], "content": body})
+    if len(turns) < MIN_MESSAGES or not {"user", "assistant"} <= {t["speaker"] for t in turns}:
+        return None
+    if sum(is_spoken(t["content"]) for t in turns) * 2 < len(turns):
+        return None  # names and labels, not messages
+    return turns
+
+
+def detect_html_messages(text: Any) -> bool:
+    return isinstance(text, str) and "<" in text[:5000] and page_messages(text) is not None
+
+
+def parse_html_messages(text: str) -> list[Transcript]:
+    turns = page_messages(text) or []
+    return [Transcript(format="html-messages", extra={"layout": "html"}, messages=flag_text_observations(
+        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool") for t in turns]))]
+
+
+HTML_MESSAGES = Format(name="html-messages", container="text", detect=detect_html_messages, parse=parse_html_messages)
