@@ -27,7 +27,7 @@ Stage times are the build's own ``timings_seconds``. A second codemix side (``co
 decontamination``) runs the same spec with ``filters.decontamination.enabled: false``, a third
 (``codemix, no decontamination, no secrets``: datatrove's counterparts only) also with
 ``filters.redaction.secrets: false`` (emails and IP addresses only, as PIIFormatter);
-``--no-without-decontamination`` leaves both out. ``--baseline TREE`` adds codemix from another
+``--no-without-decontamination`` leaves both out, ``--no-counterparts`` the third alone. ``--baseline TREE`` adds codemix from another
 checkout (every default filter) as a side of its own, to compare code versions in the same rounds.
 
 datatrove (each step a LocalPipelineExecutor with ``tasks = workers = W`` unless noted):
@@ -370,6 +370,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--without-decontamination", action=argparse.BooleanOptionalAction, default=True,
                         help="also run codemix with decontamination off, and with decontamination and secret "
                              "detection off (datatrove's counterparts only), as sides of their own")
+    parser.add_argument("--counterparts", action=argparse.BooleanOptionalAction, default=True,
+                        help="with --without-decontamination, also the side with secret detection off "
+                             "(--no-counterparts leaves it out: a shorter race on a loaded machine)")
     parser.add_argument("--baseline", type=Path, metavar="TREE",
                         help="also run codemix from this checkout (e.g. a `git worktree` of an older commit), "
                              "as a side of its own, to compare code versions in the same rounds")
@@ -397,8 +400,9 @@ def main(argv: list[str]) -> None:
         roots = [root.resolve() for root in (args.roots or common.default_roots())]
         args.corpus_note = "`*.py` under " + ", ".join(f"`{root}`" for root in roots)
         corpus_dir, info = corpus(roots, args.megabytes, args.workers)
-    sides = SIDES if args.without_decontamination else tuple(name for name in SIDES
-                                                             if name not in (NO_DECONTAMINATION, COUNTERPARTS))
+    left_out = (() if args.without_decontamination else (NO_DECONTAMINATION, COUNTERPARTS)) + (
+        () if args.counterparts else (COUNTERPARTS,))
+    sides = tuple(name for name in SIDES if name not in left_out)
     if args.baseline is not None:
         sides = (BASELINE, *sides)
     rounds = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import json
 import pickle
 import struct
@@ -27,6 +28,8 @@ RECORD_OVERHEAD = 130
 PARTITIONS = 16  # merge tasks per shuffle; memory does not depend on it, parallelism does
 MAX_FAN_IN = 128  # runs open at once in a merge (a file and a zstd stream each); more are merged in rounds
 _LENGTHS = struct.Struct("<II")
+WRITE_RECORDS = 4096  # records framed per zstd write
+READ_BYTES = 1 << 20  # decompressed bytes read at a time
 _END = 0xFFFFFFFF  # key length of the trailer, whose value length is the run's record count
 _STR, _BYTES, _TUPLE = b"s", b"b", b"t"
 Key = str | bytes | tuple
@@ -62,49 +65,69 @@ def partition_of(key_bytes: bytes, partitions: int) -> int:
 
 def write_run(path: str, records: list[tuple[bytes, bytes]]) -> None:
     """Sort ``records`` by key and write them, length-prefixed and zstd-compressed, temp then rename."""
-    records.sort(key=lambda record: record[0])
+    records.sort(key=_by_key)
     write_sorted_run(path, records)
 
 
 def write_sorted_run(path: str, records: Iterable[tuple[bytes, bytes]]) -> None:
-    """Write records already in key order as one run, temp then rename."""
+    """Write records already in key order as one run, temp then rename.
+
+    Records are framed in memory and handed to zstd ``WRITE_RECORDS`` at a time: one write per record
+    part cost more than the compression (a band-key shuffle is ~32 small records per document)."""
     count, temporary = 0, f"{path}.tmp-{uuid.uuid4().hex}"
+    pack = _LENGTHS.pack
     with (
         FileSystems.create(temporary, compression_type=CompressionTypes.UNCOMPRESSED) as out,
         zstandard.ZstdCompressor(level=1).stream_writer(out, closefd=False) as writer,
     ):
+        parts: list[bytes] = []
         for key, value in records:
-            writer.write(_LENGTHS.pack(len(key), len(value)))
-            writer.write(key)
-            writer.write(value)
+            parts += (pack(len(key), len(value)), key, value)
             count += 1
-        writer.write(_LENGTHS.pack(_END, count))  # a run cut short lacks it: an error, not fewer records
+            if len(parts) >= 3 * WRITE_RECORDS:
+                writer.write(b"".join(parts))
+                parts.clear()
+        parts.append(pack(_END, count))  # a run cut short lacks it: an error, not fewer records
+        writer.write(b"".join(parts))
     FileSystems.rename([temporary], [path])
 
 
 def read_run(path: str) -> Iterator[tuple[bytes, bytes]]:
-    """The (key bytes, value bytes) records of one run, in key order, streamed."""
+    """The (key bytes, value bytes) records of one run, in key order, streamed ``READ_BYTES`` of
+    decompressed data at a time and cut into records there (a read per record part cost more than
+    the decompression)."""
+    unpack_from, header = _LENGTHS.unpack_from, _LENGTHS.size
     with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
         reader, count = zstandard.ZstdDecompressor().stream_reader(raw), 0
+        buffer, offset = b"", 0
         while True:
-            key_length, value_length = _LENGTHS.unpack(_read_exactly(reader, _LENGTHS.size, path))
+            if len(buffer) - offset < header:
+                buffer, offset = _refill(reader, buffer, offset, header, path)
+            key_length, value_length = unpack_from(buffer, offset)
             if key_length == _END:
                 if value_length != count:
                     raise OSError(f"{path}: run holds {count} records, its trailer says {value_length}")
                 return
-            yield _read_exactly(reader, key_length, path), _read_exactly(reader, value_length, path)
+            end = offset + header + key_length + value_length
+            if end > len(buffer):
+                buffer, offset = _refill(reader, buffer, offset, end - offset, path)
+                end = header + key_length + value_length
+            start = offset + header
+            yield buffer[start : start + key_length], buffer[start + key_length : end]
+            offset = end
             count += 1
 
 
-def _read_exactly(reader, size: int, path: str) -> bytes:
-    chunks, remaining = [], size
-    while remaining:
-        chunk = reader.read(remaining)
+def _refill(reader, buffer: bytes, offset: int, needed: int, path: str) -> tuple[bytes, int]:
+    """The unread rest of ``buffer`` followed by enough more of ``reader`` to hold ``needed`` bytes, at 0."""
+    chunks, have = [buffer[offset:]], len(buffer) - offset
+    while have < needed:
+        chunk = reader.read(max(READ_BYTES, needed - have))
         if not chunk:
             raise OSError(f"{path}: truncated run (a record is cut short)")
         chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
+        have += len(chunk)
+    return b"".join(chunks), 0
 
 
 def _by_key(record: tuple[bytes, bytes]) -> bytes:
@@ -126,19 +149,20 @@ def merged_runs(paths: list[str], fan_in: int = MAX_FAN_IN) -> list[str]:
     return paths
 
 
-def merged_groups(paths: Iterable[str], fan_in: int = MAX_FAN_IN) -> Iterator[tuple[Key, list[Any]]]:
-    """(key, values) for every key in the runs, in key order; the values of a key come in no
-    particular order, as from ``GroupByKey``."""
+def merged_groups(paths: Iterable[str], fan_in: int = MAX_FAN_IN, min_values: int = 1) -> Iterator[tuple[Key, list[Any]]]:
+    """(key, values) for every key in the runs with at least ``min_values`` values, in key order; the
+    values of a key come in no particular order, as from ``GroupByKey``. A smaller group is dropped
+    before its key or values are decoded (most LSH buckets hold one document and pair nothing)."""
     merged = heapq.merge(*(read_run(path) for path in merged_runs(list(paths), fan_in)), key=_by_key)
-    current, values = None, []
+    current, values, min_values = None, [], max(1, min_values)
     for key, value in merged:
         if key != current:
-            if values:
-                yield decode_key(current), values
+            if len(values) >= min_values:
+                yield decode_key(current), [pickle.loads(data) for data in values]
             current, values = key, []
-        values.append(pickle.loads(value))
-    if values:
-        yield decode_key(current), values
+        values.append(value)
+    if len(values) >= min_values:
+        yield decode_key(current), [pickle.loads(data) for data in values]
 
 
 class SpillRuns(beam.DoFn):
@@ -156,8 +180,8 @@ class SpillRuns(beam.DoFn):
         key_bytes, value_bytes = encode_key(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         self.buffers.setdefault(partition_of(key_bytes, self.partitions), []).append((key_bytes, value_bytes))
         self.buffered += len(key_bytes) + len(value_bytes) + RECORD_OVERHEAD
-        if self.buffered >= self.run_bytes:
-            yield from self._flush()
+        # Nothing to emit for most records: no generator is made for them.
+        return list(self._flush()) if self.buffered >= self.run_bytes else None
 
     def finish_bundle(self):
         for written in self._flush():
@@ -177,12 +201,14 @@ class GroupByKeyOnDisk(beam.PTransform):
 
     The input may also be a tuple of PCollections, grouped together as if flattened first: each is
     spilled where it is produced and only the run names are flattened, since FnApiRunner would
-    hold a ``Flatten`` of records from different stages in its driver.
+    hold a ``Flatten`` of records from different stages in its driver. With ``min_values``, only keys
+    with at least that many values come out.
     """
 
-    def __init__(self, directory: str, partitions: int = PARTITIONS, run_bytes: int = RUN_BYTES):
+    def __init__(self, directory: str, partitions: int = PARTITIONS, run_bytes: int = RUN_BYTES, min_values: int = 1):
         super().__init__()
         self.directory, self.partitions, self.run_bytes = directory, partitions, run_bytes
+        self.min_values = min_values
 
     def expand(self, inputs):
         inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
@@ -190,10 +216,11 @@ class GroupByKeyOnDisk(beam.PTransform):
         runs = [pcoll | f"SpillRuns{i or ''}" >> beam.ParDo(spill) for i, pcoll in enumerate(inputs)]
         if len(runs) > 1:
             runs = [runs | "AllRuns" >> beam.Flatten()]
+        min_values = self.min_values
         return (
             runs[0]
             | "GroupRunsByPartition" >> beam.GroupByKey()
-            | "MergeRuns" >> beam.FlatMapTuple(lambda _, paths: merged_groups(paths))
+            | "MergeRuns" >> beam.FlatMapTuple(lambda _, paths: merged_groups(paths, min_values=min_values))
         )
 
 
@@ -203,16 +230,26 @@ def _flattened(inputs) -> beam.PCollection:
 
 
 class _FlattenThenGroup(beam.PTransform):
+    def __init__(self, min_values: int = 1):
+        super().__init__()
+        self.min_values = min_values
+
     def expand(self, inputs):
-        return _flattened(inputs) | "Group" >> beam.GroupByKey()
+        grouped = _flattened(inputs) | "Group" >> beam.GroupByKey()
+        if self.min_values <= 1:
+            return grouped
+        min_values = self.min_values
+        return grouped | "AtLeast" >> beam.Filter(
+            lambda key_values: sum(1 for _ in itertools.islice(key_values[1], min_values)) >= min_values)
 
 
-def grouping(directory: str | None, label: str) -> beam.PTransform:
+def grouping(directory: str | None, label: str, min_values: int = 1) -> beam.PTransform:
     """Groups one PCollection, or a tuple of them as if flattened: ``GroupByKeyOnDisk`` under
-    ``directory/label`` when a directory is given, else a ``Flatten`` and the runner's ``GroupByKey``."""
+    ``directory/label`` when a directory is given, else a ``Flatten`` and the runner's ``GroupByKey``.
+    With ``min_values``, a key with fewer values is left out (on disk, before it is decoded)."""
     if directory is None:
-        return _FlattenThenGroup()
-    return GroupByKeyOnDisk(FileSystems.join(directory, label))
+        return _FlattenThenGroup(min_values)
+    return GroupByKeyOnDisk(FileSystems.join(directory, label), min_values=min_values)
 
 
 class _FlattenThenDistinct(beam.PTransform):

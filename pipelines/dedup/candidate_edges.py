@@ -4,6 +4,7 @@ with the texts they need. The per-element logic and its shapes are ``dedup.near`
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
@@ -36,7 +37,7 @@ from codemix.dedup.near import (
     text_payload,
 )
 from codemix.dedup.scope import kind_name, scope_of, scoped_key
-from codemix.pipelines.costs import timed, utf8_length
+from codemix.pipelines.costs import charge, utf8_length
 from codemix.pipelines.dedup.id_joins import KeepListed, keyed_spill
 from codemix.pipelines.dedup.rows import NAMESPACE, location_of
 from codemix.pipelines.spill import distinct, grouping
@@ -80,9 +81,13 @@ class SignDocuments(beam.DoFn):
         self.permutations = make_permutations(self.config.num_perm, self.config.seed)
 
     def process(self, row):
-        # Its CPU by language; its input's bytes when no exact step before it saw every document.
+        # Its CPU by language; its input's bytes when no exact step before it saw every document. Its
+        # outputs (one per band) are made in one go and timed once, not once each.
         size = utf8_length(row.get("text") or "") if not self.config.exact else 0
-        return timed(self._sign(row), row.get("language") or "", size)
+        start = time.thread_time_ns()
+        outputs = list(self._sign(row))
+        charge(row.get("language"), time.thread_time_ns() - start, size)
+        return outputs
 
     def _sign(self, row):
         config, doc_id = self.config, row["id"]
@@ -186,7 +191,8 @@ class CandidateEdges(beam.PTransform):
         bands = [signed.bands]
         if previous is not None:
             bands.append(previous | "BandPrevious" >> beam.FlatMap(previous_band_keys, config.bands, config.rows))
-        buckets = tuple(bands) | "GroupBuckets" >> grouping(self.spill_dir, "buckets")
+        # A bucket of one document pairs nothing (most are): left out of the grouping, never decoded.
+        buckets = tuple(bands) | "GroupBuckets" >> grouping(self.spill_dir, "buckets", min_values=2)
         # A pair comes out of every bucket it shares (up to one per band): with a keyed join the
         # repeats are dropped through run files too, so they never reach the runner's shuffle.
         pairs_spill = keyed_spill(self.join, self.spill_dir)
@@ -201,14 +207,18 @@ class CandidateEdges(beam.PTransform):
             | "PivotPairs" >> beam.FlatMap(pivot_pairs)
         )
         candidates = (links.pairs, offered) | "Distinct" >> distinct(pairs_spill, "pairs")
-        payloads = [inputs.get("payload_docs", inputs["docs"]) | "TextPayloads" >> beam.Map(text_payload)]
-        if previous is not None:
-            payloads.append(previous | "PreviousPayloads" >> beam.MapTuple(lambda node, sig, _: (node, (PAYLOAD, sig))))
-        payloads = tuple(payloads) | "AllPayloads" >> beam.Flatten()
+        payload_docs = inputs.get("payload_docs", inputs["docs"]) | "ById" >> beam.Map(lambda row: (row["id"], row))
+        payloads = [] if previous is None else [
+            previous | "PreviousPayloads" >> beam.MapTuple(lambda node, sig, _: (node, (PAYLOAD, sig)))]
         if self.join == SIDE_INPUT:
-            # Ship only the payloads some pair needs. A keyed join would shuffle them all to find
-            # those, which VerifyPairs' GroupByDocument does anyway: it drops a payload no pair asks for.
+            # Ship only the payloads some pair needs, and pack only their texts. A keyed join would
+            # shuffle them all to find those, which VerifyPairs' GroupByDocument does anyway: it drops
+            # a payload no pair asks for.
             endpoints = candidates | "Endpoints" >> beam.FlatMap(lambda pair: pair)
-            payloads = (payloads, endpoints) | "NeededPayloads" >> KeepListed(SIDE_INPUT)
+            payload_docs = (payload_docs, endpoints) | "NeededDocs" >> KeepListed(SIDE_INPUT)
+            payloads = [(payload, endpoints) | f"NeededPayloads{i or ''}" >> KeepListed(SIDE_INPUT)
+                        for i, payload in enumerate(payloads)]
+        # A tuple, not a Flatten: VerifyPairs' grouping takes each where it is made.
+        payloads = (payload_docs | "TextPayloads" >> beam.MapTuple(lambda _, row: text_payload(row)), *payloads)
         verified, rejected = (candidates, payloads) | "Verify" >> VerifyPairs(config, self.spill_dir)
         return {"edges": verified, "candidates": candidates, "rejected": rejected, "signatures": signed.signature}

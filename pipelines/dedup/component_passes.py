@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+import glob
 import logging
+import os
+from collections import defaultdict
+from collections.abc import Iterable
 
 import apache_beam as beam
+import pyarrow as pa
+import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from codemix.dedup.components import (
+    Edge,
     both_directions,
     is_star_violation,
     large_star_links,
@@ -18,12 +25,14 @@ from codemix.dedup.components import (
     toward_smaller,
 )
 from codemix.dedup.config import DedupConfig
-from codemix.dedup.files import parquet_pattern
+from codemix.dedup.files import EDGE_SCHEMA, PARQUET, edge_to_row, parquet_pattern
 from codemix.pipelines import jobs
 from codemix.pipelines.dedup.edge_files import ReadEdges, WriteEdges, WriteSum, delete_matching, read_count
+from codemix.pipelines.options import is_local_path, shares_local_disk
 from codemix.pipelines.spill import grouping
 
 logger = logging.getLogger(__name__)
+LOCAL_EDGES = 1_000_000  # at most this many edges (~150 MB of Python tuples) are resolved in the driver
 
 
 class _Grouped(beam.PTransform):
@@ -129,12 +138,52 @@ def run_component_pass(
 
     Returns the number of violating nodes; the new edges are under ``parquet_pattern(out_dir/edges)``.
     With ``spill_dir``, the groupings go through run files there, deleted when the pipeline is done.
+    With a local runner, local files and at most ``LOCAL_EDGES`` edges, the same steps run in this
+    process (``component_pass_locally``): a pipeline would start workers for a few thousand edges.
     """
+    if is_local_path(out_dir) and shares_local_disk(pipeline_args):
+        paths = sorted(glob.glob(edges_pattern))
+        if sum(pq.ParquetFile(path).metadata.num_rows for path in paths) <= LOCAL_EDGES:
+            return component_pass_locally(paths, out_dir, rounds)
     with jobs.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
         pipeline | "ReadEdges" >> ReadEdges(edges_pattern) | "Pass" >> ComponentPass(out_dir, rounds, spill_dir)
     if spill_dir:
         delete_matching([FileSystems.join(spill_dir, "**")])
     return read_count(_violations_path(out_dir))
+
+
+def _grouped(edges: Iterable[Edge]) -> dict[str, list[str]]:
+    """``GroupByKey`` in memory: (node, [values]) in the order the edges come."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for node, value in edges:
+        groups[node].append(value)
+    return groups
+
+
+def star_round_locally(edges: list[Edge]) -> list[Edge]:
+    """One large-star then one small-star round, as ``LargeStar`` and ``SmallStar`` run them."""
+    large = _grouped(edge for undirected in edges for edge in both_directions(undirected))
+    edges = [link for group in large.items() for link in large_star_links(group)]
+    small = _grouped(edge for undirected in edges for edge in toward_smaller(undirected))
+    return [link for group in small.items() for link in small_star_links(group)]
+
+
+def component_pass_locally(paths: list[str], out_dir: str, rounds: int) -> int:
+    """``run_component_pass`` in this process: the edges of ``paths`` (Parquet), ``rounds`` rounds,
+    the new edges written as one shard of ``out_dir/edges`` and the violation count beside them."""
+    edges = [(row["u"], row["v"]) for path in paths for row in pq.read_table(path, columns=["u", "v"]).to_pylist()]
+    for _ in range(rounds):
+        edges = star_round_locally(edges)
+    roles = _grouped(role for edge in edges for role in node_roles(edge))
+    violations = sum(is_star_violation(group) for group in roles.items())
+    os.makedirs(out_dir, exist_ok=True)
+    target = f"{FileSystems.join(out_dir, 'edges')}-00000-of-00001{PARQUET}"
+    table = pa.Table.from_pylist([edge_to_row(edge) for edge in edges], schema=EDGE_SCHEMA)
+    pq.write_table(table, f"{target}.partial")  # whole or not at all, as the Beam sink's rename
+    os.replace(f"{target}.partial", target)
+    with open(_violations_path(out_dir), "w", encoding="utf-8") as handle:
+        handle.write(f"{violations}\n")
+    return violations
 
 
 def resolve_components(

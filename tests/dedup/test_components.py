@@ -24,7 +24,8 @@ from codemix.dedup.components import (
     toward_smaller,
 )
 from codemix.dedup.config import DedupConfig
-from codemix.dedup.files import EDGE_SCHEMA, parquet_pattern
+from codemix.dedup.files import EDGE_SCHEMA, parquet_pattern, row_to_edge
+from codemix.pipelines.dedup import component_passes
 from codemix.pipelines.dedup.component_passes import CountStarViolations, StarRounds, resolve_components
 from codemix.pipelines.dedup.edge_files import ReadEdges
 
@@ -173,8 +174,16 @@ def write_edges(path, edges) -> str:
     return str(path / "edges-*.parquet")
 
 
-@pytest.mark.parametrize("spill", [False, True], ids=["runner_shuffle", "run_files"])
-def test_driver_runs_passes_until_converged(tmp_path, spill):
+# Where each pass runs: in Beam, grouping by the runner's shuffle or through run files; or, as a build
+# does with a local runner and few edges, in the driver (``component_pass_locally``).
+WHERE = {"beam-runner_shuffle": (False, False), "beam-run_files": (True, False), "in_driver": (True, True)}
+
+
+@pytest.mark.parametrize("where", WHERE)
+def test_driver_runs_passes_until_converged(tmp_path, monkeypatch, where):
+    spill, in_driver = WHERE[where]
+    if not in_driver:
+        monkeypatch.setattr(component_passes, "LOCAL_EDGES", -1)
     graph = path_graph(64, seed=None) + random_graph(11)
     config = DedupConfig(rounds_per_pass=2, max_passes=10)
     spill_dir = tmp_path / "shuffle"
@@ -182,7 +191,7 @@ def test_driver_runs_passes_until_converged(tmp_path, spill):
         write_edges(tmp_path / "in", graph), str(tmp_path / "cc"), config, RUNNER,
         spill_dir=str(spill_dir) if spill else None,
     )
-    assert spill == spill_dir.is_dir(), "each pass groups through run files there"
+    assert (spill and not in_driver) == spill_dir.is_dir(), "each Beam pass groups through run files there"
     assert [path for path in spill_dir.rglob("*") if path.is_file()] == [], "a pass left its run files"
     assert passes > 1, "fixture should need more than one pass"
     assert stars_pattern == parquet_pattern(str(tmp_path / "cc" / f"pass-{passes:03d}" / "edges"))
@@ -191,7 +200,27 @@ def test_driver_runs_passes_until_converged(tmp_path, spill):
         assert_that(labels, equal_to(list(union_find_labels(graph).items())))
 
 
-def test_driver_refuses_unconverged_components(tmp_path):
+@pytest.mark.parametrize("name", GRAPHS)
+def test_a_pass_in_the_driver_writes_what_the_beam_pass_writes(tmp_path, monkeypatch, name):
+    """Same edges (as a multiset: repeats included) and the same violation count after one pass of one
+    round, converged or not; union-find above is the reference for the components themselves."""
+    edges_in = write_edges(tmp_path / "in", GRAPHS[name])
+    local = component_passes.run_component_pass(edges_in, str(tmp_path / "local"), 1, RUNNER)
+    monkeypatch.setattr(component_passes, "LOCAL_EDGES", -1)
+    beam_pass = component_passes.run_component_pass(edges_in, str(tmp_path / "beam"), 1, RUNNER)
+
+    def written(folder):
+        return sorted(row_to_edge(row) for path in (tmp_path / folder).glob("edges-*.parquet")
+                      for row in pq.read_table(path).to_pylist())
+
+    assert local == beam_pass and written("local") == written("beam")
+    assert len(list((tmp_path / "local").glob("edges-*.parquet"))) == 1, "the driver wrote its one shard"
+
+
+@pytest.mark.parametrize("in_driver", [True, False], ids=["in_driver", "beam"])
+def test_driver_refuses_unconverged_components(tmp_path, monkeypatch, in_driver):
+    if not in_driver:
+        monkeypatch.setattr(component_passes, "LOCAL_EDGES", -1)
     config = DedupConfig(rounds_per_pass=1, max_passes=1)
     with pytest.raises(RuntimeError, match="did not converge after 1 passes"):
         resolve_components(

@@ -12,7 +12,17 @@ from apache_beam.testing.util import assert_that, equal_to
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemix.pipelines.spill import GroupByKeyOnDisk, distinct, encode_key, flatten, merged_groups, read_run, write_run
+from codemix.pipelines import spill
+from codemix.pipelines.spill import (
+    GroupByKeyOnDisk,
+    distinct,
+    encode_key,
+    flatten,
+    grouping,
+    merged_groups,
+    read_run,
+    write_run,
+)
 
 keys = st.one_of(
     st.text(max_size=6),
@@ -20,6 +30,13 @@ keys = st.one_of(
     st.tuples(st.text(max_size=4), st.integers(min_value=-3, max_value=3)),
 )
 records = st.lists(st.tuples(keys, st.integers()), max_size=80)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    """A monkeypatch for hypothesis tests, whose examples share one function-scoped fixture."""
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
 
 
 def expected_groups(items) -> list[tuple]:
@@ -43,6 +60,36 @@ def test_merging_runs_regroups_every_record(tmp_path_factory, items, cut):
         paths.append(path)
     merged = [(key, sorted(values)) for key, values in merged_groups(paths)]
     assert merged == expected_groups(items)
+
+
+@settings(max_examples=40, deadline=None)
+@given(items=records, read_bytes=st.integers(min_value=1, max_value=64), min_values=st.integers(min_value=1, max_value=3))
+def test_records_cut_across_reads_and_small_groups_left_out(tmp_path_factory, monkeypatch_module, items, read_bytes,
+                                                             min_values):
+    """A run read a few bytes at a time (records and their headers cut across reads) gives every record;
+    with ``min_values``, exactly the groups of at least that many values come out."""
+    import pickle
+
+    monkeypatch_module.setattr(spill, "READ_BYTES", read_bytes)
+    path = str(tmp_path_factory.mktemp("runs") / "run")
+    write_run(path, [(encode_key(k), pickle.dumps(v)) for k, v in items])
+    merged = [(key, sorted(values)) for key, values in merged_groups([path], min_values=min_values)]
+    assert merged == [(key, values) for key, values in expected_groups(items) if len(values) >= min_values]
+
+
+@pytest.mark.parametrize("on_disk", [True, False], ids=["run_files", "runner_shuffle"])
+def test_grouping_leaves_out_keys_with_fewer_values(tmp_path, on_disk):
+    items = [(f"k{i % 40}", i) for i in range(50)]  # k0..k9 twice, k10..k39 once
+    expected = [(key, values) for key, values in expected_groups(items) if len(values) >= 2]
+    assert len(expected) == 10, "fixture: some keys with two values, others with one"
+    with BeamTestPipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
+        grouped = (
+            pipeline
+            | beam.Create(items)
+            | grouping(str(tmp_path / "shuffle") if on_disk else None, "pairs", min_values=2)
+            | beam.MapTuple(lambda key, values: (key, sorted(values)))
+        )
+        assert_that(grouped, equal_to(expected))
 
 
 def test_str_bytes_and_tuple_keys_never_collide(tmp_path):

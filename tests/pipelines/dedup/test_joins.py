@@ -233,7 +233,7 @@ def steps_with_side_inputs(join: str) -> list[str]:
 
 def test_keyed_join_steps_have_no_side_input():
     filters = [name for name in steps_with_side_inputs(SIDE_INPUT) if name.endswith("/FilterByIdSet")]
-    assert len(filters) == 4, "removed (exact), needed payloads, graph nodes, removed (final)"
+    assert len(filters) == 5, "removed (exact), needed texts, needed earlier payloads, graph nodes, removed (final)"
     assert steps_with_side_inputs(KEYED_JOIN) == []
 
 
