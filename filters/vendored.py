@@ -887,7 +887,7 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     holder, _ = first_copyright(comments)
     words, own_words = holder_words([holder]), owner.words()
     release = _RELEASE.search(comments)
-    if not words or words & own_words or release is None or (repo and names_repository(comments, repo)):
+    if not words or not own_words or words & own_words or release is None or (repo and names_repository(comments, repo)):
         return None
     own = repo.lower()
     # its home, not the repository's nor its license's page (opensource.org/licenses/mit-license.php)

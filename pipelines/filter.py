@@ -133,7 +133,8 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     if copies and states_terms(doc.text):
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
     why = None
-    if document_kind(doc.kind).licensed_by_text:
+    # every header rule compares with the repository's holders or people: a repository naming no one has none to apply
+    if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text:
         notice = own_license(doc.text, doc.path) or named_license(doc.text)
         why = foreign_notice(doc.text, found.owner, notice) \
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
