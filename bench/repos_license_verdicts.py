@@ -178,6 +178,10 @@ VERDICTS = {
          ("listed in the RECORD of the .dist-info beside its folder (the wheel's own list of the distribution's "
           "files): the distribution's license; the reference's rule reads only the legal files of the folders above, "
           "pex's Apache-2.0 (sixth round: every such file checked against its RECORD)")),
+        (lambda p, o, r: p.startswith("pex/vendor/_vendored/") and (".dist-info/" in p or ".pex-info/" in p)
+         and o != "Apache-2.0", "R", ("packaging's distribution files: its classifier 'BSD License' read by ScanCode as "
+                                      "BSD-3-Clause and its texts AND-ed; its LICENSE offers LICENSE.APACHE or "
+                                      "LICENSE.BSD (BSD-2-Clause's text)")),
         (_in("pex/vendor/_vendored/"), "O", ("a dist-info's license texts govern the package folder beside it, "
          "which ours does not read (a sibling, not an ancestor)")),
     ],
@@ -204,7 +208,10 @@ VERDICTS = {
         (_in("includes/vendor/pomo/"), "O", "POMO's '@license GPL' tag; ours gives its folder's MIT"),
         (_in("includes/geo/"), "O", "MaxMind's GeoLite data under CC-BY-4.0 (its COPYRIGHT.txt); ours YOURLS's MIT"),
         (_name("README.md", "composer.lock", "installed.json"), "R", "license names in a README and package lists"),
-        (_in("includes/vendor/maxmind/"), "U", "a README's license mention"),
+        (_in("includes/vendor/maxmind/"), "R", ("its README: 'This is free software, licensed under the Apache License, "
+                                                "Version 2.0'; ScanCode reads MIT")),
+        (_name("common.js"), "O", ("the jQuery cookie plugin appended below YOURLS's code: 'Dual licensed under the MIT and "
+                                   "GPL licenses' (a choice naming families, which ours leaves to the folder)")),
     ],
     "jesseduffield/lazydocker": [
         (_name("NOTICE", "swagger.yaml", "README.md"), "R", "license names in a NOTICE, an API spec and a README"),

@@ -120,9 +120,26 @@ def _run_hashes(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     return _mix(values * base + lengths.astype(np.uint64))
 
 
+# The last text projected and its projection: the code index and the short-task index read the same document one
+# after the other (``DocumentFilter.benchmark_hits``). Held as one tuple, so a thread sees a matching pair; the text
+# is held too, so no other string can take its identity.
+_LAST: tuple[object, tuple[np.ndarray, np.ndarray] | None] = (object(), None)
+
+
 def run_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     """(run hashes, is-identifier flags) of the full path's normalised Python stream without its strings,
-    numbers split into runs; None where ``light_projection`` is None or this reading could differ."""
+    numbers split into runs; None where ``light_projection`` is None or this reading could differ. The arrays
+    are shared with the next caller asking for the same text: read them, do not change them."""
+    global _LAST
+    last = _LAST
+    if last[0] is text:
+        return last[1]
+    projected = _projection(text)
+    _LAST = (text, projected)
+    return projected
+
+
+def _projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     if any(c in text for c in _UNSURE_CHARACTERS):
         return None
     rest = _STRINGS_AND_COMMENTS.sub(_drop_comment, text)

@@ -1100,15 +1100,18 @@ def tagged_license(text: str, path: str = "") -> str | None:
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
 # is licensed under the MIT license found in the LICENSE file in the root directory of this source tree". Not the
 # file's license (the pointed-at folder answers for that), but a statement that the file comes under terms of its own.
-_NAMED_AFTER_VERB = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(?:terms of (?:the )?)?"
-                               r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b")
+_NAMED_AFTER_VERB = re.compile(r"\b(?:licensed|released|distributed|made available) under (?:the )?(?:terms of (?:the )?)?"
+                               r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b(?: (?:v ?|version )?(\d{1,2}(?: \d)?)\b)?")
 
 
 def named_license(text: str) -> str | None:
     """The license a licensing sentence in a file's head names ("licensed under the MIT license found in..."), or
     None; ``filters.vendored.foreign_notice`` reads it as the file's own terms where no notice quotes them."""
     said = _NAMED_AFTER_VERB.search(_words(text[:_NOTICE_CHARS]))
-    return _license_from_name(f"{said.group(1)} license") if said else None
+    if said is None:
+        return None
+    version = f" {said.group(2).replace(' ', '.')}" if said.group(2) else ""  # the Eclipse Public License v1.0
+    return _license_from_name(f"{said.group(1)} license{version}") or _license_from_name(f"{said.group(1)} license")
 
 
 # A license a file's head names while pointing to a file in its folder for the text: Go's "Use of this source code is

@@ -152,6 +152,11 @@ def _screen_3grams(words: np.ndarray) -> np.ndarray:
 def screen_grams(text: str) -> np.ndarray:
     """The 3-grams of the ASCII words of ``text`` lowercased (every other character a separator), each
     hashed from its words' ``screen_word_hash``, in order."""
+    return _screen_grams_and_words(text)[0]
+
+
+def _screen_grams_and_words(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``screen_grams`` and the words' start and end offsets (3-gram g spans words g .. g + 2)."""
     ascii_bytes = text.encode("ascii") if text.isascii() else text.lower().encode("ascii", "replace")
     data = np.frombuffer(ascii_bytes.translate(_WORD_BYTES), dtype=np.uint8)
     powers, inverse = _powers(len(data))
@@ -161,7 +166,7 @@ def screen_grams(text: str) -> np.ndarray:
     in_word[1:-1] = data != 0
     edges = (in_word[1:] != in_word[:-1]).nonzero()[0]  # a word's start, then its end, alternating
     starts, ends = edges[0::2], edges[1::2]
-    return _screen_3grams((sums[ends] - sums[starts]) * inverse[starts])
+    return _screen_3grams((sums[ends] - sums[starts]) * inverse[starts]), starts, ends
 
 
 def task_screen_grams(prose: str) -> tuple[np.ndarray, np.ndarray]:
@@ -265,9 +270,12 @@ class PromptedTaskIndex:
         """Items whose prose (``min_prose_overlap`` of its words covered by found 3-grams) and code (``min_code_coverage``
         of its n-grams) are both in ``text``; the code is only tokenized when some prose is found. An ASCII
         text is first screened (``screen_grams``): one no task's prose can match is done with."""
-        if not self.tasks or not self.may_hit(text):
+        if not self.tasks:
             return []
-        numbers = self._candidate_numbers(np.isin(self._keys, self._found_keys(prose_grams(text))))
+        passes, spans = self._screened(text)
+        if not passes:
+            return []
+        numbers = self._candidate_numbers(np.isin(self._keys, self._found_keys(self._text_grams(text, spans))))
         if numbers and (not language or language == PYTHON):
             numbers = self._python_screened(numbers, text)
         candidates = [self.tasks[i] for i in numbers]
@@ -282,17 +290,33 @@ class PromptedTaskIndex:
 
     def may_hit(self, text: str) -> bool:
         """False when ``text`` holds no task's prose as ``hits`` requires it (by ``screen_grams``)."""
+        return self._screened(text)[0]
+
+    def _screened(self, text: str) -> tuple[bool, np.ndarray | None]:
+        """``may_hit``, and in an ASCII text the (start, end) offsets of every 3-gram that is some task's by
+        ``screen_grams`` (else None): the only places where ``prose_grams`` can find a task's 3-gram."""
         if len(text) > SCREEN_MAX_BYTES:
-            return True
-        grams = screen_grams(text)
-        grams = grams[self._buckets[_bucket(grams)]]
-        if grams.size:  # the few in a task's bucket, looked up
-            at = np.minimum(self._sorted_screen_keys.searchsorted(grams), self._sorted_screen_keys.size - 1)
-            grams = grams[self._sorted_screen_keys[at] == grams]
-        if not grams.size:
-            return not text.isascii() and self._foreign_candidates
-        found = np.isin(self._screen_keys, grams)
-        return bool(self._candidates(found if text.isascii() else found | self._foreign))
+            return True, None
+        grams, starts, ends = _screen_grams_and_words(text)
+        places = self._buckets[_bucket(grams)].nonzero()[0]
+        if places.size:  # the few in a task's bucket, looked up
+            at = np.minimum(self._sorted_screen_keys.searchsorted(grams[places]), self._sorted_screen_keys.size - 1)
+            places = places[self._sorted_screen_keys[at] == grams[places]]
+        spans = np.stack([starts[places], ends[places + 2]]) if text.isascii() else None
+        if not places.size:
+            return not text.isascii() and self._foreign_candidates, spans
+        found = np.isin(self._screen_keys, grams[places])
+        return bool(self._candidates(found if text.isascii() else found | self._foreign)), spans
+
+    @staticmethod
+    def _text_grams(text: str, spans: np.ndarray | None) -> np.ndarray:
+        """``prose_grams(text)`` as far as tasks' 3-grams go: in an ASCII text, the 3-grams at the screen's
+        ``spans`` (a task 3-gram's words hash to a task's screen key, so every place ``prose_grams`` finds one
+        is among them; a span runs from its first word's start to its third word's end, so its own 3-grams are
+        the text's); otherwise all of ``prose_grams``."""
+        if spans is None:
+            return prose_grams(text)
+        return np.concatenate([np.empty(0, np.uint64), *(prose_grams(text[start:end]) for start, end in spans.T.tolist())])
 
     def _code_screened(self, candidates: list[PromptedTask], text: str, language: str) -> list[PromptedTask]:
         """The candidates whose code n-grams the lexed document may hold (``min_code_coverage`` of them by

@@ -27,6 +27,7 @@ import yaml
 
 from codemix.filters.declared import declared_copies, may_declare
 from codemix.filters.generated import VENDORED_PATHS, path_matches
+from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
@@ -225,7 +226,10 @@ class VendoringFact:
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
-                  "CMakeLists.txt", "pom.xml", "build.gradle", "meson.build", "configure.ac")
+                  "CMakeLists.txt", "pom.xml", "build.gradle", "meson.build", "configure.ac",
+                  # Erlang's rebar3, Elixir's mix, R's DESCRIPTION, SwiftPM, Dart's pub, Julia, Zig, OCaml's dune, Perl
+                  "rebar.config", "mix.exs", "DESCRIPTION", "Package.swift", "pubspec.yaml", "Project.toml",
+                  "build.zig.zon", "dune-project", "Makefile.PL", "Build.PL")
 _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # A folder README that says the folder holds another project's code ("This directory contains a copy of
 # ...", "vendored from upstream", Chromium's README.chromium fields).
@@ -254,7 +258,7 @@ _SUBFOLDER_PROVENANCE = re.compile(r"\b(?:directories|folders|subdirectories|sub
 # file); "based on", "inspired by" and a port are derived work, not copies. Without "this file" (or header,
 # module...) as its subject, what it copies must be a file or a URL: CPython's ``_compat_pickle.py`` says "This is
 # a copy of lib2to3.fixes.fix_imports.MAPPING", a table of its own project.
-_COPY = (r"is (?:just |simply )?(?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|modified|adjusted|"
+_COPY = (r"is (?:just |simply )?(?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|literal|exact|modified|adjusted|"
          r"stripped[- ]down|vendored|temporary) )*"
          r"(?:copy|(?:modified|patched|vendored) version|fork) of")
 _SOURCE_FILE = (r"[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java|kt|rb|php|lua|pl|sh|cs|swift)"
@@ -277,8 +281,11 @@ _OPENING_PROVENANCE = re.compile(r"\b(?:the following|this) (?:implementation|co
 # A comment line of the head that opens with where the file came from, naming a file in a folder or a URL: gevent's
 # ``stathelper.c`` "/* copied from Python-2.7.2/Modules/posixmodule.c */". A bare file name ("copied from utils.py")
 # is as likely the project's own.
+# Or naming a release of another project: rebar3's ``r3_hex_core.erl``, "%% Vendored from hex_core v0.18.0, do not edit
+# manually".
 _COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:copied|taken|imported|vendored) (?:verbatim )?from "
-                          rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE})", re.IGNORECASE | re.MULTILINE)
+                          rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b)",
+                          re.IGNORECASE | re.MULTILINE)
 # "This file is under the GPLv2 license, as it is part of git source code" (difftastic's ``makefile_1.mk``): part of
 # a named project's source, which is not this repository.
 _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)(?:'s)? source code\b", re.IGNORECASE)
@@ -314,6 +321,43 @@ def _opening_comment(head: str) -> str:
     return "\n".join(lines)
 
 
+# Comment blocks a header may open with, by their opener and closer.
+_BLOCKS = (("/*", "*/"), ('"""', '"""'), ("'''", "'''"), ("<!--", "-->"), ("(*", "*)"), ("{-", "-}"), ("--[[", "]]"))
+# ``<?php``, a package clause, ``'use strict';``, a few imports or a shader's declarations (raylib's ``raymarching.fs``:
+# ``#version 330`` and seven ``in``/``out``/``uniform`` lines above Inigo Quilez's header) may come before a header
+_HEADER_CODE_LINES = 12
+
+
+def file_header(text: str) -> str:
+    """A file's head up to its code: its opening comments, past at most ``_HEADER_CODE_LINES`` lines of code (a
+    ``<?php``, a package clause, a shader's declarations). A copyright line below the code is about a part, not the
+    file: YOURLS's own ``js/common.js`` appends the jQuery cookie plugin ("Copyright (c) 2006 Klaus Hartl", line 110)
+    to its code."""
+    return "".join(line for line, _ in _header_lines(text))
+
+
+def header_comments(text: str) -> str:
+    """The comment lines of ``file_header``, its code left out (a package clause names no holder or project)."""
+    return "".join(line for line, code in _header_lines(text) if not code)
+
+
+def _header_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """(line, whether it is code) for each line of ``file_header``."""
+    closing, code = "", 0
+    for line in text[:_FILE_HEAD_CHARS * 2].splitlines(keepends=True):
+        stripped = line.strip()
+        is_code = False
+        if closing:
+            closing = "" if closing in stripped else closing
+        elif (block := next((b for b in _BLOCKS if stripped.startswith(b[0])), None)) is not None:
+            closing = "" if block[1] in stripped[len(block[0]):] else block[1]
+        elif stripped and not _COMMENT_LINE.match(line):
+            code, is_code = code + 1, True
+            if code > _HEADER_CODE_LINES:
+                return
+        yield line, is_code
+
+
 def _plain(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
@@ -327,15 +371,20 @@ _PAGE_EXTENSIONS = (".html", ".htm", ".md", ".rst", ".txt", ".adoc", ".xml")
 
 def published_page(path: str, text: str, repo: str = "") -> str | None:
     """The URL in a file's first lines of a web page named as the file is (``<stem>.html``, a stem of 4 characters or
-    more), unless it names repository ``repo``: the file is published elsewhere and this is a copy; else None. A
-    link to a download (``f1040.pdf`` in pdf.js's ``f1040.pdf.link``) or a project's home is no such page."""
+    more) or of the file itself (its whole name, ``.../lib/cpp_magic.h``), unless it names repository ``repo``: the
+    file is published elsewhere and this is a copy; else None. A link to a download (``f1040.pdf`` in pdf.js's
+    ``f1040.pdf.link``) or a project's home is no such page."""
     name = path.rsplit("/", 1)[-1].lower()
     stem, own = name.split(".", 1)[0], repo.rsplit("/", 1)[-1].lower()
     if len(stem) < 4 or name.endswith(_PAGE_EXTENSIONS):
         return None  # a page or document names its own rendered page
     for url in _URL.findall("\n".join(text.splitlines()[:_BANNER_LINES])):
-        page = re.fullmatch(r"([^/]+)\.html?", url.rstrip("/.,;").rsplit("/", 1)[-1].lower())
-        if page and page.group(1) == stem and not (own and own in url.lower()):
+        last = url.rstrip("/.,;").rsplit("/", 1)[-1].lower()
+        page = re.fullmatch(r"([^/]+)\.html?", last)
+        # its page (``<stem>.html``), or the file itself in another repository (swift-nio's ``cpp_magic.h``: "this is
+        # https://github.com/18sg/uSHET/blob/c09e0ac.../lib/cpp_magic.h")
+        in_repository = url.split("://", 1)[-1].count("/") >= 3  # host/owner/project/.../name, not a doc's short link
+        if (page and page.group(1) == stem or last == name and in_repository) and not (own and own in url.lower()):
             return url
     return None
 
@@ -501,13 +550,18 @@ def _holder_lines(text: str) -> Iterator[str]:
     copyright (``_license_documents_own``)."""
     head = text[:20_000]
     for match in _COPYRIGHT.finditer(head):
-        if _HOLDER_MARK.search(match.group(1)) and not _license_documents_own(head, match):
+        # "copyright = '© 2023 ABC Widgets, Inc.'" is a setting in an example (hugo's docs page ``Copyright.md``)
+        if _HOLDER_MARK.search(match.group(1)) and not match.group(1).lstrip().startswith("=") \
+                and not _license_documents_own(head, match):
             yield match.group(1)
 
 
 def _names_template(text: str) -> bool:
     head = text[:20_000]
     return any(_license_documents_own(head, match) for match in _COPYRIGHT.finditer(head))
+
+
+_PLACEHOLDER = re.compile(r"\{\{|\{%|<%|\$\{")
 
 
 def copyright_holders(text: str) -> frozenset[str]:
@@ -520,7 +574,10 @@ def copyright_holders(text: str) -> frozenset[str]:
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
         words = " ".join(line.lower().split())
-        if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")):
+        # a template's placeholders name no one: rebar3's project template "Copyright (c) {{copyright_year}},
+        # {{author_name}}"
+        if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")) \
+                and not _PLACEHOLDER.search(words):
             holders.add(words)
     return frozenset(holders)
 
@@ -566,6 +623,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     root_licenses = [f for f in facts if f.kind == "license" and f.folder == ""]
     root_holders = frozenset().union(*(f.holders for f in root_licenses))
     root_digests = {f.digest for f in root_licenses}
+    root_ids = {f.license for f in root_licenses if f.license}
     manifests = {f.folder: f for f in facts if f.kind == "manifest"}
     workspaces = [(f.folder, f.members) for f in manifests.values() if f.members]
     if not root_holders and any(f.template_only for f in root_licenses):
@@ -573,6 +631,10 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         # the repository's people stands in (uBlock's Raymond Hill; none where its files name no one, SteamKit).
         people = repository_owner(facts, [VendoredTree(folder, "") for folder in trees]).people
         root_holders = frozenset(people[:1])
+    elif not root_holders and root_licenses:
+        # A bare license text naming no one (swift-nio's Apache-2.0 LICENSE.txt): the repository's people stand in
+        # ("Apple Inc. and the SwiftNIO project authors"), so a folder's license naming Fedor Indutny is llhttp's.
+        root_holders = frozenset(repository_owner(facts, [VendoredTree(folder, "") for folder in trees]).people)
     root_words = holder_words(root_holders)
     own_urls = {repo.lower()} | (manifests[""].urls if "" in manifests else frozenset())
     own_name = _plain(repo.rsplit("/", 1)[-1])
@@ -592,8 +654,11 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         if any(_members_cover(members, base, lic.folder) for base, members in workspaces
                if not base or lic.folder.startswith(base + "/")):
             continue
-        if not lic.holders and not lic.license:
-            continue  # an empty or unreadable license file says nothing of who wrote the code
+        if not lic.holders and (not lic.license or lic.license in root_ids):
+            # An empty or unreadable license file says nothing of who wrote the code; the root's own license naming no
+            # one says the folder is under the repository's terms (rebar3's project templates, ``LICENSE.md`` beside a
+            # ``rebar.config`` template, both Apache-2.0).
+            continue
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
     for folder, manifest in sorted(manifests.items()):
         if folder and folder not in trees and not _inside(folder, trees) and _for_others(_folder(folder)) \
@@ -629,6 +694,9 @@ class RepositoryOwner:
     first_year: int = 0
     people: tuple[str, ...] = ()  # the most named first
     people_year: int = 0
+    # Holders whose headers in the repository carry different years: they came back to write more (valkey's "zhenwei
+    # pi", 2020 and 2022, MIT files in a BSD project), where a copy keeps the one date its original had.
+    returning: frozenset[str] = frozenset()
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -639,7 +707,7 @@ class RepositoryOwner:
         return self.first_year if self.holders else self.people_year
 
     def named(self) -> str:
-        return min(self.holders) if self.holders else self.people[0]
+        return min(self.holders) if self.holders else self.people[0] if self.people else ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -715,10 +783,21 @@ def first_copyright(text: str) -> tuple[str, int]:
     for match in _COPYRIGHT.finditer(text):
         if _license_documents_own(text, match):
             continue  # a license text's own copyright (``_holder_lines``)
-        if found := copyright_holders(match.group(0)):
+        found = copyright_holders(match.group(0)) or _holder_below(text, match)
+        if found:
             years = [int(year) for year in _YEAR.findall(match.group(1))]
             return min(found), min(years, default=0)
     return "", 0
+
+
+def _holder_below(text: str, match: re.Match) -> frozenset[str]:
+    """The holder on the line below a copyright line of years alone, as BSD's files lay it out: "Copyright (c) 1989,
+    1993, 1994" over "The Regents of the University of California.  All rights reserved." (r-lib/fs's
+    ``src/bsd/setmode.c``)."""
+    if not _YEAR.search(match.group(1)) or re.search(r"[a-z]{3}", re.sub(r"\(c\)", "", match.group(1), flags=re.IGNORECASE)):
+        return frozenset()
+    below = re.sub(r"^[\W_]+", "", text[match.end():].lstrip("\r\n").split("\n", 1)[0])
+    return copyright_holders(f"Copyright (c) {below}") if below[:1].isupper() else frozenset()
 
 
 def holder_fact(path: str, text: str) -> VendoringFact | None:
@@ -742,15 +821,22 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     root = [f for f in facts if f.kind == "license" and f.folder == ""]
     years = [f.first_year for f in root if f.first_year]
     named: dict[str, list[int]] = {}
+    places: dict[str, set[str]] = {}  # the names of the folders a holder's files sit in
     for fact in facts:
         if fact.kind == "holder" and vendored_tree(fact.detail, trees) is None:
             named.setdefault(fact.name, []).append(fact.first_year)
+            places.setdefault(fact.name, set()).add(fact.folder.rsplit("/", 1)[-1])
     most = max((len(years_) for years_ in named.values()), default=0)
+    # A holder other than the most named whose files all sit in folders of one name is one copied package, not the
+    # repository's people: jackson-core's Schubfach, Raffaello Giulietti's 7 files in ``.../io/schubfach/`` (main and
+    # test), beside Tatu Saloranta's 20 across the project.
     people = {holder: years_ for holder, years_ in named.items()
-              if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])}
+              if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])
+              and (len(years_) == most or len(places[holder]) >= 2)}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
-                           min((year for years_ in people.values() for year in years_ if year), default=0))
+                           min((year for years_ in people.values() for year in years_ if year), default=0),
+                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2))
 
 
 def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str | None:
@@ -762,7 +848,7 @@ def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str
     if not notice:
         return None
     own_words = owner.words()
-    head = text[:_FILE_HEAD_CHARS * 2]
+    head = file_header(text)
     holder, year = first_copyright(head)
     words = holder_words([holder])
     if not own_words or not words or words & own_words:
@@ -783,8 +869,33 @@ def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:
     ``src/core/vendor/ascon.mjs``. A license text names its package's holder, whoever that is."""
     if _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
         return False
-    holder, _ = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    holder, _ = first_copyright(file_header(text))
     return bool(holder_words([holder]) & holder_words(owner.people))
+
+
+# A release of its own: "Version: 1.2.2", "@version 2.1" in a header's comments.
+# A version field opening a comment line, not a license's "Version 2.0" nor a generator's "pycrc v0.8.2" in a sentence.
+_RELEASE = re.compile(r"^[ \t]*[^\w\s]*[ \t]*(@?version[ \t]*:?[ \t]*v?\d+(?:\.\d+)+)", re.IGNORECASE | re.MULTILINE)
+
+
+def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | None:
+    """Why a file's header says it is a release of another project, or None: its comments name a holder that is not
+    the repository's, a version of its own and a URL that is not the repository's: YOURLS's
+    ``js/jquery.notifybar.js``, "Notify Bar - jQuery plugin * Copyright (c) 2009-2010 Dmitri Smirnov ... Version: 1.2.2
+    ... Project home: http://www.dmitri.me/blog/notify-bar"."""
+    comments = header_comments(text)
+    holder, _ = first_copyright(comments)
+    words, own_words = holder_words([holder]), owner.words()
+    release = _RELEASE.search(comments)
+    if not words or not own_words or words & own_words or release is None or (repo and names_repository(comments, repo)):
+        return None
+    own = repo.lower()
+    # its home, not the repository's nor its license's page (opensource.org/licenses/mit-license.php)
+    url = next((url for url in _URL.findall(comments) if not (own and own in url.lower()) and "licen" not in url.lower()
+                and "creativecommons.org" not in url.lower()), None)
+    if url is None:
+        return None
+    return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
 
 
 def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, governing: Iterable[str]) -> str | None:
@@ -794,7 +905,7 @@ def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, gove
     templates, "Copyright 2011 The Go Authors", under hugo's Apache-2.0 LICENSE."""
     if not pointed:
         return None
-    holder, _ = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    holder, _ = first_copyright(file_header(text))
     words, own_words = holder_words([holder]), owner.words()
     family = _family(pointed)
     governing = {_family(name) for name in governing}
@@ -802,6 +913,61 @@ def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, gove
         return None
     return (f"header names {holder!r}, not the repository's {owner.named()!r}, and points to a {pointed} license "
             f"file that its folders do not hold (theirs: {', '.join(sorted(governing))})")
+
+
+# A header's author where it has no copyright line: JSR-166's "Written by Doug Lea and Martin Buchholz with assistance
+# from members of JCP JSR-166 Expert Group and released to the public domain".
+_AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created) by:?\s+(.+?)(?:\s+with\b|\s+and released\b|[,.;]|$)",
+                          re.IGNORECASE | re.MULTILINE)
+_PUBLIC_DOMAIN = re.compile(r"\b(?:released|dedicated|placed|put) (?:in|into|to) the public domain\b")
+
+
+def header_terms(text: str) -> str | None:
+    """A public-domain dedication in a file's head (``PUBLIC_DOMAIN``), where it states no license: the terms a
+    header grants (``foreign_terms``) when no notice names a license."""
+    words = " ".join(re.sub(r"[\W_]+", " ", text[:_FILE_HEAD_CHARS].lower()).split())  # comment marks aside
+    return PUBLIC_DOMAIN if _PUBLIC_DOMAIN.search(words) else None
+
+
+def header_holder(text: str) -> str:
+    """The first copyright holder a file's head names, else the author its opening comment names ("Written by Doug
+    Lea"), lower case; "" when neither."""
+    head = file_header(text)
+    holder, _ = first_copyright(head)
+    if holder:
+        return holder
+    author = _AUTHOR_LINE.search(_opening_comment(head))
+    return " ".join(author.group(1).lower().split()) if author else ""
+
+
+def names_repository(header: str, repo: str) -> bool:
+    """Whether a file's header names repository ``repo`` (its name, 4 letters or more, trailing digits aside: "rebar"
+    for erlang/rebar3's "rebar: Erlang Build Tools"): a file written for it."""
+    name = re.sub(r"\d+$", "", _plain(repo.rsplit("/", 1)[-1]))
+    return len(name) >= 4 and name in _plain(header)
+
+
+def foreign_terms(text: str, owner: RepositoryOwner, notice: str | None, governing: Iterable[str],
+                  repo: str = "") -> str | None:
+    """Why a file's own header grants it under another holder's terms, or None: it names a holder (``header_holder``)
+    that shares no word with the repository's, and the license its notice states (``notice``, or a public-domain
+    dedication) is of no family the licenses governing its path are: caffeine's copies of Eclipse Collections' tests,
+    "Copyright (c) 2021 Goldman Sachs" under the EPL in an Apache-2.0 tree, of JSR-166's, "Written by Doug Lea ...
+    released to the public domain". A holder whose headers carry several years (``RepositoryOwner.returning``) is a
+    contributor writing for the repository under terms of their own (valkey's "zhenwei pi", MIT under BSD)."""
+    governing_ids = sorted(governing)
+    governing = {_family(name) for name in governing_ids}
+    holder = header_holder(text)
+    words, own_words = holder_words([holder]), owner.words()
+    if not notice or not governing or not words or not own_words or words & own_words or holder in owner.returning \
+            or (repo and names_repository(header_comments(text), repo)):
+        return None
+    stated = {_family(name) for name in license_ids(notice)} or {_family(notice)}
+    if stated & governing:
+        return None
+    terms = "the public domain" if notice == PUBLIC_DOMAIN else notice
+    return (f"header names {holder!r} under {terms}, not the repository's {owner.named()!r} under "
+            f"{' AND '.join(governing_ids)}")
 
 
 def _family(license_id: str) -> str:

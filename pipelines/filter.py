@@ -36,6 +36,9 @@ from codemix.filters.vendored import (
     copy_fact,
     foreign_notice,
     foreign_pointer,
+    foreign_release,
+    foreign_terms,
+    header_terms,
     holder_fact,
     may_say_vendored,
     names_owner,
@@ -114,7 +117,9 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     """The vendored tree holding ``doc``, else the file itself when its head says it is another project's file
     (``filters.vendored.copied_file_statement``), its own notice is another holder's under other terms
     (``filters.vendored.foreign_notice``) or it points to a license file that the folders above it, whose license
-    ``governing`` is, do not hold (``filters.vendored.foreign_pointer``); a license text's own wording is none."""
+    ``governing`` is, do not hold (``filters.vendored.foreign_pointer``) or it grants itself under another holder's
+    terms of a family none of ``governing`` is (``filters.vendored.foreign_terms``); a license text's own wording is
+    none."""
     found = (vendored or {}).get(repository_key(doc), Vendored())
     tree = vendored_tree(doc.path, found.trees)
     if tree is not None or is_license_file(doc.path) or is_notice_file(doc.path):
@@ -128,9 +133,13 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     if copies and states_terms(doc.text):
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
     why = None
+    # every header rule compares with the repository's holders or people: a repository naming no one has none to apply
     if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text:
-        why = foreign_notice(doc.text, found.owner, own_license(doc.text, doc.path) or named_license(doc.text)) \
-            or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing))
+        notice = own_license(doc.text, doc.path) or named_license(doc.text)
+        why = foreign_notice(doc.text, found.owner, notice) \
+            or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
+            or foreign_terms(doc.text, found.owner, notice or header_terms(doc.text), license_ids(governing), doc.repo) \
+            or foreign_release(doc.text, found.owner, doc.repo)
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 

@@ -238,3 +238,30 @@ def test_the_python_code_screen_keeps_every_hit(indexes):
         hits, dropped = hits + len(exact), dropped + len(numbers) - len(kept)
         projected += bool(numbers) and run_projection(text) is not None  # the screen was asked, not passed unsure
     assert hits >= 300 and dropped >= 100 and projected >= 350, (hits, dropped, projected)
+
+
+def test_the_screen_places_give_the_candidates_of_the_whole_text(indexes):
+    """``hits`` reads an ASCII text's 3-grams only at the places the screen flags (``_screened``'s spans): the
+    candidates are those of ``prose_grams`` over the whole text, on real files with HumanEval prompts pasted in
+    whole, edited and renamed (bench.short_tasks' variants), and with their words made non-ASCII (no spans)."""
+    from bench.short_tasks import LEAK_VARIANTS
+
+    _, short = indexes
+    stdlib = Path(sysconfig.get_path("stdlib"))
+    hosts = _utf8_texts(sorted(stdlib.glob("**/*.py"))[::11])
+    texts = list(hosts)
+    for number, (item_id, task) in enumerate(sorted(TASKS.items())):
+        host = hosts[number % len(hosts)]
+        variant = list(LEAK_VARIANTS.values())[number % len(LEAK_VARIANTS)]
+        texts += [host + "\n\n" + variant(task), f"# ſ İ naïve\n{host}\n{task}"]
+    compared = 0
+    for text in texts:
+        passes, spans = short._screened(text)
+        if passes:
+            found = short._found_keys(short._text_grams(text, spans))
+            assert set(found.tolist()) == set(short._found_keys(prose_grams(text)).tolist()), text[:80]
+            exact = {id(task) for task in _exact_candidates(short, text)}
+            assert short._candidate_numbers(np.isin(short._keys, found)) == [
+                i for i, task in enumerate(short.tasks) if id(task) in exact], text[:80]
+            compared += spans is not None and bool(exact)
+    assert compared >= 60, "guard: ASCII texts with candidates were compared"

@@ -17,18 +17,22 @@ import resource
 import stat
 import struct
 import subprocess
+import sys
 import tarfile
-import time
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+from typing import Self
 
 import pyarrow as pa
 from hypothesis import strategies as st
 
 from codemix.document import DOCUMENT_SCHEMA, DROPPED_SCHEMA, Document, Dropped, Quarantined
 from codemix.pipelines.readers import read_location
+from codemix.pipelines.readers.common import iter_bounded_lines
 from codemix.sources import ReadLimits, SourceConfig
 
 Outcome = Document | Dropped | Quarantined
@@ -365,24 +369,68 @@ def write_zeros_zip_member(path: Path, name: str, size: int, others: dict[str, b
             archive.writestr(other, data)
 
 
-def _measure(kind: str, location: str, warm_up: str) -> dict:
+class StepBudgetExceeded(RuntimeError):
+    """Raised into the traced function once it has run more Python lines than its budget allows."""
+
+
+class LineSteps:
+    """Counts the Python lines ``function`` executes (``sys.settrace`` line events in its frames, a
+    generator's resumptions included): its loop turns, the work a wall-clock bound used to stand for.
+
+    Over ``budget`` it raises StepBudgetExceeded inside the function (CPython then drops the tracer),
+    so a regression to a turn per line or per byte stops at once instead of running for minutes.
+    A reader's ``guarded`` turns that into a Quarantined; the test asserts on ``count`` first.
+    """
+
+    def __init__(self, function: Callable, budget: int | None = None):
+        self.code, self.budget, self.count = function.__code__, budget, 0
+
+    def __enter__(self) -> Self:
+        self._previous = sys.gettrace()
+        sys.settrace(self._call)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.settrace(self._previous)
+
+    def _call(self, frame: FrameType, event: str, arg: object) -> Callable | None:
+        return self._line if frame.f_code is self.code else None
+
+    def _line(self, frame: FrameType, event: str, arg: object) -> Callable:
+        if event == "line":
+            self.count += 1
+            if self.budget is not None and self.count > self.budget:
+                raise StepBudgetExceeded(f"{self.code.co_name} ran over {self.budget} Python lines")
+        return self._line
+
+
+def bytes_read() -> int:
+    """Bytes this process has read through read() calls so far (``rchar`` of /proc/self/io, Linux's
+    per-task I/O accounting): compressed bytes, for a reader decompressing a file it opened itself."""
+    with open("/proc/self/io", "rb") as io_stats:
+        return int(next(line for line in io_stats if line.startswith(b"rchar:")).split()[1])
+
+
+def _measure(kind: str, location: str, warm_up: str, step_budget: int | None) -> dict:
     source = SourceConfig(name="hostile", type=kind, paths=[location], limits=ReadLimits())
     list(read_location(source, warm_up))  # first-use allocations and lazy imports off the books
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start = time.perf_counter()
-    outcomes = list(read_location(source, location))
-    seconds = time.perf_counter() - start
+    before, read_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, bytes_read()
+    with LineSteps(iter_bounded_lines, step_budget) as steps:
+        outcomes = list(read_location(source, location))
+    read = bytes_read() - read_before
     growth = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024  # ru_maxrss is KiB on Linux
-    return {"seconds": seconds, "rss_growth": growth, "outcomes": [
+    return {"rss_growth": growth, "bytes_read": read, "line_steps": steps.count, "outcomes": [
         (type(o).__name__, location_of(o), getattr(o, "reason", "") or getattr(o, "error", "")) for o in outcomes]}
 
 
-def measure_read(kind: str, location: Path, warm_up: Path) -> dict:
-    """``read_location`` of ``location`` in a forked child: outcomes, seconds and peak RSS growth in bytes.
+def measure_read(kind: str, location: Path, warm_up: Path, step_budget: int | None = None) -> dict:
+    """``read_location`` of ``location`` in a forked child: its outcomes, peak RSS growth, the bytes
+    it read from files (compressed, as stored) and the lines ``iter_bounded_lines`` ran, stopped
+    over ``step_budget`` (see LineSteps). Work, not seconds: a loaded machine changes only the latter.
 
     ru_maxrss is a high-water mark that never goes down, so a fresh process is the only way to see
     one read's peak; a forked one starts with its parent's current RSS as its mark and inherits the
     imports, so it costs milliseconds instead of a new interpreter's seconds.
     """
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        return pool.apply(_measure, (kind, str(location), str(warm_up)))
+        return pool.apply(_measure, (kind, str(location), str(warm_up), step_budget))
