@@ -629,7 +629,9 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
             "events": tool_event_messages, "mixed": mixed_log_messages, "actions": action_messages,
             "attempts": lambda items: attempt_messages(items[0]), "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
-    head, lead = opening(messages, holders), next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
+    first = found.items[0] if found.kind == "calls" and found.items and isinstance(found.items[0], dict) else None
+    head = opening(messages, holders + [first] if first is not None else holders)  # a chat's first round's ``system``
+    lead = next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
     messages = flag_text_observations(messages[:lead] + head + messages[lead:] + closing(messages, holders))
     if found.kind == "calls" and (instruction := call_instruction(holders, messages)):
         messages.insert(0, message("system", instruction))  # Alpaca's ``instruction`` beside ``input``
