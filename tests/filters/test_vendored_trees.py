@@ -684,3 +684,13 @@ def test_an_authors_own_distributions_under_a_root_without_license():
     assert {tree.folder for tree in trees_of(bare, "miyagawa/cpanminus")} == {
         "App-cpanminus/testdist/Hash-MultiValue-1.200", "App-cpanminus/testdist/Spreadsheet-Read-0.48"} - {
         "App-cpanminus/testdist/Hash-MultiValue-1.200"}
+
+
+def test_a_copy_larger_than_the_project_declared_by_its_copyright_record():
+    """RcppArmadillo's 644 Armadillo headers outnumber its own files, so their holder is the one its files name most;
+    its ``inst/COPYRIGHTS`` record still says whose they are, and the package's own headers stay its own."""
+    files = layout("rcpparmadillo")
+    assert "Conrad Sanderson" in files["inst/include/armadillo_bits/Mat_bones.hpp"]
+    trees = trees_of(files, "RcppCore/RcppArmadillo")
+    assert vendored_tree("inst/include/armadillo_bits/Mat_bones.hpp", trees) is not None
+    assert vendored_tree("inst/include/RcppArmadillo.h", trees) is None
