@@ -23,6 +23,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     nested_deeper_than,
 )
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, LABELLED_DIALOGUE, MARKER_TURNS, PRINTED_MESSAGES
@@ -312,7 +313,26 @@ def parse_text(text: str, forced: str | None = None, late: bool | None = None) -
     formats = TEXT_FORMATS if late is None or forced is not None else tuple(
         f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
     fmt = next((f for f in formats_named(forced, formats) if f.detect(text)), None)
+    if fmt is None and forced is None and late is not False:
+        return page_data_transcripts(text)
     return None if fmt is None else fmt.parse(text)
+
+
+def page_data_transcripts(text: str) -> list[Transcript] | None:
+    """The conversations a Markdown page keeps as data (``embedded.page_values``: fenced JSON, tables), each
+    value read like a JSON file; None when no value holds one. Each transcript says which value it came from
+    (``extra.block``: the fenced documents first, then the tables, in page order)."""
+    found = []
+    for index, value in enumerate(page_values(text)):
+        try:
+            transcripts = parse_json_value(value)
+        except TranscriptShapeError:
+            continue
+        for transcript in transcripts:
+            if transcript.messages:
+                transcript.extra["block"] = index
+                found.append(transcript)
+    return found or None
 
 
 def describe(value: Any) -> str:

@@ -46,9 +46,10 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MARKER = re.compile(r"^[ \t]*(?:\d{1,3}[.)][ \t]+)?(?:[>*_]+[ \t]*)?([^\w\s]{0,6})[ \t]*"
                     r"([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})[ \t]*(\([^)\n]{0,60}\))?[ \t]*[\]>|#*_]{0,3}:[*_]*(?:[ \t]+|$)",
                     re.MULTILINE)
-# A speaker's label in brackets opening a line, with no colon after it (CAMEL's ``[AI User] Instruction: ...``).
+# A speaker's label in brackets opening a line, with no colon after it (CAMEL's ``[AI User] Instruction: ...``),
+# its words in any script (``[AI 用户]``).
 BRACKETED_KEY = "\x00"  # how a bracketed speaker's label is told from a marker's in ``labelled_lines``
-BRACKETED = re.compile(r"^[ \t]*\[([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})\][ \t]+(?=\S)", re.MULTILINE)
+BRACKETED = re.compile(r"^[ \t]*\[([^\W\d_][\w'-]*(?:[ \t][^\W\d_][\w'-]*){0,3})\][ \t]+(?=\S)", re.MULTILINE)
 RULE = re.compile(r"^[ \t]*([_\-=*~])\1{9,}[ \t]*$", re.MULTILINE)
 PERSON_WORDS = frozenset({"user", "human", "prompt", "customer", "client", "person", "me", "you", "proxy", "userproxy"})
 MODEL_WORDS = frozenset({"agent", "assistant", "ai", "bot", "chatbot", "model", "llm", "gpt", "copilot", "claude",
@@ -149,6 +150,18 @@ def addressed_turns(text: str) -> list[dict[str, Any]] | None:
     return turns if {"user", "assistant"} <= {t["speaker"] for t in turns} else None
 
 
+def bracketed_sides(speakers: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """Bracketed speakers whose words say one side only (``[AI 用户]`` and ``[AI 助手]``: the role words are
+    in a script whose words no list here holds, both labels name an AI): two labels taking turns are two
+    sides, the one that opens the person (who sets the task), the other the model."""
+    labels = list(dict.fromkeys(m[2] for m in speakers))
+    if len(labels) != 2 or len({m[3] for m in speakers}) != 1:
+        return speakers
+    if any(a[2] == b[2] for a, b in itertools.pairwise(speakers)):
+        return speakers  # they do not take turns
+    return [(start, end, label, "user" if label == labels[0] else "assistant") for start, end, label, _ in speakers]
+
+
 def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     """The runs of a marker log (see the module docstring) as lists of ``speaker``/``content`` turns, or None."""
     text = ANSI.sub("", text)
@@ -157,15 +170,16 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     if (addressed := addressed_turns(text)) is not None:
         return [addressed]
     marks = labelled_lines(text)
-    speakers = [m for m in marks if m[2].startswith(BRACKETED_KEY)]
-    if len({m[2] for m in speakers}) >= 2 and {"user", "assistant"} <= {m[3] for m in speakers}:
+    speakers = bracketed_sides([m for m in marks if m[2].startswith(BRACKETED_KEY)])
+    bracketed = len({m[2] for m in speakers}) >= 2 and {"user", "assistant"} <= {m[3] for m in speakers}
+    if bracketed:
         marks = speakers  # bracketed speakers cut the turns; ``Input:`` inside a message is its text
     counts: dict[str, int] = {}
     for _, _, label, _ in marks:
         counts[label] = counts.get(label, 0) + 1
-    marks = [m for m in marks if counts[m[2]] >= 2]
-    if len(marks) < MIN_MARKED or len({m[2] for m in marks}) < 2:
-        return None
+    marks = marks if bracketed else [m for m in marks if counts[m[2]] >= 2]
+    if len(marks) < (2 if bracketed else MIN_MARKED) or len({m[2] for m in marks}) < 2:
+        return None  # bracketed speakers of both sides: one exchange is a run
     changes = sum(a[2] != b[2] for a, b in itertools.pairwise(marks))
     if changes * 2 < len(marks) - 1 or not {"user", "assistant"} <= {m[3] for m in marks} | (
             {"assistant"} if any(m[3] == "part" for m in marks) else set()):
@@ -357,6 +371,29 @@ def safe_literal(node: ast.AST) -> Any:
         return None
 
 
+def block_content(blocks: list) -> tuple[str, list[dict[str, Any]], str]:
+    """A message's content blocks as its text, its tool calls and the tool results it carries: ``{text}``,
+    ``{toolUse: {name, input}}``, ``{toolResult: {content}}`` (Bedrock Converse), ``{type: text|tool_use|
+    tool_result}`` (Anthropic); a result's text is returned apart (a user-role turn of results is a tool's)."""
+    texts, calls, results = [], [], []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        use = block.get("toolUse") if isinstance(block.get("toolUse"), dict) else block if block.get("type") == "tool_use" else None
+        result = block.get("toolResult") if isinstance(block.get("toolResult"), dict) else (
+            block if block.get("type") == "tool_result" else None)
+        if use is not None and isinstance(use.get("name"), str):
+            calls.append({"id": use.get("toolUseId", use.get("id")), "name": use["name"], "args": use.get("input", {})})
+        elif result is not None:
+            inner = result.get("content")
+            results.append(inner if isinstance(inner, str) else block_content(inner)[0] if isinstance(inner, list) else "")
+        elif isinstance(block.get("text"), str):
+            texts.append(block["text"])
+    text = "\n".join(t for t in texts if t.strip())
+    results_text = "\n".join(r for r in results if r.strip())
+    return (text or results_text), calls, results_text
+
+
 def printed_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
     """``(start, end, turn)`` of every printed message object with a role and text (or tool calls)."""
     found: list[tuple[int, int, dict[str, Any]]] = []
@@ -377,7 +414,11 @@ def printed_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
              and value.lower() in ROLE_ALIASES), None)
         body = next((fields[k] for k in TEXT_FIELDS if isinstance(fields.get(k), str)), None)
         calls = fields.get("tool_calls") if isinstance(fields.get("tool_calls"), list) else []
-        if role is None or (body is None and not calls):
+        if body is None and isinstance(fields.get("content"), list):  # content blocks (Converse, Anthropic)
+            body, block_calls, results = block_content(fields["content"])
+            calls = calls or block_calls
+            role = "tool" if results.strip() and body == results and not calls else role
+        if role is None or (not body and not calls):
             continue
         found.append((match.start(), end, {"speaker": role, "content": body or "", "tool_calls": calls}))
         position = end

@@ -516,7 +516,35 @@ def history_keys(items: list[dict], keys: list[str]) -> set[str]:
     return found
 
 
-def keyed_turns(items: list) -> tuple[list[dict], int] | None:
+ASKS = re.compile(r"[?\uff1f\u061f\u037e\u2e2e]")  # a question mark of any script (Latin, full-width, Arabic, Greek)
+
+
+def asked_and_answered(sample: list[dict], keys: list[str], roles: dict[str, str | None], under: str = ""
+                       ) -> dict[str, str] | None:
+    """Two prose fields named by neither a role nor a part of a turn (speakers' names, ``咨询者``/``ChatLAW``;
+    domain words, ``medical_case``/``doctor_diagnosis``) are an exchange by shape: the field that opens the
+    record asks (a question mark in a quarter of the records or more) and the other answers (asks at most a
+    third as often), or, where the records are a dialogue's (under a key whose words say so, ``chat``, or
+    numbered as rounds, ``轮数``), the other writes the longer text in three of four (a model's replies
+    outgrow the person's lines; a record's ``title`` beside its ``body`` is no exchange). The opener is the
+    person, the other the model; any other field (a label) is no turn."""
+    spoken = [k for k in keys if roles.get(k) in (None, "side")
+              and sum(bool(prose(i.get(k))) for i in sample) * 10 >= 9 * len(sample)]
+    if len(spoken) != 2 or any(roles.get(k) not in (None, "side") for k in keys if k not in spoken and any(
+            prose(i.get(k)) for i in sample)):
+        return None
+    order = list(sample[0])
+    opener, other = sorted(spoken, key=lambda k: order.index(k) if k in order else len(order))
+    asks = {k: sum(bool(ASKS.search(i.get(k) or "")) for i in sample) for k in spoken}
+    asked = asks[opener] * 4 >= len(sample) and asks[other] * 3 <= asks[opener]
+    longer = sum(text_length(i.get(other) or "") > text_length(i.get(opener) or "") for i in sample)
+    dialogue = bool(key_words(under) & DIALOGUE_WORDS) or numbers_rounds(sample)
+    if not asked and (not dialogue or longer * 4 < len(sample) * 3):
+        return None
+    return {opener: "user", other: "assistant"}
+
+
+def keyed_turns(items: list, under: str = "") -> tuple[list[dict], int] | None:
     """Turns kept as objects whose text fields are the speakers or the parts of one exchange: ``{"user
     utterance", "system response"}`` per record of a dialogue, ``{Human, Inner Thoughts, Commands, Tool
     Responses, MOSS}`` per round. Each field a turn in the fields' order; the model's thoughts and calls
@@ -536,6 +564,9 @@ def keyed_turns(items: list) -> tuple[list[dict], int] | None:
         roles.update({lowered["q"]: "user", lowered["a"]: "assistant"})
     if "system" in roles.values() and "assistant" not in roles.values():
         roles = {k: "assistant" if r == "system" else r for k, r in roles.items()}  # the dialogue system answers
+    if not any(r in ("user", "assistant") for r in roles.values()) and (
+            pair := asked_and_answered(sample, keys, roles, under)):
+        keys, roles = list(pair), pair
     if len(keys) < 2 or sum(r in ("user", "assistant") for r in roles.values()) < 1 or (
             sum(r is None for r in roles.values()) > 1) or not any(r == "user" or r is None for r in roles.values()):
         return None
@@ -643,11 +674,12 @@ def usable(turns: list[dict], elements: int) -> tuple[list[dict], int] | None:
 # --- candidates and the best one -----------------------------------------------------------------
 
 
-def sequence_turns(items: list) -> tuple[list[dict], int] | None:
+def sequence_turns(items: list, key: str = "") -> tuple[list[dict], int] | None:
     """A list's turns by the first reading that maps it (fields by statistics, speaker-named exchanges,
-    whole-turn fields, input/output pairs, a matrix of utterances), or None."""
+    whole-turn fields, input/output pairs, a matrix of utterances), or None. ``key``: the key the list sits
+    under (its words may say it is a dialogue)."""
     for read in (mapped_turns, exchange_turns, field_turns, direction_turns, keyed_turns, matrix_turns):
-        if (got := read(items)) is not None:
+        if (got := (read(items, key) if read is keyed_turns else read(items))) is not None:
             return got
     return None
 
@@ -662,8 +694,8 @@ def candidates(value: Any) -> list[Candidate]:
         nodes += 1
         record = chain[0] if chain else None
         if isinstance(node, list):
-            got = sequence_turns(node) or alternating_turns(node, path.rsplit(".", 1)[-1] if path.endswith(
-                tuple("abcdefghijklmnopqrstuvwxyz_")) else "")
+            key = path.rsplit(".", 1)[-1] if path.endswith(tuple("abcdefghijklmnopqrstuvwxyz_")) else ""
+            got = sequence_turns(node, key) or alternating_turns(node, key)
             if got is not None:
                 found.append(Candidate(path, got[0], got[1], record, chain[1:]))
             children = [(f"{path}[{i}]", child, chain) for i, child in enumerate(node)]
@@ -700,11 +732,23 @@ def best_candidates(value: Any) -> list[Candidate]:
     best = max(found, key=lambda c: (c.mass, len(c.turns)))
     if best.path == "$" and isinstance(value, list) and len(value) >= 2 and len(best.turns) == 2 * len(value) and all(
             isinstance(row, dict) and all(isinstance(v, (str, int, float)) or v is None for v in row.values()) for row in value
-    ) and all((a["speaker"], b["speaker"]) == ("user", "assistant") for a, b in zip(best.turns[::2], best.turns[1::2])):
+    ) and all((a["speaker"], b["speaker"]) == ("user", "assistant") for a, b in zip(best.turns[::2], best.turns[1::2])
+              ) and not numbers_rounds(value):
         # a table whose every row is a question and its answer (``Q,A,label``): a dataset of exchanges, one run
         # per row (a chat history keeps each exchange's sides in nested objects, ``{inputs, outputs}``)
         return [Candidate(f"$[{i}]", best.turns[2 * i:2 * i + 2], 0, row, ()) for i, row in enumerate(value)]
     return [best]
+
+
+def numbers_rounds(rows: list[dict]) -> bool:
+    """Whether a column numbers the rows as the rounds of one conversation (``轮数``: 1, 2, 3, ...): its cells
+    the integers from 0 or 1 up, in order."""
+    for key in rows[0]:
+        cells = [str(row.get(key, "")).strip() for row in rows]
+        if all(c.isdigit() for c in cells) and [int(c) for c in cells] in (list(range(len(rows))),
+                                                                           list(range(1, len(rows) + 1))):
+            return True
+    return False
 
 
 def record_of(path: str, value: Any) -> str | None:

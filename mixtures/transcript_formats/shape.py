@@ -43,6 +43,7 @@ from codemix.mixtures.transcript_formats.base import Format, Transcript, declare
 from codemix.mixtures.transcript_formats.canonical import (
     TranscriptShapeError,
     flag_text_observations,
+    is_spoken,
     message,
 )
 from codemix.mixtures.transcript_formats.react import react_messages
@@ -157,7 +158,8 @@ def find_conversations(value: Any) -> list[Found]:
         if kind == "exchanges" and not chain:  # a file that is a list of exchanges: a dataset, one per row
             found += [Found(f"{path}[{i}]", [item], kind, item, str(i), ()) for i, item in enumerate(node)]
             continue
-        if kind == "calls" and not is_call_run(node):  # a dataset of calls: each call is its own record
+        if kind == "calls" and not is_call_run(node) and key.lower() not in CONVERSATION_KEYS:
+            # a dataset of calls: each call is its own record (under ``history``, one chat's rounds: one run)
             found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
                       for i, call in enumerate(node)]
             continue
@@ -627,8 +629,12 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
             "events": tool_event_messages, "mixed": mixed_log_messages, "actions": action_messages,
             "attempts": lambda items: attempt_messages(items[0]), "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
-    head, lead = opening(messages, holders), next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
+    first = found.items[0] if found.kind == "calls" and found.items and isinstance(found.items[0], dict) else None
+    head = opening(messages, holders + [first] if first is not None else holders)  # a chat's first round's ``system``
+    lead = next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
     messages = flag_text_observations(messages[:lead] + head + messages[lead:] + closing(messages, holders))
+    if found.kind == "calls" and (instruction := call_instruction(holders, messages)):
+        messages.insert(0, message("system", instruction))  # Alpaca's ``instruction`` beside ``input``
     extra = {"path": found.path, "layout": found.kind}
     if found.left_out:
         extra["entries_left_out"] = found.left_out
@@ -636,6 +642,21 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
         extra["record_id"] = rid
     tools = next((declared_tools(h.get("tools")) for h in holders if isinstance(h.get("tools"), list)), [])
     return Transcript(format="shape", messages=messages, facts=outcome(holders), tools=tools, extra=extra)
+
+
+def call_instruction(holders: list[dict], messages: list[dict[str, Any]]) -> str:
+    """The instruction a call record, or the record above it, keeps beside what the call was sent
+    (``{instruction, input, output}``; ``{instruction, instances: [{input, output}]}``): prose under a task
+    key that is no prompt key, which no turn says, in a run that opens with its user turn and has no system
+    turn. It is the context the call answered in (its system turn), never silently dropped."""
+    if not messages or messages[0]["role"] != "user" or any(m["role"] == "system" for m in messages):
+        return ""
+    for holder in holders:
+        for key in (k for k in TASK_KEYS if k not in PROMPT_KEYS):
+            text = holder.get(key)
+            if isinstance(text, str) and is_spoken(text) and not any(text.strip() in m["content"] for m in messages):
+                return text.strip()
+    return ""
 
 
 def detect_shape(value: Any) -> bool:
