@@ -252,6 +252,54 @@ VERDICTS = {
     "sparklemotion/sqlite3-ruby": [
         (_name("README.md"), "R", "'public domain' in a README's sentence about SQLite"),
     ],
+    # ---- the sixth holdout (spent at 22:47 UTC), judged after the fixes-after-the-run rerun by reading the files ----
+    "pkulchenko/ZeroBraneStudio": [
+        (_name("ruby.lua", "rails.lua"), "R", "Scintillua's Ruby lexers: the language's name read as the Ruby license"),
+        (_in("lualibs/metalua/"), "O", ("Metalua's headers grant 'the Eclipse Public License v1.0' and 'also ... the "
+         "MIT public license' (EPL-1.0 OR MIT, licensecheck's reading); ours EPL-1.0 only")),
+        (lambda p, o, r: "WxWindows" in r and p.startswith("lualibs/") and not p.startswith("lualibs/lexers/"), "U",
+         ("the reference ANDs every section of the root LICENSE onto each file; ours MIT for copied Lua libraries "
+          "whose own licenses the root LICENSE names by project, not path (most MIT), not checked one by one")),
+        (lambda p, o, r: "WxWindows" in r, "R", ("the reference ANDs every section of the root LICENSE (wxWindows, "
+         "Scintilla, OpenSSL...) onto each file; its first section says 'ZeroBrane Studio sources are released under "
+         "the MIT License', and Scintillua's lexers say 'Copyright Mitchell. See LICENSE', its MIT section")),
+    ],
+    "haskell-crypto/cryptonite": [
+        (_ref("CC0-1.0"), "O", ("argon2's and BLAKE2's headers offer 'CC0 ... or the Apache Public License 2.0, at "
+         "your option' (BLAKE2 also OpenSSL's); ours the root's BSD-3-Clause")),
+        (_in("cbits/decaf/"), "R", "the files' own 'Released under the MIT License' (licensecheck: MIT); the "
+         "reference the folder's BSD-3-Clause"),
+        (lambda p, o, r: True, "U", "BSD-3-Clause files with a part under MIT or the public domain"),
+    ],
+    "elixir-sqlite/exqlite": [
+        (_name("sqlite3.h", "sqlite3ext.h"), "O", "SQLite's blessing in place of a license; ours the root's MIT"),
+    ],
+    "miyagawa/cpanminus": [
+        (lambda p, o, r: o == "Apache-2.0" and p.startswith("App-cpanminus/fatlib/"), "R",
+         "the module's own POD: 'licensed under: The Apache License, Version 2.0'; the reference the Perl terms"),
+        (lambda p, o, r: p.startswith("App-cpanminus/fatlib/") and r.startswith("GPL-1.0-or-later OR Artistic"), "U",
+         "fatpacked CPAN modules: whether each POD says Apache-2.0 (licensecheck for some) or Perl's terms"),
+        (lambda p, o, r: r.startswith("GPL-1.0-or-later OR Artistic-1.0"), "R",
+         ("Perl 5's terms (Artistic-1.0-Perl OR GPL-1.0-or-later, 'the same terms as the Perl 5 programming language "
+          "system itself'): the reference ANDs the pieces of the LICENSE text that quotes both licenses")),
+        (lambda p, o, r: True, "U", "license names in CPAN::Meta's tables, IPC::Run3's 'BSD, Artistic, or GPL', CI"),
+    ],
+    "novnc/noVNC": [
+        (_name("base.css", "constants.css", "input.css", "vnc.html", "vnc_lite.html"), "O",
+         "'This file is licensed under the 2-Clause BSD license'; ours the root's MPL-2.0"),
+        (lambda p, o, r: o == "MPL-2.0", "R", ("the reference ANDs every license the root LICENSE.txt lists for named "
+         "files and fonts onto each file, or reads 'MPL 2.0 or any later version' as MPL OR EPL and a proprietary "
+         "notice; the files say MPL 2.0")),
+    ],
+    "RcppCore/RcppArmadillo": [
+        (lambda p, o, r: not r, "R", ("no license text at the root; the reference cannot read DESCRIPTION's 'License: "
+         "GPL (>= 2)' (the containers class)")),
+        (_name("elsarticle.cls", "elsarticle-harv.bst"), "O", "Elsevier's LaTeX class under the LPPL; ours GPL"),
+        (_name("DESCRIPTION"), "O", "its License field says GPL (>= 2); ours reads Armadillo's Apache from the prose"),
+        (lambda p, o, r: p.startswith("inst/") and r == "Apache-2.0 AND GPL-2.0-only" and o != "Apache-2.0", "R",
+         "the reference ANDs every stanza of inst/COPYRIGHTS onto each file of inst/; these are the package's GPL files"),
+        (lambda p, o, r: True, "U", "inst/COPYRIGHTS itself"),
+    ],
 }
 
 

@@ -30,7 +30,7 @@ def may_declare(path: str) -> bool:
     package manager's record."""
     name = path.rsplit("/", 1)[-1]
     # Without an extension, a name written in capitals (VERSIONS, LICENSE, NOTICE), not a Makefile or a script.
-    return name in ("composer.json", "config.toml", "config") or name.lower().endswith(_TEXT_EXTENSIONS) or (
+    return name in ("composer.json", "config.toml", "config", "dep5") or path.endswith("debian/copyright") or name.lower().endswith(_TEXT_EXTENSIONS) or (
         "." not in name and name.isupper())
 
 
@@ -41,6 +41,8 @@ def declared_copies(path: str, text: str) -> Iterator[tuple[str, str]]:
         yield from composer_installs(folder, text)
     elif name in ("config.toml", "config") and folder.rsplit("/", 1)[-1] == ".cargo":
         yield from cargo_vendored(_parent(folder), text)
+    elif len(text) <= _MAX_CHARS and _DEP5_OWN.search(text):
+        yield from dep5_stanzas(path, folder, text)
     elif len(text) <= _MAX_CHARS:
         yield from path_sections(path, folder, text)
         yield from version_list(path, folder, text)
@@ -160,6 +162,64 @@ def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
     if not paths or not _JOINERS.match(rest) or any("//" in p or ":" in p or "/" not in p for p in paths):
         return ()  # a path in a folder of the tree, not a bare name ("./Gemfile")
     return tuple(paths)
+
+
+# --------------------------------------------------------------------------------------------
+# Debian's machine-readable copyright format (DEP-5: ``debian/copyright``, REUSE's ``.reuse/dep5``, R's
+# ``inst/COPYRIGHTS``): a ``Files: *`` stanza names the repository's own holders, and a stanza for other paths whose
+# holders share no name with them declares those paths another project's (RcppArmadillo's "Files:
+# inst/include/armadillo_bits/*" / "Copyright 2008-2016 Conrad Sanderson"; libzmq's ``external/unity/*``).
+
+_DEP5_OWN = re.compile(r"^Files:\s*\*\s*$", re.MULTILINE)
+_DEP5_FIELD = re.compile(r"^([A-Za-z-]+):?(?:\s+|$)(.*)$")
+# Words of a copyright line that name no one.
+_NOT_A_NAME = re.compile(r"\b(?:copyright|\(c\)|all|rights|reserved|and|the|others?|contributors?|authors?|inc|ltd|"
+                         r"llc|corporation|project|https?|www|com|org|net)\b|[^a-z]+")
+
+
+def _dep5_stanzas(text: str) -> Iterator[tuple[list[str], list[str]]]:
+    """(paths, copyright lines) of each stanza; a field's value runs on over the indented lines below it."""
+    paths: list[str] = []
+    holders: list[str] = []
+    field = ""
+    for line in text.splitlines() + [""]:
+        if not line.strip():
+            if paths:
+                yield paths, holders
+            paths, holders, field = [], [], ""
+            continue
+        match = _DEP5_FIELD.match(line) if not line[0].isspace() else None
+        if match:
+            field = match.group(1).lower()
+            value = match.group(2)
+        else:
+            value = line
+        if field == "files":
+            paths += [p.rstrip(":,") for p in value.split()]
+        elif field == "copyright":
+            holders.append(value)
+
+
+def _holder_names(lines: list[str]) -> frozenset[str]:
+    return frozenset(w for line in lines for w in _NOT_A_NAME.sub(" ", line.lower()).split() if len(w) > 2)
+
+
+def dep5_stanzas(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """Each path of a stanza whose copyright holders share no name with the ``Files: *`` stanza's: another project's
+    code, by the repository's own record. Paths are read from the root and from the package the file describes (the
+    folder above ``debian/`` or ``.reuse/``); the ``debian/*`` stanza is the packagers' own, part of the same package."""
+    stanzas = list(_dep5_stanzas(text))
+    own = frozenset().union(*(_holder_names(holders) for paths, holders in stanzas if paths == ["*"]))
+    base = _parent(folder) if folder.rsplit("/", 1)[-1] in ("debian", ".reuse") else ""
+    for paths, holders in stanzas:
+        names = _holder_names(holders)
+        if not own or not names or names & own or paths == ["*"]:
+            continue
+        for found in paths:
+            if found.startswith("debian/") or found == "*" or "/" not in found.rstrip("*"):
+                continue
+            for root in dict.fromkeys(("", base)):
+                yield _join(root, found), f"{path}'s stanza on {found} names {' '.join(holders[0].split())[:60]!r}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -229,7 +229,7 @@ MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "s
                   "CMakeLists.txt", "pom.xml", "build.gradle", "meson.build", "configure.ac",
                   # Erlang's rebar3, Elixir's mix, R's DESCRIPTION, SwiftPM, Dart's pub, Julia, Zig, OCaml's dune, Perl
                   "rebar.config", "mix.exs", "DESCRIPTION", "Package.swift", "pubspec.yaml", "Project.toml",
-                  "build.zig.zon", "dune-project", "Makefile.PL", "Build.PL")
+                  "build.zig.zon", "dune-project", "Makefile.PL", "Build.PL", "META.json", "META.yml")
 _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # A folder README that says the folder holds another project's code ("This directory contains a copy of
 # ...", "vendored from upstream", Chromium's README.chromium fields).
@@ -525,7 +525,10 @@ _HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[
 
 
 _HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)\d\d\b", re.IGNORECASE)  # a holder line has a year or (c)
-_COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+)?copyright\b\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+# Dist::Zilla's LICENSE opens "This software is copyright (c) 2010- by Tatsuhiko Miyagawa." (every CPAN distribution
+# it builds): the same line, in a sentence.
+_COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+|this (?:software|program|library) is\s+)?copyright\b\s*(.+)$",
+                        re.IGNORECASE | re.MULTILINE)
 
 
 # A license text's own copyright, part of its standard text: "Copyright (C) 2007 Free Software Foundation, Inc. ...
@@ -573,7 +576,7 @@ def copyright_holders(text: str) -> frozenset[str]:
         line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
-        words = " ".join(line.lower().split())
+        words = " ".join(line.lower().split()).removeprefix("by ")  # "copyright (c) 2013 by Tatsuhiko Miyagawa"
         # a template's placeholders name no one: rebar3's project template "Copyright (c) {{copyright_year}},
         # {{author_name}}"
         if words and not words.startswith(("notice", "holder", "holders", "owner", "law", "[")) \
@@ -625,6 +628,10 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     root_digests = {f.digest for f in root_licenses}
     root_ids = {f.license for f in root_licenses if f.license}
     manifests = {f.folder: f for f in facts if f.kind == "manifest"}
+    urls: dict[str, frozenset[str]] = {}  # every manifest of a folder: CPAN's Makefile.PL beside the META.json naming the repository
+    for fact in facts:
+        if fact.kind == "manifest":
+            urls[fact.folder] = urls.get(fact.folder, frozenset()) | fact.urls
     workspaces = [(f.folder, f.members) for f in manifests.values() if f.members]
     if not root_holders and any(f.template_only for f in root_licenses):
         # The root's texts name only their license documents' own copyright (a GNU text's FSF): the most named of
@@ -636,13 +643,16 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         # ("Apple Inc. and the SwiftNIO project authors"), so a folder's license naming Fedor Indutny is llhttp's.
         root_holders = frozenset(repository_owner(facts, [VendoredTree(folder, "") for folder in trees]).people)
     root_words = holder_words(root_holders)
-    own_urls = {repo.lower()} | (manifests[""].urls if "" in manifests else frozenset())
+    own_urls = {repo.lower()} | urls.get("", frozenset())
+    # No license text at the root (cpanminus, a monorepo of its author's CPAN distributions): the holders its folders'
+    # own texts name in two or more folders, and its people, are the repository's, not evidence of copies.
+    own_words = frozenset() if root_licenses else _folder_people_words(facts, trees)
     own_name = _plain(repo.rsplit("/", 1)[-1])
     written_for = {f.folder for f in facts if f.kind == "written_for" and own_name and own_name in f.names}
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
                 and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
         words = holder_words(lic.holders)
-        if lic.folder in manifests and manifests[lic.folder].urls & own_urls:
+        if urls.get(lic.folder, frozenset()) & own_urls:
             continue  # its manifest points at this repository: a package developed here
         if words and root_words and not words & root_words and not _inside(lic.folder, trees):
             trees[lic.folder] = (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, "
@@ -651,6 +661,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         manifest = manifests.get(lic.folder)
         if manifest is None or manifest.inherits or lic.digest in root_digests or words & root_words:
             continue
+        if not root_licenses and not urls.get(lic.folder) and (not words or words & own_words):
+            continue  # no root text to differ from: only another holder or another project's home says "copy"
         if any(_members_cover(members, base, lic.folder) for base, members in workspaces
                if not base or lic.folder.startswith(base + "/")):
             continue
@@ -662,7 +674,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
     for folder, manifest in sorted(manifests.items()):
         if folder and folder not in trees and not _inside(folder, trees) and _for_others(_folder(folder)) \
-                and not manifest.inherits and not manifest.urls & own_urls \
+                and not manifest.inherits and not urls.get(folder, frozenset()) & own_urls \
                 and not any(_members_cover(members, base, folder) for base, members in workspaces
                             if not base or folder.startswith(base + "/")):
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
@@ -672,6 +684,18 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
+
+
+def _folder_people_words(facts: list[VendoringFact], trees: dict[str, str]) -> frozenset[str]:
+    """The holder words of a repository without a root license text: those its folders' license texts name in two
+    or more folders (an author's distributions side by side), and those of its people (``repository_owner``)."""
+    folders: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.kind == "license" and fact.folder:
+            for word in holder_words(fact.holders):
+                folders.setdefault(word, set()).add(fact.folder)
+    people = repository_owner(facts, [VendoredTree(folder, "") for folder in trees]).people
+    return frozenset(word for word, places in folders.items() if len(places) >= 2) | holder_words(people)
 
 
 # --------------------------------------------------------------------------------------------

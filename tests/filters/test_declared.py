@@ -79,3 +79,18 @@ def test_a_comment_in_a_code_fence_is_no_heading(repository, path):
     text = text_of(repository, path)
     assert "```" in text and ("# ./Gemfile" in text or "# thirdparty/CMakeLists.txt" in text)  # guard
     assert targets(repository, path) == {}
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # RcppArmadillo's R-package record: "Files: *" is Dirk Eddelbuettel's, Romain Francois's and Doug Bates's; the
+    # Armadillo headers are Conrad Sanderson's and NICTA's (a loose stanza: paths ending in ":", "Copyright" bare).
+    ("rcpparmadillo", "inst/COPYRIGHTS", {"inst/include/armadillo", "inst/include/armadillo_bits/*"}),
+    # libzmq's Debian record below packaging/: Unity's stanza, read from the root and from the package above debian/;
+    # the packagers' own "debian/*" stanza is not a copy.
+    ("libzmq", "packaging/debian/copyright", {"external/unity/*", "packaging/external/unity/*"}),
+])
+def test_a_debian_copyright_record_names_other_holders_paths(repository, path, expected):
+    """A DEP-5 record's stanzas whose holders share no name with its ``Files: *`` stanza are other projects' paths."""
+    found = targets(repository, path)
+    assert set(found) == expected
+    assert all("stanza on" in detail for detail in found.values())

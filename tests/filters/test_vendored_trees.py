@@ -668,3 +668,29 @@ def test_a_bsd_holder_on_the_line_below_its_years():
     assert "'the regents of the university of california' from 1989" in found["src/bsd/setmode.c"][0].evidence
     for own in ("src/windows/getmode.cc", "src/fs.cc"):
         assert found[own][0] is None, own
+
+
+def test_an_authors_own_distributions_under_a_root_without_license():
+    """cpanminus has no root license; each of its author's CPAN distributions carries its own LICENSE and Makefile.PL.
+    Those naming the holder its folders share, or whose META.json names this repository, are its own; a copied
+    distribution of another holder (Spreadsheet-Read), or of the same author but whose META.json names its own
+    repository (Hash-MultiValue 1.200), stays a copy."""
+    files = layout("cpanminus")
+    assert not any(path.count("/") == 0 for path in files)  # no root license text in the fixture (nor the repository)
+    trees = {tree.folder for tree in trees_of(files, "miyagawa/cpanminus")}
+    assert trees == {"App-cpanminus/testdist/Hash-MultiValue-1.200", "App-cpanminus/testdist/Spreadsheet-Read-0.48"}
+    # Without the META.json files, the holder the distributions' texts share still says they are the repository's.
+    bare = {path: text for path, text in files.items() if not path.endswith("META.json")}
+    assert {tree.folder for tree in trees_of(bare, "miyagawa/cpanminus")} == {
+        "App-cpanminus/testdist/Hash-MultiValue-1.200", "App-cpanminus/testdist/Spreadsheet-Read-0.48"} - {
+        "App-cpanminus/testdist/Hash-MultiValue-1.200"}
+
+
+def test_a_copy_larger_than_the_project_declared_by_its_copyright_record():
+    """RcppArmadillo's 644 Armadillo headers outnumber its own files, so their holder is the one its files name most;
+    its ``inst/COPYRIGHTS`` record still says whose they are, and the package's own headers stay its own."""
+    files = layout("rcpparmadillo")
+    assert "Conrad Sanderson" in files["inst/include/armadillo_bits/Mat_bones.hpp"]
+    trees = trees_of(files, "RcppCore/RcppArmadillo")
+    assert vendored_tree("inst/include/armadillo_bits/Mat_bones.hpp", trees) is not None
+    assert vendored_tree("inst/include/RcppArmadillo.h", trees) is None
