@@ -6,6 +6,7 @@ Design notes: docs/design/pipelines.md, "pipelines/interrupts.py".
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -105,6 +106,9 @@ def exit_cleanly_on_interrupt(message: Message, *, before_exit: Callable[[], Non
 
 
 def _end(signum: int = signal.SIGINT) -> None:
+    # From here on the workers die by design: the job service relays their dying words (tracebacks of
+    # the interrupt) through logging while the jobs are cancelled; none of it is news to the user.
+    logging.disable(logging.CRITICAL)
     for _, before_exit in reversed(_ACTIVE):
         with contextlib.suppress(Exception):  # the display may be mid-update; exiting matters more
             before_exit()
