@@ -20,6 +20,7 @@ from typing import IO, Any, NamedTuple
 import yaml
 
 from codemix.document import Quarantined, describe_error
+from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
@@ -229,30 +230,10 @@ def _table_transcripts(text: str, speakers: dict[str, str] | None) -> list | Non
     return _spoken(_value_transcripts(rows, speakers))
 
 
-MARKDOWN_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
-
-
-def _markdown_cells(line: str) -> list[str]:
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-
-
 def _markdown_tables(text: str) -> list[list[dict[str, str]]]:
-    """Each Markdown table of the text (a header row of short names, a rule ``|:---|---|``, its rows) as a
-    list of row objects by the header's names; one pass over the lines."""
-    lines, tables, index = text.splitlines(), [], 1
-    while index < len(lines):
-        if not MARKDOWN_RULE.match(lines[index]) or "|" not in lines[index - 1]:
-            index += 1
-            continue
-        head = _markdown_cells(lines[index - 1])
-        rows, index = [], index + 1
-        while index < len(lines) and lines[index].strip().startswith("|"):
-            rows.append(_markdown_cells(lines[index]))
-            index += 1
-        if all(re.fullmatch(r"[\w .-]{1,40}", c) for c in head) and len(set(head)) == len(head) and len(rows) >= 2 \
-                and all(len(row) == len(head) for row in rows):
-            tables.append([dict(zip(head, row)) for row in rows])
-    return tables
+    """Each Markdown table of the text (``embedded.markdown_tables``) whose header is of short names, as a
+    list of row objects by the header's names."""
+    return [table for table in markdown_tables(text) if all(re.fullmatch(r"[\w .-]{1,40}", c) for c in table[0])]
 
 
 def _markdown_table_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
