@@ -1033,11 +1033,39 @@ _AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created) by:?\s+(.+?)(?:\
 _PUBLIC_DOMAIN = re.compile(r"\b(?:released|dedicated|placed|put) (?:in|into|to) the public domain\b")
 
 
+# The licenses' own addresses, as a header lists them for the texts of the terms it grants: Argon2's "You may use this
+# work under the terms of a Creative Commons CC0 1.0 License/Waiver or the Apache Public License 2.0, at your option.
+# The terms of these licenses can be found at: - CC0 1.0 Universal : http://creativecommons.org/publicdomain/zero/1.0
+# - Apache 2.0 : http://www.apache.org/licenses/LICENSE-2.0".
+_LICENSE_ADDRESSES = (
+    (re.compile(r"apache\.org/licenses/license-2\.0", re.IGNORECASE), "Apache-2.0"),
+    (re.compile(r"creativecommons\.org/publicdomain/zero/1\.0", re.IGNORECASE), "CC0-1.0"),
+    (re.compile(r"mozilla\.org/mpl/2\.0", re.IGNORECASE), "MPL-2.0"),
+    (re.compile(r"opensource\.org/licenses?/mit(?:-license)?\b", re.IGNORECASE), "MIT"),
+    (re.compile(r"gnu\.org/licenses/(?:old-licenses/)?(a?gpl|lgpl)", re.IGNORECASE), None),
+    (re.compile(r"unlicense\.org", re.IGNORECASE), "Unlicense"),
+)
+_GRANT = re.compile(r"\b(?:under the terms of|licensed under|(?:use|redistribute|distribute) (?:this|it) [^.]{0,40}?under)\b",
+                    re.IGNORECASE)
+
+
 def header_terms(text: str) -> str | None:
-    """A public-domain dedication in a file's head (``PUBLIC_DOMAIN``), where it states no license: the terms a
-    header grants (``foreign_terms``) when no notice names a license."""
-    words = " ".join(re.sub(r"[\W_]+", " ", text[:_FILE_HEAD_CHARS].lower()).split())  # comment marks aside
-    return PUBLIC_DOMAIN if _PUBLIC_DOMAIN.search(words) else None
+    """The terms a file's head grants where it states no license by name (``foreign_terms`` reads them when no notice
+    names one): a public-domain dedication (``PUBLIC_DOMAIN``), else the licenses whose own addresses a granting
+    sentence lists (``_LICENSE_ADDRESSES``), a choice between them where the head offers one."""
+    head = text[:_FILE_HEAD_CHARS]
+    words = " ".join(re.sub(r"[\W_]+", " ", head.lower()).split())  # comment marks aside
+    if _PUBLIC_DOMAIN.search(words):
+        return PUBLIC_DOMAIN
+    flat = " ".join(head.split())
+    grant = _GRANT.search(flat)
+    if grant is None:
+        return None
+    named = []
+    for address, license_id in _LICENSE_ADDRESSES:
+        if found := address.search(flat[grant.start():]):
+            named.append(license_id or found.group(1).upper() + "-family")
+    return " OR ".join(dict.fromkeys(named)) or None
 
 
 def header_holder(text: str) -> str:
