@@ -973,6 +973,12 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
     return tuple(found)
 
 
+def owns_header(text: str, owner: RepositoryOwner) -> bool:
+    """Whether a file's header names the repository's own holders or people as its first copyright holder."""
+    holder, _ = first_copyright(file_header(text))
+    return bool(holder_words([holder]) & (owner.words() | holder_words(owner.people)))
+
+
 def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:
     """Whether a file's first copyright line names the repository's people (``RepositoryOwner.people``, the holders
     its own files name most; not the root's texts, whose NOTICE may list the copies' holders): hugo's "Copyright

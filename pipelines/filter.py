@@ -46,6 +46,7 @@ from codemix.filters.vendored import (
     holder_fact,
     may_say_vendored,
     names_owner,
+    owns_header,
     placement_fact,
     published_page,
     repository_owner,
@@ -136,7 +137,10 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
         return tree  # a license text or NOTICE names the holders of what it is about, copies included
     if generator_header(doc.text):
         return None  # a tool wrote it (autoconf's ``configure``): its header is the tool's, the code filters drop it
-    # in a folder of copies (``folders_of_copies``), a file's own evidence first, the folder's for the rest
+    # in a folder of copies (``folders_of_copies``), a file's own evidence first, the folder's for the rest but those
+    # whose header names the repository's own holders
+    if tree is not None and owns_header(doc.text, found.owner):
+        tree = None
     return _copied_file(doc, found, governing) or tree
 
 
