@@ -182,17 +182,17 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
 
 def without_reprints(transcripts: list[Transcript]) -> list[Transcript]:
     """The runs of a notebook without those another cell printed again (an agent's view of a run printed
-    after the run: every line of its model turns already in an earlier run's model turns)."""
-    said: set[str] = set()
-    kept = []
-    for transcript in transcripts:
-        own = {" ".join(line.split()) for m in transcript.messages if m["role"] == "assistant"
-               for line in m["content"].splitlines() if line.strip()}
-        if kept and own and own <= said:
-            continue
-        kept.append(transcript)
-        said |= own
-    return kept
+    after the run): a run every line of whose model turns is in another run's model turns, unless it sets a
+    task that the other does not (then it is the fuller print), and of two equal prints the later."""
+    said = [{" ".join(line.split()) for m in t.messages if m["role"] == "assistant"
+             for line in m["content"].splitlines() if line.strip()} for t in transcripts]
+    tasks = [has_task(t.messages) for t in transcripts]
+    dropped: set[int] = set()
+    for i, own in enumerate(said if len(transcripts) <= 200 else []):
+        if own and any(j != i and j not in dropped and own <= other and (own != other or j < i)
+                       and (tasks[j] or not tasks[i]) for j, other in enumerate(said)):
+            dropped.add(i)
+    return [t for i, t in enumerate(transcripts) if i not in dropped]
 
 
 # Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.

@@ -30,6 +30,7 @@ from codemix.mixtures.transcript_formats.canonical import flag_text_observations
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TOKEN = re.compile(r"\d+|[^\W\d_]+|[ \t]+|.")
 PREFIX_SPAN = 64  # characters of a line a record prefix may take
+PREFIX_SAMPLE = 2_000  # the lines the shared prefix is found from
 # Log levels: a prefix may end with one and a colon (``... INFO: message``); any other word and a colon is a label.
 LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "fatal", "trace", "notice"})
 MAX_LINES = 200_000
@@ -57,9 +58,9 @@ def record_prefix(lines: list[str]) -> str | None:
     """The shape of the record prefix most lines share (two numbers or more: a timestamp), or None."""
     counts: collections.Counter[str] = collections.Counter()
     ends: dict[str, str] = {}
-    for line in lines:
+    for line in lines[:PREFIX_SAMPLE]:
         for shape, _, last in prefix_keys(line):
-            if shape.count("9") >= 2:
+            if shape.count("9") >= 2 and "9" in shape[:3]:  # a record opens with its time or number
                 counts[shape] += 1
                 ends.setdefault(shape, last)
     if not counts:
@@ -72,6 +73,12 @@ def record_prefix(lines: list[str]) -> str | None:
     return max(longer, key=len)
 
 
+def shape_pattern(shape: str) -> re.Pattern:
+    """The regular expression of the lines whose prefix has ``shape`` (``prefix_keys``'s token shapes)."""
+    classes = {"9": r"\d+", "a": r"[^\W\d_]+", " ": r"[ \t]+"}
+    return re.compile("".join(classes.get(char) or re.escape(char) for char in shape) + r"(?=\S)")
+
+
 def strip_records(text: str) -> list[tuple[str, dict[str, int]]]:
     """The views of a log without its record prefixes: each record's prefix cut (where the records are most
     of its lines), else first the records left out (a framework's log lines between a run's prints), then
@@ -82,8 +89,9 @@ def strip_records(text: str) -> list[tuple[str, dict[str, int]]]:
     if shape is None:
         return []
     cut, left_out, records = [], [], 0
+    pattern = shape_pattern(shape)
     for line in lines:
-        end = next((length for s, length, _ in prefix_keys(line) if s == shape), None)
+        end = found.end() if (found := pattern.match(line)) is not None else None
         if end is None:
             cut.append(line)
             left_out.append(line)
@@ -103,6 +111,7 @@ PANEL_BOTTOM = re.compile(r"^[ \t]*[╰└┗╚][─━═┄\- ]*.*?[─━═
 TITLED_RULE = re.compile(r"^[ \t]*[─━═]{3,}[ \t]*(\S.{0,80}?)[ \t]*[─━═]{3,}[ \t]*$")
 BARE_RULE = re.compile(r"^[ \t]*[─━═]{10,}[ \t]*$")
 BLOCK_QUOTED = re.compile(r"^([ \t]*)> ?(.*)$")  # under a header, a quote may start the line
+MAX_PANEL_LINE = 1_000
 TITLE_MARKS = re.compile(r"^[^\w\[(]+|[^\w\])]+$")
 
 
@@ -111,6 +120,9 @@ def unframe(text: str) -> tuple[str, dict[str, int]]:
     line, its body lines without their bars; borders and bare rules counted as framing."""
     out, framing = [], collections.Counter()
     for line in text.split("\n")[:MAX_LINES]:
+        if len(line) > MAX_PANEL_LINE:  # a terminal's panel is a screen wide; a longer line is no border
+            out.append(line)
+            continue
         if (top := PANEL_TOP.match(line)) or (rule := TITLED_RULE.match(line)):
             title = TITLE_MARKS.sub("", (top or rule).group(1)).strip()
             if title:
@@ -148,6 +160,8 @@ ASIDE = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
 ARROW = re.compile(r"[ \t]*(?:-+>|=+>|→)[ \t]*")
 HEAD_CHARS = re.compile(r"[\w .'’()→-]*")
 MIN_HEADERS = 4
+MAX_FRAME_WORDS = 3
+WORD = re.compile(r"[(\"'“‘]?[^\W\d_]+(?:['’-][^\W\d_]+)?[)\"'”’.,;:!?]*")
 RULE_LINE = re.compile(r"^[ \t]*([_\-=*~#>])\1{5,}")
 
 
@@ -157,6 +171,8 @@ def head_shape(head: str) -> tuple[str, list[str]] | None:
     plain, previous = head, None
     while plain != previous:  # asides nest: ``(Researcher Rachel (Helper), a researcher ...)``
         plain, previous = ASIDE.sub(" \x01 ", plain), plain
+    if len(re.findall(r"['\"]", plain)) >= 2 and not re.search(r"\w'\w", plain):
+        return None  # a quoted value (``Found tool class 'Object_Detector_Tool'``) is a printed value, no name
     plain = ARROW.sub(" → ", plain.replace("\x01", "()")).strip()
     if not HEAD_CHARS.fullmatch(plain) or len(plain.split()) > 10:
         return None
@@ -187,10 +203,18 @@ def actor_headers(lines: list[str]) -> list[tuple[int, str, str, list[str], re.M
         if match is None or (described := head_shape(match.group("head"))) is None:
             continue
         shape, names = described
-        framed = "N" in shape.split() and (any(t not in ("N", "#", "()") for t in shape.split()) or match.group("tag"))
+        frame = [t for t in shape.split() if t not in ("N", "#", "()")]
+        # a header names an actor and says little else (``acts``, ``get task``, ``Reply from``): a sentence
+        # opening a line (``The following packages will be installed:``) is no header
+        framed = "N" in shape.split() and (frame or match.group("tag")) and len(frame) <= MAX_FRAME_WORDS
         if framed:
             found.append((index, shape + (" [tag]" if match.group("tag") else ""), match.group("head"), names, match))
     counts = collections.Counter(f[1] for f in found)
+    # a shape whose heads are all one phrase (``Adding these amounts together:`` twice) holds no actor slot
+    heads: dict[str, set[str]] = collections.defaultdict(set)
+    for f in found:
+        heads[f[1]].add(f[2])
+    counts = collections.Counter({shape: n for shape, n in counts.items() if len(heads[shape]) >= 2 or "[tag]" in shape})
     # shapes that recur, and the header that opens the log (a person's one task: ``USER --> Jordan:``)
     recurring = [f for f in found if counts[f[1]] >= 2]
     named = {name for f in recurring for name in f[3]}
@@ -246,9 +270,22 @@ def actor_blocks(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | Non
         turns.append({"speaker": side, "content": body, "name": name})
     if not {"user", "assistant"} <= {t["speaker"] for t in turns}:
         return None
-    if sum(is_spoken(t["content"]) for t in turns) * 2 < len(turns):
-        return None
+    model = [t for t in turns if t["speaker"] == "assistant"]
+    if sum(is_spoken(t["content"]) for t in turns) * 2 < len(turns) or sum(is_prose(t["content"]) for t in model) * 2 < len(model):
+        return None  # the model's side writes prose, not a printed dict or a package list
     return turns, dict(+framing)
+
+
+def is_prose(text: str) -> bool:
+    """Prose rather than a printed value: not a bracketed literal, and at least half its words are words of
+    letters (``fonts-droid-fallback``, ``'tool_name':`` are not)."""
+    text = text.strip()
+    if not text or text[0] in "{[(":
+        return False
+    if not is_spoken(text) or " " not in text:
+        return is_spoken(text)  # a script written without spaces (``is_spoken`` counts its letters)
+    tokens = text.split()
+    return sum(WORD.fullmatch(t) is not None for t in tokens) * 2 >= len(tokens)
 
 
 def block_sides(blocks: list[tuple[str, str, str, str]]) -> list[str]:
