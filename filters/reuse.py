@@ -14,6 +14,7 @@ from codemix.filters.licenses import (
     UNVERSIONED_GNU,
     combine,
     detect_license,
+    file_statement,
     footer_license,
     is_folder_license_evidence,
     is_license_evidence,
@@ -21,6 +22,7 @@ from codemix.filters.licenses import (
     is_notice_file,
     license_ids,
     license_subject,
+    manifest_license,
     named_in_banner,
     normalize_license,
     notice_license,
@@ -322,6 +324,7 @@ def own_license(text: str, path: str = "") -> str | None:
     long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a
     code file's banner ("MIT Licensed")."""
     legal = is_license_file(path) or is_notice_file(path)  # a license document's sections speak of other files
-    return (file_license(text) or notice_license(text, dedications=not legal) or opening_license(text, path)
+    return (file_license(text) or manifest_license(path, text) or file_statement(text, path)
+            or notice_license(text, dedications=not legal) or opening_license(text, path)
             or footer_license(text, path)
             or tagged_license(text, path) or named_in_banner(text, path))
