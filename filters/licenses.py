@@ -38,7 +38,7 @@ EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR FSFULLRWD GPL-1.0 GPL-1.0-
 GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
-ODbL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
+ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
@@ -225,6 +225,11 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bmpl\b|mozilla", _versioned({"1.0": "MPL-1.0", "1.1": "MPL-1.1", "2": "MPL-2.0"}, "MPL-2.0")),
         (r"\bepl\b|eclipse public", _versioned({"1": "EPL-1.0", "2": "EPL-2.0"}, "EPL-2.0")),
         (r"\bbsdl?\b", _bsd),  # Ruby's COPYING calls the BSD license "the 2-clause BSDL"
+        (r"open font license|\bofl\b", _versioned({"1.0": "OFL-1.0", "1.1": "OFL-1.1"}, "OFL-1.1")),
+        (r"creative commons attribution[- ]share ?alike|\bcc[- ]by[- ]sa\b",
+         _versioned({"3.0": "CC-BY-SA-3.0", "4.0": "CC-BY-SA-4.0"}, "CC-BY-SA-4.0")),
+        (r"creative commons attribution(?![- ]?no)|\bcc[- ]by\b(?![- ]?n)",
+         _versioned({"3.0": "CC-BY-3.0", "4.0": "CC-BY-4.0"}, "CC-BY-4.0")),
         (r"\bpsf\b|python software foundation", _fixed("PSF-2.0")),
         (r"\bpython\b", _fixed("Python-2.0")),
         (r"\bisc\b", _fixed("ISC")),
@@ -774,6 +779,44 @@ def _from_sbt(text: str) -> str | None:
     return combine((normalize_license(n, spdx_field=True) for n in names), "OR") or None
 
 
+def _spelled_expression(value: str) -> str | None:
+    """A license field's value where the words "or"/"and" join names ("Apache License 2.0 or MIT", Nim's; dub's
+    "GPL-2.0 or LGPL-3.0"): each name read on its own, joined by its operator; else the whole read as one name."""
+    parts = re.split(r"\s+(or|and)\s+", value.strip(), flags=re.IGNORECASE)
+    if len(parts) < 3 or len({op.lower() for op in parts[1::2]}) > 1:
+        return normalize_license(value, spdx_field=True)
+    names = [normalize_license(part, spdx_field=True) for part in parts[::2]]
+    return None if None in names else combine(names, parts[1].upper())
+
+
+def _line_field(pattern: str, operator: str = "AND") -> Callable[[str], str | None]:
+    """A manifest's license field found by ``pattern`` (group 1: a quoted string, a list of them, or a bare
+    value): one string read as an expression (``_spelled_expression``), a list's names joined by ``operator``."""
+    field_pattern = re.compile(pattern, re.MULTILINE)
+
+    def read(text: str) -> str | None:
+        field = field_pattern.search(text)
+        if field is None:
+            return None
+        names = re.findall(r"""["']([^"']+)["']""", field.group(1)) or [field.group(1).strip().strip(",;")]
+        return combine((_spelled_expression(name) for name in names), operator) or None
+    return read
+
+
+def _from_leiningen(text: str) -> str | None:
+    """Leiningen's ``project.clj``: ``:license {:name "Eclipse Public License" :url ".../epl-v10.html"}`` (or a
+    ``:licenses`` vector of such maps); the name with the version its address carries (``epl-v10``: 1.0)."""
+    field = re.search(r":licenses?\s+[\[{](.*?)(?:}\s*]|}|\])", text, re.DOTALL)
+    if field is None:
+        return None
+    found = []
+    for name in re.findall(r':name\s+"([^"]+)"', field.group(1)):
+        url = re.search(r':url\s+"[^"]*?v(\d)(\d)\b', field.group(1))
+        versioned = f"{name} {url.group(1)}.{url.group(2)}" if url and not re.search(r"\d", name) else name
+        found.append(_spelled_expression(versioned))
+    return combine(found, "OR") or None
+
+
 _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "PKG-INFO": _from_core_metadata,
     "METADATA": _from_core_metadata,
@@ -793,6 +836,15 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "opam": _from_opam,
     "build.sbt": _from_sbt,
     "Directory.Build.props": _from_xml_field("PackageLicenseExpression"),
+    "elm.json": lambda text: _from_json_manifest(text, "AND"),
+    "vcpkg.json": lambda text: _from_json_manifest(text, "AND"),
+    "haxelib.json": lambda text: _from_json_manifest(text, "AND"),
+    "dub.json": lambda text: _from_json_manifest(text, "AND"),
+    "dub.sdl": _line_field(r"^license\s+(\"[^\"]+\")"),
+    "shard.yml": _line_field(r"^license:[ \t]*(\S[^\n#]*)$"),  # Crystal
+    "gleam.toml": _line_field(r"^licen[cs]es\s*=\s*(\[[^\]]*\])"),  # Gleam spells it "licences"
+    "v.mod": _line_field(r"^\s*license:\s*('[^']+'|\"[^\"]+\")"),
+    "project.clj": _from_leiningen,
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
 _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
@@ -803,6 +855,8 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
     ".rockspec": _from_rockspec,
     ".podspec": _from_podspec,
     ".opam": _from_opam,
+    ".nimble": _line_field(r"^license\s*=\s*(\"[^\"]+\")"),
+    ".app.src": _line_field(r"\{\s*licenses\s*,\s*(\[[^\]]*\])"),  # Erlang's, read by rebar3_hex
 }
 
 
@@ -819,8 +873,8 @@ def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
     """The reader of a package manifest named ``name``, or None for any other file."""
     if name in _METADATA_PARSERS:
         return _METADATA_PARSERS[name]
-    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
-    return _METADATA_SUFFIXES.get(suffix) if name != suffix else None
+    suffix = next((s for s in _METADATA_SUFFIXES if name.endswith(s) and name != s), None)
+    return _METADATA_SUFFIXES[suffix] if suffix else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1047,7 +1101,14 @@ def _versioned_choice(words: str, named: Iterable[str]) -> str | None:
 
 
 # Families a name without its version or clause count leaves open ("the BSD License": two, three or four clauses).
-_VERSIONED_FAMILIES = ("BSD-", "MPL-", "EPL-", "LPPL-", "GPL-", "LGPL-", "AGPL-")
+_VERSIONED_FAMILIES = ("BSD-", "MPL-", "EPL-", "LPPL-", "GPL-", "LGPL-", "AGPL-", "CC-BY-")
+
+
+def named_license_of(name: str) -> str | None:
+    """The license a name alone says ("2-Clause BSD license", "MPL 2.0", "SIL Open Font License 1.1"), or None where
+    it names none or a family without saying which of its versions or variants ("Various BSD style licenses")."""
+    spdx = _license_from_name(name)
+    return None if spdx in (None, *_NOT_OFFERED) or _unversioned_family(name.lower(), spdx) else spdx
 
 
 def _unversioned_family(name: str, spdx: str) -> bool:

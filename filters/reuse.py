@@ -23,6 +23,7 @@ from codemix.filters.licenses import (
     license_ids,
     license_subject,
     manifest_license,
+    named_license_of,
     named_in_banner,
     normalize_license,
     notice_license,
@@ -229,7 +230,44 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return reuse_toml_rules(text)
     if debian_copyright(path, text):
         return debian_rules(path, text)
+    if is_license_file(path):
+        return listed_rules(path, text)
     return ()
+
+
+# A license text's list of paths and their licenses, one per line: noVNC's LICENSE.txt, "    *.html    : 2-Clause BSD
+# license", "    app/styles/Orbitron*    : SIL Open Font License 1.1", "    vendor/pako/    : MIT", a name running onto
+# the next, further indented line ("app/images/ : Creative Commons Attribution-ShareAlike" then its address).
+_LISTED_PATH = re.compile(r"^(?P<indent>[ \t]+)(?P<glob>[\w.*?-]*(?:/[\w.*?-]*)*)[ \t]*:[ \t]+(?P<name>\S.*)$")
+
+
+def listed_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """The rules a license text's path list states (``_LISTED_PATH``), for paths below the text's folder, each
+    ``closest`` (a file's own header answers first); a line whose left side is no path (a word with neither ``/``,
+    ``*`` nor an extension) or whose right side names no license with its version is no rule."""
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    lines, rules = text.splitlines(), []
+    for i, line in enumerate(lines):
+        match = _LISTED_PATH.match(line)
+        glob = match.group("glob") if match else ""
+        if not match or not re.search(r"[/*]|\.\w+$", glob) or glob.startswith(("http", "//")):
+            continue
+        name = match.group("name")
+        for following in lines[i + 1:i + 3]:  # a name continued on further indented lines
+            if len(following) - len(following.lstrip()) <= len(match.group("indent")) or _LISTED_PATH.match(following):
+                break
+            name += " " + following.strip()
+        if expression := named_license_of(name):
+            rules.append(PathRule(re.escape(folder) + _listed_glob(glob), expression, "closest"))
+    return tuple(rules)
+
+
+def _listed_glob(glob: str) -> str:
+    """A listed path as a regex: ``*`` within one path segment, ``**`` across them; a folder (``app/images/``, or a
+    name without a wildcard) covers what is below it."""
+    body = "".join(".*" if token == "**" else "[^/]*" if token == "*" else "[^/]" if token == "?" else re.escape(token)
+                   for token in re.findall(r"\*\*|\*|\?|[^*?]+", glob.rstrip("/")))
+    return body + "/.*" if glob.endswith("/") else body + "(?:/.*)?"
 
 
 def dep5_rules(text: str) -> tuple[PathRule, ...]:
