@@ -1127,10 +1127,26 @@ _NAME_LIST = re.compile(r"\s*(?:,|\band/or\b|\bor\b)\s*", re.IGNORECASE)
 _COMMENT_MARKS = re.compile(r"^[ \t]*(?:[*#/;%!]+|--+|dnl\b|REM\b)?", re.MULTILINE)
 
 
+def _offered_pieces(names: str) -> list[str]:
+    """The names a list of offered licenses holds, without their addresses ("<LICENSE-MIT or http://...>", "(see
+    LICENSE)"), articles, or a version split from its name ("Apache License, Version 2.0": one name)."""
+    names = re.sub(r"<[^>]*>|\[[^\]]*\]\([^)]*\)|\([^)]*\)", " ", names)
+    pieces: list[str] = []
+    for piece in _NAME_LIST.split(names):
+        piece = re.sub(r"^(?:the|a|an|either)\s+", "", piece.strip(" ,.*-"), flags=re.IGNORECASE)
+        if pieces and re.fullmatch(r"(?:version\s*|v\.?\s*)?\d[\d.]*[a-z]?", piece, re.IGNORECASE):
+            pieces[-1] += f" {piece}"
+        elif piece:
+            pieces.append(piece)
+    return pieces
+
+
 def option_choice(head: str) -> str | None:
     """The OR of the licenses a sentence of ``head`` offers "at your option" (``_AT_OPTION``), each named by family
     and, where the family has several, version; None where any name is unknown or leaves its version open."""
-    flat = " ".join(_COMMENT_MARKS.sub("", head).split())
+    lines = [line.strip() for line in _COMMENT_MARKS.sub("", head).splitlines()]
+    # a list's items end in their address (Rust's README: "* MIT license ([LICENSE-MIT](LICENSE-MIT) or http://...)")
+    flat = " ".join(f"{line} ," if line.endswith((")", ">")) else line for line in lines if line)
     for option in _AT_OPTION.finditer(flat):
         if _LATER_VERSION.match(flat, option.end()):
             continue
@@ -1138,8 +1154,7 @@ def option_choice(head: str) -> str | None:
         under = list(_OFFERED_UNDER.finditer(sentence))
         if not under:
             continue
-        pieces = [re.sub(r"^(?:the|a|an|either)\s+", "", piece.strip(), flags=re.IGNORECASE)
-                  for piece in _NAME_LIST.split(sentence[under[-1].end():].rstrip(" ,(")) if piece.strip()]
+        pieces = _offered_pieces(sentence[under[-1].end():])
         names = [_license_from_name(piece) for piece in pieces]
         if len(pieces) < 2 or any(n in (None, *_NOT_OFFERED) or _unversioned_family(p.lower(), n)
                                   for p, n in zip(pieces, names, strict=True)):

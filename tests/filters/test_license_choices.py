@@ -27,6 +27,9 @@ def _files(name: str) -> dict[str, str]:
     # "You may use this under the terms of the CC0, the OpenSSL Licence, or the Apache Public License 2.0, at your
     # option." (BLAKE2; ScanCode: cc0-1.0 OR openssl OR apache-2.0)
     ("cryptonite", "cbits/blake2/sse/blake2-config.h", "CC0-1.0 OR OpenSSL OR Apache-2.0"),
+    # Rust's "licensed under either of * Apache License, Version 2.0, ([LICENSE-APACHE](LICENSE-APACHE) or http://...)
+    # * MIT license (...) at your option": a list whose items end in their addresses (ScanCode: apache-2.0 OR mit)
+    ("bzip2-rs", "README.md", "Apache-2.0 OR MIT"),
 ])
 def test_a_choice_offered_at_the_recipients_option(name: str, path: str, expected: str) -> None:
     text = _files(name)[path]
