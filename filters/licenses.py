@@ -310,8 +310,10 @@ _MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:inc
 _BSD_GRANT = r"redistribution and use in source and binary forms"
 _BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
 _BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
+# ISC's grant, also in its older wording "this software and its documentation" (Nominum's, dnspython's).
 _ISC_GRANT = (
-    r"permission to use copy modify (?:and or |and )?distribute this software for any purpose with or without fee"
+    r"permission to use copy modify (?:and or |and )?distribute this software (?:and its documentation )?for any "
+    r"purpose with or without fee"
 )
 _ISC_NOTICE = r"provided that the above copyright notice and this permission notice appear in all copies"
 _FSFULLR = (r"this (?:file|makefile in|\w+) is free software the free software foundation gives unlimited permission to "
@@ -1196,7 +1198,9 @@ _MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|a
 _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A doc comment's license tag (phpDoc, JSDoc, Doxygen): "@license GPL" (POMO), "@license Apache-2.0", "@license
 # http://opensource.org/licenses/MIT MIT" (an address, then the name).
-_LICENSE_TAG = re.compile(r"^[\s*#/]*@license[ \t]+(?:\S*://\S+[ \t]+)?([^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE)
+# A header's "License:" field does the same (ccache's win32 getopt.c: "Version: 1.0", "License: LGPL").
+_LICENSE_TAG = re.compile(r"^[\s*#/;-]*(?:@license[ \t]+|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?([^\n*:]+?)[ \t]*"
+                          r"(?:\*/)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 _OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;)[^\n]*))+", re.DOTALL)
 

@@ -113,3 +113,20 @@ def test_a_license_texts_list_of_paths() -> None:
     assert {path: licenses.for_path(path) for path in expected} == expected
     header = own_license(_files("novnc")["app/styles/base.css"], "app/styles/base.css")
     assert licenses.for_path("app/styles/base.css", header) == "BSD-2-Clause"
+
+
+def test_iscs_older_wording() -> None:
+    """dnspython's header in gevent's ``resolver/_addresses.py``: "Permission to use, copy, modify, and distribute this
+    software and its documentation for any purpose with or without fee is hereby granted, provided that the above
+    copyright notice and this permission notice appear in all copies" (ScanCode: isc)."""
+    text = _files("gevent")["src/gevent/resolver/_addresses.py"]
+    assert "this software and its\n# documentation for any purpose with or without fee" in text  # guard: the wording
+    assert notice_license(text) == "ISC"
+
+
+def test_a_headers_license_field() -> None:
+    """ccache's ``win32/getopt.c`` opens with "Date: ...", "Version: 1.0", "License: LGPL" (ScanCode: lgpl-2.0-plus,
+    the family without its version)."""
+    text = _files("ccache")["src/third_party/win32-compat/win32/getopt.c"]
+    assert notice_license(text) is None  # guard: no notice in words, only the field
+    assert own_license(text, "src/third_party/win32-compat/win32/getopt.c") == "LGPL-2.0-or-later"
