@@ -384,8 +384,9 @@ _SIGNATURES = (
     # The FSF's all-permissive notices on Autoconf and Automake files (configure scripts, m4 macros).
     _signature("FSFAP", r"copying and distribution of this file with or without modification are permitted in any "
                         r"medium without royalty provided the copyright notice and this notice are preserved"),
-    _signature("FSFUL", r"this configure script is free software the free software foundation gives unlimited "
-                        r"permission to copy distribute and modify it"),
+    # FSFUL on a configure script, and in its words on Autoconf's INSTALL ("This file is free documentation").
+    _signature("FSFUL", r"this (?:configure script|file) is free (?:software|documentation) the free software "
+                        r"foundation gives unlimited permission to copy distribute and modify it"),
     # Automake's Makefile.in notice is FSFULLR's with a warranty disclaimer "to the extent permitted by law".
     _signature("FSFULLRWD", _FSFULLR, (r"without any warranty to the extent permitted by law",)),
     _signature("FSFULLR", _FSFULLR),
@@ -1070,7 +1071,11 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
     if _CHOICE.search(words):
         if granted and len(set(found.values())) > 1:
             return combine(found.values(), "OR")
-        return _versioned_choice(words, found.values())
+        offered = _versioned_choice(words, found.values())
+        # a dedication offering unnamed alternatives only where it does not hold (tree-sitter's endian.h: "place this
+        # file hereby into the public domain ... you can also consider it to be 'dual licensed' under the BSD, MIT and
+        # Apache licenses") is the dedication
+        return offered or (PUBLIC_DOMAIN if set(found.values()) == {PUBLIC_DOMAIN} else None)
     return combine(found.values()) or None
 
 

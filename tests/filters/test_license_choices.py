@@ -130,3 +130,18 @@ def test_a_headers_license_field() -> None:
     text = _files("ccache")["src/third_party/win32-compat/win32/getopt.c"]
     assert notice_license(text) is None  # guard: no notice in words, only the field
     assert own_license(text, "src/third_party/win32-compat/win32/getopt.c") == "LGPL-2.0-or-later"
+
+
+def test_a_dedication_with_alternatives_where_it_does_not_hold() -> None:
+    """tree-sitter's ``lib/src/portable/endian.h``: "place this file hereby into the public domain ... In case there are
+    jurisdictions that don't support putting things in the public domain you can also consider it to be 'dual
+    licensed' under the BSD, MIT and Apache licenses". licensecheck: public-domain; the alternatives name no versions."""
+    text = _files("tree-sitter")["lib/src/portable/endian.h"]
+    assert "dual licensed" in text  # guard: the choice wording is there
+    assert notice_license(text) == "LicenseRef-public-domain"
+
+
+def test_autoconfs_install_notice() -> None:
+    """libzmq's INSTALL: "This file is free documentation; the Free Software Foundation gives unlimited permission to
+    copy, distribute and modify it" (ScanCode's rule ``fsf-free2``, license ``fsf-free``, whose SPDX key is FSFUL)."""
+    assert notice_license(_files("libzmq")["INSTALL"]) == "FSFUL"
