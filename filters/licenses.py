@@ -267,6 +267,8 @@ def normalize_license(name: str, *, spdx_field: bool = False) -> str | None:
     text = " ".join(name.split())
     if text.lower() in _NO_LICENSE:
         return None
+    if re.fullmatch(r"(?i)zlib\s*/\s*libpng(?: license)?", text):
+        return "Zlib"  # OSI's name for the zlib license (raylib's "LICENSE: zlib/libpng"), not a choice of two
     as_expression = text.replace("/", " OR ")  # "MIT/Apache-2.0" is Cargo's old spelling of OR
     node = parse_expression(as_expression, strict=True)
     if node is not None:
@@ -859,7 +861,6 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
     ".podspec": _from_podspec,
     ".opam": _from_opam,
     ".nimble": _line_field(r"^license\s*=\s*(\"[^\"]+\")"),
-    ".app.src": _line_field(r"\{\s*licenses\s*,\s*(\[[^\]]*\])"),  # Erlang's, read by rebar3_hex
 }
 
 

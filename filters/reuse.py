@@ -99,9 +99,13 @@ def refined(header: str, folder: str) -> str:
     """A file's own statement naming a GNU family without its version (PHPMailer's "@license ... GNU Lesser General
     Public License": LGPL-2.0-or-later, any version) under a folder whose license is of that family: the folder's
     license text says which version (LGPL-2.1); under another family the statement stands (POMO's "@license GPL"
-    under YOURLS's MIT)."""
+    under YOURLS's MIT). A statement ANDing exactly the licenses its folder offers as a choice is the choice."""
     if header in UNVERSIONED_GNU and folder and {i.split("-")[0] for i in license_ids(folder)} == {
             header.split("-")[0].lower()}:
+        return folder
+    # A manifest's list joins its names without saying how (rubygems-update.gemspec's ``["Ruby", "MIT"]``, read as
+    # AND); where the folder offers the very same licenses as a choice (its COPYING: "MIT OR Ruby"), the choice stands.
+    if " AND " in header and " OR " in folder and " AND " not in folder and license_ids(header) == license_ids(folder):
         return folder
     return header
 

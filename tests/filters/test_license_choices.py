@@ -145,3 +145,18 @@ def test_autoconfs_install_notice() -> None:
     """libzmq's INSTALL: "This file is free documentation; the Free Software Foundation gives unlimited permission to
     copy, distribute and modify it" (ScanCode's rule ``fsf-free2``, license ``fsf-free``, whose SPDX key is FSFUL)."""
     assert notice_license(_files("libzmq")["INSTALL"]) == "FSFUL"
+
+
+def test_a_nimble_files_license_field() -> None:
+    """nim-stew's ``stew.nimble``: ``license = "MIT or Apache License 2.0"`` beside LICENSE-MIT and LICENSE-APACHEv2.
+    ScanCode 32.5.0 reads the same two licenses in the field (it joins them with AND, where the field says "or");
+    the field is the declared choice, which the two license texts agree with."""
+    from codemix.filters.licenses import detect_license
+
+    text = json.loads((DATA / "manifests.json").read_text(encoding="utf-8"))["status-im/nim-stew"]["stew.nimble"]
+    assert 'license       = "MIT or Apache License 2.0"' in text  # guard: the field's own words
+    found = detect_license("stew.nimble", text)
+    assert found is not None and license_ids(found) == {"mit", "apache-2.0"} and " OR " in found
+    licenses = resolve_licenses([("stew.nimble", found, (), None, False), ("LICENSE-MIT", "MIT", (), None, False),
+                                 ("LICENSE-APACHEv2", "Apache-2.0", (), None, False)])
+    assert licenses.default == found
