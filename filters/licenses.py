@@ -1205,8 +1205,10 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A doc comment's license tag (phpDoc, JSDoc, Doxygen): "@license GPL" (POMO), "@license Apache-2.0", "@license
 # http://opensource.org/licenses/MIT MIT" (an address, then the name).
 # A header's "License:" field does the same (ccache's win32 getopt.c: "Version: 1.0", "License: LGPL").
-_LICENSE_TAG = re.compile(r"^[\s*#/;-]*(?:@license[ \t]+|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?([^\n*:]+?)[ \t]*"
-                          r"(?:\*/)?$", re.MULTILINE | re.IGNORECASE)
+# A field's value is a name to read, where a tag may hold an SPDX id of its own; an unknown word is neither
+# (asyncio's "license: PSFL.").
+_LICENSE_TAG = re.compile(r"^[\s*#/;-]*(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
+                          r"(?P<name>[^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 _OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;)[^\n]*))+", re.DOTALL)
 
@@ -1273,8 +1275,8 @@ def tagged_license(text: str, path: str = "") -> str | None:
     opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
     if path.lower().endswith(_PROSE_EXTENSIONS) or opening is None:
         return None
-    tags = _LICENSE_TAG.findall(opening.group(0))  # several: all in force (CyberChef's own and an adapted file's)
-    return combine(normalize_license(tag, spdx_field=True) for tag in tags) or None
+    tags = _LICENSE_TAG.finditer(opening.group(0))  # several: all in force (CyberChef's own and an adapted file's)
+    return combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags) or None
 
 
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
