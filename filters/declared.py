@@ -165,6 +165,53 @@ def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------------------------
+# A license or notice file made of sections, each headed by a project's name, not a path: ZeroBrane's root LICENSE,
+# "--[[ ZeroBrane Studio License ]]" (Paul Kulchenko) then "--[[ Copas License ]]", "--[[ Metalua License ]]",
+# "--[[ LuaCheck ]]"... each naming other holders. The names are matched against the tree's folders by the caller
+# (``filters.vendored.vendored_trees``): a name says nothing alone, a folder of that name beside others so named does.
+
+# A title between decorations: "--[[ Copas License ]]-----", "=== zlib ===", "**** LPeg ****".
+_DECORATED = re.compile(r"^\s*[^\w\s]{2,}\s*([A-Za-z][\w.+-]*(?:[ \t]+[\w.+()-]+){0,4}?)\s*[^\w\s]{2,}\s*$")
+_NOT_A_TITLE = re.compile(r"\b(?:licen[cs]es?|notices?|copyright|copying|terms|conditions|the|for|of)\b", re.IGNORECASE)
+_SECTIONED_NAME = re.compile(r"licen[cs]e|notice|copying|copyright|third", re.IGNORECASE)
+_COPYRIGHT_LINE = re.compile(r"^[^\w\n]*copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b).*$", re.IGNORECASE | re.MULTILINE)
+
+
+def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
+    """``(name, detail)`` for each section of a license or notice file headed by a name (``name`` lower case,
+    letters and digits only, "License" and the like left out) whose copyright lines share no name with the file's
+    first section's, the repository's own: the projects whose terms the file carries beside its own."""
+    if _SECTIONED_NAME.search(path.rsplit("/", 1)[-1]) is None or len(text) > _MAX_CHARS:
+        return
+    lines = text.splitlines()
+    fenced = _in_fences(lines)
+    headings = [(i, title) for i, title in ((i, _section_title(lines, i)) for i in range(len(lines)) if not fenced[i])
+                if title]
+    if len(headings) < 3:
+        return
+    bounds = [start for start, _ in headings[1:]] + [len(lines)]
+    own = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:bounds[0]])))
+    if not own:
+        return  # no first section naming the repository's holders to tell other projects' sections from
+    for (start, title), end in list(zip(headings, bounds))[1:]:
+        holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
+        names = _holder_names(holders)
+        name = re.sub(r"[^a-z0-9]", "", _NOT_A_TITLE.sub(" ", title).lower())
+        if len(name) >= 3 and names and not names & own:
+            yield name, f"{path}'s section {title.strip()!r} names {' '.join(holders[0].split())[:60]!r}"
+
+
+def _section_title(lines: list[str], i: int) -> str | None:
+    """A heading's title: Markdown's or AsciiDoc's, a decorated line, or a line underlined as reST underlines."""
+    match = _HEADING.match(lines[i]) or _DECORATED.match(lines[i])
+    if match:
+        return match.group(1)
+    if i + 1 < len(lines) and _UNDERLINE.match(lines[i + 1]) and 0 < len(lines[i].split()) <= 5:
+        return lines[i].strip()
+    return None
+
+
+# --------------------------------------------------------------------------------------------
 # Debian's machine-readable copyright format (DEP-5: ``debian/copyright``, REUSE's ``.reuse/dep5``, R's
 # ``inst/COPYRIGHTS``): a ``Files: *`` stanza names the repository's own holders, and a stanza for other paths whose
 # holders share no name with them declares those paths another project's (RcppArmadillo's "Files:
