@@ -124,7 +124,7 @@ def path_sections(path: str, folder: str, text: str) -> Iterator[tuple[str, str]
                 if paths]
     for n, (start, paths) in enumerate(headings):
         end = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
-        section = "\n".join(lines[start + 1:min(end, start + 400)])
+        section = _first_paragraph(lines[start + 1:min(end, start + 400)])
         said = _ORIGIN.search(section)
         if said is None:
             continue
@@ -132,6 +132,14 @@ def path_sections(path: str, folder: str, text: str) -> Iterator[tuple[str, str]
         for found in paths:
             for base in dict.fromkeys(("", folder)):
                 yield _join(base, found), f"{path}'s section on {found} says {quote!r}"
+
+
+def _first_paragraph(lines: list[str]) -> str:
+    """The first paragraph of a section: what it says of the paths its heading names (ccache's "Copied from cpp-httplib
+    v0.20.0 downloaded from ..."), not a later description of another file (merlin's ``doc/dev/ARCHITECTURE.md``,
+    "`preprocess/lexer_ident.mll`: a subset of the OCaml lexer", 23 lines into its ``src/ocaml/support`` section)."""
+    text = "\n".join(lines).strip("\n")
+    return re.split(r"\n[ \t]*\n", text, maxsplit=1)[0]
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -236,7 +236,8 @@ _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # ...", "vendored from upstream", Chromium's README.chromium fields).
 _PROVENANCE = re.compile(
     r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code) (?:contains|holds|includes|is|was)\b[^.\n]{0,60}?"
-    r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|upstream)\b"
+    r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|derived from|cloned from"
+    r"|upstream)\b"
     r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)"
     # uBlock's ``src/lib/lz4/README.md``: "The files in this directory are developed as a separate project at:"
     r"|\b(?:the files in )?this (?:directory|folder|code|library) (?:are|is) (?:developed|maintained) "
@@ -462,6 +463,11 @@ def _declarations(path: str, folder: str, name: str, text: str):
     elif path == ".gitmodules":
         for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
             yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
+    elif folder and not _README.fullmatch(name) and name.lower().endswith((".txt", ".md")) \
+            and (said := _PROVENANCE.match(text[:_README_HEAD_CHARS].lstrip())) is not None:
+        # a note opening with what the folder is, whatever its name: swift-crypto's ``Sources/CCryptoBoringSSL/hash.txt``,
+        # "This directory is derived from BoringSSL cloned from https://boringssl.googlesource.com/boringssl at ..."
+        yield VendoringFact("declares", folder, f"{path} says {' '.join(said.group(0).split())[:60]!r}")
     elif folder and _README.fullmatch(name):
         head = text[:4000]
         if holders := copyright_holders(head):  # a README naming who holds the folder's copyright
