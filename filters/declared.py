@@ -182,7 +182,8 @@ def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
 _DECORATED = re.compile(r"^\s*[^\w\s]{2,}\s*([A-Za-z][\w.+-]*(?:[ \t]+[\w.+()-]+){0,4}?)\s*[^\w\s]{2,}\s*$")
 _NOT_A_TITLE = re.compile(r"\b(?:licen[cs]es?|notices?|copyright|copying|terms|conditions|the|for|of)\b", re.IGNORECASE)
 _SECTIONED_NAME = re.compile(r"licen[cs]e|notice|copying|copyright|third", re.IGNORECASE)
-_COPYRIGHT_LINE = re.compile(r"^[^\w\n]*copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b).*$", re.IGNORECASE | re.MULTILINE)
+_COPYRIGHT_LINE = re.compile(r"^[^\w\n(]*(?:copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b)|(?:\(c\)|©)\s*(?:19|20)\d\d).*$",
+                             re.IGNORECASE | re.MULTILINE)
 
 
 def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
@@ -198,10 +199,14 @@ def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
     if len(headings) < 3:
         return
     bounds = [start for start, _ in headings[1:]] + [len(lines)]
-    own = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:bounds[0]])))
+    # the repository's own holders: those the text before the first heading names, else the first section's
+    own = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:headings[0][0]])))
+    sections = list(zip(headings, bounds))
+    if not own:
+        own, sections = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:bounds[0]]))), sections[1:]
     if not own:
         return  # no first section naming the repository's holders to tell other projects' sections from
-    for (start, title), end in list(zip(headings, bounds))[1:]:
+    for (start, title), end in sections:
         holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
         names = _holder_names(holders)
         name = re.sub(r"[^a-z0-9]", "", _NOT_A_TITLE.sub(" ", title).lower())
@@ -209,11 +214,24 @@ def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
             yield name, f"{path}'s section {title.strip()!r} names {' '.join(holders[0].split())[:60]!r}"
 
 
+# A section opened by a rule line, its first sentence naming what it covers: libgit2's COPYING, "-----" then "The bundled
+# ZLib code is licensed under the ZLib license:", "The Clar framework is licensed under the ISC license:".
+_RULE = re.compile(r"^\s*([-=*_])\1{9,}\s*$")
+_SUBJECT = re.compile(r"^\s*The (?:bundled |built-in |included |embedded |vendored |third[- ]party )?([A-Za-z][\w.+-]*)"
+                      r"(?: [a-z][\w-]*){0,3}(?: \([\w./-]+\))? (?:is|are) (?:licensed|distributed|released|covered|"
+                      r"copyrighted)\b")
+
+
 def _section_title(lines: list[str], i: int) -> str | None:
-    """A heading's title: Markdown's or AsciiDoc's, a decorated line, or a line underlined as reST underlines."""
+    """A heading's title: Markdown's or AsciiDoc's, a decorated line, a line underlined as reST underlines, or the
+    subject of the sentence that opens a section after a rule line."""
     match = _HEADING.match(lines[i]) or _DECORATED.match(lines[i])
     if match:
         return match.group(1)
+    if _RULE.match(lines[i]):
+        following = next((line for line in lines[i + 1:i + 4] if line.strip()), "")
+        subject = _SUBJECT.match(following)
+        return subject.group(1) if subject else None
     if i + 1 < len(lines) and _UNDERLINE.match(lines[i + 1]) and 0 < len(lines[i].split()) <= 5:
         return lines[i].strip()
     return None

@@ -190,7 +190,9 @@ class VendoredTree:
     evidence: str  # e.g. "own LICENSE.txt + package.json at tests/unity/"
     subfolders: bool = False  # only the folder's subfolders are another project's (their README says so)
     pattern: str = ""  # only the paths this glob names in the folder (``src/third_party/cxxurl/cxxurl/url.*``)
-    of_copies: bool = False  # a folder of copies by its files' headers: a file's own evidence, where it has some, first
+    # a folder told by its files' headers or by a name others give it, not by its own license or manifest: a file's own
+    # evidence first, and a file whose header names the repository's holders stays the repository's
+    of_copies: bool = False
 
     def covers(self, path: str) -> bool:
         """Whether ``path`` lies in the tree: below its folder (a declared path is the file itself where it names
@@ -631,7 +633,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     for fact in facts:
         if fact.kind == "declares" and fact.folder:
             trees.setdefault(fact.folder, fact.detail)
-    trees.update(_named_folders(facts, trees))
+    named = _named_folders(facts, trees)
+    trees.update(named)
     root_licenses = [f for f in facts if f.kind == "license" and f.folder == ""]
     root_holders = frozenset().union(*(f.holders for f in root_licenses))
     root_digests = {f.digest for f in root_licenses}
@@ -690,7 +693,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
-    return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
+    return (*(VendoredTree(folder, evidence, of_copies=named.get(folder) == evidence)
+              for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
 
@@ -983,6 +987,13 @@ def owns_header(text: str, owner: RepositoryOwner) -> bool:
     """Whether a file's header names the repository's own holders or people as its first copyright holder."""
     holder, _ = first_copyright(file_header(text))
     return bool(holder_words([holder]) & (owner.words() | holder_words(owner.people)))
+
+
+def named_for_repository(path: str, repo: str) -> bool:
+    """Whether a file's name holds the repository's name (four characters or more, case and punctuation aside): glue
+    written for it, as libgit2's ``deps/clar/clar_libgit2.c``."""
+    own = _plain(repo.rsplit("/", 1)[-1])
+    return len(own) >= 4 and own in _plain(path.rsplit("/", 1)[-1])
 
 
 def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:

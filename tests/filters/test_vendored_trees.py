@@ -787,3 +787,21 @@ def test_a_header_granting_a_choice_by_the_licenses_addresses():
         assert f"haskell-crypto/cryptonite\t{folder}\t" in truth
     for own in ("cbits/cryptonite_chacha.c", "cbits/cryptonite_poly1305.c"):
         assert "Vincent Hanquez" in files[own] and found[own][0] is None, own
+
+
+def test_projects_named_by_the_sentences_opening_a_license_files_sections():
+    """libgit2/libgit2 (0551dfd): its root COPYING, after libgit2's own GPL-2.0 with the linking exception, opens each
+    section after a rule line with the component it covers: "The bundled ZLib code is licensed under the ZLib
+    license:" ((C) Jean-loup Gailly and Mark Adler), "The Clar framework is licensed under the ISC license:" (Vicent
+    Marti), "The bundled ntlmclient code is licensed under the MIT license:" (Edward Thomson). Three sibling folders of
+    ``deps/`` are so named: those copies. libgit2's own glue beside clar, ``deps/clar/clar_libgit2.c``, named after
+    the repository, stays its own, as do its ``src/`` files."""
+    trees = _evidence_trees("libgit2", "libgit2/libgit2")
+    for path, section in (("deps/zlib/adler32.c", "'ZLib'"), ("deps/clar/clar.c", "'Clar'"),
+                          ("deps/ntlmclient/ntlm.c", "'ntlmclient'")):
+        tree = vendored_tree(path, trees)
+        assert tree is not None and f"COPYING's section {section}" in tree.evidence, path
+    _, found = _judged("libgit2", "libgit2/libgit2")
+    assert found["deps/clar/clar.c"][0] is not None
+    for own in ("deps/clar/clar_libgit2.c", "src/libgit2/blob.c", "src/util/str.c"):
+        assert found[own][0] is None, own
