@@ -46,6 +46,7 @@ def declared_copies(path: str, text: str) -> Iterator[tuple[str, str]]:
     elif len(text) <= _MAX_CHARS:
         yield from path_sections(path, folder, text)
         yield from version_list(path, folder, text)
+        yield from listed_paths(path, folder, text)
 
 
 def _parent(folder: str) -> str:
@@ -293,6 +294,28 @@ def dep5_stanzas(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]
                 continue
             for root in dict.fromkeys(("", base)):
                 yield _join(root, found), f"{path}'s stanza on {found} names {' '.join(holders[0].split())[:60]!r}"
+
+
+# --------------------------------------------------------------------------------------------
+# A list of paths under a line saying where they came from: swift-crypto's ``Sources/CXKCP/vendored-sources.txt``,
+# "Vendored code from XKCP#master (heads/master-0-g11297f5):" then "- FIPS202-opt64/KeccakHash.c"...
+
+_FROM_LINE = re.compile(r"^\W*(?:vendored|copied|imported|taken|bundled)\b[^\n]{0,40}?\bfrom\b", re.IGNORECASE)
+_LISTED_PATH = re.compile(r"^\s*[-*+]\s+`?([\w.+-]+(?:/[\w.+-]+)*\.[\w]+|[\w.+-]+(?:/[\w.+-]+)+/?)`?\s*$")
+
+
+def listed_paths(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """Each path of the list (two or more, relative to the file's folder) below a first line saying they were copied
+    or vendored from somewhere."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines or _FROM_LINE.match(lines[0]) is None:
+        return
+    listed = [m.group(1) for m in map(_LISTED_PATH.match, lines[1:]) if m]
+    if len(listed) < _LIST_MIN:
+        return
+    said = " ".join(lines[0].split())[:60]
+    for found in listed:
+        yield _join(folder, found), f"{path} lists it under {said!r}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -959,22 +959,28 @@ def file_fact(path: str) -> VendoringFact:
 def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
                       trees: Iterable[VendoredTree]) -> tuple[VendoredTree, ...]:
     """The folders (not the root) with ``FOLDER_COPIES_MIN`` or more files whose headers say they are other projects'
-    (``foreign_notice``'s reading) and more of them than the folder's other files, outside the vendored ``trees``."""
+    (``foreign_notice``'s reading) and more of them than the folder's other files, none of which names the repository's
+    holders or people (merlin's ``src/ocaml/typing/``, its modified copy of OCaml's typechecker beside files of its
+    own, is read file by file), outside the vendored ``trees``."""
     facts, trees = list(facts), tuple(trees)
     if not (owner.holders or owner.people):
         return ()
     files: dict[str, int] = {}
     copies: dict[str, list[tuple[str, str]]] = {}
+    own_words = owner.words()  # the root's holders (its people where the root names none), as ``foreign_notice``
+    mixed = set()  # folders holding a file whose header names the repository's holders: its own files among copies
     for fact in facts:
         if fact.kind == "file" and fact.folder:
             files[fact.folder] = files.get(fact.folder, 0) + 1
+        elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
+            mixed.add(fact.folder)
         elif fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None:
             why = _foreign_holder(fact.name, fact.first_year, fact.names, owner)
             if why:
                 copies.setdefault(fact.folder, []).append((fact.detail, fact.name))
     found = []
     for folder, copied in sorted(copies.items()):
-        if len(copied) >= FOLDER_COPIES_MIN and len(copied) * 2 > files.get(folder, 0) \
+        if len(copied) >= FOLDER_COPIES_MIN and len(copied) * 2 > files.get(folder, 0) and folder not in mixed \
                 and vendored_tree(folder + "/", trees) is None:
             holders = sorted({holder for _, holder in copied})
             found.append(VendoredTree(folder, f"{len(copied)} of the {files[folder]} files of {folder}/ are other "

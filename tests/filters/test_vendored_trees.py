@@ -805,3 +805,18 @@ def test_projects_named_by_the_sentences_opening_a_license_files_sections():
     assert found["deps/clar/clar.c"][0] is not None
     for own in ("deps/clar/clar_libgit2.c", "src/libgit2/blob.c", "src/util/str.c"):
         assert found[own][0] is None, own
+
+
+def test_notes_that_say_what_a_folder_or_its_files_were_copied_from():
+    """apple/swift-crypto (1b6b2e2): ``Sources/CCryptoBoringSSL/hash.txt`` says "This directory is derived from BoringSSL
+    cloned from https://boringssl.googlesource.com/boringssl at revision ...", and its files (OpenSSL's and BoringSSL's
+    Apache-2.0 headers under swift-crypto's own Apache-2.0) name no holder older than the project's people: the note is
+    the evidence. ``Sources/CXKCP/vendored-sources.txt`` opens "Vendored code from XKCP#master" over a list of paths:
+    those files are XKCP's, and the module's own header ``include/CXKCP.h`` (Apple) stays swift-crypto's."""
+    trees = _evidence_trees("swift-crypto", "apple/swift-crypto")
+    boring = vendored_tree("Sources/CCryptoBoringSSL/crypto/bio/bio.cc", trees)
+    assert boring is not None and "This directory is derived from" in boring.evidence
+    keccak = vendored_tree("Sources/CXKCP/FIPS202-opt64/KeccakHash.c", trees)
+    assert keccak is not None and "Vendored code from XKCP" in keccak.evidence
+    for own in ("Sources/CXKCP/include/CXKCP.h", "Sources/Crypto/Keys/EC/NISTCurvesKeys.swift"):
+        assert vendored_tree(own, trees) is None, own
