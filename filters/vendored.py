@@ -190,7 +190,9 @@ class VendoredTree:
     evidence: str  # e.g. "own LICENSE.txt + package.json at tests/unity/"
     subfolders: bool = False  # only the folder's subfolders are another project's (their README says so)
     pattern: str = ""  # only the paths this glob names in the folder (``src/third_party/cxxurl/cxxurl/url.*``)
-    of_copies: bool = False  # a folder of copies by its files' headers: a file's own evidence, where it has some, first
+    # a folder told by its files' headers or by a name others give it, not by its own license or manifest: a file's own
+    # evidence first, and a file whose header names the repository's holders stays the repository's
+    of_copies: bool = False
 
     def covers(self, path: str) -> bool:
         """Whether ``path`` lies in the tree: below its folder (a declared path is the file itself where it names
@@ -236,7 +238,8 @@ _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # ...", "vendored from upstream", Chromium's README.chromium fields).
 _PROVENANCE = re.compile(
     r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code) (?:contains|holds|includes|is|was)\b[^.\n]{0,60}?"
-    r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|upstream)\b"
+    r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|derived from|cloned from"
+    r"|upstream)\b"
     r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)"
     # uBlock's ``src/lib/lz4/README.md``: "The files in this directory are developed as a separate project at:"
     r"|\b(?:the files in )?this (?:directory|folder|code|library) (?:are|is) (?:developed|maintained) "
@@ -462,6 +465,11 @@ def _declarations(path: str, folder: str, name: str, text: str):
     elif path == ".gitmodules":
         for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
             yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
+    elif folder and not _README.fullmatch(name) and name.lower().endswith((".txt", ".md")) \
+            and (said := _PROVENANCE.match(text[:_README_HEAD_CHARS].lstrip())) is not None:
+        # a note opening with what the folder is, whatever its name: swift-crypto's ``Sources/CCryptoBoringSSL/hash.txt``,
+        # "This directory is derived from BoringSSL cloned from https://boringssl.googlesource.com/boringssl at ..."
+        yield VendoringFact("declares", folder, f"{path} says {' '.join(said.group(0).split())[:60]!r}")
     elif folder and _README.fullmatch(name):
         head = text[:4000]
         if holders := copyright_holders(head):  # a README naming who holds the folder's copyright
@@ -625,7 +633,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     for fact in facts:
         if fact.kind == "declares" and fact.folder:
             trees.setdefault(fact.folder, fact.detail)
-    trees.update(_named_folders(facts, trees))
+    named = _named_folders(facts, trees)
+    trees.update(named)
     root_licenses = [f for f in facts if f.kind == "license" and f.folder == ""]
     root_holders = frozenset().union(*(f.holders for f in root_licenses))
     root_digests = {f.digest for f in root_licenses}
@@ -684,7 +693,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
-    return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
+    return (*(VendoredTree(folder, evidence, of_copies=named.get(folder) == evidence)
+              for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
 
@@ -949,22 +959,28 @@ def file_fact(path: str) -> VendoringFact:
 def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
                       trees: Iterable[VendoredTree]) -> tuple[VendoredTree, ...]:
     """The folders (not the root) with ``FOLDER_COPIES_MIN`` or more files whose headers say they are other projects'
-    (``foreign_notice``'s reading) and more of them than the folder's other files, outside the vendored ``trees``."""
+    (``foreign_notice``'s reading) and more of them than the folder's other files, none of which names the repository's
+    holders or people (merlin's ``src/ocaml/typing/``, its modified copy of OCaml's typechecker beside files of its
+    own, is read file by file), outside the vendored ``trees``."""
     facts, trees = list(facts), tuple(trees)
     if not (owner.holders or owner.people):
         return ()
     files: dict[str, int] = {}
     copies: dict[str, list[tuple[str, str]]] = {}
+    own_words = owner.words()  # the root's holders (its people where the root names none), as ``foreign_notice``
+    mixed = set()  # folders holding a file whose header names the repository's holders: its own files among copies
     for fact in facts:
         if fact.kind == "file" and fact.folder:
             files[fact.folder] = files.get(fact.folder, 0) + 1
+        elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
+            mixed.add(fact.folder)
         elif fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None:
             why = _foreign_holder(fact.name, fact.first_year, fact.names, owner)
             if why:
                 copies.setdefault(fact.folder, []).append((fact.detail, fact.name))
     found = []
     for folder, copied in sorted(copies.items()):
-        if len(copied) >= FOLDER_COPIES_MIN and len(copied) * 2 > files.get(folder, 0) \
+        if len(copied) >= FOLDER_COPIES_MIN and len(copied) * 2 > files.get(folder, 0) and folder not in mixed \
                 and vendored_tree(folder + "/", trees) is None:
             holders = sorted({holder for _, holder in copied})
             found.append(VendoredTree(folder, f"{len(copied)} of the {files[folder]} files of {folder}/ are other "
@@ -977,6 +993,13 @@ def owns_header(text: str, owner: RepositoryOwner) -> bool:
     """Whether a file's header names the repository's own holders or people as its first copyright holder."""
     holder, _ = first_copyright(file_header(text))
     return bool(holder_words([holder]) & (owner.words() | holder_words(owner.people)))
+
+
+def named_for_repository(path: str, repo: str) -> bool:
+    """Whether a file's name holds the repository's name (four characters or more, case and punctuation aside): glue
+    written for it, as libgit2's ``deps/clar/clar_libgit2.c``."""
+    own = _plain(repo.rsplit("/", 1)[-1])
+    return len(own) >= 4 and own in _plain(path.rsplit("/", 1)[-1])
 
 
 def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:

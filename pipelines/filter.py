@@ -45,6 +45,7 @@ from codemix.filters.vendored import (
     header_terms,
     holder_fact,
     may_say_vendored,
+    named_for_repository,
     names_owner,
     owns_header,
     placement_fact,
@@ -137,9 +138,10 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
         return tree  # a license text or NOTICE names the holders of what it is about, copies included
     if generator_header(doc.text):
         return None  # a tool wrote it (autoconf's ``configure``): its header is the tool's, the code filters drop it
-    # in a folder of copies (``folders_of_copies``), a file's own evidence first, the folder's for the rest but those
-    # whose header names the repository's own holders
-    if tree is not None and owns_header(doc.text, found.owner):
+    # in a folder of copies (``folders_of_copies``, or named so by a license file's sections), a file's own evidence
+    # first, the folder's for the rest but those whose header names the repository's holders or whose name the
+    # repository's (libgit2's glue ``deps/clar/clar_libgit2.c`` beside the copied clar)
+    if tree is not None and (owns_header(doc.text, found.owner) or named_for_repository(doc.path, doc.repo)):
         tree = None
     return _copied_file(doc, found, governing) or tree
 

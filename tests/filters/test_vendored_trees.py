@@ -787,3 +787,36 @@ def test_a_header_granting_a_choice_by_the_licenses_addresses():
         assert f"haskell-crypto/cryptonite\t{folder}\t" in truth
     for own in ("cbits/cryptonite_chacha.c", "cbits/cryptonite_poly1305.c"):
         assert "Vincent Hanquez" in files[own] and found[own][0] is None, own
+
+
+def test_projects_named_by_the_sentences_opening_a_license_files_sections():
+    """libgit2/libgit2 (0551dfd): its root COPYING, after libgit2's own GPL-2.0 with the linking exception, opens each
+    section after a rule line with the component it covers: "The bundled ZLib code is licensed under the ZLib
+    license:" ((C) Jean-loup Gailly and Mark Adler), "The Clar framework is licensed under the ISC license:" (Vicent
+    Marti), "The bundled ntlmclient code is licensed under the MIT license:" (Edward Thomson). Three sibling folders of
+    ``deps/`` are so named: those copies. libgit2's own glue beside clar, ``deps/clar/clar_libgit2.c``, named after
+    the repository, stays its own, as do its ``src/`` files."""
+    trees = _evidence_trees("libgit2", "libgit2/libgit2")
+    for path, section in (("deps/zlib/adler32.c", "'ZLib'"), ("deps/clar/clar.c", "'Clar'"),
+                          ("deps/ntlmclient/ntlm.c", "'ntlmclient'")):
+        tree = vendored_tree(path, trees)
+        assert tree is not None and f"COPYING's section {section}" in tree.evidence, path
+    _, found = _judged("libgit2", "libgit2/libgit2")
+    assert found["deps/clar/clar.c"][0] is not None
+    for own in ("deps/clar/clar_libgit2.c", "src/libgit2/blob.c", "src/util/str.c"):
+        assert found[own][0] is None, own
+
+
+def test_notes_that_say_what_a_folder_or_its_files_were_copied_from():
+    """apple/swift-crypto (1b6b2e2): ``Sources/CCryptoBoringSSL/hash.txt`` says "This directory is derived from BoringSSL
+    cloned from https://boringssl.googlesource.com/boringssl at revision ...", and its files (OpenSSL's and BoringSSL's
+    Apache-2.0 headers under swift-crypto's own Apache-2.0) name no holder older than the project's people: the note is
+    the evidence. ``Sources/CXKCP/vendored-sources.txt`` opens "Vendored code from XKCP#master" over a list of paths:
+    those files are XKCP's, and the module's own header ``include/CXKCP.h`` (Apple) stays swift-crypto's."""
+    trees = _evidence_trees("swift-crypto", "apple/swift-crypto")
+    boring = vendored_tree("Sources/CCryptoBoringSSL/crypto/bio/bio.cc", trees)
+    assert boring is not None and "This directory is derived from" in boring.evidence
+    keccak = vendored_tree("Sources/CXKCP/FIPS202-opt64/KeccakHash.c", trees)
+    assert keccak is not None and "Vendored code from XKCP" in keccak.evidence
+    for own in ("Sources/CXKCP/include/CXKCP.h", "Sources/Crypto/Keys/EC/NISTCurvesKeys.swift"):
+        assert vendored_tree(own, trees) is None, own
