@@ -7,6 +7,7 @@ markers come before the generic chat list that would also accept them.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import itertools
 from typing import Any
@@ -41,6 +42,7 @@ from codemix.mixtures.transcript_formats.printed import (
     lone_replies,
     names_read,
     record_transcripts,
+    sent_messages,
 )
 from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.shape import (
@@ -206,9 +208,10 @@ def answer_after_output(previous: Transcript, text: str, prompted: bool) -> list
 
 
 def cell_prompts(value: dict) -> dict[int, list[dict[str, Any]]]:
-    """For each code cell, the request of a reply it prints alone: of the message lists the notebook assigned as
-    literals at or before it (cells run in order; ``printed.assigned_prompts``), the latest one held by a name
-    the cell's code reads (``get_completion(messages, ...)``)."""
+    """For each code cell, the request of a reply it prints alone: the message list a call of the cell is sent
+    written out (``create(messages=[...])``), else, of the message lists the notebook assigned at or before it
+    (cells run in order; ``printed.assigned_prompts``), the latest one held by a name the cell's code reads
+    (``get_completion(messages, ...)``, ``response`` assigned the result of a call sent ``messages=[...]``)."""
     prompts: dict[int, list[dict[str, Any]]] = {}
     held: dict[str, tuple[int, list[dict[str, Any]] | None]] = {}
     order = 0
@@ -219,8 +222,9 @@ def cell_prompts(value: dict) -> dict[int, list[dict[str, Any]]]:
             order += 1
             held[name] = (order, records)
         read = [held[name] for name in names_read(tree) if name in held and held[name][1]]
-        if read:
-            prompts[index] = max(read, key=lambda entry: entry[0])[1]
+        inline = [sent for node in getattr(tree, "body", []) if isinstance(node, ast.Expr) and (sent := sent_messages(node.value))]
+        if inline or read:  # a call the cell makes with its messages written out, else the latest request it reads
+            prompts[index] = inline[-1] if inline else max(read, key=lambda entry: entry[0])[1]
     return prompts
 
 
