@@ -255,6 +255,9 @@ VERDICTS = {
     # ---- the sixth holdout (spent at 22:47 UTC), judged after the fixes-after-the-run rerun by reading the files ----
     "pkulchenko/ZeroBraneStudio": [
         (_name("ruby.lua", "rails.lua"), "R", "Scintillua's Ruby lexers: the language's name read as the Ruby license"),
+        (lambda p, o, r: p.startswith("lualibs/metalua/") and o == "EPL-1.0 OR MIT", "R", ("Metalua's headers grant "
+         "'the Eclipse Public License v1.0' and 'also ... the MIT public license' (licensecheck: EPL-1.0 and/or MIT); "
+         "ScanCode's rule guesses epl-2.0 OR apache-2.0")),
         (_in("lualibs/metalua/"), "O", ("Metalua's headers grant 'the Eclipse Public License v1.0' and 'also ... the "
          "MIT public license' (EPL-1.0 OR MIT, licensecheck's reading); ours EPL-1.0 only")),
         (lambda p, o, r: "WxWindows" in r and p.startswith("lualibs/") and not p.startswith("lualibs/lexers/"), "U",
@@ -267,8 +270,8 @@ VERDICTS = {
     "haskell-crypto/cryptonite": [
         (_ref("CC0-1.0"), "O", ("argon2's and BLAKE2's headers offer 'CC0 ... or the Apache Public License 2.0, at "
          "your option' (BLAKE2 also OpenSSL's); ours the root's BSD-3-Clause")),
-        (_in("cbits/decaf/"), "R", "the files' own 'Released under the MIT License' (licensecheck: MIT); the "
-         "reference the folder's BSD-3-Clause"),
+        (_in("cbits/decaf/"), "R", ("the files' own 'Released under the MIT License' (licensecheck: MIT); the "
+         "reference the folder's BSD-3-Clause")),
         (lambda p, o, r: True, "U", "BSD-3-Clause files with a part under MIT or the public domain"),
     ],
     "elixir-sqlite/exqlite": [
@@ -285,8 +288,13 @@ VERDICTS = {
         (lambda p, o, r: True, "U", "license names in CPAN::Meta's tables, IPC::Run3's 'BSD, Artistic, or GPL', CI"),
     ],
     "novnc/noVNC": [
-        (_name("base.css", "constants.css", "input.css", "vnc.html", "vnc_lite.html"), "O",
-         "'This file is licensed under the 2-Clause BSD license'; ours the root's MPL-2.0"),
+        (lambda p, o, r: _name("base.css", "constants.css", "input.css", "vnc.html", "vnc_lite.html")(p, o, r)
+         and o == "MPL-2.0", "O", "'This file is licensed under the 2-Clause BSD license'; ours the root's MPL-2.0"),
+        (lambda p, o, r: o != "MPL-2.0" and ((p.endswith(".html") and "/" not in p)
+                                             or p.startswith(("app/styles/", "app/images/", "vendor/pako/"))), "R",
+         ("LICENSE.txt lists these paths with their own licenses ('*.html : 2-Clause BSD license', 'app/styles/*.css', "
+          "'app/styles/Orbitron* : SIL Open Font License 1.1', 'app/images/ : Creative Commons Attribution-ShareAlike' "
+          "by-sa/3.0, 'vendor/pako/ : MIT'), ours the listed one; the reference ANDs every license the text names")),
         (lambda p, o, r: o == "MPL-2.0", "R", ("the reference ANDs every license the root LICENSE.txt lists for named "
          "files and fonts onto each file, or reads 'MPL 2.0 or any later version' as MPL OR EPL and a proprietary "
          "notice; the files say MPL 2.0")),
@@ -294,7 +302,12 @@ VERDICTS = {
     "RcppCore/RcppArmadillo": [
         (lambda p, o, r: not r, "R", ("no license text at the root; the reference cannot read DESCRIPTION's 'License: "
          "GPL (>= 2)' (the containers class)")),
+        (lambda p, o, r: _name("elsarticle-harv.bst")(p, o, r) and o.startswith("LPPL-"), "R",
+         ("the file says 'LaTeX Project Public License, either version 1.3'; ScanCode's lppl-1.2 rule matches the "
+          "sentence, the version aside")),
         (_name("elsarticle.cls", "elsarticle-harv.bst"), "O", "Elsevier's LaTeX class under the LPPL; ours GPL"),
+        (lambda p, o, r: p == "DESCRIPTION" and o == "GPL-2.0-or-later", "R", ("its License field says GPL (>= 2); "
+         "the reference also ANDs the licenses its prose recounts Armadillo's history with (MPL, LGPL-3)")),
         (_name("DESCRIPTION"), "O", "its License field says GPL (>= 2); ours reads Armadillo's Apache from the prose"),
         (lambda p, o, r: p.startswith("inst/") and r == "Apache-2.0 AND GPL-2.0-only" and o != "Apache-2.0", "R",
          "the reference ANDs every stanza of inst/COPYRIGHTS onto each file of inst/; these are the package's GPL files"),

@@ -220,6 +220,82 @@ def count_camel_society(path: Path) -> int:
     return sum(len(re.findall(r"^\[AI (?:User|Assistant)\] ", o, re.MULTILINE)) for o in cell_outputs(path))
 
 
+def count_tinytroupe_text(path: Path) -> int:
+    """TinyTroupe's prints kept as text (a Markdown report, a console capture): the person's messages
+    (``USER --> Name: [CONVERSATION]``) and what each simulated person said (``Name acts: [TALK]``)."""
+    text = ANSI.sub("", path.read_text())
+    return len(re.findall(r"^USER --> ", text, re.MULTILINE)) + len(re.findall(r"^\S.* acts: \[TALK\]", text, re.MULTILINE))
+
+
+def count_camel_workforce(path: Path) -> int:
+    """CAMEL Workforce printed by a notebook: each task a worker gets (``Worker node N (...) get task T:``) and
+    each worker's reply (``Reply from Worker node N (...):``)."""
+    return sum(len(re.findall(r"^(?:=+)?Worker node \S+ \(.*\) get task \S+:|^(?:=+)?Reply from Worker node ", o,
+                              re.MULTILINE)) for o in cell_outputs(path))
+
+
+def count_crewai_console(path: Path) -> int:
+    """CrewAI's console output: each tool call (``## Tool Input:``), its output (``## Tool Output:``) and each
+    final answer (``## Final Answer:``)."""
+    return len(re.findall(r"^## (?:Tool Input|Tool Output|Final Answer):", path.read_text(), re.MULTILINE))
+
+
+def count_sdk_replies_to_cell_tasks(path: Path) -> int:
+    """Cells that pass a person's text to a call (``f("...")``) and print the model's reply, as an SDK repr
+    (``Message(...)``, ``TextBlock(...)``, ``ToolUseBlock(...)``), an ``Assistant:`` line or a tool-call banner:
+    the request and the reply each."""
+    cells = json.loads(path.read_text())["cells"]
+    reply = re.compile(r"ToolUseBlock\(|TextBlock\(|^Assistant: |Claude Wants To Call", re.MULTILINE)
+    return sum(2 for cell, text in zip((c for c in cells if c["cell_type"] == "code"), cell_outputs(path))
+               if re.search(r'\("[^"]+"\)', "".join(cell["source"])) and reply.search(text))
+
+
+def count_labelled_sdk_run(path: Path) -> int:
+    """A script's run printed with labels: each ``User Message:``, each printed model response
+    (``ChatCompletionMessage(`` or a ``Message(`` / ``TextBlock(`` content list) and each ``Tool Result:``."""
+    outputs = cell_outputs(path)
+    patterns = (r"^User Message: ", r"^(?:Initial Response: |Content: )?(?:ChatCompletionMessage\(|\[TextBlock\()",
+                r"^Tool Result: ")
+    return sum(len(re.findall(p, o, re.MULTILINE)) for o in outputs for p in patterns)
+
+
+def count_printed_ai_replies(path: Path) -> int:
+    """Cells that print one ``AIMessage(...)`` answering one text the code sent: the text and the reply."""
+    return sum(2 for o in cell_outputs(path) if len(re.findall(r"^AIMessage\(", o, re.MULTILINE)) == 1)
+
+
+def count_instances(path: Path) -> int:
+    """Alpaca seed tasks ``{instruction, instances: [{input, output}]}``: per instance the instruction, the input
+    when it is not empty, and the output."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return sum(2 + bool(i["input"].strip()) for row in rows for i in row["instances"])
+
+
+def count_bedrock_bound_tools(path: Path) -> int:
+    """Cells that print the request sent (``bedrock_messages: [...]``, its ``'role'`` entries) and the reply
+    (``AIMessage(``); and each agent run the notebook starts (``.invoke({"input": ...})``, ``.chat("...")``) that
+    prints an answer: its task and its answer (the steps between, a log, are not counted)."""
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    chats = sum(len(re.findall(r"'role': '(?:user|assistant)'", o.split("\n")[0])) + len(re.findall(r"^AIMessage\(", o, re.MULTILINE))
+                for o in cell_outputs(path) if o.startswith("bedrock_messages:"))
+    agents = sum(2 for cell, o in zip(cells, cell_outputs(path)) if re.search(r"\.(?:invoke\(\{\"input\"|chat\(\")", "".join(cell["source"]))
+                 and re.search(r"Final Answer:|^Answer:", o, re.MULTILINE))
+    return chats + agents
+
+
+def count_recursive_tool_log(path: Path) -> int:
+    """A recursive tool-calling loop printed: each ``Assistant Message:`` and ``Tool Call Result:``, plus the
+    person's query the loop was started with (one per printing run)."""
+    outputs = [o for o in cell_outputs(path) if "Assistant Message: " in o]
+    return sum(1 + len(re.findall(r"^(?:Assistant Message|Tool Call Result): ", o, re.MULTILINE)) for o in outputs)
+
+
+def count_fenced_exchanges(path: Path) -> int:
+    """A Markdown page keeping runs as fenced JSON of ``{input, output}`` rounds: every input and output."""
+    fenced = "".join(re.findall(r"^```[^\n]*\n(.*?)^```", path.read_text(), re.MULTILINE | re.DOTALL))
+    return len(re.findall(r'"(?:input|output)":', fenced))
+
+
 def count_none(path: Path) -> int:
     """A file of no conversation (a pipeline's progress log, an ontology): 0."""
     return 0
@@ -255,4 +331,19 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "TinyTroupe (two simulated people chatting, notebook)": count_tinytroupe_chat,
                 "claude-code-log (Claude Code session rendered as HTML)": count_html_message_divs,
                 "SMILE (Chinese counselling dialogue, client/counselor)": count_message_list,
-                "CAMEL (role-playing society, notebook)": count_camel_society}
+                "CAMEL (role-playing society, notebook)": count_camel_society,
+                # round 8 (runs printed as text, issue 45's console logs)
+                "TinyTroupe (simulation report, prints in Markdown)": count_tinytroupe_text,
+                "TinyTroupe (three personas' feedback session, console capture)": count_tinytroupe_text,
+                "TinyTroupe (test README with printed runs)": count_tinytroupe_text,
+                "CAMEL Workforce (judge committee, notebook outputs)": count_camel_workforce,
+                "CAMEL Workforce (research society, notebook outputs)": count_camel_workforce,
+                "CrewAI (hierarchical crew console output, Markdown)": count_crewai_console,
+                # round 8 (printed objects and data records)
+                "Anthropic cookbook (tool choice, SDK reprs printed by cells)": count_sdk_replies_to_cell_tasks,
+                "E2B cookbook (OpenAI code-interpreter run printed with labels)": count_labelled_sdk_run,
+                "langchain-benchmarks (chat models compared, AIMessage reprs)": count_printed_ai_replies,
+                "Stanford Alpaca (seed tasks, instructions with and without input)": count_instances,
+                "Amazon Bedrock samples (tool binding: requests, AIMessage reprs, agent runs)": count_bedrock_bound_tools,
+                "Hermes Function Calling (recursive tool-calling loop printed)": count_recursive_tool_log,
+                "Chinese-Vicuna (legal multi-turn outputs as JSON in Markdown, zh)": count_fenced_exchanges}

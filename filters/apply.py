@@ -16,7 +16,7 @@ from codemix.filters.code import CODE_CHECKS, check_comment_fraction
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
-from codemix.filters.generated import path_matches
+from codemix.filters.generated import generator_header, path_matches
 from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import (
@@ -179,9 +179,10 @@ class DocumentFilter:
         return f"path matches {glob!r}" if glob else f"path matches linguist vendor.yml {vendored_pattern(doc.path, doc.repo)!r}"
 
     def path_drop_reason(self, doc: Document, own_code: bool = False) -> str | None:
+        # linguist lists autoconf's ``configure`` as vendored; a file naming the tool that wrote it is generated instead
         if not own_code and (path_matches(doc.path, self.config.vendored_paths)
                              or (self.config.linguist_vendored and is_vendored(doc.path, doc.repo)
-                                 and not in_own_package(doc.path, doc.text))):
+                                 and not in_own_package(doc.path, doc.text) and not generator_header(doc.text))):
             return "vendored_path"
 
         if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):

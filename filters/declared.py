@@ -46,6 +46,7 @@ def declared_copies(path: str, text: str) -> Iterator[tuple[str, str]]:
     elif len(text) <= _MAX_CHARS:
         yield from path_sections(path, folder, text)
         yield from version_list(path, folder, text)
+        yield from listed_paths(path, folder, text)
 
 
 def _parent(folder: str) -> str:
@@ -124,7 +125,7 @@ def path_sections(path: str, folder: str, text: str) -> Iterator[tuple[str, str]
                 if paths]
     for n, (start, paths) in enumerate(headings):
         end = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
-        section = "\n".join(lines[start + 1:min(end, start + 400)])
+        section = _first_paragraph(lines[start + 1:min(end, start + 400)])
         said = _ORIGIN.search(section)
         if said is None:
             continue
@@ -132,6 +133,14 @@ def path_sections(path: str, folder: str, text: str) -> Iterator[tuple[str, str]
         for found in paths:
             for base in dict.fromkeys(("", folder)):
                 yield _join(base, found), f"{path}'s section on {found} says {quote!r}"
+
+
+def _first_paragraph(lines: list[str]) -> str:
+    """The first paragraph of a section: what it says of the paths its heading names (ccache's "Copied from cpp-httplib
+    v0.20.0 downloaded from ..."), not a later description of another file (merlin's ``doc/dev/ARCHITECTURE.md``,
+    "`preprocess/lexer_ident.mll`: a subset of the OCaml lexer", 23 lines into its ``src/ocaml/support`` section)."""
+    text = "\n".join(lines).strip("\n")
+    return re.split(r"\n[ \t]*\n", text, maxsplit=1)[0]
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -162,6 +171,71 @@ def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
     if not paths or not _JOINERS.match(rest) or any("//" in p or ":" in p or "/" not in p for p in paths):
         return ()  # a path in a folder of the tree, not a bare name ("./Gemfile")
     return tuple(paths)
+
+
+# --------------------------------------------------------------------------------------------
+# A license or notice file made of sections, each headed by a project's name, not a path: ZeroBrane's root LICENSE,
+# "--[[ ZeroBrane Studio License ]]" (Paul Kulchenko) then "--[[ Copas License ]]", "--[[ Metalua License ]]",
+# "--[[ LuaCheck ]]"... each naming other holders. The names are matched against the tree's folders by the caller
+# (``filters.vendored.vendored_trees``): a name says nothing alone, a folder of that name beside others so named does.
+
+# A title between decorations: "--[[ Copas License ]]-----", "=== zlib ===", "**** LPeg ****".
+_DECORATED = re.compile(r"^\s*[^\w\s]{2,}\s*([A-Za-z][\w.+-]*(?:[ \t]+[\w.+()-]+){0,4}?)\s*[^\w\s]{2,}\s*$")
+_NOT_A_TITLE = re.compile(r"\b(?:licen[cs]es?|notices?|copyright|copying|terms|conditions|the|for|of)\b", re.IGNORECASE)
+_SECTIONED_NAME = re.compile(r"licen[cs]e|notice|copying|copyright|third", re.IGNORECASE)
+_COPYRIGHT_LINE = re.compile(r"^[^\w\n(]*(?:copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b)|(?:\(c\)|©)\s*(?:19|20)\d\d).*$",
+                             re.IGNORECASE | re.MULTILINE)
+
+
+def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
+    """``(name, detail)`` for each section of a license or notice file headed by a name (``name`` lower case,
+    letters and digits only, "License" and the like left out) whose copyright lines share no name with the file's
+    first section's, the repository's own: the projects whose terms the file carries beside its own."""
+    if _SECTIONED_NAME.search(path.rsplit("/", 1)[-1]) is None or len(text) > _MAX_CHARS:
+        return
+    lines = text.splitlines()
+    fenced = _in_fences(lines)
+    headings = [(i, title) for i, title in ((i, _section_title(lines, i)) for i in range(len(lines)) if not fenced[i])
+                if title]
+    if len(headings) < 3:
+        return
+    bounds = [start for start, _ in headings[1:]] + [len(lines)]
+    # the repository's own holders: those the text before the first heading names, else the first section's
+    own = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:headings[0][0]])))
+    sections = list(zip(headings, bounds))
+    if not own:
+        own, sections = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:bounds[0]]))), sections[1:]
+    if not own:
+        return  # no first section naming the repository's holders to tell other projects' sections from
+    for (start, title), end in sections:
+        holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
+        names = _holder_names(holders)
+        name = re.sub(r"[^a-z0-9]", "", _NOT_A_TITLE.sub(" ", title).lower())
+        if len(name) >= 3 and names and not names & own:
+            yield name, f"{path}'s section {title.strip()!r} names {' '.join(holders[0].split())[:60]!r}"
+
+
+# A section opened by a rule line, its first sentence naming what it covers: libgit2's COPYING, "-----" then "The bundled
+# ZLib code is licensed under the ZLib license:", "The Clar framework is licensed under the ISC license:".
+_RULE = re.compile(r"^\s*([-=*_])\1{9,}\s*$")
+_SUBJECT = re.compile(r"^\s*The (?:bundled |built-in |included |embedded |vendored |third[- ]party )?([A-Za-z][\w.+-]*)"
+                      r"(?: [a-z][\w-]*){0,3}(?: \([\w./-]+\))? (?:is|are) (?:licensed|distributed|released|covered|"
+                      r"copyrighted)\b")
+
+
+def _section_title(lines: list[str], i: int) -> str | None:
+    """A heading's title: Markdown's or AsciiDoc's, a decorated line, a line underlined as reST underlines, or the
+    subject of the sentence that opens a section after a rule line."""
+    match = _HEADING.match(lines[i]) or _DECORATED.match(lines[i])
+    if match:
+        return match.group(1)
+    if _RULE.match(lines[i]):
+        following = next((line for line in lines[i + 1:i + 4] if line.strip()), "")
+        subject = _SUBJECT.match(following)
+        return subject.group(1) if subject else None
+    if i + 1 < len(lines) and _UNDERLINE.match(lines[i + 1]) and 0 < len(lines[i].split()) <= 5:
+        return lines[i].strip()
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,6 +294,28 @@ def dep5_stanzas(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]
                 continue
             for root in dict.fromkeys(("", base)):
                 yield _join(root, found), f"{path}'s stanza on {found} names {' '.join(holders[0].split())[:60]!r}"
+
+
+# --------------------------------------------------------------------------------------------
+# A list of paths under a line saying where they came from: swift-crypto's ``Sources/CXKCP/vendored-sources.txt``,
+# "Vendored code from XKCP#master (heads/master-0-g11297f5):" then "- FIPS202-opt64/KeccakHash.c"...
+
+_FROM_LINE = re.compile(r"^\W*(?:vendored|copied|imported|taken|bundled)\b[^\n]{0,40}?\bfrom\b", re.IGNORECASE)
+_LISTED_PATH = re.compile(r"^\s*[-*+]\s+`?([\w.+-]+(?:/[\w.+-]+)*\.[\w]+|[\w.+-]+(?:/[\w.+-]+)+/?)`?\s*$")
+
+
+def listed_paths(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """Each path of the list (two or more, relative to the file's folder) below a first line saying they were copied
+    or vendored from somewhere."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines or _FROM_LINE.match(lines[0]) is None:
+        return
+    listed = [m.group(1) for m in map(_LISTED_PATH.match, lines[1:]) if m]
+    if len(listed) < _LIST_MIN:
+        return
+    said = " ".join(lines[0].split())[:60]
+    for found in listed:
+        yield _join(folder, found), f"{path} lists it under {said!r}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from codemix.config import join, require
 _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR
-bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain
+bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -37,9 +37,9 @@ CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl
 EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR FSFULLRWD GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
 GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0
-LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
-ODbL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
-Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1
+LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
+ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
+Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -225,9 +225,17 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bmpl\b|mozilla", _versioned({"1.0": "MPL-1.0", "1.1": "MPL-1.1", "2": "MPL-2.0"}, "MPL-2.0")),
         (r"\bepl\b|eclipse public", _versioned({"1": "EPL-1.0", "2": "EPL-2.0"}, "EPL-2.0")),
         (r"\bbsdl?\b", _bsd),  # Ruby's COPYING calls the BSD license "the 2-clause BSDL"
+        (r"open font license|\bofl\b", _versioned({"1.0": "OFL-1.0", "1.1": "OFL-1.1"}, "OFL-1.1")),
+        (r"creative commons attribution[- ]share ?alike|\bcc[- ]by[- ]sa\b",
+         _versioned({"3.0": "CC-BY-SA-3.0", "4.0": "CC-BY-SA-4.0"}, "CC-BY-SA-4.0")),
+        (r"creative commons attribution(?![- ]?no)|\bcc[- ]by\b(?![- ]?n)",
+         _versioned({"3.0": "CC-BY-3.0", "4.0": "CC-BY-4.0"}, "CC-BY-4.0")),
         (r"\bpsf\b|python software foundation", _fixed("PSF-2.0")),
         (r"\bpython\b", _fixed("Python-2.0")),
         (r"\bisc\b", _fixed("ISC")),
+        (r"\bopenssl\b", _fixed("OpenSSL")),
+        (r"\blppl\b|latex project public", _versioned({"1.0": "LPPL-1.0", "1.1": "LPPL-1.1", "1.2": "LPPL-1.2",
+                                                        "1.3a": "LPPL-1.3a", "1.3c": "LPPL-1.3c"}, "LPPL-1.3c")),
         (r"\bmit\b|\bexpat\b", _fixed("MIT")),
         (r"\bzlib\b", _fixed("Zlib")),
         (r"\bbsl\b|\bboost\b", _fixed("BSL-1.0")),
@@ -259,6 +267,8 @@ def normalize_license(name: str, *, spdx_field: bool = False) -> str | None:
     text = " ".join(name.split())
     if text.lower() in _NO_LICENSE:
         return None
+    if re.fullmatch(r"(?i)zlib\s*/\s*libpng(?: license)?", text):
+        return "Zlib"  # OSI's name for the zlib license (raylib's "LICENSE: zlib/libpng"), not a choice of two
     as_expression = text.replace("/", " OR ")  # "MIT/Apache-2.0" is Cargo's old spelling of OR
     node = parse_expression(as_expression, strict=True)
     if node is not None:
@@ -302,8 +312,10 @@ _MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:inc
 _BSD_GRANT = r"redistribution and use in source and binary forms"
 _BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
 _BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
+# ISC's grant, also in its older wording "this software and its documentation" (Nominum's, dnspython's).
 _ISC_GRANT = (
-    r"permission to use copy modify (?:and or |and )?distribute this software for any purpose with or without fee"
+    r"permission to use copy modify (?:and or |and )?distribute this software (?:and its documentation )?for any "
+    r"purpose with or without fee"
 )
 _ISC_NOTICE = r"provided that the above copyright notice and this permission notice appear in all copies"
 _FSFULLR = (r"this (?:file|makefile in|\w+) is free software the free software foundation gives unlimited permission to "
@@ -374,12 +386,21 @@ _SIGNATURES = (
     # The FSF's all-permissive notices on Autoconf and Automake files (configure scripts, m4 macros).
     _signature("FSFAP", r"copying and distribution of this file with or without modification are permitted in any "
                         r"medium without royalty provided the copyright notice and this notice are preserved"),
-    _signature("FSFUL", r"this configure script is free software the free software foundation gives unlimited "
-                        r"permission to copy distribute and modify it"),
+    # FSFUL on a configure script, and in its words on Autoconf's INSTALL ("This file is free documentation").
+    _signature("FSFUL", r"this (?:configure script|file) is free (?:software|documentation) the free software "
+                        r"foundation gives unlimited permission to copy distribute and modify it"),
     # Automake's Makefile.in notice is FSFULLR's with a warranty disclaimer "to the extent permitted by law".
     _signature("FSFULLRWD", _FSFULLR, (r"without any warranty to the extent permitted by law",)),
     _signature("FSFULLR", _FSFULLR),
     _signature("BUSL-1.1", r"business source license"),
+    # SQLite's blessing in place of a license: the author disclaims copyright (SPDX "blessing").
+    _signature("blessing", r"the authors? disclaims? copyright to this source code in place of a legal notice here "
+                           r"is a blessing"),
+    # The LaTeX Project Public License, named with its version in a notice ("distributed under the conditions of the
+    # LaTeX Project Public License, either version 1.2 of this license or (at your option) any later version").
+    # "version 1.3" without its letter is 1.3c, the 1.3 the LaTeX Project publishes.
+    *(_signature(f"LPPL-{v}", rf"latex project public license (?:lppl )?(?:either )?(?:version |v ?){pattern}\b")
+      for v, pattern in (("1.3a", "1 3a"), ("1.3c", "1 3c?"), ("1.2", "1 2"), ("1.1", "1 1"), ("1.0", "1 0"))),
 )
 # The primary license starts within the first 100k characters; the rest is bundled notices.
 _MAX_TEXT_CHARS = 100_000
@@ -763,6 +784,44 @@ def _from_sbt(text: str) -> str | None:
     return combine((normalize_license(n, spdx_field=True) for n in names), "OR") or None
 
 
+def _spelled_expression(value: str) -> str | None:
+    """A license field's value where the words "or"/"and" join names ("Apache License 2.0 or MIT", Nim's; dub's
+    "GPL-2.0 or LGPL-3.0"): each name read on its own, joined by its operator; else the whole read as one name."""
+    parts = re.split(r"\s+(or|and)\s+", value.strip(), flags=re.IGNORECASE)
+    if len(parts) < 3 or len({op.lower() for op in parts[1::2]}) > 1:
+        return normalize_license(value, spdx_field=True)
+    names = [normalize_license(part, spdx_field=True) for part in parts[::2]]
+    return None if None in names else combine(names, parts[1].upper())
+
+
+def _line_field(pattern: str, operator: str = "AND") -> Callable[[str], str | None]:
+    """A manifest's license field found by ``pattern`` (group 1: a quoted string, a list of them, or a bare
+    value): one string read as an expression (``_spelled_expression``), a list's names joined by ``operator``."""
+    field_pattern = re.compile(pattern, re.MULTILINE)
+
+    def read(text: str) -> str | None:
+        field = field_pattern.search(text)
+        if field is None:
+            return None
+        names = re.findall(r"""["']([^"']+)["']""", field.group(1)) or [field.group(1).strip().strip(",;")]
+        return combine((_spelled_expression(name) for name in names), operator) or None
+    return read
+
+
+def _from_leiningen(text: str) -> str | None:
+    """Leiningen's ``project.clj``: ``:license {:name "Eclipse Public License" :url ".../epl-v10.html"}`` (or a
+    ``:licenses`` vector of such maps); the name with the version its address carries (``epl-v10``: 1.0)."""
+    field = re.search(r":licenses?\s+[\[{](.*?)(?:}\s*]|}|\])", text, re.DOTALL)
+    if field is None:
+        return None
+    found = []
+    for name in re.findall(r':name\s+"([^"]+)"', field.group(1)):
+        url = re.search(r':url\s+"[^"]*?v(\d)(\d)\b', field.group(1))
+        versioned = f"{name} {url.group(1)}.{url.group(2)}" if url and not re.search(r"\d", name) else name
+        found.append(_spelled_expression(versioned))
+    return combine(found, "OR") or None
+
+
 _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "PKG-INFO": _from_core_metadata,
     "METADATA": _from_core_metadata,
@@ -782,6 +841,15 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "opam": _from_opam,
     "build.sbt": _from_sbt,
     "Directory.Build.props": _from_xml_field("PackageLicenseExpression"),
+    "elm.json": lambda text: _from_json_manifest(text, "AND"),
+    "vcpkg.json": lambda text: _from_json_manifest(text, "AND"),
+    "haxelib.json": lambda text: _from_json_manifest(text, "AND"),
+    "dub.json": lambda text: _from_json_manifest(text, "AND"),
+    "dub.sdl": _line_field(r"^license\s+(\"[^\"]+\")"),
+    "shard.yml": _line_field(r"^license:[ \t]*(\S[^\n#]*)$"),  # Crystal
+    "gleam.toml": _line_field(r"^licen[cs]es\s*=\s*(\[[^\]]*\])"),  # Gleam spells it "licences"
+    "v.mod": _line_field(r"^\s*license:\s*('[^']+'|\"[^\"]+\")"),
+    "project.clj": _from_leiningen,
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
 _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
@@ -792,15 +860,25 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
     ".rockspec": _from_rockspec,
     ".podspec": _from_podspec,
     ".opam": _from_opam,
+    ".nimble": _line_field(r"^license\s*=\s*(\"[^\"]+\")"),
 }
+
+
+def manifest_license(path: str, text: str) -> str | None:
+    """The license field of the package manifest at ``path`` (``_metadata_parser``), or None for any other file: a
+    manifest's own license is the one it declares, not a license its description mentions (RcppArmadillo's
+    DESCRIPTION: "'Armadillo' is licensed under Apache License 2" in its prose, "License: GPL (>= 2)" its own)."""
+    parts = _parts(path)
+    parser = _metadata_parser(parts[-1]) if parts else None
+    return parser(text) if parser else None
 
 
 def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
     """The reader of a package manifest named ``name``, or None for any other file."""
     if name in _METADATA_PARSERS:
         return _METADATA_PARSERS[name]
-    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
-    return _METADATA_SUFFIXES.get(suffix) if name != suffix else None
+    suffix = next((s for s in _METADATA_SUFFIXES if name.endswith(s) and name != s), None)
+    return _METADATA_SUFFIXES[suffix] if suffix else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -950,9 +1028,9 @@ _NOTICE_CHARS = 3_000
 _NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
                          "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
-                         "OFL-1.1", "Python-2.0"})
+                         "OFL-1.1", "Python-2.0", "LPPL-1.0", "LPPL-1.1", "LPPL-1.2", "LPPL-1.3a", "LPPL-1.3c"})
 _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to(?: the terms of)?|under the terms of"
-                          r"|governed by) (?:under )?(?:the )?(?:terms of )?(?:the )?$")
+                          r"|governed by) (?:under )?(?:the )?(?:(?:terms|conditions) of )?(?:the )?$")
 _GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
 
 
@@ -964,6 +1042,8 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
     between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer.
     ``dedications=False`` reads no dedication to the public domain: a license document's sections describe other
     files (ccache's LICENSE.adoc, "This work is released into the public domain with CC0 1.0" for BLAKE3)."""
+    if offered := option_choice(text[:_NOTICE_CHARS]):
+        return offered
     words = _words(text[:_NOTICE_CHARS])
     found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
     granted = False  # a grant's own words, not a name after a verb
@@ -992,7 +1072,11 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
     if _CHOICE.search(words):
         if granted and len(set(found.values())) > 1:
             return combine(found.values(), "OR")
-        return _versioned_choice(words, found.values())
+        offered = _versioned_choice(words, found.values())
+        # a dedication offering unnamed alternatives only where it does not hold (tree-sitter's endian.h: "place this
+        # file hereby into the public domain ... you can also consider it to be 'dual licensed' under the BSD, MIT and
+        # Apache licenses") is the dedication
+        return offered or (PUBLIC_DOMAIN if set(found.values()) == {PUBLIC_DOMAIN} else None)
     return combine(found.values()) or None
 
 
@@ -1012,8 +1096,82 @@ def _versioned_choice(words: str, named: Iterable[str]) -> str | None:
         if not _GNU_VERSION.search(words[match.end():match.end() + 100]):
             return None
         gnu.append(_gnu_text(words[match.start():])[1])
-    names = dict.fromkeys([*named, *gnu])
+    said = []  # Metalua's "made available under the terms of the Eclipse Public License v1.0 ... also made available
+    for match in _NAMED_AFTER_VERB.finditer(words):  # under the terms of the MIT public license": EPL-1.0 OR MIT
+        name = f"{match.group(1)} license{' ' + match.group(2).replace(' ', '.') if match.group(2) else ''}"
+        if _GNU_NAME.search(name) or (spdx := _license_from_name(name)) in (None, *_NOT_OFFERED):
+            continue
+        if _unversioned_family(name, spdx):
+            return None
+        said.append(spdx)
+    names = dict.fromkeys([*named, *gnu, *said])
     return combine(names, "OR") if len(names) > 1 else None
+
+
+# Families a name without its version or clause count leaves open ("the BSD License": two, three or four clauses).
+_VERSIONED_FAMILIES = ("BSD-", "MPL-", "EPL-", "LPPL-", "GPL-", "LGPL-", "AGPL-", "CC-BY-")
+
+
+def named_license_of(name: str) -> str | None:
+    """The license a name alone says ("2-Clause BSD license", "MPL 2.0", "SIL Open Font License 1.1"), or None where
+    it names none or a family without saying which of its versions or variants ("Various BSD style licenses")."""
+    spdx = _license_from_name(name)
+    return None if spdx in (None, *_NOT_OFFERED) or _unversioned_family(name.lower(), spdx) else spdx
+
+
+def _unversioned_family(name: str, spdx: str) -> bool:
+    return spdx.startswith(_VERSIONED_FAMILIES) and not re.search(r"\d|\b(?:two|three|four|new|simplified|revised)\b",
+                                                                     name)
+
+
+# A choice a notice offers between licenses it names, the recipient's to make: argon2's "You may use this work under
+# the terms of a Creative Commons CC0 1.0 License/Waiver or the Apache Public License 2.0, at your option", BLAKE2's
+# "under the terms of the CC0, the OpenSSL Licence, or the Apache Public License 2.0, at your option". A GNU notice's
+# "either version 2 of the License, or (at your option) any later version" chooses a version, not a license.
+_AT_OPTION = re.compile(r"\bat (?:your|the (?:user|licensee|recipient)'?s?) (?:option|choice|discretion)\b", re.IGNORECASE)
+_LATER_VERSION = re.compile(r"\W*(?:any|a) later\b", re.IGNORECASE)
+_OFFERED_UNDER = re.compile(r"\bunder (?:the )?(?:(?:terms|conditions) of )?(?:either )?(?:of )?", re.IGNORECASE)
+_NAME_LIST = re.compile(r"\s*(?:,|\band/or\b|\bor\b)\s*", re.IGNORECASE)
+_COMMENT_MARKS = re.compile(r"^[ \t]*(?:[*#/;%!]+|--+|dnl\b|REM\b)?", re.MULTILINE)
+
+
+def _offered_pieces(names: str) -> list[str]:
+    """The names a list of offered licenses holds, without their addresses ("<LICENSE-MIT or http://...>", "(see
+    LICENSE)"), articles, or a version split from its name ("Apache License, Version 2.0": one name)."""
+    names = re.sub(r"\[[^\]]*\]\([^)]*\)", " ", names)  # a Markdown link first: it may sit inside parentheses
+    names = re.sub(r"<[^>]*>|\([^)]*\)|\S+://\S+", " ", names)
+    pieces: list[str] = []
+    for piece in _NAME_LIST.split(names):
+        piece = re.sub(r"^(?:the|a|an|either)\s+", "", piece.strip(" ,.*-:"), flags=re.IGNORECASE)
+        if pieces and re.fullmatch(r"(?:version\s*|v\.?\s*)?\d[\d.]*[a-z]?", piece, re.IGNORECASE):
+            pieces[-1] += f" {piece}"
+        elif piece:
+            pieces.append(piece)
+    return pieces
+
+
+def option_choice(head: str) -> str | None:
+    """The OR of the licenses a sentence of ``head`` offers "at your option" (``_AT_OPTION``), each named by family
+    and, where the family has several, version; None where any name is unknown or leaves its version open."""
+    lines = [line.strip() for line in _COMMENT_MARKS.sub("", head).splitlines()]
+    # a list's items end in their address (Rust's README: "* MIT license ([LICENSE-MIT](LICENSE-MIT) or http://...)")
+    # or start with a bullet inside a comment (Status's "#   * MIT license: http://...")
+    flat = " ".join(" ".join(f"{', ' if line.startswith(('* ', '- ')) else ''}{line} {',' if line.endswith((')', '>')) else ''}"
+                             for line in lines if line).split())
+    for option in _AT_OPTION.finditer(flat):
+        if _LATER_VERSION.match(flat, option.end()):
+            continue
+        sentence = re.split(r"[.;:!?]\s+(?=[A-Z])", flat[:option.start()])[-1]
+        under = list(_OFFERED_UNDER.finditer(sentence))
+        if not under:
+            continue
+        pieces = _offered_pieces(sentence[under[-1].end():])
+        names = [_license_from_name(piece) for piece in pieces]
+        if len(set(names)) < 2 or any(n in (None, *_NOT_OFFERED) or _unversioned_family(p.lower(), n)
+                                      for p, n in zip(pieces, names, strict=True)):
+            continue
+        return combine(dict.fromkeys(names), "OR")
+    return None
 
 
 # A file's own statement that it is in the public domain: "100% Public Domain" (SHA-1 in C), "This file is Public
@@ -1049,7 +1207,11 @@ _MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|a
 _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A doc comment's license tag (phpDoc, JSDoc, Doxygen): "@license GPL" (POMO), "@license Apache-2.0", "@license
 # http://opensource.org/licenses/MIT MIT" (an address, then the name).
-_LICENSE_TAG = re.compile(r"^[\s*#/]*@license[ \t]+(?:\S*://\S+[ \t]+)?([^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE)
+# A header's "License:" field does the same (ccache's win32 getopt.c: "Version: 1.0", "License: LGPL").
+# A field's value is a name to read, where a tag may hold an SPDX id of its own; an unknown word is neither
+# (asyncio's "license: PSFL.").
+_LICENSE_TAG = re.compile(r"^[\s*#/;-]*(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
+                          r"(?P<name>[^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 _OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;)[^\n]*))+", re.DOTALL)
 
@@ -1068,6 +1230,29 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return "MIT"
     said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
     return _license_from_name(f"{said.group(1)} license{said.group(2) or ''}") if said else None
+
+
+# A sentence whose subject is the file itself: noVNC's stylesheets and pages, "noVNC is licensed under the MPL 2.0 (see
+# LICENSE.txt)" then "This file is licensed under the 2-Clause BSD license (see LICENSE.txt)": the project's license
+# is the folder's, the file's own is the second.
+_THIS_FILE = re.compile(r"\bthis (?:file|source file|source code|header|header file|stylesheet|script|page|document)"
+                        r" is (?:licensed|released|distributed|made available|available) under (?:the )?(?:terms of "
+                        r"(?:the )?)?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:v ?|version )\d+(?: \d)?\b)?")
+
+
+def file_statement(text: str, path: str = "") -> str | None:
+    """The license a file's head says the file itself is under ("This file is licensed under the 2-Clause BSD
+    license"), in any file but a license text or NOTICE, or None; a choice, or a family without its version, is
+    left to the other readings."""
+    if is_license_file(path) or is_notice_file(path):
+        return None
+    words = _words(text[:_NOTICE_CHARS])
+    said = _THIS_FILE.search(words)
+    if said is None or _CHOICE.search(words):
+        return None
+    name = f"{said.group(1)} license{said.group(2) or ''}"
+    spdx = _license_from_name(name)
+    return None if spdx is None or _unversioned_family(name, spdx) else spdx
 
 
 # "Licensed under the Apache 2.0 License.", OpenWrt's "licensed under the GNU General Public License v2". Not a pointer ("... license found in the LICENSE file", "see LICENSE").
@@ -1093,8 +1278,8 @@ def tagged_license(text: str, path: str = "") -> str | None:
     opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
     if path.lower().endswith(_PROSE_EXTENSIONS) or opening is None:
         return None
-    tags = _LICENSE_TAG.findall(opening.group(0))  # several: all in force (CyberChef's own and an adapted file's)
-    return combine(normalize_license(tag, spdx_field=True) for tag in tags) or None
+    tags = _LICENSE_TAG.finditer(opening.group(0))  # several: all in force (CyberChef's own and an adapted file's)
+    return combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags) or None
 
 
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code
@@ -1192,7 +1377,7 @@ _CC0_DEDICATION = re.compile(r"to the extent possible under law the (?:author|pe
 # Mbed TLS: "provided under a dual Apache-2.0 OR GPL-2.0-or-later license"; hdr_histogram: "the code ... is *also*
 # provided under the following license" beside its dedication to the public domain.
 _CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|either of the (?:following )?licenses|dual licensed"
-                     r"|under a dual|is also (?:provided|available|licensed) under)\b")
+                     r"|under a dual|(?:is|are) also (?:made )?(?:provided|available|licensed|distributed) under)\b")
 # A choice is stated where a text opens, before any license text it then quotes.
 _CHOICE_CHARS = 1_000
 

@@ -14,6 +14,7 @@ from codemix.filters.licenses import (
     UNVERSIONED_GNU,
     combine,
     detect_license,
+    file_statement,
     footer_license,
     is_folder_license_evidence,
     is_license_evidence,
@@ -21,7 +22,9 @@ from codemix.filters.licenses import (
     is_notice_file,
     license_ids,
     license_subject,
+    manifest_license,
     named_in_banner,
+    named_license_of,
     normalize_license,
     notice_license,
     offers_choice,
@@ -96,9 +99,13 @@ def refined(header: str, folder: str) -> str:
     """A file's own statement naming a GNU family without its version (PHPMailer's "@license ... GNU Lesser General
     Public License": LGPL-2.0-or-later, any version) under a folder whose license is of that family: the folder's
     license text says which version (LGPL-2.1); under another family the statement stands (POMO's "@license GPL"
-    under YOURLS's MIT)."""
+    under YOURLS's MIT). A statement ANDing exactly the licenses its folder offers as a choice is the choice."""
     if header in UNVERSIONED_GNU and folder and {i.split("-")[0] for i in license_ids(folder)} == {
             header.split("-")[0].lower()}:
+        return folder
+    # A manifest's list joins its names without saying how (rubygems-update.gemspec's ``["Ruby", "MIT"]``, read as
+    # AND); where the folder offers the very same licenses as a choice (its COPYING: "MIT OR Ruby"), the choice stands.
+    if " AND " in header and " OR " in folder and " AND " not in folder and license_ids(header) == license_ids(folder):
         return folder
     return header
 
@@ -227,7 +234,44 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return reuse_toml_rules(text)
     if debian_copyright(path, text):
         return debian_rules(path, text)
+    if is_license_file(path):
+        return listed_rules(path, text)
     return ()
+
+
+# A license text's list of paths and their licenses, one per line: noVNC's LICENSE.txt, "    *.html    : 2-Clause BSD
+# license", "    app/styles/Orbitron*    : SIL Open Font License 1.1", "    vendor/pako/    : MIT", a name running onto
+# the next, further indented line ("app/images/ : Creative Commons Attribution-ShareAlike" then its address).
+_LISTED_PATH = re.compile(r"^(?P<indent>[ \t]+)(?P<glob>[\w.*?-]*(?:/[\w.*?-]*)*)[ \t]*:[ \t]+(?P<name>\S.*)$")
+
+
+def listed_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """The rules a license text's path list states (``_LISTED_PATH``), for paths below the text's folder, each
+    ``closest`` (a file's own header answers first); a line whose left side is no path (a word with neither ``/``,
+    ``*`` nor an extension) or whose right side names no license with its version is no rule."""
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    lines, rules = text.splitlines(), []
+    for i, line in enumerate(lines):
+        match = _LISTED_PATH.match(line)
+        glob = match.group("glob") if match else ""
+        if not match or not re.search(r"[/*]|\.\w+$", glob) or glob.startswith(("http", "//")):
+            continue
+        name = match.group("name")
+        for following in lines[i + 1:i + 3]:  # a name continued on further indented lines
+            if len(following) - len(following.lstrip()) <= len(match.group("indent")) or _LISTED_PATH.match(following):
+                break
+            name += " " + following.strip()
+        if expression := named_license_of(name):
+            rules.append(PathRule(re.escape(folder) + _listed_glob(glob), expression, "closest"))
+    return tuple(rules)
+
+
+def _listed_glob(glob: str) -> str:
+    """A listed path as a regex: ``*`` within one path segment, ``**`` across them; a folder (``app/images/``, or a
+    name without a wildcard) covers what is below it."""
+    body = "".join(".*" if token == "**" else "[^/]*" if token == "*" else "[^/]" if token == "?" else re.escape(token)
+                   for token in re.findall(r"\*\*|\*|\?|[^*?]+", glob.rstrip("/")))
+    return body + "/.*" if glob.endswith("/") else body + "(?:/.*)?"
 
 
 def dep5_rules(text: str) -> tuple[PathRule, ...]:
@@ -322,6 +366,7 @@ def own_license(text: str, path: str = "") -> str | None:
     long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a
     code file's banner ("MIT Licensed")."""
     legal = is_license_file(path) or is_notice_file(path)  # a license document's sections speak of other files
-    return (file_license(text) or notice_license(text, dedications=not legal) or opening_license(text, path)
+    return (file_license(text) or manifest_license(path, text) or file_statement(text, path)
+            or notice_license(text, dedications=not legal) or opening_license(text, path)
             or footer_license(text, path)
             or tagged_license(text, path) or named_in_banner(text, path))

@@ -25,7 +25,7 @@ from importlib import resources
 
 import yaml
 
-from codemix.filters.declared import declared_copies, may_declare
+from codemix.filters.declared import declared_copies, may_declare, named_sections
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
 
@@ -190,6 +190,9 @@ class VendoredTree:
     evidence: str  # e.g. "own LICENSE.txt + package.json at tests/unity/"
     subfolders: bool = False  # only the folder's subfolders are another project's (their README says so)
     pattern: str = ""  # only the paths this glob names in the folder (``src/third_party/cxxurl/cxxurl/url.*``)
+    # a folder told by its files' headers or by a name others give it, not by its own license or manifest: a file's own
+    # evidence first, and a file whose header names the repository's holders stays the repository's
+    of_copies: bool = False
 
     def covers(self, path: str) -> bool:
         """Whether ``path`` lies in the tree: below its folder (a declared path is the file itself where it names
@@ -235,7 +238,8 @@ _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # ...", "vendored from upstream", Chromium's README.chromium fields).
 _PROVENANCE = re.compile(
     r"\bthis (?:directory|folder|dir|subdirectory|tree|library|code) (?:contains|holds|includes|is|was)\b[^.\n]{0,60}?"
-    r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|upstream)\b"
+    r"\b(?:third[- ]party|vendored|a copy of|copies of|copied from|imported from|taken from|derived from|cloned from"
+    r"|upstream)\b"
     r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)"
     # uBlock's ``src/lib/lz4/README.md``: "The files in this directory are developed as a separate project at:"
     r"|\b(?:the files in )?this (?:directory|folder|code|library) (?:are|is) (?:developed|maintained) "
@@ -417,6 +421,7 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     facts = list(_declarations(path, folder, name, text))
     if may_declare(path):
         facts += [fact for target, detail in declared_copies(path, text) for fact in _declared(target, detail)]
+        facts += [VendoringFact("declares_named", folder, detail, name=name) for name, detail in named_sections(path, text)]
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -460,6 +465,11 @@ def _declarations(path: str, folder: str, name: str, text: str):
     elif path == ".gitmodules":
         for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
             yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
+    elif folder and not _README.fullmatch(name) and name.lower().endswith((".txt", ".md")) \
+            and (said := _PROVENANCE.match(text[:_README_HEAD_CHARS].lstrip())) is not None:
+        # a note opening with what the folder is, whatever its name: swift-crypto's ``Sources/CCryptoBoringSSL/hash.txt``,
+        # "This directory is derived from BoringSSL cloned from https://boringssl.googlesource.com/boringssl at ..."
+        yield VendoringFact("declares", folder, f"{path} says {' '.join(said.group(0).split())[:60]!r}")
     elif folder and _README.fullmatch(name):
         head = text[:4000]
         if holders := copyright_holders(head):  # a README naming who holds the folder's copyright
@@ -623,6 +633,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     for fact in facts:
         if fact.kind == "declares" and fact.folder:
             trees.setdefault(fact.folder, fact.detail)
+    named = _named_folders(facts, trees)
+    trees.update(named)
     root_licenses = [f for f in facts if f.kind == "license" and f.folder == ""]
     root_holders = frozenset().union(*(f.holders for f in root_licenses))
     root_digests = {f.digest for f in root_licenses}
@@ -681,9 +693,40 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
-    return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(trees.items())),
+    return (*(VendoredTree(folder, evidence, of_copies=named.get(folder) == evidence)
+              for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
+
+
+NAMED_MIN_SIBLINGS = 2  # a name alone matches folders by chance (a section "Lua" and the project's ``api/lua/``)
+
+
+def _named_folders(facts: list[VendoringFact], trees: dict[str, str]) -> dict[str, str]:
+    """The folders named as the projects a license or notice file's sections name (``declared.named_sections``),
+    where two or more sibling folders are so named: ZeroBrane's ``lualibs/copas``, ``lualibs/metalua``,
+    ``lualibs/luacheck``... by its root LICENSE's sections; a folder named so alone (``api/lua``) is no copy."""
+    named: dict[str, dict[str, str]] = {}
+    for fact in facts:
+        if fact.kind == "declares_named":
+            named.setdefault(fact.folder, {}).setdefault(fact.name, fact.detail)
+    if not named:
+        return {}
+    known = {"/".join(parts[:depth]) for parts in (f.folder.split("/") for f in facts if f.folder)
+             for depth in range(1, len(parts) + 1)}
+    found = {}
+    for base, names in sorted(named.items()):
+        by_parent: dict[str, list[str]] = {}
+        for folder in sorted(known):
+            if (not base or folder.startswith(base + "/")) and _plain(folder.rsplit("/", 1)[-1]) in names:
+                by_parent.setdefault(_folder(folder), []).append(folder)
+        for parent, folders in by_parent.items():
+            if len(folders) >= NAMED_MIN_SIBLINGS:
+                for folder in folders:
+                    if folder not in trees and not _inside(folder, trees):
+                        found[folder] = (f"{names[_plain(folder.rsplit('/', 1)[-1])]}, one of {len(folders)} folders of "
+                                         f"{parent or '.'}/ so named")
+    return found
 
 
 def _folder_people_words(facts: list[VendoringFact], trees: dict[str, str]) -> frozenset[str]:
@@ -871,19 +914,92 @@ def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str
     Ward") says who wrote the file, not that it came under another project's terms."""
     if not notice:
         return None
-    own_words = owner.words()
     head = file_header(text)
     holder, year = first_copyright(head)
+    return _foreign_holder(holder, year, endorsement_names(head), owner)
+
+
+def _foreign_holder(holder: str, year: int, endorsed: frozenset[str], owner: RepositoryOwner) -> str | None:
+    own_words = owner.words()
     words = holder_words([holder])
     if not own_words or not words or words & own_words:
         return None
     if year and owner.earliest() and year < owner.earliest():
         return f"header names {holder!r} from {year}, before the repository's {owner.named()!r} from {owner.earliest()}"
     # The template's "Neither the name of the copyright holder nor..." protects no one's name.
-    names = frozenset(name for name in endorsement_names(head) if holder_words([name]))
+    names = frozenset(name for name in endorsed if holder_words([name]))
     if names and not names & owner.names:
         return f"header names {holder!r}, its BSD clause protects {min(names)!r}, not the repository's {owner.named()!r}"
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# A folder most of whose files are copies by their own headers (``foreign_notice``) is a folder of copies, its
+# header-less files with them: r-lib/fs's ``src/bsd/``, five BSD and libbsd files and ``cdefs.h``, which says nothing.
+FOLDER_COPIES_MIN = 3
+
+
+def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | None:
+    """The ``header`` fact of a file whose header states its own license (``notice``) and names a holder: what
+    ``foreign_notice`` reads, kept so that a folder's files can be counted together (``folders_of_copies``)."""
+    if not notice:
+        return None
+    head = file_header(text)
+    holder, year = first_copyright(head)
+    if not holder:
+        return None
+    return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head))
+
+
+def file_fact(path: str) -> VendoringFact:
+    """The ``file`` fact: that the repository holds ``path`` (folders' files are counted with it)."""
+    return VendoringFact("file", _folder(path), path)
+
+
+def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
+                      trees: Iterable[VendoredTree]) -> tuple[VendoredTree, ...]:
+    """The folders (not the root) with ``FOLDER_COPIES_MIN`` or more files whose headers say they are other projects'
+    (``foreign_notice``'s reading) and more of them than the folder's other files, none of which names the repository's
+    holders or people (merlin's ``src/ocaml/typing/``, its modified copy of OCaml's typechecker beside files of its
+    own, is read file by file), outside the vendored ``trees``."""
+    facts, trees = list(facts), tuple(trees)
+    if not (owner.holders or owner.people):
+        return ()
+    files: dict[str, int] = {}
+    copies: dict[str, list[tuple[str, str]]] = {}
+    own_words = owner.words()  # the root's holders (its people where the root names none), as ``foreign_notice``
+    mixed = set()  # folders holding a file whose header names the repository's holders: its own files among copies
+    for fact in facts:
+        if fact.kind == "file" and fact.folder:
+            files[fact.folder] = files.get(fact.folder, 0) + 1
+        elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
+            mixed.add(fact.folder)
+        elif fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None:
+            why = _foreign_holder(fact.name, fact.first_year, fact.names, owner)
+            if why:
+                copies.setdefault(fact.folder, []).append((fact.detail, fact.name))
+    found = []
+    for folder, copied in sorted(copies.items()):
+        if len(copied) >= FOLDER_COPIES_MIN and len(copied) * 2 > files.get(folder, 0) and folder not in mixed \
+                and vendored_tree(folder + "/", trees) is None:
+            holders = sorted({holder for _, holder in copied})
+            found.append(VendoredTree(folder, f"{len(copied)} of the {files[folder]} files of {folder}/ are other "
+                                              f"projects' by their headers ({', '.join(holders[:3])}...)",
+                                      of_copies=True))
+    return tuple(found)
+
+
+def owns_header(text: str, owner: RepositoryOwner) -> bool:
+    """Whether a file's header names the repository's own holders or people as its first copyright holder."""
+    holder, _ = first_copyright(file_header(text))
+    return bool(holder_words([holder]) & (owner.words() | holder_words(owner.people)))
+
+
+def named_for_repository(path: str, repo: str) -> bool:
+    """Whether a file's name holds the repository's name (four characters or more, case and punctuation aside): glue
+    written for it, as libgit2's ``deps/clar/clar_libgit2.c``."""
+    own = _plain(repo.rsplit("/", 1)[-1])
+    return len(own) >= 4 and own in _plain(path.rsplit("/", 1)[-1])
 
 
 def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:
@@ -946,11 +1062,39 @@ _AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created) by:?\s+(.+?)(?:\
 _PUBLIC_DOMAIN = re.compile(r"\b(?:released|dedicated|placed|put) (?:in|into|to) the public domain\b")
 
 
+# The licenses' own addresses, as a header lists them for the texts of the terms it grants: Argon2's "You may use this
+# work under the terms of a Creative Commons CC0 1.0 License/Waiver or the Apache Public License 2.0, at your option.
+# The terms of these licenses can be found at: - CC0 1.0 Universal : http://creativecommons.org/publicdomain/zero/1.0
+# - Apache 2.0 : http://www.apache.org/licenses/LICENSE-2.0".
+_LICENSE_ADDRESSES = (
+    (re.compile(r"apache\.org/licenses/license-2\.0", re.IGNORECASE), "Apache-2.0"),
+    (re.compile(r"creativecommons\.org/publicdomain/zero/1\.0", re.IGNORECASE), "CC0-1.0"),
+    (re.compile(r"mozilla\.org/mpl/2\.0", re.IGNORECASE), "MPL-2.0"),
+    (re.compile(r"opensource\.org/licenses?/mit(?:-license)?\b", re.IGNORECASE), "MIT"),
+    (re.compile(r"gnu\.org/licenses/(?:old-licenses/)?(a?gpl|lgpl)", re.IGNORECASE), None),
+    (re.compile(r"unlicense\.org", re.IGNORECASE), "Unlicense"),
+)
+_GRANT = re.compile(r"\b(?:under the terms of|licensed under|(?:use|redistribute|distribute) (?:this|it) [^.]{0,40}?under)\b",
+                    re.IGNORECASE)
+
+
 def header_terms(text: str) -> str | None:
-    """A public-domain dedication in a file's head (``PUBLIC_DOMAIN``), where it states no license: the terms a
-    header grants (``foreign_terms``) when no notice names a license."""
-    words = " ".join(re.sub(r"[\W_]+", " ", text[:_FILE_HEAD_CHARS].lower()).split())  # comment marks aside
-    return PUBLIC_DOMAIN if _PUBLIC_DOMAIN.search(words) else None
+    """The terms a file's head grants where it states no license by name (``foreign_terms`` reads them when no notice
+    names one): a public-domain dedication (``PUBLIC_DOMAIN``), else the licenses whose own addresses a granting
+    sentence lists (``_LICENSE_ADDRESSES``), a choice between them where the head offers one."""
+    head = text[:_FILE_HEAD_CHARS]
+    words = " ".join(re.sub(r"[\W_]+", " ", head.lower()).split())  # comment marks aside
+    if _PUBLIC_DOMAIN.search(words):
+        return PUBLIC_DOMAIN
+    flat = " ".join(head.split())
+    grant = _GRANT.search(flat)
+    if grant is None:
+        return None
+    named = []
+    for address, license_id in _LICENSE_ADDRESSES:
+        if found := address.search(flat[grant.start():]):
+            named.append(license_id or found.group(1).upper() + "-family")
+    return " OR ".join(dict.fromkeys(named)) or None
 
 
 def header_holder(text: str) -> str:

@@ -16,6 +16,7 @@ from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
 from codemix.filters.amalgamation import amalgamated, packed_line_hashes, unpack_line_hashes
 from codemix.filters.apply import DocumentFilter, held_for_imports
 from codemix.filters.config import FiltersConfig
+from codemix.filters.generated import generator_header
 from codemix.filters.licenses import (
     detect_license,
     is_folder_license_evidence,
@@ -34,14 +35,19 @@ from codemix.filters.vendored import (
     copied_file_statement,
     copied_in_folders,
     copy_fact,
+    file_fact,
+    folders_of_copies,
     foreign_notice,
     foreign_pointer,
     foreign_release,
     foreign_terms,
+    header_fact,
     header_terms,
     holder_fact,
     may_say_vendored,
+    named_for_repository,
     names_owner,
+    owns_header,
     placement_fact,
     published_page,
     repository_owner,
@@ -87,13 +93,18 @@ def vendoring_evidence(doc: Document):
         yield repository_key(doc), placed
     if document_kind(doc.kind).licensed_by_text and (holder := holder_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), holder
+        notice = own_license(doc.text, doc.path) or named_license(doc.text)
+        if (header := header_fact(doc.path, doc.text, notice)) is not None:
+            yield repository_key(doc), header
+    yield repository_key(doc), file_fact(doc.path)
 
 
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
     facts = list(facts)
     trees = vendored_trees(facts, repo=key.split("\x00", 1)[-1])
-    found = Vendored(trees, repository_owner(facts, trees), copied_in_folders(facts))
+    owner = repository_owner(facts, trees)
+    found = Vendored((*trees, *folders_of_copies(facts, owner, trees)), owner, copied_in_folders(facts))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found
 
@@ -119,11 +130,23 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     (``filters.vendored.foreign_notice``) or it points to a license file that the folders above it, whose license
     ``governing`` is, do not hold (``filters.vendored.foreign_pointer``) or it grants itself under another holder's
     terms of a family none of ``governing`` is (``filters.vendored.foreign_terms``); a license text's own wording is
-    none."""
+    none. In a folder of copies (``filters.vendored.folders_of_copies``) the file's own evidence answers before the
+    folder's; a file a tool wrote (``filters.generated.generator_header``) is no copy by its header."""
     found = (vendored or {}).get(repository_key(doc), Vendored())
     tree = vendored_tree(doc.path, found.trees)
-    if tree is not None or is_license_file(doc.path) or is_notice_file(doc.path):
+    if tree is not None and not tree.of_copies or is_license_file(doc.path) or is_notice_file(doc.path):
         return tree  # a license text or NOTICE names the holders of what it is about, copies included
+    if generator_header(doc.text):
+        return None  # a tool wrote it (autoconf's ``configure``): its header is the tool's, the code filters drop it
+    # in a folder of copies (``folders_of_copies``, or named so by a license file's sections), a file's own evidence
+    # first, the folder's for the rest but those whose header names the repository's holders or whose name the
+    # repository's (libgit2's glue ``deps/clar/clar_libgit2.c`` beside the copied clar)
+    if tree is not None and (owns_header(doc.text, found.owner) or named_for_repository(doc.path, doc.repo)):
+        tree = None
+    return _copied_file(doc, found, governing) or tree
+
+
+def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree | None:
     said = copied_file_statement(doc.text, doc.repo)
     if said:
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")

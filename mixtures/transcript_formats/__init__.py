@@ -7,6 +7,7 @@ markers come before the generic chat list that would also accept them.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import itertools
 from typing import Any
@@ -23,16 +24,26 @@ from codemix.mixtures.transcript_formats.canonical import (
     nested_deeper_than,
 )
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, LABELLED_DIALOGUE, MARKER_TURNS, PRINTED_MESSAGES
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
-from codemix.mixtures.transcript_formats.notebooks import cell_task, code_cells, is_notebook
+from codemix.mixtures.transcript_formats.notebooks import cell_task, code_cells, is_notebook, joined
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
+from codemix.mixtures.transcript_formats.printed import (
+    PRINTED_OBJECTS,
+    assigned_prompts,
+    code_tree,
+    lone_replies,
+    names_read,
+    record_transcripts,
+    sent_messages,
+)
 from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.shape import (
     ID_KEYS,
@@ -56,7 +67,17 @@ JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, S
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 # Text formats tried after a file was tried as YAML, a Python literal and a table (a YAML recording prints
 # message objects in its bodies; the file's own notation reads them better).
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE)
+
+
+def read_console(text: Any) -> list[Transcript] | None:
+    """A console log's runs (``consolelog``): its views without framing read by the other text formats, else
+    by its actor headers."""
+    return console_transcripts(text, others=lambda view: parse_text(view, exclude=CONSOLE_LOG))
+
+
+CONSOLE_LOG = Format(name="console-log", container="text", detect=lambda text: bool(read_console(text)),
+                     parse=lambda text: read_console(text) or [])
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
 TEXT_FORMATS = (HTML_MESSAGES, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
@@ -156,16 +177,81 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
         cells = code_cells(value)
     except ValueError as error:
         raise TranscriptShapeError(str(error)) from None
+    prompts = cell_prompts(value)
     for index, text, cell in cells:
-        for transcript in parse_text(text) or []:
+        read = parse_text(text) or replies_with_prompt(text, prompts.get(index), cell)
+        if not read and transcripts and (reply := answer_after_output(transcripts[-1], text, index in prompts)):
+            transcripts[-1].messages.extend(reply)  # ``final_response``: the model answers the tool's output
+            continue
+        for transcript in read:
             if not has_task(transcript.messages) and (task := cell_task(cell)):
                 head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), 0)
                 transcript.messages.insert(head, message("user", task))
             transcript.extra["cell"] = index
             transcripts.append(transcript)
+    transcripts = without_reprints(transcripts)
     if not transcripts:
         raise TranscriptShapeError(f"a notebook of {len(value['cells'])} cells whose outputs hold no conversation")
-    return transcripts
+    said = [[(m["role"], m["content"]) for m in t.messages] for t in transcripts]
+    return [t for i, t in enumerate(transcripts)  # a run a later cell prints again, longer, is that run
+            if not any(j > i and len(other) > len(said[i]) and other[:len(said[i])] == said[i] for j, other in enumerate(said))]
+
+
+def answer_after_output(previous: Transcript, text: str, prompted: bool) -> list[dict[str, Any]]:
+    """The model's reply a cell prints alone, with no request in its code, when the notebook's run before it
+    ends with a tool's output: the turn that run was waiting for (its canonical messages), else nothing."""
+    if prompted or previous.format != "printed-objects" or not previous.messages or not previous.messages[-1]["observation"]:
+        return []
+    replies = lone_replies(text)
+    read = record_transcripts(replies[:1]) if len(replies) == 1 else []
+    return [m for t in read for m in t.messages if m["role"] == "assistant"]
+
+
+def cell_prompts(value: dict) -> dict[int, list[dict[str, Any]]]:
+    """For each code cell, the request of a reply it prints alone: the message list a call of the cell is sent
+    written out (``create(messages=[...])``), else, of the message lists the notebook assigned at or before it
+    (cells run in order; ``printed.assigned_prompts``), the latest one held by a name the cell's code reads
+    (``get_completion(messages, ...)``, ``response`` assigned the result of a call sent ``messages=[...]``)."""
+    prompts: dict[int, list[dict[str, Any]]] = {}
+    held: dict[str, tuple[int, list[dict[str, Any]] | None]] = {}
+    order = 0
+    for index, cell in enumerate(value["cells"]):
+        if not (isinstance(cell, dict) and cell.get("cell_type") == "code") or (tree := code_tree(joined(cell.get("source")))) is None:
+            continue
+        for name, records in assigned_prompts(tree):
+            order += 1
+            held[name] = (order, records)
+        read = [held[name] for name in names_read(tree) if name in held and held[name][1]]
+        inline = [sent for node in getattr(tree, "body", []) if isinstance(node, ast.Expr) and (sent := sent_messages(node.value))]
+        if inline or read:  # a call the cell makes with its messages written out, else the latest request it reads
+            prompts[index] = inline[-1] if inline else max(read, key=lambda entry: entry[0])[1]
+    return prompts
+
+
+def replies_with_prompt(text: str, prompt: list[dict[str, Any]] | None, cell: dict) -> list[Transcript]:
+    """A cell that printed only the model's reply (``printed.lone_replies``): the reply after the request its
+    code gave, the message list last assigned (``cell_prompts``), else the task its source passes to a call;
+    nothing when the code holds neither."""
+    replies = lone_replies(text)
+    if not replies:
+        return []
+    opening = prompt or ([{"role": "user", "content": task}] if (task := cell_task(cell)) else [])
+    return record_transcripts([[*opening, *reply] for reply in replies]) if opening else []
+
+
+def without_reprints(transcripts: list[Transcript]) -> list[Transcript]:
+    """The runs of a notebook without those another cell printed again (an agent's view of a run printed
+    after the run): a run every line of whose model turns is in another run's model turns, unless it sets a
+    task that the other does not (then it is the fuller print), and of two equal prints the later."""
+    said = [{" ".join(line.split()) for m in t.messages if m["role"] == "assistant"
+             for line in m["content"].splitlines() if line.strip()} for t in transcripts]
+    tasks = [has_task(t.messages) for t in transcripts]
+    dropped: set[int] = set()
+    for i, own in enumerate(said if len(transcripts) <= 200 else []):
+        if own and any(j != i and j not in dropped and own <= other and (own != other or j < i)
+                       and (tasks[j] or not tasks[i]) for j, other in enumerate(said)):
+            dropped.add(i)
+    return [t for i, t in enumerate(transcripts) if i not in dropped]
 
 
 # Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
@@ -307,13 +393,16 @@ def parse_session(fmt: Format, entries: list[Any]) -> list[Transcript]:
     return fmt.parse(entries)
 
 
-def parse_text(text: str, forced: str | None = None, late: bool | None = None) -> list[Transcript] | None:
+def parse_text(text: str, forced: str | None = None, late: bool | None = None,
+               exclude: Format | None = None) -> list[Transcript] | None:
     """The transcripts of a text format, or None when the text is in none of them. ``late``: only the formats
-    tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None."""
+    tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None.
+    ``exclude``: a format not to try (the console reader reading its own views)."""
     formats = TEXT_FORMATS if late is None or forced is not None else tuple(
         f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
+    formats = tuple(f for f in formats if f is not exclude)
     fmt = next((f for f in formats_named(forced, formats) if f.detect(text)), None)
-    if fmt is None and forced is None and late is not False:
+    if fmt is None and forced is None and late is not False and exclude is None:
         return page_data_transcripts(text)
     return None if fmt is None else fmt.parse(text)
 

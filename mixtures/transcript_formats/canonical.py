@@ -93,8 +93,9 @@ def block_type(block: Any) -> str:
 
 
 def content_text(content: Any, where: str) -> str:
-    """A string as is; a list of content blocks as its text blocks joined by newlines (images and
-    other non-text blocks carry nothing a text model can train on)."""
+    """A string as is; a list of content blocks as its text blocks (typed ``text``, or an untyped ``{text}`` as
+    Bedrock's Converse API writes them) joined by newlines (images and other non-text blocks carry nothing a
+    text model can train on)."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -102,7 +103,8 @@ def content_text(content: Any, where: str) -> str:
     if not isinstance(content, list):
         raise TranscriptShapeError(f"{where} content is a {type(content).__name__}")
     texts = [block if isinstance(block, str) else block.get("text") for block in content
-             if isinstance(block, str) or block_type(block) in TEXT_BLOCK_TYPES]
+             if isinstance(block, str) or block_type(block) in TEXT_BLOCK_TYPES
+             or (isinstance(block, dict) and "type" not in block and isinstance(block.get("text"), str))]  # ``{text}``: Converse
     return "\n".join(text for text in texts if isinstance(text, str))
 
 

@@ -28,6 +28,8 @@ RESPONSE_ITEM_TYPES = frozenset({"message", "function_call", "function_call_outp
                                  "compaction_summary", "ghost_snapshot", "item_reference"})
 # Items that only the Responses API has (a chat message list never holds them).
 RESPONSE_ONLY_TYPES = RESPONSE_ITEM_TYPES - {"message"}
+# Content blocks keyed by what they hold rather than typed (Bedrock Converse): calls and their results.
+KEYED_BLOCKS = frozenset({"toolUse", "toolResult", "functionCall", "functionResponse"})
 
 
 # --- Chat Completions -----------------------------------------------------------------------------
@@ -59,6 +61,9 @@ def chat_message(raw: Any, index: int) -> dict[str, Any]:
     role = CHAT_ROLES.get(raw.get("role")) if isinstance(raw.get("role"), str) else None
     if role is None:
         raise TranscriptShapeError(f"{where} has role {raw.get('role')!r}, not one of {sorted(CHAT_ROLES)}")
+    if isinstance(raw.get("content"), list) and any(isinstance(b, dict) and b.keys() & KEYED_BLOCKS for b in raw["content"]):
+        raise TranscriptShapeError(f"{where} holds keyed call or result blocks (``toolUse``: Bedrock Converse), "
+                                   "not chat content")  # read by shape, which knows them
     call_ids = raw.get("tool_call_ids")  # SWE-agent names the calls a tool result answers in a list
     call_id = raw.get("tool_call_id") or (call_ids[0] if isinstance(call_ids, list) and call_ids else "")
     reasoning = string(raw.get("reasoning_content")) or string(raw.get("reasoning"))

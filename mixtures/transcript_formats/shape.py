@@ -60,6 +60,7 @@ from codemix.mixtures.transcript_formats.turns import (
     SYSTEM_KEYS,
     TASK_KEYS,
     call_messages,
+    call_prompt,
     column_steps,
     content_of,
     first_present,
@@ -75,8 +76,8 @@ from codemix.mixtures.transcript_formats.turns import (
     is_turn_list,
     logged_prompt,
     parallel_events,
-    prompt_messages,
     response_messages,
+    said,
     speaker_of,
     speaker_roles,
     step_messages,
@@ -157,6 +158,9 @@ def find_conversations(value: Any) -> list[Found]:
             kind = "events" if is_tool_event(node[0]) else "turns"
         if kind == "exchanges" and not chain:  # a file that is a list of exchanges: a dataset, one per row
             found += [Found(f"{path}[{i}]", [item], kind, item, str(i), ()) for i, item in enumerate(node)]
+            continue
+        if kind == "calls" and scripted_rounds(node, chain[0][0] if chain else None):
+            found.append(Found(path, node, kind, None, key, tuple(d for d, _ in chain)))  # each model's run its own
             continue
         if kind == "calls" and not is_call_run(node) and key.lower() not in CONVERSATION_KEYS:
             # a dataset of calls: each call is its own record (under ``history``, one chat's rounds: one run)
@@ -469,6 +473,28 @@ def pair_turns(items: Any, key: str) -> list | None:
     return None
 
 
+def scripted_rounds(calls: list, parent: Any) -> bool:
+    """Whether a list of calls is one multi-turn run that several runs follow alike: beside it (under one
+    object, each keyed by its model: ``{"ChatGPT": [{input, output}...], "MOSS": [...]}``) another list of calls
+    sends the same requests in the same order, two or more. A dataset of separate calls is kept once; a
+    script of rounds is what each model was taken through, one conversation each."""
+    if not isinstance(parent, dict) or len(calls) < 2:
+        return False
+    sent = requests(calls)
+    return sent is not None and sum(isinstance(v, list) and v is not calls and len(v) == len(calls) and requests(v) == sent
+                                    for v in list(parent.values())[:200]) >= 1
+
+
+def requests(calls: list) -> list[str] | None:
+    """The text each call record of a list was sent, or None when an item is no call record."""
+    if not all(is_call_record(c) for c in calls):
+        return None
+    try:
+        return [said(call_prompt(c, "call")).strip() for c in calls]
+    except TranscriptShapeError:
+        return None
+
+
 def is_mixed_log(items: Any, key: str) -> bool:
     """A log of tool-call events and the model calls that made them (``{user_task, response}`` among the
     ``browser_tool_call`` events): every entry one or the other, both kinds present."""
@@ -484,7 +510,7 @@ def mixed_log_messages(items: list) -> list[dict[str, Any]]:
     calls = [item for item in items if not is_tool_event(item)]
     if len(calls) == 1:
         (call,) = calls
-        opening_turns = prompt_messages(first_present(call, PROMPT_KEYS), "call")
+        opening_turns = call_prompt(call, "call")
         closing_turns = response_messages(first_present(call, RESPONSE_KEYS), "call")
         return opening_turns + tool_event_messages([i for i in items if i is not call]) + closing_turns
     messages: list[dict[str, Any]] = []

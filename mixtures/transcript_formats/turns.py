@@ -364,12 +364,25 @@ def is_call_record(item: Any) -> bool:
     if not isinstance(item, dict) or ((speaker_of(item) is not None or call_name(item)) and not logged_prompt(item)):
         return False
     prompt, response = first_present(item, PROMPT_KEYS), first_present(item, RESPONSE_KEYS)
-    if prompt is None or response is None:
+    if (prompt is None and not empty_request(item)) or response is None:
         return False
     try:
-        return bool(prompt_messages(prompt, "call")) and bool(response_messages(response, "call"))
+        return (prompt is None or bool(prompt_messages(prompt, "call"))) and bool(response_messages(response, "call"))
     except TranscriptShapeError:
         return False
+
+
+def empty_request(item: dict) -> bool:
+    """A call record published with its request left empty (Alpaca's ``input: ""``, an instruction that needs
+    no input): the instruction beside it, or above it, is the request (``shape.opening`` reads it as the task)."""
+    return any(item.get(k) == "" for k in PROMPT_KEYS) and any(
+        isinstance(item.get(k), str) and item[k].strip() for k in RESPONSE_KEYS)
+
+
+def call_prompt(call: dict, where: str) -> list[dict[str, Any]]:
+    """What a call record was sent, as messages; none for an empty request (``empty_request``)."""
+    value = first_present(call, PROMPT_KEYS)
+    return [] if value is None else prompt_messages(value, where)
 
 
 def is_call_list(items: Any) -> bool:
@@ -387,7 +400,7 @@ def is_call_run(calls: list) -> bool:
     """Whether a list of call records is one run (a call was sent what the call before it returned: the
     model saw its own output) rather than a dataset of separate calls (one transcript each)."""
     try:
-        sent = [said(prompt_messages(first_present(c, PROMPT_KEYS), "call")) for c in calls]
+        sent = [said(call_prompt(c, "call")) for c in calls]
         returned = [said(response_messages(first_present(c, RESPONSE_KEYS), "call")).strip() for c in calls]
     except TranscriptShapeError:
         return True
@@ -424,8 +437,7 @@ def call_messages(calls: list) -> list[dict[str, Any]]:
     previous = ""
     for index, call in enumerate(calls):
         where = f"call {index}"
-        prompt_value = first_present(call, PROMPT_KEYS)
-        prompt = prompt_messages(prompt_value, where)
+        prompt = call_prompt(call, where)
         messages += prompt if not messages else new_part(prompt, messages, previous)
         previous = prompt[0]["content"] if len(prompt) == 1 else ""
         for reply in response_messages(first_present(call, RESPONSE_KEYS), where):

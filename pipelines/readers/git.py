@@ -20,7 +20,14 @@ from typing import IO, Self
 
 from codemix.filters.benchmarks import Instance, instance_time, repository_instances
 from codemix.filters.licenses import detect_license, is_license_file
-from codemix.filters.vendored import VendoredTree, may_say_vendored, placement_fact, vendored_trees, vendoring_facts
+from codemix.filters.vendored import (
+    VendoredTree,
+    file_fact,
+    may_say_vendored,
+    placement_fact,
+    vendored_trees,
+    vendoring_facts,
+)
 from codemix.pipelines.readers.common import (
     Outcome,
     ReadTally,
@@ -338,6 +345,8 @@ def vendored_trees_at(git_dir: str, commit: str, repo: str) -> tuple[VendoredTre
         for entry in iter_tree(objects, commit):
             if entry.type == "blob" and (placed := placement_fact(entry.path)) is not None:
                 facts.append(placed)  # where it sits among a vendor-named folder's subfolders: its path says
+            if entry.type == "blob":
+                facts.append(file_fact(entry.path))  # the folders a notice's sections may name
             if entry.type != "blob" or entry.missing or not may_say_vendored(entry.path) \
                     or (entry.size or 0) > 1_000_000:
                 continue

@@ -94,3 +94,19 @@ def test_a_debian_copyright_record_names_other_holders_paths(repository, path, e
     found = targets(repository, path)
     assert set(found) == expected
     assert all("stanza on" in detail for detail in found.values())
+
+
+def test_sections_headed_by_project_names_beside_the_repositorys_own():
+    """ZeroBrane's root LICENSE (8142e63): its first section is ZeroBrane's own MIT (Paul Kulchenko); the sections after
+    it are headed by the projects it bundles ("--[[ Copas License ]]---"), each naming its holders. The author's own
+    MobDebug and Serpent sections name him, the Estrela section names its holders on the line below its years: none is
+    another project's by this reading. Files that are not license or notice texts are not read so."""
+    from codemix.filters.declared import named_sections
+
+    text = text_of("zerobrane", "LICENSE")
+    found = dict(named_sections("LICENSE", text))
+    assert {"copas", "metalua", "luacheck", "luainspect", "lua", "lpeg", "luasec", "scintillua"} <= set(found)
+    assert "zerobranestudio" not in found and "mobdebug" not in found and "serpent" not in found
+    assert "--[[ MobDebug License ]]" in text and "--[[ Serpent License ]]" in text  # guard: the sections are there
+    assert "'Copyright © 2005-2010 Kepler Project.'" in found["copas"]
+    assert not list(named_sections("README.md", text))

@@ -9,6 +9,7 @@ Every expectation is taken from the raw file with plain ``json``/``re``, never f
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -166,7 +167,9 @@ def test_bracketed_speakers_with_chinese_role_words_take_sides_by_who_opens() ->
 def test_printed_converse_messages_with_content_blocks_are_read(path: Path) -> None:
     """A notebook prints Bedrock Converse's message list (``Messages:`` then JSON): each message's content
     is a list of blocks, ``{text}``, ``{toolUse: {name, input}}``, or a user-role ``{toolResult}`` (the tool's
-    turn). Every printed list is one run, its roles, texts and calls kept."""
+    turn). Every printed list is one run, its roles, texts and calls kept; the model's last reply, printed
+    only in the API's response dict above the list (``{'ResponseMetadata': ..., 'output': {'message': ...}}``),
+    closes the run (after the tool's result it answers)."""
     cells = json.loads(path.read_text())["cells"]
     outputs = ["".join("".join(o.get("text", [])) for o in c.get("outputs", [])) for c in cells if c.get("outputs")]
     printed = [json.loads(re.search(r"^Messages:\n(\[.*?^\])", text, re.MULTILINE | re.DOTALL).group(1)) for text in outputs]
@@ -181,6 +184,12 @@ def test_printed_converse_messages_with_content_blocks_are_read(path: Path) -> N
             role = "tool" if results and not texts else m["role"]
             run.append((role, "\n".join(texts or results).strip(), calls))
         expected.append(run)
+    for run, text in zip(expected, outputs):  # the replies the API returned, by the standard library's literal_eval
+        replies = [ast.literal_eval(line)["output"]["message"] for line in text.splitlines() if line.startswith("{'ResponseMetadata'")]
+        said_by_model = [(m["role"], "\n".join(b["text"] for b in m["content"] if "text" in b).strip(),
+                          [b["toolUse"]["name"] for b in m["content"] if "toolUse" in b]) for m in replies if m["content"]]
+        assert said_by_model and said_by_model[-1] not in run  # the list stops before the last reply
+        run.append(said_by_model[-1])
     docs, quarantined = read(path)
     assert not quarantined
     assert [[(m["role"], m["content"].strip(), [c["name"] for c in m["tool_calls"]]) for m in d.metadata["messages"]]
