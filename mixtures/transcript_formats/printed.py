@@ -553,7 +553,8 @@ def assigned_prompts(tree: ast.AST) -> list[tuple[str, list[dict[str, Any]] | No
     """``(name, records)`` of every assignment to a name in a cell, in source order: the records of a message
     list written as literals (``messages = [{"role": "user", "content": "..."}]``, ``[SystemMessage(...),
     HumanMessage(content="...")]``; a message whose text is a variable left out), ``[]`` for an empty list (a
-    new conversation), None for anything else (the name no longer holds a known request). An assignment inside
+    new conversation), the message list a call assigned to the name was sent (``sent_messages``), None for
+    anything else (the name no longer holds a known request). An assignment inside
     a function is held by the function's name too (a cell that calls it sends that request)."""
     found = []
     within = {id(n): f.name for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -565,8 +566,18 @@ def assigned_prompts(tree: ast.AST) -> list[tuple[str, list[dict[str, Any]] | No
         if isinstance(node.value, ast.List):
             records = [r for element in node.value.elts for r in literal_message(element)]
             records = records if records or not node.value.elts else None
+        elif isinstance(node.value, (ast.Call, ast.Await)):
+            records = sent_messages(node.value) or None  # ``response = completion(messages=[...])``: what was sent
         found += [(name, records) for name in names]
     return found
+
+
+def sent_messages(call: ast.AST) -> list[dict[str, Any]]:
+    """The message list a call is sent as literals (``completion(model=..., messages=[{"role": "user", ...}])``):
+    the records of its longest literal list of messages, ``[]`` when it sends none."""
+    lists = [[r for element in node.elts for r in literal_message(element)] for node in ast.walk(call)
+             if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], (ast.Dict, ast.Call))]
+    return max(lists, key=len, default=[])
 
 
 def names_read(tree: ast.AST) -> set[str]:

@@ -44,6 +44,40 @@ def test_encoded_data_patterns_match_the_stack_v2_forms():
     assert found["hex"] >= 5 and found["unicode"] >= 4, found  # guard: the texts hold both kinds
 
 
+# Non-ASCII around and inside encoded runs: ``\s`` holds the no-break and ideographic spaces (a hex list
+# through them), a lone surrogate, a run at the very end and one followed by a word character.
+PLANTED_NON_ASCII = ("café = [0x1f,\u00a00x8b,\u00a00x08,\u00a00x00,\u00a00xde,\u00a00xad,\u00a00xbe,\u00a00xef]\n"
+                     "x = 'de\u3000ad\u3000be\u3000ef\u300000\u3000ff\u3000aa\u3000bb\u3000cc'\n\ud800"
+                     "y = '12 34 56 78 9a bc de f0g' ñ " + "QUJD" * 20 + "é" + "ab" * 40)
+
+
+def _stack_v2_spans(text: str) -> list[tuple[int, int]]:
+    """The Stack v2's three encoded-data regexes run over ``text`` by ``re``, spans merged as
+    ``encoded_spans`` merges them."""
+    patterns = (re.compile(r"[a-zA-Z0-9+/\n=]{64,}"), STACK_V2_HEX, STACK_V2_UNICODE)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(m.span() for pattern in patterns for m in pattern.finditer(text)):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def test_encoded_spans_are_those_of_the_stack_v2_regexes():
+    """``encoded_spans`` reads runs through byte tables; its spans are the regexes' own, ASCII or not."""
+    texts = [*_texts(), PLANTED_NON_ASCII, PLANTED_NON_ASCII + PLANTED, "0x12, " * 8, "QUJD" * 16, ""]
+    seen = {"spans": 0, "non-ASCII texts with spans": 0}
+    for text in texts:
+        expected = _stack_v2_spans(text)
+        assert code.encoded_spans(text) == expected, text[:80]
+        seen["spans"] += len(expected)
+        seen["non-ASCII texts with spans"] += bool(expected) and not text.isascii()
+    # guard: hex lists through non-ASCII spaces, runs at the end, and real files' runs were all there
+    assert seen["spans"] >= 30 and seen["non-ASCII texts with spans"] >= 3, seen
+    assert any(not PLANTED_NON_ASCII[start:end].isascii() for start, end in _stack_v2_spans(PLANTED_NON_ASCII))
+
+
 def _paths() -> list[str]:
     stdlib = [str(path.relative_to(STDLIB)) for path in STDLIB.rglob("*.py")][:4000]
     repository = Path(__file__).resolve().parents[2]
