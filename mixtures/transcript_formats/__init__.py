@@ -24,6 +24,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     nested_deeper_than,
 )
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
@@ -66,7 +67,17 @@ JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, S
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 # Text formats tried after a file was tried as YAML, a Python literal and a table (a YAML recording prints
 # message objects in its bodies; the file's own notation reads them better).
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE)
+
+
+def read_console(text: Any) -> list[Transcript] | None:
+    """A console log's runs (``consolelog``): its views without framing read by the other text formats, else
+    by its actor headers."""
+    return console_transcripts(text, others=lambda view: parse_text(view, exclude=CONSOLE_LOG))
+
+
+CONSOLE_LOG = Format(name="console-log", container="text", detect=lambda text: bool(read_console(text)),
+                     parse=lambda text: read_console(text) or [])
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
 TEXT_FORMATS = (HTML_MESSAGES, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
@@ -178,6 +189,7 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
                 transcript.messages.insert(head, message("user", task))
             transcript.extra["cell"] = index
             transcripts.append(transcript)
+    transcripts = without_reprints(transcripts)
     if not transcripts:
         raise TranscriptShapeError(f"a notebook of {len(value['cells'])} cells whose outputs hold no conversation")
     said = [[(m["role"], m["content"]) for m in t.messages] for t in transcripts]
@@ -225,6 +237,21 @@ def replies_with_prompt(text: str, prompt: list[dict[str, Any]] | None, cell: di
         return []
     opening = prompt or ([{"role": "user", "content": task}] if (task := cell_task(cell)) else [])
     return record_transcripts([[*opening, *reply] for reply in replies]) if opening else []
+
+
+def without_reprints(transcripts: list[Transcript]) -> list[Transcript]:
+    """The runs of a notebook without those another cell printed again (an agent's view of a run printed
+    after the run): a run every line of whose model turns is in another run's model turns, unless it sets a
+    task that the other does not (then it is the fuller print), and of two equal prints the later."""
+    said = [{" ".join(line.split()) for m in t.messages if m["role"] == "assistant"
+             for line in m["content"].splitlines() if line.strip()} for t in transcripts]
+    tasks = [has_task(t.messages) for t in transcripts]
+    dropped: set[int] = set()
+    for i, own in enumerate(said if len(transcripts) <= 200 else []):
+        if own and any(j != i and j not in dropped and own <= other and (own != other or j < i)
+                       and (tasks[j] or not tasks[i]) for j, other in enumerate(said)):
+            dropped.add(i)
+    return [t for i, t in enumerate(transcripts) if i not in dropped]
 
 
 # Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
@@ -366,13 +393,16 @@ def parse_session(fmt: Format, entries: list[Any]) -> list[Transcript]:
     return fmt.parse(entries)
 
 
-def parse_text(text: str, forced: str | None = None, late: bool | None = None) -> list[Transcript] | None:
+def parse_text(text: str, forced: str | None = None, late: bool | None = None,
+               exclude: Format | None = None) -> list[Transcript] | None:
     """The transcripts of a text format, or None when the text is in none of them. ``late``: only the formats
-    tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None."""
+    tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None.
+    ``exclude``: a format not to try (the console reader reading its own views)."""
     formats = TEXT_FORMATS if late is None or forced is not None else tuple(
         f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
+    formats = tuple(f for f in formats if f is not exclude)
     fmt = next((f for f in formats_named(forced, formats) if f.detect(text)), None)
-    if fmt is None and forced is None and late is not False:
+    if fmt is None and forced is None and late is not False and exclude is None:
         return page_data_transcripts(text)
     return None if fmt is None else fmt.parse(text)
 
