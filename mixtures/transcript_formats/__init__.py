@@ -240,10 +240,11 @@ def replies_with_prompt(text: str, prompt: list[dict[str, Any]] | None, cell: di
 
 
 def without_reprints(transcripts: list[Transcript]) -> list[Transcript]:
-    """The runs of a notebook without those another cell printed again (an agent's view of a run printed
-    after the run): a run every line of whose model turns is in another run's model turns, unless it sets a
-    task that the other does not (then it is the fuller print), and of two equal prints the later."""
-    said = [{" ".join(line.split()) for m in t.messages if m["role"] == "assistant"
+    """The console runs of a notebook without those another cell printed again (an agent's view of a run
+    printed after the run): a run every line of whose model turns is in another run's model turns, unless it
+    sets a task that the other does not (then it is the fuller print), and of two equal prints the later.
+    Other formats' runs are kept as read (two prompts may get the same printed call)."""
+    said = [{" ".join(line.split()) for m in t.messages if m["role"] == "assistant" and t.format == "console-log"
              for line in m["content"].splitlines() if line.strip()} for t in transcripts]
     tasks = [has_task(t.messages) for t in transcripts]
     dropped: set[int] = set()

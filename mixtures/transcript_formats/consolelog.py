@@ -4,7 +4,8 @@
    (a timestamp, a level, a logger: the longest token shape with two numbers or more that most lines open
    with), cut where the records are the log, or the records left out where a minority of them interrupt
    other prints; panels and titled rules (``╭─ Title ─╮``, ``│ ... │``, ``━━━ Step 1 ━━━``) turned into a
-   ``Title:`` line and their body. Each view is read by the other text formats first.
+   ``Title:`` line and their body. A view without record prefixes is read by the other text formats
+   first, a view without panels only by the readers here; a page's fenced blocks are read one by one first.
 2. **Actor headers** (``actor_blocks``): a header is a line opening with a short head and a colon whose
    shape (names as a slot, numbers as ``#``, asides as ``()``) holds a frame word (``acts``, ``-->``,
    ``get task``, ``Reply from``) or a tag (``[TALK]``); a shape is a header's when it recurs, two shapes
@@ -12,6 +13,8 @@
    the person's (who brings the task), the others answer; a block repeating an earlier block's text is a
    delivered copy, and a shape whose blocks mostly repeat another's is a delivery (the repeated shapes speak:
    the model's side). A block that continues by quoting (``   > text``) holds only its quoted lines.
+3. **Stepped runs** (``stepped_turns``): a task panel, then titled steps; each step the model's part up to a
+   label of what running it gave (``Execution logs:``, ``Out:``), the tool's output from there.
 
 Every line is accounted for: in a message, or counted in ``extra.framing`` under a named reason.
 """
@@ -318,20 +321,88 @@ def block_body(lines: list[str], start: int, stop: int, first: str, quoting: boo
     return "\n".join([first, *kept]).strip(), [line for line in following if RULE_LINE.match(line)]
 
 
+# --- stepped runs: a task panel, then titled steps --------------------------------------------------
+
+OUTPUT_LABEL = re.compile(r"^[ \t]*([A-Za-z][\w -]{0,40}?)[ \t]*:")
+STEP_FOOTER = re.compile(r"^[ \t]*\[[^\]\n]*\d[^\]\n]*\][ \t]*$")  # ``[Step 0: Duration 0.27 seconds| ...]``
+OUTPUT_ABBREVIATIONS = frozenset({"out", "logs", "stdout", "stderr"})
+
+
+def stepped_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
+    """A run a terminal library drew as a task panel and titled steps (``╭── New run ──╮ │ task │ ╰──╯``, then
+    ``━━━ Step 0 ━━━``): the first panel, before any step, is the task (who opens); each step is the model's
+    part (its panels' bodies, the code it wrote, and its text) up to a label of what running it gave
+    (``Execution logs:``, ``Observations:``, ``Out:``), from which on the step is the tool's output. A step's
+    footer of figures (``[Step 0: Duration ...]``) is framing."""
+    from codemix.mixtures.transcript_formats.markers import marker_role
+    from codemix.mixtures.transcript_formats.turns import key_words
+    lines = ANSI.sub("", text).split("\n")[:MAX_LINES]
+    framing: collections.Counter[str] = collections.Counter()
+    turns: list[dict[str, Any]] = []
+    step, in_panel, seen_step = None, False, False
+    for line in lines:
+        if len(line) <= MAX_PANEL_LINE and (top := PANEL_TOP.match(line)):
+            in_panel = True
+            framing["panel_border"] += 1
+            if not seen_step and not turns:
+                turns.append({"speaker": "user", "content": "", "name": TITLE_MARKS.sub("", top.group(1)).strip()})
+            continue
+        if in_panel and (PANEL_BOTTOM.match(line) or not PANEL_SIDE.match(line)):
+            in_panel = False
+            framing["panel_border"] += 1
+            continue
+        if len(line) <= MAX_PANEL_LINE and (rule := TITLED_RULE.match(line)):
+            seen_step, step = True, "assistant"
+            turns.append({"speaker": "assistant", "content": "", "name": TITLE_MARKS.sub("", rule.group(1)).strip()})
+            framing["rule"] += 1
+            continue
+        body = PANEL_SIDE.match(line).group(1) if in_panel else line
+        if not turns or not body.strip():
+            framing["before_first_header" if not turns else "blank"] += 0 if not turns and not body.strip() else 1
+            continue
+        if STEP_FOOTER.match(body):
+            framing["step_footer"] += 1
+            continue
+        label = OUTPUT_LABEL.match(body) if step == "assistant" and not in_panel else None
+        if label and (marker_role(words := key_words(label.group(1))) == "tool" or words & OUTPUT_ABBREVIATIONS):
+            step = "tool"
+            turns.append({"speaker": "tool", "content": "", "name": label.group(1)})
+        turns[-1]["content"] += body.rstrip() + "\n"
+    turns = [{**t, "content": t["content"].strip()} for t in turns if t["content"].strip()]
+    if not seen_step or not turns or turns[0]["speaker"] != "user" or not is_prose(turns[0]["content"]):
+        return None
+    if not any(t["speaker"] == "assistant" for t in turns) or not any(t["speaker"] == "tool" for t in turns):
+        return None
+    return turns, dict(+framing)
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """The contents of a Markdown page's fenced blocks (console output pasted into a page), each read alone."""
+    return [block for block in re.findall(r"^[ \t]*```[^\n`]*\n(.*?)^[ \t]*```", text, re.MULTILINE | re.DOTALL)
+            if block.count("\n") >= 4]
+
+
 # --- the format -----------------------------------------------------------------------------------
 
-def console_transcripts(text: str, others: Any = None) -> list[Transcript] | None:
+def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> list[Transcript] | None:
     """The runs a console text holds: each view (``console_views``) read by the other text formats
     (``others``: a function of a text giving transcripts or None), else by its actor headers."""
     if not isinstance(text, str) or not text.strip():
         return None
+    if fenced and (found := [t for block in fenced_blocks(text) for t in console_transcripts(block, others, False) or []]):
+        return found  # console output pasted into a page's fences: each block read alone
     for view, framing in [*console_views(text), (ANSI.sub("", text), {})]:
-        transcripts = others(view) if others is not None and view != text else None
-        if not transcripts and (blocks := actor_blocks(view)) is not None:
-            turns, found = blocks
-            transcripts = [Transcript(format="console-log", extra={"layout": "actors"}, messages=flag_text_observations([
-                message(t["speaker"], t["content"], name=t["name"]) for t in turns]))]
-            framing = {**framing, **found}
+        # a view without record prefixes is read by every text format; a view without panels only by the
+        # readers here (the other formats, given a page's panels as plain lines, misread prints as turns)
+        unpanelled = any(key in framing for key in ("panel_border", "rule"))
+        transcripts = others(view) if others is not None and view != text and not unpanelled else None
+        for layout, reader in (("actors", actor_blocks), ("steps", stepped_turns)):
+            if not transcripts and (blocks := reader(view)) is not None:
+                turns, found = blocks
+                transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([
+                    message(t["speaker"], t["content"], name=t["name"], observation=t["speaker"] == "tool")
+                    for t in turns]))]
+                framing = {**framing, **found}
         if transcripts:
             for transcript in transcripts:
                 transcript.extra["console"] = {"framing": framing, "read_as": transcript.format}

@@ -98,3 +98,24 @@ def test_files_of_no_conversation_are_no_console_log(name):
     """Control: the fixtures of no conversation are not read as a console log (nor by any text format)."""
     text = (FIXTURES / "transcript_inputs" / name).read_bytes().decode("utf-8", "replace")
     assert parse_text(text, forced="console-log") is None
+
+
+def test_a_page_s_fenced_console_run_of_a_task_panel_and_titled_steps():
+    """smolagents' guided tour pastes a run's console into a fence: a task panel (``╭── New run ──╮``), titled
+    steps (``━━━ Step 0 ━━━``) holding the code the model wrote in a panel, then what running it gave
+    (``Execution logs:``, ``Out:``). The task is the person's, each step's code the model's, the rest the
+    tool's output; borders, rules and the steps' footers are framing."""
+    text = (CONSOLE / "smolagents.guided_tour.md").read_text()
+    block = next(b for b in re.findall(r"^```text\n(.*?)^```", text, re.MULTILINE | re.DOTALL) if "New run" in b)
+    task = squeeze(" ".join(re.findall(r"^│ (.*?)\s*│$", block.split("╰")[0], re.MULTILINE)))
+    code = [squeeze(" ".join(re.findall(r"^│\s+(\d+ .*?)\s*│$", panel, re.MULTILINE)))
+            for panel in re.findall(r"╭─ Executing this code.*?╰", block, re.DOTALL)]
+    assert task.startswith("Can you give me") and len(code) == 2  # the fixture holds the run this test is about
+    transcripts = parse_text(text, forced="console-log")
+    assert transcripts is not None and len(transcripts) == 1
+    messages = transcripts[0].messages
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("user", False), ("assistant", False), ("tool", True), ("assistant", False), ("tool", True)]
+    assert squeeze(messages[0]["content"]) == task
+    assert [squeeze(m["content"]) for m in messages if m["role"] == "assistant"] == code
+    assert transcripts[0].extra["console"]["framing"]["step_footer"] == len(re.findall(r"^\[Step \d+:", block, re.MULTILINE))
