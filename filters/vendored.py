@@ -956,8 +956,8 @@ def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | Non
 
 
 def file_fact(path: str) -> VendoringFact:
-    """The ``file`` fact: that the repository holds ``path`` (folders' files are counted with it)."""
-    return VendoringFact("file", _folder(path), path)
+    """The ``present`` fact: that the repository holds ``path`` (folders' files are counted with it)."""
+    return VendoringFact("present", _folder(path), path)
 
 
 def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
@@ -974,7 +974,7 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
     own_words = owner.words()  # the root's holders (its people where the root names none), as ``foreign_notice``
     mixed = set()  # folders holding a file whose header names the repository's holders: its own files among copies
     for fact in facts:
-        if fact.kind == "file" and fact.folder:
+        if fact.kind == "present" and fact.folder:
             files[fact.folder] = files.get(fact.folder, 0) + 1
         elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
             mixed.add(fact.folder)
