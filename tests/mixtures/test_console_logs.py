@@ -119,3 +119,39 @@ def test_a_page_s_fenced_console_run_of_a_task_panel_and_titled_steps():
     assert squeeze(messages[0]["content"]) == task
     assert [squeeze(m["content"]) for m in messages if m["role"] == "assistant"] == code
     assert transcripts[0].extra["console"]["framing"]["step_footer"] == len(re.findall(r"^\[Step \d+:", block, re.MULTILINE))
+
+
+def test_a_framework_log_of_the_model_s_steps_is_one_model_turn_per_step():
+    """LaVague logs each World Model step as a record (``2024-06-10 14:00:10,889 - INFO - Thoughts:``) whose
+    message goes on over unprefixed lines (``Next engine:``, ``Instruction:``): after the records' prefix
+    (found from the file) is cut, each record that opens a step is one model turn holding the whole step; the
+    other records (``Screenshot folder cleared``) are no turn. The task is not in the log: no user turn."""
+    path = FIXTURES / "transcript_inputs" / "lavague.demo_lavague_QA.ipynb"
+    run = next(text for _, text in cell_outputs(path) if " - INFO - Thoughts:" in text)
+    steps = re.findall(r"^\d{4}-\d\d-\d\d [\d:,]+ - INFO - Thoughts:\n(.*?)(?=^\d{4}-\d\d-\d\d |\Z)", run,
+                       re.MULTILINE | re.DOTALL)
+    instructions = re.findall(r"^Instruction: (.*)$", run, re.MULTILINE)
+    assert len(steps) == len(instructions) >= 4  # the fixture holds the log this test is about
+    transcripts = parse_json_value(json.loads(path.read_text()))
+    assert len(transcripts) == 1 and transcripts[0].extra["layout"] == "logged-steps"
+    messages = transcripts[0].messages
+    assert [m["role"] for m in messages] == ["assistant"] * len(steps)
+    assert all(squeeze(step) in squeeze(m["content"]) for step, m in zip(steps, messages))
+    assert not any("Screenshot folder cleared" in m["content"] for m in messages)
+
+
+def test_a_chat_template_rendered_as_text_reads_turns_between_its_special_tokens():
+    """A conversation rendered by a chat template (harmony: ``<|start|>ROLE ... <|message|>TEXT<|end|>``): the
+    opening token is the one followed by role names; a model turn addressed to a function is its call, the
+    function's turn back its output; the open generation prompt at the end is no turn."""
+    text = (FIXTURES / "transcript_inputs" / "harmony.test_does_not_drop_if_ongoing_analysis.txt").read_text()
+    asked = re.search(r"<\|start\|>user<\|message\|>(.*?)<\|end\|>", text).group(1)
+    called = re.search(r"to=functions\.(\w+)[^\n]*?<\|message\|>(.*?)<\|call\|>", text)
+    returned = re.search(r"<\|start\|>functions\.\w+<\|message\|>(.*?)<\|end\|>", text).group(1)
+    transcripts = parse_text(text, forced="console-log")
+    assert transcripts is not None and transcripts[0].extra["layout"] == "template"
+    messages = transcripts[0].messages
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("user", False), ("assistant", False), ("assistant", False), ("tool", True)]
+    assert messages[0]["content"] == asked and messages[3]["content"] == returned
+    assert [(c["name"], c["arguments"]) for c in messages[2]["tool_calls"]] == [(called.group(1), called.group(2))]
