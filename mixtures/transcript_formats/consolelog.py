@@ -383,7 +383,15 @@ def stepped_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
 STEP_LABEL = re.compile(r"^[ \t]*([A-Za-z][\w -]{0,30}?)[ \t]*:[ \t]*(.*)$")
 
 
-def logged_steps(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
+def record_lines(text: str) -> set[int]:
+    """The indexes of the lines that open with the record prefix the text shares (``record_prefix``)."""
+    lines = ANSI.sub("", text.replace("\r\n", "\n")).split("\n")[:MAX_LINES]
+    shape = record_prefix([line for line in lines if line.strip()])
+    pattern = shape_pattern(shape) if shape is not None else None
+    return {i for i, line in enumerate(lines) if pattern is not None and pattern.match(line)}
+
+
+def logged_steps(text: str, records: set[int] | frozenset = frozenset()) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
     """A framework's log of its model's steps, each opened by a log record whose message is a label of the
     model's part (LaVague's ``... - INFO - Thoughts:``, then ``Next engine:``, ``Instruction:``): each step
     one model turn, a label of what running it gave (``Observation:``) a tool's turn. The task is not in
@@ -395,8 +403,8 @@ def logged_steps(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | Non
               if (m := STEP_LABEL.match(line)) is not None]
     opener = next((label for _, label, role in labels if role in ("part", "assistant")), None)
     starts = [i for i, label, _ in labels if label == opener]
-    if opener is None or len(starts) < 2:
-        return None
+    if opener is None or len(starts) < 2 or not set(starts) <= records:
+        return None  # each step opens with a log record (a docstring's ``call:`` lines are none)
     turns: list[dict[str, Any]] = []
     framing = collections.Counter(before_first_header=sum(1 for line in lines[:starts[0]] if line.strip()))
     tool_at = {i for i, _, role in labels if role == "tool" and i > starts[0]}
@@ -486,7 +494,7 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         # readers here (the other formats, given a page's panels as plain lines, misread prints as turns)
         unpanelled = any(key in framing for key in ("panel_border", "rule"))
         # steps each log record opens (a label of the model's part) are read before any other reading of them
-        stepped = logged_steps(view) if "record_prefix" in framing else None
+        stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
         for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
                                ("template", template_turns)):
