@@ -49,10 +49,14 @@ def token_shape(token: str) -> str:
 
 def prefix_keys(line: str) -> list[tuple[str, int, str]]:
     """``(shape, length, last word)`` of each candidate record prefix of a line: its tokens' shapes up to each
-    point where a space ends and a word begins, within ``PREFIX_SPAN`` characters."""
-    keys, shape, last_word, position = [], [], "", 0
+    point where a space ends and a word begins, within ``PREFIX_SPAN`` characters and before any label (a word
+    and a colon that is no log level)."""
+    keys, shape, last_word, position, previous = [], [], "", 0, ""
     for match in TOKEN.finditer(line, 0, PREFIX_SPAN):
         token = match.group()
+        if token == ":" and previous[:1].isalpha() and previous.lower() not in LEVELS:
+            break  # ``Alice:``: a speaker's label, never part of a record's prefix
+        previous = token
         if shape and shape[-1] == " " and token[0] not in " \t":
             keys.append(("".join(shape), position, last_word))
         shape.append(token_shape(token))
@@ -70,6 +74,9 @@ def record_prefix(lines: list[str]) -> str | None:
             if shape.count("9") >= 2 and "9" in shape[:3]:  # a record opens with its time or number
                 counts[shape] += 1
                 ends.setdefault(shape, last)
+    # a key ending in a word and a colon that is no log level ends in a speaker's label (``Alice: ``)
+    counts = collections.Counter({shape: n for shape, n in counts.items()
+                                  if not (shape.rstrip().endswith("a:") and ends[shape].lower() not in LEVELS)})
     if not counts:
         return None
     core, core_count = max(counts.items(), key=lambda item: (item[1], len(item[0])))
@@ -77,7 +84,7 @@ def record_prefix(lines: list[str]) -> str | None:
         return None
     longer = [s for s, n in counts.items() if s.startswith(core) and n >= 0.9 * core_count and not (
         s.rstrip().endswith("a:") and ends[s].lower() not in LEVELS)]  # ``Programmer: ``: a speaker, not the record's
-    return max(longer, key=len)
+    return max(longer, key=len) if longer else None  # the shared part ends in a label: no record prefix
 
 
 def shape_pattern(shape: str) -> re.Pattern:

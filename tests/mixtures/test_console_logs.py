@@ -155,3 +155,12 @@ def test_a_chat_template_rendered_as_text_reads_turns_between_its_special_tokens
         ("user", False), ("assistant", False), ("assistant", False), ("tool", True)]
     assert messages[0]["content"] == asked and messages[3]["content"] == returned
     assert [(c["name"], c["arguments"]) for c in messages[2]["tool_calls"]] == [(called.group(1), called.group(2))]
+
+
+def test_dated_lines_whose_shared_part_ends_in_a_label_have_no_record_prefix():
+    """Lines that share a date and then a speaker's label (``2024-01-01 12:00 Alice: ...``, a chat export):
+    the shared part ends in a label, so no record prefix is cut (and reading does not fail)."""
+    lines = [f"2024-01-0{d} 12:0{d} {who}: message number {d} from {who}" for d in range(1, 8)
+             for who in ("Alice", "Bob")]
+    assert record_prefix(lines) == "9-9-9 9:9 "
+    assert record_prefix([line.replace(" 12:0", "") for line in lines]) == "9-9-9 "
