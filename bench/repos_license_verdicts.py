@@ -17,6 +17,10 @@ import json
 import sys
 
 
+def license_set(expression: str) -> set[str]:
+    return {i.lower() for i in expression.replace("(", " ").replace(")", " ").split()} - {"and", "or", "with"}
+
+
 def _in(*prefixes):
     return lambda p, o, r: p.startswith(prefixes)
 
@@ -298,6 +302,14 @@ VERDICTS = {
         (lambda p, o, r: o == "MPL-2.0", "R", ("the reference ANDs every license the root LICENSE.txt lists for named "
          "files and fonts onto each file, or reads 'MPL 2.0 or any later version' as MPL OR EPL and a proprietary "
          "notice; the files say MPL 2.0")),
+    ],
+    # ---- development set: the seventh round's new repositories (bench/repos_licenses_dev_7.tsv) ----
+    "status-im/nim-stew": [
+        (lambda p, o, r: license_set(o) == {"apache-2.0", "mit"} and " OR " in o and r in ("MIT", "Apache-2.0"), "R",
+         ("'Licensed under either of * Apache License, version 2.0, ([LICENSE-APACHE](LICENSE-APACHE)) * MIT license "
+          "([LICENSE-MIT](LICENSE-MIT)) at your option' (or the same with addresses): ScanCode matches both licenses, "
+          "and the reference's rule drops the match whose rule names a file (a pointer), leaving one")),
+        LICENSE_TEXTS,
     ],
     "RcppCore/RcppArmadillo": [
         (lambda p, o, r: not r, "R", ("no license text at the root; the reference cannot read DESCRIPTION's 'License: "

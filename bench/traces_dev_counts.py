@@ -220,6 +220,26 @@ def count_camel_society(path: Path) -> int:
     return sum(len(re.findall(r"^\[AI (?:User|Assistant)\] ", o, re.MULTILINE)) for o in cell_outputs(path))
 
 
+def count_tinytroupe_text(path: Path) -> int:
+    """TinyTroupe's prints kept as text (a Markdown report, a console capture): the person's messages
+    (``USER --> Name: [CONVERSATION]``) and what each simulated person said (``Name acts: [TALK]``)."""
+    text = ANSI.sub("", path.read_text())
+    return len(re.findall(r"^USER --> ", text, re.MULTILINE)) + len(re.findall(r"^\S.* acts: \[TALK\]", text, re.MULTILINE))
+
+
+def count_camel_workforce(path: Path) -> int:
+    """CAMEL Workforce printed by a notebook: each task a worker gets (``Worker node N (...) get task T:``) and
+    each worker's reply (``Reply from Worker node N (...):``)."""
+    return sum(len(re.findall(r"^(?:=+)?Worker node \S+ \(.*\) get task \S+:|^(?:=+)?Reply from Worker node ", o,
+                              re.MULTILINE)) for o in cell_outputs(path))
+
+
+def count_crewai_console(path: Path) -> int:
+    """CrewAI's console output: each tool call (``## Tool Input:``), its output (``## Tool Output:``) and each
+    final answer (``## Final Answer:``)."""
+    return len(re.findall(r"^## (?:Tool Input|Tool Output|Final Answer):", path.read_text(), re.MULTILINE))
+
+
 def count_sdk_replies_to_cell_tasks(path: Path) -> int:
     """Cells that pass a person's text to a call (``f("...")``) and print the model's reply, as an SDK repr
     (``Message(...)``, ``TextBlock(...)``, ``ToolUseBlock(...)``), an ``Assistant:`` line or a tool-call banner:
@@ -312,6 +332,13 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "claude-code-log (Claude Code session rendered as HTML)": count_html_message_divs,
                 "SMILE (Chinese counselling dialogue, client/counselor)": count_message_list,
                 "CAMEL (role-playing society, notebook)": count_camel_society,
+                # round 8 (runs printed as text, issue 45's console logs)
+                "TinyTroupe (simulation report, prints in Markdown)": count_tinytroupe_text,
+                "TinyTroupe (three personas' feedback session, console capture)": count_tinytroupe_text,
+                "TinyTroupe (test README with printed runs)": count_tinytroupe_text,
+                "CAMEL Workforce (judge committee, notebook outputs)": count_camel_workforce,
+                "CAMEL Workforce (research society, notebook outputs)": count_camel_workforce,
+                "CrewAI (hierarchical crew console output, Markdown)": count_crewai_console,
                 # round 8 (printed objects and data records)
                 "Anthropic cookbook (tool choice, SDK reprs printed by cells)": count_sdk_replies_to_cell_tasks,
                 "E2B cookbook (OpenAI code-interpreter run printed with labels)": count_labelled_sdk_run,

@@ -62,6 +62,13 @@ class Verdict:
     detail: str = ""  # the evidence a path drop rests on (the glob or linguist pattern)
 
 
+def generated_by_name(doc: Document) -> bool:
+    """A file whose head names the tool that wrote it (``generated.generator_header``) and that linguist's vendor list
+    names by the file alone, not by a vendored folder holding it."""
+    folder = doc.path.rsplit("/", 1)[0] + "/" if "/" in doc.path else ""
+    return generator_header(doc.text) and not is_vendored(folder + "x", doc.repo)
+
+
 class DocumentFilter:
     """The filter stage's per-document decision, built once per worker from the spec.
 
@@ -179,10 +186,11 @@ class DocumentFilter:
         return f"path matches {glob!r}" if glob else f"path matches linguist vendor.yml {vendored_pattern(doc.path, doc.repo)!r}"
 
     def path_drop_reason(self, doc: Document, own_code: bool = False) -> str | None:
-        # linguist lists autoconf's ``configure`` as vendored; a file naming the tool that wrote it is generated instead
+        # linguist lists autoconf's ``configure`` by its name as vendored; a file naming the tool that wrote it is
+        # generated instead, unless its folder is one linguist calls vendored (raylib's ``src/external/glad.h``)
         if not own_code and (path_matches(doc.path, self.config.vendored_paths)
                              or (self.config.linguist_vendored and is_vendored(doc.path, doc.repo)
-                                 and not in_own_package(doc.path, doc.text) and not generator_header(doc.text))):
+                                 and not in_own_package(doc.path, doc.text) and not generated_by_name(doc))):
             return "vendored_path"
 
         if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):

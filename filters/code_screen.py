@@ -188,17 +188,37 @@ def projected_gram_hashes(hashes: np.ndarray, identifier: np.ndarray, k: int) ->
     windows = len(hashes) - k + 1
     if windows <= 0:
         return np.empty(0, dtype=np.uint64)
-    back = np.full(len(hashes), k, dtype=np.int64)  # k: no earlier use within k - 1 tokens
-    for distance in range(k - 1, 0, -1):  # the nearest earlier use wins
-        same = identifier[distance:] & identifier[:-distance] & (hashes[distance:] == hashes[:-distance])
-        back[distance:][same] = distance
     codes = _distance_codes(k)
     literal = np.where(identifier, codes[0], hashes)  # an identifier first seen in the window: code 0
-    recalled = np.where(back < k, codes[np.minimum(back, k - 1)], literal)  # seen `back` tokens before
-    acc = literal[:windows].copy()  # the first token of a window recalls nothing
-    for j in range(1, k):
-        acc = acc * _MULTIPLIER + np.where(back[j:j + windows] <= j, recalled[j:j + windows], literal[j:j + windows])
+    acc = literal[:windows].copy()
+    for j in range(1, k):  # the polynomial of every window with no identifier recalled
+        acc *= _MULTIPLIER
+        acc += literal[j:j + windows]
+    # An identifier whose previous use (the same hash, also an identifier) is ``back`` < k tokens earlier reads
+    # as codes[back] in each window holding both: at offset j >= back of window i - j. Those terms are added.
+    named = identifier.nonzero()[0]
+    if len(named) < 2:
+        return acc ^ _SCREEN_SALT
+    names = hashes[named]
+    order = np.argsort(names, kind="stable")  # each name's uses, in text order
+    named, names = named[order], names[order]
+    gap = named[1:] - named[:-1]
+    recalls = (gap < k) & (names[1:] == names[:-1])
+    if recalls.any():
+        at, back = named[1:][recalls], gap[recalls]
+        spans = k - back  # offsets back .. k - 1
+        offset = np.arange(int(spans.sum())) - np.repeat(spans.cumsum() - spans, spans) + np.repeat(back, spans)
+        window = np.repeat(at, spans) - offset
+        inside = (window >= 0) & (window < windows)
+        terms = (codes[np.repeat(back, spans)] - codes[0]) * _powers(k)[k - 1 - offset]
+        np.add.at(acc, window[inside], terms[inside])
     return acc ^ _SCREEN_SALT
+
+
+@functools.lru_cache(maxsize=16)
+def _powers(k: int) -> np.ndarray:
+    """_MULTIPLIER ** i mod 2**64 for i < k."""
+    return np.array([pow(int(_MULTIPLIER), i, 1 << 64) for i in range(k)], dtype=np.uint64)
 
 
 def window_slices(positions: np.ndarray, spans: int, windows: int, ngram: int) -> tuple[np.ndarray, np.ndarray]:
@@ -294,6 +314,8 @@ class _Grams:
     def possible_windows(self, found: np.ndarray) -> np.ndarray:
         """The windows whose k-grams all occur among the hashes ``found`` (windows checked by this k)."""
         keys = self._found_keys(found)
+        if not len(keys):
+            return self._windows[:0]
         present = np.sort(self._by_key[_ranges(self._key_starts[keys], self._key_starts[keys + 1])])
         if not len(present):
             return present

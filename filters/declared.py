@@ -194,19 +194,7 @@ def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
     if _SECTIONED_NAME.search(path.rsplit("/", 1)[-1]) is None or len(text) > _MAX_CHARS:
         return
     lines = text.splitlines()
-    fenced = _in_fences(lines)
-    headings = [(i, title) for i, title in ((i, _section_title(lines, i)) for i in range(len(lines)) if not fenced[i])
-                if title]
-    if len(headings) < 3:
-        return
-    bounds = [start for start, _ in headings[1:]] + [len(lines)]
-    # the repository's own holders: those the text before the first heading names, else the first section's
-    own = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:headings[0][0]])))
-    sections = list(zip(headings, bounds))
-    if not own:
-        own, sections = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:bounds[0]]))), sections[1:]
-    if not own:
-        return  # no first section naming the repository's holders to tell other projects' sections from
+    own, sections = _own_and_sections(lines)
     for (start, title), end in sections:
         holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
         names = _holder_names(holders)
@@ -221,6 +209,30 @@ _RULE = re.compile(r"^\s*([-=*_])\1{9,}\s*$")
 _SUBJECT = re.compile(r"^\s*The (?:bundled |built-in |included |embedded |vendored |third[- ]party )?([A-Za-z][\w.+-]*)"
                       r"(?: [a-z][\w-]*){0,3}(?: \([\w./-]+\))? (?:is|are) (?:licensed|distributed|released|covered|"
                       r"copyrighted)\b")
+
+
+def sections_owner(path: str, text: str) -> frozenset[str]:
+    """The words naming the repository's own holders in a file read by ``named_sections`` (its first section's)."""
+    if _SECTIONED_NAME.search(path.rsplit("/", 1)[-1]) is None or len(text) > _MAX_CHARS:
+        return frozenset()
+    return _own_and_sections(text.splitlines())[0]
+
+
+def _own_and_sections(lines: list[str]) -> tuple[frozenset[str], list[tuple[tuple[int, str], int]]]:
+    """The repository's own holder names (those the text before the first heading names, else the first section's)
+    and the other sections ((start, title), end); nothing where the file has fewer than three sections or no own
+    holders to tell other projects' sections from."""
+    fenced = _in_fences(lines)
+    headings = [(i, title) for i, title in ((i, _section_title(lines, i)) for i in range(len(lines)) if not fenced[i])
+                if title]
+    if len(headings) < 3:
+        return frozenset(), []
+    bounds = [start for start, _ in headings[1:]] + [len(lines)]
+    own = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:headings[0][0]])))
+    sections = list(zip(headings, bounds))
+    if not own:
+        own, sections = _holder_names(_COPYRIGHT_LINE.findall("\n".join(lines[:bounds[0]]))), sections[1:]
+    return (own, sections) if own else (frozenset(), [])
 
 
 def _section_title(lines: list[str], i: int) -> str | None:

@@ -1138,10 +1138,11 @@ _COMMENT_MARKS = re.compile(r"^[ \t]*(?:[*#/;%!]+|--+|dnl\b|REM\b)?", re.MULTILI
 def _offered_pieces(names: str) -> list[str]:
     """The names a list of offered licenses holds, without their addresses ("<LICENSE-MIT or http://...>", "(see
     LICENSE)"), articles, or a version split from its name ("Apache License, Version 2.0": one name)."""
-    names = re.sub(r"<[^>]*>|\[[^\]]*\]\([^)]*\)|\([^)]*\)", " ", names)
+    names = re.sub(r"\[[^\]]*\]\([^)]*\)", " ", names)  # a Markdown link first: it may sit inside parentheses
+    names = re.sub(r"<[^>]*>|\([^)]*\)|\S+://\S+", " ", names)
     pieces: list[str] = []
     for piece in _NAME_LIST.split(names):
-        piece = re.sub(r"^(?:the|a|an|either)\s+", "", piece.strip(" ,.*-"), flags=re.IGNORECASE)
+        piece = re.sub(r"^(?:the|a|an|either)\s+", "", piece.strip(" ,.*-:"), flags=re.IGNORECASE)
         if pieces and re.fullmatch(r"(?:version\s*|v\.?\s*)?\d[\d.]*[a-z]?", piece, re.IGNORECASE):
             pieces[-1] += f" {piece}"
         elif piece:
@@ -1154,7 +1155,9 @@ def option_choice(head: str) -> str | None:
     and, where the family has several, version; None where any name is unknown or leaves its version open."""
     lines = [line.strip() for line in _COMMENT_MARKS.sub("", head).splitlines()]
     # a list's items end in their address (Rust's README: "* MIT license ([LICENSE-MIT](LICENSE-MIT) or http://...)")
-    flat = " ".join(f"{line} ," if line.endswith((")", ">")) else line for line in lines if line)
+    # or start with a bullet inside a comment (Status's "#   * MIT license: http://...")
+    flat = " ".join(" ".join(f"{', ' if line.startswith(('* ', '- ')) else ''}{line} {',' if line.endswith((')', '>')) else ''}"
+                             for line in lines if line).split())
     for option in _AT_OPTION.finditer(flat):
         if _LATER_VERSION.match(flat, option.end()):
             continue
@@ -1164,8 +1167,8 @@ def option_choice(head: str) -> str | None:
             continue
         pieces = _offered_pieces(sentence[under[-1].end():])
         names = [_license_from_name(piece) for piece in pieces]
-        if len(pieces) < 2 or any(n in (None, *_NOT_OFFERED) or _unversioned_family(p.lower(), n)
-                                  for p, n in zip(pieces, names, strict=True)):
+        if len(set(names)) < 2 or any(n in (None, *_NOT_OFFERED) or _unversioned_family(p.lower(), n)
+                                      for p, n in zip(pieces, names, strict=True)):
             continue
         return combine(dict.fromkeys(names), "OR")
     return None

@@ -25,7 +25,7 @@ from importlib import resources
 
 import yaml
 
-from codemix.filters.declared import declared_copies, may_declare, named_sections
+from codemix.filters.declared import declared_copies, may_declare, named_sections, sections_owner
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
 
@@ -193,6 +193,7 @@ class VendoredTree:
     # a folder told by its files' headers or by a name others give it, not by its own license or manifest: a file's own
     # evidence first, and a file whose header names the repository's holders stays the repository's
     of_copies: bool = False
+    own: frozenset[str] = frozenset()  # the repository's holder words as the evidence names them (a notice's first section)
 
     def covers(self, path: str) -> bool:
         """Whether ``path`` lies in the tree: below its folder (a declared path is the file itself where it names
@@ -421,7 +422,9 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     facts = list(_declarations(path, folder, name, text))
     if may_declare(path):
         facts += [fact for target, detail in declared_copies(path, text) for fact in _declared(target, detail)]
-        facts += [VendoringFact("declares_named", folder, detail, name=name) for name, detail in named_sections(path, text)]
+        if named := list(named_sections(path, text)):
+            own = sections_owner(path, text)  # whose the file says the repository is, beside the projects it names
+            facts += [VendoringFact("declares_named", folder, detail, name=name, holders=own) for name, detail in named]
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -634,7 +637,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         if fact.kind == "declares" and fact.folder:
             trees.setdefault(fact.folder, fact.detail)
     named = _named_folders(facts, trees)
-    trees.update(named)
+    trees.update({folder: evidence for folder, (evidence, _) in named.items()})
     root_licenses = [f for f in facts if f.kind == "license" and f.folder == ""]
     root_holders = frozenset().union(*(f.holders for f in root_licenses))
     root_digests = {f.digest for f in root_licenses}
@@ -693,7 +696,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
-    return (*(VendoredTree(folder, evidence, of_copies=named.get(folder) == evidence)
+    return (*(VendoredTree(folder, evidence, of_copies=True, own=named[folder][1])
+              if named.get(folder, ("",))[0] == evidence else VendoredTree(folder, evidence)
               for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
@@ -702,14 +706,14 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
 NAMED_MIN_SIBLINGS = 2  # a name alone matches folders by chance (a section "Lua" and the project's ``api/lua/``)
 
 
-def _named_folders(facts: list[VendoringFact], trees: dict[str, str]) -> dict[str, str]:
+def _named_folders(facts: list[VendoringFact], trees: dict[str, str]) -> dict[str, tuple[str, frozenset[str]]]:
     """The folders named as the projects a license or notice file's sections name (``declared.named_sections``),
     where two or more sibling folders are so named: ZeroBrane's ``lualibs/copas``, ``lualibs/metalua``,
     ``lualibs/luacheck``... by its root LICENSE's sections; a folder named so alone (``api/lua``) is no copy."""
-    named: dict[str, dict[str, str]] = {}
+    named: dict[str, dict[str, tuple[str, frozenset[str]]]] = {}
     for fact in facts:
         if fact.kind == "declares_named":
-            named.setdefault(fact.folder, {}).setdefault(fact.name, fact.detail)
+            named.setdefault(fact.folder, {}).setdefault(fact.name, (fact.detail, fact.holders))
     if not named:
         return {}
     known = {"/".join(parts[:depth]) for parts in (f.folder.split("/") for f in facts if f.folder)
@@ -724,8 +728,8 @@ def _named_folders(facts: list[VendoringFact], trees: dict[str, str]) -> dict[st
             if len(folders) >= NAMED_MIN_SIBLINGS:
                 for folder in folders:
                     if folder not in trees and not _inside(folder, trees):
-                        found[folder] = (f"{names[_plain(folder.rsplit('/', 1)[-1])]}, one of {len(folders)} folders of "
-                                         f"{parent or '.'}/ so named")
+                        detail, own = names[_plain(folder.rsplit("/", 1)[-1])]
+                        found[folder] = (f"{detail}, one of {len(folders)} folders of {parent or '.'}/ so named", own)
     return found
 
 
@@ -952,8 +956,8 @@ def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | Non
 
 
 def file_fact(path: str) -> VendoringFact:
-    """The ``file`` fact: that the repository holds ``path`` (folders' files are counted with it)."""
-    return VendoringFact("file", _folder(path), path)
+    """The ``present`` fact: that the repository holds ``path`` (folders' files are counted with it)."""
+    return VendoringFact("present", _folder(path), path)
 
 
 def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
@@ -970,7 +974,7 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
     own_words = owner.words()  # the root's holders (its people where the root names none), as ``foreign_notice``
     mixed = set()  # folders holding a file whose header names the repository's holders: its own files among copies
     for fact in facts:
-        if fact.kind == "file" and fact.folder:
+        if fact.kind == "present" and fact.folder:
             files[fact.folder] = files.get(fact.folder, 0) + 1
         elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
             mixed.add(fact.folder)
@@ -985,14 +989,15 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
             holders = sorted({holder for _, holder in copied})
             found.append(VendoredTree(folder, f"{len(copied)} of the {files[folder]} files of {folder}/ are other "
                                               f"projects' by their headers ({', '.join(holders[:3])}...)",
-                                      of_copies=True))
+                                      of_copies=True, own=own_words))
     return tuple(found)
 
 
-def owns_header(text: str, owner: RepositoryOwner) -> bool:
-    """Whether a file's header names the repository's own holders or people as its first copyright holder."""
+def owns_header(text: str, own: frozenset[str]) -> bool:
+    """Whether a file's header names, as its first copyright holder, a holder sharing a word with ``own``, the
+    repository's holders as the evidence of a folder of copies names them (``VendoredTree.own``)."""
     holder, _ = first_copyright(file_header(text))
-    return bool(holder_words([holder]) & (owner.words() | holder_words(owner.people)))
+    return bool(holder_words([holder]) & own)
 
 
 def named_for_repository(path: str, repo: str) -> bool:

@@ -141,7 +141,7 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     # in a folder of copies (``folders_of_copies``, or named so by a license file's sections), a file's own evidence
     # first, the folder's for the rest but those whose header names the repository's holders or whose name the
     # repository's (libgit2's glue ``deps/clar/clar_libgit2.c`` beside the copied clar)
-    if tree is not None and (owns_header(doc.text, found.owner) or named_for_repository(doc.path, doc.repo)):
+    if tree is not None and (owns_header(doc.text, tree.own) or named_for_repository(doc.path, doc.repo)):
         tree = None
     return _copied_file(doc, found, governing) or tree
 

@@ -7,6 +7,7 @@ markers come before the generic chat list that would also accept them.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import itertools
 from typing import Any
@@ -23,6 +24,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     nested_deeper_than,
 )
 from codemix.mixtures.transcript_formats.codex import CODEX
+from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
@@ -40,6 +42,7 @@ from codemix.mixtures.transcript_formats.printed import (
     lone_replies,
     names_read,
     record_transcripts,
+    sent_messages,
 )
 from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.shape import (
@@ -64,7 +67,17 @@ JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, S
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 # Text formats tried after a file was tried as YAML, a Python literal and a table (a YAML recording prints
 # message objects in its bodies; the file's own notation reads them better).
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE)
+
+
+def read_console(text: Any) -> list[Transcript] | None:
+    """A console log's runs (``consolelog``): its views without framing read by the other text formats, else
+    by its actor headers."""
+    return console_transcripts(text, others=lambda view: parse_text(view, exclude=CONSOLE_LOG))
+
+
+CONSOLE_LOG = Format(name="console-log", container="text", detect=lambda text: bool(read_console(text)),
+                     parse=lambda text: read_console(text) or [])
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
 TEXT_FORMATS = (HTML_MESSAGES, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
@@ -176,6 +189,7 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
                 transcript.messages.insert(head, message("user", task))
             transcript.extra["cell"] = index
             transcripts.append(transcript)
+    transcripts = without_reprints(transcripts)
     if not transcripts:
         raise TranscriptShapeError(f"a notebook of {len(value['cells'])} cells whose outputs hold no conversation")
     said = [[(m["role"], m["content"]) for m in t.messages] for t in transcripts]
@@ -194,9 +208,10 @@ def answer_after_output(previous: Transcript, text: str, prompted: bool) -> list
 
 
 def cell_prompts(value: dict) -> dict[int, list[dict[str, Any]]]:
-    """For each code cell, the request of a reply it prints alone: of the message lists the notebook assigned as
-    literals at or before it (cells run in order; ``printed.assigned_prompts``), the latest one held by a name
-    the cell's code reads (``get_completion(messages, ...)``)."""
+    """For each code cell, the request of a reply it prints alone: the message list a call of the cell is sent
+    written out (``create(messages=[...])``), else, of the message lists the notebook assigned at or before it
+    (cells run in order; ``printed.assigned_prompts``), the latest one held by a name the cell's code reads
+    (``get_completion(messages, ...)``, ``response`` assigned the result of a call sent ``messages=[...]``)."""
     prompts: dict[int, list[dict[str, Any]]] = {}
     held: dict[str, tuple[int, list[dict[str, Any]] | None]] = {}
     order = 0
@@ -207,8 +222,9 @@ def cell_prompts(value: dict) -> dict[int, list[dict[str, Any]]]:
             order += 1
             held[name] = (order, records)
         read = [held[name] for name in names_read(tree) if name in held and held[name][1]]
-        if read:
-            prompts[index] = max(read, key=lambda entry: entry[0])[1]
+        inline = [sent for node in getattr(tree, "body", []) if isinstance(node, ast.Expr) and (sent := sent_messages(node.value))]
+        if inline or read:  # a call the cell makes with its messages written out, else the latest request it reads
+            prompts[index] = inline[-1] if inline else max(read, key=lambda entry: entry[0])[1]
     return prompts
 
 
@@ -221,6 +237,22 @@ def replies_with_prompt(text: str, prompt: list[dict[str, Any]] | None, cell: di
         return []
     opening = prompt or ([{"role": "user", "content": task}] if (task := cell_task(cell)) else [])
     return record_transcripts([[*opening, *reply] for reply in replies]) if opening else []
+
+
+def without_reprints(transcripts: list[Transcript]) -> list[Transcript]:
+    """The console runs of a notebook without those another cell printed again (an agent's view of a run
+    printed after the run): a run every line of whose model turns is in another run's model turns, unless it
+    sets a task that the other does not (then it is the fuller print), and of two equal prints the later.
+    Other formats' runs are kept as read (two prompts may get the same printed call)."""
+    said = [{" ".join(line.split()) for m in t.messages if m["role"] == "assistant" and t.format == "console-log"
+             for line in m["content"].splitlines() if line.strip()} for t in transcripts]
+    tasks = [has_task(t.messages) for t in transcripts]
+    dropped: set[int] = set()
+    for i, own in enumerate(said if len(transcripts) <= 200 else []):
+        if own and any(j != i and j not in dropped and own <= other and (own != other or j < i)
+                       and (tasks[j] or not tasks[i]) for j, other in enumerate(said)):
+            dropped.add(i)
+    return [t for i, t in enumerate(transcripts) if i not in dropped]
 
 
 # Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
@@ -362,13 +394,16 @@ def parse_session(fmt: Format, entries: list[Any]) -> list[Transcript]:
     return fmt.parse(entries)
 
 
-def parse_text(text: str, forced: str | None = None, late: bool | None = None) -> list[Transcript] | None:
+def parse_text(text: str, forced: str | None = None, late: bool | None = None,
+               exclude: Format | None = None) -> list[Transcript] | None:
     """The transcripts of a text format, or None when the text is in none of them. ``late``: only the formats
-    tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None."""
+    tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None.
+    ``exclude``: a format not to try (the console reader reading its own views)."""
     formats = TEXT_FORMATS if late is None or forced is not None else tuple(
         f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
+    formats = tuple(f for f in formats if f is not exclude)
     fmt = next((f for f in formats_named(forced, formats) if f.detect(text)), None)
-    if fmt is None and forced is None and late is not False:
+    if fmt is None and forced is None and late is not False and exclude is None:
         return page_data_transcripts(text)
     return None if fmt is None else fmt.parse(text)
 

@@ -18,6 +18,7 @@ one run is ``printed_runs``.
 from __future__ import annotations
 
 import ast
+import bisect
 import contextlib
 import itertools
 import json
@@ -36,6 +37,7 @@ from codemix.mixtures.transcript_formats.markers import (
     PERSON_WORDS,
     bracket_pairs,
 )
+from codemix.mixtures.transcript_formats.text_turns import FENCE
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
 MAX_DEPTH = 60
@@ -275,8 +277,8 @@ def printed_values(text: str) -> list[Printed]:
         if not isinstance(value, (dict, list)) or not value:
             continue
         label = match.group(1) or ""
-        if not label and (before := LABEL_ALONE.search(text, text.rfind("\n", 0, max(match.start() - 1, 0)) + 1)) \
-                and before.end() == match.start() - 1:
+        previous = text.rfind("\n", 0, max(match.start() - 1, 0)) + 1
+        if not label and match.start() > 0 and (before := LABEL_ALONE.match(text[previous:match.start() - 1])):
             label = before.group(1)  # ``Output:`` on the line before the object
         found.append(Printed(start, end, label.strip(), value))
         position = end
@@ -349,7 +351,8 @@ def message_records(value: Any, depth: int = 0) -> list[dict[str, Any]]:
 # --- one run from what a text printed --------------------------------------------------------------
 
 # A label alone or before text: ``User Message: ...``, ``Tool Result: ...``, ``Final answer ->``.
-TEXT_LABEL = re.compile(r"^[ \t]*([A-Za-z][\w' -]{0,40}?)[ \t]*(?::|->|=>)[ \t]*(.*)$", re.MULTILINE)
+TEXT_LABEL = re.compile(r"^([A-Za-z][\w' -]{0,40}?)[ \t]*(?::|->|=>)[ \t]*(.*)$", re.MULTILINE)  # unindented: a field
+# of an object printed over several lines (``  model: 'Intel...',``) is indented
 ANSWER_WORDS = frozenset({"answer", "response", "reply", "completion"})
 OBJECT_OPENING = re.compile(r"[A-Za-z_][\w.]*\(|[\[{]")
 
@@ -372,22 +375,39 @@ def labelled_turns(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, d
     """``(position, record)`` of every labelled turn outside the printed objects ``taken``: the label's text is
     the rest of its line, or (a label alone) the lines after it up to a blank line or the next label."""
     found = []
+    starts = [a for a, _ in taken]
+    fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
     for match in TEXT_LABEL.finditer(text):
-        if any(a <= match.start() < b for a, b in taken) or (side := label_side(match.group(1))) is None:
+        if any(a <= match.start() < b for a, b in fences):
+            continue  # an example in a Markdown code block
+        inside = bisect.bisect_right(starts, match.start()) - 1  # the printed object that starts last before it
+        if (inside >= 0 and match.start() < taken[inside][1]) or (side := label_side(match.group(1))) is None:
             continue
         body = match.group(2).strip()
         if side != "tool" and OBJECT_OPENING.match(body):
             continue  # ``response:  namespace(choices=[...])``: an object dumped whole, not the turn's text
         if not body:
-            lines = []
-            for line in text[match.end() + 1:].split("\n"):
-                if not line.strip() or TEXT_LABEL.match(line) or LINE_VALUE.match(line):
-                    break
-                lines.append(line)
-            body = "\n".join(lines).strip()
+            body = lines_after(text, match.end() + 1)
         if body and not set(body) <= set("=-_*~ "):
             found.append((match.start(), {"role": side, "content": body}))
     return found
+
+
+MAX_LABELLED_LINES = 200
+
+
+def lines_after(text: str, start: int) -> str:
+    """The lines from ``start`` up to a blank line, a label or a printed object (at most ``MAX_LABELLED_LINES``:
+    the work per label stays bounded however long the text)."""
+    lines = []
+    while start < len(text) and len(lines) < MAX_LABELLED_LINES:
+        end = text.find("\n", start)
+        line = text[start:end if end >= 0 else len(text)]
+        if not line.strip() or TEXT_LABEL.match(line) or LINE_VALUE.match(line):
+            break
+        lines.append(line)
+        start = end + 1 if end >= 0 else len(text)
+    return "\n".join(lines).strip()
 
 
 def record_key(record: dict[str, Any]) -> tuple:
@@ -397,16 +417,17 @@ def record_key(record: dict[str, Any]) -> tuple:
             repr(record.get("tool_calls")))
 
 
-def awaits_output(run: list[dict[str, Any]]) -> bool:
-    """Whether the model's last message in a run made calls that fewer tool outputs than calls have answered."""
-    last = max((i for i, r in enumerate(run) if r["role"] == "assistant"), default=None)
+def awaits_output(run: list[dict[str, Any]], at: int) -> bool:
+    """Whether, before place ``at`` of a run, the model's last message made calls that fewer tool outputs than
+    calls have answered."""
+    last = next((i for i in range(at - 1, -1, -1) if run[i]["role"] == "assistant"), None)
     if last is None:
         return False
     model = run[last]
     calls = len(model.get("tool_calls") or []) + sum(
         isinstance(b, dict) and (b.get("type") in CALL_BLOCKS or "toolUse" in b) for b in model.get("content") or []
         if isinstance(model.get("content"), list))
-    return sum(r["role"] == "tool" for r in run[last + 1:]) < calls
+    return sum(r["role"] == "tool" for r in run[last + 1:at]) < calls
 
 
 def printed_events(text: str) -> list[list[dict[str, Any]]]:
@@ -433,28 +454,31 @@ def merged_runs(events: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]
     turn starts a new run."""
     runs: list[list[dict[str, Any]]] = []
     run: list[dict[str, Any]] = []
+    where: dict[tuple, int] = {}  # each record's place in the run (no record is in it twice)
     cursor = -1
     for records in events:
-        keys = [record_key(r) for r in run]
         if len(records) > 1:
-            if run and not set(keys) & {record_key(r) for r in records} and any(r["role"] == "user" for r in run) \
+            if run and not any(record_key(r) in where for r in records) and any(r["role"] == "user" for r in run) \
                     and records[0]["role"] in ("user", "system"):
                 runs.append(run)
-                run, keys = [], []
+                run, where = [], {}
             cursor = -1
         for record in records:
             key = record_key(record)
-            if key in keys:
-                cursor = keys.index(key)
+            if key in where:
+                cursor = where[key]
                 continue
             at = cursor + 1
             if len(records) == 1 and record["role"] == "assistant":
                 while at < len(run) and run[at]["role"] != "assistant":
                     at += 1  # a tool's result or the person's turn already placed comes first
-            if record["role"] == "tool" and len(records) == 1 and not awaits_output(run[:at]):
+            if record["role"] == "tool" and len(records) == 1 and not awaits_output(run, at):
                 continue  # a tool's output answers a call: with none waiting, it is printed text (or printed again)
             run.insert(at, record)
-            keys.insert(at, key)
+            if at == len(run) - 1:
+                where[key] = at
+            else:  # placed inside the run: the places after it moved
+                where = {record_key(r): i for i, r in enumerate(run)}
             cursor = at
     return [r for r in (*runs, run) if r]
 
@@ -480,7 +504,8 @@ def json_lines(text: str) -> bool:
 def spoken_run(run: list[dict[str, Any]]) -> bool:
     """A person's turn and the model's, the model's mostly prose or calls (not a table of ids)."""
     model = [r for r in run if r["role"] == "assistant"]
-    if not model or not any(r["role"] == "user" for r in run):
+    if not model or not any(r["role"] == "user" and (isinstance(r.get("content"), list) or is_spoken(str(r.get("content") or "")))
+                            for r in run):
         return False
     return sum(bool(r.get("tool_calls")) or isinstance(r.get("content"), list) or is_spoken(str(r.get("content") or ""))
                for r in model) * 2 >= len(model)
@@ -553,7 +578,8 @@ def assigned_prompts(tree: ast.AST) -> list[tuple[str, list[dict[str, Any]] | No
     """``(name, records)`` of every assignment to a name in a cell, in source order: the records of a message
     list written as literals (``messages = [{"role": "user", "content": "..."}]``, ``[SystemMessage(...),
     HumanMessage(content="...")]``; a message whose text is a variable left out), ``[]`` for an empty list (a
-    new conversation), None for anything else (the name no longer holds a known request). An assignment inside
+    new conversation), the message list a call assigned to the name was sent (``sent_messages``), None for
+    anything else (the name no longer holds a known request). An assignment inside
     a function is held by the function's name too (a cell that calls it sends that request)."""
     found = []
     within = {id(n): f.name for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -565,8 +591,18 @@ def assigned_prompts(tree: ast.AST) -> list[tuple[str, list[dict[str, Any]] | No
         if isinstance(node.value, ast.List):
             records = [r for element in node.value.elts for r in literal_message(element)]
             records = records if records or not node.value.elts else None
+        elif isinstance(node.value, (ast.Call, ast.Await)):
+            records = sent_messages(node.value) or None  # ``response = completion(messages=[...])``: what was sent
         found += [(name, records) for name in names]
     return found
+
+
+def sent_messages(call: ast.AST) -> list[dict[str, Any]]:
+    """The message list a call is sent as literals (``completion(model=..., messages=[{"role": "user", ...}])``):
+    the records of its longest literal list of messages, ``[]`` when it sends none."""
+    lists = [[r for element in node.elts for r in literal_message(element)] for node in ast.walk(call)
+             if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], (ast.Dict, ast.Call))]
+    return max(lists, key=len, default=[])
 
 
 def names_read(tree: ast.AST) -> set[str]:

@@ -15,7 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codemix.filters.code_screen import full_projection, light_projection
+from codemix.filters.code_runs import run_projection
+from codemix.filters.code_screen import (
+    _MULTIPLIER,
+    _SCREEN_SALT,
+    _distance_codes,
+    full_projection,
+    light_projection,
+    projected_gram_hashes,
+)
 from codemix.filters.decontamination import ContaminationIndex, DecontaminationConfig, _python_tokens, code_tokens
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -103,3 +111,39 @@ def test_idiom_controls_are_kept_and_plain_code_is_cleared(indexes):
     for idiom in IDIOMS.values():
         assert screened.hits(host + "\n\n" + idiom) == []
     assert not screened._screen.may_hit(host), "textwrap.py goes without tokenize"
+
+
+def _grams_by_definition(hashes: np.ndarray, identifier: np.ndarray, k: int) -> tuple[list[int], int]:
+    """Each window's hash from the definition, one window and token at a time: an identifier is coded by the
+    distance back to the nearest earlier identifier with its hash inside the window (0: none), any other
+    token is its hash; the window is the polynomial of its k codes. Also: how many windows recall twice."""
+    codes, multiplier, mask = [int(c) for c in _distance_codes(k)], int(_MULTIPLIER), (1 << 64) - 1
+    values, named = hashes.tolist(), identifier.tolist()
+    out, twice = [], 0
+    for start in range(len(values) - k + 1):
+        acc, recalled = 0, 0
+        for j in range(k):
+            i = start + j
+            value = values[i]
+            if named[i]:
+                back = next((d for d in range(1, j + 1) if named[i - d] and values[i - d] == values[i]), 0)
+                value, recalled = codes[back], recalled + (back > 0)
+            acc = (acc * multiplier + value) & mask
+        out.append(acc ^ int(_SCREEN_SALT))
+        twice += recalled >= 2
+    return out, twice
+
+
+def test_projected_gram_hashes_follow_their_definition():
+    """The k-gram hashes both screens index and look up equal the definition computed window by window, on
+    the run projection (code_runs) and the light one (code_screen) of real modules, for both screen k's."""
+    checked = 0
+    for path in [*MODULES[:3], STDLIB / "textwrap.py"]:
+        text = path.read_text(encoding="utf-8")
+        for projection in (run_projection(text), light_projection(text)):
+            assert projection is not None, f"guard: {path.name} is projected"
+            for k in (4, 8):
+                expected, twice = _grams_by_definition(*projection, k)
+                assert projected_gram_hashes(*projection, k).tolist() == expected, (path.name, k)
+                checked += twice
+    assert checked > 0, "guard: some window recalls two identifiers"

@@ -30,6 +30,10 @@ def _files(name: str) -> dict[str, str]:
     # Rust's "licensed under either of * Apache License, Version 2.0, ([LICENSE-APACHE](LICENSE-APACHE) or http://...)
     # * MIT license (...) at your option": a list whose items end in their addresses (ScanCode: apache-2.0 OR mit)
     ("bzip2-rs", "README.md", "Apache-2.0 OR MIT"),
+    # Status's Nim headers, a bulleted list in line comments, each item's address after a colon or in a Markdown link
+    # (ScanCode reads both licenses in each, apache-2.0 and mit)
+    ("nim-stew", "stew/base10.nim", "Apache-2.0 OR MIT"),
+    ("nim-stew", "tests/test_assign2.nim", "MIT OR Apache-2.0"),
 ])
 def test_a_choice_offered_at_the_recipients_option(name: str, path: str, expected: str) -> None:
     text = _files(name)[path]

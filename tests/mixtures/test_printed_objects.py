@@ -141,3 +141,28 @@ def test_models_taken_through_the_same_rounds_are_one_run_each() -> None:
 def test_hostile_printed_text_is_refused_in_bounded_work(text: str) -> None:
     """Deep or unclosed brackets: no value, no RecursionError, and the scan ends."""
     assert printed_values(text) == []
+
+
+SMALLCHAT = FIXTURES / "printed-objects" / "smallchat.scratch.ipynb"
+
+
+def test_a_reply_printed_in_a_later_cell_answers_what_its_call_was_sent() -> None:
+    """smallchat's notebook assigns ``response = litellm.completion(messages=[...])`` in one cell and prints the
+    reply in the next (a ``ModelResponse(...)`` repr, ``pprint`` of ``message.model_dump()``). The run is the
+    message list that call was sent, then the reply. Expected from the sources with ``ast.literal_eval`` and
+    from the printed text with ``re``."""
+    cells = json.loads(SMALLCHAT.read_text())["cells"]
+    sent = {}
+    for cell in cells:
+        source = "".join(cell["source"])
+        for match in re.finditer(r"^(\w+) = litellm\.completion\(.*?messages= (\[.*?\])\s*\)\s*$", source, re.MULTILINE | re.DOTALL):
+            sent[match.group(1)] = ast.literal_eval(match.group(2))
+    assert set(sent) == {"response", "response0"}
+    docs, quarantined = read(SMALLCHAT)
+    assert not quarantined
+    runs = [said(d) for d in docs]
+    opened = [[(m["role"], m["content"].strip()) for m in sent_list] for sent_list in (sent["response"], sent["response0"])]
+    assert [(role, text) for role, text, _ in runs[-1][:-1]] == opened[1]  # response0: one question, one reply
+    called = [run for run in runs if run[-1][2] == ["mogrify_string"]]
+    assert len(called) == 1 and called[0][0][1].startswith("What do I get if I mogrify the string `hello`")
+    assert all(run[-1][0] == "assistant" for run in runs) and len(runs) == 3

@@ -51,6 +51,7 @@ FILES = {
     "chain-log": "chain-log/langchain-benchmarks.multiverse_math.ipynb",
     "labelled-dialogue": "labelled-dialogue/cpsycoun.case_0.txt",
     "html-messages": "html-messages/claude-code-log.transcript_style_guide.html",
+    "console-log": "console-log/camel.workforce_judge_committee.ipynb",
     "printed-objects": "printed-objects/anthropic-cookbook.tool_use.tool_choice.ipynb",
 }
 
@@ -297,7 +298,8 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
                                                          "aider-llm-history", "markdown-turns", "logged-calls",
                                                          "react-text", "speaker-turns", "banner-turns",
                                                          "printed-messages", "marker-turns", "chain-log",
-                                                         "labelled-dialogue", "html-messages", "printed-objects")]
+                                                         "labelled-dialogue", "html-messages", "console-log",
+                                                         "printed-objects")]
     assert all(name in str(caught.value) for name in json_formats)
 
 
