@@ -105,7 +105,7 @@ def test_a_page_s_fenced_console_run_of_a_task_panel_and_titled_steps():
     steps (``━━━ Step 0 ━━━``) holding the code the model wrote in a panel, then what running it gave
     (``Execution logs:``, ``Out:``). The task is the person's, each step's code the model's, the rest the
     tool's output; borders, rules and the steps' footers are framing."""
-    text = (CONSOLE / "smolagents.guided_tour.md").read_text()
+    text = (FIXTURES / "transcript_inputs" / "smolagents.guided_tour.md").read_text()
     block = next(b for b in re.findall(r"^```text\n(.*?)^```", text, re.MULTILINE | re.DOTALL) if "New run" in b)
     task = squeeze(" ".join(re.findall(r"^│ (.*?)\s*│$", block.split("╰")[0], re.MULTILINE)))
     code = [squeeze(" ".join(re.findall(r"^│\s+(\d+ .*?)\s*│$", panel, re.MULTILINE)))
