@@ -335,6 +335,8 @@ VERDICTS = {
         (_name("rune.cc", "rune.h"), "O", ("Lucent's Plan 9 notice ('Permission to use, copy, modify, and distribute "
          "this software for any purpose without fee is hereby granted, provided that this entire notice is included'); "
          "ours the folder's BSD-3-Clause")),
+        (lambda p, o, r: p.endswith("/hash.cc") and o == "LicenseRef-public-domain", "R",
+         "Bob Jenkins' lookup3.c, 'It's in the public domain'; ScanCode's key public-domain-disclaimer, ours public domain"),
         (_name("hash.cc"), "O", "Bob Jenkins' lookup3.c, public domain; ours the folder's BSD-3-Clause"),
         (_name("valgrind.h"), "O", ("'the following BSD-style license applies to this one file (valgrind.h) only. "
          "The rest of Valgrind is licensed under the ... GPL': ours ANDs the GPL the notice names for the rest")),
@@ -348,6 +350,8 @@ VERDICTS = {
          "reference ANDs the images' license onto the stylesheets")),
         (_name("LICENSE-GPL-3.0", "LICENSE-MPL-2.0", "LICENSE-PLUGINS", "GPL.txt", "ChangeLog", "README.md"), "R",
          "a license text, or prose recounting licenses: ours its folder's license, the reference the text's own"),
+        (lambda p, o, r: p.endswith("sqlitebrowser.desktop.appdata.xml") and o == "CC0-1.0", "R",
+         "its own <metadata_license>CC0-1.0</metadata_license>; the reference also ANDs <project_license>"),
         (_name("sqlitebrowser.desktop.appdata.xml"), "O", "its own <metadata_license>CC0-1.0</metadata_license>"),
         (_name("logo.svg"), "O", "its SVG metadata's cc:license, CC BY 4.0"),
         (_name("json.hpp"), "O", "nlohmann/json's header also carries Apache-2.0 parts (their SPDX lines); ours MIT and CC0"),
