@@ -325,6 +325,40 @@ VERDICTS = {
          "the reference ANDs every stanza of inst/COPYRIGHTS onto each file of inst/; these are the package's GPL files"),
         (lambda p, o, r: True, "U", "inst/COPYRIGHTS itself"),
     ],
+    # ---- the seventh holdout (spent at 01:57 UTC; verdicts by reading the files after the run, helper i46v) ----
+    "fabioarnold/nanovg-zig": [
+        (_name("README.md"), "R", "the README's sentences about the example fonts' licenses, ANDed by the reference"),
+        (_name("khrplatform.h"), "U", ("the Khronos grant, MIT's words with Khronos' own conditions: ScanCode's "
+         "khronos key, no SPDX id; ours MIT")),
+    ],
+    "janestreet/re2": [
+        (_name("rune.cc", "rune.h"), "O", ("Lucent's Plan 9 notice ('Permission to use, copy, modify, and distribute "
+         "this software for any purpose without fee is hereby granted, provided that this entire notice is included'); "
+         "ours the folder's BSD-3-Clause")),
+        (lambda p, o, r: p.endswith("/hash.cc") and o == "LicenseRef-public-domain", "R",
+         "Bob Jenkins' lookup3.c, 'It's in the public domain'; ScanCode's key public-domain-disclaimer, ours public domain"),
+        (_name("hash.cc"), "O", "Bob Jenkins' lookup3.c, public domain; ours the folder's BSD-3-Clause"),
+        (_name("valgrind.h"), "O", ("'the following BSD-style license applies to this one file (valgrind.h) only. "
+         "The rest of Valgrind is licensed under the ... GPL': ours ANDs the GPL the notice names for the rest")),
+    ],
+    "sqlitebrowser/sqlitebrowser": [
+        (lambda p, o, r: o == "HPND" and "scintilla" in r, "R", ("Scintilla's License.txt, the HPND grant and "
+         "disclaimer in Neil Hodgson's name ('Permission to use, copy, modify, and distribute this software and its "
+         "documentation for any purpose and without fee is hereby granted, provided that the above copyright notice "
+         "appear in all copies and that both ...'); ScanCode names the text after Scintilla (no SPDX id)")),
+        (_in("src/qdarkstyle"), "R", ("QDarkStyle's LICENSE.rst: MIT for the code, CC-BY-4.0 for its images; the "
+         "reference ANDs the images' license onto the stylesheets")),
+        (_name("LICENSE-GPL-3.0", "LICENSE-MPL-2.0", "LICENSE-PLUGINS", "GPL.txt", "ChangeLog", "README.md"), "R",
+         "a license text, or prose recounting licenses: ours its folder's license, the reference the text's own"),
+        (lambda p, o, r: p.endswith("sqlitebrowser.desktop.appdata.xml") and o == "CC0-1.0", "R",
+         "its own <metadata_license>CC0-1.0</metadata_license>; the reference also ANDs <project_license>"),
+        (_name("sqlitebrowser.desktop.appdata.xml"), "O", "its own <metadata_license>CC0-1.0</metadata_license>"),
+        (_name("logo.svg"), "O", "its SVG metadata's cc:license, CC BY 4.0"),
+        (_name("json.hpp"), "O", "nlohmann/json's header also carries Apache-2.0 parts (their SPDX lines); ours MIT and CC0"),
+        (lambda p, o, r: o == "MPL-2.0" and "GPL-3.0-or-later" in r, "O", ("the project is bi-licensed, 'MPL-2.0 and "
+         "GPL-3.0+' (its appdata, README); ours MPL-2.0 alone")),
+        (_in("installer/windows"), "O", "the installer's files: the project's bi-license; ours the GPL text beside them"),
+    ],
 }
 
 

@@ -864,11 +864,16 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
 }
 
 
+_APPSTREAM = _from_xml_field("metadata_license")
+
+
 def manifest_license(path: str, text: str) -> str | None:
     """The license field of the package manifest at ``path`` (``_metadata_parser``), or None for any other file: a
     manifest's own license is the one it declares, not a license its description mentions (RcppArmadillo's
     DESCRIPTION: "'Armadillo' is licensed under Apache License 2" in its prose, "License: GPL (>= 2)" its own)."""
     parts = _parts(path)
+    if parts and parts[-1].endswith((".appdata.xml", ".metainfo.xml")):
+        return _APPSTREAM(text)  # AppStream: the license of the metadata file itself (project_license is the project's)
     parser = _metadata_parser(parts[-1]) if parts else None
     return parser(text) if parser else None
 
@@ -1059,8 +1064,12 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
             covered.append((position, position + max((m.end() for p in signature.required if (m := p.search(window))),
                                                      default=0)))
     further = _words(text[:_NOTICE_CHARS + _NOTICE_RUNOVER])  # a notice the head cuts short reads to its version
-    if (notice := _GNU_NOTICE.search(words)) and (gnu := _gnu_text(further[notice.start():])):
-        found.setdefault(notice.start(), gnu[1])
+    for notice in _GNU_NOTICE.finditer(words):
+        if _ELSEWHERE.search(words[max(0, notice.start() - 80):notice.start()]):
+            continue  # valgrind.h: "The rest of Valgrind is licensed under the terms of the GNU General Public License"
+        if gnu := _gnu_text(further[notice.start():]):
+            found.setdefault(notice.start(), gnu[1])
+        break
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
     if dedications and (public := public_domain(words, found.values())) is not None:
@@ -1081,6 +1090,9 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
 
 
 _NOTICE_RUNOVER = 400
+# A notice about the rest of a project, not this file ("applies to this one file (valgrind.h) only. The rest of Valgrind
+# is licensed under ...").
+_ELSEWHERE = re.compile(r"\bthe (?:entire )?rest of (?:\S+ ){1,3}(?:is|are) (?:licensed|released|distributed) $")
 # The Eclipse Distribution License is the BSD-3-Clause text (SPDX lists no id of its own); Eclipse projects offer it
 # beside the EPL.
 _EDL = re.compile(r"eclipse public license (?:v ?|version )?\d 0 (?:and|or) (?:the )?eclipse distribution license")
@@ -1181,7 +1193,7 @@ def option_choice(head: str) -> str | None:
 # Domain. http://creativecommons.org/publicdomain/zero/1.0/") it is CC0-1.0. A text already read as the Unlicense or
 # CC0 says so in its own words.
 _PUBLIC_DOMAIN = re.compile(
-    r"\b(?:(?:is|are) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) the public domain"
+    r"\b(?:(?:is|are|it s) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) the public domain"
     r"|(?:release[sd]?|place[sd]?|put|dedicated?|contributed) (?:\S+ ){0,8}?(?:in|into|to) the public domain"
     r"|100 public domain|(?:file|code|software|work|source) is public domain|(?:is|are) under (?:the )?public domain)\b")
 _CC0_ADDRESS = re.compile(r"creativecommons org publicdomain zero")

@@ -5,6 +5,7 @@ Design notes: docs/design/filters.md, "filters/reuse.py".
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Collection, Iterable
@@ -361,6 +362,10 @@ def file_license(text: str) -> str | None:
     return combine(found) or None
 
 
+# The filter asks this of each document twice in a row (its license, then whether its notice is another
+# holder's: ``pipelines.filter``); a pure function of its arguments, so the last few answers are kept
+# (~2.5 CPU s per 50 MB of code; bench/RESULTS.md, issue 49, ninth session).
+@functools.lru_cache(maxsize=4)
 def own_license(text: str, path: str = "") -> str | None:
     """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
     long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a

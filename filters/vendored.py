@@ -31,9 +31,10 @@ from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
-# linguist lists .github/ and git's own config files (.gitignore, .gitattributes, .gitmodules) to keep them out of
-# language statistics; each is the repository's own, not another project's code.
-OWN_CODE = re.compile(r"(?:^|/)\.github/|(?:^|/)\.git(?:attributes|ignore|modules)$")
+# linguist lists .github/, an editor's project settings (.vscode/) and git's own config files (.gitignore,
+# .gitattributes, .gitmodules) to keep them out of language statistics; each is the repository's own, not another
+# project's code (raylib's ``projects/VSCode/.vscode/``, nanovg-zig's ``.vscode/launch.json``).
+OWN_CODE = re.compile(r"(?:^|/)\.(?:github|vscode)/|(?:^|/)\.git(?:attributes|ignore|modules)$")
 
 
 @functools.cache
@@ -249,7 +250,8 @@ _PROVENANCE = re.compile(
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
 # What a folder README's opening says the folder is for: FreshRSS's ``p/themes/Nord/README.md``, "A simple theme based on
 # Nord's color scheme for [FreshRSS](https://freshrss.org)": written for the repository, not copied into it.
-_WRITTEN_FOR = re.compile(r"\bfor (?:the )?\[?([\w.-]{3,})")
+# ("the source code repository for RE2" says the folder is RE2's own repository, not written for a repository so named)
+_WRITTEN_FOR = re.compile(r"(?<!repository )(?<!source code )(?<!\bcode )\bfor (?:the )?\[?([\w.-]{3,})")
 _README_HEAD_CHARS = 600
 # A folder README that says its subfolders are copies: gevent's ``src/greentest/README.rst``, "The test directories
 # that begin with a number (e.g., 2.7 and 3.5) are copies of the standard library tests".
@@ -547,8 +549,10 @@ _COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+|this (?:software|program|library
 # A license text's own copyright, part of its standard text: "Copyright (C) 2007 Free Software Foundation, Inc. ...
 # Everyone is permitted to copy and distribute verbatim copies of this license document" (the GNU texts, the
 # Artistic License 2.0, the SSPL): it names who wrote the license, never who holds the code it governs.
-_LICENSE_DOCUMENT = re.compile(r"permitted\s+to\s+copy\s+and\s+distribute\s+verbatim\s+copies\s+of\s+this\s+"
-                               r"licen[cs]e\s+document", re.IGNORECASE)
+# Between its words, any markup a format puts at line ends: RTF's "\" (sqlitebrowser's ``installer/windows/license.rtf``)
+_GAP = r"[\s\\]+"
+_LICENSE_DOCUMENT = re.compile(_GAP.join(("permitted", "to", "copy", "and", "distribute", "verbatim", "copies", "of",
+                                          "this", r"licen[cs]e", "document")), re.IGNORECASE)
 _TEMPLATE_REACH = 400  # characters after the copyright line within which the license document's own notice follows
 
 
@@ -1043,6 +1047,28 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
 
 
+_BANNER_VERSION = re.compile(r"^[^\w\n]*([\w.+-]+)\s+[-–]\s+(v\d+(?:\.\d+)+)\b[^\n]*", re.IGNORECASE)
+
+
+def banner_release(path: str, text: str, owner: RepositoryOwner, repo: str = "") -> str | None:
+    """Why a file's first line says it is a release of a single-file library, or None: it names the file itself with
+    a version ("stb_image - v2.30 - public domain image loader - http://nothings.org/stb", "stb_truetype.h - v1.26 -
+    public domain" over "authored from 2009-2021 by Sean Barrett"), and on that line a home that is not the
+    repository's, or in its header an author or holder who is not the repository's. raylib's own "rlgl v6.0 - A
+    multi-OpenGL abstraction layer" names no home and Ramon Santamaria, the repository's."""
+    banner = _BANNER_VERSION.match(text[:300].lstrip())
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    if banner is None or banner.group(1).lower().split(".", 1)[0] != stem or len(stem) < 3:
+        return None
+    own = repo.rsplit("/", 1)[-1].lower()
+    home = next((url for url in _URL.findall(banner.group(0)) if not (own and own in url.lower())), None)
+    holder = header_holder(text)
+    own_words = owner.words() | holder_words(owner.people)
+    if home is None and not (holder and own_words and not holder_words([holder]) & own_words):
+        return None
+    return f"its banner names {banner.group(1)!r} {banner.group(2)}" + (f" and {home!r}" if home else f" by {holder!r}")
+
+
 def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, governing: Iterable[str]) -> str | None:
     """Why a file's header points to a license file its folders do not hold, or None: it names a holder that is not
     the repository's, and its pointer names a license (``pointed``, "a BSD-style license that can be found in the
@@ -1062,7 +1088,8 @@ def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, gove
 
 # A header's author where it has no copyright line: JSR-166's "Written by Doug Lea and Martin Buchholz with assistance
 # from members of JCP JSR-166 Expert Group and released to the public domain".
-_AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created) by:?\s+(.+?)(?:\s+with\b|\s+and released\b|[,.;]|$)",
+_AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created)(?: from [\d-]+| in \d{4})? by:?\s+(.+?)"
+                          r"(?:\s+with\b|\s+and released\b|[,.;/]|$)",
                           re.IGNORECASE | re.MULTILINE)
 _PUBLIC_DOMAIN = re.compile(r"\b(?:released|dedicated|placed|put) (?:in|into|to) the public domain\b")
 

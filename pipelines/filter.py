@@ -32,6 +32,7 @@ from codemix.filters.reuse import RepositoryLicenses, license_evidence_of, own_l
 from codemix.filters.vendored import (
     Vendored,
     VendoredTree,
+    banner_release,
     copied_file_statement,
     copied_in_folders,
     copy_fact,
@@ -162,7 +163,8 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
         why = foreign_notice(doc.text, found.owner, notice) \
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
             or foreign_terms(doc.text, found.owner, notice or header_terms(doc.text), license_ids(governing), doc.repo) \
-            or foreign_release(doc.text, found.owner, doc.repo)
+            or foreign_release(doc.text, found.owner, doc.repo) \
+            or banner_release(doc.path, doc.text, found.owner, doc.repo)
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 

@@ -38,12 +38,14 @@ from codemix.mixtures.transcript_formats.outcomes import outcome_facts
 from codemix.mixtures.transcript_formats.printed import (
     PRINTED_OBJECTS,
     assigned_prompts,
+    attribute_reply,
     code_tree,
     lone_replies,
     names_read,
     record_transcripts,
     sent_messages,
 )
+from codemix.mixtures.transcript_formats.rendered import TEMPLATE_TURNS
 from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.shape import (
     ID_KEYS,
@@ -78,7 +80,7 @@ def read_console(text: Any) -> list[Transcript] | None:
 CONSOLE_LOG = Format(name="console-log", container="text", detect=lambda text: bool(read_console(text)),
                      parse=lambda text: read_console(text) or [])
 LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
-TEXT_FORMATS = (HTML_MESSAGES, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
+TEXT_FORMATS = (HTML_MESSAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
@@ -179,10 +181,11 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
         raise TranscriptShapeError(str(error)) from None
     prompts = cell_prompts(value)
     for index, text, cell in cells:
-        read = parse_text(text) or replies_with_prompt(text, prompts.get(index), cell)
-        if not read and transcripts and (reply := answer_after_output(transcripts[-1], text, index in prompts)):
+        read = parse_text(text)
+        if not read and transcripts and (reply := answer_after_output(transcripts[-1], text, cell, prompts.get(index))):
             transcripts[-1].messages.extend(reply)  # ``final_response``: the model answers the tool's output
             continue
+        read = read or replies_with_prompt(text, prompts.get(index), cell)
         for transcript in read:
             if not has_task(transcript.messages) and (task := cell_task(cell)):
                 head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), 0)
@@ -197,12 +200,19 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
             if not any(j > i and len(other) > len(said[i]) and other[:len(said[i])] == said[i] for j, other in enumerate(said))]
 
 
-def answer_after_output(previous: Transcript, text: str, prompted: bool) -> list[dict[str, Any]]:
-    """The model's reply a cell prints alone, with no request in its code, when the notebook's run before it
-    ends with a tool's output: the turn that run was waiting for (its canonical messages), else nothing."""
-    if prompted or previous.format != "printed-objects" or not previous.messages or not previous.messages[-1]["observation"]:
+def answer_after_output(previous: Transcript, text: str, cell: dict, prompt: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The model's reply a cell prints alone (``printed.lone_replies``, ``printed.attribute_reply``) when the
+    notebook's run before it ends with a tool's output and the request the cell's code sends (its messages or its
+    task, if it writes one) opens that run (a list the notebook kept appending to): the turn that run was waiting for (its canonical
+    messages), else nothing."""
+    if previous.format != "printed-objects" or not previous.messages or not previous.messages[-1]["observation"]:
         return []
-    replies = lone_replies(text)
+    asked = next((m["content"].strip() for m in previous.messages if m["role"] == "user"), None)
+    sends = next((str(r.get("content") or "").strip() for r in prompt if r["role"] == "user"), None) if prompt else (
+        cell_task(cell).strip() or None)
+    if sends is not None and sends != asked:
+        return []  # the cell sends another conversation (its own messages, or a task of its own)
+    replies = lone_replies(text) or attribute_reply(joined(cell.get("source")), text)
     read = record_transcripts(replies[:1]) if len(replies) == 1 else []
     return [m for t in read for m in t.messages if m["role"] == "assistant"]
 
@@ -232,7 +242,7 @@ def replies_with_prompt(text: str, prompt: list[dict[str, Any]] | None, cell: di
     """A cell that printed only the model's reply (``printed.lone_replies``): the reply after the request its
     code gave, the message list last assigned (``cell_prompts``), else the task its source passes to a call;
     nothing when the code holds neither."""
-    replies = lone_replies(text)
+    replies = lone_replies(text) or attribute_reply(joined(cell.get("source")), text)
     if not replies:
         return []
     opening = prompt or ([{"role": "user", "content": task}] if (task := cell_task(cell)) else [])

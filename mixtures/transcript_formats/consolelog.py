@@ -17,8 +17,6 @@
    label of what running it gave (``Execution logs:``, ``Out:``), the tool's output from there.
 4. **Logged steps** (``logged_steps``): log records that open the model's steps (``... - INFO - Thoughts:``),
    each step one model turn.
-5. **A chat template rendered as text** (``template_turns``): turns between special tokens
-   (``<|start|>user<|message|>...<|end|>``), calls by their addressee (``to=functions.x``).
 
 Every line is accounted for: in a message, or counted in ``extra.framing`` under a named reason.
 """
@@ -32,7 +30,7 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Transcript
-from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message, tool_call
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TOKEN = re.compile(r"\d+|[^\W\d_]+|[ \t]+|.")
@@ -426,53 +424,6 @@ def logged_steps(text: str, records: set[int] | frozenset = frozenset()) -> tupl
     return turns, dict(+framing)
 
 
-# --- a chat template rendered as text: turns between special tokens -----------------------------------
-
-SPECIAL = re.compile(r"<\|[a-z_]{2,24}\|>|<[a-z_]{2,24}_of_turn>")
-ROLE_WORD = re.compile(r"[ \t]*([A-Za-z_][\w.-]{0,60})")
-ADDRESSEE = re.compile(r"\bto=([\w.-]+)")
-
-
-def template_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
-    """Turns a chat template left in the text (``<|start|>user<|message|>...<|end|>``,
-    ``<|im_start|>assistant\n...<|im_end|>``): the opening token is the special token most often followed by a
-    role alias; each turn runs to the next opening, its role the word after it, its text the longest piece
-    between special tokens. A turn addressed to another (``to=functions.get_weather``) from the model is a
-    call of it (its text the arguments); a turn from a name no role alias holds, addressed to the model, is
-    that tool's output."""
-    from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES
-    tokens = list(SPECIAL.finditer(text))
-    followed: collections.Counter[str] = collections.Counter()
-    for token in tokens:
-        word = ROLE_WORD.match(text, token.end())
-        if word and word.group(1).lower() in ROLE_ALIASES:
-            followed[token.group()] += 1
-    if not followed or followed.most_common(1)[0][1] < 2:
-        return None
-    opener = followed.most_common(1)[0][0]
-    starts = [t for t in tokens if t.group() == opener]
-    turns: list[dict[str, Any]] = []
-    for index, start in enumerate(starts):
-        segment = text[start.end():starts[index + 1].start() if index + 1 < len(starts) else len(text)]
-        word = ROLE_WORD.match(segment)
-        if word is None:
-            continue
-        pieces = SPECIAL.split(segment[word.end():])
-        header = " ".join(pieces[:-1]) if len(pieces) > 1 else ""
-        body = max(pieces, key=lambda piece: len(piece.strip())).strip() if len(pieces) > 1 else pieces[0].strip()
-        name, role = word.group(1), ROLE_ALIASES.get(word.group(1).lower())
-        to = ADDRESSEE.search(header + " " + (pieces[0] if len(pieces) > 1 else ""))
-        if role == "assistant" and to is not None and ROLE_ALIASES.get(to.group(1).lower()) != "assistant":
-            turns.append({"speaker": "assistant", "content": "", "name": name, "call": (to.group(1).split(".")[-1], body)})
-        elif role is None and (to is None or ROLE_ALIASES.get(to.group(1).lower()) == "assistant"):
-            turns.append({"speaker": "tool", "content": body, "name": name})
-        elif role is not None and body:
-            turns.append({"speaker": role, "content": body, "name": name})
-    if not {"user", "assistant"} <= {t["speaker"] for t in turns}:
-        return None
-    return turns, {"special_tokens": len(tokens)}
-
-
 def printed_once(transcripts: list[Transcript]) -> list[Transcript]:
     """The runs of a page without those printed again longer (a prompt re-rendered at each turn): a run every
     message of which is in a later run is left out."""
@@ -503,13 +454,11 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         # steps each log record opens (a label of the model's part) are read before any other reading of them
         stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
-        for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
-                               ("template", template_turns)):
+        for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
                 transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([
-                    message(t["speaker"], t["content"], name=t["name"], observation=t["speaker"] == "tool",
-                            tool_calls=[tool_call(None, *t["call"])] if t.get("call") else None)
+                    message(t["speaker"], t["content"], name=t["name"], observation=t["speaker"] == "tool")
                     for t in turns]))]
                 framing = {**framing, **found}
         if transcripts:

@@ -566,6 +566,29 @@ def lone_replies(text: str) -> list[list[dict[str, Any]]]:
     return runs
 
 
+def attribute_reply(source: str, text: str) -> list[list[dict[str, Any]]]:
+    """A cell whose last statement shows the text of a model's reply (``response.choices[0].message.content``,
+    ``print(message.content[0].text)``): what it printed (a string's repr read back) is that reply, one run of one
+    model message, when it is prose."""
+    tree = code_tree(source)
+    last = tree.body[-1] if tree is not None and getattr(tree, "body", None) else None
+    if not isinstance(last, ast.Expr):
+        return []
+    shown = last.value
+    if isinstance(shown, ast.Call) and getattr(shown.func, "id", "") == "print" and len(shown.args) == 1:
+        shown = shown.args[0]
+    named = shown.attr if isinstance(shown, ast.Attribute) else getattr(getattr(shown, "slice", None), "value", None) \
+        if isinstance(shown, ast.Subscript) else None  # ``.content`` or ``["content"]``
+    chain = ast.unparse(shown) if named in ("content", "text") else ""
+    if not re.search(r"\b(?:choices|message)\b|\bcontent\[\d+\]\.text$", chain.replace("'", "").replace('"', "")):
+        return []
+    reply = text.strip()
+    with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
+        value = ast.literal_eval(reply) if reply[:1] in "'\"" else None
+        reply = value if isinstance(value, str) else reply
+    return [[{"role": "assistant", "content": reply.strip()}]] if is_spoken(reply) else []
+
+
 def code_tree(source: str) -> ast.AST | None:
     """A cell's source as a syntax tree (shell and magic lines left out), None when it is no Python."""
     try:

@@ -164,3 +164,28 @@ def test_a_nimble_files_license_field() -> None:
     licenses = resolve_licenses([("stew.nimble", found, (), None, False), ("LICENSE-MIT", "MIT", (), None, False),
                                  ("LICENSE-APACHEv2", "Apache-2.0", (), None, False)])
     assert licenses.default == found
+
+
+def test_a_notice_about_the_rest_of_the_project_is_not_the_files() -> None:
+    """valgrind.h (re2's ``util/``): its BSD-style license with bzip2's clauses "applies to this one file (valgrind.h)
+    only. The rest of Valgrind is licensed under the terms of the GNU General Public License, version 2" (ScanCode:
+    bzip2-1.0.6 alone)."""
+    text = _files("re2")["src/re2_c/libre2/util/valgrind.h"]
+    assert "The rest of Valgrind is licensed under the\n   terms of the GNU General Public License" in text  # guard
+    assert notice_license(text) == "bzip2-1.0.6"
+
+
+def test_its_in_the_public_domain() -> None:
+    """lookup3.c in re2's ``util/hash.cc``: "You can use this free for any purpose. It's in the public domain. It has
+    no warranty." (licensecheck: public-domain; ScanCode: public-domain-disclaimer)."""
+    assert notice_license(_files("re2")["src/re2_c/libre2/util/hash.cc"]) == "LicenseRef-public-domain"
+
+
+def test_appstream_metadata_states_its_own_license() -> None:
+    """sqlitebrowser's AppStream file: ``<metadata_license>CC0-1.0</metadata_license>`` is the license of the metadata
+    file itself (the AppStream specification's field; ``<project_license>`` is the project's). ScanCode matches the
+    CC0-1.0 tag in it (beside the project's licenses)."""
+    path = "distri/sqlitebrowser.desktop.appdata.xml"
+    text = _files("sqlitebrowser")[path]
+    assert "<project_license>MPL-2.0 and GPL-3.0+</project_license>" in text  # guard: the project's differs
+    assert own_license(text, path) == "CC0-1.0"

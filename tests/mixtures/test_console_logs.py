@@ -140,23 +140,6 @@ def test_a_framework_log_of_the_model_s_steps_is_one_model_turn_per_step():
     assert not any("Screenshot folder cleared" in m["content"] for m in messages)
 
 
-def test_a_chat_template_rendered_as_text_reads_turns_between_its_special_tokens():
-    """A conversation rendered by a chat template (harmony: ``<|start|>ROLE ... <|message|>TEXT<|end|>``): the
-    opening token is the one followed by role names; a model turn addressed to a function is its call, the
-    function's turn back its output; the open generation prompt at the end is no turn."""
-    text = (FIXTURES / "transcript_inputs" / "harmony.test_does_not_drop_if_ongoing_analysis.txt").read_text()
-    asked = re.search(r"<\|start\|>user<\|message\|>(.*?)<\|end\|>", text).group(1)
-    called = re.search(r"to=functions\.(\w+)[^\n]*?<\|message\|>(.*?)<\|call\|>", text)
-    returned = re.search(r"<\|start\|>functions\.\w+<\|message\|>(.*?)<\|end\|>", text).group(1)
-    transcripts = parse_text(text, forced="console-log")
-    assert transcripts is not None and transcripts[0].extra["layout"] == "template"
-    messages = transcripts[0].messages
-    assert [(m["role"], m["observation"]) for m in messages] == [
-        ("user", False), ("assistant", False), ("assistant", False), ("tool", True)]
-    assert messages[0]["content"] == asked and messages[3]["content"] == returned
-    assert [(c["name"], c["arguments"]) for c in messages[2]["tool_calls"]] == [(called.group(1), called.group(2))]
-
-
 def test_dated_lines_whose_shared_part_ends_in_a_label_have_no_record_prefix():
     """Lines that share a date and then a speaker's label (``2024-01-01 12:00 Alice: ...``, a chat export):
     the shared part ends in a label, so no record prefix is cut (and reading does not fail)."""

@@ -166,3 +166,50 @@ def test_a_reply_printed_in_a_later_cell_answers_what_its_call_was_sent() -> Non
     called = [run for run in runs if run[-1][2] == ["mogrify_string"]]
     assert len(called) == 1 and called[0][0][1].startswith("What do I get if I mogrify the string `hello`")
     assert all(run[-1][0] == "assistant" for run in runs) and len(runs) == 3
+
+
+HARMONY = FIXTURES / "template-turns" / "openai-harmony.docs-format.lines-423-459.md"
+HARMONY_SPEC = FIXTURES.parent / "transcript_inputs" / "not-openai-harmony.docs-format.md"
+
+
+def test_a_conversation_rendered_in_harmony_is_read_with_its_calls() -> None:
+    """A run kept as the prompt string (OpenAI harmony, ``<|start|>author[ to=recipient]<|channel|>...<|message|>
+    body<|end|>``): one message per ``<|start|>``, roles by author (``developer`` is a system turn, the namespaced
+    ``functions.get_weather`` the tool), a message addressed to ``functions.X`` the model's call of X; the closing
+    ``<|start|>assistant`` with no message (where the next reply would be generated) is no turn."""
+    text = HARMONY.read_text()
+    headers = re.findall(r"<\|start\|>([^<]*)(?:<\|channel\|>[^<]*)?(?:<\|constrain\|>[^<]*)?<\|message\|>", text)
+    assert len(headers) == 6 and text.rstrip("`\n").endswith("<|start|>assistant")  # the cue for the next reply: no message
+    docs, quarantined = read(HARMONY)
+    assert not quarantined and len(docs) == 1
+    got = said(docs[0])
+    assert [m[0] for m in got] == ["system", "system", "user", "assistant", "assistant", "tool"]
+    call = re.search(r"to=functions\.(\w+).*?<\|message\|>(.*?)<\|call\|>", text, re.DOTALL)
+    assert got[4][2] == [call.group(1)] and docs[0].metadata["messages"][4]["tool_calls"][0]["arguments"] == call.group(2).strip()
+    assert got[5][1] == re.search(r"to=assistant<\|channel\|>commentary<\|message\|>(.*?)<\|end\|>", text).group(1).strip()
+
+
+def test_a_page_about_a_template_is_no_conversation() -> None:
+    """The harmony specification holds the same renderings as examples among prose and Python code: a page
+    about the template, quarantined, not a run."""
+    assert HARMONY.read_text().strip("`\n") in HARMONY_SPEC.read_text()  # guard: the example is on the page
+    docs, quarantined = read(HARMONY_SPEC)
+    assert not docs and len(quarantined) == 1
+
+
+MISTRAL = FIXTURES / "printed-objects" / "mistral-cookbook.function_calling.ipynb"
+
+
+def test_a_reply_shown_as_message_content_answers_the_tool_output_before_it() -> None:
+    """The Mistral cookbook prints its message list as it grows (a person's dict, the model's
+    ``AssistantMessage(...)`` call, the tool's dict) and then shows the final reply as
+    ``response.choices[0].message.content``, a string's repr. The reply closes the run the list printed (the
+    request the cell sends is that list), not a run of its own. Spent eighth-holdout file: fit."""
+    cells = [c for c in json.loads(MISTRAL.read_text())["cells"] if c["cell_type"] == "code"]
+    shown = [c for c in cells if "".join(c["source"]).rstrip().endswith("response.choices[0].message.content")]
+    assert len(shown) == 1
+    reply = ast.literal_eval("".join(shown[0]["outputs"][0]["data"]["text/plain"]))
+    docs, quarantined = read(MISTRAL)
+    assert not quarantined and len(docs) == 1
+    assert [m[0] for m in said(docs[0])] == ["user", "assistant", "tool", "assistant"]
+    assert said(docs[0])[1][2] == ["retrieve_payment_status"] and said(docs[0])[-1][1] == reply

@@ -53,6 +53,7 @@ FILES = {
     "html-messages": "html-messages/claude-code-log.transcript_style_guide.html",
     "console-log": "console-log/camel.workforce_judge_committee.ipynb",
     "printed-objects": "printed-objects/anthropic-cookbook.tool_use.tool_choice.ipynb",
+    "template-turns": "template-turns/openai-harmony.docs-format.lines-423-459.md",
 }
 
 
@@ -299,7 +300,7 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
                                                          "react-text", "speaker-turns", "banner-turns",
                                                          "printed-messages", "marker-turns", "chain-log",
                                                          "labelled-dialogue", "html-messages", "console-log",
-                                                         "printed-objects")]
+                                                         "printed-objects", "template-turns")]
     assert all(name in str(caught.value) for name in json_formats)
 
 
