@@ -430,10 +430,11 @@ def awaits_output(run: list[dict[str, Any]], at: int) -> bool:
     return sum(r["role"] == "tool" for r in run[last + 1:at]) < calls
 
 
-def printed_events(text: str) -> list[list[dict[str, Any]]]:
+def printed_events(text: str, labels_alone: bool = False) -> list[list[dict[str, Any]]]:
     """What a text printed, in order, as lists of records: each printed object's message records (a history
     when more than one), each labelled turn as a list of one; a labelled object holding no message (``Tool
-    Result: [Result(...)]``) is its label's turn with the object's text."""
+    Result: [Result(...)]``) is its label's turn with the object's text. Labelled lines alone (no printed
+    message) are no events unless ``labels_alone`` (a notebook cell whose code gives the request)."""
     events: list[tuple[int, list[dict[str, Any]]]] = []
     taken = []
     for printed in printed_values(text):
@@ -441,6 +442,8 @@ def printed_events(text: str) -> list[list[dict[str, Any]]]:
         if records:
             events.append((printed.start, records))
             taken.append((printed.start, printed.end))
+    if not events and not labels_alone:
+        return []  # labelled lines with no printed message beside them are another format's (or a page's prose)
     for position, record in labelled_turns(text, taken):
         events.append((position, [record]))
     return [records for _, records in sorted(events, key=lambda e: e[0])]
@@ -483,12 +486,12 @@ def merged_runs(events: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]
     return [r for r in (*runs, run) if r]
 
 
-def text_runs(text: str) -> list[list[dict[str, Any]]]:
+def text_runs(text: str, labels_alone: bool = False) -> list[list[dict[str, Any]]]:
     """The runs a text printed as objects (``printed_events`` merged by ``merged_runs``); ``[]`` for a source
     file (its message literals are examples, never printed by a run)."""
     if is_code(text) or json_lines(text):
         return []
-    return merged_runs(printed_events(ANSI.sub("", text)))
+    return merged_runs(printed_events(ANSI.sub("", text), labels_alone))
 
 
 def json_lines(text: str) -> bool:
@@ -555,7 +558,7 @@ def lone_replies(text: str) -> list[list[dict[str, Any]]]:
     labelled final answer), or the model's calls and the tools' results (a loop printing each step); not a batch
     of separate generations. Their request is in the code that printed them."""
     runs = []
-    for run in text_runs(text):
+    for run in text_runs(text, labels_alone=True):  # a notebook's ``Final answer ->``: the code gives its request
         if any(r["role"] in ("user", "system") for r in run) or not any(r["role"] == "assistant" for r in run):
             continue
         model = [r for r in run if r["role"] == "assistant"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codemix.document import Document, Quarantined
-from codemix.mixtures.transcript_formats.printed import parse_printed, printed_values
+from codemix.mixtures.transcript_formats.printed import detect_printed_objects, parse_printed, printed_values
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
 
@@ -213,3 +213,11 @@ def test_a_reply_shown_as_message_content_answers_the_tool_output_before_it() ->
     assert not quarantined and len(docs) == 1
     assert [m[0] for m in said(docs[0])] == ["user", "assistant", "tool", "assistant"]
     assert said(docs[0])[1][2] == ["retrieve_payment_status"] and said(docs[0])[-1][1] == reply
+
+
+def test_labelled_lines_without_a_printed_message_are_not_printed_objects() -> None:
+    """smolagents' guided tour (a documentation page) has lines like ``Answer:`` and ``User:`` but prints no
+    message object: labels alone open no printed-objects run there (its pasted console is builder B's format)."""
+    text = (FIXTURES.parent / "transcript_inputs" / "smolagents.guided_tour.md").read_text()
+    assert re.search(r"^[A-Za-z][\w' -]{0,40}:", text, re.MULTILINE)  # guard: the page has labelled lines
+    assert not detect_printed_objects(text)
