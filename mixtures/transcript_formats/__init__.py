@@ -36,12 +36,13 @@ from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPO
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
 from codemix.mixtures.transcript_formats.printed import (
-    PRINTED_OBJECTS,
     assigned_prompts,
     attribute_reply,
     code_tree,
+    detect_printed_objects,
     lone_replies,
     names_read,
+    parse_printed_objects,
     record_transcripts,
     sent_messages,
 )
@@ -79,6 +80,12 @@ def read_console(text: Any) -> list[Transcript] | None:
 
 CONSOLE_LOG = Format(name="console-log", container="text", detect=lambda text: bool(read_console(text)),
                      parse=lambda text: read_console(text) or [])
+def read_printed_objects(text: str) -> list[Transcript]:
+    """``printed.parse_printed_objects`` with the JSON readers (``parse_json_value``): printed records read as JSON."""
+    return parse_printed_objects(text, parse_json_value)
+
+
+PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=detect_printed_objects, parse=read_printed_objects)
 LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
 TEXT_FORMATS = (HTML_MESSAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
@@ -213,7 +220,7 @@ def answer_after_output(previous: Transcript, text: str, cell: dict, prompt: lis
     if sends is not None and sends != asked:
         return []  # the cell sends another conversation (its own messages, or a task of its own)
     replies = lone_replies(text) or attribute_reply(joined(cell.get("source")), text)
-    read = record_transcripts(replies[:1]) if len(replies) == 1 else []
+    read = record_transcripts(replies[:1], parse_json_value) if len(replies) == 1 else []
     return [m for t in read for m in t.messages if m["role"] == "assistant"]
 
 
@@ -246,7 +253,7 @@ def replies_with_prompt(text: str, prompt: list[dict[str, Any]] | None, cell: di
     if not replies:
         return []
     opening = prompt or ([{"role": "user", "content": task}] if (task := cell_task(cell)) else [])
-    return record_transcripts([[*opening, *reply] for reply in replies]) if opening else []
+    return record_transcripts([[*opening, *reply] for reply in replies], parse_json_value) if opening else []
 
 
 def without_reprints(transcripts: list[Transcript]) -> list[Transcript]:

@@ -23,11 +23,12 @@ import contextlib
 import itertools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from codemix.mixtures.transcript_formats.banners import is_code
-from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, is_spoken
 from codemix.mixtures.transcript_formats.markers import (
     ANSI,
@@ -514,14 +515,13 @@ def spoken_run(run: list[dict[str, Any]]) -> bool:
                for r in model) * 2 >= len(model)
 
 
-def record_transcripts(runs: list[list[dict[str, Any]]]) -> list[Transcript]:
-    """Each run's records read by the JSON readers (``parse_json_value``), as if the run had been saved as JSON."""
-    from codemix.mixtures.transcript_formats import parse_json_value  # the readers of JSON values read records too
-
+def record_transcripts(runs: list[list[dict[str, Any]]], read: Callable[[Any], list[Transcript]]) -> list[Transcript]:
+    """Each run's records read by ``read``, the JSON readers (the package's ``parse_json_value``, handed in so
+    that this module does not import its package), as if the run had been saved as JSON."""
     found = []
     for index, run in enumerate(runs):
         try:
-            transcripts = parse_json_value(run)
+            transcripts = read(run)
         except TranscriptShapeError:
             continue
         for transcript in transcripts:
@@ -543,11 +543,9 @@ def detect_printed_objects(text: Any) -> bool:
     return sum(map(len, runs)) >= sum(map(len, earlier))
 
 
-def parse_printed_objects(text: str) -> list[Transcript]:
-    return record_transcripts([r for r in text_runs(text) if spoken_run(r)])
-
-
-PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=detect_printed_objects, parse=parse_printed_objects)
+def parse_printed_objects(text: str, read: Callable[[Any], list[Transcript]]) -> list[Transcript]:
+    """The ``printed-objects`` format's reading; its ``Format`` is made where ``read`` lives (the package)."""
+    return record_transcripts([r for r in text_runs(text) if spoken_run(r)], read)
 
 
 # --- a notebook's lone replies -----------------------------------------------------------------------
