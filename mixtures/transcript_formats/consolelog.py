@@ -31,6 +31,8 @@ from typing import Any
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
+from codemix.mixtures.transcript_formats.markers import marker_role
+from codemix.mixtures.transcript_formats.turns import key_words
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TOKEN = re.compile(r"\d+|[^\W\d_]+|[ \t]+|.")
@@ -343,8 +345,6 @@ def stepped_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
     part (its panels' bodies, the code it wrote, and its text) up to a label of what running it gave
     (``Execution logs:``, ``Observations:``, ``Out:``), from which on the step is the tool's output. A step's
     footer of figures (``[Step 0: Duration ...]``) is framing."""
-    from codemix.mixtures.transcript_formats.markers import marker_role
-    from codemix.mixtures.transcript_formats.turns import key_words
     lines = ANSI.sub("", text).split("\n")[:MAX_LINES]
     framing: collections.Counter[str] = collections.Counter()
     turns: list[dict[str, Any]] = []
@@ -401,8 +401,6 @@ def logged_steps(text: str, records: set[int] | frozenset = frozenset()) -> tupl
     model's part (LaVague's ``... - INFO - Thoughts:``, then ``Next engine:``, ``Instruction:``): each step
     one model turn, a label of what running it gave (``Observation:``) a tool's turn. The task is not in
     the log (a notebook gives its cell's); the records' prefixes are cut already (``record_prefix``)."""
-    from codemix.mixtures.transcript_formats.markers import marker_role
-    from codemix.mixtures.transcript_formats.turns import key_words
     lines = text.split("\n")[:MAX_LINES]
     labels = [(i, m.group(1), marker_role(key_words(m.group(1)))) for i, line in enumerate(lines)
               if (m := STEP_LABEL.match(line)) is not None]

@@ -37,6 +37,7 @@ from codemix.mixtures.transcript_formats.markers import (
     PART_WORDS,
     PERSON_WORDS,
     bracket_pairs,
+    printed_runs,
 )
 from codemix.mixtures.transcript_formats.text_turns import FENCE
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
@@ -537,9 +538,7 @@ def detect_printed_objects(text: Any) -> bool:
     runs = [r for r in text_runs(text) if spoken_run(r)]
     if not runs:
         return False
-    from codemix.mixtures.transcript_formats.markers import printed_runs as message_histories
-
-    earlier = message_histories(text) or []  # ``printed-messages`` reads this text as well: the fuller reading wins
+    earlier = printed_runs(text) or []  # ``printed-messages`` reads this text as well: the fuller reading wins
     return sum(map(len, runs)) >= sum(map(len, earlier))
 
 
