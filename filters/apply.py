@@ -16,7 +16,7 @@ from codemix.filters.benchmarks import FILE, InstanceHit, InstanceIndex
 from codemix.filters.code import CODE_CHECKS, check_comment_fraction
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig
-from codemix.filters.decontamination import PYTHON, BenchmarkHit, ContaminationIndex
+from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
 from codemix.filters.generated import generator_header, path_matches
 from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
@@ -156,14 +156,19 @@ class DocumentFilter:
 
     def screened_views(self, docs: Sequence[Document]) -> list[list[ScreenedView]]:
         """Each document's ``contamination_views`` with what the code index's screen answers for each: the
-        Python views of all ``docs`` screened in one call (``ContaminationIndex.may_hit_many``), the others
-        left to ``hits`` (None)."""
+        views of all ``docs`` in one language screened in one call (``ContaminationIndex.may_hit_many``)."""
         views = [contamination_views(doc, self.language_of) for doc in docs]
-        python = [(i, j) for i, texts in enumerate(views) for j, (_, language) in enumerate(texts) if language == PYTHON]
-        screened: list[list[ScreenedView]] = [[(text, language, None) for text, language in texts] for texts in views]
-        answers = self.contamination.may_hit_many([views[i][j][0] for i, j in python]) if python else []
-        for (i, j), answer in zip(python, answers, strict=True):
-            screened[i][j] = (*views[i][j], answer)
+        by_language: dict[str, list[tuple[int, int]]] = {}
+        for i, texts in enumerate(views):
+            for j, (_, language) in enumerate(texts):
+                by_language.setdefault(language, []).append((i, j))
+        screened: list[list[ScreenedView]] = [[] for _ in views]
+        answers: dict[tuple[int, int], bool] = {}
+        for language, places in by_language.items():
+            found = self.contamination.may_hit_many([views[i][j][0] for i, j in places], language)
+            answers.update(zip(places, found, strict=True))
+        for i, texts in enumerate(views):
+            screened[i] = [(text, language, answers[i, j]) for j, (text, language) in enumerate(texts)]
         return screened
 
     def benchmark_hits(self, doc: Document, views: list[ScreenedView] | None = None) -> tuple[BenchmarkHit, ...]:

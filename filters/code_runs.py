@@ -147,7 +147,7 @@ def run_projections(texts: Sequence[str]) -> Projections:
     first, a newline and 8 spaces last, as one text alone is read), and every state a reading carries (the
     bracket depth, the statement columns, the symbol before a name, the "unsure" exits) starts anew in each
     segment, so no symbol or window spans two texts. One pass of numpy over many small files instead of one
-    per file (a file's fixed cost is most of a small one's: docs/design/filters.md, code_screen point 4)."""
+    per file (a file's fixed cost is most of a small one's: docs/design/filters.md, "filters/code_screen.py", point 5)."""
     rests = [_rest(text) for text in texts]
     sure = np.array([rest is not None for rest in rests], dtype=bool)
     pieces = ["\n" + rest + "\n" + " " * 8 for rest in rests if rest is not None]

@@ -200,6 +200,15 @@ class Projections:
         lengths[readable] = counts
         return cls(hashes, identifier, np.concatenate([[0], lengths.cumsum()]).astype(np.int64), sure)
 
+    @classmethod
+    def of_each(cls, projections: Sequence[tuple[np.ndarray, np.ndarray] | None]) -> Projections:
+        """From each text's own projection (None: unsure)."""
+        kept = [p for p in projections if p is not None]
+        return cls.of_segments(np.array([p is not None for p in projections], dtype=bool),
+                               np.concatenate([np.empty(0, np.uint64), *(p[0] for p in kept)]),
+                               np.concatenate([np.empty(0, bool), *(p[1] for p in kept)]),
+                               np.array([len(p[0]) for p in kept], dtype=np.int64))
+
     def __len__(self) -> int:
         return len(self.sure)
 

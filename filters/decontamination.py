@@ -23,7 +23,7 @@ import xxhash
 from codemix.config import ConfigError, join, require
 from codemix.filters.code_lexer import COMMON_KEYWORDS, lexed_item_projection, lexed_projection, lexed_tokens
 from codemix.filters.code_runs import RUN_GRAMS, run_projection, run_projections, token_run_projection
-from codemix.filters.code_screen import ScreenIndex
+from codemix.filters.code_screen import Projections, ScreenIndex
 from codemix.filters.code_tokens import RECEIVERS, CodeTokens, covered
 
 # An identifier or number (``\w+`` is Unicode-aware), else one non-space character.
@@ -376,10 +376,13 @@ class ContaminationIndex:
         return sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
 
     def may_hit_many(self, texts: Sequence[str], language: str = PYTHON) -> list[bool]:
-        """``may_hit`` of each text, all in ``language``: Python texts are projected and screened together
-        (``code_runs.run_projections``), a fixed cost per call instead of per text."""
-        if self._screen is None or language != PYTHON:
-            return [self.may_hit(text, language) for text in texts]
+        """``may_hit`` of each text, all in ``language``, screened together: a fixed cost per call instead of per
+        text. Python texts are projected together too (``code_runs.run_projections``)."""
+        if self._screen is None:
+            return [True] * len(texts)
+        if language != PYTHON:  # each text lexed alone, their k-grams looked up together
+            projections = Projections.of_each([lexed_projection(text, language) for text in texts])
+            return self._lexed_screen.may_hit_all(projections).tolist()
         return self._screen.may_hit_many(texts, run_projections).tolist()
 
     def may_hit(self, text: str, language: str = PYTHON) -> bool:

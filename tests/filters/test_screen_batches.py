@@ -9,6 +9,7 @@ its repository and commit in their README), and pairs cut from real files whose 
 
 from __future__ import annotations
 
+import json
 import sysconfig
 from pathlib import Path
 
@@ -151,3 +152,39 @@ def test_the_filter_judges_a_batch_of_every_language_as_each_alone():
     for i, mine in zip(asking, views, strict=True):
         batched[i] = judge.with_benchmark_hits(first[i], mine)
     assert [(v.reason, v.hits, v.document) for v in batched] == [(v.reason, v.hits, v.document) for v in alone]
+
+
+def test_the_lexed_screen_of_a_batch_answers_each_text_alone(tmp_path):
+    """Every other language: items of ~120 tokens from real files of the language (a generic benchmark), each cut
+    between the lines after which the first part alone is still cleared; the halves, glued to real files, are
+    screened in one batch with the other files of the language."""
+    by_language: dict[str, list[str]] = {}
+    for path in OTHER_LANGUAGES:
+        by_language.setdefault(detect_language(path.name, ""), []).append(read(path))
+    records, cases = [], []
+    for language, texts in by_language.items():
+        for number, text in enumerate(texts):
+            lines = text.splitlines(keepends=True)
+            start = len(lines) // 3
+            end = next((e for e in range(start, len(lines)) if len(code_tokens("".join(lines[start:e]), language)) >= 120),
+                       None)
+            if end is not None:
+                records.append({"id": f"{language}{number}", "prompt": "", "solution": "".join(lines[start:end]),
+                                "language": language})
+                cases.append((language, lines[start:end], texts[(number + 1) % len(texts)]))
+    benchmark = tmp_path / "items.jsonl"
+    benchmark.write_text("".join(json.dumps(record) + "\n" for record in records))
+    index = ContaminationIndex.from_config(DecontaminationConfig(humaneval=False, benchmarks=[str(benchmark)]))
+    crossing = 0
+    for language, texts in by_language.items():
+        batch = list(texts)
+        for case_language, lines, host in cases:
+            if case_language != language:
+                continue
+            cut = max((i for i in range(len(lines)) if not index.may_hit(host + "\n" + "".join(lines[:i]), language)),
+                      default=len(lines) // 2)
+            first, second = host + "\n" + "".join(lines[:cut]), "".join(lines[cut:]) + "\n" + host
+            crossing += index.may_hit(first + second, language) and not index.may_hit(second, language)
+            batch += [first, second]
+        assert index.may_hit_many(batch, language) == [index.may_hit(text, language) for text in batch]
+    assert len(by_language) >= 6 and crossing >= 3, "guard: joins the screen passes, not their halves"
