@@ -228,6 +228,7 @@ class VendoringFact:
     names: frozenset[str] = frozenset()  # a license text's BSD endorsement clause names (``endorsement_names``)
     first_year: int = 0  # the earliest year of a license text's first copyright line
     template_only: bool = False  # a license text whose only copyright lines are the license document's own (the FSF's)
+    project: str = ""  # the project a file's Xcode header names (``xcode_project``)
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
@@ -772,6 +773,8 @@ class RepositoryOwner:
     # Holders whose headers in the repository carry different years: they came back to write more (valkey's "zhenwei
     # pi", 2020 and 2022, MIT files in a BSD project), where a copy keeps the one date its original had.
     returning: frozenset[str] = frozenset()
+    # The Xcode projects its own files' headers name (``xcode_project``, letters and digits), as its people are counted.
+    projects: frozenset[str] = frozenset()
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -882,7 +885,23 @@ def holder_fact(path: str, text: str) -> VendoringFact | None:
     if (is_vendored(path) and not in_own_package(path, text)) or path_matches(path, VENDORED_PATHS) or _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
         return None
     holder, year = first_copyright(text[:_FILE_HEAD_CHARS * 2])
-    return VendoringFact("holder", _folder(path), path, name=holder, first_year=year) if holder else None
+    if not holder:
+        return None
+    return VendoringFact("holder", _folder(path), path, name=holder, first_year=year, project=xcode_project(path, text))
+
+
+# Xcode's file template: "//", "//  <file name>", "//  <project>", "//", "//  Created by <author> on <date>.",
+# "//  Copyright (c) <year> <holder>." The project line names the Xcode project the file was created in.
+_XCODE_HEADER = re.compile(r"\A(?://[ \t]*\r?\n)?//[ \t]+(\S[^\n]*?)[ \t]*\r?\n//[ \t]+(\S[^\n]*?)[ \t]*\r?\n//")
+
+
+def xcode_project(path: str, text: str) -> str:
+    """The project an Xcode file header names on the line below the file's own name ("//  EXTScope.h", "//  extobjc"),
+    else ""."""
+    match = _XCODE_HEADER.match(text[:400])
+    if not match or match.group(1) != path.rsplit("/", 1)[-1] or _COPYRIGHT.match(match.group(2)):
+        return ""
+    return match.group(2)
 
 
 PEOPLE_SHARE = 0.1  # a holder named by at least this share of the files the most named holder is (and by 3 or more)
@@ -911,7 +930,35 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
-                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2))
+                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2),
+                           _own_projects(facts, trees))
+
+
+def _own_projects(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:
+    """The Xcode projects named by the headers of at least ``PEOPLE_SHARE`` of the files that name the most named one
+    (and by ``PEOPLE_MIN_FILES`` or more), outside the vendored ``trees``: ReactiveObjC's 251 "ReactiveObjC", not the 4
+    "extobjc" of the macros copied in."""
+    counts: dict[str, int] = {}
+    for fact in facts:
+        if fact.kind == "holder" and fact.project and vendored_tree(fact.detail, trees) is None:
+            counts[_plain(fact.project)] = counts.get(_plain(fact.project), 0) + 1
+    most = max(counts.values(), default=0)
+    return frozenset(name for name, count in counts.items() if count >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE))
+
+
+def foreign_project(project: str, holder: str, owner: RepositoryOwner, repo: str = "") -> str | None:
+    """Why a file whose Xcode header names another project than the repository's own files do (``owner.projects``,
+    nor the repository's name, within or around it: "ReactiveObjCTests") and another holder than its root's or its
+    people is another project's file, or None: ReactiveObjC's ``extobjc/EXTScope.h``, "//  extobjc" and "Copyright (C)
+    2012 Justin Spahr-Summers", beside 251 files of project "ReactiveObjC" by "GitHub, Inc." (the same year and the
+    same MIT, so no other header rule sees it)."""
+    name, own = _plain(project), _plain(repo.rsplit("/", 1)[-1])
+    words = holder_words([holder])
+    if not name or not words or name in owner.projects or (own and (own in name or name in own)):
+        return None
+    if words & owner.words() or words & holder_words(owner.people):
+        return None
+    return f"its Xcode header names project {project!r} and {holder!r}, not the repository's {owner.named()!r}"
 
 
 def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str | None:
@@ -956,7 +1003,8 @@ def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | Non
     holder, year = first_copyright(head)
     if not holder:
         return None
-    return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head))
+    return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head),
+                         project=xcode_project(path, text))
 
 
 def file_fact(path: str) -> VendoringFact:
@@ -965,7 +1013,7 @@ def file_fact(path: str) -> VendoringFact:
 
 
 def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
-                      trees: Iterable[VendoredTree]) -> tuple[VendoredTree, ...]:
+                      trees: Iterable[VendoredTree], repo: str = "") -> tuple[VendoredTree, ...]:
     """The folders (not the root) with ``FOLDER_COPIES_MIN`` or more files whose headers say they are other projects'
     (``foreign_notice``'s reading) and more of them than the folder's other files, none of which names the repository's
     holders or people (merlin's ``src/ocaml/typing/``, its modified copy of OCaml's typechecker beside files of its
@@ -983,7 +1031,8 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
         elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
             mixed.add(fact.folder)
         elif fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None:
-            why = _foreign_holder(fact.name, fact.first_year, fact.names, owner)
+            why = _foreign_holder(fact.name, fact.first_year, fact.names, owner) \
+                or foreign_project(fact.project, fact.name, owner, repo)
             if why:
                 copies.setdefault(fact.folder, []).append((fact.detail, fact.name))
     found = []
@@ -1009,6 +1058,18 @@ def named_for_repository(path: str, repo: str) -> bool:
     written for it, as libgit2's ``deps/clar/clar_libgit2.c``."""
     own = _plain(repo.rsplit("/", 1)[-1])
     return len(own) >= 4 and own in _plain(path.rsplit("/", 1)[-1])
+
+
+_LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include|import)[ \t]*"([^"\n]+)"', re.MULTILINE)
+
+
+def includes_own_glue(text: str, repo: str) -> bool:
+    """Whether a file whose header names no holder includes a local file named for the repository
+    (``named_for_repository``): libgit2's header-less test main ``deps/clar/main.c`` opens with ``#include
+    "clar_libgit2.h"``, its glue around the copied clar, so it was written for libgit2, not taken with clar."""
+    if first_copyright(file_header(text))[0]:
+        return False
+    return any(named_for_repository(target, repo) for target in _LOCAL_INCLUDE.findall(text[:_FILE_HEAD_CHARS * 2]))
 
 
 def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:

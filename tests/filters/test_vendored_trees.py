@@ -813,6 +813,17 @@ def test_projects_named_by_the_sentences_opening_a_license_files_sections():
         assert found[own][0] is None, own
 
 
+def test_a_header_less_file_including_the_repositorys_glue_beside_a_copy():
+    """libgit2/libgit2 (0551dfd): ``deps/clar/main.c`` names no holder and opens with ``#include "clar_libgit2.h"``,
+    the glue named after libgit2 beside the copied clar: it was written for libgit2 (its test main), not copied with
+    clar, whose own files carry Vicent Marti's header."""
+    files = layout("libgit2")
+    assert '#include "clar_libgit2.h"' in files["deps/clar/main.c"] and "Copyright" not in files["deps/clar/main.c"]
+    _, found = _judged("libgit2", "libgit2/libgit2")
+    assert found["deps/clar/clar.c"][0] is not None  # the folder is still clar's
+    assert found["deps/clar/main.c"][0] is None
+
+
 def test_notes_that_say_what_a_folder_or_its_files_were_copied_from():
     """apple/swift-crypto (1b6b2e2): ``Sources/CCryptoBoringSSL/hash.txt`` says "This directory is derived from BoringSSL
     cloned from https://boringssl.googlesource.com/boringssl at revision ...", and its files (OpenSSL's and BoringSSL's
@@ -856,3 +867,22 @@ def test_an_editors_project_settings_are_the_repositorys_own():
     assert 'p.startswith("projects/VSCode/.vscode/")' in truth
     assert not is_vendored("projects/VSCode/.vscode/settings.json")
     assert is_vendored("src/external/glfw/.vscode/settings.json")
+
+
+def test_files_whose_xcode_header_names_another_project_and_holder():
+    """ReactiveCocoa/ReactiveObjC (1af6617; the seventh holdout, spent): Xcode's header template names the project a
+    file was created in on the line below its name. Its own files say "//  ReactiveObjC" and "Copyright (c) 2012
+    GitHub, Inc."; ``ReactiveObjC/extobjc/`` says "//  extobjc" and "Copyright (C) 2012 Justin Spahr-Summers. Released
+    under the MIT license." — the same year and license as the repository's, so only the project line tells the copy.
+    ``metamacros.h`` (a "/** ... ExtendedC" header) goes with its folder, four of whose five files are copies."""
+    files = layout("reactiveobjc")
+    assert sum("//  ReactiveObjC\n" in text for text in files.values()) >= 40  # guard: the repository's own project
+    owner, found = _judged("reactiveobjc", "ReactiveCocoa/ReactiveObjC")
+    assert "reactiveobjc" in owner.projects and "extobjc" not in owner.projects
+    for copy in ("EXTScope.h", "EXTKeyPathCoding.h", "EXTRuntimeExtensions.m"):
+        tree = found[f"ReactiveObjC/extobjc/{copy}"][0]
+        assert tree is not None and "project 'extobjc'" in tree.evidence, copy
+    metamacros = found["ReactiveObjC/extobjc/metamacros.h"][0]
+    assert metamacros is not None and "4 of the 5 files" in metamacros.evidence
+    own = [path for path in files if path.startswith("ReactiveObjC/RAC")]
+    assert len(own) >= 40 and all(found[path][0] is None for path in own)
