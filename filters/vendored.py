@@ -229,6 +229,7 @@ class VendoringFact:
     first_year: int = 0  # the earliest year of a license text's first copyright line
     template_only: bool = False  # a license text whose only copyright lines are the license document's own (the FSF's)
     project: str = ""  # the project a file's Xcode header names (``xcode_project``)
+    defined: tuple[int, int] = (0, 0)  # a ``prefix`` fact's names with the prefix, of all the names the file defines
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
@@ -1291,3 +1292,87 @@ def vendored_tree(path: str, trees: Iterable[VendoredTree]) -> VendoredTree | No
 def _subfolder(tree: VendoredTree, path: str) -> VendoredTree | None:
     rest = path[len(tree.folder) + 1:]
     return VendoredTree(f"{tree.folder}/{rest.split('/', 1)[0]}", tree.evidence) if "/" in rest else None
+
+
+# --------------------------------------------------------------------------------------------
+# A header-less copy of a library the repository says it is built on: Yams's README opens "A sweet and swifty YAML
+# parser built on [LibYAML](https://github.com/yaml/libyaml)", and ``Sources/CYaml/src/*.c`` carry LibYAML's sources
+# without a line naming anyone; every function they define is ``yaml_*``. A binding's own glue defines its own names
+# (sqlite3-ruby's ``ext/sqlite3/database.c``: ``rb_sqlite3_*``, ``set_*``) while it calls the library's.
+_C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".m", ".mm")
+# a macro or a function defined or declared at the start of a line: ``#define YAML_H``, ``yaml_malloc(size_t size)``,
+# ``YAML_DECLARE(int) yaml_parser_initialize(...)``; indented lines are calls inside a body
+_DEFINED = re.compile(r"^(?:#[ \t]*define[ \t]+([A-Za-z_]\w*)|(?:[A-Za-z_][\w \t*]*?[ \t*])?([A-Za-z_]\w*)[ \t]*\()",
+                      re.MULTILINE)
+_NOT_NAMES = frozenset(["if", "while", "for", "switch", "return", "sizeof", "else", "do", "case"])
+PREFIX_MIN_NAMES = 5
+PREFIX_SHARE = 0.6
+_UPSTREAM_CHARS = 20_000
+_PREFIX_CHARS = 400_000  # an amalgamation (sqlite3.c, 9 MB) shows its names early
+
+
+def defined_prefix(text: str) -> tuple[str, int, int]:
+    """The prefix (before the first ``_``, lower case) ``PREFIX_SHARE`` of a C-family file's defined names share, how
+    many share it (0 where too few do) and how many there are; it is chosen among the names that are not upper-case
+    macros where there are any (``IS_ALPHA`` in ``yaml_private.h`` beside ``yaml_malloc``), the macros with the prefix
+    counted with them."""
+    names = [a or b for a, b in _DEFINED.findall(text[:_PREFIX_CHARS])]
+    names = [name for name in names if name not in _NOT_NAMES and "_" in name.strip("_")]
+    chosen = [name for name in names if not name.isupper()] or names
+    counts: dict[str, int] = {}
+    for name in chosen:
+        prefix = name.strip("_").split("_", 1)[0].lower()
+        counts[prefix] = counts.get(prefix, 0) + 1
+    if not counts:
+        return "", 0, 0
+    prefix = max(counts, key=lambda key: (counts[key], key))
+    if counts[prefix] < len(chosen) * PREFIX_SHARE:
+        return prefix, 0, len(chosen)
+    # the macros sharing the prefix count too (writer.c's ``YAML_DECLARE`` beside its four ``yaml_*`` functions)
+    macros = sum(1 for name in names if name.isupper() and name.strip("_").split("_", 1)[0].lower() == prefix)
+    return prefix, counts[prefix] + (macros if chosen is not names else 0), len(chosen) + (macros if chosen is not names else 0)
+
+
+def prefix_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``prefix`` fact of a header-less C-family file (no copyright line in its header) most of whose defined
+    names share one prefix (``PREFIX_MIN_NAMES`` or more, ``PREFIX_SHARE`` of them), else None."""
+    if not path.lower().endswith(_C_FAMILY) or first_copyright(file_header(text))[0]:
+        return None
+    prefix, shared, total = defined_prefix(text)
+    if len(prefix) < 3 or shared < PREFIX_MIN_NAMES:
+        return None
+    return VendoringFact("prefix", _folder(path), path, name=prefix, defined=(shared, total))
+
+
+def upstream_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``upstream`` fact of a root README: the repositories it links to (``owner/name``, lower case)."""
+    if "/" in path or not _README.fullmatch(path):
+        return None
+    urls = frozenset(f"{owner}/{name.removesuffix('.git')}".lower().rstrip(".")
+                     for owner, name in _HOSTED.findall(text[:_UPSTREAM_CHARS]))
+    return VendoringFact("upstream", "", path, urls=urls) if urls else None
+
+
+def _library_names(url: str) -> set[str]:
+    name = _plain(url.rsplit("/", 1)[-1])
+    return {name, name.removeprefix("lib")} - {""}
+
+
+def upstream_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """Each header-less C-family file (``prefix_fact``) whose names are prefixed with the name of a library the root
+    README links to (``upstream_fact``; "libyaml" less its "lib"), not the repository's own name: a copy of it."""
+    facts = list(facts)
+    own = _library_names(repo) if repo else set()
+    linked: dict[str, tuple[str, str]] = {}
+    for fact in facts:
+        if fact.kind == "upstream":
+            for url in sorted(fact.urls):
+                for name in _library_names(url) - own:
+                    linked.setdefault(name, (fact.detail, url))
+    found = []
+    for fact in facts:
+        if fact.kind == "prefix" and fact.name in linked and fact.name not in own:
+            readme, url = linked[fact.name]
+            found.append(VendoredTree(fact.detail, f"{readme} links {url}; {fact.detail}, naming no holder, defines "
+                                                   f"{fact.defined[0]} of its {fact.defined[1]} names as {fact.name}_*"))
+    return tuple(found)

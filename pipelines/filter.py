@@ -54,9 +54,12 @@ from codemix.filters.vendored import (
     names_owner,
     owns_header,
     placement_fact,
+    prefix_fact,
     published_page,
     repository_owner,
     states_terms,
+    upstream_copies,
+    upstream_fact,
     vendored_tree,
     vendored_trees,
     vendoring_facts,
@@ -95,6 +98,9 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
+    for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text)):
+        if fact is not None:
+            yield repository_key(doc), fact
     if (placed := placement_fact(doc.path)) is not None:
         yield repository_key(doc), placed
     if document_kind(doc.kind).licensed_by_text and (holder := holder_fact(doc.path, doc.text)) is not None:
@@ -107,10 +113,9 @@ def vendoring_evidence(doc: Document):
 
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
-    facts = list(facts)
-    trees = vendored_trees(facts, repo=key.split("\x00", 1)[-1])
+    facts, repo = list(facts), key.split("\x00", 1)[-1]
+    trees = (*vendored_trees(facts, repo=repo), *upstream_copies(facts, repo))
     owner = repository_owner(facts, trees)
-    repo = key.split("\x00", 1)[-1]
     found = Vendored((*trees, *folders_of_copies(facts, owner, trees, repo)), owner, copied_in_folders(facts))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found

@@ -886,3 +886,22 @@ def test_files_whose_xcode_header_names_another_project_and_holder():
     assert metamacros is not None and "4 of the 5 files" in metamacros.evidence
     own = [path for path in files if path.startswith("ReactiveObjC/RAC")]
     assert len(own) >= 40 and all(found[path][0] is None for path in own)
+
+
+def test_header_less_sources_of_the_library_a_readme_says_the_repository_is_built_on():
+    """jpsim/Yams (1c0fd02; the seventh holdout, spent): its README says it is "built on
+    [LibYAML](https://github.com/yaml/libyaml)", and ``Sources/CYaml/src/writer.c`` is LibYAML's, without a line
+    naming anyone: every name it defines is ``yaml_*`` ("libyaml" less its "lib"). Yams's own ``CYaml.h`` defines
+    nothing. A binding's own glue calls the library but defines its own names (sqlite3-ruby's ``database.c``)."""
+    from codemix.filters.vendored import defined_prefix
+
+    files = layout("yams")
+    assert "github.com/yaml/libyaml" in files["README.md"] and "opyright" not in files["Sources/CYaml/src/writer.c"]
+    _, found = _judged("yams", "jpsim/Yams")
+    tree = found["Sources/CYaml/src/writer.c"][0]
+    assert tree is not None and "links yaml/libyaml" in tree.evidence and "as yaml_*" in tree.evidence
+    for own in ("Sources/CYaml/include/CYaml.h", "Sources/Yams/Parser.swift"):
+        assert found[own][0] is None, own
+    glue = layout("sqlite3-ruby")["ext/sqlite3/database.c"]
+    assert glue.count("sqlite3_") > 20  # guard: it calls the library often
+    assert defined_prefix(glue)[0] != "sqlite3"
