@@ -1335,13 +1335,23 @@ def defined_prefix(text: str) -> tuple[str, int, int]:
 
 def prefix_fact(path: str, text: str) -> VendoringFact | None:
     """The ``prefix`` fact of a header-less C-family file (no copyright line in its header) most of whose defined
-    names share one prefix (``PREFIX_MIN_NAMES`` or more, ``PREFIX_SHARE`` of them), else None."""
+    names share one prefix (``PREFIX_MIN_NAMES`` or more, ``PREFIX_SHARE`` of them), with the words of its opening
+    comments that name that prefix's library (``names``: SQLite's ``sqlite3.h``, "This header file defines the
+    interface that the SQLite library presents to client programs"), else None."""
     if not path.lower().endswith(_C_FAMILY) or first_copyright(file_header(text))[0]:
         return None
     prefix, shared, total = defined_prefix(text)
     if len(prefix) < 3 or shared < PREFIX_MIN_NAMES:
         return None
-    return VendoringFact("prefix", _folder(path), path, name=prefix, defined=(shared, total))
+    named = frozenset(word for word in re.findall(r"[A-Za-z][\w+-]{2,}", header_comments(text))
+                      if _names_prefix(word, prefix))
+    return VendoringFact("prefix", _folder(path), path, name=prefix, defined=(shared, total), names=named)
+
+
+def _names_prefix(word: str, prefix: str) -> bool:
+    """Whether a library's name is the prefix of its names: "libyaml" of ``yaml_*``, "SQLite" of ``sqlite3_*`` (a
+    version digit after it)."""
+    return any(prefix == name or prefix.rstrip("0123456789") == name for name in _library_names(word))
 
 
 def upstream_fact(path: str, text: str) -> VendoringFact | None:
@@ -1360,7 +1370,8 @@ def _library_names(url: str) -> set[str]:
 
 def upstream_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
     """Each header-less C-family file (``prefix_fact``) whose names are prefixed with the name of a library the root
-    README links to (``upstream_fact``; "libyaml" less its "lib"), not the repository's own name: a copy of it."""
+    README links to (``upstream_fact``; "libyaml" less its "lib") or that its own opening comment names ("the
+    interface that the SQLite library presents", ``sqlite3_*``), not the repository's own name: a copy of it."""
     facts = list(facts)
     own = _library_names(repo) if repo else set()
     linked: dict[str, tuple[str, str]] = {}
@@ -1371,8 +1382,13 @@ def upstream_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Ven
                     linked.setdefault(name, (fact.detail, url))
     found = []
     for fact in facts:
-        if fact.kind == "prefix" and fact.name in linked and fact.name not in own:
+        if fact.kind != "prefix" or _names_prefix(repo.rsplit("/", 1)[-1], fact.name) or fact.name in own:
+            continue
+        defines = f"defines {fact.defined[0]} of its {fact.defined[1]} names as {fact.name}_*"
+        if fact.name in linked:
             readme, url = linked[fact.name]
-            found.append(VendoredTree(fact.detail, f"{readme} links {url}; {fact.detail}, naming no holder, defines "
-                                                   f"{fact.defined[0]} of its {fact.defined[1]} names as {fact.name}_*"))
+            found.append(VendoredTree(fact.detail, f"{readme} links {url}; {fact.detail}, naming no holder, {defines}"))
+        elif fact.names:
+            found.append(VendoredTree(fact.detail, f"{fact.detail}, naming no holder, names {min(fact.names)!r} in its "
+                                                   f"opening comment and {defines}"))
     return tuple(found)

@@ -905,3 +905,16 @@ def test_header_less_sources_of_the_library_a_readme_says_the_repository_is_buil
     glue = layout("sqlite3-ruby")["ext/sqlite3/database.c"]
     assert glue.count("sqlite3_") > 20  # guard: it calls the library often
     assert defined_prefix(glue)[0] != "sqlite3"
+
+
+def test_a_header_less_file_naming_the_library_whose_names_it_defines():
+    """elixir-sqlite/exqlite (344c267; the sixth holdout, spent): ``c_src/sqlite3.h`` carries SQLite's blessing, no
+    copyright line, and says "This header file defines the interface that the SQLite library presents to client
+    programs"; the names it defines are ``sqlite3_*`` ("SQLite" and a version digit). exqlite's own
+    ``c_src/sqlite3_nif.c`` defines ``exqlite_*``, the repository's name."""
+    files = layout("exqlite")
+    assert "interface that the SQLite library" in files["c_src/sqlite3.h"]
+    _, found = _judged("exqlite", "elixir-sqlite/exqlite")
+    tree = found["c_src/sqlite3.h"][0]
+    assert tree is not None and "names 'SQLite'" in tree.evidence and "as sqlite3_*" in tree.evidence
+    assert found["c_src/sqlite3_nif.c"][0] is None
