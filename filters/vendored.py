@@ -25,7 +25,7 @@ from importlib import resources
 
 import yaml
 
-from codemix.filters.declared import declared_copies, may_declare, named_sections, sections_owner
+from codemix.filters.declared import declared_copies, may_declare, named_sections, section_holders, sections_owner
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
 
@@ -429,6 +429,10 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
         if named := list(named_sections(path, text)):
             own = sections_owner(path, text)  # whose the file says the repository is, beside the projects it names
             facts += [VendoringFact("declares_named", folder, detail, name=name, holders=own) for name, detail in named]
+        if not folder:
+            own = sections_owner(path, text)
+            facts += [VendoringFact("section", folder, detail, holders=names, names=own) for detail, names in
+                      section_holders(path, text)]
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -592,6 +596,7 @@ def copyright_holders(text: str) -> frozenset[str]:
     copyright and the license text's own copyright line (``_holder_lines``) name no holder."""
     holders = set()
     for line in _holder_lines(text):
+        line = re.sub(r"\.\s+see\s.*$", "", line, flags=re.IGNORECASE)  # "Mitchell. See LICENSE.": a pointer, no holder
         line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
@@ -776,6 +781,9 @@ class RepositoryOwner:
     returning: frozenset[str] = frozenset()
     # The Xcode projects its own files' headers name (``xcode_project``, letters and digits), as its people are counted.
     projects: frozenset[str] = frozenset()
+    # (detail, holder names, the file's own section's holder names) of the root's license or notice sections about
+    # other projects (``declared.section_holders``)
+    sections: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -932,7 +940,23 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
                            frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2),
-                           _own_projects(facts, trees))
+                           _own_projects(facts, trees),
+                           tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)))
+
+
+def sectioned_holder(text: str, owner: RepositoryOwner) -> str | None:
+    """Why a file whose header's first holder is the holder a section of the root's license or notice file names for
+    another project (``RepositoryOwner.sections``), not its own first section's, is that project's file, or None:
+    ZeroBrane's ``lualibs/lexers/*.lua``, "Copyright 2006-2020 Mitchell. See LICENSE.", the holder of its LICENSE's
+    "scintillua" section, while its own section names Paul Kulchenko (whose files Mitchell's 129 lexers outnumber)."""
+    holder, _ = first_copyright(file_header(text))
+    words = holder_words([holder])
+    for detail, names, own in owner.sections:
+        shared = words & names
+        # most of its words, and two where it has two: a first name alone ("Robert") is no one's
+        if words and not words & own and len(shared) * 2 >= len(words) and len(shared) >= min(2, len(words)):
+            return f"header names {holder!r}: {detail}"
+    return None
 
 
 def _own_projects(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:

@@ -57,6 +57,7 @@ from codemix.filters.vendored import (
     prefix_fact,
     published_page,
     repository_owner,
+    sectioned_holder,
     states_terms,
     upstream_copies,
     upstream_fact,
@@ -178,7 +179,8 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
             or foreign_release(doc.text, found.owner, doc.repo) \
             or banner_release(doc.path, doc.text, found.owner, doc.repo) \
             or foreign_project(xcode_project(doc.path, doc.text), first_copyright(file_header(doc.text))[0],
-                               found.owner, doc.repo)
+                               found.owner, doc.repo) \
+            or sectioned_holder(doc.text, found.owner)
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 

@@ -918,3 +918,18 @@ def test_a_header_less_file_naming_the_library_whose_names_it_defines():
     tree = found["c_src/sqlite3.h"][0]
     assert tree is not None and "names 'SQLite'" in tree.evidence and "as sqlite3_*" in tree.evidence
     assert found["c_src/sqlite3_nif.c"][0] is None
+
+
+def test_files_whose_holder_a_section_of_the_root_license_names_for_another_project():
+    """pkulchenko/ZeroBraneStudio (8142e63; the sixth holdout, spent): its root LICENSE opens with ZeroBrane's own
+    section (Paul Kulchenko) and then carries one section per bundled project; "--[[ scintillua ]]---" names
+    "Copyright (c) 2007-2016 Mitchell". ``lualibs/lexers/ada.lua`` says "Copyright 2006-2020 Mitchell. See LICENSE."
+    (a pointer, not part of the holder's name): scintillua's lexer, in a folder of no name the sections give. Its own
+    ``src/main.lua`` and the author's MobDebug name Paul Kulchenko."""
+    files = layout("zerobrane")
+    assert files["lualibs/lexers/ada.lua"].startswith("-- Copyright 2006-2020 Mitchell. See LICENSE.")
+    _, found = _judged("zerobrane", "pkulchenko/ZeroBraneStudio")
+    tree = found["lualibs/lexers/ada.lua"][0]
+    assert tree is not None and "'mitchell'" in tree.evidence and "section 'scintillua'" in tree.evidence
+    for own in ("src/main.lua", "lualibs/mobdebug/mobdebug.lua"):
+        assert found[own][0] is None, own
