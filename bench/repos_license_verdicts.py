@@ -264,9 +264,18 @@ VERDICTS = {
          "ScanCode's rule guesses epl-2.0 OR apache-2.0")),
         (_in("lualibs/metalua/"), "O", ("Metalua's headers grant 'the Eclipse Public License v1.0' and 'also ... the "
          "MIT public license' (EPL-1.0 OR MIT, licensecheck's reading); ours EPL-1.0 only")),
+        (lambda p, o, r: "WxWindows" in r and o == "MIT" and p.startswith((
+            "lualibs/copas/", "lualibs/luacheck/", "lualibs/luainspect/", "lualibs/socket/", "lualibs/socket.lua",
+            "lualibs/ltn12.lua", "lualibs/mime.lua", "lualibs/mobdebug/", "lualibs/ssl/", "lualibs/ssl.lua",
+            "lualibs/re.lua", "lualibs/lua_lexer_loose.lua", "lualibs/lua_parser_loose.lua", "lualibs/testwell.lua")),
+         "R", ("checked one by one (eighth round): each of these copied libraries has its own section in the root "
+               "LICENSE, each MIT ('--[[ Copas License ]]', LuaCheck's, Luainspect's, MobDebug's, LuaSec's, LPeg's "
+               "MIT texts; LuaSockets' 'same as LUA', Lua's MIT), or its own MIT header (lua_parser_loose.lua's "
+               "'(c) 2013 David Manura. MIT License.', testwell.lua's 'MIT/X11 license'); the reference ANDs every "
+               "section (wxWindows, Scintilla, OpenSSL...) onto them")),
         (lambda p, o, r: "WxWindows" in r and p.startswith("lualibs/") and not p.startswith("lualibs/lexers/"), "U",
-         ("the reference ANDs every section of the root LICENSE onto each file; ours MIT for copied Lua libraries "
-          "whose own licenses the root LICENSE names by project, not path (most MIT), not checked one by one")),
+         ("the reference ANDs every section of the root LICENSE onto each file; ours MIT for Lua libraries no "
+          "section of the root LICENSE names (dist, git, sha2.lua, fs.lua, coxpcall) and without a notice of their own")),
         (lambda p, o, r: "WxWindows" in r, "R", ("the reference ANDs every section of the root LICENSE (wxWindows, "
          "Scintilla, OpenSSL...) onto each file; its first section says 'ZeroBrane Studio sources are released under "
          "the MIT License', and Scintillua's lexers say 'Copyright Mitchell. See LICENSE', its MIT section")),
