@@ -37,25 +37,34 @@ from codemix.filters.vendored import (
     copied_in_folders,
     copy_fact,
     file_fact,
+    file_header,
+    first_copyright,
     folders_of_copies,
     foreign_notice,
     foreign_pointer,
+    foreign_project,
     foreign_release,
     foreign_terms,
     header_fact,
     header_terms,
     holder_fact,
+    includes_own_glue,
     may_say_vendored,
     named_for_repository,
     names_owner,
     owns_header,
     placement_fact,
+    prefix_fact,
     published_page,
     repository_owner,
+    sectioned_holder,
     states_terms,
+    upstream_copies,
+    upstream_fact,
     vendored_tree,
     vendored_trees,
     vendoring_facts,
+    xcode_project,
 )
 from codemix.kinds import document_kind
 from codemix.pipelines.costs import PerDocument, timed, utf8_length
@@ -91,6 +100,9 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
+    for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text)):
+        if fact is not None:
+            yield repository_key(doc), fact
     if (placed := placement_fact(doc.path)) is not None:
         yield repository_key(doc), placed
     if document_kind(doc.kind).licensed_by_text and (holder := holder_fact(doc.path, doc.text)) is not None:
@@ -103,10 +115,10 @@ def vendoring_evidence(doc: Document):
 
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
-    facts = list(facts)
-    trees = vendored_trees(facts, repo=key.split("\x00", 1)[-1])
+    facts, repo = list(facts), key.split("\x00", 1)[-1]
+    trees = (*vendored_trees(facts, repo=repo), *upstream_copies(facts, repo))
     owner = repository_owner(facts, trees)
-    found = Vendored((*trees, *folders_of_copies(facts, owner, trees)), owner, copied_in_folders(facts))
+    found = Vendored((*trees, *folders_of_copies(facts, owner, trees, repo)), owner, copied_in_folders(facts))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found
 
@@ -143,7 +155,8 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     # in a folder of copies (``folders_of_copies``, or named so by a license file's sections), a file's own evidence
     # first, the folder's for the rest but those whose header names the repository's holders or whose name the
     # repository's (libgit2's glue ``deps/clar/clar_libgit2.c`` beside the copied clar)
-    if tree is not None and (owns_header(doc.text, tree.own) or named_for_repository(doc.path, doc.repo)):
+    if tree is not None and (owns_header(doc.text, tree.own) or named_for_repository(doc.path, doc.repo)
+                             or includes_own_glue(doc.text, doc.repo)):
         tree = None
     return _copied_file(doc, found, governing) or tree
 
@@ -165,7 +178,10 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
             or foreign_terms(doc.text, found.owner, notice or header_terms(doc.text), license_ids(governing), doc.repo) \
             or foreign_release(doc.text, found.owner, doc.repo) \
-            or banner_release(doc.path, doc.text, found.owner, doc.repo)
+            or banner_release(doc.path, doc.text, found.owner, doc.repo) \
+            or foreign_project(xcode_project(doc.path, doc.text), first_copyright(file_header(doc.text))[0],
+                               found.owner, doc.repo) \
+            or sectioned_holder(doc.text, found.owner)
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 
