@@ -71,6 +71,16 @@ def _license_id(token: str, strict: bool) -> str:
     raise _BadExpression(token)
 
 
+def alternatives(expression: str) -> list[str]:
+    """The operands of an expression's top-level OR ("A OR (B AND C)" -> ["A", "B AND C"]); itself when no OR."""
+    return _operands(expression, "OR")
+
+
+def canonical_id(identifier: str) -> str:
+    """A known SPDX id as SPDX spells it ("bsd-3-clause" -> "BSD-3-Clause"); any other as given."""
+    return _CANONICAL_IDS.get(identifier.lower(), identifier)
+
+
 def _parse_term(tokens: list[str], i: int, strict: bool) -> tuple[tuple, int]:
     if i >= len(tokens):
         raise _BadExpression("expression ends early")
@@ -1190,6 +1200,13 @@ def _offered_pieces(names: str) -> list[str]:
     return pieces
 
 
+# "You may select, at your option, one of the above-listed licenses": the choice is the sentence before.
+_ABOVE_LISTED = re.compile(r"\W*(?:one|any) of the (?:above|aforementioned)(?:[- ]listed| mentioned)? licen[cs]es",
+                           re.IGNORECASE)
+# A BSD license a file names without its clauses but with the text it is "found in": that text says which.
+POINTED_BSD = "LicenseRef-BSD-pointed"
+
+
 def option_choice(head: str) -> str | None:
     """The OR of the licenses a sentence of ``head`` offers "at your option" (``_AT_OPTION``), each named by family
     and, where the family has several, version; None where any name is unknown or leaves its version open."""
@@ -1201,12 +1218,22 @@ def option_choice(head: str) -> str | None:
     for option in _AT_OPTION.finditer(flat):
         if _LATER_VERSION.match(flat, option.end()):
             continue
-        sentence = re.split(r"[.;:!?]\s+(?=[A-Z])", flat[:option.start()])[-1]
+        sentences = re.split(r"[.;:!?]\s+(?=[A-Z])", flat[:option.start()])
+        sentence, listed = sentences[-1], False
+        if not _OFFERED_UNDER.search(sentence) and len(sentences) > 1 and _ABOVE_LISTED.match(flat, option.end()):
+            sentence, listed = sentences[-2], True  # zstd's "licensed under both A and B. You may select, at your
+            # option, one of the above-listed licenses."
         under = list(_OFFERED_UNDER.finditer(sentence))
         if not under:
             continue
-        pieces = _offered_pieces(sentence[under[-1].end():])
+        offered = sentence[under[-1].end():]
+        pieces = _offered_pieces(re.sub(r"^both\s+|\s+and\s+", lambda m: "" if m.group(0).startswith("both") else
+                                        " or ", offered) if listed else offered)
         names = [_license_from_name(piece) for piece in pieces]
+        if listed:  # a family named with a pointer to the text that says which ("the BSD-style license (found in
+            # the LICENSE file in the root directory ...)"): that text answers (``reuse.refined``)
+            names = [POINTED_BSD if n and n.startswith("BSD-") and _unversioned_family(p.lower(), n) else n
+                     for p, n in zip(pieces, names, strict=True)]
         if len(set(names)) < 2 or any(n in (None, *_NOT_OFFERED) or _unversioned_family(p.lower(), n)
                                       for p, n in zip(pieces, names, strict=True)):
             continue

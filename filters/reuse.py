@@ -12,7 +12,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from codemix.filters.licenses import (
+    POINTED_BSD,
     UNVERSIONED_GNU,
+    alternatives,
+    canonical_id,
     combine,
     derived_license,
     detect_license,
@@ -81,7 +84,7 @@ class RepositoryLicenses:
         rule = next((rule for rule in reversed(self.rules) if rule.covers(path)), None)
         if rule is None:
             folder = self.folder_license(path) or self.default
-            return refined(header, folder) if header else folder
+            return refined(header, folder, self.default) if header else folder
         if rule.precedence == "override" or header is None:
             return rule.expression
         return header if rule.precedence == "closest" else combine([rule.expression, header])
@@ -105,14 +108,21 @@ class RepositoryLicenses:
         return ""
 
 
-def refined(header: str, folder: str) -> str:
+def refined(header: str, folder: str, root: str = "") -> str:
     """A file's own statement naming a GNU family without its version (PHPMailer's "@license ... GNU Lesser General
     Public License": LGPL-2.0-or-later, any version) under a folder whose license is of that family: the folder's
     license text says which version (LGPL-2.1); under another family the statement stands (POMO's "@license GPL"
-    under YOURLS's MIT). A statement ANDing exactly the licenses its folder offers as a choice is the choice."""
+    under YOURLS's MIT). A statement ANDing exactly the licenses its folder offers as a choice is the choice. A choice
+    naming "the BSD-style license (found in the LICENSE file ...)" (``licenses.POINTED_BSD``) takes the BSD license of
+    the folder's texts, else the root's; where neither has one, that alternative is not offered."""
     if header in UNVERSIONED_GNU and folder and {i.split("-")[0] for i in license_ids(folder)} == {
             header.split("-")[0].lower()}:
         return folder
+    if POINTED_BSD.lower() in license_ids(header):  # zstd's "the BSD-style license (found in the LICENSE file ...)"
+        bsd = [i for text in (folder, root) for i in sorted(license_ids(text or "")) if i.startswith("bsd-")]
+        if bsd:
+            return header.replace(POINTED_BSD, canonical_id(bsd[0]))
+        return combine((part for part in alternatives(header) if part != POINTED_BSD), "OR") or header
     # A manifest's list joins its names without saying how (rubygems-update.gemspec's ``["Ruby", "MIT"]``, read as
     # AND); where the folder offers the very same licenses as a choice (its COPYING: "MIT OR Ruby"), the choice stands.
     if " AND " in header and " OR " in folder and " AND " not in folder and license_ids(header) == license_ids(folder):

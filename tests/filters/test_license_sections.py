@@ -93,8 +93,9 @@ def test_what_a_file_was_based_on_and_that_sources_license(name: str, path: str,
 
 def test_a_license_documents_sentences_about_its_folders() -> None:
     """lz4's root LICENSE: "all files in the `lib` directory use a BSD 2-Clause license", "all other files use a
-    GPL-2.0-or-later license, unless explicitly stated otherwise"; ScanCode reads lib/LICENSE as bsd-simplified and
-    programs/COPYING as gpl-2.0. A file's own notice answers first (lib/lz4.c's BSD 2-Clause text)."""
+    GPL-2.0-or-later license, unless explicitly stated otherwise" (ScanCode's matches: line 2 bsd-simplified, line 3
+    gpl-2.0-plus); it reads lib/LICENSE as bsd-simplified and programs/COPYING as gpl-2.0. A file's own notice answers
+    first (lib/lz4.c's BSD 2-Clause text)."""
     files = _files("lz4")
     assert "all files in the `lib` directory" in files["LICENSE"]  # guard: the sentences are the fixture's
     licenses = _licenses({path: files[path] for path in ("LICENSE", "lib/LICENSE", "programs/COPYING")})
@@ -119,3 +120,18 @@ def test_the_icu_license_by_its_text_and_by_its_name() -> None:
     assert license_evidence_of("vendor/decNumber/ICU-license.html", text)[1] == "ICU"
     assert own_license(code, "vendor/decNumber/decNumber.c") == "ICU"
     assert is_permissive("ICU")
+
+
+def test_a_choice_between_the_texts_a_file_points_to() -> None:
+    """zstd's headers: "licensed under both the BSD-style license (found in the LICENSE file in the root directory of
+    this source tree) and the GPLv2 (found in the COPYING file ...). You may select, at your option, one of the
+    above-listed licenses." The choice is the previous sentence's list; the BSD license is the one its root LICENSE
+    holds (ScanCode reads LICENSE as bsd-new and COPYING as gpl-2.0)."""
+    files = _files("zstd")
+    header = files["lib/zstd.h"]
+    assert "one of the above-listed licenses" in header and "BSD-style license" in header
+    licenses = _licenses({path: files[path] for path in ("LICENSE", "COPYING")})
+    assert licenses.default == "BSD-3-Clause AND GPL-2.0"  # two texts, neither offering the choice itself
+    found = licenses.for_path("lib/zstd.h", own_license(header, "lib/zstd.h"))
+    assert license_ids(found) == {"bsd-3-clause", "gpl-2.0"} and " OR " in found and " AND " not in found
+    assert own_license(header.replace("above-listed", "following"), "lib/zstd.h") is None  # no list, no choice
