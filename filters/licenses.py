@@ -1436,7 +1436,7 @@ def opening_license(text: str, path: str = "") -> str | None:
 # Robert Penner's BSD text, then raylib's zlib notice at character 3,256), or a function's own notice in a comment
 # further down (rprand.h's xoshiro128**, "To the extent possible under law, the author has dedicated all copyright
 # ... See <http://creativecommons.org/publicdomain/zero/1.0/>" at line 258). The file is under each of them.
-_COMMENT_RUN = re.compile(r"(?:^[ \t]*(?://|/\*|\*|#|--|;|%)[^\n]*\n?)+", re.MULTILINE)
+_COMMENT_RUN = re.compile(r"/\*.*?\*/|(?:^[ \t]*(?://|#|--|;|%)[^\n]*\n?)+", re.MULTILINE | re.DOTALL)
 _GRANT_WORDS = re.compile(r"(?i)permission|redistribution|public domain|licen[cs]ed under|terms of the")
 _LATER_CHARS = 200_000
 
