@@ -206,7 +206,7 @@ def _gnu(table: dict[str, str], unversioned: str) -> Callable[[str, re.Match], s
 def _bsd(name: str, match: re.Match) -> str:
     if re.search(r"\b(?:4|four)[ -]?clause|original", name):
         return "BSD-4-Clause"
-    if re.search(r"\b(?:2|two)[ -]?clause|simplified|freebsd", name):
+    if re.search(r"\b(?:2|two)[ -]?clause|simplified|freebsd|\bbsd[ -]?(?:2|two)\b(?![ .-]?\d)", name):  # "BSD 2"
         return "BSD-2-Clause"
     return "BSD-3-Clause"  # "new", "modified", "3-clause" and the bare name: see the module docstring
 
