@@ -1390,7 +1390,7 @@ def prefix_fact(path: str, text: str) -> VendoringFact | None:
     # ``stack_*`` functions, a word, not a library)
     comments = " ".join(header_comments(text).split())
     named = frozenset(word for word in re.findall(r"\b(lib[\w+-]{2,}|[A-Za-z][\w+-]{2,}(?= (?:librar(?:y|ies)|interface|API)\b))", comments)
-                      if _names_prefix(word, prefix))
+                      if _names_prefix(word, prefix) and not word.isupper())  # "REDISMODULE API": its own macros
     return VendoringFact("prefix", _folder(path), path, name=prefix, defined=(shared, total), names=named)
 
 
