@@ -42,7 +42,8 @@ LABEL = re.compile(
 NAME = re.compile(r"[A-Z][\w'-]*(?:[ \t]+[A-Z&][\w'-]*){0,4}")  # a capitalised name (``Expert Research Analyst``)
 HTML_BLOCK = re.compile(r"^[ \t]*<(?:div|table|tr|td|section|article)\b", re.MULTILINE | re.IGNORECASE)
 LABEL_COLON = re.compile(r"^[ \t]*[A-Za-z][\w'-]*(?:[ \t]+[\w'-]+){0,5}[ \t]*:")
-FRAME_LINE = re.compile(r"^[ \t]*(?:[│├└┌┐┘┤┬┴┼╭╮╯╰─━═]|(\W)\1{0,1}(?:[-=~*_]\W?){3,}.*\S.*?(?:[-=~*_]\W?){3,}[ \t]*$)")
+# Status trees and panels (``└── 📋 Task:``) and banners between rules (``-=-=-=-= COMMAND AUTHORISED -=-=-=``).
+FRAME_LINE = re.compile(r"^[ \t]*(?:[│├└┌┐┘┤┬┴┼╭╮╯╰─━═]|[-=~*_]{2}[-=~*_ ]{2,}[^-=~*_ \t].*[-=~*_]{4}[ \t]*$)")
 RULE = re.compile(r"^[ \t]*([-=_*~])\1{2,}[ \t]*$")
 FIGURE = re.compile(r"^[\d.,:%/ \t-]+$")
 STEP_WORDS = frozenset({"step", "turn", "round", "iteration", "cycle", "loop"})

@@ -70,3 +70,11 @@ def test_files_of_no_conversation_have_no_labelled_sections(name):
     """The controls of no conversation (API examples, a README, a bill of materials, a tutorial page) are no
     labelled-section run."""
     assert section_turns((INPUTS / name).read_text(errors="replace")) is None
+
+
+@pytest.mark.timeout(60)  # a hang guard: a banner pattern once backtracked exponentially on rule-like lines
+def test_long_rule_and_table_lines_are_read_in_linear_time():
+    """Rule-like lines (a table's separator, a row of ``-=``) of thousands of characters are no banner and no
+    label, and reading them does not backtrack without bound (the MOSS README took 42 s before the fix)."""
+    page = "\n".join(["| a | b |", "|" + "-" * 20_000 + "|", "-=" * 10_000 + " x", "Thought: " + "a-" * 10_000] * 3)
+    assert section_turns(page) is None
