@@ -203,6 +203,20 @@ def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
             yield name, f"{path}'s section {title.strip()!r} names {' '.join(holders[0].split())[:60]!r}"
 
 
+def section_holders(path: str, text: str) -> Iterator[tuple[str, frozenset[str]]]:
+    """``(detail, holder names)`` for each section ``named_sections`` reads as another project's: whom the file says
+    that project's files name (ZeroBrane's LICENSE, section "scintillua": "Copyright (c) 2007-2016 Mitchell")."""
+    if _SECTIONED_NAME.search(path.rsplit("/", 1)[-1]) is None or len(text) > _MAX_CHARS:
+        return
+    lines = text.splitlines()
+    own, sections = _own_and_sections(lines)
+    for (start, title), end in sections:
+        holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
+        names = _holder_names(holders)
+        if names and not names & own:
+            yield f"{path}'s section {title.strip()!r} names {' '.join(holders[0].split())[:60]!r}", names
+
+
 # A section opened by a rule line, its first sentence naming what it covers: libgit2's COPYING, "-----" then "The bundled
 # ZLib code is licensed under the ZLib license:", "The Clar framework is licensed under the ISC license:".
 _RULE = re.compile(r"^\s*([-=*_])\1{9,}\s*$")
