@@ -387,7 +387,10 @@ def published_page(path: str, text: str, repo: str = "") -> str | None:
     stem, own = name.split(".", 1)[0], repo.rsplit("/", 1)[-1].lower()
     if len(stem) < 4 or name.endswith(_PAGE_EXTENSIONS):
         return None  # a page or document names its own rendered page
-    for url in _URL.findall("\n".join(text.splitlines()[:_BANNER_LINES])):
+    # a Markdown link's target (rusqlite's ``src/unlock_notify.rs``: "//! [Unlock Notification](http://sqlite.org/
+    # unlock_notify.html)", a doc comment naming the API it implements) is a reference, not the file's own address
+    banner = re.sub(r"\]\([^)\s]*\)", "]", "\n".join(text.splitlines()[:_BANNER_LINES]))
+    for url in _URL.findall(banner):
         last = url.rstrip("/.,;").rsplit("/", 1)[-1].lower()
         page = re.fullmatch(r"([^/]+)\.html?", last)
         # its page (``<stem>.html``), or the file itself in another repository (swift-nio's ``cpp_magic.h``: "this is
@@ -411,7 +414,7 @@ def may_say_vendored(path: str) -> bool:
     """Whether the file at ``path`` can give a ``VendoringFact`` (a cheap test on its name)."""
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
     return (name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")) or name == "vendor.txt"
-            or name == "modules.txt" or path == ".gitmodules" or bool(folder and _README.fullmatch(name))
+            or name == "modules.txt" or path == ".gitmodules" or (name == "RECORD" and folder.endswith(".dist-info")) or bool(folder and _README.fullmatch(name))
             or _LICENSE_NAME.fullmatch(name) is not None or may_declare(path))
 
 
@@ -473,6 +476,8 @@ def _declarations(path: str, folder: str, name: str, text: str):
         yield VendoringFact("declares", folder, f"{path}")
         for module in re.findall(r"^# (\S+) \S+", text, re.MULTILINE):
             yield VendoringFact("declares", _join(folder, module), f"{path}")
+    elif name == "RECORD" and folder.endswith(".dist-info"):
+        yield from _installed_record(path, folder, text)
     elif path == ".gitmodules":
         for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
             yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
@@ -494,6 +499,20 @@ def _declarations(path: str, folder: str, name: str, text: str):
             yield VendoringFact("declares", folder, f"{path} says {quote}")
         elif subfolders := _SUBFOLDER_PROVENANCE.search(" ".join(head.split())):
             yield VendoringFact("declares_subfolders", folder, f"{path} says {subfolders.group(0)[:80]!r}")
+
+
+def _installed_record(path: str, folder: str, text: str) -> Iterator[VendoringFact]:
+    """An installed distribution's ``RECORD`` (``pip install --target``, the wheel's file list: "packaging/version.py,
+    sha256=...,16688"): the folders and modules it lists beside its ``.dist-info`` folder, and that folder, are the
+    distribution's, another project's (setuptools' ``setuptools/_vendor/packaging/`` and ``packaging-26.0.dist-info/``).
+    Paths leaving the folder (``../../bin/wheel``) are not followed."""
+    parent, own = _folder(folder), folder.rsplit("/", 1)[-1]
+    tops = {line.split(",", 1)[0].split("/", 1)[0] for line in text.splitlines() if "," in line}
+    detail = f"{path} lists it"
+    yield VendoringFact("declares", folder, detail)
+    for top in sorted(tops - {own, "", ".", ".."}):
+        if not top.startswith(("..", "/")) and not top.endswith(".pth"):
+            yield VendoringFact("declares", _join(parent, top), detail)
 
 
 def _toml(text: str) -> dict:
@@ -1367,8 +1386,11 @@ def prefix_fact(path: str, text: str) -> VendoringFact | None:
     prefix, shared, total = defined_prefix(text)
     if len(prefix) < 3 or shared < PREFIX_MIN_NAMES:
         return None
-    named = frozenset(word for word in re.findall(r"[A-Za-z][\w+-]{2,}", header_comments(text))
-                      if _names_prefix(word, prefix))
+    # a library named as one: "libyaml", "the SQLite library", "the SQLite interface" (jq's ``src/exec_stack.h`` opens "Stack" over its
+    # ``stack_*`` functions, a word, not a library)
+    comments = " ".join(header_comments(text).split())
+    named = frozenset(word for word in re.findall(r"\b(lib[\w+-]{2,}|[A-Za-z][\w+-]{2,}(?= (?:librar(?:y|ies)|interface|API)\b))", comments)
+                      if _names_prefix(word, prefix) and not word.isupper())  # "REDISMODULE API": its own macros
     return VendoringFact("prefix", _folder(path), path, name=prefix, defined=(shared, total), names=named)
 
 
