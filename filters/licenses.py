@@ -14,11 +14,10 @@ import re
 import tomllib
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from re import _constants as _regex_constants
-from re import _parser as _regex_parser
 from typing import Any
 
 from codemix.config import join, require
+from codemix.filters.regex_screen import required_literal
 
 # SPDX ids whose terms let code be redistributed in a training set with attribution at most. The
 # default license policy, and what dedup's keeper prefers when it picks a cluster's survivor.
@@ -313,30 +312,14 @@ _COMMENT_LEADER = re.compile(r"^[ \t]*(?:dnl|REM|rem)\b", re.MULTILINE)
 @dataclass(frozen=True, slots=True)
 class _Signature:
     """A license text: an anchor phrase, plus phrases that must (or must not) follow it closely. ``literal`` is text
-    every match of the anchor contains (``required_literal``): where it is absent the anchor is not searched for."""
+    every match of the anchor contains (``regex_screen.required_literal``): where it is absent the anchor is not
+    searched for."""
 
     spdx: str
     anchor: re.Pattern
     required: tuple[re.Pattern, ...]
     forbidden: tuple[re.Pattern, ...]
     literal: str = ""
-
-
-def required_literal(pattern: re.Pattern) -> str:
-    """The longest run of plain characters at the top level of ``pattern``: every match contains it, so a text
-    without it has none ("" where there is no such run: an alternation at the top, or case-insensitive matching).
-    Read from ``re``'s own parse of the pattern, so it is the engine's reading, not a second one."""
-    if pattern.flags & re.IGNORECASE or not isinstance(pattern.pattern, str):
-        return ""
-    runs, run = [""], []
-    for op, value in _regex_parser.parse(pattern.pattern, pattern.flags):
-        if op is _regex_constants.LITERAL:
-            run.append(chr(value))
-        else:
-            runs.append("".join(run))
-            run = []
-    runs.append("".join(run))
-    return max(runs, key=len)
 
 
 def _signature(spdx: str, anchor: str, required: tuple[str, ...] = (), forbidden: tuple[str, ...] = ()) -> _Signature:
