@@ -366,6 +366,11 @@ VERDICTS = {
         (_name("xxhash_spec.md"), "O", ("the document's own 'Permission is granted to copy and distribute this "
          "document' (LPD-document, ScanCode right); ours the root's BSD-2-Clause")),
         (_name("README.md"), "R", "the README's sentences about the command line utility's GPL"),
+        (lambda p, o, r: p.startswith("tests/bench/") and o == "BSD-2-Clause OR GPL-2.0", "R", ("zstd's header: "
+         "'licensed under both the BSD-style license (found in the LICENSE file in the root directory of this source "
+         "tree) and the GPLv2 (found in the COPYING file ...). You may select, at your option, one of the above-listed "
+         "licenses.' (the root LICENSE is BSD-2-Clause); ScanCode's rule takes it for a pointer and the reference "
+         "gives the folder's GPL-2.0 text")),
     ],
     "janestreet/re2": [
         (_name("rune.cc", "rune.h"), "O", ("Lucent's Plan 9 notice ('Permission to use, copy, modify, and distribute "
