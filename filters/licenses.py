@@ -38,7 +38,7 @@ BSD-3-Clause BSD-3-Clause-Clear BSD-3-Clause-LBNL BSD-4-Clause bzip2-1.0.6 BSL-1
 CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl ECL-2.0 Elastic-2.0
 EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR FSFULLRWD GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
 GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
-LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0
+LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing
@@ -386,6 +386,10 @@ _SIGNATURES = (
     # LICENSE.txt); the PSF agreement alone is PSF-2.0.
     _signature("Python-2.0", r"terms and conditions for accessing or otherwise using python",
                (r"beopen(?: com)? license agreement",)),
+    # L. Peter Deutsch's notice for documents (the DEFLATE and zlib RFCs' wording; lz4's and zstd's format
+    # specifications): a license for the document, not for code.
+    _signature("LPD-document", r"permission is granted to copy and distribute this document for any purpose and "
+               r"without charge"),
     _signature("PSF-2.0", _PSF_ANCHOR),
     _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
     _signature("CC0-1.0", r"cc0 1 0 universal|creative commons zero"),

@@ -135,3 +135,12 @@ def test_a_choice_between_the_texts_a_file_points_to() -> None:
     found = licenses.for_path("lib/zstd.h", own_license(header, "lib/zstd.h"))
     assert license_ids(found) == {"bsd-3-clause", "gpl-2.0"} and " OR " in found and " AND " not in found
     assert own_license(header.replace("above-listed", "following"), "lib/zstd.h") is None  # no list, no choice
+
+
+def test_a_documents_own_permission_notice() -> None:
+    """lz4's frame format specification: "Permission is granted to copy and distribute this document for any purpose
+    and without charge ..." (ScanCode's match, lines 8-15: LPD-document), the document's own license, not the
+    repository's GPL for its other files."""
+    text = _files("lz4")["doc/lz4_Frame_format.md"]
+    assert "copy and distribute this document" in text
+    assert own_license(text, "doc/lz4_Frame_format.md") == "LPD-document"
