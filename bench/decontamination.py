@@ -147,24 +147,39 @@ VARIANTS = {
 }
 
 
-def leak_benchmark(index: ContaminationIndex, tasks: dict[str, tuple[str, str]], minimum: int) -> dict:
+def all_hits(index: ContaminationIndex, texts: list[str], batch: int) -> list[list]:
+    """``index.hits`` of each text; with ``batch``, the screen asked of ``batch`` texts at once
+    (``ContaminationIndex.may_hit_many``), as the filter stage asks it, where the tree has it."""
+    if not batch or not hasattr(index, "may_hit_many"):
+        return [index.hits(text) for text in texts]
+    found = []
+    for start in range(0, len(texts), batch):
+        part = texts[start:start + batch]
+        found += [index.hits(text, may_hit=answer) for text, answer in zip(part, index.may_hit_many(part), strict=True)]
+    return found
+
+
+def leak_benchmark(index: ContaminationIndex, tasks: dict[str, tuple[str, str]], minimum: int, batch: int = 0) -> dict:
     """Per benchmark and variant: removed / eligible (>= minimum tokens) and removed / all."""
     report: dict = {}
+    cases, documents = [], []
     for number, (item_id, (benchmark, code)) in enumerate(sorted(tasks.items())):
         eligible = len(code_tokens(code)) >= minimum
         for variant, transform in VARIANTS.items():
             leaked = transform(code)
             ast.parse(leaked)  # every variant is still valid Python: a transformation bug fails loudly
-            document = paste(leaked, number)
-            removed = item_id in {hit.item_id for hit in index.hits(document) if hit.benchmark == benchmark}
-            row = report.setdefault(benchmark, {}).setdefault(variant, {"tasks": 0, "eligible": 0, "removed": 0,
-                                                                         "removed_eligible": 0, "missed": []})
-            row["tasks"] += 1
-            row["eligible"] += eligible
-            row["removed"] += removed
-            row["removed_eligible"] += removed and eligible
-            if eligible and not removed:
-                row["missed"].append(item_id)
+            cases.append((item_id, benchmark, eligible, variant))
+            documents.append(paste(leaked, number))
+    for (item_id, benchmark, eligible, variant), hits in zip(cases, all_hits(index, documents, batch), strict=True):
+        removed = item_id in {hit.item_id for hit in hits if hit.benchmark == benchmark}
+        row = report.setdefault(benchmark, {}).setdefault(variant, {"tasks": 0, "eligible": 0, "removed": 0,
+                                                                     "removed_eligible": 0, "missed": []})
+        row["tasks"] += 1
+        row["eligible"] += eligible
+        row["removed"] += removed
+        row["removed_eligible"] += removed and eligible
+        if eligible and not removed:
+            row["missed"].append(item_id)
     for rows in report.values():
         for row in rows.values():
             row["rate_eligible"] = round(row["removed_eligible"] / max(row["eligible"], 1), 4)
@@ -172,13 +187,13 @@ def leak_benchmark(index: ContaminationIndex, tasks: dict[str, tuple[str, str]],
     return report
 
 
-def site_scan(index: ContaminationIndex, count: int) -> dict:
+def site_scan(index: ContaminationIndex, count: int, batch: int = 0) -> dict:
     files = sorted(p for p in Path(sysconfig.get_path("purelib")).rglob("*.py") if "__pycache__" not in p.parts)[:count]
     flagged, lines, started = [], 0, time.perf_counter()
-    for path in files:
-        text = path.read_text(encoding="utf-8", errors="replace")
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in files]
+    for path, text, hits in zip(files, texts, all_hits(index, texts, batch), strict=True):
         lines += text.count("\n") + 1
-        for hit in index.hits(text):
+        for hit in hits:
             flagged.append({"path": str(path.relative_to(sysconfig.get_path("purelib"))), "benchmark": hit.benchmark,
                             "item": hit.item_id, "overlap": round(hit.overlap, 3), "matched_tokens": hit.matched_tokens,
                             "lines": [hit.start_line, hit.end_line]})
@@ -193,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mbpp", default=str(MBPP_SAMPLE))
     parser.add_argument("--site-files", type=int, default=10_000)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--batch", type=int, default=64,
+                        help="documents screened together, as the filter stage does; 0: one at a time")
     args = parser.parse_args(argv)
     config = DecontaminationConfig(benchmarks=[args.mbpp])
     index = ContaminationIndex.from_config(config)
@@ -200,8 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     tasks |= {item_id: (name, text) for name, item_id, text, _ in read_benchmark(args.mbpp, "mbpp")}
     report = {"config": {"ngram": config.ngram, "min_overlap": config.min_overlap,
                          "min_match_tokens": config.min_match_tokens, "indexed_texts": len(index)},
-              "leaks": leak_benchmark(index, tasks, config.min_match_tokens),
-              "site_packages": site_scan(index, args.site_files) if args.site_files else None}
+              "leaks": leak_benchmark(index, tasks, config.min_match_tokens, args.batch),
+              "site_packages": site_scan(index, args.site_files, args.batch) if args.site_files else None}
     print(json.dumps(report, indent=2))
     if args.out:
         args.out.write_text(json.dumps(report, indent=2))

@@ -7,11 +7,14 @@ language on a mixed corpus, with the screen and without it, and leaks in each la
 1. Speed: the default indexes (HumanEval), every file of each language of the corpus through ``hits``
    (``time.process_time``, ``--rounds`` rounds, the order of the checks rotated each round): the code
    index screened and full, the short-task index, and both together as the filter stage runs them;
-   min / median / max MB per CPU second. Files each screen passes are counted.
+   min / median / max MB per CPU second. Files each screen passes are counted. "both" asks the code index's
+   screen of a batch of documents at once, as the filter stage does (``batched``), where the tree has
+   ``ContaminationIndex.may_hit_many``; "both_one_by_one" is the same one document at a time.
 2. Leaks: per language, ``--leaks`` files give ~120 normalised tokens each (from a third of the way in)
    as items of a generic benchmark in that language; each is renamed (every identifier) and laid out
    anew, then pasted after the first third of another file of the language. Reported: leaks the full
-   path hits, and whether the screened index's hits equal the full path's on every pasted document.
+   path hits, and whether the screened index's hits equal the full path's on every pasted document (the pasted
+   documents of a language screened together, as the filter stage does, where the tree can).
 Run it with ``PYTHONPATH`` at an older tree to measure that tree's speed (part 1 only uses ``hits``).
 """
 
@@ -49,10 +52,17 @@ def speed(texts: dict[str, list[str]], rounds: int, full: bool, languages: set[s
     index (``filters.short_tasks``), and both as the filter stage runs them (``DocumentFilter.benchmark_hits``)."""
     config = DecontaminationConfig()
     code, short = ContaminationIndex.from_config(config), short_task_index(config)
-    checks = {"screened": code.hits, "short_tasks": short.hits,
-              "both": lambda text, language: [*code.hits(text, language), *short.hits(text, language)]}
+    checks = {"screened": each(code.hits), "short_tasks": each(short.hits),
+              "both_one_by_one": each(lambda text, language: [*code.hits(text, language), *short.hits(text, language)])}
+    if hasattr(code, "may_hit_many"):  # this tree's filter stage screens its documents in batches
+        from codemix.pipelines.filter import BATCH_BYTES, BATCH_DOCUMENTS  # imported before any timing
+
+        limits = BATCH_DOCUMENTS, BATCH_BYTES
+        checks["both"] = lambda documents, language: batched(code, short, documents, language, *limits)
+    else:
+        checks["both"] = checks.pop("both_one_by_one")
     if full:
-        checks["full"] = ContaminationIndex.from_config(DecontaminationConfig(screen=False)).hits
+        checks["full"] = each(ContaminationIndex.from_config(DecontaminationConfig(screen=False)).hits)
     report = {}
     for language, documents in sorted(texts.items()):
         if languages and language not in languages:
@@ -63,8 +73,7 @@ def speed(texts: dict[str, list[str]], rounds: int, full: bool, languages: set[s
             names = list(checks)
             for name in names[number % len(names):] + names[:number % len(names)]:  # the order rotated
                 start = time.process_time()
-                for text in documents:
-                    checks[name](text, language)
+                checks[name](documents, language)
                 rates[name].append(megabytes / max(time.process_time() - start, 1e-9))
         passed = sum(code.may_hit(t, language) for t in documents) if hasattr(code, "may_hit") else None
         short_passed = sum(short.may_hit(t) for t in documents) if hasattr(short, "may_hit") else None
@@ -72,6 +81,25 @@ def speed(texts: dict[str, list[str]], rounds: int, full: bool, languages: set[s
                             "short_screen_passed": short_passed,
                             **{f"mb_per_cpu_s_{name}": spread(r) for name, r in rates.items()}}
     return report
+
+
+def each(check):
+    """A check of one text, asked of every document in turn."""
+    return lambda documents, language: [check(text, language) for text in documents]
+
+
+def batched(code, short, documents: list[str], language: str, most: int, most_bytes: int) -> list:
+    """Both indexes as the filter stage asks them now (``pipelines.filter.JudgeDocuments``): the code index's
+    screen of up to ``most`` documents (or ``most_bytes``) in one call, then each document's hits."""
+    found, start, size = [], 0, 0
+    for end, text in enumerate(documents, start=1):
+        size += len(text.encode("utf-8"))
+        if end - start >= most or size >= most_bytes or end == len(documents):
+            batch = documents[start:end]
+            for text, answer in zip(batch, code.may_hit_many(batch, language), strict=True):
+                found.append([*code.hits(text, language, may_hit=answer), *short.hits(text, language)])
+            start, size = end, 0
+    return found
 
 
 def renamed(text: str, language: str) -> str:
@@ -104,12 +132,16 @@ def leaks(texts: dict[str, list[str]], per_language: int) -> dict:
             screened, full = (ContaminationIndex.from_config(DecontaminationConfig(
                 humaneval=False, benchmarks=[str(benchmark)], screen=screen)) for screen in (True, False))
         caught = same = 0
-        for i, (_, solution) in enumerate(cases):
-            host = cases[(i + 1) % len(cases)][0]
-            document = host + "\n" + renamed(solution, language)
+        documents = [cases[(i + 1) % len(cases)][0] + "\n" + renamed(solution, language)
+                     for i, (_, solution) in enumerate(cases)]
+        # screened together, as the filter stage screens them, where the tree can
+        answers = screened.may_hit_many(documents, language) if hasattr(screened, "may_hit_many") else [None] * len(cases)
+        for i, (document, answer) in enumerate(zip(documents, answers, strict=True)):
             expected = full.hits(document, language)
             caught += str(i) in {hit.item_id for hit in expected}
-            same += screened.hits(document, language) == expected
+            found = screened.hits(document, language) if answer is None else screened.hits(document, language,
+                                                                                          may_hit=answer)
+            same += found == expected
         report[language] = {"leaks": len(cases), "caught_full": caught, "screened_hits_equal": same}
     return report
 

@@ -349,11 +349,15 @@ def timed_steps(args, trainer, runtime, recipe, sequence_length: int) -> dict[st
     expert_tokens_LE = trainer.monitor.take()
     with HostSyncs() as syncs, cuda_sync_warnings(runtime.cuda) as detected:
         bench_step(trainer, steps[-1], stats, len(steps) - 1)
-    totals = stats.totals_S2[args.warmup:args.warmup + args.steps].cpu()
+    all_totals = stats.totals_S2.cpu()
+    totals = all_totals[args.warmup:args.warmup + args.steps]
     tokens = trainer.plan.global_batch_size * sequence_length * args.steps
     active = count_parameters(recipe.model, padded_vocab_size(trainer.model.vocab_size)).active_matmul
     return {"seconds": seconds, "tokens_per_s": tokens / seconds, "flops_per_s": 6.0 * active * tokens / seconds,
             "loss": float(totals[:, 0].sum() / totals[:, 1].sum()), "world_size": runtime.world_size,
+            # The first step's loss is taken before this precision's first update: the resumed checkpoint on
+            # the first batch, so precisions differ there by rounding alone (later steps compound it).
+            "first_loss": float(all_totals[0, 0] / all_totals[0, 1]),
             "syncs_ours": syncs.count(ours=True), "syncs_framework": syncs.count(ours=False),
             "sync_sites": sorted(f"{where} {what} x{n}" for (where, what), n in syncs.calls.items()),
             "cuda_sync_warnings": len(detected),

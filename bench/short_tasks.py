@@ -65,34 +65,48 @@ LEAK_VARIANTS = {**{k: v for k, v in VARIANTS.items() if k != "docstring_removed
                  "docstring_edited_renamed": lambda code: renamed(edited_docstrings(code))}
 
 
-def removed(checker: DocumentFilter, item_id: str, text: str, path: str, language: str) -> bool:
-    doc = Document(id=path, text=text, source="bench", kind="file", path=path, language=language, license="mit")
-    return any(hit.item_id == item_id for hit in checker.benchmark_hits(doc))
+def document(text: str, path: str, language: str) -> Document:
+    return Document(id=path, text=text, source="bench", kind="file", path=path, language=language, license="mit")
 
 
-def leak_report(checker: DocumentFilter, minimum: int) -> dict:
+def all_hits(checker: DocumentFilter, docs: list[Document], batch: int) -> list[tuple]:
+    """``checker.benchmark_hits`` of each document; with ``batch``, their views screened ``batch`` documents at
+    once (``DocumentFilter.screened_views``), as the filter stage does, where the tree has it."""
+    if not batch or not hasattr(checker, "screened_views"):
+        return [checker.benchmark_hits(doc) for doc in docs]
+    found = []
+    for start in range(0, len(docs), batch):
+        part = docs[start:start + batch]
+        found += [checker.benchmark_hits(doc, views) for doc, views in zip(part, checker.screened_views(part), strict=True)]
+    return found
+
+
+def leak_report(checker: DocumentFilter, minimum: int, batch: int = 0) -> dict:
     tasks = {item_id: text for _, item_id, text, _ in list(humaneval_items())[::2]}
     short = {item_id for item_id, text in tasks.items() if len(code_tokens(text)) < minimum}
     notebook = NOTEBOOK.read_text()
     report = {"tasks": len(tasks), "short_tasks": len(short), "variants": {}}
+    cases, docs = [], []
     for variant, transform in LEAK_VARIANTS.items():
-        row = {"file": 0, "file_short": 0, "notebook": 0, "notebook_short": 0, "missed_short": []}
         for number, (item_id, text) in enumerate(sorted(tasks.items())):
             leaked = transform(text)
             ast.parse(leaked)  # a transformation bug fails loudly
-            in_file = removed(checker, item_id, paste(leaked, number), "lib/util.py", "python")
-            in_cell = removed(checker, item_id, notebook_with(notebook, leaked), "nb/leak.ipynb", "jupyter notebook")
-            row["file"] += in_file
-            row["notebook"] += in_cell
-            row["file_short"] += in_file and item_id in short
-            row["notebook_short"] += in_cell and item_id in short
-            if item_id in short and not (in_file and in_cell):
-                row["missed_short"].append(item_id)
-        report["variants"][variant] = row
-    report["idioms_removed"] = {name: removed(checker, "", paste(code, 0), "lib/util.py", "python")
-                                or bool(checker.benchmark_hits(Document(id=name, text=paste(code, 0), source="bench",
-                                                                        kind="file", path="lib/util.py", language="python")))
-                                for name, code in IDIOMS.items()}
+            cases.append((variant, item_id))
+            docs += [document(paste(leaked, number), "lib/util.py", "python"),
+                     document(notebook_with(notebook, leaked), "nb/leak.ipynb", "jupyter notebook")]
+    idioms = [document(paste(code, 0), "lib/util.py", "python") for code in IDIOMS.values()]
+    found = all_hits(checker, docs + idioms, batch)
+    for number, (variant, item_id) in enumerate(cases):
+        row = report["variants"].setdefault(variant, {"file": 0, "file_short": 0, "notebook": 0, "notebook_short": 0,
+                                                       "missed_short": []})
+        in_file, in_cell = (any(hit.item_id == item_id for hit in hits) for hits in found[2 * number:2 * number + 2])
+        row["file"] += in_file
+        row["notebook"] += in_cell
+        row["file_short"] += in_file and item_id in short
+        row["notebook_short"] += in_cell and item_id in short
+        if item_id in short and not (in_file and in_cell):
+            row["missed_short"].append(item_id)
+    report["idioms_removed"] = {name: bool(hits) for name, hits in zip(IDIOMS, found[len(docs):], strict=True)}
     return report
 
 
@@ -112,9 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site-files", type=int, default=10_000)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--batch", type=int, default=64,
+                        help="documents screened together, as the filter stage does; 0: one at a time")
     args = parser.parse_args(argv)
     checker = DocumentFilter(FiltersConfig())
-    report = {"leaks": leak_report(checker, checker.config.decontamination.min_match_tokens),
+    report = {"leaks": leak_report(checker, checker.config.decontamination.min_match_tokens, args.batch),
               "real_code": site_scan(checker, args.site_files) if args.site_files else None}
     print(json.dumps(report, indent=2))
     if args.out:

@@ -8,6 +8,7 @@ and last the benchmark overlap, the costliest check, on what is left.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from codemix.document import Document
@@ -40,6 +41,9 @@ from codemix.kinds import AT_READ, CELLS, DIFF, MESSAGES, NOTEBOOK_CODE, SIZE_AN
 # is an import of that project, as of any installed package.
 NOT_HELD = frozenset({"license_not_allowed", "no_license", "opted_out", "contaminated", "binary", "too_large",
                       FILE, "vendored"})
+# A view a document is checked in (``contamination_views``): (text, language, what the code screen answered for it,
+# None when not asked yet).
+ScreenedView = tuple[str, str, bool | None]
 
 
 def held_for_imports(doc: Document, reason: str) -> bool:
@@ -120,6 +124,11 @@ class DocumentFilter:
         """The full decision; a license declared by the source or record wins over the detected one. ``own_code``:
         the file names the repository's own holder, so a path list's folder pattern does not make it another
         project's (hugo's ``cache/`` package, linguist's ``(^|/)cache/``)."""
+        return self.with_benchmark_hits(self.judge_but_benchmarks(doc, repository_license, own_code=own_code))
+
+    def judge_but_benchmarks(self, doc: Document, repository_license: str = "", *, own_code: bool = False) -> Verdict:
+        """``judge`` without the benchmark overlap, which ``with_benchmark_hits`` adds (the filter stage asks it
+        of several documents together: ``screened_views``)."""
         if not doc.license and repository_license:
             doc = dataclasses.replace(doc, license=repository_license)
         reason = self.license_drop_reason(doc) or self.drop_reason(doc, own_code=own_code)
@@ -131,15 +140,47 @@ class DocumentFilter:
         if instances:  # files: mark
             ids = sorted({hit.instance_id for hit in instances})
             doc = dataclasses.replace(doc, metadata={**doc.metadata, "benchmark_instances": ids})
-        hits = self.benchmark_hits(doc) if self.config.decontamination.enabled else ()
-        return Verdict(doc, "contaminated", hits, instances=instances) if hits else Verdict(doc, instances=instances)
+        return Verdict(doc, instances=instances)
 
-    def benchmark_hits(self, doc: Document) -> tuple[BenchmarkHit, ...]:
+    def wants_benchmark_hits(self, verdict: Verdict) -> bool:
+        """Whether ``with_benchmark_hits`` has anything to add to a ``judge_but_benchmarks`` verdict."""
+        return verdict.reason is None and self.config.decontamination.enabled
+
+    def with_benchmark_hits(self, verdict: Verdict, views: list[ScreenedView] | None = None) -> Verdict:
+        """A ``judge_but_benchmarks`` verdict completed: contaminated when a view of its document hits a benchmark
+        item (``views``: the document's ``screened_views``, else found here)."""
+        if not self.wants_benchmark_hits(verdict):
+            return verdict
+        hits = self.benchmark_hits(verdict.document, views)
+        return Verdict(verdict.document, "contaminated", hits, instances=verdict.instances) if hits else verdict
+
+    def screened_views(self, docs: Sequence[Document]) -> list[list[ScreenedView]]:
+        """Each document's ``contamination_views`` with what the code index's screen answers for each: the
+        views of all ``docs`` in one language screened in one call (``ContaminationIndex.may_hit_many``)."""
+        views = [contamination_views(doc, self.language_of) for doc in docs]
+        by_language: dict[str, list[tuple[int, int]]] = {}
+        for i, texts in enumerate(views):
+            for j, (_, language) in enumerate(texts):
+                by_language.setdefault(language, []).append((i, j))
+        screened: list[list[ScreenedView]] = [[] for _ in views]
+        answers: dict[tuple[int, int], bool] = {}
+        for language, places in by_language.items():
+            found = self.contamination.may_hit_many([views[i][j][0] for i, j in places], language)
+            answers.update(zip(places, found, strict=True))
+        for i, texts in enumerate(views):
+            screened[i] = [(text, language, answers[i, j]) for j, (text, language) in enumerate(texts)]
+        return screened
+
+    def benchmark_hits(self, doc: Document, views: list[ScreenedView] | None = None) -> tuple[BenchmarkHit, ...]:
         """Hits in each view of ``doc`` (a commit's added lines are code of their file's language),
-        the best per benchmark item; a hit's lines count within the view that found it."""
+        the best per benchmark item; a hit's lines count within the view that found it. ``views``: the
+        document's ``screened_views``, else its ``contamination_views`` screened one by one."""
         best: dict[tuple[str, str], BenchmarkHit] = {}
-        for text, language in contamination_views(doc, self.language_of):
-            for hit in [*self.contamination.hits(text, language), *self.short_tasks.hits(text, language)]:
+        if views is None:
+            views = [(text, language, None) for text, language in contamination_views(doc, self.language_of)]
+        for text, language, may_hit in views:
+            code_hits = self.contamination.hits(text, language, may_hit=may_hit)
+            for hit in [*code_hits, *self.short_tasks.hits(text, language)]:
                 key = (hit.benchmark, hit.item_id)
                 if key not in best or hit.overlap > best[key].overlap:
                     best[key] = hit

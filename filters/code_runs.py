@@ -11,8 +11,10 @@ Design notes and the proof: docs/design/filters.md, "filters/code_screen.py", po
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,6 +22,7 @@ from codemix.filters.code_screen import (
     _NUMBER_PATTERN,
     _STRINGS_AND_COMMENTS,
     _UNSURE_CHARACTERS,
+    Projections,
     _drop_comment,
     _ranges,
     columns_consistent,
@@ -134,49 +137,70 @@ def run_projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
     last = _LAST
     if last[0] is text:
         return last[1]
-    projected = _projection(text)
+    projected = run_projections([text])[0]
     _LAST = (text, projected)
     return projected
 
 
-def _projection(text: str) -> tuple[np.ndarray, np.ndarray] | None:
-    if any(c in text for c in _UNSURE_CHARACTERS):
-        return None
-    rest = _STRINGS_AND_COMMENTS.sub(_drop_comment, text)
-    if "'" in rest or '"' in rest or rest.endswith("\\\n") or not rest.isascii():
-        return None
-    if rest.endswith("\\"):
-        return None
-    rest = "\n" + rest + "\n" + " " * 8  # a run is never last; the spaces: room to read 8 bytes at any run
-    data = np.frombuffer(rest.encode("ascii"), dtype=np.uint8)
+def run_projections(texts: Sequence[str]) -> Projections:
+    """``run_projection`` of every text, read as one buffer: each text's bytes are its own segment (a newline
+    first, a newline and 8 spaces last, as one text alone is read), and every state a reading carries (the
+    bracket depth, the statement columns, the symbol before a name, the "unsure" exits) starts anew in each
+    segment, so no symbol or window spans two texts. One pass of numpy over many small files instead of one
+    per file (a file's fixed cost is most of a small one's: docs/design/filters.md, "filters/code_screen.py", point 5)."""
+    rests = [_rest(text) for text in texts]
+    sure = np.array([rest is not None for rest in rests], dtype=bool)
+    pieces = ["\n" + rest + "\n" + " " * 8 for rest in rests if rest is not None]
+    if not pieces:
+        return Projections.of_segments(sure, np.empty(0, np.uint64), np.empty(0, bool), np.zeros(0, np.int64))
+    lengths = np.array([len(piece) for piece in pieces], dtype=np.int64)
+    starts = lengths.cumsum() - lengths
+    buffer = "".join(pieces)
+    data = np.frombuffer(buffer.encode("ascii"), dtype=np.uint8)
     classes = _CLASSES[data]
     continuation = ((data[:-1] == 92) & (data[1:] == 10)).nonzero()[0]  # a backslash-newline is no token
     classes[continuation], classes[continuation + 1] = _SPACE, _SPACE
     depth = ((classes == _OPEN).astype(np.int32) - (classes == _CLOSE)).cumsum()
-    if depth.min() < 0 or depth[-1] != 0 or not _indentation_consistent(data, classes, depth):
+    depth -= np.repeat(depth[starts], lengths)  # each segment's own depth: its first byte is a newline
+    bad = (np.minimum.reduceat(depth, starts) < 0) | (depth[starts + lengths - 1] != 0)
+    bad |= ~_indentation_consistent(data, classes, depth, starts)
+    hashes, identifier, segment = _symbols(buffer, data, classes, depth, starts, bad)
+    return Projections.of_segments(sure, hashes, identifier, np.bincount(segment, minlength=len(pieces)), bad)
+
+
+def _rest(text: str) -> str | None:
+    """The text with comments dropped and each string left as its marker (a NUL), or None where a reading of
+    it could differ from ``tokenize``'s (see ``light_projection``; also non-ASCII)."""
+    if any(c in text for c in _UNSURE_CHARACTERS):
         return None
-    return _symbols(rest, data, classes, depth)
+    rest = _STRINGS_AND_COMMENTS.sub(_drop_comment, text)
+    if "'" in rest or '"' in rest or rest.endswith(("\\\n", "\\")) or not rest.isascii():
+        return None  # a stray quote, or a continuation at the very end
+    return rest
 
 
-def _glued_number(rest: str, data: np.ndarray, starting: np.ndarray, ends: np.ndarray) -> bool:
-    """True where ``tokenize`` may end a number inside a word run: checked at every run (``starting``,
-    ``ends``) that starts with a digit and holds a letter or underscore or starts with 0 (``0x1f``, ``1e``,
-    ``1_000``, ``05``), from the run and, after a ".", from the "." (``.05``, ``x.5y``)."""
+def _glued_numbers(rest: str, data: np.ndarray, starting: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The starts of the runs (among ``starting``, ``ends``) where ``tokenize`` may end a number inside a word
+    run: checked at every run that starts with a digit and holds a letter or underscore or starts with 0
+    (``0x1f``, ``1e``, ``1_000``, ``05``), from the run and, after a ".", from the "." (``.05``, ``x.5y``)."""
     inside = _ranges(starting, ends)
     letters = np.bincount(np.repeat(np.arange(len(starting)), ends - starting), weights=_LETTER[data[inside]],
                           minlength=len(starting))
     suspect = (letters > 0) | ((data[starting] == 48) & (ends - starting > 1))
+    glued = []
     for start in starting[suspect].tolist():
         # after a ".", the number starts there (``1.05``, ``x.05``), unless the dot may end an ellipsis
         froms = (start,) if rest[start - 1] != "." else (start - 1, start) if rest[start - 2] == "." else (start - 1,)
         if any(_GLUED_NUMBER.match(rest, at) for at in froms):
-            return True
-    return False
+            glued.append(start)
+    return np.array(glued, dtype=np.int64)
 
 
-def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.ndarray) -> bool:
-    """``code_screen``'s indentation rule on bytes: a statement starts after a newline outside brackets
-    whose next token is not a newline; its column is the newline's own run of spaces and tabs."""
+def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.ndarray, starts: np.ndarray
+                            ) -> np.ndarray:
+    """``code_screen``'s indentation rule on bytes, per segment (``starts``): a statement starts after a newline
+    outside brackets whose next token is not a newline; its column is the newline's own run of spaces and tabs.
+    A segment's last newline is followed by spaces and the next segment's first newline, or the end: no statement."""
     n = len(data)
     newlines = (classes == _NEWLINE).nonzero()[0]
     newlines = newlines[depth[newlines] == 0]
@@ -186,24 +210,25 @@ def _indentation_consistent(data: np.ndarray, classes: np.ndarray, depth: np.nda
     for i in (classes[np.minimum(ends, n - 1)] == _SPACE).nonzero()[0].tolist():  # a continuation first: rare
         while following[i] < n and classes[following[i]] == _SPACE:
             following[i] += 1
-    starts = following < n
-    starts[starts] = classes[following[starts]] != _NEWLINE
-    newlines, ends = newlines[starts], ends[starts]
-    columns = ends - newlines - 1
-    columns = columns.tolist()
+    statement = following < n
+    statement[statement] = classes[following[statement]] != _NEWLINE
+    newlines, ends = newlines[statement], ends[statement]
+    columns = (ends - newlines - 1).tolist()
     tabbed = np.empty(0, dtype=np.int64)
     if (data == 9).any():
         tabs = np.concatenate([[0], np.cumsum(data == 9)])
         tabbed = (tabs[ends] > tabs[newlines + 1]).nonzero()[0]
     for i in tabbed.tolist():
         columns[i] = len(data[newlines[i] + 1:ends[i]].tobytes().expandtabs(8))
-    return columns_consistent(columns)
+    bounds = [*newlines.searchsorted(starts).tolist(), len(columns)]
+    return np.array([columns_consistent(columns[a:b]) for a, b in itertools.pairwise(bounds)], dtype=bool)
 
 
-def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray] | None:
+def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray, starts: np.ndarray,
+             bad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Word runs and single characters in order, strings (with their prefixes) and receivers dropped,
-    identifiers flagged as ``code_screen.light_projection`` flags them."""
+    identifiers flagged as ``code_screen.light_projection`` flags them: (hashes, flags, segment of each), the
+    symbols of segments found unsure left out (``bad`` is updated)."""
     word = classes == _WORD
     starting = word.copy()
     starting[1:] &= ~word[:-1]
@@ -226,13 +251,13 @@ def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray
     newline = kind == _NEWLINE
     counted_mask = ~dropped
     counted_mask[newline] &= depth[at[newline]] == 0
-    counted = counted_mask.nonzero()[0]
+    counted = counted_mask.nonzero()[0]  # a segment's first newline is counted: no symbol sees the one before
     previous = np.full(len(at), -1, dtype=np.int64)
     previous[counted[1:]] = counted[:-1]
     digit_start = np.zeros(len(at), dtype=bool)
     digit_start[run_at] = digit_runs = _DIGIT[byte[run_at]]
-    if digit_runs.any() and _glued_number(rest, data, at[run_at[digit_runs]], ends[digit_runs]):
-        return None
+    if digit_runs.any():
+        bad[starts.searchsorted(_glued_numbers(rest, data, at[run_at[digit_runs]], ends[digit_runs]), "right") - 1] = True
     names = np.zeros(len(at), dtype=bool)
     names[run_at] = ~_KEYWORDS.member(run_hashes)
     names &= ~digit_start & ~dropped
@@ -240,10 +265,12 @@ def _symbols(rest: str, data: np.ndarray, classes: np.ndarray, depth: np.ndarray
     before = previous[name_at]
     after_dot = np.zeros(len(at), dtype=bool)
     after_dot[name_at[(before >= 0) & (kind[before] == _DOT)]] = True
-    if after_dot.any() and (after_dot := _after_dot_token(data, at, after_dot, previous, digit_start)) is None:
-        return None
-    projected = ~dropped & ~newline & (kind != _STRING)
-    return hashes[projected], (names & ~after_dot)[projected]
+    if after_dot.any():
+        after_dot, unsure = _after_dot_token(data, at, after_dot, previous, digit_start)
+        bad[starts.searchsorted(unsure, "right") - 1] = True
+    segment = starts.searchsorted(at, "right") - 1
+    projected = ~dropped & ~newline & (kind != _STRING) & ~bad[segment]
+    return hashes[projected], (names & ~after_dot)[projected], segment[projected]
 
 
 def _drop_receivers(data: np.ndarray, at: np.ndarray, kind: np.ndarray, hashes: np.ndarray, receivers: np.ndarray,
@@ -260,22 +287,23 @@ def _drop_receivers(data: np.ndarray, at: np.ndarray, kind: np.ndarray, hashes: 
 
 
 def _after_dot_token(data: np.ndarray, at: np.ndarray, after_dot: np.ndarray, previous: np.ndarray,
-                     digit_start: np.ndarray) -> np.ndarray | None:
+                     digit_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which names after a "." follow a "." token: a run of r dots reads as r // 3 ellipses, then single
-    dots; None when the dots follow a word starting with a digit (``1.real``: the dot may be the number's)."""
+    dots; and the byte positions of the dots that follow a word starting with a digit (``1.real``: the dot may
+    be the number's), where the reading is unsure."""
     dots = previous[after_dot]  # symbol index of each name's "."
     before = data[at[dots] - 1]
-    if digit_start[dots - 1][_CLASSES[before] == _WORD].any():
-        return None
+    unsure = [at[dots][digit_start[dots - 1] & (_CLASSES[before] == _WORD)]]
     result = after_dot.copy()
     for number in (before == _DOT_BYTE).nonzero()[0].tolist():  # a run of dots: rare, walked back
         start = int(at[dots[number]])
         while data[start - 1] == _DOT_BYTE:
             start -= 1
         if _word_starts_with_digit(data, start - 1):
-            return None
+            unsure.append(np.array([start], dtype=np.int64))
+            continue
         result[after_dot.nonzero()[0][number]] = (int(at[dots[number]]) - start + 1) % 3 != 0
-    return result
+    return result, np.concatenate(unsure).astype(np.int64)
 
 
 def _word_starts_with_digit(data: np.ndarray, end: int) -> bool:

@@ -15,7 +15,8 @@ import keyword
 import math
 import re
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import xxhash
@@ -176,6 +177,47 @@ def full_projection(tokens: CodeTokens) -> tuple[np.ndarray, np.ndarray, np.ndar
     return hashes, flags, np.array(kept, dtype=np.int64)
 
 
+@dataclass(frozen=True, slots=True)
+class Projections:
+    """The projections of several texts in one pair of arrays: text i's symbols are
+    ``hashes[bounds[i]:bounds[i + 1]]`` (with their ``identifier`` flags), and ``sure[i]`` is False where its
+    projection is None (unsure; its span is empty)."""
+
+    hashes: np.ndarray  # uint64 (symbols,)
+    identifier: np.ndarray  # bool (symbols,)
+    bounds: np.ndarray  # int64 (texts + 1,)
+    sure: np.ndarray  # bool (texts,)
+
+    @classmethod
+    def of_segments(cls, readable: np.ndarray, hashes: np.ndarray, identifier: np.ndarray, counts: np.ndarray,
+                    unsure: np.ndarray | None = None) -> Projections:
+        """From the symbols of the segments read: one per ``readable`` text, ``counts`` symbols each, those of
+        an ``unsure`` segment left out already."""
+        sure = readable.copy()
+        if unsure is not None:
+            sure[readable] = ~unsure
+        lengths = np.zeros(len(readable), dtype=np.int64)
+        lengths[readable] = counts
+        return cls(hashes, identifier, np.concatenate([[0], lengths.cumsum()]).astype(np.int64), sure)
+
+    @classmethod
+    def of_each(cls, projections: Sequence[tuple[np.ndarray, np.ndarray] | None]) -> Projections:
+        """From each text's own projection (None: unsure)."""
+        kept = [p for p in projections if p is not None]
+        return cls.of_segments(np.array([p is not None for p in projections], dtype=bool),
+                               np.concatenate([np.empty(0, np.uint64), *(p[0] for p in kept)]),
+                               np.concatenate([np.empty(0, bool), *(p[1] for p in kept)]),
+                               np.array([len(p[0]) for p in kept], dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.sure)
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray] | None:
+        if not self.sure[i]:
+            return None
+        return self.hashes[self.bounds[i]:self.bounds[i + 1]], self.identifier[self.bounds[i]:self.bounds[i + 1]]
+
+
 @functools.lru_cache(maxsize=16)
 def _distance_codes(k: int) -> np.ndarray:
     return np.array([xxhash.xxh3_64_intdigest(f"\x00screen{d}".encode()) for d in range(k)], dtype=np.uint64)
@@ -311,6 +353,36 @@ class _Grams:
             keys = np.concatenate([keys, at[self.keys[at] == found[shared]]])
         return _distinct(keys)
 
+    def possible_windows_of(self, found: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``possible_windows`` of several documents at once: ``found`` holds all their hashes, ``group[i]`` the
+        document of ``found[i]``. (documents, windows): each pair a window possible in that document."""
+        slot = self._slot(found)
+        index = self._slots[slot]
+        hit = (index >= 0).nonzero()[0]
+        hit = hit[self.keys[index[hit]] == found[hit]]
+        groups, keys = [group[hit]], [index[hit].astype(np.int64)]
+        shared = self._shared[slot].nonzero()[0]
+        if len(shared) and len(self.keys):
+            at = np.minimum(np.searchsorted(self.keys, found[shared]), len(self.keys) - 1)
+            equal = self.keys[at] == found[shared]
+            groups.append(group[shared[equal]])
+            keys.append(at[equal].astype(np.int64))
+        n_keys, n_occurrences, n_windows = len(self.keys), len(self._inverse), len(self.first)
+        pairs = _distinct(np.concatenate(groups).astype(np.int64) * n_keys + np.concatenate(keys))  # (document, key)
+        pair_group, keys = pairs // max(n_keys, 1), pairs % max(n_keys, 1)
+        lows, highs = self._key_starts[keys], self._key_starts[keys + 1]
+        # (document, occurrence of a key it holds), sorted: each document's present occurrences in order
+        present = np.sort(np.repeat(pair_group, highs - lows) * n_occurrences + self._by_key[_ranges(lows, highs)])
+        present_group, occurrences = present // max(n_occurrences, 1), present % max(n_occurrences, 1)
+        lows, highs = self._occurrence_starts[occurrences], self._occurrence_starts[occurrences + 1]
+        touched = _distinct(np.repeat(present_group, highs - lows) * n_windows + self._windows[_ranges(lows, highs)])
+        touched_group, windows = touched // max(n_windows, 1), touched % max(n_windows, 1)
+        base = touched_group * n_occurrences
+        first, last = self.first[windows].astype(np.int64), self.last[windows].astype(np.int64)
+        inside = present.searchsorted(base + last, side="right") - present.searchsorted(base + first, side="left")
+        possible = inside == last - first + 1
+        return touched_group[possible], windows[possible]
+
     def possible_windows(self, found: np.ndarray) -> np.ndarray:
         """The windows whose k-grams all occur among the hashes ``found`` (windows checked by this k)."""
         keys = self._found_keys(found)
@@ -392,6 +464,45 @@ class ScreenIndex:
         if self._first is not None and not self._first.may_hit(text):
             return False
         return self.unbounded > 0 or self.may_hit_projected(self._project(text))
+
+    def may_hit_many(self, texts: Sequence[str], project_many: Callable[[Sequence[str]], Projections]) -> np.ndarray:
+        """``may_hit`` of each text (bool array), the cheapest screen asked of all of them at once: ``project_many``
+        gives their projections together. A text it passes is screened here alone (few are)."""
+        if self._first is None:
+            return np.ones(len(texts), dtype=bool) if self.unbounded else self.may_hit_all(project_many(texts))
+        passed = self._first.may_hit_many(texts, project_many)
+        for i in passed.nonzero()[0].tolist():
+            passed[i] = self.unbounded > 0 or self.may_hit_projected(self._project(texts[i]))
+        return passed
+
+    def may_hit_all(self, batch: Projections) -> np.ndarray:
+        """``may_hit_projected`` of every text of ``batch`` (bool array): the k-grams of all texts found at once,
+        no window across two texts."""
+        texts = len(batch)
+        if self.unbounded:
+            return np.ones(texts, dtype=bool)
+        lengths = np.diff(batch.bounds)
+        text_of = np.repeat(np.arange(texts), lengths)
+        groups, windows = [], []
+        for k, part in self._parts.items():
+            grams = projected_gram_hashes(batch.hashes, batch.identifier, k)
+            start = np.arange(len(grams))
+            whole = start + k <= batch.bounds[1:][text_of[:len(grams)]]  # the window ends in its first text
+            group, window = part.possible_windows_of(grams[whole], text_of[:len(grams)][whole])
+            groups.append(group)
+            windows.append(window)
+        group, windows = np.concatenate([np.empty(0, np.int64), *groups]), np.concatenate([np.empty(0, np.int64), *windows])
+        counts = np.bincount(group * self._texts + self._owner[windows], minlength=texts * self._texts)
+        counts = counts.reshape(texts, self._texts) + self._free_counts
+        result = ~batch.sure
+        for text, number in zip(*(counts >= self._needed).nonzero(), strict=True):
+            if result[text]:
+                continue
+            mine = (self._free & (self._owner == number)).nonzero()[0]
+            inside = windows[(group == text) & (self._owner[windows] == number)]
+            starts = self._start[np.concatenate([mine, inside])]
+            result[text] = covered(starts, self.ngram, int(self._length[number])) >= self.min_match_tokens
+        return result
 
     def may_hit_projected(self, light: tuple[np.ndarray, np.ndarray] | None) -> bool:
         """``may_hit`` on a document already projected (None: unsure, it passes)."""

@@ -12,7 +12,7 @@ import json
 import keyword
 import re
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import PurePosixPath
@@ -22,8 +22,8 @@ import xxhash
 
 from codemix.config import ConfigError, join, require
 from codemix.filters.code_lexer import COMMON_KEYWORDS, lexed_item_projection, lexed_projection, lexed_tokens
-from codemix.filters.code_runs import RUN_GRAMS, run_projection, token_run_projection
-from codemix.filters.code_screen import ScreenIndex
+from codemix.filters.code_runs import RUN_GRAMS, run_projection, run_projections, token_run_projection
+from codemix.filters.code_screen import Projections, ScreenIndex
 from codemix.filters.code_tokens import RECEIVERS, CodeTokens, covered
 
 # An identifier or number (``\w+`` is Unicode-aware), else one non-space character.
@@ -349,15 +349,18 @@ class ContaminationIndex:
         """Number of item texts indexed (HumanEval gives up to two per task)."""
         return len(self._labels)
 
-    def hits(self, text: str, language: str = PYTHON) -> list[BenchmarkHit]:
+    def hits(self, text: str, language: str = PYTHON, *, may_hit: bool | None = None) -> list[BenchmarkHit]:
         """Every item with at least ``min_overlap`` of its n-grams in ``text`` covering at least
         ``min_match_tokens`` of its tokens (literal items: any), best overlap first.
-        ``language`` is the document's: how to read it as code."""
+        ``language`` is the document's: how to read it as code. ``may_hit``: what ``may_hit`` answers for
+        this text, when it was asked already (``may_hit_many``)."""
         views = []
         if not all(self._code):  # literal n-grams only ever meet literal items' keys (code keys are salted)
             literal = token_hashes(normalise_tokens(text))
             views = [np.unique(ngram_hashes(literal, n)) for n in (self.ngram, *self._short_lengths)]
-        screened_out = self._screen is not None and not self.may_hit(text, language)
+        if may_hit is None:
+            may_hit = self.may_hit(text, language)
+        screened_out = self._screen is not None and not may_hit
         if screened_out and not views:
             return []
         tokens = code_tokens(text, language) if any(self._code) and not screened_out else None
@@ -371,6 +374,16 @@ class ContaminationIndex:
             if hit is not None and (label not in best or hit.overlap > best[label].overlap):
                 best[label] = hit
         return sorted(best.values(), key=lambda hit: (-hit.overlap, hit.benchmark, hit.item_id))
+
+    def may_hit_many(self, texts: Sequence[str], language: str = PYTHON) -> list[bool]:
+        """``may_hit`` of each text, all in ``language``, screened together: a fixed cost per call instead of per
+        text. Python texts are projected together too (``code_runs.run_projections``)."""
+        if self._screen is None:
+            return [True] * len(texts)
+        if language != PYTHON:  # each text lexed alone, their k-grams looked up together
+            projections = Projections.of_each([lexed_projection(text, language) for text in texts])
+            return self._lexed_screen.may_hit_all(projections).tolist()
+        return self._screen.may_hit_many(texts, run_projections).tolist()
 
     def may_hit(self, text: str, language: str = PYTHON) -> bool:
         """False only when no code item can be hit in ``text`` (the screen, when on; docs/design/filters.md)."""

@@ -25,7 +25,7 @@ from importlib import resources
 
 import yaml
 
-from codemix.filters.declared import declared_copies, may_declare, named_sections, sections_owner
+from codemix.filters.declared import declared_copies, may_declare, named_sections, section_holders, sections_owner
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
 
@@ -228,6 +228,8 @@ class VendoringFact:
     names: frozenset[str] = frozenset()  # a license text's BSD endorsement clause names (``endorsement_names``)
     first_year: int = 0  # the earliest year of a license text's first copyright line
     template_only: bool = False  # a license text whose only copyright lines are the license document's own (the FSF's)
+    project: str = ""  # the project a file's Xcode header names (``xcode_project``)
+    defined: tuple[int, int] = (0, 0)  # a ``prefix`` fact's names with the prefix, of all the names the file defines
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
@@ -385,7 +387,10 @@ def published_page(path: str, text: str, repo: str = "") -> str | None:
     stem, own = name.split(".", 1)[0], repo.rsplit("/", 1)[-1].lower()
     if len(stem) < 4 or name.endswith(_PAGE_EXTENSIONS):
         return None  # a page or document names its own rendered page
-    for url in _URL.findall("\n".join(text.splitlines()[:_BANNER_LINES])):
+    # a Markdown link's target (rusqlite's ``src/unlock_notify.rs``: "//! [Unlock Notification](http://sqlite.org/
+    # unlock_notify.html)", a doc comment naming the API it implements) is a reference, not the file's own address
+    banner = re.sub(r"\]\([^)\s]*\)", "]", "\n".join(text.splitlines()[:_BANNER_LINES]))
+    for url in _URL.findall(banner):
         last = url.rstrip("/.,;").rsplit("/", 1)[-1].lower()
         page = re.fullmatch(r"([^/]+)\.html?", last)
         # its page (``<stem>.html``), or the file itself in another repository (swift-nio's ``cpp_magic.h``: "this is
@@ -409,7 +414,7 @@ def may_say_vendored(path: str) -> bool:
     """Whether the file at ``path`` can give a ``VendoringFact`` (a cheap test on its name)."""
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
     return (name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")) or name == "vendor.txt"
-            or name == "modules.txt" or path == ".gitmodules" or bool(folder and _README.fullmatch(name))
+            or name == "modules.txt" or path == ".gitmodules" or (name == "RECORD" and folder.endswith(".dist-info")) or bool(folder and _README.fullmatch(name))
             or _LICENSE_NAME.fullmatch(name) is not None or may_declare(path))
 
 
@@ -427,6 +432,10 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
         if named := list(named_sections(path, text)):
             own = sections_owner(path, text)  # whose the file says the repository is, beside the projects it names
             facts += [VendoringFact("declares_named", folder, detail, name=name, holders=own) for name, detail in named]
+        if not folder:
+            own = sections_owner(path, text)
+            facts += [VendoringFact("section", folder, detail, holders=names, names=own) for detail, names in
+                      section_holders(path, text)]
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -467,6 +476,8 @@ def _declarations(path: str, folder: str, name: str, text: str):
         yield VendoringFact("declares", folder, f"{path}")
         for module in re.findall(r"^# (\S+) \S+", text, re.MULTILINE):
             yield VendoringFact("declares", _join(folder, module), f"{path}")
+    elif name == "RECORD" and folder.endswith(".dist-info"):
+        yield from _installed_record(path, folder, text)
     elif path == ".gitmodules":
         for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
             yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
@@ -488,6 +499,20 @@ def _declarations(path: str, folder: str, name: str, text: str):
             yield VendoringFact("declares", folder, f"{path} says {quote}")
         elif subfolders := _SUBFOLDER_PROVENANCE.search(" ".join(head.split())):
             yield VendoringFact("declares_subfolders", folder, f"{path} says {subfolders.group(0)[:80]!r}")
+
+
+def _installed_record(path: str, folder: str, text: str) -> Iterator[VendoringFact]:
+    """An installed distribution's ``RECORD`` (``pip install --target``, the wheel's file list: "packaging/version.py,
+    sha256=...,16688"): the folders and modules it lists beside its ``.dist-info`` folder, and that folder, are the
+    distribution's, another project's (setuptools' ``setuptools/_vendor/packaging/`` and ``packaging-26.0.dist-info/``).
+    Paths leaving the folder (``../../bin/wheel``) are not followed."""
+    parent, own = _folder(folder), folder.rsplit("/", 1)[-1]
+    tops = {line.split(",", 1)[0].split("/", 1)[0] for line in text.splitlines() if "," in line}
+    detail = f"{path} lists it"
+    yield VendoringFact("declares", folder, detail)
+    for top in sorted(tops - {own, "", ".", ".."}):
+        if not top.startswith(("..", "/")) and not top.endswith(".pth"):
+            yield VendoringFact("declares", _join(parent, top), detail)
 
 
 def _toml(text: str) -> dict:
@@ -590,6 +615,7 @@ def copyright_holders(text: str) -> frozenset[str]:
     copyright and the license text's own copyright line (``_holder_lines``) name no holder."""
     holders = set()
     for line in _holder_lines(text):
+        line = re.sub(r"\.\s+see\s.*$", "", line, flags=re.IGNORECASE)  # "Mitchell. See LICENSE.": a pointer, no holder
         line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
@@ -772,6 +798,11 @@ class RepositoryOwner:
     # Holders whose headers in the repository carry different years: they came back to write more (valkey's "zhenwei
     # pi", 2020 and 2022, MIT files in a BSD project), where a copy keeps the one date its original had.
     returning: frozenset[str] = frozenset()
+    # The Xcode projects its own files' headers name (``xcode_project``, letters and digits), as its people are counted.
+    projects: frozenset[str] = frozenset()
+    # (detail, holder names, the file's own section's holder names) of the root's license or notice sections about
+    # other projects (``declared.section_holders``)
+    sections: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -882,7 +913,23 @@ def holder_fact(path: str, text: str) -> VendoringFact | None:
     if (is_vendored(path) and not in_own_package(path, text)) or path_matches(path, VENDORED_PATHS) or _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
         return None
     holder, year = first_copyright(text[:_FILE_HEAD_CHARS * 2])
-    return VendoringFact("holder", _folder(path), path, name=holder, first_year=year) if holder else None
+    if not holder:
+        return None
+    return VendoringFact("holder", _folder(path), path, name=holder, first_year=year, project=xcode_project(path, text))
+
+
+# Xcode's file template: "//", "//  <file name>", "//  <project>", "//", "//  Created by <author> on <date>.",
+# "//  Copyright (c) <year> <holder>." The project line names the Xcode project the file was created in.
+_XCODE_HEADER = re.compile(r"\A(?://[ \t]*\r?\n)?//[ \t]+(\S[^\n]*?)[ \t]*\r?\n//[ \t]+(\S[^\n]*?)[ \t]*\r?\n//")
+
+
+def xcode_project(path: str, text: str) -> str:
+    """The project an Xcode file header names on the line below the file's own name ("//  EXTScope.h", "//  extobjc"),
+    else ""."""
+    match = _XCODE_HEADER.match(text[:400])
+    if not match or match.group(1) != path.rsplit("/", 1)[-1] or _COPYRIGHT.match(match.group(2)):
+        return ""
+    return match.group(2)
 
 
 PEOPLE_SHARE = 0.1  # a holder named by at least this share of the files the most named holder is (and by 3 or more)
@@ -911,7 +958,51 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
-                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2))
+                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2),
+                           _own_projects(facts, trees),
+                           tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)))
+
+
+def sectioned_holder(text: str, owner: RepositoryOwner) -> str | None:
+    """Why a file whose header's first holder is the holder a section of the root's license or notice file names for
+    another project (``RepositoryOwner.sections``), not its own first section's, is that project's file, or None:
+    ZeroBrane's ``lualibs/lexers/*.lua``, "Copyright 2006-2020 Mitchell. See LICENSE.", the holder of its LICENSE's
+    "scintillua" section, while its own section names Paul Kulchenko (whose files Mitchell's 129 lexers outnumber)."""
+    holder, _ = first_copyright(file_header(text))
+    words = holder_words([holder])
+    for detail, names, own in owner.sections:
+        shared = words & names
+        # most of its words, and two where it has two: a first name alone ("Robert") is no one's
+        if words and not words & own and len(shared) * 2 >= len(words) and len(shared) >= min(2, len(words)):
+            return f"header names {holder!r}: {detail}"
+    return None
+
+
+def _own_projects(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:
+    """The Xcode projects named by the headers of at least ``PEOPLE_SHARE`` of the files that name the most named one
+    (and by ``PEOPLE_MIN_FILES`` or more), outside the vendored ``trees``: ReactiveObjC's 251 "ReactiveObjC", not the 4
+    "extobjc" of the macros copied in."""
+    counts: dict[str, int] = {}
+    for fact in facts:
+        if fact.kind == "holder" and fact.project and vendored_tree(fact.detail, trees) is None:
+            counts[_plain(fact.project)] = counts.get(_plain(fact.project), 0) + 1
+    most = max(counts.values(), default=0)
+    return frozenset(name for name, count in counts.items() if count >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE))
+
+
+def foreign_project(project: str, holder: str, owner: RepositoryOwner, repo: str = "") -> str | None:
+    """Why a file whose Xcode header names another project than the repository's own files do (``owner.projects``,
+    nor the repository's name, within or around it: "ReactiveObjCTests") and another holder than its root's or its
+    people is another project's file, or None: ReactiveObjC's ``extobjc/EXTScope.h``, "//  extobjc" and "Copyright (C)
+    2012 Justin Spahr-Summers", beside 251 files of project "ReactiveObjC" by "GitHub, Inc." (the same year and the
+    same MIT, so no other header rule sees it)."""
+    name, own = _plain(project), _plain(repo.rsplit("/", 1)[-1])
+    words = holder_words([holder])
+    if not name or not words or name in owner.projects or (own and (own in name or name in own)):
+        return None
+    if words & owner.words() or words & holder_words(owner.people):
+        return None
+    return f"its Xcode header names project {project!r} and {holder!r}, not the repository's {owner.named()!r}"
 
 
 def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str | None:
@@ -956,7 +1047,8 @@ def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | Non
     holder, year = first_copyright(head)
     if not holder:
         return None
-    return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head))
+    return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head),
+                         project=xcode_project(path, text))
 
 
 def file_fact(path: str) -> VendoringFact:
@@ -965,7 +1057,7 @@ def file_fact(path: str) -> VendoringFact:
 
 
 def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
-                      trees: Iterable[VendoredTree]) -> tuple[VendoredTree, ...]:
+                      trees: Iterable[VendoredTree], repo: str = "") -> tuple[VendoredTree, ...]:
     """The folders (not the root) with ``FOLDER_COPIES_MIN`` or more files whose headers say they are other projects'
     (``foreign_notice``'s reading) and more of them than the folder's other files, none of which names the repository's
     holders or people (merlin's ``src/ocaml/typing/``, its modified copy of OCaml's typechecker beside files of its
@@ -983,7 +1075,8 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
         elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
             mixed.add(fact.folder)
         elif fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None:
-            why = _foreign_holder(fact.name, fact.first_year, fact.names, owner)
+            why = _foreign_holder(fact.name, fact.first_year, fact.names, owner) \
+                or foreign_project(fact.project, fact.name, owner, repo)
             if why:
                 copies.setdefault(fact.folder, []).append((fact.detail, fact.name))
     found = []
@@ -1009,6 +1102,18 @@ def named_for_repository(path: str, repo: str) -> bool:
     written for it, as libgit2's ``deps/clar/clar_libgit2.c``."""
     own = _plain(repo.rsplit("/", 1)[-1])
     return len(own) >= 4 and own in _plain(path.rsplit("/", 1)[-1])
+
+
+_LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include|import)[ \t]*"([^"\n]+)"', re.MULTILINE)
+
+
+def includes_own_glue(text: str, repo: str) -> bool:
+    """Whether a file whose header names no holder includes a local file named for the repository
+    (``named_for_repository``): libgit2's header-less test main ``deps/clar/main.c`` opens with ``#include
+    "clar_libgit2.h"``, its glue around the copied clar, so it was written for libgit2, not taken with clar."""
+    if first_copyright(file_header(text))[0]:
+        return False
+    return any(named_for_repository(target, repo) for target in _LOCAL_INCLUDE.findall(text[:_FILE_HEAD_CHARS * 2]))
 
 
 def names_owner(path: str, text: str, owner: RepositoryOwner) -> bool:
@@ -1230,3 +1335,106 @@ def vendored_tree(path: str, trees: Iterable[VendoredTree]) -> VendoredTree | No
 def _subfolder(tree: VendoredTree, path: str) -> VendoredTree | None:
     rest = path[len(tree.folder) + 1:]
     return VendoredTree(f"{tree.folder}/{rest.split('/', 1)[0]}", tree.evidence) if "/" in rest else None
+
+
+# --------------------------------------------------------------------------------------------
+# A header-less copy of a library the repository says it is built on: Yams's README opens "A sweet and swifty YAML
+# parser built on [LibYAML](https://github.com/yaml/libyaml)", and ``Sources/CYaml/src/*.c`` carry LibYAML's sources
+# without a line naming anyone; every function they define is ``yaml_*``. A binding's own glue defines its own names
+# (sqlite3-ruby's ``ext/sqlite3/database.c``: ``rb_sqlite3_*``, ``set_*``) while it calls the library's.
+_C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".m", ".mm")
+# a macro or a function defined or declared at the start of a line: ``#define YAML_H``, ``yaml_malloc(size_t size)``,
+# ``YAML_DECLARE(int) yaml_parser_initialize(...)``; indented lines are calls inside a body
+_DEFINED = re.compile(r"^(?:#[ \t]*define[ \t]+([A-Za-z_]\w*)|(?:[A-Za-z_][\w \t*]*?[ \t*])?([A-Za-z_]\w*)[ \t]*\()",
+                      re.MULTILINE)
+_NOT_NAMES = frozenset(["if", "while", "for", "switch", "return", "sizeof", "else", "do", "case"])
+PREFIX_MIN_NAMES = 5
+PREFIX_SHARE = 0.6
+_UPSTREAM_CHARS = 20_000
+_PREFIX_CHARS = 400_000  # an amalgamation (sqlite3.c, 9 MB) shows its names early
+
+
+def defined_prefix(text: str) -> tuple[str, int, int]:
+    """The prefix (before the first ``_``, lower case) ``PREFIX_SHARE`` of a C-family file's defined names share, how
+    many share it (0 where too few do) and how many there are; it is chosen among the names that are not upper-case
+    macros where there are any (``IS_ALPHA`` in ``yaml_private.h`` beside ``yaml_malloc``), the macros with the prefix
+    counted with them."""
+    names = [a or b for a, b in _DEFINED.findall(text[:_PREFIX_CHARS])]
+    names = [name for name in names if name not in _NOT_NAMES and "_" in name.strip("_")]
+    chosen = [name for name in names if not name.isupper()] or names
+    counts: dict[str, int] = {}
+    for name in chosen:
+        prefix = name.strip("_").split("_", 1)[0].lower()
+        counts[prefix] = counts.get(prefix, 0) + 1
+    if not counts:
+        return "", 0, 0
+    prefix = max(counts, key=lambda key: (counts[key], key))
+    if counts[prefix] < len(chosen) * PREFIX_SHARE:
+        return prefix, 0, len(chosen)
+    # the macros sharing the prefix count too (writer.c's ``YAML_DECLARE`` beside its four ``yaml_*`` functions)
+    macros = sum(1 for name in names if name.isupper() and name.strip("_").split("_", 1)[0].lower() == prefix)
+    return prefix, counts[prefix] + (macros if chosen is not names else 0), len(chosen) + (macros if chosen is not names else 0)
+
+
+def prefix_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``prefix`` fact of a header-less C-family file (no copyright line in its header) most of whose defined
+    names share one prefix (``PREFIX_MIN_NAMES`` or more, ``PREFIX_SHARE`` of them), with the words of its opening
+    comments that name that prefix's library (``names``: SQLite's ``sqlite3.h``, "This header file defines the
+    interface that the SQLite library presents to client programs"), else None."""
+    if not path.lower().endswith(_C_FAMILY) or first_copyright(file_header(text))[0]:
+        return None
+    prefix, shared, total = defined_prefix(text)
+    if len(prefix) < 3 or shared < PREFIX_MIN_NAMES:
+        return None
+    # a library named as one: "libyaml", "the SQLite library", "the SQLite interface" (jq's ``src/exec_stack.h`` opens "Stack" over its
+    # ``stack_*`` functions, a word, not a library)
+    comments = " ".join(header_comments(text).split())
+    named = frozenset(word for word in re.findall(r"\b(lib[\w+-]{2,}|[A-Za-z][\w+-]{2,}(?= (?:librar(?:y|ies)|interface|API)\b))", comments)
+                      if _names_prefix(word, prefix) and not word.isupper())  # "REDISMODULE API": its own macros
+    return VendoringFact("prefix", _folder(path), path, name=prefix, defined=(shared, total), names=named)
+
+
+def _names_prefix(word: str, prefix: str) -> bool:
+    """Whether a library's name is the prefix of its names: "libyaml" of ``yaml_*``, "SQLite" of ``sqlite3_*`` (a
+    version digit after it)."""
+    return any(prefix == name or prefix.rstrip("0123456789") == name for name in _library_names(word))
+
+
+def upstream_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``upstream`` fact of a root README: the repositories it links to (``owner/name``, lower case)."""
+    if "/" in path or not _README.fullmatch(path):
+        return None
+    urls = frozenset(f"{owner}/{name.removesuffix('.git')}".lower().rstrip(".")
+                     for owner, name in _HOSTED.findall(text[:_UPSTREAM_CHARS]))
+    return VendoringFact("upstream", "", path, urls=urls) if urls else None
+
+
+def _library_names(url: str) -> set[str]:
+    name = _plain(url.rsplit("/", 1)[-1])
+    return {name, name.removeprefix("lib")} - {""}
+
+
+def upstream_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """Each header-less C-family file (``prefix_fact``) whose names are prefixed with the name of a library the root
+    README links to (``upstream_fact``; "libyaml" less its "lib") or that its own opening comment names ("the
+    interface that the SQLite library presents", ``sqlite3_*``), not the repository's own name: a copy of it."""
+    facts = list(facts)
+    own = _library_names(repo) if repo else set()
+    linked: dict[str, tuple[str, str]] = {}
+    for fact in facts:
+        if fact.kind == "upstream":
+            for url in sorted(fact.urls):
+                for name in _library_names(url) - own:
+                    linked.setdefault(name, (fact.detail, url))
+    found = []
+    for fact in facts:
+        if fact.kind != "prefix" or _names_prefix(repo.rsplit("/", 1)[-1], fact.name) or fact.name in own:
+            continue
+        defines = f"defines {fact.defined[0]} of its {fact.defined[1]} names as {fact.name}_*"
+        if fact.name in linked:
+            readme, url = linked[fact.name]
+            found.append(VendoredTree(fact.detail, f"{readme} links {url}; {fact.detail}, naming no holder, {defines}"))
+        elif fact.names:
+            found.append(VendoredTree(fact.detail, f"{fact.detail}, naming no holder, names {min(fact.names)!r} in its "
+                                                   f"opening comment and {defines}"))
+    return tuple(found)

@@ -8,13 +8,16 @@ Kept documents carry their resolved license.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import time
 
 import apache_beam as beam
+from apache_beam.utils.windowed_value import WindowedValue
 
 from codemix.document import ContaminationHit, Document, Dropped
 from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
 from codemix.filters.amalgamation import amalgamated, packed_line_hashes, unpack_line_hashes
-from codemix.filters.apply import DocumentFilter, held_for_imports
+from codemix.filters.apply import DocumentFilter, ScreenedView, Verdict, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.generated import generator_header
 from codemix.filters.licenses import (
@@ -37,28 +40,37 @@ from codemix.filters.vendored import (
     copied_in_folders,
     copy_fact,
     file_fact,
+    file_header,
+    first_copyright,
     folders_of_copies,
     foreign_notice,
     foreign_pointer,
+    foreign_project,
     foreign_release,
     foreign_terms,
     header_fact,
     header_terms,
     holder_fact,
+    includes_own_glue,
     may_say_vendored,
     named_for_repository,
     names_owner,
     owns_header,
     placement_fact,
+    prefix_fact,
     published_page,
     repository_owner,
+    sectioned_holder,
     states_terms,
+    upstream_copies,
+    upstream_fact,
     vendored_tree,
     vendored_trees,
     vendoring_facts,
+    xcode_project,
 )
 from codemix.kinds import document_kind
-from codemix.pipelines.costs import PerDocument, timed, utf8_length
+from codemix.pipelines.costs import PerDocument, charge, timed, utf8_length
 from codemix.pipelines.crawl import path_language
 from codemix.pipelines.ledger import CONTAMINATION, DOCS, DROPPED, HELD, tagged
 from codemix.pipelines.progress import Progress
@@ -90,6 +102,9 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
+    for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text)):
+        if fact is not None:
+            yield repository_key(doc), fact
     if (placed := placement_fact(doc.path)) is not None:
         yield repository_key(doc), placed
     if document_kind(doc.kind).licensed_by_text and (holder := holder_fact(doc.path, doc.text)) is not None:
@@ -102,10 +117,10 @@ def vendoring_evidence(doc: Document):
 
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
-    facts = list(facts)
-    trees = vendored_trees(facts, repo=key.split("\x00", 1)[-1])
+    facts, repo = list(facts), key.split("\x00", 1)[-1]
+    trees = (*vendored_trees(facts, repo=repo), *upstream_copies(facts, repo))
     owner = repository_owner(facts, trees)
-    found = Vendored((*trees, *folders_of_copies(facts, owner, trees)), owner, copied_in_folders(facts))
+    found = Vendored((*trees, *folders_of_copies(facts, owner, trees, repo)), owner, copied_in_folders(facts))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found
 
@@ -142,7 +157,8 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     # in a folder of copies (``folders_of_copies``, or named so by a license file's sections), a file's own evidence
     # first, the folder's for the rest but those whose header names the repository's holders or whose name the
     # repository's (libgit2's glue ``deps/clar/clar_libgit2.c`` beside the copied clar)
-    if tree is not None and (owns_header(doc.text, tree.own) or named_for_repository(doc.path, doc.repo)):
+    if tree is not None and (owns_header(doc.text, tree.own) or named_for_repository(doc.path, doc.repo)
+                             or includes_own_glue(doc.text, doc.repo)):
         tree = None
     return _copied_file(doc, found, governing) or tree
 
@@ -164,7 +180,10 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
             or foreign_terms(doc.text, found.owner, notice or header_terms(doc.text), license_ids(governing), doc.repo) \
             or foreign_release(doc.text, found.owner, doc.repo) \
-            or banner_release(doc.path, doc.text, found.owner, doc.repo)
+            or banner_release(doc.path, doc.text, found.owner, doc.repo) \
+            or foreign_project(xcode_project(doc.path, doc.text), first_copyright(file_header(doc.text))[0],
+                               found.owner, doc.repo) \
+            or sectioned_holder(doc.text, found.owner)
     return VendoredTree(doc.path, f"{doc.path}: {why}") if why else None
 
 
@@ -223,6 +242,28 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     """The document (with its license) or a Dropped record, plus any contamination hits; a repository
     file dropped for what it looks like also goes to ``HELD`` with its ``filter_reason`` (the long
     stage puts it back when a kept file imports it)."""
+    judged = judge_document(doc, document_filter, repository_licenses, amalgamations, vendored)
+    if isinstance(judged, Dropped):
+        yield judged
+        return
+    yield from verdict_outcomes(judged.doc, document_filter.with_benchmark_hits(judged.verdict), judged.amalgamated)
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class Judged:
+    """A document judged but for its benchmark overlap (``DocumentFilter.judge_but_benchmarks``): the document
+    as the filter stage took it on (a vendored file's own repository), its verdict so far, and whether its
+    repository's other files are concatenated in it."""
+
+    doc: Document
+    verdict: Verdict
+    amalgamated: bool
+
+
+def judge_document(doc: Document, document_filter: DocumentFilter, repository_licenses: dict[str, RepositoryLicenses],
+                   amalgamations: dict[str, frozenset[str]] | None = None,
+                   vendored: dict[str, Vendored] | None = None) -> Judged | Dropped:
+    """Everything ``filter_outcomes`` decides before the benchmark overlap: a vendored file's drop, or ``Judged``."""
     license = document_license(doc, repository_licenses)
     # A repository its owners opted out of is that before anything in it is another project's.
     own_files = document_kind(doc.kind).repository_file and not opted_out(doc.repo, document_filter.config.licenses)
@@ -231,14 +272,17 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
     if tree is not None:
         outcome = vendored_outcome(doc, tree, document_filter.config.vendored)
         if isinstance(outcome, Dropped):
-            yield outcome
-            return
+            return outcome
         doc = outcome
     owner = (vendored or {}).get(repository_key(doc), Vendored()).owner
     own_code = own_files and tree is None and names_owner(doc.path, doc.text, owner)
-    verdict = document_filter.judge(doc, license, own_code=own_code)
-    if doc.path in (amalgamations or {}).get(repository_key(doc), ()) and (
-            verdict.reason is None or held_for_imports(doc, verdict.reason)):  # a license drop stays one
+    verdict = document_filter.judge_but_benchmarks(doc, license, own_code=own_code)
+    return Judged(doc, verdict, doc.path in (amalgamations or {}).get(repository_key(doc), ()))
+
+
+def verdict_outcomes(doc: Document, verdict: Verdict, amalgamated: bool):
+    """What ``filter_outcomes`` yields for a document's whole verdict."""
+    if amalgamated and (verdict.reason is None or held_for_imports(doc, verdict.reason)):  # a license drop stays one
         verdict = dataclasses.replace(verdict, reason="amalgamated", reasons=())
     location = doc.metadata.get("location", "")
     for hit in verdict.instances:
@@ -260,9 +304,24 @@ def filter_outcomes(doc: Document, document_filter: DocumentFilter,
                                start_line=hit.start_line, end_line=hit.end_line)
 
 
+# How many documents (or bytes of them) ``JudgeDocuments`` holds before it screens their views together and emits
+# their outcomes: enough to spread the screen's fixed cost per call (~0.3 ms) over many small files, few enough that
+# what is held stays small. bench/RESULTS.md, issue 49, tenth session.
+BATCH_DOCUMENTS = 64
+BATCH_BYTES = 2 << 20
+
+
 class JudgeDocuments(beam.DoFn):
     """Routes each document through the ``DocumentFilter``, built once per worker in ``setup``
-    (the contamination index and datatrove filters are too costly to rebuild per bundle)."""
+    (the contamination index and datatrove filters are too costly to rebuild per bundle).
+
+    Each document is judged but for its benchmark overlap when it comes (``judge_document``) and held; every
+    ``BATCH_DOCUMENTS`` documents (or ``BATCH_BYTES``), and at the bundle's end, the held documents' views are
+    screened in one call (``DocumentFilter.screened_views``) and their outcomes emitted in the order the documents
+    came, each in its own window with its own timestamp. CPU per language for ``mix stats``: each document's own
+    steps are timed for it; the one screening call is shared among the documents screened in it by the bytes of
+    their views (the screen's cost grows with the bytes it reads).
+    """
 
     def __init__(self, config: FiltersConfig):
         self._config = config
@@ -270,10 +329,61 @@ class JudgeDocuments(beam.DoFn):
     def setup(self):
         self._filter = DocumentFilter(self._config, language_of=path_language)
 
+    def start_bundle(self):
+        self._held: list[tuple[Judged | Dropped, str, object, object]] = []  # (judged, language, timestamp, window)
+        self._held_bytes = 0
+
     def process(self, doc: Document, repository_licenses: dict[str, RepositoryLicenses],
-                amalgamations: dict[str, frozenset[str]], vendored: dict[str, Vendored]):
-        outcomes = tagged(filter_outcomes(doc, self._filter, repository_licenses, amalgamations, vendored))
-        yield from timed(outcomes, doc.language, utf8_length(doc.text))  # the stage's input: its bytes counted here
+                amalgamations: dict[str, frozenset[str]], vendored: dict[str, Vendored],
+                timestamp=beam.DoFn.TimestampParam, window=beam.DoFn.WindowParam):
+        size = utf8_length(doc.text)  # the stage's input: its bytes counted here
+        start = time.thread_time_ns()
+        judged = judge_document(doc, self._filter, repository_licenses, amalgamations, vendored)
+        charge(doc.language, time.thread_time_ns() - start, size)
+        self._held.append((judged, doc.language, timestamp, window))
+        self._held_bytes += size
+        if len(self._held) >= BATCH_DOCUMENTS or self._held_bytes >= BATCH_BYTES:
+            yield from self._emit()
+
+    def finish_bundle(self):
+        yield from self._emit()
+
+    def _emit(self):
+        held, self._held, self._held_bytes = self._held, [], 0
+        asking = [judged for judged, _, _, _ in held
+                  if isinstance(judged, Judged) and self._filter.wants_benchmark_hits(judged.verdict)]
+        start = time.thread_time_ns()
+        views = self._filter.screened_views([judged.doc for judged in asking])
+        _share(asking, views, time.thread_time_ns() - start)
+        views_of = {id(judged): mine for judged, mine in zip(asking, views, strict=True)}
+        for judged, language, timestamp, window in held:
+            if isinstance(judged, Dropped):  # a vendored file's drop: decided in ``process``
+                outcomes = [judged]
+            else:
+                verdict = self._filter.with_benchmark_hits(judged.verdict, views_of.get(id(judged)))
+                outcomes = verdict_outcomes(judged.doc, verdict, judged.amalgamated)
+            for outcome in timed(tagged(outcomes), language):
+                yield _windowed(outcome, timestamp, window)
+
+
+def _share(asking: list[Judged], views: list[list[ScreenedView]], spent: int) -> None:
+    """Charge ``spent`` CPU ns to the documents in ``asking``, by the bytes of their views the screen read (by
+    their count when it read none): the parts add up to ``spent``."""
+    sizes = [sum(utf8_length(text) for text, _, answer in mine if answer is not None) for mine in views]
+    if not sum(sizes):
+        sizes = [1] * len(asking)
+    total, done = sum(sizes), 0
+    for judged, upto in zip(asking, itertools.accumulate(sizes), strict=True):
+        part = spent * upto // total - done
+        charge(judged.doc.language, part)
+        done += part
+
+
+def _windowed(outcome, timestamp, window):
+    """``outcome`` (maybe a ``TaggedOutput``) in the window and at the timestamp of the document it came from."""
+    if isinstance(outcome, beam.pvalue.TaggedOutput):
+        return beam.pvalue.TaggedOutput(outcome.tag, WindowedValue(outcome.value, timestamp, (window,)))
+    return WindowedValue(outcome, timestamp, (window,))
 
 
 class Filter(beam.PTransform):

@@ -151,3 +151,66 @@ def test_amalgamations_are_those_of_the_definition():
         assert amalgamation.amalgamated(files) == expected, package
         found += len(expected)
     assert found >= 3  # guard: planted ones are found (those whose parts are small enough)
+
+
+# ---------------------------------------------------------------- license reading's screens (issue 49, tenth session)
+
+NOTICES = Path(__file__).parent / "data" / "notices"
+
+
+def _license_texts() -> list[tuple[str, str]]:
+    """(path, text) of every notice fixture (public repositories' files, data/notices/README.md) and of the standard
+    library files above: license texts, notices, choices and plain code."""
+    import json
+
+    texts = [(path, text) for fixture in sorted(NOTICES.glob("*.json"))
+             for path, text in json.loads(fixture.read_text(encoding="utf-8")).items() if isinstance(text, str)]
+    texts += [(name, (STDLIB / name).read_text(encoding="utf-8")) for name in FILES if (STDLIB / name).exists()]
+    assert len(texts) >= 60
+    return texts
+
+
+def test_every_anchor_match_holds_its_signatures_literal():
+    """``required_literal``, read from ``re``'s parse, is in every text the anchor matches (checked by ``re.search``
+    on the words of real heads and on each anchor's own match in a text built to hold it)."""
+    from codemix.filters import licenses
+
+    signatures = licenses._SIGNATURES
+    assert sum(bool(s.literal) for s in signatures) >= len(signatures) - 3  # guard: the screen applies to nearly all
+    matched = set()
+    for _, text in _license_texts():
+        words = licenses._words(text[:licenses._NOTICE_CHARS])
+        for signature in signatures:
+            if signature.anchor.search(words):
+                matched.add(signature.spdx)
+                assert signature.literal in words, (signature.spdx, signature.literal)
+    assert len(matched) >= 10, matched  # guard: the fixtures hold many license texts
+    # alternations, optional parts and case-insensitive patterns: the literal is one every match needs, or none
+    assert licenses.required_literal(re.compile("ab(?:c|d)efg")) == "efg"
+    assert licenses.required_literal(re.compile("gnu (?:lesser )?general")) == "general"
+    assert licenses.required_literal(re.compile("xy|zw")) == ""
+    assert licenses.required_literal(re.compile("license", re.IGNORECASE)) == ""
+
+
+def test_license_readings_are_those_without_the_screens(monkeypatch):
+    """``own_license`` and ``notice_license`` answer on every real text as they do with no literal screen and no
+    "at your option" screen (the anchors searched for everywhere, every head flattened)."""
+    import dataclasses
+
+    from codemix.filters import licenses, reuse
+
+    texts = _license_texts()
+    planted = "/*\n * Licensed under the MIT license or the Apache License, Version 2.0, at your opt\u0131on.\n */\n"
+    texts.append(("planted.c", planted))  # a dotless i: re's case folding matches it, str.lower() does not
+
+    def readings():
+        licenses._words.cache_clear()
+        return [(reuse.own_license.__wrapped__(text, path), licenses.notice_license(text),
+                 licenses.option_choice(text[:licenses._NOTICE_CHARS])) for path, text in texts]
+
+    screened = readings()
+    monkeypatch.setattr(licenses, "_SIGNATURES", tuple(dataclasses.replace(s, literal="") for s in licenses._SIGNATURES))
+    monkeypatch.setattr(licenses, "_may_offer", lambda head: True)
+    assert screened == readings()
+    assert sum(own is not None for own, _, _ in screened) >= 25  # guard: many texts state a license
+    assert screened[-1][2] == "Apache-2.0 OR MIT"  # guard: the planted choice is read through the screen

@@ -813,6 +813,17 @@ def test_projects_named_by_the_sentences_opening_a_license_files_sections():
         assert found[own][0] is None, own
 
 
+def test_a_header_less_file_including_the_repositorys_glue_beside_a_copy():
+    """libgit2/libgit2 (0551dfd): ``deps/clar/main.c`` names no holder and opens with ``#include "clar_libgit2.h"``,
+    the glue named after libgit2 beside the copied clar: it was written for libgit2 (its test main), not copied with
+    clar, whose own files carry Vicent Marti's header."""
+    files = layout("libgit2")
+    assert '#include "clar_libgit2.h"' in files["deps/clar/main.c"] and "Copyright" not in files["deps/clar/main.c"]
+    _, found = _judged("libgit2", "libgit2/libgit2")
+    assert found["deps/clar/clar.c"][0] is not None  # the folder is still clar's
+    assert found["deps/clar/main.c"][0] is None
+
+
 def test_notes_that_say_what_a_folder_or_its_files_were_copied_from():
     """apple/swift-crypto (1b6b2e2): ``Sources/CCryptoBoringSSL/hash.txt`` says "This directory is derived from BoringSSL
     cloned from https://boringssl.googlesource.com/boringssl at revision ...", and its files (OpenSSL's and BoringSSL's
@@ -856,3 +867,106 @@ def test_an_editors_project_settings_are_the_repositorys_own():
     assert 'p.startswith("projects/VSCode/.vscode/")' in truth
     assert not is_vendored("projects/VSCode/.vscode/settings.json")
     assert is_vendored("src/external/glfw/.vscode/settings.json")
+
+
+def test_files_whose_xcode_header_names_another_project_and_holder():
+    """ReactiveCocoa/ReactiveObjC (1af6617; the seventh holdout, spent): Xcode's header template names the project a
+    file was created in on the line below its name. Its own files say "//  ReactiveObjC" and "Copyright (c) 2012
+    GitHub, Inc."; ``ReactiveObjC/extobjc/`` says "//  extobjc" and "Copyright (C) 2012 Justin Spahr-Summers. Released
+    under the MIT license." — the same year and license as the repository's, so only the project line tells the copy.
+    ``metamacros.h`` (a "/** ... ExtendedC" header) goes with its folder, four of whose five files are copies."""
+    files = layout("reactiveobjc")
+    assert sum("//  ReactiveObjC\n" in text for text in files.values()) >= 40  # guard: the repository's own project
+    owner, found = _judged("reactiveobjc", "ReactiveCocoa/ReactiveObjC")
+    assert "reactiveobjc" in owner.projects and "extobjc" not in owner.projects
+    for copy in ("EXTScope.h", "EXTKeyPathCoding.h", "EXTRuntimeExtensions.m"):
+        tree = found[f"ReactiveObjC/extobjc/{copy}"][0]
+        assert tree is not None and "project 'extobjc'" in tree.evidence, copy
+    metamacros = found["ReactiveObjC/extobjc/metamacros.h"][0]
+    assert metamacros is not None and "4 of the 5 files" in metamacros.evidence
+    own = [path for path in files if path.startswith("ReactiveObjC/RAC")]
+    assert len(own) >= 40 and all(found[path][0] is None for path in own)
+
+
+def test_header_less_sources_of_the_library_a_readme_says_the_repository_is_built_on():
+    """jpsim/Yams (1c0fd02; the seventh holdout, spent): its README says it is "built on
+    [LibYAML](https://github.com/yaml/libyaml)", and ``Sources/CYaml/src/writer.c`` is LibYAML's, without a line
+    naming anyone: every name it defines is ``yaml_*`` ("libyaml" less its "lib"). Yams's own ``CYaml.h`` defines
+    nothing. A binding's own glue calls the library but defines its own names (sqlite3-ruby's ``database.c``)."""
+    from codemix.filters.vendored import defined_prefix
+
+    files = layout("yams")
+    assert "github.com/yaml/libyaml" in files["README.md"] and "opyright" not in files["Sources/CYaml/src/writer.c"]
+    _, found = _judged("yams", "jpsim/Yams")
+    tree = found["Sources/CYaml/src/writer.c"][0]
+    assert tree is not None and "links yaml/libyaml" in tree.evidence and "as yaml_*" in tree.evidence
+    for own in ("Sources/CYaml/include/CYaml.h", "Sources/Yams/Parser.swift"):
+        assert found[own][0] is None, own
+    glue = layout("sqlite3-ruby")["ext/sqlite3/database.c"]
+    assert glue.count("sqlite3_") > 20  # guard: it calls the library often
+    assert defined_prefix(glue)[0] != "sqlite3"
+
+
+def test_a_header_less_file_naming_the_library_whose_names_it_defines():
+    """elixir-sqlite/exqlite (344c267; the sixth holdout, spent): ``c_src/sqlite3.h`` carries SQLite's blessing, no
+    copyright line, and says "This header file defines the interface that the SQLite library presents to client
+    programs"; the names it defines are ``sqlite3_*`` ("SQLite" and a version digit). exqlite's own
+    ``c_src/sqlite3_nif.c`` defines ``exqlite_*``, the repository's name."""
+    files = layout("exqlite")
+    assert "interface that the SQLite library" in files["c_src/sqlite3.h"]
+    _, found = _judged("exqlite", "elixir-sqlite/exqlite")
+    tree = found["c_src/sqlite3.h"][0]
+    assert tree is not None and "names 'SQLite'" in tree.evidence and "as sqlite3_*" in tree.evidence
+    assert found["c_src/sqlite3_nif.c"][0] is None
+
+
+def test_files_whose_holder_a_section_of_the_root_license_names_for_another_project():
+    """pkulchenko/ZeroBraneStudio (8142e63; the sixth holdout, spent): its root LICENSE opens with ZeroBrane's own
+    section (Paul Kulchenko) and then carries one section per bundled project; "--[[ scintillua ]]---" names
+    "Copyright (c) 2007-2016 Mitchell". ``lualibs/lexers/ada.lua`` says "Copyright 2006-2020 Mitchell. See LICENSE."
+    (a pointer, not part of the holder's name): scintillua's lexer, in a folder of no name the sections give. Its own
+    ``src/main.lua`` and the author's MobDebug name Paul Kulchenko."""
+    files = layout("zerobrane")
+    assert files["lualibs/lexers/ada.lua"].startswith("-- Copyright 2006-2020 Mitchell. See LICENSE.")
+    _, found = _judged("zerobrane", "pkulchenko/ZeroBraneStudio")
+    tree = found["lualibs/lexers/ada.lua"][0]
+    assert tree is not None and "'mitchell'" in tree.evidence and "section 'scintillua'" in tree.evidence
+    for own in ("src/main.lua", "lualibs/mobdebug/mobdebug.lua"):
+        assert found[own][0] is None, own
+
+
+def test_packages_an_installed_distributions_record_lists():
+    """pypa/setuptools (7d53128): ``setuptools/_vendor/`` holds packages installed with ``pip install --target``, each
+    beside its ``.dist-info`` folder, whose ``RECORD`` lists the files the wheel installed ("packaging/version.py,
+    sha256=..."): ``packaging/`` and ``packaging-26.0.dist-info/`` are packaging's. setuptools' own lint settings
+    beside them (``_vendor/ruff.toml``) and its own code are not listed."""
+    files = layout("setuptools")
+    assert "packaging/version.py,sha256=" in files["setuptools/_vendor/packaging-26.0.dist-info/RECORD"]
+    trees = trees_of(files, "pypa/setuptools")
+    for copy in ("setuptools/_vendor/packaging/version.py", "setuptools/_vendor/packaging-26.0.dist-info/RECORD"):
+        tree = vendored_tree(copy, trees)
+        assert tree is not None and "packaging-26.0.dist-info/RECORD lists it" in tree.evidence, copy
+    for own in ("setuptools/_vendor/ruff.toml", "setuptools/dist.py"):
+        assert vendored_tree(own, trees) is None, own
+
+
+def test_a_repositorys_own_files_that_look_like_copies_at_first_sight():
+    """Controls from jqlang/jq (579e6f7) and rusqlite/rusqlite (bc26760): jq's header-less ``src/exec_stack.h`` defines
+    ``stack_*`` under a comment "Stack" (a word, not a library's name: no copy by its prefix); its ``src/parser.c`` is
+    Bison's output ("A Bison parser, made by GNU Bison 3.8.2.", under the FSF's 1984 notice: a generated file, not an
+    older holder's copy); rusqlite's ``src/unlock_notify.rs`` opens with a doc link to the SQLite page it implements
+    ("//! [Unlock Notification](http://sqlite.org/unlock_notify.html)"), not its own published address. valkey-io/valkey
+    (55bbbe0; the second holdout, spent) names its own macros' prefix in capitals ("REDISMODULE API")."""
+    from codemix.filters.generated import generator_header
+    from codemix.filters.vendored import prefix_fact, published_page
+
+    jq, rusqlite = layout("jq"), layout("rusqlite")
+    stack = prefix_fact("src/exec_stack.h", jq["src/exec_stack.h"])
+    assert stack is not None and stack.name == "stack"  # guard: its names do share a prefix
+    assert not stack.names
+    assert generator_header(jq["src/parser.c"]) and "Free Software Foundation" in jq["src/parser.c"]
+    assert "sqlite.org/unlock_notify.html" in rusqlite["src/unlock_notify.rs"]
+    assert published_page("src/unlock_notify.rs", rusqlite["src/unlock_notify.rs"], "rusqlite/rusqlite") is None
+    # valkey's own ``src/redismodule.h`` speaks of "the older REDISMODULE API", its macros' own prefix, not a library
+    redis = prefix_fact("src/redismodule.h", layout("valkey")["src/redismodule.h"])
+    assert redis is not None and redis.name == "redismodule" and not redis.names
