@@ -301,7 +301,6 @@ def count_none(path: Path) -> int:
     return 0
 
 
-<<<<<<< HEAD
 # --- issue 45 round 9 (records that are runs) ----------------------------------------------------
 
 
@@ -351,7 +350,6 @@ def count_adk_legacy_rounds(path: Path) -> int:
     rows = [r for s in value for r in s["data"]] if value and "data" in value[0] else value
     return sum(1 + bool(r.get("expected_tool_use")) + len(r.get("expected_intermediate_agent_responses") or [])
                + bool(r.get("reference")) for r in rows)
-=======
 # round 9 (runs printed as labelled sections, issue 45's text and Markdown logs)
 def count_autogpt_session(path: Path) -> int:
     """AutoGPT's console: the person's goals or request (``I want Auto-GPT to:``, else ``Goals:``) once per run,
@@ -394,7 +392,6 @@ def count_clack_runs(path: Path) -> int:
     (``●  ...``) and its replies (``Agent:``)."""
     text = path.read_text()
     return sum(len(re.findall(p, text, re.MULTILINE)) for p in (r"^## Intent:", r"^●  \S", r"^Agent:"))
->>>>>>> main
 
 
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
@@ -443,15 +440,13 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Amazon Bedrock samples (tool binding: requests, AIMessage reprs, agent runs)": count_bedrock_bound_tools,
                 "Hermes Function Calling (recursive tool-calling loop printed)": count_recursive_tool_log,
                 "Chinese-Vicuna (legal multi-turn outputs as JSON in Markdown, zh)": count_fenced_exchanges,
-<<<<<<< HEAD
                 # round 9 (records that are runs)
                 "pydantic-ai docs (a run printed as ModelRequest/ModelResponse parts)": count_printed_model_messages,
                 "pydantic-ai Gemini cassette (systemInstruction parts, growing requests)": count_gemini_cassette,
                 "ADK customer-service agent (session events with function calls)": count_adk_session_events,
                 "ADK travel concierge (eval set of invocations)": count_adk_eval_invocations,
                 "ADK brand search optimization (legacy eval rounds)": count_adk_legacy_rounds,
-                "ADK customer-service agent (legacy eval rounds)": count_adk_legacy_rounds}
-=======
+                "ADK customer-service agent (legacy eval rounds)": count_adk_legacy_rounds,
                 # round 9 (runs printed as labelled sections)
                 "AutoGPT (math evaluation notes, console runs in Markdown)": count_autogpt_session,
                 "CAMEL (math evaluation notes, role-play under bold headings)": count_headed_role_pairs,
@@ -459,4 +454,3 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "TaoGPT (log of LLM calls in Markdown, HTML-headed turns)": count_last_call_messages,
                 "simple-cli (CLI session log with clack glyphs, demo)": count_clack_runs,
                 "simple-cli (CLI session log with clack glyphs, product director loop)": count_clack_runs}
->>>>>>> main

@@ -62,6 +62,7 @@ from codemix.mixtures.transcript_formats.turns import (
     SYSTEM_KEYS,
     TASK_KEYS,
     call_messages,
+    call_name,
     call_prompt,
     column_steps,
     content_of,
@@ -133,6 +134,8 @@ def find_conversations(value: Any) -> list[Found]:
         kind = list_kind(node, key, under_record=bool(chain))
         if (parted := kinded_part_turns(node)) is not None:
             node, kind = parted, "turns"  # messages of parts that name their kind (pydantic-ai, AI SDK)
+        if kind is None and (held := held_turns(node)) is not None:
+            node, kind = held, "turns"  # rounds that each hold their turns under keys (ADK's invocations)
         if kind == "steps" and logs_calls_within(node):
             kind = "container"  # test cases whose traces log the model's calls: the calls are the runs
         if kind is None and (branch := tree_branch(node, chain[0][0] if chain else None)) is not None:
@@ -185,6 +188,45 @@ def find_conversations(value: Any) -> list[Found]:
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
     return longest_per_record(runs_over_logs(found)) or cached_calls(value) or attempt_runs(value) or text_runs(value)
+
+
+def held_turns(items: Any) -> list[dict[str, Any]] | None:
+    """A list of rounds, each an object that holds its turns under keys of its own (ADK's invocations:
+    ``{user_content: {role: user, parts}, final_response: {role: model, parts}, intermediate_data: {tool_uses,
+    intermediate_responses}}``), as one turn list: per round the person's turns, then the calls and the
+    intermediate replies logged in it, then the model's turns. None unless every round holds a person's and a
+    model's turn."""
+    if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    turns: list[dict[str, Any]] = []
+    for item in items:
+        held = [v for v in item.values() if isinstance(v, dict) and speaker_of(v) and has_text_or_calls(v)]
+        sides = [ROLE_ALIASES.get(speaker_of(t).lower()) for t in held]
+        if "user" not in sides or "assistant" not in sides:
+            return None
+        between = [v for v in item.values() if isinstance(v, dict) and v not in held]
+        turns += [t for t, side in zip(held, sides) if side != "assistant"]
+        turns += [turn for logged in between for turn in logged_round_turns(logged)]
+        turns += [t for t, side in zip(held, sides) if side == "assistant"]
+    return turns
+
+
+def logged_round_turns(logged: dict) -> list[dict[str, Any]]:
+    """What a round logged between the person's turn and the model's: its calls (``{name, args}`` entries, as
+    one model turn) and intermediate replies (``[author, parts]`` pairs or turns, as the model's)."""
+    turns: list[dict[str, Any]] = []
+    for value in logged.values():
+        if isinstance(value, list) and value and all(isinstance(v, dict) and call_name(v) for v in value):
+            turns.append({"role": "assistant", "content": "", "tool_calls": [
+                {"id": str(v.get("id") or ""), "function": {"name": call_name(v), "arguments": v.get("args", v.get(
+                    "arguments", {}))}} for v in value]})
+        elif isinstance(value, list):
+            for reply in value:
+                if isinstance(reply, list) and len(reply) == 2 and isinstance(reply[0], str):
+                    turns.append({"role": "assistant", "name": reply[0], "content": turn_text(reply[1])})
+                elif isinstance(reply, dict) and speaker_of(reply):
+                    turns.append(reply)
+    return turns
 
 
 def attempt_runs(value: Any) -> list[Found]:

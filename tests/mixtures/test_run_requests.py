@@ -134,3 +134,22 @@ def test_printed_histories_keep_each_run_once_when_printed_many_times():
     last_start, last_end, _ = spans[-1]
     extended = printed_histories(text + "\n\nand again:\n" + text[spans[0][0]:last_end] + ",\n" + text[last_start:last_end])
     assert len(extended) == len(alone)  # the longer reprint replaced the history it began with
+
+
+def test_rounds_that_hold_their_turns_under_keys_are_one_conversation():
+    """ADK's eval set keeps each invocation as ``{user_content, final_response, intermediate_data: {tool_uses,
+    intermediate_responses}}``: one conversation, per invocation the person's words, the calls and the
+    sub-agents' replies logged in it, then the final response (was: the call lists alone, ``no_task``)."""
+    path = INPUTS / "adk-samples.travel-concierge-pretrip.test.json"
+    invocations = [inv for case in json.loads(path.read_text())["eval_cases"] for inv in case["conversation"]]
+    assert len(invocations) >= 2 and any(inv["intermediate_data"]["tool_uses"] for inv in invocations)
+    docs, quarantined = read(path)
+    assert not quarantined and len(docs) == 1
+    messages = docs[0].metadata["messages"]
+    assert [m["content"] for m in messages if m["role"] == "user"] == [
+        inv["user_content"]["parts"][0]["text"] for inv in invocations]
+    assert [c["name"] for m in messages for c in m["tool_calls"]] == [
+        use["name"] for inv in invocations for use in inv["intermediate_data"]["tool_uses"]]
+    finals = [inv["final_response"]["parts"][0]["text"] for inv in invocations]
+    assert [m["content"] for m in messages if m["role"] == "assistant" and m["content"] in finals] == finals
+    assert messages[-1]["content"] == finals[-1]
