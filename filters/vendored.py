@@ -28,6 +28,7 @@ import yaml
 from codemix.filters.declared import declared_copies, may_declare, named_sections, section_holders, sections_owner
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
+from codemix.filters.regex_screen import required_literal
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
@@ -51,8 +52,9 @@ def linguist_vendored() -> re.Pattern:
 def _vendored_match(path: str) -> bool:
     """Whether one of linguist's vendor.yml patterns matches somewhere in ``path``: the answer of
     ``linguist_vendored().search``, found pattern by pattern (each compiled alone keeps ``re``'s literal
-    prefix scan, which the 150-way alternation loses: ~5x cheaper per path)."""
-    return any(compiled.search(path) for _, compiled in _linguist_list(VENDOR_LIST))
+    prefix scan, which the 150-way alternation loses: ~5x cheaper per path), each searched for only where the
+    literal every match of it holds is (``regex_screen.required_literal``; ~5x cheaper again)."""
+    return any(literal in path and compiled.search(path) for literal, compiled in _screened_list(VENDOR_LIST))
 
 
 def _own_code(path: str) -> bool:
@@ -75,6 +77,11 @@ def is_vendored(path: str, repo: str = "") -> bool:
 def _linguist_list(name: str) -> tuple[tuple[str, re.Pattern], ...]:
     patterns = yaml.safe_load(resources.files("codemix.filters").joinpath(name).read_text(encoding="utf-8"))
     return tuple((pattern, re.compile(pattern)) for pattern in patterns)
+
+
+@functools.cache
+def _screened_list(name: str) -> tuple[tuple[str, re.Pattern], ...]:
+    return tuple((required_literal(compiled), compiled) for _, compiled in _linguist_list(name))
 
 
 # A pattern that opens with a library's name, ``(^|/)jquery([^.]*)\.js$``: a copy of that library's file.
@@ -342,12 +349,20 @@ def file_header(text: str) -> str:
     ``<?php``, a package clause, a shader's declarations). A copyright line below the code is about a part, not the
     file: YOURLS's own ``js/common.js`` appends the jQuery cookie plugin ("Copyright (c) 2006 Klaus Hartl", line 110)
     to its code."""
-    return "".join(line for line, _ in _header_lines(text))
+    return _header_parts(text)[0]
 
 
 def header_comments(text: str) -> str:
     """The comment lines of ``file_header``, its code left out (a package clause names no holder or project)."""
-    return "".join(line for line, code in _header_lines(text) if not code)
+    return _header_parts(text)[1]
+
+
+# The filter reads one document's header by a dozen rules (its holder, notice, terms, release...): the last few
+# documents' headers are kept, as is their first copyright line (pure functions of the text).
+@functools.lru_cache(maxsize=4)
+def _header_parts(text: str) -> tuple[str, str]:
+    lines = list(_header_lines(text))
+    return "".join(line for line, _ in lines), "".join(line for line, code in lines if not code)
 
 
 def _header_lines(text: str) -> Iterator[tuple[str, bool]]:
@@ -883,6 +898,7 @@ def endorsement_names(text: str) -> frozenset[str]:
     return frozenset(next(g for g in match.groups() if g) for match in _ENDORSEMENT.finditer(words))
 
 
+@functools.lru_cache(maxsize=8)
 def first_copyright(text: str) -> tuple[str, int]:
     """The first copyright holder a text names (a file's original author, where others adapted it) and the
     earliest year on that line; ("", 0) when it names none."""
