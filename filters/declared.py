@@ -183,7 +183,7 @@ def _heading_paths(lines: list[str], i: int) -> tuple[str, ...]:
 _DECORATED = re.compile(r"^\s*[^\w\s]{2,}\s*([A-Za-z][\w.+-]*(?:[ \t]+[\w.+()-]+){0,4}?)\s*[^\w\s]{2,}\s*$")
 _NOT_A_TITLE = re.compile(r"\b(?:licen[cs]es?|notices?|copyright|copying|terms|conditions|the|for|of)\b", re.IGNORECASE)
 _SECTIONED_NAME = re.compile(r"licen[cs]e|notice|copying|copyright|third", re.IGNORECASE)
-_COPYRIGHT_LINE = re.compile(r"^[^\w\n(]*(?:copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b)|(?:\(c\)|©)\s*(?:19|20)\d\d).*$",
+_COPYRIGHT_LINE = re.compile(r"^[^\w\n(]*(?:(?:[\w.+-]+ is )?copyright\b.{0,12}(?:\(c\)|©|\b(?:19|20)\d\d\b)|(?:\(c\)|©)\s*(?:19|20)\d\d).*$",
                              re.IGNORECASE | re.MULTILINE)
 
 
@@ -214,7 +214,8 @@ def section_holders(path: str, text: str) -> Iterator[tuple[str, frozenset[str]]
         holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
         names = _holder_names(holders)
         if names and not names & own:
-            yield f"{path}'s section {title.strip()!r} names {' '.join(holders[0].split())[:60]!r}", names
+            section = f"section {title.strip()!r}" if title.strip() else f"section at line {start + 1}"
+            yield f"{path}'s {section} names {' '.join(holders[0].split())[:60]!r}", names
 
 
 # A section opened by a rule line, its first sentence naming what it covers: libgit2's COPYING, "-----" then "The bundled
@@ -237,8 +238,11 @@ def _own_and_sections(lines: list[str]) -> tuple[frozenset[str], list[tuple[tupl
     and the other sections ((start, title), end); nothing where the file has fewer than three sections or no own
     holders to tell other projects' sections from."""
     fenced = _in_fences(lines)
-    headings = [(i, title) for i, title in ((i, _section_title(lines, i)) for i in range(len(lines)) if not fenced[i])
-                if title]
+    # a rule line opens a section too, untitled where its first sentence names no subject (jq's COPYING: "jq uses parts
+    # of the open source C library "decNumber"..."): its holders are another project's, its name unknown
+    headings = [(i, title if title is not None else "") for i, title in
+                ((i, _section_title(lines, i)) for i in range(len(lines)) if not fenced[i])
+                if title or (title is None and _RULE.match(lines[i]))]
     if len(headings) < 3:
         return frozenset(), []
     bounds = [start for start, _ in headings[1:]] + [len(lines)]
@@ -249,10 +253,16 @@ def _own_and_sections(lines: list[str]) -> tuple[frozenset[str], list[tuple[tupl
     return (own, sections) if own else (frozenset(), [])
 
 
+# A file's name alone on a line with a colon, over the notice it carries: jq's COPYING, "dtoa.c:" over "Copyright (c) 1991,
+# 2000, 2001 by Lucent Technologies."
+# (A copyright line may open with the project's name: jq's "jq is copyright (C) 2012 Stephen Dolan".)
+_FILE_TITLE = re.compile(r"^\s*([A-Za-z][\w+-]*\.[A-Za-z]{1,4}):\s*$")
+
+
 def _section_title(lines: list[str], i: int) -> str | None:
-    """A heading's title: Markdown's or AsciiDoc's, a decorated line, a line underlined as reST underlines, or the
-    subject of the sentence that opens a section after a rule line."""
-    match = _HEADING.match(lines[i]) or _DECORATED.match(lines[i])
+    """A heading's title: Markdown's or AsciiDoc's, a decorated line, a file's name with a colon, a line underlined as
+    reST underlines, or the subject of the sentence that opens a section after a rule line."""
+    match = _HEADING.match(lines[i]) or _DECORATED.match(lines[i]) or _FILE_TITLE.match(lines[i])
     if match:
         return match.group(1)
     if _RULE.match(lines[i]):

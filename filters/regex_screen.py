@@ -171,6 +171,23 @@ def _ascii_only(op, av, flags: int) -> bool:
     return False
 
 
+def required_literal(pattern: re.Pattern) -> str:
+    """The longest run of plain characters at the top level of ``pattern``: every match contains it, so a text
+    without it has none ("" where there is no such run: an alternation at the top, or case-insensitive matching).
+    Read from ``re``'s own parse of the pattern, so it is the engine's reading, not a second one."""
+    if pattern.flags & re.IGNORECASE or not isinstance(pattern.pattern, str):
+        return ""
+    runs, run = [""], []
+    for op, value in _parser.parse(pattern.pattern, pattern.flags):
+        if op is C.LITERAL:
+            run.append(chr(value))
+        else:
+            runs.append("".join(run))
+            run = []
+    runs.append("".join(run))
+    return max(runs, key=len)
+
+
 class RegexScreen:
     """The regexes of ``regexes`` that may match a text (``possible``), from one Hyperscan scan."""
 

@@ -17,6 +17,8 @@
    label of what running it gave (``Execution logs:``, ``Out:``), the tool's output from there.
 4. **Logged steps** (``logged_steps``): log records that open the model's steps (``... - INFO - Thoughts:``),
    each step one model turn.
+5. **Labelled sections** (``sections.section_turns``): headed or labelled parts of a recurring cycle
+   (``### Step 3 - Tool Call``, ``NEXT ACTION:``, ``## Tool Output:``), sides by what each label names.
 
 Every line is accounted for: in a message, or counted in ``extra.framing`` under a named reason.
 """
@@ -32,6 +34,7 @@ from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
 from codemix.mixtures.transcript_formats.markers import marker_role
+from codemix.mixtures.transcript_formats.sections import section_turns
 from codemix.mixtures.transcript_formats.turns import key_words
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -452,7 +455,8 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         # steps each log record opens (a label of the model's part) are read before any other reading of them
         stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
-        for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns)):
+        for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
+                               ("sections", section_turns)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
                 transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([

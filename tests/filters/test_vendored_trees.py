@@ -933,3 +933,40 @@ def test_files_whose_holder_a_section_of_the_root_license_names_for_another_proj
     assert tree is not None and "'mitchell'" in tree.evidence and "section 'scintillua'" in tree.evidence
     for own in ("src/main.lua", "lualibs/mobdebug/mobdebug.lua"):
         assert found[own][0] is None, own
+
+
+def test_packages_an_installed_distributions_record_lists():
+    """pypa/setuptools (7d53128): ``setuptools/_vendor/`` holds packages installed with ``pip install --target``, each
+    beside its ``.dist-info`` folder, whose ``RECORD`` lists the files the wheel installed ("packaging/version.py,
+    sha256=..."): ``packaging/`` and ``packaging-26.0.dist-info/`` are packaging's. setuptools' own lint settings
+    beside them (``_vendor/ruff.toml``) and its own code are not listed."""
+    files = layout("setuptools")
+    assert "packaging/version.py,sha256=" in files["setuptools/_vendor/packaging-26.0.dist-info/RECORD"]
+    trees = trees_of(files, "pypa/setuptools")
+    for copy in ("setuptools/_vendor/packaging/version.py", "setuptools/_vendor/packaging-26.0.dist-info/RECORD"):
+        tree = vendored_tree(copy, trees)
+        assert tree is not None and "packaging-26.0.dist-info/RECORD lists it" in tree.evidence, copy
+    for own in ("setuptools/_vendor/ruff.toml", "setuptools/dist.py"):
+        assert vendored_tree(own, trees) is None, own
+
+
+def test_a_repositorys_own_files_that_look_like_copies_at_first_sight():
+    """Controls from jqlang/jq (579e6f7) and rusqlite/rusqlite (bc26760): jq's header-less ``src/exec_stack.h`` defines
+    ``stack_*`` under a comment "Stack" (a word, not a library's name: no copy by its prefix); its ``src/parser.c`` is
+    Bison's output ("A Bison parser, made by GNU Bison 3.8.2.", under the FSF's 1984 notice: a generated file, not an
+    older holder's copy); rusqlite's ``src/unlock_notify.rs`` opens with a doc link to the SQLite page it implements
+    ("//! [Unlock Notification](http://sqlite.org/unlock_notify.html)"), not its own published address. valkey-io/valkey
+    (55bbbe0; the second holdout, spent) names its own macros' prefix in capitals ("REDISMODULE API")."""
+    from codemix.filters.generated import generator_header
+    from codemix.filters.vendored import prefix_fact, published_page
+
+    jq, rusqlite = layout("jq"), layout("rusqlite")
+    stack = prefix_fact("src/exec_stack.h", jq["src/exec_stack.h"])
+    assert stack is not None and stack.name == "stack"  # guard: its names do share a prefix
+    assert not stack.names
+    assert generator_header(jq["src/parser.c"]) and "Free Software Foundation" in jq["src/parser.c"]
+    assert "sqlite.org/unlock_notify.html" in rusqlite["src/unlock_notify.rs"]
+    assert published_page("src/unlock_notify.rs", rusqlite["src/unlock_notify.rs"], "rusqlite/rusqlite") is None
+    # valkey's own ``src/redismodule.h`` speaks of "the older REDISMODULE API", its macros' own prefix, not a library
+    redis = prefix_fact("src/redismodule.h", layout("valkey")["src/redismodule.h"])
+    assert redis is not None and redis.name == "redismodule" and not redis.names
