@@ -118,6 +118,10 @@ VERDICTS = {
     ],
     # ---- the third holdout (bench/repos_holdout_3.tsv), judged after its one run ----
     "gevent/gevent": [
+        (lambda p, o, r: p.startswith("src/greentest/") and o == "PSF-2.0", "R", ("CPython's test suites copied in "
+         "are under the PSF license: NOTICE's section listing greentest/2.7 ... greentest/3.5 is the PSF agreement "
+         "(ScanCode's own match for NOTICE lines 18-64: psf-2.0; eighth round, reuse.section_rules); the reference "
+         "ANDs all of NOTICE and LICENSE onto every file")),
         (_in("src/greentest/"), "O", ("CPython's test suites copied in are under the PSF license; ours gives them "
          "gevent's MIT (the reference's PSF comes from NOTICE, whose list names older copies)")),
         (lambda p, o, r: o == "MIT" and r == "MIT AND MIT AND PSF-2.0", "R",
@@ -264,9 +268,18 @@ VERDICTS = {
          "ScanCode's rule guesses epl-2.0 OR apache-2.0")),
         (_in("lualibs/metalua/"), "O", ("Metalua's headers grant 'the Eclipse Public License v1.0' and 'also ... the "
          "MIT public license' (EPL-1.0 OR MIT, licensecheck's reading); ours EPL-1.0 only")),
+        (lambda p, o, r: "WxWindows" in r and o == "MIT" and p.startswith((
+            "lualibs/copas/", "lualibs/luacheck/", "lualibs/luainspect/", "lualibs/socket/", "lualibs/socket.lua",
+            "lualibs/ltn12.lua", "lualibs/mime.lua", "lualibs/mobdebug/", "lualibs/ssl/", "lualibs/ssl.lua",
+            "lualibs/re.lua", "lualibs/lua_lexer_loose.lua", "lualibs/lua_parser_loose.lua", "lualibs/testwell.lua")),
+         "R", ("checked one by one (eighth round): each of these copied libraries has its own section in the root "
+               "LICENSE, each MIT ('--[[ Copas License ]]', LuaCheck's, Luainspect's, MobDebug's, LuaSec's, LPeg's "
+               "MIT texts; LuaSockets' 'same as LUA', Lua's MIT), or its own MIT header (lua_parser_loose.lua's "
+               "'(c) 2013 David Manura. MIT License.', testwell.lua's 'MIT/X11 license'); the reference ANDs every "
+               "section (wxWindows, Scintilla, OpenSSL...) onto them")),
         (lambda p, o, r: "WxWindows" in r and p.startswith("lualibs/") and not p.startswith("lualibs/lexers/"), "U",
-         ("the reference ANDs every section of the root LICENSE onto each file; ours MIT for copied Lua libraries "
-          "whose own licenses the root LICENSE names by project, not path (most MIT), not checked one by one")),
+         ("the reference ANDs every section of the root LICENSE onto each file; ours MIT for Lua libraries no "
+          "section of the root LICENSE names (dist, git, sha2.lua, fs.lua, coxpcall) and without a notice of their own")),
         (lambda p, o, r: "WxWindows" in r, "R", ("the reference ANDs every section of the root LICENSE (wxWindows, "
          "Scintilla, OpenSSL...) onto each file; its first section says 'ZeroBrane Studio sources are released under "
          "the MIT License', and Scintillua's lexers say 'Copyright Mitchell. See LICENSE', its MIT section")),
@@ -328,8 +341,36 @@ VERDICTS = {
     # ---- the seventh holdout (spent at 01:57 UTC; verdicts by reading the files after the run, helper i46v) ----
     "fabioarnold/nanovg-zig": [
         (_name("README.md"), "R", "the README's sentences about the example fonts' licenses, ANDed by the reference"),
+        (lambda p, o, r: p.startswith("examples/") and o == "Zlib" and r == "OFL-1.1", "R", ("examples/LICENSE_OFL.txt "
+         "says 'This Font Software is licensed under the SIL Open Font License' and the OFL defines the Font Software "
+         "as the fonts (the Roboto, Noto Emoji, Entypo .ttf beside it); the example programs are the repository's "
+         "(zlib, its root LICENSE.txt); the reference gives the folder's OFL to every file")),
         (_name("khrplatform.h"), "U", ("the Khronos grant, MIT's words with Khronos' own conditions: ScanCode's "
          "khronos key, no SPDX id; ours MIT")),
+    ],
+    # ---- eighth round: development repositories with folder licenses (bench/repos_licenses_dev_8.tsv) ----
+    "lz4/lz4": [
+        (lambda p, o, r: r == "" and o == "GPL-2.0-or-later", "R", ("the root LICENSE: 'all files in the `lib` "
+         "directory use a BSD 2-Clause license', 'all other files use a GPL-2.0-or-later license' (ScanCode's own "
+         "matches, lines 2 and 3: bsd-simplified, gpl-2.0-plus); the reference's rule drops those short statements as "
+         "references and has no reading for files without a notice")),
+        (_name("lz4_Frame_format.md", "lz4_Block_format.md"), "O", ("the document's own 'Permission is granted to "
+         "copy and distribute this document' (LPD-document, ScanCode right); ours the root's GPL")),
+        (_name("README.md", "snapcraft.yaml"), "R", ("'LZ4 library is provided as open-source software using BSD "
+         "2-Clause license': a sentence about the library in a root file, which the root LICENSE gives the GPL")),
+        (_name("lz4io.c"), "R", ("its own notice, 'GPL v2 License ... either version 2 of the License, or (at your "
+         "option) any later version', and 'The license of LZ4 library is BSD' naming another part (the reference ANDs "
+         "the name and the folder's COPYING)")),
+    ],
+    "Cyan4973/xxHash": [
+        (_name("xxhash_spec.md"), "O", ("the document's own 'Permission is granted to copy and distribute this "
+         "document' (LPD-document, ScanCode right); ours the root's BSD-2-Clause")),
+        (_name("README.md"), "R", "the README's sentences about the command line utility's GPL"),
+        (lambda p, o, r: p.startswith("tests/bench/") and o == "BSD-2-Clause OR GPL-2.0", "R", ("zstd's header: "
+         "'licensed under both the BSD-style license (found in the LICENSE file in the root directory of this source "
+         "tree) and the GPLv2 (found in the COPYING file ...). You may select, at your option, one of the above-listed "
+         "licenses.' (the root LICENSE is BSD-2-Clause); ScanCode's rule takes it for a pointer and the reference "
+         "gives the folder's GPL-2.0 text")),
     ],
     "janestreet/re2": [
         (_name("rune.cc", "rune.h"), "O", ("Lucent's Plan 9 notice ('Permission to use, copy, modify, and distribute "

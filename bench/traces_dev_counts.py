@@ -301,6 +301,55 @@ def count_none(path: Path) -> int:
     return 0
 
 
+# --- issue 45 round 9 (records that are runs) ----------------------------------------------------
+
+
+def count_printed_model_messages(path: Path) -> int:
+    """pydantic-ai's printed runs (``ModelRequest(parts=[...])`` / ``ModelResponse(parts=[...])`` in docstrings):
+    each response one message, each request part a person's, a tool's or the system's message, and the page's
+    ``instructions`` once per printed run."""
+    text = path.read_text()
+    runs = re.findall(r'"""\n\[\n(.*?)\n\]\n"""', text, re.DOTALL)
+    return sum(len(re.findall(r"\bModelResponse\(", run))
+               + len(re.findall(r"\b(?:UserPrompt|SystemPrompt|ToolReturn|RetryPrompt)Part\(", run))
+               + bool(re.search(r"\binstructions=", text)) for run in runs if "ModelRequest(" in run)
+
+
+def count_gemini_cassette(path: Path) -> int:
+    """A recording of Gemini calls whose requests grow: the last request's system instruction, its model
+    contents (one message each), its user contents' parts (a text or a function response each), and the last
+    response."""
+    body = yaml.safe_load(path.read_text())["interactions"][-1]["request"]["parsed_body"]
+    return (bool(body.get("systemInstruction"))
+            + sum(1 if c["role"] == "model" else len(c["parts"]) for c in body["contents"]) + 1)
+
+
+def count_adk_session_events(path: Path) -> int:
+    """An ADK session's ``events``: each event with content one message, but function responses one each."""
+    total = 0
+    for event in json.loads(path.read_text())["events"]:
+        parts = (event.get("content") or {}).get("parts") or []
+        responses = sum(1 for p in parts if p.get("function_response"))
+        total += responses if responses else bool(parts)
+    return total
+
+
+def count_adk_eval_invocations(path: Path) -> int:
+    """An ADK eval set's invocations: the user's content, the tool uses (one model message), each intermediate
+    response, and the final response."""
+    cases = json.loads(path.read_text())["eval_cases"]
+    return sum(1 + bool(inv["intermediate_data"]["tool_uses"]) + len(inv["intermediate_data"]["intermediate_responses"])
+               + bool(inv.get("final_response")) for case in cases for inv in case["conversation"])
+
+
+def count_adk_legacy_rounds(path: Path) -> int:
+    """ADK's legacy eval rows ``{query, expected_tool_use, expected_intermediate_agent_responses, reference}`` (a
+    list of rounds, or named sets holding them under ``data``): the query, the tool uses (one model message),
+    each intermediate response, and the reference reply."""
+    value = json.loads(path.read_text())
+    rows = [r for s in value for r in s["data"]] if value and "data" in value[0] else value
+    return sum(1 + bool(r.get("expected_tool_use")) + len(r.get("expected_intermediate_agent_responses") or [])
+               + bool(r.get("reference")) for r in rows)
 # round 9 (runs printed as labelled sections, issue 45's text and Markdown logs)
 def count_autogpt_session(path: Path) -> int:
     """AutoGPT's console: the person's goals or request (``I want Auto-GPT to:``, else ``Goals:``) once per run,
@@ -391,6 +440,13 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Amazon Bedrock samples (tool binding: requests, AIMessage reprs, agent runs)": count_bedrock_bound_tools,
                 "Hermes Function Calling (recursive tool-calling loop printed)": count_recursive_tool_log,
                 "Chinese-Vicuna (legal multi-turn outputs as JSON in Markdown, zh)": count_fenced_exchanges,
+                # round 9 (records that are runs)
+                "pydantic-ai docs (a run printed as ModelRequest/ModelResponse parts)": count_printed_model_messages,
+                "pydantic-ai Gemini cassette (systemInstruction parts, growing requests)": count_gemini_cassette,
+                "ADK customer-service agent (session events with function calls)": count_adk_session_events,
+                "ADK travel concierge (eval set of invocations)": count_adk_eval_invocations,
+                "ADK brand search optimization (legacy eval rounds)": count_adk_legacy_rounds,
+                "ADK customer-service agent (legacy eval rounds)": count_adk_legacy_rounds,
                 # round 9 (runs printed as labelled sections)
                 "AutoGPT (math evaluation notes, console runs in Markdown)": count_autogpt_session,
                 "CAMEL (math evaluation notes, role-play under bold headings)": count_headed_role_pairs,

@@ -23,7 +23,7 @@ from codemix.filters.regex_screen import required_literal
 # default license policy, and what dedup's keeper prefers when it picks a cluster's survivor.
 _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
-Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR
+Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
@@ -37,8 +37,8 @@ Artistic-1.0 Artistic-1.0-Perl Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Cla
 BSD-3-Clause BSD-3-Clause-Clear BSD-3-Clause-LBNL BSD-4-Clause bzip2-1.0.6 BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
 CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl ECL-2.0 Elastic-2.0
 EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR FSFULLRWD GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
-GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
-LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0
+GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
+LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing
@@ -71,6 +71,16 @@ def _license_id(token: str, strict: bool) -> str:
     if base.lower().startswith(("licenseref-", "documentref-")) or not strict:
         return token
     raise _BadExpression(token)
+
+
+def alternatives(expression: str) -> list[str]:
+    """The operands of an expression's top-level OR ("A OR (B AND C)" -> ["A", "B AND C"]); itself when no OR."""
+    return _operands(expression, "OR")
+
+
+def canonical_id(identifier: str) -> str:
+    """A known SPDX id as SPDX spells it ("bsd-3-clause" -> "BSD-3-Clause"); any other as given."""
+    return _CANONICAL_IDS.get(identifier.lower(), identifier)
 
 
 def _parse_term(tokens: list[str], i: int, strict: bool) -> tuple[tuple, int]:
@@ -198,7 +208,7 @@ def _gnu(table: dict[str, str], unversioned: str) -> Callable[[str, re.Match], s
 def _bsd(name: str, match: re.Match) -> str:
     if re.search(r"\b(?:4|four)[ -]?clause|original", name):
         return "BSD-4-Clause"
-    if re.search(r"\b(?:2|two)[ -]?clause|simplified|freebsd", name):
+    if re.search(r"\b(?:2|two)[ -]?clause|simplified|freebsd|\bbsd[ -]?(?:2|two)\b(?![ .-]?\d)", name):  # "BSD 2"
         return "BSD-2-Clause"
     return "BSD-3-Clause"  # "new", "modified", "3-clause" and the bare name: see the module docstring
 
@@ -238,6 +248,7 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bopenssl\b", _fixed("OpenSSL")),
         (r"\blppl\b|latex project public", _versioned({"1.0": "LPPL-1.0", "1.1": "LPPL-1.1", "1.2": "LPPL-1.2",
                                                         "1.3a": "LPPL-1.3a", "1.3c": "LPPL-1.3c"}, "LPPL-1.3c")),
+        (r"\bicu\b", _fixed("ICU")),  # the ICU License (ICU 1.8.1 and later), decNumber's
         (r"\bmit\b|\bexpat\b", _fixed("MIT")),
         (r"\bzlib\b", _fixed("Zlib")),
         (r"\bbsl\b|\bboost\b", _fixed("BSL-1.0")),
@@ -338,6 +349,9 @@ _SIGNATURES = (
     # or "...of data files"), without MIT's notice clause: read before the MIT family, not as MIT-0.
     _signature("Unicode-3.0", r"unicode license v3"),
     _signature("Unicode-DFS-2016", _MIT_GRANT + r" of (?:the )?unicode data files"),
+    # ICU's (1.8.1 and later) grants in MIT's words, its notice to "appear in all copies of the Software and ... in
+    # supporting documentation" instead of MIT's "shall be included".
+    _signature("ICU", _MIT_GRANT, (r"permission notice appear in supporting documentation",)),
     _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
     _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
     _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE, r"^\S+(?: \S+){12} of the font software")),
@@ -372,6 +386,10 @@ _SIGNATURES = (
     # LICENSE.txt); the PSF agreement alone is PSF-2.0.
     _signature("Python-2.0", r"terms and conditions for accessing or otherwise using python",
                (r"beopen(?: com)? license agreement",)),
+    # L. Peter Deutsch's notice for documents (the DEFLATE and zlib RFCs' wording; lz4's and zstd's format
+    # specifications): a license for the document, not for code.
+    _signature("LPD-document", r"permission is granted to copy and distribute this document for any purpose and "
+               r"without charge"),
     _signature("PSF-2.0", _PSF_ANCHOR),
     _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
     _signature("CC0-1.0", r"cc0 1 0 universal|creative commons zero"),
@@ -987,6 +1005,30 @@ def license_subject(path: str) -> str:
     return re.sub(r"[^a-z0-9]", "", subject.lower())
 
 
+# Licenses whose own text defines their subject as fonts: the SIL Open Font License's "'Font Software' refers to the
+# set of files released by the Copyright Holder(s) under this license", the font files it names by its Reserved Font
+# Names. A folder's copy of such a text licenses the fonts in it, not the code beside them (nanovg-zig's
+# examples/LICENSE_OFL.txt, "This Font Software is licensed under the SIL Open Font License", beside its Roboto fonts
+# and its own example programs).
+FONT_LICENSES = frozenset({"OFL-1.0", "OFL-1.0-RFN", "OFL-1.0-no-RFN", "OFL-1.1", "OFL-1.1-RFN", "OFL-1.1-no-RFN"})
+# Font files and their sources (OpenType/TrueType, web fonts, PostScript Type 1 and metrics, bitmap fonts, FontForge's
+# and Glyphs' sources).
+FONT_EXTENSIONS = frozenset({"ttf", "otf", "ttc", "woff", "woff2", "eot", "pfa", "pfb", "pfm", "afm", "bdf", "pcf",
+                             "fon", "fnt", "sfd", "glyphs", "ufo"})
+
+
+def font_license(expression: str) -> bool:
+    """Whether ``expression`` licenses only fonts (every id a ``FONT_LICENSES`` one)."""
+    ids = license_ids(expression) if expression else frozenset()
+    return bool(ids) and ids <= {name.lower() for name in FONT_LICENSES}
+
+
+def is_font_file(path: str) -> bool:
+    """Whether ``path`` is a font file or a font's source (``FONT_EXTENSIONS``), or lies in a ``*.ufo`` font folder."""
+    parts = _parts(path)
+    return any(part.rsplit(".", 1)[-1].lower() in FONT_EXTENSIONS for part in parts if "." in part)
+
+
 def is_license_file(path: str) -> bool:
     """Whether ``path`` names a license text (``LICENSE``, ``COPYING.md``, ``LICENSE-MIT``, ``LICENSES/X.txt``...)."""
     parts = _parts(path)
@@ -1185,6 +1227,13 @@ def _offered_pieces(names: str) -> list[str]:
     return pieces
 
 
+# "You may select, at your option, one of the above-listed licenses": the choice is the sentence before.
+_ABOVE_LISTED = re.compile(r"\W*(?:one|any) of the (?:above|aforementioned)(?:[- ]listed| mentioned)? licen[cs]es",
+                           re.IGNORECASE)
+# A BSD license a file names without its clauses but with the text it is "found in": that text says which.
+POINTED_BSD = "LicenseRef-BSD-pointed"
+
+
 def option_choice(head: str) -> str | None:
     """The OR of the licenses a sentence of ``head`` offers "at your option" (``_AT_OPTION``), each named by family
     and, where the family has several, version; None where any name is unknown or leaves its version open."""
@@ -1198,12 +1247,22 @@ def option_choice(head: str) -> str | None:
     for option in _AT_OPTION.finditer(flat):
         if _LATER_VERSION.match(flat, option.end()):
             continue
-        sentence = re.split(r"[.;:!?]\s+(?=[A-Z])", flat[:option.start()])[-1]
+        sentences = re.split(r"[.;:!?]\s+(?=[A-Z])", flat[:option.start()])
+        sentence, listed = sentences[-1], False
+        if not _OFFERED_UNDER.search(sentence) and len(sentences) > 1 and _ABOVE_LISTED.match(flat, option.end()):
+            sentence, listed = sentences[-2], True  # zstd's "licensed under both A and B. You may select, at your
+            # option, one of the above-listed licenses."
         under = list(_OFFERED_UNDER.finditer(sentence))
         if not under:
             continue
-        pieces = _offered_pieces(sentence[under[-1].end():])
+        offered = sentence[under[-1].end():]
+        pieces = _offered_pieces(re.sub(r"^both\s+|\s+and\s+", lambda m: "" if m.group(0).startswith("both") else
+                                        " or ", offered) if listed else offered)
         names = [_license_from_name(piece) for piece in pieces]
+        if listed:  # a family named with a pointer to the text that says which ("the BSD-style license (found in
+            # the LICENSE file in the root directory ...)"): that text answers (``reuse.refined``)
+            names = [POINTED_BSD if n and n.startswith("BSD-") and _unversioned_family(p.lower(), n) else n
+                     for p, n in zip(pieces, names, strict=True)]
         if len(set(names)) < 2 or any(n in (None, *_NOT_OFFERED) or _unversioned_family(p.lower(), n)
                                       for p, n in zip(pieces, names, strict=True)):
             continue
@@ -1293,7 +1352,8 @@ def file_statement(text: str, path: str = "") -> str | None:
 
 
 # "Licensed under the Apache 2.0 License.", OpenWrt's "licensed under the GNU General Public License v2". Not a pointer ("... license found in the LICENSE file", "see LICENSE").
-_BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed) under (?:the )?(?:terms of (?:the )?)?"
+# decNumber's "This software is made available under the terms of the ICU License -- ICU 1.8.1 and later."
+_BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed|made available) under (?:the )?(?:terms of (?:the )?)?"
                           r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:v ?|version )\d+(?: \d)?\b)?"
                           r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is|v ?\d|version))")
 
@@ -1399,6 +1459,104 @@ def opening_license(text: str, path: str = "") -> str | None:
         return None  # the head already covered it
     heading = next((m for m in _LICENSE_HEADING.finditer(block.group(0)) if m.start() >= _NOTICE_CHARS // 2), None)
     return _block_license(block.group(0)[heading.start():]) if heading else None
+
+
+# A notice lower in a code file than its head: a second project's grant in its opening comment (raylib's reasings.h,
+# Robert Penner's BSD text, then raylib's zlib notice at character 3,256), or a function's own notice in a comment
+# further down (rprand.h's xoshiro128**, "To the extent possible under law, the author has dedicated all copyright
+# ... See <http://creativecommons.org/publicdomain/zero/1.0/>" at line 258). The file is under each of them.
+# The same words without their first letter (either case), and in capitals.
+_GRANT_LITERALS = ("ermission", "edistribution", "ublic domain", "icensed under", "icenced under", "erms of the",
+                   "PERMISSION", "REDISTRIBUTION", "PUBLIC DOMAIN", "LICENSED UNDER")
+_LATER_CHARS = 200_000
+
+
+def later_notices(text: str, path: str, first: str) -> str:
+    """``first`` (the file's head's license) AND the licenses that notices in comments below the head state, where they
+    name licenses ``first`` does not (a repeated or restated notice adds nothing); code files only (``_code_path``).
+    Only the comments holding a grant's word are read (found by substring, then the comment around it)."""
+    if not first or len(text) <= _NOTICE_CHARS or not _code_path(path):
+        return first
+    found, known, read_to = [first], set(license_ids(first)), -1
+    for position in sorted(_grant_positions(text)):
+        if position < read_to or (run := _comment_around(text, position)) is None:
+            continue
+        start, read_to = run
+        start = start if start >= _NOTICE_CHARS else _paragraph_start(text, _NOTICE_CHARS)
+        for part in _operands(notice_license(text[start:read_to]) or "", "AND"):
+            if part and not (ids := license_ids(part)) & known:
+                found.append(part)
+                known |= ids
+    return combine(found)
+
+
+def _grant_positions(text: str, most: int = 64):
+    """Where a grant's word (``_GRANT_LITERALS``) occurs below the head, at most ``most`` times each: substring
+    searches, far cheaper than a case-blind regex over the file."""
+    for word in _GRANT_LITERALS:
+        at, seen = text.find(word, _NOTICE_CHARS, _LATER_CHARS), 0
+        while at >= 0 and seen < most:
+            yield at
+            at, seen = text.find(word, at + len(word), _LATER_CHARS), seen + 1
+
+
+_LINE_COMMENT = re.compile(r"[ \t]*(?://|#|--|;|%)")
+
+
+def _comment_around(text: str, position: int) -> tuple[int, int] | None:
+    """(start, end) of the ``/* ... */`` block or the run of line comments holding ``position``; None in code."""
+    opened, closed = text.rfind("/*", 0, position), text.rfind("*/", 0, position)
+    if opened > closed:
+        end = text.find("*/", position)
+        return opened, (end + 2 if end >= 0 else len(text))
+    line = text.rfind("\n", 0, position) + 1
+    if not _LINE_COMMENT.match(text, line):
+        return None
+    start = end = line
+    while start > 0 and _LINE_COMMENT.match(text, previous := text.rfind("\n", 0, start - 1) + 1):
+        start = previous
+    while (following := text.find("\n", end) + 1) and _LINE_COMMENT.match(text, following):
+        end = following
+    line_end = text.find("\n", end)
+    return start, (line_end if line_end >= 0 else len(text))
+
+
+# Where a file says what it was made from and that source's license: difftastic's highlights, "Based on the
+# nvim-treesitter highlighting, which is under the Apache license."; cryptonite's poly1305, "contains some code copied
+# from and inspired by poly1305-donna ... which is licensed under MIT or PUBLIC DOMAIN". The source's license holds for
+# the file too (ScanCode reads the same sentences so).
+_DERIVED = re.compile(r"\b(?:based on|derived from|copied from|adapted from|ported from|taken from)\b[^.;]{0,160}?\b"
+                      r"(?:which|that) (?:is|are|was|were) (?:also )?(?:(?:licensed|released|distributed|available|made "
+                      r"available) )?under (?:the )?(?:terms of (?:the )?)?(?P<name>[\w .+/-]{2,60}?)"
+                      r"(?P<word> licen[cs]e\b)?(?=\.(?:\s|$)|[;,)]| see\b|$)", re.IGNORECASE)
+
+
+def derived_license(text: str, path: str = "") -> str | None:
+    """The license a code file's head says the code it was based on, derived or copied from is under (``_DERIVED``),
+    each name read on its own ("MIT or PUBLIC DOMAIN": an OR); None where it says none or a name is unknown."""
+    head = text[:_NOTICE_CHARS]
+    lowered = head.lower()
+    if not ("based on" in lowered or " from " in lowered) or "under" not in lowered or not _code_path(path):
+        return None
+    match = _DERIVED.search(" ".join(_COMMENT_MARKS.sub("", head).split()))
+    if match is None:
+        return None
+    pieces = re.split(r"\s+(or|and)\s+", match.group("name").strip(), flags=re.IGNORECASE)
+    names = [PUBLIC_DOMAIN if re.fullmatch(r"(?:the )?public domain", piece.strip(), re.IGNORECASE)
+             else named_license_of(piece + (match.group("word") or "")) for piece in pieces[::2]]
+    if None in names or len({op.lower() for op in pieces[1::2]}) > 1:
+        return None
+    return combine(names, pieces[1].upper() if len(pieces) > 1 else "AND")
+
+
+_BLANK_COMMENT_LINE = re.compile(r"\n[ \t]*[*#/;%-]*[ \t]*(?=\n)")
+
+
+def _paragraph_start(text: str, position: int) -> int:
+    """Where the comment paragraph holding ``position`` starts (after its blank comment line), at most 600 back: a
+    notice the head cuts is read whole."""
+    breaks = [m.end() for m in _BLANK_COMMENT_LINE.finditer(text, max(0, position - 600), position)]
+    return breaks[-1] if breaks else position
 
 
 # CC0's own dedication, as files under it word it: "To the extent possible under law, the author(s) have dedicated all

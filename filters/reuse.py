@@ -12,15 +12,22 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from codemix.filters.licenses import (
+    POINTED_BSD,
     UNVERSIONED_GNU,
+    alternatives,
+    canonical_id,
     combine,
+    derived_license,
     detect_license,
     file_statement,
+    font_license,
     footer_license,
     is_folder_license_evidence,
+    is_font_file,
     is_license_evidence,
     is_license_file,
     is_notice_file,
+    later_notices,
     license_ids,
     license_subject,
     manifest_license,
@@ -57,14 +64,16 @@ class RepositoryLicenses:
     """One repository's license decision: a default, the per-path rules it declared, the
     ``.license`` sidecars (``{path of the file it describes: expression}``), the folders that
     carry a license of their own (``{folder: expression}``, from the folder's license texts,
-    package manifest or NOTICE) and the license texts named after a package beside them
-    (``{folder: ((subject, expression), ...)}``, ``licenses.license_subject``)."""
+    package manifest or NOTICE), the license texts named after a package beside them
+    (``{folder: ((subject, expression), ...)}``, ``licenses.license_subject``) and the folders whose license
+    texts license only the fonts in them (``{folder: expression}``, ``licenses.font_license``)."""
 
     default: str = ""
     rules: tuple[PathRule, ...] = ()
     sidecars: dict[str, str] = field(default_factory=dict)
     folders: dict[str, str] = field(default_factory=dict)
     packages: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    fonts: dict[str, str] = field(default_factory=dict)
 
     def for_path(self, path: str, header: str | None = None) -> str:
         """The expression for the file at ``path`` whose own header declares ``header`` (or None), in
@@ -75,7 +84,7 @@ class RepositoryLicenses:
         rule = next((rule for rule in reversed(self.rules) if rule.covers(path)), None)
         if rule is None:
             folder = self.folder_license(path) or self.default
-            return refined(header, folder) if header else folder
+            return refined(header, folder, self.default) if header else folder
         if rule.precedence == "override" or header is None:
             return rule.expression
         return header if rule.precedence == "closest" else combine([rule.expression, header])
@@ -91,19 +100,29 @@ class RepositoryLicenses:
                           if names_package(subject, parts[depth])), None)
             if found:
                 return found
+            if depth and folder in self.fonts and (is_font_file(path) or depth == len(parts) - 1
+                                                   and is_license_file(path)):
+                return self.fonts[folder]  # a font license: the fonts, and its own text
             if depth and folder in self.folders:
                 return self.folders[folder]
         return ""
 
 
-def refined(header: str, folder: str) -> str:
+def refined(header: str, folder: str, root: str = "") -> str:
     """A file's own statement naming a GNU family without its version (PHPMailer's "@license ... GNU Lesser General
     Public License": LGPL-2.0-or-later, any version) under a folder whose license is of that family: the folder's
     license text says which version (LGPL-2.1); under another family the statement stands (POMO's "@license GPL"
-    under YOURLS's MIT). A statement ANDing exactly the licenses its folder offers as a choice is the choice."""
+    under YOURLS's MIT). A statement ANDing exactly the licenses its folder offers as a choice is the choice. A choice
+    naming "the BSD-style license (found in the LICENSE file ...)" (``licenses.POINTED_BSD``) takes the BSD license of
+    the folder's texts, else the root's; where neither has one, that alternative is not offered."""
     if header in UNVERSIONED_GNU and folder and {i.split("-")[0] for i in license_ids(folder)} == {
             header.split("-")[0].lower()}:
         return folder
+    if POINTED_BSD.lower() in license_ids(header):  # zstd's "the BSD-style license (found in the LICENSE file ...)"
+        bsd = [i for text in (folder, root) for i in sorted(license_ids(text or "")) if i.startswith("bsd-")]
+        if bsd:
+            return header.replace(POINTED_BSD, canonical_id(bsd[0]))
+        return combine((part for part in alternatives(header) if part != POINTED_BSD), "OR") or header
     # A manifest's list joins its names without saying how (rubygems-update.gemspec's ``["Ruby", "MIT"]``, read as
     # AND); where the folder offers the very same licenses as a choice (its COPYING: "MIT OR Ruby"), the choice stands.
     if " AND " in header and " OR " in folder and " AND " not in folder and license_ids(header) == license_ids(folder):
@@ -148,6 +167,8 @@ def license_evidence_of(path: str, text: str) -> Evidence:
     """What one license file, package manifest or REUSE file (``licenses.is_license_evidence``) says. A
     machine-readable Debian ``copyright`` file states licenses per path (``debian_rules``), not its folder's."""
     detected = None if debian_copyright(path, text) else detect_license(path, text)
+    if detected is None and is_license_file(path):
+        detected = folder_statements(path, text)[1]  # lz4's "all other files use a GPL-2.0-or-later license"
     return (path, detected, path_rules(path, text), file_license(text) if sidecar_target(path) else None,
             offers_choice(path, text))
 
@@ -186,11 +207,12 @@ def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
         if (subject := distribution_subject(info)) and (info == folder or info not in folders):
             parent = info.rsplit("/", 1)[0] if "/" in info else ""
             packages[parent] = (*packages.get(parent, ()), (subject, folders[folder]))
+    fonts = {folder: expression for folder, expression in folders.items() if font_license(expression)}
     return RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
         tuple(rule for _, _, rules, *_ in evidence for rule in rules),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
-        folders, packages)
+        {folder: expression for folder, expression in folders.items() if folder not in fonts}, packages, fonts)
 
 
 # An installed distribution's metadata folder: ``packaging-20.9.dist-info``, ``six.egg-info``.
@@ -235,9 +257,71 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return reuse_toml_rules(text)
     if debian_copyright(path, text):
         return debian_rules(path, text)
-    if is_license_file(path):
-        return listed_rules(path, text)
+    if is_license_file(path) or is_notice_file(path):
+        return (*listed_rules(path, text), *section_rules(path, text), *folder_statements(path, text)[0])
     return ()
+
+
+# A license document's sentences about its folders: lz4's LICENSE, "all files in the `lib` directory use a BSD 2-Clause
+# license" and "all other files use a GPL-2.0-or-later license, unless explicitly stated otherwise".
+_FOLDER_STATEMENT = re.compile(
+    r"\b(?:all )?(?:the )?(?:source )?files (?:in|under|within|inside) (?:the )?[`'\"]?(?P<folder>[\w.-]+(?:/[\w.-]+)*)/?[`'\"]?"
+    r" (?:directory|folder|subdirectory|tree) (?:use|are (?:licensed |released |distributed )?under|are covered by)"
+    r" (?:a |an |the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
+_OTHER_FILES = re.compile(
+    r"\ball (?:the )?other (?:source )?files (?:use|are (?:licensed |released |distributed )?under|are covered by)"
+    r" (?:a |an |the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
+
+
+def folder_statements(path: str, text: str) -> tuple[tuple[PathRule, ...], str | None]:
+    """The ``closest`` rules a license document's sentences about its folders state (``_FOLDER_STATEMENT``), and the
+    license it gives "all other files" (None where it says none): that sentence is the document's own license."""
+    base = re.escape(path.rsplit("/", 1)[0] + "/") if "/" in path else ""
+    rules = tuple(PathRule(f"{base}{re.escape(match.group('folder'))}/.*", expression, "closest")
+                  for match in _FOLDER_STATEMENT.finditer(text) if (expression := _stated(match.group("name"))))
+    other = _OTHER_FILES.search(text)
+    return rules, (_stated(other.group("name")) if other and rules else None)
+
+
+def _stated(name: str) -> str | None:
+    """A license named in a sentence: an SPDX id as written ("GPL-2.0-or-later license"), else by its name."""
+    bare = re.sub(r"\s+licen[cs]e$", "", name.strip(), flags=re.IGNORECASE)
+    spdx = normalize_license(bare, spdx_field=True) if re.fullmatch(r"[\w.+-]+", bare) else None
+    return spdx if spdx and license_ids(spdx) else named_license_of(name)
+
+
+# A legal document made of sections between rule lines, a section opening with the paths it speaks of, one a line,
+# then the license text that governs them (gevent's NOTICE: "greentest/2.7", "greentest/3.5" ... a rule line, the PSF
+# agreement; "gevent/libuv/_corecffi_source.c" ... then the MIT text).
+_SECTION_RULE = re.compile(r"^[ \t]*(?:={8,}|-{8,}|\*{8,}|~{8,})[ \t]*$", re.MULTILINE)
+_PATH_ONLY = re.compile(r"[\w.+-]+(?:/[\w.+-]+)+/?|[\w+-]+\.[A-Za-z]\w*")
+# A folder named by a version ("2.7", "3.5", "2.7pypy"): a copy of another project's release.
+_VERSION_NAME = r"\d+(?:\.\d+)*[A-Za-z]*"
+
+
+def section_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """The rules of a license or NOTICE file's sections that open with the paths they govern (``_SECTION_RULE``),
+    each path ``closest`` wherever it lies below the file's folder (a NOTICE written before the tree moved into
+    ``src/`` still names ``gevent/libuv/``). Where a section lists two or more versions of one folder
+    (``greentest/2.7`` ... ``greentest/3.5``), it speaks of that folder's versioned copies, the later ones too."""
+    folder = re.escape(path.rsplit("/", 1)[0] + "/") if "/" in path else ""
+    chunks, rules = _SECTION_RULE.split(text), []
+    for i, chunk in enumerate(chunks):
+        head, _, body = chunk.strip().partition("\n\n")
+        listed = [line.strip() for line in head.splitlines()]
+        if not listed or not all(_PATH_ONLY.fullmatch(line) for line in listed):
+            continue
+        body = body if body.strip() else (chunks[i + 1] if i + 1 < len(chunks) else "")
+        expression = detect_license(path, body) if body.strip() else None
+        if not expression:
+            continue
+        globs = [re.escape(line.rstrip("/")) for line in listed]
+        parents = {line.rstrip("/").rpartition("/")[0] for line in listed}
+        if len(listed) >= 2 and len(parents) == 1 and all(
+                re.fullmatch(_VERSION_NAME, line.rstrip("/").rpartition("/")[2]) for line in listed):
+            globs.append(re.escape(parents.pop() + "/") + _VERSION_NAME)
+        rules.append(PathRule(f"{folder}(?:.*/)?(?:{'|'.join(globs)})(?:/.*)?", expression, "closest"))
+    return tuple(rules)
 
 
 # A license text's list of paths and their licenses, one per line: noVNC's LICENSE.txt, "    *.html    : 2-Clause BSD
@@ -369,9 +453,12 @@ def file_license(text: str) -> str | None:
 def own_license(text: str, path: str = "") -> str | None:
     """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
     long opening comment, else its closing license block, else a doc comment's ``@license`` tag, else MIT named in a
-    code file's banner ("MIT Licensed")."""
+    code file's banner ("MIT Licensed"); with the notices in a code file's comments below its head that name other
+    licenses (``licenses.later_notices``)."""
     legal = is_license_file(path) or is_notice_file(path)  # a license document's sections speak of other files
-    return (file_license(text) or manifest_license(path, text) or file_statement(text, path)
-            or notice_license(text, dedications=not legal) or opening_license(text, path)
-            or footer_license(text, path)
-            or tagged_license(text, path) or named_in_banner(text, path))
+    found = (file_license(text) or manifest_license(path, text) or file_statement(text, path)
+             or notice_license(text, dedications=not legal) or opening_license(text, path)
+             or footer_license(text, path)
+             or tagged_license(text, path) or named_in_banner(text, path))
+    derived = derived_license(text, path)
+    return later_notices(text, path, combine([found, derived])) if found or derived else found

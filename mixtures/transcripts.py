@@ -22,6 +22,7 @@ from codemix.mixtures.transcript_formats import (
     parse_text,
     rows_of,
     session_format,
+    statement_as_task,
     system_as_task,
 )
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, flag_text_observations, nested_deeper_than
@@ -51,6 +52,7 @@ __all__ = [
     "parse_text",
     "rows_of",
     "session_format",
+    "statement_as_task",
     "system_as_task",
     "transcript_record",
 ]

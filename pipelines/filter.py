@@ -84,9 +84,10 @@ def repository_key(doc: Document) -> str:
 
 def license_evidence(doc: Document):
     """((source, repo), evidence) for each license file, NOTICE, package manifest or REUSE declaration, at
-    the root and in any folder (a folder's own license governs the files below it)."""
+    the root and in any folder (a folder's own license governs the files below it; a root NOTICE only for the
+    paths its sections name, ``reuse.section_rules``)."""
     if document_kind(doc.kind).licensed_by_text and doc.repo and (
-            is_license_evidence(doc.path) or is_folder_license_evidence(doc.path)):
+            is_license_evidence(doc.path) or is_folder_license_evidence(doc.path) or is_notice_file(doc.path)):
         yield repository_key(doc), license_evidence_of(doc.path, doc.text)
 
 

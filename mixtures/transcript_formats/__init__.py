@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import itertools
+import json
 from typing import Any
 
 from codemix.mixtures.transcript_formats.aider import AIDER
@@ -20,18 +21,20 @@ from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
     MAX_JSON_DEPTH,
     TranscriptShapeError,
+    is_spoken,
     message,
     nested_deeper_than,
 )
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
+from codemix.mixtures.transcript_formats.flattened import unflattened
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, LABELLED_DIALOGUE, MARKER_TURNS, PRINTED_MESSAGES
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
-from codemix.mixtures.transcript_formats.notebooks import cell_task, code_cells, is_notebook, joined
+from codemix.mixtures.transcript_formats.notebooks import cell_task, code_cells, is_notebook, joined, shown_file_task
 from codemix.mixtures.transcript_formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from codemix.mixtures.transcript_formats.openhands import OPENHANDS_EVENT_LINES, OPENHANDS_EVENTS, OPENHANDS_MESSAGES
 from codemix.mixtures.transcript_formats.outcomes import outcome_facts
@@ -104,6 +107,7 @@ __all__ = [
     "parse_text",
     "rows_of",
     "session_format",
+    "statement_as_task",
     "system_as_task",
 ]
 
@@ -140,7 +144,8 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
                 return [t for run in runs for t in parse_json_value(run, None, speakers)]
         if candidate.detect(value):
             if candidate is SHAPE:
-                return with_scored_task(parse_shape(value, speakers=speakers), value, forced, speakers)
+                return without_resent_prefixes(with_scored_task(parse_shape(value, speakers=speakers), value, forced,
+                                                                speakers))
             try:
                 return with_record_ids(with_record_task(candidate.parse(value), value), value)
             except TranscriptShapeError as error:
@@ -158,6 +163,9 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
     if forced is not None and not candidates:
         raise TranscriptShapeError(f"format {forced} is not read from a JSON value (its files are JSONL sessions "
                                    "or text)")
+    if forced is None and (flat := unflattened(value)) is not value:
+        with contextlib.suppress(TranscriptShapeError):  # a tracer's attributes (``gen_ai.prompt.0.role``)
+            return parse_json_value(flat, None, speakers)
     if (empty := empty_conversation(value)) is not None:
         raise TranscriptShapeError(f"empty_conversation: {empty} holds no turns")
     if forced is None:
@@ -194,7 +202,7 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
             continue
         read = read or replies_with_prompt(text, prompts.get(index), cell)
         for transcript in read:
-            if not has_task(transcript.messages) and (task := cell_task(cell)):
+            if not has_task(transcript.messages) and (task := cell_task(cell) or shown_file_task(value["cells"], index)):
                 head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), 0)
                 transcript.messages.insert(head, message("user", task))
             transcript.extra["cell"] = index
@@ -291,6 +299,23 @@ def run_blocks(value: Any) -> list[list] | None:
     return None
 
 
+def without_resent_prefixes(transcripts: list[Transcript]) -> list[Transcript]:
+    """Shape's transcripts less those another one of the same value begins with and goes on from: the same
+    conversation sent again, longer (a recording of calls whose requests grow by the last reply and result),
+    is that one run, read once at its longest. Compared on each turn's role, text and calls, in linear time."""
+    if len(transcripts) < 2:
+        return transcripts
+    trie: dict = {}
+    ends = []
+    for transcript in transcripts:
+        node = trie
+        for m in transcript.messages:
+            key = (m["role"], m["content"], json.dumps([[c.get("name"), c.get("arguments")] for c in m.get("tool_calls") or []]))
+            node = node.setdefault(key, {})
+        ends.append(node)
+    return [t for t, end in zip(transcripts, ends) if not end or not t.messages]
+
+
 def with_scored_task(transcripts: list[Transcript], value: Any, forced: str | None,
                      speakers: dict[str, str] | None) -> list[Transcript]:
     """Shape's transcripts, unless none of them has a task (lists of tool calls found below the turns that
@@ -322,7 +347,7 @@ def with_record_task(transcripts: list[Transcript], value: Any) -> list[Transcri
     """A transcript a named format read with no task of its own (the steps of a ``trajectory`` kept without
     the history that held the task) opens with the task its record keeps beside the run (``query``,
     ``problem_statement``..., as ``shape`` reads a record's task), after any system turn."""
-    task = task_text([value]) if isinstance(value, dict) else ""
+    task = task_text([value], nested=True) if isinstance(value, dict) else ""
     for transcript in transcripts if task.strip() else []:
         if not has_task(transcript.messages) and not any(m["content"].strip() == task.strip() for m in transcript.messages):
             head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), len(transcript.messages))
@@ -391,6 +416,26 @@ def observation_as_task(messages: list[dict[str, Any]]) -> bool:
     if seen is None:
         return False
     messages[seen] = {**messages[seen], "role": "user", "observation": False, "tool_call_id": ""}
+    return True
+
+
+def statement_as_task(messages: list[dict[str, Any]]) -> bool:
+    """A run no request reaches (a subagent's export, a run its parent started): where no user turn, system
+    prompt or observation comes before the model's first turn, and that turn is prose alone (no call: the
+    model saying what it was asked to do, "I'll run the extraction script on the Barkley book") that the
+    model's next turn follows directly, that statement is the context the rest answers: it becomes the opening user
+    turn, in place (context, never trained; nothing is invented). True when it did; a run that opens with a
+    call, a first turn the environment or a person answered (a step that acted), a question (it waits for an
+    answer the run lost), or a run the model says nothing more in, stays without a task (``no_task``)."""
+    models = [i for i, m in enumerate(messages) if m["role"] == "assistant" and not m["observation"]]
+    if len(models) < 2 or models[1] != models[0] + 1 or any(m["content"].strip() for m in messages[:models[0]]):
+        return False  # a first turn something answered (a step's output, a person) acted: it states nothing
+    first = messages[models[0]]
+    if first["tool_calls"] or first.get("reasoning") or len(first["content"].split()) < 4 or not is_spoken(first["content"]):
+        return False
+    if first["content"].rstrip().endswith(("?", "？")):
+        return False  # a question waits for someone's answer: the run lost the turns between, it states nothing
+    messages[models[0]] = {**first, "role": "user", "name": ""}
     return True
 
 

@@ -12,12 +12,13 @@ a line).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
-from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, turn_messages
 
 _SPEAKER = r"([A-Za-z][A-Za-z _-]{0,30}?)"
 _SUFFIX = r"(?:\s*\([^)\n]{0,80}\))?\s*:?"
@@ -32,6 +33,7 @@ BANNER = re.compile(
     rf"|<{_SPEAKER}>|([A-Z][A-Za-z _-]{{0,30}}?)[ \t]*:)[ \t]*$", re.MULTILINE)
 CLOSING_TAG = re.compile(rf"^[ \t]*</(?:{'|'.join(map(re.escape, ROLE_ALIASES))})>[ \t]*$", re.MULTILINE | re.IGNORECASE)
 DETAILS = re.compile(r"<details>.*?</details>", re.DOTALL)
+QUOTED_LINES = re.compile(r"^[ \t]*>[^\n]*\n?", re.MULTILINE)  # an exporter's time or note quoted above the body
 RULE = re.compile(r"^\s*(?:---+\s*)+|(?:\s*---+)+\s*$")
 
 
@@ -75,6 +77,23 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     return messages
 
 
+def block_messages(role: str, body: str) -> list[dict[str, Any]] | None:
+    """A section whose body is the turn's content blocks written as JSON (an export of API messages: ``[{"type":
+    "tool_use", ...}]`` under ``### Assistant``, after a quoted time line), read as that turn's blocks by the
+    JSON turn reader: calls, results and text as the API meant them. None when the body is no such JSON."""
+    body = QUOTED_LINES.sub("", RULE.sub("", body)).strip()
+    if not body.startswith(("[", "{")):
+        return None
+    try:
+        blocks = json.loads(body)
+    except ValueError:
+        return None
+    blocks = [blocks] if isinstance(blocks, dict) else blocks
+    if not (isinstance(blocks, list) and blocks and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in blocks)):
+        return None
+    return turn_messages([{"role": role, "content": blocks}])
+
+
 def parse_markdown_turns(text: str) -> list[Transcript]:
     marks = headings(text)
     messages: list[dict[str, Any]] = []
@@ -82,10 +101,13 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
     for index, (_, end, heading_role) in enumerate(marks):
         role = role if heading_role == "continued" else heading_role
         stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
-        messages += section_messages(role, text[end:stop])
+        blocks = block_messages(role, text[end:stop]) if heading_role != "continued" else None
+        messages += [{**m, "blocks": True} for m in blocks] if blocks is not None else section_messages(role, text[end:stop])
     merged: list[dict[str, Any]] = []
     for canonical in messages:  # a continued model turn is one turn with the text before it
-        if merged and canonical["role"] == "assistant" == merged[-1]["role"]:
+        if canonical.pop("blocks", False) or (merged and merged[-1].pop("blocks", False)):
+            merged.append(canonical)  # each heading of an export of API messages is its own message
+        elif merged and canonical["role"] == "assistant" == merged[-1]["role"]:
             merged[-1]["content"] += "\n\n" + canonical["content"]
         else:
             merged.append(canonical)

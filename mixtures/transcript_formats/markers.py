@@ -437,9 +437,19 @@ def printed_histories(text: str) -> list[list[dict[str, Any]]]:
         else:
             histories.append([turn])
         previous_end = end
-    said = [[(t["speaker"], t["content"]) for t in h] for h in histories]
-    return [h for i, h in enumerate(histories)
-            if not any(j != i and len(other) > len(said[i]) and other[:len(said[i])] == said[i] for j, other in enumerate(said))]
+    trie: dict = {}
+    ends = [said_trie_end(trie, h) for h in histories]
+    return [h for h, end in zip(histories, ends) if not end]  # a node with children: a longer history goes on
+
+
+def said_trie_end(trie: dict, history: list[dict[str, Any]]) -> dict:
+    """The node ``history``'s turns (speaker and text) end at in ``trie``, inserted on the way: once every
+    history is in, a history whose node has children is the beginning of a longer one (linear in the turns,
+    where comparing every pair of histories was quadratic)."""
+    node = trie
+    for turn in history:
+        node = node.setdefault((turn["speaker"], turn["content"]), {})
+    return node
 
 
 def printed_runs(text: str) -> list[list[dict[str, Any]]] | None:

@@ -11,6 +11,7 @@ tutorial) is no transcript.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 MAX_SOURCE = 200_000
@@ -60,6 +61,27 @@ def cell_task(cell: dict) -> str:
              if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in printed | formatted
              and len(node.value.split()) >= 3]
     return max(texts, key=len, default="")
+
+
+# A file a cell names (``--feature ./demo.feature``, ``open("task.md")``): a path ending in an extension.
+FILE_NAME = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?((?:[\w-]+/)*[\w-]+\.[A-Za-z]\w{0,7})(?![\w/])")
+# A cell that only shows a file (``!cat spec.feature``, ``%cat spec.md``, ``!type spec.txt``).
+SHOW_FILE = re.compile(r"^\s*[!%]\s*(?:cat|type|more|less|head)\s+(?:-\S+\s+)*['\"]?(?:\.{0,2}/)?([^\s'\"]+)['\"]?\s*$")
+
+
+def shown_file_task(cells: list, index: int) -> str:
+    """The task a run's cell hands its agent as a file the notebook showed before (``!cat demo.feature``, then
+    ``!agent --feature ./demo.feature``): that earlier cell's printed text, when the run's cell names the file;
+    '' when it names none the notebook showed."""
+    source = joined(cells[index].get("source")) if index < len(cells) and isinstance(cells[index], dict) else ""
+    named = {name.rsplit("/", 1)[-1] for name in FILE_NAME.findall(source)}
+    for cell in reversed(cells[:index]):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        shown = SHOW_FILE.match(joined(cell.get("source")))
+        if shown and shown.group(1).rsplit("/", 1)[-1] in named and len((text := cell_output(cell)).split()) >= 3:
+            return text.strip()
+    return ""
 
 
 def code_cells(value: dict) -> list[tuple[int, str, dict]]:

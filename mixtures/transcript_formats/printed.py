@@ -39,6 +39,7 @@ from codemix.mixtures.transcript_formats.markers import (
     bracket_pairs,
     printed_runs,
 )
+from codemix.mixtures.transcript_formats.parts import kinded_part_turns
 from codemix.mixtures.transcript_formats.text_turns import FENCE
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
@@ -55,6 +56,22 @@ SPACE = re.compile(r"\s*")
 ROLE_CLASS = re.compile(r"(?:^|\.)([A-Z][A-Za-z]*?)Message(?:Chunk)?$")
 CLASS_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "tool",
                "user": "user", "assistant": "assistant"}
+
+
+# A message made of parts, and a part, named for their kind by their class (pydantic-ai's ``ModelRequest``,
+# ``UserPromptPart``, ``ToolCallPart``: the repr leaves out ``kind`` and ``part_kind``).
+SIDE_CLASS = re.compile(r"(Request|Response)$")
+PART_CLASS = re.compile(r"(?:^|\.)([A-Z]\w*?)Part$")
+
+
+def kinded_by_class(name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with the kind its class names where the repr printed none: ``kind`` for a message of
+    ``parts`` (``ModelRequest`` -> ``request``), ``part_kind`` for a part (``ToolReturnPart`` -> ``tool-return``)."""
+    if isinstance(fields.get("parts"), list) and "kind" not in fields and (side := SIDE_CLASS.search(name)):
+        return {**fields, "kind": side.group(1).lower()}
+    if "part_kind" not in fields and (part := PART_CLASS.search(name)):
+        return {**fields, "part_kind": "-".join(w.lower() for w in re.findall(r"[A-Z][a-z0-9]*", part.group(1)))}
+    return fields
 
 
 class PrintedSyntaxError(ValueError):
@@ -189,7 +206,7 @@ class Parser:
         role = ROLE_CLASS.search(name)
         if role and "role" not in fields and (side := CLASS_ROLES.get(role.group(1).lower())):
             fields["role"] = side
-        return fields
+        return kinded_by_class(name, fields)
 
     def angle(self, depth: int) -> Any:
         """``<Enum.NAME: value>`` is its value; any other ``<...>`` repr (``<Figure size 640x480>``) its text."""
@@ -346,6 +363,8 @@ def message_records(value: Any, depth: int = 0) -> list[dict[str, Any]]:
     if isinstance(value, list):
         if value and all(map(is_block, value)):
             return [{"role": blocks_side(value), "content": value}]
+        if (turns := kinded_part_turns(value)) is not None:  # messages of kinded parts (pydantic-ai)
+            return turns
         return [r for v in value for r in message_records(v, depth + 1)]
     return []
 

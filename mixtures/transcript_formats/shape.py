@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from codemix.mixtures.transcript_formats.attempts import attempt_columns, attempt_messages
@@ -46,6 +47,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     is_spoken,
     message,
 )
+from codemix.mixtures.transcript_formats.parts import kinded_part_turns
 from codemix.mixtures.transcript_formats.react import react_messages
 from codemix.mixtures.transcript_formats.scored import scored_candidates
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
@@ -60,6 +62,7 @@ from codemix.mixtures.transcript_formats.turns import (
     SYSTEM_KEYS,
     TASK_KEYS,
     call_messages,
+    call_name,
     call_prompt,
     column_steps,
     content_of,
@@ -129,6 +132,10 @@ def find_conversations(value: Any) -> list[Found]:
             found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:])))
             continue
         kind = list_kind(node, key, under_record=bool(chain))
+        if (parted := kinded_part_turns(node)) is not None:
+            node, kind = parted, "turns"  # messages of parts that name their kind (pydantic-ai, AI SDK)
+        if kind is None and (held := held_turns(node)) is not None:
+            node, kind = held, "turns"  # rounds that each hold their turns under keys (ADK's invocations)
         if kind == "steps" and logs_calls_within(node):
             kind = "container"  # test cases whose traces log the model's calls: the calls are the runs
         if kind is None and (branch := tree_branch(node, chain[0][0] if chain else None)) is not None:
@@ -181,6 +188,45 @@ def find_conversations(value: Any) -> list[Found]:
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
     return longest_per_record(runs_over_logs(found)) or cached_calls(value) or attempt_runs(value) or text_runs(value)
+
+
+def held_turns(items: Any) -> list[dict[str, Any]] | None:
+    """A list of rounds, each an object that holds its turns under keys of its own (ADK's invocations:
+    ``{user_content: {role: user, parts}, final_response: {role: model, parts}, intermediate_data: {tool_uses,
+    intermediate_responses}}``), as one turn list: per round the person's turns, then the calls and the
+    intermediate replies logged in it, then the model's turns. None unless every round holds a person's and a
+    model's turn."""
+    if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    turns: list[dict[str, Any]] = []
+    for item in items:
+        held = [v for v in item.values() if isinstance(v, dict) and speaker_of(v) and has_text_or_calls(v)]
+        sides = [ROLE_ALIASES.get(speaker_of(t).lower()) for t in held]
+        if "user" not in sides or "assistant" not in sides:
+            return None
+        between = [v for v in item.values() if isinstance(v, dict) and v not in held]
+        turns += [t for t, side in zip(held, sides) if side != "assistant"]
+        turns += [turn for logged in between for turn in logged_round_turns(logged)]
+        turns += [t for t, side in zip(held, sides) if side == "assistant"]
+    return turns
+
+
+def logged_round_turns(logged: dict) -> list[dict[str, Any]]:
+    """What a round logged between the person's turn and the model's: its calls (``{name, args}`` entries, as
+    one model turn) and intermediate replies (``[author, parts]`` pairs or turns, as the model's)."""
+    turns: list[dict[str, Any]] = []
+    for value in logged.values():
+        if isinstance(value, list) and value and all(isinstance(v, dict) and call_name(v) for v in value):
+            turns.append({"role": "assistant", "content": "", "tool_calls": [
+                {"id": str(v.get("id") or ""), "function": {"name": call_name(v), "arguments": v.get("args", v.get(
+                    "arguments", {}))}} for v in value]})
+        elif isinstance(value, list):
+            for reply in value:
+                if isinstance(reply, list) and len(reply) == 2 and isinstance(reply[0], str):
+                    turns.append({"role": "assistant", "name": reply[0], "content": turn_text(reply[1])})
+                elif isinstance(reply, dict) and speaker_of(reply):
+                    turns.append(reply)
+    return turns
 
 
 def attempt_runs(value: Any) -> list[Found]:
@@ -559,12 +605,28 @@ def record_field(holders: list[dict], keys: tuple[str, ...]) -> str:
                  if isinstance(value := holder.get(spelling), str) and value.strip()), "")
 
 
-def task_text(holders: list[dict]) -> str:
+def system_text(holders: list[dict]) -> str:
+    """The system prompt a record keeps beside its turns: text under a system key, or a content value there
+    (Gemini's ``systemInstruction: {parts: [{text}]}``, a list of text blocks)."""
+    if found := record_field(holders, SYSTEM_KEYS):
+        return found
+    values = (holder.get(spelling) for holder in holders for key in SYSTEM_KEYS for spelling in (key, camel_case(key)))
+    return next((text for value in values if isinstance(value, (dict, list)) and (text := turn_text(value)).strip()), "")
+
+
+def task_text(holders: list[dict], *, nested: bool = False) -> str:
     """The task a record keeps beside its run: under a task key (``TASK_KEYS``), else under a key that names
     one among other words (``webshop_instruction``, ``user_intent``, ``original_question``) and holds
-    prose (several words, not an id or a label)."""
-    if found := record_field(holders, TASK_KEYS):
-        return found
+    prose (several words, not an id or a label); with ``nested``, else the same found in the objects the record
+    nests (``metadata.task.goal``, ``config: {objective}``: nearest first, lists not entered), for a run that
+    has no task of its own."""
+    for level in nested_levels(holders, 3 if nested else 0):
+        if found := record_field(level, TASK_KEYS) or worded_task(level):
+            return found
+    return ""
+
+
+def worded_task(holders: list[dict]) -> str:
     for holder in holders:
         for key, value in holder.items():
             words = set(re.split(r"[^a-z]+", camel_to_snake(str(key))))
@@ -572,6 +634,16 @@ def task_text(holders: list[dict]) -> str:
                     and isinstance(value, str) and len(value.split()) >= 3):
                 return value
     return ""
+
+
+def nested_levels(holders: list[dict], depth: int = 3) -> Iterator[list[dict]]:
+    """``holders``, then the objects their fields hold, level by level (``depth`` levels below)."""
+    level = holders
+    for _ in range(depth + 1):
+        if not level:
+            return
+        yield level
+        level = [child for holder in level for child in holder.values() if isinstance(child, dict)][:200]
 
 
 TASK_WORDS = frozenset({"task", "question", "instruction", "query", "problem", "goal", "intent", "objective",
@@ -601,11 +673,11 @@ def record_id(found: Found) -> str:
 def opening(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[str, Any]]:
     """The system prompt and task a record keeps beside its turns, when the turns lack them."""
     head: list[dict[str, Any]] = []
-    if not any(m["role"] == "system" for m in messages) and (system := record_field(holders, SYSTEM_KEYS)):
+    if not any(m["role"] == "system" for m in messages) and (system := system_text(holders)):
         head.append(message("system", system))
     first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
     has_user = any(m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model])
-    if not has_user and (task := task_text(holders)):
+    if not has_user and (task := task_text(holders, nested=True)):
         head.append(message("user", task))
     return head
 

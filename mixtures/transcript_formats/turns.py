@@ -74,7 +74,7 @@ DECLARATION_KEYS = frozenset({"tools", "functions", "available_tools", "tool_spe
 # A record's task and system prompt, for a step list (or a turn list with no task turn of its own).
 TASK_KEYS = ("task", "instruction", "question", "query", "problem_statement", "problem", "goal", "input",
              "user_input", "task_description", "issue", "prompt")
-SYSTEM_KEYS = ("system_prompt", "system", "instructions")
+SYSTEM_KEYS = ("system_prompt", "system", "instructions", "system_instruction", "system_message")
 # A record's own id, in the order one is taken (provenance's ``transcript_id`` reads ``record_id``).
 ID_KEYS = ("id", "instance_id", "session_id", "trajectory_id", "task_id", "conversation_id", "run_id", "uuid",
            "sample_id", "question_id", "idx", "index")
@@ -315,8 +315,10 @@ def first_present(item: dict, keys: tuple[str, ...]) -> Any:
 
 
 def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
-    """What a call was sent, as canonical messages: a message list as its turns, text (or an object's
-    text, else the object as JSON) as one user turn."""
+    """What a call was sent, as canonical messages: a message list as its turns (also each in an envelope,
+    OpenInference's ``{message: {role, content}}``), text (or an object's text, else the object as JSON) as
+    one user turn."""
+    value = enveloped_turns(value)
     if isinstance(value, list) and value and all(isinstance(v, dict) and speaker_of(v) for v in value):
         return turn_messages(value)
     if isinstance(value, dict) and speaker_of(value):
@@ -327,9 +329,19 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
     return [message("user", text)] if text.strip() else []
 
 
+def enveloped_turns(value: Any) -> Any:
+    """A list whose every item is a turn in an envelope (``unwrap_turn``) as the turns; else ``value``."""
+    if not (isinstance(value, list) and value and all(isinstance(v, dict) for v in value)) or all(
+            speaker_of(v) for v in value):
+        return value
+    turns = [unwrap_turn(v) for v in value]
+    return turns if all(t is not None for t in turns) else value
+
+
 def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
     """What a call returned, as model turns: text, a message, an API completion's first choice
     (``{choices: [{message | text}]}``), a list of messages, or the first of several sampled texts."""
+    value = enveloped_turns(value)
     if isinstance(value, str):
         return [message("assistant", value)] if value.strip() else []
     if isinstance(value, list):
@@ -595,6 +607,8 @@ def content_of(item: dict) -> Any:
 def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
     """Calls in ``tool_calls``/``function_call`` and in ``tool_use``/``tool_call`` content blocks."""
     raw = item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []
+    raw = [keyed_body(call, KEYED_CALL_BLOCKS) if isinstance(call, dict) and len(call) == 1 else call
+           for call in raw]  # ``{tool_call: {id, function}}``: OpenInference's entries, each under its kind
     raw = [*raw, *([item["function_call"]] if isinstance(item.get("function_call"), dict) else [])]
     content = content_of(item)
     raw += [keyed_body(b, KEYED_CALL_BLOCKS) for b in content

@@ -32,6 +32,7 @@ from codemix.mixtures.transcripts import (
     parse_text,
     rows_of,
     session_format,
+    statement_as_task,
     system_as_task,
     transcript_record,
 )
@@ -512,6 +513,8 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             transcript.extra["task_from"] = "system"
         elif not has_task(transcript.messages) and observation_as_task(transcript.messages):
             transcript.extra["task_from"] = "observation"
+        elif not has_task(transcript.messages) and statement_as_task(transcript.messages):
+            transcript.extra["task_from"] = "statement"
         if not has_task(transcript.messages):
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))

@@ -125,7 +125,8 @@ def test_a_framework_log_of_the_model_s_steps_is_one_model_turn_per_step():
     """LaVague logs each World Model step as a record (``2024-06-10 14:00:10,889 - INFO - Thoughts:``) whose
     message goes on over unprefixed lines (``Next engine:``, ``Instruction:``): after the records' prefix
     (found from the file) is cut, each record that opens a step is one model turn holding the whole step; the
-    other records (``Screenshot folder cleared``) are no turn. The task is not in the log: no user turn."""
+    other records (``Screenshot folder cleared``) are no turn. The task is not in the log: the notebook showed
+    it (``!cat demo_wikipedia.feature``, the file the run's cell names), the one user turn before the steps."""
     path = FIXTURES / "transcript_inputs" / "lavague.demo_lavague_QA.ipynb"
     run = next(text for _, text in cell_outputs(path) if " - INFO - Thoughts:" in text)
     steps = re.findall(r"^\d{4}-\d\d-\d\d [\d:,]+ - INFO - Thoughts:\n(.*?)(?=^\d{4}-\d\d-\d\d |\Z)", run,
@@ -134,7 +135,8 @@ def test_a_framework_log_of_the_model_s_steps_is_one_model_turn_per_step():
     assert len(steps) == len(instructions) >= 4  # the fixture holds the log this test is about
     transcripts = parse_json_value(json.loads(path.read_text()))
     assert len(transcripts) == 1 and transcripts[0].extra["layout"] == "logged-steps"
-    messages = transcripts[0].messages
+    task, *messages = transcripts[0].messages
+    assert task["role"] == "user" and task["content"].startswith("Feature: Wikipedia Login")
     assert [m["role"] for m in messages] == ["assistant"] * len(steps)
     assert all(squeeze(step) in squeeze(m["content"]) for step, m in zip(steps, messages))
     assert not any("Screenshot folder cleared" in m["content"] for m in messages)

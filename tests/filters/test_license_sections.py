@@ -1,0 +1,146 @@
+"""Which text governs which path: a font license beside code, a NOTICE's sections naming the paths they govern, a
+second notice lower in a file, a file's statement of what it was based on (spent issue 46 holdouts, development
+material). Fixtures are excerpts of public repositories at the commits ``data/notices/README.md`` names; the expected
+readings are ScanCode 32.5.0's (the file's own matches, or its matches for the lines of a section), never ours."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codemix.filters.licenses import is_font_file, is_permissive, license_ids
+from codemix.filters.reuse import license_evidence_of, own_license, resolve_licenses, section_rules
+
+DATA = Path(__file__).parent / "data" / "notices"
+
+
+def _files(name: str) -> dict[str, str]:
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _licenses(files: dict[str, str]):
+    return resolve_licenses(license_evidence_of(path, text) for path, text in files.items())
+
+
+def test_a_font_license_governs_the_fonts_beside_it_not_the_code() -> None:
+    """nanovg-zig's ``examples/LICENSE_OFL.txt``, "This Font Software is licensed under the SIL Open Font License",
+    beside its Roboto fonts and its own example programs: ScanCode reads the text as ofl-1.1 and the root LICENSE.txt
+    as zlib; the OFL defines its subject as the "Font Software", so the programs take the root's license."""
+    files = _files("nanovg-zig")
+    assert "Font Software" in files["examples/LICENSE_OFL.txt"]  # guard: the text names its subject
+    licenses = _licenses({path: files[path] for path in ("examples/LICENSE_OFL.txt", "LICENSE.txt")})
+    assert licenses.for_path("examples/Roboto-Regular.ttf") == "OFL-1.1"
+    assert licenses.for_path("examples/LICENSE_OFL.txt") == "OFL-1.1"
+    assert licenses.for_path("examples/demo.zig", own_license(files["examples/demo.zig"], "examples/demo.zig")) == "Zlib"
+    assert licenses.for_path("examples/web/webgl.zig") == "Zlib"
+    assert is_font_file("fonts/Noto.ufo/glyphs/a.glif") and not is_font_file("examples/images/baboon.jpg")
+
+
+def test_a_notices_sections_govern_the_paths_they_name() -> None:
+    """gevent's NOTICE: a section listing ``greentest/2.7`` ... ``greentest/3.5``, then the PSF agreement (ScanCode's
+    match for lines 18-64: psf-2.0), and one listing ``gevent/libuv/_corecffi_source.c``, then MIT's text (lines
+    76-92: mit). The tree has since moved into ``src/`` and its copies of CPython's tests are now 3.10 to 3.15."""
+    files = _files("gevent")
+    notice = files["NOTICE"]
+    assert "greentest/3.5" in notice and "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in notice
+    rules = section_rules("NOTICE", notice)
+    assert [rule.expression for rule in rules] == ["PSF-2.0", "MIT"]
+    licenses = _licenses({"NOTICE": notice, "LICENSE": files["LICENSE"]})
+    assert licenses.default == "MIT"  # a root NOTICE names paths; the root's license is its LICENSE's
+    assert licenses.for_path("src/greentest/3.10/test_socket.py") == "PSF-2.0"
+    assert licenses.for_path("src/greentest/3.5/test_ssl.py") == "PSF-2.0"
+    assert licenses.for_path("src/gevent/libuv/_corecffi_source.c") == "MIT"
+    assert licenses.for_path("src/gevent/socket.py") == "MIT"
+    assert licenses.for_path("src/greentest/README.rst") == "MIT"  # the folder itself, not a versioned copy
+
+
+@pytest.mark.parametrize(("name", "path", "expected"), [
+    # Robert Penner's BSD text, then raylib's zlib notice at character 3,256 of the opening comment (ScanCode:
+    # bsd-new AND zlib)
+    ("raylib", "examples/shapes/reasings.h", "BSD-3-Clause AND Zlib"),
+    # raylib's zlib notice, then xoshiro128**'s CC0 dedication in a comment at line 258 (ScanCode: zlib AND cc0-1.0)
+    ("raylib", "src/external/rprand.h", "Zlib AND CC0-1.0"),
+])
+def test_a_second_notice_lower_in_the_file(name: str, path: str, expected: str) -> None:
+    text = _files(name)[path]
+    assert len(text) > 3_000 and text.count("Copyright") >= 1  # guard: the second notice lies past the head
+    found = own_license(text, path)
+    assert found is not None and license_ids(found) == license_ids(expected) and " OR " not in found
+
+
+def test_a_restated_notice_adds_nothing() -> None:
+    """stb-style footers restate a file's license: a second MIT text in a file already MIT is no second license."""
+    text = _files("raylib")["src/external/rprand.h"]
+    again = text + "\n/*\n" + text[text.index("This software is provided"):text.index("3. This notice")] + "*/\n"
+    assert own_license(again, "src/external/rprand.h") == own_license(text, "src/external/rprand.h")
+
+
+@pytest.mark.parametrize(("name", "path", "expected"), [
+    # "Based on the nvim-treesitter highlighting, which is under the Apache license." (ScanCode: apache-2.0)
+    ("difftastic", "vendored_parsers/highlights/cmake.scm", "Apache-2.0"),
+    # BSD-3-Clause's text, then "some code copied from and inspired by poly1305-donna ... which is licensed under MIT or
+    # PUBLIC DOMAIN" (ScanCode: bsd-new AND mit; it has no rule for the bare "PUBLIC DOMAIN")
+    ("cryptonite", "cbits/cryptonite_poly1305.c", "BSD-3-Clause AND (MIT OR LicenseRef-public-domain)"),
+])
+def test_what_a_file_was_based_on_and_that_sources_license(name: str, path: str, expected: str) -> None:
+    text = _files(name)[path]
+    found = own_license(text, path)
+    assert found is not None and license_ids(found) == license_ids(expected)
+    assert found.count(" OR ") == expected.count(" OR ")
+
+
+def test_a_license_documents_sentences_about_its_folders() -> None:
+    """lz4's root LICENSE: "all files in the `lib` directory use a BSD 2-Clause license", "all other files use a
+    GPL-2.0-or-later license, unless explicitly stated otherwise" (ScanCode's matches: line 2 bsd-simplified, line 3
+    gpl-2.0-plus); it reads lib/LICENSE as bsd-simplified and programs/COPYING as gpl-2.0. A file's own notice answers
+    first (lib/lz4.c's BSD 2-Clause text)."""
+    files = _files("lz4")
+    assert "all files in the `lib` directory" in files["LICENSE"]  # guard: the sentences are the fixture's
+    licenses = _licenses({path: files[path] for path in ("LICENSE", "lib/LICENSE", "programs/COPYING")})
+    assert licenses.default == "GPL-2.0-or-later"
+    assert licenses.for_path("lib/xxhash.h") == "BSD-2-Clause"
+    assert licenses.for_path("lib/dll/example/Makefile") == "BSD-2-Clause"
+    assert licenses.for_path("contrib/gen_manual/gen_manual.cpp") == licenses.default
+    assert licenses.for_path("programs/lz4io.c") == "GPL-2.0"  # its folder's COPYING
+    own = own_license(files["lib/lz4.c"], "lib/lz4.c")
+    assert licenses.for_path("lib/lz4.c", own) == "BSD-2-Clause"
+    assert licenses.for_path("programs/lz4cli.c", own_license(files["programs/lz4cli.c"], "programs/lz4cli.c")) \
+        == "GPL-2.0-or-later"
+
+
+def test_the_icu_license_by_its_text_and_by_its_name() -> None:
+    """decNumber in jq's vendor/: ICU-license.html grants in MIT's words but asks that the notice "appear in supporting
+    documentation" (ICU 1.8.1 and later; not MIT-0, whose text lacks a notice clause), and each file says "This software
+    is made available under the terms of the ICU License -- ICU 1.8.1 and later." (ScanCode: icu for both)."""
+    files = _files("jq")
+    text, code = files["vendor/decNumber/ICU-license.html"], files["vendor/decNumber/decNumber.c"]
+    assert "supporting documentation" in text and "ICU License" in code
+    assert license_evidence_of("vendor/decNumber/ICU-license.html", text)[1] == "ICU"
+    assert own_license(code, "vendor/decNumber/decNumber.c") == "ICU"
+    assert is_permissive("ICU")
+
+
+def test_a_choice_between_the_texts_a_file_points_to() -> None:
+    """zstd's headers: "licensed under both the BSD-style license (found in the LICENSE file in the root directory of
+    this source tree) and the GPLv2 (found in the COPYING file ...). You may select, at your option, one of the
+    above-listed licenses." The choice is the previous sentence's list; the BSD license is the one its root LICENSE
+    holds (ScanCode reads LICENSE as bsd-new and COPYING as gpl-2.0)."""
+    files = _files("zstd")
+    header = files["lib/zstd.h"]
+    assert "one of the above-listed licenses" in header and "BSD-style license" in header
+    licenses = _licenses({path: files[path] for path in ("LICENSE", "COPYING")})
+    assert licenses.default == "BSD-3-Clause AND GPL-2.0"  # two texts, neither offering the choice itself
+    found = licenses.for_path("lib/zstd.h", own_license(header, "lib/zstd.h"))
+    assert license_ids(found) == {"bsd-3-clause", "gpl-2.0"} and " OR " in found and " AND " not in found
+    assert own_license(header.replace("above-listed", "following"), "lib/zstd.h") is None  # no list, no choice
+
+
+def test_a_documents_own_permission_notice() -> None:
+    """lz4's frame format specification: "Permission is granted to copy and distribute this document for any purpose
+    and without charge ..." (ScanCode's match, lines 8-15: LPD-document), the document's own license, not the
+    repository's GPL for its other files."""
+    text = _files("lz4")["doc/lz4_Frame_format.md"]
+    assert "copy and distribute this document" in text
+    assert own_license(text, "doc/lz4_Frame_format.md") == "LPD-document"
