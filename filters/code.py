@@ -89,13 +89,13 @@ def check_line_count(doc: Document, config: CodeFilterConfig) -> FilterResult:
 
 
 def check_max_line_length(doc: Document, config: CodeFilterConfig) -> FilterResult:
-    longest = max((len(line) for line in doc.text.splitlines()), default=0)
+    longest = max(map(len, doc.text.splitlines()), default=0)
     return (False, "max_line_length") if longest > config.max_line_length else KEEP
 
 
 def check_mean_line_length(doc: Document, config: CodeFilterConfig) -> FilterResult:
     lines = doc.text.splitlines()
-    mean = sum(len(line) for line in lines) / max(len(lines), 1)
+    mean = sum(map(len, lines)) / max(len(lines), 1)
     return (False, "mean_line_length") if mean > config.max_mean_line_length else KEEP
 
 
