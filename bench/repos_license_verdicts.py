@@ -366,11 +366,22 @@ VERDICTS = {
         (_name("xxhash_spec.md"), "O", ("the document's own 'Permission is granted to copy and distribute this "
          "document' (LPD-document, ScanCode right); ours the root's BSD-2-Clause")),
         (_name("README.md"), "R", "the README's sentences about the command line utility's GPL"),
-        (lambda p, o, r: p.startswith("tests/bench/") and o == "BSD-2-Clause OR GPL-2.0", "R", ("zstd's header: "
+        (lambda p, o, r: p.startswith(("tests/bench/", "tests/collisions/pool.")) and license_set(o) == {
+            "bsd-2-clause", "gpl-2.0"} and " OR " in o, "R", ("zstd's header: "
          "'licensed under both the BSD-style license (found in the LICENSE file in the root directory of this source "
          "tree) and the GPLv2 (found in the COPYING file ...). You may select, at your option, one of the above-listed "
          "licenses.' (the root LICENSE is BSD-2-Clause); ScanCode's rule takes it for a pointer and the reference "
          "gives the folder's GPL-2.0 text")),
+    ],
+    "jqlang/jq": [
+        (lambda p, o, r: p.startswith("docs/") and o == "MIT", "O", ("COPYING: 'jq's documentation (everything found "
+         "under the docs/ subdirectory in the source tree) is licensed under the Creative Commons CC BY 3.0 license'; "
+         "ours jq's MIT (the sentence's wording is not one reuse.folder_statements reads)")),
+        (_name("README.md"), "R", "the README's sentence about the documentation's CC BY 3.0"),
+        (lambda p, o, r: o == "MIT" and "CC-BY-3.0" in r and "dtoa" in r, "R", ("the reference ANDs every section of "
+         "COPYING (the documentation's CC BY 3.0, dtoa.c's and g_fmt.c's notices, decNumber's ICU, ...) onto each "
+         "file; its first section is jq's own MIT")),
+        (_name("jv_dtoa.c"), "O", "David M. Gay's dtoa notice (COPYING's 'dtoa.c:' section); ours jq's MIT"),
     ],
     "janestreet/re2": [
         (_name("rune.cc", "rune.h"), "O", ("Lucent's Plan 9 notice ('Permission to use, copy, modify, and distribute "
