@@ -58,6 +58,7 @@ from codemix.filters.vendored import (
     owns_header,
     placement_fact,
     prefix_fact,
+    project_banner,
     published_page,
     repository_owner,
     sectioned_holder,
@@ -170,6 +171,8 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")
     if page := published_page(doc.path, doc.text, doc.repo):
         return VendoredTree(doc.path, f"{doc.path} opens with its published page {page!r}")
+    if banner := project_banner(doc.text, doc.repo):
+        return VendoredTree(doc.path, f"{doc.path}: {banner}")
     copies = dict(found.copies).get(doc.path)
     if copies and states_terms(doc.text):
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
