@@ -1500,3 +1500,19 @@ def upstream_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Ven
             found.append(VendoredTree(fact.detail, f"{fact.detail}, naming no holder, names {min(fact.names)!r} in its "
                                                    f"opening comment and {defines}"))
     return tuple(found)
+
+
+def written_for_repository(trees: Iterable[VendoredTree], facts: Iterable[VendoringFact], repo: str) -> tuple[VendoredTree, ...]:
+    """The ``trees`` less the folders (told by their own license or manifest) whose every file but license texts and
+    READMEs is named for the repository (``named_for_repository``): a contribution written for it under its author's
+    own license, rapidjson's ``contrib/natvis/`` (``rapidjson.natvis``, its README and Bart Muzzin's MIT LICENSE)."""
+    trees, facts = tuple(trees), list(facts)
+    kept = []
+    for tree in trees:
+        inside = [f.detail for f in facts if f.kind == "present" and tree.covers(f.detail)]
+        code = [path for path in inside if not (_LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1])
+                                                or _README.fullmatch(path.rsplit("/", 1)[-1]))]
+        if tree.of_copies or tree.pattern or tree.folder in inside or not code \
+                or not all(named_for_repository(path, repo) for path in code):
+            kept.append(tree)
+    return tuple(kept)

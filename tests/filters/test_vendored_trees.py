@@ -1016,3 +1016,15 @@ def test_a_folder_note_opening_with_what_it_holds_and_where_from():
         tree = vendored_tree(path, trees)
         assert tree is not None and said in tree.evidence, path
     assert vendored_tree("bin/data/abcde.txt", trees) is None
+
+
+def test_a_folder_whose_files_are_named_for_the_repository_under_a_contributors_license():
+    """Tencent/rapidjson (24b5e7a; the eighth holdout, spent): ``contrib/natvis/`` holds ``rapidjson.natvis``, a
+    README about it and Bart Muzzin's MIT LICENSE: its own license names another holder, but its one file is named for
+    the repository, a contribution written for it, not a copy."""
+    files = layout("rapidjson")
+    assert "Bart Muzzin" in files["contrib/natvis/LICENSE"]
+    assert vendored_tree("contrib/natvis/rapidjson.natvis", trees_of(files, "Tencent/rapidjson")) is not None  # guard
+    _, found = _judged("rapidjson", "Tencent/rapidjson")
+    for path in ("contrib/natvis/LICENSE", "contrib/natvis/README.md", "contrib/natvis/rapidjson.natvis"):
+        assert found[path][0] is None, path
