@@ -374,6 +374,9 @@ VERDICTS = {
          "gives the folder's GPL-2.0 text")),
     ],
     "jqlang/jq": [
+        (lambda p, o, r: p.startswith("docs/") and o == "CC-BY-3.0", "R", ("COPYING: 'jq's documentation "
+         "(everything found under the docs/ subdirectory in the source tree) is licensed under the Creative Commons CC "
+         "BY 3.0 license' (ScanCode's match, COPYING lines 24-28: cc-by-3.0); the reference ANDs all of COPYING")),
         (lambda p, o, r: p.startswith("docs/") and o == "MIT", "O", ("COPYING: 'jq's documentation (everything found "
          "under the docs/ subdirectory in the source tree) is licensed under the Creative Commons CC BY 3.0 license'; "
          "ours jq's MIT (the sentence's wording is not one reuse.folder_statements reads)")),
