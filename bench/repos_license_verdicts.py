@@ -414,6 +414,35 @@ VERDICTS = {
          "GPL-3.0+' (its appdata, README); ours MPL-2.0 alone")),
         (_in("installer/windows"), "O", "the installer's files: the project's bi-license; ours the GPL text beside them"),
     ],
+    # ---- the eighth holdout (bench/repos_holdout_8.tsv), judged by i46v after its single run (05:10 UTC) ----
+    "Tencent/rapidjson": [
+        (lambda p, o, r: o == "BSD-3-Clause", "O", ("license.txt: 'RapidJSON source code is licensed under the MIT "
+         "License, except for the third-party components listed below' (msinttypes' BSD text, json.org's JSON license "
+         "for bin/jsonchecker); ours takes the BSD-3-Clause of the first listed component for the whole tree, the "
+         "reference ANDs every text in the file")),
+    ],
+    "richardfoltyn/numfort": [
+        (_in("src/external/newuoa2/"), "R", ("its own LICENSE.txt (LGPL-2.1-or-later, licensecheck agrees with ours); "
+         "the reference applies the root's texts")),
+        (_in("src/external/lbfgsb_bmnz/"), "R", "its License.txt is BSD-3-Clause; ScanCode adds a proprietary clue"),
+        (lambda p, o, r: p.startswith("src/external/CDFLIB90/") and o == "LicenseRef-public-domain", "R",
+         "CDFLIB90's own public-domain statement"),
+        (_in("src/external/CDFLIB90/"), "O", "LEGALITIES.txt puts CDFLIB90 in the public domain; ours gives numfort's LGPL"),
+        (_in("src/external/minpack/"), "O", "MINPACK's own copyright notice (ScanCode's minpack); ours reads BSD-2-Clause"),
+        (_in("src/external/slsqp/"), "O", "SLSQP's own LICENSE.txt (BSD-3-Clause, as the reference); ours numfort's LGPL"),
+        (_in("src/external/fitpack/", "src/external/quadpack/", "src/external/orderpack/", "src/external/random/",
+             "src/external/simplex_csiro/"), "U", ("netlib-era code with no license text in its folder; ours numfort's "
+         "LGPL-3.0, the reference the root's texts ANDed: neither says the upstream's terms")),
+        (_name("LICENSES_bundled.txt", "README.md"), "U", "a list of the bundled libraries' licenses / a README's sentences"),
+        (lambda p, o, r: o == "LGPL-3.0", "R", ("numfort's own files: LICENSE.txt is LGPL-3.0; the reference ANDs "
+         "LICENSES_bundled.txt, the bundled libraries' list, into every path")),
+    ],
+    "johnnovak/nim-glfw": [
+        (_name("_mingw_dxhelper.h"), "R", "a public-domain header (licensecheck agrees with ours)"),
+        (_name("nuklear.h"), "O", "nuklear's closing 'MIT OR public domain (Unlicense)' choice; ours the folder's"),
+        (_in("glfw/deps/glad/"), "U", "glad's generated headers carry the Khronos grant (ScanCode's khronos, no SPDX id)"),
+    ],
+
 }
 
 
