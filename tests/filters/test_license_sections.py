@@ -166,3 +166,21 @@ def test_lucents_notice_on_dtoa_and_plan_9() -> None:
     assert "entire notice" in text
     assert own_license(text, "src/re2_c/libre2/util/rune.cc") == "dtoa"
     assert is_permissive("dtoa")
+
+
+def test_a_license_document_stating_its_license_before_the_components_it_excepts() -> None:
+    """rapidjson's license.txt (the eighth holdout, spent; fit after its run): "RapidJSON source code is licensed under
+    the MIT License, except for the third-party components listed below", then msinttypes' BSD text (ScanCode's
+    matches: lines 5-7 mit AND json AND other-permissive, 18-24 bsd-new, 53-57 mit). The document's license is the
+    statement's, not the first text it quotes."""
+    text = _files("rapidjson")["license.txt"]
+    assert "except for the third-party components" in text and "Redistribution and use" in text
+    assert license_evidence_of("license.txt", text)[1] == "MIT"
+
+
+def test_minpacks_license_by_its_text() -> None:
+    """numfort's bundled MINPACK (the eighth holdout, spent; fit after its run): "Minpack Copyright Notice (1999)
+    University of Chicago", BSD's grant with an acknowledgment clause (ScanCode: minpack), not BSD-2-Clause."""
+    text = _files("numfort")["src/external/minpack/LICENSE.txt"]
+    assert "Redistribution and use" in text
+    assert license_evidence_of("src/external/minpack/LICENSE.txt", text)[1] == "Minpack"
