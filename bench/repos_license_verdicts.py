@@ -373,6 +373,13 @@ VERDICTS = {
          "licenses.' (the root LICENSE is BSD-2-Clause); ScanCode's rule takes it for a pointer and the reference "
          "gives the folder's GPL-2.0 text")),
     ],
+    "facebook/zstd": [
+        (lambda p, o, r: p.startswith("lib/legacy/") and license_set(o) == {"bsd-2-clause", "gpl-2.0", "bsd-3-clause"},
+         "R", ("the file's own header: 'licensed under both the BSD-style license (found in the LICENSE file ...) and "
+               "the GPLv2 ... You may select, at your option, one of the above-listed licenses' (the root LICENSE is "
+               "BSD-3-Clause), and FSE's 'BSD 2-Clause License' texts below it; ScanCode's rule takes the header for "
+               "a pointer and reads the BSD 2-Clause texts only")),
+    ],
     "jqlang/jq": [
         (lambda p, o, r: p.startswith("docs/") and o == "CC-BY-3.0", "R", ("COPYING: 'jq's documentation "
          "(everything found under the docs/ subdirectory in the source tree) is licensed under the Creative Commons CC "
