@@ -373,7 +373,17 @@ VERDICTS = {
          "licenses.' (the root LICENSE is BSD-2-Clause); ScanCode's rule takes it for a pointer and the reference "
          "gives the folder's GPL-2.0 text")),
     ],
+    "facebook/zstd": [
+        (lambda p, o, r: p.startswith("lib/legacy/") and license_set(o) == {"bsd-2-clause", "gpl-2.0", "bsd-3-clause"},
+         "R", ("the file's own header: 'licensed under both the BSD-style license (found in the LICENSE file ...) and "
+               "the GPLv2 ... You may select, at your option, one of the above-listed licenses' (the root LICENSE is "
+               "BSD-3-Clause), and FSE's 'BSD 2-Clause License' texts below it; ScanCode's rule takes the header for "
+               "a pointer and reads the BSD 2-Clause texts only")),
+    ],
     "jqlang/jq": [
+        (lambda p, o, r: p.startswith("docs/") and o == "CC-BY-3.0", "R", ("COPYING: 'jq's documentation "
+         "(everything found under the docs/ subdirectory in the source tree) is licensed under the Creative Commons CC "
+         "BY 3.0 license' (ScanCode's match, COPYING lines 24-28: cc-by-3.0); the reference ANDs all of COPYING")),
         (lambda p, o, r: p.startswith("docs/") and o == "MIT", "O", ("COPYING: 'jq's documentation (everything found "
          "under the docs/ subdirectory in the source tree) is licensed under the Creative Commons CC BY 3.0 license'; "
          "ours jq's MIT (the sentence's wording is not one reuse.folder_statements reads)")),
@@ -413,6 +423,10 @@ VERDICTS = {
     ],
     # ---- the eighth holdout (bench/repos_holdout_8.tsv), judged by i46v after its single run (05:10 UTC) ----
     "Tencent/rapidjson": [
+        (lambda p, o, r: o == "MIT" and "BSD-3-Clause" in r and "JSON" in r, "R", ("license.txt: 'RapidJSON source "
+         "code is licensed under the MIT License, except for the third-party components listed below' (ScanCode's "
+         "own match, lines 5-7); the reference ANDs every text of the file, msinttypes' BSD and json.org's JSON "
+         "license included, onto every file (fit after the run: licenses._stated_with_exceptions)")),
         (lambda p, o, r: o == "BSD-3-Clause", "O", ("license.txt: 'RapidJSON source code is licensed under the MIT "
          "License, except for the third-party components listed below' (msinttypes' BSD text, json.org's JSON license "
          "for bin/jsonchecker); ours takes the BSD-3-Clause of the first listed component for the whole tree, the "
