@@ -24,7 +24,7 @@ from codemix.filters.regex_screen import required_literal
 _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
-bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing
+bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -41,7 +41,7 @@ GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGP
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
-Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing
+Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -358,6 +358,8 @@ _SIGNATURES = (
     # Texts granting in BSD's words whose own clauses make them other licenses, read before the BSD family: bzip2's
     # (zlib's "origin ... must not be misrepresented" and "altered source versions" clauses among BSD's), the BSD
     # Plus Patent License, the FreeBSD "views and conclusions" text, LBNL's "no obligation ... to provide any bug fixes".
+    # Minpack's (University of Chicago, 1999): BSD's grant with an acknowledgment clause; SPDX Minpack.
+    _signature("Minpack", r"minpack copyright notice \d{4} university of chicago", (_BSD_GRANT,)),
     _signature("bzip2-1.0.6", _BSD_GRANT, (r"the origin of this software must not be misrepresented",
                                            r"altered source versions must be plainly marked")),
     _signature("BSD-2-Clause-Patent", _BSD_GRANT, (_BSD_PATENT,)),
@@ -367,6 +369,10 @@ _SIGNATURES = (
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
     _signature("BSD-2-Clause", _BSD_GRANT, (r"redistributions in binary form must reproduce",)),
+    # Lucent's notice on David M. Gay's dtoa.c and on Plan 9's libraries (re2's rune.cc, jq's jv_dtoa.c): SPDX dtoa.
+    _signature("dtoa", r"permission to use copy modify and distribute this software for any purpose without fee is "
+               r"hereby granted provided that this entire notice is included in all copies of any software which is "
+               r"or includes a copy or modification of this software"),
     _signature("ISC", _ISC_GRANT, (_ISC_NOTICE,)),
     _signature("0BSD", _ISC_GRANT, forbidden=(_ISC_NOTICE,)),
     _signature(
@@ -502,6 +508,21 @@ def _identifier_line(head: str) -> tuple[int, str] | None:
     return None
 
 
+# A license document that states the project's license and then quotes the texts of the components it excepts
+# (rapidjson's license.txt: "RapidJSON source code is licensed under the MIT License, except for the third-party
+# components listed below which are subject to different license terms", then msinttypes' BSD text, json.org's...):
+# the statement is the document's license, not the first text quoted below it.
+_EXCEPT_COMPONENTS = re.compile(r"\b(?:is|are) licensed under (?:the )?(?P<name>[\w .+-]{2,40}?) licen[cs]e except "
+                                r"(?:for )?(?:the )?(?:third party |bundled |following )?(?:components|libraries|files|"
+                                r"code|software|dependencies)\b")
+_EXCEPT_CHARS = 2_000
+
+
+def _stated_with_exceptions(words: str) -> str | None:
+    match = _EXCEPT_COMPONENTS.search(words[:_EXCEPT_CHARS])
+    return named_license_of(f"{match.group('name')} license") if match else None
+
+
 def _license_from_text(text: str) -> str | None:
     """The primary license of a license file's text: whichever known text or SPDX line starts first.
 
@@ -510,6 +531,8 @@ def _license_from_text(text: str) -> str | None:
     """
     head = text[:_MAX_TEXT_CHARS]
     words = _words(head)
+    if stated := _stated_with_exceptions(words):
+        return stated
     found = [
         (position, order, s.spdx)
         for order, s in enumerate(_SIGNATURES)

@@ -268,6 +268,12 @@ _FOLDER_STATEMENT = re.compile(
     r"\b(?:all )?(?:the )?(?:source )?files (?:in|under|within|inside) (?:the )?[`'\"]?(?P<folder>[\w.-]+(?:/[\w.-]+)*)/?[`'\"]?"
     r" (?:directory|folder|subdirectory|tree) (?:use|are (?:licensed |released |distributed )?under|are covered by)"
     r" (?:a |an |the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
+# jq's COPYING: "jq's documentation (everything found under the docs/ subdirectory in the source tree) is licensed
+# under the Creative Commons CC BY 3.0 license".
+_EVERYTHING_UNDER = re.compile(
+    r"\beverything (?:found |that is )?(?:in|under|within|inside) (?:the )?[`'\"]?(?P<folder>[\w.-]+(?:/[\w.-]+)*)/?[`'\"]?"
+    r" (?:sub)?(?:directory|folder)(?: (?:in|of) the source tree)?\)? (?:is|are) (?:licensed |released |distributed )?"
+    r"under (?:the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
 _OTHER_FILES = re.compile(
     r"\ball (?:the )?other (?:source )?files (?:use|are (?:licensed |released |distributed )?under|are covered by)"
     r" (?:a |an |the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
@@ -277,9 +283,11 @@ def folder_statements(path: str, text: str) -> tuple[tuple[PathRule, ...], str |
     """The ``closest`` rules a license document's sentences about its folders state (``_FOLDER_STATEMENT``), and the
     license it gives "all other files" (None where it says none): that sentence is the document's own license."""
     base = re.escape(path.rsplit("/", 1)[0] + "/") if "/" in path else ""
+    flat = " ".join(text.split())
     rules = tuple(PathRule(f"{base}{re.escape(match.group('folder'))}/.*", expression, "closest")
-                  for match in _FOLDER_STATEMENT.finditer(text) if (expression := _stated(match.group("name"))))
-    other = _OTHER_FILES.search(text)
+                  for pattern in (_FOLDER_STATEMENT, _EVERYTHING_UNDER) for match in pattern.finditer(flat)
+                  if (expression := _stated(match.group("name"))))
+    other = _OTHER_FILES.search(flat)
     return rules, (_stated(other.group("name")) if other and rules else None)
 
 

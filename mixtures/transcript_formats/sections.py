@@ -57,6 +57,7 @@ ACTION_WORDS = frozenset({"using", "use", "uses", "args", "arguments"})
 ENV_WORDS = frozenset({"system", "returned", "stdout", "stderr"})
 ROLE_WORDS = (PERSON_WORDS | MODEL_WORDS | PART_WORDS | TOOL_WORDS | OUTPUT_WORDS | TASK_WORDS | ACTION_WORDS
               | REPLY_WORDS | ENV_WORDS | {"feedback"})
+AGENT_WORDS = PART_WORDS | MODEL_WORDS | ACTION_WORDS
 MIN_CYCLES = 2
 MAX_LINES = 200_000
 
@@ -94,7 +95,10 @@ def labelled(lines: list[str]) -> list[tuple[int, str, str, str]]:
         style = styles.most_common(1)[0][0]
         found = [f for f in found if f[4] == style]
     recurring = collections.Counter(label_kind(label) for _, label, role, *_ in found if role == "part")
-    start = next((i for i, label, role, *_ in found if role == "part" and recurring[label_kind(label)] >= MIN_CYCLES), None)
+    # the cycle is an agent's: a recurring part that thinks, acts or calls (``Answer:`` alone after
+    # ``Question:`` is a page of questions and answers)
+    start = next((i for i, label, role, *_ in found if role == "part" and recurring[label_kind(label)] >= MIN_CYCLES
+                  and label_kind(label) & AGENT_WORDS), None)
     if start is None:
         return []
     opening = [(i, label, "request", rest) for i, label, role, rest, _ in label_lines(lines[:start], opening=True)

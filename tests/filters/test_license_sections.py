@@ -144,3 +144,43 @@ def test_a_documents_own_permission_notice() -> None:
     text = _files("lz4")["doc/lz4_Frame_format.md"]
     assert "copy and distribute this document" in text
     assert own_license(text, "doc/lz4_Frame_format.md") == "LPD-document"
+
+
+def test_a_license_documents_sentence_about_everything_under_a_folder() -> None:
+    """jq's COPYING: jq's MIT text, then "jq's documentation (everything found under the docs/ subdirectory in the source
+    tree) is licensed under the Creative Commons CC BY 3.0 license" (ScanCode's matches: lines 3-20 mit, 24-28
+    cc-by-3.0); the root stays jq's MIT."""
+    text = _files("jq")["COPYING"]
+    assert "everything found under the docs/ subdirectory" in " ".join(text.split())
+    licenses = _licenses({"COPYING": text})
+    assert licenses.default == "MIT"
+    assert licenses.for_path("docs/content/manual/manual.yml") == "CC-BY-3.0"
+    assert licenses.for_path("src/jv.c") == "MIT"
+
+
+def test_lucents_notice_on_dtoa_and_plan_9() -> None:
+    """re2's rune.cc (Plan 9's libutf): "Permission to use, copy, modify, and distribute this software for any purpose
+    without fee is hereby granted, provided that this entire notice is included in all copies of any software which is
+    or includes a copy or modification of this software" (ScanCode: dtoa), a permissive notice."""
+    text = _files("re2")["src/re2_c/libre2/util/rune.cc"]
+    assert "entire notice" in text
+    assert own_license(text, "src/re2_c/libre2/util/rune.cc") == "dtoa"
+    assert is_permissive("dtoa")
+
+
+def test_a_license_document_stating_its_license_before_the_components_it_excepts() -> None:
+    """rapidjson's license.txt (the eighth holdout, spent; fit after its run): "RapidJSON source code is licensed under
+    the MIT License, except for the third-party components listed below", then msinttypes' BSD text (ScanCode's
+    matches: lines 5-7 mit AND json AND other-permissive, 18-24 bsd-new, 53-57 mit). The document's license is the
+    statement's, not the first text it quotes."""
+    text = _files("rapidjson")["license.txt"]
+    assert "except for the third-party components" in text and "Redistribution and use" in text
+    assert license_evidence_of("license.txt", text)[1] == "MIT"
+
+
+def test_minpacks_license_by_its_text() -> None:
+    """numfort's bundled MINPACK (the eighth holdout, spent; fit after its run): "Minpack Copyright Notice (1999)
+    University of Chicago", BSD's grant with an acknowledgment clause (ScanCode: minpack), not BSD-2-Clause."""
+    text = _files("numfort")["src/external/minpack/LICENSE.txt"]
+    assert "Redistribution and use" in text
+    assert license_evidence_of("src/external/minpack/LICENSE.txt", text)[1] == "Minpack"
