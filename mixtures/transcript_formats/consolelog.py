@@ -19,6 +19,8 @@
    each step one model turn.
 5. **Labelled sections** (``sections.section_turns``): headed or labelled parts of a recurring cycle
    (``### Step 3 - Tool Call``, ``NEXT ACTION:``, ``## Tool Output:``), sides by what each label names.
+6. **Glyph-drawn captures** (``glyphs.glyph_turns``): a terminal agent's screen (``> prompt``, ``⏺ text``,
+   ``⏺ Read(x)``, ``  ⎿  result``), sides by the prompt sign and the nesting of results.
 
 Every line is accounted for: in a message, or counted in ``extra.framing`` under a named reason.
 """
@@ -33,6 +35,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
+from codemix.mixtures.transcript_formats.glyphs import glyph_turns
 from codemix.mixtures.transcript_formats.markers import marker_role
 from codemix.mixtures.transcript_formats.sections import section_turns
 from codemix.mixtures.transcript_formats.turns import key_words
@@ -456,7 +459,7 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
         for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
-                               ("sections", section_turns)):
+                               ("sections", section_turns), ("glyphs", glyph_turns)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
                 transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([

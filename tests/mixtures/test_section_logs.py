@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from codemix.mixtures.transcript_formats import parse_text
+from codemix.mixtures.transcript_formats.glyphs import glyph_turns
 from codemix.mixtures.transcript_formats.sections import section_turns
 
 INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
@@ -78,3 +79,13 @@ def test_long_rule_and_table_lines_are_read_in_linear_time():
     label, and reading them does not backtrack without bound (the MOSS README took 42 s before the fix)."""
     page = "\n".join(["| a | b |", "|" + "-" * 20_000 + "|", "-=" * 10_000 + " x", "Thought: " + "a-" * 10_000] * 3)
     assert section_turns(page) is None
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in INPUTS.glob("*.md")))
+def test_pages_of_quotes_and_bullets_are_no_glyph_drawn_run(name):
+    """Glyph-drawn captures (``glyphs.py``: ``> prompt``, ``⏺ text``, ``⏺ Read(x)`` and ``  ⎿  result``) need a
+    prompt sign, a recurring model glyph and something run; Markdown pages of quotes and bullets (the AutoGPT
+    page, a README, the smolagents and harmony docs) are none of them. No licensed capture of a coding agent's
+    terminal was found for a positive test (the ninth holdout's, read at reader level in bench/RESULTS.md, has no
+    licence)."""
+    assert glyph_turns((INPUTS / name).read_text(errors="replace")) is None
