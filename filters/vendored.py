@@ -254,7 +254,11 @@ _PROVENANCE = re.compile(
     r"|\b(?:vendored|copied|imported|taken|bundled) (?:verbatim )?from (?:the )?(?:upstream|https?://|github\b)"
     # uBlock's ``src/lib/lz4/README.md``: "The files in this directory are developed as a separate project at:"
     r"|\b(?:the files in )?this (?:directory|folder|code|library) (?:are|is) (?:developed|maintained) "
-    r"(?:as a separate project|separately|upstream)\b",
+    r"(?:as a separate project|separately|upstream)\b"
+    # a note opening with what the folder holds and where from: rapidjson's ``bin/jsonchecker/readme.txt``, "Test suite
+    # from http://json.org/JSON_checker/."; "Test data obtained from https://github.com/..." (a port is not a copy)
+    r"|\A\s*(?!(?:\w+ )*?(?:ported|inspired|based|adapted)\b)(?:[A-Za-z][\w-]* ){1,3}"
+    r"(?:obtained |downloaded |taken |fetched |copied )?from https?://",
     re.IGNORECASE)
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
 # What a folder README's opening says the folder is for: FreshRSS's ``p/themes/Nord/README.md``, "A simple theme based on
@@ -960,10 +964,15 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     years = [f.first_year for f in root if f.first_year]
     named: dict[str, list[int]] = {}
     places: dict[str, set[str]] = {}  # the names of the folders a holder's files sit in
+    folders: dict[str, set[str]] = {}  # the folders a holder's files sit in, and how many files each folder holds
+    present: dict[str, int] = {}
     for fact in facts:
         if fact.kind == "holder" and vendored_tree(fact.detail, trees) is None:
             named.setdefault(fact.name, []).append(fact.first_year)
             places.setdefault(fact.name, set()).add(fact.folder.rsplit("/", 1)[-1])
+            folders.setdefault(fact.name, set()).add(fact.folder)
+        elif fact.kind == "present":
+            present[fact.folder] = present.get(fact.folder, 0) + 1
     most = max((len(years_) for years_ in named.values()), default=0)
     # A holder other than the most named whose files all sit in folders of one name is one copied package, not the
     # repository's people: jackson-core's Schubfach, Raffaello Giulietti's 7 files in ``.../io/schubfach/`` (main and
@@ -974,7 +983,8 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
-                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2),
+                           frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2
+                                     and not _fills_one_folder(len(years_), folders[holder], present)),
                            _own_projects(facts, trees),
                            tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)))
 
@@ -992,6 +1002,14 @@ def sectioned_holder(text: str, owner: RepositoryOwner) -> str | None:
         if words and not words & own and len(shared) * 2 >= len(words) and len(shared) >= min(2, len(words)):
             return f"header names {holder!r}: {detail}"
     return None
+
+
+def _fills_one_folder(files: int, folders: set[str], present: dict[str, int]) -> bool:
+    """Whether a holder's files all sit in one folder (not the root) and are most of its files: a copied library whose
+    files carry the years they were written in (zipline's ``zipline/native/quickjs/``, Fabrice Bellard 2017-2021), not
+    a contributor who came back to a project's folder (valkey's "zhenwei pi", two of ``src/``'s hundreds)."""
+    folder = next(iter(folders)) if len(folders) == 1 else ""
+    return bool(folder) and files * 2 > present.get(folder, 0)
 
 
 def _own_projects(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:
@@ -1168,26 +1186,54 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
 
 
-_BANNER_VERSION = re.compile(r"^[^\w\n]*([\w.+-]+)\s+[-–]\s+(v\d+(?:\.\d+)+)\b[^\n]*", re.IGNORECASE)
+_BANNER_VERSION = re.compile(r"^[^\w\n]*([\w.+-]+)\s+(?:[-–]\s+)?(v\d+(?:\.\d+)+)\b[^\n]*", re.IGNORECASE)
+# a bundle's "(c) 2014-2021 Evan You" below its "Vue.js v2.6.14" banner, without the word "copyright"
+_BANNER_HOLDER = re.compile(r"^[^\w\n(]*\((?:c|C)\)\s*(?:(?:19|20)\d\d(?:\s*[-–,]\s*(?:(?:19|20)\d\d|present))*)\s+"
+                            r"([^\n|]+?)\s*(?:\||$)", re.MULTILINE)
 
 
 def banner_release(path: str, text: str, owner: RepositoryOwner, repo: str = "") -> str | None:
     """Why a file's first line says it is a release of a single-file library, or None: it names the file itself with
     a version ("stb_image - v2.30 - public domain image loader - http://nothings.org/stb", "stb_truetype.h - v1.26 -
-    public domain" over "authored from 2009-2021 by Sean Barrett"), and on that line a home that is not the
-    repository's, or in its header an author or holder who is not the repository's. raylib's own "rlgl v6.0 - A
+    public domain" over "authored from 2009-2021 by Sean Barrett"; a bundle's "Vue.js v2.6.14" over "(c) 2014-2021 Evan
+    You"), and on that line a home that is not the repository's, or in its header an author or holder who is not the
+    repository's. raylib's own "rlgl v6.0 - A
     multi-OpenGL abstraction layer" names no home and Ramon Santamaria, the repository's."""
-    banner = _BANNER_VERSION.match(text[:300].lstrip())
+    head = text[:300].lstrip()
+    if "\n" in head and not re.search(r"\w", head.split("\n", 1)[0]):
+        head = head.split("\n", 1)[1]  # a bare opener ("/*!") above the banner line
+    banner = _BANNER_VERSION.match(head)
     stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
     if banner is None or banner.group(1).lower().split(".", 1)[0] != stem or len(stem) < 3:
         return None
     own = repo.rsplit("/", 1)[-1].lower()
     home = next((url for url in _URL.findall(banner.group(0)) if not (own and own in url.lower())), None)
-    holder = header_holder(text)
+    marked = _BANNER_HOLDER.search(text[:300])
+    holder = header_holder(text) or (" ".join(marked.group(1).lower().split()) if marked else "")
     own_words = owner.words() | holder_words(owner.people)
     if home is None and not (holder and own_words and not holder_words([holder]) & own_words):
         return None
     return f"its banner names {banner.group(1)!r} {banner.group(2)}" + (f" and {home!r}" if home else f" by {holder!r}")
+
+
+# A project's release banner at the head of each of its files: GLFW's "// GLFW 3.4 - www.glfw.org" (or "GLFW 3.4 X11 -
+# www.glfw.org", a platform's file) over its sources.
+_PROJECT_BANNER = re.compile(r"^[^\w\n]*([A-Za-z][\w+.-]*)\s+v?(\d+(?:\.\d+)+)(?:\s+[\w/+.-]+){0,2}\s+[-–]\s+"
+                             r"((?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)+)[/\w.-]*\s*$", re.MULTILINE)
+_PROJECT_BANNER_LINES = 4
+
+
+def project_banner(text: str, repo: str = "") -> str | None:
+    """Why a file whose first comment lines name a project, its release and its home ("GLFW 3.4 - www.glfw.org") is
+    that project's file, or None where the project is the repository (its name, letters and digits, equal) or the
+    home names the repository: nim-glfw's copy of GLFW under ``glfw/src/``, whose headers name GLFW's holders, who
+    are also the holders of the GLFW license text the wrapper keeps at its root."""
+    head = "\n".join(line for line in text[:600].splitlines()[:_PROJECT_BANNER_LINES + 2] if re.search(r"\w", line))
+    banner = _PROJECT_BANNER.search("\n".join(head.splitlines()[:_PROJECT_BANNER_LINES]))
+    own = repo.rsplit("/", 1)[-1]
+    if banner is None or not own or _plain(banner.group(1)) == _plain(own) or _plain(own) in _plain(banner.group(3)):
+        return None
+    return f"its banner names {banner.group(1)!r} {banner.group(2)} at {banner.group(3)!r}, not the repository"
 
 
 def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, governing: Iterable[str]) -> str | None:
@@ -1454,3 +1500,19 @@ def upstream_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Ven
             found.append(VendoredTree(fact.detail, f"{fact.detail}, naming no holder, names {min(fact.names)!r} in its "
                                                    f"opening comment and {defines}"))
     return tuple(found)
+
+
+def written_for_repository(trees: Iterable[VendoredTree], facts: Iterable[VendoringFact], repo: str) -> tuple[VendoredTree, ...]:
+    """The ``trees`` less the folders (told by their own license or manifest) whose every file but license texts and
+    READMEs is named for the repository (``named_for_repository``): a contribution written for it under its author's
+    own license, rapidjson's ``contrib/natvis/`` (``rapidjson.natvis``, its README and Bart Muzzin's MIT LICENSE)."""
+    trees, facts = tuple(trees), list(facts)
+    kept = []
+    for tree in trees:
+        inside = [f.detail for f in facts if f.kind == "present" and tree.covers(f.detail)]
+        code = [path for path in inside if not (_LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1])
+                                                or _README.fullmatch(path.rsplit("/", 1)[-1]))]
+        if tree.of_copies or tree.pattern or tree.folder in inside or not code \
+                or not all(named_for_repository(path, repo) for path in code):
+            kept.append(tree)
+    return tuple(kept)

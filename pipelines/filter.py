@@ -58,6 +58,7 @@ from codemix.filters.vendored import (
     owns_header,
     placement_fact,
     prefix_fact,
+    project_banner,
     published_page,
     repository_owner,
     sectioned_holder,
@@ -67,6 +68,7 @@ from codemix.filters.vendored import (
     vendored_tree,
     vendored_trees,
     vendoring_facts,
+    written_for_repository,
     xcode_project,
 )
 from codemix.kinds import document_kind
@@ -119,7 +121,7 @@ def vendoring_evidence(doc: Document):
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
     facts, repo = list(facts), key.split("\x00", 1)[-1]
-    trees = (*vendored_trees(facts, repo=repo), *upstream_copies(facts, repo))
+    trees = (*written_for_repository(vendored_trees(facts, repo=repo), facts, repo), *upstream_copies(facts, repo))
     owner = repository_owner(facts, trees)
     found = Vendored((*trees, *folders_of_copies(facts, owner, trees, repo)), owner, copied_in_folders(facts))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
@@ -170,6 +172,8 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")
     if page := published_page(doc.path, doc.text, doc.repo):
         return VendoredTree(doc.path, f"{doc.path} opens with its published page {page!r}")
+    if banner := project_banner(doc.text, doc.repo):
+        return VendoredTree(doc.path, f"{doc.path}: {banner}")
     copies = dict(found.copies).get(doc.path)
     if copies and states_terms(doc.text):
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")

@@ -970,3 +970,61 @@ def test_a_repositorys_own_files_that_look_like_copies_at_first_sight():
     # valkey's own ``src/redismodule.h`` speaks of "the older REDISMODULE API", its macros' own prefix, not a library
     redis = prefix_fact("src/redismodule.h", layout("valkey")["src/redismodule.h"])
     assert redis is not None and redis.name == "redismodule" and not redis.names
+
+
+def test_a_copied_librarys_holder_whose_files_fill_one_folder_is_no_returning_contributor():
+    """cashapp/zipline (2f1b935; the eighth holdout, spent after its run): QuickJS's files in
+    ``zipline/native/quickjs/`` carry the years each was written (Fabrice Bellard 2016-2017, 2017-2018, 2017-2021, MIT)
+    and fill their folder; zipline's own files name Block, Square or Cash App under the bare Apache-2.0. A holder with
+    several years is a returning contributor (valkey's rule) only where his files are a minority of their folder."""
+    files = layout("zipline")
+    assert sum("Fabrice Bellard" in text for text in files.values()) >= 10  # guard: the copy's files
+    owner, found = _judged("zipline", "cashapp/zipline")
+    assert "fabrice bellard" not in owner.returning and owner.people
+    for copy in ("zipline/native/quickjs/cutils.c", "zipline/native/quickjs/libregexp.c"):
+        tree = found[copy][0]
+        assert tree is not None and "'fabrice bellard'" in tree.evidence, copy
+    own = [path for path in files if path.startswith("zipline/src/")]
+    assert len(own) >= 20 and all(found[path][0] is None for path in own)
+
+
+def test_release_banners_of_a_bundle_and_of_a_projects_sources():
+    """A bundle's "Vue.js v2.6.14" over "(c) 2014-2021 Evan You" (GenieFramework/Stipple.jl f3351a0, the eighth holdout,
+    spent) and GLFW's "// GLFW 3.5 - www.glfw.org" over each of its sources (raysan5/raylib abe23bf's
+    ``src/external/glfw/``; "GLFW 3.5 X11 - www.glfw.org" in a platform's file) name another project's release;
+    raylib's own ``src/rcore.c`` names raylib. A project's banner in its own repository is its own."""
+    from codemix.filters.vendored import RepositoryOwner, banner_release, project_banner
+
+    vue = layout("stipple")["assets/js/vue.js"]
+    why = banner_release("assets/js/vue.js", vue, RepositoryOwner(people=("genieframework",)), "GenieFramework/Stipple.jl")
+    assert why is not None and "'Vue.js' v2.6.14 by 'evan you'" in why
+    glfw = layout("raylib-glfw")
+    for path in ("src/external/glfw/src/context.c", "src/external/glfw/src/x11_init.c"):
+        why = project_banner(glfw[path], "raysan5/raylib")
+        assert why is not None and "'GLFW'" in why and "www.glfw.org" in why, path
+        assert project_banner(glfw[path], "glfw/glfw") is None  # GLFW's own repository
+    assert project_banner(glfw["src/rcore.c"], "raysan5/raylib") is None
+
+
+def test_a_folder_note_opening_with_what_it_holds_and_where_from():
+    """Tencent/rapidjson (24b5e7a; the eighth holdout, spent): ``bin/jsonchecker/readme.txt`` opens "Test suite from
+    http://json.org/JSON_checker/." and ``bin/types/readme.txt`` "Test data obtained from https://github.com/...": the
+    folders are those copies. ``bin/data/readme.txt``, "sample.json is obtained from ...", is about one file, so
+    rapidjson's own ``bin/data/abcde.txt`` beside it stays its own."""
+    trees = trees_of(layout("rapidjson"), "Tencent/rapidjson")
+    for path, said in (("bin/jsonchecker/fail1.json", "Test suite from"), ("bin/types/readme.txt", "Test data obtained")):
+        tree = vendored_tree(path, trees)
+        assert tree is not None and said in tree.evidence, path
+    assert vendored_tree("bin/data/abcde.txt", trees) is None
+
+
+def test_a_folder_whose_files_are_named_for_the_repository_under_a_contributors_license():
+    """Tencent/rapidjson (24b5e7a; the eighth holdout, spent): ``contrib/natvis/`` holds ``rapidjson.natvis``, a
+    README about it and Bart Muzzin's MIT LICENSE: its own license names another holder, but its one file is named for
+    the repository, a contribution written for it, not a copy."""
+    files = layout("rapidjson")
+    assert "Bart Muzzin" in files["contrib/natvis/LICENSE"]
+    assert vendored_tree("contrib/natvis/rapidjson.natvis", trees_of(files, "Tencent/rapidjson")) is not None  # guard
+    _, found = _judged("rapidjson", "Tencent/rapidjson")
+    for path in ("contrib/natvis/LICENSE", "contrib/natvis/README.md", "contrib/natvis/rapidjson.natvis"):
+        assert found[path][0] is None, path
