@@ -390,7 +390,9 @@ def quarantined(out: Path, source: str) -> list[str]:
 def given_count(given: dict, row: dict) -> int | None:
     """The count a collector's file gives a system (keyed by its name, its slug or its file's path), or None."""
     name = Path(row["path"]).name
+    repo = str(row.get("repo", "")).split("@")[0].rsplit("/", 1)[-1]
     keyed = [key for key in given if str(key).rsplit("/", 1)[-1] == name]  # "<repo>/<file name>"
+    keyed.sort(key=lambda key: not str(key).startswith(f"{repo}/"))  # two files of one name: the repository's own
     for key in (row["system"], row["source"], row["path"], name, *keyed):
         value = given.get(key)
         if isinstance(value, dict) and isinstance(value.get("counts"), dict):

@@ -947,7 +947,8 @@ def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
 # tool's ``python_dotenv.LICENSE`` (upper case: a sidecar's suffix is lower case). ``third_party_license.txt`` lists
 # other projects' licenses: it is none of the repository's.
 _LICENSE_FILE = re.compile(
-    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|(?!(?:third|3rd)[-_]?part)[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
+    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|legal(?:ities|ity)?(?:\.(?:txt|md))?"
+    r"|(?!(?:third|3rd)[-_]?part)[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
     r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)", re.IGNORECASE
 )
 _UPPER_SUFFIX = re.compile(r".*\.(?:LICENSE|LICENCE)")

@@ -8,6 +8,7 @@ markers come before the generic chat list that would also accept them.
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import itertools
 import json
@@ -156,7 +157,7 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
                 return parse_shape(value, aliases_only=True)
             except TranscriptShapeError:
                 pass
-            if two_sides_one_named(value):  # ``client``/``counselor``: the alias's side, the name the other
+            if two_sides_one_named(value) or named_dialogue(value):  # ``client``/``counselor``; ``guard``/``prisoner``
                 with contextlib.suppress(TranscriptShapeError):
                     return parse_shape(value)
             raise adapter_error from None
@@ -184,6 +185,21 @@ def two_sides_one_named(value: Any) -> bool:
     speakers = {s.lower() for m in messages[:500] if (s := speaker_of(m))}
     sides = {ROLE_ALIASES.get(s) for s in speakers}
     return len(speakers) == 2 and len(sides & {"user", "assistant"}) == 1 and None in sides
+
+
+def named_dialogue(value: Any) -> bool:
+    """Whether a message list an adapter refused is a multi-party dialogue whose speakers are all names, none a
+    role alias (a simulation's ``guard``/``prisoner``/``warden`` under ``role``): at least four turns, two
+    speakers or more, each speaking twice or more, the speaker changing at most turns. Shape then maps the
+    names as any multi-agent log (the first to speak sets the task)."""
+    messages = value.get("messages") if isinstance(value, dict) else value
+    if not isinstance(messages, list) or len(messages) < 4:
+        return False
+    speakers = [(speaker_of(m) or "").lower() for m in messages[:500]]
+    counts = collections.Counter(speakers)
+    if "" in counts or len(counts) < 2 or any(ROLE_ALIASES.get(s) for s in counts) or min(counts.values()) < 2:
+        return False
+    return sum(a != b for a, b in itertools.pairwise(speakers)) * 2 >= len(speakers) - 1
 
 
 def notebook_transcripts(value: dict) -> list[Transcript]:

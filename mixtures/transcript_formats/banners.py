@@ -34,7 +34,7 @@ from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, turn_message
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # Rule marks a banner is drawn with (quotes, brackets and dots make docstrings and code, not banners).
-BANNER = re.compile(r"^\s*([-=*#~<>+]{3,})\s*([^\n]{1,60}?)\s*([-=*#~<>+]{3,})\s*$")
+BANNER = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?([-=*#~<>+]{3,})\s*([^\n]{1,60}?)\s*([-=*#~<>+]{3,})\s*$")  # (after a [time])
 MIN_BANNERS = 4
 MAX_LABEL_WORDS = 4
 # The labels that open two sections or more must open this share of all sections (a speaker speaks again;
@@ -77,9 +77,12 @@ def sections(text: str, logged: bool = False) -> list[tuple[str, str]]:
     """``(label, text)`` per banner, or with ``logged`` per log record naming its writer, the text up to the
     next one."""
     found: list[tuple[str, list[str]]] = []
+    turn_style = None if logged else speaker_style(text)
     for raw in ANSI.sub("", text).splitlines():
         line = bare(raw)
         label = None if logged else banner_label(line)
+        if label is not None and turn_style is not None and banner_style(line) != turn_style:
+            label = None  # a section inside a turn (``--- STATUS ---`` under ``=== USER ===``): its text
         writer = LOGGED_SPEAKER.match(line) if logged and line is not raw else None
         if label is not None:
             found.append((label, []))
@@ -88,6 +91,29 @@ def sections(text: str, logged: bool = False) -> list[tuple[str, str]]:
         elif found:
             found[-1][1].append(line)
     return [(label, "\n".join(lines).strip()) for label, lines in found]
+
+
+def banner_style(line: str) -> str:
+    """The marks a banner line is drawn with (``=`` for ``=== USER ===``, ``-`` for ``--- STATUS ---``)."""
+    match = BANNER.match(line)
+    return "".join(sorted(set(match.group(1)))) if match else ""
+
+
+def speaker_style(text: str) -> str | None:
+    """Where banners are drawn two ways or more, the way whose labels most often name a role (``=== USER ===``,
+    ``=== GEMINI ===`` around ``--- STATUS ---``): its banners open the turns, the others' are sections inside
+    them. None when banners are drawn one way, or no way names roles more than another."""
+    labels: dict[str, set[str]] = {}
+    for raw in ANSI.sub("", text).splitlines()[:200_000]:
+        line = bare(raw)
+        if (label := banner_label(line)) is not None:
+            labels.setdefault(banner_style(line), set()).add(label.lower())
+    share = {style: sum(any(w in WORD_ROLES for w in label.split()) for label in found) / len(found)
+             for style, found in labels.items()}
+    ranked = sorted(share, key=share.get, reverse=True)
+    if len(ranked) < 2 or share[ranked[0]] <= share[ranked[1]]:
+        return None
+    return ranked[0]  # the way whose labels most name a role (``USER``; ``PREVIOUS OUTPUT`` is one section of many)
 
 
 def banner_turns(text: Any) -> list[dict[str, Any]] | None:

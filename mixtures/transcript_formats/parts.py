@@ -139,3 +139,38 @@ def kinded_part_turns(items: Any) -> list[dict[str, Any]] | None:
             turns.append({"role": "system", "content": system})
         turns += message_turns(item)
     return turns if len(turns) >= 2 else None
+
+
+# The speakers a turn may be keyed by (``{user: text}``): the canonical roles' own names, never an alias that is
+# also a record's field name elsewhere (``instruction``, ``input``).
+KEYED_SPEAKERS = frozenset({"user", "assistant", "system", "tool", "human", "model"})
+
+
+def role_keyed_turns(items: Any) -> list[dict[str, Any]] | None:
+    """A message list that writes some turns as ``{user: text}`` / ``{assistant: text}`` (the speaker as the key,
+    beside metadata) among turns that name their ``role``, as ordinary turns; a tool turn keeping its results as
+    ``tool_results: [{tool_call_id, content}]`` is one tool turn per result, and calls a turn that is not the
+    model's made (the harness attaching files under ``role: system``) are that turn's text, written as JSON
+    (context, never trained). None unless at least one turn is keyed by its speaker and every item is a turn."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items[:500]):
+        return None
+    if not any(isinstance(item.get("role"), str) for item in items[:500]):
+        return None  # a list of keyed exchanges alone (``{user, sys}`` pairs) is read as exchanges are
+    turns: list[dict[str, Any]] = []
+    keyed = 0
+    for item in items:
+        texts = [k for k, v in item.items() if isinstance(v, str)]
+        if len(texts) == 1 and str(texts[0]).lower() in KEYED_SPEAKERS:
+            keyed += 1
+            turns.append({"role": texts[0], "content": item[texts[0]]})
+        elif isinstance(item.get("tool_results"), list) and all(isinstance(r, dict) for r in item["tool_results"]):
+            turns += [{"role": "tool", "content": part_text(r), "tool_call_id": str(first_of(r, CALL_ID_KEYS) or "")}
+                      for r in item["tool_results"]]
+        elif side_of(item) and side_of(item) != "assistant" and isinstance(item.get("tool_calls"), list) and not any(
+                isinstance(item.get(k), str) and item[k].strip() for k in ("content", "text")):
+            turns.append({"role": item["role"], "content": json.dumps(item["tool_calls"], ensure_ascii=False)})
+        elif side_of(item) and any(k in item for k in ("content", "text", "tool_calls", "parts")):
+            turns.append(item)
+        else:
+            return None
+    return turns if keyed else None

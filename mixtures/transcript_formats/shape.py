@@ -47,7 +47,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     is_spoken,
     message,
 )
-from codemix.mixtures.transcript_formats.parts import kinded_part_turns
+from codemix.mixtures.transcript_formats.parts import kinded_part_turns, role_keyed_turns
 from codemix.mixtures.transcript_formats.react import react_messages
 from codemix.mixtures.transcript_formats.scored import scored_candidates
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
@@ -134,6 +134,8 @@ def find_conversations(value: Any) -> list[Found]:
         kind = list_kind(node, key, under_record=bool(chain))
         if (parted := kinded_part_turns(node)) is not None:
             node, kind = parted, "turns"  # messages of parts that name their kind (pydantic-ai, AI SDK)
+        if (keyed := role_keyed_turns(node)) is not None:
+            node, kind = keyed, "turns"  # turns keyed by their speaker among turns that name a role
         if kind is None and (held := held_turns(node)) is not None:
             node, kind = held, "turns"  # rounds that each hold their turns under keys (ADK's invocations)
         if kind == "steps" and logs_calls_within(node):

@@ -329,6 +329,17 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
     return [message("user", text)] if text.strip() else []
 
 
+def json_message(text: str) -> dict | None:
+    """The message a string writes as a JSON object naming its speaker (``'{"role": "assistant", ...}'``)."""
+    if not text.lstrip().startswith("{") or len(text) > 2_000_000:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and speaker_of(value) and has_text_or_calls(value) else None
+
+
 def enveloped_turns(value: Any) -> Any:
     """A list whose every item is a turn in an envelope (``unwrap_turn``) as the turns; else ``value``."""
     if not (isinstance(value, list) and value and all(isinstance(v, dict) for v in value)) or all(
@@ -342,6 +353,8 @@ def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
     """What a call returned, as model turns: text, a message, an API completion's first choice
     (``{choices: [{message | text}]}``), a list of messages, or the first of several sampled texts."""
     value = enveloped_turns(value)
+    if isinstance(value, str) and (written := json_message(value)) is not None:
+        value = written  # a message written as JSON text (Langfuse's ``output``)
     if isinstance(value, str):
         return [message("assistant", value)] if value.strip() else []
     if isinstance(value, list):
@@ -378,10 +391,19 @@ def is_call_record(item: Any) -> bool:
     prompt, response = first_present(item, PROMPT_KEYS), first_present(item, RESPONSE_KEYS)
     if (prompt is None and not empty_request(item)) or response is None:
         return False
+    if all(is_count(v) for v in (prompt, response) if v is not None):
+        return False  # token counts (``usageDetails: {input: "337", output: "57"}``) are no call's words
     try:
         return (prompt is None or bool(prompt_messages(prompt, "call"))) and bool(response_messages(response, "call"))
     except TranscriptShapeError:
         return False
+
+
+def is_count(value: Any) -> bool:
+    """A number, or a string that is only one (``"337"``)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return True
+    return isinstance(value, str) and re.fullmatch(r"\s*-?\d[\d_,.]*\s*", value) is not None
 
 
 def empty_request(item: dict) -> bool:
@@ -715,6 +737,11 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             calls = text_call(text if not isinstance(content, dict) else json.dumps(content), where)
             text = "" if calls else text
         name = speaker if ROLE_ALIASES.get(speaker.lower()) is None else string(item.get("name"))
+        reasoning = string(item.get("reasoning_content")) or string(item.get("reasoning")) or string(
+            item.get("thinking")) or thought_parts(item)
+        if role != "tool" and speaker and name == speaker and not text.strip() and not calls and not reasoning:
+            continue  # a named participant's record that says nothing (a game's empty narration) is no turn;
+            # a tool's empty output is one
         messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
             item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or ""), name=name, observation=role == "tool"))

@@ -184,3 +184,14 @@ def test_minpacks_license_by_its_text() -> None:
     text = _files("numfort")["src/external/minpack/LICENSE.txt"]
     assert "Redistribution and use" in text
     assert license_evidence_of("src/external/minpack/LICENSE.txt", text)[1] == "Minpack"
+
+
+def test_a_legal_notice_file_named_legalities() -> None:
+    """numfort's bundled CDFLIB90 (the eighth holdout, spent; fit after its run): ``LEGALITIES.txt``, "We place our
+    efforts in writing this package in the public domain" (ScanCode's match, line 4: public-domain; its classifier
+    calls a "legal..." name a legal file), the folder's license text."""
+    path = "src/external/CDFLIB90/LEGALITIES.txt"
+    text = _files("numfort")[path]
+    assert "public domain" in text
+    assert license_evidence_of(path, text)[1] == "LicenseRef-public-domain"
+    assert _licenses({path: text}).for_path("src/external/CDFLIB90/cdf_beta_mod.f90") == "LicenseRef-public-domain"

@@ -4,6 +4,8 @@ commit and licence), against what the file itself says (``json``/``yaml``/``re``
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -153,3 +155,35 @@ def test_rounds_that_hold_their_turns_under_keys_are_one_conversation():
     finals = [inv["final_response"]["parts"][0]["text"] for inv in invocations]
     assert [m["content"] for m in messages if m["role"] == "assistant" and m["content"] in finals] == finals
     assert messages[-1]["content"] == finals[-1]
+
+
+def test_a_table_of_turns_whose_roles_are_names_is_a_multi_party_dialogue():
+    """A simulation's CSV (``turn,speaker,role,message,...``) whose ``role`` column names people (``guard``,
+    ``prisoner``, ``warden``): the chat adapter refuses the roles, and the rows are a dialogue of named speakers
+    (the speaker changes at most turns), read as a multi-agent log: every row one turn, in order, under its
+    name (was quarantined as no layout)."""
+    path = INPUTS / "socialpsychologyarena.conversation.csv"
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    assert len(rows) >= 20 and {r["role"] for r in rows} == {"guard", "prisoner", "warden"}
+    docs, quarantined = read(path)
+    assert not quarantined and len(docs) == 1
+    messages = docs[0].metadata["messages"]
+    assert [m["content"] for m in messages] == [r["message"] for r in rows]
+    assert [m["name"] for m in messages] == [r["role"] for r in rows]
+    assert messages[0]["role"] == "user" and {m["role"] for m in messages[1:]} <= {"user", "assistant"}
+
+
+def test_a_traced_generation_reads_its_messages_not_its_token_counts():
+    """Langfuse's GENERATION observations keep the call's messages as JSON strings (``input``: system and user,
+    ``output``: the assistant's message) beside ``usageDetails: {input: "337", output: "57"}``: the call is the
+    messages; token counts are no call's words (they were read as a user's "337" and a model's "57")."""
+    path = INPUTS / "phase2-day5-multi-agent-lab.trace.rows-1-4.json"
+    generations = [o for o in json.loads(path.read_text()) if o["type"] == "GENERATION"]
+    assert len(generations) == 2 and all(o["usageDetails"] for o in generations)
+    docs, quarantined = read(path)
+    assert len(docs) == len(generations) and len(quarantined) == 2  # the CHAIN rows: no conversation
+    for doc, generation in zip(docs, generations):
+        sent, returned = json.loads(generation["input"]), json.loads(generation["output"])
+        messages = doc.metadata["messages"]
+        assert [(m["role"], m["content"]) for m in messages] == [
+            *((m["role"], m["content"]) for m in sent), ("assistant", returned["content"])]
