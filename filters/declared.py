@@ -191,21 +191,23 @@ def named_sections(path: str, text: str) -> Iterator[tuple[str, str]]:
     """``(name, detail)`` for each section of a license or notice file headed by a name (``name`` lower case,
     letters and digits only, "License" and the like left out) whose copyright lines share no name with the file's
     first section's, the repository's own: the projects whose terms the file carries beside its own."""
-    if _SECTIONED_NAME.search(path.rsplit("/", 1)[-1]) is None or len(text) > _MAX_CHARS:
-        return
-    lines = text.splitlines()
-    own, sections = _own_and_sections(lines)
-    for (start, title), end in sections:
-        holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
-        names = _holder_names(holders)
+    for _, title, holders, _ in _foreign_sections(path, text):
         name = re.sub(r"[^a-z0-9]", "", _NOT_A_TITLE.sub(" ", title).lower())
-        if len(name) >= 3 and names and not names & own:
+        if len(name) >= 3:
             yield name, f"{path}'s section {title.strip()!r} names {' '.join(holders[0].split())[:60]!r}"
 
 
 def section_holders(path: str, text: str) -> Iterator[tuple[str, frozenset[str]]]:
     """``(detail, holder names)`` for each section ``named_sections`` reads as another project's: whom the file says
     that project's files name (ZeroBrane's LICENSE, section "scintillua": "Copyright (c) 2007-2016 Mitchell")."""
+    for start, title, holders, names in _foreign_sections(path, text):
+        section = f"section {title.strip()!r}" if title.strip() else f"section at line {start + 1}"
+        yield f"{path}'s {section} names {' '.join(holders[0].split())[:60]!r}", names
+
+
+def _foreign_sections(path: str, text: str) -> Iterator[tuple[int, str, list[str], frozenset[str]]]:
+    """``(first line, title, copyright lines, holder names)`` of each section of a license or notice file whose
+    holders share no name with the file's first section's (the repository's own)."""
     if _SECTIONED_NAME.search(path.rsplit("/", 1)[-1]) is None or len(text) > _MAX_CHARS:
         return
     lines = text.splitlines()
@@ -214,8 +216,7 @@ def section_holders(path: str, text: str) -> Iterator[tuple[str, frozenset[str]]
         holders = _COPYRIGHT_LINE.findall("\n".join(lines[start + 1:end]))
         names = _holder_names(holders)
         if names and not names & own:
-            section = f"section {title.strip()!r}" if title.strip() else f"section at line {start + 1}"
-            yield f"{path}'s {section} names {' '.join(holders[0].split())[:60]!r}", names
+            yield start, title, holders, names
 
 
 # A section opened by a rule line, its first sentence naming what it covers: libgit2's COPYING, "-----" then "The bundled
