@@ -197,8 +197,9 @@ def sft_samples(
     ``real``); elsewhere the latest real summary plus what happened since, or the extractive one
     (``templated``; see ``continuation_summary``); then the next rounds.
     A round too long for a fresh continuation first has its observations cut to fit, head and tail
-    kept around a marker (``cut_long_observations``; masked like the observation): a model turn is
-    never lost because the environment's reply to it was long. A round whose model turn alone does
+    kept around a marker (``cut_long_observations``; masked like the observation), and so have the
+    observations before the first model turn when they and the first round do not fit: a model turn is
+    never lost because the environment's reply to it (or what it was shown first) was long. A round whose model turn alone does
     not fit ends the trajectory there (``round_exceeds_sequence_length``; the samples before it are
     kept): cutting an assistant turn would teach stopping mid-action. A sample with fewer than ``min_tokens`` trained tokens is dropped
     (``sample_too_few_trained_tokens``).
@@ -240,25 +241,40 @@ def cleaned_compactions(raw: Sequence[dict[str, Any]], messages: Sequence[dict[s
 def cut_long_observations(messages: Sequence[dict[str, Any]], turns: list[tuple[np.ndarray, np.ndarray]],
                           tokenizer: Tokenizer, sequence_length: int, config: SFTConfig) -> tuple[list, list]:
     """``(messages, turns)`` with the observations of each round too long for a fresh continuation cut
-    to fit it: every observation of the round keeps a head and a tail in proportion to its size, around
-    ``OBSERVATION_CUT``. A cut message is a copy; the others (and the caller's) are left as they were."""
+    to fit it, and those before the first model turn when the first sample does not fit: every observation
+    cut keeps a head and a tail in proportion to its size, around ``OBSERVATION_CUT``. A cut message is a copy; the others (and the caller's) are left as they were."""
     messages, turns = list(messages), list(turns)
     if not any(is_model_turn(m) for m in messages):
         return messages, turns
     reserve = MIN_SUMMARY_TOKENS + len(tokenize_segments(render_turn(_assistant(config.summary_prefix), config.template,
                                                                      config.reasoning), tokenizer)[0])
-    room = sequence_length - _length([turns[i] for i in preamble_indices(messages)]) - reserve
+    preamble = preamble_indices(messages)
+    room = sequence_length - _length([turns[i] for i in preamble]) - reserve
     for begin, stop in rounds(messages):
-        observed = [i for i in range(begin + 1, stop)
-                    if messages[i].get("observation", messages[i]["role"] == "tool") and messages[i]["role"] != "assistant"]
-        excess = sum(len(turns[i][0]) for i in range(begin, stop)) - room
-        total = sum(len(turns[i][0]) for i in observed)
-        if excess <= 0 or not observed or total <= excess:
-            continue
-        for i in observed:
-            target = len(turns[i][0]) - -(-excess * len(turns[i][0]) // total)  # its share of the excess, rounded up
-            messages[i], turns[i] = _cut_observation(messages[i], target, tokenizer, config)
+        observed = [i for i in range(begin + 1, stop) if _observed(messages[i])]
+        _cut_share(messages, turns, observed, sum(len(turns[i][0]) for i in range(begin, stop)) - room, tokenizer, config)
+    # The first sample opens with everything before the first model turn: a tool result there (files attached
+    # before the request, a demonstration) is cut so that it and the first round fit, as a round's output is.
+    (begin, stop), *_ = rounds(messages)
+    opening = [i for i in range(begin) if _observed(messages[i]) and i not in preamble]
+    _cut_share(messages, turns, opening, _length(turns[:stop]) - sequence_length, tokenizer, config)
     return messages, turns
+
+
+def _observed(message: dict[str, Any]) -> bool:
+    return message.get("observation", message["role"] == "tool") and message["role"] != "assistant"
+
+
+def _cut_share(messages: list, turns: list, observed: list[int], excess: int, tokenizer: Tokenizer,
+               config: SFTConfig) -> None:
+    """Cut ``excess`` tokens from the ``observed`` messages (in place), each its share by size; nothing when
+    there is no excess or the observations alone are not that long (the round does not fit either way)."""
+    total = sum(len(turns[i][0]) for i in observed)
+    if excess <= 0 or not observed or total <= excess:
+        return
+    for i in observed:
+        target = len(turns[i][0]) - -(-excess * len(turns[i][0]) // total)  # its share of the excess, rounded up
+        messages[i], turns[i] = _cut_observation(messages[i], target, tokenizer, config)
 
 
 def _cut_observation(message: dict[str, Any], target: int, tokenizer: Tokenizer,

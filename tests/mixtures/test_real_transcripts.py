@@ -225,6 +225,31 @@ def test_a_long_observation_is_cut_not_the_model_turn_before_it(monkeypatch: pyt
     assert all(messages[i]["content"] in "".join(decoded) for i in model_turns)
 
 
+def test_an_observation_before_the_first_model_turn_is_cut_not_the_run() -> None:
+    """SWE-agent's demonstration turn (30,977 characters, shown before the task as context): at a sequence
+    length where it and the first round do not fit, it is cut around the marker, never trained, and the
+    run is kept instead of ending at its first round (``round_exceeds_sequence_length``)."""
+    (doc,) = read(FIXTURES / "swe-agent-demo/swe-agent__test-repo-i1.traj")
+    messages = doc.metadata["messages"]
+    head = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
+    (demo,) = [i for i in range(head) if messages[i].get("observation")]
+    assert len(messages[demo]["content"]) > 30_000, "guard: the opening holds the long demonstration"
+    stdlib = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_path("stdlib")).glob("json/*.py"))]
+    tokenizer = train_bpe([*stdlib, doc.text], vocab_size=800)
+    config = SFTConfig(outcome_policy="any", min_tokens=1)
+    turns = tokenize_turns(messages, tokenizer, config)
+    first_stop = rounds(messages)[0][1]
+    limit = sum(len(turns[i][0]) for i in range(first_stop) if i != demo) + len(turns[demo][0]) // 2
+    assert sum(len(t[0]) for t in turns[:first_stop]) > limit, "guard: the first sample does not fit uncut"
+    samples, reasons = sft_samples(doc, tokenizer, limit, config)
+    assert "round_exceeds_sequence_length" not in reasons and all(len(s.tokens) <= limit for s in samples)
+    assert samples and samples[0].turns[0] == 0 and head < samples[0].turns[1]
+    opening = tokenizer.decode(samples[0].tokens.tolist(), skip_special_tokens=False)
+    trained = [tokenizer.decode(s.tokens[s.loss_mask == 1].tolist(), skip_special_tokens=False) for s in samples]
+    assert "characters of output cut" in opening and not any("characters of output cut" in t for t in trained)
+    assert messages[demo]["content"][:200] in opening and messages[head]["content"] in opening
+
+
 def test_json_lines_under_a_json_suffix_are_read_as_jsonl(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
     path.write_bytes(SESSION.read_bytes())
