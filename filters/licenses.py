@@ -25,6 +25,7 @@ _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
+MIT-Khronos-old LicenseRef-khronos
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -41,7 +42,7 @@ GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGP
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
-Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack
+Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -50,6 +51,7 @@ _OPERATORS = frozenset({"AND", "OR", "WITH"})
 _NO_LICENSE = frozenset({"", "unknown", "none", "noassertion", "other", "n/a", "license", "dual license"})
 PROPRIETARY = "LicenseRef-proprietary"
 PUBLIC_DOMAIN = "LicenseRef-public-domain"
+KHRONOS = "LicenseRef-khronos"  # the Khronos Group's older grant for "the Materials", before MIT-Khronos-old's
 
 
 # --------------------------------------------------------------------------------------------
@@ -330,6 +332,9 @@ def _signature(spdx: str, anchor: str, required: tuple[str, ...] = (), forbidden
 
 _MIT_GRANT = r"permission is hereby granted free of charge to any person obtaining a copy"
 _MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:including the next paragraph )?shall be included"
+_KHRONOS_GRANT = _MIT_GRANT + r" of this software and or associated documentation files the materials"
+_KHRONOS_NOTICE = r"shall be included in all copies or substantial portions of the materials"
+_KHRONOS_MODIFICATIONS = r"modifications to this file may mean it no longer accurately reflects khronos standards"
 _BSD_GRANT = r"redistribution and use in source and binary forms"
 _BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
 _BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
@@ -352,6 +357,11 @@ _SIGNATURES = (
     # ICU's (1.8.1 and later) grants in MIT's words, its notice to "appear in all copies of the Software and ... in
     # supporting documentation" instead of MIT's "shall be included".
     _signature("ICU", _MIT_GRANT, (r"permission notice appear in supporting documentation",)),
+    # The Khronos Group's grant in MIT's words for "the Materials" (its API headers, glad's loaders): SPDX
+    # MIT-Khronos-old where its paragraph on modified files follows, else the older text SPDX lists no id for
+    # (ScanCode's khronos).
+    _signature("MIT-Khronos-old", _KHRONOS_GRANT, (_KHRONOS_NOTICE, _KHRONOS_MODIFICATIONS)),
+    _signature(KHRONOS, _KHRONOS_GRANT, (_KHRONOS_NOTICE,)),
     _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
     _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
     _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE, r"^\S+(?: \S+){12} of the font software")),
@@ -1150,6 +1160,8 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
         break
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
+    if "same" in words and (same := _SAME_TERMS.search(words)) is not None:
+        found.setdefault(same.start(), _SAME_TERMS_AS[same.group(1)])
     if dedications and (public := public_domain(words, found.values())) is not None:
         found.setdefault(public[0], public[1])
         granted = True
@@ -1168,6 +1180,13 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
 
 
 _NOTICE_RUNOVER = 400
+# A grant by another work's terms: "you can redistribute it and/or modify it under the same terms as Perl itself" (the
+# CPAN convention; "as the Perl 5 programming language system itself", Dist::Zilla's): Perl's own terms are a choice
+# between the Artistic License and the GPL, version 1 or later (perlartistic, perlgpl; CPAN::Meta's ``perl_5``).
+# Python's terms are its license. Ruby's changed from the GPL to the BSDL as its alternative (Ruby 1.9.3): the
+# folder answers for those, as for Perl 6's (Raku's Artistic 2.0).
+_SAME_TERMS = re.compile(r"\bunder the same (?:terms|license|licensing terms) as (?:the )?(perl|python)\b(?! 6)")
+_SAME_TERMS_AS = {"perl": "Artistic-1.0-Perl OR GPL-1.0-or-later", "python": "Python-2.0"}
 # A notice about the rest of a project, not this file ("applies to this one file (valgrind.h) only. The rest of Valgrind
 # is licensed under ...").
 _ELSEWHERE = re.compile(r"\bthe (?:entire )?rest of (?:\S+ ){1,3}(?:is|are) (?:licensed|released|distributed) $")
@@ -1491,19 +1510,23 @@ def opening_license(text: str, path: str = "") -> str | None:
 # ... See <http://creativecommons.org/publicdomain/zero/1.0/>" at line 258). The file is under each of them.
 # The same words without their first letter (either case), and in capitals.
 _GRANT_LITERALS = ("ermission", "edistribution", "ublic domain", "icensed under", "icenced under", "erms of the",
-                   "PERMISSION", "REDISTRIBUTION", "PUBLIC DOMAIN", "LICENSED UNDER")
+                   "PERMISSION", "REDISTRIBUTION", "PUBLIC DOMAIN", "LICENSED UNDER", "ame terms as")
 _LATER_CHARS = 200_000
 
 
-def later_notices(text: str, path: str, first: str) -> str:
+def later_notices(text: str, path: str, first: str | None) -> str | None:
     """``first`` (the file's head's license) AND the licenses that notices in comments below the head state, where they
     name licenses ``first`` does not (a repeated or restated notice adds nothing); code files only (``_code_path``).
+    Where the head states none, those notices are the file's own (glad's loaders, whose generated head names no
+    license, quote Khronos's grant at line 1,485); None where there are none.
     Only the comments holding a grant's word are read (found by substring, then the comment around it)."""
-    if not first or len(text) <= _NOTICE_CHARS or not _code_path(path):
+    if len(text) <= _NOTICE_CHARS or not _code_path(path):
         return first
-    found, known, read_to = [first], set(license_ids(first)), -1
+    found, known, read_to = [first] if first else [], set(license_ids(first or "")), -1
+    pod = path.endswith(_POD_EXTENSIONS)
     for position in sorted(_grant_positions(text)):
-        if position < read_to or (run := _comment_around(text, position)) is None:
+        if position < read_to or (run := _comment_around(text, position) or (
+                _pod_around(text, position) if pod else None)) is None:
             continue
         start, read_to = run
         start = start if start >= _NOTICE_CHARS else _paragraph_start(text, _NOTICE_CHARS)
@@ -1511,7 +1534,7 @@ def later_notices(text: str, path: str, first: str) -> str:
             if part and not (ids := license_ids(part)) & known:
                 found.append(part)
                 known |= ids
-    return combine(found)
+    return combine(found) or first
 
 
 def _grant_positions(text: str, most: int = 64):
@@ -1525,6 +1548,21 @@ def _grant_positions(text: str, most: int = 64):
 
 
 _LINE_COMMENT = re.compile(r"[ \t]*(?://|#|--|;|%)")
+# Perl's documentation, where a module states its license ("=head1 COPYRIGHT AND LICENSE ... under the same terms as
+# Perl itself"), often after ``__END__``: a POD block opens with a ``=command`` line and closes with ``=cut``.
+_POD_EXTENSIONS = (".pm", ".pl", ".pod", ".t", ".PL")
+_POD_COMMAND = re.compile(r"^=[a-zA-Z]\w*", re.MULTILINE)
+
+
+def _pod_around(text: str, position: int) -> tuple[int, int] | None:
+    """(start, end) of the POD section holding ``position``, from its ``=command`` line to the next; None outside
+    POD."""
+    line = text.rfind("\n", 0, position) + 1
+    commands = [m for m in _POD_COMMAND.finditer(text, 0, line + 1) if m.start() <= line]
+    if not commands or commands[-1].group(0) == "=cut":
+        return None
+    following = _POD_COMMAND.search(text, position)
+    return commands[-1].start(), (following.start() if following else len(text))
 
 
 def _comment_around(text: str, position: int) -> tuple[int, int] | None:

@@ -40,6 +40,7 @@ from codemix.filters.licenses import (
     repository_license,
     tagged_license,
 )
+from codemix.filters.vendored import copyright_holders, first_copyright
 
 DEP5 = ".reuse/dep5"
 REUSE_TOML = "REUSE.toml"
@@ -188,10 +189,43 @@ def debian_rules(path: str, text: str) -> tuple[PathRule, ...]:
                  for rule in dep5_rules(text) if rule.pattern.startswith("debian/"))
 
 
-def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
+@dataclass(slots=True, frozen=True)
+class Held:
+    """Who holds the copyright of the file at ``path`` (lower case, ``vendored.copyright_holders``): a license text's
+    copyright lines, else the first holder a file's head names. Evidence for ``copied_texts``."""
+
+    path: str
+    holders: frozenset[str]
+
+
+_HELD_HEAD_CHARS = 3_000  # the head ``vendored.holder_fact`` reads, so the answer is shared
+_TITLED_COPYRIGHT = re.compile(r"^[^\n]{0,60}?\blicen[cs]e\b[^\n]{0,20}?\b(copyright\b[^\n]*)$",
+                               re.IGNORECASE | re.MULTILINE)
+
+
+def held_evidence(path: str, text: str) -> Held | None:
+    """The ``Held`` of a file whose license text or head names a copyright holder; None for one naming none."""
+    if is_license_file(path):
+        # a title may run into the copyright line ("The MIT License (MIT) Copyright (c) 2013 Erik Johansson Andersson")
+        titled = _TITLED_COPYRIGHT.search(text[:_HELD_HEAD_CHARS])
+        holders = copyright_holders(text) or (copyright_holders(titled.group(1)) if titled else frozenset())
+    else:
+        holder = first_copyright(text[:_HELD_HEAD_CHARS])[0]
+        holders = frozenset((holder,)) if holder else frozenset()
+    return Held(path, holders) if holders else None
+
+
+def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     """A repository's default (``licenses.repository_license``), its path rules (``.reuse/dep5``'s, then
-    ``REUSE.toml``'s) and its sidecars, from every evidence file's reading, in any order."""
-    evidence = sorted(evidence, key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
+    ``REUSE.toml``'s) and its sidecars, from every evidence file's reading, in any order; a license text beside
+    another that names a copied project's holders governs that project's folder (``copied_texts``)."""
+    evidence = list(evidence)
+    held = [item for item in evidence if isinstance(item, Held)]
+    evidence = sorted((item for item in evidence if not isinstance(item, Held)),
+                      key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
+    copied = copied_texts(evidence, held)
+    copied_folders = {folder: detected for path, detected, *_ in evidence if (folder := copied.get(path))}
+    evidence = [item for item in evidence if item[0] not in copied]
     choices = frozenset(path for path, *_, choice in evidence if choice)
     packages: dict[str, tuple[tuple[str, str], ...]] = {}
     for path, detected, *_ in evidence:
@@ -207,12 +241,69 @@ def resolve_licenses(evidence: Iterable[Evidence]) -> RepositoryLicenses:
         if (subject := distribution_subject(info)) and (info == folder or info not in folders):
             parent = info.rsplit("/", 1)[0] if "/" in info else ""
             packages[parent] = (*packages.get(parent, ()), (subject, folders[folder]))
+    for folder, expression in copied_folders.items():
+        folders.setdefault(folder, expression)  # the copy's own license texts, where it kept them, answer first
     fonts = {folder: expression for folder, expression in folders.items() if font_license(expression)}
     return RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
         tuple(rule for _, _, rules, *_ in evidence for rule in rules),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
         {folder: expression for folder, expression in folders.items() if folder not in fonts}, packages, fonts)
+
+
+# A copied project's license text kept beside the repository's own (nim-glfw's root ``LICENSE.md``, GLFW's zlib text
+# in Marcus Geelnard's and Camilla Löwy's names, beside the wrapper's MIT ``LICENSE``): it governs the folder holding
+# the files whose heads name its holders (``glfw/``), not the repository's own files.
+COPY_SHARE = 0.9  # of the files naming the text's holders, the share its folder must hold
+COPY_MIN_FILES = 3
+
+
+def copied_texts(evidence: Iterable[Evidence], held: Iterable[Held]) -> dict[str, str]:
+    """``{license text: the folder below its own that it governs}``. Where a folder holds two or more license texts
+    stating different licenses, each in other holders' names, a text whose holders' files lie in one folder below
+    (``COPY_SHARE`` of them, at least ``COPY_MIN_FILES``), where they outnumber the files naming the other texts'
+    holders, is that folder's license. At least one text stays its own folder's; a text naming no holder (a GNU text)
+    leaves the folder's texts as they are."""
+    texts = {path: detected for path, detected, *_ in evidence
+             if detected and is_license_file(path) and not package_text(path)}
+    held = list(held)
+    holders = {item.path: item.holders for item in held if item.path in texts}
+    by_folder: dict[str, list[str]] = {}
+    for path in texts:
+        by_folder.setdefault(path.rsplit("/", 1)[0] if "/" in path else "", []).append(path)
+    moved: dict[str, str] = {}
+    for folder, paths in by_folder.items():
+        if len(paths) < 2 or len({texts[p] for p in paths}) < 2 or not all(holders.get(p) for p in paths):
+            continue
+        found = {}
+        for path in paths:
+            others = frozenset().union(*(holders[p] for p in paths if p != path))
+            if not holders[path] & others and (target := _copy_folder(folder, holders[path], others, held)):
+                found[path] = target
+        if len(found) < len(paths):
+            moved.update(found)
+    return moved
+
+
+def _copy_folder(folder: str, own: frozenset[str], others: frozenset[str], held: list[Held]) -> str | None:
+    """The deepest folder below ``folder`` holding ``COPY_SHARE`` of the files (not license texts) naming ``own``,
+    where they outnumber those naming ``others``; None if there is none."""
+    prefix = f"{folder}/" if folder else ""
+    files = [item.path for item in held if item.path.startswith(prefix) and item.holders & own
+             and not is_license_file(item.path)]
+    if len(files) < COPY_MIN_FILES:
+        return None
+    counts: dict[str, int] = {}
+    for path in files:
+        parts = path.split("/")
+        for depth in range(len(prefix.split("/")) if prefix else 1, len(parts)):
+            below = "/".join(parts[:depth])
+            counts[below] = counts.get(below, 0) + 1
+    for below in sorted(counts, key=lambda f: -f.count("/")):
+        if counts[below] >= COPY_SHARE * len(files):
+            rivals = sum(1 for item in held if item.path.startswith(f"{below}/") and item.holders & others)
+            return below if counts[below] > rivals else None
+    return None
 
 
 # An installed distribution's metadata folder: ``packaging-20.9.dist-info``, ``six.egg-info``.
@@ -469,4 +560,4 @@ def own_license(text: str, path: str = "") -> str | None:
              or footer_license(text, path)
              or tagged_license(text, path) or named_in_banner(text, path))
     derived = derived_license(text, path)
-    return later_notices(text, path, combine([found, derived])) if found or derived else found
+    return later_notices(text, path, combine([found, derived]) or None)

@@ -31,7 +31,13 @@ from codemix.filters.licenses import (
     opted_out,
     pointed_license,
 )
-from codemix.filters.reuse import RepositoryLicenses, license_evidence_of, own_license, resolve_licenses
+from codemix.filters.reuse import (
+    RepositoryLicenses,
+    held_evidence,
+    license_evidence_of,
+    own_license,
+    resolve_licenses,
+)
 from codemix.filters.vendored import (
     Vendored,
     VendoredTree,
@@ -87,10 +93,14 @@ def repository_key(doc: Document) -> str:
 def license_evidence(doc: Document):
     """((source, repo), evidence) for each license file, NOTICE, package manifest or REUSE declaration, at
     the root and in any folder (a folder's own license governs the files below it; a root NOTICE only for the
-    paths its sections name, ``reuse.section_rules``)."""
-    if document_kind(doc.kind).licensed_by_text and doc.repo and (
-            is_license_evidence(doc.path) or is_folder_license_evidence(doc.path) or is_notice_file(doc.path)):
+    paths its sections name, ``reuse.section_rules``), and each file's copyright holders (``reuse.Held``: a license
+    text in a copied project's holders' names governs the folder of their files, ``reuse.copied_texts``)."""
+    if not (document_kind(doc.kind).licensed_by_text and doc.repo):
+        return
+    if is_license_evidence(doc.path) or is_folder_license_evidence(doc.path) or is_notice_file(doc.path):
         yield repository_key(doc), license_evidence_of(doc.path, doc.text)
+    if (held := held_evidence(doc.path, doc.text)) is not None:
+        yield repository_key(doc), held
 
 
 def vendoring_evidence(doc: Document):

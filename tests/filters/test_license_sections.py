@@ -10,8 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from codemix.filters.licenses import is_font_file, is_permissive, license_ids
-from codemix.filters.reuse import license_evidence_of, own_license, resolve_licenses, section_rules
+from codemix.filters.licenses import (
+    is_folder_license_evidence,
+    is_font_file,
+    is_license_evidence,
+    is_permissive,
+    license_ids,
+)
+from codemix.filters.reuse import (
+    copied_texts,
+    held_evidence,
+    license_evidence_of,
+    own_license,
+    resolve_licenses,
+    section_rules,
+)
 
 DATA = Path(__file__).parent / "data" / "notices"
 
@@ -195,3 +208,62 @@ def test_a_legal_notice_file_named_legalities() -> None:
     assert "public domain" in text
     assert license_evidence_of(path, text)[1] == "LicenseRef-public-domain"
     assert _licenses({path: text}).for_path("src/external/CDFLIB90/cdf_beta_mod.f90") == "LicenseRef-public-domain"
+
+
+def _with_holders(files: dict[str, str]):
+    """A repository's licenses from its license evidence and every file's holders, as the filter stage gathers them."""
+    evidence = [license_evidence_of(path, text) for path, text in files.items() if is_license_evidence(path)
+                or is_folder_license_evidence(path)]
+    return resolve_licenses([*evidence, *(held for path, text in files.items() if (held := held_evidence(path, text)))])
+
+
+def test_a_copied_projects_license_text_at_the_root_governs_its_folder() -> None:
+    """nim-glfw (the eighth holdout, spent): the wrapper's MIT ``LICENSE`` (Erik Johansson Andersson; ScanCode: mit)
+    beside GLFW's zlib ``LICENSE.md`` (Marcus Geelnard, Camilla Löwy; ScanCode: zlib), whose holders the heads of
+    GLFW's copied sources under ``glfw/src`` name. GLFW's text governs that folder (its ``CMakeLists.txt`` has no
+    notice), the wrapper's the rest (its examples, ``glfw.nim``); not both ANDed everywhere."""
+    files = _files("nim-glfw")
+    named = [path for path, text in files.items() if (held := held_evidence(path, text))
+             and "marcus geelnard" in held.holders]
+    assert len(named) >= 30 and not any(path.startswith("examples/") for path in named)  # guard: the copies' heads
+    licenses = _with_holders(files)
+    assert licenses.default == "MIT"
+    assert licenses.for_path("glfw/src/CMakeLists.txt") == "Zlib"
+    assert licenses.for_path("glfw.nim") == "MIT" and licenses.for_path("examples/boing.nim") == "MIT"
+    assert licenses.for_path("glfw/src/init.c", own_license(files["glfw/src/init.c"], "glfw/src/init.c")) == "Zlib"
+    # without the files' holders, the two texts are both the root's
+    assert _licenses({p: files[p] for p in ("LICENSE", "LICENSE.md", "glfw.nimble")}).default == "MIT AND Zlib"
+
+
+def test_a_license_text_naming_no_holder_stays_its_folders() -> None:
+    """zstd's BSD ``LICENSE`` (Meta Platforms) and GPL-2.0 ``COPYING`` (the GNU text names only the FSF, its own
+    author): no text is a copy's, whatever the files' holders, so both stay the root's."""
+    files = _files("zstd")
+    held = [held_evidence(path, text) for path, text in files.items()]
+    assert any(item and item.path == "lib/zstd.h" for item in held)  # guard: a file naming Meta
+    evidence = [license_evidence_of(path, files[path]) for path in ("LICENSE", "COPYING")]
+    assert copied_texts(evidence, [item for item in held if item]) == {}
+
+
+def test_the_khronos_grant_for_the_materials_lower_in_a_generated_header() -> None:
+    """nim-glfw's ``glfw/deps/glad/gles2.h``: glad's generated head names no license; Khronos' grant "to any person
+    obtaining a copy of this software and/or associated documentation files (the "Materials")" follows at line 477
+    (ScanCode: khronos; with the paragraph on modified files it would be SPDX's MIT-Khronos-old), not MIT's."""
+    path = "glfw/deps/glad/gles2.h"
+    text = _files("nim-glfw")[path]
+    assert text.find('(the\n** "Materials")') > 3_000  # guard: below the head
+    assert own_license(text, path) == "LicenseRef-khronos" and is_permissive("LicenseRef-khronos")
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    # "=head1 LICENSE ... This module is licensed under the same terms as Perl itself." (ScanCode:
+    # artistic-perl-1.0 OR gpl-1.0-plus), at the end of the module's POD
+    ("App-cpanminus/fatlib/HTTP/Tinyish.pm", "Artistic-1.0-Perl OR GPL-1.0-or-later"),
+    # "=head1 COPYRIGHT AND LICENSE ... This is free software, licensed under: The Apache License, Version 2.0"
+    ("App-cpanminus/fatlib/CPAN/Common/Index/LocalPackage.pm", "Apache-2.0"),
+])
+def test_a_perl_modules_license_in_its_pod(path: str, expected: str) -> None:
+    """cpanminus's fat-packed modules (development set) state their license in POD after the code, past the head."""
+    text = _files("cpanminus")[path]
+    assert text.find("=head1", 3_000) > 0  # guard: the POD section lies below the head
+    assert own_license(text, path) == expected
