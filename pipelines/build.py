@@ -109,7 +109,8 @@ def uses_repository_dedup(spec: MixtureSpec) -> bool:
     return spec.dedup.repository_level and bool(stages_of_shape(spec.stages, REPOSITORIES))
 
 
-def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str]) -> dict:
+def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list[str],
+               vocab_size: int | None = None) -> dict:
     """Each stage's documents by its kind (``mixtures.stages``): kept documents as they are, whole
     repositories in dependency order (read after repository-level dedup, so file-level dedup never
     removes files from them), or transcripts as loss-masked samples; then tokenized into shards. Shards
@@ -130,7 +131,7 @@ def run_shards(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             | "AllEntries" >> beam.Flatten()
             | "WriteShards" >> WriteShards(out_dir=out, runs_dir=f"{out}/runs", tokenizer_path=tokenizer_path,
                                            eod_token=spec.tokenizer.eod_token, shard_size_bytes=spec.shard_size_bytes,
-                                           workers=worker_count(beam_args), docs=True))
+                                           workers=worker_count(beam_args), docs=True, vocab_size=vocab_size))
         _ = (
             (stats, *sample_stats)
             | "AllStats" >> beam.Flatten()
@@ -385,7 +386,7 @@ def _run_stages(spec: MixtureSpec, facts: dict, layout: BuildLayout, beam_args: 
     for source, notes in check_kept(spec, layout, allowed, repository_level=uses_repository_dedup(spec)).items():
         allowed_notes.setdefault(source, []).extend(notes)
     with display.stage("shards", expected=shard_entries(spec, layout), step="tokenized", unit="tokenized"):
-        runner.run("shards", keys["shards"], lambda out: run_shards(spec, layout, out, beam_args))
+        runner.run("shards", keys["shards"], lambda out: run_shards(spec, layout, out, beam_args, tokenizer["vocab_size"]))
     return finish_manifest(spec, layout, runner, tokenizer, beam_args, allowed, allowed_notes)
 
 

@@ -159,12 +159,16 @@ def tokenizer_parallelism(parallel: bool):
 
 
 class _Tokenizing:
-    """What both DoFns need of the tokenizer: ids of a batch with EOD after each document."""
+    """What tokenizing needs of the tokenizer: ids of a batch with EOD after each document."""
 
-    def _load(self, tokenizer_path: str, eod_token: str) -> None:
+    def _load(self, tokenizer_path: str, eod_token: str, dtype: type[np.integer]) -> None:
+        """The tokenizer, whose vocabulary must give ``dtype``: the merge reads the runs in that dtype."""
         self._tokenizer = load_tokenizer(tokenizer_path)
         self._eod = token_id(self._tokenizer, eod_token)
         self._dtype = dtype_for_vocab(self._tokenizer.get_vocab_size(with_added_tokens=True))
+        if self._dtype is not dtype:
+            raise RuntimeError(f"tokenizer {tokenizer_path} has ids of {np.dtype(self._dtype).name}, but the shards "
+                               f"stage was set up for {np.dtype(dtype).name} (another vocabulary size)")
         self._eod_array = np.array([self._eod], dtype=self._dtype)
 
     def _encode(self, batch) -> tuple[np.ndarray, list[int]]:
@@ -344,13 +348,14 @@ class TokenizeToRuns(_Tokenizing, beam.DoFn):
     about 30% less CPU) and writes one run; the rest of a bundle is flushed at its end.
     """
 
-    def __init__(self, runs_dir: str, tokenizer_path: str, eod_token: str, *, parallel: bool,
-                 run_text_bytes: int = RUN_TEXT_BYTES, keep_text: bool = False):
+    def __init__(self, runs_dir: str, tokenizer_path: str, eod_token: str, dtype: type[np.integer], *,
+                 parallel: bool, run_text_bytes: int = RUN_TEXT_BYTES, keep_text: bool = False):
         self._runs_dir, self._tokenizer_path, self._eod_token = runs_dir, tokenizer_path, eod_token
         self._parallel, self._run_text_bytes, self._keep_text = parallel, run_text_bytes, keep_text
+        self._expected_dtype = dtype
 
     def setup(self):
-        self._load(self._tokenizer_path, self._eod_token)
+        self._load(self._tokenizer_path, self._eod_token, self._expected_dtype)
 
     def start_bundle(self):
         self._buffer, self._buffered = defaultdict(list), 0
@@ -461,17 +466,15 @@ class ShardSink:
             self._docs.abort()
 
 
-class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
+class MergeRunsIntoShard(beam.DoFn):
     """(shard key, [RunSlice]) -> PREFIX.bin/.idx with the shard's slice of every run
     merged in (position, id) order, its provenance sidecar (``mixtures.provenance``) and, with
     ``docs``, its documents as Parquet (``docs_path``); yields the shard's stats. A range no document
-    hashed into writes nothing (a few large documents can leave one empty)."""
+    hashed into writes nothing (a few large documents can leave one empty). It only copies ids, so it
+    needs their ``dtype``, not the tokenizer (whose load costs each worker ~0.05 CPU s)."""
 
-    def __init__(self, out_dir: str, tokenizer_path: str, eod_token: str, docs: bool = False):
-        self._out_dir, self._tokenizer_path, self._eod_token, self._docs = out_dir, tokenizer_path, eod_token, docs
-
-    def setup(self):
-        self._load(self._tokenizer_path, self._eod_token)
+    def __init__(self, out_dir: str, dtype: type[np.integer], docs: bool = False):
+        self._out_dir, self._dtype, self._docs = out_dir, dtype, docs
 
     def process(self, element):
         (stage, source, index, shards), slices = element
@@ -499,14 +502,20 @@ class MergeRunsIntoShard(_Tokenizing, beam.DoFn):
 
 class WriteShards(beam.PTransform):
     """Stage entries (from ``stage_entries``) -> shard files, returning one stats dict per shard written.
-    With ``docs``, each shard's documents are published too (``docs_path``), text and provenance."""
+    With ``docs``, each shard's documents are published too (``docs_path``), text and provenance.
+    ``vocab_size`` (with added tokens; a build has it from its tokenizer stage) picks the ids' dtype;
+    without it the tokenizer is loaded here to read it."""
 
     def __init__(self, *, out_dir: str, runs_dir: str, tokenizer_path: str, eod_token: str, shard_size_bytes: int,
-                 workers: int = 1, run_text_bytes: int = RUN_TEXT_BYTES, docs: bool = False):
+                 workers: int = 1, run_text_bytes: int = RUN_TEXT_BYTES, docs: bool = False,
+                 vocab_size: int | None = None):
         super().__init__()
         self._out_dir, self._runs_dir = out_dir, runs_dir
         self._tokenizer_path = tokenizer_path
         self._eod_token = eod_token
+        if vocab_size is None:
+            vocab_size = load_tokenizer(tokenizer_path).get_vocab_size(with_added_tokens=True)
+        self._dtype = dtype_for_vocab(vocab_size)
         self._shard_size_bytes = shard_size_bytes
         self._parallel, self._run_text_bytes, self._docs = encode_in_parallel(workers), run_text_bytes, docs
 
@@ -515,7 +524,7 @@ class WriteShards(beam.PTransform):
             entries
             | "Progress" >> beam.ParDo(Progress("shards", lambda kv: len(kv[1][1])))
             | "TokenizeToRuns" >> beam.ParDo(TokenizeToRuns(self._runs_dir, self._tokenizer_path, self._eod_token,
-                                                            parallel=self._parallel, keep_text=self._docs,
+                                                            self._dtype, parallel=self._parallel, keep_text=self._docs,
                                                             run_text_bytes=self._run_text_bytes))
         )
         source_bytes = runs | "SourceBytes" >> beam.Map(lambda run: (run[0], run[1][1])) | beam.CombinePerKey(sum)
@@ -523,8 +532,7 @@ class WriteShards(beam.PTransform):
             runs
             | "SliceRuns" >> beam.FlatMap(slices_of_run, beam.pvalue.AsDict(source_bytes), self._shard_size_bytes)
             | "GroupSlicesByShard" >> beam.GroupByKey()  # one worker per shard; it gets only the runs it needs
-            | "MergeRuns" >> beam.ParDo(MergeRunsIntoShard(self._out_dir, self._tokenizer_path, self._eod_token,
-                                                           self._docs))
+            | "MergeRuns" >> beam.ParDo(MergeRunsIntoShard(self._out_dir, self._dtype, self._docs))
         )
 
 

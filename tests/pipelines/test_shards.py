@@ -55,7 +55,7 @@ def tokenizer_path(documents, tmp_path_factory) -> str:
 
 
 def write_shards(documents, tokenizer_path: str, out: Path, run_text_bytes: int, workers: int,
-                 docs: bool = False) -> list[dict]:
+                 docs: bool = False, vocab_size: int | None = None) -> list[dict]:
     options = ["--runner=FnApiRunner"] + (
         [f"--direct_num_workers={workers}", "--direct_running_mode=multi_processing"] if workers > 1 else [])
     with beam.Pipeline(options=PipelineOptions(options)) as pipeline:
@@ -63,7 +63,8 @@ def write_shards(documents, tokenizer_path: str, out: Path, run_text_bytes: int,
             pipeline
             | beam.Create([(("short", "code"), (doc_id, text, "file", provenance(doc_id))) for doc_id, text in documents])
             | WriteShards(out_dir=str(out), runs_dir=str(out / "runs"), tokenizer_path=tokenizer_path, eod_token=EOD,
-                          shard_size_bytes=40_000, workers=workers, run_text_bytes=run_text_bytes, docs=docs)
+                          shard_size_bytes=40_000, workers=workers, run_text_bytes=run_text_bytes, docs=docs,
+                          vocab_size=vocab_size)
             | beam.Map(stats_to_json)
             | beam.io.WriteToText(str(out / "stats"), file_name_suffix=".jsonl")
         )
@@ -84,11 +85,13 @@ def shard_files(out: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def written(documents, tokenizer_path, tmp_path_factory) -> dict[str, tuple[Path, list[dict]]]:
     """The same documents sharded twice (each Beam run costs seconds, so the tests below share them):
-    ``small``, a 1-byte run buffer (nearly every document its own run), two worker processes and the
-    documents published too (``docs``); ``large``, one run per bundle, one worker, no documents."""
+    ``small``, a 1-byte run buffer (nearly every document its own run), two worker processes, the
+    documents published too (``docs``) and the vocabulary size given, as a build gives it; ``large``,
+    one run per bundle, one worker, no documents, the vocabulary size read from the tokenizer."""
     root = tmp_path_factory.mktemp("written")
+    vocab_size = load_tokenizer(tokenizer_path).get_vocab_size(with_added_tokens=True)
     return {"small": (root / "small", write_shards(documents, tokenizer_path, root / "small", run_text_bytes=1,
-                                                   workers=2, docs=True)),
+                                                   workers=2, docs=True, vocab_size=vocab_size)),
             "large": (root / "large", write_shards(documents, tokenizer_path, root / "large", run_text_bytes=10**9,
                                                    workers=1))}
 
@@ -121,6 +124,15 @@ def test_each_shard_holds_its_documents_in_position_order_each_followed_by_eod(d
         assert shard["text_bytes"] == sum(len(by_id[doc_id].encode()) for doc_id in ids)
         seen += ids
     assert sorted(seen) == sorted(by_id), "every document in exactly one shard"
+
+
+def test_a_vocabulary_size_of_another_dtype_than_the_tokenizers_is_refused(documents, tokenizer_path, tmp_path):
+    """The merge reads the runs in the dtype the stage was given; a tokenizer whose vocabulary gives
+    another (uint16 for this one, int32 above 65,500 ids) would have its runs misread, so it fails."""
+    assert load_tokenizer(tokenizer_path).get_vocab_size(with_added_tokens=True) < 65_500, "guard: a uint16 tokenizer"
+    with pytest.raises(Exception, match="has ids of uint16, but the shards stage was set up for int32"):
+        write_shards(documents[:2], tokenizer_path, tmp_path / "out", run_text_bytes=10**9, workers=1,
+                     vocab_size=100_000)
 
 
 def _in_shard(doc_id: str, shard: dict) -> bool:
