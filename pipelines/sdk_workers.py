@@ -3,7 +3,8 @@
 ``--direct_running_mode=multi_processing`` starts every SDK worker as a fresh ``python -m
 apache_beam.runners.worker.sdk_worker_main``, whose imports cost ~1.8 CPU s before any work, and each
 pipeline starts its own (a build runs ~7 pipelines of 2 workers). Within ``forked_workers()``, a
-pipeline on that runner instead starts each worker through a small client that asks a fork server to
+pipeline on that runner instead starts each worker through a small client (``sdk_worker_client``,
+standard library only) that asks a fork server to
 fork a worker with the client's environment, working directory and standard streams; the worker then
 runs ``sdk_worker_main`` as the fresh process would. The server lives for the outermost ``with`` block
 (a whole build: ``shared=True`` blocks inside it use its server) and imports, besides Beam's worker,
@@ -36,14 +37,15 @@ import time
 import traceback
 from collections.abc import Iterable, Iterator
 
+from codemix.pipelines import sdk_worker_client
+from codemix.pipelines.sdk_worker_client import LENGTH, STATUS, receive_exactly
+
 # What the server imports once for every worker it forks: Beam's worker and the readers and writers
 # every stage's pipeline uses. A worker imports anything else its DoFns need, as a fresh one would.
 PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "apache_beam.io.parquetio", "pyarrow.parquet",
            "zstandard")
 BEAM_WORKER_MODULE = "apache_beam.runners.worker.sdk_worker_main"
 PROFILE_ENV = "CODEMIX_PROFILE_DIR"  # a directory: each forked worker writes its cProfile statistics there
-_LENGTH = struct.Struct("<I")
-_STATUS = struct.Struct("<i")
 _READY = b"ready\n"
 SERVER_START_SECONDS = 120.0  # the server's imports, on a loaded machine
 HANDSHAKE_SECONDS = 10.0  # a client's request, sent as soon as it connects
@@ -156,7 +158,8 @@ class _ForkServer:
 
     def __init__(self, process: subprocess.Popen, directory: str, path: str):
         self.process, self.directory, self.path = process, directory, path
-        self.client_command = shlex.join([sys.executable, "-m", __name__, "connect", path])
+        # -I -S: the client needs neither site-packages nor codemix, only the standard library
+        self.client_command = shlex.join([sys.executable, "-I", "-S", sdk_worker_client.__file__, path])
 
     @classmethod
     def start(cls, preload: tuple[str, ...] = PRELOAD) -> _ForkServer:
@@ -290,7 +293,7 @@ def _reap(workers: dict[int, socket.socket], selector) -> None:
         with contextlib.suppress(KeyError):  # already unregistered when its client went first
             selector.unregister(connection)
         with contextlib.suppress(OSError):
-            connection.sendall(_STATUS.pack(os.waitstatus_to_exitcode(status)))
+            connection.sendall(STATUS.pack(os.waitstatus_to_exitcode(status)))
         connection.close()
 
 
@@ -299,9 +302,9 @@ def _fork_worker(connection: socket.socket, *inherited) -> int | None:
     connection.settimeout(HANDSHAKE_SECONDS)  # a client that connects and sends nothing must not stall the server
     fds: list[int] = []
     try:
-        header, fds, _, _ = socket.recv_fds(connection, _LENGTH.size, 3)
-        (length,) = _LENGTH.unpack(header)
-        request = json.loads(_receive_exactly(connection, length))
+        header, fds, _, _ = socket.recv_fds(connection, LENGTH.size, 3)
+        (length,) = LENGTH.unpack(header)
+        request = json.loads(receive_exactly(connection, length))
         if len(fds) != 3:
             raise ValueError("a request comes with three standard streams")
     except (OSError, ValueError, struct.error):
@@ -315,17 +318,6 @@ def _fork_worker(connection: socket.socket, *inherited) -> int | None:
     for fd in fds:
         os.close(fd)
     return pid
-
-
-def _receive_exactly(connection: socket.socket, size: int) -> bytes:
-    chunks, remaining = [], size
-    while remaining:
-        chunk = connection.recv(remaining)
-        if not chunk:
-            raise OSError("the client closed its connection mid-request")
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
 
 
 def _run_worker(request: dict, fds: list[int], connection: socket.socket, inherited) -> None:
@@ -408,35 +400,14 @@ def _profiled(main, argv: list[str]) -> None:
         stats.dump_stats(os.path.join(directory, f"worker-{os.getpid()}.prof"))
 
 
-# ------------------------------------------------------------------ the client (Beam's worker command)
-
-def connect(path: str) -> int:
-    """Asks the server to fork a worker with this process's environment, directory, blocked signals and
-    standard streams; waits for it and returns its exit status. Killing this process kills the worker."""
-    blocked = sorted(int(signum) for signum in signal.pthread_sigmask(signal.SIG_BLOCK, []))
-    request = json.dumps({"env": dict(os.environ), "cwd": os.getcwd(), "blocked": blocked}).encode()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.connect(path)
-        socket.send_fds(connection, [_LENGTH.pack(len(request))], [0, 1, 2])
-        connection.sendall(request)
-        status = _receive_exactly(connection, _STATUS.size)
-    (code,) = _STATUS.unpack(status)
-    if code < 0:  # ended by a signal: end the same way, as the worker's own process would have
-        signal.signal(-code, signal.SIG_DFL)
-        os.kill(os.getpid(), -code)
-    return code
-
+# ------------------------------------------------------------------ the command line
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["serve"]:
         serve(argv[1], int(argv[2]), argv[3:])
         return 0
     if argv[:1] == ["connect"]:
-        try:
-            return connect(argv[1])
-        except OSError as error:
-            print(f"codemix SDK worker client: the fork server at {argv[1]} is gone ({error})", file=sys.stderr)
-            return 1
+        return sdk_worker_client.main(argv[1:])
     print(f"usage: python -m {__name__} serve PATH READY_FD [MODULE ...] | connect PATH", file=sys.stderr)
     return 2
 

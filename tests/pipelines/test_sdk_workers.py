@@ -182,3 +182,21 @@ def test_a_shared_block_uses_the_outer_server_with_its_preloads_and_counts_its_w
         own[pid] = max(own.get(pid, 0.0), cpu)  # each worker's last (largest) reading of its own CPU
     assert own and counted > 0 and counted_after - counted >= sum(own.values()) > 0
     assert sdk_workers.cpu_seconds() == 0 and descendants() == before  # the server ended with the outer block
+
+
+def test_the_worker_client_needs_only_the_standard_library():
+    """The client runs as ``python -I -S FILE``: no site-packages, no codemix on its path, so an import
+    of anything else would fail every worker's start; the command must name the file so."""
+    import ast
+    import sys
+    from pathlib import Path
+
+    from codemix.pipelines import sdk_worker_client
+
+    tree = ast.parse(Path(sdk_worker_client.__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert "socket" in imported, "guard: the client's imports were read"
+    assert imported - {"__future__"} <= set(sys.stdlib_module_names)
+    command = sdk_workers._ForkServer(None, "", "/tmp/socket").client_command.split()
+    assert command[1:4] == ["-I", "-S", sdk_worker_client.__file__]
