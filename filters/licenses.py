@@ -558,7 +558,18 @@ def _license_from_text(text: str) -> str | None:
         found.append((public[0], len(_SIGNATURES), public[1]))
     primary = min(found)[2] if found else _license_mention(text, words)
     named = _offered_names(words) if primary else ()
-    return combine([primary, *named], "OR") if named else primary
+    primary = combine([primary, *named], "OR") if named else primary
+    if "acm" in words and _ACM_TERMS.search(words):  # CDFLIB90's "code from ACM publications is subject to the ACM policy"
+        return combine([primary, ACM_SLA]) if primary else ACM_SLA
+    return primary
+
+
+# The ACM's terms for the algorithms it publishes (Collected Algorithms of the ACM, TOMS): its Software License
+# Agreement's text ("All software, both binary and source published by the Association for Computing Machinery ... is
+# copyrighted by the Association", ScanCode's acm-sla: noncommercial use), or a sentence putting code under it.
+ACM_SLA = "LicenseRef-acm-sla"
+_ACM_TERMS = re.compile(r"\b(?:subject to the (?:acm software license agreement|acm (?:software |algorithms )?policy)"
+                        r"|all software both binary and source published by the association for computing machinery)\b")
 
 
 def _offered_names(words: str) -> tuple[str, ...]:
@@ -1162,13 +1173,15 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
         found.setdefault(dedication.start(), "CC0-1.0")
     if "same" in words and (same := _SAME_TERMS.search(words)) is not None:
         found.setdefault(same.start(), _SAME_TERMS_AS[same.group(1)])
+    if dedications and "acm" in words and (acm := _ACM_TERMS.search(words)) is not None:  # a document's: its text
+        found.setdefault(acm.start(), ACM_SLA)
     if dedications and (public := public_domain(words, found.values())) is not None:
         found.setdefault(public[0], public[1])
         granted = True
     for position, spdx in found.items():  # Eclipse's "EPL v1.0 and Eclipse Distribution License v1.0": a choice
         if spdx.startswith("EPL-") and _EDL.match(words, position):
             found[position] = f"{spdx} OR BSD-3-Clause"
-    if _CHOICE.search(words):
+    if _CHOICE.search(words) or _FOOTER_CHOICE.search(words):  # stb's "choose whichever you prefer" at the top too
         if granted and len(set(found.values())) > 1:
             return combine(found.values(), "OR")
         offered = _versioned_choice(words, found.values())
@@ -1476,7 +1489,19 @@ def footer_license(text: str, path: str = "") -> str | None:
     last = next((line for line in reversed(text.rstrip().splitlines()[-3:]) if line.strip()), "")
     if not _COMMENT_END.search(last):
         return None
-    return _block_license(text[-_FOOTER_CHARS:])
+    return _block_license(text[-_FOOTER_CHARS:]) or _closing_section(text)
+
+
+def _closing_section(text: str) -> str | None:
+    """The license section of a file's closing ``/* ... */`` comment, where credits follow it past the last
+    characters ``footer_license`` reads (nuklear.h's "## License ... available under 2 licenses", then its
+    changelog and credits, 28 kB from the end of a 990 kB file)."""
+    opened = text.rfind("/*", max(0, len(text) - _OPENING_CHARS))
+    if opened < 0 or "*/" in text[opened:].rstrip()[:-2]:
+        return None
+    block = text[opened:]
+    heading = next(_LICENSE_HEADING.finditer(block), None)
+    return _block_license(block[heading.start():]) if heading else None
 
 
 def _block_license(block: str) -> str | None:

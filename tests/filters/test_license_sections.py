@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from codemix.filters.licenses import (
+    footer_license,
     is_folder_license_evidence,
     is_font_file,
     is_license_evidence,
@@ -202,12 +203,17 @@ def test_minpacks_license_by_its_text() -> None:
 def test_a_legal_notice_file_named_legalities() -> None:
     """numfort's bundled CDFLIB90 (the eighth holdout, spent; fit after its run): ``LEGALITIES.txt``, "We place our
     efforts in writing this package in the public domain" (ScanCode's match, line 4: public-domain; its classifier
-    calls a "legal..." name a legal file), the folder's license text."""
+    calls a "legal..." name a legal file), the folder's license text. Its next sentence, "However, code from ACM
+    publications is subject to the ACM policy (below)", puts part of the package under the ACM's terms for its
+    published algorithms (noncommercial copying; ScanCode's acm-sla, which it matches only by the Software License
+    Agreement's own text, so its reading here is public-domain alone): both hold for the folder, and the permissive
+    policy keeps none of it."""
     path = "src/external/CDFLIB90/LEGALITIES.txt"
     text = _files("numfort")[path]
-    assert "public domain" in text
-    assert license_evidence_of(path, text)[1] == "LicenseRef-public-domain"
-    assert _licenses({path: text}).for_path("src/external/CDFLIB90/cdf_beta_mod.f90") == "LicenseRef-public-domain"
+    assert "public domain" in text and "subject to the ACM policy" in text
+    assert license_evidence_of(path, text)[1] == "LicenseRef-acm-sla AND LicenseRef-public-domain"
+    folder = _licenses({path: text}).for_path("src/external/CDFLIB90/cdf_beta_mod.f90")
+    assert folder == "LicenseRef-acm-sla AND LicenseRef-public-domain" and not is_permissive(folder)
 
 
 def _with_holders(files: dict[str, str]):
@@ -253,6 +259,18 @@ def test_the_khronos_grant_for_the_materials_lower_in_a_generated_header() -> No
     text = _files("nim-glfw")[path]
     assert text.find('(the\n** "Materials")') > 3_000  # guard: below the head
     assert own_license(text, path) == "LicenseRef-khronos" and is_permissive("LicenseRef-khronos")
+
+
+def test_a_choice_of_licenses_closing_a_long_file_before_its_credits() -> None:
+    """nim-glfw's ``glfw/deps/nuklear.h``: its closing comment holds "## License ... This software is available under 2
+    licenses -- choose whichever you prefer. ALTERNATIVE A - MIT License ... ALTERNATIVE B - Public Domain
+    (www.unlicense.org)", then its changelog and credits (28 kB from the end of the 990 kB file; the fixture keeps its
+    first 100 lines and that comment): MIT or the Unlicense, as stb's footer."""
+    path = "glfw/deps/nuklear.h"
+    text = _files("nim-glfw")[path]
+    assert text.find("choose whichever you prefer") > 3_000 and len(text) - text.find("ALTERNATIVE B") > 3_000
+    assert own_license(text, path) == "MIT OR Unlicense"
+    assert footer_license(text, path) == "MIT OR Unlicense"  # the closing comment's section, whatever the file's length
 
 
 @pytest.mark.parametrize(("path", "expected"), [
