@@ -394,6 +394,45 @@ def count_clack_runs(path: Path) -> int:
     return sum(len(re.findall(p, text, re.MULTILINE)) for p in (r"^## Intent:", r"^●  \S", r"^Agent:"))
 
 
+# round 11 (chats and agents' dialogues written as text)
+
+def count_headed_sections(path: Path) -> int:
+    """A Markdown transcript of ``## Speaker`` sections (a referee's ``## System Prompt`` and each agent's turn):
+    one message per heading with text under it."""
+    sections = re.split(r"^## .*$", path.read_text(), flags=re.MULTILINE)[1:]
+    return sum(1 for body in sections if body.strip())
+
+
+def count_you_and_model_headings(path: Path) -> int:
+    """A ChatGPT export in Markdown: one message per ``#### You:`` / ``#### ChatGPT:`` heading."""
+    return len(re.findall(r"^#### (?:You|ChatGPT):", path.read_text(), re.MULTILINE))
+
+
+def count_exporter_items(path: Path) -> int:
+    """ChatGPT Exporter's HTML page: one message per ``<div class="conversation-item">``."""
+    return path.read_text().count('<div class="conversation-item">')
+
+
+def count_says_labels(path: Path) -> int:
+    """A dialogue log of ``[N] Name says:`` entries: one message each."""
+    return len(re.findall(r"^\[\d+\] \w+ says:", path.read_text(), re.MULTILINE))
+
+
+def count_board_posts(path: Path) -> int:
+    """A message board of posts ``Name: text`` (``DON (the human): ...``), each ended by a ``--------`` line."""
+    return len(re.findall(r"^[A-Z][A-Za-z]+(?: \([^)]*\))?: \S", path.read_text(), re.MULTILINE))
+
+
+def count_bold_speakers(path: Path) -> int:
+    """Pidgin's Markdown: one message per ``**System**:``, ``**Researcher**:`` or ``**Agent X**:`` paragraph."""
+    return len(re.findall(r"^\*\*(?:System|Researcher|Agent [AB])\*\*:", path.read_text(), re.MULTILINE))
+
+
+def count_emoji_headed_pair(path: Path) -> int:
+    """cg-md-parser's Markdown of one ChatGPT exchange: ``## 👤 User Question`` and ``## 🤖 Assistant Answer``."""
+    return len(re.findall(r"^## (?:👤 User Question|🤖 Assistant Answer)$", path.read_text(), re.MULTILINE))
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -453,4 +492,13 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "CrewAI (research agent README, verbose run under Markdown headings)": count_crewai_headed_run,
                 "TaoGPT (log of LLM calls in Markdown, HTML-headed turns)": count_last_call_messages,
                 "simple-cli (CLI session log with clack glyphs, demo)": count_clack_runs,
-                "simple-cli (CLI session log with clack glyphs, product director loop)": count_clack_runs}
+                "simple-cli (CLI session log with clack glyphs, product director loop)": count_clack_runs,
+                # round 11 (chats and agents' dialogues written as text)
+                "AI Design Theater (two models debating under a referee's headings)": count_headed_sections,
+                "ProxyChatGPT (ChatGPT chat in Markdown, You and ChatGPT headings)": count_you_and_model_headings,
+                "ChatGPT Exporter (Markdown export, extratone)": count_you_and_model_headings,
+                "ChatGPT Exporter (HTML export, writer named by an avatar element)": count_exporter_items,
+                "Orchestrator (Claude and Gemini code review, said labels)": count_says_labels,
+                "Orchestrator (message board of a person and three agents)": count_board_posts,
+                "Pidgin (Claude and GPT-4o talking, bold speaker labels)": count_bold_speakers,
+                "cg-md-parser (a ChatGPT exchange under emoji headings)": count_emoji_headed_pair}

@@ -24,6 +24,7 @@ from codemix.mixtures.transcript_formats import (
     session_format,
     statement_as_task,
     system_as_task,
+    with_speakers,
 )
 from codemix.mixtures.transcript_formats.canonical import MAX_JSON_DEPTH, flag_text_observations, nested_deeper_than
 from codemix.mixtures.transcript_formats.openai import chat_message as normalize_message
@@ -55,6 +56,7 @@ __all__ = [
     "statement_as_task",
     "system_as_task",
     "transcript_record",
+    "with_speakers",
 ]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.aider import AIDER
 from codemix.mixtures.transcript_formats.aider_llm import AIDER_LLM_HISTORY
 from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE, CLAUDE_CODE_EXPORT
-from codemix.mixtures.transcript_formats.banners import BANNER_TURNS
+from codemix.mixtures.transcript_formats.banners import BANNER_TURNS, is_python_module
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
     MAX_JSON_DEPTH,
@@ -51,6 +51,7 @@ from codemix.mixtures.transcript_formats.printed import (
     sent_messages,
 )
 from codemix.mixtures.transcript_formats.rendered import TEMPLATE_TURNS
+from codemix.mixtures.transcript_formats.said import SAID_TURNS
 from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.shape import (
     ID_KEYS,
@@ -66,7 +67,12 @@ from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, speaker_of
-from codemix.mixtures.transcript_formats.web_pages import HTML_MESSAGES
+from codemix.mixtures.transcript_formats.web_pages import (
+    HTML_MESSAGES,
+    detect_html_messages,
+    page_text,
+    parse_html_messages,
+)
 from codemix.sources import turn_path_tokens
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
@@ -82,6 +88,26 @@ def read_console(text: Any) -> list[Transcript] | None:
     return console_transcripts(text, others=lambda view: parse_text(view, exclude=CONSOLE_LOG))
 
 
+def read_html(text: Any) -> list[Transcript] | None:
+    """An HTML page's conversation: its message elements (``web_pages``), else its visible text read by the
+    formats that read turns labelled in words (said-labels, headed turns, speaker labels)."""
+    if not isinstance(text, str) or "<" not in text[:5000]:
+        return None
+    if detect_html_messages(text):
+        return parse_html_messages(text)
+    rendered = page_text(text)
+    fmt = next((f for f in PAGE_TEXT_FORMATS if rendered and f.detect(rendered)), None)
+    if fmt is None:
+        return None
+    transcripts = fmt.parse(rendered)
+    for transcript in transcripts:
+        transcript.extra["page_text"] = transcript.format
+        transcript.format = HTML_MESSAGES.name
+    return transcripts
+
+
+HTML_PAGES = Format(name=HTML_MESSAGES.name, container="text", detect=lambda text: bool(read_html(text)),
+                    parse=lambda text: read_html(text) or [])
 CONSOLE_LOG = Format(name="console-log", container="text", detect=lambda text: bool(read_console(text)),
                      parse=lambda text: read_console(text) or [])
 def read_printed_objects(text: str) -> list[Transcript]:
@@ -90,8 +116,10 @@ def read_printed_objects(text: str) -> list[Transcript]:
 
 
 PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=detect_printed_objects, parse=read_printed_objects)
+# What reads a page's visible text: the formats of turns labelled in words (their labels survive rendering).
+PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
 LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
-TEXT_FORMATS = (HTML_MESSAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
+TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 
@@ -110,6 +138,7 @@ __all__ = [
     "session_format",
     "statement_as_task",
     "system_as_task",
+    "with_speakers",
 ]
 
 
@@ -221,6 +250,8 @@ def notebook_transcripts(value: dict) -> list[Transcript]:
             if not has_task(transcript.messages) and (task := cell_task(cell) or shown_file_task(value["cells"], index)):
                 head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), 0)
                 transcript.messages.insert(head, message("user", task))
+                # the prompt the cell's code passes to the agent (a string literal), else a file the notebook showed
+                transcript.extra["task_from"] = "code" if task == cell_task(cell) else "file"
             transcript.extra["cell"] = index
             transcripts.append(transcript)
     transcripts = without_reprints(transcripts)
@@ -395,6 +426,17 @@ def rows_of(value: Any) -> list[Any] | None:
     return value if all(any(isinstance(row.get(k), list) for k in ROW_KEYS) for row in value[:50]) else None
 
 
+def with_speakers(messages: list[dict[str, Any]], speakers: dict[str, str] | None) -> list[dict[str, Any]]:
+    """The messages with the roles a source's ``speakers`` gives the names they carry (case aside): a text
+    format's agents' dialogue read the other way round (``speakers: {Claude: user, Codex: assistant}``). A
+    message whose name is not listed keeps its role; a tool's role marks the message an observation."""
+    if not speakers:
+        return messages
+    roles = {name.lower(): role for name, role in speakers.items()}
+    return [{**m, "role": roles[m["name"].lower()], "observation": roles[m["name"].lower()] == "tool"}
+            if m.get("name") and m["name"].lower() in roles else m for m in messages]
+
+
 def has_task(messages: list[dict[str, Any]]) -> bool:
     """Whether a person (not the harness) set the task: a user turn with text before the model's first turn."""
     for canonical in messages:
@@ -477,6 +519,8 @@ def parse_text(text: str, forced: str | None = None, late: bool | None = None,
     """The transcripts of a text format, or None when the text is in none of them. ``late``: only the formats
     tried after other notations (``LATE_TEXT_FORMATS``, True) or only the others (False); all when None.
     ``exclude``: a format not to try (the console reader reading its own views)."""
+    if forced is None and is_python_module(text):
+        return None  # a source file is no run, whatever its docstrings and fenced examples print
     formats = TEXT_FORMATS if late is None or forced is not None else tuple(
         f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
     formats = tuple(f for f in formats if f is not exclude)

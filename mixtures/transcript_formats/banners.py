@@ -15,6 +15,7 @@ log's names are (``turns.speaker_roles``: the first to speak set the task, every
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -136,9 +137,29 @@ TRACEBACK = re.compile(r"^Traceback \(most recent call last\):[ \t]*\n(?:(?:[ \t
 
 
 def is_code(text: str) -> bool:
-    """More than 1% of the lines outside code fences and printed tracebacks are code (``text_turns.CODE_LINE``)."""
+    """More than 1% of the lines outside code fences and printed tracebacks are code (``text_turns.CODE_LINE``),
+    or the text is a Python module (``is_python_module``: a file of docstrings is code too)."""
     bare_text = TRACEBACK.sub("", FENCE.sub("", text))
-    return len(CODE_LINE.findall(bare_text)) > MAX_CODE_SHARE * max(1, bare_text.count("\n"))
+    return len(CODE_LINE.findall(bare_text)) > MAX_CODE_SHARE * max(1, bare_text.count("\n")) or is_python_module(text)
+
+
+# A module-level statement only source code opens a line with (a log or a page of prose never parses as Python).
+MODULE_STATEMENT = re.compile(r"^(?:import [\w.]+|from [\w.]+ import |def \w+\(|class \w+[(:])", re.MULTILINE)
+MAX_MODULE_CHARS = 5_000_000
+
+
+def is_python_module(text: str) -> bool:
+    """The text is a Python source file: it parses as a module that imports, defines a function or a class.
+    Its docstrings may hold labelled lines (``User:``, ``Input:``, a chatbot's example dialogue in a fence), so
+    a file that is mostly docstrings (``torch/_torch_docs.py``) passes the code-share test and is no run."""
+    if len(text) > MAX_MODULE_CHARS or not MODULE_STATEMENT.search(text):
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return any(isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for node in tree.body)
 
 
 def speaker_sections(found: list[tuple[str, str]]) -> list[dict[str, Any]] | None:

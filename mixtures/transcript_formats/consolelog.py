@@ -32,7 +32,7 @@ import itertools
 import re
 from typing import Any
 
-from codemix.mixtures.transcript_formats.banners import is_code
+from codemix.mixtures.transcript_formats.banners import is_code, is_python_module
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
 from codemix.mixtures.transcript_formats.glyphs import glyph_turns
@@ -414,6 +414,8 @@ def logged_steps(text: str, records: set[int] | frozenset = frozenset()) -> tupl
     starts = [i for i, label, _ in labels if label == opener]
     if opener is None or len(starts) < 2 or not set(starts) <= records:
         return None  # each step opens with a log record (a docstring's ``call:`` lines are none)
+    if any(role == "user" and i in records for i, _, role in labels):
+        return None  # a person's records among them (``[10:32] User:``): a dialogue, read by the speaker readers
     turns: list[dict[str, Any]] = []
     framing = collections.Counter(before_first_header=sum(1 for line in lines[:starts[0]] if line.strip()))
     tool_at = {i for i, _, role in labels if role == "tool" and i > starts[0]}
@@ -449,6 +451,8 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
     (``others``: a function of a text giving transcripts or None), else by its actor headers."""
     if not isinstance(text, str) or not text.strip():
         return None
+    if fenced and is_python_module(text):
+        return None  # a source file's fences are its docstrings' examples, never a run it printed
     if fenced and (found := [t for block in fenced_blocks(text) for t in console_transcripts(block, others, False) or []]):
         return printed_once(found)  # console output pasted into a page's fences: each block read alone
     for view, framing in [*console_views(text), (ANSI.sub("", text), {})]:

@@ -12,18 +12,23 @@ a line).
 
 from __future__ import annotations
 
+import collections
+import itertools
 import json
 import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
-from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, turn_messages
+from codemix.mixtures.transcript_formats.markers import MODEL_WORDS, OUTPUT_WORDS, acting_speaker
+from codemix.mixtures.transcript_formats.text_turns import NOT_SPEAKERS
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words, turn_messages
 
 _SPEAKER = r"([A-Za-z][A-Za-z _-]{0,30}?)"
 _SUFFIX = r"(?:\s*\([^)\n]{0,80}\))?\s*:?"
+_GLYPH = r"(?:[^\w\s#*_`>|\[(-]{1,4}[ \t]*)?"  # an emoji or a symbol before the speaker (``## 👤 User``, ``**🤖 Assistant**``)
 HEADING = re.compile(
-    rf"^(?:#{{1,6}}[ \t]+{_SPEAKER}{_SUFFIX}|\*\*{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    rf"^(?:#{{1,6}}[ \t]+{_GLYPH}{_SPEAKER}{_SUFFIX}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
@@ -37,10 +42,50 @@ QUOTED_LINES = re.compile(r"^[ \t]*>[^\n]*\n?", re.MULTILINE)  # an exporter's t
 RULE = re.compile(r"^\s*(?:---+\s*)+|(?:\s*---+)+\s*$")
 
 
-def headings(text: str) -> list[tuple[int, int, str]]:
+def headings(text: str) -> list[tuple]:
     """``(start, end, role)`` of every turn heading whose speaker is a role alias (or ``_****_``: the
-    model's turn going on); where the text has no Markdown heading of a turn, its banners (``BANNER``)."""
-    return marked(text, HEADING) or marked(text, BANNER)
+    model's turn going on); where the text has no Markdown heading of a turn, its banners (``BANNER``); where
+    neither gives a person's and the model's turn, headings of named agents (``named_headings``)."""
+    found = marked(text, HEADING) or marked(text, BANNER)
+    if {"user", "assistant"} <= {role for *_, role in found}:
+        return found
+    return named_headings(text) or found
+
+
+def named_headings(text: str) -> list[tuple[int, int, str, str]]:
+    """Headings of agents named, not by role (``## Idealist (anthropic: claude-3-5-sonnet)``, ``## Cost Cutter
+    (openai: gpt-4o-mini)``), between a harness's headings (``## System Prompt``: the referee's prompt to the
+    next speaker) or alone. Each name and harness heading recurs and the speaker changes at most headings.
+    With a harness (a person's or a system's heading), every agent is the model and the harness's headings
+    are the context each answers (user turns). Without one, the names must say they are agents (a model word,
+    a parenthesised model) and the one that acts is the model (``markers.acting_speaker``), else the one who
+    answers the opener; the opening turn states the task. A page's recurring headings (``Example``,
+    ``Output``: fields, ``NOT_SPEAKERS``) are none."""
+    found = [(m.start(), m.end(), next((g for g in m.groups() if g), "").strip(), m.group(0)) for m in HEADING.finditer(text)]
+    found = [f for f in found if f[2]]
+    counts = collections.Counter(f[2].lower() for f in found)
+    found = [f for f in found if counts[f[2].lower()] >= 2]
+    names = {f[2] for f in found if heading_role(f[2]) is None}
+    if len(found) < 4 or not names or any(n.lower() in NOT_SPEAKERS or key_words(n) & OUTPUT_WORDS for n in names):
+        return []
+    if sum(a[2] != b[2] for a, b in itertools.pairwise(found)) * 10 < (len(found) - 1) * 7:
+        return []
+    harness = {f[2] for f in found if heading_role(f[2]) in ("user", "system")}
+    if harness:
+        return [(start, end, "assistant" if speaker in names else "user", speaker) for start, end, speaker, _ in found]
+    if not any(key_words(n) & MODEL_WORDS or "(" in heading for *_, n, heading in found if n in names):
+        return []  # no harness and no name says it is a model's: a page's recurring headings
+    bodies = [{"speaker": f[2], "content": text[f[1]:(found[i + 1][0] if i + 1 < len(found) else len(text))]}
+              for i, f in enumerate(found)]
+    actor = acting_speaker(bodies) or next((f[2] for f in found if f[2] != found[0][2]), None)
+    roles = [(start, end, "assistant" if speaker == actor else "user", speaker) for start, end, speaker, _ in found]
+    return [(*roles[0][:2], "user", roles[0][3]), *roles[1:]]  # the opening turn states the task (context)
+
+
+def heading_role(speaker: str) -> str | None:
+    """The role a heading's speaker names: a role alias, its first word one (``System Prompt``), else None."""
+    words = speaker.lower().split()
+    return ROLE_ALIASES.get(speaker.lower()) or (ROLE_ALIASES.get(words[0]) if words else None)
 
 
 def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
@@ -58,7 +103,7 @@ def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
 def detect_markdown_turns(text: Any) -> bool:
     if not isinstance(text, str):
         return False
-    roles = {role for _, _, role in headings(text)}
+    roles = {heading[2] for heading in headings(text)}
     return "user" in roles and "assistant" in roles
 
 
@@ -98,11 +143,12 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
     marks = headings(text)
     messages: list[dict[str, Any]] = []
     role = "assistant"
-    for index, (_, end, heading_role) in enumerate(marks):
+    for index, (_, end, heading_role, *named) in enumerate(marks):
         role = role if heading_role == "continued" else heading_role
         stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
         blocks = block_messages(role, text[end:stop]) if heading_role != "continued" else None
-        messages += [{**m, "blocks": True} for m in blocks] if blocks is not None else section_messages(role, text[end:stop])
+        section = [{**m, "blocks": True} for m in blocks] if blocks is not None else section_messages(role, text[end:stop])
+        messages += [{**m, "name": named[0]} for m in section] if named else section  # an agent's heading names it
     merged: list[dict[str, Any]] = []
     for canonical in messages:  # a continued model turn is one turn with the text before it
         if canonical.pop("blocks", False) or (merged and merged[-1].pop("blocks", False)):

@@ -231,10 +231,16 @@ MARKER_TURNS = Format(name="marker-turns", container="text", detect=detect_marke
 
 # A line opened by a short label in any script (a letter first, at most three words) and a colon, ASCII
 # (then a space or the line's end) or full-width (``来访者：``, nothing needed after it).
-LABEL = re.compile(r"^[ \t]*([^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2})[ \t]*(?::(?=[ \t]|$)|：)",
-                   re.MULTILINE)
+# A Markdown export may set the label in bold (``**Claude:**``, ``**Codex**:``); a heading is a page's section.
+LABEL = re.compile(r"^[ \t]*(?:\*\*|__)?([^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2})[ \t]*"
+                   r"(?:\*\*|__)?(?::(?:\*\*|__)?(?=[ \t]|$)|：(?:\*\*|__)?)", re.MULTILINE)
 MIN_LABELLED = 6  # three exchanges
 QUESTION = re.compile(r"[?？]")
+
+
+def role_said(name: str) -> str | None:
+    """The side a dialogue label's own words name (a role alias, a marker word), else None."""
+    return ROLE_ALIASES.get(name.lower()) or marker_role(key_words(name))
 
 
 def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
@@ -259,15 +265,37 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
     covered = sum(len(t["content"]) for t in turns)
     lengths = sorted(text_length(t["content"]) for t in turns)
     if (len(turns) < MIN_LABELLED or repeated * 10 > len(turns) - 1 or covered * 2 < len(text.strip())
-            or lengths[len(lengths) // 2] < 8 or not any(QUESTION.search(t["content"]) for t in turns)):
-        return None  # strict alternation, the turns hold the text, utterances (not values), someone asks
-    roles = {name: ROLE_ALIASES.get(name.lower()) or marker_role(key_words(name)) for name in ranked}
+            or lengths[len(lengths) // 2] < 8 or not (any(QUESTION.search(t["content"]) for t in turns)
+                                                      or acting_speaker(turns))):
+        return None  # strict alternation, the turns hold the text, utterances (not values), someone asks or acts
+    roles = {name: role_said(name) for name in ranked}
     said = {r for r in roles.values() if r in ("user", "assistant")}
+    if "user" not in said and (actor := acting_speaker(turns)) is not None:
+        return [t for t in turns if t["content"]], {n: "assistant" if n == actor else "user" for n in ranked}
     if len(said) == 1:  # one label's words say its side: the other is the other side
         roles = {n: r if r in ("user", "assistant") else ({"user", "assistant"} - said).pop() for n, r in roles.items()}
     elif len(said) != 2:  # the words say nothing: the one who opens sets the task, the other answers
         roles = {turns[0]["speaker"]: "user", next(n for n in ranked if n != turns[0]["speaker"]): "assistant"}
     return [t for t in turns if t["content"]], roles
+
+
+ACTING = re.compile(r"^[ \t]*(?:```|\$ \S)", re.MULTILINE)  # a fenced block or a shell command the turn runs
+
+
+def acting_speaker(turns: list[dict[str, Any]]) -> str | None:
+    """In a dialogue no person speaks in (two agents: a planner and a coder, Claude and Codex), the speaker who
+    acts: whose turns write code or commands (a fence, a ``$`` line) in at least a quarter of them and at least
+    twice as often as the other's. That agent is the one trained; the other's turns are its context. None when
+    neither acts more (the one who opens then sets the task, as in any dialogue of names)."""
+    share: dict[str, list[int]] = {}
+    for turn in turns:
+        counts = share.setdefault(turn["speaker"], [0, 0])
+        counts[0] += ACTING.search(turn["content"]) is not None
+        counts[1] += 1
+    rates = sorted(((acted / said, name) for name, (acted, said) in share.items()), reverse=True)
+    if len(rates) < 2 or rates[0][0] < 0.25 or rates[1][0] * 2 > rates[0][0]:
+        return None
+    return rates[0][1]
 
 
 def detect_labelled_dialogue(text: Any) -> bool:
@@ -276,8 +304,13 @@ def detect_labelled_dialogue(text: Any) -> bool:
 
 def parse_labelled_dialogue(text: str) -> list[Transcript]:
     turns, roles = labelled_dialogue(text) or ([], {})
-    return [Transcript(format="labelled-dialogue", extra={"layout": "labels", "speakers": roles}, messages=[
-        message(roles[t["speaker"]], t["content"], name=t["speaker"]) for t in turns])]
+    messages = [message(roles[t["speaker"]], t["content"], name=t["speaker"]) for t in turns]
+    extra: dict[str, Any] = {"layout": "labels", "speakers": roles}
+    if messages and not any(role_said(name) == "user" for name in roles):
+        # no person speaks (two agents): the opening message states the task (context, never trained)
+        messages[0] = {**messages[0], "role": "user"}
+        extra["task_from"] = "opening"
+    return [Transcript(format="labelled-dialogue", extra=extra, messages=messages)]
 
 
 LABELLED_DIALOGUE = Format(name="labelled-dialogue", container="text", detect=detect_labelled_dialogue,

@@ -323,7 +323,7 @@ def record_role(value: dict) -> str | None:
 def is_block(item: Any) -> bool:
     if not isinstance(item, dict):
         return False
-    kind = item.get("type")
+    kind = item.get("type") if isinstance(item.get("type"), str) else None  # (a printed ``type`` may be an object)
     return kind in CALL_BLOCKS | RESULT_BLOCKS | TEXT_BLOCKS or any(k in item for k in ("toolUse", "toolResult")) or (
         set(item) == {"text"} and isinstance(item["text"], str))
 

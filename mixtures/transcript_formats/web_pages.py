@@ -10,6 +10,10 @@ another message element. Its text is that of its descendants whose class says co
 metadata or preview. A page is a conversation when it holds two message elements
 or more, a person's and the model's among them, mostly prose. One pass of the standard library's
 ``html.parser`` (nothing runs, no network).
+
+A page whose elements name no writer (a chat saved from a web UI labels its turns in words: ``You said:`` in a
+screen-reader span, ``<strong>User:</strong>``) is read as its text (``page_text``: block elements as lines,
+scripts, styles and the head left out) by the text formats that read labelled turns.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ CONTENT_WORDS = frozenset({"content", "text", "body", "markdown", "prose"})
 META_WORDS = frozenset({"header", "timestamp", "time", "meta", "metadata", "avatar", "toolbar", "footer", "usage", "preview",
                         "token", "tokens", "date", "actions", "copy"})
 MIN_MESSAGES = 2
+CONTAINER_WORDS = frozenset({"message", "msg", "turn", "chat", "bubble", "entry", "role", "author"})
 
 
 def attribute_role(attrs: list[tuple[str, str | None]]) -> str | None:
@@ -56,8 +61,13 @@ def attribute_role(attrs: list[tuple[str, str | None]]) -> str | None:
             else:
                 words = key_words(token)
                 roles = {ROLE_ALIASES[w] for w in words if w in ROLE_ALIASES and w not in ("data", "api")}
-                if len(roles) == 1 and words & {"message", "msg", "turn", "chat", "bubble", "entry", "role", "author"}:
+                if len(roles) == 1 and words & CONTAINER_WORDS:
                     found |= roles  # ``message-user``, ``chat-bubble--assistant``
+    if not found:  # ``class="author GPT-3"``: a container word in one token, the writer in another
+        for name, value in attrs:
+            tokens = value.lower().split() if name.lower() == "class" and value else []
+            if CONTAINER_WORDS & set(tokens):
+                found |= {ROLE_ALIASES[w] for t in tokens for w in key_words(t) if w in ROLE_ALIASES and w not in ("data", "api")}
     return found.pop() if len(found) == 1 else None
 
 
@@ -77,7 +87,10 @@ class MessageElements(html.parser.HTMLParser):
             return
         if tag in SKIPPED:
             self.skipping += 1
-        role = attribute_role(attrs) if self.open is None else None
+        role = attribute_role(attrs) if self.open is None or self.open.get("around") else None
+        if role is not None and self.open is not None:  # the next message inside the element an empty one marked
+            self.messages.append(self.open)
+            self.open, self.depth_open = None, -1
         words = set().union(*(key_words(v) for n, v in attrs if n == "class" and v)) if attrs else set()
         # a ``<summary>`` captions or previews the ``<details>`` block that holds the text whole
         self.stack.append((tag, role, bool(words & CONTENT_WORDS), bool(words & META_WORDS) or tag == "summary"))
@@ -97,6 +110,12 @@ class MessageElements(html.parser.HTMLParser):
             return
         del self.stack[index:]
         if self.open is not None and index <= self.depth_open:
+            if index == self.depth_open and index > 0 and not "".join(self.open["all"]).strip():
+                # an empty element naming the writer (an avatar, ``<div class="author user"><img/></div>``)
+                # marks the element around it as the message: its text follows the avatar
+                self.depth_open = index - 1
+                self.open["around"] = True
+                return
             self.messages.append(self.open)
             self.open, self.depth_open = None, -1
 
@@ -145,3 +164,58 @@ def parse_html_messages(text: str) -> list[Transcript]:
 
 
 HTML_MESSAGES = Format(name="html-messages", container="text", detect=detect_html_messages, parse=parse_html_messages)
+
+
+BLOCK = frozenset({"p", "div", "li", "ul", "ol", "br", "h1", "h2", "h3", "h4", "h5", "h6", "article", "section",
+                   "tr", "pre", "blockquote", "header", "footer", "main", "nav", "aside", "table", "hr", "details",
+                   "summary", "figure", "dd", "dt", "dl", "form", "button"})
+HIDDEN = SKIPPED | {"head", "title", "button", "nav", "footer"}  # what a reader of the page never sees as its text
+HTML_PAGE = re.compile(r"<(?:html|body|article|main|div)\b", re.IGNORECASE)
+
+
+class PageText(html.parser.HTMLParser):
+    """A page's visible text, each block element on its own lines (``<pre>`` kept as written)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+        self.pre = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in HIDDEN and tag not in VOID:
+            self.hidden += 1
+        self.pre += tag == "pre"
+        if tag in BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in HIDDEN and self.hidden:
+            self.hidden -= 1
+        if tag == "pre" and self.pre:
+            self.pre -= 1
+        if tag in BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data if self.pre else re.sub(r"[ \t\r\n]+", " ", data))
+
+
+MARKDOWN_LINE = re.compile(r"^(?:#{1,6}[ \t]+\S|\*\*\w|```)", re.MULTILINE)
+
+
+def page_text(text: str) -> str | None:
+    """The visible text of an HTML page (see ``PageText``), blank lines collapsed; None for no HTML page: markup
+    from its first character, with no Markdown lines (a Markdown log holding HTML blocks is read as Markdown)."""
+    if (not isinstance(text, str) or not text.lstrip().startswith("<") or MARKDOWN_LINE.search(text)
+            or len(HTML_PAGE.findall(text[:2_000_000])) < MIN_MESSAGES):
+        return None
+    parser = PageText()
+    try:
+        parser.feed(text)
+        parser.close()
+    except (AssertionError, ValueError):
+        return None
+    lines = [line.strip() for line in "".join(parser.parts).split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() or None

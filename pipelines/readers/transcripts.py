@@ -35,6 +35,7 @@ from codemix.mixtures.transcripts import (
     statement_as_task,
     system_as_task,
     transcript_record,
+    with_speakers,
 )
 from codemix.pipelines.readers.common import (
     JSON_ERRORS,
@@ -509,6 +510,7 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_conversation: {transcript.extra.get('path', '$')} holds no turns, steps or calls"))
             continue
+        transcript.messages = with_speakers(transcript.messages, source.speakers)  # (text formats name them too)
         if not has_task(transcript.messages) and system_as_task(transcript.messages):
             transcript.extra["task_from"] = "system"
         elif not has_task(transcript.messages) and observation_as_task(transcript.messages):

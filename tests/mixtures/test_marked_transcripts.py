@@ -161,7 +161,7 @@ def test_printed_message_objects_are_read_as_the_history_they_print() -> None:
 def test_a_notebook_run_in_a_cells_coloured_executor_log_takes_the_cells_question() -> None:
     """An ``AgentExecutor(verbose=True)`` log in a cell's output: ``Invoking: `add` with `{...}``` the model's
     call, the tool's differently coloured output a tool turn, the last model text the answer; the question
-    the cell's source passed to the agent opens the run."""
+    the cell's source passed to the agent opens the run, named ``task_from: code``."""
     cell = next(c for c in json.loads(CHAIN.read_text())["cells"] if "Entering new" in json.dumps(c.get("outputs")))
     question = re.search(r'"question": "([^"]+)"', "".join(cell["source"])).group(1)
     output = "".join("".join(o.get("text", "")) for o in cell["outputs"])
@@ -170,6 +170,7 @@ def test_a_notebook_run_in_a_cells_coloured_executor_log_takes_the_cells_questio
     assert not quarantined and len(docs) == 1 and docs[0].metadata["format"] == "chain-log"
     messages = docs[0].metadata["messages"]
     assert roles(docs[0]) == ["user", "assistant", "tool", "assistant"] and messages[0]["content"] == question
+    assert docs[0].metadata["transcript"]["task_from"] == "code"  # the literal the code passed (issue 45 round 11)
     assert messages[1]["tool_calls"][0]["name"] == call.group(1)
     assert json.loads(messages[1]["tool_calls"][0]["arguments"]) == {"a": 2, "b": 5}
     assert messages[2]["observation"] and messages[2]["content"] == "8.2"

@@ -1,0 +1,95 @@
+"""Chats saved from a web UI or a program's dialogue log whose turns are labelled in words (``speaker-turns``,
+its ``said`` layout): ``You said:`` / ``ChatGPT said:`` (a page copied or saved from a chat UI, whose screen-reader labels say who
+wrote each message), ``Claude responded:``, ``[0] Claude says:`` / ``[1] Gemini says:`` (two agents talking).
+
+A label is a line that opens with a writer and a verb of speech and a colon, optionally as a heading, in bold or
+after a bracketed index; the text after it, to the next label, is the turn. Sides by structure: the person the
+page addresses (``You``, ``I``) or a role alias of a person is the person; a model's role alias the model;
+any other writer is a name. Where a person writes, every name is the model. Where no person writes (agents
+talking), the one that acts is the model (``markers.acting_speaker``), else the one who answers, and the first
+turn states the task (context, never trained). What comes before the first label
+(a page's title, the UI's chrome) is framing, counted.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import re
+from typing import Any
+
+from codemix.mixtures.transcript_formats.base import Format, Transcript
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
+from codemix.mixtures.transcript_formats.markers import acting_speaker
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES
+
+VERBS = "said|says|wrote|writes|responded|responds|replied|replies|asked|asks|answered|answers"
+SAID = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]+)?(?:\[\d{1,5}\][ \t]*)?(?:\*\*|__)?(?P<who>[^\W\d_][\w.+'-]*(?:[ \t][\w.+'-]+){0,2}?)"
+    rf"[ \t]+(?:{VERBS})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*(?P<rest>.*)$", re.MULTILINE | re.IGNORECASE)
+ADDRESSED = frozenset({"you", "i", "me"})  # the person a chat page addresses, or who wrote it in the first person
+PRONOUNS = frozenset({"he", "she", "they", "it", "we", "someone", "everyone", "nobody", "who", "one"})
+MIN_TURNS = 2
+
+
+def side_of(who: str) -> str | None:
+    """``user``/``assistant`` for a writer a page's words place, None for a name."""
+    key = who.lower()
+    if key in ADDRESSED:
+        return "user"
+    role = ROLE_ALIASES.get(key)
+    return role if role in ("user", "assistant") else None
+
+
+def said_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int], dict[str, str]] | None:
+    """The turns of a text of said-labels (see the module docstring), its framing counts and the writers'
+    roles, or None when it is no such text."""
+    if not isinstance(text, str):
+        return None
+    labels = [m for m in SAID.finditer(text) if m.group("who").lower() not in PRONOUNS]
+    if len(labels) < MIN_TURNS:
+        return None
+    writers = collections.Counter(m.group("who") for m in labels)
+    sides = {w: side_of(w) for w in writers}
+    person = any(s == "user" for s in sides.values())
+    if not person and len(writers) < 2:
+        return None  # no person: two names or more that take turns (agents)
+    if person and not any(s != "user" for s in sides.values()):
+        return None
+    turns = []
+    for index, match in enumerate(labels):
+        stop = labels[index + 1].start() if index + 1 < len(labels) else len(text)
+        body = ((match.group("rest") or "") + text[match.end():stop]).strip()
+        turns.append({"speaker": match.group("who"), "content": body})
+    if sum(a["speaker"] != b["speaker"] for a, b in itertools.pairwise(turns)) * 10 < (len(turns) - 1) * 7:
+        return None  # turns change writer (a quoted ``you said:`` in prose does not)
+    spoken = [t for t in turns if t["content"]]
+    if len(spoken) < MIN_TURNS or sum(is_spoken(t["content"]) for t in spoken) * 2 < len(spoken):
+        return None
+    if person:
+        roles = {w: s or "assistant" for w, s in sides.items()}
+    else:
+        actor = acting_speaker(spoken)
+        first = spoken[0]["speaker"]
+        roles = {w: ("assistant" if w == actor else "user") if actor else ("user" if w == first else "assistant")
+                 for w in writers}
+    framing = {"before_first_label": sum(1 for line in text[:labels[0].start()].split("\n") if line.strip())}
+    return spoken, framing, roles
+
+
+def detect_said_turns(text: Any) -> bool:
+    return said_turns(text) is not None
+
+
+def parse_said_turns(text: str) -> list[Transcript]:
+    turns, framing, roles = said_turns(text) or ([], {}, {})
+    messages = [message(roles[t["speaker"]], t["content"], name=t["speaker"]) for t in turns]
+    extra: dict[str, Any] = {"layout": "said", "speakers": roles, "framing": framing}
+    if messages and not any(side_of(writer) == "user" for writer in roles):
+        # agents talking, no person: the opening turn states the task (context, whoever wrote it)
+        messages[0] = {**messages[0], "role": "user"}
+        extra["task_from"] = "opening"
+    return [Transcript(format="speaker-turns", extra=extra, messages=flag_text_observations(messages))]
+
+
+SAID_TURNS = Format(name="speaker-turns", container="text", detect=detect_said_turns, parse=parse_said_turns)

@@ -1,0 +1,80 @@
+"""Chats and runs written as text (issue 45, round 11): agents talking with no person (headed turns of named
+agents between a harness's prompts), and source files that are never runs, whatever their docstrings print.
+
+Fixtures (tests/fixtures/transcript_inputs/README.md names source, version or commit, and licence).
+Expectations come from the raw files with ``re`` only.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from codemix.mixtures.transcript_formats import has_task, parse_text
+
+INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.mark.parametrize(("name", "labels"), [
+    # a chatbot's example dialogue in a docstring's fence: ``Human:`` printed, ``Bot:`` replies
+    ("not-transformers-modeling_blenderbot.py", r"^\s*(?:>>> print\(\"Human: \"|Bot:)"),
+    # docstring sections ``Input:`` / ``Output:`` / ``Args:`` / ``Keyword args:`` over 1,491 lines of docstrings
+    ("not-torch-_torch_docs.lines-1-1491.py", r"^\s*(?:Input|Output|Args|Keyword args):"),
+])
+def test_a_source_file_with_labelled_docstrings_is_no_run(name: str, labels: str):
+    """A Python module (it imports, defines functions or classes) is code whatever its docstrings hold: the
+    labelled lines of its examples and sections (``Bot:``, ``Input:``, ``Args:``) are never turns, though the
+    file's code share is low (``_torch_docs.py`` is nearly all docstrings)."""
+    text = (INPUTS / name).read_text()
+    assert len(re.findall(labels, text, re.MULTILINE)) >= 4  # the fixture holds the labelled lines
+    assert re.search(r"^(?:import|from) \S+", text, re.MULTILINE)
+    assert parse_text(text) is None
+
+
+def test_a_page_whose_printed_type_fields_are_objects_is_no_run_and_no_crash():
+    """awscli's example prints JSON whose ``type`` fields are objects (``"type": {"measurement": {}}``): the
+    printed-object reader asks whether each is a content block and must answer no, not raise."""
+    text = (INPUTS / "not-awscli-iotsitewise-update-asset-model.rst").read_text()
+    assert re.search(r'"type": \{', text)
+    assert parse_text(text) is None
+
+
+def test_two_models_debating_under_a_referee_s_headings_train_the_models_only():
+    """Two models debate (``## Idealist (anthropic: ...)``, ``## Cost Cutter (openai: ...)``), a referee's
+    ``## System Prompt`` before each turn; no person speaks. Every heading is one message; the agents' turns
+    are the model's (each answers the referee's prompt and the other's argument); the referee's prompts are
+    context (the first states the task), never trained."""
+    text = (INPUTS / "ai-design-theater.code-editor.conversation.md").read_text()
+    sections = re.findall(r"^## (.+)\n\n(.+)", text, re.MULTILINE)
+    agents = [first for heading, first in sections if heading != "System Prompt"]
+    assert len(sections) == 27 and len(agents) == 13 and {h for h, _ in sections} > {"System Prompt"}
+    transcripts = parse_text(text)
+    assert transcripts is not None and len(transcripts) == 1
+    messages = transcripts[0].messages
+    assert len(messages) == len(sections) and has_task(messages)
+    model = [m["content"] for m in messages if m["role"] == "assistant"]
+    assert [turn.split("\n")[0] for turn in model] == agents
+    assert not any("REFEREE" in turn or "ROUND" in turn.split("\n")[0] for turn in model)
+
+
+def test_a_source_s_speakers_choose_which_agent_is_trained(tmp_path):
+    """Which agent of a debate is trained is configurable: the source's ``speakers`` give the names the text
+    formats read (the headings' agents) their roles; here the Cost Cutter is trained and the Idealist is
+    context, the reverse of the default (both agents answer the referee)."""
+    from codemix.document import Document
+    from codemix.pipelines.readers import read_location
+    from codemix.sources import SourceConfig
+
+    path = INPUTS / "ai-design-theater.code-editor.conversation.md"
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)],
+                          speakers={"Idealist": "user"})
+    docs = [o for o in read_location(source, str(path)) if isinstance(o, Document)]
+    assert len(docs) == 1
+    messages = docs[0].metadata["messages"]
+    idealist = [m for m in messages if m["name"].startswith("Idealist")]
+    cutter = [m for m in messages if m["name"].startswith("Cost Cutter")]
+    assert idealist and cutter and len(idealist) + len(cutter) == 13
+    assert all(m["role"] == "user" for m in idealist) and all(m["role"] == "assistant" for m in cutter)
