@@ -35,6 +35,7 @@ CORPUS = ((BENCH / "traces_holdout.tsv", SOURCE_COUNTS), (BENCH / "traces_holdou
           (BENCH / "traces_holdout_6.tsv", BENCH / "traces_holdout_6_counts.json"),
           (BENCH / "traces_holdout_7.tsv", BENCH / "traces_holdout_7_counts.json"),
           (BENCH / "traces_holdout_8.tsv", BENCH / "traces_holdout_8_counts.json"),
+          (BENCH / "traces_holdout_9.tsv", BENCH / "traces_holdout_9_counts.json"),
           (BENCH / "traces_dev_extra.tsv", EXTRA_COUNTS))
 
 

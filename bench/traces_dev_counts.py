@@ -5,6 +5,7 @@ conversation counts 0 (a control: it must be quarantined)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -433,6 +434,32 @@ def count_emoji_headed_pair(path: Path) -> int:
     return len(re.findall(r"^## (?:👤 User Question|🤖 Assistant Answer)$", path.read_text(), re.MULTILINE))
 
 
+def count_autogen_printed_results(path: Path) -> int:
+    """AutoGen runs a notebook printed as ``TaskResult(messages=[...])`` or ``[TextMessage(...), ...]`` reprs (parsed
+    with ``ast``): one message per event with text, one per ``ToolCallRequestEvent`` (its calls inside), one per
+    result of a ``ToolCallExecutionEvent``; events that say nothing (no content) none."""
+    total = 0
+    for cell in json.loads(path.read_text())["cells"]:
+        for output in cell.get("outputs", []):
+            text = "".join(output.get("text") or output.get("data", {}).get("text/plain") or [])
+            for line in text.splitlines():
+                line = line.strip()
+                if not line.startswith(("TaskResult(", "[TextMessage(")):
+                    continue
+                try:
+                    node = ast.parse(line, mode="eval").body
+                except SyntaxError:
+                    continue
+                events = node.elts if isinstance(node, ast.List) else next(k.value for k in node.keywords if k.arg == "messages").elts
+                for event in events:
+                    content = next((k.value for k in event.keywords if k.arg == "content"), None)
+                    if isinstance(content, ast.List):
+                        total += len(content.elts) if event.func.id.endswith("ExecutionEvent") else 1
+                    elif isinstance(content, ast.Constant) and str(content.value).strip():
+                        total += 1
+    return total
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -501,4 +528,7 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Orchestrator (Claude and Gemini code review, said labels)": count_says_labels,
                 "Orchestrator (message board of a person and three agents)": count_board_posts,
                 "Pidgin (Claude and GPT-4o talking, bold speaker labels)": count_bold_speakers,
-                "cg-md-parser (a ChatGPT exchange under emoji headings)": count_emoji_headed_pair}
+                "cg-md-parser (a ChatGPT exchange under emoji headings)": count_emoji_headed_pair,
+                # round 11 (event logs, printed)
+                "AutoGen literature review (TaskResult events printed in a notebook)": count_autogen_printed_results,
+                "AutoGen company research (TaskResult events printed in a notebook)": count_autogen_printed_results}

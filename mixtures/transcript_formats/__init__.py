@@ -29,6 +29,7 @@ from codemix.mixtures.transcript_formats.canonical import (
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
+from codemix.mixtures.transcript_formats.events import printed_event_logs
 from codemix.mixtures.transcript_formats.flattened import unflattened
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
@@ -111,13 +112,17 @@ HTML_PAGES = Format(name=HTML_MESSAGES.name, container="text", detect=lambda tex
 CONSOLE_LOG = Format(name="console-log", container="text", detect=lambda text: bool(read_console(text)),
                      parse=lambda text: read_console(text) or [])
 def read_printed_objects(text: str) -> list[Transcript]:
-    """``printed.parse_printed_objects`` with the JSON readers (``parse_json_value``): printed records read as JSON."""
-    return parse_printed_objects(text, parse_json_value)
+    """``printed.parse_printed_objects`` with the JSON readers (``parse_json_value``): printed records read as JSON;
+    where no printed record names a role, the printed objects that hold an event log (``events``)."""
+    if detect_printed_objects(text):
+        return parse_printed_objects(text, parse_json_value)
+    return record_transcripts(printed_event_logs(text), parse_json_value)
 
 
-PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=detect_printed_objects, parse=read_printed_objects)
 # What reads a page's visible text: the formats of turns labelled in words (their labels survive rendering).
 PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
+PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=lambda text: detect_printed_objects(text) or (
+    isinstance(text, str) and bool(printed_event_logs(text))), parse=read_printed_objects)
 LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
 TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)

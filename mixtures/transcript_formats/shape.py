@@ -47,6 +47,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     is_spoken,
     message,
 )
+from codemix.mixtures.transcript_formats.events import event_runs, merged_chunks
 from codemix.mixtures.transcript_formats.parts import kinded_part_turns, role_keyed_turns
 from codemix.mixtures.transcript_formats.react import react_messages
 from codemix.mixtures.transcript_formats.scored import scored_candidates
@@ -101,7 +102,7 @@ class Found(NamedTuple):
 
     path: str
     items: list
-    kind: str  # "turns", "steps", "calls", "events", "mixed" or "text"
+    kind: str  # "turns", "steps", "calls", "events", "mixed", "text" or "messages" (an event log's, read)
     record: dict | None
     record_key: str
     ancestors: tuple  # the objects above the record, nearest first
@@ -121,6 +122,7 @@ def find_conversations(value: Any) -> list[Found]:
     while stack and nodes < MAX_NODES:
         node, path, key, chain = stack.pop()
         nodes += 1
+        node = merged_chunks(node) or node  # a streamed message is judged whole, never chunk by chunk
         if is_call_record(node) and not holds_run(node):  # one call: the object is its own record
             found.append(Found(path, [node], "calls", node, key, tuple(d for d, _ in chain)))
             continue
@@ -159,6 +161,11 @@ def find_conversations(value: Any) -> list[Found]:
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:]),
                                len(node) - len(turns)))
+            continue
+        if kind is None and (runs := event_runs(node)) is not None:  # events naming their kind (``events``)
+            record, record_key = chain[0] if chain else (None, "")
+            found += [Found(path if len(runs) == 1 else f"{path}[run {i}]", messages, "messages", record, record_key,
+                            tuple(d for d, _ in chain[1:]), left_out) for i, (messages, left_out) in enumerate(runs)]
             continue
         if kind is None and chain and is_action_list(node, key, chain[0][0]):
             kind = "actions"  # what the agent did, with no observations kept, beside its task
@@ -727,7 +734,7 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
     read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": call_messages,
             "events": tool_event_messages, "mixed": mixed_log_messages, "actions": action_messages,
-            "attempts": lambda items: attempt_messages(items[0]), "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
+            "attempts": lambda items: attempt_messages(items[0]), "messages": list, "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
     first = found.items[0] if found.kind == "calls" and found.items and isinstance(found.items[0], dict) else None
     head = opening(messages, holders + [first] if first is not None else holders)  # a chat's first round's ``system``
@@ -912,7 +919,8 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line, or an
     envelope around one); a line that is a logged tool call (``{name, arguments, result}``) between them is
     the model's call and its result; a line with no text (a header, a usage record) is left out and counted
-    (``entries_left_out``)."""
+    (``entries_left_out``). A message streamed in parts over several lines is one (``events.merged_chunks``)."""
+    entries = merged_chunks(entries) or entries
     turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
     roles = speaker_roles(turns)
     messages: list[dict[str, Any]] = []

@@ -1,0 +1,413 @@
+"""Event logs and streamed chunks, read as the runs they record.
+
+* An **event log** keeps one record per event, each naming its kind under one key (``event_type``, ``type``,
+  ``kind``, ``event``) with what happened inside it or under a payload (``data``, ``payload``): a person's
+  request, the model's text or step, a tool call, its result, and events of other kinds (state updates,
+  scores, timings). An event is read by its payload's shape first (a turn, a step, a logged call) and else by
+  its kind's words (``user_prompt``, ``llm_response``, ``tool_call``/``tool_result``); events that are none of
+  these are left out and counted. A call's result is paired with it by id, else with the open call before it.
+  Events that carry a session, thread or trace id are one run per id, in file order.
+* A **stream of chunks** (OpenAI's ``chat.completion.chunk`` deltas, Anthropic's ``content_block_delta``
+  events, Open Interpreter's ``start``/``end``-framed message parts) is merged into whole messages before it
+  is judged: a message is what the model sent, never one chunk of it.
+
+docs/transcript-formats.md ("Event logs and streamed chunks").
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from typing import Any
+
+from codemix.mixtures.transcript_formats.canonical import message, tool_call
+from codemix.mixtures.transcript_formats.parts import kind_words
+from codemix.mixtures.transcript_formats.printed import printed_values
+from codemix.mixtures.transcript_formats.turns import (
+    CALL_ARGUMENT_KEYS,
+    CALL_RESULT_KEYS,
+    ROLE_ALIASES,
+    call_name,
+    has_text_or_calls,
+    is_call_record,
+    key_words,
+    speaker_of,
+    step_messages,
+    step_of,
+    turn_messages,
+    turn_text,
+)
+
+# Where an event names its kind, and where it keeps what happened.
+KIND_KEYS = ("event_type", "eventType", "event_kind", "event", "kind", "type")
+PAYLOAD_KEYS = ("data", "payload", "body", "details", "detail", "event_data")
+# A run's id on each of its events (the events of several runs interleave or follow each other).
+RUN_KEYS = ("session_id", "sessionId", "thread_id", "threadId", "trace_id", "traceId", "conversation_id", "run_id",
+            "runId", "episode_id", "task_id")
+# Words of an event kind: who spoke, a call being made, a call's outcome.
+USER_WORDS = frozenset({"user", "human", "prompt", "query", "question", "request", "input", "instruction"})
+MODEL_WORDS = frozenset({"assistant", "agent", "llm", "model", "ai", "bot", "response", "answer", "reply", "thought",
+                         "thinking", "reasoning", "plan", "final", "completion"})
+SYSTEM_WORDS = frozenset({"system"})
+TOOL_WORDS = frozenset({"tool", "function", "action", "command", "api", "search", "retrieval"})
+CALL_WORDS = frozenset({"call", "use", "invoke", "invocation", "start", "started", "begin", "execute", "executing",
+                        "pre", "before"})
+RESULT_WORDS = frozenset({"result", "results", "output", "observation", "response", "end", "ended", "return",
+                          "returned", "complete", "completed", "done", "finish", "finished", "error", "stop",
+                          "post", "after"})
+TEXT_KEYS = ("content", "text", "message", "value", "answer", "response", "output", "thought", "thinking",
+             "reasoning", "final_answer", "prompt", "query", "question", "input")
+CALL_ID_KEYS = ("tool_call_id", "toolCallId", "call_id", "callId", "tool_use_id", "toolUseId", "id")
+# Who wrote an event's text where no role key says (AutoGen's ``source``).
+SOURCE_KEYS = ("source", "from_", "agent", "actor")
+# What a step's nested call record was asked (where no argument key says).
+QUERY_KEYS = ("query", "search_query", "q", "input", "url", "path", "command", "code")
+THOUGHT_WORDS = frozenset({"thinking"})
+
+
+# --- event logs ---------------------------------------------------------------------------------------
+
+
+def kind_key(items: list) -> str | None:
+    """The key every event names its kind under: one of ``KIND_KEYS`` holding a short string in every entry,
+    with two distinct kinds or more (one kind throughout is a list of records, not a log of events)."""
+    for key in KIND_KEYS:
+        values = [item.get(key) for item in items if isinstance(item, dict)]
+        if len(values) == len(items) and all(isinstance(v, str) and v.strip() and len(v) <= 80 and "\n" not in v
+                                             for v in values) and len(set(values)) >= 2:
+            return key
+    return None
+
+
+def event_view(event: dict, key: str) -> dict:
+    """The event with its payload's fields beside its own (the payload's win, the kind stays)."""
+    payload = next((event[k] for k in PAYLOAD_KEYS if isinstance(event.get(k), dict)), None)
+    if payload is None:
+        return event
+    outer = {k: v for k, v in event.items() if not (isinstance(v, dict) and v is payload)}
+    return {**outer, **payload, key: event[key]}
+
+
+def event_text(view: dict, key: str) -> str:
+    return next((text for k in TEXT_KEYS if k != key and (text := turn_text(view.get(k))).strip()), "")
+
+
+def call_id_of(view: dict) -> str:
+    return next((str(view[k]) for k in CALL_ID_KEYS if isinstance(view.get(k), (str, int)) and str(view[k])), "")
+
+
+def result_of(view: dict) -> Any:
+    return next((view[k] for k in CALL_RESULT_KEYS if view.get(k) not in (None, "", [], {})), None)
+
+
+def as_text(value: Any) -> str:
+    return value if isinstance(value, str) else turn_text(value) if isinstance(value, list) and all(
+        isinstance(v, str) for v in value) else json.dumps(value, ensure_ascii=False)
+
+
+def thought_step(view: dict) -> dict:
+    """A step's ``thinking`` as its thought (where it keeps no ``thought``)."""
+    if "thought" in view:
+        return view
+    thinking = [k for k in view if key_words(k) & THOUGHT_WORDS and isinstance(view[k], str) and view[k].strip()]
+    return {**view, "thought": view[thinking[0]]} if len(thinking) == 1 else view
+
+
+def detail_call(step: dict, where: str) -> tuple[dict, Any] | None:
+    """A call a step records in a nested object of its own (``{action: "Executing web_search", data: {tool:
+    web_search, query, sources: [...]}}``): the object names the tool and keeps one list of records (what the
+    call found; else one list of strings).
+    The call and that list, or None."""
+    for value in step.values():
+        if not isinstance(value, dict) or not call_name(value) or speaker_of(value):
+            continue
+        lists = [v for v in value.values() if isinstance(v, list) and v]
+        found = [v for v in lists if all(isinstance(i, dict) for i in v)] or [
+            v for v in lists if all(isinstance(i, str) for i in v)]
+        if len(found) != 1:
+            continue
+        arguments = next((value[k] for k in CALL_ARGUMENT_KEYS if k in value), None)
+        arguments = arguments if arguments is not None else {k: value[k] for k in QUERY_KEYS if k in value}
+        return tool_call(call_id_of(value), call_name(value), arguments, where=where), found[0]
+    return None
+
+
+def step_event_messages(view: dict, where: str) -> list[dict[str, Any]] | None:
+    step = step_of(thought_step(view))
+    if step is None:
+        return None
+    messages = step_messages([step])
+    detail = detail_call(step, where) if not any(m["tool_calls"] or m["observation"] for m in messages) else None
+    if detail is not None:
+        call, found = detail
+        messages[0]["tool_calls"].append(call)
+        messages.append(message("tool", as_text(found), tool_call_id=call["id"], observation=True))
+    return messages
+
+
+def listed_calls(view: dict, where: str) -> list[dict[str, Any]] | None:
+    """An event whose content is a list of calls (``[{id, name, arguments}]``: AutoGen's
+    ``ToolCallRequestEvent``) as one model turn making them, or a list of their results (``[{call_id,
+    content}]``: ``ToolCallExecutionEvent``) as one tool turn each; None otherwise."""
+    content = view.get("content")
+    if not isinstance(content, list) or not content or not all(isinstance(c, dict) for c in content):
+        return None
+    if all(call_name(c) and any(k in c for k in CALL_ARGUMENT_KEYS) for c in content):
+        arguments = [next(c[k] for k in CALL_ARGUMENT_KEYS if k in c) for c in content]
+        return [message("assistant", "", tool_calls=[tool_call(call_id_of(c), call_name(c), a, where=where)
+                                                    for c, a in zip(content, arguments)])]
+    if all(any(k in c for k in CALL_ID_KEYS[:-1]) and result_of(c) is not None for c in content):
+        return [message("tool", as_text(result_of(c)), tool_call_id=call_id_of(c), observation=True) for c in content]
+    return None
+
+
+def call_event_messages(words: frozenset, view: dict, where: str) -> list[dict[str, Any]] | None:
+    """A tool event by its kind: a call being made (its name, and its result when the event logs both), or a
+    call's result (its output, paired by id); or calls and results listed as its content (``listed_calls``)."""
+    if (listed := listed_calls(view, where)) is not None:
+        return listed
+    if not words & TOOL_WORDS and not call_name(view):
+        return None
+    result = result_of(view)
+    arguments = next((view[k] for k in CALL_ARGUMENT_KEYS if k in view), None)
+    if call_name(view) and (words & CALL_WORDS or arguments is not None) and not (words & RESULT_WORDS and arguments is None):
+        call = tool_call(call_id_of(view), call_name(view), arguments, where=where)
+        messages = [message("assistant", "", tool_calls=[call])]
+        return messages + ([message("tool", as_text(result), tool_call_id=call["id"], observation=True)]
+                           if result is not None else [])
+    if words & RESULT_WORDS and result is not None:
+        return [message("tool", as_text(result), tool_call_id=call_id_of(view) if not call_name(view) or any(
+            k in view for k in CALL_ID_KEYS[:-1]) else "", observation=True)]
+    return None
+
+
+def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]] | None:
+    """What one event says: a turn (its payload names a role), a step, a tool call or result, a person's or
+    the model's text by its kind's words; None for an event of another kind."""
+    speaker = speaker_of(view)
+    if speaker and ROLE_ALIASES.get(speaker.lower()) and has_text_or_calls(view):
+        return turn_messages([view]) or None
+    words = kind_words(view[key]) | key_words(view[key])
+    if (calls := call_event_messages(words, view, where)) is not None:
+        return calls
+    if (steps := step_event_messages(view, where)) is not None:
+        return steps
+    text = event_text(view, key)
+    if not text.strip():
+        return None
+    source = next((view[k] for k in SOURCE_KEYS if isinstance(view.get(k), str) and view[k].strip()), "")
+    if source:  # who wrote it: a person's alias, else a participant (an agent) of a multi-agent log
+        side = ROLE_ALIASES.get(source.strip().lower())
+        side = side if side in ("user", "system", "assistant") else "assistant"
+        return [message(side, text, name="" if ROLE_ALIASES.get(source.strip().lower()) else source.strip())]
+    for side, side_words in (("user", USER_WORDS), ("system", SYSTEM_WORDS), ("assistant", MODEL_WORDS)):
+        if words & side_words:
+            return [message(side, text)]
+    return None
+
+
+def holds_text(value: Any) -> bool:
+    """Whether a value holds a non-empty string anywhere (an event with something to say)."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        return any(holds_text(v) for v in value.values())
+    return isinstance(value, list) and any(holds_text(v) for v in value)
+
+
+def paired(events: list[tuple[list[dict[str, Any]], bool]]) -> list[dict[str, Any]]:
+    """The messages of a run's events in order, each result paired with its call: by id, else with the open
+    call before it. A result event that repeats its call (a hook's ``post_tool`` after ``pre_tool``) answers
+    the open call of that name instead of making a second one. ``events``: per event its messages and
+    whether its kind names an outcome."""
+    messages: list[dict[str, Any]] = []
+    open_calls: list[dict[str, Any]] = []
+    for read, outcome in events:
+        if outcome and len(read) == 2 and len(read[0]["tool_calls"]) == 1 and not read[0]["content"]:
+            call = read[0]["tool_calls"][0]
+            made = next((c for c in reversed(open_calls) if c["name"] == call["name"]
+                         and (not call["id"] or c["id"] == call["id"])), None)
+            if made is not None:
+                read = [dict(read[1], tool_call_id=made["id"])]
+        for m in read:
+            open_calls += m["tool_calls"]
+            if m["role"] != "tool":
+                continue
+            answered = next((c for c in reversed(open_calls) if c["id"] == m["tool_call_id"]), None) if m[
+                "tool_call_id"] else (open_calls[-1] if open_calls else None)
+            if answered is not None:
+                m["tool_call_id"] = answered["id"]
+                open_calls.remove(answered)
+        messages += read
+    return messages
+
+
+def event_runs(items: Any) -> list[tuple[list[dict[str, Any]], int]] | None:
+    """An event log's runs: per run (one per session/thread/trace id, else the whole log) its messages and the
+    number of events left out. None unless the list is an event log (``kind_key``) of no model-call records
+    (spans holding a call's prompt and response are read as calls) in which some run has a model turn and two
+    messages or more; the events read are of kinds whose every event with text is read."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items):
+        return None
+    key = kind_key(items)
+    if key is None:
+        return None
+    views = [event_view(item, key) for item in items]
+    if any(is_call_record(item) or is_call_record(view) for item, view in zip(items, views)):
+        return None  # records of model calls (a tracer's spans): each call is read as one, below
+    read = [one_event_messages(view, key, f"event {i}") for i, view in enumerate(views)]
+    by_kind: dict[str, list] = collections.defaultdict(list)
+    for view, messages in zip(views, read):
+        by_kind[view[key]].append((messages, holds_text({k: v for k, v in view.items() if k != key})))
+    # a kind some of whose events with text are not read is no turn's kind (a status event that once has text)
+    mixed = {kind for kind, results in by_kind.items() if any(r is None and said for r, said in results)
+             and any(r for r, _ in results)}
+    read = [None if view[key] in mixed else messages for view, messages in zip(views, read)]
+    groups: dict[Any, list[int]] = collections.defaultdict(list)
+    run_key = next((k for k in RUN_KEYS if all(isinstance(v.get(k), (str, int)) for v in views)), None)
+    for index, view in enumerate(views):
+        groups[view[run_key] if run_key else None].append(index)
+    outcome = [bool((kind_words(view[key]) | key_words(view[key])) & RESULT_WORDS) for view in views]
+    runs = []
+    for indices in groups.values():
+        messages = paired([(read[i], outcome[i]) for i in indices if read[i]])
+        runs.append((messages, sum(1 for i in indices if read[i] is None)))
+    if not any(len(m) >= 2 and any(x["role"] == "assistant" for x in m) for m, _ in runs):
+        return None
+    return [(m, left) for m, left in runs if m]
+
+
+# --- streamed chunks ------------------------------------------------------------------------------------
+
+
+def openai_chunk(entry: Any) -> dict | None:
+    """The delta of an OpenAI ``chat.completion.chunk`` (``choices[0].delta``), or None."""
+    choices = entry.get("choices") if isinstance(entry, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    return first["delta"] if first is not None and isinstance(first.get("delta"), dict) else None
+
+
+def merged_openai(chunks: list[dict]) -> dict:
+    """One streamed reply: its role, its text and reasoning in order, its calls assembled by index."""
+    deltas = [openai_chunk(chunk) or {} for chunk in chunks]
+    calls: dict[int, dict] = {}
+    for delta in deltas:
+        for part in delta.get("tool_calls") or []:
+            call = calls.setdefault(part.get("index", len(calls)), {"id": "", "type": "function",
+                                                                     "function": {"name": "", "arguments": ""}})
+            call["id"] = call["id"] or str(part.get("id") or "")
+            function = part.get("function") or {}
+            call["function"]["name"] += function.get("name") or ""
+            call["function"]["arguments"] += function.get("arguments") or ""
+    role = next((d["role"] for d in deltas if isinstance(d.get("role"), str)), "assistant")
+    merged = {"role": role, "content": "".join(d.get("content") or "" for d in deltas if isinstance(d.get("content"), str))}
+    reasoning = "".join(d.get("reasoning_content") or d.get("reasoning") or "" for d in deltas
+                        if isinstance(d.get("reasoning_content") or d.get("reasoning"), str))
+    return {**merged, **({"reasoning_content": reasoning} if reasoning else {}),
+            **({"tool_calls": [calls[i] for i in sorted(calls)]} if calls else {})}
+
+
+def anthropic_stream(entries: list[dict]) -> dict:
+    """One streamed Anthropic message (``message_start`` ... ``message_stop``) as a message of content
+    blocks: each ``content_block_start`` block with its deltas (text, thinking, a call's JSON input) applied."""
+    blocks: dict[int, dict] = {}
+    for entry in entries:
+        index = entry.get("index", 0)
+        if entry.get("type") == "content_block_start" and isinstance(entry.get("content_block"), dict):
+            blocks[index] = dict(entry["content_block"], _json="")
+        elif entry.get("type") == "content_block_delta" and isinstance(entry.get("delta"), dict):
+            block, delta = blocks.setdefault(index, {"type": "text", "text": "", "_json": ""}), entry["delta"]
+            for field, key in (("text", "text"), ("thinking", "thinking"), ("partial_json", "_json")):
+                if isinstance(delta.get(field), str):
+                    block[key] = block.get(key, "") + delta[field]
+    content = []
+    for index in sorted(blocks):
+        block = blocks[index]
+        if raw := block.pop("_json"):
+            try:
+                block["input"] = json.loads(raw)
+            except ValueError:
+                block["input"] = raw  # a cut stream: the call's input as far as it came
+        content.append(block)
+    return {"role": "assistant", "content": content}
+
+
+def chunk_key(entry: Any) -> tuple | None:
+    """Which streamed message an entry is a piece of, or None for an entry that is no chunk."""
+    if openai_chunk(entry) is not None:
+        return ("openai", entry.get("id"))
+    if isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry["type"] in ANTHROPIC_STREAM:
+        return ("anthropic",)
+    return None
+
+
+ANTHROPIC_STREAM = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+                              "message_delta", "message_stop"})
+
+
+def merged_chunks(items: Any) -> list | None:
+    """``items`` with each run of streamed chunks merged into the message it is (OpenAI deltas of one reply id;
+    an Anthropic ``message_start`` ... ``message_stop``; Open Interpreter's parts between a ``start`` and an
+    ``end`` flag of one role, type and format); None when no entry is a chunk."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    merged: list = []
+    index, changed = 0, False
+    while index < len(items):
+        entry = items[index]
+        key = chunk_key(entry)
+        if key is None and entry.get("start") is True and speaker_of(entry):
+            framed = framed_parts(items, index)
+            if framed is not None:
+                merged.append(framed[0])
+                index, changed = framed[1], True
+                continue
+        if key is None:
+            merged.append(entry)
+            index += 1
+            continue
+        end = index
+        while end < len(items) and chunk_key(items[end]) == key and not (
+                key[0] == "anthropic" and end > index and items[end].get("type") == "message_start"):
+            end += 1
+        run = items[index:end]
+        merged.append(merged_openai(run) if key[0] == "openai" else anthropic_stream(run))
+        index, changed = end, True
+    return merged if changed else None
+
+
+def framed_parts(items: list, start: int) -> tuple[dict, int] | None:
+    """An Open Interpreter message streamed between ``{role, type, format, start: true}`` and ``{..., end:
+    true}``: the one message (the parts' content joined) and the index after its end; None when no end of the
+    same role, type and format follows."""
+    head = items[start]
+    key = (speaker_of(head), head.get("type"), head.get("format"))
+    parts = []
+    for index in range(start + 1, len(items)):
+        entry = items[index]
+        if (speaker_of(entry), entry.get("type"), entry.get("format")) != key:
+            return None
+        if entry.get("end") is True:
+            body = {k: v for k, v in head.items() if k not in ("start", "end", "content")}
+            return {**body, "content": "".join(parts)}, index + 1
+        parts.append(entry.get("content") if isinstance(entry.get("content"), str) else "")
+    return None
+
+
+# --- event logs printed as objects ----------------------------------------------------------------------
+
+
+def holds_event_log(value: Any, depth: int = 0) -> bool:
+    """Whether a value holds, at most three levels down, a list that reads as an event log (``event_runs``)."""
+    if depth > 3:
+        return False
+    if isinstance(value, list) and event_runs(value) is not None:
+        return True
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(holds_event_log(child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
+def printed_event_logs(text: str) -> list[Any]:
+    """The objects a text printed (``printed.printed_values``: reprs such as AutoGen's ``TaskResult(messages=[
+    TextMessage(source='user', ...), ToolCallRequestEvent(...)])``) that hold an event log, in order."""
+    return [p.value for p in printed_values(text) if holds_event_log(p.value)] if "(" in text or "{" in text else []
