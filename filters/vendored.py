@@ -13,6 +13,7 @@ templates, ignore rules the repository wrote); they are judged like the rest of 
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import hashlib
@@ -27,7 +28,7 @@ import yaml
 
 from codemix.filters.declared import declared_copies, may_declare, named_sections, section_holders, sections_owner
 from codemix.filters.generated import VENDORED_PATHS, path_matches
-from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids
+from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids, manifest_license
 from codemix.filters.regex_screen import required_literal
 
 VENDOR_LIST = "data/linguist/vendor.yml"
@@ -157,16 +158,54 @@ def package_folders(path: str, text: str) -> int:
     return 0
 
 
-def in_own_package(path: str, text: str) -> bool:
-    """Whether each of linguist's vendor.yml folder patterns that matches ``path`` matches only folders inside the
-    package tree the file itself shows (``package_folders``), below its outermost folder: a folder of the project's
-    own package tree is not a vendor folder by its name alone (caffeine's ``com/github/benmanes/caffeine/cache/``,
-    linguist's ``(^|/)cache/``). A pattern on the package's outermost folder (a ``vendor/`` package of single-module
-    copies), a folder above it (``vendor/``, ``third_party/``) or the file's name still calls it vendored."""
-    span = package_folders(path, text)
-    if span < 2:
-        return False
-    inner = path.count("/") - span + 1  # index of the package's second folder
+def declared_package(path: str, text: str) -> str:
+    """The package a JVM or C# source declares, lower case, when its folders spell two or more of its parts
+    (``package_folders``), else ""."""
+    name = path.rsplit("/", 1)[-1]
+    for suffixes, declaration, _ in _PACKAGE_DECLARATION:
+        if name.endswith(suffixes) and package_folders(path, text) >= 2:
+            return declaration.search(text[:_PACKAGE_HEAD_CHARS]).group(1).lower()
+    return ""
+
+
+OWN_ROOT_PARTS = 3  # a package root of the repository's own: its first three parts (``app.cash.zipline``)
+
+
+def package_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``package`` fact of a source declaring the package its folders spell (``declared_package``): ``name`` the
+    package's first ``OWN_ROOT_PARTS`` parts."""
+    package = declared_package(path, text)
+    if not package:
+        return None
+    return VendoringFact("package", _folder(path), path, name=".".join(package.split(".")[:OWN_ROOT_PARTS]))
+
+
+def in_own_namespace(path: str, text: str, packages: Iterable[str]) -> bool:
+    """Whether the file at ``path`` lies in the repository's own package tree though it declares no package itself: its
+    folders spell the root of a package the repository's own sources declare (``packages``, ``OWN_ROOT_PARTS`` parts,
+    or all of a shorter one) and linguist's folder patterns match only inside it (zipline's SQLDelight schemas in
+    ``.../sqldelight/app/cash/zipline/loader/internal/cache/``, beside Kotlin sources declaring ``app.cash.zipline.
+    loader.internal.cache``; linguist's ``(^|/)cache/``), or a file that a file-name pattern names and whose text names
+    that root (zipline's ``proguard-rules.pro``, "-keep ... class app.cash.zipline.QuickJsException")."""
+    roots = {tuple(package.split(".")) for package in packages}
+    folders = [folder.lower() for folder in path.split("/")[:-1]]
+    for root in roots:
+        for start in range(len(folders) - len(root) + 1):
+            if tuple(folders[start:start + len(root)]) == root and _patterns_inside(path, start + 1):
+                return True
+    return _only_name_patterns(path) and any(f"{'.'.join(root)}." in text for root in roots if len(root) >= 2)
+
+
+def _only_name_patterns(path: str) -> bool:
+    """Whether every linguist vendor.yml pattern matching ``path`` matches within its file name."""
+    start = path.rfind("/") + 1
+    matched = [found for _, compiled in _linguist_list(VENDOR_LIST) if (found := compiled.search(path))]
+    return bool(matched) and all(found.start() + (path[found.start()] == "/") >= start for found in matched)
+
+
+def _patterns_inside(path: str, inner: int) -> bool:
+    """Whether each of linguist's vendor.yml patterns matching ``path`` matches a folder at index ``inner`` or deeper
+    (none matching the file's name alone), and one does."""
     matched = False
     for _, compiled in _linguist_list(VENDOR_LIST):
         if (found := compiled.search(path)) is None:
@@ -176,6 +215,18 @@ def in_own_package(path: str, text: str) -> bool:
             return False
         matched = True
     return matched
+
+
+def in_own_package(path: str, text: str) -> bool:
+    """Whether each of linguist's vendor.yml folder patterns that matches ``path`` matches only folders inside the
+    package tree the file itself shows (``package_folders``), below its outermost folder: a folder of the project's
+    own package tree is not a vendor folder by its name alone (caffeine's ``com/github/benmanes/caffeine/cache/``,
+    linguist's ``(^|/)cache/``). A pattern on the package's outermost folder (a ``vendor/`` package of single-module
+    copies), a folder above it (``vendor/``, ``third_party/``) or the file's name still calls it vendored."""
+    span = package_folders(path, text)
+    if span < 2:
+        return False
+    return _patterns_inside(path, path.count("/") - span + 1)  # from the package's second folder
 
 
 def is_generated(path: str) -> bool:
@@ -463,7 +514,9 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     if name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")):
         manifest = _manifest_fact(folder, name, text)
         if manifest is not None:
-            facts.append(manifest)
+            # the root manifest's license: what the repository declares for itself (``root_license_copies``)
+            declared = (manifest_license(path, text) or "") if not folder else ""
+            facts.append(dataclasses.replace(manifest, license=declared) if declared else manifest)
     return tuple(facts)
 
 
@@ -752,6 +805,72 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
 
 
+ROOT_COPY_MIN_FILES = 3  # files naming a root license text's holders, nearly all in one folder, to call the text a copy's
+ROOT_COPY_SHARE = 0.9
+
+
+def root_license_copies(facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
+    """The copied library a license text at the root belongs to, beside the repository's own license: a wrapper that
+    compiles a bundled library keeps that library's text at its root (nim-glfw's ``LICENSE.md``, GLFW's zlib text
+    naming Marcus Geelnard and Camilla Löwy, beside its own MIT ``LICENSE``). A root text is the copy's when the
+    repository declares another license for itself (its root manifest's license field, ``glfw.nimble``'s "MIT"; or,
+    with no manifest license, another root text naming other holders), ``ROOT_COPY_MIN_FILES`` or more file headers
+    name its holders and nearly all of them lie in one folder below the root (GLFW's ``glfw/``, its sources, headers
+    and deps) while the repository has files outside it. The folder and the text are the copy's."""
+    facts = list(facts)
+    root = [f for f in facts if f.kind == "license" and f.folder == "" and f.holders]
+    declared = {f.license for f in facts if f.kind == "manifest" and f.folder == "" and f.license}
+    found: list[VendoredTree] = []
+    for lic in root:
+        words, ids = holder_words(lic.holders), set(license_ids(lic.license))
+        if not words or not ids:
+            continue
+        if declared:
+            if any(ids <= set(license_ids(expression)) for expression in declared):
+                continue  # the repository declares this license its own (or a choice holding it)
+        elif not any(other.holders and not holder_words(other.holders) & words and other.license != lic.license
+                     for other in root if other is not lic):
+            continue
+        places = [f.detail for f in facts if f.kind == "holder" and holder_words([f.name]) & words]
+        folder = _holding_folder(places)
+        outside = sum(1 for f in facts if f.kind == "present" and not f.detail.startswith(folder + "/")
+                      and f.detail != lic.detail)
+        if len(places) < ROOT_COPY_MIN_FILES or not folder or not outside:
+            continue
+        evidence = (f"root {lic.detail} ({lic.license}) names {min(lic.holders)!r}, whose files lie "
+                    f"in {folder}/, not the license the repository declares")
+        found.append(VendoredTree(lic.detail, evidence))
+        parent = _folder(folder)
+        if parent and _plain(parent.rsplit("/", 1)[-1]) in _banner_names(facts, folder):
+            # the folder above is named for the project its files' banners name (GLFW's ``glfw/``): its subfolders
+            # are the copy (``deps/``, ``include/``), the files beside them the repository's (``glfw/wrapper.nim``)
+            found.append(VendoredTree(parent, f"{evidence}; {parent}/ is named for its files' project", subfolders=True))
+        else:
+            found.append(VendoredTree(folder, evidence))
+    return tuple(found)
+
+
+def _banner_names(facts: list[VendoringFact], folder: str) -> frozenset[str]:
+    """The projects the release banners of ``PEOPLE_MIN_FILES`` or more files in ``folder`` name."""
+    counts: dict[str, int] = {}
+    for fact in facts:
+        if fact.kind == "banner" and (fact.folder == folder or fact.folder.startswith(folder + "/")):
+            counts[fact.name] = counts.get(fact.name, 0) + 1
+    return frozenset(name for name, count in counts.items() if count >= PEOPLE_MIN_FILES)
+
+
+def _holding_folder(paths: list[str]) -> str:
+    """The deepest folder holding ``ROOT_COPY_SHARE`` of the paths ("" when only the root does): a port of one of the
+    copy's examples elsewhere keeps its author's line (nim-glfw's ``examples/triangle.nim``)."""
+    counts: dict[str, int] = {}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            counts["/".join(parts[:depth])] = counts.get("/".join(parts[:depth]), 0) + 1
+    held = [folder for folder, count in counts.items() if count >= ROOT_COPY_SHARE * len(paths)]
+    return max(held, key=lambda folder: folder.count("/"), default="")
+
+
 NAMED_MIN_SIBLINGS = 2  # a name alone matches folders by chance (a section "Lua" and the project's ``api/lua/``)
 
 
@@ -822,6 +941,8 @@ class RepositoryOwner:
     # (detail, holder names, the file's own section's holder names) of the root's license or notice sections about
     # other projects (``declared.section_holders``)
     sections: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
+    # the package roots its own sources declare (``package_fact``, by ``PEOPLE_MIN_FILES`` or more files)
+    packages: frozenset[str] = frozenset()
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -960,7 +1081,7 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     """The ``RepositoryOwner`` the root's license facts state, with the people the repository's own files name
     (``holder`` facts of files outside its vendored ``trees``)."""
     facts, trees = list(facts), tuple(trees)
-    root = [f for f in facts if f.kind == "license" and f.folder == ""]
+    root = [f for f in facts if f.kind == "license" and f.folder == "" and vendored_tree(f.detail, trees) is None]
     years = [f.first_year for f in root if f.first_year]
     named: dict[str, list[int]] = {}
     places: dict[str, set[str]] = {}  # the names of the folders a holder's files sit in
@@ -986,7 +1107,16 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
                            frozenset(holder for holder, years_ in named.items() if len(set(years_) - {0}) >= 2
                                      and not _fills_one_folder(len(years_), folders[holder], present)),
                            _own_projects(facts, trees),
-                           tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)))
+                           tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)),
+                           _own_packages(facts, trees))
+
+
+def _own_packages(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:
+    counts: dict[str, int] = {}
+    for fact in facts:
+        if fact.kind == "package" and vendored_tree(fact.detail, trees) is None:
+            counts[fact.name] = counts.get(fact.name, 0) + 1
+    return frozenset(name for name, count in counts.items() if count >= PEOPLE_MIN_FILES)
 
 
 def sectioned_holder(text: str, owner: RepositoryOwner) -> str | None:
@@ -1223,13 +1353,24 @@ _PROJECT_BANNER = re.compile(r"^[^\w\n]*([A-Za-z][\w+.-]*)\s+v?(\d+(?:\.\d+)+)(?
 _PROJECT_BANNER_LINES = 4
 
 
+def _banner(text: str) -> re.Match | None:
+    head = "\n".join(line for line in text[:600].splitlines()[:_PROJECT_BANNER_LINES + 2] if re.search(r"\w", line))
+    return _PROJECT_BANNER.search("\n".join(head.splitlines()[:_PROJECT_BANNER_LINES]))
+
+
+def banner_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``banner`` fact of a file whose first comment lines name a project's release and home (``project_banner``):
+    ``name`` the project, letters and digits (a copy's folder may be named for it, ``root_license_copies``)."""
+    banner = _banner(text)
+    return VendoringFact("banner", _folder(path), path, name=_plain(banner.group(1))) if banner else None
+
+
 def project_banner(text: str, repo: str = "") -> str | None:
     """Why a file whose first comment lines name a project, its release and its home ("GLFW 3.4 - www.glfw.org") is
     that project's file, or None where the project is the repository (its name, letters and digits, equal) or the
     home names the repository: nim-glfw's copy of GLFW under ``glfw/src/``, whose headers name GLFW's holders, who
     are also the holders of the GLFW license text the wrapper keeps at its root."""
-    head = "\n".join(line for line in text[:600].splitlines()[:_PROJECT_BANNER_LINES + 2] if re.search(r"\w", line))
-    banner = _PROJECT_BANNER.search("\n".join(head.splitlines()[:_PROJECT_BANNER_LINES]))
+    banner = _banner(text)
     own = repo.rsplit("/", 1)[-1]
     if banner is None or not own or _plain(banner.group(1)) == _plain(own) or _plain(own) in _plain(banner.group(3)):
         return None

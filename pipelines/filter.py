@@ -41,6 +41,7 @@ from codemix.filters.reuse import (
 from codemix.filters.vendored import (
     Vendored,
     VendoredTree,
+    banner_fact,
     banner_release,
     copied_file_statement,
     copied_in_folders,
@@ -57,16 +58,19 @@ from codemix.filters.vendored import (
     header_fact,
     header_terms,
     holder_fact,
+    in_own_namespace,
     includes_own_glue,
     may_say_vendored,
     named_for_repository,
     names_owner,
     owns_header,
+    package_fact,
     placement_fact,
     prefix_fact,
     project_banner,
     published_page,
     repository_owner,
+    root_license_copies,
     sectioned_holder,
     states_terms,
     upstream_copies,
@@ -115,7 +119,8 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
-    for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text)):
+    for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text), banner_fact(doc.path, doc.text),
+                 package_fact(doc.path, doc.text)):
         if fact is not None:
             yield repository_key(doc), fact
     if (placed := placement_fact(doc.path)) is not None:
@@ -131,9 +136,11 @@ def vendoring_evidence(doc: Document):
 def resolve_vendored(key: str, facts):
     """``(key, Vendored)`` for a repository with vendored folders or root license holders; nothing for one without."""
     facts, repo = list(facts), key.split("\x00", 1)[-1]
-    trees = (*written_for_repository(vendored_trees(facts, repo=repo), facts, repo), *upstream_copies(facts, repo))
-    owner = repository_owner(facts, trees)
-    found = Vendored((*trees, *folders_of_copies(facts, owner, trees, repo)), owner, copied_in_folders(facts))
+    copied = root_license_copies(facts)  # a root license text that is a bundled library's: not the repository's own
+    own = [f for f in facts if not (f.kind == "license" and f.folder == "" and vendored_tree(f.detail, copied))]
+    trees = (*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo), *upstream_copies(own, repo))
+    owner = repository_owner(own, trees)
+    found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo)), owner, copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found
 
@@ -290,7 +297,8 @@ def judge_document(doc: Document, document_filter: DocumentFilter, repository_li
             return outcome
         doc = outcome
     owner = (vendored or {}).get(repository_key(doc), Vendored()).owner
-    own_code = own_files and tree is None and names_owner(doc.path, doc.text, owner)
+    own_code = own_files and tree is None and (names_owner(doc.path, doc.text, owner)
+                                               or in_own_namespace(doc.path, doc.text, owner.packages))
     verdict = document_filter.judge_but_benchmarks(doc, license, own_code=own_code)
     return Judged(doc, verdict, doc.path in (amalgamations or {}).get(repository_key(doc), ()))
 
