@@ -28,7 +28,7 @@ import yaml
 
 from codemix.filters.declared import declared_copies, may_declare, named_sections, section_holders, sections_owner
 from codemix.filters.generated import VENDORED_PATHS, path_matches
-from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids, manifest_license
+from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids, license_subject, manifest_license
 from codemix.filters.regex_screen import required_literal
 
 VENDOR_LIST = "data/linguist/vendor.yml"
@@ -628,12 +628,21 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
         package = next((g for g in found.groups() if g), "") if found else ""
     if not isinstance(package, str):
         package = ""
-    urls = frozenset(f"{owner}/{repo.removesuffix('.git')}".lower() for owner, repo in _HOSTED.findall(text))
+    urls = frozenset(f"{owner}/{repo.removesuffix('.git')}".lower() for owner, repo in _hosted(text))
     return VendoringFact("manifest", folder, name, name=package, members=members, inherits=inherits, urls=urls)
 
 
+def _hosted(text: str) -> Iterator[tuple[str, str]]:
+    """(owner, name) of each repository address ``text`` holds (``_HOSTED``)."""
+    for found in _HOSTED.finditer(text):
+        owner, name = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+        yield owner, name
+
+
 _CMAKE_PROJECT = re.compile(r"^\s*project\s*\(", re.IGNORECASE | re.MULTILINE)
-_HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]([\w.-]+)/([\w.-]+)")
+# a hosting site's address, or npm's shorthand for one ("repository": "github:json-schema-org/JSON-Schema-Test-Suite")
+_HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]([\w.-]+)/([\w.-]+)"
+                     r"|\b(?:github|gitlab|bitbucket):([\w.-]+)/([\w.-]+)")
 
 
 _HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)\d\d\b", re.IGNORECASE)  # a holder line has a year or (c)
@@ -771,6 +780,16 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         words = holder_words(lic.holders)
         if urls.get(lic.folder, frozenset()) & own_urls:
             continue  # its manifest points at this repository: a package developed here
+        manifest = manifests.get(lic.folder)
+        if urls.get(lic.folder) and manifest is not None and not manifest.inherits and not _inside(lic.folder, trees) \
+                and not any(_members_cover(members, base, lic.folder) for base, members in workspaces
+                            if not base or lic.folder.startswith(base + "/")):
+            # its own license text beside a manifest naming another repository as its home, whoever holds it: a copy
+            # of that project (jsonschema's ``json/``, the JSON-Schema-Test-Suite, "github:json-schema-org/...",
+            # under the same author's MIT as the repository)
+            trees[lic.folder] = (f"own {lic.detail} + {manifest.detail} at {lic.folder}/ naming "
+                                 f"{min(urls[lic.folder])!r}, not this repository")
+            continue
         if words and root_words and not words & root_words and not _inside(lic.folder, trees):
             trees[lic.folder] = (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, "
                                  f"not the repository's {min(root_holders)!r}")
@@ -810,44 +829,60 @@ ROOT_COPY_SHARE = 0.9
 
 
 def root_license_copies(facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
-    """The copied library a license text at the root belongs to, beside the repository's own license: a wrapper that
-    compiles a bundled library keeps that library's text at its root (nim-glfw's ``LICENSE.md``, GLFW's zlib text
-    naming Marcus Geelnard and Camilla Löwy, beside its own MIT ``LICENSE``). A root text is the copy's when the
-    repository declares another license for itself (its root manifest's license field, ``glfw.nimble``'s "MIT"; or,
-    with no manifest license, another root text naming other holders), ``ROOT_COPY_MIN_FILES`` or more file headers
-    name its holders and nearly all of them lie in one folder below the root (GLFW's ``glfw/``, its sources, headers
-    and deps) while the repository has files outside it. The folder and the text are the copy's."""
+    """The copied code a license text at the root belongs to, beside the repository's own license. A root text is a
+    copy's when the repository declares another license for itself (its root manifest's license field: nim-glfw's
+    ``glfw.nimble``, "MIT", beside GLFW's zlib ``LICENSE.md`` naming Marcus Geelnard and Camilla Löwy) or, declaring
+    none, when another root text names other holders, and ``ROOT_COPY_MIN_FILES`` or more file headers name its holders.
+    The copy is the folder holding nearly all of those files (``ROOT_COPY_SHARE``; GLFW's ``glfw/``, its sources,
+    headers and deps, the folder named for the project their banners name), while the repository has files outside it;
+    or, where they are spread, those files themselves when the text is named for what it licenses beside a plain one
+    (gofumpt's ``LICENSE.google``, "The Go Authors", whose gofmt and go/printer sources it modified, beside Daniel
+    Martí's ``LICENSE``). The text itself is the copy's too."""
     facts = list(facts)
     root = [f for f in facts if f.kind == "license" and f.folder == "" and f.holders]
     declared = {f.license for f in facts if f.kind == "manifest" and f.folder == "" and f.license}
     found: list[VendoredTree] = []
     for lic in root:
         words, ids = holder_words(lic.holders), set(license_ids(lic.license))
-        if not words or not ids:
-            continue
-        if declared:
-            if any(ids <= set(license_ids(expression)) for expression in declared):
-                continue  # the repository declares this license its own (or a choice holding it)
-        elif not any(other.holders and not holder_words(other.holders) & words and other.license != lic.license
-                     for other in root if other is not lic):
+        if not words or not ids or not _copys_text(lic, words, ids, root, declared):
             continue
         places = [f.detail for f in facts if f.kind == "holder" and holder_words([f.name]) & words]
-        folder = _holding_folder(places)
-        outside = sum(1 for f in facts if f.kind == "present" and not f.detail.startswith(folder + "/")
-                      and f.detail != lic.detail)
-        if len(places) < ROOT_COPY_MIN_FILES or not folder or not outside:
+        if len(places) < ROOT_COPY_MIN_FILES:
             continue
-        evidence = (f"root {lic.detail} ({lic.license}) names {min(lic.holders)!r}, whose files lie "
-                    f"in {folder}/, not the license the repository declares")
-        found.append(VendoredTree(lic.detail, evidence))
-        parent = _folder(folder)
-        if parent and _plain(parent.rsplit("/", 1)[-1]) in _banner_names(facts, folder):
-            # the folder above is named for the project its files' banners name (GLFW's ``glfw/``): its subfolders
-            # are the copy (``deps/``, ``include/``), the files beside them the repository's (``glfw/wrapper.nim``)
-            found.append(VendoredTree(parent, f"{evidence}; {parent}/ is named for its files' project", subfolders=True))
-        else:
-            found.append(VendoredTree(folder, evidence))
+        folder = _holding_folder(places)
+        outside = folder and any(f.kind == "present" and not f.detail.startswith(folder + "/") and f.detail != lic.detail
+                                 for f in facts)
+        own = f"the license {min(declared)!r} the repository declares" if declared else \
+            "the other root texts' holders"
+        evidence = f"root {lic.detail} ({lic.license}) names {min(lic.holders)!r}, not {own}"
+        if outside:
+            found += [VendoredTree(lic.detail, evidence), _copy_folder(facts, folder, f"{evidence}, in {folder}/")]
+        elif license_subject(lic.detail) and any(not license_subject(other.detail) for other in root if other is not lic):
+            found += [VendoredTree(lic.detail, evidence),
+                      *(VendoredTree(path, f"{path}'s header names {min(lic.holders)!r}, the holder root {lic.detail} "
+                                           f"({lic.license}) names, not {own}") for path in places)]
     return tuple(found)
+
+
+def _copys_text(lic: VendoringFact, words: frozenset[str], ids: set[str], root: list[VendoringFact],
+                declared: set[str]) -> bool:
+    """Whether the root text ``lic`` is not the repository's own: its root manifest declares a license that is not it
+    (nor a choice holding it), or, declaring none, another root text names other holders."""
+    if declared:
+        return not any(ids <= set(license_ids(expression)) for expression in declared)
+    return any(not holder_words(other.holders) & words for other in root if other is not lic)
+
+
+def _copy_folder(facts: list[VendoringFact], folder: str, evidence: str) -> VendoredTree:
+    """The copy holding ``folder``: the innermost folder around it named for the project its files' release banners
+    name (GLFW's ``glfw/``), whose subfolders are the copy (``src/``, ``include/``, ``deps/``) and the files beside them
+    the repository's (``glfw/wrapper.nim``); else ``folder`` itself."""
+    parts = folder.split("/")
+    named = next(("/".join(parts[:depth]) for depth in range(len(parts), 0, -1)
+                  if _plain(parts[depth - 1]) in _banner_names(facts, "/".join(parts[:depth]))), "")
+    if named:
+        return VendoredTree(named, f"{evidence}; {named}/ is named for its files' project", subfolders=True)
+    return VendoredTree(folder, evidence)
 
 
 def _banner_names(facts: list[VendoringFact], folder: str) -> frozenset[str]:
@@ -1608,7 +1643,7 @@ def upstream_fact(path: str, text: str) -> VendoringFact | None:
     if "/" in path or not _README.fullmatch(path):
         return None
     urls = frozenset(f"{owner}/{name.removesuffix('.git')}".lower().rstrip(".")
-                     for owner, name in _HOSTED.findall(text[:_UPSTREAM_CHARS]))
+                     for owner, name in _hosted(text[:_UPSTREAM_CHARS]))
     return VendoringFact("upstream", "", path, urls=urls) if urls else None
 
 

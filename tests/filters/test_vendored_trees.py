@@ -1028,3 +1028,64 @@ def test_a_folder_whose_files_are_named_for_the_repository_under_a_contributors_
     _, found = _judged("rapidjson", "Tencent/rapidjson")
     for path in ("contrib/natvis/LICENSE", "contrib/natvis/README.md", "contrib/natvis/rapidjson.natvis"):
         assert found[path][0] is None, path
+
+
+def test_a_root_license_text_of_the_library_a_wrapper_compiles():
+    """johnnovak/nim-glfw (793a575; the eighth holdout, spent): a Nim wrapper that compiles GLFW from source keeps GLFW's
+    zlib ``LICENSE.md`` (Marcus Geelnard, Camilla Löwy) at its root beside its own MIT ``LICENSE``; ``glfw.nimble``
+    declares MIT. The headers naming GLFW's holders lie in ``glfw/src`` and ``glfw/include`` (and one ported example),
+    whose banners name GLFW, the name of the folder above them: that folder's subfolders (``deps/`` too) and the
+    root text are the copy's; the wrapper's ``glfw/wrapper.nim`` beside them, ``glfw.nim`` and its examples are its
+    own."""
+    files = layout("nim-glfw")
+    assert "Camilla" in files["LICENSE.md"] and "Erik Johansson Andersson" in files["LICENSE"]  # guard: two texts
+    owner, found = _judged("nim-glfw", "johnnovak/nim-glfw")
+    for path in ("LICENSE.md", "glfw/src/context.c", "glfw/src/CMakeLists.txt", "glfw/include/GLFW/glfw3.h",
+                 "glfw/deps/linmath.h", "glfw/deps/wayland/xdg-shell.xml"):
+        tree = found[path][0]
+        assert tree is not None and "root LICENSE.md (Zlib)" in tree.evidence, path
+    for path in ("LICENSE", "glfw.nim", "glfw.nimble", "glfw/wrapper.nim", "examples/minimal.nim", "README.md"):
+        assert found[path][0] is None, path
+    assert not owner.holders  # GLFW's holders are not the wrapper's
+    # The repository declaring GLFW's license for itself keeps the text its own.
+    files["glfw.nimble"] = files["glfw.nimble"].replace('license     = "MIT"', 'license     = "MIT AND Zlib"')
+    from codemix.filters.vendored import root_license_copies
+    facts = _facts(files, "johnnovak/nim-glfw")
+    assert root_license_copies(facts) == ()
+
+
+def _facts(files: dict[str, str], repo: str) -> list:
+    from codemix.document import Document
+    from codemix.pipelines.filter import vendoring_evidence
+
+    return [fact for path, text in files.items()
+            for _, fact in vendoring_evidence(Document(id=path, text=text, source="s", kind="file", repo=repo, path=path))]
+
+
+def test_files_without_a_package_line_inside_the_repositorys_own_package_tree():
+    """cashapp/zipline (2f1b935; the eighth holdout, spent): its SQLDelight schemas sit in
+    ``.../sqldelight/app/cash/zipline/loader/internal/cache/`` (linguist's ``(^|/)cache/``) beside Kotlin sources that
+    declare ``app.cash.zipline.loader.internal.cache``; its ``proguard-rules.pro`` (a linguist file name) keeps its own
+    classes ("-keep ... class app.cash.zipline.QuickJsException"). Both are the repository's own, read from the package
+    roots its sources declare; the Gradle wrapper script stays ``vendored_path``, and so does a schema below a
+    ``cache/`` folder above the package root."""
+    from codemix.document import Document
+    from codemix.filters.apply import DocumentFilter
+    from codemix.filters.config import FiltersConfig
+    from codemix.filters.vendored import in_own_namespace, is_vendored
+
+    owner, _ = _judged("zipline-own", "cashapp/zipline")
+    assert owner.packages == frozenset({"app.cash.zipline"})
+    document_filter = DocumentFilter(FiltersConfig())
+    files = layout("zipline-own")
+    own = [path for path in files if path.endswith((".sq", ".pro"))]
+    assert len(own) == 4
+    for path in own:
+        doc = Document(id=path, text=files[path], source="s", kind="file", repo="cashapp/zipline", path=path)
+        assert is_vendored(path) and document_filter.path_drop_reason(doc) == "vendored_path"  # guard: the path list
+        assert in_own_namespace(path, doc.text, owner.packages), path
+        assert document_filter.path_drop_reason(doc, own_code=True) is None
+    assert not in_own_namespace("gradlew", files["gradlew"], owner.packages)
+    schema = "zipline-loader/src/commonMain/sqldelight/app/cash/zipline/loader/internal/cache/Files.sq"
+    assert not in_own_namespace("cache/" + schema, files[schema], owner.packages)
+    assert not in_own_namespace(schema, files[schema], frozenset({"com.example.other"}))
