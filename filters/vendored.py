@@ -1240,14 +1240,15 @@ FOLDER_COPIES_MIN = 3
 def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | None:
     """The ``header`` fact of a file whose header states its own license (``notice``) and names a holder: what
     ``foreign_notice`` reads, kept so that a folder's files can be counted together (``folders_of_copies``)."""
-    if not notice:
+    homes = frozenset(f"{owner}/{name.removesuffix('.git')}".lower() for owner, name in _hosted(header_comments(text)))
+    if not notice and not homes:
         return None
     head = file_header(text)
     holder, year = first_copyright(head)
     if not holder:
         return None
     return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head),
-                         project=xcode_project(path, text))
+                         project=xcode_project(path, text), urls=homes)
 
 
 def file_fact(path: str) -> VendoringFact:
@@ -1275,7 +1276,7 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
             mixed.add(fact.folder)
         elif fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None:
             why = _foreign_holder(fact.name, fact.first_year, fact.names, owner) \
-                or foreign_project(fact.project, fact.name, owner, repo)
+                or foreign_project(fact.project, fact.name, owner, repo) or _elsewhere(fact, owner, repo)
             if why:
                 copies.setdefault(fact.folder, []).append((fact.detail, fact.name))
     found = []
@@ -1287,6 +1288,16 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
                                               f"projects' by their headers ({', '.join(holders[:3])}...)",
                                       of_copies=True, own=own_words))
     return tuple(found)
+
+
+def _elsewhere(fact: VendoringFact, owner: RepositoryOwner, repo: str) -> str | None:
+    """Whether a ``header`` fact names a holder who is not the repository's beside a hosted repository that is not this
+    one (mkdocs's ``lunr-language/``, lunr-languages' forks: "https://github.com/MiKr13/lunr-languages", Mihir Kumar)."""
+    words = holder_words([fact.name])
+    if not words or words & owner.words() or words & holder_words(owner.people):
+        return None
+    homes = sorted(home for home in fact.urls if home != repo.lower() and home.split("/")[0] != repo.lower().split("/")[0])
+    return f"header names {fact.name!r} and {homes[0]!r}" if homes else None
 
 
 def owns_header(text: str, own: frozenset[str]) -> bool:
@@ -1349,6 +1360,25 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     if url is None:
         return None
     return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
+
+
+def foreign_home(text: str, owner: RepositoryOwner, repo: str = "") -> str | None:
+    """Why a file whose header names a holder who is not the repository's and, beside it, that holder's own repository
+    on a code-hosting site is a copy from there, or None: mkdocs's ``lunr-language/lunr.da.js``, "Lunr languages,
+    `Danish` language * https://github.com/MihaiValentin/lunr-languages * Copyright 2014, Mihai Valentin" (the holder's
+    words in the address's owner). A header pointing at this repository, or at someone else's, says nothing."""
+    comments = header_comments(text)
+    holder, _ = first_copyright(comments)
+    words = {word for word in holder_words([holder]) if len(word) >= 3}
+    if not words or words & owner.words() or words & holder_words(owner.people):
+        return None
+    for home_owner, name in _hosted(comments):
+        home = f"{home_owner}/{name.removesuffix('.git')}".lower()
+        if repo and home == repo.lower():
+            return None
+        if any(word in _plain(home_owner) for word in words):
+            return f"header names {holder!r} and {home!r}, that holder's repository, not this one"
+    return None
 
 
 _BANNER_VERSION = re.compile(r"^[^\w\n]*([\w.+-]+)\s+(?:[-–]\s+)?(v\d+(?:\.\d+)+)\b[^\n]*", re.IGNORECASE)

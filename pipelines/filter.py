@@ -50,6 +50,7 @@ from codemix.filters.vendored import (
     file_header,
     first_copyright,
     folders_of_copies,
+    foreign_home,
     foreign_notice,
     foreign_pointer,
     foreign_project,
@@ -202,6 +203,7 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
             or foreign_terms(doc.text, found.owner, notice or header_terms(doc.text), license_ids(governing), doc.repo) \
             or foreign_release(doc.text, found.owner, doc.repo) \
+            or foreign_home(doc.text, found.owner, doc.repo) \
             or banner_release(doc.path, doc.text, found.owner, doc.repo) \
             or foreign_project(xcode_project(doc.path, doc.text), first_copyright(file_header(doc.text))[0],
                                found.owner, doc.repo) \

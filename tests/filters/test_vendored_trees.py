@@ -1089,3 +1089,63 @@ def test_files_without_a_package_line_inside_the_repositorys_own_package_tree():
     schema = "zipline-loader/src/commonMain/sqldelight/app/cash/zipline/loader/internal/cache/Files.sq"
     assert not in_own_namespace("cache/" + schema, files[schema], owner.packages)
     assert not in_own_namespace(schema, files[schema], frozenset({"com.example.other"}))
+
+
+def test_a_copied_test_suite_whose_manifest_names_its_own_repository():
+    """python-jsonschema/jsonschema (b37f7be): ``json/`` is the JSON Schema Test Suite merged in as a subtree, with its
+    own ``LICENSE`` (MIT, "Copyright (c) 2012 Julian Berman", the root's holder too) and a ``package.json`` whose
+    ``"repository": "github:json-schema-org/JSON-Schema-Test-Suite"`` (npm's shorthand) names another repository than
+    this one: a copy of that project, though its author is the repository's. The repository's own package stays its
+    own, and the same folder naming this repository would be a package developed here."""
+    files = layout("jsonschema")
+    assert "Julian Berman" in files["COPYING"] and "Julian Berman" in files["json/LICENSE"]  # guard: one holder
+    trees = trees_of(files, "python-jsonschema/jsonschema")
+    tree = vendored_tree("json/tests/draft7/type.json", trees)
+    assert tree is not None and "'json-schema-org/json-schema-test-suite', not this repository" in tree.evidence
+    assert vendored_tree("jsonschema/validators.py", trees) is None
+    own = dict(files, **{"json/package.json": files["json/package.json"].replace(
+        "json-schema-org/JSON-Schema-Test-Suite", "python-jsonschema/jsonschema")})
+    assert vendored_tree("json/tests/draft7/type.json", trees_of(own, "python-jsonschema/jsonschema")) is None
+
+
+def test_the_files_of_a_root_license_text_named_for_what_it_licenses():
+    """mvdan/gofumpt (2d7b4e6): ``LICENSE`` is Daniel Martí's BSD-3-Clause, ``LICENSE.google`` the Go Authors' (named for
+    what it licenses); gofumpt modified gofmt's sources (``gofmt.go``, ``internal.go``, ``format/rewrite.go``) and
+    copies go/printer and go/format into ``internal/govendor/``, each headed "Copyright ... The Go Authors". Those files
+    and that text are the copies'; gofumpt's own files (Daniel Martí's headers) are its own. With the texts' names
+    swapped to plain ones (no subject), the spread files are not told apart."""
+    files = layout("gofumpt")
+    assert "The Go Authors" in files["LICENSE.google"] and "Daniel Mart" in files["LICENSE"]  # guard
+    _, found = _judged("gofumpt", "mvdan/gofumpt")
+    for path in ("LICENSE.google", "gofmt.go", "format/rewrite.go", "internal/govendor/go/printer/nodes.go",
+                 "internal/govendor/diff/diff.go"):
+        tree = found[path][0]
+        assert tree is not None and "LICENSE.google (BSD-3-Clause)" in tree.evidence, path
+    for path in ("LICENSE", "doc.go", "format/format.go", "main_test.go", "internal/version/version.go"):
+        assert found[path][0] is None, path
+    from codemix.filters.vendored import root_license_copies
+    plain = {("LICENSE.txt" if path == "LICENSE.google" else path): text for path, text in files.items()}
+    assert root_license_copies(_facts(plain, "mvdan/gofumpt")) == ()
+
+
+def test_headers_naming_their_holders_repository_elsewhere():
+    """mkdocs/mkdocs (2862536): its search plugin carries lunr-languages' files, each headed "Lunr languages, `Danish`
+    language * https://github.com/MihaiValentin/lunr-languages * Copyright 2014, Mihai Valentin" (or a fork's address
+    and its author: MiKr13, Mihir Kumar): a holder who is not the repository's (Tom Christie) beside that holder's own
+    repository. Such headers fill ``lunr-language/``, so its files without one (``lunr.multi.js``) go with them;
+    mkdocs's own files are its own."""
+    from codemix.filters.vendored import RepositoryOwner, foreign_home
+
+    files = layout("mkdocs")
+    folder = "mkdocs/contrib/search/lunr-language/"
+    assert "Tom Christie" in files["LICENSE"] and "MihaiValentin/lunr-languages" in files[folder + "lunr.da.js"]
+    owner = RepositoryOwner(holders=frozenset({"tom christie"}))
+    why = foreign_home(files[folder + "lunr.da.js"], owner, "mkdocs/mkdocs")
+    assert why is not None and "'mihaivalentin/lunr-languages'" in why
+    assert foreign_home(files[folder + "lunr.da.js"], RepositoryOwner(holders=frozenset({"mihai valentin"}))) is None
+    assert foreign_home(files[folder + "lunr.da.js"], owner, "MihaiValentin/lunr-languages") is None  # its own home
+    _, found = _judged("mkdocs", "mkdocs/mkdocs")
+    for name in ("lunr.da.js", "lunr.hi.js", "lunr.kn.js", "lunr.multi.js"):
+        assert found[folder + name][0] is not None, name
+    for path in ("mkdocs/contrib/search/search_index.py", "mkdocs/commands/build.py", "mkdocs/themes/mkdocs/js/base.js"):
+        assert found[path][0] is None, path
