@@ -294,7 +294,10 @@ MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "s
                   "CMakeLists.txt", "pom.xml", "build.gradle", "meson.build", "configure.ac",
                   # Erlang's rebar3, Elixir's mix, R's DESCRIPTION, SwiftPM, Dart's pub, Julia, Zig, OCaml's dune, Perl
                   "rebar.config", "mix.exs", "DESCRIPTION", "Package.swift", "pubspec.yaml", "Project.toml",
-                  "build.zig.zon", "dune-project", "Makefile.PL", "Build.PL", "META.json", "META.yml")
+                  "build.zig.zon", "dune-project", "Makefile.PL", "Build.PL", "META.json", "META.yml",
+                  # Elm, D's dub, V, Crystal, Gleam, Haxe, vcpkg, Leiningen
+                  "elm.json", "dub.json", "dub.sdl", "v.mod", "shard.yml", "gleam.toml", "haxelib.json", "vcpkg.json",
+                  "project.clj")
 _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # A folder README that says the folder holds another project's code ("This directory contains a copy of
 # ...", "vendored from upstream", Chromium's README.chromium fields).
@@ -598,7 +601,7 @@ def _toml(text: str) -> dict:
 def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
     """The package a manifest names, the workspace members it declares and whether it defers to one."""
     package, members, inherits = "", (), False
-    if name == "package.json":
+    if name.endswith(".json") and name not in ("META.json",):
         try:
             data = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
