@@ -364,6 +364,10 @@ _COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:copied|taken|imported|vendored) (?:ver
 # a named project's source, which is not this repository.
 _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)(?:'s)? source code\b", re.IGNORECASE)
 _FILE_HEAD_CHARS = 1_500
+# A comment line crediting the code to another project's repository: Uniswap v2-core's ``SafeMath.sol``, "// a library
+# for performing overflow-safe math, courtesy of DappHub (https://github.com/dapphub/ds-math)".
+_COURTESY = re.compile(r"^[ \t]*(?://|#|\*|--)[^\n]*?\bcourtesy of [^\n]{0,60}?(?:https?://)?(?:github\.com|gitlab\.com)/"
+                       r"[\w.-]+/[\w.-]+", re.IGNORECASE | re.MULTILINE)
 
 
 def copied_file_statement(text: str, repo: str = "") -> str | None:
@@ -375,6 +379,9 @@ def copied_file_statement(text: str, repo: str = "") -> str | None:
     if said := (_FILE_PROVENANCE.search(words) or _COPIED_LINE.search(opening)
                 or _OPENING_PROVENANCE.search(" ".join(opening.split()))):
         return " ".join(said.group(0).split())
+    courtesy = _COURTESY.search(head)
+    if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):
+        return " ".join(courtesy.group(0).split())
     part = _PART_OF.search(words)
     if part and repo and _plain(part.group(1)) not in {_plain(repo.rsplit("/", 1)[-1]), _plain(repo.split("/")[0])}:
         return part.group(0)

@@ -1149,3 +1149,18 @@ def test_headers_naming_their_holders_repository_elsewhere():
         assert found[folder + name][0] is not None, name
     for path in ("mkdocs/contrib/search/search_index.py", "mkdocs/commands/build.py", "mkdocs/themes/mkdocs/js/base.js"):
         assert found[path][0] is None, path
+
+
+def test_a_single_file_credited_to_another_projects_repository():
+    """Uniswap/v2-core (ee547b1; the eighth holdout, spent): ``SafeMath.sol`` says "a library for performing overflow-safe
+    math, courtesy of DappHub (https://github.com/dapphub/ds-math)": ds-math's code, credited in a comment; the
+    repository's own ``UQ112x112.sol`` cites a Wikipedia page and ``Math.sol`` no one. A credit to this repository
+    itself says nothing."""
+    from codemix.filters.vendored import copied_file_statement
+
+    files = layout("v2-core")
+    said = copied_file_statement(files["contracts/libraries/SafeMath.sol"], "Uniswap/v2-core")
+    assert said is not None and "courtesy of DappHub" in said
+    assert copied_file_statement(files["contracts/libraries/SafeMath.sol"], "dapphub/ds-math") is None
+    for path in ("contracts/libraries/UQ112x112.sol", "contracts/libraries/Math.sol"):
+        assert copied_file_statement(files[path], "Uniswap/v2-core") is None, path
