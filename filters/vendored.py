@@ -187,6 +187,8 @@ def in_own_namespace(path: str, text: str, packages: Iterable[str]) -> bool:
     ``.../sqldelight/app/cash/zipline/loader/internal/cache/``, beside Kotlin sources declaring ``app.cash.zipline.
     loader.internal.cache``; linguist's ``(^|/)cache/``), or a file that a file-name pattern names and whose text names
     that root (zipline's ``proguard-rules.pro``, "-keep ... class app.cash.zipline.QuickJsException")."""
+    if _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
+        return False  # a license text names its package's holder, whoever that is (caffeine's trace parsers' cache2k)
     roots = {tuple(package.split(".")) for package in packages}
     folders = [folder.lower() for folder in path.split("/")[:-1]]
     for root in roots:
@@ -791,7 +793,9 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         if urls.get(lic.folder, frozenset()) & own_urls:
             continue  # its manifest points at this repository: a package developed here
         manifest = manifests.get(lic.folder)
+        # (another repository of this repository's owner, merged in, is its own: hugo's ``docs/``, gohugoio/hugoDocs)
         if urls.get(lic.folder) and manifest is not None and not manifest.inherits and not _inside(lic.folder, trees) \
+                and not any(url.split("/")[0] == repo.lower().split("/")[0] for url in urls[lic.folder]) \
                 and not any(_members_cover(members, base, lic.folder) for base, members in workspaces
                             if not base or lic.folder.startswith(base + "/")):
             # its own license text beside a manifest naming another repository as its home, whoever holds it: a copy
@@ -1250,7 +1254,9 @@ FOLDER_COPIES_MIN = 3
 def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | None:
     """The ``header`` fact of a file whose header states its own license (``notice``) and names a holder: what
     ``foreign_notice`` reads, kept so that a folder's files can be counted together (``folders_of_copies``)."""
-    homes = frozenset(f"{owner}/{name.removesuffix('.git')}".lower() for owner, name in _hosted(header_comments(text)))
+    comments = header_comments(text)
+    homes = frozenset() if _CONTRIBUTED.search(comments) else \
+        frozenset(f"{owner}/{name.removesuffix('.git')}".lower() for owner, name in _hosted(comments))
     if not notice and not homes:
         return None
     head = file_header(text)
@@ -1372,6 +1378,11 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
 
 
+# "Example contributed by bzt (@bztsrc) and reviewed by Ramon Santamaria" (raylib's examples): written for the repository,
+# whatever project of the author's its notes link.
+_CONTRIBUTED = re.compile(r"\bcontributed by\b", re.IGNORECASE)
+
+
 def foreign_home(text: str, owner: RepositoryOwner, repo: str = "") -> str | None:
     """Why a file whose header names a holder who is not the repository's and, beside it, that holder's own repository
     on a code-hosting site is a copy from there, or None: mkdocs's ``lunr-language/lunr.da.js``, "Lunr languages,
@@ -1380,11 +1391,11 @@ def foreign_home(text: str, owner: RepositoryOwner, repo: str = "") -> str | Non
     comments = header_comments(text)
     holder, _ = first_copyright(comments)
     words = {word for word in holder_words([holder]) if len(word) >= 3}
-    if not words or words & owner.words() or words & holder_words(owner.people):
+    if not words or words & owner.words() or words & holder_words(owner.people) or _CONTRIBUTED.search(comments):
         return None
     for home_owner, name in _hosted(comments):
         home = f"{home_owner}/{name.removesuffix('.git')}".lower()
-        if repo and home == repo.lower():
+        if repo and (home == repo.lower() or home_owner.lower() == repo.lower().split("/")[0]):
             return None
         if any(word in _plain(home_owner) for word in words):
             return f"header names {holder!r} and {home!r}, that holder's repository, not this one"
