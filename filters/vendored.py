@@ -171,6 +171,9 @@ def declared_package(path: str, text: str) -> str:
 OWN_ROOT_PARTS = 3  # a package root of the repository's own: its first three parts (``app.cash.zipline``)
 
 
+_AUTHORED = re.compile(r"\b(?:written|created|developed|authored) by\b|@?\bauthor\b:?", re.IGNORECASE)
+
+
 def package_fact(path: str, text: str) -> VendoringFact | None:
     """The ``package`` fact of a source declaring the package its folders spell (``declared_package``): ``name`` the
     package's first ``OWN_ROOT_PARTS`` parts."""
@@ -189,6 +192,10 @@ def in_own_namespace(path: str, text: str, packages: Iterable[str]) -> bool:
     that root (zipline's ``proguard-rules.pro``, "-keep ... class app.cash.zipline.QuickJsException")."""
     if _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
         return False  # a license text names its package's holder, whoever that is (caffeine's trace parsers' cache2k)
+    if first_copyright(file_header(text))[0] or _AUTHORED.search(_opening_comment(text[:_FILE_HEAD_CHARS])):
+        # a file naming its author is judged by that (``names_owner``), not by its place: the LIRS distribution's
+        # ``lirs.c``, "This program is written by Song Jiang", in caffeine's trace parser resources
+        return False
     roots = {tuple(package.split(".")) for package in packages}
     folders = [folder.lower() for folder in path.split("/")[:-1]]
     for root in roots:
@@ -381,7 +388,7 @@ def copied_file_statement(text: str, repo: str = "") -> str | None:
     if said := (_FILE_PROVENANCE.search(words) or _COPIED_LINE.search(opening)
                 or _OPENING_PROVENANCE.search(" ".join(opening.split()))):
         return " ".join(said.group(0).split())
-    courtesy = _COURTESY.search(head)
+    courtesy = _COURTESY.search(head.split("{", 1)[0])  # above the first definition, about the file's code
     if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):
         return " ".join(courtesy.group(0).split())
     part = _PART_OF.search(words)
