@@ -450,8 +450,17 @@ VERDICTS = {
     ],
     "johnnovak/nim-glfw": [
         (_name("_mingw_dxhelper.h"), "R", "a public-domain header (licensecheck agrees with ours)"),
+        (lambda p, o, r: p.endswith("nuklear.h") and o == "MIT OR Unlicense", "R", ("nuklear's closing 'available under "
+         "2 licenses -- choose whichever you prefer': MIT or 'Public Domain (www.unlicense.org)'; the reference ANDs the "
+         "alternatives and reads the heading's 'Public Domain' as a third (round 11, b46l)")),
         (_name("nuklear.h"), "O", "nuklear's closing 'MIT OR public domain (Unlicense)' choice; ours the folder's"),
         (_in("glfw/deps/glad/"), "U", "glad's generated headers carry the Khronos grant (ScanCode's khronos, no SPDX id)"),
+        (_in("glfw/deps/"), "U", ("GLFW's copies of other projects with no notice or a bare 'public domain' banner "
+         "(linmath.h, nuklear_glfw_gl2.h): ours the wrapper's MIT, the reference both root texts; neither is theirs")),
+        (lambda p, o, r: (o == "MIT" or o == "Zlib" and p.startswith("glfw/src/")) and r == "MIT AND Zlib", "R",
+         ("the root's LICENSE is the wrapper's MIT (Erik Johansson Andersson), its LICENSE.md GLFW's zlib (Marcus "
+          "Geelnard, Camilla Löwy), the holders the heads of GLFW's sources under glfw/src name: GLFW's text governs "
+          "that folder, the wrapper's the rest; the reference ANDs both onto every path (round 11, b46l)")),
     ],
 
 }

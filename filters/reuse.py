@@ -5,6 +5,7 @@ Design notes: docs/design/filters.md, "filters/reuse.py".
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import tomllib
@@ -50,11 +51,14 @@ HEADER_CHARS = 8192  # REUSE reads the whole file; a header comment sits at the 
 
 @dataclass(slots=True, frozen=True)
 class PathRule:
-    """``expression`` for the in-repo paths ``pattern`` (a regex, fully matched) covers."""
+    """``expression`` for the in-repo paths ``pattern`` (a regex, fully matched) covers. ``origin`` is the folder of
+    the license text or NOTICE whose sentences or sections state the rule (None for REUSE's files and Debian's): a
+    folder below it with a license of its own answers for its files before such a rule."""
 
     pattern: str
     expression: str
     precedence: str = "aggregate"
+    origin: str | None = None
 
     def covers(self, path: str) -> bool:
         return re.fullmatch(self.pattern, path) is not None
@@ -83,6 +87,8 @@ class RepositoryLicenses:
         license of its own, the repository's default."""
         header = self.sidecars.get(path, header)
         rule = next((rule for rule in reversed(self.rules) if rule.covers(path)), None)
+        if rule is not None and rule.origin is not None and self._answering_depth(path) > _depth(rule.origin):
+            rule = None  # a nearer folder's own license texts speak for it, not a sentence further up
         if rule is None:
             folder = self.folder_license(path) or self.default
             return refined(header, folder, self.default) if header else folder
@@ -94,19 +100,30 @@ class RepositoryLicenses:
         """The license of the nearest folder above ``path`` that has one of its own, where a license text named
         after a package in that folder (``python_dotenv.LICENSE``) answers for that package's folder or files
         (``dotenv/``) before the folder's own; "" if none."""
+        return self._folder_answer(path)[1]
+
+    def _answering_depth(self, path: str) -> int:
+        """How many folders deep the folder answering ``folder_license`` is; -1 where none does."""
+        return self._folder_answer(path)[0]
+
+    def _folder_answer(self, path: str) -> tuple[int, str]:
         parts = path.split("/")
         for depth in range(len(parts) - 1, -1, -1):
             folder = "/".join(parts[:depth])
             found = next((expression for subject, expression in self.packages.get(folder, ())
                           if names_package(subject, parts[depth])), None)
             if found:
-                return found
+                return depth, found
             if depth and folder in self.fonts and (is_font_file(path) or depth == len(parts) - 1
                                                    and is_license_file(path)):
-                return self.fonts[folder]  # a font license: the fonts, and its own text
+                return depth, self.fonts[folder]  # a font license: the fonts, and its own text
             if depth and folder in self.folders:
-                return self.folders[folder]
-        return ""
+                return depth, self.folders[folder]
+        return -1, ""
+
+
+def _depth(folder: str) -> int:
+    return folder.count("/") + 1 if folder else 0
 
 
 def refined(header: str, folder: str, root: str = "") -> str:
@@ -349,7 +366,9 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
     if debian_copyright(path, text):
         return debian_rules(path, text)
     if is_license_file(path) or is_notice_file(path):
-        return (*listed_rules(path, text), *section_rules(path, text), *folder_statements(path, text)[0])
+        origin = path.rsplit("/", 1)[0] if "/" in path else ""
+        return tuple(dataclasses.replace(rule, origin=origin) for rule in (
+            *listed_rules(path, text), *section_rules(path, text), *folder_statements(path, text)[0]))
     return ()
 
 

@@ -285,3 +285,15 @@ def test_a_perl_modules_license_in_its_pod(path: str, expected: str) -> None:
     text = _files("cpanminus")[path]
     assert text.find("=head1", 3_000) > 0  # guard: the POD section lies below the head
     assert own_license(text, path) == expected
+
+
+def test_a_folders_own_license_text_answers_before_a_sentence_further_up() -> None:
+    """lz4's root LICENSE says "all files in the `lib` directory use a BSD 2-Clause license" (a rule for ``lib/``). A
+    folder below ``lib/`` with a license text of its own speaks for its files first, as any nearer folder does; no
+    development repository has one, so lz4's own GPL-2.0 ``programs/COPYING`` stands here at ``lib/dll/COPYING``."""
+    files = _files("lz4")
+    licenses = _licenses({"LICENSE": files["LICENSE"], "lib/LICENSE": files["lib/LICENSE"],
+                          "lib/dll/COPYING": files["programs/COPYING"]})
+    assert [rule.origin for rule in licenses.rules] == [""]  # guard: the root's sentence is a rule
+    assert licenses.for_path("lib/lz4.c") == "BSD-2-Clause"
+    assert licenses.for_path("lib/dll/example.c") == "GPL-2.0"
