@@ -242,9 +242,9 @@ def paired(events: list[tuple[list[dict[str, Any]], bool]]) -> list[dict[str, An
     return messages
 
 
-def event_runs(items: Any) -> list[tuple[list[dict[str, Any]], int]] | None:
-    """An event log's runs: per run (one per session/thread/trace id, else the whole log) its messages and the
-    number of events left out. None unless the list is an event log (``kind_key``) of no model-call records
+def event_runs(items: Any) -> list[tuple[Any, list[dict[str, Any]], int]] | None:
+    """An event log's runs: per run (one per session/thread/trace id, else the whole log) its id (None for the
+    whole log), its messages and the number of events left out. None unless the list is an event log (``kind_key``) of no model-call records
     (spans holding a call's prompt and response are read as calls) in which some run has a model turn and two
     messages or more; the events read are of kinds whose every event with text is read."""
     if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items):
@@ -264,17 +264,31 @@ def event_runs(items: Any) -> list[tuple[list[dict[str, Any]], int]] | None:
              and any(r for r, _ in results)}
     read = [None if view[key] in mixed else messages for view, messages in zip(views, read)]
     groups: dict[Any, list[int]] = collections.defaultdict(list)
-    run_key = next((k for k in RUN_KEYS if all(isinstance(v.get(k), (str, int)) for v in views)), None)
-    for index, view in enumerate(views):
-        groups[view[run_key] if run_key else None].append(index)
+    ids = run_ids(views)
+    current = next((i for i in ids if i is not None), None)  # events before the first id join the first run
+    for index, run_id in enumerate(ids):
+        current = run_id if run_id is not None else current  # an event with no id (a footer) joins the run before
+        groups[current].append(index)
     outcome = [bool((kind_words(view[key]) | key_words(view[key])) & RESULT_WORDS) for view in views]
     runs = []
-    for indices in groups.values():
+    for run_id, indices in groups.items():
         messages = paired([(read[i], outcome[i]) for i in indices if read[i]])
-        runs.append((messages, sum(1 for i in indices if read[i] is None)))
-    if not any(len(m) >= 2 and any(x["role"] == "assistant" for x in m) for m, _ in runs):
+        runs.append((run_id, messages, sum(1 for i in indices if read[i] is None)))
+    if not any(len(m) >= 2 and any(x["role"] == "assistant" for x in m) for _, m, _ in runs):
         return None
-    return [(m, left) for m, left in runs if m]
+    return [(run_id, m, left) for run_id, m, left in runs if m]
+
+
+def run_ids(views: list[dict]) -> list[Any]:
+    """Each event's run id: the ``RUN_KEYS`` field that at least two thirds of the events carry with two values
+    or more (None for an event without it); all None when no field does (the log is one run)."""
+    for key in RUN_KEYS:
+        ids = [v.get(key) if isinstance(v.get(key), (str, int)) and not isinstance(v.get(key), bool) else None
+               for v in views]
+        present = [i for i in ids if i is not None]
+        if len(present) * 3 >= len(ids) * 2 and len(set(present)) >= 2:
+            return ids
+    return [None] * len(views)
 
 
 # --- streamed chunks ------------------------------------------------------------------------------------

@@ -164,8 +164,9 @@ def find_conversations(value: Any) -> list[Found]:
             continue
         if kind is None and (runs := event_runs(node)) is not None:  # events naming their kind (``events``)
             record, record_key = chain[0] if chain else (None, "")
-            found += [Found(path if len(runs) == 1 else f"{path}[run {i}]", messages, "messages", record, record_key,
-                            tuple(d for d, _ in chain[1:]), left_out) for i, (messages, left_out) in enumerate(runs)]
+            found += [Found(path if len(runs) == 1 else f"{path}[run {i}]", messages, "messages", record,
+                            str(run_id) if run_id is not None and record is None else record_key,
+                            tuple(d for d, _ in chain[1:]), left_out) for i, (run_id, messages, left_out) in enumerate(runs)]
             continue
         if kind is None and chain and is_action_list(node, key, chain[0][0]):
             kind = "actions"  # what the agent did, with no observations kept, beside its task
