@@ -62,7 +62,6 @@ CALL_ID_KEYS = ("tool_call_id", "toolCallId", "call_id", "callId", "tool_use_id"
 SOURCE_KEYS = ("source", "from_", "agent", "actor")
 # What a step's nested call record was asked (where no argument key says).
 QUERY_KEYS = ("query", "search_query", "q", "input", "url", "path", "command", "code")
-THOUGHT_WORDS = frozenset({"thinking"})
 
 
 # --- event logs ---------------------------------------------------------------------------------------
@@ -105,14 +104,6 @@ def as_text(value: Any) -> str:
         isinstance(v, str) for v in value) else json.dumps(value, ensure_ascii=False)
 
 
-def thought_step(view: dict) -> dict:
-    """A step's ``thinking`` as its thought (where it keeps no ``thought``)."""
-    if "thought" in view:
-        return view
-    thinking = [k for k in view if key_words(k) & THOUGHT_WORDS and isinstance(view[k], str) and view[k].strip()]
-    return {**view, "thought": view[thinking[0]]} if len(thinking) == 1 else view
-
-
 def detail_call(step: dict, where: str) -> tuple[dict, Any] | None:
     """A call a step records in a nested object of its own (``{action: "Executing web_search", data: {tool:
     web_search, query, sources: [...]}}``): the object names the tool and keeps one list of records (what the
@@ -133,7 +124,7 @@ def detail_call(step: dict, where: str) -> tuple[dict, Any] | None:
 
 
 def step_event_messages(view: dict, where: str) -> list[dict[str, Any]] | None:
-    step = step_of(thought_step(view))
+    step = step_of(view)
     if step is None:
         return None
     messages = step_messages([step])

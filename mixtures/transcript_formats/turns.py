@@ -145,9 +145,12 @@ def key_words(key: Any) -> set[str]:
 
 
 def worded_step(item: dict) -> dict:
-    """``item`` with ``action``/``observation`` added from a key whose words say so, when it has no exact
-    step key of that kind (a copy; the item itself when nothing is added)."""
+    """``item`` with ``thought``/``action``/``observation`` added from a key whose words say so (``thinking``),
+    when it has no exact step key of that kind (a copy; the item itself when nothing is added)."""
     added = {}
+    thinking = [k for k in item if key_words(k) & {"thinking"} and isinstance(item[k], str) and item[k].strip()]
+    if len(thinking) == 1 and not any(k in item for k in THOUGHT_KEYS) and any(k in item for k in STEP_MODEL_KEYS):
+        added["thought"] = item[thinking[0]]  # ``thinking`` beside an ``action``: the step's thought
     if not any(k in item for k in STEP_MODEL_KEYS):
         for alias, words in (("thought", {"thought", "thoughts"}), ("action", {"action", "actions", "command"})):
             model = [k for k in item if key_words(k) & words and item[k] not in (None, "", [], {})]
