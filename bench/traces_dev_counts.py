@@ -460,6 +460,12 @@ def count_autogen_printed_results(path: Path) -> int:
     return total
 
 
+def count_emoji_claude_headings(path: Path) -> int:
+    """The Claude Chat Export Tool's Markdown: one message per ``## 👤 User`` / ``## 🤖 Claude`` heading (the
+    folded reasoning block is part of Claude's message)."""
+    return len(re.findall(r"^## (?:👤 User|🤖 Claude)$", path.read_text(), re.MULTILINE))
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -531,4 +537,5 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "cg-md-parser (a ChatGPT exchange under emoji headings)": count_emoji_headed_pair,
                 # round 11 (event logs, printed)
                 "AutoGen literature review (TaskResult events printed in a notebook)": count_autogen_printed_results,
-                "AutoGen company research (TaskResult events printed in a notebook)": count_autogen_printed_results}
+                "AutoGen company research (TaskResult events printed in a notebook)": count_autogen_printed_results,
+                "Claude Chat Export Tool (README's example export, emoji headings)": count_emoji_claude_headings}

@@ -12,6 +12,7 @@ import collections
 import contextlib
 import itertools
 import json
+import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.aider import AIDER
@@ -532,7 +533,29 @@ def parse_text(text: str, forced: str | None = None, late: bool | None = None,
     fmt = next((f for f in formats_named(forced, formats) if f.detect(text)), None)
     if fmt is None and forced is None and late is not False and exclude is None:
         return page_data_transcripts(text)
-    return None if fmt is None else fmt.parse(text)
+    return None if fmt is None else with_code_task(fmt.parse(text), text)
+
+
+PYTHON_FENCE = re.compile(r"^[ \t]*```(?:python|py|python3)?[ \t]*\n(.*?)^[ \t]*```", re.MULTILINE | re.DOTALL)
+
+
+def with_code_task(transcripts: list[Transcript], text: str) -> list[Transcript]:
+    """A page's runs with no request of their own take the one the page's code passes to the agent: the prose
+    string literal its Python blocks pass to a call (``agent.run("Could you give me the 118th Fibonacci
+    number?")``, ``notebooks.cell_task``), when the page's code passes exactly one (a page of many examples
+    says not which run each started). Context, never trained; ``task_from: code``."""
+    waiting = [t for t in transcripts if t.messages and not has_task(t.messages)]
+    if not waiting or "```" not in text:
+        return transcripts
+    literals = {task for block in PYTHON_FENCE.findall(text) if (task := cell_task({"source": block}))}
+    if len(literals) != 1:
+        return transcripts
+    task = literals.pop()
+    for transcript in waiting:
+        head = next((i for i, m in enumerate(transcript.messages) if m["role"] != "system"), 0)
+        transcript.messages.insert(head, message("user", task))
+        transcript.extra["task_from"] = "code"
+    return transcripts
 
 
 def page_data_transcripts(text: str) -> list[Transcript] | None:

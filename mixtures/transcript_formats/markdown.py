@@ -38,6 +38,8 @@ BANNER = re.compile(
     rf"|<{_SPEAKER}>|([A-Z][A-Za-z _-]{{0,30}}?)[ \t]*:)[ \t]*$", re.MULTILINE)
 CLOSING_TAG = re.compile(rf"^[ \t]*</(?:{'|'.join(map(re.escape, ROLE_ALIASES))})>[ \t]*$", re.MULTILINE | re.IGNORECASE)
 DETAILS = re.compile(r"<details>.*?</details>", re.DOTALL)
+SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
+THINKING_WORDS = frozenset({"reasoning", "thinking", "thought", "thoughts"})  # a folded block of the model's thinking
 QUOTED_LINES = re.compile(r"^[ \t]*>[^\n]*\n?", re.MULTILINE)  # an exporter's time or note quoted above the body
 RULE = re.compile(r"^\s*(?:---+\s*)+|(?:\s*---+)+\s*$")
 
@@ -88,8 +90,13 @@ def heading_role(speaker: str) -> str | None:
     return ROLE_ALIASES.get(speaker.lower()) or (ROLE_ALIASES.get(words[0]) if words else None)
 
 
+# Headings an exporter writes for a person's message and the reply to it (``## Prompt:`` / ``## Response:``, a
+# Claude chat exporter's; ``# You`` over what the reader of the page typed): read only as a pair.
+PAIRED = {"prompt": "user", "you": "user", "response": "assistant"}
+
+
 def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
-    found = []
+    found, paired = [], []
     for match in pattern.finditer(text):
         speaker = next((g for g in match.groups() if g), "")
         role = ROLE_ALIASES.get(speaker.strip().lower()) if speaker else "continued"
@@ -97,6 +104,15 @@ def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
             role = ROLE_ALIASES[speaker.strip().split()[0].lower()]
         if role is not None:
             found.append((match.start(), match.end(), role))
+        elif speaker.strip().lower() in PAIRED:
+            paired.append((match.start(), match.end(), PAIRED[speaker.strip().lower()]))
+    # ``Prompt`` / ``Response`` (``You`` / ``ChatGPT``) count where they take turns with the other side: an API
+    # guide's lone ``Response`` heading is no turn
+    roles = {r for *_, r in found + paired}
+    if paired and {"user", "assistant"} <= roles:
+        merged = sorted(found + paired)
+        if sum(a[2] != b[2] for a, b in itertools.pairwise(merged)) * 10 >= (len(merged) - 1) * 9:
+            return merged
     return found
 
 
@@ -111,14 +127,20 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     body = RULE.sub("", CLOSING_TAG.sub("", body)).strip()
     if role != "assistant":
         return [message(role, body, observation=role == "tool")] if body else []
-    messages, last = [], 0
+    messages, last, reasoning = [], 0, ""
     for block in DETAILS.finditer(body):
         if prose := RULE.sub("", body[last:block.start()]).strip():
-            messages.append(message("assistant", prose))
-        messages.append(message("tool", block.group(0), observation=True))
+            messages.append(message("assistant", prose, reasoning=reasoning))
+            reasoning = ""
+        summary = SUMMARY.search(block.group(0))
+        if summary and key_words(summary.group(1)) & THINKING_WORDS:  # ``🧠 Reasoning (5s)``: the model's thinking
+            reasoning = "\n\n".join(filter(None, [reasoning, SUMMARY.sub("", block.group(0))[len("<details>"):
+                                                                                          -len("</details>")].strip()]))
+        else:
+            messages.append(message("tool", block.group(0), observation=True))
         last = block.end()
-    if prose := RULE.sub("", body[last:]).strip():
-        messages.append(message("assistant", prose))
+    if (prose := RULE.sub("", body[last:]).strip()) or reasoning:
+        messages.append(message("assistant", prose, reasoning=reasoning))
     return messages
 
 
@@ -139,13 +161,19 @@ def block_messages(role: str, body: str) -> list[dict[str, Any]] | None:
     return turn_messages([{"role": role, "content": blocks}])
 
 
+FENCED = re.compile(r"^[ \t]*```[^\n]*\n.*?^(?=[ \t]*```)", re.MULTILINE | re.DOTALL)
+
+
 def parse_markdown_turns(text: str) -> list[Transcript]:
     marks = headings(text)
+    fences = [(m.start(), m.end()) for m in FENCED.finditer(text)] if "```" in text else []
     messages: list[dict[str, Any]] = []
     role = "assistant"
-    for index, (_, end, heading_role, *named) in enumerate(marks):
+    for index, (start, end, heading_role, *named) in enumerate(marks):
         role = role if heading_role == "continued" else heading_role
         stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
+        # a chat a page shows in a fence ends with the fence, not with the page
+        stop = min([stop, *(b for a, b in fences if a <= start < b)])
         blocks = block_messages(role, text[end:stop]) if heading_role != "continued" else None
         section = [{**m, "blocks": True} for m in blocks] if blocks is not None else section_messages(role, text[end:stop])
         messages += [{**m, "name": named[0]} for m in section] if named else section  # an agent's heading names it

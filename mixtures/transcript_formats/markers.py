@@ -43,9 +43,9 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # A label at a line's start: an optional list number, quote or emphasis and symbols (emoji, an opening
 # bracket), at most four words, an optional parenthesis (``(to assistant)``, a model's name), a closing
 # bracket or emphasis, a colon.
-MARKER = re.compile(r"^[ \t]*(?:\d{1,3}[.)][ \t]+)?(?:[>*_]+[ \t]*)?([^\w\s]{0,6})[ \t]*"
-                    r"([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})[ \t]*(\([^)\n]{0,60}\))?[ \t]*[\]>|#*_]{0,3}:[*_]*(?:[ \t]+|$)",
-                    re.MULTILINE)
+MARKER = re.compile(r"^[ \t]*(?:\d{1,3}[.)][ \t]+)?(?:[>*_]+[ \t]*)?([^\w\s]{0,6})[ \t]*(?:\*\*|__)?"
+                    r"([A-Za-z][\w'-]*(?:[ \t][A-Za-z][\w'-]*){0,3})[ \t]*(?:\*\*|__)?[ \t]*(\([^)\n]{0,60}\))?[ \t]*"
+                    r"[\]>|#*_]{0,3}:[*_]*(?:[ \t]+|$)", re.MULTILINE)  # (``👤 **You**:``, ``**User** (10:32):``)
 # A speaker's label in brackets opening a line, with no colon after it (CAMEL's ``[AI User] Instruction: ...``),
 # its words in any script (``[AI 用户]``).
 BRACKETED_KEY = "\x00"  # how a bracketed speaker's label is told from a marker's in ``labelled_lines``
@@ -105,7 +105,7 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
             words = words | {"agent"}  # ``planner (to user_proxy):``: a named agent speaking to a role
         elif re.fullmatch(r"\(\s*[A-Za-z][A-Za-z ]*\)", aside) and not aside.lstrip("( ").startswith("to "):
             words = words | key_words(aside)  # ``John (Customer Care Agent):``: the name's own role (words only)
-        role = marker_role(words)
+        role = marker_role(words) or ("reply" if words == {"response"} else None)  # (a reply to a prompt: below)
         if role in ("user", "assistant") and words & PERSON_WORDS and words & MODEL_WORDS:
             role = head_role(match.group(2))
         if role is not None:
@@ -170,6 +170,9 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     if (addressed := addressed_turns(text)) is not None:
         return [addressed]
     marks = labelled_lines(text)
+    # ``Response:`` is the model's only after a person's ``Prompt:`` (an API guide's responses answer no one)
+    prompted = any(m[3] == "user" and "prompt" in m[2] for m in marks)
+    marks = [(*m[:3], "assistant") if m[3] == "reply" else m for m in marks if m[3] != "reply" or prompted]
     speakers = bracketed_sides([m for m in marks if m[2].startswith(BRACKETED_KEY)])
     bracketed = len({m[2] for m in speakers}) >= 2 and {"user", "assistant"} <= {m[3] for m in speakers}
     if bracketed:

@@ -26,7 +26,8 @@ from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES
 VERBS = "said|says|wrote|writes|responded|responds|replied|replies|asked|asks|answered|answers"
 SAID = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]+)?(?:\[\d{1,5}\][ \t]*)?(?:\*\*|__)?(?P<who>[^\W\d_][\w.+'-]*(?:[ \t][\w.+'-]+){0,2}?)"
-    rf"[ \t]+(?:{VERBS})(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*(?P<rest>.*)$", re.MULTILINE | re.IGNORECASE)
+    rf"[ \t]+(?:{VERBS})(?:\*\*|__)?(?:[ \t]*:(?:\*\*|__)?[ \t]*(?P<rest>.*)|[ \t]*)$", re.MULTILINE | re.IGNORECASE)
+# (without a colon the label is alone on its line: ``You said`` over the message, as some chat pages print it)
 ADDRESSED = frozenset({"you", "i", "me"})  # the person a chat page addresses, or who wrote it in the first person
 PRONOUNS = frozenset({"he", "she", "they", "it", "we", "someone", "everyone", "nobody", "who", "one"})
 MIN_TURNS = 2

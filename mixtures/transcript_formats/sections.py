@@ -166,7 +166,8 @@ def section_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
             framing["actor_name"] += 1  # ``# Agent: Expert Research Analyst``: who acts next, not what it says
             continue
         if any(line.strip() for line in body):  # the model's part keeps its label (``PLAN:``, ``Tool Call:``)
-            body = [f"{label}: {body[0]}".rstrip(), *body[1:]] if role == "part" else body
+            # (a label that only names the writer, ``Assistant:``, is no part of what it wrote)
+            body = [f"{label}: {body[0]}".rstrip(), *body[1:]] if role == "part" and label_kind(label) - MODEL_WORDS else body
             sections.append({"role": role, "label": label, "lines": body})
         else:
             framing["empty_section"] += 1  # a heading over nothing (``## [time] Execution Update``)

@@ -173,14 +173,20 @@ HIDDEN = SKIPPED | {"head", "title", "button", "nav", "footer"}  # what a reader
 HTML_PAGE = re.compile(r"<(?:html|body|article|main|div)\b", re.IGNORECASE)
 
 
+LABEL_CLASS_WORDS = frozenset({"speaker", "author", "sender", "role", "from", "username"})
+
+
 class PageText(html.parser.HTMLParser):
-    """A page's visible text, each block element on its own lines (``<pre>`` kept as written)."""
+    """A page's visible text, each block element on its own lines (``<pre>`` kept as written). An element whose
+    class says it names the writer (``<div class="speaker">You</div>``) and holds a short name is written as a
+    label (``You:``), as the text formats read a writer."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.hidden = 0
         self.pre = 0
+        self.labels: list[tuple[str, int]] = []  # (tag, where its text starts in ``parts``) of writer elements
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in HIDDEN and tag not in VOID:
@@ -188,12 +194,19 @@ class PageText(html.parser.HTMLParser):
         self.pre += tag == "pre"
         if tag in BLOCK:
             self.parts.append("\n")
+        words = set().union(*(key_words(v) for n, v in attrs if n == "class" and v)) if attrs else set()
+        if words & LABEL_CLASS_WORDS and tag not in VOID:
+            self.labels.append((tag, len(self.parts)))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in HIDDEN and self.hidden:
             self.hidden -= 1
         if tag == "pre" and self.pre:
             self.pre -= 1
+        if self.labels and self.labels[-1][0] == tag:
+            name = "".join(self.parts[self.labels.pop()[1]:]).strip()
+            if name and len(name) <= 40 and len(name.split()) <= 4 and not name.endswith(":"):
+                self.parts.append(":")
         if tag in BLOCK:
             self.parts.append("\n")
 

@@ -78,3 +78,23 @@ def test_a_source_s_speakers_choose_which_agent_is_trained(tmp_path):
     cutter = [m for m in messages if m["name"].startswith("Cost Cutter")]
     assert idealist and cutter and len(idealist) + len(cutter) == 13
     assert all(m["role"] == "user" for m in idealist) and all(m["role"] == "assistant" for m in cutter)
+
+
+def test_an_export_shown_in_a_readme_s_fence_reads_its_emoji_headed_turns_and_ends_with_the_fence():
+    """The Claude Chat Export Tool's README shows an export in a fence: ``## 👤 User`` / ``## 🤖 Claude``
+    headings (an emoji before the speaker). Each heading is a turn, User the person, Claude the model; the
+    folded ``🧠 Reasoning`` block is the reply's reasoning (masked by default), not its text nor a tool's
+    output; the last turn ends with the fence, not with the README's ``## Requirements`` after it."""
+    text = (INPUTS / "claude-chat-export-tool.README.md").read_text()
+    users = re.findall(r"^## 👤 User\n\n(.+)", text, re.MULTILINE)
+    claude = re.findall(r"^## 🤖 Claude$", text, re.MULTILINE)
+    assert len(users) == 3 and len(claude) == 2 and "## Requirements" in text
+    transcripts = parse_text(text)
+    assert transcripts is not None and len(transcripts) == 1
+    messages = transcripts[0].messages
+    assert [m["content"] for m in messages if m["role"] == "user"] == users
+    assert len([m for m in messages if m["role"] == "assistant"]) == len(claude)
+    assert len(messages) == len(users) + len(claude)  # one message per heading
+    assert not any("Requirements" in m["content"] or "Reasoning" in m["content"] for m in messages)
+    thinking = re.search(r"<summary>🧠 Reasoning \(5s\)</summary>\n\n(.+?)\n", text).group(1)
+    assert messages[1]["reasoning"].startswith(thinking)  # the folded thinking is the reply's reasoning
