@@ -504,7 +504,8 @@ def may_say_vendored(path: str) -> bool:
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
     return (name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")) or name == "vendor.txt"
             or name == "modules.txt" or path == ".gitmodules" or (name == "RECORD" and folder.endswith(".dist-info")) or bool(folder and _README.fullmatch(name))
-            or _LICENSE_NAME.fullmatch(name) is not None or may_declare(path))
+            or _LICENSE_NAME.fullmatch(name) is not None or may_declare(path)
+            or (not folder and _CHANGELOG.fullmatch(name) is not None))
 
 
 _LICENSE_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense|notice)(?:[-._ ].*)?|[\w-]+[-_.]licen[cs]e(?:\.\w+)?",
@@ -569,6 +570,8 @@ def _declarations(path: str, folder: str, name: str, text: str):
             yield VendoringFact("declares", _join(folder, module), f"{path}")
     elif name == "RECORD" and folder.endswith(".dist-info"):
         yield from _installed_record(path, folder, text)
+    elif not folder and _CHANGELOG.fullmatch(name):
+        yield from _synced(path, text)
     elif path == ".gitmodules":
         for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
             yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
@@ -590,6 +593,46 @@ def _declarations(path: str, folder: str, name: str, text: str):
             yield VendoringFact("declares", folder, f"{path} says {quote}")
         elif subfolders := _SUBFOLDER_PROVENANCE.search(" ".join(head.split())):
             yield VendoringFact("declares_subfolders", folder, f"{path} says {subfolders.group(0)[:80]!r}")
+
+
+# A root changelog's entries that say the repository merged in another repository at a commit, again and again: a subtree
+# kept in sync (setuptools' NEWS.rst, "Synced with pypa/distutils@d7633fbed", "Merge with pypa/distutils@24bd3179b").
+_CHANGELOG = re.compile(r"(?:NEWS|CHANGELOG|CHANGES|HISTORY)(?:\.\w+)?", re.IGNORECASE)
+_SYNCED = re.compile(r"\b(?:synced|merged?|sync|updated?) (?:with|from) ([\w.-]+)/([\w.-]+)@[0-9a-f]{7,40}\b", re.IGNORECASE)
+SYNCED_MIN = 2
+
+
+def _synced(path: str, text: str) -> Iterator[VendoringFact]:
+    counts: dict[tuple[str, str], int] = {}
+    for found in _SYNCED.finditer(text):
+        key = (found.group(1).lower(), found.group(2).lower().removesuffix(".git"))
+        counts[key] = counts.get(key, 0) + 1
+    for (owner, name), count in sorted(counts.items()):
+        if count >= SYNCED_MIN:
+            yield VendoringFact("synced", "", f"{path} says {count} times it synced with {owner}/{name}@...",
+                                name=_plain(name), urls=frozenset({f"{owner}/{name}"}))
+
+
+def synced_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """The folder named for a repository the root changelog says it synced with at commit after commit (``_SYNCED``,
+    letters and digits compared: setuptools' ``setuptools/_distutils/``, pypa/distutils), not this repository."""
+    facts = list(facts)
+    synced = [f for f in facts if f.kind == "synced" and repo.lower() not in f.urls]
+    if not synced:
+        return ()
+    held: dict[str, int] = {}  # every folder, and how many files lie below it
+    for fact in facts:
+        if fact.kind == "present" and fact.folder:
+            parts = fact.folder.split("/")
+            for depth in range(1, len(parts) + 1):
+                held["/".join(parts[:depth])] = held.get("/".join(parts[:depth]), 0) + 1
+    found = []
+    for fact in synced:
+        # the folder so named holding the most files, twice as many as any other so named (not the docs about it)
+        named = sorted((count, folder) for folder, count in held.items() if _plain(folder.rsplit("/", 1)[-1]) == fact.name)
+        if named and (len(named) == 1 or named[-1][0] >= 2 * named[-2][0]):
+            found.append(VendoredTree(named[-1][1], f"{fact.detail}, the folder named for it"))
+    return tuple(found)
 
 
 def _installed_record(path: str, folder: str, text: str) -> Iterator[VendoringFact]:

@@ -74,6 +74,7 @@ from codemix.filters.vendored import (
     root_license_copies,
     sectioned_holder,
     states_terms,
+    synced_trees,
     upstream_copies,
     upstream_fact,
     vendored_tree,
@@ -139,7 +140,8 @@ def resolve_vendored(key: str, facts):
     facts, repo = list(facts), key.split("\x00", 1)[-1]
     copied = root_license_copies(facts)  # a root license text that is a bundled library's: not the repository's own
     own = [f for f in facts if not (f.kind == "license" and f.folder == "" and vendored_tree(f.detail, copied))]
-    trees = (*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo), *upstream_copies(own, repo))
+    trees = (*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo), *upstream_copies(own, repo),
+             *synced_trees(own, repo))
     owner = repository_owner(own, trees)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo)), owner, copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:

@@ -1164,3 +1164,23 @@ def test_a_single_file_credited_to_another_projects_repository():
     assert copied_file_statement(files["contracts/libraries/SafeMath.sol"], "dapphub/ds-math") is None
     for path in ("contracts/libraries/UQ112x112.sol", "contracts/libraries/Math.sol"):
         assert copied_file_statement(files[path], "Uniswap/v2-core") is None, path
+
+
+def test_a_subtree_the_changelog_says_is_synced_with_another_repository():
+    """pypa/setuptools (7d53128): ``NEWS.rst`` says release after release "Synced with pypa/distutils@d7633fbed", "Merge
+    with pypa/distutils@24bd3179b": ``setuptools/_distutils/`` is that repository kept as a subtree (the folder named for
+    it, letters and digits compared, holding the most files; not the docs about it in ``docs/deprecated/distutils/``).
+    One such entry, or entries naming this repository, say nothing."""
+    from codemix.filters.vendored import synced_trees
+
+    files = layout("setuptools-synced")
+    assert files["NEWS.rst"].count("pypa/distutils@") == 2  # guard: the entries
+    facts = _facts(files, "pypa/setuptools")
+    trees = synced_trees(facts, "pypa/setuptools")
+    tree = vendored_tree("setuptools/_distutils/command/build.py", trees)
+    assert tree is not None and "synced with pypa/distutils" in tree.evidence
+    for path in ("setuptools/dist.py", "docs/deprecated/distutils/apiref.rst"):
+        assert vendored_tree(path, trees) is None, path
+    assert synced_trees(facts, "pypa/distutils") == ()
+    once = dict(files, **{"NEWS.rst": files["NEWS.rst"].replace("Merge with pypa/distutils@24bd3179b", "Merge")})
+    assert synced_trees(_facts(once, "pypa/setuptools"), "pypa/setuptools") == ()
