@@ -45,10 +45,14 @@ class ReadLimits:
     # tail around a note of what was cut, so one huge output never drops the whole run for size
     # (``filters.transcript_max_bytes``, 20 MB of rendered text, drops a transcript as ``too_large``).
     max_observation_chars: int = 1_000_000
+    # transcripts: a run's tool outputs together; past this many characters each is cut further, its share by
+    # size, so that many long outputs (none over the cap above) do not drop the run as ``too_large`` either.
+    max_observations_total_chars: int = 16_000_000
 
     def validate(self, path: str) -> None:
         for name in ("max_file_bytes", "max_archive_members", "max_archive_bytes", "max_line_bytes",
-                     "max_decompressed_bytes", "max_malformed_records", "max_observation_chars"):
+                     "max_decompressed_bytes", "max_malformed_records", "max_observation_chars",
+                     "max_observations_total_chars"):
             require(getattr(self, name) > 0, join(path, name), "must be positive")
 
 

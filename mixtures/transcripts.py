@@ -72,24 +72,44 @@ class TranscriptRecord(NamedTuple):
 READ_CUT = "\n[... {n:,} characters of output cut when read ...]\n"
 
 
-def cut_observations(messages: list[dict[str, Any]], max_chars: int) -> dict[str, int]:
+def cut_observations(messages: list[dict[str, Any]], max_chars: int, max_total: int | None = None) -> dict[str, int]:
     """Each observation longer than ``max_chars`` cut to its head and tail around ``READ_CUT`` (in
-    place); returns ``{"observations": n, "chars": removed}`` (empty when nothing was cut). One huge
-    tool output (a 50 MB file dump) would otherwise drop the whole run for size, and every model turn
-    with it; what the model wrote is never cut."""
-    cut, removed = 0, 0
-    for canonical in messages:
-        content = canonical["content"]
-        if not canonical["observation"] or len(content) <= max_chars:
-            continue
-        head = max_chars // 2
-        tail = max_chars - head
-        canonical["content"] = content[:head] + READ_CUT.format(n=len(content) - max_chars) + content[-tail:]
-        cut, removed = cut + 1, removed + len(content) - max_chars
-    return {"observations": cut, "chars": removed} if cut else {}
+    place), then, while the observations together exceed ``max_total``, each cut further by its share of
+    the excess (by size); returns ``{"observations": n, "chars": removed}`` (empty when nothing was cut).
+    One huge tool output (a 50 MB file dump), or many long ones, would otherwise drop the whole run for
+    size, and every model turn with it; what the model wrote is never cut."""
+    cut: set[int] = set()
+    removed = 0
+    for index, canonical in enumerate(messages):
+        if canonical["observation"] and len(canonical["content"]) > max_chars:
+            removed += _cut_to(canonical, max_chars)
+            cut.add(index)
+    observed = [i for i, m in enumerate(messages) if m["observation"]]
+    total = sum(len(messages[i]["content"]) for i in observed)
+    if max_total is not None and total > max_total:
+        excess = total - max_total
+        for i in observed:
+            size = len(messages[i]["content"])
+            keep = size - -(-excess * size // total) - len(READ_CUT)  # its share of the excess, and the note's length
+            if keep < size and (taken := _cut_to(messages[i], max(keep, 0))):
+                removed += taken
+                cut.add(i)
+    return {"observations": len(cut), "chars": removed} if cut else {}
 
 
-def transcript_record(transcript: Transcript, max_observation_chars: int | None = None) -> TranscriptRecord:
+def _cut_to(canonical: dict[str, Any], keep: int) -> int:
+    """``canonical``'s content cut to ``keep`` characters, head and tail around ``READ_CUT`` (in place); the
+    characters removed."""
+    content = canonical["content"]
+    if len(content) <= keep:
+        return 0
+    head = keep // 2
+    canonical["content"] = content[:head] + READ_CUT.format(n=len(content) - keep) + content[len(content) - (keep - head):]
+    return len(content) - keep
+
+
+def transcript_record(transcript: Transcript, max_observation_chars: int | None = None,
+                      max_observations_total_chars: int | None = None) -> TranscriptRecord:
     """The document parts of one parsed transcript (see the module docstring for the metadata keys).
 
     Tool output a format hands back as a user turn is flagged an observation whatever the format
@@ -97,7 +117,8 @@ def transcript_record(transcript: Transcript, max_observation_chars: int | None 
     flag_text_observations(transcript.messages)
     metadata: dict[str, Any] = {"format": transcript.format, "messages": transcript.messages,
                                 **outcome_facts(transcript.facts, transcript.messages)}
-    if max_observation_chars is not None and (cut := cut_observations(transcript.messages, max_observation_chars)):
+    if max_observation_chars is not None and (cut := cut_observations(transcript.messages, max_observation_chars,
+                                                                      max_observations_total_chars)):
         metadata["observations_cut"] = cut
     if transcript.compactions:
         metadata["compactions"] = transcript.compactions

@@ -521,7 +521,8 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))
             continue
-        record = transcript_record(transcript, source.limits.max_observation_chars)
+        record = transcript_record(transcript, source.limits.max_observation_chars,
+                                   source.limits.max_observations_total_chars)
         # storable: JSON can smuggle lone surrogates ("\ud800") into the text and into fields the text
         # leaves out (tool call ids, exit_status, repo); no shard or ledger can store them.
         yield storable(source, make_document(source, where, record.text, repo=record.repo, path=name,

@@ -115,6 +115,29 @@ def test_an_oversized_tool_output_is_cut_with_a_note_not_the_run_dropped() -> No
     assert sum(d.metadata.get("observations_cut", {}).get("observations", 0) for d in cut) == len(long_outputs)
 
 
+def test_many_long_tool_outputs_are_cut_to_a_total_not_the_run_dropped() -> None:
+    """No output over the one-output cap, but all of them together over ``max_observations_total_chars``: each
+    is cut by its share (head and tail around the note), the run's outputs then fit the total, and what the
+    model wrote is unchanged."""
+    whole = documents(TAU)
+    budget = 2_400
+    totals = [sum(len(m["content"]) for m in d.metadata["messages"] if m["observation"]) for d in whole]
+    assert max(totals) > 2 * budget, "guard: a run whose outputs together are well over the total"
+    assert "observations_cut" not in str([d.metadata for d in whole]), "guard: no output over the one-output cap"
+    cut = documents(TAU, max_observations_total_chars=budget)
+    for before, after, total in zip(whole, cut, totals):
+        pairs = list(zip(before.metadata["messages"], after.metadata["messages"]))
+        observed = [new for old, new in pairs if old["observation"]]
+        if total <= budget:
+            assert [new for _, new in pairs] == before.metadata["messages"]
+            continue
+        assert sum(len(m["content"]) for m in observed) <= budget + 60 * len(observed)  # the notes' own length
+        assert all(new == old for old, new in pairs if not old["observation"]), "what the model wrote is never cut"
+        assert after.metadata["observations_cut"]["observations"] == sum(
+            1 for old, new in pairs if old["observation"] and new["content"] != old["content"])
+        assert any("characters of output cut when read" in m["content"] for m in observed)
+
+
 def test_tool_results_written_as_user_text_are_observations(tmp_path: Path) -> None:
     """A harness that returns tool results as user text (Cline: ``[read_file for 'x'] Result:``): those
     turns are environment output, so the prose filters never judge them."""
