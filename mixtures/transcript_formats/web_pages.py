@@ -24,6 +24,7 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
+from codemix.mixtures.transcript_formats.markers import MODEL_WORDS
 from codemix.mixtures.transcript_formats.turns import CALL_BLOCK_TYPES, RESULT_BLOCK_TYPES, ROLE_ALIASES, key_words
 
 TAG = re.compile(r"<(?:div|li|article|section|p|span|tr|td|pre)\b[^>]*\b(?:class|data-[\w-]*(?:role|author)[\w-]*)\s*=",
@@ -34,7 +35,14 @@ CONTENT_WORDS = frozenset({"content", "text", "body", "markdown", "prose"})
 META_WORDS = frozenset({"header", "timestamp", "time", "meta", "metadata", "avatar", "toolbar", "footer", "usage", "preview",
                         "token", "tokens", "date", "actions", "copy"})
 MIN_MESSAGES = 2
-CONTAINER_WORDS = frozenset({"message", "msg", "turn", "chat", "bubble", "entry", "role", "author"})
+CONTAINER_WORDS = frozenset({"message", "msg", "turn", "chat", "bubble", "entry", "role", "author", "response"})
+
+
+def writer_role(word: str) -> str | None:
+    """The role a word of a class or ``data-*`` value names: a role alias, or a model's name (``claude``)."""
+    if word in ("data", "api"):
+        return None
+    return ROLE_ALIASES.get(word) or ("assistant" if word in MODEL_WORDS else None)
 
 
 def attribute_role(attrs: list[tuple[str, str | None]]) -> str | None:
@@ -45,14 +53,19 @@ def attribute_role(attrs: list[tuple[str, str | None]]) -> str | None:
         if not value:
             continue
         name = name.lower()
-        if name.startswith("data-") and ("role" in name or "author" in name):
+        named = name.startswith("data-") and ("role" in name or "author" in name)
+        if named or name.startswith("data-"):  # (``data-testid="user-message"``: only with a container word)
             tokens = [value.strip().lower()]
         elif name == "class":
             tokens = value.lower().split()
         else:
             continue
         for token in tokens:
-            if token in CALL_BLOCK_TYPES:
+            if not (named or name == "class"):
+                words = key_words(token)
+                roles = {writer_role(w) for w in words} - {None}
+                found |= roles if len(roles) == 1 and words & CONTAINER_WORDS and len(token) <= 40 else set()
+            elif token in CALL_BLOCK_TYPES:
                 found.add("assistant")
             elif token in RESULT_BLOCK_TYPES:
                 found.add("tool")
@@ -60,14 +73,14 @@ def attribute_role(attrs: list[tuple[str, str | None]]) -> str | None:
                 found.add(ROLE_ALIASES[token])
             else:
                 words = key_words(token)
-                roles = {ROLE_ALIASES[w] for w in words if w in ROLE_ALIASES and w not in ("data", "api")}
+                roles = {writer_role(w) for w in words} - {None}
                 if len(roles) == 1 and words & CONTAINER_WORDS:
-                    found |= roles  # ``message-user``, ``chat-bubble--assistant``
+                    found |= roles  # ``message-user``, ``chat-bubble--assistant``, ``font-claude-response``
     if not found:  # ``class="author GPT-3"``: a container word in one token, the writer in another
         for name, value in attrs:
             tokens = value.lower().split() if name.lower() == "class" and value else []
             if CONTAINER_WORDS & set(tokens):
-                found |= {ROLE_ALIASES[w] for t in tokens for w in key_words(t) if w in ROLE_ALIASES and w not in ("data", "api")}
+                found |= {role for t in tokens for w in key_words(t) if (role := writer_role(w))}
     return found.pop() if len(found) == 1 else None
 
 
