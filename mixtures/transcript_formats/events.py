@@ -45,10 +45,14 @@ PAYLOAD_KEYS = ("data", "payload", "body", "details", "detail", "event_data")
 RUN_KEYS = ("session_id", "sessionId", "thread_id", "threadId", "trace_id", "traceId", "conversation_id", "run_id",
             "runId", "episode_id", "task_id")
 # Words of an event kind: who spoke, a call being made, a call's outcome.
-USER_WORDS = frozenset({"user", "human", "prompt", "query", "question", "request", "input", "instruction"})
+USER_WORDS = frozenset({"user", "human", "prompt", "query", "question", "request", "input", "instruction", "task",
+                        "goal"})
 MODEL_WORDS = frozenset({"assistant", "agent", "llm", "model", "ai", "bot", "response", "answer", "reply", "thought",
                          "thinking", "reasoning", "plan", "final", "completion"})
 SYSTEM_WORDS = frozenset({"system"})
+# Text events of a ReAct-style log: what the environment returned, what the model did (written as text).
+ENV_WORDS = frozenset({"observation", "obs", "feedback", "environment", "env", "stdout", "stderr"})
+ACTION_WORDS = frozenset({"action", "command"})
 TOOL_WORDS = frozenset({"tool", "function", "action", "command", "api", "search", "retrieval"})
 CALL_WORDS = frozenset({"call", "use", "invoke", "invocation", "start", "started", "begin", "execute", "executing",
                         "pre", "before"})
@@ -191,9 +195,10 @@ def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]]
         side = ROLE_ALIASES.get(source.strip().lower())
         side = side if side in ("user", "system", "assistant") else "assistant"
         return [message(side, text, name="" if ROLE_ALIASES.get(source.strip().lower()) else source.strip())]
-    for side, side_words in (("user", USER_WORDS), ("system", SYSTEM_WORDS), ("assistant", MODEL_WORDS)):
-        if words & side_words:
-            return [message(side, text)]
+    for side, side_words in (("user", USER_WORDS), ("system", SYSTEM_WORDS), ("tool", ENV_WORDS),
+                             ("assistant", MODEL_WORDS | ACTION_WORDS)):
+        if words & side_words and not (side == "user" and words & RESULT_WORDS):  # ``task_complete``: no request
+            return [message(side, text, observation=side == "tool")]
     return None
 
 
