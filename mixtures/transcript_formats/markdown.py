@@ -166,14 +166,14 @@ FENCED = re.compile(r"^[ \t]*```[^\n]*\n.*?^(?=[ \t]*```)", re.MULTILINE | re.DO
 
 def parse_markdown_turns(text: str) -> list[Transcript]:
     marks = headings(text)
+    # a chat a page shows in one fence (every heading inside it) ends with the fence, not with the page
     fences = [(m.start(), m.end()) for m in FENCED.finditer(text)] if "```" in text else []
+    shown_in = next((b for a, b in fences if marks and all(a <= mark[0] < b for mark in marks)), len(text))
     messages: list[dict[str, Any]] = []
     role = "assistant"
-    for index, (start, end, heading_role, *named) in enumerate(marks):
+    for index, (_, end, heading_role, *named) in enumerate(marks):
         role = role if heading_role == "continued" else heading_role
-        stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
-        # a chat a page shows in a fence ends with the fence, not with the page
-        stop = min([stop, *(b for a, b in fences if a <= start < b)])
+        stop = marks[index + 1][0] if index + 1 < len(marks) else shown_in
         blocks = block_messages(role, text[end:stop]) if heading_role != "continued" else None
         section = [{**m, "blocks": True} for m in blocks] if blocks is not None else section_messages(role, text[end:stop])
         messages += [{**m, "name": named[0]} for m in section] if named else section  # an agent's heading names it
