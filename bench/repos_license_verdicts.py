@@ -462,7 +462,21 @@ VERDICTS = {
           "Geelnard, Camilla Löwy), the holders the heads of GLFW's sources under glfw/src name: GLFW's text governs "
           "that folder, the wrapper's the rest; the reference ANDs both onto every path (round 11, b46l)")),
     ],
-
+    # ---- round 11's development repositories (bench/repos_licenses_dev_9.tsv), judged by b46l ----
+    "Perl-Toolchain-Gang/ExtUtils-MakeMaker": [
+        (lambda p, o, r: r == "" and o == "Artistic-1.0-Perl OR GPL-1.0-or-later", "R", ("no license text in the "
+         "repository: Makefile.PL's LICENSE => 'perl' (CPAN::Meta's perl_5, Perl's terms); the reference reads legal "
+         "files only and finds none")),
+        (lambda p, o, r: r == "GPL-1.0-or-later OR Artistic-1.0" and o == "Artistic-1.0-Perl OR GPL-1.0-or-later", "R",
+         ("'under the same terms as the Perl 5 programming language system itself' (Dist::Zilla's Perl_5 license, "
+          "Artistic-1.0-Perl OR GPL-1.0-or-later in SPDX); ScanCode's rule for the wording names the original "
+          "Artistic 1.0")),
+        (_in("bundled/CPAN-Meta/CPAN/Meta/"), "R", ("license names as data (CPAN::Meta's Converter, Validator and Spec "
+         "list every CPAN license key; Feature.pm's 'iMatix' is a word match); each file's POD says 'the same terms as "
+         "the Perl 5 programming language system itself'")),
+        (_name("Util.pm"), "R", ("Scalar::Util's two notices, each 'under the same terms as Perl itself'; ScanCode reads "
+         "the second as GPL-2.0-or-later OR Artistic-2.0")),
+    ],
 }
 
 
