@@ -1169,6 +1169,10 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
         if gnu := _gnu_text(further[notice.start():]):
             found.setdefault(notice.start(), gnu[1])
         break
+    else:
+        if "gnu" in words and (short := _GNU_NAMED.search(text[:_NOTICE_CHARS])) is not None \
+                and (spdx := _license_from_name(short.group(1))) is not None:
+            found.setdefault(words.find("gnu"), spdx)
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
     if "same" in words and (same := _SAME_TERMS.search(words)) is not None:
@@ -1193,6 +1197,13 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
 
 
 _NOTICE_RUNOVER = 400
+# A GNU license named in short with its version, after a licensing verb ("licensed under the GNU GPL v3 or later") or
+# alone on a comment line (Ansible's header, "GNU General Public License v3.0+ (see COPYING or
+# https://www.gnu.org/licenses/gpl-3.0.txt)"); read on the raw text, where "+" says "or later".
+_GNU_NAMED = re.compile(
+    r"(?:\b(?:licensed|released|distributed|available) under (?:the )?(?:terms of (?:the )?)?|^[^\w\n]*)"
+    r"(GNU (?:Affero |Lesser |Library )?(?:General Public License|A?L?GPL),? (?:v|version )?\d(?:\.\d)?"
+    r"(?:\+| or (?:any )?later(?: version)?)?)(?!\w|\.\d)", re.IGNORECASE | re.MULTILINE)
 # A grant by another work's terms: "you can redistribute it and/or modify it under the same terms as Perl itself" (the
 # CPAN convention; "as the Perl 5 programming language system itself", Dist::Zilla's): Perl's own terms are a choice
 # between the Artistic License and the GPL, version 1 or later (perlartistic, perlgpl; CPAN::Meta's ``perl_5``).
@@ -1402,7 +1413,8 @@ def file_statement(text: str, path: str = "") -> str | None:
     said = _THIS_FILE.search(words)
     if said is None or _CHOICE.search(words):
         return None
-    name = f"{said.group(1)} license{said.group(2) or ''}"
+    version = re.sub(r"(\d) (\d)$", r"\1.\2", said.group(2) or "")  # the words' "2 1" is version 2.1
+    name = f"{said.group(1)} license{version}"
     spdx = _license_from_name(name)
     return None if spdx is None or _unversioned_family(name, spdx) else spdx
 

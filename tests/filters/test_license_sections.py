@@ -297,3 +297,14 @@ def test_a_folders_own_license_text_answers_before_a_sentence_further_up() -> No
     assert [rule.origin for rule in licenses.rules] == [""]  # guard: the root's sentence is a rule
     assert licenses.for_path("lib/lz4.c") == "BSD-2-Clause"
     assert licenses.for_path("lib/dll/example.c") == "GPL-2.0"
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # Ansible's header line, "GNU General Public License v3.0+ (see COPYING or
+    # https://www.gnu.org/licenses/gpl-3.0.txt)" (ScanCode: gpl-3.0-plus)
+    ("ansible-collections/ansible.posix", "plugins/modules/mount.py", "GPL-3.0-or-later"),
+])
+def test_a_gnu_license_named_in_short(repository: str, path: str, expected: str) -> None:
+    """A GNU license named with its version in short, not in the GNU notice's words."""
+    text = _files("named_notices")[repository][path]
+    assert own_license(text, path) == expected
