@@ -302,13 +302,14 @@ def merged_openai(chunks: list[dict]) -> dict:
     deltas = [openai_chunk(chunk) or {} for chunk in chunks]
     calls: dict[int, dict] = {}
     for delta in deltas:
-        for part in delta.get("tool_calls") or []:
-            call = calls.setdefault(part.get("index", len(calls)), {"id": "", "type": "function",
-                                                                     "function": {"name": "", "arguments": ""}})
+        parts = delta.get("tool_calls") if isinstance(delta.get("tool_calls"), list) else []
+        for part in (p for p in parts if isinstance(p, dict)):
+            index = part.get("index") if isinstance(part.get("index"), int) else len(calls)
+            call = calls.setdefault(index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
             call["id"] = call["id"] or str(part.get("id") or "")
-            function = part.get("function") or {}
-            call["function"]["name"] += function.get("name") or ""
-            call["function"]["arguments"] += function.get("arguments") or ""
+            function = part.get("function") if isinstance(part.get("function"), dict) else {}
+            call["function"]["name"] += function.get("name") if isinstance(function.get("name"), str) else ""
+            call["function"]["arguments"] += function.get("arguments") if isinstance(function.get("arguments"), str) else ""
     role = next((d["role"] for d in deltas if isinstance(d.get("role"), str)), "assistant")
     merged = {"role": role, "content": "".join(d.get("content") or "" for d in deltas if isinstance(d.get("content"), str))}
     reasoning = "".join(d.get("reasoning_content") or d.get("reasoning") or "" for d in deltas
@@ -322,7 +323,7 @@ def anthropic_stream(entries: list[dict]) -> dict:
     blocks: each ``content_block_start`` block with its deltas (text, thinking, a call's JSON input) applied."""
     blocks: dict[int, dict] = {}
     for entry in entries:
-        index = entry.get("index", 0)
+        index = entry.get("index") if isinstance(entry.get("index"), int) else 0
         if entry.get("type") == "content_block_start" and isinstance(entry.get("content_block"), dict):
             blocks[index] = dict(entry["content_block"], _json="")
         elif entry.get("type") == "content_block_delta" and isinstance(entry.get("delta"), dict):
