@@ -579,4 +579,4 @@ def own_license(text: str, path: str = "") -> str | None:
              or footer_license(text, path)
              or tagged_license(text, path) or named_in_banner(text, path))
     derived = derived_license(text, path)
-    return later_notices(text, path, combine([found, derived]) or None)
+    return later_notices(text, path, combine([found, derived]) if found or derived else None)
