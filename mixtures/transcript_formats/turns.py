@@ -185,11 +185,20 @@ def is_step(item: Any) -> bool:
     return step_of(item) is not None
 
 
+def is_task_record(item: Any) -> bool:
+    """A run's opening record that holds its task and nothing a step holds (smolagents' ``TaskStep``: ``{task,
+    task_images}``)."""
+    return (isinstance(item, dict) and isinstance(item.get("task"), str) and bool(item["task"].strip())
+            and not any(k in item for k in (*STEP_MODEL_KEYS, *STEP_ENV_KEYS)))
+
+
 def is_step_list(items: Any) -> bool:
-    """A list of ReAct-style steps: every item has something the model wrote, and some an observation."""
+    """A list of ReAct-style steps: every item has something the model wrote, and some an observation; the
+    first may be the record of the task the steps answer (``is_task_record``)."""
     if not isinstance(items, list) or not items:
         return False
-    steps = [step_of(item) for item in items[:200]]
+    body = items[1:] if len(items) > 1 and is_task_record(items[0]) else items
+    steps = [step_of(item) for item in body[:200]]
     return all(steps) and any(any(k in step for k in STEP_ENV_KEYS) or step_event(step) for step in steps)
 
 
@@ -848,12 +857,15 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         where = f"step {index}"
         if not isinstance(step, dict):
             raise TranscriptShapeError(f"{where} is a {type(step).__name__}, not an object")
+        if index == 0 and len(steps) > 1 and is_task_record(step):
+            messages.append(message("user", step["task"]))  # the task the steps answer
+            continue
         step = step_of(step) or step
         if isinstance(said_by_user := first_present(step, STEP_USER_KEYS), str) and said_by_user.strip():
             messages.append(message("user", said_by_user))  # what the user said before this step
         thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k))
         calls, action_text = step_actions(step, where)
-        replied = first_present(step, ("response", "llm_response", "model_response", "answer"))
+        replied = first_present(step, ("response", "llm_response", "model_response", "model_output", "answer"))
         reply = turn_text(content_of(replied) if isinstance(replied, dict) else replied)
         if not calls and isinstance(replied, dict):
             calls = turn_calls(replied, where)
