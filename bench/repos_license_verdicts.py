@@ -477,6 +477,16 @@ VERDICTS = {
         (_name("Util.pm"), "R", ("Scalar::Util's two notices, each 'under the same terms as Perl itself'; ScanCode reads "
          "the second as GPL-2.0-or-later OR Artistic-2.0")),
     ],
+    "ansible-collections/ansible.posix": [
+        (lambda p, o, r: o == "GPL-3.0-or-later", "R", ("the file's own header, 'GNU General Public License v3.0+ (see "
+         "COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)'; the reference takes it for a pointer and ANDs the "
+         "root's two texts")),
+        (lambda p, o, r: o == "PSF-2.0", "R", ("module_utils/mount.py's own 'PSF License (see PSF-license.txt ...)': the "
+         "PSF agreement alone, SPDX PSF-2.0 (ScanCode's python key names it Python-2.0)")),
+        (lambda p, o, r: o == "GPL-3.0 AND PSF-2.0", "O", ("the collection is GPL-3.0-or-later (COPYING; galaxy.yml's "
+         "license_file); PSF-license.txt is for the files whose header names it: ours and the reference both AND the "
+         "root's two texts onto every path (the reference also calls the PSF agreement Python-2.0)")),
+    ],
 }
 
 
