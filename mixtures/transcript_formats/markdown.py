@@ -64,7 +64,7 @@ def named_headings(text: str) -> list[tuple[int, int, str, str]]:
     answers the opener; the opening turn states the task. A page's recurring headings (``Example``,
     ``Output``: fields, ``NOT_SPEAKERS``) are none."""
     found = [(m.start(), m.end(), next((g for g in m.groups() if g), "").strip(), m.group(0)) for m in HEADING.finditer(text)]
-    found = [f for f in found if f[2]]
+    found = [f for f in found if f[2] and f[3].startswith("#")]  # a heading line (a bold line is a report's label)
     counts = collections.Counter(f[2].lower() for f in found)
     found = [f for f in found if counts[f[2].lower()] >= 2]
     names = {f[2] for f in found if heading_role(f[2]) is None}
@@ -75,8 +75,8 @@ def named_headings(text: str) -> list[tuple[int, int, str, str]]:
     harness = {f[2] for f in found if heading_role(f[2]) in ("user", "system")}
     if harness:
         return [(start, end, "assistant" if speaker in names else "user", speaker) for start, end, speaker, _ in found]
-    if not any(key_words(n) & MODEL_WORDS or "(" in heading for *_, n, heading in found if n in names):
-        return []  # no harness and no name says it is a model's: a page's recurring headings
+    if not any(key_words(heading) & MODEL_WORDS for *_, n, heading in found if n in names):
+        return []  # no harness and no heading says it is a model's (its name or its aside): a page's sections
     bodies = [{"speaker": f[2], "content": text[f[1]:(found[i + 1][0] if i + 1 < len(found) else len(text))]}
               for i, f in enumerate(found)]
     actor = acting_speaker(bodies) or next((f[2] for f in found if f[2] != found[0][2]), None)

@@ -169,9 +169,12 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
         return None  # a source file's docstrings label arguments (``user (str):``, ``model:``), no speakers
     if (addressed := addressed_turns(text)) is not None:
         return [addressed]
-    if (dialogue := labelled_dialogue(text)) is not None and "user" not in map(role_said, dialogue[1]):
-        return None  # two names that are no person take turns (``**Claude:**`` / ``**Codex:**``): agents talking
     marks = labelled_lines(text)
+    dialogue = labelled_dialogue(text)
+    if (dialogue is not None and "user" not in map(role_said, dialogue[1])
+            and sum(m[3] == "user" for m in marks) * 10 < len(dialogue[0])):
+        return None  # two names that are no person take turns (``**Claude:**`` / ``**Codex:**``), a person's
+        # label at most a stray line inside them: agents talking, read by ``labelled-dialogue``
     # ``Response:`` is the model's only after a person's ``Prompt:`` (an API guide's responses answer no one)
     prompted = any(m[3] == "user" and "prompt" in m[2] for m in marks)
     marks = [(*m[:3], "assistant") if m[3] == "reply" else m for m in marks if m[3] != "reply" or prompted]
