@@ -209,10 +209,13 @@ def debian_rules(path: str, text: str) -> tuple[PathRule, ...]:
 @dataclass(slots=True, frozen=True)
 class Held:
     """Who holds the copyright of the file at ``path`` (lower case, ``vendored.copyright_holders``): a license text's
-    copyright lines, else the first holder a file's head names. Evidence for ``copied_texts``."""
+    copyright lines, else the first holder a file's head names; and the license texts its head names by file name
+    (``pointed``, lower case: "PSF License (see PSF-license.txt or ...)"). Evidence for ``copied_texts`` and
+    ``pointed_texts``."""
 
     path: str
     holders: frozenset[str]
+    pointed: frozenset[str] = frozenset()
 
 
 _HELD_HEAD_CHARS = 3_000  # the head ``vendored.holder_fact`` reads, so the answer is shared
@@ -229,7 +232,18 @@ def held_evidence(path: str, text: str) -> Held | None:
     else:
         holder = first_copyright(text[:_HELD_HEAD_CHARS])[0]
         holders = frozenset((holder,)) if holder else frozenset()
-    return Held(path, holders) if holders else None
+    pointed = frozenset() if is_license_file(path) else _pointed_names(text[:_HELD_HEAD_CHARS])
+    return Held(path, holders, pointed) if holders or pointed else None
+
+
+# A license text's file name in a head: "(see COPYING or https://...)", "see PSF-license.txt".
+_TEXT_NAME = re.compile(r"\b(?:see |in (?:the )?(?:file )?)[`'\"(]?([\w.+-]*(?:LICEN[CS]E|licen[cs]e|COPYING)[\w.+-]*)")
+
+
+def _pointed_names(head: str) -> frozenset[str]:
+    if "icen" not in head and "COPYING" not in head:
+        return frozenset()
+    return frozenset(name.lower().rstrip(".") for name in _TEXT_NAME.findall(head) if is_license_file(name.rstrip(".")))
 
 
 def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
@@ -242,7 +256,8 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
                       key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
     copied = copied_texts(evidence, held)
     copied_folders = {folder: detected for path, detected, *_ in evidence if (folder := copied.get(path))}
-    evidence = [item for item in evidence if item[0] not in copied]
+    aside, pointing = pointed_texts(evidence, held)
+    evidence = [item for item in evidence if item[0] not in copied and item[0] not in aside]
     choices = frozenset(path for path, *_, choice in evidence if choice)
     packages: dict[str, tuple[tuple[str, str], ...]] = {}
     for path, detected, *_ in evidence:
@@ -263,7 +278,7 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     fonts = {folder: expression for folder, expression in folders.items() if font_license(expression)}
     return RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
-        tuple(rule for _, _, rules, *_ in evidence for rule in rules),
+        (*pointing, *(rule for _, _, rules, *_ in evidence for rule in rules)),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
         {folder: expression for folder, expression in folders.items() if folder not in fonts}, packages, fonts)
 
@@ -300,6 +315,32 @@ def copied_texts(evidence: Iterable[Evidence], held: Iterable[Held]) -> dict[str
         if len(found) < len(paths):
             moved.update(found)
     return moved
+
+
+def pointed_texts(evidence: Iterable[Evidence], held: Iterable[Held]) -> tuple[frozenset[str], tuple[PathRule, ...]]:
+    """(license texts that govern only the files whose heads name them, a ``closest`` rule for each such file). Where a
+    folder holds two or more license texts of different licenses and files below it name them in their heads, a text
+    fewer files name than another is theirs, not the folder's: ansible.posix's ``PSF-license.txt`` ("PSF License (see
+    PSF-license.txt or ...)", 1 file) beside ``COPYING`` ("GNU General Public License v3.0+ (see COPYING or ...)", 39)."""
+    texts = {path: detected for path, detected, *_ in evidence
+             if detected and is_license_file(path) and not package_text(path)}
+    held = [item for item in held if item.pointed]
+    by_folder: dict[str, list[str]] = {}
+    for path in texts:
+        by_folder.setdefault(path.rsplit("/", 1)[0] if "/" in path else "", []).append(path)
+    aside, rules = set(), []
+    for folder, paths in by_folder.items():
+        if len(paths) < 2 or len({texts[p] for p in paths}) < 2:
+            continue
+        prefix = f"{folder}/" if folder else ""
+        naming = {p: [item.path for item in held if item.path.startswith(prefix)
+                      and p.rsplit("/", 1)[-1].lower() in item.pointed] for p in paths}
+        most = max(len(files) for files in naming.values())
+        for path in paths:
+            if 0 < len(naming[path]) < most:
+                aside.add(path)
+                rules += [PathRule(re.escape(file), texts[path], "closest", origin=folder) for file in naming[path]]
+    return frozenset(aside), tuple(rules)
 
 
 def _copy_folder(folder: str, own: frozenset[str], others: frozenset[str], held: list[Held]) -> str | None:

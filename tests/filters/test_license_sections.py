@@ -308,3 +308,18 @@ def test_a_gnu_license_named_in_short(repository: str, path: str, expected: str)
     """A GNU license named with its version in short, not in the GNU notice's words."""
     text = _files("named_notices")[repository][path]
     assert own_license(text, path) == expected
+
+
+def test_a_root_text_that_few_files_point_to_is_theirs() -> None:
+    """ansible.posix: the root's COPYING (GPL-3.0; ScanCode: gpl-3.0) beside ``PSF-license.txt`` (the PSF agreement;
+    ScanCode: python), which its changelog says it includes "for plugins/module_utils/_version.py", whose head says "PSF
+    License (see PSF-license.txt or ...)", while 39 files say "GNU General Public License v3.0+ (see COPYING or ...)".
+    The PSF text is that file's, not every path's (both were ANDed on every path)."""
+    files = _files("named_notices")["ansible-collections/ansible.posix"]
+    licenses = _with_holders(files)
+    assert "see PSF-license.txt" in files["plugins/module_utils/_version.py"]  # guard: the pointer
+    assert licenses.default == "GPL-3.0"
+    assert licenses.for_path("plugins/module_utils/_version.py") == "PSF-2.0"
+    assert licenses.for_path("tests/integration/targets/acl/aliases") == "GPL-3.0"
+    path = "plugins/modules/acl.py"
+    assert licenses.for_path(path, own_license(files[path], path)) == "GPL-3.0-or-later"
