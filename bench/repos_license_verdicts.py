@@ -483,6 +483,9 @@ VERDICTS = {
          "root's two texts")),
         (lambda p, o, r: o == "PSF-2.0", "R", ("module_utils/mount.py's own 'PSF License (see PSF-license.txt ...)': the "
          "PSF agreement alone, SPDX PSF-2.0 (ScanCode's python key names it Python-2.0)")),
+        (lambda p, o, r: o == "GPL-3.0" and "Python-2.0" in r, "R", ("the collection's COPYING (GPL-3.0); PSF-license.txt "
+         "is for the file whose head names it (_version.py; the changelog: 'Include PSF-license.txt file for "
+         "plugins/module_utils/_version.py'); the reference ANDs both texts onto every path")),
         (lambda p, o, r: o == "GPL-3.0 AND PSF-2.0", "O", ("the collection is GPL-3.0-or-later (COPYING; galaxy.yml's "
          "license_file); PSF-license.txt is for the files whose header names it: ours and the reference both AND the "
          "root's two texts onto every path (the reference also calls the PSF agreement Python-2.0)")),
