@@ -477,6 +477,14 @@ VERDICTS = {
         (_name("Util.pm"), "R", ("Scalar::Util's two notices, each 'under the same terms as Perl itself'; ScanCode reads "
          "the second as GPL-2.0-or-later OR Artistic-2.0")),
     ],
+    "go-gl/glfw": [
+        (_name("_mingw_dxhelper.h"), "R", "a public-domain header ('This file has no copyright assigned and is placed in "
+         "the Public Domain'); the reference gives the folder's zlib"),
+        (lambda p, o, r: p.endswith("nuklear.h") and o == "MIT OR Unlicense", "R", ("nuklear's closing 'choose whichever "
+         "you prefer': MIT or the Unlicense; the reference ANDs them and a third 'public-domain'")),
+        (_name("stdint.h"), "O", ("its third clause lets the author's name be used to endorse ('may be used'): "
+         "ScanCode's bsd-endorsement-allowed, no SPDX id; ours reads BSD-3-Clause")),
+    ],
     "ansible-collections/ansible.posix": [
         (lambda p, o, r: o == "GPL-3.0-or-later", "R", ("the file's own header, 'GNU General Public License v3.0+ (see "
          "COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)'; the reference takes it for a pointer and ANDs the "
