@@ -34,6 +34,7 @@ Tool calls are read from ``tool_calls``/``function_call``, from content blocks (
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -184,6 +185,11 @@ def find_conversations(value: Any) -> list[Found]:
             found += [Found(f"{path}[{i}]", [call], "calls", call, str(i), tuple(d for d, _ in chain))
                       for i, call in enumerate(node)]
             continue
+        if kind == "steps" and (runs := restarted_steps(node)) is not None:  # a log of several runs' steps
+            record, record_key = chain[0] if chain else (None, "")
+            found += [Found(f"{path}[run {i}]", run, kind, record, record_key, tuple(d for d, _ in chain[1:]))
+                      for i, run in enumerate(runs)]
+            continue
         if kind not in (None, "container"):
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, node, kind, record, record_key, tuple(d for d, _ in chain[1:])))
@@ -198,6 +204,23 @@ def find_conversations(value: Any) -> list[Found]:
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
     return longest_per_record(runs_over_logs(found)) or cached_calls(value) or attempt_runs(value) or text_runs(value)
+
+
+def restarted_steps(items: list) -> list[list] | None:
+    """A step list whose steps number themselves (``step``: 1, 2, ... 1, 2, 3): each run where the number starts
+    again (what follows a step, a result record, stays with it); None when it never restarts."""
+    starts, last = [], None
+    for index, item in enumerate(items):
+        number = item.get("step") if isinstance(item, dict) else None
+        if not isinstance(number, int) or isinstance(number, bool):
+            continue
+        if last is not None and number <= last:
+            starts.append(index)
+        last = number
+    if not starts:
+        return None
+    bounds = [0, *starts, len(items)]
+    return [items[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def held_turns(items: Any) -> list[dict[str, Any]] | None:
@@ -911,6 +934,13 @@ def turn_lines_after_header(entries: list) -> bool:
                                    for entry in entries)
 
 
+def other_kind(entry: Any, kinds: set) -> bool:
+    """Whether a line names a kind (``type``) that none of the file's turn lines has (pi's ``custom_message``
+    context notes among its ``message`` lines), where the turn lines name theirs."""
+    return (isinstance(entry, dict) and isinstance(entry.get("type"), str) and None not in kinds and bool(kinds)
+            and entry["type"] not in kinds)
+
+
 def is_silent(entry: Any) -> bool:
     """A line that carries no text under a content key (a header, a usage or state record)."""
     return isinstance(entry, dict) and not turn_text(content_of(entry)).strip() and unwrap_turn(entry) is None
@@ -923,6 +953,7 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     (``entries_left_out``). A message streamed in parts over several lines is one (``events.merged_chunks``)."""
     entries = merged_chunks(entries) or entries
     turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
+    kinds = {entry.get("type") for entry in entries if detect_turn_line(entry) and isinstance(entry, dict)}
     roles = speaker_roles(turns)
     messages: list[dict[str, Any]] = []
     left_out = 0
@@ -931,8 +962,8 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
             messages += turn_messages([unwrap_turn(entry)], roles)
         elif is_tool_event(entry):
             messages += tool_event_messages([entry])
-        elif is_silent(entry):
-            left_out += 1
+        elif is_silent(entry) or other_kind(entry, kinds):
+            left_out += 1  # a header, a usage record, or an entry of a kind no turn is (a harness's context notes)
         else:
             keys = sorted(map(str, entry))[:10] if isinstance(entry, dict) else type(entry).__name__
             raise TranscriptShapeError(f"line {index} is no turn and no tool call ({keys}) in a file of turns")

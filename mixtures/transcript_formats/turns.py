@@ -31,9 +31,9 @@ ROLE_ALIASES = {
                      "tool_response", "function_response", "obs", "feedback", "execution", "computer", "api",
                      "tool_output", "function_output", "tool_message"), "tool"),
 }
-# The same roles written with a space or a hyphen for the underscore (``function call``, ``tool-result``).
+# The same roles written with a space, a hyphen or nothing for the underscore (``function call``, ``tool-result``).
 ROLE_ALIASES.update({name.replace("_", sep): role for name, role in list(ROLE_ALIASES.items()) if "_" in name
-                     for sep in (" ", "-")})
+                     for sep in (" ", "-", "")})  # and joined, as a camelCase role reads lowered (``toolResult``)
 ROLE_KEYS = ("role", "from", "speaker", "sender", "send_from", "speaker_name", "agent_name", "author", "type")
 CONTENT_KEYS = ("content", "value", "text", "message", "msg", "parts", "blocks", "utterance", "data")
 CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use"})
@@ -192,14 +192,26 @@ def is_task_record(item: Any) -> bool:
             and not any(k in item for k in (*STEP_MODEL_KEYS, *STEP_ENV_KEYS)))
 
 
+def is_result_record(item: Any) -> bool:
+    """A record of what a step's call returned, logged apart from the step (``{timestamp, tool_result: {tool,
+    output}}``): no step of its own, one key whose words name an output (``worded_step``'s observation)."""
+    if not isinstance(item, dict) or step_of(item) is not None:
+        return False
+    worded = worded_step(item)
+    return "observation" in worded and "observation" not in item and isinstance(worded["observation"], dict)
+
+
 def is_step_list(items: Any) -> bool:
     """A list of ReAct-style steps: every item has something the model wrote, and some an observation; the
-    first may be the record of the task the steps answer (``is_task_record``)."""
+    first may be the record of the task the steps answer (``is_task_record``), and what a step's call returned
+    may follow it as a record of its own (``is_result_record``)."""
     if not isinstance(items, list) or not items:
         return False
     body = items[1:] if len(items) > 1 and is_task_record(items[0]) else items
     steps = [step_of(item) for item in body[:200]]
-    return all(steps) and any(any(k in step for k in STEP_ENV_KEYS) or step_event(step) for step in steps)
+    results = [step is None and is_result_record(item) for item, step in zip(body[:200], steps)]
+    return (all(step or result for step, result in zip(steps, results)) and any(steps)
+            and (any(results) or any(any(k in step for k in STEP_ENV_KEYS) or step_event(step) for step in steps if step)))
 
 
 def step_event(step: dict) -> dict | None:
@@ -604,8 +616,8 @@ def turn_text(value: Any) -> str:
 def block_kind(block: Any) -> str:
     """A content block's kind: its ``type``, else, for a block named by its one key (``functionCall``),
     ``function_call`` or ``function_response``."""
-    if kind := block_type(block):
-        return kind
+    if kind := block_type(block):  # camelCase kinds as their snake_case names (pi's ``toolCall``)
+        return re.sub(r"(?<=[a-z])([A-Z])", r"_\1", kind).lower() if not kind.islower() else kind
     if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_CALL_BLOCKS):
         return "function_call"
     if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_RESULT_BLOCKS):
@@ -860,12 +872,20 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         if index == 0 and len(steps) > 1 and is_task_record(step):
             messages.append(message("user", step["task"]))  # the task the steps answer
             continue
+        if step_of(step) is None and is_result_record(step):
+            messages.append(observation_message(worded_step(step)["observation"]))  # a call's result, logged apart
+            continue
         step = step_of(step) or step
+        model = next((step[k] for k in ("response", "llm_response", "model_response") if isinstance(step.get(k), dict)
+                      and speaker_of(step[k]) is None and is_flat_step(worded_step(step[k]))), None)
+        if model is not None:  # the model's part of a step kept as an object (``response: {reasoning, tool_call}``)
+            step = {**{k: v for k, v in step.items() if step.get(k) is not model}, **worded_step(model)}
         if isinstance(said_by_user := first_present(step, STEP_USER_KEYS), str) and said_by_user.strip():
             messages.append(message("user", said_by_user))  # what the user said before this step
         thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k))
         calls, action_text = step_actions(step, where)
-        replied = first_present(step, ("response", "llm_response", "model_response", "model_output", "answer"))
+        replied = first_present(step, ("response", "llm_response", "model_response", "model_output", "answer",
+                                       "final_answer"))
         reply = turn_text(content_of(replied) if isinstance(replied, dict) else replied)
         if not calls and isinstance(replied, dict):
             calls = turn_calls(replied, where)
@@ -898,7 +918,7 @@ def observation_message(part: Any) -> dict[str, Any]:
 
 def step_actions(step: dict, where: str) -> tuple[list[dict[str, Any]], str]:
     """A step's calls (structured actions) and the action text it wrote (``search[...]``, a command)."""
-    actions = first_present(step, ("actions", "action", "tool_calls", "code", "command"))
+    actions = first_present(step, ("actions", "action", "tool_calls", "tool_call", "code", "command"))
     calls, texts = [], []
     for action in actions if isinstance(actions, list) else [actions]:
         if isinstance(action, str):
