@@ -399,7 +399,12 @@ def turn_prose(content: str) -> str:
     """A turn less its code fences (aider's tag fences, a fence cut at the end of the turn and a path
     line above a fence too), tool calls written as text (``TEXT_ACTION``) and markup-only lines."""
     code = _TAG_FENCED_BLOCK.sub("", _TURN_FENCED_BLOCK.sub("", content))
-    return _MARKUP_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code)))
+    return _SYMBOL_LINE.sub("", _MARKUP_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code))))
+
+
+# A line of a symbol or three and nothing else: a rendered table's cells (``#``, ``✅``, ``⏳``: a to-do list a
+# chat page draws as a table, one cell a line), no sentence a reply repeats.
+_SYMBOL_LINE = re.compile(r"^[ \t]*[^\w\s]{1,3}[ \t\r]*$\n?", re.MULTILINE)
 
 
 # A line that ends by opening a JSON object or array (the rest of the value on the lines below it).

@@ -123,10 +123,27 @@ def detect_markdown_turns(text: Any) -> bool:
     return "user" in roles and "assistant" in roles
 
 
+# SpecStory cuts a model turn into parts with ``---`` lines; a part that opens with what a tool did (a fenced
+# command or diff, a fetched rule under ``### Rule: name``, an action on a path ``Read file: x``) is that
+# tool's trace, not the model's words.
+PART_RULE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+TOOL_PART = re.compile(r"\A(?:```|#{1,6}[ \t]+[A-Z]\w*:[ \t]+\S|[A-Z][a-z]+(?: [a-z]+)?:[ \t]+[\w./~-]+/[\w./-]*[ \t]*\Z)")
+
+
 def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     body = RULE.sub("", CLOSING_TAG.sub("", body)).strip()
     if role != "assistant":
         return [message(role, body, observation=role == "tool")] if body else []
+    parts = [part.strip() for part in PART_RULE.split(body)]
+    if len(parts) > 1 and any(TOOL_PART.match(part) for part in parts):
+        return [m for part in parts if part for m in (
+            [message("tool", part, observation=True)] if TOOL_PART.match(part) else part_messages(part))]
+    return part_messages(body)
+
+
+def part_messages(body: str) -> list[dict[str, Any]]:
+    """A model turn's text: its prose, a folded ``<details>`` block a tool's output or, when its summary names
+    thinking, the reply's reasoning."""
     messages, last, reasoning = [], 0, ""
     for block in DETAILS.finditer(body):
         if prose := RULE.sub("", body[last:block.start()]).strip():

@@ -60,7 +60,9 @@ def said_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int], dict[st
     turns = []
     for index, match in enumerate(labels):
         stop = labels[index + 1].start() if index + 1 < len(labels) else len(text)
-        body = ((match.group("rest") or "") + text[match.end():stop]).strip()
+        rest, after = (match.group("rest") or "").strip(), text[match.end():stop].strip()
+        # a screen-reader label carries a preview of the message it heads (``Claude responded: <first line>``)
+        body = after if rest and after.startswith(rest.rstrip(".…")) else f"{rest}\n{after}".strip()
         turns.append({"speaker": match.group("who"), "content": body})
     if sum(a["speaker"] != b["speaker"] for a, b in itertools.pairwise(turns)) * 10 < (len(turns) - 1) * 7:
         return None  # turns change writer (a quoted ``you said:`` in prose does not)
@@ -90,6 +92,12 @@ def parse_said_turns(text: str) -> list[Transcript]:
         # agents talking, no person: the opening turn states the task (context, whoever wrote it)
         messages[0] = {**messages[0], "role": "user"}
         extra["task_from"] = "opening"
+    elif messages and messages[0]["role"] == "assistant":
+        # a page saved in mid-conversation opens with a reply whose request scrolled away: the replies before
+        # the person's first message are the context that message answers (never trained)
+        first = next((i for i, m in enumerate(messages) if m["role"] == "user"), len(messages))
+        messages[:first] = [{**m, "role": "user"} for m in messages[:first]]
+        extra["task_from"] = "earlier_reply"
     return [Transcript(format="speaker-turns", extra=extra, messages=flag_text_observations(messages))]
 
 

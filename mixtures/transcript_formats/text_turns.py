@@ -156,7 +156,10 @@ LOG_START = re.compile(r"^(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}|\[?\d{2}:
                        r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b)", re.MULTILINE)
 LEVEL = re.compile(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b")
 AFTER_LEVEL = re.compile(r"^[\s\]|:-]*(?:[\w.<>]+:[\w.<>]+:\d+\s*-\s*)?(?:(?:root|__main__|[\w.]+):(?=\S))?")
-LOG_LABEL = re.compile(r"^\W{0,3}([A-Za-z][A-Za-z _-]{0,40}?)\s*:[ \t]*")
+LOG_LABEL = re.compile(r"^\W{0,3}(?:\[[^\]\n]{1,40}\][ \t]*)?([A-Za-z][A-Za-z _-]{0,40}?)\s*:[ \t]*")  # (``[NODE] Input:``)
+# A prompt's record that logs its response too, after a pipe (``Input: tell me a joke | Output: Sure, ...``).
+INLINE_RESPONSE = re.compile(r"[ \t]\|[ \t]*(?:response|responses|output|outputs|completion|reply|answer)[ \t]*:[ \t]*",
+                             re.IGNORECASE)
 PROMPT_WORDS = frozenset({"prompt", "prompts", "input", "request", "messages", "query"})
 RESPONSE_WORDS = frozenset({"response", "responses", "output", "outputs", "completion", "completions", "reply",
                             "answer", "generation"})
@@ -171,7 +174,8 @@ def log_messages(text: str) -> list[str]:
         record = text[start:starts[index + 1] if index + 1 < len(starts) else len(text)]
         header = record[:160]
         level = LEVEL.search(header)
-        body = record[level.end():] if level else record
+        # without a level the record opens with its time (``2025-07-09 23:25:20,418 - Input: ...``)
+        body = record[level.end():] if level else re.sub(r"^[,.]\d+", "", record[LOG_START.match(record).end():])
         messages.append(body[AFTER_LEVEL.match(body).end():].rstrip("\n"))
     return messages
 
@@ -192,6 +196,9 @@ def logged_calls(text: Any) -> list[dict[str, Any]]:
         if word in ("system", "user") and not qualifier:  # a prompt logged message by message, by role
             turns = pending if isinstance(pending, list) and word == "user" else []
             pending, asked = [*turns, {"role": word, "content": body}], ""
+        elif word in PROMPT_WORDS and (inline := INLINE_RESPONSE.search(body)):
+            calls.append({"prompt": body[:inline.start()].strip(), "response": body[inline.end():].strip()})
+            pending = None
         elif word in PROMPT_WORDS:
             pending, asked = body, qualifier
         elif word in (*RESPONSE_WORDS, "assistant") and pending and qualifier == asked:  # VALUE PROMPT ->

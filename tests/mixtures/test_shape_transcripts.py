@@ -73,7 +73,13 @@ def test_markdown_export_with_headed_turns_is_read() -> None:
     (transcript,) = parse_text(raw)
     messages = transcript.messages
     assert [m["content"] for m in messages if m["role"] == "user"] == [re.sub(r"(\s*---+\s*)+$", "", u).strip() for u in users]
-    assert [m["content"] for m in messages if m["role"] == "tool"] == details
+    tools = [m["content"] for m in messages if m["role"] == "tool"]
+    reads = re.findall(r"^(Read file: \S+)$", raw, re.MULTILINE)
+    assert [t for t in tools if t.startswith("<details>")] == details
+    # the parts SpecStory cuts with ``---`` that show what a tool did (a file read, an applied diff) are
+    # observations too (issue 45 round 11), never the model's trained text
+    assert [t for t in tools if t.startswith("Read file:")] == reads and any(t.startswith("```diff") for t in tools)
+    assert not any(r in m["content"] for r in reads for m in messages if m["role"] == "assistant")
     assert all(m["observation"] for m in messages if m["role"] == "tool")
     assert sum(m["role"] == "assistant" for m in messages) >= len(users) - 1
 
