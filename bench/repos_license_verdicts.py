@@ -462,6 +462,43 @@ VERDICTS = {
           "Geelnard, Camilla Löwy), the holders the heads of GLFW's sources under glfw/src name: GLFW's text governs "
           "that folder, the wrapper's the rest; the reference ANDs both onto every path (round 11, b46l)")),
     ],
+    # ---- the ninth holdout (bench/repos_holdout_9.tsv), judged by b46l after b46v's single run (08:20 UTC) ----
+    "ohmyzsh/ohmyzsh": [
+        (_name("emoji-data.txt"), "O", "Unicode's data file under Unicode's terms of use (its header); ours the folder's MIT"),
+        (_name("changelog.sh"), "O", ("a function 'made by Kat Marchán ... licensed under the Apache License 2.0' with "
+         "its notice (line 184); the script, named like a changelog, was read as a document (fit after the run)")),
+        (_in("plugins/zsh-navigation-tools/"), "R", "the README's badges name the folder's GPL-3.0 OR MIT choice"),
+        (_in("plugins/history-substring-search/", "plugins/zbell/"), "U", ("a README's prose on the plugin's origin "
+         "and license ('released it under the 3-clause BSD license as part of fizsh', 'Made available under the ISC "
+         "license'); ours the root's MIT")),
+    ],
+    "crystal-lang/crystal": [
+        (_name("ryu_printf_spec.cr", "dragonbox.cr", "ryu_printf.cr"), "O", ("code ported from Ryu/Dragonbox quoting "
+         "'their license', the Apache License v2.0 with LLVM Exceptions or the Boost license: ours reads the Boost "
+         "alternative alone (or ANDs it), losing the choice")),
+        (_name("shortest_spec.cr"), "O", "example numbers ported from Microsoft's STL, 'their license' BSL-1.0; ours Crystal's"),
+        (_name("crystal.ps1"), "O", ("a function ported from .NET, 'The .NET Foundation licenses this file to you under "
+         "the MIT license' in a comment below the head; ours Crystal's")),
+        (_name("materialize.min.css"), "O", ("the vendor folder's own REUSE.toml ('materialize-*/**': MIT, override), a "
+         "nested REUSE.toml ours did not read (fit after the run)")),
+        (_name("fast_float.cr"), "U", "fast_float's 'Apache-2.0 or MIT or BOOST' quoted for ported code; the reference BSD"),
+        (_name("fd_lock.cr"), "R", "'influenced by fdMutex in Go (LICENSE: BSD 3-Clause)': no code copied"),
+        (_name("ktls.cr"), "R", ("ported from OpenSSL's ktls.h, 'Licensed under the Apache License 2.0'; ScanCode adds "
+         "openssl for OpenSSL's license page address")),
+        (_name("shard.yml.ecr"), "R", "the project template's 'license: MIT' field for the projects it generates"),
+        (_name("REUSE.toml", "NOTICE.md", "CHANGELOG.md"), "R", "license names as data, a NOTICE's list, a changelog"),
+        LICENSE_TEXTS,
+        (lambda p, o, r: "OpenSSL" in r and "BSD-3-Clause" in r, "R", ("NOTICE.md: 'Apache License v2.0 with Swift "
+         "exception applies to all works unless specified otherwise', then the libraries the compiler links and the "
+         "standard library binds (BSD-3, OpenSSL's Apache-2.0 ...); the reference ANDs them onto every path")),
+    ],
+    "dlang/phobos": [
+        (_name("sha_SSSE3.d", "biguintx86.d"), "R", ("the module's Boost license; 'Both implementations are public "
+         "domain' / 'Based on public domain code by Eric Bainville' name its sources' terms")),
+        (_name("tests.d"), "O", "test data from Henry Spencer's regex tests with his notice quoted; ours phobos' BSL-1.0"),
+        (_name("registry.d"), "U", ("'License: $(HTTP www.boost.org/LICENSE_1_0.txt, Boost License 1.0)' in its "
+         "Ddoc head, then STLSoft's zlib-style notice (ScanCode's d-zlib); ours the zlib notice alone")),
+    ],
     # ---- round 11's development repositories (bench/repos_licenses_dev_9.tsv), judged by b46l ----
     "Perl-Toolchain-Gang/ExtUtils-MakeMaker": [
         (lambda p, o, r: r == "" and o == "Artistic-1.0-Perl OR GPL-1.0-or-later", "R", ("no license text in the "
@@ -478,8 +515,8 @@ VERDICTS = {
          "the second as GPL-2.0-or-later OR Artistic-2.0")),
     ],
     "go-gl/glfw": [
-        (_name("_mingw_dxhelper.h"), "R", "a public-domain header ('This file has no copyright assigned and is placed in "
-         "the Public Domain'); the reference gives the folder's zlib"),
+        (_name("_mingw_dxhelper.h"), "R", ("a public-domain header ('This file has no copyright assigned and is placed "
+         "in the Public Domain'); the reference gives the folder's zlib")),
         (lambda p, o, r: p.endswith("nuklear.h") and o == "MIT OR Unlicense", "R", ("nuklear's closing 'choose whichever "
          "you prefer': MIT or the Unlicense; the reference ANDs them and a third 'public-domain'")),
         (_name("stdint.h"), "O", ("its third clause lets the author's name be used to endorse ('may be used'): "

@@ -1087,7 +1087,7 @@ def is_folder_license_evidence(path: str) -> bool:
     if len(parts) < 2 or parts[-1].endswith(".license") or parts[0] == "LICENSES" and len(parts) == 2:
         return False
     name = parts[-1]
-    return _is_license_file(parts) or is_notice_file(path) or _metadata_parser(name) is not None
+    return _is_license_file(parts) or is_notice_file(path) or _metadata_parser(name) is not None or name == "REUSE.toml"
 
 
 def detect_license(path: str, text: str) -> str | None:
@@ -1098,7 +1098,7 @@ def detect_license(path: str, text: str) -> str | None:
     """
     parts = _parts(path)
     name = parts[-1] if parts else ""
-    if "/".join(parts) in REUSE_RULE_FILES or name.endswith(".license") and name != ".license":
+    if "/".join(parts) in REUSE_RULE_FILES or name == "REUSE.toml" or name.endswith(".license") and name != ".license":
         return None  # per-path declarations (filters.reuse), not the repository's license
     parser = _metadata_parser(name)
     if parser is not None:
@@ -1430,8 +1430,10 @@ def _code_path(path: str) -> bool:
     """Whether ``path`` may be a code file: no document (``_PROSE_EXTENSIONS``, a README, a changelog), license text
     or NOTICE, whose sentences speak of a project; an unknown path ("") counts."""
     name = _parts(path)[-1] if _parts(path) else ""
+    # a script named like a document is code (ohmyzsh's ``tools/changelog.sh``)
+    document = name.upper().startswith(_DOCUMENT_NAMES) and name.rsplit(".", 1)[-1].lower() not in _CODE_EXTENSIONS
     return not path or not (name.lower().endswith(_PROSE_EXTENSIONS) or is_license_file(path) or is_notice_file(path)
-                            or name.upper().startswith(_DOCUMENT_NAMES))
+                            or document)
 
 
 _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS", "CONTRIBUTORS", "THANKS")

@@ -252,8 +252,10 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     another that names a copied project's holders governs that project's folder (``copied_texts``)."""
     evidence = list(evidence)
     held = [item for item in evidence if isinstance(item, Held)]
+    # a deeper file's rules come later and so answer first (REUSE 3.3: the nearest REUSE.toml)
     evidence = sorted((item for item in evidence if not isinstance(item, Held)),
-                      key=lambda item: (item[0] != DEP5, item[0], item[1] or ""))
+                      key=lambda item: (item[0] != DEP5, item[0].endswith(REUSE_TOML) and item[0].count("/"), item[0],
+                                        item[1] or ""))
     copied = copied_texts(evidence, held)
     copied_folders = {folder: detected for path, detected, *_ in evidence if (folder := copied.get(path))}
     aside, pointing = pointed_texts(evidence, held)
@@ -404,6 +406,9 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return dep5_rules(text)
     if path == REUSE_TOML:
         return reuse_toml_rules(text)
+    if path.endswith(f"/{REUSE_TOML}"):  # REUSE 3.3: a REUSE.toml in a folder, its paths relative to that folder
+        folder = re.escape(path[:-len(REUSE_TOML)])
+        return tuple(dataclasses.replace(rule, pattern=f"{folder}(?:{rule.pattern})") for rule in reuse_toml_rules(text))
     if debian_copyright(path, text):
         return debian_rules(path, text)
     if is_license_file(path) or is_notice_file(path):

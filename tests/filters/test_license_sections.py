@@ -323,3 +323,27 @@ def test_a_root_text_that_few_files_point_to_is_theirs() -> None:
     assert licenses.for_path("tests/integration/targets/acl/aliases") == "GPL-3.0"
     path = "plugins/modules/acl.py"
     assert licenses.for_path(path, own_license(files[path], path)) == "GPL-3.0-or-later"
+
+
+def test_a_script_named_like_a_changelog_is_code() -> None:
+    """ohmyzsh's ``tools/changelog.sh`` (the ninth holdout, spent; fit after its run): a function "made by Kat Marchán
+    ... and licensed under the Apache License 2.0" with its notice, past the head (ScanCode: apache-2.0). A script
+    named like a document is code: its notices below the head are read."""
+    path = "tools/changelog.sh"
+    text = _files("holdout9")["ohmyzsh/ohmyzsh"][path]
+    assert text.find("Licensed under the Apache License") > 3_000  # guard: below the head
+    assert own_license(text, path) == "Apache-2.0"
+    assert own_license(text, "CHANGELOG.md") is None  # a changelog document's sentences stay unread
+
+
+def test_a_reuse_toml_in_a_folder_governs_the_paths_below_it() -> None:
+    """crystal's ``src/compiler/crystal/tools/playground/public/vendor/REUSE.toml`` (the ninth holdout, spent; fit after
+    its run): REUSE 3.3 lets a REUSE.toml sit in a folder, its paths relative to it ("materialize-*/**": MIT,
+    override; ScanCode reads materialize's own MIT header). The root's REUSE.toml and LICENSE answer elsewhere."""
+    files = _files("holdout9")["crystal-lang/crystal"]
+    licenses = _licenses(files)
+    vendor = "src/compiler/crystal/tools/playground/public/vendor"
+    assert licenses.for_path(f"{vendor}/materialize-v0.97.5/css/materialize.min.css") == "MIT"
+    assert licenses.for_path(f"{vendor}/jquery-3.7.1.min.js") == "MIT"
+    assert licenses.for_path("src/array.cr") == "Apache-2.0 WITH Swift-exception"
+    assert licenses.for_path("materialize-v0.97.5/x.css") != "MIT"  # the nested file's globs are its folder's
