@@ -478,7 +478,7 @@ VERDICTS = {
          "alternative alone (or ANDs it), losing the choice")),
         (_name("shortest_spec.cr"), "O", "example numbers ported from Microsoft's STL, 'their license' BSL-1.0; ours Crystal's"),
         (_name("crystal.ps1"), "O", ("a function ported from .NET, 'The .NET Foundation licenses this file to you under "
-         "the MIT license' in a comment below the head; ours Crystal's")),
+         "the MIT license' in a comment below the head; ours Crystal's (fit after the run)")),
         (_name("materialize.min.css"), "O", ("the vendor folder's own REUSE.toml ('materialize-*/**': MIT, override), a "
          "nested REUSE.toml ours did not read (fit after the run)")),
         (_name("fast_float.cr"), "U", "fast_float's 'Apache-2.0 or MIT or BOOST' quoted for ported code; the reference BSD"),

@@ -1175,6 +1175,9 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
             found.setdefault(words.find("gnu"), spdx)
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
+    if "licenses this file" in words and (licenses := _LICENSES_THIS_FILE.search(words)) is not None \
+            and (named := named_license_of(f"{licenses.group(1)} license")) is not None:
+        found.setdefault(licenses.start(), named)  # .NET's "The .NET Foundation licenses this file to you under the MIT license"
     if "same" in words and (same := _SAME_TERMS.search(words)) is not None:
         found.setdefault(same.start(), _SAME_TERMS_AS[same.group(1)])
     if dedications and "acm" in words and (acm := _ACM_TERMS.search(words)) is not None:  # a document's: its text
@@ -1210,6 +1213,7 @@ _GNU_NAMED = re.compile(
 # Python's terms are its license. Ruby's changed from the GPL to the BSDL as its alternative (Ruby 1.9.3): the
 # folder answers for those, as for Perl 6's (Raku's Artistic 2.0).
 _SAME_TERMS = re.compile(r"\bunder the same (?:terms|license|licensing terms) as (?:the )?(perl|python)\b(?! 6)")
+_LICENSES_THIS_FILE = re.compile(r"\blicenses this file to you under (?:the )?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b")
 _SAME_TERMS_AS = {"perl": "Artistic-1.0-Perl OR GPL-1.0-or-later", "python": "Python-2.0"}
 # A notice about the rest of a project, not this file ("applies to this one file (valgrind.h) only. The rest of Valgrind
 # is licensed under ...").
@@ -1549,7 +1553,7 @@ def opening_license(text: str, path: str = "") -> str | None:
 # ... See <http://creativecommons.org/publicdomain/zero/1.0/>" at line 258). The file is under each of them.
 # The same words without their first letter (either case), and in capitals.
 _GRANT_LITERALS = ("ermission", "edistribution", "ublic domain", "icensed under", "icenced under", "erms of the",
-                   "PERMISSION", "REDISTRIBUTION", "PUBLIC DOMAIN", "LICENSED UNDER", "ame terms as")
+                   "PERMISSION", "REDISTRIBUTION", "PUBLIC DOMAIN", "LICENSED UNDER", "ame terms as", "icenses this file")
 _LATER_CHARS = 200_000
 
 
