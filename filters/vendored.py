@@ -485,7 +485,10 @@ def published_page(path: str, text: str, repo: str = "") -> str | None:
         # its page (``<stem>.html``), or the file itself in another repository (swift-nio's ``cpp_magic.h``: "this is
         # https://github.com/18sg/uSHET/blob/c09e0ac.../lib/cpp_magic.h")
         in_repository = url.split("://", 1)[-1].count("/") >= 3  # host/owner/project/.../name, not a doc's short link
-        if (page and page.group(1) == stem or last == name and in_repository) and not (own and own in url.lower()):
+        owner = repo.split("/", 1)[0].lower() if "/" in repo else ""
+        same_owner = owner and re.search(rf"(?:github\.com|gitlab\.com)/{re.escape(owner)}/", url.lower())
+        if (page and page.group(1) == stem or last == name and in_repository) and not (own and own in url.lower()) \
+                and not same_owner:  # another repository of the same owner is a model, not another project
             return url
     return None
 
@@ -837,8 +840,11 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     own_words = frozenset() if root_licenses else _folder_people_words(facts, trees)
     own_name = _plain(repo.rsplit("/", 1)[-1])
     written_for = {f.folder for f in facts if f.kind == "written_for" and own_name and own_name in f.names}
+    # a license text named for what it licenses (``licenses.license_subject``: HeidiSQL's ``out/LICENSE-openssl``, the
+    # shipped OpenSSL DLLs') speaks of that package, not of its folder's other files
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
-                and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
+                and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"  # REUSE's texts
+                and not license_subject(f"{f.folder}/{f.detail}")):
         words = holder_words(lic.holders)
         if urls.get(lic.folder, frozenset()) & own_urls:
             continue  # its manifest points at this repository: a package developed here
@@ -1426,6 +1432,19 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     if url is None:
         return None
     return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
+
+
+# A header saying its code was ported, converted or adapted into this repository's code (Crystal's "Source port of
+# Dragonbox's reference implementation in C++", "Crystal adaptation of "mu" from the "nsync" library", "source code
+# derived from the following"; Phobos's "Based on the CEPHES math library ... Conversion to D by Don Clugston"): the
+# repository's own derived work, whose header keeps its origin's notice.
+DERIVED = re.compile(r"\b(?:source )?port(?:ed)? (?:of|from)\b|\badaptation of\b|\bconver(?:sion|ted) (?:to|into) [A-Z]\w*"
+                     r"|\b(?:code|cases|implementation) derived from\b|\btranslated (?:from|to|into)\b", re.IGNORECASE)
+
+
+def derived_work(text: str) -> bool:
+    """Whether a file's header says it is a port, conversion or adaptation made here (``DERIVED``)."""
+    return DERIVED.search(header_comments(text)) is not None
 
 
 # "Example contributed by bzt (@bztsrc) and reviewed by Ramon Santamaria" (raylib's examples): written for the repository,

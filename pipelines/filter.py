@@ -46,6 +46,7 @@ from codemix.filters.vendored import (
     copied_file_statement,
     copied_in_folders,
     copy_fact,
+    derived_work,
     file_fact,
     file_header,
     first_copyright,
@@ -199,7 +200,8 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
     why = None
     # every header rule compares with the repository's holders or people: a repository naming no one has none to apply
-    if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text:
+    if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text \
+            and not derived_work(doc.text):  # a port made here keeps its origin's notice
         notice = own_license(doc.text, doc.path) or named_license(doc.text)
         why = foreign_notice(doc.text, found.owner, notice) \
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \
