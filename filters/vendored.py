@@ -1203,9 +1203,13 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     # A holder other than the most named whose files all sit in folders of one name is one copied package, not the
     # repository's people: jackson-core's Schubfach, Raffaello Giulietti's 7 files in ``.../io/schubfach/`` (main and
     # test), beside Tatu Saloranta's 20 across the project.
+    # Nor is a holder whose files all sit in one folder below the root holding under a tenth of the repository's files,
+    # however often named: HeidiSQL's own files name no one, Volker Siebert's SizeGrip fills ``source/sizegrip/``.
+    total = sum(present.values())
     people = {holder: years_ for holder, years_ in named.items()
               if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])
-              and (len(years_) == most or len(places[holder]) >= 2)}
+              and (len(years_) == most or len(places[holder]) >= 2)
+              and not _small_tree(folders[holder], present, total)}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
@@ -1245,6 +1249,19 @@ def _fills_one_folder(files: int, folders: set[str], present: dict[str, int]) ->
     a contributor who came back to a project's folder (valkey's "zhenwei pi", two of ``src/``'s hundreds)."""
     folder = next(iter(folders)) if len(folders) == 1 else ""
     return bool(folder) and files * 2 > present.get(folder, 0)
+
+
+def _small_tree(folders: set[str], present: dict[str, int], total: int) -> bool:
+    """Whether ``folders`` lie in one folder below the root that holds under a tenth of the repository's files."""
+    parts = [folder.split("/") for folder in folders]
+    common = []
+    for names in zip(*parts):
+        if len(set(names)) != 1:
+            break
+        common.append(names[0])
+    top = "/".join(common)
+    held = sum(count for folder, count in present.items() if folder == top or folder.startswith(top + "/"))
+    return bool(top) and held * 10 < total
 
 
 def _own_projects(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:
@@ -1438,7 +1455,7 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
 # Dragonbox's reference implementation in C++", "Crystal adaptation of "mu" from the "nsync" library", "source code
 # derived from the following"; Phobos's "Based on the CEPHES math library ... Conversion to D by Don Clugston"): the
 # repository's own derived work, whose header keeps its origin's notice.
-DERIVED = re.compile(r"\b(?:source )?port(?:ed)? (?:of|from)\b|\badaptation of\b|\bconver(?:sion|ted) (?:to|into) [A-Z]\w*"
+DERIVED = re.compile(r"\b(?:source )?port(?:ed)? (?:of|from)\b|\bported to [A-Z]\w*|\badaptation of\b|\bconver(?:sion|ted) (?:to|into) [A-Z]\w*"
                      r"|\b(?:code|cases|implementation) derived from\b|\btranslated (?:from|to|into)\b", re.IGNORECASE)
 
 
