@@ -1184,3 +1184,59 @@ def test_a_subtree_the_changelog_says_is_synced_with_another_repository():
     assert synced_trees(facts, "pypa/distutils") == ()
     once = dict(files, **{"NEWS.rst": files["NEWS.rst"].replace("Merge with pypa/distutils@24bd3179b", "Merge")})
     assert synced_trees(_facts(once, "pypa/setuptools"), "pypa/setuptools") == ()
+
+
+def test_ports_made_here_keep_their_origins_notice():
+    """crystal-lang/crystal (3fe7241) and dlang/phobos (3d56c74), the ninth holdout (spent after its run): "Source port of
+    Dragonbox's reference implementation in C++", "Crystal adaptation of "mu" from the "nsync" library", "test cases
+    derived from Microsoft's STL", "source code derived from the following", "Conversion to D by Don Clugston", "ported
+    to D" keep their origin's copyright and license; they are the repository's own derived work, not copies. A copy's
+    header (QuickJS's, zipline) says no such thing."""
+    from codemix.filters.vendored import derived_work
+
+    ports = {**layout("crystal-ports"), **layout("phobos")}
+    for path in ("src/float/printer/dragonbox.cr", "src/sync/mu.cr", "spec/std/float_printer/hexfloat_spec.cr",
+                 "src/crystal/system/win32/group.cr", "std/internal/math/errorfunction.d", "std/mathspecial.d"):
+        assert derived_work(ports[path]), path
+    assert not derived_work(layout("zipline")["zipline/native/quickjs/cutils.c"])
+    from codemix.document import Document
+    from codemix.filters.vendored import RepositoryOwner, Vendored
+    from codemix.pipelines.filter import vendored_file_or_tree
+
+    side = {"s\x00crystal-lang/crystal": Vendored(owner=RepositoryOwner(holders=frozenset({"manas technology solutions"})))}
+    path = "src/float/printer/dragonbox.cr"
+    doc = Document(id=path, text=ports[path], source="s", kind="file", repo="crystal-lang/crystal", path=path)
+    assert vendored_file_or_tree(doc, side, "Apache-2.0") is None
+    unsaid = doc.text.replace("Source port of", "From")  # the same header without saying it is a port
+    assert vendored_file_or_tree(dataclasses.replace(doc, text=unsaid), side, "Apache-2.0") is not None
+
+
+def test_a_page_of_the_same_owners_other_repository_is_a_model():
+    """dlang/phobos's ``.github/workflows/main.yml`` opens "very similar to the DMD script: https://github.com/dlang/dmd/
+    blob/master/.github/workflows/main.yml": another repository of the same owner, its model, not another project's
+    file; in another owner's repository the same line names a copy."""
+    from codemix.filters.vendored import published_page
+
+    text = layout("phobos")[".github/workflows/main.yml"]
+    assert published_page(".github/workflows/main.yml", text, "dlang/phobos") is None
+    assert published_page(".github/workflows/main.yml", text, "someone/else") is not None
+
+
+def test_a_holder_whose_files_fill_one_small_tree_is_no_repository_person():
+    """HeidiSQL/HeidiSQL (152ab70; the ninth holdout, spent): its own files name no holder and its root LICENSE is the GPL
+    text; Volker Siebert's SizeGrip component names him in its files, all in ``source/sizegrip/`` of the repository's
+    753. He is not the repository's person, so OpenSSL's ``out/LICENSE-openssl`` beside HeidiSQL's own ``out/license.txt``
+    ("Ansgar Becker") does not make ``out/`` another holder's folder."""
+    from codemix.filters.vendored import file_fact
+    from codemix.pipelines.filter import resolve_vendored
+
+    files = layout("heidisql")
+    paths = (DATA / "heidisql-paths.txt").read_text(encoding="utf-8").splitlines()
+    assert len(paths) == 753 and all(path in paths for path in files)  # guard: the fixture's files are the repository's
+    facts = _facts(files, "HeidiSQL/HeidiSQL") + [file_fact(path) for path in paths if path not in files]
+    found = dict(resolve_vendored("s\x00HeidiSQL/HeidiSQL", facts)).get("s\x00HeidiSQL/HeidiSQL")
+    assert found is None or "volker siebert" not in found.owner.people
+    assert found is None or vendored_tree("out/functions-mysql.ini", found.trees) is None
+    # the same holder in a repository of these nine files alone is its person
+    small = _facts(files, "HeidiSQL/HeidiSQL")
+    assert "volker siebert" in dict(resolve_vendored("k", small))["k"].owner.people
