@@ -28,8 +28,8 @@ PHOBOS_OWN = {".github/workflows/main.yml", "std/mathspecial.d", "std/internal/m
 WRONG = {
     "ohmyzsh+ohmyzsh": [
         (lambda p, r, d: r == "vendored" and p in OMZ_OWN,
-         "oh-my-zsh's own plugin files: its wrappers and READMEs beside a copy's LICENSE, contributed plugins under "
-         "their authors' terms"),
+         ("oh-my-zsh's own plugin files: its wrappers and READMEs beside a copy's LICENSE, contributed plugins under "
+         "their authors' terms")),
         (lambda p, r, d: r.startswith("gopher") and p in OMZ_READMES, "a real plugin README with sentences of prose"),
         (lambda p, r, d: r == "max_line_length" and p in ("plugins/glassfish/_asadmin", "plugins/mix/_mix"),
          "a hand-written completion function with one long line"),
@@ -50,8 +50,8 @@ WRONG = {
          "a hand-written spec with one long line"),
         (lambda p, r, d: r == "mean_line_length" and p == "etc/completion.fish", "a hand-written fish completion"),
         (lambda p, r, d: r == "vendored" and not p.startswith(CRYSTAL_COPIED),
-         "Crystal's ports of other projects' code (Go, Ryu, Dragonbox, nsync, MS STL tests) keeping their headers, and "
-         "its own launcher script"),
+         ("Crystal's ports of other projects' code (Go, Ryu, Dragonbox, nsync, MS STL tests) keeping their headers, and "
+         "its own launcher script")),
     ],
     "HeidiSQL+HeidiSQL": [
         (lambda p, r, d: r == "vendored" and p.startswith("out/") and p != "out/LICENSE-openssl",
