@@ -1455,7 +1455,8 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
 # Dragonbox's reference implementation in C++", "Crystal adaptation of "mu" from the "nsync" library", "source code
 # derived from the following"; Phobos's "Based on the CEPHES math library ... Conversion to D by Don Clugston"): the
 # repository's own derived work, whose header keeps its origin's notice.
-DERIVED = re.compile(r"\b(?:source )?port(?:ed)? (?:of|from)\b|\bported to [A-Z]\w*|\badaptation of\b|\bconver(?:sion|ted) (?:to|into) [A-Z]\w*"
+# (a bare "Ported from Eclipse Collections 11.0" in a Java file of caffeine's is a modified copy, not a translation)
+DERIVED = re.compile(r"\bsource port of\b|\bported to [A-Z]\w*|\badaptation of\b|\bconver(?:sion|ted) (?:to|into) [A-Z]\w*"
                      r"|\b(?:code|cases|implementation) derived from\b|\btranslated (?:from|to|into)\b", re.IGNORECASE)
 
 
