@@ -840,11 +840,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     own_words = frozenset() if root_licenses else _folder_people_words(facts, trees)
     own_name = _plain(repo.rsplit("/", 1)[-1])
     written_for = {f.folder for f in facts if f.kind == "written_for" and own_name and own_name in f.names}
-    # a license text named for what it licenses (``licenses.license_subject``: HeidiSQL's ``out/LICENSE-openssl``, the
-    # shipped OpenSSL DLLs') speaks of that package, not of its folder's other files
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
-                and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"  # REUSE's texts
-                and not license_subject(f"{f.folder}/{f.detail}")):
+                and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
         words = holder_words(lic.holders)
         if urls.get(lic.folder, frozenset()) & own_urls:
             continue  # its manifest points at this repository: a package developed here
@@ -1203,13 +1200,9 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     # A holder other than the most named whose files all sit in folders of one name is one copied package, not the
     # repository's people: jackson-core's Schubfach, Raffaello Giulietti's 7 files in ``.../io/schubfach/`` (main and
     # test), beside Tatu Saloranta's 20 across the project.
-    # Nor is a holder whose files all sit in one folder below the root holding under a tenth of the repository's files,
-    # however often named: HeidiSQL's own files name no one, Volker Siebert's SizeGrip fills ``source/sizegrip/``.
-    total = sum(present.values())
     people = {holder: years_ for holder, years_ in named.items()
               if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])
-              and (len(years_) == most or len(places[holder]) >= 2)
-              and not _small_tree(folders[holder], present, total)}
+              and (len(years_) == most or len(places[holder]) >= 2)}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
@@ -1249,19 +1242,6 @@ def _fills_one_folder(files: int, folders: set[str], present: dict[str, int]) ->
     a contributor who came back to a project's folder (valkey's "zhenwei pi", two of ``src/``'s hundreds)."""
     folder = next(iter(folders)) if len(folders) == 1 else ""
     return bool(folder) and files * 2 > present.get(folder, 0)
-
-
-def _small_tree(folders: set[str], present: dict[str, int], total: int) -> bool:
-    """Whether ``folders`` lie in one folder below the root that holds under a tenth of the repository's files."""
-    parts = [folder.split("/") for folder in folders]
-    common = []
-    for names in zip(*parts):
-        if len(set(names)) != 1:
-            break
-        common.append(names[0])
-    top = "/".join(common)
-    held = sum(count for folder, count in present.items() if folder == top or folder.startswith(top + "/"))
-    return bool(top) and held * 10 < total
 
 
 def _own_projects(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:

@@ -1221,22 +1221,3 @@ def test_a_page_of_the_same_owners_other_repository_is_a_model():
     assert published_page(".github/workflows/main.yml", text, "dlang/phobos") is None
     assert published_page(".github/workflows/main.yml", text, "someone/else") is not None
 
-
-def test_a_holder_whose_files_fill_one_small_tree_is_no_repository_person():
-    """HeidiSQL/HeidiSQL (152ab70; the ninth holdout, spent): its own files name no holder and its root LICENSE is the GPL
-    text; Volker Siebert's SizeGrip component names him in its files, all in ``source/sizegrip/`` of the repository's
-    753. He is not the repository's person, so OpenSSL's ``out/LICENSE-openssl`` beside HeidiSQL's own ``out/license.txt``
-    ("Ansgar Becker") does not make ``out/`` another holder's folder."""
-    from codemix.filters.vendored import file_fact
-    from codemix.pipelines.filter import resolve_vendored
-
-    files = layout("heidisql")
-    paths = (DATA / "heidisql-paths.txt").read_text(encoding="utf-8").splitlines()
-    assert len(paths) == 753 and all(path in paths for path in files)  # guard: the fixture's files are the repository's
-    facts = _facts(files, "HeidiSQL/HeidiSQL") + [file_fact(path) for path in paths if path not in files]
-    found = dict(resolve_vendored("s\x00HeidiSQL/HeidiSQL", facts)).get("s\x00HeidiSQL/HeidiSQL")
-    assert found is None or "volker siebert" not in found.owner.people
-    assert found is None or vendored_tree("out/functions-mysql.ini", found.trees) is None
-    # the same holder in a repository of these nine files alone is its person
-    small = _facts(files, "HeidiSQL/HeidiSQL")
-    assert "volker siebert" in dict(resolve_vendored("k", small))["k"].owner.people
