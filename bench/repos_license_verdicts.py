@@ -492,6 +492,14 @@ VERDICTS = {
          "exception applies to all works unless specified otherwise', then the libraries the compiler links and the "
          "standard library binds (BSD-3, OpenSSL's Apache-2.0 ...); the reference ANDs them onto every path")),
     ],
+    "HaxeFoundation/hxcpp": [
+        (lambda p, o, r: r == "" and o in ("BSD-1-Clause", "BSD-3-Clause") and not p.startswith("project/thirdparty/"),
+         "R", ("hxcpp's LICENSE.txt is BSD's grant with one condition, the source's notice (BSD-1-Clause; read as such "
+               "after the run, haxelib.json's bare 'BSD' before); ScanCode matches nothing in it, so the reference has "
+               "no reading")),
+        (_in("project/thirdparty/tracy-0.13.1/"), "U", "tracy's copy without its LICENSE: ours hxcpp's root text"),
+        (lambda p, o, r: "unicode" in r, "O", "Unicode's data files under Unicode's terms (their headers); ours the folder's"),
+    ],
     "dlang/phobos": [
         (_name("sha_SSSE3.d", "biguintx86.d"), "R", ("the module's Boost license; 'Both implementations are public "
          "domain' / 'Based on public domain code by Eric Bainville' name its sources' terms")),

@@ -25,7 +25,7 @@ _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
-MIT-Khronos-old LicenseRef-khronos
+MIT-Khronos-old LicenseRef-khronos BSD-1-Clause
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -379,6 +379,9 @@ _SIGNATURES = (
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
     _signature("BSD-2-Clause", _BSD_GRANT, (r"redistributions in binary form must reproduce",)),
+    # One condition, the source's notice kept (hxcpp's LICENSE.txt): BSD-1-Clause.
+    _signature("BSD-1-Clause", _BSD_GRANT + r" with or without modification are permitted provided that the following "
+               r"condition is met", (r"redistributions of source code must retain the above copyright notice",)),
     # Lucent's notice on David M. Gay's dtoa.c and on Plan 9's libraries (re2's rune.cc, jq's jv_dtoa.c): SPDX dtoa.
     _signature("dtoa", r"permission to use copy modify and distribute this software for any purpose without fee is "
                r"hereby granted provided that this entire notice is included in all copies of any software which is "
