@@ -21,6 +21,7 @@ import yaml
 
 from codemix.document import Quarantined, describe_error
 from codemix.mixtures.transcript_formats.embedded import markdown_tables
+from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
@@ -379,7 +380,7 @@ def _lines_only_together(source: SourceConfig, first: list) -> bool:
     if source.format is not None or source.turns is not None or len(first) < 2 or session_format(first[0], None, first[1:]):
         return False
     # an event carries text; lines of none ("{}" repeated) are malformed records, read one by one under the budget
-    if not all(isinstance(value, dict) and _holds_text(value) for value in first):
+    if not all(isinstance(value, dict) and holds_text(value) for value in first):
         return False
     for value in first:
         try:
@@ -388,17 +389,6 @@ def _lines_only_together(source: SourceConfig, first: list) -> bool:
             continue
         return False
     return True
-
-
-def _holds_text(value: Any) -> bool:
-    """Whether a parsed JSON value holds a non-empty string anywhere."""
-    if isinstance(value, str):
-        return bool(value.strip())
-    if isinstance(value, dict):
-        return any(_holds_text(item) for item in value.values())
-    if isinstance(value, list):
-        return any(_holds_text(item) for item in value)
-    return False
 
 
 def _buffered_lines(rows: Iterator[tuple], max_bytes: int) -> list[tuple] | None:
