@@ -50,6 +50,7 @@ from codemix.mixtures.transcript_formats.canonical import (
 )
 from codemix.mixtures.transcript_formats.events import event_runs, merged_chunks
 from codemix.mixtures.transcript_formats.parts import kinded_part_turns, role_keyed_turns
+from codemix.mixtures.transcript_formats.piped import is_piped_run, piped_messages
 from codemix.mixtures.transcript_formats.react import react_messages
 from codemix.mixtures.transcript_formats.scored import scored_candidates
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
@@ -756,7 +757,7 @@ def reward_verdict(holders: list[dict]) -> bool | None:
 
 def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Transcript:
     holders = [h for h in (found.record, *found.ancestors) if isinstance(h, dict)]
-    read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": call_messages,
+    read = {"turns": lambda items: turn_messages(items, speakers), "steps": step_messages, "calls": run_calls,
             "events": tool_event_messages, "mixed": mixed_log_messages, "actions": action_messages,
             "attempts": lambda items: attempt_messages(items[0]), "messages": list, "exchanges": exchange_messages, "text": lambda items: text_run(items[0])}[found.kind]
     messages = read(found.items)
@@ -773,6 +774,12 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
         extra["record_id"] = rid
     tools = next((declared_tools(h.get("tools")) for h in holders if isinstance(h.get("tools"), list)), [])
     return Transcript(format="shape", messages=messages, facts=outcome(holders), tools=tools, extra=extra)
+
+
+def run_calls(calls: list) -> list[dict[str, Any]]:
+    """A list of call records as one run: a graph's nodes, each passed what the one before returned
+    (``piped``), or calls each sent the conversation so far (``call_messages``)."""
+    return piped_messages(calls) if is_piped_run(calls) else call_messages(calls)
 
 
 def call_instruction(holders: list[dict], messages: list[dict[str, Any]]) -> str:
