@@ -339,6 +339,7 @@ _BSD_GRANT = r"redistribution and use in source and binary forms"
 _BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
 _BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
 # ISC's grant, also in its older wording "this software and its documentation" (Nominum's, dnspython's).
+_OPENSSL_ADVERTISING = r"this product includes software developed by the openssl project for use in the openssl toolkit"
 _ISC_GRANT = (
     r"permission to use copy modify (?:and or |and )?distribute this software (?:and its documentation )?for any "
     r"purpose with or without fee"
@@ -375,6 +376,8 @@ _SIGNATURES = (
     _signature("BSD-2-Clause-Patent", _BSD_GRANT, (_BSD_PATENT,)),
     _signature("BSD-2-Clause-Views", _BSD_GRANT, (_BSD_VIEWS,), (r"may (?:not )?be used to endorse or promote products",)),
     _signature("BSD-3-Clause-LBNL", _BSD_GRANT, (r"you are under no obligation whatsoever to provide any bug fixes",)),
+    # The OpenSSL License (with SSLeay's, SPDX OpenSSL): BSD's grant and advertising clause naming the OpenSSL Project.
+    _signature("OpenSSL", _BSD_GRANT, (_OPENSSL_ADVERTISING,)),
     _signature("BSD-4-Clause", _BSD_GRANT, (r"all advertising materials mentioning features or use of this software",)),
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
@@ -397,8 +400,10 @@ _SIGNATURES = (
     _signature("Ruby", r"you may make and (?:or copy|give away) verbatim copies of the source form of the software"),
     _signature("Apache-2.0", r"apache license version 2 0"),
     _signature("Apache-1.1", r"apache software license version 1 1"),
-    _signature("MPL-2.0", r"mozilla public license (?:mpl )?(?:version |v )?2 0"),
-    _signature("MPL-1.1", r"mozilla public license (?:mpl )?(?:version |v )?1 1"),
+    # "Version 1.1", "v. 2.0", and SynEdit's "Mozilla Public License Ver. 1.0" (TSynTextDrawer).
+    _signature("MPL-2.0", r"mozilla public license (?:mpl )?(?:version |ver |v )?2 0"),
+    _signature("MPL-1.1", r"mozilla public license (?:mpl )?(?:version |ver |v )?1 1"),
+    _signature("MPL-1.0", r"mozilla public license (?:mpl )?(?:version |ver |v )?1 0"),
     _signature("EPL-2.0", r"eclipse public license (?:v ?|version )?2 0"),
     _signature("EPL-1.0", r"eclipse public license (?:v ?|version )?1 0"),
     # Python's own license is the PSF agreement followed by BeOpen's, CNRI's and CWI's (SPDX Python-2.0, distlib's
@@ -419,6 +424,9 @@ _SIGNATURES = (
     ),
     _signature("BSL-1.0", r"boost software license version 1 0"),
     _signature("WTFPL", r"do what the fuck you want to public license"),
+    # Vim's license (ack.vim's and ctrlp.vim's LICENSE quote it): its first clause, as the text words it.
+    _signature("Vim", r"there are no restrictions on distributing unmodified copies of vim except that they must "
+                      r"include this license text"),
     _signature("UPL-1.0", r"universal permissive license"),
     _signature("BlueOak-1.0.0", r"blue oak model license"),
     _signature("NCSA", r"university of illinois ncsa open source license"),
@@ -861,6 +869,26 @@ def _from_sbt(text: str) -> str | None:
     return combine((normalize_license(n, spdx_field=True) for n in names), "OR") or None
 
 
+def _from_dspec(text: str) -> str | None:
+    """A Delphi package's ``*.dspec`` (DPM / Delphinus): ``"metadata": {"license": "MPL-1.1, LGPL-2.0+"}``; names a
+    comma separates are the package's published choice, as a POM's ``<licenses>`` (Virtual TreeView's "double
+    license: MPL 1.1 and LGPL 2.1"). Read by pattern: DPM's files are JSON with comments and trailing commas."""
+    field = re.search(r'"metadata"\s*:\s*\{[^{}]*?"license"\s*:\s*"([^"]+)"', text)
+    if field is None:
+        return None
+    return combine((_spelled_expression(name) for name in field.group(1).split(",") if name.strip()), "OR") or None
+
+
+def _from_delphinus_info(text: str) -> str | None:
+    """Delphinus' ``Delphinus.Info.json``: ``"license_type": "MPL-1.1"``."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    declared = data.get("license_type") if isinstance(data, dict) else None
+    return normalize_license(declared, spdx_field=True) if isinstance(declared, str) else None
+
+
 def _spelled_expression(value: str) -> str | None:
     """A license field's value where the words "or"/"and" join names ("Apache License 2.0 or MIT", Nim's; dub's
     "GPL-2.0 or LGPL-3.0"): each name read on its own, joined by its operator; else the whole read as one name."""
@@ -927,6 +955,7 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "gleam.toml": _line_field(r"^licen[cs]es\s*=\s*(\[[^\]]*\])"),  # Gleam spells it "licences"
     "v.mod": _line_field(r"^\s*license:\s*('[^']+'|\"[^\"]+\")"),
     "project.clj": _from_leiningen,
+    "Delphinus.Info.json": _from_delphinus_info,
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
 _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
@@ -938,6 +967,7 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
     ".podspec": _from_podspec,
     ".opam": _from_opam,
     ".nimble": _line_field(r"^license\s*=\s*(\"[^\"]+\")"),
+    ".dspec": _from_dspec,
 }
 
 
@@ -1090,7 +1120,41 @@ def is_folder_license_evidence(path: str) -> bool:
     if len(parts) < 2 or parts[-1].endswith(".license") or parts[0] == "LICENSES" and len(parts) == 2:
         return False
     name = parts[-1]
-    return _is_license_file(parts) or is_notice_file(path) or _metadata_parser(name) is not None or name == "REUSE.toml"
+    return (_is_license_file(parts) or is_notice_file(path) or _metadata_parser(name) is not None
+            or name == "REUSE.toml" or is_readme(path))
+
+
+# A README's license section: a heading "License", "Licence", "Licensing", "Copyright" or "Copyright and License"
+# (Markdown's ``#``, an underlined line, or the word alone on its line), its body to the next heading.
+_README_FILE = re.compile(r"readme(?:\.(?:md|markdown|mkd|mdown|rst|txt|adoc|org))?", re.IGNORECASE)
+_README_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:licen[cs](?:e|es|ing)|copyright(?: (?:and|&) licen[cs]e)?)"
+                             r"[ \t:#]*\n(?:[ \t]*[-=~^*]{3,}[ \t]*\n)?", re.IGNORECASE | re.MULTILINE)
+_NEXT_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]*\S|^[^\n]+\n[ \t]*(?:-{3,}|={3,})[ \t]*$", re.MULTILINE)
+_README_SECTION_CHARS = 3_000
+
+
+def is_readme(path: str) -> bool:
+    """Whether ``path`` is a folder's README (``README``, ``README.md``, ``readme.markdown``...)."""
+    parts = _parts(path)
+    return bool(parts) and bool(_README_FILE.fullmatch(parts[-1]))
+
+
+def readme_license(text: str) -> str | None:
+    """The license a README's license section states (``_README_HEADING``): a notice or license text there
+    (vim-surround's "## License ... Distributed under the same terms as Vim itself"; vim-markdown's "## License" then
+    the MIT text), else a license the section's first line names alone (gruvbox's "[MIT/X11][]"); a pointer ("see
+    LICENSE") or a sentence about another project states none. None where the README has no such section."""
+    heading = _README_HEADING.search(text)
+    if heading is None:
+        return None
+    body = text[heading.end():heading.end() + _README_SECTION_CHARS]
+    following = _NEXT_HEADING.search(body)
+    body = body[:following.start()] if following else body
+    if found := notice_license(body):
+        return found
+    first = next((line for line in body.splitlines() if line.strip()), "")
+    name = re.sub(r"\]\s*(?:\[[^\]]*\]|\([^)]*\))|[\[\]*_`:]", " ", first).strip()
+    return named_license_of(name) if 0 < len(name) <= 40 and not re.search(r"https?://|www\.", name) else None
 
 
 def detect_license(path: str, text: str) -> str | None:
@@ -1106,6 +1170,8 @@ def detect_license(path: str, text: str) -> str | None:
     parser = _metadata_parser(name)
     if parser is not None:
         return parser(text)
+    if is_readme(path):
+        return readme_license(text)
     if len(parts) >= 2 and parts[-2] == "LICENSES":
         node = parse_expression(name.rsplit(".", 1)[0], strict=True)
         if node is not None and node[0] == "ID":
@@ -1132,7 +1198,7 @@ def _evidence_rank(path: str) -> int:
 # A pointer ("see the LICENSE file"), a bare name or a choice ("dual licensed under ...") is no notice: the
 # folder's license answers for those.
 _NOTICE_CHARS = 3_000
-_NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
+_NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "MPL-1.0", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
                          "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
                          "OFL-1.1", "Python-2.0", "LPPL-1.0", "LPPL-1.1", "LPPL-1.2", "LPPL-1.3a", "LPPL-1.3c"})
@@ -1215,9 +1281,10 @@ _GNU_NAMED = re.compile(
 # between the Artistic License and the GPL, version 1 or later (perlartistic, perlgpl; CPAN::Meta's ``perl_5``).
 # Python's terms are its license. Ruby's changed from the GPL to the BSDL as its alternative (Ruby 1.9.3): the
 # folder answers for those, as for Perl 6's (Raku's Artistic 2.0).
-_SAME_TERMS = re.compile(r"\bunder the same (?:terms|license|licensing terms) as (?:the )?(perl|python)\b(?! 6)")
+_SAME_TERMS = re.compile(r"\bunder the same (?:terms|license|licensing terms|license terms) as (?:the )?(perl|python|vim)\b"
+                         r"(?! 6)")
 _LICENSES_THIS_FILE = re.compile(r"\blicenses this file to you under (?:the )?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b")
-_SAME_TERMS_AS = {"perl": "Artistic-1.0-Perl OR GPL-1.0-or-later", "python": "Python-2.0"}
+_SAME_TERMS_AS = {"perl": "Artistic-1.0-Perl OR GPL-1.0-or-later", "python": "Python-2.0", "vim": "Vim"}
 # A notice about the rest of a project, not this file ("applies to this one file (valgrind.h) only. The rest of Valgrind
 # is licensed under ...").
 _ELSEWHERE = re.compile(r"\bthe (?:entire )?rest of (?:\S+ ){1,3}(?:is|are) (?:licensed|released|distributed) $")
@@ -1230,10 +1297,13 @@ def _versioned_choice(words: str, named: Iterable[str]) -> str | None:
     """A choice between licenses that a notice names with their versions (Mozilla's tri-license: "subject to the
     Mozilla Public License Version 1.1 ... Alternatively ... under the terms of either the GNU General Public License
     Version 2 or later ... or the GNU Lesser General Public License Version 2.1 or later"): the OR of them. A choice
-    naming a family without its version ("dual licensed under ... the BSD License") says too little; None there."""
+    naming a family without its version ("dual licensed under ... the BSD License") says too little; None there. A
+    GNU license named without its version beside a versioned one is any version of it, as the GNU texts' own section
+    on versions says (JEDI's and SynEdit's "subject to the Mozilla Public License Version 1.1 ... Alternatively ...
+    the GNU Lesser General Public License ... under either the MPL or the LGPL License": MPL-1.1 OR LGPL-2.0+)."""
     gnu = []
     for match in _GNU_NAME.finditer(words):
-        if not _GNU_VERSION.search(words[match.end():match.end() + 100]):
+        if not named and not _GNU_VERSION.search(words[match.end():match.end() + 100]):
             return None
         gnu.append(_gnu_text(words[match.start():])[1])
     said = []  # Metalua's "made available under the terms of the Eclipse Public License v1.0 ... also made available

@@ -28,6 +28,7 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     is_notice_file,
+    is_readme,
     later_notices,
     license_ids,
     license_subject,
@@ -383,19 +384,24 @@ def folder_licenses(evidence: Iterable[tuple[str, str | None]], choices: Collect
     """``{folder: expression}`` for each folder below the root whose own files state a license: its
     license texts and manifest read as ``licenses.repository_license`` reads a root (a manifest that
     names every license the texts name is the declared combination; a text offering a choice makes
-    them alternatives), a NOTICE only when neither states one."""
+    them alternatives), a NOTICE only when neither states one, a README's license section only when none of them
+    does (``licenses.readme_license``: a copied Vim plugin's "## License ... Distributed under the same terms as Vim
+    itself", in a folder with no license text)."""
     by_folder: dict[str, list[tuple[str, str]]] = {}
     notices: dict[str, list[str]] = {}
+    readmes: dict[str, list[str]] = {}
     for path, detected in evidence:
         folder, name = path.rsplit("/", 1)
-        if detected and is_notice_file(path):
+        if detected and is_readme(path):
+            readmes.setdefault(folder, []).append(detected)
+        elif detected and is_notice_file(path):
             notices.setdefault(folder, []).append(detected)
         elif detected:
             by_folder.setdefault(folder, []).append((name, detected))
     offered = [tuple(path.rsplit("/", 1)) for path in choices if "/" in path]
     found = {folder: repository_license(files, {name for at, name in offered if at == folder})
              for folder, files in by_folder.items()}
-    for folder, detected in notices.items():
+    for folder, detected in [*notices.items(), *readmes.items()]:
         found[folder] = found.get(folder) or combine(detected)
     return {folder: expression for folder, expression in found.items() if expression}
 

@@ -1,0 +1,88 @@
+"""License texts and manifests read by their own words (spent issue 46 holdouts, development material): Mozilla's
+notices with an unversioned GNU alternative or an abbreviated version, Delphi package manifests, the OpenSSL License,
+Vim's license. Fixtures are excerpts of public repositories at the commits ``data/notices/README.md`` names; the
+expected readings are what each text says, quoted beside each case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codemix.filters.licenses import detect_license, is_permissive, license_ids, manifest_license
+from codemix.filters.reuse import license_evidence_of, own_license, resolve_licenses
+
+DATA = Path(__file__).parent / "data" / "notices"
+
+
+def _files(name: str) -> dict[str, str]:
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", ["components/synedit/Source/SynEditJedi.inc", "components/synedit/Source/SynUsp10.pas"])
+def test_mozillas_notice_with_an_unversioned_gnu_alternative_is_a_choice(path: str) -> None:
+    """"subject to the Mozilla Public License Version 1.1 ... Alternatively, the contents of this file may be used under
+    the terms of the GNU Lesser General Public License ... a recipient may use your version of this file under either
+    the MPL or the LGPL License": a GNU license named without a version is any of its versions."""
+    text = _files("heidisql")[path]
+    assert "Alternatively, the contents of this file may be used under the terms of the GNU Lesser" in " ".join(
+        line.strip("{} *") for line in text.splitlines())
+    assert own_license(text, path) == "LGPL-2.0-or-later OR MPL-1.1"
+
+
+def test_mozillas_license_with_an_abbreviated_version() -> None:
+    """SynEdit's TSynTextDrawer: "subject to the Mozilla Public License Ver. 1.0"."""
+    path = "components/synedit/Source/SynTextDrawer.pas"
+    text = _files("heidisql")[path]
+    assert "Mozilla Public License Ver. 1.0" in text
+    assert own_license(text, path) == "MPL-1.0"
+
+
+def test_delphi_package_manifests_name_the_folders_license() -> None:
+    """Virtual TreeView's DPM ``.dspec`` (``"license": "MPL-1.1, LGPL-2.0+"``, its README's "double license") and its
+    ``Delphinus.Info.json`` (``"license_type": "MPL-1.1"``) speak for the folder they sit in, not the root's GPL."""
+    files = _files("heidisql")
+    dspec, info = "components/virtualtreeview/Virtual-TreeView.dspec", "components/virtualtreeview/Delphinus.Info.json"
+    assert manifest_license(dspec, files[dspec]) == "LGPL-2.0+ OR MPL-1.1"
+    assert manifest_license(info, files[info]) == "MPL-1.1"
+    licenses = resolve_licenses([license_evidence_of(dspec, files[dspec]), ("LICENSE", "GPL-2.0", (), None, False)])
+    assert licenses.for_path("components/virtualtreeview/Source/VirtualTrees.pas") == "LGPL-2.0+ OR MPL-1.1"
+    assert licenses.for_path("source/main.pas") == "GPL-2.0"
+
+
+def test_the_openssl_license_by_its_text() -> None:
+    """OpenSSL's double license (the OpenSSL License's BSD-style clauses naming "the OpenSSL Project ... for use in
+    the OpenSSL Toolkit", then SSLeay's): SPDX OpenSSL, not the four-clause BSD its clauses resemble."""
+    text = _files("heidisql")["out/LICENSE-openssl"]
+    assert "developed by the OpenSSL Project" in text and "All advertising materials" in text
+    assert detect_license("out/LICENSE-openssl", text) == "OpenSSL"
+
+
+@pytest.mark.parametrize("path", ["sources_non_forked/ack.vim/LICENSE", "sources_non_forked/ctrlp.vim/LICENSE"])
+def test_vims_license_by_its_text(path: str) -> None:
+    """ack.vim's and ctrlp.vim's LICENSE quote Vim's license ("There are no restrictions on distributing unmodified
+    copies of Vim except that they must include this license text"; ack.vim's opens "distributed under the same
+    license terms as Vim itself"): SPDX Vim, not the GPL its second clause allows a modified copy to take."""
+    text = _files("vimrc")[path]
+    assert "VIM LICENSE" in text
+    assert detect_license(path, text) == "Vim"
+    assert own_license(text, path) == "Vim"
+    assert not is_permissive("Vim") and license_ids("Vim") == {"vim"}
+
+
+def test_a_readmes_license_section_governs_a_folder_without_a_license_text() -> None:
+    """vim-surround, copied into vimrc without a license file: its README's "## License ... Distributed under the same
+    terms as Vim itself" is its folder's license, not vimrc's root MIT; gruvbox's "License" section names
+    "[MIT/X11][]" alone. A README at the root states nothing for the repository."""
+    files = _files("vimrc")
+    surround, gruvbox = "sources_non_forked/vim-surround/README.markdown", "sources_non_forked/gruvbox/README.md"
+    assert "Distributed under the same terms as Vim itself" in files[surround]
+    assert detect_license(surround, files[surround]) == "Vim"
+    assert detect_license(gruvbox, files[gruvbox]) == "MIT"
+    licenses = resolve_licenses(license_evidence_of(path, files[path]) for path in ("LICENSE", surround, gruvbox))
+    assert licenses.default == "MIT"
+    assert licenses.for_path("sources_non_forked/vim-surround/plugin/surround.vim") == "Vim"
+    assert licenses.for_path("sources_non_forked/ack.vim/plugin/ack.vim") == "MIT"
+    root = resolve_licenses([license_evidence_of("README.markdown", files[surround])])
+    assert root.default == "" and root.for_path("plugin/surround.vim") == ""
