@@ -707,13 +707,26 @@ def record_id(found: Found) -> str:
 def opening(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[str, Any]]:
     """The system prompt and task a record keeps beside its turns, when the turns lack them."""
     head: list[dict[str, Any]] = []
-    if not any(m["role"] == "system" for m in messages) and (system := system_text(holders)):
+    if not any(m["role"] == "system" and not calls_as_text(m["content"]) for m in messages) and (
+            system := system_text(holders)):
         head.append(message("system", system))
     first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
     has_user = any(m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model])
     if not has_user and (task := task_text(holders, nested=True)):
         head.append(message("user", task))
     return head
+
+
+def calls_as_text(text: str) -> bool:
+    """Whether a turn's text is only calls written as JSON (``parts.role_keyed_turns``: a harness's calls under
+    ``role: system``): such a turn is no system prompt, so the record's own ``system`` text still opens the run."""
+    if not text.lstrip().startswith("[{"):
+        return False
+    try:
+        calls = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(calls, list) and bool(calls) and all(isinstance(c, dict) and call_name(c) for c in calls)
 
 
 def closing(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[str, Any]]:
@@ -763,7 +776,8 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
     messages = read(found.items)
     first = found.items[0] if found.kind == "calls" and found.items and isinstance(found.items[0], dict) else None
     head = opening(messages, holders + [first] if first is not None else holders)  # a chat's first round's ``system``
-    lead = next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
+    lead = next((i for i, m in enumerate(messages) if m["role"] != "system" or calls_as_text(m["content"])),
+                len(messages))
     messages = flag_text_observations(messages[:lead] + head + messages[lead:] + closing(messages, holders))
     if found.kind == "calls" and (instruction := call_instruction(holders, messages)):
         messages.insert(0, message("system", instruction))  # Alpaca's ``instruction`` beside ``input``

@@ -1,0 +1,50 @@
+"""What a run's record keeps beside its turns (``transcript_formats.shape``).
+
+The layout is the spent ninth holdout's Rust-repo YAML run (IsaacBreen/gsg@fe350d4e, conversation.yaml; no
+licence, so read in the development corpus, ``bench.traces_dev_corpus``, and rebuilt here in its own keys):
+``system: {message, tools, model}`` beside ``messages`` whose first turn is the harness attaching files under
+``role: system``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from codemix.document import Document
+from codemix.pipelines.readers import read_location
+from codemix.sources import SourceConfig
+
+RUN = {
+    "local_system": {"commit_id": "6dd2024", "attached_files": ["src/gss.rs"]},
+    "system": {"message": "You are a helpful assistant.",
+               "tools": {"attach": {"type": "function", "name": "attach", "description": "Attach a set of files.",
+                                    "input_schema": {"type": "array", "items": "string"}}},
+               "model": "gemini/gemini-2.0-flash-exp"},
+    "messages": [
+        {"tool_calls": [{"id": "1ed3", "name": "attach", "input": ["src/gss.rs"]}], "role": "system"},
+        {"tool_results": [{"tool_call_id": "1ed3", "content": "```rust\nuse std::rc::Rc;\n```"}], "role": "tool"},
+        {"user": "I want to clean up this code. Make it more concise and readable where possible.",
+         "metadata": {"cache_control": {"type": "ephemeral"}}},
+        {"assistant": "Okay, I will refactor the code to improve its conciseness and readability."},
+    ],
+}
+
+
+def read(path: Path) -> list[Document]:
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
+    outcomes = list(read_location(source, str(path)))
+    assert all(isinstance(o, Document) for o in outcomes), outcomes
+    return outcomes
+
+
+def test_the_records_system_message_opens_a_run_whose_harness_calls_sit_under_role_system(tmp_path: Path) -> None:
+    """A turn under ``role: system`` that only makes calls is no system prompt: the record's ``system.message``
+    is still the run's system turn, first; the harness's calls follow as context, then the tool's result."""
+    path = tmp_path / "conversation.yaml"
+    path.write_text(yaml.safe_dump(RUN, sort_keys=False))
+    (doc,) = read(path)
+    turns = [(m["role"], m["content"]) for m in doc.metadata["messages"]]
+    assert [role for role, _ in turns] == ["system", "system", "tool", "user", "assistant"]
+    assert turns[0][1] == "You are a helpful assistant." and '"name": "attach"' in turns[1][1]
+    assert turns[2][1].startswith("```rust") and turns[3][1].startswith("I want to clean up")
