@@ -61,9 +61,11 @@ def corpus_rows(mirror: Path, cache: Path) -> list[dict]:
     return rows
 
 
-def read_row(row: dict) -> dict:
-    """What the reader makes of one system's file: transcripts, messages, roles, formats, quarantines."""
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(max_file_bytes=50_000_000))
+def read_row(row: dict, no_request: str = "opening_step") -> dict:
+    """What the reader makes of one system's file: transcripts, messages, roles, formats, quarantines
+    (``no_request``: the source's choice for runs no request reaches)."""
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], no_request=no_request,
+                          limits=ReadLimits(max_file_bytes=50_000_000))
     outcomes = list(read_location(source, str(row["file"])))
     docs = [o for o in outcomes if isinstance(o, Document)]
     errors = [o.error for o in outcomes if isinstance(o, Quarantined)]
@@ -83,13 +85,15 @@ def main() -> int:
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/traces-dev-corpus"))
     parser.add_argument("--json", type=Path, default=None, help="write the per-system results here")
+    parser.add_argument("--no-request", default="opening_step", choices=("opening_step", "refuse"),
+                        help="the sources' choice for runs no request reaches (SourceConfig.no_request)")
     parser.add_argument("only", nargs="*", help="systems whose name contains one of these (all by default)")
     args = parser.parse_args()
     results = []
     for row in corpus_rows(args.mirror, args.cache):
         if args.only and not any(o.lower() in row["system"].lower() for o in args.only):
             continue
-        result = read_row(row)
+        result = read_row(row, args.no_request)
         results.append(result)
         print(f"{result['state']:7s} {result['system'][:34]:34s} counted={result['counted']!s:>5} read={result['read']:5d} "
               f"tr={result['transcripts']:3d} q={result['quarantined']:3d} {result['formats']} {result['roles']} "

@@ -247,6 +247,10 @@ class SourceConfig:
     # transcripts: the role of each speaker a multi-agent log names (``{"Planner": "user", "Coder":
     # "assistant"}``); a name not listed is mapped by position (the first to speak set the task).
     speakers: dict[str, str] = field(default_factory=dict)
+    # transcripts: a run no request reaches that the model opens by acting, its opening turn saying what it sets out
+    # to do: ``opening_step`` reads it with that step as context (``task: absent`` in its metadata), ``refuse``
+    # quarantines it as ``no_task`` (docs/agent-transcripts.md, "Runs no request reaches").
+    no_request: Literal["opening_step", "refuse"] = "opening_step"
     # transcripts: where the turns sit, for a layout no recognition reads (``TurnMapping``); off by default.
     turns: TurnMapping | None = None
     limits: ReadLimits = field(default_factory=ReadLimits)
@@ -303,6 +307,10 @@ class SourceConfig:
             require(self.format is None, join(path, "turns"), f"is not read with format: {self.format}",
                     "remove one of format and turns")
             self.turns.validate(join(path, "turns"))
+        require(self.no_request in ("opening_step", "refuse"), join(path, "no_request"),
+                f"{self.no_request!r} is not a choice", "use opening_step or refuse")
+        require(self.no_request == "opening_step" or self.type == "transcripts", join(path, "no_request"),
+                "is only read for sources of type 'transcripts'", "remove it, or set type: transcripts")
         for speaker, role in self.speakers.items():
             require(role in ("system", "user", "assistant", "tool"), join(join(path, "speakers"), speaker),
                     f"{role!r} is not a role", "use system, user, assistant or tool")

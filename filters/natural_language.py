@@ -407,25 +407,31 @@ def turn_prose(content: str) -> str:
 _SYMBOL_LINE = re.compile(r"^[ \t]*[^\w\s]{1,3}[ \t\r]*$\n?", re.MULTILINE)
 
 
-# A line that ends by opening a JSON object or array (the rest of the value on the lines below it).
-_JSON_OPENING = re.compile(r"[{\[][ \t]*$", re.MULTILINE)
+# A line that ends by opening a JSON object or array (the rest of the value on the lines below it), or one that
+# starts with one (a value written on one line: a game's telemetry a harness sends as the user's turn).
+_JSON_OPENING = re.compile(r"[{\[][ \t]*$|^[ \t]*(?P<line>[{\[])", re.MULTILINE)
+_LINE_REST = re.compile(r"[ \t\r]*(?:\n|$)")
 
 
 def without_json_blocks(text: str) -> str:
-    """``text`` less every JSON object or array written over several lines with no fence (an agent's
-    structured answer, ``{"citation_map": [...]}``): data like fenced code, not prose, and its ``{``/``},``
-    lines are no repeated lines of a degenerate loop."""
+    """``text`` less every JSON object or array written with no fence, over several lines (an agent's
+    structured answer, ``{"citation_map": [...]}``) or as a line of its own (``{"cycle_id": 20, "status":
+    {...}}``): data like fenced code, not prose, and its ``{``/``},`` lines are no repeated lines of a
+    degenerate loop. A line that only starts like JSON (``[ ] a task``, ``[1] Gemini says:``) stays."""
     decoder, out, at = json.JSONDecoder(), [], 0
     for opening in _JSON_OPENING.finditer(text):
-        start = opening.start()
-        while start > at and text[start - 1] in "[{":  # ``[{`` opens the array, not its first object
+        whole_line = opening.group("line") is not None
+        start = opening.start("line") if whole_line else opening.start()
+        while not whole_line and start > at and text[start - 1] in "[{":  # ``[{`` opens the array, not its object
             start -= 1
         if start < at:
             continue
         try:
-            _, end = decoder.raw_decode(text, start)
+            value, end = decoder.raw_decode(text, start)
         except ValueError:
             continue
+        if whole_line and not (isinstance(value, (dict, list)) and _LINE_REST.match(text, end)):
+            continue  # a line that starts like JSON but goes on in words
         out.append(text[at:start])
         at = end
     return "".join(out) + text[at:] if out else text

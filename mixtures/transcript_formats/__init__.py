@@ -136,6 +136,7 @@ __all__ = [
     "TranscriptShapeError",
     "has_task",
     "observation_as_task",
+    "opening_step_as_context",
     "outcome_facts",
     "parse_json_value",
     "parse_session",
@@ -500,6 +501,34 @@ def statement_as_task(messages: list[dict[str, Any]]) -> bool:
     if first["content"].rstrip().endswith(("?", "？")):
         return False  # a question waits for someone's answer: the run lost the turns between, it states nothing
     messages[models[0]] = {**first, "role": "user", "name": ""}
+    return True
+
+
+# A statement: four runs of letters on its first line before any code's bracket, brace or ``=`` (a bare move,
+# ``right``, a command or a printed object, ``Assistant Message: ChatCompletionMessage(content=''``, says nothing).
+STATED_WORD = re.compile(r"[^\W\d_]{2,}")
+CODE_MARK = re.compile(r"[(){}\[\]<>=$`]")
+
+
+def opening_step_as_context(messages: list[dict[str, Any]]) -> bool:
+    """A run no request reaches that the model opens by acting (browser-use's first step, a ReAct agent's first
+    call: the request sat in a caller the file does not keep) and whose opening turn says in words what it sets
+    out to do ("The user wants me to fill out the form on the current page", in its text or its reasoning): that
+    opening step, the turn and what answered it, is the context the rest continues from. The turn stays the
+    model's, flagged an observation (rendered, never trained), so no trained turn acts with nothing before it.
+    True when it did; an opening with no statement (a bare move), a question no one in the run answers, or a run
+    the model says nothing more in is not."""
+    models = [i for i, m in enumerate(messages) if m["role"] == "assistant" and not m["observation"]]
+    if len(models) < 2 or any(m["role"] == "user" and not m["observation"] and m["content"].strip()
+                              for m in messages[:models[0]]):
+        return False
+    first = messages[models[0]]
+    said = [text.strip().splitlines()[0] for text in (first["content"], first.get("reasoning") or "") if text.strip()]
+    if not any(len(STATED_WORD.findall(CODE_MARK.split(line, 1)[0])) >= 4 for line in said):
+        return False
+    if first["content"].rstrip().endswith(("?", "？")) and not any(m["role"] == "user" for m in messages[models[0]:]):
+        return False  # a question ("How can I help you today?") waits for a person's answer the run lost
+    messages[models[0]] = {**first, "observation": True}
     return True
 
 

@@ -28,6 +28,7 @@ from codemix.mixtures.transcripts import (
     TranscriptShapeError,
     has_task,
     observation_as_task,
+    opening_step_as_context,
     parse_json_value,
     parse_session,
     parse_text,
@@ -507,7 +508,10 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             transcript.extra["task_from"] = "observation"
         elif not has_task(transcript.messages) and statement_as_task(transcript.messages):
             transcript.extra["task_from"] = "statement"
-        if not has_task(transcript.messages):
+        elif (not has_task(transcript.messages) and source.no_request == "opening_step"
+              and opening_step_as_context(transcript.messages)):
+            transcript.extra.update(task_from="opening_step", task="absent")
+        if not has_task(transcript.messages) and transcript.extra.get("task") != "absent":
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_task: no user turn sets a task before the model's first turn ({transcript.format})"))
             continue

@@ -379,3 +379,19 @@ def test_prose_in_a_script_without_spaces_is_not_judged_by_english_word_checks(c
     assert without_the_rule is not None and without_the_rule.startswith("gopher_quality")
     assert natural_language_drop_reason(doc(text), checker) is None
     assert natural_language_drop_reason(doc(SPAM_LINE * 30), checker) is not None  # English is still judged
+
+
+def test_a_harness_state_sent_as_one_line_of_json_is_no_prose(checker):
+    """Prompt Wars' calls (tests/fixtures/transcript_inputs/README.md) send each bot the game's state as a
+    user turn written as one line of JSON and take a JSON action back: data, as a JSON block over several
+    lines is, so no prose check drops the call (every call was dropped ``gopher_below_alpha_threshold``);
+    a line that only starts like JSON stays prose."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs" / "prompt-wars.trace.first-2-calls.yaml"
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)], limits=ReadLimits())
+    docs = [d for d in read_location(source, str(path)) if isinstance(d, Document)]
+    states = [m["content"] for d in docs for m in d.metadata["messages"] if m["role"] == "user"]
+    assert len(docs) == 2 and all(s.startswith('{"protocol_version"') and "\n" not in s for s in states)
+    assert [natural_language_drop_reason(d, checker) for d in docs] == [None, None]
+    assert all('"protocol_version"' not in (prose_of(d) or "") for d in docs)
+    words = "[ ] move east of the ball, then kick it towards the goal"
+    assert words in transcript_prose([{"role": "user", "content": f"{states[0]}\n{words}", "observation": False}])

@@ -188,13 +188,27 @@ def test_an_empty_file_is_quarantined_as_empty(tmp_path: Path, content: bytes, e
         assert isinstance(outcome, Quarantined) and ("empty:" in outcome.error) == empty, outcome
 
 
-def test_a_run_that_lost_its_task_is_quarantined_as_no_task(tmp_path: Path) -> None:
+def test_a_run_that_lost_its_task_reads_from_its_opening_step_or_is_refused(tmp_path: Path) -> None:
+    """A ``.traj`` that lost its ``history`` (the task with it) opens with the agent's first step, which says
+    what it sets out to do: by default that step is the context (the model's turn, never trained, and the
+    output answering it) and the run is marked ``task: absent``; ``no_request: refuse`` quarantines it
+    as ``no_task``."""
     run = json.loads((FIXTURES / "swe-agent/6e44b9__sweagenttestrepo-1c2844.traj").read_text())
     (whole,) = read(FIXTURES / "swe-agent/6e44b9__sweagenttestrepo-1c2844.traj")
     assert len(whole.metadata["messages"]) == len(run["history"]) == 10
+    assert run["trajectory"][0]["thought"].startswith("To start addressing this issue, I will first search")
     path = tmp_path / "lost-history.traj"
     path.write_text(json.dumps({k: v for k, v in run.items() if k != "history"}))
-    (outcome,) = read(path)
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert isinstance(doc, Document) and doc.metadata["transcript"]["task"] == "absent"
+    assert doc.metadata["transcript"]["task_from"] == "opening_step"
+    assert messages[0]["role"] == "assistant" and messages[0]["observation"]  # rendered, never trained
+    assert run["trajectory"][0]["thought"] in messages[0]["content"]
+    assert messages[1]["observation"] and not any(m["role"] == "user" and not m["observation"] for m in messages)
+    trained = [m for m in messages if m["role"] == "assistant" and not m["observation"]]
+    assert len(trained) == len(run["trajectory"]) - 1
+    (outcome,) = read(path, no_request="refuse")
     assert isinstance(outcome, Quarantined) and outcome.error.startswith("TranscriptShapeError: no_task:")
 
 

@@ -35,7 +35,7 @@ def spec(root: Path, name: str, paths: list[Path]) -> Path:
     path = root / f"{name}.yaml"
     path.write_text(yaml.safe_dump({
         "name": name, "sources": [{"name": "runs", "type": "transcripts", "paths": [str(p) for p in paths],
-                                   "license": "Apache-2.0"}],
+                                   "license": "Apache-2.0", "no_request": "refuse"}],
         "stages": {"sft": {"sequence_length": 1024, "token_budget": 20_000, "weights": {"runs": 1},
                            "sft": {"outcome_policy": "any"}}},
         "tokenizer": {"vocab_size": 400, "train_sample_documents": 50}}))
