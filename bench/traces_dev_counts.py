@@ -466,6 +466,18 @@ def count_emoji_claude_headings(path: Path) -> int:
     return len(re.findall(r"^## (?:👤 User|🤖 Claude)$", path.read_text(), re.MULTILINE))
 
 
+def count_langfuse_last_generation(path: Path) -> int:
+    """A Langfuse trace export (``{trace, observations}``): the last ``GENERATION`` by start time was sent the
+    whole conversation; its input messages (a ``role: tool`` entry whose content is a tool's declaration,
+    ``{function: {parameters}}``, is none) and its output messages (one object or a list)."""
+    calls = [o for o in json.loads(path.read_text())["observations"] if o["type"] == "GENERATION"]
+    last = max(calls, key=lambda o: o["startTime"])
+    sent = [m for m in last["input"] if not (m.get("role") == "tool" and isinstance(m.get("content"), dict)
+                                             and "parameters" in (m["content"].get("function") or {}))]
+    output = last["output"]
+    return len(sent) + (len(output) if isinstance(output, list) else 1)
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -538,4 +550,7 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 # round 11 (event logs, printed)
                 "AutoGen literature review (TaskResult events printed in a notebook)": count_autogen_printed_results,
                 "AutoGen company research (TaskResult events printed in a notebook)": count_autogen_printed_results,
-                "Claude Chat Export Tool (README's example export, emoji headings)": count_emoji_claude_headings}
+                "Claude Chat Export Tool (README's example export, emoji headings)": count_emoji_claude_headings,
+                # round 12 (trace exports)
+                "Langfuse trace export of a Koog agent (observations)": count_langfuse_last_generation,
+                "Langfuse trace export of a LangGraph run (observations)": count_langfuse_last_generation}

@@ -54,6 +54,7 @@ from codemix.mixtures.transcript_formats.piped import is_piped_run, piped_messag
 from codemix.mixtures.transcript_formats.react import react_messages
 from codemix.mixtures.transcript_formats.scored import scored_candidates
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
+from codemix.mixtures.transcript_formats.traces import trace_holder
 from codemix.mixtures.transcript_formats.turns import (
     DECLARATION_KEYS,
     FINAL_KEYS,
@@ -825,7 +826,19 @@ def parse_shape(value: Any, *, aliases_only: bool = False, speakers: dict[str, s
     if aliases_only and any(item.kind == "turns" and any(
             (speaker_of(turn) or "").lower() not in ROLE_ALIASES for turn in item.items) for item in found):
         raise TranscriptShapeError("a speaker that is no role alias")
-    return with_rows_left_out(value, [transcript_of(item, speakers) for item in found])
+    return with_rows_left_out(value, one_per_trace(found, [transcript_of(item, speakers) for item in found]))
+
+
+def one_per_trace(found: list[Found], transcripts: list[Transcript]) -> list[Transcript]:
+    """Per trace export (``traces``: spans of one run, each holding a view of it), only the view holding the
+    most messages (the later of equals: the last call saw the whole run); lists outside a trace as they are."""
+    best: dict[int, int] = {}
+    holders = [trace_holder(item.record, item.ancestors) for item in found]
+    for index, holder in enumerate(holders):
+        if holder is not None and (holder not in best or len(transcripts[index].messages) >= len(
+                transcripts[best[holder]].messages)):
+            best[holder] = index
+    return [t for i, t in enumerate(transcripts) if holders[i] is None or best[holders[i]] == i]
 
 
 def parse_scored(value: Any, speakers: dict[str, str] | None = None) -> list[Transcript]:

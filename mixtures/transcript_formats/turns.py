@@ -653,6 +653,9 @@ def content_of(item: dict) -> Any:
 def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
     """Calls in ``tool_calls``/``function_call`` and in ``tool_use``/``tool_call`` content blocks."""
     raw = item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []
+    extra = item.get("additional_kwargs")  # LangChain's serialised AIMessage keeps the API's calls there too
+    if not raw and isinstance(extra, dict) and isinstance(extra.get("tool_calls"), list):
+        raw = extra["tool_calls"]
     raw = [keyed_body(call, KEYED_CALL_BLOCKS) if isinstance(call, dict) and len(call) == 1 else call
            for call in raw]  # ``{tool_call: {id, function}}``: OpenInference's entries, each under its kind
     raw = [*raw, *([item["function_call"]] if isinstance(item.get("function_call"), dict) else [])]
@@ -746,7 +749,14 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
         if role == "tool" and content_of(item) is None:  # a tool's turn logging the call it answers
             messages += tool_turn_messages(item, where)
             continue
+        if role == "tool" and (calls := listed_calls(content_of(item), where)):
+            messages.append(message("assistant", "", tool_calls=calls))  # the model's calls shown under the tool
+            continue
+        if role == "tool" and is_declaration(content_of(item)):
+            continue  # a tool's declaration (name, description, parameters) listed among the turns: no result
         text = turn_text(content_of(item))
+        if role == "tool" and not text.strip() and isinstance(content_of(item), (dict, list)) and content_of(item):
+            text = json.dumps(content_of(item), ensure_ascii=False)  # a result that is data, not text
         if role == "user" and (results := result_blocks(item)):
             messages += results + ([message("user", text)] if text.strip() else [])
             continue
@@ -770,6 +780,21 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or ""), name=name, observation=role == "tool"))
     return messages
+
+
+def listed_calls(content: Any, where: str) -> list[dict[str, Any]]:
+    """A content value that is only calls (``[{id, type: function, function: {name, arguments}}]``), as calls."""
+    items = content if isinstance(content, list) else []
+    if not items or not all(isinstance(i, dict) and isinstance(i.get("function"), dict) and "arguments" in i["function"]
+                            for i in items):
+        return []
+    return turn_calls({"tool_calls": items}, where)
+
+
+def is_declaration(content: Any) -> bool:
+    """A tool's declaration (``{type: function, function: {name, description, parameters}}``), no result."""
+    inner = content.get("function") if isinstance(content, dict) else None
+    return isinstance(inner, dict) and isinstance(inner.get("name"), str) and is_schema(inner.get("parameters"))
 
 
 def tool_turn_messages(item: dict, where: str) -> list[dict[str, Any]]:

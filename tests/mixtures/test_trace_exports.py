@@ -1,0 +1,72 @@
+"""Trace exports (``transcript_formats.traces``): the spans of one traced run read as one run, on two real
+Langfuse exports (tests/fixtures/transcript_inputs/README.md). Expectations come from the raw file with plain
+``json``: the last model call (``GENERATION``, by start time) was sent the whole conversation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codemix.document import Document
+from codemix.pipelines.readers import read_location
+from codemix.sources import SourceConfig
+
+INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+KOOG = INPUTS / "langfuse-koog-trace.json"
+LANGGRAPH = INPUTS / "langfuse-langgraph-trace.json"
+
+
+def read(path: Path) -> list[Document]:
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
+    outcomes = list(read_location(source, str(path)))
+    assert all(isinstance(o, Document) for o in outcomes), outcomes
+    return outcomes
+
+
+def last_call(path: Path) -> dict:
+    generations = [o for o in json.loads(path.read_text())["observations"] if o["type"] == "GENERATION"]
+    assert len(generations) == 2, "guard: two model calls, each holding the conversation so far"
+    return max(generations, key=lambda o: o["startTime"])
+
+
+def test_a_trace_is_one_run_its_calls_shown_under_the_tool_role_are_the_models() -> None:
+    """Koog's export lists each call the model made as a ``role: tool`` turn whose content is the calls
+    (``[{id, type: function, function: {name, arguments}}]``): they are the model's calls; each following tool
+    turn is the result. One transcript for the trace, not one per span holding a view of it."""
+    call = last_call(KOOG)
+    sent = call["input"]
+    listed = [m for m in sent if m["role"] == "tool" and isinstance(m["content"], list)]
+    assert listed and all("function" in c for m in listed for c in m["content"]), "guard"
+    (doc,) = read(KOOG)
+    got = [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in doc.metadata["messages"]]
+    expected = []
+    for m in sent:
+        if m["role"] == "tool" and isinstance(m["content"], list):
+            expected.append(("assistant", "", [c["function"]["name"] for c in m["content"]]))
+        else:
+            expected.append((m["role"], m["content"], []))
+    expected += [("assistant", m["content"], []) for m in call["output"]]
+    assert got == expected
+
+
+def test_a_langchain_message_keeps_its_calls_in_additional_kwargs_and_a_declaration_is_no_result() -> None:
+    """LangGraph's view: the model's calls under ``additional_kwargs.tool_calls``, a search result that is data
+    (kept as its JSON), a tool's declaration (``{type: function, function: {name, description, parameters}}``)
+    listed as a tool turn, which is no result: left out."""
+    call = last_call(LANGGRAPH)
+    sent = call["input"]
+    declared = [m for m in sent if m["role"] == "tool" and isinstance(m["content"], dict)]
+    assert declared and "parameters" in declared[0]["content"]["function"], "guard"
+    (doc,) = read(LANGGRAPH)
+    got = [(m["role"], m["content"], [c["id"] for c in m["tool_calls"]], m["tool_call_id"]) for m in doc.metadata["messages"]]
+    expected = []
+    for m in sent:
+        if m in declared:
+            continue
+        if m["role"] == "tool":
+            expected.append(("tool", json.dumps(m["content"], ensure_ascii=False), [], m["tool_call_id"]))
+        else:
+            calls = [c["id"] for c in m.get("additional_kwargs", {}).get("tool_calls", [])]
+            expected.append((m["role"], m["content"], calls, ""))
+    expected.append(("assistant", call["output"]["content"], [], ""))
+    assert got == expected
