@@ -42,7 +42,7 @@ GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGP
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
-Unicode-DFS-2016 Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
+Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -1083,6 +1083,16 @@ def license_subject(path: str) -> str:
     return re.sub(r"[^a-z0-9]", "", subject.lower())
 
 
+def license_name_word(path: str) -> str:
+    """The word a license file's name adds to "LICENSE" (``LICENSE-openssl``, ``LICENSE.zlib``, ``MIT-LICENSE``), lower
+    case alphanumerics, where ``license_subject`` finds none because the word names a license; "" for a plain name."""
+    name = _parts(path)[-1] if _parts(path) else ""
+    match = _NAMED_AFTER.fullmatch(name)
+    word = (match.group("before") or match.group("after")) if match else ""
+    return "" if not word or word.lower() in _NOT_A_SUBJECT or license_subject(path) else re.sub(r"[^a-z0-9]", "",
+                                                                                               word.lower())
+
+
 # Licenses whose own text defines their subject as fonts: the SIL Open Font License's "'Font Software' refers to the
 # set of files released by the Copyright Holder(s) under this license", the font files it names by its Reserved Font
 # Names. A folder's copy of such a text licenses the fonts in it, not the code beside them (nanovg-zig's
@@ -1244,6 +1254,8 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
             found.setdefault(words.find("gnu"), spdx)
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
+    if "unicode org" in words and (terms := _UNICODE_TERMS.search(words)) is not None:
+        found.setdefault(terms.start(), "Unicode-TOU")
     if "licenses this file" in words and (licenses := _LICENSES_THIS_FILE.search(words)) is not None \
             and (named := named_license_of(f"{licenses.group(1)} license")) is not None:
         found.setdefault(licenses.start(), named)  # .NET's "The .NET Foundation licenses this file to you under the MIT license"
@@ -1737,6 +1749,10 @@ def _paragraph_start(text: str, position: int) -> int:
     return breaks[-1] if breaks else position
 
 
+# The Unicode Character Database's data files put themselves under Unicode's Terms of Use: "© 2021 Unicode®, Inc. ...
+# For terms of use, see http://www.unicode.org/terms_of_use.html" (pcre2's CaseFolding.txt; SPDX Unicode-TOU).
+_UNICODE_TERMS = re.compile(r"\bfor terms of use(?: and license)? see https? (?:www )?unicode org "
+                            r"(?:terms of use|copyright) html?")
 # CC0's own dedication, as files under it word it: "To the extent possible under law, the author(s) have dedicated all
 # copyright and related and neighboring rights to this software to the public domain worldwide" (SipHash).
 _CC0_DEDICATION = re.compile(r"to the extent possible under law the (?:author|person|authors)(?: s)? (?:who \w+ \w+ )?"

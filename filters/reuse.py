@@ -31,6 +31,7 @@ from codemix.filters.licenses import (
     is_readme,
     later_notices,
     license_ids,
+    license_name_word,
     license_subject,
     manifest_license,
     named_in_banner,
@@ -262,12 +263,13 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     aside, pointing = pointed_texts(evidence, held)
     evidence = [item for item in evidence if item[0] not in copied and item[0] not in aside]
     choices = frozenset(path for path, *_, choice in evidence if choice)
+    projects = project_texts(evidence, held)
     packages: dict[str, tuple[tuple[str, str], ...]] = {}
     for path, detected, *_ in evidence:
-        if detected and (subject := package_text(path)):
+        if detected and (subject := package_text(path) or projects.get(path)):
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             packages[folder] = (*packages.get(folder, ()), (subject, detected))
-    evidence = [item for item in evidence if not package_text(item[0])]
+    evidence = [item for item in evidence if not package_text(item[0]) and item[0] not in projects]
     folders = folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
                               choices)
     for folder in sorted(folders):
@@ -318,6 +320,28 @@ def copied_texts(evidence: Iterable[Evidence], held: Iterable[Held]) -> dict[str
         if len(found) < len(paths):
             moved.update(found)
     return moved
+
+
+def project_texts(evidence: Iterable[Evidence], held: Iterable[Held]) -> dict[str, str]:
+    """``{license text: the project it is named after}``: a text named after a license that is also a project's name
+    (``LICENSE-openssl``, the OpenSSL License), kept beside a plainly named text (``license.txt``) of another license
+    in other holders' names, is that project's license: it answers for the files named after the project (as
+    ``license_subject``'s package texts do), not for the folder (HeidiSQL's ``out/``: its own installer data under its
+    GPL, beside OpenSSL's text for the OpenSSL DLLs). A text in its plain text's holders' names (a dual license's
+    ``LICENSE`` and ``LICENSE-MIT``) stays the folder's."""
+    texts = {path: detected for path, detected, *_ in evidence if detected and is_license_file(path)
+             and not package_text(path)}
+    holders = {item.path: item.holders for item in held if item.path in texts}
+    named = {}
+    for path, detected in texts.items():
+        word, folder = license_name_word(path), path.rsplit("/", 1)[0] if "/" in path else ""
+        if not word or normalize_license(word) != detected or not holders.get(path):
+            continue
+        plain = [p for p in texts if p != path and (p.rsplit("/", 1)[0] if "/" in p else "") == folder
+                 and not license_name_word(p) and texts[p] != detected and holders.get(p)]
+        if plain and not any(holders[p] & holders[path] for p in plain):
+            named[path] = word
+    return named
 
 
 def pointed_texts(evidence: Iterable[Evidence], held: Iterable[Held]) -> tuple[frozenset[str], tuple[PathRule, ...]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codemix.filters.licenses import detect_license, is_permissive, license_ids, manifest_license
-from codemix.filters.reuse import license_evidence_of, own_license, resolve_licenses
+from codemix.filters.reuse import held_evidence, license_evidence_of, own_license, resolve_licenses
 
 DATA = Path(__file__).parent / "data" / "notices"
 
@@ -86,3 +86,27 @@ def test_a_readmes_license_section_governs_a_folder_without_a_license_text() -> 
     assert licenses.for_path("sources_non_forked/ack.vim/plugin/ack.vim") == "MIT"
     root = resolve_licenses([license_evidence_of("README.markdown", files[surround])])
     assert root.default == "" and root.for_path("plugin/surround.vim") == ""
+
+
+def test_a_license_text_named_after_a_project_beside_the_folders_own_is_that_projects() -> None:
+    """HeidiSQL's ``out/`` holds its own ``license.txt`` (Ansgar Becker's, "developed as an Open Source project under
+    the GNU General Public License") and ``LICENSE-openssl`` (the OpenSSL Project's and Eric Young's) for the OpenSSL
+    DLLs shipped there: the installer's data files are HeidiSQL's, under its GPL alone."""
+    files = _files("heidisql")
+    paths = ("out/license.txt", "out/LICENSE-openssl")
+    evidence = [license_evidence_of(path, files[path]) for path in paths]
+    held = [held_evidence(path, files[path]) for path in paths]
+    assert [item[1] for item in evidence] == ["GPL-1.0-or-later", "OpenSSL"]
+    licenses = resolve_licenses([*evidence, *held])
+    assert licenses.for_path("out/functions-mysql.ini") == "GPL-1.0-or-later"
+    assert licenses.for_path("out/openssl/libssl-3-x64.dll") == "OpenSSL"
+    assert "OpenSSL" in resolve_licenses(evidence).for_path("out/functions-mysql.ini")  # no holders: both texts
+
+
+def test_unicodes_data_files_under_its_terms_of_use() -> None:
+    """The Unicode Character Database's files: "© 2021 Unicode®, Inc. ... For terms of use, see
+    http://www.unicode.org/terms_of_use.html" (pcre2's copy in hxcpp): Unicode-TOU, not the folder's BSD."""
+    path = "project/thirdparty/pcre2-10.42/maint/Unicode.tables/CaseFolding.txt"
+    text = _files("hxcpp")[path]
+    assert "For terms of use, see http://www.unicode.org/terms_of_use.html" in text
+    assert own_license(text, path) == "Unicode-TOU"
