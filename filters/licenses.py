@@ -398,7 +398,9 @@ _SIGNATURES = (
     ),
     # The Ruby license's own conditions (its opening offers them beside the BSDL, or MIT in RubyGems').
     _signature("Ruby", r"you may make and (?:or copy|give away) verbatim copies of the source form of the software"),
-    _signature("Apache-2.0", r"apache license version 2 0"),
+    # Dragonbox's "the Apache License v2.0 with LLVM Exceptions" (LLVM's own license since its relicensing).
+    _signature("Apache-2.0 WITH LLVM-exception", r"apache license (?:version |v ?)2 0 with llvm exceptions?"),
+    _signature("Apache-2.0", r"apache license (?:version |v ?)2 0"),
     _signature("Apache-1.1", r"apache software license version 1 1"),
     # "Version 1.1", "v. 2.0", and SynEdit's "Mozilla Public License Ver. 1.0" (TSynTextDrawer).
     _signature("MPL-2.0", r"mozilla public license (?:mpl )?(?:version |ver |v )?2 0"),
@@ -1015,11 +1017,13 @@ png jpg jpeg gif svg ico pdf
 _CODE_EXTENSIONS = frozenset(_CODE_EXTENSION_LIST.split())
 
 
-def _parts(path: str) -> list[str]:
-    return [part for part in path.replace("\\", "/").split("/") if part not in ("", ".")]
+# Each file's path is split by several of the readers ``reuse.own_license`` asks in turn.
+@functools.lru_cache(maxsize=64)
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(part for part in path.replace("\\", "/").split("/") if part not in ("", "."))
 
 
-def _is_license_file(parts: list[str]) -> bool:
+def _is_license_file(parts: tuple[str, ...]) -> bool:
     name = parts[-1]
     if "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS:
         return False
@@ -1029,7 +1033,7 @@ def _is_license_file(parts: list[str]) -> bool:
     return in_reuse_dir or bool(_LICENSE_FILE.fullmatch(name))
 
 
-def _is_metadata_file(parts: list[str]) -> bool:
+def _is_metadata_file(parts: tuple[str, ...]) -> bool:
     name = parts[-1]
     if name == "pom.xml":
         return len(parts) == 1  # nested poms are modules, often with licenses of their own
@@ -1208,7 +1212,8 @@ def _evidence_rank(path: str) -> int:
 # A pointer ("see the LICENSE file"), a bare name or a choice ("dual licensed under ...") is no notice: the
 # folder's license answers for those.
 _NOTICE_CHARS = 3_000
-_NAMED_ONLY = frozenset({"Apache-2.0", "Apache-1.1", "MPL-2.0", "MPL-1.1", "MPL-1.0", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
+_NAMED_ONLY = frozenset({"Apache-2.0", "Apache-2.0 WITH LLVM-exception", "Apache-1.1", "MPL-2.0", "MPL-1.1",
+                         "MPL-1.0", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
                          "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
                          "OFL-1.1", "Python-2.0", "LPPL-1.0", "LPPL-1.1", "LPPL-1.2", "LPPL-1.3a", "LPPL-1.3c"})
@@ -1269,7 +1274,10 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
     for position, spdx in found.items():  # Eclipse's "EPL v1.0 and Eclipse Distribution License v1.0": a choice
         if spdx.startswith("EPL-") and _EDL.match(words, position):
             found[position] = f"{spdx} OR BSD-3-Clause"
-    if _CHOICE.search(words) or _FOOTER_CHOICE.search(words):  # stb's "choose whichever you prefer" at the top too
+    # stb's "choose whichever you prefer" at the top too; Ryu's "The contents of this file may be used under the terms of
+    # the Apache License, Version 2.0 ... Alternatively, the contents of this file may be used under the terms of the
+    # Boost Software License, Version 1.0"
+    if _CHOICE.search(words) or _FOOTER_CHOICE.search(words) or _ALTERNATIVELY.search(words):
         if granted and len(set(found.values())) > 1:
             return combine(found.values(), "OR")
         offered = _versioned_choice(words, found.values())

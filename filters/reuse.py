@@ -635,6 +635,8 @@ _HEADER_TAG = re.compile(r"^[ \t]*(?:[^\w\s\"'`]{0,4}|@?(?i:rem)\b)[ \t]*SPDX-Li
 
 def file_license(text: str) -> str | None:
     """The expression a file's own ``SPDX-License-Identifier:`` comment lines declare (AND of them)."""
+    if "SPDX-License-Identifier:" not in text[:HEADER_CHARS]:
+        return None  # most files: the tag's literal is absent (_HEADER_TAG matches it case-sensitively)
     head = _IGNORED.sub("", text[:HEADER_CHARS])
     found = [normalize_license(match.group(1), spdx_field=True) for match in _HEADER_TAG.finditer(head)]
     return combine(found) or None

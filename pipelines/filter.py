@@ -21,6 +21,7 @@ from codemix.filters.apply import DocumentFilter, ScreenedView, Verdict, held_fo
 from codemix.filters.config import FiltersConfig
 from codemix.filters.generated import generator_header
 from codemix.filters.licenses import (
+    combine,
     detect_license,
     is_folder_license_evidence,
     is_license_evidence,
@@ -225,7 +226,11 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
     licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
     if not document_kind(doc.kind).licensed_by_text:
         return licenses.for_path(doc.path, None)
-    return licenses.for_path(doc.path, own_license(doc.text, doc.path))
+    own = own_license(doc.text, doc.path)
+    found = licenses.for_path(doc.path, own)
+    if own and derived_work(doc.text):  # a port made here quoting its origin's terms: those and the repository's
+        return combine([found, licenses.for_path(doc.path, None)])
+    return found
 
 
 def repository_lines(doc: Document, config: FiltersConfig):

@@ -110,3 +110,16 @@ def test_unicodes_data_files_under_its_terms_of_use() -> None:
     text = _files("hxcpp")[path]
     assert "For terms of use, see http://www.unicode.org/terms_of_use.html" in text
     assert own_license(text, path) == "Unicode-TOU"
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("src/float/printer/ryu_printf.cr", "Apache-2.0 OR BSL-1.0"),
+    ("src/float/printer/dragonbox.cr", "Apache-2.0 WITH LLVM-exception OR BSL-1.0"),
+])
+def test_alternatively_the_contents_of_this_file_is_a_choice(path: str, expected: str) -> None:
+    """Ryu's and Dragonbox's terms as Crystal's ports quote them: "The contents of this file may be used under the
+    terms of the Apache License, Version 2.0 [Dragonbox: the Apache License v2.0 with LLVM Exceptions] ...
+    Alternatively, the contents of this file may be used under the terms of the Boost Software License, Version 1.0"."""
+    text = _files("crystal")[path]
+    assert "Alternatively, the contents of this file may be used under the terms of" in text
+    assert own_license(text, path) == expected
