@@ -1321,11 +1321,18 @@ def _versioned_choice(words: str, named: Iterable[str]) -> str | None:
     GNU license named without its version beside a versioned one is any version of it, as the GNU texts' own section
     on versions says (JEDI's and SynEdit's "subject to the Mozilla Public License Version 1.1 ... Alternatively ...
     the GNU Lesser General Public License ... under either the MPL or the LGPL License": MPL-1.1 OR LGPL-2.0+)."""
-    gnu = []
+    gnu, unversioned = [], []
     for match in _GNU_NAME.finditer(words):
-        if not named and not _GNU_VERSION.search(words[match.end():match.end() + 100]):
-            return None
-        gnu.append(_gnu_text(words[match.start():])[1])
+        if not _GNU_VERSION.search(words[match.end():match.end() + 100]):
+            if not named:
+                return None
+            unversioned.append(_GNU_UNVERSIONED[match.group(1) or ""])
+        else:
+            gnu.append(_gnu_text(words[match.start():])[1])
+    # a family named with its version elsewhere in the notice is that version ("as a special exception to the GNU
+    # General Public License" after "... either version 2"): only a family never versioned is any version
+    versioned = {spdx.split("-")[0] for spdx in [*named, *gnu]}
+    gnu += [spdx for spdx in unversioned if spdx.split("-")[0] not in versioned]
     said = []  # Metalua's "made available under the terms of the Eclipse Public License v1.0 ... also made available
     for match in _NAMED_AFTER_VERB.finditer(words):  # under the terms of the MIT public license": EPL-1.0 OR MIT
         name = f"{match.group(1)} license{' ' + match.group(2).replace(' ', '.') if match.group(2) else ''}"
@@ -1777,6 +1784,18 @@ _CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|either of the (?:foll
                      r"|under a dual|(?:is|are) also (?:made )?(?:provided|available|licensed|distributed) under)\b")
 # A choice is stated where a text opens, before any license text it then quotes.
 _CHOICE_CHARS = 1_000
+
+
+# A port's header quoting the license of the code it was ported from: Crystal's "Source port of Ryu Printf's reference
+# implementation in C. The following is their license:", its PCG port's "Original file notice:".
+_ORIGINS_LICENSE = re.compile(r"\b(?:(?:the following|below|here) is their licen[cs]e|their licen[cs]e (?:follows|is as "
+                              r"follows)|original file(?:'s)? (?:notice|licen[cs]e))\b", re.IGNORECASE)
+
+
+def quotes_origins_license(text: str, path: str = "") -> bool:
+    """Whether a code file's head says the license it quotes is that of the code it was ported from (the port is
+    under that license and its repository's: ``pipelines.filter.document_license``)."""
+    return _code_path(path) and _ORIGINS_LICENSE.search(text[:_NOTICE_CHARS]) is not None
 
 
 def offers_choice(path: str, text: str) -> bool:

@@ -31,6 +31,7 @@ from codemix.filters.licenses import (
     named_license,
     opted_out,
     pointed_license,
+    quotes_origins_license,
 )
 from codemix.filters.reuse import (
     RepositoryLicenses,
@@ -228,7 +229,7 @@ def document_license(doc: Document, repository_licenses: dict[str, RepositoryLic
         return licenses.for_path(doc.path, None)
     own = own_license(doc.text, doc.path)
     found = licenses.for_path(doc.path, own)
-    if own and derived_work(doc.text):  # a port made here quoting its origin's terms: those and the repository's
+    if own and quotes_origins_license(doc.text, doc.path):  # a port made here: its origin's terms and the repository's
         return combine([found, licenses.for_path(doc.path, None)])
     return found
 
