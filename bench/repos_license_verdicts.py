@@ -497,7 +497,13 @@ VERDICTS = {
          "R", ("hxcpp's LICENSE.txt is BSD's grant with one condition, the source's notice (BSD-1-Clause; read as such "
                "after the run, haxelib.json's bare 'BSD' before); ScanCode matches nothing in it, so the reference has "
                "no reading")),
+        (lambda p, o, r: p.startswith("project/thirdparty/pcre2-10.42/") and "public-domain" in r, "R", ("pcre2's "
+         "LICENCE: BSD terms, and 'The data in the testdata directory is not copyrighted and is in the public domain'; "
+         "the reference ANDs that sentence onto every path of the copy (round 12)")),
         (_in("project/thirdparty/tracy-0.13.1/"), "U", "tracy's copy without its LICENSE: ours hxcpp's root text"),
+        (lambda p, o, r: "unicode" in r and o == "Unicode-TOU", "R", ("Unicode's data files, 'For terms of use, see "
+         "http://www.unicode.org/terms_of_use.html': ours SPDX Unicode-TOU, the reference ScanCode's own unicode key "
+         "for the same sentence (round 12)")),
         (lambda p, o, r: "unicode" in r, "O", "Unicode's data files under Unicode's terms (their headers); ours the folder's"),
     ],
     "dlang/phobos": [

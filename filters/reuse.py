@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from codemix.filters.licenses import (
     POINTED_BSD,
+    PUBLIC_DOMAIN,
     UNVERSIONED_GNU,
     alternatives,
     canonical_id,
@@ -460,6 +461,11 @@ _EVERYTHING_UNDER = re.compile(
     r"\beverything (?:found |that is )?(?:in|under|within|inside) (?:the )?[`'\"]?(?P<folder>[\w.-]+(?:/[\w.-]+)*)/?[`'\"]?"
     r" (?:sub)?(?:directory|folder)(?: (?:in|of) the source tree)?\)? (?:is|are) (?:licensed |released |distributed )?"
     r"under (?:the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
+# pcre2's LICENCE: "The data in the testdata directory is not copyrighted and is in the public domain."
+_PUBLIC_UNDER = re.compile(
+    r"\b(?:the )?(?:data|files|contents) (?:in|under) (?:the )?[`'\"]?(?P<folder>[\w.-]+(?:/[\w.-]+)*)/?[`'\"]?"
+    r" (?:sub)?(?:directory|folder) (?:is|are) (?:not copyrighted and (?:is |are )?)?(?:placed )?in the public domain",
+    re.IGNORECASE)
 _OTHER_FILES = re.compile(
     r"\ball (?:the )?other (?:source )?files (?:use|are (?:licensed |released |distributed )?under|are covered by)"
     r" (?:a |an |the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
@@ -471,8 +477,8 @@ def folder_statements(path: str, text: str) -> tuple[tuple[PathRule, ...], str |
     base = re.escape(path.rsplit("/", 1)[0] + "/") if "/" in path else ""
     flat = " ".join(text.split())
     rules = tuple(PathRule(f"{base}{re.escape(match.group('folder'))}/.*", expression, "closest")
-                  for pattern in (_FOLDER_STATEMENT, _EVERYTHING_UNDER) for match in pattern.finditer(flat)
-                  if (expression := _stated(match.group("name"))))
+                  for pattern in (_FOLDER_STATEMENT, _EVERYTHING_UNDER, _PUBLIC_UNDER) for match in pattern.finditer(flat)
+                  if (expression := PUBLIC_DOMAIN if pattern is _PUBLIC_UNDER else _stated(match.group("name"))))
     other = _OTHER_FILES.search(flat)
     return rules, (_stated(other.group("name")) if other and rules else None)
 

@@ -123,3 +123,14 @@ def test_alternatively_the_contents_of_this_file_is_a_choice(path: str, expected
     text = _files("crystal")[path]
     assert "Alternatively, the contents of this file may be used under the terms of" in text
     assert own_license(text, path) == expected
+
+
+def test_a_license_documents_sentence_putting_a_folder_in_the_public_domain() -> None:
+    """pcre2's LICENCE (copied into hxcpp): its BSD terms, and "The data in the testdata directory is not copyrighted
+    and is in the public domain": the test data alone is public domain."""
+    path = "project/thirdparty/pcre2-10.42/LICENCE"
+    text = _files("hxcpp")[path]
+    assert "The data in the\ntestdata directory is not copyrighted and is in the public domain." in text
+    licenses = resolve_licenses([license_evidence_of(path, text)])
+    assert licenses.for_path("project/thirdparty/pcre2-10.42/testdata/testinput1") == "LicenseRef-public-domain"
+    assert licenses.for_path("project/thirdparty/pcre2-10.42/src/pcre2_compile.c") == "BSD-3-Clause"
