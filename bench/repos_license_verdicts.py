@@ -464,6 +464,9 @@ VERDICTS = {
     ],
     # ---- the ninth holdout (bench/repos_holdout_9.tsv), judged by b46l after b46v's single run (08:20 UTC) ----
     "ohmyzsh/ohmyzsh": [
+        (lambda p, o, r: p.endswith("emoji-data.txt") and o == "Unicode-TOU", "R", ("Unicode's data file, 'For terms of "
+         "use, see https://www.unicode.org/terms_of_use.html': ours SPDX Unicode-TOU (round 12), the reference ScanCode's "
+         "own unicode key")),
         (_name("emoji-data.txt"), "O", "Unicode's data file under Unicode's terms of use (its header); ours the folder's MIT"),
         (_name("changelog.sh"), "O", ("a function 'made by Kat Marchán ... licensed under the Apache License 2.0' with "
          "its notice (line 184); the script, named like a changelog, was read as a document (fit after the run)")),
@@ -473,6 +476,12 @@ VERDICTS = {
          "license'); ours the root's MIT")),
     ],
     "crystal-lang/crystal": [
+        (lambda p, o, r: "BSL-1.0" in o and " OR " in o, "R", ("ports quoting 'their license', Ryu's or Dragonbox's "
+         "'Apache License ... Alternatively ... the Boost Software License': ours the choice AND Crystal's own "
+         "(round 12), the reference ANDs the two alternatives")),
+        (lambda p, o, r: o.startswith("Apache-2.0 WITH Swift-exception AND ") and r == "BSD-3-Clause", "R", ("ports "
+         "of double-conversion and Go quoting 'their license' (BSD-3-Clause): under it and Crystal's own (round 12); "
+         "the reference reads the quoted notice alone")),
         (_name("ryu_printf_spec.cr", "dragonbox.cr", "ryu_printf.cr"), "O", ("code ported from Ryu/Dragonbox quoting "
          "'their license', the Apache License v2.0 with LLVM Exceptions or the Boost license: ours reads the Boost "
          "alternative alone (or ANDs it), losing the choice")),
@@ -528,6 +537,9 @@ VERDICTS = {
          "R", ("SynEdit's and Virtual TreeView's files without a notice of their own: their package manifests "
                "(Delphinus.Info.json 'license_type': 'MPL-1.1'; the .dspec 'MPL-1.1, LGPL-2.0+') state the copied "
                "component's license; the reference gives HeidiSQL's root GPL-2.0")),
+        (lambda p, o, r: p.startswith("out/") and "OpenSSL" not in o and "OpenSSL" in r, "R", ("HeidiSQL's own "
+         "installer data under its license.txt (GPL); out/LICENSE-openssl is the OpenSSL DLLs' (round 12: "
+         "reuse.project_texts), which the reference ANDs onto every path of out/")),
         (_in("out/"), "O", ("HeidiSQL's own installer data (function lists, snippets, the .iss, its license.txt): "
          "HeidiSQL's GPL; out/LICENSE-openssl governs only the OpenSSL DLLs beside them, which ours and the reference "
          "both AND onto every path of out/")),

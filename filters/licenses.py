@@ -559,7 +559,7 @@ def _license_from_text(text: str) -> str | None:
     found = [
         (position, order, s.spdx)
         for order, s in enumerate(_SIGNATURES)
-        if (position := _signature_position(s, words)) is not None
+        if s.literal in words and (position := _signature_position(s, words)) is not None
     ]
     if (gnu := _gnu_text(words)) is not None:
         found.append((gnu[0], len(_SIGNATURES), gnu[1]))
@@ -1236,7 +1236,8 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
     found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
     granted = False  # a grant's own words, not a name after a verb
     covered: list[tuple[int, int]] = []  # found texts, to the end of the clauses they required
-    for signature in _SIGNATURES:  # most specific first, as _license_from_text reads them
+    # most specific first, as _license_from_text reads them; the literal screen inline, as most heads hold no text
+    for signature in [signature for signature in _SIGNATURES if signature.literal in words]:
         position = _signature_position(signature, words)
         if position is None or any(start < position < end for start, end in covered):
             continue  # none, or a clause of a text already found (zlib's clauses inside bzip2's license)
