@@ -478,6 +478,12 @@ def count_langfuse_last_generation(path: Path) -> int:
     return len(sent) + (len(output) if isinstance(output, list) else 1)
 
 
+def count_langfuse_single_call(path: Path) -> int:
+    """A Langfuse trace export of one model call: the ``GENERATION``'s prompt (one text) and its reply."""
+    (call,) = [o for o in json.loads(path.read_text())["observations"] if o["type"] == "GENERATION"]
+    return 2 if call["input"] and call["output"] else 0
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -553,4 +559,5 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Claude Chat Export Tool (README's example export, emoji headings)": count_emoji_claude_headings,
                 # round 12 (trace exports)
                 "Langfuse trace export of a Koog agent (observations)": count_langfuse_last_generation,
-                "Langfuse trace export of a LangGraph run (observations)": count_langfuse_last_generation}
+                "Langfuse trace export of a LangGraph run (observations)": count_langfuse_last_generation,
+                "Langfuse trace export of a LlamaIndex completion (observations)": count_langfuse_single_call}

@@ -342,15 +342,38 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
     """What a call was sent, as canonical messages: a message list as its turns (also each in an envelope,
     OpenInference's ``{message: {role, content}}``), text (or an object's text, else the object as JSON) as
     one user turn."""
+    if isinstance(value, str) and (written := json_turns(value)) is not None:
+        value = written  # a message list written as JSON text (a tracer's ``input``)
     value = enveloped_turns(value)
     if isinstance(value, list) and value and all(isinstance(v, dict) and speaker_of(v) for v in value):
         return turn_messages(value)
     if isinstance(value, dict) and speaker_of(value):
         return turn_messages([value])
+    if isinstance(value, dict) and set(value) <= {"args", "kwargs"} and isinstance(value.get("args"), list) and all(
+            isinstance(v, str) for v in value["args"]) and value["args"] and not value.get("kwargs"):
+        value = value["args"]  # a traced function's captured arguments (``{args: [prompt], kwargs: {}}``)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         value = "\n".join(value)
     text = turn_text(value) if not isinstance(value, dict) else turn_text(value) or json.dumps(value, ensure_ascii=False)
     return [message("user", text)] if text.strip() else []
+
+
+def json_turns(text: str) -> list | None:
+    """The message list a string writes as JSON (``'[{"role": "system", ...}, ...]'``; once more when the JSON
+    is itself a string of it), else None."""
+    for _ in range(2):
+        if not text.lstrip().startswith(("[", '"[')) or len(text) > 20_000_000:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None
+        if isinstance(value, list):
+            return value if value and all(isinstance(v, dict) and speaker_of(v) for v in value) else None
+        if not isinstance(value, str):
+            return None
+        text = value
+    return None
 
 
 def json_message(text: str) -> dict | None:
@@ -408,9 +431,20 @@ def logged_prompt(item: Any) -> bool:
             and not any(item.get(k) not in (None, "", [], {}) for k in CONTENT_KEYS))
 
 
+# A traced span's kind that says it is a model call (Langfuse's ``type: GENERATION``, LangSmith's ``run_type: llm``).
+SPAN_KIND_KEYS = ("type", "run_type", "span_kind", "spanKind", "observation_type", "observationType")
+MODEL_CALL_KINDS = frozenset({"generation", "llm"})
+
+
+def model_call_kind(item: dict) -> bool:
+    """Whether a record's kind names it a model call: its ``name`` then names the call, not a tool or speaker."""
+    return any(isinstance(item.get(k), str) and item[k].lower() in MODEL_CALL_KINDS for k in SPAN_KIND_KEYS)
+
+
 def is_call_record(item: Any) -> bool:
     """An object holding what one model call was sent and what it returned."""
-    if not isinstance(item, dict) or ((speaker_of(item) is not None or call_name(item)) and not logged_prompt(item)):
+    if not isinstance(item, dict) or ((speaker_of(item) is not None or call_name(item)) and not logged_prompt(item)
+                                      and not model_call_kind(item)):
         return False
     prompt, response = first_present(item, PROMPT_KEYS), first_present(item, RESPONSE_KEYS)
     if (prompt is None and not empty_request(item)) or response is None:

@@ -14,6 +14,7 @@ from codemix.sources import SourceConfig
 INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 KOOG = INPUTS / "langfuse-koog-trace.json"
 LANGGRAPH = INPUTS / "langfuse-langgraph-trace.json"
+LLAMAINDEX = INPUTS / "langfuse-llamaindex-trace.json"
 
 
 def read(path: Path) -> list[Document]:
@@ -70,3 +71,14 @@ def test_a_langchain_message_keeps_its_calls_in_additional_kwargs_and_a_declarat
             expected.append((m["role"], m["content"], calls, ""))
     expected.append(("assistant", call["output"]["content"], [], ""))
     assert got == expected
+
+
+def test_a_span_whose_kind_says_model_call_is_a_call_though_it_has_a_name() -> None:
+    """LlamaIndex's completion is a ``GENERATION`` named ``OpenAI.complete`` (a name beside input and output is
+    otherwise a tool's event): its kind makes it a model call; its input is the traced function's captured
+    arguments (``{args: [prompt], kwargs: {}}``), whose text is the prompt."""
+    (call,) = [o for o in json.loads(LLAMAINDEX.read_text())["observations"] if o["type"] == "GENERATION"]
+    assert call["name"] and set(call["input"]) == {"args"}, "guard"
+    (doc,) = read(LLAMAINDEX)
+    assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
+        ("user", call["input"]["args"][0]), ("assistant", call["output"])]
