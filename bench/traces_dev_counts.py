@@ -484,6 +484,25 @@ def count_langfuse_single_call(path: Path) -> int:
     return 2 if call["input"] and call["output"] else 0
 
 
+def count_headed_sections_and_parts(path: Path, heading: str, part: str) -> int:
+    """A Markdown export of one heading per turn: one message per section with text, or one per ``part`` label in
+    it when it holds several (each tool result a harness wrote under a person's heading is its own message)."""
+    sections = re.split(heading, path.read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]
+    return sum(max(1, len(re.findall(part, body, re.MULTILINE))) for body in sections if body.strip())
+
+
+def count_gemini_cli_export(path: Path) -> int:
+    """Gemini CLI's ``/export``: ``## USER 🧑‍💻`` / ``## MODEL ✨`` sections, a person's section holding one
+    ``**Tool Response**:`` per result."""
+    return count_headed_sections_and_parts(path, r"^## (?:USER|MODEL) .*$", r"^\*\*Tool Response\*\*:")
+
+
+def count_numbered_messages(path: Path) -> int:
+    """CodeRhapsody's conversation history: ``## Message N - User`` / ``## Message N - Assistant`` sections, a
+    person's section holding one ``**Tool Result**:`` per result."""
+    return count_headed_sections_and_parts(path, r"^## Message \d+ - (?:User|Assistant)$", r"^\*\*Tool Result\*\*:")
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -560,4 +579,7 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 # round 12 (trace exports)
                 "Langfuse trace export of a Koog agent (observations)": count_langfuse_last_generation,
                 "Langfuse trace export of a LangGraph run (observations)": count_langfuse_last_generation,
-                "Langfuse trace export of a LlamaIndex completion (observations)": count_langfuse_single_call}
+                "Langfuse trace export of a LlamaIndex completion (observations)": count_langfuse_single_call,
+                # round 12 (text exports)
+                "Gemini CLI /export of a session (Markdown: ## USER / ## MODEL headings after the emoji, **Tool Command** / **Tool Response** fences)": count_gemini_cli_export,
+                "CodeRhapsody conversation history (Markdown: ## Message N - User / Assistant, **Tool Call** / **Tool Result** fences)": count_numbered_messages}

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message
+from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
 from codemix.mixtures.transcript_formats.markers import MODEL_WORDS, OUTPUT_WORDS, acting_speaker
 from codemix.mixtures.transcript_formats.text_turns import NOT_SPEAKERS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words, turn_messages
@@ -27,8 +27,12 @@ from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words, t
 _SPEAKER = r"([A-Za-z][A-Za-z _-]{0,30}?)"
 _SUFFIX = r"(?:\s*\([^)\n]{0,80}\))?\s*:?"
 _GLYPH = r"(?:[^\w\s#*_`>|\[(-]{1,4}[ \t]*)?"  # an emoji or a symbol before the speaker (``## 👤 User``, ``**🤖 Assistant**``)
+# an emoji after the speaker (Gemini CLI's ``/export``: ``## USER 🧑‍💻``, ``## MODEL ✨``)
+_TRAIL = r"(?:[ \t]+[^\w\s#*_`>|\[(:-]{1,8})?"
+# a numbered label before the speaker (CodeRhapsody's ``## Message 21 - User``, ``## Turn 3: Assistant``)
+_NUMBERED = r"(?:[A-Za-z]+[ \t]+\d+[ \t]*[-\u2013\u2014:|][ \t]*)?"
 HEADING = re.compile(
-    rf"^(?:#{{1,6}}[ \t]+{_GLYPH}{_SPEAKER}{_SUFFIX}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    rf"^(?:#{{1,6}}[ \t]+{_GLYPH}{_NUMBERED}{_SPEAKER}{_SUFFIX}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
@@ -179,6 +183,25 @@ def block_messages(role: str, body: str) -> list[dict[str, Any]] | None:
 
 
 FENCED = re.compile(r"^[ \t]*```[^\n]*\n.*?^(?=[ \t]*```)", re.MULTILINE | re.DOTALL)
+ONE_FENCE = re.compile(r"\A\s*```[\w-]*[ \t]*\n(.*?)\n[ \t]*```\s*\Z", re.DOTALL)
+ARGUMENT_KEYS = ("args", "arguments", "input", "parameters")
+RESULT_KEYS = frozenset({"response", "output", "result", "content", "error"})
+
+
+def written_call(body: str) -> dict[str, Any] | None:
+    """The model's call a section under a tool's label holds (Gemini CLI's ``**Tool Command**:`` over a fenced
+    ``{"name": ..., "args": {...}}``): one JSON object naming a tool and its arguments and carrying no result
+    (a ``**Tool Response**:`` object carries ``response``/``output``: the tool's turn). None when it is none."""
+    body = RULE.sub("", body).strip()
+    fence = ONE_FENCE.match(body)
+    try:
+        value = json.loads(fence.group(1) if fence else body)
+    except ValueError:
+        return None
+    if not (isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]) or RESULT_KEYS & set(value):
+        return None
+    arguments = next((value[k] for k in ARGUMENT_KEYS if k in value), None)
+    return None if arguments is None else tool_call(value.get("id"), value["name"], arguments)
 
 
 def parse_markdown_turns(text: str) -> list[Transcript]:
@@ -192,12 +215,16 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
         role = role if heading_role == "continued" else heading_role
         stop = marks[index + 1][0] if index + 1 < len(marks) else shown_in
         blocks = block_messages(role, text[end:stop]) if heading_role != "continued" else None
-        section = [{**m, "blocks": True} for m in blocks] if blocks is not None else section_messages(role, text[end:stop])
+        call = written_call(text[end:stop]) if role in ("tool", "assistant") else None
+        section = ([{**m, "blocks": True} for m in blocks] if blocks is not None else
+                   [message("assistant", tool_calls=[call])] if call else section_messages(role, text[end:stop]))
         messages += [{**m, "name": named[0]} for m in section] if named else section  # an agent's heading names it
     merged: list[dict[str, Any]] = []
     for canonical in messages:  # a continued model turn is one turn with the text before it
         if canonical.pop("blocks", False) or (merged and merged[-1].pop("blocks", False)):
             merged.append(canonical)  # each heading of an export of API messages is its own message
+        elif merged and canonical["role"] == "assistant" == merged[-1]["role"] and canonical["tool_calls"]:
+            merged[-1]["tool_calls"] = [*merged[-1]["tool_calls"], *canonical["tool_calls"]]  # a call the turn wrote
         elif merged and canonical["role"] == "assistant" == merged[-1]["role"]:
             merged[-1]["content"] += "\n\n" + canonical["content"]
         else:

@@ -7,6 +7,7 @@ Expectations come from the raw files with ``re`` only.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -98,3 +99,24 @@ def test_an_export_shown_in_a_readme_s_fence_reads_its_emoji_headed_turns_and_en
     assert not any("Requirements" in m["content"] or "Reasoning" in m["content"] for m in messages)
     thinking = re.search(r"<summary>🧠 Reasoning \(5s\)</summary>\n\n(.+?)\n", text).group(1)
     assert messages[1]["reasoning"].startswith(thinking)  # the folded thinking is the reply's reasoning
+
+
+def test_numbered_message_headings_with_written_calls_and_results_are_read():
+    """CodeRhapsody's conversation history (``## Message 21 - User`` / ``## Message 22 - Assistant``, issue 45
+    round 12): each numbered heading opens a turn; a ``**Tool Call**:`` fence of ``{"input": {...}, "name": ...}``
+    in a reply is the model's call (its arguments the object's ``input``), a ``**Tool Result**:`` under the
+    person's heading the tool's turn (an observation); the reply's own headings (``## ✅ Git Status``) stay in it."""
+    text = (INPUTS / "coderhapsody.hints-refactor-single-queue.md").read_text()
+    sections = re.split(r"^## Message \d+ - (?:User|Assistant)$", text, flags=re.MULTILINE)[1:]
+    calls = [json.loads(c) for c in re.findall(r"^\*\*Tool Call\*\*:\s*```json\n(.*?)\n```", text, re.MULTILINE | re.DOTALL)]
+    results = re.findall(r"^\*\*Tool Result\*\*:", text, re.MULTILINE)
+    assert len(sections) >= 8 and len(calls) == len(results) >= 3 and "## ✅ Git Status" in text
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert len(messages) == len(sections)  # one per heading: a reply's call and a result stay one turn each
+    read_calls = [c for m in messages for c in m["tool_calls"]]
+    assert [(c["name"], json.loads(c["arguments"])) for c in read_calls] == [(c["name"], c["input"]) for c in calls]
+    assert all(m["role"] == "tool" and m["observation"] for m in messages if m["content"].startswith("```\n**Handle**"))
+    assert sum(m["role"] == "tool" for m in messages) == len(results)
+    assert any("## ✅ Git Status" in m["content"] for m in messages if m["role"] == "assistant")
+    assert has_task(messages) and messages[0]["content"].startswith("This seems to work perfectly!")
