@@ -255,6 +255,7 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bzlib\b", _fixed("Zlib")),
         (r"\bbsl\b|\bboost\b", _fixed("BSL-1.0")),
         (r"\bwtfpl\b", _fixed("WTFPL")),
+        (r"\bvim\b", _fixed("Vim")),  # "distributed under Vim's license"
         (r"universal permissive", _fixed("UPL-1.0")),
         (r"public domain", _fixed(PUBLIC_DOMAIN)),
     )
@@ -1166,6 +1167,9 @@ def readme_license(text: str) -> str | None:
     body = body[:following.start()] if following else body
     if found := notice_license(body):
         return found
+    paragraph = body.strip().split("\n\n", 1)[0]
+    if (mention := _MENTION.search(_words(paragraph))) and (named := named_license_of(f"{mention.group(1)} license")):
+        return named  # ctrlp.vim's "CtrlP is distributed under Vim's [license][4]."
     first = next((line for line in body.splitlines() if line.strip()), "")
     name = re.sub(r"\]\s*(?:\[[^\]]*\]|\([^)]*\))|[\[\]*_`:]", " ", first).strip()
     return named_license_of(name) if 0 < len(name) <= 40 and not re.search(r"https?://|www\.", name) else None

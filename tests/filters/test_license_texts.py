@@ -80,6 +80,8 @@ def test_a_readmes_license_section_governs_a_folder_without_a_license_text() -> 
     assert "Distributed under the same terms as Vim itself" in files[surround]
     assert detect_license(surround, files[surround]) == "Vim"
     assert detect_license(gruvbox, files[gruvbox]) == "MIT"
+    ctrlp = "sources_non_forked/ctrlp.vim/readme.md"  # "## License\nCtrlP is distributed under Vim's [license][4]."
+    assert detect_license(ctrlp, files[ctrlp]) == "Vim"
     licenses = resolve_licenses(license_evidence_of(path, files[path]) for path in ("LICENSE", surround, gruvbox))
     assert licenses.default == "MIT"
     assert licenses.for_path("sources_non_forked/vim-surround/plugin/surround.vim") == "Vim"
