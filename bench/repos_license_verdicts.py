@@ -506,6 +506,8 @@ VERDICTS = {
          "R", ("hxcpp's LICENSE.txt is BSD's grant with one condition, the source's notice (BSD-1-Clause; read as such "
                "after the run, haxelib.json's bare 'BSD' before); ScanCode matches nothing in it, so the reference has "
                "no reading")),
+        (lambda p, o, r: p.startswith("project/thirdparty/pcre2-10.42/testdata/") and "public-domain" not in o, "O",
+         "pcre2's test data, 'not copyrighted and ... in the public domain' (its LICENCE): ours the copy's BSD"),
         (lambda p, o, r: p.startswith("project/thirdparty/pcre2-10.42/") and "public-domain" in r, "R", ("pcre2's "
          "LICENCE: BSD terms, and 'The data in the testdata directory is not copyrighted and is in the public domain'; "
          "the reference ANDs that sentence onto every path of the copy (round 12)")),
@@ -537,7 +539,7 @@ VERDICTS = {
          "R", ("SynEdit's and Virtual TreeView's files without a notice of their own: their package manifests "
                "(Delphinus.Info.json 'license_type': 'MPL-1.1'; the .dspec 'MPL-1.1, LGPL-2.0+') state the copied "
                "component's license; the reference gives HeidiSQL's root GPL-2.0")),
-        (lambda p, o, r: p.startswith("out/") and "OpenSSL" not in o and "OpenSSL" in r, "R", ("HeidiSQL's own "
+        (lambda p, o, r: p.startswith("out/") and not {"OpenSSL", "BSD-4-Clause"} & set(o.split()) and "OpenSSL" in r, "R", ("HeidiSQL's own "
          "installer data under its license.txt (GPL); out/LICENSE-openssl is the OpenSSL DLLs' (round 12: "
          "reuse.project_texts), which the reference ANDs onto every path of out/")),
         (_in("out/"), "O", ("HeidiSQL's own installer data (function lists, snippets, the .iss, its license.txt): "
