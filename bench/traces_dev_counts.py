@@ -501,6 +501,12 @@ def count_numbered_messages(path: Path) -> int:
     """CodeRhapsody's conversation history: ``## Message N - User`` / ``## Message N - Assistant`` sections, a
     person's section holding one ``**Tool Result**:`` per result."""
     return count_headed_sections_and_parts(path, r"^## Message \d+ - (?:User|Assistant)$", r"^\*\*Tool Result\*\*:")
+def count_langfuse_responses_items(path: Path) -> int:
+    """A Langfuse trace export of an OpenAI Agents SDK run: the last ``GENERATION`` (by start time) was sent the
+    run's Responses items (a message, a call, its output: one message each) and returned ``output`` items."""
+    calls = [o for o in json.loads(path.read_text())["observations"] if o["type"] == "GENERATION"]
+    last = max(calls, key=lambda o: o["startTime"])
+    return len(last["input"]) + len(last["output"]["output"])
 
 
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
@@ -580,6 +586,7 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Langfuse trace export of a Koog agent (observations)": count_langfuse_last_generation,
                 "Langfuse trace export of a LangGraph run (observations)": count_langfuse_last_generation,
                 "Langfuse trace export of a LlamaIndex completion (observations)": count_langfuse_single_call,
+                "Langfuse trace export of an OpenAI Agents SDK run (observations)": count_langfuse_responses_items,
                 # round 12 (text exports)
                 "Gemini CLI /export of a session (Markdown: ## USER / ## MODEL headings after the emoji, **Tool Command** / **Tool Response** fences)": count_gemini_cli_export,
                 "CodeRhapsody conversation history (Markdown: ## Message N - User / Assistant, **Tool Call** / **Tool Result** fences)": count_numbered_messages}

@@ -344,7 +344,7 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
     one user turn."""
     if isinstance(value, str) and (written := json_turns(value)) is not None:
         value = written  # a message list written as JSON text (a tracer's ``input``)
-    value = enveloped_turns(value)
+    value = item_turns(enveloped_turns(value))
     if isinstance(value, list) and value and all(isinstance(v, dict) and speaker_of(v) for v in value):
         return turn_messages(value)
     if isinstance(value, dict) and speaker_of(value):
@@ -356,6 +356,34 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
         value = "\n".join(value)
     text = turn_text(value) if not isinstance(value, dict) else turn_text(value) or json.dumps(value, ensure_ascii=False)
     return [message("user", text)] if text.strip() else []
+
+
+# Responses API items a call was sent beside its messages: the model's earlier calls and their outputs.
+ITEM_CALLS = frozenset({"function_call", "custom_tool_call"})
+ITEM_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+def item_turns(value: Any) -> Any:
+    """A list mixing turns with Responses API call items (``{type: function_call, name, arguments, call_id}``,
+    ``{type: function_call_output, call_id, output}``) as turns: a call the model's, an output the tool's;
+    else ``value``."""
+    if not isinstance(value, list) or not value or not any(
+            isinstance(v, dict) and v.get("type") in ITEM_CALLS | ITEM_OUTPUTS for v in value):
+        return value
+    turns = []
+    for item in value:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind in ITEM_CALLS:
+            turns.append({"role": "assistant", "content": "", "tool_calls": [
+                {"id": item.get("call_id") or item.get("id"), "function": {"name": item.get("name"),
+                                                                          "arguments": item.get("arguments", item.get("input"))}}]})
+        elif kind in ITEM_OUTPUTS:
+            turns.append({"role": "tool", "content": item.get("output"), "tool_call_id": str(item.get("call_id") or "")})
+        elif isinstance(item, dict) and speaker_of(item):
+            turns.append(item)
+        else:
+            return value
+    return turns
 
 
 def json_turns(text: str) -> list | None:
@@ -410,6 +438,11 @@ def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
         return next((response_messages(v, where) for v in value if isinstance(v, str) and v.strip()), [])
     if not isinstance(value, dict):
         return []
+    if isinstance(value.get("output"), list) and value["output"] and all(
+            isinstance(v, dict) and (speaker_of(v) or v.get("type") in ITEM_CALLS) for v in value["output"]):
+        return [m for v in item_turns(value["output"]) for m in response_messages(v, where)]  # a Responses object
+    if value.get("type") in ITEM_CALLS:
+        return response_messages(item_turns([value])[0], where)
     choices = value.get("choices")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         choice = choices[0]

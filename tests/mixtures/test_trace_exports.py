@@ -15,6 +15,7 @@ INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 KOOG = INPUTS / "langfuse-koog-trace.json"
 LANGGRAPH = INPUTS / "langfuse-langgraph-trace.json"
 LLAMAINDEX = INPUTS / "langfuse-llamaindex-trace.json"
+OPENAI_AGENTS = INPUTS / "langfuse-openai-agents-trace.json"
 
 
 def read(path: Path) -> list[Document]:
@@ -82,3 +83,20 @@ def test_a_span_whose_kind_says_model_call_is_a_call_though_it_has_a_name() -> N
     (doc,) = read(LLAMAINDEX)
     assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
         ("user", call["input"]["args"][0]), ("assistant", call["output"])]
+
+
+def test_responses_items_a_call_was_sent_and_the_responses_object_it_returned() -> None:
+    """The OpenAI Agents SDK's model calls send Responses API items (the model's earlier ``function_call`` and its
+    ``function_call_output`` beside the messages) and return a Responses object (``output: [message ...]``):
+    a call item is the model's call, an output item the tool's turn answering it by id."""
+    call = last_call(OPENAI_AGENTS)
+    kinds = [item.get("type", "message") for item in call["input"]]
+    assert kinds == ["message", "function_call", "function_call_output"], "guard"
+    (doc,) = read(OPENAI_AGENTS)
+    got = [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]], m["tool_call_id"])
+           for m in doc.metadata["messages"]]
+    user, called, returned = call["input"]
+    (reply,) = call["output"]["output"]
+    assert got == [("user", user["content"], [], ""), ("assistant", "", [called["name"]], ""),
+                   ("tool", returned["output"], [], returned["call_id"]),
+                   ("assistant", reply["content"][0]["text"], [], "")]
