@@ -552,6 +552,15 @@ VERDICTS = {
     "amix/vimrc": [
         (_in("sources_non_forked/tlib/"), "R", ("the plugin's LICENSE.TXT is the GPL v3; its files' '@License: GPL (see "
          "http://www.gnu.org/licenses/gpl.txt)' is an unversioned pointer to it (the coordinator's reading, round 11)")),
+        (lambda p, o, r: p.startswith("sources_non_forked/vim-coffee-script/") and p.split("/", 2)[2] in (
+            "ftdetect/vim-literate-coffeescript.vim", "indent/litcoffee.vim", "syntax/litcoffee.vim",
+            "test/test.coffee.md", "test/test.litcoffee") and o != "MIT", "O", ("Copying.md: 'These files issed under "
+            "this license:' lists them before the MIT text; ours the WTFPL its 'All files except:' gives the rest")),
+        (lambda p, o, r: p.startswith("sources_non_forked/vim-coffee-script/") and o == "WTFPL", "R", ("Copying.md: "
+         "'All files except: [the list] Issued under WTFPL'; the reference ANDs its MIT part onto every path")),
+        (lambda p, o, r: p.startswith("sources_non_forked/editorconfig-vim/") and "PSF-2.0" in o, "O", ("LICENSE.PSF: "
+         "'Some code in editorconfig-vim is derived from code licensed under the PSF license': ours (and the "
+         "reference, with Python-2.0 besides) AND the PSF agreement onto every path, not the derived files alone")),
         (lambda p, o, r: o == "Vim" and r == "MIT", "R", ("copied plugins whose README's license section says "
          "'Distributed under the same terms as Vim itself' (Tim Pope's surround, abolish, commentary, repeat; "
          "nginx.vim, vim-javascript, yankstack): the reference gives vimrc's root MIT")),

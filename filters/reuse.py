@@ -445,7 +445,8 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
     if is_license_file(path) or is_notice_file(path):
         origin = path.rsplit("/", 1)[0] if "/" in path else ""
         return tuple(dataclasses.replace(rule, origin=origin) for rule in (
-            *listed_rules(path, text), *section_rules(path, text), *folder_statements(path, text)[0]))
+            *listed_rules(path, text), *section_rules(path, text), *introduced_rules(path, text),
+            *folder_statements(path, text)[0]))
     return ()
 
 
@@ -521,6 +522,31 @@ def section_rules(path: str, text: str) -> tuple[PathRule, ...]:
                 re.fullmatch(_VERSION_NAME, line.rstrip("/").rpartition("/")[2]) for line in listed):
             globs.append(re.escape(parents.pop() + "/") + _VERSION_NAME)
         rules.append(PathRule(f"{folder}(?:.*/)?(?:{'|'.join(globs)})(?:/.*)?", expression, "closest"))
+    return tuple(rules)
+
+
+# A license text introducing the files the text after them governs: vim-coffee-script's Copying.md, "These files issed
+# under this license:", its litcoffee files one a line, then the MIT text (its "All files except:" list, then the WTFPL,
+# leaves the WTFPL the folder's, as the text read first).
+_INTRODUCED_FILES = re.compile(r"^[ \t]*(?:these|the following) files (?:are |were )?(?:is+u?ed|licensed|released|"
+                               r"distributed|published|covered) (?:under|by) (?:this|the following) licen[cs]e[ \t]*:[ \t]*$",
+                               re.IGNORECASE | re.MULTILINE)
+
+
+def introduced_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """``closest`` rules for the paths a license text lists after a sentence introducing them
+    (``_INTRODUCED_FILES``), each under the license the text after the list states."""
+    folder = re.escape(path.rsplit("/", 1)[0] + "/") if "/" in path else ""
+    rules = []
+    for intro in _INTRODUCED_FILES.finditer(text):
+        listing, _, body = text[intro.end():].strip("\n").partition("\n\n")
+        listed = [line.strip() for line in listing.splitlines() if line.strip()]
+        if not listed or not all(_PATH_ONLY.fullmatch(line) for line in listed):
+            continue
+        following = _INTRODUCED_FILES.search(body)
+        if expression := detect_license(path, body[:following.start()] if following else body):
+            globs = "|".join(re.escape(line.rstrip("/")) for line in listed)
+            rules.append(PathRule(f"{folder}(?:{globs})(?:/.*)?", expression, "closest"))
     return tuple(rules)
 
 

@@ -136,3 +136,15 @@ def test_a_license_documents_sentence_putting_a_folder_in_the_public_domain() ->
     licenses = resolve_licenses([license_evidence_of(path, text)])
     assert licenses.for_path("project/thirdparty/pcre2-10.42/testdata/testinput1") == "LicenseRef-public-domain"
     assert licenses.for_path("project/thirdparty/pcre2-10.42/src/pcre2_compile.c") == "BSD-3-Clause"
+
+
+def test_files_a_license_text_introduces_are_under_the_text_after_their_list() -> None:
+    """vim-coffee-script's Copying.md: "All files except: [six files] Issued under WTFPL: [the WTFPL]", then "These
+    files issed under this license: [the six] [the MIT text]": the six are MIT, the rest of the folder WTFPL."""
+    path = "sources_non_forked/vim-coffee-script/Copying.md"
+    text = _files("vimrc")[path]
+    assert "These files issed under this license:" in text
+    licenses = resolve_licenses([license_evidence_of(path, text)])
+    assert licenses.for_path("sources_non_forked/vim-coffee-script/indent/litcoffee.vim") == "MIT"
+    assert licenses.for_path("sources_non_forked/vim-coffee-script/test/test.litcoffee") == "MIT"
+    assert licenses.for_path("sources_non_forked/vim-coffee-script/indent/coffee.vim") == "WTFPL"
