@@ -554,8 +554,8 @@ VERDICTS = {
          "http://www.gnu.org/licenses/gpl.txt)' is an unversioned pointer to it (the coordinator's reading, round 11)")),
         (lambda p, o, r: p.startswith("sources_non_forked/vim-coffee-script/") and p.split("/", 2)[2] in (
             "ftdetect/vim-literate-coffeescript.vim", "indent/litcoffee.vim", "syntax/litcoffee.vim",
-            "test/test.coffee.md", "test/test.litcoffee") and o != "MIT", "O", ("Copying.md: 'These files issed under "
-            "this license:' lists them before the MIT text; ours the WTFPL its 'All files except:' gives the rest")),
+            "test/test.coffee.md", "test/test.litcoffee"), "O?", ("Copying.md: 'These files issed under this "
+            "license:' lists them before the MIT text ('All files except:' them, the WTFPL)")),
         (lambda p, o, r: p.startswith("sources_non_forked/vim-coffee-script/") and o == "WTFPL", "R", ("Copying.md: "
          "'All files except: [the list] Issued under WTFPL'; the reference ANDs its MIT part onto every path")),
         (lambda p, o, r: p.startswith("sources_non_forked/editorconfig-vim/") and "PSF-2.0" in o, "O", ("LICENSE.PSF: "
@@ -607,6 +607,8 @@ VERDICTS = {
 def verdict(repo: str, path: str, ours: str, reference: str) -> tuple[str, str]:
     for predicate, said, why in VERDICTS.get(repo, ()):
         if predicate(path, ours, reference):
+            if said == "O?":  # ours right where it reads the license the text gives these files alone
+                return ("R", f"{why}: ours MIT alone") if ours == "MIT" else ("O", f"{why}: ours the WTFPL")
             return said, why
     return "U", "not judged"
 
