@@ -999,6 +999,9 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
 def observation_message(part: Any) -> dict[str, Any]:
     """One result the environment returned: its text, a result object's output (``{call_id, result}``),
     else the object as JSON."""
+    if isinstance(part, list) and part and all(isinstance(p, dict) for p in part) and not turn_text(part).strip():
+        texts = [result_record_text(p) for p in part]  # a step's results as records (``[{extracted_content, error}]``)
+        return message("tool", "\n".join(t for t in texts if t), observation=True)
     call_id = str(part.get("call_id") or part.get("tool_call_id") or "") if isinstance(part, dict) else ""
     if isinstance(part, dict) and "text" not in part and "content" not in part:
         inner = next((part[k] for k in CALL_RESULT_KEYS if k in part and part[k] is not None), None)
@@ -1006,6 +1009,15 @@ def observation_message(part: Any) -> dict[str, Any]:
     else:
         output = turn_text(part)
     return message("tool", output, tool_call_id=call_id, observation=True)
+
+
+def result_record_text(record: dict) -> str:
+    """A result record's text: under a result key, else under a key naming content or output
+    (``extracted_content``), else its error; else the record as JSON."""
+    for key in (*CALL_RESULT_KEYS, *(k for k in record if {"content", "output"} & set(key_words(k))), "error"):
+        if isinstance(record.get(key), str) and record[key].strip():
+            return record[key]
+    return json.dumps(record, ensure_ascii=False)
 
 
 def step_actions(step: dict, where: str) -> tuple[list[dict[str, Any]], str]:
@@ -1022,6 +1034,9 @@ def step_actions(step: dict, where: str) -> tuple[list[dict[str, Any]], str]:
                               if k in function), {k: v for k, v in function.items() if k not in ("name", "tool", "type")})
             if isinstance(name, str) and name:
                 calls.append(tool_call(action.get("id"), name, arguments, where=where))
+            elif len(action) == 1 and isinstance(next(iter(action.values())), dict) and isinstance(next(iter(action)), str):
+                (name, arguments), = action.items()  # a call keyed by its name (``{"click_element": {"index": 3}}``)
+                calls.append(tool_call("", name, arguments, where=where))
             else:
                 texts.append(json.dumps(action, ensure_ascii=False))
     return calls, "\n".join(texts)

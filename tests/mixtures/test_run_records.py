@@ -7,6 +7,7 @@ licence, so read in the development corpus, ``bench.traces_dev_corpus``, and reb
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -48,3 +49,37 @@ def test_the_records_system_message_opens_a_run_whose_harness_calls_sit_under_ro
     assert [role for role, _ in turns] == ["system", "system", "tool", "user", "assistant"]
     assert turns[0][1] == "You are a helpful assistant." and '"name": "attach"' in turns[1][1]
     assert turns[2][1].startswith("```rust") and turns[3][1].startswith("I want to clean up")
+
+
+# The spent tenth holdout's browser-use run (richard-devbot/waigenie-qa@75337e6e, agent_history.json; no licence:
+# read in the development corpus, 10 of 10 with its 5 calls), rebuilt in its own keys, two of its steps.
+BROWSER_STEPS = {"history": [
+    {"model_output": {"thinking": "The user wants me to fill out the form. I will start with the First Name field.",
+                      "evaluation_previous_goal": "Navigated to the target URL. Verdict: Success",
+                      "memory": "On the form page.", "next_goal": "Fill the First Name field.",
+                      "action": [{"input_text": {"index": 1, "text": "John", "clear_existing": True}}]},
+     "result": [{"is_done": False, "long_term_memory": "Input 'John' into element 1.",
+                 "extracted_content": "Input 'John' into element 1.", "include_in_memory": False}],
+     "state": {"url": "https://example.org/form", "title": "Form"}, "metadata": {"step_number": 1}},
+    {"model_output": {"thinking": "The field is filled; this is the last step, so I finish with done.",
+                      "evaluation_previous_goal": "Filled the First Name field. Verdict: Success",
+                      "memory": "First Name filled.", "next_goal": "Finish.",
+                      "action": [{"done": {"text": "The form's First Name field is filled.", "success": True}}]},
+     "result": [{"is_done": True, "success": True, "extracted_content": "The form's First Name field is filled.",
+                 "include_in_memory": True}],
+     "state": {"url": "https://example.org/form", "title": "Form"}, "metadata": {"step_number": 2}},
+]}
+
+
+def test_a_step_s_actions_keyed_by_their_names_are_calls_and_its_result_records_are_read(tmp_path: Path) -> None:
+    """browser-use keeps each action as ``{action_name: {arguments}}`` and each result as a record
+    (``extracted_content``, ``error``, flags): the actions are the model's calls, the results' content the tool's."""
+    path = tmp_path / "agent_history.json"
+    path.write_text(json.dumps(BROWSER_STEPS))
+    (doc,) = read(path)
+    turns = doc.metadata["messages"]
+    calls = [(c["name"], json.loads(c["arguments"])) for m in turns for c in m["tool_calls"]]
+    assert calls == [("input_text", {"index": 1, "text": "John", "clear_existing": True}),
+                     ("done", {"text": "The form's First Name field is filled.", "success": True})]
+    assert [m["content"] for m in turns if m["role"] == "tool"] == [
+        step["result"][0]["extracted_content"] for step in BROWSER_STEPS["history"]]
