@@ -27,6 +27,7 @@ from importlib import resources
 import yaml
 
 from codemix.filters.declared import declared_copies, may_declare, named_sections, section_holders, sections_owner
+from codemix.filters.fetch_lists import fetched_copies, may_list_copies
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids, license_subject, manifest_license
 from codemix.filters.regex_screen import required_literal
@@ -262,13 +263,14 @@ class VendoredTree:
     # evidence first, and a file whose header names the repository's holders stays the repository's
     of_copies: bool = False
     own: frozenset[str] = frozenset()  # the repository's holder words as the evidence names them (a notice's first section)
+    glue: frozenset[str] = frozenset()  # files in the folder that are the repository's own (``with_own_glue``)
 
     def covers(self, path: str) -> bool:
         """Whether ``path`` lies in the tree: below its folder (a declared path is the file itself where it names
         one, ccache's ``src/third_party/cpp-httplib/httplib.h``), or named by its pattern."""
         if self.pattern:
             return fnmatch.fnmatchcase(path, self.pattern)
-        return path.startswith(self.folder + "/") or path == self.folder
+        return (path.startswith(self.folder + "/") or path == self.folder) and path not in self.glue
 
 
 _GLOB = re.compile(r"[*?\[]")
@@ -635,6 +637,95 @@ def synced_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vendor
         named = sorted((count, folder) for folder, count in held.items() if _plain(folder.rsplit("/", 1)[-1]) == fact.name)
         if named and (len(named) == 1 or named[-1][0] >= 2 * named[-2][0]):
             found.append(VendoredTree(named[-1][1], f"{fact.detail}, the folder named for it"))
+    return tuple(found)
+
+
+def fetched_facts(path: str, text: str) -> tuple[VendoringFact, ...]:
+    """The ``fetched`` facts of a script or data file (``filters.fetch_lists``): each path or name it says it
+    fetches from another repository, ``name`` the target, ``urls`` that repository."""
+    if not may_list_copies(path):
+        return ()
+    return tuple(VendoringFact("fetched", _folder(path), detail, name=target, urls=frozenset({url}))
+                 for target, url, detail in fetched_copies(path, text))
+
+
+FETCHED_MIN_SIBLINGS = 2  # a bare name matches a folder by chance (a clone of ``docs`` into a build folder)
+FETCHED_FOLDER_SHARE = 0.5  # more than this share of a folder's subfolders fetched: the folder is one of copies
+
+
+def fetched_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """The folders a script or data file of the repository says it fetches from another owner's repository
+    (``fetched_facts``): a path it names that the tree holds (ohmyzsh's ``plugins/gitfast`` by
+    ``.github/dependencies.yml``), or folders named as its entries, two or more side by side (vimrc's
+    ``sources_non_forked/ale``, ``.../nerdtree`` by ``update_plugins.py``). Where those are most of their parent's
+    subfolders (three or more), the parent is a folder of copies, those the list no longer names too (vimrc's
+    ``gist-vim``). The repository's own owner's repositories are its own (a split it publishes, a sibling project)."""
+    facts = list(facts)
+    own_owner = repo.lower().split("/", 1)[0] if repo else ""
+    fetched = [f for f in facts if f.kind == "fetched" and not any(url.split("/", 1)[0] == own_owner for url in f.urls)]
+    if not fetched:
+        return ()
+    files = {f.detail for f in facts if f.kind == "present"}
+    known = {"/".join(parts[:depth]) for parts in (f.folder.split("/") for f in facts if f.kind == "present" and f.folder)
+             for depth in range(1, len(parts) + 1)}
+    found: dict[str, str] = {}
+    by_parent: dict[str, dict[str, str]] = {}
+    for fact in fetched:
+        if "/" in fact.name:
+            for target in (fact.name, _join(fact.folder, fact.name)):
+                if target in known or target in files:
+                    found.setdefault(target, fact.detail)
+                    break
+            continue
+        for folder in known:
+            if _plain(folder.rsplit("/", 1)[-1]) == _plain(fact.name):
+                by_parent.setdefault(_folder(folder), {}).setdefault(folder, fact.detail)
+    for parent, folders in sorted(by_parent.items()):
+        if len(folders) < FETCHED_MIN_SIBLINGS:
+            continue
+        subfolders = {folder for folder in known if _folder(folder) == parent}
+        if parent and len(folders) >= 3 and len(folders) > FETCHED_FOLDER_SHARE * len(subfolders):
+            lists = [detail.split(" ", 1)[0] for detail in folders.values()]
+            found[parent] = f"{len(folders)} of the {len(subfolders)} folders in {parent}/ fetched " \
+                            f"({max(sorted(set(lists)), key=lists.count)} lists them), a folder of copies"
+        else:
+            found.update(folders)
+    return tuple(VendoredTree(folder, evidence) for folder, evidence in sorted(found.items())
+                 if not any(folder.startswith(other + "/") for other in found))
+
+
+GLUE_MIN_SIBLINGS = 5  # folders beside a copy that hold a file named as the convention says
+
+
+def with_own_glue(trees: Iterable[VendoredTree], facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
+    """The ``trees`` less each file named by the convention of the repository's own folders beside them: a file
+    named for its folder with the suffix that most sibling folders' files have (``GLUE_MIN_SIBLINGS`` or more, more
+    than half): ohmyzsh's ``plugins/gitfast/gitfast.plugin.zsh`` beside the copied git completion, as in
+    ``plugins/git/git.plugin.zsh`` and ~300 other plugins: the framework's wrapper around the copy, its own. A file
+    naming a copyright holder is the copy's (kube-ps1's, renamed to the convention by the copy recipe)."""
+    trees, facts = tuple(trees), list(facts)
+    files = {f.detail for f in facts if f.kind == "present"}
+    held = {f.detail for f in facts if f.kind == "holder"}  # a file naming a holder is the copy's (kube-ps1's)
+    subfolders: dict[str, set[str]] = {}
+    for path in files:
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            subfolders.setdefault("/".join(parts[:depth - 1]), set()).add("/".join(parts[:depth]))
+    found = []
+    for tree in trees:
+        if tree.pattern or tree.subfolders or tree.folder in files:
+            found.append(tree)
+            continue
+        base, siblings = tree.folder.rsplit("/", 1)[-1], subfolders.get(_folder(tree.folder), set())
+        glue = set()
+        for path in files:
+            if _folder(path) == tree.folder and (name := path.rsplit("/", 1)[-1]).startswith(base + ".") \
+                    and path not in held:
+                suffix = name[len(base):]
+                named = sum(f"{sibling}/{sibling.rsplit('/', 1)[-1]}{suffix}" in files for sibling in siblings)
+                if named >= GLUE_MIN_SIBLINGS and named * 2 > len(siblings):
+                    glue.add(path)
+        found.append(dataclasses.replace(tree, glue=tree.glue | frozenset(glue)) if glue else tree)
     return tuple(found)
 
 

@@ -49,6 +49,8 @@ from codemix.filters.vendored import (
     copied_in_folders,
     copy_fact,
     derived_work,
+    fetched_facts,
+    fetched_trees,
     file_fact,
     file_header,
     first_copyright,
@@ -83,6 +85,7 @@ from codemix.filters.vendored import (
     vendored_tree,
     vendored_trees,
     vendoring_facts,
+    with_own_glue,
     written_for_repository,
     xcode_project,
 )
@@ -124,6 +127,8 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
+    for fact in fetched_facts(doc.path, doc.text):
+        yield repository_key(doc), fact
     for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text), banner_fact(doc.path, doc.text),
                  package_fact(doc.path, doc.text)):
         if fact is not None:
@@ -143,8 +148,8 @@ def resolve_vendored(key: str, facts):
     facts, repo = list(facts), key.split("\x00", 1)[-1]
     copied = root_license_copies(facts)  # a root license text that is a bundled library's: not the repository's own
     own = [f for f in facts if not (f.kind == "license" and f.folder == "" and vendored_tree(f.detail, copied))]
-    trees = (*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo), *upstream_copies(own, repo),
-             *synced_trees(own, repo))
+    trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
+                           *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo)), own)
     owner = repository_owner(own, trees)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo)), owner, copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:

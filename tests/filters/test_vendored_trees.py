@@ -1221,3 +1221,66 @@ def test_a_page_of_the_same_owners_other_repository_is_a_model():
     assert published_page(".github/workflows/main.yml", text, "dlang/phobos") is None
     assert published_page(".github/workflows/main.yml", text, "someone/else") is not None
 
+
+
+def _fetched(files: dict[str, str], repo: str):
+    from codemix.filters.vendored import fetched_trees, with_own_glue
+
+    facts = _facts(files, repo)
+    return with_own_glue(fetched_trees(facts, repo), facts)
+
+
+def test_plugins_an_updater_script_lists_are_a_folder_of_copies():
+    """amix/vimrc (46294d5; the ninth holdout, spent): ``update_plugins.py`` lists "ale
+    https://github.com/dense-analysis/ale" and 47 more, each downloaded into ``sources_non_forked/<name>``: 46 of the
+    folder's 51 subfolders, so the folder is one of copies (``gist-vim``, no longer listed, with them); the author's own
+    ``vimrcs/`` and ``sources_forked/set_tabline`` stay. Two listed names alone are those two folders only."""
+    files = layout("vimrc-plugins")
+    assert "https://github.com/dense-analysis/ale" in files["update_plugins.py"]  # guard: the list
+    trees = _fetched(files, "amix/vimrc")
+    for path in ("sources_non_forked/ale/autoload/ale.vim", "sources_non_forked/gist-vim/README.md"):
+        tree = vendored_tree(next(p for p in files if p.startswith(path.rsplit("/", 1)[0].rsplit("/", 1)[0] + "/")
+                                  and p.split("/")[1] == path.split("/")[1]), trees)
+        assert tree is not None and tree.folder == "sources_non_forked" and "update_plugins.py lists" in tree.evidence
+    for path in ("vimrcs/basic.vim", "sources_forked/set_tabline/plugin/set_tabline.vim", "update_plugins.py"):
+        assert vendored_tree(path, trees) is None, path
+    script = files["update_plugins.py"]
+    head, body = script.split('PLUGINS = """', 1)
+    entries, tail = body.split('""".strip()', 1)
+    two = dict(files, **{"update_plugins.py": head + 'PLUGINS = """\n' + "\n".join(entries.strip().splitlines()[:2])
+                         + '\n""".strip()' + tail})
+    assert sorted(tree.folder for tree in _fetched(two, "amix/vimrc")) == ["sources_non_forked/ale",
+                                                                         "sources_non_forked/auto-pairs"]
+
+
+def test_paths_a_data_file_keys_to_other_repositories_and_the_frameworks_wrappers_beside_them():
+    """ohmyzsh/ohmyzsh (830a5bc; the ninth holdout, spent): ``.github/dependencies.yml`` keys ``plugins/gitfast`` to
+    ``repo: felipec/git-completion`` (and kube-ps1, history-substring-search...): those folders are copies. The
+    wrapper ``gitfast.plugin.zsh``, named as every plugin folder's ``<name>.plugin.zsh`` (``plugins/git/`` ...), is
+    oh-my-zsh's own; kube-ps1's file of that name carries Jon Mosco's copyright (upstream's script, renamed) and stays
+    the copy's. A script that pushes folders out (a subtree split) names no copies."""
+    files = layout("ohmyzsh-dependencies")
+    assert "repo: felipec/git-completion" in files[".github/dependencies.yml"]  # guard: the declaration
+    trees = _fetched(files, "ohmyzsh/ohmyzsh")
+    for path in ("plugins/gitfast/_git", "plugins/gitfast/git-prompt.sh", "plugins/kube-ps1/kube-ps1.plugin.zsh",
+                 "plugins/history-substring-search/history-substring-search.zsh"):
+        tree = vendored_tree(path, trees)
+        assert tree is not None and ".github/dependencies.yml names" in tree.evidence, path
+    for path in ("plugins/gitfast/gitfast.plugin.zsh", "plugins/history-substring-search/history-substring-search.plugin.zsh",
+                 "plugins/git/git.plugin.zsh", "lib/git.zsh"):
+        assert vendored_tree(path, trees) is None, path
+    pushed = dict(files, **{".github/dependencies.yml": files[".github/dependencies.yml"] + "\n# git subtree split\n"})
+    assert _fetched(pushed, "ohmyzsh/ohmyzsh") == ()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("git clone --depth 1 https://github.com/nothings/stb.git third_party/stb\n", [("third_party/stb", "nothings/stb")]),
+    ("git subtree add --prefix=deps/lua https://github.com/lua/lua.git v5.4.6 --squash\n", [("deps/lua", "lua/lua")]),
+    ("  - lualine https://github.com/nvim-lualine/lualine.nvim\n", [("lualine", "nvim-lualine/lualine.nvim")]),
+    ("# See https://github.com/nothings/stb for the headers we use\n", []),  # prose names no target
+    ("git clone https://github.com/nothings/stb.git \"$BUILD/stb\"\n", []),  # a build folder outside the tree
+])
+def test_fetch_lists_read_targets_and_their_repositories(text, expected):
+    from codemix.filters.fetch_lists import fetched_copies
+
+    assert [(target, url) for target, url, _ in fetched_copies("scripts/update.sh", text)] == expected

@@ -1,0 +1,137 @@
+"""Copies a repository's own scripts and data files say they fetch into its tree from another repository.
+
+A plugin list in an updater script (amix/vimrc's ``update_plugins.py``: "ale https://github.com/dense-analysis/ale",
+one line per plugin copied into ``sources_non_forked/``), a data file keyed by paths of the tree with the repository
+each comes from (ohmyzsh's ``.github/dependencies.yml``: ``plugins/gitfast: {repo: felipec/git-completion}``), a
+``git clone URL DEST`` or ``git subtree add --prefix DIR URL`` in a script. Each answer is ``(target, owner/name,
+detail)``: ``target`` a path of the tree (it holds a ``/``) or a bare name, for ``filters.vendored.fetched_trees`` to
+match against the folders the tree holds (docs/repositories.md, "Copies a script or data file fetches").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterator
+
+import yaml
+
+_MAX_CHARS = 200_000
+_SCRIPT_EXTENSIONS = (".py", ".sh", ".bash", ".zsh", ".fish", ".rb", ".pl", ".js", ".mjs", ".cjs", ".ts", ".lua", ".vim",
+                      ".ps1", ".cmake", ".mk", ".txt", ".cfg", ".ini", ".conf")
+_DATA_EXTENSIONS = (".yml", ".yaml", ".json", ".toml")
+_SCRIPT_NAMES = ("Makefile", "GNUmakefile", "makefile", "Rakefile", "justfile")
+
+# a hosting site's address of a repository, or a bare ``owner/name`` under a key that names a repository
+_HOSTED = r"(?:https?://|git@|git://|ssh://git@)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]" \
+          r"([\w.-]+)/([\w.-]+?)(?:\.git)?/?"
+_END = r"(?=$|[\s\"',;)\]])"
+_HOSTED_URL = re.compile(_HOSTED + _END)
+_SHORTHAND = re.compile(r"([\w.-]+)/([\w.-]+?)(?:\.git)?")
+_REPO_KEYS = frozenset(["repo", "repository", "url", "git", "source", "src", "upstream", "remote", "origin", "github",
+                        "gitlab", "from"])
+_TARGET_KEYS = ("path", "dir", "directory", "dest", "destination", "folder", "target", "local", "into", "name")
+
+_NAME = r"[\w.@+-]+(?:/[\w.@+-]+)*"
+# a list entry that is a name and an address and nothing else: "ale https://github.com/dense-analysis/ale",
+# "'gitfast': 'https://...'", "- vim-fugitive = https://..." (never a sentence of prose)
+_LIST_LINE = re.compile(rf"^\s*(?:[-*]\s+)?[\"']?(?P<name>{_NAME})[\"']?\s*[:=,]?\s*[\"']?(?P<url>{_HOSTED})[\"']?,?\s*$"
+                        rf"|^\s*(?:[-*]\s+)?[\"']?(?P<url2>{_HOSTED})[\"']?\s*[:=,]?\s*[\"']?(?P<name2>{_NAME})[\"']?,?\s*$",
+                        re.MULTILINE)
+_CLONE = re.compile(rf"\bgit\s+clone\b(?:\s+--?[\w-]+(?:[= ](?!-|https?:|git@)\S+)?)*\s+[\"']?(?P<url>{_HOSTED}){_END}[\"']?"
+                    rf"\s+[\"']?(?P<dest>[\w./@+-]+)[\"']?")
+_SUBTREE = re.compile(rf"\bgit\s+subtree\s+(?:add|pull)\b[^\n]*?--prefix[= ][\"']?(?P<dest>[\w./@+-]+)[\"']?[^\n]*?"
+                      rf"(?P<url>{_HOSTED}){_END}")
+# a script that publishes folders of this repository to others (a subtree split, a push) names them as destinations
+_PUBLISHES = re.compile(r"\bgit\s+(?:push|subtree\s+(?:split|push))\b|\bsplitsh\b")
+
+
+def may_list_copies(path: str) -> bool:
+    """Whether the file at ``path`` can be a script or data file naming copies (a cheap test on its name)."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(_SCRIPT_EXTENSIONS + _DATA_EXTENSIONS) or name in _SCRIPT_NAMES
+
+
+def fetched_copies(path: str, text: str) -> Iterator[tuple[str, str, str]]:
+    """``(target, owner/name, detail)`` for each path or name the file at ``path`` fetches from another repository."""
+    if len(text) > _MAX_CHARS or _PUBLISHES.search(text):
+        return
+    seen = set()
+    for target, url, how in (*_structured(path, text), *_lines(text)):
+        target = _clean(target)
+        if target and (target, url) not in seen:
+            seen.add((target, url))
+            yield target, url, f"{path} {how.format(target=repr(target), url=url)}"
+
+
+def _clean(target: str) -> str:
+    target = target.strip().strip("/")
+    while target.startswith("./"):
+        target = target[2:]
+    return "" if target in (".", "..") or target.startswith(("../", "$", "~")) or "{" in target else target
+
+
+def _lines(text: str) -> Iterator[tuple[str, str, str]]:
+    for found in _LIST_LINE.finditer(text):
+        name, url = (found.group("name"), found.group("url")) if found.group("name") else \
+            (found.group("name2"), found.group("url2"))
+        if (owner_name := _owner_name(url)) is not None:
+            yield name, owner_name, "lists {target} from {url}"
+    for pattern, how in ((_CLONE, "clones {url} into {target}"), (_SUBTREE, "adds {url} as the subtree {target}")):
+        for found in pattern.finditer(text):
+            if (owner_name := _owner_name(found.group("url"))) is not None:
+                yield found.group("dest"), owner_name, how
+
+
+def _owner_name(url: str) -> str | None:
+    found = _HOSTED_URL.fullmatch(url.strip())
+    return f"{found.group(1)}/{found.group(2)}".lower() if found else None
+
+
+def _structured(path: str, text: str) -> Iterator[tuple[str, str, str]]:
+    data = _parse(path, text)
+    if data is not None:
+        yield from _walk(data, "")
+
+
+def _parse(path: str, text: str):
+    try:
+        if path.endswith((".yml", ".yaml")):
+            return yaml.safe_load(text)
+        if path.endswith(".json"):
+            return json.loads(text)
+        if path.endswith(".toml"):
+            return tomllib.loads(text)
+    except (yaml.YAMLError, json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return None
+    return None
+
+
+def _walk(node, key: str, depth: int = 0) -> Iterator[tuple[str, str, str]]:
+    if depth > 12:
+        return
+    if isinstance(node, dict):
+        if (url := _repository(node)) is not None:
+            targets = [node[k] for k in _TARGET_KEYS if isinstance(node.get(k), str)] or [key]
+            for target in targets:
+                if target:
+                    yield target, url, "names {url} for {target}"
+        for sub_key, value in node.items():
+            if isinstance(sub_key, str):
+                yield from _walk(value, sub_key, depth + 1)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _walk(item, key, depth + 1)
+
+
+def _repository(node: dict) -> str | None:
+    """``owner/name`` of the repository a mapping says it comes from (an address, or ``repo: owner/name``)."""
+    for key, value in node.items():
+        if not (isinstance(key, str) and key.lower() in _REPO_KEYS and isinstance(value, str)):
+            continue
+        if (url := _owner_name(value)) is not None:
+            return url
+        if key.lower() in ("repo", "repository", "github") and (short := _SHORTHAND.fullmatch(value.strip())):
+            return f"{short.group(1)}/{short.group(2)}".lower()
+    return None
