@@ -801,7 +801,10 @@ _HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[
                      r"|\b(?:github|gitlab|bitbucket):([\w.-]+)/([\w.-]+)")
 
 
-_HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)\d\d\b", re.IGNORECASE)  # a holder line has a year or (c)
+# a holder line has a year or (c), or a person's name with an address and no year: "Copyright Zoltan Herczeg
+# (hzmester@freemail.hu). All rights reserved." (sljit's sources)
+_HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)\d\d\b"
+                          r"|^\s*[A-Z][\w'-]+(?:[ \t]+[A-Z][\w.'-]+){1,3}[ \t]*[(<][^()<>\s]+@[^()<>\s]+[)>]")
 # Dist::Zilla's LICENSE opens "This software is copyright (c) 2010- by Tatsuhiko Miyagawa." (every CPAN distribution
 # it builds): the same line, in a sentence.
 _COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+|this (?:software|program|library) is\s+)?copyright\b\s*(.+)$",
@@ -853,7 +856,7 @@ def copyright_holders(text: str) -> frozenset[str]:
     holders = set()
     for line in _holder_lines(text):
         line = re.sub(r"\.\s+see\s.*$", "", line, flags=re.IGNORECASE)  # "Mitchell. See LICENSE.": a pointer, no holder
-        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
+        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\([^()\s]+@[^()\s]+\)|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
         words = " ".join(line.lower().split()).removeprefix("by ")  # "copyright (c) 2013 by Tatsuhiko Miyagawa"
@@ -1268,6 +1271,7 @@ def xcode_project(path: str, text: str) -> str:
 
 PEOPLE_SHARE = 0.1  # a holder named by at least this share of the files the most named holder is (and by 3 or more)
 PEOPLE_MIN_FILES = 3
+ONE_FOLDER_SHARE = 10  # a folder holding less than a tenth of the repository's files is a small part of it
 
 
 def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = ()) -> RepositoryOwner:
@@ -1294,6 +1298,13 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     people = {holder: years_ for holder, years_ in named.items()
               if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])
               and (len(years_) == most or len(places[holder]) >= 2)}
+    # The most named too, where its files fill one folder of a small share of the tree and another of the people is
+    # named across folders: hxcpp's sljit copy (Zoltan Herczeg, 21 files in ``src/hx/cppia/sljit_src/``) beside the
+    # Haxe Foundation's files in two folders of the runtime.
+    spread = [holder for holder in people if len(folders[holder]) >= 2]
+    people = {holder: years_ for holder, years_ in people.items()
+              if not (len(folders[holder]) == 1 and spread and holder not in spread
+                      and present.get(next(iter(folders[holder])), 0) * ONE_FOLDER_SHARE < sum(present.values()))}
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
@@ -1439,6 +1450,9 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
                 or foreign_project(fact.project, fact.name, owner, repo) or _elsewhere(fact, owner, repo)
             if why:
                 copies.setdefault(fact.folder, []).append((fact.detail, fact.name))
+    for folder, copied in _one_folder_holders(facts, owner, trees).items():
+        copies.setdefault(folder, [])
+        copies[folder] = sorted(set(copies[folder]) | set(copied))
     found = []
     for folder, copied in sorted(copies.items()):
         if len(copied) >= FOLDER_COPIES_MIN and len(copied) * 2 > files.get(folder, 0) and folder not in mixed \
@@ -1448,6 +1462,29 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
                                               f"projects' by their headers ({', '.join(holders[:3])}...)",
                                       of_copies=True, own=own_words))
     return tuple(found)
+
+
+ONE_FOLDER_HOLDER_MIN = 5
+
+
+def _one_folder_holders(facts: list[VendoringFact], owner: RepositoryOwner,
+                        trees: tuple[VendoredTree, ...]) -> dict[str, list[tuple[str, str]]]:
+    """The files of a holder who is not the repository's, nor one of its people, whose files stating their own terms
+    (``ONE_FOLDER_HOLDER_MIN`` or more) all sit in one folder and whose name no file elsewhere carries: one copied
+    package, whatever its years (sljit in hxcpp's ``src/hx/cppia/sljit_src/``: "Copyright Zoltan Herczeg", BSD terms,
+    no year, 21 files)."""
+    own_words = owner.words() | holder_words(owner.people)
+    where: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.kind == "holder" and vendored_tree(fact.detail, trees) is None:
+            where.setdefault(fact.name, set()).add(fact.folder)
+    headers: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for fact in facts:
+        if fact.kind == "header" and fact.folder and len(where.get(fact.name, ())) == 1 \
+                and vendored_tree(fact.detail, trees) is None \
+                and (words := holder_words([fact.name])) and not words & own_words:
+            headers.setdefault((fact.folder, fact.name), []).append((fact.detail, fact.name))
+    return {folder: copied for (folder, _), copied in headers.items() if len(copied) >= ONE_FOLDER_HOLDER_MIN}
 
 
 def _elsewhere(fact: VendoringFact, owner: RepositoryOwner, repo: str) -> str | None:
