@@ -77,8 +77,9 @@ class NaturalLanguageConfig:
     # resolved agent run says little besides its actions, and too few words say nothing about quality.
     # 50 is datatrove's own ``min_doc_words``, the least it judges web text on.
     min_transcript_prose_words: int = 50
-    # Likewise a Markdown file whose fenced code carries it (cobra's man-page recipe: two sentences around
-    # a Go program): below this many words outside its code blocks it is a code example, not prose.
+    # Likewise a Markdown file whose fenced code or tables carry it (cobra's man-page recipe: two sentences around
+    # a Go program; a plugin's README over its table of aliases): below this many words outside its code blocks
+    # and tables it is a code example or a reference table, not prose.
     min_markdown_prose_words: int = 50
     # Repetition in a transcript is judged as a degenerate loop, in each model reply on its own (see
     # ``judged_texts``): a sentence a reply says this many times or more is a loop and every copy is
@@ -276,7 +277,7 @@ def markup_prose(text: str, language: str) -> str:
     directives (their option lines, and the content of code-like ones), comments and literal blocks,
     AsciiDoc's delimited blocks, attribute lines and block macros."""
     if language == "markdown":
-        return _ATX_HEADING.sub("", _HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", text)))
+        return _ATX_HEADING.sub("", _HTML_TAG_LINE.sub("", _PIPE_TABLE.sub("", _FENCED_BLOCK.sub("", text))))
     if language == "restructuredtext":
         return _rest_prose(text)
     if language == "asciidoc":
@@ -284,6 +285,12 @@ def markup_prose(text: str, language: str) -> str:
     return text
 
 
+# A GitHub Markdown table: a header row, its delimiter row (``| --- | :-: |``) and the rows with a ``|`` below it. Its
+# cells are data (oh-my-zsh's plugin READMEs: "| dfmt | deno fmt |", an alias a row), not sentences; Gopher read a
+# one-sentence README over a table of 30 aliases as prose without stop words.
+_PIPE_TABLE = re.compile(r"^[^\n|]*\|[^\n]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*\r?\n"
+                         r"(?:[^\n]*\|[^\n]*(?:\n|\Z))*", re.MULTILINE)
+_MARKDOWN_DATA = (_FENCED_BLOCK, _PIPE_TABLE)
 # A Markdown ATX heading's opening hashes (CommonMark: up to three spaces, 1-6 ``#``, then a space or the line's end).
 _ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=[ \t]|$)[ \t]*", re.MULTILINE)
 
@@ -506,7 +513,7 @@ def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str
         return trace + [(reply, "reply") for reply in reply_prose(
             messages, config.min_loop_repeats) if word_count(reply) >= config.min_transcript_prose_words]
     prose = prose_of(doc)
-    if prose is None or (doc.language == "markdown" and _FENCED_BLOCK.search(doc.text)
+    if prose is None or (doc.language == "markdown" and any(data.search(doc.text) for data in _MARKDOWN_DATA)
                          and word_count(prose) < config.min_markdown_prose_words):
         return []
     return [] if is_unspaced_prose(prose) else [(prose, "prose")]

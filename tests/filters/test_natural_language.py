@@ -294,6 +294,20 @@ def test_markdown_code_example_with_little_prose_is_not_judged_as_prose(checker)
         == "gopher_quality:gopher_short_doc"  # without code, a pointer is still judged (and dropped)
 
 
+def test_markdown_table_is_data_not_prose(checker):
+    """oh-my-zsh's plugins/deno/README.md (830a5bc; the ninth issue 46 holdout, spent): one sentence over a table of
+    twelve aliases, "| dfmt | deno fmt |", which Gopher read as prose without stop words. Its rows are data, as fenced
+    code is; with so few words besides, the README is a reference table, not prose to judge."""
+    text = (Path(__file__).parent / "data" / "prose" / "ohmyzsh-deno.md").read_text()
+    assert checker.drop_reason(_HTML_TAG_LINE.sub("", _FENCED_BLOCK.sub("", text))) \
+        == "gopher_quality:gopher_enough_stop_words"  # guard: as it was judged with its table
+    prose = prose_of(doc(text))
+    assert "deno fmt" not in prose and "This plugin sets up completion and aliases" in prose
+    assert natural_language_drop_reason(doc(text), checker) is None
+    # a line with a pipe and no delimiter row below it is no table
+    assert "a | b" in prose_of(doc("Pipes read a | b as one command.\n"))
+
+
 def one_check_filters(checker: NaturalLanguageChecker) -> list[tuple[str, object]]:
     """Reference: a datatrove filter per single check, every other check off, at the checker's thresholds."""
     quality, repetition = (step for _, step in checker.steps[:2])
