@@ -839,6 +839,11 @@ def _holder_lines(text: str) -> Iterator[str]:
         if _HOLDER_MARK.search(match.group(1)) and not match.group(1).lstrip().startswith("=") \
                 and not _license_documents_own(head, match):
             yield match.group(1)
+    yield from _MARKED_YEARS.findall(head)
+
+
+# "(C) 1995-2022 Jean-loup Gailly and Mark Adler" under zlib's "Copyright notice:": a holder line without the word
+_MARKED_YEARS = re.compile(r"^[ \t]*(?:\(c\)|©)[ \t]*((?:19|20)\d\d\b[^\n]*)$", re.IGNORECASE | re.MULTILINE)
 
 
 def _names_template(text: str) -> bool:
@@ -1271,7 +1276,7 @@ def xcode_project(path: str, text: str) -> str:
 
 PEOPLE_SHARE = 0.1  # a holder named by at least this share of the files the most named holder is (and by 3 or more)
 PEOPLE_MIN_FILES = 3
-ONE_FOLDER_SHARE = 10  # a folder holding less than a tenth of the repository's files is a small part of it
+ONE_FOLDER_SHARE = 5  # a folder holding less than a fifth of the repository's files is a small part of it
 
 
 def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = ()) -> RepositoryOwner:
@@ -1298,13 +1303,16 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     people = {holder: years_ for holder, years_ in named.items()
               if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])
               and (len(years_) == most or len(places[holder]) >= 2)}
-    # The most named too, where its files fill one folder of a small share of the tree and another of the people is
-    # named across folders: hxcpp's sljit copy (Zoltan Herczeg, 21 files in ``src/hx/cppia/sljit_src/``) beside the
-    # Haxe Foundation's files in two folders of the runtime.
-    spread = [holder for holder in people if len(folders[holder]) >= 2]
-    people = {holder: years_ for holder, years_ in people.items()
-              if not (len(folders[holder]) == 1 and spread and holder not in spread
-                      and present.get(next(iter(folders[holder])), 0) * ONE_FOLDER_SHARE < sum(present.values()))}
+    # The most named too, where its files lie in one subtree holding a small share of the repository's files and
+    # others of the people are named beyond such a subtree: hxcpp's sljit copy (Zoltan Herczeg, 21 files in
+    # ``src/hx/cppia/sljit_src/``) beside the Haxe Foundation's files; Phobos's zlib (Gailly and Adler in
+    # ``etc/c/zlib/``) beside the D Language Foundation's across ``std/``.
+    total = sum(present.values())
+    subtrees = {holder: _small_subtree(folders[holder], present, total) for holder in people}
+    for holder, base in sorted(subtrees.items(), key=lambda item: (item[1] is None, -len(item[1] or ""), item[0])):
+        if base is not None and any(other != holder and any(not _below(folder, base) for folder in folders[other])
+                                    for other in people):
+            del people[holder]  # smallest subtrees first: one of the people always stays
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
@@ -1313,6 +1321,25 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
                            _own_projects(facts, trees),
                            tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)),
                            _own_packages(facts, trees))
+
+
+def _small_subtree(folders: set[str], present: dict[str, int], total: int) -> str | None:
+    """The folder below the root holding all ``folders``, where it holds less than ``1 / ONE_FOLDER_SHARE`` of the
+    repository's ``total`` files (``present``: each folder's own files); else None."""
+    common: list[str] = []
+    for names in zip(*(folder.split("/") for folder in folders)):
+        if len(set(names)) > 1:
+            break
+        common.append(names[0])
+    if not common or not all(folders):
+        return None
+    base = "/".join(common)
+    held = sum(count for folder, count in present.items() if _below(folder, base))
+    return base if held * ONE_FOLDER_SHARE < total else None
+
+
+def _below(folder: str, base: str) -> bool:
+    return folder == base or folder.startswith(base + "/")
 
 
 def _own_packages(facts: list[VendoringFact], trees: tuple[VendoredTree, ...]) -> frozenset[str]:
@@ -1474,15 +1501,16 @@ def _one_folder_holders(facts: list[VendoringFact], owner: RepositoryOwner,
     package, whatever its years (sljit in hxcpp's ``src/hx/cppia/sljit_src/``: "Copyright Zoltan Herczeg", BSD terms,
     no year, 21 files)."""
     own_words = owner.words() | holder_words(owner.people)
-    where: dict[str, set[str]] = {}
+    where: dict[str, set[str]] = {}  # each holder word, the folders whose files' holders carry it
     for fact in facts:
         if fact.kind == "holder" and vendored_tree(fact.detail, trees) is None:
-            where.setdefault(fact.name, set()).add(fact.folder)
+            for word in holder_words([fact.name]):
+                where.setdefault(word, set()).add(fact.folder)
     headers: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for fact in facts:
-        if fact.kind == "header" and fact.folder and len(where.get(fact.name, ())) == 1 \
-                and vendored_tree(fact.detail, trees) is None \
-                and (words := holder_words([fact.name])) and not words & own_words:
+        if fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None \
+                and (words := holder_words([fact.name])) and not words & own_words \
+                and all(where.get(word, set()) <= {fact.folder} for word in words):
             headers.setdefault((fact.folder, fact.name), []).append((fact.detail, fact.name))
     return {folder: copied for (folder, _), copied in headers.items() if len(copied) >= ONE_FOLDER_HOLDER_MIN}
 
