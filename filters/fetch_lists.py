@@ -34,31 +34,42 @@ _REPO_KEYS = frozenset(["repo", "repository", "url", "git", "source", "src", "up
 _TARGET_KEYS = ("path", "dir", "directory", "dest", "destination", "folder", "target", "local", "into", "name")
 
 _NAME = r"[\w.@+-]+(?:/[\w.@+-]+)*"
-# a list entry that is a name and an address and nothing else: "ale https://github.com/dense-analysis/ale",
-# "'gitfast': 'https://...'", "- vim-fugitive = https://..." (never a sentence of prose)
-_LIST_LINE = re.compile(rf"^\s*(?:[-*]\s+)?[\"']?(?P<name>{_NAME})[\"']?\s*[:=,]?\s*[\"']?(?P<url>{_HOSTED})[\"']?,?\s*$"
-                        rf"|^\s*(?:[-*]\s+)?[\"']?(?P<url2>{_HOSTED})[\"']?\s*[:=,]?\s*[\"']?(?P<name2>{_NAME})[\"']?,?\s*$",
-                        re.MULTILINE)
+_REF = r"(?:[ \t]+[\w./@+-]+)?"  # a branch, tag or commit after the entry ("lazy.nvim stable")
+# a list entry that is a name and an address (and perhaps a ref) and nothing else: "ale
+# https://github.com/dense-analysis/ale", "'gitfast': 'https://...'", "https://github.com/folke/lazy.nvim lazy.nvim
+# stable", or an address alone, named as its repository ("https://github.com/tpope/vim-surround.git"); never prose
+_LIST_LINE = re.compile(rf"^[ \t]*(?:[-*][ \t]+)?[\"']?(?P<name>{_NAME})[\"']?[ \t]*[:=,]?[ \t]*[\"']?(?P<url>{_HOSTED}){_END}"
+                        rf"[\"']?,?{_REF}[ \t]*$"
+                        rf"|^[ \t]*(?:[-*][ \t]+)?[\"']?(?P<url2>{_HOSTED}){_END}[\"']?(?:[ \t]*[:=,]?[ \t]*[\"']?"
+                        rf"(?P<name2>{_NAME})[\"']?,?{_REF})?[ \t]*$", re.MULTILINE)
 _CLONE = re.compile(rf"\bgit\s+clone\b(?:\s+--?[\w-]+(?:[= ](?!-|https?:|git@)\S+)?)*\s+[\"']?(?P<url>{_HOSTED}){_END}[\"']?"
                     rf"\s+[\"']?(?P<dest>[\w./@+-]+)[\"']?")
-_SUBTREE = re.compile(rf"\bgit\s+subtree\s+(?:add|pull)\b[^\n]*?--prefix[= ][\"']?(?P<dest>[\w./@+-]+)[\"']?[^\n]*?"
-                      rf"(?P<url>{_HOSTED}){_END}")
+# ``git subtree add|pull`` with its prefix and the repository (an address, or a remote ``git remote add`` names), in
+# either order: "git subtree add --prefix=vendor/siphash siphash master --squash"
+_SUBTREE = re.compile(r"\bgit\s+subtree\s+(?:add|pull)\b([^\n]*)")
+_PREFIX = re.compile(r"(?:--prefix[= ]|-P[ \t]+)[\"']?(?P<dest>[\w./@+-]+)[\"']?")
+_REMOTE = re.compile(rf"\bgit\s+remote\s+add\s+(?:-f\s+)?(?P<name>[\w.-]+)\s+[\"']?(?P<url>{_HOSTED}){_END}")
 # a script that publishes folders of this repository to others (a subtree split, a push) names them as destinations
 _PUBLISHES = re.compile(r"\bgit\s+(?:push|subtree\s+(?:split|push))\b|\bsplitsh\b")
+# Prose (a vendoring page) is read for its subtree commands only.
+_PROSE_EXTENSIONS = (".md", ".markdown", ".rst", ".adoc", ".txt")
 
 
 def may_list_copies(path: str) -> bool:
     """Whether the file at ``path`` can be a script or data file naming copies (a cheap test on its name)."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(_SCRIPT_EXTENSIONS + _DATA_EXTENSIONS) or name in _SCRIPT_NAMES
+    return name.endswith(_SCRIPT_EXTENSIONS + _DATA_EXTENSIONS + _PROSE_EXTENSIONS) or name in _SCRIPT_NAMES
 
 
 def fetched_copies(path: str, text: str) -> Iterator[tuple[str, str, str]]:
     """``(target, owner/name, detail)`` for each path or name the file at ``path`` fetches from another repository."""
-    if len(text) > _MAX_CHARS or _PUBLISHES.search(text):
+    if len(text) > _MAX_CHARS:
         return
+    # a list or a mapping says nothing of the direction: in a file that publishes, its entries are destinations
+    listed = () if _PUBLISHES.search(text) or path.endswith(_PROSE_EXTENSIONS[:-1]) else \
+        (*_structured(path, text), *_lines(text))
     seen = set()
-    for target, url, how in (*_structured(path, text), *_lines(text)):
+    for target, url, how in (*listed, *_commands(text, clones=not path.endswith(_PROSE_EXTENSIONS[:-1]))):
         target = _clean(target)
         if target and (target, url) not in seen:
             seen.add((target, url))
@@ -74,14 +85,28 @@ def _clean(target: str) -> str:
 
 def _lines(text: str) -> Iterator[tuple[str, str, str]]:
     for found in _LIST_LINE.finditer(text):
-        name, url = (found.group("name"), found.group("url")) if found.group("name") else \
-            (found.group("name2"), found.group("url2"))
+        url = found.group("url") or found.group("url2")
         if (owner_name := _owner_name(url)) is not None:
+            name = found.group("name") or found.group("name2") or owner_name.split("/", 1)[1]
             yield name, owner_name, "lists {target} from {url}"
-    for pattern, how in ((_CLONE, "clones {url} into {target}"), (_SUBTREE, "adds {url} as the subtree {target}")):
-        for found in pattern.finditer(text):
+
+
+def _commands(text: str, clones: bool) -> Iterator[tuple[str, str, str]]:
+    if clones:
+        for found in _CLONE.finditer(text):
             if (owner_name := _owner_name(found.group("url"))) is not None:
-                yield found.group("dest"), owner_name, how
+                yield found.group("dest"), owner_name, "clones {url} into {target}"
+    remotes = {found.group("name"): _owner_name(found.group("url")) for found in _REMOTE.finditer(text)}
+    for found in _SUBTREE.finditer(text):
+        line, prefix = found.group(1), _PREFIX.search(found.group(1))
+        if prefix is None:
+            continue
+        url = _HOSTED_URL.search(line)
+        rest = (_PREFIX.sub(" ", line)).split()
+        owner_name = _owner_name(url.group(0)) if url else \
+            next((remotes[word] for word in rest if not word.startswith("-") and word in remotes), None)
+        if owner_name is not None:
+            yield prefix.group("dest"), owner_name, "adds {url} as the subtree {target}"
 
 
 def _owner_name(url: str) -> str | None:
@@ -89,7 +114,15 @@ def _owner_name(url: str) -> str | None:
     return f"{found.group(1)}/{found.group(2)}".lower() if found else None
 
 
+# A package manifest names its own home (``"repository": "https://..."``): ``filters.vendored`` reads it as one.
+_MANIFESTS = ("package.json", "composer.json", "Cargo.toml", "pyproject.toml", "bower.json", "elm.json", "dub.json",
+              "vcpkg.json", "haxelib.json", "gleam.toml", "Project.toml", "pubspec.yaml", "shard.yml", "deno.json",
+              "jsr.json", "manifest.json", "tsconfig.json")
+
+
 def _structured(path: str, text: str) -> Iterator[tuple[str, str, str]]:
+    if path.rsplit("/", 1)[-1] in _MANIFESTS:
+        return
     data = _parse(path, text)
     if data is not None:
         yield from _walk(data, "")
