@@ -1497,9 +1497,10 @@ ONE_FOLDER_HOLDER_MIN = 5
 def _one_folder_holders(facts: list[VendoringFact], owner: RepositoryOwner,
                         trees: tuple[VendoredTree, ...]) -> dict[str, list[tuple[str, str]]]:
     """The files of a holder who is not the repository's, nor one of its people, whose files stating their own terms
-    (``ONE_FOLDER_HOLDER_MIN`` or more) all sit in one folder and whose name no file elsewhere carries: one copied
-    package, whatever its years (sljit in hxcpp's ``src/hx/cppia/sljit_src/``: "Copyright Zoltan Herczeg", BSD terms,
-    no year, 21 files)."""
+    with no year (``ONE_FOLDER_HOLDER_MIN`` or more) all sit in one folder and whose name no file elsewhere carries:
+    one copied package (sljit in hxcpp's ``src/hx/cppia/sljit_src/``: "Copyright Zoltan Herczeg", BSD terms, 21
+    files). With years, such files are a maintainer's package as often (runc's ``internal/pathrs/``, Aleksa Sarai's
+    2024-2025 Apache headers): the years are read by ``foreign_notice``."""
     own_words = owner.words() | holder_words(owner.people)
     where: dict[str, set[str]] = {}  # each holder word, the folders whose files' holders carry it
     for fact in facts:
@@ -1508,7 +1509,7 @@ def _one_folder_holders(facts: list[VendoringFact], owner: RepositoryOwner,
                 where.setdefault(word, set()).add(fact.folder)
     headers: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for fact in facts:
-        if fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None \
+        if fact.kind == "header" and fact.folder and not fact.first_year and vendored_tree(fact.detail, trees) is None \
                 and (words := holder_words([fact.name])) and not words & own_words \
                 and all(where.get(word, set()) <= {fact.folder} for word in words):
             headers.setdefault((fact.folder, fact.name), []).append((fact.detail, fact.name))
