@@ -277,7 +277,7 @@ def markup_prose(text: str, language: str) -> str:
     directives (their option lines, and the content of code-like ones), comments and literal blocks,
     AsciiDoc's delimited blocks, attribute lines and block macros."""
     if language == "markdown":
-        return _ATX_HEADING.sub("", _HTML_TAG_LINE.sub("", _PIPE_TABLE.sub("", _FENCED_BLOCK.sub("", text))))
+        return _ATX_HEADING.sub("", _repeated_headings(_HTML_TAG_LINE.sub("", _PIPE_TABLE.sub("", _FENCED_BLOCK.sub("", text)))))
     if language == "restructuredtext":
         return _rest_prose(text)
     if language == "asciidoc":
@@ -291,6 +291,22 @@ def markup_prose(text: str, language: str) -> str:
 _PIPE_TABLE = re.compile(r"^[^\n|]*\|[^\n]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*\r?\n"
                          r"(?:[^\n]*\|[^\n]*(?:\n|\Z))*", re.MULTILINE)
 _MARKDOWN_DATA = (_FENCED_BLOCK, _PIPE_TABLE)
+def _repeated_headings(text: str) -> str:
+    """``text`` less each Markdown heading that repeats an earlier one: a reference's per-command "Options" and
+    "Examples" sections (pipenv's docs/commands.md, 11 and 14 of them) are its structure, not repeated paragraphs."""
+    seen: set[str] = set()
+
+    def once(found: re.Match) -> str:
+        title = " ".join(found.group(1).split()).lower()
+        if title in seen and _WORD.search(title):  # a section's name; a line of hashes is no heading
+            return ""
+        seen.add(title)
+        return found.group(0)
+
+    return _HEADING_LINE.sub(once, text)
+
+
+_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+([^\n]*\S)[ \t]*\r?\n?", re.MULTILINE)
 # A Markdown ATX heading's opening hashes (CommonMark: up to three spaces, 1-6 ``#``, then a space or the line's end).
 _ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=[ \t]|$)[ \t]*", re.MULTILINE)
 
