@@ -980,6 +980,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
                 and not any(_members_cover(members, base, folder) for base, members in workspaces
                             if not base or folder.startswith(base + "/")):
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
+    trees.update(_released_alone(facts, trees, root_ids, workspaces))
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
@@ -988,6 +989,37 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
               for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
+
+
+_BUILD_FILE = re.compile(r"(?:GNU)?[Mm]akefile|CMakeLists\.txt|meson\.build|configure(?:\.ac)?|build\.(?:sh|zig)|SConstruct")
+
+
+def _released_alone(facts: list[VendoringFact], trees: dict[str, str], root_ids: set[str],
+                    workspaces: list[tuple[str, tuple[str, ...]]]) -> dict[str, str]:
+    """The folders that are projects released on their own: their own license text under other terms than the root's,
+    their own changelog and their own build file (oh-my-zsh's ``plugins/zsh-navigation-tools/``: "dual-licensed under
+    MIT and GPLv3" naming no one, beside the root's MIT, with its ``NEWS`` and ``Makefile``). A workspace member is the
+    repository's own package."""
+    if not root_ids:
+        return {}
+    root = frozenset().union(*(license_ids(expression) for expression in root_ids))
+    names: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.kind == "present" and fact.folder:
+            names.setdefault(fact.folder, set()).add(fact.detail.rsplit("/", 1)[-1])
+    found = {}
+    for lic in facts:
+        if lic.kind != "license" or not lic.folder or lic.folder in trees or _inside(lic.folder, trees) \
+                or not lic.license or license_ids(lic.license) <= root:
+            continue
+        held = names.get(lic.folder, set())
+        changelog = sorted(name for name in held if _CHANGELOG.fullmatch(name))
+        build = sorted(name for name in held if _BUILD_FILE.fullmatch(name))
+        if changelog and build and not any(_members_cover(members, base, lic.folder) for base, members in workspaces
+                                           if not base or lic.folder.startswith(base + "/")):
+            found[lic.folder] = (f"own {lic.detail} ({lic.license}, not the root's), {changelog[0]} and {build[0]} at "
+                                 f"{lic.folder}/: a project released on its own")
+    return found
 
 
 ROOT_COPY_MIN_FILES = 3  # files naming a root license text's holders, nearly all in one folder, to call the text a copy's

@@ -1330,3 +1330,22 @@ def test_zlibs_copyright_notice_names_its_holders_and_its_folder_is_a_copy():
     assert tree is not None and "own LICENSE at etc/c/zlib/" in tree.evidence
     for path in ("etc/c/zlib.d", "std/zlib.d", "std/algorithm/sorting.d"):
         assert path in files and vendored_tree(path, found.trees) is None, path
+
+
+def test_a_folder_released_on_its_own_under_other_terms():
+    """ohmyzsh/ohmyzsh (830a5bc; the ninth holdout, spent): ``plugins/zsh-navigation-tools/`` carries its own
+    ``LICENSE`` ("dual-licensed under MIT and GPLv3", naming no one) beside the root's MIT, its own ``NEWS`` and its own
+    ``Makefile``: psprint's Zsh Navigation Tools, a project released on its own. Under the root's terms, or without a
+    changelog, the same folder says nothing."""
+    def trees_with_paths(files):
+        return vendored_trees(_facts(files, "ohmyzsh/ohmyzsh"), "ohmyzsh/ohmyzsh")
+
+    files = layout("ohmyzsh-znt")
+    trees = trees_with_paths(files)
+    tree = vendored_tree("plugins/zsh-navigation-tools/n-list", trees)
+    assert tree is not None and "NEWS and Makefile" in tree.evidence and "GPL-3.0" in tree.evidence
+    assert vendored_tree("plugins/git/git.plugin.zsh", trees) is None
+    same_terms = dict(files, **{"plugins/zsh-navigation-tools/LICENSE": files["LICENSE.txt"].replace("Robby Russell", "")})
+    assert vendored_tree("plugins/zsh-navigation-tools/n-list", trees_with_paths(same_terms)) is None
+    no_news = {path: text for path, text in files.items() if not path.endswith("/NEWS")}
+    assert vendored_tree("plugins/zsh-navigation-tools/n-list", trees_with_paths(no_news)) is None
