@@ -293,7 +293,7 @@ _PIPE_TABLE = re.compile(r"^[^\n|]*\|[^\n]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \
 _MARKDOWN_DATA = (_FENCED_BLOCK, _PIPE_TABLE)
 def _repeated_headings(text: str) -> str:
     """``text`` less each Markdown heading that repeats an earlier one: a reference's per-command "Options" and
-    "Examples" sections (pipenv's docs/commands.md, 11 and 14 of them) are its structure, not repeated paragraphs."""
+    "Examples" sections (pipenv's commands reference, 11 and 14 of them) are its structure, not repeated paragraphs."""
     seen: set[str] = set()
 
     def once(found: re.Match) -> str:
