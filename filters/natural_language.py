@@ -277,7 +277,8 @@ def markup_prose(text: str, language: str) -> str:
     directives (their option lines, and the content of code-like ones), comments and literal blocks,
     AsciiDoc's delimited blocks, attribute lines and block macros."""
     if language == "markdown":
-        return _ATX_HEADING.sub("", _repeated_headings(_HTML_TAG_LINE.sub("", _PIPE_TABLE.sub("", _FENCED_BLOCK.sub("", text)))))
+        text = _repeated_headings(_HTML_TAG_LINE.sub("", _PIPE_TABLE.sub("", _FENCED_BLOCK.sub("", text))))
+        return _ATX_HEADING.sub("", _CLOSING_HASHES.sub(r"\1", text))
     if language == "restructuredtext":
         return _rest_prose(text)
     if language == "asciidoc":
@@ -306,6 +307,8 @@ def _repeated_headings(text: str) -> str:
     return _HEADING_LINE.sub(once, text)
 
 
+# A heading's optional closing hashes (CommonMark: "### Parameters ###", premake's reference pages)
+_CLOSING_HASHES = re.compile(r"^([ \t]{0,3}#{1,6}[ \t]+[^\n]*?\S)[ \t]+#+[ \t]*$", re.MULTILINE)
 _HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+([^\n]*\S)[ \t]*\r?\n?", re.MULTILINE)
 # A Markdown ATX heading's opening hashes (CommonMark: up to three spaces, 1-6 ``#``, then a space or the line's end).
 _ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=[ \t]|$)[ \t]*", re.MULTILINE)
