@@ -509,6 +509,13 @@ def count_langfuse_responses_items(path: Path) -> int:
     return len(last["input"]) + len(last["output"]["output"])
 
 
+def count_langsmith_patched_run(path: Path) -> int:
+    """LangSmith's recorded run (``{post: [run], patch: [run]}``): the patched run's input messages and its one
+    reply (a chat completion's first choice)."""
+    (patched,) = json.loads(path.read_text())["patch"]
+    return len(patched["inputs"]["messages"]) + 1
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -587,6 +594,8 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Langfuse trace export of a LangGraph run (observations)": count_langfuse_last_generation,
                 "Langfuse trace export of a LlamaIndex completion (observations)": count_langfuse_single_call,
                 "Langfuse trace export of an OpenAI Agents SDK run (observations)": count_langfuse_responses_items,
+                "LangSmith run posted and patched by the JS SDK (wrapped OpenAI call)": count_langsmith_patched_run,
+                "LangSmith run posted and patched by the JS SDK (reasoning model call)": count_langsmith_patched_run,
                 # round 12 (text exports)
                 "Gemini CLI /export of a session (Markdown: ## USER / ## MODEL headings after the emoji, **Tool Command** / **Tool Response** fences)": count_gemini_cli_export,
                 "CodeRhapsody conversation history (Markdown: ## Message N - User / Assistant, **Tool Call** / **Tool Result** fences)": count_numbered_messages}

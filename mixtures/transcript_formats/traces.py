@@ -35,12 +35,13 @@ def is_span_list(items: Any) -> bool:
 
 
 def trace_holder(record: Any, ancestors: tuple) -> int | None:
-    """The id of the object holding the span list ``record`` (or an object above it) belongs to, or None."""
-    chain = [record, *ancestors]
+    """The id of the outermost object holding a span list ``record`` (or an object above it) belongs to, or
+    None: a run tree nests its spans (LangSmith's ``child_runs`` within ``child_runs``), all one trace."""
+    chain, holder = [record, *ancestors], None
     for child, parent in itertools.pairwise(chain):
         if not isinstance(parent, dict):
             continue
-        for value in parent.values():
-            if isinstance(value, list) and any(item is child for item in value) and is_span_list(value):
-                return id(parent)
-    return None
+        if any(isinstance(value, list) and any(item is child for item in value) and is_span_list(value)
+               for value in parent.values()):
+            holder = id(parent)
+    return holder

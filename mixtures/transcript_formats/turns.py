@@ -62,7 +62,7 @@ STEP_COLUMNS = {"thoughts": "thought", "actions": "action", "responses": "respon
 # A call record: what one model call was sent, and what it returned.
 PROMPT_KEYS = ("messages", "input_messages", "prompt_messages", "prompt", "prompts", "input", "inputs", "request",
                "llm_input", "model_input", "user_task", "user_message", "user_input")
-RESPONSE_KEYS = ("response", "completion", "output", "generation", "generated_text", "output_messages",
+RESPONSE_KEYS = ("response", "completion", "output", "outputs", "generation", "generated_text", "output_messages",
                  "output_text", "llm_output", "llm_response", "model_output", "model_response", "raw_response")
 # A tool-call event: the tool's name, its arguments, what it returned.
 CALL_NAME_KEYS = ("name", "function", "tool", "tool_name", "function_name", "func_name", "api_name")
@@ -344,6 +344,10 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
     one user turn."""
     if isinstance(value, str) and (written := json_turns(value)) is not None:
         value = written  # a message list written as JSON text (a tracer's ``input``)
+    if isinstance(value, dict) and not speaker_of(value) and isinstance(inner := first_present(value, PROMPT_KEYS), list):
+        value = inner  # a run's inputs holding its message list (LangSmith's ``inputs: {messages: [...]}``)
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        value = value[0]  # one batch of messages (``messages: [[...]]``)
     value = item_turns(enveloped_turns(value))
     if isinstance(value, list) and value and all(isinstance(v, dict) and speaker_of(v) for v in value):
         return turn_messages(value)
@@ -443,6 +447,13 @@ def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
         return [m for v in item_turns(value["output"]) for m in response_messages(v, where)]  # a Responses object
     if value.get("type") in ITEM_CALLS:
         return response_messages(item_turns([value])[0], where)
+    generations = value.get("generations")  # LangChain's LLMResult: ``generations: [[{text, message}]]``
+    if isinstance(generations, list) and generations and isinstance(generations[0], list):
+        generations = generations[0]
+    if isinstance(generations, list) and generations and isinstance(generations[0], dict):
+        first = generations[0]
+        return response_messages(first.get("message") if isinstance(first.get("message"), dict) else first.get("text"),
+                                 where)
     choices = value.get("choices")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         choice = choices[0]

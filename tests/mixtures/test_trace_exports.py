@@ -16,6 +16,7 @@ KOOG = INPUTS / "langfuse-koog-trace.json"
 LANGGRAPH = INPUTS / "langfuse-langgraph-trace.json"
 LLAMAINDEX = INPUTS / "langfuse-llamaindex-trace.json"
 OPENAI_AGENTS = INPUTS / "langfuse-openai-agents-trace.json"
+LANGSMITH = INPUTS / "langsmith-run-post-patch.json"
 
 
 def read(path: Path) -> list[Document]:
@@ -100,3 +101,16 @@ def test_responses_items_a_call_was_sent_and_the_responses_object_it_returned() 
     assert got == [("user", user["content"], [], ""), ("assistant", "", [called["name"]], ""),
                    ("tool", returned["output"], [], returned["call_id"]),
                    ("assistant", reply["content"][0]["text"], [], "")]
+
+
+def test_a_langsmith_run_s_inputs_and_outputs_are_its_call() -> None:
+    """A LangSmith run (``run_type: llm``) keeps what the model was sent under ``inputs: {model, messages}`` and
+    what it returned under ``outputs`` (here a chat completion): the run is a call record, read once though the
+    SDK posted it (``post``, no outputs yet) and patched it (``patch``, with them)."""
+    runs = json.loads(LANGSMITH.read_text())
+    (posted,), (patched,) = runs["post"], runs["patch"]
+    assert posted["run_type"] == "llm" and "outputs" not in posted and "messages" in patched["inputs"], "guard"
+    (doc,) = read(LANGSMITH)
+    assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
+        *((m["role"], m["content"]) for m in patched["inputs"]["messages"]),
+        ("assistant", patched["outputs"]["choices"][0]["message"]["content"])]
