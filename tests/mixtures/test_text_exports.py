@@ -120,3 +120,30 @@ def test_numbered_message_headings_with_written_calls_and_results_are_read():
     assert sum(m["role"] == "tool" for m in messages) == len(results)
     assert any("## ✅ Git Status" in m["content"] for m in messages if m["role"] == "assistant")
     assert has_task(messages) and messages[0]["content"].startswith("This seems to work perfectly!")
+
+
+def test_prompts_quoted_under_an_alert_and_unquoted_replies_are_read():
+    """claude-transcript's export (issue 45 round 12): what the person typed is a ``> [!IMPORTANT]`` block quote,
+    a harness's note a ``> [!WARNING]`` one, the model's reply the unquoted text after it; the fenced output under
+    an action's bold line (``✏️ **Edit: src/x.ts**``) is the tool's turn, never the model's text."""
+    text = (INPUTS / "claude-transcript.2025-08-10-refactor.lines-1-187.md").read_text()
+    prompts = ["\n".join(line[2:] for line in block.strip().splitlines())
+               for block in re.findall(r"^> \[!IMPORTANT\]\n((?:>.*\n)+)", text, re.MULTILINE)]
+    actions = re.findall(r"^\S{1,3} \*\*\w+: [^*\n]+\*\*\n```", text, re.MULTILINE)
+    assert len(prompts) >= 4 and len(actions) >= 2 and "> [!WARNING]" in text
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["content"] for m in messages if m["role"] == "user" and not m["name"]] == [p.strip() for p in prompts]
+    assert [m["content"] for m in messages if m["name"] == "WARNING"] == ["[Request interrupted by user]"]
+    outputs = [m for m in messages if m["role"] == "tool"]
+    assert len(outputs) >= len(actions) and all(m["observation"] and m["content"].startswith("```") for m in outputs)
+    replies = [m for m in messages if m["role"] == "assistant"]
+    assert replies and not any(re.search(r"\*\*Edit: [^*]+\*\*\n```\nError", m["content"]) for m in replies)
+
+
+def test_documentation_quoting_the_same_note_over_and_over_is_no_chat():
+    """Node's API page (``> Stability: 1 - Experimental`` quoted before each section, answered by the section's
+    prose): bare quotes recur in documentation, so only quotes that open with the same alert are a person's."""
+    text = (INPUTS / "not-nodejs-api-inspector.md").read_text()
+    assert len(re.findall(r"^> Stability:", text, re.MULTILINE)) >= 4
+    assert parse_text(text) is None
