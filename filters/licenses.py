@@ -351,6 +351,10 @@ _FSFULLR = (r"this (?:file|makefile in|\w+) is free software the free software f
 _PSF_ANCHOR = r"python software foundation license version 2|license agreement is between the python software foundation"
 
 # Same-anchor variants are listed most specific first: the table order breaks position ties.
+# The Boost Software License's own grant, quoted whole (the MS STL numbers Crystal's specs port): its name alone after a
+# verb is a notice, its grant's words anywhere are.
+_BSL_TEXT = _signature("BSL-1.0", r"permission is hereby granted free of charge to any person or organization obtaining a "
+                                  r"copy of the software and accompanying documentation covered by this license")
 _SIGNATURES = (
     # Unicode's licenses grant in MIT's words ("...to any person obtaining a copy of the Unicode data files"
     # or "...of data files"), without MIT's notice clause: read before the MIT family, not as MIT-0.
@@ -425,6 +429,7 @@ _SIGNATURES = (
         r"the origin of this software must not be misrepresented",
         (r"altered source versions must be plainly marked as such",),
     ),
+    _BSL_TEXT,
     _signature("BSL-1.0", r"boost software license version 1 0"),
     _signature("WTFPL", r"do what the fuck you want to public license"),
     # Vim's license (ack.vim's and ctrlp.vim's LICENSE quote it): its first clause, as the text words it.
@@ -1245,9 +1250,10 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
         position = _signature_position(signature, words)
         if position is None or any(start < position < end for start, end in covered):
             continue  # none, or a clause of a text already found (zlib's clauses inside bzip2's license)
-        if signature.spdx not in _NAMED_ONLY or _NOTICE_VERB.search(words[max(0, position - 60):position]):
+        grant = signature.spdx not in _NAMED_ONLY or signature is _BSL_TEXT
+        if grant or _NOTICE_VERB.search(words[max(0, position - 60):position]):
             found.setdefault(position, signature.spdx)
-            granted = granted or signature.spdx not in _NAMED_ONLY
+            granted = granted or grant
             window = words[position:position + _WINDOW_CHARS]
             covered.append((position, position + max((m.end() for p in signature.required if (m := p.search(window))),
                                                      default=0)))

@@ -27,3 +27,14 @@ def test_a_port_quoting_its_origins_license_is_under_both() -> None:
     assert document_license(doc, licenses) == "(Apache-2.0 OR BSL-1.0) AND Apache-2.0 WITH Swift-exception"
     plain = Document(id="a.cr", text="puts 1\n", source="crystal", kind="file", repo="crystal-lang/crystal", path="a.cr")
     assert document_license(plain, licenses) == "Apache-2.0 WITH Swift-exception"
+
+
+def test_a_port_quoting_the_boost_text_whole() -> None:
+    """``spec/std/float_printer/shortest_spec.cr``: "The example numbers in these specs are ported from Microsoft's C++
+    STL. The following is their license:", then the Boost Software License's text (its grant, "Permission is hereby
+    granted, free of charge, to any person or organization obtaining a copy of the software ...")."""
+    files = json.loads((NOTICES / "crystal.json").read_text(encoding="utf-8"))
+    path = "spec/std/float_printer/shortest_spec.cr"
+    doc = Document(id=path, text=files[path], source="crystal", kind="file", repo="crystal-lang/crystal", path=path)
+    licenses = {repository_key(doc): resolve_licenses([license_evidence_of("REUSE.toml", files["REUSE.toml"])])}
+    assert document_license(doc, licenses) == "Apache-2.0 WITH Swift-exception AND BSL-1.0"
