@@ -479,9 +479,9 @@ VERDICTS = {
         (lambda p, o, r: "BSL-1.0" in o and " OR " in o, "R", ("ports quoting 'their license', Ryu's or Dragonbox's "
          "'Apache License ... Alternatively ... the Boost Software License': ours the choice AND Crystal's own "
          "(round 12), the reference ANDs the two alternatives")),
-        (lambda p, o, r: o.startswith("Apache-2.0 WITH Swift-exception AND ") and r == "BSD-3-Clause", "R", ("ports "
-         "of double-conversion and Go quoting 'their license' (BSD-3-Clause): under it and Crystal's own (round 12); "
-         "the reference reads the quoted notice alone")),
+        (lambda p, o, r: o.startswith("Apache-2.0 WITH Swift-exception AND ") and r in ("BSD-3-Clause", "BSL-1.0"), "R",
+         ("ports of double-conversion, Go and MS STL's numbers quoting 'their license' (BSD-3-Clause, the Boost text): "
+          "under it and Crystal's own (round 12); the reference reads the quoted notice alone")),
         (_name("ryu_printf_spec.cr", "dragonbox.cr", "ryu_printf.cr"), "O", ("code ported from Ryu/Dragonbox quoting "
          "'their license', the Apache License v2.0 with LLVM Exceptions or the Boost license: ours reads the Boost "
          "alternative alone (or ANDs it), losing the choice")),
