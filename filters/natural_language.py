@@ -278,6 +278,7 @@ def markup_prose(text: str, language: str) -> str:
     AsciiDoc's delimited blocks, attribute lines and block macros."""
     if language == "markdown":
         text = _repeated_headings(_HTML_TAG_LINE.sub("", _PIPE_TABLE.sub("", _FENCED_BLOCK.sub("", text))))
+        text = _LINK_DEFINITION.sub("", _LINK_DESTINATION.sub("]", text))
         return _ATX_HEADING.sub("", _CLOSING_HASHES.sub(r"\1", text))
     if language == "restructuredtext":
         return _rest_prose(text)
@@ -307,6 +308,11 @@ def _repeated_headings(text: str) -> str:
     return _HEADING_LINE.sub(once, text)
 
 
+# A link's destination and a link reference definition are addresses, not words: a changelog's "([#13056](https://github.com/
+# crystal-lang/crystal/pull/13056), thanks @HertzDevil)" on every entry repeated the address's 7-grams (Gopher's
+# duplicated n-grams); the link's text stays.
+_LINK_DESTINATION = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"\n]*\")?\)")
+_LINK_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+[^\n]*\n?", re.MULTILINE)
 # A heading's optional closing hashes (CommonMark: "### Parameters ###", premake's reference pages)
 _CLOSING_HASHES = re.compile(r"^([ \t]{0,3}#{1,6}[ \t]+[^\n]*?\S)[ \t]+#+[ \t]*$", re.MULTILINE)
 _HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+([^\n]*\S)[ \t]*\r?\n?", re.MULTILINE)
