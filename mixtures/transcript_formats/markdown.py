@@ -52,10 +52,34 @@ def headings(text: str) -> list[tuple]:
     """``(start, end, role)`` of every turn heading whose speaker is a role alias (or ``_****_``: the
     model's turn going on); where the text has no Markdown heading of a turn, its banners (``BANNER``); where
     neither gives a person's and the model's turn, headings of named agents (``named_headings``)."""
-    found = marked(text, HEADING) or marked(text, BANNER)
+    found = outside_fences(text, marked(text, HEADING)) or marked(text, BANNER)
     if {"user", "assistant"} <= {role for *_, role in found}:
         return found
     return named_headings(text) or found
+
+
+def outside_fences(text: str, found: list[tuple]) -> list[tuple]:
+    """The headings outside code fences: an example export a reply shows in a fence (``## 👤 User`` in a README it
+    writes) opens no turn. When every heading sits in fences (a chat a page shows), all of them."""
+    fences = fence_spans(text) if "```" in text else []
+    inside = [f for f in found if any(a <= f[0] < b for a, b in fences)]
+    return found if not inside or len(inside) == len(found) else [f for f in found if f not in inside]
+
+
+FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$", re.MULTILINE)
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each fenced block: from an opening line to the next line of the same fence and nothing
+    else (a fence left open runs to the end)."""
+    spans, opened = [], None
+    for line in FENCE_LINE.finditer(text):
+        if opened is None:
+            opened = line
+        elif line.group(1).startswith(opened.group(1)) and not line.group(2).strip():
+            spans.append((opened.start(), line.end()))
+            opened = None
+    return spans + ([(opened.start(), len(text))] if opened is not None else [])
 
 
 def named_headings(text: str) -> list[tuple[int, int, str, str]]:

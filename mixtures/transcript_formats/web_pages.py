@@ -186,6 +186,8 @@ HIDDEN = SKIPPED | {"head", "title", "button", "nav", "footer"}  # what a reader
 HTML_PAGE = re.compile(r"<(?:html|body|article|main|div)\b", re.IGNORECASE)
 
 
+HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+FOLDED = frozenset({"details", "summary"})
 LABEL_CLASS_WORDS = frozenset({"speaker", "author", "sender", "role", "from", "username"})
 
 
@@ -205,8 +207,14 @@ class PageText(html.parser.HTMLParser):
         if tag in HIDDEN and tag not in VOID:
             self.hidden += 1
         self.pre += tag == "pre"
+        if tag == "pre" and self.pre == 1 and not self.hidden:
+            self.parts.append("\n````\n")  # preformatted text is code: its lines open no turn
         if tag in BLOCK:
             self.parts.append("\n")
+        if tag in HEADING_TAGS and not self.pre:  # a rendered export's ``<h2>👤 User</h2>``: the heading it was
+            self.parts.append("#" * int(tag[1]) + " ")
+        if tag in FOLDED and not self.pre:  # a folded tool call or output stays folded (the Markdown readers' own)
+            self.parts.append(f"\n<{tag}>")
         words = set().union(*(key_words(v) for n, v in attrs if n == "class" and v)) if attrs else set()
         if words & LABEL_CLASS_WORDS and tag not in VOID:
             self.labels.append((tag, len(self.parts)))
@@ -216,10 +224,14 @@ class PageText(html.parser.HTMLParser):
             self.hidden -= 1
         if tag == "pre" and self.pre:
             self.pre -= 1
+            if not self.pre and not self.hidden:
+                self.parts.append("\n````\n")
         if self.labels and self.labels[-1][0] == tag:
             name = "".join(self.parts[self.labels.pop()[1]:]).strip()
             if name and len(name) <= 40 and len(name.split()) <= 4 and not name.endswith(":"):
                 self.parts.append(":")
+        if tag in FOLDED and not self.pre:
+            self.parts.append(f"</{tag}>\n")
         if tag in BLOCK:
             self.parts.append("\n")
 
@@ -234,7 +246,9 @@ MARKDOWN_LINE = re.compile(r"^(?:#{1,6}[ \t]+\S|\*\*\w|```)", re.MULTILINE)
 def page_text(text: str) -> str | None:
     """The visible text of an HTML page (see ``PageText``), blank lines collapsed; None for no HTML page: markup
     from its first character, with no Markdown lines (a Markdown log holding HTML blocks is read as Markdown)."""
-    if (not isinstance(text, str) or not text.lstrip().startswith("<") or MARKDOWN_LINE.search(text)
+    # a whole page (``<!DOCTYPE html>``, ``<html>``) is one though its ``<pre>`` shows Markdown
+    page = isinstance(text, str) and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
+    if (not isinstance(text, str) or not text.lstrip().startswith("<") or (MARKDOWN_LINE.search(text) and not page)
             or len(HTML_PAGE.findall(text[:2_000_000])) < MIN_MESSAGES):
         return None
     parser = PageText()

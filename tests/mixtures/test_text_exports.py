@@ -147,3 +147,19 @@ def test_documentation_quoting_the_same_note_over_and_over_is_no_chat():
     text = (INPUTS / "not-nodejs-api-inspector.md").read_text()
     assert len(re.findall(r"^> Stability:", text, re.MULTILINE)) >= 4
     assert parse_text(text) is None
+
+
+def test_a_rendered_export_page_is_read_by_its_headings_not_by_the_markdown_its_code_shows():
+    """ccexport's GitHub-styled HTML page of a Claude Code session (issue 45 round 12): turns under
+    ``<h2>👤 User</h2>`` / ``<h2>🤖🔧 Assistant</h2>``, tool calls and results folded in ``<details>``; one folded
+    call writes a README whose example export (``## 👤 User`` in a ``<pre>``) was read as the page's chat."""
+    text = (INPUTS / "ccexport.VIBE_github.excerpt.html").read_text()
+    users = re.findall(r"^<h2>👤 User</h2>", text, re.MULTILINE)
+    folded = re.findall(r"^<details>", text, re.MULTILINE)
+    assert len(users) == 1 and len(folded) >= 10 and "## 👤 User\n\nHello, can you help me" in text
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert sum(m["role"] == "user" for m in messages) == len(users)
+    assert messages[0]["content"].startswith("builde a claude code conversation exporter")
+    assert sum(m["role"] == "tool" and m["observation"] for m in messages) == len(folded)
+    assert not any("Hello, can you help me with my React project?" == m["content"] for m in messages)
