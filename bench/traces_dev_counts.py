@@ -516,6 +516,23 @@ def count_langsmith_patched_run(path: Path) -> int:
     return len(patched["inputs"]["messages"]) + 1
 
 
+def count_folded_export(path: Path) -> int:
+    """ccexport's session export, Markdown or its HTML page: per turn heading (``## 👤 User``, ``## 🤖🔧 Assistant``,
+    ``<h2>`` on the page) one message for its text outside ``<details>`` and one per ``<details>`` block (a call or
+    a result); code (fences, ``<pre>``) is left out first, so an example export a README shows counts nothing."""
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"<pre\b.*?</pre>", "", text, flags=re.DOTALL)
+    text = re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", text, flags=re.MULTILINE | re.DOTALL)
+    text = re.sub(r"<h2>(.*?)</h2>", r"\n## \1\n", text)
+    heading = r"^## (?:👤 User|🤖🔧 Assistant|🤖 Assistant|🔧 Tool Use)[ \t]*$"
+    count = 0
+    for body in re.split(heading, text, flags=re.MULTILINE)[1:]:
+        folded = len(re.findall(r"<details>", body))
+        rest = re.sub(r"<[^>]+>", "", re.sub(r"<details>.*?</details>|<!--.*?-->", "", body, flags=re.DOTALL)).strip()
+        count += folded + bool(rest)
+    return count
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -598,4 +615,6 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "LangSmith run posted and patched by the JS SDK (reasoning model call)": count_langsmith_patched_run,
                 # round 12 (text exports)
                 "Gemini CLI /export of a session (Markdown: ## USER / ## MODEL headings after the emoji, **Tool Command** / **Tool Response** fences)": count_gemini_cli_export,
-                "CodeRhapsody conversation history (Markdown: ## Message N - User / Assistant, **Tool Call** / **Tool Result** fences)": count_numbered_messages}
+                "CodeRhapsody conversation history (Markdown: ## Message N - User / Assistant, **Tool Call** / **Tool Result** fences)": count_numbered_messages,
+                "ccexport Markdown of a Claude Code session (## 👤 User / ## 🤖🔧 Assistant, calls and results in <details>)": count_folded_export,
+                "ccexport HTML page of the same session (GitHub style, <h2> turns, <details>, a README example in a <pre>)": count_folded_export}
