@@ -334,10 +334,12 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
         spec, facts, allowed = checked.spec, checked.facts, checked.allowed
         display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
         try:
-            # One SDK worker server for every stage, preloaded with what the driver imported to build them.
+            # One SDK worker server for every stage, forked from this driver before any pipeline runs (it has
+            # imported what the stages' workers unpickle), else preloaded with those modules.
             with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (jobs.cancel_running(), display.close())), \
                     jobs.watching(beam_args, stall_seconds), \
-                    sdk_workers.forked_workers(sdk_workers.loaded_modules("codemix")):
+                    sdk_workers.forked_workers(sdk_workers.loaded_modules("codemix"),
+                                               start=sdk_workers.forks_workers(pipeline_options(beam_args))):
                 return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                    display, from_stage=from_stage, fresh=fresh, done=done)
         finally:

@@ -72,17 +72,21 @@ class _Scope:
 
 
 @contextlib.contextmanager
-def forked_workers(preload: Iterable[str] = (), *, shared: bool = False) -> Iterator[None]:
+def forked_workers(preload: Iterable[str] = (), *, shared: bool = False, start: bool = False) -> Iterator[None]:
     """Within the block, FnApiRunner pipelines in ``multi_processing`` mode fork their SDK workers from
     one server (started when the first such pipeline runs); the server and its workers end with it.
 
     The server imports ``PRELOAD`` and ``preload`` (module names) before it forks any worker. A
     ``shared`` block inside another block uses that block's server (a build's stages share one);
-    otherwise, and outside any block, it has a server of its own."""
+    otherwise, and outside any block, it has a server of its own. With ``start``, the block's server is
+    forked from this process at once when it is safe to (``_ForkServer.fork``): it has every module this
+    process imported, so it imports only what of ``preload`` this process has not; else it starts as usual."""
     with _lock:
         owns = not (shared and _scope)
         if owns:
             _scope.append(_Scope(tuple(dict.fromkeys((*PRELOAD, *preload)))))
+            if start:
+                _scope[-1].server = _ForkServer.fork(_scope[-1].preload)
     try:
         yield
     finally:
@@ -109,16 +113,21 @@ def cpu_seconds() -> float:
     return sum(server.cpu_seconds() for server in servers)
 
 
+def forks_workers(options) -> bool:
+    """Whether pipelines with ``options`` fork their workers inside ``forked_workers()``: FnApiRunner in
+    its ``multi_processing`` mode."""
+    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
+
+    runner = options.view_as(StandardOptions).runner
+    return (isinstance(runner, str) and runner.lower().removesuffix("runner") == "fnapi"
+            and options.view_as(DirectOptions).direct_running_mode == "multi_processing")
+
+
 def runner_for(options) -> object | None:
     """The runner a ``beam.Pipeline`` with ``options`` should use inside ``forked_workers()``: FnApiRunner
     with forked workers when the options ask for FnApiRunner's ``multi_processing`` mode; else None
     (Beam picks the runner from the options, as always)."""
-    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
-
-    runner = options.view_as(StandardOptions).runner
-    if not _scope or not isinstance(runner, str) or runner.lower().removesuffix("runner") != "fnapi":
-        return None
-    if options.view_as(DirectOptions).direct_running_mode != "multi_processing":
+    if not _scope or not forks_workers(options):
         return None
     with _lock:
         scope = _scope[-1]
@@ -180,6 +189,48 @@ class _ForkServer:
                                    "its error above)")
         return cls(process, directory, path)
 
+    @classmethod
+    def fork(cls, preload: tuple[str, ...]) -> _ForkServer | None:
+        """The server forked from this process, which has imported Beam and a build's modules already (a
+        spawned server imports them again: ~1-2 CPU s a build); None where that is not safe: no ``/proc``
+        to check, or gRPC has started its threads here (a pipeline ran in this process), whose locks a
+        forked child could inherit held. Its workers are forked from it as from a spawned server."""
+        if not _threads_fork_safe():
+            return None
+        directory = tempfile.mkdtemp(prefix="codemix-workers-")
+        path = os.path.join(directory, "fork.sock")
+        read_end, write_end = os.pipe()
+        with contextlib.suppress(Exception):  # what is buffered is the driver's to write, once
+            sys.stdout.flush()
+            sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # never returns into the driver's frames
+            code = 1
+            try:
+                os.close(read_end)
+                logging.root.handlers.clear()  # the driver's console is no worker's: as a fresh process
+                logging.root.setLevel(logging.WARNING)
+                serve(path, write_end, list(preload))
+                code = 0
+            except BaseException:  # noqa: BLE001 - reported, then the exit status
+                with contextlib.suppress(Exception):
+                    traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        process = _Child(pid)
+        with os.fdopen(read_end, "rb") as ready:
+            selector = selectors.DefaultSelector()
+            selector.register(ready, selectors.EVENT_READ)
+            answer = ready.readline() if selector.select(SERVER_START_SECONDS) else b""
+        if answer != _READY:
+            process.kill()
+            process.wait()
+            _LOGGER.warning("the SDK worker fork server forked from the driver did not start (exit status %s); "
+                            "one is started as a process of its own", process.returncode)
+            return None
+        return cls(process, directory, path)
+
     def running(self) -> bool:
         return self.process.poll() is None
 
@@ -210,6 +261,56 @@ class _ForkServer:
             os.unlink(self.path)
         with contextlib.suppress(OSError):
             os.rmdir(self.directory)
+
+
+class _Child:
+    """A forked child, with what ``_ForkServer`` asks of a ``subprocess.Popen``."""
+
+    def __init__(self, pid: int):
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            with contextlib.suppress(ChildProcessError):
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(f"pid {self.pid}", timeout)
+            time.sleep(0.01)
+        return self.returncode
+
+    def terminate(self) -> None:
+        self._signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+    def _signal(self, signum: int) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signum)
+
+
+# Threads of a process that a forked child may do without: the process's own (Python's, which the child
+# recreates as it needs) and jemalloc's (pyarrow), which the spawned server has too when it forks workers.
+FORK_SAFE_THREADS = ("jemalloc_bg_thd",)
+
+
+def _threads_fork_safe() -> bool:
+    """Whether every thread of this process is one a forked child may lose (``FORK_SAFE_THREADS``, or
+    named as the process is); False without ``/proc`` or once gRPC (named ``grpc_*``, ``event_engine``) runs."""
+    try:
+        own = _read("/proc/self/comm").strip()
+        names = {_read(f"/proc/self/task/{task}/comm").strip() for task in os.listdir("/proc/self/task")}
+    except OSError:
+        return False
+    return names <= {own, *FORK_SAFE_THREADS}
 
 
 def _read(path: str) -> str:

@@ -200,3 +200,53 @@ def test_the_worker_client_needs_only_the_standard_library():
     assert imported - {"__future__"} <= set(sys.stdlib_module_names)
     command = sdk_workers._ForkServer(None, "", "/tmp/socket").client_command.split()
     assert command[1:4] == ["-I", "-S", sdk_worker_client.__file__]
+
+
+FORKED_DRIVER = """
+import json, os, sys
+import apache_beam as beam
+import psutil
+from apache_beam.options.pipeline_options import PipelineOptions
+from codemix.pipelines import jobs, sdk_workers
+
+def parent(x):
+    import os, psutil
+    return x * x, os.getppid()
+
+with sdk_workers.forked_workers(["codemix.pipelines.jobs"], start=True):
+    [server] = psutil.Process().children()  # started at once, before any pipeline
+    with jobs.Pipeline(options=PipelineOptions(sys.argv[1:])) as pipeline:
+        _ = (pipeline | beam.Create(range(50)) | beam.Reshuffle() | beam.Map(parent)
+             | beam.Map(json.dumps) | beam.io.WriteToText(os.environ["OUT"]))
+    print(json.dumps({"server": server.pid, "server_command": server.cmdline(), "own_command": psutil.Process().cmdline(),
+                      "server_parent": server.ppid(), "own": os.getpid(), "left": len(psutil.Process().children())}))
+"""
+
+
+def test_a_started_block_forks_its_server_from_the_driver_which_imports_nothing_again(tmp_path):
+    """``start=True`` (a build's block): the server is this process forked before any pipeline ran, so it
+    has the driver's imports (its command line is the driver's, not ``-m ... serve``), and its workers run
+    the pipeline. A fresh driver: this test process has run pipelines, whose gRPC threads refuse a fork."""
+    import os
+    import subprocess
+    import sys
+
+    run_ = subprocess.run([sys.executable, "-c", FORKED_DRIVER, *MULTI_PROCESS], capture_output=True, text=True,
+                          env={**os.environ, "OUT": str(tmp_path / "forked")}, timeout=300, check=True)
+    seen = json.loads(run_.stdout.strip().splitlines()[-1])
+    rows = [json.loads(line) for path in tmp_path.glob("forked*") for line in path.read_text().splitlines()]
+    assert seen["server_command"] == seen["own_command"] and seen["server_parent"] == seen["own"]
+    assert sorted(x for x, _ in rows) == sorted(x * x for x in range(50))
+    assert {parent for _, parent in rows} == {seen["server"]}  # the workers were forked by it
+    assert seen["left"] == 1  # the server lives as long as its block, and only it
+
+
+def test_a_process_that_ran_a_pipeline_spawns_its_server(tmp_path):
+    """After a pipeline ran here (gRPC's threads), ``start=True`` does not fork this process: the block's
+    server is started as a process of its own when a pipeline needs it, as without ``start``."""
+    run(MULTI_PROCESS, tmp_path, "before")  # gRPC has run in this process now
+    with sdk_workers.forked_workers(start=True):
+        assert not descendants()
+        rows = run(MULTI_PROCESS, tmp_path, "after")
+    assert sorted(x for x, *_ in rows) == sorted(x * x for x in range(200))
+    assert {SERVER in parent for _, _, parent, _ in rows} == {True}
