@@ -300,10 +300,20 @@ def stage_plan(spec: MixtureSpec) -> list[str]:
     return ["crawl", "filter", "tokenizer", "dedup", *(["repo_dedup"] if uses_repository_dedup(spec) else []), "shards"]
 
 
-def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
-              fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
-              live: bool = False, command: str = "", stall_seconds: float = jobs.STALL_SECONDS,
-              force: bool = False, done: list[str] | None = None) -> dict:
+def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], **options) -> dict:
+    """``_run_build`` (its keyword ``options``) within the build's one SDK worker server block. With
+    FnApiRunner's ``multi_processing`` mode the server is this driver forked now, before any check loads
+    anything (a tokenizer, a lock, a source's listing) or any pipeline runs: it has every module the stages'
+    workers unpickle without importing one again (``sdk_workers.forked_workers``' ``start``)."""
+    forked = sdk_workers.forks_workers(pipeline_options(beam_args))
+    with sdk_workers.forked_workers(sdk_workers.loaded_modules("codemix"), start=forked):
+        return _run_build(spec, out_dir, beam_args, **options)
+
+
+def _run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_stage: str = "crawl",
+               fresh: bool = False, echo: Callable[[str], None] = print, allow_missing: Iterable[str] = (),
+               live: bool = False, command: str = "", stall_seconds: float = jobs.STALL_SECONDS,
+               force: bool = False, done: list[str] | None = None) -> dict:
     """Run (or resume) every stage and write ``OUT/manifest.json``; returns the manifest.
 
     An unfinished build in ``out_dir`` is resumed; a finished one is rebuilt, unless ``from_stage``
@@ -334,12 +344,11 @@ def run_build(spec: MixtureSpec, out_dir: str, beam_args: list[str], *, from_sta
         spec, facts, allowed = checked.spec, checked.facts, checked.allowed
         display = BuildDisplay(stage_plan(spec), live=live, echo=echo)
         try:
-            # One SDK worker server for every stage, forked from this driver before any pipeline runs (it has
-            # imported what the stages' workers unpickle), else preloaded with those modules.
+            # One SDK worker server for every stage: run_build's (forked from this driver), else one preloaded
+            # with the modules the driver imported to build the stages.
             with exit_cleanly_on_interrupt(stop_message, before_exit=lambda: (jobs.cancel_running(), display.close())), \
                     jobs.watching(beam_args, stall_seconds), \
-                    sdk_workers.forked_workers(sdk_workers.loaded_modules("codemix"),
-                                               start=sdk_workers.forks_workers(pipeline_options(beam_args))):
+                    sdk_workers.forked_workers(sdk_workers.loaded_modules("codemix"), shared=True):
                 return _run_stages(spec, facts, BuildLayout(out_dir.rstrip("/")), beam_args, allowed,
                                    display, from_stage=from_stage, fresh=fresh, done=done)
         finally:
