@@ -23,7 +23,7 @@ import yaml
 from codemix.mix.cli import main as mix
 from codemix.mixtures.inspect import read_manifest
 from codemix.mixtures.tokenizer import load_tokenizer
-from codemix.pipelines import interrupts, sdk_workers
+from codemix.pipelines import interrupts
 from codemix.pretrain.data.pretraining import read_documents
 
 STDLIB = Path(sysconfig.get_path("stdlib"))
@@ -188,14 +188,15 @@ def start_build(spec_path: Path, out: Path, *extra: str) -> subprocess.Popen:
 
 
 def worker_processes(pid: int) -> list[psutil.Process]:
-    """The build's SDK workers: Beam's own worker processes, or those forked by a stage's fork server
-    (``pipelines.sdk_workers``), whose command line is the server's."""
+    """The build's SDK workers: Beam's own worker processes, or those forked by the build's fork server
+    (``pipelines.sdk_workers``: a child of the driver, spawned as ``-m ... serve`` or the driver forked),
+    whose command line is the server's."""
     def is_worker(process: psutil.Process) -> bool:
-        command = " ".join(process.cmdline())
-        if "-m apache_beam.runners.worker.sdk_worker_main" in command:
+        command = process.cmdline()
+        if "-m apache_beam.runners.worker.sdk_worker_main" in " ".join(command):
             return True
-        return f"-m {sdk_workers.__name__} serve" in command and process.ppid() != pid and \
-            f"-m {sdk_workers.__name__} serve" in " ".join(psutil.Process(process.ppid()).cmdline())
+        server = psutil.Process(process.ppid())
+        return process.ppid() != pid and server.ppid() == pid and command == server.cmdline()
 
     found = []
     for process in psutil.Process(pid).children(recursive=True):
