@@ -24,7 +24,8 @@ _DATA_EXTENSIONS = (".yml", ".yaml", ".json", ".toml")
 _SCRIPT_NAMES = ("Makefile", "GNUmakefile", "makefile", "Rakefile", "justfile")
 
 # a hosting site's address of a repository, or a bare ``owner/name`` under a key that names a repository
-_HOSTED = r"(?:https?://|git@|git://|ssh://git@)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]" \
+HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
+_HOSTED = rf"(?:https?://|git@|git://|ssh://git@)(?:www\.)?(?:{'|'.join(map(re.escape, HOSTS))})[/:]" \
           r"([\w.-]+)/([\w.-]+?)(?:\.git)?/?"
 _END = r"(?=$|[\s\"',;)\]])"
 _HOSTED_URL = re.compile(_HOSTED + _END)
@@ -61,10 +62,20 @@ def may_list_copies(path: str) -> bool:
     return name.endswith(_SCRIPT_EXTENSIONS + _DATA_EXTENSIONS + _PROSE_EXTENSIONS) or name in _SCRIPT_NAMES
 
 
+def may_fetch(path: str, text: str) -> bool:
+    """Whether the file at ``path`` can name a copy it fetches: a data file (its mapping may name a bare
+    ``owner/name``), or a text naming a host, as every list line, clone, remote and subtree address does
+    (``_HOSTED``, case as written). Most scripts (every .py, .js, .ts file is one) name none: not scanned (issue 49)."""
+    return path.endswith(_DATA_EXTENSIONS) or any(host in text for host in HOSTS)
+
+
 def fetched_copies(path: str, text: str) -> Iterator[tuple[str, str, str]]:
     """``(target, owner/name, detail)`` for each path or name the file at ``path`` fetches from another repository."""
-    if len(text) > _MAX_CHARS:
-        return
+    if len(text) <= _MAX_CHARS and may_fetch(path, text):
+        yield from _scan(path, text)
+
+
+def _scan(path: str, text: str) -> Iterator[tuple[str, str, str]]:
     # a list or a mapping says nothing of the direction: in a file that publishes, its entries are destinations
     listed = () if _PUBLISHES.search(text) or path.endswith(_PROSE_EXTENSIONS[:-1]) else \
         (*_structured(path, text), *_lines(text))

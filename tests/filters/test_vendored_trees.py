@@ -1287,6 +1287,24 @@ def test_fetch_lists_read_targets_and_their_repositories(text, expected):
     assert [(target, url) for target, url, _ in fetched_copies("scripts/update.sh", text)] == expected
 
 
+def test_only_data_files_and_texts_naming_a_host_are_scanned_for_fetched_copies():
+    """Issue 49: ``fetch_lists.may_fetch`` spares the scan of a script naming no host (most code: every .py, .js, .ts).
+    On the real files of the vimrc and ohmyzsh layouts, every file whose scan finds a copy passes it, and their
+    scripts naming no host do not; a host's name in another case is no address for the scan either."""
+    from codemix.filters import fetch_lists
+
+    files = {**layout("vimrc-plugins"), **layout("ohmyzsh-dependencies")}
+    found = [path for path, text in files.items() if list(fetch_lists._scan(path, text))]
+    assert {"update_plugins.py", ".github/dependencies.yml"} <= set(found)  # guard: the scan finds them
+    assert all(fetch_lists.may_fetch(path, files[path]) for path in found)
+    hostless = [path for path, text in files.items()
+                if path.endswith((".py", ".vim", ".zsh", ".sh")) and not any(host in text for host in fetch_lists.HOSTS)]
+    assert len(hostless) > 10 and not any(fetch_lists.may_fetch(path, files[path]) for path in hostless)
+    shouted = "git clone https://GitHub.com/nothings/stb.git third_party/stb\n"
+    assert not fetch_lists.may_fetch("scripts/update.sh", shouted)
+    assert list(fetch_lists._scan("scripts/update.sh", shouted)) == []
+
+
 def _resolved(name: str, repo: str):
     from codemix.document import Document
     from codemix.pipelines.filter import resolve_vendored, vendoring_evidence
