@@ -27,6 +27,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     message,
     nested_deeper_than,
 )
+from codemix.mixtures.transcript_formats.cline_ui import CLINE_UI
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
@@ -78,7 +79,7 @@ from codemix.mixtures.transcript_formats.web_pages import (
 )
 from codemix.sources import turn_path_tokens
 
-JSON_FORMATS = (CLAUDE_CODE_EXPORT, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
+JSON_FORMATS = (CLAUDE_CODE_EXPORT, CLINE_UI, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
                 OPENAI_RESPONSES, ANTHROPIC, SHAREGPT, OPENAI_CHAT, SHAPE)
 SESSION_FORMATS = (CODEX, CLAUDE_CODE, OPENHANDS_EVENT_LINES, TURN_LINES)
 # Text formats tried after a file was tried as YAML, a Python literal and a table (a YAML recording prints
