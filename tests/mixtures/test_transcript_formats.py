@@ -54,6 +54,7 @@ FILES = {
     "console-log": "console-log/camel.workforce_judge_committee.ipynb",
     "printed-objects": "printed-objects/anthropic-cookbook.tool_use.tool_choice.ipynb",
     "template-turns": "template-turns/openai-harmony.docs-format.lines-423-459.md",
+    "cline-ui": "cline-ui/ui_messages.json",
 }
 
 
