@@ -533,6 +533,11 @@ def count_folded_export(path: Path) -> int:
     return count
 
 
+def count_prompt_history_record(path: Path) -> int:
+    """A Spec-Kit prompt history record: the person's ``## Prompt`` and the agent's ``## Response snapshot``."""
+    return len(re.findall(r"^## (?:Prompt|Response snapshot)[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -617,4 +622,5 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Gemini CLI /export of a session (Markdown: ## USER / ## MODEL headings after the emoji, **Tool Command** / **Tool Response** fences)": count_gemini_cli_export,
                 "CodeRhapsody conversation history (Markdown: ## Message N - User / Assistant, **Tool Call** / **Tool Result** fences)": count_numbered_messages,
                 "ccexport Markdown of a Claude Code session (## 👤 User / ## 🤖🔧 Assistant, calls and results in <details>)": count_folded_export,
-                "ccexport HTML page of the same session (GitHub style, <h2> turns, <details>, a README example in a <pre>)": count_folded_export}
+                "ccexport HTML page of the same session (GitHub style, <h2> turns, <details>, a README example in a <pre>)": count_folded_export,
+                "Spec-Kit prompt history record (Markdown: YAML front matter, ## Prompt / ## Response snapshot / ## Outcome)": count_prompt_history_record}

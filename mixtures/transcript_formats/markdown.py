@@ -134,6 +134,9 @@ def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
             found.append((match.start(), match.end(), role))
         elif speaker.strip().lower() in PAIRED:
             paired.append((match.start(), match.end(), PAIRED[speaker.strip().lower()]))
+        elif len(words := speaker.lower().split()) == 2 and words[0] in PAIRED and match.group(0).startswith("#"):
+            # a heading that qualifies the pair's word once (a prompt history record's ``## Response snapshot``)
+            paired.append((match.start(), match.end(), PAIRED[words[0]]))
     # ``Prompt`` / ``Response`` (``You`` / ``ChatGPT``) count where they take turns with the other side: an API
     # guide's lone ``Response`` heading is no turn
     roles = {r for *_, r in found + paired}
