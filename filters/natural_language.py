@@ -431,7 +431,12 @@ def turn_prose(content: str) -> str:
     """A turn less its code fences (aider's tag fences, a fence cut at the end of the turn and a path
     line above a fence too), tool calls written as text (``TEXT_ACTION``) and markup-only lines."""
     code = _TAG_FENCED_BLOCK.sub("", _TURN_FENCED_BLOCK.sub("", content))
-    return _SYMBOL_LINE.sub("", _MARKUP_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code))))
+    return _DRAWN_LINE.sub("", _SYMBOL_LINE.sub("", _MARKUP_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code)))))
+
+
+# A line drawn with box-drawing characters (a directory tree a harness lists, ``├───src/``; a terminal table's
+# ``│ a │ b │``): a picture of files or cells, no sentence.
+_DRAWN_LINE = re.compile(r"^[ \t]*[\u2500-\u257f][^\n]*\n?", re.MULTILINE)
 
 
 # A line of a symbol or three and nothing else: a rendered table's cells (``#``, ``✅``, ``⏳``: a to-do list a

@@ -451,3 +451,17 @@ def test_a_harness_state_sent_as_one_line_of_json_is_no_prose(checker):
     assert all('"protocol_version"' not in (prose_of(d) or "") for d in docs)
     words = "[ ] move east of the ball, then kick it towards the goal"
     assert words in transcript_prose([{"role": "user", "content": f"{states[0]}\n{words}", "observation": False}])
+
+
+def test_a_directory_tree_a_harness_draws_is_no_prose(checker):
+    """Gemini CLI opens each session with the folder's tree drawn in box-drawing characters (``├───src/``) in the
+    user's turn (Codebolt's captured request, tests/fixtures/transcript_inputs/README.md): a picture of files,
+    not sentences, so the prose checks never see it (the capture was dropped ``gopher_below_avg_threshold``)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs" / "codebolt.geminiepoml-baseprompt.md"
+    text = path.read_text()
+    assert text.count("├───") >= 20 and "This is the Gemini CLI" in text
+    (doc,) = [d for d in read_location(SourceConfig(name="runs", type="transcripts", paths=[str(path)],
+                                                    limits=ReadLimits()), str(path)) if isinstance(d, Document)]
+    prose = prose_of(doc) or ""
+    assert "This is the Gemini CLI" in prose and "├" not in prose and "│" not in prose
+    assert natural_language_drop_reason(doc, checker) is None
