@@ -171,8 +171,9 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
         return [addressed]
     marks = labelled_lines(text)
     dialogue = labelled_dialogue(text)
-    if (dialogue is not None and "user" not in map(role_said, dialogue[1])
-            and sum(m[3] == "user" for m in marks) * 10 < len(dialogue[0])):
+    agents = [n for n in dialogue[1] if role_said(n) != "user"] if dialogue is not None else []
+    if (dialogue is not None and len(agents) >= 2
+            and sum(m[3] == "user" for m in marks) * 4 <= len(dialogue[0])):
         return None  # two names that are no person take turns (``**Claude:**`` / ``**Codex:**``), a person's
         # label at most a stray line inside them: agents talking, read by ``labelled-dialogue``
     # ``Response:`` is the model's only after a person's ``Prompt:`` (an API guide's responses answer no one)
@@ -261,21 +262,43 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
     counts: dict[str, int] = {}
     for match in labels:
         counts[match.group(1)] = counts.get(match.group(1), 0) + 1
-    ranked = sorted(counts, key=counts.get, reverse=True)[:2]
-    if len(ranked) < 2 or counts[ranked[1]] < MIN_LABELLED // 2 or (counts[ranked[0]] + counts[ranked[1]]) * 10 < 9 * len(labels):
-        return None  # two speakers hold nine in ten labels; a form's many field labels are no dialogue
+    names = speaker_names(counts)
+    speaking: dict[str, int] = {}
+    for label, count in counts.items():
+        speaking[names[label]] = speaking.get(names[label], 0) + count
+    # a person stepping into two agents' talk (``**User:**`` now and then between ``**Claude:**`` and ``**Codex:**``)
+    persons = [n for n in speaking if role_said(n) == "user"]
+    agents = sorted((n for n in speaking if n not in persons), key=speaking.get, reverse=True)[:2]
+    persons = persons if (len(persons) == 1 and len(agents) == 2 and speaking[agents[1]] >= MIN_LABELLED // 2
+                          and speaking[persons[0]] * 4 <= speaking[agents[1]]) else []
+    ranked = [*agents, *persons] if persons else sorted(speaking, key=speaking.get, reverse=True)[:2]
+    held = sum(speaking[n] for n in ranked)
+    if len(ranked) < 2 or speaking[ranked[1]] < MIN_LABELLED // 2 or held * 10 < 9 * len(labels):
+        return None  # two speakers (and a person's asides) hold nine in ten labels; a form's field labels are none
     if any(name.lower() in NOT_SPEAKERS for name in ranked):
         return None  # ``Note:``, ``Example:``, ``Question:``: labels of a document's fields
-    opens = [m for m in labels if m.group(1) in ranked]
-    turns = [{"speaker": m.group(1), "content": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
+    opens = [m for m in labels if names[m.group(1)] in ranked]
+    turns = [{"speaker": names[m.group(1)], "label": m.group(1),
+              "content": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
              for i, m in enumerate(opens)]
-    repeated = sum(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns))
+    repeated = sum(a["label"] == b["label"] for a, b in itertools.pairwise(turns))
     covered = sum(len(t["content"]) for t in turns)
     lengths = sorted(text_length(t["content"]) for t in turns)
     if (len(turns) < MIN_LABELLED or repeated * 10 > len(turns) - 1 or covered * 2 < len(text.strip())
             or lengths[len(lengths) // 2] < 8 or not (any(QUESTION.search(t["content"]) for t in turns)
                                                       or acting_speaker(turns))):
         return None  # strict alternation, the turns hold the text, utterances (not values), someone asks or acts
+    merged: list[dict[str, Any]] = []
+    for turn in turns:  # an aside's label goes on the speaker's turn (``**Codex:** ...`` then ``**Codex asks Claude:**``)
+        if merged and merged[-1]["speaker"] == turn["speaker"] and merged[-1]["label"] != turn["label"]:
+            merged[-1]["content"] = "\n\n".join(filter(None, [merged[-1]["content"], turn["content"]]))
+        else:
+            merged.append(dict(turn))
+    turns = [{"speaker": t["speaker"], "content": t["content"]} for t in merged]
+    if persons:  # two agents and a person: the person and the agent that does not act are the context
+        actor = acting_speaker([t for t in turns if t["speaker"] != persons[0]]) or next(
+            (t["speaker"] for t in turns if t["speaker"] not in (persons[0], turns[0]["speaker"])), None)
+        return [t for t in turns if t["content"]], {n: "assistant" if n == actor else "user" for n in ranked}
     roles = {name: role_said(name) for name in ranked}
     said = {r for r in roles.values() if r in ("user", "assistant")}
     if "user" not in said and (actor := acting_speaker(turns)) is not None:
@@ -285,6 +308,13 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
     elif len(said) != 2:  # the words say nothing: the one who opens sets the task, the other answers
         roles = {turns[0]["speaker"]: "user", next(n for n in ranked if n != turns[0]["speaker"]): "assistant"}
     return [t for t in turns if t["content"]], roles
+
+
+def speaker_names(counts: dict[str, int]) -> dict[str, str]:
+    """Each label's speaker: a label of several words whose first word is itself a recurring label names that
+    speaker with an aside (``**Codex asks Claude:**`` is Codex's turn); any other label is its own."""
+    return {label: first if len(label.split()) > 1 and counts.get(first := label.split()[0], 0) >= 2 else label
+            for label in counts}
 
 
 ACTING = re.compile(r"^[ \t]*(?:```|\$ \S)", re.MULTILINE)  # a fenced block or a shell command the turn runs
