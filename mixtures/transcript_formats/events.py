@@ -1,7 +1,7 @@
 """Event logs and streamed chunks, read as the runs they record.
 
 * An **event log** keeps one record per event, each naming its kind under one key (``event_type``, ``type``,
-  ``kind``, ``event``) with what happened inside it or under a payload (``data``, ``payload``): a person's
+  ``kind``, ``event``, a named ``step``/``stage``/``phase``) with what happened inside it or under a payload (``data``, ``payload``): a person's
   request, the model's text or step, a tool call, its result, and events of other kinds (state updates,
   scores, timings). An event is read by its payload's shape first (a turn, a step, a logged call) and else by
   its kind's words (``user_prompt``, ``llm_response``, ``tool_call``/``tool_result``); events that are none of
@@ -39,7 +39,7 @@ from codemix.mixtures.transcript_formats.turns import (
 )
 
 # Where an event names its kind, and where it keeps what happened.
-KIND_KEYS = ("event_type", "eventType", "event_kind", "event", "kind", "type")
+KIND_KEYS = ("event_type", "eventType", "event_kind", "event", "kind", "type", "step", "stage", "phase")
 PAYLOAD_KEYS = ("data", "payload", "body", "details", "detail", "event_data")
 # A run's id on each of its events (the events of several runs interleave or follow each other).
 RUN_KEYS = ("session_id", "sessionId", "thread_id", "threadId", "trace_id", "traceId", "conversation_id", "run_id",
@@ -62,6 +62,8 @@ RESULT_WORDS = frozenset({"result", "results", "output", "observation", "respons
 TEXT_KEYS = ("content", "text", "message", "value", "answer", "response", "output", "thought", "thinking",
              "reasoning", "final_answer", "prompt", "query", "question", "input")
 CALL_ID_KEYS = ("tool_call_id", "toolCallId", "call_id", "callId", "tool_use_id", "toolUseId", "id")
+# Where an event that holds no text of its own states the run's task.
+TASK_KEYS = ("task", "goal", "objective", "instruction", "request", "user_request")
 # Who wrote an event's text where no role key says (AutoGen's ``source``).
 SOURCE_KEYS = ("source", "from_", "agent", "actor")
 # What a step's nested call record was asked (where no argument key says).
@@ -77,7 +79,7 @@ def kind_key(items: list) -> str | None:
     for key in KIND_KEYS:
         values = [item.get(key) for item in items if isinstance(item, dict)]
         if len(values) == len(items) and all(isinstance(v, str) and v.strip() and len(v) <= 80 and "\n" not in v
-                                             for v in values) and len(set(values)) >= 2:
+                                             and any(c.isalpha() for c in v) for v in values) and len(set(values)) >= 2:
             return key
     return None
 
@@ -188,6 +190,9 @@ def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]]
     if (steps := step_event_messages(view, where)) is not None:
         return steps
     text = event_text(view, key)
+    if not text.strip() and (task := next((view[k] for k in TASK_KEYS if k != key and isinstance(view.get(k), str)
+                                           and view[k].strip()), "")):
+        return [message("user", task)]  # an event that only states the task (``{step: discover, task}``)
     if not text.strip():
         return None
     source = next((view[k] for k in SOURCE_KEYS if isinstance(view.get(k), str) and view[k].strip()), "")

@@ -83,3 +83,31 @@ def test_a_step_s_actions_keyed_by_their_names_are_calls_and_its_result_records_
                      ("done", {"text": "The form's First Name field is filled.", "success": True})]
     assert [m["content"] for m in turns if m["role"] == "tool"] == [
         step["result"][0]["extracted_content"] for step in BROWSER_STEPS["history"]]
+
+
+# The spent eleventh holdout's coding agent log (Avoodaiappan2004/Auto_Agent@623425eb, agent_log.json; no licence:
+# read in the development corpus), rebuilt in its own keys, values shortened.
+NAMED_STEPS = {"logs": [
+    {"step": "discover", "task": "create the prime number checker app and push to github"},
+    {"step": "plan", "output": "Here's a step-by-step guide: 1. Create the app. 2. Push it to GitHub."},
+    {"step": "execute", "files": ["index.html", "style.css", "script.js"]},
+    {"step": "tool_use", "tool": "github", "repo": "prime-number-checker-app", "folder": "projects/prime",
+     "result": "Repo created & pushed: https://github.com/example/prime-number-checker-app.git"},
+    {"step": "verify", "files_exist": True},
+    {"step": "submit", "status": "done"},
+    {"step": "compute", "api_calls": 2, "limit": 10},
+]}
+
+
+def test_steps_named_by_their_stage_are_events_the_task_stated_by_one_of_them(tmp_path: Path) -> None:
+    """A log whose records name their stage under ``step`` (words, not numbers) is an event log: the stage that
+    only states the ``task`` is the person's request, the plan's output the model's text, the tool use a call
+    with its result; the harness's stages (files written, checks, counters) are left out and counted."""
+    path = tmp_path / "agent_log.json"
+    path.write_text(json.dumps(NAMED_STEPS))
+    (doc,) = read(path)
+    got = [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in doc.metadata["messages"]]
+    logs = NAMED_STEPS["logs"]
+    assert got == [("user", logs[0]["task"], []), ("assistant", logs[1]["output"], []),
+                   ("assistant", "", ["github"]), ("tool", logs[3]["result"], [])]
+    assert doc.metadata["transcript"]["entries_left_out"] == 4
