@@ -59,9 +59,11 @@ def headings(text: str) -> list[tuple]:
 
 
 def outside_fences(text: str, found: list[tuple]) -> list[tuple]:
-    """The headings outside code fences: an example export a reply shows in a fence (``## 👤 User`` in a README it
-    writes) opens no turn. When every heading sits in fences (a chat a page shows), all of them."""
-    fences = fence_spans(text) if "```" in text else []
+    """The headings outside fences that show Markdown (``` ```markdown ```, a page's ``<pre>`` as ``` ````pre ```): an
+    example export a reply shows (``## 👤 User`` in a README it writes) opens no turn. Only such fences: exporters
+    wrap tool output in bare fences that nest and break (cctrace), so a bare fence's end is no evidence. When every
+    heading sits in such fences (a chat a page shows), all of them."""
+    fences = [span for span, info in fence_spans(text) if info in SHOWN_MARKDOWN] if "```" in text else []
     inside = [f for f in found if any(a <= f[0] < b for a, b in fences)]
     return found if not inside or len(inside) == len(found) else [f for f in found if f not in inside]
 
@@ -69,17 +71,20 @@ def outside_fences(text: str, found: list[tuple]) -> list[tuple]:
 FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$", re.MULTILINE)
 
 
-def fence_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each fenced block: from an opening line to the next line of the same fence and nothing
-    else (a fence left open runs to the end)."""
+SHOWN_MARKDOWN = frozenset({"markdown", "md", "pre"})  # fences that show a document (``pre``: a page's ``<pre>``)
+
+
+def fence_spans(text: str) -> list[tuple[tuple[int, int], str]]:
+    """``((start, end), info)`` of each fenced block: from an opening line to the next line of the same fence and
+    nothing else (a fence left open runs to the end); ``info`` the opening's first word, lower-cased."""
     spans, opened = [], None
     for line in FENCE_LINE.finditer(text):
         if opened is None:
             opened = line
         elif line.group(1).startswith(opened.group(1)) and not line.group(2).strip():
-            spans.append((opened.start(), line.end()))
+            spans.append(((opened.start(), line.end()), (opened.group(2).split() or [""])[0].lower()))
             opened = None
-    return spans + ([(opened.start(), len(text))] if opened is not None else [])
+    return spans + ([((opened.start(), len(text)), (opened.group(2).split() or [""])[0].lower())] if opened else [])
 
 
 def named_headings(text: str) -> list[tuple[int, int, str, str]]:
@@ -161,10 +166,43 @@ PART_RULE = re.compile(r"^---[ \t]*$", re.MULTILINE)
 TOOL_PART = re.compile(r"\A(?:```|#{1,6}[ \t]+[A-Z]\w*:[ \t]+\S|[A-Z][a-z]+(?: [a-z]+)?:[ \t]+[\w./~-]+/[\w./-]*[ \t]*\Z)")
 
 
+# An exporter's time line over each turn (cctrace's ``**[2025-07-02 21:56:17]**``): the exporter's, no one's words.
+STAMP_LINE = re.compile(r"^[ \t]*\*\*\[\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]\*\*[ \t]*$\n?", re.MULTILINE)
+# A bold label a section opens with (``📊 **Tool Result:**``), after an emoji or a symbol.
+OPENING_LABEL = re.compile(r"\A[^\w\s*]{0,3}[ \t]*\*\*([^*\n]{1,40}?):?\*\*:?[ \t]*\n")
+# A call written as a bold label naming the tool, its id after it, over a fenced JSON object of its arguments
+# (cctrace's ``🔧 **Tool Use: WebFetch** (ID: toolu_01...)``).
+WRITTEN_USE = re.compile(r"^[^\w\s*]{0,3}[ \t]*\*\*Tool (?:Use|Call): ([\w.:-]+)\*\*(?:[ \t]*\(ID: ([^)\n]+)\))?[ \t]*\n"
+                         r"[ \t]*```(?:json)?[ \t]*\n(.*?)\n[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def written_uses(body: str) -> tuple[str, list[dict[str, Any]]]:
+    """A model section's text less the calls it writes under a tool's label (``WRITTEN_USE``), and those calls
+    (the fence must hold one JSON object: its arguments)."""
+    calls, kept, last = [], [], 0
+    for use in WRITTEN_USE.finditer(body):
+        try:
+            arguments = json.loads(use.group(3))
+        except ValueError:
+            continue
+        if isinstance(arguments, dict):
+            kept.append(body[last:use.start()])
+            calls.append(tool_call(use.group(2), use.group(1), arguments))
+            last = use.end()
+    return ("".join(kept) + body[last:]).strip() if calls else body, calls
+
+
 def section_messages(role: str, body: str) -> list[dict[str, Any]]:
-    body = RULE.sub("", CLOSING_TAG.sub("", body)).strip()
+    body = RULE.sub("", STAMP_LINE.sub("", CLOSING_TAG.sub("", body))).strip()
+    label = OPENING_LABEL.match(body + "\n")
+    if role == "user" and label and key_words(label.group(1)) & (OUTPUT_WORDS | {"response"}):
+        # a person's section that opens with a tool's result label (``📊 **Tool Result:**``) is the tool's turn
+        return [message("tool", body[label.end():].strip() if label.end() <= len(body) else "", observation=True)]
     if role != "assistant":
         return [message(role, body, observation=role == "tool")] if body else []
+    body, calls = written_uses(body)
+    if calls:
+        return [*(part_messages(body) if body else []), message("assistant", tool_calls=calls)]
     parts = [part.strip() for part in PART_RULE.split(body)]
     if len(parts) > 1 and any(TOOL_PART.match(part) for part in parts):
         return [m for part in parts if part for m in (

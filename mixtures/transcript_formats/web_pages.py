@@ -208,7 +208,7 @@ class PageText(html.parser.HTMLParser):
             self.hidden += 1
         self.pre += tag == "pre"
         if tag == "pre" and self.pre == 1 and not self.hidden:
-            self.parts.append("\n````\n")  # preformatted text is code: its lines open no turn
+            self.parts.append("\n````pre\n")  # preformatted text is shown as written: its lines open no turn
         if tag in BLOCK:
             self.parts.append("\n")
         if tag in HEADING_TAGS and not self.pre:  # a rendered export's ``<h2>👤 User</h2>``: the heading it was
