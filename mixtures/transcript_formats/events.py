@@ -62,6 +62,8 @@ RESULT_WORDS = frozenset({"result", "results", "output", "observation", "respons
 TEXT_KEYS = ("content", "text", "message", "value", "answer", "response", "output", "thought", "thinking",
              "reasoning", "final_answer", "prompt", "query", "question", "input")
 CALL_ID_KEYS = ("tool_call_id", "toolCallId", "call_id", "callId", "tool_use_id", "toolUseId", "id")
+# Where a tool event says how far its call has got (``executing``, ``completed``).
+STATE_KEYS = ("status", "state")
 # Where an event that holds no text of its own states the run's task.
 TASK_KEYS = ("task", "goal", "objective", "instruction", "request", "user_request")
 # Who wrote an event's text where no role key says (AutoGen's ``source``).
@@ -185,6 +187,8 @@ def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]]
     if speaker and ROLE_ALIASES.get(speaker.lower()) and has_text_or_calls(view):
         return turn_messages([view]) or None
     words = kind_words(view[key]) | key_words(view[key])
+    if words & TOOL_WORDS or call_name(view):  # a tool event's state says which side it is (``status: executing``)
+        words |= frozenset(w for k in STATE_KEYS if isinstance(view.get(k), str) for w in kind_words(view[k]))
     if (calls := call_event_messages(words, view, where)) is not None:
         return calls
     if (steps := step_event_messages(view, where)) is not None:

@@ -111,3 +111,30 @@ def test_steps_named_by_their_stage_are_events_the_task_stated_by_one_of_them(tm
     assert got == [("user", logs[0]["task"], []), ("assistant", logs[1]["output"], []),
                    ("assistant", "", ["github"]), ("tool", logs[3]["result"], [])]
     assert doc.metadata["transcript"]["entries_left_out"] == 4
+
+
+# The spent eleventh holdout's OpenAI Assistants event stream (Ajuram-Prasanna/Agent_POC@3c06f56f, events.jsonl; no
+# licence: read in the development corpus), its tool and answer events in its own keys, status events shortened.
+STREAM = [
+    {"event_type": "status", "data": {"message": "Run status: RunStatus.REQUIRES_ACTION"}},
+    {"event_type": "initial_response", "data": {"content": "Let me pull up the number of loans handled by each agent."}},
+    {"event_type": "tool_execution", "data": {"tool_name": "process_user_query", "status": "executing"}},
+    {"event_type": "tool_execution", "data": {"tool_name": "process_user_query", "status": "completed",
+                                              "output": "SELECT AGENT_NAME, COUNT(*) FROM LOAN_DATA GROUP BY AGENT_NAME"}},
+    {"event_type": "status", "data": {"message": "Tool outputs submitted"}},
+    {"event_type": "final_response", "data": {"content": "Here are the loan counts for each agent."}},
+    {"event_type": "completed", "data": {"tool_calls_executed": ["process_user_query"], "status": "success"}},
+]
+
+
+def test_a_tool_events_status_says_whether_it_is_the_call_or_its_result(tmp_path: Path) -> None:
+    """Two events of one kind (``tool_execution``) are told apart by their ``status``: ``executing`` is the call
+    being made, ``completed`` with an ``output`` its result, which answers that call."""
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in STREAM) + "\n")
+    (doc,) = read(path)
+    turns = doc.metadata["messages"]
+    (call,) = [c for m in turns for c in m["tool_calls"]]
+    (result,) = [m for m in turns if m["role"] == "tool"]
+    assert call["name"] == "process_user_query" and result["content"] == STREAM[3]["data"]["output"]
+    assert turns.index(result) == 1 + next(i for i, m in enumerate(turns) if m["tool_calls"])
