@@ -1,7 +1,7 @@
 """Event logs and streamed chunks, read as the runs they record.
 
 * An **event log** keeps one record per event, each naming its kind under one key (``event_type``, ``type``,
-  ``kind``, ``event``, a named ``step``/``stage``/``phase``) with what happened inside it or under a payload (``data``, ``payload``): a person's
+  ``kind``, ``event``, a named ``step``) with what happened inside it or under a payload (``data``, ``payload``): a person's
   request, the model's text or step, a tool call, its result, and events of other kinds (state updates,
   scores, timings). An event is read by its payload's shape first (a turn, a step, a logged call) and else by
   its kind's words (``user_prompt``, ``llm_response``, ``tool_call``/``tool_result``); events that are none of
@@ -39,7 +39,7 @@ from codemix.mixtures.transcript_formats.turns import (
 )
 
 # Where an event names its kind, and where it keeps what happened.
-KIND_KEYS = ("event_type", "eventType", "event_kind", "event", "kind", "type", "step", "stage", "phase")
+KIND_KEYS = ("event_type", "eventType", "event_kind", "event", "kind", "type", "step")
 PAYLOAD_KEYS = ("data", "payload", "body", "details", "detail", "event_data")
 # A run's id on each of its events (the events of several runs interleave or follow each other).
 RUN_KEYS = ("session_id", "sessionId", "thread_id", "threadId", "trace_id", "traceId", "conversation_id", "run_id",
