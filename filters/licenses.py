@@ -25,7 +25,7 @@ _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
-MIT-Khronos-old LicenseRef-khronos BSD-1-Clause
+MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -42,7 +42,7 @@ GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGP
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
-Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
+Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -396,10 +396,15 @@ _SIGNATURES = (
                r"or includes a copy or modification of this software"),
     _signature("ISC", _ISC_GRANT, (_ISC_NOTICE,)),
     _signature("0BSD", _ISC_GRANT, forbidden=(_ISC_NOTICE,)),
+    # Silicon Graphics' notice on its OpenGL samples (trackball.c): HPND's grant naming SGI, SPDX SGI-OpenGL.
+    _signature("SGI-OpenGL", r"permission to use copy modify and distribute this software for any purpose and without "
+               r"fee is hereby granted", (r"the name of silicon graphics inc not be used in advertising",)),
     _signature(
         "HPND",
         r"permission to use copy modify (?:and )?distribute (?:and sell )?this software and its "
-        r"(?:associated )?documentation for any purpose (?:and )?without fee is hereby granted",
+        r"(?:associated )?documentation for any purpose (?:(?:and )?without fee is hereby granted|is hereby granted "
+        r"without fee)",
+        forbidden=(r"you do not sell the software",),  # a grant forbidding sale is no HPND (ply.c's Georgia Tech notice)
     ),
     # The Ruby license's own conditions (its opening offers them beside the BSDL, or MIT in RubyGems').
     _signature("Ruby", r"you may make and (?:or copy|give away) verbatim copies of the source form of the software"),
@@ -423,6 +428,9 @@ _SIGNATURES = (
                r"without charge"),
     _signature("PSF-2.0", _PSF_ANCHOR),
     _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
+    # A US government work's notice (17 U.S.C. 105), as NIST words it on its software (JAMA's and TNT's headers).
+    _signature("NIST-PD", r"pursuant to title 17 section 105 of the united states code this software is not subject "
+                          r"to copyright protection", (r"\bnist\b",)),
     _signature("CC0-1.0", r"cc0 1 0 universal|creative commons zero"),
     _signature(
         "Zlib",
@@ -1469,7 +1477,7 @@ _BASED_ON = re.compile(r"\bbased on \S+(?: \S+){0,3}\s*$")
 
 def public_domain(words: str, found: Iterable[str] = ()) -> tuple[int, str] | None:
     """(position, CC0-1.0 or ``PUBLIC_DOMAIN``) where a file's words dedicate it to the public domain, else None."""
-    if {"Unlicense", "CC0-1.0"} & set(found) or (match := _PUBLIC_DOMAIN.search(words)) is None:
+    if {"Unlicense", "CC0-1.0", "NIST-PD"} & set(found) or (match := _PUBLIC_DOMAIN.search(words)) is None:
         return None
     if _BASED_ON.search(words[max(0, match.start() - 80):match.start()]):
         return None  # jemalloc's hash.h: "based on MurmurHash3, placed into the public domain by Austin Appleby"
@@ -1507,7 +1515,15 @@ def named_in_banner(text: str, path: str = "") -> str | None:
     if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
         return "MIT"
     said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
-    return _license_from_name(f"{said.group(1)} license{said.group(2) or ''}") if said else None
+    if said:
+        return _license_from_name(f"{said.group(1)} license{said.group(2) or ''}")
+    named = None if _CHOICE.search(words) else _BANNER_ID.search(head)
+    return named_license_of(named.group(1)) if named else None
+
+
+# A license's short name or id alone after the verb, ending the sentence: Pixelorama's shader "// Licensed under CC0".
+_BANNER_ID = re.compile(r"\b(?:[Ll]icensed|[Rr]eleased|[Dd]istributed) under (?:the )?([A-Za-z][\w.+-]*\d[\w.+-]*|[A-Z]{2,}"
+                        r"[A-Z0-9.+-]*)[ \t]*(?:[.;,)]|$)", re.MULTILINE)
 
 
 # A sentence whose subject is the file itself: noVNC's stylesheets and pages, "noVNC is licensed under the MPL 2.0 (see
@@ -1684,11 +1700,22 @@ def later_notices(text: str, path: str, first: str | None) -> str | None:
             continue
         start, read_to = run
         start = start if start >= _NOTICE_CHARS else _paragraph_start(text, _NOTICE_CHARS)
-        for part in _operands(notice_license(text[start:read_to]) or "", "AND"):
+        for part in _operands(notice_license(text[start:read_to]) or _titled_gnu_text(text[start:read_to]) or "", "AND"):
             if part and not (ids := license_ids(part)) & known:
                 found.append(part)
                 known |= ids
     return combine(found) or first
+
+
+# A GNU license's own text appended in a comment, opening with its title (John Burkardt's MATLAB codes close with
+# "GNU LESSER GENERAL PUBLIC LICENSE Version 3, 29 June 2007" and the whole text).
+_GNU_TITLE = re.compile(r"^\W*gnu (?:affero |lesser |library )?general public license version \d")
+
+
+def _titled_gnu_text(block: str) -> str | None:
+    """The GNU license a comment quotes whole, title first, else None."""
+    words = _words(_COMMENT_MARKS.sub(" ", block))
+    return found[1] if _GNU_TITLE.match(words) and (found := _gnu_text(words)) else None
 
 
 def _grant_positions(text: str, most: int = 64):
