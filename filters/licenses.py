@@ -51,6 +51,7 @@ _OPERATORS = frozenset({"AND", "OR", "WITH"})
 _NO_LICENSE = frozenset({"", "unknown", "none", "noassertion", "other", "n/a", "license", "dual license"})
 PROPRIETARY = "LicenseRef-proprietary"
 PUBLIC_DOMAIN = "LicenseRef-public-domain"
+ISO_8879 = "LicenseRef-iso-8879"  # ISO 8879's notice on SGML entity sets (ScanCode's iso-8879)
 KHRONOS = "LicenseRef-khronos"  # the Khronos Group's older grant for "the Materials", before MIT-Khronos-old's
 
 
@@ -428,6 +429,11 @@ _SIGNATURES = (
                r"without charge"),
     _signature("PSF-2.0", _PSF_ANCHOR),
     _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
+    # ISO 8879's notice on SGML entity sets and DTDs, "Permission to copy in any form is granted for use with conforming
+    # SGML systems and applications as defined in ISO 8879, provided this notice is included in all copies" (ScanCode's
+    # iso-8879; no SPDX id): a grant for use with SGML systems only.
+    _signature(ISO_8879, r"permission to copy in any form is granted for use with conforming sgml systems and "
+                         r"applications as defined in iso 8879"),
     # A US government work's notice (17 U.S.C. 105), as NIST words it on its software (JAMA's and TNT's headers).
     _signature("NIST-PD", r"pursuant to title 17 section 105 of the united states code this software is not subject "
                           r"to copyright protection", (r"\bnist\b",)),

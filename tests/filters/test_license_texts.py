@@ -159,14 +159,16 @@ def test_files_a_license_text_introduces_are_under_the_text_after_their_list() -
     ("gptoolbox", "external/toolbox_fast_marching/mex/gw/gw_toolkit/ply/ply.c", None),
     ("gptoolbox", "external/msm_to_hb.m", "LGPL-3.0"),
     ("pixelorama", "src/Shaders/Effects/BrightnessContrast.gdshader", "CC0-1.0"),
+    ("pester", "src/schemas/Cobertura/coverage-loose.dtd", "LicenseRef-iso-8879"),
 ])
 def test_notices_read_after_the_tenth_holdout(name: str, path: str, expected: str | None) -> None:
     """TNT's "Pursuant to title 17 Section 105 of the United States Code, this software is not subject to copyright
     protection" (NIST-PD); SGI's trackball notice, HPND's grant "for any purpose and without fee" naming Silicon
     Graphics (SGI-OpenGL); ply.c's grant "provided ... that you do not sell the software" is no HPND (none);
     Burkardt's msm_to_hb.m closing with the LGPL 3's whole text in comments (LGPL-3.0); a shader's "// Licensed under
-    CC0" (CC0-1.0)."""
+    CC0" (CC0-1.0); a DTD's "Permission to copy in any form is granted for use with conforming SGML systems and
+    applications as defined in ISO 8879" (ScanCode's iso-8879, not permissive)."""
     text = _files(name)[path]
     assert own_license(text, path) == expected
-    if expected not in (None, "LGPL-3.0"):
+    if expected not in (None, "LGPL-3.0", "LicenseRef-iso-8879"):
         assert is_permissive(expected)
