@@ -308,7 +308,9 @@ MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "s
                   "build.zig.zon", "dune-project", "Makefile.PL", "Build.PL", "META.json", "META.yml",
                   # Elm, D's dub, V, Crystal, Gleam, Haxe, vcpkg, Leiningen
                   "elm.json", "dub.json", "dub.sdl", "v.mod", "shard.yml", "gleam.toml", "haxelib.json", "vcpkg.json",
-                  "project.clj")
+                  "project.clj",
+                  # Godot's addon manifest: ``[plugin]`` with ``name=``, ``author=``, ``version=``
+                  "plugin.cfg")
 _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # A folder README that says the folder holds another project's code ("This directory contains a copy of
 # ...", "vendored from upstream", Chromium's README.chromium fields).
@@ -368,8 +370,11 @@ _OPENING_PROVENANCE = re.compile(r"\b(?:the following|this) (?:implementation|co
 # is as likely the project's own.
 # Or naming a release of another project: rebar3's ``r3_hex_core.erl``, "%% Vendored from hex_core v0.18.0, do not edit
 # manually".
-_COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:copied|taken|imported|vendored) (?:verbatim )?from "
+_COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:(?:code|shader|script|snippet) )?(?:copied|taken|imported|vendored)"
+                          rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from "
                           rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b)",
+                          re.IGNORECASE | re.MULTILINE)
+_SHADER_FROM = re.compile(r"^\W{0,4}(?:shader|script|snippet) from (?:https?://\S+|[^\n]{0,60}\n\W{0,4}https?://\S+)",
                           re.IGNORECASE | re.MULTILINE)
 # "This file is under the GPLv2 license, as it is part of git source code" (difftastic's ``makefile_1.mk``): part of
 # a named project's source, which is not this repository.
@@ -390,6 +395,13 @@ def copied_file_statement(text: str, repo: str = "") -> str | None:
     if said := (_FILE_PROVENANCE.search(words) or _COPIED_LINE.search(opening)
                 or _OPENING_PROVENANCE.search(" ".join(opening.split()))):
         return " ".join(said.group(0).split())
+    # the comments above the first definition: a Godot script's "## Code taken and modified from https://..." below its
+    # ``extends Node``; a shader's "Shader from https://godotshaders.com/shader/..." (a page of a shader library)
+    comments = header_comments(text[:_FILE_HEAD_CHARS])
+    if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments)):
+        homes = {f"{owner}/{name}".lower() for owner, name in _hosted(said.group(0))}
+        if not (repo and repo.lower() in homes):
+            return " ".join(said.group(0).split())
     courtesy = _COURTESY.search(head.split("{", 1)[0])  # above the first definition, about the file's code
     if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):
         return " ".join(courtesy.group(0).split())
@@ -774,6 +786,11 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
             if isinstance(workspace, dict) else ()
         inherits = isinstance(table, dict) and any(isinstance(v, dict) and v.get("workspace") is True
                                                    for v in table.values())
+    elif name == "plugin.cfg":
+        found = dict(re.findall(r'^(name|author)\s*=\s*"([^"\n]*)"', text, re.MULTILINE))
+        author = found.get("author", "").strip()
+        return VendoringFact("manifest", folder, name, name=found.get("name", ""),
+                             holders=frozenset({" ".join(author.lower().split())}) if author else frozenset())
     elif name == "CMakeLists.txt" and not _CMAKE_PROJECT.search(text):
         # A CMakeLists.txt without ``project()`` is a part of an enclosing build, not a package: ccache's
         # ``src/third_party/fmt/CMakeLists.txt`` wires the copied fmt into ccache's build.
@@ -975,6 +992,14 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             continue
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
     for folder, manifest in sorted(manifests.items()):
+        # a manifest naming its author (Godot's ``plugin.cfg``) who is none of the repository's holders: an addon by
+        # another (Pixelorama's ``addons/dockable_container``, author "gilzoide", beside Orama Interactive's MIT)
+        words = holder_words(manifest.holders)
+        if folder and words and root_words and not words & root_words and folder not in trees \
+                and not _inside(folder, trees):
+            trees[folder] = f"own {manifest.detail} at {folder}/ naming its author {min(manifest.holders)!r}, " \
+                            f"not the repository's {min(root_holders)!r}"
+            continue
         if folder and folder not in trees and not _inside(folder, trees) and _for_others(_folder(folder)) \
                 and not manifest.inherits and not urls.get(folder, frozenset()) & own_urls \
                 and not any(_members_cover(members, base, folder) for base, members in workspaces

@@ -1367,3 +1367,25 @@ def test_a_folder_released_on_its_own_under_other_terms():
     assert vendored_tree("plugins/zsh-navigation-tools/n-list", trees_with_paths(same_terms)) is None
     no_news = {path: text for path, text in files.items() if not path.endswith("/NEWS")}
     assert vendored_tree("plugins/zsh-navigation-tools/n-list", trees_with_paths(no_news)) is None
+
+
+def test_godot_addons_whose_manifest_names_another_author_and_scripts_saying_where_they_were_taken_from():
+    """Orama-Interactive/Pixelorama (7888c60; the tenth holdout, FIT after its run): Godot's addon manifest
+    ``plugin.cfg`` names each addon's author: ``addons/applinks`` "FoolLin" (no license file),
+    ``addons/dockable_container`` "gilzoide", beside the root's "Orama Interactive" MIT; the owner's own Keychain
+    addon stays its own. A script's "## Code taken and modified from https://github.com/Pukkah/..." below its
+    ``extends Node`` and a shader's "Shader from https://godotshaders.com/..." say they are copies; a shader "Based on"
+    one is Pixelorama's own."""
+    from codemix.filters.vendored import copied_file_statement
+
+    files = layout("pixelorama-addons")
+    trees = trees_of(files, "Orama-Interactive/Pixelorama")
+    tree = vendored_tree("addons/applinks/export_plugin.gd", trees)
+    assert tree is not None and "'foollin'" in tree.evidence
+    assert vendored_tree("addons/dockable_container/dockable_container.gd", trees) is not None
+    assert vendored_tree("addons/keychain/Keychain.gd", trees) is None
+    for path in ("src/Autoload/HTML5FileExchange.gd", "src/Shaders/Effects/BrightnessContrast.gdshader",
+                 "src/Shaders/Effects/Pixelize.gdshader"):
+        assert copied_file_statement(files[path], "Orama-Interactive/Pixelorama") is not None, path
+    for path in ("src/Shaders/Effects/OutlineInline.gdshader", "src/Main.gd"):
+        assert copied_file_statement(files[path], "Orama-Interactive/Pixelorama") is None, path
