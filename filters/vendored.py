@@ -239,6 +239,24 @@ def in_own_package(path: str, text: str) -> bool:
     return _patterns_inside(path, path.count("/") - span + 1)  # from the package's second folder
 
 
+# A note opening with what its folder holds: gptoolbox's ``external/README.md``, "This directory contains matlab functions
+# written by others"; gevent's ``deps/README.rst``, "Managing Embedded Dependencies".
+_FOLDER_NOTE = re.compile(r"\bthis (?:directory|folder)\b|\b(?:embedded|bundled|vendored|third[- ]party) "
+                          r"(?:code|dependencies|libraries|packages|sources)\b|\bwritten by others\b", re.IGNORECASE)
+_NOTE_HEAD_CHARS = 300
+
+
+def folder_note(path: str, text: str) -> bool:
+    """Whether ``path`` is a README sitting right in a folder linguist calls vendored (``external/``, ``deps/``) that
+    opens by saying what the folder holds: the repository's note about its copies, not one of them."""
+    folder, name = _folder(path), path.rsplit("/", 1)[-1]
+    if not folder or not _README.fullmatch(name):
+        return False
+    ends = [found.end() for _, compiled in _linguist_list(VENDOR_LIST) if (found := compiled.search(path))]
+    return bool(ends) and all(end == len(folder) + 1 for end in ends) \
+        and _FOLDER_NOTE.search(text[:_NOTE_HEAD_CHARS]) is not None
+
+
 def is_generated(path: str) -> bool:
     """Whether linguist's path tests call the in-repo ``path`` generated (lock files, IDE folders...)."""
     return linguist_patterns(GENERATED_LIST).search(path) is not None

@@ -1389,3 +1389,26 @@ def test_godot_addons_whose_manifest_names_another_author_and_scripts_saying_whe
         assert copied_file_statement(files[path], "Orama-Interactive/Pixelorama") is not None, path
     for path in ("src/Shaders/Effects/OutlineInline.gdshader", "src/Main.gd"):
         assert copied_file_statement(files[path], "Orama-Interactive/Pixelorama") is None, path
+
+
+def test_a_readme_saying_what_its_vendor_named_folder_holds_is_the_repositorys_note():
+    """gptoolbox's ``external/README.md`` ("This directory contains matlab functions written by others"; the tenth
+    holdout, FIT after its run) and gevent's ``deps/README.rst`` ("Managing Embedded Dependencies"; the third holdout's
+    judgments call its drop wrong) sit right in folders linguist calls vendored and say what the folder holds: the
+    repository's notes about its copies. libev's own README inside ``deps/libev/`` is the copy's."""
+    from codemix.document import Document
+    from codemix.filters.apply import DocumentFilter
+    from codemix.filters.config import FiltersConfig
+
+    files = layout("folder-notes")
+    check = DocumentFilter(FiltersConfig())
+
+    def reason(key: str) -> str | None:
+        path = key.split("/", 1)[1]
+        return check.path_drop_reason(Document(id=path, text=files[key], source="s", kind="file", path=path))
+
+    assert reason("gptoolbox/external/README.md") is None
+    assert reason("gevent/deps/README.rst") is None
+    assert reason("gevent/deps/libev/README") == "vendored_path"
+    assert check.path_drop_reason(Document(id="r", text="# Notes\n\nHow we build it.\n", source="s", kind="file",
+                                           path="external/README.md")) == "vendored_path"  # a note saying nothing
