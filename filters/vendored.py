@@ -392,6 +392,9 @@ _COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:(?:code|shader|script|snippet) )?(?:co
                           rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from "
                           rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b)",
                           re.IGNORECASE | re.MULTILINE)
+# where a file's first definition starts: a comment below it is about a part of the file (oh-my-zsh's
+# ``gradle.plugin.zsh``: "# taken from https://github.com/gradle/gradle-completion" inside its function)
+_FIRST_DEFINITION = re.compile(r"\{|^[ \t]*(?:func|def|function|class|fn|sub|proc|void|static)\b", re.MULTILINE)
 _SHADER_FROM = re.compile(r"^\W{0,4}(?:shader|script|snippet) from (?:https?://\S+|[^\n]{0,60}\n\W{0,4}https?://\S+)",
                           re.IGNORECASE | re.MULTILINE)
 # "This file is under the GPLv2 license, as it is part of git source code" (difftastic's ``makefile_1.mk``): part of
@@ -415,7 +418,7 @@ def copied_file_statement(text: str, repo: str = "") -> str | None:
         return " ".join(said.group(0).split())
     # the comments above the first definition: a Godot script's "## Code taken and modified from https://..." below its
     # ``extends Node``; a shader's "Shader from https://godotshaders.com/shader/..." (a page of a shader library)
-    comments = header_comments(text[:_FILE_HEAD_CHARS])
+    comments = header_comments(_FIRST_DEFINITION.split(text[:_FILE_HEAD_CHARS], 1)[0])
     if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments)):
         homes = {f"{owner}/{name}".lower() for owner, name in _hosted(said.group(0))}
         if not (repo and repo.lower() in homes):

@@ -1389,6 +1389,11 @@ def test_godot_addons_whose_manifest_names_another_author_and_scripts_saying_whe
         assert copied_file_statement(files[path], "Orama-Interactive/Pixelorama") is not None, path
     for path in ("src/Shaders/Effects/OutlineInline.gdshader", "src/Main.gd"):
         assert copied_file_statement(files[path], "Orama-Interactive/Pixelorama") is None, path
+    # below the first definition, such a comment is about a part: oh-my-zsh's wrapper "# taken from
+    # https://github.com/gradle/gradle-completion" inside its function
+    wrapper = layout("ohmyzsh-dependencies")["plugins/gradle/gradle.plugin.zsh"]
+    assert "taken from https://github.com/gradle/gradle-completion" in wrapper  # guard
+    assert copied_file_statement(wrapper, "ohmyzsh/ohmyzsh") is None
 
 
 def test_a_readme_saying_what_its_vendor_named_folder_holds_is_the_repositorys_note():
