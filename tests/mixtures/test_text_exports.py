@@ -163,3 +163,24 @@ def test_a_rendered_export_page_is_read_by_its_headings_not_by_the_markdown_its_
     assert messages[0]["content"].startswith("builde a claude code conversation exporter")
     assert sum(m["role"] == "tool" and m["observation"] for m in messages) == len(folded)
     assert not any("Hello, can you help me with my React project?" == m["content"] for m in messages)
+
+
+def test_a_chat_clients_request_log_reads_its_messages_under_role_words():
+    """GitHub Copilot Chat's debug log (issue 45 round 12, FIT on the eleventh holdout): the request's messages
+    under ``System`` / ``User`` / ``Assistant`` alone on their lines after ``Request Messages``, the reply after
+    ``Response``, its call written as ``🛠️ run_in_terminal (call_id) {...}`` and the call's output under the
+    ``Tool Call - id`` entry's ``Response``; the contents list at the top and the ``Metadata`` block are none."""
+    text = (INPUTS / "vscode-copilot-chat.LOGS.lines-1-24-891-1145.md").read_text()
+    after = text.split("\nRequest Messages\n")[-1]
+    roles = re.findall(r"^(System|User|Assistant)$", after, re.MULTILINE)
+    call = re.search(r"^🛠️ (\w+) \((call_\w+)\) (\{.*?^\})", after, re.MULTILINE | re.DOTALL)
+    output = after.split("\nResponse\n")[-1].strip()
+    assert len(roles) >= 8 and call and output.startswith("build\n")
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages if m["role"] != "tool"] == [r.lower() for r in roles]
+    (read_call,) = [c for m in messages for c in m["tool_calls"]]
+    assert (read_call["name"], read_call["id"], json.loads(read_call["arguments"])) == (
+        call.group(1), call.group(2), json.loads(call.group(3)))
+    assert messages[-1]["role"] == "tool" and messages[-1]["observation"] and messages[-1]["content"] == output
+    assert not any("copilot_cache_control" in m["content"] or "maxPromptTokens" in m["content"] for m in messages)
