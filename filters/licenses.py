@@ -1842,6 +1842,18 @@ def quotes_origins_license(text: str, path: str = "") -> bool:
     return _code_path(path) and _ORIGINS_LICENSE.search(text[:_NOTICE_CHARS]) is not None
 
 
+# A license text saying it covers only part of the code beside it: editorconfig-vim's LICENSE.PSF, "Some code in
+# editorconfig-vim is derived from code licensed under the PSF license. The following is the text of that license".
+_PART_OF_THE_CODE = re.compile(r"^(?:some|parts?|portions?) (?:of )?(?:the )?(?:code|files|source(?: code)?) (?:in|of) "
+                               r"(?:\S+ ){1,4}(?:is|are) (?:derived|based|taken|copied|adapted) (?:from|on)\b")
+
+
+def covers_part(text: str) -> bool:
+    """Whether a license text opens by saying it covers only some of the code beside it (``_PART_OF_THE_CODE``): no
+    license for its folder, whose other texts answer."""
+    return _PART_OF_THE_CODE.match(_words(text[:_CHOICE_CHARS]).strip()) is not None
+
+
 def offers_choice(path: str, text: str) -> bool:
     """Whether a license file's text says the licenses beside it are alternatives (``repository_license``)."""
     return is_license_file(path) and bool(_CHOICE.search(_words(text[:_CHOICE_CHARS])))

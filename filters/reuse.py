@@ -19,6 +19,7 @@ from codemix.filters.licenses import (
     alternatives,
     canonical_id,
     combine,
+    covers_part,
     derived_license,
     detect_license,
     file_statement,
@@ -187,7 +188,9 @@ Evidence = tuple[str, str | None, tuple[PathRule, ...], str | None, bool]
 def license_evidence_of(path: str, text: str) -> Evidence:
     """What one license file, package manifest or REUSE file (``licenses.is_license_evidence``) says. A
     machine-readable Debian ``copyright`` file states licenses per path (``debian_rules``), not its folder's."""
-    detected = None if debian_copyright(path, text) else detect_license(path, text)
+    # a Debian copyright file states licenses per path; a text for "some code" of the folder states none for it
+    part = is_license_file(path) and covers_part(text)
+    detected = None if debian_copyright(path, text) or part else detect_license(path, text)
     if detected is None and is_license_file(path):
         detected = folder_statements(path, text)[1]  # lz4's "all other files use a GPL-2.0-or-later license"
     return (path, detected, path_rules(path, text), file_license(text) if sidecar_target(path) else None,

@@ -172,3 +172,14 @@ def test_notices_read_after_the_tenth_holdout(name: str, path: str, expected: st
     assert own_license(text, path) == expected
     if expected not in (None, "LGPL-3.0", "LicenseRef-iso-8879"):
         assert is_permissive(expected)
+
+
+def test_a_license_text_for_some_of_the_code_is_not_its_folders() -> None:
+    """editorconfig-vim's LICENSE.PSF opens "Some code in editorconfig-vim is derived from code licensed under the PSF
+    license": the folder's license is its LICENSE's BSD-2-Clause alone, not ANDed with the PSF agreement."""
+    files = _files("vimrc")
+    paths = ("sources_non_forked/editorconfig-vim/LICENSE", "sources_non_forked/editorconfig-vim/LICENSE.PSF")
+    assert files[paths[1]].startswith("Some code in editorconfig-vim is derived from code licensed under the")
+    assert detect_license(paths[1], files[paths[1]]) == "PSF-2.0"  # the text itself is the PSF agreement
+    licenses = resolve_licenses(license_evidence_of(path, files[path]) for path in paths)
+    assert licenses.for_path("sources_non_forked/editorconfig-vim/plugin/editorconfig.vim") == "BSD-2-Clause"
