@@ -464,6 +464,8 @@ VERDICTS = {
     ],
     # ---- the ninth holdout (bench/repos_holdout_9.tsv), judged by b46l after b46v's single run (08:20 UTC) ----
     "ohmyzsh/ohmyzsh": [
+        (lambda p, o, r: p == "plugins/pass/_pass" and o == "GPL-2.0-or-later", "R", ("'This file is licensed under the "
+         "GPLv2+' (read after the tenth holdout's run); the reference the root's MIT")),
         (lambda p, o, r: p.endswith("emoji-data.txt") and o == "Unicode-TOU", "R", ("Unicode's data file, 'For terms of "
          "use, see https://www.unicode.org/terms_of_use.html': ours SPDX Unicode-TOU (round 12), the reference ScanCode's "
          "own unicode key")),
