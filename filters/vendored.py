@@ -390,7 +390,9 @@ _OPENING_PROVENANCE = re.compile(r"\b(?:the following|this) (?:implementation|co
 # manually".
 _COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:(?:code|shader|script|snippet) )?(?:copied|taken|imported|vendored)"
                           rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from "
-                          rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b)",
+                          rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b"
+                          # "Copied from Profiler module, branch: ..., commit: 150bbcf" (Pester's tracing sources)
+                          rf"|(?:the )?[\w.+-]+ (?:module|library|project|package|crate|gem)\b[^\n]{{0,40}}\bcommit\b)",
                           re.IGNORECASE | re.MULTILINE)
 # where a file's first definition starts: a comment below it is about a part of the file (oh-my-zsh's
 # ``gradle.plugin.zsh``: "# taken from https://github.com/gradle/gradle-completion" inside its function)
