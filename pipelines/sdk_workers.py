@@ -162,6 +162,19 @@ def _forked_runner(client_command: str):
     return ForkedWorkersRunner()
 
 
+def _started(read_end: int, process: subprocess.Popen | _Child) -> bool:
+    """Whether the server wrote its ready line within SERVER_START_SECONDS; if not, it is killed and reaped."""
+    with os.fdopen(read_end, "rb") as ready:
+        selector = selectors.DefaultSelector()
+        selector.register(ready, selectors.EVENT_READ)
+        answer = ready.readline() if selector.select(SERVER_START_SECONDS) else b""
+    if answer == _READY:
+        return True
+    process.kill()
+    process.wait()
+    return False
+
+
 class _ForkServer:
     """The server process, seen from the driver."""
 
@@ -178,13 +191,7 @@ class _ForkServer:
         process = subprocess.Popen([sys.executable, "-m", __name__, "serve", path, str(write_end), *preload],
                                    stdin=subprocess.DEVNULL, pass_fds=(write_end,))
         os.close(write_end)
-        with os.fdopen(read_end, "rb") as ready:
-            selector = selectors.DefaultSelector()
-            selector.register(ready, selectors.EVENT_READ)
-            answer = ready.readline() if selector.select(SERVER_START_SECONDS) else b""
-        if answer != _READY:
-            process.kill()
-            process.wait()
+        if not _started(read_end, process):
             raise ForkServerFailed(f"the SDK worker fork server did not start (exit status {process.returncode}, "
                                    "its error above)")
         return cls(process, directory, path)
@@ -219,13 +226,7 @@ class _ForkServer:
                 os._exit(code)
         os.close(write_end)
         process = _Child(pid)
-        with os.fdopen(read_end, "rb") as ready:
-            selector = selectors.DefaultSelector()
-            selector.register(ready, selectors.EVENT_READ)
-            answer = ready.readline() if selector.select(SERVER_START_SECONDS) else b""
-        if answer != _READY:
-            process.kill()
-            process.wait()
+        if not _started(read_end, process):
             _LOGGER.warning("the SDK worker fork server forked from the driver did not start (exit status %s); "
                             "one is started as a process of its own", process.returncode)
             return None
