@@ -2021,7 +2021,9 @@ def upstream_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Ven
                     linked.setdefault(name, (fact.detail, url))
     found = []
     for fact in facts:
-        if fact.kind != "prefix" or _names_prefix(repo.rsplit("/", 1)[-1], fact.name) or fact.name in own:
+        # "libcurl" (``LIBCURL_*``) in curl/curl: the library the repository is
+        if fact.kind != "prefix" or _names_prefix(repo.rsplit("/", 1)[-1], fact.name) or fact.name in own \
+                or fact.name.removeprefix("lib") in own:
             continue
         defines = f"defines {fact.defined[0]} of its {fact.defined[1]} names as {fact.name}_*"
         if fact.name in linked:

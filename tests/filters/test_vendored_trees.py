@@ -1430,3 +1430,17 @@ def test_a_copy_statement_naming_a_module_and_the_commit_it_was_copied_at():
     assert said is not None and "Profiler module" in said
     no_commit = text.split(", branch", 1)[0] + "\n" + text.split("\n", 1)[1]
     assert copied_file_statement(no_commit, "pester/Pester") is None
+
+
+def test_a_header_defining_the_names_of_the_library_the_repository_is():
+    """curl/curl (5c61e16, a race repository): ``include/curl/curlver.h`` defines ``LIBCURL_*`` names and its opening
+    comment speaks of "libcurl version info"; libcurl is curl's own library, so the prefix names the repository, not
+    another project. The same header in a repository of another name is a copy of libcurl's."""
+    from codemix.filters.vendored import prefix_fact, upstream_copies
+
+    text = layout("curl-version")["include/curl/curlver.h"]
+    fact = prefix_fact("include/curl/curlver.h", text)
+    assert fact is not None and fact.name == "libcurl" and "libcurl" in fact.names  # guard: it looks like a copy
+    assert upstream_copies([fact], "curl/curl") == ()
+    copied = upstream_copies([fact], "example/http-client")
+    assert len(copied) == 1 and "names 'libcurl'" in copied[0].evidence
