@@ -282,6 +282,10 @@ class Pipeline(beam.Pipeline):
             runner = sdk_workers.runner_for(options)
         super().__init__(runner=runner, options=options, argv=argv, display_data=display_data)
 
+    def run(self, *args, **kwargs):
+        sdk_workers.pipeline_started()  # no server is forked from this process from now on
+        return super().run(*args, **kwargs)
+
     def __exit__(self, exc_type, exc_val, exc_tb) -> None:
         try:
             if not exc_type:

@@ -303,9 +303,23 @@ class _Child:
 FORK_SAFE_THREADS = ("jemalloc_bg_thd",)
 
 
+_pipeline_ran = False
+
+
+def pipeline_started() -> None:
+    """Called as a pipeline starts in this process (``jobs.Pipeline``): from then on, no server is forked from it."""
+    global _pipeline_ran
+    _pipeline_ran = True
+
+
 def _threads_fork_safe() -> bool:
-    """Whether every thread of this process is one a forked child may lose (``FORK_SAFE_THREADS``, or
-    named as the process is); False without ``/proc`` or once gRPC (named ``grpc_*``, ``event_engine``) runs."""
+    """Whether this process may be forked into a server: no pipeline has run in it (``pipeline_started``; a test
+    process whose earlier pipelines had ended, their gRPC threads gone, hung its forked server's workers), it runs no
+    Python thread but the main one, and every other thread is one a forked child may lose (``FORK_SAFE_THREADS``,
+    or native ones named as the process is); False without ``/proc`` or once gRPC (``grpc_*``, ``event_engine``)
+    runs."""
+    if _pipeline_ran or threading.active_count() > 1:
+        return False
     try:
         own = _read("/proc/self/comm").strip()
         names = {_read(f"/proc/self/task/{task}/comm").strip() for task in os.listdir("/proc/self/task")}
