@@ -250,3 +250,26 @@ def test_a_process_that_ran_a_pipeline_spawns_its_server(tmp_path):
         rows = run(MULTI_PROCESS, tmp_path, "after")
     assert sorted(x for x, *_ in rows) == sorted(x * x for x in range(200))
     assert {SERVER in parent for _, _, parent, _ in rows} == {True}
+
+
+AFTER_A_PIPELINE = """
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions
+from codemix.pipelines import jobs, sdk_workers
+
+print(sdk_workers._threads_fork_safe())
+with jobs.Pipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
+    _ = pipeline | beam.Create([1, 2]) | beam.Map(str)
+print(sdk_workers._threads_fork_safe())
+"""
+
+
+def test_a_process_whose_pipeline_has_ended_is_not_forked():
+    """A fresh driver may be forked into the server; once a pipeline has run here it may not, though that
+    pipeline has ended and left no gRPC thread (a test process in that state hung its forked server's workers)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", AFTER_A_PIPELINE], capture_output=True, text=True, timeout=300,
+                         check=True).stdout.split()
+    assert out == ["True", "False"]
