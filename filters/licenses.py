@@ -1264,7 +1264,7 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
         position = _signature_position(signature, words)
         if position is None or any(start < position < end for start, end in covered):
             continue  # none, or a clause of a text already found (zlib's clauses inside bzip2's license)
-        grant = signature.spdx not in _NAMED_ONLY or signature is _BSL_TEXT
+        grant = signature.spdx not in _NAMED_ONLY or signature.anchor is _BSL_TEXT.anchor  # its grant, screened or not
         if grant or _NOTICE_VERB.search(words[max(0, position - 60):position]):
             found.setdefault(position, signature.spdx)
             granted = granted or grant
