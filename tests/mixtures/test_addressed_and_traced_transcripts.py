@@ -17,12 +17,10 @@ import json
 import re
 from pathlib import Path
 
-from codemix.document import Document, Quarantined
 from codemix.mixtures.transcript_formats import parse_text
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.markers import marker_role
-from codemix.pipelines.readers import read_location
-from codemix.sources import ReadLimits, SourceConfig
+from tests.mixtures.reading import read_split as read
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 AUTOGEN = FIXTURES / "addressed" / "ai-engineering-hub.coding_and_financial_analyst.ipynb"
@@ -35,12 +33,6 @@ CAMEL = FIXTURES / "marker-turns" / "camel.create_your_first_agents_society.ipyn
 NOT_A_CHAT_PAGE = FIXTURES.parent / "transcript_inputs" / "not-libxslt-tutorial2-libxslt_pipes.html"
 HEADER = re.compile(r"^(\w+) \(to (\w+)\):$", re.MULTILINE)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(max_file_bytes=50_000_000))
-    outcomes = list(read_location(source, str(path)))
-    return [o for o in outcomes if isinstance(o, Document)], [o for o in outcomes if isinstance(o, Quarantined)]
 
 
 def autogen_output() -> str:

@@ -7,20 +7,11 @@ import ast
 import json
 from pathlib import Path
 
-from codemix.document import Document
-from codemix.pipelines.readers import read_location
-from codemix.sources import SourceConfig
+from tests.mixtures.reading import read_documents as read
 
 INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 AUTOGEN = INPUTS / "autogen-agents-tutorial.cell-5.ipynb"
 STREAM = INPUTS / "pydantic-ai.openai-stream-chunks.jsonl"
-
-
-def read(path: Path) -> list[Document]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
-    outcomes = list(read_location(source, str(path)))
-    assert all(isinstance(o, Document) for o in outcomes), outcomes
-    return outcomes
 
 
 def printed_events(path: Path) -> list[ast.Call]:

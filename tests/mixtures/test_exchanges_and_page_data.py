@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from codemix.document import Document, Quarantined
-from codemix.pipelines.readers import read_location
-from codemix.sources import ReadLimits, SourceConfig
+from codemix.document import Document
+from tests.mixtures.reading import read_split as read
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 CHATDOCTOR = FIXTURES / "exchanges" / "chatdoctor.chatdoctor5k.first-3.json"
@@ -33,12 +32,6 @@ VICUNA_LEGAL = FIXTURES / "page-data" / "chinese-vicuna.performance-chatv1-legal
 CAMEL_ZH = FIXTURES / "marker-turns" / "handy-multi-agent.chapter3.cells-7-8.ipynb"
 CONVERSE = [FIXTURES / "printed-messages" / "amazon-bedrock-samples.return_of_control.cells-18-19.ipynb",
             FIXTURES / "printed-messages" / "amazon-bedrock-samples.function_calling_with_converse.cells-40-54.ipynb"]
-
-
-def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(max_file_bytes=50_000_000))
-    outcomes = list(read_location(source, str(path)))
-    return [o for o in outcomes if isinstance(o, Document)], [o for o in outcomes if isinstance(o, Quarantined)]
 
 
 def said(doc: Document) -> list[tuple[str, str]]:

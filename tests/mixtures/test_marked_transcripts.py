@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from codemix.document import Document, Quarantined
+from codemix.document import Document
 from codemix.mixtures.transcript_formats import parse_text
-from codemix.pipelines.readers import read_location
-from codemix.sources import ReadLimits, SourceConfig
+from tests.mixtures.reading import read_split as read
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SALESBOT = FIXTURES / "transcripts" / "keyed" / "salesbot.converted_examples.json"
@@ -36,12 +35,6 @@ NOT_CONVERSATIONS = (FIXTURES / "transcript_inputs" / "langchain-academy.state-s
                      FIXTURES / "transcript_inputs" / "watsonx-ai-platform-demos.README.md",
                      FIXTURES / "transcript_inputs" / "not-botocore-appconfig-2019-10-09-examples-1.json",
                      FIXTURES / "transcript_inputs" / "not-botocore-lex-models-2017-04-19-examples-1.json")
-
-
-def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(max_file_bytes=50_000_000))
-    outcomes = list(read_location(source, str(path)))
-    return [o for o in outcomes if isinstance(o, Document)], [o for o in outcomes if isinstance(o, Quarantined)]
 
 
 def roles(doc: Document) -> list[str]:

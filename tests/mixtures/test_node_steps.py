@@ -13,9 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from codemix.document import Document
-from codemix.pipelines.readers import read_location
-from codemix.sources import SourceConfig
+from tests.mixtures.reading import read_documents as read
 
 
 class HumanMessage(BaseModel):
@@ -47,13 +45,6 @@ def node_records(request: str, number: int) -> list[dict]:
         {"node_name": "formatter", "input": str(reply), "output": str({"answer": reply[0]["text"], "confidence": 1.0}),
          "tool_calls": []},
     ]
-
-
-def read(path: Path) -> list[Document]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
-    outcomes = list(read_location(source, str(path)))
-    assert all(isinstance(o, Document) for o in outcomes), outcomes
-    return outcomes
 
 
 def test_what_a_node_was_passed_is_no_new_turn(tmp_path: Path) -> None:

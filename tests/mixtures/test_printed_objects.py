@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from codemix.document import Document, Quarantined
+from codemix.document import Document
 from codemix.mixtures.transcript_formats.printed import detect_printed_objects, parse_printed, printed_values
-from codemix.pipelines.readers import read_location
-from codemix.sources import ReadLimits, SourceConfig
+from tests.mixtures.reading import read_split as read
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 ANTHROPIC = FIXTURES / "printed-objects" / "anthropic-cookbook.tool_use.tool_choice.ipynb"
@@ -22,12 +21,6 @@ PEG = FIXTURES / "printed-objects" / "prompt-engineering-guide.pe-function-calli
 CONVERSE = FIXTURES / "printed-messages" / "amazon-bedrock-samples.function_calling_with_converse.cells-40-54.ipynb"
 ALPACA = FIXTURES / "exchanges" / "stanford_alpaca.seed_tasks.lines-1-7-10-11-12.jsonl"
 VICUNA = FIXTURES / "page-data" / "chinese-vicuna.performance-chatv1.md"
-
-
-def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(max_file_bytes=50_000_000))
-    outcomes = list(read_location(source, str(path)))
-    return [o for o in outcomes if isinstance(o, Document)], [o for o in outcomes if isinstance(o, Quarantined)]
 
 
 def said(doc: Document) -> list[tuple[str, str, list[str]]]:

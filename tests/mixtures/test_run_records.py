@@ -12,9 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from codemix.document import Document
-from codemix.pipelines.readers import read_location
-from codemix.sources import SourceConfig
+from tests.mixtures.reading import read_documents as read
 
 RUN = {
     "local_system": {"commit_id": "6dd2024", "attached_files": ["src/gss.rs"]},
@@ -30,13 +28,6 @@ RUN = {
         {"assistant": "Okay, I will refactor the code to improve its conciseness and readability."},
     ],
 }
-
-
-def read(path: Path) -> list[Document]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
-    outcomes = list(read_location(source, str(path)))
-    assert all(isinstance(o, Document) for o in outcomes), outcomes
-    return outcomes
 
 
 def test_the_records_system_message_opens_a_run_whose_harness_calls_sit_under_role_system(tmp_path: Path) -> None:

@@ -21,11 +21,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from codemix.document import Document, Quarantined
 from codemix.filters.natural_language import without_json_blocks
 from codemix.mixtures.transcript_formats import parse_json_value
-from codemix.pipelines.readers import read_location
-from codemix.sources import ReadLimits, SourceConfig
+from tests.mixtures.reading import read_split as read
 
 SCORED = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "scored"
 DEBATE = SCORED / "adversarial-debate-debate_log.record-3.json"
@@ -41,12 +39,6 @@ TABLE = SCORED / "adversarial-debate-record-3.as-table.csv"
 LITERAL = SCORED / "swarm-session_20240422-135321.as-python-repr.txt"
 INPUTS = SCORED.parents[1] / "transcript_inputs"
 NOT_CONVERSATIONS = (INPUTS / "not-botocore-sts-2011-06-15-examples-1.json", INPUTS / "not-cryptography-rust.cyclonedx.json")
-
-
-def read(path: Path) -> tuple[list[Document], list[Quarantined]]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"], limits=ReadLimits(max_file_bytes=50_000_000))
-    outcomes = list(read_location(source, str(path)))
-    return [o for o in outcomes if isinstance(o, Document)], [o for o in outcomes if isinstance(o, Quarantined)]
 
 
 def one_run(path: Path) -> list[dict]:

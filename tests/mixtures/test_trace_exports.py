@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codemix.document import Document
-from codemix.pipelines.readers import read_location
-from codemix.sources import SourceConfig
+from tests.mixtures.reading import read_documents as read
 
 INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 KOOG = INPUTS / "langfuse-koog-trace.json"
@@ -17,13 +15,6 @@ LANGGRAPH = INPUTS / "langfuse-langgraph-trace.json"
 LLAMAINDEX = INPUTS / "langfuse-llamaindex-trace.json"
 OPENAI_AGENTS = INPUTS / "langfuse-openai-agents-trace.json"
 LANGSMITH = INPUTS / "langsmith-run-post-patch.json"
-
-
-def read(path: Path) -> list[Document]:
-    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
-    outcomes = list(read_location(source, str(path)))
-    assert all(isinstance(o, Document) for o in outcomes), outcomes
-    return outcomes
 
 
 def last_call(path: Path) -> dict:
