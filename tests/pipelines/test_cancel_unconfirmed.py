@@ -91,7 +91,9 @@ def test_sigterm_waits_for_the_cancel_then_names_the_attempt_that_may_still_be_w
                     f"is not marked complete, and no later run reads it; rerun: mix build {spec} --out {out} --fresh "
                     f"--runner=PortableRunner --job_endpoint=127.0.0.1:{service.port} --environment_type=LOOPBACK "
                     f"--stall-timeout {STALL_S}")
-    assert cancels >= 1 and STALL_S <= seconds < STALL_S + 15  # it waited for the confirmation, boundedly
+    # It waited for the confirmation, boundedly: at least the stall timeout, and it ended on its own well before the
+    # 60 s communicate() limit (the margin absorbs Beam's teardown on a loaded machine; an unbounded wait never ends).
+    assert cancels >= 1 and STALL_S <= seconds < STALL_S + 40, seconds
     assert not (out / "work" / "crawl" / "_COMPLETE.json").exists()
     assert finished_files(out) == before and before
 
