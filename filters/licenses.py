@@ -16,6 +16,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
 from codemix.config import join, require
 from codemix.filters.regex_screen import required_literal
 
@@ -25,7 +27,8 @@ _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
-MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL
+MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL LicenseRef-bsd-endorsement-allowed
+LicenseRef-BSD-unstated-clauses
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -53,6 +56,10 @@ PROPRIETARY = "LicenseRef-proprietary"
 PUBLIC_DOMAIN = "LicenseRef-public-domain"
 ISO_8879 = "LicenseRef-iso-8879"  # ISO 8879's notice on SGML entity sets (ScanCode's iso-8879)
 KHRONOS = "LicenseRef-khronos"  # the Khronos Group's older grant for "the Materials", before MIT-Khronos-old's
+# Grants SPDX has no id for, named by what their own words say (docs/repositories.md, "Licenses per path"):
+NONCOMMERCIAL = "LicenseRef-noncommercial"  # a grant whose conditions forbid selling the software or using it for profit
+BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses, the third letting the name endorse
+BSD_UNSTATED = "LicenseRef-BSD-unstated-clauses"  # "BSD" named with terms in the author's own words, not BSD's clauses
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,6 +356,10 @@ _ISC_GRANT = (
 _ISC_NOTICE = r"provided that the above copyright notice and this permission notice appear in all copies"
 _FSFULLR = (r"this (?:file|makefile in|\w+) is free software the free software foundation gives unlimited permission to "
             r"copy and or distribute it with or without modifications as long as this notice is preserved")
+_ENDORSEMENT_ALLOWED = (r"(?<!nor )(?<!neither )\bthe names? of (?:the |its )?(?:\w+ ){0,8}?may be used to endorse or "
+                        r"promote products")
+_NOT_SOLD = (r"\b(?:you|licensee|user) (?:do|does|shall|will|may) not sell\b|\bnot (?:be )?(?:sold|for sale)\b"
+             r"|\bnot for (?:commercial|profit)\b")
 _PSF_ANCHOR = r"python software foundation license version 2|license agreement is between the python software foundation"
 
 # Same-anchor variants are listed most specific first: the table order breaks position ties.
@@ -386,11 +397,23 @@ _SIGNATURES = (
     _signature("OpenSSL", _BSD_GRANT, (_OPENSSL_ADVERTISING,)),
     _signature("BSD-4-Clause", _BSD_GRANT, (r"all advertising materials mentioning features or use of this software",)),
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
+    # A third clause that lets the author's name be used to endorse (go-gl's copy of msinttypes' stdint.h: "The name
+    # of the author may be used to endorse"; ScanCode's bsd-endorsement-allowed); "neither ... nor the names of its
+    # contributors may be used" is BSD-3-Clause's.
+    _signature(BSD_ENDORSEMENT_ALLOWED, _BSD_GRANT, (_ENDORSEMENT_ALLOWED,)),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
     _signature("BSD-2-Clause", _BSD_GRANT, (r"redistributions in binary form must reproduce",)),
     # One condition, the source's notice kept (hxcpp's LICENSE.txt): BSD-1-Clause.
     _signature("BSD-1-Clause", _BSD_GRANT + r" with or without modification are permitted provided that the following "
                r"condition is met", (r"redistributions of source code must retain the above copyright notice",)),
+    # A grant in HPND's or ISC's words whose conditions forbid selling the software (Georgia Tech's ply.c: "...
+    # provided that the above copyright notice ... appear in all copies of this software and that you do not sell
+    # the software"), or one given for non-commercial or non-profit purposes only: noncommercial, no SPDX id. Read before
+    # the grants sharing its words, which a condition of sale's would otherwise outrank by position.
+    _signature(NONCOMMERCIAL, r"permission to use copy modify (?:and or |and )?distribute (?:and sell )?this software",
+               (_NOT_SOLD,)),
+    _signature(NONCOMMERCIAL, r"permission to use copy modify (?:and or |and )?distribute this software (?:and its "
+                              r"(?:associated )?documentation )?for (?:\w+ ){0,5}?non ?(?:commercial|profit) purposes"),
     # Lucent's notice on David M. Gay's dtoa.c and on Plan 9's libraries (re2's rune.cc, jq's jv_dtoa.c): SPDX dtoa.
     _signature("dtoa", r"permission to use copy modify and distribute this software for any purpose without fee is "
                r"hereby granted provided that this entire notice is included in all copies of any software which is "
@@ -813,6 +836,19 @@ def _from_hpack(text: str) -> str | None:
     return _from_cabal(text) if re.search(r"^name\s*:", text, re.MULTILINE) else None
 
 
+def _from_galaxy(text: str) -> str | None:
+    """Ansible Galaxy's collection manifest ``galaxy.yml``: ``license:`` one SPDX id or a list of them, the licenses of
+    the collection's content (community.docker's GPL-3.0-or-later and Apache-2.0, each for its own files: AND);
+    ``license_file`` names a text, which answers for itself."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    declared = data.get("license") if isinstance(data, dict) and "namespace" in data else None
+    entries = declared if isinstance(declared, list) else [declared]
+    return combine(normalize_license(entry, spdx_field=True) for entry in entries if isinstance(entry, str)) or None
+
+
 def _from_mix(text: str) -> str | None:
     """Elixir's ``mix.exs``: the Hex package's ``licenses: ["Apache-2.0"]``."""
     field = re.search(r"\blicenses:\s*\[([^\]]*)\]", text)
@@ -977,6 +1013,7 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "gleam.toml": _line_field(r"^licen[cs]es\s*=\s*(\[[^\]]*\])"),  # Gleam spells it "licences"
     "v.mod": _line_field(r"^\s*license:\s*('[^']+'|\"[^\"]+\")"),
     "project.clj": _from_leiningen,
+    "galaxy.yml": _from_galaxy,
     "Delphinus.Info.json": _from_delphinus_info,
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
@@ -1177,10 +1214,11 @@ def readme_license(text: str) -> str | None:
     """The license a README's license section states (``_README_HEADING``): a notice or license text there
     (vim-surround's "## License ... Distributed under the same terms as Vim itself"; vim-markdown's "## License" then
     the MIT text), else a license the section's first line names alone (gruvbox's "[MIT/X11][]"); a pointer ("see
-    LICENSE") or a sentence about another project states none. None where the README has no such section."""
+    LICENSE") or a sentence about another project states none. Without such a section, a sentence putting the work
+    itself under a license (``_OWN_TERMS``), else None."""
     heading = _README_HEADING.search(text)
     if heading is None:
-        return None
+        return _own_terms_sentence(text)
     body = text[heading.end():heading.end() + _README_SECTION_CHARS]
     following = _NEXT_HEADING.search(body)
     body = body[:following.start()] if following else body
@@ -1192,6 +1230,23 @@ def readme_license(text: str) -> str | None:
     first = next((line for line in body.splitlines() if line.strip()), "")
     name = re.sub(r"\]\s*(?:\[[^\]]*\]|\([^)]*\))|[\[\]*_`:]", " ", first).strip()
     return named_license_of(name) if 0 < len(name) <= 40 and not re.search(r"https?://|www\.", name) else None
+
+
+# A README's sentence, in any section, putting the folder's own work under a license: one with no subject of its own
+# (ohmyzsh's zbell, under "## Author": "Adapted from an original version by Jean-Philippe Ouellet. Made available under
+# the ISC license.") or whose subject is the work itself ("This plugin is released under ..."); not a sentence about
+# another project ("libuv is licensed under the MIT license"), which its own folder answers for.
+_OWN_TERMS = re.compile(r"(?:^|[.!?:]\s+|\n\s*)(?:(?:this|the) (?:plugin|script|theme|module|package|library|extension|"
+                        r"code|software|work)s? (?:is|are) )?(?:made available|released|licensed|distributed) under "
+                        r"(?:the )?(?:terms of (?:the )?)?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b(?! (?:found|see|in the|file))",
+                        re.IGNORECASE)
+
+
+def _own_terms_sentence(text: str) -> str | None:
+    said = _OWN_TERMS.search(text[:_MAX_TEXT_CHARS])
+    if said is None or _CHOICE.search(_words(said.group(0))):
+        return None
+    return named_license_of(f"{said.group(1)} license")
 
 
 def detect_license(path: str, text: str) -> str | None:
@@ -1291,6 +1346,9 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
         found.setdefault(licenses.start(), named)  # .NET's "The .NET Foundation licenses this file to you under the MIT license"
     if "same" in words and (same := _SAME_TERMS.search(words)) is not None:
         found.setdefault(same.start(), _SAME_TERMS_AS[same.group(1)])
+    if "compliance" in words and (lost := _NAMELESS_NOTICE.search(words)) is not None \
+            and "license" not in words[max(0, lost.start() - 30):lost.start()]:  # the name line is there: read above
+        found.setdefault(lost.start(), f"{_NAMELESS_FAMILY[lost.group(3)]}-{lost.group(1)}.{lost.group(2)}")
     if dedications and "acm" in words and (acm := _ACM_TERMS.search(words)) is not None:  # a document's: its text
         found.setdefault(acm.start(), ACM_SLA)
     if dedications and (public := public_domain(words, found.values())) is not None:
@@ -1314,6 +1372,13 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
 
 
 _NOTICE_RUNOVER = 400
+# Mozilla's or Apache's notice whose first line, naming the license, was lost (SynEdit's SynEditStrConst.pas opens at
+# "Version 1.1 (the "License"); you may not use this file except in compliance with the License. You may obtain a copy
+# of the License at http://www.mozilla.org/MPL/"): the version it states, of the license at the address it gives.
+_NAMELESS_NOTICE = re.compile(r"\bversion (\d) (\d) the license you may not use this file except in compliance with the "
+                              r"license you may obtain a copy of the license at (?:https? )?(?:www )?(mozilla org mpl|"
+                              r"apache org licenses)\b")
+_NAMELESS_FAMILY = {"mozilla org mpl": "MPL", "apache org licenses": "Apache"}
 # A GNU license named in short with its version, after a licensing verb ("licensed under the GNU GPL v3 or later") or
 # alone on a comment line (Ansible's header, "GNU General Public License v3.0+ (see COPYING or
 # https://www.gnu.org/licenses/gpl-3.0.txt)"); read on the raw text, where "+" says "or later".
@@ -1525,6 +1590,24 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return _license_from_name(f"{said.group(1)} license{said.group(2) or ''}")
     named = None if _CHOICE.search(words) else _BANNER_ID.search(head)
     return named_license_of(named.group(1)) if named else None
+
+
+# An RCS-style keyword naming the file's license, below a help text (Jan Simon's MATLAB files: "% $License: BSD
+# (use/copy/change/redistribute on own risk, mention the author) $"). A family named with terms in the author's own
+# words states none of its variants' clauses: BSD_UNSTATED, not the BSD-3-Clause a bare "BSD" field is read as.
+_KEYWORD = re.compile(r"\$licen[cs]e:[ \t]*(?P<name>[^$\n(]*?)[ \t]*(?P<terms>\([^)\n]*\))?[ \t]*\$", re.IGNORECASE)
+_KEYWORD_CHARS = 8_000
+
+
+def keyword_license(text: str, path: str = "") -> str | None:
+    """The license a code file's ``$License: ... $`` keyword names (``_KEYWORD``), or None."""
+    head = text[:_KEYWORD_CHARS]
+    said = _KEYWORD.search(head) if "$" in head and _code_path(path) else None
+    if said is None:
+        return None
+    if said["terms"] and re.fullmatch(r"(?i)bsd(?: licen[cs]e)?", said["name"]):
+        return BSD_UNSTATED
+    return normalize_license(said["name"])
 
 
 # A license's short name or id alone after the verb, ending the sentence: Pixelorama's shader "// Licensed under CC0".

@@ -31,6 +31,7 @@ from codemix.filters.licenses import (
     is_license_file,
     is_notice_file,
     is_readme,
+    keyword_license,
     later_notices,
     license_ids,
     license_name_word,
@@ -690,6 +691,6 @@ def own_license(text: str, path: str = "") -> str | None:
     found = (file_license(text) or manifest_license(path, text) or file_statement(text, path)
              or notice_license(text, dedications=not legal) or opening_license(text, path)
              or footer_license(text, path)
-             or tagged_license(text, path) or named_in_banner(text, path))
+             or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path))
     derived = derived_license(text, path)
     return later_notices(text, path, combine([found, derived]) if found or derived else None)

@@ -156,7 +156,6 @@ def test_files_a_license_text_introduces_are_under_the_text_after_their_list() -
 @pytest.mark.parametrize(("name", "path", "expected"), [
     ("gptoolbox", "external/toolbox_fast_marching/mex/gw/gw_maths/tnt/tnt.h", "NIST-PD"),
     ("gptoolbox", "external/toolbox_fast_marching/mex/gw/gw_toolkit/trackball.cpp", "SGI-OpenGL"),
-    ("gptoolbox", "external/toolbox_fast_marching/mex/gw/gw_toolkit/ply/ply.c", None),
     ("gptoolbox", "external/msm_to_hb.m", "LGPL-3.0"),
     ("pixelorama", "src/Shaders/Effects/BrightnessContrast.gdshader", "CC0-1.0"),
     ("pester", "src/schemas/Cobertura/coverage-loose.dtd", "LicenseRef-iso-8879"),
@@ -164,8 +163,7 @@ def test_files_a_license_text_introduces_are_under_the_text_after_their_list() -
 def test_notices_read_after_the_tenth_holdout(name: str, path: str, expected: str | None) -> None:
     """TNT's "Pursuant to title 17 Section 105 of the United States Code, this software is not subject to copyright
     protection" (NIST-PD); SGI's trackball notice, HPND's grant "for any purpose and without fee" naming Silicon
-    Graphics (SGI-OpenGL); ply.c's grant "provided ... that you do not sell the software" is no HPND (none);
-    Burkardt's msm_to_hb.m closing with the LGPL 3's whole text in comments (LGPL-3.0); a shader's "// Licensed under
+    Graphics (SGI-OpenGL); Burkardt's msm_to_hb.m closing with the LGPL 3's whole text in comments (LGPL-3.0); a shader's "// Licensed under
     CC0" (CC0-1.0); a DTD's "Permission to copy in any form is granted for use with conforming SGML systems and
     applications as defined in ISO 8879" (ScanCode's iso-8879, not permissive)."""
     text = _files(name)[path]
@@ -183,3 +181,74 @@ def test_a_license_text_for_some_of_the_code_is_not_its_folders() -> None:
     assert detect_license(paths[1], files[paths[1]]) == "PSF-2.0"  # the text itself is the PSF agreement
     licenses = resolve_licenses(license_evidence_of(path, files[path]) for path in paths)
     assert licenses.for_path("sources_non_forked/editorconfig-vim/plugin/editorconfig.vim") == "BSD-2-Clause"
+
+
+# ---- round 13: grants SPDX has no id for, read by their own words (a LicenseRef named for what they say) ----
+
+
+@pytest.mark.parametrize(("name", "path", "expected", "permissive"), [
+    ("gptoolbox", "external/toolbox_fast_marching/mex/gw/gw_toolkit/ply/ply.c", "LicenseRef-noncommercial", False),
+    ("gptoolbox", "external/GetFullPath.m", "LicenseRef-BSD-unstated-clauses", True),
+    ("named_notices", "v3.3/glfw/glfw/deps/vs2008/stdint.h", "LicenseRef-bsd-endorsement-allowed", True),
+])
+def test_grants_without_an_spdx_id(name: str, path: str, expected: str, permissive: bool) -> None:
+    """Georgia Tech's grant on ply.c in HPND's words "provided ... that you do not sell the software" (noncommercial,
+    not HPND); Jan Simon's "% $License: BSD (use/copy/change/redistribute on own risk, mention the author) $", a BSD
+    whose clauses are the author's own words (not BSD-3-Clause, what a bare "BSD" field reads as); msinttypes' stdint.h,
+    BSD's clauses with "3. The name of the author may be used to endorse" (ScanCode's bsd-endorsement-allowed, not
+    BSD-3-Clause's "may not")."""
+    files = _files(name)
+    text = files[path] if path in files else files["go-gl/glfw"][path]
+    assert any(words in text for words in ("you do not sell the software", "$License: BSD (",
+                                           "The name of the author may be used to endorse"))
+    assert own_license(text, path) == expected
+    assert is_permissive(expected) is permissive
+
+
+def test_bsd_three_clause_names_nobody_to_endorse() -> None:
+    """The negative control of the endorsement clause: "Neither the name of ... nor the names of its contributors may
+    be used to endorse" stays BSD-3-Clause (rapidjson's license.txt quotes msinttypes' later, three-clause text)."""
+    text = _files("rapidjson")["license.txt"]
+    start = text.index("Redistribution and use in source and binary forms")
+    clauses = text[start: text.index("THIS SOFTWARE IS PROVIDED", start)]
+    assert "may be used to endorse" in clauses
+    assert detect_license("LICENSE", clauses) == "BSD-3-Clause"
+
+
+def test_a_mozilla_notice_that_lost_its_first_line() -> None:
+    """SynEdit's SynEditStrConst.pas opens at "Version 1.1 (the "License"); you may not use this file except in
+    compliance with the License. You may obtain a copy of the License at http://www.mozilla.org/MPL/" (the line naming
+    the Mozilla Public License is gone), then offers the GPL "Version 2 or later" as its alternative: the address
+    names the license, as in its siblings' whole notices."""
+    path = "components/synedit/Source/SynEditStrConst.pas"
+    text = _files("heidisql")[path]
+    assert text.startswith("{---") and "Mozilla Public License" not in text and "www.mozilla.org/MPL/" in text
+    assert own_license(text, path) == "GPL-2.0-or-later OR MPL-1.1"
+
+
+def test_a_readmes_sentence_putting_its_folders_work_under_a_license() -> None:
+    """ohmyzsh's zbell plugin has no license text; its README, under "## Author", says "Adapted from an original version
+    by [Jean-Philippe Ouellet](...). Made available under the ISC license.": the folder's license is ISC, not the
+    root's MIT; the plugins beside it keep the root's."""
+    files = _files("holdout9")["ohmyzsh/ohmyzsh"]
+    readme = "plugins/zbell/README.md"
+    assert "## License" not in files[readme] and "Made available under the ISC license." in files[readme]
+    licenses = resolve_licenses(license_evidence_of(path, files[path]) for path in ("LICENSE.txt", readme))
+    assert licenses.default == "MIT"
+    assert licenses.for_path("plugins/zbell/zbell.plugin.zsh") == "ISC"
+    assert licenses.for_path("plugins/git/git.plugin.zsh") == "MIT"
+
+
+def test_an_ansible_collections_galaxy_manifest() -> None:
+    """community.docker's galaxy.yml, ``license: [GPL-3.0-or-later, Apache-2.0]`` (the licenses of the collection's
+    content, each for its own files): both, ANDed; ansible.posix's names only ``license_file: COPYING``, whose text
+    answers for itself."""
+    files = _files("manifests")
+    docker, posix = files["ansible-collections/community.docker"]["galaxy.yml"], files["ansible-collections/ansible.posix"]["galaxy.yml"]
+    assert "  - GPL-3.0-or-later\n  - Apache-2.0" in docker and "license_file: COPYING" in posix
+    assert manifest_license("galaxy.yml", docker) == "Apache-2.0 AND GPL-3.0-or-later"
+    assert manifest_license("galaxy.yml", posix) is None
+    licenses = resolve_licenses([license_evidence_of("ansible_collections/community/docker/galaxy.yml", docker),
+                                 ("LICENSE", "MIT", (), None, False)])
+    assert licenses.for_path("ansible_collections/community/docker/plugins/modules/docker_image.py") == (
+        "Apache-2.0 AND GPL-3.0-or-later")
