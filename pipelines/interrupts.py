@@ -19,6 +19,9 @@ import psutil
 INTERRUPTED_EXIT = 130  # 128 + SIGINT
 TERMINATED_EXIT = 143  # 128 + SIGTERM: what a shell, systemd or a scheduler expects of a process it stopped
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+# The name of the thread that waits for STOP_SIGNALS within ``exit_cleanly_on_interrupt``: it holds no lock a
+# forked child could need, so a driver running it may still be forked (``sdk_workers``).
+WATCHER = "codemix-interrupt"
 KILL_WAIT_SECONDS = 3.0
 
 
@@ -92,7 +95,7 @@ def exit_cleanly_on_interrupt(message: Message, *, before_exit: Callable[[], Non
             if received is not None:
                 _end(received.si_signo)
 
-    watcher = threading.Thread(target=watch, name="codemix-interrupt", daemon=True)
+    watcher = threading.Thread(target=watch, name=WATCHER, daemon=True)
     watcher.start()
     try:
         yield

@@ -38,6 +38,7 @@ import traceback
 from collections.abc import Iterable, Iterator
 
 from codemix.pipelines import sdk_worker_client
+from codemix.pipelines.interrupts import WATCHER
 from codemix.pipelines.sdk_worker_client import LENGTH, STATUS, receive_exactly
 
 # What the server imports once for every worker it forks: Beam's worker and the readers and writers
@@ -315,10 +316,12 @@ def pipeline_started() -> None:
 def _threads_fork_safe() -> bool:
     """Whether this process may be forked into a server: no pipeline has run in it (``pipeline_started``; a test
     process whose earlier pipelines had ended, their gRPC threads gone, hung its forked server's workers), it runs no
-    Python thread but the main one, and every other thread is one a forked child may lose (``FORK_SAFE_THREADS``,
-    or native ones named as the process is); False without ``/proc`` or once gRPC (``grpc_*``, ``event_engine``)
-    runs."""
-    if _pipeline_ran or threading.active_count() > 1:
+    Python thread but the main one and the interrupt watcher (``interrupts.WATCHER``: ``mix build`` runs in its
+    block, and it only waits for signals), and every other thread is one a forked child may lose
+    (``FORK_SAFE_THREADS``, or native ones named as the process is); False without ``/proc`` or once gRPC
+    (``grpc_*``, ``event_engine``) runs."""
+    main = threading.main_thread()
+    if _pipeline_ran or any(thread is not main and thread.name != WATCHER for thread in threading.enumerate()):
         return False
     try:
         own = _read("/proc/self/comm").strip()

@@ -213,7 +213,11 @@ def parent(x):
     import os, psutil
     return x * x, os.getppid()
 
-with sdk_workers.forked_workers(["codemix.pipelines.jobs"], start=True):
+from codemix.pipelines.interrupts import exit_cleanly_on_interrupt
+import contextlib
+# WATCHED: as ``mix build`` runs a build, in the interrupt watcher's block (a thread besides the main one)
+watched = exit_cleanly_on_interrupt("interrupted") if os.environ.get("WATCHED") else contextlib.nullcontext()
+with watched, sdk_workers.forked_workers(["codemix.pipelines.jobs"], start=True):
     [server] = psutil.Process().children()  # started at once, before any pipeline
     with jobs.Pipeline(options=PipelineOptions(sys.argv[1:])) as pipeline:
         _ = (pipeline | beam.Create(range(50)) | beam.Reshuffle() | beam.Map(parent)
@@ -223,16 +227,20 @@ with sdk_workers.forked_workers(["codemix.pipelines.jobs"], start=True):
 """
 
 
-def test_a_started_block_forks_its_server_from_the_driver_which_imports_nothing_again(tmp_path):
+@pytest.mark.parametrize("watched", [False, True], ids=["plain", "under_the_interrupt_watcher"])
+def test_a_started_block_forks_its_server_from_the_driver_which_imports_nothing_again(tmp_path, watched):
     """``start=True`` (a build's block): the server is this process forked before any pipeline ran, so it
     has the driver's imports (its command line is the driver's, not ``-m ... serve``), and its workers run
-    the pipeline. A fresh driver: this test process has run pipelines, whose gRPC threads refuse a fork."""
+    the pipeline; also within ``exit_cleanly_on_interrupt``, whose watcher thread ``mix build`` runs (a build
+    from the CLI spawned its server, ~2 CPU s of imports again, while this test forked). A fresh driver:
+    this test process has run pipelines, whose gRPC threads refuse a fork."""
     import os
     import subprocess
     import sys
 
+    env = {**os.environ, "OUT": str(tmp_path / "forked"), **({"WATCHED": "1"} if watched else {})}
     run_ = subprocess.run([sys.executable, "-c", FORKED_DRIVER, *MULTI_PROCESS], capture_output=True, text=True,
-                          env={**os.environ, "OUT": str(tmp_path / "forked")}, timeout=300, check=True)
+                          env=env, timeout=300, check=True)
     seen = json.loads(run_.stdout.strip().splitlines()[-1])
     rows = [json.loads(line) for path in tmp_path.glob("forked*") for line in path.read_text().splitlines()]
     assert seen["server_command"] == seen["own_command"] and seen["server_parent"] == seen["own"]
