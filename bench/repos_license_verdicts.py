@@ -649,6 +649,21 @@ VERDICTS = {
          "license_file); PSF-license.txt is for the files whose header names it: ours and the reference both AND the "
          "root's two texts onto every path (the reference also calls the PSF agreement Python-2.0)")),
     ],
+    # ---- round 13's development repositories (bench/repos_licenses_dev_10.tsv), judged by b46l after reading ----
+    "openresty/lua-cjson": [
+        (lambda p, o, r: p == "rfc4627.txt" and o == "LicenseRef-ietf-trust", "R", "RFC 4627's BCP 78 statement, read"),
+        (_name("rfc4627.txt"), "O", ("RFC 4627's 'Full Copyright Statement' near its end: 'This document is subject to "
+         "the rights, licenses and restrictions contained in BCP 78' (ietf-trust); ours the root's MIT")),
+    ],
+    "tecnickcom/TCPDF": [
+        (lambda p, o, r: o == "LGPL-3.0-or-later" and "other-copyleft" in r, "R", ("LICENSE.TXT: 'TCPDF is free "
+         "software ... under the terms of the GNU Lesser General Public License ... either version 3 ... or (at your "
+         "option) any later version', then the LGPL 3's and the GPL 3's texts it supplements; the reference ANDs every "
+         "text and exception ScanCode matched in it")),
+        (_name("CHANGELOG.TXT"), "R", "license history in release notes ('TCPDF is released under LGPL 2.1' in 2008)"),
+        (_name("Makefile"), "R", ("'@license https://www.gnu.org/copyleft/lesser.html GNU-LGPL v3': the LGPL 3; the "
+         "reference reads the lesser.html address as LGPL-2.1")),
+    ],
 }
 
 

@@ -54,6 +54,8 @@ _OPERATORS = frozenset({"AND", "OR", "WITH"})
 _NO_LICENSE = frozenset({"", "unknown", "none", "noassertion", "other", "n/a", "license", "dual license"})
 PROPRIETARY = "LicenseRef-proprietary"
 PUBLIC_DOMAIN = "LicenseRef-public-domain"
+IETF_TRUST = "LicenseRef-ietf-trust"  # an RFC "subject to the rights, licenses and restrictions contained in BCP 78"
+IETF = "LicenseRef-ietf"  # an RFC before BCP 78: "This document and translations of it may be copied and furnished to others"
 ISO_8879 = "LicenseRef-iso-8879"  # ISO 8879's notice on SGML entity sets (ScanCode's iso-8879)
 KHRONOS = "LicenseRef-khronos"  # the Khronos Group's older grant for "the Materials", before MIT-Khronos-old's
 # Grants SPDX has no id for, named by what their own words say (docs/repositories.md, "Licenses per path"):
@@ -451,6 +453,11 @@ _SIGNATURES = (
     _signature("LPD-document", r"permission is granted to copy and distribute this document for any purpose and "
                r"without charge"),
     _signature("PSF-2.0", _PSF_ANCHOR),
+    # The IETF's terms for its RFCs (ScanCode's ietf-trust and ietf; no SPDX id): BCP 78's sentence, in a newer RFC's
+    # head or an older one's "Full Copyright Statement", and the Internet Society's statement before BCP 78. A document's
+    # terms: copies in full, not derivative works; not permissive, as L. Peter Deutsch's is not.
+    _signature(IETF_TRUST, r"this document is subject to (?:the rights licenses and restrictions contained in )?bcp 78\b"),
+    _signature(IETF, r"this document and translations of it may be copied and furnished to others"),
     _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
     # ISO 8879's notice on SGML entity sets and DTDs, "Permission to copy in any form is granted for use with conforming
     # SGML systems and applications as defined in ISO 8879, provided this notice is included in all copies" (ScanCode's
@@ -1608,6 +1615,22 @@ def keyword_license(text: str, path: str = "") -> str | None:
     if said["terms"] and re.fullmatch(r"(?i)bsd(?: licen[cs]e)?", said["name"]):
         return BSD_UNSTATED
     return normalize_license(said["name"])
+
+
+# An RFC's own terms sit in its "Full Copyright Statement" near its end (before 2009) or in its head (since): the
+# document is read whole where its head says it is one ("Request for Comments: 4627").
+_RFC_HEAD = re.compile(r"^Request for Comments:[ \t]*\d+", re.MULTILINE)
+_RFC_CHARS = 2_000
+
+
+def rfc_license(text: str, path: str = "") -> str | None:
+    """The IETF's terms an RFC states (``IETF_TRUST``, ``IETF``), or None for any other file: lua-cjson's copy of
+    RFC 4627, "This document is subject to the rights, licenses and restrictions contained in BCP 78", 500 lines down."""
+    if "Request for Comments" not in text[:_RFC_CHARS] or not _RFC_HEAD.search(text[:_RFC_CHARS]):
+        return None
+    words = _words(text[-_NOTICE_CHARS * 3:]) + " " + _words(text[:_NOTICE_CHARS])
+    found = [s.spdx for s in _SIGNATURES if s.spdx in (IETF_TRUST, IETF) and _signature_position(s, words) is not None]
+    return found[0] if found else None
 
 
 # A license's short name or id alone after the verb, ending the sentence: Pixelorama's shader "// Licensed under CC0".

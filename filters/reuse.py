@@ -44,6 +44,7 @@ from codemix.filters.licenses import (
     offers_choice,
     opening_license,
     repository_license,
+    rfc_license,
     tagged_license,
 )
 from codemix.filters.vendored import copyright_holders, first_copyright
@@ -691,6 +692,7 @@ def own_license(text: str, path: str = "") -> str | None:
     found = (file_license(text) or manifest_license(path, text) or file_statement(text, path)
              or notice_license(text, dedications=not legal) or opening_license(text, path)
              or footer_license(text, path)
-             or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path))
+             or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path)
+             or rfc_license(text, path))
     derived = derived_license(text, path)
     return later_notices(text, path, combine([found, derived]) if found or derived else None)

@@ -252,3 +252,17 @@ def test_an_ansible_collections_galaxy_manifest() -> None:
                                  ("LICENSE", "MIT", (), None, False)])
     assert licenses.for_path("ansible_collections/community/docker/plugins/modules/docker_image.py") == (
         "Apache-2.0 AND GPL-3.0-or-later")
+
+
+def test_an_rfc_under_the_ietfs_terms() -> None:
+    """lua-cjson's copy of RFC 4627 ("Request for Comments: 4627") states its terms in its "Full Copyright Statement"
+    near the end: "This document is subject to the rights, licenses and restrictions contained in BCP 78" (ScanCode's
+    ietf-trust): the document's own terms, not the repository's MIT, and no permissive license."""
+    files = _files("dev10")["openresty/lua-cjson"]
+    text = files["rfc4627.txt"]
+    assert text.index("contained in BCP 78") > 3_000 and "Request for Comments: 4627" in text
+    assert own_license(text, "rfc4627.txt") == "LicenseRef-ietf-trust"
+    assert not is_permissive("LicenseRef-ietf-trust")
+    licenses = resolve_licenses([license_evidence_of("LICENSE", files["LICENSE"])])
+    assert licenses.for_path("rfc4627.txt", own_license(text, "rfc4627.txt")) == "LicenseRef-ietf-trust"
+    assert licenses.for_path("lua_cjson.c") == "MIT"
