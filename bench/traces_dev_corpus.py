@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from bench.traces_dev_counts import EXTRA_COUNTS
-from bench.traces_holdout import SOURCE_COUNTS, given_count, slug
+from bench.traces_holdout import SOURCE_COUNTS, copy_sibling_records, given_count, slug
 from codemix.document import Document, Quarantined
 from codemix.pipelines.readers import read_location
 from codemix.sources import ReadLimits, SourceConfig
@@ -55,6 +55,7 @@ def corpus_rows(mirror: Path, cache: Path) -> list[dict]:
                 git_dir = mirror / repo.replace("/", "+") / "repo"
                 target.write_bytes(subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{commit}:{path}"],
                                                   check=True, capture_output=True).stdout)
+                copy_sibling_records(git_dir, commit, path, target)
             row = {"system": system, "repo": at, "path": path, "file": target, "source": slug(system), "set": tsv.stem}
             counter = counts.get(system) if isinstance(counts, dict) else None
             row["counted"] = counter(target) if counter else given_count(given, row)

@@ -538,6 +538,64 @@ def count_prompt_history_record(path: Path) -> int:
     return len(re.findall(r"^## (?:Prompt|Response snapshot)[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
 
 
+# --- round 13 (b45p): structured runs of new systems, counted before any code of the round -------------
+
+
+def count_autogen_core_history(path: Path) -> int:
+    """AutoGen Core's saved ``{messages: [...]}``: one per message, a ``FunctionExecutionResultMessage`` one per
+    result it holds."""
+    messages = json.loads(path.read_text())["messages"]
+    return sum(len(m["content"]) if m["type"] == "FunctionExecutionResultMessage" else 1 for m in messages)
+
+
+def count_cassette_chains(path: Path) -> int:
+    """A VCR cassette of chat-completion calls by several agents: a call whose messages begin with an earlier
+    call's messages continues that conversation; each conversation is its last request's messages plus the reply."""
+    calls = []
+    for interaction in yaml.safe_load(path.read_text())["interactions"]:
+        if "chat/completions" in interaction["request"]["uri"]:
+            calls.append(json.loads(interaction["request"]["body"])["messages"])
+    last: list[list] = []
+    for messages in calls:
+        last = [c for c in last if messages[:len(c)] != c] + [messages]
+    return sum(len(c) + 1 for c in last)
+
+
+def count_responses_chain(path: Path) -> int:
+    """A VCR cassette of Responses API calls chained by ``previous_response_id``: every input item sent (the first
+    request's system and user messages, later requests' tool outputs) and every output item returned."""
+    total = 0
+    for interaction in yaml.safe_load(path.read_text())["interactions"]:
+        total += len(json.loads(interaction["request"]["body"])["input"])
+        total += len(json.loads(interaction["response"]["body"]["string"])["output"])
+    return total
+
+
+def count_task_outputs(path: Path) -> int:
+    """A swarm's ``outputs``: each agent's task and its result."""
+    return 2 * len(json.loads(path.read_text())["outputs"])
+
+
+def count_jsonl_turns(path: Path) -> int:
+    """JSONL records, some holding ``turns`` (the others answers only): one per turn."""
+    return sum(len(json.loads(line).get("turns", [])) for line in path.read_text().splitlines() if line.strip())
+
+
+def count_automaker_output(path: Path) -> int:
+    """Automaker's ``agent-output.md`` and the request in ``feature.json`` beside it: the request, then one model
+    turn per stretch of text (the ``🔧 Tool:`` / ``Input: {...}`` calls after it belong to it; calls before any
+    text make a turn of their own)."""
+    text = path.read_text()
+    parts = re.split(r"🔧 Tool: [^\n]*\nInput: \{.*?\n\}\n", text, flags=re.DOTALL)
+    turns = sum(bool(p.strip()) for p in parts) + (not parts[0].strip() and len(parts) > 1)
+    return 1 + turns
+
+
+def count_nothing(path: Path) -> int:
+    """A file of no conversation (a control)."""
+    return 0
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -623,4 +681,18 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "CodeRhapsody conversation history (Markdown: ## Message N - User / Assistant, **Tool Call** / **Tool Result** fences)": count_numbered_messages,
                 "ccexport Markdown of a Claude Code session (## 👤 User / ## 🤖🔧 Assistant, calls and results in <details>)": count_folded_export,
                 "ccexport HTML page of the same session (GitHub style, <h2> turns, <details>, a README example in a <pre>)": count_folded_export,
-                "Spec-Kit prompt history record (Markdown: YAML front matter, ## Prompt / ## Response snapshot / ## Outcome)": count_prompt_history_record}
+                "Spec-Kit prompt history record (Markdown: YAML front matter, ## Prompt / ## Response snapshot / ## Outcome)": count_prompt_history_record,
+                # round 13 (b45p): new systems, counted before any code of the round
+                "AutoGen Core handoffs sample (saved chat history: UserMessage/AssistantMessage/FunctionExecutionResultMessage with sources)": count_autogen_core_history,
+                "mini-swe-agent test trajectory (message list with a bash command block per reply)": count_message_list,
+                "Agno team run recorded for OpenInference (VCR cassette: a leader delegating to a member, chat-completion calls, telemetry posts)": count_cassette_chains,
+                "Microsoft Agent Framework run recorded for OpenInference (VCR cassette of Responses API calls chained by previous_response_id)": count_responses_chain,
+                "Swarms spreadsheet swarm run (metadata JSON: outputs of named agents, each a task and its result)": count_task_outputs,
+                "Interview agent sessions (JSONL: records with agent/user turns mixed with answer-only records)": count_jsonl_turns,
+                "Automaker feature agent output beside its feature.json (legal adviser app)": count_automaker_output,
+                "tau2-bench voice simulation (full-duplex ticks with no text, no conversation)": count_nothing,
+                "ChatArena classroom config (players with role descriptions, no conversation)": count_nothing,
+                "X-Ray Claude Code interceptor token log (JSONL of turn numbers, token counts and tools, no conversation)": count_nothing,
+                "Robot arm waypoint trajectory (task and waypoints, no conversation)": count_nothing,
+                "AgentOps captured log records (OpenTelemetry log spans of console output, no conversation)": count_nothing,
+                "UFO app agent few-shot examples (prompt YAML: example requests and responses, no run)": count_nothing}

@@ -30,6 +30,8 @@ import pyarrow.parquet as pq
 import yaml
 from tokenizers import Tokenizer
 
+from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, RECORD_SUFFIXES
+
 HOLDOUT = Path(__file__).resolve().parent / "traces_holdout.tsv"
 
 
@@ -285,6 +287,23 @@ def slug(system: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", system.lower()).strip("-")
 
 
+def copy_sibling_records(git_dir: Path, commit: str, path: str, target: Path) -> None:
+    """The small JSON/YAML files beside ``path`` at ``commit`` copied beside ``target``: a run's folder as
+    published, where its request may sit in a task record (mixtures/transcript_formats/siblings.py)."""
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-l", commit, folder or "."],
+                             check=True, capture_output=True, text=True).stdout
+    for line in listing.splitlines():
+        meta, name = line.split("\t", 1)
+        kind, size = meta.split()[1], meta.split()[3]
+        base = name.rsplit("/", 1)[-1]
+        if kind != "blob" or name == path or not base.endswith(RECORD_SUFFIXES) or int(size) > MAX_RECORD_BYTES:
+            continue
+        if not (target.parent / base).exists():
+            (target.parent / base).write_bytes(subprocess.run(
+                ["git", "--git-dir", str(git_dir), "show", f"{commit}:{name}"], check=True, capture_output=True).stdout)
+
+
 def materialise(mirror: Path, work: Path, holdout: Path = HOLDOUT) -> list[dict]:
     rows = []
     for line in holdout.read_text().splitlines()[1:]:
@@ -295,6 +314,7 @@ def materialise(mirror: Path, work: Path, holdout: Path = HOLDOUT) -> list[dict]
         git_dir = mirror / repo.replace("/", "+") / "repo"
         target.write_bytes(subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{commit}:{path}"],
                                           check=True, capture_output=True).stdout)
+        copy_sibling_records(git_dir, commit, path, target)
         rows.append({"system": system, "repo": at, "path": path, "file": target, "source": slug(system)})
     return rows
 

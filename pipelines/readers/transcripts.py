@@ -15,13 +15,17 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 import yaml
 
 from codemix.document import Quarantined, describe_error
+from codemix.mixtures.transcript_formats.canonical import message
 from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
+from codemix.mixtures.transcript_formats.shape import find_conversations
+from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
@@ -491,6 +495,33 @@ def _session_documents(source: SourceConfig, location: str, name: str, fmt: Any,
     yield from _documents(source, location, name, transcripts, tally)
 
 
+def sibling_record(path: Path) -> Any:
+    """A small JSON or YAML file's value, or None (too large, unreadable, not JSON/YAML)."""
+    try:
+        if path.stat().st_size > MAX_RECORD_BYTES:
+            return None
+        text = path.read_bytes().decode("utf-8")
+        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, RecursionError):
+        return None
+
+
+def sibling_request(location: str) -> tuple[str, str] | None:
+    """(the request, the record's file) when exactly one JSON/YAML record in a run file's folder states the
+    request its run lacks and is no run itself (a folder of runs is no task record); else None. Local files
+    only: a run inside an archive, a row or a remote store has no folder to look in."""
+    if "#" in location or "://" in location:
+        return None
+    run = Path(location)
+    try:
+        siblings = sorted(p for p in run.parent.iterdir() if p.suffix in RECORD_SUFFIXES and p != run and p.is_file())
+    except OSError:
+        return None
+    stated = [(text, p) for p in siblings[:50] if (text := stated_request(value := sibling_record(p), run.parent.name))
+              and not find_conversations(value)]
+    return (stated[0][0], str(stated[0][1])) if len(stated) == 1 else None
+
+
 def _documents(source: SourceConfig, location: str, name: str, transcripts: list,
                tally: ReadTally) -> Iterator[Outcome]:
     """One Document per transcript; several from one record are told apart by ``#transcriptN``."""
@@ -508,6 +539,9 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             transcript.extra["task_from"] = "observation"
         elif not has_task(transcript.messages) and statement_as_task(transcript.messages):
             transcript.extra["task_from"] = "statement"
+        elif not has_task(transcript.messages) and len(transcripts) == 1 and (found := sibling_request(location)):
+            transcript.messages.insert(0, message("user", found[0]))  # the person's words, from their record
+            transcript.extra.update(task_from="sibling", task_file=found[1])
         elif (not has_task(transcript.messages) and source.no_request == "opening_step"
               and opening_step_as_context(transcript.messages)):
             transcript.extra.update(task_from="opening_step", task="absent")

@@ -1,0 +1,50 @@
+"""A run's request kept in a record beside it: a run folder whose log holds no request but whose task record
+(a feature, issue or task JSON/YAML in the same folder) states it.
+
+Automaker writes ``features/<id>/agent-output.md`` (the model's turns) beside ``features/<id>/feature.json``
+(``{id, title, description, status, ...}``); the request the agent was given is the record's. A record states a
+run's request when it holds a task field (``turns.TASK_KEYS``: ``task``, ``instruction``, ``problem_statement``
+...), or a ``description`` and it is the folder's own record (its id or name is the folder's name, or it
+carries a title): a work item, not a package manifest (a manifest is versioned, and says what a package
+is, not what to do). Reading the folder is the reader's (pipelines/readers/transcripts.py); this module only
+judges a record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codemix.mixtures.transcript_formats.turns import TASK_KEYS
+
+# Extensions of the records read beside a run, and the most read of each (a task record is small).
+RECORD_SUFFIXES = (".json", ".yaml", ".yml")
+MAX_RECORD_BYTES = 1_000_000
+# ``input`` names a model call's input as often as a task; alone it says nothing about the folder.
+REQUEST_KEYS = tuple(key for key in TASK_KEYS if key != "input")
+OWN_KEYS = ("id", "name", "slug", "key")
+
+
+def worded(value: Any) -> str:
+    """``value`` when it is text of three or more words, else ""."""
+    return value.strip() if isinstance(value, str) and len(value.split()) >= 3 else ""
+
+
+def folders_record(record: dict, folder: str) -> bool:
+    """Whether ``record`` is about the folder it sits in (a work item, not a manifest)."""
+    if "version" in record:
+        return False
+    return any(isinstance(record.get(key), str) and record[key].strip() == folder for key in OWN_KEYS) or (
+        isinstance(record.get("title"), str) and bool(record["title"].strip()))
+
+
+def stated_request(record: Any, folder: str) -> str:
+    """The request ``record`` (a sibling of a run in the folder named ``folder``) states, or "" (none)."""
+    if not isinstance(record, dict):
+        return ""
+    for key in REQUEST_KEYS:
+        if text := worded(record.get(key)):
+            return text
+    if not folders_record(record, folder) or not (text := worded(record.get("description"))):
+        return ""
+    title = record.get("title").strip() if isinstance(record.get("title"), str) else ""
+    return f"{title}\n\n{text}" if title and title not in text else text
