@@ -297,7 +297,8 @@ def copy_sibling_records(git_dir: Path, commit: str, path: str, target: Path) ->
         meta, name = line.split("\t", 1)
         kind, size = meta.split()[1], meta.split()[3]
         base = name.rsplit("/", 1)[-1]
-        if kind != "blob" or name == path or not base.endswith(RECORD_SUFFIXES) or int(size) > MAX_RECORD_BYTES:
+        if kind != "blob" or name == path or not base.endswith(RECORD_SUFFIXES) or not size.isdigit() \
+                or int(size) > MAX_RECORD_BYTES:  # a blob the mirror lacks is listed as BAD
             continue
         if not (target.parent / base).exists():
             (target.parent / base).write_bytes(subprocess.run(
