@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 import yaml
 from tokenizers import Tokenizer
 
-from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, RECORD_SUFFIXES
+from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES
 
 HOLDOUT = Path(__file__).resolve().parent / "traces_holdout.tsv"
 
@@ -293,12 +293,17 @@ def copy_sibling_records(git_dir: Path, commit: str, path: str, target: Path) ->
     folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
     listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-l", commit, folder or "."],
                              check=True, capture_output=True, text=True).stdout
+    records = []
     for line in listing.splitlines():
         meta, name = line.split("\t", 1)
         kind, size = meta.split()[1], meta.split()[3]
         base = name.rsplit("/", 1)[-1]
-        if kind != "blob" or name == path or not base.endswith(RECORD_SUFFIXES) or not size.isdigit() \
-                or int(size) > MAX_RECORD_BYTES:  # a blob the mirror lacks is listed as BAD
+        if kind == "blob" and name != path and base.endswith(RECORD_SUFFIXES):
+            records.append((name, base, size))
+    if len(records) > MAX_RECORDS:
+        return  # a folder of many records is a data set, not a run's folder: the reader looks at none
+    for name, base, size in records:
+        if not size.isdigit() or int(size) > MAX_RECORD_BYTES:  # a blob the mirror lacks is listed as BAD
             continue
         if not (target.parent / base).exists():
             (target.parent / base).write_bytes(subprocess.run(

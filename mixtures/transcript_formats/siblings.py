@@ -19,6 +19,8 @@ from codemix.mixtures.transcript_formats.turns import TASK_KEYS
 # Extensions of the records read beside a run, and the most read of each (a task record is small).
 RECORD_SUFFIXES = (".json", ".yaml", ".yml")
 MAX_RECORD_BYTES = 1_000_000
+# A folder holding more records than this is a data set (one record per item), not a run's folder.
+MAX_RECORDS = 20
 # ``input`` names a model call's input as often as a task; alone it says nothing about the folder.
 REQUEST_KEYS = tuple(key for key in TASK_KEYS if key != "input")
 OWN_KEYS = ("id", "name", "slug", "key")

@@ -25,7 +25,7 @@ from codemix.mixtures.transcript_formats.canonical import message
 from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.shape import find_conversations
-from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, RECORD_SUFFIXES, stated_request
+from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
@@ -509,7 +509,8 @@ def sibling_record(path: Path) -> Any:
 def sibling_request(location: str) -> tuple[str, str] | None:
     """(the request, the record's file) when exactly one JSON/YAML record in a run file's folder states the
     request its run lacks and is no run itself (a folder of runs is no task record); else None. Local files
-    only: a run inside an archive, a row or a remote store has no folder to look in."""
+    only: a run inside an archive, a row or a remote store has no folder to look in; nor has a file among more
+    than ``MAX_RECORDS`` records."""
     if "#" in location or "://" in location:
         return None
     run = Path(location)
@@ -517,7 +518,9 @@ def sibling_request(location: str) -> tuple[str, str] | None:
         siblings = sorted(p for p in run.parent.iterdir() if p.suffix in RECORD_SUFFIXES and p != run and p.is_file())
     except OSError:
         return None
-    stated = [(text, p) for p in siblings[:50] if (text := stated_request(value := sibling_record(p), run.parent.name))
+    if len(siblings) > MAX_RECORDS:
+        return None  # a folder of many records is a data set, not a run's folder
+    stated = [(text, p) for p in siblings if (text := stated_request(value := sibling_record(p), run.parent.name))
               and not find_conversations(value)]
     return (stated[0][0], str(stated[0][1])) if len(stated) == 1 else None
 
