@@ -591,6 +591,11 @@ def count_automaker_output(path: Path) -> int:
     return 1 + turns
 
 
+def count_nested_turn_lists(path: Path) -> int:
+    """A JSON list of conversations, each a list of ``{role, text}`` turns: one per turn."""
+    return sum(len(conversation) for conversation in json.loads(path.read_text()))
+
+
 def count_nothing(path: Path) -> int:
     """A file of no conversation (a control)."""
     return 0
@@ -695,4 +700,8 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "X-Ray Claude Code interceptor token log (JSONL of turn numbers, token counts and tools, no conversation)": count_nothing,
                 "Robot arm waypoint trajectory (task and waypoints, no conversation)": count_nothing,
                 "AgentOps captured log records (OpenTelemetry log spans of console output, no conversation)": count_nothing,
-                "UFO app agent few-shot examples (prompt YAML: example requests and responses, no run)": count_nothing}
+                "UFO app agent few-shot examples (prompt YAML: example requests and responses, no run)": count_nothing,
+                "AI president debate (JSON list of debates: a host's prompt and candidates' speeches under role names, zh)": count_nested_turn_lists,
+                "Autonomous GitHub agent event log (plan_created events listing plan steps as strings, no conversation)": count_nothing,
+                "ProspectAgent hackathon decision log (steps with action, decision, outcome and tools, no conversation)": count_nothing,
+                "Composio app research trace (statistics and evidence rows, no conversation)": count_nothing}

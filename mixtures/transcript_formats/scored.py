@@ -148,23 +148,47 @@ def is_http_recording(value: Any) -> bool:
         for e in exchanges[:50])
 
 
+def sent_messages(sent: Any, answered: dict[str, dict]) -> list:
+    """The turns one recorded request sent: its ``messages`` (a ``system`` beside them first), or a Responses
+    API request's ``input`` items (``instructions`` first). A request that names the stored response it
+    continues (``previous_response_id``) sends only what is new: that call's turns and the items its response
+    returned come first."""
+    if not isinstance(sent, dict):
+        return []
+    if isinstance(sent.get("messages"), list) and sent["messages"]:
+        system = [{"role": "system", "content": sent["system"]}] if isinstance(sent.get("system"), str) else []
+        return system + list(sent["messages"])
+    items = sent.get("input")
+    items = [{"role": "user", "content": items}] if isinstance(items, str) and items.strip() else items
+    if not (isinstance(items, list) and items and all(isinstance(i, dict) for i in items)):
+        return []
+    earlier = answered.get(sent.get("previous_response_id") or "")
+    if earlier is not None:
+        returned = earlier["response"].get("output") if isinstance(earlier["response"], dict) else None
+        return earlier["messages"] + (returned if isinstance(returned, list) else []) + items
+    system = [{"role": "system", "content": sent["instructions"]}] if isinstance(sent.get("instructions"), str) else []
+    return system + items
+
+
 def http_calls(value: Any) -> list[list[dict]]:
     """The model calls a recording of HTTP exchanges holds (``interactions: [{request, response}]``, as VCR
     cassettes keep them), as runs: a call whose messages begin with all of an earlier call's messages (and add
-    more) continues that run, and a run is its last call (``{messages, response}``, whose messages are
-    the whole history); none when the value records no such exchange."""
+    more), or that names the stored response it continues, continues that run, and a run is its last call
+    (``{messages, response}``, whose messages are the whole history); none when the value records no such
+    exchange."""
     if not is_http_recording(value):
         return []
     exchanges = decode_embedded(value.get("interactions") if isinstance(value, dict) else value)
     runs: list[dict] = []
+    answered: dict[str, dict] = {}  # a stored response's id -> the call that returned it
     for exchange in exchanges:
         sent, got = http_body(exchange["request"]), http_body(exchange["response"])
-        if not (isinstance(sent, dict) and isinstance(sent.get("messages"), list) and sent["messages"] and got):
+        messages = sent_messages(sent, answered)
+        if not (messages and got):
             continue
-        messages = list(sent["messages"])
-        if isinstance(sent.get("system"), str):
-            messages.insert(0, {"role": "system", "content": sent["system"]})
         call = {"messages": messages, "response": got}
+        if isinstance(got, dict) and isinstance(got.get("id"), str):
+            answered[got["id"]] = call
         before = next((i for i, run in enumerate(runs) if len(run["messages"]) < len(messages)
                        and messages[:len(run["messages"])] == run["messages"]), None)
         if before is None:

@@ -53,6 +53,7 @@ from codemix.mixtures.transcript_formats.parts import kinded_part_turns, role_ke
 from codemix.mixtures.transcript_formats.piped import is_piped_run, piped_messages
 from codemix.mixtures.transcript_formats.react import react_messages
 from codemix.mixtures.transcript_formats.scored import scored_candidates
+from codemix.mixtures.transcript_formats.task_outputs import task_output_lists
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
 from codemix.mixtures.transcript_formats.traces import trace_holder
 from codemix.mixtures.transcript_formats.turns import (
@@ -205,7 +206,14 @@ def find_conversations(value: Any) -> list[Found]:
             for index in reversed(range(len(node))):
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
-    return longest_per_record(runs_over_logs(found)) or cached_calls(value) or attempt_runs(value) or text_runs(value)
+    return (longest_per_record(runs_over_logs(found)) or cached_calls(value) or attempt_runs(value)
+            or task_output_runs(value) or text_runs(value))
+
+
+def task_output_runs(value: Any) -> list[Found]:
+    """Where no list reads as a conversation: what a crew's agents returned, task by task (``task_outputs``),
+    each record its own run."""
+    return [Found(path, messages, "messages", record, key, ()) for path, messages, record, key in task_output_lists(value)]
 
 
 def restarted_steps(items: list) -> list[list] | None:
@@ -500,7 +508,7 @@ def string_turns(items: Any, key: str, holder: dict | None = None) -> list | Non
     key). When the record beside it keeps who spoke each one (a list of as many short labels, ``speaking_order:
     [1, 0, 2, ...]``) they are the speakers (a multi-party log stays multi-party); else the speakers take
     turns: the first a user turn, the next the model's, and so on."""
-    if (not isinstance(items, list) or len(items) < 2 or str(key).lower() not in CONVERSATION_KEYS | {"utterances"}
+    if (not isinstance(items, list) or len(items) < 2 or str(key).lower() not in SPOKEN_KEYS
             or not all(isinstance(item, str) for item in items)):
         return None
     labels = speaker_column(holder, key, len(items))
@@ -923,6 +931,12 @@ SHAPE = Format(name="shape", container="json", detect=detect_shape, parse=parse_
 # an unknown layout.
 CONVERSATION_KEYS = frozenset({"messages", "conversations", "conversation", "history", "trajectory", "traj", "turns",
                                "chat", "dialog", "dialogue", "steps", "events", "transcript", "loglines", "items"})
+
+
+# Of those, the keys whose bare strings are utterances; bare strings under ``steps``, ``events`` or ``items``
+# are a plan's steps or a log's lines, no one's words (an agent's ``plan_created`` event listing its steps).
+SPOKEN_KEYS = frozenset({"conversations", "conversation", "history", "turns", "chat", "dialog", "dialogue",
+                         "transcript", "messages", "utterances"})
 
 
 def empty_conversation(value: Any) -> str | None:

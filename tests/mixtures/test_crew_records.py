@@ -1,0 +1,66 @@
+"""Runs kept as records of what a crew or a chained API did (issue 45 round 13): a Responses API run recorded
+call by call, each later request sending only what is new (``previous_response_id``), and a swarm's task
+outputs (a named agent, its task, its result). Fixtures (tests/fixtures/transcript_inputs/README.md): the
+openinference Agent Framework cassette and the Swarms spreadsheet swarm's metadata, both Apache-2.0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from codemix.document import Document
+from codemix.pipelines.readers import read_location
+from codemix.sources import SourceConfig
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+CASSETTE = FIXTURES / "openinference-agent-framework.test_agent_with_tool_calls.yaml"
+SWARM = FIXTURES / "swarms-spreadsheet-swarm.metadata.json"
+
+
+def read(path: Path) -> list[Document]:
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)])
+    return [o for o in read_location(source, str(path)) if isinstance(o, Document)]
+
+
+def test_a_responses_run_chained_by_previous_response_id_is_one_run_with_its_call_and_result():
+    calls = [json.loads(i["request"]["body"]) for i in yaml.safe_load(CASSETTE.read_text())["interactions"]]
+    assert len(calls[0]["input"]) == 2 and [i["type"] for i in calls[1]["input"]] == ["function_call_output"]
+    assert calls[1]["previous_response_id"]  # the second request resends nothing: the layout under test
+    (doc,) = read(CASSETTE)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("system", False), ("user", False), ("assistant", False), ("tool", True), ("assistant", False)]
+    assert messages[2]["tool_calls"][0]["name"] == "get_weather"
+    assert messages[3]["content"] == "The weather in San Francisco is sunny and 72°F"
+    assert messages[4]["content"] == "The weather in San Francisco is sunny with a temperature of 72°F."
+
+
+def test_a_swarms_task_outputs_are_each_a_task_and_the_named_agents_reply():
+    outputs = json.loads(SWARM.read_text())["outputs"]
+    assert len(outputs) == 3 and all({"agent_name", "task", "result"} <= set(o) for o in outputs)
+    docs = read(SWARM)
+    assert len(docs) == 3
+    for doc, output in zip(docs, outputs):
+        user, reply = doc.metadata["messages"]
+        assert (user["role"], user["content"]) == ("user", output["task"])
+        assert (reply["role"], reply["name"], reply["content"]) == ("assistant", output["agent_name"], output["result"])
+
+
+def test_a_plan_listing_its_steps_as_strings_is_no_dialogue(tmp_path):
+    """SATHISH3-10/autonomous-github-agent@42ad55b agent_log.json (no licence: its layout rebuilt in its own
+    keys): an agent's event log whose ``plan_created`` events list the plan's steps as bare strings under
+    ``steps``. Bare strings under a key naming talk (``dialog``, ``utterances``...) are utterances; under
+    ``steps`` they are a plan, no one's words: the log is no conversation."""
+    plan = ["Locate the code related to the bug", "Reproduce the issue", "Identify the faulty logic",
+            "Implement the fix", "Test the fix"]
+    log = [{"event": "agent_started", "timestamp": "2026-03-14 23:22:46.020469"},
+           {"event": "issue_selected", "issue_number": 7, "timestamp": "2026-03-14 23:22:47.013822"},
+           {"event": "plan_created", "issue": 7, "steps": plan, "timestamp": "2026-03-14 23:22:47.031324"},
+           {"event": "execution_complete", "issue": 7, "status": "success", "timestamp": "2026-03-14 23:22:50"}]
+    (tmp_path / "agent_log.json").write_text(json.dumps(log, indent=4))
+    assert read(tmp_path / "agent_log.json") == []
+    dialog = [{"dialog": plan[:4]}, {"dialog": ["Hi, can you help me?", "Of course, what do you need?"]}]
+    (tmp_path / "dialogs.json").write_text(json.dumps(dialog))
+    assert [len(d.metadata["messages"]) for d in read(tmp_path / "dialogs.json")] == [4, 2]  # a dialog's strings
