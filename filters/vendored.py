@@ -31,6 +31,7 @@ from codemix.filters.fetch_lists import fetched_copies, may_list_copies
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids, license_subject, manifest_license
 from codemix.filters.regex_screen import required_literal
+from codemix.filters.upstream_lists import names_folder, section_names, upstream_sections
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
@@ -621,6 +622,11 @@ def _declarations(path: str, folder: str, name: str, text: str):
         # "This directory is derived from BoringSSL cloned from https://boringssl.googlesource.com/boringssl at ..."
         yield VendoringFact("declares", folder, f"{path} says {' '.join(said.group(0).split())[:60]!r}")
     elif folder and _README.fullmatch(name):
+        for title, address in upstream_sections(text):
+            if (names := section_names(title, address)):
+                yield VendoringFact("lists_upstream", folder, f"{path}'s section {title[:40]!r} names its upstream "
+                                    f"{address[:80]}", names=names, urls=frozenset(f"{o}/{n}".lower() for o, n in
+                                                                                    _hosted(address)))
         head = text[:4000]
         if holders := copyright_holders(head):  # a README naming who holds the folder's copyright
             yield VendoringFact("license", folder, name, holders=holders)
@@ -951,6 +957,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     for fact in facts:
         if fact.kind == "declares" and fact.folder:
             trees.setdefault(fact.folder, fact.detail)
+    trees.update((folder, evidence) for folder, evidence in listed_upstreams(facts, repo).items() if folder not in trees)
     named = _named_folders(facts, trees)
     trees.update({folder: evidence for folder, (evidence, _) in named.items()})
     root_licenses = [f for f in facts if f.kind == "license" and f.folder == ""]
@@ -1042,31 +1049,60 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
 _BUILD_FILE = re.compile(r"(?:GNU)?[Mm]akefile|CMakeLists\.txt|meson\.build|configure(?:\.ac)?|build\.(?:sh|zig)|SConstruct")
 
 
+# Files that act only at a repository's root: its hosting site's and CI services' settings, its editor workspace, its git
+# attributes. Beside a folder's own README and license text they say the folder is another repository's root, copied
+# in (powerlevel10k's ``gitstatus/``: ``.gitattributes``, ``.clang-format``, ``.vscode/``; valkey's ``deps/hiredis/``:
+# ``.github/``, ``.travis.yml``).
+_CI_ROOT = re.compile(r"\.github|\.circleci|\.travis\.yml|\.?appveyor\.yml|\.cirrus\.yml|\.gitlab-ci\.yml"
+                      r"|azure-pipelines\.yml|\.?codecov\.yml")
+_EDITOR_ROOT = re.compile(r"\.gitattributes|\.vscode|\.clang-format|\.clang-tidy|\.editorconfig|\.gitmodules")
+EDITOR_ROOT_MIN = 2  # one such file is often a folder's own (an ``.editorconfig`` for a subproject's style)
+
+
+def _repository_root(held: set[str]) -> str | None:
+    """The root-only files a folder holds (its file names and first-level subfolder names) when they make it a
+    repository's root: a CI or hosting file, or ``EDITOR_ROOT_MIN`` editor and git files; else None."""
+    ci = sorted(name for name in held if _CI_ROOT.fullmatch(name))
+    editor = sorted(name for name in held if _EDITOR_ROOT.fullmatch(name))
+    if ci or len(editor) >= EDITOR_ROOT_MIN:
+        return ", ".join((ci + editor)[:3])
+    return None
+
+
 def _released_alone(facts: list[VendoringFact], trees: dict[str, str], root_ids: set[str],
                     workspaces: list[tuple[str, tuple[str, ...]]]) -> dict[str, str]:
     """The folders that are projects released on their own: their own license text under other terms than the root's,
-    their own changelog and their own build file (oh-my-zsh's ``plugins/zsh-navigation-tools/``: "dual-licensed under
-    MIT and GPLv3" naming no one, beside the root's MIT, with its ``NEWS`` and ``Makefile``). A workspace member is the
-    repository's own package."""
+    and either their own changelog and their own build file (oh-my-zsh's ``plugins/zsh-navigation-tools/``:
+    "dual-licensed under MIT and GPLv3" naming no one, beside the root's MIT, with its ``NEWS`` and ``Makefile``) or
+    their own README beside files that act only at a repository's root (``_repository_root``), whoever holds them. A
+    workspace member is the repository's own package."""
     if not root_ids:
         return {}
     root = frozenset().union(*(license_ids(expression) for expression in root_ids))
     names: dict[str, set[str]] = {}
     for fact in facts:
         if fact.kind == "present" and fact.folder:
-            names.setdefault(fact.folder, set()).add(fact.detail.rsplit("/", 1)[-1])
+            parts = fact.detail.split("/")
+            for depth in range(1, len(parts)):  # a file's name in its folder, a subfolder's (``.github``) in each above
+                names.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
     found = {}
     for lic in facts:
         if lic.kind != "license" or not lic.folder or lic.folder in trees or _inside(lic.folder, trees) \
                 or not lic.license or license_ids(lic.license) <= root:
             continue
         held = names.get(lic.folder, set())
+        if any(_members_cover(members, base, lic.folder) for base, members in workspaces
+               if not base or lic.folder.startswith(base + "/")):
+            continue
         changelog = sorted(name for name in held if _CHANGELOG.fullmatch(name))
         build = sorted(name for name in held if _BUILD_FILE.fullmatch(name))
-        if changelog and build and not any(_members_cover(members, base, lic.folder) for base, members in workspaces
-                                           if not base or lic.folder.startswith(base + "/")):
+        readme = sorted(name for name in held if _README.fullmatch(name))
+        if changelog and build:
             found[lic.folder] = (f"own {lic.detail} ({lic.license}, not the root's), {changelog[0]} and {build[0]} at "
                                  f"{lic.folder}/: a project released on its own")
+        elif readme and (rooted := _repository_root(held)):
+            found[lic.folder] = (f"own {lic.detail} ({lic.license}, not the root's), {readme[0]} and {rooted} at "
+                                 f"{lic.folder}/: another repository's root")
     return found
 
 
@@ -1179,6 +1215,27 @@ def _named_folders(facts: list[VendoringFact], trees: dict[str, str]) -> dict[st
                     if folder not in trees and not _inside(folder, trees):
                         detail, own = names[_plain(folder.rsplit("/", 1)[-1])]
                         found[folder] = (f"{detail}, one of {len(folders)} folders of {parent or '.'}/ so named", own)
+    return found
+
+
+def listed_upstreams(facts: list[VendoringFact], repo: str = "") -> dict[str, str]:
+    """The subfolders a README's sections name, each section giving the folder's upstream repository and the version
+    taken (``filters.upstream_lists``): copies, whoever owns the upstream (Pixelorama's ``addons/keychain``, "Upstream:
+    https://github.com/Orama-Interactive/Keychain", the same owner's plugin); a section naming this repository is
+    about the repository itself."""
+    listed = [f for f in facts if f.kind == "lists_upstream" and repo.lower() not in f.urls]
+    if not listed:
+        return {}
+    children: dict[str, set[str]] = {}
+    for fact in facts:
+        parts = fact.folder.split("/") if fact.kind == "present" and fact.folder else []
+        for depth in range(1, len(parts) + 1):
+            children.setdefault("/".join(parts[:depth - 1]), set()).add(parts[depth - 1])
+    found: dict[str, str] = {}
+    for fact in listed:
+        for child in sorted(children.get(fact.folder, ())):
+            if names_folder(fact.names, child):
+                found.setdefault(_join(fact.folder, child), fact.detail)
     return found
 
 
