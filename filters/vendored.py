@@ -403,6 +403,12 @@ _SHADER_FROM = re.compile(r"^\W{0,4}(?:shader|script|snippet) from (?:https?://\
 # "This file is under the GPLv2 license, as it is part of git source code" (difftastic's ``makefile_1.mk``): part of
 # a named project's source, which is not this repository.
 _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)(?:'s)? source code\b", re.IGNORECASE)
+# A comment line of the head saying only where the whole file came from: Pester's ``src/schemas/NUnit3/TestResult.xsd``,
+# "<!-- Source: https://github.com/nunit/nunit/tree/master/src/NUnitFramework/framework/Schemas -->" below its XML
+# declaration; ``junit_schema_4.xsd``, "<!-- from https://llg.cubic.org/docs/junit/ -->". A line saying more ("Based on
+# https://...", "See https://...") cites a model or a reference, not the file's source.
+_SOURCE_LINE = re.compile(r"^[ \t]*\W{0,5}(?:source|from|upstream|origin)[ \t]*:?[ \t]+(https?://[^\s>]+)[ \t]*"
+                          r"(?:-->|\*/)?[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _FILE_HEAD_CHARS = 1_500
 # A comment line crediting the code to another project's repository: Uniswap v2-core's ``SafeMath.sol``, "// a library
 # for performing overflow-safe math, courtesy of DappHub (https://github.com/dapphub/ds-math)".
@@ -422,7 +428,7 @@ def copied_file_statement(text: str, repo: str = "") -> str | None:
     # the comments above the first definition: a Godot script's "## Code taken and modified from https://..." below its
     # ``extends Node``; a shader's "Shader from https://godotshaders.com/shader/..." (a page of a shader library)
     comments = header_comments(_FIRST_DEFINITION.split(text[:_FILE_HEAD_CHARS], 1)[0])
-    if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments)):
+    if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments) or _SOURCE_LINE.search(comments)):
         homes = {f"{owner}/{name}".lower() for owner, name in _hosted(said.group(0))}
         if not (repo and repo.lower() in homes):
             return " ".join(said.group(0).split())

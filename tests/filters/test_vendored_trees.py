@@ -1444,3 +1444,75 @@ def test_a_header_defining_the_names_of_the_library_the_repository_is():
     assert upstream_copies([fact], "curl/curl") == ()
     copied = upstream_copies([fact], "example/http-client")
     assert len(copied) == 1 and "names 'libcurl'" in copied[0].evidence
+
+
+def test_a_folders_readme_giving_each_subfolder_its_upstream_makes_them_copies_whoever_owns_them():
+    """Orama-Interactive/Pixelorama (7888c60; the tenth holdout, spent): ``addons/README.md`` keeps Godot's
+    ``thirdparty/README.md`` convention, a section per addon with "- Upstream: <address>" and "- Version: <commit>".
+    Each subfolder a section names (by its title or its upstream's name, "godot-dockable-container" for
+    ``dockable_container``) is a copy, the owner's own Keychain plugin too ("Upstream:
+    https://github.com/Orama-Interactive/Keychain"); without the README the Keychain is the owner's."""
+    from codemix.filters.upstream_lists import upstream_sections
+
+    files = layout("pixelorama-addons")
+    sections = dict(upstream_sections(files["addons/README.md"]))
+    assert sections["Keychain"] == "https://github.com/Orama-Interactive/Keychain"  # guard: the README says so
+    facts = _facts(files, "Orama-Interactive/Pixelorama")
+    trees = vendored_trees(facts, "Orama-Interactive/Pixelorama")
+    for path in ("addons/keychain/Keychain.gd", "addons/applinks/export_plugin.gd",
+                 "addons/dockable_container/dockable_container.gd"):
+        tree = vendored_tree(path, trees)
+        assert tree is not None and "addons/README.md's section" in tree.evidence, path
+    assert vendored_tree("src/Main.gd", trees) is None
+    without = {path: text for path, text in files.items() if path != "addons/README.md"}
+    assert vendored_tree("addons/keychain/Keychain.gd", vendored_trees(_facts(without, "Orama-Interactive/Pixelorama"),
+                                                                      "Orama-Interactive/Pixelorama")) is None
+    # a section naming this repository is about the repository itself
+    assert vendored_tree("addons/keychain/Keychain.gd", vendored_trees(facts, "Orama-Interactive/Keychain")) is None
+
+
+@pytest.mark.parametrize("text, found", [
+    ("## brotli\n\n- Upstream: https://github.com/google/brotli\n- Version: 1.1.0\n", "https://github.com/google/brotli"),
+    ("## zstd\n\nSource: https://github.com/facebook/zstd\nCommit: 794ea1b\n", "https://github.com/facebook/zstd"),
+    # a section citing a page, with no version taken: no upstream
+    ("## Credits\n\nSource: https://example.org/article\n", None),
+])
+def test_upstream_sections_need_an_upstream_field_or_a_source_with_its_version(text, found):
+    from codemix.filters.upstream_lists import upstream_sections
+
+    assert dict(upstream_sections(text)).get(text.split("\n")[0][3:]) == found
+
+
+def test_a_folder_holding_another_repositorys_root_files_beside_its_own_readme_and_terms_is_a_copy():
+    """romkatv/powerlevel10k (604f19a; the development set 46x): ``gitstatus/`` is the same author's romkatv/gitstatus
+    kept as a subtree: its own GPL-3.0 ``LICENSE`` beside the root's MIT, its own README, and files that act only at a
+    repository's root (``.gitattributes`` with root-anchored paths, ``.clang-format``, ``.vscode/``). Under the root's
+    terms, or with one such file, the folder stays the repository's."""
+    repo = "romkatv/powerlevel10k"
+    files = layout("powerlevel10k-gitstatus")
+    assert detect_license("gitstatus/LICENSE", files["gitstatus/LICENSE"]) == "GPL-3.0"  # guard: other terms
+    tree = vendored_tree("gitstatus/src/gitstatus.cc", vendored_trees(_facts(files, repo), repo))
+    assert tree is not None and "another repository's root" in tree.evidence
+    assert vendored_tree("internal/p10k.zsh", vendored_trees(_facts(files, repo), repo)) is None
+    same_terms = dict(files, **{"gitstatus/LICENSE": files["LICENSE"]})
+    assert vendored_tree("gitstatus/src/gitstatus.cc", vendored_trees(_facts(same_terms, repo), repo)) is None
+    one_file = {path: text for path, text in files.items()
+                if not path.startswith(("gitstatus/.gitattributes", "gitstatus/.vscode/"))}
+    assert vendored_tree("gitstatus/src/gitstatus.cc", vendored_trees(_facts(one_file, repo), repo)) is None
+
+
+def test_a_comment_line_naming_only_the_files_source_says_it_is_a_copy():
+    """pester/Pester (ec8ca45; the tenth holdout, spent): report schemas copied whole, their opening comment below the
+    XML declaration saying only where they came from ("<!-- Source: https://github.com/nunit/nunit/... -->",
+    "<!-- from https://llg.cubic.org/docs/junit/ -->"); a schema saying nothing and Pester's own script are no copies,
+    nor is a file whose source line names this repository, or a line saying more than its source ("Based on")."""
+    from codemix.filters.vendored import copied_file_statement
+
+    files = layout("pester-schemas")
+    for path in ("src/schemas/NUnit3/TestResult.xsd", "src/schemas/JUnit4/junit_schema_4.xsd"):
+        assert copied_file_statement(files[path], "pester/Pester") is not None, path
+    for path in ("src/schemas/NUnit25/nunit_schema_2.5.xsd", "src/functions/Output.ps1"):
+        assert copied_file_statement(files[path], "pester/Pester") is None, path
+    nunit = files["src/schemas/NUnit3/TestResult.xsd"]
+    assert copied_file_statement(nunit, "nunit/nunit") is None
+    assert copied_file_statement(nunit.replace("Source: ", "Based on "), "pester/Pester") is None
