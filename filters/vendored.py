@@ -410,15 +410,28 @@ _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)
 _SOURCE_LINE = re.compile(r"^[ \t]*\W{0,5}(?:source|from|upstream|origin)[ \t]*:?[ \t]+(https?://[^\s>]+)[ \t]*"
                           r"(?:-->|\*/)?[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _FILE_HEAD_CHARS = 1_500
+_DECLARATION = re.compile(r"\A(?:[ \t]*(?:<\?xml|#!)[^\n]*\n)+")
+
+
+def _source_line(head: str, path: str) -> re.Match | None:
+    """``_SOURCE_LINE`` in the comment a file opens with (past an XML declaration or a shebang). A tool's settings
+    file (a dotfile: ``.rubocop.yml``, "# from https://evilmartians.com/chronicles/...") configures the repository's
+    own tools wherever its settings came from; a line below code is about a part (ZeroBrane's ``dist/utils.lua``,
+    "-- Source: http://lua-users.org/wiki/CopyTable" over one function)."""
+    if path.rsplit("/", 1)[-1].startswith("."):
+        return None
+    return _SOURCE_LINE.search(_opening_comment(_DECLARATION.sub("", head, count=1)))
+
+
 # A comment line crediting the code to another project's repository: Uniswap v2-core's ``SafeMath.sol``, "// a library
 # for performing overflow-safe math, courtesy of DappHub (https://github.com/dapphub/ds-math)".
 _COURTESY = re.compile(r"^[ \t]*(?://|#|\*|--)[^\n]*?\bcourtesy of [^\n]{0,60}?(?:https?://)?(?:github\.com|gitlab\.com)/"
                        r"[\w.-]+/[\w.-]+", re.IGNORECASE | re.MULTILINE)
 
 
-def copied_file_statement(text: str, repo: str = "") -> str | None:
+def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | None:
     """The words of a file's head that say the file is a copy of another project's file, or None; "part of X
-    source code" counts when X is not the name of repository ``repo``."""
+    source code" counts when X is not the name of repository ``repo``. ``path``: the file's, when known."""
     head = text[:_FILE_HEAD_CHARS]
     words = " ".join(head.split())
     opening = _opening_comment(head)
@@ -428,7 +441,7 @@ def copied_file_statement(text: str, repo: str = "") -> str | None:
     # the comments above the first definition: a Godot script's "## Code taken and modified from https://..." below its
     # ``extends Node``; a shader's "Shader from https://godotshaders.com/shader/..." (a page of a shader library)
     comments = header_comments(_FIRST_DEFINITION.split(text[:_FILE_HEAD_CHARS], 1)[0])
-    if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments) or _SOURCE_LINE.search(comments)):
+    if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments) or _source_line(head, path)):
         homes = {f"{owner}/{name}".lower() for owner, name in _hosted(said.group(0))}
         if not (repo and repo.lower() in homes):
             return " ".join(said.group(0).split())

@@ -195,7 +195,7 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
 
 
 def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree | None:
-    said = copied_file_statement(doc.text, doc.repo)
+    said = copied_file_statement(doc.text, doc.repo, doc.path)
     if said:
         return VendoredTree(doc.path, f"{doc.path} says {said!r}")
     if page := published_page(doc.path, doc.text, doc.repo):

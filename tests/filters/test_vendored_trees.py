@@ -1510,9 +1510,13 @@ def test_a_comment_line_naming_only_the_files_source_says_it_is_a_copy():
 
     files = layout("pester-schemas")
     for path in ("src/schemas/NUnit3/TestResult.xsd", "src/schemas/JUnit4/junit_schema_4.xsd"):
-        assert copied_file_statement(files[path], "pester/Pester") is not None, path
+        assert copied_file_statement(files[path], "pester/Pester", path) is not None, path
     for path in ("src/schemas/NUnit25/nunit_schema_2.5.xsd", "src/functions/Output.ps1"):
-        assert copied_file_statement(files[path], "pester/Pester") is None, path
+        assert copied_file_statement(files[path], "pester/Pester", path) is None, path
     nunit = files["src/schemas/NUnit3/TestResult.xsd"]
-    assert copied_file_statement(nunit, "nunit/nunit") is None
-    assert copied_file_statement(nunit.replace("Source: ", "Based on "), "pester/Pester") is None
+    assert copied_file_statement(nunit, "nunit/nunit", "TestResult.xsd") is None
+    assert copied_file_statement(nunit.replace("Source: ", "Based on "), "pester/Pester", "TestResult.xsd") is None
+    # below a line of code the line is about a part; a dotfile configures the repository's own tools
+    below_code = nunit.replace("<xs:schema", "<!-- x -->\n<a/>\n<xs:schema").replace("<!-- Source:", "<b/>\n<!-- Source:")
+    assert copied_file_statement(below_code, "pester/Pester", "TestResult.xsd") is None
+    assert copied_file_statement(nunit, "pester/Pester", "src/schemas/.TestResult.xsd") is None
