@@ -1055,6 +1055,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
                             if not base or folder.startswith(base + "/")):
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
     trees.update(_released_alone(facts, trees, root_ids, workspaces))
+    trees.update(_held_apart(facts, trees))
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
@@ -1086,6 +1087,72 @@ def _repository_root(held: set[str]) -> str | None:
     if ci or len(editor) >= EDITOR_ROOT_MIN:
         return ", ".join((ci + editor)[:3])
     return None
+
+
+def _held_apart(facts: list[VendoringFact], trees: dict[str, str]) -> dict[str, str]:
+    """The folders with their own license text and README whose files name a holder (in ``PEOPLE_MIN_FILES`` or more)
+    that no file outside them names, where the files at the repository's root name another: another project's root
+    copied in (pigz's ``zopfli/``: Apache-2.0 ``COPYING``, Google Inc. in its 23 files, Mark Adler in ``pigz.c``)."""
+    holders = [f for f in facts if f.kind == "holder"]
+    root_words = holder_words(f.name for f in holders if f.folder == "")
+    if not root_words:
+        return {}
+    readmes = {f.folder for f in facts if f.kind == "present" and _README.fullmatch(f.detail.rsplit("/", 1)[-1])}
+    found = {}
+    for lic in facts:
+        folder = lic.folder
+        if lic.kind != "license" or not folder or folder not in readmes or folder in trees or _inside(folder, trees) \
+                or holder_words(lic.holders) & root_words:
+            continue
+        inside = [f.name for f in holders if _below(f.folder, folder)]
+        outside = holder_words(f.name for f in holders if not _below(f.folder, folder))
+        counts = {name: inside.count(name) for name in inside}
+        named = [name for name, count in counts.items() if count >= PEOPLE_MIN_FILES and holder_words([name])]
+        if named and not any(holder_words([name]) & outside for name in inside):
+            found[folder] = (f"own {lic.detail} and README at {folder}/, its files naming {max(named, key=counts.get)!r}, "
+                             f"whom no file beyond it names, not the root files' {min(root_words)!r}")
+    return found
+
+
+# A header sending the reader to another file for its copyright: Lua's "See Copyright Notice in lua.h", zlib's "For
+# conditions of distribution and use, see copyright notice in zlib.h"
+_NOTICE_POINTER = re.compile(r"\bsee (?:the )?copyright notice in ([\w.+-]+\.[A-Za-z]\w*)"
+                             r"|\bconditions of distribution and use,? see (?:(?:the )?copyright notice in )?"
+                             r"([\w.+-]+\.[A-Za-z]\w*)", re.IGNORECASE)
+
+
+def notice_pointer_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``points_notice`` fact of a file whose header names no holder and sends the reader to another file's
+    copyright notice (``name``: that file's name)."""
+    header = header_comments(text)
+    pointer = _NOTICE_POINTER.search(header)
+    if pointer is None or first_copyright(header)[0]:
+        return None
+    return VendoringFact("points_notice", _folder(path), path, name=pointer.group(1) or pointer.group(2))
+
+
+def pointed_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
+                   trees: Iterable[VendoredTree] = ()) -> tuple[VendoredTree, ...]:
+    """The files whose headers send the reader to a notice naming another project's holder (``notice_pointer_fact``;
+    the file so named in the same folder, else the one file of that name): rxi/lite's ``src/lib/lua52/lapi.c``, "See
+    Copyright Notice in lua.h", whose header names Lua.org, PUC-Rio from 1994, before rxi's 2020."""
+    facts, trees = list(facts), tuple(trees)
+    holders = {f.detail: f for f in facts if f.kind == "holder"}
+    by_name: dict[str, list[VendoringFact]] = {}
+    for fact in holders.values():
+        by_name.setdefault(fact.detail.rsplit("/", 1)[-1], []).append(fact)
+    found = []
+    for fact in facts:
+        if fact.kind != "points_notice" or vendored_tree(fact.detail, trees) is not None:
+            continue
+        target = holders.get(_join(fact.folder, fact.name)) or \
+            (by_name[fact.name][0] if len(by_name.get(fact.name, ())) == 1 else None)
+        why = _foreign_holder(target.name, target.first_year, frozenset(), owner) if target is not None else None
+        if why:
+            found.append(VendoredTree(fact.detail, f"{fact.detail} points to {target.detail}'s notice, whose {why}"))
+            if vendored_tree(target.detail, trees) is None:  # the notice's own file, whose notice may close it
+                found.append(VendoredTree(target.detail, f"{target.detail}, the notice other files point to: {why}"))
+    return tuple(dict.fromkeys(found))
 
 
 def _released_alone(facts: list[VendoringFact], trees: dict[str, str], root_ids: set[str],
@@ -1411,9 +1478,14 @@ def holder_fact(path: str, text: str) -> VendoringFact | None:
     if (is_vendored(path) and not in_own_package(path, text)) or path_matches(path, VENDORED_PATHS) or _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]):
         return None
     holder, year = first_copyright(text[:_FILE_HEAD_CHARS * 2])
+    if not holder and _END_NOTICE.search(header_comments(text)):  # Lua's lua.h, its notice in its last lines
+        holder, year = first_copyright(text[-_FILE_HEAD_CHARS * 2:])
     if not holder:
         return None
     return VendoringFact("holder", _folder(path), path, name=holder, first_year=year, project=xcode_project(path, text))
+
+
+_END_NOTICE = re.compile(r"\bsee (?:the )?copyright notice at the end of this file\b", re.IGNORECASE)
 
 
 # Xcode's file template: "//", "//  <file name>", "//  <project>", "//", "//  Created by <author> on <date>.",
@@ -1456,9 +1528,11 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     # A holder other than the most named whose files all sit in folders of one name is one copied package, not the
     # repository's people: jackson-core's Schubfach, Raffaello Giulietti's 7 files in ``.../io/schubfach/`` (main and
     # test), beside Tatu Saloranta's 20 across the project.
+    # (or whose files sit at the root, as the repository's own do: pigz's ``pigz.c``, ``yarn.h``, ``try.h`` by Mark
+    # Adler, beside Google's 23 zopfli files copied into ``zopfli/``, with no license text at the root)
     people = {holder: years_ for holder, years_ in named.items()
               if len(years_) >= max(PEOPLE_MIN_FILES, most * PEOPLE_SHARE) and holder_words([holder])
-              and (len(years_) == most or len(places[holder]) >= 2)}
+              and (len(years_) == most or len(places[holder]) >= 2 or "" in folders[holder])}
     # The most named too, where its files lie in one subtree holding a small share of the repository's files and
     # others of the people are named beyond such a subtree: hxcpp's sljit copy (Zoltan Herczeg, 21 files in
     # ``src/hx/cppia/sljit_src/``) beside the Haxe Foundation's files; Phobos's zlib (Gailly and Adler in
