@@ -420,7 +420,19 @@ def _source_line(head: str, path: str) -> re.Match | None:
     "-- Source: http://lua-users.org/wiki/CopyTable" over one function)."""
     if path.rsplit("/", 1)[-1].startswith("."):
         return None
-    return _SOURCE_LINE.search(_opening_comment(_DECLARATION.sub("", head, count=1)))
+    opening = _opening_comment(_DECLARATION.sub("", head, count=1))
+    for said in _SOURCE_LINE.finditer(opening):
+        before = opening[:said.start()].removesuffix("\n").rsplit("\n", 1)[-1] if said.start() else ""
+        before = before.strip().lstrip("/*#;%-<!").removesuffix("*/").removesuffix("-->").strip()
+        # a line of its own, not the end of a sentence ("This tool generates the tests in x_spec.cr\n# from
+        # https://github.com/...", crystal's ``generate_glob_specs.sh``): below a blank line, a sentence's end or a
+        # field ("// Repo: https://github.com/AdguardTeam/Scriptlets")
+        if not before or before.endswith((".", ":", ";", "!", "?", ")")) or _FIELD_LINE.match(before):
+            return said
+    return None
+
+
+_FIELD_LINE = re.compile(r"[\w -]{1,20}:\s")
 
 
 # A comment line crediting the code to another project's repository: Uniswap v2-core's ``SafeMath.sol``, "// a library

@@ -403,7 +403,7 @@ def test_a_theme_written_for_the_repository_is_told_by_its_readme():
     assert tree is not None and "joel garcia" in tree.evidence
 
 
-def _judged(repository: str, repo: str):
+def _judged(repository: str, repo: str, files: dict[str, str] | None = None):
     """Each fixture file's ``vendored_file_or_tree`` answer and whether it names the repository's people, with the
     repository's evidence read as the filter stage reads it (its holders counted from the files' heads)."""
     from codemix.document import Document
@@ -417,7 +417,7 @@ def _judged(repository: str, repo: str):
     )
 
     docs = [Document(id=path, text=text, source="s", kind="file", repo=repo, path=path, language="")
-            for path, text in layout(repository).items()]
+            for path, text in (files or layout(repository)).items()]
     key = f"s\x00{repo}"
     vendored = dict(resolve_vendored(key, [fact for doc in docs for _, fact in vendoring_evidence(doc)]))
     licenses = dict([resolve_repository_license(key, [ev for doc in docs for _, ev in license_evidence(doc)])])
@@ -1520,3 +1520,43 @@ def test_a_comment_line_naming_only_the_files_source_says_it_is_a_copy():
     below_code = nunit.replace("<xs:schema", "<!-- x -->\n<a/>\n<xs:schema").replace("<!-- Source:", "<b/>\n<!-- Source:")
     assert copied_file_statement(below_code, "pester/Pester", "TestResult.xsd") is None
     assert copied_file_statement(nunit, "pester/Pester", "src/schemas/.TestResult.xsd") is None
+    # the end of a sentence begun on the line above: crystal's script ("... generates the tests in", "# from https://...")
+    script = layout("crystal-glob-specs")["scripts/generate_glob_specs.sh"]
+    assert "\n# from https://github.com/oxc-project/" in script  # guard
+    assert copied_file_statement(script, "crystal-lang/crystal", "scripts/generate_glob_specs.sh") is None
+
+
+def test_files_pointing_to_another_files_notice_take_its_holder():
+    """rxi/lite (38bd9b3; the development set 46y): Lua 5.2 copied into ``src/lib/lua52/``, each file's header saying
+    only "See Copyright Notice in lua.h"; lua.h says "See Copyright Notice at the end of this file", where "Copyright
+    (C) 1994-2015 Lua.org, PUC-Rio" closes it, before the repository's rxi from 2020. The pointing files and lua.h are
+    copies; lite's own ``src/main.c`` is not, nor are files pointing to a notice of the repository's holder."""
+    from codemix.filters.vendored import first_copyright, holder_fact
+
+    files = layout("lite-lua")
+    lua_h = files["src/lib/lua52/lua.h"]
+    assert not first_copyright(lua_h[:3000])[0] and "Copyright (C) 1994-2015 Lua.org" in lua_h  # guard: it ends lua.h
+    assert holder_fact("src/lib/lua52/lua.h", lua_h).name == "lua org puc rio"
+    _, found = _judged("lite-lua", "rxi/lite")
+    for path in ("src/lib/lua52/lapi.c", "src/lib/lua52/lauxlib.c", "src/lib/lua52/lua.h"):
+        assert found[path][0] is not None and "lua.h" in found[path][0].evidence, path
+    assert found["src/main.c"][0] is None and found["LICENSE"][0] is None
+
+
+def test_the_root_files_holder_is_the_repositorys_and_a_folder_whose_holder_is_named_nowhere_else_is_a_copy():
+    """madler/pigz (fe4894f; the development set 46y): no license text at the root; Mark Adler's ``pigz.c``,
+    ``yarn.h`` and ``try.h`` at the root, Google's zopfli in ``zopfli/`` (its own Apache-2.0 COPYING and README, "Copyright
+    2011 Google Inc." in every file). Mark Adler is one of the repository's people (his files sit at the root), so
+    his 2007 ``pigz.c`` is no copy of Google's; ``zopfli/`` is another project's root. Without its README it stays."""
+    files = layout("pigz-zopfli")
+    owner, found = _judged("pigz-zopfli", "madler/pigz")
+    assert any("adler" in person for person in owner.people)
+    for path in ("pigz.c", "yarn.h", "try.h", "try.c"):
+        assert found[path][0] is None, path
+    for path in ("zopfli/src/zopfli/deflate.c", "zopfli/COPYING"):
+        assert found[path][0] is not None and "named nowhere" not in found[path][0].evidence \
+            and "whom no file beyond it names" in found[path][0].evidence, path
+    no_readme = {path: text for path, text in files.items() if path != "zopfli/README"}
+    owner, found = _judged("", "madler/pigz", no_readme)
+    assert found["zopfli/src/zopfli/deflate.c"][0] is None
+    assert found["pigz.c"][0] is None and any("adler" in person for person in owner.people)  # not Google's alone
