@@ -405,7 +405,7 @@ _SHADER_FROM = re.compile(r"^\W{0,4}(?:shader|script|snippet) from (?:https?://\
 _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)(?:'s)? source code\b", re.IGNORECASE)
 # A comment line of the head saying only where the whole file came from: Pester's ``src/schemas/NUnit3/TestResult.xsd``,
 # "<!-- Source: https://github.com/nunit/nunit/tree/master/src/NUnitFramework/framework/Schemas -->" below its XML
-# declaration; ``junit_schema_4.xsd``, "<!-- from https://llg.cubic.org/docs/junit/ -->". A line saying more ("Based on
+# declaration; ``junit_schema_4.xsd``, "<!-- from <llg.cubic.org's JUnit page> -->". A line saying more ("Based on
 # https://...", "See https://...") cites a model or a reference, not the file's source.
 _SOURCE_LINE = re.compile(r"^[ \t]*\W{0,5}(?:source|from|upstream|origin)[ \t]*:?[ \t]+(https?://[^\s>]+)[ \t]*"
                           r"(?:-->|\*/)?[ \t]*$", re.IGNORECASE | re.MULTILINE)
