@@ -599,6 +599,71 @@ def count_nested_turn_lists(path: Path) -> int:
 def count_nothing(path: Path) -> int:
     """A file of no conversation (a control)."""
     return 0
+# round 13 (exports of chats and agent sessions written as text; collected before code changed)
+def _without_fences(text: str) -> str:
+    return re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def count_copy_all_labels(path: Path) -> int:
+    """VS Code Copilot Chat's "Copy All": each turn opens with the writer's name and a colon at a line's start
+    (the person's account name, ``GitHub Copilot:``); the model's actions (``Ran ...``, ``Read [](...)``) are inside
+    its turn, no result is kept."""
+    return len(re.findall(r"^(?:digitarald|GitHub Copilot): ", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_handle_headings(path: Path) -> int:
+    """GitHub Copilot's web chat export: one message per ``## @handle`` (the person) or ``## Copilot`` heading,
+    outside fences."""
+    return len(re.findall(r"^## (?:@[\w-]+|Copilot)[ \t]*$", _without_fences(path.read_text(encoding="utf-8")),
+                          re.MULTILINE))
+
+
+def count_specstory_tool_use(path: Path) -> int:
+    """SpecStory's Markdown v2 export of a Cursor agent: per ``_**User (...)**_`` heading one message; per
+    ``_**Agent (...)**_`` section each ``<tool-use>`` block is a call and its result (two messages: the model's
+    turn holding the call, the tool's), and text after the last block one more model message (a section of text
+    alone, one)."""
+    text = path.read_text(encoding="utf-8")
+    count = 0
+    for heading, body in re.findall(r"^_\*\*(User|Agent)\b[^\n]*\*\*_[ \t]*\n(.*?)(?=^_\*\*(?:User|Agent)\b|\Z)",
+                                    text, re.MULTILINE | re.DOTALL):
+        if heading == "User":
+            count += 1
+            continue
+        blocks = re.split(r"<tool-use\b.*?</tool-use>", body, flags=re.DOTALL)
+        words = [re.sub(r"^-{3,}[ \t]*$", "", b, flags=re.MULTILINE).strip() for b in blocks]
+        count += 2 * (len(blocks) - 1) + bool(words[-1])
+    return count
+
+
+def count_specstory_turns(path: Path) -> int:
+    """SpecStory's earlier export: one message per ``_**User**_`` / ``_**Assistant**_`` heading and one per folded
+    tool call block (``<summary>MCP tool call</summary>``: what the tool returned); the model's thinking
+    (``<think>``) is no message."""
+    text = path.read_text(encoding="utf-8")
+    return (len(re.findall(r"^_\*\*(?:User|Assistant)\b", text, re.MULTILINE))
+            + len(re.findall(r"<summary>MCP tool call</summary>", text)))
+
+
+def count_numbered_dash_turns(path: Path) -> int:
+    """A session record's ``### Turn N — User`` / ``### Turn N — Assistant`` headings: one message each."""
+    return len(re.findall(r"^### Turn \d+ \u2014 (?:User|Assistant)[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_cast_chat(path: Path) -> int:
+    """An asciinema cast of a chat CLI: its output events joined, escapes and carriage-return overwrites taken out;
+    one message per `` You : `` prompt line and per reply panel titled with the agent's name (``── K8sGPT ──``)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = "".join(event[2] for event in map(json.loads, lines[1:]) if event[1] == "o")
+    out = re.sub(r"\x1b\][^\x07]*\x07|\x1b\[[0-9;?]*[A-Za-z]", "", out)
+    screen = "\n".join(line.split("\r")[-1] for line in out.replace("\r\n", "\n").split("\n"))
+    return (len(re.findall(r"^ You : \S", screen, re.MULTILINE))
+            + len(re.findall(r"^╭─+  K8sGPT  ─+╮", screen, re.MULTILINE)))
+
+
+def count_bracketed_bold_speakers(path: Path) -> int:
+    """A dialogue record whose turns open with a bracketed bold name alone on a line (``【**浦部**】``, ``【**AI**】``)."""
+    return len(re.findall(r"^【\*\*[^*\n]+\*\*】[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
 
 
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
@@ -704,4 +769,12 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "AI president debate (JSON list of debates: a host's prompt and candidates' speeches under role names, zh)": count_nested_turn_lists,
                 "Autonomous GitHub agent event log (plan_created events listing plan steps as strings, no conversation)": count_nothing,
                 "ProspectAgent hackathon decision log (steps with action, decision, outcome and tools, no conversation)": count_nothing,
-                "Composio app research trace (statistics and evidence rows, no conversation)": count_nothing}
+                "Composio app research trace (statistics and evidence rows, no conversation)": count_nothing,
+                # round 13 (b45l: text exports, collected before code changed)
+                "VS Code Copilot Chat Copy All (account name: / GitHub Copilot: labels, actions inside the turn)": count_copy_all_labels,
+                "GitHub Copilot web chat export (## @handle / ## Copilot headings)": count_handle_headings,
+                "SpecStory Markdown v2.1 of a Cursor agent (_**Agent (model, mode)**_ headings, <tool-use> blocks)": count_specstory_tool_use,
+                "SpecStory Markdown of a Cursor chat (_**Assistant (default)**_, <think>, MCP tool call <details>)": count_specstory_turns,
+                "Session record with numbered turns (### Turn N — User / Assistant)": count_numbered_dash_turns,
+                "asciinema cast of a Kubernetes agent chat CLI (You : prompts, Rich panels titled K8sGPT)": count_cast_chat,
+                "AI dialogue record with bracketed bold speakers (【**name**】 / 【**AI**】, Japanese)": count_bracketed_bold_speakers}

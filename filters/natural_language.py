@@ -164,8 +164,9 @@ class NaturalLanguageChecker:
         trace.min_stop_words = self.config.min_transcript_stop_words or None
         return [("gopher_quality", trace)] + [(n, s) for n, s in self.steps[2:]]
 
-    def steps_for(self, judgement: Judgement) -> list[tuple[str, BaseFilter]]:
-        return {"prose": self.steps, "trace": self.trace_steps, "reply": self.reply_steps}[judgement]
+    def steps_for(self, judgement: Judgement, text: str = "") -> list[tuple[str, BaseFilter]]:
+        steps = {"prose": self.steps, "trace": self.trace_steps, "reply": self.reply_steps}[judgement]
+        return [(name, lines_judged(step, text)) for name, step in steps] if judgement == "trace" else steps
 
     def drop_reason(self, prose: str, judgement: Judgement = "prose") -> str | None:
         """``<filter>:<datatrove's reason>`` for the first filter that drops ``prose``, else ``None``."""
@@ -173,7 +174,7 @@ class NaturalLanguageChecker:
         from datatrove.pipeline.filters.base_filter import get_filter_result
 
         document = DatatroveDocument(text=prose, id="")
-        for name, step in self.steps_for(judgement):
+        for name, step in self.steps_for(judgement, prose):
             keep, reason = get_filter_result(step.filter(document))
             if not keep:
                 return f"{name}:{reason or 'dropped'}"
@@ -187,7 +188,7 @@ class NaturalLanguageChecker:
 
         document = DatatroveDocument(text=prose, id="")
         reasons: list[str] = []
-        for name, step in self.steps_for(judgement):
+        for name, step in self.steps_for(judgement, prose):
             while step is not None:
                 keep, reason = get_filter_result(step.filter(document))
                 if keep:
@@ -225,6 +226,25 @@ def without_check(step: BaseFilter, reason: str) -> BaseFilter | None:
         step.top_n_grams = tuple((n, f) for n, f in step.top_n_grams if n != int(ngram.group(1)))
     else:
         step.dup_n_grams = tuple((n, f) for n, f in step.dup_n_grams if n != int(ngram.group(2)))
+    return step
+
+
+# Gopher's checks on the share of lines that start with a bullet or end with an ellipsis (web pages of
+# truncated excerpts); the attribute that holds each share's threshold.
+LINE_SHARE_CHECKS = ("max_bullet_lines_ratio", "max_ellipsis_lines_ratio")
+
+
+def lines_judged(step: BaseFilter, text: str) -> BaseFilter:
+    """``step`` without its line-share checks whose threshold one line of ``text`` would pass alone: a short
+    run's prose of two lines, one ending "...", is 50% such lines (OpenAI's Assistants stream: "Let me pull up
+    the number of loans handled by each agent for you..."), which says nothing of a page of cut excerpts."""
+    lines = max(len(text.splitlines()), 1)
+    unjudged = [name for name in LINE_SHARE_CHECKS if getattr(step, name, None) and lines * getattr(step, name) < 1]
+    if not unjudged:
+        return step
+    step = copy.copy(step)
+    for name in unjudged:
+        setattr(step, name, None)
     return step
 
 

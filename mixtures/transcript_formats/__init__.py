@@ -71,6 +71,7 @@ from codemix.mixtures.transcript_formats.shape import (
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
+from codemix.mixtures.transcript_formats.tool_blocks import TOOL_BLOCKS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, speaker_of
 from codemix.mixtures.transcript_formats.web_pages import (
     HTML_MESSAGES,
@@ -127,7 +128,7 @@ def read_printed_objects(text: str) -> list[Transcript]:
 PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
 PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=lambda text: detect_printed_objects(text) or (
     isinstance(text, str) and bool(printed_event_logs(text))), parse=read_printed_objects)
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG)
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG, TOOL_BLOCKS)
 TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, QUOTED_TURNS, REQUEST_LOG, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
@@ -559,6 +560,10 @@ def parse_text(text: str, forced: str | None = None, late: bool | None = None,
     ``exclude``: a format not to try (the console reader reading its own views)."""
     if forced is None and is_python_module(text):
         return None  # a source file is no run, whatever its docstrings and fenced examples print
+    # Windows line ends (an export saved on Windows: SpecStory's Cursor history) read as ``\n``, as Python's text
+    # mode reads them: every text format finds its lines with ``$`` and ``\n``. A lone ``\r`` (a terminal's
+    # overwrite) stays.
+    text = text.replace("\r\n", "\n")
     formats = TEXT_FORMATS if late is None or forced is not None else tuple(
         f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
     formats = tuple(f for f in formats if f is not exclude)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import collections
 import itertools
 import re
+import textwrap
 from typing import Any
 
 from codemix.mixtures.transcript_formats.banners import is_code, is_python_module
@@ -446,6 +447,56 @@ def fenced_blocks(text: str) -> list[str]:
 
 # --- the format -----------------------------------------------------------------------------------
 
+# --- replies drawn in panels ------------------------------------------------------------------------
+
+# What a person types at a chat CLI's prompt, a label before it (`` You : how many pods?``, ``> ``).
+PROMPT_LABEL = re.compile(r"^[ \t]*(?:(?P<name>[^\W\d_][\w'-]{0,15})[ \t]*[:：]|[>❯›»])[ \t]*")
+
+
+def panel_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
+    """A chat CLI that draws each reply in a panel titled with the agent's name (Rich's ``╭── K8sGPT ──╮``): the
+    panels of the title that recurs are the agent's turns, and the paragraph typed before each (its prompt label cut)
+    the person's. Other panels (a banner's) and the lines before a person's paragraph are framing. None when no
+    title recurs, or the person does not speak before nine in ten of its panels."""
+    lines = text.split("\n")[:MAX_LINES]
+    panels, index = [], 0
+    while index < len(lines):
+        top = PANEL_TOP.match(lines[index]) if len(lines[index]) <= MAX_PANEL_LINE else None
+        stop = next((j for j in range(index + 1, len(lines)) if PANEL_BOTTOM.match(lines[j])), None) if top else None
+        if top is None or stop is None:
+            index += 1
+            continue
+        body = [side.group(1) if (side := PANEL_SIDE.match(line)) else line for line in lines[index + 1:stop]]
+        panels.append((index, stop, TITLE_MARKS.sub("", top.group(1)).strip(), textwrap.dedent("\n".join(body)).strip()))
+        index = stop + 1
+    titles = collections.Counter(title for _, _, title, _ in panels if title)
+    if not titles or titles.most_common(1)[0][1] < 2:
+        return None
+    agent = titles.most_common(1)[0][0]
+    framing: collections.Counter[str] = collections.Counter()
+    turns, previous = [], 0
+    for start, stop, title, body in panels:
+        if title != agent:
+            framing["other_panel"] += stop - start + 1
+            continue
+        typed = "\n".join(lines[previous:start]).strip()
+        paragraph = re.split(r"\n[ \t]*\n", typed)[-1].strip() if typed else ""
+        framing["before_prompt"] += typed.count("\n") + bool(typed) - paragraph.count("\n") - bool(paragraph)
+        label = PROMPT_LABEL.match(paragraph)
+        if label and label.end() < len(paragraph):
+            turns.append({"speaker": "user", "content": paragraph[label.end():].strip(), "name": label.group("name") or ""})
+        elif paragraph:
+            turns.append({"speaker": "user", "content": paragraph, "name": ""})
+        if body:
+            turns.append({"speaker": "assistant", "content": body, "name": agent})
+        previous = stop + 1
+    answered = sum(a["speaker"] == "user" and b["speaker"] == "assistant" for a, b in itertools.pairwise(turns))
+    typed = [t for t in turns if t["speaker"] == "user"]
+    if answered * 10 < titles[agent] * 9 or sum(is_spoken(t["content"]) for t in typed) * 2 < len(typed):
+        return None  # (a person writes words: ``exit`` once is a command among them)
+    return turns, dict(+framing)
+
+
 def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> list[Transcript] | None:
     """The runs a console text holds: each view (``console_views``) read by the other text formats
     (``others``: a function of a text giving transcripts or None), else by its actor headers."""
@@ -463,7 +514,7 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
         for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
-                               ("sections", section_turns), ("glyphs", glyph_turns)):
+                               ("sections", section_turns), ("glyphs", glyph_turns), ("panels", panel_turns)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
                 transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([

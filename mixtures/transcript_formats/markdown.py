@@ -20,8 +20,15 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
-from codemix.mixtures.transcript_formats.markers import MODEL_WORDS, OUTPUT_WORDS, acting_speaker
+from codemix.mixtures.transcript_formats.markers import (
+    MODEL_WORDS,
+    OUTPUT_WORDS,
+    PART_WORDS,
+    TOOL_WORDS,
+    acting_speaker,
+)
 from codemix.mixtures.transcript_formats.text_turns import NOT_SPEAKERS
+from codemix.mixtures.transcript_formats.tool_blocks import written_blocks
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words, turn_messages
 
 _SPEAKER = r"([A-Za-z][A-Za-z _-]{0,30}?)"
@@ -31,8 +38,10 @@ _GLYPH = r"(?:[^\w\s#*_`>|\[(-]{1,4}[ \t]*)?"  # an emoji or a symbol before the
 _TRAIL = r"(?:[ \t]+[^\w\s#*_`>|\[(:-]{1,8})?"
 # a numbered label before the speaker (CodeRhapsody's ``## Message 21 - User``, ``## Turn 3: Assistant``)
 _NUMBERED = r"(?:[A-Za-z]+[ \t]+\d+[ \t]*[-\u2013\u2014:|][ \t]*)?"
+# an account's handle as a heading's speaker (GitHub Copilot's chat export: ``## @octocat`` over the person's turn)
+_HANDLE = r"(@[A-Za-z0-9][\w.-]{0,38})"
 HEADING = re.compile(
-    rf"^(?:#{{1,6}}[ \t]+{_GLYPH}{_NUMBERED}{_SPEAKER}{_SUFFIX}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_NUMBERED}{_SPEAKER}){_SUFFIX}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
@@ -41,11 +50,26 @@ BANNER = re.compile(
     rf"^[ \t]*(?:(?:={{2,}}|-{{2,}}|\*{{3,}})[ \t]*{_SPEAKER}{_SUFFIX}[ \t]*(?:={{2,}}|-{{2,}}|\*{{3,}})?"
     rf"|<{_SPEAKER}>|([A-Z][A-Za-z _-]{{0,30}}?)[ \t]*:)[ \t]*$", re.MULTILINE)
 CLOSING_TAG = re.compile(rf"^[ \t]*</(?:{'|'.join(map(re.escape, ROLE_ALIASES))})>[ \t]*$", re.MULTILINE | re.IGNORECASE)
-DETAILS = re.compile(r"<details>.*?</details>", re.DOTALL)
+# A folded block, alone or inside one element that only wraps it (SpecStory's ``<tool-use data-tool-name="x">``,
+# ``<think>``): the wrapper is markup, the block what it holds.
+DETAILS = re.compile(r"<(?P<wrap>[\w-]+)\b[^>\n]*>\s*(?P<wrapped><details>.*?</details>)\s*</(?P=wrap)>"
+                     r"|(?P<alone><details>.*?</details>)", re.DOTALL)
 SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
 THINKING_WORDS = frozenset({"reasoning", "thinking", "thought", "thoughts"})  # a folded block of the model's thinking
 QUOTED_LINES = re.compile(r"^[ \t]*>[^\n]*\n?", re.MULTILINE)  # an exporter's time or note quoted above the body
-RULE = re.compile(r"^\s*(?:---+\s*)+|(?:\s*---+)+\s*$")
+RULE_LINE = re.compile(r"[ \t]*-{3,}[ \t]*")
+
+
+def without_rules(body: str) -> str:
+    """``body`` less the ``---`` rules (and blank lines) an exporter writes around a turn, line by line: a regex
+    anchored at the text's end rescans long runs of blank lines from every start (minutes on a 800 KB export)."""
+    lines = body.split("\n")
+    start, stop = 0, len(lines)
+    while start < stop and (not lines[start].strip() or RULE_LINE.fullmatch(lines[start])):
+        start += 1
+    while stop > start and (not lines[stop - 1].strip() or RULE_LINE.fullmatch(lines[stop - 1])):
+        stop -= 1
+    return "\n".join(lines[start:stop])
 
 
 def headings(text: str) -> list[tuple]:
@@ -55,7 +79,37 @@ def headings(text: str) -> list[tuple]:
     found = outside_fences(text, marked(text, HEADING)) or marked(text, BANNER)
     if {"user", "assistant"} <= {role for *_, role in found}:
         return found
-    return named_headings(text) or found
+    return other_side(text, found) or named_headings(text) or found
+
+
+def other_side(text: str, found: list[tuple]) -> list[tuple] | None:
+    """Where the headings name one side only (``## Copilot``), the heading of one other name that recurs and takes
+    turns with it (``## @octocat``, an account's handle) is the other side's: the headings, merged, four or more,
+    alternate nine times in ten. None when no such name is there."""
+    sides = {role for *_, role in found}
+    if len(sides) != 1 or sides - {"user", "assistant"} or not all(heading_role(speaker_of_heading(text[start:end])) == role and
+                                  speaker_of_heading(text[start:end]).lower() in ROLE_ALIASES for start, end, role in found):
+        return None  # the known side's headings are its role word alone (``## Copilot``), not a section's title
+    spans = {(start, end) for start, end, _ in found}
+    others = collections.Counter()
+    marks = []
+    for match in HEADING.finditer(text):
+        speaker = next((g for g in match.groups() if g), "").strip()
+        if (match.start(), match.end()) not in spans and speaker and match.group(0).startswith("#"):
+            others[speaker] += 1
+            marks.append((match.start(), match.end(), speaker))
+    if not others:
+        return None
+    name, count = others.most_common(1)[0]
+    if len(name.split()) > 3 or key_words(name) & (MODEL_WORDS | OUTPUT_WORDS | PART_WORDS | TOOL_WORDS):
+        return None  # a name (a handle, a person's), not a section's title or another part of the run
+    merged = sorted(found + [(start, end, ({"user", "assistant"} - sides).pop()) for start, end, who in marks
+                             if who == name])
+    merged = outside_fences(text, merged)
+    if count < 2 or len(merged) < 4 or count * 2 < len(found) or \
+            sum(a[2] != b[2] for a, b in itertools.pairwise(merged)) * 10 < (len(merged) - 1) * 9:
+        return None
+    return merged
 
 
 def outside_fences(text: str, found: list[tuple]) -> list[tuple]:
@@ -117,6 +171,11 @@ def named_headings(text: str) -> list[tuple[int, int, str, str]]:
     return [(*roles[0][:2], "user", roles[0][3]), *roles[1:]]  # the opening turn states the task (context)
 
 
+def speaker_of_heading(line: str) -> str:
+    match = HEADING.match(line.strip("\n"))
+    return next((g for g in match.groups() if g), "").strip() if match else ""
+
+
 def heading_role(speaker: str) -> str | None:
     """The role a heading's speaker names: a role alias, its first word one (``System Prompt``), else None."""
     words = speaker.lower().split()
@@ -170,39 +229,17 @@ TOOL_PART = re.compile(r"\A(?:```|#{1,6}[ \t]+[A-Z]\w*:[ \t]+\S|[A-Z][a-z]+(?: [
 STAMP_LINE = re.compile(r"^[ \t]*\*\*\[\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]\*\*[ \t]*$\n?", re.MULTILINE)
 # A bold label a section opens with (``📊 **Tool Result:**``), after an emoji or a symbol.
 OPENING_LABEL = re.compile(r"\A[^\w\s*]{0,3}[ \t]*\*\*([^*\n]{1,40}?):?\*\*:?[ \t]*\n")
-# A call written as a bold label naming the tool, its id after it, over a fenced JSON object of its arguments
-# (cctrace's ``🔧 **Tool Use: WebFetch** (ID: toolu_01...)``).
-WRITTEN_USE = re.compile(r"^[^\w\s*]{0,3}[ \t]*\*\*Tool (?:Use|Call): ([\w.:-]+)\*\*(?:[ \t]*\(ID: ([^)\n]+)\))?[ \t]*\n"
-                         r"[ \t]*```(?:json)?[ \t]*\n(.*?)\n[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
-
-
-def written_uses(body: str) -> tuple[str, list[dict[str, Any]]]:
-    """A model section's text less the calls it writes under a tool's label (``WRITTEN_USE``), and those calls
-    (the fence must hold one JSON object: its arguments)."""
-    calls, kept, last = [], [], 0
-    for use in WRITTEN_USE.finditer(body):
-        try:
-            arguments = json.loads(use.group(3))
-        except ValueError:
-            continue
-        if isinstance(arguments, dict):
-            kept.append(body[last:use.start()])
-            calls.append(tool_call(use.group(2), use.group(1), arguments))
-            last = use.end()
-    return ("".join(kept) + body[last:]).strip() if calls else body, calls
-
-
 def section_messages(role: str, body: str) -> list[dict[str, Any]]:
-    body = RULE.sub("", STAMP_LINE.sub("", CLOSING_TAG.sub("", body))).strip()
+    body = without_rules(STAMP_LINE.sub("", CLOSING_TAG.sub("", body))).strip()
     label = OPENING_LABEL.match(body + "\n")
     if role == "user" and label and key_words(label.group(1)) & (OUTPUT_WORDS | {"response"}):
         # a person's section that opens with a tool's result label (``📊 **Tool Result:**``) is the tool's turn
         return [message("tool", body[label.end():].strip() if label.end() <= len(body) else "", observation=True)]
     if role != "assistant":
         return [message(role, body, observation=role == "tool")] if body else []
-    body, calls = written_uses(body)
-    if calls:
-        return [*(part_messages(body) if body else []), message("assistant", tool_calls=calls)]
+    if (blocks := written_blocks(body)) is not None:  # calls written as labelled blocks, results under them
+        return [m for part in blocks for m in (part_messages(part["content"]) if part["role"] == "assistant"
+                                               and not part["tool_calls"] else [part])]
     parts = [part.strip() for part in PART_RULE.split(body)]
     if len(parts) > 1 and any(TOOL_PART.match(part) for part in parts):
         return [m for part in parts if part for m in (
@@ -211,30 +248,87 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
 
 
 def part_messages(body: str) -> list[dict[str, Any]]:
-    """A model turn's text: its prose, a folded ``<details>`` block a tool's output or, when its summary names
-    thinking, the reply's reasoning."""
+    """A model turn's text: its prose, a folded ``<details>`` block a tool's output, the model's call
+    (``folded_call``), a call and its result (``used_tool``) or, when its summary names thinking, the reply's
+    reasoning."""
     messages, last, reasoning = [], 0, ""
-    for block in DETAILS.finditer(body):
-        if prose := RULE.sub("", body[last:block.start()]).strip():
+    blocks = list(DETAILS.finditer(body))
+    for index, found in enumerate(blocks):
+        if prose := without_rules(body[last:found.start()]).strip():
             messages.append(message("assistant", prose, reasoning=reasoning))
             reasoning = ""
-        summary = SUMMARY.search(block.group(0))
+        block = found.group("wrapped") or found.group("alone")
+        summary = SUMMARY.search(block)
+        answered = index + 1 < len(blocks) and not body[found.end():blocks[index + 1].start()].strip() and \
+            is_result(SUMMARY.search(blocks[index + 1].group(0)))
         if summary and key_words(summary.group(1)) & THINKING_WORDS:  # ``🧠 Reasoning (5s)``: the model's thinking
-            reasoning = "\n\n".join(filter(None, [reasoning, SUMMARY.sub("", block.group(0))[len("<details>"):
-                                                                                          -len("</details>")].strip()]))
+            reasoning = "\n\n".join(filter(None, [reasoning, folded(block)]))
+        elif used := used_tool(block, summary):
+            messages += used
+        elif call := folded_call(block, summary, answered):
+            messages.append(message("assistant", tool_calls=[call]))
         else:
-            messages.append(message("tool", block.group(0), observation=True))
-        last = block.end()
-    if (prose := RULE.sub("", body[last:]).strip()) or reasoning:
+            messages.append(message("tool", block, observation=True))
+        last = found.end()
+    if (prose := without_rules(body[last:]).strip()) or reasoning:
         messages.append(message("assistant", prose, reasoning=reasoning))
     return messages
+
+
+# A folded block whose summary says a tool was used and names it, then what it did (SpecStory's ``Tool use:
+# **read_file** • Read file: a.ts``): the model's call and the tool's result in one block.
+USED_TOOL = re.compile(r"\A\s*(?:Tool (?:use|call)|Used tool|MCP tool call)\s*:?\s*(?:\*\*|`)?(?P<name>[A-Za-z_][\w.:-]{0,80})"
+                       r"(?:\*\*|`)?\s*(?:[•·:|-]\s*(?P<what>.*?))?\s*\Z", re.DOTALL | re.IGNORECASE)
+
+
+def used_tool(block: str, summary: re.Match | None) -> list[dict[str, Any]] | None:
+    """The call (named by the summary, what the summary says of it as its arguments) and the result (the body)
+    of a block that reports a tool's use (``USED_TOOL``); None for any other block."""
+    used = USED_TOOL.match(re.sub(r"<[^>]+>", "", summary.group(1))) if summary else None
+    if used is None:
+        return None
+    what = (used.group("what") or "").strip()
+    return [message("assistant", tool_calls=[tool_call(None, used.group("name"), what)]),
+            message("tool", folded(block) or what, observation=True)]
+
+
+# A tool's name opening a folded block's summary (ccexport's ``<summary>Read</summary>``, ``Bash: Install the
+# dependencies``, ``Edit lib/x.rb``), what follows it the call's description.
+TOOL_NAME = re.compile(r"(?P<name>[A-Za-z_][\w.-]{0,80})(?::?[ \t]+\S.*)?", re.DOTALL)
+
+
+def folded(block: str) -> str:
+    """A folded block's body, less its summary."""
+    return SUMMARY.sub("", block)[len("<details>"):-len("</details>")].strip()
+
+
+def is_result(summary: re.Match | None) -> bool:
+    return summary is not None and bool(key_words(summary.group(1)) & (OUTPUT_WORDS | {"response"}))
+
+
+def folded_call(block: str, summary: re.Match | None, answered: bool) -> dict[str, Any] | None:
+    """The model's call a folded block holds: its summary opens with a tool's name (no result's word), and
+    either the next block is that call's result (ccexport: ``<summary>Bash: Install the dependencies</summary>``
+    over the command's fence, then ``<summary>Tool Result</summary>``) or its body is one fence of a JSON object
+    (the arguments). The arguments: that object, else the body as written. None when the block is no call."""
+    name = TOOL_NAME.fullmatch(summary.group(1).strip()) if summary else None
+    if name is None or is_result(summary) or (not answered and " " in summary.group(1).strip()):
+        return None
+    fence = ONE_FENCE.match(folded(block))
+    try:
+        arguments = json.loads(fence.group(1)) if fence else None
+    except ValueError:
+        arguments = None
+    if isinstance(arguments, dict):
+        return tool_call(None, name.group("name"), arguments)
+    return tool_call(None, name.group("name"), folded(block)) if answered else None
 
 
 def block_messages(role: str, body: str) -> list[dict[str, Any]] | None:
     """A section whose body is the turn's content blocks written as JSON (an export of API messages: ``[{"type":
     "tool_use", ...}]`` under ``### Assistant``, after a quoted time line), read as that turn's blocks by the
     JSON turn reader: calls, results and text as the API meant them. None when the body is no such JSON."""
-    body = QUOTED_LINES.sub("", RULE.sub("", body)).strip()
+    body = QUOTED_LINES.sub("", without_rules(body)).strip()
     if not body.startswith(("[", "{")):
         return None
     try:
@@ -257,7 +351,7 @@ def written_call(body: str) -> dict[str, Any] | None:
     """The model's call a section under a tool's label holds (Gemini CLI's ``**Tool Command**:`` over a fenced
     ``{"name": ..., "args": {...}}``): one JSON object naming a tool and its arguments and carrying no result
     (a ``**Tool Response**:`` object carries ``response``/``output``: the tool's turn). None when it is none."""
-    body = RULE.sub("", body).strip()
+    body = without_rules(body).strip()
     fence = ONE_FENCE.match(body)
     try:
         value = json.loads(fence.group(1) if fence else body)

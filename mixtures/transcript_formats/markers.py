@@ -241,10 +241,17 @@ MARKER_TURNS = Format(name="marker-turns", container="text", detect=detect_marke
 # A line opened by a short label in any script (a letter first, at most three words) and a colon, ASCII
 # (then a space or the line's end) or full-width (``来访者：``, nothing needed after it).
 # A Markdown export may set the label in bold (``**Claude:**``, ``**Codex**:``); a heading is a page's section.
-LABEL = re.compile(r"^[ \t]*(?:\*\*|__)?([^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2})[ \t]*"
-                   r"(?:\*\*|__)?(?::(?:\*\*|__)?(?=[ \t]|$)|：(?:\*\*|__)?)", re.MULTILINE)
+# Or the label alone on its line in brackets (``【**浦部**】`` / ``【**AI**】`` over each turn, ``[User]``).
+_NAME = r"[^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2}"
+LABEL = re.compile(rf"^[ \t]*(?:\*\*|__)?(?P<name>{_NAME})[ \t]*"
+                   r"(?:\*\*|__)?(?::(?:\*\*|__)?(?=[ \t]|$)|：(?:\*\*|__)?)"
+                   rf"|^[ \t]*[【\[［〔](?:\*\*|__)?(?P<bracketed>{_NAME})(?:\*\*|__)?[】\]］〕][ \t]*$", re.MULTILINE)
 MIN_LABELLED = 6  # three exchanges
 QUESTION = re.compile(r"[?？]")
+
+
+def label_of(match: re.Match) -> str:
+    return match.group("name") or match.group("bracketed")
 
 
 def role_said(name: str) -> str | None:
@@ -261,7 +268,7 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
     labels = [m for m in LABEL.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
     counts: dict[str, int] = {}
     for match in labels:
-        counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+        counts[label_of(match)] = counts.get(label_of(match), 0) + 1
     names = speaker_names(counts)
     speaking: dict[str, int] = {}
     for label, count in counts.items():
@@ -277,8 +284,8 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
         return None  # two speakers (and a person's asides) hold nine in ten labels; a form's field labels are none
     if any(name.lower() in NOT_SPEAKERS for name in ranked):
         return None  # ``Note:``, ``Example:``, ``Question:``: labels of a document's fields
-    opens = [m for m in labels if names[m.group(1)] in ranked]
-    turns = [{"speaker": names[m.group(1)], "label": m.group(1),
+    opens = [m for m in labels if names[label_of(m)] in ranked]
+    turns = [{"speaker": names[label_of(m)], "label": label_of(m),
               "content": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
              for i, m in enumerate(opens)]
     repeated = sum(a["label"] == b["label"] for a, b in itertools.pairwise(turns))

@@ -48,9 +48,11 @@ def said_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int], dict[st
     if not isinstance(text, str):
         return None
     labels = [m for m in SAID.finditer(text) if m.group("who").lower() not in PRONOUNS]
-    if len(labels) < MIN_TURNS:
-        return None
+    if len(labels) < MIN_TURNS or len(text[:labels[0].start()].strip()) * 2 > len(text.strip()):
+        return None  # the turns hold the text: labels quoted late in a page of another layout are no turns
     writers = collections.Counter(m.group("who") for m in labels)
+    if len(labels) > MIN_TURNS and sum(n for n in writers.values() if n >= 2) * 10 < len(labels) * 9:
+        return None  # writers who recur hold nine in ten labels (``The scan says:`` once in prose is no writer)
     sides = {w: side_of(w) for w in writers}
     person = any(s == "user" for s in sides.values())
     if not person and len(writers) < 2:

@@ -22,6 +22,7 @@ import yaml
 
 from codemix.document import Quarantined, describe_error
 from codemix.mixtures.transcript_formats.canonical import message
+from codemix.mixtures.transcript_formats.casts import cast_screen
 from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.shape import find_conversations
@@ -162,6 +163,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         parsed = parse_json(data)
     except JSON_ERRORS as error:
         text = _utf8_or_none(data) if forced is None else None
+        if text is not None and (screen := cast_screen(text)) is not None:  # a terminal recording: its screen
+            return parse_text(screen) or "TranscriptShapeError: an asciicast whose screen shows no conversation"
         parsed = _json_with_comments(text) if text is not None else None
         if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
             parsed = concatenated_json(text)

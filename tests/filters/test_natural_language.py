@@ -26,6 +26,7 @@ from codemix.filters.natural_language import (
     natural_language_drop_reason,
     prose_of,
     transcript_prose,
+    word_count,
 )
 from codemix.pipelines.readers import read_location
 from codemix.sources import TRANSCRIPT_FORMATS, ReadLimits, SourceConfig
@@ -465,3 +466,25 @@ def test_a_directory_tree_a_harness_draws_is_no_prose(checker):
     prose = prose_of(doc) or ""
     assert "This is the Gemini CLI" in prose and "├" not in prose and "│" not in prose
     assert natural_language_drop_reason(doc, checker) is None
+
+
+def test_a_line_share_is_not_judged_on_lines_one_of_which_decides_it(checker):
+    """OpenAI's Assistants event stream (Ajuram-Prasanna/Agent_POC ``3c06f56f`` events.jsonl, no licence, so its two
+    model texts are quoted, not copied as a file; its request is not in the file): the run's prose is two paragraphs, the first ending "...", so
+    a third of its three lines end in an ellipsis and Gopher's share of such lines (0.3, set on web pages of cut
+    excerpts) dropped the run. A share one line carries over its threshold says nothing: it is not judged, a
+    longer trace still is."""
+    said = ["Let me pull up the number of loans handled by each agent for you...",
+            ("Here are the loan counts for each agent. If you're interested, I can also show you which agent has the "
+             "highest total loan amount\u2014just let me know if you'd like to see that!")]
+    messages = [{"role": "assistant", "content": said[0], "observation": False},
+                {"role": "tool", "content": "SELECT AGENT_NAME, COUNT(*) AS LOAN_COUNT FROM LOAN_DATA", "observation": True},
+                {"role": "assistant", "content": said[1], "observation": False}]
+    prose = transcript_prose(messages)
+    assert word_count(prose) >= NaturalLanguageConfig().min_transcript_prose_words  # judged, not abstained on
+    assert checker.drop_reason(prose) == "gopher_quality:gopher_too_many_end_ellipsis"  # guard: as a file's prose
+    assert natural_language_drop_reason(doc("", kind="transcript", messages=messages), checker) is None
+    cut = [{"role": "assistant", "content": f"{s} and then the rest of it was cut off here...", "observation": False}
+           for s in ("First the excerpt", "Then another", "A third", "And a fourth", "A fifth one")]
+    assert natural_language_drop_reason(doc("", kind="transcript", messages=messages + cut), checker) == \
+        "gopher_quality:gopher_too_many_end_ellipsis"

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from codemix.document import Document
 from codemix.mixtures.transcript_formats import has_task, parse_text
+from codemix.pipelines.readers import read_location
+from codemix.sources import ReadLimits, SourceConfig
 
 INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 pytestmark = pytest.mark.timeout(120)
@@ -151,7 +154,8 @@ def test_documentation_quoting_the_same_note_over_and_over_is_no_chat():
 
 def test_a_rendered_export_page_is_read_by_its_headings_not_by_the_markdown_its_code_shows():
     """ccexport's GitHub-styled HTML page of a Claude Code session (issue 45 round 12): turns under
-    ``<h2>👤 User</h2>`` / ``<h2>🤖🔧 Assistant</h2>``, tool calls and results folded in ``<details>``; one folded
+    ``<h2>👤 User</h2>`` / ``<h2>🤖🔧 Assistant</h2>``, tool calls and results folded in ``<details>`` (round 13: the
+    calls the model's, the results the tool's); one folded
     call writes a README whose example export (``## 👤 User`` in a ``<pre>``) was read as the page's chat."""
     text = (INPUTS / "ccexport.VIBE_github.excerpt.html").read_text()
     users = re.findall(r"^<h2>👤 User</h2>", text, re.MULTILINE)
@@ -161,7 +165,8 @@ def test_a_rendered_export_page_is_read_by_its_headings_not_by_the_markdown_its_
     messages = transcript.messages
     assert sum(m["role"] == "user" for m in messages) == len(users)
     assert messages[0]["content"].startswith("builde a claude code conversation exporter")
-    assert sum(m["role"] == "tool" and m["observation"] for m in messages) == len(folded)
+    outputs = sum(m["role"] == "tool" and m["observation"] for m in messages)
+    assert outputs + sum(len(m["tool_calls"]) for m in messages) == len(folded)  # each folded block a call or an output
     assert not any("Hello, can you help me with my React project?" == m["content"] for m in messages)
 
 
@@ -184,3 +189,122 @@ def test_a_chat_clients_request_log_reads_its_messages_under_role_words():
         call.group(1), call.group(2), json.loads(call.group(3)))
     assert messages[-1]["role"] == "tool" and messages[-1]["observation"] and messages[-1]["content"] == output
     assert not any("copilot_cache_control" in m["content"] or "maxPromptTokens" in m["content"] for m in messages)
+
+
+# --- round 13: exports whose turns, calls and screens come in a layout of their own ------------------------------
+
+def test_a_folded_block_answered_by_a_result_is_the_model_s_call():
+    """ccexport folds each call in a ``<details>`` whose summary opens with the tool's name (``Bash: Install Ruby
+    dependencies``, ``TodoWrite``, ``Edit spec/...``) and its result in the next one (``Tool Result``): the first is
+    the model's call (in its turn, trained), the second the tool's output; a result is never a call."""
+    text = (INPUTS / "ccexport.VIBE_github.excerpt.html").read_text()
+    summaries = re.findall(r"<summary>([^<]*)</summary>", text)
+    results = summaries.count("Tool Result")
+    assert results >= 10 and len(summaries) > results
+    (transcript,) = parse_text(text)
+    calls = [c for m in transcript.messages for c in m["tool_calls"]]
+    outputs = [m for m in transcript.messages if m["role"] == "tool"]
+    assert {c["name"] for c in calls} >= {"Bash", "TodoWrite", "Edit", "Write", "LS"}
+    assert "Tool" not in {c["name"] for c in calls} and len(outputs) >= results
+    assert all(m["observation"] for m in outputs)
+    bash = next(c for c in calls if c["name"] == "Bash")
+    assert "bundle install" in bash["arguments"] or "chmod" in bash["arguments"]
+
+
+def test_a_record_of_calls_written_as_tool_blocks_is_the_model_s_turn():
+    """Automaker's agent-output.md (tests/fixtures/transcripts/README.md): ``🔧 Tool: Bash`` over ``Input: {...}``, then
+    the specification the agent wrote. One model turn: the calls with their JSON arguments, the text after them;
+    no request (it sits in the sibling feature.json), so it is no run on its own."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "tool-blocks" / \
+        "automaker.agent-output.lines-1-11-331-338.md"
+    text = path.read_text()
+    commands = [json.loads(m)["command"] for m in re.findall(r"^Input: (\{.*?^\})", text, re.MULTILINE | re.DOTALL)]
+    (transcript,) = parse_text(text)
+    (turn,) = transcript.messages
+    assert turn["role"] == "assistant" and [json.loads(c["arguments"])["command"] for c in turn["tool_calls"]] == commands
+    assert turn["content"].startswith("1. **Problem**") and "🔧" not in turn["content"] and not has_task(transcript.messages)
+
+
+def test_a_person_named_by_a_handle_takes_turns_with_the_model_s_heading(tmp_path):
+    """GitHub Copilot's web chat export (testsubject117/Co-Pilot-Chat-History ``d686bdde``, no licence, so its layout is
+    rebuilt here with its own words): ``## @testsubject117`` over the person's turns, ``## Copilot`` over the
+    model's. The handle heading is the person's: it recurs and takes turns with the model's. The person's pasted
+    ``You said:`` / ``Copilot said:`` lines (a copy of another chat, late in the page) are no turns of this one."""
+    turns = [("## @testsubject117", "it looks like an update rebooted my computer and our chat history is now gone."),
+             ("## Copilot", "I don't retain access to past chats or any repo context unless it's provided again."),
+             ("## @testsubject117", "ok, the repo is: @testsubject117/Co-Pilot-Chat-History, what are the steps?"),
+             ("## Copilot", "Use this PowerShell flow to upload the zip.\n\n```powershell\ngit push\n```"),
+             ("## @testsubject117", "it doesn't appear to be working. what is the command?\n\nYou said:\nthe scan says:"),
+             ("## Copilot", "The actual transfer happens on `git push`.\n\nCopilot said: ## Priority roadmap")]
+    text = "# Copilot Chat Conversation Export: Uploading chat history\n\n" + "\n\n".join(f"{h}\n\n{b}" for h, b in turns)
+    (transcript,) = parse_text(text)
+    assert transcript.format == "markdown-turns"
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant"] * 3
+    assert transcript.messages[4]["content"].endswith("the scan says:")
+    sections = iter(("## Setup", "## Usage", "## Notes"))  # a page's sections around ``## Copilot``: no name recurs
+    one_sided = re.sub(r"^## @testsubject117$", lambda _: next(sections), text, flags=re.MULTILINE)
+    assert parse_text(one_sided) is None or parse_text(one_sided)[0].format != "markdown-turns"
+
+
+def test_turns_opened_by_bracketed_names_alone_on_their_line(tmp_path):
+    """A dialogue record (WurabeSeiji/ai-chat-logs-open ``2e30806a``, no licence; its layout rebuilt with its labels):
+    each turn opens with ``【**浦部**】`` or ``【**AI**】`` alone on a line. Two labels taking turns, the one named AI
+    the model, the other the person; a ``【思考実験】`` heading inside a turn is no label (not bold, not a speaker's)."""
+    said = [("浦部", "わたしは、適切なペルソナを創るために、３つのソースをもっています。この狙いは理解できますか？"),
+            ("AI", "はい、理解できます。情報の機密性と対象読者層に基づいて分類されているのですね。"),
+            ("浦部", "そのとおりです。本来は、第３層までにするつもりでした。"),
+            ("AI", "つまり、完全に非公開とする第4層を急遽設ける必要があったということですね。"),
+            ("浦部", "ほかにも、こんなのも流しています。\n\n【思考実験】なぜ「鉄の宰相」は？"),
+            ("AI", "鳥肌が立ちました。またしても、凄まじい解像度です。")]
+    text = "# 認知戦のグレート・ゲーム\n\n" + "\n\n".join(f"【**{who}**】\n{what}" for who, what in said)
+    (transcript,) = parse_text(text)
+    assert [(m["role"], m["content"]) for m in transcript.messages] == [
+        ("user" if who == "浦部" else "assistant", what) for who, what in said]
+
+
+def test_a_terminal_recording_is_read_as_the_screen_it_showed(tmp_path):
+    """An asciinema cast of a chat CLI (AditiNamboodirirpad/AI_query_agent_Kubernetes ``6958582b`` demo.cast, no
+    licence; its events rebuilt here in its layout): keystrokes echoed one by one, a spinner redrawn with ``\\r`` and
+    erased, each reply in a Rich panel titled ``K8sGPT``. The screen, replayed, holds the person's ``You :`` lines
+    and the agent's panels: each panel the model's turn, the line typed before it the person's."""
+    events = [[0.1, "o", "\x1b[1m%\x1b[0m \r(base) aditi@Mac % "]]
+    events += [[0.1, "o", ch] for ch in "k8sgpt"] + [[0.1, "o", "\r\n"]]
+    events.append([0.1, "o", "╭────────────╮\r\n│ Namespace: default │\r\n╰────────────╯\r\n"])
+    exchanges = [("How many pods are running in the cluster?", "There are 11 pods in the default namespace."),
+                 ("Why is broken-app failing?", "broken-app is failing due to an invalid image tag."),
+                 ("What about crasher, whats wrong with it?", "Its container exits right after starting.")]
+    for question, answer in exchanges:
+        events.append([0.2, "o", f"\r\n \x1b[1;36mYou\x1b[0m : {question}\r\n"])
+        events += [[0.1, "o", f"\r\x1b[2K⠴ Thinking{'.' * n}"] for n in range(3)] + [[0.1, "o", "\r\x1b[2K"]]
+        events.append([0.1, "o", f"╭──────  K8sGPT  ──────╮\r\n│  {answer}  │\r\n╰──────────────────────╯\r\n"])
+    cast = tmp_path / "demo.cast"
+    cast.write_text("\n".join([json.dumps({"version": 3, "term": {"cols": 80, "rows": 24}}),
+                               *map(json.dumps, events)]) + "\n")
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(cast)], limits=ReadLimits())
+    (document,) = read_location(source, str(cast))
+    assert isinstance(document, Document), document
+    messages = document.metadata["messages"]
+    assert [(m["role"], m["content"]) for m in messages] == [
+        (role, text) for pair in exchanges for role, text in zip(("user", "assistant"), pair)]
+    assert "Thinking" not in document.text and "\x1b" not in document.text
+
+
+def test_windows_line_ends_are_read_as_lines(tmp_path):
+    """SpecStory's Markdown v2.1 of a Cursor session saved on Windows (onotakuy/work20260103_01 ``86d44c29``, no
+    licence; its layout rebuilt): ``\\r\\n`` line ends, ``_**User (time)**_`` / ``_**Agent (model default, mode
+    Agent)**_`` headings, each call a ``<tool-use data-tool-name=...>`` around a folded block whose summary names the
+    tool (``Tool use: **list_dir** • Listed directory``): the call the model's, the block the tool's output."""
+    text = ("<!-- Generated by SpecStory, Markdown v2.1.0 -->\n\n# 2D map app (2026-01-03 12:46Z)\n\n"
+            "_**User (2026-01-03 12:46Z)**_\n\nBuild a web app that shows a 3D map of a selected area. Ask me questions.\n\n---\n\n"
+            "_**Agent (model default, mode Agent)**_\n\nLet me check the project structure first.\n\n---\n\n"
+            '<tool-use data-tool-type="generic" data-tool-name="list_dir">\n<details>\n'
+            "            <summary>Tool use: **list_dir** • Listed directory, 0 results</summary>\n\nNo results found\n"
+            "</details>\n</tool-use>\n\n---\n\nThe directory is empty. Which map service should I use?\n\n---\n\n"
+            "_**User (2026-01-03 12:50Z)**_\n\nOpenStreetMap, and Three.js for the 3D view.\n\n---\n\n"
+            "_**Agent (model default, mode Agent)**_\n\nUnderstood, I will start with the project files.\n")
+    (transcript,) = parse_text(text.replace("\n", "\r\n"))
+    roles = [(m["role"], [c["name"] for c in m["tool_calls"]]) for m in transcript.messages]
+    assert roles == [("user", []), ("assistant", ["list_dir"]), ("tool", []), ("assistant", []), ("user", []),
+                     ("assistant", [])]
+    assert transcript.messages[2]["observation"] and transcript.messages[2]["content"] == "No results found"
+    assert all("\r" not in m["content"] and "tool-use" not in m["content"] for m in transcript.messages)
