@@ -1,4 +1,4 @@
-"""Calls and results an export writes as labelled blocks (``tool-blocks``): a line naming the tool, then its
+"""Calls and results an export writes as labelled blocks (``markdown-turns``' ``tool-blocks`` layout): a line naming the tool, then its
 arguments and, where the export kept it, what it gave.
 
     🔧 Tool: Bash                       **Tool: read**                🔧 **Tool Use: WebFetch** (ID: toolu_01)
@@ -139,7 +139,8 @@ def parse_tool_blocks(text: str) -> list[Transcript]:
             merged[-1]["content"] = "\n\n".join(filter(None, [merged[-1]["content"], part["content"]]))
         else:
             merged.append(part)
-    return [Transcript(format="tool-blocks", messages=merged)]
+    return [Transcript(format="markdown-turns", extra={"layout": "tool-blocks"}, messages=merged)]
 
 
-TOOL_BLOCKS = Format(name="tool-blocks", container="text", detect=detect_tool_blocks, parse=parse_tool_blocks)
+# (a layout of ``markdown-turns``: an export's Markdown whose one turn is the model's, its calls written as blocks)
+TOOL_BLOCKS = Format(name="markdown-turns", container="text", detect=detect_tool_blocks, parse=parse_tool_blocks)

@@ -212,16 +212,14 @@ def test_a_folded_block_answered_by_a_result_is_the_model_s_call():
 
 
 def test_a_record_of_calls_written_as_tool_blocks_is_the_model_s_turn():
-    """Automaker's agent-output.md (tests/fixtures/transcripts/README.md): ``🔧 Tool: Bash`` over ``Input: {...}``, then
+    """Automaker's agent-output.md (tests/fixtures/transcript_inputs/README.md): ``🔧 Tool: Bash`` over ``Input: {...}``, then
     the specification the agent wrote. One model turn: the calls with their JSON arguments, the text after them;
     no request (it sits in the sibling feature.json), so it is no run on its own."""
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "tool-blocks" / \
-        "automaker.agent-output.lines-1-11-331-338.md"
-    text = path.read_text()
+    text = (INPUTS / "automaker.agent-output.lines-1-11-331-338.md").read_text()
     commands = [json.loads(m)["command"] for m in re.findall(r"^Input: (\{.*?^\})", text, re.MULTILINE | re.DOTALL)]
     (transcript,) = parse_text(text)
     (turn,) = transcript.messages
-    assert turn["role"] == "assistant" and [json.loads(c["arguments"])["command"] for c in turn["tool_calls"]] == commands
+    assert transcript.extra["layout"] == "tool-blocks" and turn["role"] == "assistant" and [json.loads(c["arguments"])["command"] for c in turn["tool_calls"]] == commands
     assert turn["content"].startswith("1. **Problem**") and "🔧" not in turn["content"] and not has_task(transcript.messages)
 
 

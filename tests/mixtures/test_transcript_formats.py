@@ -54,7 +54,6 @@ FILES = {
     "console-log": "console-log/camel.workforce_judge_committee.ipynb",
     "printed-objects": "printed-objects/anthropic-cookbook.tool_use.tool_choice.ipynb",
     "template-turns": "template-turns/openai-harmony.docs-format.lines-423-459.md",
-    "tool-blocks": "tool-blocks/automaker.agent-output.lines-1-11-331-338.md",
     "cline-ui": "cline-ui/ui_messages.json",
 }
 
@@ -302,7 +301,7 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
                                                          "react-text", "speaker-turns", "banner-turns",
                                                          "printed-messages", "marker-turns", "chain-log",
                                                          "labelled-dialogue", "html-messages", "console-log",
-                                                         "printed-objects", "template-turns", "tool-blocks")]
+                                                         "printed-objects", "template-turns")]
     assert all(name in str(caught.value) for name in json_formats)
 
 
