@@ -212,6 +212,19 @@ def test_a_run_that_lost_its_task_reads_from_its_opening_step_or_is_refused(tmp_
     assert isinstance(outcome, Quarantined) and outcome.error.startswith("TranscriptShapeError: no_task:")
 
 
+@pytest.mark.parametrize("no_request", ["opening_step", "refuse"])
+def test_an_agent_s_action_log_is_no_run_whichever_rule_reads_runs_no_request_reaches(no_request: str) -> None:
+    """OmniAgent's on-chain action log (tests/fixtures/transcript_inputs/README.md; the spent eleventh holdout's
+    control): epochs of actions, each a step with a description (most a tool, its result and a decision), written by a
+    program: no one asks and no model speaks. It is refused under both rules for runs no request reaches (never
+    read from an "opening step")."""
+    path = FIXTURES.parent / "transcript_inputs" / "not-omniagent.agent_log.json"
+    log = json.loads(path.read_text())
+    actions = [a for epoch in log["epochs"] for a in epoch["actions"]]
+    assert len(actions) >= 10 and all({"step", "description"} <= set(a) for a in actions)
+    outcomes = read(path, no_request=no_request)
+    assert outcomes and all(isinstance(o, Quarantined) for o in outcomes), outcomes
+
 def test_a_long_observation_is_cut_not_the_model_turn_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """At a sequence length that the longest output of the real SWE-smith run does not fit, every model
     turn is still trained: the output is cut head and tail around a marker that is never trained."""
