@@ -1068,6 +1068,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
     trees.update(_released_alone(facts, trees, root_ids, workspaces))
     trees.update(_held_apart(facts, trees))
+    trees.update(_named_texts(facts, trees, repo))
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
@@ -1099,6 +1100,49 @@ def _repository_root(held: set[str]) -> str | None:
     if ci or len(editor) >= EDITOR_ROOT_MIN:
         return ", ".join((ci + editor)[:3])
     return None
+
+
+# A license text named for the project whose files sit beside it: tig's ``compat/utf8proc.license.md`` beside
+# ``utf8proc.c``, ``utf8proc.h``, ``utf8proc_data.c``; pdf.js's ``LICENSE_JBIG2`` beside ``jbig2.js``. A text named for
+# its terms (``LICENSE-MIT``) or its part of the repository (``LICENSE-docs``) names no project.
+_NAMED_TEXT = re.compile(r"(?:licen[cs]e|copying)[-_.]([a-z][\w+-]*?)(?:\.(?:txt|md|rst))?"
+                         r"|([a-z][\w+-]*?)[-_.](?:licen[cs]e|copying)(?:\.\w+)?", re.IGNORECASE)
+_NOT_PROJECTS = frozenset(["mit", "apache", "apache2", "bsd", "gpl", "gpl2", "gpl3", "lgpl", "agpl", "mpl", "isc", "zlib",
+                           "cc", "cc0", "ccby", "ofl", "psf", "python", "boost", "artistic", "unlicense", "wtfpl", "eupl",
+                           "code", "docs", "doc", "documentation", "data", "fonts", "font", "assets", "images", "art",
+                           "thirdparty", "3rdparty", "other", "others", "dependencies", "deps", "vendor", "examples",
+                           "content", "spec", "specs", "tests", "test", "template", "templates", "txt", "md", "rst",
+                           "markdown", "html", "lib", "lesser", "header", "headers", "notice", "spdx"])
+# an engine's record of how it imports an asset, written by the repository's editor (Godot's ``Roboto-Regular.ttf.import``,
+# Unity's ``.meta``), is the repository's, whoever made the asset
+_SIDECAR = re.compile(r"\.\w+\.(?:import|meta|uid)$")
+NAMED_TEXT_MIN = 3  # a project's name shorter than this matches files by chance
+
+
+def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -> dict[str, str]:
+    """The files sitting beside a license text named for a project (``_NAMED_TEXT``) whose names open with that
+    project's name, and the text itself: that project's files, whoever its text names. The repository's own name
+    (jackson-core's ``META-INF/jackson-core-LICENSE``) is its own."""
+    own = _plain(repo.rsplit("/", 1)[-1])
+    names: dict[str, list[str]] = {}
+    for fact in facts:
+        if fact.kind == "present":
+            names.setdefault(fact.folder, []).append(fact.detail)
+    found = {}
+    for lic in facts:
+        named = _NAMED_TEXT.fullmatch(lic.detail) if lic.kind == "license" else None
+        project = _plain(named.group(1) or named.group(2)) if named else ""
+        if len(project) < NAMED_TEXT_MIN or project in _NOT_PROJECTS or (own and (project in own or own in project)) \
+                or _inside(lic.folder, trees):
+            continue
+        path = _join(lic.folder, lic.detail)
+        files = [p for p in names.get(lic.folder, []) if p != path and _plain(p.rsplit("/", 1)[-1]).startswith(project)
+                 and not _SIDECAR.search(p)]
+        for file in files:
+            found.setdefault(file, f"{file} beside {path}, the license text named for {project!r}")
+        if files:
+            found.setdefault(path, f"{path}, the license text of {project!r} ({len(files)} files named so beside it)")
+    return found
 
 
 def _held_apart(facts: list[VendoringFact], trees: dict[str, str]) -> dict[str, str]:

@@ -1560,3 +1560,20 @@ def test_the_root_files_holder_is_the_repositorys_and_a_folder_whose_holder_is_n
     owner, found = _judged("", "madler/pigz", no_readme)
     assert found["zopfli/src/zopfli/deflate.c"][0] is None
     assert found["pigz.c"][0] is None and any("adler" in person for person in owner.people)  # not Google's alone
+
+
+def test_files_named_for_the_project_a_license_text_beside_them_is_named_for():
+    """jonas/tig (1b86f07; the development set 46y): ``compat/utf8proc.license.md`` is utf8proc's license (its
+    copyright line names tig's own author among utf8proc's contributors), beside ``utf8proc.c``, ``utf8proc.h`` and the
+    header-less ``utf8proc_data.c``: utf8proc's files. tig's own ``compat.h`` and ``wordexp.c`` in the same folder stay
+    its own; a text named for the repository itself (``tig.license.md``) or for its terms names no other project."""
+    files = layout("tig-utf8proc")
+    assert "Jonas Fonseca" in files["compat/utf8proc.license.md"]  # guard: the text names tig's author too
+    trees = vendored_trees(_facts(files, "jonas/tig"), "jonas/tig")
+    for path in ("compat/utf8proc.c", "compat/utf8proc.h", "compat/utf8proc_data.c", "compat/utf8proc.license.md"):
+        assert vendored_tree(path, trees) is not None, path
+    for path in ("compat/compat.h", "compat/wordexp.c"):
+        assert vendored_tree(path, trees) is None, path
+    assert vendored_tree("compat/utf8proc.c", vendored_trees(_facts(files, "jonas/utf8proc"), "jonas/utf8proc")) is None
+    renamed = {path.replace("utf8proc.license.md", "LICENSE-MIT"): text for path, text in files.items()}
+    assert vendored_tree("compat/utf8proc.c", vendored_trees(_facts(renamed, "jonas/tig"), "jonas/tig")) is None
