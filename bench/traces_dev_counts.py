@@ -596,6 +596,12 @@ def count_nested_turn_lists(path: Path) -> int:
     return sum(len(conversation) for conversation in json.loads(path.read_text()))
 
 
+def count_wrapped_steps(path: Path) -> int:
+    """ATIF steps each holding a ``message``: one per step, plus one per result under its ``observation``."""
+    steps = json.loads(path.read_text())["steps"]
+    return sum(1 + len((step.get("observation") or {}).get("results", [])) for step in steps)
+
+
 def count_nothing(path: Path) -> int:
     """A file of no conversation (a control)."""
     return 0
@@ -777,4 +783,6 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "SpecStory Markdown of a Cursor chat (_**Assistant (default)**_, <think>, MCP tool call <details>)": count_specstory_turns,
                 "Session record with numbered turns (### Turn N — User / Assistant)": count_numbered_dash_turns,
                 "asciinema cast of a Kubernetes agent chat CLI (You : prompts, Rich panels titled K8sGPT)": count_cast_chat,
-                "AI dialogue record with bracketed bold speakers (【**name**】 / 【**AI**】, Japanese)": count_bracketed_bold_speakers}
+                "AI dialogue record with bracketed bold speakers (【**name**】 / 【**AI**】, Japanese)": count_bracketed_bold_speakers,
+                "ATIF 1.5 trajectory replayed by replai (steps each holding a message object, calls and observation results beside it)": count_wrapped_steps,
+                "Claude harness session log (JSONL of Python logging records, no conversation)": count_nothing}

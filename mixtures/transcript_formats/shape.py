@@ -82,6 +82,7 @@ from codemix.mixtures.transcript_formats.turns import (
     is_tool_event,
     is_tool_event_list,
     is_turn_list,
+    lifted_turns,
     logged_prompt,
     parallel_events,
     response_messages,
@@ -156,6 +157,8 @@ def find_conversations(value: Any) -> list[Found]:
             node, kind = inferred, "turns"  # speaker and text under keys no vocabulary names
         if kind is None and (prefixed := prefixed_turns(node)) is not None:
             node, kind = prefixed, "turns"  # ["User: ...", "Assistant: ..."]
+        if kind is None and (lifted := lifted_turns(node)) is not None:
+            node, kind = lifted, "turns"  # steps each holding its turn beside the step's calls and results
         if kind is None and (wrapped := wrapped_turns(node)) is not None:  # turns inside envelopes
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, wrapped[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),

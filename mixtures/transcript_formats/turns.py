@@ -273,6 +273,26 @@ def wrapped_turns(items: Any) -> tuple[list, int] | None:
     return (turns, len(items) - len(turns)) if is_turn_list(turns) else None
 
 
+def lifted_turns(items: Any) -> list | None:
+    """Steps that each hold their turn in one child object, the step's calls, results and metrics beside it
+    (``{step_id, message: {role, content}, tool_calls, observation, metrics}``): each step as its turn, the
+    step's own fields kept with it (the turn's win). None unless every step holds exactly one turn and the
+    turns make a turn list."""
+    if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    lifted = []
+    for item in items:
+        if speaker_of(item) is not None:
+            return None
+        held = [(k, v) for k, v in item.items() if isinstance(v, dict) and speaker_of(v) is not None
+                and has_text_or_calls(v)]
+        if len(held) != 1:
+            return None
+        key, turn = held[0]
+        lifted.append({**{k: v for k, v in item.items() if k != key}, **turn})
+    return lifted if is_turn_list(lifted) else None
+
+
 def inferred_turns(items: Any) -> list | None:
     """A turn list whose speaker and text sit under keys no vocabulary names, found by their shape: one key
     of short one-line labels with few distinct values (each repeating), one key of longer text, in every
@@ -857,6 +877,9 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
         messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
             item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or ""), name=name, observation=role == "tool"))
+        if calls and item.get("observation") is not None and not (
+                index + 1 < len(items) and isinstance(items[index + 1], dict) and is_tool_role(items[index + 1])):
+            messages += kept_results(item, calls)  # the step's results beside its calls, no tool turn after it
     return messages
 
 
@@ -940,9 +963,16 @@ def step_call_messages(item: dict, logged: list[tuple[dict, Any]], text: str, sp
     name = speaker if ROLE_ALIASES.get(speaker.lower()) is None else string(item.get("name"))
     out = [message("assistant", text, reasoning=string(item.get("reasoning_content")) or string(item.get("reasoning")),
                    tool_calls=calls, name=name)]
+    return out + kept_results(item, calls)
+
+
+def kept_results(item: dict, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The results a step keeps apart from its calls, under its ``observation`` (``{results: [{source_call_id,
+    content}]}``, ATIF), as tool turns answering the calls in order."""
     kept = next((item[k] for k in ("observation", "observations", "results", "result") if item.get(k) is not None), None)
     results = kept.get("results") if isinstance(kept, dict) and isinstance(kept.get("results"), list) else (
         kept if isinstance(kept, list) else [kept] if kept is not None else [])
+    out = []
     for index, result in enumerate(results):
         call_id = str(result.get("source_call_id") or result.get("tool_call_id") or "") if isinstance(result, dict) else ""
         body = turn_text(content_of(result)) if isinstance(result, dict) else turn_text(result)

@@ -64,3 +64,29 @@ def test_a_plan_listing_its_steps_as_strings_is_no_dialogue(tmp_path):
     dialog = [{"dialog": plan[:4]}, {"dialog": ["Hi, can you help me?", "Of course, what do you need?"]}]
     (tmp_path / "dialogs.json").write_text(json.dumps(dialog))
     assert [len(d.metadata["messages"]) for d in read(tmp_path / "dialogs.json")] == [4, 2]  # a dialog's strings
+
+
+def test_steps_that_each_hold_their_turn_keep_their_calls_and_results(tmp_path):
+    """amichne/replai@3607432 trajectory.json (ATIF 1.5; no licence: its layout rebuilt in its own keys): each step
+    holds its turn under ``message`` ({role, content}), the model's calls under the step's ``tool_calls`` and their
+    results under its ``observation`` ({results: [{source_call_id, content}]}): the steps are the turns, each call
+    answered by its result."""
+    steps = [
+        {"step_id": 1, "message": {"role": "system", "content": "You are a code review assistant."}},
+        {"step_id": 2, "message": {"role": "user", "content": "What changed in the auth flow? Tokens expire early."}},
+        {"step_id": 3, "message": {"role": "agent", "content": "I'll inspect the token refresh path."},
+         "reasoning_content": "Two likely causes.",
+         "tool_calls": [{"id": "tc_001", "name": "grep_code", "arguments": {"pattern": "refresh_token"}},
+                        {"id": "tc_002", "name": "grep_code", "arguments": {"pattern": "TOKEN_TTL"}}],
+         "observation": {"results": [{"source_call_id": "tc_001", "content": "auth/middleware.py:42: # refresh"},
+                                     {"source_call_id": "tc_002", "content": "auth/config.py:12: TOKEN_TTL = 900"}]},
+         "metrics": {"prompt_tokens": 512}},
+        {"step_id": 4, "message": {"role": "agent", "content": "Found the root cause: grace_period=0."}}]
+    (tmp_path / "trajectory.json").write_text(json.dumps({"schema_version": "1.5", "session_id": "s1", "steps": steps}))
+    (doc,) = read(tmp_path / "trajectory.json")
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("system", False), ("user", False), ("assistant", False), ("tool", True), ("tool", True), ("assistant", False)]
+    assert [c["name"] for c in messages[2]["tool_calls"]] == ["grep_code", "grep_code"]
+    assert [m["tool_call_id"] for m in messages[3:5]] == ["tc_001", "tc_002"]
+    assert messages[2]["reasoning"] == "Two likely causes."
