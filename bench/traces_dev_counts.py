@@ -672,6 +672,22 @@ def count_bracketed_bold_speakers(path: Path) -> int:
     return len(re.findall(r"^【\*\*[^*\n]+\*\*】[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
 
 
+def count_kimaki_share_headings(path: Path) -> int:
+    """kimaki's ShareMarkdown of an opencode session: one message per ``### 👤 User`` / ``### 🤖 Assistant (model)``
+    heading with anything under it (its ``#### 🛠️ Tool: x`` calls inside the model's turn, no output kept); a heading
+    right over the next is an empty message, none."""
+    bodies = re.split(r"^### (?:👤 User|🤖 Assistant)\b[^\n]*$", path.read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]
+    return sum(1 for body in bodies if body.strip())
+
+
+def count_numbered_role_headings(path: Path) -> int:
+    """An opencode chat export's ``### N. user (time)`` / ``### N. assistant (time)`` headings, less the turns whose
+    whole body is the exporter's ``_No text content captured for this message._``."""
+    text = path.read_text(encoding="utf-8")
+    bodies = re.split(r"^### \d+\. (?:user|assistant) \([^)\n]*\)[ \t]*$", text, flags=re.MULTILINE)[1:]
+    return sum(1 for body in bodies if body.strip() != "_No text content captured for this message._")
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -785,4 +801,6 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "asciinema cast of a Kubernetes agent chat CLI (You : prompts, Rich panels titled K8sGPT)": count_cast_chat,
                 "AI dialogue record with bracketed bold speakers (【**name**】 / 【**AI**】, Japanese)": count_bracketed_bold_speakers,
                 "ATIF 1.5 trajectory replayed by replai (steps each holding a message object, calls and observation results beside it)": count_wrapped_steps,
-                "Claude harness session log (JSONL of Python logging records, no conversation)": count_nothing}
+                "Claude harness session log (JSONL of Python logging records, no conversation)": count_nothing,
+                "kimaki ShareMarkdown of an opencode session (### 👤 User / ### 🤖 Assistant (model), #### 🛠️ Tool: headings)": count_kimaki_share_headings,
+                "opencode chat export by a repo script (### N. user / assistant (time), placeholder turns)": count_numbered_role_headings}

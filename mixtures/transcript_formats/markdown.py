@@ -37,7 +37,8 @@ _GLYPH = r"(?:[^\w\s#*_`>|\[(-]{1,4}[ \t]*)?"  # an emoji or a symbol before the
 # an emoji after the speaker (Gemini CLI's ``/export``: ``## USER 🧑‍💻``, ``## MODEL ✨``)
 _TRAIL = r"(?:[ \t]+[^\w\s#*_`>|\[(:-]{1,8})?"
 # a numbered label before the speaker (CodeRhapsody's ``## Message 21 - User``, ``## Turn 3: Assistant``)
-_NUMBERED = r"(?:[A-Za-z]+[ \t]+\d+[ \t]*[-\u2013\u2014:|][ \t]*)?"
+# or a number alone (an exporter's ``### 1. user (2026-02-16T02:12:50Z)``)
+_NUMBERED = r"(?:[A-Za-z]+[ \t]+\d+[ \t]*[-\u2013\u2014:|][ \t]*|\d{1,5}[.)][ \t]+)?"
 # an account's handle as a heading's speaker (GitHub Copilot's chat export: ``## @octocat`` over the person's turn)
 _HANDLE = r"(@[A-Za-z0-9][\w.-]{0,38})"
 HEADING = re.compile(
@@ -229,8 +230,16 @@ TOOL_PART = re.compile(r"\A(?:```|#{1,6}[ \t]+[A-Z]\w*:[ \t]+\S|[A-Z][a-z]+(?: [
 STAMP_LINE = re.compile(r"^[ \t]*\*\*\[\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]\*\*[ \t]*$\n?", re.MULTILINE)
 # A bold label a section opens with (``📊 **Tool Result:**``), after an emoji or a symbol.
 OPENING_LABEL = re.compile(r"\A[^\w\s*]{0,3}[ \t]*\*\*([^*\n]{1,40}?):?\*\*:?[ \t]*\n")
+# An exporter's note in italics standing for a turn it could not keep (``_No text content captured for this
+# message._``): no one's words.
+PLACEHOLDER = re.compile(r"\A(?:_[^_\n]+_|\*[^*\n]+\*)\Z")
+NEGATION = re.compile(r"(?<![a-z])(?:no|not|none|empty|nothing)(?![a-z])", re.IGNORECASE)  # (``_No``: ``_`` is a word char)
+
+
 def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     body = without_rules(STAMP_LINE.sub("", CLOSING_TAG.sub("", body))).strip()
+    if PLACEHOLDER.match(body) and NEGATION.search(body):
+        return []
     label = OPENING_LABEL.match(body + "\n")
     if role == "user" and label and key_words(label.group(1)) & (OUTPUT_WORDS | {"response"}):
         # a person's section that opens with a tool's result label (``📊 **Tool Result:**``) is the tool's turn
@@ -247,11 +256,18 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     return part_messages(body)
 
 
+# A label saying the model thought, over the paragraph it thought (opencode's export: ``_Thinking:_`` before a call).
+THINKING_LABEL = re.compile(r"\A\s*(?:_|\*\*)?(?:Thinking|Thought|Reasoning)(?:_|\*\*)?:(?:_|\*\*)?[ \t]*\n+"
+                            r"(?P<thought>.+?)(?:\n[ \t]*\n(?P<rest>.*))?\Z", re.DOTALL)
+
+
 def part_messages(body: str) -> list[dict[str, Any]]:
     """A model turn's text: its prose, a folded ``<details>`` block a tool's output, the model's call
     (``folded_call``), a call and its result (``used_tool``) or, when its summary names thinking, the reply's
     reasoning."""
-    messages, last, reasoning = [], 0, ""
+    thought = THINKING_LABEL.match(body)
+    body, reasoning = (thought.group("rest") or "", thought.group("thought").strip()) if thought else (body, "")
+    messages, last = [], 0
     blocks = list(DETAILS.finditer(body))
     for index, found in enumerate(blocks):
         if prose := without_rules(body[last:found.start()]).strip():

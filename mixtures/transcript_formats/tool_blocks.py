@@ -11,8 +11,8 @@ arguments and, where the export kept it, what it gave.
                                         1: using System;
                                         ```
 
-The tool line says it names a tool (``Tool``, ``Tool Use``, ``Tool Call``, ``Function Call`` and a colon, an emoji or
-bold around them) and holds the tool's name, an id after it in brackets. Its arguments follow at once: under an
+The tool line says it names a tool (``Tool``, ``Tool Use``, ``Tool Call``, ``Function Call`` and a colon, an emoji,
+bold or a heading's marks around them: kimaki's ``#### 🛠️ Tool: edit``) and holds the tool's name, an id after it in brackets. Its arguments follow at once: under an
 argument label (``Input:``, ``Arguments:``, ``Args:``, ``Parameters:``), as JSON on the label's line and the lines
 below, a fence, or the rest of the line; or a fence right under the tool line. A result label (``Output:``,
 ``Result:``, ``Response:``) after them holds what the tool gave: a fence, or the lines up to a blank one. A tool
@@ -36,7 +36,7 @@ from codemix.mixtures.transcript_formats.canonical import message, tool_call
 
 _BOLD = r"(?:\*\*|__)?"
 TOOL_LINE = re.compile(
-    rf"^[ \t]*(?:[^\w\s*_`#>|\[(]{{1,4}}[ \t]*)?{_BOLD}(?:[Tt]ool(?:[ \t]+(?:[Uu]se|[Cc]all))?|[Ff]unction[ \t]+[Cc]all)"
+    rf"^[ \t]*(?:#{{1,6}}[ \t]+)?(?:[^\w\s*_`#>|\[(]{{1,4}}[ \t]*)?{_BOLD}(?:[Tt]ool(?:[ \t]+(?:[Uu]se|[Cc]all))?|[Ff]unction[ \t]+[Cc]all)"
     rf"{_BOLD}[ \t]*:{_BOLD}[ \t]*`?(?P<name>[A-Za-z_][\w.:/-]{{0,80}})`?{_BOLD}"
     rf"(?:[ \t]*\((?:ID:[ \t]*)?(?P<id>[^)\n]{{1,120}})\))?[ \t]*$", re.MULTILINE)
 ARGUMENT_LABEL = re.compile(rf"[ \t]*{_BOLD}(?:Input|Arguments|Args|Parameters|Params){_BOLD}[ \t]*:{_BOLD}[ \t]*")

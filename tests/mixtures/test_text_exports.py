@@ -223,6 +223,22 @@ def test_a_record_of_calls_written_as_tool_blocks_is_the_model_s_turn():
     assert turn["content"].startswith("1. **Problem**") and "🔧" not in turn["content"] and not has_task(transcript.messages)
 
 
+def test_an_automaker_record_reads_with_the_request_its_feature_file_states():
+    """End to end: Automaker keeps the request in the folder's feature.json (read by ``siblings``, issue 45 round 13,
+    b45p) and the agent's calls in agent-output.md (read as tool blocks): the run is that request, then the model's
+    turn with its calls; the calls are the file's ``🔧 Tool:`` lines, in order."""
+    folder = INPUTS / "automaker" / "feature-1768159523106-mxbgsu25y"
+    output = (folder / "agent-output.md").read_text()
+    tools = re.findall(r"^🔧 Tool: (\S+)", output, re.MULTILINE)
+    request = json.loads((folder / "feature.json").read_text())["description"]
+    assert len(tools) >= 2
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(folder)], limits=ReadLimits())
+    (document,) = read_location(source, str(folder / "agent-output.md"))
+    assert isinstance(document, Document), document
+    messages = document.metadata["messages"]
+    assert messages[0]["role"] == "user" and request.strip() in messages[0]["content"]
+    assert [c["name"] for m in messages[1:] for c in m["tool_calls"]] == tools
+
 def test_a_person_named_by_a_handle_takes_turns_with_the_model_s_heading(tmp_path):
     """GitHub Copilot's web chat export (testsubject117/Co-Pilot-Chat-History ``d686bdde``, no licence, so its layout is
     rebuilt here with its own words): ``## @testsubject117`` over the person's turns, ``## Copilot`` over the
@@ -306,3 +322,20 @@ def test_windows_line_ends_are_read_as_lines(tmp_path):
                      ("assistant", [])]
     assert transcript.messages[2]["observation"] and transcript.messages[2]["content"] == "No results found"
     assert all("\r" not in m["content"] and "tool-use" not in m["content"] for m in transcript.messages)
+
+
+def test_numbered_role_headings_and_an_exporter_s_placeholder_turns():
+    """An opencode session exported by a repository's script (tests/fixtures/transcript_inputs/README.md): turns under
+    ``### 1. user (2026-02-16T02:12:50.988Z)`` / ``### 9. assistant (...)``, a number before the role; the turns the
+    exporter lost say ``_No text content captured for this message._`` in italics: no one's words, no message."""
+    text = (INPUTS / "dark-factory.opencode-session-crisp-garden.lines-1-19-37-44-61-100.md").read_text()
+    headings = re.findall(r"^### \d+\. (user|assistant) \(", text, re.MULTILINE)
+    placeholders = text.count("_No text content captured for this message._")
+    assert len(headings) >= 6 and placeholders >= 3
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert len(messages) == len(headings) - placeholders
+    assert messages[0]["role"] == "user" and messages[0]["content"].startswith("Update the newly made @core/")
+    assert not any("No text content captured" in m["content"] for m in messages)
+    assert [m["role"] for m in messages] == [r for r, body in zip(headings, re.split(r"^### \d+\. .*$", text,
+                                             flags=re.MULTILINE)[1:]) if "No text content captured" not in body]
