@@ -44,7 +44,7 @@ from codemix.pipelines.dedup.edge_files import (
 )
 from codemix.pipelines.dedup.id_joins import DropRowsWithIds, KeepListed, keyed_spill
 from codemix.pipelines.dedup.previous_signatures import ReadPreviousSignatures, check_previous_indexes
-from codemix.pipelines.dedup.rows import location_of, rank_of_row
+from codemix.pipelines.dedup.rows import RANK_COLUMNS, location_of, rank_of_row
 from codemix.pipelines.ledger import WriteRows, write_parquet
 from codemix.pipelines.options import runner_name
 from codemix.pipelines.progress import Progress, row_text_bytes
@@ -255,7 +255,7 @@ def run_final(
     keyed = keyed_spill(join, spill)
     with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
         if star_edges:
-            ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern)
+            ranked = pipeline | "ReadRanked" >> beam.io.ReadFromParquet(docs_pattern, columns=RANK_COLUMNS)
             stars = pipeline | "ReadStars" >> ReadEdges(star_edges)
             near = (ranked, stars) | "NearDuplicates" >> NearDuplicateRows(config.keeper_order, join, spill)
         else:

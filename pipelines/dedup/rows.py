@@ -10,6 +10,9 @@ from apache_beam.metrics import Metrics
 from codemix.dedup.keeper import rank_key
 
 NAMESPACE = "codemix.dedup"
+# The columns ``rank_of_row`` and ``location_of`` read, and the source: all that ranking a document needs, so
+# a read for ranks leaves the texts (nearly all of a row's bytes) in the file.
+RANK_COLUMNS = ["id", "license", "metadata", "source"]
 
 
 def parse_metadata(row: dict[str, Any]) -> dict[str, Any]:
