@@ -339,3 +339,17 @@ def test_numbered_role_headings_and_an_exporter_s_placeholder_turns():
     assert not any("No text content captured" in m["content"] for m in messages)
     assert [m["role"] for m in messages] == [r for r, body in zip(headings, re.split(r"^### \d+\. .*$", text,
                                              flags=re.MULTILINE)[1:]) if "No text content captured" not in body]
+
+
+def test_a_yaml_document_of_nested_mappings_is_data_not_labelled_turns():
+    """UFO's few-shot examples (tests/fixtures/transcript_inputs/README.md) are YAML: ``example1:`` holding
+    ``Request: |-``, ``Response:`` with ``Observation:``, ``Thought:``, ``Function:`` under it. Its keys are fields;
+    read as text they looked like speakers' labels (a run of 89 messages). A mapping of mappings is data: read as
+    such (no conversation in it), it is quarantined."""
+    path = INPUTS / "not-ufo.app_agent_example.lines-1-78.yaml"
+    text = path.read_text()
+    assert re.search(r"^  Request: \|-$", text, re.MULTILINE) and re.search(r"^    Thought: \|-$", text, re.MULTILINE)
+    assert parse_text(text) is not None  # guard: the text formats alone misread it
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)], limits=ReadLimits())
+    outcomes = list(read_location(source, str(path)))
+    assert outcomes and not any(isinstance(o, Document) for o in outcomes), outcomes
