@@ -588,11 +588,17 @@ VERDICTS = {
          "public domain'): ours generic public domain, SPDX has NIST-PD")),
         (lambda p, o, r: p.endswith("trackball.cpp") and o == "SGI-OpenGL", "R", "SGI's OpenGL sample notice, read after the run"),
         (_name("trackball.cpp", "trackball.h"), "O", "SGI's OpenGL sample notice (HPND's grant naming SGI); ours the folder's"),
+        (lambda p, o, r: "/gw_toolkit/ply/" in p and o == "LicenseRef-noncommercial", "R", ("Georgia Tech's grant "
+         "'provided ... that you do not sell the software' read as noncommercial (round 13); the reference guesses "
+         "isc-veillard")),
         (_in("external/toolbox_fast_marching/mex/gw/gw_toolkit/ply/"), "O", ("Georgia Tech's grant 'provided ... that "
          "you do not sell the software': no id of ours (ScanCode's isc-veillard guess); ours the folder's BSD-2-Clause")),
         (lambda p, o, r: p.endswith("msm_to_hb.m") and o == "LGPL-3.0", "R", "the LGPL 3's text appended, read after the run"),
         (_name("msm_to_hb.m"), "O", "the LGPL 3's whole text appended in comments; ours the repository's"),
         (_name("geodome.m", "quaternionrotate.m"), "R", "Peter Kovesi's MIT grant; the reference adds an Apache-2.0 the file does not state"),
+        (lambda p, o, r: p.endswith("GetFullPath.m") and o == "LicenseRef-BSD-unstated-clauses", "R", ("'$License: BSD "
+         "(use/copy/change/redistribute on own risk, mention the author) $': a BSD whose clauses are the author's own "
+         "words (round 13); the reference guesses BSD-3-Clause's")),
         (_name("GetFullPath.m"), "U", ("'$License: BSD (use/copy/change/redistribute on own risk, mention the author) $': "
          "a BSD of unstated clauses; ours the repository's, the reference a guess")),
         LICENSE_TEXTS,
@@ -654,6 +660,12 @@ VERDICTS = {
         (lambda p, o, r: p == "rfc4627.txt" and o == "LicenseRef-ietf-trust", "R", "RFC 4627's BCP 78 statement, read"),
         (_name("rfc4627.txt"), "O", ("RFC 4627's 'Full Copyright Statement' near its end: 'This document is subject to "
          "the rights, licenses and restrictions contained in BCP 78' (ietf-trust); ours the root's MIT")),
+    ],
+    "jeroen/jsonlite": [
+        (lambda p, o, r: p.startswith("paper/jss.") and o == "MIT", "O", ("the JSS LaTeX class and BibTeX style's '%% "
+         "License: GPL-2' ('%' comments); ours the root's MIT (read from round 13)")),
+        (lambda p, o, r: p == "src/base64.h" and o == "GPL-2.0", "O", ("hostap's 'GPL version 2 ... Alternatively, this "
+         "software may be distributed under the terms of BSD license': ours the GPL alone (round 13: the folder's)")),
     ],
     "tecnickcom/TCPDF": [
         (lambda p, o, r: o == "LGPL-3.0-or-later" and "other-copyleft" in r, "R", ("LICENSE.TXT: 'TCPDF is free "

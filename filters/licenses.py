@@ -28,7 +28,8 @@ MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0B
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL LicenseRef-bsd-endorsement-allowed
-LicenseRef-BSD-unstated-clauses
+LicenseRef-BSD-unstated-clauses curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
+PHP-3.0 PHP-3.01
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -46,6 +47,8 @@ LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-late
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
+JSON Beerware CC-BY-NC-3.0 CC-BY-NC-SA-3.0 CC-BY-ND-3.0 CC-BY-NC-ND-3.0 CC-BY-NC-ND-4.0 CPL-1.0 MS-PL MS-RL PHP-3.0
+MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -358,10 +361,15 @@ _ISC_GRANT = (
 _ISC_NOTICE = r"provided that the above copyright notice and this permission notice appear in all copies"
 _FSFULLR = (r"this (?:file|makefile in|\w+) is free software the free software foundation gives unlimited permission to "
             r"copy and or distribute it with or without modifications as long as this notice is preserved")
-_ENDORSEMENT_ALLOWED = (r"(?<!nor )(?<!neither )\bthe names? of (?:the |its )?(?:\w+ ){0,8}?may be used to endorse or "
-                        r"promote products")
+_ENDORSEMENT_ALLOWED = r"(?<!nor )(?<!or )(?<!and )(?<!neither )\bthe names? of (?:the |its )?(?:\w+ ){0,8}?may be used to endorse or promote products"
 _NOT_SOLD = (r"\b(?:you|licensee|user) (?:do|does|shall|will|may) not sell\b|\bnot (?:be )?(?:sold|for sale)\b"
              r"|\bnot for (?:commercial|profit)\b")
+_HOLDERS_NOT_ADVERTISED = r"except as contained in this notice the name of a copyright holder shall not be used in advertising"
+_W3C_TERMS = (r"by obtaining using and or copying this work you the licensee agree that you have read understood and will "
+              r"comply with the following terms and conditions")
+_W3C_GRANT = r"permission to copy modify and distribute this software and its documentation with or without modification"
+_ARTISTIC_1 = (r"the intent of this document is to state the conditions under which a package may be copied such that "
+               r"the copyright holder maintains some semblance of artistic control")
 _PSF_ANCHOR = r"python software foundation license version 2|license agreement is between the python software foundation"
 
 # Same-anchor variants are listed most specific first: the table order breaks position ties.
@@ -382,6 +390,8 @@ _SIGNATURES = (
     # (ScanCode's khronos).
     _signature("MIT-Khronos-old", _KHRONOS_GRANT, (_KHRONOS_NOTICE, _KHRONOS_MODIFICATIONS)),
     _signature(KHRONOS, _KHRONOS_GRANT, (_KHRONOS_NOTICE,)),
+    # The JSON License: MIT's text with "The Software shall be used for Good, not Evil." (a use restriction).
+    _signature("JSON", _MIT_GRANT, (_MIT_NOTICE, r"the software shall be used for good not evil")),
     _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
     _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
     _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE, r"^\S+(?: \S+){12} of the font software")),
@@ -397,12 +407,19 @@ _SIGNATURES = (
     _signature("BSD-3-Clause-LBNL", _BSD_GRANT, (r"you are under no obligation whatsoever to provide any bug fixes",)),
     # The OpenSSL License (with SSLeay's, SPDX OpenSSL): BSD's grant and advertising clause naming the OpenSSL Project.
     _signature("OpenSSL", _BSD_GRANT, (_OPENSSL_ADVERTISING,)),
+    # The Apache License 1.0 (BSD's grant, its advertising clause naming the Apache Group) and Sleepycat's (BSD's grant,
+    # the source of "the DB software" to be offered): read before the BSD family.
+    _signature("Apache-1.0", _BSD_GRANT, (r"developed by the apache group for use in the apache http server project",)),
+    _signature("Sleepycat", _BSD_GRANT, (r"information on how to obtain complete source code for the db software",)),
+    _signature("PHP-3.01", r"the php license version 3 01"),
+    _signature("PHP-3.0", r"the php license version 3 0\b"),
     _signature("BSD-4-Clause", _BSD_GRANT, (r"all advertising materials mentioning features or use of this software",)),
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
     # A third clause that lets the author's name be used to endorse (go-gl's copy of msinttypes' stdint.h: "The name
-    # of the author may be used to endorse"; ScanCode's bsd-endorsement-allowed); "neither ... nor the names of its
-    # contributors may be used" is BSD-3-Clause's.
-    _signature(BSD_ENDORSEMENT_ALLOWED, _BSD_GRANT, (_ENDORSEMENT_ALLOWED,)),
+    # of the author may be used to endorse"; ScanCode's bsd-endorsement-allowed); "neither the name of ... nor (or) the
+    # names of its contributors may be used" is BSD-3-Clause's.
+    _signature(BSD_ENDORSEMENT_ALLOWED, _BSD_GRANT, (_ENDORSEMENT_ALLOWED,),
+               (r"\bneither (?:\w+ ){0,60}?may be used to endorse",)),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
     _signature("BSD-2-Clause", _BSD_GRANT, (r"redistributions in binary form must reproduce",)),
     # One condition, the source's notice kept (hxcpp's LICENSE.txt): BSD-1-Clause.
@@ -420,6 +437,8 @@ _SIGNATURES = (
     _signature("dtoa", r"permission to use copy modify and distribute this software for any purpose without fee is "
                r"hereby granted provided that this entire notice is included in all copies of any software which is "
                r"or includes a copy or modification of this software"),
+    # curl's: ISC's grant and notice with X11's clause on the holders' names in advertising.
+    _signature("curl", _ISC_GRANT, (_ISC_NOTICE, _HOLDERS_NOT_ADVERTISED)),
     _signature("ISC", _ISC_GRANT, (_ISC_NOTICE,)),
     _signature("0BSD", _ISC_GRANT, forbidden=(_ISC_NOTICE,)),
     # Silicon Graphics' notice on its OpenGL samples (trackball.c): HPND's grant naming SGI, SPDX SGI-OpenGL.
@@ -480,6 +499,38 @@ _SIGNATURES = (
     _signature("Vim", r"there are no restrictions on distributing unmodified copies of vim except that they must "
                       r"include this license text"),
     _signature("UPL-1.0", r"universal permissive license"),
+    # Texts known by their own titles or opening sentences (each as SPDX's license list and ScanCode's database
+    # print it): Creative Commons 3.0's "Legal Code", the 4.0 no-derivatives texts, CDDL, EUPL, Microsoft's, OSL,
+    # AFL, CPL, W3C's software notice, Mulan, Elastic, PolyForm, the Artistic License 1.0 (Perl's with its clause on
+    # embedding the interpreter), libpng's, IJG's, Info-ZIP's, Tcl's and Poul-Henning Kamp's beer-ware.
+    *(_signature(f"CC-BY-{kind}3.0", rf"creative commons legal code attribution {words}3 0") for kind, words in (
+        ("NC-ND-", "noncommercial noderivs "), ("NC-SA-", "noncommercial sharealike "), ("NC-", "noncommercial "),
+        ("ND-", "noderivs "), ("SA-", "sharealike "), ("", ""))),
+    _signature("CC-BY-NC-ND-4.0", r"creative commons attribution noncommercial noderivatives 4 0"),
+    _signature("CC-BY-ND-4.0", r"creative commons attribution noderivatives 4 0"),
+    _signature("CDDL-1.1", r"common development and distribution license cddl version 1 1"),
+    _signature("CDDL-1.0", r"common development and distribution license cddl version 1 0"),
+    _signature("EUPL-1.2", r"european union public license v ?1 2"),
+    _signature("EUPL-1.1", r"european union public license v ?1 1"),
+    _signature("MS-PL", r"microsoft public license ms pl this license governs use of the accompanying software"),
+    _signature("MS-RL", r"microsoft reciprocal license ms rl this license governs use of the accompanying software"),
+    _signature("OSL-3.0", r"open software license osl v ?3 0"),
+    _signature("AFL-3.0", r"licensed under the academic free license version 3 0"),
+    _signature("CPL-1.0", r"the accompanying program is provided under the terms of this common public license"),
+    _signature("W3C", _W3C_TERMS, (_W3C_GRANT,)),
+    _signature("MulanPSL-2.0", r"mulan permissive software license version 2"),
+    _signature("Elastic-2.0", r"elastic license 2 0", required=(r"the licensor grants you a non exclusive",)),
+    _signature("PolyForm-Noncommercial-1.0.0", r"polyform noncommercial license 1 0 0"),
+    _signature("Artistic-1.0-Perl", _ARTISTIC_1, (r"you may embed this package s interpreter within an executable",)),
+    _signature("Artistic-1.0", _ARTISTIC_1),
+    _signature("libpng-2.0", r"png reference library license version 2"),
+    _signature("Libpng", r"permission is hereby granted to use copy modify and distribute this source code or portions "
+                         r"hereof for any purpose without fee subject to the following restrictions"),
+    _signature("IJG", r"in plain english 1 we don t promise that this software works"),
+    _signature("Info-ZIP", r"of the info zip copyright and license"),
+    _signature("TCL", r"the following terms apply to all files associated with the software unless explicitly "
+                      r"disclaimed in individual files"),
+    _signature("Beerware", r"as long as you retain this notice you can do whatever you want with this stuff"),
     _signature("BlueOak-1.0.0", r"blue oak model license"),
     _signature("NCSA", r"university of illinois ncsa open source license"),
     _signature("Artistic-2.0", r"the artistic license 2 0"),
@@ -650,8 +701,9 @@ def _offered_names(words: str) -> tuple[str, ...]:
 _OFFER_CHARS = 120
 # A text that, after quoting its license, offers another by name: libev's and liblzf's "Alternatively, the contents of
 # this package may be used under the terms of the GNU General Public License ("GPL") version 2 or any later version".
-_ALTERNATIVELY = re.compile(r"\balternatively the contents of this (?:file|package|library|software|distribution) "
-                            r"may be used under (?:the terms of )?(?:either )?")
+# Also hostap's "Alternatively, this software may be distributed under the terms of BSD license" (jsonlite's base64.h).
+_ALTERNATIVELY = re.compile(r"\balternatively (?:the contents of )?this (?:file|package|library|software|program|code|"
+                            r"distribution) may be (?:used|distributed|redistributed) under (?:the terms of )?(?:either )?")
 _NOT_OFFERED = frozenset({PROPRIETARY, PUBLIC_DOMAIN})
 
 
@@ -1574,10 +1626,11 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A header's "License:" field does the same (ccache's win32 getopt.c: "Version: 1.0", "License: LGPL").
 # A field's value is a name to read, where a tag may hold an SPDX id of its own; an unknown word is neither
 # (asyncio's "license: PSFL.").
-_LICENSE_TAG = re.compile(r"^[\s*#/;-]*(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
+_LICENSE_TAG = re.compile(r"^[\s*#/;%-]*(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
                           r"(?P<name>[^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
-_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;)[^\n]*))+", re.DOTALL)
+# TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").
+_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;|%)[^\n]*))+", re.DOTALL)
 
 
 def named_in_banner(text: str, path: str = "") -> str | None:
@@ -1685,11 +1738,20 @@ _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS
 def tagged_license(text: str, path: str = "") -> str | None:
     """The licenses a code file's opening comment names in doc comments' ``@license`` tags (``_LICENSE_TAG``; AND),
     or None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
-    opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
-    if path.lower().endswith(_PROSE_EXTENSIONS) or opening is None:
+    if path.lower().endswith(_PROSE_EXTENSIONS):
         return None
-    tags = _LICENSE_TAG.finditer(opening.group(0))  # several: all in force (CyberChef's own and an adapted file's)
+    opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
+    # a TeX file's header comments are broken by its \def lines (jss.cls: "%% License: GPL-2" after three of them): its
+    # "%" lines naming a license in the head count
+    head = opening.group(0) if opening else ""
+    if text.startswith("%") or path.lower().endswith(_TEX_EXTENSIONS):
+        head += "\n" + "\n".join(_TEX_HEADER.findall(text[:_NOTICE_CHARS]))
+    tags = _LICENSE_TAG.finditer(head)  # several: all in force (CyberChef's own and an adapted file's)
     return combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags) or None
+
+
+_TEX_EXTENSIONS = (".tex", ".sty", ".cls", ".dtx", ".ins", ".bst")
+_TEX_HEADER = re.compile(r"^%[^\n]*licen[cs]e[ \t]*:[^\n]*$", re.MULTILINE | re.IGNORECASE)
 
 
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code

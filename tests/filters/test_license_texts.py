@@ -266,3 +266,55 @@ def test_an_rfc_under_the_ietfs_terms() -> None:
     licenses = resolve_licenses([license_evidence_of("LICENSE", files["LICENSE"])])
     assert licenses.for_path("rfc4627.txt", own_license(text, "rfc4627.txt")) == "LicenseRef-ietf-trust"
     assert licenses.for_path("lua_cjson.c") == "MIT"
+
+
+# Each text as ScanCode's license database prints it (scancode-toolkit 32.5.0, `licensedcode/data/licenses/KEY.LICENSE`,
+# cut after the words that name it; data/notices/README.md): the SPDX id its own words say, and the policy's verdict.
+SCANCODE_TEXTS = {
+    "json": ("JSON", False), "curl": ("curl", True), "beerware": ("Beerware", True), "cc-by-3.0": ("CC-BY-3.0", True),
+    "cc-by-sa-3.0": ("CC-BY-SA-3.0", False), "cc-by-nc-3.0": ("CC-BY-NC-3.0", False),
+    "cc-by-nc-sa-3.0": ("CC-BY-NC-SA-3.0", False), "cc-by-nd-3.0": ("CC-BY-ND-3.0", False),
+    "cc-by-nd-4.0": ("CC-BY-ND-4.0", False), "cc-by-nc-nd-3.0": ("CC-BY-NC-ND-3.0", False),
+    "cc-by-nc-nd-4.0": ("CC-BY-NC-ND-4.0", False), "cddl-1.0": ("CDDL-1.0", False), "cddl-1.1": ("CDDL-1.1", False),
+    "eupl-1.1": ("EUPL-1.1", False), "eupl-1.2": ("EUPL-1.2", False), "ms-pl": ("MS-PL", False),
+    "ms-rl": ("MS-RL", False), "osl-3.0": ("OSL-3.0", False), "afl-3.0": ("AFL-3.0", True), "w3c": ("W3C", True),
+    "cpl-1.0": ("CPL-1.0", False), "mulanpsl-2.0-en": ("MulanPSL-2.0", True), "elastic-license-v2": ("Elastic-2.0", False),
+    "polyform-noncommercial-1.0.0": ("PolyForm-Noncommercial-1.0.0", False), "artistic-1.0": ("Artistic-1.0", False),
+    "artistic-perl-1.0": ("Artistic-1.0-Perl", False), "libpng": ("Libpng", True), "libpng-v2": ("libpng-2.0", True),
+    "ijg": ("IJG", True), "info-zip": ("Info-ZIP", True), "tcl": ("TCL", True), "sleepycat": ("Sleepycat", False),
+    "php-3.01": ("PHP-3.01", True), "php-3.0": ("PHP-3.0", True), "apache-1.0": ("Apache-1.0", False),
+    "ietf": ("LicenseRef-ietf", False), "sun-prop-non-commercial": ("LicenseRef-noncommercial", False),
+    "bsd-endorsement-allowed": ("LicenseRef-bsd-endorsement-allowed", True),
+    # "Neither the name of Sun Microsystems, Inc. or the names of contributors may be used to endorse": BSD-3-Clause's
+    "bsd-3-clause-sun": ("BSD-3-Clause", True), "cyverse-3-clause-2017": ("BSD-3-Clause", True),
+}
+
+
+@pytest.mark.parametrize("key", sorted(SCANCODE_TEXTS))
+def test_license_texts_by_their_own_words(key: str) -> None:
+    """A license text is read as what its title or opening words say (the Creative Commons 3.0 "Legal Code", CDDL's,
+    EUPL's, Microsoft's, the Artistic License 1.0's preamble, libpng's, IJG's...), not as a license whose grant it shares
+    (the JSON License is MIT's text plus "The Software shall be used for Good, not Evil"; curl's is ISC's plus X11's
+    clause on names), nor as public domain for mentioning it (CC BY-ND 4.0, the Artistic License)."""
+    text = _files("scancode_texts")[key]
+    expected, permissive = SCANCODE_TEXTS[key]
+    assert detect_license("LICENSE", text) == expected
+    assert is_permissive(expected) is permissive
+
+
+@pytest.mark.parametrize("path", ["paper/jss.dtx", "paper/jss.bst"])
+def test_a_tex_files_license_field(path: str) -> None:
+    """jsonlite's copies of the Journal of Statistical Software's LaTeX class and BibTeX style: "%% License: GPL-2" in
+    a "%" comment, in the .dtx after three \\def lines that break the header's comment."""
+    text = _files("dev10")["jeroen/jsonlite"][path]
+    assert "%% License: GPL-2" in text
+    assert own_license(text, path) == "GPL-2.0"
+
+
+def test_a_gnu_notice_with_an_alternative_family_named_without_its_variant() -> None:
+    """hostap's base64.h in jsonlite: "under the terms of the GNU General Public License version 2 ... Alternatively,
+    this software may be distributed under the terms of BSD license": a choice whose BSD says no variant states no
+    license of its own (docs/repositories.md); the folder answers, not the GPL alone."""
+    files = _files("dev10")["jeroen/jsonlite"]
+    assert "Alternatively, this software may be distributed under the terms of BSD" in files["src/base64.h"]
+    assert own_license(files["src/base64.h"], "src/base64.h") is None
