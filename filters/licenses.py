@@ -1051,6 +1051,7 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "setup.py": _from_setup_py,
     "pyproject.toml": _from_pyproject,
     "package.json": lambda text: _from_json_manifest(text, "AND"),
+    "bower.json": lambda text: _from_json_manifest(text, "AND"),  # Bower's, also in each package it installs
     "composer.json": lambda text: _from_json_manifest(text, "OR"),  # composer documents arrays as a choice
     "Cargo.toml": _from_cargo,
     "pom.xml": _from_pom,
@@ -1288,7 +1289,9 @@ def readme_license(text: str) -> str | None:
         return named  # ctrlp.vim's "CtrlP is distributed under Vim's [license][4]."
     first = next((line for line in body.splitlines() if line.strip()), "")
     name = re.sub(r"\]\s*(?:\[[^\]]*\]|\([^)]*\))|[\[\]*_`:]", " ", first).strip()
-    return named_license_of(name) if 0 < len(name) <= 40 and not re.search(r"https?://|www\.", name) else None
+    if 0 < len(name) <= 40 and not re.search(r"https?://|www\.", name):
+        return named_license_of(name)
+    return _own_terms_sentence(paragraph)  # FreshRSS's Dark-pink theme: "## License\nThis theme is licensed under GPLv3"
 
 
 # A README's sentence, in any section, putting the folder's own work under a license: one with no subject of its own
@@ -1297,15 +1300,15 @@ def readme_license(text: str) -> str | None:
 # another project ("libuv is licensed under the MIT license"), which its own folder answers for.
 _OWN_TERMS = re.compile(r"(?:^|[.!?:]\s+|\n\s*)(?:(?:this|the) (?:plugin|script|theme|module|package|library|extension|"
                         r"code|software|work)s? (?:is|are) )?(?:made available|released|licensed|distributed) under "
-                        r"(?:the )?(?:terms of (?:the )?)?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b(?! (?:found|see|in the|file))",
-                        re.IGNORECASE)
+                        r"(?:the )?(?:terms of (?:the )?)?(?:([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b(?! (?:found|see|in the|file))"
+                        r"|([A-Za-z][\w.+-]*\d[\w.+]*|[A-Z]{2,}[A-Z0-9.+]*)[ \t]*(?:[.;,)]|$))", re.IGNORECASE | re.MULTILINE)
 
 
 def _own_terms_sentence(text: str) -> str | None:
     said = _OWN_TERMS.search(text[:_MAX_TEXT_CHARS])
     if said is None or _CHOICE.search(_words(said.group(0))):
         return None
-    return named_license_of(f"{said.group(1)} license")
+    return named_license_of(f"{said.group(1)} license" if said.group(1) else said.group(2))
 
 
 def detect_license(path: str, text: str) -> str | None:
@@ -1412,6 +1415,9 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
         found.setdefault(acm.start(), ACM_SLA)
     if dedications and (public := public_domain(words, found.values())) is not None:
         found.setdefault(public[0], public[1])
+        granted = True
+    elif dedications and not found and "public domain" in words and _BARE_DEDICATION.search(text[:_NOTICE_CHARS]):
+        found[words.find("public domain")] = PUBLIC_DOMAIN  # "Public domain by Andrew M." (ed25519-donna's headers)
         granted = True
     for position, spdx in found.items():  # Eclipse's "EPL v1.0 and Eclipse Distribution License v1.0": a choice
         if spdx.startswith("EPL-") and _EDL.match(words, position):
@@ -1600,6 +1606,11 @@ _PUBLIC_DOMAIN = re.compile(
     r"\b(?:(?:is|are|it s) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) the public domain"
     r"|(?:release[sd]?|place[sd]?|put|dedicated?|contributed) (?:\S+ ){0,8}?(?:in|into|to) the public domain"
     r"|100 public domain|(?:file|code|software|work|source) is public domain|(?:is|are) under (?:the )?public domain)\b")
+# A comment's sentence that is the dedication alone, at a line's or sentence's start: ed25519-donna's "Public domain by
+# Andrew M. <liquidsun@gmail.com>", OpenBSD's "* Public domain." (tmux's compat/explicit_bzero.c), "By Nicholas
+# Marriott. Public domain."; not prose about the public domain ("Public domain software is ...").
+_BARE_DEDICATION = re.compile(r"(?:^[ \t]*(?:[*#;%]+|//|--|/\*+)?[ \t]*|[a-z\x3e)][.!][ \t]+)public domain"
+                              r"(?:[ \t]*[.;]|[ \t]+by[ \t]+[A-Z]|[ \t]*$)", re.IGNORECASE | re.MULTILINE)
 _CC0_ADDRESS = re.compile(r"creativecommons org publicdomain zero")
 # A dedication of the work a file is based on, not of the file.
 _BASED_ON = re.compile(r"\bbased on \S+(?: \S+){0,3}\s*$")

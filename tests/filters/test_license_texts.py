@@ -318,3 +318,38 @@ def test_a_gnu_notice_with_an_alternative_family_named_without_its_variant() -> 
     files = _files("dev10")["jeroen/jsonlite"]
     assert "Alternatively, this software may be distributed under the terms of BSD" in files["src/base64.h"]
     assert own_license(files["src/base64.h"], "src/base64.h") is None
+
+
+def test_a_bower_manifest() -> None:
+    """jquery-ui's bower.json, ``"license": "MIT"``: Bower's manifest, read as npm's (each package Bower installs keeps
+    one, which then speaks for its folder)."""
+    text = _files("manifests")["jquery/jquery-ui"]["bower.json"]
+    assert '"license": "MIT"' in text
+    assert manifest_license("bower.json", text) == "MIT"
+    licenses = resolve_licenses([license_evidence_of("bower_components/jquery-ui/bower.json", text),
+                                 ("LICENSE", "GPL-3.0", (), None, False)])
+    assert licenses.for_path("bower_components/jquery-ui/ui/widget.js") == "MIT"
+
+
+@pytest.mark.parametrize(("repository", "path"), [
+    ("haskell-crypto/cryptonite", "cbits/ed25519/ed25519.c"),
+    ("tmux/tmux", "compat/explicit_bzero.c"),
+    ("tmux/tmux", "example_tmux.conf"),
+])
+def test_a_bare_public_domain_dedication(repository: str, path: str) -> None:
+    """ed25519-donna's "Public domain by Andrew M. <liquidsun@gmail.com>", OpenBSD's " * Public domain." then "Written by
+    Matthew Dempsky.", tmux's "# By Nicholas Marriott. Public domain.": the dedication alone is the file's terms."""
+    text = _files("named_notices")[repository][path]
+    assert "Public domain" in text
+    assert own_license(text, path) == "LicenseRef-public-domain"
+
+
+def test_a_readme_license_section_naming_a_short_id_in_a_sentence() -> None:
+    """FreshRSS's Dark-pink theme: "## License\\n\\nThis theme is licensed under GPLv3" governs the theme's folder, not
+    FreshRSS's AGPL."""
+    readme = "p/themes/Dark-pink/README.md"
+    text = _files("named_notices")["FreshRSS/FreshRSS"][readme]
+    assert "This theme is licensed under GPLv3" in text
+    licenses = resolve_licenses([license_evidence_of(readme, text), ("LICENSE.txt", "AGPL-3.0", (), None, False)])
+    assert licenses.for_path("p/themes/Dark-pink/dark-pink.css") == "GPL-3.0"
+    assert licenses.for_path("p/themes/Origine/origine.css") == "AGPL-3.0"
