@@ -1739,8 +1739,8 @@ def _code_path(path: str) -> bool:
     name = _parts(path)[-1] if _parts(path) else ""
     # a script named like a document is code (ohmyzsh's ``tools/changelog.sh``)
     document = name.upper().startswith(_DOCUMENT_NAMES) and name.rsplit(".", 1)[-1].lower() not in _CODE_EXTENSIONS
-    return not path or not (name.lower().endswith(_PROSE_EXTENSIONS) or is_license_file(path) or is_notice_file(path)
-                            or document)
+    prose = name.lower().endswith(_PROSE_EXTENSIONS) and name.lower() != "cmakelists.txt"  # CMake's code in a .txt
+    return not path or not (prose or is_license_file(path) or is_notice_file(path) or document)
 
 
 _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS", "CONTRIBUTORS", "THANKS")

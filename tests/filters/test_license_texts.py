@@ -353,3 +353,11 @@ def test_a_readme_license_section_naming_a_short_id_in_a_sentence() -> None:
     licenses = resolve_licenses([license_evidence_of(readme, text), ("LICENSE.txt", "AGPL-3.0", (), None, False)])
     assert licenses.for_path("p/themes/Dark-pink/dark-pink.css") == "GPL-3.0"
     assert licenses.for_path("p/themes/Origine/origine.css") == "AGPL-3.0"
+
+
+def test_cmakes_lists_are_code_not_prose() -> None:
+    """spdlog's CMakeLists.txt opens "# Copyright(c) 2019 spdlog authors Distributed under the MIT License (...)": a
+    code file's banner (CMake's code sits in a .txt), read as a README's sentence about a project would not be."""
+    text = _files("named_notices")["gabime/spdlog"]["CMakeLists.txt"]
+    assert "Distributed under the MIT License" in text
+    assert own_license(text, "CMakeLists.txt") == "MIT"
