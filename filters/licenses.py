@@ -1416,7 +1416,7 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
     if dedications and (public := public_domain(words, found.values())) is not None:
         found.setdefault(public[0], public[1])
         granted = True
-    elif dedications and not found and "public domain" in words and _BARE_DEDICATION.search(text[:_NOTICE_CHARS]):
+    elif dedications and not found and "public domain" in words and _bare_dedication(text[:_NOTICE_CHARS]):
         found[words.find("public domain")] = PUBLIC_DOMAIN  # "Public domain by Andrew M." (ed25519-donna's headers)
         granted = True
     for position, spdx in found.items():  # Eclipse's "EPL v1.0 and Eclipse Distribution License v1.0": a choice
@@ -1611,6 +1611,25 @@ _PUBLIC_DOMAIN = re.compile(
 # Marriott. Public domain."; not prose about the public domain ("Public domain software is ...").
 _BARE_DEDICATION = re.compile(r"(?:^[ \t]*(?:[*#;%]+|//|--|/\*+)?[ \t]*|[a-z\x3e)][.!][ \t]+)public domain"
                               r"(?:[ \t]*[.;]|[ \t]+by[ \t]+[A-Z]|[ \t]*$)", re.IGNORECASE | re.MULTILINE)
+_LEADERS = " \t*#;%/-"
+
+
+def _bare_dedication(head: str) -> bool:
+    """Whether a comment's sentence is the public-domain dedication alone (``_BARE_DEDICATION``); a line that goes on
+    from a line above left unfinished is no sentence of its own (curl's sha256.c: "... that was released into" / "public
+    domain by Tom St Denis", a dedication of the code it is based on)."""
+    for match in _BARE_DEDICATION.finditer(head):
+        above = head[:match.start()].rstrip(_LEADERS + "\n")
+        if not _UNFINISHED.search(above):
+            return True
+    return False
+
+
+# A line ending in a word that needs one after it: its sentence goes on below.
+_UNFINISHED = re.compile(r"\b(?:in|into|to|the|a|an|and|or|of|under|is|are|was|were|been|be|released|placed|put|"
+                         r"dedicated|contributed|hereby)$", re.IGNORECASE)
+
+
 _CC0_ADDRESS = re.compile(r"creativecommons org publicdomain zero")
 # A dedication of the work a file is based on, not of the file.
 _BASED_ON = re.compile(r"\bbased on \S+(?: \S+){0,3}\s*$")

@@ -361,3 +361,12 @@ def test_cmakes_lists_are_code_not_prose() -> None:
     text = _files("named_notices")["gabime/spdlog"]["CMakeLists.txt"]
     assert "Distributed under the MIT License" in text
     assert own_license(text, "CMakeLists.txt") == "MIT"
+
+
+def test_a_public_domain_line_that_ends_a_sentence_begun_above_is_no_dedication() -> None:
+    """curl's sha256.c (premake's copy), below its curl notice: "This is based on SHA256 implementation in LibTomCrypt
+    that was released into" / " * public domain by Tom St Denis.": the code it is based on was dedicated, not the file."""
+    path = "contrib/curl/lib/sha256.c"
+    text = _files("named_notices")["premake/premake-core"][path]
+    assert "released into\n * public domain by Tom St Denis" in text
+    assert own_license(text, path) == "curl"
