@@ -1362,14 +1362,15 @@ _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subj
 _GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
 
 
-def notice_license(text: str, *, dedications: bool = True) -> str | None:
+def notice_license(text: str, *, dedications: bool = True, bare: bool = True) -> str | None:
     """The license a file's own notice states in its first few thousand characters (all of them, AND, when
     it states several), else None: ``filters.reuse``'s per-file reading after SPDX tags. A notice offering a
     choice is read only when it quotes a grant's own text beside another notice (liblzf's BSD-2-Clause text, then
     "Alternatively ... the GNU General Public License ... under either the BSD or the GPL": an OR); a choice
     between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer.
     ``dedications=False`` reads no dedication to the public domain: a license document's sections describe other
-    files (ccache's LICENSE.adoc, "This work is released into the public domain with CC0 1.0" for BLAKE3)."""
+    files (ccache's LICENSE.adoc, "This work is released into the public domain with CC0 1.0" for BLAKE3); ``bare=False``
+    reads no dedication that is a sentence alone ("Public domain."), as below a file's head."""
     if offered := option_choice(text[:_NOTICE_CHARS]):
         return offered
     words = _words(text[:_NOTICE_CHARS])
@@ -1416,7 +1417,7 @@ def notice_license(text: str, *, dedications: bool = True) -> str | None:
     if dedications and (public := public_domain(words, found.values())) is not None:
         found.setdefault(public[0], public[1])
         granted = True
-    elif dedications and not found and "public domain" in words and _bare_dedication(text[:_NOTICE_CHARS]):
+    elif bare and dedications and not found and "public domain" in words and _bare_dedication(text[:_NOTICE_CHARS]):
         found[words.find("public domain")] = PUBLIC_DOMAIN  # "Public domain by Andrew M." (ed25519-donna's headers)
         granted = True
     for position, spdx in found.items():  # Eclipse's "EPL v1.0 and Eclipse Distribution License v1.0": a choice
@@ -1904,7 +1905,10 @@ def later_notices(text: str, path: str, first: str | None) -> str | None:
             continue
         start, read_to = run
         start = start if start >= _NOTICE_CHARS else _paragraph_start(text, _NOTICE_CHARS)
-        for part in _operands(notice_license(text[start:read_to]) or _titled_gnu_text(text[start:read_to]) or "", "AND"):
+        # a bare "Public domain." below the head is one function's (socket.py's socketpair: "by Geert Jansen.
+        # Public domain."), not the file's
+        said = notice_license(text[start:read_to], bare=False) or _titled_gnu_text(text[start:read_to])
+        for part in _operands(said or "", "AND"):
             if part and not (ids := license_ids(part)) & known:
                 found.append(part)
                 known |= ids
