@@ -256,18 +256,11 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     return part_messages(body)
 
 
-# A label saying the model thought, over the paragraph it thought (opencode's export: ``_Thinking:_`` before a call).
-THINKING_LABEL = re.compile(r"\A\s*(?:_|\*\*)?(?:Thinking|Thought|Reasoning)(?:_|\*\*)?:(?:_|\*\*)?[ \t]*\n+"
-                            r"(?P<thought>.+?)(?:\n[ \t]*\n(?P<rest>.*))?\Z", re.DOTALL)
-
-
 def part_messages(body: str) -> list[dict[str, Any]]:
     """A model turn's text: its prose, a folded ``<details>`` block a tool's output, the model's call
     (``folded_call``), a call and its result (``used_tool``) or, when its summary names thinking, the reply's
     reasoning."""
-    thought = THINKING_LABEL.match(body)
-    body, reasoning = (thought.group("rest") or "", thought.group("thought").strip()) if thought else (body, "")
-    messages, last = [], 0
+    messages, last, reasoning = [], 0, ""
     blocks = list(DETAILS.finditer(body))
     for index, found in enumerate(blocks):
         if prose := without_rules(body[last:found.start()]).strip():
