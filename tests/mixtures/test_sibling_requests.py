@@ -56,3 +56,19 @@ def test_two_task_records_or_a_sibling_run_state_no_single_request(tmp_path):
         {"role": "user", "content": "Fix the flaky test in the parser"}, {"role": "assistant", "content": "Done."}]}
     (folder / "other-run.json").write_text(json.dumps(run))
     assert sibling_request(str(folder / "agent-output.md"))[1].endswith("feature.json")  # a run is no task record
+
+
+def test_automakers_output_reads_with_the_request_of_its_feature_record():
+    from codemix.document import Document
+    from codemix.pipelines.readers import read_location
+    from codemix.sources import SourceConfig
+
+    run = FEATURE / "agent-output.md"
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(run)])
+    (doc,) = [o for o in read_location(source, str(run)) if isinstance(o, Document)]
+    first, *rest = doc.metadata["messages"]
+    assert (first["role"], first["observation"]) == ("user", False)
+    assert first["content"] == stated_request(json.loads((FEATURE / "feature.json").read_text()), FEATURE.name)
+    assert doc.metadata["transcript"]["task_from"] == "sibling"
+    assert doc.metadata["transcript"]["task_file"].endswith("feature.json")
+    assert rest and all(m["role"] in ("assistant", "tool") for m in rest)  # the file's own turns follow
