@@ -803,4 +803,5 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "ATIF 1.5 trajectory replayed by replai (steps each holding a message object, calls and observation results beside it)": count_wrapped_steps,
                 "Claude harness session log (JSONL of Python logging records, no conversation)": count_nothing,
                 "kimaki ShareMarkdown of an opencode session (### 👤 User / ### 🤖 Assistant (model), #### 🛠️ Tool: headings)": count_kimaki_share_headings,
-                "opencode chat export by a repo script (### N. user / assistant (time), placeholder turns)": count_numbered_role_headings}
+                "opencode chat export by a repo script (### N. user / assistant (time), placeholder turns)": count_numbered_role_headings,
+                "AutoGen AgentChat history saved by a FastAPI app (TextMessage records with ids, source user/assistant)": count_message_list}

@@ -304,8 +304,9 @@ def inferred_turns(items: Any) -> list | None:
     sample = items[:200]
     shared = [k for k in sample[0] if all(k in item for item in sample)]
     label, text = speaker_key(sample, shared), text_key(sample, shared)
-    if label is None or text is None or label == text:
-        return None
+    if label is None or text is None or label == text or not all(
+            isinstance(item, dict) and label in item and text in item for item in items):
+        return None  # keys the first 200 share, missing further on: no turn list
     rest = (*ROLE_KEYS, *CONTENT_KEYS)
     return [{**{k: v for k, v in item.items() if k not in rest and k not in (label, text)},
              "speaker": str(item[label]).strip(), "content": item[text]} for item in items]
@@ -335,6 +336,9 @@ def alternating(labels: list[str]) -> bool:
     return changes * 2 >= len(labels) - 1
 
 
+IDENTIFIER = re.compile(r"[\w.:/+-]*")
+
+
 def text_key(sample: list[dict], keys: list) -> str | None:
     """The key of ``sample`` holding the longest text on average (at least 20 characters): text in most
     items, else nothing (``null``: a turn that only calls a tool)."""
@@ -344,7 +348,9 @@ def text_key(sample: list[dict], keys: list) -> str | None:
         texts = [v for v in values if isinstance(v, str)]
         if len(texts) * 2 <= len(values) or any(v is not None and not isinstance(v, str) for v in values):
             continue
-        mean = sum(len(v) for v in texts) / len(texts)
+        if all(IDENTIFIER.fullmatch(v.strip()) for v in texts):
+            continue  # ids, hashes, timestamps: no one's words however long
+        mean = sum(len(v) for v in texts) / len(texts) + (20 if key in CONTENT_KEYS else 0)
         if mean > best_mean:
             best, best_mean = key, mean
     return best

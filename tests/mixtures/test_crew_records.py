@@ -90,3 +90,29 @@ def test_steps_that_each_hold_their_turn_keep_their_calls_and_results(tmp_path):
     assert [c["name"] for c in messages[2]["tool_calls"]] == ["grep_code", "grep_code"]
     assert [m["tool_call_id"] for m in messages[3:5]] == ["tc_001", "tc_002"]
     assert messages[2]["reasoning"] == "Two likely causes."
+
+
+def test_turns_whose_speaker_and_text_keys_are_inferred_take_the_words_not_the_ids(tmp_path):
+    """iteam1/agentchat_fastapi@95993d4 agent_history.json (no licence: its layout rebuilt in its own keys):
+    AutoGen AgentChat ``TextMessage`` records (``source`` names the speaker, no role key) each with a uuid ``id``
+    longer than the short replies: the text is the ``content``, never the id."""
+    said = ["Yo", "Hey! What's up? How can I help you?", "My name is Loc", "Nice to meet you, Loc!"]
+    records = [{"id": f"c9b0cd1c-e2b1-4efa-ac58-b37c4549{i:04d}", "source": ("user", "assistant")[i % 2],
+                "models_usage": None, "metadata": {}, "created_at": "2025-08-10 13:52:18.357010+00:00",
+                "content": text, "type": "TextMessage"} for i, text in enumerate(said)]
+    (tmp_path / "agent_history.json").write_text(json.dumps(records))
+    (doc,) = read(tmp_path / "agent_history.json")
+    assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
+        ("user", said[0]), ("assistant", said[1]), ("user", said[2]), ("assistant", said[3])]
+
+
+def test_a_key_shared_by_the_first_records_but_missing_later_is_no_speaker(tmp_path):
+    """Dung205789/K3-Day9-Multi-Agent-A2A-B4_2@2c25e31 trace.jsonl (no licence: rebuilt): A2A messages whose
+    first 200 records name a ``sender`` and later ones do not; judging the speaker key on a sample raised
+    ``KeyError: 'sender'`` for the whole file."""
+    lines = [{"sender": ("customer", "coordinator")[i % 2], "note": f"message number {i} about the open case"}
+             for i in range(200)] + [{"note": "a closing record that names no sender at all"}]
+    (tmp_path / "trace.json").write_text(json.dumps(lines))
+    source = SourceConfig(name="runs", type="transcripts", paths=["x"])
+    outcomes = list(read_location(source, str(tmp_path / "trace.json")))
+    assert not any("KeyError" in str(getattr(o, "error", "")) for o in outcomes)
