@@ -322,7 +322,7 @@ def _words(text: str) -> str:
 
 
 # Comment leaders that are words (m4's ``dnl``, batch files' ``REM``), so a notice reads as one sentence.
-_COMMENT_LEADER = re.compile(r"^[ \t]*(?:dnl|REM|rem)\b", re.MULTILINE)
+_COMMENT_LEADER = re.compile(r"^[ \t]*@?(?:dnl|REM|rem)\b", re.MULTILINE)  # also batch files' "@REM"
 
 
 @dataclass(frozen=True, slots=True)

@@ -370,3 +370,11 @@ def test_a_public_domain_line_that_ends_a_sentence_begun_above_is_no_dedication(
     text = _files("named_notices")["premake/premake-core"][path]
     assert "released into\n * public domain by Tom St Denis" in text
     assert own_license(text, path) == "curl"
+
+
+def test_a_batch_files_at_rem_comments() -> None:
+    """The Maven wrapper's mvnw.cmd (jackson-core's copy): the ASF's notice on "@REM" lines, "The ASF licenses this file
+    to you under the Apache License, Version 2.0": the leaders are no words of the sentence."""
+    text = _files("named_notices")["FasterXML/jackson-core"]["mvnw.cmd"]
+    assert "@REM to you under the Apache License, Version 2.0" in text
+    assert own_license(text, "mvnw.cmd") == "Apache-2.0"
