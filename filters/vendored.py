@@ -1068,7 +1068,9 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
     trees.update(_released_alone(facts, trees, root_ids, workspaces))
     trees.update(_held_apart(facts, trees))
-    trees.update(_named_texts(facts, trees, repo))
+    # a file's own header first: one naming the root's holders is the repository's glue (pdf.js's
+    # ``external/qcms/qcms_utils.js``, "Copyright 2025 Mozilla Foundation", beside ``LICENSE_QCMS``)
+    named_texts = _named_texts(facts, trees, repo)
     trees.update(_beside_vendored_trees(facts, trees))
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
@@ -1076,7 +1078,9 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
               if named.get(folder, ("",))[0] == evidence else VendoredTree(folder, evidence)
               for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
-            *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())))
+            *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())),
+            *(VendoredTree(path, evidence, of_copies=True, own=root_words) for path, evidence in sorted(named_texts.items())
+              if path not in trees and not _inside(path, trees)))
 
 
 _BUILD_FILE = re.compile(r"(?:GNU)?[Mm]akefile|CMakeLists\.txt|meson\.build|configure(?:\.ac)?|build\.(?:sh|zig)|SConstruct")

@@ -1574,6 +1574,8 @@ def test_files_named_for_the_project_a_license_text_beside_them_is_named_for():
         assert vendored_tree(path, trees) is not None, path
     for path in ("compat/compat.h", "compat/wordexp.c"):
         assert vendored_tree(path, trees) is None, path
+    # read file by file: a header naming the repository's holders keeps its file (pdf.js's qcms glue beside LICENSE_QCMS)
+    assert vendored_tree("compat/utf8proc.c", trees).of_copies
     assert vendored_tree("compat/utf8proc.c", vendored_trees(_facts(files, "jonas/utf8proc"), "jonas/utf8proc")) is None
     renamed = {path.replace("utf8proc.license.md", "LICENSE-MIT"): text for path, text in files.items()}
     assert vendored_tree("compat/utf8proc.c", vendored_trees(_facts(renamed, "jonas/tig"), "jonas/tig")) is None
