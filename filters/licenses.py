@@ -28,7 +28,7 @@ MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0B
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL LicenseRef-bsd-endorsement-allowed
-LicenseRef-BSD-unstated-clauses curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
+LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
 PHP-3.0 PHP-3.01
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
@@ -64,6 +64,7 @@ KHRONOS = "LicenseRef-khronos"  # the Khronos Group's older grant for "the Mater
 # Grants SPDX has no id for, named by what their own words say (docs/repositories.md, "Licenses per path"):
 NONCOMMERCIAL = "LicenseRef-noncommercial"  # a grant whose conditions forbid selling the software or using it for profit
 BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses, the third letting the name endorse
+OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
 BSD_UNSTATED = "LicenseRef-BSD-unstated-clauses"  # "BSD" named with terms in the author's own words, not BSD's clauses
 
 
@@ -368,6 +369,8 @@ _HOLDERS_NOT_ADVERTISED = r"except as contained in this notice the name of a cop
 _W3C_TERMS = (r"by obtaining using and or copying this work you the licensee agree that you have read understood and will "
               r"comply with the following terms and conditions")
 _W3C_GRANT = r"permission to copy modify and distribute this software and its documentation with or without modification"
+_ZLIB_GRANT = (r"permission is granted to anyone to use this software for any purpose including commercial applications "
+               r"and to alter it and redistribute it")
 _ARTISTIC_1 = (r"the intent of this document is to state the conditions under which a package may be copied such that "
                r"the copyright holder maintains some semblance of artistic control")
 _PSF_ANCHOR = r"python software foundation license version 2|license agreement is between the python software foundation"
@@ -487,6 +490,10 @@ _SIGNATURES = (
     _signature("NIST-PD", r"pursuant to title 17 section 105 of the united states code this software is not subject "
                           r"to copyright protection", (r"\bnist\b",)),
     _signature("CC0-1.0", r"cc0 1 0 universal|creative commons zero"),
+    # zlib's grant with none of its restrictions (SDL's test programs: "Permission is granted to anyone to use this
+    # software for any purpose, including commercial applications, and to alter it and redistribute it freely."):
+    # no SPDX id; ScanCode's other-permissive. Read where zlib's clauses do not follow (Zlib's own signature below).
+    _signature(OTHER_PERMISSIVE, _ZLIB_GRANT + r" freely(?! subject to)", forbidden=(r"origin of this software must not",)),
     _signature(
         "Zlib",
         r"the origin of this software must not be misrepresented",

@@ -378,3 +378,14 @@ def test_a_batch_files_at_rem_comments() -> None:
     text = _files("named_notices")["FasterXML/jackson-core"]["mvnw.cmd"]
     assert "@REM to you under the Apache License, Version 2.0" in text
     assert own_license(text, "mvnw.cmd") == "Apache-2.0"
+
+
+def test_zlibs_grant_without_its_restrictions() -> None:
+    """SDL's test programs (rxi/lite's copy): "Permission is granted to anyone to use this software for any purpose,
+    including commercial applications, and to alter it and redistribute it freely." and no restrictions after it: a
+    permissive grant no listed license has (ScanCode's other-permissive), not zlib's, nor its folder's public domain."""
+    path = "winlib/SDL2-2.0.10/test/checkkeys.c"
+    text = _files("dev10")["rxi/lite"][path]
+    assert "redistribute it\n  freely.\n" in text and "misrepresented" not in text
+    assert own_license(text, path) == "LicenseRef-other-permissive"
+    assert is_permissive("LicenseRef-other-permissive")
