@@ -661,6 +661,20 @@ VERDICTS = {
         (_name("rfc4627.txt"), "O", ("RFC 4627's 'Full Copyright Statement' near its end: 'This document is subject to "
          "the rights, licenses and restrictions contained in BCP 78' (ietf-trust); ours the root's MIT")),
     ],
+    "ansible-collections/community.docker": [
+        (lambda p, o, r: o == "GPL-3.0-or-later" and "LGPL-3.0-or-later" in r, "R", ("'GNU General Public License v3.0+ "
+         "(see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)' and 'SPDX-License-Identifier: "
+         "GPL-3.0-or-later'; ScanCode's rule lgpl-3.0-plus_219 also fires on the line's path and address")),
+        (_name("CHANGELOG.md", "CHANGELOG.rst", "changelog.yaml", "README.md"), "R", ("license names in the changelog's entries and the "
+         "README's prose (the collection's two licenses, a PSF-licensed file's)")),
+        (lambda p, o, r: p.startswith("LICENSES/") or p == "COPYING", "R", ("a license text itself: ours the "
+         "collection's declared licenses (galaxy.yml), the reference the text's own")),
+    ],
+    "rxi/lite": [
+        (lambda p, o, r: p.startswith("winlib/SDL2-2.0.10/test/") and "other-permissive" not in o, "O", ("SDL's test "
+         "programs' own grant, zlib's without its restrictions ('... and to alter it and redistribute it freely.'); ours "
+         "the folder's COPYING, 'placed in the public domain' (read from round 13)")),
+    ],
     "jeroen/jsonlite": [
         (lambda p, o, r: p.startswith("paper/jss.") and o == "MIT", "O", ("the JSS LaTeX class and BibTeX style's '%% "
          "License: GPL-2' ('%' comments); ours the root's MIT (read from round 13)")),
