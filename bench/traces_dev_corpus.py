@@ -38,6 +38,7 @@ CORPUS = ((BENCH / "traces_holdout.tsv", SOURCE_COUNTS), (BENCH / "traces_holdou
           (BENCH / "traces_holdout_9.tsv", BENCH / "traces_holdout_9_counts.json"),
           (BENCH / "traces_holdout_10.tsv", BENCH / "traces_holdout_10_counts.json"),
           (BENCH / "traces_holdout_11.tsv", BENCH / "traces_holdout_11_counts.json"),
+          (BENCH / "traces_holdout_12.tsv", BENCH / "traces_holdout_12_counts.json"),
           (BENCH / "traces_dev_extra.tsv", EXTRA_COUNTS))
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import glob
+import hashlib
 import json
 import os
 import re
@@ -284,7 +285,10 @@ SOURCE_COUNTS = {**SOURCE_COUNTS_2, **SOURCE_COUNTS_3, "FireAct": count_fireact,
 
 
 def slug(system: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", system.lower()).strip("-")
+    """A system's source name: its words in lower case, cut to 60 characters with a hash of the whole name (a
+    long description as a source name made a shard's file name longer than the file system allows)."""
+    name = re.sub(r"[^a-z0-9]+", "-", system.lower()).strip("-")
+    return name if len(name) <= 60 else f"{name[:60].rstrip('-')}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
 
 
 def copy_sibling_records(git_dir: Path, commit: str, path: str, target: Path) -> None:

@@ -536,11 +536,24 @@ def opening_step_as_context(messages: list[dict[str, Any]]) -> bool:
     return True
 
 
+def says_nothing(value: Any) -> bool:
+    """Whether a record holds no words: every string in it a single token (ids, modes, timestamps)."""
+    if isinstance(value, str):
+        return len(value.split()) <= 1
+    if isinstance(value, dict):
+        return all(says_nothing(v) for v in value.values())
+    return not isinstance(value, list) or all(says_nothing(v) for v in value)
+
+
 def session_format(first_entry: Any, forced: str | None = None, following: list | None = None) -> Format | None:
     """The session format whose files hold ``first_entry`` as a line, if any; else, given the lines
     ``following`` it, ``turn-lines`` when the file is turns after a header line or two (a session record,
     metadata) that carry no text."""
-    fmt = next((f for f in formats_named(forced, SESSION_FORMATS) if f.detect(first_entry)), None)
+    fmt = None
+    for entry in [first_entry, *(following or [])]:
+        fmt = next((f for f in formats_named(forced, SESSION_FORMATS) if f.detect(entry)), None)
+        if fmt is not None or not says_nothing(entry):
+            break  # a header record that says nothing (a harness's newer ``permission-mode`` line) decides nothing
     if fmt is None and forced in (None, TURN_LINES.name) and following and turn_lines_after_header(
             [first_entry, *following]):
         return TURN_LINES

@@ -57,6 +57,7 @@ from codemix.mixtures.transcript_formats.task_outputs import task_output_lists
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
 from codemix.mixtures.transcript_formats.traces import trace_holder
 from codemix.mixtures.transcript_formats.turns import (
+    CALL_EVENT,
     DECLARATION_KEYS,
     FINAL_KEYS,
     ID_KEYS,
@@ -82,9 +83,11 @@ from codemix.mixtures.transcript_formats.turns import (
     is_tool_event,
     is_tool_event_list,
     is_turn_list,
+    kinded_turn,
     lifted_turns,
     logged_prompt,
     parallel_events,
+    requested_turn,
     response_messages,
     said,
     speaker_of,
@@ -1002,7 +1005,7 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     envelope around one); a line that is a logged tool call (``{name, arguments, result}``) between them is
     the model's call and its result; a line with no text (a header, a usage record) is left out and counted
     (``entries_left_out``). A message streamed in parts over several lines is one (``events.merged_chunks``)."""
-    entries = merged_chunks(entries) or entries
+    entries = [requested_turn(entry) for entry in merged_chunks(entries) or entries]
     turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
     kinds = {entry.get("type") for entry in entries if detect_turn_line(entry) and isinstance(entry, dict)}
     roles = speaker_roles(turns)
@@ -1010,7 +1013,13 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     left_out = 0
     for index, entry in enumerate(entries, 1):
         if detect_turn_line(entry):
-            messages += turn_messages([unwrap_turn(entry)], roles)
+            line = turn_messages([unwrap_turn(entry)], roles)
+            turn = unwrap_turn(entry)
+            if (isinstance(turn, dict) and (kinded_turn(turn) or {}).get(CALL_EVENT) and len(line) == 1 and messages
+                    and messages[-1]["role"] == "assistant" and not messages[-1]["observation"]):
+                messages[-1]["tool_calls"] = [*messages[-1]["tool_calls"], *line[0]["tool_calls"]]  # its turn's call
+                continue
+            messages += line
         elif is_tool_event(entry):
             messages += tool_event_messages([entry])
         elif is_silent(entry) or other_kind(entry, kinds):

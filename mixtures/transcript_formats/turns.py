@@ -840,8 +840,44 @@ def inner_turn(item: dict) -> dict:
     return {**inner, "name": outer} if outer.lower() not in ROLE_ALIASES else inner
 
 
+CALL_EVENT = "_call_event"  # a turn made of one logged call event, joined to the model's turn before it
+
+
+def requested_turn(item: Any) -> Any:
+    """A person's event that names its kind but keeps its words in the event's raw record (``{role: user, kind:
+    define_outcome, raw: {description: ...}}``), with those words as its content; else the item."""
+    if not (isinstance(item, dict) and isinstance(item.get("kind"), str) and content_of(item) in (None, "")
+            and ROLE_ALIASES.get(str(speaker_of(item)).lower()) == "user"):
+        return item
+    stated = next((v[k] for v in item.values() if isinstance(v, dict) for k in ("description", *TASK_KEYS)
+                   if isinstance(v.get(k), str) and len(v[k].split()) >= 3), None)
+    return {**item, "content": stated} if stated else item
+
+
+def kinded_turn(item: dict) -> dict | None:
+    """A turn whose ``kind`` beside its speaker names what it is (a managed agent's event log: ``{role: agent,
+    kind: tool_use, tool, content}``): a call is the model's call (``content`` its arguments), a result the
+    tool's turn, a kind that carries no text (``thinking`` logged without it) no turn (None); else the item."""
+    kind = item.get("kind")
+    role = ROLE_ALIASES.get(str(speaker_of(item)).lower())
+    if role == "user":
+        return requested_turn(item)
+    if not isinstance(kind, str) or role != "assistant":
+        return item
+    words = key_words(kind)
+    if "tool" in words and words & {"use", "call", "request"}:
+        name = string(item.get("tool")) or string(item.get("name"))
+        return {"role": "assistant", "tool_calls": [{"id": string(item.get("id")) or string(item.get("tool_use_id")),
+                                                     "name": name, "arguments": content_of(item)}],
+                CALL_EVENT: True} if name else item
+    if "tool" in words and words & {"result", "output", "response"}:
+        return {"role": "tool", "content": content_of(item), "tool_call_id": string(item.get("tool_use_id"))}
+    return None if content_of(item) in (None, "") and not item.get("tool_calls") else item
+
+
 def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[dict[str, Any]]:
     items = [inner_turn(item) if isinstance(item, dict) else item for item in items]
+    items = [turn for item in items if (turn := kinded_turn(item) if isinstance(item, dict) else item) is not None]
     roles = speaker_roles(items, speakers)
     messages = []
     for index, item in enumerate(items):
@@ -880,6 +916,9 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
         if role != "tool" and speaker and name == speaker and not text.strip() and not calls and not reasoning:
             continue  # a named participant's record that says nothing (a game's empty narration) is no turn;
             # a tool's empty output is one
+        if item.get(CALL_EVENT) and messages and messages[-1]["role"] == "assistant" and not messages[-1]["observation"]:
+            messages[-1]["tool_calls"] = [*messages[-1]["tool_calls"], *calls]  # the call its model turn made
+            continue
         messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
             item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or ""), name=name, observation=role == "tool"))
@@ -1021,7 +1060,7 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
             step = {**{k: v for k, v in step.items() if step.get(k) is not model}, **worded_step(model)}
         if isinstance(said_by_user := first_present(step, STEP_USER_KEYS), str) and said_by_user.strip():
             messages.append(message("user", said_by_user))  # what the user said before this step
-        thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k))
+        thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k)) or stated_state(step)
         calls, action_text = step_actions(step, where)
         replied = first_present(step, ("response", "llm_response", "model_response", "model_output", "answer",
                                        "final_answer"))
@@ -1037,10 +1076,24 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         for key in STEP_ENV_KEYS:
             if key in step and step[key] not in (None, "", []):
                 observed = step[key]
-                for part in observed if isinstance(observed, list) and key.endswith("s") else [observed]:
-                    messages.append(observation_message(part))
+                # a list of results, one per call the step made (browser-use's ``result``), answers each call
+                per_call = isinstance(observed, list) and not key.endswith("s") and 1 < len(observed) == len(calls)
+                each = per_call or (isinstance(observed, list) and key.endswith("s"))
+                for part in observed if each else [observed]:
+                    messages.append(observation_message([part] if per_call and isinstance(part, dict) else part))
                 break
     return messages
+
+
+def stated_state(step: dict) -> str:
+    """The model's words a step keeps in an object of text fields beside its action (browser-use's
+    ``current_state: {evaluation_previous_goal, memory, next_goal}``), one ``field: text`` line each; "" when no
+    child object holds only text (a browser's state of tabs and urls, metrics, results hold more)."""
+    for value in step.values():
+        if (isinstance(value, dict) and len(value) >= 2 and all(isinstance(v, str) for v in value.values())
+                and any(len(v.split()) >= 3 for v in value.values())):
+            return "\n".join(f"{key.replace('_', ' ').capitalize()}: {text}" for key, text in value.items() if text.strip())
+    return ""
 
 
 def observation_message(part: Any) -> dict[str, Any]:
