@@ -34,6 +34,7 @@ from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.events import printed_event_logs
 from codemix.mixtures.transcript_formats.flattened import unflattened
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
+from codemix.mixtures.transcript_formats.keyed_log import KEYED_LOG
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, LABELLED_DIALOGUE, MARKER_TURNS, PRINTED_MESSAGES
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
@@ -128,7 +129,7 @@ def read_printed_objects(text: str) -> list[Transcript]:
 PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
 PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=lambda text: detect_printed_objects(text) or (
     isinstance(text, str) and bool(printed_event_logs(text))), parse=read_printed_objects)
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG, TOOL_BLOCKS)
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG, TOOL_BLOCKS, KEYED_LOG)
 TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, QUOTED_TURNS, REQUEST_LOG, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))

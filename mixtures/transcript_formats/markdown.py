@@ -186,10 +186,11 @@ def heading_role(speaker: str) -> str | None:
 # Headings an exporter writes for a person's message and the reply to it (``## Prompt:`` / ``## Response:``, a
 # Claude chat exporter's; ``# You`` over what the reader of the page typed): read only as a pair.
 PAIRED = {"prompt": "user", "you": "user", "response": "assistant"}
+REPLY_WORDS = frozenset({"response", "reply", "answer"})
 
 
 def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
-    found, paired = [], []
+    found, paired, replies = [], [], []
     for match in pattern.finditer(text):
         speaker = next((g for g in match.groups() if g), "")
         role = ROLE_ALIASES.get(speaker.strip().lower()) if speaker else "continued"
@@ -202,12 +203,22 @@ def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
         elif len(words := speaker.lower().split()) == 2 and words[0] in PAIRED and match.group(0).startswith("#"):
             # a heading that qualifies the pair's word once (a prompt history record's ``## Response snapshot``)
             paired.append((match.start(), match.end(), PAIRED[words[0]]))
+        elif len(words) == 2 and words[1] in REPLY_WORDS and match.group(0).startswith("#"):
+            replies.append((match.start(), match.end(), "assistant"))  # ``### Planner Response``: an agent's reply
     # ``Prompt`` / ``Response`` (``You`` / ``ChatGPT``) count where they take turns with the other side: an API
     # guide's lone ``Response`` heading is no turn
     roles = {r for *_, r in found + paired}
     if paired and {"user", "assistant"} <= roles:
         merged = sorted(found + paired)
         if sum(a[2] != b[2] for a, b in itertools.pairwise(merged)) * 10 >= (len(merged) - 1) * 9:
+            return merged
+    # An agent's replies under ``<Name> Response`` (Windsurf's ``### Planner Response``, several to a request) count
+    # where the person's headings are found by role and nine in ten of them are answered by such a reply.
+    users = [f for f in found if f[2] == "user"]
+    if len(replies) >= 2 and users and {r for *_, r in found} <= {"user"}:
+        merged = sorted(found + replies)
+        answered = sum(a[2] == "user" and b[2] == "assistant" for a, b in itertools.pairwise(merged))
+        if answered * 10 >= len(users) * 9:
             return merged
     return found
 
@@ -236,10 +247,27 @@ PLACEHOLDER = re.compile(r"\A(?:_[^_\n]+_|\*[^*\n]+\*)\Z")
 NEGATION = re.compile(r"(?<![a-z])(?:no|not|none|empty|nothing)(?![a-z])", re.IGNORECASE)  # (``_No``: ``_`` is a word char)
 
 
+# An action the exporter records in one italic line, a past-tense verb first (Windsurf's ``*Viewed [a.md](file:///...) *``,
+# ``*Updated todo list*``, ``*User accepted the command `ls`*``): the model's call, its result not exported.
+ACTION_LINE = re.compile(r"^[ \t]*\*(?!\*)(?P<name>(?:[A-Z][a-z]+ ){0,2}[A-Za-z]+ed\b(?: [a-z]+){0,2}?)"
+                         r"(?:[ \t]+(?P<what>[^*\n]*?))?[ \t]*\*[ \t]*$\n?", re.MULTILINE)
+
+
+def action_calls(body: str) -> tuple[str, list[dict[str, Any]]]:
+    """``body`` less its action lines (``ACTION_LINE``), and those actions as the model's calls."""
+    calls = [tool_call(None, m.group("name"), (m.group("what") or "").strip()) for m in ACTION_LINE.finditer(body)]
+    return (ACTION_LINE.sub("", body).strip(), calls) if calls else (body, [])
+
+
 def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     body = without_rules(STAMP_LINE.sub("", CLOSING_TAG.sub("", body))).strip()
     if PLACEHOLDER.match(body) and NEGATION.search(body):
         return []
+    if role in ("user", "assistant") and (acted := action_calls(body))[1]:
+        # (a person's section may end with the model's first actions: the exporter writes them under the request)
+        text, calls = acted
+        head = section_messages(role, text) if text else []
+        return [*head, message("assistant", tool_calls=calls)]
     label = OPENING_LABEL.match(body + "\n")
     if role == "user" and label and key_words(label.group(1)) & (OUTPUT_WORDS | {"response"}):
         # a person's section that opens with a tool's result label (``📊 **Tool Result:**``) is the tool's turn

@@ -353,3 +353,41 @@ def test_a_yaml_document_of_nested_mappings_is_data_not_labelled_turns():
     source = SourceConfig(name="runs", type="transcripts", paths=[str(path)], limits=ReadLimits())
     outcomes = list(read_location(source, str(path)))
     assert outcomes and not any(isinstance(o, Document) for o in outcomes), outcomes
+
+
+def test_an_agent_s_replies_headed_by_its_name_and_its_actions_in_italic_lines():
+    """Windsurf's Cascade export (tests/fixtures/transcript_inputs/README.md; the twelfth holdout, FIT): the person's
+    ``### User Input``, the agent's ``### Planner Response`` (several to one request), and each action the agent took
+    as an italic line (``*Viewed [file](...) *``, ``*Updated todo list*``, ``*Searched filesystem*``): the model's
+    calls, their results not exported. Every section is read, every action a call, none left in the prose."""
+    text = (INPUTS / "olaf.windsurf-cascade-conversation.lines-1-60.md").read_text()
+    users = re.findall(r"^### User Input$", text, re.MULTILINE)
+    actions = re.findall(r"^\*([A-Z][^*\n]*)\*[ \t]*$", text, re.MULTILINE)
+    assert len(users) == 2 and len(re.findall(r"^### Planner Response$", text, re.MULTILINE)) >= 4 and len(actions) >= 5
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    calls = [c for m in messages for c in m["tool_calls"]]
+    assert [c["name"].split()[0] for c in calls] == [a.split()[0] for a in actions]
+    assert sum(m["role"] == "user" and not m["observation"] for m in messages) >= 1
+    assert messages[0]["role"] == "user" and messages[0]["content"] == "run orchestrator"
+    assert not any(re.search(r"^\*(?:Viewed|Updated|Searched)", m["content"], re.MULTILINE) for m in messages)
+    assert "Existing Analysis Found" in messages[-1]["content"] and messages[-1]["role"] == "assistant"
+
+
+def test_a_client_s_traffic_log_of_keyed_entries_reads_as_requests_and_streamed_replies():
+    """Kilo Code's traffic captured by a patched extension (tests/fixtures/transcript_inputs/README.md; the twelfth
+    holdout, FIT): ``### source=prompt type=text timestamp=...`` entries over fenced blocks (the task, the
+    environment), ``source=response`` chunks streamed mid-word, ``type=usage`` counts. Two requests: the second
+    re-sends the history and adds the tool's result. Read as the request, the reply joined from its chunks, the
+    tool's result (the person's turn, an observation) and the final reply; usage lines are no message."""
+    text = (INPUTS / "kilocode-hack.llm-messages.md").read_text()
+    kinds = re.findall(r"^### source=(\w+) type=(\w+) ", text, re.MULTILINE)
+    assert kinds.count(("response", "usage")) >= 2 and kinds.count(("prompt", "text")) >= 4
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[0]["content"].startswith("<task>") and messages[2]["observation"]
+    assert messages[2]["content"].startswith("[apply_diff for 'src/hello.py'] Result:")
+    assert "I need to modify the `src/hello.py` file to:" in messages[1]["content"]  # chunks joined as streamed
+    assert messages[3]["content"].startswith("<attempt_completion>")
+    assert not any("input tokens" in m["content"] for m in messages)
