@@ -145,7 +145,16 @@ def block_message(kind: str, lines: list[str]) -> dict[str, Any]:
         return message("user", text, observation=text.startswith(("/", LINT_REPORT)))
     if kind == "tool":
         return message("tool", text, observation=True)
+    thought = THINKING_TAG.search(text)
+    if thought:  # the model's thinking, in a tag aider names (``<thinking-content-7bbeb8e1...>``): reasoning, not reply
+        return message("assistant", (text[:thought.start()] + text[thought.end():]).strip(),
+                       reasoning=thought.group("thought").strip())
     return message("assistant", text)
+
+
+# A tag whose name says thinking (``<thinking>``, ``<think>``, aider's ``<thinking-content-<hash>>``) around the
+# model's thinking, with its closing tag.
+THINKING_TAG = re.compile(r"<(?P<tag>think(?:ing)?(?:-[\w-]+)?)>(?P<thought>.*?)</(?P=tag)>", re.DOTALL)
 
 
 AIDER = Format(name="aider", container="text", detect=detect_aider, parse=parse_aider)

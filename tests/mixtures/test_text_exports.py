@@ -391,3 +391,19 @@ def test_a_client_s_traffic_log_of_keyed_entries_reads_as_requests_and_streamed_
     assert "I need to modify the `src/hello.py` file to:" in messages[1]["content"]  # chunks joined as streamed
     assert messages[3]["content"].startswith("<attempt_completion>")
     assert not any("input tokens" in m["content"] for m in messages)
+
+
+def test_an_aider_reply_s_thinking_tag_is_reasoning_not_the_reply(tmp_path):
+    """aider writes a reasoning model's thinking into the chat history inside a tag it names with a hash
+    (Artifrack/conclave-fixissue-sandbox ``6dfdd33a`` .aider.chat.history.md, the twelfth holdout, no licence: its
+    layout rebuilt here with a few of its words): the thinking is the reply's reasoning, the text after the tag the
+    reply (so the trained reply is what the model said, not what it thought)."""
+    thought = "The user wants to fix a bug in `clamp.py`.\nI need to see the current content of `clamp.py` first."
+    reply = "Please provide the contents of `clamp.py` and `test_clamp.py` so I can identify the bug."
+    text = ("\n# aider chat started at 2026-07-30 20:06:42\n\n> Aider v0.86.2  \n> Model: openai/qwen with whole edit format  \n\n"
+            "#### Resolve GitHub issue #1: clamp() returns the wrong value when input is above the range  \n\n"
+            f"<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n{thought}\n\n"
+            f"</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n{reply}\n\n> Tokens: 703 sent, 1.1k received.  \n")
+    (transcript,) = parse_text(text)
+    (model,) = [m for m in transcript.messages if m["role"] == "assistant"]
+    assert model["content"] == reply and model["reasoning"] == thought
