@@ -33,8 +33,8 @@ from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.events import printed_event_logs
 from codemix.mixtures.transcript_formats.flattened import unflattened
-from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.keyed_log import KEYED_LOG
+from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
 from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, LABELLED_DIALOGUE, MARKER_TURNS, PRINTED_MESSAGES
 from codemix.mixtures.transcript_formats.moatless import MOATLESS

@@ -43,7 +43,7 @@ def keyed_entries(text: str) -> list[tuple[str, str]] | None:
         body = text[mark.end():stop]
         fence = ONE_FENCE.match(body)
         inner = fence.group(2) if fence else body.strip()
-        entries.append((side, inner[1:] if inner.startswith("\n") else inner))  # (the writer's blank first line)
+        entries.append((side, inner.removeprefix("\n")))  # (the writer's blank first line)
     return entries if {side for side, _ in entries} == {"user", "assistant"} else None
 
 
