@@ -655,6 +655,53 @@ VERDICTS = {
          "license_file); PSF-license.txt is for the files whose header names it: ours and the reference both AND the "
          "root's two texts onto every path (the reference also calls the PSF agreement Python-2.0)")),
     ],
+    # ---- the eleventh holdout (bench/repos_holdout_11.tsv, run once by b46v at 14:17 = FRESH), judged by b46l after
+    # reading each disagreeing file ----
+    "zdia/gorilla": [
+        (_in("utilities/ruff/"), "U", ("Ruff!'s files: 'See the file WOOF_LICENSE in the Woof! root directory for "
+         "license', a text not in the repository; ours the repository's GPL, the reference none")),
+        (lambda p, o, r: r == "" and o == "GPL-2.0", "R", ("no license text at the root: the repository's is "
+         "sources/LICENSE.txt, the GPL 2 (its README's notice: GPL 2 or later), read one level down as documented; the "
+         "reference finds no legal file up the tree")),
+        (lambda p, o, r: p.startswith("sources/tcllib/") and o == "TCL", "R", "tcllib's tcllib.licence.terms, read (FIT)"),
+        (lambda p, o, r: p.startswith("sources/tcllib/md5/md5.") and o == "RSA-MD", "R", "RSA's MD5 notice, read (FIT)"),
+        (lambda p, o, r: p.startswith("sources/tcllib/"), "O", ("tcllib's own terms in sources/tcllib/tcllib.licence.terms "
+         "(Tcl's BSD-style text, a name Tcl packages give it), and RSA's notice on md5.c: ours the repository's GPL")),
+        (_in("utilities/make-deb.data/"), "R", ("a Debian packaging template's copyright file (GPL 2+, 'excepts some parts "
+         "noted below': Tcl's terms) and changelog; the reference ANDs every text it matched in the copyright file")),
+        (_name("itcl.tcl"), "U", ("'See the file \"license.terms\" for information on usage and redistribution': [incr "
+         "Tcl]'s, not copied beside it; ours the repository's, the reference Tcl's by the pointer")),
+    ],
+    "janet-lang/spork": [
+        (_name("readme.md"), "R", "miniz's README: 'MIT licensed'; 'Sean Barrett's various public domain libraries' is credit"),
+    ],
+    "stnolting/neorv32": [
+        (lambda p, o, r: p.startswith("sw/bootloader/petit_fatfs/") and o == "LicenseRef-fatfs", "R", ("ChaN's FatFs "
+         "License, read (FIT); the reference adds other-permissive for its prose and reads the 00readme's terms as ugui")),
+        (_in("sw/bootloader/petit_fatfs/"), "O", ("ChaN's 'FatFs License' ('Redistribution and use of Petit FatFs in source "
+         "and binary forms ... provided that the following condition is met'): ours the repository's BSD-3-Clause")),
+        (_name("litex_support.adoc", "using_ocd.adoc"), "R", ("a guide quoting tools' banners in its listings (LiteX's ISC "
+         "notice; OpenOCD's 'Licensed under GNU GPL v2', gdb's 'License GPLv3+'): the repository's BSD-3-Clause; ours read "
+         "OpenOCD's line before (FIT: a document's code blocks are no notices)")),
+        (lambda p, o, r: p.endswith("neorv32_trng.vhd") and o == "BSD-3-Clause", "R", "the BSD 3-Clause text read whole (FIT)"),
+        (_name("neorv32_trng.vhd"), "O", ("neoTRNG's BSD 3-Clause text below a long description: ours read it cut after "
+         "clause 2 (BSD-2-Clause), ANDed with the head's BSD-3-Clause")),
+    ],
+    "tomoki1207/vscode-pdfviewer": [
+        (lambda p, o, r: p.endswith("cmaps/LICENSE") and o == "BSD-3-Clause", "R", "Adobe's CMap text read (FIT)"),
+        (lambda p, o, r: p.endswith("cmaps/LICENSE"), "O", ("Adobe's BSD-3-Clause text with every line prefixed "
+         "'%%Copyright:' (PostScript DSC comments): ours read BSD-2-Clause")),
+        (_name("viewer.js.map"), "R", "a source map embedding bundled sources' MIT headers as data; the build's Apache-2.0"),
+    ],
+    "abapGit/abapGit": [
+        (lambda p, o, r: p.startswith("src/ui/zabapgit_icon_font") and o == "CC-BY-4.0", "R", ("REUSE.toml: "
+         "'src/ui/zabapgit_icon_font*' is Font Awesome's, CC-BY-4.0; the reference reads the root LICENSE")),
+        (lambda p, o, r: p.startswith("LICENSES/"), "R", "a REUSE license text itself: ours REUSE.toml's '**' MIT"),
+        (_name("README.md", "REUSE.toml"), "R", ("license names in the README's credits and REUSE.toml's annotations; "
+         "REUSE.toml's '**' MIT governs both")),
+        (_name("package.json"), "R", ("npm init's default 'ISC' (empty author and description): no statement; REUSE.toml's "
+         "'**' MIT")),
+    ],
     # ---- round 13's development repositories (bench/repos_licenses_dev_10.tsv), judged by b46l after reading ----
     "openresty/lua-cjson": [
         (lambda p, o, r: p == "rfc4627.txt" and o == "LicenseRef-ietf-trust", "R", "RFC 4627's BCP 78 statement, read"),

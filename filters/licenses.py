@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from codemix.config import join, require
+from codemix.filters.natural_language import markup_prose
 from codemix.filters.regex_screen import required_literal
 
 # SPDX ids whose terms let code be redistributed in a training set with attribution at most. The
@@ -28,7 +29,7 @@ MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0B
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL LicenseRef-bsd-endorsement-allowed
-LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
+LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
 PHP-3.0 PHP-3.01
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
@@ -48,7 +49,7 @@ LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 JSON Beerware CC-BY-NC-3.0 CC-BY-NC-SA-3.0 CC-BY-ND-3.0 CC-BY-NC-ND-3.0 CC-BY-NC-ND-4.0 CPL-1.0 MS-PL MS-RL PHP-3.0
-MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat
+MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -64,6 +65,7 @@ KHRONOS = "LicenseRef-khronos"  # the Khronos Group's older grant for "the Mater
 # Grants SPDX has no id for, named by what their own words say (docs/repositories.md, "Licenses per path"):
 NONCOMMERCIAL = "LicenseRef-noncommercial"  # a grant whose conditions forbid selling the software or using it for profit
 BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses, the third letting the name endorse
+FATFS = "LicenseRef-fatfs"  # ChaN's "FatFs License", BSD's grant with one condition (ScanCode's fatfs)
 OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
 BSD_UNSTATED = "LicenseRef-BSD-unstated-clauses"  # "BSD" named with terms in the author's own words, not BSD's clauses
 
@@ -318,12 +320,13 @@ def normalize_license(name: str, *, spdx_field: bool = False) -> str | None:
 @functools.lru_cache(maxsize=8)
 def _words(text: str) -> str:
     """Lower-case words separated by single spaces: "and/or" -> "and or", "2.0" -> "2 0"."""
-    text = _COMMENT_LEADER.sub(" ", text) if "dnl" in text or "REM" in text else text
+    text = _COMMENT_LEADER.sub(" ", text) if "dnl" in text or "REM" in text or "%%" in text else text
     return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("licence", "license"))
 
 
 # Comment leaders that are words (m4's ``dnl``, batch files' ``REM``), so a notice reads as one sentence.
-_COMMENT_LEADER = re.compile(r"^[ \t]*@?(?:dnl|REM|rem)\b", re.MULTILINE)  # also batch files' "@REM"
+# also batch files' "@REM", and PostScript's DSC comments (Adobe's CMaps, every line "%%Copyright: ...")
+_COMMENT_LEADER = re.compile(r"^[ \t]*(?:@?(?:dnl|REM|rem)\b|%%[A-Za-z]+:)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,7 +353,8 @@ _MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:inc
 _KHRONOS_GRANT = _MIT_GRANT + r" of this software and or associated documentation files the materials"
 _KHRONOS_NOTICE = r"shall be included in all copies or substantial portions of the materials"
 _KHRONOS_MODIFICATIONS = r"modifications to this file may mean it no longer accurately reflects khronos standards"
-_BSD_GRANT = r"redistribution and use in source and binary forms"
+# also naming what it grants ("Redistribution and use of Petit FatFs in source and binary forms", "... of this software in")
+_BSD_GRANT = r"redistribution and use (?:of (?:\w+ ){1,4})?in source and binary forms"
 _BSD_PATENT = r"hereby grants to those receiving rights under this license a perpetual worldwide non exclusive"
 _BSD_VIEWS = r"the views and conclusions contained in the software and documentation are those of the authors"
 # ISC's grant, also in its older wording "this software and its documentation" (Nominum's, dnspython's).
@@ -403,6 +407,8 @@ _SIGNATURES = (
     # Plus Patent License, the FreeBSD "views and conclusions" text, LBNL's "no obligation ... to provide any bug fixes".
     # Minpack's (University of Chicago, 1999): BSD's grant with an acknowledgment clause; SPDX Minpack.
     _signature("Minpack", r"minpack copyright notice \d{4} university of chicago", (_BSD_GRANT,)),
+    # ChaN's FatFs License (its own title; ScanCode's fatfs): BSD's grant for "FatFs" with the one condition.
+    _signature(FATFS, r"(?:petit )?fatfs module is an open source software", (_BSD_GRANT,)),
     _signature("bzip2-1.0.6", _BSD_GRANT, (r"the origin of this software must not be misrepresented",
                                            r"altered source versions must be plainly marked")),
     _signature("BSD-2-Clause-Patent", _BSD_GRANT, (_BSD_PATENT,)),
@@ -538,6 +544,9 @@ _SIGNATURES = (
     _signature("TCL", r"the following terms apply to all files associated with the software unless explicitly "
                       r"disclaimed in individual files"),
     _signature("Beerware", r"as long as you retain this notice you can do whatever you want with this stuff"),
+    # RSA Data Security's notice on its MD4/MD5 code (tcllib's md5.c): SPDX RSA-MD.
+    _signature("RSA-MD", r"license to copy and use this software is granted provided that it is identified as the "
+                         r"rsa data security inc md[45] message digest algorithm"),
     _signature("BlueOak-1.0.0", r"blue oak model license"),
     _signature("NCSA", r"university of illinois ncsa open source license"),
     _signature("Artistic-2.0", r"the artistic license 2 0"),
@@ -1129,7 +1138,7 @@ def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
 _LICENSE_FILE = re.compile(
     r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|legal(?:ities|ity)?(?:\.(?:txt|md))?"
     r"|(?!(?:third|3rd)[-_]?part)[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
-    r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)", re.IGNORECASE
+    r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst|terms)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)", re.IGNORECASE
 )
 _UPPER_SUFFIX = re.compile(r".*\.(?:LICENSE|LICENCE)")
 # LICENSE.py, license.go... are code that happens to be named like a license file.
@@ -1190,10 +1199,10 @@ def is_notice_file(path: str) -> bool:
 # What a license file named after something is named after: ``python_dotenv.LICENSE``, ``OPEN-SANS-LICENSE.txt``,
 # ``LICENSE_FOXIT``. A license's name (LICENSE-MIT, LICENSE.APACHE), an extension (LICENSE.txt) or a word for the
 # repository's own parts (LICENSE-CODE, LICENSE-docs) names no package.
-_NAMED_AFTER = re.compile(r"(?P<before>[a-z0-9][\w-]*?)[-_.]licen[cs]e(?:\.(?:txt|md|rst|adoc))?"
+_NAMED_AFTER = re.compile(r"(?P<before>[a-z0-9][\w-]*?)[-_.]licen[cs]e(?:\.(?:txt|md|rst|adoc|terms))?"
                           r"|licen[cs]e[-_.](?P<after>[a-z0-9][\w-]*?)(?:\.(?:txt|md|rst|adoc))?", re.IGNORECASE)
 # ccache's root ``LICENSE.adoc`` is its license in AsciiDoc, not a package's named "adoc".
-_NOT_A_SUBJECT = frozenset(["txt", "md", "rst", "adoc", "asciidoc", "org", "html", "markdown", "text", "rtf", "code", "docs", "doc", "documentation", "content", "data", "assets", "art", "header", "headers", "full", "short", "third", "thirdparty", "third_party", "3rdparty", "notice", "terms", "spdx"])
+_NOT_A_SUBJECT = frozenset(["txt", "md", "rst", "adoc", "terms", "asciidoc", "org", "html", "markdown", "text", "rtf", "code", "docs", "doc", "documentation", "content", "data", "assets", "art", "header", "headers", "full", "short", "third", "thirdparty", "third_party", "3rdparty", "notice", "terms", "spdx"])
 
 
 _LICENSE_WORDS = frozenset(["clause", "v", "only", "or", "later", "new", "simplified", "style", "license"])
@@ -1697,6 +1706,17 @@ _KEYWORD = re.compile(r"\$licen[cs]e:[ \t]*(?P<name>[^$\n(]*?)[ \t]*(?P<terms>\(
 _KEYWORD_CHARS = 8_000
 
 
+_MARKUP_LANGUAGES = {"md": "markdown", "markdown": "markdown", "mkd": "markdown", "adoc": "asciidoc",
+                     "asciidoc": "asciidoc", "rst": "restructuredtext"}
+
+
+def document_prose(text: str, path: str) -> str:
+    """A markup document's text without its code and literal blocks, whose quoted programs' banners are not the
+    document's terms (neorv32's guide shows OpenOCD's "Licensed under GNU GPL v2" in a listing); any other file's text."""
+    language = _MARKUP_LANGUAGES.get(path.rsplit(".", 1)[-1].lower()) if "." in path else None
+    return markup_prose(text, language) if language else text
+
+
 def keyword_license(text: str, path: str = "") -> str | None:
     """The license a code file's ``$License: ... $`` keyword names (``_KEYWORD``), or None."""
     head = text[:_KEYWORD_CHARS]
@@ -1896,6 +1916,10 @@ _GRANT_LITERALS = ("ermission", "edistribution", "ublic domain", "icensed under"
 _LATER_CHARS = 200_000
 
 
+_GRANT_LEAD = 600  # a license's title and copyright lines above its grant's word
+_GRANT_SPAN = 2_000  # and its clauses below it (BSD's ~1.5k characters, more with a comment's column marks)
+
+
 def later_notices(text: str, path: str, first: str | None) -> str | None:
     """``first`` (the file's head's license) AND the licenses that notices in comments below the head state, where they
     name licenses ``first`` does not (a repeated or restated notice adds nothing); code files only (``_code_path``).
@@ -1912,6 +1936,8 @@ def later_notices(text: str, path: str, first: str | None) -> str | None:
             continue
         start, read_to = run
         start = start if start >= _NOTICE_CHARS else _paragraph_start(text, _NOTICE_CHARS)
+        if position + _GRANT_SPAN > start + _NOTICE_CHARS:  # a long comment's license past what one reading sees
+            start = text.rfind("\n", 0, position - _GRANT_LEAD) + 1  # (neorv32's neoTRNG: its description, then BSD's)
         # a bare "Public domain." below the head is one function's (socket.py's socketpair: "by Geert Jansen.
         # Public domain."), not the file's
         said = notice_license(text[start:read_to], bare=False) or _titled_gnu_text(text[start:read_to])

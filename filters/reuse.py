@@ -22,6 +22,7 @@ from codemix.filters.licenses import (
     covers_part,
     derived_license,
     detect_license,
+    document_prose,
     file_statement,
     font_license,
     footer_license,
@@ -689,8 +690,9 @@ def own_license(text: str, path: str = "") -> str | None:
     code file's banner ("MIT Licensed"); with the notices in a code file's comments below its head that name other
     licenses (``licenses.later_notices``)."""
     legal = is_license_file(path) or is_notice_file(path)  # a license document's sections speak of other files
-    found = (file_license(text) or manifest_license(path, text) or file_statement(text, path)
-             or notice_license(text, dedications=not legal) or opening_license(text, path)
+    prose = document_prose(text, path)  # a document's code blocks quote other programs' banners
+    found = (file_license(text) or manifest_license(path, text) or file_statement(prose, path)
+             or notice_license(prose, dedications=not legal) or opening_license(text, path)
              or footer_license(text, path)
              or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path)
              or rfc_license(text, path))

@@ -389,3 +389,62 @@ def test_zlibs_grant_without_its_restrictions() -> None:
     assert "redistribute it\n  freely.\n" in text and "misrepresented" not in text
     assert own_license(text, path) == "LicenseRef-other-permissive"
     assert is_permissive("LicenseRef-other-permissive")
+
+
+# ---- after the eleventh holdout's run (FIT: the holdout is spent; its files, read by hand, make the cases) ----
+
+
+def test_a_tcl_packages_license_terms_file() -> None:
+    """gorilla's copy of tcllib keeps Tcl's terms in sources/tcllib/tcllib.licence.terms (Tcl packages name it
+    license.terms): a license text of its folder, read as Tcl's ("The following terms apply to all files associated with
+    the software unless explicitly disclaimed in individual files"), not the repository's GPL one level up."""
+    files = _files("holdout11")["zdia/gorilla"]
+    terms = "sources/tcllib/tcllib.licence.terms"
+    assert detect_license(terms, files[terms]) == "TCL"
+    licenses = resolve_licenses(license_evidence_of(path, files[path]) for path in (terms, "sources/LICENSE.txt"))
+    assert licenses.for_path("sources/tcllib/csv/csv.tcl") == "TCL"
+    assert licenses.for_path("sources/gorilla.tcl") == "GPL-2.0"
+
+
+def test_rsas_md5_notice() -> None:
+    """tcllib's md5.c: "License to copy and use this software is granted provided that it is identified as the "RSA Data
+    Security, Inc. MD5 Message-Digest Algorithm"": SPDX RSA-MD."""
+    text = _files("holdout11")["zdia/gorilla"]["sources/tcllib/md5/md5.c"]
+    assert own_license(text, "md5.c") == "RSA-MD"
+
+
+def test_the_fatfs_license() -> None:
+    """ChaN's Petit FatFs: "Redistribution and use of Petit FatFs in source and binary forms ... provided that the
+    following condition is met: 1. Redistributions of source code must retain ...": the FatFs License by its own title
+    (ScanCode's fatfs), permissive."""
+    text = _files("holdout11")["stnolting/neorv32"]["sw/bootloader/petit_fatfs/pff.c"]
+    assert own_license(text, "pff.c") == "LicenseRef-fatfs"
+    assert is_permissive("LicenseRef-fatfs")
+
+
+def test_a_guides_listings_are_no_notices() -> None:
+    """neorv32's user guide shows OpenOCD's console in an AsciiDoc listing ("Licensed under GNU GPL v2"): a program's
+    banner the document quotes, not the document's terms."""
+    path = "docs/userguide/using_ocd.adoc"
+    text = _files("holdout11")["stnolting/neorv32"][path]
+    assert "\nLicensed under GNU GPL v2\n" in text
+    assert own_license(text, path) is None
+
+
+def test_a_license_below_a_long_description_read_whole() -> None:
+    """neoTRNG (neorv32_trng.vhd): its head's SPDX BSD-3-Clause, then, after a long description in '--' comments padded
+    to a column, the BSD 3-Clause text: read from its title, not cut after clause 2 (it read BSD-2-Clause AND
+    BSD-3-Clause)."""
+    path = "rtl/core/neorv32_trng.vhd"
+    text = _files("holdout11")["stnolting/neorv32"][path]
+    assert "-- 3. Neither the name of the copyright holder" in text
+    assert own_license(text, path) == "BSD-3-Clause"
+
+
+def test_a_license_text_on_postscript_comment_lines() -> None:
+    """Adobe's CMap license (pdf.js' cmaps/LICENSE in vscode-pdfviewer): every line prefixed "%%Copyright:", PostScript's
+    DSC comment: BSD-3-Clause's clauses read through it (it read BSD-2-Clause)."""
+    path = "lib/web/cmaps/LICENSE"
+    text = _files("holdout11")["tomoki1207/vscode-pdfviewer"][path]
+    assert text.startswith("%%Copyright:") and "%%Copyright: Neither the name" in text
+    assert detect_license(path, text) == "BSD-3-Clause"
