@@ -33,6 +33,7 @@ from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.events import printed_event_logs
 from codemix.mixtures.transcript_formats.flattened import unflattened
+from codemix.mixtures.transcript_formats.genai_spans import genai_conversations
 from codemix.mixtures.transcript_formats.keyed_log import KEYED_LOG
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
@@ -73,7 +74,7 @@ from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
 from codemix.mixtures.transcript_formats.tool_blocks import TOOL_BLOCKS
-from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, speaker_of
+from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, speaker_of, turn_messages
 from codemix.mixtures.transcript_formats.web_pages import (
     HTML_MESSAGES,
     detect_html_messages,
@@ -179,6 +180,10 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
     if forced is None and (blocks := run_blocks(value)) is not None:
         with contextlib.suppress(TranscriptShapeError):  # one log of several runs: each run its own transcript
             return [t for block in blocks for t in parse_json_value(block, None, speakers)]
+    if forced is None and (conversations := genai_conversations(value)):
+        # OpenTelemetry GenAI spans: each conversation's messages and calls in the order the spans started
+        return [Transcript(format="shape", messages=turn_messages(turns), extra={"layout": "genai-spans"})
+                for turns in conversations]
     for candidate in candidates:
         if candidate is SHAPE and forced is None and (runs := http_calls(value)):
             # a recording of HTTP calls: each run of calls its own transcript (``scored.http_calls``)

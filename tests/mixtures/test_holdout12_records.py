@@ -76,3 +76,21 @@ def test_events_that_name_their_kind_beside_the_role_are_calls_results_and_the_r
         ("user", False), ("assistant", False), ("tool", True), ("assistant", False)]
     assert messages[0]["content"] == "Audit the reproducibility of this paper."
     assert [c["name"] for c in messages[1]["tool_calls"]] == ["bash"]
+
+
+def test_opentelemetry_genai_spans_are_one_run_of_messages_and_calls():
+    """The spans' ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (JSON text) are the person's and the
+    model's turns, ``tool.requested`` spans the model's calls (each call id once), in the order the spans started;
+    spans of no message or call (a model change, a thought, a shell request) are no turns."""
+    path = FIXTURES / "superopen-cursor-spans.lines-1-28.jsonl"
+    spans = [json.loads(line) for line in path.read_text().splitlines()]
+    said = [json.loads(s["attributes"][k]) for s in spans for k in ("gen_ai.input.messages", "gen_ai.output.messages")
+            if k in s["attributes"]]
+    calls = {s["attributes"]["gen_ai.tool.call.id"] for s in spans if "gen_ai.tool.call.id" in s["attributes"]}
+    assert len(said) == 2 and len(calls) == 4  # one prompt, one reply, four calls between them
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "assistant"]
+    assert messages[0]["content"] == said[0][0]["parts"][0]["content"]
+    assert {c["id"] for c in messages[1]["tool_calls"]} == calls
+    assert messages[2]["content"] == said[1][0]["parts"][0]["content"]
