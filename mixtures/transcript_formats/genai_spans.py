@@ -49,6 +49,20 @@ def started(span: dict) -> float:
     return 0.0
 
 
+def call_arguments(value: Any) -> Any:
+    """A call's arguments: a JSON object as written; a bare value (a hook logs ``read_file``'s path alone) kept
+    whole under ``arguments``, so the call stays well formed and nothing of it is lost."""
+    if value in (None, ""):
+        return {}
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return {"arguments": value}
+        return value if isinstance(parsed, dict) else {"arguments": value}
+    return value if isinstance(value, dict) else {"arguments": value}
+
+
 def span_turns(spans: list[dict]) -> list[dict[str, Any]]:
     """One conversation's spans as turns in the order they started (see the module docstring)."""
     turns: list[dict[str, Any]] = []
@@ -65,7 +79,7 @@ def span_turns(spans: list[dict]) -> list[dict[str, Any]]:
         if isinstance(name, str) and name and (not call_id or call_id not in called):
             called.add(call_id)
             turns.append({"role": "assistant", "tool_calls": [{"id": call_id, "name": name,
-                                                               "arguments": attrs.get(ARGUMENTS) or {}}],
+                                                               "arguments": call_arguments(attrs.get(ARGUMENTS))}],
                           CALL_EVENT: True})
     return turns
 

@@ -94,3 +94,11 @@ def test_opentelemetry_genai_spans_are_one_run_of_messages_and_calls():
     assert messages[0]["content"] == said[0][0]["parts"][0]["content"]
     assert {c["id"] for c in messages[1]["tool_calls"]} == calls
     assert messages[2]["content"] == said[1][0]["parts"][0]["content"]
+
+
+def test_a_spans_bare_call_arguments_are_kept_whole_as_an_object():
+    from codemix.mixtures.transcript_formats.genai_spans import call_arguments
+
+    assert call_arguments('{"command": "ls"}') == '{"command": "ls"}'
+    assert call_arguments("/Users/ishanjain/work/superopen/internal/eval/eval.go") == {
+        "arguments": "/Users/ishanjain/work/superopen/internal/eval/eval.go"}  # read_file's path, as the hook logs it
