@@ -414,11 +414,14 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
         call = written_call(text[end:stop]) if role in ("tool", "assistant") else None
         section = ([{**m, "blocks": True} for m in blocks] if blocks is not None else
                    [message("assistant", tool_calls=[call])] if call else section_messages(role, text[end:stop]))
+        if heading_role != "continued" and section and section[0]["role"] == "assistant" and section[0]["content"].strip():
+            section[0] = {**section[0], "opens": True}  # the model's words under a heading of their own: a message
         messages += [{**m, "name": named[0]} for m in section] if named else section  # an agent's heading names it
     merged: list[dict[str, Any]] = []
     for canonical in messages:  # a continued model turn is one turn with the text before it
-        if canonical.pop("blocks", False) or (merged and merged[-1].pop("blocks", False)):
-            merged.append(canonical)  # each heading of an export of API messages is its own message
+        opens = canonical.pop("opens", False)
+        if canonical.pop("blocks", False) or (merged and merged[-1].pop("blocks", False)) or opens:
+            merged.append(canonical)  # each heading of an export of API messages, of a model's words, its own message
         elif merged and canonical["role"] == "assistant" == merged[-1]["role"] and canonical["tool_calls"]:
             merged[-1]["tool_calls"] = [*merged[-1]["tool_calls"], *canonical["tool_calls"]]  # a call the turn wrote
         elif merged and canonical["role"] == "assistant" == merged[-1]["role"]:

@@ -359,19 +359,23 @@ def test_an_agent_s_replies_headed_by_its_name_and_its_actions_in_italic_lines()
     """Windsurf's Cascade export (tests/fixtures/transcript_inputs/README.md; the twelfth holdout, FIT): the person's
     ``### User Input``, the agent's ``### Planner Response`` (several to one request), and each action the agent took
     as an italic line (``*Viewed [file](...) *``, ``*Updated todo list*``, ``*Searched filesystem*``): the model's
-    calls, their results not exported. Every section is read, every action a call, none left in the prose."""
+    calls, their results not exported. Every section is read as a message, every action a call, none left in the
+    prose."""
     text = (INPUTS / "olaf.windsurf-cascade-conversation.lines-1-60.md").read_text()
     users = re.findall(r"^### User Input$", text, re.MULTILINE)
     actions = re.findall(r"^\*([A-Z][^*\n]*)\*[ \t]*$", text, re.MULTILINE)
-    assert len(users) == 2 and len(re.findall(r"^### Planner Response$", text, re.MULTILINE)) >= 4 and len(actions) >= 5
+    replies = re.findall(r"^### Planner Response$", text, re.MULTILINE)
+    assert len(users) == 2 and len(replies) >= 4 and len(actions) >= 5
     (transcript,) = parse_text(text)
     messages = transcript.messages
     calls = [c for m in messages for c in m["tool_calls"]]
     assert [c["name"].split()[0] for c in calls] == [a.split()[0] for a in actions]
-    assert sum(m["role"] == "user" and not m["observation"] for m in messages) >= 1
     assert messages[0]["role"] == "user" and messages[0]["content"] == "run orchestrator"
     assert not any(re.search(r"^\*(?:Viewed|Updated|Searched)", m["content"], re.MULTILINE) for m in messages)
     assert "Existing Analysis Found" in messages[-1]["content"] and messages[-1]["role"] == "assistant"
+    # each reply under its own heading is a message of its own (the exporter's boundary), as each request is
+    assert sum(m["role"] == "assistant" and bool(m["content"]) for m in messages) == len(replies)
+    assert [m["content"] for m in messages if m["role"] == "user"] == ["run orchestrator", "roo-code"]
 
 
 def test_a_client_s_traffic_log_of_keyed_entries_reads_as_requests_and_streamed_replies():
