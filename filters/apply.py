@@ -30,7 +30,14 @@ from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
 from codemix.filters.short_tasks import short_task_index
 from codemix.filters.transcript_parts import LanguageOf, tool_code
-from codemix.filters.vendored import folder_note, in_own_package, is_generated, is_vendored, vendored_pattern
+from codemix.filters.vendored import (
+    folder_note,
+    in_own_package,
+    is_generated,
+    is_vendored,
+    named_in_own_folder,
+    vendored_pattern,
+)
 from codemix.kinds import AT_READ, CELLS, DIFF, MESSAGES, NOTEBOOK_CODE, SIZE_AND_BINARY, SOURCE, THREAD, document_kind
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
@@ -232,7 +239,7 @@ class DocumentFilter:
         if not own_code and (path_matches(doc.path, self.config.vendored_paths)
                              or (self.config.linguist_vendored and is_vendored(doc.path, doc.repo)
                                  and not in_own_package(doc.path, doc.text) and not generated_by_name(doc)
-                                 and not folder_note(doc.path, doc.text))):
+                                 and not folder_note(doc.path, doc.text) and not named_in_own_folder(doc.path, doc.repo))):
             return "vendored_path"
 
         if path_matches(doc.path, self.config.generated_paths) or (self.config.linguist_vendored and is_generated(doc.path)):

@@ -81,6 +81,12 @@ class NaturalLanguageConfig:
     # a Go program; a plugin's README over its table of aliases): below this many words outside its code blocks
     # and tables it is a code example or a reference table, not prose.
     min_markdown_prose_words: int = 50
+    # Below this many words of prose a repository's page is not judged: a short README saying what a folder holds
+    # ("Default testbench, helper modules and GHDL simulation scripts."), a one-sentence SECURITY.md or a page
+    # pointing to a separate repository has too few words for Gopher's counts of words and stop words, which were
+    # set on web pages (neorv32's five short pages, abapGit's SECURITY.md: the eleventh holdout; runc's SECURITY.md:
+    # the second). 0: every page judged.
+    min_repository_prose_words: int = 50
     # Repetition in a transcript is judged as a degenerate loop, in each model reply on its own (see
     # ``judged_texts``): a sentence a reply says this many times or more is a loop and every copy is
     # judged; said fewer times (a plan restated once), it counts once.
@@ -117,7 +123,8 @@ class NaturalLanguageConfig:
     def validate(self, path: str) -> None:
         # datatrove divides by the word count and averages word lengths: both need a word.
         require(self.min_doc_words >= 1, join(path, "min_doc_words"), "must be at least 1")
-        for name in ("min_transcript_prose_words", "min_markdown_prose_words", "min_transcript_stop_words"):
+        for name in ("min_transcript_prose_words", "min_markdown_prose_words", "min_transcript_stop_words",
+                     "min_repository_prose_words"):
             require(getattr(self, name) >= 0, join(path, name), "must not be negative")
         require(self.min_loop_repeats >= 2, join(path, "min_loop_repeats"), "must be at least 2")
         for name in ("min_alpha_words_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
@@ -566,6 +573,8 @@ def judged_texts(doc: Document, config: NaturalLanguageConfig) -> list[tuple[str
     if prose is None or (doc.language == "markdown" and any(data.search(doc.text) for data in _MARKDOWN_DATA)
                          and word_count(prose) < config.min_markdown_prose_words):
         return []
+    if document_kind(doc.kind).repository_file and doc.repo and word_count(prose) < config.min_repository_prose_words:
+        return []  # a repository's short note is judged by nothing Gopher can measure on so few words
     return [] if is_unspaced_prose(prose) else [(prose, "prose")]
 
 

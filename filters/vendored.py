@@ -1068,6 +1068,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
     trees.update(_released_alone(facts, trees, root_ids, workspaces))
     trees.update(_held_apart(facts, trees))
+    trees.update(_under_others_terms(facts, trees, root_ids, root_words))
     # a file's own header first: one naming the root's holders is the repository's glue (pdf.js's
     # ``external/qcms/qcms_utils.js``, "Copyright 2025 Mozilla Foundation", beside ``LICENSE_QCMS``)
     named_texts = _named_texts(facts, trees, repo)
@@ -1146,6 +1147,41 @@ def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -
             found.setdefault(file, f"{file} beside {path}, the license text named for {project!r}")
         if files:
             found.setdefault(path, f"{path}, the license text of {project!r} ({len(files)} files named so beside it)")
+    return found
+
+
+def _under_others_terms(facts: list[VendoringFact], trees: dict[str, str], root_ids: set[str],
+                        root_words: frozenset[str]) -> dict[str, str]:
+    """The folders with their own license text under other terms than the root's (naming no holder, or others), whose
+    files' headers name one other holder (in ``PEOPLE_MIN_FILES`` or more) and none the root's: another project's
+    build or tree (vscode-pdfviewer's ``lib/``: Apache-2.0 beside the root's MIT, Mozilla Foundation in the headers of
+    pdf.js's build and viewer)."""
+    if not root_ids or not root_words:
+        return {}
+    root = frozenset().union(*(license_ids(expression) for expression in root_ids))
+    holders = [f for f in facts if f.kind == "holder"]
+    found = {}
+    for lic in facts:
+        folder = lic.folder
+        if lic.kind != "license" or not folder or folder in trees or _inside(folder, trees) or not lic.license \
+                or license_ids(lic.license) <= root or holder_words(lic.holders) & root_words:
+            continue
+        inside = [f.name for f in holders if _below(f.folder, folder)]
+        if any(holder_words([name]) & root_words for name in inside):
+            continue
+        counts = {name: inside.count(name) for name in inside if holder_words([name])}
+        if counts and max(counts.values()) >= PEOPLE_MIN_FILES:
+            holder = max(counts, key=counts.get)
+            why = (f"own {lic.detail} ({lic.license}, not the root's) at {folder}/, its files' headers naming {holder!r} "
+                   f"({counts[holder]}), none the repository's {min(root_words)!r}")
+            # the subfolders holding that holder's files, where none sits in the folder itself: the extension's own
+            # header-less glue beside them stays (vscode-pdfviewer's ``lib/main.js`` beside ``lib/build/``, ``lib/web/``)
+            places = {f.folder for f in holders if _below(f.folder, folder) and f.name == holder}
+            if folder in places:
+                found[folder] = why
+            else:
+                found.update({_join(folder, place[len(folder) + 1:].split("/")[0]): why for place in places})
+                found[_join(folder, lic.detail)] = why
     return found
 
 
@@ -1828,6 +1864,16 @@ def named_for_repository(path: str, repo: str) -> bool:
     written for it, as libgit2's ``deps/clar/clar_libgit2.c``."""
     own = _plain(repo.rsplit("/", 1)[-1])
     return len(own) >= 4 and own in _plain(path.rsplit("/", 1)[-1])
+
+
+def named_in_own_folder(path: str, repo: str) -> bool:
+    """Whether a file named for the repository (``named_for_repository``) sits where only a folder of its path, not its
+    own name, matches one of linguist's vendor.yml patterns: the repository's own code in a folder so named (abapGit's
+    ``src/env/zcl_abapgit_env_factory.clas.abap``, linguist's ``(^|/)env/``: its classes carry the repository's
+    namespace)."""
+    return named_for_repository(path, repo) and not _only_name_patterns(path) and not any(
+        (found := compiled.search(path)) and found.end() > path.rfind("/") + 1
+        for _, compiled in _linguist_list(VENDOR_LIST))
 
 
 _LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include|import)[ \t]*"([^"\n]+)"', re.MULTILINE)

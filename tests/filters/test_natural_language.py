@@ -488,3 +488,21 @@ def test_a_line_share_is_not_judged_on_lines_one_of_which_decides_it(checker):
            for s in ("First the excerpt", "Then another", "A third", "And a fourth", "A fifth one")]
     assert natural_language_drop_reason(doc("", kind="transcript", messages=messages + cut), checker) == \
         "gopher_quality:gopher_too_many_end_ellipsis"
+
+
+def test_a_repositorys_short_page_is_not_judged():
+    """stnolting/neorv32 (b3f3908; the eleventh holdout, FIT after its run): ``sim/README.md``, "Default testbench,
+    helper modules and GHDL simulation scripts." under a heading and over a link, says what its folder holds in fewer
+    words than Gopher can judge (``min_repository_prose_words``); the same text outside a repository still is."""
+    from codemix.document import Document
+
+    text = ("## Simulation Sources\n\nDefault testbench, helper modules and GHDL simulation scripts.\n\n:books: See "
+            "[UG: Simulating the Processor](https://stnolting.github.io/neorv32/ug/#_simulating_the_processor).\n")
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+
+    def page(repo):
+        return Document(id="x", text=text, source="s", kind="file", repo=repo, path="sim/README.md", language="markdown")
+
+    assert natural_language_drop_reason(page(""), checker) is not None  # guard: Gopher drops it alone
+    assert natural_language_drop_reason(page("stnolting/neorv32"), checker) is None
+

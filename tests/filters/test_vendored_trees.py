@@ -1579,3 +1579,38 @@ def test_files_named_for_the_project_a_license_text_beside_them_is_named_for():
     assert vendored_tree("compat/utf8proc.c", vendored_trees(_facts(files, "jonas/utf8proc"), "jonas/utf8proc")) is None
     renamed = {path.replace("utf8proc.license.md", "LICENSE-MIT"): text for path, text in files.items()}
     assert vendored_tree("compat/utf8proc.c", vendored_trees(_facts(renamed, "jonas/tig"), "jonas/tig")) is None
+
+
+def test_a_folder_under_other_terms_whose_files_name_another_holder():
+    """tomoki1207/vscode-pdfviewer (d5f1ea2; the eleventh holdout, FIT after its run): ``lib/LICENSE`` is pdf.js's
+    Apache-2.0 naming no one, beside the root's MIT; the headers of the build and viewer files below it name Mozilla
+    Foundation, none the repository's holder. ``lib/build/`` and ``lib/web/`` (the subfolders holding those files)
+    and the text are copies; the extension's own header-less ``lib/main.js`` and ``lib/pdf.css`` beside them are not.
+    Under the root's terms the folder says nothing."""
+    repo = "tomoki1207/vscode-pdfviewer"
+    files = layout("pdfviewer-lib")
+    assert detect_license("lib/LICENSE", files["lib/LICENSE"]) == "Apache-2.0"  # guard: other terms
+    trees = vendored_trees(_facts(files, repo), repo)
+    for path in ("lib/build/pdf.js", "lib/web/viewer.js", "lib/web/debugger.js", "lib/LICENSE"):
+        tree = vendored_tree(path, trees)
+        assert tree is not None and "'mozilla foundation'" in tree.evidence, path
+    for path in ("lib/main.js", "lib/pdf.css", "src/extension.ts"):
+        assert vendored_tree(path, trees) is None, path
+    same_terms = dict(files, **{"lib/LICENSE": files["LICENSE"].replace("tomoki1207", "")})
+    assert vendored_tree("lib/web/viewer.js", vendored_trees(_facts(same_terms, repo), repo)) is None
+
+
+def test_a_file_named_for_the_repository_in_a_folder_linguist_names_is_its_own():
+    """abapGit/abapGit (409ee22; the eleventh holdout, FIT after its run): ``src/env/`` is abapGit's own package of
+    environment classes (``zcl_abapgit_env_factory.clas.abap``...), which linguist's ``(^|/)env/`` calls vendored; a
+    file named for the repository there is its own. A file named for it under a pattern on the file's own name, or one
+    not named for it, stays ``vendored_path``."""
+    from codemix.filters.vendored import is_vendored, named_in_own_folder
+
+    repo = "abapGit/abapGit"
+    own = "src/env/zcl_abapgit_env_factory.clas.abap"
+    assert is_vendored(own, repo)  # guard: linguist's env/ pattern
+    assert named_in_own_folder(own, repo)
+    assert not named_in_own_folder("src/env/package.devc.xml", repo)
+    assert not named_in_own_folder("deps/abaptxt255.tabl.xml", repo)
+    assert not named_in_own_folder("src/env/zcl_abapgit_env_factory.clas.abap", "sbcgua/ajson")
