@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codemix.filters.licenses import detect_license, is_permissive, license_ids, manifest_license
-from codemix.filters.reuse import held_evidence, license_evidence_of, own_license, resolve_licenses
+from codemix.filters.reuse import file_license, held_evidence, license_evidence_of, own_license, resolve_licenses
 
 DATA = Path(__file__).parent / "data" / "notices"
 
@@ -448,3 +448,12 @@ def test_a_license_text_on_postscript_comment_lines() -> None:
     text = _files("holdout11")["tomoki1207/vscode-pdfviewer"][path]
     assert text.startswith("%%Copyright:") and "%%Copyright: Neither the name" in text
     assert detect_license(path, text) == "BSD-3-Clause"
+
+
+def test_an_spdx_tag_inside_a_comment_box() -> None:
+    """neorv32's Tcl script writes its header as a box: "# -- SPDX-License-Identifier: BSD-3-Clause   --" (a second
+    leader, a closing column mark); its pointer "Licensed under the BSD-3-Clause license, see LICENSE" states none."""
+    path = "rtl/system_integration/neorv32_vivado_ip.tcl"
+    text = _files("holdout11")["stnolting/neorv32"][path]
+    assert "# -- SPDX-License-Identifier: BSD-3-Clause" in text
+    assert file_license(text) == "BSD-3-Clause"
