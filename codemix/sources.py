@@ -26,6 +26,10 @@ TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 
+# A source's name begins its shard files' names; file systems allow 255 bytes a name, suffixes take up to ~60.
+MAX_NAME_BYTES = 100
+
+
 @dataclass(slots=True, kw_only=True)
 class ReadLimits:
     """Caps that keep a hostile or huge input from exhausting memory or disk."""
@@ -268,6 +272,10 @@ class SourceConfig:
     def validate(self, path: str) -> None:
         require(bool(self.name) and self.name.replace("_", "").replace("-", "").isalnum(), join(path, "name"),
                 f"{self.name!r} is not a simple name", "use letters, digits, '-' and '_' only")
+        # Shard files are named SOURCE-SSSSS-of-NNNNN plus suffixes: a longer name fails the last stage's writes.
+        size = len(self.name.encode())
+        require(size <= MAX_NAME_BYTES, join(path, "name"), f"is {size} bytes long; shard file names begin with it",
+                f"shorten it to {MAX_NAME_BYTES} bytes at most")
         require(len(self.paths) > 0, join(path, "paths"), "no input paths", "list at least one path or URL")
         for i, entry in enumerate(self.paths):
             if isinstance(entry, RepositoryPath):

@@ -51,6 +51,23 @@ def test_plan_prints_the_resolved_plan_then_checks_every_location(tmp_path, caps
     assert "preflight: every location of 1 source(s) can be read" in capsys.readouterr().out
 
 
+def test_a_source_name_too_long_for_a_shard_file_name_is_refused_before_any_work(tmp_path, capsys):
+    """A 240-character source name passed every check and failed the build's last stage (``OSError: File name
+    too long`` writing ``short/NAME-00000-of-00001.bin``): the spec is refused first, naming the field."""
+    name = "agent-system-" + "a" * 227
+    spec = dict(SPEC, sources=[dict(SPEC["sources"][0], name=name)],
+                stages={"short": {"sequence_length": 128, "token_budget": 1000, "weights": {name: 1.0}}})
+    out = tmp_path / "out"
+    assert mix(["build", str(write_spec(tmp_path, spec)), "--out", str(out)]) == 2
+    assert ("sources[0].name: is 240 bytes long; shard file names begin with it. Fix: shorten it to 100 bytes at most"
+            in capsys.readouterr().err)
+    assert not out.exists()
+    fits = dict(spec, sources=[dict(SPEC["sources"][0], name=name[:100])],
+                stages={"short": {"sequence_length": 128, "token_budget": 1000, "weights": {name[:100]: 1.0}}})
+    assert mix(["plan", str(write_spec(tmp_path, fits))]) == 1  # past the spec: only the missing path is reported
+    assert "is 100 bytes long" not in capsys.readouterr().err
+
+
 def test_a_key_given_twice_in_a_spec_is_refused_naming_key_and_line(tmp_path, capsys):
     path = tmp_path / "twice.yaml"
     path.write_text(yaml.safe_dump(SPEC) + "stages: {}\n")  # PyYAML alone would keep this last one
