@@ -81,6 +81,7 @@ from codemix.mixtures.transcript_formats.web_pages import (
     page_text,
     parse_html_messages,
 )
+from codemix.mixtures.transcript_formats.yaml_data import nested_yaml
 from codemix.sources import turn_path_tokens
 
 JSON_FORMATS = (CLAUDE_CODE_EXPORT, CLINE_UI, MOATLESS, MOATLESS_TREE, OPENHANDS_EVENTS, SWE_AGENT, SWE_AGENT_ROWS, MINI_SWE_AGENT, OPENHANDS_MESSAGES,
@@ -579,6 +580,10 @@ def parse_text(text: str, forced: str | None = None, late: bool | None = None,
     ``exclude``: a format not to try (the console reader reading its own views)."""
     if forced is None and is_python_module(text):
         return None  # a source file is no run, whatever its docstrings and fenced examples print
+    if forced is not None and nested_yaml(text):
+        # YAML data is no run in any text format, forced too (unforced files are judged so by the file reader
+        # before any text format is tried: pipelines/readers/transcripts.py)
+        return None
     # Windows line ends (an export saved on Windows: SpecStory's Cursor history) read as ``\n``, as Python's text
     # mode reads them: every text format finds its lines with ``$`` and ``\n``. A lone ``\r`` (a terminal's
     # overwrite) stays.

@@ -31,6 +31,7 @@ from codemix.mixtures.transcript_formats.markers import (
     marker_role,
 )
 from codemix.mixtures.transcript_formats.turns import key_words
+from codemix.mixtures.transcript_formats.yaml_data import nested_yaml
 
 # A label opening a line: Markdown heading marks or bold, symbols (an emoji), a bracketed stamp, the label's
 # words (an index such as ``Step 3 -`` among them), then a colon and the rest, or (a heading, a bold line)
@@ -136,6 +137,8 @@ def section_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
     """The turns of a log of labelled sections (see the module docstring) and its framing counts, or None."""
     if is_code(text):
         return None  # a source file's comments (``# Step 1: call the tool``) are no headings
+    if nested_yaml(text):
+        return None  # YAML data's keys (``Sub-task:``, ``Thought:``) are fields, no headings
     if len(HTML_BLOCK.findall(text)) >= MIN_CYCLES * 2:
         return None  # a page laid out in HTML blocks keeps its turns in them; labels are inside the messages
     lines = text.split("\n")[:MAX_LINES]

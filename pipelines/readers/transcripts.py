@@ -27,6 +27,7 @@ from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
+from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
     TEXT_FORMAT_NAMES,
@@ -168,7 +169,7 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         parsed = _json_with_comments(text) if text is not None else None
         if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
             parsed = concatenated_json(text)
-        if parsed is None and text is not None and forced is None and _nested_yaml(text):
+        if parsed is None and text is not None and forced is None and nested_yaml(text):
             # a YAML document of nested mappings (a prompt's few-shot examples, a config) is data: its keys
             # (``Request:``, ``Response:``, ``Thought:``) are fields, never speakers' labels
             tried = "yaml (a document of nested mappings: its keys are fields, not speakers)"
@@ -183,23 +184,6 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
     return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers, turns)
-
-
-# A YAML document opens with a mapping key, a list item or a document marker (a YAML file saved by an HTTP
-# recorder, a run's config-and-history dump); any other text is not tried as YAML.
-YAML_START = re.compile(r"\A(?:\s*#[^\n]*\n)*\s*(?:---[ \t]*\n|- |[A-Za-z_][\w.-]{0,60}:[ \t]*(?:\n|[^\n]))")
-
-
-def _nested_yaml(text: str) -> bool:
-    """Whether ``text`` is a YAML mapping that holds mappings (``example1: {Request: ..., Response: {...}}``): a chat
-    written as ``User: hi`` / ``Assistant: hello`` lines loads flat, or not at all."""
-    if not YAML_START.match(text) or "&" in text:
-        return False
-    try:
-        value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (yaml.YAMLError, ValueError, RecursionError):
-        return False
-    return isinstance(value, dict) and any(isinstance(v, dict) for v in value.values())
 
 
 def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
