@@ -10,9 +10,11 @@ import ast
 import codecs
 import contextlib
 import csv
+import functools
 import io
 import itertools
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -519,14 +521,32 @@ def sibling_request(location: str) -> tuple[str, str] | None:
         return None
     run = Path(location)
     try:
-        siblings = sorted(p for p in run.parent.iterdir() if p.suffix in RECORD_SUFFIXES and p != run and p.is_file())
+        records = folder_records(str(run.parent), run.parent.stat().st_mtime_ns)
     except OSError:
         return None
+    if records is None:
+        return None
+    siblings = [(text, path) for path, text in records if path != str(run)]
     if len(siblings) > MAX_RECORDS:
         return None  # a folder of many records is a data set, not a run's folder
-    stated = [(text, p) for p in siblings if (text := stated_request(value := sibling_record(p), run.parent.name))
-              and not find_conversations(value)]
-    return (stated[0][0], str(stated[0][1])) if len(stated) == 1 else None
+    stated = [(text, path) for text, path in siblings if text]
+    return stated[0] if len(stated) == 1 else None
+
+
+@functools.lru_cache(maxsize=256)
+def folder_records(folder: str, mtime_ns: int) -> tuple[tuple[str, str], ...] | None:
+    """Each JSON/YAML record file in ``folder`` with the request it states ("" when none, or when it is a run
+    itself), or None for a folder of more records than one run's folder holds (a data set: none is parsed).
+    Cached per worker, keyed by the folder's modification time: a folder of many task-less runs is listed and
+    its records parsed once, not once per run (which was quadratic in the folder's size)."""
+    with os.scandir(folder) as entries:
+        paths = sorted(str(Path(entry.path)) for entry in entries
+                       if Path(entry.name).suffix in RECORD_SUFFIXES and entry.is_file())
+    if len(paths) > MAX_RECORDS + 1:  # more than MAX_RECORDS beside any run in it, the run one of them or not
+        return None
+    name = Path(folder).name
+    return tuple((path, text if (text := stated_request(value := sibling_record(Path(path)), name))
+                  and not find_conversations(value) else "") for path in paths)
 
 
 def _documents(source: SourceConfig, location: str, name: str, transcripts: list,

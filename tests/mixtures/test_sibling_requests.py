@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from codemix.mixtures.transcript_formats.siblings import stated_request
-from codemix.pipelines.readers.transcripts import sibling_request
+from codemix.pipelines.readers.transcripts import folder_records, sibling_request
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 FEATURE = FIXTURES / "automaker" / "feature-1768159523106-mxbgsu25y"
@@ -52,6 +52,7 @@ def test_two_task_records_or_a_sibling_run_state_no_single_request(tmp_path):
     shutil.copy(FEATURE / "feature.json", folder / "feature-copy.json")
     assert sibling_request(str(folder / "agent-output.md")) is None  # which of the two? neither
     (folder / "feature-copy.json").unlink()
+    folder_records.cache_clear()  # changed within the clock's tick, the folder's mtime may not move
     run = {"task": "Fix the flaky test in the parser", "messages": [
         {"role": "user", "content": "Fix the flaky test in the parser"}, {"role": "assistant", "content": "Done."}]}
     (folder / "other-run.json").write_text(json.dumps(run))
@@ -72,3 +73,35 @@ def test_automakers_output_reads_with_the_request_of_its_feature_record():
     assert doc.metadata["transcript"]["task_from"] == "sibling"
     assert doc.metadata["transcript"]["task_file"].endswith("feature.json")
     assert rest and all(m["role"] in ("assistant", "tool") for m in rest)  # the file's own turns follow
+
+
+def test_a_folder_of_many_task_less_runs_is_listed_once(tmp_path, monkeypatch):
+    """Each run in a folder asks for its request; the folder is listed (and its records parsed) once per
+    worker, not once per run: listing it per run made a folder of n runs cost n^2."""
+    import os
+
+    from codemix.document import Document
+    from codemix.pipelines.readers import read_location
+    from codemix.sources import SourceConfig
+
+    folder = tmp_path / FEATURE.name
+    folder.mkdir()
+    shutil.copy(FEATURE / "feature.json", folder / "feature.json")
+    runs = [folder / f"agent-output-{index}.md" for index in range(12)]
+    for run in runs:
+        shutil.copy(FEATURE / "agent-output.md", run)
+    listings = []
+    for name in ("scandir", "listdir"):  # Path.iterdir lists through os.listdir or os.scandir
+        real = getattr(os, name)
+
+        def counted(path=".", real=real):
+            if Path(path) == folder:
+                listings.append(path)
+            return real(path)
+
+        monkeypatch.setattr(os, name, counted)
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(folder)])
+    docs = [o for run in runs for o in read_location(source, str(run)) if isinstance(o, Document)]
+    assert len(docs) == len(runs)
+    assert all(doc.metadata["transcript"]["task_from"] == "sibling" for doc in docs)  # every run found it
+    assert len(listings) == 1
