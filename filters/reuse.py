@@ -245,8 +245,10 @@ def held_evidence(path: str, text: str) -> Held | None:
     return Held(path, holders, pointed) if holders or pointed else None
 
 
-# A license text's file name in a head: "(see COPYING or https://...)", "see PSF-license.txt".
-_TEXT_NAME = re.compile(r"\b(?:see |in (?:the )?(?:file )?)[`'\"(]?([\w.+-]*(?:LICEN[CS]E|licen[cs]e|COPYING)[\w.+-]*)")
+# A license text's file name in a head: "(see COPYING or https://...)", "see PSF-license.txt", Tcl's "See the file
+# "license.terms" for information on usage and redistribution", Ruff!'s "See the file WOOF_LICENSE in the Woof! root".
+_TEXT_NAME = re.compile(r"\b(?:see (?:the file )?|(?i:see the file )|in (?:the )?(?:file )?)[`'\"(]?"
+                        r"([\w.+-]*(?:LICEN[CS]E|licen[cs]e|COPYING)[\w.+-]*)")
 
 
 def _pointed_names(head: str) -> frozenset[str]:
@@ -261,6 +263,7 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     another that names a copied project's holders governs that project's folder (``copied_texts``)."""
     evidence = list(evidence)
     held = [item for item in evidence if isinstance(item, Held)]
+    texts = frozenset(item[0].rsplit("/", 1)[-1].lower() for item in evidence if not isinstance(item, Held))
     # a deeper file's rules come later and so answer first (REUSE 3.3: the nearest REUSE.toml)
     evidence = sorted((item for item in evidence if not isinstance(item, Held)),
                       key=lambda item: (item[0] != DEP5, item[0].endswith(REUSE_TOML) and item[0].count("/"), item[0],
@@ -288,11 +291,37 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     for folder, expression in copied_folders.items():
         folders.setdefault(folder, expression)  # the copy's own license texts, where it kept them, answer first
     fonts = {folder: expression for folder, expression in folders.items() if font_license(expression)}
-    return RepositoryLicenses(
+    licenses = RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
         (*pointing, *(rule for _, _, rules, *_ in evidence for rule in rules)),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
         {folder: expression for folder, expression in folders.items() if folder not in fonts}, packages, fonts)
+    missing = missing_texts(licenses, texts, held)
+    return dataclasses.replace(licenses, rules=(*missing, *licenses.rules)) if missing else licenses
+
+
+# A file whose head points to a license text by a name of its own ("See the file WOOF_LICENSE in the Woof! root
+# directory", Tcl's "See the file "license.terms""), where the repository holds no text of that name: its terms are
+# in a text the repository does not have. It carries ScanCode's key for that, not the repository's license, unless a
+# folder above it has a license of its own other than the repository's (a copy keeping its text under another name:
+# gorilla's tcllib, "license.terms" saved as tcllib.licence.terms). A plain name ("see LICENSE", "COPYING") may be the
+# repository's own text under another spelling: the folders answer for those, as before.
+UNKNOWN_REFERENCE = "LicenseRef-unknown-license-reference"
+_PLAIN_TEXT_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense)(?:\.(?:txt|md|rst|markdown|adoc|html?))?",
+                              re.IGNORECASE)
+
+
+def missing_texts(licenses: RepositoryLicenses, texts: Collection[str], held: Iterable[Held]) -> tuple[PathRule, ...]:
+    """A ``closest`` rule (the file's own notice answers first) giving ``UNKNOWN_REFERENCE`` to each file whose head
+    points to a license text by a name of its own that none of the repository's ``texts`` (lower-case file names)
+    has, where the license it would otherwise get is the repository's."""
+    rules = []
+    for item in held:
+        names = {name for name in item.pointed if not _PLAIN_TEXT_NAME.fullmatch(name)}
+        if not names or names & texts or licenses.folder_license(item.path) not in ("", licenses.default):
+            continue
+        rules.append(PathRule(re.escape(item.path), UNKNOWN_REFERENCE, "closest"))
+    return tuple(rules)
 
 
 # A copied project's license text kept beside the repository's own (nim-glfw's root ``LICENSE.md``, GLFW's zlib text

@@ -457,3 +457,25 @@ def test_an_spdx_tag_inside_a_comment_box() -> None:
     text = _files("holdout11")["stnolting/neorv32"][path]
     assert "# -- SPDX-License-Identifier: BSD-3-Clause" in text
     assert file_license(text) == "BSD-3-Clause"
+
+
+def test_a_pointer_to_a_license_text_the_repository_does_not_hold() -> None:
+    """gorilla's copies of Ruff! ("See the file WOOF_LICENSE in the Woof! root directory for license") and [incr Tcl]
+    ("See the file "license.terms" for information on usage and redistribution") point to texts the repository does not
+    have: their terms are unknown (ScanCode's unknown-license-reference, not permissive), not the repository's GPL. A
+    copy keeping its text under another name (tcllib's csv.tcl, "license.terms" saved as tcllib.licence.terms) takes
+    that folder's license, and a plain name ("see COPYING") is left to the folders."""
+    files = _files("holdout11")["zdia/gorilla"]
+    texts = ("sources/LICENSE.txt", "sources/tcllib/tcllib.licence.terms")
+    pointing = ("sources/itcl3.4/itcl.tcl", "utilities/ruff/ruff.tcl", "sources/tcllib/csv/csv.tcl")
+    assert {held_evidence(path, files[path]).pointed for path in pointing} == {
+        frozenset({"license.terms"}), frozenset({"woof_license"})}
+    licenses = resolve_licenses([*(license_evidence_of(path, files[path]) for path in texts),
+                                 *(held_evidence(path, files[path]) for path in pointing)])
+    assert [licenses.for_path(path, own_license(files[path], path)) for path in pointing] == [
+        "LicenseRef-unknown-license-reference", "LicenseRef-unknown-license-reference", "TCL"]
+    assert not is_permissive("LicenseRef-unknown-license-reference")
+    assert licenses.for_path("sources/gorilla.tcl") == "GPL-2.0"
+    plain = held_evidence("sources/x.tcl", "# Copyright (c) 2001 Someone\n# See the file COPYING for terms.\n")
+    assert plain.pointed == {"copying"}
+    assert resolve_licenses([license_evidence_of(texts[0], files[texts[0]]), plain]).for_path("sources/x.tcl") == "GPL-2.0"
