@@ -115,8 +115,10 @@ def transcript_record(transcript: Transcript, max_observation_chars: int | None 
     """The document parts of one parsed transcript (see the module docstring for the metadata keys).
 
     Tool output a format hands back as a user turn is flagged an observation whatever the format
-    (``flag_text_observations``), so the prose filters never judge it."""
-    flag_text_observations(transcript.messages)
+    (``flag_text_observations``), so the prose filters never judge it; unless the format states its roles
+    (``Transcript.stated_roles``)."""
+    if not transcript.stated_roles:
+        flag_text_observations(transcript.messages)
     metadata: dict[str, Any] = {"format": transcript.format, "messages": transcript.messages,
                                 **outcome_facts(transcript.facts, transcript.messages)}
     if max_observation_chars is not None and (cut := cut_observations(transcript.messages, max_observation_chars,

@@ -183,8 +183,8 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
             return [t for block in blocks for t in parse_json_value(block, None, speakers)]
     if forced is None and (conversations := genai_conversations(value)):
         # OpenTelemetry GenAI spans: each conversation's messages and calls in the order the spans started
-        return [Transcript(format="shape", messages=turn_messages(turns), extra={"layout": "genai-spans"})
-                for turns in conversations]
+        return [Transcript(format="shape", messages=turn_messages(turns), extra={"layout": "genai-spans"},
+                           stated_roles=True) for turns in conversations]
     for candidate in candidates:
         if candidate is SHAPE and forced is None and (runs := http_calls(value)):
             # a recording of HTTP calls: each run of calls its own transcript (``scored.http_calls``)

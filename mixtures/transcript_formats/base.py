@@ -21,6 +21,10 @@ class Transcript:
     written after it; ``summary_message`` says ``messages[at]`` is the summary the harness injected
     (shown to the model as a turn), which a continuation replaces (``compaction_summary``).
     ``extra``: format-specific metadata kept on the document (session id, title, sidechain...).
+    ``stated_roles``: the format names every turn's speaker in its own terms and gives a tool's results turns
+    of their own (OpenTelemetry GenAI spans: results are role ``tool``), so no user turn is taken for a
+    tool's output by where it sits (``canonical.flag_text_observations``): a person's prompt after a call
+    whose result the log never kept stays the person's words.
     """
 
     format: str
@@ -30,6 +34,7 @@ class Transcript:
     tools: list[str] = field(default_factory=list)
     repo: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    stated_roles: bool = False
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)

@@ -102,3 +102,20 @@ def test_a_spans_bare_call_arguments_are_kept_whole_as_an_object():
     assert call_arguments('{"command": "ls"}') == '{"command": "ls"}'
     assert call_arguments("/Users/ishanjain/work/superopen/internal/eval/eval.go") == {
         "arguments": "/Users/ishanjain/work/superopen/internal/eval/eval.go"}  # read_file's path, as the hook logs it
+
+
+def test_a_persons_prompt_after_a_call_only_model_turn_stays_the_persons_words():
+    """The GenAI conventions give a tool's result the role ``tool``; the Cursor hook logs calls without their
+    results, so a ``user`` message after a call-only turn is the person's next prompt, never the call's output
+    (the position rule, ``canonical.flag_text_observations``, had flagged it: the prose filters never saw it)."""
+    path = FIXTURES / "superopen-cursor-spans.lines-533-546.jsonl"
+    spans = [json.loads(line) for line in path.read_text().splitlines()]
+    prompts = [json.loads(s["attributes"]["gen_ai.input.messages"])[0]["parts"][0]["content"] for s in spans
+               if "gen_ai.input.messages" in s["attributes"]]
+    assert len(prompts) == 2 and not any("gen_ai.output.messages" in s["attributes"] for s in spans)
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], bool(m["tool_calls"])) for m in messages] == [
+        ("user", False), ("assistant", True), ("user", False), ("assistant", True)]
+    assert messages[2]["content"] == prompts[1]
+    assert not any(m["observation"] for m in messages)
