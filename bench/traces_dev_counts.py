@@ -688,6 +688,38 @@ def count_numbered_role_headings(path: Path) -> int:
     return sum(1 for body in bodies if body.strip() != "_No text content captured for this message._")
 
 
+
+def count_request_span_events(path: Path) -> int:
+    """Span start/end events (JSONL ``{event, span: {trace_id, kind, attributes}}``): per trace, the person's and
+    later turns of the longest request an ``llm`` span's end event logs (``llm.request.messages``, a Python repr
+    or a list: one per role entry, the system prompt too), plus the reply when ``llm.response.content`` holds words."""
+    best: dict[str, int] = {}
+    for line in path.read_text().splitlines():
+        event = json.loads(line) if line.strip() else {}
+        span = event.get("span") or {}
+        attrs = span.get("attributes") or {}
+        if event.get("event") != "end" or span.get("kind") != "llm" or "llm.request.messages" not in attrs:
+            continue
+        sent = attrs["llm.request.messages"]  # a Python repr, or (later events) the list itself
+        roles = [m.get("role") for m in sent] if isinstance(sent, list) else re.findall(r"'role': '(\w+)'", sent)
+        said = len(roles) + bool(str(attrs.get("llm.response.content") or "").strip())
+        best[span["trace_id"]] = max(best.get(span["trace_id"], 0), said)
+    return sum(best.values())
+
+
+def count_observation_generations(path: Path) -> int:
+    """A Langfuse export of observations: per trace, each distinct message (system prompts too) its generations were sent
+    (``input``, JSON text of a message list) or returned (``output``, one message as JSON text)."""
+    seen: dict[str, set] = {}
+    for observation in json.loads(path.read_text()):
+        if observation.get("type") != "GENERATION":
+            continue
+        said = seen.setdefault(observation["traceId"], set())
+        for item in json.loads(observation["input"] or "[]") + [json.loads(observation["output"] or "{}")]:
+            if isinstance(item, dict) and item.get("role"):
+                said.add((item["role"], json.dumps(item.get("content"), sort_keys=True)))
+    return sum(len(said) for said in seen.values())
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -804,4 +836,13 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Claude harness session log (JSONL of Python logging records, no conversation)": count_nothing,
                 "kimaki ShareMarkdown of an opencode session (### 👤 User / ### 🤖 Assistant (model), #### 🛠️ Tool: headings)": count_kimaki_share_headings,
                 "opencode chat export by a repo script (### N. user / assistant (time), placeholder turns)": count_numbered_role_headings,
-                "AutoGen AgentChat history saved by a FastAPI app (TextMessage records with ids, source user/assistant)": count_message_list}
+                "AutoGen AgentChat history saved by a FastAPI app (TextMessage records with ids, source user/assistant)": count_message_list,
+                "AG2 group chat messages saved by an agent team (every message role user, the speaker in name)": count_message_list,
+                "RAAF (Ruby AI Agents Factory) trace span events (JSONL start/end events, request messages as a Python repr)": count_request_span_events,
+                "Langfuse observation export of a LangGraph supervisor's multi-agent run (GENERATION inputs and outputs as JSON text)": count_observation_generations,
+                "DSPy ticket classifier traces (ticket and span timings, no conversation)": count_nothing,
+                "Order agent route spans (span names and metadata, no conversation)": count_nothing,
+                "Research assistant session steps (planner sub-tasks, retrieval and scores, no conversation)": count_nothing,
+                "Cloud cost agent intent-drift log (rationale and invoked tool per tick, no request, no conversation)": count_nothing,
+                "Microsoft Agent Framework OpenTelemetry spans without message capture (tool names and ids only, no conversation)": count_nothing,
+                "Crowd evacuation simulation history (agent positions per step, no conversation)": count_nothing}

@@ -35,6 +35,7 @@ from codemix.mixtures.transcripts import (
     TEXT_FORMAT_NAMES,
     TranscriptShapeError,
     has_task,
+    named_parties,
     observation_as_task,
     opening_step_as_context,
     parse_json_value,
@@ -559,7 +560,8 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_conversation: {transcript.extra.get('path', '$')} holds no turns, steps or calls"))
             continue
-        transcript.messages = with_speakers(transcript.messages, source.speakers)  # (text formats name them too)
+        transcript.messages = (with_speakers(transcript.messages, source.speakers) if source.speakers  # (text formats
+                               else named_parties(transcript.messages))  # name them too)
         if not has_task(transcript.messages) and system_as_task(transcript.messages):
             transcript.extra["task_from"] = "system"
         elif not has_task(transcript.messages) and observation_as_task(transcript.messages):

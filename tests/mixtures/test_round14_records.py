@@ -1,0 +1,61 @@
+"""Record layouts of issue 45 round 14's development systems, read from the real file where it has a licence
+(tests/fixtures/transcript_inputs/README.md); unlicensed layouts rebuilt in their own keys, source named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codemix.document import Document
+from codemix.pipelines.readers import read_location
+from codemix.sources import SourceConfig
+
+
+def read(path: Path, **options) -> list[Document]:
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)], **options)
+    return [o for o in read_location(source, str(path)) if isinstance(o, Document)]
+
+
+# sundai-club/agent-x@f9728cd9e3cf4691301693c2b9ca97f482751fe8 groupchat_messages.json (AG2's group chat saved by
+# the team; no licence: its keys and speakers kept, the texts cut short): every message is role ``user``, the agent
+# who said it in ``name``; the first is the task the team was given.
+GROUP_CHAT = [
+    {"content": "Extract posts from these subreddits: r/learnprogramming, r/GetStudying", "role": "user", "name": "PostAgent"},
+    {"content": "Given the discussion on the subreddits focusing on education, here are the insights.", "role": "user",
+     "name": "DataAnalyst"},
+    {"content": "Thank you for the contribution! For each subreddit mentioned, I will check the rules.", "role": "user",
+     "name": "Reviewer"},
+    {"content": "Analyzing and extracting the posts from these subreddits will provide a wealth of information.",
+     "role": "user", "name": "PostAgent"},
+]
+
+
+def test_a_group_chat_of_one_role_and_several_names_is_the_opener_and_the_models(tmp_path):
+    path = tmp_path / "groupchat_messages.json"
+    path.write_text(json.dumps(GROUP_CHAT))
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["name"]) for m in messages] == [
+        ("user", "PostAgent"), ("assistant", "DataAnalyst"), ("assistant", "Reviewer"), ("user", "PostAgent")]
+    assert [m["content"] for m in messages] == [m["content"] for m in GROUP_CHAT]
+
+
+def test_named_parties_leave_a_told_conversation_and_a_calling_opener_as_they_are():
+    from codemix.mixtures.transcript_formats.canonical import message
+    from codemix.mixtures.transcripts import named_parties
+
+    told = [message("user", "Plan the trip", name="Ann"), message("assistant", "Done.", name="Bot")]
+    assert named_parties(told) == told  # roles already apart
+    one_name = [message("user", "a b c", name="Ann"), message("user", "d e f", name="Ann")]
+    assert named_parties(one_name) == one_name  # one speaker: nothing to tell apart
+    calling = [message("assistant", "", name="Coder", tool_calls=[{"id": "1", "name": "ls", "arguments": "{}",
+                                                                   "kind": "function"}]),
+               message("assistant", "Looks fine.", name="Critic")]
+    assert named_parties(calling) == calling  # the opener calls tools: a model, not the person
+
+
+def test_a_sources_speakers_decide_before_the_group_rule(tmp_path):
+    path = tmp_path / "groupchat_messages.json"
+    path.write_text(json.dumps(GROUP_CHAT))
+    (doc,) = read(path, speakers={"Reviewer": "user"})
+    assert [m["role"] for m in doc.metadata["messages"]] == ["user", "user", "user", "user"]
