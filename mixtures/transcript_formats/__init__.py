@@ -458,18 +458,17 @@ def with_speakers(messages: list[dict[str, Any]], speakers: dict[str, str] | Non
 def named_parties(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A conversation whose every turn (the system's aside) has the same role but several names is a group of
     parties the log did not tell apart (AG2's group chat keeps each agent's message as role ``user`` with its
-    ``name``): the first to speak, when it calls no tool, is the person who set the task (its turns ``user``),
-    every other name a model (``assistant``, its name kept). Anything else is returned as it is."""
-    said = [m for m in messages if m["role"] != "system"]
-    names = {m["name"] for m in said}
-    if (len(names) < 2 or "" in names or len({m["role"] for m in said}) != 1 or said[0]["role"] not in ("user", "assistant")
-            or any(m["observation"] for m in said)):
+    ``name``): its opening turn, when it calls no tool, set the task (``user``), every later turn is a party's
+    reply (``assistant``, its name kept; the opener speaking again is one of the parties, as in a game of
+    equal players). Anything else is returned as it is."""
+    said = [i for i, m in enumerate(messages) if m["role"] != "system"]
+    turns = [messages[i] for i in said]
+    if (len({m["name"] for m in turns}) < 2 or any(not m["name"] or m["observation"] for m in turns)
+            or len({m["role"] for m in turns}) != 1 or turns[0]["role"] not in ("user", "assistant")
+            or turns[0]["tool_calls"]):
         return messages
-    opener = said[0]["name"]
-    if any(m["tool_calls"] for m in said if m["name"] == opener):
-        return messages
-    return [m if m["role"] == "system" else {**m, "role": "user" if m["name"] == opener else "assistant"}
-            for m in messages]
+    return [m if i not in said else {**m, "role": "user" if i == said[0] else "assistant"}
+            for i, m in enumerate(messages)]
 
 
 def has_task(messages: list[dict[str, Any]]) -> bool:

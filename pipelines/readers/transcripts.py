@@ -27,6 +27,7 @@ from codemix.mixtures.transcript_formats.canonical import message
 from codemix.mixtures.transcript_formats.casts import cast_screen
 from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
+from codemix.mixtures.transcript_formats.genai_spans import is_span
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
@@ -387,10 +388,13 @@ LOOKAHEAD = 6
 
 
 def _lines_only_together(source: SourceConfig, first: list) -> bool:
-    """Whether a JSONL file's first records are each no transcript alone and no session opens with them
-    (a game's or a harness's event log: one event per line), so its lines are read as one sequence."""
+    """Whether a JSONL file's first records are spans of traces (each naming its trace), or are each no
+    transcript alone and no session opens with them (a game's or a harness's event log: one event per line),
+    so its lines are read as one sequence."""
     if source.format is not None or source.turns is not None or len(first) < 2 or session_format(first[0], None, first[1:]):
         return False
+    if all(is_span(value) for value in first):
+        return True  # spans of a trace, one per line (or the events logging them): a trace is one run
     # an event carries text; lines of none ("{}" repeated) are malformed records, read one by one under the budget
     if not all(isinstance(value, dict) and holds_text(value) for value in first):
         return False

@@ -30,13 +30,13 @@ GROUP_CHAT = [
 ]
 
 
-def test_a_group_chat_of_one_role_and_several_names_is_the_opener_and_the_models(tmp_path):
+def test_a_group_chat_of_one_role_and_several_names_is_a_request_and_the_parties_replies(tmp_path):
     path = tmp_path / "groupchat_messages.json"
     path.write_text(json.dumps(GROUP_CHAT))
     (doc,) = read(path)
     messages = doc.metadata["messages"]
     assert [(m["role"], m["name"]) for m in messages] == [
-        ("user", "PostAgent"), ("assistant", "DataAnalyst"), ("assistant", "Reviewer"), ("user", "PostAgent")]
+        ("user", "PostAgent"), ("assistant", "DataAnalyst"), ("assistant", "Reviewer"), ("assistant", "PostAgent")]
     assert [m["content"] for m in messages] == [m["content"] for m in GROUP_CHAT]
 
 
@@ -59,3 +59,25 @@ def test_a_sources_speakers_decide_before_the_group_rule(tmp_path):
     path.write_text(json.dumps(GROUP_CHAT))
     (doc,) = read(path, speakers={"Reviewer": "user"})
     assert [m["role"] for m in doc.metadata["messages"]] == ["user", "user", "user", "user"]
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+
+
+def test_span_events_of_one_trace_are_one_run_whatever_the_tracers_prefix():
+    """RAAF logs each span's start and end as JSONL events; a later model call re-sends the conversation
+    (``llm.request.messages``), a tool span keeps its call and result under ``function.*`` on its end event: one
+    run, each message once, the call joined to the model's turn, its result a tool turn."""
+    path = FIXTURES / "raaf.traces.lines-10-19.jsonl"
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len({e["span"]["trace_id"] for e in events}) == 1 and len(events) == 10
+    sent = [e["span"]["attributes"]["llm.request.messages"] for e in events
+            if "llm.request.messages" in e["span"]["attributes"]]
+    tool = next(e["span"]["attributes"] for e in events if "function.output" in e["span"]["attributes"])
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool"]
+    assert [m["content"] for m in messages[:2]] == [sent[0][0]["content"], sent[0][1]["content"]]
+    (call,) = messages[2]["tool_calls"]
+    assert call["name"] == tool["function.name"] and "25 * 37 + 142" in call["arguments"]
+    assert messages[3]["content"] == tool["function.output"] and messages[3]["observation"]
