@@ -200,8 +200,7 @@ def judge_held_pairs(
             yield pair, exact_jaccard(own_shingles, partner_shingles)
 
 
-def previous_band_keys(node_signature: tuple[str, bytes, str], bands: int, rows: int) -> Iterator[tuple[bytes, str]]:
-    """(band key, node) per band of an earlier document, within its dedup scope."""
+def previous_band_keys(node_signature: tuple[str, bytes, str], bands: int, rows: int) -> tuple[list[bytes], str]:
+    """([band key per band], node) of an earlier document, within its dedup scope."""
     node, sig_bytes, scope = node_signature
-    for key in band_keys(from_bytes(sig_bytes), bands, rows):
-        yield scoped_key(scope, key), node
+    return [scoped_key(scope, key) for key in band_keys(from_bytes(sig_bytes), bands, rows)], node

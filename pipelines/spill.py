@@ -166,20 +166,24 @@ def merged_groups(paths: Iterable[str], fan_in: int = MAX_FAN_IN, min_values: in
 
 
 class SpillRuns(beam.DoFn):
-    """(key, value) -> (partition, run path), written as sorted runs under ``directory``."""
+    """(key, value) -> (partition, run path), written as sorted runs under ``directory``. With
+    ``many_keys``, an element is (keys, value): one record per key, the value pickled once."""
 
-    def __init__(self, directory: str, partitions: int, run_bytes: int):
+    def __init__(self, directory: str, partitions: int, run_bytes: int, many_keys: bool = False):
         self.directory, self.partitions, self.run_bytes = directory, partitions, run_bytes
+        self.many_keys = many_keys
 
     def start_bundle(self):
         self.buffers: dict[int, list[tuple[bytes, bytes]]] = {}
         self.buffered = 0
 
     def process(self, element):
-        key, value = element
-        key_bytes, value_bytes = encode_key(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        self.buffers.setdefault(partition_of(key_bytes, self.partitions), []).append((key_bytes, value_bytes))
-        self.buffered += len(key_bytes) + len(value_bytes) + RECORD_OVERHEAD
+        keys, value = element
+        value_bytes, buffers, partitions = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), self.buffers, self.partitions
+        for key in keys if self.many_keys else (keys,):
+            key_bytes = encode_key(key)
+            buffers.setdefault(partition_of(key_bytes, partitions), []).append((key_bytes, value_bytes))
+            self.buffered += len(key_bytes) + len(value_bytes) + RECORD_OVERHEAD
         # Nothing to emit for most records: no generator is made for them.
         return list(self._flush()) if self.buffered >= self.run_bytes else None
 
@@ -202,17 +206,19 @@ class GroupByKeyOnDisk(beam.PTransform):
     The input may also be a tuple of PCollections, grouped together as if flattened first: each is
     spilled where it is produced and only the run names are flattened, since FnApiRunner would
     hold a ``Flatten`` of records from different stages in its driver. With ``min_values``, only keys
-    with at least that many values come out.
+    with at least that many values come out. With ``many_keys``, each input element is (keys, value),
+    standing for (key, value) per key: one element a document instead of one per band key.
     """
 
-    def __init__(self, directory: str, partitions: int = PARTITIONS, run_bytes: int = RUN_BYTES, min_values: int = 1):
+    def __init__(self, directory: str, partitions: int = PARTITIONS, run_bytes: int = RUN_BYTES, min_values: int = 1,
+                 many_keys: bool = False):
         super().__init__()
         self.directory, self.partitions, self.run_bytes = directory, partitions, run_bytes
-        self.min_values = min_values
+        self.min_values, self.many_keys = min_values, many_keys
 
     def expand(self, inputs):
         inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
-        spill = SpillRuns(self.directory, self.partitions, self.run_bytes)
+        spill = SpillRuns(self.directory, self.partitions, self.run_bytes, self.many_keys)
         runs = [pcoll | f"SpillRuns{i or ''}" >> beam.ParDo(spill) for i, pcoll in enumerate(inputs)]
         if len(runs) > 1:
             runs = [runs | "AllRuns" >> beam.Flatten()]
@@ -229,12 +235,20 @@ def _flattened(inputs) -> beam.PCollection:
     return inputs | "Flatten" >> beam.Flatten() if len(inputs) > 1 else inputs[0]
 
 
+def _each_key(keys_value):
+    keys, value = keys_value
+    return ((key, value) for key in keys)
+
+
 class _FlattenThenGroup(beam.PTransform):
-    def __init__(self, min_values: int = 1):
+    def __init__(self, min_values: int = 1, many_keys: bool = False):
         super().__init__()
-        self.min_values = min_values
+        self.min_values, self.many_keys = min_values, many_keys
 
     def expand(self, inputs):
+        if self.many_keys:
+            inputs = tuple(inputs) if isinstance(inputs, tuple | list) else (inputs,)
+            inputs = tuple(pcoll | f"EachKey{i or ''}" >> beam.FlatMap(_each_key) for i, pcoll in enumerate(inputs))
         grouped = _flattened(inputs) | "Group" >> beam.GroupByKey()
         if self.min_values <= 1:
             return grouped
@@ -243,13 +257,14 @@ class _FlattenThenGroup(beam.PTransform):
             lambda key_values: sum(1 for _ in itertools.islice(key_values[1], min_values)) >= min_values)
 
 
-def grouping(directory: str | None, label: str, min_values: int = 1) -> beam.PTransform:
+def grouping(directory: str | None, label: str, min_values: int = 1, many_keys: bool = False) -> beam.PTransform:
     """Groups one PCollection, or a tuple of them as if flattened: ``GroupByKeyOnDisk`` under
     ``directory/label`` when a directory is given, else a ``Flatten`` and the runner's ``GroupByKey``.
-    With ``min_values``, a key with fewer values is left out (on disk, before it is decoded)."""
+    With ``min_values``, a key with fewer values is left out (on disk, before it is decoded). With
+    ``many_keys``, elements are (keys, value), grouped as (key, value) for each of the keys."""
     if directory is None:
-        return _FlattenThenGroup(min_values)
-    return GroupByKeyOnDisk(FileSystems.join(directory, label), min_values=min_values)
+        return _FlattenThenGroup(min_values, many_keys)
+    return GroupByKeyOnDisk(FileSystems.join(directory, label), min_values=min_values, many_keys=many_keys)
 
 
 class _FlattenThenDistinct(beam.PTransform):

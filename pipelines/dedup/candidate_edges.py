@@ -66,10 +66,11 @@ def bucket_pairs(bucket: tuple[bytes, Iterable[str]], max_pairs: int) -> Iterato
         yield beam.pvalue.TaggedOutput(OFFER, (member, tuple(pivots)))
 
 
-@beam.typehints.with_output_types(tuple[bytes, str])  # the main output; tagged outputs are not type-checked
+@beam.typehints.with_output_types(tuple[list[bytes], str])  # the main output; tagged outputs are not type-checked
 class SignDocuments(beam.DoFn):
-    """Per document with tokens: (band key, id) per LSH band within its dedup scope, and tagged ``signature``
-    (id, source, location, signature bytes, kind) for the index."""
+    """Per document with tokens: ([band key per LSH band, within its dedup scope], id), and tagged ``signature``
+    (id, source, location, signature bytes, kind) for the index. One element a document, not one a band:
+    the grouping spills a record per key (``grouping``'s ``many_keys``) without Beam handling each."""
 
     def __init__(self, config: DedupConfig):
         self.config = config
@@ -98,8 +99,7 @@ class SignDocuments(beam.DoFn):
         sig_P = signature(hashes_S, self.permutations)
         kind = kind_name(row)
         scope = scope_of(kind, config.across_kinds)
-        for key in band_keys(sig_P, config.bands, config.rows):
-            yield scoped_key(scope, key), doc_id
+        yield [scoped_key(scope, key) for key in band_keys(sig_P, config.bands, config.rows)], doc_id
         yield beam.pvalue.TaggedOutput(
             "signature", (doc_id, row.get("source") or "", location_of(row), to_bytes(sig_P), kind)
         )
@@ -190,9 +190,9 @@ class CandidateEdges(beam.PTransform):
         signed = inputs["docs"] | "Sign" >> beam.ParDo(SignDocuments(config)).with_outputs("signature", main="bands")
         bands = [signed.bands]
         if previous is not None:
-            bands.append(previous | "BandPrevious" >> beam.FlatMap(previous_band_keys, config.bands, config.rows))
+            bands.append(previous | "BandPrevious" >> beam.Map(previous_band_keys, config.bands, config.rows))
         # A bucket of one document pairs nothing (most are): left out of the grouping, never decoded.
-        buckets = tuple(bands) | "GroupBuckets" >> grouping(self.spill_dir, "buckets", min_values=2)
+        buckets = tuple(bands) | "GroupBuckets" >> grouping(self.spill_dir, "buckets", min_values=2, many_keys=True)
         # A pair comes out of every bucket it shares (up to one per band): with a keyed join the
         # repeats are dropped through run files too, so they never reach the runner's shuffle.
         pairs_spill = keyed_spill(self.join, self.spill_dir)
