@@ -181,12 +181,12 @@ def lsh_hits(shingles: Sequence[np.ndarray], codes: np.ndarray, config: DedupCon
 def edge_score(output_dir: str, ids: Sequence[str], shingles: Sequence[np.ndarray], threshold: float) -> PairScore:
     """The near edges the run clustered (verified pairs; bucket stars without ``verify``) vs true pairs.
 
-    Only exact keepers (``_work/exact/keepers-*``) reach the near step, so the true pairs counted
-    here are those between two keepers; a recall below ``lsh_recall`` means pairs lost after LSH.
+    Only exact keepers (the documents less ``_work/exact/duplicates-*``) reach the near step, so the true
+    pairs counted here are those between two keepers; a recall below ``lsh_recall`` means pairs lost after LSH.
     """
     index = {doc_id: i for i, doc_id in enumerate(ids)}
-    keepers = sorted(index[doc_id] for doc_id in read_rows(f"{output_dir}/_work/exact/keepers-*.parquet", ["id"])["id"])
-    keepers = [k for k in keepers if len(shingles[k])]
+    copies = set(read_rows(f"{output_dir}/_work/exact/duplicates-*.parquet", ["doc_id"])["doc_id"])
+    keepers = [k for k, doc_id in enumerate(ids) if doc_id not in copies and len(shingles[k])]
     position = {k: p for p, k in enumerate(keepers)}
     rows = read_rows(f"{output_dir}/_work/near/edges-*.parquet", ["u", "v"])
     n = len(keepers)

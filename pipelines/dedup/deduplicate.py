@@ -219,8 +219,9 @@ def _options(pipeline_args: list[str]) -> PipelineOptions:
 def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str, pipeline_args: list[str]) -> int:
     """Pipeline 1: exact dedup, near-duplicate edges and the first component pass; returns how many edges.
 
-    Writes exact keepers and duplicate rows under ``_work/exact``, the verified edges and the
-    keepers' signatures under ``_work/near``, and component pass 1 under ``_work/components``.
+    Writes the exact duplicate rows under ``_work/exact``, the verified edges and the exact keepers'
+    signatures under ``_work/near``, and component pass 1 under ``_work/components``. The keepers
+    themselves are not written: the final pipeline reads the input less both kinds of duplicates.
     """
     with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
         # Each consumer that waits on the ids (a side input, or a join) reads the input afresh (see ``ids``).
@@ -233,9 +234,6 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
         if config.exact:
             keepers, duplicates = (docs, read("ReadAgain")) | "ExactDedup" >> ExactDedup(
                 config.keeper_order, join, paths.shuffle if config.shuffle_on_disk else None, config.across_kinds)
-            keepers | "WriteKeepers" >> write_parquet(
-                paths.work("exact", "keepers"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET
-            )
             duplicates | "WriteDuplicates" >> write_parquet(
                 paths.work("exact", "duplicates"), DUPLICATE_SCHEMA, file_name_suffix=PARQUET
             )
@@ -250,7 +248,8 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
 def run_final(
     docs_pattern: str, star_edges: str | None, paths: _Paths, config: DedupConfig, join: str, pipeline_args: list[str]
 ) -> None:
-    """The last pipeline: pick a keeper per component, join labels to documents, write docs, duplicates and index."""
+    """The last pipeline: pick a keeper per component, join labels to documents, write docs (the input less
+    the exact and near duplicates), duplicates and index."""
     spill = paths.shuffle if config.shuffle_on_disk else None
     keyed = keyed_spill(join, spill)
     with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
@@ -261,8 +260,15 @@ def run_final(
         else:
             near = pipeline | "NoNearDuplicates" >> beam.Create([])
         removed = near | "RemovedIds" >> beam.Map(lambda row: row["doc_id"])
+        if config.exact:
+            copies = (pipeline | "ReadExactIds" >> beam.io.ReadFromParquet(
+                parquet_pattern(paths.work("exact", "duplicates")), columns=["doc_id"])
+                | "ExactIds" >> beam.Map(lambda row: row["doc_id"]))
+            removed_all = (removed, copies) | "AllRemovedIds" >> flatten(keyed, "removed", lambda doc_id: doc_id)
+        else:
+            removed_all = removed
         docs = pipeline | "ReadDocs" >> beam.io.ReadFromParquet(docs_pattern)
-        kept = (docs, removed) | "DropNearDuplicates" >> DropRowsWithIds(join, spill and FileSystems.join(spill, "docs"))
+        kept = (docs, removed_all) | "DropDuplicates" >> DropRowsWithIds(join, spill and FileSystems.join(spill, "docs"))
         kept | "WriteDocs" >> write_parquet(paths.out("docs"), DOCUMENT_SCHEMA, file_name_suffix=PARQUET)
         _ = kept | "CountKept" >> beam.ParDo(Progress("kept"))
         near_only, previous = near | "ByMethod" >> beam.Partition(lambda row, _: int(row["method"] == "previous"), 2)
@@ -337,7 +343,6 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
         len(config.previous_indexes),
         join,
     )
-    docs_pattern = parquet_pattern(paths.work("exact", "keepers")) if config.exact else input_pattern
     star_edges, passes = None, 0
     edges = run_edges(input_pattern, paths, config, join, pipeline_args)
     delete_matching([FileSystems.join(paths.shuffle, "**")])  # the run files are spent
@@ -346,7 +351,7 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
             parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1,
             spill_dir=keyed_spill(join, paths.shuffle if config.shuffle_on_disk else None),
         )
-    run_final(docs_pattern, star_edges, paths, config, join, pipeline_args)
+    run_final(input_pattern, star_edges, paths, config, join, pipeline_args)
     delete_matching([FileSystems.join(paths.shuffle, "**")])  # the final pipeline's keyed joins spill too
     return _result(paths, config, passes)
 
@@ -365,7 +370,7 @@ def _result(paths: _Paths, config: DedupConfig, passes: int) -> DedupResult:
         verified_pairs=edges.get("edges", 0) if config.verify else 0,
         rejected_pairs=edges.get("rejected", 0),
     )
-    if result.documents_in != final["documents_in"] + result.exact_duplicates:
+    if result.documents_in != final["documents_in"]:
         raise RuntimeError(f"dedup: the final pipeline read {final['documents_in']} documents, expected {result}")
     removed = result.exact_duplicates + result.near_duplicates + result.previous_duplicates
     if result.kept + removed != result.documents_in:
