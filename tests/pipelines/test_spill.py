@@ -171,3 +171,22 @@ def test_flatten_through_run_files_keeps_every_element_once(tmp_path):
         assert_that(on_disk, equal_to(expected), label="OnDiskIsFlatten")
         assert_that(in_memory, equal_to(expected), label="InMemoryIsFlatten")
     assert list((tmp_path / "shuffle" / "rows").glob("p*.run")), "the on-disk flatten wrote no run"
+
+
+@pytest.mark.parametrize("on_disk", [True, False], ids=["run_files", "runner_shuffle"])
+def test_an_element_of_many_keys_groups_as_one_value_per_key(tmp_path, on_disk):
+    """(keys, value) elements from two PCollections, as a document's band keys and an earlier index's
+    are: grouped exactly as the (key, value) per key would be, small groups left out."""
+    documents = [([f"band{b}-{i % 9}" for b in range(4)], f"doc{i}") for i in range(30)]
+    earlier = [([f"band{b}-{i}" for b in range(4)], f"old{i}") for i in range(12)]  # band*-9..11 alone
+    exploded = [(key, value) for keys, value in documents + earlier for key in keys]
+    expected = [(key, values) for key, values in expected_groups(exploded) if len(values) >= 2]
+    assert len(expected) < len(expected_groups(exploded)), "fixture: some keys hold one value only"
+    with BeamTestPipeline(options=PipelineOptions(["--runner=FnApiRunner"])) as pipeline:
+        inputs = (pipeline | "Documents" >> beam.Create(documents), pipeline | "Earlier" >> beam.Create(earlier))
+        grouped = (
+            inputs
+            | grouping(str(tmp_path / "shuffle") if on_disk else None, "buckets", min_values=2, many_keys=True)
+            | beam.MapTuple(lambda key, values: (key, sorted(values)))
+        )
+        assert_that(grouped, equal_to(expected))
