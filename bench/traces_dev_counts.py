@@ -719,6 +719,74 @@ def count_observation_generations(path: Path) -> int:
             if isinstance(item, dict) and item.get("role"):
                 said.add((item["role"], json.dumps(item.get("content"), sort_keys=True)))
     return sum(len(said) for said in seen.values())
+# round 14 (b45l: text exports and logs, collected before code changed)
+def count_bold_label_turns(path: Path) -> int:
+    """Cursor's own "Export chat" Markdown: each turn under a bold label alone on its line (``**User**``,
+    ``**Cursor**``), turns parted by ``---`` rules."""
+    return len(re.findall(r"^\*\*(?:User|Cursor)\*\*[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_zed_thread(path: Path) -> int:
+    """Zed's agent thread as Markdown: ``## User`` / ``## Assistant`` sections; in the model's, each ``**Tool Call:
+    <what it did>**`` line (then ``Status:``) is a call whose output follows it: one result each, and the model's
+    turn after a result (a further call, or words) is a new one."""
+    count = 0
+    for role, body in re.findall(r"^## (User|Assistant)[ \t]*\n(.*?)(?=^## (?:User|Assistant)[ \t]*$|\Z)",
+                                 path.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL):
+        calls = len(re.findall(r"^\*\*Tool Call: ", body, re.MULTILINE))
+        count += 1 if role == "User" or not calls else 2 * calls
+    return count
+
+
+def count_prompt_repl(path: Path) -> int:
+    """A CLI's session copied from the terminal: the person's ``name> text`` prompts, the agent's calls as ``🔧 Tool:
+    name`` blocks (calls with no result between them one turn) and each ``✓ Result (call_id):`` a result."""
+    text = path.read_text(encoding="utf-8")
+    prompts = len(re.findall(r"^\w+> \w", text, re.MULTILINE))  # (``cody> %``: an empty prompt, the shell's mark)
+    marks = re.findall(r"^(🔧 Tool:|✓ Result)", text, re.MULTILINE)
+    turns = sum(1 for i, m in enumerate(marks) if m == "🔧 Tool:" and (i == 0 or marks[i - 1] != "🔧 Tool:"))
+    return prompts + turns + marks.count("✓ Result")
+
+
+def count_claude_screen(path: Path) -> int:
+    """Claude Code's screen copied as text: each ``> `` prompt a message, each run of ``⏺`` lines up to a tool's
+    output (``⎿``) or a prompt one model turn (its calls inside it), each ``⎿`` output a result."""
+    count, in_turn = 0, False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("> "):
+            count, in_turn = count + 1, False
+        elif line.startswith("⏺ "):
+            count, in_turn = count + (not in_turn), True
+        elif line.lstrip().startswith("⎿"):
+            count, in_turn = count + 1, False
+    return count
+
+
+def count_codex_exec_output(path: Path) -> int:
+    """``codex exec``'s console output (in a loop's ledger): each ``codex`` label's words a model turn (the ``exec``
+    calls after them inside it), each command's output after ``succeeded in``/``exited`` a result; ``thinking`` is
+    the turn's reasoning, the answer echoed after ``tokens used`` no message."""
+    text = path.read_text(encoding="utf-8")
+    return len(re.findall(r"^codex$", text, re.MULTILINE)) + len(re.findall(r" (?:succeeded|exited \d+) in [\d.]+m?s:$", text, re.MULTILINE))
+
+
+def count_turn_headings_ja(path: Path) -> int:
+    """An agent's run log with Japanese turn headings: each ``## Turn N: AI応答`` (the model's words) and ``## Turn N:
+    ツール使用`` (a call, its parameters listed) a message; the system's start and end turns none."""
+    return len(re.findall(r"^## Turn \d+: (?:AI応答|ツール使用)", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_stamped_role_headings(path: Path) -> int:
+    """A transcript the agent appends to itself: ``## <time> — user`` / ``## <time> — codex`` headings."""
+    return len(re.findall(r"^## \S+ — (?:user|codex)[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_prompt_response_log(path: Path) -> int:
+    """A client's console log: each ``Sending prompt: "..."`` the person's turn, each printed response message
+    (``"role": "assistant"``) the model's."""
+    text = path.read_text(encoding="utf-8")
+    return len(re.findall(r'Sending prompt: "', text)) + len(re.findall(r'"role": "assistant"', text))
+
 
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
@@ -845,4 +913,14 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Research assistant session steps (planner sub-tasks, retrieval and scores, no conversation)": count_nothing,
                 "Cloud cost agent intent-drift log (rationale and invoked tool per tick, no request, no conversation)": count_nothing,
                 "Microsoft Agent Framework OpenTelemetry spans without message capture (tool names and ids only, no conversation)": count_nothing,
-                "Crowd evacuation simulation history (agent positions per step, no conversation)": count_nothing}
+                "Crowd evacuation simulation history (agent positions per step, no conversation)": count_nothing,
+                # round 14 (b45l: text exports and logs, collected before code changed)
+                "Cursor Export chat Markdown (**User** / **Cursor** labels alone on a line, --- rules)": count_bold_label_turns,
+                "Zed agent thread as Markdown (## User / ## Assistant, **Tool Call: <what it did>** / Status lines)": count_zed_thread,
+                "CLI session copied from a terminal (cody> prompts, 🔧 Tool / Args / ✓ Result blocks)": count_prompt_repl,
+                "Claude Code screen copied as text (> prompts, ⏺ turns, ⎿ outputs)": count_claude_screen,
+                "codex exec console output in a loop ledger (codex / exec / thinking labels, no request)": count_codex_exec_output,
+                "Claude agent run log with Japanese turn headings (## Turn N: AI応答 / ツール使用, no request)": count_turn_headings_ja,
+                "Codex transcript appended by the agent (## <time> — user / codex headings)": count_stamped_role_headings,
+                "opencode client console log (Sending prompt lines, printed response messages)": count_prompt_response_log,
+                "Copilot CLI session checkpoints (overview and history summaries, no conversation)": count_nothing}
