@@ -740,12 +740,12 @@ def count_zed_thread(path: Path) -> int:
 
 def count_prompt_repl(path: Path) -> int:
     """A CLI's session copied from the terminal: the person's ``name> text`` prompts, the agent's calls as ``🔧 Tool:
-    name`` blocks (calls with no result between them one turn) and each ``✓ Result (call_id):`` a result."""
+    name`` blocks (calls with no result between them one turn) and each ``✓ Result (call_id):`` (``✗``: failed) a result."""
     text = path.read_text(encoding="utf-8")
     prompts = len(re.findall(r"^\w+> \w", text, re.MULTILINE))  # (``cody> %``: an empty prompt, the shell's mark)
-    marks = re.findall(r"^(🔧 Tool:|✓ Result)", text, re.MULTILINE)
+    marks = re.findall(r"^(🔧 Tool:|[✓✗] Result)", text, re.MULTILINE)
     turns = sum(1 for i, m in enumerate(marks) if m == "🔧 Tool:" and (i == 0 or marks[i - 1] != "🔧 Tool:"))
-    return prompts + turns + marks.count("✓ Result")
+    return prompts + turns + len(marks) - marks.count("🔧 Tool:")
 
 
 def count_claude_screen(path: Path) -> int:

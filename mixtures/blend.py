@@ -86,15 +86,19 @@ def import_order(shaping: list[dict], stage: str) -> dict[str, int] | None:
 
 
 def left_out_by_source(shaping: list[dict], stage: str) -> dict[str, dict]:
-    """Per source and format: transcripts read, those that gave no sample, and the reasons (with counts)
-    for what shaping left out (whole transcripts, turns, samples)."""
+    """Per source and format: transcripts read, those that gave no sample, the reasons (with counts) for what
+    shaping left out (whole transcripts, turns, samples) and, where there was any, what it kept as context only
+    (``masked``: calls an export described, by reason)."""
     table: dict[str, dict] = {}
     for record in shaping:
         if record["stage"] != stage or "format" not in record:
             continue
         row = table.setdefault(record["source"], {}).setdefault(
             record["format"], {"transcripts": 0, "without_samples": 0, "reasons": {}})
-        if "reason" in record:
+        if "masked" in record:
+            masked = row.setdefault("masked", {})
+            masked[record["masked"]] = masked.get(record["masked"], 0) + record["count"]
+        elif "reason" in record:
             row["reasons"][record["reason"]] = row["reasons"].get(record["reason"], 0) + record.get("count", 1)
         else:
             row["transcripts"] += record["transcripts"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from codemix.config import join, require
+from codemix.mixtures.transcript_formats.canonical import DESCRIBED
 
 ReasoningMode = Literal["masked", "trained", "dropped"]
 
@@ -68,7 +69,8 @@ def is_json_object(text: str) -> bool:
 
 def render_turn(message: dict[str, Any], template: ChatTemplate, reasoning: ReasoningMode = "masked") -> list[Segment]:
     """One message as segments; only a model turn's body and ``turn_end`` are trainable (its
-    reasoning as ``reasoning`` says)."""
+    reasoning as ``reasoning`` says). A call an export described in its own words (``DESCRIBED``) is shown, never
+    trained, and so is the end of a turn that holds nothing else: the model did not write those words."""
     trained = is_model_turn(message)
     segments = [Segment(template.role_header.replace("{role}", message["role"]), False, True)]
     if message.get("reasoning") and reasoning != "dropped":
@@ -80,9 +82,17 @@ def render_turn(message: dict[str, Any], template: ChatTemplate, reasoning: Reas
         segments.append(Segment(message["content"], trained))
     call_open, call_close = template.tool_call.split("{json}")
     for call in message["tool_calls"]:
-        segments += [Segment(call_open, trained, True), Segment(tool_call_json(call), trained),
-                     Segment(call_close, trained, True)]
-    return segments + [Segment(template.turn_end, trained, True), Segment(template.turn_separator, False, True)]
+        emitted = trained and call.get("kind") != DESCRIBED
+        segments += [Segment(call_open, emitted, True), Segment(tool_call_json(call), emitted),
+                     Segment(call_close, emitted, True)]
+    ended = trained and not described_only(message)
+    return segments + [Segment(template.turn_end, ended, True), Segment(template.turn_separator, False, True)]
+
+
+def described_only(message: dict[str, Any]) -> bool:
+    """A turn that is nothing but calls an export described (Windsurf's action lines): nothing in it to train."""
+    calls = message["tool_calls"]
+    return bool(calls) and not message["content"] and all(call.get("kind") == DESCRIBED for call in calls)
 
 
 def render_messages(messages: Sequence[dict[str, Any]], template: ChatTemplate | None = None) -> str:
@@ -104,7 +114,8 @@ def chat_template_jinja(template: ChatTemplate, *, trained_reasoning: bool | Non
     ``trained_reasoning`` not None adds transformers' ``{% generation %}`` marks around what SFT trains
     (a model turn's body and turn end, its think block too when True): ``return_assistant_tokens_mask``
     (TRL's ``assistant_only_loss``) then gives the loss mask. A model turn is an assistant message
-    without ``weight: 0`` (OpenAI's fine-tuning field) or ``observation``."""
+    without ``weight: 0`` (OpenAI's fine-tuning field) or ``observation``; its calls of kind ``described`` (and the
+    end of a turn of nothing else) are left unmarked, as ``render_turn`` leaves them untrained."""
     def literal(text: str) -> str:  # a Jinja string literal (JSON escapes are a subset of Jinja's)
         return json.dumps(text, ensure_ascii=False)
 
@@ -114,26 +125,34 @@ def chat_template_jinja(template: ChatTemplate, *, trained_reasoning: bool | Non
     think = ("{%- set reasoning = message.get('reasoning_content') or message.get('reasoning') -%}"
              "{%- if reasoning -%}{{- " + literal(think_open) + " + reasoning + " + literal(think_close)
              + " -}}{%- endif -%}")
-    body = (
-        "{%- if message['content'] is string -%}{{- message['content'] -}}{%- endif -%}"
-        "{%- for call in message.get('tool_calls') or [] -%}"
-        "{%- set fn = call['function'] if call['function'] is defined else call -%}"
-        "{%- set args = fn['arguments'] -%}"
-        "{%- if args is string and (call.get('kind') or 'function') == 'function' and args.strip().startswith('{')"
-        " and args.strip().endswith('}') -%}{%- set body = args -%}"
-        "{%- else -%}{%- set body = args | tojson -%}{%- endif -%}"
-        "{{- " + literal(call_open) + " + '{\"name\": ' + (fn['name'] | tojson) + ', \"arguments\": ' + body + '}' + "
+    content = "{%- if message['content'] is string -%}{{- message['content'] -}}{%- endif -%}"
+    call = ("{%- set fn = call['function'] if call['function'] is defined else call -%}"
+            "{%- set args = fn['arguments'] -%}"
+            "{%- if args is string and (call.get('kind') or 'function') == 'function' and args.strip().startswith('{')"
+            " and args.strip().endswith('}') -%}{%- set body = args -%}"
+            "{%- else -%}{%- set body = args | tojson -%}{%- endif -%}")
+    shown = "{{- " + literal(call_open) + " + '{\"name\": ' + (fn['name'] | tojson) + ', \"arguments\": ' + body + '}' + " \
         + literal(call_close) + " -}}"
-        "{%- endfor -%}"
-        "{{- " + literal(template.turn_end) + " -}}"
-    )
+    end = "{{- " + literal(template.turn_end) + " -}}"
+
+    def marked(text: str) -> str:
+        return "{%- generation -%}" + text + "{%- endgeneration -%}"
+
+    described = "(call.get('kind') or 'function') == " + literal(DESCRIBED)
+    # a turn of nothing but calls an export described (``described_only``): its end is not trained either
+    described_only = ("(message.get('tool_calls') and not message['content'] and (message['tool_calls'] | selectattr("
+                      "'kind', 'equalto', " + literal(DESCRIBED) + ") | list | length) == (message['tool_calls'] | length))")
+    calls = "{%- for call in message.get('tool_calls') or [] -%}" + call + shown + "{%- endfor -%}"
+    body = content + calls + end
     if trained_reasoning is None:
         turn = think + body
     else:
-        trained = (think + body) if trained_reasoning else body
-        marked = "{%- generation -%}" + trained + "{%- endgeneration -%}"
+        trained = (marked(content) + "{%- for call in message.get('tool_calls') or [] -%}" + call
+                   + "{%- if " + described + " -%}" + shown + "{%- else -%}" + marked(shown) + "{%- endif -%}{%- endfor -%}"
+                   + "{%- if " + described_only + " -%}" + end + "{%- else -%}" + marked(end) + "{%- endif -%}")
         turn = ("{%- if message['role'] == 'assistant' and message.get('weight') != 0 and not message.get('observation')"
-                " -%}" + ("" if trained_reasoning else think) + marked + "{%- else -%}" + think + body + "{%- endif -%}")
+                " -%}" + (marked(think) if trained_reasoning else think) + trained + "{%- else -%}" + think + body
+                + "{%- endif -%}")
     return (
         "{%- for message in messages -%}"
         "{{- " + header + " -}}" + turn + "{{- " + literal(template.turn_separator) + " -}}"

@@ -24,6 +24,7 @@ from codemix.mixtures.sft_summaries import (
 )
 from codemix.mixtures.sft_tokens import tokenize_segments, tokenize_turns
 from codemix.mixtures.transcript_formats.base import compaction_summary
+from codemix.mixtures.transcript_formats.canonical import DESCRIBED
 from codemix.mixtures.transcript_formats.outcomes import ended_with_submit
 
 OutcomePolicy = Literal["any", "submitted", "exit_ok", "tests_passed", "resolved"]
@@ -165,13 +166,23 @@ def clean_turns(
     return kept, reasons
 
 
+def masked_calls(messages: Sequence[dict[str, Any]]) -> Counter[str]:
+    """The calls a transcript holds that SFT shows as context and never trains, by reason: calls an export
+    described in its own words (``tool_call_described``: the reader's ``DESCRIBED`` calls, in observation turns;
+    docs/agent-transcripts.md, "Calls an export describes")."""
+    return Counter("tool_call_described" for m in messages for call in m["tool_calls"] if call.get("kind") == DESCRIBED)
+
+
 def malformed_call_reason(message: dict[str, Any], known_tools: set[str]) -> str | None:
     """Why the first bad tool call of an assistant turn is bad; None when all are well formed.
     A function call's arguments must be a JSON object (the reader keeps the model's exact text, so
     anything else is what the model emitted and no tool could parse); a free-text call (Codex
-    ``apply_patch``) takes any text. ``known_tools`` empty accepts any name.
+    ``apply_patch``) takes any text. ``known_tools`` empty accepts any name. A call an export described (its
+    verb, ``Viewed``, and its words) is never trained, so neither its name nor its words can be bad.
     """
     for call in message["tool_calls"]:
+        if call.get("kind") == DESCRIBED:
+            continue
         if known_tools and call["name"] not in known_tools:
             return "malformed_tool_call_unknown_tool"
         if call.get("kind", "function") == "function" and arguments_object(call) is None:

@@ -21,7 +21,7 @@ from codemix.document import Document, packed_document, unpacked_document
 from codemix.kinds import document_kind
 from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.provenance import document_provenance, provenance_table, write_provenance
-from codemix.mixtures.sft import SFTConfig, SFTSample, sft_samples, summary_origins
+from codemix.mixtures.sft import SFTConfig, SFTSample, masked_calls, sft_samples, summary_origins
 from codemix.mixtures.sft_export import write_sft_exports
 from codemix.mixtures.sft_shards import write_sft_shard
 from codemix.mixtures.tokenizer import load_tokenizer
@@ -67,7 +67,7 @@ class WriteSFTShard(beam.DoFn):
 
     def process(self, element):
         (source, index, shards), packed = element
-        samples, rows, dropped, text_bytes = [], [], Counter(), 0
+        samples, rows, dropped, masked, text_bytes = [], [], Counter(), Counter(), 0
         read, without = Counter(), Counter()  # transcripts per format, and those that gave no sample
         for doc in sorted(map(unpacked_document, packed), key=lambda d: d.id):  # id order: independent of bundles
             text_bytes += len(doc.text.encode())
@@ -78,9 +78,13 @@ class WriteSFTShard(beam.DoFn):
             read[fmt] += 1
             without[fmt] += not doc_samples
             dropped.update({(fmt, reason): n for reason, n in reasons.items()})
+            masked.update({(fmt, reason): n for reason, n in masked_calls(doc.metadata.get("messages") or []).items()})
         for (fmt, reason), n in sorted(dropped.items()):
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
                 {"stage": self._stage, "source": source, "format": fmt, "reason": reason, "count": n}, sort_keys=True))
+        for (fmt, reason), n in sorted(masked.items()):  # shown as context, never trained (not a drop either)
+            yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
+                {"stage": self._stage, "source": source, "format": fmt, "masked": reason, "count": n}, sort_keys=True))
         for fmt, n in sorted(read.items()):  # what the drops are out of (no reason: not a drop)
             yield beam.pvalue.TaggedOutput(SHAPING, json.dumps(
                 {"stage": self._stage, "source": source, "format": fmt, "transcripts": n,

@@ -74,6 +74,25 @@ def tool_call(call_id: Any, name: Any, arguments: Any, *, kind: str = "function"
     return {"id": "" if call_id is None else str(call_id), "name": name, "arguments": arguments, "kind": kind}
 
 
+# A call a text export writes in its own words where the model's arguments were (Windsurf's ``*Viewed [a.md](...) *``,
+# SpecStory's ``Tool use: **list_dir** • Listed directory, 0 results``, a todo list rendered as lines): the call
+# happened, what the model emitted is not in the file: shown, never trained (``chat.render_turn``;
+# docs/agent-transcripts.md, "Calls an export describes").
+DESCRIBED = "described"
+
+
+def exported_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    """A call as a text export writes it: arguments that are a JSON object (parsed, or as text) are the model's;
+    anything else is the export's description of the call (kind ``DESCRIBED``)."""
+    value = arguments
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments)
+        except (ValueError, RecursionError):
+            value = None
+    return tool_call(call_id, name, arguments, kind="function" if isinstance(value, dict) else DESCRIBED)
+
+
 def parsed_arguments(call: dict[str, Any]) -> dict[str, Any] | None:
     """The call's arguments as an object, or None when they are not a JSON object (or the call is free text)."""
     if call.get("kind", "function") != "function":

@@ -18,8 +18,14 @@ import json
 import re
 from typing import Any
 
+from codemix.mixtures.transcript_formats.aider import THINKING_TAG
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, tool_call
+from codemix.mixtures.transcript_formats.canonical import (
+    exported_call,
+    flag_text_observations,
+    message,
+    tool_call,
+)
 from codemix.mixtures.transcript_formats.markers import (
     MODEL_WORDS,
     OUTPUT_WORDS,
@@ -39,10 +45,13 @@ _TRAIL = r"(?:[ \t]+[^\w\s#*_`>|\[(:-]{1,8})?"
 # a numbered label before the speaker (CodeRhapsody's ``## Message 21 - User``, ``## Turn 3: Assistant``)
 # or a number alone (an exporter's ``### 1. user (2026-02-16T02:12:50Z)``)
 _NUMBERED = r"(?:[A-Za-z]+[ \t]+\d+[ \t]*[-\u2013\u2014:|][ \t]*|\d{1,5}[.)][ \t]+)?"
+# a time stamp before the speaker (a transcript an agent appends to: ``## 2025-09-06T11:44:07+02:00 — user``)
+_STAMP = (r"(?:\[?(?:\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?|\d\d?:\d\d(?::\d\d)?)(?:Z|[+-]\d\d:?\d\d)?\]?"
+          r"[ \t]*(?:[-\u2013\u2014|:][ \t]*)?)?")
 # an account's handle as a heading's speaker (GitHub Copilot's chat export: ``## @octocat`` over the person's turn)
 _HANDLE = r"(@[A-Za-z0-9][\w.-]{0,38})"
 HEADING = re.compile(
-    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_NUMBERED}{_SPEAKER}){_SUFFIX}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_STAMP}{_NUMBERED}{_SPEAKER}){_SUFFIX}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
@@ -92,11 +101,14 @@ def other_side(text: str, found: list[tuple]) -> list[tuple] | None:
                                   speaker_of_heading(text[start:end]).lower() in ROLE_ALIASES for start, end, role in found):
         return None  # the known side's headings are its role word alone (``## Copilot``), not a section's title
     spans = {(start, end) for start, end, _ in found}
+    forms = {heading_form(text[start:end]) for start, end, _ in found}
     others = collections.Counter()
     marks = []
     for match in HEADING.finditer(text):
         speaker = next((g for g in match.groups() if g), "").strip()
-        if (match.start(), match.end()) not in spans and speaker and match.group(0).startswith("#"):
+        # the other side's label is written as the known side's is (``## @octocat`` by ``## Copilot``, Cursor's
+        # ``**Cursor**`` by ``**User**``, each alone on its line): a bold phrase a reply opens with is no speaker
+        if (match.start(), match.end()) not in spans and speaker and heading_form(match.group(0)) in forms:
             others[speaker] += 1
             marks.append((match.start(), match.end(), speaker))
     if not others:
@@ -111,6 +123,12 @@ def other_side(text: str, found: list[tuple]) -> list[tuple] | None:
             sum(a[2] != b[2] for a, b in itertools.pairwise(merged)) * 10 < (len(merged) - 1) * 9:
         return None
     return merged
+
+
+def heading_form(line: str) -> str:
+    """How a turn's label is set: its heading's marks (``##``), or bold (``**``), or bold italics (``_**``)."""
+    return line.lstrip()[:3] if line.lstrip().startswith("_**") else line.lstrip().split(" ", 1)[0] \
+        if line.lstrip().startswith("#") else "**"
 
 
 def outside_fences(text: str, found: list[tuple]) -> list[tuple]:
@@ -189,13 +207,23 @@ PAIRED = {"prompt": "user", "you": "user", "response": "assistant"}
 REPLY_WORDS = frozenset({"response", "reply", "answer"})
 
 
+# Words a label adds to its role to say what the turn is (``## 👤 User Question`` / ``## 🤖 Assistant Answer``).
+TURN_WORDS = frozenset({"question", "answer", "input", "response", "reply", "message", "prompt", "request", "query",
+                        "said", "says", "wrote", "asked", "turn"})
+
+
 def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
     found, paired, replies = [], [], []
-    for match in pattern.finditer(text):
+    matches = list(pattern.finditer(text))
+    said = collections.Counter(next((g for g in m.groups() if g), "").strip().lower() for m in matches)
+    for match in matches:
         speaker = next((g for g in match.groups() if g), "")
         role = ROLE_ALIASES.get(speaker.strip().lower()) if speaker else "continued"
         if role is None and speaker.strip().split()[0].lower() in ROLE_ALIASES:  # "Agent (model)", "User said"
             role = ROLE_ALIASES[speaker.strip().split()[0].lower()]
+            if role in ("user", "assistant") and said[speaker.strip().lower()] < 2 and \
+                    not set(speaker.lower().split()[1:]) <= TURN_WORDS:
+                role = None  # a title written once (``## User Testing Required``) is a section's, not a turn's label
         if role is not None:
             found.append((match.start(), match.end(), role))
         elif speaker.strip().lower() in PAIRED:
@@ -255,7 +283,7 @@ ACTION_LINE = re.compile(r"^[ \t]*\*(?!\*)(?P<name>(?:[A-Z][a-z]+ ){0,2}[A-Za-z]
 
 def action_calls(body: str) -> tuple[str, list[dict[str, Any]]]:
     """``body`` less its action lines (``ACTION_LINE``), and those actions as the model's calls."""
-    calls = [tool_call(None, m.group("name"), (m.group("what") or "").strip()) for m in ACTION_LINE.finditer(body)]
+    calls = [exported_call(None, m.group("name"), (m.group("what") or "").strip()) for m in ACTION_LINE.finditer(body)]
     return (ACTION_LINE.sub("", body).strip(), calls) if calls else (body, [])
 
 
@@ -289,6 +317,8 @@ def part_messages(body: str) -> list[dict[str, Any]]:
     (``folded_call``), a call and its result (``used_tool``) or, when its summary names thinking, the reply's
     reasoning."""
     messages, last, reasoning = [], 0, ""
+    if (thought := THINKING_TAG.match(body.lstrip())) is not None:  # a reply opening with ``<thinking>``: its reasoning
+        reasoning, body = thought.group("thought").strip(), body.lstrip()[thought.end():]
     blocks = list(DETAILS.finditer(body))
     for index, found in enumerate(blocks):
         if prose := without_rules(body[last:found.start()]).strip():
@@ -325,7 +355,7 @@ def used_tool(block: str, summary: re.Match | None) -> list[dict[str, Any]] | No
     if used is None:
         return None
     what = (used.group("what") or "").strip()
-    return [message("assistant", tool_calls=[tool_call(None, used.group("name"), what)]),
+    return [message("assistant", tool_calls=[exported_call(None, used.group("name"), what)]),
             message("tool", folded(block) or what, observation=True)]
 
 
@@ -358,7 +388,7 @@ def folded_call(block: str, summary: re.Match | None, answered: bool) -> dict[st
         arguments = None
     if isinstance(arguments, dict):
         return tool_call(None, name.group("name"), arguments)
-    return tool_call(None, name.group("name"), folded(block)) if answered else None
+    return exported_call(None, name.group("name"), folded(block)) if answered else None
 
 
 def block_messages(role: str, body: str) -> list[dict[str, Any]] | None:

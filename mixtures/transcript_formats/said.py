@@ -20,6 +20,7 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
+from codemix.mixtures.transcript_formats.markdown import headings
 from codemix.mixtures.transcript_formats.markers import acting_speaker
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES
 
@@ -50,6 +51,9 @@ def said_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int], dict[st
     labels = [m for m in SAID.finditer(text) if m.group("who").lower() not in PRONOUNS]
     if len(labels) < MIN_TURNS or len(text[:labels[0].start()].strip()) * 2 > len(text.strip()):
         return None  # the turns hold the text: labels quoted late in a page of another layout are no turns
+    marks = headings(text)
+    if {"user", "assistant"} <= {role for *_, role in marks} and marks[0][0] < labels[0].start() and len(marks) > len(labels):
+        return None  # turn headings open the text and outnumber the labels: the labels are quoted inside their turns
     writers = collections.Counter(m.group("who") for m in labels)
     if len(labels) > MIN_TURNS and sum(n for n in writers.values() if n >= 2) * 10 < len(labels) * 9:
         return None  # writers who recur hold nine in ten labels (``The scan says:`` once in prose is no writer)

@@ -32,15 +32,22 @@ import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import message, tool_call
+from codemix.mixtures.transcript_formats.canonical import exported_call, message
 
 _BOLD = r"(?:\*\*|__)?"
 TOOL_LINE = re.compile(
     rf"^[ \t]*(?:#{{1,6}}[ \t]+)?(?:[^\w\s*_`#>|\[(]{{1,4}}[ \t]*)?{_BOLD}(?:[Tt]ool(?:[ \t]+(?:[Uu]se|[Cc]all))?|[Ff]unction[ \t]+[Cc]all)"
     rf"{_BOLD}[ \t]*:{_BOLD}[ \t]*`?(?P<name>[A-Za-z_][\w.:/-]{{0,80}})`?{_BOLD}"
     rf"(?:[ \t]*\((?:ID:[ \t]*)?(?P<id>[^)\n]{{1,120}})\))?[ \t]*$", re.MULTILINE)
+# A call an export titles in words and reports by its status (Zed's agent thread: ``**Tool Call: List the `src`
+# directory's contents**`` over ``Status: Completed``, the tool's output below it): described in the export's words.
+STATUS_LINE = re.compile(
+    rf"^[ \t]*(?:#{{1,6}}[ \t]+)?{_BOLD}(?:[Tt]ool(?:[ \t]+(?:[Uu]se|[Cc]all))?|[Ff]unction[ \t]+[Cc]all)[ \t]*:[ \t]*"
+    rf"(?P<title>[^\n]{{1,300}}?){_BOLD}[ \t]*\n[ \t]*Status:[ \t]*(?P<status>[A-Za-z]+)[ \t]*$", re.MULTILINE)
 ARGUMENT_LABEL = re.compile(rf"[ \t]*{_BOLD}(?:Input|Arguments|Args|Parameters|Params){_BOLD}[ \t]*:{_BOLD}[ \t]*")
-RESULT_LABEL = re.compile(rf"[ \t]*{_BOLD}(?:Output|Result|Response|Tool Result|Tool Output){_BOLD}[ \t]*:{_BOLD}[ \t]*")
+# (after a mark of how it went and before the call's id: ``✓ Result (call_dZSe...): ...``, ``✗ Result (...)``)
+RESULT_LABEL = re.compile(rf"[ \t]*(?:[^\w\s*_`#>|\[(]{{1,4}}[ \t]*)?{_BOLD}(?:Output|Result|Response|Tool Result|Tool Output){_BOLD}"
+                          rf"(?:[ \t]*\([^)\n]{{1,120}}\))?[ \t]*:{_BOLD}[ \t]*")
 FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
 BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 PARAGRAPH = re.compile(r"(.+?)(?:\n[ \t]*\n|\Z)", re.DOTALL)
@@ -52,10 +59,19 @@ def written_blocks(text: str) -> list[dict[str, Any]] | None:
     messages (the calls and results each a message; callers join a turn's parts); None when it holds none."""
     out: list[dict[str, Any]] = []
     at = 0
-    for line in TOOL_LINE.finditer(text):
+    statuses = list(STATUS_LINE.finditer(text))
+    lines = sorted([*TOOL_LINE.finditer(text), *statuses], key=lambda m: m.start())
+    for line in lines:
         if line.start() < at:
             continue  # inside the block before it (a result that quotes a tool line)
-        block = _block(text, line)
+        if line.re is STATUS_LINE:
+            # the output runs to the next call the export reports so (a listing's blank lines are the output's)
+            stop = next((m.start() for m in statuses if m.start() > line.end()), len(text))
+            title = line.group("title").strip().strip("*").strip()
+            call = exported_call(None, title.split()[0].strip("`"), title)
+            block = call, text[line.end():stop].strip() or line.group("status"), stop
+        else:
+            block = _block(text, line)
         if block is None:
             continue
         call, result, end = block
@@ -80,7 +96,7 @@ def _block(text: str, line: re.Match) -> tuple[dict[str, Any], str | None, int] 
     if arguments is None:
         return None
     value, at = arguments
-    call = tool_call(line.group("id"), line.group("name"), value)
+    call = exported_call(line.group("id"), line.group("name"), value)
     following = BLANK_LINES.match(text, at).end()
     result_label = RESULT_LABEL.match(text, following)
     if result_label is None:

@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import itertools
 import json
+import re
 import sysconfig
 from collections import Counter
 from pathlib import Path
@@ -22,6 +23,7 @@ from codemix.mixtures.indexed_dataset import dtype_for_vocab
 from codemix.mixtures.sft import (
     SFTConfig,
     clean_turns,
+    masked_calls,
     outcome_drop_reason,
     preamble_indices,
     sft_samples,
@@ -318,6 +320,12 @@ def test_declared_tools_apply_when_none_are_configured() -> None:
     assert clean_turns(messages, SFTConfig(), ["bash"])[1] == Counter({"malformed_tool_call_unknown_tool": 1})
 
 
+def test_a_described_call_is_no_unknown_tool() -> None:
+    described = {"id": "", "name": "Viewed", "arguments": "[a.py](file:///a.py)", "kind": "described"}
+    messages = [message("user", "t"), message("assistant", "", [described]), message("assistant", "done")]
+    assert clean_turns(messages, SFTConfig(known_tools=["bash"])) == (messages, Counter())
+
+
 def test_broken_json_arguments_from_the_reader_are_counted(tmp_path: Path, tokenizer) -> None:
     broken = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls'}}
     transcript = {"messages": [{"role": "user", "content": "list the files please"},
@@ -330,6 +338,24 @@ def test_broken_json_arguments_from_the_reader_are_counted(tmp_path: Path, token
     samples, reasons = sft_samples(doc, tokenizer, WHOLE, dataclasses.replace(ANY_OUTCOME, min_tokens=1))
     assert reasons == Counter({"malformed_tool_call_arguments": 1, "tool_result_of_malformed_call": 1})
     assert samples[0].turns == (0, 2) and "parse error" not in decode(tokenizer, samples[0].tokens)
+
+
+def test_calls_an_export_describes_are_shown_not_trained_nor_dropped(tokenizer) -> None:
+    """Windsurf's Cascade export writes each action as an italic line in its own words (``*Viewed [file](...) *``,
+    tests/fixtures/transcript_inputs/README.md): no arguments the model emitted, so the calls are described. They
+    are no malformed calls (the turns around them stay, nothing is dropped), they are shown to the model as context
+    and never trained, and SFT counts them by reason."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs" / "olaf.windsurf-cascade-conversation.lines-1-60.md"
+    actions = re.findall(r"^\*([A-Z][a-z]+ed)\b[^*\n]*\*[ \t]*$", path.read_text(), re.MULTILINE)
+    assert len(actions) >= 5, "guard: the export's action lines"
+    doc = next(read_location(SourceConfig(name="runs", type="transcripts", paths=["unused"]), str(path)))
+    samples, reasons = sft_samples(doc, tokenizer, WHOLE, dataclasses.replace(ANY_OUTCOME, min_tokens=1))
+    assert reasons == Counter() and len(samples) == 1
+    assert masked_calls(doc.metadata["messages"]) == Counter({"tool_call_described": len(actions)})
+    trained = decode(tokenizer, samples[0].tokens[samples[0].loss_mask.astype(bool)])
+    shown = decode(tokenizer, samples[0].tokens)
+    assert "Existing Analysis Found" in trained  # the model's own words
+    assert all(f'"name": "{a}"' in shown for a in actions) and not any(f'"name": "{a}"' in trained for a in actions)
 
 
 @pytest.mark.parametrize(("policy", "facts", "reason"), [

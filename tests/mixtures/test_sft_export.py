@@ -1,6 +1,6 @@
 """Chat rows rendered by transformers reproduce the SFT sample's ids and loss mask in every reasoning
 mode, with the turns the build test's transcripts may lack: reasoning, an assistant turn that is an
-observation, a free-text tool call and arguments recorded as an object."""
+observation, a free-text tool call, arguments recorded as an object and calls an export described."""
 
 from __future__ import annotations
 
@@ -35,6 +35,10 @@ MESSAGES = [
                                           "arguments": "*** Begin Patch\n-    end = 0\n+    end = 1\n*** End Patch"},
                                          {"id": "c3", "name": "bash", "arguments": {"command": "pytest -q"}}]),
     message("tool", "1 passed", tool_call_id="c3", name="bash"),
+    # calls an export described in its own words (Windsurf's action lines): shown, never trained
+    message("assistant", "Let me read the test too.", tool_calls=[
+        {"id": "", "name": "Viewed", "kind": "described", "arguments": "[test_decoder.py](file:///repo/test_decoder.py)"}]),
+    message("assistant", "", tool_calls=[{"id": "", "name": "Ran", "kind": "described", "arguments": "pytest -q"}]),
     message("assistant", "The end index started at 0; it starts at 1 now and the test passes."),
 ]
 
@@ -56,12 +60,16 @@ def test_transformers_renders_the_sample_and_its_mask(tokenizer, tmp_path, reaso
         (tmp_path / name).write_bytes(data)
     hf = PreTrainedTokenizerFast.from_pretrained(str(tmp_path))
     rows = [exported_message(m, reasoning) for m in sample.messages]
-    assert [m.get("weight") for m in rows].count(0) == 1 and any(c.get("kind") for m in rows for c in m.get(
-        "tool_calls", [])), "guard: an observation turn and a free-text call were exported"
+    assert [m.get("weight") for m in rows].count(0) == 1 and {c.get("kind") for m in rows for c in m.get(
+        "tool_calls", [])} >= {"custom", "described"}, "guard: an observation turn, free-text and described calls exported"
     assert ("reasoning_content" in rows[2]) == (reasoning != "dropped")
     out = hf.apply_chat_template(rows, tokenize=True, return_dict=True, return_assistant_tokens_mask=True)
     assert out["input_ids"] == sample.tokens.tolist()
     assert out["assistant_masks"] == sample.loss_mask.tolist()
+    trained = tokenizer.decode([t for t, m in zip(sample.tokens.tolist(), sample.loss_mask.tolist()) if m])
+    shown = tokenizer.decode(sample.tokens.tolist())
+    assert "Let me read the test too." in trained and "Viewed" in shown and "Viewed" not in trained
+    assert '"Ran"' in shown and '"Ran"' not in trained
 
 
 def test_packs_hold_consecutive_samples_within_the_pack_size():

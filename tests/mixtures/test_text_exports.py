@@ -411,3 +411,78 @@ def test_an_aider_reply_s_thinking_tag_is_reasoning_not_the_reply(tmp_path):
     (transcript,) = parse_text(text)
     (model,) = [m for m in transcript.messages if m["role"] == "assistant"]
     assert model["content"] == reply and model["reasoning"] == thought
+
+
+# --- round 14: exports read by labels learnt from the file (each rebuilt from its source's layout, quoting a few of
+# its words; the sources have no licence unless named) --------------------------------------------------------------
+
+
+def test_the_other_side_labelled_as_the_known_side_is_bold_alone_on_its_line():
+    """Cursor's own "Export chat" (chaceraiter/project-template ``eec42377``, ai-context/for-robots/past-chat-record/
+    cursor_planning_a_starter_pack_for_vibe.md; its layout): ``**User**`` and ``**Cursor**`` each alone on its line
+    between ``---`` rules. ``Cursor`` is no role word: the label written as ``**User**`` is and taking turns with it
+    is the model's. A bold line a reply opens a list with (``**Topology**``) is no speaker, and a said-label quoted in
+    a reply (``The human just said:``) is no turn."""
+    text = ("# Planning a starter pack for vibe coding\n_Exported on 10/11/2025 at 23:19:28 PDT from Cursor (1.4.2)_\n\n"
+            "---\n\n**User**\n\ni want to turn this folder into a starter pack of sorts for vibe coding\n\n---\n\n"
+            "**Cursor**\n\nGreat idea! Let me help you plan out a starter pack.\n\n**Topology**\n\n- src, tests, docs\n\n"
+            "---\n\n**User**\n\nwhat would the ai context folder hold?\n\n---\n\n**Cursor**\n\nThe human just said: "
+            "\"what would the ai context folder hold\". It holds the rules and the past chat records.\n\n---\n\n"
+            "**User**\n\nok lets do it\n\n---\n\n**Cursor**\n\nI will create the folders now.\n")
+    labels = re.findall(r"^\*\*(User|Cursor)\*\*$", text, re.MULTILINE)
+    (transcript,) = parse_text(text)
+    assert transcript.format == "markdown-turns"
+    assert [m["role"] for m in transcript.messages] == ["user" if label == "User" else "assistant" for label in labels]
+    assert "**Topology**" in transcript.messages[1]["content"]
+    assert transcript.messages[3]["content"].startswith("The human just said:")
+
+
+def test_a_checkpoint_summary_whose_titles_open_with_role_words_is_no_run():
+    """A Copilot CLI session's checkpoint summaries (tests/fixtures/transcript_inputs/README.md, MIT): titles written
+    once that open with a role word (``## User Testing Required``, ``**AI Text Parsing Architecture:**``) are a
+    section's, not turn labels; a label an exporter writes recurs (``User said``) or names the turn (``User Question``)."""
+    path = INPUTS / "not-jobhunterai.copilot-checkpoints.excerpt.md"
+    text = path.read_text()
+    assert re.search(r"^## User Testing Required$", text, re.MULTILINE) and "**AI Text Parsing Architecture:**" in text
+    assert parse_text(text) is None
+    source = SourceConfig(name="runs", type="transcripts", paths=["unused"])
+    assert not any(isinstance(o, Document) for o in read_location(source, str(path)))
+    (pair,) = parse_text("## 👤 User Question\n\nWhich DRP wins here?\n\n## 🤖 Assistant Answer\n\nThe conservative one.\n")
+    assert [m["role"] for m in pair.messages] == ["user", "assistant"]
+
+
+def test_role_headings_after_a_time_stamp():
+    """A transcript Codex appends to itself (krea424/MarkPdfPublisher ``70b57d76``, docs/CODEX_TRANSCRIPTS/
+    2025-09-06.md; its layout): ``## 2025-09-06T11:44:07+02:00 — user`` over the person's turn, ``— codex`` over the
+    reply. The stamp is the heading's, as a number is; ``codex`` takes turns with ``user``: the model."""
+    text = ("# Codex Full Transcript — 2025-09-06\n\n"
+            "## 2025-09-06T11:44:07+02:00 — user\nEnable full transcript logging.\n\n"
+            "## 2025-09-06T11:44:07+02:00 — codex\n\n\n\nEnable full transcript logging.\n\n"
+            "## 2025-09-06T11:50:03+02:00 — user\nTEST: auto-logging works end-to-end.\n\n"
+            "## 2025-09-06T11:50:03+02:00 — codex\n\nTranscript auto-logging is active: this turn has been appended.\n")
+    (transcript,) = parse_text(text)
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "user", "assistant"]
+    assert transcript.messages[2]["content"] == "TEST: auto-logging works end-to-end."
+
+
+def test_calls_an_export_reports_by_status_are_described_and_their_output_is_the_result():
+    """Zed's agent thread as Markdown (knackwurstking/pg-press ``3345621f``, docs/Bug Search and Code Review.md; its
+    layout): ``## User`` / ``## Assistant``, the first reply opening with ``<thinking>``, each call a ``**Tool Call:
+    <what it did>**`` line over ``Status: Completed`` and the tool's output (blank lines inside it) up to the next call.
+    The thinking is the reply's reasoning; each call is described in the export's words (no arguments the model
+    emitted), its output the tool's result; the model's words after a result are a turn of their own."""
+    text = ("## User\n\nSearch for possible bugs and stuff\n\n## Assistant\n\n<thinking>\nThe user wants me to search for "
+            "possible bugs.\n</thinking>\n\nI'll help you search for potential bugs.\n\n**Tool Call: List the `pg-press` "
+            "directory's contents**\nStatus: Completed\n\n# Folders:\npg-press/cmd\n\n# Files:\npg-press/go.mod\n\n"
+            "**Tool Call: Check project diagnostics**\nStatus: Completed\n\nNo errors or warnings found in the project.\n\n"
+            "## Assistant\n\nGood! No immediate compilation errors.\n")
+    calls = re.findall(r"^\*\*Tool Call: (.*)\*\*$", text, re.MULTILINE)
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [(m["role"], len(m["tool_calls"])) for m in messages] == [
+        ("user", 0), ("assistant", 1), ("tool", 0), ("assistant", 1), ("tool", 0), ("assistant", 0)]
+    assert messages[1]["reasoning"] == "The user wants me to search for possible bugs."
+    assert messages[1]["content"] == "I'll help you search for potential bugs."
+    described = [c for m in messages for c in m["tool_calls"]]
+    assert [c["arguments"] for c in described] == calls and {c["kind"] for c in described} == {"described"}
+    assert messages[2]["observation"] and messages[2]["content"] == "# Folders:\npg-press/cmd\n\n# Files:\npg-press/go.mod"
