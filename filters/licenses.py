@@ -1375,7 +1375,11 @@ _NAMED_ONLY = frozenset({"Apache-2.0", "Apache-2.0 WITH LLVM-exception", "Apache
                          "OFL-1.1", "Python-2.0", "LPPL-1.0", "LPPL-1.1", "LPPL-1.2", "LPPL-1.3a", "LPPL-1.3c"})
 _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to(?: the terms of)?|under the terms of"
                           r"|governed by) (?:under )?(?:the )?(?:(?:terms|conditions) of )?(?:the )?$")
-_GNU_NOTICE = re.compile(r"under the terms of (?:the )?gnu (?:affero |lesser |library )?general public license")
+# Also the Linux kernel's wordings, "under the terms of version 2 of the GNU General Public License as published by the
+# Free Software Foundation" (the version before the name) and "under the terms and conditions of the GNU General Public
+# License, version 2".
+_GNU_NOTICE = re.compile(r"under the terms (?:and conditions )?of (?:the )?(?:version (\d(?: \d)?) of (?:the )?)?"
+                         r"gnu ((?:affero |lesser |library )?general public license)")
 
 
 def notice_license(text: str, *, dedications: bool = True, bare: bool = True) -> str | None:
@@ -1409,7 +1413,11 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
         if _ELSEWHERE.search(words[max(0, notice.start() - 80):notice.start()]):
             continue  # valgrind.h: "The rest of Valgrind is licensed under the terms of the GNU General Public License"
         further = _words(text[:_NOTICE_CHARS + _NOTICE_RUNOVER])  # a notice the head cuts short reads to its version
-        if gnu := _gnu_text(further[notice.start():]):
+        if notice.group(1):  # "version 2 of the GNU General Public License": the name, then its version, as usual
+            further = f"gnu {notice.group(2)} version {notice.group(1)}{further[notice.end():]}"
+        else:
+            further = further[notice.start():]
+        if gnu := _gnu_text(further):
             found.setdefault(notice.start(), gnu[1])
         break
     else:
@@ -1666,7 +1674,7 @@ def public_domain(words: str, found: Iterable[str] = ()) -> tuple[int, str] | No
 # under the MIT license" (jQuery's banner), "@license MIT"; not a pointer ("licensed under the MIT license found in the
 # LICENSE file", "see LICENSE-MIT"), where the folder's license files answer.
 _MIT_BY_NAME = re.compile(r"\b(?:mit licensed|(?:licensed|released|distributed|available) under (?:the )?(?:terms of "
-                          r"(?:the )?)?mit(?: license)?(?! license)(?! (?:found|see|in the|as found|that can be)))\b")
+                          r"(?:the )?)?mit(?: license)?(?! license| 0\b)(?! (?:found|see|in the|as found|that can be)))\b")
 _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A doc comment's license tag (phpDoc, JSDoc, Doxygen): "@license GPL" (POMO), "@license Apache-2.0", "@license
 # http://opensource.org/licenses/MIT MIT" (an address, then the name).
@@ -1690,11 +1698,15 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return None
     head = text[:_NOTICE_CHARS]
     words = _words(head)
+    if dual := _DUAL_NAMES.search(words):  # jQuery plugins' "Dual licensed under the MIT or GPL Version 2 licenses."
+        named = [_license_from_name(_spelled(f"{name} license{dual.group(3) or ''}")) for name in dual.group(1, 2)]
+        return combine(named, "OR") if all(named) and len(set(named)) == 2 else None
     if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
         return "MIT"
     said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
-    if said:
-        return _license_from_name(f"{said.group(1)} license{said.group(2) or ''}")
+    if said:  # a version after the name, unless the name has its own ("the GNU GPLv2 license, LGPLv2.1 for ...")
+        version = "" if re.search(r"\d", said.group(1)) else said.group(2) or ""
+        return _license_from_name(_spelled(f"{said.group(1)} license{version}"))
     named = None if _CHOICE.search(words) else _BANNER_ID.search(head)
     return named_license_of(named.group(1)) if named else None
 
@@ -1745,7 +1757,7 @@ def rfc_license(text: str, path: str = "") -> str | None:
 
 
 # A license's short name or id alone after the verb, ending the sentence: Pixelorama's shader "// Licensed under CC0".
-_BANNER_ID = re.compile(r"\b(?:[Ll]icensed|[Rr]eleased|[Dd]istributed) under (?:the )?([A-Za-z][\w.+-]*\d[\w.+-]*|[A-Z]{2,}"
+_BANNER_ID = re.compile(r"\b(?:[Ll]icen[sc]ed|[Rr]eleased|[Dd]istributed) under (?:the )?([A-Za-z][\w.+-]*\d[\w.+-]*|[A-Z]{2,}"
                         r"[A-Z0-9.+-]*)[ \t]*(?:[.;,)]|$)", re.MULTILINE)
 
 
@@ -1773,11 +1785,23 @@ def file_statement(text: str, path: str = "") -> str | None:
     return None if spdx is None or _unversioned_family(name, spdx) else spdx
 
 
-# "Licensed under the Apache 2.0 License.", OpenWrt's "licensed under the GNU General Public License v2". Not a pointer ("... license found in the LICENSE file", "see LICENSE").
+# "Licensed under the Apache 2.0 License.", OpenWrt's "licensed under the GNU General Public License v2", "distributed
+# under the GNU General Public License (GPLv2)". Not a pointer ("... license found in the LICENSE file", "see LICENSE").
 # decNumber's "This software is made available under the terms of the ICU License -- ICU 1.8.1 and later."
 _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed|made available) under (?:the )?(?:terms of (?:the )?)?"
-                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:v ?|version )\d+(?: \d)?\b)?"
+                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:v ?|version |[al]?gpl ?v ?)\d+(?: \d)?\b)?"
                           r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is|v ?\d|version))")
+
+
+# Two licenses a banner names as a choice, perhaps with their version ("Dual licensed under the MIT or GPL Version 2
+# licenses.", "dual licensed under the MIT and GPL licenses", "the GPL or LGPL version 2 licenses"): their OR.
+_DUAL_NAMES = re.compile(r"\bdual licensed under (?:the )?(?:terms of (?:the )?)?([a-z]\w*) (?:license )?(?:and|or) "
+                         r"(?:the )?([a-z]\w*)( (?:v ?|version )\d+(?: \d)?)? licenses\b")
+
+
+def _spelled(name: str) -> str:
+    """A license's name read from ``_words``, its version's dot and MIT-0's dash restored ("lgpl 2 1" -> "lgpl 2.1")."""
+    return re.sub(r"\bmit 0\b", "mit-0", re.sub(r"(?<=\d) (?=\d+\b)", ".", name))
 
 
 def _code_path(path: str) -> bool:

@@ -479,3 +479,43 @@ def test_a_pointer_to_a_license_text_the_repository_does_not_hold() -> None:
     plain = held_evidence("sources/x.tcl", "# Copyright (c) 2001 Someone\n# See the file COPYING for terms.\n")
     assert plain.pointed == {"copying"}
     assert resolve_licenses([license_evidence_of(texts[0], files[texts[0]]), plain]).for_path("sources/x.tcl") == "GPL-2.0"
+
+
+def _c_head(rule: str) -> str:
+    """A ScanCode rule's notice as a C file's head comment, its required-phrase marks dropped."""
+    body = _files("scancode_rules")[rule].replace("{{", "").replace("}}", "")
+    return "/*\n" + "".join(f" * {line}\n" for line in body.splitlines()) + " */\n\nint x;\n"
+
+
+@pytest.mark.parametrize(("rule", "expected"), [
+    ("gpl-2.0_163", "GPL-2.0"),  # "under the terms of version 2 of the GNU General Public License as published by ..."
+    ("gpl-2.0_305", "GPL-2.0"),  # "under the terms and conditions of the GNU General Public License, version 2"
+])
+def test_the_linux_kernels_wordings_of_a_gnu_notice(rule: str, expected: str) -> None:
+    """The version named before the license ("version 2 of the GNU General Public License"), and "terms and
+    conditions of": GPL-2.0, as ScanCode's rules read them (none before)."""
+    assert own_license(_c_head(rule), "src/x.c") == expected
+
+
+@pytest.mark.parametrize(("rule", "expected"), [
+    ("lgpl-2.1_185", "LGPL-2.1"),  # "licensed under the LGPL-2.1 license" (read LGPL-2.0)
+    ("lgpl-2.1_215", "LGPL-2.1"),  # "released under the `GNU LGPLv2.1 license <...>`" (read LGPL-2.0)
+    ("mit-0_1", "MIT-0"),  # "Licensed under the MIT-0 License." (read MIT)
+    ("gpl-2.0_1005", "GPL-2.0"),  # "distributed under the GNU General Public License (GPLv2)." (read any version)
+    ("gpl-2.0_and_lgpl-2.1_3", "GPL-2.0"),  # "the GNU GPLv2 license, LGPLv2.1 for the user-space library": not LGPL
+    ("mit_or_gpl-2.0", "GPL-2.0 OR MIT"),  # "Dual licensed under the MIT or GPL Version 2 licenses." (read MIT)
+    ("gpl_or_mit_1", "GPL-1.0-or-later OR MIT"),  # "dual licensed under the MIT and GPL licenses" (read MIT)
+    ("gpl-2.0_or_lgpl-2.0_7", "GPL-2.0 OR LGPL-2.0"),  # "Dual licensed under the GPL or LGPL version 2 licenses."
+])
+def test_a_banners_license_named_with_its_version_or_as_a_choice(rule: str, expected: str) -> None:
+    """A code file's banner naming its license: the version's dot kept ("2.1", not 2), MIT-0 not MIT, a GNU short name in
+    parentheses giving the version, and two names offered as a dual license their OR."""
+    assert own_license(_c_head(rule), "src/x.c") == expected
+
+
+def test_a_jquery_plugins_dual_license() -> None:
+    """jquery-ui's copy of Globalize: "Dual licensed under the MIT or GPL Version 2 licenses." (it read MIT alone)."""
+    path = "external/globalize/globalize.js"
+    text = _files("named_notices")["jquery/jquery-ui"][path]
+    assert "Dual licensed under the MIT or GPL Version 2 licenses." in text
+    assert own_license(text, path) == "GPL-2.0 OR MIT"
