@@ -31,6 +31,7 @@ from codemix.mixtures.transcript_formats.cline_ui import CLINE_UI
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.consolelog import console_transcripts
 from codemix.mixtures.transcript_formats.embedded import page_values
+from codemix.mixtures.transcript_formats.event_labels import EVENT_LABELS
 from codemix.mixtures.transcript_formats.events import printed_event_logs
 from codemix.mixtures.transcript_formats.flattened import unflattened
 from codemix.mixtures.transcript_formats.genai_spans import genai_conversations
@@ -131,7 +132,8 @@ def read_printed_objects(text: str) -> list[Transcript]:
 PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
 PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=lambda text: detect_printed_objects(text) or (
     isinstance(text, str) and bool(printed_event_logs(text))), parse=read_printed_objects)
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, CONSOLE_LOG, TOOL_BLOCKS, KEYED_LOG)
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, EVENT_LABELS, CONSOLE_LOG, TOOL_BLOCKS,
+                     KEYED_LOG)
 TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, QUOTED_TURNS, REQUEST_LOG, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))

@@ -30,6 +30,7 @@ from codemix.mixtures.transcript_formats.markers import (
     TOOL_WORDS,
     marker_role,
 )
+from codemix.mixtures.transcript_formats.tool_blocks import detect_tool_blocks
 from codemix.mixtures.transcript_formats.turns import key_words
 from codemix.mixtures.transcript_formats.yaml_data import nested_yaml
 
@@ -141,6 +142,8 @@ def section_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
         return None  # YAML data's keys (``Sub-task:``, ``Thought:``) are fields, no headings
     if len(HTML_BLOCK.findall(text)) >= MIN_CYCLES * 2:
         return None  # a page laid out in HTML blocks keeps its turns in them; labels are inside the messages
+    if detect_tool_blocks(text):
+        return None  # calls written as blocks (``🔧 Tool: x`` over ``Args: {...}``, a result label): their labels are no cycle
     lines = text.split("\n")[:MAX_LINES]
     labels = labelled(lines)
     if not labels:

@@ -146,10 +146,19 @@ def detect_tool_blocks(text: Any) -> bool:
     return bool(messages) and sum(1 for m in messages if m["tool_calls"]) >= MIN_BLOCKS_ALONE
 
 
+# A line typed at a CLI's prompt: its name and a prompt sign (``cody> chat can you ...``) or the sign alone.
+PROMPT_LINE = re.compile(r"\A[ \t]*(?:[A-Za-z][\w.-]{0,30})?[>❯›][ \t]+(?P<typed>\S[^\n]*)")
+
+
 def parse_tool_blocks(text: str) -> list[Transcript]:
-    """The one model turn (its calls joined) and the tools' results the text holds."""
+    """The one model turn (its calls joined) and the tools' results the text holds; a terminal's copy that opens with
+    a line typed at the CLI's prompt has that line as the person's request."""
+    parts = written_blocks(text) or []
+    if parts and not parts[0]["tool_calls"] and (typed := PROMPT_LINE.match(parts[0]["content"])):
+        rest = parts[0]["content"][typed.end():].strip()
+        parts[:1] = [message("user", typed.group("typed").strip()), *([message("assistant", rest)] if rest else [])]
     merged: list[dict[str, Any]] = []
-    for part in written_blocks(text) or []:
+    for part in parts:
         if merged and part["role"] == "assistant" == merged[-1]["role"]:
             merged[-1]["tool_calls"] += part["tool_calls"]
             merged[-1]["content"] = "\n\n".join(filter(None, [merged[-1]["content"], part["content"]]))

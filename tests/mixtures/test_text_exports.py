@@ -486,3 +486,51 @@ def test_calls_an_export_reports_by_status_are_described_and_their_output_is_the
     described = [c for m in messages for c in m["tool_calls"]]
     assert [c["arguments"] for c in described] == calls and {c["kind"] for c in described} == {"described"}
     assert messages[2]["observation"] and messages[2]["content"] == "# Folders:\npg-press/cmd\n\n# Files:\npg-press/go.mod"
+
+
+def test_a_terminal_copy_of_a_cli_session_reads_the_prompt_the_calls_and_their_marked_results():
+    """A CLI agent's session copied from the terminal (tests/fixtures/transcript_inputs/README.md, Apache-2.0): the
+    request typed at a ``cody> `` prompt, calls as ``🔧 Tool: listDir`` over an indented ``Args: {...}``, results as
+    ``✓ Result (call_id): ...`` (``✗``: the call failed). The prompt's line is the person's request (it was refused
+    ``no_task`` as a console page of labelled sections), each call the model's turn, each marked result the tool's."""
+    text = (INPUTS / "leegmoore-codex.test-transcript-01.lines-1-36-201-298.md").read_text()
+    calls = re.findall(r"^🔧 Tool: (\w+)$", text, re.MULTILINE)
+    results = re.findall(r"^[✓✗] Result \(call_\w+\): ", text, re.MULTILINE)
+    assert len(calls) == len(results) == 3 and text.startswith("cody> chat can you use your apply patch tool")
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert messages[0]["role"] == "user" and messages[0]["content"].startswith("chat can you use your apply patch tool")
+    assert [c["name"] for m in messages for c in m["tool_calls"]] == calls
+    assert [m["role"] for m in messages[1:]] == ["assistant", "tool"] * len(calls)
+    assert messages[4]["content"] == "No matches found." and all(m["observation"] for m in messages[2::2])
+
+
+def test_an_agent_cli_s_events_under_bare_labels_are_one_run(tmp_path):
+    """``codex exec``'s console output kept in a loop's ledger (tOgg1/forge ``9a217336``, .forge/ledgers/
+    daemon-proof-codex-084215.md; its layout, no licence) and an older version's with time stamps: ``thinking``,
+    ``codex``, ``exec`` alone on their lines, a command's output after ``succeeded in 52ms:``, ``tokens used`` and
+    the answer printed again after it. The thinking is reasoning, the words and the command one model turn (the
+    command as the CLI prints it: described), the output the tool's; the banner and the echo are framing."""
+    new = ("```\n2026-02-12T07:42:15.948778Z ERROR codex_core::rollout::list: state db missing rollout path\n\n"
+           "thinking\n**Planning repeated smoke checks**\ncodex\nhi. quick smoke pass now; keep looping status.\nexec\n"
+           "/bin/zsh -lc 'pwd; ls -1 | head -20' in /Users/trmd/forge succeeded in 52ms:\n/Users/trmd/forge\nAGENTS.md\n\n"
+           "thinking\n**Summarizing final loop completion**\ncodex\nstatus: smoke pass, 20 entries, first `AGENTS.md`.\n"
+           "tokens used\n6,214\nstatus: smoke pass, 20 entries, first `AGENTS.md`.\n```\n")
+    (run,) = parse_text(new)
+    assert [(m["role"], m["observation"]) for m in run.messages] == [
+        ("assistant", False), ("tool", True), ("assistant", False)]
+    first = run.messages[0]
+    assert first["reasoning"] == "**Planning repeated smoke checks**" and first["content"].startswith("hi. quick smoke")
+    (call,) = first["tool_calls"]
+    assert call["kind"] == "described" and call["arguments"] == "/bin/zsh -lc 'pwd; ls -1 | head -20' in /Users/trmd/forge"
+    assert run.messages[1]["content"] == "/Users/trmd/forge\nAGENTS.md"
+    older = ("[2025-12-12T11:44:36] User instructions:\nRead /tmp/plan.txt and provide a plan.\n\n"
+             "[2025-12-12T11:44:40] thinking\n\n**Preparing to read files with shell**\n"
+             "[2025-12-12T11:44:40] exec bash -lc 'cat /tmp/plan.txt' in /Users/p/math\n"
+             "[2025-12-12T11:44:41] bash -lc 'cat /tmp/plan.txt' succeeded in 413ms:\nYou are an engineering strategist.\n"
+             "[2025-12-12T11:44:50] codex\n\nThe plan: batch the proofs by knot size.\n[2025-12-12T11:44:51] tokens used: 4321\n")
+    (run,) = parse_text(older)
+    assert [m["role"] for m in run.messages] == ["user", "assistant", "tool", "assistant"]
+    assert run.messages[0]["content"] == "Read /tmp/plan.txt and provide a plan."
+    assert run.messages[1]["tool_calls"][0]["arguments"] == "bash -lc 'cat /tmp/plan.txt' in /Users/p/math"
+    assert run.messages[3]["content"] == "The plan: batch the proofs by knot size."
