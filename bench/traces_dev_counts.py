@@ -707,6 +707,11 @@ def count_request_span_events(path: Path) -> int:
     return sum(best.values())
 
 
+def count_jsonl_records(path: Path) -> int:
+    """A JSONL file whose every record is one message (a memory's records): one per record."""
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
 def count_observation_generations(path: Path) -> int:
     """A Langfuse export of observations: per trace, each distinct message (system prompts too) its generations were sent
     (``input``, JSON text of a message list) or returned (``output``, one message as JSON text)."""
@@ -923,4 +928,5 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Claude agent run log with Japanese turn headings (## Turn N: AI応答 / ツール使用, no request)": count_turn_headings_ja,
                 "Codex transcript appended by the agent (## <time> — user / codex headings)": count_stamped_role_headings,
                 "opencode client console log (Sending prompt lines, printed response messages)": count_prompt_response_log,
-                "Copilot CLI session checkpoints (overview and history summaries, no conversation)": count_nothing}
+                "Copilot CLI session checkpoints (overview and history summaries, no conversation)": count_nothing,
+                "CAMEL agent memory records (JSONL: role_at_backend beside message {role_name, role_type, content}, calls in func_name/args, results in result)": count_jsonl_records}

@@ -4,7 +4,8 @@ conventions name them ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (JS
 ``{role, parts: [{type: text, content}]}``) and ``gen_ai.tool.name`` / ``gen_ai.tool.call.id`` /
 ``gen_ai.tool.call.arguments`` / ``gen_ai.tool.call.result``; other tracers use their own prefix for the same
 parts (RAAF's ``llm.request.messages`` / ``llm.response.content``, ``tool.name`` / ``tool.arguments`` /
-``tool.result``, ``function.input`` / ``function.output``), so the parts are found by what the key ends with and
+``tool.result``, ``function.input`` / ``function.output``; the Vercel AI SDK's ``ai.prompt.messages`` /
+``ai.response.text`` / ``ai.toolCall.*``), so the parts are found by what the key ends with and
 what the value holds (a list of ``{role, content}`` messages). A span may come wrapped in the event that logged it
 (``{event: start | end, span: {...}}``). The spans of one conversation (``gen_ai.conversation.id``, else the
 trace), in the order they started, are one run: each message once (a call that re-sends the conversation adds
@@ -20,15 +21,17 @@ from typing import Any
 from codemix.mixtures.transcript_formats.turns import CALL_EVENT, turn_text
 
 INPUT, OUTPUT = "gen_ai.input.messages", "gen_ai.output.messages"
-TOOL, CALL_ID, ARGUMENTS = "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.call.arguments"
 START_KEYS = ("start_time_unix_nano", "startTimeUnixNano", "start_time", "startTime", "timestamp")
 # What a key of each part ends with, whatever the tracer's prefix (``gen_ai.``, ``llm.``, ``tool.``...).
 REQUEST_ENDS = ("input.messages", "request.messages", "prompt.messages")
 RESPONSE_ENDS = ("output.messages", "response.messages", "response.content", "response.text")
-TOOL_NAME_KEYS = (TOOL, "tool.name", "function.name")
-CALL_ID_KEYS = (CALL_ID, "tool.call.id", "tool_call.id")
-ARGUMENT_KEYS = (ARGUMENTS, "tool.arguments", "tool.input", "function.arguments", "function.input")
-RESULT_KEYS = ("gen_ai.tool.call.result", "tool.result", "tool.output", "function.output")
+# A tool span's parts, by what their keys end with (``gen_ai.tool.name``, RAAF's ``tool.name`` and
+# ``function.*``, the Vercel AI SDK's ``ai.toolCall.*``).
+TOOL_NAME_ENDS = ("tool.name", "toolCall.name", "function.name")
+CALL_ID_ENDS = ("tool.call.id", "toolCall.id", "tool_call.id")
+ARGUMENT_ENDS = ("tool.call.arguments", "tool.arguments", "tool.input", "toolCall.args", "function.arguments",
+                 "function.input")
+RESULT_ENDS = ("tool.call.result", "tool.result", "tool.output", "toolCall.result", "function.output")
 TRACE_KEYS = ("trace_id", "traceId")
 
 
@@ -61,6 +64,11 @@ def part(attrs: dict, ends: tuple[str, ...]) -> Any:
 
 def first(attrs: dict, keys: tuple[str, ...]) -> Any:
     return next((attrs[key] for key in keys if attrs.get(key) not in (None, "")), None)
+
+
+def ending(attrs: dict, ends: tuple[str, ...]) -> Any:
+    """The first attribute with a value whose key ends with one of ``ends``."""
+    return next((value for key, value in attrs.items() if key.endswith(ends) and value not in (None, "")), None)
 
 
 def sent(attrs: dict) -> list[dict]:
@@ -119,13 +127,13 @@ def span_turns(spans: list[dict]) -> list[dict[str, Any]]:
             if role and text.strip() and (role, text) not in said:
                 said.add((role, text))
                 turns.append({"role": role, "content": text})
-        name, call_id = first(attrs, TOOL_NAME_KEYS), str(first(attrs, CALL_ID_KEYS) or span_of(span).get("span_id") or "")
+        name, call_id = ending(attrs, TOOL_NAME_ENDS), str(ending(attrs, CALL_ID_ENDS) or span_of(span).get("span_id") or "")
         if isinstance(name, str) and name and (not call_id or call_id not in called):
             called.add(call_id)
             turns.append({"role": "assistant", "tool_calls": [{"id": call_id, "name": name,
-                                                               "arguments": call_arguments(first(attrs, ARGUMENT_KEYS))}],
+                                                               "arguments": call_arguments(ending(attrs, ARGUMENT_ENDS))}],
                           CALL_EVENT: True})
-        result = first(attrs, RESULT_KEYS)
+        result = ending(attrs, RESULT_ENDS)
         if isinstance(result, str) and result.strip() and ("tool", result) not in said:
             said.add(("tool", result))
             turns.append({"role": "tool", "content": result, "tool_call_id": call_id})

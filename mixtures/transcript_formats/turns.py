@@ -9,6 +9,7 @@ blocks, also blocks named by their key, Gemini's ``functionCall``); calls in ``t
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import re
@@ -92,6 +93,9 @@ def speaker_of(item: Any) -> str | None:
         if isinstance(value, dict):  # {"author": {"role": "user"}}
             value = value.get("role") or value.get("name")
         if isinstance(value, str) and value.strip() and (key != "type" or value.lower() in ROLE_ALIASES):
+            return value.strip()
+    for key, value in item.items():  # a role under a key of its own naming one (CAMEL's ``role_at_backend``)
+        if (key.startswith("role_") or key.endswith("_role")) and isinstance(value, str) and value.lower() in ROLE_ALIASES:
             return value.strip()
     return None
 
@@ -775,7 +779,48 @@ def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
         arguments = next((function[k] for k in ("arguments", "input", "args", "parameters") if k in function), None)
         if isinstance(name, str) and name:
             calls.append(tool_call(call.get("id") or call.get("call_id"), name, arguments, where=where))
-    return calls
+    return calls or own_call(item, where)
+
+
+# A model's turn that keeps its one call in fields of its own (CAMEL's ``FunctionCallingMessage``: ``func_name``,
+# ``args``, ``tool_call_id``); a bare ``name`` is the speaker's, never a call's.
+OWN_CALL_NAME_KEYS = ("func_name", "function_name", "tool_name")
+CALL_ID_KEYS = ("tool_call_id", "call_id", "id")
+
+
+def own_call(item: dict, where: str) -> list[dict[str, Any]]:
+    name = next((item[k] for k in OWN_CALL_NAME_KEYS if isinstance(item.get(k), str) and item[k].strip()), None)
+    if name is None or not any(key in item for key in CALL_ARGUMENT_KEYS):
+        return []
+    arguments = literal_arguments(next(item[k] for k in CALL_ARGUMENT_KEYS if k in item))
+    return [tool_call(next((item[k] for k in CALL_ID_KEYS if item.get(k)), ""), name, arguments, where=where)]
+
+
+def literal_arguments(value: Any) -> Any:
+    """Arguments written as a Python literal (``"{'viewport_limit': None}"``: a Python agent's ``str(dict)``) as
+    the object they stand for, so the call is well formed; JSON text, or text that is neither, as it is."""
+    if not isinstance(value, str) or len(value) > 100_000:
+        return value
+    try:
+        json.loads(value)
+        return value
+    except ValueError:
+        pass
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return value
+    return parsed if isinstance(parsed, dict) else value
+
+
+def answered_call(item: dict) -> dict[str, Any] | None:
+    """A tool's turn with no content of its own that answers a call by its id and keeps the result beside it."""
+    call_id = next((item[k] for k in ("tool_call_id", "call_id") if isinstance(item.get(k), str) and item[k]), None)
+    result = next((item[k] for k in CALL_RESULT_KEYS if k != "content" and item.get(k) is not None), None)
+    if call_id is None or result is None:
+        return None
+    text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+    return message("tool", text, tool_call_id=call_id, name=string(item.get("func_name")), observation=True)
 
 
 def result_blocks(item: dict) -> list[dict[str, Any]]:
@@ -837,7 +882,11 @@ def inner_turn(item: dict) -> dict:
             key in inner for key in CONTENT_KEYS):
         return item
     outer = speaker_of(item) or ""
-    return {**inner, "name": outer} if outer.lower() not in ROLE_ALIASES else inner
+    if outer.lower() not in ROLE_ALIASES:
+        return {**inner, "name": outer}
+    # both name a role: the record's is the backend's (CAMEL keeps a tool's result, ``role_at_backend:
+    # function``, in a message whose ``role_type`` is the agent's ``assistant``)
+    return {**inner, "role": outer} if ROLE_ALIASES[outer.lower()] != ROLE_ALIASES[speaker_of(inner).lower()] else inner
 
 
 CALL_EVENT = "_call_event"  # a turn made of one logged call event, joined to the model's turn before it
@@ -889,6 +938,9 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
         if role == "tool" and content_of(item) is None:  # a tool's turn logging the call it answers
             messages += tool_turn_messages(item, where)
             continue
+        if role == "tool" and content_of(item) == "" and (answered := answered_call(item)) is not None:
+            messages.append(answered)  # the result beside an empty content, answering a call by its id (CAMEL)
+            continue
         if role == "tool" and (calls := listed_calls(content_of(item), where)):
             messages.append(message("assistant", "", tool_calls=calls))  # the model's calls shown under the tool
             continue
@@ -921,7 +973,8 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             continue
         messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
             item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
-            tool_call_id=str(item.get("tool_call_id") or ""), name=name, observation=role == "tool"))
+            tool_call_id=str(item.get("tool_call_id") or "") if role == "tool" else "", name=name,
+            observation=role == "tool"))  # a model's turn answers no call: an id beside its own call names that call
         if calls and item.get("observation") is not None and not (
                 index + 1 < len(items) and isinstance(items[index + 1], dict) and is_tool_role(items[index + 1])):
             messages += kept_results(item, calls)  # the step's results beside its calls, no tool turn after it

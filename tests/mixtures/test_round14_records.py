@@ -81,3 +81,23 @@ def test_span_events_of_one_trace_are_one_run_whatever_the_tracers_prefix():
     (call,) = messages[2]["tool_calls"]
     assert call["name"] == tool["function.name"] and "25 * 37 + 142" in call["arguments"]
     assert messages[3]["content"] == tool["function.output"] and messages[3]["observation"]
+
+
+def test_a_memorys_records_keep_the_role_beside_the_message_and_the_call_in_its_own_fields():
+    """CAMEL's agent memory: ``role_at_backend`` beside ``message``; a call's ``func_name`` / ``args`` (a Python
+    literal) / ``tool_call_id`` on the model's record, its result under ``result`` on a record whose backend role
+    is ``function`` though its message says ``role_type: assistant``: the call well formed, the result the tool's."""
+    path = FIXTURES / "camel.agent_memory.lines-3-10-11-14.json"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["role_at_backend"] for r in records] == ["user", "assistant", "function", "assistant"]
+    assert records[2]["message"]["role_type"] == "assistant" and records[2]["message"]["content"] == ""
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("user", False), ("assistant", False), ("tool", True), ("assistant", False)]
+    (call,) = messages[1]["tool_calls"]
+    assert (call["name"], call["id"]) == (records[1]["message"]["func_name"], records[1]["message"]["tool_call_id"])
+    assert json.loads(call["arguments"]) == {"ref": "e4079"}  # the literal ``{'ref': 'e4079'}`` as JSON
+    assert json.loads(messages[2]["content"]) == records[2]["message"]["result"]  # a result that is data, as JSON
+    assert messages[2]["tool_call_id"] == call["id"] and messages[1]["tool_call_id"] == ""
+    assert messages[3]["content"] == records[3]["message"]["content"]
