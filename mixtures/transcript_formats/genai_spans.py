@@ -57,9 +57,15 @@ def messages_of(value: Any) -> list[dict]:
     return [m for m in value if isinstance(m, dict) and "role" in m] if isinstance(value, list) else []
 
 
+def ends_with(key: str, ends: tuple[str, ...]) -> bool:
+    """Whether ``key`` is one of ``ends`` under at most one prefix of the tracer's own (``gen_ai.tool.name``,
+    ``ai.toolCall.name``), not a part of something else it logs (``coding_agent.edit.tool.name``)."""
+    return any(key == end or (key.endswith("." + end) and "." not in key[: -len(end) - 1]) for end in ends)
+
+
 def part(attrs: dict, ends: tuple[str, ...]) -> Any:
     """The first attribute whose key ends with one of ``ends``."""
-    return next((value for key, value in attrs.items() if key.endswith(ends)), None)
+    return next((value for key, value in attrs.items() if ends_with(key, ends)), None)
 
 
 def first(attrs: dict, keys: tuple[str, ...]) -> Any:
@@ -68,7 +74,7 @@ def first(attrs: dict, keys: tuple[str, ...]) -> Any:
 
 def ending(attrs: dict, ends: tuple[str, ...]) -> Any:
     """The first attribute with a value whose key ends with one of ``ends``."""
-    return next((value for key, value in attrs.items() if key.endswith(ends) and value not in (None, "")), None)
+    return next((value for key, value in attrs.items() if ends_with(key, ends) and value not in (None, "")), None)
 
 
 def sent(attrs: dict) -> list[dict]:
