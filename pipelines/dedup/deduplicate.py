@@ -43,6 +43,7 @@ from codemix.pipelines.dedup.edge_files import (
     require_input,
 )
 from codemix.pipelines.dedup.id_joins import DropRowsWithIds, KeepListed, keyed_spill
+from codemix.pipelines.dedup.local_final import final_runs_locally, run_final_locally
 from codemix.pipelines.dedup.previous_signatures import ReadPreviousSignatures, check_previous_indexes
 from codemix.pipelines.dedup.rows import RANK_COLUMNS, location_of, rank_of_row
 from codemix.pipelines.ledger import WriteRows, write_parquet
@@ -351,7 +352,11 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
             parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1,
             spill_dir=keyed_spill(join, paths.shuffle if config.shuffle_on_disk else None),
         )
-    run_final(input_pattern, star_edges, paths, config, join, pipeline_args)
+    exact_duplicates = read_counts(paths.counts("edges")).get("exact_duplicates", 0)
+    if final_runs_locally(output_dir, pipeline_args, edges, exact_duplicates):
+        run_final_locally(input_pattern, star_edges, paths, config)
+    else:
+        run_final(input_pattern, star_edges, paths, config, join, pipeline_args)
     delete_matching([FileSystems.join(paths.shuffle, "**")])  # the final pipeline's keyed joins spill too
     return _result(paths, config, passes)
 
