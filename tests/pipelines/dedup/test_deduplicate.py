@@ -19,6 +19,7 @@ from codemix.dedup.config import DedupConfig
 from codemix.dedup.minhash import shingle_hashes
 from codemix.dedup.stage import DedupResult
 from codemix.document import DOCUMENT_SCHEMA, Document, make_doc_id
+from codemix.pipelines.dedup import deduplicate
 from codemix.pipelines.dedup.deduplicate import run_dedup
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 
@@ -228,6 +229,33 @@ def test_same_survivors_across_runs_and_execution_modes(run, rerun):
     by_id = operator.itemgetter("doc_id")
     assert sorted(rerun.duplicates, key=by_id) == sorted(run.duplicates, key=by_id)
     assert rerun.result == run.result
+
+
+@pytest.fixture(scope="module")
+def pipeline_final(corpus, tmp_path_factory) -> tuple[Run, Path]:
+    """The same run with its last step as the Beam pipeline (``run_final``), as on a remote runner."""
+    output_dir = tmp_path_factory.mktemp("pipeline-final")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deduplicate, "final_runs_locally", lambda *_: False)
+        return run_and_read(corpus, output_dir, IN_PROCESS), output_dir
+
+
+def test_the_last_step_in_the_driver_writes_what_its_pipeline_writes(corpus, run, pipeline_final, tmp_path):
+    """``run_final_locally`` (what ``run`` took: a local runner and local files) against ``run_final``:
+    the same kept rows, duplicate rows, counts and index rows, the index's parameters included."""
+    assert deduplicate.final_runs_locally(str(tmp_path), IN_PROCESS, run.result.verified_pairs, 0)
+    beam, beam_dir = pipeline_final
+    by_id, by_doc = operator.itemgetter("id"), operator.itemgetter("doc_id")
+    assert sorted(run.kept, key=by_id) == sorted(beam.kept, key=by_id)
+    assert sorted(run.duplicates, key=by_doc) == sorted(beam.duplicates, key=by_doc)
+    assert run.result == beam.result
+    local_dir = tmp_path / "local-final"
+    run_dedup(corpus.input_pattern, str(local_dir), DedupConfig(), IN_PROCESS)
+    index = {name: pq.read_table(sorted((directory / "index").glob("signatures-*.parquet")))
+             for name, directory in (("local", local_dir), ("beam", beam_dir))}
+    assert index["local"].schema.equals(index["beam"].schema, check_metadata=True)
+    assert sorted(index["local"].to_pylist(), key=by_doc) == sorted(index["beam"].to_pylist(), key=by_doc)
+    assert 0 < index["local"].num_rows < run.result.kept  # the keepers with tokens
 
 
 def test_rerun_removes_shards_of_an_earlier_run(rerun, stale_output_dir):
