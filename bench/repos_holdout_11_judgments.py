@@ -30,7 +30,7 @@ WRONG = {
          "its own Twofish implementation, whose constant tables read as encoded data"),
     ],
     "janet-lang+spork": [
-        (lambda p, r, d: r == "vendored" and p == "deps/fonts/README.txt",
+        (lambda p, r, d: r in ("vendored", "vendored_path") and p == "deps/fonts/README.txt",
          "its own one-line note in deps/fonts/ (a folder beside two copies)"),
         (lambda p, r, d: r == "max_line_length" and p == "tools/make-font.janet",
          "a hand-written tool with one long line (a code-point table)"),
