@@ -30,7 +30,7 @@ def may_declare(path: str) -> bool:
     package manager's record."""
     name = path.rsplit("/", 1)[-1]
     # Without an extension, a name written in capitals (VERSIONS, LICENSE, NOTICE), not a Makefile or a script.
-    return name in ("composer.json", "config.toml", "config", "dep5") or path.endswith("debian/copyright") or name.lower().endswith(_TEXT_EXTENSIONS) or (
+    return name in ("composer.json", "config.toml", "config", "dep5", "REUSE.toml") or path.endswith("debian/copyright") or name.lower().endswith(_TEXT_EXTENSIONS) or (
         "." not in name and name.isupper())
 
 
@@ -41,6 +41,8 @@ def declared_copies(path: str, text: str) -> Iterator[tuple[str, str]]:
         yield from composer_installs(folder, text)
     elif name in ("config.toml", "config") and folder.rsplit("/", 1)[-1] == ".cargo":
         yield from cargo_vendored(_parent(folder), text)
+    elif name == "REUSE.toml":
+        yield from reuse_toml_annotations(path, folder, text)
     elif len(text) <= _MAX_CHARS and _DEP5_OWN.search(text):
         yield from dep5_stanzas(path, folder, text)
     elif len(text) <= _MAX_CHARS:
@@ -331,6 +333,36 @@ def dep5_stanzas(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]
                 continue
             for root in dict.fromkeys(("", base)):
                 yield _join(root, found), f"{path}'s stanza on {found} names {' '.join(holders[0].split())[:60]!r}"
+
+
+# REUSE.toml, DEP-5's successor (REUSE 3.2): ``[[annotations]]`` tables of ``path`` globs with their
+# ``SPDX-FileCopyrightText``; the one for every path (``**``) names the repository's holders, one for other paths whose
+# holders share no name with them declares those paths another project's (abapGit's ``src/json/**/*``, "2020 Alexander
+# Tsybulsky <https://github.com/sbcgua/ajson>", beside "2014 abapGit Contributors" for ``**``).
+_EVERY_PATH = ("**", "**/*", "*")
+
+
+def _strings(value) -> list[str]:
+    return [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def reuse_toml_annotations(path: str, folder: str, text: str) -> Iterator[tuple[str, str]]:
+    """Each path glob of an annotation whose copyright holders share no name with the every-path annotation's."""
+    try:
+        annotations = tomllib.loads(text).get("annotations", [])
+    except (tomllib.TOMLDecodeError, ValueError):
+        return
+    tables = [(_strings(a.get("path")), _strings(a.get("SPDX-FileCopyrightText"))) for a in annotations
+              if isinstance(a, dict)] if isinstance(annotations, list) else []
+    own = frozenset().union(*(_holder_names(holders) for paths, holders in tables if set(paths) & set(_EVERY_PATH)))
+    for paths, holders in tables:
+        names = _holder_names(holders)
+        if not own or not names or names & own or set(paths) & set(_EVERY_PATH):
+            continue
+        for found in paths:
+            if "/" in found.rstrip("*"):
+                yield _join(folder, found.replace("/**/*", "/*").replace("/**", "/*")), \
+                    f"{path}'s annotation on {found} names {' '.join(holders[0].split())[:60]!r}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,7 +44,30 @@ _LIST_LINE = re.compile(rf"^[ \t]*(?:[-*][ \t]+)?[\"']?(?P<name>{_NAME})[\"']?[ 
                         rf"|^[ \t]*(?:[-*][ \t]+)?[\"']?(?P<url2>{_HOSTED}){_END}[\"']?(?:[ \t]*[:=,]?[ \t]*[\"']?"
                         rf"(?P<name2>{_NAME})[\"']?,?{_REF})?[ \t]*$", re.MULTILINE)
 _CLONE = re.compile(rf"\bgit\s+clone\b(?:\s+--?[\w-]+(?:[= ](?!-|https?:|git@)\S+)?)*\s+[\"']?(?P<url>{_HOSTED}){_END}[\"']?"
-                    rf"\s+[\"']?(?P<dest>[\w./@+-]+)[\"']?")
+                    rf"[ \t]+[\"']?(?P<dest>[\w./@+-]+)[\"']?")  # the folder on the clone's own line
+# A clone, its folder named or the repository's own name, then a copy out of it into the tree: abapGit's
+# ``.github/workflows/ajson_mirror.yaml``, "git clone https://github.com/abapGit/ajson_mirror.git" and
+# "cp ajson_mirror/src/z* src/json/". The copy's direction is plain (into this tree), whoever owns the source.
+_CLONE_ANY = re.compile(rf"\bgit[ \t]+clone\b(?:[ \t]+--?[\w-]+(?:[= ](?!-|https?:|git@)\S+)?)*[ \t]+[\"']?(?P<url>{_HOSTED})"
+                        rf"{_END}[\"']?(?:[ \t]+[\"']?(?P<dest>[\w./@+-]+)[\"']?)?")
+_COPY_OUT = r"^[ \t]*(?:-[ \t]+)?(?:cp|rsync|mv)\b(?:[ \t]+-[\w-]+)*[ \t]+[\"']?(?:\./)?{clone}/(?P<source>\S*?)[\"']?[ \t]+" \
+            r"[\"']?(?P<target>[\w./@+-]+)[\"']?[ \t]*$"
+# A download from a hosting site (a release archive) and its unpacking into a folder of the tree: vscode-pdf's
+# ``tools/download_pdfjs.sh``, "curl -L -o pdfjs.zip https://github.com/mozilla/pdf.js/releases/download/..." then
+# "unzip pdfjs.zip -d assets/pdf.js"; "curl -L URL | tar -xz -C DIR" in one line.
+_DOWNLOAD = re.compile(rf"\b(?:curl|wget)\b[^\n]*?(?P<url>https?://(?:www\.)?(?:{'|'.join(map(re.escape, HOSTS))})/"
+                       r"(?P<owner>[\w.-]+)/(?P<name>[\w.-]+)/[^\s\"'|;]*)[^\n]*")
+_OUTPUT = re.compile(r"(?:^|\s)(?:-o|-O|--output|--output-document)(?:[ \t]+|=)[\"']?(?P<file>[\w./@+$-]+)[\"']?")
+_PIPED_TAR = re.compile(r"\|[ \t]*(?:sudo[ \t]+)?(?:bsd)?tar\b[^\n|]*?[ \t]-C[ \t]*[\"']?(?P<target>[\w./@+-]+)")
+_UNPACK = (r"^[^\n]*\bunzip\b[^\n]*?[ \t][\"']?{file}[\"']?[^\n]*?[ \t]-d[ \t]*[\"']?(?P<target>[\w./@+-]+)"
+           r"|^[^\n]*\b(?:bsd)?tar\b(?=[^\n]*[ \t][\"']?{file}\b)[^\n]*?[ \t]-C[ \t]*[\"']?(?P<target2>[\w./@+-]+)")
+COPIES_INTO = "and copies"  # the detail's words for a copy out of a clone: an inbound copy, whoever owns the source
+
+
+def copies_into(detail: str) -> bool:
+    return f" {COPIES_INTO} " in detail
+
+
 # ``git subtree add|pull`` with its prefix and the repository (an address, or a remote ``git remote add`` names), in
 # either order: "git subtree add --prefix=vendor/siphash siphash master --squash"
 _SUBTREE = re.compile(r"\bgit\s+subtree\s+(?:add|pull)\b([^\n]*)")
@@ -107,6 +130,24 @@ def _commands(text: str, clones: bool) -> Iterator[tuple[str, str, str]]:
         for found in _CLONE.finditer(text):
             if (owner_name := _owner_name(found.group("url"))) is not None:
                 yield found.group("dest"), owner_name, "clones {url} into {target}"
+        for found in _CLONE_ANY.finditer(text):
+            if (owner_name := _owner_name(found.group("url"))) is None:
+                continue
+            clone = _clean(found.group("dest") or owner_name.split("/", 1)[1])
+            if not clone:
+                continue
+            copy = re.compile(_COPY_OUT.format(clone=re.escape(clone)), re.MULTILINE)
+            for copied in copy.finditer(text, found.end()):
+                target = copied.group("target")
+                if target.strip("./") == clone:
+                    continue
+                # files named by a glob land in the target folder under their own names ("src/z*" -> src/json/z*)
+                last = copied.group("source").rstrip("/").rsplit("/", 1)[-1]
+                if any(mark in last for mark in "*?[") and not last.startswith("*"):
+                    target = f"{target.rstrip('/')}/{last}"
+                how = f"clones {{url}} {COPIES_INTO} {clone}/{copied.group('source')} into {{target}}"
+                yield target, owner_name, how
+        yield from _unpacked(text)
     remotes = {found.group("name"): _owner_name(found.group("url")) for found in _REMOTE.finditer(text)}
     for found in _SUBTREE.finditer(text):
         line, prefix = found.group(1), _PREFIX.search(found.group(1))
@@ -118,6 +159,24 @@ def _commands(text: str, clones: bool) -> Iterator[tuple[str, str, str]]:
             next((remotes[word] for word in rest if not word.startswith("-") and word in remotes), None)
         if owner_name is not None:
             yield prefix.group("dest"), owner_name, "adds {url} as the subtree {target}"
+
+
+def _unpacked(text: str) -> Iterator[tuple[str, str, str]]:
+    """Each folder a downloaded archive from a hosting site is unpacked into (``_DOWNLOAD``, ``_UNPACK``)."""
+    for found in _DOWNLOAD.finditer(text):
+        owner_name = f"{found.group('owner')}/{found.group('name')}".lower()
+        how = f"downloads {{url}} {COPIES_INTO} the archive into {{target}}"
+        line = found.group(0)
+        if (piped := _PIPED_TAR.search(line)) is not None:
+            yield piped.group("target"), owner_name, how
+            continue
+        output = _OUTPUT.search(line[:found.start("url") - found.start()] + " " + line[found.end("url") - found.start():])
+        file = output.group("file") if output else found.group("url").rstrip("/").rsplit("/", 1)[-1]
+        if not file or "$" in file and output is None:
+            continue
+        unpack = re.compile(_UNPACK.format(file=re.escape(file)), re.MULTILINE)
+        for unpacked in unpack.finditer(text, found.end()):
+            yield unpacked.group("target") or unpacked.group("target2"), owner_name, how
 
 
 def _owner_name(url: str) -> str | None:

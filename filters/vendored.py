@@ -27,7 +27,7 @@ from importlib import resources
 import yaml
 
 from codemix.filters.declared import declared_copies, may_declare, named_sections, section_holders, sections_owner
-from codemix.filters.fetch_lists import fetched_copies, may_list_copies
+from codemix.filters.fetch_lists import copies_into, fetched_copies, may_list_copies
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids, license_subject, manifest_license
 from codemix.filters.regex_screen import required_literal
@@ -367,8 +367,9 @@ _SUBFOLDER_PROVENANCE = re.compile(r"\b(?:directories|folders|subdirectories|sub
 _COPY = (r"is (?:just |simply )?(?:a|an) (?:(?:slightly|lightly|partial|patched|trimmed|verbatim|literal|exact|modified|adjusted|"
          r"stripped[- ]down|vendored|temporary) )*"
          r"(?:copy|(?:modified|patched|vendored) version|fork) of")
-_SOURCE_FILE = (r"[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java|kt|rb|php|lua|pl|sh|cs|swift)"
-                r"\b")
+# a file's path, perhaps under a variable for another project's root ("<PICO_SDK_PATH>/external/pico_sdk_import.cmake")
+_SOURCE_FILE = (r"(?:<\w+>/|\$\{?\w+\}?/)?[\w./+-]+\.(?:h|hh|hpp|c|cc|cpp|cxx|m|js|mjs|ts|css|scss|py|go|rs|java|kt|rb|php|lua"
+                r"|pl|sh|cs|swift|cmake)\b")
 _FILE_PROVENANCE = re.compile(
     rf"\bthis (?:file|header|module|package|library|source file|script|stylesheet) {_COPY}\b"
     rf"|\b(?:this|it) {_COPY} (?:https?://\S+|{_SOURCE_FILE})"
@@ -433,6 +434,24 @@ def _source_line(head: str, path: str) -> re.Match | None:
 
 
 _FIELD_LINE = re.compile(r"[\w -]{1,20}:\s")
+# A line of the opening comment that is the address of a file of the same name in another repository: the file is that
+# one (markdown-preview.nvim's ``app/_static/markdown.css``, ".../iamcco/markdown.css/blob/master/dest/github/markdown.css")
+_FILE_ADDRESS = re.compile(r"^[ \t]*\W{0,5}[ \t]*https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)/"
+                           r"([\w.-]+)/([\w.-]+)/(?:-/)?(?:blob|raw|src)/[^\s\"'<>]*/([^\s/\"'<>]+)[ \t]*(?:-->|\*/)?[ \t]*$"
+                           r"|^[ \t]*\W{0,5}[ \t]*https?://raw\.githubusercontent\.com/([\w.-]+)/([\w.-]+)/[^\s\"'<>]*/"
+                           r"([^\s/\"'<>]+)[ \t]*(?:-->|\*/)?[ \t]*$", re.MULTILINE)
+
+
+def _file_address(head: str, path: str, repo: str) -> str | None:
+    """The address of the same-named file in another repository, alone on a line of the opening comment, or None."""
+    name = path.rsplit("/", 1)[-1]
+    if not name:
+        return None
+    for said in _FILE_ADDRESS.finditer(_opening_comment(_DECLARATION.sub("", head, count=1))):
+        owner, project, file = said.group(1, 2, 3) if said.group(1) else said.group(4, 5, 6)
+        if file == name and f"{owner}/{project}".lower() != repo.lower():
+            return " ".join(said.group(0).split())
+    return None
 
 
 # A comment line crediting the code to another project's repository: Uniswap v2-core's ``SafeMath.sol``, "// a library
@@ -457,6 +476,8 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
         homes = {f"{owner}/{name}".lower() for owner, name in _hosted(said.group(0))}
         if not (repo and repo.lower() in homes):
             return " ".join(said.group(0).split())
+    if path and repo and (address := _file_address(head, path, repo)):
+        return address
     courtesy = _COURTESY.search(head.split("{", 1)[0])  # above the first definition, about the file's code
     if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):
         return " ".join(courtesy.group(0).split())
@@ -598,6 +619,11 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
             own = sections_owner(path, text)
             facts += [VendoringFact("section", folder, detail, holders=names, names=own) for detail, names in
                       section_holders(path, text)]
+    if license_file or _README.fullmatch(name):
+        # "the third-party libraries under lib/" (polyphone's ``sources/LICENSE.txt``): the folder is others' code
+        facts += [VendoringFact("declares", _join(folder, said.group(1)), f"{path} says {' '.join(said.group(0).split())!r}")
+                  for said in _THIRD_PARTY_UNDER.finditer(text[:_THIRD_PARTY_CHARS])
+                  if not said.group(1).startswith(("/", "."))]
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -610,6 +636,11 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
             declared = (manifest_license(path, text) or "") if not folder else ""
             facts.append(dataclasses.replace(manifest, license=declared) if declared else manifest)
     return tuple(facts)
+
+
+_THIRD_PARTY_UNDER = re.compile(r"\bthird[- ]party (?:librar(?:y|ies)|code|sources?|dependencies|components|modules|"
+                                r"packages) (?:under|in) `?([\w.-]+(?:/[\w.-]+)*)/`?", re.IGNORECASE)
+_THIRD_PARTY_CHARS = 2_000
 
 
 def _declared(target: str, detail: str) -> tuple[VendoringFact, ...]:
@@ -734,7 +765,8 @@ def fetched_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vendo
     ``gist-vim``). The repository's own owner's repositories are its own (a split it publishes, a sibling project)."""
     facts = list(facts)
     own_owner = repo.lower().split("/", 1)[0] if repo else ""
-    fetched = [f for f in facts if f.kind == "fetched" and not any(url.split("/", 1)[0] == own_owner for url in f.urls)]
+    fetched = [f for f in facts if f.kind == "fetched" and (copies_into(f.detail)
+                                                           or not any(url.split("/", 1)[0] == own_owner for url in f.urls))]
     if not fetched:
         return ()
     files = {f.detail for f in facts if f.kind == "present"}
@@ -742,7 +774,13 @@ def fetched_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vendo
              for depth in range(1, len(parts) + 1)}
     found: dict[str, str] = {}
     by_parent: dict[str, dict[str, str]] = {}
+    patterns: dict[str, str] = {}
     for fact in fetched:
+        if "/" in fact.name and _GLOB.search(fact.name.rsplit("/", 1)[-1]):
+            # the files a copy's glob names in the folder, where the tree holds any (abapGit's ``src/json/z*``)
+            if any(fnmatch.fnmatchcase(file, fact.name) for file in files):
+                patterns.setdefault(fact.name, fact.detail)
+            continue
         if "/" in fact.name:
             for target in (fact.name, _join(fact.folder, fact.name)):
                 if target in known or target in files:
@@ -762,8 +800,10 @@ def fetched_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vendo
                             f"({max(sorted(set(lists)), key=lists.count)} lists them), a folder of copies"
         else:
             found.update(folders)
-    return tuple(VendoredTree(folder, evidence) for folder, evidence in sorted(found.items())
-                 if not any(folder.startswith(other + "/") for other in found))
+    return (*(VendoredTree(folder, evidence) for folder, evidence in sorted(found.items())
+              if not any(folder.startswith(other + "/") for other in found)),
+            *(VendoredTree(_folder(pattern), evidence, pattern=pattern) for pattern, evidence in sorted(patterns.items())
+              if not any(pattern.startswith(other + "/") for other in found)))
 
 
 GLUE_MIN_SIBLINGS = 5  # folders beside a copy that hold a file named as the convention says
@@ -880,7 +920,8 @@ _HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[
 
 # a holder line has a year or (c), or a person's name with an address and no year: "Copyright Zoltan Herczeg
 # (hzmester@freemail.hu). All rights reserved." (sljit's sources)
-_HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)\d\d\b"
+# "Copyright (C) 20xx, ChaN, all right reserved." (FatFs's notice, its year left a placeholder): "20xx" a year too
+_HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)(?:\d\d|xx)\b"
                           r"|^\s*[A-Z][\w'-]+(?:[ \t]+[A-Z][\w.'-]+){1,3}[ \t]*[(<][^()<>\s]+@[^()<>\s]+[)>]")
 # Dist::Zilla's LICENSE opens "This software is copyright (c) 2010- by Tatsuhiko Miyagawa." (every CPAN distribution
 # it builds): the same line, in a sentence.
@@ -938,7 +979,7 @@ def copyright_holders(text: str) -> frozenset[str]:
     holders = set()
     for line in _holder_lines(text):
         line = re.sub(r"\.\s+see\s.*$", "", line, flags=re.IGNORECASE)  # "Mitchell. See LICENSE.": a pointer, no holder
-        line = re.sub(r"\(c\)|©|all rights reserved\.?|<[^>]*>|\([^()\s]+@[^()\s]+\)|\b(?:19|20)\d\d\b|\bpresent\b|[-–,;.*_]", " ", line,
+        line = re.sub(r"\(c\)|©|all rights? reserved\.?|<[^>]*>|\([^()\s]+@[^()\s]+\)|\b(?:19|20)(?:\d\d|xx)\b|\bpresent\b|[-–,;.*_]", " ", line,
                       flags=re.IGNORECASE)  # "2024-present": a year range, not a holder's name
         line = re.sub(r"\band\b.*\bcontributors\b|\bcontributors\b", " ", line, flags=re.IGNORECASE)
         words = " ".join(line.lower().split()).removeprefix("by ")  # "copyright (c) 2013 by Tatsuhiko Miyagawa"
@@ -985,9 +1026,18 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     (``repo``, or one the root manifest names), the root's copyright holders or license text."""
     facts = sorted(facts, key=lambda f: (f.folder.count("/"), f.folder, f.kind, f.detail))  # outer folders first
     trees: dict[str, str] = {}
+    known: set[str] = set()  # every folder the tree holds
+    for fact in facts:
+        if fact.kind == "present" and fact.folder:
+            parts = fact.folder.split("/")
+            known.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    guessed = set()  # declared folders found by the end of their path: each file's own header answers first
     for fact in facts:
         if fact.kind == "declares" and fact.folder:
-            trees.setdefault(fact.folder, fact.detail)
+            folder = _declared_folder(fact.folder, known)
+            if folder != fact.folder and folder not in trees:
+                guessed.add(folder)
+            trees.setdefault(folder, fact.detail)
     trees.update((folder, evidence) for folder, evidence in listed_upstreams(facts, repo).items() if folder not in trees)
     named = _named_folders(facts, trees)
     trees.update({folder: evidence for folder, (evidence, _) in named.items()})
@@ -1076,12 +1126,23 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     subfolders = {f.folder: f.detail for f in facts if f.kind == "declares_subfolders" and f.folder not in trees}
     paths = {f.name: f for f in facts if f.kind == "declares_paths" and not _inside(f.folder + "/", trees)}
     return (*(VendoredTree(folder, evidence, of_copies=True, own=named[folder][1])
-              if named.get(folder, ("",))[0] == evidence else VendoredTree(folder, evidence)
+              if named.get(folder, ("",))[0] == evidence else
+              VendoredTree(folder, evidence, of_copies=True, own=root_words) if folder in guessed else
+              VendoredTree(folder, evidence)
               for folder, evidence in sorted(trees.items())),
             *(VendoredTree(folder, evidence, subfolders=True) for folder, evidence in sorted(subfolders.items())),
             *(VendoredTree(f.folder, f.detail, pattern=pattern) for pattern, f in sorted(paths.items())),
             *(VendoredTree(path, evidence, of_copies=True, own=root_words) for path, evidence in sorted(named_texts.items())
               if path not in trees and not _inside(path, trees)))
+
+
+def _declared_folder(folder: str, known: set[str]) -> str:
+    """A declared folder as the tree holds it: itself, else the one folder whose path ends with it (polyphone's
+    ``packaging/debian/copyright`` names ``lib/qtsingleapplication/*`` of the package built from ``sources/``)."""
+    if folder in known or not known or "/" not in folder:  # a bare name ("vendor") ends many paths by chance
+        return folder
+    ends = [other for other in known if other.endswith("/" + folder)]
+    return ends[0] if len(ends) == 1 else folder
 
 
 _BUILD_FILE = re.compile(r"(?:GNU)?[Mm]akefile|CMakeLists\.txt|meson\.build|configure(?:\.ac)?|build\.(?:sh|zig)|SConstruct")
@@ -1134,6 +1195,10 @@ def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -
         if fact.kind == "present":
             names.setdefault(fact.folder, []).append(fact.detail)
     found = {}
+    texts: dict[str, int] = {}  # license texts per folder: a second one (pdf.js's ``LICENSE_PDFJS_QCMS``) says it is mixed
+    for fact in facts:
+        if fact.kind == "license":
+            texts[fact.folder] = texts.get(fact.folder, 0) + 1
     for lic in facts:
         named = _NAMED_TEXT.fullmatch(lic.detail) if lic.kind == "license" else None
         project = _plain(named.group(1) or named.group(2)) if named else ""
@@ -1141,6 +1206,11 @@ def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -
                 or _inside(lic.folder, trees):
             continue
         path = _join(lic.folder, lic.detail)
+        if lic.folder and _plain(lic.folder.rsplit("/", 1)[-1]) == project and texts.get(lic.folder, 0) == 1:
+            # the text named for the folder's own name: the folder is that project (Password Gorilla's
+            # ``sources/tcllib/tcllib.licence.terms`` over its tcllib modules)
+            found.setdefault(lic.folder, f"{path}, the license text named for {project!r}, the folder's own name")
+            continue
         files = [p for p in names.get(lic.folder, []) if p != path and _plain(p.rsplit("/", 1)[-1]).startswith(project)
                  and not _SIDECAR.search(p)]
         for file in files:
@@ -1212,43 +1282,77 @@ def _held_apart(facts: list[VendoringFact], trees: dict[str, str]) -> dict[str, 
 
 # A header sending the reader to another file for its copyright: Lua's "See Copyright Notice in lua.h", zlib's "For
 # conditions of distribution and use, see copyright notice in zlib.h"
+# ; Shrinker's renamed copies of abapGit, "LICENSE and NOTICE / See include program ZSHRINKER_ABAPGIT_LICENSE" (a
+# program named without its file's extensions)
 _NOTICE_POINTER = re.compile(r"\bsee (?:the )?copyright notice in ([\w.+-]+\.[A-Za-z]\w*)"
                              r"|\bconditions of distribution and use,? see (?:(?:the )?copyright notice in )?"
-                             r"([\w.+-]+\.[A-Za-z]\w*)", re.IGNORECASE)
+                             r"([\w.+-]+\.[A-Za-z]\w*)"
+                             r"|\blicen[cs]e and notice\W+see (?:the )?(?:include (?:program )?|file )([\w.+-]{3,})",
+                             re.IGNORECASE)
+
+
+# A notice saying the repository holds another project's code: Shrinker's ``zshrinker_demo_abap2xlsx_licen.prog.abap``,
+# "Shrinker is using an adapted copy of abap2xlsx ..." (the notice its renamed copies point to)
+_COPY_NOTICE = re.compile(r"\b(?:is using|uses|contains|includes|bundles|ships)[ \t\n*#/]+(?:an? )?(?:(?:adapted|modified|"
+                          r"renamed|patched|partial|shrinked|shrunk(?:en)?|verbatim)[ \t\n*#/]+)*copy of[ \t\n*#/]+"
+                          r"\[?([A-Za-z][\w.+-]{2,})", re.IGNORECASE)
 
 
 def notice_pointer_fact(path: str, text: str) -> VendoringFact | None:
     """The ``points_notice`` fact of a file whose header names no holder and sends the reader to another file's
-    copyright notice (``name``: that file's name)."""
+    copyright notice (``name``: that file's name); else the ``copy_notice`` fact of a header saying the repository
+    uses a copy of another project (``name``: that project), for the files pointing to it."""
     header = header_comments(text)
     pointer = _NOTICE_POINTER.search(header)
+    if pointer is None and (said := _COPY_NOTICE.search(header)) is not None:
+        return VendoringFact("copy_notice", _folder(path), path, name=said.group(1).rstrip("."))
     if pointer is None or first_copyright(header)[0]:
         return None
-    return VendoringFact("points_notice", _folder(path), path, name=pointer.group(1) or pointer.group(2))
+    return VendoringFact("points_notice", _folder(path), path,
+                         name=pointer.group(1) or pointer.group(2) or pointer.group(3))
 
 
 def pointed_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
-                   trees: Iterable[VendoredTree] = ()) -> tuple[VendoredTree, ...]:
+                   trees: Iterable[VendoredTree] = (), repo: str = "") -> tuple[VendoredTree, ...]:
     """The files whose headers send the reader to a notice naming another project's holder (``notice_pointer_fact``;
     the file so named in the same folder, else the one file of that name): rxi/lite's ``src/lib/lua52/lapi.c``, "See
     Copyright Notice in lua.h", whose header names Lua.org, PUC-Rio from 1994, before rxi's 2020."""
     facts, trees = list(facts), tuple(trees)
     holders = {f.detail: f for f in facts if f.kind == "holder"}
+    own = _plain(repo.rsplit("/", 1)[-1]) if repo else ""
+    notices = {f.detail: f for f in facts if f.kind == "copy_notice" and _plain(f.name) not in ("", own)}
+    files = {f.detail for f in facts if f.kind == "present"}
     by_name: dict[str, list[VendoringFact]] = {}
-    for fact in holders.values():
-        by_name.setdefault(fact.detail.rsplit("/", 1)[-1], []).append(fact)
+    for fact in (*holders.values(), *(f for path, f in notices.items() if path not in holders)):
+        name = fact.detail.rsplit("/", 1)[-1]
+        by_name.setdefault(name, []).append(fact)
+        if name.split(".", 1)[0].lower() != name:  # a program named without its extensions, in any case
+            by_name.setdefault(name.split(".", 1)[0].lower(), []).append(fact)
     found = []
     for fact in facts:
         if fact.kind != "points_notice" or vendored_tree(fact.detail, trees) is not None:
             continue
-        target = holders.get(_join(fact.folder, fact.name)) or \
-            (by_name[fact.name][0] if len(by_name.get(fact.name, ())) == 1 else None)
-        why = _foreign_holder(target.name, target.first_year, frozenset(), owner) if target is not None else None
+        named = fact.name if "." in fact.name else fact.name.lower()
+        target = holders.get(_join(fact.folder, fact.name)) or notices.get(_join(fact.folder, fact.name)) or \
+            (by_name[named][0] if len(by_name.get(named, ())) == 1 else None)
+        if target is not None and target.kind == "copy_notice":
+            why = f"says the repository uses a copy of {target.name!r}"
+        else:
+            why = _foreign_holder(target.name, target.first_year, frozenset(), owner) if target is not None else None
         if why:
             found.append(VendoredTree(fact.detail, f"{fact.detail} points to {target.detail}'s notice, whose {why}"))
             if vendored_tree(target.detail, trees) is None:  # the notice's own file, whose notice may close it
                 found.append(VendoredTree(target.detail, f"{target.detail}, the notice other files point to: {why}"))
+            # the metadata file serialized with each (abapGit's ``X.prog.xml`` beside ``X.prog.abap``)
+            found += [VendoredTree(meta, f"{meta}, the metadata of {copy}, a copy by {target.detail}'s notice, whose {why}")
+                      for copy in (fact.detail, target.detail) for meta in _metadata(copy, files)]
     return tuple(dict.fromkeys(found))
+
+
+def _metadata(path: str, files: set[str]) -> list[str]:
+    """The XML or JSON files named as ``path`` but for its last extension, beside it."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else ""
+    return [f"{stem}{ext}" for ext in (".xml", ".json") if stem and f"{stem}{ext}" in files and f"{stem}{ext}" != path]
 
 
 def _released_alone(facts: list[VendoringFact], trees: dict[str, str], root_ids: set[str],
@@ -1793,11 +1897,17 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
     copies: dict[str, list[tuple[str, str]]] = {}
     own_words = owner.words()  # the root's holders (its people where the root names none), as ``foreign_notice``
     mixed = set()  # folders holding a file whose header names the repository's holders: its own files among copies
+    # files naming another's holder with no terms read (FatFs's ``mmc_pico_spi.c``, "Copyright (C) 2018, ChaN" over
+    # ChaN's own wording of terms): counted with the copies their folder holds, never making one alone
+    named_apart: dict[str, set[str]] = {}
     for fact in facts:
         if fact.kind == "present" and fact.folder:
             files[fact.folder] = files.get(fact.folder, 0) + 1
         elif fact.kind == "holder" and holder_words([fact.name]) & own_words:
             mixed.add(fact.folder)
+        elif fact.kind == "holder" and fact.folder and vendored_tree(fact.detail, trees) is None \
+                and _foreign_holder(fact.name, fact.first_year, frozenset(), owner):
+            named_apart.setdefault(fact.folder, set()).add(fact.detail)
         elif fact.kind == "header" and fact.folder and vendored_tree(fact.detail, trees) is None:
             why = _foreign_holder(fact.name, fact.first_year, fact.names, owner) \
                 or foreign_project(fact.project, fact.name, owner, repo) or _elsewhere(fact, owner, repo)
@@ -1808,10 +1918,11 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
         copies[folder] = sorted(set(copies[folder]) | set(copied))
     found = []
     for folder, copied in sorted(copies.items()):
-        if len(copied) >= FOLDER_COPIES_MIN and len(copied) * 2 > files.get(folder, 0) and folder not in mixed \
+        apart = len(named_apart.get(folder, set()) - {path for path, _ in copied})
+        if len(copied) >= FOLDER_COPIES_MIN and (len(copied) + apart) * 2 > files.get(folder, 0) and folder not in mixed \
                 and vendored_tree(folder + "/", trees) is None:
             holders = sorted({holder for _, holder in copied})
-            found.append(VendoredTree(folder, f"{len(copied)} of the {files[folder]} files of {folder}/ are other "
+            found.append(VendoredTree(folder, f"{len(copied) + apart} of the {files[folder]} files of {folder}/ are other "
                                               f"projects' by their headers ({', '.join(holders[:3])}...)",
                                       of_copies=True, own=own_words))
     return tuple(found)
@@ -2152,14 +2263,21 @@ def _beside_vendored_trees(facts: Iterable[VendoringFact], trees: dict[str, str]
     gevent's ``deps/greenlet/`` beside c-ares, libev and libuv. The folder's name and its siblings' own evidence
     together; neither alone (pdf.js's ``external/`` holds its own build tools beside the copies it names)."""
     children: dict[str, set[str]] = {}
+    held: dict[str, set[str]] = {}  # the names of the files each folder holds, at any depth
     for fact in facts:
         if fact.kind == "placed":
             children.setdefault(fact.detail, set()).add(fact.folder)
+        elif fact.kind == "present":
+            parts = fact.detail.split("/")
+            for depth in range(1, len(parts)):
+                held.setdefault("/".join(parts[:depth]), set()).add(parts[-1])
     found = {}
     for parent, subs in sorted(children.items()):
         copies = sorted(sub for sub in subs if sub in trees)
         if len(subs) >= 3 and len(copies) * 2 > len(subs) and not _inside(parent, trees) and parent not in trees:
             for sub in sorted(subs - set(copies)):
+                if held.get(sub) and all(_README.fullmatch(name) for name in held[sub]):
+                    continue  # a folder holding nothing but its note copies nothing (spork's ``deps/fonts/README.txt``)
                 found[sub] = (f"in {parent}/, named for others' code, beside {len(copies)} vendored trees of its "
                               f"{len(subs)} subfolders ({', '.join(c.rsplit('/', 1)[-1] for c in copies[:3])}...)")
     return found

@@ -153,7 +153,7 @@ def resolve_vendored(key: str, facts):
     trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
                            *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo)), own)
     owner = repository_owner(own, trees)
-    found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees)), owner,
+    found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo)), owner,
                      copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found

@@ -1614,3 +1614,197 @@ def test_a_file_named_for_the_repository_in_a_folder_linguist_names_is_its_own()
     assert not named_in_own_folder("src/env/package.devc.xml", repo)
     assert not named_in_own_folder("deps/abaptxt255.tabl.xml", repo)
     assert not named_in_own_folder("src/env/zcl_abapgit_env_factory.clas.abap", "sbcgua/ajson")
+
+
+def test_a_holder_line_with_a_placeholder_year_and_all_right_reserved():
+    """neorv32 (b3f3908, the eleventh holdout, spent): Petit FatFs's ``LICENSE.txt`` quotes the sources' notice as
+    "Copyright (C) 20xx, ChaN, all right reserved." (a placeholder year, ChaN's "all right"); MGSPICO (42398eb) keeps
+    FatFs's "Copyright (C) 2022, ChaN, all right reserved."."""
+    from codemix.filters.vendored import copyright_holders, first_copyright
+
+    assert copyright_holders(layout("neorv32-petit-fatfs")["sw/bootloader/petit_fatfs/LICENSE.txt"]) == {"chan"}
+    assert first_copyright(layout("mgspico-fatfs")["RasPiPico/rp2040/mgspico/ff/ff.c"])[0] == "chan"
+
+
+def test_a_folder_of_copies_counts_the_files_naming_the_same_holder_without_terms():
+    """cliffgraph/MGSPICO (42398eb): FatFs in ``mgspico/ff/``, three files with ChaN's notice and terms, ChaN's MMC
+    sample naming ChaN with terms no reader knows, three header-less (``ffconf.h``, ``ffsystem.c``, ``diskio.h``): a
+    folder of copies; Harumakkin's own files beside it stay, and the Pico SDK's import script says it is a copy."""
+    from codemix.filters.vendored import copied_file_statement
+
+    _, found = _judged("mgspico-fatfs", "cliffgraph/MGSPICO")
+    for name in ("ff.c", "ffconf.h", "ffsystem.c", "mmc_pico_spi.c"):
+        assert found[f"RasPiPico/rp2040/mgspico/ff/{name}"][0] is not None, name
+    tree = found["RasPiPico/rp2040/mgspico/ff/ffconf.h"][0]
+    assert "4 of the 7 files of RasPiPico/rp2040/mgspico/ff/" in tree.evidence
+    for path in ("RasPiPico/rp2040/mgspico/mgspico.cpp", "RasPiPico/rp2040/mgspico/CUTimeCount.cpp",
+                 "RasPiPico/rp2040/mgspico/oled/FONT16X16.h", "RasPiPico/rp2040/mgspico/sdfat.cpp"):
+        assert found[path][0] is None, path
+    files = layout("mgspico-fatfs")
+    assert copied_file_statement(files["RasPiPico/rp2040/pico_sdk_import.cmake"], "cliffgraph/MGSPICO",
+                                 "RasPiPico/rp2040/pico_sdk_import.cmake") == \
+        "This is a copy of <PICO_SDK_PATH>/external/pico_sdk_import.cmake"
+    # without the sample naming ChaN, three of seven files are too few to call the folder one of copies
+    fewer = {p: t for p, t in files.items() if not p.endswith("mmc_pico_spi.c")}
+    fewer["RasPiPico/rp2040/mgspico/ff/own.c"] = ""
+    _, found = _judged("", "cliffgraph/MGSPICO", fewer)
+    assert found["RasPiPico/rp2040/mgspico/ff/ffconf.h"][0] is None
+
+
+def test_files_pointing_to_a_notice_program_named_without_its_extensions():
+    """sandraros/shrinker (ac997fc): its renamed copy of abapGit opens "LICENSE and NOTICE / See include program
+    ZSHRINKER_ABAPGIT_LICENSE", the file ``zshrinker_abapgit_license.prog.abap`` whose notice names abapGit's
+    contributors from 2014, before the repository's sandraros (2023); Shrinker's own classes point nowhere. Its
+    shrunk abap2xlsx points to ``zshrinker_demo_abap2xlsx_licen``, a notice saying Shrinker uses a copy of abap2xlsx."""
+    _, found = _judged("shrinker-pointers", "sandraros/shrinker")
+    for path in ("src/abapgit/zshrinker_abapgit_def.prog.abap", "src/abapgit/zshrinker_abapgit_imp1.prog.abap"):
+        tree = found[path][0]
+        assert tree is not None and "points to src/abapgit/zshrinker_abapgit_license.prog.abap's notice" in \
+            tree.evidence, path
+    for path in ("src/zcl_shrinker.clas.abap", "src/zcl_shrinker_utils.clas.abap", "src/zcl_shrinker.clas.xml",
+                 "src/demo/abap2xlsx/zshrinker_demo_abap2xlsx.prog.abap", "src/demo/abap2xlsx/zshrinker_demo_abap2xlsx.prog.xml"):
+        assert found[path][0] is None, path
+    # the metadata abapGit serializes beside each object goes with it
+    meta = found["src/abapgit/zshrinker_abapgit_def.prog.xml"][0]
+    assert meta is not None and "the metadata of src/abapgit/zshrinker_abapgit_def.prog.abap" in meta.evidence
+    # abap2xlsx's notice names no holder (Apache-2.0 follows) but says "Shrinker is using an adapted copy of abap2xlsx"
+    tree = found["src/demo/abap2xlsx/zshrinker_demo_abap2xlsx_def.prog.abap"][0]
+    assert tree is not None and "uses a copy of 'abap2xlsx'" in tree.evidence
+    files = layout("shrinker-pointers")
+    licen = "src/demo/abap2xlsx/zshrinker_demo_abap2xlsx_licen.prog.abap"
+    _, found = _judged("", "sandraros/abap2xlsx", files)  # a copy of the repository itself is no copy
+    assert found["src/demo/abap2xlsx/zshrinker_demo_abap2xlsx_def.prog.abap"][0] is None
+    _, found = _judged("", "sandraros/shrinker", {**files, licen: files[licen].replace("using an adapted copy of", "built on")})
+    assert found["src/demo/abap2xlsx/zshrinker_demo_abap2xlsx_def.prog.abap"][0] is None
+
+
+def test_a_release_archive_a_script_downloads_and_unpacks_into_a_folder():
+    """mathematic-inc/vscode-pdf (47271e6): ``tools/download_pdfjs.sh`` downloads pdf.js's release archive with curl
+    and unzips it into ``assets/pdf.js`` (the same Apache-2.0 as the root, so no terms tell it apart); a one-line
+    download piped into tar names its folder with -C."""
+    from codemix.filters.fetch_lists import fetched_copies
+    from codemix.filters.vendored import fetched_facts, fetched_trees
+
+    text = layout("vscode-pdf-download")["tools/download_pdfjs.sh"]
+    assert [(target, url) for target, url, _ in fetched_copies("tools/download_pdfjs.sh", text)] == \
+        [("assets/pdf.js", "mozilla/pdf.js")]
+    facts = [*fetched_facts("tools/download_pdfjs.sh", text),
+             *vendoring_facts("assets/pdf.js/build/pdf.mjs", "x"), *vendoring_facts("assets/pdf.js/LICENSE", "x")]
+    from codemix.filters.vendored import file_fact
+    facts += [file_fact("assets/pdf.js/build/pdf.mjs"), file_fact("assets/pdf.js/LICENSE")]
+    assert [tree.folder for tree in fetched_trees(facts, "mathematic-inc/vscode-pdf")] == ["assets/pdf.js"]
+    piped = "curl -sSL https://github.com/foo/bar/archive/refs/tags/v1.2.tar.gz | tar -xz -C third/bar\n"
+    assert [(target, url) for target, url, _ in fetched_copies("x.sh", piped)] == [("third/bar", "foo/bar")]
+    assert list(fetched_copies("x.sh", text.replace("unzip", "echo"))) == []
+
+
+def test_a_clone_copied_into_the_tree_by_a_workflow_whoever_owns_the_clone():
+    """abapGit/abapGit (409ee22, the eleventh holdout, spent): ``.github/workflows/ajson_mirror.yaml`` clones
+    abapGit/ajson_mirror (the same owner's mirror of sbcgua/ajson) and copies ``ajson_mirror/src/z*`` into
+    ``src/json/``: the files that glob names there are a copy, whoever owns the source; a clone alone names no folder
+    of the tree."""
+    from codemix.filters.fetch_lists import fetched_copies
+    from codemix.filters.vendored import fetched_facts, fetched_trees, file_fact
+
+    path = ".github/workflows/ajson_mirror.yaml"
+    text = layout("abapgit-ajson-mirror")[path]
+    assert ("src/json/z*", "abapgit/ajson_mirror") in [(target, url) for target, url, _ in fetched_copies(path, text)]
+    present = [file_fact("src/json/zcl_abapgit_ajson.clas.abap"), file_fact("src/json/package.devc.xml"),
+               file_fact("src/zcl_abapgit_repo.clas.abap")]
+    trees = fetched_trees([*fetched_facts(path, text), *present], "abapGit/abapGit")
+    assert [(tree.folder, tree.pattern) for tree in trees] == [("src/json", "src/json/z*")]
+    assert vendored_tree("src/json/zcl_abapgit_ajson.clas.abap", trees) is not None
+    assert vendored_tree("src/json/package.devc.xml", trees) is None  # the glob names the copied files only
+    no_copy = text.replace("cp ajson_mirror/src/z* src/json/", "ls ajson_mirror")
+    assert fetched_trees([*fetched_facts(path, no_copy), *present], "abapGit/abapGit") == ()
+
+
+def test_a_file_opening_with_the_address_of_its_namesake_in_another_repository():
+    """iamcco/markdown-preview.nvim (a923f5f): ``app/_static/markdown.css`` opens with the address of
+    ``dest/github/markdown.css`` in iamcco/markdown.css, the same owner's other repository; its own ``page.css`` has
+    no such line, and the address read in the repository it names is no copy."""
+    from codemix.filters.vendored import copied_file_statement
+
+    files = layout("markdown-preview-css")
+    css = files["app/_static/markdown.css"]
+    said = copied_file_statement(css, "iamcco/markdown-preview.nvim", "app/_static/markdown.css")
+    assert said == "* https://github.com/iamcco/markdown.css/blob/master/dest/github/markdown.css"
+    assert copied_file_statement(css, "iamcco/markdown.css", "dest/github/markdown.css") is None
+    assert copied_file_statement(css, "iamcco/markdown-preview.nvim", "app/_static/other.css") is None
+    assert copied_file_statement(files["app/_static/page.css"], "iamcco/markdown-preview.nvim",
+                                 "app/_static/page.css") is None
+
+
+def test_a_license_text_named_for_its_folder():
+    """zdia/gorilla (5d4df52, the eleventh holdout, spent): no licence text at the root (GPL-2.0 in
+    ``sources/LICENSE.txt``); ``sources/tcllib/tcllib.licence.terms`` is named for the folder that holds it: tcllib's
+    modules. Frank Pilhofer's own ``sources/blowfish`` (its BSD text) and ``sources/gorilla.tcl`` are not in it."""
+    trees = {tree.folder: tree.evidence for tree in trees_of(layout("gorilla-tcllib"), "zdia/gorilla")}
+    assert "the folder's own name" in trees["sources/tcllib"]
+    assert vendored_tree("sources/tcllib/sha1/sha1.tcl", trees_of(layout("gorilla-tcllib"), "zdia/gorilla"))
+    assert "sources/blowfish" not in trees and vendored_tree("sources/gorilla.tcl", trees_of(layout("gorilla-tcllib"))) \
+        is None
+    renamed = {p.replace("tcllib.licence.terms", "licence.terms"): t for p, t in layout("gorilla-tcllib").items()}
+    assert "sources/tcllib" not in {tree.folder for tree in trees_of(renamed, "zdia/gorilla")}
+
+
+def test_a_folder_holding_only_its_note_beside_copies_copies_nothing():
+    """janet-lang/spork (55cb242, the eleventh holdout, spent): ``deps/`` holds miniz and stb with their own licence
+    texts and ``fonts/README.txt``, spork's one-line note ("Add ttf font files here..."), a placeholder: not a copy
+    beside the copies. With a file beside the note, the folder would be read with its siblings."""
+    files = layout("spork-deps")
+    _, found = _judged("spork-deps", "janet-lang/spork")
+    assert found["deps/miniz/miniz.h"][0] is not None and found["deps/stb/stb_image.h"][0] is not None
+    assert found["deps/fonts/README.txt"][0] is None
+    with_font = {**files, "deps/fonts/font.h": "static const unsigned char font[] = {0};\n"}
+    _, found = _judged("", "janet-lang/spork", with_font)
+    assert found["deps/fonts/README.txt"][0] is not None
+
+
+def test_a_debian_stanza_path_found_by_the_end_of_a_folder_path():
+    """davy7125/polyphone (c759b7d): ``packaging/debian/copyright`` describes the package built from ``sources/``
+    ("Files: lib/qtsingleapplication/*", Digia; "Files: clavier/*", Pedro Lopez-Cabanillas): the one folder of the tree
+    ending so is the stanza's. Found by its end, the folder's files answer first: Davy Triponney's own
+    ``sources/clavier/combocc.cpp`` (GPL-3.0 header naming him) stays beside VMPK's ``pianokey.cpp``. A licence note
+    saying where the third-party libraries are declares that folder."""
+    owner, found = _judged("polyphone-dep5", "davy7125/polyphone")
+    assert owner.people == ("davy triponney",)
+    tree = found["sources/lib/qtsingleapplication/qtlocalpeer.cpp"][0]
+    assert tree is not None and "stanza on lib/qtsingleapplication/*" in tree.evidence
+    assert found["sources/clavier/pianokey.cpp"][0] is not None
+    for path in ("sources/clavier/combocc.cpp", "sources/core/input/sfark/inputsfark.cpp", "sources/core/action.cpp"):
+        assert found[path][0] is None, path
+    # ``sources/LICENSE.txt``: "Some of the third-party libraries under lib/ come under different licences": STK's
+    # header-less ``Chorus.h`` is in the folder it names
+    tree = found["sources/lib/_option_stk/stk/Chorus.h"][0]
+    assert tree is not None and "third-party libraries under lib/" in tree.evidence
+    files = layout("polyphone-dep5")
+    note = files["sources/LICENSE.txt"].replace("third-party libraries under lib/", "libraries we wrote in lib/")
+    _, found = _judged("", "davy7125/polyphone", {**files, "sources/LICENSE.txt": note})
+    assert found["sources/lib/_option_stk/stk/Chorus.h"][0] is None
+
+
+def test_reuse_toml_annotations_naming_other_holders_declare_copies():
+    """abapGit/abapGit (409ee22, the eleventh holdout, spent): its ``REUSE.toml`` gives every path (``**``) to "2014
+    abapGit Contributors" and ``src/json/**/*`` to "2020 Alexander Tsybulsky <https://github.com/sbcgua/ajson>", the
+    icon font to Font Awesome: those paths are other projects'; an annotation naming the repository's contributors is
+    not."""
+    text = layout("abapgit-reuse")["REUSE.toml"]
+    trees = {tree.folder: tree for tree in vendored_trees(vendoring_facts("REUSE.toml", text))}
+    assert "sbcgua/ajson" in trees["src/json"].evidence and "src/stringmap" in trees
+    assert vendored_tree("src/ui/zabapgit_icon_font.w3mi.data.ttf", tuple(trees.values())) is not None
+    assert vendored_tree("src/zcl_abapgit_repo.clas.abap", tuple(trees.values())) is None
+    own = text.replace("2020 Alexander Tsybulsky <https://github.com/sbcgua/ajson>", "2020 abapGit Contributors")
+    assert "src/json" not in {tree.folder for tree in vendored_trees(vendoring_facts("REUSE.toml", own))}
+
+
+def test_a_folder_with_a_second_license_text_is_not_all_the_named_project():
+    """mozilla/pdf.js: ``external/qcms/`` holds ``LICENSE_QCMS`` (named for the folder) and ``LICENSE_PDFJS_QCMS``,
+    pdf.js's own text for its glue ``qcms_utils.js``: two texts say the folder is mixed, so it is not qcms's as a whole
+    (the files named for qcms beside its text still are)."""
+    files = layout("pdfjs-qcms")
+    trees = vendored_trees(_facts(files, "mozilla/pdf.js"), "mozilla/pdf.js")
+    assert "external/qcms" not in {tree.folder for tree in trees}
+    assert vendored_tree("external/qcms/qcms.js", trees) is not None
+    one_text = {p: t for p, t in files.items() if not p.endswith("LICENSE_PDFJS_QCMS")}
+    assert "external/qcms" in {tree.folder for tree in vendored_trees(_facts(one_text, "mozilla/pdf.js"), "mozilla/pdf.js")}
