@@ -31,6 +31,7 @@ from codemix.mixtures.transcript_formats.turns import (
     has_text_or_calls,
     is_call_record,
     key_words,
+    listed_call_records,
     speaker_of,
     step_messages,
     step_of,
@@ -260,7 +261,7 @@ def event_runs(items: Any) -> list[tuple[Any, list[dict[str, Any]], int]] | None
     views = [event_view(item, key) for item in items]
     if any(is_call_record(item) or is_call_record(view) for item, view in zip(items, views)):
         return None  # records of model calls (a tracer's spans): each call is read as one, below
-    read = [one_event_messages(view, key, f"event {i}") for i, view in enumerate(views)]
+    read = models_kinds([one_event_messages(view, key, f"event {i}") for i, view in enumerate(views)], views, key)
     by_kind: dict[str, list] = collections.defaultdict(list)
     for view, messages in zip(views, read):
         by_kind[view[key]].append((messages, holds_text({k: v for k, v in view.items() if k != key})))
@@ -282,6 +283,19 @@ def event_runs(items: Any) -> list[tuple[Any, list[dict[str, Any]], int]] | None
     if not any(len(m) >= 2 and any(x["role"] == "assistant" for x in m) for _, m, _ in runs):
         return None
     return [(run_id, m, left) for run_id, m, left in runs if m]
+
+
+def models_kinds(read: list, views: list[dict], key: str) -> list:
+    """In a log where the person's events read as their turns, an event of a kind no word names that says who
+    wrote it (``model``) or makes calls is the model's turn: Gemini CLI names its messages ``type: user`` and
+    ``type: gemini`` (``{content, toolCalls, thoughts, tokens, model}``); its ``info`` / ``error`` notes,
+    naming no model, stay left out."""
+    if not any(m and m[0]["role"] == "user" and not m[0]["observation"] for m in read):
+        return read
+    model = {view[key] for view, m in zip(views, read) if m is None and (
+        isinstance(view.get("model"), str) or listed_call_records(view))}
+    return [turn_messages([{**view, "role": "assistant"}]) or None if m is None and view[key] in model else m
+            for view, m in zip(views, read)]
 
 
 def run_ids(views: list[dict]) -> list[Any]:

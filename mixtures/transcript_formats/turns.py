@@ -760,7 +760,7 @@ def content_of(item: dict) -> Any:
 
 def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
     """Calls in ``tool_calls``/``function_call`` and in ``tool_use``/``tool_call`` content blocks."""
-    raw = item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []
+    raw = listed_call_records(item)
     extra = item.get("additional_kwargs")  # LangChain's serialised AIMessage keeps the API's calls there too
     if not raw and isinstance(extra, dict) and isinstance(extra.get("tool_calls"), list):
         raw = extra["tool_calls"]
@@ -821,6 +821,44 @@ def answered_call(item: dict) -> dict[str, Any] | None:
         return None
     text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
     return message("tool", text, tool_call_id=call_id, name=string(item.get("func_name")), observation=True)
+
+
+def listed_call_records(item: dict) -> list:
+    """A turn's call records: under ``tool_calls``, or ``toolCalls`` (Gemini CLI's sessions, camelCase)."""
+    return list(next((item[k] for k in ("tool_calls", "toolCalls") if isinstance(item.get(k), list)), []))
+
+
+def results_inside_calls(item: dict, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool turns for the results a turn's call records keep inside themselves (Gemini CLI's ``toolCalls: [{id,
+    name, args, result: [{functionResponse: {response: {output}}}], status}]``), each answering its call."""
+    ids = {call["id"] for call in calls}
+    out = []
+    for record in listed_call_records(item):
+        if not isinstance(record, dict) or record.get("result") in (None, "", []):
+            continue
+        call_id = str(record.get("id") or record.get("call_id") or "")
+        if call_id in ids and (text := inner_result_text(record["result"])).strip():
+            out.append(message("tool", text, tool_call_id=call_id, observation=True))
+    return out
+
+
+def inner_result_text(value: Any) -> str:
+    """A result kept as text, as parts (``{text}``, ``{functionResponse: {response: {output | error}}}``) or as
+    data: its text, else its JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(t for part in value if (t := inner_result_text(part)))
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            return value["text"]
+        response = keyed_body(value, KEYED_RESULT_BLOCKS).get("response")
+        if isinstance(response, dict):
+            inner = next((response[k] for k in ("output", "error", "content", "result") if response.get(k) is not None), None)
+            return inner_result_text(inner) if inner is not None else json.dumps(response, ensure_ascii=False)
+        if isinstance(response, str):
+            return response
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def result_blocks(item: dict) -> list[dict[str, Any]]:
@@ -975,6 +1013,9 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or "") if role == "tool" else "", name=name,
             observation=role == "tool"))  # a model's turn answers no call: an id beside its own call names that call
+        if calls and role == "assistant" and not (index + 1 < len(items) and isinstance(items[index + 1], dict)
+                                                   and is_tool_role(items[index + 1])):
+            messages += results_inside_calls(item, calls)  # each call's result kept inside its record
         if calls and item.get("observation") is not None and not (
                 index + 1 < len(items) and isinstance(items[index + 1], dict) and is_tool_role(items[index + 1])):
             messages += kept_results(item, calls)  # the step's results beside its calls, no tool turn after it

@@ -101,3 +101,30 @@ def test_a_memorys_records_keep_the_role_beside_the_message_and_the_call_in_its_
     assert json.loads(messages[2]["content"]) == records[2]["message"]["result"]  # a result that is data, as JSON
     assert messages[2]["tool_call_id"] == call["id"] and messages[1]["tool_call_id"] == ""
     assert messages[3]["content"] == records[3]["message"]["content"]
+
+
+def test_a_log_whose_type_names_the_person_and_a_model_reads_the_models_kind_by_its_model_field(tmp_path):
+    """Gemini CLI's session JSON (layout from the tool's own ``ConversationRecord`` / ``MessageRecord`` /
+    ``ToolCallRecord`` types, google-gemini/gemini-cli@5411f113cafae26161b4969b0237b8e1e024e2c2
+    packages/core/src/services/chatRecordingTypes.ts, Apache-2.0; no published session file was found to cut
+    from): ``type: user`` and ``type: gemini`` messages, the model's naming its ``model`` and keeping its calls
+    with their results inside (``toolCalls: [{id, name, args, result: [{functionResponse}]}]``); an ``info``
+    note names no model and stays out."""
+    call = {"id": "c1", "name": "list_directory", "args": {"path": "."}, "status": "success",
+            "result": [{"functionResponse": {"id": "c1", "name": "list_directory", "response": {"output": "a.py b.py"}}}]}
+    session = {"sessionId": "s1", "projectHash": "h", "startTime": "t0", "lastUpdated": "t3", "messages": [
+        {"id": "u1", "timestamp": "t0", "type": "user", "content": "List the files in this folder"},
+        {"id": "g1", "timestamp": "t1", "type": "gemini", "content": "", "toolCalls": [call], "thoughts": [],
+         "model": "gemini-2.5-pro"},
+        {"id": "i1", "timestamp": "t2", "type": "info", "content": "Request cancelled."},
+        {"id": "g2", "timestamp": "t3", "type": "gemini", "content": "There are two files: a.py and b.py.",
+         "model": "gemini-2.5-pro"}]}
+    path = tmp_path / "session-2026-01-01T00-00-s1.json"
+    path.write_text(json.dumps(session))
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("user", False), ("assistant", False), ("tool", True), ("assistant", False)]
+    assert [c["name"] for c in messages[1]["tool_calls"]] == ["list_directory"]
+    assert (messages[2]["content"], messages[2]["tool_call_id"]) == ("a.py b.py", "c1")
+    assert messages[3]["content"] == "There are two files: a.py and b.py."
