@@ -85,6 +85,7 @@ from codemix.mixtures.transcript_formats.turns import (
     is_turn_list,
     kinded_turn,
     lifted_turns,
+    listed_call_records,
     logged_prompt,
     parallel_events,
     requested_turn,
@@ -1005,9 +1006,10 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     envelope around one); a line that is a logged tool call (``{name, arguments, result}``) between them is
     the model's call and its result; a line with no text (a header, a usage record) is left out and counted
     (``entries_left_out``). A message streamed in parts over several lines is one (``events.merged_chunks``)."""
-    entries = [requested_turn(entry) for entry in merged_chunks(entries) or entries]
-    turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
+    entries = superseded([requested_turn(entry) for entry in merged_chunks(entries) or entries])
     kinds = {entry.get("type") for entry in entries if detect_turn_line(entry) and isinstance(entry, dict)}
+    entries = [models_line(entry, kinds) for entry in entries]
+    turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
     roles = speaker_roles(turns)
     messages: list[dict[str, Any]] = []
     left_out = 0
@@ -1030,6 +1032,41 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     messages = flag_text_observations(messages)
     extra: dict[str, Any] = {"layout": "turns", **({"entries_left_out": left_out} if left_out else {})}
     return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra=extra)]
+
+
+def models_line(entry: Any, kinds: set) -> Any:
+    """A line of a kind no turn line has (``other_kind``) that names the model that wrote it (``model``) or makes
+    calls is the model's turn (Gemini CLI's JSONL session: ``type: user`` lines are turns, ``type: gemini`` lines
+    the model's; its ``info`` notes, naming no model, stay left out)."""
+    if not other_kind(entry, kinds) or detect_turn_line(entry) or not (
+            isinstance(entry.get("model"), str) or listed_call_records(entry)):
+        return entry
+    return {**entry, "role": "assistant"}
+
+
+def superseded(entries: list) -> list:
+    """The lines of an append-only log with each record re-written under the same ``id`` and ``type`` kept once,
+    as its last copy, where that copy holds all the earlier one did (Gemini CLI appends a message again once
+    its calls finished: an empty reply, then the same reply with its ``toolCalls``); block records that share
+    an id but each hold other content (a streamed message's parts) all stay."""
+    last = {}
+    for index, entry in enumerate(entries):
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
+            last[(entry["id"], str(entry.get("type")))] = index
+    kept = []
+    for index, entry in enumerate(entries):
+        later = last.get((entry.get("id"), str(entry.get("type")))) if isinstance(entry, dict) and isinstance(
+            entry.get("id"), str) else None
+        if later is not None and later != index and holds_all(entries[later], entry):
+            continue
+        kept.append(entry)
+    return kept
+
+
+def holds_all(later: dict, earlier: dict) -> bool:
+    """Whether ``later`` says everything ``earlier`` does: its text, or more, and every call."""
+    said, says = turn_text(content_of(earlier)), turn_text(content_of(later))
+    return (not said.strip() or said == says) and len(listed_call_records(later)) >= len(listed_call_records(earlier))
 
 
 TURN_LINES = Format(name="turn-lines", container="session", detect=detect_turn_line, parse=parse_turn_lines)

@@ -128,3 +128,25 @@ def test_a_log_whose_type_names_the_person_and_a_model_reads_the_models_kind_by_
     assert [c["name"] for c in messages[1]["tool_calls"]] == ["list_directory"]
     assert (messages[2]["content"], messages[2]["tool_call_id"]) == ("a.py b.py", "c1")
     assert messages[3]["content"] == "There are two files: a.py and b.py."
+
+
+def test_an_append_only_session_keeps_a_rewritten_record_once_and_the_models_lines_by_their_model_field(tmp_path):
+    """Gemini CLI's newer session JSONL (the same types; the service appends: a header line, ``$set`` updates, a
+    message appended again once its calls finished, the last copy holding all the first did): one run, the
+    model's lines read by their ``model`` field, the re-written reply once."""
+    lines = [{"sessionId": "s1", "projectHash": "h", "startTime": "t0", "lastUpdated": "t0", "kind": "main"},
+             {"id": "u1", "timestamp": "t1", "type": "user", "content": [{"text": "List the files in this folder"}]},
+             {"$set": {"lastUpdated": "t2"}},
+             {"id": "g1", "timestamp": "t3", "type": "gemini", "content": "", "model": "gemini-2.5-pro"},
+             {"id": "g1", "timestamp": "t3", "type": "gemini", "content": "", "model": "gemini-2.5-pro", "toolCalls": [
+                 {"id": "c1", "name": "list_directory", "args": {"path": "."}, "status": "success", "result": [
+                     {"functionResponse": {"id": "c1", "name": "list_directory", "response": {"output": "a.py b.py"}}}]}]},
+             {"id": "g2", "timestamp": "t4", "type": "gemini", "content": "There are two files: a.py and b.py.",
+              "model": "gemini-2.5-pro"}]
+    path = tmp_path / "session-s1.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], len(m["tool_calls"])) for m in messages] == [
+        ("user", 0), ("assistant", 1), ("tool", 0), ("assistant", 0)]
+    assert messages[2]["content"] == "a.py b.py" and messages[3]["content"].startswith("There are two files")
