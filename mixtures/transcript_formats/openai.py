@@ -19,7 +19,14 @@ from codemix.mixtures.transcript_formats.canonical import (
     string,
     tool_call,
 )
-from codemix.mixtures.transcript_formats.turns import CALL_ARGUMENT_KEYS, call_name, is_tool_event
+from codemix.mixtures.transcript_formats.turns import (
+    CALL_ARGUMENT_KEYS,
+    CALL_BLOCK_TYPES,
+    RESULT_BLOCK_TYPES,
+    block_kind,
+    call_name,
+    is_tool_event,
+)
 
 CHAT_ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool",
               "function": "tool"}  # "function": the legacy result role of `function_call`
@@ -61,9 +68,10 @@ def chat_message(raw: Any, index: int) -> dict[str, Any]:
     role = CHAT_ROLES.get(raw.get("role")) if isinstance(raw.get("role"), str) else None
     if role is None:
         raise TranscriptShapeError(f"{where} has role {raw.get('role')!r}, not one of {sorted(CHAT_ROLES)}")
-    if isinstance(raw.get("content"), list) and any(isinstance(b, dict) and b.keys() & KEYED_BLOCKS for b in raw["content"]):
-        raise TranscriptShapeError(f"{where} holds keyed call or result blocks (``toolUse``: Bedrock Converse), "
-                                   "not chat content")  # read by shape, which knows them
+    if isinstance(raw.get("content"), list) and any(isinstance(b, dict) and (b.keys() & KEYED_BLOCKS or block_kind(
+            b) in CALL_BLOCK_TYPES | RESULT_BLOCK_TYPES) for b in raw["content"]):
+        raise TranscriptShapeError(f"{where} holds call or result blocks (``toolUse``: Bedrock Converse; ``tool-call``: "
+                                   "the Vercel AI SDK), not chat content")  # read by shape, which knows them
     call_ids = raw.get("tool_call_ids")  # SWE-agent names the calls a tool result answers in a list
     call_id = raw.get("tool_call_id") or (call_ids[0] if isinstance(call_ids, list) and call_ids else "")
     reasoning = string(raw.get("reasoning_content")) or string(raw.get("reasoning"))

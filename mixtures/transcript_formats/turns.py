@@ -724,8 +724,9 @@ def turn_text(value: Any) -> str:
 def block_kind(block: Any) -> str:
     """A content block's kind: its ``type``, else, for a block named by its one key (``functionCall``),
     ``function_call`` or ``function_response``."""
-    if kind := block_type(block):  # camelCase kinds as their snake_case names (pi's ``toolCall``)
-        return re.sub(r"(?<=[a-z])([A-Z])", r"_\1", kind).lower() if not kind.islower() else kind
+    if kind := block_type(block):  # camelCase and hyphenated kinds as their snake_case names (pi's ``toolCall``,
+        # the Vercel AI SDK's ``tool-call`` / ``tool-result``)
+        return (re.sub(r"(?<=[a-z])([A-Z])", r"_\1", kind).lower() if not kind.islower() else kind).replace("-", "_")
     if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_CALL_BLOCKS):
         return "function_call"
     if isinstance(block, dict) and any(isinstance(block.get(k), dict) for k in KEYED_RESULT_BLOCKS):
@@ -775,10 +776,11 @@ def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
         if not isinstance(call, dict):
             continue
         function = call["function"] if isinstance(call.get("function"), dict) else call
-        name = function.get("name") or function.get("tool_name") or function.get("tool")
+        name = function.get("name") or function.get("tool_name") or function.get("tool") or function.get("toolName")
         arguments = next((function[k] for k in ("arguments", "input", "args", "parameters") if k in function), None)
         if isinstance(name, str) and name:
-            calls.append(tool_call(call.get("id") or call.get("call_id"), name, arguments, where=where))
+            calls.append(tool_call(call.get("id") or call.get("call_id") or call.get("toolCallId"), name, arguments,
+                                   where=where))
     return calls or own_call(item, where)
 
 
@@ -865,8 +867,8 @@ def result_blocks(item: dict) -> list[dict[str, Any]]:
     content = content_of(item)
     blocks = [keyed_body(b, KEYED_RESULT_BLOCKS) for b in content
               if block_kind(b) in RESULT_BLOCK_TYPES] if isinstance(content, list) else []
-    return [message("tool", result_text(b), tool_call_id=str(b.get("tool_use_id") or b.get("call_id") or b.get("id")
-                                                              or ""), observation=True) for b in blocks]
+    return [message("tool", result_text(b), tool_call_id=str(b.get("tool_use_id") or b.get("call_id") or b.get(
+        "toolCallId") or b.get("id") or ""), observation=True) for b in blocks]
 
 
 def result_text(block: dict) -> str:
@@ -876,6 +878,8 @@ def result_text(block: dict) -> str:
         value = block.get(key)
         if isinstance(value, dict) and isinstance(value.get("output"), str):
             value = value["output"]
+        elif isinstance(value, dict) and value.get("type") in ("text", "error-text") and isinstance(value.get("value"), str):
+            value = value["value"]  # the AI SDK's typed output (``{type: text, value}``)
         if isinstance(value, (str, list)) and (text := turn_text(value)):
             return text
         if isinstance(value, dict):
@@ -984,6 +988,9 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             continue
         if role == "tool" and is_declaration(content_of(item)):
             continue  # a tool's declaration (name, description, parameters) listed among the turns: no result
+        if role == "tool" and (results := result_blocks(item)):
+            messages += results  # a tool's turn made of typed result blocks (the AI SDK's ``tool-result`` parts)
+            continue
         text = turn_text(content_of(item))
         if role == "tool" and not text.strip() and isinstance(content_of(item), (dict, list)) and content_of(item):
             text = json.dumps(content_of(item), ensure_ascii=False)  # a result that is data, not text

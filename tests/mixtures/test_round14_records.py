@@ -150,3 +150,28 @@ def test_an_append_only_session_keeps_a_rewritten_record_once_and_the_models_lin
     assert [(m["role"], len(m["tool_calls"])) for m in messages] == [
         ("user", 0), ("assistant", 1), ("tool", 0), ("assistant", 0)]
     assert messages[2]["content"] == "a.py b.py" and messages[3]["content"].startswith("There are two files")
+
+
+def test_typed_call_and_result_parts_with_hyphenated_kinds_are_calls_and_results(tmp_path):
+    """The Vercel AI SDK's ModelMessage list (layout from the SDK's own ``ToolCallPart`` / ``ToolResultPart``
+    types, vercel/ai@ed857f50f112e23930b0c2dd8d532cc8bebbc911 packages/provider-utils/src/types/content-part.ts,
+    Apache-2.0; no saved message list was found to cut from): ``{type: tool-call, toolCallId, toolName, input}``
+    in the assistant's content, ``{type: tool-result, toolCallId, toolName, output: {type: text, value}}`` in the
+    tool's; chat content would have dropped both."""
+    messages_in = [
+        {"role": "user", "content": "What time is it on the server?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Checking."},
+                                          {"type": "tool-call", "toolCallId": "call_1", "toolName": "shell_command",
+                                           "input": {"command": "date"}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_1", "toolName": "shell_command",
+                                      "output": {"type": "text", "value": "Fri Jun 26 23:56:08 CEST 2026"}}]},
+        {"role": "assistant", "content": "It is Friday evening on the server."}]
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(messages_in))
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("user", False), ("assistant", False), ("tool", True), ("assistant", False)]
+    (call,) = messages[1]["tool_calls"]
+    assert (call["id"], call["name"], json.loads(call["arguments"])) == ("call_1", "shell_command", {"command": "date"})
+    assert (messages[2]["content"], messages[2]["tool_call_id"]) == ("Fri Jun 26 23:56:08 CEST 2026", "call_1")
