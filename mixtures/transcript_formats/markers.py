@@ -266,6 +266,31 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
         return None
     fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
     labels = [m for m in LABEL.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+    return counted_dialogue(text, labels) or copied_chat(text, labels)
+
+
+def copied_chat(text: str, labels: list[re.Match]) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
+    """A chat copied whole from an IDE's panel (VS Code's "Copy All": ``digitarald: <request>`` on the first line,
+    ``GitHub Copilot: <reply>``): the label the text opens with is the person's, a label naming a model (its words)
+    the reply's, and only those two open turns, each after a blank line, taking turns; other labels (``Completed
+    with input:``, ``Ran terminal command:``) are the turn's text. One exchange is enough: the text is the chat."""
+    if not labels or text[:labels[0].start()].strip() or label_of(labels[0]).lower() in NOT_SPEAKERS:
+        return None
+    person = label_of(labels[0])
+    model = next((label_of(m) for m in labels[1:] if key_words(label_of(m)) & MODEL_WORDS
+                  and text[:m.start()].endswith("\n\n")), None)
+    if model is None or key_words(person) & MODEL_WORDS:
+        return None
+    opens = [m for m in labels if label_of(m) in (person, model) and (m.start() == 0 or text[:m.start()].endswith("\n\n"))]
+    turns = [{"speaker": label_of(m), "content": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
+             for i, m in enumerate(opens)]
+    if any(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns)) or not all(t["content"] for t in turns):
+        return None
+    return turns, {person: "user", model: "assistant"}
+
+
+def counted_dialogue(text: str, labels: list[re.Match]) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
+    """Two labelled speakers holding the text's labels, three exchanges or more (``labelled_dialogue``)."""
     counts: dict[str, int] = {}
     for match in labels:
         counts[label_of(match)] = counts.get(label_of(match), 0) + 1

@@ -534,3 +534,20 @@ def test_an_agent_cli_s_events_under_bare_labels_are_one_run(tmp_path):
     assert run.messages[0]["content"] == "Read /tmp/plan.txt and provide a plan."
     assert run.messages[1]["tool_calls"][0]["arguments"] == "bash -lc 'cat /tmp/plan.txt' in /Users/p/math"
     assert run.messages[3]["content"] == "The plan: batch the proofs by knot size."
+
+
+def test_a_chat_copied_whole_from_an_ide_panel_is_one_exchange_of_its_two_labels():
+    """VS Code Copilot Chat's "Copy All" (tests/fixtures/transcript_inputs/README.md, MIT): the person's account name
+    and a colon on the first line, ``GitHub Copilot:`` (a label naming a model) over the reply after a blank line; the
+    reply's own labelled lines (``Completed with input:``, ``Ran terminal command:``) are its text. One exchange: it
+    was no dialogue (three were needed). A text that opens with a field (``Note:``) is none."""
+    text = (INPUTS / "vscode-chat-logs.fix-deploy.log").read_text()
+    assert text.startswith("digitarald: Debug ") and len(re.findall(r"^GitHub Copilot: ", text, re.MULTILINE)) == 1
+    inside = re.findall(r"^(?:Completed with input|Ran terminal command): ", text, re.MULTILINE)
+    assert len(inside) >= 10
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[0]["content"].startswith("Debug https://digitarald.github.io/vscode-chat-logs/")
+    assert messages[1]["content"].startswith("I'll debug the deployed site") and "Ran terminal command: " in messages[1]["content"]
+    assert parse_text("Note: the build is slow.\n\nGitHub Copilot: this is how a note reads.\n") is None
