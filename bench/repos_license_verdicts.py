@@ -737,6 +737,43 @@ VERDICTS = {
         (_name("Makefile"), "R", ("'@license https://www.gnu.org/copyleft/lesser.html GNU-LGPL v3': the LGPL 3; the "
          "reference reads the lesser.html address as LGPL-2.1")),
     ],
+    # ---- round 14's development repositories (bench/repos_licenses_dev_11.tsv), judged by b46l after reading ----
+    "ZipArchive/ZipArchive": [
+        (_name("README.md"), "R", ("its '## License' section names SSZipArchive's MIT and the copied minizip-ng's Zlib: "
+         "the README is the repository's MIT; the reference ANDs both names")),
+    ],
+    "flightaware/tclx": [
+        (lambda p, o, r: o == "HPND" and "other-permissive" in r, "O", ("TclX's grant, 'provided that the above copyright "
+         "notice appear in all copies': HPND's words without HPND's supporting-documentation condition (ScanCode's "
+         "other-permissive); ours read HPND (round 14: its conditions read)")),
+        (lambda p, o, r: o == "BSD-4-Clause" and "BSD-4-Clause-UC" in r, "O", ("the University of California's four "
+         "clauses, the acknowledgement naming Berkeley: SPDX BSD-4-Clause-UC (round 14: read)")),
+        (lambda p, o, r: p == "library/tcllib.tcl" and "MIT-Modern-Variant" not in o, "O", ("the Regents' grant 'without "
+         "written agreement and without license or royalty fees' below TclX's (MIT-Modern-Variant), not read")),
+        (lambda p, o, r: o == "" and r == "TCL", "U", ("the head's Tcl sentence, 'See the file \"license.terms\" for "
+         "information on usage and redistribution'; TclX's license.terms says only 'As with Tcl, all of Extended Tcl is "
+         "freely redistributable ... (BSD-style license)', no variant: ours none, the reference Tcl's by its rule for "
+         "the sentence (tcl.m4 and autoload.tcl are Tcl's own code, makefile.vc TclX's)")),
+    ],
+    "YosysHQ/picorv32": [
+        (lambda p, o, r: p.startswith("tests/") and o == "BSD-3-Clause", "O", ("riscv-tests' LICENSE: BSD's three clauses "
+         "with the Regents' disclaimer in PostgreSQL's words (ScanCode's bsd-3-clause-jtag, no SPDX id); ours read "
+         "BSD-3-Clause (round 14: its own key)")),
+        (lambda p, o, r: "Unlicense-libwhirlpool" in r and o != "Unlicense-libwhirlpool", "O", ("the Unlicense's first "
+         "two paragraphs alone (SPDX Unlicense-libwhirlpool); ours read Unlicense (round 14: read)")),
+        (lambda p, o, r: "FSFAP-no-warranty-disclaimer" in r and o != r, "O", ("FSFAP's notice 'of this script' without its "
+         "warranty sentence (SPDX FSFAP-no-warranty-disclaimer); ours the root's ISC (round 14: read)")),
+        (_name("README.md"), "R", ("'PicoRV32 is free and open hardware licensed under the ISC license': ISC; the "
+         "reference adds a public-domain match from the README's prose")),
+    ],
+    "AdaCore/aunit": [
+        (lambda p, o, r: r == "GCC-exception-3.1 AND GPL-3.0-only" and o == "GPL-3.0", "R", ("the root's COPYING3 (GPL 3) "
+         "and COPYING.RUNTIME (the GCC Runtime Library Exception 3.1, an exception): the bench drops exceptions, a "
+         "versioned one too from round 14")),
+        (_name("COPYING.RUNTIME"), "R", "the exception's text itself: ours the folder's GPL-3.0, the reference the text"),
+        (lambda p, o, r: "GFDL" in r and "GFDL" not in o, "O", ("the manual's GFDL 1.3 notice and the GFDL's text; ours "
+         "read the folder's GPL-3.0 and GPL-1.0-or-later (round 14: the GFDL read)")),
+    ],
 }
 
 

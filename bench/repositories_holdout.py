@@ -216,7 +216,7 @@ def comparable(expression: str) -> frozenset[str]:
     cleaned = re.sub(r"LicenseRef-(?:scancode-)?", "", expression, flags=re.IGNORECASE)
     cleaned = re.sub(r"\s+WITH\s+\S+", "", cleaned)
     ids = license_ids(cleaned) or frozenset(re.findall(r"[\w.+-]+", cleaned.lower())) - {"and", "or", "with"}
-    return frozenset(i for i in ids if not i.endswith("exception"))
+    return frozenset(i for i in ids if "exception" not in i)  # also a versioned one, GCC-exception-3.1
 
 
 # --------------------------------------------------------------------------------------------

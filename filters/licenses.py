@@ -28,8 +28,9 @@ _PERMISSIVE_IDS = """
 MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0BSD ISC HPND PSF-2.0 Python-2.0
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
-MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL LicenseRef-bsd-endorsement-allowed
-LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
+MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant
+LicenseRef-bsd-endorsement-allowed
+LicenseRef-bsd-3-clause-jtag LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
 PHP-3.0 PHP-3.01
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
@@ -40,14 +41,14 @@ _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
 _KNOWN_IDS = """
 0BSD AFL-3.0 AGPL-1.0 AGPL-3.0 AGPL-3.0-only AGPL-3.0-or-later Apache-1.0 Apache-1.1 Apache-2.0 APSL-2.0
 Artistic-1.0 Artistic-1.0-Perl Artistic-2.0 BlueOak-1.0.0 BSD-1-Clause BSD-2-Clause BSD-2-Clause-Patent BSD-2-Clause-Views
-BSD-3-Clause BSD-3-Clause-Clear BSD-3-Clause-LBNL BSD-4-Clause bzip2-1.0.6 BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
+BSD-3-Clause BSD-3-Clause-Clear BSD-3-Clause-LBNL BSD-4-Clause BSD-4-Clause-UC bzip2-1.0.6 BSL-1.0 BUSL-1.1 CC-BY-3.0 CC-BY-4.0 CC-BY-NC-4.0 CC-BY-NC-SA-4.0
 CC-BY-ND-4.0 CC-BY-SA-3.0 CC-BY-SA-4.0 CC0-1.0 CDDL-1.0 CDDL-1.1 CECILL-2.1 curl ECL-2.0 Elastic-2.0
-EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 FSFAP FSFUL FSFULLR FSFULLRWD GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
+EPL-1.0 EPL-2.0 EUPL-1.1 EUPL-1.2 GFDL-1.1 GFDL-1.1-only GFDL-1.1-or-later GFDL-1.2 GFDL-1.2-only GFDL-1.2-or-later GFDL-1.3 GFDL-1.3-only GFDL-1.3-or-later FSFAP FSFUL FSFULLR FSFULLRWD GPL-1.0 GPL-1.0-only GPL-1.0-or-later GPL-2.0 GPL-2.0-only
 GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGPL-2.0-only LGPL-2.0-or-later
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
-Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
+Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 JSON Beerware CC-BY-NC-3.0 CC-BY-NC-SA-3.0 CC-BY-ND-3.0 CC-BY-NC-ND-3.0 CC-BY-NC-ND-4.0 CPL-1.0 MS-PL MS-RL PHP-3.0
 MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD
 """
@@ -67,6 +68,7 @@ NONCOMMERCIAL = "LicenseRef-noncommercial"  # a grant whose conditions forbid se
 BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses, the third letting the name endorse
 FATFS = "LicenseRef-fatfs"  # ChaN's "FatFs License", BSD's grant with one condition (ScanCode's fatfs)
 OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
+BSD_3_REGENTS = "LicenseRef-bsd-3-clause-jtag"  # BSD's three clauses, the Regents' disclaimer (ScanCode's key)
 BSD_UNSTATED = "LicenseRef-BSD-unstated-clauses"  # "BSD" named with terms in the author's own words, not BSD's clauses
 
 
@@ -349,6 +351,19 @@ def _signature(spdx: str, anchor: str, required: tuple[str, ...] = (), forbidden
 
 
 _MIT_GRANT = r"permission is hereby granted free of charge to any person obtaining a copy"
+_KEVLIN_HENNEY = r"this copyright and permissions notice appear in all copies and derivatives"
+_UC_ACKNOWLEDGEMENT = (r"all advertising materials mentioning features or use of this software must display the following "
+                       r"acknowledgement this product includes software developed by the university of california "
+                       r"berkeley and its contributors")
+# The GFDL's texts by their titles and dates: the text itself, read as a grant (its name alone needs a verb before it).
+_GFDL_TITLES = tuple(_signature(f"GFDL-{version}", rf"gnu free documentation license version {version.replace('.', ' ')} "
+                                                   rf"{date}")
+                     for version, date in (("1.3", "3 november 2008"), ("1.2", "november 2002"), ("1.1", "march 2000")))
+_UNLICENSE = r"this is free and unencumbered software released into the public domain"
+_FSFAP = (r"copying and distribution of this (?:file|script) with or without modification are permitted in any medium "
+          r"without royalty provided the copyright notice and this notice are preserved")
+_HPND_GRANT = (r"permission to use copy modify (?:and )?distribute (?:and sell )?this software and its (?:associated )?"
+               r"documentation for any purpose (?:(?:and )?without fee is hereby granted|is hereby granted without fee)")
 _MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:including the next paragraph )?shall be included"
 _KHRONOS_GRANT = _MIT_GRANT + r" of this software and or associated documentation files the materials"
 _KHRONOS_NOTICE = r"shall be included in all copies or substantial portions of the materials"
@@ -422,6 +437,8 @@ _SIGNATURES = (
     _signature("Sleepycat", _BSD_GRANT, (r"information on how to obtain complete source code for the db software",)),
     _signature("PHP-3.01", r"the php license version 3 01"),
     _signature("PHP-3.0", r"the php license version 3 0\b"),
+    # The University of California's own text, its acknowledgement naming Berkeley (BSD's getopt.c): SPDX BSD-4-Clause-UC.
+    _signature("BSD-4-Clause-UC", _BSD_GRANT, (_UC_ACKNOWLEDGEMENT,)),
     _signature("BSD-4-Clause", _BSD_GRANT, (r"all advertising materials mentioning features or use of this software",)),
     _signature("BSD-3-Clause-Clear", _BSD_GRANT, (r"no express or implied licenses to any party s patent rights",)),
     # A third clause that lets the author's name be used to endorse (go-gl's copy of msinttypes' stdint.h: "The name
@@ -429,6 +446,11 @@ _SIGNATURES = (
     # names of its contributors may be used" is BSD-3-Clause's.
     _signature(BSD_ENDORSEMENT_ALLOWED, _BSD_GRANT, (_ENDORSEMENT_ALLOWED,),
                (r"\bneither (?:\w+ ){0,60}?may be used to endorse",)),
+    # BSD's three clauses with the University of California's disclaimer in PostgreSQL's words ("IN NO EVENT SHALL
+    # REGENTS BE LIABLE ... REGENTS SPECIFICALLY DISCLAIMS ANY WARRANTIES": riscv-tests' LICENSE, copied in picorv32's
+    # tests/): no SPDX id, ScanCode's bsd-3-clause-jtag.
+    _signature(BSD_3_REGENTS, _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",
+                                           r"regents specifically disclaims any warranties")),
     _signature("BSD-3-Clause", _BSD_GRANT, (r"may (?:not )?be used to endorse or promote products",)),
     _signature("BSD-2-Clause", _BSD_GRANT, (r"redistributions in binary form must reproduce",)),
     # One condition, the source's notice kept (hxcpp's LICENSE.txt): BSD-1-Clause.
@@ -453,13 +475,24 @@ _SIGNATURES = (
     # Silicon Graphics' notice on its OpenGL samples (trackball.c): HPND's grant naming SGI, SPDX SGI-OpenGL.
     _signature("SGI-OpenGL", r"permission to use copy modify and distribute this software for any purpose and without "
                r"fee is hereby granted", (r"the name of silicon graphics inc not be used in advertising",)),
+    # HPND's grant with Kevlin Henney's one condition, "this copyright and permissions notice appear in all copies and
+    # derivatives" (raylib's dirent.h): SPDX HPND-Kevlin-Henney.
+    # The University of California's grant on Sprite's and Tcl's older code ("Permission is hereby granted, without
+    # written agreement and without license or royalty fees, ... provided that the above copyright notice and the
+    # following two paragraphs appear in all copies of this software": TclX's tcllib.tcl): SPDX MIT-Modern-Variant.
+    _signature("MIT-Modern-Variant", r"permission is hereby granted without written agreement and without license or "
+               r"royalty fees to use copy modify and distribute this software and its documentation for any purpose"),
+    _signature("HPND-Kevlin-Henney", _HPND_GRANT, (_KEVLIN_HENNEY,)),
     _signature(
         "HPND",
-        r"permission to use copy modify (?:and )?distribute (?:and sell )?this software and its "
-        r"(?:associated )?documentation for any purpose (?:(?:and )?without fee is hereby granted|is hereby granted "
-        r"without fee)",
+        _HPND_GRANT,
+        (r"appear in supporting documentation",),  # HPND's own condition, in each of its SPDX variants
         forbidden=(r"you do not sell the software",),  # a grant forbidding sale is no HPND (ply.c's Georgia Tech notice)
     ),
+    # HPND's grant with fewer conditions, the notice in all copies only (TclX's "provided that the above copyright
+    # notice appear in all copies. Karl Lehenbauer and Mark Diekhans make no representations ..."): a permissive grant
+    # SPDX has no id for, ScanCode's other-permissive, not the nearest id.
+    _signature(OTHER_PERMISSIVE, _HPND_GRANT, forbidden=(r"you do not sell the software",)),
     # The Ruby license's own conditions (its opening offers them beside the BSDL, or MIT in RubyGems').
     _signature("Ruby", r"you may make and (?:or copy|give away) verbatim copies of the source form of the software"),
     # Dragonbox's "the Apache License v2.0 with LLVM Exceptions" (LLVM's own license since its relicensing).
@@ -470,6 +503,13 @@ _SIGNATURES = (
     _signature("MPL-2.0", r"mozilla public license (?:mpl )?(?:version |ver |v )?2 0"),
     _signature("MPL-1.1", r"mozilla public license (?:mpl )?(?:version |ver |v )?1 1"),
     _signature("MPL-1.0", r"mozilla public license (?:mpl )?(?:version |ver |v )?1 0"),
+    # The GNU Free Documentation License: its text by its title and date (AdaCore's aunit manual keeps it in
+    # doc/share/gnu_free_documentation_license.rst), a document's notice by its name and version ("under the terms of
+    # the GNU Free Documentation License, Version 1.3 or any later version").
+    *_GFDL_TITLES,
+    *(_signature(f"GFDL-{version}{later}", rf"gnu free documentation license (?:version |v ?)"
+                                           rf"{version.replace('.', ' ')}{words}\b")
+      for version in ("1.3", "1.2", "1.1") for later, words in (("-or-later", " or any later version"), ("", ""))),
     _signature("EPL-2.0", r"eclipse public license (?:v ?|version )?2 0"),
     _signature("EPL-1.0", r"eclipse public license (?:v ?|version )?1 0"),
     # Python's own license is the PSF agreement followed by BeOpen's, CNRI's and CWI's (SPDX Python-2.0, distlib's
@@ -486,7 +526,11 @@ _SIGNATURES = (
     # terms: copies in full, not derivative works; not permissive, as L. Peter Deutsch's is not.
     _signature(IETF_TRUST, r"this document is subject to (?:the rights licenses and restrictions contained in )?bcp 78\b"),
     _signature(IETF, r"this document and translations of it may be copied and furnished to others"),
-    _signature("Unlicense", r"this is free and unencumbered software released into the public domain"),
+    # The Unlicense's first two paragraphs alone, without its "In jurisdictions that recognize copyright laws" or its
+    # address (picorv32's firmware): SPDX's Unlicense-libwhirlpool.
+    _signature("Unlicense-libwhirlpool", _UNLICENSE + r" anyone is free to copy modify publish use compile sell or "
+               r"distribute this software", forbidden=(r"in jurisdictions that recognize copyright laws", r"unlicense org")),
+    _signature("Unlicense", _UNLICENSE),
     # ISO 8879's notice on SGML entity sets and DTDs, "Permission to copy in any form is granted for use with conforming
     # SGML systems and applications as defined in ISO 8879, provided this notice is included in all copies" (ScanCode's
     # iso-8879; no SPDX id): a grant for use with SGML systems only.
@@ -558,8 +602,10 @@ _SIGNATURES = (
     # The SIL Open Font License grants in MIT's words ("...to any person obtaining a copy of the Font Software").
     _signature("OFL-1.1", r"sil open font license version 1 1"),
     # The FSF's all-permissive notices on Autoconf and Automake files (configure scripts, m4 macros).
-    _signature("FSFAP", r"copying and distribution of this file with or without modification are permitted in any "
-                        r"medium without royalty provided the copyright notice and this notice are preserved"),
+    # (also "of this script": picorv32's linker scripts); without its sentence "This file is offered as-is, without any
+    # warranty", SPDX's FSFAP-no-warranty-disclaimer.
+    _signature("FSFAP", _FSFAP, (r"offered as is without any warranty",)),
+    _signature("FSFAP-no-warranty-disclaimer", _FSFAP),
     # FSFUL on a configure script, and in its words on Autoconf's INSTALL ("This file is free documentation").
     _signature("FSFUL", r"this (?:configure script|file) is free (?:software|documentation) the free software "
                         r"foundation gives unlimited permission to copy distribute and modify it"),
@@ -1368,7 +1414,8 @@ def _evidence_rank(path: str) -> int:
 # A pointer ("see the LICENSE file"), a bare name or a choice ("dual licensed under ...") is no notice: the
 # folder's license answers for those.
 _NOTICE_CHARS = 3_000
-_NAMED_ONLY = frozenset({"Apache-2.0", "Apache-2.0 WITH LLVM-exception", "Apache-1.1", "MPL-2.0", "MPL-1.1",
+_NAMED_ONLY = frozenset({"GFDL-1.3", "GFDL-1.2", "GFDL-1.1", "GFDL-1.3-or-later", "GFDL-1.2-or-later", "GFDL-1.1-or-later",
+                         "Apache-2.0", "Apache-2.0 WITH LLVM-exception", "Apache-1.1", "MPL-2.0", "MPL-1.1",
                          "MPL-1.0", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
                          "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
@@ -1398,11 +1445,20 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
     granted = False  # a grant's own words, not a name after a verb
     covered: list[tuple[int, int]] = []  # found texts, to the end of the clauses they required
     # most specific first, as _license_from_text reads them; the literal screen inline, as most heads hold no text
-    for signature in [signature for signature in _SIGNATURES if signature.literal in words]:
-        position = _signature_position(signature, words)
+    # a text the head cuts short is read to its clauses' end (jq's ax_compare_version.m4: FSFAP's last sentence, "This
+    # file is offered as-is, without any warranty", past the head's 3,000 characters)
+    runover = _words(text[:_NOTICE_CHARS + _NOTICE_RUNOVER]) if len(text) > _NOTICE_CHARS else words
+    for signature in [signature for signature in _SIGNATURES if signature.literal in runover]:
+        position = _signature_position(signature, runover)
+        if position is not None and position >= len(words):
+            position = None  # a text beginning past the head is none of its notices
+        elif position is not None and signature.forbidden and len(runover) - position < _ABSENCE_CHARS \
+                and len(text) > _NOTICE_CHARS + _NOTICE_RUNOVER:
+            position = None  # a clause's absence (MIT-0's notice) is unknown where the text read is cut near its grant
         if position is None or any(start < position < end for start, end in covered):
             continue  # none, or a clause of a text already found (zlib's clauses inside bzip2's license)
-        grant = signature.spdx not in _NAMED_ONLY or signature.anchor is _BSL_TEXT.anchor  # its grant, screened or not
+        grant = signature.spdx not in _NAMED_ONLY or signature.anchor is _BSL_TEXT.anchor \
+            or any(signature.anchor is title.anchor for title in _GFDL_TITLES)
         if grant or _NOTICE_VERB.search(words[max(0, position - 60):position]):
             found.setdefault(position, signature.spdx)
             granted = granted or grant
@@ -1462,6 +1518,7 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
 
 
 _NOTICE_RUNOVER = 400
+_ABSENCE_CHARS = 1_000  # a grant read as lacking a clause needs this much of its text after it (MIT's is ~600)
 # Mozilla's or Apache's notice whose first line, naming the license, was lost (SynEdit's SynEditStrConst.pas opens at
 # "Version 1.1 (the "License"); you may not use this file except in compliance with the License. You may obtain a copy
 # of the License at http://www.mozilla.org/MPL/"): the version it states, of the license at the address it gives.
@@ -1662,7 +1719,8 @@ _BASED_ON = re.compile(r"\bbased on \S+(?: \S+){0,3}\s*$")
 
 def public_domain(words: str, found: Iterable[str] = ()) -> tuple[int, str] | None:
     """(position, CC0-1.0 or ``PUBLIC_DOMAIN``) where a file's words dedicate it to the public domain, else None."""
-    if {"Unlicense", "CC0-1.0", "NIST-PD"} & set(found) or (match := _PUBLIC_DOMAIN.search(words)) is None:
+    if {"Unlicense", "Unlicense-libwhirlpool", "CC0-1.0", "NIST-PD"} & set(found) \
+            or (match := _PUBLIC_DOMAIN.search(words)) is None:
         return None
     if _BASED_ON.search(words[max(0, match.start() - 80):match.start()]):
         return None  # jemalloc's hash.h: "based on MurmurHash3, placed into the public domain by Austin Appleby"

@@ -519,3 +519,51 @@ def test_a_jquery_plugins_dual_license() -> None:
     text = _files("named_notices")["jquery/jquery-ui"][path]
     assert "Dual licensed under the MIT or GPL Version 2 licenses." in text
     assert own_license(text, path) == "GPL-2.0 OR MIT"
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # HPND's grant with its own condition, "this permission notice appear in supporting documentation" (M.I.T.'s)
+    ("valkey-io/valkey", "deps/jemalloc/build-aux/install-sh", "HPND"),
+    # HPND's grant with the notice in all copies only ("... appear in all copies. Karl Lehenbauer and Mark Diekhans make
+    # no representations"): no SPDX id, ScanCode's other-permissive (it read HPND)
+    ("flightaware/tclx", "generic/tclExtdInt.h", "LicenseRef-other-permissive"),
+    # "this copyright and permissions notice appear in all copies and derivatives": SPDX HPND-Kevlin-Henney
+    ("raysan5/raylib", "src/external/dirent.h", "HPND-Kevlin-Henney"),
+    # the University of California's four clauses, the acknowledgement naming Berkeley (it read BSD-4-Clause)
+    ("flightaware/tclx", "compat/getopt.c", "BSD-4-Clause-UC"),
+    # the Unlicense's first two paragraphs alone (it read Unlicense AND public domain's)
+    ("YosysHQ/picorv32", "firmware/custom_ops.S", "Unlicense-libwhirlpool"),
+    # FSFAP's notice "of this script", without "This file is offered as-is, without any warranty" (it read none)
+    ("YosysHQ/picorv32", "firmware/riscv.ld", "FSFAP-no-warranty-disclaimer"),
+    # a manual's GFDL notice and the GFDL's own text (they read the folder's GPL-3.0, and GPL-1.0-or-later)
+    ("AdaCore/aunit", "doc/aunit_cb.rst", "GFDL-1.3-or-later"),
+    ("AdaCore/aunit", "doc/share/gnu_free_documentation_license.rst", "GFDL-1.3"),
+])
+def test_grants_read_by_their_own_conditions(repository: str, path: str, expected: str) -> None:
+    """Texts sharing a grant's words read by the conditions they state, never as the nearest id (round 14's development
+    list, bench/repos_licenses_dev_11.tsv, against ScanCode 32.5.0's readings)."""
+    assert own_license(_files("dev11")[repository][path], path) == expected
+
+
+def test_bsd_clauses_with_the_regents_disclaimer() -> None:
+    """riscv-tests' LICENSE copied in picorv32's tests/: BSD's three clauses, then the Regents' disclaimer in PostgreSQL's
+    words ("REGENTS SPECIFICALLY DISCLAIMS ANY WARRANTIES"): ScanCode's bsd-3-clause-jtag, no SPDX id; permissive."""
+    text = _files("dev11")["YosysHQ/picorv32"]["tests/LICENSE"]
+    assert "3. Neither the name of the Regents" in text
+    assert detect_license("tests/LICENSE", text) == "LicenseRef-bsd-3-clause-jtag"
+    assert is_permissive("LicenseRef-bsd-3-clause-jtag") and not is_permissive("GFDL-1.3")
+
+
+def test_a_text_the_head_cuts_short_is_read_to_its_end() -> None:
+    """jq's ax_compare_version.m4: FSFAP's notice at its head's end, "This file is offered as-is, without any warranty"
+    past the 3,000 characters read: FSFAP, not FSFAP-no-warranty-disclaimer."""
+    text = _files("dev11")["jqlang/jq"]["m4/ax_compare_version.m4"]
+    assert text.index("This file is offered as-is") > 2_900
+    assert own_license(text, "m4/ax_compare_version.m4") == "FSFAP"
+
+
+def test_the_university_of_californias_grant_on_tcl_code() -> None:
+    """TclX's tcllib.tcl: its authors' HPND-style grant, then the Regents' "Permission is hereby granted, without written
+    agreement and without license or royalty fees ...": SPDX MIT-Modern-Variant beside ScanCode's other-permissive."""
+    text = _files("dev11")["flightaware/tclx"]["library/tcllib.tcl"]
+    assert own_license(text, "library/tcllib.tcl") == "LicenseRef-other-permissive AND MIT-Modern-Variant"
