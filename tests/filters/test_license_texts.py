@@ -560,6 +560,12 @@ def test_a_text_the_head_cuts_short_is_read_to_its_end() -> None:
     text = _files("dev11")["jqlang/jq"]["m4/ax_compare_version.m4"]
     assert text.index("This file is offered as-is") > 2_900
     assert own_license(text, "m4/ax_compare_version.m4") == "FSFAP"
+    # premake's copy of the Pepperfish profiler: MIT's text begins near the head's end; it read MIT-0, the notice's
+    # condition cut off
+    path = "tests/pepperfish_profiler.lua"
+    text = _files("dev11")["premake/premake-core"][path]
+    assert 2_500 < text.index("Permission is hereby granted") < 3_000
+    assert own_license(text, path) == "MIT"
 
 
 def test_the_university_of_californias_grant_on_tcl_code() -> None:
