@@ -97,6 +97,11 @@ def speaker_of(item: Any) -> str | None:
     for key, value in item.items():  # a role under a key of its own naming one (CAMEL's ``role_at_backend``)
         if (key.startswith("role_") or key.endswith("_role")) and isinstance(value, str) and value.lower() in ROLE_ALIASES:
             return value.strip()
+    if any(key in item for key in CONTENT_KEYS):  # a role kept in a child record beside the content (opencode's
+        for key, value in item.items():           # ``{info: {role}, parts}``)
+            if key not in CONTENT_KEYS and isinstance(value, dict) and isinstance(value.get("role"), str) and (
+                    value["role"].lower() in ROLE_ALIASES):
+                return value["role"].strip()
     return None
 
 
@@ -825,9 +830,22 @@ def answered_call(item: dict) -> dict[str, Any] | None:
     return message("tool", text, tool_call_id=call_id, name=string(item.get("func_name")), observation=True)
 
 
+def stated_call(block: Any) -> dict | None:
+    """A part that keeps one call with its state (opencode's ``{type: tool, tool, callID, state: {status, input,
+    output}}``) as a call record ``{id, name, input, result}``; None for any other part."""
+    state = block.get("state") if isinstance(block, dict) else None
+    if block_kind(block) != "tool" or not isinstance(state, dict) or not isinstance(block.get("tool"), str):
+        return None
+    result = next((state[k] for k in ("output", "error") if state.get(k) not in (None, "")), None)
+    return {"id": str(block.get("callID") or block.get("callId") or block.get("call_id") or block.get("id") or ""), "name": block["tool"],
+            "input": state.get("input", {}), "result": result}
+
+
 def listed_call_records(item: dict) -> list:
     """A turn's call records: under ``tool_calls``, or ``toolCalls`` (Gemini CLI's sessions, camelCase)."""
-    return list(next((item[k] for k in ("tool_calls", "toolCalls") if isinstance(item.get(k), list)), []))
+    records = list(next((item[k] for k in ("tool_calls", "toolCalls") if isinstance(item.get(k), list)), []))
+    content = content_of(item)
+    return records + ([call for b in content if (call := stated_call(b))] if isinstance(content, list) else [])
 
 
 def results_inside_calls(item: dict, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
