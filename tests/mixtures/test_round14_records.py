@@ -177,27 +177,21 @@ def test_typed_call_and_result_parts_with_hyphenated_kinds_are_calls_and_results
     assert (messages[2]["content"], messages[2]["tool_call_id"]) == ("Fri Jun 26 23:56:08 CEST 2026", "call_1")
 
 
-def test_a_messages_role_in_a_child_record_and_a_part_keeping_its_call_with_its_state(tmp_path):
-    """opencode's session export (layout from its SDK's ``Message`` / ``ToolPart`` / ``ToolState`` types,
-    sst/opencode@357a0857f67e00001b82eb99afc196d171b10f66 packages/sdk/js/src/v2/gen/types.gen.ts, MIT; no
-    exported session was found to cut from): each message ``{info: {role, ...}, parts: [...]}``, a tool part
-    ``{type: tool, tool, callID, state: {status, input, output}}``: the role is the child record's, the part a
-    call whose result follows as a tool turn."""
-    export = {"info": {"id": "ses_1", "title": "Parser crash"}, "messages": [
-        {"info": {"id": "m1", "role": "user", "sessionID": "ses_1"},
-         "parts": [{"id": "p1", "type": "text", "text": "Why does the parser crash on empty input?"}]},
-        {"info": {"id": "m2", "role": "assistant", "sessionID": "ses_1", "modelID": "claude-sonnet-4"}, "parts": [
-            {"id": "p2", "type": "text", "text": "Let me read the parser first."},
-            {"id": "p3", "type": "tool", "tool": "read", "callID": "toolu_1",
-             "state": {"status": "completed", "input": {"filePath": "parser.py"}, "output": "def parse(x): return x[0]"}}]},
-        {"info": {"id": "m3", "role": "assistant", "sessionID": "ses_1"},
-         "parts": [{"id": "p4", "type": "text", "text": "It indexes x[0] without checking that x is non-empty."}]}]}
-    path = tmp_path / "ses_1.json"
-    path.write_text(json.dumps(export))
+def test_a_messages_role_in_a_child_record_and_a_part_keeping_its_call_with_its_state():
+    """opencode's session export (victoryforphil/dark-factory, MIT; its messages 1, 4 and 47 of 47): each message
+    ``{info: {role, ...}, parts: [...]}``, a tool part ``{type: tool, tool, callID, state: {status, input,
+    output}}``: the role is the child record's, the part a call whose output follows as the tool's turn (the run
+    had been refused ``no_task``, its person's request and calls unread)."""
+    path = FIXTURES / "dark-factory.opencode-session-crisp-garden.messages-1-4-47.json"
+    export = json.loads(path.read_text())
+    assert [m["info"]["role"] for m in export["messages"]] == ["user", "assistant", "assistant"]
+    tool = next(part for part in export["messages"][1]["parts"] if part["type"] == "tool")
     (doc,) = read(path)
     messages = doc.metadata["messages"]
     assert [(m["role"], m["observation"]) for m in messages] == [
         ("user", False), ("assistant", False), ("tool", True), ("assistant", False)]
+    assert messages[0]["content"].startswith("Update the newly made @core/ Elysia Bun app")
     (call,) = messages[1]["tool_calls"]
-    assert (call["id"], call["name"], json.loads(call["arguments"])) == ("toolu_1", "read", {"filePath": "parser.py"})
-    assert (messages[2]["content"], messages[2]["tool_call_id"]) == ("def parse(x): return x[0]", "toolu_1")
+    assert (call["id"], call["name"]) == (tool["callID"], tool["tool"])
+    assert json.loads(call["arguments"]) == tool["state"]["input"]
+    assert (messages[2]["content"], messages[2]["tool_call_id"]) == (tool["state"]["output"], tool["callID"])
