@@ -650,6 +650,7 @@ _GNU_VERSIONS = {
     "": {"1": "GPL-1.0", "2": "GPL-2.0", "3": "GPL-3.0"},
 }
 _GNU_VERSION = re.compile(r"\b(?:version |v ?)(\d)(?: (\d)(?!\d))?\b")
+_GNU_BARE_VERSION = re.compile(r" (\d)(?: (\d)(?!\d))?\b")  # "the GNU General Public License 2 as published by ..."
 _GNU_UNVERSIONED = {
     "affero ": "AGPL-3.0",
     "lesser ": "LGPL-2.0-or-later",
@@ -671,7 +672,7 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
         return None
     family = match.group(1) or ""
     # The version follows the name closely, in a title or in "... as published by the FSF; either version 2".
-    version = _GNU_VERSION.search(words[match.end() : match.end() + 100])
+    version = _GNU_VERSION.search(words[match.end() : match.end() + 100]) or _GNU_BARE_VERSION.match(words, match.end())
     if not version:
         return match.start(), _GNU_UNVERSIONED[family]
     number = version.group(1) + (f".{version.group(2)}" if version.group(2) else "")
@@ -1847,7 +1848,7 @@ def file_statement(text: str, path: str = "") -> str | None:
 # under the GNU General Public License (GPLv2)". Not a pointer ("... license found in the LICENSE file", "see LICENSE").
 # decNumber's "This software is made available under the terms of the ICU License -- ICU 1.8.1 and later."
 _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed|made available) under (?:the )?(?:terms of (?:the )?)?"
-                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:v ?|version |[al]?gpl ?v ?)\d+(?: \d)?\b)?"
+                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:[al]?gpl )?(?:v ?|version )\d+(?: \d)?\b| [al]?gpl ?v ?\d+(?: \d)?\b)?"
                           r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is|v ?\d|version))")
 
 

@@ -490,6 +490,7 @@ def _c_head(rule: str) -> str:
 @pytest.mark.parametrize(("rule", "expected"), [
     ("gpl-2.0_163", "GPL-2.0"),  # "under the terms of version 2 of the GNU General Public License as published by ..."
     ("gpl-2.0_305", "GPL-2.0"),  # "under the terms and conditions of the GNU General Public License, version 2"
+    ("gpl-2.0_1219", "GPL-2.0"),  # "under the terms of the GNU General Public License 2 as published by ...": a bare number
 ])
 def test_the_linux_kernels_wordings_of_a_gnu_notice(rule: str, expected: str) -> None:
     """The version named before the license ("version 2 of the GNU General Public License"), and "terms and
@@ -502,6 +503,8 @@ def test_the_linux_kernels_wordings_of_a_gnu_notice(rule: str, expected: str) ->
     ("lgpl-2.1_215", "LGPL-2.1"),  # "released under the `GNU LGPLv2.1 license <...>`" (read LGPL-2.0)
     ("mit-0_1", "MIT-0"),  # "Licensed under the MIT-0 License." (read MIT)
     ("gpl-2.0_1005", "GPL-2.0"),  # "distributed under the GNU General Public License (GPLv2)." (read any version)
+    ("gpl-2.0_393", "GPL-2.0"),  # "distributed under the GNU GENERAL PUBLIC LICENSE (GPL) Version 2" (read any version)
+    ("gpl-2.0-plus_553", "GPL-2.0"),  # "licensed under the GNU General Public License (GPL), version 2 or later"
     ("gpl-2.0_and_lgpl-2.1_3", "GPL-2.0"),  # "the GNU GPLv2 license, LGPLv2.1 for the user-space library": not LGPL
     ("mit_or_gpl-2.0", "GPL-2.0 OR MIT"),  # "Dual licensed under the MIT or GPL Version 2 licenses." (read MIT)
     ("gpl_or_mit_1", "GPL-1.0-or-later OR MIT"),  # "dual licensed under the MIT and GPL licenses" (read MIT)
