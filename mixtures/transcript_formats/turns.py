@@ -745,8 +745,10 @@ def keyed_body(block: dict, keys: tuple[str, ...]) -> dict:
 
 
 def is_thought_part(part: Any) -> bool:
-    """A text part the model marked as its thinking (Gemini's ``{"text", "thought": true}``)."""
-    return isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str)
+    """A text part the model marked as its thinking (Gemini's ``{"text", "thought": true}``), or whose kind says so
+    (opencode's ``{type: reasoning, text}``)."""
+    return isinstance(part, dict) and isinstance(part.get("text"), str) and (
+        part.get("thought") is True or block_type(part) in ("reasoning", "thinking"))
 
 
 def thought_parts(item: dict) -> str:

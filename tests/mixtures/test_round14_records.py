@@ -181,7 +181,8 @@ def test_a_messages_role_in_a_child_record_and_a_part_keeping_its_call_with_its_
     """opencode's session export (victoryforphil/dark-factory, MIT; its messages 1, 4 and 47 of 47): each message
     ``{info: {role, ...}, parts: [...]}``, a tool part ``{type: tool, tool, callID, state: {status, input,
     output}}``: the role is the child record's, the part a call whose output follows as the tool's turn (the run
-    had been refused ``no_task``, its person's request and calls unread)."""
+    had been refused ``no_task``, its person's request and calls unread); a ``reasoning`` part is the turn's
+    reasoning, not its text."""
     path = FIXTURES / "dark-factory.opencode-session-crisp-garden.messages-1-4-47.json"
     export = json.loads(path.read_text())
     assert [m["info"]["role"] for m in export["messages"]] == ["user", "assistant", "assistant"]
@@ -195,3 +196,5 @@ def test_a_messages_role_in_a_child_record_and_a_part_keeping_its_call_with_its_
     assert (call["id"], call["name"]) == (tool["callID"], tool["tool"])
     assert json.loads(call["arguments"]) == tool["state"]["input"]
     assert (messages[2]["content"], messages[2]["tool_call_id"]) == (tool["state"]["output"], tool["callID"])
+    thought = next(part["text"] for part in export["messages"][1]["parts"] if part["type"] == "reasoning")
+    assert messages[1]["reasoning"] == thought and messages[1]["content"] == ""  # its reasoning part is no text
