@@ -94,7 +94,7 @@ COMMAND_MARKUP = ("<command-name>", "<command-message>", "<local-command-stdout>
 
 def detect_claude_entry(entry: Any) -> bool:
     return (isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry["type"] in CLAUDE_ENTRY_TYPES
-            and any(key in entry for key in ("uuid", "sessionId", "leafUuid", "messageId")))
+            and any(key in entry for key in ("uuid", "sessionId", "session_id", "leafUuid", "messageId")))
 
 
 def parse_claude_code(entries: list[Any]) -> list[Transcript]:
@@ -105,8 +105,12 @@ def parse_claude_code(entries: list[Any]) -> list[Transcript]:
     file does not hold is broken: every entry of it is kept, in file order, and the transcript says
     ``broken_chain`` rather than keep only the tail after the break."""
     entries = [e for e in entries if isinstance(e, dict)]
+    sessions = appended_sessions(entries)
+    if len(sessions) > 1:  # headless runs appended to one file: each session its own transcript(s)
+        return [t for session in sessions for t in parse_claude_code(session)]
     by_uuid = {e["uuid"]: e for e in entries if isinstance(e.get("uuid"), str)}
-    session = next((string(e.get("sessionId")) for e in entries if string(e.get("sessionId"))), "")
+    session = next((string(e.get("sessionId")) or string(e.get("session_id")) for e in entries
+                    if string(e.get("sessionId")) or string(e.get("session_id"))), "")
     # The picker's title (a ``summary`` entry) is not kept: text outside the messages escapes redaction.
     extra = {"session_id": session}
     linked = any("parentUuid" in e for e in entries if is_message_entry(e))
@@ -119,6 +123,20 @@ def parse_claude_code(entries: list[Any]) -> list[Transcript]:
     if not transcripts:
         raise TranscriptShapeError("a Claude Code session with no user or assistant entries")
     return transcripts
+
+
+def appended_sessions(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The sessions of a file that several unlinked runs were appended to (``claude -p --output-format
+    stream-json`` in a loop: each run opens with its ``system``/``init`` record and names its ``session_id``),
+    each in file order; one group when the entries are linked by ``parentUuid`` or name one session."""
+    if any("parentUuid" in e for e in entries):
+        return [entries]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    current = ""
+    for entry in entries:
+        current = string(entry.get("sessionId")) or string(entry.get("session_id")) or current
+        groups.setdefault(current, []).append(entry)
+    return list(groups.values()) if len(groups) > 1 and "" not in groups else [entries]
 
 
 def linked_chain(entries: list[dict[str, Any]], leaf: dict[str, Any], by_uuid: dict[str, Any],

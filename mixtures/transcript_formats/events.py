@@ -65,6 +65,10 @@ TEXT_KEYS = ("content", "text", "message", "value", "answer", "response", "outpu
 CALL_ID_KEYS = ("tool_call_id", "toolCallId", "call_id", "callId", "tool_use_id", "toolUseId", "id")
 # Where a tool event says how far its call has got (``executing``, ``completed``).
 STATE_KEYS = ("status", "state")
+# An event's own sub-kind (``message_type``, ``subtype``) saying it only acknowledges or reports progress: no turn
+# (an ops room's "Processing your request..." acks between the person's request and the agents' results).
+SUBKIND_KEYS = ("message_type", "messageType", "subtype", "sub_type")
+ACK_WORDS = frozenset({"ack", "acknowledgement", "acknowledgment", "heartbeat", "typing", "progress"})
 # Where an event that holds no text of its own states the run's task.
 TASK_KEYS = ("task", "goal", "objective", "instruction", "request", "user_request")
 # Who wrote an event's text where no role key says (AutoGen's ``source``).
@@ -185,8 +189,12 @@ def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]]
     """What one event says: a turn (its payload names a role), a step, a tool call or result, a person's or
     the model's text by its kind's words; None for an event of another kind."""
     speaker = speaker_of(view)
+    if any(isinstance(view.get(k), str) and kind_words(view[k]) & ACK_WORDS for k in SUBKIND_KEYS):
+        return []  # an acknowledgement: read, and no turn
     if speaker and ROLE_ALIASES.get(speaker.lower()) and has_text_or_calls(view):
-        return turn_messages([view]) or None
+        said = [m for m in turn_messages([view]) if m["role"] != "assistant" or m["content"].strip()
+                or m["tool_calls"] or m["reasoning"]]  # a model's event of no text, call or reasoning is no turn
+        return said  # (an empty result: read, and no turn)
     words = kind_words(view[key]) | key_words(view[key])
     if words & TOOL_WORDS or call_name(view):  # a tool event's state says which side it is (``status: executing``)
         words |= frozenset(w for k in STATE_KEYS if isinstance(view.get(k), str) for w in kind_words(view[k]))
@@ -300,13 +308,14 @@ def models_kinds(read: list, views: list[dict], key: str) -> list:
 
 def run_ids(views: list[dict]) -> list[Any]:
     """Each event's run id: the ``RUN_KEYS`` field that at least two thirds of the events carry with two values
-    or more (None for an event without it); all None when no field does (the log is one run)."""
+    or more, each value on two events on average (None for an event without it); all None when no field does
+    (the log is one run)."""
     for key in RUN_KEYS:
         ids = [v.get(key) if isinstance(v.get(key), (str, int)) and not isinstance(v.get(key), bool) else None
                for v in views]
         present = [i for i in ids if i is not None]
-        if len(present) * 3 >= len(ids) * 2 and len(set(present)) >= 2:
-            return ids
+        if len(present) * 3 >= len(ids) * 2 and 2 <= len(set(present)) and len(set(present)) * 2 <= len(present):
+            return ids  # (a run's id groups its events: a handle most events hold alone names no run)
     return [None] * len(views)
 
 

@@ -90,8 +90,9 @@ def speaker_of(item: Any) -> str | None:
         return None
     for key in ROLE_KEYS:
         value = item.get(key)
-        if isinstance(value, dict):  # {"author": {"role": "user"}}
-            value = value.get("role") or value.get("name")
+        if isinstance(value, dict):  # {"author": {"role": "user"}}; {"from": {"kind": "agent", "id": ...}}
+            kind = value.get("kind") if isinstance(value.get("kind"), str) and value["kind"].lower() in ROLE_ALIASES else None
+            value = value.get("role") or kind or value.get("name")
         if isinstance(value, str) and value.strip() and (key != "type" or value.lower() in ROLE_ALIASES):
             return value.strip()
     for key, value in item.items():  # a role under a key of its own naming one (CAMEL's ``role_at_backend``)

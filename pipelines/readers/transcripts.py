@@ -173,6 +173,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         parsed = _json_with_comments(text) if text is not None else None
         if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
             parsed = concatenated_json(text)
+        if parsed is None and forced is None and _json_lines(data, 3):
+            return describe_error(error)  # JSON lines under a `.json` suffix: read as JSONL, never as text
         if parsed is None and text is not None and forced is None and nested_yaml(text):
             # a YAML document of nested mappings (a prompt's few-shot examples, a config) is data: its keys
             # (``Request:``, ``Response:``, ``Thought:``) are fields, never speakers' labels
@@ -303,10 +305,12 @@ def _json_with_comments(text: str) -> Any:
         return None
 
 
-def _json_lines(data: bytes) -> bool:
-    """Whether ``data`` opens with a line that is one JSON object (the rest is read as JSONL, line by line)."""
+def _json_lines(data: bytes, lines: int = 1) -> bool:
+    """Whether ``data`` opens with ``lines`` lines (or all it has, when fewer) that are each one JSON object or
+    list (the rest is read as JSONL, line by line)."""
+    head = [line for line in data.lstrip().split(b"\n", 3 * lines)[:3 * lines] if line.strip()][:lines]
     try:
-        return isinstance(parse_json(data.lstrip().split(b"\n", 1)[0]), (dict, list))
+        return bool(head) and all(isinstance(parse_json(line), (dict, list)) for line in head)
     except JSON_ERRORS:
         return False
 
