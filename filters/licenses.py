@@ -29,7 +29,7 @@ MIT MIT-0 MIT-CMU X11 Apache-2.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear 0B
 Unlicense Zlib CC0-1.0 BSL-1.0 CC-BY-4.0 NCSA WTFPL UPL-1.0 BlueOak-1.0.0 PostgreSQL FSFAP FSFUL FSFULLR ICU
 bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD LicenseRef-public-domain blessing dtoa
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant
-LicenseRef-bsd-endorsement-allowed
+SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 LicenseRef-owl-0.9.4 LicenseRef-bsd-endorsement-allowed
 LicenseRef-bsd-3-clause-jtag LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
 PHP-3.0 PHP-3.01
 """
@@ -48,7 +48,7 @@ GPL-2.0-or-later GPL-3.0 GPL-3.0-only GPL-3.0-or-later HPND ICU ISC LGPL-2.0 LGP
 LGPL-2.1 LGPL-2.1-only LGPL-2.1-or-later LGPL-3.0 LGPL-3.0-only LGPL-3.0-or-later Libpng libpng-2.0 LPD-document
 LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1 MPL-2.0 MPL-2.0-no-copyleft-exception MS-PL MS-RL NCSA
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
-Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
+Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 JSON Beerware CC-BY-NC-3.0 CC-BY-NC-SA-3.0 CC-BY-ND-3.0 CC-BY-NC-ND-3.0 CC-BY-NC-ND-4.0 CPL-1.0 MS-PL MS-RL PHP-3.0
 MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD
 """
@@ -68,6 +68,7 @@ NONCOMMERCIAL = "LicenseRef-noncommercial"  # a grant whose conditions forbid se
 BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses, the third letting the name endorse
 FATFS = "LicenseRef-fatfs"  # ChaN's "FatFs License", BSD's grant with one condition (ScanCode's fatfs)
 OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
+OWL = "LicenseRef-owl-0.9.4"  # the Open Works License 0.9.4 (ScanCode's owl-0.9.4)
 BSD_3_REGENTS = "LicenseRef-bsd-3-clause-jtag"  # BSD's three clauses, the Regents' disclaimer (ScanCode's key)
 BSD_UNSTATED = "LicenseRef-BSD-unstated-clauses"  # "BSD" named with terms in the author's own words, not BSD's clauses
 
@@ -507,6 +508,18 @@ _SIGNATURES = (
     # doc/share/gnu_free_documentation_license.rst), a document's notice by its name and version ("under the terms of
     # the GNU Free Documentation License, Version 1.3 or any later version").
     *_GFDL_TITLES,
+    # The Solderpad Hardware License, named with its version after a verb ("licensed under the Solderpad Hardware License,
+    # Version 0.51": Basejump STL's LICENSE in tcp_hw); Apache-2.0's terms for hardware, permissive.
+    *(_signature(f"SHL-{version}", rf"solderpad hardware license (?:version |v ?){version.replace('.', ' ')}\b")
+      for version in ("0.51", "0.5", "2.1", "2.0")),
+    # Aubrey Jaffer's grant on SLIB and SCM ("Permission to copy this software, to modify it, to redistribute it, to
+    # distribute modified versions, and to use it for any purpose is granted, subject to the following restrictions"):
+    # no SPDX id, ScanCode's other-permissive.
+    _signature(OTHER_PERMISSIVE, r"permission to copy this software to modify it to redistribute it to distribute "
+                                 r"modified versions and to use it for any purpose is granted"),
+    # The Open Works License by its own line, "This is version 0.9.4 of the Open Works License": no SPDX id, ScanCode's
+    # owl-0.9.4; permissive (its grant is MIT's, the notice kept).
+    _signature(OWL, r"this is version 0 9 4 of the open works license"),
     *(_signature(f"GFDL-{version}{later}", rf"gnu free documentation license (?:version |v ?)"
                                            rf"{version.replace('.', ' ')}{words}\b")
       for version in ("1.3", "1.2", "1.1") for later, words in (("-or-later", " or any later version"), ("", ""))),
@@ -785,8 +798,15 @@ def _license_mention(text: str, words: str) -> str | None:
     stripped = text.strip()
     if 0 < len(stripped) <= _SHORT_FILE_CHARS and (named := normalize_license(stripped)):
         return named
+    if cc := _CC_MENTION.search(words):  # psi-thesis-guide: "made available under the Creative Commons license CC BY-SA 4.0"
+        return normalize_license(f"CC-{'-'.join(cc.group(1).split()).upper()}-{cc.group(2)}.{cc.group(3)}")
     mention = _MENTION.search(words)
     return normalize_license(mention.group(1)) if mention else None
+
+
+# A Creative Commons license named by its short id after the family's name.
+_CC_MENTION = re.compile(r"\b(?:licensed|released|distributed|available|provided) under (?:the )?(?:terms of (?:the )?)?"
+                         r"creative commons (?:license |licence )?(?:cc )?(by(?: (?:sa|nc|nd))*) (\d) (\d)\b")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1415,7 +1435,7 @@ def _evidence_rank(path: str) -> int:
 # A pointer ("see the LICENSE file"), a bare name or a choice ("dual licensed under ...") is no notice: the
 # folder's license answers for those.
 _NOTICE_CHARS = 3_000
-_NAMED_ONLY = frozenset({"GFDL-1.3", "GFDL-1.2", "GFDL-1.1", "GFDL-1.3-or-later", "GFDL-1.2-or-later", "GFDL-1.1-or-later",
+_NAMED_ONLY = frozenset({"SHL-0.51", "SHL-0.5", "SHL-2.1", "SHL-2.0", "GFDL-1.3", "GFDL-1.2", "GFDL-1.1", "GFDL-1.3-or-later", "GFDL-1.2-or-later", "GFDL-1.1-or-later",
                          "Apache-2.0", "Apache-2.0 WITH LLVM-exception", "Apache-1.1", "MPL-2.0", "MPL-1.1",
                          "MPL-1.0", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
@@ -1762,6 +1782,12 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return combine(named, "OR") if all(named) and len(set(named)) == 2 else None
     if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
         return "MIT"
+    if short := None if _CHOICE.search(words) else _SHORT_GNU.search(words):  # "It is licensed under the GPL v2 or later"
+        version = short.group(2).replace(" ", ".")
+        # "GPLv2+": the words lost its "+"
+        later = short.group(3) or re.search(rf"{short.group(1)} ?v?(?:ersion)? ?{re.escape(version)}\+", head,
+                                            re.IGNORECASE)
+        return _license_from_name(f"{short.group(1)} {version}{' or later' if later else ''}")
     said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
     if said:  # a version after the name, unless the name has its own ("the GNU GPLv2 license, LGPLv2.1 for ...")
         version = "" if re.search(r"\d", said.group(1)) else said.group(2) or ""
@@ -1856,6 +1882,12 @@ _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed|made available) u
 # licenses.", "dual licensed under the MIT and GPL licenses", "the GPL or LGPL version 2 licenses"): their OR.
 _DUAL_NAMES = re.compile(r"\bdual licensed under (?:the )?(?:terms of (?:the )?)?([a-z]\w*) (?:license )?(?:and|or) "
                          r"(?:the )?([a-z]\w*)( (?:v ?|version )\d+(?: \d)?)? licenses\b")
+
+
+# A GNU license named in short with its version after a licensing verb, "GNU" left out (r7rs-libs' autodiff, "It is
+# licensed under the GPL v2 or later, see the enclosed file COPYING").
+_SHORT_GNU = re.compile(r"\b(?:licensed|released|distributed|available) under (?:the )?(?:terms of (?:the )?)?(?:gnu )?"
+                        r"([al]?gpl) ?(?:v ?|version )?(\d(?: \d)?)\b( or (?:any )?later| or higher)?")
 
 
 def _spelled(name: str) -> str:

@@ -576,3 +576,38 @@ def test_the_university_of_californias_grant_on_tcl_code() -> None:
     agreement and without license or royalty fees ...": SPDX MIT-Modern-Variant beside ScanCode's other-permissive."""
     text = _files("dev11")["flightaware/tclx"]["library/tcllib.tcl"]
     assert own_license(text, "library/tcllib.tcl") == "LicenseRef-other-permissive AND MIT-Modern-Variant"
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # "It is licensed under the GPL v2 or later, see the enclosed file COPYING": a GNU short name without "GNU"
+    ("chaw/r7rs-libs", "autodiff/AD.sld", "GPL-2.0-or-later"),
+    # Aubrey Jaffer's SLIB grant, "Permission to copy this software, to modify it, to redistribute it, to distribute
+    # modified versions, and to use it for any purpose is granted": ScanCode's other-permissive
+    ("chaw/r7rs-libs", "slib/alist-table.sld", "LicenseRef-other-permissive"),
+    # "This is version 0.9.4 of the Open Works License" (ScanCode's owl-0.9.4)
+    ("chaw/r7rs-libs", "robin/abbrev.sld", "LicenseRef-owl-0.9.4"),
+])
+def test_the_twelfth_holdouts_notices(repository: str, path: str, expected: str) -> None:
+    """Notices the twelfth holdout (FIT, after its run at 17:10) showed unread: each read the folder's license."""
+    assert own_license(_files("holdout12")[repository][path], path) == expected
+
+
+def test_a_short_gnu_name_keeps_its_plus() -> None:
+    """ohmyzsh's pass completion: "This file is licensed under the GPLv2+." stays GPL-2.0-or-later beside the short-name
+    reading above (the words it reads drop the "+")."""
+    text = _files("holdout9")["ohmyzsh/ohmyzsh"]["plugins/pass/_pass"]
+    assert "licensed under the GPLv2+" in text
+    assert own_license(text, "plugins/pass/_pass") == "GPL-2.0-or-later"
+
+
+@pytest.mark.parametrize(("repository", "path", "expected"), [
+    # Basejump STL's LICENSE: "licensed under the Solderpad Hardware License, Version 0.51"
+    ("Jbalkind/tcp_hw", "basejump_files/LICENSE", "SHL-0.51"),
+    # "made available under the Creative Commons license CC BY-SA 4.0 (http://...) with two exceptions"
+    ("UBA-PSI/psi-thesis-guide", "LICENSE.md", "CC-BY-SA-4.0"),
+])
+def test_the_twelfth_holdouts_license_texts(repository: str, path: str, expected: str) -> None:
+    """License texts the twelfth holdout showed read as none (FIT): the Solderpad Hardware License named with its
+    version, a Creative Commons license named by its short id."""
+    assert detect_license(path, _files("holdout12")[repository][path]) == expected
+    assert is_permissive("SHL-0.51") and is_permissive("LicenseRef-owl-0.9.4") and not is_permissive("CC-BY-SA-4.0")
