@@ -1777,12 +1777,12 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return None
     head = text[:_NOTICE_CHARS]
     words = _words(head)
-    if dual := _DUAL_NAMES.search(words):  # jQuery plugins' "Dual licensed under the MIT or GPL Version 2 licenses."
+    if "dual licensed" in words and (dual := _DUAL_NAMES.search(words)):  # jQuery plugins' "Dual licensed under the MIT or GPL Version 2 licenses."
         named = [_license_from_name(_spelled(f"{name} license{dual.group(3) or ''}")) for name in dual.group(1, 2)]
         return combine(named, "OR") if all(named) and len(set(named)) == 2 else None
     if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
         return "MIT"
-    if short := None if _CHOICE.search(words) else _SHORT_GNU.search(words):  # "It is licensed under the GPL v2 or later"
+    if "gpl" in words and (short := None if _CHOICE.search(words) else _SHORT_GNU.search(words)):  # "... the GPL v2"
         version = short.group(2).replace(" ", ".")
         # "GPLv2+": the words lost its "+"
         later = short.group(3) or re.search(rf"{short.group(1)} ?v?(?:ersion)? ?{re.escape(version)}\+", head,
