@@ -30,6 +30,7 @@ from codemix.mixtures.transcript_formats.markers import (
     MODEL_WORDS,
     OUTPUT_WORDS,
     PART_WORDS,
+    PERSON_WORDS,
     TOOL_WORDS,
     acting_speaker,
 )
@@ -96,12 +97,16 @@ def other_side(text: str, found: list[tuple]) -> list[tuple] | None:
     """Where the headings name one side only (``## Copilot``), the heading of one other name that recurs and takes
     turns with it (``## @octocat``, an account's handle) is the other side's: the headings, merged, four or more,
     alternate nine times in ten. None when no such name is there."""
-    sides = {role for *_, role in found}
-    if len(sides) != 1 or sides - {"user", "assistant"} or not all(heading_role(speaker_of_heading(text[start:end])) == role and
-                                  speaker_of_heading(text[start:end]).lower() in ROLE_ALIASES for start, end, role in found):
+    known = [f for f in found if f[2] in ("user", "assistant")]
+    sides = {role for *_, role in known}
+    if len(sides) != 1 or not all(heading_role(speaker_of_heading(text[start:end])) == role and
+                                  speaker_of_heading(text[start:end]).lower() in ROLE_ALIASES for start, end, role in known):
         return None  # the known side's headings are its role word alone (``## Copilot``), not a section's title
+    forms = {heading_form(text[start:end]) for start, end, _ in known}
+    # a heading written another way than the turns' labels is a section inside a turn (``## API Endpoints`` in a reply
+    # under Cursor's ``**Cursor**``)
+    found = [f for f in found if heading_form(text[f[0]:f[1]]) in forms]
     spans = {(start, end) for start, end, _ in found}
-    forms = {heading_form(text[start:end]) for start, end, _ in found}
     others = collections.Counter()
     marks = []
     for match in HEADING.finditer(text):
@@ -255,7 +260,39 @@ def detect_markdown_turns(text: Any) -> bool:
     if not isinstance(text, str):
         return False
     roles = {heading[2] for heading in headings(text)}
-    return "user" in roles and "assistant" in roles
+    return "user" in roles and "assistant" in roles or request_steps(text) is not None
+
+
+# A recap of a session written step by step, each step under a heading of its own holding the person's request
+# under a label that says so (``### 2. Center Holes Between Ribs`` then ``**User request:** Make sure ...``): the
+# request is the person's turn, the rest of the step the model's account of what it did.
+REQUEST_LABEL = re.compile(r"^[ \t]*\*\*(?P<label>[A-Za-z][A-Za-z ]{0,30}?)[ \t]*:?\*\*:?[ \t]*(?P<rest>\S.*)?$", re.MULTILINE)
+REQUEST_WORDS = frozenset({"request", "prompt", "asked", "ask", "question", "message", "input", "instruction", "task"})
+STEP_HEADING = re.compile(r"^(#{1,6})[ \t]+\S.*$", re.MULTILINE)
+
+
+def request_steps(text: str) -> list[dict[str, Any]] | None:
+    """The turns of a step-by-step recap (``REQUEST_LABEL``), or None: two steps or more, each request label under a
+    heading of its own at one level, the label the person's words and a request's (``User request``)."""
+    labels = [m for m in REQUEST_LABEL.finditer(text) if (words := set(m.group("label").lower().split()))
+              and words & PERSON_WORDS and words & REQUEST_WORDS and words <= PERSON_WORDS | REQUEST_WORDS]
+    heads = list(STEP_HEADING.finditer(text))
+    steps = [max((h for h in heads if h.start() < m.start()), key=lambda h: h.start(), default=None) for m in labels]
+    if len(labels) < 2 or None in steps or len({s.start() for s in steps}) != len(steps) or \
+            len({len(s.group(1)) for s in steps}) != 1:
+        return None
+    level = len(steps[0].group(1))
+    messages = []
+    for index, label in enumerate(labels):
+        stop = steps[index + 1].start() if index + 1 < len(labels) else next(
+            (h.start() for h in heads if h.start() > label.start() and len(h.group(1)) <= level), len(text))
+        # the request: the label's line and the lines going on with it (or, a label alone, the paragraph below)
+        start = label.end() if label.group("rest") else len(text) - len(text[label.end():stop].lstrip())
+        end = text.find("\n\n", start)
+        end = stop if end == -1 or end > stop else end
+        request = ((label.group("rest") or "") + text[start:end] if label.group("rest") else text[start:end]).strip()
+        messages += [message("user", request), message("assistant", without_rules(text[end:stop]).strip())]
+    return messages if all(m["content"] for m in messages) else None
 
 
 # SpecStory cuts a model turn into parts with ``---`` lines; a part that opens with what a tool did (a fenced
@@ -432,6 +469,8 @@ def written_call(body: str) -> dict[str, Any] | None:
 
 def parse_markdown_turns(text: str) -> list[Transcript]:
     marks = headings(text)
+    if not {"user", "assistant"} <= {mark[2] for mark in marks} and (steps := request_steps(text)) is not None:
+        return [Transcript(format="markdown-turns", extra={"layout": "request-steps"}, messages=steps)]
     # a chat a page shows in one fence (every heading inside it) ends with the fence, not with the page
     fences = [(m.start(), m.end()) for m in FENCED.finditer(text)] if "```" in text else []
     shown_in = next((b for a, b in fences if marks and all(a <= mark[0] < b for mark in marks)), len(text))

@@ -30,6 +30,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
+    UNSPACED_LETTER,
     flag_text_observations,
     is_spoken,
     message,
@@ -265,7 +266,10 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
     if is_code(text):
         return None
     fences = [(f.start(), f.end()) for f in FENCE.finditer(text)]
-    labels = [m for m in LABEL.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+    # (a line of eight letters or more of a script written without spaces before a colon is a sentence that
+    # introduces what follows, ``首先让我检查当前项目的状态：``, not a speaker's name)
+    labels = [m for m in LABEL.finditer(text) if not any(a <= m.start() < b for a, b in fences)
+              and len(UNSPACED_LETTER.findall(label_of(m))) < 8]
     return counted_dialogue(text, labels) or copied_chat(text, labels)
 
 

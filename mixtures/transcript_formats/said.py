@@ -27,10 +27,16 @@ from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES
 VERBS = "said|says|wrote|writes|responded|responds|replied|replies|asked|asks|answered|answers"
 SAID = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]+)?(?:\[\d{1,5}\][ \t]*)?(?:\*\*|__)?(?P<who>[^\W\d_][\w.+'-]*(?:[ \t][\w.+'-]+){0,2}?)"
-    rf"[ \t]+(?:{VERBS})(?:\*\*|__)?(?:[ \t]*:(?:\*\*|__)?[ \t]*(?P<rest>.*)|[ \t]*)$", re.MULTILINE | re.IGNORECASE)
-# (without a colon the label is alone on its line: ``You said`` over the message, as some chat pages print it)
+    rf"[ \t]+(?:{VERBS})(?:\*\*|__)?(?:[ \t]*:(?:\*\*|__)?[ \t]*(?P<rest>.*)|[ \t]+(?P<glued>(?-i:[A-Z\"“‘'\d])\S*(?:[ \t].*)?)"
+    r"|[ \t]*)$", re.MULTILINE | re.IGNORECASE)
+# (without a colon the label is alone on its line: ``You said`` over the message, as some chat pages print it, or glued
+# to the message's first line, a capital opening it: ``You said I have an idea...``, a Gemini page copied as text)
 ADDRESSED = frozenset({"you", "i", "me"})  # the person a chat page addresses, or who wrote it in the first person
 PRONOUNS = frozenset({"he", "she", "they", "it", "we", "someone", "everyone", "nobody", "who", "one"})
+# A writer opening with a determiner is a phrase a reply quotes (``Your code currently says:``, ``The human just
+# said:``), not a name or a pronoun.
+DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "your", "my", "our", "his", "her", "their",
+                         "its", "every", "each", "some", "any", "no"})
 MIN_TURNS = 2
 
 
@@ -48,7 +54,8 @@ def said_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int], dict[st
     roles, or None when it is no such text."""
     if not isinstance(text, str):
         return None
-    labels = [m for m in SAID.finditer(text) if m.group("who").lower() not in PRONOUNS]
+    labels = [m for m in SAID.finditer(text) if m.group("who").lower() not in PRONOUNS
+              and m.group("who").split()[0].lower() not in DETERMINERS]
     if len(labels) < MIN_TURNS or len(text[:labels[0].start()].strip()) * 2 > len(text.strip()):
         return None  # the turns hold the text: labels quoted late in a page of another layout are no turns
     marks = headings(text)
@@ -66,7 +73,7 @@ def said_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int], dict[st
     turns = []
     for index, match in enumerate(labels):
         stop = labels[index + 1].start() if index + 1 < len(labels) else len(text)
-        rest, after = (match.group("rest") or "").strip(), text[match.end():stop].strip()
+        rest, after = (match.group("rest") or match.group("glued") or "").strip(), text[match.end():stop].strip()
         # a screen-reader label carries a preview of the message it heads (``Claude responded: <first line>``)
         body = after if rest and after.startswith(rest.rstrip(".…")) else f"{rest}\n{after}".strip()
         turns.append({"speaker": match.group("who"), "content": body})

@@ -47,6 +47,8 @@ LABEL_COLON = re.compile(r"^[ \t]*[A-Za-z][\w'-]*(?:[ \t]+[\w'-]+){0,5}[ \t]*:")
 # Status trees and panels (``└── 📋 Task:``) and banners between rules (``-=-=-=-= COMMAND AUTHORISED -=-=-=``).
 FRAME_LINE = re.compile(r"^[ \t]*(?:[│├└┌┐┘┤┬┴┼╭╮╯╰─━═]|[-=~*_]{2}[-=~*_ ]{2,}[^-=~*_ \t].*[-=~*_]{4}[ \t]*$)")
 RULE = re.compile(r"^[ \t]*([-=_*~])\1{2,}[ \t]*$")
+# A branch of a status tree a console redraws (CrewAI's ``└── 📋 Task: ...`` under ``🚀 Crew: crew``).
+TREE_BRANCH = re.compile(r"^[ \t]*[├└]──")
 FIGURE = re.compile(r"^[\d.,:%/ \t-]+$")
 STEP_WORDS = frozenset({"step", "turn", "round", "iteration", "cycle", "loop"})
 FIRST_PERSON = frozenset({"i", "my", "we", "our"})
@@ -151,6 +153,7 @@ def section_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
     framing: collections.Counter[str] = collections.Counter(
         before_first_label=sum(1 for line in lines[:labels[0][0]] if line.strip()))
     sections = []
+    tree_lines: set[str] = set()  # the status lines seen under a tree's nodes
     for number, (index, label, role, rest) in enumerate(labels):
         stop = labels[number + 1][0] if number + 1 < len(labels) else len(lines)
         if role == "framing":
@@ -163,10 +166,19 @@ def section_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
             if body or more:
                 sections.append({"role": "user", "label": label, "lines": body + more})
             continue
-        for line in lines[index + 1:stop]:
+        tree = False  # inside a status tree: its branches and the lines indented under them
+        for at in range(index + 1, stop):
+            line = lines[at]
             if FRAME_LINE.match(line) or RULE.match(line):
                 framing["frame_line"] += 1
+                tree = True
+            elif (line[:1].isspace() and line.strip() and (tree or line.strip() in tree_lines)) or (
+                    line.strip() and at + 1 < stop and TREE_BRANCH.match(lines[at + 1])):
+                # a node's status lines under it (and, redrawn, wherever they stand), or the root over the first branch
+                framing["frame_line"] += 1
+                tree_lines.add(line.strip())
             else:
+                tree = False
                 body.append(line.rstrip())
         if role == "part" and rest and not any(line.strip() for line in body[1:]) and NAME.fullmatch(rest):
             framing["actor_name"] += 1  # ``# Agent: Expert Research Analyst``: who acts next, not what it says

@@ -551,3 +551,102 @@ def test_a_chat_copied_whole_from_an_ide_panel_is_one_exchange_of_its_two_labels
     assert messages[0]["content"].startswith("Debug https://digitarald.github.io/vscode-chat-logs/")
     assert messages[1]["content"].startswith("I'll debug the deployed site") and "Ran terminal command: " in messages[1]["content"]
     assert parse_text("Note: the build is slow.\n\nGitHub Copilot: this is how a note reads.\n") is None
+
+
+# --- round 14, fixes after the thirteenth holdout's run (FIT; each rebuilt from the holdout file's layout, quoting a
+# few of its words: bench/traces_holdout_13.tsv names them, none has a licence) -----------------------------------
+
+
+def test_a_heading_written_otherwise_than_the_turn_labels_is_a_section_inside_a_turn():
+    """Cursor's "Export chat" in Spanish (mauro-cuquejo/tp_ia_cursor_2 ``chat_log.md``): a reply holds ``## API
+    Endpoints`` (a role word first: a tool's, by its words). Written with heading marks where the turns' labels are
+    bold, it is a section of the reply, not a turn; before, the one tool heading hid the other side's labels."""
+    text = ("Este documento proporciona todas las interacciones realizadas con el agente de Cursor.\n\n"
+            "# Crear proyecto Vue con formulario de login\n_Exported on 8/4/2025 at 08:56:54 GMT-3 from Cursor (1.3.9)_\n\n"
+            "---\n\n**User**\n\nQuiero crear dentro del directorio frontend un proyecto con vue.\n\n---\n\n**Cursor**\n\n"
+            "Te ayudo a crear un proyecto Vue con un formulario de login responsivo.\n\n## API Endpoints\n\n- POST /login\n\n"
+            "---\n\n**User**\n\nAhora conecta el backend.\n\n---\n\n**Cursor**\n\nListo, el formulario llama al backend.\n")
+    (transcript,) = parse_text(text)
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "user", "assistant"]
+    assert "## API Endpoints\n\n- POST /login" in transcript.messages[1]["content"]
+
+
+def test_a_copied_chat_whose_replies_quote_what_something_says():
+    """VS Code Copilot Chat copied as text (te-ori/intro-to-ratatui ``copilot_chat.md``): ``te-ori:`` / ``GitHub
+    Copilot:`` turns, a reply quoting ``Your code currently says:`` and ``But our requirement says:`` and labelling its
+    own parts (``**Insightful Question:**``). A writer opening with a determiner is a phrase, not a said-label's
+    writer (the two quotes were read as a dialogue of 2 messages of 56)."""
+    text = ("te-ori: Why does the counter not move?\n\nGitHub Copilot: **Insightful Question:** look at the handler.\n"
+            "Your code currently says: when the key is pressed, draw the same frame again without changing the state.\n"
+            "But our requirement says: when the key is pressed, add one to the counter and then draw the new frame.\n\n"
+            "te-ori: Please explain modules we use with `use` block, the ones from ratatui and from crossterm.\n\n"
+            "GitHub Copilot: Excellent question. Understanding your tools is just as important as writing the code.\n\n"
+            "te-ori: It sounds greate! Have a good night. See you tomorrow.\n\n"
+            "GitHub Copilot: It sounds like a plan! We covered a lot of ground today: modules, state and drawing.\n")
+    (transcript,) = parse_text(text)
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant"] * 3
+    assert "Your code currently says: when the key is pressed" in transcript.messages[1]["content"]
+
+
+def test_labels_in_chinese_with_sentences_that_end_in_a_colon():
+    """Trae's chat history in Chinese (GinoZMYS/trae-rtl ``chat_history.md``): ``**用户**:`` / ``**TRAE**:`` over each
+    turn, the agent's sentences ending in a full-width colon before a list or a command (``首先让我检查当前项目的状态：``).
+    A line of eight letters or more of such a script before a colon is a sentence, not a speaker."""
+    text = ("# TRAE_RTL 项目聊天历史记录\n\n## 项目启动阶段\n\n### 💬 2025-12-06 初始对话\n\n**用户**:  \n我要迁移电脑了，应该怎么把记录迁移到另一个电脑上？\n\n"
+            "**TRAE**:  \n我来帮你制定TRAE_RTL项目的迁移方案。\n\n首先让我检查当前项目的状态：\n\n```bash\nls -la\n```\n\n"
+            "**用户**:  \n帮我生成一个SPEC文档。\n\n**TRAE**:  \n好的，正在整理所有交互记录：\n\n- 需求\n- 实现\n\n"
+            "**用户**:  \n再把代码片段加进去？\n\n**TRAE**:  \n已添加时间戳和代码片段格式化。\n")
+    (transcript,) = parse_text(text)
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant"] * 3
+    assert "首先让我检查当前项目的状态：" in transcript.messages[1]["content"]
+
+
+def test_said_labels_glued_to_the_first_line_of_each_turn():
+    """The Gemini web app copied as text (brightpuddle/clara ``gemini_chat.md``): ``You said`` / ``Gemini said`` glued
+    to each turn's first line, no colon, hard-wrapped paragraphs."""
+    text = ("You said I have a software development idea that I'd like to run by you. It's\nonly vaguely fleshed out.\n\n"
+            "Gemini said The \"jq\" moment is a rite of passage for every developer. It's\nworth checking what exists.\n\n"
+            "You said Thank you for the feedback--this is really helpful.\n\n"
+            "Gemini said Transitioning from scripts to a declarative pipeline is the right call.\n")
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[0]["content"] == "I have a software development idea that I'd like to run by you. It's\nonly vaguely fleshed out."
+    assert messages[1]["content"].startswith('The "jq" moment is a rite of passage')
+
+
+def test_a_recap_of_steps_each_holding_the_person_s_request():
+    """A Claude Code session rewritten by the agent as a report (pchretien/cube ``claude_chat.md``): ``## Session N``,
+    steps ``### N. Title`` each holding ``**User request:** ...`` and the agent's account (``**Changes made:**`` and
+    a list, tables); a last ``## Final State`` section after the steps. The request the person's, the account the
+    model's, the step titles and the closing section framing."""
+    text = ("# Soap Holder Project — Complete Session History\n\n---\n\n## Session 1 — March 7, 2026\n\n"
+            "### 1. Create the Initial Soap Holder\n\n**User request:** Create a soap holder in a new scad file called "
+            "`soap.scad`.\n\n**Context:** The project already contained `cube.scad`.\n\n---\n\n"
+            "### 2. Center Holes Between Ribs\n\n**User request:** Make sure the holes on the bottom are centered between "
+            "the ribs.\n\n**Changes made:**\n- Rewrote `drainage_holes()` to place one hole column per gap\n\n---\n\n"
+            "## Final State of `soap.scad`\n\n| Variable | Default |\n|---|---|\n| `length` | 100 |\n")
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[0]["content"] == "Create a soap holder in a new scad file called `soap.scad`."
+    assert messages[3]["content"].startswith("**Changes made:**") and "Final State" not in messages[3]["content"]
+
+
+def test_a_console_s_redrawn_status_tree_is_framing():
+    """CrewAI's hierarchical crew console saved to Markdown (FabianGobet/self-study, simple_hierarchical_crew_output.md):
+    the progress tree (``🚀 Crew: crew`` over ``└── 📋 Task: ...`` and indented ``Status: ...`` lines) redrawn between
+    the ``# Agent:`` / ``## Task:`` sections. Its lines are framing, wherever a redraw leaves them: kept in the task,
+    they made the run's lines repeat and the prose filter dropped it (``gopher_repetition:dup_line_frac``)."""
+    tree = ("\n🚀 Crew: crew\n└── 📋 Task: 25d42944\n       Status: Executing Task...\n    └── 🤖 Agent: Crew Manager\n"
+            "            Status: In Progress\n\n")
+    text = (tree + "# Agent: Crew Manager\n## Task: Fetch top AI news stories from the past 24 hours.\n" + tree
+            + "            Status: In Progress\n\n# Agent: Crew Manager\n## Using tool: Search the internet\n"
+            "## Tool Input:\n\"{\\\"query\\\": \\\"top AI news\\\"}\"\n## Tool Output:\nTitle: AI News\n" + tree
+            + "# Agent: Crew Manager\n## Final Answer:\nTitle: AI News, the latest analysis.\n" + tree
+            + "# Agent: Crew Manager\n## Task: Compile the newsletter\n" + tree
+            + "# Agent: Crew Manager\n## Using tool: Search the internet\n## Tool Input:\n\"{}\"\n## Tool Output:\nNo news\n"
+            + "# Agent: Crew Manager\n## Final Answer:\n# Newsletter\n\nWelcome to our newsletter.\n")
+    (transcript,) = parse_text(text)
+    assert transcript.messages[0]["content"].startswith("Fetch top AI news stories")
+    assert not any("Status:" in m["content"] or "Crew: crew" in m["content"] for m in transcript.messages)
