@@ -1712,7 +1712,9 @@ _PUBLIC_DOMAIN = re.compile(
 # A comment's sentence that is the dedication alone, at a line's or sentence's start: ed25519-donna's "Public domain by
 # Andrew M. <liquidsun@gmail.com>", OpenBSD's "* Public domain." (tmux's compat/explicit_bzero.c), "By Nicholas
 # Marriott. Public domain."; not prose about the public domain ("Public domain software is ...").
-_BARE_DEDICATION = re.compile(r"(?:^[ \t]*(?:[*#;%]+|//|--|/\*+)?[ \t]*|[a-z\x3e)][.!][ \t]+)public domain"
+# also a header's copyright field naming the public domain for its holder (SWI-Prolog's "Copyright (C): Public domain")
+_BARE_DEDICATION = re.compile(r"(?:^[ \t]*(?:[*#;%]+|//|--|/\*+)?[ \t]*(?:copyright(?:[ \t]*\(c\))?[ \t]*:[ \t]*)?"
+                              r"|[a-z\x3e)][.!][ \t]+)public domain"
                               r"(?:[ \t]*[.;]|[ \t]+by[ \t]+[A-Z]|[ \t]*$)", re.IGNORECASE | re.MULTILINE)
 _LEADERS = " \t*#;%/-"
 

@@ -586,6 +586,8 @@ def test_the_university_of_californias_grant_on_tcl_code() -> None:
     ("chaw/r7rs-libs", "slib/alist-table.sld", "LicenseRef-other-permissive"),
     # "This is version 0.9.4 of the Open Works License" (ScanCode's owl-0.9.4)
     ("chaw/r7rs-libs", "robin/abbrev.sld", "LicenseRef-owl-0.9.4"),
+    # SWI-Prolog's header field "Copyright (C): Public domain": the public domain for its holder
+    ("SWI-Prolog/packages-http", "examples/calc.pl", "LicenseRef-public-domain"),
 ])
 def test_the_twelfth_holdouts_notices(repository: str, path: str, expected: str) -> None:
     """Notices the twelfth holdout (FIT, after its run at 17:10) showed unread: each read the folder's license."""
