@@ -753,6 +753,9 @@ VERDICTS = {
          "(SPDX's NTP text is HPND's with 'with or without fee')")),
     ],
     "chaw/r7rs-libs": [
+        (lambda p, o, r: p.startswith("pfds/") and o == "BSD-3-Clause", "R", ("the root LICENSE.md's '## PFDS' section: "
+         "'The license is the BSD 3-clause License', its text quoted: ours BSD-3-Clause; the reference ANDs every "
+         "license the document names")),
         (lambda p, o, r: "GPL-3.0-only AND BSD-3-Clause AND LicenseRef-scancode-other-permissive" in r, "U", ("the root "
          "LICENSE.md lists each collection's license under a heading naming it ('## AutoDiff ... GPL Version 2.0', '## "
          "PFDS ... BSD 3-clause', '## SLIB', '## Robin ... Open Works License'...): the reference ANDs every license it "
