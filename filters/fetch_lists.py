@@ -61,11 +61,14 @@ _OUTPUT = re.compile(r"(?:^|\s)(?:-o|-O|--output|--output-document)(?:[ \t]+|=)[
 _PIPED_TAR = re.compile(r"\|[ \t]*(?:sudo[ \t]+)?(?:bsd)?tar\b[^\n|]*?[ \t]-C[ \t]*[\"']?(?P<target>[\w./@+-]+)")
 _UNPACK = (r"^[^\n]*\bunzip\b[^\n]*?[ \t][\"']?{file}[\"']?[^\n]*?[ \t]-d[ \t]*[\"']?(?P<target>[\w./@+-]+)"
            r"|^[^\n]*\b(?:bsd)?tar\b(?=[^\n]*[ \t][\"']?{file}\b)[^\n]*?[ \t]-C[ \t]*[\"']?(?P<target2>[\w./@+-]+)")
+INSTALLED_FROM = "installed from"  # a record's words for what a tool installed into the tree
 COPIES_INTO = "and copies"  # the detail's words for a copy out of a clone: an inbound copy, whoever owns the source
 
 
 def copies_into(detail: str) -> bool:
-    return f" {COPIES_INTO} " in detail
+    """Whether a fetch's detail says it brings a copy into this tree (a clone copied out, an archive unpacked, a record
+    of what a tool installed), whoever owns the source."""
+    return f" {COPIES_INTO} " in detail or f" {INSTALLED_FROM} " in detail
 
 
 # ``git subtree add|pull`` with its prefix and the repository (an address, or a remote ``git remote add`` names), in
@@ -211,10 +214,30 @@ def _parse(path: str, text: str):
     return None
 
 
+# A record keyed by a repository's address whose entries, each with the commit it was installed at, are paths of the
+# tree: nf-core's ``modules.json``, "https://github.com/nf-core/modules.git" -> "modules" -> "nf-core" ->
+# "sratools/fasterqdump" -> {"git_sha": ...}: the folder ``modules/nf-core/sratools/fasterqdump`` is that repository's.
+_COMMIT_KEYS = frozenset(["git_sha", "sha", "commit", "rev", "revision"])
+
+
+def _installed(node, path: str, url: str, depth: int = 0) -> Iterator[tuple[str, str, str]]:
+    if depth > 6 or not isinstance(node, dict):
+        return
+    if path and "/" in path and _COMMIT_KEYS & {k.lower() for k in node if isinstance(k, str)}:
+        yield path, url, f"records {{target}} {INSTALLED_FROM} {{url}}"
+        return
+    for sub, value in node.items():
+        if isinstance(sub, str) and sub and not sub.startswith((".", "/")):
+            yield from _installed(value, f"{path}/{sub}" if path else sub, url, depth + 1)
+
+
 def _walk(node, key: str, depth: int = 0) -> Iterator[tuple[str, str, str]]:
     if depth > 12:
         return
     if isinstance(node, dict):
+        for sub_key, value in node.items():
+            if isinstance(sub_key, str) and (url := _owner_name(sub_key)) is not None:
+                yield from _installed(value, "", url)
         if (url := _repository(node)) is not None:
             targets = [node[k] for k in _TARGET_KEYS if isinstance(node.get(k), str)] or [key]
             for target in targets:

@@ -32,6 +32,41 @@ def upstream_sections(text: str) -> Iterator[tuple[str, str]]:
             fields.setdefault(field.group(1).lower(), field.group(2))
 
 
+# A section saying in prose that what it covers is another project's, with that project's address: r7rs-libs's README,
+# "## PFDS" / "A repackaging of Purely Functional Data Structures, originally written for R6RS Scheme:
+# https://github.com/ijp/pfds"; its LICENSE.md, "## SLIB" / "written or collected by Aubrey Jaffer: http://...".
+_PROSE_UPSTREAM = re.compile(r"\b(?:a )?repackaging of\b|\boriginally written for\b|\bported from\b|\bcollected by\b"
+                             r"|\b(?:are|is|were|was) (?:taken|copied) from\b|\ba port of\b", re.IGNORECASE)
+_OPENING_CHARS = 400  # the section's opening paragraph
+
+
+def prose_upstream_sections(text: str) -> Iterator[tuple[str, str, str]]:
+    """``(title, address, section)`` for each Markdown section whose opening paragraph says it repackages, ports or was
+    taken from another project and gives an address (``section``: its whole text, whose copyright lines are that
+    project's)."""
+    title, body = None, []
+    for line in (*text.splitlines(), "# end"):
+        if heading := _HEADING.match(line):
+            opening = "\n".join(body).strip().split("\n\n", 1)[0][:_OPENING_CHARS]
+            if title and _PROSE_UPSTREAM.search(opening) and (found := _ADDRESS.search(opening)):
+                yield title, found.group(0).rstrip(".,;:"), "\n".join(body)
+            title, body = heading.group(1).strip("`*_ "), []
+        elif title is not None:
+            body.append(line)
+
+
+def section_titles(text: str) -> Iterator[tuple[str, str]]:
+    """``(title, section)`` for each Markdown section."""
+    title, body = None, []
+    for line in (*text.splitlines(), "# end"):
+        if heading := _HEADING.match(line):
+            if title:
+                yield title, "\n".join(body)
+            title, body = heading.group(1).strip("`*_ "), []
+        elif title is not None:
+            body.append(line)
+
+
 def _address(fields: dict[str, str]) -> str | None:
     places = [fields[_UPSTREAM]] if _UPSTREAM in fields else \
         [fields[p] for p in _PLACES if p in fields] if any(v in fields for v in _VERSIONS) else []

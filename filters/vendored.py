@@ -31,7 +31,13 @@ from codemix.filters.fetch_lists import copies_into, fetched_copies, may_list_co
 from codemix.filters.generated import VENDORED_PATHS, path_matches
 from codemix.filters.licenses import PUBLIC_DOMAIN, license_ids, license_subject, manifest_license
 from codemix.filters.regex_screen import required_literal
-from codemix.filters.upstream_lists import names_folder, section_names, upstream_sections
+from codemix.filters.upstream_lists import (
+    names_folder,
+    prose_upstream_sections,
+    section_names,
+    section_titles,
+    upstream_sections,
+)
 
 VENDOR_LIST = "data/linguist/vendor.yml"
 GENERATED_LIST = "data/linguist/generated.yml"
@@ -638,6 +644,12 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     return tuple(facts)
 
 
+_WRITTEN_BY = re.compile(r"\b(?:all )?written by\b", re.IGNORECASE)  # a section saying who wrote its collection
+_PROSE_SECTION = "says it is taken from"  # a root section's words about the collection it names
+_THIRD_PARTY_NAME = re.compile(r"third[-_ ]?party", re.IGNORECASE)
+_LISTED_COPY = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+(?:all (?:the )?files (?:in|under) )?`([\w./+-]+)`[ \t]*(?:\([^)\n]*\))?[ \t]*$",
+                          re.IGNORECASE | re.MULTILINE)
+_MAX_LIST_CHARS = 20_000
 _THIRD_PARTY_UNDER = re.compile(r"\bthird[- ]party (?:librar(?:y|ies)|code|sources?|dependencies|components|modules|"
                                 r"packages) (?:under|in) `?([\w.-]+(?:/[\w.-]+)*)/`?", re.IGNORECASE)
 _THIRD_PARTY_CHARS = 2_000
@@ -675,6 +687,30 @@ def _declarations(path: str, folder: str, name: str, text: str):
         yield from _installed_record(path, folder, text)
     elif not folder and _CHANGELOG.fullmatch(name):
         yield from _synced(path, text)
+    elif _THIRD_PARTY_NAME.search(name) and name.lower().endswith((".md", ".txt", ".rst")) or name == "THIRDPARTY":
+        # a third-party notice's list of what it covers: "- All files in `basejump_files`", "- `include/bsg_defines.v`"
+        # (tcp_hw's ``THIRDPARTYLICENSES.md``)
+        for listed in _LISTED_COPY.finditer(text[:_MAX_LIST_CHARS]):
+            target = listed.group(1).strip("/")
+            if target and not target.startswith((".", "/")) and ("/" in target or "." in target or listed.group(0).lower()
+                                                                  .lstrip(" \t-*0123456789.").startswith("all files")):
+                yield VendoringFact("declares", _join(folder, target), f"{path} lists `{target}`")
+    elif not folder and (_README.fullmatch(name) or _LICENSE_NAME.fullmatch(name)) and name.lower().endswith(".md"):
+        # the root's README or sectioned license text, a section per collection the repository repackages
+        upstream = set()
+        for title, address, section in prose_upstream_sections(text):
+            upstream.add(title)
+            if (names := section_names(title, address)):
+                yield VendoringFact("lists_upstream", folder, f"{path}'s section {title[:40]!r} {_PROSE_SECTION} "
+                                    f"{address[:80]}", names=names,
+                                    urls=frozenset(f"{o}/{n}".lower() for o, n in _hosted(address)))
+        if _LICENSE_NAME.fullmatch(name):
+            # a root license text's section about a collection it does not say is taken from elsewhere states the
+            # repository's own terms for it (r7rs-libs's "## Robin", "all written by Peter Lane", the Open Works
+            # License): its files' headers under those terms are no copies' by the root's other sections
+            for title, section in section_titles(text):
+                if title not in upstream and _WRITTEN_BY.search(section) and (plain := _plain(title)):
+                    yield VendoringFact("own_section", folder, f"{path}'s section {title[:40]!r}", names=frozenset({plain}))
     elif path == ".gitmodules":
         for sub in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
             yield VendoringFact("declares", sub.strip("/"), ".gitmodules")
@@ -1032,10 +1068,11 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             parts = fact.folder.split("/")
             known.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
     guessed = set()  # declared folders found by the end of their path: each file's own header answers first
+    present = {f.detail for f in facts if f.kind == "present"}
     for fact in facts:
         if fact.kind == "declares" and fact.folder:
-            folder = _declared_folder(fact.folder, known)
-            if folder != fact.folder and folder not in trees:
+            folder = _declared_folder(fact.folder, known, present)
+            if folder != fact.folder and folder not in trees and folder in known:  # a file named in a list is itself
                 guessed.add(folder)
             trees.setdefault(folder, fact.detail)
     trees.update((folder, evidence) for folder, evidence in listed_upstreams(facts, repo).items() if folder not in trees)
@@ -1136,13 +1173,19 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
               if path not in trees and not _inside(path, trees)))
 
 
-def _declared_folder(folder: str, known: set[str]) -> str:
+def _declared_folder(folder: str, known: set[str], files: set[str] = frozenset()) -> str:
     """A declared folder as the tree holds it: itself, else the one folder whose path ends with it (polyphone's
-    ``packaging/debian/copyright`` names ``lib/qtsingleapplication/*`` of the package built from ``sources/``)."""
-    if folder in known or not known or "/" not in folder:  # a bare name ("vendor") ends many paths by chance
+    ``packaging/debian/copyright`` names ``lib/qtsingleapplication/*`` of the package built from ``sources/``); a
+    declared file the tree lacks, the one file of its name below the same first folder (tcp_hw's notice lists
+    ``include/noc_defs.vh``, the tree holds ``include/common/noc_defs.vh``)."""
+    if folder in known or folder in files or not known or "/" not in folder:  # a bare name ends many paths by chance
         return folder
     ends = [other for other in known if other.endswith("/" + folder)]
-    return ends[0] if len(ends) == 1 else folder
+    if len(ends) == 1:
+        return ends[0]
+    first, name = folder.split("/", 1)[0], folder.rsplit("/", 1)[-1]
+    named = [file for file in files if file.startswith(first + "/") and file.rsplit("/", 1)[-1] == name]
+    return named[0] if len(named) == 1 and not ends else folder
 
 
 _BUILD_FILE = re.compile(r"(?:GNU)?[Mm]akefile|CMakeLists\.txt|meson\.build|configure(?:\.ac)?|build\.(?:sh|zig)|SConstruct")
@@ -1217,6 +1260,10 @@ def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -
             found.setdefault(file, f"{file} beside {path}, the license text named for {project!r}")
         if files:
             found.setdefault(path, f"{path}, the license text of {project!r} ({len(files)} files named so beside it)")
+        elif all(_LICENSE_NAME.fullmatch(p.rsplit("/", 1)[-1]) for p in names.get(lic.folder, [])):
+            # beside nothing but other license texts: the files it covers are binaries (psi-thesis-guide's
+            # ``degree-thesis/fonts/LICENSE-Roboto.txt`` beside Roboto's .ttf files)
+            found.setdefault(path, f"{path}, the license text of {project!r}, beside only license texts")
     return found
 
 
@@ -1520,7 +1567,9 @@ def listed_upstreams(facts: list[VendoringFact], repo: str = "") -> dict[str, st
     found: dict[str, str] = {}
     for fact in listed:
         for child in sorted(children.get(fact.folder, ())):
-            if names_folder(fact.names, child):
+            # a section in prose names its folder exactly (r7rs-libs's "PFDS" is ``pfds/``, not ``pfds-tests/``)
+            exact = _PROSE_SECTION in fact.detail
+            if _plain(child) in fact.names if exact else names_folder(fact.names, child):
                 found.setdefault(_join(fact.folder, child), fact.detail)
     return found
 
@@ -1567,6 +1616,8 @@ class RepositoryOwner:
     sections: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
     # the package roots its own sources declare (``package_fact``, by ``PEOPLE_MIN_FILES`` or more files)
     packages: frozenset[str] = frozenset()
+    # the top folders (letters and digits) the root's sectioned license text covers as its own collections
+    own_sections: frozenset[str] = frozenset()
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -1750,7 +1801,8 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
                                      and not _fills_one_folder(len(years_), folders[holder], present)),
                            _own_projects(facts, trees),
                            tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)),
-                           _own_packages(facts, trees))
+                           _own_packages(facts, trees),
+                           frozenset().union(*(f.names for f in facts if f.kind == "own_section" and not f.folder)))
 
 
 def _small_subtree(folders: set[str], present: dict[str, int], total: int) -> str | None:
@@ -1968,6 +2020,12 @@ def owns_header(text: str, own: frozenset[str]) -> bool:
     repository's holders as the evidence of a folder of copies names them (``VendoredTree.own``)."""
     holder, _ = first_copyright(file_header(text))
     return bool(holder_words([holder]) & own)
+
+
+def in_own_section(path: str, owner: RepositoryOwner) -> bool:
+    """Whether the file lies in a top folder the root's sectioned license text covers as the repository's own
+    collection (``RepositoryOwner.own_sections``)."""
+    return "/" in path and _plain(path.split("/", 1)[0]) in owner.own_sections
 
 
 def named_for_repository(path: str, repo: str) -> bool:

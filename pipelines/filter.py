@@ -65,6 +65,7 @@ from codemix.filters.vendored import (
     header_terms,
     holder_fact,
     in_own_namespace,
+    in_own_section,
     includes_own_glue,
     may_say_vendored,
     named_for_repository,
@@ -210,8 +211,9 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
         return VendoredTree(doc.path, f"{doc.path}: {copies}, its opening comment stating its own terms")
     why = None
     # every header rule compares with the repository's holders or people: a repository naming no one has none to apply
+    # (a top folder the root's sectioned license text covers as one of its own collections states its own terms)
     if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text \
-            and not derived_work(doc.text):  # a port made here keeps its origin's notice
+            and not derived_work(doc.text) and not in_own_section(doc.path, found.owner):  # a port keeps its origin's notice
         notice = own_license(doc.text, doc.path) or named_license(doc.text)
         why = foreign_notice(doc.text, found.owner, notice) \
             or foreign_pointer(doc.text, found.owner, pointed_license(doc.text), license_ids(governing)) \

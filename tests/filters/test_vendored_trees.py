@@ -1808,3 +1808,86 @@ def test_a_folder_with_a_second_license_text_is_not_all_the_named_project():
     assert vendored_tree("external/qcms/qcms.js", trees) is not None
     one_text = {p: t for p, t in files.items() if not p.endswith("LICENSE_PDFJS_QCMS")}
     assert "external/qcms" in {tree.folder for tree in vendored_trees(_facts(one_text, "mozilla/pdf.js"), "mozilla/pdf.js")}
+
+
+def test_a_record_of_what_a_tool_installed_keyed_by_its_repository():
+    """nf-core/fetchngs (8ec2d93, the twelfth holdout, spent; FIT after its run): ``modules.json`` keys each installed
+    module and subworkflow by nf-core/modules's address, with the commit it was installed at; those folders are that
+    repository's, though nf-core owns both. The pipeline's own ``modules/local`` and ``workflows`` are not."""
+    _, found = _judged("fetchngs-modules", "nf-core/fetchngs")
+    for path in ("modules/nf-core/untar/main.nf", "modules/nf-core/sratools/prefetch/main.nf",
+                 "subworkflows/nf-core/utils_nfcore_pipeline/main.nf"):
+        tree = found[path][0]
+        assert tree is not None and "installed from nf-core/modules" in tree.evidence, path
+    for path in ("modules/local/aspera_cli/main.nf", "workflows/sra/main.nf"):
+        assert found[path][0] is None, path
+    from codemix.filters.vendored import fetched_trees
+
+    files = layout("fetchngs-modules")
+    no_commits = {**files, "modules.json": files["modules.json"].replace('"git_sha"', '"note"')}
+    assert fetched_trees(_facts(no_commits, "nf-core/fetchngs"), "nf-core/fetchngs") == ()
+
+
+def test_a_third_party_notice_listing_folders_and_files():
+    """Jbalkind/tcp_hw (59c92b1, the twelfth holdout, spent; FIT): ``THIRDPARTYLICENSES.md`` lists "All files in
+    `basejump_files`" and single files, some by an older path (``include/noc_defs.vh``, now
+    ``include/common/noc_defs.vh``, the one file of that name under ``include/``); the engine's own files stay."""
+    _, found = _judged("tcp-hw-thirdparty", "Jbalkind/tcp_hw")
+    for path in ("basejump_files/bsg_misc/bsg_dff_en.sv", "include/common/noc_defs.vh",
+                 "include/tonic_defs/tonic_defaults.vh", "frontend/chksum_calc.sv"):
+        tree = found[path][0]
+        assert tree is not None and "THIRDPARTYLICENSES.md lists" in tree.evidence, path
+    assert found["common/circ_buf_helpers/rd_circ_buf.sv"][0] is None
+    files = layout("tcp-hw-thirdparty")
+    renamed = {("NOTES.md" if p == "THIRDPARTYLICENSES.md" else p): t for p, t in files.items()}
+    _, found = _judged("", "Jbalkind/tcp_hw", renamed)
+    assert found["include/common/noc_defs.vh"][0] is None
+
+
+def test_a_license_text_named_for_a_project_beside_only_license_texts():
+    """UBA-PSI/psi-thesis-guide (2fc47de, the twelfth holdout, spent; FIT): ``degree-thesis/fonts/`` holds Roboto's and
+    Iosevka's font files (binaries) and their texts ``LICENSE-Roboto.txt``, ``LICENSE-iosevka.md``: the texts are the
+    fonts', not the thesis template's; beside a text file of the repository's, a text names no file it covers."""
+    files = layout("psi-fonts")
+    trees = vendored_trees(_facts(files, "UBA-PSI/psi-thesis-guide"), "UBA-PSI/psi-thesis-guide")
+    for path in ("degree-thesis/fonts/LICENSE-Roboto.txt", "degree-thesis/fonts/LICENSE-iosevka.md"):
+        assert vendored_tree(path, trees) is not None, path
+    assert vendored_tree("degree-thesis/main.tex", trees) is None
+    beside = {**files, "degree-thesis/fonts/fonts.tex": "% the template's font setup\n"}
+    trees = vendored_trees(_facts(beside, "UBA-PSI/psi-thesis-guide"), "UBA-PSI/psi-thesis-guide")
+    assert vendored_tree("degree-thesis/fonts/LICENSE-Roboto.txt", trees) is None
+
+
+def test_root_sections_saying_their_collection_is_repackaged_from_elsewhere():
+    """chaw/r7rs-libs (b8b625c, the twelfth holdout, spent; FIT): the root README's sections are named for its
+    collections: "## AutoDiff", "A repackaging of an R6RS implementation by Jeffrey Mark Siskind ...:
+    https://github.com/qobi/R6RS-AD"; "## PFDS", "A repackaging of ..., originally written for R6RS Scheme:
+    https://github.com/ijp/pfds". The folder of the section's exact name is the copy (not ``autodiff-tests/``, the
+    packager's own tests); the packager's ``robin/`` has no such section."""
+    _, found = _judged("r7rs-sections", "chaw/r7rs-libs")
+    for path in ("autodiff/AD.sld", "pfds/queue.sld", "nltk/n-grams.sld"):
+        tree = found[path][0]
+        assert tree is not None and "says it is taken from" in tree.evidence, path
+    for path in ("autodiff-tests/AD-test.sps", "robin/abbrev.sld"):
+        assert found[path][0] is None, path
+    files = layout("r7rs-sections")
+    plain = {**files, "README.md": files["README.md"].replace("A repackaging of", "An implementation of")
+             .replace("originally written for", "for")}
+    trees = vendored_trees(_facts(plain, "chaw/r7rs-libs"), "chaw/r7rs-libs")
+    assert vendored_tree("pfds/queue.sld", trees) is None
+
+
+def test_a_root_license_section_saying_who_wrote_a_collection_keeps_its_terms_its_own():
+    """chaw/r7rs-libs (b8b625c, the twelfth holdout, spent; FIT): the root LICENSE.md is a list of licences per
+    collection; its copyright lines name Ian Price (PFDS) and Göran Weinholt, and its "## Robin" section says "The
+    libraries within 'robin' are all written by Peter Lane. The license is the Open Works License". Peter Lane's
+    ``robin/*.sld`` under that licence are the repository's, not copies by their terms; Weinholt's
+    ``sliding-buffer.sld`` (Andreas Rottmann, MIT) is still read by its header."""
+    _, found = _judged("r7rs-robin", "chaw/r7rs-libs")
+    for path in ("robin/abbrev.sld", "robin/text.sld"):
+        assert found[path][0] is None, path
+    assert found["weinholt/sliding-buffer.sld"][0] is not None
+    files = layout("r7rs-robin")
+    unsaid = {**files, "LICENSE.md": files["LICENSE.md"].replace("are all written by Peter Lane", "are collected here")}
+    _, found = _judged("", "chaw/r7rs-libs", unsaid)
+    assert found["robin/abbrev.sld"][0] is not None
