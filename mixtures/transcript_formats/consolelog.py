@@ -517,9 +517,10 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
                                ("sections", section_turns), ("glyphs", glyph_turns), ("panels", panel_turns)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
+                runs = dict.fromkeys(t.get("run", 0) for t in turns)  # (several agents' runs, each its own)
                 transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([
                     message(t["speaker"], t["content"], name=t["name"], observation=t["speaker"] == "tool")
-                    for t in turns]))]
+                    for t in turns if t.get("run", 0) == run])) for run in runs]
                 framing = {**framing, **found}
         if transcripts:
             for transcript in transcripts:

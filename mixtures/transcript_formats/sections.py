@@ -153,6 +153,7 @@ def section_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
     framing: collections.Counter[str] = collections.Counter(
         before_first_label=sum(1 for line in lines[:labels[0][0]] if line.strip()))
     sections = []
+    actor = ""  # the agent named by the last ``# Agent: name`` label
     tree_lines: set[str] = set()  # the status lines seen under a tree's nodes
     for number, (index, label, role, rest) in enumerate(labels):
         stop = labels[number + 1][0] if number + 1 < len(labels) else len(lines)
@@ -182,14 +183,22 @@ def section_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | No
                 body.append(line.rstrip())
         if role == "part" and rest and not any(line.strip() for line in body[1:]) and NAME.fullmatch(rest):
             framing["actor_name"] += 1  # ``# Agent: Expert Research Analyst``: who acts next, not what it says
+            actor = rest
             continue
         if any(line.strip() for line in body):  # the model's part keeps its label (``PLAN:``, ``Tool Call:``)
             # (a label that only names the writer, ``Assistant:``, is no part of what it wrote)
             body = [f"{label}: {body[0]}".rstrip(), *body[1:]] if role == "part" and label_kind(label) - MODEL_WORDS else body
-            sections.append({"role": role, "label": label, "lines": body})
+            sections.append({"role": role, "label": label, "lines": body, "actor": actor})
         else:
             framing["empty_section"] += 1  # a heading over nothing (``## [time] Execution Update``)
-    turns = joined_turns(sections, framing)
+    # Agents that each get a task of their own (a crew's manager delegating to its members, their sections
+    # interleaved as they ran) hold a run each: the turns are grouped by the actor named before them.
+    tasked = {s.get("actor") for s in sections if s["role"] == "user" and s.get("actor")}
+    if len(tasked) >= 2 and all(s.get("actor") in tasked for s in sections):
+        runs = [[s for s in sections if s["actor"] == name] for name in dict.fromkeys(s["actor"] for s in sections)]
+        turns = [{**t, "run": index} for index, run in enumerate(runs) for t in joined_turns(run, framing)]
+    else:
+        turns = joined_turns(sections, framing)
     model = [i for i, t in enumerate(turns) if t["speaker"] == "assistant"]
     if len(model) < MIN_CYCLES or model[-1] - model[0] < len(model):
         return None  # the model's cycles must be answered: a tool's output or a person's words between two of them

@@ -650,3 +650,24 @@ def test_a_console_s_redrawn_status_tree_is_framing():
     (transcript,) = parse_text(text)
     assert transcript.messages[0]["content"].startswith("Fetch top AI news stories")
     assert not any("Status:" in m["content"] or "Crew: crew" in m["content"] for m in transcript.messages)
+
+
+def test_a_crew_s_agents_each_with_a_task_of_their_own_hold_a_run_each():
+    """CrewAI's hierarchical crew console (FabianGobet/self-study, its layout): the manager's ``## Task:``, then the
+    member it delegates to runs (its own ``# Agent:`` / ``## Task:``, tool use, ``## Final Answer:``), then the manager's
+    ``## Using tool: Delegate work to coworker`` whose output is the member's answer, and its final answer. Each agent
+    given a task of its own holds a run of its own (the sections interleave as they ran); before, the member's task
+    was joined to the manager's and the turns of two runs mixed (16 of 22 messages)."""
+    text = ("# Agent: Crew Manager\n## Task: Fetch top AI news stories from the past 24 hours.\n\n"
+            "# Agent: News Fetcher Expert\n## Task: Fetch top AI news stories from the past 24 hours, five of them.\n\n"
+            "# Agent: News Fetcher Expert\n## Using tool: Search the internet\n## Tool Input:\n\"{\\\"query\\\": \\\"AI\\\"}\"\n"
+            "## Tool Output:\nTitle: AI News\n\n# Agent: News Fetcher Expert\n## Final Answer:\nTitle: AI News, five stories.\n\n"
+            "# Agent: Crew Manager\n## Thought: The best way to approach this task is to delegate it.\n"
+            "## Using tool: Delegate work to coworker\n## Tool Input:\n\"{\\\"coworker\\\": \\\"News Fetcher Expert\\\"}\"\n"
+            "## Tool Output:\nTitle: AI News, five stories.\n\n# Agent: Crew Manager\n## Final Answer:\nFive AI news stories.\n")
+    manager, member = parse_text(text)
+    assert [m["role"] for m in manager.messages] == ["user", "assistant", "tool", "assistant"]
+    assert manager.messages[0]["content"] == "Fetch top AI news stories from the past 24 hours."
+    assert "Delegate work to coworker" in manager.messages[1]["content"]
+    assert [m["role"] for m in member.messages] == ["user", "assistant", "tool", "assistant"]
+    assert member.messages[0]["content"].endswith("five of them.")
