@@ -157,15 +157,20 @@ def opencode_export(text):
 
 
 def gemini_error_report(text):
+    """{'error', 'context'}: context is the conversation as Gemini contents, plus the request that failed appended as a
+    bare string."""
     report = json.loads(text)
     contents = [c for c in report["context"] if isinstance(c, dict)]
+    pending = [c for c in report["context"] if isinstance(c, str)]
     roles = collections.Counter(c["role"] for c in contents)
+    roles["user"] += len(pending)
     parts = collections.Counter(key for c in contents for p in c.get("parts", []) for key in p)
     return counted(1, roles, parts["functionCall"], "one CLI session cut off by the error; each dict in 'context' is "
                    "a message under its role (user entries include the CLI's context preamble and the "
-                   "functionResponse turns); tool_calls are functionCall parts",
-                   function_responses=parts["functionResponse"], non_dict_context_items=len(report["context"]) -
-                   len(contents), error=report["error"]["message"][:60])
+                   "functionResponse turns) and each bare string is the user's request that failed; tool_calls are "
+                   "functionCall parts", function_responses=parts["functionResponse"],
+                   bare_string_requests=len(pending), thought_signatures=parts["thoughtSignature"],
+                   error=report["error"]["message"][:60])
 
 
 def lab_transcript(text):
