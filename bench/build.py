@@ -55,6 +55,7 @@ rewritten after every round, so a run cut short keeps its finished rounds.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import logging
 import shutil
@@ -178,6 +179,19 @@ def write_spec(corpus_dir: Path, path: Path, decontaminate: bool = True, secrets
     if not secrets:
         spec["filters"]["redaction"] = {"secrets": False}
     path.write_text(json.dumps(spec, indent=2))  # JSON is YAML
+
+
+def compile_sources(tree: Path) -> None:
+    """The tree's ``codemix`` package (its subpackages are links to the tree's folders) and ``bench`` compiled
+    to ``__pycache__``, as installing a package compiles it (datatrove's, in the venv, is): a machine
+    with ``PYTHONDONTWRITEBYTECODE`` set (this one) never writes a checkout's, so every build would
+    compile each module it imports again (~0.45 CPU s a build; bench/RESULTS.md, issue 49, round 15).
+    Untimed, before the rounds, as the corpus export is."""
+    package = tree / "codemix"
+    folders = {package.resolve(), (tree / "bench").resolve(),
+               *(entry.resolve() for entry in package.iterdir() if entry.is_dir())}
+    for folder in sorted(folders):
+        compileall.compile_dir(folder, quiet=1)
 
 
 def run_codemix(corpus_dir: Path, work: Path, workers: int, decontaminate: bool = True, secrets: bool = True,
@@ -405,6 +419,8 @@ def main(argv: list[str]) -> None:
     sides = tuple(name for name in SIDES if name not in left_out)
     if args.baseline is not None:
         sides = (BASELINE, *sides)
+    for tree in {Path(__file__).resolve().parent.parent, *([args.baseline.resolve()] if args.baseline else [])}:
+        compile_sources(tree)
     rounds = []
     for number in range(args.rounds):
         results: dict = {"order": rotation(number, sides)}
