@@ -792,6 +792,50 @@ def count_prompt_response_log(path: Path) -> int:
     text = path.read_text(encoding="utf-8")
     return len(re.findall(r'Sending prompt: "', text)) + len(re.findall(r'"role": "assistant"', text))
 
+# round 15 (b45p): structured run files of new systems, counted before any code of the round
+def count_gemini_session(path: Path) -> int:
+    """A Gemini CLI chat session (``messages`` of ``type`` user / gemini): each message that says something or
+    makes calls, plus one tool message per call holding its ``result``."""
+    messages = json.loads(path.read_text())["messages"]
+    said = sum(1 for m in messages if m.get("type") in ("user", "gemini")
+               and (str(m.get("content") or "").strip() or m.get("toolCalls")))
+    return said + sum(1 for m in messages for call in m.get("toolCalls") or [] if call.get("result"))
+
+
+def count_envelopes(path: Path) -> int:
+    """JSONL envelopes between agents (``sender``, ``recipient``, ``payload``): one message each (a summary line
+    without a sender is none)."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return sum(1 for record in records if "sender" in record and record.get("payload") is not None)
+
+
+def count_team_state_thread(path: Path) -> int:
+    """An AutoGen ``TeamState``: the conversation once, as the group chat manager's ``message_thread`` (each
+    agent's ``llm_context`` is its own view of the same messages)."""
+    states = json.loads(path.read_text())["agent_states"]
+    return max(len(state.get("message_thread") or []) for state in states.values())
+
+
+def count_agent_state_context(path: Path) -> int:
+    """An AutoGen ``AssistantAgentState``: the messages of its ``llm_context``."""
+    return len(json.loads(path.read_text())["llm_context"]["messages"])
+
+
+def count_claude_stream_json(path: Path) -> int:
+    """Claude Code ``--output-format stream-json``: the model's messages by ``message.id`` (a record per content
+    block), plus each user record's blocks (its text, each ``tool_result``); ``system`` and ``result`` records
+    (hooks, retries, task notices) are none."""
+    ids, user = set(), 0
+    for line in path.read_text().splitlines():
+        record = json.loads(line) if line.strip() else {}
+        if record.get("type") == "assistant":
+            ids.add(record["message"]["id"])
+        elif record.get("type") == "user":
+            content = record["message"]["content"]
+            user += len(content) if isinstance(content, list) else bool(content.strip())
+    return len(ids) + user
+
+
 
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
@@ -929,4 +973,13 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Codex transcript appended by the agent (## <time> — user / codex headings)": count_stamped_role_headings,
                 "opencode client console log (Sending prompt lines, printed response messages)": count_prompt_response_log,
                 "Copilot CLI session checkpoints (overview and history summaries, no conversation)": count_nothing,
-                "CAMEL agent memory records (JSONL: role_at_backend beside message {role_name, role_type, content}, calls in func_name/args, results in result)": count_jsonl_records}
+                "CAMEL agent memory records (JSONL: role_at_backend beside message {role_name, role_type, content}, calls in func_name/args, results in result)": count_jsonl_records,
+                # round 15 (b45p): structured run files, collected before code changed
+                "Gemini CLI chat session saved by the CLI (JSON: sessionId, messages of type user/gemini, toolCalls holding their functionResponse results, thoughts, tokens)": count_gemini_session,
+                "Multi-agent customer-case trace (JSONL envelopes: case_id, sender/recipient, performative/intent, payload; 50 cases interleaved, a msg_id per envelope, a usage summary line)": count_envelopes,
+                "AutoGen AgentChat TeamState saved by save_state (a round robin of two agents: the manager's message_thread, each agent's llm_context and message_buffer)": count_team_state_thread,
+                "AutoGen AssistantAgentState saved by save_state (llm_context of UserMessage/AssistantMessage with sources)": count_agent_state_context,
+                "Claude Code headless stream-json with hook and subagent task records (system hook/task/api_retry records, assistant block records sharing message ids, result)": count_claude_stream_json,
+                "Jaeger JSON export of an inference API's spans (operation names and tags, no conversation)": count_nothing,
+                "Analytics assistant run summaries (JSONL: thread_id, question, route, token counts; no answers, no conversation)": count_nothing,
+                "Agent Trace attribution records (JSONL: files and line ranges per AI contributor, no conversation)": count_nothing}
