@@ -278,7 +278,7 @@ def event_runs(items: Any) -> list[tuple[Any, list[dict[str, Any]], int]] | None
              and any(r for r, _ in results)}
     read = [None if view[key] in mixed else messages for view, messages in zip(views, read)]
     groups: dict[Any, list[int]] = collections.defaultdict(list)
-    ids = run_ids(views)
+    ids = run_ids(views, lambda view: view.get(key))
     current = next((i for i in ids if i is not None), None)  # events before the first id join the first run
     for index, run_id in enumerate(ids):
         current = run_id if run_id is not None else current  # an event with no id (a footer) joins the run before
@@ -300,23 +300,102 @@ def models_kinds(read: list, views: list[dict], key: str) -> list:
     naming no model, stay left out."""
     if not any(m and m[0]["role"] == "user" and not m[0]["observation"] for m in read):
         return read
-    model = {view[key] for view, m in zip(views, read) if m is None and (
+    unread = [m is None or model_step(view) for view, m in zip(views, read)]
+    model = {view[key] for view, left in zip(views, unread) if left and (
         isinstance(view.get("model"), str) or listed_call_records(view))}
-    return [turn_messages([{**view, "role": "assistant"}]) or None if m is None and view[key] in model else m
-            for view, m in zip(views, read)]
+    return [turn_messages([{**view, "role": "assistant"}]) or None if left and view[key] in model else m
+            for view, m, left in zip(views, read, unread)]
 
 
-def run_ids(views: list[dict]) -> list[Any]:
-    """Each event's run id: the ``RUN_KEYS`` field that at least two thirds of the events carry with two values
-    or more, each value on two events on average (None for an event without it); all None when no field does
-    (the log is one run)."""
-    for key in RUN_KEYS:
-        ids = [v.get(key) if isinstance(v.get(key), (str, int)) and not isinstance(v.get(key), bool) else None
-               for v in views]
-        present = [i for i in ids if i is not None]
-        if len(present) * 3 >= len(ids) * 2 and 2 <= len(set(present)) and len(set(present)) * 2 <= len(present):
-            return ids  # (a run's id groups its events: a handle most events hold alone names no run)
-    return [None] * len(views)
+def model_step(view: dict) -> bool:
+    """An event read as a step only for its ``thoughts`` (Gemini CLI's reasoning summaries beside its ``toolCalls``):
+    no action or observation of a step's own, so its kind may still be the model's turns."""
+    return step_of(view) is not None and not any(k in view for k in ("action", "actions", "observation", "observations"))
+
+
+def run_ids(views: list[dict], opener: Any = None) -> list[Any]:
+    """Each event's run id by ``run_key`` (None for an event without it); all None when no field is one (the log
+    is one run). ``opener``: what tells how a run opens (the event's kind), for keys no ``RUN_KEYS`` name."""
+    key = run_key(views, opener)
+    return [scalar(v.get(key)) for v in views] if key else [None] * len(views)
+
+
+def scalar(value: Any) -> Any:
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def run_key(records: list[dict], opener: Any = None) -> str | None:
+    """The field that says which run each record of a log belongs to, judged from the log's own statistics: a
+    ``RUN_KEYS`` field, else one whose name ends in ``id`` (``case_id``), that two thirds of the records carry
+    with two values or more, two thirds of them sharing their value with another record (a run groups several
+    records: a handle each record holds alone, a message's, a span's or a task's id, names no run). A field no
+    ``RUN_KEYS`` name must also follow the conversation: its runs open as the log does (``opener`` of each
+    run's first record, as of the log's first: a case's request, not an agent's findings)."""
+    named = [k for k in dict.fromkeys(k for r in records[:200] for k in r) if k not in RUN_KEYS and id_named(k)]
+    for key in (*RUN_KEYS, *named):
+        present = [i for r in records if (i := scalar(r.get(key))) is not None]
+        counts = collections.Counter(present)
+        if (len(present) * 3 < len(records) * 2 or len(counts) < 2
+                or sum(c for c in counts.values() if c > 1) * 3 < len(present) * 2):
+            continue
+        if key in RUN_KEYS:
+            return key
+        firsts = {}
+        for record in records:
+            firsts.setdefault(scalar(record.get(key)), record)
+        if opener is not None and all(opener(r) == opener(records[0]) for i, r in firsts.items() if i is not None):
+            return key
+    return None
+
+
+def id_named(key: Any) -> bool:
+    """A key named as an id (``case_id``, ``caseId``, ``case-id``), not the bare ``id`` of each record."""
+    return isinstance(key, str) and key.lower() != "id" and (key.lower().endswith(("_id", "-id")) or key.endswith("Id"))
+
+
+# --- messages between agents, in envelopes ------------------------------------------------------------------
+
+# Who sent an envelope, to whom, and what it carries.
+SENDER_KEYS = ("sender", "from", "from_agent", "sender_agent", "source_agent")
+RECIPIENT_KEYS = ("recipient", "to", "receiver", "to_agent", "target_agent", "target")
+BODY_KEYS = ("payload", "body", "content", "message", "text", "msg", "data")
+
+
+def envelope_runs(items: Any) -> list[tuple[Any, list[dict[str, Any]], int]] | None:
+    """Messages agents sent each other, each in an envelope naming its sender and recipient and carrying a body
+    (``{case_id, sender, recipient, performative, intent, payload: {...}}``: a multi-agent system's message
+    trace): per run (``run_key``: the cases interleave) its id, its messages and the envelopes left out (of no
+    body). Each message is its sender's, named for it, as role ``user``: the reader's ``named_parties`` makes the
+    run's opener the request and every other sender a party replying. Its text is the body's, or the body's JSON
+    where it is data. None unless all items but a tenth (or two) are envelopes of one sender key, two senders or more of them
+    names rather than role words (turns of roles are read as turns)."""
+    if not isinstance(items, list) or len(items) < 3 or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    sender = next((k for k in SENDER_KEYS if len(items) - sum(isinstance(i, dict) and short_label(i.get(k)) for i in items)
+                   <= max(2, len(items) // 10)), None)  # (a header or a summary line among them is no envelope)
+    envelopes = [i for i in items if isinstance(i, dict) and short_label(i.get(sender))] if sender else []
+    recipient = next((k for k in RECIPIENT_KEYS if all(short_label(e.get(k)) for e in envelopes)), None)
+    body = next((k for k in BODY_KEYS if all(k in e for e in envelopes)), None)
+    if not envelopes or recipient is None or body is None:
+        return None
+    names = {e[sender].strip().lower() for e in envelopes}
+    if sum(name not in ROLE_ALIASES for name in names) < 2 or not any(holds_text(e[body]) for e in envelopes):
+        return None
+    ids = run_ids(envelopes, lambda e: e[sender])
+    groups: dict[Any, list[dict]] = collections.defaultdict(list)
+    for envelope, run_id in zip(envelopes, ids):
+        groups[run_id].append(envelope)
+    runs = []
+    for run_id, run in groups.items():
+        said = [e for e in run if e[body] not in (None, "", [], {})]
+        messages = [message("user", e[body] if isinstance(e[body], str) else json.dumps(e[body], ensure_ascii=False),
+                            name=e[sender].strip()) for e in said]
+        runs.append((run_id, messages, len(run) - len(said)))
+    return [(run_id, m, left + (len(items) - len(envelopes) if i == 0 else 0)) for i, (run_id, m, left) in enumerate(runs)]
+
+
+def short_label(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= 80 and "\n" not in value
 
 
 # --- streamed chunks ------------------------------------------------------------------------------------
@@ -381,7 +460,16 @@ def chunk_key(entry: Any) -> tuple | None:
         return ("openai", entry.get("id"))
     if isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry["type"] in ANTHROPIC_STREAM:
         return ("anthropic",)
+    if isinstance(entry, dict) and entry.get("delta") is True and speaker_of(entry) and isinstance(entry.get("content"), str):
+        return ("delta", speaker_of(entry), entry.get("type"))  # a turn's text streamed record by record
     return None
+
+
+def merged_deltas(parts: list[dict]) -> dict:
+    """A turn streamed as records flagged ``delta: true`` (Gemini CLI's ``stream-json`` replies): one record
+    of the parts' text joined, the first part's other fields."""
+    merged = {k: v for k, v in parts[0].items() if k != "delta"}
+    return {**merged, "content": "".join(part["content"] for part in parts)}
 
 
 ANTHROPIC_STREAM = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
@@ -391,7 +479,8 @@ ANTHROPIC_STREAM = frozenset({"message_start", "content_block_start", "content_b
 def merged_chunks(items: Any) -> list | None:
     """``items`` with each run of streamed chunks merged into the message it is (OpenAI deltas of one reply id;
     an Anthropic ``message_start`` ... ``message_stop``; Open Interpreter's parts between a ``start`` and an
-    ``end`` flag of one role, type and format); None when no entry is a chunk."""
+    ``end`` flag of one role, type and format; consecutive turn records of one speaker flagged ``delta:
+    true``); None when no entry is a chunk."""
     if not isinstance(items, list) or len(items) < 2 or not all(isinstance(i, dict) for i in items[:200]):
         return None
     merged: list = []
@@ -414,7 +503,8 @@ def merged_chunks(items: Any) -> list | None:
                 key[0] == "anthropic" and end > index and items[end].get("type") == "message_start"):
             end += 1
         run = items[index:end]
-        merged.append(merged_openai(run) if key[0] == "openai" else anthropic_stream(run))
+        merged.append(merged_openai(run) if key[0] == "openai" else merged_deltas(run) if key[0] == "delta"
+                      else anthropic_stream(run))
         index, changed = end, True
     return merged if changed else None
 

@@ -48,7 +48,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     is_spoken,
     message,
 )
-from codemix.mixtures.transcript_formats.events import event_runs, merged_chunks
+from codemix.mixtures.transcript_formats.events import envelope_runs, event_runs, merged_chunks
 from codemix.mixtures.transcript_formats.parts import kinded_part_turns, role_keyed_turns
 from codemix.mixtures.transcript_formats.piped import is_piped_run, piped_messages
 from codemix.mixtures.transcript_formats.react import react_messages
@@ -174,6 +174,12 @@ def find_conversations(value: Any) -> list[Found]:
                                len(node) - len(turns)))
             continue
         if kind is None and (runs := event_runs(node)) is not None:  # events naming their kind (``events``)
+            record, record_key = chain[0] if chain else (None, "")
+            found += [Found(path if len(runs) == 1 else f"{path}[run {i}]", messages, "messages", record,
+                            str(run_id) if run_id is not None and record is None else record_key,
+                            tuple(d for d, _ in chain[1:]), left_out) for i, (run_id, messages, left_out) in enumerate(runs)]
+            continue
+        if kind is None and (runs := envelope_runs(node)) is not None:  # agents' messages in envelopes
             record, record_key = chain[0] if chain else (None, "")
             found += [Found(path if len(runs) == 1 else f"{path}[run {i}]", messages, "messages", record,
                             str(run_id) if run_id is not None and record is None else record_key,
@@ -1005,8 +1011,11 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line, or an
     envelope around one); a line that is a logged tool call (``{name, arguments, result}``) between them is
     the model's call and its result; a line with no text (a header, a usage record) is left out and counted
-    (``entries_left_out``). A message streamed in parts over several lines is one (``events.merged_chunks``)."""
-    entries = superseded([requested_turn(entry) for entry in merged_chunks(entries) or entries])
+    (``entries_left_out``). A message streamed in parts over several lines is one (``events.merged_chunks``);
+    a file that several sessions were appended to is one transcript per session (``appended_sessions``)."""
+    if len(sessions := appended_sessions(entries)) > 1:
+        return [t for part in sessions for t in parse_turn_lines(part) if t.messages]
+    entries = superseded([status_result(requested_turn(entry)) for entry in merged_chunks(entries) or entries])
     kinds = {entry.get("type") for entry in entries if detect_turn_line(entry) and isinstance(entry, dict)}
     entries = [models_line(entry, kinds) for entry in entries]
     turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
@@ -1032,6 +1041,47 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     messages = flag_text_observations(messages)
     extra: dict[str, Any] = {"layout": "turns", **({"entries_left_out": left_out} if left_out else {})}
     return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra=extra)]
+
+
+# Where a line that opens a session names it (Gemini CLI's ``stream-json`` ``init`` record).
+SESSION_KEYS = ("session_id", "sessionId", "thread_id", "threadId", "conversation_id", "conversationId")
+
+
+def session_of(entry: Any) -> str:
+    """The session a line of no text opens (its ``SESSION_KEYS`` value), or ""."""
+    if not isinstance(entry, dict) or not is_silent(entry):
+        return ""
+    return next((str(entry[k]) for k in SESSION_KEYS if isinstance(entry.get(k), (str, int)) and str(entry[k])), "")
+
+
+def appended_sessions(entries: list) -> list[list]:
+    """The sessions of a JSONL file of turns that a harness appended run after run, each opened by a line of no
+    text naming its session (Gemini CLI's ``stream-json`` ``init``): the lines from each opening to the next,
+    the person's lines written just before an opening (the task the harness logged) going with the session they
+    open. One list (the whole file) unless two sessions or more open in it."""
+    openers = [index for index, entry in enumerate(entries) if session_of(entry)]
+    if len({session_of(entries[index]) for index in openers}) < 2:
+        return [entries]
+    starts = [0]
+    for index in openers[1:]:
+        while index > starts[-1] and person_line(entries[index - 1]):
+            index -= 1
+        starts.append(index)
+    return [entries[a:b] for a, b in zip(starts, [*starts[1:], len(entries)])]
+
+
+def person_line(entry: Any) -> bool:
+    return detect_turn_line(entry) and ROLE_ALIASES.get((speaker_of(unwrap_turn(entry)) or "").lower()) == "user"
+
+
+def status_result(entry: Any) -> Any:
+    """A tool's result line that keeps no output, only its call's id and a ``status`` (``{type: tool_result,
+    tool_id, status: success}``: the call printed nothing): that status is its result, not a line left out."""
+    if (not isinstance(entry, dict) or ROLE_ALIASES.get((speaker_of(entry) or "").lower()) != "tool"
+            or has_text_or_calls(entry) or not isinstance(entry.get("status"), str) or not entry["status"].strip()
+            or len(entry["status"]) > 40 or not any(entry.get(k) for k in ("tool_id", "tool_call_id", "call_id", "toolCallId"))):
+        return entry
+    return {**entry, "output": entry["status"]}
 
 
 def models_line(entry: Any, kinds: set) -> Any:

@@ -753,8 +753,14 @@ def is_thought_part(part: Any) -> bool:
 
 
 def thought_parts(item: dict) -> str:
+    """The turn's thinking kept in its parts, or as summaries beside them (Gemini CLI's ``thoughts: [{subject,
+    description}]``)."""
     content = content_of(item)
-    return "\n".join(p["text"] for p in content if is_thought_part(p)) if isinstance(content, list) else ""
+    if isinstance(content, list) and (parts := [p["text"] for p in content if is_thought_part(p)]):
+        return "\n".join(parts)
+    summaries = item.get("thoughts") if isinstance(item.get("thoughts"), list) else []
+    return "\n\n".join(": ".join(s[k] for k in ("subject", "description") if isinstance(s.get(k), str) and s[k].strip())
+                       for s in summaries if isinstance(s, dict) and isinstance(s.get("description"), str))
 
 
 def content_of(item: dict) -> Any:

@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -530,7 +531,7 @@ def sibling_request(location: str) -> tuple[str, str] | None:
         return None
     run = Path(location)
     try:
-        records = folder_records(str(run.parent), run.parent.stat().st_mtime_ns)
+        records = folder_records(str(run.parent))
     except OSError:
         return None
     if records is None:
@@ -542,20 +543,68 @@ def sibling_request(location: str) -> tuple[str, str] | None:
     return stated[0] if len(stated) == 1 else None
 
 
-@functools.lru_cache(maxsize=256)
-def folder_records(folder: str, mtime_ns: int) -> tuple[tuple[str, str], ...] | None:
+# How long after its last change a folder or file is trusted to stay as cached: a change within one tick of the
+# file system's clock (coarse timestamps: ext4's ~4 ms, FAT's 2 s) may leave its modification time as it was, so
+# what changed that recently is read again, never cached (git's "racily clean" rule).
+RACY_NS = 2_000_000_000
+
+
+def folder_records(folder: str) -> tuple[tuple[str, str], ...] | None:
     """Each JSON/YAML record file in ``folder`` with the request it states ("" when none, or when it is a run
     itself), or None for a folder of more records than one run's folder holds (a data set: none is parsed).
-    Cached per worker, keyed by the folder's modification time: a folder of many task-less runs is listed and
-    its records parsed once, not once per run (which was quadratic in the folder's size)."""
+    The listing is cached per worker by the folder's modification time (a file added, removed or renamed moves
+    it), each record by its file's size and modification time (a file rewritten in place moves them), neither
+    while it is within ``RACY_NS`` of a change: a folder of many task-less runs is listed and its records parsed
+    once, not once per run (which was quadratic in the folder's size), and never read stale."""
+    listing = _folder_listing(folder, settled_mtime(os.stat(folder)))
+    if listing is None:
+        return None
+    name = Path(folder).name
+    records = []
+    for path in listing:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue  # removed since the listing
+        records.append((path, _record_request(path, stat.st_size, settled_mtime(stat), name)))
+    return tuple(records)
+
+
+def settled_mtime(stat: os.stat_result) -> int | None:
+    """The modification time to key a cache by, or None (read again, never cached) within ``RACY_NS`` of it."""
+    return stat.st_mtime_ns if time.time_ns() - stat.st_mtime_ns >= RACY_NS else None
+
+
+def _folder_listing(folder: str, mtime_ns: int | None) -> tuple[str, ...] | None:
+    return _listing(folder) if mtime_ns is None else _cached_listing(folder, mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_listing(folder: str, mtime_ns: int) -> tuple[str, ...] | None:
+    return _listing(folder)
+
+
+def _listing(folder: str) -> tuple[str, ...] | None:
+    """The folder's JSON/YAML record files, or None for more than one run's folder holds."""
     with os.scandir(folder) as entries:
         paths = sorted(str(Path(entry.path)) for entry in entries
                        if Path(entry.name).suffix in RECORD_SUFFIXES and entry.is_file())
-    if len(paths) > MAX_RECORDS + 1:  # more than MAX_RECORDS beside any run in it, the run one of them or not
-        return None
-    name = Path(folder).name
-    return tuple((path, text if (text := stated_request(value := sibling_record(Path(path)), name))
-                  and not find_conversations(value) else "") for path in paths)
+    return None if len(paths) > MAX_RECORDS + 1 else tuple(paths)  # more than MAX_RECORDS beside any run in it
+
+
+def _record_request(path: str, size: int, mtime_ns: int | None, folder_name: str) -> str:
+    return _request(path, folder_name) if mtime_ns is None else _cached_request(path, size, mtime_ns, folder_name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_request(path: str, size: int, mtime_ns: int, folder_name: str) -> str:
+    return _request(path, folder_name)
+
+
+def _request(path: str, folder_name: str) -> str:
+    """The request a record file states, "" when none or when it is a run itself."""
+    value = sibling_record(Path(path))
+    return text if (text := stated_request(value, folder_name)) and not find_conversations(value) else ""
 
 
 def _documents(source: SourceConfig, location: str, name: str, transcripts: list,

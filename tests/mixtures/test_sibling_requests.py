@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from codemix.mixtures.transcript_formats.siblings import stated_request
-from codemix.pipelines.readers.transcripts import folder_records, sibling_request
+from codemix.pipelines.readers.transcripts import sibling_request
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 FEATURE = FIXTURES / "automaker" / "feature-1768159523106-mxbgsu25y"
@@ -51,12 +51,18 @@ def test_two_task_records_or_a_sibling_run_state_no_single_request(tmp_path):
     shutil.copytree(FEATURE, folder)
     shutil.copy(FEATURE / "feature.json", folder / "feature-copy.json")
     assert sibling_request(str(folder / "agent-output.md")) is None  # which of the two? neither
+    import os
+
+    before = os.stat(folder).st_mtime_ns
     (folder / "feature-copy.json").unlink()
-    folder_records.cache_clear()  # changed within the clock's tick, the folder's mtime may not move
     run = {"task": "Fix the flaky test in the parser", "messages": [
         {"role": "user", "content": "Fix the flaky test in the parser"}, {"role": "assistant", "content": "Done."}]}
     (folder / "other-run.json").write_text(json.dumps(run))
+    os.utime(folder, ns=(before, before))  # changed within the clock's tick: the folder's time as it was
     assert sibling_request(str(folder / "agent-output.md"))[1].endswith("feature.json")  # a run is no task record
+    shutil.copy(FEATURE / "feature.json", folder / "feature-again.json")  # a second task record, in the same tick
+    os.utime(folder, ns=(before, before))
+    assert sibling_request(str(folder / "agent-output.md")) is None  # seen, though the folder's time did not move
 
 
 def test_automakers_output_reads_with_the_request_of_its_feature_record():
@@ -90,6 +96,7 @@ def test_a_folder_of_many_task_less_runs_is_listed_once(tmp_path, monkeypatch):
     runs = [folder / f"agent-output-{index}.md" for index in range(12)]
     for run in runs:
         shutil.copy(FEATURE / "agent-output.md", run)
+    settle(folder)
     listings = []
     for name in ("scandir", "listdir"):  # Path.iterdir lists through os.listdir or os.scandir
         real = getattr(os, name)
@@ -105,3 +112,33 @@ def test_a_folder_of_many_task_less_runs_is_listed_once(tmp_path, monkeypatch):
     assert len(docs) == len(runs)
     assert all(doc.metadata["transcript"]["task_from"] == "sibling" for doc in docs)  # every run found it
     assert len(listings) == 1
+
+
+def settle(folder: Path, seconds: float = 60.0) -> None:
+    """Date a folder and its files back, as files at rest are (what changed within the clock's last tick is read
+    again, never cached)."""
+    import os
+    import time
+
+    for path in [*folder.iterdir(), folder]:
+        os.utime(path, (time.time() - seconds, time.time() - seconds))
+
+
+def test_a_record_rewritten_in_place_is_read_again_though_its_folder_did_not_change(tmp_path):
+    """The folder's listing is cached by the folder's modification time, which a file rewritten in place does not
+    move: each record is keyed by its own size and time, so the new request is read, never the cached one."""
+    import os
+
+    folder = tmp_path / FEATURE.name
+    shutil.copytree(FEATURE, folder)
+    settle(folder)
+    first = sibling_request(str(folder / "agent-output.md"))
+    feature = json.loads((folder / "feature.json").read_text())
+    rewritten = {**feature, "description": "Add a dark mode toggle to the settings page"}
+    folder_time = os.stat(folder).st_mtime_ns
+    (folder / "feature.json").write_text(json.dumps(rewritten))
+    settle(folder, seconds=30.0)  # the file at rest again (cached by its key), dated apart from before
+    os.utime(folder, ns=(folder_time, folder_time))  # the folder as it was: only the file changed
+    second = sibling_request(str(folder / "agent-output.md"))
+    assert first[0] == stated_request(feature, FEATURE.name) != second[0]
+    assert second[0] == stated_request(rewritten, FEATURE.name)
