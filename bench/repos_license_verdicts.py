@@ -819,6 +819,10 @@ VERDICTS = {
          "information on usage and redistribution'; TclX's license.terms says only 'As with Tcl, all of Extended Tcl is "
          "freely redistributable ... (BSD-style license)', no variant: ours none, the reference Tcl's by its rule for "
          "the sentence (tcl.m4 and autoload.tcl are Tcl's own code, makefile.vc TclX's)")),
+        (lambda p, o, r: o == "TCL" and r == "", "R", ("TclX's root license.terms, 'As with Tcl, all of Extended Tcl is "
+         "freely redistributable ... (BSD-style license)': Tcl's terms for the whole of TclX (round 15: read as TCL); the "
+         "reference takes no root text for files without a notice of their own (license.terms is short of its 50% of "
+         "license words)")),
     ],
     "YosysHQ/picorv32": [
         (lambda p, o, r: p.startswith("tests/") and o == "BSD-3-Clause", "O", ("riscv-tests' LICENSE: BSD's three clauses "

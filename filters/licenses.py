@@ -517,6 +517,13 @@ _SIGNATURES = (
     # no SPDX id, ScanCode's other-permissive.
     _signature(OTHER_PERMISSIVE, r"permission to copy this software to modify it to redistribute it to distribute "
                                  r"modified versions and to use it for any purpose is granted"),
+    # Dorai Sitaram's grant on pregexp and schelog ("Permission to copy, modify, distribute, and use this work or a
+    # modified copy of this work, for any purpose, is hereby granted, provided that the copy includes this copyright
+    # notice"; "Permission to distribute and use this work for any purpose is hereby granted provided this copyright notice
+    # is included" on quaternion and schelog): no SPDX id (ScanCode matches 29% of HPND-sell-regexpr's text),
+    # other-permissive.
+    _signature(OTHER_PERMISSIVE, r"permission to (?:(?:copy|modify|distribute|use|and) ){2,7}this work (?:or a modified "
+                                 r"copy of this work )?for any purpose is hereby granted provided (?:that )?"),
     # The Open Works License by its own line, "This is version 0.9.4 of the Open Works License": no SPDX id, ScanCode's
     # owl-0.9.4; permissive (its grant is MIT's, the notice kept).
     _signature(OWL, r"this is version 0 9 4 of the open works license"),
@@ -800,6 +807,8 @@ def _license_mention(text: str, words: str) -> str | None:
         return named
     if cc := _CC_MENTION.search(words):  # psi-thesis-guide: "made available under the Creative Commons license CC BY-SA 4.0"
         return normalize_license(f"CC-{'-'.join(cc.group(1).split()).upper()}-{cc.group(2)}.{cc.group(3)}")
+    if same := _SAME_TERMS.search(words):  # TclX's license.terms: "As with Tcl, all of Extended Tcl is freely redistributable"
+        return _SAME_TERMS_AS[same.group(1) or same.group(2)]
     mention = _MENTION.search(words)
     return normalize_license(mention.group(1)) if mention else None
 
@@ -1446,8 +1455,10 @@ _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subj
 # Also the Linux kernel's wordings, "under the terms of version 2 of the GNU General Public License as published by the
 # Free Software Foundation" (the version before the name) and "under the terms and conditions of the GNU General Public
 # License, version 2".
+# The Scheme NLTK's "under the terms of the Creative Commons GNU Lesser General Public License as published by the Free
+# Software Foundation": the GNU license, which the Creative Commons once wrapped as its CC-GNU LGPL.
 _GNU_NOTICE = re.compile(r"under the terms (?:and conditions )?of (?:the )?(?:version (\d(?: \d)?) of (?:the )?)?"
-                         r"gnu ((?:affero |lesser |library )?general public license)")
+                         r"(?:creative commons )?gnu ((?:affero |lesser |library )?general public license)")
 
 
 def notice_license(text: str, *, dedications: bool = True, bare: bool = True) -> str | None:
@@ -1508,8 +1519,8 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
     if "licenses this file" in words and (licenses := _LICENSES_THIS_FILE.search(words)) is not None \
             and (named := named_license_of(f"{licenses.group(1)} license")) is not None:
         found.setdefault(licenses.start(), named)  # .NET's "The .NET Foundation licenses this file to you under the MIT license"
-    if "same" in words and (same := _SAME_TERMS.search(words)) is not None:
-        found.setdefault(same.start(), _SAME_TERMS_AS[same.group(1)])
+    if ("same" in words or "as with" in words) and (same := _SAME_TERMS.search(words)) is not None:
+        found.setdefault(same.start(), _SAME_TERMS_AS[same.group(1) or same.group(2)])
     if "compliance" in words and (lost := _NAMELESS_NOTICE.search(words)) is not None \
             and "license" not in words[max(0, lost.start() - 30):lost.start()]:  # the name line is there: read above
         found.setdefault(lost.start(), f"{_NAMELESS_FAMILY[lost.group(3)]}-{lost.group(1)}.{lost.group(2)}")
@@ -1559,10 +1570,11 @@ _GNU_NAMED = re.compile(
 # between the Artistic License and the GPL, version 1 or later (perlartistic, perlgpl; CPAN::Meta's ``perl_5``).
 # Python's terms are its license. Ruby's changed from the GPL to the BSDL as its alternative (Ruby 1.9.3): the
 # folder answers for those, as for Perl 6's (Raku's Artistic 2.0).
-_SAME_TERMS = re.compile(r"\bunder the same (?:terms|license|licensing terms|license terms) as (?:the )?(perl|python|vim)\b"
-                         r"(?! 6)")
+# Tcl's are its license.terms (TCL); TclX's license.terms: "As with Tcl, all of Extended Tcl is freely redistributable".
+_SAME_TERMS = re.compile(r"\bunder the same (?:terms|license|licensing terms|license terms) as (?:the )?(perl|python|vim|tcl)"
+                         r"\b(?! 6)|\bas with (perl|python|tcl) (?:\w+ ){0,6}?is freely redistributable\b")
 _LICENSES_THIS_FILE = re.compile(r"\blicenses this file to you under (?:the )?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b")
-_SAME_TERMS_AS = {"perl": "Artistic-1.0-Perl OR GPL-1.0-or-later", "python": "Python-2.0", "vim": "Vim"}
+_SAME_TERMS_AS = {"perl": "Artistic-1.0-Perl OR GPL-1.0-or-later", "python": "Python-2.0", "vim": "Vim", "tcl": "TCL"}
 # A notice about the rest of a project, not this file ("applies to this one file (valgrind.h) only. The rest of Valgrind
 # is licensed under ...").
 _ELSEWHERE = re.compile(r"\bthe (?:entire )?rest of (?:\S+ ){1,3}(?:is|are) (?:licensed|released|distributed) $")

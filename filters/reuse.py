@@ -193,7 +193,12 @@ def license_evidence_of(path: str, text: str) -> Evidence:
     machine-readable Debian ``copyright`` file states licenses per path (``debian_rules``), not its folder's."""
     # a Debian copyright file states licenses per path; a text for "some code" of the folder states none for it
     part = is_license_file(path) and covers_part(text)
-    detected = None if debian_copyright(path, text) or part else detect_license(path, text)
+    if debian_copyright(path, text) or part:
+        detected = None
+    elif is_license_file(path) and states_sections_only(path, text):
+        detected = sections_default(path, text)  # r7rs-libs' LICENSE.md: each collection its section's license
+    else:
+        detected = detect_license(path, text)
     if detected is None and is_license_file(path):
         detected = folder_statements(path, text)[1]  # lz4's "all other files use a GPL-2.0-or-later license"
     return (path, detected, path_rules(path, text), file_license(text) if sidecar_target(path) else None,
@@ -302,7 +307,8 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
 
 # A file whose head points to a license text by a name of its own ("See the file WOOF_LICENSE in the Woof! root
 # directory", Tcl's "See the file "license.terms""), where the repository holds no text of that name: its terms are
-# in a text the repository does not have. It carries ScanCode's key for that, not the repository's license, unless a
+# in a text the repository does not have. It carries ScanCode's key for that (Tcl's terms for Tcl's own name,
+# ``_TCL_TERMS``), not the repository's license, unless a
 # folder above it has a license of its own other than the repository's (a copy keeping its text under another name:
 # gorilla's tcllib, "license.terms" saved as tcllib.licence.terms). A plain name ("see LICENSE", "COPYING") may be the
 # repository's own text under another spelling: the folders answer for those, as before.
@@ -320,8 +326,14 @@ def missing_texts(licenses: RepositoryLicenses, texts: Collection[str], held: It
         names = {name for name in item.pointed if not _PLAIN_TEXT_NAME.fullmatch(name)}
         if not names or names & texts or licenses.folder_license(item.path) not in ("", licenses.default):
             continue
-        rules.append(PathRule(re.escape(item.path), UNKNOWN_REFERENCE, "closest"))
+        terms = "TCL" if names == {_TCL_TERMS} else UNKNOWN_REFERENCE
+        rules.append(PathRule(re.escape(item.path), terms, "closest"))
     return tuple(rules)
+
+
+# Tcl's name for its terms, kept under that name by Tcl and the packages released on its terms ([incr Tcl], tcllib,
+# TclX): a pointer to it where the repository has none is to Tcl's (ScanCode's rule for the sentence says the same).
+_TCL_TERMS = "license.terms"
 
 
 # A copied project's license text kept beside the repository's own (nim-glfw's root ``LICENSE.md``, GLFW's zlib text
@@ -481,7 +493,7 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         origin = path.rsplit("/", 1)[0] if "/" in path else ""
         return tuple(dataclasses.replace(rule, origin=origin) for rule in (
             *listed_rules(path, text), *section_rules(path, text), *introduced_rules(path, text),
-            *folder_statements(path, text)[0]))
+            *heading_rules(path, text), *folder_statements(path, text)[0]))
     return ()
 
 
@@ -558,6 +570,69 @@ def section_rules(path: str, text: str) -> tuple[PathRule, ...]:
             globs.append(re.escape(parents.pop() + "/") + _VERSION_NAME)
         rules.append(PathRule(f"{folder}(?:.*/)?(?:{'|'.join(globs)})(?:/.*)?", expression, "closest"))
     return tuple(rules)
+
+
+# A license document of Markdown sections headed by the names of the collections they speak of, each stating its
+# collection's license (r7rs-libs' LICENSE.md: "## AutoDiff" "Released under the GNU GPL Version 2.0.", "## PFDS"
+# "The license is the BSD 3-clause License:" and its text). A heading naming a license, a holder's notice or the
+# document itself ("# LICENSE information", "## MIT License", "## Copyright") names no collection.
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_COLLECTION_NAME = re.compile(r"(?:\d+[.)][ \t]*)?(?P<name>[A-Za-z][\w+-]*(?:[ \t.][\w+-]+){0,2})[ \t]*:?")
+_NO_COLLECTION = re.compile(r"licen[cs]|copyright|notice|terms|third|party|credit|acknowledg", re.IGNORECASE)
+# The preamble says the collections' licenses differ: the document states none for what no section names.
+_LICENSES_DIFFER = re.compile(r"\b(?:different|various|varying|separate|several|distinct|their own) licen[cs]es\b"
+                              r"|\blicen[cs]ed separately\b|\bhas its own licen[cs]e\b", re.IGNORECASE)
+
+
+def heading_sections(path: str, text: str) -> tuple[tuple[str, str], ...]:
+    """The (collection name, license) of each Markdown section of a license document whose heading names a
+    collection and whose body states a license (``detect_license``), in document order; () unless two or more do."""
+    parts = _HEADING.split(text) if "#" in text else [text]
+    found = []
+    for heading, body in zip(parts[1::2], parts[2::2]):
+        match = _COLLECTION_NAME.fullmatch(heading.strip())
+        if not match or _NO_COLLECTION.search(heading) or not body.strip():
+            continue
+        if expression := detect_license(path, body):
+            found.append((match.group("name"), expression))
+    return tuple(found) if len(found) >= 2 else ()
+
+
+def sections_preamble(text: str) -> str:
+    """What a license document says before its first Markdown heading naming a collection."""
+    for match in _HEADING.finditer(text):
+        if _COLLECTION_NAME.fullmatch(match.group(1).strip()) and not _NO_COLLECTION.search(match.group(1)):
+            return text[:match.start()]
+    return text
+
+
+def heading_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """A ``closest`` rule for the folder below the document's own that each section's heading names (the name's
+    words, any case, joined by nothing or one of ``-_. ``: "AutoDiff" names ``autodiff/``). Where the preamble says
+    the collections' licenses differ, a folder named after a collection and more (``autodiff-tests/``,
+    ``slib-examples/``) is that collection's too."""
+    sections = heading_sections(path, text)
+    if not sections:
+        return ()
+    folder = re.escape(path.rsplit("/", 1)[0] + "/") if "/" in path else ""
+    more = r"(?:[-_][^/]*)?" if _LICENSES_DIFFER.search(sections_preamble(text)) else ""
+    rules = []
+    for name, expression in sections:
+        words = r"[-_. ]?".join(re.escape(word) for word in re.findall(r"[A-Za-z0-9]+", name))
+        rules.append(PathRule(f"{folder}(?i:{words}){more}/.*", expression, "closest"))
+    return tuple(rules)
+
+
+def sections_default(path: str, text: str) -> str | None:
+    """The license a document of collections' sections (``heading_sections``) whose preamble says their licenses
+    differ states for paths no section names: its preamble's own, else none."""
+    preamble = sections_preamble(text)
+    return detect_license(path, preamble) if preamble.strip() else None
+
+
+def states_sections_only(path: str, text: str) -> bool:
+    """Whether ``text`` is a license document of collections' sections whose preamble says their licenses differ."""
+    return bool(heading_sections(path, text)) and bool(_LICENSES_DIFFER.search(sections_preamble(text)))
 
 
 # A license text introducing the files the text after them governs: vim-coffee-script's Copying.md, "These files issed

@@ -462,7 +462,8 @@ def test_an_spdx_tag_inside_a_comment_box() -> None:
 def test_a_pointer_to_a_license_text_the_repository_does_not_hold() -> None:
     """gorilla's copies of Ruff! ("See the file WOOF_LICENSE in the Woof! root directory for license") and [incr Tcl]
     ("See the file "license.terms" for information on usage and redistribution") point to texts the repository does not
-    have: their terms are unknown (ScanCode's unknown-license-reference, not permissive), not the repository's GPL. A
+    have: Ruff!'s terms are unknown (ScanCode's unknown-license-reference, not permissive), [incr Tcl]'s are Tcl's, whose
+    name for its terms it points to (round 15); neither is the repository's GPL. A
     copy keeping its text under another name (tcllib's csv.tcl, "license.terms" saved as tcllib.licence.terms) takes
     that folder's license, and a plain name ("see COPYING") is left to the folders."""
     files = _files("holdout11")["zdia/gorilla"]
@@ -473,7 +474,7 @@ def test_a_pointer_to_a_license_text_the_repository_does_not_hold() -> None:
     licenses = resolve_licenses([*(license_evidence_of(path, files[path]) for path in texts),
                                  *(held_evidence(path, files[path]) for path in pointing)])
     assert [licenses.for_path(path, own_license(files[path], path)) for path in pointing] == [
-        "LicenseRef-unknown-license-reference", "LicenseRef-unknown-license-reference", "TCL"]
+        "TCL", "LicenseRef-unknown-license-reference", "TCL"]
     assert not is_permissive("LicenseRef-unknown-license-reference")
     assert licenses.for_path("sources/gorilla.tcl") == "GPL-2.0"
     plain = held_evidence("sources/x.tcl", "# Copyright (c) 2001 Someone\n# See the file COPYING for terms.\n")
@@ -588,6 +589,15 @@ def test_the_university_of_californias_grant_on_tcl_code() -> None:
     ("chaw/r7rs-libs", "robin/abbrev.sld", "LicenseRef-owl-0.9.4"),
     # SWI-Prolog's header field "Copyright (C): Public domain": the public domain for its holder
     ("SWI-Prolog/packages-http", "examples/calc.pl", "LicenseRef-public-domain"),
+    # "under the terms of the Creative Commons GNU Lesser General Public License ... either version 2.1 of the License,
+    # or (at your option) any later version": the GNU license (round 15)
+    ("chaw/r7rs-libs", "nltk/lang-en.sld", "LGPL-2.1-or-later"),
+    # Dorai Sitaram's grants, "Permission to copy, modify, distribute, and use this work or a modified copy of this
+    # work, for any purpose, is hereby granted, provided that the copy includes this copyright notice" and "Permission
+    # to distribute and use this work for any purpose is hereby granted provided this copyright notice is included in
+    # the copy": no SPDX id, other-permissive (round 15)
+    ("chaw/r7rs-libs", "rebottled/pregexp.sld", "LicenseRef-other-permissive"),
+    ("chaw/r7rs-libs", "rebottled/schelog.sld", "LicenseRef-other-permissive"),
 ])
 def test_the_twelfth_holdouts_notices(repository: str, path: str, expected: str) -> None:
     """Notices the twelfth holdout (FIT, after its run at 17:10) showed unread: each read the folder's license."""
@@ -613,3 +623,41 @@ def test_the_twelfth_holdouts_license_texts(repository: str, path: str, expected
     version, a Creative Commons license named by its short id."""
     assert detect_license(path, _files("holdout12")[repository][path]) == expected
     assert is_permissive("SHL-0.51") and is_permissive("LicenseRef-owl-0.9.4") and not is_permissive("CC-BY-SA-4.0")
+
+
+def test_a_license_document_of_collections_sections() -> None:
+    """r7rs-libs' LICENSE.md: "The different collections ... have different licenses", then a Markdown section per
+    collection ("## AutoDiff" "Released under the GNU GPL Version 2.0.", "## PFDS" and the BSD 3-clause text...). Each
+    section governs the folder its heading names (and the collection's tests and examples, ``autodiff-tests/``); a
+    section naming no license ("## Rebottled" "See individual files for licenses.") and a folder no section names
+    (``doc/``) get none from it: the document says the collections' licenses differ, and states none for the rest."""
+    text = _files("holdout12")["chaw/r7rs-libs"]["LICENSE.md"]
+    assert "have\ndifferent licenses" in text and "## Rebottled\n\nSee individual files for licenses." in text
+    licenses = resolve_licenses([license_evidence_of("LICENSE.md", text)])
+    assert licenses.default == ""
+    assert [licenses.for_path(path) for path in ("autodiff/AD.sld", "autodiff-tests/ad-test.sps", "nltk/dfsa.sld",
+            "pfds/alist.sld", "slib/alist-table.sld", "weinholt/md5.sld")] == [
+        "GPL-2.0", "GPL-2.0", "GPL-3.0", "BSD-3-Clause", "LicenseRef-other-permissive", "MIT"]
+    assert [licenses.for_path(path) for path in ("doc/abbrev.txt", "rebottled/pregexp.sld", "run-tests.sh")] == ["", "", ""]
+    assert licenses.for_path("autodiff/AD.sld", "GPL-2.0-or-later") == "GPL-2.0-or-later"  # its own notice first
+
+
+def test_a_license_document_of_sections_that_does_not_say_their_licenses_differ() -> None:
+    """The same document without its opening sentence: the sections still govern the folders they name, but only
+    those (not ``autodiff-tests/``), and the document's own reading stays the root's as before."""
+    text = _files("holdout12")["chaw/r7rs-libs"]["LICENSE.md"].replace(
+        "The different collections, and even libraries within each collection, have\ndifferent licenses.", "")
+    licenses = resolve_licenses([license_evidence_of("LICENSE.md", text)])
+    assert licenses.default == license_evidence_of("LICENSE.md", text)[1] != ""
+    assert licenses.for_path("nltk/dfsa.sld") == "GPL-3.0"
+    assert licenses.for_path("autodiff-tests/ad-test.sps") == licenses.default
+
+
+def test_a_license_text_granting_tcls_terms() -> None:
+    """TclX's license.terms: "As with Tcl, all of Extended Tcl is freely redistributable, including for commercial use
+    and resale (BSD-style license)": Tcl's terms (TCL), for the files that point to it ("See the file "license.terms"")
+    and for the rest of TclX; "under the same terms as Tcl" likewise."""
+    text = _files("dev11")["flightaware/tclx"]["license.terms"]
+    assert "As with Tcl, all of Extended Tcl is freely redistributable" in text
+    assert detect_license("license.terms", text) == "TCL"
+    assert own_license("# This file is free software under the same terms as Tcl itself.\n", "x.tcl") == "TCL"
