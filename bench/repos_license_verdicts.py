@@ -36,6 +36,10 @@ def _name(*names):
 LICENSE_TEXTS = (lambda p, o, r: p.rsplit("/", 1)[-1].upper().startswith(("LICENSE", "COPYING")),
                  "R", "a license file itself: ours its folder's license, the reference the text's own")
 
+# r7rs-libs' LICENSE.md: each collection's section and the license it states (read by hand)
+_R7RS_SECTIONS = {"autodiff": "GPL-2.0", "nltk": "GPL-3.0", "pfds": "BSD-3-Clause", "slib": "LicenseRef-other-permissive",
+                  "weinholt": "MIT"}
+
 VERDICTS = {
     # ---- development set: the first and second holdouts (spent) ----
     "python-poetry/poetry-core": [
@@ -756,6 +760,23 @@ VERDICTS = {
         (lambda p, o, r: p.startswith("pfds/") and o == "BSD-3-Clause", "R", ("the root LICENSE.md's '## PFDS' section: "
          "'The license is the BSD 3-clause License', its text quoted: ours BSD-3-Clause; the reference ANDs every "
          "license the document names")),
+        (lambda p, o, r: "GPL-3.0-only AND BSD-3-Clause AND LicenseRef-scancode-other-permissive" in r
+         and _R7RS_SECTIONS.get(p.split("/")[0].split("-")[0]) == o, "R", ("the root LICENSE.md's section headed by "
+         "the collection's name states its license ('## AutoDiff' 'Released under the GNU GPL Version 2.0', '## NLTK' "
+         "GPL 3.0, '## PFDS' BSD 3-clause, '## SLIB' Jaffer's grant, '## Weinholt' MIT's text), for the collection "
+         "and its -tests/-examples folders, the document opening 'The different collections ... have different "
+         "licenses' (round 15: read); the reference ANDs every license the document names onto every path")),
+        (lambda p, o, r: "GPL-3.0-only AND BSD-3-Clause AND LicenseRef-scancode-other-permissive" in r and o == "", "R",
+         ("a path no section of the root LICENSE.md names (doc/, snowfort/, rebottled's examples, INSTALL.md...): the "
+          "document says the collections' licenses differ and states none for the rest, nor does the README: ours none "
+          "(round 15), the terms unstated; the reference ANDs all six licenses the document names onto them")),
+        (lambda p, o, r: p.startswith("snowfort/mk-") and o == "" and r == "BSD-3-Clause", "R", ("a packaging script's "
+         "'snow-chibi package ... --license=\"BSD\"', the packaged library's license as an argument; ScanCode's guess "
+         "for the bare name")),
+        (lambda p, o, r: o == "LicenseRef-other-permissive" and "HPND-sell-regexpr" in r, "R", ("Dorai Sitaram's grant "
+         "('Permission to copy, modify, distribute, and use this work ... is hereby granted, provided that the copy "
+         "includes this copyright notice'), no SPDX id (round 15: read); ScanCode's match is 12 words of "
+         "HPND-sell-regexpr's text (score 28.6)")),
         (lambda p, o, r: "GPL-3.0-only AND BSD-3-Clause AND LicenseRef-scancode-other-permissive" in r, "U", ("the root "
          "LICENSE.md lists each collection's license under a heading naming it ('## AutoDiff ... GPL Version 2.0', '## "
          "PFDS ... BSD 3-clause', '## SLIB', '## Robin ... Open Works License'...): the reference ANDs every license it "
