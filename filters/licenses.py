@@ -1214,7 +1214,9 @@ def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
 _LICENSE_FILE = re.compile(
     r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|legal(?:ities|ity)?(?:\.(?:txt|md))?"
     r"|(?!(?:third|3rd)[-_]?part)[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
-    r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst|terms)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)", re.IGNORECASE
+    r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst|terms)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)"
+    # the names the GNU project gives its texts (gnu.org/licenses/lgpl-2.1.txt: MCAD's root text), and gpl.txt
+    r"|(?:[al]?gpl|fdl)(?:[-_]?v?\d(?:\.\d)?)?\.(?:txt|md)", re.IGNORECASE
 )
 _UPPER_SUFFIX = re.compile(r".*\.(?:LICENSE|LICENCE)")
 # LICENSE.py, license.go... are code that happens to be named like a license file.
@@ -1774,8 +1776,10 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A header's "License:" field does the same (ccache's win32 getopt.c: "Version: 1.0", "License: LGPL").
 # A field's value is a name to read, where a tag may hold an SPDX id of its own; an unknown word is neither
 # (asyncio's "license: PSFL.").
+# A field may close a comment box ("* License: LGPL 2.1 or later     *") or give the license's address after its name
+# ("License: 2-clause BSD License (http://opensource.org/licenses/BSD-2-Clause)": MCAD's boxes.scad).
 _LICENSE_TAG = re.compile(r"^[\s*#/;%-]*(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
-                          r"(?P<name>[^\n*:]+?)[ \t]*(?:\*/)?$", re.MULTILINE | re.IGNORECASE)
+                          r"(?P<name>[^\n*:]+?)[ \t]*(?:\(\S*://[^\s)]*\)[ \t]*)?(?:\*/|\*)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 # TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").
 _OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;|%)[^\n]*))+", re.DOTALL)
@@ -1791,6 +1795,8 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return None
     head = text[:_NOTICE_CHARS]
     words = _words(head)
+    if "dual licen" in words and (offered := dual_versioned(head)):
+        return offered
     if "dual licensed" in words and (dual := _DUAL_NAMES.search(words)):  # jQuery plugins' "Dual licensed under the MIT or GPL Version 2 licenses."
         named = [_license_from_name(_spelled(f"{name} license{dual.group(3) or ''}")) for name in dual.group(1, 2)]
         return combine(named, "OR") if all(named) and len(set(named)) == 2 else None
@@ -1887,8 +1893,9 @@ def file_statement(text: str, path: str = "") -> str | None:
 # "Licensed under the Apache 2.0 License.", OpenWrt's "licensed under the GNU General Public License v2", "distributed
 # under the GNU General Public License (GPLv2)". Not a pointer ("... license found in the LICENSE file", "see LICENSE").
 # decNumber's "This software is made available under the terms of the ICU License -- ICU 1.8.1 and later."
+# "licensed under the Creative Commons - GNU LGPL 2.1 license" (MCAD's involute_gears.scad): the GNU license.
 _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed|made available) under (?:the )?(?:terms of (?:the )?)?"
-                          r"([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:[al]?gpl )?(?:v ?|version )\d+(?: \d)?\b| [al]?gpl ?v ?\d+(?: \d)?\b)?"
+                          r"(?:creative commons (?=(?:gnu|[al]?gpl)\b))?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:[al]?gpl )?(?:v ?|version )\d+(?: \d)?\b| [al]?gpl ?v ?\d+(?: \d)?\b)?"
                           r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is|v ?\d|version))")
 
 
@@ -1896,6 +1903,27 @@ _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed|made available) u
 # licenses.", "dual licensed under the MIT and GPL licenses", "the GPL or LGPL version 2 licenses"): their OR.
 _DUAL_NAMES = re.compile(r"\bdual licensed under (?:the )?(?:terms of (?:the )?)?([a-z]\w*) (?:license )?(?:and|or) "
                          r"(?:the )?([a-z]\w*)( (?:v ?|version )\d+(?: \d)?)? licenses\b")
+
+
+# Two licenses, each named with its version, a head offers as a dual license (MCAD's "Dual licenced under Creative
+# Commons Attribution-Share Alike 3.0 and LGPL2 or later"; "dual licensed under the GPL 3.0 and the GNU Lesser General
+# Public License as per http://creativecommons.org/licenses/LGPL/2.1/", the version in the address): their OR.
+_DUAL_VERSIONED = re.compile(r"\bdual[ -]licen[cs]ed under (?:the )?(?P<a>[^,;\n]+?) and (?:the )?(?P<b>[^,;\n]+?)"
+                             r"(?:[ \t]+as per[ \t]+(?P<url>\S+))?[ \t]*(?:\.(?:[ \t]|$)|$)", re.IGNORECASE | re.MULTILINE)
+
+
+def dual_versioned(head: str) -> str | None:
+    """The OR of the two licenses ``_DUAL_VERSIONED`` finds, each read with a version of its own; else None."""
+    match = _DUAL_VERSIONED.search(head)
+    if match is None:
+        return None
+    version = re.search(r"/(\d(?:\.\d)?)/?$", match.group("url") or "")
+    second = match.group("b") + (f" {version.group(1)}" if version and not re.search(r"\d", match.group("b")) else "")
+    names = (match.group("a"), second)
+    named = [normalize_license(name.strip()) for name in names]
+    if not all(named) or len(set(named)) != 2 or not all(re.search(r"\d", name) for name in names):
+        return None
+    return combine(named, "OR")
 
 
 # A GNU license named in short with its version after a licensing verb, "GNU" left out (r7rs-libs' autodiff, "It is
