@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from codemix.filters.licenses import (
     POINTED_BSD,
+    PROPRIETARY,
     PUBLIC_DOMAIN,
     UNVERSIONED_GNU,
     alternatives,
@@ -197,6 +198,8 @@ def license_evidence_of(path: str, text: str) -> Evidence:
         detected = None
     elif is_license_file(path) and states_sections_only(path, text):
         detected = sections_default(path, text)  # r7rs-libs' LICENSE.md: each collection its section's license
+    elif is_license_file(path) and table_rules(path, text):
+        detected = outside_listed(text)  # x16-rom's LICENSE.md: its tables' paths, and "all code outside" them
     else:
         detected = detect_license(path, text)
     if detected is None and is_license_file(path):
@@ -493,7 +496,7 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         origin = path.rsplit("/", 1)[0] if "/" in path else ""
         return tuple(dataclasses.replace(rule, origin=origin) for rule in (
             *listed_rules(path, text), *section_rules(path, text), *introduced_rules(path, text),
-            *heading_rules(path, text), *folder_statements(path, text)[0]))
+            *heading_rules(path, text), *table_rules(path, text), *folder_statements(path, text)[0]))
     return ()
 
 
@@ -633,6 +636,67 @@ def sections_default(path: str, text: str) -> str | None:
 def states_sections_only(path: str, text: str) -> bool:
     """Whether ``text`` is a license document of collections' sections whose preamble says their licenses differ."""
     return bool(heading_sections(path, text)) and bool(_LICENSES_DIFFER.search(sections_preamble(text)))
+
+
+# A license document's Markdown tables naming a folder or file per row, in a column headed "Subdirectory", "Folder",
+# "Path" or "File", and its license, in a column headed "License" or else by the section's heading (x16-rom's
+# LICENSE.md: "| MEGA65 KERNAL Reimplementation | `kernal/open-roms` | GPLv3 |", "| LZSA2 Decompression |
+# `kernal/lzsa.s` | 3-clause BSD |"); a row whose license is no license's name ("## Commercial Licenses", a
+# "Copyright" column) states none.
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+_PATH_COLUMN = re.compile(r"(?:sub)?(?:director(?:y|ies)|folders?|paths?|files?|locations?)", re.IGNORECASE)
+_LICENSE_COLUMN = re.compile(r"licen[cs]es?", re.IGNORECASE)
+_CELL_PATH = re.compile(r"`([^`\s]+)`")
+# "## Commercial Licenses": code under its owners' commercial terms (x16-rom's Commodore KERNAL and Microsoft BASIC).
+_COMMERCIAL = re.compile(r"\bcommercial licen[cs]es?\b", re.IGNORECASE)
+# "All code outside of the subdirectories above as well as *additions* to legacy code are under the 2-clause BSD
+# license": the document's own license, for the paths its tables do not name.
+_OUTSIDE_LISTED = re.compile(
+    r"\ball (?:the )?(?:other )?(?:source )?(?:code|files) (?:outside (?:of )?the (?:sub)?(?:director(?:y|ies)|folders) "
+    r"(?:listed )?above|not listed above)(?:,? as well as [^.]{0,80}?,?)? (?:is|are) (?:licensed |released |distributed )?"
+    r"under (?:the )?(?:terms of (?:the )?)?(?P<name>(?:[^,.;\n]|\.(?=\d)){2,60}?licen[cs]e)", re.IGNORECASE)
+
+
+def table_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """A ``closest`` rule for each path a license document's table rows name (``_TABLE_ROW``) under the license their
+    row or section names, relative to the document's folder; () unless two or more."""
+    if "|" not in text:
+        return ()
+    base = re.escape(path.rsplit("/", 1)[0] + "/") if "/" in path else ""
+    named_paths: dict[str, list[str]] = {}
+    heading, header = "", None
+    for line in text.splitlines():
+        if (title := _HEADING.match(line)) is not None:
+            heading, header = title.group(1), None
+            continue
+        row = _TABLE_ROW.match(line)
+        if row is None:
+            header = None
+            continue
+        cells = [cell.strip() for cell in row.group(1).split("|")]
+        if header is None:
+            header = cells
+            continue
+        where = next((i for i, cell in enumerate(header) if _PATH_COLUMN.fullmatch(cell)), None)
+        named = next((i for i, cell in enumerate(header) if _LICENSE_COLUMN.fullmatch(cell)), None)
+        if where is None or where >= len(cells) or not _CELL_PATH.search(cells[where]):
+            continue  # no path column, or the separator row
+        name = re.sub(r"[*_`]", "", cells[named] if named is not None and named < len(cells) else heading).strip()
+        expression = PROPRIETARY if _COMMERCIAL.search(name) else normalize_license(name) if name else None
+        if expression and license_ids(expression):
+            for glob in _CELL_PATH.findall(cells[where]):
+                named_paths.setdefault(glob.rstrip("/"), []).append(expression)
+    # a path two rows name is under both (x16-rom's `basic`: Microsoft's code, and the additions' BSD-2-Clause); the
+    # more specific path answers first (`kernal/open-roms` before `kernal`)
+    rules = [PathRule(base + _listed_glob(glob), combine(dict.fromkeys(found)), "closest")
+             for glob, found in sorted(named_paths.items(), key=lambda item: (item[0].count("/"), len(item[0])))]
+    return tuple(rules) if len(rules) >= 2 else ()
+
+
+def outside_listed(text: str) -> str | None:
+    """The license a document gives the code outside the paths it lists (``_OUTSIDE_LISTED``), or None."""
+    match = _OUTSIDE_LISTED.search(" ".join(text.split()).replace("*", ""))
+    return _stated(match.group("name")) if match else None
 
 
 # A license text introducing the files the text after them governs: vim-coffee-script's Copying.md, "These files issed

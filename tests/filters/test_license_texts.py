@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codemix.filters.licenses import detect_license, is_permissive, license_ids, manifest_license
+from codemix.filters.licenses import detect_license, is_license_file, is_permissive, license_ids, manifest_license
 from codemix.filters.reuse import file_license, held_evidence, license_evidence_of, own_license, resolve_licenses
 
 DATA = Path(__file__).parent / "data" / "notices"
@@ -661,3 +661,53 @@ def test_a_license_text_granting_tcls_terms() -> None:
     assert "As with Tcl, all of Extended Tcl is freely redistributable" in text
     assert detect_license("license.terms", text) == "TCL"
     assert own_license("# This file is free software under the same terms as Tcl itself.\n", "x.tcl") == "TCL"
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    # "Dual licenced under Creative Commons Attribution-Share Alike 3.0 and LGPL2 or later": each named with its version
+    ("bearing.scad", "CC-BY-SA-3.0 OR LGPL-2.0-or-later"),
+    # "dual licensed under the GPL 3.0 and the GNU Lesser General Public License as per
+    # http://creativecommons.org/licenses/LGPL/2.1/": the second's version in its address
+    ("motors.scad", "GPL-3.0 OR LGPL-2.1"),
+    # "It is licensed under the Creative Commons - GNU LGPL 2.1 license.": the GNU license the Creative Commons wrapped
+    ("involute_gears.scad", "LGPL-2.1"),
+    # "// License: 2-clause BSD License (http://opensource.org/licenses/BSD-2-Clause)": a field with its address
+    ("boxes.scad", "BSD-2-Clause"),
+    # "* License: LGPL 2.1 or later     *": a field closing a comment box
+    ("gridbeam.scad", "LGPL-2.1-or-later"),
+])
+def test_openscad_libraries_notices(path: str, expected: str) -> None:
+    """MCAD's files, which hold no license file but each their own notice (round 15's development list)."""
+    assert own_license(_files("dev12")["openscad/MCAD"][path], path) == expected
+
+
+def test_the_gnu_projects_names_for_its_texts_are_license_files() -> None:
+    """MCAD keeps the LGPL 2.1 as ``lgpl-2.1.txt``, the name gnu.org gives it (its README: "All the files are licensed
+    under the LGPL 2.1 (see ... the included file lgpl-2.1.txt)"): a license text, as ``gpl.txt`` and ``fdl-1.3.txt``
+    are; a name merely starting so is not."""
+    assert "the included file\nlgpl-2.1.txt" in _files("dev12")["openscad/MCAD"]["README.markdown"]
+    assert all(is_license_file(path) for path in ("lgpl-2.1.txt", "docs/gpl-3.0.txt", "gpl.txt", "fdl-1.3.txt"))
+    assert not any(is_license_file(path) for path in ("gpl_test.txt", "gpl.py", "gplot.txt"))
+
+
+def test_a_license_documents_tables_of_folders_and_their_licenses() -> None:
+    """x16-rom's LICENSE.md: sections of Markdown tables, a row per component with its `Subdirectory` (or `File`) and
+    its license ("GPLv3", "public domain", "3-clause BSD"), or the section's heading ("## Commercial Licenses", where
+    the table names the copyright instead); "All code outside of the subdirectories above as well as *additions* to
+    legacy code are under the 2-clause BSD license", the document's own. A path two rows name is under both; the more
+    specific path answers first; a folder below with its own license text answers for its files."""
+    text = _files("dev12")["commanderx16/x16-rom"]["LICENSE.md"]
+    assert "| MEGA65 KERNAL Reimplementation            | `kernal/open-roms` | GPLv3   |" in text
+    licenses = resolve_licenses([license_evidence_of("LICENSE.md", text)])
+    assert licenses.default == "BSD-2-Clause"
+    assert {path: licenses.for_path(path) for path in ("kernal/open-roms/kernal.s", "kernal/lzsa.s", "kernal/cbm/editor.s",
+            "kernal/drivers/x16/ps2.s", "basic/code1.s", "math/math.s", "charset/petscii.s", "fat32/fat32.s")} == {
+        "kernal/open-roms/kernal.s": "GPL-3.0", "kernal/lzsa.s": "BSD-3-Clause",
+        "kernal/cbm/editor.s": "LicenseRef-proprietary", "kernal/drivers/x16/ps2.s": "BSD-2-Clause",
+        "basic/code1.s": "BSD-2-Clause AND LicenseRef-proprietary", "math/math.s": "LicenseRef-proprietary",
+        "charset/petscii.s": "LicenseRef-public-domain", "fat32/fat32.s": "BSD-2-Clause"}
+    # open-roms' own LICENSE: "the GNU Lesser General Public License ... either version 3 of the License, or (at your
+    # option) any later version", where the root's table says GPLv3: the folder's own text answers for its files
+    own = _files("dev12")["commanderx16/x16-rom"]["kernal/open-roms/LICENSE"]
+    with_own = resolve_licenses([license_evidence_of("LICENSE.md", text), license_evidence_of("kernal/open-roms/LICENSE", own)])
+    assert with_own.for_path("kernal/open-roms/kernal.s") == "LGPL-3.0-or-later"
