@@ -864,6 +864,30 @@ VERDICTS = {
         (lambda p, o, r: "GFDL" in r and "GFDL" not in o, "O", ("the manual's GFDL 1.3 notice and the GFDL's text; ours "
          "read the folder's GPL-3.0 and GPL-1.0-or-later (round 14: the GFDL read)")),
     ],
+    # ---- round 15's development repositories (bench/repos_licenses_dev_12.tsv), judged by b46l after reading ----
+    "openscad/MCAD": [
+        (lambda p, o, r: o == "LGPL-2.1" and r == "" and p.startswith("bitmap/"), "U", ("Tony Buser's bitmap module: its "
+         "head gives Creative Commons BY 3.0's address alone, the README 'All the files are licensed under the LGPL 2.1 "
+         "... some of them allow distribution under more permissive terms': ours the root's lgpl-2.1.txt, the "
+         "reference none; the address unread by both")),
+        (lambda p, o, r: o == "LGPL-2.1" and r == "", "R", ("no notice of its own: the root's lgpl-2.1.txt, the GNU "
+         "project's name for the text (round 15: a license file), and the README's 'All the files are licensed under "
+         "the LGPL 2.1 (see ... the included file lgpl-2.1.txt)'; ScanCode's legal-file names leave that name out")),
+        (lambda p, o, r: o == "GPL-3.0 OR LGPL-2.1" and r == "GPL-3.0-only", "R", ("'dual licensed under the GPL 3.0 and "
+         "the GNU Lesser General Public License as per http://creativecommons.org/licenses/LGPL/2.1/': ScanCode reads "
+         "the first name only")),
+        (lambda p, o, r: o == "LGPL-2.1-or-later" and p in ("screw.scad", "transformations.scad"), "R", ("'License: GNU "
+         "LGPL 2.1 or later.': ScanCode's matches add the LZMA SDK's exception or an LGPL 2.0 rule for the one line")),
+        (_name("multiply.scad"), "R", "'Licenced under LGPL2 or later' (British spelling): ScanCode reads none"),
+        (_name("metric_fastners.scad"), "U", ("'either version 3 of the License, LGPL version 2.1, or (at your option) any "
+         "later version of the GPL': a GNU notice naming two licenses in one sentence; ours the GPL 3 or later, the "
+         "reference adds an unversioned GPL")),
+    ],
+    "theory/pgtap": [
+        (lambda p, o, r: o == "PostgreSQL" and r == "", "R", ("no license file: PGXN's META.json, '\"license\": "
+         "{\"PostgreSQL\": ...}' (round 15: read), and the README's 'Copyright and License' section (the PostgreSQL "
+         "License's text); ScanCode's legal-file names include neither, so files without a notice get none")),
+    ],
 }
 
 

@@ -1040,13 +1040,16 @@ _CPAN_NAMES: dict[str, str | None] = {
 
 def _from_cpan_meta(text: str) -> str | None:
     """``META.json`` (``"license": ["perl_5"]``), ``META.yml`` (``license: perl``) or ``Makefile.PL``'s
-    ``LICENSE => 'perl'``; several names in the list are all in force, as CPAN::Meta's spec says."""
-    field = (re.search(r'"license"\s*:\s*(\[[^\]]*\]|"[^"]*")', text)
+    ``LICENSE => 'perl'``; several names in the list are all in force, as CPAN::Meta's spec says. PGXN's
+    ``META.json`` (a PostgreSQL extension's) also names them as an object's keys, each with its address
+    (pgTAP's ``"license": {"PostgreSQL": "https://www.postgresql.org/about/licence"}``)."""
+    field = (re.search(r'"license"\s*:\s*(\[[^\]]*\]|"[^"]*"|\{[^}]*\})', text)
              or re.search(r"^license:[ \t]*(.+(?:\n[ \t]+- .+)*)$", text, re.MULTILINE)
              or re.search(r"""\bLICENSE\s*=>\s*(['"][^'"]+['"])""", text))
     if not field:
         return None
-    names = re.findall(r"""["']([^"']+)["']""", field.group(1)) or re.findall(r"[\w.-]+", field.group(1))
+    names = (re.findall(r'"([^"]+)"\s*:', field.group(1)) if field.group(1).startswith("{")
+             else re.findall(r"""["']([^"']+)["']""", field.group(1)) or re.findall(r"[\w.-]+", field.group(1)))
     return combine(_CPAN_NAMES[n.lower()] if n.lower() in _CPAN_NAMES else normalize_license(n) for n in names) or None
 
 
