@@ -711,3 +711,12 @@ def test_a_license_documents_tables_of_folders_and_their_licenses() -> None:
     own = _files("dev12")["commanderx16/x16-rom"]["kernal/open-roms/LICENSE"]
     with_own = resolve_licenses([license_evidence_of("LICENSE.md", text), license_evidence_of("kernal/open-roms/LICENSE", own)])
     assert with_own.for_path("kernal/open-roms/kernal.s") == "LGPL-3.0-or-later"
+
+
+def test_a_pgxn_manifests_license_object() -> None:
+    """pgTAP's META.json (PGXN's spec, a PostgreSQL extension): ``"license": {"PostgreSQL": "https://..."}``, each name
+    with its address; the repository has no license file, so this is its license."""
+    text = _files("dev12")["theory/pgtap"]["META.json"]
+    assert '"PostgreSQL": "https://www.postgresql.org/about/licence"' in text
+    assert detect_license("META.json", text) == "PostgreSQL"
+    assert resolve_licenses([license_evidence_of("META.json", text)]).for_path("sql/pgtap.sql.in") == "PostgreSQL"
