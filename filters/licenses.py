@@ -1214,12 +1214,13 @@ def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
 # (a name, ``.license``, then an extension: a REUSE sidecar ``x.c.license`` ends in ``.license``) and the `vendoring`
 # tool's ``python_dotenv.LICENSE`` (upper case: a sidecar's suffix is lower case). ``third_party_license.txt`` lists
 # other projects' licenses: it is none of the repository's.
+# The names the GNU project gives its texts (gnu.org/licenses/lgpl-2.1.txt: MCAD's root text), and gpl.txt.
+_GNU_TEXT_NAME = re.compile(r"(?:[al]?gpl|fdl)(?:[-_]?v?\d(?:\.\d)?)?\.(?:txt|md)", re.IGNORECASE)
 _LICENSE_FILE = re.compile(
     r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|legal(?:ities|ity)?(?:\.(?:txt|md))?"
     r"|(?!(?:third|3rd)[-_]?part)[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
     r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst|terms)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)"
-    # the names the GNU project gives its texts (gnu.org/licenses/lgpl-2.1.txt: MCAD's root text), and gpl.txt
-    r"|(?:[al]?gpl|fdl)(?:[-_]?v?\d(?:\.\d)?)?\.(?:txt|md)", re.IGNORECASE
+    r"|" + _GNU_TEXT_NAME.pattern, re.IGNORECASE
 )
 _UPPER_SUFFIX = re.compile(r".*\.(?:LICENSE|LICENCE)")
 # LICENSE.py, license.go... are code that happens to be named like a license file.
@@ -1440,6 +1441,10 @@ def _evidence_rank(path: str) -> int:
     parts = _parts(path)
     if len(parts) == 2 and parts[0] == "LICENSES":
         return 2
+    if parts and _GNU_TEXT_NAME.fullmatch(parts[-1]):
+        # the GNU project's name for a text: often the full text a LICENSE points to, or a component's (ccache's
+        # GPL-3.0.txt and LGPL-3.0.txt beside its LICENSE.adoc); its folder's license only where nothing else there says
+        return 4 * max(len(parts) - 1, 0) + 2
     return 4 * max(len(parts) - 1, 0) + (0 if parts and _is_license_file(parts) else 1)
 
 
@@ -2287,9 +2292,9 @@ def repository_license(evidence: Iterable[tuple[str, str | None]], choices: Coll
     if not found:
         return ""
     best = min(rank for rank, _ in found)
-    level = best - best % 4 if best != 2 else best
+    level = best - best % 4 if best % 4 != 2 else best  # REUSE's and GNU-named texts: where nothing else says
     files = combine(detected for rank, detected in found if rank == level)
-    manifests = {detected for rank, detected in found if rank == level + 1 and level != 2}
+    manifests = {detected for rank, detected in found if rank == level + 1 and level % 4 != 2}
     metadata = combine(manifests)
     if any(_evidence_rank(path) == level for path in choices):
         alternatives = _alternatives(e for e in (files, metadata) if e)
