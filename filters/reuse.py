@@ -853,11 +853,11 @@ def file_license(text: str) -> str | None:
 # holder's: ``pipelines.filter``); a pure function of its arguments, so the last few answers are kept
 # (~2.5 CPU s per 50 MB of code; bench/RESULTS.md, issue 49, ninth session).
 # Words one of which every reading of ``own_license`` needs in the text (a notice's "licensed", a grant's "permission"
-# or "granted", a dedication's "public domain" or "dedicated", a tag's "SPDX", RFC's and NIST's "copyright", Unicode's
+# or "granted", a dedication's "domain" or "dedicated", a tag's "SPDX", RFC's and NIST's "copyright", Unicode's
 # "terms of use"...): a text holding none states nothing of itself. A literal screen (0.07 CPU s on 31.9 MB, where
 # reading those files cost 0.55).
-_TERMS_WORDS = ("licen", "copyright", "public domain", "permission", "gpl", "spdx", "granted", "warrant", "rights",
-                "terms", "redistribut", "copyleft", "dedicat")
+_TERMS_WORDS = ("licen", "copyright", "domain", "permission", "gpl", "spdx", "granted", "warrant", "rights",
+                "terms", "redistribut", "copyleft", "dedicat")  # "domain": "the public\n * domain" across a line break
 
 
 def _names_terms(text: str) -> bool:
