@@ -883,6 +883,13 @@ VERDICTS = {
          "later version of the GPL': a GNU notice naming two licenses in one sentence; ours the GPL 3 or later, the "
          "reference adds an unversioned GPL")),
     ],
+    "rpavlik/cmake-modules": [
+        (lambda p, o, r: r == "BSL-1.0 AND BSD-3-Clause", "R", ("REUSE's sidecars at the root (CompatibilityVersionFile-"
+         "*.cmake.in.license, BSD-3-Clause's text for the one file each names; .cmake-format.json.license): ScanCode's "
+         "legal-file names take them for the folder's license texts and AND them onto every file without a notice; "
+         "ours the sidecar's own file takes it, the rest the root's LICENSE_1_0.txt (BSL-1.0) or .reuse/dep5")),
+        (lambda p, o, r: p.startswith("LICENSES/"), "R", "a REUSE license text itself: ours its folder's, the reference the text's own"),
+    ],
     "theory/pgtap": [
         (lambda p, o, r: o == "PostgreSQL" and r == "", "R", ("no license file: PGXN's META.json, '\"license\": "
          "{\"PostgreSQL\": ...}' (round 15: read), and the README's 'Copyright and License' section (the PostgreSQL "
