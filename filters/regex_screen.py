@@ -241,6 +241,12 @@ class Possible:
         position = self.screen.index.get(regex)
         return position is None or position in self.reported
 
+    def any_of(self, regexes: tuple[re.Pattern[str], ...]) -> bool:
+        """Whether any of ``regexes`` (a tuple or list the caller keeps) is in this: one set operation in C,
+        not a membership test per regex."""
+        by_id, unheld = self.screen.group(regexes)
+        return bool(unheld) or not self.reported.isdisjoint(by_id)
+
     def among(self, regexes: tuple[re.Pattern[str], ...]) -> list[int]:
         """The positions in ``regexes`` (a tuple the caller keeps) of those that may match, in order."""
         by_id, unheld = self.screen.group(regexes)

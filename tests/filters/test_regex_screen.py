@@ -172,3 +172,19 @@ def test_the_compiled_database_is_cached_and_loaded(tmp_path, monkeypatch):
         assert first.possible(text).reported == second.possible(text).reported
     cached[0].write_bytes(b"not a database")  # a damaged file is compiled again
     assert RegexScreen(regexes).possible("Password=").reported == {1}
+
+
+def test_any_of_a_group_answers_as_asking_each_regex():
+    # secret detection asks it for each plugin's regexes at once; a group with a regex the screen does not hold
+    # may always match
+    screen = _screen()
+    groups = [plugin.denylist for plugin, _, _ in secrets._plugins()]
+    groups.append((re.compile("not held by the screen"), *groups[0]))
+    answers = set()
+    for text in _texts():
+        possible = screen.possible(text)
+        for group in groups:
+            answer = possible.any_of(group)
+            assert answer == any(regex in possible for regex in group), (group, text[:80])
+            answers.add(answer)
+    assert answers == {True, False}
