@@ -837,6 +837,86 @@ def count_claude_stream_json(path: Path) -> int:
 
 
 
+
+# round 15 (b45l: text exports, share pages and terminal copies, collected before code changed)
+def count_opencode_export(path: Path) -> int:
+    """opencode's own ``/export`` Markdown: each ``## User`` and ``## Assistant (agent · model · time)`` heading a
+    message (an assistant's ``**Tool: name**`` calls inside it), each call's ``**Output:**`` or ``**Error:**`` a result."""
+    text = path.read_text(encoding="utf-8")
+    turns = re.findall(r"^## (?:User|Assistant \([^)\n]*\))[ \t]*$", text, re.MULTILINE)
+    return len(turns) + len(re.findall(r"^\*\*(?:Output|Error):\*\*[ \t]*$", text, re.MULTILINE))
+
+
+def count_copilot_cli_share(path: Path) -> int:
+    """GitHub Copilot CLI's ``/share`` Markdown: ``### 👤 User`` and ``### 💬 Copilot`` turns; each ``### ✅ `tool```
+    (``❌``: failed) block a call with its result: the result a message, and the call a model turn of its own when no
+    Copilot words or call came since the person's turn. ``### ℹ️ Info`` notes are the CLI's, no message."""
+    blocks = re.findall(r"^### (👤 User|💬 Copilot|[✅❌] `)", path.read_text(encoding="utf-8"), re.MULTILINE)
+    count, last = 0, ""
+    for block in blocks:
+        tool = block not in ("👤 User", "💬 Copilot")
+        count += 1 + (tool and last in ("", "👤 User"))
+        last = block
+    return count
+
+
+def count_ollama_prompts(path: Path) -> int:
+    """``ollama run`` copied from the terminal: each ``>>> `` prompt (not a ``/command``) and the answer printed under it."""
+    prompts = re.findall(r"^>>> (?!/)\S", path.read_text(encoding="utf-8"), re.MULTILINE)
+    return 2 * len(prompts)
+
+
+def count_replay_page(path: Path) -> int:
+    """An opencode-replay HTML page: each ``message-user`` / ``message-assistant`` element, and each ``tool-call``
+    element (a call inside the model's message, its output a result)."""
+    text = path.read_text(encoding="utf-8")
+    return (len(re.findall(r'class="message message-(?:user|assistant)"', text))
+            + len(re.findall(r'class="tool-call ', text)))
+
+
+def count_prompt_blocks_and_replies(path: Path) -> int:
+    """A chat retold in a README: each ``### ... ChatGPT`` heading over the model's reply, each reply answering the
+    person's prompt quoted in the fenced ``txt`` block above it (under a screenshot): two per heading."""
+    return 2 * len(re.findall(r"^### \S* ?ChatGPT[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_query_response_records(path: Path) -> int:
+    """A shell's log of model calls: per ``**<time> | PROVIDER (model)**`` record the ``**Query:**`` and each answer
+    (one ``**Response:**``, or one per ``### PROVIDER`` under ``**Responses:**``) that is not ``Failed (...)``."""
+    count = 0
+    for record in re.split(r"^\*\*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \| ", path.read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]:
+        count += len(re.findall(r"^\*\*Query:\*\*", record, re.MULTILINE))
+        if "**Responses:**" in record:
+            answers = re.split(r"^### \w+", record.split("**Responses:**", 1)[1], flags=re.MULTILINE)[1:]
+        else:
+            answers = [record.split("**Response:**", 1)[1]] if "**Response:**" in record else []
+        count += sum(1 for a in answers if a.strip() and not a.strip().startswith("Failed"))
+    return count
+
+
+def count_thought_response_pairs(path: Path) -> int:
+    """An agent's exported thoughts and replies (``### 💭 Agent Thought`` / ``### 🤖 Model Response``), no request: each
+    reply one model turn, the thought before it its reasoning."""
+    return len(re.findall(r"^### \S* ?Model Response\b", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_agent_run_report(path: Path) -> int:
+    """A coding agent's run report in Russian: the person's request (``Запрос пользователя``), the orchestrator's turn
+    (its instructions, the tool calls listed with their arguments but no output), the code generator's turn (its code
+    and explanation): three when each is written (a ``[...]`` placeholder is none)."""
+    sections = dict(re.findall(r"^## \S+ ([^\n]+)\n(.*?)(?=^## |\Z)", path.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL))
+    said = lambda *names: any(sections.get(n, "").strip() and not sections[n].strip().startswith("[") for n in names)
+    return (said("Запрос пользователя") + said("Анализ Оркестратора", "Инструкции для Code Generator")
+            + said("Сгенерированный код", "Пояснения к коду"))
+
+
+def count_last_call_sent(path: Path) -> int:
+    """A Markdown log of model calls (``### Call #N``, ``**Messages sent to model:**`` as fenced JSON, ``**Model
+    Response:**``): the last call's messages (the system prompt too) plus its reply."""
+    sent = re.findall(r"\*\*Messages sent to model:\*\*\s*```json\n(.*?)\n```", path.read_text(encoding="utf-8"), re.DOTALL)
+    return len(json.loads(sent[-1])) + 1
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -982,4 +1062,15 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Claude Code headless stream-json with hook and subagent task records (system hook/task/api_retry records, assistant block records sharing message ids, result)": count_claude_stream_json,
                 "Jaeger JSON export of an inference API's spans (operation names and tags, no conversation)": count_nothing,
                 "Analytics assistant run summaries (JSONL: thread_id, question, route, token counts; no answers, no conversation)": count_nothing,
-                "Agent Trace attribution records (JSONL: files and line ranges per AI contributor, no conversation)": count_nothing}
+                "Agent Trace attribution records (JSONL: files and line ranges per AI contributor, no conversation)": count_nothing,
+                # round 15 (b45l: text exports, share pages and terminal copies, collected before code changed)
+                "opencode /export of an oh-my-opencode session (## User / ## Assistant (agent · model · time), _Thinking:_, **Tool:** / **Input:** / **Output:**)": count_opencode_export,
+                "GitHub Copilot CLI /share Markdown (### 👤 User / ### 💬 Copilot, ### ✅ `tool` blocks with Arguments in <details>)": count_copilot_cli_share,
+                "ollama run copied from the terminal (>>> prompts, answers below, a heading note)": count_ollama_prompts,
+                "opencode-replay HTML page of a session (message-user / message-assistant divs, tool-call divs)": count_replay_page,
+                "ChatGPT talk retold in a Japanese README (screenshots, prompts in txt fences, ### 🔴 ChatGPT replies)": count_prompt_blocks_and_replies,
+                "aishell LLM transcript (**time | PROVIDER (model)** records, **Query:** / **Response:**, collations)": count_query_response_records,
+                "visual logger export of an agent's thoughts and replies (### 💭 Agent Thought / ### 🤖 Model Response, no request)": count_thought_response_pairs,
+                "AI code agent run report in Russian (## 📝 Запрос пользователя, orchestrator instructions, generated code, tool calls listed)": count_agent_run_report,
+                "Markdown log of model calls (### Call #N, Messages sent to model as JSON, Model Response)": count_last_call_sent,
+                "Claude Code session note in Korean (summary, decisions and code of a session, no conversation)": count_nothing}
