@@ -917,6 +917,14 @@ def count_last_call_sent(path: Path) -> int:
     return len(json.loads(sent[-1])) + 1
 
 
+
+def count_numbered_headings_zh(path: Path) -> int:
+    """A Cursor chat recorded in Chinese: each ``### 用户 #N`` (the person's) and ``### 助手`` (the model's) heading
+    outside fences a message; the replies' own ``###`` sections are inside them."""
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
+    return len(re.findall(r"^### (?:用户(?: #\d+)?|助手)[ \t]*$", text, re.MULTILINE))
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -1073,4 +1081,5 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "visual logger export of an agent's thoughts and replies (### 💭 Agent Thought / ### 🤖 Model Response, no request)": count_thought_response_pairs,
                 "AI code agent run report in Russian (## 📝 Запрос пользователя, orchestrator instructions, generated code, tool calls listed)": count_agent_run_report,
                 "Markdown log of model calls (### Call #N, Messages sent to model as JSON, Model Response)": count_last_call_sent,
-                "Claude Code session note in Korean (summary, decisions and code of a session, no conversation)": count_nothing}
+                "Claude Code session note in Korean (summary, decisions and code of a session, no conversation)": count_nothing,
+                "Cursor chat recorded in Chinese (### 用户 #N / ### 助手 headings, sections of the replies inside)": count_numbered_headings_zh}

@@ -21,6 +21,7 @@
    (``### Step 3 - Tool Call``, ``NEXT ACTION:``, ``## Tool Output:``), sides by what each label names.
 6. **Glyph-drawn captures** (``glyphs.glyph_turns``): a terminal agent's screen (``> prompt``, ``⏺ text``,
    ``⏺ Read(x)``, ``  ⎿  result``), sides by the prompt sign and the nesting of results.
+7. **A chat REPL** (``glyphs.repl_turns``): ``>>> question`` lines the person typed, the answer printed below each.
 
 Every line is accounted for: in a message, or counted in ``extra.framing`` under a named reason.
 """
@@ -36,7 +37,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.banners import is_code, is_python_module
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
-from codemix.mixtures.transcript_formats.glyphs import glyph_turns
+from codemix.mixtures.transcript_formats.glyphs import glyph_turns, repl_turns
 from codemix.mixtures.transcript_formats.markers import marker_role
 from codemix.mixtures.transcript_formats.sections import section_turns
 from codemix.mixtures.transcript_formats.turns import key_words
@@ -514,7 +515,8 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
         for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
-                               ("sections", section_turns), ("glyphs", glyph_turns), ("panels", panel_turns)):
+                               ("sections", section_turns), ("glyphs", glyph_turns), ("panels", panel_turns),
+                               ("repl", repl_turns)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
                 runs = dict.fromkeys(t.get("run", 0) for t in turns)  # (several agents' runs, each its own)

@@ -18,6 +18,7 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.canonical import is_spoken
+from codemix.mixtures.transcript_formats.text_turns import CODE_LINE
 
 PROMPT_SIGNS = frozenset(">❯›»")  # what a terminal prints before the line a person types
 # (a no-break space may follow a glyph; an emoji may carry a variation selector, a skin tone, joined parts, a colon)
@@ -106,3 +107,71 @@ def joined(blocks: list[dict[str, Any]], framing: collections.Counter,
     if sum(is_spoken(t["content"]) for t in model) * 2 < len(model):
         return None
     return turns, dict(+framing)
+
+
+# A chat REPL's prompt (``ollama run``'s ``>>> ``, ``›``, ``»``): a sign of its own at a line's start, the person's words
+# after it. A lone ``>`` is a quote (the glyph layout above reads it beside the model's glyphs).
+REPL_PROMPT = re.compile(r"^(?P<sign>>{2,3}|[❯›»])[ \t]+(?P<text>\S.*)$")
+MULTILINE_INPUT = '"""'  # (``ollama run``: a prompt of several lines between triple quotes)
+MIN_PROMPTS = 2
+
+
+def is_prose_prompt(text: str) -> bool:
+    """What a person types to a chat model: words (three or more, three in four of letters alone), no code (``import os``,
+    ``x = [1, 2]``, ``len(x)``: a Python session's ``>>>`` lines)."""
+    words = text.split()
+    wordy = sum(1 for w in words if w.strip("`'\"?!.,:;()").isalpha())  # (``llama3.2:1b``: a name, no word)
+    return len(words) >= 3 and wordy * 4 >= len(words) * 3 and not is_code_prompt(text)
+
+
+def is_code_prompt(text: str) -> bool:
+    """A line of code typed at a prompt (``import os``, ``x = [1, 2]``, ``len(x)``)."""
+    return CODE_LINE.match(text) is not None or re.search(r"(?<![=!<>])=(?!=)|\)\s*$", text) is not None
+
+
+def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
+    """A chat REPL copied from a terminal (issue 45, round 15: ``ollama run llama3.2:1b`` then ``>>> How to use the
+    fsck command?`` and the answer printed below it): the lines a prompt sign opens are what the person typed (a
+    prompt in triple quotes runs to the closing quotes), what the REPL prints until the next prompt is the model's
+    answer. The sign is the file's most frequent one; two prompts or more, two in three of them the person's words and
+    none code (a Python session's ``>>> x = 1``), and most answered in words. A prompt that is a REPL command (``/bye``) and what
+    follows it, and the lines before the first prompt, are framing, counted."""
+    if not isinstance(text, str) or ">" not in text and not any(sign in text for sign in "❯›»"):
+        return None
+    lines = text.split("\n")[:MAX_LINES]
+    # the sign before the person's words (a shell's ``❯ ollama run llama3.2:1b`` before them is a command)
+    signs = collections.Counter(m.group("sign") for line in lines if (m := REPL_PROMPT.match(line))
+                                and is_prose_prompt(m.group("text")))
+    if not signs:
+        return None
+    sign = signs.most_common(1)[0][0]
+    turns: list[dict[str, Any]] = []
+    framing: collections.Counter[str] = collections.Counter()
+    quoted = False  # inside a prompt of several lines
+    for line in lines:
+        match = REPL_PROMPT.match(line)
+        if quoted:
+            turns[-2]["lines"].append(line)  # (the person's turn, before the answer it opened)
+            quoted = not line.rstrip().endswith(MULTILINE_INPUT)
+        elif match and match.group("sign") == sign and match.group("text").startswith("/"):
+            turns.append({"speaker": "command", "lines": []})  # a REPL command: no one's words
+            framing["repl_command"] += 1
+        elif match and match.group("sign") == sign:
+            typed = match.group("text")
+            quoted = typed.startswith(MULTILINE_INPUT) and not (len(typed) > 3 and typed.rstrip().endswith(MULTILINE_INPUT))
+            turns.append({"speaker": "user", "lines": [typed.removeprefix(MULTILINE_INPUT)]})
+            turns.append({"speaker": "assistant", "lines": []})
+        elif not turns or turns[-1]["speaker"] == "command":
+            framing["before_first_prompt" if not turns else "after_command"] += bool(line.strip())
+        else:
+            turns[-1]["lines"].append(line)
+    read = [{"speaker": t["speaker"], "content": "\n".join(t["lines"]).strip().removesuffix(MULTILINE_INPUT).strip(),
+             "name": sign if t["speaker"] == "user" else ""} for t in turns if t["speaker"] != "command"]
+    typed = [t for t in read if t["speaker"] == "user"]
+    answers = [t for t in read if t["speaker"] == "assistant" and t["content"]]
+    prose = sum(is_prose_prompt(" ".join(t["content"].split())) for t in typed)  # (``Thanks!`` among questions)
+    if prose < MIN_PROMPTS or prose * 3 < len(typed) * 2 or any(is_code_prompt(t["content"]) for t in typed):
+        return None
+    if len(answers) * 2 < len(typed) + 1 or sum(is_spoken(t["content"]) for t in answers) * 2 < len(answers) + 1:
+        return None
+    return [t for t in read if t["content"]], dict(+framing)

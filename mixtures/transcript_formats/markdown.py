@@ -90,7 +90,7 @@ def headings(text: str) -> list[tuple]:
     found = outside_fences(text, marked(text, HEADING)) or marked(text, BANNER)
     if {"user", "assistant"} <= {role for *_, role in found}:
         return found
-    return other_side(text, found) or named_headings(text) or found
+    return other_side(text, found) or named_headings(text) or learnt_headings(text) or found
 
 
 def other_side(text: str, found: list[tuple]) -> list[tuple] | None:
@@ -193,6 +193,58 @@ def named_headings(text: str) -> list[tuple[int, int, str, str]]:
     actor = acting_speaker(bodies) or next((f[2] for f in found if f[2] != found[0][2]), None)
     roles = [(start, end, "assistant" if speaker == actor else "user", speaker) for start, end, speaker, _ in found]
     return [(*roles[0][:2], "user", roles[0][3]), *roles[1:]]  # the opening turn states the task (context)
+
+
+# A heading or a bold line that is a label alone, in a script of its own (``## ユーザー``, ``### 用户 #3``, ``**Пользователь**``),
+# an emoji or a symbol before it, a turn's number, a parenthesised aside or a colon after it: what an export in another
+# language writes over each turn. A label of words outside ASCII, up to three, no digit.
+LABEL_LINE = re.compile(r"^(?P<form>#{1,6}[ \t]+|\*\*)(?:[^\w\s#*_`>|\[(-]{1,4}[ \t]*)?"
+                        r"(?P<label>[^\W\d_](?:[^\W\d_]|[ \t](?=[^\W\d_])){0,24})(?:[ \t]*[#\uff03]?\d{1,4})?"
+                        r"(?:[ \t]*[(\uff08][^)\uff09\n]{0,80}[)\uff09])?[ \t]*[:\uff1a]?[ \t]*(?:\*\*)?[ \t]*$", re.MULTILINE)
+QUESTION_MARKS = re.compile(r"[?\uff1f]")
+
+
+def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
+    """Turn labels learnt from the file's structure, in any script (issue 45, round 15): the two labels written alike
+    (same heading level, or bold lines) that recur most and take turns (the rarer one's turns nine in ten met by
+    the other's, the model may write several messages running) are a person's and a
+    model's, whatever language names them; other headings of that form, each rarer than either label, are sections
+    inside a turn (a reply's ``### 已完成的内容``). The label whose words name a side takes it (a role alias, a model's
+    name: ``## ChatGPT``); else the label that opens is the person's (who brings the task) and the other the model's,
+    as ``labelled-dialogue`` reads two names. Labels of ASCII letters are left to the role words above (``## Problem``
+    / ``## Solution`` are a page's sections); headings inside fences are a reply's; someone asks something
+    (``?``/``？``), and each turn says something. Each message keeps its label."""
+    fences = [span for span, _ in fence_spans(text)] if "```" in text else []
+    found = [(m.start(), m.end(), m.group("form").strip(), m.group("label").strip()) for m in LABEL_LINE.finditer(text)
+             if not any(a <= m.start() < b for a, b in fences) and not m.group("label").isascii()]
+    counts = collections.Counter((f[2], f[3]) for f in found)
+    ranked = counts.most_common(3)
+    if len(ranked) < 2 or ranked[1][1] < 2 or ranked[0][0][0] != ranked[1][0][0] or \
+            (len(ranked) == 3 and ranked[2][1] * 2 > ranked[1][1]):
+        return []
+    labels = {ranked[0][0][1], ranked[1][0][1]}
+    found = [f for f in found if f[2] == ranked[0][0][0] and f[3] in labels]
+    if len(found) < 4 or any(label.lower() in NOT_SPEAKERS for label in labels):
+        return []
+    # they take turns: the rarer label's turns are nine in ten met by the other's on both sides (a model writes several
+    # messages to one request: ``### 助手`` three times running)
+    rarer = min(collections.Counter(f[3] for f in found).values())
+    if sum(a[3] != b[3] for a, b in itertools.pairwise(found)) * 10 < (2 * rarer - 1) * 9:
+        return []
+    bodies = [text[f[1]:(found[i + 1][0] if i + 1 < len(found) else len(text))].strip() for i, f in enumerate(found)]
+    if not all(bodies) or not any(QUESTION_MARKS.search(b) for b in bodies):
+        return []
+    named = {label: heading_role(label) or ("assistant" if key_words(label) & MODEL_WORDS else None) for label in labels}
+    known = {label: role for label, role in named.items() if role in ("user", "assistant")}
+    opener, other = found[0][3], next(f[3] for f in found if f[3] != found[0][3])
+    if len(known) == 1:  # one label names its side (``### 🤖 ChatGPT``): the other label is the other side's
+        label, role = known.popitem()
+        roles = {label: role, (other if label == opener else opener): "user" if role == "assistant" else "assistant"}
+    elif len(set(known.values())) == 2:
+        roles = known
+    else:
+        roles = {opener: "user", other: "assistant"}
+    return [(start, end, roles[label], label) for start, end, _, label in found]
 
 
 def speaker_of_heading(line: str) -> str:
@@ -349,6 +401,11 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     return part_messages(body)
 
 
+# A label alone on a line that opens a model turn's reasoning, in italics or bold (opencode's ``_Thinking:_``).
+THINKING_LABEL = re.compile(r"\A\s*(?:_|\*{1,2})(?:thinking|thoughts?|reasoning)(?:\.\.\.|\u2026)?:?(?:_|\*{1,2}):?[ \t]*"
+                            r"(?P<gap>\n[ \t\n]*|\Z)", re.IGNORECASE)
+
+
 def part_messages(body: str) -> list[dict[str, Any]]:
     """A model turn's text: its prose, a folded ``<details>`` block a tool's output, the model's call
     (``folded_call``), a call and its result (``used_tool``) or, when its summary names thinking, the reply's
@@ -356,6 +413,13 @@ def part_messages(body: str) -> list[dict[str, Any]]:
     messages, last, reasoning = [], 0, ""
     if (thought := THINKING_TAG.match(body.lstrip())) is not None:  # a reply opening with ``<thinking>``: its reasoning
         reasoning, body = thought.group("thought").strip(), body.lstrip()[thought.end():]
+    elif (label := THINKING_LABEL.match(body)) is not None:
+        # opencode's ``/export`` writes a reasoning part as ``_Thinking:_``, a blank line, its text and a blank line, and
+        # the reply's text after it with nothing between: where the reasoning is empty (the label, then three line
+        # ends or more) what follows is the reply; else no mark says where the reasoning ends, and all of it is
+        # reasoning (masked by default, ``sft.reasoning``), never the model's reply to train
+        rest = body[label.end():]
+        reasoning, body = ("", rest) if label.group("gap").count("\n") >= 3 else (rest.strip(), "")
     blocks = list(DETAILS.finditer(body))
     for index, found in enumerate(blocks):
         if prose := without_rules(body[last:found.start()]).strip():

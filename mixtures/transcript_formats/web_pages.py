@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
-from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
+from codemix.mixtures.transcript_formats.canonical import exported_call, flag_text_observations, is_spoken, message
 from codemix.mixtures.transcript_formats.markers import MODEL_WORDS
 from codemix.mixtures.transcript_formats.turns import CALL_BLOCK_TYPES, RESULT_BLOCK_TYPES, ROLE_ALIASES, key_words
 
@@ -33,7 +33,7 @@ SKIPPED = frozenset({"script", "style", "svg", "noscript", "template"})
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
 CONTENT_WORDS = frozenset({"content", "text", "body", "markdown", "prose"})
 META_WORDS = frozenset({"header", "timestamp", "time", "meta", "metadata", "avatar", "toolbar", "footer", "usage", "preview",
-                        "token", "tokens", "date", "actions", "copy"})
+                        "token", "tokens", "date", "actions", "copy", "type"})  # (``part-type``: a part's kind named)
 MIN_MESSAGES = 2
 CONTAINER_WORDS = frozenset({"message", "msg", "turn", "chat", "bubble", "entry", "role", "author", "response"})
 
@@ -84,6 +84,62 @@ def attribute_role(attrs: list[tuple[str, str | None]]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+CALL_WORDS = frozenset({"tool", "call", "use", "function", "invocation", "result", "output", "response"})
+
+
+def nested_call(attrs: list[tuple[str, str | None]]) -> dict[str, Any] | None:
+    """A call or a result an element inside a message stands for, by a ``class`` token naming a call block
+    (``tool-call``, ``tool_use``) or a result block (``tool-result``), else None; the call's name is another
+    token's word (``tool-bash``: ``bash``)."""
+    tokens = next((v.lower().split() for n, v in attrs if n == "class" and v), [])
+    kinds = {("call" if t.replace("-", "_") in CALL_BLOCK_TYPES else "result") for t in tokens
+             if t.replace("-", "_") in CALL_BLOCK_TYPES | RESULT_BLOCK_TYPES}
+    if len(kinds) != 1:
+        return None
+    names = [w for t in tokens for w in sorted(key_words(t) - CALL_WORDS) if t.replace("-", "_") not in
+             CALL_BLOCK_TYPES | RESULT_BLOCK_TYPES]
+    return {"kind": kinds.pop(), "name": names[0] if names else ""}
+
+
+def text_part(found: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "text", "content": found["content"], "all": found["all"]}
+
+
+def part_text(pieces: list[str]) -> str:
+    return re.sub(r"\n{3,}", "\n\n", "".join(pieces).strip())
+
+
+def message_turns(found: dict[str, Any], results_apart: bool = False) -> list[dict[str, Any]]:
+    """The turns one message element holds: its words, and for each call element inside it (a page that renders a
+    model's message with its calls: opencode-replay's ``<div class="tool-call tool-bash">``) the call as the page
+    describes it (its header's words: shown, never trained, ``canonical.exported_call``) and its output a result;
+    the model's words after a result a turn of their own. Where the page renders results as messages of their own
+    (``results_apart``: claude-code-transcripts' ``message tool-reply``), a call element's body is what it was
+    given (``whoami``, a JSON input: the model's arguments), never an output."""
+    turns: list[dict[str, Any]] = []
+    parts = [*found["parts"], text_part(found)]
+    # the text of the elements whose class says content, where the message has any; else all its text
+    # (a message holding call elements marks its parts: what is outside them and its content elements is the page's)
+    key = "content" if found["parts"] or any(part_text(p["content"]) for p in parts if p["kind"] == "text") else "all"
+    for part in parts:
+        if part["kind"] == "text":
+            body = part_text(part[key])
+            if body:
+                turns.append({"speaker": found["role"], "content": body, "calls": []})
+            continue
+        head, body = " ".join("".join(part["head"]).split()), part_text(part["body"])
+        if part["kind"] == "call" and (part["name"] or head):
+            if not turns or turns[-1]["speaker"] != found["role"] or (len(turns) > 1 and turns[-2]["speaker"] == "tool"
+                                                                      and turns[-1]["calls"]):
+                turns.append({"speaker": found["role"], "content": "", "calls": []})
+            given = body if results_apart and body else head
+            turns[-1]["calls"].append(exported_call(None, part["name"] or head.split()[0], given))
+            body = "" if results_apart else body
+        if body:
+            turns.append({"speaker": "tool", "content": body, "calls": []})
+    return turns
+
+
 class MessageElements(html.parser.HTMLParser):
     """Collects the message elements of a page: ``(role, content text, all text)`` in document order."""
 
@@ -94,6 +150,8 @@ class MessageElements(html.parser.HTMLParser):
         self.open: dict[str, Any] | None = None
         self.depth_open = -1
         self.skipping = 0
+        self.call: dict[str, Any] | None = None  # a call element inside the open message (``nested_call``)
+        self.depth_call = -1
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in VOID:
@@ -105,11 +163,16 @@ class MessageElements(html.parser.HTMLParser):
             self.messages.append(self.open)
             self.open, self.depth_open = None, -1
         words = set().union(*(key_words(v) for n, v in attrs if n == "class" and v)) if attrs else set()
+        nested = nested_call(attrs) if self.open is not None and self.call is None and role is None else None
         # a ``<summary>`` captions or previews the ``<details>`` block that holds the text whole
         self.stack.append((tag, role, bool(words & CONTENT_WORDS), bool(words & META_WORDS) or tag == "summary"))
         if role is not None:
-            self.open = {"role": role, "content": [], "all": []}
+            self.open = {"role": role, "content": [], "all": [], "parts": []}
             self.depth_open = len(self.stack) - 1
+        if nested is not None:  # the words so far are a part of their own; the call's follow it
+            self.open["parts"].append(text_part(self.open))
+            self.open["content"], self.open["all"] = [], []
+            self.call, self.depth_call = {**nested, "head": [], "body": []}, len(self.stack) - 1
         if tag in ("br", "p", "div", "li", "pre", "tr") and self.open is not None:
             self.open["all"].append("\n")
 
@@ -122,6 +185,9 @@ class MessageElements(html.parser.HTMLParser):
         if index is None:
             return
         del self.stack[index:]
+        if self.call is not None and index <= self.depth_call:
+            self.open["parts"].append(self.call)
+            self.call, self.depth_call = None, -1
         if self.open is not None and index <= self.depth_open:
             if index == self.depth_open and index > 0 and not "".join(self.open["all"]).strip():
                 # an empty element naming the writer (an avatar, ``<div class="author user"><img/></div>``)
@@ -136,6 +202,10 @@ class MessageElements(html.parser.HTMLParser):
         if self.open is None or self.skipping:
             return
         inside = self.stack[self.depth_open + 1:]
+        if self.call is not None:  # a call's header (its name and what it was given) and its output
+            header = any(meta for _, _, _, meta in self.stack[self.depth_call + 1:])
+            self.call["head" if header else "body"].append(data)
+            return
         if any(meta for _, _, _, meta in inside):
             return
         self.open["all"].append(data)
@@ -153,15 +223,11 @@ def page_messages(text: str) -> list[dict[str, str]] | None:
         parser.close()
     except (AssertionError, ValueError):
         return None
-    turns = []
-    for found in parser.messages:
-        body = "".join(found["content"]).strip() or "".join(found["all"]).strip()
-        body = re.sub(r"\n{3,}", "\n\n", body)
-        if body:
-            turns.append({"speaker": found["role"], "content": body})
+    results_apart = any(found["role"] == "tool" for found in parser.messages)
+    turns = [turn for found in parser.messages for turn in message_turns(found, results_apart)]
     if len(turns) < MIN_MESSAGES or not {"user", "assistant"} <= {t["speaker"] for t in turns}:
         return None
-    if sum(is_spoken(t["content"]) for t in turns) * 2 < len(turns):
+    if sum(is_spoken(t["content"]) for t in turns if t["content"]) * 2 < sum(1 for t in turns if t["content"]):
         return None  # names and labels, not messages
     return turns
 
@@ -173,7 +239,8 @@ def detect_html_messages(text: Any) -> bool:
 def parse_html_messages(text: str) -> list[Transcript]:
     turns = page_messages(text) or []
     return [Transcript(format="html-messages", extra={"layout": "html"}, messages=flag_text_observations(
-        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool") for t in turns]))]
+        [message(t["speaker"], t["content"], tool_calls=t.get("calls"), observation=t["speaker"] == "tool")
+         for t in turns]))]
 
 
 HTML_MESSAGES = Format(name="html-messages", container="text", detect=detect_html_messages, parse=parse_html_messages)

@@ -671,3 +671,104 @@ def test_a_crew_s_agents_each_with_a_task_of_their_own_hold_a_run_each():
     assert "Delegate work to coworker" in manager.messages[1]["content"]
     assert [m["role"] for m in member.messages] == ["user", "assistant", "tool", "assistant"]
     assert member.messages[0]["content"].endswith("five of them.")
+
+
+# round 15 (b45l): share pages, terminal copies and labels in other scripts, collected before code changed
+REPLAY = "opencode-replay.ses_50c50932.page-002.lines-1-159-245-298-590-607.html"
+
+
+def test_calls_a_page_renders_inside_the_model_s_message_are_described_calls_and_results():
+    """opencode-replay's HTML page (ramtinJ95/opencode-replay, MIT): each model message an element holding its text
+    and, for each call, a ``<div class="tool-call tool-read">`` whose header says what was called and whose body
+    holds the output. The call is shown, never trained (its header is the page's words, ``described``); its output
+    is the tool's turn, never the model's words; the model's text before it stays its own."""
+    text = (INPUTS / REPLAY).read_text()
+    calls = re.findall(r'class="tool-call tool-(\w+)"', text)
+    assert calls == ["read", "bash"] and "Permission denied (publickey)" in text
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    called = [c for m in messages for c in m["tool_calls"]]
+    assert [c["name"] for c in called] == calls and {c["kind"] for c in called} == {"described"}
+    outputs = [m for m in messages if m["role"] == "tool"]
+    assert len(outputs) == 2 and all(m["observation"] for m in outputs)
+    assert "Permission denied (publickey)" in outputs[1]["content"]
+    model = " ".join(m["content"] for m in messages if m["role"] == "assistant")
+    assert "Let me execute them:" in model and "Permission denied" not in model and "opencode-tokenscope\"," not in model
+    assert [m["role"] for m in messages if m["role"] == "user"] == ["user"] * len(re.findall(r"message-user", text))
+
+
+def test_a_chat_repl_copied_from_a_terminal():
+    """``ollama run`` copied into a tutorial page (yididiel7/gitmydocs ``createtutorials/using-the-fsck-command.md``,
+    no licence: rebuilt here from its layout, quoting a few of its words): the shell's prompt line that started the
+    REPL, then ``>>> `` before each question the person typed and the model's answer printed under it; a REPL
+    command (``/bye``) is no one's words."""
+    text = ("**Title:** How To Use The `fsck` Command\n**Date:** February, 04-02-2026\n\n1. First Run:\n\n"
+            "❯ ollama run llama3.2:1b\n\n>>> How to use the `fsck` command?\nThe `fsck` command is a built-in Linux utility "
+            "that checks and repairs\nfile systems on your hard drive.\n\n**Basic Usage**\n\n1. Run `fsck` in your terminal.\n\n"
+            ">>> How to reduced disk fragmentation, and optimize swap behavior.?\n\nReducing disk fragmentation and "
+            "optimizing swap behavior can\nsignificantly improve performance.\n\n>>> /bye\n\n❯ ollama run llama3.2:1b\n\n"
+            '>>> """Can you generate a list of Arch-Linux Command-line\nCommands?"""\n\nHere is a list of Arch Linux '
+            "command-line commands:\n\n* `ls` - list files\n")
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages] == ["user", "assistant"] * 3
+    assert messages[0]["content"] == "How to use the `fsck` command?"
+    assert messages[4]["content"] == "Can you generate a list of Arch-Linux Command-line\nCommands?"
+    assert "**Basic Usage**" in messages[1]["content"] and "ollama run" not in " ".join(m["content"] for m in messages)
+
+
+def test_a_python_session_s_prompts_are_no_chat():
+    """numpy's ``numpy/ma/README.rst`` (numpy 2.4.6, BSD-3-Clause): a Python session's ``>>> `` lines are code typed
+    at the prompt (``import numpy.core.ma as old_ma``, ``x = ...``), never a person's words to a model."""
+    text = (INPUTS / "not-numpy-ma-README.rst").read_text()
+    assert len(re.findall(r"^>>> (?:import|\w+ = )", text, re.MULTILINE)) >= 4
+    assert parse_text(text) is None
+
+
+def test_opencode_s_thinking_label_opens_the_model_s_reasoning():
+    """opencode's ``/export`` (yididiel7/gitmydocs ``createtutorials/zsh-fix-bindkey-space.md`` and
+    ``Fix-No-GTK-environment-variables-in-shell-configs-session-ses_3b3e.md``, no licence: rebuilt from their layout):
+    ``_Thinking:_``, a blank line, the reasoning, a blank line, then the reply with no mark between. An empty reasoning
+    (the label, then three line ends) leaves the reply the model's words; a written one is all reasoning, never
+    trained as the reply; the label is never the model's words."""
+    text = ("# zsh: fix bindkey\n\n---\n\n## User\n\nCheck out why bindkey ' ' magic-space @.zshrc is not working and fix it.\n\n"
+            "---\n\n## Assistant (Sisyphus · big-pickle · 7.0s)\n\n_Thinking:_\n\n\n\nI'll help you diagnose and fix the "
+            "bindkey issue in your .zshrc.\n\n**Tool: read**\n\n**Input:**\n```json\n{\n  \"filePath\": \"/home/u/.zshrc\"\n}\n```\n\n"
+            "**Output:**\n```\n<file>\n00087| bindkey ' ' magic-space\n</file>\n```\n\n---\n\n## Assistant (Sisyphus · kimi-k2.5-free "
+            "· 10.0s)\n\n_Thinking:_\n\nThe user is having issues with their bindkey. Let me check the widget.\n\nI'll check "
+            "whether the widget is defined.\n\n**Tool: bash**\n\n**Input:**\n```json\n{\n  \"command\": \"zle -l | grep magic\"\n}\n```\n\n"
+            "**Output:**\n```\nmagic-space not found\n```\n\n---\n\n## User\n\nthanks, what next?\n")
+    (transcript,) = parse_text(text)
+    model = [m for m in transcript.messages if m["role"] == "assistant"]
+    assert model[0]["content"].startswith("I'll help you diagnose") and not model[0]["reasoning"]
+    assert model[1]["content"] == "" and model[1]["reasoning"].startswith("The user is having issues")
+    assert "I'll check whether the widget is defined." in model[1]["reasoning"]
+    assert not any("_Thinking:_" in m["content"] for m in transcript.messages)
+    assert [c["name"] for m in model for c in m["tool_calls"]] == ["read", "bash"]
+
+
+def test_turn_labels_in_another_script_are_learnt_from_their_alternation():
+    """A Cursor chat recorded in Chinese (jasonjiang95/cursor-course ``chatgpt_clone/CONVERSATION_HISTORY.md``, no
+    licence: rebuilt from its layout, quoting a few of its words): ``### 用户 #N`` over each request, ``### 助手`` over
+    each reply, the replies' own ``##``/``###`` sections inside them and the model writing twice running. No word
+    names a side: the two labels that recur and take turns are the turns', the one that opens the person's."""
+    text = ("# ChatGPT Clone 项目开发对话记录\n\n## 项目概述\n\n基于 FastAPI 的对话系统。\n\n## 对话记录\n\n"
+            "### 用户 #1\n\n我现在，想要开发一个 类ChatGPT 的对话问答系统，请你帮我规划一下？\n\n"
+            "### 助手\n\n我已经将规划文档重构为 4 个阶段（Phase）：\n\n"
+            "## 文档结构概览\n\n| Phase | 目标 |\n|---|---|\n| 1 | 后端基础 |\n\n### 用户 #2\n\n为什么会直接在原始md上做修改而不是生成新plan呢\n\n"
+            "### 助手\n\n因为你要求的是调整。\n\n### 已完成的内容\n\n- 后端\n\n### 助手\n\n### 当前服务状态\n\n服务已启动。\n\n"
+            "### 用户 #3\n\n继续开发前端\n\n### 助手\n\n好的，开始 Phase 2。\n\n### 用户 #4\n\n测试一下接口\n\n### 助手\n\n接口正常。\n")
+    (transcript,) = parse_text(text)
+    roles = [m["role"] for m in transcript.messages]
+    assert roles == ["user", "assistant", "user", "assistant", "assistant", "user", "assistant", "user", "assistant"]
+    assert "## 文档结构概览" in transcript.messages[1]["content"] and "### 已完成的内容" in transcript.messages[3]["content"]
+
+
+@pytest.mark.parametrize("text", [
+    # a skill's page whose sections name the assistant once each (``## 助手判断意图的提示词``, ``## 助手：wait-for-text.sh``)
+    "# 技能\n\n## 使用方法\n\n运行命令。\n\n## 助手判断意图的提示词\n\n- 列表？\n\n## 环境变量\n\n设置变量。\n\n## 助手函数\n\n六个函数。\n",
+    # two sections that recur but never take turns: a page of steps then notes
+    "# 指南\n\n## 步骤\n\n第一步？\n\n## 步骤\n\n第二步。\n\n## 步骤\n\n第三步。\n\n## 注意\n\n注意一。\n\n## 注意\n\n注意二。\n",
+])
+def test_headings_in_another_script_that_do_not_take_turns_are_no_chat(text: str):
+    assert parse_text(text) is None
