@@ -29,6 +29,7 @@ from codemix.mixtures.transcript_formats.casts import cast_screen
 from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.genai_spans import is_span
+from codemix.mixtures.transcript_formats.harness import HarnessTexts
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
@@ -147,9 +148,9 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
 
 def _array_rows(source: SourceConfig, location: str, name: str, rows: list, tally: ReadTally) -> Iterator[Outcome]:
     """Each row of a JSON array of rows, as a JSONL line would be read (``location#rowN``)."""
-    budget = ErrorBudget(source, location)
+    budget, harness = ErrorBudget(source, location), HarnessTexts()
     for index, row in enumerate(rows, 1):
-        for outcome in _row_documents(source, row_location(location, index), name, row, tally):
+        for outcome in _row_documents(source, row_location(location, index), name, row, tally, harness):
             yield outcome
             if budget.spend(outcome):
                 yield budget.exhausted(tally, f"row {index}")
@@ -327,7 +328,7 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
     """Rows: a transcript per line. A session (decided by its first record, or by the first few when they are
     turns after a header): the lines are its entries."""
     limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
-    session, entries, size = None, [], 0
+    session, entries, size, harness = None, [], 0, HarnessTexts()
     with _utf8_lines(source, location) as stream:
         if stream is None:
             tally.count()
@@ -376,7 +377,7 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
                     yield drop(source, location, "file_too_large")
                     return
                 continue
-            for outcome in _row_documents(source, where, name, parsed, tally):
+            for outcome in _row_documents(source, where, name, parsed, tally, harness):
                 yield outcome
                 if budget.spend(outcome):
                     yield budget.exhausted(tally, f"line {lineno}")
@@ -490,14 +491,16 @@ def concatenated_json(text: str) -> list | None:
     return [item for value in values for item in (value if isinstance(value, list) else [value])]
 
 
-def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally) -> Iterator[Outcome]:
+def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally,
+                   harness: HarnessTexts | None = None) -> Iterator[Outcome]:
+    """One row's documents; ``harness``: what the file's rows read so far repeat (its harness's fixed turns)."""
     try:
         transcripts = parse_json_value(parsed, source.format, source.speakers, source.turns)
     except TranscriptShapeError as error:
         tally.count()
         yield quarantine(source, where, error)
         return
-    yield from _documents(source, where, name, transcripts, tally)
+    yield from _documents(source, where, name, transcripts, tally, harness)
 
 
 def _session_documents(source: SourceConfig, location: str, name: str, fmt: Any, entries: list,
@@ -608,8 +611,15 @@ def _request(path: str, folder_name: str) -> str:
 
 
 def _documents(source: SourceConfig, location: str, name: str, transcripts: list,
-               tally: ReadTally) -> Iterator[Outcome]:
-    """One Document per transcript; several from one record are told apart by ``#transcriptN``."""
+               tally: ReadTally, harness: HarnessTexts | None = None) -> Iterator[Outcome]:
+    """One Document per transcript; several from one record are told apart by ``#transcriptN``. The turns a
+    harness wrote in the person's place are flagged first (``harness``: the file's rows read so far; else these
+    transcripts, one file's runs)."""
+    for transcript in transcripts:
+        transcript.messages = (with_speakers(transcript.messages, source.speakers) if source.speakers  # (text formats
+                               else named_parties(transcript.messages))  # name them too)
+    harness = harness if harness is not None else HarnessTexts()
+    harness.learn([t.messages for t in transcripts])
     for index, transcript in enumerate(transcripts, 1):
         tally.count()  # a transcript is the record this reader counts
         where = location if len(transcripts) == 1 else f"{location}#transcript{index}"
@@ -617,8 +627,7 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
             yield quarantine(source, where, TranscriptShapeError(
                 f"no_conversation: {transcript.extra.get('path', '$')} holds no turns, steps or calls"))
             continue
-        transcript.messages = (with_speakers(transcript.messages, source.speakers) if source.speakers  # (text formats
-                               else named_parties(transcript.messages))  # name them too)
+        harness.flag(transcript.messages)
         if not has_task(transcript.messages) and system_as_task(transcript.messages):
             transcript.extra["task_from"] = "system"
         elif not has_task(transcript.messages) and observation_as_task(transcript.messages):
