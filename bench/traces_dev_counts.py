@@ -849,13 +849,14 @@ def count_opencode_export(path: Path) -> int:
 
 def count_copilot_cli_share(path: Path) -> int:
     """GitHub Copilot CLI's ``/share`` Markdown: ``### 👤 User`` and ``### 💬 Copilot`` turns; each ``### ✅ `tool```
-    (``❌``: failed) block a call with its result: the result a message, and the call a model turn of its own when no
-    Copilot words or call came since the person's turn. ``### ℹ️ Info`` notes are the CLI's, no message."""
+    (``❌``: failed) block a call with its result: the result a message, and the call a model turn of its own unless it
+    follows the Copilot's words (a call after a result is a new turn: corrected after the first count, 31 -> 32).
+    ``### ℹ️ Info`` notes are the CLI's, no message."""
     blocks = re.findall(r"^### (👤 User|💬 Copilot|[✅❌] `)", path.read_text(encoding="utf-8"), re.MULTILINE)
     count, last = 0, ""
     for block in blocks:
         tool = block not in ("👤 User", "💬 Copilot")
-        count += 1 + (tool and last in ("", "👤 User"))
+        count += 1 + (tool and last != "💬 Copilot")
         last = block
     return count
 

@@ -89,8 +89,21 @@ def headings(text: str) -> list[tuple]:
     neither gives a person's and the model's turn, headings of named agents (``named_headings``)."""
     found = outside_fences(text, marked(text, HEADING)) or marked(text, BANNER)
     if {"user", "assistant"} <= {role for *_, role in found}:
-        return found
+        return with_call_headings(text, found)
     return other_side(text, found) or named_headings(text) or learnt_headings(text) or found
+
+
+# A heading that is a tool's name in code after a status glyph (GitHub Copilot CLI's ``/share``: ``### ✅ `bash```,
+# ``### ❌ `web_fetch```): a call the model made, what it was given and what it gave below it.
+CALL_HEADING = re.compile(r"^#{1,6}[ \t]+[^\w\s#*_`>|\[(-]{1,4}[ \t]*`(?P<name>[\w.:/-]{1,64})`[ \t]*$", re.MULTILINE)
+
+
+def with_call_headings(text: str, found: list[tuple]) -> list[tuple]:
+    """``found`` with the call headings between its turns (``CALL_HEADING``) as marks of their own (role ``call``):
+    before, a call's block was read as part of the turn above it (the person's, when the model called at once)."""
+    calls = [(m.start(), m.end(), "call", m.group("name")) for m in CALL_HEADING.finditer(text)]
+    calls = outside_fences(text, calls) if calls else []
+    return sorted(found + [c for c in calls if c[0] > found[0][0]]) if calls else found
 
 
 def other_side(text: str, found: list[tuple]) -> list[tuple] | None:
@@ -355,6 +368,8 @@ TOOL_PART = re.compile(r"\A(?:```|#{1,6}[ \t]+[A-Z]\w*:[ \t]+\S|[A-Z][a-z]+(?: [
 
 
 # An exporter's time line over each turn (cctrace's ``**[2025-07-02 21:56:17]**``): the exporter's, no one's words.
+# An exporter's small print alone on a line, a time in it (Copilot CLI's ``<sub>⏱️ 1m 27s</sub>``): no one's words.
+SMALL_PRINT = re.compile(r"^[ \t]*<sub>[^<\n]*\d[^<\n]*</sub>[ \t]*$\n?", re.MULTILINE)
 STAMP_LINE = re.compile(r"^[ \t]*\*\*\[\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]\*\*[ \t]*$\n?", re.MULTILINE)
 # A bold label a section opens with (``📊 **Tool Result:**``), after an emoji or a symbol.
 OPENING_LABEL = re.compile(r"\A[^\w\s*]{0,3}[ \t]*\*\*([^*\n]{1,40}?):?\*\*:?[ \t]*\n")
@@ -377,7 +392,7 @@ def action_calls(body: str) -> tuple[str, list[dict[str, Any]]]:
 
 
 def section_messages(role: str, body: str) -> list[dict[str, Any]]:
-    body = without_rules(STAMP_LINE.sub("", CLOSING_TAG.sub("", body))).strip()
+    body = without_rules(SMALL_PRINT.sub("", STAMP_LINE.sub("", CLOSING_TAG.sub("", body)))).strip()
     if PLACEHOLDER.match(body) and NEGATION.search(body):
         return []
     if role in ("user", "assistant") and (acted := action_calls(body))[1]:
@@ -531,6 +546,26 @@ def written_call(body: str) -> dict[str, Any] | None:
     return None if arguments is None else tool_call(value.get("id"), value["name"], arguments)
 
 
+ARGUMENTS_BLOCK = re.compile(r"<details>\s*<summary>\s*Arguments\s*</summary>\s*```(?:json)?[ \t]*\n(?P<json>.*?)\n[ \t]*```\s*"
+                             r"</details>", re.DOTALL | re.IGNORECASE)
+FOLDED_OUTPUT = re.compile(r"<details>\s*<summary>[^<\n]*</summary>\s*(?P<body>.*?)\s*</details>", re.DOTALL)
+
+
+def call_section(name: str, body: str) -> list[dict[str, Any]]:
+    """A call heading's block (``CALL_HEADING``): the call (its ``Arguments`` JSON the model's, else the block's words
+    before the output, the export's description of it: ``described``) and what it gave (a folded block, else the
+    rest) the tool's turn."""
+    body = without_rules(SMALL_PRINT.sub("", body)).strip()
+    given = ARGUMENTS_BLOCK.search(body)
+    rest = (body[:given.start()] + body[given.end():]).strip() if given else body
+    output = FOLDED_OUTPUT.search(rest)
+    fence = FENCED.search(rest) if output is None else None
+    split = output.start() if output else fence.start() if fence else len(rest)
+    described, result = rest[:split].strip(), (output.group("body") if output else rest[split:]).strip()
+    call = exported_call(None, name, given.group("json").strip() if given else described)
+    return [message("assistant", tool_calls=[call]), *([message("tool", result, observation=True)] if result else [])]
+
+
 def parse_markdown_turns(text: str) -> list[Transcript]:
     marks = headings(text)
     if not {"user", "assistant"} <= {mark[2] for mark in marks} and (steps := request_steps(text)) is not None:
@@ -541,8 +576,12 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
     messages: list[dict[str, Any]] = []
     role = "assistant"
     for index, (_, end, heading_role, *named) in enumerate(marks):
-        role = role if heading_role == "continued" else heading_role
         stop = marks[index + 1][0] if index + 1 < len(marks) else shown_in
+        if heading_role == "call":
+            messages += call_section(named[0], text[end:stop])
+            role = "assistant"
+            continue
+        role = role if heading_role == "continued" else heading_role
         blocks = block_messages(role, text[end:stop]) if heading_role != "continued" else None
         call = written_call(text[end:stop]) if role in ("tool", "assistant") else None
         section = ([{**m, "blocks": True} for m in blocks] if blocks is not None else

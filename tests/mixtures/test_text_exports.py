@@ -772,3 +772,28 @@ def test_turn_labels_in_another_script_are_learnt_from_their_alternation():
 ])
 def test_headings_in_another_script_that_do_not_take_turns_are_no_chat(text: str):
     assert parse_text(text) is None
+
+
+def test_a_cli_share_s_call_headings_are_calls_and_their_output():
+    """GitHub Copilot CLI's ``/share`` Markdown (yididiel7/gitmydocs ``createtutorials/copilot-session-e1ebe014-....md``,
+    no licence: rebuilt from its layout, quoting a few of its words): ``### 👤 User`` / ``### 💬 Copilot`` turns, each
+    after its ``<sub>⏱️ 7s</sub>`` time, and ``### ✅ `tool``` blocks: the call's ``Arguments`` JSON (the model's), or
+    the CLI's words for it and the command (``described``), then what it gave folded in ``<details>`` or fenced.
+    The times are no one's words; a block is never the person's text (a call made at once after the request)."""
+    text = ("# 🤖 Copilot CLI Session\n\n> **Session ID:** `e1ebe014`\n\n<sub>⏱️ 1s</sub>\n\n### 👤 User\n\n"
+            "How do i restart Copilot Cli\n\n---\n\n<sub>⏱️ 2m 53s</sub>\n\n### ✅ `fetch_copilot_cli_documentation`\n\n"
+            "<details>\n<summary>Arguments</summary>\n\n```json\n{}\n```\n\n</details>\n\n<details>\n<summary>151 lines</summary>\n\n"
+            "````\n# GitHub Copilot CLI Documentation\n\nThe power of GitHub Copilot, now in your terminal.\n````\n\n</details>\n\n"
+            "\n---\n\n<sub>⏱️ 2m 58s</sub>\n\n### 💬 Copilot\n\nBased on the documentation, here are the ways to restart.\n\n---\n\n"
+            "<sub>⏱️ 18m 3s</sub>\n\n### 👤 User\n\nCan you Check if there's an existing MCP server wrapper for Ollama\n\n---\n\n"
+            "<sub>⏱️ 18m 9s</sub>\n\n### 💬 Copilot\n\nLet me search for existing wrappers:\n\n---\n\n<sub>⏱️ 18m 27s</sub>\n\n"
+            "### ✅ `bash`\n\n**Search for MCP server wrappers for Ollama**\n\n$ curl -s https://api.github.com/search/repositories?q=mcp\n\n"
+            "```\n[1] 531084\n<exited with exit code 0>\n```\n\n\n---\n\n<sub>⏱️ 18m 55s</sub>\n\n### 💬 Copilot\n\nGreat! I found several options.\n")
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]
+    calls = [c for m in messages for c in m["tool_calls"]]
+    assert [(c["name"], c["kind"]) for c in calls] == [("fetch_copilot_cli_documentation", "function"), ("bash", "described")]
+    assert calls[0]["arguments"] == "{}" and "$ curl -s" in calls[1]["arguments"]
+    assert messages[0]["content"] == "How do i restart Copilot Cli" and "<exited with exit code 0>" in messages[6]["content"]
+    assert not any("⏱️" in m["content"] for m in messages)
