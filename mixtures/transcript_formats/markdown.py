@@ -260,6 +260,11 @@ def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
     return [(start, end, roles[label], label) for start, end, _, label in found]
 
 
+def named_thought(line: str) -> bool:
+    """A model's heading whose words name its thinking (``### 💭 Agent Thought``)."""
+    return bool(key_words(speaker_of_heading(line.strip())) & THINKING_WORDS)
+
+
 def speaker_of_heading(line: str) -> str:
     match = HEADING.match(line.strip("\n"))
     return next((g for g in match.groups() if g), "").strip() if match else ""
@@ -324,8 +329,25 @@ def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
 def detect_markdown_turns(text: Any) -> bool:
     if not isinstance(text, str):
         return False
-    roles = {heading[2] for heading in headings(text)}
-    return "user" in roles and "assistant" in roles or request_steps(text) is not None
+    marks = headings(text)
+    roles = {heading[2] for heading in marks}
+    return "user" in roles and "assistant" in roles or request_steps(text) is not None or model_run(text, marks)
+
+
+# A heading's aside that a log writes, not a title: a time (``(14:32:16)``) or a model's name in parentheses.
+LOGGED_ASIDE = re.compile(r"\((?:\d\d?:\d\d(?::\d\d)?|[^()\n]*\d[^()\n]*)\)[ \t]*:?[ \t]*$")
+
+
+def model_run(text: str, marks: list[tuple]) -> bool:
+    """A run no request reaches, written under the model's headings only (issue 45, round 15: a visual logger's export,
+    ``### 💭 Agent Thought (14:32:16)`` / ``### 🤖 Model Response (14:32:18)``): three headings or more, every one a
+    model's label that recurs, each with the time or the model a log writes after it (a page's ``## Assistant``
+    sections are titles). Read as any run no request reaches (docs/agent-transcripts.md, "Runs no request reaches")."""
+    if len(marks) < 3 or {m[2] for m in marks} != {"assistant"}:
+        return False
+    lines = [text[start:end].strip() for start, end, *_ in marks]
+    return all(LOGGED_ASIDE.search(line) for line in lines) and \
+        min(collections.Counter(speaker_of_heading(line).lower() for line in lines).values()) >= 2
 
 
 # A recap of a session written step by step, each step under a heading of its own holding the person's request
@@ -586,12 +608,27 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
         call = written_call(text[end:stop]) if role in ("tool", "assistant") else None
         section = ([{**m, "blocks": True} for m in blocks] if blocks is not None else
                    [message("assistant", tool_calls=[call])] if call else section_messages(role, text[end:stop]))
+        if role == "assistant" and named_thought(text[marks[index][0]:end]) and len(section) == 1 and \
+                not section[0]["tool_calls"]:  # ``### 💭 Agent Thought``: the reasoning of the model's next words
+            section = [{**section[0], "content": "", "reasoning": section[0]["content"], "thought": True}]
         if heading_role != "continued" and section and section[0]["role"] == "assistant" and section[0]["content"].strip():
             section[0] = {**section[0], "opens": True}  # the model's words under a heading of their own: a message
         messages += [{**m, "name": named[0]} for m in section] if named else section  # an agent's heading names it
     merged: list[dict[str, Any]] = []
+    thought = None  # a thought under a heading of its own: the reasoning of the model's words after it
     for canonical in messages:  # a continued model turn is one turn with the text before it
         opens = canonical.pop("opens", False)
+        if canonical.pop("thought", False):
+            if thought is not None:
+                merged.append(thought)
+            thought = canonical
+            continue
+        if thought is not None and canonical["role"] == "assistant":
+            canonical = {**canonical, "reasoning": "\n\n".join(filter(None, [thought["reasoning"], canonical["reasoning"]]))}
+            thought, opens = None, True
+        elif thought is not None:
+            merged.append(thought)
+            thought = None
         if canonical.pop("blocks", False) or (merged and merged[-1].pop("blocks", False)) or opens:
             merged.append(canonical)  # each heading of an export of API messages, of a model's words, its own message
         elif merged and canonical["role"] == "assistant" == merged[-1]["role"] and canonical["tool_calls"]:
@@ -600,6 +637,7 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
             merged[-1]["content"] += "\n\n" + canonical["content"]
         else:
             merged.append(canonical)
+    merged += [thought] if thought is not None else []
     return [Transcript(format="markdown-turns", messages=flag_text_observations(merged))]
 
 

@@ -797,3 +797,36 @@ def test_a_cli_share_s_call_headings_are_calls_and_their_output():
     assert calls[0]["arguments"] == "{}" and "$ curl -s" in calls[1]["arguments"]
     assert messages[0]["content"] == "How do i restart Copilot Cli" and "<exited with exit code 0>" in messages[6]["content"]
     assert not any("⏱️" in m["content"] for m in messages)
+
+
+def test_a_run_under_the_model_s_headings_only_opens_with_its_statement_as_context(tmp_path: Path):
+    """A visual logger's export of an agent's thoughts and replies (Inventure71/GenGame
+    ``visual_logger/examples/example_export_thoughts.md``, no licence: rebuilt from its layout, quoting a few of its
+    words): ``### 💭 Agent Thought (time)`` / ``### 🤖 Model Response (time)``, no request. Each thought is the
+    reasoning of the reply after it; the run no request reaches opens with the model saying what it sets out to do,
+    so that opening step is its context (never trained), as for any such run."""
+    text = ("# Example Exported Session - Thoughts & Chat\n\n**Session**: 2026-01-01 14:32:15\n\n## Conversation Flow\n\n"
+            "### 💭 Agent Thought (14:32:16)\n\nAnalyzing the task requirements. The user wants to implement a visual logger "
+            "with export capabilities.\n\n---\n\n### 🤖 Model Response (14:32:18)\n\nI'll start by adding an export button to "
+            "the UI.\n\n---\n\n### 💭 Agent Thought (14:32:21)\n\nThe export functionality should support multiple formats.\n\n---\n\n"
+            "### 🤖 Model Response (14:32:24)\n\nLet me implement the export methods for each tab.\n\n---\n\n"
+            "### 💭 Agent Thought (14:32:28)\n\nNeed to ensure the exported markdown is readable.\n\n---\n\n"
+            "### 🤖 Model Response (14:32:31)\n\nThe export feature is now complete.\n\n---\n")
+    path = tmp_path / "example_export_thoughts.md"
+    path.write_text(text)
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)], limits=ReadLimits())
+    (doc,) = [o for o in read_location(source, str(path)) if isinstance(o, Document)]
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["observation"]) for m in messages] == [("assistant", True), ("assistant", False), ("assistant", False)]
+    assert messages[0]["reasoning"].startswith("Analyzing the task requirements")
+    assert messages[2]["content"] == "The export feature is now complete." and "readable" in messages[2]["reasoning"]
+    assert doc.metadata["transcript"]["task_from"] == "opening_step"
+
+
+@pytest.mark.parametrize("text", [
+    # a page's sections under the assistant's name, no log's time or model after them
+    ("# Guide\n\n## Assistant\n\nThe assistant answers questions.\n\n## Assistant\n\nIt can also write code.\n\n"
+     "## Assistant\n\nIt runs locally.\n"),
+])
+def test_the_model_s_headings_without_a_log_s_aside_are_no_run(text: str):
+    assert parse_text(text) is None
