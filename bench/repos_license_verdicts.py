@@ -40,6 +40,18 @@ LICENSE_TEXTS = (lambda p, o, r: p.rsplit("/", 1)[-1].upper().startswith(("LICEN
 _R7RS_SECTIONS = {"autodiff": "GPL-2.0", "nltk": "GPL-3.0", "pfds": "BSD-3-Clause", "slib": "LicenseRef-other-permissive",
                   "weinholt": "MIT"}
 
+def _x16_table(path: str) -> str:
+    """x16-rom's LICENSE.md, read by hand: the license its tables give ``path``'s component."""
+    top = path.split("/")[0]
+    if top in ("charset", "keymap", "monitor"):
+        return "LicenseRef-public-domain"
+    if top in ("basic", "geos"):
+        return "BSD-2-Clause AND LicenseRef-proprietary"
+    if top == "math" or path.startswith("kernal/cbm/"):
+        return "LicenseRef-proprietary"
+    return "BSD-2-Clause"
+
+
 VERDICTS = {
     # ---- development set: the first and second holdouts (spent) ----
     "python-poetry/poetry-core": [
@@ -889,6 +901,16 @@ VERDICTS = {
          "legal-file names take them for the folder's license texts and AND them onto every file without a notice; "
          "ours the sidecar's own file takes it, the rest the root's LICENSE_1_0.txt (BSL-1.0) or .reuse/dep5")),
         (lambda p, o, r: p.startswith("LICENSES/"), "R", "a REUSE license text itself: ours its folder's, the reference the text's own"),
+    ],
+    "commanderx16/x16-rom": [
+        (lambda p, o, r: r == "GPL-3.0-only AND LicenseRef-scancode-public-domain AND BSD-3-Clause AND BSD-2-Clause"
+         and o == _x16_table(p), "R", ("the root LICENSE.md's tables name each component's "
+         "subdirectory and license (charset, keymap, monitor public domain; kernal/cbm, basic, math, geos Commodore's, "
+         "Microsoft's and Berkeley Softworks' commercial code, basic, kernal and geos with BSD-2-Clause additions) and "
+         "'All code outside of the subdirectories above ... under the 2-clause BSD license' (round 15: read); the "
+         "reference ANDs every license the document names onto every path without a notice")),
+        (_name("lzsa.s"), "O", ("its head's '; License: 3-clause BSD' field (round 15: read) and LZSA's zlib text at its "
+         "end: ours the closing block alone")),
     ],
     "theory/pgtap": [
         (lambda p, o, r: o == "PostgreSQL" and r == "", "R", ("no license file: PGXN's META.json, '\"license\": "

@@ -1784,9 +1784,12 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A header's "License:" field does the same (ccache's win32 getopt.c: "Version: 1.0", "License: LGPL").
 # A field's value is a name to read, where a tag may hold an SPDX id of its own; an unknown word is neither
 # (asyncio's "license: PSFL.").
-# A field may close a comment box ("* License: LGPL 2.1 or later     *") or give the license's address after its name
-# ("License: 2-clause BSD License (http://opensource.org/licenses/BSD-2-Clause)": MCAD's boxes.scad).
-_LICENSE_TAG = re.compile(r"^[\s*#/;%-]*(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
+# A field may close a comment box ("* License: LGPL 2.1 or later     *"), give the license's address after its name
+# ("License: 2-clause BSD License (http://opensource.org/licenses/BSD-2-Clause)": MCAD's boxes.scad) or end a copyright
+# line ("; (C)2019 Emmanuel Marty, Peter Ferrie, M. Steil; License: 3-clause BSD", "; additions: (C)2020 Michael
+# Steil, License: 2-clause BSD": x16-rom's assembly files).
+_LICENSE_TAG = re.compile(r"^[\s*#/;%-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright)[^\n]*?[,;][ \t]*)?"
+                          r"(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
                           r"(?P<name>[^\n*:]+?)[ \t]*(?:\(\S*://[^\s)]*\)[ \t]*)?(?:\*/|\*)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 # TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").

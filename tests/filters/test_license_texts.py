@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from codemix.filters.licenses import detect_license, is_license_file, is_permissive, license_ids, manifest_license
+from codemix.filters.licenses import (
+    detect_license,
+    is_license_file,
+    is_permissive,
+    license_ids,
+    manifest_license,
+    repository_license,
+)
 from codemix.filters.reuse import file_license, held_evidence, license_evidence_of, own_license, resolve_licenses
 
 DATA = Path(__file__).parent / "data" / "notices"
@@ -720,3 +727,23 @@ def test_a_pgxn_manifests_license_object() -> None:
     assert '"PostgreSQL": "https://www.postgresql.org/about/licence"' in text
     assert detect_license("META.json", text) == "PostgreSQL"
     assert resolve_licenses([license_evidence_of("META.json", text)]).for_path("sql/pgtap.sql.in") == "PostgreSQL"
+
+
+@pytest.mark.parametrize("path", ["kernal/cbm/channel/channel.s", "kernal/open-roms/open-roms.s"])
+def test_a_license_field_ending_a_copyright_line(path: str) -> None:
+    """x16-rom's assembly files: "; additions: (C)2020 Michael Steil, License: 2-clause BSD" and "; (C)2020 Michael
+    Steil, License: 2-clause BSD", the field after the holder on one line: the file's own license, before the folder's
+    (the root's table gives kernal/cbm Commodore's commercial terms, open-roms' own LICENSE the LGPL 3)."""
+    text = _files("dev12")["commanderx16/x16-rom"][path]
+    assert "License: 2-clause BSD" in text
+    assert own_license(text, path) == "BSD-2-Clause"
+
+
+def test_a_gnu_named_text_beside_a_license_file_is_not_the_folders() -> None:
+    """ccache's root holds LICENSE.adoc (GPL-3.0-or-later for ccache as a whole, "The full license text can be found in
+    GPL-3.0.txt") beside GPL-3.0.txt and LGPL-3.0.txt (a component's): the GNU-named texts speak for the folder only
+    where nothing else there does (MCAD's lgpl-2.1.txt, its only text)."""
+    assert repository_license([("LICENSE.adoc", "GPL-3.0-or-later"), ("GPL-3.0.txt", "GPL-3.0"),
+                               ("LGPL-3.0.txt", "LGPL-3.0")]) == "GPL-3.0-or-later"
+    assert repository_license([("lgpl-2.1.txt", "LGPL-2.1"), ("README.markdown", None)]) == "LGPL-2.1"
+    assert repository_license([("META.json", "PostgreSQL"), ("gpl.txt", "GPL-2.0")]) == "PostgreSQL"
