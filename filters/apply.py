@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from codemix.document import Document
 from codemix.filters.benchmarks import FILE, InstanceHit, InstanceIndex
-from codemix.filters.code import CODE_CHECKS, check_comment_fraction
+from codemix.filters.code import (
+    CODE_CHECKS,
+    check_alphabetic_fraction,
+    check_alphanumeric_fraction,
+    check_comment_fraction,
+)
 from codemix.filters.commits import added_code
 from codemix.filters.config import CodeFilterConfig, FiltersConfig
 from codemix.filters.decontamination import BenchmarkHit, ContaminationIndex
@@ -25,6 +30,7 @@ from codemix.filters.natural_language import (
     NaturalLanguageChecker,
     natural_language_drop_reason,
     natural_language_drop_reasons,
+    page_prose,
 )
 from codemix.filters.notebook_json import Cell, is_notebook, notebook_cells
 from codemix.filters.notebooks import START, notebook_code
@@ -39,6 +45,9 @@ from codemix.filters.vendored import (
     vendored_pattern,
 )
 from codemix.kinds import AT_READ, CELLS, DIFF, MESSAGES, NOTEBOOK_CODE, SIZE_AND_BINARY, SOURCE, THREAD, document_kind
+
+# The code checks that read a text's characters as symbols: a markup page reads them on its prose (``page_prose``).
+SYMBOL_CHECKS = (check_alphanumeric_fraction, check_alphabetic_fraction)
 
 # Drops that a kept file's import undoes in the long stage (``mixtures.repository.repository_documents``):
 # every judgement of what a file looks like (an amalgamation too: a test that includes an old single
@@ -215,7 +224,7 @@ class DocumentFilter:
             code = doc if not doc.text.startswith(START) else dataclasses.replace(doc, text=notebook_code(doc.text))
             reason = self.path_drop_reason(doc, own_code) or self.code_drop_reason(code, skip=(check_comment_fraction,))
         else:
-            reason = self.path_drop_reason(doc, own_code) or self.code_drop_reason(doc)
+            reason = self.path_drop_reason(doc, own_code) or self.page_drop_reason(doc)
         if reason is None and self.config.natural_language.enabled:
             reason = natural_language_drop_reason(doc, self.prose)
         return reason
@@ -248,10 +257,18 @@ class DocumentFilter:
             return "language_not_allowed"
         return None
 
-    def code_drop_reason(self, doc: Document, skip: tuple = ()) -> str | None:
+    def page_drop_reason(self, doc: Document) -> str | None:
+        """The code checks, a markup page's symbol fractions read on its prose (``page_prose``): a page's
+        listings and drawings are not minified data."""
+        page = page_prose(doc)
+        if page is None:
+            return self.code_drop_reason(doc)
+        return self.code_drop_reason(doc, skip=SYMBOL_CHECKS) or self.code_drop_reason(page, only=SYMBOL_CHECKS)
+
+    def code_drop_reason(self, doc: Document, skip: tuple = (), only: tuple = ()) -> str | None:
         thresholds = self.thresholds(doc.language)
         for check in CODE_CHECKS:
-            if check in skip:
+            if check in skip or (only and check not in only):
                 continue
             keep, reason = check(doc, thresholds)
             if not keep:

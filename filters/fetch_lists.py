@@ -85,7 +85,8 @@ _PROSE_EXTENSIONS = (".md", ".markdown", ".rst", ".adoc", ".txt")
 def may_list_copies(path: str) -> bool:
     """Whether the file at ``path`` can be a script or data file naming copies (a cheap test on its name)."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(_SCRIPT_EXTENSIONS + _DATA_EXTENSIONS + _PROSE_EXTENSIONS) or name in _SCRIPT_NAMES
+    return name.endswith(_SCRIPT_EXTENSIONS + _DATA_EXTENSIONS + _PROSE_EXTENSIONS) or name in _SCRIPT_NAMES \
+        or name == SUBREPO_RECORD
 
 
 def may_fetch(path: str, text: str) -> bool:
@@ -97,8 +98,25 @@ def may_fetch(path: str, text: str) -> bool:
 
 def fetched_copies(path: str, text: str) -> Iterator[tuple[str, str, str]]:
     """``(target, owner/name, detail)`` for each path or name the file at ``path`` fetches from another repository."""
-    if len(text) <= _MAX_CHARS and may_fetch(path, text):
+    if path.rsplit("/", 1)[-1] == SUBREPO_RECORD:
+        yield from _subrepo(path, text)
+    elif len(text) <= _MAX_CHARS and may_fetch(path, text):
         yield from _scan(path, text)
+
+
+# git-subrepo's record of a folder cloned from another repository, kept in the folder: ``[subrepo]`` with the
+# ``remote`` and the ``commit`` it was pulled at (git-subrepo's own ``ext/bashplus/.gitrepo``). Any remote counts, a
+# hosting site's or not: the record says the folder came in.
+SUBREPO_RECORD = ".gitrepo"
+_SUBREPO_REMOTE = re.compile(r"^[ \t]*remote[ \t]*=[ \t]*(\S+)", re.MULTILINE)
+
+
+def _subrepo(path: str, text: str) -> Iterator[tuple[str, str, str]]:
+    remote = _SUBREPO_REMOTE.search(text) if "[subrepo]" in text else None
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""  # a record at the root: the whole tree is the clone
+    if remote is not None and folder:
+        url = _owner_name(remote.group(1)) or remote.group(1).lower()
+        yield folder, url, f"{path} records {folder!r} {INSTALLED_FROM} {url}"
 
 
 def _scan(path: str, text: str) -> Iterator[tuple[str, str, str]]:

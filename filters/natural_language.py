@@ -6,6 +6,7 @@ Design notes: docs/design/filters.md, "filters/natural_language.py".
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 import re
@@ -292,7 +293,8 @@ def prose_of(doc: Document) -> str | None:
         # its HTML tables markup (fmt's doc/syntax.md repeats <tr> and <td>).
         # CRLF read as LF: datatrove splits lines on "\n" alone, so a Windows file's blank "\r" lines would
         # count as one line repeated (spdlog's README failed dup_line_frac on them).
-        prose = _MARKUP_LINE.sub("", markup_prose(doc.text.replace("\r\n", "\n"), doc.language))
+        text = doc.text.replace("\r\n", "\n")
+        prose = _MARKUP_LINE.sub("", markup_prose(text, markup_language(text, doc.language)))
     else:
         return None
     return prose if prose.strip() else None
@@ -310,7 +312,7 @@ def markup_prose(text: str, language: str) -> str:
     if language == "restructuredtext":
         return _rest_prose(text)
     if language == "asciidoc":
-        return _ASCIIDOC_MARKUP.sub("", _ASCIIDOC_BLOCK.sub("", text))
+        return _ASCIIDOC_INLINE.sub(r"\1", _ASCIIDOC_MARKUP.sub("", _ASCIIDOC_BLOCK.sub("", text)))
     return text
 
 
@@ -391,7 +393,49 @@ def _skip_indented(lines: list[str], i: int, indent: int) -> int:
 # AsciiDoc: listing, literal, passthrough and comment blocks between delimiter lines; block attribute lines
 # (``[source,java]``), attribute entries (``:toc: left``) and block macros (``include::x[]``, ``image::y[]``).
 _ASCIIDOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,})[ \t]*$\n.*?^\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+# An AsciiDoc page's own lines: a section title ("== Text: +(import (robin text))+", never closed by ``=`` as a
+# decorated plain-text title is), a delimited block opened and closed, a block attribute line, an inline macro.
+_ASCIIDOC_HEADING = re.compile(r"^={1,5}[ \t]+\S[^\n]*?(?<![= \t])[ \t]*$", re.MULTILINE)
+_ASCIIDOC_SIGNS = (_ASCIIDOC_BLOCK,
+                   re.compile(r"^\[(?:source|listing|literal|quote|verse|NOTE|TIP|WARNING|IMPORTANT|CAUTION|cols=)[^\]\n]*\]"
+                              r"[ \t]*$", re.MULTILINE),
+                   re.compile(r"\b(?:indexterm2?|xref|link|footnote|kbd|image|pass):[^\s\[\]]*\[[^\]\n]*\]"))
+# An inline macro or a link is its text (``indexterm2:[Metaphone Algorithm]``, ``http://aspell.net/metaphone/[]``):
+# an address is no words, as a Markdown link's destination is none; ``indexterm:[x]`` only indexes, and shows nothing.
+_ASCIIDOC_INLINE = re.compile(r"\bindexterm:\[[^\]\n]*\]|\b(?:https?|ftp|mailto|link|xref|footnote|kbd|image|pass|indexterm2)"
+                              r":[^\s\[\]]*\[([^\]\n]*)\]")
+# A Markdown ATX heading line with a word in it (a plain text's "# comment" lines need a fence or a link beside them)
+_ATX_HEADING_TEXT = re.compile(r"^#{1,6}[ \t]+[^\n#]*\w[^\n]*$", re.MULTILINE)
 _ASCIIDOC_MARKUP = re.compile(r"^(?:\[[^\]\n]*\]|:[\w-]+!?:.*|[\w-]+::\S*\[.*\]|//.*)[ \t]*$\n?", re.MULTILINE)
+
+
+def markup_language(text: str, language: str) -> str:
+    """``language``, or for a plain-text file the markup its own lines are written in: r7rs-libs's ``doc/*.txt``
+    are AsciiDoc pages ("=== Format: +(import (slib format))+" over ``[source,scheme]`` and ``----`` listings), read
+    as text their listings and markup were judged as sentences. Two kinds of the markup's own lines are needed (a
+    heading and a delimited block, a block attribute or an inline macro; for Markdown a heading and a fenced block
+    or a link), so a note with one ``=== Notes ===`` line stays text."""
+    if language != "text":
+        return language
+    if _ASCIIDOC_HEADING.search(text) and any(p.search(text) for p in _ASCIIDOC_SIGNS):
+        return "asciidoc"
+    if _ATX_HEADING_TEXT.search(text) and (_FENCED_BLOCK.search(text) or _LINK_DESTINATION.search(text)):
+        return "markdown"
+    return language
+
+
+def page_prose(doc: Document) -> Document | None:
+    """A markup page (Markdown, reST, AsciiDoc, or a text file written in one: ``markup_language``) as its prose: the
+    code filters' symbol fractions read a page there, not in its listings (r7rs-libs's ``doc/slib-charplot.txt``
+    draws its plots in ``----`` blocks). ``None`` for any other file, or a page with no prose outside its listings."""
+    if doc.language not in PROSE_LANGUAGES:
+        return None
+    text = doc.text.replace("\r\n", "\n")
+    language = markup_language(text, doc.language)
+    if language == "text":
+        return None
+    prose = _MARKUP_LINE.sub("", markup_prose(text, language))
+    return dataclasses.replace(doc, text=prose) if prose.strip() else None
 
 
 # Plain-text files are prose only when their name says so: requirements.txt, LICENSE or a word

@@ -335,7 +335,9 @@ MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "s
                   "elm.json", "dub.json", "dub.sdl", "v.mod", "shard.yml", "gleam.toml", "haxelib.json", "vcpkg.json",
                   "project.clj",
                   # Godot's addon manifest: ``[plugin]`` with ``name=``, ``author=``, ``version=``
-                  "plugin.cfg")
+                  "plugin.cfg",
+                  # Arduino's library manifest (``name=``, ``author=``, ``maintainer=``, ``url=``) and PlatformIO's
+                  "library.properties", "library.json")
 _README = re.compile(r"README(?:\.[\w.-]+)?", re.IGNORECASE)
 # A folder README that says the folder holds another project's code ("This directory contains a copy of
 # ...", "vendored from upstream", Chromium's README.chromium fields).
@@ -817,7 +819,7 @@ def fetched_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vendo
             if any(fnmatch.fnmatchcase(file, fact.name) for file in files):
                 patterns.setdefault(fact.name, fact.detail)
             continue
-        if "/" in fact.name:
+        if "/" in fact.name or fact.name == fact.folder:  # a path, or the folder a record in it names (``.gitrepo``)
             for target in (fact.name, _join(fact.folder, fact.name)):
                 if target in known or target in files:
                     found.setdefault(target, fact.detail)
@@ -910,6 +912,12 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
         if not isinstance(data, dict):
             return None
         package = data.get("name") if isinstance(data.get("name"), str) else ""
+        if name == "library.json":  # PlatformIO's: "authors": {"name": ...} or a list of them
+            authors = data.get("authors")
+            authors = authors if isinstance(authors, list) else [authors]
+            urls = frozenset(f"{owner}/{repo.removesuffix('.git')}".lower() for owner, repo in _hosted(text))
+            return VendoringFact("manifest", folder, name, name=package, urls=urls, holders=_author_names(
+                a.get("name") if isinstance(a, dict) else a for a in authors if isinstance(a, (dict, str))))
         workspaces = data.get("workspaces")
         workspaces = workspaces.get("packages") if isinstance(workspaces, dict) else workspaces
         members = tuple(w for w in workspaces if isinstance(w, str)) if isinstance(workspaces, list) else ()
@@ -927,6 +935,12 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
         author = found.get("author", "").strip()
         return VendoringFact("manifest", folder, name, name=found.get("name", ""),
                              holders=frozenset({" ".join(author.lower().split())}) if author else frozenset())
+    elif name == "library.properties":
+        # Arduino's library manifest names its authors: ArduinoJson's "author=Benoit Blanchon <blog.benoitblanchon.fr>"
+        found = dict(re.findall(r"^(name|author)[ \t]*=[ \t]*([^\n]*)", text, re.MULTILINE))
+        urls = frozenset(f"{owner}/{repo.removesuffix('.git')}".lower() for owner, repo in _hosted(text))
+        return VendoringFact("manifest", folder, name, name=found.get("name", "").strip(), urls=urls,
+                             holders=_author_names(found.get("author", "").split(",")))
     elif name == "CMakeLists.txt" and not _CMAKE_PROJECT.search(text):
         # A CMakeLists.txt without ``project()`` is a part of an enclosing build, not a package: ccache's
         # ``src/third_party/fmt/CMakeLists.txt`` wires the copied fmt into ccache's build.
@@ -939,6 +953,12 @@ def _manifest_fact(folder: str, name: str, text: str) -> VendoringFact | None:
         package = ""
     urls = frozenset(f"{owner}/{repo.removesuffix('.git')}".lower() for owner, repo in _hosted(text))
     return VendoringFact("manifest", folder, name, name=package, members=members, inherits=inherits, urls=urls)
+
+
+def _author_names(authors: Iterable) -> frozenset[str]:
+    """A manifest's authors as holder names, less their addresses ("Benoit Blanchon <blog.benoitblanchon.fr>")."""
+    names = (re.sub(r"<[^<>]*>|\([^()]*\)|\S+@\S+|https?://\S+", " ", a) for a in authors if isinstance(a, str))
+    return frozenset(" ".join(n.lower().split()) for n in names if n.strip())
 
 
 def _hosted(text: str) -> Iterator[tuple[str, str]]:

@@ -506,3 +506,39 @@ def test_a_repositorys_short_page_is_not_judged():
     assert natural_language_drop_reason(page(""), checker) is not None  # guard: Gopher drops it alone
     assert natural_language_drop_reason(page("stnolting/neorv32"), checker) is None
 
+
+
+def test_text_pages_written_in_asciidoc_are_judged_by_their_markup(checker):
+    """r7rs-libs's doc/text.txt (b8b625c; the twelfth issue 46 holdout, spent) is an AsciiDoc page in a ``.txt`` file:
+    "== Text: +(import (robin text))+", ``[source,scheme]`` over ``----`` listings of REPL sessions, ``indexterm2:[...]``
+    macros and ``http://...[]`` links. Read as plain text its listings and the links' address words repeated as
+    n-grams; read by its own markup it is a reference page whose prose passes."""
+    from codemix.filters.natural_language import markup_language
+
+    text = (Path(__file__).parent / "data" / "prose" / "r7rs-text.txt").read_text()
+    page = Document(id="x", text=text, source="s", kind="file", language="text", path="doc/text.txt", repo="chaw/r7rs-libs")
+    assert text.count("[source,scheme]") >= 5 and "#|kawa:" in text  # guard: the listings
+    assert checker.drop_reason(text) is not None  # guard: read as plain text, it was dropped
+    assert markup_language(text, "text") == "asciidoc"
+    prose = prose_of(page)
+    assert "#|kawa:" not in prose and "http" not in prose and "Daitch-Mokotoff Soundex" in prose
+    assert natural_language_drop_reason(page, checker) is None
+
+
+def test_plain_text_with_a_decorated_title_stays_text():
+    """A note titled "=== Notes ===" (closed by its own decoration, no listing, macro or attribute line) is plain text."""
+    from codemix.filters.natural_language import markup_language
+
+    assert markup_language("=== Notes ===\n\nSee the manual for details.\n", "text") == "text"
+    assert markup_language("== Usage\n\nRun it.\n", "text") == "text"  # a title alone: no second sign of AsciiDoc
+
+
+def test_a_markup_pages_symbol_fractions_are_read_on_its_prose():
+    """r7rs-libs's doc/slib-charplot.txt (b8b625c; spent) draws its histograms and plots in ``----`` listings: as a
+    whole it fails the code filters' alphanumeric fraction (ASCII art), its prose outside them does not."""
+    text = (Path(__file__).parent / "data" / "prose" / "r7rs-slib-charplot.txt").read_text()
+    page = Document(id="x", text=text, source="s", kind="file", language="text", path="doc/slib-charplot.txt",
+                    repo="chaw/r7rs-libs", license="MIT")
+    judge = DocumentFilter(FiltersConfig())
+    assert judge.code_drop_reason(page) == "alphanumeric_fraction"  # guard: the whole page reads as ASCII art
+    assert judge.drop_reason(page) is None

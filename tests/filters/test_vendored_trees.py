@@ -1894,3 +1894,38 @@ def test_a_root_license_section_saying_who_wrote_a_collection_keeps_its_terms_it
               .replace("The different collections, and even libraries within each collection, have\ndifferent licenses.", "")}
     _, found = _judged("", "chaw/r7rs-libs", unsaid)
     assert found["robin/abbrev.sld"][0] is not None
+
+
+def test_folders_git_subrepo_records_as_pulled_from_another_repository():
+    """ingydotnet/git-subrepo (5e0f401; development set 46aa): ``ext/bashplus/`` and ``ext/test-more-bash/`` each hold
+    the ``.gitrepo`` git-subrepo keeps in a folder it cloned, "[subrepo]" with the ``remote`` and ``commit`` it was pulled
+    at. The folders are those repositories' (the same author's: the record says they came in); git-subrepo's own
+    ``lib/`` and ``test/`` are not."""
+    _, found = _judged("git-subrepo-ext", "ingydotnet/git-subrepo")
+    for path, source in (("ext/bashplus/lib/bash+.bash", "ingydotnet/bashplus"),
+                         ("ext/test-more-bash/lib/test/more.bash", "ingydotnet/test-more-bash")):
+        tree = found[path][0]
+        assert tree is not None and f"installed from {source}" in tree.evidence, path
+    for path in ("lib/git-subrepo", "test/setup"):
+        assert found[path][0] is None, path
+    files = layout("git-subrepo-ext")
+    unrecorded = {p: t.replace("[subrepo]", "[remote]") if p.endswith(".gitrepo") else t for p, t in files.items()}
+    _, found = _judged("", "ingydotnet/git-subrepo", unrecorded)
+    assert found["ext/bashplus/lib/bash+.bash"][0] is None
+
+
+def test_arduino_libraries_named_by_their_own_manifests_authors():
+    """sarfata/kbox-firmware (7b47994; development set 46aa): ``lib/Adafruit_BNO055/`` and ``lib/Adafruit_Sensor/`` carry
+    Arduino's ``library.properties``, "author=Adafruit <info@adafruit.com>", and no licence text; the repository's own
+    files name Thomas Sarlandie (its root text is the GPL's, naming no one). The libraries are Adafruit's; KBox's own
+    ``lib/KBoxLogging/`` has no manifest and stays, as does a library whose manifest names the repository's author."""
+    _, found = _judged("kbox-libraries", "sarfata/kbox-firmware")
+    for path in ("lib/Adafruit_BNO055/Adafruit_BNO055.cpp", "lib/Adafruit_Sensor/Adafruit_Sensor.h"):
+        tree = found[path][0]
+        assert tree is not None and "library.properties" in tree.evidence and "'adafruit'" in tree.evidence, path
+    for path in ("lib/KBoxLogging/src/KBoxLogging.h", "src/common/algo/List.h"):
+        assert found[path][0] is None, path
+    files = layout("kbox-libraries")
+    own = {p: t.replace("Adafruit <info@adafruit.com>", "Thomas Sarlandie <thomas@sarlandie.net>") for p, t in files.items()}
+    _, found = _judged("", "sarfata/kbox-firmware", own)
+    assert found["lib/Adafruit_BNO055/Adafruit_BNO055.cpp"][0] is None
