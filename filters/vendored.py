@@ -1159,12 +1159,18 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             # ``rebar.config`` template, both Apache-2.0).
             continue
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
+    owner_name = repo.lower().split("/", 1)[0] if repo else ""
+    people_words = None  # the words of the people the repository's own files name, read once a manifest names authors
     for folder, manifest in sorted(manifests.items()):
-        # a manifest naming its author (Godot's ``plugin.cfg``) who is none of the repository's holders: an addon by
-        # another (Pixelorama's ``addons/dockable_container``, author "gilzoide", beside Orama Interactive's MIT)
+        # a manifest naming its author (Godot's ``plugin.cfg``, Arduino's ``library.properties``) who is none of the
+        # repository's holders nor its people, and naming no repository of this owner: an addon by another
+        # (Pixelorama's ``addons/dockable_container``, author "gilzoide", beside Orama Interactive's MIT)
         words = holder_words(manifest.holders)
-        if folder and words and root_words and not words & root_words and folder not in trees \
-                and not _inside(folder, trees):
+        if words and people_words is None:
+            people_words = holder_words(repository_owner(facts, [VendoredTree(f, "") for f in trees]).people)
+        if folder and words and root_words and not words & root_words and not words & (people_words or frozenset()) \
+                and not any(url == repo.lower() or url.split("/")[0] == owner_name for url in urls.get(folder, ())) \
+                and folder not in trees and not _inside(folder, trees):
             trees[folder] = f"own {manifest.detail} at {folder}/ naming its author {min(manifest.holders)!r}, " \
                             f"not the repository's {min(root_holders)!r}"
             continue

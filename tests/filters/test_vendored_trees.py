@@ -1929,3 +1929,8 @@ def test_arduino_libraries_named_by_their_own_manifests_authors():
     own = {p: t.replace("Adafruit <info@adafruit.com>", "Thomas Sarlandie <thomas@sarlandie.net>") for p, t in files.items()}
     _, found = _judged("", "sarfata/kbox-firmware", own)
     assert found["lib/Adafruit_BNO055/Adafruit_BNO055.cpp"][0] is None
+    # a library whose manifest names a repository of this owner is the owner's (published from here, or a sibling)
+    homed = {p: t.replace("github.com/adafruit/Adafruit_BNO055", "github.com/sarfata/kbox-bno055") for p, t in files.items()}
+    _, found = _judged("", "sarfata/kbox-firmware", homed)
+    assert found["lib/Adafruit_BNO055/Adafruit_BNO055.cpp"][0] is None
+    assert found["lib/Adafruit_Sensor/Adafruit_Sensor.h"][0] is not None
