@@ -1119,6 +1119,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
         root_holders = frozenset(repository_owner(facts, [VendoredTree(folder, "") for folder in trees]).people)
     root_words = holder_words(root_holders)
     own_urls = {repo.lower()} | urls.get("", frozenset())
+    owner_name = repo.lower().split("/", 1)[0] if repo else ""
     # No license text at the root (cpanminus, a monorepo of its author's CPAN distributions): the holders its folders'
     # own texts name in two or more folders, and its people, are the repository's, not evidence of copies.
     own_words = frozenset() if root_licenses else _folder_people_words(facts, trees)
@@ -1127,8 +1128,9 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
                 and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
         words = holder_words(lic.holders)
-        if urls.get(lic.folder, frozenset()) & own_urls:
-            continue  # its manifest points at this repository: a package developed here
+        if urls.get(lic.folder, frozenset()) & own_urls or any(url.split("/")[0] == owner_name
+                                                                for url in urls.get(lic.folder, ())):
+            continue  # its manifest points at this repository or another of its owner's: a package developed here
         manifest = manifests.get(lic.folder)
         # (another repository of this repository's owner, merged in, is its own: hugo's ``docs/``, gohugoio/hugoDocs)
         if urls.get(lic.folder) and manifest is not None and not manifest.inherits and not _inside(lic.folder, trees) \
@@ -1159,7 +1161,6 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             # ``rebar.config`` template, both Apache-2.0).
             continue
         trees[lic.folder] = f"own {lic.detail} + {manifest.detail} at {lic.folder}/"
-    owner_name = repo.lower().split("/", 1)[0] if repo else ""
     people_words = None  # the words of the people the repository's own files name, read once a manifest names authors
     for folder, manifest in sorted(manifests.items()):
         # a manifest naming its author (Godot's ``plugin.cfg``, Arduino's ``library.properties``) who is none of the
@@ -1179,7 +1180,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
                 and not any(_members_cover(members, base, folder) for base, members in workspaces
                             if not base or folder.startswith(base + "/")):
             trees[folder] = f"own {manifest.detail} at {folder}/, inside {_folder(folder)}/ named for others' code"
-    trees.update(_released_alone(facts, trees, root_ids, workspaces))
+    trees.update(_released_alone(facts, trees, root_ids, workspaces, owner_name))
     trees.update(_held_apart(facts, trees))
     trees.update(_under_others_terms(facts, trees, root_ids, root_words))
     # a file's own header first: one naming the root's holders is the repository's glue (pdf.js's
@@ -1429,14 +1430,17 @@ def _metadata(path: str, files: set[str]) -> list[str]:
 
 
 def _released_alone(facts: list[VendoringFact], trees: dict[str, str], root_ids: set[str],
-                    workspaces: list[tuple[str, tuple[str, ...]]]) -> dict[str, str]:
+                    workspaces: list[tuple[str, tuple[str, ...]]], owner: str = "") -> dict[str, str]:
     """The folders that are projects released on their own: their own license text under other terms than the root's,
     and either their own changelog and their own build file (oh-my-zsh's ``plugins/zsh-navigation-tools/``:
     "dual-licensed under MIT and GPLv3" naming no one, beside the root's MIT, with its ``NEWS`` and ``Makefile``) or
     their own README beside files that act only at a repository's root (``_repository_root``), whoever holds them. A
-    workspace member is the repository's own package."""
+    workspace member is the repository's own package, and so is a folder whose manifest names another repository of
+    the same ``owner`` (ModShell's ``syntax/modshell-script/``, its VS Code extension, "homepage":
+    "https://github.com/pozsarzs/modshell-script": the owner's project kept beside the program, as hugo's ``docs/``)."""
     if not root_ids:
         return {}
+    homed = {f.folder for f in facts if f.kind == "manifest" and owner and any(url.split("/")[0] == owner for url in f.urls)}
     root = frozenset().union(*(license_ids(expression) for expression in root_ids))
     names: dict[str, set[str]] = {}
     for fact in facts:
@@ -1450,8 +1454,8 @@ def _released_alone(facts: list[VendoringFact], trees: dict[str, str], root_ids:
                 or not lic.license or license_ids(lic.license) <= root:
             continue
         held = names.get(lic.folder, set())
-        if any(_members_cover(members, base, lic.folder) for base, members in workspaces
-               if not base or lic.folder.startswith(base + "/")):
+        if lic.folder in homed or any(_members_cover(members, base, lic.folder) for base, members in workspaces
+                                      if not base or lic.folder.startswith(base + "/")):
             continue
         changelog = sorted(name for name in held if _CHANGELOG.fullmatch(name))
         build = sorted(name for name in held if _BUILD_FILE.fullmatch(name))

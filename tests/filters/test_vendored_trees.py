@@ -1934,3 +1934,18 @@ def test_arduino_libraries_named_by_their_own_manifests_authors():
     _, found = _judged("", "sarfata/kbox-firmware", homed)
     assert found["lib/Adafruit_BNO055/Adafruit_BNO055.cpp"][0] is None
     assert found["lib/Adafruit_Sensor/Adafruit_Sensor.h"][0] is not None
+
+
+def test_a_sibling_project_of_the_same_owner_kept_in_the_tree_is_its_own():
+    """pozsarzs/modshell (ea91c60; the twelfth holdout, spent): ``syntax/modshell-script/`` is the author's VS Code
+    extension for ModShell's scripts, with its own MIT text (the root's is the EUPL), README, ``.vscode/`` and
+    ``.gitattributes``: files that act at a repository's root, as a copied repository's do. Its ``package.json`` names
+    its home "https://github.com/pozsarzs/modshell-script", the same owner's: a project kept beside the program (as
+    hugo's ``docs/``), not a copy; the same folder naming another owner's repository is one."""
+    files, repo = layout("modshell-script"), "pozsarzs/modshell"
+    trees = vendored_trees(_facts(files, repo), repo)
+    for path in ("syntax/modshell-script/package.json", "syntax/modshell-script/language-configuration.json"):
+        assert vendored_tree(path, trees) is None, path
+    other = {p: t.replace("pozsarzs/modshell-script", "someone/modshell-script") for p, t in files.items()}
+    trees = vendored_trees(_facts(other, repo), repo)
+    assert vendored_tree("syntax/modshell-script/language-configuration.json", trees) is not None
