@@ -1128,9 +1128,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
                 and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
         words = holder_words(lic.holders)
-        if urls.get(lic.folder, frozenset()) & own_urls or any(url.split("/")[0] == owner_name
-                                                                for url in urls.get(lic.folder, ())):
-            continue  # its manifest points at this repository or another of its owner's: a package developed here
+        if urls.get(lic.folder, frozenset()) & own_urls:
+            continue  # its manifest points at this repository: a package developed here
         manifest = manifests.get(lic.folder)
         # (another repository of this repository's owner, merged in, is its own: hugo's ``docs/``, gohugoio/hugoDocs)
         if urls.get(lic.folder) and manifest is not None and not manifest.inherits and not _inside(lic.folder, trees) \
