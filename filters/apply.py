@@ -27,6 +27,7 @@ from codemix.filters.issues import PR_START, fenced_code, pull_code
 from codemix.filters.licenses import license_drop_reason, opted_out
 from codemix.filters.natural_language import (
     PROSE_FILTERS,
+    PROSE_LANGUAGES,
     NaturalLanguageChecker,
     natural_language_drop_reason,
     natural_language_drop_reasons,
@@ -258,12 +259,16 @@ class DocumentFilter:
         return None
 
     def page_drop_reason(self, doc: Document) -> str | None:
-        """The code checks, a markup page's symbol fractions read on its prose (``page_prose``): a page's
-        listings and drawings are not minified data."""
-        page = page_prose(doc)
-        if page is None:
+        """The code checks, where a markup page that fails a symbol fraction passes it on its prose (``page_prose``):
+        a page's listings and drawings are not minified data. Its prose view never adds a drop (a table the view
+        leaves half parsed is not judged on its remnants)."""
+        if doc.language not in PROSE_LANGUAGES:
             return self.code_drop_reason(doc)
-        return self.code_drop_reason(doc, skip=SYMBOL_CHECKS) or self.code_drop_reason(page, only=SYMBOL_CHECKS)
+        reason = self.code_drop_reason(doc, skip=SYMBOL_CHECKS)
+        if reason is not None or (symbols := self.code_drop_reason(doc, only=SYMBOL_CHECKS)) is None:
+            return reason
+        page = page_prose(doc)
+        return symbols if page is None or self.code_drop_reason(page, only=SYMBOL_CHECKS) is not None else None
 
     def code_drop_reason(self, doc: Document, skip: tuple = (), only: tuple = ()) -> str | None:
         thresholds = self.thresholds(doc.language)
