@@ -205,7 +205,8 @@ def claude_transcript(chain: list[dict[str, Any]], extra: dict[str, Any]) -> Tra
             text = produced[-1]["content"]
             compactions.append(compaction(len(messages), "claude_code", text=text, summary=compact_summary(text)))
             produced = [dict(produced[-1], observation=True)]
-        elif entry["type"] == "user" and (entry.get("isMeta") or produced[-1]["content"].startswith(COMMAND_MARKUP)):
+        elif entry["type"] == "user" and (entry.get("isMeta") or entry.get("isSynthetic")  # the harness wrote it
+                                          or produced[-1]["content"].startswith(COMMAND_MARKUP)):
             produced = [dict(m, observation=True) for m in produced]
         messages += produced
     return Transcript(format="claude-code", messages=messages, compactions=compactions, extra=extra)

@@ -165,3 +165,17 @@ def test_words_a_person_repeats_in_every_run_stay_the_persons_when_the_model_ans
     docs = read(FIXTURES / "fastchat.dummy_conversation.rows-2-5-8-11.json")
     said = [m for d in docs for m in d.metadata["messages"] if m["content"] in ("Who are you?", "Goodbye")]
     assert len(said) >= 6 and all(m["role"] == "user" and not m["observation"] for m in said)
+
+
+def test_a_user_turn_claude_code_marks_synthetic_is_the_harnesss_not_the_persons():
+    """marquex/trackgentic@8b8fbffae7393cba23e245c47f809e6bce03dc8c stream.jsonl (MIT; lines 1, 3, 9-16, 18 and 19
+    unchanged): ``claude -p --output-format stream-json`` with hooks; the Stop hook's feedback comes back as a user
+    record Claude Code flags ``isSynthetic`` ("Stop hook feedback: ..."): the harness's words, an observation, as
+    its ``isMeta`` records are."""
+    path = FIXTURES / "trackgentic.stream.lines-1-3-9-16-18-19.jsonl"
+    synthetic = [json.loads(line) for line in path.read_text().splitlines() if json.loads(line).get("isSynthetic")]
+    assert len(synthetic) == 1
+    (doc,) = read(path)
+    (hook,) = [m for m in doc.metadata["messages"] if m["content"].startswith("Stop hook feedback:")]
+    assert hook["role"] == "user" and hook["observation"]
+    assert [m["role"] for m in doc.metadata["messages"]].count("assistant") == 2
