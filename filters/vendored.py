@@ -1927,6 +1927,12 @@ def foreign_notice(text: str, owner: RepositoryOwner, notice: str | None) -> str
 def _foreign_holder(holder: str, year: int, endorsed: frozenset[str], owner: RepositoryOwner) -> str | None:
     own_words = owner.words()
     words = holder_words([holder])
+    if not own_words and words:
+        # A repository that names no one (ithowifi: a GPL-3.0 text, no holder in its own files): a BSD clause
+        # protecting the file's own holder's name ("Neither the name of Sensirion AG nor...") says whose it is.
+        names = frozenset(name for name in endorsed if holder_words([name]) & words)
+        return f"header names {holder!r}, its BSD clause protects {min(names)!r}, in a repository naming no one" \
+            if names else None
     if not own_words or not words or words & own_words:
         return None
     if year and owner.earliest() and year < owner.earliest():

@@ -212,7 +212,11 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
     why = None
     # every header rule compares with the repository's holders or people: a repository naming no one has none to apply
     # (a top folder the root's sectioned license text covers as one of its own collections states its own terms)
-    if (found.owner.holders or found.owner.people) and document_kind(doc.kind).licensed_by_text \
+    # (but a BSD clause protecting the file's own holder's name: ``foreign_notice``)
+    names_someone = found.owner.holders or found.owner.people
+    if not names_someone and document_kind(doc.kind).licensed_by_text and not derived_work(doc.text):
+        why = foreign_notice(doc.text, found.owner, own_license(doc.text, doc.path) or named_license(doc.text))
+    elif names_someone and document_kind(doc.kind).licensed_by_text \
             and not derived_work(doc.text) and not in_own_section(doc.path, found.owner):  # a port keeps its origin's notice
         notice = own_license(doc.text, doc.path) or named_license(doc.text)
         why = foreign_notice(doc.text, found.owner, notice) \
