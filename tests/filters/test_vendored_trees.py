@@ -1949,3 +1949,19 @@ def test_a_sibling_project_of_the_same_owner_kept_in_the_tree_is_its_own():
     other = {p: t.replace("pozsarzs/modshell-script", "someone/modshell-script") for p, t in files.items()}
     trees = vendored_trees(_facts(other, repo), repo)
     assert vendored_tree("syntax/modshell-script/language-configuration.json", trees) is not None
+
+
+def test_a_bsd_clause_naming_the_files_holder_in_a_repository_that_names_no_one():
+    """arjenhiemstra/ithowifi (94525a2; development set 46aa): a GPL-3.0 text at the root and no holder in the firmware's
+    own files, so the header rules have no holder to compare with; Sensirion's ``SHTSensor.cpp`` beside its sources
+    protects "the Sensirion AG" in its BSD clause, its own holder's name: Sensirion's file. The template's "the copyright
+    holder" protects no one, and the firmware's header-less ``main.cpp`` stays."""
+    _, found = _judged("ithowifi-sensirion", "arjenhiemstra/ithowifi")
+    tree = found["software/NRG_itho_wifi/main/SHTSensor.cpp"][0]
+    assert tree is not None and "its BSD clause protects 'the sensirion ag', in a repository naming no one" in tree.evidence
+    assert found["software/NRG_itho_wifi/main/main.cpp"][0] is None
+    files = layout("ithowifi-sensirion")
+    plain = {p: t.replace("Neither the name of the Sensirion AG", "Neither the name of the copyright holder")
+             for p, t in files.items()}
+    _, found = _judged("", "arjenhiemstra/ithowifi", plain)
+    assert found["software/NRG_itho_wifi/main/SHTSensor.cpp"][0] is None
