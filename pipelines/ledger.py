@@ -150,8 +150,21 @@ def WriteReadCounts(prefix: str) -> WriteJsonLines:
     return WriteJsonLines(prefix)
 
 
+# The byte ranges a file is read in: about a row group each (ROW_GROUP_BYTES), so the ranges of a few files spread
+# evenly over the workers.
+READ_RANGE_BYTES = 8 << 20
+
+
 def read_documents(pattern: str) -> beam.PTransform:
-    return beam.io.ReadFromParquet(pattern) | beam.Map(Document.from_row)
+    """The documents of the Parquet files ``pattern`` matches, their byte ranges spread over the workers. One
+    ``ReadFromParquet`` gives FnApiRunner's workers its splits as one bundle: a single worker read every file, and
+    the steps fused after the read (judging, tokenizing) ran on it alone while the other waited (bench/RESULTS.md,
+    issue 49, round 15). The files are listed when the pipeline is built (the stage before has committed them)."""
+    files = matched_files(pattern)
+    if not files:  # ReadFromParquet's own error: no file matches
+        return beam.io.ReadFromParquet(pattern) | beam.Map(Document.from_row)
+    return (beam.Create(files) | beam.io.ReadAllFromParquet(desired_bundle_size=READ_RANGE_BYTES)
+            | beam.Map(Document.from_row))
 
 
 def matched_files(pattern: str) -> list[str]:
