@@ -488,7 +488,7 @@ def merged_chunks(items: Any) -> list | None:
     while index < len(items):
         entry = items[index]
         key = chunk_key(entry)
-        if key is None and entry.get("start") is True and speaker_of(entry):
+        if key is None and isinstance(entry, dict) and entry.get("start") is True and speaker_of(entry):
             framed = framed_parts(items, index)
             if framed is not None:
                 merged.append(framed[0])

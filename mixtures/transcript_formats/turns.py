@@ -30,7 +30,7 @@ ROLE_ALIASES = {
     **dict.fromkeys(("system", "developer", "system_prompt"), "system"),
     **dict.fromkeys(("tool", "function", "observation", "env", "environment", "ipython", "tool_result",
                      "tool_response", "function_response", "obs", "feedback", "execution", "computer", "api",
-                     "tool_output", "function_output", "tool_message"), "tool"),
+                     "tool_output", "function_output", "tool_message", "tool_results"), "tool"),
 }
 # The same roles written with a space, a hyphen or nothing for the underscore (``function call``, ``tool-result``).
 ROLE_ALIASES.update({name.replace("_", sep): role for name, role in list(ROLE_ALIASES.items()) if "_" in name
@@ -111,7 +111,18 @@ def has_text_or_calls(item: dict) -> bool:
     (``{role: "API", api_name, param_dict, result}``)."""
     if any(key in item for key in CONTENT_KEYS) or bool(item.get("tool_calls")) or "function_call" in item:
         return True
-    return is_tool_role(item) and (bool(call_name(item)) or any(key in item for key in CALL_RESULT_KEYS))
+    return is_tool_role(item) and (bool(call_name(item)) or any(key in item for key in CALL_RESULT_KEYS)
+                                   or bool(listed_results(item)))
+
+
+def listed_results(item: dict) -> list:
+    """The results a tool's turn lists (``{type: tool_results, results: [{result}, ...]}``: several calls answered
+    in one record), each a record holding its result; [] otherwise."""
+    results = item.get("results")
+    if not isinstance(results, list) or not results or not all(
+            isinstance(r, dict) and any(k in r for k in CALL_RESULT_KEYS) for r in results):
+        return []
+    return results
 
 
 def is_tool_role(item: dict) -> bool:
@@ -123,7 +134,7 @@ def is_turn_list(items: Any) -> bool:
     model or ≥2 distinct names (a multi-agent log)."""
     if not isinstance(items, list) or len(items) < 2:
         return False
-    sample = items[:200]
+    sample = with_spoken_strings(items[:200])
     speakers = [speaker_of(item) for item in sample]
     if any(s is None for s in speakers) or not all(has_text_or_calls(item) for item in sample):
         return False
@@ -773,6 +784,10 @@ def content_of(item: dict) -> Any:
     return None
 
 
+# A call record's fields that are not its arguments.
+CALL_OWN_FIELDS = frozenset({"name", "tool_name", "tool", "toolName", "id", "call_id", "toolCallId", "type", "status"})
+
+
 def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
     """Calls in ``tool_calls``/``function_call`` and in ``tool_use``/``tool_call`` content blocks."""
     raw = listed_call_records(item)
@@ -791,7 +806,10 @@ def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
             continue
         function = call["function"] if isinstance(call.get("function"), dict) else call
         name = function.get("name") or function.get("tool_name") or function.get("tool") or function.get("toolName")
-        arguments = next((function[k] for k in ("arguments", "input", "args", "parameters") if k in function), None)
+        arguments = next((function[k] for k in ("arguments", "input", "args", "parameters", "params")
+                          if k in function), None)
+        if arguments is None and call is function:  # arguments kept as the call's own fields (``{tool: Read, file}``)
+            arguments = {k: v for k, v in call.items() if k not in CALL_OWN_FIELDS} or None
         if isinstance(name, str) and name:
             calls.append(tool_call(call.get("id") or call.get("call_id") or call.get("toolCallId"), name, arguments,
                                    where=where))
@@ -993,7 +1011,17 @@ def kinded_turn(item: dict) -> dict | None:
     return None if content_of(item) in (None, "") and not item.get("tool_calls") else item
 
 
+def with_spoken_strings(items: list) -> list:
+    """A list of turns with each bare string that follows the model's turn as the person's message: Gemini's API
+    takes a string for the user's content, and Gemini CLI's error report keeps the request that failed so, after
+    the history it was sent with."""
+    return [{"role": "user", "content": item} if isinstance(item, str) and item.strip() and index and isinstance(
+        items[index - 1], dict) and ROLE_ALIASES.get((speaker_of(items[index - 1]) or "").lower()) == "assistant"
+        else item for index, item in enumerate(items)]
+
+
 def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    items = with_spoken_strings(items)
     items = [inner_turn(item) if isinstance(item, dict) else item for item in items]
     items = [turn for item in items if (turn := kinded_turn(item) if isinstance(item, dict) else item) is not None]
     roles = speaker_roles(items, speakers)
@@ -1004,6 +1032,10 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             raise TranscriptShapeError(f"{where} is a {type(item).__name__}, not an object")
         speaker = speaker_of(item) or ""
         role = roles.get(speaker, "assistant")
+        if role == "tool" and content_of(item) is None and (results := listed_results(item)):
+            for result in results:  # several results in one record: a tool turn each
+                messages += tool_turn_messages(result, where)
+            continue
         if role == "tool" and content_of(item) is None:  # a tool's turn logging the call it answers
             messages += tool_turn_messages(item, where)
             continue

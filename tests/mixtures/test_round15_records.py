@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
+
 from codemix.document import Document
 from codemix.mixtures.transcript_formats.events import run_key
 from codemix.pipelines.readers import read_location
@@ -179,3 +181,52 @@ def test_a_user_turn_claude_code_marks_synthetic_is_the_harnesss_not_the_persons
     (hook,) = [m for m in doc.metadata["messages"] if m["content"].startswith("Stop hook feedback:")]
     assert hook["role"] == "user" and hook["observation"]
     assert [m["role"] for m in doc.metadata["messages"]].count("assistant") == 2
+
+
+def test_a_bare_string_after_the_models_turn_is_the_persons_request_and_crashes_nothing(tmp_path):
+    """taimoor-shan/immo212@a64ced789e73d1cae8047269079d7d1301dc534e gemini-conversation.json (no licence; its keys
+    kept; the spent fourteenth holdout, FIT): Gemini CLI's report of a failed request, ``{error: {message, stack},
+    context: [Content, ...]}``, the history sent as Gemini API ``{role, parts}`` and the new request that failed as
+    a bare string after the model's last turn. The string past the first 200 entries had crashed the stream merger
+    (``AttributeError``, the file quarantined); read, it is the person's message."""
+    turns = [{"role": "user", "parts": [{"text": "This is the Gemini CLI. We are setting up the context for our chat."}]},
+             {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]}]
+    for index in range(105):
+        turns += [{"role": "user", "parts": [{"text": f"Step {index}: check the booking form."}]},
+                  {"parts": [{"functionCall": {"name": "run_shell_command", "args": {"command": f"ls {index}"}}}],
+                   "role": "model"}]
+    turns += [{"role": "user", "parts": [{"functionResponse": {"id": "run_shell_command-1", "name": "run_shell_command",
+                                                               "response": {"output": "Stdout: (empty)"}}}]},
+              {"parts": [{"text": "The cleanup is complete."}], "role": "model"},
+              "Congratulations, we have nothing. No calender, no form"]
+    path = tmp_path / "gemini-conversation.json"
+    path.write_text(json.dumps({"error": {"message": "got status: UNAVAILABLE.", "stack": "ApiError"}, "context": turns}))
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert len(messages) == len(turns)
+    assert (messages[-1]["role"], messages[-1]["content"]) == ("user", turns[-1])
+    assert messages[-2]["role"] == "assistant" and messages[-3]["role"] == "tool"
+
+
+def test_a_tool_results_record_lists_one_result_per_call_and_a_calls_own_fields_are_its_arguments(tmp_path):
+    """matweldon/astro-blog@75c61f87c9e12d7f2e08c1c42f6e8cbd129a6fcf conversation.yaml (no licence; its keys kept;
+    the spent fourteenth holdout, FIT): a Claude Code web session rewritten as YAML, a list of ``{type: user, text}``,
+    ``{type: assistant, content: [{thinking} | {text} | {tool_call: {tool, file | params}}]}`` and ``{type:
+    tool_results, results: [{result}]}``. The results had been left out (125 of 178 messages) and the calls read
+    with no arguments."""
+    events = [{"type": "context_change", "cwd": "/home/user/astro-blog"},
+              {"type": "user", "text": "In my week 8 blog post I want to add two images as a carousel."},
+              {"type": "assistant", "content": [{"text": "Let me first read the blog post."}]},
+              {"type": "assistant", "content": [{"tool_call": {"tool": "Read", "file": "src/content/blog/week8.md"}}]},
+              {"type": "assistant", "content": [{"tool_call": {"tool": "Glob", "params": {"pattern": "**/package.json"}}}]},
+              {"type": "tool_results", "results": [{"result": "1→--- 2→date: \"2025-11-29\""}]},
+              {"type": "tool_results", "results": [{"result": "/home/user/astro-blog/package.json"}]},
+              {"type": "assistant", "content": [{"text": "The carousel goes after line 33."}]}]
+    path = tmp_path / "conversation.yaml"
+    path.write_text(yaml.safe_dump(events, allow_unicode=True))
+    (doc,) = read(path)
+    messages = doc.metadata["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "assistant", "assistant", "tool", "tool", "assistant"]
+    assert [m["content"] for m in messages[4:6]] == ["1→--- 2→date: \"2025-11-29\"", "/home/user/astro-blog/package.json"]
+    assert [json.loads(m["tool_calls"][0]["arguments"]) for m in messages[2:4]] == [
+        {"file": "src/content/blog/week8.md"}, {"pattern": "**/package.json"}]
