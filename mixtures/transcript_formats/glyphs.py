@@ -48,18 +48,23 @@ def glyph_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None
     """The turns of a glyph-drawn terminal capture (see the module docstring) and its framing counts, or None.
     A chat whose turns open with emoji that draw who speaks (``👤 question``, ``🤖 answer``) is read the same
     way: the person's emoji stands for the prompt sign and nothing need run."""
-    if not isinstance(text, str) or is_code(text):
+    if not isinstance(text, str):
         return None
     lines = text.split("\n")[:MAX_LINES]
     top = collections.Counter(m.group("glyph") for line in lines if (m := OPENER.match(line)) and not m.group("indent")
                               and is_glyph(m.group("glyph")))
+    bar = input_bar(lines, top)
+    if bar is None and is_code(text):
+        return None
     named = {g: side for g in top if top[g] >= 2 and (side := glyph_side(g))}
     chat = {"user", "assistant"} <= set(named.values())
-    if MARKDOWN_HEADING.search(text) and not chat:
+    if MARKDOWN_HEADING.search(text) and not chat and bar is None:
         return None  # a Markdown page's ``>`` are quotes; a capture pasted into it is read from its fence
     prompts = PROMPT_SIGNS | {g for g, side in named.items() if side == "user"} if chat else PROMPT_SIGNS
+    if bar is not None:  # the person's input drawn beside a bar: the other glyphs (``>`` too) are the model's
+        prompts, chat = {bar}, True
     model_glyphs = {g for g, n in top.items() if g not in prompts and n >= 2}
-    if chat:
+    if chat and bar is None:
         model_glyphs = {g for g, side in named.items() if side == "assistant"}
     if not model_glyphs or not any(top[g] for g in prompts):
         return None
@@ -68,7 +73,9 @@ def glyph_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None
     for line in lines:
         match = OPENER.match(line)
         glyph = match.group("glyph") if match and is_glyph(match.group("glyph")) else None
-        if glyph and not match.group("indent") and (glyph in prompts or glyph in model_glyphs):
+        if line.startswith(bar or "\x00") and blocks and blocks[-1]["glyph"] == bar:
+            blocks[-1]["lines"].append(line[len(bar):].strip())  # the bar goes on beside every line the person typed
+        elif glyph and not match.group("indent") and (glyph in prompts or glyph in model_glyphs):
             side = "user" if glyph in prompts else "assistant"
             blocks.append({"speaker": side, "lines": [match.group("text")], "glyph": glyph})
         elif (glyph and match.group("indent") and blocks and blocks[-1]["speaker"] != "tool"
@@ -79,6 +86,23 @@ def glyph_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None
         else:
             blocks[-1]["lines"].append(line.strip() if blocks[-1]["speaker"] != "tool" else line.rstrip())
     return joined(blocks, framing, chat)
+
+
+def input_bar(lines: list[str], top: collections.Counter) -> str | None:
+    """The glyph a terminal agent draws beside every line the person typed (Codex CLI's ``▌``), or None: it opens
+    runs of lines three lines long on average, two runs or more, and stands alone beside the typed text's blank
+    lines (a bullet never does)."""
+    runs: collections.Counter[str] = collections.Counter()
+    alone: collections.Counter[str] = collections.Counter()
+    previous = None
+    for line in lines:
+        glyph = line[:1] if line[:1] in top and top[line[:1]] >= 4 else None
+        runs[glyph] += glyph is not None and glyph != previous
+        alone[glyph] += glyph is not None and not line[1:].strip()
+        previous = glyph
+    found = [g for g in runs if g is not None and g not in PROMPT_SIGNS and runs[g] >= 2 and top[g] >= 3 * runs[g]
+             and alone[g]]
+    return found[0] if len(found) == 1 else None
 
 
 def joined(blocks: list[dict[str, Any]], framing: collections.Counter,

@@ -51,8 +51,10 @@ _STAMP = (r"(?:\[?(?:\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?|\d\d?
           r"[ \t]*(?:[-\u2013\u2014|:][ \t]*)?)?")
 # an account's handle as a heading's speaker (GitHub Copilot's chat export: ``## @octocat`` over the person's turn)
 _HANDLE = r"(@[A-Za-z0-9][\w.-]{0,38})"
+# a heading's label set in bold too (Google Search AI Mode's ``### **USER**`` / ``### **ASSISTANT**``)
+_BOLD = r"(?:\*\*)?"
 HEADING = re.compile(
-    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_STAMP}{_NUMBERED}{_SPEAKER}){_SUFFIX}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_BOLD}{_STAMP}{_NUMBERED}{_SPEAKER}){_SUFFIX}{_BOLD}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
@@ -391,7 +393,9 @@ TOOL_PART = re.compile(r"\A(?:```|#{1,6}[ \t]+[A-Z]\w*:[ \t]+\S|[A-Z][a-z]+(?: [
 
 # An exporter's time line over each turn (cctrace's ``**[2025-07-02 21:56:17]**``): the exporter's, no one's words.
 # An exporter's small print alone on a line, a time in it (Copilot CLI's ``<sub>⏱️ 1m 27s</sub>``): no one's words.
-SMALL_PRINT = re.compile(r"^[ \t]*<sub>[^<\n]*\d[^<\n]*</sub>[ \t]*$\n?", re.MULTILINE)
+# (Google Search AI Mode's ``*1 hour ago*`` under each request, in italics: the same)
+SMALL_PRINT = re.compile(r"^[ \t]*(?:<sub>[^<\n]*\d[^<\n]*</sub>|[*_]\d+ (?:second|minute|hour|day|week|month|year)s? ago[*_])"
+                         r"[ \t]*$\n?", re.MULTILINE)
 STAMP_LINE = re.compile(r"^[ \t]*\*\*\[\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]\*\*[ \t]*$\n?", re.MULTILINE)
 # A bold label a section opens with (``📊 **Tool Result:**``), after an emoji or a symbol.
 OPENING_LABEL = re.compile(r"\A[^\w\s*]{0,3}[ \t]*\*\*([^*\n]{1,40}?):?\*\*:?[ \t]*\n")

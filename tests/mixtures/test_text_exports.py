@@ -830,3 +830,31 @@ def test_a_run_under_the_model_s_headings_only_opens_with_its_statement_as_conte
 ])
 def test_the_model_s_headings_without_a_log_s_aside_are_no_run(text: str):
     assert parse_text(text) is None
+
+
+# FIT, fourteenth traces holdout (spent at its 19:40 run)
+def test_headings_whose_labels_are_set_in_bold():
+    """Google Search AI Mode copied as Markdown (AlamiaSoft/AITeamOrchestration ``conversation.md``, no licence: rebuilt
+    from its layout, quoting a few of its words): ``### **USER**`` / ``### **ASSISTANT**`` over each turn, an italic
+    ``*1 hour ago*`` under each request (the page's time, no one's words), bare source domains in the answers."""
+    text = ("\n---\n\n### **USER**\nhetzner auction servers have gpus\n*1 hour ago*\n\n### **ASSISTANT**\nYes, Hetzner Auction "
+            "servers occasionally include GPUs, though they are rare.\nwww.hetzner.com\n\n---\n\n### **USER**\nwhat is the best/top "
+            "of the line GPUs available on these auction servers I should look for?\n*1 hour ago*\n\n### **ASSISTANT**\nOn the "
+            "Hetzner Server Auction, the top of the line GPUs are generally older cards.\n")
+    (transcript,) = parse_text(text)
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant"] * 2
+    assert transcript.messages[0]["content"] == "hetzner auction servers have gpus"
+
+
+def test_a_terminal_agent_s_input_bar_marks_the_person_s_lines():
+    """Codex CLI's interactive screen copied into Markdown (Hulupeep/agentic-mesh ``transcript.md``, MIT; an excerpt):
+    a shell prompt and the boxed banner, then every line the person typed drawn beside ``▌`` (blank ones too, the
+    prompt hard-wrapped), the agent's ``•`` actions and words and its ``>`` answer. The bar is the person's sign, so
+    ``>`` is the model's here, not a prompt; the printed code in the run does not make the screen a page of code."""
+    text = (INPUTS / "agentic-mesh.codex-cli-transcript.lines-1-23-172-296.md").read_text()
+    assert len(re.findall(r"^▌[ \t]*$", text, re.MULTILINE)) >= 2 and re.search(r"^> Findings", text, re.MULTILINE)
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[0]["content"].startswith("examine this platform and then determine")
+    assert "▌" not in messages[0]["content"] and "Findings" in messages[1]["content"]
