@@ -776,12 +776,16 @@ def _offered_names(words: str) -> tuple[str, ...]:
     choice = _CHOICE.search(words[:_CHOICE_CHARS]) or _ALTERNATIVELY.search(words[:_NOTICE_CHARS])
     if choice is None:
         return ()
-    window = words[choice.end():choice.end() + _OFFER_CHARS]
+    # a list after "any of the following licenses" names each with its address and notes (CKEditor's three)
+    listed = choice.group(0).endswith("following licenses")
+    window = words[choice.end():choice.end() + (_LISTED_OFFER_CHARS if listed else _OFFER_CHARS)]
+    window = _spelled(window) if listed else window  # "version 2 1 or later": 2.1
     return tuple(dict.fromkeys(resolve(window, match) for pattern, resolve in _NAME_FAMILIES
                                if (match := pattern.search(window)) and resolve(window, match) not in _NOT_OFFERED))
 
 
 _OFFER_CHARS = 120
+_LISTED_OFFER_CHARS = 400
 # A text that, after quoting its license, offers another by name: libev's and liblzf's "Alternatively, the contents of
 # this package may be used under the terms of the GNU General Public License ("GPL") version 2 or any later version".
 # Also hostap's "Alternatively, this software may be distributed under the terms of BSD license" (jsonlite's base64.h).
@@ -987,6 +991,27 @@ def _from_hpack(text: str) -> str | None:
     return _from_cabal(text) if re.search(r"^name\s*:", text, re.MULTILINE) else None
 
 
+# ``ansible-galaxy role init``'s placeholder, "license (GPL-2.0-or-later, MIT, etc)", left in a role's meta: no choice.
+_GALAXY_PLACEHOLDER = re.compile(r"^\s*license\s*\(", re.IGNORECASE)
+
+
+def _from_galaxy_role(text: str) -> str | None:
+    """An Ansible role's ``meta/main.yml``: ``galaxy_info: license:`` (dokku-ansible's copy of ansible_dokku, "MIT
+    License"), the license of the role, the folder above ``meta/`` (``reuse.folder_licenses``); any other
+    ``main.yml`` (a role's tasks, handlers...) states none."""
+    if "galaxy_info" not in text:
+        return None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    info = data.get("galaxy_info") if isinstance(data, dict) else None
+    declared = info.get("license") if isinstance(info, dict) else None
+    if not isinstance(declared, str) or _GALAXY_PLACEHOLDER.match(declared):
+        return None
+    return normalize_license(declared)
+
+
 def _from_galaxy(text: str) -> str | None:
     """Ansible Galaxy's collection manifest ``galaxy.yml``: ``license:`` one SPDX id or a list of them, the licenses of
     the collection's content (community.docker's GPL-3.0-or-later and Apache-2.0, each for its own files: AND);
@@ -1169,6 +1194,8 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "v.mod": _line_field(r"^\s*license:\s*('[^']+'|\"[^\"]+\")"),
     "project.clj": _from_leiningen,
     "galaxy.yml": _from_galaxy,
+    "main.yml": _from_galaxy_role,
+    "main.yaml": _from_galaxy_role,
     "Delphinus.Info.json": _from_delphinus_info,
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
@@ -2227,7 +2254,8 @@ _CC0_DEDICATION = re.compile(r"to the extent possible under law the (?:author|pe
 # option) any later version" chooses a version, not a license, and does not match.
 # Mbed TLS: "provided under a dual Apache-2.0 OR GPL-2.0-or-later license"; hdr_histogram: "the code ... is *also*
 # provided under the following license" beside its dedication to the public domain.
-_CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|either of the (?:following )?licenses|dual licensed"
+# CKEditor's LICENSE.html: "Licensed under the terms of any of the following licenses at your choice:", a list.
+_CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|(?:either|any) of the (?:following )?licenses|dual licensed"
                      r"|under a dual|(?:is|are) also (?:made )?(?:provided|available|licensed|distributed) under)\b")
 # A choice is stated where a text opens, before any license text it then quotes.
 _CHOICE_CHARS = 1_000

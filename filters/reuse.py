@@ -467,6 +467,8 @@ def folder_licenses(evidence: Iterable[tuple[str, str | None]], choices: Collect
     readmes: dict[str, list[str]] = {}
     for path, detected in evidence:
         folder, name = path.rsplit("/", 1)
+        if name in ("main.yml", "main.yaml") and (folder == "meta" or folder.endswith("/meta")):
+            folder = folder.removesuffix("meta").rstrip("/")  # an Ansible role's meta speaks for the role
         if detected and is_readme(path):
             readmes.setdefault(folder, []).append(detected)
         elif detected and is_notice_file(path):

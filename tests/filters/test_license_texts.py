@@ -747,3 +747,26 @@ def test_a_gnu_named_text_beside_a_license_file_is_not_the_folders() -> None:
                                ("LGPL-3.0.txt", "LGPL-3.0")]) == "GPL-3.0-or-later"
     assert repository_license([("lgpl-2.1.txt", "LGPL-2.1"), ("README.markdown", None)]) == "LGPL-2.1"
     assert repository_license([("META.json", "PostgreSQL"), ("gpl.txt", "GPL-2.0")]) == "PostgreSQL"
+
+
+def test_a_license_text_offering_any_of_a_list_of_licenses() -> None:
+    """CKEditor's LICENSE.html (in xindi, the thirteenth holdout; FIT): "Licensed under the terms of any of the following
+    licenses at your choice:", then the GPL 2 or later, the LGPL 2.1 or later and the MPL 1.1 or later, one a line with
+    their addresses: the OR of the three, not the first alone."""
+    text = _files("holdout13")["simonbingham/xindi"]["admin/assets/ckeditor/LICENSE.html"]
+    assert "any of the following licenses at your\nchoice:" in text
+    assert detect_license("admin/assets/ckeditor/LICENSE.html", text) == (
+        "GPL-2.0-or-later OR LGPL-2.1-or-later OR MPL-1.1")
+
+
+def test_an_ansible_roles_meta_states_the_roles_license() -> None:
+    """dokku-ansible's copy of the ansible_dokku role (the thirteenth holdout; FIT) has no license text, only its
+    ``meta/main.yml``, "galaxy_info: ... license: MIT License": the role's license, for the folder above ``meta/``.
+    geerlingguy.docker's meta keeps ``ansible-galaxy``'s placeholder, "license (BSD, MIT)": none (its LICENSE answers)."""
+    files = _files("holdout13")["MiguelVeiro/dokku-ansible"]
+    role, placeholder = "roles/dokku_bot.ansible_dokku/meta/main.yml", "roles/geerlingguy.docker/meta/main.yml"
+    assert "license: MIT License" in files[role] and 'license: "license (BSD, MIT)"' in files[placeholder]
+    assert detect_license(placeholder, files[placeholder]) is None
+    licenses = resolve_licenses([license_evidence_of(role, files[role]), license_evidence_of(placeholder, files[placeholder])])
+    assert licenses.for_path("roles/dokku_bot.ansible_dokku/library/dokku_app.py") == "MIT"
+    assert licenses.for_path("install-dokku.yml") == ""  # the playbooks beside the roles: none stated
