@@ -917,6 +917,38 @@ VERDICTS = {
          "{\"PostgreSQL\": ...}' (round 15: read), and the README's 'Copyright and License' section (the PostgreSQL "
          "License's text); ScanCode's legal-file names include neither, so files without a notice get none")),
     ],
+    # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
+    # b46v's post at 19:46, reading each class's files ----
+    "greghendershott/frog": [
+        (lambda p, o, r: o == "BSD-2-Clause" and r == "" and not p.startswith("frog/"), "R", ("no license text at the "
+         "root: the repository's only one is frog/LICENSE (BSD-2-Clause), read one level down as documented (its README's "
+         "badge links to it); the reference finds no legal file up the tree")),
+        (_name("README.md"), "R", ("the README names the frog image's Creative Commons license (BY-NC-SA 2.0, read as 3.0) "
+         "and a badge labelled 'MIT License' linking to frog/LICENSE, a BSD 2-clause text")),
+        (_name("bootstrap.min.css.map"), "O", ("Bootstrap's source map: its sourcesContent holds Bootstrap's 'Licensed under "
+         "MIT' banner far past any head; ours the folder's")),
+    ],
+    "gradeducationtoolkit/sfdc-customui": [
+        (_name("batchjobs.component"), "R", ("'This program is released under the GNU General Public License. "
+         "http://www.gnu.org/licenses/' in a Visualforce comment: the GPL, no version; the reference reads none")),
+    ],
+    "simonbingham/xindi": [
+        (lambda p, o, r: p.startswith("admin/assets/ckeditor/") and o == "GPL-2.0-or-later" and "MPL-1.1" in r, "O",
+         ("CKEditor's LICENSE.html, 'Licensed under the terms of any of the following licenses at your choice: GPL 2 or "
+          "later, LGPL 2.1 or later, MPL 1.1 or later': ours the first alone (FIT: the three, OR)")),
+        (_name("LICENSE.html"), "R", "a license file itself: ours its folder's license, the reference the text's own"),
+        (_name("README.md"), "R", ("'Xindi is licensed under the MIT License', then 'the frameworks listed above have "
+         "their own licenses': the reference adds a GPL it matched in the list")),
+    ],
+    "MiguelVeiro/dokku-ansible": [
+        (lambda p, o, r: p.startswith("roles/dokku_bot.ansible_dokku/") and o == "MIT" and r == "", "R", ("the role's "
+         "meta/main.yml, 'galaxy_info: license: MIT License', its only statement (FIT: read for the role); the reference "
+         "reads the meta file alone")),
+        (lambda p, o, r: p == "roles/dokku_bot.ansible_dokku/meta/main.yml" and o == "", "O", ("the role's Galaxy "
+         "metadata, 'license: MIT License': unread (FIT: read)")),
+        (_name("main.yml"), "R", ("geerlingguy.docker's meta keeps ansible-galaxy's placeholder 'license (BSD, MIT)': the "
+         "role's LICENSE is MIT; ScanCode reads the placeholder's 'BSD'")),
+    ],
 }
 
 

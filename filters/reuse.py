@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import re
 import tomllib
 from collections.abc import Collection, Iterable
@@ -867,6 +868,23 @@ def _names_terms(text: str) -> bool:
     return any(word in low for word in _TERMS_WORDS)
 
 
+# A source map (``bootstrap.min.css.map``) carries the sources it maps in ``sourcesContent``, each with its own banner
+# ("Bootstrap ... Licensed under MIT"), far past any head: their licenses are the map's.
+_MAPPED_CHARS = 3_000
+
+
+def _mapped_sources(text: str) -> list[str]:
+    """The sources a JSON source map holds (``sourcesContent``), or [] for any other text."""
+    if not text.lstrip().startswith("{") or '"sourcesContent"' not in text:
+        return []
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    sources = data.get("sourcesContent") if isinstance(data, dict) else None
+    return [source for source in sources if isinstance(source, str)] if isinstance(sources, list) else []
+
+
 @functools.lru_cache(maxsize=4)
 def own_license(text: str, path: str = "") -> str | None:
     """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
@@ -875,6 +893,8 @@ def own_license(text: str, path: str = "") -> str | None:
     licenses (``licenses.later_notices``)."""
     if not _names_terms(text):
         return None  # half of a repository's files name no terms at all: their folder's answer is theirs
+    if path.endswith(".map") and (sources := _mapped_sources(text)):
+        return combine(found for source in sources if (found := own_license(source[:_MAPPED_CHARS], "x.css"))) or None
     legal = is_license_file(path) or is_notice_file(path)  # a license document's sections speak of other files
     prose = document_prose(text, path)  # a document's code blocks quote other programs' banners
     found = (file_license(text) or manifest_license(path, text) or file_statement(prose, path)

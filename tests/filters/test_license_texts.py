@@ -770,3 +770,13 @@ def test_an_ansible_roles_meta_states_the_roles_license() -> None:
     licenses = resolve_licenses([license_evidence_of(role, files[role]), license_evidence_of(placeholder, files[placeholder])])
     assert licenses.for_path("roles/dokku_bot.ansible_dokku/library/dokku_app.py") == "MIT"
     assert licenses.for_path("install-dokku.yml") == ""  # the playbooks beside the roles: none stated
+
+
+def test_a_source_maps_sources_carry_their_banners() -> None:
+    """frog's copy of Bootstrap's ``bootstrap.min.css.map`` (the thirteenth holdout; FIT): a JSON source map whose
+    ``sourcesContent`` holds bootstrap.scss with its "Licensed under MIT" banner, far past any head (the fixture keeps
+    the map's first two sources): the map's license is its sources'. A linker's map file (no JSON) states none."""
+    text = _files("holdout13")["greghendershott/frog"]["example/css/bootstrap.min.css.map"]
+    assert text.startswith('{"version":3') and "Licensed under MIT" in text
+    assert own_license(text, "example/css/bootstrap.min.css.map") == "MIT"
+    assert own_license(text.replace("Licensed under MIT", "Licensed elsewhere"), "example/css/x.css.map") is None
