@@ -37,7 +37,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.banners import is_code, is_python_module
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
-from codemix.mixtures.transcript_formats.glyphs import glyph_turns, repl_turns
+from codemix.mixtures.transcript_formats.glyphs import glyph_turns, repl_turns, ruled_headers
 from codemix.mixtures.transcript_formats.markers import marker_role
 from codemix.mixtures.transcript_formats.sections import section_turns
 from codemix.mixtures.transcript_formats.turns import key_words
@@ -516,7 +516,7 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
         for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
                                ("sections", section_turns), ("glyphs", glyph_turns), ("panels", panel_turns),
-                               ("repl", repl_turns)):
+                               ("repl", repl_turns), ("ruled", ruled_headers)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
                 runs = dict.fromkeys(t.get("run", 0) for t in turns)  # (several agents' runs, each its own)

@@ -199,3 +199,43 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
     if len(answers) * 2 < len(typed) + 1 or sum(is_spoken(t["content"]) for t in answers) * 2 < len(answers) + 1:
         return None
     return [t for t in read if t["content"]], dict(+framing)
+
+
+# An agent's header in a console a program prints: a glyph and the agent's name alone on a line, a rule under it, its
+# message, and a rule closing it (``💬 Orchestrator`` / ``-----`` / ``Round 1 of 3`` / ``-----``).
+RULE_LINE = re.compile(r"^[ \t]*([-=\u2500\u2501])\1{9,}[ \t]*$")
+RULED_HEADER = re.compile(r"^(?P<glyph>\S)(?:[\ufe0f\U0001F3FB-\U0001F3FF]|\u200d\S)*[ \t]+"
+                          r"(?P<name>[A-Z][\w'-]*(?:[ \t][A-Z][\w'-]*){0,2})[ \t]*$")
+MIN_RULED = 4
+
+
+def ruled_headers(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
+    """Agents' messages a program printed between rules (FIT, fourteenth holdout: a Groq multi-agent workflow's
+    console, ``💬 Orchestrator``, ``🤔 Coder``, ``💻 Coder``, ``⚙️ Executor``), or None: four headers or more, two
+    names or more, each recurring, nine in ten of the messages closed by a rule (a page's setext headings are not).
+    No person speaks: the opener's messages (it states the task) are the context, the other agents' the model's,
+    each message keeping its agent's name; the code the coder prints does not make it a page of code."""
+    if not isinstance(text, str):
+        return None
+    lines = text.split("\n")[:MAX_LINES]
+    heads = [(i, m.group("name")) for i, line in enumerate(lines[:-1]) if (m := RULED_HEADER.match(line))
+             and is_glyph(m.group("glyph")) and RULE_LINE.match(lines[i + 1])]
+    names = collections.Counter(name for _, name in heads)
+    if len(heads) < MIN_RULED or len(names) < 2 or min(names.values()) < 2:
+        return None
+    turns: list[dict[str, Any]] = []
+    closed = 0
+    for index, (start, name) in enumerate(heads):
+        body = lines[start + 2:heads[index + 1][0] if index + 1 < len(heads) else len(lines)]
+        while body and not body[-1].strip():
+            body.pop()
+        closed += bool(body) and RULE_LINE.match(body[-1]) is not None
+        while body and (not body[-1].strip() or RULE_LINE.match(body[-1])):
+            body.pop()
+        if content := "\n".join(body).strip():
+            turns.append({"speaker": "user" if name == heads[0][1] else "assistant", "content": content, "name": name})
+    if closed * 10 < len(heads) * 9 or sum(is_spoken(t["content"]) for t in turns) * 2 < len(turns):
+        return None
+    if not any(t["speaker"] == "assistant" for t in turns):
+        return None
+    return turns, {"before_first_header": sum(1 for line in lines[:heads[0][0]] if line.strip())}

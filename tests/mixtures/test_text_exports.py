@@ -858,3 +858,32 @@ def test_a_terminal_agent_s_input_bar_marks_the_person_s_lines():
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[0]["content"].startswith("examine this platform and then determine")
     assert "▌" not in messages[0]["content"] and "Findings" in messages[1]["content"]
+
+
+def test_agents_messages_printed_between_rules():
+    """A Groq multi-agent workflow's console saved as text (aolad-anna/autogen-project ``autogen_output.txt``, no
+    licence: rebuilt from its layout, quoting a few of its words): a glyph and an agent's name alone on a line, a dashed
+    rule, the message, a closing rule. No person speaks: the orchestrator opens with the task (context), the coder,
+    reviewer and executor are the model's turns, each keeping its name; the coder's unfenced Python is its message."""
+    rule = "-" * 50
+    text = ("Connected\nAgents ready!\n\n" + "=" * 60 + "\n  Starting Multi-Agent Workflow\n" + "=" * 60 + "\n\n"
+            f"💬 Orchestrator\n{rule}\nGot a new task: 'Write a Python function that calculates the 10th Fibonacci number'\n"
+            f"Let me coordinate the team...\n{rule}\n\n🤔 Coder\n{rule}\nAttempt #1: Writing code for the task\n{rule}\n\n"
+            f"💻 Coder\n{rule}\nHere's what I wrote:\n\ndef fibonacci(n):\n    a, b = 0, 1\n    return a\n{rule}\n\n"
+            f"✅ Reviewer\n{rule}\nCode looks good to me! ✓\n{rule}\n\n⚙️ Executor\n{rule}\nRunning the code now...\n{rule}\n\n"
+            f"💬 Orchestrator\n{rule}\nThat didn't work. Let's try again with the feedback...\n{rule}\n\n"
+            f"✅ Reviewer\n{rule}\nStill looks fine to me.\n{rule}\n\n⚙️ Executor\n{rule}\nRunning the code again...\n{rule}\n")
+    (transcript,) = parse_text(text)
+    messages = transcript.messages
+    assert [(m["role"], m["name"]) for m in messages][:3] == [("user", "Orchestrator"), ("assistant", "Coder"),
+                                                              ("assistant", "Coder")]
+    assert len(messages) == 8 and "def fibonacci(n):" in messages[2]["content"]
+    assert {m["name"] for m in messages if m["role"] == "assistant"} == {"Coder", "Reviewer", "Executor"}
+
+
+def test_setext_headings_with_emoji_are_no_agents():
+    """A README's setext headings (an emoji and a title over a rule) are a page's sections: nothing closes them."""
+    rule = "-" * 12
+    text = (f"📦 Install\n{rule}\n\nRun the installer.\n\n✅ Usage\n{rule}\n\nCall the tool.\n\n📦 Install\n{rule}\n\n"
+            f"Again for Windows.\n\n✅ Usage\n{rule}\n\nSame as before.\n")
+    assert parse_text(text) is None
