@@ -868,6 +868,17 @@ def _names_terms(text: str) -> bool:
     return any(word in low for word in _TERMS_WORDS)
 
 
+def _footer_and_field(text: str, path: str) -> str | None:
+    """A file's closing license block, with the ``License:`` field its head states beside it where that names
+    another license (x16-rom's ``kernal/lzsa.s``: "; License: 3-clause BSD" in its head, LZSA's zlib text at its
+    end: both in force)."""
+    footer = footer_license(text, path)
+    if footer is None:
+        return None
+    field = tagged_license(text, path)
+    return combine([field, footer]) if field and license_ids(field) - license_ids(footer) else footer
+
+
 # A source map (``bootstrap.min.css.map``) carries the sources it maps in ``sourcesContent``, each with its own banner
 # ("Bootstrap ... Licensed under MIT"), far past any head: their licenses are the map's.
 _MAPPED_CHARS = 3_000
@@ -899,7 +910,7 @@ def own_license(text: str, path: str = "") -> str | None:
     prose = document_prose(text, path)  # a document's code blocks quote other programs' banners
     found = (file_license(text) or manifest_license(path, text) or file_statement(prose, path)
              or notice_license(prose, dedications=not legal) or opening_license(text, path)
-             or footer_license(text, path)
+             or _footer_and_field(text, path)
              or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path)
              or rfc_license(text, path))
     derived = derived_license(text, path)

@@ -780,3 +780,11 @@ def test_a_source_maps_sources_carry_their_banners() -> None:
     assert text.startswith('{"version":3') and "Licensed under MIT" in text
     assert own_license(text, "example/css/bootstrap.min.css.map") == "MIT"
     assert own_license(text.replace("Licensed under MIT", "Licensed elsewhere"), "example/css/x.css.map") is None
+
+
+def test_a_head_license_field_beside_a_closing_license_block() -> None:
+    """x16-rom's kernal/lzsa.s: "; (C)2019 Emmanuel Marty, Peter Ferrie, M. Steil; License: 3-clause BSD" in its head,
+    and "Original license of decompress_small_v2.asm follows" with zlib's text at its end: both in force."""
+    text = _files("dev12")["commanderx16/x16-rom"]["kernal/lzsa.s"]
+    assert "License: 3-clause BSD" in text[:400] and "Original license of decompress_small_v2.asm follows" in text
+    assert own_license(text, "kernal/lzsa.s") == "BSD-3-Clause AND Zlib"
