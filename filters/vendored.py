@@ -352,7 +352,11 @@ _PROVENANCE = re.compile(
     # a note opening with what the folder holds and where from: rapidjson's ``bin/jsonchecker/readme.txt``, "Test suite
     # from http://json.org/JSON_checker/."; "Test data obtained from https://github.com/..." (a port is not a copy)
     r"|\A\s*(?!(?:\w+ )*?(?:ported|inspired|based|adapted)\b)(?:[A-Za-z][\w-]* ){1,3}"
-    r"(?:obtained |downloaded |taken |fetched |copied )?from https?://",
+    r"(?:obtained |downloaded |taken |fetched |copied )?from https?://"
+    # a credit note opening with who wrote the folder's code and where it was found: stallar's ``src/mmc3/credit.txt``,
+    # "The MMC1 functions were written by cppchriscpp, 2018 Christopher Parker, and found here... https://github.com/..."
+    r"|\A\s*(?:the )?(?:[\w-]+ ){0,3}(?:functions|files|code|routines|sources?|library) (?:were|was|are|is) (?:written|made|"
+    r"created) by [^\n]{1,80}?\b(?:found|taken|copied|downloaded|obtained)(?: here| at| from)?\W{0,8}\s*https?://",
     re.IGNORECASE)
 _CHROMIUM_FIELDS = ("Name", "URL", "Version")
 # What a folder README's opening says the folder is for: FreshRSS's ``p/themes/Nord/README.md``, "A simple theme based on
@@ -402,7 +406,9 @@ _COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:(?:code|shader|script|snippet) )?(?:co
                           rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from "
                           rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b"
                           # "Copied from Profiler module, branch: ..., commit: 150bbcf" (Pester's tracing sources)
-                          rf"|(?:the )?[\w.+-]+ (?:module|library|project|package|crate|gem)\b[^\n]{{0,40}}\bcommit\b)",
+                          rf"|(?:the )?[\w.+-]+ (?:module|library|project|package|crate|gem)\b[^\n]{{0,40}}\bcommit\b)"
+                          # or a fork of a named release: FamiTone5's ";fork of Famitone2 v1.15 by Shiru 04'17"
+                          rf"|^\W{{0,4}}(?:an? )?(?:unofficial )?fork of [\w.+-]+ v?\d+\.\d+",
                           re.IGNORECASE | re.MULTILINE)
 # where a file's first definition starts: a comment below it is about a part of the file (oh-my-zsh's
 # ``gradle.plugin.zsh``: "# taken from https://github.com/gradle/gradle-completion" inside its function)
@@ -604,7 +610,8 @@ def may_say_vendored(path: str) -> bool:
     """Whether the file at ``path`` can give a ``VendoringFact`` (a cheap test on its name)."""
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
     return (name in MANIFEST_NAMES or name.endswith((".gemspec", ".cabal", ".nimble")) or name == "vendor.txt"
-            or name == "modules.txt" or path == ".gitmodules" or (name == "RECORD" and folder.endswith(".dist-info")) or bool(folder and _README.fullmatch(name))
+            or name == "modules.txt" or path == ".gitmodules" or (name == "RECORD" and folder.endswith(".dist-info"))
+            or (name in _ROLE_MANIFESTS and folder.rsplit("/", 1)[-1] == "meta") or bool(folder and _README.fullmatch(name))
             or _LICENSE_NAME.fullmatch(name) is not None or may_declare(path)
             or (not folder and _CHANGELOG.fullmatch(name) is not None))
 
@@ -669,6 +676,27 @@ def _declared(target: str, detail: str) -> tuple[VendoringFact, ...]:
     return (VendoringFact("declares_paths", base, detail, name=target),)
 
 
+# An Ansible role's manifest, ``meta/main.yml``: ``galaxy_info`` with its ``role_name``, ``namespace`` and ``author``.
+_ROLE_MANIFESTS = ("main.yml", "main.yaml")
+
+
+def _galaxy_role(path: str, role: str, text: str):
+    """A role folder named as ``ansible-galaxy install`` names what it installs, ``<namespace>.<role_name>`` from the
+    role's own manifest (dokku-ansible's ``roles/geerlingguy.docker/``, ``roles/dokku_bot.ansible_dokku/``): installed
+    from Galaxy, whoever wrote it. A role written in the repository goes by its plain name (``roles/docker/``)."""
+    try:
+        info = (yaml.safe_load(text) or {}).get("galaxy_info")
+    except (yaml.YAMLError, AttributeError, RecursionError, ValueError):
+        return
+    if not role or not isinstance(info, dict) or not isinstance(info.get("role_name"), str):
+        return
+    names = {f"{owner}.{info['role_name']}".lower() for key in ("namespace", "author")
+             if isinstance(owner := info.get(key), str) and owner.strip()}
+    if role.rsplit("/", 1)[-1].lower() in names:
+        yield VendoringFact("declares", role, f"{path}: galaxy_info names the role {role.rsplit('/', 1)[-1]!r}, "
+                                              f"the name ansible-galaxy installs it under")
+
+
 def _declarations(path: str, folder: str, name: str, text: str):
     if name == "pyproject.toml":
         vendoring = _toml(text).get("tool", {}).get("vendoring", {})
@@ -687,6 +715,8 @@ def _declarations(path: str, folder: str, name: str, text: str):
             yield VendoringFact("declares", _join(folder, module), f"{path}")
     elif name == "RECORD" and folder.endswith(".dist-info"):
         yield from _installed_record(path, folder, text)
+    elif name in _ROLE_MANIFESTS and folder.rsplit("/", 1)[-1] == "meta" and "galaxy_info" in text:
+        yield from _galaxy_role(path, _folder(folder), text)
     elif not folder and _CHANGELOG.fullmatch(name):
         yield from _synced(path, text)
     elif _THIRD_PARTY_NAME.search(name) and name.lower().endswith((".md", ".txt", ".rst")) or name == "THIRDPARTY":
@@ -2249,7 +2279,12 @@ def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, gove
 _AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created)(?: from [\d-]+| in \d{4})? by:?\s+(.+?)"
                           r"(?:\s+with\b|\s+and released\b|[,.;/]|$)",
                           re.IGNORECASE | re.MULTILINE)
-_PUBLIC_DOMAIN = re.compile(r"\b(?:released|dedicated|placed|put) (?:in|into|to) the public domain\b")
+# Or a name with its address after "by" on the comment's first lines: neslib's ";NES hardware-dependent functions by
+# Shiru (shiru@mail.ru)"
+_AUTHOR_ADDRESS = re.compile(r"\bby:?[ \t]+([A-Z][\w.'-]*(?:[ \t]+[A-Z][\w.'-]*){0,3})[ \t]*[(<][^()<>\s]+@[^()<>\s]+[)>]")
+# "Feel free to do anything you want with this code, consider it Public Domain" (Shiru's NES library)
+_PUBLIC_DOMAIN = re.compile(r"\b(?:released|dedicated|placed|put) (?:in|into|to) the public domain\b"
+                            r"|\bconsider (?:it|this(?: code| file)?) (?:to be )?(?:in the )?public domain\b")
 
 
 # The licenses' own addresses, as a header lists them for the texts of the terms it grants: Argon2's "You may use this
@@ -2294,7 +2329,8 @@ def header_holder(text: str) -> str:
     holder, _ = first_copyright(head)
     if holder:
         return holder
-    author = _AUTHOR_LINE.search(_opening_comment(head))
+    opening = _opening_comment(head)
+    author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search("\n".join(opening.splitlines()[:3]))
     return " ".join(author.group(1).lower().split()) if author else ""
 
 

@@ -70,6 +70,7 @@ from codemix.filters.vendored import (
     may_say_vendored,
     named_for_repository,
     names_owner,
+    names_repository,
     notice_pointer_fact,
     owns_header,
     package_fact,
@@ -214,7 +215,9 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
     # (a top folder the root's sectioned license text covers as one of its own collections states its own terms)
     # (but a BSD clause protecting the file's own holder's name: ``foreign_notice``)
     names_someone = found.owner.holders or found.owner.people
-    if not names_someone and document_kind(doc.kind).licensed_by_text and not derived_work(doc.text):
+    if doc.repo and names_repository(doc.path.rsplit("/", 1)[-1], doc.repo):
+        pass  # a file named for the repository was written for it (cryptonite's ``ed25519-cryptonite-exts.h``)
+    elif not names_someone and document_kind(doc.kind).licensed_by_text and not derived_work(doc.text):
         why = foreign_notice(doc.text, found.owner, own_license(doc.text, doc.path) or named_license(doc.text))
     elif names_someone and document_kind(doc.kind).licensed_by_text \
             and not derived_work(doc.text) and not in_own_section(doc.path, found.owner):  # a port keeps its origin's notice

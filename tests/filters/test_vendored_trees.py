@@ -1965,3 +1965,48 @@ def test_a_bsd_clause_naming_the_files_holder_in_a_repository_that_names_no_one(
              for p, t in files.items()}
     _, found = _judged("", "arjenhiemstra/ithowifi", plain)
     assert found["software/NRG_itho_wifi/main/SHTSensor.cpp"][0] is None
+
+
+def test_ansible_roles_named_as_ansible_galaxy_installs_them():
+    """MiguelVeiro/dokku-ansible (25bb450; the thirteenth holdout, spent; FIT): ``roles/geerlingguy.docker/`` and
+    ``roles/dokku_bot.ansible_dokku/`` are named ``<namespace or author>.<role_name>`` from their own ``meta/main.yml``
+    (``galaxy_info``), the name ``ansible-galaxy install`` gives what it installs: Galaxy's roles, whoever wrote them.
+    The playbooks and web client are the repository's; a role written here goes by its plain name."""
+    files, repo = layout("dokku-ansible-roles"), "MiguelVeiro/dokku-ansible"
+    trees = vendored_trees(_facts(files, repo), repo)
+    for path in ("roles/geerlingguy.docker/tasks/main.yml", "roles/dokku_bot.ansible_dokku/tasks/main.yml"):
+        tree = vendored_tree(path, trees)
+        assert tree is not None and "the name ansible-galaxy installs it under" in tree.evidence, path
+    for path in ("install-dokku.yml", "web-client/index.php"):
+        assert vendored_tree(path, trees) is None, path
+    plain = {p.replace("roles/geerlingguy.docker/", "roles/docker/"): t for p, t in files.items()}
+    trees = vendored_trees(_facts(plain, repo), repo)
+    assert vendored_tree("roles/docker/tasks/main.yml", trees) is None
+
+
+def test_nes_libraries_told_by_their_authors_and_credit_notes():
+    """wendelscardua/stallar (19256c8; the thirteenth holdout, spent; FIT), an NES game under Wendel Scardua's MIT:
+    ``src/lib/neslib.s`` opens ";NES hardware-dependent functions by Shiru (shiru@mail.ru)" and "consider it Public
+    Domain" (an author by name and address, terms of his own); ``src/mmc3/credit.txt`` opens "The MMC1 functions were
+    written by cppchriscpp ... and found here... https://github.com/cppchriscpp/nes-starter-kit/..." (its folder is
+    that code); ``src/music/famitone5.s`` opens ";fork of Famitone2 v1.15 by Shiru". The game's own ``main.c`` ("Based
+    on ... example of MMC3 for cc65") and ``farcall.s`` stay."""
+    _, found = _judged("stallar-nes", "wendelscardua/stallar")
+    for path, said in (("src/lib/neslib.s", "header names 'shiru' under the public domain"),
+                       ("src/mmc3/mmc3_code.h", "credit.txt says 'The MMC1 functions were written by"),
+                       ("src/music/famitone5.s", "fork of Famitone2 v1.15")):
+        tree = found[path][0]
+        assert tree is not None and said in tree.evidence, path
+    for path in ("src/main.c", "src/lib/farcall.s", "src/main-game-state.c"):
+        assert found[path][0] is None, path
+
+
+def test_a_file_named_for_the_repository_is_its_own_whatever_its_header():
+    """haskell-crypto/cryptonite (d163f69; the sixth holdout, spent): ``cbits/ed25519/`` holds ed25519-donna's headers,
+    "Public domain by Adam Langley <agl@imperialviolet.org> & Andrew M. <liquidsun@gmail.com>", and the project's own
+    ``ed25519-cryptonite-exts.h``, "Public domain by Olivier Chéron <...>", a contributor's extension named for the
+    repository under BSD-3-Clause: the donna files are copies by their headers, the extension is the repository's."""
+    _, found = _judged("cryptonite-ed25519", "haskell-crypto/cryptonite")
+    tree = found["cbits/ed25519/curve25519-donna-64bit.h"][0]
+    assert tree is not None and "under the public domain" in tree.evidence
+    assert found["cbits/ed25519/ed25519-cryptonite-exts.h"][0] is None
