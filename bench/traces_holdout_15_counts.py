@@ -66,7 +66,7 @@ def chatgpt_mapping_module(text):
 
 def langchain_readme(text):
     """Fenced console blocks after 'Question was:' lines; '> Entering/Finished' chain markers, JSON action blobs."""
-    runs = re.findall(r"^Question was:.*?\n```\n(.*?)\n```", text, flags=re.S | re.M)
+    runs = re.findall(r"^Question was:.*?\n```\n(.*?)\n```", text, flags=re.DOTALL | re.MULTILINE)
     roles, calls, chains = collections.Counter(), 0, 0
     for block in runs:
         for line in block.splitlines():
@@ -77,7 +77,7 @@ def langchain_readme(text):
         actions = re.findall(r'"action":\s*"([^"]*)"', block)
         roles["assistant"] += len(actions)
         calls += sum(1 for action in actions if action != "Final Answer")
-        chains += len(re.findall(r"^> Entering new \w+ chain", block, flags=re.M))
+        chains += len(re.findall(r"^> Entering new \w+ chain", block, flags=re.MULTILINE))
     return counted(len(runs), roles, calls, "each fenced console block after a 'Question was:' line is one run; a '>' "
                    "prompt line with text (not a chain marker, not the empty prompt) is a user message; each JSON action "
                    "blob is an assistant message, a tool call unless its action is 'Final Answer'; 'Observation:' lines "
@@ -87,9 +87,9 @@ def langchain_readme(text):
 
 def antigravity_writeup(text):
     """Bold 【使用者 (User)】 / 【AI Agent】 labels over blockquoted turns, steps between '---' rules."""
-    roles = collections.Counter(user=len(re.findall(r"^\*\*【使用者 \(User\)】", text, flags=re.M)),
-                                assistant=len(re.findall(r"^\*\*【AI Agent】", text, flags=re.M)))
-    steps = len(re.findall(r"^### ", text, flags=re.M))
+    roles = collections.Counter(user=len(re.findall(r"^\*\*【使用者 \(User\)】", text, flags=re.MULTILINE)),
+                                assistant=len(re.findall(r"^\*\*【AI Agent】", text, flags=re.MULTILINE)))
+    steps = len(re.findall(r"^### ", text, flags=re.MULTILINE))
     return counted(1, roles, 0, "one session; each bold 【使用者 (User)】 label opens a user message and each 【AI Agent】 "
                    "label an assistant message; the agent's actions are paraphrased in parentheses, so no tool calls",
                    steps=steps)
@@ -126,23 +126,23 @@ def probe_record(text):
 
 def agent_console_log(text):
     """'===== run @' banners, framed 'USER:' lines, 'LLM raw:' model outputs, '-> tool call:' / '-> result:' lines."""
-    roles = collections.Counter(user=len(re.findall(r"^  USER: ", text, flags=re.M)),
-                                assistant=len(re.findall(r"^LLM raw: ", text, flags=re.M)),
-                                tool=len(re.findall(r"^  -> result: ", text, flags=re.M)))
-    return counted(len(re.findall(r"^===== run @", text, flags=re.M)), roles,
-                   len(re.findall(r"^  -> tool call: ", text, flags=re.M)),
+    roles = collections.Counter(user=len(re.findall(r"^  USER: ", text, flags=re.MULTILINE)),
+                                assistant=len(re.findall(r"^LLM raw: ", text, flags=re.MULTILINE)),
+                                tool=len(re.findall(r"^  -> result: ", text, flags=re.MULTILINE)))
+    return counted(len(re.findall(r"^===== run @", text, flags=re.MULTILINE)), roles,
+                   len(re.findall(r"^  -> tool call: ", text, flags=re.MULTILINE)),
                    "each '===== run @' banner opens a run; framed 'USER:' lines are user messages, each 'LLM raw:' line "
                    "(a thought with a tool call, or the answer) an assistant message, each '-> result:' line a tool "
                    "message; the echoed 'thought:' lines and the framed 'AGENT ANSWER:' repeat the model output",
-                   agent_answers=len(re.findall(r"^  AGENT ANSWER: ", text, flags=re.M)))
+                   agent_answers=len(re.findall(r"^  AGENT ANSWER: ", text, flags=re.MULTILINE)))
 
 
 def react_debug_log(text):
     """'📝 PROMPT' blocks holding '=== SYSTEM ===' and '=== USER ===' sections, '💬 RESPONSE' blocks."""
-    prompts = len(re.findall(r"^📝 PROMPT", text, flags=re.M))
-    roles = collections.Counter(system=len(re.findall(r"^=== SYSTEM ===$", text, flags=re.M)),
-                                user=len(re.findall(r"^=== USER ===$", text, flags=re.M)),
-                                assistant=len(re.findall(r"^💬 RESPONSE$", text, flags=re.M)))
+    prompts = len(re.findall(r"^📝 PROMPT", text, flags=re.MULTILINE))
+    roles = collections.Counter(system=len(re.findall(r"^=== SYSTEM ===$", text, flags=re.MULTILINE)),
+                                user=len(re.findall(r"^=== USER ===$", text, flags=re.MULTILINE)),
+                                assistant=len(re.findall(r"^💬 RESPONSE$", text, flags=re.MULTILINE)))
     decisions = re.findall(r"decision\.next_action=(\S+)", text)
     return counted(1, roles, len(decisions), "one run, cut off while the third prompt is sent; each PROMPT block's "
                    "SYSTEM and USER sections are a system and a user message, each RESPONSE block an assistant message "
@@ -172,7 +172,7 @@ def chat_export_html(text):
 
 def bridge_log(text):
     """Timestamped 'RECEIVED |' (the model's commands) and 'RESULT |' (numbered receipts) entries."""
-    entries = re.split(r"^(?=\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] (?:RECEIVED|RESULT) \|)", text, flags=re.M)
+    entries = re.split(r"^(?=\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] (?:RECEIVED|RESULT) \|)", text, flags=re.MULTILINE)
     roles, calls = collections.Counter(), 0
     for entry in entries:
         kind = re.match(r"\[[^\]]+\] (RECEIVED|RESULT) \|", entry)
