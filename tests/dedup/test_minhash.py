@@ -64,6 +64,23 @@ def test_shingles_are_the_xxh64_of_each_joined_gram(lowercase):
             assert shingle_hashes(text, size, lowercase).tolist() == expected
 
 
+def test_ascii_texts_split_as_the_regex_splits_them():
+    """An ASCII text's tokens are found on its bytes, not by the ``\\W+`` regex: every ASCII character, in
+    runs of every length at both ends, must split as ``re`` splits it (checked against ``tokens``)."""
+    rng = np.random.default_rng(7)
+    alphabet = np.array([chr(c) for c in range(128)])
+    texts = ["".join(rng.choice(alphabet, size=n)) for n in (1, 2, 7, 40, 300, 5000)]
+    stdlib = [text for text in stdlib_texts(8).values() if text.isascii()]
+    texts += ["_x9", " lead and trail  ", "\x00\x7fA_b\tc\nd", "one", *stdlib]
+    assert stdlib and all(text.isascii() for text in texts)
+    for text in texts:
+        for size, lowercase in itertools.product((1, 2, 5), (False, True)):
+            words = tokens(text, lowercase)
+            grams = [" ".join(words[i:i + size]) for i in range(max(len(words) - size + 1, 1))] if words else []
+            expected = sorted({xxhash.xxh64_intdigest(gram.encode()) for gram in grams})
+            assert shingle_hashes(text, size, lowercase).tolist() == expected, (text[:40], size, lowercase)
+
+
 def test_repeated_shingles_count_once():
     assert shingle_hashes("a b a b a b", 2, False).size == 2  # "a b" and "b a"
 
