@@ -1,7 +1,7 @@
 """MinHash signatures and LSH band keys, in vectorised numpy (no Beam here).
 
-Shapes: S = number of distinct shingles in one text, P = ``num_perm``, N = bytes of one text, K = its
-tokens.
+Shapes: S = number of distinct shingles in one text, P = ``num_perm``, N = characters of one text, K =
+its tokens, J = characters of its tokens joined by single spaces.
 
 Two texts' signatures agree at one position with probability equal to the Jaccard similarity of
 their shingle sets (Broder 1997), so the fraction of agreeing positions estimates it. Splitting
@@ -16,7 +16,6 @@ Arrays cross Beam and Parquet as little-endian uint64 bytes (``to_bytes`` / ``fr
 
 from __future__ import annotations
 
-import itertools
 import re
 
 import numpy as np
@@ -27,7 +26,7 @@ import xxhash
 _NON_WORD = re.compile(r"\W+")
 # Bounds the (P × chunk) uint64 scratch matrix in `signature` to 256 × 4096 × 8 B = 8 MiB.
 _CHUNK = 4096
-# The bytes `\w` matches in an ASCII text (Python's `re` on str: letters, digits, underscore).
+# The ASCII characters `\w` matches (Python's `re` on str: letters, digits, underscore).
 _ASCII_WORD = np.zeros(256, dtype=bool)
 _ASCII_WORD[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")] = True
 
@@ -48,10 +47,7 @@ def shingle_hashes(text: str, size: int, lowercase: bool) -> np.ndarray:
     """
     if lowercase:
         text = text.lower()
-    if text.isascii():
-        data, starts, ends = _ascii_words(text)
-    else:
-        data, starts, ends = _unicode_words(text)
+    data, starts, ends = _joined_words(text)
     if not starts:
         return np.empty(0, dtype=np.uint64)
     if len(starts) >= size:
@@ -62,36 +58,48 @@ def shingle_hashes(text: str, size: int, lowercase: bool) -> np.ndarray:
     return np.unique(np.fromiter(map(xxhash.xxh64_intdigest, grams), dtype=np.uint64, count=len(starts)))
 
 
-def _unicode_words(text: str) -> tuple[bytes, list[int], list[int]]:
-    """The text's tokens joined by single spaces as UTF-8, and each token's start and end in those bytes."""
-    words = tokens(text, lowercase=False)
-    joined = " ".join(words)
-    data = joined.encode("utf-8", "surrogatepass")
-    if len(data) == len(joined):  # ASCII tokens (the text's other characters are separators)
-        widths = list(map(len, words))
+def is_word(points_N: np.ndarray) -> np.ndarray:
+    """Which code points ``\\w`` matches (Python's ``re`` on str: ``_`` and what ``str.isalnum`` accepts)."""
+    word_N = np.zeros(points_N.shape, dtype=bool)
+    ascii_N = points_N < 128
+    word_N[ascii_N] = _ASCII_WORD[points_N[ascii_N]]
+    others = np.flatnonzero(~ascii_N)
+    if others.size:  # asked once per distinct character
+        distinct, inverse = np.unique(points_N[others], return_inverse=True)
+        word_N[others] = np.array([chr(point).isalnum() for point in distinct.tolist()], dtype=bool)[inverse]
+    return word_N
+
+
+def _joined_words(text: str) -> tuple[bytes, list[int], list[int]]:
+    """The text's ``tokens`` joined by single spaces, UTF-8 with surrogates passed, and each token's start
+    and end in those bytes; found on the text's code points in numpy, so no token becomes a Python string
+    (a regex split and the strings it makes were a third of signing's CPU)."""
+    ascii = text.isascii()
+    if ascii:
+        points_N = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
     else:
-        widths = [len(word.encode("utf-8", "surrogatepass")) for word in words]
-    starts = [0, *itertools.accumulate(width + 1 for width in widths)][:-1]
-    return data, starts, [start + width for start, width in zip(starts, widths)]
-
-
-def _ascii_words(text: str) -> tuple[bytes, list[int], list[int]]:
-    """As ``_unicode_words``, for an ASCII text, found on its bytes in numpy rather than by a regex split:
-    \\w is [0-9A-Za-z_] there, and no token becomes a Python string (a third of signing's CPU)."""
-    bytes_N = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    word_N = _ASCII_WORD[bytes_N]
+        points_N = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    word_N = _ASCII_WORD[points_N] if ascii else is_word(points_N)
     edges = np.flatnonzero(np.diff(word_N, prepend=False, append=False))  # alternately a run's start and end
     starts_K, ends_K = edges[0::2], edges[1::2]
     if not starts_K.size:
         return b"", [], []
-    # Each gap between two tokens becomes one space: its first byte kept and overwritten, the rest dropped.
-    kept_N, joined_N = word_N.copy(), bytes_N.copy()
+    # Each gap between two tokens becomes one space: its first character kept and overwritten, the rest dropped.
+    kept_N, joined_J = word_N.copy(), points_N.copy()
     kept_N[ends_K[:-1]] = True
-    joined_N[ends_K[:-1]] = ord(" ")
+    joined_J[ends_K[:-1]] = ord(" ")
+    joined_J = joined_J[kept_N]
     widths_K = ends_K - starts_K
-    new_starts_K = np.zeros_like(starts_K)
-    np.cumsum(widths_K[:-1] + 1, out=new_starts_K[1:])
-    return joined_N[kept_N].tobytes(), new_starts_K.tolist(), (new_starts_K + widths_K).tolist()
+    starts_K = np.zeros_like(widths_K)
+    np.cumsum(widths_K[:-1] + 1, out=starts_K[1:])
+    ends_K = starts_K + widths_K
+    if ascii:
+        return joined_J.tobytes(), starts_K.tolist(), ends_K.tolist()
+    # Characters to UTF-8 byte offsets: 1 byte below U+0080, 2 below U+0800, 3 below U+10000, else 4.
+    offsets_J = np.zeros(joined_J.size + 1, dtype=np.int64)
+    np.cumsum(1 + (joined_J >= 0x80).astype(np.int64) + (joined_J >= 0x800) + (joined_J >= 0x10000), out=offsets_J[1:])
+    data = joined_J.tobytes().decode("utf-32-le", "surrogatepass").encode("utf-8", "surrogatepass")
+    return data, offsets_J[starts_K].tolist(), offsets_J[ends_K].tolist()
 
 
 def make_permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from codemix.dedup.minhash import (
     estimated_jaccard,
     exact_jaccard,
     from_bytes,
+    is_word,
     make_permutations,
     shingle_hashes,
     signature,
@@ -23,6 +25,7 @@ from codemix.dedup.minhash import (
 from tests.dedup.corpus import edit_lines, stdlib_texts, true_jaccard
 
 CONFIG = DedupConfig()
+_WORD = re.compile(r"\w")
 
 
 def minhash(text: str, config: DedupConfig = CONFIG) -> np.ndarray:
@@ -62,6 +65,14 @@ def test_shingles_are_the_xxh64_of_each_joined_gram(lowercase):
             grams = [" ".join(words[i:i + size]) for i in range(max(len(words) - size + 1, 1))] if words else []
             expected = sorted({xxhash.xxh64_intdigest(gram.encode("utf-8", "surrogatepass")) for gram in grams})
             assert shingle_hashes(text, size, lowercase).tolist() == expected
+
+
+def test_word_characters_are_the_regexs_in_all_of_unicode():
+    """``is_word`` (which finds the tokens in numpy) answers as ``re``'s ``\\w`` for every code point."""
+    points = np.arange(0x110000, dtype=np.uint32)
+    expected = np.array([bool(_WORD.match(chr(point))) for point in range(0x110000)])
+    assert expected[ord("_")] and expected[ord("é")] and not expected[ord("—")]
+    assert np.array_equal(is_word(points), expected)
 
 
 def test_ascii_texts_split_as_the_regex_splits_them():
