@@ -140,7 +140,7 @@ TITLE_MARKS = re.compile(r"^[^\w\[(]+|[^\w\])]+$")
 def unframe(text: str) -> tuple[str, dict[str, int]]:
     """The text with panels and titled rules turned into plain lines: a panel's or rule's title a ``Title:``
     line, its body lines without their bars; borders and bare rules counted as framing."""
-    out, framing = [], collections.Counter()
+    out, framing, changed = [], collections.Counter(), False
     for line in text.split("\n")[:MAX_LINES]:
         if len(line) > MAX_PANEL_LINE:  # a terminal's panel is a screen wide; a longer line is no border
             out.append(line)
@@ -150,13 +150,18 @@ def unframe(text: str) -> tuple[str, dict[str, int]]:
             if title:
                 out.append(title + ":")
             framing["panel_border" if top else "rule"] += 0 if title else 1
+            changed = True
             continue
         if PANEL_BOTTOM.match(line) or BARE_RULE.match(line):
             framing["panel_border" if PANEL_BOTTOM.match(line) else "rule"] += 1
+            changed = True
             continue
         side = PANEL_SIDE.match(line)
         out.append(side.group(1) if side else line)
-    return "\n".join(out), dict(+framing)
+        changed = changed or side is not None
+    # a text with no frame is its own view: cut at MAX_LINES it would read as a second view, every
+    # format reading the text again (twice the time for a text just past the cap)
+    return ("\n".join(out), dict(+framing)) if changed else (text, {})
 
 
 def console_views(text: str) -> list[tuple[str, dict[str, int]]]:

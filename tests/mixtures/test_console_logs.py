@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codemix.mixtures.transcript_formats import parse_json_value, parse_text
-from codemix.mixtures.transcript_formats.consolelog import record_prefix
+from codemix.mixtures.transcript_formats.consolelog import MAX_LINES, console_views, record_prefix
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CONSOLE = FIXTURES / "transcripts" / "console-log"
@@ -149,3 +149,14 @@ def test_dated_lines_whose_shared_part_ends_in_a_label_have_no_record_prefix():
              for who in ("Alice", "Bob")]
     assert record_prefix(lines) == "9-9-9 9:9 "
     assert record_prefix([line.replace(" 12:0", "") for line in lines]) == "9-9-9 "
+
+
+def test_a_text_past_the_line_cap_with_no_frame_is_no_second_view():
+    """A text longer than the readers' line cap, drawn with no panel or rule, has no view of its own to try: cut at
+    the cap it differed from the text and every format read it a second time (the hostile-labels test's doubled
+    time just past the cap). A framed text past the cap still has its unframed view."""
+    plain = "甲：\n乙：\n" * (MAX_LINES // 2 + 10)
+    assert plain.count("\n") > MAX_LINES, "guard: past the cap"
+    assert console_views(plain) == []
+    framed = "╭─ Agent ─╮\n│ hello │\n╰─────────╯\n" + plain
+    assert [framing for _, framing in console_views(framed)] == [{"panel_border": 1}]
