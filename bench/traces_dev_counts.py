@@ -926,6 +926,99 @@ def count_numbered_headings_zh(path: Path) -> int:
     return len(re.findall(r"^### (?:用户(?: #\d+)?|助手)[ \t]*$", text, re.MULTILINE))
 
 
+
+# --- round 16 (b45l: text exports and terminal copies, collected before code changed) ---------------------------
+
+def count_gemini_cli_screen(path: Path) -> int:
+    """Gemini CLI's screen captured as text: each prompt the person typed in a top-level box (``│  > ...``, a
+    ``/command`` none), each ``✦`` block of the model's words, each indented tool box (``│ ✔  ReadFile ...``) a
+    result, and a model turn of its own for each tool box no ``✦`` block opens (a call after a result)."""
+    events = []
+    for line in path.read_text().splitlines():
+        if re.match(r"^│  > (?!/)", line):
+            events.append("user")
+        elif line.startswith("✦"):
+            events.append("model")
+        elif re.match(r"^ │ [✔✖x-] ", line):
+            events.append("tool")
+    calls_alone = sum(b == "tool" and a != "model" for a, b in zip(["user", *events], events))
+    return len(events) + calls_alone
+
+
+def count_agent_eval_log(path: Path) -> int:
+    """An evaluation harness's Markdown run log (``* Human Message:`` / ``* Agent Message:`` / ``* Tool Call:`` /
+    ``* Tool Output:`` bullets): each human and agent message, each tool output that says something, and each
+    ``Tool Call`` bullet no agent message opens (calls after a result are a model turn of their own)."""
+    marks = re.findall(r"^\* (Human Message|Agent Message|Tool Call|Tool Output):[ \t]*(\S?)", path.read_text(), re.MULTILINE)
+    count, previous = 0, None
+    for label, said in marks:
+        if label == "Tool Output" and not said:
+            continue  # an empty output bullet says nothing
+        count += not (label == "Tool Call" and previous == "Agent Message")
+        previous = label
+    return count
+
+
+def count_continue_transcript(path: Path) -> int:
+    """Continue's session transcript: each ``#### _User_`` / ``#### _Assistant_`` heading a message (the bodies
+    quoted with ``> ``, so no heading of a body starts a line)."""
+    return len(re.findall(r"^#### _(?:User|Assistant)_[ \t]*$", path.read_text(), re.MULTILINE))
+
+
+def count_goose_run_output(path: Path) -> int:
+    """``goose run``'s console output (no request typed): each ``▸ tool`` block the model's call (a turn of its own,
+    each after the previous result) and its output; the closing report the model's last turn."""
+    text = path.read_text()
+    calls = len(re.findall(r"^  ▸ \S", text, re.MULTILINE))
+    return 2 * calls + bool(text.rstrip().rsplit("\n", 1)[-1].strip())
+
+
+def count_flemma_chat(path: Path) -> int:
+    """A Flemma chat buffer (``@System:`` / ``@You:`` / ``@Assistant:``): each section a message, but a ``@You:``
+    section of ``**Tool Result:**`` blocks one tool message per block."""
+    sections = re.split(r"^@(System|You|Assistant):[ \t]*$", path.read_text(), flags=re.MULTILINE)[1:]
+    count = 0
+    for role, body in zip(sections[::2], sections[1::2]):
+        results = len(re.findall(r"^\*\*Tool Result:\*\*", body, re.MULTILINE))
+        count += results if role == "You" and results else 1
+    return count
+
+
+def count_amp_thread(path: Path) -> int:
+    """An Amp thread exported as Markdown (front matter, ``## User`` / ``## Assistant`` sections, ``**Tool Use:**``
+    inside the model's, ``## User`` sections of ``**Tool Result:**`` blocks): each prompt and each model section a
+    message, each tool result one (headings inside fences are the bodies' own)."""
+    text = re.sub(r"^```.*?^```", "", path.read_text(), flags=re.MULTILINE | re.DOTALL)
+    sections = re.split(r"^## (User|Assistant)[ \t]*$", text, flags=re.MULTILINE)[1:]
+    count = 0
+    for role, body in zip(sections[::2], sections[1::2]):
+        results = len(re.findall(r"^\*\*Tool Result:\*\*", body, re.MULTILINE))
+        count += results if role == "User" and results else 1
+    return count
+
+
+def count_goose_blog_session(path: Path) -> int:
+    """A blog post quoting a goose session in a fence: each ``( O)> `` prompt answered in its fence, and the answer."""
+    fences = re.findall(r"^```[^\n]*\n(.*?)^```", path.read_text(), re.MULTILINE | re.DOTALL)
+    return sum(2 for fence in fences for prompt in re.findall(r"^\( O\)> (.*)$", fence, re.MULTILINE)
+               if fence.split(prompt, 1)[1].strip())
+
+
+def count_prime_screen(path: Path) -> int:
+    """A terminal agent's screen in a design note's fence (``┏━ <prompt>``, ``┃`` the reply, ``┏━ actions`` and its
+    ``┃`` command lines, ``│`` the output): each prompt, each block of ``┃`` reply lines that is no action (the
+    reply before an action holds it), each block of ``│`` output lines."""
+    fence = re.findall(r"^```[^\n]*\n(.*?)^```", path.read_text(), re.MULTILINE | re.DOTALL)[0]
+    count, kind = 0, None
+    for line in fence.splitlines():
+        now = ("prompt" if line.startswith("┏━") and line[2:].strip() != "actions" else "actions" if line.startswith("┏━")
+               else ("reply" if kind != "actions" else "actions") if line.startswith("┃") else "output" if line.startswith("│")
+               else None)
+        count += now in ("prompt", "reply", "output") and now != kind
+        kind = now if now is not None else (kind if line.startswith(("┗", "╰")) else None)
+    return count
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -1083,4 +1176,14 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "AI code agent run report in Russian (## 📝 Запрос пользователя, orchestrator instructions, generated code, tool calls listed)": count_agent_run_report,
                 "Markdown log of model calls (### Call #N, Messages sent to model as JSON, Model Response)": count_last_call_sent,
                 "Claude Code session note in Korean (summary, decisions and code of a session, no conversation)": count_nothing,
-                "Cursor chat recorded in Chinese (### 用户 #N / ### 助手 headings, sections of the replies inside)": count_numbered_headings_zh}
+                "Cursor chat recorded in Chinese (### 用户 #N / ### 助手 headings, sections of the replies inside)": count_numbered_headings_zh,
+                # round 16 (b45l: text exports, terminal copies and runs in fences, collected before code changed)
+                "Gemini CLI screen captured by ai-cli-log (boxed > prompts, ✦ replies, boxed ✔ tool calls with results, Chinese)": count_gemini_cli_screen,
+                "Evaluation harness run log in Markdown (run summary, * Human Message / * Agent Message / * Tool Call / * Tool Output bullets)": count_agent_eval_log,
+                "Continue session transcript (#### _User_ / #### _Assistant_ headings, bodies quoted with >, Chinese)": count_continue_transcript,
+                "goose run console output (goose banner, ▸ tool blocks between rules, the closing report, no request, Chinese)": count_goose_run_output,
+                "Flemma chat buffer (@System / @You / @Assistant sections, **Tool Use:** and **Tool Result:** blocks)": count_flemma_chat,
+                "Amp thread exported as Markdown (front matter, ## User / ## Assistant, **Tool Use:** / **Tool Result:** blocks)": count_amp_thread,
+                "goose session quoted in a blog post's fence (starting session banner, ( O)> prompt, the answer)": count_goose_blog_session,
+                "Terminal agent screen in a design note's fence (┏━ prompt, ┃ reply, ┏━ actions, │ output)": count_prime_screen,
+                "Note summarising an AI tutoring session in Chinese (topic, concepts, fixes; no conversation)": count_nothing}
