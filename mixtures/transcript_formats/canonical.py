@@ -169,13 +169,14 @@ def strip_affixes(text: str, prefix: str, suffix: str = "") -> str:
 def flag_text_observations(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Flag as observations the user turns the environment wrote: after the model's first turn, a user
     turn that opens with an observation marker (``OBSERVATION_MARKERS``), or answers a model turn that
-    called a tool, in its structure or as text (``TEXT_ACTION``), with no tool turn in between."""
+    called a tool, in its structure or as text (``TEXT_ACTION``), with no tool turn in between. A call an export only
+    describes (``DESCRIBED``: a screen's ``• Explored`` action) shows no result: the person's next turn is theirs."""
     previous: dict[str, Any] | None = None
     answered = False
     for canonical in messages:
         if answered and canonical["role"] == "user" and not canonical["observation"]:
             acted = previous is not None and previous["role"] == "assistant" and (
-                bool(previous["tool_calls"]) or TEXT_ACTION.search(previous["content"]))
+                any(call.get("kind") != DESCRIBED for call in previous["tool_calls"]) or TEXT_ACTION.search(previous["content"]))
             canonical["observation"] = bool(acted or OBSERVATION_MARKERS.match(canonical["content"]))
         answered = answered or (canonical["role"] == "assistant" and not canonical["observation"])
         previous = canonical

@@ -141,6 +141,7 @@ def unframe(text: str) -> tuple[str, dict[str, int]]:
     """The text with panels and titled rules turned into plain lines: a panel's or rule's title a ``Title:``
     line, its body lines without their bars; borders and bare rules counted as framing."""
     out, framing, changed = [], collections.Counter(), False
+    opened, margin = None, ""  # where the open panel's body starts in ``out``, and the panel's own indent
     for line in text.split("\n")[:MAX_LINES]:
         if len(line) > MAX_PANEL_LINE:  # a terminal's panel is a screen wide; a longer line is no border
             out.append(line)
@@ -150,10 +151,18 @@ def unframe(text: str) -> tuple[str, dict[str, int]]:
             if title:
                 out.append(title + ":")
             framing["panel_border" if top else "rule"] += 0 if title else 1
+            if top:
+                changed, opened, margin = True, len(out), line[:len(line) - len(line.lstrip())]
             changed = True
             continue
         if PANEL_BOTTOM.match(line) or BARE_RULE.match(line):
             framing["panel_border" if PANEL_BOTTOM.match(line) else "rule"] += 1
+            if opened is not None and PANEL_BOTTOM.match(line) and len(out) > opened:
+                # the panel's own padding is no indent of what it shows (Gemini CLI's ``│  > prompt  │``), the panel's
+                # place is (a tool's panel drawn under the model's words, `` ╭─`` one column in, holds its output)
+                out[opened:] = [margin + body if body.strip() else body
+                                for body in textwrap.dedent("\n".join(out[opened:])).split("\n")]
+            opened = None if PANEL_BOTTOM.match(line) else opened
             changed = True
             continue
         side = PANEL_SIDE.match(line)
@@ -526,7 +535,8 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
                 turns, found = blocks
                 runs = dict.fromkeys(t.get("run", 0) for t in turns)  # (several agents' runs, each its own)
                 transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([
-                    message(t["speaker"], t["content"], name=t["name"], observation=t["speaker"] == "tool")
+                    message(t["speaker"], t["content"], name=t["name"], observation=t["speaker"] == "tool",
+                            tool_calls=t.get("calls") or None)
                     for t in turns if t.get("run", 0) == run])) for run in runs]
                 framing = {**framing, **found}
         if transcripts:

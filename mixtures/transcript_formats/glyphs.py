@@ -17,7 +17,7 @@ import unicodedata
 from typing import Any
 
 from codemix.mixtures.transcript_formats.banners import is_code
-from codemix.mixtures.transcript_formats.canonical import is_spoken
+from codemix.mixtures.transcript_formats.canonical import exported_call, is_spoken
 from codemix.mixtures.transcript_formats.text_turns import CODE_LINE
 
 PROMPT_SIGNS = frozenset(">❯›»")  # what a terminal prints before the line a person types
@@ -29,7 +29,9 @@ PERSON_GLYPH_WORDS = frozenset({"BUST", "SILHOUETTE", "ADULT", "PERSON", "MAN", 
 CALL = re.compile(r"^[A-Z][\w.-]*(?:[ \t]+-[ \t]+[\w .-]+)?\(.*\)[ \t]*$")  # ``Read(demo.md)``, ``Bash(pnpm test)``
 MARKDOWN_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 FRAME = re.compile(r"^[ \t]*[│├└┌┐┘┤┬┴┼╭╮╯╰─━═]")
+TREE_LINE = re.compile(r"^[ \t]+[└├][ \t]+\S")  # (``  └ List ls``: a branch with words, indented under a block)
 MAX_LINES = 200_000
+SLASH_COMMAND = re.compile(r"^/[a-z][\w-]*[ \t]*$")  # a CLI's own command typed at its prompt (``/quit``)
 
 
 def is_glyph(char: str) -> bool:
@@ -77,10 +79,14 @@ def glyph_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None
             blocks[-1]["lines"].append(line[len(bar):].strip())  # the bar goes on beside every line the person typed
         elif glyph and not match.group("indent") and (glyph in prompts or glyph in model_glyphs):
             side = "user" if glyph in prompts else "assistant"
+            if side == "user" and SLASH_COMMAND.match(match.group("text")):
+                side = "command"  # (``> /quit``: the CLI's command, and what the CLI prints for it, no one's words)
             blocks.append({"speaker": side, "lines": [match.group("text")], "glyph": glyph})
         elif (glyph and match.group("indent") and blocks and blocks[-1]["speaker"] != "tool"
               and glyph not in prompts and glyph not in model_glyphs):
             blocks.append({"speaker": "tool", "lines": [match.group("text")], "glyph": glyph})
+        elif blocks and blocks[-1]["speaker"] == "assistant" and TREE_LINE.match(line):
+            blocks[-1]["lines"].append(line.strip())  # an action's details drawn as a tree under it: its text
         elif not blocks or (FRAME.match(line) and blocks[-1]["speaker"] != "tool"):
             framing["before_first_block" if not blocks else "frame_line"] += bool(line.strip())
         else:
@@ -105,6 +111,18 @@ def input_bar(lines: list[str], top: collections.Counter) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def described_action(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A model's block the CLI draws as an action with its details in a tree under it (Codex CLI's ``• Explored`` over
+    ``└ List ls`` / ``Read README.md``, ``• Ran git status`` over ``└ On branch main``): a call the screen describes
+    (its first word the call, the rest what the CLI wrote of it), not the model's words. None for any other block."""
+    lines = [line for line in block["lines"] if line.strip()]
+    if len(lines) < 2 or not lines[1].startswith("└"):
+        return None
+    name, _, rest = lines[0].partition(" ")
+    details = "\n".join([rest.strip(), *(line.lstrip("└").strip() for line in lines[1:])]).strip()
+    return exported_call(None, name, details)
+
+
 def joined(blocks: list[dict[str, Any]], framing: collections.Counter,
            chat: bool = False) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
     """Blocks as turns (the model's consecutive blocks one turn), or None when they are no run: the model's
@@ -114,29 +132,42 @@ def joined(blocks: list[dict[str, Any]], framing: collections.Counter,
     calls = 0
     for block in blocks:
         content = "\n".join(block["lines"]).strip()
+        if block["speaker"] == "command":
+            framing["command"] += len([line for line in block["lines"] if line.strip()])
+            continue
         if not content:
             framing["empty_block"] += 1
             continue
         calls += block["speaker"] == "assistant" and CALL.match(block["lines"][0]) is not None
+        action = described_action(block) if block["speaker"] == "assistant" else None
+        calls += action is not None
         if turns and turns[-1]["speaker"] == block["speaker"] == "assistant":
-            turns[-1]["content"] += "\n\n" + content
+            turns[-1]["content"] = "\n\n".join(filter(None, [turns[-1]["content"], "" if action else content]))
+            turns[-1]["calls"] = [*turns[-1].get("calls", []), *([action] if action else [])]
             continue
-        turns.append({"speaker": block["speaker"], "content": content, "name": block["glyph"]})
+        turns.append({"speaker": block["speaker"], "content": "" if action else content, "name": block["glyph"],
+                      "calls": [action] if action else []})
     model = [t for t in turns if t["speaker"] == "assistant"]
     if not model or not any(t["speaker"] == "user" for t in turns):
         return None
     ran = any(t["speaker"] == "tool" and i and turns[i - 1]["speaker"] == "assistant" for i, t in enumerate(turns))
     if not calls and not ran and not chat:
         return None  # bullets and quotes on a page: the model's blocks ran nothing
-    if sum(is_spoken(t["content"]) for t in model) * 2 < len(model):
+    said = [t for t in model if t["content"]]  # (a turn of actions alone says nothing, and is no bullet either)
+    if sum(is_spoken(t["content"]) for t in said) * 2 < len(said):
         return None
     return turns, dict(+framing)
 
 
 # A chat REPL's prompt (``ollama run``'s ``>>> ``, ``›``, ``»``): a sign of its own at a line's start, the person's words
 # after it. A lone ``>`` is a quote (the glyph layout above reads it beside the model's glyphs).
-REPL_PROMPT = re.compile(r"^(?P<sign>>{2,3}|[❯›»])[ \t]+(?P<text>\S.*)$")
-MULTILINE_INPUT = '"""'  # (``ollama run``: a prompt of several lines between triple quotes)
+# (goose draws its prompt as a face, ``( O)> ``)
+REPL_PROMPT = re.compile(r"^(?P<sign>>{2,3}|[❯›»]|\([ \t]?[^\s()]{1,2}\)>)[ \t]+(?P<text>\S.*)$")
+MULTILINE_INPUT = '"""'
+# A call the CLI draws in the answer as a rule titled with the tool and its extension, its arguments under it as
+# ``key: value`` lines (goose's ``─── shell | developer ───`` / ``command: ls``, the rule read as its title line):
+# described, as the screen writes it.
+TOOL_TITLE = re.compile(r"^(?P<name>[A-Za-z_][\w.-]*) \| [\w.-]+:\n(?P<args>(?:[a-z_]+:[^\n]*(?:\n|$))*)", re.MULTILINE)  # (``ollama run``: a prompt of several lines between triple quotes)
 MIN_PROMPTS = 2
 
 
@@ -191,6 +222,10 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
             turns[-1]["lines"].append(line)
     read = [{"speaker": t["speaker"], "content": "\n".join(t["lines"]).strip().removesuffix(MULTILINE_INPUT).strip(),
              "name": sign if t["speaker"] == "user" else ""} for t in turns if t["speaker"] != "command"]
+    for turn in read:
+        if turn["speaker"] == "assistant" and (calls := [exported_call(None, m.group("name"), m.group("args").strip())
+                                                         for m in TOOL_TITLE.finditer(turn["content"])]):
+            turn["content"], turn["calls"] = TOOL_TITLE.sub("", turn["content"]).strip(), calls
     typed = [t for t in read if t["speaker"] == "user"]
     answers = [t for t in read if t["speaker"] == "assistant" and t["content"]]
     prose = sum(is_prose_prompt(" ".join(t["content"].split())) for t in typed)  # (``Thanks!`` among questions)
@@ -198,7 +233,7 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
         return None
     if len(answers) * 2 < len(typed) + 1 or sum(is_spoken(t["content"]) for t in answers) * 2 < len(answers) + 1:
         return None
-    return [t for t in read if t["content"]], dict(+framing)
+    return [t for t in read if t["content"] or t.get("calls")], dict(+framing)
 
 
 # An agent's header in a console a program prints: a glyph and the agent's name alone on a line, a rule under it, its

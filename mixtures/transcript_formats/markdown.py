@@ -51,17 +51,19 @@ _STAMP = (r"(?:\[?(?:\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?|\d\d?
           r"[ \t]*(?:[-\u2013\u2014|:][ \t]*)?)?")
 # an account's handle as a heading's speaker (GitHub Copilot's chat export: ``## @octocat`` over the person's turn)
 _HANDLE = r"(@[A-Za-z0-9][\w.-]{0,38})"
-# a heading's label set in bold too (Google Search AI Mode's ``### **USER**`` / ``### **ASSISTANT**``)
-_BOLD = r"(?:\*\*)?"
+# a heading's label set in bold too (Google Search AI Mode's ``### **USER**`` / ``### **ASSISTANT**``), or in italics
+# (Continue's session transcript: ``#### _User_`` / ``#### _Assistant_``)
+_BOLD = r"(?:\*\*|_(?!_))?"
 HEADING = re.compile(
     rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_BOLD}{_STAMP}{_NUMBERED}{_SPEAKER}){_SUFFIX}{_BOLD}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
-# alone on a line (``User:``; a YAML file's lower-case ``user:`` and ``model:`` sections are no turns).
+# alone on a line (``User:``, or behind an ``@`` as Flemma's chat buffers write ``@You:``; a YAML file's lower-case
+# ``user:`` and ``model:`` sections are no turns).
 BANNER = re.compile(
     rf"^[ \t]*(?:(?:={{2,}}|-{{2,}}|\*{{3,}})[ \t]*{_SPEAKER}{_SUFFIX}[ \t]*(?:={{2,}}|-{{2,}}|\*{{3,}})?"
-    rf"|<{_SPEAKER}>|([A-Z][A-Za-z _-]{{0,30}}?)[ \t]*:)[ \t]*$", re.MULTILINE)
+    rf"|<{_SPEAKER}>|@?([A-Z][A-Za-z _-]{{0,30}}?)[ \t]*:)[ \t]*$", re.MULTILINE)
 CLOSING_TAG = re.compile(rf"^[ \t]*</(?:{'|'.join(map(re.escape, ROLE_ALIASES))})>[ \t]*$", re.MULTILINE | re.IGNORECASE)
 # A folded block, alone or inside one element that only wraps it (SpecStory's ``<tool-use data-tool-name="x">``,
 # ``<think>``): the wrapper is markup, the block what it holds.
@@ -430,6 +432,8 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
     if role == "user" and label and key_words(label.group(1)) & (OUTPUT_WORDS | {"response"}):
         # a person's section that opens with a tool's result label (``📊 **Tool Result:**``) is the tool's turn
         return [message("tool", body[label.end():].strip() if label.end() <= len(body) else "", observation=True)]
+    if role == "user" and (results := result_blocks(body)):
+        return [message("tool", result, observation=True) for result in results]
     if role != "assistant":
         return [message(role, body, observation=role == "tool")] if body else []
     if (blocks := written_blocks(body)) is not None:  # calls written as labelled blocks, results under them
@@ -440,6 +444,22 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
         return [m for part in parts if part for m in (
             [message("tool", part, observation=True)] if TOOL_PART.match(part) else part_messages(part))]
     return part_messages(body)
+
+
+# A bold label opening a line, what follows it on the line its own (``**Tool Result:** `toolu_01A`)``).
+LINE_LABEL = re.compile(r"^[ \t]*\*\*([^*\n]{1,40}?):?\*\*:?", re.MULTILINE)
+
+
+def result_blocks(body: str) -> list[str]:
+    """The results a person's section holds when it is only tool results (an Amp or Flemma export returns the
+    results of the model's calls in the person's turn, each under ``**Tool Result:** `<call id>```): each block from
+    one such label to the next, the label cut. ``[]`` when the section opens with no result label."""
+    labels = list(LINE_LABEL.finditer(body))
+    if not labels or body[:labels[0].start()].strip() or not key_words(labels[0].group(1)) & OUTPUT_WORDS:
+        return []
+    opening = [m for m in labels if m.group(1) == labels[0].group(1)]
+    return [body[m.end():(opening[i + 1].start() if i + 1 < len(opening) else len(body))].strip()
+            for i, m in enumerate(opening)]
 
 
 # A label alone on a line that opens a model turn's reasoning, in italics or bold (opencode's ``_Thinking:_``).
@@ -601,17 +621,22 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
     shown_in = next((b for a, b in fences if marks and all(a <= mark[0] < b for mark in marks)), len(text))
     messages: list[dict[str, Any]] = []
     role = "assistant"
+    quoting = exporter_quoting([text[end:marks[index + 1][0] if index + 1 < len(marks) else shown_in]
+                                for index, (_, end, *_) in enumerate(marks)])
     for index, (_, end, heading_role, *named) in enumerate(marks):
         stop = marks[index + 1][0] if index + 1 < len(marks) else shown_in
+        body = text[end:stop]
+        if quoting and quoted_whole(body):  # the exporter quotes every turn's lines (``> ``), not the speaker
+            body = re.sub(r"^[ \t]*> ?", "", body, flags=re.MULTILINE)
         if heading_role == "call":
-            messages += call_section(named[0], text[end:stop])
+            messages += call_section(named[0], body)
             role = "assistant"
             continue
         role = role if heading_role == "continued" else heading_role
-        blocks = block_messages(role, text[end:stop]) if heading_role != "continued" else None
-        call = written_call(text[end:stop]) if role in ("tool", "assistant") else None
+        blocks = block_messages(role, body) if heading_role != "continued" else None
+        call = written_call(body) if role in ("tool", "assistant") else None
         section = ([{**m, "blocks": True} for m in blocks] if blocks is not None else
-                   [message("assistant", tool_calls=[call])] if call else section_messages(role, text[end:stop]))
+                   [message("assistant", tool_calls=[call])] if call else section_messages(role, body))
         if role == "assistant" and named_thought(text[marks[index][0]:end]) and len(section) == 1 and \
                 not section[0]["tool_calls"]:  # ``### 💭 Agent Thought``: the reasoning of the model's next words
             section = [{**section[0], "content": "", "reasoning": section[0]["content"], "thought": True}]
@@ -643,6 +668,19 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
             merged.append(canonical)
     merged += [thought] if thought is not None else []
     return [Transcript(format="markdown-turns", messages=flag_text_observations(merged))]
+
+
+def quoted_whole(body: str) -> bool:
+    lines = [line for line in body.split("\n") if line.strip() and not RULE_LINE.fullmatch(line)]
+    return bool(lines) and all(line.lstrip().startswith(">") for line in lines)
+
+
+def exporter_quoting(bodies: list[str]) -> bool:
+    """Whether the exporter sets every turn's body in a quote (Continue's session transcript: each line of each
+    turn behind ``> ``): learnt from the file, nine in ten of its turns quoted whole, four or more. A speaker
+    quoting something quotes a part of a turn, never all turns."""
+    said = [body for body in bodies if body.strip()]
+    return len(said) >= 4 and sum(map(quoted_whole, said)) * 10 >= 9 * len(said)
 
 
 MARKDOWN_TURNS = Format(name="markdown-turns", container="text", detect=detect_markdown_turns,

@@ -23,6 +23,7 @@ one begins with is the same run printed again.
 from __future__ import annotations
 
 import ast
+import collections
 import itertools
 import re
 from typing import Any
@@ -31,6 +32,7 @@ from codemix.mixtures.transcript_formats.banners import is_code
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
     UNSPACED_LETTER,
+    exported_call,
     flag_text_observations,
     is_spoken,
     message,
@@ -170,6 +172,8 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
         return None  # a source file's docstrings label arguments (``user (str):``, ``model:``), no speakers
     if (addressed := addressed_turns(text)) is not None:
         return [addressed]
+    if (positioned := positioned_runs(text)) is not None:
+        return positioned
     marks = labelled_lines(text)
     dialogue = labelled_dialogue(text)
     agents = [n for n in dialogue[1] if role_said(n) != "user"] if dialogue is not None else []
@@ -184,6 +188,7 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     bracketed = len({m[2] for m in speakers}) >= 2 and {"user", "assistant"} <= {m[3] for m in speakers}
     if bracketed:
         marks = speakers  # bracketed speakers cut the turns; ``Input:`` inside a message is its text
+    marks = marks if bracketed else decorated_alike(text, marks)
     counts: dict[str, int] = {}
     for _, _, label, _ in marks:
         counts[label] = counts.get(label, 0) + 1
@@ -203,24 +208,130 @@ def marker_turns(text: str) -> list[list[dict[str, Any]]] | None:
     return runs
 
 
+def decoration(text: str, start: int) -> str:
+    """What a marker line writes before its label's first letter (``* ``, ``**``, ``🤖 ``), spaces aside."""
+    head = re.match(r"[^\w]*", text[start:start + 40]).group()
+    return re.sub(r"\s", "", head)
+
+
+def decorated_alike(text: str, marks: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """The marks written as the file writes its markers: where four in five of them share one decoration (a list
+    bullet, an emoji, bold), a label line without it is text of the turn it sits in (a tool's output printing
+    ``Total Power Output: 85.0 TW`` under the run's ``* Tool Output:`` bullets)."""
+    shapes = collections.Counter(decoration(text, start) for start, *_ in marks)
+    shape, held = shapes.most_common(1)[0] if shapes else ("", 0)
+    if not shape or len(marks) < MIN_MARKED or held * 5 < 4 * len(marks):
+        return marks
+    return [m for m in marks if decoration(text, m[0]) == shape]
+
+
+# A model's calls written as text after a call label (``* Tool Call: read_ship_logs(), scan(system=Reactor)``): names
+# and their parenthesised arguments, comma-separated, nothing else on the line.
+WRITTEN_CALL = re.compile(r"\s*(?P<name>[A-Za-z_][\w.]*)\((?P<args>[^()\n]*)\)\s*(?:,|$)")
+CALL_WORDS = frozenset({"call", "called", "calling", "calls", "invoking", "invoke", "action", "actions"})
+
+
+def written_calls(body: str) -> list[dict[str, Any]] | None:
+    """The calls a call marker's body writes (``name(args), name(args)``, one line), each a call as the log
+    describes it (its arguments are no JSON object: ``exported_call``'s ``described``); None when the body is
+    anything more."""
+    if "\n" in body.strip() or not body.strip():
+        return None
+    calls, at = [], 0
+    text = body.strip()
+    while at < len(text):
+        found = WRITTEN_CALL.match(text, at)
+        if found is None:
+            return None
+        calls.append(exported_call(None, found.group("name"), found.group("args")))
+        at = found.end()
+    return calls
+
+
+# A step a program prints in brackets at a line's start (``  [tool call] lookup_order({'order_id': 'A1001'})``,
+# ``  [tool result] {...}``): a call or a result by its words.
+BRACKETED_STEP = re.compile(r"^[ \t]*\[(?P<words>[A-Za-z][A-Za-z' _-]{0,30})\][ \t]+(?P<text>\S.*)$", re.MULTILINE)
+FENCE_END = re.compile(r"^[ \t]*```", re.MULTILINE)
+# A label a program prints before a line's text, in capitals or any case, words of no side (``QUESTION:``,
+# ``FINAL ANSWER:``).
+POSITION_LABEL = re.compile(r"^[ \t]*(?P<label>[A-Za-z][A-Za-z' -]{0,30}?)[ \t]*:[ \t]*(?P<text>\S.*)?$", re.MULTILINE)
+
+
+def positioned_runs(text: str) -> list[list[dict[str, Any]]] | None:
+    """Runs a hand-written agent printed (FIT of the fourteenth holdout's course lab: ``QUESTION: ...``, then
+    ``[tool call] name(args)`` / ``[tool result] ...`` lines, then ``FINAL ANSWER: ...``), or None. The request's and
+    the answer's labels name no side; their place says it, learnt from the file: one label opens every run, before
+    any call, and one closes it, after the last result, the two taking turns, and the bracketed steps between them
+    say the model called something and a tool answered (a call and a result at least). Each run its own
+    transcript: the request the person's, each call the model's (described, as the log writes it), each result
+    the tool's, the answer the model's."""
+    steps = [(m.start(), m.end(), "call" if key_words(m.group("words")) & CALL_WORDS else "tool", m.group("text"))
+             for m in BRACKETED_STEP.finditer(text)
+             if key_words(m.group("words")) & (CALL_WORDS | OUTPUT_WORDS)]
+    if not {"call", "tool"} <= {kind for *_, kind, _ in steps}:
+        return None
+    labels = [(m.start(), m.end(), m.group("label").strip().lower(), m.group("text") or "")
+              for m in POSITION_LABEL.finditer(text) if marker_role(key_words(m.group("label"))) is None
+              and not any(a <= m.start() < b for a, b, *_ in steps)]
+    events = sorted([(start, end, "step", kind, said) for start, end, kind, said in steps] +
+                    [(start, end, "label", label, said) for start, end, label, said in labels])
+    first_step = next(i for i, e in enumerate(events) if e[2] == "step")
+    last_step = max(i for i, e in enumerate(events) if e[2] == "step")
+    opener = next((e[3] for e in reversed(events[:first_step]) if e[2] == "label"), None)
+    closer = next((e[3] for e in events[last_step + 1:] if e[2] == "label"), None)
+    if opener is None or closer is None or opener == closer:
+        return None
+    order = [e for e in events if e[2] == "step" or e[3] in (opener, closer)]
+    runs, run, expect = [], [], opener
+    for start, end, kind, name, said in order:
+        if kind == "label" and name != expect:
+            return None  # the two labels take turns, request first
+        if kind == "label":
+            expect = closer if name == opener else opener
+        if kind == "step" and expect != closer:
+            return None  # a call or a result outside a request's run
+        if kind == "label" and name == opener:
+            run = [{"speaker": "user", "content": said.strip(), "calls": []}]
+        elif kind == "step" and name == "call":
+            calls = written_calls(said) or [exported_call(None, "call", said.strip())]
+            if run[-1]["speaker"] == "assistant" and not run[-1]["content"]:
+                run[-1]["calls"] += calls
+            else:
+                run.append({"speaker": "assistant", "content": "", "calls": calls})
+        elif kind == "step":
+            run.append({"speaker": "tool", "content": said.strip(), "calls": []})
+        else:
+            stop = next((e[0] for e in events if e[0] >= end), len(text))
+            fence = FENCE_END.search(text, end, stop)  # (a run a page shows in a fence ends with it)
+            answer = text[end - len(said):fence.start() if fence else stop] if said else ""
+            run.append({"speaker": "assistant", "content": RULE.split(answer)[0].strip(), "calls": []})
+            runs.append(run)
+    if expect != opener or not all(t["content"] or t["calls"] for r in runs for t in r):
+        return None
+    return runs
+
+
 def marked_runs(text: str, marks: list[tuple[int, int, str, str]], split: bool) -> list[list[dict[str, Any]]]:
     """The sections after the markers as turns (the model's consecutive parts one turn), cut into runs at
     rules when ``split``; only runs holding a person's and the model's turn."""
     runs, turns = [], []
-    for index, (_, end, _, role) in enumerate(marks):
+    for index, (_, end, label, role) in enumerate(marks):
         stop = marks[index + 1][0] if index + 1 < len(marks) else len(text)
         rule = RULE.search(text, end, stop)
         body = text[end:rule.start() if rule is not None else stop].strip()
         speaker = "assistant" if role == "part" else role
+        calls = written_calls(body) if role == "part" and set(label.split()) & CALL_WORDS else None
+        body = "" if calls else body  # (the calls the model wrote, not its words)
         if turns and speaker == "assistant" == turns[-1]["speaker"]:
             turns[-1]["content"] = (turns[-1]["content"] + "\n" + body).strip()
+            turns[-1]["calls"] = [*turns[-1].get("calls", []), *(calls or [])]
         elif body or speaker == "assistant":
-            turns.append({"speaker": speaker, "content": body})
+            turns.append({"speaker": speaker, "content": body, "calls": calls or []})
         if split and rule is not None and turns:
             runs.append(turns)
             turns = []
     runs.append(turns)
-    runs = [[t for t in run if t["content"]] for run in runs]
+    runs = [[t for t in run if t["content"] or t.get("calls")] for run in runs]
     return [run for run in runs if {"user", "assistant"} <= {t["speaker"] for t in run}]
 
 
@@ -230,7 +341,8 @@ def detect_marker_turns(text: Any) -> bool:
 
 def parse_marker_turns(text: str) -> list[Transcript]:
     return [Transcript(format="marker-turns", extra={"layout": "markers", "run": index}, messages=flag_text_observations(
-        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool", name=t.get("name", "")) for t in run]))
+        [message(t["speaker"], t["content"], observation=t["speaker"] == "tool", name=t.get("name", ""),
+                 tool_calls=t.get("calls") or None) for t in run]))
         for index, run in enumerate(marker_turns(text) or [])]
 
 

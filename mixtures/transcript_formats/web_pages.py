@@ -19,6 +19,7 @@ scripts, styles and the head left out) by the text formats that read labelled tu
 from __future__ import annotations
 
 import html.parser
+import json
 import re
 from typing import Any
 
@@ -109,6 +110,22 @@ def part_text(pieces: list[str]) -> str:
     return re.sub(r"\n{3,}", "\n\n", "".join(pieces).strip())
 
 
+FLAT_OBJECT = re.compile(r"^[ \t]*\{[^{}]*\}[ \t]*$", re.MULTILINE)  # a JSON object on lines of its own, nothing nested
+CAPTION = re.compile(r"[^\w]{0,4}[ \t]*\w[\w -]{0,30}:")  # a short label alone (``🔧 Tool Calls:``)
+
+
+def says_nothing(body: str) -> bool:
+    """A JSON object every field of which is empty (``{"function_call": null, "annotations": []}``: a page showing a
+    message's raw fields beside its words)."""
+    if not body.startswith("{"):
+        return False
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and bool(value) and not any(value.values())
+
+
 def message_turns(found: dict[str, Any], results_apart: bool = False) -> list[dict[str, Any]]:
     """The turns one message element holds: its words, and for each call element inside it (a page that renders a
     model's message with its calls: opencode-replay's ``<div class="tool-call tool-bash">``) the call as the page
@@ -121,10 +138,15 @@ def message_turns(found: dict[str, Any], results_apart: bool = False) -> list[di
     # the text of the elements whose class says content, where the message has any; else all its text
     # (a message holding call elements marks its parts: what is outside them and its content elements is the page's)
     key = "content" if found["parts"] or any(part_text(p["content"]) for p in parts if p["kind"] == "text") else "all"
-    for part in parts:
+    for index, part in enumerate(parts):
         if part["kind"] == "text":
-            body = part_text(part[key])
-            if body:
+            body = FLAT_OBJECT.sub(lambda m: "" if says_nothing(m.group()) else m.group(), part_text(part[key])).strip()
+            following = parts[index + 1] if index + 1 < len(parts) else None
+            if following is not None and following["kind"] == "call" and CAPTION.fullmatch(body):
+                continue  # a caption over the calls (``🔧 Tool Calls:``), a dump of empty fields: the page's, no one's
+            if body and results_apart and turns and turns[-1]["speaker"] == found["role"] and turns[-1]["calls"]:
+                turns[-1]["content"] = "\n\n".join(filter(None, [turns[-1]["content"], body]))  # (no result between)
+            elif body:
                 turns.append({"speaker": found["role"], "content": body, "calls": []})
             continue
         head, body = " ".join("".join(part["head"]).split()), part_text(part["body"])
