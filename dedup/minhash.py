@@ -55,7 +55,17 @@ def shingle_hashes(text: str, size: int, lowercase: bool) -> np.ndarray:
     else:
         starts, ends = starts[:1], ends[-1:]
     grams = map(data.__getitem__, map(slice, starts, ends))
-    return np.unique(np.fromiter(map(xxhash.xxh64_intdigest, grams), dtype=np.uint64, count=len(starts)))
+    return _distinct(np.fromiter(map(xxhash.xxh64_intdigest, grams), dtype=np.uint64, count=len(starts)))
+
+
+def _distinct(values_S: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a fresh array, by an in-place sort and a neighbour compare: numpy 2's ``np.unique``
+    hashes the values before it sorts them, ~6x the CPU on shingle hashes (bench/RESULTS.md, issue 49, round 16)."""
+    values_S.sort()
+    first_S = np.empty(values_S.shape, dtype=bool)
+    first_S[:1] = True
+    np.not_equal(values_S[1:], values_S[:-1], out=first_S[1:])
+    return values_S[first_S]
 
 
 def is_word(points_N: np.ndarray) -> np.ndarray:
