@@ -5,6 +5,7 @@ Design notes: docs/design/filters.md, "filters/licenses.py".
 
 from __future__ import annotations
 
+import collections
 import configparser
 import email.parser
 import fnmatch
@@ -269,6 +270,7 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bopenssl\b", _fixed("OpenSSL")),
         (r"\blppl\b|latex project public", _versioned({"1.0": "LPPL-1.0", "1.1": "LPPL-1.1", "1.2": "LPPL-1.2",
                                                         "1.3a": "LPPL-1.3a", "1.3c": "LPPL-1.3c"}, "LPPL-1.3c")),
+        (r"\bartistic\b", _versioned({"1.0": "Artistic-1.0", "2": "Artistic-2.0"}, "Artistic-1.0")),
         (r"\bicu\b", _fixed("ICU")),  # the ICU License (ICU 1.8.1 and later), decNumber's
         (r"\bmit\b|\bexpat\b", _fixed("MIT")),
         (r"\bzlib\b", _fixed("Zlib")),
@@ -642,6 +644,33 @@ _SIGNATURES = (
     *(_signature(f"LPPL-{v}", rf"latex project public license (?:lppl )?(?:either )?(?:version |v ?){pattern}\b")
       for v, pattern in (("1.3a", "1 3a"), ("1.3c", "1 3c?"), ("1.2", "1 2"), ("1.1", "1 1"), ("1.0", "1 0"))),
 )
+
+
+def _literal_word(literal: str, counts: collections.Counter) -> str:
+    """The whole word inside a signature's literal (its first and last pieces may be parts of words) that the fewest
+    other literals hold, the longest of those: a word stream holding the literal holds it as a word, so a set of the
+    stream's words screens the literals."""
+    inner = literal.split(" ")[1:-1]
+    return min(inner, key=lambda word: (counts[word], -len(word))) if inner else ""
+
+
+def _literal_words() -> tuple[tuple[str, str], ...]:
+    literals = tuple(dict.fromkeys(s.literal for s in _SIGNATURES))
+    counts = collections.Counter(word for literal in literals for word in set(literal.split(" ")[1:-1]))
+    return tuple((_literal_word(literal, counts), literal) for literal in literals)
+
+
+# The signatures' distinct literals, each with the word it needs: a head's words screen them at a set lookup each.
+_LITERAL_WORDS = _literal_words()
+
+
+def _possible_signatures(words: str) -> list[_Signature]:
+    """The signatures whose literal ``words`` holds, in ``_SIGNATURES``' order."""
+    present = frozenset(words.split(" "))
+    held = {literal for word, literal in _LITERAL_WORDS if (not word or word in present) and literal in words}
+    return [s for s in _SIGNATURES if s.literal in held]
+
+
 # The primary license starts within the first 100k characters; the rest is bundled notices.
 _MAX_TEXT_CHARS = 100_000
 # Conditions sit within a few thousand characters of the grant (MIT ~1k, BSD ~1.5k).
@@ -692,7 +721,10 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
         return None
     family = match.group(1) or ""
     # The version follows the name closely, in a title or in "... as published by the FSF; either version 2".
-    version = _GNU_VERSION.search(words[match.end() : match.end() + 100]) or _GNU_BARE_VERSION.match(words, match.end())
+    version = _GNU_VERSION.search(words[match.end() : match.end() + 100])
+    after = match.end() + version.end() if version else 0
+    if version is None and (version := _GNU_BARE_VERSION.match(words, match.end())):
+        after = version.end()
     if not version:
         return match.start(), _GNU_UNVERSIONED[family]
     number = version.group(1) + (f".{version.group(2)}" if version.group(2) else "")
@@ -700,8 +732,18 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
     if base is None:
         return match.start(), _GNU_UNVERSIONED[family]
     body = words.split("how to apply these terms", 1)[0]
+    if second := _SECOND_GNU.match(words, after):  # "either version 3 of the License, LGPL version 2.1, or ..."
+        later = "-or-later" if re.match(r" or (?:at your option )?any later version of the (?:gnu )?gpl\b", words[second.end():]) else ""
+        other = _license_from_name(f"{second.group(1)} {second.group(2)}{'.' + second.group(3) if second.group(3) else ''}")
+        return match.start(), combine([f"{base}{later}", other], "OR") if other else f"{base}{later}"
     later = re.search(r"version \d(?: \d)?(?: of the license)? or (?:at your option )?(?:any )?later\b", body)
     return match.start(), f"{base}-or-later" if later else base
+
+
+# A GNU notice's version clause naming a second GNU license with its own version, as another choice: MCAD's
+# metric_fastners.scad, "the GNU General Public License ... either version 3 of the License, LGPL version 2.1, or (at
+# your option) any later version of the GPL" (GPL-3.0-or-later OR LGPL-2.1).
+_SECOND_GNU = re.compile(r" of the license (?:the )?(?:gnu )?([al]?gpl) (?:version |v ?)(\d)(?: (\d)(?!\d))?\b")
 
 
 _SPDX_IDENTIFIER = re.compile(r"SPDX-License-Identifier:\s*(.+?)\s*(?:\*/|-->|$)", re.MULTILINE)
@@ -751,7 +793,7 @@ def _license_from_text(text: str) -> str | None:
         found.append((identifier[0], -1, identifier[1]))
     # A dedication to the public domain is the text's license where nothing else is, or where the text then offers a
     # license beside it (hdr_histogram's "also provided under the following license": CC0-1.0 OR BSD-2-Clause).
-    if (not found or _CHOICE.search(words[:_CHOICE_CHARS])) and (public := public_domain(words, [f[2] for f in found])):
+    if (not found or _choice(words[:_CHOICE_CHARS])) and (public := public_domain(words, [f[2] for f in found])):
         found.append((public[0], len(_SIGNATURES), public[1]))
     primary = min(found)[2] if found else _license_mention(text, words)
     named = _offered_names(words) if primary else ()
@@ -773,7 +815,7 @@ def _offered_names(words: str) -> tuple[str, ...]:
     """The licenses a text's opening choice names without quoting them: Ruby's COPYING, "under either the terms of
     the 2-clause BSDL (see the file BSDL), or the conditions below" (its conditions are the text; BSDL a file that
     is not named like a license file)."""
-    choice = _CHOICE.search(words[:_CHOICE_CHARS]) or _ALTERNATIVELY.search(words[:_NOTICE_CHARS])
+    choice = _choice(words[:_CHOICE_CHARS]) or _alternatively(words[:_NOTICE_CHARS])
     if choice is None:
         return ()
     # a list after "any of the following licenses" names each with its address and notes (CKEditor's three)
@@ -1164,6 +1206,67 @@ def _from_leiningen(text: str) -> str | None:
     return combine(found, "OR") or None
 
 
+def _from_toml_field(*tables: tuple[str, ...]) -> Callable[[str], str | None]:
+    """A TOML manifest's ``license`` (or ``licenses``) string or list of strings, in the first of ``tables`` (key paths;
+    ``()`` the top level) that has one: fpm's ``fpm.toml``, Alire's ``alire.toml``, Typst's and Scarb's
+    ``[package]``, pixi's ``[workspace]``; a list's names ANDed, as Cargo's and npm's lists are."""
+    def read(text: str) -> str | None:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return None
+        for keys in tables:
+            declared = next((v for k in ("license", "licenses") if (v := _table(data, *keys).get(k)) is not None), None)
+            names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+            if found := combine(_spelled_expression(n) for n in names if isinstance(n, str)):
+                return found
+        return None
+    return read
+
+
+def _from_json_addresses(text: str) -> str | None:
+    """CodeMeta's ``codemeta.json``: ``"license"`` as SPDX's address ("https://spdx.org/licenses/MIT") or a name,
+    one or a list (ANDed)."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    declared = data.get("license") if isinstance(data, dict) else None
+    names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+    return combine(address_license(n) or normalize_license(n, spdx_field=True) for n in names if isinstance(n, str)) or None
+
+
+def _from_s_expression(text: str) -> str | None:
+    """A Lisp-family manifest's license: dune's ``dune-project`` "(license MIT)" (SPDX ids, ANDed), ASDF's
+    ``*.asd`` ``:license "MIT"``, Racket's ``info.rkt`` "(define license 'MIT)" (an SPDX expression, quoted)."""
+    field = re.search(r"^\s*\(license\s+([^()\n]+)\)|:licen[cs]e\s+\"([^\"]+)\"|\(define\s+license\s+'(\([^()]*\)|[\w.+-]+)\)",
+                      text, re.MULTILINE)
+    if field is None:
+        return None
+    if field[1]:
+        return combine(normalize_license(n.strip('"'), spdx_field=True) for n in field[1].split()) or None
+    value = field[2] or field[3].strip("()")
+    return _spelled_expression(value)
+
+
+def _from_meson(text: str) -> str | None:
+    """Meson's ``meson.build``: ``project(..., license : 'MIT')`` or a list, ``license: ['MIT', 'BSD-3-Clause']``
+    (each file's licenses, ANDed); only in the ``project()`` call, which a subproject's file opens with too."""
+    call = re.search(r"^project\s*\((.*?)^\)", text, re.MULTILINE | re.DOTALL) or re.search(r"^project\s*\(([^\n]*)\)", text, re.MULTILINE)
+    field = re.search(r"\blicense\s*:\s*(\[[^\]]*\]|'[^']*')", call.group(1)) if call else None
+    return _field_names(field.group(1)) if field else None
+
+
+def _from_dist_ini(text: str) -> str | None:
+    """Dist::Zilla's ``dist.ini``: ``license = Perl_5`` (Software::License's class names, CPAN's ``perl_5``;
+    ``Apache_2_0`` is Apache 2.0)."""
+    field = re.search(r"^license\s*=\s*([\w:]+)\s*$", text, re.MULTILINE)
+    if field is None:
+        return None
+    name = field.group(1).rsplit("::", 1)[-1]
+    return _CPAN_NAMES.get(name.lower()) or normalize_license(re.sub(r"(?<=\d)_(?=\d)", ".", name).replace("_", " "))
+
+
 _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "PKG-INFO": _from_core_metadata,
     "METADATA": _from_core_metadata,
@@ -1197,6 +1300,24 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "main.yml": _from_galaxy_role,
     "main.yaml": _from_galaxy_role,
     "Delphinus.Info.json": _from_delphinus_info,
+    "META6.json": lambda text: _from_json_manifest(text, "AND"),  # Raku
+    "jsr.json": lambda text: _from_json_manifest(text, "AND"),
+    "deno.json": lambda text: _from_json_manifest(text, "AND"),
+    "library.json": lambda text: _from_json_manifest(text, "AND"),  # PlatformIO
+    "elm-package.json": lambda text: _from_json_manifest(text, "AND"),  # Elm 0.18
+    "codemeta.json": _from_json_addresses,
+    "fpm.toml": _from_toml_field(()),  # Fortran
+    "alire.toml": _from_toml_field(()),  # Ada
+    "typst.toml": _from_toml_field(("package",)),
+    "Scarb.toml": _from_toml_field(("package",)),  # Cairo
+    "Move.toml": _from_toml_field(("package",)),
+    "wally.toml": _from_toml_field(("package",)),  # Luau
+    "pixi.toml": _from_toml_field(("workspace",), ("project",)),
+    "dune-project": _from_s_expression,
+    "info.rkt": _from_s_expression,
+    "meson.build": _from_meson,
+    "dist.ini": _from_dist_ini,
+    "package.xml": _from_xml_field("license"),  # ROS
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
 _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
@@ -1209,6 +1330,10 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
     ".opam": _from_opam,
     ".nimble": _line_field(r"^license\s*=\s*(\"[^\"]+\")"),
     ".dspec": _from_dspec,
+    ".asd": _from_s_expression,  # ASDF
+    ".fsproj": _from_xml_field("PackageLicenseExpression"),
+    ".vbproj": _from_xml_field("PackageLicenseExpression"),
+    ".podspec.json": lambda text: _from_json_manifest(text, "AND"),
 }
 
 
@@ -1293,7 +1418,8 @@ def is_license_evidence(path: str) -> bool:
         return True  # a REUSE sidecar, ``<file>.license``, at any depth: that file's header
     if not parts or len(parts) > 2:
         return False
-    return "/".join(parts) in REUSE_RULE_FILES or _is_license_file(parts) or _is_metadata_file(parts)
+    return ("/".join(parts) in REUSE_RULE_FILES or _is_license_file(parts) or _is_metadata_file(parts)
+            or len(parts) == 1 and bool(_README_FILE.fullmatch(parts[0])))
 
 
 _NOTICE_FILE = re.compile(r"NOTICE(?:[-._ ].*)?", re.IGNORECASE)
@@ -1389,6 +1515,11 @@ _NEXT_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]*\S|^[^\n]+\n[ \t]*(?:-{3,}|={3,}
 _README_SECTION_CHARS = 3_000
 
 
+# A Markdown link's target inside a sentence ("the [LaTeX Project Public License](https://.../lppl.txt) (LPPL), version
+# 1.3c or later", minted's README) splits the name from its version: the sentence is read with the link's text alone.
+_MARKDOWN_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+
+
 def is_readme(path: str) -> bool:
     """Whether ``path`` is a folder's README (``README``, ``README.md``, ``readme.markdown``...)."""
     parts = _parts(path)
@@ -1406,7 +1537,7 @@ def readme_license(text: str) -> str | None:
         return _own_terms_sentence(text)
     body = text[heading.end():heading.end() + _README_SECTION_CHARS]
     following = _NEXT_HEADING.search(body)
-    body = body[:following.start()] if following else body
+    body = _MARKDOWN_LINK.sub(r"\1", body[:following.start()] if following else body)
     if found := notice_license(body):
         return found
     paragraph = body.strip().split("\n\n", 1)[0]
@@ -1431,7 +1562,7 @@ _OWN_TERMS = re.compile(r"(?:^|[.!?:]\s+|\n\s*)(?:(?:this|the) (?:plugin|script|
 
 def _own_terms_sentence(text: str) -> str | None:
     said = _OWN_TERMS.search(text[:_MAX_TEXT_CHARS])
-    if said is None or _CHOICE.search(_words(said.group(0))):
+    if said is None or _choice(_words(said.group(0))):
         return None
     return named_license_of(f"{said.group(1)} license" if said.group(1) else said.group(2))
 
@@ -1468,6 +1599,8 @@ def _evidence_rank(path: str) -> int:
     parts = _parts(path)
     if len(parts) == 2 and parts[0] == "LICENSES":
         return 2
+    if len(parts) == 1 and _README_FILE.fullmatch(parts[0]):
+        return 3  # a root README's license section: the repository's where no license file or manifest says
     if parts and _GNU_TEXT_NAME.fullmatch(parts[-1]):
         # the GNU project's name for a text: often the full text a LICENSE points to, or a component's (ccache's
         # GPL-3.0.txt and LGPL-3.0.txt beside its LICENSE.adoc); its folder's license only where nothing else there says
@@ -1487,7 +1620,7 @@ _NAMED_ONLY = frozenset({"SHL-0.51", "SHL-0.5", "SHL-2.1", "SHL-2.0", "GFDL-1.3"
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
                          "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
                          "OFL-1.1", "Python-2.0", "LPPL-1.0", "LPPL-1.1", "LPPL-1.2", "LPPL-1.3a", "LPPL-1.3c"})
-_NOTICE_VERB = re.compile(r"(?:licensed|released|distributed|made available|subject to(?: the terms of)?|under the terms of"
+_NOTICE_VERB = re.compile(r"(?:licensed|released|distributed(?: and or modified)?|made available|subject to(?: the terms of)?|under the terms of"
                           r"|governed by) (?:under )?(?:the )?(?:(?:terms|conditions) of )?(?:the )?$")
 # Also the Linux kernel's wordings, "under the terms of version 2 of the GNU General Public License as published by the
 # Free Software Foundation" (the version before the name) and "under the terms and conditions of the GNU General Public
@@ -1517,7 +1650,7 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
     # a text the head cuts short is read to its clauses' end (jq's ax_compare_version.m4: FSFAP's last sentence, "This
     # file is offered as-is, without any warranty", past the head's 3,000 characters)
     runover = _words(text[:_NOTICE_CHARS + _NOTICE_RUNOVER]) if len(text) > _NOTICE_CHARS else words
-    for signature in [signature for signature in _SIGNATURES if signature.literal in runover]:
+    for signature in _possible_signatures(runover):
         position = _signature_position(signature, runover)
         if position is not None and position >= len(words):
             position = None  # a text beginning past the head is none of its notices
@@ -1575,7 +1708,7 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
     # stb's "choose whichever you prefer" at the top too; Ryu's "The contents of this file may be used under the terms of
     # the Apache License, Version 2.0 ... Alternatively, the contents of this file may be used under the terms of the
     # Boost Software License, Version 1.0"
-    if _CHOICE.search(words) or _FOOTER_CHOICE.search(words) or _ALTERNATIVELY.search(words):
+    if _choice(words) or _footer_choice(words) or _alternatively(words):
         if granted and len(set(found.values())) > 1:
             return combine(found.values(), "OR")
         offered = _versioned_choice(words, found.values())
@@ -1791,7 +1924,7 @@ _BASED_ON = re.compile(r"\bbased on \S+(?: \S+){0,3}\s*$")
 
 def public_domain(words: str, found: Iterable[str] = ()) -> tuple[int, str] | None:
     """(position, CC0-1.0 or ``PUBLIC_DOMAIN``) where a file's words dedicate it to the public domain, else None."""
-    if {"Unlicense", "Unlicense-libwhirlpool", "CC0-1.0", "NIST-PD"} & set(found) \
+    if "public domain" not in words or {"Unlicense", "Unlicense-libwhirlpool", "CC0-1.0", "NIST-PD"} & set(found) \
             or (match := _PUBLIC_DOMAIN.search(words)) is None:
         return None
     if _BASED_ON.search(words[max(0, match.start() - 80):match.start()]):
@@ -1816,8 +1949,9 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # line ("; (C)2019 Emmanuel Marty, Peter Ferrie, M. Steil; License: 3-clause BSD", "; additions: (C)2020 Michael
 # Steil, License: 2-clause BSD": x16-rom's assembly files).
 _LICENSE_TAG = re.compile(r"^[\s*#/;%-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright)[^\n]*?[,;][ \t]*)?"
-                          r"(?:(?P<tag>@license[ \t]+)|licen[cs]e[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
-                          r"(?P<name>[^\n*:]+?)[ \t]*(?:\(\S*://[^\s)]*\)[ \t]*)?(?:\*/|\*)?$", re.MULTILINE | re.IGNORECASE)
+                          r"(?:(?P<tag>@license[ \t]+)|licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
+                          r"(?:(?P<name>[^\n*:]+?)[ \t]*(?:\(\S*://[^\s)]*\)[ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
+                          r"(?:\*/|\*)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 # TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").
 _OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;|%)[^\n]*))+", re.DOTALL)
@@ -1833,6 +1967,8 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return None
     head = text[:_NOTICE_CHARS]
     words = _words(head)
+    if " under " not in words and "mit licensed" not in words and "@license" not in head:
+        return None  # every reading below needs one of these (its verb's "under", "MIT Licensed", the tag)
     if "dual licen" in words and (offered := dual_versioned(head)):
         return offered
     if "dual licensed" in words and (dual := _DUAL_NAMES.search(words)):  # jQuery plugins' "Dual licensed under the MIT or GPL Version 2 licenses."
@@ -1840,18 +1976,86 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return combine(named, "OR") if all(named) and len(set(named)) == 2 else None
     if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
         return "MIT"
-    if "gpl" in words and (short := None if _CHOICE.search(words) else _SHORT_GNU.search(words)):  # "... the GPL v2"
+    if "gpl" in words and (short := None if _choice(words) else _SHORT_GNU.search(words)):  # "... the GPL v2"
         version = short.group(2).replace(" ", ".")
         # "GPLv2+": the words lost its "+"
         later = short.group(3) or re.search(rf"{short.group(1)} ?v?(?:ersion)? ?{re.escape(version)}\+", head,
                                             re.IGNORECASE)
         return _license_from_name(f"{short.group(1)} {version}{' or later' if later else ''}")
-    said = None if _CHOICE.search(words) else _BANNER_NAME.search(words)
+    said = None if _choice(words) else _BANNER_NAME.search(words)
     if said:  # a version after the name, unless the name has its own ("the GNU GPLv2 license, LGPLv2.1 for ...")
         version = "" if re.search(r"\d", said.group(1)) else said.group(2) or ""
         return _license_from_name(_spelled(f"{said.group(1)} license{version}"))
-    named = None if _CHOICE.search(words) else _BANNER_ID.search(head)
+    named = None if _choice(words) else _BANNER_ID.search(head)
     return named_license_of(named.group(1)) if named else None
+
+
+# A license given by its address, as ScanCode's references of each license name it: Creative Commons' deeds, the OSI's,
+# SPDX's and choosealicense's pages, the GNU project's, Apache's, Mozilla's, Eclipse's and Boost's texts. Read where a
+# license is said (``addressed_license``); a bare link in a document's prose is a link.
+_ADDRESS = re.compile(r"(?:https?://)?(?:www\.)?(?P<host>(?:[\w-]+\.)*[\w-]+\.(?:org|com|net))/?(?P<path>[^\s)>\]\"'`,;*]*)",
+                      re.IGNORECASE)
+_CC_DEED = re.compile(r"licenses/(?P<kind>by(?:-nc)?(?:-sa|-nd)?|l?gpl)/(?P<version>\d\.\d)\b", re.IGNORECASE)
+_SLUG = re.compile(r"licen[cs]es?/(?P<slug>[\w.+-]+?)(?:\.(?:php|html?|txt|json|md))?/?$", re.IGNORECASE)
+_GNU_PAGE = re.compile(r"(?:licenses|copyleft)/(?:old-licenses/)?(?P<name>[al]?gpl)(?:-(?P<version>\d\.\d))?"
+                       r"(?:[-.](?:html|txt|en\.html|standalone\.html))?$", re.IGNORECASE)
+_ADDRESS_HOSTS: dict[str, Callable[[str], str | None]] = {
+    "creativecommons.org": lambda path: (
+        "CC0-1.0" if path.lower().startswith("publicdomain/zero/1.0")
+        else PUBLIC_DOMAIN if path.lower().startswith("publicdomain/mark/")
+        else _cc_deed(m) if (m := _CC_DEED.match(path)) else None),
+    "opensource.org": lambda path: _slug_license(path),
+    "spdx.org": lambda path: _slug_license(path),
+    "choosealicense.com": lambda path: _slug_license(path),
+    "gnu.org": lambda path: (normalize_license(f"{m['name']} {m['version'] or ''}") if (m := _GNU_PAGE.match(path))
+                             else None),
+    "apache.org": lambda path: normalize_license(f"Apache-{m[1]}") if (m := re.match(r"licenses/LICENSE-(\d\.\d)", path)) else None,
+    "mozilla.org": lambda path: normalize_license(f"MPL-{m[1]}") if (m := re.match(r"MPL/(\d\.\d)", path)) else None,
+    "eclipse.org": lambda path: (f"EPL-{m[1]}.{m[2] or 0}" if (m := re.match(r"legal/epl-v?(\d)\.?(\d)?", path)) else None),
+    "boost.org": lambda path: "BSL-1.0" if path.upper().startswith("LICENSE_1_0") else None,
+    "unlicense.org": lambda path: "Unlicense",
+    "wtfpl.net": lambda path: "WTFPL",
+}
+
+
+def _cc_deed(match: re.Match) -> str | None:
+    kind, version = match["kind"].lower(), match["version"]
+    if kind.endswith("gpl"):  # Creative Commons' wrapper of the GNU licenses ("creativecommons.org/licenses/LGPL/2.1/")
+        return normalize_license(f"{kind} {version}")
+    return f"CC-{kind.upper()}-{version}" if version in ("1.0", "2.0", "2.5", "3.0", "4.0") else None  # SPDX's ids
+
+
+def _slug_license(path: str) -> str | None:
+    slug = _SLUG.match(path)
+    return normalize_license(slug["slug"]) if slug else None
+
+
+def address_license(address: str) -> str | None:
+    """The license a web address names (``_ADDRESS_HOSTS``: "http://creativecommons.org/licenses/by/3.0/" is
+    CC-BY-3.0, "https://opensource.org/licenses/mit-license.php" MIT, "https://spdx.org/licenses/Apache-2.0.html"
+    Apache-2.0), or None for any other address."""
+    match = _ADDRESS.fullmatch(address.strip().rstrip("."))
+    if match is None:
+        return None
+    host = next((h for h in _ADDRESS_HOSTS if match["host"].lower() in (h, f"www.{h}")), None)
+    return _ADDRESS_HOSTS[host](match["path"]) if host else None
+
+
+# A line of a code file's opening comment holding a license's address and nothing else (MCAD's bitmap.scad: the
+# author, a homepage, then "http://creativecommons.org/licenses/by/3.0/"), or a licensing sentence ending in one
+# ("Licensed under http://www.apache.org/licenses/LICENSE-2.0", "released under <https://...>").
+_ADDRESS_LINE = re.compile(r"^[ \t]*(?:[*#;%!/]+|--+|\(\*|\{-|<!--)?[ \t]*(?:(?:licen[cs]ed|released|distributed|"
+                           r"made available|available) under(?: the)?[ \t]+)?<?(?P<address>(?:https?://)?[\w.-]+\.(?:org|com|net)/\S*?)>?"
+                           r"[ \t]*\.?[ \t]*(?:\*/|-->|\*\)|-\})?[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
+
+def addressed_license(text: str, path: str = "") -> str | None:
+    """The licenses a code file's opening comment gives by address alone (``_ADDRESS_LINE``; AND), or None."""
+    if not _code_path(path) or "/" not in text[:_NOTICE_CHARS]:
+        return None
+    opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
+    head = opening.group(0) if opening else ""
+    return combine(address_license(line["address"]) for line in _ADDRESS_LINE.finditer(head)) or None
 
 
 # An RCS-style keyword naming the file's license, below a help text (Jan Simon's MATLAB files: "% $License: BSD
@@ -1919,8 +2123,8 @@ def file_statement(text: str, path: str = "") -> str | None:
     if is_license_file(path) or is_notice_file(path):
         return None
     words = _words(text[:_NOTICE_CHARS])
-    said = _THIS_FILE.search(words)
-    if said is None or _CHOICE.search(words):
+    said = _THIS_FILE.search(words) if " under " in words else None  # every wording _THIS_FILE reads has it
+    if said is None or _choice(words):
         return None
     version = re.sub(r"(\d) (\d)$", r"\1.\2", said.group(2) or "")  # the words' "2 1" is version 2.1
     name = f"{said.group(1)} license{version}"
@@ -1989,18 +2193,20 @@ _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS
 
 
 def tagged_license(text: str, path: str = "") -> str | None:
-    """The licenses a code file's opening comment names in doc comments' ``@license`` tags (``_LICENSE_TAG``; AND),
-    or None; an address alone ("@license https://opensource.org/licenses/bsd-license.php") is a pointer, not a name."""
-    if path.lower().endswith(_PROSE_EXTENSIONS):
-        return None
+    """The licenses a code file's opening comment names in doc comments' ``@license`` tags or ``License:`` fields
+    (``_LICENSE_TAG``; AND), else the licenses the addresses such tags give alone name (``address_license``), or None."""
+    if path.lower().endswith(_PROSE_EXTENSIONS) or "licen" not in text[:_NOTICE_CHARS].lower():
+        return None  # every tag and field below names "license" (any case)
     opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
     # a TeX file's header comments are broken by its \def lines (jss.cls: "%% License: GPL-2" after three of them): its
     # "%" lines naming a license in the head count
     head = opening.group(0) if opening else ""
     if text.startswith("%") or path.lower().endswith(_TEX_EXTENSIONS):
         head += "\n" + "\n".join(_TEX_HEADER.findall(text[:_NOTICE_CHARS]))
-    tags = _LICENSE_TAG.finditer(head)  # several: all in force (CyberChef's own and an adapted file's)
-    return combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags) or None
+    tags = list(_LICENSE_TAG.finditer(head))  # several: all in force (CyberChef's own and an adapted file's)
+    named = combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags if tag["name"])
+    # an address beside a name restates it (WordPress' "License: GPLv2 or later", "License URI: .../gpl-2.0.html")
+    return named or combine(address_license(tag["address"]) for tag in tags if tag["address"]) or None
 
 
 _TEX_EXTENSIONS = (".tex", ".sty", ".cls", ".dtx", ".ins", ".bst")
@@ -2078,7 +2284,7 @@ def _closing_section(text: str) -> str | None:
 
 def _block_license(block: str) -> str | None:
     found = notice_license(block)
-    return _alternatives([found]) if found and _FOOTER_CHOICE.search(_words(block)) else found
+    return _alternatives([found]) if found and _footer_choice(_words(block)) else found
 
 
 # A single-file library's opening comment runs to hundreds of lines, its license section far below the first
@@ -2261,6 +2467,25 @@ _CHOICE = re.compile(r"\b(?:under (?:the terms of )?either|(?:either|any) of the
 _CHOICE_CHARS = 1_000
 
 
+# Each of these runs on every head that names terms: a word every match holds screens it first (b49's profile, round 15:
+# three regexes over every head were a fifth of ``notice_license``).
+def _choice(words: str) -> re.Match | None:
+    """``_CHOICE``'s match in ``words``, or None."""
+    if "either" not in words and "dual" not in words and "also" not in words and "any of" not in words:
+        return None
+    return _CHOICE.search(words)
+
+
+def _footer_choice(words: str) -> re.Match | None:
+    """``_FOOTER_CHOICE``'s match in ``words``, or None."""
+    return _FOOTER_CHOICE.search(words) if "available" in words or "whichever" in words else None
+
+
+def _alternatively(words: str) -> re.Match | None:
+    """``_ALTERNATIVELY``'s match in ``words``, or None."""
+    return _ALTERNATIVELY.search(words) if "alternatively" in words else None
+
+
 # A port's header quoting the license of the code it was ported from: Crystal's "Source port of Ryu Printf's reference
 # implementation in C. The following is their license:", its PCG port's "Original file notice:".
 _ORIGINS_LICENSE = re.compile(r"\b(?:(?:the following|below|here) is their licen[cs]e|their licen[cs]e (?:follows|is as "
@@ -2287,7 +2512,7 @@ def covers_part(text: str) -> bool:
 
 def offers_choice(path: str, text: str) -> bool:
     """Whether a license file's text says the licenses beside it are alternatives (``repository_license``)."""
-    return is_license_file(path) and bool(_CHOICE.search(_words(text[:_CHOICE_CHARS])))
+    return is_license_file(path) and bool(_choice(_words(text[:_CHOICE_CHARS])))
 
 
 def _alternatives(expressions: Iterable[str]) -> str:
@@ -2323,9 +2548,10 @@ def repository_license(evidence: Iterable[tuple[str, str | None]], choices: Coll
     if not found:
         return ""
     best = min(rank for rank, _ in found)
-    level = best - best % 4 if best % 4 != 2 else best  # REUSE's and GNU-named texts: where nothing else says
+    alone = best % 4 in (2, 3)  # REUSE's and GNU-named texts, a root README: where nothing else says
+    level = best if alone else best - best % 4
     files = combine(detected for rank, detected in found if rank == level)
-    manifests = {detected for rank, detected in found if rank == level + 1 and level % 4 != 2}
+    manifests = {detected for rank, detected in found if rank == level + 1 and not alone}
     metadata = combine(manifests)
     if any(_evidence_rank(path) == level for path in choices):
         alternatives = _alternatives(e for e in (files, metadata) if e)

@@ -18,6 +18,7 @@ from codemix.filters.licenses import (
     PROPRIETARY,
     PUBLIC_DOMAIN,
     UNVERSIONED_GNU,
+    addressed_license,
     alternatives,
     canonical_id,
     combine,
@@ -912,6 +913,6 @@ def own_license(text: str, path: str = "") -> str | None:
              or notice_license(prose, dedications=not legal) or opening_license(text, path)
              or _footer_and_field(text, path)
              or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path)
-             or rfc_license(text, path))
+             or rfc_license(text, path) or addressed_license(text, path))
     derived = derived_license(text, path)
     return later_notices(text, path, combine([found, derived]) if found or derived else None)

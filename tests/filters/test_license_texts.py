@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from codemix.filters.licenses import (
+    address_license,
+    addressed_license,
     detect_license,
     is_license_file,
     is_permissive,
@@ -81,7 +83,8 @@ def test_vims_license_by_its_text(path: str) -> None:
 def test_a_readmes_license_section_governs_a_folder_without_a_license_text() -> None:
     """vim-surround, copied into vimrc without a license file: its README's "## License ... Distributed under the same
     terms as Vim itself" is its folder's license, not vimrc's root MIT; gruvbox's "License" section names
-    "[MIT/X11][]" alone. A README at the root states nothing for the repository."""
+    "[MIT/X11][]" alone. At the root, a README's license section is the repository's only where no license text or
+    manifest there states one (vim-surround's own repository has none: Vim's terms)."""
     files = _files("vimrc")
     surround, gruvbox = "sources_non_forked/vim-surround/README.markdown", "sources_non_forked/gruvbox/README.md"
     assert "Distributed under the same terms as Vim itself" in files[surround]
@@ -94,7 +97,10 @@ def test_a_readmes_license_section_governs_a_folder_without_a_license_text() -> 
     assert licenses.for_path("sources_non_forked/vim-surround/plugin/surround.vim") == "Vim"
     assert licenses.for_path("sources_non_forked/ack.vim/plugin/ack.vim") == "MIT"
     root = resolve_licenses([license_evidence_of("README.markdown", files[surround])])
-    assert root.default == "" and root.for_path("plugin/surround.vim") == ""
+    assert root.default == "Vim" and root.for_path("plugin/surround.vim") == "Vim"
+    beside = resolve_licenses(license_evidence_of(path, files[source]) for path, source in (
+        ("README.markdown", surround), ("LICENSE", "LICENSE")))
+    assert beside.default == "MIT"  # a license text at the root answers before the README
 
 
 def test_a_license_text_named_after_a_project_beside_the_folders_own_is_that_projects() -> None:
@@ -788,3 +794,82 @@ def test_a_head_license_field_beside_a_closing_license_block() -> None:
     text = _files("dev12")["commanderx16/x16-rom"]["kernal/lzsa.s"]
     assert "License: 3-clause BSD" in text[:400] and "Original license of decompress_small_v2.asm follows" in text
     assert own_license(text, "kernal/lzsa.s") == "BSD-3-Clause AND Zlib"
+
+
+def test_a_license_given_by_its_address_alone_in_a_code_head() -> None:
+    """MCAD's ``bitmap/bitmap.scad`` opens with its author, a homepage and "http://creativecommons.org/licenses/by/3.0/"
+    on a line of its own: the address names the file's license (CC-BY-3.0, as ScanCode's reference rule for it says);
+    the same address in a README's or license text's prose is a link (jq's COPYING: "... licensed under the Creative
+    Commons CC BY 3.0 license" with the address after it is read by its words, not by its address)."""
+    text = _files("dev12")["openscad/MCAD"]["bitmap/bitmap.scad"]
+    assert "\nhttp://creativecommons.org/licenses/by/3.0/\n" in text
+    assert own_license(text, "bitmap/bitmap.scad") == "CC-BY-3.0"
+    assert addressed_license(text, "bitmap/README.md") is None
+    assert addressed_license(text, "bitmap/LICENSE") is None
+    readme = _files("bzip2-rs")["README.md"]  # "* MIT license ([LICENSE-MIT](LICENSE-MIT) or http://opensource.org/licenses/MIT)"
+    assert "http://opensource.org/licenses/MIT" in readme and addressed_license(readme, "README.md") is None
+
+
+@pytest.mark.parametrize(("address", "expected"), [
+    ("http://creativecommons.org/licenses/by/3.0/", "CC-BY-3.0"),  # MCAD's bitmap/
+    ("http://creativecommons.org/licenses/by-sa/4.0/", "CC-BY-SA-4.0"),  # psi-thesis-guide's LICENSE.md
+    ("http://creativecommons.org/licenses/LGPL/2.1/", "LGPL-2.1"),  # MCAD's README and motors.scad
+    ("http://creativecommons.org/publicdomain/zero/1.0/", "CC0-1.0"),  # hdr_histogram's LICENSE.txt
+    ("http://opensource.org/licenses/BSD-2-Clause", "BSD-2-Clause"),  # MCAD's boxes.scad
+    ("http://www.opensource.org/licenses/bsd-license.php", "BSD-3-Clause"),  # lz4.c (ScanCode: bsd-new)
+    ("https://opensource.org/licenses/Python-2.0", "Python-2.0"),  # ansible.posix's _version.py
+    ("https://www.gnu.org/licenses/gpl-3.0.txt", "GPL-3.0"),  # ansible.posix's modules
+    ("http://www.gnu.org/licenses/gpl.html", "GPL-1.0-or-later"),  # CKEditor's LICENSE.html (ScanCode: gpl-1.0-plus)
+    ("https://www.gnu.org/licenses/", None),  # the GNU notices' "If not, see <...>": every license's page
+    ("http://tonybuser.com", None),
+])
+def test_licenses_named_by_their_addresses(address: str, expected: str | None) -> None:
+    """Addresses found in the fixtures' notices, each read by its host's own layout of license pages."""
+    assert address_license(address) == expected
+
+
+def test_a_license_field_with_its_address_restates_it() -> None:
+    """A WordPress plugin's header: "License: GPLv2 or later" then "License URI: https://www.gnu.org/licenses/gpl-2.0.html":
+    the address restates the named license, so the file is GPL-2.0-or-later, not also GPL-2.0."""
+    path = "src/wordpress-importer.php"
+    text = _files("dev13")["WordPress/wordpress-importer"][path]
+    assert "License URI:       https://www.gnu.org/licenses/gpl-2.0.html" in text
+    assert own_license(text, path) == "GPL-2.0-or-later"
+    assert own_license(text.replace(" * License:           GPLv2 or later\n", ""), path) == "GPL-2.0"
+
+
+def test_a_root_readmes_license_section_is_the_repositorys_without_a_license_file() -> None:
+    """minted keeps no license text at its root, only its README's "## License": "This work may be distributed and/or
+    modified under the conditions of the [LaTeX Project Public License](https://...) (LPPL), version 1.3c or later"
+    (the LPPL's own wording, a Markdown link inside it). That section is the repository's license, before the Python
+    package's text one level down (``python/LICENSE.txt``, the same LPPL for "the files in the latexminted Python
+    package"), which answered for the whole repository before."""
+    files = _files("dev13")["gpoore/minted"]
+    readme, text = files["README.md"], files["python/LICENSE.txt"]
+    assert "## License" in readme and "[LaTeX Project Public License](" in readme
+    assert license_evidence_of("README.md", readme)[1] == "LPPL-1.3c"
+    licenses = resolve_licenses([license_evidence_of("README.md", readme)])
+    assert licenses.default == "LPPL-1.3c" and licenses.for_path("latex/minted/minted.sty") == "LPPL-1.3c"
+    both = resolve_licenses([license_evidence_of("README.md", readme), license_evidence_of("python/LICENSE.txt", text)])
+    assert both.default == "LPPL-1.3c" and both.for_path("python/latexminted/cmdline.py") == "LPPL-1.3c"
+    # a README one level down is no evidence for the repository: only its folder's
+    assert resolve_licenses([license_evidence_of("latex/README.md", readme)]).default == ""
+
+
+def test_a_raku_distributions_manifest() -> None:
+    """zef's ``META6.json``: ``"license": "Artistic-2.0"`` (Raku's distribution manifest, an SPDX id)."""
+    text = _files("dev13")["ugexe/zef"]["META6.json"]
+    assert '"license"' in text
+    assert manifest_license("META6.json", text) == "Artistic-2.0"
+    assert license_evidence_of("META6.json", text)[1] == "Artistic-2.0"
+
+
+def test_a_gnu_notice_naming_a_second_gnu_license_in_its_version_clause() -> None:
+    """MCAD's metric_fastners.scad: "under the terms of the GNU General Public License as published by the Free Software
+    Foundation; either version 3 of the License, LGPL version 2.1, or (at your option) any later version of the GPL":
+    three choices, the GPL 3, the LGPL 2.1 and any later GPL."""
+    text = _files("dev12")["openscad/MCAD"]["metric_fastners.scad"]
+    assert "either version 3 of the License,\n *  LGPL version 2.1, or (at your option) any later version of the GPL" in text
+    assert own_license(text, "metric_fastners.scad") == "GPL-3.0-or-later OR LGPL-2.1"
+    plain = text.replace(" LGPL version 2.1, or (at your option) any later version of the GPL.", " or (at your option) any later version.")
+    assert own_license(plain, "metric_fastners.scad") == "GPL-3.0-or-later"

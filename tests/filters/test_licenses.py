@@ -357,6 +357,7 @@ def test_unknown_spdx_ids_survive_only_in_spdx_fields():
         "composer.json",
         "x.gemspec",
         "pom.xml",
+        "README.md",  # its license section, where nothing else at the root states one
     ],
 )
 def test_license_evidence(path):
@@ -369,7 +370,7 @@ def test_license_evidence(path):
         "src/pkg/LICENSE",
         "license.py",
         "src/license.go",
-        "README.md",
+        "docs/README.md",
         "module/pom.xml",
         "a/b/package.json",
         "third_party_license.txt",
