@@ -878,10 +878,15 @@ VERDICTS = {
     ],
     # ---- round 15's development repositories (bench/repos_licenses_dev_12.tsv), judged by b46l after reading ----
     "openscad/MCAD": [
-        (lambda p, o, r: o == "LGPL-2.1" and r == "" and p.startswith("bitmap/"), "U", ("Tony Buser's bitmap module: its "
-         "head gives Creative Commons BY 3.0's address alone, the README 'All the files are licensed under the LGPL 2.1 "
-         "... some of them allow distribution under more permissive terms': ours the root's lgpl-2.1.txt, the "
-         "reference none; the address unread by both")),
+        (lambda p, o, r: o == "LGPL-2.1" and r == "" and p.startswith("bitmap/") and p.endswith(("bitmap.scad",
+         "alphabet_block.scad", "height_map.scad", "name_tag.scad")) and not p.endswith("test_name_tag.scad"), "U",
+         ("Tony Buser's bitmap module: its head gives Creative Commons BY 3.0's address alone, the README 'All the files "
+          "are licensed under the LGPL 2.1 ... some of them allow distribution under more permissive terms': ours the "
+          "root's lgpl-2.1.txt, the reference none; the address unread by both (round 16: read)")),
+        (lambda p, o, r: o == "CC-BY-3.0" and r == "" and p.startswith("bitmap/"), "R", ("the head's line "
+         "'http://creativecommons.org/licenses/by/3.0/', the address alone (round 16: the license it names, as ScanCode's "
+         "own rule cc-by-3.0.RULE reads it; the bench drops reference rules under 100 tokens as pointers); the README "
+         "allows 'more permissive terms as described in the files' comments'")),
         (lambda p, o, r: o == "LGPL-2.1" and r == "", "R", ("no notice of its own: the root's lgpl-2.1.txt, the GNU "
          "project's name for the text (round 15: a license file), and the README's 'All the files are licensed under "
          "the LGPL 2.1 (see ... the included file lgpl-2.1.txt)'; ScanCode's legal-file names leave that name out")),
@@ -891,6 +896,9 @@ VERDICTS = {
         (lambda p, o, r: o == "LGPL-2.1-or-later" and p in ("screw.scad", "transformations.scad"), "R", ("'License: GNU "
          "LGPL 2.1 or later.': ScanCode's matches add the LZMA SDK's exception or an LGPL 2.0 rule for the one line")),
         (_name("multiply.scad"), "R", "'Licenced under LGPL2 or later' (British spelling): ScanCode reads none"),
+        (lambda p, o, r: o == "GPL-3.0-or-later OR LGPL-2.1", "R", ("metric_fastners.scad and regular_shapes.scad, "
+         "'either version 3 of the License, LGPL version 2.1, or (at your option) any later version of the GPL': three "
+         "choices (round 16: read); the reference the GPL 3 or later, with an unversioned GPL in metric_fastners")),
         (_name("metric_fastners.scad"), "U", ("'either version 3 of the License, LGPL version 2.1, or (at your option) any "
          "later version of the GPL': a GNU notice naming two licenses in one sentence; ours the GPL 3 or later, the "
          "reference adds an unversioned GPL")),
@@ -916,6 +924,26 @@ VERDICTS = {
         (lambda p, o, r: o == "PostgreSQL" and r == "", "R", ("no license file: PGXN's META.json, '\"license\": "
          "{\"PostgreSQL\": ...}' (round 15: read), and the README's 'Copyright and License' section (the PostgreSQL "
          "License's text); ScanCode's legal-file names include neither, so files without a notice get none")),
+    ],
+    # ---- round 16's development repositories (bench/repos_licenses_dev_13.tsv), judged by b46l after reading ----
+    "gpoore/minted": [
+        (lambda p, o, r: o == "LPPL-1.3c" and r == "", "R", ("no license text at the root: the README's '## License', "
+         "'This work may be distributed and/or modified under the conditions of the LaTeX Project Public License (LPPL), "
+         "version 1.3c or later' (round 16: the repository's), and python/LICENSE.txt, the same LPPL for the Python "
+         "package; ScanCode's legal-file names take neither the README nor a text up the tree from these files")),
+        (lambda p, o, r: o == "BSD-3-Clause" and r == "LPPL-1.3c", "O", ("minted1.sty and minted2.sty: 'distributed "
+         "and/or modified under the conditions of the LaTeX Project Public License, either version 1.3 ... Additionally, "
+         "the project may be distributed under the terms of the new BSD license': ours the BSD name alone (the LPPL's "
+         "own verb unread; round 16: read)")),
+    ],
+    "nvim-lua/plenary.nvim": [
+        (lambda p, o, r: p == "tests/plenary/path_spec.lua", "R", ("a test quoting MIT's text and other license texts "
+         "as strings (Path:new 'LICENSE' read back): test data, not the file's license")),
+    ],
+    "WordPress/wordpress-importer": [
+        (_name("package-lock.json"), "R", "dependencies' license fields"),
+        (_in("phpunit/data/"), "R", ("WordPress export files (WXR) the tests import: the posts and theme descriptions "
+         "they carry name the GPL; data, not the file's license")),
     ],
     # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
     # b46v's post at 19:46, reading each class's files ----

@@ -1419,7 +1419,13 @@ def is_license_evidence(path: str) -> bool:
     if not parts or len(parts) > 2:
         return False
     return ("/".join(parts) in REUSE_RULE_FILES or _is_license_file(parts) or _is_metadata_file(parts)
-            or len(parts) == 1 and bool(_README_FILE.fullmatch(parts[0])))
+            or len(parts) == 1 and _states_for_root(parts[0]))
+
+
+def _states_for_root(name: str) -> bool:
+    """Whether a root file of this name is a README or NOTICE: where no license text or manifest at the root states
+    one, the license its license section (a README's) or its notice (a NOTICE's) states is the repository's."""
+    return bool(_README_FILE.fullmatch(name) or _NOTICE_FILE.fullmatch(name))
 
 
 _NOTICE_FILE = re.compile(r"NOTICE(?:[-._ ].*)?", re.IGNORECASE)
@@ -1599,8 +1605,8 @@ def _evidence_rank(path: str) -> int:
     parts = _parts(path)
     if len(parts) == 2 and parts[0] == "LICENSES":
         return 2
-    if len(parts) == 1 and _README_FILE.fullmatch(parts[0]):
-        return 3  # a root README's license section: the repository's where no license file or manifest says
+    if len(parts) == 1 and _states_for_root(parts[0]):
+        return 3  # a root README's license section or NOTICE: the repository's where no license file or manifest says
     if parts and _GNU_TEXT_NAME.fullmatch(parts[-1]):
         # the GNU project's name for a text: often the full text a LICENSE points to, or a component's (ccache's
         # GPL-3.0.txt and LGPL-3.0.txt beside its LICENSE.adoc); its folder's license only where nothing else there says

@@ -873,3 +873,15 @@ def test_a_gnu_notice_naming_a_second_gnu_license_in_its_version_clause() -> Non
     assert own_license(text, "metric_fastners.scad") == "GPL-3.0-or-later OR LGPL-2.1"
     plain = text.replace(" LGPL version 2.1, or (at your option) any later version of the GPL.", " or (at your option) any later version.")
     assert own_license(plain, "metric_fastners.scad") == "GPL-3.0-or-later"
+
+
+def test_a_root_notice_states_the_repositorys_license_without_a_license_file() -> None:
+    """Clipjump keeps no license text, only a root NOTICE.txt: "Clipjump / Copyright (C) 2013 Avi Aryan / Licensed
+    under Apache License v2.0": the repository's license (ScanCode takes the NOTICE for a legal file too); beside a
+    license text at the root, the text answers."""
+    text = _files("dev13")["aviaryan/Clipjump"]["NOTICE.txt"]
+    assert "Licensed under Apache License v2.0" in text
+    assert resolve_licenses([license_evidence_of("NOTICE.txt", text)]).default == "Apache-2.0"
+    lppl = _files("dev13")["gpoore/minted"]["python/LICENSE.txt"]
+    beside = resolve_licenses([license_evidence_of("NOTICE.txt", text), license_evidence_of("LICENSE", lppl)])
+    assert beside.default == "LPPL-1.3c"

@@ -358,6 +358,7 @@ def test_unknown_spdx_ids_survive_only_in_spdx_fields():
         "x.gemspec",
         "pom.xml",
         "README.md",  # its license section, where nothing else at the root states one
+        "NOTICE.txt",  # its notice, likewise
     ],
 )
 def test_license_evidence(path):
