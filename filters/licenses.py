@@ -1347,8 +1347,16 @@ def manifest_license(path: str, text: str) -> str | None:
     parts = _parts(path)
     if parts and parts[-1].endswith((".appdata.xml", ".metainfo.xml")):
         return _APPSTREAM(text)  # AppStream: the license of the metadata file itself (project_license is the project's)
-    parser = _metadata_parser(parts[-1]) if parts else None
+    parser = _metadata_parser(parts[-1]) if parts and _describes_its_folder(parts) else None
     return parser(text) if parser else None
+
+
+def _describes_its_folder(parts: tuple[str, ...]) -> bool:
+    """Whether a manifest at ``parts`` describes the folder it is in. A ``meson.build``'s ``project()`` describes the
+    project it builds: the root's, or a subproject's in Meson's ``subprojects/<name>/``; one in a build folder below
+    the root (lz4's ``build/meson/``, "license: 'BSD-2-Clause-Patent AND GPL-2.0-or-later'") describes the repository,
+    whose own texts answer for it."""
+    return parts[-1] != "meson.build" or len(parts) == 1 or len(parts) == 3 and parts[0] == "subprojects"
 
 
 def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
@@ -1404,7 +1412,7 @@ def _is_metadata_file(parts: tuple[str, ...]) -> bool:
     name = parts[-1]
     if name == "pom.xml":
         return len(parts) == 1  # nested poms are modules, often with licenses of their own
-    return _metadata_parser(name) is not None
+    return _metadata_parser(name) is not None and _describes_its_folder(parts)
 
 
 # REUSE's per-path declarations (``filters.reuse`` reads them): rules, not one expression.
@@ -1508,8 +1516,8 @@ def is_folder_license_evidence(path: str) -> bool:
     if len(parts) < 2 or parts[-1].endswith(".license") or parts[0] == "LICENSES" and len(parts) == 2:
         return False
     name = parts[-1]
-    return (_is_license_file(parts) or is_notice_file(path) or _metadata_parser(name) is not None
-            or name == "REUSE.toml" or is_readme(path))
+    manifest = _metadata_parser(name) is not None and _describes_its_folder(parts)
+    return _is_license_file(parts) or is_notice_file(path) or manifest or name == "REUSE.toml" or is_readme(path)
 
 
 # A README's license section: a heading "License", "Licence", "Licensing", "Copyright" or "Copyright and License"
@@ -1585,7 +1593,7 @@ def detect_license(path: str, text: str) -> str | None:
         return None  # per-path declarations (filters.reuse), not the repository's license
     parser = _metadata_parser(name)
     if parser is not None:
-        return parser(text)
+        return parser(text) if _describes_its_folder(parts) else None
     if is_readme(path):
         return readme_license(text)
     if len(parts) >= 2 and parts[-2] == "LICENSES":

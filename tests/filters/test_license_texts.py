@@ -885,3 +885,15 @@ def test_a_root_notice_states_the_repositorys_license_without_a_license_file() -
     lppl = _files("dev13")["gpoore/minted"]["python/LICENSE.txt"]
     beside = resolve_licenses([license_evidence_of("NOTICE.txt", text), license_evidence_of("LICENSE", lppl)])
     assert beside.default == "LPPL-1.3c"
+
+
+def test_a_meson_projects_license_field_speaks_for_its_folder_only_at_a_project_root() -> None:
+    """lz4's ``build/meson/meson.build`` declares ``project('lz4', 'c', license: 'BSD-2-Clause-Patent AND
+    GPL-2.0-or-later', ...)``: the license of the repository it builds (lz4's own texts say lib/ BSD-2-Clause, the rest
+    GPL-2.0-or-later), not of the build folder; at the root, or in Meson's ``subprojects/<name>/``, the same field is
+    that project's."""
+    text = _files("lz4")["build/meson/meson.build"]
+    assert "license: 'BSD-2-Clause-Patent AND GPL-2.0-or-later'" in text
+    assert manifest_license("build/meson/meson.build", text) is None
+    assert manifest_license("meson.build", text) == "BSD-2-Clause-Patent AND GPL-2.0-or-later"
+    assert manifest_license("subprojects/lz4/meson.build", text) == "BSD-2-Clause-Patent AND GPL-2.0-or-later"
