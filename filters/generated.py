@@ -56,8 +56,25 @@ BUNDLE_HEAD_CHARS = 3_000
 
 
 def bundler_output(text: str) -> bool:
-    """Whether the file's head is a module bundler's bootstrap (``BUNDLE_LINE``)."""
-    return BUNDLE_LINE.search(text[:BUNDLE_HEAD_CHARS]) is not None
+    """Whether the file's head is a module bundler's bootstrap (``BUNDLE_LINE``) or a compiler's JavaScript glue
+    (``compiler_glue``)."""
+    return BUNDLE_LINE.search(text[:BUNDLE_HEAD_CHARS]) is not None or compiler_glue(text)
+
+
+# Emscripten's JavaScript glue around a build: its runtime opens by taking the page's ``Module`` object or a new one,
+# plain ("var Module = typeof Module !== 'undefined' ? Module : {};", wren's ``doc/site/static/wren_try.js``, named
+# for the repository and headed by the Emscripten Authors' notice) or wrapped by MODULARIZE ("var
+# Module=typeof Binjgb!="undefined"?Binjgb:{};"). Emscripten's own template of it (``src/shell.js``) is the source:
+# its preprocessor lines (``#if MODULARIZE``) never reach a build.
+COMPILER_GLUE = re.compile(r"\bvar Module\s*=\s*typeof\s+([A-Za-z_$][\w$]*)\s*!==?\s*(['\"])undefined\2\s*\?\s*\1\s*:\s*\{\}")
+TEMPLATE_DIRECTIVE = re.compile(r"^#(?:if|ifdef|include|else|endif)\b", re.MULTILINE)
+COMPILER_GLUE_HEAD_CHARS = 6_000
+
+
+def compiler_glue(text: str) -> bool:
+    """Whether the file's head is a compiler's JavaScript glue (``COMPILER_GLUE``), not the template it comes from."""
+    head = text[:COMPILER_GLUE_HEAD_CHARS]
+    return COMPILER_GLUE.search(head) is not None and TEMPLATE_DIRECTIVE.search(head) is None
 
 
 # Pygments' style sheet as ``pygmentize -S <style> -f html`` writes it: one rule a line for a token class, the token's

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import functools
+import glob
 import hashlib
 import json
 import re
@@ -2332,6 +2333,69 @@ def header_holder(text: str) -> str:
     opening = _opening_comment(head)
     author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search("\n".join(opening.splitlines()[:3]))
     return " ".join(author.group(1).lower().split()) if author else ""
+
+
+# A file's own release on a line of its opening comment: nesdoug's "// version 1.2, 1/1/2022", "@version 2.1", "v1.01"
+_OWN_VERSION = re.compile(r"^[^\w\n]*(?:@?version|ver\.|rev(?:ision)?)[ \t]*:?[ \t]*v?\d+(?:\.\d+)+\b|^[^\w\n]*v\d+(?:\.\d+)+\b",
+                          re.IGNORECASE | re.MULTILINE)
+
+
+def authored_release_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``authored`` fact of a file whose opening comment names its author on a line of its own and the file's own
+    release, with no copyright line: nesdoug's library as NES games copy it, "// Written by Doug Fraker" over "//
+    version 1.2, 1/1/2022" (stallar's ``src/lib/nesdoug.h``, ``nesdoug.s``). ``name``: the author, lower case;
+    ``project``: the release line. A license text or a file a path list calls vendored says nothing of the kind."""
+    if _LICENSE_NAME.fullmatch(path.rsplit("/", 1)[-1]) or is_vendored(path) or path_matches(path, VENDORED_PATHS):
+        return None
+    head = file_header(text)
+    if first_copyright(head)[0]:
+        return None  # a copyright line's holder is read by the notice and release rules
+    opening = _opening_comment(head)
+    first = "\n".join(opening.splitlines()[:_BASED_ON_LINES])
+    author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search(first)
+    said = _OWN_VERSION.search(opening)
+    if author is None or said is None:
+        author = said = _BASED_ON_CODE.search(first)
+    if author is None or said is None:
+        return None
+    name = " ".join(next(group for group in author.groups() if group).lower().split())
+    if not holder_words([name]):
+        return None
+    return VendoringFact("authored", _folder(path), path, name=name, project=" ".join(said.group(0).strip(" /;#*-").split()))
+
+
+# Or that it is another's code with changes, on the first lines of its opening comment: stallar's ``src/lib/unrle.s``,
+# "; RLE decompressor based on Shiru's"; its ``src/crt0.s``, "; based on code by Groepaz/Hitmen <groepaz@gmx.net>,
+# Ullrich von Bassewitz <uz@cc65.org>". Based on someone's paper, algorithm or idea is a work of the repository's own.
+_BASED_ON_CODE = re.compile(r"\bbased on (?:code|work|sources?) (?:by|from) ([A-Z][\w.'-]*(?:[ \t/]+[A-Z][\w.'-]*){0,3})"
+                            r"[ \t]*<[^<>\s]+@[^<>\s]+>"
+                            r"|\bbased on ([A-Z][\w.-]*(?:[ \t]+[A-Z][\w.-]*){0,2})'s(?:[ \t]+(?:code|library|version|"
+                            r"implementation|routines?|source))?[ \t]*(?:\*/)?[ \t]*$", re.MULTILINE)
+_BASED_ON_LINES = 3
+
+
+def authored_releases(facts: Iterable[VendoringFact], owner: RepositoryOwner,
+                      trees: Iterable[VendoredTree], repo: str = "") -> tuple[VendoredTree, ...]:
+    """Each file whose opening comment names an author who is not the repository's (its root's holders, its people) and
+    the file's own release or that it is based on that author's code (``authored_release_fact``), with the files beside it of the same name but for the extension
+    (nesdoug's ``nesdoug.s`` beside ``nesdoug.h``): another's release copied in. A file among them whose own header names
+    the repository's holders stays its own (``of_copies``). A repository naming no one has no one to compare with."""
+    own_words = owner.words() | holder_words(owner.people)
+    facts, trees = list(facts), tuple(trees)
+    if not own_words:
+        return ()
+    found = []
+    for fact in facts:
+        if fact.kind != "authored" or vendored_tree(fact.detail, trees) is not None \
+                or holder_words([fact.name]) & own_words or (repo and names_repository(fact.detail, repo)):
+            continue
+        name = fact.detail.rsplit("/", 1)[-1]
+        stem = name.split(".", 1)[0]
+        pattern = _join(fact.folder, f"{glob.escape(stem)}.*") if stem and "." in name else fact.detail
+        found.append(VendoredTree(fact.folder, f"{fact.detail}'s opening comment names its author {fact.name!r} "
+                                               f"({fact.project!r}), not the repository's {owner.named()!r}",
+                                  pattern=pattern, of_copies=True, own=own_words))
+    return tuple(found)
 
 
 def names_repository(header: str, repo: str) -> bool:

@@ -43,6 +43,8 @@ from codemix.filters.reuse import (
 from codemix.filters.vendored import (
     Vendored,
     VendoredTree,
+    authored_release_fact,
+    authored_releases,
     banner_fact,
     banner_release,
     copied_file_statement,
@@ -134,7 +136,8 @@ def vendoring_evidence(doc: Document):
     for fact in fetched_facts(doc.path, doc.text):
         yield repository_key(doc), fact
     for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text), banner_fact(doc.path, doc.text),
-                 package_fact(doc.path, doc.text), notice_pointer_fact(doc.path, doc.text)):
+                 package_fact(doc.path, doc.text), notice_pointer_fact(doc.path, doc.text),
+                 authored_release_fact(doc.path, doc.text) if document_kind(doc.kind).licensed_by_text else None):
         if fact is not None:
             yield repository_key(doc), fact
     if (placed := placement_fact(doc.path)) is not None:
@@ -155,8 +158,8 @@ def resolve_vendored(key: str, facts):
     trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
                            *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo)), own)
     owner = repository_owner(own, trees)
-    found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo)), owner,
-                     copied_in_folders(own))
+    found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
+                      *authored_releases(own, owner, trees, repo)), owner, copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found
 

@@ -2001,6 +2001,30 @@ def test_nes_libraries_told_by_their_authors_and_credit_notes():
         assert found[path][0] is None, path
 
 
+def test_releases_and_code_based_on_anothers_told_by_their_opening_comments():
+    """wendelscardua/stallar (19256c8; the thirteenth holdout, spent; round 16): ``src/lib/nesdoug.h`` and ``.s`` open
+    "Written by Doug Fraker" over "version 1.2, 1/1/2022" (another's release, no terms, no home); ``src/lib/unrle.s``
+    opens "RLE decompressor based on Shiru's" and ``src/crt0.s`` "based on code by Groepaz/Hitmen <groepaz@gmx.net>,
+    Ullrich von Bassewitz <uz@cc65.org>"; ``src/lib/unrle.h``, two declarations and no comment, is the header of that
+    copy. ``main.c``, "Based on ... example of MMC3 for cc65 / Doug Fraker 2019", names no one's code: the game's own.
+    By an author who is the repository's holder, the same release is its own."""
+    _, found = _judged("stallar-nes", "wendelscardua/stallar")
+    for path, said in (("src/lib/nesdoug.h", "names its author 'doug fraker' ('version 1.2"),
+                       ("src/lib/nesdoug.s", "src/lib/nesdoug.h's opening comment names its author 'doug fraker'"),
+                       ("src/lib/unrle.s", "names its author 'shiru' (\"based on Shiru's\")"),
+                       ("src/lib/unrle.h", "src/lib/unrle.s's opening comment names its author 'shiru'"),
+                       ("src/crt0.s", "names its author 'groepaz/hitmen'")):
+        tree = found[path][0]
+        assert tree is not None and said in tree.evidence, (path, tree)
+    for path in ("src/main.c", "src/lib/farcall.s", "src/main-game-state.c"):
+        assert found[path][0] is None, path
+    files = layout("stallar-nes")
+    files["LICENSE"] = files["LICENSE"].replace("Wendel Scardua", "Doug Fraker")
+    assert "Doug Fraker" in files["LICENSE"]  # guard: the author is now the repository's holder
+    _, found = _judged("stallar-nes", "wendelscardua/stallar", files)
+    assert found["src/lib/nesdoug.h"][0] is None
+
+
 def test_a_file_named_for_the_repository_is_its_own_whatever_its_header():
     """haskell-crypto/cryptonite (d163f69; the sixth holdout, spent): ``cbits/ed25519/`` holds ed25519-donna's headers,
     "Public domain by Adam Langley <agl@imperialviolet.org> & Andrew M. <liquidsun@gmail.com>", and the project's own
