@@ -425,6 +425,11 @@ _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)
 # https://...", "See https://...") cites a model or a reference, not the file's source.
 _SOURCE_LINE = re.compile(r"^[ \t]*\W{0,5}(?:source|from|upstream|origin)[ \t]*:?[ \t]+(https?://[^\s>]+)[ \t]*"
                           r"(?:-->|\*/)?[ \t]*$", re.IGNORECASE | re.MULTILINE)
+# Or a parenthesis in its opening comment giving the address the code came from: xindi's ``outbound-link-tracking.js``,
+# "track outbound link information in Google Analytics (source: http://www.blastam.com/blog/...)".
+_SOURCE_NOTE = re.compile(r"\((?:source|taken from|copied from|code from)[ \t]*:?[ \t]*(https?://[^\s()]+)[ \t]*\)",
+                          re.IGNORECASE)
+_SOURCE_NOTE_LINES = 2
 _FILE_HEAD_CHARS = 1_500
 _DECLARATION = re.compile(r"\A(?:[ \t]*(?:<\?xml|#!)[^\n]*\n)+")
 
@@ -487,7 +492,10 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
     # the comments above the first definition: a Godot script's "## Code taken and modified from https://..." below its
     # ``extends Node``; a shader's "Shader from https://godotshaders.com/shader/..." (a page of a shader library)
     comments = header_comments(_FIRST_DEFINITION.split(text[:_FILE_HEAD_CHARS], 1)[0])
-    if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments) or _source_line(head, path)):
+    # (a source note on the first lines of the file's first comment, past a wrapper's opening line)
+    first = "\n".join([line for line in header_comments(text).splitlines() if re.search(r"\w", line)][:_SOURCE_NOTE_LINES])
+    if said := (_COPIED_LINE.search(comments) or _SHADER_FROM.search(comments) or _source_line(head, path)
+                or _SOURCE_NOTE.search(first)):
         homes = {f"{owner}/{name}".lower() for owner, name in _hosted(said.group(0))}
         if not (repo and repo.lower() in homes):
             return " ".join(said.group(0).split())

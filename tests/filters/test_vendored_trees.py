@@ -1526,6 +1526,28 @@ def test_a_comment_line_naming_only_the_files_source_says_it_is_a_copy():
     assert copied_file_statement(script, "crystal-lang/crystal", "scripts/generate_glob_specs.sh") is None
 
 
+def test_a_source_note_in_the_first_comment_says_where_the_code_came_from():
+    """simonbingham/xindi (c683bd4; the thirteenth holdout, spent; round 16): ``public/assets/js/outbound-link-tracking.js``
+    opens, inside its jQuery wrapper, "track outbound link information in Google Analytics (source: http://www.blastam.com/
+    blog/...)": a snippet taken from that page. The site's own ``core.js`` files cite nothing; a note naming this
+    repository's own address, or one below the first comment's opening lines (about a part), is no copy."""
+    from codemix.filters.vendored import copied_file_statement
+
+    files = layout("xindi-snippet")
+    snippet = files["public/assets/js/outbound-link-tracking.js"]
+    said = copied_file_statement(snippet, "simonbingham/xindi", "public/assets/js/outbound-link-tracking.js")
+    assert said is not None and said.startswith("(source: http://www.blastam.com/")
+    for path in ("public/assets/js/core.js", "admin/assets/js/core.js"):
+        assert copied_file_statement(files[path], "simonbingham/xindi", path) is None, path
+    own = snippet.replace("http://www.blastam.com/blog/index.php/2011/04/how-to-track-downloads-in-google-analytics/",
+                          "https://github.com/simonbingham/xindi/wiki/Tracking")
+    assert copied_file_statement(own, "simonbingham/xindi", "public/assets/js/outbound-link-tracking.js") is None
+    note = " (source: http://www.blastam.com/blog/index.php/2011/04/how-to-track-downloads-in-google-analytics/)"
+    lower = snippet.replace(note, "").replace("mailto email clicks", "mailto email clicks" + note)
+    assert "Analytics (source" not in lower and "clicks (source" in lower  # guard: the same note, on the fifth line
+    assert copied_file_statement(lower, "simonbingham/xindi", "public/assets/js/outbound-link-tracking.js") is None
+
+
 def test_files_pointing_to_another_files_notice_take_its_holder():
     """rxi/lite (38bd9b3; the development set 46y): Lua 5.2 copied into ``src/lib/lua52/``, each file's header saying
     only "See Copyright Notice in lua.h"; lua.h says "See Copyright Notice at the end of this file", where "Copyright
