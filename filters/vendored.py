@@ -403,8 +403,9 @@ _OPENING_PROVENANCE = re.compile(r"\b(?:the following|this) (?:implementation|co
 # is as likely the project's own.
 # Or naming a release of another project: rebar3's ``r3_hex_core.erl``, "%% Vendored from hex_core v0.18.0, do not edit
 # manually".
-_COPIED_LINE = re.compile(rf"^\W{{0,4}}(?:(?:code|shader|script|snippet) )?(?:copied|taken|imported|vendored)"
-                          rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from "
+_COPIED_LINE = re.compile(rf"^\W{{0,5}}(?:(?:code|shader|script|snippet) )?(?:copied|taken|imported|vendored)"
+                          # (the address alone on the next line: binjgb's ``docs/simple.css``, "/* copied from", " * https://...")
+                          rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from(?:[ \t]+|[ \t]*\n[^\w\n]{{0,4}}[ \t]*(?=https?://))"
                           rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b"
                           # "Copied from Profiler module, branch: ..., commit: 150bbcf" (Pester's tracing sources)
                           rf"|(?:the )?[\w.+-]+ (?:module|library|project|package|crate|gem)\b[^\n]{{0,40}}\bcommit\b)"
@@ -600,7 +601,10 @@ def published_page(path: str, text: str, repo: str = "") -> str | None:
         in_repository = url.split("://", 1)[-1].count("/") >= 3  # host/owner/project/.../name, not a doc's short link
         owner = repo.split("/", 1)[0].lower() if "/" in repo else ""
         same_owner = owner and re.search(rf"(?:github\.com|gitlab\.com)/{re.escape(owner)}/", url.lower())
-        if (page and page.group(1) == stem or last == name and in_repository) and not (own and own in url.lower()) \
+        # or its home folder, the file's first words, over a release line: binjgb's ``docs/reset.css``, "/*
+        # http://meyerweb.com/eric/tools/css/reset/" over "v2.0 | 20110126"
+        home = last == stem and banner.lstrip(" \t\n/*#;-<!").startswith(url) and _OWN_VERSION.search(banner)
+        if (page and page.group(1) == stem or last == name and in_repository or home) and not (own and own in url.lower()) \
                 and not same_owner:  # another repository of the same owner is a model, not another project
             return url
     return None
@@ -1181,7 +1185,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             trees[lic.folder] = (f"own {lic.detail} + {manifest.detail} at {lic.folder}/ naming "
                                  f"{min(urls[lic.folder])!r}, not this repository")
             continue
-        if words and root_words and not words & root_words and not _inside(lic.folder, trees):
+        if words and root_words and not words & root_words and not _inside(lic.folder, trees) \
+                and not _named_for_another(lic, own_name):
             trees[lic.folder] = (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, "
                                  f"not the repository's {min(root_holders)!r}")
             continue
@@ -1293,6 +1298,23 @@ _SIDECAR = re.compile(r"\.\w+\.(?:import|meta|uid)$")
 NAMED_TEXT_MIN = 3  # a project's name shorter than this matches files by chance
 
 
+def _text_project(lic: VendoringFact, own: str) -> str:
+    """The project a license text's name names (``_NAMED_TEXT``), letters and digits, or "" where it names terms, a
+    part of the repository, the repository itself or too short a name."""
+    named = _NAMED_TEXT.fullmatch(lic.detail) if lic.kind == "license" else None
+    project = _plain(named.group(1) or named.group(2)) if named else ""
+    if len(project) < NAMED_TEXT_MIN or project in _NOT_PROJECTS or (own and (project in own or own in project)):
+        return ""
+    return project
+
+
+def _named_for_another(lic: VendoringFact, own: str) -> bool:
+    """Whether a license text is named for a project that is not its folder's (binjgb's ``docs/LICENSE.gbstudio`` in
+    its own ``docs/``): the text of that project's files (``_named_texts``), not of the folder."""
+    project = _text_project(lic, own)
+    return bool(project) and _plain(lic.folder.rsplit("/", 1)[-1]) != project
+
+
 def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -> dict[str, str]:
     """The files sitting beside a license text named for a project (``_NAMED_TEXT``) whose names open with that
     project's name, and the text itself: that project's files, whoever its text names. The repository's own name
@@ -1307,11 +1329,13 @@ def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -
     for fact in facts:
         if fact.kind == "license":
             texts[fact.folder] = texts.get(fact.folder, 0) + 1
+    pointing: dict[str, list[str]] = {}  # each file a header points to ("(see LICENSE.gbstudio)"), the files pointing
+    for fact in facts:
+        if fact.kind == "points_notice":
+            pointing.setdefault(_join(fact.folder, fact.name), []).append(fact.detail)
     for lic in facts:
-        named = _NAMED_TEXT.fullmatch(lic.detail) if lic.kind == "license" else None
-        project = _plain(named.group(1) or named.group(2)) if named else ""
-        if len(project) < NAMED_TEXT_MIN or project in _NOT_PROJECTS or (own and (project in own or own in project)) \
-                or _inside(lic.folder, trees):
+        project = _text_project(lic, own)
+        if not project or _inside(lic.folder, trees):
             continue
         path = _join(lic.folder, lic.detail)
         if lic.folder and _plain(lic.folder.rsplit("/", 1)[-1]) == project and texts.get(lic.folder, 0) == 1:
@@ -1321,6 +1345,7 @@ def _named_texts(facts: list[VendoringFact], trees: dict[str, str], repo: str) -
             continue
         files = [p for p in names.get(lic.folder, []) if p != path and _plain(p.rsplit("/", 1)[-1]).startswith(project)
                  and not _SIDECAR.search(p)]
+        files += [p for p in pointing.get(path, []) if p not in files]
         for file in files:
             found.setdefault(file, f"{file} beside {path}, the license text named for {project!r}")
         if files:
@@ -1399,7 +1424,9 @@ def _held_apart(facts: list[VendoringFact], trees: dict[str, str]) -> dict[str, 
 _NOTICE_POINTER = re.compile(r"\bsee (?:the )?copyright notice in ([\w.+-]+\.[A-Za-z]\w*)"
                              r"|\bconditions of distribution and use,? see (?:(?:the )?copyright notice in )?"
                              r"([\w.+-]+\.[A-Za-z]\w*)"
-                             r"|\blicen[cs]e and notice\W+see (?:the )?(?:include (?:program )?|file )([\w.+-]{3,})",
+                             r"|\blicen[cs]e and notice\W+see (?:the )?(?:include (?:program )?|file )([\w.+-]{3,})"
+                             # binjgb's ``docs/simple.css``: "copied from <address> (see LICENSE.gbstudio)"
+                             r"|\(see ((?:licen[cs]e|copying)[-_.][\w.+-]+)\)",
                              re.IGNORECASE)
 
 
@@ -1421,7 +1448,7 @@ def notice_pointer_fact(path: str, text: str) -> VendoringFact | None:
     if pointer is None or first_copyright(header)[0]:
         return None
     return VendoringFact("points_notice", _folder(path), path,
-                         name=pointer.group(1) or pointer.group(2) or pointer.group(3))
+                         name=pointer.group(1) or pointer.group(2) or pointer.group(3) or pointer.group(4))
 
 
 def pointed_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
@@ -2230,9 +2257,14 @@ def banner_release(path: str, text: str, owner: RepositoryOwner, repo: str = "")
     marked = _BANNER_HOLDER.search(text[:300])
     holder = header_holder(text) or (" ".join(marked.group(1).lower().split()) if marked else "")
     own_words = owner.words() | holder_words(owner.people)
-    if home is None and not (holder and own_words and not holder_words([holder]) & own_words):
+    # a bare release line naming no one, as the first line of a file named for it (FamiTone2's ";FamiTone2 v1.12" in
+    # NES games), beside a repository of another name: that release
+    bare = not holder and own and _plain(banner.group(1)) != _plain(own) and banner.group(0).strip(" /;#*!") == \
+        f"{banner.group(1)} {banner.group(2)}"
+    if home is None and not bare and not (holder and own_words and not holder_words([holder]) & own_words):
         return None
-    return f"its banner names {banner.group(1)!r} {banner.group(2)}" + (f" and {home!r}" if home else f" by {holder!r}")
+    return f"its banner names {banner.group(1)!r} {banner.group(2)}" + (f" and {home!r}" if home else f" by {holder!r}"
+                                                                        if holder else ", naming no one")
 
 
 # A project's release banner at the head of each of its files: GLFW's "// GLFW 3.4 - www.glfw.org" (or "GLFW 3.4 X11 -
@@ -2331,6 +2363,16 @@ def header_terms(text: str) -> str | None:
     return " OR ".join(dict.fromkeys(named)) or None
 
 
+# an include guard above a C header's comment (nerdle-nes's ``LIB/neslib.h``: "#ifndef __NESLIB_H__", "#define ...")
+_GUARD_LINE = re.compile(r"[ \t]*#[ \t]*(?:ifndef|define|pragma once)\b")
+
+
+def _first_lines(opening: str, count: int) -> str:
+    """The first ``count`` lines of an opening comment with words in them, an include guard's lines aside."""
+    lines = [line for line in opening.splitlines() if re.search(r"\w", line) and not _GUARD_LINE.match(line)]
+    return "\n".join(lines[:count])
+
+
 def header_holder(text: str) -> str:
     """The first copyright holder a file's head names, else the author its opening comment names ("Written by Doug
     Lea"), lower case; "" when neither."""
@@ -2339,7 +2381,7 @@ def header_holder(text: str) -> str:
     if holder:
         return holder
     opening = _opening_comment(head)
-    author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search("\n".join(opening.splitlines()[:3]))
+    author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search(_first_lines(opening, 3))
     return " ".join(author.group(1).lower().split()) if author else ""
 
 
@@ -2359,7 +2401,7 @@ def authored_release_fact(path: str, text: str) -> VendoringFact | None:
     if first_copyright(head)[0]:
         return None  # a copyright line's holder is read by the notice and release rules
     opening = _opening_comment(head)
-    first = "\n".join(opening.splitlines()[:_BASED_ON_LINES])
+    first = _first_lines(opening, _BASED_ON_LINES)
     author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search(first)
     said = _OWN_VERSION.search(opening)
     if author is None or said is None:
