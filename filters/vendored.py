@@ -511,11 +511,11 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
     return None
 
 
-_COMMENT_LINE = re.compile(r"\s*(?:$|/[/*]|\*|#|--|;|<!--|\"\"\"|\'\'\'|\(\*|%)")
+_COMMENT_LINE = re.compile(r"[\s\ufeff]*(?:$|/[/*]|\*|#|--|;|<!--|\"\"\"|\'\'\'|\(\*|%)")
 
 
 def _opening_comment(head: str) -> str:
-    """The comment lines a file opens with, up to its first line of code: a "copied from" above one struct in the
+    """The comment lines a file opens with (past a byte-order mark), up to its first line of code: a "copied from" above one struct in the
     code (delve's ``regs_ppc64le_arch.go``, "// Copied from src/syscall/ztypes_linux_ppc64le.go") is about that struct."""
     lines = []
     for line in head.splitlines():
@@ -2405,7 +2405,8 @@ def authored_release_fact(path: str, text: str) -> VendoringFact | None:
     author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search(first)
     said = _OWN_VERSION.search(opening)
     if author is None or said is None:
-        author = said = _BASED_ON_CODE.search(first)
+        author = said = _RELEASE_BY.search(first) or _RELEASE_BY_LINE.search(opening) or _VERSION_DATE_AUTHOR.search(opening) \
+            or _BASED_ON_CODE.search(first)
     if author is None or said is None:
         return None
     name = " ".join(next(group for group in author.groups() if group).lower().split())
@@ -2414,6 +2415,15 @@ def authored_release_fact(path: str, text: str) -> VendoringFact | None:
     return VendoringFact("authored", _folder(path), path, name=name, project=" ".join(said.group(0).strip(" /;#*-").split()))
 
 
+# Or a release line naming its author: Clipjump's ``lib/Gdip_All.ahk``, "; Gdip standard library v1.45 by tic (Tariq
+# Porter) 07/09/11"; its ``lib/SQLiteDB/Class_SQLiteDB.ahk``, "Version: 0.0.01.00/2011-08-10/just me" (version, date,
+# author: the AutoHotkey forum's change lines).
+_RELEASE_BY_BODY = r"v(?:ersion)?[ \t]*\d+(?:\.\d+)+\b[^\n]{0,30}?\bby[ \t]+([A-Za-z][\w.'-]+(?:[ \t]+\(?[A-Z][\w.'-]*\)?){0,3})"
+_RELEASE_BY = re.compile(r"\b" + _RELEASE_BY_BODY, re.IGNORECASE)
+# (lower in the opening comment, a line of its own: unHTML's "; v 1.3 / (a & w) Nov 2008 by derRaphael(at)oleco.net")
+_RELEASE_BY_LINE = re.compile(r"^[^\w\n]*" + _RELEASE_BY_BODY, re.IGNORECASE | re.MULTILINE)
+_VERSION_DATE_AUTHOR = re.compile(r"^[^\w\n]*(?:version[ \t]*:?[ \t]*)?\d+(?:\.\d+){1,3}/\d{4}-\d\d-\d\d/"
+                                  r"([A-Za-z][\w.'-]*(?:[ \t][A-Za-z][\w.'-]*){0,2})", re.IGNORECASE | re.MULTILINE)
 # Or that it is another's code with changes, on the first lines of its opening comment: stallar's ``src/lib/unrle.s``,
 # "; RLE decompressor based on Shiru's"; its ``src/crt0.s``, "; based on code by Groepaz/Hitmen <groepaz@gmx.net>,
 # Ullrich von Bassewitz <uz@cc65.org>". Based on someone's paper, algorithm or idea is a work of the repository's own.

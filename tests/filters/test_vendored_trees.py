@@ -2047,6 +2047,61 @@ def test_releases_and_code_based_on_anothers_told_by_their_opening_comments():
     assert found["src/lib/nesdoug.h"][0] is None
 
 
+def test_a_text_named_for_another_project_covers_its_files_not_their_folder():
+    """binji/binjgb (66d69e9; development set 46ab): ``docs/`` holds gb-studio's MIT text as ``LICENSE.gbstudio`` (Chris
+    Maltby) beside the emulator's own pages and scripts ("Copyright (C) 2017 Ben Smith"): the text and the files that
+    point to it ("copied from <address> (see LICENSE.gbstudio)") are gb-studio's, the folder is not. ``reset.css``
+    opens with its home's address, named for it, over its release ("v2.0 | 20110126"): Eric Meyer's reset."""
+    _, found = _judged("binjgb-docs", "binji/binjgb")
+    for path in ("docs/LICENSE.gbstudio", "docs/simple.css", "docs/simple.html", "docs/reset.css"):
+        assert found[path][0] is not None, path
+    assert "meyerweb.com/eric/tools/css/reset/" in found["docs/reset.css"][0].evidence
+    for path in ("docs/demo.js", "docs/index.html", "src/emulator.c", "LICENSE"):
+        assert found[path][0] is None, path
+    # the same text named for the folder it sits in is that folder's project
+    files = {path.replace("docs/", "gbstudio/"): text for path, text in layout("binjgb-docs").items()}
+    _, found = _judged("binjgb-docs", "binji/binjgb", files)
+    assert found["gbstudio/demo.js"][0] is not None
+
+
+def test_release_lines_naming_their_authors_in_the_forms_libraries_write_them():
+    """aviaryan/Clipjump (6777987; development set 46ab): AutoHotkey libraries copied into ``lib/`` name their author
+    in their release lines, no copyright line: "Gdip standard library v1.45 by tic (Tariq Porter)", "Version:
+    0.0.01.00/2011-08-10/just me" (below a byte-order mark), "1.1.01.00/2014-08-30/just me" in a change history, "v 1.3
+    / (a & w) Nov 2008 by derRaphael(at)oleco.net" lower in the opening comment. Clipjump's own files ("By: Avi
+    Aryan", "5th Revision", a plugin's "@Plugin-Version 0.3") give no such fact."""
+    from codemix.filters.vendored import authored_release_fact
+
+    files = layout("clipjump-heads")
+    assert files["lib/SQLiteDB/Class_SQLiteDB.ahk"].startswith("\ufeff")  # guard: the mark before its comment
+    for path, author in (("lib/Gdip_All.ahk", "tic (tariq porter)"), ("lib/SQLiteDB/Class_SQLiteDB.ahk", "just me"),
+                         ("lib/TooltipEx.ahk", "just me"), ("plugins/pformat.commonformats.lib/unhtml.ahk", "derraphael")):
+        fact = authored_release_fact(path, files[path])
+        assert fact is not None and fact.name == author, (path, fact)
+    for path in ("lib/TT_Console.ahk", "lib/HotkeyParser.ahk", "plugins/deleteFileFolder.ahk",
+                 "plugins/external.ignoreWmanager.ahk"):
+        assert authored_release_fact(path, files[path]) is None, path
+
+
+def test_nes_libraries_behind_include_guards_and_a_bare_release_banner():
+    """z-10/nerdle-nes (e9215e5; development set 46ab; MIT, Roman Stetsyshin): ``LIB/neslib.h`` names Shiru with his
+    address and a public-domain dedication below its include guard; ``LIB/nesdoug.h`` "Written by Doug Fraker" and
+    "version 1.2" below its guard; ``MUSIC/famitone2.s`` opens ";FamiTone2 v1.12", a file named for the release its first
+    line names, naming no one, in a repository of another name. The game's own ``src/*.c`` name nothing."""
+    _, found = _judged("nerdle-nes", "z-10/nerdle-nes")
+    for path, said in (("LIB/neslib.h", "header names 'shiru' under the public domain"),
+                       ("LIB/nesdoug.h", "names its author 'doug fraker'"),
+                       ("MUSIC/famitone2.s", "its banner names 'FamiTone2' v1.12, naming no one"),
+                       ("crt0.s", "names its author 'groepaz/hitmen'")):
+        tree = found[path][0]
+        assert tree is not None and said in tree.evidence, (path, tree)
+    for path in ("src/main.c", "src/game.c", "LICENSE"):
+        assert found[path][0] is None, path
+    # the repository named for the release is that release's own
+    _, found = _judged("nerdle-nes", "z-10/famitone2")
+    assert found["MUSIC/famitone2.s"][0] is None
+
+
 def test_a_file_named_for_the_repository_is_its_own_whatever_its_header():
     """haskell-crypto/cryptonite (d163f69; the sixth holdout, spent): ``cbits/ed25519/`` holds ed25519-donna's headers,
     "Public domain by Adam Langley <agl@imperialviolet.org> & Andrew M. <liquidsun@gmail.com>", and the project's own
