@@ -2081,6 +2081,15 @@ def test_release_lines_naming_their_authors_in_the_forms_libraries_write_them():
     for path in ("lib/TT_Console.ahk", "lib/HotkeyParser.ahk", "plugins/deleteFileFolder.ahk",
                  "plugins/external.ignoreWmanager.ahk"):
         assert authored_release_fact(path, files[path]) is None, path
+    # with the NOTICE's holder (Avi Aryan) as the root's, each is another's release
+    files["LICENSE"] = files.pop("NOTICE.txt")
+    owner, found = _judged("clipjump-heads", "aviaryan/Clipjump", files)
+    assert owner.holders == {"avi aryan"}  # guard
+    for path in ("lib/Gdip_All.ahk", "lib/SQLiteDB/Class_SQLiteDB.ahk", "lib/TooltipEx.ahk",
+                 "plugins/pformat.commonformats.lib/unhtml.ahk"):
+        assert found[path][0] is not None and "opening comment names its author" in found[path][0].evidence, path
+    for path in ("lib/TT_Console.ahk", "lib/HotkeyParser.ahk", "plugins/deleteFileFolder.ahk"):
+        assert found[path][0] is None, path
 
 
 def test_nes_libraries_behind_include_guards_and_a_bare_release_banner():
