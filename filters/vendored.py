@@ -1168,6 +1168,8 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     own_words = frozenset() if root_licenses else _folder_people_words(facts, trees)
     own_name = _plain(repo.rsplit("/", 1)[-1])
     written_for = {f.folder for f in facts if f.kind == "written_for" and own_name and own_name in f.names}
+    # folders holding a file whose header names the root's holders: the repository's own files are there
+    own_folders = {f.folder for f in facts if f.kind == "holder" and holder_words([f.name]) & root_words}
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
                 and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
         words = holder_words(lic.holders)
@@ -1186,7 +1188,7 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
                                  f"{min(urls[lic.folder])!r}, not this repository")
             continue
         if words and root_words and not words & root_words and not _inside(lic.folder, trees) \
-                and not _named_for_another(lic, own_name):
+                and not (_named_for_another(lic, own_name) and lic.folder in own_folders):
             trees[lic.folder] = (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, "
                                  f"not the repository's {min(root_holders)!r}")
             continue
@@ -1310,7 +1312,9 @@ def _text_project(lic: VendoringFact, own: str) -> str:
 
 def _named_for_another(lic: VendoringFact, own: str) -> bool:
     """Whether a license text is named for a project that is not its folder's (binjgb's ``docs/LICENSE.gbstudio`` in
-    its own ``docs/``): the text of that project's files (``_named_texts``), not of the folder."""
+    its own ``docs/``): in a folder holding the repository's own files, the text of that project's files
+    (``_named_texts``), not of the folder. (spdlog's ``include/spdlog/fmt/bundled/fmt.license.rst`` sits among fmt's
+    files alone: the folder is fmt's.)"""
     project = _text_project(lic, own)
     return bool(project) and _plain(lic.folder.rsplit("/", 1)[-1]) != project
 
@@ -2406,7 +2410,7 @@ def authored_release_fact(path: str, text: str) -> VendoringFact | None:
     said = _OWN_VERSION.search(opening)
     if author is None or said is None:
         author = said = _RELEASE_BY.search(first) or _RELEASE_BY_LINE.search(opening) or _VERSION_DATE_AUTHOR.search(opening) \
-            or _BASED_ON_CODE.search(first)
+            or _based_on_code(opening)
     if author is None or said is None:
         return None
     name = " ".join(next(group for group in author.groups() if group).lower().split())
@@ -2432,6 +2436,19 @@ _BASED_ON_CODE = re.compile(r"\bbased on (?:code|work|sources?) (?:by|from) ([A-
                             r"|\bbased on ([A-Z][\w.-]*(?:[ \t]+[A-Z][\w.-]*){0,2})'s(?:[ \t]+(?:code|library|version|"
                             r"implementation|routines?|source))?[ \t]*(?:\*/)?[ \t]*$", re.MULTILINE)
 _BASED_ON_LINES = 3
+
+
+def _based_on_code(opening: str) -> re.Match | None:
+    """``_BASED_ON_CODE`` on the first lines of an opening comment; "based on X's" only where the comment ends there or
+    goes on after a blank line (difftastic's "This is heavily based on GitHub's" goes on, "[linguist](...)", naming
+    what of GitHub's)."""
+    first = _first_lines(opening, _BASED_ON_LINES)
+    said = _BASED_ON_CODE.search(first)
+    if said is None or said.group(1):
+        return said
+    rest = opening[opening.find(said.group(0)) + len(said.group(0)):].split("\n", 2)
+    following = rest[1] if len(rest) > 1 else ""
+    return said if not re.search(r"\w", following) else None
 
 
 def authored_releases(facts: Iterable[VendoringFact], owner: RepositoryOwner,
