@@ -404,7 +404,7 @@ _OPENING_PROVENANCE = re.compile(r"\b(?:the following|this) (?:implementation|co
 # Or naming a release of another project: rebar3's ``r3_hex_core.erl``, "%% Vendored from hex_core v0.18.0, do not edit
 # manually".
 _COPIED_LINE = re.compile(rf"^\W{{0,5}}(?:(?:code|shader|script|snippet) )?(?:copied|taken|imported|vendored)"
-                          # (the address alone on the next line: binjgb's ``docs/simple.css``, "/* copied from", " * https://...")
+                          # (the address alone on the next line: binjgb's ``simple.css``, "/* copied from", " * https://...")
                           rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from(?:[ \t]+|[ \t]*\n[^\w\n]{{0,4}}[ \t]*(?=https?://))"
                           rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b"
                           # "Copied from Profiler module, branch: ..., commit: 150bbcf" (Pester's tracing sources)
@@ -601,7 +601,7 @@ def published_page(path: str, text: str, repo: str = "") -> str | None:
         in_repository = url.split("://", 1)[-1].count("/") >= 3  # host/owner/project/.../name, not a doc's short link
         owner = repo.split("/", 1)[0].lower() if "/" in repo else ""
         same_owner = owner and re.search(rf"(?:github\.com|gitlab\.com)/{re.escape(owner)}/", url.lower())
-        # or its home folder, the file's first words, over a release line: binjgb's ``docs/reset.css``, "/*
+        # or its home folder, the file's first words, over a release line: binjgb's ``reset.css``, "/*
         # http://meyerweb.com/eric/tools/css/reset/" over "v2.0 | 20110126"
         home = last == stem and banner.lstrip(" \t\n/*#;-<!").startswith(url) and _OWN_VERSION.search(banner)
         if (page and page.group(1) == stem or last == name and in_repository or home) and not (own and own in url.lower()) \
@@ -1311,7 +1311,7 @@ def _text_project(lic: VendoringFact, own: str) -> str:
 
 
 def _named_for_another(lic: VendoringFact, own: str) -> bool:
-    """Whether a license text is named for a project that is not its folder's (binjgb's ``docs/LICENSE.gbstudio`` in
+    """Whether a license text is named for a project that is not its folder's (binjgb's ``LICENSE.gbstudio`` in
     its own ``docs/``): in a folder holding the repository's own files, the text of that project's files
     (``_named_texts``), not of the folder. (spdlog's ``include/spdlog/fmt/bundled/fmt.license.rst`` sits among fmt's
     files alone: the folder is fmt's.)"""
@@ -1429,7 +1429,7 @@ _NOTICE_POINTER = re.compile(r"\bsee (?:the )?copyright notice in ([\w.+-]+\.[A-
                              r"|\bconditions of distribution and use,? see (?:(?:the )?copyright notice in )?"
                              r"([\w.+-]+\.[A-Za-z]\w*)"
                              r"|\blicen[cs]e and notice\W+see (?:the )?(?:include (?:program )?|file )([\w.+-]{3,})"
-                             # binjgb's ``docs/simple.css``: "copied from <address> (see LICENSE.gbstudio)"
+                             # binjgb's ``simple.css``: "copied from <address> (see LICENSE.gbstudio)"
                              r"|\(see ((?:licen[cs]e|copying)[-_.][\w.+-]+)\)",
                              re.IGNORECASE)
 
