@@ -233,7 +233,10 @@ def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
     (``?``/``？``), and each turn says something. Each message keeps its label."""
     fences = [span for span, _ in fence_spans(text)] if "```" in text else []
     found = [(m.start(), m.end(), m.group("form").strip(), m.group("label").strip()) for m in LABEL_LINE.finditer(text)
-             if not any(a <= m.start() < b for a, b in fences) and not m.group("label").isascii()]
+             if not any(a <= m.start() < b for a, b in fences)]
+    if not any(not f[3].isascii() for f in found):
+        return ascii_headings(text, found)
+    found = [f for f in found if not f[3].isascii()]
     counts = collections.Counter((f[2], f[3]) for f in found)
     ranked = counts.most_common(3)
     if len(ranked) < 2 or ranked[1][1] < 2 or ranked[0][0][0] != ranked[1][0][0] or \
@@ -262,6 +265,35 @@ def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
     else:
         roles = {opener: "user", other: "assistant"}
     return [(start, end, roles[label], label) for start, end, _, label in found]
+
+
+def ascii_headings(text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """Turn labels in letters of ASCII learnt from the file (round 16: ``## Usuario`` / ``## Asistente``, ``### Benutzer``
+    / ``### Assistent``): held to more than ``learnt_headings`` holds labels of another script to, since a page's
+    sections are written so too (``## Problem`` / ``## Solution``): the two labels are the only headings of their
+    form, recur three times or more and strictly take turns, none names a field (``NOT_SPEAKERS``), no heading of a
+    higher level cuts the exchanges apart (a page's items), and half the opener's turns or more ask (``?``): the
+    person asks, a page states its problems."""
+    forms = collections.Counter(f[2] for f in found)
+    if not forms:
+        return []
+    form = forms.most_common(1)[0][0]
+    mine = [f for f in found if f[2] == form]
+    labels = list(dict.fromkeys(f[3] for f in mine))
+    if len(labels) != 2 or len(mine) < 6 or any(l.lower() in NOT_SPEAKERS or heading_role(l) for l in labels):
+        return []
+    if any(a[3] == b[3] for a, b in itertools.pairwise(mine)) or mine[0][3] != labels[0]:
+        return []
+    level = len(form) if form.startswith("#") else 7
+    higher = [m.start() for m in re.finditer(r"^(#{1,6})[ \t]+\S", text, re.MULTILINE) if len(m.group(1)) < level]
+    if any(mine[0][0] < at < mine[-1][0] for at in higher):
+        return []
+    bodies = [text[f[1]:(mine[i + 1][0] if i + 1 < len(mine) else len(text))].strip() for i, f in enumerate(mine)]
+    asked = [b for f, b in zip(mine, bodies) if f[3] == labels[0]]
+    if not all(bodies) or sum(bool(QUESTION_MARKS.search(b)) for b in asked) * 2 < len(asked):
+        return []
+    roles = {labels[0]: "user", labels[1]: "assistant"}
+    return [(start, end, roles[label], label) for start, end, _, label in mine]
 
 
 def named_thought(line: str) -> bool:

@@ -320,3 +320,31 @@ def test_goose_s_face_prompt_and_its_titled_tool_rules():
     assert [(c["name"], c["arguments"], c["kind"]) for c in run.messages[1]["tool_calls"]] == [
         ("shell", "command: ls", "described")]
     assert "command: ls" not in run.messages[1]["content"] and "shell | developer" not in run.messages[1]["content"]
+
+
+def _headed(first: str, second: str, pairs: list[tuple[str, str]], level: str = "##") -> str:
+    return "\n\n".join(f"{level} {first}\n\n{a}\n\n{level} {second}\n\n{b}" for a, b in pairs)
+
+
+CHAT_ES = [("¿Cómo instalo el paquete en Linux?", "Con pip install paquete; después comprueba la versión."),
+           ("¿Y cómo lo actualizo después?", "Usa pip install --upgrade paquete."),
+           ("¿Puedo desinstalarlo sin perder la configuración?", "Sí: pip uninstall no borra tu archivo de configuración.")]
+
+
+def test_ascii_turn_labels_in_another_language_learnt_from_the_file():
+    """``## Usuario`` / ``## Asistente`` (a Spanish export; round 15 left ASCII labels to the role words): the only two
+    headings of their form, taking turns three times, the opener's turns asking: a person's and a model's."""
+    [run] = parse_text(_headed("Usuario", "Asistente", CHAT_ES))
+    assert roles(run) == ["user", "assistant"] * 3
+    assert run.messages[0]["content"] == "¿Cómo instalo el paquete en Linux?"
+
+
+def test_a_page_of_problems_and_solutions_is_no_chat():
+    """The same layout as a page's sections: a troubleshooting page's ``## Problem`` / ``## Solution`` states its
+    problems (none asks), or sits under each item's own heading: none."""
+    stated = [("The build fails with a missing header.", "Install the dev package first."),
+              ("The service does not start after an upgrade.", "Clear the cache folder, then restart it."),
+              ("Logs are empty.", "Set the log level to info?")]
+    assert parse_text(_headed("Problem", "Solution", stated)) is None
+    items = "\n\n".join(f"# Issue {n}\n\n" + _headed("Problem", "Solution", [pair]) for n, pair in enumerate(CHAT_ES))
+    assert parse_text(items) is None
