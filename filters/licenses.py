@@ -1445,6 +1445,18 @@ def is_notice_file(path: str) -> bool:
     return bool(_NOTICE_FILE.fullmatch(name)) and not ("." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS)
 
 
+# A document listing the licenses of the projects a repository copied (tcp_hw's ``THIRDPARTYLICENSES.md``,
+# ``third_party_notices.txt``, ``3rd-party-licenses.md``): none of its own folder's, but the paths it names.
+_THIRD_PARTY_NOTICES = re.compile(r"(?:third|3rd)[-_ ]?party[-_ ]?(?:licen[cs]es?|notices?)(?:\.(?:md|txt|rst|markdown))?",
+                                  re.IGNORECASE)
+
+
+def is_third_party_notices(path: str) -> bool:
+    """Whether ``path`` names a document of other projects' licenses (``_THIRD_PARTY_NOTICES``)."""
+    name = _parts(path)[-1] if _parts(path) else ""
+    return bool(_THIRD_PARTY_NOTICES.fullmatch(name))
+
+
 # What a license file named after something is named after: ``python_dotenv.LICENSE``, ``OPEN-SANS-LICENSE.txt``,
 # ``LICENSE_FOXIT``. A license's name (LICENSE-MIT, LICENSE.APACHE), an extension (LICENSE.txt) or a word for the
 # repository's own parts (LICENSE-CODE, LICENSE-docs) names no package.

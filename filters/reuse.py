@@ -35,6 +35,7 @@ from codemix.filters.licenses import (
     is_license_file,
     is_notice_file,
     is_readme,
+    is_third_party_notices,
     keyword_license,
     later_notices,
     license_ids,
@@ -196,8 +197,8 @@ def license_evidence_of(path: str, text: str) -> Evidence:
     machine-readable Debian ``copyright`` file states licenses per path (``debian_rules``), not its folder's."""
     # a Debian copyright file states licenses per path; a text for "some code" of the folder states none for it
     part = is_license_file(path) and covers_part(text)
-    if debian_copyright(path, text) or part:
-        detected = None
+    if debian_copyright(path, text) or part or is_third_party_notices(path):
+        detected = None  # per-path statements, or other projects' licenses: none for the folder
     elif is_license_file(path) and states_sections_only(path, text):
         detected = sections_default(path, text)  # r7rs-libs' LICENSE.md: each collection its section's license
     elif is_license_file(path) and table_rules(path, text):
@@ -496,12 +497,63 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return tuple(dataclasses.replace(rule, pattern=f"{folder}(?:{rule.pattern})") for rule in reuse_toml_rules(text))
     if debian_copyright(path, text):
         return debian_rules(path, text)
+    origin = path.rsplit("/", 1)[0] if "/" in path else ""
+    if is_third_party_notices(path):
+        return tuple(dataclasses.replace(rule, origin=origin) for rule in project_list_rules(path, text))
     if is_license_file(path) or is_notice_file(path):
-        origin = path.rsplit("/", 1)[0] if "/" in path else ""
         return tuple(dataclasses.replace(rule, origin=origin) for rule in (
             *listed_rules(path, text), *section_rules(path, text), *introduced_rules(path, text),
-            *heading_rules(path, text), *table_rules(path, text), *folder_statements(path, text)[0]))
+            *heading_rules(path, text), *table_rules(path, text), *folder_statements(path, text)[0],
+            *project_list_rules(path, text)))
     return ()
+
+
+# A document numbering the projects a repository copied, "N. Name: License", each with the paths it covers as bullets
+# below ("- All files in `basejump_files`", "- `include/bsg_defines.v`", "- `ram/axis_fifo.v` (MIT)"), and each
+# project's text in a section headed by its number after the list ("## 1. Basejump"): tcp_hw's THIRDPARTYLICENSES.md.
+_PROJECT_ITEM = re.compile(r"^[ \t]{0,3}(\d+)[.)][ \t]+[^:\n]+?[ \t]*:[ \t]*([^\n]*)$")
+_PROJECT_PATH = re.compile(r"^[ \t]+[-*+][ \t]+(?:all (?:the )?files (?:in|under|below)[ \t]+)?`([^`\s]+?)/?`"
+                           r"(?:[ \t]*\(([^)\n]+)\))?[ \t]*$", re.IGNORECASE)
+_NUMBERED_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(\d+)[.)][ \t]*\S[^\n]*$", re.MULTILINE)
+
+
+def _numbered_sections(text: str) -> dict[str, str]:
+    """``{number: body}`` of a document's Markdown sections headed by a number ("## 2. OpenPiton")."""
+    heads = list(_NUMBERED_HEADING.finditer(text))
+    ends = [head.start() for head in heads[1:]] + [len(text)]
+    return {head.group(1): text[head.end():end] for head, end in zip(heads, ends, strict=True)}
+
+
+def project_list_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """A ``closest`` rule for each path a numbered list of copied projects names (``_PROJECT_ITEM``, ``_PROJECT_PATH``):
+    a folder and what is below it, or a file; its license is the one the bullet names in parentheses (the variant its
+    project's text states, "(BSD)" for a BSD-2-Clause-Views text), else its project's section's text, else the names
+    after the item's colon."""
+    if "`" not in text:
+        return ()
+    folder, sections, rules, item = (path.rsplit("/", 1)[0] + "/" if "/" in path else ""), None, [], None
+    for line in text.splitlines():
+        if found := _PROJECT_ITEM.match(line):
+            item = found
+        elif item and (listed := _PROJECT_PATH.match(line)):
+            sections = _numbered_sections(text) if sections is None else sections
+            stated = notice_license(sections.get(item.group(1), "")) or detect_license("LICENSE", sections.get(item.group(1), ""))
+            expression = _project_license(listed.group(2), stated) or stated or normalize_license(item.group(2))
+            if expression:
+                target = re.escape(folder + listed.group(1))
+                rules.append(PathRule(f"{target}(?:/.*)?", expression, "closest"))
+        elif line.strip() and not line[:1].isspace():
+            item = None  # the list ended
+    return tuple(rules)
+
+
+def _project_license(named: str | None, stated: str | None) -> str | None:
+    """The license a bullet names in parentheses, as its project's text states that license (a family's variant)."""
+    if not named or (spdx := normalize_license(named)) is None:
+        return None
+    family = spdx.split("-")[0].lower()
+    variants = [i for i in license_ids(stated or "") if i.split("-")[0] == family]
+    return canonical_id(variants[0]) if len(variants) == 1 else spdx
 
 
 # A license document's sentences about its folders: lz4's LICENSE, "all files in the `lib` directory use a BSD 2-Clause

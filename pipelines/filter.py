@@ -27,6 +27,7 @@ from codemix.filters.licenses import (
     is_license_evidence,
     is_license_file,
     is_notice_file,
+    is_third_party_notices,
     license_ids,
     named_license,
     opted_out,
@@ -115,7 +116,8 @@ def license_evidence(doc: Document):
     text in a copied project's holders' names governs the folder of their files, ``reuse.copied_texts``)."""
     if not (document_kind(doc.kind).licensed_by_text and doc.repo):
         return
-    if is_license_evidence(doc.path) or is_folder_license_evidence(doc.path) or is_notice_file(doc.path):
+    if (is_license_evidence(doc.path) or is_folder_license_evidence(doc.path) or is_notice_file(doc.path)
+            or is_third_party_notices(doc.path)):
         yield repository_key(doc), license_evidence_of(doc.path, doc.text)
     if (held := held_evidence(doc.path, doc.text)) is not None:
         yield repository_key(doc), held

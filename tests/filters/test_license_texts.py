@@ -897,3 +897,22 @@ def test_a_meson_projects_license_field_speaks_for_its_folder_only_at_a_project_
     assert manifest_license("build/meson/meson.build", text) is None
     assert manifest_license("meson.build", text) == "BSD-2-Clause-Patent AND GPL-2.0-or-later"
     assert manifest_license("subprojects/lz4/meson.build", text) == "BSD-2-Clause-Patent AND GPL-2.0-or-later"
+
+
+def test_a_numbered_list_of_copied_projects_and_the_paths_each_covers() -> None:
+    """tcp_hw's THIRDPARTYLICENSES.md: "1. Basejump STL: Solderpad" with "- All files in `basejump_files`" and
+    "- `include/bsg_defines.v`", "3. Corundum: BSD/MIT" with "- `frontend/chksum_calc.sv` (BSD)" and "- `ram/axis_fifo.v`
+    (MIT)", then "## 1. Basejump" ... with each project's text: each listed path takes its project's license (the
+    variant its text states), the rest of the repository its LICENSE.md; the document is no license of its folder."""
+    files = _files("holdout12")["Jbalkind/tcp_hw"]
+    third = "THIRDPARTYLICENSES.md"
+    assert "- `ram/axis_fifo.v` (MIT)" in files[third] and "## 2. OpenPiton" in files[third]
+    assert license_evidence_of(third, files[third])[1] is None
+    licenses = resolve_licenses(license_evidence_of(p, files[p]) for p in (third, "LICENSE.md", "basejump_files/LICENSE"))
+    assert licenses.default == "BSD-3-Clause"
+    assert licenses.for_path("include/bsg_defines.v") == "SHL-0.51"
+    assert licenses.for_path("ram/axis_fifo.v") == "MIT"
+    assert licenses.for_path("frontend/chksum_calc.sv") == "BSD-2-Clause-Views"  # "(BSD)": Corundum's text's BSD
+    assert licenses.for_path("send_pipe/tonic/engine.v") == "BSD-3-Clause"
+    assert licenses.for_path("basejump_files/bsg_mem.v") == "SHL-0.51"
+    assert licenses.for_path("frontend/other.sv") == "BSD-3-Clause"  # not listed: the repository's
