@@ -1974,13 +1974,16 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # ("License: 2-clause BSD License (http://opensource.org/licenses/BSD-2-Clause)": MCAD's boxes.scad) or end a copyright
 # line ("; (C)2019 Emmanuel Marty, Peter Ferrie, M. Steil; License: 3-clause BSD", "; additions: (C)2020 Michael
 # Steil, License: 2-clause BSD": x16-rom's assembly files).
-_LICENSE_TAG = re.compile(r"^[\s*#/;%-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright)[^\n]*?[,;][ \t]*)?"
+_LICENSE_TAG = re.compile(r"^[\s*#/;%({<!-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright)[^\n]*?[,;][ \t]*)?"
                           r"(?:(?P<tag>@license[ \t]+)|licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
                           r"(?:(?P<name>[^\n*:]+?)[ \t]*(?:\(\S*://[^\s)]*\)[ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
-                          r"(?:\*/|\*)?$", re.MULTILINE | re.IGNORECASE)
+                          r"(?:\*/|\*\)|-\}|-->|\*)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 # TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").
-_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|#!.*)\n)?(?:\s*(?:/\*.*?\*/|(?://|#|--|;|%)[^\n]*))+", re.DOTALL)
+# Also the block comments of Haskell ("{- ... -}"), OCaml and Pascal ("(* ... *)"), markup ("<!-- ... -->", after an
+# XML declaration) and a Python module's docstring.
+_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|<\?xml[^\n]*?\?>|#!.*)\n)?(?:\s*(?:/\*.*?\*/|\{-.*?-\}|\(\*.*?\*\)|<!--.*?-->"
+                              r"|\"\"\".*?\"\"\"|'\'\'.*?'\'\'|(?://|#|--|;|%)[^\n]*))+", re.DOTALL)
 
 
 def named_in_banner(text: str, path: str = "") -> str | None:

@@ -916,3 +916,14 @@ def test_a_numbered_list_of_copied_projects_and_the_paths_each_covers() -> None:
     assert licenses.for_path("send_pipe/tonic/engine.v") == "BSD-3-Clause"
     assert licenses.for_path("basejump_files/bsg_mem.v") == "SHL-0.51"
     assert licenses.for_path("frontend/other.sv") == "BSD-3-Clause"  # not listed: the repository's
+
+
+def test_a_haskell_module_headers_license_field_after_a_pragma() -> None:
+    """cryptonite's ``Crypto/Cipher/CAST5/Primitive.hs`` opens with "{-# LANGUAGE MagicHash #-}", then Haddock's
+    module header in ``--`` comments, "License     :  BSD-style": the field is read past the pragma's block comment
+    (the family's default variant, BSD-3-Clause, as cryptonite's own LICENSE is)."""
+    path = "Crypto/Cipher/CAST5/Primitive.hs"
+    text = _files("cryptonite")[path]
+    assert text.startswith("{-# LANGUAGE MagicHash #-}") and "-- License     :  BSD-style" in text
+    assert own_license(text, path) == "BSD-3-Clause"
+    assert own_license(text.replace("License     :", "Maintainer  :"), path) is None
