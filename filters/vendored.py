@@ -629,6 +629,7 @@ def may_say_vendored(path: str) -> bool:
             or (not folder and _CHANGELOG.fullmatch(name) is not None))
 
 
+_ROOT_NOTICE = re.compile(r"notice(?:\.(?:txt|md))?", re.IGNORECASE)
 _LICENSE_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense|notice)(?:[-._ ].*)?|[\w-]+[-_.]licen[cs]e(?:\.\w+)?",
                            re.IGNORECASE)
 
@@ -652,6 +653,9 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
         facts += [VendoringFact("declares", _join(folder, said.group(1)), f"{path} says {' '.join(said.group(0).split())!r}")
                   for said in _THIRD_PARTY_UNDER.finditer(text[:_THIRD_PARTY_CHARS])
                   if not said.group(1).startswith(("/", "."))]
+    if not folder and not license_file and _ROOT_NOTICE.fullmatch(name):
+        # who the root's NOTICE says holds the project (``repository_owner`` reads it where no license text does)
+        facts.append(VendoringFact("notice", folder, name, holders=copyright_holders(text), first_year=_earliest_year(text)))
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -1862,6 +1866,9 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
     (``holder`` facts of files outside its vendored ``trees``)."""
     facts, trees = list(facts), tuple(trees)
     root = [f for f in facts if f.kind == "license" and f.folder == "" and vendored_tree(f.detail, trees) is None]
+    # no license text at the root: its NOTICE's holders (Clipjump's NOTICE.txt, "Copyright (C) 2013 Avi Aryan / Licensed
+    # under Apache License v2.0")
+    root = root or [f for f in facts if f.kind == "notice" and f.holders]
     years = [f.first_year for f in root if f.first_year]
     named: dict[str, list[int]] = {}
     places: dict[str, set[str]] = {}  # the names of the folders a holder's files sit in
@@ -2242,6 +2249,21 @@ _BANNER_HOLDER = re.compile(r"^[^\w\n(]*\((?:c|C)\)\s*(?:(?:19|20)\d\d(?:\s*[-â€
                             r"([^\n|]+?)\s*(?:\||$)", re.MULTILINE)
 
 
+def _bare_banner(path: str, text: str) -> str:
+    """A first line that is only a release of the file's own name ("FamiTone2 v1.12" opening ``famitone2.s``) in a
+    head naming no one, else ""."""
+    head = text[:300].lstrip()
+    if "\n" in head and not re.search(r"\w", head.split("\n", 1)[0]):
+        head = head.split("\n", 1)[1]
+    banner = _BANNER_VERSION.match(head)
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    if banner is None or banner.group(1).lower().split(".", 1)[0] != stem or len(stem) < 3 \
+            or banner.group(0).strip(" /;#*!") != f"{banner.group(1)} {banner.group(2)}" \
+            or header_holder(text) or _BANNER_HOLDER.search(text[:300]):
+        return ""
+    return f"{banner.group(1)} {banner.group(2)}"
+
+
 def banner_release(path: str, text: str, owner: RepositoryOwner, repo: str = "") -> str | None:
     """Why a file's first line says it is a release of a single-file library, or None: it names the file itself with
     a version ("stb_image - v2.30 - public domain image loader - http://nothings.org/stb", "stb_truetype.h - v1.26 -
@@ -2412,7 +2434,8 @@ def authored_release_fact(path: str, text: str) -> VendoringFact | None:
         author = said = _RELEASE_BY.search(first) or _RELEASE_BY_LINE.search(opening) or _VERSION_DATE_AUTHOR.search(opening) \
             or _based_on_code(opening)
     if author is None or said is None:
-        return None
+        banner = _bare_banner(path, text)
+        return VendoringFact("authored", _folder(path), path, project=banner) if banner else None
     name = " ".join(next(group for group in author.groups() if group).lower().split())
     if not holder_words([name]):
         return None
@@ -2459,19 +2482,24 @@ def authored_releases(facts: Iterable[VendoringFact], owner: RepositoryOwner,
     the repository's holders stays its own (``of_copies``). A repository naming no one has no one to compare with."""
     own_words = owner.words() | holder_words(owner.people)
     facts, trees = list(facts), tuple(trees)
-    if not own_words:
-        return ()
     found = []
     for fact in facts:
         if fact.kind != "authored" or vendored_tree(fact.detail, trees) is not None \
-                or holder_words([fact.name]) & own_words or (repo and names_repository(fact.detail, repo)):
+                or (repo and names_repository(fact.detail, repo)):
+            continue
+        if not fact.name:  # a bare release banner: the release of another name than the repository's
+            if not repo or names_repository(fact.project, repo):
+                continue
+            why = f"{fact.detail}'s first line names the release {fact.project!r}, naming no one"
+        elif own_words and not holder_words([fact.name]) & own_words:
+            why = (f"{fact.detail}'s opening comment names its author {fact.name!r} ({fact.project!r}), not the "
+                   f"repository's {owner.named()!r}")
+        else:
             continue
         name = fact.detail.rsplit("/", 1)[-1]
         stem = name.split(".", 1)[0]
         pattern = _join(fact.folder, f"{glob.escape(stem)}.*") if stem and "." in name else fact.detail
-        found.append(VendoredTree(fact.folder, f"{fact.detail}'s opening comment names its author {fact.name!r} "
-                                               f"({fact.project!r}), not the repository's {owner.named()!r}",
-                                  pattern=pattern, of_copies=True, own=own_words))
+        found.append(VendoredTree(fact.folder, why, pattern=pattern, of_copies=True, own=own_words))
     return tuple(found)
 
 

@@ -2078,7 +2078,8 @@ def test_release_lines_naming_their_authors_in_the_forms_libraries_write_them():
     in their release lines, no copyright line: "Gdip standard library v1.45 by tic (Tariq Porter)", "Version:
     0.0.01.00/2011-08-10/just me" (below a byte-order mark), "1.1.01.00/2014-08-30/just me" in a change history, "v 1.3
     / (a & w) Nov 2008 by derRaphael(at)oleco.net" lower in the opening comment. Clipjump's own files ("By: Avi
-    Aryan", "5th Revision", a plugin's "@Plugin-Version 0.3") give no such fact."""
+    Aryan", "5th Revision", a plugin's "@Plugin-Version 0.3") give no such fact. With no license text at its root, the
+    holder its NOTICE.txt names is the repository's."""
     from codemix.filters.vendored import authored_release_fact
 
     files = layout("clipjump-heads")
@@ -2090,10 +2091,9 @@ def test_release_lines_naming_their_authors_in_the_forms_libraries_write_them():
     for path in ("lib/TT_Console.ahk", "lib/HotkeyParser.ahk", "plugins/deleteFileFolder.ahk",
                  "plugins/external.ignoreWmanager.ahk"):
         assert authored_release_fact(path, files[path]) is None, path
-    # with the NOTICE's holder (Avi Aryan) as the root's, each is another's release
-    files["LICENSE"] = files.pop("NOTICE.txt")
+    # no license text at the root: its NOTICE.txt's holder (Avi Aryan) is the repository's, and each is another's release
     owner, found = _judged("clipjump-heads", "aviaryan/Clipjump", files)
-    assert owner.holders == {"avi aryan"}  # guard
+    assert owner.holders == {"avi aryan"} and "LICENSE" not in files
     for path in ("lib/Gdip_All.ahk", "lib/SQLiteDB/Class_SQLiteDB.ahk", "lib/TooltipEx.ahk",
                  "plugins/pformat.commonformats.lib/unhtml.ahk"):
         assert found[path][0] is not None and "opening comment names its author" in found[path][0].evidence, path
@@ -2118,6 +2118,17 @@ def test_nes_libraries_behind_include_guards_and_a_bare_release_banner():
     # the repository named for the release is that release's own
     _, found = _judged("nerdle-nes", "z-10/famitone2")
     assert found["MUSIC/famitone2.s"][0] is None
+
+
+def test_a_header_less_companion_goes_with_a_bare_release():
+    """jroweboy/skull-quest (72b702c; development set 46ab): ``MUSIC/famitone2.s`` opens ";FamiTone2 v1.12" and names no
+    one; ``MUSIC/famitone2.h`` beside it, FamiTone2's C declarations without a comment naming anyone, goes with it. The
+    game's own ``LIB/music_driver.h`` and ``skullquest.c`` stay."""
+    _, found = _judged("skull-quest-music", "jroweboy/skull-quest")
+    for path in ("MUSIC/famitone2.s", "MUSIC/famitone2.h"):
+        assert found[path][0] is not None and "FamiTone2" in found[path][0].evidence, path
+    for path in ("LIB/music_driver.h", "skullquest.c", "License.txt"):
+        assert found[path][0] is None, path
 
 
 def test_a_file_named_for_the_repository_is_its_own_whatever_its_header():
