@@ -6,6 +6,7 @@ conversation counts 0 (a control: it must be quarantined)."""
 from __future__ import annotations
 
 import ast
+import collections
 import json
 import re
 from pathlib import Path
@@ -838,6 +839,77 @@ def count_claude_stream_json(path: Path) -> int:
 
 
 
+# round 16 (b45p): structured run files of new systems, counted before any code of the round
+def _glued_records(path: Path) -> list:
+    """JSON lines, a line holding two records glued together (an interrupted append) split into both."""
+    records, decoder = [], json.JSONDecoder()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line, at = line.strip(), 0
+        while at < len(line):
+            record, at = decoder.raw_decode(line, at)
+            records.append(record)
+    return records
+
+
+def count_pi_session(path: Path) -> int:
+    """A pi coding-agent session (JSONL ``session`` header, ``message`` records of role user / assistant /
+    toolResult / bashExecution): each message record one message, plus each ``custom_message`` the harness sends
+    the model (``enriched-prompt``; a ``prompt-summary`` is the UI's timing note); model and thinking-level changes
+    and extension state are none."""
+    records = _glued_records(path)
+    return sum(1 for r in records if r.get("type") == "message") + sum(
+        1 for r in records if r.get("type") == "custom_message" and r.get("customType") == "enriched-prompt")
+
+
+def count_wrapped_cli_events(path: Path) -> int:
+    """GitHub Copilot CLI session events each wrapped in a ``{role, content, raw}`` record: the person's
+    ``user.message``, each ``assistant.message`` (its words or its ``toolRequests``), each
+    ``tool.execution_complete`` a result, and each distinct ``system.message`` prompt; hooks, turn starts and ends,
+    and compaction bookkeeping are none."""
+    events = [json.loads(line)["raw"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    kinds = collections.Counter(event["type"] for event in events)
+    prompts = {event["data"]["content"] for event in events if event["type"] == "system.message"}
+    return kinds["user.message"] + kinds["assistant.message"] + kinds["tool.execution_complete"] + len(prompts)
+
+
+def count_part_per_line(path: Path) -> int:
+    """A transcript written one content part per line (``{role, content: {type, ...}}``): the model's consecutive
+    parts one message, each person's line and each ``tool_result`` line one message."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return sum(1 for index, r in enumerate(records)
+               if r["role"] != "assistant" or index == 0 or records[index - 1]["role"] != "assistant")
+
+
+def count_run_state(path: Path) -> int:
+    """An OpenAI Agents SDK (JS) ``RunState`` serialized by ``toString()``: the ``originalInput`` (a string is one
+    message, a list its items) and each generated item but the approvals waiting for an answer."""
+    state = json.loads(path.read_text())
+    given = state["originalInput"]
+    return (1 if isinstance(given, str) else len(given)) + sum(
+        1 for item in state["generatedItems"] if item["type"] != "tool_approval_item")
+
+
+def count_role_lines(path: Path) -> int:
+    """JSON lines of which those with a conversational ``role`` are messages (a tools list or metadata line is
+    none)."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return sum(1 for r in records if r.get("role") in ("user", "assistant", "system", "tool"))
+
+
+def count_step_records(path: Path) -> int:
+    """An IDE agent's trajectory of steps (``source`` USER_EXPLICIT / MODEL / SYSTEM, ``type`` USER_INPUT,
+    PLANNER_RESPONSE, tool steps, system notices): each step that carries ``content``, ``thinking`` or
+    ``tool_calls`` one message (the bare history and knowledge markers are none)."""
+    steps = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return sum(1 for step in steps if step.get("content") or step.get("thinking") or step.get("tool_calls"))
+
+
+def count_session_export_messages(path: Path) -> int:
+    """A session exported as one JSON line (``system_prompt`` beside ``messages``): the prompt and each message."""
+    session = json.loads(path.read_text(encoding="utf-8"))
+    return bool(session.get("system_prompt")) + len(session["messages"])
+
+
 # round 15 (b45l: text exports, share pages and terminal copies, collected before code changed)
 def count_opencode_export(path: Path) -> int:
     """opencode's own ``/export`` Markdown: each ``## User`` and ``## Assistant (agent · model · time)`` heading a
@@ -1165,6 +1237,16 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Jaeger JSON export of an inference API's spans (operation names and tags, no conversation)": count_nothing,
                 "Analytics assistant run summaries (JSONL: thread_id, question, route, token counts; no answers, no conversation)": count_nothing,
                 "Agent Trace attribution records (JSONL: files and line ranges per AI contributor, no conversation)": count_nothing,
+                # round 16 (b45p): structured run files of new systems, collected before code changed
+                "kimchi coding harness session on pi (JSONL v3: session header, message records user/assistant/toolResult, custom_message enriched prompts, model changes)": count_pi_session,
+                "pi coding agent session v1 (JSONL: session header, message records with toolCall parts, toolResult and bashExecution roles, two records glued on one line)": count_pi_session,
+                "wasa-cli transcript of a GitHub Copilot CLI session (JSONL: empty role/content wrappers around raw session events; tool requests as Python-repr strings)": count_wrapped_cli_events,
+                "Engram transcript of a Claude Code session (JSONL: one content part per line, thinking / text / tool_use of the model, tool_result lines)": count_part_per_line,
+                "OpenAI Agents SDK (JS) RunState serialized mid-run (schema 1.17: originalInput, generatedItems of a tool call and its output, modelResponses)": count_run_state,
+                "Goose session JSONL (a tools line, messages with created times, toolRequest / toolResponse content items)": count_role_lines,
+                "Hermes Agent session exported as one JSON line (system_prompt, session statistics, messages with tool_calls as a Python-repr string, reasoning)": count_session_export_messages,
+                "IDE agent trajectory of steps exported as JSONL (source USER_EXPLICIT/MODEL/SYSTEM, USER_INPUT, PLANNER_RESPONSE with thinking and tool_calls as a Python-repr string, tool steps, ephemeral system messages)": count_step_records,
+                "AG-UI event transcript of an SDK integration test (RUN_STARTED, TEXT_MESSAGE_START/CONTENT/END events without text, no conversation)": count_nothing,
                 # round 15 (b45l: text exports, share pages and terminal copies, collected before code changed)
                 "opencode /export of an oh-my-opencode session (## User / ## Assistant (agent · model · time), _Thinking:_, **Tool:** / **Input:** / **Output:**)": count_opencode_export,
                 "GitHub Copilot CLI /share Markdown (### 👤 User / ### 💬 Copilot, ### ✅ `tool` blocks with Arguments in <details>)": count_copilot_cli_share,
