@@ -1240,12 +1240,12 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 # round 16 (b45p): structured run files of new systems, collected before code changed
                 "kimchi coding harness session on pi (JSONL v3: session header, message records user/assistant/toolResult, custom_message enriched prompts, model changes)": count_pi_session,
                 "pi coding agent session v1 (JSONL: session header, message records with toolCall parts, toolResult and bashExecution roles, two records glued on one line)": count_pi_session,
-                "wasa-cli transcript of a GitHub Copilot CLI session (JSONL: empty role/content wrappers around raw session events; tool requests as Python-repr strings)": count_wrapped_cli_events,
+                "wasa-cli transcript of a GitHub Copilot CLI session (JSONL: empty role/content wrappers around raw session events; tool requests, results and reasoning inside)": count_wrapped_cli_events,
                 "Engram transcript of a Claude Code session (JSONL: one content part per line, thinking / text / tool_use of the model, tool_result lines)": count_part_per_line,
                 "OpenAI Agents SDK (JS) RunState serialized mid-run (schema 1.17: originalInput, generatedItems of a tool call and its output, modelResponses)": count_run_state,
                 "Goose session JSONL (a tools line, messages with created times, toolRequest / toolResponse content items)": count_role_lines,
-                "Hermes Agent session exported as one JSON line (system_prompt, session statistics, messages with tool_calls as a Python-repr string, reasoning)": count_session_export_messages,
-                "IDE agent trajectory of steps exported as JSONL (source USER_EXPLICIT/MODEL/SYSTEM, USER_INPUT, PLANNER_RESPONSE with thinking and tool_calls as a Python-repr string, tool steps, ephemeral system messages)": count_step_records,
+                "Hermes Agent session exported as one JSON line (system_prompt, session statistics, messages with OpenAI-style tool_calls, reasoning)": count_session_export_messages,
+                "IDE agent trajectory of steps exported as JSONL (source USER_EXPLICIT/MODEL/SYSTEM, USER_INPUT, PLANNER_RESPONSE with thinking and tool_calls, tool steps, ephemeral system messages)": count_step_records,
                 "AG-UI event transcript of an SDK integration test (RUN_STARTED, TEXT_MESSAGE_START/CONTENT/END events without text, no conversation)": count_nothing,
                 # round 15 (b45l: text exports, share pages and terminal copies, collected before code changed)
                 "opencode /export of an oh-my-opencode session (## User / ## Assistant (agent · model · time), _Thinking:_, **Tool:** / **Input:** / **Output:**)": count_opencode_export,
