@@ -74,6 +74,7 @@ from codemix.mixtures.transcript_formats.turns import (
     content_of,
     first_present,
     has_text_or_calls,
+    held_items,
     indexed_items,
     inferred_turns,
     is_call_list,
@@ -87,6 +88,7 @@ from codemix.mixtures.transcript_formats.turns import (
     lifted_turns,
     listed_call_records,
     logged_prompt,
+    lone_block,
     parallel_events,
     requested_turn,
     response_messages,
@@ -163,6 +165,8 @@ def find_conversations(value: Any) -> list[Found]:
             node, kind = prefixed, "turns"  # ["User: ...", "Assistant: ..."]
         if kind is None and (lifted := lifted_turns(node)) is not None:
             node, kind = lifted, "turns"  # steps each holding its turn beside the step's calls and results
+        if kind is None and (items := held_items(node)) is not None:
+            node, kind = items, "turns"  # run items each holding one protocol item (a call, its output)
         if kind is None and (wrapped := wrapped_turns(node)) is not None:  # turns inside envelopes
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, wrapped[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),
@@ -1007,6 +1011,12 @@ def is_silent(entry: Any) -> bool:
     return isinstance(entry, dict) and not turn_text(content_of(entry)).strip() and unwrap_turn(entry) is None
 
 
+# A file of turns is read when at most one line in twenty is of no shape the reader knows (a corrupted record, a
+# kind no other line has): those lines are counted (``entries_unread``) and the first named, not read; more, and
+# the file is no file of turns. One odd line never costs the session's other turns.
+MAX_UNREAD_SHARE = 0.05
+
+
 def parse_turn_lines(entries: list) -> list[Transcript]:
     """The turns of one conversation, a line each (``{"role": "User", "text": ...}`` per line, or an
     envelope around one); a line that is a logged tool call (``{name, arguments, result}``) between them is
@@ -1021,7 +1031,7 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     turns = [unwrap_turn(entry) for entry in entries if detect_turn_line(entry)]
     roles = speaker_roles(turns)
     messages: list[dict[str, Any]] = []
-    left_out = 0
+    left_out, unread, after_lone_part = 0, [], False
     for index, entry in enumerate(entries, 1):
         if detect_turn_line(entry):
             line = turn_messages([unwrap_turn(entry)], roles)
@@ -1030,17 +1040,38 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
                     and messages[-1]["role"] == "assistant" and not messages[-1]["observation"]):
                 messages[-1]["tool_calls"] = [*messages[-1]["tool_calls"], *line[0]["tool_calls"]]  # its turn's call
                 continue
+            if lone_block(turn) and after_lone_part and len(line) == 1 and joins_turn(messages[-1], line[0]):
+                join_part(messages[-1], line[0])  # the model's turn written a part per line: one message
+                continue
+            after_lone_part = lone_block(turn) and len(line) == 1
             messages += line
-        elif is_tool_event(entry):
+            continue
+        after_lone_part = False
+        if is_tool_event(entry):
             messages += tool_event_messages([entry])
         elif is_silent(entry) or other_kind(entry, kinds):
             left_out += 1  # a header, a usage record, or an entry of a kind no turn is (a harness's context notes)
         else:
             keys = sorted(map(str, entry))[:10] if isinstance(entry, dict) else type(entry).__name__
-            raise TranscriptShapeError(f"line {index} is no turn and no tool call ({keys}) in a file of turns")
+            unread.append(f"line {index} is no turn and no tool call ({keys}) in a file of turns")
+    if len(unread) > MAX_UNREAD_SHARE * len(entries):  # a file of some other kind, not a few odd lines
+        raise TranscriptShapeError(unread[0])
     messages = flag_text_observations(messages)
-    extra: dict[str, Any] = {"layout": "turns", **({"entries_left_out": left_out} if left_out else {})}
+    extra: dict[str, Any] = {"layout": "turns", **({"entries_left_out": left_out} if left_out else {}),
+                             **({"entries_unread": len(unread), "first_unread": unread[0]} if unread else {})}
     return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra=extra)]
+
+
+def joins_turn(previous: dict[str, Any], part: dict[str, Any]) -> bool:
+    """Whether a part written on a line of its own continues the model's turn before it (the model's, no tool's)."""
+    return previous["role"] == part["role"] == "assistant" and not previous["observation"] and not part["observation"]
+
+
+def join_part(turn: dict[str, Any], part: dict[str, Any]) -> None:
+    """``part`` (thinking, words or a call, read from its own line) added to the model's ``turn``."""
+    turn["content"] = "\n\n".join(t for t in (turn["content"], part["content"]) if t)
+    turn["reasoning"] = "\n\n".join(t for t in (turn["reasoning"], part["reasoning"]) if t)
+    turn["tool_calls"] = [*turn["tool_calls"], *part["tool_calls"]]
 
 
 # Where a line that opens a session names it (Gemini CLI's ``stream-json`` ``init`` record).

@@ -37,7 +37,7 @@ ROLE_ALIASES.update({name.replace("_", sep): role for name, role in list(ROLE_AL
                      for sep in (" ", "-", "")})  # and joined, as a camelCase role reads lowered (``toolResult``)
 ROLE_KEYS = ("role", "from", "speaker", "sender", "send_from", "speaker_name", "agent_name", "author", "type")
 CONTENT_KEYS = ("content", "value", "text", "message", "msg", "parts", "blocks", "utterance", "data")
-CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use"})
+CALL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_use", "tool_request"})
 RESULT_BLOCK_TYPES = frozenset({"tool_result", "function_call_output", "tool_response", "function_response"})
 # Blocks named by their one key instead of a ``type`` (Gemini's ``{"functionCall": {name, args}}`` parts).
 KEYED_CALL_BLOCKS = ("functionCall", "function_call", "toolCall", "tool_call", "toolUse", "tool_use")
@@ -411,7 +411,8 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
 
 # Responses API items a call was sent beside its messages: the model's earlier calls and their outputs.
 ITEM_CALLS = frozenset({"function_call", "custom_tool_call"})
-ITEM_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+# ``function_call_result``: the OpenAI Agents SDK for JavaScript's name for a call's output (``callId``, camelCase).
+ITEM_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "function_call_result"})
 
 
 def item_turns(value: Any) -> Any:
@@ -426,15 +427,39 @@ def item_turns(value: Any) -> Any:
         kind = item.get("type") if isinstance(item, dict) else None
         if kind in ITEM_CALLS:
             turns.append({"role": "assistant", "content": "", "tool_calls": [
-                {"id": item.get("call_id") or item.get("id"), "function": {"name": item.get("name"),
-                                                                          "arguments": item.get("arguments", item.get("input"))}}]})
+                {"id": item.get("call_id") or item.get("callId") or item.get("id"),
+                 "function": {"name": item.get("name"), "arguments": item.get("arguments", item.get("input"))}}]})
         elif kind in ITEM_OUTPUTS:
-            turns.append({"role": "tool", "content": item.get("output"), "tool_call_id": str(item.get("call_id") or "")})
+            turns.append({"role": "tool", "content": item.get("output"),
+                          "tool_call_id": str(item.get("call_id") or item.get("callId") or "")})
         elif isinstance(item, dict) and speaker_of(item):
             turns.append(item)
         else:
             return value
     return turns
+
+
+def held_items(items: Any) -> list | None:
+    """Run items that each hold their message or protocol item in one child object, the run's bookkeeping beside
+    it (the OpenAI Agents SDK's ``generatedItems``: ``{type: tool_call_item, rawItem: {type: function_call, ...},
+    agent: {name}}``): the held items as turns (``item_turns``). None unless every item holds exactly one, with
+    no text of its own, and one at least is a call or a call's output."""
+    if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items[:200]):
+        return None
+    held = []
+    for item in items:
+        if speaker_of(item) is not None or any(isinstance(v, str) and (len(v) > 80 or "\n" in v)
+                                               for k, v in item.items() if k != "output"):
+            return None
+        inner = [v for v in item.values() if isinstance(v, dict)
+                 and (v.get("type") in ITEM_CALLS | ITEM_OUTPUTS or speaker_of(v) is not None)]
+        if len(inner) != 1:
+            return None
+        held.append(inner[0])
+    if not any(h.get("type") in ITEM_CALLS | ITEM_OUTPUTS for h in held):
+        return None
+    turns = item_turns(held)
+    return turns if turns is not held and is_turn_list(turns) else None
 
 
 def json_turns(text: str) -> list | None:
@@ -774,18 +799,32 @@ def thought_parts(item: dict) -> str:
                        for s in summaries if isinstance(s, dict) and isinstance(s.get("description"), str))
 
 
+# Kinds of content block a turn may hold alone, as one object where a list of blocks is usual.
+LONE_BLOCK_KINDS = CALL_BLOCK_TYPES | RESULT_BLOCK_TYPES | {"text", "thinking", "reasoning"}
+
+
 def content_of(item: dict) -> Any:
     for key in CONTENT_KEYS:
         if key in item:
             value = item[key]
             if key == "data" and isinstance(value, dict):  # LangChain: {"type": "human", "data": {"content"}}
                 return value.get("content", value.get("text"))
+            if isinstance(value, dict) and block_type(value) and block_kind(value) in LONE_BLOCK_KINDS:
+                return [value]  # one block where a list is usual (a transcript written a part per line)
             return value
     return None
 
 
+def lone_block(item: Any) -> bool:
+    """Whether a turn holds one content block as an object, not a list (a transcript written a part per line:
+    the model's thinking, words and each call on lines of their own)."""
+    value = next((item[k] for k in CONTENT_KEYS if k in item), None) if isinstance(item, dict) else None
+    return isinstance(value, dict) and bool(block_type(value)) and block_kind(value) in LONE_BLOCK_KINDS
+
+
 # A call record's fields that are not its arguments.
-CALL_OWN_FIELDS = frozenset({"name", "tool_name", "tool", "toolName", "id", "call_id", "toolCallId", "type", "status"})
+CALL_OWN_FIELDS = frozenset({"name", "tool_name", "tool", "toolName", "id", "call_id", "toolCallId", "tool_id", "type",
+                             "status"})
 
 
 def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
@@ -798,22 +837,45 @@ def turn_calls(item: dict, where: str) -> list[dict[str, Any]]:
            for call in raw]  # ``{tool_call: {id, function}}``: OpenInference's entries, each under its kind
     raw = [*raw, *([item["function_call"]] if isinstance(item.get("function_call"), dict) else [])]
     content = content_of(item)
-    raw += [keyed_body(b, KEYED_CALL_BLOCKS) for b in content
-            if block_kind(b) in CALL_BLOCK_TYPES] if isinstance(content, list) else []
+    raw += [held_call(b) for b in content if block_kind(b) in CALL_BLOCK_TYPES] if isinstance(content, list) else []
     calls = []
     for call in raw:
         if not isinstance(call, dict):
             continue
         function = call["function"] if isinstance(call.get("function"), dict) else call
+        function = settled(function)
         name = function.get("name") or function.get("tool_name") or function.get("tool") or function.get("toolName")
         arguments = next((function[k] for k in ("arguments", "input", "args", "parameters", "params")
                           if k in function), None)
         if arguments is None and call is function:  # arguments kept as the call's own fields (``{tool: Read, file}``)
             arguments = {k: v for k, v in call.items() if k not in CALL_OWN_FIELDS} or None
         if isinstance(name, str) and name:
-            calls.append(tool_call(call.get("id") or call.get("call_id") or call.get("toolCallId"), name, arguments,
-                                   where=where))
+            calls.append(tool_call(call.get("id") or call.get("call_id") or call.get("toolCallId") or call.get("tool_id"),
+                                   name, arguments, where=where))
     return calls or own_call(item, where)
+
+
+def held_call(block: dict) -> dict:
+    """The call a block holds under its kind's key (``{"functionCall": {...}}``), keeping the block's own id
+    (Goose's ``{type: toolRequest, id, toolCall: {...}}``), else the block."""
+    body = keyed_body(block, KEYED_CALL_BLOCKS)
+    return {**body, "id": block["id"]} if body is not block and "id" not in body and block.get("id") else body
+
+
+def held_result(block: dict) -> dict:
+    """The result a block holds under its kind's key (``{"functionResponse": {...}}``), keeping the block's id."""
+    body = keyed_body(block, KEYED_RESULT_BLOCKS)
+    return {**body, "id": block["id"]} if body is not block and "id" not in body and block.get("id") else body
+
+
+def settled(value: Any) -> Any:
+    """What a ``{status, value}`` result envelope holds (a Rust ``Result`` serialised: Goose's ``toolCall`` and
+    ``toolResult``), else ``value``; the id the envelope's holder gave it is kept."""
+    if isinstance(value, dict) and set(value) - {"id"} == {"status", "value"} and value["value"] is not None:
+        inner = value["value"]
+        return {**inner, **({"id": value["id"]} if "id" in value and "id" not in inner else {})} if isinstance(
+            inner, dict) else {"content": inner, **({"id": value["id"]} if "id" in value else {})}
+    return value
 
 
 # A model's turn that keeps its one call in fields of its own (CAMEL's ``FunctionCallingMessage``: ``func_name``,
@@ -910,10 +972,10 @@ def inner_result_text(value: Any) -> str:
 
 def result_blocks(item: dict) -> list[dict[str, Any]]:
     content = content_of(item)
-    blocks = [keyed_body(b, KEYED_RESULT_BLOCKS) for b in content
+    blocks = [settled(held_result(b)) for b in content
               if block_kind(b) in RESULT_BLOCK_TYPES] if isinstance(content, list) else []
     return [message("tool", result_text(b), tool_call_id=str(b.get("tool_use_id") or b.get("call_id") or b.get(
-        "toolCallId") or b.get("id") or ""), observation=True) for b in blocks]
+        "toolCallId") or b.get("tool_id") or b.get("id") or ""), observation=True) for b in blocks]
 
 
 def result_text(block: dict) -> str:

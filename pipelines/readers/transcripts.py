@@ -106,6 +106,11 @@ class JsonRows(NamedTuple):
     rows: list
 
 
+class GluedRecords(list):
+    """The records of one JSONL line that holds several written back to back (``{...}{...}``: an append cut short
+    before its newline, the next record written on the same line): in a session, each is an entry of its own."""
+
+
 def read_transcripts(source: SourceConfig, location: str, tally: ReadTally) -> Iterator[Outcome]:
     """One Document per transcript (see the module docstring for how files are read).
 
@@ -370,7 +375,7 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
                         f"the first record is not a {source.format} session entry (format: {source.format})"))
                     return
             if session:
-                entries.append(parsed)
+                entries.extend(parsed) if isinstance(parsed, GluedRecords) else entries.append(parsed)
                 size += len(line)
                 if size > source.limits.max_file_bytes:  # a session is one transcript: bounded like a file
                     tally.count()
@@ -466,7 +471,7 @@ def _parsed_line(source: SourceConfig, where: str, line: bytes | None, limit: in
     except JSON_ERRORS as error:
         text = _utf8_or_none(line) if str(error).startswith("Extra data") else None
         values = concatenated_json(text) if text is not None else None
-        return values if values is not None else quarantine(source, where, error)
+        return GluedRecords(values) if values is not None else quarantine(source, where, error)
 
 
 def concatenated_json(text: str) -> list | None:
