@@ -22,6 +22,7 @@ from codemix.mixtures.transcript_formats.banners import BANNER_TURNS, is_python_
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
     MAX_JSON_DEPTH,
+    UNSPACED_LETTER,
     TranscriptShapeError,
     is_spoken,
     message,
@@ -539,6 +540,12 @@ STATED_WORD = re.compile(r"[^\W\d_]{2,}")
 CODE_MARK = re.compile(r"[(){}\[\]<>=$`]")
 
 
+def stated(line: str) -> bool:
+    """Words enough to state something: four runs of letters, or eight letters of a script written without spaces
+    (``我将帮您规划哈尔滨7日游的每日行程``: round 16, its runs are clauses, not words)."""
+    return len(STATED_WORD.findall(line)) >= 4 or len(UNSPACED_LETTER.findall(line)) >= 8
+
+
 def opening_step_as_context(messages: list[dict[str, Any]]) -> bool:
     """A run no request reaches that the model opens by acting (browser-use's first step, a ReAct agent's first
     call: the request sat in a caller the file does not keep) and whose opening turn says in words what it sets
@@ -553,7 +560,7 @@ def opening_step_as_context(messages: list[dict[str, Any]]) -> bool:
         return False
     first = messages[models[0]]
     said = [text.strip().splitlines()[0] for text in (first["content"], first.get("reasoning") or "") if text.strip()]
-    if not any(len(STATED_WORD.findall(CODE_MARK.split(line, 1)[0])) >= 4 for line in said):
+    if not any(stated(CODE_MARK.split(line, 1)[0]) for line in said):
         return False
     if first["content"].rstrip().endswith(("?", "？")) and not any(m["role"] == "user" for m in messages[models[0]:]):
         return False  # a question ("How can I help you today?") waits for a person's answer the run lost

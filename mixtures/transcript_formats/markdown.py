@@ -94,7 +94,33 @@ def headings(text: str) -> list[tuple]:
     found = outside_fences(text, marked(text, HEADING)) or marked(text, BANNER)
     if {"user", "assistant"} <= {role for *_, role in found}:
         return with_call_headings(text, found)
-    return other_side(text, found) or named_headings(text) or learnt_headings(text) or found
+    return other_side(text, found) or named_headings(text) or learnt_headings(text) or part_headings(text) or found
+
+
+ANY_HEADING = re.compile(r"^#{1,6}[ \t]+(?P<words>\S[^\n]*?)[ \t]*$", re.MULTILINE)
+
+
+def part_headings(text: str) -> list[tuple[int, int, str]]:
+    """An agent's step log under headings that name each step's part (round 16: manus-learn's ``### Step 3 -
+    Thought`` / ``### Step 3 - Tool Call`` / ``### Step 3 - Tool Result``): a heading whose words name the model's
+    thinking or a call is the model's turn (a call written under it is its call), one whose words name what running
+    gave is the tool's. Each kind recurs, a result follows a call; a heading the log repeats with only its numbers
+    changing and no part's words (``## [2026-01-25 20:39:11] Execution Update``) is the log's furniture, no one's
+    words. ``[]`` for any other page. The run holds no request: it is judged as any run no request reaches."""
+    marks, furniture = [], collections.Counter()
+    for match in ANY_HEADING.finditer(text):
+        words = key_words(re.sub(r"\d+", " ", match.group("words")))
+        role = ("tool" if words & OUTPUT_WORDS else "assistant" if words & (THINKING_WORDS | {"call", "action"})
+                else None)
+        marks.append((match.start(), match.end(), role, re.sub(r"\d+", "#", match.group("words"))))
+        furniture[marks[-1][3]] += role is None
+    parts = collections.Counter(m[3] for m in marks if m[2] is not None)
+    kinds = {m[2] for m in marks if m[2] is not None and parts[m[3]] >= 2}
+    if kinds != {"assistant", "tool"} or sum(m[2] is not None for m in marks) < 4:
+        return []
+    if any(m[2] is None and furniture[m[3]] < 3 for m in marks if marks[0][0] < m[0]):
+        return []  # another heading among the steps: a page's sections, not a log's
+    return [(start, end, role or "furniture") for start, end, role, _ in marks]
 
 
 # A heading that is a tool's name in code after a status glyph (GitHub Copilot CLI's ``/share``: ``### ✅ `bash```,
@@ -367,7 +393,8 @@ def detect_markdown_turns(text: Any) -> bool:
         return False
     marks = headings(text)
     roles = {heading[2] for heading in marks}
-    return "user" in roles and "assistant" in roles or request_steps(text) is not None or model_run(text, marks)
+    return ("user" in roles and "assistant" in roles or request_steps(text) is not None or model_run(text, marks)
+            or bool(part_headings(text)))
 
 
 # A heading's aside that a log writes, not a title: a time (``(14:32:16)``) or a model's name in parentheses.

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from codemix.mixtures.transcript_formats import parse_text
+from tests.mixtures.reading import read_split as read
 
 INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
 GEMINI_SCREEN = INPUTS / "ai-cli-log.gemini-screen.lines-1-36-173-213.txt"
@@ -348,3 +349,32 @@ def test_a_page_of_problems_and_solutions_is_no_chat():
     assert parse_text(_headed("Problem", "Solution", stated)) is None
     items = "\n\n".join(f"# Issue {n}\n\n" + _headed("Problem", "Solution", [pair]) for n, pair in enumerate(CHAT_ES))
     assert parse_text(items) is None
+
+
+# An agent's step log under headings naming each step's part (kakaCat/manus-learn, the spent eighth holdout's row, no
+# licence: its layout rebuilt, a few of its words quoted).
+STEP_LOG = "".join(
+    f"\n## [2026-01-25 20:39:1{n}] Execution Update\n\n### Step {n} - Thought\n\n{thought}\n\n"
+    f"\n## [2026-01-25 20:39:1{n}] Execution Update\n\n### Step {n} - Tool Call\n\n**Tool**: `{tool}`\n**Args**: ```json\n{{}}\n```\n\n"
+    f"\n## [2026-01-25 20:39:1{n}] Execution Update\n\n### Step {n} - Tool Result\n\n```\n{result}\n```\n"
+    for n, thought, tool, result in [
+        (1, "我将帮您规划哈尔滨7日游的每日行程。首先让我了解一下可用的资源。", "list_allowed_directories", "/root/shared/workspace"),
+        (2, "", "list_directory", "[DIR] travel_plans"),
+        (3, "现在我来读取旅行计划。", "read_file", "Day 1: Central Street")])
+
+
+def test_a_step_log_under_part_headings_opened_by_a_statement_in_chinese(tmp_path: Path):
+    """``### Step N - Thought`` / ``Tool Call`` / ``Tool Result``: the thought and the call one model turn, the result
+    the tool's; the ``Execution Update`` headings the log repeats are its furniture. No request: the opening step
+    says in eight letters or more of Chinese what it sets out to do (its runs of letters are clauses, not four words),
+    so it is the run's context (an observation), not refused."""
+    [run] = parse_text(STEP_LOG)
+    assert roles(run) == ["assistant", "tool"] * 3
+    assert [c["name"] for m in run.messages for c in m["tool_calls"]] == ["list_allowed_directories", "list_directory",
+                                                                          "read_file"]
+    assert not any("Execution Update" in (m["content"] + m["reasoning"]) for m in run.messages)
+    path = tmp_path / "task_5_Agent-general.md"
+    path.write_text(STEP_LOG)
+    docs, quarantined = read(path)
+    assert not quarantined and len(docs) == 1
+    assert docs[0].metadata["messages"][0]["observation"] and docs[0].metadata["messages"][0]["role"] == "assistant"
