@@ -520,7 +520,7 @@ _NUMBERED_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(\d+)[.)][ \t]*\S[^\n]*$
 def _numbered_sections(text: str) -> dict[str, str]:
     """``{number: body}`` of a document's Markdown sections headed by a number ("## 2. OpenPiton")."""
     heads = list(_NUMBERED_HEADING.finditer(text))
-    ends = [head.start() for head in heads[1:]] + [len(text)]
+    ends = [head.start() for head in heads[1:]] + [len(text)] if heads else []
     return {head.group(1): text[head.end():end] for head, end in zip(heads, ends, strict=True)}
 
 

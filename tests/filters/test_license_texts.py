@@ -927,3 +927,13 @@ def test_a_haskell_module_headers_license_field_after_a_pragma() -> None:
     assert text.startswith("{-# LANGUAGE MagicHash #-}") and "-- License     :  BSD-style" in text
     assert own_license(text, path) == "BSD-3-Clause"
     assert own_license(text.replace("License     :", "Maintainer  :"), path) is None
+
+
+def test_a_numbered_list_of_copied_projects_without_their_texts() -> None:
+    """The same list with no numbered sections after it (tcp_hw's THIRDPARTYLICENSES.md cut at its first rule): each
+    path takes the name its bullet or its item gives ("- `ram/axis_fifo.v` (MIT)", "2. OpenPiton: BSD")."""
+    text = _files("holdout12")["Jbalkind/tcp_hw"]["THIRDPARTYLICENSES.md"].split("\n---\n")[0]
+    assert "## 1." not in text and "4. Tonic: BSD" in text
+    rules = {rule.pattern: rule.expression for rule in license_evidence_of("THIRDPARTYLICENSES.md", text)[2]}
+    assert rules[r"ram/axis_fifo\.v(?:/.*)?"] == "MIT"
+    assert rules["noc_stuff(?:/.*)?"] == "BSD-3-Clause"
