@@ -160,7 +160,8 @@ def _about_another_page(line: str) -> bool:
         if marker is None:
             continue
         found = True
-        if sentence.lstrip(_MARKUP_LEAD).startswith(marker) or re.search(r"\b(?:this|these)\b", sentence):
+        # ("_This file is auto-generated._": Markdown's emphasis mark is a word character to ``\b``)
+        if sentence.lstrip(_MARKUP_LEAD).startswith(marker) or re.search(r"(?<![a-z])(?:this|these)(?![a-z])", sentence):
             return False
     return found
 
