@@ -109,7 +109,11 @@ def call_id_of(view: dict) -> str:
 
 
 def result_of(view: dict) -> Any:
-    return next((view[k] for k in CALL_RESULT_KEYS if view.get(k) not in (None, "", [], {})), None)
+    """What a call's event says it returned; a failed call's ``error`` when it answers a call by id."""
+    found = next((view[k] for k in CALL_RESULT_KEYS if view.get(k) not in (None, "", [], {})), None)
+    if found is None and view.get("error") not in (None, "", [], {}) and any(k in view for k in CALL_ID_KEYS[:-1]):
+        return view["error"]
+    return found
 
 
 def as_text(value: Any) -> str:
@@ -192,9 +196,7 @@ def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]]
     if any(isinstance(view.get(k), str) and kind_words(view[k]) & ACK_WORDS for k in SUBKIND_KEYS):
         return []  # an acknowledgement: read, and no turn
     if speaker and ROLE_ALIASES.get(speaker.lower()) and has_text_or_calls(view):
-        said = [m for m in turn_messages([view]) if m["role"] != "assistant" or m["content"].strip()
-                or m["tool_calls"] or m["reasoning"]]  # a model's event of no text, call or reasoning is no turn
-        return said  # (an empty result: read, and no turn)
+        return said(turn_messages([view]))  # a model's event of no text, call or reasoning is no turn (read)
     words = kind_words(view[key]) | key_words(view[key])
     if words & TOOL_WORDS or call_name(view):  # a tool event's state says which side it is (``status: executing``)
         words |= frozenset(w for k in STATE_KEYS if isinstance(view.get(k), str) for w in kind_words(view[k]))
@@ -202,6 +204,8 @@ def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]]
         return calls
     if (steps := step_event_messages(view, where)) is not None:
         return steps
+    if words & MODEL_WORDS and listed_call_records(view):  # the model's message listing the calls it makes
+        return turn_messages([{**view, "role": "assistant"}])
     text = event_text(view, key)
     if not text.strip() and (task := next((view[k] for k in TASK_KEYS if k != key and isinstance(view.get(k), str)
                                            and view[k].strip()), "")):
@@ -301,10 +305,17 @@ def models_kinds(read: list, views: list[dict], key: str) -> list:
     if not any(m and m[0]["role"] == "user" and not m[0]["observation"] for m in read):
         return read
     unread = [m is None or model_step(view) for view, m in zip(views, read)]
-    model = {view[key] for view, left in zip(views, unread) if left and (
-        isinstance(view.get("model"), str) or listed_call_records(view))}
-    return [turn_messages([{**view, "role": "assistant"}]) or None if left and view[key] in model else m
+    model = {view[key] for view, left in zip(views, unread) if left and not kind_words(view[key]) & TOOL_WORDS and (
+        isinstance(view.get("model"), str) or listed_call_records(view))}  # a tool's event names the model it ran for
+    return [said(turn_messages([{**view, "role": "assistant"}])) or None if left and view[key] in model else m
             for view, m, left in zip(views, read, unread)]
+
+
+def said(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages that say something: a model's message of no text, call or reasoning is none (a tool's
+    execution notice that names the model it ran for)."""
+    return [m for m in messages if m["role"] != "assistant" or m["content"].strip() or m["tool_calls"]
+            or m["reasoning"]]
 
 
 def model_step(view: dict) -> bool:

@@ -1056,10 +1056,22 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
             unread.append(f"line {index} is no turn and no tool call ({keys}) in a file of turns")
     if len(unread) > MAX_UNREAD_SHARE * len(entries):  # a file of some other kind, not a few odd lines
         raise TranscriptShapeError(unread[0])
+    if sum(1 for e in entries if other_kind(e, kinds) and not is_silent(e) and holds_words(e)) > len(turns):
+        # most lines that say something are of kinds no turn is: an event log with a few turn-shaped events
+        raise TranscriptShapeError(f"{len(turns)} turn lines among more lines of other kinds that say something")
     messages = flag_text_observations(messages)
     extra: dict[str, Any] = {"layout": "turns", **({"entries_left_out": left_out} if left_out else {}),
                              **({"entries_unread": len(unread), "first_unread": unread[0]} if unread else {})}
     return [Transcript(format="turn-lines", messages=messages, facts=outcome(entries), extra=extra)]
+
+
+def holds_words(entry: Any) -> bool:
+    """Whether a record holds prose anywhere (a string of several words), not only ids, names and numbers."""
+    if isinstance(entry, str):
+        return len(entry.split()) >= 3
+    if isinstance(entry, dict):
+        return any(holds_words(v) for v in entry.values())
+    return isinstance(entry, list) and any(holds_words(v) for v in entry[:50])
 
 
 def joins_turn(previous: dict[str, Any], part: dict[str, Any]) -> bool:

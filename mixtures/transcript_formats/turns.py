@@ -930,9 +930,22 @@ def stated_call(block: Any) -> dict | None:
             "input": state.get("input", {}), "result": result}
 
 
+def is_listed_call(item: Any) -> bool:
+    """A call record in a turn's list of calls: a name and arguments (a ``type`` beside them, such as
+    ``function``, is its kind, not a speaker), no declared schema or description."""
+    if not isinstance(item, dict) or not call_name(item) or "description" in item:
+        return False
+    arguments = next((item[k] for k in CALL_ARGUMENT_KEYS if k in item), None)
+    return any(k in item for k in CALL_ARGUMENT_KEYS) and not is_schema(arguments)
+
+
 def listed_call_records(item: dict) -> list:
-    """A turn's call records: under ``tool_calls``, or ``toolCalls`` (Gemini CLI's sessions, camelCase)."""
-    records = list(next((item[k] for k in ("tool_calls", "toolCalls") if isinstance(item.get(k), list)), []))
+    """A turn's call records: under ``tool_calls``, or ``toolCalls`` (Gemini CLI's sessions, camelCase), else under
+    any key whose list holds only logged calls, each a name and its arguments (``is_tool_event``: GitHub Copilot
+    CLI's ``toolRequests: [{toolCallId, name, arguments}]``; a declared tool's schema and description are none)."""
+    records = list(next((item[k] for k in ("tool_calls", "toolCalls") if isinstance(item.get(k), list)), [])) or next(
+        (list(v) for k, v in item.items() if isinstance(v, list) and v and str(k).lower() not in DECLARATION_KEYS
+         and k not in CONTENT_KEYS and all(is_listed_call(c) for c in v[:200])), [])  # content blocks: turn_calls
     content = content_of(item)
     return records + ([call for b in content if (call := stated_call(b))] if isinstance(content, list) else [])
 

@@ -342,6 +342,9 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
         lines = _parsed_lines(source, location, iter_bounded_lines(stream, limit, skip_blank=True), limit)
         ahead = list(itertools.islice(lines, LOOKAHEAD))  # the first lines decide how the file is read
         first = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)]
+        if (held := wrapper_key(first)) is not None and source.format is None and source.turns is None:
+            ahead, lines = [_unwrapped(row, held) for row in ahead], (_unwrapped(row, held) for row in lines)
+            first = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)]
         following, rows = first[1:], itertools.chain(ahead, lines)
         if _lines_only_together(source, first):
             buffered = _buffered_lines(rows, source.limits.max_file_bytes)
@@ -396,6 +399,34 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
 
 # Lines read before the reader decides whether a JSONL file is one session or a dataset of rows.
 LOOKAHEAD = 6
+
+
+def wrapper_key(first: list) -> str | None:
+    """The key under which each of a JSONL file's first records keeps the whole record it wraps, or None: every
+    record holds one object under the same key, that object names its kind (``type``, ``event``...) and has more
+    fields than the wrapper's own, and the wrapper's own fields are scalars of which some are empty (a lossy
+    summary, ``{role: "", content: "", raw: {type: session.start, data}}``: a tool's export of another tool's
+    events)."""
+    if len(first) < 2 or not all(isinstance(r, dict) for r in first):
+        return None
+    keys = {tuple(k for k, v in r.items() if isinstance(v, dict)) for r in first}
+    if len(keys) != 1 or len(key := next(iter(keys))) != 1:
+        return None
+    key = key[0]
+    own = [{k: v for k, v in r.items() if k != key} for r in first]
+    if not all(isinstance(v, (str, int, float, bool)) or v is None for o in own for v in o.values()):
+        return None
+    inner = [r[key] for r in first]
+    named = all(any(isinstance(i.get(k), str) and i[k] for k in ("type", "event", "event_type", "kind")) for i in inner)
+    richer = all(len(i) > len(o) for i, o in zip(inner, own))
+    lossy = any(v in ("", None) for o in own for v in o.values())
+    return key if named and richer and lossy else None
+
+
+def _unwrapped(row: tuple, key: str) -> tuple:
+    """A parsed line with the record it wraps in its place (a line that wraps none stays as it is)."""
+    lineno, where, parsed, line = row
+    return (lineno, where, parsed[key], line) if isinstance(parsed, dict) and isinstance(parsed.get(key), dict) else row
 
 
 def _lines_only_together(source: SourceConfig, first: list) -> bool:
@@ -513,9 +544,14 @@ def _session_documents(source: SourceConfig, location: str, name: str, fmt: Any,
     try:
         transcripts = parse_session(fmt, entries)
     except TranscriptShapeError as error:
-        tally.count()
-        yield quarantine(source, location, error)
-        return
+        # the lines read as one sequence of records, as a JSON array of them is (an event log whose first records
+        # looked like a session's); the session's own error stands when that reads nothing either
+        transcripts = _lines_transcripts([(0, "", e, b"") for e in entries], source.speakers) if (
+            source.format is None and all(isinstance(e, dict) for e in entries)) else None
+        if not transcripts:
+            tally.count()
+            yield quarantine(source, location, error)
+            return
     yield from _documents(source, location, name, transcripts, tally)
 
 
