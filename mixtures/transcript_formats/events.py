@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 from typing import Any
 
 from codemix.mixtures.transcript_formats.canonical import message, tool_call
@@ -214,14 +215,50 @@ def one_event_messages(view: dict, key: str, where: str) -> list[dict[str, Any]]
         return None
     source = next((view[k] for k in SOURCE_KEYS if isinstance(view.get(k), str) and view[k].strip()), "")
     if source:  # who wrote it: a person's alias, else a participant (an agent) of a multi-agent log
-        side = ROLE_ALIASES.get(source.strip().lower())
-        side = side if side in ("user", "system", "assistant") else "assistant"
-        return [message(side, text, name="" if ROLE_ALIASES.get(source.strip().lower()) else source.strip())]
+        side = ROLE_ALIASES.get(source.strip().lower()) or source_side(source)
+        named = side in ("user", "system", "assistant")
+        side = side if named else "assistant"
+        return [message(side, text, name="" if named else source.strip())]
     for side, side_words in (("user", USER_WORDS), ("system", SYSTEM_WORDS), ("tool", ENV_WORDS),
                              ("assistant", MODEL_WORDS | ACTION_WORDS)):
         if words & side_words and not (side == "user" and words & RESULT_WORDS):  # ``task_complete``: no request
             return [message(side, text, observation=side == "tool")]
     return None
+
+
+def source_side(source: str) -> str:
+    """The side a source's words name where no alias is the whole value (an IDE agent's ``USER_EXPLICIT`` /
+    ``MODEL`` / ``SYSTEM`` steps), else ""."""
+    words = kind_words(source)
+    sides = [side for side, side_words in (("user", {"user", "human"}), ("system", SYSTEM_WORDS),
+                                           ("assistant", {"model", "assistant", "llm"})) if words & side_words]
+    return sides[0] if len(sides) == 1 else ""
+
+
+def kind_named_results(read: list, views: list[dict], key: str) -> list:
+    """Events whose kind is the name of a call the model made before them (``VIEW_FILE`` after a turn calling
+    ``view_file``: an IDE agent's trajectory logs each tool's output as a step of the tool's kind), read as that
+    call's result rather than as words of their own."""
+    open_calls: list[dict[str, Any]] = []
+    out = []
+    for view, messages in zip(views, read):
+        kind = re.sub(r"[^a-z0-9]", "", str(view.get(key)).lower())
+        made = next((c for c in open_calls if same_name(re.sub(r"[^a-z0-9]", "", c["name"].lower()), kind)), None)
+        if made is not None and messages and len(messages) == 1 and not messages[0]["tool_calls"] and (
+                messages[0]["role"] != "tool"):
+            open_calls.remove(made)
+            messages = [message("tool", messages[0]["content"], tool_call_id=made["id"], name=made["name"],
+                                observation=True)]
+        for m in messages or []:
+            open_calls += m["tool_calls"]
+        out.append(messages)
+    return out
+
+
+def same_name(call: str, kind: str) -> bool:
+    """A call's name and an event's kind, both lowercased to letters and digits, naming the same tool (one the
+    other's start: ``list_dir`` and ``LIST_DIRECTORY``)."""
+    return min(len(call), len(kind)) >= 4 and (call.startswith(kind) or kind.startswith(call))
 
 
 def holds_text(value: Any) -> bool:
@@ -274,6 +311,7 @@ def event_runs(items: Any) -> list[tuple[Any, list[dict[str, Any]], int]] | None
     if any(is_call_record(item) or is_call_record(view) for item, view in zip(items, views)):
         return None  # records of model calls (a tracer's spans): each call is read as one, below
     read = models_kinds([one_event_messages(view, key, f"event {i}") for i, view in enumerate(views)], views, key)
+    read = kind_named_results(read, views, key)
     by_kind: dict[str, list] = collections.defaultdict(list)
     for view, messages in zip(views, read):
         by_kind[view[key]].append((messages, holds_text({k: v for k, v in view.items() if k != key})))

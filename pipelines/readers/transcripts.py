@@ -438,14 +438,15 @@ def _lines_only_together(source: SourceConfig, first: list) -> bool:
     if all(is_span(value) for value in first):
         return True  # spans of a trace, one per line (or the events logging them): a trace is one run
     # an event carries text; lines of none ("{}" repeated) are malformed records, read one by one under the budget
-    if not all(isinstance(value, dict) and holds_text(value) for value in first):
-        return False
+    if not all(isinstance(value, dict) for value in first) or 2 * sum(map(holds_text, first)) <= len(first):
+        return False  # (a marker of no text among an event log's first lines, as its history-loaded step, is one)
     for value in first:
         try:
-            parse_json_value(value)
+            alone = parse_json_value(value)
         except TranscriptShapeError:
             continue
-        return False
+        if any(len(t.messages) > 1 for t in alone):  # a conversation of its own: a row (one call is an event)
+            return False
     return True
 
 
