@@ -16,6 +16,10 @@ from typing import Any
 # "thanks" recurs across a large file of chats, never in a tenth of them word for word).
 MIN_RUNS = 3
 MIN_SHARE = 0.1
+# Rows of a file read in a first pass, before any is flagged, so its first runs are judged as its later ones are
+# (a file's first rows say a notice before the rows read so far could show it repeated); bounded, so a dataset of
+# millions of rows is read once more only this far.
+FIRST_PASS_ROWS = 1000
 
 
 def later_person_texts(messages: list[dict[str, Any]]) -> list[tuple[str, bool]]:
@@ -38,6 +42,20 @@ class HarnessTexts:
         self.said_in: collections.Counter[str] = collections.Counter()
         self.answered: collections.Counter[str] = collections.Counter()
         self.runs = 0
+        self.known_rows = 0  # rows learnt in a first pass: learnt again as they are read, they count once
+
+    def first_pass(self, rows: list[list[list[dict[str, Any]]]]) -> None:
+        """Learn the runs of a file's first rows (each row its runs' messages) before any of them is flagged."""
+        for runs in rows:
+            self.learn(runs)
+        self.known_rows = len(rows)
+
+    def learn_row(self, runs: list[list[dict[str, Any]]]) -> None:
+        """Learn one row as it is read, unless the first pass learnt it."""
+        if self.known_rows:
+            self.known_rows -= 1
+        else:
+            self.learn(runs)
 
     def learn(self, runs: list[list[dict[str, Any]]]) -> None:
         for messages in runs:

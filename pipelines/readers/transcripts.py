@@ -29,7 +29,7 @@ from codemix.mixtures.transcript_formats.casts import cast_screen
 from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.genai_spans import is_span
-from codemix.mixtures.transcript_formats.harness import HarnessTexts
+from codemix.mixtures.transcript_formats.harness import FIRST_PASS_ROWS, HarnessTexts
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
@@ -154,6 +154,7 @@ def _read_whole_file(source: SourceConfig, location: str, name: str, tally: Read
 def _array_rows(source: SourceConfig, location: str, name: str, rows: list, tally: ReadTally) -> Iterator[Outcome]:
     """Each row of a JSON array of rows, as a JSONL line would be read (``location#rowN``)."""
     budget, harness = ErrorBudget(source, location), HarnessTexts()
+    harness.first_pass(_rows_runs(source, rows[:FIRST_PASS_ROWS]))
     for index, row in enumerate(rows, 1):
         for outcome in _row_documents(source, row_location(location, index), name, row, tally, harness):
             yield outcome
@@ -333,7 +334,7 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
     """Rows: a transcript per line. A session (decided by its first record, or by the first few when they are
     turns after a header): the lines are its entries."""
     limit, budget = source.limits.max_line_bytes, ErrorBudget(source, location)
-    session, entries, size, harness = None, [], 0, HarnessTexts()
+    session, entries, size, harness, primed = None, [], 0, HarnessTexts(), False
     with _utf8_lines(source, location) as stream:
         if stream is None:
             tally.count()
@@ -385,6 +386,9 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
                     yield drop(source, location, "file_too_large")
                     return
                 continue
+            if not primed:  # a file of rows: its first rows learnt before any is flagged
+                primed = True
+                harness.first_pass(_rows_runs(source, _first_rows(source, location, limit)))
             for outcome in _row_documents(source, where, name, parsed, tally, harness):
                 yield outcome
                 if budget.spend(outcome):
@@ -528,6 +532,31 @@ def concatenated_json(text: str) -> list | None:
     return [item for value in values for item in (value if isinstance(value, list) else [value])]
 
 
+def _first_rows(source: SourceConfig, location: str, limit: int) -> list:
+    """The parsed values of a JSONL file's first ``FIRST_PASS_ROWS`` lines (read again from the start)."""
+    with _utf8_lines(source, location) as stream:
+        if stream is None:
+            return []
+        lines = _parsed_lines(source, location, iter_bounded_lines(stream, limit, skip_blank=True), limit)
+        return [parsed for _, _, parsed, _ in itertools.islice(lines, FIRST_PASS_ROWS)]
+
+
+def _rows_runs(source: SourceConfig, rows: list) -> list[list[list[dict[str, Any]]]]:
+    """Per row that reads as transcripts (as ``_row_documents`` reads it), its runs' messages, named as
+    ``_documents`` names them: what a first pass learns a file's harness notices from."""
+    out = []
+    for parsed in rows:
+        if isinstance(parsed, Quarantined):
+            continue
+        try:
+            transcripts = parse_json_value(parsed, source.format, source.speakers, source.turns)
+        except Exception:  # noqa: BLE001, S112 - the second pass gives the row its outcome (a quarantine, its error)
+            continue
+        out.append([with_speakers(t.messages, source.speakers) if source.speakers else named_parties(t.messages)
+                    for t in transcripts])
+    return out
+
+
 def _row_documents(source: SourceConfig, where: str, name: str, parsed: Any, tally: ReadTally,
                    harness: HarnessTexts | None = None) -> Iterator[Outcome]:
     """One row's documents; ``harness``: what the file's rows read so far repeat (its harness's fixed turns)."""
@@ -661,7 +690,7 @@ def _documents(source: SourceConfig, location: str, name: str, transcripts: list
         transcript.messages = (with_speakers(transcript.messages, source.speakers) if source.speakers  # (text formats
                                else named_parties(transcript.messages))  # name them too)
     harness = harness if harness is not None else HarnessTexts()
-    harness.learn([t.messages for t in transcripts])
+    harness.learn_row([t.messages for t in transcripts])
     for index, transcript in enumerate(transcripts, 1):
         tally.count()  # a transcript is the record this reader counts
         where = location if len(transcripts) == 1 else f"{location}#transcript{index}"

@@ -142,23 +142,23 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs
 def test_a_notice_the_harness_repeats_and_the_model_never_answers_is_the_harnesss_with_what_follows_it():
     """Mentat's benchmark transcripts (AbanteAI/exercism-python, MIT; four runs, unchanged): after the model's edit
     the harness writes "User chose to apply all your changes." and then the pytest report it ran, both as user
-    turns the model never answers. The notice recurs in the file's runs word for word: from the third run on (the
-    rows are read one at a time, what the file repeats learnt as they come) it and the report after it are the
-    environment's output, not the person's words; the request and the model's turns are unchanged."""
+    turns the model never answers. The notice recurs in the file's runs word for word: in every run (the file's
+    first rows are learnt in a first pass before any is flagged, round 16; before, the notice was known from the
+    third run on) it and the report after it are the environment's output, not the person's words; the request and
+    the model's turns are unchanged."""
     path = FIXTURES / "mentat.exercism-python.transcript.lines-104-126-165-183.json"
     runs = [json.loads(line)["messages"] for line in path.read_text().splitlines()]
     notice = "User chose to apply all your changes."
     assert all(sum(m["content"] == notice for m in run) >= 1 for run in runs)
     docs = read(path)
     assert [len(d.metadata["messages"]) for d in docs] == [len(run) for run in runs]
-    for doc in docs[2:]:
+    for doc in docs:
         messages = doc.metadata["messages"]
         after = [i for i, m in enumerate(messages) if m["content"] == notice]
         assert after and all(messages[i]["observation"] and messages[i + 1]["observation"] for i in after)
         assert all(messages[i + 1]["role"] == "user" and messages[i + 1]["content"].strip() for i in after)
         first_request = next(m for m in messages if m["role"] == "user")
         assert not first_request["observation"]
-    assert not any(m["observation"] for m in docs[0].metadata["messages"] if m["content"] == notice)  # not yet known
 
 
 def test_words_a_person_repeats_in_every_run_stay_the_persons_when_the_model_answers_them():
