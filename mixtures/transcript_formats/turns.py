@@ -788,6 +788,15 @@ def is_thought_part(part: Any) -> bool:
         part.get("thought") is True or block_type(part) in ("reasoning", "thinking"))
 
 
+# Where a turn keeps the model's readable reasoning beside its text (``reasoningText``: GitHub Copilot CLI's events).
+REASONING_KEYS = ("reasoning_content", "reasoning", "thinking", "reasoning_text", "reasoningText")
+
+
+def reasoning_of(item: dict) -> str:
+    """The model's reasoning a turn keeps under a reasoning key, else in its parts or thought summaries."""
+    return next((text for k in REASONING_KEYS if (text := string(item.get(k)))), "") or thought_parts(item)
+
+
 def thought_parts(item: dict) -> str:
     """The turn's thinking kept in its parts, or as summaries beside them (Gemini CLI's ``thoughts: [{subject,
     description}]``)."""
@@ -1142,16 +1151,14 @@ def turn_messages(items: list, speakers: dict[str, str] | None = None) -> list[d
             calls = text_call(text if not isinstance(content, dict) else json.dumps(content), where)
             text = "" if calls else text
         name = speaker if ROLE_ALIASES.get(speaker.lower()) is None else string(item.get("name"))
-        reasoning = string(item.get("reasoning_content")) or string(item.get("reasoning")) or string(
-            item.get("thinking")) or thought_parts(item)
+        reasoning = reasoning_of(item)
         if role != "tool" and speaker and name == speaker and not text.strip() and not calls and not reasoning:
             continue  # a named participant's record that says nothing (a game's empty narration) is no turn;
             # a tool's empty output is one
         if item.get(CALL_EVENT) and messages and messages[-1]["role"] == "assistant" and not messages[-1]["observation"]:
             messages[-1]["tool_calls"] = [*messages[-1]["tool_calls"], *calls]  # the call its model turn made
             continue
-        messages.append(message(role, text, reasoning=string(item.get("reasoning_content")) or string(
-            item.get("reasoning")) or string(item.get("thinking")) or thought_parts(item), tool_calls=calls,
+        messages.append(message(role, text, reasoning=reasoning, tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or "") if role == "tool" else "", name=name,
             observation=role == "tool"))  # a model's turn answers no call: an id beside its own call names that call
         if calls and role == "assistant" and not (index + 1 < len(items) and isinstance(items[index + 1], dict)

@@ -108,3 +108,68 @@ def test_run_items_holding_protocol_items_are_the_runs_turns():
     call, output = [m for m in transcript.messages if m["tool_calls"] or m["role"] == "tool"]
     assert [c["name"] for c in call["tool_calls"]] == ["side_effect_tool"]
     assert (output["content"], output["tool_call_id"]) == ("side effect completed", "side-effect-call")
+
+
+def test_events_another_tool_exported_in_lossy_wrappers_are_read_as_the_events(tmp_path):
+    """JoakimCarlsson/wasa-cli@0827cd61 transcript.jsonl (rebuilt in its keys, texts cut short): each line
+    ``{role, content, timestamp, raw}`` whose ``raw`` is a GitHub Copilot CLI session event (``user.message``,
+    ``assistant.message`` listing ``toolRequests``, ``tool.execution_complete`` with a ``result`` or a failed call's
+    ``error``, hooks and turn markers), the wrapper's own role and content empty or a summary. 6 of 305 messages
+    were read, 1,059 lines quarantined one by one. (The file's ``tool.execution_start`` events, which repeat each
+    call, are left out as a kind only some of whose events read; a lone one would read as the model's words: left.)"""
+    def event(kind, **data):
+        return {"type": kind, "data": data, "id": kind, "timestamp": "2026-07-15T18:53:39Z"}
+    events = [
+        event("session.start", sessionId="1978f925", producer="copilot-agent", context={"cwd": "/home/j/w"}),
+        event("hook.start", hookType="userPromptSubmitted", input={"prompt": "fix issue 143"}),
+        event("system.message", role="system", content="You are the GitHub Copilot CLI, a terminal assistant."),
+        event("user.message", content="Please fix issue 143 in this repository", interactionId="a4e2"),
+        event("assistant.turn_start", turnId="0", interactionId="a4e2"),
+        event("assistant.message", messageId="m1", model="claude-sonnet-5", content="",
+              toolRequests=[{"toolCallId": "toolu_1", "name": "bash", "arguments": {"command": "gh issue view 143"},
+                             "type": "function"}], reasoningText="I need the issue."),
+        event("tool.execution_complete", toolCallId="toolu_1", model="claude-sonnet-5", success=True,
+              result={"content": "issue 143: bring every agent to parity"}),
+        event("assistant.message", messageId="m2", model="claude-sonnet-5", content="",
+              toolRequests=[{"toolCallId": "toolu_2", "name": "grep", "arguments": {"pattern": "agent"},
+                             "type": "function"}]),
+        event("tool.execution_complete", toolCallId="toolu_2", model="claude-sonnet-5", success=False,
+              error={"message": "rg: /tmp: Permission denied"}),
+        event("assistant.message", messageId="m3", model="claude-sonnet-5", content="The issue is fixed now."),
+        event("assistant.turn_end", turnId="0"),
+    ]
+    path = tmp_path / "transcript.jsonl"
+    path.write_text("".join(json.dumps({"role": e["data"].get("role", "user" if e["type"] == "user.message" else ""),
+                                        "content": e["data"].get("content", "") if isinstance(
+                                            e["data"].get("content"), str) else "",
+                                        "timestamp": e["timestamp"], "raw": e}) + "\n" for e in events))
+    [doc] = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], len(m["tool_calls"])) for m in messages] == [
+        ("system", 0), ("user", 0), ("assistant", 1), ("tool", 0), ("assistant", 1), ("tool", 0), ("assistant", 0)]
+    assert (messages[3]["tool_call_id"], messages[5]["tool_call_id"]) == ("toolu_1", "toolu_2")
+    assert "Permission denied" in messages[5]["content"] and messages[2]["reasoning"] == "I need the issue."
+
+
+def test_an_ide_agents_steps_take_their_side_from_the_source_and_a_tools_kind_step_is_its_result(tmp_path):
+    """MohitMadhu1/Eager@2fcb0bc1 transcript.jsonl (an IDE agent's trajectory; rebuilt in its keys, texts cut
+    short): steps ``{step_index, source: USER_EXPLICIT | MODEL | SYSTEM, type, content, thinking, tool_calls}``;
+    the model's ``PLANNER_RESPONSE`` calls ``list_dir``, the next step of type ``LIST_DIRECTORY`` holds its output.
+    No line was read (each quarantined as no transcript)."""
+    steps = [
+        {"source": "USER_EXPLICIT", "type": "USER_INPUT", "content": "<USER_REQUEST>Build a bookmarks app</USER_REQUEST>"},
+        {"source": "SYSTEM", "type": "CONVERSATION_HISTORY"},
+        {"source": "MODEL", "type": "PLANNER_RESPONSE", "thinking": "Let me look at the workspace first.",
+         "tool_calls": [{"name": "list_dir", "args": {"DirectoryPath": "/w"}}]},
+        {"source": "MODEL", "type": "LIST_DIRECTORY", "content": "Created At: now\n{\"name\":\".git\",\"isDir\":true}"},
+        {"source": "SYSTEM", "type": "EPHEMERAL_MESSAGE", "content": "The following is not actually sent by the user."},
+        {"source": "MODEL", "type": "PLANNER_RESPONSE", "content": "The workspace is empty; I will scaffold the app."},
+    ]
+    path = tmp_path / "transcript.jsonl"
+    path.write_text("".join(json.dumps({"step_index": i, "status": "DONE", **s}) + "\n" for i, s in enumerate(steps)))
+    [doc] = read(path)
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["observation"]) for m in messages] == [
+        ("user", False), ("assistant", False), ("tool", True), ("system", False), ("assistant", False)]
+    assert messages[1]["tool_calls"][0]["name"] == "list_dir" and messages[2]["tool_call_id"] == (
+        messages[1]["tool_calls"][0]["id"])
