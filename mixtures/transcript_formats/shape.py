@@ -418,8 +418,10 @@ def tree_branch(node: Any, record: dict | None) -> list | None:
     """A conversation kept as a tree of message nodes keyed by id (``{id: {message, parent, children}}``,
     as ChatGPT's export keeps ``mapping``): the branch to the record's ``current_node`` (the one shown),
     else to the last child at every fork, as its turn list (nodes without a turn left out)."""
-    if not isinstance(node, dict) or len(node) < 2 or not all(
-            isinstance(n, dict) and "parent" in n and "children" in n for n in node.values()):
+    if not isinstance(node, dict) or len(node) < 2 or not all(isinstance(n, dict) and "children" in n
+                                                               for n in node.values()):
+        return None
+    if sum(1 for n in node.values() if "parent" not in n) > 1:  # one root may name no parent, every other node does
         return None
     current = record.get("current_node") if isinstance(record, dict) else None
     if current not in node:

@@ -385,6 +385,17 @@ def first_present(item: dict, keys: tuple[str, ...]) -> Any:
     return next((item[k] for k in keys if item.get(k) not in (None, "", [], {})), None)
 
 
+def response_of(item: dict) -> Any:
+    """What a call record says the model returned: under a response key (``RESPONSE_KEYS``), else an API's own
+    response object under any key that names a response (``raw_api_response: {object: chat.completion, choices}``,
+    ``geminiResponse: {candidates}``)."""
+    found = first_present(item, RESPONSE_KEYS)
+    if found is not None:
+        return found
+    return next((v for k, v in item.items() if isinstance(v, dict) and ("choices" in v or "candidates" in v)
+                 and "response" in set(re.split(r"[^a-z]+", re.sub(r"(?<=[a-z])([A-Z])", r"_\1", str(k)).lower()))), None)
+
+
 def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
     """What a call was sent, as canonical messages: a message list as its turns (also each in an envelope,
     OpenInference's ``{message: {role, content}}``), text (or an object's text, else the object as JSON) as
@@ -562,7 +573,7 @@ def is_call_record(item: Any) -> bool:
     if not isinstance(item, dict) or ((speaker_of(item) is not None or call_name(item)) and not logged_prompt(item)
                                       and not model_call_kind(item)):
         return False
-    prompt, response = first_present(item, PROMPT_KEYS), first_present(item, RESPONSE_KEYS)
+    prompt, response = first_present(item, PROMPT_KEYS), response_of(item)
     if (prompt is None and not empty_request(item)) or response is None:
         return False
     if all(is_count(v) for v in (prompt, response) if v is not None):
@@ -648,7 +659,7 @@ def call_messages(calls: list) -> list[dict[str, Any]]:
         prompt = call_prompt(call, where)
         messages += prompt if not messages else new_part(prompt, messages, previous)
         previous = prompt[0]["content"] if len(prompt) == 1 else ""
-        for reply in response_messages(first_present(call, RESPONSE_KEYS), where):
+        for reply in response_messages(response_of(call), where):
             if not (messages and same_turn(messages[-1], reply) and not reply["tool_calls"]):
                 messages.append(reply)
     return messages

@@ -179,6 +179,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         if text is not None and (screen := cast_screen(text)) is not None:  # a terminal recording: its screen
             return parse_text(screen) or "TranscriptShapeError: an asciicast whose screen shows no conversation"
         parsed = _json_with_comments(text) if text is not None else None
+        if parsed is None and text is not None and forced is None:
+            parsed = assigned_json(text)  # a JSON value a JavaScript module assigns (``export const data = {...}``)
         if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
             parsed = concatenated_json(text)
         if parsed is None and forced is None and _json_lines(data, 3):
@@ -311,6 +313,26 @@ def _json_with_comments(text: str) -> Any:
         return parse_json("".join(out).encode("utf-8"))
     except JSON_ERRORS:
         return None
+
+
+# A source file's statement that assigns a value: ``export const name =``, ``const name: Type =``, ``var``/``let``,
+# ``module.exports =``, ``export default``, ``window.name =``.
+ASSIGNMENT = re.compile(r"^\s*(?:(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=\n]+)?=|module\.exports\s*=|"
+                        r"export\s+default\b|(?:window|globalThis)\.[\w$]+\s*=)\s*", re.MULTILINE)
+
+
+def assigned_json(text: str) -> Any:
+    """The JSON value (an object or a list) a JavaScript or TypeScript module assigns in its one statement of
+    data, the rest of the module nothing but semicolons and whitespace; None otherwise (a program's code, an
+    object literal that is no JSON)."""
+    match = ASSIGNMENT.search(text[:4096])
+    if match is None or text[match.end():match.end() + 1] not in ("{", "["):
+        return None
+    try:
+        value, end = json.JSONDecoder().raw_decode(text, match.end())
+    except JSON_ERRORS:
+        return None
+    return value if not text[end:].strip(" \t\r\n;") else None
 
 
 def _json_lines(data: bytes, lines: int = 1) -> bool:

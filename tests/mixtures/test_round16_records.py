@@ -173,3 +173,46 @@ def test_an_ide_agents_steps_take_their_side_from_the_source_and_a_tools_kind_st
         ("user", False), ("assistant", False), ("tool", True), ("system", False), ("assistant", False)]
     assert messages[1]["tool_calls"][0]["name"] == "list_dir" and messages[2]["tool_call_id"] == (
         messages[1]["tool_calls"][0]["id"])
+
+
+def test_a_round_keeps_the_apis_own_response_under_a_key_that_names_one():
+    """KonstantinData/gpt4o-coding-failure-probe (MIT) openrouter_interaction.json, its meta, first turn and
+    verification unchanged (the fifteenth traces holdout's row, spent at its 22:20 run): ``turns: [{turn,
+    user_message, expected_outcome, raw_api_response: {object: chat.completion, choices: [{message}]}}]``. No turn
+    list was found: ``raw_api_response`` is no response key of the vocabulary, but holds an API's own response."""
+    path = INPUTS / "gpt4o-coding-failure-probe.openrouter_interaction.turn-1.json"
+    turn = json.loads(path.read_text())["turns"][0]
+    assert "choices" in turn["raw_api_response"]  # the fixture holds what the test is about
+    [doc] = read(path)
+    asked, answered = doc.metadata["messages"]
+    assert (asked["role"], asked["content"]) == ("user", turn["user_message"])
+    assert answered["role"] == "assistant"
+    assert answered["content"] == turn["raw_api_response"]["choices"][0]["message"]["content"]
+
+
+def test_a_chatgpt_tree_a_javascript_module_assigns_is_read(tmp_path):
+    """LLMFarm/llmfarm-front@e8161965 src/view/chatbot/dialog/dialog-data.js (the fifteenth traces holdout's row,
+    spent at its 22:20 run; ZPL, so rebuilt in its keys, texts cut short): ``export const dialogData = {<node id>:
+    {id, message: {author: {role}, content: {content_type, parts}}, parent, children}}``, ChatGPT's ``mapping``
+    as the module's one value, its root naming no parent. Quarantined as no JSON; the tree, once found, needed
+    every node to name a parent."""
+    def node(node_id, parent, children, role=None, text=""):
+        out = {"id": node_id, "children": children, **({"parent": parent} if parent else {})}
+        if role:
+            out["message"] = {"id": node_id, "author": {"role": role, "metadata": {}},
+                              "content": {"content_type": "text", "parts": [text]}, "weight": 1, "metadata": {}}
+        return out
+    tree = {"root": node("root", None, ["u1"]),
+            "u1": node("u1", "root", ["a1", "a2"], "user", "How do I repair a broken jpg?"),
+            "a1": node("a1", "u1", [], "assistant", "An earlier answer, regenerated."),
+            "a2": node("a2", "u1", ["u2"], "assistant", "Try opening it in another viewer first."),
+            "u2": node("u2", "a2", ["a3"], "user", "And if that fails?"),
+            "a3": node("a3", "u2", [], "assistant", "Then recover the data with a repair tool.")}
+    path = tmp_path / "dialog-data.js"
+    path.write_text("export const dialogData = " + json.dumps(tree, indent=2, ensure_ascii=False) + "\n")
+    [doc] = read(path)
+    assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
+        ("user", "How do I repair a broken jpg?"), ("assistant", "Try opening it in another viewer first."),
+        ("user", "And if that fails?"), ("assistant", "Then recover the data with a repair tool.")]
+    (tmp_path / "app.js").write_text("export const dialogData = " + json.dumps(tree) + ";\nrender(dialogData);\n")
+    assert read(tmp_path / "app.js") == []  # a module that also runs code is a program, not data
