@@ -90,6 +90,19 @@ class RepositoryLicenses:
     folders: dict[str, str] = field(default_factory=dict)
     packages: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     fonts: dict[str, str] = field(default_factory=dict)
+    # the folders one level down whose files gave ``default`` where the root states none (frog's ``frog/``), else ()
+    default_folders: tuple[str, ...] = ()
+
+    def of_repository(self, repo: str) -> RepositoryLicenses:
+        """These licenses for the repository ``repo`` ("owner/name"): a default that files one level down gave holds
+        only where one of their folders is named after the repository (frog's ``frog/LICENSE``, cpanminus'
+        ``App-cpanminus/``); a text in any other folder is that folder's (the fourteenth holdout's university:
+        PHPMailer's LGPL in ``mail/`` said nothing of the school system's own files; pigz's copy of zopfli)."""
+        name = re.sub(r"[^a-z0-9]", "", repo.rsplit("/", 1)[-1].lower())
+        stems = [re.sub(r"[^a-z0-9]", "", folder.lower()) for folder in self.default_folders]
+        if not stems or any(len(stem) >= 3 and (name in stem or stem in name) for stem in stems):
+            return self
+        return dataclasses.replace(self, default="", default_folders=())
 
     def for_path(self, path: str, header: str | None = None) -> str:
         """The expression for the file at ``path`` whose own header declares ``header`` (or None), in
@@ -302,11 +315,14 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     for folder, expression in copied_folders.items():
         folders.setdefault(folder, expression)  # the copy's own license texts, where it kept them, answer first
     fonts = {folder: expression for folder, expression in folders.items() if font_license(expression)}
+    stating = [(path, detected) for path, detected, *_ in evidence if is_license_evidence(path) and detected]
+    nearest = min((_depth(path.rsplit("/", 1)[0]) if "/" in path else 0 for path, _ in stating), default=0)
+    below = tuple(sorted({path.split("/")[0] for path, _ in stating if "/" in path})) if nearest else ()
     licenses = RepositoryLicenses(
         repository_license(((path, detected) for path, detected, *_ in evidence if is_license_evidence(path)), choices),
         (*pointing, *(rule for _, _, rules, *_ in evidence for rule in rules)),
         {target: found for path, _, _, found, _ in evidence if found and (target := sidecar_target(path))},
-        {folder: expression for folder, expression in folders.items() if folder not in fonts}, packages, fonts)
+        {folder: expression for folder, expression in folders.items() if folder not in fonts}, packages, fonts, below)
     missing = missing_texts(licenses, texts, held)
     return dataclasses.replace(licenses, rules=(*missing, *licenses.rules)) if missing else licenses
 

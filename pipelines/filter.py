@@ -245,8 +245,9 @@ def resolve_repository_license(key: str, evidence) -> tuple[str, RepositoryLicen
 
 def document_license(doc: Document, repository_licenses: dict[str, RepositoryLicenses]) -> str:
     """What the repository (its default, its path rules) and the file's own statement (``reuse.own_license``)
-    say of ``doc``."""
-    licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses())
+    say of ``doc``; a default that a folder one level down not named after the repository gave is none
+    (``RepositoryLicenses.of_repository``)."""
+    licenses = repository_licenses.get(repository_key(doc), RepositoryLicenses()).of_repository(doc.repo or "")
     if not document_kind(doc.kind).licensed_by_text:
         return licenses.for_path(doc.path, None)
     own = own_license(doc.text, doc.path)
@@ -323,7 +324,8 @@ def judge_document(doc: Document, document_filter: DocumentFilter, repository_li
     license = document_license(doc, repository_licenses)
     # A repository its owners opted out of is that before anything in it is another project's.
     own_files = document_kind(doc.kind).repository_file and not opted_out(doc.repo, document_filter.config.licenses)
-    governing = repository_licenses.get(repository_key(doc), RepositoryLicenses()).for_path(doc.path, None)
+    governing = repository_licenses.get(repository_key(doc), RepositoryLicenses()).of_repository(
+        doc.repo or "").for_path(doc.path, None)
     tree = vendored_file_or_tree(doc, vendored, governing) if own_files else None
     if tree is not None:
         outcome = vendored_outcome(doc, tree, document_filter.config.vendored)

@@ -937,3 +937,18 @@ def test_a_numbered_list_of_copied_projects_without_their_texts() -> None:
     rules = {rule.pattern: rule.expression for rule in license_evidence_of("THIRDPARTYLICENSES.md", text)[2]}
     assert rules[r"ram/axis_fifo\.v(?:/.*)?"] == "MIT"
     assert rules["noc_stuff(?:/.*)?"] == "BSD-3-Clause"
+
+
+def test_a_license_text_one_level_down_speaks_for_the_repository_only_from_its_own_folder() -> None:
+    """The fourteenth holdout's university (FIT): no license at its root, PHPMailer copied into ``mail/`` with its
+    LGPL-2.1 text and composer.json ("phpmailer/phpmailer"): the school system's own files under controller/, class/,
+    view/... took PHPMailer's LGPL as the repository's default. A folder one level down gives the repository its
+    license only where it is named after the repository (frog's ``frog/LICENSE``); ``mail/`` keeps its own."""
+    files = _files("holdout14")["AlissonDiniz/university"]
+    licenses = resolve_licenses(license_evidence_of(p, t) for p, t in files.items())
+    assert licenses.default == "LGPL-2.1" and licenses.default_folders == ("mail",)
+    own = licenses.of_repository("AlissonDiniz/university")
+    assert own.for_path("controller/AcademicoController.php") == ""
+    assert own.for_path("mail/class.phpmailer.php") == "LGPL-2.1"
+    named = resolve_licenses(license_evidence_of(f"university/{p.split('/', 1)[1]}", t) for p, t in files.items())
+    assert named.of_repository("AlissonDiniz/university").for_path("controller/x.php") == "LGPL-2.1"
