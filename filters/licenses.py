@@ -1398,10 +1398,18 @@ def _parts(path: str) -> tuple[str, ...]:
     return tuple(part for part in path.replace("\\", "/").split("/") if part not in ("", "."))
 
 
+# A folder's "licenses.txt" (plural) states the licenses of the folder's contents (JJA-input-playground's
+# ``datafiles/licenses.txt``: SDL's zlib text for one data file, Chromium's BSD text for another); at the root the
+# plural name usually lists dependencies, so it counts below the root only.
+_PLURAL_LICENSE_FILE = re.compile(r"licen[cs]es(?:\.(?:txt|md))?", re.IGNORECASE)
+
+
 def _is_license_file(parts: tuple[str, ...]) -> bool:
     name = parts[-1]
     if "." in name and name.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS:
         return False
+    if len(parts) >= 2 and parts[-2] != "LICENSES" and _PLURAL_LICENSE_FILE.fullmatch(name):
+        return True
     in_reuse_dir = len(parts) >= 2 and parts[-2] == "LICENSES"  # REUSE keeps LICENSES/<spdx-id>.txt
     if name.lower().endswith((".license", ".licence")) and not _UPPER_SUFFIX.fullmatch(name):
         return in_reuse_dir  # ``x.c.license``: a REUSE sidecar, not a license text

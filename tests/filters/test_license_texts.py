@@ -952,3 +952,17 @@ def test_a_license_text_one_level_down_speaks_for_the_repository_only_from_its_o
     assert own.for_path("mail/class.phpmailer.php") == "LGPL-2.1"
     named = resolve_licenses(license_evidence_of(f"university/{p.split('/', 1)[1]}", t) for p, t in files.items())
     assert named.of_repository("AlissonDiniz/university").for_path("controller/x.php") == "LGPL-2.1"
+
+
+def test_a_folders_plural_licenses_text_is_its_license() -> None:
+    """The fourteenth holdout's JJA-input-playground (FIT): no license at the root, ``datafiles/licenses.txt`` quoting
+    SDL's zlib text for controllertypes.csv and Chromium's BSD text for controllerblacklist.csv: a folder's plural
+    "licenses.txt" is its license text (as ScanCode's legal-file names take it), not at the root, where the plural
+    name usually lists dependencies."""
+    path = "datafiles/licenses.txt"
+    text = _files("holdout14")["hynra/JJA-input-playground"][path]
+    assert "Permission is granted to anyone to use this software for any purpose" in text
+    assert is_license_file(path) and not is_license_file("licenses.txt")
+    licenses = resolve_licenses([license_evidence_of(path, text)]).of_repository("hynra/JJA-input-playground")
+    assert licenses.for_path("datafiles/controllertypes.csv") == "Zlib"  # the first text (read as license files are)
+    assert licenses.for_path("scripts/input_tick/input_tick.gml") == ""  # datafiles/ is not named after the repository
