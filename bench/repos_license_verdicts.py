@@ -977,6 +977,41 @@ VERDICTS = {
         (_name("main.yml"), "R", ("geerlingguy.docker's meta keeps ansible-galaxy's placeholder 'license (BSD, MIT)': the "
          "role's LICENSE is MIT; ScanCode reads the placeholder's 'BSD'")),
     ],
+    # ---- the fourteenth holdout (bench/repos_holdout_14.tsv, run once by b46v at 22:20 = FRESH on 26f7e74), judged by
+    # b46l after b46v's post, reading each class's files ----
+    "PerditionC/VBAChromeDevProtocol": [
+        (_name("index.html"), "R", ("the documentation page's 'Primarily licensed under MIT terms, however, uses existing "
+         "projects and samples which are licensed under MIT, CPOL, Creative Commons': the page is the project's MIT; the "
+         "reference ANDs the components' names")),
+        (_name("markdeep.js"), "O", ("Markdeep's head, 'under the terms of the BSD license at https://opensource.org/"
+         "licenses/BSD-2-Clause', and highlight.js's '(BSD 3-clause license)': ours the root's MIT (a name with its "
+         "address after 'at' unread)")),
+        (_name("JsonConverter.bas"), "O", ("VBA-JSON's head, \"' @license MIT (http://...)\" in VBA's ' comments, then "
+         "vba-json's BSD text: both; ours the BSD text alone")),
+    ],
+    "leondejong/image-viewer-actionscript3": [
+        (_in("src/com/greensock/"), "O", ("GreenSock's copy with its own LICENSE.txt holding only 'http://greensock.com/"
+         "licensing' (its 'Standard No Charge' license; ScanCode's gsap-standard-no-charge): ours the root's Apache-2.0, "
+         "a folder text naming no license we know read as none")),
+    ],
+    "hynra/JJA-input-playground": [
+        (lambda p, o, r: o == "", "O", ("datafiles/licenses.txt (SDL's zlib text for controllertypes.csv, Chromium's BSD "
+         "text for controllerblacklist.csv): a plural name not read as the folder's text (FIT: read)")),
+        (_name("controllerblacklist.csv"), "O", ("Chromium's BSD text in licenses.txt is this file's: ours the text's "
+         "first license, zlib")),
+        (lambda p, o, r: o == "Zlib", "R", ("SDL's data (controllertypes.csv, sdl2.txt): zlib, as licenses.txt says; the "
+         "reference ANDs the document's two texts")),
+    ],
+    "AlissonDiniz/university": [
+        (lambda p, o, r: o == "LGPL-2.1" and r == "" and not p.startswith(("mail/", "lib/")), "O", ("the school "
+         "system's own files: no license at the root; ours PHPMailer's LGPL text one level down (mail/LICENSE) as the "
+         "repository's (FIT: a folder one level down speaks for the repository only when named after it)")),
+        (_in("web-app/plugin/jqplot-1095/"), "O", ("jqPlot's 'available ... under both the MIT (address) and GPL version 2.0 "
+         "(address) licenses. This means that you can choose', and Ash Searle's public-domain sprintf: ours the "
+         "dedication alone")),
+        (lambda p, o, r: "dejavu-fonts" in p and o == "MIT-0", "O", ("DejaVu's LICENSE, Bitstream Vera's font grant: "
+         "ours read as MIT-0")),
+    ],
 }
 
 

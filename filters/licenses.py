@@ -1620,6 +1620,10 @@ def detect_license(path: str, text: str) -> str | None:
         node = parse_expression(name.rsplit(".", 1)[0], strict=True)
         if node is not None and node[0] == "ID":
             return _render(node)
+    if is_license_file(path) and (address := _ADDRESS_ONLY.fullmatch(text.strip())):
+        # a license text that is an address alone (GreenSock's LICENSE.txt, "http://greensock.com/licensing"): the
+        # license there, or terms the repository does not hold, never the folder above's
+        return address_license(address.group(0)) or UNKNOWN_REFERENCE
     return _license_from_text(text)
 
 
@@ -2025,6 +2029,10 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return _license_from_name(_spelled(f"{said.group(1)} license{version}"))
     named = None if _choice(words) else _BANNER_ID.search(head)
     return named_license_of(named.group(1)) if named else None
+
+
+UNKNOWN_REFERENCE = "LicenseRef-unknown-license-reference"  # ScanCode's key for a reference to terms not at hand
+_ADDRESS_ONLY = re.compile(r"<?https?://\S+?>?")
 
 
 # A license given by its address, as ScanCode's references of each license name it: Creative Commons' deeds, the OSI's,

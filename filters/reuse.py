@@ -17,6 +17,7 @@ from codemix.filters.licenses import (
     POINTED_BSD,
     PROPRIETARY,
     PUBLIC_DOMAIN,
+    UNKNOWN_REFERENCE,
     UNVERSIONED_GNU,
     addressed_license,
     alternatives,
@@ -334,7 +335,6 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
 # folder above it has a license of its own other than the repository's (a copy keeping its text under another name:
 # gorilla's tcllib, "license.terms" saved as tcllib.licence.terms). A plain name ("see LICENSE", "COPYING") may be the
 # repository's own text under another spelling: the folders answer for those, as before.
-UNKNOWN_REFERENCE = "LicenseRef-unknown-license-reference"
 _PLAIN_TEXT_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense)(?:\.(?:txt|md|rst|markdown|adoc|html?))?",
                               re.IGNORECASE)
 

@@ -966,3 +966,17 @@ def test_a_folders_plural_licenses_text_is_its_license() -> None:
     licenses = resolve_licenses([license_evidence_of(path, text)]).of_repository("hynra/JJA-input-playground")
     assert licenses.for_path("datafiles/controllertypes.csv") == "Zlib"  # the first text (read as license files are)
     assert licenses.for_path("scripts/input_tick/input_tick.gml") == ""  # datafiles/ is not named after the repository
+
+
+def test_a_license_text_that_is_an_address_alone() -> None:
+    """The fourteenth holdout's image-viewer (FIT): GreenSock's copy in ``src/com/greensock/`` keeps a LICENSE.txt
+    holding only "http://greensock.com/licensing" (its own terms, not at hand): its folder is under those unknown terms
+    (ScanCode's unknown-license-reference key, not allowed by the permissive policy), not the root's Apache-2.0; an
+    address we can name is that license."""
+    path = "src/com/greensock/LICENSE.txt"
+    text = _files("holdout14")["leondejong/image-viewer-actionscript3"][path]
+    assert text.strip() == "http://greensock.com/licensing"
+    licenses = resolve_licenses([license_evidence_of(path, text), ("LICENSE.txt", "Apache-2.0", (), None, False)])
+    assert licenses.for_path("src/com/greensock/TweenLite.as") == "LicenseRef-unknown-license-reference"
+    assert licenses.for_path("src/com/leondejong/Main.as") == "Apache-2.0"
+    assert detect_license(path, "https://opensource.org/licenses/MIT") == "MIT"
