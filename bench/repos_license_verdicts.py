@@ -990,6 +990,13 @@ VERDICTS = {
          "vba-json's BSD text: both; ours the BSD text alone")),
     ],
     "leondejong/image-viewer-actionscript3": [
+        (lambda p, o, r: p.startswith("src/com/greensock/") and o == "LicenseRef-unknown-license-reference"
+         and r == "Apache-2.0", "R", ("GreenSock's files without a header of their own: its folder's LICENSE.txt, "
+         "'http://greensock.com/licensing', puts them under GreenSock's terms (FIT: terms not at hand); the reference "
+         "drops the address as a pointer and gives the root's Apache-2.0")),
+        (lambda p, o, r: p.startswith("src/com/greensock/") and o == "LicenseRef-unknown-license-reference", "U",
+         ("GreenSock's files: ours terms not at hand (FIT), the reference GreenSock's 'Standard No Charge' license by "
+          "the address in their heads: both not the root's; ours does not name them")),
         (_in("src/com/greensock/"), "O", ("GreenSock's copy with its own LICENSE.txt holding only 'http://greensock.com/"
          "licensing' (its 'Standard No Charge' license; ScanCode's gsap-standard-no-charge): ours the root's Apache-2.0, "
          "a folder text naming no license we know read as none")),
