@@ -424,7 +424,7 @@ _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)
 # "<!-- Source: https://github.com/nunit/nunit/tree/master/src/NUnitFramework/framework/Schemas -->" below its XML
 # declaration; ``junit_schema_4.xsd``, "<!-- from <llg.cubic.org's JUnit page> -->". A line saying more ("Based on
 # https://...", "See https://...") cites a model or a reference, not the file's source.
-_SOURCE_LINE = re.compile(r"^[ \t]*\W{0,5}(?:source|from|upstream|origin)[ \t]*:?[ \t]+(https?://[^\s>]+)[ \t]*"
+_SOURCE_LINE = re.compile(r"^[ \t]*\W{0,5}(?:source|from|upstream|origin|code from)[ \t]*:?[ \t]+(https?://[^\s>]+)[ \t]*"
                           r"(?:-->|\*/)?[ \t]*$", re.IGNORECASE | re.MULTILINE)
 # Or a parenthesis in its opening comment giving the address the code came from: xindi's ``outbound-link-tracking.js``,
 # "track outbound link information in Google Analytics (source: http://www.blastam.com/blog/...)".
@@ -449,12 +449,15 @@ def _source_line(head: str, path: str) -> re.Match | None:
         # a line of its own, not the end of a sentence ("This tool generates the tests in x_spec.cr\n# from
         # https://github.com/...", crystal's ``generate_glob_specs.sh``): below a blank line, a sentence's end or a
         # field ("// Repo: https://github.com/AdguardTeam/Scriptlets")
+        if _QUESTION_PAGE.search(said.group(1)):
+            continue  # an answer's address cites the snippet below it (VBAChromeDevProtocol's ``Functions.bas``)
         if not before or before.endswith((".", ":", ";", "!", "?", ")")) or _FIELD_LINE.match(before):
             return said
     return None
 
 
 _FIELD_LINE = re.compile(r"[\w -]{1,20}:\s")
+_QUESTION_PAGE = re.compile(r"//(?:[\w-]+\.)*(?:stackoverflow\.com|stackexchange\.com|superuser\.com|serverfault\.com)/")
 # A line of the opening comment that is the address of a file of the same name in another repository: the file is that
 # one (markdown-preview.nvim's ``app/_static/markdown.css``, ".../iamcco/markdown.css/blob/master/dest/github/markdown.css")
 _FILE_ADDRESS = re.compile(r"^[ \t]*\W{0,5}[ \t]*https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)/"
@@ -511,14 +514,19 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
     return None
 
 
-_COMMENT_LINE = re.compile(r"[\s\ufeff]*(?:$|/[/*]|\*|#|--|;|<!--|\"\"\"|\'\'\'|\(\*|%)")
+# (Visual Basic's "'" too, where the line is not a string literal closed on it: "'use strict';" is code)
+_COMMENT_LINE = re.compile(r"[\s\ufeff]*(?:$|/[/*]|\*|#|--|;|<!--|\"\"\"|\'\'\'|\(\*|%|''|'(?![^'\n]*'\W*$))")
+# A Visual Basic module's export preamble above its comments: a class's "VERSION 1.0 CLASS" block, its "Attribute VB_*"
+# lines and "Option Explicit" (VBAChromeDevProtocol's ``src/JsonConverter.bas``, "'from https://github.com/VBA-tools/...")
+_VB_PREAMBLE = re.compile(r"\A(?:VERSION \d[\d.]* CLASS\r?\nBEGIN\r?\n(?:[^\n]*\n){0,8}?END\r?\n)?(?:Attribute VB_\w+ = [^\n]*\r?\n)+"
+                          r"(?:Option Explicit[ \t]*\r?\n)?")
 
 
 def _opening_comment(head: str) -> str:
     """The comment lines a file opens with (past a byte-order mark), up to its first line of code: a "copied from" above one struct in the
     code (delve's ``regs_ppc64le_arch.go``, "// Copied from src/syscall/ztypes_linux_ppc64le.go") is about that struct."""
     lines = []
-    for line in head.splitlines():
+    for line in _VB_PREAMBLE.sub("", head.lstrip("\ufeff"), count=1).splitlines():
         if not _COMMENT_LINE.match(line) and not (lines and lines[-1].rstrip().endswith(("/*", "\"\"\"", "\'\'\'"))):
             break
         lines.append(line)
@@ -656,6 +664,8 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     if not folder and not license_file and _ROOT_NOTICE.fullmatch(name):
         # who the root's NOTICE says holds the project (``repository_owner`` reads it where no license text does)
         facts.append(VendoringFact("notice", folder, name, holders=copyright_holders(text), first_year=_earliest_year(text)))
+    if license_file and folder and (hosts := _hosts(text[:_LICENSE_HOME_CHARS])):
+        facts.append(VendoringFact("license_home", folder, name, urls=hosts))
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -804,6 +814,34 @@ def _synced(path: str, text: str) -> Iterator[VendoringFact]:
         if count >= SYNCED_MIN:
             yield VendoringFact("synced", "", f"{path} says {count} times it synced with {owner}/{name}@...",
                                 name=_plain(name), urls=frozenset({f"{owner}/{name}"}))
+
+
+_LICENSE_HOME_CHARS = 2_000
+_HOST = re.compile(r"https?://(?:www\.)?((?:[\w-]+\.)+[a-z]{2,})\b", re.IGNORECASE)
+
+
+def _hosts(text: str) -> frozenset[str]:
+    return frozenset(host.lower() for host in _HOST.findall(text))
+
+
+def domain_packages(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """The folders whose own license text points to a site whose domain, reversed, is the folder's package path: the
+    project of that domain (image-viewer-actionscript3's ``src/com/greensock/LICENSE.txt``, "http://greensock.com/
+    licensing", over GreenSock's ``package com.greensock`` beside the repository's ``com/leondejong/``). A domain named
+    for the repository or its owner is its own."""
+    own = {_plain(part) for part in repo.lower().split("/")} - {""}
+    found = []
+    for fact in facts:
+        if fact.kind != "license_home":
+            continue
+        folders = [part.lower() for part in fact.folder.split("/")]
+        for host in sorted(fact.urls):
+            labels = list(reversed(host.split(".")))
+            if len(labels) >= 2 and folders[-len(labels):] == labels and _plain(labels[-1]) not in own:
+                found.append(VendoredTree(fact.folder, f"own {fact.detail} at {fact.folder}/ points to {host}, the "
+                                                       f"domain its package path spells"))
+                break
+    return tuple(found)
 
 
 def synced_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:

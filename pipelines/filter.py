@@ -52,6 +52,7 @@ from codemix.filters.vendored import (
     copied_in_folders,
     copy_fact,
     derived_work,
+    domain_packages,
     fetched_facts,
     fetched_trees,
     file_fact,
@@ -158,7 +159,8 @@ def resolve_vendored(key: str, facts):
     copied = root_license_copies(facts)  # a root license text that is a bundled library's: not the repository's own
     own = [f for f in facts if not (f.kind == "license" and f.folder == "" and vendored_tree(f.detail, copied))]
     trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
-                           *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo)), own)
+                           *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo),
+                           *domain_packages(own, repo)), own)
     owner = repository_owner(own, trees)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
                       *authored_releases(own, owner, trees, repo)), owner, copied_in_folders(own))
