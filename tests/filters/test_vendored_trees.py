@@ -2131,6 +2131,41 @@ def test_a_header_less_companion_goes_with_a_bare_release():
         assert found[path][0] is None, path
 
 
+def test_a_folders_licence_pointing_to_the_domain_its_package_path_spells():
+    """leondejong/image-viewer-actionscript3 (5b97bf5; the fourteenth holdout, spent; FIT): ``src/com/greensock/`` holds
+    GreenSock's tweening platform (``package com.greensock``, "UPDATES AND DOCUMENTATION AT: http://www.TweenLite.com",
+    no holder) with a LICENSE.txt that is only "http://greensock.com/licensing": the site whose domain, reversed, is the
+    folder's package path. The viewer's own ``com/leondejong/`` stays, and a text pointing to the repository's owner's
+    domain from its own package folder names the repository."""
+    _, found = _judged("image-viewer-greensock", "leondejong/image-viewer-actionscript3")
+    for path in ("src/com/greensock/TweenLite.as", "src/com/greensock/easing/Back.as", "src/com/greensock/LICENSE.txt"):
+        assert found[path][0] is not None and "points to greensock.com" in found[path][0].evidence, path
+    for path in ("src/com/leondejong/imageviewer/Main.as", "LICENSE.txt"):
+        assert found[path][0] is None, path
+    files = layout("image-viewer-greensock")
+    files["src/com/leondejong/LICENSE.txt"] = files["src/com/greensock/LICENSE.txt"].replace("greensock", "leondejong")
+    _, found = _judged("image-viewer-greensock", "leondejong/image-viewer-actionscript3", files)
+    assert found["src/com/leondejong/imageviewer/Main.as"][0] is None
+
+
+def test_visual_basic_modules_read_past_their_export_preamble():
+    """PerditionC/VBAChromeDevProtocol (1a05957; the fourteenth holdout, spent; FIT): VBA modules open with their export
+    preamble ("Attribute VB_Name = ...", a class's "VERSION 1.0 CLASS" block, "Option Explicit") and comment with "'":
+    ``JsonConverter.bas`` then says "'from https://github.com/VBA-tools/VBA-JSON", ``basUtf8FromString.bas`` "' code
+    from: https://www.di-mgt.com.au/..."; ``Functions.bas``'s "'from https://stackoverflow.com/questions/..." cites an
+    answer for the declarations below it, and ``clsCDP.cls`` cites documentation: both its own."""
+    from codemix.filters.vendored import copied_file_statement
+
+    files = layout("vbachrome-heads")
+    assert files["src/JsonConverter.bas"].startswith("Attribute VB_Name")  # guard: the preamble before the comments
+    for path in ("src/JsonConverter.bas", "src/basUtf8FromString.bas"):
+        assert copied_file_statement(files[path], "PerditionC/VBAChromeDevProtocol", path) is not None, path
+    for path in ("src/Functions.bas", "src/clsCDP.cls"):
+        assert copied_file_statement(files[path], "PerditionC/VBAChromeDevProtocol", path) is None, path
+    # a line that is a string literal closed on it is code, not a Visual Basic comment
+    assert copied_file_statement("'use strict';\n'from https://github.com/x/y';\nmodule.exports = 1;\n", "a/b", "x.js") is None
+
+
 def test_a_file_named_for_the_repository_is_its_own_whatever_its_header():
     """haskell-crypto/cryptonite (d163f69; the sixth holdout, spent): ``cbits/ed25519/`` holds ed25519-donna's headers,
     "Public domain by Adam Langley <agl@imperialviolet.org> & Andrew M. <liquidsun@gmail.com>", and the project's own
