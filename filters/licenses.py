@@ -740,6 +740,24 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
     return match.start(), f"{base}-or-later" if later else base
 
 
+# Two licenses a notice offers "under both", each named with its address, and says the user chooses between (jqPlot's
+# "available for use ... under both the MIT (http://www.opensource.org/licenses/mit-license.php) and GPL version 2.0
+# (http://www.gnu.org/licenses/gpl-2.0.html) licenses. This means that you can choose the license that best suits").
+_UNDER_BOTH = re.compile(r"\bunder both (?:the )?(?P<a>[a-z][\w ]{0,30}?) and (?:the )?(?P<b>[a-z][\w ]{0,30}?) licenses "
+                         r"(?:\w+ ){0,6}?(?:choose|select)\b")
+_IN_PARENTHESES = re.compile(r"\([^()\n]*://[^()\n]*\)")
+
+
+def _both_licenses(head: str) -> str | None:
+    """The OR of the two licenses a head offers "under both ... you can choose" (``_UNDER_BOTH``), each read by name
+    with its version, or None."""
+    said = _UNDER_BOTH.search(_words(_IN_PARENTHESES.sub(" ", head)))
+    if said is None:
+        return None
+    named = [_license_from_name(_spelled(f"{name} license")) for name in (said["a"], said["b"])]
+    return combine(named, "OR") if all(named) and len(set(named)) == 2 else None
+
+
 # A GNU notice's version clause naming a second GNU license with its own version, as another choice: MCAD's
 # metric_fastners.scad, "the GNU General Public License ... either version 3 of the License, LGPL version 2.1, or (at
 # your option) any later version of the GPL" (GPL-3.0-or-later OR LGPL-2.1).
@@ -1727,6 +1745,8 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
     if "licenses this file" in words and (licenses := _LICENSES_THIS_FILE.search(words)) is not None \
             and (named := named_license_of(f"{licenses.group(1)} license")) is not None:
         found.setdefault(licenses.start(), named)  # .NET's "The .NET Foundation licenses this file to you under the MIT license"
+    if "under both" in words and (both := _both_licenses(text[:_NOTICE_CHARS])):
+        found.setdefault(words.find("under both"), both)
     if ("same" in words or "as with" in words) and (same := _SAME_TERMS.search(words)) is not None:
         found.setdefault(same.start(), _SAME_TERMS_AS[same.group(1) or same.group(2)])
     if "compliance" in words and (lost := _NAMELESS_NOTICE.search(words)) is not None \

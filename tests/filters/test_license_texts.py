@@ -980,3 +980,16 @@ def test_a_license_text_that_is_an_address_alone() -> None:
     assert licenses.for_path("src/com/greensock/TweenLite.as") == "LicenseRef-unknown-license-reference"
     assert licenses.for_path("src/com/leondejong/Main.as") == "Apache-2.0"
     assert detect_license(path, "https://opensource.org/licenses/MIT") == "MIT"
+
+
+def test_two_licenses_offered_under_both_with_their_addresses() -> None:
+    """The fourteenth holdout's university (FIT): jqPlot's plugins, "available for use in all personal or commercial
+    projects under both the MIT (http://...) and GPL version 2.0 (http://...) licenses. This means that you can choose
+    the license that best suits your project", and the sprintf functions Ash Searle "placed ... in the public domain":
+    the choice of two, with the dedication (ScanCode: ``(mit OR gpl-2.0) AND public-domain``)."""
+    path = "web-app/plugin/jqplot-1095/plugins/jqplot.BezierCurveRenderer.js"
+    text = _files("holdout14")["AlissonDiniz/university"][path]
+    assert "under both the MIT (http://www.opensource.org/licenses/mit-license.php) and GPL" in text
+    assert own_license(text, path) == "(GPL-2.0 OR MIT) AND LicenseRef-public-domain"
+    assert own_license(text.replace("This means that you can \n * choose", "You must \n * keep"), path) == (
+        "LicenseRef-public-domain")
