@@ -1013,6 +1013,11 @@ VERDICTS = {
         (lambda p, o, r: o == "LGPL-2.1" and r == "" and not p.startswith(("mail/", "lib/")), "O", ("the school "
          "system's own files: no license at the root; ours PHPMailer's LGPL text one level down (mail/LICENSE) as the "
          "repository's (FIT: a folder one level down speaks for the repository only when named after it)")),
+        (lambda p, o, r: p.startswith("web-app/plugin/jqplot-1095/") and o == "(GPL-2.0 OR MIT) AND "
+         "LicenseRef-public-domain" and r == "LicenseRef-scancode-public-domain", "R", ("jqPlot's head, 'under both the "
+         "MIT (address) and GPL version 2.0 (address) licenses. This means that you can choose', and Ash Searle's "
+         "public-domain sprintf (FIT: both read); the reference reads the dedication alone where blank comment lines "
+         "split the head (the same head it reads whole in 22 other files)")),
         (_in("web-app/plugin/jqplot-1095/"), "O", ("jqPlot's 'available ... under both the MIT (address) and GPL version 2.0 "
          "(address) licenses. This means that you can choose', and Ash Searle's public-domain sprintf: ours the "
          "dedication alone")),
