@@ -1023,6 +1023,9 @@ VERDICTS = {
          "dedication alone")),
         (lambda p, o, r: "dejavu-fonts" in p and o == "MIT-0", "O", ("DejaVu's LICENSE, Bitstream Vera's font grant: "
          "ours read as MIT-0")),
+        (lambda p, o, r: "dejavu-fonts" in p and o == "Bitstream-Vera", "U", ("DejaVu's LICENSE: Bitstream Vera's text "
+         "(FIT: read), 'DejaVu changes are in public domain' and Arev's glyphs' text: ours the first text, the "
+         "reference adds the public domain")),
     ],
 }
 

@@ -407,6 +407,8 @@ _SIGNATURES = (
     # or "...of data files"), without MIT's notice clause: read before the MIT family, not as MIT-0.
     _signature("Unicode-3.0", r"unicode license v3"),
     _signature("Unicode-DFS-2016", _MIT_GRANT + r" of (?:the )?unicode data files"),
+    # Bitstream Vera's font license: MIT's grant "of the fonts accompanying this license" (DejaVu's LICENSE), not MIT-0.
+    _signature("Bitstream-Vera", _MIT_GRANT + r" of the fonts accompanying this license"),
     # ICU's (1.8.1 and later) grants in MIT's words, its notice to "appear in all copies of the Software and ... in
     # supporting documentation" instead of MIT's "shall be included".
     _signature("ICU", _MIT_GRANT, (r"permission notice appear in supporting documentation",)),

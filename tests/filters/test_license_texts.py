@@ -993,3 +993,14 @@ def test_two_licenses_offered_under_both_with_their_addresses() -> None:
     assert own_license(text, path) == "(GPL-2.0 OR MIT) AND LicenseRef-public-domain"
     assert own_license(text.replace("This means that you can \n * choose", "You must \n * keep"), path) == (
         "LicenseRef-public-domain")
+
+
+def test_bitstream_veras_font_license_is_no_mit_0() -> None:
+    """DejaVu's LICENSE (the fourteenth holdout's university, TCPDF's fonts; FIT): "Permission is hereby granted, free of
+    charge, to any person obtaining a copy of the fonts accompanying this license ("Fonts") ...": Bitstream Vera's font
+    license, whose notice clause names "the Font Software typefaces" (it read as MIT-0, MIT's grant without MIT's
+    notice)."""
+    path = "lib/html2pdf-4.0/_tcpdf_5.0.002/fonts/dejavu-fonts-ttf-2.30/LICENSE"
+    text = _files("holdout14")["AlissonDiniz/university"][path]
+    assert "obtaining a copy\nof the fonts accompanying this license" in text
+    assert detect_license(path, text) == "Bitstream-Vera"
