@@ -426,16 +426,22 @@ ITEM_CALLS = frozenset({"function_call", "custom_tool_call"})
 ITEM_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "function_call_result"})
 
 
+def type_of(value: Any) -> str:
+    """An object's ``type`` when it is a string (a kind of another value shape names no kind), else ""."""
+    kind = value.get("type") if isinstance(value, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
 def item_turns(value: Any) -> Any:
     """A list mixing turns with Responses API call items (``{type: function_call, name, arguments, call_id}``,
     ``{type: function_call_output, call_id, output}``) as turns: a call the model's, an output the tool's;
     else ``value``."""
     if not isinstance(value, list) or not value or not any(
-            isinstance(v, dict) and v.get("type") in ITEM_CALLS | ITEM_OUTPUTS for v in value):
+            isinstance(v, dict) and type_of(v) in ITEM_CALLS | ITEM_OUTPUTS for v in value):
         return value
     turns = []
     for item in value:
-        kind = item.get("type") if isinstance(item, dict) else None
+        kind = type_of(item)
         if kind in ITEM_CALLS:
             turns.append({"role": "assistant", "content": "", "tool_calls": [
                 {"id": item.get("call_id") or item.get("callId") or item.get("id"),
@@ -463,11 +469,11 @@ def held_items(items: Any) -> list | None:
                                                for k, v in item.items() if k != "output"):
             return None
         inner = [v for v in item.values() if isinstance(v, dict)
-                 and (v.get("type") in ITEM_CALLS | ITEM_OUTPUTS or speaker_of(v) is not None)]
+                 and (type_of(v) in ITEM_CALLS | ITEM_OUTPUTS or speaker_of(v) is not None)]
         if len(inner) != 1:
             return None
         held.append(inner[0])
-    if not any(h.get("type") in ITEM_CALLS | ITEM_OUTPUTS for h in held):
+    if not any(type_of(h) in ITEM_CALLS | ITEM_OUTPUTS for h in held):
         return None
     turns = item_turns(held)
     return turns if turns is not held and is_turn_list(turns) else None
@@ -526,9 +532,9 @@ def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
     if not isinstance(value, dict):
         return []
     if isinstance(value.get("output"), list) and value["output"] and all(
-            isinstance(v, dict) and (speaker_of(v) or v.get("type") in ITEM_CALLS) for v in value["output"]):
+            isinstance(v, dict) and (speaker_of(v) or type_of(v) in ITEM_CALLS) for v in value["output"]):
         return [m for v in item_turns(value["output"]) for m in response_messages(v, where)]  # a Responses object
-    if value.get("type") in ITEM_CALLS:
+    if type_of(value) in ITEM_CALLS:
         return response_messages(item_turns([value])[0], where)
     generations = value.get("generations")  # LangChain's LLMResult: ``generations: [[{text, message}]]``
     if isinstance(generations, list) and generations and isinstance(generations[0], list):

@@ -216,3 +216,52 @@ def test_a_chatgpt_tree_a_javascript_module_assigns_is_read(tmp_path):
         ("user", "And if that fails?"), ("assistant", "Then recover the data with a repair tool.")]
     (tmp_path / "app.js").write_text("export const dialogData = " + json.dumps(tree) + ";\nrender(dialogData);\n")
     assert read(tmp_path / "app.js") == []  # a module that also runs code is a program, not data
+
+
+# Values a record may hold where a message, its content or its kind is expected: real files' values moved around.
+ODD_VALUES = ("a bare request", ["one", "two"], None, 7, 2.5, True, {"parts": [{"text": "nested"}]},
+              {"content": {"content": "x"}}, [{"text": "t"}, "s", None, 3], {}, [], [[["deep"]]],
+              {"role": "user", "content": None})
+
+
+def value_paths(value, at=()):
+    yield at
+    children = value.items() if isinstance(value, dict) else enumerate(value[:4]) if isinstance(value, list) else ()
+    for key, child in children:
+        yield from value_paths(child, (*at, key))
+
+
+def with_value(value, at, new):
+    if not at:
+        return new
+    copy = json.loads(json.dumps(value))
+    node = copy
+    for step in at[:-1]:
+        node = node[step]
+    node[at[-1]] = new
+    return copy
+
+
+def test_record_readers_never_crash_on_a_real_files_values_moved_around():
+    """Each value of small real record files (the RunState, the OpenRouter probe, CAMEL's memory lines, an opencode
+    export's messages) replaced in turn by a value of another shape (a bare string, a list of strings, null, a
+    number, nested parts or content, a list of mixed items, an empty object): the readers read the record or
+    refuse it with a shape error, never crash (a crash had cost a Gemini CLI report in round 15; this fuzz found
+    a run item's list-valued ``type`` crashing the protocol-item reader)."""
+    from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError
+    names = ("openai-agents-js.run-state.v1.17-side-effect-committed.json",
+             "gpt4o-coding-failure-probe.openrouter_interaction.turn-1.json", "camel.agent_memory.lines-3-10-11-14.json",
+             "dark-factory.opencode-session-crisp-garden.messages-1-4-47.json")
+    tried = 0
+    for name in names:
+        text = (INPUTS / name).read_text(encoding="utf-8")
+        value = json.loads(text) if not name.startswith("camel") else [json.loads(line) for line in text.splitlines()]
+        paths = list(value_paths(value))
+        for at in paths[::max(1, len(paths) // 40)]:
+            for odd in ODD_VALUES:
+                tried += 1
+                try:
+                    parse_json_value(with_value(value, at, odd))
+                except (TranscriptShapeError, ValueError, RecursionError):
+                    pass
+    assert tried > 1000
