@@ -456,6 +456,29 @@ def _source_line(head: str, path: str) -> re.Match | None:
     return None
 
 
+# A head whose first lines point to another repository and state terms: VBAChromeDevProtocol's ``WinHttpCommon.bas``,
+# "' see https://github.com/EagleAglow/vba-websocket-class" over "' MIT licensed": that repository's file, under them.
+_TERMS_LINE = re.compile(r"^\W{0,5}(?:(?:MIT|BSD|ISC|Apache|MPL|GPL|LGPL|Zlib)[\w.-]*[ \t]+licen[cs]ed|licen[cs]ed under\b"
+                         r"|@?licen[cs]e[ \t]*:?[ \t]*(?:MIT|BSD|ISC|Apache|MPL|GPL|LGPL|Zlib)\b)", re.IGNORECASE | re.MULTILINE)
+_POINTER_LINES = 3
+
+
+def _licensed_from(opening: str, repo: str) -> str | None:
+    """The first lines of an opening comment naming another owner's hosted repository and, on a line of their own,
+    the terms the file comes under (``_TERMS_LINE``): "see https://github.com/EagleAglow/vba-websocket-class" over "MIT
+    licensed"; else None."""
+    first = _first_lines(opening, _POINTER_LINES)
+    terms = _TERMS_LINE.search(first)
+    if terms is None:
+        return None
+    own_owner = repo.lower().split("/")[0]
+    for owner, name in _hosted(first):
+        if owner.lower() != own_owner:
+            said = " ".join(terms.group(0).strip(" '/#*;-").split())
+            return f"{owner}/{name.removesuffix('.git')} ({said})"
+    return None
+
+
 _FIELD_LINE = re.compile(r"[\w -]{1,20}:\s")
 _QUESTION_PAGE = re.compile(r"//(?:[\w-]+\.)*(?:stackoverflow\.com|stackexchange\.com|superuser\.com|serverfault\.com)/")
 # A line of the opening comment that is the address of a file of the same name in another repository: the file is that
@@ -505,6 +528,8 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
             return " ".join(said.group(0).split())
     if path and repo and (address := _file_address(head, path, repo)):
         return address
+    if repo and (pointed := _licensed_from(opening, repo)):
+        return pointed
     courtesy = _COURTESY.search(head.split("{", 1)[0])  # above the first definition, about the file's code
     if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):
         return " ".join(courtesy.group(0).split())
