@@ -2160,6 +2160,12 @@ def test_visual_basic_modules_read_past_their_export_preamble():
     assert files["src/JsonConverter.bas"].startswith("Attribute VB_Name")  # guard: the preamble before the comments
     for path in ("src/JsonConverter.bas", "src/basUtf8FromString.bas"):
         assert copied_file_statement(files[path], "PerditionC/VBAChromeDevProtocol", path) is not None, path
+    # "' see https://github.com/EagleAglow/vba-websocket-class" over "' MIT licensed": that repository's file
+    said = copied_file_statement(files["src/WinHttpCommon.bas"], "PerditionC/VBAChromeDevProtocol", "src/WinHttpCommon.bas")
+    assert said == "EagleAglow/vba-websocket-class (MIT licensed)"
+    assert copied_file_statement(files["src/WinHttpCommon.bas"], "EagleAglow/vba-websocket-class", "x.bas") is None
+    unlicensed = files["src/WinHttpCommon.bas"].replace("' MIT licensed", "' a reference for the flags")
+    assert copied_file_statement(unlicensed, "PerditionC/VBAChromeDevProtocol", "src/WinHttpCommon.bas") is None
     for path in ("src/Functions.bas", "src/clsCDP.cls"):
         assert copied_file_statement(files[path], "PerditionC/VBAChromeDevProtocol", path) is None, path
     # a line that is a string literal closed on it is code, not a Visual Basic comment
