@@ -528,7 +528,8 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
             return " ".join(said.group(0).split())
     if path and repo and (address := _file_address(head, path, repo)):
         return address
-    if repo and (pointed := _licensed_from(opening, repo)):
+    # (a head naming its own holder says "some parts taken from": CyberChef's operations, "@copyright Crown Copyright")
+    if repo and not first_copyright(file_header(text))[0] and (pointed := _licensed_from(opening, repo)):
         return pointed
     courtesy = _COURTESY.search(head.split("{", 1)[0])  # above the first definition, about the file's code
     if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):

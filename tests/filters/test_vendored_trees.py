@@ -2164,6 +2164,12 @@ def test_visual_basic_modules_read_past_their_export_preamble():
     said = copied_file_statement(files["src/WinHttpCommon.bas"], "PerditionC/VBAChromeDevProtocol", "src/WinHttpCommon.bas")
     assert said == "EagleAglow/vba-websocket-class (MIT licensed)"
     assert copied_file_statement(files["src/WinHttpCommon.bas"], "EagleAglow/vba-websocket-class", "x.bas") is None
+    # CyberChef's ``FromQuotedPrintable.mjs`` (the fourth holdout, spent): its head names its own holder too ("Some parts
+    # taken from mimelib (http://github.com/andris9/mimelib)", "@license MIT", "@copyright Crown Copyright 2016"): its own
+    parts = ("/**\n * Some parts taken from mimelib (http://github.com/andris9/mimelib)\n * @author Andris Reinman\n"
+             " * @license MIT\n *\n * @author n1474335 [n1474335@gmail.com]\n * @copyright Crown Copyright 2016\n"
+             " * @license Apache-2.0\n */\n\nimport Operation from \"../Operation.mjs\";\n")
+    assert copied_file_statement(parts, "gchq/CyberChef", "src/core/operations/FromQuotedPrintable.mjs") is None
     unlicensed = files["src/WinHttpCommon.bas"].replace("' MIT licensed", "' a reference for the flags")
     assert copied_file_statement(unlicensed, "PerditionC/VBAChromeDevProtocol", "src/WinHttpCommon.bas") is None
     for path in ("src/Functions.bas", "src/clsCDP.cls"):
