@@ -311,6 +311,18 @@ def positioned_runs(text: str) -> list[list[dict[str, Any]]] | None:
     return runs
 
 
+def without_banner(run: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``run`` less the turns of labels that are a banner: every turn of the label says no words (a value, a list of
+    names) and a person's turn follows within two turns."""
+    def banner(label: Any) -> bool:
+        at = [i for i, t in enumerate(run) if t.get("label") == label]
+        return all(not is_spoken(run[i]["content"]) and any(t["speaker"] == "user" for t in run[i + 1:i + 3])
+                   for i in at)
+    labels = {t.get("label") for t in run if t["speaker"] != "user"} - {None}
+    dropped = {label for label in labels if banner(label)}
+    return [t for t in run if t.get("label") not in dropped] if dropped else run
+
+
 def marked_runs(text: str, marks: list[tuple[int, int, str, str]], split: bool) -> list[list[dict[str, Any]]]:
     """The sections after the markers as turns (the model's consecutive parts one turn), cut into runs at
     rules when ``split``; only runs holding a person's and the model's turn."""
@@ -326,12 +338,15 @@ def marked_runs(text: str, marks: list[tuple[int, int, str, str]], split: bool) 
             turns[-1]["content"] = (turns[-1]["content"] + "\n" + body).strip()
             turns[-1]["calls"] = [*turns[-1].get("calls", []), *(calls or [])]
         elif body or speaker == "assistant":
-            turns.append({"speaker": speaker, "content": body, "calls": calls or []})
+            turns.append({"speaker": speaker, "content": body, "calls": calls or [], "label": label})
         if split and rule is not None and turns:
             runs.append(turns)
             turns = []
     runs.append(turns)
     runs = [[t for t in run if t["content"] or t.get("calls")] for run in runs]
+    # markers a program prints as its banner before each person's turn (``Model: gemini-2.5-flash-lite``, ``Tools:
+    # geocode_location, ...``): no words, each time right before the person speaks; framing
+    runs = [without_banner(run) for run in runs]
     return [run for run in runs if {"user", "assistant"} <= {t["speaker"] for t in run}]
 
 
@@ -354,11 +369,13 @@ MARKER_TURNS = Format(name="marker-turns", container="text", detect=detect_marke
 # A line opened by a short label in any script (a letter first, at most three words) and a colon, ASCII
 # (then a space or the line's end) or full-width (``来访者：``, nothing needed after it).
 # A Markdown export may set the label in bold (``**Claude:**``, ``**Codex**:``); a heading is a page's section.
-# Or the label alone on its line in brackets (``【**浦部**】`` / ``【**AI**】`` over each turn, ``[User]``).
+# Or the label alone on its line in brackets (``【**浦部**】`` / ``【**AI**】`` over each turn, ``[User]``), the whole
+# perhaps in bold with an aside and a colon (``**【使用者 (User)】：**``, round 16 FIT).
 _NAME = r"[^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2}"
 LABEL = re.compile(rf"^[ \t]*(?:\*\*|__)?(?P<name>{_NAME})[ \t]*"
                    r"(?:\*\*|__)?(?::(?:\*\*|__)?(?=[ \t]|$)|：(?:\*\*|__)?)"
-                   rf"|^[ \t]*[【\[［〔](?:\*\*|__)?(?P<bracketed>{_NAME})(?:\*\*|__)?[】\]］〕][ \t]*$", re.MULTILINE)
+                   rf"|^[ \t]*(?:\*\*|__)?[【\[［〔](?:\*\*|__)?(?P<bracketed>{_NAME}(?:[ \t]*[(（][^)）\n]{{1,20}}[)）])?)"
+                   r"(?:\*\*|__)?[】\]］〕][ \t]*[:：]?[ \t]*(?:\*\*|__)?[ \t]*$", re.MULTILINE)
 MIN_LABELLED = 6  # three exchanges
 QUESTION = re.compile(r"[?？]")
 
@@ -442,7 +459,10 @@ def counted_dialogue(text: str, labels: list[re.Match]) -> tuple[list[dict[str, 
             merged[-1]["content"] = "\n\n".join(filter(None, [merged[-1]["content"], turn["content"]]))
         else:
             merged.append(dict(turn))
-    turns = [{"speaker": t["speaker"], "content": t["content"]} for t in merged]
+    turns = [{"speaker": t["speaker"], "content": without_page_tail(t["content"])} for t in merged]
+    if sum(quoted_whole(t["content"]) for t in turns) * 10 >= 9 * len(turns):
+        # the writer quotes every turn (``> `` before each line): its quoting, not the speaker's quote
+        turns = [{**t, "content": re.sub(r"^[ \t]*> ?", "", t["content"], flags=re.MULTILINE)} for t in turns]
     if persons:  # two agents and a person: the person and the agent that does not act are the context
         actor = acting_speaker([t for t in turns if t["speaker"] != persons[0]]) or next(
             (t["speaker"] for t in turns if t["speaker"] not in (persons[0], turns[0]["speaker"])), None)
@@ -456,6 +476,20 @@ def counted_dialogue(text: str, labels: list[re.Match]) -> tuple[list[dict[str, 
     elif len(said) != 2:  # the words say nothing: the one who opens sets the task, the other answers
         roles = {turns[0]["speaker"]: "user", next(n for n in ranked if n != turns[0]["speaker"]): "assistant"}
     return [t for t in turns if t["content"]], roles
+
+
+PAGE_TAIL = re.compile(r"\n[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*\n(?:[ \t]*(?:#{1,6}[ \t]+[^\n]*)?\n?)*\Z")
+
+
+def without_page_tail(content: str) -> str:
+    """A turn less the page's own lines after it: a rule, then only headings (a write-up's next step's title,
+    ``---`` / ``### 💬 步驟三：...``, before the next label)."""
+    return PAGE_TAIL.sub("", content).strip()
+
+
+def quoted_whole(content: str) -> bool:
+    lines = [line for line in content.split("\n") if line.strip()]
+    return bool(lines) and all(line.lstrip().startswith(">") for line in lines)
 
 
 def speaker_names(counts: dict[str, int]) -> dict[str, str]:

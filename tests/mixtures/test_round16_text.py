@@ -378,3 +378,74 @@ def test_a_step_log_under_part_headings_opened_by_a_statement_in_chinese(tmp_pat
     docs, quarantined = read(path)
     assert not quarantined and len(docs) == 1
     assert docs[0].metadata["messages"][0]["observation"] and docs[0].metadata["messages"][0]["role"] == "assistant"
+
+
+# FIT, fifteenth holdout (spent at b45p's 22:20 run): two of its text rows, their layouts rebuilt (no licence), a few
+# of their words quoted.
+WRITE_UP = "# AI Agent 協作開發對話紀錄\n\n---\n\n" + "\n\n---\n\n".join(
+    f"### 💬 步驟{n}：{title}\n\n**【使用者 (User)】：**\n> {ask}\n\n**【AI Agent】：**\n> （{did}）"
+    for n, title, ask, did in [("一", "建立基本網頁", "請寫一個網頁，內容包含我的姓名和現在時間", "自動撰寫並生成了 `index.html`"),
+                               ("二", "建立 README", "請幫我寫一個README.md", "生成了第一版的 `README.md`"),
+                               ("三", "匯出對話", "可以把我們的對話匯出成一個md嗎？", "建立了這份 `ai_conversation.md` 檔案")]) + "\n"
+
+
+def test_bold_bracketed_labels_with_an_aside_over_quoted_turns():
+    """``**【使用者 (User)】：**`` / ``**【AI Agent】：**``: a bracketed label set in bold with an aside and a colon; every
+    turn quoted whole is the writer's quoting; the rule and the next step's title after a turn are the page's."""
+    [run] = parse_text(WRITE_UP)
+    assert roles(run) == ["user", "assistant"] * 3
+    assert run.messages[0]["content"] == "請寫一個網頁，內容包含我的姓名和現在時間"
+    assert run.messages[1]["content"] == "（自動撰寫並生成了 `index.html`）"
+
+
+CONSOLE = """===== run @ 2026-04-26T22:07:15 =====
+================================================================
+  Earthquake Intelligence Agent — interactive mode
+  Model: gemini-2.5-flash-lite
+  Tools: geocode_location, fetch_recent_earthquakes
+================================================================
+
+================================================================
+  USER: How far was the most recent earthquake from Bangalore?
+================================================================
+
+--- Iteration 1 ---
+LLM raw: {"thought": "Need coordinates for Bangalore first.", "tool_name": "geocode_location"}
+  -> tool call: geocode_location({'place': 'Bangalore'})
+  -> result: {"lat": 12.97, "lon": 77.59}
+
+--- Iteration 2 ---
+LLM raw: {"thought": "Now the recent quakes near it.", "tool_name": "fetch_recent_earthquakes"}
+  -> tool call: fetch_recent_earthquakes({'lat': 12.97, 'lon': 77.59})
+  -> result: {"count": 1, "quakes": [{"place": "Parapat, Indonesia", "magnitude": 4.6}]}
+
+--- Iteration 3 ---
+LLM raw: {"thought": "I have the answer.", "answer": "It was near Parapat, Indonesia, about 3,000 km away."}
+
+================================================================
+  AGENT ANSWER: It was near Parapat, Indonesia, about 3,000 km away.
+================================================================
+
+You: 
+================================================================
+  USER: And how strong was it?
+================================================================
+
+--- Iteration 1 ---
+LLM raw: {"thought": "The last result says it.", "answer": "It was a magnitude 4.6 earthquake."}
+
+================================================================
+  AGENT ANSWER: It was a magnitude 4.6 earthquake.
+================================================================
+"""
+
+
+def test_a_console_log_of_calls_and_results_is_read_by_its_markers_not_by_names():
+    """``USER:``, ``LLM raw:``, ``-> tool call:``, ``-> result:``: a program's markers of calls and results (each twice
+    or more) are read as markers, not as the speakers ``Model:`` and ``Tools:`` its banner prints; the banner before
+    the person's first turn is framing."""
+    [run] = parse_text(CONSOLE)
+    assert run.format == "marker-turns"
+    assert roles(run)[:4] == ["user", "assistant", "tool", "assistant"]
+    assert run.messages[0]["content"] == "How far was the most recent earthquake from Bangalore?"
+    assert [c["name"] for m in run.messages for c in m["tool_calls"]] == ["geocode_location", "fetch_recent_earthquakes"]
