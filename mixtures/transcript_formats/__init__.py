@@ -39,7 +39,13 @@ from codemix.mixtures.transcript_formats.genai_spans import genai_conversations
 from codemix.mixtures.transcript_formats.keyed_log import KEYED_LOG
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
-from codemix.mixtures.transcript_formats.markers import CHAIN_LOG, LABELLED_DIALOGUE, MARKER_TURNS, PRINTED_MESSAGES
+from codemix.mixtures.transcript_formats.markers import (
+    CHAIN_LOG,
+    LABELLED_DIALOGUE,
+    MARKER_TURNS,
+    PRINTED_MESSAGES,
+    marker_log,
+)
 from codemix.mixtures.transcript_formats.moatless import MOATLESS
 from codemix.mixtures.transcript_formats.moatless_tree import MOATLESS_TREE
 from codemix.mixtures.transcript_formats.notebooks import cell_task, code_cells, is_notebook, joined, shown_file_task
@@ -74,7 +80,12 @@ from codemix.mixtures.transcript_formats.shape import (
 )
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
-from codemix.mixtures.transcript_formats.text_turns import LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS
+from codemix.mixtures.transcript_formats.text_turns import (
+    LOGGED_CALLS,
+    REACT_TEXT,
+    detect_speaker_turns,
+    parse_speaker_turns,
+)
 from codemix.mixtures.transcript_formats.tool_blocks import TOOL_BLOCKS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, speaker_of, turn_messages
 from codemix.mixtures.transcript_formats.web_pages import (
@@ -130,6 +141,10 @@ def read_printed_objects(text: str) -> list[Transcript]:
 
 
 # What reads a page's visible text: the formats of turns labelled in words (their labels survive rendering).
+# Speakers' names, unless the text is a log of calls and results under markers (``markers.marker_log``: its names,
+# ``Model:`` and ``Tools:`` in a banner, would bury the calls in the turns; ``marker-turns`` reads it).
+SPEAKER_TURNS = Format(name="speaker-turns", container="text", parse=parse_speaker_turns,
+                       detect=lambda text: detect_speaker_turns(text) and not marker_log(text))
 PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
 PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=lambda text: detect_printed_objects(text) or (
     isinstance(text, str) and bool(printed_event_logs(text))), parse=read_printed_objects)

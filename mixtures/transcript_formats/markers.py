@@ -350,6 +350,13 @@ def marked_runs(text: str, marks: list[tuple[int, int, str, str]], split: bool) 
     return [run for run in runs if {"user", "assistant"} <= {t["speaker"] for t in run}]
 
 
+def marker_log(text: str) -> bool:
+    """A log whose markers name the model's calls and the tools' results, each twice or more (``-> tool call:`` /
+    ``-> result:``; FIT, fifteenth holdout): read as speakers' turns, its names would bury the calls in them."""
+    kinds = collections.Counter(role for *_, role in labelled_lines(text))
+    return kinds["part"] >= 2 and kinds["tool"] >= 2
+
+
 def detect_marker_turns(text: Any) -> bool:
     return isinstance(text, str) and marker_turns(text) is not None
 

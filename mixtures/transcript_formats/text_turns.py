@@ -18,7 +18,6 @@ multi-agent log's speakers (the first to speak set the task).
 
 from __future__ import annotations
 
-import collections
 import itertools
 import re
 from typing import Any
@@ -88,17 +87,7 @@ def speaker_turns(text: str) -> tuple[str, list[dict[str, str]]] | None:
     lengths = sorted(text_length(t["text"]) for t in turns)
     if repeated * 10 > 3 * (len(turns) - 1) or covered * 2 < len(text.strip()) or lengths[len(lengths) // 2] < 15:
         return None
-    if marker_log(text):
-        return None  # a program's log of calls and results under markers: read by ``marker-turns``, not by names
     return text[:opens[0].start()].strip(), turns
-
-
-def marker_log(text: str) -> bool:
-    """A log whose markers name the model's calls and the tools' results, each twice or more (``-> tool call:`` /
-    ``-> result:``; FIT, fifteenth holdout): speakers' names would bury them in the turns."""
-    from codemix.mixtures.transcript_formats.markers import labelled_lines  # (markers reads this module's lists)
-    kinds = collections.Counter(role for *_, role in labelled_lines(text))
-    return kinds["part"] >= 2 and kinds["tool"] >= 2
 
 
 # Chat templates a conversation may be rendered in as one string: (turn opener, role group, turn closer).
