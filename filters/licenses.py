@@ -1565,6 +1565,9 @@ def is_folder_license_evidence(path: str) -> bool:
 _README_FILE = re.compile(r"readme(?:\.(?:md|markdown|mkd|mdown|rst|txt|adoc|org))?", re.IGNORECASE)
 _README_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:licen[cs](?:e|es|ing)|copyright(?: (?:and|&) licen[cs]e)?)"
                              r"[ \t:#]*\n(?:[ \t]*[-=~^*]{3,}[ \t]*\n)?", re.IGNORECASE | re.MULTILINE)
+# Or a sentence introducing the license's text below it (pigz's README: "The license from pigz.c is copied here:",
+# then zlib's text indented): a line naming the license and ending in a colon, read as the section's heading.
+_README_INTRO = re.compile(r"^[^\n#]{0,80}\blicen[cs]e\b[^\n]{0,80}:[ \t]*\n", re.IGNORECASE | re.MULTILINE)
 _NEXT_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]*\S|^[^\n]+\n[ \t]*(?:-{3,}|={3,})[ \t]*$", re.MULTILINE)
 _README_SECTION_CHARS = 3_000
 
@@ -1588,7 +1591,10 @@ def readme_license(text: str) -> str | None:
     itself under a license (``_OWN_TERMS``), else None."""
     heading = _README_HEADING.search(text)
     if heading is None:
-        return _own_terms_sentence(text)
+        intro = _README_INTRO.search(text)
+        quoted = text[intro.end():intro.end() + _README_SECTION_CHARS] if intro else ""
+        following = _NEXT_HEADING.search(quoted)
+        return notice_license(quoted[:following.start()] if following else quoted) or _own_terms_sentence(text)
     body = text[heading.end():heading.end() + _README_SECTION_CHARS]
     following = _NEXT_HEADING.search(body)
     body = _MARKDOWN_LINK.sub(r"\1", body[:following.start()] if following else body)

@@ -1004,3 +1004,21 @@ def test_bitstream_veras_font_license_is_no_mit_0() -> None:
     text = _files("holdout14")["AlissonDiniz/university"][path]
     assert "obtaining a copy\nof the fonts accompanying this license" in text
     assert detect_license(path, text) == "Bitstream-Vera"
+
+
+def test_a_root_readme_quoting_its_license_text_after_a_sentence_introducing_it() -> None:
+    """pigz keeps no license file at its root: its README says "The license from pigz.c is copied here:" and quotes
+    zlib's text indented, under no "License" heading. That text is the repository's license; the copied zopfli's
+    Apache-2.0 COPYING one level down answers for ``zopfli/`` only (it answered for nothing of pigz's own before, so
+    the root's Makefile and yarn.c were dropped as ``no_license``)."""
+    files = _files("pigz")
+    readme = files["README"]
+    assert "The license from pigz.c is copied here:\n" in readme and "## License" not in readme
+    assert license_evidence_of("README", readme)[1] == "Zlib"
+    licenses = resolve_licenses([license_evidence_of("README", readme),
+                                 license_evidence_of("zopfli/COPYING", files["zopfli/COPYING"])])
+    assert licenses.default == "Zlib" and licenses.for_path("yarn.c") == "Zlib"
+    assert licenses.for_path("zopfli/src/zopfli/deflate.c") == "Apache-2.0"
+    # the sentence must introduce the text: ended by a full stop it opens nothing
+    said = readme.replace("The license from pigz.c is copied here:", "The license from pigz.c is copied here.")
+    assert license_evidence_of("README", said)[1] is None
