@@ -1048,12 +1048,7 @@ def count_goose_run_output(path: Path) -> int:
 def count_flemma_chat(path: Path) -> int:
     """A Flemma chat buffer (``@System:`` / ``@You:`` / ``@Assistant:``): each section a message, but a ``@You:``
     section of ``**Tool Result:**`` blocks one tool message per block."""
-    sections = re.split(r"^@(System|You|Assistant):[ \t]*$", path.read_text(), flags=re.MULTILINE)[1:]
-    count = 0
-    for role, body in zip(sections[::2], sections[1::2]):
-        results = len(re.findall(r"^\*\*Tool Result:\*\*", body, re.MULTILINE))
-        count += results if role == "You" and results else 1
-    return count
+    return _sections_and_results(re.split(r"^@(System|You|Assistant):[ \t]*$", path.read_text(), flags=re.MULTILINE), "You")
 
 
 def count_amp_thread(path: Path) -> int:
@@ -1061,11 +1056,16 @@ def count_amp_thread(path: Path) -> int:
     inside the model's, ``## User`` sections of ``**Tool Result:**`` blocks): each prompt and each model section a
     message, each tool result one (headings inside fences are the bodies' own)."""
     text = re.sub(r"^```.*?^```", "", path.read_text(), flags=re.MULTILINE | re.DOTALL)
-    sections = re.split(r"^## (User|Assistant)[ \t]*$", text, flags=re.MULTILINE)[1:]
-    count = 0
+    return _sections_and_results(re.split(r"^## (User|Assistant)[ \t]*$", text, flags=re.MULTILINE), "User")
+
+
+def _sections_and_results(split: list[str], user: str) -> int:
+    """Messages of a ``re.split`` by role headings (text before the first dropped): each section one, but a ``user``
+    section of ``**Tool Result:**`` blocks one tool message per block."""
+    sections, count = split[1:], 0
     for role, body in zip(sections[::2], sections[1::2]):
         results = len(re.findall(r"^\*\*Tool Result:\*\*", body, re.MULTILINE))
-        count += results if role == "User" and results else 1
+        count += results if role == user and results else 1
     return count
 
 
