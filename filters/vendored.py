@@ -720,10 +720,10 @@ _THIRD_PARTY_CHARS = 2_000
 def _declared(target: str, detail: str) -> tuple[VendoringFact, ...]:
     """A declared path's fact: ``declares`` for a folder or file (a path, ``dir/*``), ``declares_paths`` (``name``
     the glob) for the files a glob names in a folder."""
-    glob = _GLOB.search(target)
-    if glob is None:
+    wildcard = _GLOB.search(target)
+    if wildcard is None:
         return (VendoringFact("declares", target, detail),)
-    base = target[:glob.start()].rsplit("/", 1)[0]
+    base = target[:wildcard.start()].rsplit("/", 1)[0]
     if target in (f"{base}/*", f"{base}/**"):
         return (VendoringFact("declares", base, detail),)
     return (VendoringFact("declares_paths", base, detail, name=target),)
