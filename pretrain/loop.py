@@ -123,7 +123,10 @@ def cpu_step(model, optimizer, batches: list[dict[str, torch.Tensor]], train: St
     from megatron.core.transformer.moe.moe_utils import MoEAuxLossAutoScaler
 
     optimizer.zero_grad(set_to_none=True)
-    MoEAuxLossAutoScaler.set_loss_scale(torch.ones(1))  # routers pre-scale aux losses by their token count
+    # routers pre-scale aux losses by their token count; a scale another run left (of another shape) is replaced, not
+    # copied into
+    MoEAuxLossAutoScaler.main_loss_backward_scale = None
+    MoEAuxLossAutoScaler.set_loss_scale(torch.ones(1))
     loss_sum, tokens = 0.0, 0
     for batch in batches:
         batch_sum, batch_tokens = batch_loss(model, batch, runtime)

@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_TRANSCRIPTS = REPO_ROOT.parent / "shared" / "data" / "transcripts"
+
+
+def _shared_root() -> Path:
+    """``shared/`` beside the clone, else beside the local repository it was cloned from (a fresh clone in a
+    temporary folder: ``git clone . $(mktemp -d)``)."""
+    beside = REPO_ROOT.parent / "shared"
+    if beside.is_dir():
+        return beside
+    found = subprocess.run(["git", "-C", str(REPO_ROOT), "config", "--get", "remote.origin.url"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+    origin = Path(found.removeprefix("file://")) if found and "://" not in found.removeprefix("file://") else None
+    return origin.resolve().parent / "shared" if origin is not None and origin.is_dir() else beside
+
+
+SHARED_TRANSCRIPTS = _shared_root() / "data" / "transcripts"
 
 
 @pytest.fixture(scope="session")
 def shared_transcripts() -> Path:
     """The real mini-swe-agent and SWE-agent runs; a missing folder is a set-up error, not a skip."""
     if not SHARED_TRANSCRIPTS.is_dir():
-        pytest.fail(f"real transcripts not found at {SHARED_TRANSCRIPTS}; clone codemix beside shared/")
+        pytest.fail(f"real transcripts not found at {SHARED_TRANSCRIPTS}; clone codemix beside shared/ (or from a clone that is)")
     return SHARED_TRANSCRIPTS
 
 

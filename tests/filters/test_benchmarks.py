@@ -38,12 +38,13 @@ from codemix.pipelines.readers.git import GitError, read_git
 from codemix.pipelines.readers.issues import read_issues
 from codemix.pipelines.readers.transcripts import read_transcripts
 from codemix.sources import HistoryConfig, SourceConfig
+from tests.conftest import SHARED_TRANSCRIPTS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "benchmarks"
 LITE = FIXTURES / "swe-bench-lite-test.json"  # full schema
 VERIFIED = FIXTURES / "swebench_verified_astropy.jsonl"  # reduced variant
 TRACE_FILE = next((FIXTURES / "openhands" / "llm_completions" / "astropy__astropy-13236").glob("*.json"))
-SHARED_TRACES = Path(__file__).resolve().parents[3] / "shared" / "data" / "transcripts"
+SHARED_TRACES = SHARED_TRANSCRIPTS
 GITHUB = Path(__file__).resolve().parents[1] / "fixtures" / "github"
 FIXED = "astropy/wcs/wcsapi/wrappers/sliced_wcs.py"
 
