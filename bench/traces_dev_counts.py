@@ -1091,6 +1091,52 @@ def count_prime_screen(path: Path) -> int:
     return count
 
 
+# --- round 17 (b45l: text exports, copies and write-ups, collected before code changed) ----------------------------
+
+def count_obsidian_copilot(path: Path) -> int:
+    """Obsidian Copilot's saved conversation: each ``**user**:`` / ``**ai**:`` label opening a line is a message."""
+    return len(re.findall(r"^\*\*(?:user|ai)\*\*:", path.read_text(), re.MULTILINE))
+
+
+def count_bold_to_labels(path: Path) -> int:
+    """AutoGen's printed chat rewritten as Markdown: each ``**Speaker (to Other):**`` label a message, but a label
+    with nothing under it before the next rule (``---``) says nothing."""
+    parts = re.split(r"^\*\*[^*\n]+ \(to [^)\n]+\):\*\*[ \t]*$", path.read_text(), flags=re.MULTILINE)[1:]
+    return sum(1 for part in parts if re.sub(r"^-{3,}[ \t]*$", "", part, flags=re.MULTILINE).strip())
+
+
+def count_turn_attribute_dump(path: Path) -> int:
+    """A printed dump of a model's turns (``Turn N.M`` blocks of ``reasoning_content=`` / ``content=`` /
+    ``tool_calls=`` lines): each block a model message, each ``tool_result(name):`` line a tool message."""
+    text = path.read_text()
+    return (len(re.findall(r"^Turn \d+\.\d+[ \t]*$", text, re.MULTILINE))
+            + len(re.findall(r"^tool_result\([^)\n]*\):", text, re.MULTILINE)))
+
+
+def count_prompt_response_labels(path: Path) -> int:
+    """An ``llm logs`` Markdown page: each ``**Prompt:**`` and ``**Response:**`` label a message (``**Options:**``
+    and the metadata ``<details>`` are the log's own)."""
+    return len(re.findall(r"^\*\*(?:Prompt|Response):\*\*[ \t]*$", path.read_text(), re.MULTILINE))
+
+
+def count_role_headings(path: Path) -> int:
+    """LM Studio's exported chat: each ``## User`` / ``## Assistant`` heading a message."""
+    return len(re.findall(r"^## (?:User|Assistant)[ \t]*$", path.read_text(), re.MULTILINE))
+
+
+def count_perplexity_export(path: Path) -> int:
+    """Perplexity's own Markdown export: each query opens with a top-level heading (the first after the logo, then
+    one after each ``---`` rule that is followed by a heading) and is answered once: two messages a query."""
+    text = path.read_text()
+    queries = 1 + len(re.findall(r"^---[ \t]*\n\n# ", text, re.MULTILINE)) if re.search(r"^# ", text, re.MULTILINE) else 0
+    return 2 * queries
+
+
+def count_bold_colon_labels(path: Path) -> int:
+    """A chat saved by a browser script: each ``**User:**`` / ``**Assistant:**`` label opening a line a message."""
+    return len(re.findall(r"^\*\*(?:User|Assistant):\*\*", path.read_text(), re.MULTILINE))
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -1268,4 +1314,12 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Amp thread exported as Markdown (front matter, ## User / ## Assistant, **Tool Use:** / **Tool Result:** blocks)": count_amp_thread,
                 "goose session quoted in a blog post's fence (starting session banner, ( O)> prompt, the answer)": count_goose_blog_session,
                 "Terminal agent screen in a design note's fence (┏━ prompt, ┃ reply, ┏━ actions, │ output)": count_prime_screen,
-                "Note summarising an AI tutoring session in Chinese (topic, concepts, fixes; no conversation)": count_nothing}
+                "Note summarising an AI tutoring session in Chinese (topic, concepts, fixes; no conversation)": count_nothing,
+                # round 17 (b45l: text exports, copies and write-ups, collected before code changed)
+                "Obsidian Copilot saved conversation (**user**: / **ai**: labels, [Context: ...] and [Timestamp: ...] lines)": count_obsidian_copilot,
+                "AutoGen tool-use chat rewritten as Markdown (**Speaker (to Other):** labels between --- rules, suggested tool calls, tool responses)": count_bold_to_labels,
+                "Printed dump of an agent's turns (Turn N.M blocks of reasoning_content= / content= / tool_calls= lines, tool_result lines, no request)": count_turn_attribute_dump,
+                "llm CLI logs page in Markdown (**Prompt:** / **Response:** labels, metadata <details>, **Options:**)": count_prompt_response_labels,
+                "LM Studio chat exported as Markdown (## User / ## Assistant headings, every body fenced)": count_role_headings,
+                "Perplexity thread exported as Markdown (logo, each query a # heading over its further lines, the answer unlabelled)": count_perplexity_export,
+                "ChatGPT chat saved by a browser-console script (**User:** / **Assistant:** labels, Copy code lines)": count_bold_colon_labels}

@@ -39,6 +39,7 @@ from codemix.mixtures.transcript_formats.canonical import (
     text_length,
     tool_call,
 )
+from codemix.mixtures.transcript_formats.chains import plain_chain_runs
 from codemix.mixtures.transcript_formats.text_turns import CODE_LINE, FENCE, NOT_SPEAKERS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, key_words
 
@@ -118,7 +119,14 @@ def labelled_lines(text: str) -> list[tuple[int, int, str, str]]:
 
 # A message header that names its writer and whom it is addressed to, alone on its line (AutoGen's
 # ``code_writer_agent (to code_executor_agent):``): the names are the speakers, whatever words they hold.
-ADDRESSED = re.compile(r"^[ \t]*([^\s()][^()\n:]{0,60}?)[ \t]+\(to[ \t]+([^()\n:]{1,60}?)\)[ \t]*:[ \t]*$", re.MULTILINE)
+# Rewritten as Markdown, the header may be set in bold (``**User proxy (to Clothing assistant):**``).
+ADDRESSED = re.compile(r"^[ \t]*(?:\*\*|__)?([^\s()*_][^()\n:*]{0,60}?)[ \t]+\(to[ \t]+([^()\n:*]{1,60}?)\)[ \t]*:"
+                       r"[ \t]*(?:\*\*|__)?[ \t]*$", re.MULTILINE)
+# A message that names a call by its id in parentheses on its first line (AutoGen's ``Suggested tool call (call_dgyr):
+# get_state`` / ``Response from calling tool (call_dgyr)``, with or without its ``*****`` frame).
+CALL_ID = re.compile(r"\A[^\n(]{0,80}\(([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{3,})\)[ \t*]*(?::[ \t]*([\w.-]+))?[ \t*]*$",
+                     re.MULTILINE)
+ARGUMENTS = re.compile(r"^[ \t]*Arguments:[ \t]*\n?(.*?)(?:\n[ \t]*\*{5,}[ \t]*)?\Z", re.MULTILINE | re.DOTALL)
 
 
 def addressed_turns(text: str) -> list[dict[str, Any]] | None:
@@ -147,10 +155,47 @@ def addressed_turns(text: str) -> list[dict[str, Any]] | None:
     for index, head in enumerate(heads):
         stop = heads[index + 1].start() if index + 1 < len(heads) else len(text)
         rule = RULE.search(text, head.end(), stop)
-        body = text[head.end():rule.start() if rule is not None else stop].strip()
+        body = closing_rule(text[head.end():rule.start() if rule is not None else stop]).strip()
         if body:
             turns.append({"speaker": sides[head.group(1).strip()], "content": body, "name": head.group(1).strip()})
+    turns = answered_calls(turns)
     return turns if {"user", "assistant"} <= {t["speaker"] for t in turns} else None
+
+
+BREAK = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$", re.MULTILINE)  # a Markdown page's thematic break
+
+
+def closing_rule(body: str) -> str:
+    """A message up to the Markdown rule that closes it, when what follows the rule is at most one short line (the
+    program's own print, ``EXECUTING FUNCTION get_state...``); a rule inside the message leaves it whole."""
+    rules = list(BREAK.finditer(body))
+    if not rules:
+        return body
+    after = [line for line in body[rules[-1].end():].splitlines() if line.strip()]
+    return body[:rules[-1].start()] if len(after) <= 1 and sum(map(len, after)) <= 80 else body
+
+
+def answered_calls(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages that name one call by its id: the first, of the model's side, names the call (``name`` after the
+    id, ``Arguments:`` below it); a later one of the other side naming the same id is that call's result, the
+    tool's turn, whoever relayed it. An id no later message answers is no call (a writer's own reference)."""
+    named = {}
+    for index, turn in enumerate(turns):
+        match = CALL_ID.match(turn["content"])
+        if match is None:
+            continue
+        key = match.group(1)
+        if key not in named and turn["speaker"] == "assistant" and match.group(2):
+            named[key] = index
+        elif key in named and turn["speaker"] != "assistant":
+            call = turns[named.pop(key)]
+            head, arguments = CALL_ID.match(call["content"]), ARGUMENTS.search(call["content"])
+            call["calls"] = [*call.get("calls", []), tool_call(key, head.group(2),
+                                                               arguments.group(1).strip() if arguments else "")]
+            # the call's notation is the call, not words of the model
+            call["content"] = call["content"][head.end():arguments.start() if arguments else None].strip()
+            turn["speaker"] = "tool"
+    return turns
 
 
 def bracketed_sides(speakers: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
@@ -768,7 +813,9 @@ MODEL_STEP = re.compile(r"^(?:Invoking: `|Thought:|Action:|Final Answer:)", re.M
 def chain_runs(text: str) -> list[list[dict[str, Any]]]:
     """The runs of every chain an executor logged in colour: the model's segments (the colour of its first
     step) as model turns, a call they name (``Invoking: `tool` with `{args}```) as its call, every other
-    colour a tool's output."""
+    colour a tool's output. A log with no colour at all is read by its labels (``chains.plain_chain_runs``)."""
+    if "\x1b[" not in text:
+        return plain_chain_runs(text)
     runs = []
     for chain in chain_bodies(text):
         segments = [(codes.replace("\x1b[0m", ""), body) for codes, body in COLOURED.findall(chain)

@@ -1,0 +1,201 @@
+"""Issue 45, round 17 (b45l): text exports, terminal copies and pages whose turns are marked on one side only, each
+read as a class (bench/traces_dev_extra.tsv, "round 17"; the spent fifteenth holdout's text rows). Sources without
+a licence, or under the GPL, are rebuilt here from their layout, quoting a few of their words; each names its
+repository and commit."""
+
+from __future__ import annotations
+
+from codemix.mixtures.transcript_formats import parse_text
+
+
+def roles(transcript) -> list[str]:
+    return [m["role"] for m in transcript.messages]
+
+
+# The llm CLI's LangChain agent plugin's README (thiswillbeyourgithub/llm_agent cde8f38, GPL-3.0: its layout rebuilt),
+# a verbose run pasted from the terminal without colours: the prompt echoed after ``>``, the executor's chain, a tool
+# that runs its own agent (a nested chain), an LLMChain's formatted prompt, a progress line and a plan printed between.
+PLAIN_CHAIN = """## DEMO
+Question was: `Use bigtask to compare salmon and tuna`
+
+```
+Type 'exit' or 'quit' to exit
+>  Use bigtask to tell me if salmon or tuna is the worst in terms of bioaccumulation
+
+
+> Entering new AgentExecutor chain...
+'''json
+{
+    "action": "BigTask",
+    "action_input": "Compare bioaccumulation of pollutants in salmon and tuna"
+}
+'''
+
+> Entering new LLMChain chain...
+Prompt after formatting:
+
+At the end, I want to answer the question 'Compare bioaccumulation'. Please generate up to 5 steps.
+
+> Finished chain.
+Executing complicated task: 0step [00:00, ?step/s]
+Here is the task planning:
+1. Research the bioaccumulation of pollutants in salmon and tuna. TODO
+
+Your current task is #1
+
+
+> Entering new AgentExecutor chain...
+'''json
+{
+    "action": "duckduckgo_search",
+    "action_input": "bioaccumulation of pollutants in salmon and tuna"
+}
+'''
+Observation: Once heavy metals enter the aquatic systems, they accumulate in fish.
+Thought:'''json
+{
+    "action": "Final Answer",
+    "action_input": "Heavy metals accumulate more in larger predators."
+}
+'''
+
+> Finished chain.
+Executing complicated task: 1step [00:06,  6.47s/step]
+
+Observation: Tuna accumulates more pollutants than salmon.
+Thought:'''json
+{
+    "action": "Final Answer",
+    "action_input": "Tuna is worse than salmon for bioaccumulation."
+}
+'''
+
+> Finished chain.
+Tuna is worse than salmon for bioaccumulation.
+>
+```
+"""
+
+
+def test_a_chain_printed_without_colours_is_read_by_its_react_labels():
+    """No colour tells the model's words from a tool's: ``Observation:`` opens a tool's output, a JSON action blob
+    (or ``Action:`` lines) is the model's call, ``Final Answer`` its words; the nested agent's steps sit between
+    the outer call and its observation, and what the program printed between chains is no one's turn."""
+    assert "\x1b[" not in PLAIN_CHAIN, "guard: no colour at all"
+    [run] = parse_text(PLAIN_CHAIN)
+    assert run.format == "chain-log"
+    assert roles(run) == ["user", "assistant", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert run.messages[0]["content"].startswith("Use bigtask to tell me")
+    assert [c["name"] for m in run.messages for c in m.get("tool_calls") or []] == ["BigTask", "duckduckgo_search"]
+    assert run.messages[4]["content"] == "Heavy metals accumulate more in larger predators."
+    assert run.messages[-1]["content"] == "Tuna is worse than salmon for bioaccumulation."
+    said = "\n".join(m["content"] for m in run.messages)
+    assert "Prompt after formatting" not in said and "task planning" not in said and "step/s" not in said
+
+
+def test_a_chain_whose_tools_never_answered_is_no_run():
+    """An LLMChain's formatted prompt between chain edges, with no step and no observation, is no run."""
+    text = "> Entering new LLMChain chain...\nPrompt after formatting:\nTranslate 'cat' to French.\n\n> Finished chain.\n"
+    assert not parse_text(text)
+
+
+# LangChain's zero-shot ReAct agent run from Python's REPL, as its early docs printed it (no colours): the first
+# thought unlabelled, ``Action:`` / ``Action Input:`` lines, ``Final Answer:``.
+REPL_CHAIN = """>>> agent.run("Who is Leo DiCaprio's girlfriend? What is her current age raised to the 0.43 power?")
+
+
+> Entering new AgentExecutor chain...
+ I need to find out who Leo DiCaprio's girlfriend is and then calculate her age raised to the 0.43 power.
+Action: Search
+Action Input: "Leo DiCaprio girlfriend"
+Observation: Camila Morrone
+Thought: I need to find out Camila Morrone's age
+Action: Search
+Action Input: "Camila Morrone age"
+Observation: 25 years
+Thought: I now know the final answer
+Final Answer: Camila Morrone, whose age raised to the 0.43 power is 3.99.
+
+> Finished chain.
+"""
+
+
+def test_a_plain_react_chain_takes_its_request_from_the_call_echoed_before_it():
+    """The run's request is the question the echoed ``agent.run(...)`` passes; the unlabelled first thought is the
+    model's, not the request's (``react-text`` would read it as part of the task)."""
+    [run] = parse_text(REPL_CHAIN)
+    assert run.format == "chain-log"
+    assert roles(run) == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert run.messages[0]["content"] == "Who is Leo DiCaprio's girlfriend? What is her current age raised to the 0.43 power?"
+    assert run.messages[1]["content"].startswith("I need to find out who")
+    assert [c["name"] for c in run.messages[1]["tool_calls"]] == ["Search"]
+    assert run.messages[2]["content"] == "Camila Morrone" and run.messages[2]["observation"]
+
+
+# AutoGen's tool-use chat rewritten as Markdown (natanielf/CPSC_298_LLMs 31326ed,
+# assignments/day-planner-agents/EXAMPLE_CONVERSATION.md, no licence: its layout rebuilt): bold addressed headers,
+# a ``---`` rule after each message, the executor's print after the rule, an empty message, call ids in parentheses.
+ADDRESSED_MD = """# Example Conversation
+
+---
+
+**User proxy (to Clothing assistant):**
+
+What should I wear today?
+
+---
+
+**Clothing assistant (to User proxy):**
+
+Suggested tool call (call_dgyr): get_state
+
+Arguments: {}
+
+---
+
+EXECUTING FUNCTION get_state...
+
+**User proxy (to Clothing assistant):**
+
+Response from calling tool (call_dgyr)
+
+{"temp_fahrenheit": "65", "description": "Partly cloudy"}
+
+---
+
+**Clothing assistant (to User proxy):**
+
+A light shirt and a sweater for the breeze.
+
+---
+
+**User proxy (to Clothing assistant):**
+
+---
+
+**User proxy (to Activity assistant):**
+
+What should I do today?
+
+---
+
+**Activity assistant (to User proxy):**
+
+Visit the museum while it stays cloudy.
+
+---
+"""
+
+
+def test_bold_addressed_headers_read_as_speakers_and_a_call_id_pairs_a_call_with_its_result():
+    """``**A (to B):**`` headers are AutoGen's addressed messages set in bold; a message is closed by its ``---``
+    rule (the executor's print after it and an empty message are no one's words); the model's message that names
+    a call id (``(call_dgyr): get_state``, ``Arguments:``) is that call, and the relayed message naming the same id
+    is its result, the tool's turn."""
+    [run] = parse_text(ADDRESSED_MD)
+    assert run.format == "marker-turns"
+    assert roles(run) == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+    call = run.messages[1]
+    assert call["content"] == "" and [(c["id"], c["name"]) for c in call["tool_calls"]] == [("call_dgyr", "get_state")]
+    assert run.messages[2]["observation"] and "Partly cloudy" in run.messages[2]["content"]
+    assert not any("EXECUTING FUNCTION" in m["content"] or m["content"] == "---" for m in run.messages)
