@@ -16,7 +16,7 @@ from apache_beam.utils.windowed_value import WindowedValue
 
 from codemix.document import ContaminationHit, Document, Dropped
 from codemix.filters.amalgamation import LANGUAGES as AMALGAM_LANGUAGES
-from codemix.filters.amalgamation import amalgamated, packed_line_hashes, unpack_line_hashes
+from codemix.filters.amalgamation import amalgamated, line_hash_array, packed_line_hashes
 from codemix.filters.apply import DocumentFilter, ScreenedView, Verdict, held_for_imports
 from codemix.filters.config import FiltersConfig
 from codemix.filters.generated import generator_header
@@ -269,7 +269,7 @@ def repository_lines(doc: Document, config: FiltersConfig):
 def repository_amalgamations(key: str, files):
     """``(key, paths)`` when any file of the repository concatenates its other files; nothing when none
     does, so the side input holds only the repositories that have one."""
-    found = frozenset(amalgamated((path, unpack_line_hashes(packed)) for path, packed in files))
+    found = frozenset(amalgamated((path, line_hash_array(packed)) for path, packed in files))
     if found:
         yield key, found
 

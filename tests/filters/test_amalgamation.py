@@ -85,3 +85,42 @@ def test_packed_hashes_are_the_sets_as_little_endian_uint64s() -> None:
         assert packed == b"".join(struct.pack("<Q", value) for value in sorted(hashes))
         assert unpack_line_hashes(packed) == hashes
     assert unpack_line_hashes(packed_line_hashes("}\n")) == frozenset()
+
+
+@pytest.mark.parametrize("pair_chunk", [1 << 22, 7], ids=["one_chunk", "many_chunks"])
+def test_packed_arrays_and_counted_chunks_find_what_the_sets_find(pair_chunk: int, monkeypatch) -> None:
+    """The filter stage hands ``amalgamated`` each file's packed hashes as arrays; the holder pairs are counted
+    in chunks when there are many. Both find the sets' answer, including the planted single header's copies."""
+    from codemix.filters import amalgamation
+    from codemix.filters.amalgamation import line_hash_array, packed_line_hashes
+
+    monkeypatch.setattr(amalgamation, "PAIR_CHUNK", pair_chunk)
+    texts = {**FILES, "copy/json_fwd.hpp": FILES["include/nlohmann/json_fwd.hpp"]}  # a part's copy counts once
+    sets = {path: line_hashes(text) for path, text in texts.items()}
+    arrays = {path: line_hash_array(packed_line_hashes(text)) for path, text in texts.items()}
+    assert amalgamated(sets) == amalgamated(arrays) == {SINGLE}
+    # one part and its copy are still one part: not enough for an amalgamation
+    only = {path: arrays[path] for path in (SINGLE, "include/nlohmann/json_fwd.hpp", "copy/json_fwd.hpp")}
+    assert amalgamated(only) == set()
+
+
+def test_a_part_and_its_copy_are_one_part() -> None:
+    """A file holding one part and lines of its own is no amalgamation, however many copies of the part the
+    repository holds: parts are told apart by their lines."""
+    part, own = line_hashes(FILES["include/nlohmann/detail/abi_macros.hpp"]), line_hashes(FILES["include/nlohmann/detail/hash.hpp"])
+    assert len(part) <= 0.75 * len(part | own) and len(part) >= 0.5 * len(part | own)  # guard: sizes that would qualify
+    files = {"big.hpp": part | own, "a/abi_macros.hpp": part, "b/abi_macros.hpp": part}
+    assert amalgamated(files) == set()
+    assert amalgamated({**files, "c/hash.hpp": own}) == {"big.hpp"}  # guard: with a second part it is one
+
+
+def test_lines_common_to_many_files_tie_nothing() -> None:
+    """A line held by more than COMMON_LINE_FILES files (a license header) says nothing: a part whose lines are all
+    such is no part, so the file holding it and one other part is no amalgamation."""
+    from codemix.filters.amalgamation import COMMON_LINE_FILES
+
+    common, part = line_hashes(FILES["include/nlohmann/json_fwd.hpp"]), line_hashes(FILES["include/nlohmann/detail/abi_macros.hpp"])
+    files = {"big.hpp": common | part, "part.hpp": part, **{f"copies/{i}.hpp": common for i in range(COMMON_LINE_FILES)}}
+    assert amalgamated(files) == set()
+    fewer = {path: lines for path, lines in files.items() if path != "copies/0.hpp"}  # now COMMON_LINE_FILES holders
+    assert amalgamated(fewer) == {"big.hpp"}
