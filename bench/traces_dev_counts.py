@@ -1135,6 +1135,82 @@ def count_perplexity_export(path: Path) -> int:
 def count_bold_colon_labels(path: Path) -> int:
     """A chat saved by a browser script: each ``**User:**`` / ``**Assistant:**`` label opening a line a message."""
     return len(re.findall(r"^\*\*(?:User|Assistant):\*\*", path.read_text(), re.MULTILINE))
+# --- round 17 (b45p): structured run files of new systems, collected before code changed ---------------------------
+
+
+def concatenated_values(text: str) -> list:
+    """JSON values written back to back (pretty-printed objects one after another)."""
+    decoder, values, at = json.JSONDecoder(), [], 0
+    while at < len(text):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at < len(text):
+            value, at = decoder.raw_decode(text, at)
+            values.append(value)
+    return values
+
+
+def count_promptflow_spans(path: Path) -> int:
+    """promptflow's span export: each LLM span's ``inputs`` attribute holds the messages sent (JSON text) and
+    ``llm.generated_message`` the reply; the run is the last call's messages plus its reply."""
+    calls = [span["attributes"] for span in concatenated_values(path.read_text())
+             if span.get("attributes", {}).get("span_type") == "LLM"]
+    last = max(calls, key=lambda a: len(json.loads(a["inputs"])["messages"]))
+    return len(json.loads(last["inputs"])["messages"]) + ("llm.generated_message" in last)
+
+
+def count_jaeger_genai_calls(path: Path) -> int:
+    """A Jaeger export of GenAI spans (``tags`` as key/type/value): each conversation (by its first input
+    message) counted at its longest call: its system instructions (one message), input and output messages."""
+    longest: dict[str, int] = {}
+    for trace in json.loads(path.read_text())["data"]:
+        for span in trace["spans"]:
+            tags = {tag["key"]: tag["value"] for tag in span["tags"]}
+            if "gen_ai.input.messages" not in tags:
+                continue
+            sent = json.loads(tags["gen_ai.input.messages"])
+            got = json.loads(tags.get("gen_ai.output.messages") or "[]")
+            key = json.dumps(sent[0], ensure_ascii=False)
+            longest[key] = max(longest.get(key, 0), len(sent) + len(got) + ("gen_ai.system_instructions" in tags))
+    return sum(longest.values())
+
+
+def count_constructor_messages(path: Path) -> int:
+    """Messages serialised as their class's constructor (``id: ["langchain_core", "messages", "HumanMessage"]``)."""
+    return len(re.findall(r'id:\s*\[\s*"langchain_core",\s*"messages",\s*"\w+Message(?:Chunk)?"\s*\]', path.read_text()))
+
+
+def count_ai_sdk_steps(path: Path) -> int:
+    """AI SDK step results written as object literals: per step the model's turn (its text and calls) and one
+    result per ``tool-result``."""
+    text = path.read_text()
+    return text.count("stepType:") + text.count('type: "tool-result"')
+
+
+def count_mcp_proxy_log(path: Path) -> int:
+    """An MCP audit proxy's log: a JSON line per call with its result or error (two messages), and timestamped
+    ``[REQUEST]`` lines of JSON-RPC ``tools/call`` (the call) answered by a ``[RESPONSE]`` of the same process
+    and id (its result)."""
+    total, calls = 0, set()
+    for line in path.read_text().splitlines():
+        if line.startswith("{") and '"toolName"' in line:
+            total += 2
+        elif match := re.search(r"\[PID:(\d+)\] - \[REQUEST\] Method: tools/call \| ID: (\d+)", line):
+            calls.add(match.groups())
+            total += 1
+        elif (match := re.search(r"\[PID:(\d+)\] - \[RESPONSE\] Method: \S+ \| ID: (\d+)", line)) and match.groups() in calls:
+            total += 1
+    return total
+
+
+def count_class_typed_traces(path: Path) -> int:
+    """Evaluation records whose ``trace`` lists messages typed by class (HumanMessage, AIMessage, ToolMessage)."""
+    return sum(len(record["trace"]) for record in json.loads(path.read_text()))
+
+
+def count_task_steps(path: Path) -> int:
+    """Tasks with their steps: the task, then per step the action and its observation."""
+    return sum(1 + 2 * len(task["steps"]) for task in json.loads(path.read_text()))
 
 
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
@@ -1293,6 +1369,16 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Hermes Agent session exported as one JSON line (system_prompt, session statistics, messages with OpenAI-style tool_calls, reasoning)": count_session_export_messages,
                 "IDE agent trajectory of steps exported as JSONL (source USER_EXPLICIT/MODEL/SYSTEM, USER_INPUT, PLANNER_RESPONSE with thinking and tool_calls, tool steps, ephemeral system messages)": count_step_records,
                 "AG-UI event transcript of an SDK integration test (RUN_STARTED, TEXT_MESSAGE_START/CONTENT/END events without text, no conversation)": count_nothing,
+                # round 17 (b45p): structured run files of new systems, collected before code changed
+                "promptflow OpenTelemetry span export (pretty-printed span objects back to back, the chat call's messages as JSON text in its inputs attribute, the reply in llm.generated_message)": count_promptflow_spans,
+                "AGNTCY multi-agent run exported from Jaeger (A2A supervisor and detector agents; tags lists of key/type/value with gen_ai.input.messages and gen_ai.output.messages as JSON text, Spanish)": count_jaeger_genai_calls,
+                "LangChain messages serialised as constructor records in a TypeScript module (two const statements of object literals: lc, type constructor, id [..., HumanMessage], kwargs with tool_calls; Spanish)": count_constructor_messages,
+                "Vercel AI SDK step result in a TypeScript module (export const step = [object literal: text, toolCalls, toolResults, usage]; no request)": count_ai_sdk_steps,
+                "MCP audit proxy log (JSON lines of tool calls with results, then timestamped [REQUEST] / [RESPONSE] lines carrying JSON-RPC payloads, cut at about a thousand characters)": count_mcp_proxy_log,
+                "LangGraph bank assistant evaluation traces (records with question, expected behaviour, final answer and a trace of HumanMessage / AIMessage / ToolMessage objects named by class, Russian)": count_class_typed_traces,
+                "Household robot agent task traces (task_description, steps of action and observation, completion flags)": count_task_steps,
+                "Integration research agent's summary trace (statistics, evidence report, verification sample; no conversation)": count_nothing,
+                "Clinical trial matching pipeline traces (patient text, extracted fields, trial verdicts, follow-up questions, a re-evaluation; no conversation)": count_nothing,
                 # round 15 (b45l: text exports, share pages and terminal copies, collected before code changed)
                 "opencode /export of an oh-my-opencode session (## User / ## Assistant (agent · model · time), _Thinking:_, **Tool:** / **Input:** / **Output:**)": count_opencode_export,
                 "GitHub Copilot CLI /share Markdown (### 👤 User / ### 💬 Copilot, ### ✅ `tool` blocks with Arguments in <details>)": count_copilot_cli_share,

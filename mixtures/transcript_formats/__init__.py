@@ -68,6 +68,7 @@ from codemix.mixtures.transcript_formats.rendered import TEMPLATE_TURNS
 from codemix.mixtures.transcript_formats.request_log import REQUEST_LOG
 from codemix.mixtures.transcript_formats.said import SAID_TURNS
 from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
+from codemix.mixtures.transcript_formats.serialised import unserialised
 from codemix.mixtures.transcript_formats.shape import (
     ID_KEYS,
     SHAPE,
@@ -194,6 +195,8 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
         return with_record_ids(mapped_transcripts(value, turn_path_tokens(turns.path) or [], turns.role,
                                                   turns.content, turns.task, speakers), value)
     candidates = formats_named(forced, JSON_FORMATS)
+    if forced is None:
+        value = unserialised(value)  # messages kept as their class's constructor call (LangChain's ``dumpd``)
     if forced is None and is_notebook(value):
         return notebook_transcripts(value)
     if forced is None and (blocks := run_blocks(value)) is not None:

@@ -61,6 +61,11 @@ CALL_WORDS = frozenset({"call", "use", "invoke", "invocation", "start", "started
 RESULT_WORDS = frozenset({"result", "results", "output", "observation", "response", "end", "ended", "return",
                           "returned", "complete", "completed", "done", "finish", "finished", "error", "stop",
                           "post", "after"})
+# Any word an event log's kinds use for what happens in a run: a side, a call, a result, a step, a message. A list
+# none of whose "kinds" says any of these (``inclusion``/``exclusion`` criteria, each with its ``reasoning``) is
+# records of something else, never a run's events.
+EVENT_WORDS = (USER_WORDS | MODEL_WORDS | SYSTEM_WORDS | ENV_WORDS | ACTION_WORDS | TOOL_WORDS | CALL_WORDS | RESULT_WORDS
+               | frozenset({"step", "message", "msg", "turn", "event", "chat"}))
 TEXT_KEYS = ("content", "text", "message", "value", "answer", "response", "output", "thought", "thinking",
              "reasoning", "final_answer", "prompt", "query", "question", "input")
 CALL_ID_KEYS = ("tool_call_id", "toolCallId", "call_id", "callId", "tool_use_id", "toolUseId", "id")
@@ -308,6 +313,8 @@ def event_runs(items: Any) -> list[tuple[Any, list[dict[str, Any]], int]] | None
     if key is None:
         return None
     views = [event_view(item, key) for item in items]
+    if not any((kind_words(view[key]) | key_words(view[key])) & EVENT_WORDS for view in views):
+        return None  # kinds that name no side, call, result or step: categories of records, not events
     if any(is_call_record(item) or is_call_record(view) for item, view in zip(items, views)):
         return None  # records of model calls (a tracer's spans): each call is read as one, below
     read = models_kinds([one_event_messages(view, key, f"event {i}") for i, view in enumerate(views)], views, key)

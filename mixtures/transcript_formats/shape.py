@@ -118,6 +118,7 @@ class Found(NamedTuple):
     record_key: str
     ancestors: tuple  # the objects above the record, nearest first
     left_out: int = 0  # entries of the list that are no turns (a log's metadata events), counted, not read
+    branch_unread: int = 0  # a message tree's turns on branches other than the one read, counted, not read
 
 
 # --- finding the lists --------------------------------------------------------------------------
@@ -154,7 +155,10 @@ def find_conversations(value: Any) -> list[Found]:
         if kind == "steps" and logs_calls_within(node):
             kind = "container"  # test cases whose traces log the model's calls: the calls are the runs
         if kind is None and (branch := tree_branch(node, chain[0][0] if chain else None)) is not None:
-            node, kind = branch, "turns"  # a message tree: the branch shown
+            record, record_key = chain[0] if chain else (None, "")  # a message tree: the branch shown, the rest counted
+            found.append(Found(path, branch[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),
+                               branch_unread=branch[1]))
+            continue
         if kind is None and (indexed := indexed_items(node)) is not None and is_turn_list(indexed):
             node, kind = indexed, "turns"  # turns indexed "0", "1"...
         if kind is None and (steps := indexed_items(node) or column_steps(node)) is not None and is_step_list(steps):
@@ -414,10 +418,12 @@ def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
     return "mixed" if is_mixed_log(node, key) else None
 
 
-def tree_branch(node: Any, record: dict | None) -> list | None:
+def tree_branch(node: Any, record: dict | None) -> tuple[list, int] | None:
     """A conversation kept as a tree of message nodes keyed by id (``{id: {message, parent, children}}``,
     as ChatGPT's export keeps ``mapping``): the branch to the record's ``current_node`` (the one shown),
-    else to the last child at every fork, as its turn list (nodes without a turn left out)."""
+    else to the last child at every fork (the latest regeneration), as its turn list (nodes without a turn
+    left out), with the number of turns the tree keeps on its other branches (read by no transcript: counted,
+    ``branch_unread``; docs/transcript-formats.md, "Message trees")."""
     if not isinstance(node, dict) or len(node) < 2 or not all(isinstance(n, dict) and "children" in n
                                                                for n in node.values()):
         return None
@@ -435,9 +441,16 @@ def tree_branch(node: Any, record: dict | None) -> list | None:
         seen.add(current)
         branch.append(node[current])
         current = node[current].get("parent")
-    turns = [n["message"] for n in reversed(branch) if isinstance(n.get("message"), dict)
-             and speaker_of(n["message"]) and has_text_or_calls(n["message"])]
-    return turns if is_turn_list(turns) else None
+    turns = [n["message"] for n in reversed(branch) if node_turn(n)]
+    if not is_turn_list(turns):
+        return None
+    return turns, sum(1 for key, n in node.items() if key not in seen and node_turn(n))
+
+
+def node_turn(tree_node: dict) -> bool:
+    """Whether a message tree's node holds a turn (a root or a deleted message holds none)."""
+    return isinstance(tree_node.get("message"), dict) and bool(speaker_of(tree_node["message"])) and bool(
+        has_text_or_calls(tree_node["message"]))
 
 
 def is_exchange(item: Any) -> bool:
@@ -740,9 +753,33 @@ def opening(messages: list[dict[str, Any]], holders: list[dict]) -> list[dict[st
         head.append(message("system", system))
     first_model = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
     has_user = any(m["role"] == "user" and not m["observation"] and m["content"].strip() for m in messages[:first_model])
-    if not has_user and (task := task_text(holders, nested=True)):
+    if not has_user and (task := task_text(holders, nested=True) or (acts(messages) and short_task(holders))):
         head.append(message("user", task))
     return head
+
+
+# Words of a key that holds something other than a request though it names an input (``input_tokens``).
+NOT_TASK_WORDS = frozenset({"id", "ids", "type", "name", "index", "idx", "tokens", "mode", "format", "schema",
+                            "file", "path", "url", "size", "length", "count", "guardrail", "guardrails"})
+
+
+def acts(messages: list[dict[str, Any]]) -> bool:
+    """Whether the model made a call in the run and a result came back: replies that are work, not talk."""
+    return any(m["tool_calls"] for m in messages if m["role"] == "assistant") and any(
+        m["observation"] or m["role"] == "tool" for m in messages)
+
+
+def short_task(holders: list[dict]) -> str:
+    """A request of fewer words than ``worded_task`` asks for (``originalInput: "run once"``, an agent SDK's saved
+    run state) under a key naming a request or an input, on the record itself; taken only for a run whose model
+    calls tools and gets their results (``acts``), where the words set the work the run does."""
+    for holder in holders[:1]:
+        for key, value in holder.items():
+            words = set(re.split(r"[^a-z]+", camel_to_snake(str(key))))
+            if (words & (TASK_WORDS | {"input"}) and not words & NOT_TASK_WORDS and isinstance(value, str)
+                    and value.strip() and "\n" not in value.strip() and any(c.isalpha() for c in value)):
+                return value.strip()
+    return ""
 
 
 def calls_as_text(text: str) -> bool:
@@ -812,6 +849,8 @@ def transcript_of(found: Found, speakers: dict[str, str] | None = None) -> Trans
     extra = {"path": found.path, "layout": found.kind}
     if found.left_out:
         extra["entries_left_out"] = found.left_out
+    if found.branch_unread:
+        extra["branch_unread"] = found.branch_unread
     if rid := record_id(found):
         extra["record_id"] = rid
     tools = next((declared_tools(h.get("tools")) for h in holders if isinstance(h.get("tools"), list)), [])

@@ -30,6 +30,8 @@ from codemix.mixtures.transcript_formats.embedded import markdown_tables
 from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.genai_spans import is_span
 from codemix.mixtures.transcript_formats.harness import FIRST_PASS_ROWS, HarnessTexts
+from codemix.mixtures.transcript_formats.log_records import prefixed_records
+from codemix.mixtures.transcript_formats.modules import module_value
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
@@ -180,7 +182,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             return parse_text(screen) or "TranscriptShapeError: an asciicast whose screen shows no conversation"
         parsed = _json_with_comments(text) if text is not None else None
         if parsed is None and text is not None and forced is None:
-            parsed = assigned_json(text)  # a JSON value a JavaScript module assigns (``export const data = {...}``)
+            # a JSON value a JavaScript module assigns (``export const data = {...}``), or its literals' values
+            parsed = assigned_json(text) or module_value(text)
         if parsed is None and text is not None and not _json_lines(data):  # JSON lines are read line by line
             parsed = concatenated_json(text)
         if parsed is None and forced is None and _json_lines(data, 3):
@@ -190,6 +193,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             # (``Request:``, ``Response:``, ``Thought:``) are fields, never speakers' labels
             tried = "yaml (a document of nested mappings: its keys are fields, not speakers)"
             return _yaml_transcripts(text, speakers) or f"{describe_error(error)} (nor a transcript; tried {tried})"
+        if parsed is None and text is not None and forced is None and (logged := _logged_transcripts(text, speakers)):
+            return logged  # JSON records behind each line's logger prefix
         if parsed is None:
             transcripts = parse_text(text, late=False) if text is not None else None
             if not transcripts and text is not None and forced is None:
@@ -200,6 +205,21 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
     return JsonRows(rows) if rows is not None else parse_json_value(parsed, forced, speakers, turns)
+
+
+def _logged_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a log whose lines end with JSON records behind a prefix (``log_records``), read as the
+    list of those records; the lines that hold none are counted on each (``lines_left_out``). None when the text
+    is no such log or its records hold no conversation with a request."""
+    logged = prefixed_records(text)
+    if logged is None:
+        return None
+    transcripts = _value_transcripts(logged.records, speakers)
+    if not transcripts or not any(has_task(t.messages) for t in transcripts):
+        return None  # records of no conversation a person asked for (a stream's chunks, a proxy's calls): as before
+    for transcript in transcripts:
+        transcript.extra["lines_left_out"] = logged.other_lines
+    return transcripts
 
 
 def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:

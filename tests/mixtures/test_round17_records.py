@@ -1,0 +1,189 @@
+"""Record layouts of issue 45 round 17 (b45p), found on new development systems before any code changed
+(bench/traces_dev_extra.tsv): runs kept inside other containers (a TypeScript module's literals, JSON text in a
+span's attributes, a Jaeger export's tags, a logger's line prefix), messages serialised with their class, a message
+tree's other branches counted. Excerpts of the real files (tests/fixtures/transcript_inputs/README.md names source,
+commit and licence), or, for a file that carries no licence, its layout rebuilt in its own keys with short texts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codemix.document import Document, Quarantined
+from codemix.mixtures.transcript_formats.log_records import prefixed_records
+from codemix.mixtures.transcript_formats.modules import module_value, module_values
+from codemix.mixtures.transcripts import parse_json_value
+from codemix.pipelines.readers import read_location
+from codemix.sources import SourceConfig
+
+INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+
+
+def outcomes(path: Path) -> list:
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)])
+    return list(read_location(source, str(path)))
+
+
+def read(path: Path) -> list[Document]:
+    return [o for o in outcomes(path) if isinstance(o, Document)]
+
+
+def said(doc: Document) -> list[tuple[str, str, list[str]]]:
+    return [(m["role"], m["content"], [c["name"] for c in m["tool_calls"]]) for m in doc.metadata["messages"]]
+
+
+def test_langchain_messages_a_typescript_module_writes_as_literals_are_read():
+    """lajy-enterprise/test_api_reserve_agent src/message.ts (MIT): two ``const`` statements, each a list of
+    LangChain messages serialised as their constructor (``{lc: 1, type: "constructor", id: [..., "HumanMessage"],
+    kwargs: {...}}``) written as JavaScript object literals (keys unquoted, trailing commas, a single-quoted
+    string). Quarantined as no JSON; now each statement is a conversation, the role taken from the class's name
+    and the call from ``kwargs.tool_calls``."""
+    path = INPUTS / "test-api-reserve-agent.message.ts"
+    text = path.read_text(encoding="utf-8")
+    assert "lc: 1," in text and "'{\"nombre\"" in text  # unquoted keys and a single-quoted string: no JSON
+    assert [name for name, _ in module_values(text)] == ["state", "stateBeforeInterrupt"]
+    first, second = read(path)
+    assert said(first) == [("user", "quiero reservar un turno para crossfit", []),
+                           ("assistant", first.metadata["messages"][1]["content"], [])]
+    assert first.metadata["messages"][1]["content"].startswith("Claro, puedo ayudarte con eso.")
+    assert said(second) == [("user", "mariano 325 11:00", []), ("assistant", "", ["reservacion_de_turno_para_crossfit"])]
+    call = second.metadata["messages"][1]["tool_calls"][0]
+    assert json.loads(call["arguments"]) == {"nombre": "mariano", "dni": "325", "turn": "11:00"}
+
+
+def test_a_module_that_runs_code_is_no_data():
+    """The literal grammar reads data only: a module that also calls something, or a literal that holds an
+    expression (a variable, a template that interpolates, a spread), is a program."""
+    assert module_value("export const messages = [{role: 'user', content: `hi`}];\nrender(messages);\n") is None
+    assert module_value("const a = [{role: 'user', content: name}];") is None
+    assert module_value("const a = [{role: 'user', content: `hi ${name}`}];") is None
+    assert module_value("const a = [{...base, role: 'user'}];") is None
+    assert module_value("// a note\nexport default {messages: [{role: 'user', content: 'hi',},],} as const;") == {
+        "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_a_span_export_keeps_the_call_as_json_text_in_attributes_of_its_own_naming():
+    """microsoft/assistant-pf-demo spans.json (MIT): promptflow's span export, pretty-printed span objects back
+    to back; the chat call's request is JSON text under ``inputs`` (``{messages, model, tools}``), its reply
+    under ``llm.generated_message`` and ``output`` (a ``chat.completion``), and a function span beside it re-sends
+    the same messages as ``message_history``. Read as six rows (the same exchange twice, four quarantined); now
+    the trace is one run: system, request, reply, once."""
+    path = INPUTS / "assistant-pf-demo.spans.json"
+    assert path.read_text(encoding="utf-8").count('"span_type"') == 5  # spans of one trace, back to back
+    [doc] = read(path)
+    roles = [m["role"] for m in doc.metadata["messages"]]
+    assert roles == ["system", "user", "assistant"]
+    assert doc.metadata["messages"][2]["content"].startswith("It looks like you are testing the functionality.")
+
+
+def test_a_jaeger_export_of_two_agents_is_one_run_per_agent():
+    """ponchotitlan/packet-panic-agntcy traces.json (Apache-2.0), an excerpt of one trace: Jaeger's JSON
+    (``{data: [{traceID, spans}]}``, each span's ``tags`` a list of ``{key, type, value}``), a supervisor agent and
+    a detector agent it calls over A2A, each model call re-sending its own conversation as
+    ``gen_ai.input.messages`` (JSON text of ``{role, parts}``; calls as ``tool_call`` parts, results as
+    ``tool_call_response`` parts), the system prompt in ``gen_ai.system_instructions``. Read before as eight
+    overlapping pieces (44 messages for 12); now each agent's conversation once, calls and results paired, the
+    tool's own span not read twice."""
+    path = INPUTS / "packet-panic-agntcy.traces.genai-spans.json"
+    trace = json.loads(path.read_text(encoding="utf-8"))["data"][0]
+    assert all(isinstance(span["tags"], list) for span in trace["spans"])  # the fixture keeps Jaeger's tag lists
+    docs = read(path)
+    by_request = {doc.metadata["messages"][1]["content"]: doc for doc in docs}
+    supervisor = by_request["¿Hay errores o descartes en las interfaces de R1?"]
+    assert [r for r, _, _ in said(supervisor)] == ["system", "user", "assistant", "tool", "assistant"]
+    assert said(supervisor)[2][2] == ["query_detector"]
+    detector = next(doc for doc in docs if doc is not supervisor)
+    assert [calls for _, _, calls in said(detector)] == [[], [], ["pyats_list_devices"], [], ["pyats_run_show_command"],
+                                                        [], []]
+    results = [m for m in detector.metadata["messages"] if m["role"] == "tool"]
+    calls = [c for m in detector.metadata["messages"] for c in m["tool_calls"]]
+    assert [m["tool_call_id"] for m in results] == [c["id"] for c in calls]
+
+
+def test_a_list_whose_kinds_name_no_event_is_no_event_log():
+    """keonheek/clinical-trial-agent-demo traces.json (no licence: rebuilt in its keys, texts short): a trial's
+    eligibility criteria, each ``{text, type: inclusion | exclusion, verdict, evidence, reasoning}``. Read as an
+    agent's event log (four to twelve model turns per trial, 374 messages in the file); a list whose kinds name no
+    side, call, result or step is records of something else."""
+    criteria = [{"text": "Age ≥ 18 years", "type": "inclusion", "verdict": "MET", "effect": "PASS",
+                 "evidence": "54-year-old man", "reasoning": "Patient is 54 years old, which satisfies the age limit."},
+                {"text": "Age < 18 years", "type": "exclusion", "verdict": "NOT_MET", "effect": "PASS",
+                 "evidence": "54-year-old man", "reasoning": "Patient is 54 years old, not under 18."},
+                {"text": "Pregnancy", "type": "exclusion", "verdict": "NOT_MET", "effect": "PASS", "evidence": None,
+                 "reasoning": "Patient is male, so pregnancy does not apply."}]
+    record = {"patient_id": "S001", "trials": [{"nct_id": "NCT0", "title": "A registry", "criteria": criteria,
+                                                "eligibility": "UNCERTAIN", "rank": 1}]}
+    transcripts = []
+    try:
+        transcripts = parse_json_value(record)
+    except Exception as error:  # noqa: BLE001 - any refusal is the point; a reading is the failure
+        assert "no transcript" in str(error) or "no_conversation" in str(error)
+    assert not any(t.messages for t in transcripts)
+
+
+def test_log_lines_ending_in_json_records_are_read_as_the_records():
+    """A logger's lines each ending with a JSON message behind its stamp (``<time> INFO agent: {...}``) were read
+    as text: the stamp taken for a speaker, each message's JSON for prose. The records are the conversation; a
+    line of plain text among them is counted (``lines_left_out``), not read. (Written here: the published logs of
+    this layout we found log no conversation; the MCP proxy's log of bench/traces_dev_extra.tsv holds calls only.)"""
+    lines = ['2026-03-31 16:31:22,101 INFO agent: {"role": "user", "content": "List the files and summarise the README."}',
+             ('2026-03-31 16:31:23,552 INFO agent: {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", '
+              '"type": "function", "function": {"name": "list_files", "arguments": "{\\"path\\": \\".\\"}"}}]}'),
+             "2026-03-31 16:31:23,601 DEBUG tools: running list_files",
+             '2026-03-31 16:31:23,602 INFO agent: {"role": "tool", "tool_call_id": "c1", "content": "README.md\\nsrc/"}',
+             '2026-03-31 16:31:25,010 INFO agent: {"role": "assistant", "content": "A README and a src folder."}']
+    assert prefixed_records("\n".join(lines)).other_lines == 1
+    assert prefixed_records("\n".join(["a note", "another", lines[0]])) is None  # most lines say no record
+
+
+def test_a_chatgpt_trees_other_branches_are_counted():
+    """A ChatGPT-style message tree (LLMFarm/llmfarm-front's dialog-data.js layout, rebuilt in its keys as in
+    round 16's test): the branch shown is read (the last child at each fork, the latest regeneration) and the
+    turns on the other branches are counted (``branch_unread``), never lost silently."""
+    def node(node_id, parent, children, role=None, text=""):
+        out = {"id": node_id, "children": children, **({"parent": parent} if parent else {})}
+        if role:
+            out["message"] = {"id": node_id, "author": {"role": role}, "content": {"content_type": "text", "parts": [text]}}
+        return out
+    tree = {"root": node("root", None, ["u1"]),
+            "u1": node("u1", "root", ["a1", "a2"], "user", "How do I repair a broken jpg?"),
+            "a1": node("a1", "u1", ["u3"], "assistant", "An earlier answer, regenerated."),
+            "u3": node("u3", "a1", [], "user", "A follow-up on the earlier answer."),
+            "a2": node("a2", "u1", [], "assistant", "Try opening it in another viewer first.")}
+    [transcript] = parse_json_value({"title": "jpg", "mapping": tree})
+    assert [m["content"] for m in transcript.messages] == ["How do I repair a broken jpg?",
+                                                          "Try opening it in another viewer first."]
+    assert transcript.extra["branch_unread"] == 2
+
+
+def test_prefixed_log_file_is_read_through_the_reader(tmp_path):
+    """The same log as a file: one conversation, the plain line counted on it."""
+    path = tmp_path / "agent.log"
+    lines = ['2026-03-31 16:31:22,101 INFO agent: {"role": "user", "content": "Summarise the README of this repository."}',
+             "2026-03-31 16:31:23,601 DEBUG tools: loading",
+             '2026-03-31 16:31:25,010 INFO agent: {"role": "assistant", "content": "It describes a small CLI tool."}']
+    path.write_text("".join(line + "\n" for line in lines))
+    found = outcomes(path)
+    assert not any(isinstance(o, Quarantined) for o in found)
+    [doc] = read(path)
+    assert [m["role"] for m in doc.metadata["messages"]] == ["user", "assistant"]
+    assert doc.metadata["transcript"]["lines_left_out"] == 1
+
+
+def test_a_short_request_counts_when_the_run_acts_on_it():
+    """openai/openai-agents-js's RunState fixture v1.17-side-effect-committed.json (MIT; round 16's fixture): its
+    request is ``originalInput: "run once"``, two words, below the three a request found under a key must have;
+    the run's model calls ``side_effect_tool`` and the result comes back, so the words set the work: read as the
+    request. A run of talk only (no call, no result) with a short input stays without one."""
+    path = INPUTS / "openai-agents-js.run-state.v1.17-side-effect-committed.json"
+    assert json.loads(path.read_text(encoding="utf-8"))["originalInput"] == "run once"
+    [doc] = read(path)
+    assert said(doc) == [("user", "run once", []), ("assistant", "", ["side_effect_tool"]),
+                         ("tool", "side effect completed", [])]
+    talk = {"originalInput": "hello", "history": [{"role": "assistant", "content": "Hello! How can I help you today?"},
+                                                   {"role": "assistant", "content": "I am still here if you need me."}]}
+    try:
+        transcripts = parse_json_value(talk)
+    except Exception:  # noqa: BLE001 - a refusal is the point
+        transcripts = []
+    assert not any(m["role"] == "user" and m["content"] == "hello" for t in transcripts for m in t.messages)
