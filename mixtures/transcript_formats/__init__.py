@@ -80,6 +80,7 @@ from codemix.mixtures.transcript_formats.shape import (
     turn_lines_after_header,
 )
 from codemix.mixtures.transcript_formats.sharegpt import SHAREGPT
+from codemix.mixtures.transcript_formats.stamps import without_stamps
 from codemix.mixtures.transcript_formats.swe_agent import MINI_SWE_AGENT, SWE_AGENT, SWE_AGENT_ROWS
 from codemix.mixtures.transcript_formats.text_turns import (
     LOGGED_CALLS,
@@ -637,7 +638,7 @@ def parse_text(text: str, forced: str | None = None, late: bool | None = None,
     fmt = next((f for f in formats_named(forced, formats) if f.detect(text)), None)
     if fmt is None and forced is None and late is not False and exclude is None:
         return page_data_transcripts(text)
-    return None if fmt is None else with_code_task(fmt.parse(text), text)
+    return None if fmt is None else with_code_task(without_stamps(fmt.parse(text)), text)
 
 
 PYTHON_FENCE = re.compile(r"^[ \t]*```(?:python|py|python3)?[ \t]*\n(.*?)^[ \t]*```", re.MULTILINE | re.DOTALL)

@@ -680,13 +680,15 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
     shown_in = next((b for a, b in fences if marks and all(a <= mark[0] < b for mark in marks)), len(text))
     messages: list[dict[str, Any]] = []
     role = "assistant"
-    quoting = exporter_quoting([text[end:marks[index + 1][0] if index + 1 < len(marks) else shown_in]
-                                for index, (_, end, *_) in enumerate(marks)])
+    bodies = [text[end:marks[index + 1][0] if index + 1 < len(marks) else shown_in] for index, (_, end, *_) in enumerate(marks)]
+    quoting, fencing = exporter_quoting(bodies), exporter_fencing(bodies)
     for index, (_, end, heading_role, *named) in enumerate(marks):
         stop = marks[index + 1][0] if index + 1 < len(marks) else shown_in
         body = text[end:stop]
         if quoting and quoted_whole(body):  # the exporter quotes every turn's lines (``> ``), not the speaker
             body = re.sub(r"^[ \t]*> ?", "", body, flags=re.MULTILINE)
+        if fencing and (fenced := fenced_whole(body)) is not None:  # the exporter fences every turn, not the speaker
+            body = fenced
         if heading_role == "call":
             messages += call_section(named[0], body)
             role = "assistant"
@@ -740,6 +742,26 @@ def exporter_quoting(bodies: list[str]) -> bool:
     quoting something quotes a part of a turn, never all turns."""
     said = [body for body in bodies if body.strip()]
     return len(said) >= 4 and sum(map(quoted_whole, said)) * 10 >= 9 * len(said)
+
+
+# A body that is one fence and nothing else, the fence bare or saying plain text (LM Studio's export: every
+# turn, the person's greeting too, between ```` ``` ```` lines).
+WHOLE_FENCE = re.compile(r"\A\s*(`{3,}|~{3,})[ \t]*(?:text|plaintext|markdown|md)?[ \t]*\n(.*?)\n[ \t]*\1[ \t]*\s*\Z",
+                         re.DOTALL | re.IGNORECASE)
+
+
+def fenced_whole(body: str) -> str | None:
+    """The text of a body that is one bare fence, else None."""
+    match = WHOLE_FENCE.match(body)
+    return match.group(2) if match and match.group(1) not in match.group(2) else None
+
+
+def exporter_fencing(bodies: list[str]) -> bool:
+    """Whether the exporter sets every turn's body in a fence: nine in ten of its turns (four or more) one bare
+    fence each, the replies' prose too. A person who pastes code fences some turns, and a reply fences its code
+    among its words."""
+    said = [body for body in bodies if body.strip()]
+    return len(said) >= 4 and sum(fenced_whole(body) is not None for body in said) * 10 >= 9 * len(said)
 
 
 MARKDOWN_TURNS = Format(name="markdown-turns", container="text", detect=detect_markdown_turns,

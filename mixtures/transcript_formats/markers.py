@@ -495,6 +495,8 @@ def counted_dialogue(text: str, labels: list[re.Match]) -> tuple[list[dict[str, 
     if any(name.lower() in NOT_SPEAKERS for name in ranked):
         return None  # ``Note:``, ``Example:``, ``Question:``: labels of a document's fields
     opens = [m for m in labels if names[label_of(m)] in ranked]
+    if (opens[-1].start() - opens[0].start()) * 4 < len(text.strip()):
+        return None  # the labels sit in one corner of the page (an answer's list of ``**Function**:`` fields): no chat
     turns = [{"speaker": names[label_of(m)], "label": label_of(m),
               "content": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
              for i, m in enumerate(opens)]

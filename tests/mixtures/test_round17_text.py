@@ -199,3 +199,99 @@ def test_bold_addressed_headers_read_as_speakers_and_a_call_id_pairs_a_call_with
     assert call["content"] == "" and [(c["id"], c["name"]) for c in call["tool_calls"]] == [("call_dgyr", "get_state")]
     assert run.messages[2]["observation"] and "Partly cloudy" in run.messages[2]["content"]
     assert not any("EXECUTING FUNCTION" in m["content"] or m["content"] == "---" for m in run.messages)
+
+
+# LM Studio's chat exported as Markdown (nithinshyam13/lmstudio-export-chat 08c411b, example.conversation.md, no
+# licence: its layout rebuilt): a title, ``## User`` / ``## Assistant`` headings, every body in a bare fence.
+FENCED_TURNS = """# test
+
+## User
+```
+Hi!
+```
+
+## Assistant
+```
+Hello! How can I assist you today?
+```
+
+## User
+```
+Who wrote the paper on ReAct agents?
+```
+
+## Assistant
+```
+Shunyu Yao and colleagues, in 2022.
+```
+"""
+
+
+def test_an_exporter_that_fences_every_turn_has_its_fences_taken_off():
+    """Nine in ten turns (four or more) each one bare fence, the replies' prose too: the exporter's fence, not code
+    the speakers wrote; the words are kept without it (a reply would otherwise teach the model to answer in a fence)."""
+    [run] = parse_text(FENCED_TURNS)
+    assert run.format == "markdown-turns"
+    assert [m["content"] for m in run.messages] == ["Hi!", "Hello! How can I assist you today?",
+                                                    "Who wrote the paper on ReAct agents?",
+                                                    "Shunyu Yao and colleagues, in 2022."]
+
+
+def test_a_reply_whose_code_is_fenced_keeps_its_fence():
+    """One turn of four a fence is a speaker's code, not the exporter's way: it stays fenced."""
+    text = FENCED_TURNS.replace("```\nHi!\n```", "Hi!").replace("```\nWho wrote", "Who wrote").replace(
+        "agents?\n```", "agents?").replace("```\nHello! How can I assist you today?\n```", "Hello! How can I assist you today?")
+    [run] = parse_text(text)
+    assert run.messages[-1]["content"] == "```\nShunyu Yao and colleagues, in 2022.\n```"
+
+
+# Obsidian Copilot's saved conversation (laiyinyizao007/obs-averivendell 6f60ef8, copilot/copilot-conversations/
+# Summarize_the_recent_updates_from_note.@20251230_034946.md: its layout rebuilt): front matter, ``**user**:`` /
+# ``**ai**:`` labels, the note the person attached and each turn's time in bracketed stamp lines.
+STAMPED = """---
+epoch: 1767037786951
+modelKey: "gemini-2.5-flash|google"
+tags:
+  - copilot-conversation
+---
+
+**user**: hi
+[Context: Notes: 2025-12-30.md]
+[Timestamp: 2025/12/30 03:50:13]
+
+**ai**: Hello! How can I help you today?
+[Timestamp: 2025/12/30 03:50:14]
+
+**user**: what can you do
+[Context: Notes: 2025-12-30.md]
+[Timestamp: 2025/12/30 03:50:33]
+
+**ai**: I can answer questions about your notes, search your vault and summarize notes.
+[Timestamp: 2025/12/30 03:50:35]
+"""
+
+
+def test_an_exporter_s_stamp_lines_in_every_turn_are_taken_out():
+    """``[Timestamp: ...]`` closes every turn: the exporter's stamp, no one's words (in the model's turns it would be
+    trained). ``[Context: ...]`` sits in the person's turns only: it may be what the turn says, and stays."""
+    [run] = parse_text(STAMPED)
+    assert roles(run) == ["user", "assistant", "user", "assistant"]
+    assert run.messages[1]["content"] == "Hello! How can I help you today?"
+    assert not any("Timestamp" in m["content"] for m in run.messages)
+    assert run.messages[0]["content"] == "hi\n[Context: Notes: 2025-12-30.md]"
+
+
+def test_field_labels_in_one_corner_of_an_answer_are_no_dialogue():
+    """A Perplexity export (mrmeman555/SavanteContextBridge 22467a9, 02_Transcripts/Genesis_Transcript.md, no licence:
+    its layout rebuilt) whose answer lists three ``**Function**:`` / ``**Cognitive Analogue**:`` pairs: the two labels
+    take turns and the last one would run to the page's end, but they sit in one corner of the page: no chat."""
+    prose = "\n\n".join(f"Paragraph {i} of the answer explains the blueprint and what it does for the reader in depth."
+                         for i in range(40))
+    fields = "\n\n".join(f"### {name}\n\n**Function**: {role}\n**Cognitive Analogue**: {analogue}\n\nWhy does it matter? "
+                          "It shows the principle at work in a document of its own." for name, role, analogue in (
+                              ("Blueprint", "Architectural specification", "Prefrontal executive function"),
+                              ("Librarian", "Recursive instantiation engine", "Distributed working memory"),
+                              ("Generator", "Domain-specific control surface", "Sensorimotor integration")))
+    text = f"# hello..\n\nGive a deep dive on this doc\n\n{prose}\n\n{fields}\n\n{prose}\n"
+    assert text.count("**Function**:") == 3 and text.count("**Cognitive Analogue**:") == 3, "guard: three pairs"
+    assert not parse_text(text)
