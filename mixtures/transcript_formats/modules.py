@@ -12,6 +12,8 @@ makes the statement no data. docs/transcript-formats.md ("JSON inside other cont
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 from typing import Any
 
@@ -189,3 +191,26 @@ def module_value(text: str) -> Any:
     if values is None:
         return None
     return values[0][1] if len(values) == 1 else [value for _, value in values]
+
+
+# A page's script element and its body (``<script type="application/json" id="__NEXT_DATA__">{...}</script>``).
+SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
+MAX_SCRIPTS = 200
+
+
+def script_values(page: str) -> list[Any]:
+    """The data a web page's script elements hold: a body that is JSON (a JSON data island, Next.js's
+    ``__NEXT_DATA__``), or a script of data statements (``window.__CHAT__ = {...}``, ``module_value``); scripts
+    that run code hold none."""
+    values = []
+    for match in itertools.islice(SCRIPT.finditer(page), MAX_SCRIPTS):
+        body = match.group(1).strip()
+        if not body or body[0] not in "{[" and not ASSIGNMENT.match(body):
+            continue
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = module_value(body)
+        if isinstance(value, (dict, list)) and value:
+            values.append(value)
+    return values

@@ -31,7 +31,7 @@ from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.genai_spans import is_span
 from codemix.mixtures.transcript_formats.harness import FIRST_PASS_ROWS, HarnessTexts
 from codemix.mixtures.transcript_formats.log_records import prefixed_records
-from codemix.mixtures.transcript_formats.modules import module_value
+from codemix.mixtures.transcript_formats.modules import module_value, script_values
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
@@ -200,7 +200,7 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             if not transcripts and text is not None and forced is None:
                 transcripts = (_yaml_transcripts(text, speakers) or _literal_transcripts(text, speakers)
                                or _table_transcripts(text, speakers) or _markdown_table_transcripts(text, speakers)
-                               or parse_text(text, late=True))
+                               or _script_transcripts(text, speakers) or parse_text(text, late=True))
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
@@ -220,6 +220,15 @@ def _logged_transcripts(text: str, speakers: dict[str, str] | None) -> list | No
     for transcript in transcripts:
         transcript.extra["lines_left_out"] = logged.other_lines
     return transcripts
+
+
+def _script_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts a web page keeps as data in its script elements (``modules.script_values``: a JSON data
+    island, a script assigning a literal), each value read as a JSON file; None when none holds one."""
+    if "<script" not in text[:1_000_000].lower():
+        return None
+    transcripts = [t for value in script_values(text) for t in _value_transcripts(value, speakers) or []]
+    return transcripts if any(t.messages for t in transcripts) else None
 
 
 def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:

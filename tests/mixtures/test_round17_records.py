@@ -187,3 +187,21 @@ def test_a_short_request_counts_when_the_run_acts_on_it():
     except Exception:  # noqa: BLE001 - a refusal is the point
         transcripts = []
     assert not any(m["role"] == "user" and m["content"] == "hello" for t in transcripts for m in t.messages)
+
+
+def test_a_web_page_keeps_its_run_as_data_in_a_script_element(tmp_path):
+    """A page that carries its chat as a JSON data island (``<script type="application/json">``, as Next.js's
+    ``__NEXT_DATA__`` does) or in a script assigning a literal (``window.__CHAT__ = {...}``) holds the run as data;
+    a script that runs code holds none. (Written here: no published page of this layout was found in time.)"""
+    island = {"conversation": [{"from": "human", "value": "How do I list the files of a folder in Python?"},
+                               {"from": "gpt", "value": "Use pathlib.Path.iterdir to list a folder's entries."}]}
+    page = tmp_path / "chat.html"
+    page.write_text('<html><body><div id="app"></div>\n<script src="app.js"></script>\n'
+                    f'<script type="application/json" id="__NEXT_DATA__">{json.dumps(island)}</script>\n'
+                    "<script>render(document.getElementById('app'));</script></body></html>\n")
+    [doc] = read(page)
+    assert [(m["role"], m["content"]) for m in doc.metadata["messages"]] == [
+        ("user", island["conversation"][0]["value"]), ("assistant", island["conversation"][1]["value"])]
+    code = tmp_path / "app.html"
+    code.write_text("<html><body><script>const chat = load(); render(chat);</script></body></html>\n")
+    assert read(code) == []
