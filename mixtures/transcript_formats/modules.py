@@ -12,6 +12,7 @@ makes the statement no data. docs/transcript-formats.md ("JSON inside other cont
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import re
@@ -214,3 +215,45 @@ def script_values(page: str) -> list[Any]:
         if isinstance(value, (dict, list)) and value:
             values.append(value)
     return values
+
+
+MAX_SOURCE_CHARS = 5_000_000
+
+
+def string_values(source: str) -> list[Any]:
+    """The JSON a Python module keeps in its string literals (a run pasted into a test module between triple
+    quotes): each string whose whole text is a JSON object or list, in order; [] for text that is no Python."""
+    if len(source) > MAX_SOURCE_CHARS or ('"""' not in source and "\'\'\'" not in source and "= " not in source):
+        return []
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            for value in leading_json(written(source, node)) or leading_json(node.value)]
+
+
+def written(source: str, node: ast.Constant) -> str:
+    """A string literal's text as written between its quotes: JSON pasted into a docstring keeps its ``\\"``
+    escapes there, which Python's reading of the literal undoes."""
+    segment = ast.get_source_segment(source, node) or ""
+    body = segment.lstrip("rRuUbBfF")
+    quote = next((q for q in ('"""', "'''", '"', "'") if body.startswith(q) and body.endswith(q) and len(body) >= 2 * len(q)), "")
+    return body[len(quote):len(body) - len(quote)] if quote else ""
+
+
+def leading_json(text: str) -> list[Any]:
+    """The JSON objects and lists a string opens with, back to back (two triple-quoted strings side by side are one
+    string to Python), up to the first text that is none."""
+    decoder, values, at = json.JSONDecoder(), [], 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text) or text[at] not in "{[":
+            return values
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return values
+        if isinstance(value, (dict, list)) and value:
+            values.append(value)

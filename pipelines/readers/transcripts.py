@@ -31,7 +31,7 @@ from codemix.mixtures.transcript_formats.events import holds_text
 from codemix.mixtures.transcript_formats.genai_spans import is_span
 from codemix.mixtures.transcript_formats.harness import FIRST_PASS_ROWS, HarnessTexts
 from codemix.mixtures.transcript_formats.log_records import prefixed_records
-from codemix.mixtures.transcript_formats.modules import module_value, script_values
+from codemix.mixtures.transcript_formats.modules import module_value, script_values, string_values
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
 from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
@@ -200,7 +200,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
             if not transcripts and text is not None and forced is None:
                 transcripts = (_yaml_transcripts(text, speakers) or _literal_transcripts(text, speakers)
                                or _table_transcripts(text, speakers) or _markdown_table_transcripts(text, speakers)
-                               or _script_transcripts(text, speakers) or parse_text(text, late=True))
+                               or _script_transcripts(text, speakers) or _string_transcripts(text, speakers)
+                               or parse_text(text, late=True))
             tried = ", ".join(sorted(TEXT_FORMAT_NAMES))
             return transcripts or f"{describe_error(error)} (nor a text transcript; tried {tried})"
     rows = rows_of(parsed)
@@ -229,6 +230,13 @@ def _script_transcripts(text: str, speakers: dict[str, str] | None) -> list | No
         return None
     transcripts = [t for value in script_values(text) for t in _value_transcripts(value, speakers) or []]
     return transcripts if any(t.messages for t in transcripts) else None
+
+
+def _string_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts a Python module keeps as JSON in its string literals (``modules.string_values``), each read
+    as a JSON file; None when none holds a conversation with a request."""
+    transcripts = [t for value in string_values(text) for t in _value_transcripts(value, speakers) or []]
+    return transcripts if any(has_task(t.messages) for t in transcripts) else None
 
 
 def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:

@@ -205,3 +205,24 @@ def test_a_web_page_keeps_its_run_as_data_in_a_script_element(tmp_path):
     code = tmp_path / "app.html"
     code.write_text("<html><body><script>const chat = load(); render(chat);</script></body></html>\n")
     assert read(code) == []
+
+
+def test_a_run_pasted_as_json_into_a_python_modules_strings_is_read(tmp_path):
+    """bdhammel/agent_sandbox test_msg_convert.py (the spent eighth holdout's row; no licence: rebuilt in its keys,
+    texts short): a Python module of two triple-quoted strings, the first a pydantic-ai run as JSON (its ``args``
+    written ``"{\\"password\\":42}"``: escapes Python's reading undoes, so the literal's written text is the JSON),
+    the second the same run converted, with a ``{ ... }`` placeholder (no JSON). Quarantined ("Extra data"); now the
+    run of the first string is read (4 of the collector's 5 here; 5 of 5 on the real file)."""
+    run = [{"parts": [{"content": "pw=42", "part_kind": "user-prompt"}], "kind": "request"},
+           {"parts": [{"tool_name": "secret_plan", "args": "{\"password\":42}", "tool_call_id": "call_1",
+                       "part_kind": "tool-call"}], "kind": "response"},
+           {"parts": [{"tool_name": "secret_plan", "content": "The secret plan is revealed.", "tool_call_id": "call_1",
+                       "part_kind": "tool-return"}], "kind": "request"},
+           {"parts": [{"content": "The secret plan has been revealed!", "part_kind": "text"}], "kind": "response"}]
+    path = tmp_path / "test_msg_convert.py"
+    path.write_text('\n"""\n' + json.dumps(run, indent=2) + '\n"""\n"""\n[\n  {"role": "event", '
+                    '"content": { ... }}\n]\n"""\n')
+    assert '\\"password\\"' in path.read_text()  # the escapes the literal's reading undoes
+    [doc] = read(path)
+    assert said(doc) == [("user", "pw=42", []), ("assistant", "", ["secret_plan"]),
+                         ("tool", "The secret plan is revealed.", []), ("assistant", "The secret plan has been revealed!", [])]
