@@ -94,7 +94,8 @@ def headings(text: str) -> list[tuple]:
     found = outside_fences(text, marked(text, HEADING)) or marked(text, BANNER)
     if {"user", "assistant"} <= {role for *_, role in found}:
         return with_call_headings(text, found)
-    return other_side(text, found) or named_headings(text) or learnt_headings(text) or part_headings(text) or found
+    return (other_side(text, found) or line_side(text, found) or named_headings(text) or learnt_headings(text)
+            or part_headings(text) or found)
 
 
 ANY_HEADING = re.compile(r"^#{1,6}[ \t]+(?P<words>\S[^\n]*?)[ \t]*$", re.MULTILINE)
@@ -169,6 +170,40 @@ def other_side(text: str, found: list[tuple]) -> list[tuple] | None:
     merged = outside_fences(text, merged)
     if count < 2 or len(merged) < 4 or count * 2 < len(found) or \
             sum(a[2] != b[2] for a, b in itertools.pairwise(merged)) * 10 < (len(merged) - 1) * 9:
+        return None
+    return merged
+
+
+# A line that holds no one's words: an image, an HTML tag, glyphs (the other side's label is decoration, never a label
+# of words, which the other readers take: ``**Messages sent to model:**``).
+UNWORDED = re.compile(r"(?:!\[[^\]\n]*\]\([^)\n]*\)|<[A-Za-z][^>\n]*>|[^\w\s#*_`>|\[(-]{1,8})(?:[ \t]*(?:!\[[^\]\n]*\]\([^)\n]*\)|<[A-Za-z][^>\n]*>))*")
+# A line's shape: its numbers and hex ids one mark (a screenshot's URL of the same avatar differs only in its ids).
+IDS = re.compile(r"[0-9a-f]*\d[0-9a-f]*", re.IGNORECASE)
+
+
+def line_side(text: str, found: list[tuple]) -> list[tuple] | None:
+    """Where the headings name one side only (a README's ``### 🔴 ChatGPT`` over each reply) and the other side has
+    no heading, a line of one shape that recurs once before each of them (the person's avatar screenshot,
+    ``![image](...)``, over each prompt) is the other side's label: the line, no one's words, opens the turn that
+    runs to the next heading. Three turns or more of each side, nine changes of side in ten."""
+    known = [f for f in found if f[2] in ("user", "assistant")]
+    if len(known) < 3 or len({role for *_, role in known}) != 1 or len(known) != len(found):
+        return None
+    fences = [span for span, _ in fence_spans(text)] if "```" in text else []
+    taken = {(start, end) for start, end, _ in known}
+    shapes: dict[str, list[tuple[int, int]]] = collections.defaultdict(list)
+    for line in re.finditer(r"^[ \t]*(\S[^\n]{0,200}?)[ \t]*$", text, re.MULTILINE):
+        if (line.start(), line.end()) not in taken and not any(a <= line.start() < b for a, b in fences) \
+                and not FENCE_LINE.match(line.group(0)) and UNWORDED.fullmatch(line.group(1)):
+            shapes[IDS.sub("#", line.group(1))].append((line.start(), line.end()))
+    if not shapes:
+        return None
+    shape, spans = max(shapes.items(), key=lambda item: len(item[1]))
+    if len(spans) < 3 or len(spans) * 10 < 7 * len(known) or len(shape.split()) > 8:
+        return None
+    other = ({"user", "assistant"} - {known[0][2]}).pop()
+    merged = sorted(known + [(start, end, other) for start, end in spans])
+    if sum(a[2] != b[2] for a, b in itertools.pairwise(merged)) * 10 < (len(merged) - 1) * 9:
         return None
     return merged
 

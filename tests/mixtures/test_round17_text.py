@@ -295,3 +295,61 @@ def test_field_labels_in_one_corner_of_an_answer_are_no_dialogue():
     text = f"# hello..\n\nGive a deep dive on this doc\n\n{prose}\n\n{fields}\n\n{prose}\n"
     assert text.count("**Function**:") == 3 and text.count("**Cognitive Analogue**:") == 3, "guard: three pairs"
     assert not parse_text(text)
+
+
+# A ChatGPT talk retold in a Japanese README (winofsql/chat-gpt-vbscript-talk-0503 56416a1, README.md: its layout
+# rebuilt): the person's avatar screenshot over each prompt (the same image, its URL's ids differing once), the
+# prompt in a txt fence, each reply under ``### 🔴 ChatGPT``.
+AVATAR = "![image](https://user-images.githubusercontent.com/1501327/235878641-947b906f-e138-46b5-8475-2bf04c169132.png)"
+ONE_SIDE = f"""# chat-gpt-vbscript-talk-0503
+
+- ChatGPT のコードは必ずしも動作しません。
+
+{AVATAR.replace("235878641-947b906f", "235878616-973cf1d1")}
+```txt
+VBScript でプログラムを作成してください
+```
+
+### 🔴 ChatGPT
+```txt
+申し訳ありませんが、VBScript は推奨されていません。Python で書きます。
+```
+
+{AVATAR}
+```txt
+拡張子 .wsf の VBScript で作成してください
+```
+
+### 🔴 ChatGPT
+```txt
+以下は、要件に基づいて作成された VBScript ファイルの例です。
+```
+
+{AVATAR}
+```
+バッチファイルで作成してください
+```
+
+### 🔴 ChatGPT
+```
+以下は、Windows のバッチファイルの例です。
+```
+"""
+
+
+def test_one_side_labelled_by_headings_the_other_by_a_recurring_image_line():
+    """The replies are headed (``### 🔴 ChatGPT``), the prompts not: the line of one shape that recurs once before each
+    reply's heading (the avatar image; numbers and hex ids aside) is the person's label, no one's words."""
+    [run] = parse_text(ONE_SIDE)
+    assert roles(run) == ["user", "assistant"] * 3
+    assert run.messages[0]["content"] == "```txt\nVBScript でプログラムを作成してください\n```"
+    assert not any("githubusercontent" in m["content"] for m in run.messages)
+
+
+def test_a_recurring_line_of_words_is_no_side_s_label():
+    """A line of words that recurs before each reply's heading (``Next prompt``) is someone's words, not decoration:
+    it labels no side, and the page of headed replies alone is no chat."""
+    text = ONE_SIDE.replace(AVATAR.replace("235878641-947b906f", "235878616-973cf1d1"), "Next prompt").replace(
+        AVATAR, "Next prompt")
+    assert text.count("Next prompt") == 3, "guard: the line recurs before each heading"
+    assert not parse_text(text)
