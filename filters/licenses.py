@@ -802,25 +802,125 @@ def _license_from_text(text: str) -> str | None:
     words = _words(head)
     if stated := _stated_with_exceptions(words):
         return stated
+    # (position, order, license, where its text ends, whether it may be a part after another text)
     found = [
-        (position, order, s.spdx)
+        (position, order, s.spdx, _text_end(s, words, position), _quoted_text(s, words, position))
         for order, s in enumerate(_SIGNATURES)
         if s.literal in words and (position := _signature_position(s, words)) is not None
     ]
-    if (gnu := _gnu_text(words)) is not None:
-        found.append((gnu[0], len(_SIGNATURES), gnu[1]))
+    if (gnu := _gnu_text(words)) is not None:  # a GNU text quotes notices to its end
+        found.append((gnu[0], len(_SIGNATURES), gnu[1], len(words), _GNU_OWN_TEXT.match(words, gnu[0]) is not None))
     if (identifier := _identifier_line(head)) is not None:
-        found.append((identifier[0], -1, identifier[1]))
+        found.append((identifier[0], -1, identifier[1], identifier[0], True))
     # A dedication to the public domain is the text's license where nothing else is, or where the text then offers a
-    # license beside it (hdr_histogram's "also provided under the following license": CC0-1.0 OR BSD-2-Clause).
-    if (not found or _choice(words[:_CHOICE_CHARS])) and (public := public_domain(words, [f[2] for f in found])):
-        found.append((public[0], len(_SIGNATURES), public[1]))
-    primary = min(found)[2] if found else _license_mention(text, words)
+    # license beside it (hdr_histogram's "also provided under the following license": CC0-1.0 OR BSD-2-Clause), or a
+    # part the text says so of before the first text it quotes (DejaVu's "DejaVu changes are in public domain", above
+    # Bitstream Vera's text; not a folder's, which the folder's rules give: pcre2's "The data in the testdata directory").
+    chosen = _choice(words[:_CHOICE_CHARS])
+    public = public_domain(words, [f[2] for f in found])
+    preamble = None
+    if public and (not found or chosen):
+        found.append((public[0], len(_SIGNATURES), public[1], public[0], False))
+    elif public and public[0] < min(found)[0] and not _FOLDER_WORDS.search(words[max(0, public[0] - 120):public[0]]):
+        preamble = (public[0], len(_SIGNATURES), public[1], public[0], True)
+    if not found:
+        primary = _license_mention(text, words)
+    elif chosen or _ALTERNATIVE_PARTS.search(words[:_CHOICE_CHARS]) or _alternatively(words[:_NOTICE_CHARS]):
+        # a choice between the texts: the first, with the names offered beside it (below), or each quoted alternative
+        primary = _alternative_texts(found) if _ALTERNATIVE_PARTS.search(words[:_CHOICE_CHARS]) else min(found)[2]
+    elif len({spdx for _, order, spdx, _, part in found if part and order >= 0}) >= _COLLECTION_TEXTS:
+        primary = min(found)[2]  # a project's text, then its bundled components' (Pillow's, pyarrow's): the first
+    else:
+        primary = _texts_in_turn([*found, preamble] if preamble else found, words)
     named = _offered_names(words) if primary else ()
     primary = combine([primary, *named], "OR") if named else primary
     if "acm" in words and _ACM_TERMS.search(words):  # CDFLIB90's "code from ACM publications is subject to the ACM policy"
         return combine([primary, ACM_SLA]) if primary else ACM_SLA
     return primary
+
+
+def _text_end(signature: _Signature, words: str, position: int) -> int:
+    """Where the text found at ``position`` ends: past the last of its required clauses."""
+    window = words[position:position + _WINDOW_CHARS]
+    return position + max((m.end() for p in signature.required if (m := p.search(window))), default=0)
+
+
+def _quoted_text(signature: _Signature, words: str, position: int) -> bool:
+    """Whether the text found at ``position`` is a license's own text or a notice putting something under it, not a
+    name another text mentions (MPL-2.0's "Secondary License" section names the GNU licenses; EUPL's appendix, its
+    compatible licenses)."""
+    return signature.spdx not in _NAMED_ONLY or _NOTICE_VERB.search(words[max(0, position - 60):position]) is not None
+
+
+# A GNU license's own text, its title then "Everyone is permitted to copy and distribute verbatim copies", or a notice
+# under it: a part of its own where another text comes first.
+_GNU_OWN_TEXT = re.compile(r"gnu (?:affero |lesser |library )?general public license (?:\S+ ){0,12}?everyone is permitted to "
+                           r"copy and distribute verbatim copies")
+_FOLDER_WORDS = re.compile(r"\b(?:directory|directories|folder|folders)\b")
+# stb's LICENSE: "ALTERNATIVE A - MIT License ... ALTERNATIVE B - Public Domain (www.unlicense.org)": a choice of texts.
+_ALTERNATIVE_PARTS = re.compile(r"\balternative a\b")
+
+
+def _texts_in_turn(found: list[tuple[int, int, str, int, bool]], words: str) -> str:
+    """The license of a text holding one or more license texts one after the other (DejaVu's LICENSE: Bitstream
+    Vera's, then Arev's; go-yaml's MIT text, then its Apache notice), AND: a text is a part of its own where it follows
+    the one before closely, past that one's warranty disclaimer, with a copyright line of its own between them
+    (``_next_part``). A dedication to the public domain before the first text is a part. Not parts: a variant found
+    inside an earlier text (BSD-2's clauses in BSD-3's, zlib's in bzip2's, PHP's BSD-like clauses before its
+    disclaimer), a name a text mentions (``_quoted_text``), the first text's license restated (the GFDL's sample
+    notice), and a text introduced as another project's (jq's COPYING: "jq incorporates David M. Gay's dtoa.c and
+    g_fmt.c, which bear the following notices"; Apache projects' appended third-party texts), which speak for those
+    files, not the folder. Position ties go to the earlier, more specific table entry."""
+    texts: list[str] = []
+    end, text_seen = -1, False
+    for position, order, spdx, text_end, part in sorted(found):
+        if texts and not (position > end and part and (not text_seen or _next_part(words, end, position))):
+            continue
+        if not texts or not (license_ids(spdx) & license_ids(combine(texts)) or _same_family(spdx, texts)):
+            texts.append(spdx)
+        text_seen = text_seen or order >= 0 and spdx not in (PUBLIC_DOMAIN, "CC0-1.0")  # a text, not a dedication or tag
+        end = max(end, text_end)
+    return combine(texts)
+
+
+def _next_part(words: str, end: int, position: int) -> bool:
+    """Whether a text at ``position`` starts a part of its own after a text whose clauses end at ``end``: the
+    earlier text's disclaimer lies between them, and what follows that disclaimer is a short stretch holding a
+    copyright line, introducing no other project."""
+    disclaimers = [m.end() for m in _DISCLAIMED.finditer(words, end, position)] if end >= 0 else []
+    if not disclaimers:
+        return False
+    gap = words[disclaimers[-1]:position]
+    return len(gap) <= _PART_GAP_CHARS and "copyright" in gap and not _INCORPORATED.search(gap)
+
+
+# Three or more texts of different licenses make a collection of the texts of the components a project bundles.
+_COLLECTION_TEXTS = 3
+# A license text's warranty disclaimer: where the text before a second one ends.
+_DISCLAIMED = re.compile(r"\bas is\b|\bwithout (?:any )?(?:express or implied )?warranty\b")
+_PART_GAP_CHARS = 600
+# Words that introduce another project's text below a document's own: the files it covers are that project's.
+_INCORPORATED = re.compile(r"\b(?:incorporates?|incorporated|includes?|included|including (?!but not)|bundles?|bundled|contains?|"
+                           r"embeds?|embedded|ships?|uses|based on|derived from|portions?|third party|following notices?|"
+                           r"components?|libraries|library|modules?|dependencies|following files|these files|"
+                           r"files listed|following licen[cs]es?|following copyright)\b")
+
+
+def _same_family(spdx: str, texts: list[str]) -> bool:
+    """Whether ``spdx`` restates a license of ``texts`` with another version or suffix (GFDL-1.3, then its sample
+    notice's GFDL-1.3-or-later)."""
+    base = re.sub(r"(?:-only|-or-later|\+)$", "", spdx)
+    return any(re.sub(r"(?:-only|-or-later|\+)$", "", t) == base for t in texts)
+
+
+def _alternative_texts(found: list[tuple[int, int, str, int, bool]]) -> str:
+    """The OR of the texts a document offers as alternatives (stb's "ALTERNATIVE A", "ALTERNATIVE B")."""
+    texts, end = [], -1
+    for position, _, spdx, text_end, part in sorted(found):
+        if not texts or position > end and part:
+            texts.append(spdx)
+            end = max(end, text_end)
+    return combine(texts, "OR")
 
 
 # The ACM's terms for the algorithms it publishes (Collected Algorithms of the ACM, TOMS): its Software License
@@ -1649,7 +1749,7 @@ def detect_license(path: str, text: str) -> str | None:
     if is_license_file(path) and (address := _ADDRESS_ONLY.fullmatch(text.strip())):
         # a license text that is an address alone (GreenSock's LICENSE.txt, "http://greensock.com/licensing"): the
         # license there, or terms the repository does not hold, never the folder above's
-        return address_license(address.group(0)) or UNKNOWN_REFERENCE
+        return address_license(address.group(0)) or terms_reference(address.group(0))
     return _license_from_text(text)
 
 
@@ -1954,7 +2054,7 @@ def option_choice(head: str) -> str | None:
 # Domain. http://creativecommons.org/publicdomain/zero/1.0/") it is CC0-1.0. A text already read as the Unlicense or
 # CC0 says so in its own words.
 _PUBLIC_DOMAIN = re.compile(
-    r"\b(?:(?:is|are|it s) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) the public domain"
+    r"\b(?:(?:is|are|it s) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) (?:the )?public domain"
     r"|(?:release[sd]?|place[sd]?|put|dedicated?|contributed) (?:\S+ ){0,8}?(?:in|into|to) the public domain"
     r"|100 public domain|(?:file|code|software|work|source) is public domain|(?:is|are) under (?:the )?public domain)\b")
 # A comment's sentence that is the dedication alone, at a line's or sentence's start: ed25519-donna's "Public domain by
@@ -2112,6 +2212,82 @@ def address_license(address: str) -> str | None:
         return None
     host = next((h for h in _ADDRESS_HOSTS if match["host"].lower() in (h, f"www.{h}")), None)
     return _ADDRESS_HOSTS[host](match["path"]) if host else None
+
+
+# An address's host and path, whatever its domain: the name of terms kept there.
+_ANY_ADDRESS = re.compile(r"<?(?:https?://)?(?:www\.)?(?P<host>[\w-]+(?:\.[\w-]+)+)(?P<path>/[^\s<>)\]\"'`,;*?#]*)?[^\s<>]*>?")
+
+
+def terms_reference(address: str) -> str:
+    """Terms named by their address alone, neither a license we know nor a text at hand: a ``LicenseRef-`` of the
+    address's host and path (GreenSock's "http://www.greensock.com/terms_of_use.html" is
+    ``LicenseRef-greensock.com-terms-of-use``), so that the owner's terms stay named, never unknown."""
+    match = _ANY_ADDRESS.fullmatch(address.strip().rstrip("."))
+    if match is None:
+        return UNKNOWN_REFERENCE
+    page = re.sub(r"\.(?:html?|php|aspx?|txt|md)$", "", (match["path"] or "").strip("/"), flags=re.IGNORECASE)
+    return named_reference(f"{match['host']}-{page}")
+
+
+def named_reference(name: str) -> str:
+    """A ``LicenseRef-`` for terms known only by ``name`` (an address's host and path, a text's file name): lower case,
+    SPDX's id characters."""
+    return f"LicenseRef-{re.sub(r'[^a-z0-9.]+', '-', name.lower()[:80]).strip('-.') or 'unnamed'}"
+
+
+# A license named with its address after "at" or in parentheses (Markdeep's "under the terms of the BSD license at
+# https://opensource.org/licenses/BSD-2-Clause"): the address says which of the family's variants; and a project the
+# file contains, with its license named in parentheses ("Contains highlight.js (https://...) by Ivan Sagalaev, which is
+# used for code highlighting. (BSD 3-clause license)"), whose license holds beside the file's.
+_NAMED_AT_ADDRESS = re.compile(r"\bunder (?:the )?(?:terms of (?:the )?)?(?P<name>[\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e,? "
+                               r"(?:at |found at |available at )?\(?<?(?P<address>https?://[^\s)>]+?)[)>]?[.,;]?(?= |$)",
+                               re.IGNORECASE)
+_CONTAINS_PROJECT = re.compile(r"\b(?:contains|includes|bundles) .{0,200}?\((?P<name>[\w .+-]{1,30}?) licen[cs]e\)",
+                               re.IGNORECASE)
+
+
+def named_at_address(text: str, path: str = "") -> str | None:
+    """The license a code file's head names with its address (``_NAMED_AT_ADDRESS``; the name's family, the address's
+    variant), AND the licenses of the projects it says it contains (``_CONTAINS_PROJECT``), or None."""
+    head = text[:_NOTICE_CHARS]
+    if "://" not in head or " under " not in head or not _code_path(path):
+        return None
+    flat = " ".join(_COMMENT_MARKS.sub(" ", head).split())
+    said = _NAMED_AT_ADDRESS.search(flat)
+    if said is None or (found := address_license(said["address"])) is None:
+        return None
+    named = _license_from_name(f"{said['name']} license")
+    if named and not license_families(named) & license_families(found):
+        return None  # a name and an address that disagree: the other readings answer
+    contained = [n for m in _CONTAINS_PROJECT.finditer(flat[said.end():]) if (n := named_license_of(f"{m['name']} license"))]
+    return combine([found, *contained])
+
+
+def license_families(expression: str) -> set[str]:
+    """The license families of an expression, without versions and variants (GPL-2.0-or-later: gpl; BSD-3-Clause:
+    bsd): a second reading naming the same family restates the first."""
+    return {re.split(r"[-.]?\d", i, maxsplit=1)[0].split("-")[0] for i in license_ids(expression)}
+
+
+# "This work is subject to the terms in http://www.greensock.com/terms_of_use.html" (GreenSock's sources, below their
+# documentation, past the head): the terms at that address are the file's.
+_TERMS_AT = re.compile(r"subject to the terms(?: and conditions)?(?: of use)? (?:in|at|of|found at|set out at|described at)"
+                       r"[ \t]+(?:<a href=[\"']?)?(?P<address>(?:https?://)?[\w-]+(?:\.[\w-]+)+/[^\s<>\"')]*)",
+                       re.IGNORECASE)
+_TERMS_AT_LITERALS = ("subject to the terms", "Subject to the terms", "SUBJECT TO THE TERMS")
+
+
+def terms_at_address(text: str, path: str = "") -> str | None:
+    """The terms a code file's comment puts it under by their address ("subject to the terms in <address>"): the
+    license the address names, else the terms named by it (``terms_reference``); None where no comment says so."""
+    if not _code_path(path):
+        return None
+    for literal in _TERMS_AT_LITERALS:
+        at = text.find(literal, 0, _LATER_CHARS)
+        if at >= 0 and (said := _TERMS_AT.match(text, at)):
+            address = said["address"].rstrip(".")
+            return address_license(address) or terms_reference(address)
+    return None
 
 
 # A line of a code file's opening comment holding a license's address and nothing else (MCAD's bitmap.scad: the
@@ -2276,6 +2452,8 @@ def tagged_license(text: str, path: str = "") -> str | None:
     head = opening.group(0) if opening else ""
     if text.startswith("%") or path.lower().endswith(_TEX_EXTENSIONS):
         head += "\n" + "\n".join(_TEX_HEADER.findall(text[:_NOTICE_CHARS]))
+    if path.lower().endswith(_BASIC_EXTENSIONS):  # Visual Basic's ' comments, below a module's Attribute lines
+        head += "\n" + "\n".join(_BASIC_COMMENT.findall(text[:_NOTICE_CHARS]))
     tags = list(_LICENSE_TAG.finditer(head))  # several: all in force (CyberChef's own and an adapted file's)
     named = combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags if tag["name"])
     # an address beside a name restates it (WordPress' "License: GPLv2 or later", "License URI: .../gpl-2.0.html")
@@ -2283,6 +2461,10 @@ def tagged_license(text: str, path: str = "") -> str | None:
 
 
 _TEX_EXTENSIONS = (".tex", ".sty", ".cls", ".dtx", ".ins", ".bst")
+# Visual Basic and VBA modules (VBA-JSON's JsonConverter.bas: "' @license MIT (http://...)" after "Attribute VB_Name"):
+# a comment is a ' to the line's end; a class module (.cls) opens with VERSION/BEGIN/Attribute lines, not a comment.
+_BASIC_EXTENSIONS = (".bas", ".frm", ".vb", ".vbs", ".vba")
+_BASIC_COMMENT = re.compile(r"^[ \t]*'+[ \t]*([^\n]*)$", re.MULTILINE)
 _TEX_HEADER = re.compile(r"^%[^\n]*licen[cs]e[ \t]*:[^\n]*$", re.MULTILINE | re.IGNORECASE)
 
 

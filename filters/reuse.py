@@ -17,7 +17,6 @@ from codemix.filters.licenses import (
     POINTED_BSD,
     PROPRIETARY,
     PUBLIC_DOMAIN,
-    UNKNOWN_REFERENCE,
     UNVERSIONED_GNU,
     addressed_license,
     alternatives,
@@ -39,12 +38,15 @@ from codemix.filters.licenses import (
     is_third_party_notices,
     keyword_license,
     later_notices,
+    license_families,
     license_ids,
     license_name_word,
     license_subject,
     manifest_license,
+    named_at_address,
     named_in_banner,
     named_license_of,
+    named_reference,
     normalize_license,
     notice_license,
     offers_choice,
@@ -52,6 +54,7 @@ from codemix.filters.licenses import (
     repository_license,
     rfc_license,
     tagged_license,
+    terms_at_address,
 )
 from codemix.filters.vendored import copyright_holders, first_copyright
 
@@ -330,9 +333,8 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
 
 # A file whose head points to a license text by a name of its own ("See the file WOOF_LICENSE in the Woof! root
 # directory", Tcl's "See the file "license.terms""), where the repository holds no text of that name: its terms are
-# in a text the repository does not have. It carries ScanCode's key for that (Tcl's terms for Tcl's own name,
-# ``_TCL_TERMS``), not the repository's license, unless a
-# folder above it has a license of its own other than the repository's (a copy keeping its text under another name:
+# in a text the repository does not have. It carries those terms named by the text's name (Tcl's terms for Tcl's own
+# name, ``_TCL_TERMS``), not the repository's license, unless a folder above it has a license of its own other than the repository's (a copy keeping its text under another name:
 # gorilla's tcllib, "license.terms" saved as tcllib.licence.terms). A plain name ("see LICENSE", "COPYING") may be the
 # repository's own text under another spelling: the folders answer for those, as before.
 _PLAIN_TEXT_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense)(?:\.(?:txt|md|rst|markdown|adoc|html?))?",
@@ -340,15 +342,16 @@ _PLAIN_TEXT_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense)(?:\.(
 
 
 def missing_texts(licenses: RepositoryLicenses, texts: Collection[str], held: Iterable[Held]) -> tuple[PathRule, ...]:
-    """A ``closest`` rule (the file's own notice answers first) giving ``UNKNOWN_REFERENCE`` to each file whose head
-    points to a license text by a name of its own that none of the repository's ``texts`` (lower-case file names)
-    has, where the license it would otherwise get is the repository's."""
+    """A ``closest`` rule (the file's own notice answers first) giving the terms named by the pointer
+    (``named_reference``) to each file whose head points to a license text by a name of its own that none of the
+    repository's ``texts`` (lower-case file names) has, where the license it would otherwise get is the repository's."""
     rules = []
     for item in held:
         names = {name for name in item.pointed if not _PLAIN_TEXT_NAME.fullmatch(name)}
         if not names or names & texts or licenses.folder_license(item.path) not in ("", licenses.default):
             continue
-        terms = "TCL" if names == {_TCL_TERMS} else UNKNOWN_REFERENCE
+        # terms known by their text's name alone are named by it (Ruff!'s "WOOF_LICENSE": LicenseRef-woof-license)
+        terms = "TCL" if names == {_TCL_TERMS} else named_reference(min(names))
         rules.append(PathRule(re.escape(item.path), terms, "closest"))
     return tuple(rules)
 
@@ -981,6 +984,10 @@ def own_license(text: str, path: str = "") -> str | None:
              or notice_license(prose, dedications=not legal) or opening_license(text, path)
              or _footer_and_field(text, path)
              or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path)
-             or rfc_license(text, path) or addressed_license(text, path))
+             or rfc_license(text, path) or addressed_license(text, path) or named_at_address(text, path)
+             or terms_at_address(text, path))
+    if found and (tag := tagged_license(text, path)) and not license_families(tag) & license_families(found):
+        found = combine([found, tag])  # VBA-JSON's "@license MIT" above the BSD text of the code it is based on: both
     derived = derived_license(text, path)
     return later_notices(text, path, combine([found, derived]) if found or derived else None)
+

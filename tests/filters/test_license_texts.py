@@ -475,8 +475,9 @@ def test_an_spdx_tag_inside_a_comment_box() -> None:
 def test_a_pointer_to_a_license_text_the_repository_does_not_hold() -> None:
     """gorilla's copies of Ruff! ("See the file WOOF_LICENSE in the Woof! root directory for license") and [incr Tcl]
     ("See the file "license.terms" for information on usage and redistribution") point to texts the repository does not
-    have: Ruff!'s terms are unknown (ScanCode's unknown-license-reference, not permissive), [incr Tcl]'s are Tcl's, whose
-    name for its terms it points to (round 15); neither is the repository's GPL. A
+    have: Ruff!'s terms are known by that name alone (round 17: ``LicenseRef-woof-license``, not permissive; they were
+    ScanCode's unnamed unknown-license-reference), [incr Tcl]'s are Tcl's, whose name for its terms it points to (round
+    15); neither is the repository's GPL. A
     copy keeping its text under another name (tcllib's csv.tcl, "license.terms" saved as tcllib.licence.terms) takes
     that folder's license, and a plain name ("see COPYING") is left to the folders."""
     files = _files("holdout11")["zdia/gorilla"]
@@ -487,8 +488,8 @@ def test_a_pointer_to_a_license_text_the_repository_does_not_hold() -> None:
     licenses = resolve_licenses([*(license_evidence_of(path, files[path]) for path in texts),
                                  *(held_evidence(path, files[path]) for path in pointing)])
     assert [licenses.for_path(path, own_license(files[path], path)) for path in pointing] == [
-        "TCL", "LicenseRef-unknown-license-reference", "TCL"]
-    assert not is_permissive("LicenseRef-unknown-license-reference")
+        "TCL", "LicenseRef-woof-license", "TCL"]
+    assert not is_permissive("LicenseRef-woof-license")
     assert licenses.for_path("sources/gorilla.tcl") == "GPL-2.0"
     plain = held_evidence("sources/x.tcl", "# Copyright (c) 2001 Someone\n# See the file COPYING for terms.\n")
     assert plain.pointed == {"copying"}
@@ -970,16 +971,30 @@ def test_a_folders_plural_licenses_text_is_its_license() -> None:
 
 def test_a_license_text_that_is_an_address_alone() -> None:
     """The fourteenth holdout's image-viewer (FIT): GreenSock's copy in ``src/com/greensock/`` keeps a LICENSE.txt
-    holding only "http://greensock.com/licensing" (its own terms, not at hand): its folder is under those unknown terms
-    (ScanCode's unknown-license-reference key, not allowed by the permissive policy), not the root's Apache-2.0; an
-    address we can name is that license."""
+    holding only "http://greensock.com/licensing" (its own terms, not at hand): its folder is under those terms, named
+    by their address (round 17; not allowed by the permissive policy), not the root's Apache-2.0; an address we can
+    name is that license."""
     path = "src/com/greensock/LICENSE.txt"
     text = _files("holdout14")["leondejong/image-viewer-actionscript3"][path]
     assert text.strip() == "http://greensock.com/licensing"
     licenses = resolve_licenses([license_evidence_of(path, text), ("LICENSE.txt", "Apache-2.0", (), None, False)])
-    assert licenses.for_path("src/com/greensock/TweenLite.as") == "LicenseRef-unknown-license-reference"
+    assert licenses.for_path("src/com/greensock/TweenLite.as") == "LicenseRef-greensock.com-licensing"
+    assert not is_permissive("LicenseRef-greensock.com-licensing")
     assert licenses.for_path("src/com/leondejong/Main.as") == "Apache-2.0"
     assert detect_license(path, "https://opensource.org/licenses/MIT") == "MIT"
+
+
+def test_terms_given_by_an_address_are_named_by_it() -> None:
+    """The fourteenth holdout's image-viewer (round 17): GreenSock's sources say, below their documentation, "This work
+    is subject to the terms in http://www.greensock.com/terms_of_use.html": those terms, named by their address (neither
+    SPDX nor at hand; ScanCode's key, gsap-standard-no-charge, names the same terms), not the folder's; an address
+    that is a license's is that license."""
+    path = "src/com/greensock/data/BlurFilterVars.as"
+    text = _files("holdout14")["leondejong/image-viewer-actionscript3"][path]
+    assert "This work is subject to the terms in http://www.greensock.com/terms_of_use.html or for" in text
+    assert own_license(text, path) == "LicenseRef-greensock.com-terms-of-use"
+    assert own_license(text.replace("greensock.com/terms_of_use.html", "opensource.org/licenses/MIT"), path) == "MIT"
+    assert own_license(text.replace("subject to the terms in", "documented at"), path) is None
 
 
 def test_two_licenses_offered_under_both_with_their_addresses() -> None:
@@ -1003,7 +1018,54 @@ def test_bitstream_veras_font_license_is_no_mit_0() -> None:
     path = "lib/html2pdf-4.0/_tcpdf_5.0.002/fonts/dejavu-fonts-ttf-2.30/LICENSE"
     text = _files("holdout14")["AlissonDiniz/university"][path]
     assert "obtaining a copy\nof the fonts accompanying this license" in text
-    assert detect_license(path, text) == "Bitstream-Vera"
+    assert detect_license(path, text) == "Bitstream-Vera AND LicenseRef-public-domain"  # round 17: its parts, below
+
+
+def test_a_license_text_of_several_parts_is_each_of_them() -> None:
+    """Round 17: a license file holding its parts one after the other states all of them (AND): DejaVu's LICENSE ("DejaVu
+    changes are in public domain", Bitstream Vera's text, Arev's), go-yaml's (MIT for the files ported from libyaml,
+    "All the remaining project files are covered by the Apache license": each text after the one before's disclaimer,
+    with a copyright line of its own). Texts offered as alternatives are a choice (stb's "ALTERNATIVE A - MIT License",
+    "ALTERNATIVE B - Public Domain"); a text introduced as another project's is not the folder's (jq's COPYING: "jq
+    incorporates David M. Gay's dtoa.c and g_fmt.c, which bear the following notices")."""
+    files = _files("round17")
+    dejavu = "lib/html2pdf-4.0/_tcpdf_5.0.002/fonts/dejavu-fonts-ttf-2.30/LICENSE"
+    text = files["AlissonDiniz/university"][dejavu]
+    assert "DejaVu changes are in public domain." in text and "Arev Fonts Copyright" in text
+    assert detect_license(dejavu, text) == "Bitstream-Vera AND LicenseRef-public-domain"
+    yaml = files["go-delve/delve"]["vendor/go.yaml.in/yaml/v3/LICENSE"]
+    assert "All the remaining project files are covered by the Apache license" in yaml
+    assert detect_license("LICENSE", yaml) == "Apache-2.0 AND MIT"
+    stb = files["janet-lang/spork"]["deps/stb/LICENSE"]
+    assert detect_license("LICENSE", stb) == "MIT OR Unlicense"
+    copying = _files("jq")["COPYING"]
+    assert "jq incorporates David M. Gay's dtoa.c and g_fmt.c, which bear the" in copying
+    assert detect_license("COPYING", copying) == "MIT"
+
+
+def test_a_basic_modules_license_tag_beside_the_text_of_the_code_it_is_based_on() -> None:
+    """The fourteenth holdout's VBAChromeDevProtocol (round 17): VBA-JSON's JsonConverter.bas opens with its Attribute
+    line, then ' comments: "' @license MIT (http://www.opensource.org/licenses/mit-license.php)", "' Based originally on
+    vba-json (with extensive changes)", "' BSD license included below" and vba-json's BSD-3-Clause text. Both hold: the
+    tag in Visual Basic's comments is read, and ANDed with the text of another family."""
+    path = "src/JsonConverter.bas"
+    text = _files("round17")["PerditionC/VBAChromeDevProtocol"][path]
+    assert text.startswith('Attribute VB_Name = "JsonConverter"') and "' @license MIT (http://" in text
+    assert own_license(text, path) == "BSD-3-Clause AND MIT"
+    assert own_license(text.replace("@license MIT", "@license BSD"), path) == "BSD-3-Clause"  # a family restated
+
+
+def test_a_license_named_with_its_address_after_at() -> None:
+    """Markdeep (the fourteenth holdout's VBAChromeDevProtocol, ``docs/markdeep.js``; round 17): "You may use, extend,
+    and redistribute this code under the terms of the BSD license at https://opensource.org/licenses/BSD-2-Clause",
+    then "Contains highlight.js (https://...) by Ivan Sagalaev, which is used for code highlighting. (BSD 3-clause
+    license)": the address's BSD-2-Clause, and the contained project's BSD-3-Clause."""
+    path = "docs/markdeep.js"
+    text = _files("round17")["PerditionC/VBAChromeDevProtocol"][path]
+    assert "the BSD license at https://opensource.org/licenses/BSD-2-Clause." in text
+    assert own_license(text, path) == "BSD-2-Clause AND BSD-3-Clause"
+    assert own_license(text.replace("(BSD 3-clause license)", ""), path) == "BSD-2-Clause"
+    assert own_license(text.replace("licenses/BSD-2-Clause", "licenses/GPL-2.0"), path) is None  # they disagree
 
 
 def test_a_root_readme_quoting_its_license_text_after_a_sentence_introducing_it() -> None:
