@@ -589,6 +589,9 @@ _SIGNATURES = (
         ("ND-", "noderivs "), ("SA-", "sharealike "), ("", ""))),
     _signature("CC-BY-NC-ND-4.0", r"creative commons attribution noncommercial noderivatives 4 0"),
     _signature("CC-BY-ND-4.0", r"creative commons attribution noderivatives 4 0"),
+    # Apple's terms for its open sources (FLEX's APPLE_LICENSE beside the code it took from Apple's objc4): by title
+    *(_signature(f"APSL-{v}", rf"apple public source license (?:apsl )?version {v.replace('.', ' ')}\b")
+      for v in ("2.0", "1.2", "1.1", "1.0")),
     _signature("CDDL-1.1", r"common development and distribution license cddl version 1 1"),
     _signature("CDDL-1.0", r"common development and distribution license cddl version 1 0"),
     _signature("EUPL-1.2", r"european union public license v ?1 2"),
@@ -1438,6 +1441,7 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "meson.build": _from_meson,
     "dist.ini": _from_dist_ini,
     "package.xml": _from_xml_field("license"),  # ROS
+    "idf_component.yml": _line_field(r"^license:[ \t]*(\S[^\n#]*)$"),  # ESP-IDF's component manager
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
 _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
@@ -1677,6 +1681,47 @@ _README_SECTION_CHARS = 3_000
 _MARKDOWN_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 
 
+# A Markdown license document's exceptions: a bullet linking paths of the repository under the license its heading names
+# (termux-shared's LICENSE.md: "#### [GPLv2 only with "Classpath" exception](https://...)", then "- [`src/.../filesystem/*`]
+# (src/main/java/com/termux/shared/file/filesystem) files that use code from libcore/ojluni"), or that the bullet itself
+# names (termux-app's LICENSE.md, below "### Exceptions": "- [Terminal Emulator for Android](https://...) code is used
+# which is released under [Apache 2.0](https://...) license. Check [`terminal-view`](terminal-view) and
+# [`terminal-emulator`](terminal-emulator) libraries.").
+_MD_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
+_MD_BULLET = re.compile(r"^[ \t]{0,3}[-*+][ \t]+(.*)$")
+_PATH_LINK = re.compile(r"\[[^\]\n]*\]\((?![a-z][\w+.-]*:|#|/)([^)\s]+)\)", re.IGNORECASE)
+_UNDER_NAME = re.compile(r"\bunder (?:the )?(?:terms of (?:the )?)?[`*_]*([^`*_\n]{1,40}?)[`*_]* licen[cs]e\b", re.IGNORECASE)
+
+
+def path_exceptions(path: str, text: str) -> list[tuple[str, str]]:
+    """``[(path below the document's folder, license)]`` for each path a Markdown license document's bullets link under
+    a heading (``_MD_BULLET``, ``_PATH_LINK``): the license the heading names, else the one the bullet names after
+    "under"; a link to a license file points to another document, no path it governs."""
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    found, heading, seen_heading = [], None, False
+    for line in text.splitlines():
+        if title := _MD_HEADING.match(line):
+            seen_heading = True
+            name = _MARKDOWN_LINK.sub(r"\1", title.group(1)).strip(" `*_")
+            heading = named_license_of(name) or named_license_of(f"{name} license") or normalize_license(name)
+            continue
+        bullet = _MD_BULLET.match(line) if seen_heading else None
+        targets = [t for t in _PATH_LINK.findall(bullet.group(1))] if bullet else []
+        targets = [t.strip("./") for t in targets if not is_license_file(t) and not t.startswith("..")]
+        if not targets:
+            continue
+        said = _UNDER_NAME.search(_MARKDOWN_LINK.sub(r"\1", bullet.group(1)))
+        expression = heading or (said and (named_license_of(f"{said.group(1)} license") or normalize_license(said.group(1))))
+        found.extend((folder + target, expression) for target in targets if expression)
+    return found
+
+
+def _exceptions_preamble(text: str) -> str:
+    """A Markdown document's text before its first heading."""
+    first = next((m for line in text.splitlines(keepends=True) if (m := _MD_HEADING.match(line))), None)
+    return text[:text.find(first.group(0))] if first else text
+
+
 def is_readme(path: str) -> bool:
     """Whether ``path`` is a folder's README (``README``, ``README.md``, ``readme.markdown``...)."""
     parts = _parts(path)
@@ -1746,6 +1791,10 @@ def detect_license(path: str, text: str) -> str | None:
         node = parse_expression(name.rsplit(".", 1)[0], strict=True)
         if node is not None and node[0] == "ID":
             return _render(node)
+    if is_license_file(path) and path.lower().endswith((".md", ".markdown")) and "](" in text:
+        # links read by their text ("released under [GPLv3 only](https://...) license"); a document listing exceptions
+        # by path (``path_exceptions``) states its own license before them
+        text = _MARKDOWN_LINK.sub(r"\1", _exceptions_preamble(text) if path_exceptions(path, text) else text)
     if is_license_file(path) and (address := _ADDRESS_ONLY.fullmatch(text.strip())):
         # a license text that is an address alone (GreenSock's LICENSE.txt, "http://greensock.com/licensing"): the
         # license there, or terms the repository does not hold, never the folder above's
@@ -1783,7 +1832,7 @@ _NAMED_ONLY = frozenset({"SHL-0.51", "SHL-0.5", "SHL-2.1", "SHL-2.0", "GFDL-1.3"
                          "MPL-1.0", "EPL-2.0", "EPL-1.0", "PSF-2.0", "CC0-1.0",
                          "BSL-1.0", "WTFPL", "UPL-1.0", "BlueOak-1.0.0", "NCSA", "Artistic-2.0", "CC-BY-4.0",
                          "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "SSPL-1.0", "BUSL-1.1", "Unicode-3.0",
-                         "OFL-1.1", "Python-2.0", "LPPL-1.0", "LPPL-1.1", "LPPL-1.2", "LPPL-1.3a", "LPPL-1.3c"})
+                         "OFL-1.1", "Python-2.0", "APSL-2.0", "APSL-1.2", "APSL-1.1", "APSL-1.0", "LPPL-1.0", "LPPL-1.1", "LPPL-1.2", "LPPL-1.3a", "LPPL-1.3c"})
 _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed(?: and or modified)?|made available|subject to(?: the terms of)?|under the terms of"
                           r"|governed by) (?:under )?(?:the )?(?:(?:terms|conditions) of )?(?:the )?$")
 # Also the Linux kernel's wordings, "under the terms of version 2 of the GNU General Public License as published by the
@@ -2737,8 +2786,17 @@ def _footer_choice(words: str) -> re.Match | None:
 
 
 def _alternatively(words: str) -> re.Match | None:
-    """``_ALTERNATIVELY``'s match in ``words``, or None."""
-    return _ALTERNATIVELY.search(words) if "alternatively" in words else None
+    """``_ALTERNATIVELY``'s or ``_ADDITIONALLY``'s match in ``words``, or None."""
+    if "alternatively" in words and (match := _ALTERNATIVELY.search(words)):
+        return match
+    return _ADDITIONALLY.search(words) if "additionally" in words else None
+
+
+# minted's LaTeX package heads: the LPPL's notice, then "Additionally, the project may be distributed under the terms of
+# the new BSD license": a second license offered, as "alternatively" offers one.
+_ADDITIONALLY = re.compile(r"\badditionally (?:the contents of )?(?:this|the) (?:file|package|library|software|program|"
+                           r"code|distribution|project|work) may (?:also )?be (?:used|distributed|redistributed) under "
+                           r"(?:the terms of )?(?:either )?")
 
 
 # A port's header quoting the license of the code it was ported from: Crystal's "Source port of Ryu Printf's reference

@@ -51,6 +51,7 @@ from codemix.filters.licenses import (
     notice_license,
     offers_choice,
     opening_license,
+    path_exceptions,
     repository_license,
     rfc_license,
     tagged_license,
@@ -523,7 +524,7 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return tuple(dataclasses.replace(rule, origin=origin) for rule in (
             *listed_rules(path, text), *section_rules(path, text), *introduced_rules(path, text),
             *heading_rules(path, text), *table_rules(path, text), *folder_statements(path, text)[0],
-            *project_list_rules(path, text)))
+            *project_list_rules(path, text), *exception_rules(path, text)))
     return ()
 
 
@@ -564,6 +565,15 @@ def project_list_rules(path: str, text: str) -> tuple[PathRule, ...]:
         elif line.strip() and not line[:1].isspace():
             item = None  # the list ended
     return tuple(rules)
+
+
+def exception_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """A ``closest`` rule for each path a Markdown license document's exceptions link (``licenses.path_exceptions``):
+    the folder and what is below it, or the file."""
+    if not path.lower().endswith((".md", ".markdown")) or "](" not in text:
+        return ()
+    return tuple(PathRule(f"{_listed_glob(target)}", expression, "closest")
+                 for target, expression in path_exceptions(path, text))
 
 
 def _project_license(named: str | None, stated: str | None) -> str | None:

@@ -1084,3 +1084,59 @@ def test_a_root_readme_quoting_its_license_text_after_a_sentence_introducing_it(
     # the sentence must introduce the text: ended by a full stop it opens nothing
     said = readme.replace("The license from pigz.c is copied here:", "The license from pigz.c is copied here.")
     assert license_evidence_of("README", said)[1] is None
+
+
+def test_a_markdown_license_documents_exceptions_by_path() -> None:
+    """termux-app (round 17's development list): its LICENSE.md says "The `termux/termux-app` repository is released under
+    [GPLv3 only](https://www.gnu.org/licenses/gpl-3.0.html) license", then under "### Exceptions" a bullet naming the
+    Apache 2.0 for the code of another project and linking the folders that hold it ([`terminal-view`](terminal-view));
+    termux-shared's LICENSE.md heads each exception with its license ("#### [GPLv2 only with "Classpath" exception](...)")
+    above bullets linking paths. The document's own license is its preamble's (it was read as the exception's Apache-2.0,
+    the links splitting the name from "license"), and each linked path is under its exception; a link to another
+    license document governs nothing."""
+    files = _files("round17")["termux/termux-app"]
+    root, shared = files["LICENSE.md"], files["termux-shared/LICENSE.md"]
+    assert "Check [`terminal-view`](terminal-view) and [`terminal-emulator`](terminal-emulator) libraries." in root
+    assert detect_license("LICENSE.md", root) == "GPL-3.0-only"
+    assert detect_license("termux-shared/LICENSE.md", shared) == "MIT"
+    licenses = resolve_licenses([license_evidence_of("LICENSE.md", root),
+                                 license_evidence_of("termux-shared/LICENSE.md", shared)])
+    assert licenses.for_path("terminal-view/src/main/java/com/termux/view/TerminalView.java") == "Apache-2.0"
+    assert licenses.for_path("app/src/main/java/com/termux/app/TermuxActivity.java") == "GPL-3.0-only"
+    assert licenses.for_path("termux-shared/src/main/java/com/termux/shared/shell/StreamGobbler.java") == "Apache-2.0"
+    assert licenses.for_path("termux-shared/src/main/java/com/termux/shared/file/filesystem/FileType.java") == (
+        "GPL-2.0-only")
+    assert licenses.for_path("termux-shared/src/main/java/com/termux/shared/termux/TermuxUtils.java") == "GPL-3.0-only"
+    assert licenses.for_path("termux-shared/src/main/java/com/termux/shared/logger/Logger.java") == "MIT"
+    assert licenses.for_path("termux-shared/LICENSE.md") == "MIT"  # the link to it names no path it governs
+
+
+def test_apples_public_source_license_by_its_title_and_notice() -> None:
+    """FLEX (round 17's development list): ``Classes/Utility/APPLE_LICENSE`` is the Apple Public Source License 2.0's
+    text (read as none before), and the objc4 code it came with says "subject to the Apple Public Source License Version
+    2.0 (the 'License')"; not a permissive license."""
+    files = _files("round17")["Flipboard/FLEX"]
+    assert detect_license("Classes/Utility/APPLE_LICENSE", files["Classes/Utility/APPLE_LICENSE"]) == "APSL-2.0"
+    path = "Classes/Utility/Runtime/Objc/FLEXObjcInternal.mm"
+    assert own_license(files[path], path) == "APSL-2.0"
+    assert not is_permissive("APSL-2.0")
+
+
+def test_a_license_offered_additionally_is_a_choice() -> None:
+    """minted1.sty (round 16's development list; round 17): the LPPL's notice, then "Additionally, the project may be
+    distributed under the terms of the new BSD license": either (it read as the LPPL alone)."""
+    path = "latex/minted/minted1.sty"
+    text = _files("round17")["gpoore/minted"][path]
+    assert "%% Additionally, the project may be distributed under the terms of the new BSD\n%% license." in text
+    assert own_license(text, path) == "BSD-3-Clause OR LPPL-1.3c"
+    assert own_license(text.replace("Additionally, the project may", "The project may not"), path) == "LPPL-1.3c"
+
+
+def test_an_esp_idf_component_manifest() -> None:
+    """ESP-IDF's component manifest ``idf_component.yml`` (AsyncTCP's copy in ithowifi, ``bench/repos_dev_46aa.tsv``;
+    round 17): ``license:`` names the component's license, for the folder it describes."""
+    path = "software/lib/AsyncTCP@src-37b83335c2ea0ad7a13d19e5f996abba/idf_component.yml"
+    text = _files("round17")["arjenhiemstra/ithowifi"][path]
+    assert 'license: "LGPL-3.0-or-later"' in text
+    assert manifest_license(path, text) == "LGPL-3.0-or-later"
+    assert manifest_license(path, text.replace('license: "LGPL-3.0-or-later"\n', "")) is None
