@@ -2542,6 +2542,31 @@ _POINTER = re.compile(r"\b(?:governed by|licensed under|released under|distribut
                       r" in the ([\w.-]+) file")
 
 
+# A licensing sentence naming the license, then pointing to a file for its text: OpenMV's drivers in esp32-camera, "This
+# work is licensed under the MIT license, see the file LICENSE for details", in a repository whose LICENSE is Apache's.
+_NAMED_THEN_POINTER = re.compile(r"^(?:,? )?(?:see|found in|that can be found in|which can be found in|as found in|"
+                                 r"available in|contained in|included in|in the)\b")
+
+
+_POINTER_AFTER_NAME = re.compile(r"licen[cs]e,?\s+(?:\W+\s*)?(?:see|found|that can|which can|as found|available in|"
+                                 r"contained in|included in|in the)\b", re.IGNORECASE)
+
+
+def named_before_pointer(text: str, path: str = "") -> str | None:
+    """The license a code file's head names in a sentence that then points to a file for its text (``_NAMED_AFTER_VERB``
+    followed by ``_NAMED_THEN_POINTER``): the file's own terms, whatever the pointed file holds (a copy keeps its
+    project's pointer); None for a choice or a family without its variant."""
+    head = text[:_NOTICE_CHARS]
+    if " under " not in head or not _POINTER_AFTER_NAME.search(head) or not _code_path(path):
+        return None  # a literal screen: most heads point nowhere after a name
+    words = _words(head)
+    said = _NAMED_AFTER_VERB.search(words) if not _choice(words) else None
+    if said is None or not _NAMED_THEN_POINTER.match(words[said.end():said.end() + 40].lstrip()):
+        return None
+    version = f" {said.group(2).replace(' ', '.')}" if said.group(2) else ""
+    return named_license_of(f"{said.group(1)} license{version}")
+
+
 def pointed_license(text: str) -> str | None:
     """The license a file's head names in a sentence that points to a license file for its text ("a BSD-style
     license that can be found in the LICENSE file": BSD-3-Clause), or None."""

@@ -44,6 +44,7 @@ from codemix.filters.licenses import (
     license_subject,
     manifest_license,
     named_at_address,
+    named_before_pointer,
     named_in_banner,
     named_license_of,
     named_reference,
@@ -993,11 +994,16 @@ def own_license(text: str, path: str = "") -> str | None:
     found = (file_license(text) or manifest_license(path, text) or file_statement(prose, path)
              or notice_license(prose, dedications=not legal) or opening_license(text, path)
              or _footer_and_field(text, path)
-             or tagged_license(text, path) or named_in_banner(text, path) or keyword_license(text, path)
+             or tagged_license(text, path) or named_in_banner(text, path) or named_before_pointer(text, path)
+             or keyword_license(text, path)
              or rfc_license(text, path) or addressed_license(text, path) or named_at_address(text, path)
              or terms_at_address(text, path))
-    if found and (tag := tagged_license(text, path)) and not license_families(tag) & license_families(found):
-        found = combine([found, tag])  # VBA-JSON's "@license MIT" above the BSD text of the code it is based on: both
+    # a license a tag or a pointing sentence names beside a notice of another family holds too: VBA-JSON's "@license
+    # MIT" above the BSD text of the code it is based on, OpenMV's "licensed under the MIT license, see the file
+    # LICENSE" above Espressif's Apache notice (esp32-camera's bf3005.c)
+    for named in (tagged_license(text, path), named_before_pointer(text, path)) if found else ():
+        if named and not license_families(named) & license_families(found):
+            found = combine([found, named])
     derived = derived_license(text, path)
     return later_notices(text, path, combine([found, derived]) if found or derived else None)
 

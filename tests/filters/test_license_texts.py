@@ -1140,3 +1140,17 @@ def test_an_esp_idf_component_manifest() -> None:
     assert 'license: "LGPL-3.0-or-later"' in text
     assert manifest_license(path, text) == "LGPL-3.0-or-later"
     assert manifest_license(path, text.replace('license: "LGPL-3.0-or-later"\n', "")) is None
+
+
+def test_a_license_named_before_a_pointer_to_its_text() -> None:
+    """esp32-camera (round 17's development list): OpenMV's drivers say "This work is licensed under the MIT license, see
+    the file LICENSE for details" in a repository whose LICENSE is Apache's: the named MIT is the file's (ScanCode reads
+    the same), and beside Espressif's Apache notice both hold (bf3005.c)."""
+    files = _files("round17")["espressif/esp32-camera"]
+    assert "This work is licensed under the MIT license, see the file LICENSE for details." in files["sensors/nt99141.c"]
+    assert own_license(files["sensors/nt99141.c"], "sensors/nt99141.c") == "MIT"
+    assert own_license(files["sensors/bf3005.c"], "sensors/bf3005.c") == "Apache-2.0 AND MIT"
+    licenses = resolve_licenses([("LICENSE", "Apache-2.0", (), None, False)])
+    path = "sensors/nt99141.c"
+    assert licenses.for_path(path, own_license(files[path], path)) == "MIT"
+
