@@ -2,12 +2,14 @@
 (``bench/repositories_holdout.py --scancode``, its rule in docs/repositories.md), one per class of files, made by
 reading the files of each class (``git show``) and, where it read one, Debian's licensecheck: ``R`` the reference
 misreads (a license named in code or data, a rule's guess for a bare name, a folder text applied to files it does
-not govern), ``O`` ours is wrong or incomplete, ``U`` not settled by reading. A class is a predicate on (path, ours,
+not govern), ``E`` the same terms under two names (ScanCode's key for terms its owner names, ours the owner's name or
+address for them; round 17), ``O`` ours is wrong or incomplete, ``U`` not settled by reading. A class is a predicate on (path, ours,
 reference); the first that matches gives the verdict.
 
     python -m bench.repos_license_verdicts RUN.jsonl [RUN.jsonl ...]
 
-prints, per repository, the plain agreement, the agreement counting ``R`` files as agreeing, and the files per verdict.
+prints, per repository, the plain agreement, the agreement counting ``R`` and ``E`` files as agreeing, and the files per
+verdict.
 """
 
 from __future__ import annotations
@@ -675,7 +677,8 @@ VERDICTS = {
     # reading each disagreeing file ----
     "zdia/gorilla": [
         (_in("utilities/ruff/"), "U", ("Ruff!'s files: 'See the file WOOF_LICENSE in the Woof! root directory for "
-         "license', a text not in the repository; ours the repository's GPL, the reference none")),
+         "license', a text not in the repository; ours those terms named by the text's name (round 17; before, the "
+         "repository's GPL, then unknown terms), the reference none")),
         (lambda p, o, r: r == "" and o == "GPL-2.0", "R", ("no license text at the root: the repository's is "
          "sources/LICENSE.txt, the GPL 2 (its README's notice: GPL 2 or later), read one level down as documented; the "
          "reference finds no legal file up the tree")),
@@ -983,6 +986,9 @@ VERDICTS = {
         (_name("index.html"), "R", ("the documentation page's 'Primarily licensed under MIT terms, however, uses existing "
          "projects and samples which are licensed under MIT, CPOL, Creative Commons': the page is the project's MIT; the "
          "reference ANDs the components' names")),
+        (lambda p, o, r: p.endswith("markdeep.js") and o == "BSD-2-Clause AND BSD-3-Clause", "R", ("Markdeep's head, "
+         "'under the terms of the BSD license at https://opensource.org/licenses/BSD-2-Clause', and highlight.js's '(BSD "
+         "3-clause license)': both (round 17); the reference reads the second alone")),
         (_name("markdeep.js"), "O", ("Markdeep's head, 'under the terms of the BSD license at https://opensource.org/"
          "licenses/BSD-2-Clause', and highlight.js's '(BSD 3-clause license)': ours the root's MIT (a name with its "
          "address after 'at' unread)")),
@@ -990,6 +996,14 @@ VERDICTS = {
          "vba-json's BSD text: both; ours the BSD text alone")),
     ],
     "leondejong/image-viewer-actionscript3": [
+        (lambda p, o, r: p.startswith("src/com/greensock/") and o == "LicenseRef-greensock.com-licensing"
+         and r == "Apache-2.0", "R", ("GreenSock's files without a header of their own: its folder's LICENSE.txt, "
+         "'http://greensock.com/licensing', puts them under GreenSock's terms, named by that address (round 17); the "
+         "reference drops the address as a pointer and gives the root's Apache-2.0")),
+        (lambda p, o, r: p.startswith("src/com/greensock/") and o == "LicenseRef-greensock.com-terms-of-use"
+         and "gsap" in r, "E", ("GreenSock's files: 'This work is subject to the terms in http://www.greensock.com/"
+         "terms_of_use.html', ours those terms named by their address (round 17), the reference its key for the same "
+         "terms, GreenSock's 'Standard No Charge' license")),
         (lambda p, o, r: p.startswith("src/com/greensock/") and o == "LicenseRef-unknown-license-reference"
          and r == "Apache-2.0", "R", ("GreenSock's files without a header of their own: its folder's LICENSE.txt, "
          "'http://greensock.com/licensing', puts them under GreenSock's terms (FIT: terms not at hand); the reference "
@@ -1054,7 +1068,7 @@ def main(paths: list[str]) -> None:
                 whys[(said, why)] += 1
             compared, agree = licenses["compared"], licenses["agree"]
             print(json.dumps({"repo": row["repo"], "compared": compared, "agree": agree,
-                              "plain": round(agree / compared, 4), "adjudicated": round((agree + counts["R"]) / compared, 4),
+                              "plain": round(agree / compared, 4), "adjudicated": round((agree + counts["R"] + counts["E"]) / compared, 4),
                               "verdicts": dict(counts), "classes": {f"{s}: {w}": n for (s, w), n in whys.most_common()}}))
 
 

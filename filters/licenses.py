@@ -364,7 +364,7 @@ _GFDL_TITLES = tuple(_signature(f"GFDL-{version}", rf"gnu free documentation lic
                      for version, date in (("1.3", "3 november 2008"), ("1.2", "november 2002"), ("1.1", "march 2000")))
 _UNLICENSE = r"this is free and unencumbered software released into the public domain"
 _FSFAP = (r"copying and distribution of this (?:file|script) with or without modification are permitted in any medium "
-          r"without royalty provided the copyright notice and this notice are preserved")
+          r"without royalty provided (?:the copyright notice and )?this notice (?:is|are) preserved")  # also without one
 _HPND_GRANT = (r"permission to use copy modify (?:and )?distribute (?:and sell )?this software and its (?:associated )?"
                r"documentation for any purpose (?:(?:and )?without fee is hereby granted|is hereby granted without fee)")
 _MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:including the next paragraph )?shall be included"

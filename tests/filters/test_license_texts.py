@@ -1154,3 +1154,12 @@ def test_a_license_named_before_a_pointer_to_its_text() -> None:
     path = "sensors/nt99141.c"
     assert licenses.for_path(path, own_license(files[path], path)) == "MIT"
 
+
+def test_the_fsfs_all_permissive_notice_without_a_copyright_line() -> None:
+    """termux-app's .editorconfig (round 17): "Copying and distribution of this file, with or without modification, are
+    permitted in any medium without royalty provided this notice is preserved. This file is offered as-is, without any
+    warranty." The FSF's all-permissive notice, in its wording for a file without a copyright line."""
+    text = _files("round17")["termux/termux-app"][".editorconfig"]
+    assert "provided this notice is\n# preserved." in text
+    assert own_license(text, ".editorconfig") == "FSFAP"
+
