@@ -948,6 +948,30 @@ VERDICTS = {
         (_in("phpunit/data/"), "R", ("WordPress export files (WXR) the tests import: the posts and theme descriptions "
          "they carry name the GPL; data, not the file's license")),
     ],
+    # ---- round 17's development repositories (bench/repos_licenses_dev_14.tsv), judged by b46l after reading ----
+    "espressif/esp32-camera": [
+        (lambda p, o, r: o == "MIT" and r == "Apache-2.0", "R", ("OpenMV's drivers, 'This work is licensed under the MIT "
+         "license, see the file LICENSE for details': the file's MIT (round 17); the reference gives the root's Apache "
+         "in these 4, where it reads the same sentence as MIT in 16 others")),
+        (lambda p, o, r: o == "Apache-2.0" and "MIT" in r, "O", ("OpenMV's 'licensed under the MIT license, see the file "
+         "LICENSE for details': ours the root's Apache-2.0 (a name before a pointer unread; round 17 reads it)")),
+    ],
+    "termux/termux-app": [
+        (lambda p, o, r: p.startswith(("terminal-emulator/", "terminal-view/")) and o == "Apache-2.0"
+         and r == "GPL-3.0-only", "R", ("LICENSE.md's exception: Terminal Emulator for Android's code, 'released under "
+         "[Apache 2.0](...) license. Check [`terminal-view`](terminal-view) and [`terminal-emulator`](...)'; the "
+         "reference gives the document's first license to every path")),
+        (lambda p, o, r: p.startswith("termux-shared/src/main/java/com/termux/shared/termux/") and o == "GPL-3.0-only"
+         and r == "MIT", "R", ("termux-shared/LICENSE.md's exception '#### [GPLv3 only](...)' for "
+         "src/main/java/com/termux/shared/termux/*; the reference gives the document's first license (MIT)")),
+        (lambda p, o, r: p.startswith("termux-shared/src/main/java/com/termux/shared/file/filesystem/")
+         and o.startswith("GPL-2.0") and r == "MIT", "R", ("termux-shared/LICENSE.md's exception '#### [GPLv2 only with "
+         "\"Classpath\" exception](...)' for the filesystem/* files from libcore/ojluni; the reference the document's MIT")),
+        (lambda p, o, r: o == "Apache-2.0" and r == "GPL-3.0-only", "O", ("the root LICENSE.md, 'released under [GPLv3 "
+         "only](https://...) license', read as its exception's Apache 2.0 (the link split the name from 'license')")),
+        (_name(".editorconfig"), "O", ("the FSF's all-permissive notice without a copyright line, 'provided this notice "
+         "is preserved', unread (round 17 reads it)")),
+    ],
     # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
     # b46v's post at 19:46, reading each class's files ----
     "greghendershott/frog": [

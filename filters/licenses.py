@@ -1483,6 +1483,12 @@ def _describes_its_folder(parts: tuple[str, ...]) -> bool:
     return parts[-1] != "meson.build" or len(parts) == 1 or len(parts) == 3 and parts[0] == "subprojects"
 
 
+def is_named_manifest(path: str) -> bool:
+    """Whether ``path`` is a manifest named after its package (``foo.rockspec``, ``foo.gemspec``, ``foo.cabal``...)."""
+    name = _parts(path)[-1] if _parts(path) else ""
+    return any(name.endswith(suffix) and name != suffix for suffix in _METADATA_SUFFIXES)
+
+
 def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
     """The reader of a package manifest named ``name``, or None for any other file."""
     if name in _METADATA_PARSERS:

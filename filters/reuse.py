@@ -33,6 +33,7 @@ from codemix.filters.licenses import (
     is_font_file,
     is_license_evidence,
     is_license_file,
+    is_named_manifest,
     is_notice_file,
     is_readme,
     is_third_party_notices,
@@ -309,7 +310,9 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
         if detected and (subject := package_text(path) or projects.get(path)):
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             packages[folder] = (*packages.get(folder, ()), (subject, detected))
-    evidence = [item for item in evidence if not package_text(item[0]) and item[0] not in projects]
+    recipes = recipe_manifests(evidence)
+    evidence = [item for item in evidence if not package_text(item[0]) and item[0] not in projects
+                and item[0] not in recipes]
     folders = folder_licenses(((path, detected) for path, detected, *_ in evidence if is_folder_license_evidence(path)),
                               choices)
     for folder in sorted(folders):
@@ -333,10 +336,22 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     return dataclasses.replace(licenses, rules=(*missing, *licenses.rules)) if missing else licenses
 
 
+def recipe_manifests(evidence: Iterable[Evidence]) -> frozenset[str]:
+    """Manifests named after their packages that share a folder and state different licenses: recipes for other
+    packages (luarocks' ``binary/``: the rockspecs of lua-bz2, ISC, and luasocket, luasec..., MIT, which it builds into
+    its Windows binary), none of which describes the folder; a folder's one manifest, or several agreeing, still do."""
+    by_folder: dict[str, dict[str, str]] = {}
+    for path, detected, *_ in evidence:
+        if detected and is_named_manifest(path):
+            by_folder.setdefault(path.rsplit("/", 1)[0] if "/" in path else "", {})[path] = detected
+    return frozenset(path for named in by_folder.values() if len(set(named.values())) > 1 for path in named)
+
+
 # A file whose head points to a license text by a name of its own ("See the file WOOF_LICENSE in the Woof! root
 # directory", Tcl's "See the file "license.terms""), where the repository holds no text of that name: its terms are
 # in a text the repository does not have. It carries those terms named by the text's name (Tcl's terms for Tcl's own
-# name, ``_TCL_TERMS``), not the repository's license, unless a folder above it has a license of its own other than the repository's (a copy keeping its text under another name:
+# name, ``_TCL_TERMS``), not the repository's license, unless a folder above it has a license of its own other than
+# the repository's (a copy keeping its text under another name:
 # gorilla's tcllib, "license.terms" saved as tcllib.licence.terms). A plain name ("see LICENSE", "COPYING") may be the
 # repository's own text under another spelling: the folders answer for those, as before.
 _PLAIN_TEXT_NAME = re.compile(r"(?:licen[cs]e|copying|copyright|unlicense)(?:\.(?:txt|md|rst|markdown|adoc|html?))?",

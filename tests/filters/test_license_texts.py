@@ -1163,3 +1163,19 @@ def test_the_fsfs_all_permissive_notice_without_a_copyright_line() -> None:
     assert "provided this notice is\n# preserved." in text
     assert own_license(text, ".editorconfig") == "FSFAP"
 
+
+def test_manifests_of_other_packages_sharing_a_folder_describe_none_of_it() -> None:
+    """luarocks (round 17's development list): ``binary/`` holds the rockspecs of the libraries its Windows binary
+    bundles (lua-bz2's ISC, luasocket's and luasec's MIT): recipes for other packages, stating different licenses, so
+    none is the folder's (its files took "ISC AND MIT"); a folder's one manifest still describes it."""
+    files = _files("round17")["luarocks/luarocks"]
+    evidence = [license_evidence_of(path, text) for path, text in files.items()]
+    assert {item[1] for item in evidence} == {"ISC", "MIT"}
+    licenses = resolve_licenses([*evidence, ("COPYING", "MIT", (), None, False)])
+    assert licenses.for_path("binary/all_in_one") == "MIT"  # the root's
+    assert licenses.for_path("binary/Makefile.windows") == "MIT"
+    alone = resolve_licenses([license_evidence_of("binary/lua-bz2-0.2.2-1.rockspec",
+                                                  files["binary/lua-bz2-0.2.2-1.rockspec"]),
+                              ("COPYING", "MIT", (), None, False)])
+    assert alone.for_path("binary/Makefile.windows") == "ISC"
+
