@@ -972,6 +972,29 @@ VERDICTS = {
         (_name(".editorconfig"), "O", ("the FSF's all-permissive notice without a copyright line, 'provided this notice "
          "is preserved', unread (round 17 reads it)")),
     ],
+    "luarocks/luarocks": [
+        (_in("docs/luarocks_init.md", "docs/rockspec_format.md", "spec/write_rockspec_spec.lua"), "R",
+         "license names as data: a command's --license EUPL-1.2, the rockspec format's example 'GPL-2', a test's --license"),
+        (_in("win32/lua5.1/"), "O", ("win32/COPYING: 'Files under win32/lua5.1 ... are covered by another license, please "
+         "see COPYING_lua' (Lua's MIT): ours ANDs the folder's texts (7-Zip's LGPL too), the reference also unRAR's")),
+        (_name("COPYING_7z"), "O", ("7-Zip's text: the GNU LGPL, with the unRAR restriction for 7z.dll: ours the LGPL "
+         "alone")),
+        (_in("win32/"), "U", ("LuaRocks' own Windows scripts beside the texts of the components win32/COPYING lists: "
+         "ours ANDs the folder's texts (LGPL and MIT), the reference those and unRAR's; neither LuaRocks' MIT alone")),
+        (lambda p, o, r: p.startswith("binary/") and o == "ISC AND MIT", "O", ("binary/'s rockspecs of the libraries "
+         "its Windows binary bundles (lua-bz2's ISC, luasocket's MIT...) read as the folder's (round 17: recipes of "
+         "other packages describe none of it)")),
+        (_name("all_in_one"), "O", ("the packager's head: 'licensed under the same terms as Lua (MIT license)', srlua's "
+         "public domain, luastatic's CC0: ours CC0 alone, the reference the dedication and CC0")),
+    ],
+    "Flipboard/FLEX": [
+        (_name("FLEXRuntimeUtility.m"), "R", "a comment: 'class-dump ... is distributed under GPLv2'"),
+        (_name("LLVM_LICENSE.TXT"), "O", ("LLVM's text: Apache-2.0 with LLVM's exception, then, below 'Software from third "
+         "parties included in the LLVM Project', the legacy University of Illinois/NCSA license of the code before the "
+         "relicensing: ours the first part (a part introduced as third parties' is not read)")),
+        (_in("Classes/Utility/"), "O", ("Apple's objc4 code: its APSL-2.0 notice and the folder's APPLE_LICENSE, read as "
+         "none (round 17 reads them)")),
+    ],
     # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
     # b46v's post at 19:46, reading each class's files ----
     "greghendershott/frog": [
