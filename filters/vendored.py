@@ -432,7 +432,9 @@ _SOURCE_NOTE = re.compile(r"\((?:source|taken from|copied from|code from)[ \t]*:
                           re.IGNORECASE)
 _SOURCE_NOTE_LINES = 2
 _FILE_HEAD_CHARS = 1_500
-_DECLARATION = re.compile(r"\A(?:[ \t]*(?:<\?xml|#!)[^\n]*\n)+")
+# (an XML declaration, a shebang, PHP's opening tag: the university's ``mail/extras/ntlm_sasl_client.php``, "<?php" over
+# "** Source: http://www.phpclasses.org/browse/file/7495.html")
+_DECLARATION = re.compile(r"\A(?:[ \t]*(?:<\?xml|#!|<\?php\b)[^\n]*\n)+")
 
 
 def _source_line(head: str, path: str) -> re.Match | None:
@@ -1925,9 +1927,10 @@ PEOPLE_MIN_FILES = 3
 ONE_FOLDER_SHARE = 5  # a folder holding less than a fifth of the repository's files is a small part of it
 
 
-def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = ()) -> RepositoryOwner:
+def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = (), repo: str = "") -> RepositoryOwner:
     """The ``RepositoryOwner`` the root's license facts state, with the people the repository's own files name
-    (``holder`` facts of files outside its vendored ``trees``)."""
+    (``holder`` facts of files outside its vendored ``trees``); ``repo`` (owner/name) tells, where the root names no
+    holder, a copied package's holder from its people (``named_by_remote``)."""
     facts, trees = list(facts), tuple(trees)
     root = [f for f in facts if f.kind == "license" and f.folder == "" and vendored_tree(f.detail, trees) is None]
     # no license text at the root: its NOTICE's holders (Clipjump's NOTICE.txt, "Copyright (C) 2013 Avi Aryan / Licensed
@@ -1964,6 +1967,13 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
         if base is not None and any(other != holder and any(not _below(folder, base) for folder in folders[other])
                                     for other in people):
             del people[holder]  # smallest subtrees first: one of the people always stays
+    # Where the root names no holder, the most named may be an upstream's: a holder whose files all lie in one such
+    # subtree, whom neither the repository's owner nor its name names, is a copied package's (the university's
+    # jqPlot, "Chris Leonello" in ``web-app/plugin/jqplot-1095/``, in AlissonDiniz's repository with no license text).
+    if repo and not any(f.holders for f in root):
+        for holder, base in subtrees.items():
+            if base is not None and holder in people and not named_by_remote(holder, repo):
+                del people[holder]
     return RepositoryOwner(frozenset().union(*(f.holders for f in root)), frozenset().union(*(f.names for f in root)),
                            min(years, default=0), tuple(sorted(people, key=lambda holder: (-len(people[holder]), holder))),
                            min((year for years_ in people.values() for year in years_ if year), default=0),
@@ -1973,6 +1983,16 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
                            tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)),
                            _own_packages(facts, trees),
                            frozenset().union(*(f.names for f in facts if f.kind == "own_section" and not f.folder)))
+
+
+def named_by_remote(holder: str, repo: str) -> bool:
+    """Whether a holder is the one the repository's address names (``repo``: owner/name): a word of the holder's (3
+    letters or more) in the owner's handle or the repository's name, or the handle in the holder's name ("Alisson N. Q.
+    Diniz" in ``AlissonDiniz/university``; "leon" in ``leondejong/...``)."""
+    handles = [handle for handle in (_plain(part) for part in repo.lower().split("/", 1)) if handle]
+    words = [word for word in holder_words([holder.lower()]) if len(word) >= 3]
+    return any(word in handle for word in words for handle in handles) \
+        or any(len(handle) >= 4 and handle in _plain(holder) for handle in handles)
 
 
 def _small_subtree(folders: set[str], present: dict[str, int], total: int) -> str | None:
@@ -2269,6 +2289,34 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
 
 
+def unnamed_repository_copy(text: str, notice: str | None, governing: Iterable[str], repo: str) -> str | None:
+    """Why a file of a repository naming no one (no holder at its root, no people) is another's, by the repository's
+    address (``named_by_remote``), or None: its header names a holder or author whom neither the owner nor the
+    repository's name names, and either grants the file under terms of its own (``notice``) where nothing of the
+    repository's governs its path (the university's copies of jqPlot, Raphael and a PHP Classes SASL client, each "Dual
+    licensed under the MIT or GPL" or "License: BSD", in a repository with no license text), or opens with a release
+    line of its own over that holder's copyright (image-viewer's ``AC_RunActiveContent.js``, "//v1.7" over "Copyright
+    2005-2007 Adobe Systems Incorporated", under a root Apache text naming no one)."""
+    head, governing = file_header(text), sorted(governing)
+    holder = header_holder(text)
+    if not holder or not repo or named_by_remote(holder, repo) or names_repository(header_comments(text), repo):
+        return None
+    terms = "the public domain" if notice == PUBLIC_DOMAIN else notice
+    if notice and not governing:
+        return f"header names {holder!r} under {terms}, in a repository naming no one and licensing nothing of its own"
+    # (terms of no family the repository's own are, as ``foreign_terms`` reads them: clj-kondo's copy of potemkin,
+    # "Copyright (c) 2013 Zachary Tellman" under MIT, in an EPL-1.0 repository naming no one)
+    if notice and not ({_family(name) for name in license_ids(notice)} or {_family(notice)}) \
+            & {_family(name) for name in governing}:
+        return (f"header names {holder!r} under {terms}, in a repository naming no one under "
+                f"{' AND '.join(governing)}")
+    release = _OWN_VERSION.search(_opening_comment(head))
+    if release is not None and first_copyright(head)[0]:
+        return (f"header names {holder!r} and its own release {' '.join(release.group(0).strip(' /;#*-').split())!r}, "
+                f"in a repository naming no one")
+    return None
+
+
 # A header saying its code was ported, converted or adapted into this repository's code (Crystal's "Source port of
 # Dragonbox's reference implementation in C++", "Crystal adaptation of "mu" from the "nsync" library", "source code
 # derived from the following"; Phobos's "Based on the CEPHES math library ... Conversion to D by Don Clugston"): the
@@ -2316,13 +2364,13 @@ _BANNER_HOLDER = re.compile(r"^[^\w\n(]*\((?:c|C)\)\s*(?:(?:19|20)\d\d(?:\s*[-â€
 def _bare_banner(path: str, text: str) -> str:
     """A first line that is only a release of the file's own name ("FamiTone2 v1.12" opening ``famitone2.s``) in a
     head naming no one, else ""."""
-    head = text[:300].lstrip()
+    head = text[:300].lstrip("\ufeff \t\r\n")  # a byte-order mark too
     if "\n" in head and not re.search(r"\w", head.split("\n", 1)[0]):
         head = head.split("\n", 1)[1]
     banner = _BANNER_VERSION.match(head)
     stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
     if banner is None or banner.group(1).lower().split(".", 1)[0] != stem or len(stem) < 3 \
-            or banner.group(0).strip(" /;#*!") != f"{banner.group(1)} {banner.group(2)}" \
+            or banner.group(0).strip(" /;#*!\r\t") != f"{banner.group(1)} {banner.group(2)}" \
             or header_holder(text) or _BANNER_HOLDER.search(text[:300]):
         return ""
     return f"{banner.group(1)} {banner.group(2)}"
@@ -2335,7 +2383,7 @@ def banner_release(path: str, text: str, owner: RepositoryOwner, repo: str = "")
     You"), and on that line a home that is not the repository's, or in its header an author or holder who is not the
     repository's. raylib's own "rlgl v6.0 - A
     multi-OpenGL abstraction layer" names no home and Ramon Santamaria, the repository's."""
-    head = text[:300].lstrip()
+    head = text[:300].lstrip("\ufeff \t\r\n")  # a byte-order mark too
     if "\n" in head and not re.search(r"\w", head.split("\n", 1)[0]):
         head = head.split("\n", 1)[1]  # a bare opener ("/*!") above the banner line
     banner = _BANNER_VERSION.match(head)
@@ -2349,7 +2397,7 @@ def banner_release(path: str, text: str, owner: RepositoryOwner, repo: str = "")
     own_words = owner.words() | holder_words(owner.people)
     # a bare release line naming no one, as the first line of a file named for it (FamiTone2's ";FamiTone2 v1.12" in
     # NES games), beside a repository of another name: that release
-    bare = not holder and own and _plain(banner.group(1)) != _plain(own) and banner.group(0).strip(" /;#*!") == \
+    bare = not holder and own and _plain(banner.group(1)) != _plain(own) and banner.group(0).strip(" /;#*!\r\t") == \
         f"{banner.group(1)} {banner.group(2)}"
     if home is None and not bare and not (holder and own_words and not holder_words([holder]) & own_words):
         return None

@@ -88,6 +88,7 @@ from codemix.filters.vendored import (
     sectioned_holder,
     states_terms,
     synced_trees,
+    unnamed_repository_copy,
     upstream_copies,
     upstream_fact,
     vendored_tree,
@@ -161,7 +162,7 @@ def resolve_vendored(key: str, facts):
     trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
                            *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo),
                            *domain_packages(own, repo)), own)
-    owner = repository_owner(own, trees)
+    owner = repository_owner(own, trees, repo)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
                       *authored_releases(own, owner, trees, repo)), owner, copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
@@ -225,7 +226,9 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
     if doc.repo and names_repository(doc.path.rsplit("/", 1)[-1], doc.repo):
         pass  # a file named for the repository was written for it (cryptonite's ``ed25519-cryptonite-exts.h``)
     elif not names_someone and document_kind(doc.kind).licensed_by_text and not derived_work(doc.text):
-        why = foreign_notice(doc.text, found.owner, own_license(doc.text, doc.path) or named_license(doc.text))
+        notice = own_license(doc.text, doc.path) or named_license(doc.text)
+        why = foreign_notice(doc.text, found.owner, notice) \
+            or unnamed_repository_copy(doc.text, notice or header_terms(doc.text), license_ids(governing), doc.repo)
     elif names_someone and document_kind(doc.kind).licensed_by_text \
             and not derived_work(doc.text) and not in_own_section(doc.path, found.owner):  # a port keeps its origin's notice
         notice = own_license(doc.text, doc.path) or named_license(doc.text)

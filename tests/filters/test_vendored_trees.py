@@ -407,7 +407,7 @@ def _judged(repository: str, repo: str, files: dict[str, str] | None = None):
     """Each fixture file's ``vendored_file_or_tree`` answer and whether it names the repository's people, with the
     repository's evidence read as the filter stage reads it (its holders counted from the files' heads)."""
     from codemix.document import Document
-    from codemix.filters.vendored import names_owner
+    from codemix.filters.vendored import RepositoryOwner, names_owner
     from codemix.pipelines.filter import (
         license_evidence,
         resolve_repository_license,
@@ -421,9 +421,9 @@ def _judged(repository: str, repo: str, files: dict[str, str] | None = None):
     key = f"s\x00{repo}"
     vendored = dict(resolve_vendored(key, [fact for doc in docs for _, fact in vendoring_evidence(doc)]))
     licenses = dict([resolve_repository_license(key, [ev for doc in docs for _, ev in license_evidence(doc)])])
-    return vendored[key].owner, {
-        doc.path: (vendored_file_or_tree(doc, vendored, licenses[key].for_path(doc.path)),
-                   names_owner(doc.path, doc.text, vendored[key].owner)) for doc in docs}
+    owner = vendored[key].owner if key in vendored else RepositoryOwner()  # a repository naming no one, nothing found
+    return owner, {doc.path: (vendored_file_or_tree(doc, vendored, licenses[key].for_path(doc.path)),
+                              names_owner(doc.path, doc.text, owner)) for doc in docs}
 
 
 def test_copies_whose_header_points_to_a_license_file_their_folders_lack():
@@ -1986,7 +1986,10 @@ def test_a_bsd_clause_naming_the_files_holder_in_a_repository_that_names_no_one(
     plain = {p: t.replace("Neither the name of the Sensirion AG", "Neither the name of the copyright holder")
              for p, t in files.items()}
     _, found = _judged("", "arjenhiemstra/ithowifi", plain)
-    assert found["software/NRG_itho_wifi/main/SHTSensor.cpp"][0] is None
+    # (no clause names it now; round 17 reads it by its own BSD terms, of no family of the repository's GPL-3.0, and
+    # a holder the address does not name: ``unnamed_repository_copy``)
+    tree = found["software/NRG_itho_wifi/main/SHTSensor.cpp"][0]
+    assert "its BSD clause" not in tree.evidence and "under BSD-3-Clause, in a repository naming no one under" in tree.evidence
 
 
 def test_ansible_roles_named_as_ansible_galaxy_installs_them():
@@ -2187,3 +2190,47 @@ def test_a_file_named_for_the_repository_is_its_own_whatever_its_header():
     tree = found["cbits/ed25519/curve25519-donna-64bit.h"][0]
     assert tree is not None and "under the public domain" in tree.evidence
     assert found["cbits/ed25519/ed25519-cryptonite-exts.h"][0] is None
+
+
+def test_a_repository_naming_no_one_tells_copies_by_its_own_address():
+    """AlissonDiniz/university (a27da57; the fourteenth holdout, spent; after it): no license text, no manifest, its own
+    files (``function/enum/``) name no one; jqPlot's plugins name "Chris Leonello", the most named holder, all in one
+    small subtree (``web-app/plugin/jqplot-1095/``), whom neither the owner ``AlissonDiniz`` nor ``university`` names: a
+    copied package's holder, not the repository's people. Each copy kept on its own grant (jqPlot's "MIT and GPL", the
+    webcam plugin's, the validation engine's) then names a holder the address does not, where nothing of the
+    repository's governs the path; the PHP Classes client cites its source below ``<?php``."""
+    owner, found = _judged("university-copies", "AlissonDiniz/university")
+    assert owner.people == () and not owner.holders
+    for path in ("web-app/plugin/jqplot-1095/plugins/jqplot.barRenderer.js", "web-app/js/jquery/jquery.webcam.js",
+                 "web-app/plugin/validationEngine/js/jquery.validationEngine.js"):
+        assert found[path][0] is not None and "in a repository naming no one" in found[path][0].evidence, path
+    assert "phpclasses.org" in found["mail/extras/ntlm_sasl_client.php"][0].evidence
+    assert all(tree is None for path, (tree, _) in found.items() if path.startswith("function/enum/"))
+    # the holder the owner's handle names stays the repository's people, and its files its own
+    owner, found = _judged("university-copies", "cleonello/university")
+    assert owner.people == ("chris leonello",)
+    assert found["web-app/plugin/jqplot-1095/plugins/jqplot.barRenderer.js"][0] is None
+
+
+def test_a_release_line_over_another_holders_copyright_where_the_root_names_no_one():
+    """leondejong/image-viewer-actionscript3 (5b97bf5; the fourteenth holdout, spent; after it): a bare Apache-2.0 text
+    at the root, no holder in its own files; Adobe's ``bin/AC_RunActiveContent.js`` opens "//v1.7" over "Copyright
+    2005-2007 Adobe Systems Incorporated.  All rights reserved.": a release of a holder the repository's address does not
+    name. The viewer's own ``Main.as`` names no one and stays."""
+    _, found = _judged("image-viewer-adobe", "leondejong/image-viewer-actionscript3")
+    assert "its own release 'v1.7'" in found["bin/AC_RunActiveContent.js"][0].evidence
+    assert found["src/com/leondejong/imageviewer/Main.as"][0] is None
+    _, found = _judged("image-viewer-adobe", "adobe/image-viewer-actionscript3")
+    assert found["bin/AC_RunActiveContent.js"][0] is None
+
+
+def test_a_bare_release_banner_behind_a_byte_order_mark_and_a_carriage_return():
+    """telppa/Translation-Terminator (29e065a; the fourteenth holdout, spent; after it): ``Lib/Chrome.ahk`` opens with a
+    byte-order mark and "; Chrome.ahk-plus v1.4.0" ending in "\\r\\n": the release of a library of another name (the
+    author's own, from its own repository), as the same line without them is. ``Lib/BaiduTranslator.ahk``'s "; version:
+    2024.10.03" under the address of the page it drives is no banner."""
+    files = layout("translation-terminator-chrome")
+    assert files["Lib/Chrome.ahk"].startswith("\ufeff") and "\r\n" in files["Lib/Chrome.ahk"]  # guard
+    _, found = _judged("translation-terminator-chrome", "telppa/Translation-Terminator")
+    assert "'Chrome.ahk-plus v1.4.0'" in found["Lib/Chrome.ahk"][0].evidence
+    assert found["Lib/BaiduTranslator.ahk"][0] is None
