@@ -872,6 +872,36 @@ def domain_packages(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Ven
     return tuple(found)
 
 
+# A GameMaker extension's manifest (``<name>/<name>.yy``, "modelName"/"resourceType": "GMExtension") naming the package
+# it was published as on the Marketplace: "packageID": "com.yoyogames.googleplaylicensingextension" (PixelMan-GMS2's
+# ``extensions/GooglePlayLicensingAsExt/``, YoYo Games' extension bundling Google's licensing library). The 2.3 format
+# allows trailing commas, so its fields are read by pattern, not as JSON.
+_GM_EXTENSION = re.compile(r'"(?:modelName|resourceType)"\s*:\s*"GMExtension"')
+_GM_PACKAGE = re.compile(r'"packageI[dD]"\s*:\s*"([A-Za-z][\w-]*(?:\.[\w-]+)+)"')
+
+
+def extension_fact(path: str, text: str) -> VendoringFact | None:
+    """The ``extension`` fact of a GameMaker extension manifest naming its published package (``name``: the package id)."""
+    folder, name = _folder(path), path.rsplit("/", 1)[-1]
+    if not (name.endswith(".yy") and folder.rsplit("/", 1)[-1] == name[:-3]) or not _GM_EXTENSION.search(text[:2_000]):
+        return None
+    package = _GM_PACKAGE.search(text)
+    return VendoringFact("extension", folder, name, name=package.group(1)) if package else None
+
+
+def published_extensions(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """The folders of extensions published under a package id whose publisher (its second label, the domain's name:
+    ``yoyogames`` in ``com.yoyogames.googleplaylicensingextension``) the repository's address does not name: an
+    extension installed from its publisher, not written here."""
+    found = []
+    for fact in facts:
+        labels = fact.name.split(".") if fact.kind == "extension" else []
+        if len(labels) >= 3 and repo and not named_by_remote(labels[1], repo):
+            found.append(VendoredTree(fact.folder, f"GameMaker extension manifest {fact.detail} at {fact.folder}/ "
+                                                   f"names the package {fact.name!r}, published by {labels[1]!r}"))
+    return tuple(found)
+
+
 def synced_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
     """The folder named for a repository the root changelog says it synced with at commit after commit (``_SYNCED``,
     letters and digits compared: setuptools' ``setuptools/_distutils/``, pypa/distutils), not this repository."""
@@ -2455,8 +2485,9 @@ def foreign_pointer(text: str, owner: RepositoryOwner, pointed: str | None, gove
 
 # A header's author where it has no copyright line: JSR-166's "Written by Doug Lea and Martin Buchholz with assistance
 # from members of JCP JSR-166 Expert Group and released to the public domain".
-_AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created)(?: from [\d-]+| in \d{4})? by:?\s+(.+?)"
-                          r"(?:\s+with\b|\s+and released\b|[,.;/]|$)",
+# (or "Script by Andrius Valkiunas http://www.existical.com/", a GameMaker Marketplace script's credit line)
+_AUTHOR_LINE = re.compile(r"^[\W_]*(?:written|authored|created|script)(?: from [\d-]+| in \d{4})? by:?\s+(.+?)"
+                          r"(?:\s+with\b|\s+and released\b|\s+(?:https?:|www\.)|[,.;/]|$)",
                           re.IGNORECASE | re.MULTILINE)
 # Or a name with its address after "by" on the comment's first lines: neslib's ";NES hardware-dependent functions by
 # Shiru (shiru@mail.ru)"

@@ -53,6 +53,7 @@ from codemix.filters.vendored import (
     copy_fact,
     derived_work,
     domain_packages,
+    extension_fact,
     fetched_facts,
     fetched_trees,
     file_fact,
@@ -82,6 +83,7 @@ from codemix.filters.vendored import (
     pointed_copies,
     prefix_fact,
     project_banner,
+    published_extensions,
     published_page,
     repository_owner,
     root_license_copies,
@@ -140,6 +142,7 @@ def vendoring_evidence(doc: Document):
     for fact in fetched_facts(doc.path, doc.text):
         yield repository_key(doc), fact
     for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text), banner_fact(doc.path, doc.text),
+                 extension_fact(doc.path, doc.text),
                  package_fact(doc.path, doc.text), notice_pointer_fact(doc.path, doc.text),
                  authored_release_fact(doc.path, doc.text) if document_kind(doc.kind).licensed_by_text else None):
         if fact is not None:
@@ -161,7 +164,7 @@ def resolve_vendored(key: str, facts):
     own = [f for f in facts if not (f.kind == "license" and f.folder == "" and vendored_tree(f.detail, copied))]
     trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
                            *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo),
-                           *domain_packages(own, repo)), own)
+                           *domain_packages(own, repo), *published_extensions(own, repo)), own)
     owner = repository_owner(own, trees, repo)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
                       *authored_releases(own, owner, trees, repo)), owner, copied_in_folders(own))

@@ -2234,3 +2234,22 @@ def test_a_bare_release_banner_behind_a_byte_order_mark_and_a_carriage_return():
     _, found = _judged("translation-terminator-chrome", "telppa/Translation-Terminator")
     assert "'Chrome.ahk-plus v1.4.0'" in found["Lib/Chrome.ahk"][0].evidence
     assert found["Lib/BaiduTranslator.ahk"][0] is None
+
+
+def test_a_gamemaker_extension_published_by_another_and_a_scripts_credit_line():
+    """RobotoSkunk/PixelMan-GMS2 (93d9c72; development set 46ac): ``extensions/GooglePlayLicensingAsExt/`` holds the
+    manifest of a GameMaker extension, "modelName": "GMExtension" with "packageID":
+    "com.yoyogames.googleplaylicensingextension": YoYo Games' package, its Java glue with it (no header of its own).
+    Existical's ``fast_file_crypt.gml`` credits "Script by Andrius Valkiunas http://www.existical.com/" over "Version
+    1.3": another's release, with its ``.yy`` beside it. The game's own ``scr_sleep`` stays; a package id of the
+    repository's owner's is its own."""
+    _, found = _judged("pixelman-extensions", "RobotoSkunk/PixelMan-GMS2")
+    for path in ("extensions/GooglePlayLicensingAsExt/GooglePlayLicensingAsExt.yy",
+                 "extensions/GooglePlayLicensingAsExt/AndroidSource/Java/GooglePlayLicensingAsExt.java"):
+        assert "published by 'yoyogames'" in found[path][0].evidence, path
+    for path in ("scripts/fast_file_crypt/fast_file_crypt.gml", "scripts/fast_file_crypt/fast_file_crypt.yy"):
+        assert "'andrius valkiunas'" in found[path][0].evidence, path
+    for path in ("scripts/scr_sleep/scr_sleep.gml", "scripts/scr_sleep/scr_sleep.yy", "LICENSE"):
+        assert found[path][0] is None, path
+    _, found = _judged("pixelman-extensions", "yoyogames/PixelMan-GMS2")
+    assert found["extensions/GooglePlayLicensingAsExt/GooglePlayLicensingAsExt.yy"][0] is None
