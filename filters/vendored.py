@@ -1271,7 +1271,10 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
     # folders holding a file whose header names the root's holders: the repository's own files are there
     own_folders = {f.folder for f in facts if f.kind == "holder" and holder_words([f.name]) & root_words}
     for lic in (f for f in facts if f.kind == "license" and f.folder and f.folder not in trees
-                and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"):  # REUSE's texts
+                and f.folder not in written_for and f.folder.rsplit("/", 1)[-1] != "LICENSES"  # REUSE's texts
+                # a Debian package's ``debian/copyright`` names who packaged the folder above it (infon's
+                # ``contrib/infon-devel/debian/``, "debianized by Joachim Breitner"), not another project's code
+                and not (f.detail == "copyright" and f.folder.rsplit("/", 1)[-1] == "debian")):
         words = holder_words(lic.holders)
         if urls.get(lic.folder, frozenset()) & own_urls:
             continue  # its manifest points at this repository: a package developed here

@@ -2253,3 +2253,19 @@ def test_a_gamemaker_extension_published_by_another_and_a_scripts_credit_line():
         assert found[path][0] is None, path
     _, found = _judged("pixelman-extensions", "yoyogames/PixelMan-GMS2")
     assert found["extensions/GooglePlayLicensingAsExt/GooglePlayLicensingAsExt.yy"][0] is None
+
+
+def test_a_debian_copyright_names_the_packager_not_another_project():
+    """dividuum/infon (c25eb74; development set 46ac): ``contrib/infon-devel/debian/copyright``, "This package was
+    debianized by Joachim Breitner ... Copyright: 2006 Joachim Breitner", is the Debian packaging of the tool beside
+    it, contributed to infon: not a licence text making ``debian/`` another project's. David Henry's ``gl_mdl.c``
+    (2005, before the repository's Florian Wesch from 2006) is still a copy."""
+    _, found = _judged("infon-debian", "dividuum/infon")
+    for path in ("contrib/infon-devel/debian/copyright", "contrib/infon-devel/debian/control",
+                 "contrib/infon-devel/infon-devel.py", "infon.c"):
+        assert found[path][0] is None, path
+    assert "'david henry' from 2005" in found["gl_mdl.c"][0].evidence
+    files = layout("infon-debian")  # the same text under another name is a folder's own licence, naming another
+    files["contrib/infon-devel/debian/COPYING"] = files.pop("contrib/infon-devel/debian/copyright")
+    _, found = _judged("", "dividuum/infon", files)
+    assert found["contrib/infon-devel/debian/control"][0] is not None
