@@ -14,7 +14,7 @@ import sys
 from bench.repos_holdout_2_judgments import tally
 
 SMLINE_COPIES = ("PHP/libs/Smarty.class.php", "PHP/libs/SmartyBC.class.php", "PHP/libs/debug.tpl", "PHP/libs/plugins/",
-                 "PHP/libs/sysplugins/", "PHP/libs/JSON.php", "PHP/libs/recaptchalib.php", "PHP/libs/QueryString.php",
+                 "PHP/libs/sysplugins/", "PHP/libs/JSON.php", "PHP/libs/recaptchalib.php", "PHP/libs/recaptcha.php", "PHP/libs/QueryString.php",
                  "themes/smline/js/jquery.js", "themes/smline/js/jquery.min.js", "themes/smline/js/jquery.imgareaselect.js",
                  "themes/smline/js/jquery.autosize.min.js", "themes/smline/css/img_area_select/")
 NOMINAL_COPIES = ("pub/System/NominalPlugin/js/jqplot", "pub/System/NominalPlugin/css/jqplot",
