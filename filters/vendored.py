@@ -1820,6 +1820,8 @@ class RepositoryOwner:
     packages: frozenset[str] = frozenset()
     # the top folders (letters and digits) the root's sectioned license text covers as its own collections
     own_sections: frozenset[str] = frozenset()
+    # no license text nor NOTICE at its root (its own files have no terms to keep them by, whatever a README says)
+    unlicensed: bool = False
 
     # The root's texts answer when they name holders; its people, where they name no one (a bare Apache-2.0 text).
     # difftastic's sample files name other projects' holders more often than its own root names Wilfred Hughes.
@@ -2015,7 +2017,8 @@ def repository_owner(facts: Iterable[VendoringFact], trees: Iterable[VendoredTre
                            _own_projects(facts, trees),
                            tuple(sorted((f.detail, f.holders, f.names) for f in facts if f.kind == "section" and f.holders)),
                            _own_packages(facts, trees),
-                           frozenset().union(*(f.names for f in facts if f.kind == "own_section" and not f.folder)))
+                           frozenset().union(*(f.names for f in facts if f.kind == "own_section" and not f.folder)),
+                           not root)
 
 
 def named_by_remote(holder: str, repo: str) -> bool:
@@ -2173,7 +2176,7 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
     own, is read file by file), outside the vendored ``trees``."""
     facts, trees = list(facts), tuple(trees)
     if not (owner.holders or owner.people):
-        return ()
+        return _unnamed_folders_of_copies(facts, trees, repo) if owner.unlicensed and repo else ()
     files: dict[str, int] = {}
     copies: dict[str, list[tuple[str, str]]] = {}
     own_words = owner.words()  # the root's holders (its people where the root names none), as ``foreign_notice``
@@ -2207,6 +2210,40 @@ def folders_of_copies(facts: Iterable[VendoringFact], owner: RepositoryOwner,
                                               f"projects' by their headers ({', '.join(holders[:3])}...)",
                                       of_copies=True, own=own_words))
     return tuple(found)
+
+
+def _unnamed_folders_of_copies(facts: list[VendoringFact], trees: tuple[VendoredTree, ...],
+                               repo: str) -> tuple[VendoredTree, ...]:
+    """In a repository with no license text at its root that names no one of its own, the folders (not the root) with
+    ``FOLDER_COPIES_MIN`` or more files whose headers grant their own terms under holders its address does not name
+    (``named_by_remote``), more of them than the folder's other files and none naming a holder it does: the
+    university's ``web-app/plugin/jqplot-1095/plugins/``, jqPlot's plugins with its modified ``jqplot.json2.js``
+    ("2010-11-01 Chris Leonello ... Public Domain", no copyright line)."""
+    files: dict[str, int] = {}
+    copies: dict[str, set[str]] = {}
+    holders: dict[str, set[str]] = {}
+    mixed = set()
+    present = [fact.detail for fact in facts if fact.kind == "present" and fact.folder]
+    for fact in facts:
+        if fact.kind == "present" and fact.folder:
+            files[fact.folder] = files.get(fact.folder, 0) + 1
+        elif fact.kind in ("holder", "header") and fact.folder and holder_words([fact.name]) \
+                and vendored_tree(fact.detail, trees) is None:
+            if named_by_remote(fact.name, repo):
+                mixed.add(fact.folder)
+            elif fact.kind == "header":
+                copies.setdefault(fact.folder, set()).add(fact.detail)
+                holders.setdefault(fact.folder, set()).add(fact.name)
+    for path in present:  # a minified build beside its copy is that copy (``jqplot.barRenderer.min.js``)
+        if _folder(path) in copies and re.sub(r"\.min(?=\.\w+$)", "", path) in copies[_folder(path)]:
+            copies[_folder(path)].add(path)
+    return tuple(VendoredTree(folder, f"{len(paths)} of the {files[folder]} files of {folder}/ grant their own terms "
+                                      f"under holders the repository's address does not name ("
+                                      f"{', '.join(sorted(holders[folder])[:3])}...), in a repository naming no one",
+                              of_copies=True)
+                 for folder, paths in sorted(copies.items())
+                 if len(paths) >= FOLDER_COPIES_MIN and len(paths) * 2 > files.get(folder, 0) and folder not in mixed
+                 and vendored_tree(folder + "/", trees) is None)
 
 
 ONE_FOLDER_HOLDER_MIN = 5

@@ -2206,6 +2206,12 @@ def test_a_repository_naming_no_one_tells_copies_by_its_own_address():
         assert found[path][0] is not None and "in a repository naming no one" in found[path][0].evidence, path
     assert "phpclasses.org" in found["mail/extras/ntlm_sasl_client.php"][0].evidence
     assert all(tree is None for path, (tree, _) in found.items() if path.startswith("function/enum/"))
+    # jqPlot's modified json2.js ("2010-11-01 Chris Leonello ... Public Domain", no copyright line) goes with the folder
+    # of copies it sits in; where the root has a license text of its own, the folder rule has no say
+    json2 = "web-app/plugin/jqplot-1095/plugins/jqplot.json2.js"
+    assert "grant their own terms under holders the repository's address does not name" in found[json2][0].evidence
+    _, found = _judged("", "AlissonDiniz/university", {**layout("university-copies"), "LICENSE": "MIT License\n"})
+    assert found[json2][0] is None
     # the holder the owner's handle names stays the repository's people, and its files its own
     owner, found = _judged("university-copies", "cleonello/university")
     assert owner.people == ("chris leonello",)
