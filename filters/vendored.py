@@ -2359,17 +2359,22 @@ def foreign_release(text: str, owner: RepositoryOwner, repo: str = "") -> str | 
     return f"header names {holder!r}, {release.group(1)!r} and {url!r}, not the repository's"
 
 
-def unnamed_repository_copy(text: str, notice: str | None, governing: Iterable[str], repo: str) -> str | None:
+def unnamed_repository_copy(text: str, notice: str | None, governing: Iterable[str], repo: str,
+                            path: str = "") -> str | None:
     """Why a file of a repository naming no one (no holder at its root, no people) is another's, by the repository's
     address (``named_by_remote``), or None: its header names a holder or author whom neither the owner nor the
     repository's name names, and either grants the file under terms of its own (``notice``) where nothing of the
     repository's governs its path (the university's copies of jqPlot, Raphael and a PHP Classes SASL client, each "Dual
     licensed under the MIT or GPL" or "License: BSD", in a repository with no license text), or opens with a release
     line of its own over that holder's copyright (image-viewer's ``AC_RunActiveContent.js``, "//v1.7" over "Copyright
-    2005-2007 Adobe Systems Incorporated", under a root Apache text naming no one)."""
+    2005-2007 Adobe Systems Incorporated", under a root Apache text naming no one). A file at the root is the
+    repository's own statement (nablang's ``BSDL``, its licence text under a name no licence reader knows), and a head
+    naming the owner's handle anywhere is the owner's work ("Ported by John Novak" in ``johnnovak/nim-glfw``'s port of
+    GLFW's example, over Camilla Löwy's zlib notice)."""
     head, governing = file_header(text), sorted(governing)
     holder = header_holder(text)
-    if not holder or not repo or named_by_remote(holder, repo) or names_repository(header_comments(text), repo):
+    if not holder or not repo or "/" not in path or named_by_remote(holder, repo) \
+            or names_repository(header_comments(text), repo) or _names_owner_handle(header_comments(text), repo):
         return None
     terms = "the public domain" if notice == PUBLIC_DOMAIN else notice
     if notice and not governing:
@@ -2385,6 +2390,11 @@ def unnamed_repository_copy(text: str, notice: str | None, governing: Iterable[s
         return (f"header names {holder!r} and its own release {' '.join(release.group(0).strip(' /;#*-').split())!r}, "
                 f"in a repository naming no one")
     return None
+
+
+def _names_owner_handle(comments: str, repo: str) -> bool:
+    handle = _plain(repo.split("/", 1)[0])
+    return len(handle) >= 4 and handle in _plain(comments)
 
 
 # A header saying its code was ported, converted or adapted into this repository's code (Crystal's "Source port of

@@ -231,7 +231,8 @@ def _copied_file(doc: Document, found: Vendored, governing: str) -> VendoredTree
     elif not names_someone and document_kind(doc.kind).licensed_by_text and not derived_work(doc.text):
         notice = own_license(doc.text, doc.path) or named_license(doc.text)
         why = foreign_notice(doc.text, found.owner, notice) \
-            or unnamed_repository_copy(doc.text, notice or header_terms(doc.text), license_ids(governing), doc.repo)
+            or unnamed_repository_copy(doc.text, notice or header_terms(doc.text), license_ids(governing), doc.repo,
+                                       doc.path)
     elif names_someone and document_kind(doc.kind).licensed_by_text \
             and not derived_work(doc.text) and not in_own_section(doc.path, found.owner):  # a port keeps its origin's notice
         notice = own_license(doc.text, doc.path) or named_license(doc.text)
