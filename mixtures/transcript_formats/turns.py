@@ -48,6 +48,7 @@ STEP_MODEL_KEYS = ("thought", "thoughts", "reasoning", "sub_goal", "subgoal", "a
                    "answer", "llm_response", "model_response")
 STEP_ENV_KEYS = ("observation", "observations", "result", "results", "output", "feedback", "env_response",
                  "tool_results", "tool_outputs")
+STEP_KEYS = frozenset(STEP_MODEL_KEYS + STEP_ENV_KEYS)
 # What a user said before a step (a run's first step keeps the task so).
 STEP_USER_KEYS = ("user_message", "user_input", "user_query")
 THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "plan", "criticism", "sub_goal", "subgoal")
@@ -168,6 +169,9 @@ def key_words(key: Any) -> set[str]:
 def worded_step(item: dict) -> dict:
     """``item`` with ``thought``/``action``/``observation`` added from a key whose words say so (``thinking``),
     when it has no exact step key of that kind (a copy; the item itself when nothing is added)."""
+    added = {snake: item[key] for key in item if isinstance(key, str) and key != (snake := "_".join(sorted(
+        key_words(key), key=lambda w: key.lower().find(w)))) and snake in STEP_KEYS and snake not in item}
+    item = {**item, **added} if added else item  # camelCase step keys (the AI SDK's ``toolCalls``/``toolResults``)
     added = {}
     thinking = [k for k in item if key_words(k) & {"thinking"} and isinstance(item[k], str) and item[k].strip()]
     if len(thinking) == 1 and not any(k in item for k in THOUGHT_KEYS) and any(k in item for k in STEP_MODEL_KEYS):
@@ -1322,7 +1326,7 @@ def step_messages(steps: list) -> list[dict[str, Any]]:
         thought = "\n".join(turn_text(step.get(k)) for k in THOUGHT_KEYS if step.get(k)) or stated_state(step)
         calls, action_text = step_actions(step, where)
         replied = first_present(step, ("response", "llm_response", "model_response", "model_output", "answer",
-                                       "final_answer"))
+                                       "final_answer", "text"))
         reply = turn_text(content_of(replied) if isinstance(replied, dict) else replied)
         if not calls and isinstance(replied, dict):
             calls = turn_calls(replied, where)
@@ -1388,11 +1392,12 @@ def step_actions(step: dict, where: str) -> tuple[list[dict[str, Any]], str]:
             texts.append(action)
         elif isinstance(action, dict):
             function = action["function"] if isinstance(action.get("function"), dict) else action
-            name = function.get("name") or function.get("tool") or function.get("tool_name") or function.get("type")
+            name = (function.get("name") or function.get("tool") or function.get("tool_name") or function.get("toolName")
+                    or function.get("type"))
             arguments = next((function[k] for k in ("arguments", "args", "input", "parameters", "tool_input")
                               if k in function), {k: v for k, v in function.items() if k not in ("name", "tool", "type")})
             if isinstance(name, str) and name:
-                calls.append(tool_call(action.get("id"), name, arguments, where=where))
+                calls.append(tool_call(action.get("id", action.get("toolCallId")), name, arguments, where=where))
             elif len(action) == 1 and isinstance(next(iter(action.values())), dict) and isinstance(next(iter(action)), str):
                 (name, arguments), = action.items()  # a call keyed by its name (``{"click_element": {"index": 3}}``)
                 calls.append(tool_call("", name, arguments, where=where))

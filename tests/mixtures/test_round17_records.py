@@ -226,3 +226,22 @@ def test_a_run_pasted_as_json_into_a_python_modules_strings_is_read(tmp_path):
     [doc] = read(path)
     assert said(doc) == [("user", "pw=42", []), ("assistant", "", ["secret_plan"]),
                          ("tool", "The secret plan is revealed.", []), ("assistant", "The secret plan has been revealed!", [])]
+
+
+def test_ai_sdk_steps_with_camel_case_keys_are_steps():
+    """zxkevinxz/ai-hero examples/vercel-ai-sdk/15-react-to-tool-results/example.ts (CC BY-NC-SA: rebuilt in its
+    keys, texts short): the Vercel AI SDK's step results (``{stepType, text, toolCalls: [{type: tool-call,
+    toolCallId, toolName, args}], toolResults: [{toolCallId, toolName, result}], finishReason}``) under a run's
+    prompt. Its camelCase keys were no step's keys and the call's name was read from its ``type``; now the step is
+    the model's words and its call, then the result. (The real file keeps one step and no prompt: refused, no
+    request.)"""
+    step = {"stepType": "initial", "text": "I'll check the weather in London.",
+            "toolCalls": [{"type": "tool-call", "toolCallId": "toolu_1", "toolName": "getWeather", "args": {"city": "London"}}],
+            "toolResults": [{"type": "tool-result", "toolCallId": "toolu_1", "toolName": "getWeather",
+                             "args": {"city": "London"}, "result": "The weather in London is 25°C and sunny."}],
+            "finishReason": "tool-calls", "usage": {"promptTokens": 373}, "request": {}, "isContinued": False}
+    [transcript] = parse_json_value({"prompt": "What is the weather in London today?", "steps": [step]})
+    assert [(m["role"], m["content"], [(c["name"], c["id"]) for c in m["tool_calls"]]) for m in transcript.messages] == [
+        ("user", "What is the weather in London today?", []),
+        ("assistant", "I'll check the weather in London.", [("getWeather", "toolu_1")]),
+        ("tool", "The weather in London is 25°C and sunny.", [])]
