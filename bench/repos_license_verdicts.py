@@ -765,9 +765,10 @@ VERDICTS = {
          "reference rule the bench leaves out")),
         (lambda p, o, r: o == "CC0-1.0", "R", ("protcom's 'This program is Public Domain ... under the terms of the Creative "
          "Common Zero Universal version 1.0': CC0-1.0; the reference adds Perl's terms from a rule")),
-        (lambda p, o, r: o == "LicenseRef-unknown-license-reference", "R", ("Lazarus' lhelp copied: 'See the file "
-         "COPYING.modifiedLGPL.txt, included in this distribution', a text the repository does not hold: its terms are "
-         "unknown (the pre-run rule, c26d75c); the reference falls back to the repository's EUPL")),
+        (lambda p, o, r: o in ("LicenseRef-unknown-license-reference", "LicenseRef-copying.modifiedlgpl.txt"), "R",
+         ("Lazarus' lhelp copied: 'See the file COPYING.modifiedLGPL.txt, included in this distribution', a text the "
+          "repository does not hold: its terms are not at hand (the pre-run rule, c26d75c; named by the text's name "
+          "since round 17); the reference falls back to the repository's EUPL")),
         (_name("install-sh"), "U", ("M.I.T.'s notice with HPND's supporting-documentation clause: ours HPND, ScanCode NTP "
          "(SPDX's NTP text is HPND's with 'with or without fee')")),
     ],
