@@ -22,7 +22,8 @@ TRANSCRIPT_FORMATS = ("codex", "claude-code", "openhands-events", "swe-agent", "
                       "openhands-messages", "openai-responses", "anthropic", "sharegpt", "moatless", "openai-chat",
                       "aider", "aider-llm-history", "shape", "turn-lines", "markdown-turns",
                       "logged-calls", "react-text", "speaker-turns", "banner-turns", "printed-messages",
-                      "marker-turns", "chain-log", "labelled-dialogue", "html-messages", "printed-objects", "console-log", "template-turns", "cline-ui")
+                      "marker-turns", "chain-log", "labelled-dialogue", "html-messages", "printed-objects", "console-log", "template-turns", "cline-ui",
+                      "printed-attributes")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar", ".zip")
 
 

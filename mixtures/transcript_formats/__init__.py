@@ -18,6 +18,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.aider import AIDER
 from codemix.mixtures.transcript_formats.aider_llm import AIDER_LLM_HISTORY
 from codemix.mixtures.transcript_formats.anthropic import ANTHROPIC, CLAUDE_CODE, CLAUDE_CODE_EXPORT
+from codemix.mixtures.transcript_formats.attributes import PRINTED_ATTRIBUTES
 from codemix.mixtures.transcript_formats.banners import BANNER_TURNS, is_python_module
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import (
@@ -150,7 +151,7 @@ SPEAKER_TURNS = Format(name="speaker-turns", container="text", parse=parse_speak
 PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
 PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=lambda text: detect_printed_objects(text) or (
     isinstance(text, str) and bool(printed_event_logs(text))), parse=read_printed_objects)
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, MARKER_TURNS, LABELLED_DIALOGUE, EVENT_LABELS, CONSOLE_LOG, TOOL_BLOCKS,
+LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, PRINTED_ATTRIBUTES, MARKER_TURNS, LABELLED_DIALOGUE, EVENT_LABELS, CONSOLE_LOG, TOOL_BLOCKS,
                      KEYED_LOG)
 TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, QUOTED_TURNS, REQUEST_LOG, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)

@@ -5,6 +5,8 @@ repository and commit."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from codemix.mixtures.transcript_formats import parse_text
 
 
@@ -353,3 +355,22 @@ def test_a_recurring_line_of_words_is_no_side_s_label():
         AVATAR, "Next prompt")
     assert text.count("Next prompt") == 3, "guard: the line recurs before each heading"
     assert not parse_text(text)
+
+
+ATTRIBUTE_DUMP = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "printed-attributes" / \
+    "trpc-agent-go.draft.md"
+
+
+def test_a_dump_of_turns_printed_attribute_by_attribute_reads_each_turn_and_each_result():
+    """trpc-agent-go's draft.md (f310e00, Apache-2.0): each ``Turn N.M`` block of ``reasoning_content=`` / ``content=``
+    / ``tool_calls=[ChatCompletionMessageToolCall(...)]`` lines is a model message (the call's repr read as its
+    fields, the reasoning kept as reasoning), each ``tool_result(name): ...`` line the tool's turn."""
+    text = ATTRIBUTE_DUMP.read_text()
+    assert text.count("\nTurn ") + text.startswith("Turn ") == 4 and text.count("tool_result(") == 2, "guard: the dump"
+    [run] = parse_text(text)
+    assert run.format == "printed-attributes"
+    assert roles(run) == ["assistant", "tool", "assistant", "tool", "assistant", "assistant"]
+    assert [c["name"] for c in run.messages[0]["tool_calls"]] == ["get_date"]
+    assert run.messages[2]["tool_calls"][0]["arguments"] == '{"location": "Hangzhou", "date": "2025-12-02"}'
+    assert run.messages[0]["reasoning"].startswith("The user is asking about the weather in Hangzhou")
+    assert run.messages[1]["content"] == "2025-12-01" and run.messages[3]["content"] == "Cloudy 7~13°C"

@@ -49,6 +49,7 @@ FILES = {
     "printed-messages": "printed-messages/watsonx.Flow-OneLLMOneAgent.md",
     "marker-turns": "marker-turns/langchain-benchmarks-runs.relaid-as-markers.md",
     "chain-log": "chain-log/langchain-benchmarks.multiverse_math.ipynb",
+    "printed-attributes": "printed-attributes/trpc-agent-go.draft.md",
     "labelled-dialogue": "labelled-dialogue/cpsycoun.case_0.txt",
     "html-messages": "html-messages/claude-code-log.transcript_style_guide.html",
     "console-log": "console-log/camel.workforce_judge_committee.ipynb",
@@ -301,7 +302,7 @@ def test_unknown_shapes_name_every_format_tried(value: Any) -> None:
                                                          "react-text", "speaker-turns", "banner-turns",
                                                          "printed-messages", "marker-turns", "chain-log",
                                                          "labelled-dialogue", "html-messages", "console-log",
-                                                         "printed-objects", "template-turns")]
+                                                         "printed-objects", "template-turns", "printed-attributes")]
     assert all(name in str(caught.value) for name in json_formats)
 
 
