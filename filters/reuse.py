@@ -994,6 +994,11 @@ def _mapped_sources(text: str) -> list[str]:
     return [source for source in sources if isinstance(source, str)] if isinstance(sources, list) else []
 
 
+# A tag or a field naming a license ("@license", "License:"): a screen before reading tags beside a notice already found.
+_TAG_SCREEN = re.compile(r"@licen|[Ll]icen[cs]e(?:[ \t]+URI)?[ \t]*:|LICEN[CS]E[ \t]*:")
+_TAG_SCREEN_CHARS = 3_000
+
+
 @functools.lru_cache(maxsize=4)
 def own_license(text: str, path: str = "") -> str | None:
     """The license a file states of itself: SPDX tags, else a notice in its head, else the license section of its
@@ -1016,7 +1021,8 @@ def own_license(text: str, path: str = "") -> str | None:
     # a license a tag or a pointing sentence names beside a notice of another family holds too: VBA-JSON's "@license
     # MIT" above the BSD text of the code it is based on, OpenMV's "licensed under the MIT license, see the file
     # LICENSE" above Espressif's Apache notice (esp32-camera's bf3005.c)
-    for named in (tagged_license(text, path), named_before_pointer(text, path)) if found else ():
+    tagged = found and _TAG_SCREEN.search(text, 0, _TAG_SCREEN_CHARS) and tagged_license(text, path)
+    for named in (tagged, named_before_pointer(text, path)) if found else ():
         if named and not license_families(named) & license_families(found):
             found = combine([found, named])
     derived = derived_license(text, path)
