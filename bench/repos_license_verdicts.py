@@ -976,6 +976,15 @@ VERDICTS = {
     "luarocks/luarocks": [
         (_in("docs/luarocks_init.md", "docs/rockspec_format.md", "spec/write_rockspec_spec.lua"), "R",
          "license names as data: a command's --license EUPL-1.2, the rockspec format's example 'GPL-2', a test's --license"),
+        (lambda p, o, r: p.startswith("win32/lua5.1/") and "Microsoft" in p, "U", ("Microsoft's runtime manifest, which "
+         "win32/COPYING excepts from Lua's license ('part of the Microsoft Visual C++ 2005 SP1 Redistributable'): ours "
+         "Lua's MIT, the reference the folder's texts ANDed")),
+        (lambda p, o, r: p.startswith("win32/lua5.1/") and o == "MIT", "R", ("win32/COPYING: 'Files under win32/lua5.1 "
+         "... are covered by another license, please see COPYING_lua' (Lua's MIT), read (round 17, FIT); the reference "
+         "ANDs the folder's texts")),
+        (lambda p, o, r: p.startswith("win32/") and o == "MIT" and "COPYING" not in p, "R", ("LuaRocks' own Windows "
+         "scripts: the root's MIT, the texts win32/COPYING sends 7-Zip's and Lua's files to being theirs (round 17, "
+         "FIT); the reference ANDs the folder's texts")),
         (_in("win32/lua5.1/"), "O", ("win32/COPYING: 'Files under win32/lua5.1 ... are covered by another license, please "
          "see COPYING_lua' (Lua's MIT): ours ANDs the folder's texts (7-Zip's LGPL too), the reference also unRAR's")),
         (_name("COPYING_7z"), "O", ("7-Zip's text: the GNU LGPL, with the unRAR restriction for 7z.dll: ours the LGPL "

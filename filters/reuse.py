@@ -299,6 +299,8 @@ def resolve_licenses(evidence: Iterable[Evidence | Held]) -> RepositoryLicenses:
     evidence = sorted((item for item in evidence if not isinstance(item, Held)),
                       key=lambda item: (item[0] != DEP5, item[0].endswith(REUSE_TOML) and item[0].count("/"), item[0],
                                         item[1] or ""))
+    evidence, sent_to = pointed_text_rules(evidence)
+    evidence = [(path, None if path.lower() in sent_to else found, *rest) for path, found, *rest in evidence]
     copied = copied_texts(evidence, held)
     copied_folders = {folder: detected for path, detected, *_ in evidence if (folder := copied.get(path))}
     aside, pointing = pointed_texts(evidence, held)
@@ -540,7 +542,7 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return tuple(dataclasses.replace(rule, origin=origin) for rule in (
             *listed_rules(path, text), *section_rules(path, text), *introduced_rules(path, text),
             *heading_rules(path, text), *table_rules(path, text), *folder_statements(path, text)[0],
-            *project_list_rules(path, text), *exception_rules(path, text)))
+            *project_list_rules(path, text), *exception_rules(path, text), *text_pointer_rules(path, text)))
     return ()
 
 
@@ -581,6 +583,53 @@ def project_list_rules(path: str, text: str) -> tuple[PathRule, ...]:
         elif line.strip() and not line[:1].isspace():
             item = None  # the list ended
     return tuple(rules)
+
+
+# A license document sending paths to another text of its folder: luarocks' win32/COPYING, "Files under win32/lua5.1,
+# except for Microsoft.VC80.CRT.manifest and msv*.*, are covered by another license, please see COPYING_lua for
+# details", "For 7z.exe and 7z.dll, please see COPYING_7z for details". The paths are under that text; the text is not
+# the folder's (``resolve_licenses`` reads the pointed text's license into the rule).
+_SENT_TO_TEXT = re.compile(r"(?:\bfiles (?:under|in|below) [`'\"]?(?P<folder>[\w.+-]+(?:/[\w.+-]+)*)/?[`'\"]?"
+                           r"|\bfor (?P<files>[\w+-]+\.\w+(?:(?:,| and|,? or) [\w+-]+\.\w+)*))"
+                           r"(?:[^.]|\.(?=[\w*])){0,200}?\bsee (?:the file )?[`'\"]?(?P<text>[\w.+-]+?)[`'\"]? for\b",
+                           re.IGNORECASE)
+TEXT_POINTER = "@text:"
+
+
+def text_pointer_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """A ``closest`` rule for each path a license document sends to another license text of its folder
+    (``_SENT_TO_TEXT``), its expression ``TEXT_POINTER`` and that text's path until ``resolve_licenses`` reads it."""
+    if " see " not in text.lower():
+        return ()
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    rules = []
+    for said in _SENT_TO_TEXT.finditer(" ".join(text.split())):
+        if not is_license_file(said["text"]) or said["text"] == path.rsplit("/", 1)[-1]:
+            continue
+        pointed = f"{folder}/{said['text']}" if folder else said["text"]
+        for target in [said["folder"]] if said["folder"] else re.split(r",\s*|\s+and\s+|\s+or\s+", said["files"]):
+            # a folder named from the root ("win32/lua5.1" in win32/COPYING) or from the document's own
+            target = target if not folder or target == folder or target.startswith(f"{folder}/") else f"{folder}/{target}"
+            rules.append(PathRule(_listed_glob(target), TEXT_POINTER + pointed, "closest"))
+    return tuple(rules)
+
+
+def pointed_text_rules(evidence: list[Evidence]) -> tuple[list[Evidence], frozenset[str]]:
+    """``evidence`` with each ``TEXT_POINTER`` rule given its pointed text's license (dropped where the text states
+    none), and the texts so pointed to: they govern the paths sent to them, not their folder."""
+    detected = {path.lower(): found for path, found, *_ in evidence if found}
+    pointed = frozenset(rule.expression[len(TEXT_POINTER):].lower() for _, _, rules, *_ in evidence for rule in rules
+                        if rule.expression.startswith(TEXT_POINTER))
+    if not pointed:
+        return evidence, pointed
+    resolved = []
+    for path, found, rules, *rest in evidence:
+        rules = tuple(dataclasses.replace(rule, expression=detected[key]) if rule.expression.startswith(TEXT_POINTER)
+                      else rule for rule in rules
+                      if not rule.expression.startswith(TEXT_POINTER)
+                      or (key := rule.expression[len(TEXT_POINTER):].lower()) in detected)
+        resolved.append((path, found, rules, *rest))
+    return resolved, pointed
 
 
 def exception_rules(path: str, text: str) -> tuple[PathRule, ...]:

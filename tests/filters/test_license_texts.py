@@ -1169,7 +1169,7 @@ def test_manifests_of_other_packages_sharing_a_folder_describe_none_of_it() -> N
     bundles (lua-bz2's ISC, luasocket's and luasec's MIT): recipes for other packages, stating different licenses, so
     none is the folder's (its files took "ISC AND MIT"); a folder's one manifest still describes it."""
     files = _files("round17")["luarocks/luarocks"]
-    evidence = [license_evidence_of(path, text) for path, text in files.items()]
+    evidence = [license_evidence_of(path, text) for path, text in files.items() if path.startswith("binary/")]
     assert {item[1] for item in evidence} == {"ISC", "MIT"}
     licenses = resolve_licenses([*evidence, ("COPYING", "MIT", (), None, False)])
     assert licenses.for_path("binary/all_in_one") == "MIT"  # the root's
@@ -1178,4 +1178,22 @@ def test_manifests_of_other_packages_sharing_a_folder_describe_none_of_it() -> N
                                                   files["binary/lua-bz2-0.2.2-1.rockspec"]),
                               ("COPYING", "MIT", (), None, False)])
     assert alone.for_path("binary/Makefile.windows") == "ISC"
+
+
+def test_a_license_document_sending_paths_to_another_text_of_its_folder() -> None:
+    """luarocks (round 17's development list): ``win32/COPYING`` says "Files under win32/lua5.1, except for ..., are
+    covered by another license, please see COPYING_lua for details" and "For 7z.exe and 7z.dll, please see COPYING_7z":
+    those paths are under those texts (Lua's MIT, 7-Zip's LGPL), which are not the folder's: LuaRocks' own Windows
+    scripts beside them keep the root's MIT (they took 7-Zip's LGPL AND Lua's MIT)."""
+    files = _files("round17")["luarocks/luarocks"]
+    assert "please see COPYING_lua for details" in " ".join(files["win32/COPYING"].split())
+    texts = ("win32/COPYING", "win32/COPYING_lua", "win32/COPYING_7z")
+    licenses = resolve_licenses([*(license_evidence_of(path, files[path]) for path in texts),
+                                 ("COPYING", "MIT", (), None, False)])
+    assert licenses.for_path("win32/7z.dll").startswith("LGPL-2.1")
+    assert licenses.for_path("win32/lua5.1/include/lauxlib.h") == "MIT"
+    assert licenses.for_path("win32/pe-parser.lua") == "MIT"
+    unsent = resolve_licenses([*(license_evidence_of(path, files[path]) for path in texts[1:]),
+                               ("COPYING", "MIT", (), None, False)])
+    assert "LGPL" in unsent.for_path("win32/pe-parser.lua")
 
