@@ -717,6 +717,7 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
     role = "assistant"
     bodies = [text[end:marks[index + 1][0] if index + 1 < len(marks) else shown_in] for index, (_, end, *_) in enumerate(marks)]
     quoting, fencing = exporter_quoting(bodies), exporter_fencing(bodies)
+    trailer = exporter_trailer([body for body, mark in zip(bodies, marks) if mark[2] == "assistant"])
     for index, (_, end, heading_role, *named) in enumerate(marks):
         stop = marks[index + 1][0] if index + 1 < len(marks) else shown_in
         body = text[end:stop]
@@ -724,6 +725,8 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
             body = re.sub(r"^[ \t]*> ?", "", body, flags=re.MULTILINE)
         if fencing and (fenced := fenced_whole(body)) is not None:  # the exporter fences every turn, not the speaker
             body = fenced
+        if trailer and heading_role == "assistant":  # the log's own lines after each reply (its metadata, options)
+            body = without_trailer(body, trailer)
         if heading_role == "call":
             messages += call_section(named[0], body)
             role = "assistant"
@@ -789,6 +792,39 @@ def fenced_whole(body: str) -> str | None:
     """The text of a body that is one bare fence, else None."""
     match = WHOLE_FENCE.match(body)
     return match.group(2) if match and match.group(1) not in match.group(2) else None
+
+
+def shaped_lines(body: str) -> list[str]:
+    """A body's lines that say something, each as its shape (numbers one mark: a duration, a time, a model's version)."""
+    return [re.sub(r"\d+", "#", line.strip()) for line in body.split("\n") if line.strip() and not RULE_LINE.fullmatch(line)]
+
+
+def exporter_trailer(bodies: list[str]) -> list[str]:
+    """The lines of one shape every reply ends with (three replies or more, three lines or more: an ``llm logs`` page's
+    metadata ``<details>`` and ``**Options:**`` block after each response): the log's own, no one's words. ``[]`` when
+    the replies end otherwise (a sign-off line the model repeats is one line, and stays)."""
+    shaped = [shaped_lines(body) for body in bodies if body.strip()]
+    if len(shaped) < 3:
+        return []
+    common = 0
+    while all(len(lines) > common + 1 for lines in shaped) and len({lines[-1 - common] for lines in shaped}) == 1:
+        common += 1
+    return shaped[0][len(shaped[0]) - common:] if common >= 3 else []
+
+
+def without_trailer(body: str, trailer: list[str]) -> str:
+    """``body`` less its last lines that say something, as many as the trailer holds, when they have its shape."""
+    lines = body.rstrip().split("\n")
+    kept, matched = len(lines), 0
+    while kept and matched < len(trailer):
+        kept -= 1
+        line = lines[kept]
+        if not line.strip() or RULE_LINE.fullmatch(line):
+            continue
+        if re.sub(r"\d+", "#", line.strip()) != trailer[-1 - matched]:
+            return body
+        matched += 1
+    return "\n".join(lines[:kept])
 
 
 def exporter_fencing(bodies: list[str]) -> bool:

@@ -374,3 +374,38 @@ def test_a_dump_of_turns_printed_attribute_by_attribute_reads_each_turn_and_each
     assert run.messages[2]["tool_calls"][0]["arguments"] == '{"location": "Hangzhou", "date": "2025-12-02"}'
     assert run.messages[0]["reasoning"].startswith("The user is asking about the weather in Hangzhou")
     assert run.messages[1]["content"] == "2025-12-01" and run.messages[3]["content"] == "Cloudy 7~13°C"
+
+
+# An ``llm logs`` page of the llm CLI's Markdown output (irthomasthomas/undecidability 69c602b,
+# llm/conversations-db/01h9dekbwygk4jenj459pgdn7p.md, no licence: its layout rebuilt).
+LLM_LOGS = "\n".join(f"""**Prompt:**
+{prompt}
+
+**Response:**
+{reply}
+
+<details><summary>Metadata</summary>
+
+- Duration: {duration} ms
+- Datetime: 2023-09-03T12:0{i}:31.070834
+- Model: gpt-3.5-turbo-0613
+
+</details>
+
+**Options:**
+```json
+{{}}
+```
+""" for i, (prompt, reply, duration) in enumerate((
+    ("Write a jq query that reads the datetime and the model", "Here is the jq query: `.[].datetime_utc`.", 7838),
+    ("It returns nothing, why?", "The list may be empty; try `.[0].datetime_utc` instead.", 5969),
+    ("How do I index each entry?", "Use `.[N]` with the entry's position, starting at zero.", 7804))))
+
+
+def test_the_lines_every_reply_ends_with_are_the_log_s_own():
+    """Every response ends with lines of one shape (numbers aside): the metadata ``<details>`` and the ``**Options:**``
+    block are the log's, not the model's words (before, they were read as a tool's output and a second reply)."""
+    [run] = parse_text(LLM_LOGS)
+    assert roles(run) == ["user", "assistant"] * 3
+    assert run.messages[1]["content"] == "Here is the jq query: `.[].datetime_utc`."
+    assert not any("Duration" in m["content"] or "Options" in m["content"] for m in run.messages)
