@@ -32,6 +32,7 @@ from codemix.mixtures.transcript_formats.canonical import (
 from codemix.mixtures.transcript_formats.cline_ui import CLINE_UI
 from codemix.mixtures.transcript_formats.codex import CODEX
 from codemix.mixtures.transcript_formats.consolelog import console_transcripts
+from codemix.mixtures.transcript_formats.copied import fenced_copies
 from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.event_labels import EVENT_LABELS
 from codemix.mixtures.transcript_formats.events import printed_event_logs
@@ -632,7 +633,7 @@ def parse_text(text: str, forced: str | None = None, late: bool | None = None,
     # Windows line ends (an export saved on Windows: SpecStory's Cursor history) read as ``\n``, as Python's text
     # mode reads them: every text format finds its lines with ``$`` and ``\n``. A lone ``\r`` (a terminal's
     # overwrite) stays.
-    text = text.replace("\r\n", "\n")
+    text = fenced_copies(text.replace("\r\n", "\n"))  # a chat page's code blocks copied without fences (``copied``)
     formats = TEXT_FORMATS if late is None or forced is not None else tuple(
         f for f in TEXT_FORMATS if (f in LATE_TEXT_FORMATS) == late)
     formats = tuple(f for f in formats if f is not exclude)

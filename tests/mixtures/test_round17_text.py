@@ -409,3 +409,43 @@ def test_the_lines_every_reply_ends_with_are_the_log_s_own():
     assert roles(run) == ["user", "assistant"] * 3
     assert run.messages[1]["content"] == "Here is the jq query: `.[].datetime_utc`."
     assert not any("Duration" in m["content"] or "Options" in m["content"] for m in run.messages)
+
+
+# A ChatGPT chat saved by a browser-console script (xobiomesh/chatgptConvserationSaver e90bbd9, conversation.md, no
+# licence: its layout rebuilt): the page's code block copied with its header (``javascript`` / ``Copy code``) and
+# no fence, so its lines read as a source file's.
+COPIED_CODE = """**User:** please modify the script to save the conversation as a md file
+
+**Assistant:** Let's modify the script to save the conversation as a Markdown file. Here's the adjusted script:
+
+javascript
+Copy code
+(function() {
+    const conversation = [];
+    const messages = document.querySelectorAll("div[data-message-author-role]");
+
+    messages.forEach((msg, index) => {
+        const role = msg.getAttribute('data-message-author-role');
+        conversation.push({ role, text: msg.innerText });
+    });
+
+    if (conversation.length > 0) {
+        const blob = new Blob([JSON.stringify(conversation)], { type: 'text/markdown' });
+        console.log('Conversation saved');
+    }
+})();
+
+In this script:
+
+We iterate over the chat messages and build the Markdown text.
+"""
+
+
+def test_a_chat_page_s_code_block_copied_without_its_fence_is_fenced_again():
+    """``javascript`` / ``Copy code`` is the page's block header, no one's words: the code under it is fenced again
+    (to the first prose line after a blank one), so the chat is read instead of refused as source code."""
+    [run] = parse_text(COPIED_CODE)
+    assert roles(run) == ["user", "assistant"]
+    reply = run.messages[1]["content"]
+    assert "Copy code" not in reply and "```javascript\n(function() {" in reply
+    assert "})();\n```" in reply and reply.rstrip().endswith("We iterate over the chat messages and build the Markdown text.")
