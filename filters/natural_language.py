@@ -167,9 +167,13 @@ class NaturalLanguageChecker:
 
     @functools.cached_property
     def trace_steps(self) -> list[tuple[str, BaseFilter]]:
-        """A whole trace: the quality checks, Gopher's stop words at ``min_transcript_stop_words``."""
+        """A whole trace: the quality checks, Gopher's stop words at ``min_transcript_stop_words``, and no longest
+        document: a run's length says nothing of its quality (a long session is cut into samples when shaped;
+        Gopher's ``max_doc_words`` was set on web pages, and it dropped the sixteenth holdout's 860-message VS Code
+        chat whole)."""
         trace = copy.copy(self.steps[0][1])
         trace.min_stop_words = self.config.min_transcript_stop_words or None
+        trace.max_doc_words = None
         return [("gopher_quality", trace)] + [(n, s) for n, s in self.steps[2:]]
 
     def steps_for(self, judgement: Judgement, text: str = "") -> list[tuple[str, BaseFilter]]:

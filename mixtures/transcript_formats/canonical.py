@@ -70,8 +70,19 @@ def tool_call(call_id: Any, name: Any, arguments: Any, *, kind: str = "function"
     if not isinstance(name, str) or not name:
         raise TranscriptShapeError(f"{where or 'a message'} has a tool call without a name")
     if not isinstance(arguments, str):
-        arguments = json.dumps({} if arguments is None else arguments, ensure_ascii=False)
+        arguments = json.dumps({} if arguments is None else arguments, ensure_ascii=False, default=as_json)
     return {"id": "" if call_id is None else str(call_id), "name": name, "arguments": arguments, "kind": kind}
+
+
+def as_json(value: Any) -> Any:
+    """A value JSON has no type for, as the nearest it has: a Python literal's set or frozenset as the list of its
+    members (in their text's order), bytes as text, anything else (``...``, a complex number) as its text. A
+    printed call's arguments (``{'tags': {'a', 'b'}}``) are then kept, never a crash that costs the file."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    return repr(value) if value is Ellipsis else str(value)
 
 
 # A call a text export writes in its own words where the model's arguments were (Windsurf's ``*Viewed [a.md](...) *``,

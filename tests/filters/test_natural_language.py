@@ -542,3 +542,20 @@ def test_a_markup_pages_symbol_fractions_are_read_on_its_prose():
     judge = DocumentFilter(FiltersConfig())
     assert judge.code_drop_reason(page) == "alphanumeric_fraction"  # guard: the whole page reads as ASCII art
     assert judge.drop_reason(page) is None
+
+
+def test_a_long_run_is_not_dropped_for_its_length():
+    """The sixteenth traces holdout (round 17): a VS Code agent chat of 860 messages (1.1 MB) read whole, then
+    dropped by Gopher's longest-document check (``gopher_long_doc``, ``max_doc_words``, set on web pages): a run's
+    length says nothing of its quality, and a long session is cut into samples when shaped. Here a real run (an
+    opencode session export, tests/fixtures/transcript_inputs/README.md) against a limit below its length: its
+    prose as a file's is dropped for length, as a trace it is not."""
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+            / "dark-factory.opencode-session-crisp-garden.messages-1-4-47.json")
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(path)])
+    messages = max((o.metadata["messages"] for o in read_location(source, str(path)) if isinstance(o, Document)), key=len)
+    short = NaturalLanguageChecker(NaturalLanguageConfig(max_doc_words=100))
+    prose = transcript_prose(messages)
+    assert word_count(prose) > 100
+    assert short.drop_reason(prose) == "gopher_quality:gopher_long_doc"  # guard: the limit bites a file's prose
+    assert natural_language_drop_reason(doc("", kind="transcript", messages=messages), short) is None

@@ -268,3 +268,13 @@ def test_span_and_module_readers_never_crash_on_a_real_files_values_moved_around
                 except (TranscriptShapeError, ValueError, RecursionError):
                     pass
     assert tried > 500
+
+
+def test_a_call_whose_arguments_json_has_no_type_for_is_kept():
+    """The sixteenth traces holdout (round 17): an Ollama session pasted into Markdown whose model printed a call
+    with Python literals in its arguments was quarantined by a crash (``TypeError: Object of type set is not JSON
+    serializable``: a printed call's arguments serialised once, ``canonical.tool_call``). A set is kept as the
+    list of its members, bytes as text; the file is read, not lost."""
+    from codemix.mixtures.transcript_formats.canonical import tool_call
+    call = tool_call("c1", "search_news", {"tags": {"b", "a"}, "raw": b"x", "more": ...})
+    assert json.loads(call["arguments"]) == {"tags": ["a", "b"], "raw": "x", "more": "Ellipsis"}
