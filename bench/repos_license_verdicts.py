@@ -1098,6 +1098,24 @@ VERDICTS = {
          "(FIT: read), 'DejaVu changes are in public domain' and Arev's glyphs' text: ours the first text, the "
          "reference adds the public domain")),
     ],
+    # ---- the fifteenth holdout (bench/repos_holdout_15.tsv, run once by b46v at 01:18 on 5e35626 = FRESH), judged by
+    # b46l after reading each disagreeing file ----
+    "tomverbeure/rv32soc": [
+        (lambda p, o, r: p.startswith("ep2c5_dev/") and o.startswith("LicenseRef-altera-") and "proprietary" in r, "E",
+         ("Quartus' project files: Altera's header, 'expressly subject to the terms and conditions of the Altera Program "
+          "License Subscription Agreement, ...': ours those terms by the agreement's name (FIT), the reference its "
+          "proprietary_altera rule's proprietary-license")),
+        (_in("ep2c5_dev/"), "O", ("Quartus' project files under Altera's agreements by name ('expressly subject to the "
+         "terms and conditions of the Altera Program License Subscription Agreement'): ours no license (terms named "
+         "only by their owner unread)")),
+    ],
+    "JakeJing/fishconfig": [
+        (lambda p, o, r: "RCDefaultApp.prefPane/" in p and p.endswith(".rtf") and o == "", "R", ("RCDefaultApp's "
+         "localised READMEs: a copyright line and a BSD-style warranty disclaimer, no grant: no license; ScanCode's "
+         "proprietary-license_401 rule matched the disclaimer alone (its grant sentence, 'with written consent by "
+         "EdgeCast Networks', is absent)")),
+        (_name("termpdf.py"), "O", "the module's `__license__ = \"MIT\"`: ours none (FIT: read)"),
+    ],
 }
 
 

@@ -2345,6 +2345,40 @@ def terms_at_address(text: str, path: str = "") -> str | None:
     return None
 
 
+# Terms named only by their owner's name for them: Altera's header on its tools' output files (Quartus project files),
+# "expressly subject to the terms and conditions of the Altera Program License Subscription Agreement, Altera MegaCore
+# Function License Agreement, or other applicable license agreement": an agreement, not a license we know.
+_AGREEMENT = re.compile(r"\bsubject to the terms (?:and conditions )?of (?:the |this )?(?P<name>(?:[A-Z][\w.&+-]*[ ]){1,8}"
+                        r"Agreement)\b")
+
+
+def agreement_terms(text: str, path: str = "") -> str | None:
+    """The terms a code file's head puts it under by an agreement's name (``_AGREEMENT``): ``LicenseRef-`` with that
+    name (``named_reference``: ``LicenseRef-altera-program-license-subscription-agreement``), never unnamed; None
+    where no head says so, or where the name is a license we know."""
+    head = text[:_NOTICE_CHARS]
+    if "Agreement" not in head or not _code_path(path):
+        return None
+    said = _AGREEMENT.search(" ".join(_COMMENT_MARKS.sub(" ", head).split()))
+    if said is None or _license_from_name(said["name"]) is not None:
+        return None
+    return named_reference(said["name"])
+
+
+# A Python module's ``__license__`` (termpdf.py in fishconfig: ``__license__ = "MIT"``), as packaging tools read it.
+_DUNDER_LICENSE = re.compile(r"^__license__[ \t]*(?::[ \t]*str[ \t]*)?=[ \t]*[rbu]?(['\"])(?P<name>[^'\"\n]{1,80})\1",
+                             re.MULTILINE)
+_DUNDER_CHARS = 10_000
+
+
+def dunder_license(text: str, path: str = "") -> str | None:
+    """The license a Python module's ``__license__`` names, or None."""
+    if not path.endswith((".py", ".pyw", ".pyi")) or "__license__" not in text[:_DUNDER_CHARS]:
+        return None
+    said = _DUNDER_LICENSE.search(text, 0, _DUNDER_CHARS)
+    return normalize_license(said["name"]) if said else None
+
+
 # A line of a code file's opening comment holding a license's address and nothing else (MCAD's bitmap.scad: the
 # author, a homepage, then "http://creativecommons.org/licenses/by/3.0/"), or a licensing sentence ending in one
 # ("Licensed under http://www.apache.org/licenses/LICENSE-2.0", "released under <https://...>").

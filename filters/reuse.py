@@ -19,6 +19,7 @@ from codemix.filters.licenses import (
     PUBLIC_DOMAIN,
     UNVERSIONED_GNU,
     addressed_license,
+    agreement_terms,
     alternatives,
     canonical_id,
     combine,
@@ -26,6 +27,7 @@ from codemix.filters.licenses import (
     derived_license,
     detect_license,
     document_prose,
+    dunder_license,
     file_statement,
     font_license,
     footer_license,
@@ -1066,7 +1068,7 @@ def own_license(text: str, path: str = "") -> str | None:
              or tagged_license(text, path) or named_in_banner(text, path) or named_before_pointer(text, path)
              or keyword_license(text, path)
              or rfc_license(text, path) or addressed_license(text, path) or named_at_address(text, path)
-             or terms_at_address(text, path))
+             or terms_at_address(text, path) or dunder_license(text, path) or agreement_terms(text, path))
     # a license a tag or a pointing sentence names beside a notice of another family holds too: VBA-JSON's "@license
     # MIT" above the BSD text of the code it is based on, OpenMV's "licensed under the MIT license, see the file
     # LICENSE" above Espressif's Apache notice (esp32-camera's bf3005.c)

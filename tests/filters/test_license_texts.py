@@ -1197,3 +1197,27 @@ def test_a_license_document_sending_paths_to_another_text_of_its_folder() -> Non
                                ("COPYING", "MIT", (), None, False)])
     assert "LGPL" in unsent.for_path("win32/pe-parser.lua")
 
+
+def test_terms_named_by_their_agreement() -> None:
+    """The fifteenth holdout's rv32soc (FIT): Quartus' project files open with Altera's header, "Your use of Altera
+    Corporation's design tools ... and any output files from any of the foregoing ... are expressly subject to the terms
+    and conditions of the Altera Program License Subscription Agreement, Altera MegaCore Function License Agreement, or
+    other applicable license agreement": terms named only by their owner, named by the agreement (ScanCode's
+    proprietary_altera rule says the same terms), not left without a license; not permissive."""
+    path = "ep2c5_dev/rv32soc.qpf"
+    text = _files("holdout15")["tomverbeure/rv32soc"][path]
+    assert "terms and conditions of the Altera Program License \n# Subscription Agreement" in text
+    assert own_license(text, path) == "LicenseRef-altera-program-license-subscription-agreement"
+    assert not is_permissive("LicenseRef-altera-program-license-subscription-agreement")
+    assert own_license(text.replace("Agreement", "terms"), path) is None
+
+
+def test_a_python_modules_dunder_license() -> None:
+    """The fifteenth holdout's fishconfig (FIT): termpdf.py's ``__license__ = "MIT"`` (with ``__copyright__`` beside
+    it), the module's own declaration."""
+    path = "vifm/scripts/termpdf.py"
+    text = _files("holdout15")["JakeJing/fishconfig"][path]
+    assert '__license__ = "MIT"' in text
+    assert own_license(text, path) == "MIT"
+    assert own_license(text, "vifm/scripts/termpdf.txt") is None  # a Python module's field only
+
