@@ -1075,6 +1075,9 @@ VERDICTS = {
     "hynra/JJA-input-playground": [
         (lambda p, o, r: o == "", "O", ("datafiles/licenses.txt (SDL's zlib text for controllertypes.csv, Chromium's BSD "
          "text for controllerblacklist.csv): a plural name not read as the folder's text (FIT: read)")),
+        (lambda p, o, r: p.endswith("controllerblacklist.csv") and o == "BSD-3-Clause", "R", ("Chromium's BSD text in "
+         "licenses.txt is this file's ('Datafile controllerblacklist.csv includes data sourced from Chromium "
+         "blocklist', then the text; round 17, FIT); the reference ANDs the document's two texts")),
         (_name("controllerblacklist.csv"), "O", ("Chromium's BSD text in licenses.txt is this file's: ours the text's "
          "first license, zlib")),
         (lambda p, o, r: o == "Zlib", "R", ("SDL's data (controllertypes.csv, sdl2.txt): zlib, as licenses.txt says; the "

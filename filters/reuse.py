@@ -544,7 +544,8 @@ def path_rules(path: str, text: str) -> tuple[PathRule, ...]:
         return tuple(dataclasses.replace(rule, origin=origin) for rule in (
             *listed_rules(path, text), *section_rules(path, text), *introduced_rules(path, text),
             *heading_rules(path, text), *table_rules(path, text), *folder_statements(path, text)[0],
-            *project_list_rules(path, text), *exception_rules(path, text), *text_pointer_rules(path, text)))
+            *project_list_rules(path, text), *exception_rules(path, text), *text_pointer_rules(path, text),
+            *file_paragraph_rules(path, text)))
     return ()
 
 
@@ -849,6 +850,28 @@ def outside_listed(text: str) -> str | None:
     """The license a document gives the code outside the paths it lists (``_OUTSIDE_LISTED``), or None."""
     match = _OUTSIDE_LISTED.search(" ".join(text.split()).replace("*", ""))
     return _stated(match.group("name")) if match else None
+
+
+# A license document of paragraphs each naming a file of its folder, then quoting that file's license text:
+# JJA-input-playground's datafiles/licenses.txt, "Datafile controllertypes.csv includes data sourced from SDL2
+# typelist." then SDL's zlib text, "Datafile controllerblacklist.csv includes data sourced from Chromium blocklist
+# (vid+pid)." then Chromium's BSD text.
+_FILE_PARAGRAPH = re.compile(r"^[ \t]*(?:[A-Z][\w-]*[ \t]+)?(?P<file>[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,4})[ \t]+"
+                             r"(?:includes|contains|uses|is|was|comes)\b[^\n]*$", re.MULTILINE)
+
+
+def file_paragraph_rules(path: str, text: str) -> tuple[PathRule, ...]:
+    """A ``closest`` rule for each file of the document's folder that two or more of its paragraphs name, then quote a
+    license text for (``_FILE_PARAGRAPH``): the text between one such line and the next is that file's."""
+    heads = list(_FILE_PARAGRAPH.finditer(text))
+    if len(heads) < 2:
+        return ()
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    rules = []
+    for head, end in zip(heads, [*(h.start() for h in heads[1:]), len(text)], strict=True):
+        if expression := detect_license(path, text[head.end():end]):
+            rules.append(PathRule(re.escape(folder + head["file"]), expression, "closest"))
+    return tuple(rules) if len(rules) >= 2 else ()
 
 
 # A license text introducing the files the text after them governs: vim-coffee-script's Copying.md, "These files issed

@@ -1221,3 +1221,17 @@ def test_a_python_modules_dunder_license() -> None:
     assert own_license(text, path) == "MIT"
     assert own_license(text, "vifm/scripts/termpdf.txt") is None  # a Python module's field only
 
+
+def test_a_license_documents_paragraphs_naming_each_file() -> None:
+    """The fourteenth holdout's JJA-input-playground (round 17, FIT): ``datafiles/licenses.txt`` says "Datafile
+    controllertypes.csv includes data sourced from SDL2 typelist." above SDL's zlib text, then "Datafile
+    controllerblacklist.csv includes data sourced from Chromium blocklist (vid+pid)." above Chromium's BSD text: each
+    named file is under the text after its line (the blocklist took the document's first text, zlib)."""
+    path = "datafiles/licenses.txt"
+    text = _files("holdout14")["hynra/JJA-input-playground"][path]
+    assert "Datafile controllerblacklist.csv includes data sourced from Chromium blocklist" in text
+    licenses = resolve_licenses([license_evidence_of(path, text)])
+    assert licenses.for_path("datafiles/controllerblacklist.csv") == "BSD-3-Clause"
+    assert licenses.for_path("datafiles/controllertypes.csv") == "Zlib"
+    assert licenses.for_path("datafiles/sdl2.txt") == "Zlib"  # the folder's: the document's first text
+
