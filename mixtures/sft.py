@@ -207,8 +207,9 @@ def sft_samples(
     ``templated_summary``): at a compaction, the model-written summary it left (origin
     ``real``); elsewhere the latest real summary plus what happened since, or the extractive one
     (``templated``; see ``continuation_summary``); then the next rounds.
-    A round too long for a fresh continuation first has its observations cut to fit, head and tail
-    kept around a marker (``cut_long_observations``; masked like the observation), and so have the
+    A round too long for a fresh continuation first has its observations (and a person's turns in it: a pasted
+    page) cut to fit, head and tail kept around a marker (``cut_long_observations``; masked like the
+    observation), and so have the
     observations before the first model turn when they and the first round do not fit: a model turn is
     never lost because the environment's reply to it (or what it was shown first) was long. A round whose model turn alone does
     not fit ends the trajectory there (``round_exceeds_sequence_length``; the samples before it are
@@ -262,7 +263,7 @@ def cut_long_observations(messages: Sequence[dict[str, Any]], turns: list[tuple[
     preamble = preamble_indices(messages)
     room = sequence_length - _length([turns[i] for i in preamble]) - reserve
     for begin, stop in rounds(messages):
-        observed = [i for i in range(begin + 1, stop) if _observed(messages[i])]
+        observed = [i for i in range(begin + 1, stop) if _observed(messages[i]) or _pasted(messages[i])]
         _cut_share(messages, turns, observed, sum(len(turns[i][0]) for i in range(begin, stop)) - room, tokenizer, config)
     # The first sample opens with everything before the first model turn: a tool result there (files attached
     # before the request, a demonstration) is cut so that it and the first round fit, as a round's output is.
@@ -270,6 +271,13 @@ def cut_long_observations(messages: Sequence[dict[str, Any]], turns: list[tuple[
     opening = [i for i in range(begin) if _observed(messages[i]) and i not in preamble]
     _cut_share(messages, turns, opening, _length(turns[:stop]) - sequence_length, tokenizer, config)
     return messages, turns
+
+
+def _pasted(message: dict[str, Any]) -> bool:
+    """A person's turn inside the run (after the model's first turn): context the model read, never trained, so a
+    paste too long for a continuation (a whole web page, a log) is cut as a tool's output is, rather than end the
+    run there (the sixteenth holdout's VS Code chat: a 496 KB page pasted as a reply had cost 739 messages)."""
+    return message["role"] == "user"
 
 
 def _observed(message: dict[str, Any]) -> bool:

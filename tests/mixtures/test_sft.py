@@ -579,3 +579,25 @@ def test_a_real_summary_is_taken_from_the_redacted_messages(fixture_docs, fixtur
     samples, _ = sft_samples(redacted, fixture_tokenizer, WHOLE, ANY_OUTCOME)
     opening = decode(fixture_tokenizer, samples[1].tokens)
     assert samples[1].summary == "real" and token not in opening and "pushed with <SECRET_" in opening
+
+
+def test_a_pasted_page_too_long_for_a_continuation_is_cut_not_the_run(real_docs, tokenizer) -> None:
+    """The sixteenth traces holdout (round 17): a VS Code agent chat whose person pasted a whole web page (496 KB)
+    as a reply mid-run; the round holding it fit no continuation and ended the trajectory there
+    (``round_exceeds_sequence_length``, 739 of 860 messages lost). A person's turn is context, never trained: it is
+    cut as a tool's output is, head and tail around the marker, and the run goes on. Here a real run with a real
+    page (tests/fixtures/transcript_inputs/not-libxslt-tutorial2-libxslt_pipes.html) pasted after its first round."""
+    doc = real_docs["swe-agent/function_calling_simple.traj"]
+    messages = list(doc.metadata["messages"])
+    first_model = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
+    page = (Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+            / "not-libxslt-tutorial2-libxslt_pipes.html").read_text(encoding="latin-1")
+    paste = {**messages[first_model + 1], "role": "user", "content": "figure this one out\n\n" + page * 3,
+             "observation": False, "tool_call_id": "", "name": ""}
+    messages.insert(first_model + 2, paste)
+    pasted = dataclasses.replace(doc, metadata={**doc.metadata, "messages": messages})
+    samples, reasons = sft_samples(pasted, tokenizer, 3200, ANY_OUTCOME)
+    assert len(tokenize_turns([paste], tokenizer, ANY_OUTCOME)[0][0]) > 3200  # guard: the paste alone overflows
+    assert "round_exceeds_sequence_length" not in reasons
+    assert samples and samples[-1].turns[1] == len(messages)  # the run reaches its end
+    assert any("figure this one out" in decode(tokenizer, s.tokens) for s in samples)
