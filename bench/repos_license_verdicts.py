@@ -1084,6 +1084,8 @@ VERDICTS = {
          "reference ANDs the document's two texts")),
     ],
     "AlissonDiniz/university": [
+        (lambda p, o, r: p.endswith("XRegExp.js") and o == "MIT", "R", ("XRegExp's banner, '// (c) 2007-2012 Steven "
+         "Levithan', '// MIT License': the file's MIT (round 17, FIT); the reference the folder's LGPL")),
         (lambda p, o, r: o == "LGPL-2.1" and r == "" and not p.startswith(("mail/", "lib/")), "O", ("the school "
          "system's own files: no license at the root; ours PHPMailer's LGPL text one level down (mail/LICENSE) as the "
          "repository's (FIT: a folder one level down speaks for the repository only when named after it)")),

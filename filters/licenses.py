@@ -2365,6 +2365,36 @@ def agreement_terms(text: str, path: str = "") -> str | None:
     return named_reference(said["name"])
 
 
+# A banner's bare license ids after "Licensed" (jQuery UI's "Copyright 2013 jQuery Foundation and other contributors
+# Licensed MIT", "Copyright (c) 2012 AUTHORS.txt; Licensed MIT, GPL": a choice, as jQuery's "Dual licensed under the
+# MIT or GPL"), or a banner line naming its license alone beside a copyright line (XRegExp's "// (c) 2007-2012 Steven
+# Levithan", "// MIT License").
+_LICENSED_IDS = re.compile(r"\b[Ll]icensed[ \t]+(?P<names>(?:MIT|GPL|LGPL|BSD|Apache|MPL|ISC|WTFPL|CC0|Zlib)[\w.+-]*"
+                           r"(?:[ \t]*(?:,|\bor\b|\band\b)[ \t]*(?:MIT|GPL|LGPL|BSD|Apache|MPL|ISC|WTFPL|CC0|Zlib)[\w.+-]*)"
+                           r"{0,3})(?=[ \t]*(?:\*/|$|[.;)]))", re.MULTILINE)
+_NAME_LINE = re.compile(r"^[ \t]*(?:[*#;%!/]+|--+)?[ \t]*(?P<name>[A-Z][\w.+-]*(?:[ \t]+[\w.+-]+){0,2}?)[ \t]+"
+                        r"Licen[cs]e[ \t]*(?:\*/)?[ \t]*$", re.MULTILINE)
+_BANNER_COPYRIGHT = re.compile(r"(?:\(c\)|©|\bcopyright\b)", re.IGNORECASE)
+
+
+def banner_ids(text: str, path: str = "") -> str | None:
+    """The license a code file's opening comment gives as bare ids after "Licensed" (several: a choice), or as a
+    line naming it alone beside a copyright line (``_LICENSED_IDS``, ``_NAME_LINE``), or None."""
+    head = text[:_NOTICE_CHARS]
+    if "icense" not in head or not _code_path(path):
+        return None
+    opening = _OPENING_COMMENT.match(head)
+    comment = opening.group(0) if opening else ""
+    if not _BANNER_COPYRIGHT.search(comment):
+        return None
+    if said := _LICENSED_IDS.search(comment):
+        names = [n for n in re.split(r"[ \t]*(?:,|\bor\b|\band\b)[ \t]*", said["names"]) if n]
+        found = [normalize_license(name) for name in names]
+        return combine(found, "OR") if found and all(found) else None
+    line = _NAME_LINE.search(comment)
+    return named_license_of(f"{line['name']} license") if line else None
+
+
 # A Python module's ``__license__`` (termpdf.py in fishconfig: ``__license__ = "MIT"``), as packaging tools read it.
 _DUNDER_LICENSE = re.compile(r"^__license__[ \t]*(?::[ \t]*str[ \t]*)?=[ \t]*[rbu]?(['\"])(?P<name>[^'\"\n]{1,80})\1",
                              re.MULTILINE)

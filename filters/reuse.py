@@ -21,6 +21,7 @@ from codemix.filters.licenses import (
     addressed_license,
     agreement_terms,
     alternatives,
+    banner_ids,
     canonical_id,
     combine,
     covers_part,
@@ -1089,6 +1090,7 @@ def own_license(text: str, path: str = "") -> str | None:
              or notice_license(prose, dedications=not legal) or opening_license(text, path)
              or _footer_and_field(text, path)
              or tagged_license(text, path) or named_in_banner(text, path) or named_before_pointer(text, path)
+             or banner_ids(text, path)
              or keyword_license(text, path)
              or rfc_license(text, path) or addressed_license(text, path) or named_at_address(text, path)
              or terms_at_address(text, path) or dunder_license(text, path) or agreement_terms(text, path))

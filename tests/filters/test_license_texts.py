@@ -1235,3 +1235,19 @@ def test_a_license_documents_paragraphs_naming_each_file() -> None:
     assert licenses.for_path("datafiles/controllertypes.csv") == "Zlib"
     assert licenses.for_path("datafiles/sdl2.txt") == "Zlib"  # the folder's: the document's first text
 
+
+def test_a_banners_bare_license_ids() -> None:
+    """The fourteenth holdout's university (round 17, FIT): jQuery UI's banners, "Copyright 2013 jQuery Foundation and
+    other contributors Licensed MIT" and "Copyright (c) 2012 AUTHORS.txt; Licensed MIT, GPL" (a choice, as jQuery's
+    "Dual licensed under the MIT or GPL"), and XRegExp's "// (c) 2007-2012 Steven Levithan" above "// MIT License": the
+    ids a banner gives beside its copyright line; a name alone without a copyright line says nothing."""
+    files = _files("holdout14")["AlissonDiniz/university"]
+    ui = "web-app/plugin/jquery-ui-1.9.2.custom/js/jquery-ui-1.9.2.custom.js"
+    assert "contributors Licensed MIT */" in files[ui]
+    assert own_license(files[ui], ui) == "MIT"
+    old = "web-app/plugin/wijmo/jquery-ui-1.8.23.custom.min.js"
+    assert own_license(files[old], old) == "GPL-1.0-or-later OR MIT"
+    xregexp = "mail/examples/scripts/XRegExp.js"
+    assert own_license(files[xregexp], xregexp) == "MIT"
+    assert own_license(files[xregexp].replace("(c) 2007-2012 ", ""), xregexp) is None
+
