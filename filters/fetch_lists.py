@@ -217,6 +217,10 @@ def _structured(path: str, text: str) -> Iterator[tuple[str, str, str]]:
     data = _parse(path, text)
     if data is not None:
         yield from _walk(data, "")
+    elif path.endswith(".toml"):  # (yazi writes "deps = []" above its "[[plugin.deps]]": not TOML to a strict parser)
+        for entry in _PINNED_LINES.finditer(text):
+            if found := _PINNED.fullmatch(entry.group(1)):
+                yield found.group(3) or found.group(2), f"{found.group(1)}/{found.group(2)}".lower(), "pins {url} for {target}"
 
 
 def _parse(path: str, text: str):
@@ -256,7 +260,9 @@ def _walk(node, key: str, depth: int = 0) -> Iterator[tuple[str, str, str]]:
         for sub_key, value in node.items():
             if isinstance(sub_key, str) and (url := _owner_name(sub_key)) is not None:
                 yield from _installed(value, "", url)
-        if (url := _repository(node)) is not None:
+        if (pinned := _pinned(node)) is not None:
+            yield pinned[1], pinned[0], "pins {url} for {target}"
+        elif (url := _repository(node)) is not None:
             targets = [node[k] for k in _TARGET_KEYS if isinstance(node.get(k), str)] or [key]
             for target in targets:
                 if target:
@@ -267,6 +273,25 @@ def _walk(node, key: str, depth: int = 0) -> Iterator[tuple[str, str, str]]:
     elif isinstance(node, list):
         for item in node:
             yield from _walk(item, key, depth + 1)
+
+
+# A package manager's lock entry naming what it installed by ``owner/name`` (and the part of it, after a colon) at a
+# pinned revision: yazi's ``package.toml``, ``[[plugin.deps]] use = "yazi-rs/plugins:full-border"`` with ``rev =
+# "7c174cc"`` (fishconfig's ``yazi/plugins/full-border.yazi/``), ``use = "Sonico98/exifaudio"``.
+_PINNED = re.compile(r"([\w.-]+)/([\w.-]+?)(?:\.git)?(?::([\w.-]+))?")
+
+
+_PINNED_LINES = re.compile(r'^[ \t]*use[ \t]*=[ \t]*"([^"\n]+)"[ \t]*\r?\n[ \t]*(?:rev|commit)[ \t]*=[ \t]*"[0-9a-f]{7,40}"',
+                           re.MULTILINE)
+
+
+def _pinned(node: dict) -> tuple[str, str] | None:
+    """``(owner/name, installed name)`` of a lock entry's ``use`` with a revision beside it, else None."""
+    use = node.get("use")
+    if not isinstance(use, str) or not _COMMIT_KEYS & {k.lower() for k in node if isinstance(k, str)}:
+        return None
+    found = _PINNED.fullmatch(use.strip())
+    return (f"{found.group(1)}/{found.group(2)}".lower(), found.group(3) or found.group(2)) if found else None
 
 
 def _repository(node: dict) -> str | None:

@@ -45,7 +45,9 @@ GENERATED_LIST = "data/linguist/generated.yml"
 # linguist lists .github/, an editor's project settings (.vscode/) and git's own config files (.gitignore,
 # .gitattributes, .gitmodules) to keep them out of language statistics; each is the repository's own, not another
 # project's code (raylib's ``projects/VSCode/.vscode/``, nanovg-zig's ``.vscode/launch.json``).
-OWN_CODE = re.compile(r"(?:^|/)\.(?:github|vscode)/|(?:^|/)\.git(?:attributes|ignore|modules)$")
+# A ``Vagrantfile`` (linguist lists it too) is the repository's own description of its development machine
+# (hackhosting's, at its root).
+OWN_CODE = re.compile(r"(?:^|/)\.(?:github|vscode)/|(?:^|/)\.git(?:attributes|ignore|modules)$|(?:^|/)Vagrantfile$")
 
 
 @functools.cache
@@ -694,6 +696,11 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
         facts.append(VendoringFact("notice", folder, name, holders=copyright_holders(text), first_year=_earliest_year(text)))
     if license_file and folder and (hosts := _hosts(text[:_LICENSE_HOME_CHARS])):
         facts.append(VendoringFact("license_home", folder, name, urls=hosts))
+    if license_file and not folder:
+        facts += [VendoringFact("credited", folder, f"{name} credits {said.group(1)!r} to {holder!r}",
+                                name=_plain(said.group(1)), holders=frozenset({holder}))
+                  for said in _CREDITED.finditer(text[:_THIRD_PARTY_CHARS])
+                  for holder in copyright_holders(f"Copyright {said.group(2)}")]
     if license_file:
         holders = copyright_holders(text)
         facts.append(VendoringFact("license", folder, name, holders=holders,
@@ -706,6 +713,30 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
             declared = (manifest_license(path, text) or "") if not folder else ""
             facts.append(dataclasses.replace(manifest, license=declared) if declared else manifest)
     return tuple(facts)
+
+
+# A root licence text's copyright line naming a project before its holder: "BOSL2 Copyright (c) 2017-2020, Revar
+# Desmera" in PolyDiceGenerator's LICENSE, beside its own "PolyDiceGenerator Copyright (c) 2020, charmaur".
+_CREDITED = re.compile(r"^[ \t]*([A-Za-z][\w.+-]*)[ \t]+copyright[ \t]+((?:\(c\)|©)?[ \t]*(?:19|20)\d\d[^\n]*)$",
+                       re.IGNORECASE | re.MULTILINE)
+
+
+def credited_projects(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """The folders named for a project the root's licence text credits to a holder, the project not the repository:
+    PolyDiceGenerator's ``BOSL2/`` (its LICENSE: "BOSL2 Copyright (c) 2017-2020, Revar Desmera"), a library copied
+    whole beside the one model file its owner wrote."""
+    facts = list(facts)
+    own = _plain(repo.rsplit("/", 1)[-1]) if repo else ""
+    known = {f.folder for f in facts if f.kind == "present" and f.folder}
+    known |= {"/".join(folder.split("/")[:depth]) for folder in known for depth in range(1, folder.count("/") + 1)}
+    found = []
+    for fact in facts:
+        if fact.kind != "credited" or not fact.name or fact.name == own or len(fact.name) < NAMED_TEXT_MIN:
+            continue
+        for folder in sorted(known):
+            if _plain(folder.rsplit("/", 1)[-1]) == fact.name and not any(t.folder == folder for t in found):
+                found.append(VendoredTree(folder, f"the root's {fact.detail}, a project of another holder"))
+    return tuple(found)
 
 
 _WRITTEN_BY = re.compile(r"\b(?:all )?written by\b", re.IGNORECASE)  # a section saying who wrote its collection
@@ -969,10 +1000,12 @@ def fetched_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vendo
                     break
             continue
         for folder in known:
-            if _plain(folder.rsplit("/", 1)[-1]) == _plain(fact.name):
+            # (or named for it with the kind of thing it is after a dot: yazi's ``full-border.yazi``)
+            if _plain(fact.name) in (_plain(folder.rsplit("/", 1)[-1]), _plain(folder.rsplit("/", 1)[-1].rsplit(".", 1)[0])):
                 by_parent.setdefault(_folder(folder), {}).setdefault(folder, fact.detail)
     for parent, folders in sorted(by_parent.items()):
-        if len(folders) < FETCHED_MIN_SIBLINGS:
+        # (a lock's entry pinned at a revision names what it installed, alone too: yazi's flavour)
+        if len(folders) < FETCHED_MIN_SIBLINGS and not all(" pins " in detail for detail in folders.values()):
             continue
         subfolders = {folder for folder in known if _folder(folder) == parent}
         if parent and len(folders) >= 3 and len(folders) > FETCHED_FOLDER_SHARE * len(subfolders):
@@ -1124,7 +1157,9 @@ _HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)(?:\d\d|xx)\b"
                           r"|^\s*[A-Z][\w'-]+(?:[ \t]+[A-Z][\w.'-]+){1,3}[ \t]*[(<][^()<>\s]+@[^()<>\s]+[)>]")
 # Dist::Zilla's LICENSE opens "This software is copyright (c) 2010- by Tatsuhiko Miyagawa." (every CPAN distribution
 # it builds): the same line, in a sentence.
-_COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+|this (?:software|program|library) is\s+)?copyright\b\s*(.+)$",
+# (or after the project's name on its line: PolyDiceGenerator's BSD text, "PolyDiceGenerator Copyright (c) 2020, charmaur")
+_COPYRIGHT = re.compile(r"^[\W_]*(?:portions\s+|this (?:software|program|library) is\s+"
+                        r"|[\w.+-]+[ \t]+(?=copyright[ \t]*(?:\(c\)|©|(?:19|20)\d\d)))?copyright\b\s*(.+)$",
                         re.IGNORECASE | re.MULTILINE)
 
 

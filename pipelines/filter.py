@@ -51,6 +51,7 @@ from codemix.filters.vendored import (
     copied_file_statement,
     copied_in_folders,
     copy_fact,
+    credited_projects,
     derived_work,
     domain_packages,
     extension_fact,
@@ -164,7 +165,8 @@ def resolve_vendored(key: str, facts):
     own = [f for f in facts if not (f.kind == "license" and f.folder == "" and vendored_tree(f.detail, copied))]
     trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
                            *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo),
-                           *domain_packages(own, repo), *published_extensions(own, repo)), own)
+                           *domain_packages(own, repo), *published_extensions(own, repo),
+                           *credited_projects(own, repo)), own)
     owner = repository_owner(own, trees, repo)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
                       *authored_releases(own, owner, trees, repo)), owner, copied_in_folders(own))

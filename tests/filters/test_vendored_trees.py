@@ -2275,3 +2275,36 @@ def test_a_debian_copyright_names_the_packager_not_another_project():
     files["contrib/infon-devel/debian/COPYING"] = files.pop("contrib/infon-devel/debian/copyright")
     _, found = _judged("", "dividuum/infon", files)
     assert found["contrib/infon-devel/debian/control"][0] is not None
+
+
+def test_a_lock_pinning_what_it_installed_by_owner_and_name():
+    """JakeJing/fishconfig (3b896a1; the fifteenth holdout, spent; FIT): yazi's ``package.toml`` pins each plugin it
+    installed, ``use = "yazi-rs/plugins:full-border"`` over ``rev = "7c174cc"`` (the file opens ``deps = []`` above
+    ``[[plugin.deps]]``, which a strict TOML parser refuses); the folders are named for them with yazi's suffix
+    (``full-border.yazi``): three of the four plugin folders, so ``yazi/plugins/`` is a folder of copies, and the one
+    flavour, pinned alone, is its own copy. The owner's ``init.lua`` and fish config stay."""
+    _, found = _judged("fishconfig-yazi", "JakeJing/fishconfig")
+    for path in ("yazi/plugins/diff.yazi/main.lua", "yazi/plugins/exifaudio.yazi/LICENSE", "yazi/plugins/mactags.yazi/main.lua"):
+        assert "fetched (yazi/package.toml lists them)" in found[path][0].evidence, path
+    assert "pins yazi-rs/flavors for 'catppuccin-mocha'" in found["yazi/flavors/catppuccin-mocha.yazi/flavor.toml"][0].evidence
+    for path in ("yazi/init.lua", "fish/config.fish"):
+        assert found[path][0] is None, path
+    files = layout("fishconfig-yazi")  # without the revision, a "use" line names nothing installed
+    files["yazi/package.toml"] = "\n".join(line for line in files["yazi/package.toml"].splitlines() if not line.startswith("rev"))
+    _, found = _judged("", "JakeJing/fishconfig", files)
+    assert found["yazi/plugins/diff.yazi/main.lua"][0] is None
+
+
+def test_a_root_licence_crediting_a_folders_project_to_another_holder():
+    """charmaur/PolyDiceGenerator (8fa6c99; the fifteenth holdout, spent; FIT): its BSD-2-Clause LICENSE opens
+    "PolyDiceGenerator Copyright (c) 2020, charmaur" and "BOSL2 Copyright (c) 2017-2020, Revar Desmera": both lines name
+    their holders after the project, and the second credits the folder ``BOSL2/`` (the library copied whole) to another
+    holder. The dice model stays the owner's."""
+    from codemix.filters.vendored import copyright_holders
+
+    files = layout("polydice-bosl2")
+    assert copyright_holders(files["LICENSE"]) == {"charmaur", "revar desmera"}
+    _, found = _judged("polydice-bosl2", "charmaur/PolyDiceGenerator")
+    for path in ("BOSL2/gears.scad", "BOSL2/std.scad", "BOSL2/LICENSE"):
+        assert "LICENSE credits 'BOSL2' to 'revar desmera'" in found[path][0].evidence, path
+    assert found["PolyDiceGenerator.scad"][0] is None and found["LICENSE"][0] is None
