@@ -485,7 +485,9 @@ def _run_worker(request: dict, fds: list[int], connection: socket.socket, inheri
 def _profiled(main, argv: list[str]) -> None:
     """Run the worker's ``main``; with ``CODEMIX_PROFILE_DIR`` set, under cProfile, its statistics written
     there as ``worker-PID.prof`` when the worker ends. Beam runs bundles on its own thread pool, so each
-    work item of that pool is profiled too (one profile per thread, merged into the file)."""
+    work item of that pool is profiled too (one profile per thread, merged into the file). The clock is each
+    thread's CPU time: on a shared machine a wall clock charges a function for the time it waited for a core
+    (bench/RESULTS.md, issue 49, round 17)."""
     directory = os.environ.get(PROFILE_ENV)
     if not directory:
         main(argv)
@@ -499,7 +501,7 @@ def _profiled(main, argv: list[str]) -> None:
 
     def profiled_run(item) -> None:
         if not hasattr(local, "profile"):
-            local.profile = cProfile.Profile()
+            local.profile = cProfile.Profile(time.thread_time)
             profiles.append(local.profile)
         local.profile.enable()
         try:
@@ -508,7 +510,7 @@ def _profiled(main, argv: list[str]) -> None:
             local.profile.disable()
 
     thread_pool_executor._WorkItem.run = profiled_run
-    main_profile = cProfile.Profile()
+    main_profile = cProfile.Profile(time.thread_time)
     try:
         main_profile.runcall(main, argv)
     finally:

@@ -282,3 +282,31 @@ def test_a_process_whose_pipeline_has_ended_is_not_forked():
     out = subprocess.run([sys.executable, "-c", AFTER_A_PIPELINE], capture_output=True, text=True, timeout=300,
                          check=True).stdout.split()
     assert out == ["True", "False"]
+
+
+def wait_then_square(x: int) -> int:
+    import time
+
+    time.sleep(0.02)  # waiting, not working: no CPU
+    return x * x
+
+
+def test_worker_profiles_count_cpu_not_the_time_spent_waiting(tmp_path, monkeypatch):
+    """With ``CODEMIX_PROFILE_DIR``, each forked worker writes its cProfile there, on each thread's CPU clock:
+    a DoFn that sleeps 1.2 s in all shows the sleep's calls but next to none of its seconds (a wall clock shows them
+    all, which on a shared machine charges every function for its waits for a core)."""
+    import pstats
+
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    monkeypatch.setenv(sdk_workers.PROFILE_ENV, str(profiles))
+    with sdk_workers.forked_workers(), jobs.Pipeline(options=PipelineOptions(MULTI_PROCESS)) as pipeline:
+        squares = pipeline | beam.Create(range(60)) | beam.Reshuffle() | beam.Map(wait_then_square)
+        assert_that(squares, equal_to([x * x for x in range(60)]))
+    files = sorted(profiles.glob("worker-*.prof"))
+    assert files
+    stats = pstats.Stats(*map(str, files)).stats
+    waits = [(calls, cumulative) for (path, _, name), (_, calls, _, cumulative, _) in stats.items()
+             if name == "wait_then_square"]
+    assert sum(calls for calls, _ in waits) == 60  # guard: the DoFn ran in the profiled workers
+    assert sum(cumulative for _, cumulative in waits) < 0.3  # of the 1.2 s it slept
