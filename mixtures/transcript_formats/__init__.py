@@ -31,13 +31,14 @@ from codemix.mixtures.transcript_formats.canonical import (
 )
 from codemix.mixtures.transcript_formats.cline_ui import CLINE_UI
 from codemix.mixtures.transcript_formats.codex import CODEX
-from codemix.mixtures.transcript_formats.consolelog import console_transcripts
+from codemix.mixtures.transcript_formats.consolelog import console_transcripts, repl_transcripts
 from codemix.mixtures.transcript_formats.copied import fenced_copies
 from codemix.mixtures.transcript_formats.embedded import page_values
 from codemix.mixtures.transcript_formats.event_labels import EVENT_LABELS
 from codemix.mixtures.transcript_formats.events import printed_event_logs
 from codemix.mixtures.transcript_formats.flattened import unflattened
 from codemix.mixtures.transcript_formats.genai_spans import genai_conversations
+from codemix.mixtures.transcript_formats.glyphs import glyph_turns, repl_turns
 from codemix.mixtures.transcript_formats.keyed_log import KEYED_LOG
 from codemix.mixtures.transcript_formats.mapped import mapped_transcripts
 from codemix.mixtures.transcript_formats.markdown import MARKDOWN_TURNS
@@ -152,7 +153,13 @@ SPEAKER_TURNS = Format(name="speaker-turns", container="text", parse=parse_speak
 PAGE_TEXT_FORMATS = (SAID_TURNS, MARKDOWN_TURNS, SPEAKER_TURNS, MARKER_TURNS, LABELLED_DIALOGUE)
 PRINTED_OBJECTS = Format(name="printed-objects", container="text", detect=lambda text: detect_printed_objects(text) or (
     isinstance(text, str) and bool(printed_event_logs(text))), parse=read_printed_objects)
-LATE_TEXT_FORMATS = (CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, PRINTED_ATTRIBUTES, MARKER_TURNS, LABELLED_DIALOGUE, EVENT_LABELS, CONSOLE_LOG, TOOL_BLOCKS,
+# A chat REPL's session (``glyphs.repl_turns``) is read before the printed readers: its answers may show message
+# objects (a model explaining a tool-call format), examples it wrote, not a run it printed. A CLI's screen whose
+# glyphs mark the model's turns and tools (``glyph_turns``) stays the console reader's.
+REPL_SESSIONS = Format(name=CONSOLE_LOG.name, container="text",
+                       detect=lambda text: isinstance(text, str) and repl_turns(text) is not None and glyph_turns(text) is None,
+                       parse=repl_transcripts)
+LATE_TEXT_FORMATS = (REPL_SESSIONS, CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, PRINTED_ATTRIBUTES, MARKER_TURNS, LABELLED_DIALOGUE, EVENT_LABELS, CONSOLE_LOG, TOOL_BLOCKS,
                      KEYED_LOG)
 TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, QUOTED_TURNS, REQUEST_LOG, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)

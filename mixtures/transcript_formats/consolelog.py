@@ -37,8 +37,9 @@ from typing import Any
 from codemix.mixtures.transcript_formats.banners import is_code, is_python_module
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
-from codemix.mixtures.transcript_formats.glyphs import glyph_turns, repl_turns, ruled_headers
+from codemix.mixtures.transcript_formats.glyphs import glyph_turns, prompted_turns, repl_turns, ruled_headers
 from codemix.mixtures.transcript_formats.markers import marker_role
+from codemix.mixtures.transcript_formats.numbered_steps import numbered_steps
 from codemix.mixtures.transcript_formats.sections import section_turns
 from codemix.mixtures.transcript_formats.turns import key_words
 
@@ -512,6 +513,18 @@ def panel_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None
     return turns, dict(+framing)
 
 
+def repl_transcripts(text: str) -> list[Transcript]:
+    """A chat REPL's session read as one (``glyphs.repl_turns``) in the first of the console's views that holds it
+    (a rule titled with a tool is its title line there), never by the other text formats."""
+    turns, framing = next(((blocks[0], {**found, **blocks[1]}) for view, found in [*console_views(text), (ANSI.sub("", text), {})]
+                           if (blocks := repl_turns(view)) is not None), ([], {}))
+    transcript = Transcript(format="console-log", extra={"layout": "repl"}, messages=flag_text_observations([
+        message(t["speaker"], t["content"], name=t["name"], reasoning=t.get("reasoning", ""),
+                tool_calls=t.get("calls") or None) for t in turns]))
+    transcript.extra["console"] = {"framing": framing, "read_as": "console-log"}
+    return [transcript] if turns else []
+
+
 def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> list[Transcript] | None:
     """The runs a console text holds: each view (``console_views``) read by the other text formats
     (``others``: a function of a text giving transcripts or None), else by its actor headers."""
@@ -528,14 +541,15 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         # steps each log record opens (a label of the model's part) are read before any other reading of them
         stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
-        for layout, reader in (("logged-steps", None), ("actors", actor_blocks), ("steps", stepped_turns),
+        for layout, reader in (("logged-steps", None), ("numbered-steps", numbered_steps), ("actors", actor_blocks), ("steps", stepped_turns),
                                ("sections", section_turns), ("glyphs", glyph_turns), ("panels", panel_turns),
-                               ("repl", repl_turns), ("ruled", ruled_headers)):
+                               ("repl", repl_turns), ("prompted", prompted_turns), ("ruled", ruled_headers)):
             if not transcripts and (blocks := stepped if reader is None else reader(view)) is not None:
                 turns, found = blocks
                 runs = dict.fromkeys(t.get("run", 0) for t in turns)  # (several agents' runs, each its own)
                 transcripts = [Transcript(format="console-log", extra={"layout": layout}, messages=flag_text_observations([
                     message(t["speaker"], t["content"], name=t["name"], observation=t["speaker"] == "tool",
+                            reasoning=t.get("reasoning", ""),
                             tool_calls=t.get("calls") or None)
                     for t in turns if t.get("run", 0) == run])) for run in runs]
                 framing = {**framing, **found}

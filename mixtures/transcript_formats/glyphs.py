@@ -169,6 +169,11 @@ MULTILINE_INPUT = '"""'
 # described, as the screen writes it.
 TOOL_TITLE = re.compile(r"^(?P<name>[A-Za-z_][\w.-]*) \| [\w.-]+:\n(?P<args>(?:[a-z_]+:[^\n]*(?:\n|$))*)", re.MULTILINE)  # (``ollama run``: a prompt of several lines between triple quotes)
 MIN_PROMPTS = 2
+CONTINUED = "... "  # a REPL's sign for a typed line it wrapped or continued
+THINK_CLOSE = re.compile(r"</think>")
+# A shell's prompt and a command starting the chat REPL, just before its first prompt (``C:\\Users\\Ada>ollama run
+# glm47``, ``$ ollama run llama3``): a command naming a model to run (``run``, ``chat``).
+LAUNCH = re.compile(r"^(?:[A-Za-z]:\\[^>\n]*>|[^\n]{0,60}[$%#][ \t]+)[ \t]*[\w.-]+[ \t]+(?:run|chat)[ \t]+\S+", re.MULTILINE)
 
 
 def is_prose_prompt(text: str) -> bool:
@@ -203,11 +208,15 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
     turns: list[dict[str, Any]] = []
     framing: collections.Counter[str] = collections.Counter()
     quoted = False  # inside a prompt of several lines
-    for line in lines:
+    for index, line in enumerate(lines):
         match = REPL_PROMPT.match(line)
         if quoted:
             turns[-2]["lines"].append(line)  # (the person's turn, before the answer it opened)
             quoted = not line.rstrip().endswith(MULTILINE_INPUT)
+        elif turns and turns[-1]["speaker"] == "assistant" and not turns[-1]["lines"] and line.startswith(CONTINUED):
+            turns[-2]["lines"][-1] += line[len(CONTINUED):]  # the terminal wrapped the typed line (``... n history?``)
+        elif match and match.group("sign") == sign and not any(rest.strip() for rest in lines[index + 1:]):
+            framing["waiting_prompt"] += 1  # the REPL waiting for the next message (``>>> Send a message``)
         elif match and match.group("sign") == sign and match.group("text").startswith("/"):
             turns.append({"speaker": "command", "lines": []})  # a REPL command: no one's words
             framing["repl_command"] += 1
@@ -226,14 +235,101 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
         if turn["speaker"] == "assistant" and (calls := [exported_call(None, m.group("name"), m.group("args").strip())
                                                          for m in TOOL_TITLE.finditer(turn["content"])]):
             turn["content"], turn["calls"] = TOOL_TITLE.sub("", turn["content"]).strip(), calls
+    for turn in read:  # reasoning the model printed before its answer, closed by ``</think>``
+        if turn["speaker"] == "assistant" and (closed := THINK_CLOSE.search(turn["content"])) and \
+                "<think>" not in turn["content"][:closed.start()]:
+            turn["reasoning"], turn["content"] = turn["content"][:closed.start()].strip(), turn["content"][closed.end():].strip()
     typed = [t for t in read if t["speaker"] == "user"]
     answers = [t for t in read if t["speaker"] == "assistant" and t["content"]]
     prose = sum(is_prose_prompt(" ".join(t["content"].split())) for t in typed)  # (``Thanks!`` among questions)
-    if prose < MIN_PROMPTS or prose * 3 < len(typed) * 2 or any(is_code_prompt(t["content"]) for t in typed):
-        return None
+    launched = bool(LAUNCH.search("\n".join(lines[:next((i for i, line in enumerate(lines) if REPL_PROMPT.match(line)), 0)])))
+    if prose < (1 if launched else MIN_PROMPTS) or prose * 3 < len(typed) * 2 or \
+            any(is_code_prompt(t["content"]) for t in typed):
+        return None  # (one exchange is a REPL's when the shell line that started it is shown before it)
     if len(answers) * 2 < len(typed) + 1 or sum(is_spoken(t["content"]) for t in answers) * 2 < len(answers) + 1:
         return None
     return [t for t in read if t["content"] or t.get("calls")], dict(+framing)
+
+
+# A program's own prompt before what the person types on the same line (a retrieval agent's ``Enter a question (or
+# 'quit' to exit): <question>``): a sentence of two words or more ending in ``:``, ``>`` or ``?``.
+PROMPTED = re.compile(r"^(?P<prompt>[A-Z][^\n:>?]{2,80}?[:>?])[ \t]+(?P<text>\S.*)$")
+SECTION_LABEL = re.compile(r"^(?P<label>[A-Z][\w'-]*(?:[ \t][\w'-]+){0,3}):[ \t]*$")
+REPLY_WORDS = frozenset({"answer", "response", "reply", "result", "output"})
+EXIT_WORDS = frozenset({"quit", "exit", "bye", "q"})
+
+
+def prompted_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
+    """A program's console where its own prompt, a sentence that recurs at line starts, is followed on the same line
+    by what the person typed (round 17 FIT: ``Enter a question (or 'quit' to exit): What is the monthly token
+    budget?``): the typed text is the person's, what the program prints until its next prompt the model's answer. In
+    the answers, section labels alone on a line that open nine in ten of them (``Answer:``, ``Sources used:``) are
+    the program's: the section a label of a reply's words opens is the answer, the others (the sources it retrieved,
+    listed with scores) are its prints, left out. The prompt recurs twice or more, with the person's words; a typed
+    ``quit`` and the lines before the first prompt are framing."""
+    if not isinstance(text, str) or ":" not in text and ">" not in text and "?" not in text:
+        return None
+    lines = text.split("\n")[:MAX_LINES]
+    typed_after = [(m.group("prompt"), m.group("text")) for line in lines if (m := PROMPTED.match(line))
+                   and len(m.group("prompt").split()) >= 2 and is_prose_prompt(m.group("text"))]
+    prompts = collections.Counter(prompt for prompt, _ in typed_after)
+    if not prompts or (prompt := prompts.most_common(1)[0])[1] < MIN_PROMPTS + 1 or prompt[1] * 5 < len(typed_after) * 4:
+        return None  # one prompt, three times or more, four in five of such lines (not labels of a program's prints)
+    prompt = prompt[0]
+    if sum("?" in text for p, text in typed_after if p == prompt) * 2 < prompts[prompt]:
+        return None  # what people type at a program's prompt asks (labels of its prints state)
+    turns: list[dict[str, Any]] = []
+    framing: collections.Counter[str] = collections.Counter()
+    for line in lines:
+        typed = line[len(prompt):].strip() if line.startswith(prompt) else None
+        if typed is not None and typed.lower() in EXIT_WORDS and not answered(lines, line, prompt):
+            turns.append({"speaker": "command", "lines": []})  # the program's exit word, nothing answered after it
+            framing["repl_command"] += 1
+        elif typed is not None:
+            turns += [{"speaker": "user", "lines": [typed]}, {"speaker": "assistant", "lines": []}]
+        elif not turns or turns[-1]["speaker"] == "command":
+            framing["before_first_prompt" if not turns else "after_command"] += bool(line.strip())
+        else:
+            turns[-1]["lines"].append(line)
+    answers = [t for t in turns if t["speaker"] == "assistant"]
+    labels = collections.Counter(label for t in answers for label in section_labels(t["lines"]))
+    sectioned = [label for label, n in labels.items() if n * 10 >= 9 * len(answers)] if len(answers) >= 2 else []
+    kept = next((label for label in sectioned if set(label.lower().split()) & REPLY_WORDS), None)
+    for turn in answers if kept else []:
+        turn["lines"], dropped = answer_section(turn["lines"], kept, set(sectioned))
+        framing["program_sections"] += dropped
+    read = [{"speaker": t["speaker"], "content": "\n".join(t["lines"]).strip(), "name": ""}
+            for t in turns if t["speaker"] != "command"]
+    said = [t for t in read if t["speaker"] == "assistant" and t["content"]]
+    if len(said) < MIN_PROMPTS or sum(is_spoken(t["content"]) for t in said) * 2 < len(said) + 1:
+        return None
+    return [t for t in read if t["content"]], dict(+framing)
+
+
+def answered(lines: list[str], line: str, prompt: str) -> bool:
+    """Whether the program printed anything after this prompt line before its next prompt (an exit word it did not
+    know is answered as a question: the person's turn)."""
+    after = lines[lines.index(line) + 1:]
+    stop = next((i for i, other in enumerate(after) if other.startswith(prompt)), len(after))
+    return any(other.strip() for other in after[:stop]) and stop < len(after)
+
+
+def section_labels(lines: list[str]) -> set[str]:
+    return {match.group("label") for line in lines if (match := SECTION_LABEL.match(line))}
+
+
+def answer_section(lines: list[str], kept: str, labels: set[str]) -> tuple[list[str], int]:
+    """The lines under the ``kept`` label (to the next of ``labels``), and how many other sections were left out."""
+    out, keeping, dropped = [], False, 0
+    for line in lines:
+        match = SECTION_LABEL.match(line)
+        if match and match.group("label") in labels:
+            keeping = match.group("label") == kept
+            dropped += not keeping
+            continue
+        if keeping:
+            out.append(line)
+    return out, dropped
 
 
 # An agent's header in a console a program prints: a glyph and the agent's name alone on a line, a rule under it, its

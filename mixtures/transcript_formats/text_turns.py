@@ -25,6 +25,7 @@ from typing import Any
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, message, text_length
 from codemix.mixtures.transcript_formats.chains import plain_chain_runs
+from codemix.mixtures.transcript_formats.numbered_steps import numbered_steps
 from codemix.mixtures.transcript_formats.react import STEP, react_messages
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, call_messages, is_call_run, turn_messages
 
@@ -139,7 +140,8 @@ def parse_speaker_turns(text: str) -> list[Transcript]:
 def detect_react_text(text: Any) -> bool:
     # an executor's log printed between chain edges is its own notation (``chains``: the request it echoed, the
     # chains it nested), read by ``chain-log``
-    return react_messages(text) is not None and not ("> Entering new" in text and plain_chain_runs(text))
+    return react_messages(text) is not None and not ("> Entering new" in text and plain_chain_runs(text)) and \
+        numbered_steps(text) is None  # a framework's numbered step log: its own headers cut the steps (``console-log``)
 
 
 def parse_react_text(text: str) -> list[Transcript]:

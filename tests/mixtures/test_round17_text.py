@@ -449,3 +449,112 @@ def test_a_chat_page_s_code_block_copied_without_its_fence_is_fenced_again():
     reply = run.messages[1]["content"]
     assert "Copy code" not in reply and "```javascript\n(function() {" in reply
     assert "})();\n```" in reply and reply.rstrip().endswith("We iterate over the chat messages and build the Markdown text.")
+
+
+# --- after the sixteenth holdout's run (FIT: layouts of its text rows, rebuilt) ----------------------------------------
+
+# A retrieval agent's console session pasted as text (MONIKA1234535/Research_agent 4215496, sample_run.txt, no
+# licence: its layout rebuilt).
+PROMPTED_CONSOLE = "\n".join(f"""Enter a question (or 'quit' to exit): {question}
+
+Answer:
+{answer}
+
+Sources used:
+  [Source 1] company_policy.txt (score: 0.327)
+  [Source 2] product_spec.txt (score: 0.085)
+""" for question, answer in (("What AI tools are employees approved to use?", "Claude and ChatGPT [Source 1]."),
+                             ("What is the monthly token budget per employee?", "2 million tokens [Source 1]."),
+                             ("Who is the current CEO?", "The provided sources do not say."),
+                             ("exit", "The provided sources do not contain enough information."))) + \
+    "\nEnter a question (or 'quit' to exit): quit\nPS C:\\Users\\user\\research_agent>"
+
+
+def test_a_program_s_own_prompt_before_the_typed_question_opens_the_person_s_turn():
+    """The prompt sentence recurs at line starts with a question typed after it: the question is the person's, the
+    program's print until its next prompt the answer; its ``Sources used:`` section (in every answer, no reply's
+    word) is the program's print; ``exit``, answered, was a question; the final ``quit`` is the program's command."""
+    [run] = parse_text(PROMPTED_CONSOLE)
+    assert roles(run) == ["user", "assistant"] * 4
+    assert run.messages[0]["content"] == "What AI tools are employees approved to use?"
+    assert run.messages[1]["content"] == "Claude and ChatGPT [Source 1]."
+    assert run.messages[6]["content"] == "exit"
+    assert not any("score:" in m["content"] or "quit" == m["content"] for m in run.messages)
+
+
+# The ReflecTool clinical agent framework's run log (BlueZeros/ReflecTool 666885a, agent.log, Apache-2.0: its layout
+# rebuilt, shortened): the task package each agent receives (its tool list, the person's input), numbered steps
+# with the call's name and parameters, an observation after each, the finishing step's answer echoed.
+PACKAGE = """Agent Task_Agent receives the following TaskPackage:
+[
+\tTask ID: -1
+
+\tAction Space: Action: DrugBank[{{"drug_name": "this is the name of the drug to be searched"}}]
+Action: Finish[{{"response": "this is the finish action response."}}]
+
+\tInputs: {question}
+
+\tInstruction: 
+]
+====Task_Agent starts execution on TaskPackage -1====
+"""
+STEP = """Agent Task_Agent takes {n}-step Action:
+{{
+\tname: {name}
+\tparams: {{'{key}': '{value}'}}
+}}
+Observation: {observation}
+"""
+NUMBERED_LOG = (PACKAGE.format(question="Which antibiotic treats an uncomplicated urinary tract infection?")
+                + STEP.format(n=0, name="Plan", key="response", value="Search the drug database.", observation="OK")
+                + STEP.format(n=1, name="DrugBank", key="drug_name", value="nitrofurantoin",
+                              observation='{"name": "Nitrofurantoin", "description": "a nitrofuran antibiotic"}')
+                + STEP.format(n=2, name="Finish", key="response", value="D. Nitrofurantoin", observation="D. Nitrofurantoin")
+                + "=========Task_Agent finish execution. TaskPackage[ID:-1] status:\n[\n\tcompletion: completed\n]\n"
+                + PACKAGE.format(question="hello, can you explain me about the fever?")
+                + STEP.format(n=0, name="Think", key="response", value="Fever is a raised temperature.", observation="OK")
+                + STEP.format(n=1, name="Finish", key="response", value="Fever is an elevation in body temperature.",
+                              observation="Fever is an elevation in body temperature."))
+
+
+def test_a_framework_s_numbered_steps_are_calls_answered_by_observations():
+    """A header recurring with only its step number changing opens the model's step, its ``name:`` / ``params:`` the
+    call, ``Observation:`` the tool's turn; ``Finish`` is the answer (its echoed observation no one's turn); the
+    numbers starting again open another run, whose request is the last ``Inputs:`` before it (react-text read the
+    tool list's ``Action:`` lines as steps)."""
+    first, second = parse_text(NUMBERED_LOG)
+    assert roles(first) == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert first.messages[0]["content"] == "Which antibiotic treats an uncomplicated urinary tract infection?"
+    assert [c["name"] for m in first.messages for c in m["tool_calls"]] == ["Plan", "DrugBank"]
+    assert first.messages[-1]["content"] == "D. Nitrofurantoin"
+    assert roles(second) == ["user", "assistant", "tool", "assistant"]
+    assert second.messages[0]["content"] == "hello, can you explain me about the fever?"
+
+
+# An Ollama CLI session pasted into Markdown (AdaTastic/AstraCodex 71c742c, plans/history.md, no licence: its layout
+# rebuilt): a note, the shell line that started the REPL, one prompt the terminal wrapped (``... ``), the model's
+# printed reasoning closed by ``</think>``, an answer showing message objects, the REPL waiting.
+OLLAMA = """Hrm interesting
+
+C:\\Users\\Ada>ollama run glm47-tools-16k:latest
+>>> Im building my own agentic system so what format do you expect for tools and conversatio
+... n history? Dont repeat and be concise
+The user asks for the expected formats. Keep it short: tools, history, flow.</think>**Conversation History:**
+A continuous stream of messages:
+```json
+[{"role": "user", "content": "..."}, {"role": "assistant", "content": "...", "tool_calls": [{"name": "x", "arguments": {...}}]}]
+```
+
+>>> Send a message (/? for help)
+"""
+
+
+def test_one_ollama_exchange_launched_in_view_is_read_with_its_reasoning():
+    """The shell line starting the REPL shows the session, so one exchange is one; the wrapped line continues the
+    prompt; the text before ``</think>`` is reasoning; the message objects in the answer are its example (the printed
+    readers must not take them for the run); the last, empty prompt is the REPL waiting."""
+    [run] = parse_text(OLLAMA)
+    assert roles(run) == ["user", "assistant"]
+    assert run.messages[0]["content"].endswith("conversation history? Dont repeat and be concise")
+    assert run.messages[1]["reasoning"].startswith("The user asks for the expected formats")
+    assert run.messages[1]["content"].startswith("**Conversation History:**")
