@@ -1084,6 +1084,8 @@ VERDICTS = {
          "reference ANDs the document's two texts")),
     ],
     "AlissonDiniz/university": [
+        (lambda p, o, r: "jquery-ui-1.9.2.custom/" in p and o == "MIT" and r == "", "R", ("jQuery UI's banners, "
+         "'Copyright 2013 jQuery Foundation and other contributors Licensed MIT' (round 17, FIT); the reference none")),
         (lambda p, o, r: p.endswith("XRegExp.js") and o == "MIT", "R", ("XRegExp's banner, '// (c) 2007-2012 Steven "
          "Levithan', '// MIT License': the file's MIT (round 17, FIT); the reference the folder's LGPL")),
         (lambda p, o, r: o == "LGPL-2.1" and r == "" and not p.startswith(("mail/", "lib/")), "O", ("the school "
