@@ -2406,7 +2406,8 @@ def dunder_license(text: str, path: str = "") -> str | None:
     if not path.endswith((".py", ".pyw", ".pyi")) or "__license__" not in text[:_DUNDER_CHARS]:
         return None
     said = _DUNDER_LICENSE.search(text, 0, _DUNDER_CHARS)
-    return normalize_license(said["name"]) if said else None
+    found = normalize_license(said["name"]) if said else None
+    return combine(_operands(found, "OR"), "OR") if found else None  # a choice in combine's order, as elsewhere
 
 
 # A line of a code file's opening comment holding a license's address and nothing else (MCAD's bitmap.scad: the
