@@ -13,7 +13,9 @@ blocks) is framing.
 
 from __future__ import annotations
 
+import ast
 import collections
+import json
 import re
 from typing import Any
 
@@ -40,16 +42,33 @@ def step_headers(text: str) -> list[re.Match]:
     return found if len(found) >= MIN_STEPS else []
 
 
-def step_call(body: str) -> tuple[str, str]:
-    """A step's call name and its parameters as written (``name:`` / ``params:`` fields)."""
+def step_call(body: str) -> tuple[str, Any]:
+    """A step's call name and its parameters as written (``name:`` / ``params:`` fields); parameters the program
+    printed as a Python dict (``{'query': 'fever'}``) are that object (``printed_object``)."""
     fields = {m.group("key"): m.group("value").strip() for m in FIELD.finditer(body)}
     name = fields.get("name", "")
     arguments = next((fields[k] for k in ("params", "parameters", "arguments", "args", "input") if k in fields), "")
-    return name, arguments
+    return name, printed_object(arguments)
 
 
-def final_words(arguments: str) -> str:
+def printed_object(text: str) -> Any:
+    """The dict a program printed with ``repr`` (read with ``ast.literal_eval``: literals only, nothing runs), or
+    the text as it is. The log printed the object the model's call carried; as text, SFT would drop the call as
+    malformed (the sixteenth holdout's ReflecTool log: 24 calls and their 24 results)."""
+    if not text.startswith("{"):
+        return text
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+    return value if isinstance(value, dict) else text
+
+
+def final_words(arguments: Any) -> str:
     """The answer a finishing step's parameters hold (``{'response': 'D. Nitrofurantoin'}``), else the text."""
+    if isinstance(arguments, dict):
+        texts = [v for v in arguments.values() if isinstance(v, str)]
+        return texts[0] if len(arguments) == 1 and texts else json.dumps(arguments, ensure_ascii=False)
     match = re.fullmatch(r"\{\s*['\"]\w+['\"]\s*:\s*(['\"])(?P<text>.*)\1\s*\}", arguments, re.DOTALL)
     return match.group("text") if match else arguments
 

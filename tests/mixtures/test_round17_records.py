@@ -278,3 +278,19 @@ def test_a_call_whose_arguments_json_has_no_type_for_is_kept():
     from codemix.mixtures.transcript_formats.canonical import tool_call
     call = tool_call("c1", "search_news", {"tags": {"b", "a"}, "raw": b"x", "more": ...})
     assert json.loads(call["arguments"]) == {"tags": ["a", "b"], "raw": "x", "more": "Ellipsis"}
+
+
+def test_a_step_s_parameters_printed_as_a_python_dict_are_the_call_s_object():
+    """The sixteenth holdout's ReflecTool log (b45l's rebuilt layout, tests/mixtures/test_round17_text.py): each
+    step's ``params: {'drug_name': 'nitrofurantoin'}`` is the object the call carried, printed with ``repr``. Kept
+    as that text, SFT dropped every call as malformed with its result (24 and 24 of the real log's 53 messages);
+    read with ``ast.literal_eval`` (literals only), the arguments are its JSON and the calls reach the shards."""
+    from codemix.mixtures.sft import arguments_object
+    from codemix.mixtures.transcripts import parse_text
+    from tests.mixtures.test_round17_text import NUMBERED_LOG
+    first, _ = parse_text(NUMBERED_LOG)
+    calls = [c for m in first.messages for c in m["tool_calls"]]
+    assert "params: {'drug_name': 'nitrofurantoin'}" in NUMBERED_LOG  # the fixture prints a Python dict
+    assert [json.loads(c["arguments"]) for c in calls] == [{"response": "Search the drug database."},
+                                                          {"drug_name": "nitrofurantoin"}]
+    assert all(arguments_object(c) is not None for c in calls)  # well formed for SFT
