@@ -538,9 +538,24 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
     courtesy = _COURTESY.search(head.split("{", 1)[0])  # above the first definition, about the file's code
     if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):
         return " ".join(courtesy.group(0).split())
+    if path and repo and (home := _home_named_for_file(head, path, repo)):
+        return home
     part = _PART_OF.search(words)
     if part and repo and _plain(part.group(1)) not in {_plain(repo.rsplit("/", 1)[-1]), _plain(repo.split("/")[0])}:
         return part.group(0)
+    return None
+
+
+def _home_named_for_file(head: str, path: str, repo: str) -> str | None:
+    """A hosted repository of another owner named for the file itself (4 letters or more), named in its head: its home
+    (fishconfig's ``vifm/scripts/termpdf.py``, ``__url__ = "https://github.com/dsanson/termpdf.py"``); else None."""
+    name = path.rsplit("/", 1)[-1]
+    names = {_plain(name), _plain(name.split(".", 1)[0])}
+    own_owner = repo.lower().split("/", 1)[0]
+    for owner, project in _hosted(head):
+        project = project.removesuffix(".git")
+        if owner.lower() != own_owner and len(_plain(project)) >= 4 and _plain(project) in names:
+            return f"its head names {owner}/{project}, the repository named for it"
     return None
 
 

@@ -2289,6 +2289,12 @@ def test_a_lock_pinning_what_it_installed_by_owner_and_name():
     assert "pins yazi-rs/flavors for 'catppuccin-mocha'" in found["yazi/flavors/catppuccin-mocha.yazi/flavor.toml"][0].evidence
     for path in ("yazi/init.lua", "fish/config.fish"):
         assert found[path][0] is None, path
+    # termpdf.py's module fields name its home, "__url__ = "https://github.com/dsanson/termpdf.py"", a repository of
+    # another owner named for the file: a copy (its "__license__ = "MIT"" would keep it otherwise)
+    assert "dsanson/termpdf.py" in found["vifm/scripts/termpdf.py"][0].evidence
+    from codemix.filters.vendored import copied_file_statement
+    assert copied_file_statement(layout("fishconfig-yazi")["vifm/scripts/termpdf.py"], "dsanson/termpdf.py",
+                                 "termpdf.py") is None
     files = layout("fishconfig-yazi")  # without the revision, a "use" line names nothing installed
     files["yazi/package.toml"] = "\n".join(line for line in files["yazi/package.toml"].splitlines() if not line.startswith("rev"))
     _, found = _judged("", "JakeJing/fishconfig", files)
