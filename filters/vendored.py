@@ -546,13 +546,20 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
     return None
 
 
+# A module's own home field: Python's ``__url__ = "..."`` (``__homepage__``), or a comment's "Homepage:" field line
+# (an import path, a citation in a sentence, a link to another file of the repository named: none of these)
+_HOME_FIELD = re.compile(r"^[ \t]*(?:__(?:url|homepage|home_page)__[ \t]*=[ \t]*[\"']|[#/*;\-'! \t]*(?:home[ -]?page|project "
+                         r"home)[ \t]*:[ \t]*)(https?://[^\s\"'<>]+)", re.IGNORECASE | re.MULTILINE)
+
+
 def _home_named_for_file(head: str, path: str, repo: str) -> str | None:
-    """A hosted repository of another owner named for the file itself (4 letters or more), named in its head: its home
-    (fishconfig's ``vifm/scripts/termpdf.py``, ``__url__ = "https://github.com/dsanson/termpdf.py"``); else None."""
+    """A hosted repository of another owner named for the file itself (4 letters or more), named as the file's home by
+    a field of its head (fishconfig's ``vifm/scripts/termpdf.py``, ``__url__ = "https://github.com/dsanson/termpdf.py"``);
+    else None."""
     name = path.rsplit("/", 1)[-1]
     names = {_plain(name), _plain(name.split(".", 1)[0])}
     own_owner = repo.lower().split("/", 1)[0]
-    for owner, project in _hosted(head):
+    for owner, project in _hosted(" ".join(field.group(1) for field in _HOME_FIELD.finditer(head))):
         project = project.removesuffix(".git")
         if owner.lower() != own_owner and len(_plain(project)) >= 4 and _plain(project) in names:
             return f"its head names {owner}/{project}, the repository named for it"
@@ -2650,7 +2657,9 @@ def header_holder(text: str) -> str:
     if holder:
         return holder
     opening = _opening_comment(head)
-    author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search(_first_lines(opening, 3))
+    # (or a "(c) <years> <holder>" line without the word, on its first lines: XRegExp's "// (c) 2007-2012 Steven Levithan")
+    author = _AUTHOR_LINE.search(opening) or _AUTHOR_ADDRESS.search(_first_lines(opening, 3)) \
+        or _BANNER_HOLDER.search(_first_lines(opening, 3))
     return " ".join(author.group(1).lower().split()) if author else ""
 
 
