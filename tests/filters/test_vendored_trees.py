@@ -2205,6 +2205,8 @@ def test_a_repository_naming_no_one_tells_copies_by_its_own_address():
                  "web-app/plugin/validationEngine/js/jquery.validationEngine.js"):
         assert found[path][0] is not None and "in a repository naming no one" in found[path][0].evidence, path
     assert "phpclasses.org" in found["mail/extras/ntlm_sasl_client.php"][0].evidence
+    # XRegExp's "// (c) 2007-2012 Steven Levithan" over "// MIT License": a holder line without the word (FIT, round 17)
+    assert "'steven levithan' under MIT" in found["mail/examples/scripts/XRegExp.js"][0].evidence
     assert all(tree is None for path, (tree, _) in found.items() if path.startswith("function/enum/"))
     # jqPlot's modified json2.js ("2010-11-01 Chris Leonello ... Public Domain", no copyright line) goes with the folder
     # of copies it sits in; where the root has a license text of its own, the folder rule has no say
