@@ -242,26 +242,35 @@ def with_value(value, at, new):
     return copy
 
 
-def test_record_readers_never_crash_on_a_real_files_values_moved_around():
-    """Each value of small real record files (the RunState, the OpenRouter probe, CAMEL's memory lines, an opencode
-    export's messages) replaced in turn by a value of another shape (a bare string, a list of strings, null, a
-    number, nested parts or content, a list of mixed items, an empty object): the readers read the record or
-    refuse it with a shape error, never crash (a crash had cost a Gemini CLI report in round 15; this fuzz found
-    a run item's list-valued ``type`` crashing the protocol-item reader)."""
+def fuzz_record_readers(values, samples):
+    """Read each value with about ``samples`` of its leaves replaced in turn by every odd value; a shape error is a
+    refusal, any other exception a crash. Returns how many mutations were read."""
     from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError
-    names = ("openai-agents-js.run-state.v1.17-side-effect-committed.json",
-             "gpt4o-coding-failure-probe.openrouter_interaction.turn-1.json", "camel.agent_memory.lines-3-10-11-14.json",
-             "dark-factory.opencode-session-crisp-garden.messages-1-4-47.json")
     tried = 0
-    for name in names:
-        text = (INPUTS / name).read_text(encoding="utf-8")
-        value = json.loads(text) if not name.startswith("camel") else [json.loads(line) for line in text.splitlines()]
+    for value in values:
         paths = list(value_paths(value))
-        for at in paths[::max(1, len(paths) // 40)]:
+        for at in paths[::max(1, len(paths) // samples)]:
             for odd in ODD_VALUES:
                 tried += 1
                 try:
                     parse_json_value(with_value(value, at, odd))
                 except (TranscriptShapeError, ValueError, RecursionError):
                     pass
+    return tried
+
+
+def test_record_readers_never_crash_on_a_real_files_values_moved_around():
+    """Each value of small real record files (the RunState, the OpenRouter probe, CAMEL's memory lines, an opencode
+    export's messages) replaced in turn by a value of another shape (a bare string, a list of strings, null, a
+    number, nested parts or content, a list of mixed items, an empty object): the readers read the record or
+    refuse it with a shape error, never crash (a crash had cost a Gemini CLI report in round 15; this fuzz found
+    a run item's list-valued ``type`` crashing the protocol-item reader)."""
+    names = ("openai-agents-js.run-state.v1.17-side-effect-committed.json",
+             "gpt4o-coding-failure-probe.openrouter_interaction.turn-1.json", "camel.agent_memory.lines-3-10-11-14.json",
+             "dark-factory.opencode-session-crisp-garden.messages-1-4-47.json")
+    values = []
+    for name in names:
+        text = (INPUTS / name).read_text(encoding="utf-8")
+        values.append(json.loads(text) if not name.startswith("camel") else [json.loads(line) for line in text.splitlines()])
+    tried = fuzz_record_readers(values, samples=40)
     assert tried > 1000
