@@ -148,9 +148,11 @@ def runner_for(options) -> object | None:
 def _forked_runner(client_command: str):
     from apache_beam.portability import python_urns
     from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+    from apache_beam.runners.portability.fn_api_runner.fn_runner import ParallelBundleManager
 
     class ForkedWorkersRunner(FnApiRunner):
-        """FnApiRunner whose subprocess workers start through ``client_command``."""
+        """FnApiRunner whose subprocess workers start through ``client_command``, and whose stages send a
+        worker a bundle only when it has input for it (``BusyPartsBundleManager``)."""
 
         def run_via_runner_api(self, pipeline_proto, options):
             for environment in pipeline_proto.components.environments.values():
@@ -160,7 +162,72 @@ def _forked_runner(client_command: str):
                     environment.payload = client_command.encode()
             return super().run_via_runner_api(pipeline_proto, options)
 
+        def _get_bundle_manager(self, bundle_context_manager):
+            manager = super()._get_bundle_manager(bundle_context_manager)
+            if type(manager) is not ParallelBundleManager:
+                return manager
+            return _busy_parts_manager()(bundle_context_manager, self._progress_frequency,
+                                         cache_token_generator=manager._cache_token_generator)
+
     return ForkedWorkersRunner()
+
+
+def busy_parts(parts: list[dict[str, list[bytes]]], timers: bool) -> list[int]:
+    """The indices of a stage's input parts (one per worker, as FnApiRunner partitions them) that hold any
+    element, and part 0 when there are fired timers (FnApiRunner sends them to the first part only); part 0
+    alone when none does, so a stage still runs once. An empty part is no chunk or only empty chunks."""
+    busy = [index for index, part in enumerate(parts)
+            if (index == 0 and timers) or any(chunk for chunks in part.values() for chunk in chunks)]
+    return busy or [0]
+
+
+def _busy_parts_manager():
+    """FnApiRunner's ``ParallelBundleManager`` without its empty bundles. It splits a stage's input into one
+    part per worker and sends every part as a bundle, even an empty one: a stage fed by one element (each
+    file sink's initialize, pre-finalize and finalize steps, a combine's result) cost the other worker a bundle
+    processor (its DoFns unpickled) and a bundle's round trips for nothing, 109 of a 2 MB build's 280 bundles
+    (bench/RESULTS.md, issue 49, round 18). No codemix or Beam DoFn a build runs emits from an empty bundle
+    (``finish_bundle`` flushes what ``process`` buffered), so the outputs are the same."""
+    from apache_beam.portability.api import beam_fn_api_pb2
+    from apache_beam.runners.portability.fn_api_runner.fn_runner import BundleManager, ParallelBundleManager
+    from apache_beam.utils import thread_pool_executor
+
+    class BusyPartsBundleManager(ParallelBundleManager):
+        def process_bundle(self, inputs, expected_outputs, fired_timers, expected_output_timers, dry_run=False):
+            parts: list[dict[str, list[bytes]]] = [{} for _ in range(self._num_workers)]
+            for name, buffer in inputs.items():
+                for index, part in enumerate(buffer.partition(self._num_workers)):
+                    parts[index][name] = part
+            busy = busy_parts(parts, bool(fired_timers))
+
+            def execute(index: int):
+                manager = BundleManager(self.bundle_context_manager, self._progress_frequency,
+                                        cache_token_generator=self._cache_token_generator)
+                return manager.process_bundle(parts[index], expected_outputs, fired_timers if index == 0 else {},
+                                              expected_output_timers, dry_run)
+
+            if len(busy) == 1:
+                return execute(busy[0])
+            merged, splits = None, []
+            with thread_pool_executor.shared_unbounded_instance() as executor:
+                for result, split in executor.map(execute, busy):  # in part order, as Beam merges them
+                    splits += split
+                    merged = result if merged is None else beam_fn_api_pb2.InstructionResponse(
+                        process_bundle=beam_fn_api_pb2.ProcessBundleResponse(
+                            monitoring_infos=_consolidated(result, merged)),
+                        error=result.error or merged.error)
+            return merged, splits
+
+    return BusyPartsBundleManager
+
+
+def _consolidated(result, merged):
+    import itertools
+
+    from apache_beam.metrics import monitoring_infos
+
+    return monitoring_infos.consolidate(itertools.chain(result.process_bundle.monitoring_infos,
+                                                        merged.process_bundle.monitoring_infos))
 
 
 def _started(read_end: int, process: subprocess.Popen | _Child) -> bool:

@@ -310,3 +310,50 @@ def test_worker_profiles_count_cpu_not_the_time_spent_waiting(tmp_path, monkeypa
              if name == "wait_then_square"]
     assert sum(calls for calls, _ in waits) == 60  # guard: the DoFn ran in the profiled workers
     assert sum(cumulative for _, cumulative in waits) < 0.3  # of the 1.2 s it slept
+
+
+class CountBundles(beam.DoFn):
+    """Passes elements on; each bundle it starts leaves a file in ``directory`` (workers share the disk)."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+
+    def start_bundle(self):
+        import os
+        import uuid
+
+        with open(os.path.join(self.directory, f"{os.getpid()}-{uuid.uuid4().hex}"), "w"):
+            pass
+
+    def process(self, element):
+        yield element
+
+
+def bundles_of(pipeline_args: list[str], tmp_path, name: str, elements: int) -> tuple[list, int, int]:
+    """(the pipeline's output, the bundles of its counted step, the worker processes that ran them): ``elements``
+    go through a reshuffle into the counted step, so the runner splits them into one part per worker."""
+    counted, out = tmp_path / f"{name}-bundles", tmp_path / name
+    counted.mkdir()
+    with jobs.Pipeline(options=PipelineOptions(pipeline_args)) as pipeline:
+        _ = (pipeline | beam.Create(range(elements)) | beam.Reshuffle() | beam.ParDo(CountBundles(str(counted)))
+             | beam.Map(json.dumps) | beam.io.WriteToText(str(out)))
+    rows = sorted(json.loads(line) for path in tmp_path.glob(f"{name}-0*") for line in path.read_text().splitlines())
+    files = [path.name for path in counted.iterdir()]
+    return rows, len(files), len({name.split("-")[0] for name in files})
+
+
+def test_a_worker_gets_a_bundle_only_when_its_part_of_the_input_holds_elements(tmp_path):
+    with sdk_workers.forked_workers():
+        one = bundles_of(MULTI_PROCESS, tmp_path, "one", 1)
+        many = bundles_of(MULTI_PROCESS, tmp_path, "many", 40)
+    assert one[0] == [0] and many[0] == list(range(40))  # every element written once
+    assert one[1:] == (1, 1)  # one element: one bundle (FnApiRunner alone sends the other worker an empty one)
+    assert many[1:] == (2, 2)  # both workers still share real input
+
+
+def test_busy_parts_are_those_with_elements_and_the_first_when_timers_fired():
+    empty, full = {"in": [b""]}, {"in": [b"", b"\x01"]}
+    assert sdk_workers.busy_parts([empty, full, {}], timers=False) == [1]
+    assert sdk_workers.busy_parts([empty, full], timers=True) == [0, 1]
+    assert sdk_workers.busy_parts([full, full], timers=False) == [0, 1]
+    assert sdk_workers.busy_parts([empty, {}], timers=False) == [0]  # a stage with no input still runs once
