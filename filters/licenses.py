@@ -326,12 +326,18 @@ def normalize_license(name: str, *, spdx_field: bool = False) -> str | None:
 def _words(text: str) -> str:
     """Lower-case words separated by single spaces: "and/or" -> "and or", "2.0" -> "2 0"."""
     text = _COMMENT_LEADER.sub(" ", text) if "dnl" in text or "REM" in text or "%%" in text else text
+    if ("\nC" in text or "\nc" in text) and _FIXED_FORM_RUN.search(text):
+        text = _FIXED_FORM_LEADER.sub(" ", text)
     return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("licence", "license"))
 
 
 # Comment leaders that are words (m4's ``dnl``, batch files' ``REM``), so a notice reads as one sentence.
 # also batch files' "@REM", and PostScript's DSC comments (Adobe's CMaps, every line "%%Copyright: ...")
 _COMMENT_LEADER = re.compile(r"^[ \t]*(?:@?(?:dnl|REM|rem)\b|%%[A-Za-z]+:)", re.MULTILINE)
+# Fixed-form Fortran's comment column, a letter: "C" or "c" opening each line of a comment (numfort's NEWUOA, "C  |the
+# License, or (at your option) any later version"), read where three lines in a row open so.
+_FIXED_FORM_LEADER = re.compile(r"^[Cc](?=[ \t]|$)", re.MULTILINE)
+_FIXED_FORM_RUN = re.compile(r"^[Cc](?:[ \t][^\n]*)?\n[Cc](?:[ \t][^\n]*)?\n[Cc](?:[ \t]|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1858,9 +1864,14 @@ def notice_license(text: str, *, dedications: bool = True, bare: bool = True) ->
     between names alone ("dual licensed under ... the BSD License") leaves the folder's license files to answer.
     ``dedications=False`` reads no dedication to the public domain: a license document's sections describe other
     files (ccache's LICENSE.adoc, "This work is released into the public domain with CC0 1.0" for BLAKE3); ``bare=False``
-    reads no dedication that is a sentence alone ("Public domain."), as below a file's head."""
+    reads no dedication that is a sentence alone ("Public domain."), as below a file's head. Last, a choice a sentence
+    offers "under either A or B" by versioned names alone (``either_choice``)."""
     if offered := option_choice(text[:_NOTICE_CHARS]):
         return offered
+    return _stated_notices(text, dedications, bare) or either_choice(text[:_NOTICE_CHARS])
+
+
+def _stated_notices(text: str, dedications: bool, bare: bool) -> str | None:
     words = _words(text[:_NOTICE_CHARS])
     found: dict[int, str] = {}  # by position: variants sharing an anchor (BSD-3 and BSD-2...) are one text
     granted = False  # a grant's own words, not a name after a verb
@@ -2066,16 +2077,50 @@ _ABOVE_LISTED = re.compile(r"\W*(?:one|any) of the (?:above|aforementioned)(?:[-
 POINTED_BSD = "LicenseRef-BSD-pointed"
 
 
+def _flat_head(head: str) -> str:
+    """A head's comment lines as one line of prose, a list's items set apart by commas."""
+    lines = [line.strip() for line in _COMMENT_MARKS.sub("", head).splitlines()]
+    # a list's items end in their address (Rust's README: "* MIT license ([LICENSE-MIT](LICENSE-MIT) or http://...)")
+    # or start with a bullet inside a comment (Status's "#   * MIT license: http://...")
+    return " ".join(" ".join(f"{', ' if line.startswith(('* ', '- ')) else ''}{line} {',' if line.endswith((')', '>')) else ''}"
+                             for line in lines if line).split())
+
+
+def _choice_of(pieces: list[str]) -> str | None:
+    """The OR of offered licenses' names, or None where fewer than two, or any is unknown or leaves its version open."""
+    names = [_license_from_name(piece) for piece in pieces]
+    if len(set(names)) < 2 or any(n in (None, *_NOT_OFFERED) or _unversioned_family(p.lower(), n)
+                                  for p, n in zip(pieces, names, strict=True)):
+        return None
+    return combine(dict.fromkeys(names), "OR")
+
+
+# A choice offered without "at your option": "This library may be used under either the MIT license or the Apache
+# License, Version 2.0"; fast_float's "Licensed under either of Apache License, Version 2.0 or MIT license or BOOST
+# license" (Crystal's port quotes it). The names run to the sentence's end.
+_UNDER_EITHER = re.compile(r"\bunder (?:the )?(?:(?:terms|conditions) (?:and conditions )?of )?either (?:of )?"
+                           r"(?P<names>(?:[^.;:!?]|[.:](?!\s|$)){3,200}?)(?:[.;:!?](?:\s|$)|$)", re.IGNORECASE)
+
+
+def either_choice(head: str) -> str | None:
+    """The OR of the licenses a sentence of ``head`` offers "under either A or B", each named by family and, where the
+    family has several, version (``_choice_of``); None otherwise. A GNU notice's "either version 2 of the License"
+    names versions, not licenses: its pieces are no license's names."""
+    if "either" not in head.lower():
+        return None
+    for match in _UNDER_EITHER.finditer(_flat_head(head)):
+        if re.search(r"\bor\b", match.group("names"), re.IGNORECASE) and \
+                (offered := _choice_of(_offered_pieces(match.group("names")))):
+            return offered
+    return None
+
+
 def option_choice(head: str) -> str | None:
     """The OR of the licenses a sentence of ``head`` offers "at your option" (``_AT_OPTION``), each named by family
     and, where the family has several, version; None where any name is unknown or leaves its version open."""
     if not _may_offer(head):
         return None  # no sentence of it can hold ``_AT_OPTION``: its words survive the flattening below unchanged
-    lines = [line.strip() for line in _COMMENT_MARKS.sub("", head).splitlines()]
-    # a list's items end in their address (Rust's README: "* MIT license ([LICENSE-MIT](LICENSE-MIT) or http://...)")
-    # or start with a bullet inside a comment (Status's "#   * MIT license: http://...")
-    flat = " ".join(" ".join(f"{', ' if line.startswith(('* ', '- ')) else ''}{line} {',' if line.endswith((')', '>')) else ''}"
-                             for line in lines if line).split())
+    flat = _flat_head(head)
     for option in _AT_OPTION.finditer(flat):
         if _LATER_VERSION.match(flat, option.end()):
             continue

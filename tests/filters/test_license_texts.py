@@ -1251,3 +1251,25 @@ def test_a_banners_bare_license_ids() -> None:
     assert own_license(files[xregexp], xregexp) == "MIT"
     assert own_license(files[xregexp].replace("(c) 2007-2012 ", ""), xregexp) is None
 
+
+
+def test_fixed_form_fortrans_comment_column() -> None:
+    """The eighth holdout's numfort (round 18): NEWUOA's fixed-form Fortran opens every comment line with a "C" in the
+    first column ("C      |published by the Free Software Foundation; either version 2 of", "C      |the License, or (at
+    your option) any later version."): the column is the comment's mark, not a word, and the notice is GPL-2.0 or later
+    (read as GPL-2.0 with the letters among its words)."""
+    path = "src/external/newuoa2/include/newuoa-h.f"
+    text = _files("round18")["richardfoltyn/numfort"][path]
+    assert "C      |the License, or (at your option) any later version." in text
+    assert own_license(text, path) == "GPL-2.0-or-later"
+
+
+def test_a_choice_under_either_without_at_your_option() -> None:
+    """Crystal's port of fast_float quotes its license (round 18): "Licensed under either of Apache License, Version 2.0
+    or MIT license or BOOST license." offers three licenses without "at your option"; a list of names one of which
+    leaves its version open ("either the MPL or the GPL") is no reading."""
+    path = "src/float/fast_float.cr"
+    text = _files("round18")["crystal-lang/crystal"][path]
+    assert "Licensed under either of Apache License, Version 2.0 or MIT license or" in text
+    assert own_license(text, path) == "Apache-2.0 OR BSL-1.0 OR MIT"
+    assert own_license(text.replace("Apache License, Version 2.0", "GPL"), path) is None
