@@ -52,7 +52,7 @@ from codemix.pipelines.resume import MissingOutputs, StageRunner, stage_key, wri
 from codemix.pipelines.shape_long_context import ShapeLongContext
 from codemix.pipelines.shape_sft import ShapeSFT
 from codemix.pipelines.shards import WriteShards, stage_entries, stats_to_json
-from codemix.pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tally_stage, total
+from codemix.pipelines.tally import STAGE_MEASURES, TallyRecords, by_first, tallies_locally, tally_stage, total
 from codemix.pipelines.tokenizer_sample import sample_texts
 
 LOG = logging.getLogger("codemix.build")
@@ -71,8 +71,11 @@ def run_crawl(spec: MixtureSpec, out: str, beam_args: list[str]) -> dict:
         _ = outcomes[ledger.QUARANTINED] | "WriteQuarantined" >> ledger.WriteQuarantined(f"{out}/quarantine/crawl")
         _ = outcomes[ledger.REDACTIONS] | "WriteRedactions" >> ledger.WriteRedactions(f"{out}/redactions")
         _ = outcomes[ledger.READS] | "WriteReadCounts" >> ledger.WriteReadCounts(f"{out}/reads")
-        _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED],
-              "redactions": outcomes[ledger.REDACTIONS]} | "Tally" >> TallyRecords(out, STAGE_MEASURES["crawl"]))
+        if not tallies_locally(out, beam_args):
+            _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED],
+                  "redactions": outcomes[ledger.REDACTIONS]} | "Tally" >> TallyRecords(out, STAGE_MEASURES["crawl"]))
+    if tallies_locally(out, beam_args):
+        tally_stage(out, STAGE_MEASURES["crawl"], beam_args)
     return {}
 
 
@@ -99,8 +102,11 @@ def run_filter(spec: MixtureSpec, layout: BuildLayout, out: str, beam_args: list
             f"{out}/contamination")
         if QUALITY in outcomes:
             _ = outcomes[QUALITY] | "WriteQuality" >> ledger.WriteRows(f"{out}/quality", QUALITY_SCHEMA, dict)
-        _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED]}
-             | "Tally" >> TallyRecords(out, STAGE_MEASURES["filter"]))
+        if not tallies_locally(out, beam_args):
+            _ = ({"docs": outcomes[ledger.DOCS], "dropped": outcomes[ledger.DROPPED]}
+                 | "Tally" >> TallyRecords(out, STAGE_MEASURES["filter"]))
+    if tallies_locally(out, beam_args):
+        tally_stage(out, STAGE_MEASURES["filter"], beam_args)
     ledger.remove_tree(f"{out}/runs")  # the amalgamation check's grouped line hashes, read by now
     return {}
 

@@ -3,10 +3,11 @@ Beam steps where the files are, not by the driver reading every file.
 
 Each ``Measure`` combines one of a stage's outputs per key (a source, a (source, reason) pair) and
 ``tally-*.jsonl`` beside the outputs holds the results: a few lines per source and reason, whatever
-the corpus. The crawl and the filter count the records they write in their own pipeline
-(``TallyRecords``); dedup, which runs several pipelines, is counted after them by one more small
-pipeline that reads only the needed columns of what it wrote (``tally_stage``), or, with a local runner
-and a local folder, by the driver reading the same columns (the same lines, no pipeline start). The driver then
+the corpus. On a cluster, the crawl and the filter count the records they write in their own pipeline
+(``TallyRecords``) and dedup, which runs several pipelines, is counted after them by one more small
+pipeline that reads only the needed columns of what it wrote (``tally_stage``); with a local runner and a
+local folder, every stage is counted by the driver reading the same columns after its pipelines (the
+same counts, no pipeline steps: ``tallies_locally``). The driver then
 reads the tally instead of scanning the ``source``/``reason`` columns of every file, which on a
 cluster would pull a whole column of the corpus through one machine.
 """
@@ -107,11 +108,19 @@ class ReadOutputs(beam.PTransform):
                 for output, needed in columns.items()}
 
 
+def tallies_locally(folder: str, beam_args: list[str]) -> bool:
+    """Whether a stage's measures are counted in this process from the files it wrote (``tally_stage``): the
+    runner is local and ``folder`` on this disk. The crawl and the filter then leave ``TallyRecords`` out of
+    their pipeline: its sums and its file sink were ~10 more fused stages each, a bundle processor and a
+    bundle per worker apiece (bench/RESULTS.md, issue 49, round 18), to count a few columns read here."""
+    return is_local_path(folder) and shares_local_disk(beam_args)
+
+
 def tally_stage(folder: str, measures: tuple[Measure, ...], beam_args: list[str]) -> None:
     """The measures over the files a stage wrote in ``folder``, by one pipeline after it; in this process
     when the runner is local and ``folder`` on this disk (a pipeline would start workers to read the same
     few columns here: ~1-4 CPU s that decide nothing)."""
-    if is_local_path(folder) and shares_local_disk(beam_args):
+    if tallies_locally(folder, beam_args):
         write_tally(folder, tally_locally(folder, measures))
         return
     with jobs.Pipeline(options=pipeline_options(beam_args)) as pipeline:
