@@ -1010,9 +1010,12 @@ def _toml_glob(glob: str) -> str:
 
 _IGNORED = re.compile(r"REUSE-IgnoreStart.*?(?:REUSE-IgnoreEnd|\Z)", re.DOTALL)
 # A comment line that declares the file's license: only a comment marker before the tag, punctuation
-# (//, #, --, ;, /*, <!--) or Batch's REM (gradlew.bat: "@rem SPDX-License-Identifier: Apache-2.0").
-# Also in a comment box: a Tcl line "# -- SPDX-License-Identifier: BSD-3-Clause --" (neorv32's), its column's closing mark.
-_HEADER_TAG = re.compile(r"^[ \t]*(?:(?:[^\w\s\"'`]{1,4}[ \t]*){0,2}|@?(?i:rem)\b)[ \t]*SPDX-License-Identifier:[ \t]*(.+?)"
+# (//, #, --, ;, /*, <!--) or a marker that is a word: Batch's REM (gradlew.bat: "@rem SPDX-License-Identifier:
+# Apache-2.0"), m4's dnl (c-ares' configure.ac: "dnl SPDX-License-Identifier: MIT"), Texinfo's @c, troff's .\", fixed-form
+# Fortran's C. Also in a comment box: a Tcl line "# -- SPDX-License-Identifier: BSD-3-Clause --" (neorv32's), its
+# column's closing mark.
+_HEADER_TAG = re.compile(r"^[ \t]*(?:(?:[^\w\s\"'`]{1,4}[ \t]*){0,2}|@?(?i:rem)\b|dnl\b|@c(?:omment)?\b|[.']\\\"|[Cc](?=[ \t]))"
+                         r"[ \t]*SPDX-License-Identifier:[ \t]*(.+?)"
                          r"[ \t]*(?:\*/|-->|[ \t](?:--|\*|#|\||;)+)?[ \t]*$", re.MULTILINE)
 
 

@@ -1273,3 +1273,16 @@ def test_a_choice_under_either_without_at_your_option() -> None:
     assert "Licensed under either of Apache License, Version 2.0 or MIT license or" in text
     assert own_license(text, path) == "Apache-2.0 OR BSL-1.0 OR MIT"
     assert own_license(text.replace("Apache License, Version 2.0", "GPL"), path) is None
+
+
+def test_spdx_tags_after_comment_markers_that_are_words() -> None:
+    """gevent's copy of c-ares (round 18): its ``configure.ac`` opens "dnl Copyright (C) The c-ares project and its
+    contributors" / "dnl SPDX-License-Identifier: MIT": m4's ``dnl`` marks the comment, as Batch's REM, Texinfo's ``@c``,
+    troff's ``.\\"`` and fixed-form Fortran's ``C`` do; a string holding the tag is not a comment."""
+    path = "deps/c-ares/configure.ac"
+    text = _files("round18")["gevent/gevent"][path]
+    assert "dnl SPDX-License-Identifier: MIT" in text
+    assert file_license(text) == "MIT"
+    for marker in ("@c", '.\\"', "C"):
+        assert file_license(text.replace("dnl SPDX", f"{marker} SPDX")) == "MIT"
+    assert file_license(text.replace("dnl SPDX", 'x = "SPDX')) is None
