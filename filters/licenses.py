@@ -32,7 +32,7 @@ bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD L
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant
 SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 LicenseRef-owl-0.9.4 LicenseRef-bsd-endorsement-allowed
 LicenseRef-bsd-3-clause-jtag LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
-PHP-3.0 PHP-3.01
+PHP-3.0 PHP-3.01 libtiff
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -51,7 +51,7 @@ LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 JSON Beerware CC-BY-NC-3.0 CC-BY-NC-SA-3.0 CC-BY-ND-3.0 CC-BY-NC-ND-3.0 CC-BY-NC-ND-4.0 CPL-1.0 MS-PL MS-RL PHP-3.0
-MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD
+MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD libtiff
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -373,6 +373,8 @@ _FSFAP = (r"copying and distribution of this (?:file|script) with or without mod
           r"without royalty provided (?:the copyright notice and )?this notice (?:is|are) preserved")  # also without one
 _HPND_GRANT = (r"permission to use copy modify (?:and )?distribute (?:and sell )?this software and its (?:associated )?"
                r"documentation for any purpose (?:(?:and )?without fee is hereby granted|is hereby granted without fee)")
+_LIBTIFF_NAMES = (r"appear in all copies of the software and related documentation and (?:ii )?the names of (?:\w+ ){1,8}"
+                  r"may not be used in any advertising or publicity relating to the software")
 _MIT_NOTICE = r"above copyright notice and (?:this|\w+) permission notice (?:including the next paragraph )?shall be included"
 _KHRONOS_GRANT = _MIT_GRANT + r" of this software and or associated documentation files the materials"
 _KHRONOS_NOTICE = r"shall be included in all copies or substantial portions of the materials"
@@ -494,6 +496,10 @@ _SIGNATURES = (
     _signature("MIT-Modern-Variant", r"permission is hereby granted without written agreement and without license or "
                r"royalty fees to use copy modify and distribute this software and its documentation for any purpose"),
     _signature("HPND-Kevlin-Henney", _HPND_GRANT, (_KEVLIN_HENNEY,)),
+    # libtiff's: HPND's grant "and sell", the notices "in all copies of the software and related documentation", and
+    # "(ii) the names of Sam Leffler and Silicon Graphics may not be used in any advertising or publicity relating to
+    # the software" (the LICENSE_libtiff.txt of GDAL's conda-forge recipe): SPDX libtiff, not HPND's nearest variant.
+    _signature("libtiff", _HPND_GRANT, (_LIBTIFF_NAMES,)),
     _signature(
         "HPND",
         _HPND_GRANT,

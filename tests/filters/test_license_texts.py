@@ -1286,3 +1286,16 @@ def test_spdx_tags_after_comment_markers_that_are_words() -> None:
     for marker in ("@c", '.\\"', "C"):
         assert file_license(text.replace("dnl SPDX", f"{marker} SPDX")) == "MIT"
     assert file_license(text.replace("dnl SPDX", 'x = "SPDX')) is None
+
+
+def test_libtiffs_license_text() -> None:
+    """GDAL's conda-forge recipe (round 18's development list) ships libtiff's text, ``recipe/LICENSE_libtiff.txt``:
+    HPND's grant "and sell", the notices "in all copies of the software and related documentation", and "(ii) the
+    names of Sam Leffler and Silicon Graphics may not be used in any advertising or publicity relating to the
+    software": SPDX libtiff (read as other-permissive before), permissive."""
+    path = "recipe/LICENSE_libtiff.txt"
+    text = _files("round18")["conda-forge/gdal-feedstock"][path]
+    assert "(ii) the names of Sam Leffler and Silicon Graphics may not be used in any advertising" in text
+    assert detect_license(path, text) == "libtiff"
+    assert is_permissive("libtiff")
+    assert detect_license(path, text.replace("and (ii) the names of", "and the names of")) == "libtiff"
