@@ -708,7 +708,9 @@ def _signature_position(signature: _Signature, words: str) -> int | None:
     return None
 
 
-_GNU_NAME = re.compile(r"gnu (affero |lesser |library )?general public license")
+# Also "the GNU Public License" (FreeDOS's boot32lb.asm: "under the terms of the GNU Public License (GPL), version 2 or
+# newer"), a common name for the GPL; not the "Lisp Lesser GNU Public License" (the LLGPL) nor a "Lesser GNU ..." one.
+_GNU_NAME = re.compile(r"(?<!lesser )(?<!library )gnu (affero |lesser |library )?(?:general )?public license")
 _GNU_VERSIONS = {
     "affero ": {"3": "AGPL-3.0"},
     "lesser ": {"2": "LGPL-2.0", "2.1": "LGPL-2.1", "3": "LGPL-3.0"},
@@ -753,7 +755,7 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
         later = "-or-later" if re.match(r" or (?:at your option )?any later version of the (?:gnu )?gpl\b", words[second.end():]) else ""
         other = _license_from_name(f"{second.group(1)} {second.group(2)}{'.' + second.group(3) if second.group(3) else ''}")
         return match.start(), combine([f"{base}{later}", other], "OR") if other else f"{base}{later}"
-    later = re.search(r"version \d(?: \d)?(?: of the license)? or (?:at your option )?(?:any )?later\b", body)
+    later = re.search(r"version \d(?: \d)?(?: of the license)? or (?:at your option )?(?:any )?(?:later|newer)\b", body)
     return match.start(), f"{base}-or-later" if later else base
 
 
@@ -1859,7 +1861,7 @@ _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed(?: and or modified)
 # The Scheme NLTK's "under the terms of the Creative Commons GNU Lesser General Public License as published by the Free
 # Software Foundation": the GNU license, which the Creative Commons once wrapped as its CC-GNU LGPL.
 _GNU_NOTICE = re.compile(r"under the terms (?:and conditions )?of (?:the )?(?:version (\d(?: \d)?) of (?:the )?)?"
-                         r"(?:creative commons )?gnu ((?:affero |lesser |library )?general public license)")
+                         r"(?:creative commons )?(?<!lesser )gnu ((?:affero |lesser |library )?(?:general )?public license)")
 
 
 def notice_license(text: str, *, dedications: bool = True, bare: bool = True) -> str | None:
@@ -2165,11 +2167,13 @@ _PUBLIC_DOMAIN = re.compile(
     r"|100 public domain|(?:file|code|software|work|source) is public domain|(?:is|are) under (?:the )?public domain)\b")
 # A comment's sentence that is the dedication alone, at a line's or sentence's start: ed25519-donna's "Public domain by
 # Andrew M. <liquidsun@gmail.com>", OpenBSD's "* Public domain." (tmux's compat/explicit_bzero.c), "By Nicholas
-# Marriott. Public domain."; not prose about the public domain ("Public domain software is ...").
+# Marriott. Public domain.", FreeDOS's "; Public Domain 2024 by E. C. Masloch"; not prose about the public domain
+# ("Public domain software is ...").
 # also a header's copyright field naming the public domain for its holder (SWI-Prolog's "Copyright (C): Public domain")
 _BARE_DEDICATION = re.compile(r"(?:^[ \t]*(?:[*#;%]+|//|--|/\*+)?[ \t]*(?:copyright(?:[ \t]*\(c\))?[ \t]*:[ \t]*)?"
                               r"|[a-z\x3e)][.!][ \t]+)public domain"
-                              r"(?:[ \t]*[.;]|[ \t]+by[ \t]+[A-Z]|[ \t]*$)", re.IGNORECASE | re.MULTILINE)
+                              r"(?:[ \t]*[.;]|(?:[ \t]+\d{4}(?:[ \t]*[-,][ \t]*\d{2,4})*)?[ \t]+by[ \t]+[A-Z]|[ \t]*$)",
+                              re.IGNORECASE | re.MULTILINE)
 _LEADERS = " \t*#;%/-"
 
 
@@ -2242,8 +2246,9 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         return None
     head = text[:_NOTICE_CHARS]
     words = _words(head)
-    if " under " not in words and "mit licensed" not in words and "@license" not in head:
-        return None  # every reading below needs one of these (its verb's "under", "MIT Licensed", the tag)
+    if " under " not in words and "mit licensed" not in words and "@license" not in head \
+            and "protected by" not in words and "covered by" not in words:
+        return None  # every reading below needs one of these (its verb's "under" or "by", "MIT Licensed", the tag)
     if "dual licen" in words and (offered := dual_versioned(head)):
         return offered
     if "dual licensed" in words and (dual := _DUAL_NAMES.search(words)):  # jQuery plugins' "Dual licensed under the MIT or GPL Version 2 licenses."
@@ -2590,8 +2595,11 @@ def dual_versioned(head: str) -> str | None:
 
 # A GNU license named in short with its version after a licensing verb, "GNU" left out (r7rs-libs' autodiff, "It is
 # licensed under the GPL v2 or later, see the enclosed file COPYING").
-_SHORT_GNU = re.compile(r"\b(?:licensed|released|distributed|available) under (?:the )?(?:terms of (?:the )?)?(?:gnu )?"
-                        r"([al]?gpl) ?(?:v ?|version )?(\d(?: \d)?)\b( or (?:any )?later| or higher)?")
+# Also "protected by" or "covered by" it (SLIME's slime-autoloads.el: "This file is protected by the GNU GPLv2 (or
+# later), as distributed with GNU Emacs").
+_SHORT_GNU = re.compile(r"\b(?:(?:licensed|released|distributed|available) under|(?:protected|covered) by) (?:the )?"
+                        r"(?:terms of (?:the )?)?(?:gnu )?([al]?gpl) ?(?:v ?|version )?(\d(?: \d)?)\b"
+                        r"( or (?:any )?(?:later|newer)| or higher)?")
 
 
 def _spelled(name: str) -> str:

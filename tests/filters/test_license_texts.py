@@ -1299,3 +1299,33 @@ def test_libtiffs_license_text() -> None:
     assert detect_license(path, text) == "libtiff"
     assert is_permissive("libtiff")
     assert detect_license(path, text.replace("and (ii) the names of", "and the names of")) == "libtiff"
+
+
+def test_gnu_public_license_version_or_newer() -> None:
+    """FreeDOS's FAT32 boot sector (round 18's development list): "under the terms of the GNU Public License (GPL),
+    version 2 or newer": the GPL by its common name, "or newer" as "or later"; the Lisp Lesser GNU Public License is
+    not the GPL."""
+    path = "boot/boot32lb.asm"
+    text = _files("round18")["FDOS/kernel"][path]
+    assert "; GNU Public License (GPL), version 2 or newer." in text
+    assert own_license(text, path) == "GPL-2.0-or-later"
+    assert own_license(text.replace("or newer", "only"), path) == "GPL-2.0"
+    assert own_license(text.replace("GNU Public", "Lisp Lesser GNU Public"), path) is None
+
+
+def test_a_bare_dedication_with_its_year() -> None:
+    """FreeDOS's ``boot/magic.mac`` (round 18): "; Public Domain 2024 by E. C. Masloch", a dedication alone on its line
+    with the year before its author."""
+    path = "boot/magic.mac"
+    text = _files("round18")["FDOS/kernel"][path]
+    assert "; Public Domain 2024 by E. C. Masloch" in text
+    assert own_license(text, path) == "LicenseRef-public-domain"
+
+
+def test_a_gnu_license_protecting_a_file() -> None:
+    """SLIME's ``slime-autoloads.el`` (round 18): "This file is protected by the GNU GPLv2 (or later), as distributed
+    with GNU Emacs": "protected by" puts the file under it, as "licensed under" does."""
+    path = "slime-autoloads.el"
+    text = _files("round18")["slime/slime"][path]
+    assert ";; This file is protected by the GNU GPLv2 (or later), as distributed" in text
+    assert own_license(text, path) == "GPL-2.0-or-later"
