@@ -540,6 +540,14 @@ _SIGNATURES = (
     # other-permissive.
     _signature(OTHER_PERMISSIVE, r"permission to (?:(?:copy|modify|distribute|use|and) ){2,7}this work (?:or a modified "
                                  r"copy of this work )?for any purpose is hereby granted provided (?:that )?"),
+    # Lisp code of the CMU AI Repository's era, SLIME's copies: Mark Kantrowitz's xref.lisp ("Use and copying of this
+    # software and the preparation of derivative works based on this software are permitted, so long as the following
+    # conditions are met"), Stephen Adams' match.lisp ("You are free to copy, distribute and make derivative works of
+    # this source provided that this copyright notice is displayed"): no SPDX id, other-permissive.
+    _signature(OTHER_PERMISSIVE, r"use and copying of this software and (?:the )?preparation of derivative works based "
+                                 r"(?:up)?on this software are permitted so long as"),
+    _signature(OTHER_PERMISSIVE, r"you are free to copy distribute and make derivative works of this (?:source|software|"
+                                 r"code|program) provided that this copyright notice"),
     # The Open Works License by its own line, "This is version 0.9.4 of the Open Works License": no SPDX id, ScanCode's
     # owl-0.9.4; permissive (its grant is MIT's, the notice kept).
     _signature(OWL, r"this is version 0 9 4 of the open works license"),
@@ -729,6 +737,13 @@ _GNU_UNVERSIONED = {
 UNVERSIONED_GNU = frozenset({"LGPL-2.0-or-later", "GPL-1.0-or-later"})
 
 
+# The words between a GNU license's name and its version in a notice ("... as published by the Free Software Foundation;
+# either version 2"); a gap of other words is another sentence.
+_GNU_NOTICE_TEXT = """as published by the free software foundation fsf inc either version v gpl lgpl agpl a an license
+of or and at your option any later only in its is are under terms conditions you can it this program library s"""
+_GNU_NOTICE_WORDS = frozenset(_GNU_NOTICE_TEXT.split())
+
+
 def _gnu_text(words: str) -> tuple[int, str] | None:
     """Position and id of the first GNU license named in a text, with -or-later when a notice says so.
 
@@ -741,6 +756,9 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
     family = match.group(1) or ""
     # The version follows the name closely, in a title or in "... as published by the FSF; either version 2".
     version = _GNU_VERSION.search(words[match.end() : match.end() + 100])
+    if version and len(set(words[match.end():match.end() + version.start()].split()) - _GNU_NOTICE_WORDS) > 3:
+        version = None  # a version of something else, sentences later (SLIME's swank-kawa.scm: "... General Public
+        # License as distributed with Emacs (press C-h C-c for details). Installation: 1. You need Kawa (version 2.x)")
     after = match.end() + version.end() if version else 0
     if version is None and (version := _GNU_BARE_VERSION.match(words, match.end())):
         after = version.end()
@@ -2156,7 +2174,7 @@ def option_choice(head: str) -> str | None:
 
 
 # A file's own statement that it is in the public domain: "100% Public Domain" (SHA-1 in C), "This file is Public
-# Domain", "released by the author into the public domain", "place this file hereby into the public domain"; with
+# Domain", SLIME's README "All files, unless explicitly stated otherwise, are public domain", "released by the author into the public domain", "place this file hereby into the public domain"; with
 # CC0's address beside it ("released to the public domain, as explained at
 # http://creativecommons.org/publicdomain/zero/1.0/", JSR-166's; Mozilla's "Any copyright is dedicated to the Public
 # Domain. http://creativecommons.org/publicdomain/zero/1.0/") it is CC0-1.0. A text already read as the Unlicense or
@@ -2164,7 +2182,8 @@ def option_choice(head: str) -> str | None:
 _PUBLIC_DOMAIN = re.compile(
     r"\b(?:(?:is|are|it s) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) (?:the )?public domain"
     r"|(?:release[sd]?|place[sd]?|put|dedicated?|contributed) (?:\S+ ){0,8}?(?:in|into|to) the public domain"
-    r"|100 public domain|(?:file|code|software|work|source) is public domain|(?:is|are) under (?:the )?public domain)\b")
+    r"|100 public domain|(?:files?|code|software|works?|sources?)(?: \S+){0,5}? (?:is|are) public domain"
+    r"|(?:is|are) under (?:the )?public domain)\b")
 # A comment's sentence that is the dedication alone, at a line's or sentence's start: ed25519-donna's "Public domain by
 # Andrew M. <liquidsun@gmail.com>", OpenBSD's "* Public domain." (tmux's compat/explicit_bzero.c), "By Nicholas
 # Marriott. Public domain.", FreeDOS's "; Public Domain 2024 by E. C. Masloch"; not prose about the public domain
@@ -2223,9 +2242,10 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A field may close a comment box ("* License: LGPL 2.1 or later     *"), give the license's address after its name
 # ("License: 2-clause BSD License (http://opensource.org/licenses/BSD-2-Clause)": MCAD's boxes.scad) or end a copyright
 # line ("; (C)2019 Emmanuel Marty, Peter Ferrie, M. Steil; License: 3-clause BSD", "; additions: (C)2020 Michael
-# Steil, License: 2-clause BSD": x16-rom's assembly files).
+# Steil, License: 2-clause BSD": x16-rom's assembly files), or lack its colon before a single name ("License CC0").
 _LICENSE_TAG = re.compile(r"^[\s*#/;%({<!-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright)[^\n]*?[,;][ \t]*)?"
-                          r"(?:(?P<tag>@license[ \t]+)|licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*)(?:\S*://\S+[ \t]+)?"
+                          r"(?:(?P<tag>@license[ \t]+)|licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*|licen[cs]e[ \t]+(?=[\w.+-]+[ \t]*$))"
+                          r"(?:\S*://\S+[ \t]+)?"
                           r"(?:(?P<name>[^\n*:]+?)[ \t]*(?:\(\S*://[^\s)]*\)[ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
                           r"(?:\*/|\*\)|-\}|-->|\*)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
@@ -2466,6 +2486,23 @@ def dunder_license(text: str, path: str = "") -> str | None:
     return combine(_operands(found, "OR"), "OR") if found else None  # a choice in combine's order, as elsewhere
 
 
+# A Lisp form's keyword property naming its file's license: SLIME's contribs, "(define-slime-contrib slime-asdf ...
+# (:authors ...) (:license "GPL") ...)"; a system's ":license" outside a manifest. In Lisp-family files only, where a
+# keyword is that syntax's own (elsewhere ":license" is a dictionary key or an option's name).
+_LISP_EXTENSIONS = (".el", ".lisp", ".lsp", ".cl", ".scm", ".ss", ".sls", ".sld", ".rkt", ".clj", ".cljs", ".cljc", ".fnl",
+                    ".lfe", ".hy")
+_KEYWORD_LICENSE = re.compile(r"(?<![\w:-]):licen[cs]e[ \t]+\"(?P<name>[^\"\n]{1,80})\"")
+
+
+def lisp_keyword_license(text: str, path: str = "") -> str | None:
+    """The license a Lisp-family file's ``:license "NAME"`` property names in its first ten thousand characters, or
+    None."""
+    if not path.endswith(_LISP_EXTENSIONS) or ":licen" not in text[:_DUNDER_CHARS]:
+        return None
+    said = _KEYWORD_LICENSE.search(text, 0, _DUNDER_CHARS)
+    return normalize_license(said["name"]) if said else None
+
+
 # A line of a code file's opening comment holding a license's address and nothing else (MCAD's bitmap.scad: the
 # author, a homepage, then "http://creativecommons.org/licenses/by/3.0/"), or a licensing sentence ending in one
 # ("Licensed under http://www.apache.org/licenses/LICENSE-2.0", "released under <https://...>").
@@ -2633,6 +2670,8 @@ def tagged_license(text: str, path: str = "") -> str | None:
         head += "\n" + "\n".join(_TEX_HEADER.findall(text[:_NOTICE_CHARS]))
     if path.lower().endswith(_BASIC_EXTENSIONS):  # Visual Basic's ' comments, below a module's Attribute lines
         head += "\n" + "\n".join(_BASIC_COMMENT.findall(text[:_NOTICE_CHARS]))
+    if path.lower().endswith(_VIM_PATHS):
+        head += "\n" + "\n".join(_VIM_COMMENT.findall(text[:_NOTICE_CHARS]))
     tags = list(_LICENSE_TAG.finditer(head))  # several: all in force (CyberChef's own and an adapted file's)
     named = combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags if tag["name"])
     # an address beside a name restates it (WordPress' "License: GPLv2 or later", "License URI: .../gpl-2.0.html")
@@ -2645,6 +2684,10 @@ _TEX_EXTENSIONS = (".tex", ".sty", ".cls", ".dtx", ".ins", ".bst")
 _BASIC_EXTENSIONS = (".bas", ".frm", ".vb", ".vbs", ".vba")
 _BASIC_COMMENT = re.compile(r"^[ \t]*'+[ \t]*([^\n]*)$", re.MULTILINE)
 _TEX_HEADER = re.compile(r"^%[^\n]*licen[cs]e[ \t]*:[^\n]*$", re.MULTILINE | re.IGNORECASE)
+# Vim script's comments open with a double quote (vital.vim's Hash/SHA1.vim: '" License CC0'; plugins' '" License: MIT
+# license  {{{'); a line of it is a comment where nothing but blanks precedes the quote.
+_VIM_PATHS = (".vim", "vimrc")
+_VIM_COMMENT = re.compile(r'^[ \t]*"[ \t]*([^\n]*)$', re.MULTILINE)
 
 
 # A license a sentence names after its verb, also where it then points elsewhere for the text: Meta's "This source code

@@ -46,6 +46,7 @@ from codemix.filters.licenses import (
     license_ids,
     license_name_word,
     license_subject,
+    lisp_keyword_license,
     manifest_license,
     named_at_address,
     named_before_pointer,
@@ -1096,7 +1097,8 @@ def own_license(text: str, path: str = "") -> str | None:
              or banner_ids(text, path)
              or keyword_license(text, path)
              or rfc_license(text, path) or addressed_license(text, path) or named_at_address(text, path)
-             or terms_at_address(text, path) or dunder_license(text, path) or agreement_terms(text, path))
+             or terms_at_address(text, path) or dunder_license(text, path) or agreement_terms(text, path)
+             or lisp_keyword_license(text, path))
     # a license a tag or a pointing sentence names beside a notice of another family holds too: VBA-JSON's "@license
     # MIT" above the BSD text of the code it is based on, OpenMV's "licensed under the MIT license, see the file
     # LICENSE" above Espressif's Apache notice (esp32-camera's bf3005.c)

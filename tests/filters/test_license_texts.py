@@ -18,6 +18,7 @@ from codemix.filters.licenses import (
     is_permissive,
     license_ids,
     manifest_license,
+    readme_license,
     repository_license,
 )
 from codemix.filters.reuse import file_license, held_evidence, license_evidence_of, own_license, resolve_licenses
@@ -1329,3 +1330,59 @@ def test_a_gnu_license_protecting_a_file() -> None:
     text = _files("round18")["slime/slime"][path]
     assert ";; This file is protected by the GNU GPLv2 (or later), as distributed" in text
     assert own_license(text, path) == "GPL-2.0-or-later"
+
+
+def test_a_lisp_forms_license_property() -> None:
+    """SLIME's contribs (round 18's development list) declare their license in the form that defines them,
+    "(define-slime-contrib slime-asdf ... (:license "GPL") ...)": the file's own, in a Lisp-family file only."""
+    path = "contrib/slime-asdf.el"
+    text = _files("round18")["slime/slime"][path]
+    assert '(:license "GPL")' in text
+    assert own_license(text, path) == "GPL-1.0-or-later"
+    assert own_license(text, "contrib/slime-asdf.py") is None  # a dictionary key or an option's name elsewhere
+
+
+def test_a_readme_putting_all_files_in_the_public_domain() -> None:
+    """SLIME's README (round 18), under "License": "SLIME is free software. All files, unless explicitly stated
+    otherwise, are public domain." The repository has no license file: that statement is its own."""
+    text = _files("round18")["slime/slime"]["README.md"]
+    assert "All files, unless explicitly stated otherwise, are\npublic domain." in text
+    assert readme_license(text) == "LicenseRef-public-domain"
+
+
+@pytest.mark.parametrize("path", ["xref.lisp", "swank/match.lisp"])
+def test_older_lisp_codes_own_grants(path: str) -> None:
+    """SLIME's copies of older Lisp code (round 18): Mark Kantrowitz's xref.lisp, "Use and copying of this software and
+    the preparation of derivative works based on this software are permitted, so long as the following conditions are
+    met"; Stephen Adams' match.lisp, "You are free to copy, distribute and make derivative works of this source provided
+    that this copyright notice is displayed": permissive grants with no SPDX id, not the README's public domain."""
+    text = _files("round18")["slime/slime"][path]
+    assert "are permitted, so long as the following" in text or "You are free to copy, distribute and make" in text
+    assert own_license(text, path) == "LicenseRef-other-permissive"
+
+
+def test_a_gnu_version_sentences_later_is_not_the_notices() -> None:
+    """SLIME's swank-kawa.scm (round 18): "This file is licensed under the terms of the GNU General Public License as
+    distributed with Emacs (press C-h C-c for details)", then "You need Kawa (version 2.x)": no version of the GPL is
+    named (read as GPL-2.0 before); a version after the notice's own words still is."""
+    path = "contrib/swank-kawa.scm"
+    text = _files("round18")["slime/slime"][path]
+    assert "You need Kawa (version 2.x)" in text
+    assert own_license(text, path) == "GPL-1.0-or-later"
+    assert own_license(text.replace("License as distributed", "License version 3 as distributed"), path) == "GPL-3.0"
+
+
+def test_vim_scripts_comment_fields() -> None:
+    """Vim script comments open with a double quote: vim-peepopen's plugin (the ninth holdout's amix/vimrc, round 18),
+    '" License:  MIT License'; vital.vim's Hash/SHA1.vim (round 18's development list), '" License CC0', a field without
+    its colon naming one license. Read in Vim scripts only (a line opening with a quote is a string elsewhere)."""
+    peepopen = "sources_forked/vim-peepopen/plugin/peepopen.vim"
+    text = _files("round18")["amix/vimrc"][peepopen]
+    assert '" License:  MIT License' in text
+    assert own_license(text, peepopen) == "MIT"
+    assert own_license(text, "peepopen.txt") is None
+    sha1 = "autoload/vital/__vital__/Hash/SHA1.vim"
+    text = _files("round18")["vim-jp/vital.vim"][sha1]
+    assert '" License CC0' in text
+    assert own_license(text, sha1) == "CC0-1.0"
+    assert own_license(text.replace("License CC0", "License granted"), sha1) is None
