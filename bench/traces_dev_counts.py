@@ -1135,6 +1135,53 @@ def count_perplexity_export(path: Path) -> int:
 def count_bold_colon_labels(path: Path) -> int:
     """A chat saved by a browser script: each ``**User:**`` / ``**Assistant:**`` label opening a line a message."""
     return len(re.findall(r"^\*\*(?:User|Assistant):\*\*", path.read_text(), re.MULTILINE))
+# --- round 18 (b45l: chat exports, session logs and a console, collected before code changed) ------------------------
+
+def count_conversation_items(path: Path) -> int:
+    """A ChatGPT page saved whole (2022 layout): each ``ConversationItem__ConversationItemWrapper`` element a message."""
+    return len(re.findall(r'class="ConversationItem__ConversationItemWrapper', path.read_text()))
+
+
+def count_timed_speaker_headings(path: Path) -> int:
+    """A chat saved by a script in Russian: each ``### Пользователь [hh:mm:ss]`` / ``### Claude [hh:mm:ss]`` heading a
+    message."""
+    return len(re.findall(r"^### (?:Пользователь|Claude) \[\d\d:\d\d:\d\d\][ \t]*$", path.read_text(), re.MULTILINE))
+
+
+def count_you_chatgpt_headings(path: Path) -> int:
+    """A ChatGPT chat exported as Markdown: each ``### You`` / ``### ChatGPT`` heading a message."""
+    return len(re.findall(r"^### (?:You|ChatGPT)[ \t]*$", path.read_text(), re.MULTILINE))
+
+
+def count_model_labelled_console(path: Path) -> int:
+    """A home-made agent's console: each ``> `` line typed at the program's prompt a message, and each model label
+    alone on a line (``gemma3:12b:``) one reply (its answer's lines also open with ``> ``)."""
+    lines = path.read_text().splitlines()
+    label = re.compile(r"^[\w.-]+:[\w.-]+:$")
+    replies = sum(1 for line in lines if label.match(line))
+    typed = sum(1 for i, line in enumerate(lines) if line.startswith("> ") and (i == 0 or not label.match(lines[i - 1])))
+    return replies + typed
+
+
+def count_bold_q_a(path: Path) -> int:
+    """A chat exported by topic: each ``**Q:**`` / ``**A:**`` label opening a line a message."""
+    return len(re.findall(r"^\*\*[QA]:\*\*", path.read_text(), re.MULTILINE))
+
+
+def count_level_two_role_headings(path: Path) -> int:
+    """A chat exported as Markdown under ``## User`` / ``## Assistant`` headings (the replies use ``##`` headings of their
+    own, which are no messages)."""
+    return len(re.findall(r"^## (?:User|Assistant)[ \t]*$", path.read_text(), re.MULTILINE))
+
+
+def count_bold_user_assistant(path: Path) -> int:
+    """A chat written up by topic: each ``**User:**`` / ``**Assistant:**`` label opening a line a message."""
+    return len(re.findall(r"^\*\*(?:User|Assistant):\*\*", path.read_text(), re.MULTILINE))
+
+
+def count_comment_marked_entries(path: Path) -> int:
+    """A prompt logger's session file: each ``<!--Start Prompt-->`` / ``<!--Start Response-->`` marker line an entry."""
+    return len(re.findall(r"^<!--Start (?:Prompt|Response)-->[ \t]*$", path.read_text(), re.MULTILINE))
 # --- round 17 (b45p): structured run files of new systems, collected before code changed ---------------------------
 
 
@@ -1408,4 +1455,15 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "llm CLI logs page in Markdown (**Prompt:** / **Response:** labels, metadata <details>, **Options:**)": count_prompt_response_labels,
                 "LM Studio chat exported as Markdown (## User / ## Assistant headings, every body fenced)": count_role_headings,
                 "Perplexity thread exported as Markdown (logo, each query a # heading over its further lines, the answer unlabelled)": count_perplexity_export,
-                "ChatGPT chat saved by a browser-console script (**User:** / **Assistant:** labels, Copy code lines)": count_bold_colon_labels}
+                "ChatGPT chat saved by a browser-console script (**User:** / **Assistant:** labels, Copy code lines)": count_bold_colon_labels,
+                # round 18 (b45l: chat exports, session logs and a console, collected before code changed)
+                "ChatGPT page saved whole with a page-saving extension in 2022 (ConversationItem divs, the person's avatar an image with their e-mail as alt text, the model's an SVG logo; no role in any class)": count_conversation_items,
+                "Claude chat saved every few minutes by a PowerShell script, in Russian (### Пользователь [time] / ### Claude [time] headings between --- rules)": count_timed_speaker_headings,
+                "ChatGPT chat exported as Markdown by a browser extension in 2023 (title, ### You / ### ChatGPT headings)": count_you_chatgpt_headings,
+                "Home-made pydantic-ai agent's console over a local model (shell prompt launching main.py, the program's banner, > typed request, a model-name label line, the reply's lines also opening with > )": count_model_labelled_console,
+                "Chat exported by topic as Markdown (## Topic N headings, **Q:** / **A:** labels, --- rules inside the answers)": count_bold_q_a,
+                "Chat exported as Markdown in Russian (## User / ## Assistant headings; the replies use ## headings of their own)": count_level_two_role_headings,
+                "Claude Code session transcript written as Markdown by a script (header with turn count and source JSONL, ## User / ## Assistant between --- rules)": count_level_two_role_headings,
+                "Chat written up by the agent as numbered sections (## N. topic headings, **User:** / **Assistant:** labels, files-created lists)": count_bold_user_assistant,
+                "VS Code agent session log kept by a PowerShell prompt logger (# Prompt: (time) / # Response: (time) headings over <!--Start Prompt--> / <!--Start Response--> comment markers; prompts with headings of their own; Read [](file:///...) tool lines)": count_comment_marked_entries,
+                "Mock security agent's console output (emoji status lines, no request, no conversation)": count_nothing}

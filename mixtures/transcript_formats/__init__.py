@@ -95,8 +95,10 @@ from codemix.mixtures.transcript_formats.tool_blocks import TOOL_BLOCKS
 from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, speaker_of, turn_messages
 from codemix.mixtures.transcript_formats.web_pages import (
     HTML_MESSAGES,
+    alternating_messages,
     detect_html_messages,
     page_text,
+    parse_alternating_messages,
     parse_html_messages,
 )
 from codemix.mixtures.transcript_formats.yaml_data import nested_yaml
@@ -124,8 +126,8 @@ def read_html(text: Any) -> list[Transcript] | None:
         return parse_html_messages(text)
     rendered = page_text(text)
     fmt = next((f for f in PAGE_TEXT_FORMATS if rendered and f.detect(rendered)), None)
-    if fmt is None:
-        return None
+    if fmt is None:  # no writer named in the page's elements or words: two kinds of one element taking turns
+        return parse_alternating_messages(text) if alternating_messages(text) else None
     transcripts = fmt.parse(rendered)
     for transcript in transcripts:
         transcript.extra["page_text"] = transcript.format

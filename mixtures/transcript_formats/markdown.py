@@ -274,12 +274,15 @@ def named_headings(text: str) -> list[tuple[int, int, str, str]]:
 
 
 # A heading or a bold line that is a label alone, in a script of its own (``## ユーザー``, ``### 用户 #3``, ``**Пользователь**``),
-# an emoji or a symbol before it, a turn's number, a parenthesised aside or a colon after it: what an export in another
-# language writes over each turn. A label of words outside ASCII, up to three, no digit.
+# an emoji or a symbol before it, a turn's number, a parenthesised aside, a bracketed time (``### Пользователь [17:49:08]``)
+# or a colon after it: what an export in another language writes over each turn. A label of words outside ASCII, up to
+# three, no digit; beside it, the other side's label may be a side's word in ASCII (``### Claude [17:49:29]``).
 LABEL_LINE = re.compile(r"^(?P<form>#{1,6}[ \t]+|\*\*)(?:[^\w\s#*_`>|\[(-]{1,4}[ \t]*)?"
                         r"(?P<label>[^\W\d_](?:[^\W\d_]|[ \t](?=[^\W\d_])){0,24})(?:[ \t]*[#\uff03]?\d{1,4})?"
-                        r"(?:[ \t]*[(\uff08][^)\uff09\n]{0,80}[)\uff09])?[ \t]*[:\uff1a]?[ \t]*(?:\*\*)?[ \t]*$", re.MULTILINE)
+                        r"(?P<aside>[ \t]*[(\uff08][^)\uff09\n]{0,80}[)\uff09]|[ \t]*\[[\d:./ T-]{4,30}\])?"
+                        r"[ \t]*[:\uff1a]?[ \t]*(?:\*\*)?[ \t]*$", re.MULTILINE)
 QUESTION_MARKS = re.compile(r"[?\uff1f]")
+TIME = re.compile(r"\d\d?:\d\d")
 
 
 def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
@@ -293,11 +296,12 @@ def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
     / ``## Solution`` are a page's sections); headings inside fences are a reply's; someone asks something
     (``?``/``？``), and each turn says something. Each message keeps its label."""
     fences = [span for span, _ in fence_spans(text)] if "```" in text else []
-    found = [(m.start(), m.end(), m.group("form").strip(), m.group("label").strip()) for m in LABEL_LINE.finditer(text)
-             if not any(a <= m.start() < b for a, b in fences)]
+    matches = [m for m in LABEL_LINE.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+    found = [(m.start(), m.end(), m.group("form").strip(), m.group("label").strip()) for m in matches]
+    timed = {m.start() for m in matches if TIME.search(m.group("aside") or "")}
     if not any(not f[3].isascii() for f in found):
         return ascii_headings(text, found)
-    found = [f for f in found if not f[3].isascii()]
+    found = [f for f in found if not f[3].isascii() or side_word(f[3])]
     counts = collections.Counter((f[2], f[3]) for f in found)
     ranked = counts.most_common(3)
     if len(ranked) < 2 or ranked[1][1] < 2 or ranked[0][0][0] != ranked[1][0][0] or \
@@ -313,8 +317,8 @@ def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
     if sum(a[3] != b[3] for a, b in itertools.pairwise(found)) * 10 < (2 * rarer - 1) * 9:
         return []
     bodies = [text[f[1]:(found[i + 1][0] if i + 1 < len(found) else len(text))].strip() for i, f in enumerate(found)]
-    if not all(bodies) or not any(QUESTION_MARKS.search(b) for b in bodies):
-        return []
+    if not all(bodies) or not (any(QUESTION_MARKS.search(b) for b in bodies) or all(f[0] in timed for f in found)):
+        return []  # someone asks, or each turn is logged with its time (a page's sections are neither)
     named = {label: heading_role(label) or ("assistant" if key_words(label) & MODEL_WORDS else None) for label in labels}
     known = {label: role for label, role in named.items() if role in ("user", "assistant")}
     opener, other = found[0][3], next(f[3] for f in found if f[3] != found[0][3])
@@ -326,6 +330,11 @@ def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
     else:
         roles = {opener: "user", other: "assistant"}
     return [(start, end, roles[label], label) for start, end, _, label in found]
+
+
+def side_word(label: str) -> bool:
+    """Whether a label's words name a side (a role alias, a model's name: ``Claude``)."""
+    return heading_role(label) in ("user", "assistant") or bool(key_words(label) & MODEL_WORDS)
 
 
 def ascii_headings(text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:

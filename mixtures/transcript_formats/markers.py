@@ -66,9 +66,15 @@ OUTPUT_WORDS = frozenset({"observation", "observations", "result", "results", "o
 MIN_MARKED = 4
 
 
+# Words that make an output a writer's example, not what running gave (``**Expected Output:**`` in a model's plan).
+EXAMPLE_WORDS = frozenset({"expected", "example", "sample", "desired", "intended", "hypothetical"})
+
+
 def marker_role(words: set[str]) -> str | None:
     """A label's role by its words: ``user``, ``assistant`` (the model's own text), ``part`` (of the model's
-    turn), ``tool``, or None (no marker)."""
+    turn), ``tool``, or None (no marker: an output a writer expects or shows as an example is its own words)."""
+    if words & (OUTPUT_WORDS | TOOL_WORDS) and words & EXAMPLE_WORDS:
+        return None
     if words & OUTPUT_WORDS and not words & MODEL_WORDS:
         return "tool"  # ``Code output``, ``Action result``: what running the model's part gave, never trained
     if words & PART_WORDS:

@@ -19,6 +19,7 @@ scripts, styles and the head left out) by the text formats that read labelled tu
 from __future__ import annotations
 
 import html.parser
+import itertools
 import json
 import re
 from typing import Any
@@ -268,6 +269,7 @@ def parse_html_messages(text: str) -> list[Transcript]:
 HTML_MESSAGES = Format(name="html-messages", container="text", detect=detect_html_messages, parse=parse_html_messages)
 
 
+
 BLOCK = frozenset({"p", "div", "li", "ul", "ol", "br", "h1", "h2", "h3", "h4", "h5", "h6", "article", "section",
                    "tr", "pre", "blockquote", "header", "footer", "main", "nav", "aside", "table", "hr", "details",
                    "summary", "figure", "dd", "dt", "dl", "form", "button"})
@@ -348,3 +350,116 @@ def page_text(text: str) -> str | None:
         return None
     lines = [line.strip() for line in "".join(parser.parts).split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() or None
+
+
+# --- two kinds of one element taking turns ------------------------------------------------------------------------
+
+MIN_ALTERNATING = 4
+# Class words of rows told apart for the eye only (a table's zebra stripes), never a writer.
+STRIPE_WORDS = frozenset({"odd", "even", "alt", "stripe", "striped", "zebra"})
+MIN_MESSAGE_SHARE = 0.5  # the turns hold half the page's visible text or more (not a sidebar's list)
+# What holds a message: a block of the page, never a code block's variants (a manual's ``<code class="language-js
+# mjs">`` / ``cjs`` examples take turns too), an inline span or a table's cell.
+MESSAGE_TAGS = frozenset({"div", "article", "section", "li", "main", "blockquote"})
+
+
+class ClassedElements(html.parser.HTMLParser):
+    """A page's visible text in one list of pieces, and every element with a ``class`` as ``(first class token, its
+    class tokens, where its text starts and ends in the pieces)``: an element's text is a slice, held once."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.stack: list[tuple[str, int | None]] = []
+        self.elements: list[dict[str, Any]] = []
+        self.hidden = 0
+        self.pre = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            if tag == "br":
+                self.parts.append("\n")
+            return
+        self.hidden += tag in SKIPPED
+        self.pre += tag == "pre"
+        if tag in BLOCK:
+            self.parts.append("\n")
+        tokens = next((v.split() for n, v in attrs if n == "class" and v and v.strip()), None)
+        index = None
+        if tokens and not self.hidden:
+            index = len(self.elements)
+            self.elements.append({"tag": tag, "stem": tokens[0], "tokens": frozenset(tokens), "start": len(self.parts),
+                                  "end": None})
+        self.stack.append((tag, index))
+
+    def handle_endtag(self, tag: str) -> None:
+        at = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i][0] == tag), None)
+        if at is None:
+            return
+        for name, index in self.stack[at:]:
+            self.hidden -= name in SKIPPED and self.hidden > 0
+            self.pre -= name == "pre" and self.pre > 0
+            if index is not None:
+                self.elements[index]["end"] = len(self.parts)
+        del self.stack[at:]
+        if tag in BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data if self.pre else re.sub(r"[ \t\r\n]+", " ", data))
+
+    def text(self, start: int, end: int | None) -> str:
+        lines = [line.strip() for line in "".join(self.parts[start:end]).split("\n")]
+        return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def alternating_messages(text: str) -> list[dict[str, str]] | None:
+    """A chat page whose message elements name no writer (issue 45, round 18: ChatGPT's page saved whole in 2022, each
+    message a ``ConversationItem__ConversationItemWrapper`` element, the person's with ``dark:bg-gray-800``, the
+    model's with ``bg-gray-50``; only their avatars differ besides): one element, by its first class token, recurring
+    four times or more outside one another, in exactly two kinds (its class tokens) that take turns nine times in ten,
+    is the page's messages; the kind that opens is the person's (who brings the task), the other the model's. The
+    messages hold half the page's visible text or more and are mostly prose, each a block of the page (a ``div``, an
+    ``article``, a list item...); rows set apart by stripes (``odd`` / ``even``), table cells and a manual's code
+    examples in two variants (``mjs`` / ``cjs``) are none. None for any other page."""
+    if not isinstance(text, str) or "class" not in text[:2_000_000] or not text.lstrip().startswith("<"):
+        return None
+    parser = ClassedElements()
+    try:
+        parser.feed(text)
+        parser.close()
+    except (AssertionError, ValueError):
+        return None
+    outermost: dict[str, list[dict[str, Any]]] = {}
+    for element in parser.elements:
+        kept = outermost.setdefault(element["stem"], [])
+        if element["end"] is not None and (not kept or element["start"] >= kept[-1]["end"]):
+            kept.append(element)
+    page = len(parser.text(0, None))
+    best = None
+    for elements in outermost.values():
+        kinds = list(dict.fromkeys(e["tokens"] for e in elements))
+        if len(elements) < MIN_ALTERNATING or len(kinds) != 2 or elements[0]["tag"] not in MESSAGE_TAGS:
+            continue
+        if set().union(*(key_words(t) for t in kinds[0] ^ kinds[1])) & STRIPE_WORDS:
+            continue
+        if sum(a["tokens"] != b["tokens"] for a, b in itertools.pairwise(elements)) * 10 < (len(elements) - 1) * 9:
+            continue
+        turns = [{"speaker": "user" if e["tokens"] == kinds[0] else "assistant", "content": parser.text(e["start"], e["end"])}
+                 for e in elements]
+        held = sum(len(t["content"]) for t in turns)
+        if best is None or held > best[0]:
+            best = (held, turns)
+    if best is None or best[0] < MIN_MESSAGE_SHARE * page:
+        return None
+    turns = [t for t in best[1] if t["content"]]
+    if len(turns) < MIN_ALTERNATING or sum(is_spoken(t["content"]) for t in turns) * 2 < len(turns):
+        return None
+    return turns
+
+
+def parse_alternating_messages(text: str) -> list[Transcript]:
+    turns = alternating_messages(text) or []
+    return [Transcript(format="html-messages", extra={"layout": "alternating elements"},
+                       messages=[message(t["speaker"], t["content"]) for t in turns])]
