@@ -58,6 +58,11 @@ def _short_runner(name: str) -> str:
     return short.removesuffix("runner") if short.endswith("runner") else short
 
 
+def runs_fnapi(beam_args: list[str]) -> bool:
+    """Whether the runner is FnApiRunner (the default): bundles in this process or in its local workers."""
+    return _short_runner(runner_name(beam_args)) == "fnapi"
+
+
 def shares_local_disk(beam_args: list[str]) -> bool:
     """Whether the runner's workers see this machine's files: local runners, and a portable runner
     whose SDK harness runs in this process (``--environment_type LOOPBACK``)."""

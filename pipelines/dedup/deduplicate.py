@@ -34,13 +34,16 @@ from codemix.pipelines.costs import PerDocument
 from codemix.pipelines.dedup.candidate_edges import CandidateEdges
 from codemix.pipelines.dedup.component_passes import ComponentPass, pass_dir, resolve_components
 from codemix.pipelines.dedup.edge_files import (
+    CountInMetrics,
     ReadEdges,
     WriteCounts,
     WriteEdges,
+    counts_in_metrics,
     delete_matching,
     matching_paths,
     read_counts,
     require_input,
+    write_metric_counts,
 )
 from codemix.pipelines.dedup.id_joins import DropRowsWithIds, KeepListed, keyed_spill
 from codemix.pipelines.dedup.local_final import final_runs_locally, run_final_locally
@@ -242,7 +245,10 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
         if config.near:
             near = {"docs": keepers, "payload_docs": read("ReadForPayloads")} | "NearEdges" >> NearEdges(paths, config, join)
             counted.update((name, near[name]) for name in ("edges", "candidates", "rejected"))
-        counted | "Count" >> WriteCounts(paths.counts("edges"))
+        in_metrics = counts_in_metrics(pipeline_args)
+        counted | "Count" >> (CountInMetrics() if in_metrics else WriteCounts(paths.counts("edges")))
+    if in_metrics:
+        write_metric_counts(pipeline.result, counted, paths.counts("edges"))
     return read_counts(paths.counts("edges")).get("edges", 0)
 
 

@@ -2,7 +2,8 @@
 
 Everything goes through ``FileSystems`` and Beam IO, so paths may be local or ``gs://``. Counts
 are computed inside the pipelines and written as one-line text files, so the driver learns them
-by reading a few bytes rather than the data (and without relying on a runner's metrics API).
+by reading a few bytes rather than the data (and without relying on a runner's metrics API), except
+on FnApiRunner, whose committed counters sum every bundle's exactly (``counts_in_metrics``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ import json
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
+from apache_beam.metrics.metric import MetricsFilter
 
 from codemix.dedup.files import EDGE_SCHEMA, edge_to_row, row_to_edge
 from codemix.pipelines.ledger import WriteRows
+from codemix.pipelines.options import runs_fnapi
+
+COUNTS_NAMESPACE = "codemix.dedup.counts"
 
 
 class ReadEdges(beam.PTransform):
@@ -87,6 +93,43 @@ class WriteCounts(beam.PTransform):
             | "Format" >> beam.Map(lambda counts: json.dumps(counts, sort_keys=True))
             | "Write" >> beam.io.WriteToText(self.path, shard_name_template="")
         )
+
+
+def counts_in_metrics(pipeline_args: list[str]) -> bool:
+    """Whether a pipeline's ``{name: count}`` is taken from its counters (``CountInMetrics``) rather than
+    written by ``WriteCounts``: on FnApiRunner, whose committed counters are exact. ``WriteCounts``' sums,
+    flatten, dict and text sink were ~15 fused stages, a bundle processor and a bundle per worker apiece
+    (bench/RESULTS.md, issue 49, round 18); a counter is a step fused into each counted PCollection's own."""
+    return runs_fnapi(pipeline_args)
+
+
+class _Count(beam.DoFn):
+    def __init__(self, name: str):
+        self._counter = Metrics.counter(COUNTS_NAMESPACE, name)
+
+    def process(self, element):
+        self._counter.inc()
+
+
+class CountInMetrics(beam.PTransform):
+    """Count each of several named PCollections in a counter of ``COUNTS_NAMESPACE``; after the pipeline,
+    ``write_metric_counts`` writes what ``WriteCounts`` would have."""
+
+    def expand(self, named):
+        for name in sorted(named):
+            _ = named[name] | f"Count[{name}]" >> beam.ParDo(_Count(name))
+        return beam.pvalue.PDone(next(iter(named.values())).pipeline) if named else None
+
+
+def write_metric_counts(result, names, path: str) -> None:
+    """``WriteCounts``' file (one JSON object, every name, 0 for one never counted) from a finished
+    pipeline's ``CountInMetrics`` counters."""
+    counts = dict.fromkeys(sorted(names), 0)
+    for metric in result.metrics().query(MetricsFilter().with_namespace(COUNTS_NAMESPACE))["counters"]:
+        value = metric.committed if metric.committed is not None else metric.attempted
+        counts[metric.key.metric.name] += int(value or 0)
+    with FileSystems.create(path) as handle:
+        handle.write(f"{json.dumps(counts, sort_keys=True)}\n".encode())
 
 
 def read_counts(path: str) -> dict[str, int]:
