@@ -79,9 +79,12 @@ def read_row(row: dict, no_request: str = "opening_step") -> dict:
     messages = [m for d in docs for m in d.metadata["messages"]]
     roles = collections.Counter(m["role"] + ("/obs" if m.get("observation") else "") for m in messages)
     read, counted = len(messages), row["counted"]
-    state = ("none" if not docs else "whole" if counted and abs(read - counted) <= 0.1 * counted
+    # a message tree's other branches are counted on its transcript (``branch_unread``), not read: accounted for
+    unread = sum(int((d.metadata.get("transcript") or {}).get("branch_unread") or 0) for d in docs)
+    state = ("none" if not docs else "whole" if counted and abs(read + unread - counted) <= 0.1 * counted
              else "false" if counted == 0 else "partial")  # ``false``: a file of no conversation was read
     return {"system": row["system"], "set": row["set"], "state": state, "counted": counted, "read": read,
+            "branch_unread": unread,
             "transcripts": len(docs), "quarantined": len(errors), "roles": dict(roles),
             "formats": dict(collections.Counter(d.metadata.get("format") for d in docs)),
             "calls": sum(len(m.get("tool_calls") or []) for m in messages), "first_error": (errors or [""])[0][:160]}
@@ -103,7 +106,8 @@ def main() -> int:
         result = read_row(row, args.no_request)
         results.append(result)
         print(f"{result['state']:7s} {result['system'][:34]:34s} counted={result['counted']!s:>5} read={result['read']:5d} "
-              f"tr={result['transcripts']:3d} q={result['quarantined']:3d} {result['formats']} {result['roles']} "
+              f"tr={result['transcripts']:3d} q={result['quarantined']:3d} unread={result['branch_unread']} "
+              f" {result['formats']} {result['roles']} "
               f"{result['first_error'][:90] if result['state'] == 'none' else ''}", flush=True)
     states = collections.Counter(r["state"] for r in results)
     runs = [r for r in results if r["counted"] != 0]

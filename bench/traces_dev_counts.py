@@ -1260,6 +1260,55 @@ def count_task_steps(path: Path) -> int:
     return sum(1 + 2 * len(task["steps"]) for task in json.loads(path.read_text()))
 
 
+
+# --- round 18 (b45p): structured run files of new systems, collected before code changed ---------------------------
+
+
+def json_lines(path: Path) -> list:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+
+def count_exchange_records(path: Path) -> int:
+    """A chatbot's log of one exchange per line (``user_message`` and ``assistant_answer``): two messages each."""
+    return sum(bool(r.get("user_message")) + bool(r.get("assistant_answer")) for r in json_lines(path))
+
+
+
+def count_kind_events(path: Path) -> int:
+    """An agent's event log (``kind`` THOUGHT / DECISION / ACTION / OBSERVE): each thought and each action (a
+    call) is the model's, each observation a result. Decisions (a stop reason) say nothing."""
+    return sum(event["kind"] in ("THOUGHT", "ACTION", "OBSERVE") for event in json_lines(path))
+
+
+def count_browser_history(path: Path) -> int:
+    """browser-use's ``AgentHistoryList``: per step the model's output (its goal and actions) and the results of
+    its actions (one message however many)."""
+    return sum(bool(step.get("model_output")) + bool(step.get("result")) for step in json.loads(path.read_text())["history"])
+
+
+
+
+def count_sender_lines(path: Path) -> int:
+    """Chat lines of several parties (``sender``, ``text``), each a message."""
+    return sum(bool(r.get("text", "").strip()) for r in json_lines(path))
+
+
+def count_question_answers(path: Path) -> int:
+    """A list of ``{question, answer}`` records: two messages each."""
+    return sum(bool(r.get("question")) + bool(r.get("answer")) for r in json.loads(path.read_text()))
+
+
+def count_toml_messages(path: Path) -> int:
+    """A TOML file's ``[[messages]]`` tables (role and content): each one message."""
+    return len(re.findall(r"^\[\[messages\]\]\s*$", path.read_text(), re.MULTILINE))
+
+
+def count_message_response_lines(path: Path) -> int:
+    """A support bot's log of one exchange per line (``user_message``, ``response``): two messages each."""
+    return sum(bool(r.get("user_message")) + bool(r.get("response")) for r in json_lines(path))
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -1416,6 +1465,16 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Hermes Agent session exported as one JSON line (system_prompt, session statistics, messages with OpenAI-style tool_calls, reasoning)": count_session_export_messages,
                 "IDE agent trajectory of steps exported as JSONL (source USER_EXPLICIT/MODEL/SYSTEM, USER_INPUT, PLANNER_RESPONSE with thinking and tool_calls, tool steps, ephemeral system messages)": count_step_records,
                 "AG-UI event transcript of an SDK integration test (RUN_STARTED, TEXT_MESSAGE_START/CONTENT/END events without text, no conversation)": count_nothing,
+                # round 18 (b45p): structured run files of new systems, collected before code changed
+                "Resort chatbot session log (JSONL: one exchange per line, user_message and assistant_answer beside route, intent and retrieval fields, several sessions; Vietnamese)": count_exchange_records,
+                "Agent trace of kinded events (JSONL: time, kind THOUGHT / DECISION / ACTION / OBSERVE, data; sub-agents called as actions, no request)": count_kind_events,
+                "browser-use AgentHistoryList saved by a pentest agent (history of model_output with goals and actions, results, state; no task)": count_browser_history,
+                "Marketplace chat among buyer, seller and agent (JSONL: conversation_id, sender, text; three conversations; Vietnamese)": count_sender_lines,
+                "Game-strategy assistant's question/answer export (JSON list: question, answer, sources, model; French)": count_question_answers,
+                "Support agent chat log (JSONL: user_message, scored intents, routing, response)": count_message_response_lines,
+                "Smart-cat CLI conversation kept as TOML (settings, then [[messages]] tables of role and content, a multi-line reply; Spanish request)": count_toml_messages,
+                "Research copilot event trace (JSONL: event_type / data of setup, tool and agent lengths; no conversation)": count_nothing,
+                "Travel agent stage trace (JSONL: request_id, stage, status, latency; no conversation)": count_nothing,
                 # round 17 (b45p): structured run files of new systems, collected before code changed
                 "promptflow OpenTelemetry span export (pretty-printed span objects back to back, the chat call's messages as JSON text in its inputs attribute, the reply in llm.generated_message)": count_promptflow_spans,
                 "AGNTCY multi-agent run exported from Jaeger (A2A supervisor and detector agents; tags lists of key/type/value with gen_ai.input.messages and gen_ai.output.messages as JSON text, Spanish)": count_jaeger_genai_calls,

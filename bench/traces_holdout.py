@@ -396,7 +396,7 @@ def crawled(out: Path, source: str) -> dict:
     marker = json.loads((out / "work" / "crawl" / "_COMPLETE.json").read_text())
     folder = out / "work" / "crawl" / marker.get("attempt", "")
     paths = glob.glob(str(folder / "docs*.parquet")) or glob.glob(str(out / "work" / "crawl" / "attempt-*" / "docs*.parquet"))
-    formats, transcripts, messages = collections.Counter(), 0, 0
+    formats, transcripts, messages, unread = collections.Counter(), 0, 0, 0
     for path in paths:
         for row in pq.read_table(path, columns=["source", "metadata"]).to_pylist():
             if row["source"] == source:
@@ -404,7 +404,10 @@ def crawled(out: Path, source: str) -> dict:
                 formats[meta.get("format", "")] += 1
                 transcripts += 1
                 messages += len(meta.get("messages") or [])
-    return {"formats": dict(formats), "transcripts_read": transcripts, "messages_read": messages}
+                unread += int((meta.get("transcript") or {}).get("branch_unread") or 0)
+    # a message tree's turns on branches other than the one read: counted, not read (reported by that reason)
+    return {"formats": dict(formats), "transcripts_read": transcripts, "messages_read": messages,
+            "branch_unread": unread}
 
 
 def quarantined(out: Path, source: str) -> list[str]:

@@ -74,6 +74,7 @@ from codemix.mixtures.transcript_formats.scored import decode_embedded, http_cal
 from codemix.mixtures.transcript_formats.serialised import unserialised
 from codemix.mixtures.transcript_formats.shape import (
     ID_KEYS,
+    RUN_ID_KEYS,
     SHAPE,
     TURN_LINES,
     empty_conversation,
@@ -376,11 +377,6 @@ def without_reprints(transcripts: list[Transcript]) -> list[Transcript]:
                        and (tasks[j] or not tasks[i]) for j, other in enumerate(said)):
             dropped.add(i)
     return [t for i, t in enumerate(transcripts) if i not in dropped]
-
-
-# Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
-RUN_ID_KEYS = ("task_id", "session_id", "conversation_id", "trajectory_id", "run_id", "episode_id", "dialog_id",
-               "thread_id", "chat_id")
 
 
 def run_blocks(value: Any) -> list[list] | None:

@@ -53,7 +53,8 @@ MODEL_WORDS = frozenset({"assistant", "agent", "llm", "model", "ai", "bot", "res
                          "thinking", "reasoning", "plan", "final", "completion"})
 SYSTEM_WORDS = frozenset({"system"})
 # Text events of a ReAct-style log: what the environment returned, what the model did (written as text).
-ENV_WORDS = frozenset({"observation", "obs", "feedback", "environment", "env", "stdout", "stderr"})
+ENV_WORDS = frozenset({"observation", "obs", "observe", "observed", "feedback", "environment", "env", "stdout",
+                       "stderr"})
 ACTION_WORDS = frozenset({"action", "command"})
 TOOL_WORDS = frozenset({"tool", "function", "action", "command", "api", "search", "retrieval"})
 CALL_WORDS = frozenset({"call", "use", "invoke", "invocation", "start", "started", "begin", "execute", "executing",
@@ -100,9 +101,18 @@ def kind_key(items: list) -> str | None:
 def event_view(event: dict, key: str) -> dict:
     """The event with its payload's fields beside its own (the payload's win, the kind stays)."""
     payload = next((event[k] for k in PAYLOAD_KEYS if isinstance(event.get(k), dict)), None)
+    if payload is None and not any(k in event for k in TEXT_KEYS if k != key):
+        # a payload that is the event's words (``{kind: THOUGHT, data: "Let me start by ..."}``) is its text
+        said = next((k for k in PAYLOAD_KEYS if isinstance(event.get(k), str) and event[k].strip()), None)
+        return {**event, "text": event[said]} if said else event
     if payload is None:
         return event
     outer = {k: v for k, v in event.items() if not (isinstance(v, dict) and v is payload)}
+    if len(payload) == 1 and isinstance(event.get(key), str) and kind_words(event[key]) & (ACTION_WORDS | CALL_WORDS):
+        # an action whose payload is one call written as ``{tool_name: its input}`` (``ask_weather: "Get ..."``)
+        name, argument = next(iter(payload.items()))
+        if re.fullmatch(r"[A-Za-z_][\w.-]{0,63}", str(name)) and name not in TEXT_KEYS and argument not in (None, ""):
+            return {**outer, "name": name, "arguments": argument, key: event[key]}
     return {**outer, **payload, key: event[key]}
 
 

@@ -34,6 +34,7 @@ Tool calls are read from ``tool_calls``/``function_call``, from content blocks (
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import re
@@ -145,7 +146,17 @@ def find_conversations(value: Any) -> list[Found]:
             record, record_key = chain[0] if chain else (None, "")
             found.append(Found(path, turns, "turns", record, record_key, tuple(d for d, _ in chain[1:])))
             continue
+        if (nested := nested_branch(node)) is not None:
+            record, record_key = chain[0] if chain else (None, "")  # replies nested in their turn: one branch
+            found.append(Found(path, nested[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),
+                               branch_unread=nested[1]))
+            continue
         kind = list_kind(node, key, under_record=bool(chain))
+        if kind == "turns" and (branch := linked_branch(node, chain[0][0] if chain else None)) is not None:
+            record, record_key = chain[0] if chain else (None, "")  # turns naming their parent, forked: one branch
+            found.append(Found(path, branch[0], "turns", record, record_key, tuple(d for d, _ in chain[1:]),
+                               branch_unread=branch[1]))
+            continue
         if (parted := kinded_part_turns(node)) is not None:
             node, kind = parted, "turns"  # messages of parts that name their kind (pydantic-ai, AI SDK)
         if (keyed := role_keyed_turns(node)) is not None:
@@ -418,39 +429,130 @@ def list_kind(node: Any, key: str, *, under_record: bool) -> str | None:
     return "mixed" if is_mixed_log(node, key) else None
 
 
+# A message tree's links, by the names exporters give them (ChatGPT ``parent``/``children``, Open WebUI and
+# LibreChat ``parentId``/``childrenIds``/``parentMessageId``, agents' ``parent_id``); and the pointer to the branch
+# shown (``current_node``, ``currentId``). Compared lower-cased without ``_``.
+PARENT_KEYS = ("parent", "parentid", "parentmessageid", "parentuuid")
+CHILDREN_KEYS = ("children", "childrenids", "childids")
+NODE_ID_KEYS = ("id", "messageid", "uuid")
+CURRENT_KEYS = ("currentnode", "currentid", "currentmessageid", "currentleafid", "activeleafid", "leafid")
+
+
+def linked_key(item: dict, names: tuple[str, ...]) -> str | None:
+    """The key of ``item`` that is one of ``names`` (lower-cased, ``_`` and ``-`` dropped)."""
+    return next((k for k in item if isinstance(k, str) and k.lower().replace("_", "").replace("-", "") in names), None)
+
+
+def current_pointer(record: dict | None, nodes: Any) -> Any:
+    """The id a record (or the tree itself) names as the branch shown, when it names a node of ``nodes``."""
+    for holder in (record, nodes if isinstance(nodes, dict) else None):
+        if isinstance(holder, dict) and (key := linked_key(holder, CURRENT_KEYS)) and holder[key] in nodes:
+            return holder[key]
+    return None
+
+
 def tree_branch(node: Any, record: dict | None) -> tuple[list, int] | None:
     """A conversation kept as a tree of message nodes keyed by id (``{id: {message, parent, children}}``,
-    as ChatGPT's export keeps ``mapping``): the branch to the record's ``current_node`` (the one shown),
-    else to the last child at every fork (the latest regeneration), as its turn list (nodes without a turn
+    as ChatGPT's export keeps ``mapping``; ``{id: {role, content, parentId, childrenIds}}`` as Open WebUI's
+    ``history.messages``): the branch to the record's current node (``current_node``, ``currentId``: the one
+    shown), else to the last child at every fork (the latest regeneration), as its turn list (nodes without a turn
     left out), with the number of turns the tree keeps on its other branches (read by no transcript: counted,
     ``branch_unread``; docs/transcript-formats.md, "Message trees")."""
-    if not isinstance(node, dict) or len(node) < 2 or not all(isinstance(n, dict) and "children" in n
-                                                               for n in node.values()):
+    if not isinstance(node, dict) or len(node) < 2 or not all(isinstance(n, dict) for n in node.values()):
         return None
-    if sum(1 for n in node.values() if "parent" not in n) > 1:  # one root may name no parent, every other node does
+    children = [linked_key(n, CHILDREN_KEYS) for n in node.values()]
+    if None in children or len(set(children)) != 1 or not all(isinstance(n[children[0]], list) for n in node.values()):
         return None
-    current = record.get("current_node") if isinstance(record, dict) else None
-    if current not in node:
-        current = next((k for k, n in node.items() if n.get("parent") not in node), None)
+    kids = children[0]
+    parents = {k: n.get(key) for k, n in node.items() if (key := linked_key(n, PARENT_KEYS))}
+    if len(node) - len(parents) + sum(1 for p in parents.values() if p not in node) > 1:
+        return None  # one root may name no parent, every other node does
+    current = current_pointer(record, node)
+    if current is None:
+        current = next((k for k in node if parents.get(k) not in node), None)
         seen = set()
-        while current in node and node[current].get("children") and current not in seen:
+        while current in node and node[current][kids] and current not in seen:
             seen.add(current)
-            current = node[current]["children"][-1]
+            current = node[current][kids][-1]
     branch, seen = [], set()
     while current in node and current not in seen:
         seen.add(current)
         branch.append(node[current])
-        current = node[current].get("parent")
-    turns = [n["message"] for n in reversed(branch) if node_turn(n)]
+        current = parents.get(current)
+    turns = [node_message(n) for n in reversed(branch) if node_turn(n)]
     if not is_turn_list(turns):
         return None
     return turns, sum(1 for key, n in node.items() if key not in seen and node_turn(n))
 
 
+def linked_branch(items: list, record: dict | None) -> tuple[list, int] | None:
+    """A turn list whose turns each name their parent (``parentMessageId``, ``parent_id``) and which forks (a
+    turn two others answer: the person asked again, the model regenerated): the branch that ends at the record's
+    current turn (``currentId``), else at the list's last turn (the latest written), walked back to its root, with
+    the number of turns on the other branches (``branch_unread``). None for a list that does not fork (its order
+    is the conversation's) or whose links do not hold (a parent outside the list, a cycle)."""
+    if len(items) < 3 or not all(isinstance(item, dict) for item in items):
+        return None
+    id_key, parent_key = linked_key(items[0], NODE_ID_KEYS), linked_key(items[-1], PARENT_KEYS)
+    if id_key is None or parent_key is None:
+        return None
+    ids = [item.get(id_key) for item in items]
+    if not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in ids) or len(set(ids)) != len(ids):
+        return None
+    by_id = dict(zip(ids, items))
+    parents = [item.get(parent_key) for item in items]
+    if sum(1 for p in parents if p not in by_id) > 1:
+        return None  # one root; every other turn answers one in the list
+    if max(collections.Counter(p for p in parents if p in by_id).values(), default=0) < 2:
+        return None
+    current = current_pointer(record, by_id)
+    at, branch, seen = by_id[current if current is not None else ids[-1]], [], set()
+    while at is not None and id(at) not in seen:
+        seen.add(id(at))
+        branch.append(at)
+        at = by_id.get(at.get(parent_key))
+    branch.reverse()
+    if not is_turn_list(branch):
+        return None
+    return branch, sum(1 for item in items if id(item) not in seen and has_text_or_calls(item))
+
+
+def nested_branch(items: Any) -> tuple[list, int] | None:
+    """A message tree kept nested, each turn holding the turns that answer it in a list (LibreChat's recursive
+    export: ``{sender, text, children: [...]}``): the branch through the last answer at every fork (the latest
+    regeneration or edit), as its turn list, with the number of turns on the other branches (``branch_unread``).
+    None unless some turn holds answers (a list of turns with empty ``children`` is read as a list)."""
+    if not isinstance(items, list) or not items or not all(isinstance(i, dict) and speaker_of(i) for i in items):
+        return None
+    kids = linked_key(items[0], CHILDREN_KEYS)
+    if kids is None or not all(isinstance(i.get(kids), list) for i in items):
+        return None
+    if not any(isinstance(child, dict) and speaker_of(child) for i in items for child in i[kids]):
+        return None
+    branch, at = [], items[-1]
+    while isinstance(at, dict):
+        branch.append({k: v for k, v in at.items() if k != kids})
+        answers = [c for c in at.get(kids) or [] if isinstance(c, dict)]
+        at = answers[-1] if answers else None
+    if not is_turn_list(branch):
+        return None
+    stack, total = list(items), 0
+    while stack:
+        turn = stack.pop()
+        total += bool(has_text_or_calls(turn))
+        stack += [c for c in turn.get(kids) or [] if isinstance(c, dict)]
+    return branch, total - sum(bool(has_text_or_calls(turn)) for turn in branch)
+
+
+def node_message(tree_node: dict) -> dict:
+    """A tree node's message: under ``message`` (ChatGPT's mapping), else the node itself (Open WebUI)."""
+    return tree_node["message"] if isinstance(tree_node.get("message"), dict) else tree_node
+
+
 def node_turn(tree_node: dict) -> bool:
     """Whether a message tree's node holds a turn (a root or a deleted message holds none)."""
-    return isinstance(tree_node.get("message"), dict) and bool(speaker_of(tree_node["message"])) and bool(
-        has_text_or_calls(tree_node["message"]))
+    turn = node_message(tree_node)
+    return bool(speaker_of(turn)) and bool(has_text_or_calls(turn))
 
 
 def is_exchange(item: Any) -> bool:
@@ -1064,7 +1166,7 @@ def parse_turn_lines(entries: list) -> list[Transcript]:
     the model's call and its result; a line with no text (a header, a usage record) is left out and counted
     (``entries_left_out``). A message streamed in parts over several lines is one (``events.merged_chunks``);
     a file that several sessions were appended to is one transcript per session (``appended_sessions``)."""
-    if len(sessions := appended_sessions(entries)) > 1:
+    if len(sessions := appended_sessions(entries)) > 1 or len(sessions := marked_runs(entries)) > 1:
         return [t for part in sessions for t in parse_turn_lines(part) if t.messages]
     entries = superseded([status_result(requested_turn(entry)) for entry in merged_chunks(entries) or entries])
     kinds = {entry.get("type") for entry in entries if detect_turn_line(entry) and isinstance(entry, dict)}
@@ -1152,6 +1254,35 @@ def appended_sessions(entries: list) -> list[list]:
             index -= 1
         starts.append(index)
     return [entries[a:b] for a, b in zip(starts, [*starts[1:], len(entries)])]
+
+
+# Ids that name a run (not a message): a log of turns keeping several runs marks each turn with its run's id.
+RUN_ID_KEYS = ("task_id", "session_id", "conversation_id", "trajectory_id", "run_id", "episode_id", "dialog_id",
+               "thread_id", "chat_id")
+
+
+def marked_runs(entries: list) -> list[list]:
+    """The runs of a file of turn lines that several conversations were written to one after another, every turn
+    line marked with its run's id (``conversation_id``: a marketplace's chats, c1, c2, c3): one block per id, in
+    order (each id one block, two at least; lines of no turn go with the block they sit in). One list (the whole
+    file) otherwise."""
+    turns = [entry for entry in entries if detect_turn_line(entry)]
+    for key in RUN_ID_KEYS:
+        ids = [entry.get(key) if isinstance(entry, dict) else None for entry in turns]
+        if not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in ids):
+            continue
+        blocks = [next(group)[key] for _, group in itertools.groupby(turns, key=lambda entry: entry[key])]
+        if not 2 <= len(blocks) == len(set(blocks)) or len(blocks) * 2 > len(turns):
+            return [entries]
+        runs, current = [], None
+        for entry in entries:
+            marked = entry.get(key) if isinstance(entry, dict) and detect_turn_line(entry) else current
+            if marked != current or not runs:
+                runs.append([])
+                current = marked
+            runs[-1].append(entry)
+        return runs
+    return [entries]
 
 
 def person_line(entry: Any) -> bool:

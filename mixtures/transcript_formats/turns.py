@@ -396,8 +396,27 @@ def response_of(item: dict) -> Any:
     found = first_present(item, RESPONSE_KEYS)
     if found is not None:
         return found
+    if (said := model_said(item)) is not None:
+        return said
     return next((v for k, v in item.items() if isinstance(v, dict) and ("choices" in v or "candidates" in v)
                  and "response" in set(re.split(r"[^a-z]+", re.sub(r"(?<=[a-z])([A-Z])", r"_\1", str(k)).lower()))), None)
+
+
+# What a model's reply is called beside the side that said it (``assistant_answer``, ``bot_reply``, ``aiResponse``).
+REPLY_WORDS = frozenset(("answer", "response", "reply", "message", "text", "output", "content"))
+
+
+def ordered_words(key: Any) -> list[str]:
+    """A key's words in order: ``assistantAnswer`` and ``assistant_answer`` are ``["assistant", "answer"]``."""
+    return [w for w in re.split(r"[^a-z]+", re.sub(r"(?<=[a-z])([A-Z])", r"_\1", str(key)).lower()) if w]
+
+
+def model_said(item: dict) -> str | None:
+    """A call record's reply kept under a key of two words, the model's side and a reply (``assistant_answer``:
+    a chatbot's log of exchanges), when exactly one such key holds text."""
+    said = [v for k, v in item.items() if isinstance(v, str) and v.strip() and len(words := ordered_words(k)) == 2
+            and ROLE_ALIASES.get(words[0]) == "assistant" and words[1] in REPLY_WORDS]
+    return said[0] if len(said) == 1 else None
 
 
 def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
@@ -1048,6 +1067,10 @@ def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict
     callers |= {speaker_of(item) for item, after in itertools.pairwise(items)  # a tool answers what called it
                 if isinstance(item, dict) and isinstance(after, dict) and is_tool_role(after) and not is_tool_role(item)}
     first_name = None
+    # the model named by its role (``agent``) and no person by theirs, beside parties named by who they are
+    # (``buyer``, ``seller``): the names are the people the model talks with, not more models
+    aliased = {ROLE_ALIASES.get((speaker_of(item) or "").lower()) for item in items if isinstance(item, dict)}
+    model_named = not configured and "assistant" in aliased and "user" not in aliased
     for item in items:
         speaker = speaker_of(item) or ""
         if speaker in roles:
@@ -1057,7 +1080,7 @@ def speaker_roles(items: list, configured: dict[str, str] | None = None) -> dict
             alias = "assistant"
         if alias is None:
             first_name = first_name or speaker
-            alias = "user" if speaker == first_name and "user" not in roles.values() else "assistant"
+            alias = "user" if (speaker == first_name and "user" not in roles.values()) or model_named else "assistant"
         roles[speaker] = alias
     if "user" in roles.values() and "assistant" not in roles.values() and sum(
             roles.get(speaker_of(item) or "") == "system" for item in items if isinstance(item, dict)) >= 2:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -198,7 +199,8 @@ def _whole_file_transcripts(data: bytes, forced: str | None,
         if parsed is None:
             transcripts = parse_text(text, late=False) if text is not None else None
             if not transcripts and text is not None and forced is None:
-                transcripts = (_yaml_transcripts(text, speakers) or _literal_transcripts(text, speakers)
+                transcripts = (_yaml_transcripts(text, speakers) or _toml_transcripts(text, speakers)
+                               or _literal_transcripts(text, speakers)
                                or _table_transcripts(text, speakers) or _markdown_table_transcripts(text, speakers)
                                or _script_transcripts(text, speakers) or _string_transcripts(text, speakers)
                                or parse_text(text, late=True))
@@ -251,6 +253,23 @@ def _yaml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None
             return None
         value = yaml.load(text, Loader=loader)
     except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    return _value_transcripts(value, speakers)
+
+
+# A TOML document's first statement: a table header (``[session]``, ``[[messages]]``) or a bare key set to a value.
+TOML_START = re.compile(r"\A(?:\s*#[^\n]*\n)*\s*(?:\[\[?[\w.\" -]+\]\]?|[\w-]+\s*=\s*\S)")
+
+
+def _toml_transcripts(text: str, speakers: dict[str, str] | None) -> list | None:
+    """The transcripts of a TOML file (``[[messages]]`` tables of ``role`` and ``content``, as a CLI keeps its
+    conversation beside its settings), read as the JSON value it is (dates as their text); None when the text is
+    no TOML or holds no transcript."""
+    if not TOML_START.match(text):
+        return None
+    try:
+        value = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
         return None
     return _value_transcripts(value, speakers)
 
