@@ -1005,6 +1005,37 @@ VERDICTS = {
         (_in("Classes/Utility/"), "O", ("Apple's objc4 code: its APSL-2.0 notice and the folder's APPLE_LICENSE, read as "
          "none (round 17 reads them)")),
     ],
+    # ---- round 18's development repositories (bench/repos_licenses_dev_15.tsv), judged by b46l after reading ----
+    "conda-forge/gdal-feedstock": [
+        (_name("README.md"), "R", ("the feedstock's README names the package it builds ('License: MIT', GDAL's) beside "
+         "its own BSD-3-Clause; the reference ANDs them")),
+        (_name("recipe.yaml"), "R", ("a recipe of another package: its `license: MIT` is GDAL's and the texts beside it "
+         "(libtiff's, libgeotiff's) the packaged libraries'; the recipe is the feedstock's (BSD-3-Clause)")),
+        (lambda p, o, r: p.endswith("LICENSE_libtiff.txt") and o == "LicenseRef-other-permissive", "O",
+         "libtiff's text read as other-permissive (round 18: SPDX libtiff)"),
+        LICENSE_TEXTS,
+    ],
+    "slime/slime": [
+        (lambda p, o, r: p == "README.md" and o == "", "O", ("'All files, unless explicitly stated otherwise, are public "
+         "domain': the repository's statement, unread (round 18: read)")),
+        (lambda p, o, r: p.startswith("contrib/slime-") and p.endswith(".el") and o == "" and r, "O", ("the contrib's "
+         "defining form, '(:license \"GPL\")': unread (round 18: read)")),
+        (lambda p, o, r: p == "slime-autoloads.el" and o == "", "O", ("'protected by the GNU GPLv2 (or later)': unread "
+         "(round 18: read)")),
+        (lambda p, o, r: p == "contrib/swank-kawa.scm" and o == "GPL-2.0", "O", ("'the GNU General Public License as "
+         "distributed with Emacs', then 'You need Kawa (version 2.x)': Kawa's version read as the GPL's (round 18: none)")),
+        (_name("ccl.lisp"), "O", ("Clozure's backend: 'the Lisp Lesser GNU Public License, known as the LLGPL' (the LGPL "
+         "with Franz's preamble, no SPDX id): ours none or the README's public domain, the reference LGPL-2.1+ AND GPL")),
+        (lambda p, o, r: o.startswith("GPL-") and r == "", "R", ("the file's own GNU notice or field ('License: GNU GPL "
+         "(same license as Emacs)', 'licensed under the terms of the GNU General Public License as distributed with "
+         "Emacs', 'Licence: GPLv2 or later', '(:license \"GPL v3\")'); the reference none")),
+        (lambda p, o, r: o == "LicenseRef-other-permissive" and r == "", "R", ("older Lisp code's own grants (Kantrowitz's "
+         "'Use and copying of this software ... are permitted, so long as', Adams' 'You are free to copy, distribute and "
+         "make derivative works'); the reference none")),
+        (lambda p, o, r: o == "LicenseRef-public-domain" and r == "", "R", ("the README's 'All files, unless explicitly "
+         "stated otherwise, are public domain' (no license file at the root), or the file's own ';; Public domain.'; the "
+         "reference reads no README as a folder's text")),
+    ],
     # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
     # b46v's post at 19:46, reading each class's files ----
     "greghendershott/frog": [

@@ -1539,7 +1539,7 @@ def _metadata_parser(name: str) -> Callable[[str], str | None] | None:
 # The names the GNU project gives its texts (gnu.org/licenses/lgpl-2.1.txt: MCAD's root text), and gpl.txt.
 _GNU_TEXT_NAME = re.compile(r"(?:[al]?gpl|fdl)(?:[-_]?v?\d(?:\.\d)?)?\.(?:txt|md)", re.IGNORECASE)
 _LICENSE_FILE = re.compile(
-    r"(?:licen[cs]e|copying|copyright|unlicense)(?:[-._ ].*)?|legal(?:ities|ity)?(?:\.(?:txt|md))?"
+    r"(?:licen[cs]e|copying|copyright|unlicense|eula)(?:[-._ ].*)?|legal(?:ities|ity)?(?:\.(?:txt|md))?"
     r"|(?!(?:third|3rd)[-_]?part)[a-z0-9][a-z0-9_-]*[-_]licen[cs]e(?:\.[a-z]+)?"
     r"|[a-z0-9][a-z0-9_-]*\.licen[cs]e\.(?:txt|md|rst|terms)|[A-Za-z0-9][\w-]*\.(?:LICENSE|LICENCE)"
     r"|" + _GNU_TEXT_NAME.pattern, re.IGNORECASE
@@ -1837,7 +1837,33 @@ def detect_license(path: str, text: str) -> str | None:
         # a license text that is an address alone (GreenSock's LICENSE.txt, "http://greensock.com/licensing"): the
         # license there, or terms the repository does not hold, never the folder above's
         return address_license(address.group(0)) or terms_reference(address.group(0))
-    return _license_from_text(text)
+    return _license_from_text(text) or titled_agreement(text)
+
+
+# A license document titled as an agreement ("END-USER LICENSE AGREEMENT FOR / MICROSOFT SOFTWARE", a font folder's
+# LICENSE.md; "End User License Agreement (EULA)") that grants or restricts in its own words: terms named only by that
+# title, as an agreement named in a head is (``agreement_terms``). The title is the document's first line, its markup
+# and parenthesised abbreviation aside, with the next where it ends in "for" or "of". A contributor license agreement
+# licenses contributions to the project, not the project to its users.
+_AGREEMENT_TITLE = re.compile(r"(?:[\w.&+'-]+ ){0,8}?(?:licen[cs]e agreement|eula)(?: (?:for|of) (?:[\w.&+'-]+ ?){1,6})?",
+                              re.IGNORECASE)
+_AGREEMENT_WORDS = re.compile(r"\b(?:you (?:may|shall|must) not|non[- ]?exclusive|grants? (?:to )?you|licensee)\b",
+                              re.IGNORECASE)
+_AGREEMENT_CHARS = 4_000
+
+
+def titled_agreement(text: str) -> str | None:
+    """``LicenseRef-`` with a license agreement's title (``_AGREEMENT_TITLE``), where the text then grants or restricts
+    (``_AGREEMENT_WORDS``) and its title names no license we know; None otherwise."""
+    lines = [line for line in text.lstrip()[:400].splitlines() if line.strip()][:2]
+    if not lines or "agreement" not in lines[0].lower() and "eula" not in lines[0].lower():
+        return None
+    title = lines[0] + (f" {lines[1]}" if re.search(r"\b(?:for|of)\W*$", lines[0], re.IGNORECASE) else "")
+    title = " ".join(re.sub(r"\([^)]*\)|[#*_=`\[\]]", " ", title).split())
+    if not _AGREEMENT_TITLE.fullmatch(title) or _license_from_name(title) is not None or "contributor" in title.lower() \
+            or not _AGREEMENT_WORDS.search(text, 0, _AGREEMENT_CHARS):
+        return None
+    return named_reference(title)
 
 
 def _evidence_rank(path: str) -> int:

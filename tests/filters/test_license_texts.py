@@ -1386,3 +1386,18 @@ def test_vim_scripts_comment_fields() -> None:
     assert '" License CC0' in text
     assert own_license(text, sha1) == "CC0-1.0"
     assert own_license(text.replace("License CC0", "License granted"), sha1) is None
+
+
+def test_a_license_agreement_named_by_its_title() -> None:
+    """A font folder's ``fonts/LICENSE.md`` (hongyeecheah/rust-ai-streambot, round 18) is Microsoft's EULA for its fonts,
+    titled "END-USER LICENSE AGREEMENT FOR" / "MICROSOFT SOFTWARE", granting and restricting in its own words: terms
+    named by that title for the folder, not permissive; a contributor license agreement is none."""
+    path = "fonts/LICENSE.md"
+    text = _files("round18")["hongyeecheah/rust-ai-streambot"][path]
+    assert text.startswith("END-USER LICENSE AGREEMENT FOR\nMICROSOFT SOFTWARE")
+    named = "LicenseRef-end-user-license-agreement-for-microsoft-software"
+    assert detect_license(path, text) == named
+    assert not is_permissive(named)
+    assert resolve_licenses([license_evidence_of(path, text)]).for_path("fonts/consola.ttf") == named
+    assert detect_license(path, text.replace("END-USER LICENSE", "CONTRIBUTOR LICENSE", 1)) is None
+    assert detect_license("EULA.txt", text) == named  # a license document by that name too
