@@ -548,6 +548,11 @@ _SIGNATURES = (
                                  r"(?:up)?on this software are permitted so long as"),
     _signature(OTHER_PERMISSIVE, r"you are free to copy distribute and make derivative works of this (?:source|software|"
                                  r"code|program) provided that this copyright notice"),
+    # Vim plugins' grant (Yegappan Lakshmanan's mru.vim and taglist.vim, in amix/vimrc): "Permission is hereby granted to
+    # use and distribute this code, with or without modifications, provided that this copyright notice is copied with
+    # it": no SPDX id, ScanCode's other-permissive.
+    _signature(OTHER_PERMISSIVE, r"permission is hereby granted to use and distribute this code with or without "
+                                 r"modifications provided that this copyright notice is copied with it"),
     # The Open Works License by its own line, "This is version 0.9.4 of the Open Works License": no SPDX id, ScanCode's
     # owl-0.9.4; permissive (its grant is MIT's, the notice kept).
     _signature(OWL, r"this is version 0 9 4 of the open works license"),
@@ -2268,11 +2273,12 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # A field may close a comment box ("* License: LGPL 2.1 or later     *"), give the license's address after its name
 # ("License: 2-clause BSD License (http://opensource.org/licenses/BSD-2-Clause)": MCAD's boxes.scad) or end a copyright
 # line ("; (C)2019 Emmanuel Marty, Peter Ferrie, M. Steil; License: 3-clause BSD", "; additions: (C)2020 Michael
-# Steil, License: 2-clause BSD": x16-rom's assembly files), or lack its colon before a single name ("License CC0").
+# Steil, License: 2-clause BSD": x16-rom's assembly files), or lack its colon before a single name ("License CC0"), or
+# be a tag with one (tlib's Vim scripts: '" @License: GPL (see http://www.gnu.org/licenses/gpl.txt)').
 _LICENSE_TAG = re.compile(r"^[\s*#/;%({<!-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright)[^\n]*?[,;][ \t]*)?"
-                          r"(?:(?P<tag>@license[ \t]+)|licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*|licen[cs]e[ \t]+(?=[\w.+-]+[ \t]*$))"
+                          r"(?:(?P<tag>@license[ \t]+)|@?licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*|licen[cs]e[ \t]+(?=[\w.+-]+[ \t]*$))"
                           r"(?:\S*://\S+[ \t]+)?"
-                          r"(?:(?P<name>[^\n*:]+?)[ \t]*(?:\(\S*://[^\s)]*\)[ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
+                          r"(?:(?P<name>[^\n*:]+?)[ \t]*(?:\((?:see )?\S*://[^\s)]*\)[ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
                           r"(?:\*/|\*\)|-\}|-->|\*)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 # TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").

@@ -1401,3 +1401,17 @@ def test_a_license_agreement_named_by_its_title() -> None:
     assert resolve_licenses([license_evidence_of(path, text)]).for_path("fonts/consola.ttf") == named
     assert detect_license(path, text.replace("END-USER LICENSE", "CONTRIBUTOR LICENSE", 1)) is None
     assert detect_license("EULA.txt", text) == named  # a license document by that name too
+
+
+def test_vim_plugins_own_grant_and_a_tag_with_its_colon() -> None:
+    """The ninth holdout's amix/vimrc (round 18): mru.vim's '" License:   Permission is hereby granted to use and
+    distribute this code, with or without modifications, provided that this copyright notice is copied with it' (a
+    permissive grant with no SPDX id, not the folder's MIT), and vim-addon-mw-utils' '" @License:     GPL (see
+    http://www.gnu.org/licenses/gpl.txt)' (the GPL, any version; not the folder's MIT)."""
+    files = _files("round18")["amix/vimrc"]
+    mru = "sources_non_forked/mru.vim/plugin/mru.vim"
+    assert "Permission is hereby granted to use and distribute this code," in files[mru]
+    assert own_license(files[mru], mru) == "LicenseRef-other-permissive"
+    funcref = "sources_non_forked/vim-addon-mw-utils/autoload/funcref.vim"
+    assert '" @License:     GPL (see http://www.gnu.org/licenses/gpl.txt)' in files[funcref]
+    assert own_license(files[funcref], funcref) == "GPL-1.0-or-later"
