@@ -200,6 +200,20 @@ def test_long_trajectory_splits_into_samples_within_the_limit(long_run) -> None:
     assert all(a.turns[1] == b.turns[0] for a, b in itertools.pairwise(samples))
 
 
+def test_a_run_of_more_messages_than_max_turns_is_split_not_dropped(long_run, tokenizer) -> None:
+    """A run longer than ``max_turns`` messages (the round-18 dev corpus's IDE trajectory, 1,139 messages, was
+    dropped whole as ``too_many_turns``) continues in the next sample: no sample holds more than ``max_turns``
+    messages of the run, and together they carry every turn once."""
+    doc, messages = long_run["doc"], long_run["doc"].metadata["messages"]
+    config = dataclasses.replace(ANY_OUTCOME, max_turns=20)
+    assert len(messages) > 3 * config.max_turns
+    samples, reasons = sft_samples(doc, tokenizer, 100_000, config)
+    assert reasons == Counter() and len(samples) >= 3
+    assert all(s.turns[1] - s.turns[0] <= config.max_turns for s in samples)
+    assert samples[0].turns[0] == 0 and samples[-1].turns[1] == len(messages)
+    assert all(a.turns[1] == b.turns[0] for a, b in itertools.pairwise(samples))
+
+
 def test_a_templated_summary_is_context_unless_configured(long_run, tokenizer) -> None:
     """The summary codemix writes for a length split is masked by default (the model is not taught to
     write our heuristic's summaries); ``templated_summary: trained`` trains it."""
