@@ -535,6 +535,9 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
     # (a head naming its own holder says "some parts taken from": CyberChef's operations, "@copyright Crown Copyright")
     if repo and not first_copyright(file_header(text))[0] and (pointed := _licensed_from(opening, repo)):
         return pointed
+    # (a head naming its holder is read by the holder rules: an owner's jQuery plugin may point to jquery.org/license)
+    if repo and not first_copyright(file_header(text))[0] and (site := _site_license(header_comments(head), repo)):
+        return site
     courtesy = _COURTESY.search(head.split("{", 1)[0])  # above the first definition, about the file's code
     if courtesy and not (repo and any(f"{owner}/{name}".lower() == repo.lower() for owner, name in _hosted(courtesy.group(0)))):
         return " ".join(courtesy.group(0).split())
@@ -544,6 +547,50 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
     if part and repo and _plain(part.group(1)) not in {_plain(repo.rsplit("/", 1)[-1]), _plain(repo.split("/")[0])}:
         return part.group(0)
     return None
+
+
+# A head's line that is a site's licence page alone, "/// GMLscripts.com/license" (the scripts of a snippet site): the
+# file is under that site's terms, so it is that site's. A licence publisher's page names terms, not a home.
+_SITE_LICENSE = re.compile(r"^[^\w\n]*(?:see:?[ \t]+)?(?:https?://)?(?:www\.)?((?:[\w-]+\.)+[a-z]{2,})/licen[cs]es?(?:\.\w+)?/?"
+                           r"[ \t]*(?:\*/)?[ \t\r]*$", re.IGNORECASE | re.MULTILINE)
+_LICENSE_PUBLISHERS = re.compile(r"(?:^|\.)(?:opensource|gnu|fsf|apache|creativecommons|mozilla|unlicense|spdx|boost|"
+                                 r"eclipse|choosealicense|wtfpl|php|python|perl|w3|zlib|libpng|x)\.(?:org|net|com)$",
+                                 re.IGNORECASE)
+
+
+def _site_license(comments: str, repo: str) -> str | None:
+    """The head's pointer to the licence page of a site the repository's address does not name, or None."""
+    for line in _SITE_LICENSE.finditer(comments):
+        host = line.group(1).lower()
+        if not _LICENSE_PUBLISHERS.search(host) and not named_by_remote(host.split(".")[-2], repo):
+            return f"its head points to {host}'s licence page ({' '.join(line.group(0).split())!r})"
+    return None
+
+
+def copied_file_fact(path: str, text: str, repo: str = "") -> VendoringFact | None:
+    """A ``copied_file`` fact of a file whose head says it is another project's (``copied_file_statement``), whose
+    companions go with it (``companions``); None for any other file."""
+    said = copied_file_statement(text, repo, path) if repo else None
+    return VendoringFact("copied_file", _folder(path), path, name=said) if said else None
+
+
+_MINIFIED = re.compile(r"[.-]min$", re.IGNORECASE)
+COMPANION_MIN_CHARS = 3  # a shorter name (``a.js``, ``ui.css``) is one an own file takes by chance
+
+
+def companions(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = ()) -> tuple[VendoredTree, ...]:
+    """A copy's companions: the files of its folder named as it is but for the extension (a GameMaker script's ``.yy``
+    resource beside its ``.gml``, GMLscripts.com's ``b64_to_byte``; a plugin's ``.css`` beside its ``.js``) came with
+    it. A companion's own head answers first (``of_copies``); a copy already inside a vendored tree adds none."""
+    trees, found = tuple(trees), []
+    for fact in facts:
+        if fact.kind != "copied_file" or vendored_tree(fact.detail, trees) is not None:
+            continue
+        stem = _MINIFIED.sub("", fact.detail.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+        if len(stem) >= COMPANION_MIN_CHARS:
+            found.append(VendoredTree(fact.folder, f"named as {fact.detail}, which says {fact.name!r}",
+                                      pattern=_join(fact.folder, glob.escape(stem) + ".*"), of_copies=True))
+    return tuple(found)
 
 
 # A module's own home field: Python's ``__url__ = "..."`` (``__homepage__``), or a comment's "Homepage:" field line
@@ -1352,6 +1399,9 @@ def vendored_trees(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Vend
             trees[lic.folder] = (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, "
                                  f"not the repository's {min(root_holders)!r}")
             continue
+        if not root_licenses and (why := _unlicensed_repositorys_other_text(lic, facts, trees, repo)):
+            trees[lic.folder] = why
+            continue
         manifest = manifests.get(lic.folder)
         if manifest is None or manifest.inherits or lic.digest in root_digests or words & root_words:
             continue
@@ -1833,6 +1883,26 @@ def listed_upstreams(facts: list[VendoringFact], repo: str = "") -> dict[str, st
     return found
 
 
+def _unlicensed_repositorys_other_text(lic: VendoringFact, facts: list[VendoringFact], trees: dict[str, str],
+                                       repo: str) -> str | None:
+    """Why a folder's own license text, in a repository with no license text at its root, is a copy's: it names
+    holders none of whom the repository's address names (``named_by_remote``), nor any file's head outside the folders
+    whose texts name them. Such a repository grants nothing of its own, so a text in one of its folders naming someone
+    else is what came with that folder (fishconfig's yazi plugins, each with its MIT text naming yazi-rs;
+    JJA-input-playground's ``datafiles/`` notice of SDL's and Chromium's terms). The owner's own text stays, and so
+    does one naming who wrote the repository's files elsewhere (gorilla's ``sources/blowfish/``, Frank Pilhofer's BSD
+    text, who heads ``sources/gorilla.tcl``)."""
+    words = holder_words(lic.holders)
+    if not repo or not words or _inside(lic.folder, trees) or any(named_by_remote(holder, repo) for holder in lic.holders):
+        return None
+    texts = [f.folder for f in facts if f.kind == "license" and f.folder and holder_words(f.holders) & words]
+    if any(f.kind == "holder" and holder_words([f.name]) & words and not any(_below(f.folder, text) for text in texts)
+           for f in facts):
+        return None
+    return (f"own {lic.detail} at {lic.folder}/ naming {min(lic.holders)!r}, in a repository with no license text "
+            f"whose address names none of them")
+
+
 def _folder_people_words(facts: list[VendoringFact], trees: dict[str, str]) -> frozenset[str]:
     """The holder words of a repository without a root license text: those its folders' license texts name in two
     or more folders (an author's distributions side by side), and those of its people (``repository_owner``)."""
@@ -1966,11 +2036,26 @@ def first_copyright(text: str) -> tuple[str, int]:
     for match in _COPYRIGHT.finditer(text):
         if _license_documents_own(text, match):
             continue  # a license text's own copyright (``_holder_lines``)
-        found = copyright_holders(match.group(0)) or _holder_below(text, match)
+        found = copyright_holders(match.group(0)) or _holder_below(text, match) or _tagged_author(text, match)
         if found:
             years = [int(year) for year in _YEAR.findall(match.group(1))]
             return min(found), min(years, default=0)
     return "", 0
+
+
+# A documentation comment's tags: "-- @author Landon Manning" beside "-- @copyright 2019" (LDoc, JSDoc): the author is
+# the holder the year-only copyright tag leaves unnamed (the Simple Tiled Implementation's ``init.lua``).
+_COPYRIGHT_TAG = re.compile(r"^[^\w\n@]*@copyright\b", re.IGNORECASE)
+_AUTHOR_TAG = re.compile(r"^[^\w\n@]*@author[ \t]+([A-Z][\w.'-]*(?:[ \t]+[A-Z][\w.'-]*){0,3})[ \t]*(?:[<(][^\n]*)?\r?$",
+                         re.MULTILINE)
+
+
+def _tagged_author(text: str, match: re.Match) -> frozenset[str]:
+    """The ``@author`` tag's name of the comment holding a year-only ``@copyright`` tag (``match``), else none."""
+    if not _COPYRIGHT_TAG.match(match.group(0)):
+        return frozenset()
+    author = _AUTHOR_TAG.search(text)
+    return copyright_holders(f"Copyright (c) {author.group(1)}") if author else frozenset()
 
 
 def _holder_below(text: str, match: re.Match) -> frozenset[str]:
@@ -1992,6 +2077,8 @@ def holder_fact(path: str, text: str) -> VendoringFact | None:
     holder, year = first_copyright(text[:_FILE_HEAD_CHARS * 2])
     if not holder and _END_NOTICE.search(header_comments(text)):  # Lua's lua.h, its notice in its last lines
         holder, year = first_copyright(text[-_FILE_HEAD_CHARS * 2:])
+    if not holder and path.rsplit("/", 1)[-1] == "__init__.py":  # a package's module fields
+        holder, year = _module_author(text)
     if not holder:
         return None
     return VendoringFact("holder", _folder(path), path, name=holder, first_year=year, project=xcode_project(path, text))
@@ -2214,10 +2301,65 @@ def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | Non
         return None
     head = file_header(text)
     holder, year = first_copyright(head)
+    if not holder and path.rsplit("/", 1)[-1] == "__init__.py":
+        holder, year = _module_author(text)
     if not holder:
         return None
     return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head),
                          project=xcode_project(path, text), urls=homes)
+
+
+# A Python package's module fields: ``__author__ = "Brent Pedersen"`` and ``__year__ = "2013"`` in methylize's copy of
+# combined-pvalues, ``methylize/cpv/__init__.py`` (its ``__license__`` is the notice ``reuse.own_license`` reads)
+_AUTHOR_FIELD = re.compile(r"^__author__[ \t]*=[ \t]*[\"']([^\"'\n]{3,80})[\"']", re.MULTILINE)
+_YEAR_FIELD = re.compile(r"^__(?:year|copyright|date)__[ \t]*=[ \t]*[\"']?[^\n]*?\b((?:19|20)\d\d)\b", re.MULTILINE)
+
+
+def _module_author(text: str) -> tuple[str, int]:
+    """A package's ``__author__`` field, as a holder, with the year its fields give (0: none); ("", 0) without one."""
+    head = text[:_FILE_HEAD_CHARS]
+    author = _AUTHOR_FIELD.search(head)
+    holders = copyright_holders(f"Copyright (c) {author.group(1)}") if author else frozenset()
+    if not holders:
+        return "", 0
+    year = _YEAR_FIELD.search(head)
+    return min(holders), int(year.group(1)) if year else 0
+
+
+# A package's head file, which its language loads for the folder (``require "sti"`` loads ``sti/init.lua``): its
+# header speaks for the package.
+PACKAGE_HEADS = ("__init__.py", "init.lua")
+PACKAGE_SHARE = 3  # a package holding a third of the repository's files or more is its main one
+
+
+def package_heads(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees: Iterable[VendoredTree],
+                  repo: str = "") -> tuple[VendoredTree, ...]:
+    """The package folders (not the root) whose head file's header is another project's by ``folders_of_copies``'
+    reading (another holder, under terms of its own, older than the repository or with another BSD endorsement
+    name, or beside a home of another owner): the whole package is that project's, its header-less modules with it
+    (the Simple Tiled Implementation's ``sti/``, "@author Landon Manning" and "@copyright 2019" in ``init.lua``;
+    methylize's ``cpv/``, ``__author__ = "Brent Pedersen"``). Not a package holding a third of the repository's files
+    or more (``PACKAGE_SHARE``), nor one with a file naming the repository's holders."""
+    facts, trees, found = list(facts), tuple(trees), []
+    present = {f.folder: 0 for f in facts if f.kind == "present"}
+    for f in facts:
+        if f.kind == "present":
+            present[f.folder] += 1
+    total, own_words = sum(present.values()), owner.words()
+    # (a package holding a third of the repository or more is its main one, whose head may keep an older author's
+    # line, as a fork does; one holding a file naming the repository's holders mixes its own files in)
+    mixed = {f.folder for f in facts if f.kind == "holder" and holder_words([f.name]) & own_words}
+    for fact in facts:
+        if fact.kind != "header" or not fact.folder or fact.detail.rsplit("/", 1)[-1] not in PACKAGE_HEADS \
+                or vendored_tree(fact.detail, trees) is not None \
+                or sum(count for folder, count in present.items() if _below(folder, fact.folder)) * PACKAGE_SHARE >= total \
+                or any(_below(folder, fact.folder) for folder in mixed):
+            continue
+        why = _foreign_holder(fact.name, fact.first_year, fact.names, owner) or _elsewhere(fact, owner, repo)
+        if why:
+            found.append(VendoredTree(fact.folder, f"{fact.detail}, the package's head: {why}", of_copies=True,
+                                      own=owner.words()))
+    return tuple(found)
 
 
 def file_fact(path: str) -> VendoringFact:
@@ -2549,9 +2691,15 @@ _PROJECT_BANNER = re.compile(r"^[^\w\n]*([A-Za-z][\w+.-]*)\s+v?(\d+(?:\.\d+)+)(?
 _PROJECT_BANNER_LINES = 4
 
 
+# (or its home alone on the next line: "-- lust v0.1.0 - Lua test framework" over "-- https://github.com/bjornbytes/lust")
+_PROJECT_BANNER_BELOW = re.compile(r"^[^\w\n]*([A-Za-z][\w+.-]*)\s+v?(\d+(?:\.\d+)+)[ \t]+[-–][ \t]+[^\n]*\n[^\w\n]*"
+                                   r"(https?://(?:www\.)?[\w-]+(?:\.[\w-]+)+[/\w.-]*)[ \t\r]*$", re.MULTILINE)
+
+
 def _banner(text: str) -> re.Match | None:
     head = "\n".join(line for line in text[:600].splitlines()[:_PROJECT_BANNER_LINES + 2] if re.search(r"\w", line))
-    return _PROJECT_BANNER.search("\n".join(head.splitlines()[:_PROJECT_BANNER_LINES]))
+    first = "\n".join(head.splitlines()[:_PROJECT_BANNER_LINES])
+    return _PROJECT_BANNER.search(first) or _PROJECT_BANNER_BELOW.search(first)
 
 
 def banner_fact(path: str, text: str) -> VendoringFact | None:
@@ -2568,8 +2716,9 @@ def project_banner(text: str, repo: str = "") -> str | None:
     are also the holders of the GLFW license text the wrapper keeps at its root."""
     banner = _banner(text)
     own = repo.rsplit("/", 1)[-1]
-    if banner is None or not own or _plain(banner.group(1)) == _plain(own) or _plain(own) in _plain(banner.group(3)):
-        return None
+    if banner is None or not own or _plain(banner.group(1)) == _plain(own) or _plain(own) in _plain(banner.group(3)) \
+            or any(owner.lower() == repo.lower().split("/", 1)[0] for owner, _ in _hosted(banner.group(3))):
+        return None  # (a home under the repository's own owner: the owner's library, published from another repository)
     return f"its banner names {banner.group(1)!r} {banner.group(2)} at {banner.group(3)!r}, not the repository"
 
 

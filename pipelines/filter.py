@@ -48,6 +48,8 @@ from codemix.filters.vendored import (
     authored_releases,
     banner_fact,
     banner_release,
+    companions,
+    copied_file_fact,
     copied_file_statement,
     copied_in_folders,
     copy_fact,
@@ -80,6 +82,7 @@ from codemix.filters.vendored import (
     notice_pointer_fact,
     owns_header,
     package_fact,
+    package_heads,
     placement_fact,
     pointed_copies,
     prefix_fact,
@@ -140,6 +143,8 @@ def vendoring_evidence(doc: Document):
             yield repository_key(doc), fact
     if (copy := copy_fact(doc.path, doc.text)) is not None:
         yield repository_key(doc), copy
+    if (copied := copied_file_fact(doc.path, doc.text, doc.repo)) is not None:
+        yield repository_key(doc), copied
     for fact in fetched_facts(doc.path, doc.text):
         yield repository_key(doc), fact
     for fact in (upstream_fact(doc.path, doc.text), prefix_fact(doc.path, doc.text), banner_fact(doc.path, doc.text),
@@ -169,7 +174,8 @@ def resolve_vendored(key: str, facts):
                            *credited_projects(own, repo)), own)
     owner = repository_owner(own, trees, repo)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
-                      *authored_releases(own, owner, trees, repo)), owner, copied_in_folders(own))
+                      *authored_releases(own, owner, trees, repo), *package_heads(own, owner, trees, repo),
+                      *companions(own, trees)), owner, copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found
 

@@ -12,7 +12,7 @@ import pytest
 
 from codemix.filters.licenses import detect_license, is_folder_license_evidence, is_license_evidence, is_license_file
 from codemix.filters.reuse import license_evidence_of, resolve_licenses
-from codemix.filters.vendored import may_say_vendored, vendored_tree, vendored_trees, vendoring_facts
+from codemix.filters.vendored import holder_fact, may_say_vendored, vendored_tree, vendored_trees, vendoring_facts
 
 DATA = Path(__file__).parent / "data" / "vendored"
 
@@ -21,9 +21,13 @@ def layout(name: str) -> dict[str, str]:
     return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def trees_of(files: dict[str, str], repo: str = ""):
+def trees_of(files: dict[str, str], repo: str = "", *, heads: bool = False):
+    """The vendored trees of a layout from its declarations, license texts and manifests (and, with ``heads``, the
+    holders its files' heads name, as the filter stage reads them)."""
     facts = []
     for path, text in files.items():
+        if heads and (held := holder_fact(path, text)) is not None:
+            facts.append(held)
         if may_say_vendored(path):
             license_file = is_license_file(path)
             facts += vendoring_facts(path, text, license_file=license_file,
@@ -1760,14 +1764,17 @@ def test_a_file_opening_with_the_address_of_its_namesake_in_another_repository()
 def test_a_license_text_named_for_its_folder():
     """zdia/gorilla (5d4df52, the eleventh holdout, spent): no licence text at the root (GPL-2.0 in
     ``sources/LICENSE.txt``); ``sources/tcllib/tcllib.licence.terms`` is named for the folder that holds it: tcllib's
-    modules. Frank Pilhofer's own ``sources/blowfish`` (its BSD text) and ``sources/gorilla.tcl`` are not in it."""
-    trees = {tree.folder: tree.evidence for tree in trees_of(layout("gorilla-tcllib"), "zdia/gorilla")}
+    modules. Frank Pilhofer's own ``sources/blowfish`` (its BSD text) and ``sources/gorilla.tcl`` are not in it: he
+    heads ``gorilla.tcl`` (round 18: a repository with no root licence reads a folder's text naming someone else as a
+    copy's, so the heads are read too; without them his name is another's)."""
+    trees = {tree.folder: tree.evidence for tree in trees_of(layout("gorilla-tcllib"), "zdia/gorilla", heads=True)}
     assert "the folder's own name" in trees["sources/tcllib"]
     assert vendored_tree("sources/tcllib/sha1/sha1.tcl", trees_of(layout("gorilla-tcllib"), "zdia/gorilla"))
     assert "sources/blowfish" not in trees and vendored_tree("sources/gorilla.tcl", trees_of(layout("gorilla-tcllib"))) \
         is None
     renamed = {p.replace("tcllib.licence.terms", "licence.terms"): t for p, t in layout("gorilla-tcllib").items()}
-    assert "sources/tcllib" not in {tree.folder for tree in trees_of(renamed, "zdia/gorilla")}
+    assert "sources/tcllib" not in {tree.folder for tree in trees_of(renamed, "zdia/gorilla", heads=True)}
+    assert "sources/blowfish" in {tree.folder for tree in trees_of(layout("gorilla-tcllib"), "zdia/gorilla")}
 
 
 def test_a_folder_holding_only_its_note_beside_copies_copies_nothing():
@@ -2286,9 +2293,15 @@ def test_a_lock_pinning_what_it_installed_by_owner_and_name():
     (``full-border.yazi``): three of the four plugin folders, so ``yazi/plugins/`` is a folder of copies, and the one
     flavour, pinned alone, is its own copy. The owner's ``init.lua`` and fish config stay."""
     _, found = _judged("fishconfig-yazi", "JakeJing/fishconfig")
-    for path in ("yazi/plugins/diff.yazi/main.lua", "yazi/plugins/exifaudio.yazi/LICENSE", "yazi/plugins/mactags.yazi/main.lua"):
-        assert "fetched (yazi/package.toml lists them)" in found[path][0].evidence, path
-    assert "pins yazi-rs/flavors for 'catppuccin-mocha'" in found["yazi/flavors/catppuccin-mocha.yazi/flavor.toml"][0].evidence
+    # (the folders with their own MIT text are copies by it too, round 18; mactags.yazi has none: the lock alone)
+    assert "fetched (yazi/package.toml lists them)" in found["yazi/plugins/mactags.yazi/main.lua"][0].evidence
+    for path in ("yazi/plugins/diff.yazi/main.lua", "yazi/plugins/exifaudio.yazi/LICENSE"):
+        assert found[path][0] is not None, path
+    assert found["yazi/flavors/catppuccin-mocha.yazi/flavor.toml"][0] is not None
+    unlicensed = {path: text for path, text in layout("fishconfig-yazi").items() if not path.endswith("/LICENSE")}
+    _, bare = _judged("", "JakeJing/fishconfig", unlicensed)  # the lock alone, without the folders' own texts
+    assert "pins yazi-rs/flavors for 'catppuccin-mocha'" in bare["yazi/flavors/catppuccin-mocha.yazi/flavor.toml"][0].evidence
+    assert "fetched (yazi/package.toml lists them)" in bare["yazi/plugins/diff.yazi/main.lua"][0].evidence
     for path in ("yazi/init.lua", "fish/config.fish"):
         assert found[path][0] is None, path
     # termpdf.py's module fields name its home, "__url__ = "https://github.com/dsanson/termpdf.py"", a repository of
@@ -2300,7 +2313,10 @@ def test_a_lock_pinning_what_it_installed_by_owner_and_name():
     files = layout("fishconfig-yazi")  # without the revision, a "use" line names nothing installed
     files["yazi/package.toml"] = "\n".join(line for line in files["yazi/package.toml"].splitlines() if not line.startswith("rev"))
     _, found = _judged("", "JakeJing/fishconfig", files)
-    assert found["yazi/plugins/diff.yazi/main.lua"][0] is None
+    assert found["yazi/plugins/mactags.yazi/main.lua"][0] is None
+    # (a plugin folder with its own MIT text naming yazi-rs is a copy by that text alone, round 18: the repository
+    # has no licence text of its own and its address names no one of it)
+    assert "in a repository with no license text" in found["yazi/plugins/diff.yazi/main.lua"][0].evidence
 
 
 def test_a_root_licence_crediting_a_folders_project_to_another_holder():
@@ -2316,3 +2332,82 @@ def test_a_root_licence_crediting_a_folders_project_to_another_holder():
     for path in ("BOSL2/gears.scad", "BOSL2/std.scad", "BOSL2/LICENSE"):
         assert "LICENSE credits 'BOSL2' to 'revar desmera'" in found[path][0].evidence, path
     assert found["PolyDiceGenerator.scad"][0] is None and found["LICENSE"][0] is None
+
+
+def test_a_folder_text_naming_others_in_a_repository_with_no_licence_text():
+    """hynra/JJA-input-playground (48ac793; the fourteenth holdout, spent): no licence text at its root;
+    ``datafiles/licenses.txt`` carries SDL's zlib text ("Sam Lantinga") and Chromium's BSD text for the data files
+    beside it. A repository granting nothing of its own holds a text naming others only for what came with that
+    folder (round 18): the folder is a copy's. The game's own objects stay, and the same text naming the owner's
+    handle is the owner's."""
+    _, found = _judged("jja-datafiles", "hynra/JJA-input-playground")
+    for path in ("datafiles/licenses.txt", "datafiles/controllertypes.csv"):
+        assert "in a repository with no license text whose address names none" in found[path][0].evidence, path
+    for path in ("objects/obj_player/Create_0.gml", "objects/obj_pause_menu/Step_0.gml"):
+        assert found[path][0] is None, path
+    files = layout("jja-datafiles")
+    files["datafiles/licenses.txt"] = files["datafiles/licenses.txt"].replace("Sam Lantinga", "Hynra") \
+        .replace("The Chromium Authors", "Hynra")
+    _, found = _judged("", "hynra/JJA-input-playground", files)
+    assert found["datafiles/licenses.txt"][0] is None and found["datafiles/controllertypes.csv"][0] is None
+
+
+def test_a_head_pointing_to_a_sites_licence_page_and_the_copys_companions():
+    """RobotoSkunk/PixelMan-GMS2 (93d9c72; issue 46 development set 46ac; MIT, Edgar Lima): GMLscripts.com's
+    functions carry no holder, only "/// GMLscripts.com/license", a line pointing to that site's licence page: the
+    file is that site's (round 18). Its GameMaker resource ``b64_to_byte.yy``, named as the script is but for the
+    extension, came with it. The game's own ``dec2hex`` (and its resource) stays; a licence publisher's page
+    (opensource.org) names terms, not a home."""
+    from codemix.filters.vendored import copied_file_statement
+
+    _, found = _judged("pixelman-gmlscripts", "RobotoSkunk/PixelMan-GMS2")
+    assert "gmlscripts.com's licence page" in found["scripts/b64_to_byte/b64_to_byte.gml"][0].evidence
+    assert "named as scripts/b64_to_byte/b64_to_byte.gml" in found["scripts/b64_to_byte/b64_to_byte.yy"][0].evidence
+    for path in ("scripts/dec2hex/dec2hex.gml", "scripts/dec2hex/dec2hex.yy", "LICENSE"):
+        assert found[path][0] is None, path
+    script = layout("pixelman-gmlscripts")["scripts/b64_to_byte/b64_to_byte.gml"]
+    assert copied_file_statement(script.replace("GMLscripts.com/license", "opensource.org/licenses/MIT"),
+                                 "RobotoSkunk/PixelMan-GMS2", "scripts/b64_to_byte/b64_to_byte.gml") is None
+    # a site the address names is the owner's own (a snippet site run by the owner)
+    assert copied_file_statement(script, "gmlscripts/snippets", "scripts/b64_to_byte/b64_to_byte.gml") is None
+
+
+def test_a_packages_head_file_speaks_for_its_package():
+    """brenobaptista/lua-love2d (88b242f; development set 46ad; MIT, Breno Baptista, 2022): the Simple Tiled
+    Implementation copied into ``crushing-balls/libs/sti/``: its ``init.lua``, the file Lua loads for ``require
+    "sti"``, heads it "@author Landon Manning" over a year-only "@copyright 2019" (the author tag names the holder the
+    year leaves unnamed), older than the repository's own: the package is his, its header-less ``graphics.lua`` and
+    ``utils.lua`` with it (round 18). lust's banner gives its home on the next line. The owner's own modules stay."""
+    from codemix.filters.vendored import first_copyright
+
+    files = layout("lua-love2d-sti")
+    assert first_copyright(files["crushing-balls/libs/sti/init.lua"]) == ("landon manning", 2019)
+    _, found = _judged("lua-love2d-sti", "brenobaptista/lua-love2d")
+    for path in ("crushing-balls/libs/sti/graphics.lua", "crushing-balls/libs/sti/utils.lua"):
+        assert "crushing-balls/libs/sti/init.lua, the package's head: header names 'landon manning' from 2019" \
+            in found[path][0].evidence, path
+    assert "'lust' 0.1.0 at 'https://github.com/bjornbytes/lust'" in found["signal/spec/lust.lua"][0].evidence
+    for path in ("crushing-balls/src/camera.lua", "sokoban/libs/mixer.lua", "crushing-balls/main.lua", "LICENSE"):
+        assert found[path][0] is None, path
+    # the same head under the owner's name is the owner's package; a banner's home under the owner's own account too
+    files["crushing-balls/libs/sti/init.lua"] = files["crushing-balls/libs/sti/init.lua"].replace("Landon Manning", "Breno Baptista")
+    files["signal/spec/lust.lua"] = files["signal/spec/lust.lua"].replace("bjornbytes", "brenobaptista")
+    _, found = _judged("", "brenobaptista/lua-love2d", files)
+    assert found["crushing-balls/libs/sti/utils.lua"][0] is None and found["signal/spec/lust.lua"][0] is None
+
+
+def test_a_python_packages_module_fields_name_its_author():
+    """FoxoTech/methylize (93b975d; development set 46ad; MIT, FOXO Technologies, 2022): ``methylize/cpv/__init__.py``
+    names Brent Pedersen in ``__author__``, 2013 in ``__year__`` and MIT in ``__license__`` (combined-pvalues, copied):
+    the package's head under another author, older than the repository, speaks for ``cpv/`` (round 18); its
+    header-less modules go with it. methylize's own modules stay."""
+    _, found = _judged("methylize-cpv", "FoxoTech/methylize")
+    for path in ("methylize/cpv/__init__.py", "methylize/cpv/acf.py", "methylize/cpv/fdr.py"):
+        assert "header names 'brent pedersen' from 2013, before the repository's" in found[path][0].evidence, path
+    for path in ("methylize/__init__.py", "methylize/helpers.py", "LICENSE.txt"):
+        assert found[path][0] is None, path
+    # a package holding a third of the repository or more is its main one (a fork's head may keep an older author)
+    files = {path: text for path, text in layout("methylize-cpv").items()
+             if path.startswith("methylize/cpv/") or path in ("LICENSE.txt", "methylize/__init__.py", "methylize/helpers.py")}
+    _, found = _judged("", "FoxoTech/methylize", files)
+    assert found["methylize/cpv/acf.py"][0] is None
