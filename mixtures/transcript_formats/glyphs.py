@@ -162,7 +162,12 @@ def joined(blocks: list[dict[str, Any]], framing: collections.Counter,
 # A chat REPL's prompt (``ollama run``'s ``>>> ``, ``›``, ``»``): a sign of its own at a line's start, the person's words
 # after it. A lone ``>`` is a quote (the glyph layout above reads it beside the model's glyphs).
 # (goose draws its prompt as a face, ``( O)> ``)
-REPL_PROMPT = re.compile(r"^(?P<sign>>{2,3}|[❯›»]|\([ \t]?[^\s()]{1,2}\)>)[ \t]+(?P<text>\S.*)$")
+REPL_PROMPT = re.compile(r"^(?P<sign>>{1,3}|[❯›»]|\([ \t]?[^\s()]{1,2}\)>|[\[(]?[A-Za-z][\w.-]{0,15}[\])]?[ \t]?(?:>{1,3}|[$❯›»]))"
+                         r"[ \t]+(?P<text>\S.*)$")
+QUOTE_SIGN = ">"  # a lone ``>`` quotes on a page: a REPL's sign only where the shell line that started the program shows
+# A line alone naming who answers (``gemma3:12b:``, ``Assistant:``): the program's label over the reply it prints, which
+# may open behind the prompt's sign again (``> Okay, let's break down...``).
+REPLY_LABEL = re.compile(r"^[A-Za-z][\w.:-]{0,40}:[ \t]*$")
 MULTILINE_INPUT = '"""'
 # A call the CLI draws in the answer as a rule titled with the tool and its extension, its arguments under it as
 # ``key: value`` lines (goose's ``─── shell | developer ───`` / ``command: ls``, the rule read as its title line):
@@ -174,6 +179,9 @@ THINK_CLOSE = re.compile(r"</think>")
 # A shell's prompt and a command starting the chat REPL, just before its first prompt (``C:\\Users\\Ada>ollama run
 # glm47``, ``$ ollama run llama3``): a command naming a model to run (``run``, ``chat``).
 LAUNCH = re.compile(r"^(?:[A-Za-z]:\\[^>\n]*>|[^\n]{0,60}[$%#][ \t]+)[ \t]*[\w.-]+[ \t]+(?:run|chat)[ \t]+\S+", re.MULTILINE)
+# Any program started from a shell prompt (``michael@Main-PC:~/agent$ python3 main.py``): enough for a lone ``>`` to be
+# that program's prompt.
+STARTED = re.compile(r"^[^\n]{0,80}[$%#❯][ \t]+(?:python3?|node|npx|uv|bun|deno|go|cargo|java|ruby|\./)[^\n]*$", re.MULTILINE)
 
 
 def is_prose_prompt(text: str) -> bool:
@@ -204,13 +212,26 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
                                 and is_prose_prompt(m.group("text")))
     if not signs:
         return None
-    sign = signs.most_common(1)[0][0]
+    sign = next((s for s, _ in signs.most_common() if s != QUOTE_SIGN), QUOTE_SIGN)
+    if sign == QUOTE_SIGN and not STARTED.search("\n".join(lines[:next(i for i, line in enumerate(lines)
+                                                                         if REPL_PROMPT.match(line))])):
+        return None  # a page's quotes, no program started in view
     turns: list[dict[str, Any]] = []
     framing: collections.Counter[str] = collections.Counter()
     quoted = False  # inside a prompt of several lines
+    labelled = False  # the program's label over the reply was the line before
     for index, line in enumerate(lines):
         match = REPL_PROMPT.match(line)
-        if quoted:
+        if labelled and match and match.group("sign") == sign:
+            turns[-1]["lines"].append(match.group("text"))  # the reply printed behind the prompt's sign again
+            labelled = False
+            continue
+        labelled = False
+        if turns and turns[-1]["speaker"] == "assistant" and not turns[-1]["lines"] and REPLY_LABEL.match(line):
+            turns[-1]["name"] = line.strip().removesuffix(":")
+            framing["reply_label"] += 1
+            labelled = True
+        elif quoted:
             turns[-2]["lines"].append(line)  # (the person's turn, before the answer it opened)
             quoted = not line.rstrip().endswith(MULTILINE_INPUT)
         elif turns and turns[-1]["speaker"] == "assistant" and not turns[-1]["lines"] and line.startswith(CONTINUED):
@@ -230,7 +251,7 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
         else:
             turns[-1]["lines"].append(line)
     read = [{"speaker": t["speaker"], "content": "\n".join(t["lines"]).strip().removesuffix(MULTILINE_INPUT).strip(),
-             "name": sign if t["speaker"] == "user" else ""} for t in turns if t["speaker"] != "command"]
+             "name": sign if t["speaker"] == "user" else t.get("name", "")} for t in turns if t["speaker"] != "command"]
     for turn in read:
         if turn["speaker"] == "assistant" and (calls := [exported_call(None, m.group("name"), m.group("args").strip())
                                                          for m in TOOL_TITLE.finditer(turn["content"])]):
@@ -242,7 +263,8 @@ def repl_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
     typed = [t for t in read if t["speaker"] == "user"]
     answers = [t for t in read if t["speaker"] == "assistant" and t["content"]]
     prose = sum(is_prose_prompt(" ".join(t["content"].split())) for t in typed)  # (``Thanks!`` among questions)
-    launched = bool(LAUNCH.search("\n".join(lines[:next((i for i, line in enumerate(lines) if REPL_PROMPT.match(line)), 0)])))
+    before = "\n".join(lines[:next((i for i, line in enumerate(lines) if REPL_PROMPT.match(line)), 0)])
+    launched = bool(LAUNCH.search(before) or sign == QUOTE_SIGN and STARTED.search(before))
     if prose < (1 if launched else MIN_PROMPTS) or prose * 3 < len(typed) * 2 or \
             any(is_code_prompt(t["content"]) for t in typed):
         return None  # (one exchange is a REPL's when the shell line that started it is shown before it)

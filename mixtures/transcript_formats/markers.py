@@ -496,7 +496,10 @@ def counted_dialogue(text: str, labels: list[re.Match]) -> tuple[list[dict[str, 
                           and speaking[persons[0]] * 4 <= speaking[agents[1]]) else []
     ranked = [*agents, *persons] if persons else sorted(speaking, key=speaking.get, reverse=True)[:2]
     held = sum(speaking[n] for n in ranked)
-    if len(ranked) < 2 or speaking[ranked[1]] < MIN_LABELLED // 2 or held * 10 < 9 * len(labels):
+    # a label set in bold written once (``**Pass by Value:**`` in an answer) is the turn's text, not a speaker's: it
+    # does not count (a field's label written once in plain text does: ``added:`` / ``napiVersion:`` pairs are fields)
+    counted = sum(1 for match in labels if counts[label_of(match)] >= 2 or not match.group(0).lstrip().startswith(("**", "__")))
+    if len(ranked) < 2 or speaking[ranked[1]] < MIN_LABELLED // 2 or held * 10 < 9 * counted:
         return None  # two speakers (and a person's asides) hold nine in ten labels; a form's field labels are none
     if any(name.lower() in NOT_SPEAKERS for name in ranked):
         return None  # ``Note:``, ``Example:``, ``Question:``: labels of a document's fields

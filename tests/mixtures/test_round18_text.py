@@ -209,3 +209,95 @@ def test_a_manuals_code_examples_in_two_variants_are_no_chat():
         f"const assert = require('node:assert/strict');\nassert.strictEqual({i}, {i});</code></pre>" for i in range(4))
     page = f"<!DOCTYPE html><html><body><div class=\"api\"><p>Assert</p>{pairs}</div></body></html>"
     assert not parse_text(page)
+
+
+# A home-made pydantic-ai agent's console over a local model (Stariller/pydantic_openai_agent a87c092,
+# terminal_output.txt, no licence: its layout rebuilt): the shell line starting the program, its banner, the person's
+# request behind a lone ``>``, the program's label naming the model alone on a line, and the reply printed behind ``>``
+# again.
+STARTED_CONSOLE = """(agent) michael@Main-PC:~/Programs/Python/pydantic_practice$ python3 main.py
+Type `quit` to end program.
+Make a request from gemma3:12b.
+> Tell me about airforce hat standards.
+gemma3:12b:
+> Okay, let's break down the Air Force's hat standards, pulling information from the provided document excerpts.
+
+**I. Physical Training Gear (PTG) Hats**
+
+*   **General PT:** Installation commanders can authorize solid black, white, or dark blue caps.
+
+To help me give you even more specific information, could you tell me which uniform you are interested in?
+"""
+
+
+def test_a_lone_prompt_of_a_program_started_in_view_is_its_prompt():
+    transcript = parse_text(STARTED_CONSOLE)[0]
+    assert roles(transcript) == ["user", "assistant"]
+    assert transcript.messages[0]["content"] == "Tell me about airforce hat standards."
+    assert transcript.messages[1]["content"].startswith("Okay, let's break down")
+    assert transcript.messages[1]["name"] == "gemma3:12b"
+
+
+def test_a_pages_quotes_are_no_prompts():
+    page = STARTED_CONSOLE.split("\n", 1)[1]  # no program started in view: ``>`` quotes a line
+    assert not any(t.format == "console-log" for t in parse_text(page) or [])
+
+
+# A chat exported by topic as Markdown (GOUTHAM1926/cuda_proficiency fcd304c, chat_export.md, no licence: its layout
+# rebuilt): ``**Q:**`` / ``**A:**`` labels, and in the answers bold labels of their own, each written once.
+TOPIC_EXPORT = """# Chat Export — C, Python, Pointers & Memory Concepts
+
+---
+
+## Topic 1: Compiled vs Interpreted Languages
+
+**Q:** ...what does he mean by first-hand look? and when they mean interpreted language, they mean python or what?
+
+**A:**
+
+**"Firsthand look" means** the author is saying we'll see this ourselves very soon, with a real example.
+
+**The key differences summarized:** a compiler translates the whole program before it runs; an interpreter
+translates it while it runs.
+
+---
+
+## Topic 2: Pass by Value and by Reference
+
+**Q:** C arguments are passed by value, what does that mean? and in C++ we have references right?
+
+**A:**
+
+**Pass by Value:** the function gets a copy, so changing it leaves the caller's variable as it was.
+
+**Pass by Reference:** the function works on the caller's variable itself, so a change is seen outside.
+
+---
+
+## Topic 3: Python's Types
+
+**Q:** and we can only access 3 datatypes in python right, float32, int32 and float64 or what?
+
+**A:**
+
+**Python's built-in types:** there are many, not just three: int, float, complex, str, list, tuple and dict.
+"""
+
+
+def test_labels_written_once_are_the_answers_text():
+    transcript = parse_text(TOPIC_EXPORT)[0]
+    assert transcript.format == "labelled-dialogue"
+    assert roles(transcript) == ["user", "assistant"] * 3
+    assert "**Pass by Reference:**" in transcript.messages[3]["content"]
+
+
+# Node.js's N-API manual (/usr/share/doc/nodejs/api/n-api.md, MIT): each function's history as YAML fields in a
+# comment, ``added:`` / ``napiVersion:`` taking turns hundreds of times, and a few fields written once in plain text.
+def test_fields_taking_turns_are_no_dialogue_even_with_labels_written_once():
+    sections = "".join(
+        f"### napi_create_{name}\n\n<!-- YAML\nadded: v8.{i}.0\nnapiVersion: 1\n-->\n\n```c\nnapi_status napi_create_{name}"
+        f"(napi_env env, napi_value* result);\n```\n\nReturns `napi_ok` if the API succeeded. Why call it? It allocates a "
+        f"new {name} value in the current scope and hands it back to the caller.\n\n" for i, name in enumerate(
+            ("object", "array", "string", "symbol", "external", "promise", "date", "bigint")))
+    page = f"# Node-API\n\ndescription: the C API for addons.\n\nversions: see the table below.\n\n{sections}"
+    assert not any(t.format == "labelled-dialogue" for t in parse_text(page) or [])
