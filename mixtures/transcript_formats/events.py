@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any
 
-from codemix.mixtures.transcript_formats.canonical import message, tool_call
+from codemix.mixtures.transcript_formats.canonical import exported_call, message, tool_call
 from codemix.mixtures.transcript_formats.parts import kind_words
 from codemix.mixtures.transcript_formats.printed import printed_values
 from codemix.mixtures.transcript_formats.turns import (
@@ -195,7 +195,10 @@ def call_event_messages(words: frozenset, view: dict, where: str) -> list[dict[s
     result = result_of(view)
     arguments = next((view[k] for k in CALL_ARGUMENT_KEYS if k in view), None)
     if call_name(view) and (words & CALL_WORDS or arguments is not None) and not (words & RESULT_WORDS and arguments is None):
-        call = tool_call(call_id_of(view), call_name(view), arguments, where=where)
+        # arguments logged as words (``ask_weather: "Get the weather..."``) say what the call asked, not what the
+        # model emitted: shown, never trained (``canonical.exported_call``); a JSON object is the model's
+        call = (exported_call(call_id_of(view), call_name(view), arguments) if isinstance(arguments, str)
+                else tool_call(call_id_of(view), call_name(view), arguments, where=where))
         messages = [message("assistant", "", tool_calls=[call])]
         return messages + ([message("tool", as_text(result), tool_call_id=call["id"], observation=True)]
                            if result is not None else [])

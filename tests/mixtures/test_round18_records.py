@@ -93,14 +93,17 @@ def test_an_event_log_whose_payload_is_the_words_or_one_call():
     """PavanManchikatla/agents agent_trace.jsonl: events ``{time, kind, data}`` where a thought's and an
     observation's ``data`` is their text and an action's is one call written ``{tool_name: its input}``. No event
     was read (their words sat in no text key). Now each thought is the model's words, each action its call, each
-    observation that call's result; the stop decisions are left out."""
+    observation that call's result (the call's input, logged as words, is shown and never trained as the model's
+    arguments); the stop decisions are left out."""
     lines = [json.loads(line) for line in (INPUTS / "pavan-agents.agent_trace.rebuilt.jsonl").read_text().splitlines()]
     ((_, messages, left_out),) = event_runs(lines)
     assert [(m["role"], [c["name"] for c in m["tool_calls"]]) for m in messages] == [
         ("assistant", []), ("assistant", ["ask_weather"]), ("tool", []), ("assistant", ["ask_stocks"]), ("tool", []),
         ("assistant", [])]
     assert messages[0]["content"].startswith("Sure! Let me start by fetching")
-    assert messages[1]["tool_calls"][0]["arguments"] == "Get the current weather for San Francisco, California."
+    call = messages[1]["tool_calls"][0]
+    assert call["arguments"] == "Get the current weather for San Francisco, California."
+    assert call["kind"] == "described"  # the log's words for the call, not the model's arguments: never trained
     assert messages[2]["observation"] and messages[2]["content"].startswith("San Francisco: 16 C")
     assert left_out == 2
 
