@@ -32,7 +32,7 @@ bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD L
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant
 SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 LicenseRef-owl-0.9.4 LicenseRef-bsd-endorsement-allowed
 LicenseRef-bsd-3-clause-jtag LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
-PHP-3.0 PHP-3.01 libtiff
+PHP-3.0 PHP-3.01 libtiff Fair
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -51,7 +51,7 @@ LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 JSON Beerware CC-BY-NC-3.0 CC-BY-NC-SA-3.0 CC-BY-ND-3.0 CC-BY-NC-ND-3.0 CC-BY-NC-ND-4.0 CPL-1.0 MS-PL MS-RL PHP-3.0
-MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD libtiff
+MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD libtiff Fair
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -548,6 +548,10 @@ _SIGNATURES = (
                                  r"(?:up)?on this software are permitted so long as"),
     _signature(OTHER_PERMISSIVE, r"you are free to copy distribute and make derivative works of this (?:source|software|"
                                  r"code|program) provided that this copyright notice"),
+    # The Fair License, whole in two sentences (C. Masloch's ldosboot and lmacros in FreeDOS' kernel: "Usage of the works
+    # is permitted provided that this instrument is retained with the works, so that any entity that uses the works is
+    # notified of this instrument. DISCLAIMER: THE WORKS ARE WITHOUT WARRANTY."): SPDX Fair.
+    _signature("Fair", r"usage of the works is permitted provided that this instrument is retained with the works"),
     # Vim plugins' grant (Yegappan Lakshmanan's mru.vim and taglist.vim, in amix/vimrc): "Permission is hereby granted to
     # use and distribute this code, with or without modifications, provided that this copyright notice is copied with
     # it": no SPDX id, ScanCode's other-permissive.

@@ -1415,3 +1415,15 @@ def test_vim_plugins_own_grant_and_a_tag_with_its_colon() -> None:
     funcref = "sources_non_forked/vim-addon-mw-utils/autoload/funcref.vim"
     assert '" @License:     GPL (see http://www.gnu.org/licenses/gpl.txt)' in files[funcref]
     assert own_license(files[funcref], funcref) == "GPL-1.0-or-later"
+
+
+def test_the_fair_license() -> None:
+    """C. Masloch's boot loader in FreeDOS' kernel (round 18's development list), in NASM's "%if 0" block: "Usage of
+    the works is permitted provided that this instrument is retained with the works, so that any entity that uses the
+    works is notified of this instrument. DISCLAIMER: THE WORKS ARE WITHOUT WARRANTY.": the Fair License, permissive
+    (the kernel's GPL before)."""
+    path = "test/ldosboot/iniload.asm"
+    text = _files("round18")["FDOS/kernel"][path]
+    assert "Usage of the works is permitted provided that this\ninstrument is retained with the works" in text
+    assert own_license(text, path) == "Fair"
+    assert is_permissive("Fair")
