@@ -1036,6 +1036,20 @@ VERDICTS = {
          "stated otherwise, are public domain' (no license file at the root), or the file's own ';; Public domain.'; the "
          "reference reads no README as a folder's text")),
     ],
+    "FDOS/kernel": [
+        (lambda p, o, r: o == "GPL-2.0" and r == "Fair", "O", ("C. Masloch's loader, macros and scripts: the Fair "
+         "License's two sentences, 'Usage of the works is permitted provided that this instrument is retained with the "
+         "works ...': unread, ours the kernel's GPL (round 18: read)")),
+        (lambda p, o, r: p == "boot/magic.mac" and o == "GPL-2.0", "O", ("'; Public Domain 2024 by E. C. Masloch': the "
+         "year unread (round 18: read)")),
+        (lambda p, o, r: o == "LicenseRef-public-domain" and r.startswith("GPL-2.0"), "R", ("the file's own dedication "
+         "('Public Domain by C. Masloch, 2022', 'released as public domain by Chris Giese'); the reference the root's "
+         "COPYING")),
+        (_name("boot32lb.asm"), "R", ("'the GNU Public License (GPL), version 2 or newer': GPL-2.0-or-later; the reference "
+         "adds GPL-1.0+ for the name without its version")),
+        (_name("entry.asm"), "U", ("a routine 'from Japheth's public domain code (JEMFBHLP.ASM)' in the kernel's GPL file: "
+         "the reference ANDs the public domain, ours the file's GPL")),
+    ],
     # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
     # b46v's post at 19:46, reading each class's files ----
     "greghendershott/frog": [
