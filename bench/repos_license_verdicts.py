@@ -1050,6 +1050,9 @@ VERDICTS = {
         (_name("entry.asm"), "U", ("a routine 'from Japheth's public domain code (JEMFBHLP.ASM)' in the kernel's GPL file: "
          "the reference ANDs the public domain, ours the file's GPL")),
     ],
+    "vim-jp/vital.vim": [
+        (_name("SHA1.vim"), "O", "Vim script's comment field '\" License CC0': unread (round 18: read)"),
+    ],
     # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
     # b46v's post at 19:46, reading each class's files ----
     "greghendershott/frog": [
