@@ -50,7 +50,7 @@ from codemix.pipelines.dedup.local_final import final_runs_locally, run_final_lo
 from codemix.pipelines.dedup.previous_signatures import ReadPreviousSignatures, check_previous_indexes
 from codemix.pipelines.dedup.rows import RANK_COLUMNS, location_of, rank_of_row
 from codemix.pipelines.ledger import WriteRows, write_parquet
-from codemix.pipelines.options import runner_name
+from codemix.pipelines.options import is_local_path, runner_name, shares_local_disk
 from codemix.pipelines.progress import Progress, row_text_bytes
 from codemix.pipelines.spill import CoGroup, distinct, flatten, grouping
 
@@ -151,11 +151,11 @@ class ExactDuplicateRows(beam.PTransform):
 
 class NearEdges(beam.PTransform):
     """{"docs": exact keepers, "payload_docs": another read} -> ``CandidateEdges``' outputs; writes
-    edges, signatures and component pass 1."""
+    edges, signatures and, with ``first_pass``, component pass 1."""
 
-    def __init__(self, paths: _Paths, config: DedupConfig, join: str):
+    def __init__(self, paths: _Paths, config: DedupConfig, join: str, first_pass: bool = True):
         super().__init__()
-        self.paths, self.config, self.join = paths, config, join
+        self.paths, self.config, self.join, self.first_pass = paths, config, join, first_pass
 
     def expand(self, inputs):
         paths, config = self.paths, self.config
@@ -169,8 +169,9 @@ class NearEdges(beam.PTransform):
         near["edges"] | "WriteEdges" >> WriteEdges(paths.work("near", "edges"))
         near["signatures"] | "WriteSignatures" >> WriteRows(paths.signatures, SIGNATURE_SCHEMA, signature_row)
         _ = near["signatures"] | "CountSigned" >> beam.ParDo(Progress("signed"))
-        first_pass = ComponentPass(paths.first_pass, config.rounds_per_pass, keyed_spill(self.join, spill_dir))
-        near["edges"] | "FirstComponentPass" >> first_pass
+        if self.first_pass:
+            first_pass = ComponentPass(paths.first_pass, config.rounds_per_pass, keyed_spill(self.join, spill_dir))
+            near["edges"] | "FirstComponentPass" >> first_pass
         return near
 
 
@@ -220,11 +221,21 @@ def _options(pipeline_args: list[str]) -> PipelineOptions:
     return PipelineOptions(list(pipeline_args))
 
 
+def first_pass_fused(paths: _Paths, pipeline_args: list[str]) -> bool:
+    """Whether component pass 1 runs in the edges pipeline: not with a local runner and a local folder, where
+    ``resolve_components`` runs it in this process from the edges file (``component_pass_locally``, up to
+    ``LOCAL_EDGES`` edges): in the pipeline its star rounds, edge and violation sinks were ~22 fused stages, a
+    bundle processor and a bundle per worker apiece (bench/RESULTS.md, issue 49, round 18), for a few
+    thousand edges."""
+    return not (is_local_path(paths.first_pass) and shares_local_disk(pipeline_args))
+
+
 def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str, pipeline_args: list[str]) -> int:
-    """Pipeline 1: exact dedup, near-duplicate edges and the first component pass; returns how many edges.
+    """Pipeline 1: exact dedup, near-duplicate edges and the first component pass (``first_pass_fused``);
+    returns how many edges.
 
     Writes the exact duplicate rows under ``_work/exact``, the verified edges and the exact keepers'
-    signatures under ``_work/near``, and component pass 1 under ``_work/components``. The keepers
+    signatures under ``_work/near``, and (fused) component pass 1 under ``_work/components``. The keepers
     themselves are not written: the final pipeline reads the input less both kinds of duplicates.
     """
     with jobs.Pipeline(options=_options(pipeline_args)) as pipeline:
@@ -243,7 +254,8 @@ def run_edges(input_pattern: str, paths: _Paths, config: DedupConfig, join: str,
             )
             counted["exact_duplicates"] = duplicates
         if config.near:
-            near = {"docs": keepers, "payload_docs": read("ReadForPayloads")} | "NearEdges" >> NearEdges(paths, config, join)
+            near = {"docs": keepers, "payload_docs": read("ReadForPayloads")} | "NearEdges" >> NearEdges(
+                paths, config, join, first_pass_fused(paths, pipeline_args))
             counted.update((name, near[name]) for name in ("edges", "candidates", "rejected"))
         in_metrics = counts_in_metrics(pipeline_args)
         counted | "Count" >> (CountInMetrics() if in_metrics else WriteCounts(paths.counts("edges")))
@@ -355,7 +367,8 @@ def run_dedup(input_pattern: str, output_dir: str, config: DedupConfig, pipeline
     delete_matching([FileSystems.join(paths.shuffle, "**")])  # the run files are spent
     if edges > 0:
         star_edges, passes = resolve_components(
-            parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args, passes_done=1,
+            parquet_pattern(paths.work("near", "edges")), paths.components, config, pipeline_args,
+            passes_done=1 if first_pass_fused(paths, pipeline_args) else 0,
             spill_dir=keyed_spill(join, paths.shuffle if config.shuffle_on_disk else None),
         )
     exact_duplicates = read_counts(paths.counts("edges")).get("exact_duplicates", 0)

@@ -233,11 +233,24 @@ def test_same_survivors_across_runs_and_execution_modes(run, rerun):
 
 @pytest.fixture(scope="module")
 def pipeline_final(corpus, tmp_path_factory) -> tuple[Run, Path]:
-    """The same run with its last step as the Beam pipeline (``run_final``), as on a remote runner."""
+    """The same run with its first component pass in the edges pipeline and its last step as the Beam pipeline
+    (``run_final``), as on a remote runner."""
     output_dir = tmp_path_factory.mktemp("pipeline-final")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(deduplicate, "final_runs_locally", lambda *_: False)
+        patch.setattr(deduplicate, "first_pass_fused", lambda *_: True)
         return run_and_read(corpus, output_dir, IN_PROCESS), output_dir
+
+
+def test_a_local_run_resolves_its_first_component_pass_in_the_driver(corpus, run, tmp_path, monkeypatch):
+    """With a local runner and local files the edges pipeline has no component pass steps (``first_pass_fused``);
+    the pass runs in this process from the edges file, and the run is the same."""
+    assert run.result.verified_pairs > 0, "guard: edges to resolve"
+    monkeypatch.setattr(deduplicate.ComponentPass, "expand",
+                        lambda *_: pytest.fail("a local run fused its first component pass"))
+    again = run_and_read(corpus, tmp_path / "again", IN_PROCESS)
+    assert again.result == run.result and again.result.component_passes >= 1
+    assert kept_ids(again) == kept_ids(run)
 
 
 def test_the_last_step_in_the_driver_writes_what_its_pipeline_writes(corpus, run, pipeline_final, tmp_path):
