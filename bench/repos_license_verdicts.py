@@ -1053,6 +1053,12 @@ VERDICTS = {
     "vim-jp/vital.vim": [
         (_name("SHA1.vim"), "O", "Vim script's comment field '\" License CC0': unread (round 18: read)"),
     ],
+    "fortran-lang/fpm": [
+        (_in("src/ptycheck/"), "R", ("K. Takata's ptycheck: 'under the terms of either the MIT license (as described "
+         "below) or the Vim license' (round 18: read as the choice); the reference the MIT text alone")),
+        (lambda p, o, r: o == "MIT" and "public-domain" in r, "U", ("fpm's MIT files holding John S. Urban's routines, "
+         "each under a '!!License: Public Domain' tag of its own: ours the file's MIT, the reference the dedication")),
+    ],
     # ---- the thirteenth holdout (bench/repos_holdout_13.tsv, run once by b46v at 19:40 = FRESH), judged by b46l after
     # b46v's post at 19:46, reading each class's files ----
     "greghendershott/frog": [
