@@ -381,9 +381,11 @@ class ClassedElements(html.parser.HTMLParser):
                 self.parts.append("\n")
             return
         self.hidden += tag in SKIPPED
-        self.pre += tag == "pre"
-        if tag in BLOCK:
+        if tag == "pre" and not self.pre and not self.hidden:
+            self.parts.append("\n```\n")  # a code block stays fenced: it is code, not the message's prose
+        elif tag in BLOCK and not self.pre:
             self.parts.append("\n")
+        self.pre += tag == "pre"
         tokens = next((v.split() for n, v in attrs if n == "class" and v and v.strip()), None)
         index = None
         if tokens and not self.hidden:
@@ -396,13 +398,15 @@ class ClassedElements(html.parser.HTMLParser):
         at = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i][0] == tag), None)
         if at is None:
             return
-        for name, index in self.stack[at:]:
+        for name, index in reversed(self.stack[at:]):
             self.hidden -= name in SKIPPED and self.hidden > 0
-            self.pre -= name == "pre" and self.pre > 0
+            if name == "pre" and self.pre:
+                self.pre -= 1
+                self.parts.append("\n```\n" if not self.pre and not self.hidden else "")
             if index is not None:
                 self.elements[index]["end"] = len(self.parts)
         del self.stack[at:]
-        if tag in BLOCK:
+        if tag in BLOCK and not self.pre:
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
@@ -410,7 +414,14 @@ class ClassedElements(html.parser.HTMLParser):
             self.parts.append(data if self.pre else re.sub(r"[ \t\r\n]+", " ", data))
 
     def text(self, start: int, end: int | None) -> str:
-        lines = [line.strip() for line in "".join(self.parts[start:end]).split("\n")]
+        """An element's text, each line stripped but a code block's (its indentation is the code's)."""
+        lines, fenced = [], False
+        for line in "".join(self.parts[start:end]).split("\n"):
+            if line == "```" and fenced:
+                while lines and not lines[-1]:
+                    lines.pop()  # (the code's own last line end)
+            fenced ^= line == "```"
+            lines.append(line.rstrip() if fenced and line != "```" else line.strip())
         return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 

@@ -39,6 +39,14 @@ def test_two_kinds_of_one_element_taking_turns_are_a_chat_page():
     assert "M37.5" not in transcripts[0].messages[1]["content"]  # the avatar's drawing is no one's words
 
 
+def test_a_chat_pages_code_block_stays_fenced_and_indented():
+    code = ('<pre><div class="CodeSnippet__Wrapper-sc-1ifybgh-0 ekUQru"><code class="hljs language-python">'
+            'def draw_maze(screen, maze):\n    for y in range(len(maze)):\n        pass\n</code></div></pre>')
+    page = SAVED_PAGE.replace("a circle for the player.</p>", "a circle for the player.</p>" + code)
+    reply = parse_text(page)[0].messages[3]["content"]
+    assert "```\ndef draw_maze(screen, maze):\n    for y in range(len(maze)):\n        pass\n```" in reply
+
+
 def test_rows_told_apart_by_stripes_are_no_chat():
     rows = "".join(f'<tr class="row {"odd" if i % 2 else "even"}"><td>Setting number {i} changes how the parser treats '
                    f"blank lines in the input, and it is off by default.</td></tr>" for i in range(8))
