@@ -32,7 +32,7 @@ bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD L
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant
 SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 LicenseRef-owl-0.9.4 LicenseRef-bsd-endorsement-allowed
 LicenseRef-bsd-3-clause-jtag LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
-PHP-3.0 PHP-3.01 libtiff Fair
+PHP-3.0 PHP-3.01 libtiff Fair LicenseRef-happy-bunny SunPro
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -51,7 +51,7 @@ LPPL-1.0 LPPL-1.1 LPPL-1.2 LPPL-1.3a LPPL-1.3c MIT MIT-0 MIT-CMU MPL-1.0 MPL-1.1
 ODbL-1.0 OFL-1.0 OFL-1.1 OpenSSL OSL-3.0 PHP-3.01 PostgreSQL PSF-2.0 Python-2.0 Ruby SSPL-1.0 Unicode-3.0
 Unicode-DFS-2016 Unicode-TOU Unlicense UPL-1.0 Vim NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 W3C WTFPL X11 Zlib ZPL-2.1 blessing dtoa Minpack MIT-Khronos-old
 JSON Beerware CC-BY-NC-3.0 CC-BY-NC-SA-3.0 CC-BY-ND-3.0 CC-BY-NC-ND-3.0 CC-BY-NC-ND-4.0 CPL-1.0 MS-PL MS-RL PHP-3.0
-MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD libtiff Fair
+MulanPSL-2.0 PolyForm-Noncommercial-1.0.0 Artistic-1.0-Perl IJG Info-ZIP TCL Sleepycat RSA-MD libtiff Fair SunPro
 """
 _CANONICAL_IDS = {name.lower(): name for name in _KNOWN_IDS.split()}
 _ID_SYNTAX = re.compile(r"[A-Za-z0-9.\-]+\+?")
@@ -69,6 +69,7 @@ NONCOMMERCIAL = "LicenseRef-noncommercial"  # a grant whose conditions forbid se
 BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses, the third letting the name endorse
 FATFS = "LicenseRef-fatfs"  # ChaN's "FatFs License", BSD's grant with one condition (ScanCode's fatfs)
 OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
+HAPPY_BUNNY = "LicenseRef-happy-bunny"  # GLM's Happy Bunny License, MIT's text and a wish (ScanCode's happy-bunny)
 OWL = "LicenseRef-owl-0.9.4"  # the Open Works License 0.9.4 (ScanCode's owl-0.9.4)
 BSD_3_REGENTS = "LicenseRef-bsd-3-clause-jtag"  # BSD's three clauses, the Regents' disclaimer (ScanCode's key)
 BSD_UNSTATED = "LicenseRef-BSD-unstated-clauses"  # "BSD" named with terms in the author's own words, not BSD's clauses
@@ -427,6 +428,9 @@ _SIGNATURES = (
     _signature(KHRONOS, _KHRONOS_GRANT, (_KHRONOS_NOTICE,)),
     # The JSON License: MIT's text with "The Software shall be used for Good, not Evil." (a use restriction).
     _signature("JSON", _MIT_GRANT, (_MIT_NOTICE, r"the software shall be used for good not evil")),
+    # GLM's Happy Bunny License (Modified MIT License): MIT's text with "Restrictions: By making use of the Software for
+    # military purposes, you choose to make a Bunny unhappy." No SPDX id, ScanCode's happy-bunny (permissive).
+    _signature(HAPPY_BUNNY, _MIT_GRANT, (_MIT_NOTICE, r"for military purposes you choose to make a bunny unhappy")),
     _signature("X11", _MIT_GRANT, (_MIT_NOTICE, r"except as contained in this notice the name")),
     _signature("MIT", _MIT_GRANT, (_MIT_NOTICE,)),
     _signature("MIT-0", _MIT_GRANT, forbidden=(_MIT_NOTICE, r"^\S+(?: \S+){12} of the font software")),
@@ -477,6 +481,11 @@ _SIGNATURES = (
                (_NOT_SOLD,)),
     _signature(NONCOMMERCIAL, r"permission to use copy modify (?:and or |and )?distribute this software (?:and its "
                               r"(?:associated )?documentation )?for (?:\w+ ){0,5}?non ?(?:commercial|profit) purposes"),
+    # Sun's notice on fdlibm's code (GLM's gtc/ulp.inl: "Developed at SunPro, a Sun Microsystems, Inc. business.
+    # Permission to use, copy, modify, and distribute this software is freely granted, provided that this notice is
+    # preserved."): SPDX SunPro.
+    _signature("SunPro", r"permission to use copy modify and distribute this software is freely granted provided that "
+                         r"this notice is preserved"),
     # Lucent's notice on David M. Gay's dtoa.c and on Plan 9's libraries (re2's rune.cc, jq's jv_dtoa.c): SPDX dtoa.
     _signature("dtoa", r"permission to use copy modify and distribute this software for any purpose without fee is "
                r"hereby granted provided that this entire notice is included in all copies of any software which is "
@@ -727,7 +736,9 @@ def _signature_position(signature: _Signature, words: str) -> int | None:
 
 # Also "the GNU Public License" (FreeDOS's boot32lb.asm: "under the terms of the GNU Public License (GPL), version 2 or
 # newer"), a common name for the GPL; not the "Lisp Lesser GNU Public License" (the LLGPL) nor a "Lesser GNU ..." one.
-_GNU_NAME = re.compile(r"(?<!lesser )(?<!library )gnu (affero |lesser |library )?(?:general )?public license")
+# Also without "Public" (LASzip's heads: "under the terms of the GNU Lesser General Licence as published by the Free
+# Software Foundation").
+_GNU_NAME = re.compile(r"(?<!lesser )(?<!library )gnu (affero |lesser |library )?(?:general public|general|public) license")
 _GNU_VERSIONS = {
     "affero ": {"3": "AGPL-3.0"},
     "lesser ": {"2": "LGPL-2.0", "2.1": "LGPL-2.1", "3": "LGPL-3.0"},
@@ -1024,8 +1035,10 @@ def _license_mention(text: str, words: str) -> str | None:
 
 
 # A Creative Commons license named by its short id after the family's name.
+# Also the short id alone (esprit's src/res/LICENSE: "All files within this directory are licensed under [CC BY-NC-SA
+# 4.0](https://creativecommons.org/licenses/by-nc-sa/4.0/legalcode)").
 _CC_MENTION = re.compile(r"\b(?:licensed|released|distributed|available|provided) under (?:the )?(?:terms of (?:the )?)?"
-                         r"creative commons (?:license |licence )?(?:cc )?(by(?: (?:sa|nc|nd))*) (\d) (\d)\b")
+                         r"(?:creative commons (?:license |licence )?(?:cc )?|cc )(by(?: (?:sa|nc|nd))*) (\d) (\d)\b")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1838,9 +1851,10 @@ def detect_license(path: str, text: str) -> str | None:
         node = parse_expression(name.rsplit(".", 1)[0], strict=True)
         if node is not None and node[0] == "ID":
             return _render(node)
-    if is_license_file(path) and path.lower().endswith((".md", ".markdown")) and "](" in text:
-        # links read by their text ("released under [GPLv3 only](https://...) license"); a document listing exceptions
-        # by path (``path_exceptions``) states its own license before them
+    if is_license_file(path) and "](" in text:
+        # links read by their text ("released under [GPLv3 only](https://...) license"; also in a LICENSE without an
+        # extension, esprit's src/res/LICENSE: "licensed under [CC BY-NC-SA 4.0](https://...)"); a document listing
+        # exceptions by path (``path_exceptions``) states its own license before them
         text = _MARKDOWN_LINK.sub(r"\1", _exceptions_preamble(text) if path_exceptions(path, text) else text)
     if is_license_file(path) and (address := _ADDRESS_ONLY.fullmatch(text.strip())):
         # a license text that is an address alone (GreenSock's LICENSE.txt, "http://greensock.com/licensing"): the
@@ -1914,7 +1928,7 @@ _NOTICE_VERB = re.compile(r"(?:licensed|released|distributed(?: and or modified)
 # The Scheme NLTK's "under the terms of the Creative Commons GNU Lesser General Public License as published by the Free
 # Software Foundation": the GNU license, which the Creative Commons once wrapped as its CC-GNU LGPL.
 _GNU_NOTICE = re.compile(r"under the terms (?:and conditions )?of (?:the )?(?:version (\d(?: \d)?) of (?:the )?)?"
-                         r"(?:creative commons )?(?<!lesser )gnu ((?:affero |lesser |library )?(?:general )?public license)")
+                         r"(?:creative commons )?(?<!lesser )gnu ((?:affero |lesser |library )?(?:general public|general|public) license)")
 
 
 def notice_license(text: str, *, dedications: bool = True, bare: bool = True) -> str | None:
@@ -2870,7 +2884,7 @@ def later_notices(text: str, path: str, first: str | None) -> str | None:
     found, known, read_to = [first] if first else [], set(license_ids(first or "")), -1
     pod = path.endswith(_POD_EXTENSIONS)
     for position in sorted(_grant_positions(text)):
-        if position < read_to or (run := _comment_around(text, position) or (
+        if position < read_to or (run := _comment_around(text, position, path) or (
                 _pod_around(text, position) if pod else None)) is None:
             continue
         start, read_to = run
@@ -2926,12 +2940,20 @@ def _pod_around(text: str, position: int) -> tuple[int, int] | None:
     return commands[-1].start(), (following.start() if following else len(text))
 
 
-def _comment_around(text: str, position: int) -> tuple[int, int] | None:
-    """(start, end) of the ``/* ... */`` block or the run of line comments holding ``position``; None in code."""
-    opened, closed = text.rfind("/*", 0, position), text.rfind("*/", 0, position)
-    if opened > closed:
-        end = text.find("*/", position)
-        return opened, (end + 2 if end >= 0 else len(text))
+# Block comments other than C's, by the language a file's extension names (mlib.lua's "--[[ ... ]]" holding Vector2's
+# MIT text at line 1,081): only there, as "(*" or "]]" are code elsewhere ("(*fn)(x)" in C).
+_BLOCK_COMMENTS = {".lua": ("--[[", "]]"), ".hs": ("{-", "-}"), ".lhs": ("{-", "-}"), ".ml": ("(*", "*)"),
+                   ".mli": ("(*", "*)"), ".pas": ("(*", "*)"), ".pp": ("(*", "*)"), ".sml": ("(*", "*)")}
+
+
+def _comment_around(text: str, position: int, path: str = "") -> tuple[int, int] | None:
+    """(start, end) of the ``/* ... */`` block (or the block comment of ``path``'s language, ``_BLOCK_COMMENTS``) or the
+    run of line comments holding ``position``; None in code."""
+    for opening, closing in ("/*", "*/"), _BLOCK_COMMENTS.get(path[path.rfind("."):].lower(), ("/*", "*/")):
+        opened, closed = text.rfind(opening, 0, position), text.rfind(closing, 0, position)
+        if opened > closed:
+            end = text.find(closing, position)
+            return opened, (end + len(closing) if end >= 0 else len(text))
     line = text.rfind("\n", 0, position) + 1
     if not _LINE_COMMENT.match(text, line):
         return None

@@ -1427,3 +1427,57 @@ def test_the_fair_license() -> None:
     assert "Usage of the works is permitted provided that this\ninstrument is retained with the works" in text
     assert own_license(text, path) == "Fair"
     assert is_permissive("Fair")
+
+
+def test_glms_happy_bunny_license_or_mit() -> None:
+    """The sixteenth holdout's SimLOD (round 18, FIT): GLM's copying.txt, "GLM can be distributed and/or modified under
+    the terms of either a) The Happy Bunny License, or b) the MIT License", then both texts (the first MIT's with
+    "Restrictions: By making use of the Software for military purposes, you choose to make a Bunny unhappy."): a choice
+    (read as MIT alone before)."""
+    path = "libs/glm/copying.txt"
+    text = _files("holdout16")["m-schuetz/SimLOD"][path]
+    assert "you choose\nto make a Bunny unhappy." in text
+    assert detect_license(path, text) == "LicenseRef-happy-bunny OR MIT"
+    assert is_permissive("LicenseRef-happy-bunny OR MIT")
+
+
+def test_sunpros_notice() -> None:
+    """GLM's gtc/ulp.inl (the sixteenth holdout's SimLOD, FIT): fdlibm's "Developed at SunPro, a Sun Microsystems, Inc.
+    business. Permission to use, copy, modify, and distribute this software is freely granted, provided that this
+    notice is preserved.": SPDX SunPro."""
+    path = "libs/glm/glm/gtc/ulp.inl"
+    text = _files("holdout16")["m-schuetz/SimLOD"][path]
+    assert "software is freely granted, provided that this notice" in text
+    assert own_license(text, path) == "SunPro"
+
+
+def test_a_gnu_lesser_general_licence_without_public() -> None:
+    """LASzip's heads (the sixteenth holdout's SimLOD, FIT): "under the terms of the GNU Lesser General Licence as
+    published by the Free Software Foundation. See the COPYING file": the LGPL, its version the folder's text's."""
+    path = "libs/laszip/src/arithmeticmodel.cpp"
+    text = _files("holdout16")["m-schuetz/SimLOD"][path]
+    assert "terms of the GNU Lesser General Licence as published by the Free Software" in text
+    assert own_license(text, path) == "LGPL-2.0-or-later"
+
+
+def test_a_license_file_with_a_markdown_link_naming_a_creative_commons_id() -> None:
+    """esprit's src/res/LICENSE (the sixteenth holdout, FIT), a file without an extension: "All files within this
+    directory are licensed under [CC BY-NC-SA 4.0](https://creativecommons.org/licenses/by-nc-sa/4.0/legalcode)": the
+    link's text, a Creative Commons id without the family's name (the folder took the root's MIT before)."""
+    path = "src/res/LICENSE"
+    text = _files("holdout16")["evie-calico/esprit"][path]
+    assert text.startswith("All files within this directory are licensed under [CC BY-NC-SA 4.0](")
+    assert detect_license(path, text) == "CC-BY-NC-SA-4.0"
+    licenses = resolve_licenses([license_evidence_of(path, text), ("LICENSE", "MIT", (), None, False)])
+    assert licenses.for_path("src/res/music/asm/cave-1.0.asm") == "CC-BY-NC-SA-4.0"
+
+
+def test_a_lua_long_comments_notice_below_the_head() -> None:
+    """SNKRX's copy of mlib.lua (the sixteenth holdout, FIT): zlib's text in its head, then at line 1,081 a Lua long
+    comment, "--[[ Vector2 Copyright (c) 2010-2013 Matthias Richter", X11's text: both in force (the long comment was
+    not read as a comment before)."""
+    path = "engine/external/mlib.lua"
+    text = _files("holdout16")["a327ex/SNKRX"][path]
+    assert "--[[\nVector2 Copyright (c) 2010-2013 Matthias Richter" in text
+    assert text.index("Vector2 Copyright") > 3_000
+    assert own_license(text, path) == "X11 AND Zlib"
