@@ -1177,6 +1177,50 @@ VERDICTS = {
          "EdgeCast Networks', is absent)")),
         (_name("termpdf.py"), "O", "the module's `__license__ = \"MIT\"`: ours none (FIT: read)"),
     ],
+    # ---- the sixteenth holdout (bench/repos_holdout_16.tsv, run once by b46v at 04:27 on e02d911 = FRESH), judged by
+    # b46l after reading each disagreeing file ----
+    "evie-calico/esprit": [
+        (lambda p, o, r: p.startswith("src/res/") and o == "MIT", "O", ("src/res/LICENSE, 'All files within this "
+         "directory are licensed under [CC BY-NC-SA 4.0](https://creativecommons.org/...)' (a Markdown link in a file "
+         "without an extension, a Creative Commons id without the family's name): unread, ours the root's MIT (FIT: "
+         "read)")),
+        (lambda p, o, r: p.startswith("src/res/") and o == "CC-BY-NC-SA-4.0", "R", ("src/res/LICENSE's CC BY-NC-SA 4.0 "
+         "(the root LICENSE sends src/res/ to it too); the reference adds CC-BY-NC-4.0, its reading of the same link")),
+        (lambda p, o, r: o == "MIT" and "CC-BY-NC" in r, "R", ("the root LICENSE's MIT for the game's code and tools "
+         "('The following applies only to the source code of this program and its tools'); the reference ANDs its "
+         "sentence on src/res/ (read as CC-BY-NC-4.0) onto every path")),
+    ],
+    "a327ex/SNKRX": [
+        (lambda p, o, r: p in ("engine/love/readme.txt", "engine/love/changes.txt"), "R", ("LOVE's own readme and "
+         "changelog in its runtime folder: LOVE's zlib; the reference ANDs every component license.txt lists")),
+        (lambda p, o, r: p == "engine/love/license.txt", *LICENSE_TEXTS[1:]),
+        (_in("engine/love/"), "U", ("LOVE's binary distribution folder: license.txt lists its components ('This "
+         "distribution contains code from the following projects', LOVE's zlib first, then ENet, LuaJIT, SDL...): ours "
+         "LOVE's zlib, the reference the AND of every component; the build scripts and Steam files beside them are the "
+         "game's (the root's MIT), which nothing in the folder says")),
+        (lambda p, o, r: p.endswith("mlib.lua") and o == "Zlib", "O", ("Vector2's X11 text in a Lua long comment "
+         "('--[[ Vector2 Copyright (c) 2010-2013 Matthias Richter') at line 1,081: unread (FIT: read)")),
+        (lambda p, o, r: p.endswith("mlib.lua") and o == "X11 AND Zlib", "E", ("Vector2's X11 text with its paragraphs in "
+         "another order: ours X11, the reference X11-swapped")),
+    ],
+    "m-schuetz/SimLOD": [
+        (lambda p, o, r: p.startswith("libs/glm/") and o == "MIT" and "happy-bunny" in r, "O", ("GLM's copying.txt: "
+         "'either a) The Happy Bunny License, or b) the MIT License', both texts: ours MIT alone (FIT: the choice)")),
+        (lambda p, o, r: p.endswith("ulp.inl") and o != "SunPro", "O", ("fdlibm's 'Developed at SunPro ... Permission to "
+         "use, copy, modify, and distribute this software is freely granted': unread (FIT: SunPro)")),
+        (lambda p, o, r: p.startswith("libs/laszip/") and o == "BSD-2-Clause", "O", ("LASzip's LGPL head ('the GNU Lesser "
+         "General Licence', no 'Public') unread beside Amir Said's BSD-2-Clause text (FIT: both)")),
+        (lambda p, o, r: p.startswith("libs/laszip/") and ("LGPL-2" in o or o == "BSL-1.0 AND HPND"), "R", ("LASzip's "
+         "heads, 'under the terms of the GNU Lesser General Licence as published by the Free Software Foundation. See "
+         "the COPYING file' (no version): the folder's COPYING, LGPL-2.1 (and Amir Said's BSD text, Boost's and SGI's "
+         "notices in endian.hpp); the reference reads the one sentence by four rules as GPL-3.0, LGPL-2.0, LGPL-3.0 or "
+         "GPL-1.0/2.0")),
+        (lambda p, o, r: p.startswith("libs/glew/") and "bsd-endorsement-allowed" in o, "R", ("GLEW's text, 'The name of "
+         "the author may be used to endorse or promote products derived from this software': ScanCode's own "
+         "bsd-endorsement-allowed, here read as BSD-3-Clause, whose clause forbids it")),
+        (_name("README.rst", "FONTS.md"), "R", ("fmt's README comparing its syntax to Python's, imgui's FONTS.md listing "
+         "the fonts' licenses: documents naming other works' licenses")),
+    ],
 }
 
 
