@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import itertools
 import json
 import re
 from collections import Counter
@@ -178,7 +179,9 @@ class NaturalLanguageChecker:
 
     def steps_for(self, judgement: Judgement, text: str = "") -> list[tuple[str, BaseFilter]]:
         steps = {"prose": self.steps, "trace": self.trace_steps, "reply": self.reply_steps}[judgement]
-        return [(name, lines_judged(step, text)) for name, step in steps] if judgement == "trace" else steps
+        if judgement != "trace":
+            return steps
+        return [(name, lengths_judged(lines_judged(step, text), text)) for name, step in steps]
 
     def drop_reason(self, prose: str, judgement: Judgement = "prose") -> str | None:
         """``<filter>:<datatrove's reason>`` for the first filter that drops ``prose``, else ``None``."""
@@ -239,6 +242,30 @@ def without_check(step: BaseFilter, reason: str) -> BaseFilter | None:
     else:
         step.dup_n_grams = tuple((n, f) for n, f in step.dup_n_grams if n != int(ngram.group(2)))
     return step
+
+
+# Gopher's bounds on a word's mean length, in characters: set on English, where a word is three to ten letters. A
+# word of Hangul is two or three syllable blocks (each holding two or three letters), of Cyrillic or Greek longer:
+# lengths in characters say nothing of such text (round 18: a Korean diabetes assistant's log, 39 of its 52 runs
+# dropped as ``gopher_below_avg_threshold``).
+WORD_LENGTH_CHECKS = ("min_avg_word_length", "max_avg_word_length")
+
+
+def lengths_judged(step: BaseFilter, text: str) -> BaseFilter:
+    """``step`` without its word-length bounds when most of ``text``'s letters are not Latin (a trace in Korean,
+    Russian, Arabic): the bounds were set on English words."""
+    if not any(getattr(step, name, None) for name in WORD_LENGTH_CHECKS) or mostly_latin(text):
+        return step
+    step = copy.copy(step)
+    for name in WORD_LENGTH_CHECKS:
+        setattr(step, name, None)
+    return step
+
+
+def mostly_latin(text: str) -> bool:
+    """Whether at least half of ``text``'s letters are Latin (ASCII letters and Latin's accented ones)."""
+    letters = [c for c in text if c.isalpha()]
+    return not letters or 2 * sum(1 for c in letters if c < "\u0250") >= len(letters)
 
 
 # Gopher's checks on the share of lines that start with a bullet or end with an ellipsis (web pages of
@@ -560,15 +587,27 @@ def without_restatements(text: str, min_loop_repeats: int) -> str:
     paragraphs = [[s for line in p.split("\n") for s in _SENTENCE_END.split(line.strip()) if s]
                   for p in paragraphs_of(text)]
     counts = Counter(sentence for p in paragraphs for sentence in p)
+    listed = listing_lines([sentence for p in paragraphs for sentence in p], counts)
     seen: set[str] = set()
     kept: list[list[str]] = []
     for sentences in paragraphs:
         kept.append([])
         for sentence in sentences:
-            if counts[sentence] >= min_loop_repeats or sentence not in seen:
+            if (counts[sentence] >= min_loop_repeats and sentence not in listed) or sentence not in seen:
                 kept[-1].append(sentence)
             seen.add(sentence)
     return "\n\n".join("\n".join(sentences) for sentences in kept if sentences)
+
+
+def listing_lines(sentences: list[str], counts: Counter) -> set[str]:
+    """The repeated sentences of a reply that are a listing's attribution, not a loop: every copy follows a
+    different sentence said once (a source cited after each item, ``(로컬 문서: carearc.org)`` under each of ten
+    foods). A loop repeats what came before it too (a block said again, a line said over and over)."""
+    before: dict[str, list[str]] = {}
+    for previous, sentence in itertools.pairwise(sentences):
+        before.setdefault(sentence, []).append(previous)
+    return {sentence for sentence, heads in before.items() if counts[sentence] > 1 and len(heads) == counts[sentence]
+            and len(set(heads)) == len(heads) and all(counts[head] == 1 for head in heads)}
 
 
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:

@@ -398,12 +398,32 @@ def response_of(item: dict) -> Any:
         return found
     if (said := model_said(item)) is not None:
         return said
+    if (written := sole_product(item)) is not None:
+        return written
     return next((v for k, v in item.items() if isinstance(v, dict) and ("choices" in v or "candidates" in v)
                  and "response" in set(re.split(r"[^a-z]+", re.sub(r"(?<=[a-z])([A-Z])", r"_\1", str(k)).lower()))), None)
 
 
 # What a model's reply is called beside the side that said it (``assistant_answer``, ``bot_reply``, ``aiResponse``).
 REPLY_WORDS = frozenset(("answer", "response", "reply", "message", "text", "output", "content"))
+
+
+# A record's product is prose of at least this many words (a report, an essay): a field that long beside a request is
+# what the run wrote, where no key names a response.
+PRODUCT_WORDS = 50
+
+
+def sole_product(item: dict) -> str | None:
+    """What a run wrote for a request, where no key names a response (a research agent's ``{input: "NLP", report:
+    "# A Comprehensive Deep-Dive ...", id, timestamp, mode}``): in a flat record (fields of text and numbers only),
+    the one field at least ``PRODUCT_WORDS`` words long and three times the request's length, beside a request under
+    a prompt key; None when no field or several are."""
+    prompt = next((item[k] for k in PROMPT_KEYS if isinstance(item.get(k), str) and item[k].strip()), None)
+    if prompt is None or any(isinstance(v, (dict, list)) for v in item.values()):
+        return None  # a record that keeps more than fields of text (attempts, feedback lists) says more than this
+    long = [v for k, v in item.items() if k not in PROMPT_KEYS and isinstance(v, str)
+            and len(v.split()) >= max(PRODUCT_WORDS, 3 * len(prompt.split()))]
+    return long[0] if len(long) == 1 else None
 
 
 def ordered_words(key: Any) -> list[str]:

@@ -4,8 +4,10 @@ under stable reasons, stay silent on near misses, and never look at code."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 import re
+from collections import Counter
 from importlib.metadata import metadata
 from pathlib import Path
 
@@ -559,3 +561,26 @@ def test_a_long_run_is_not_dropped_for_its_length():
     assert word_count(prose) > 100
     assert short.drop_reason(prose) == "gopher_quality:gopher_long_doc"  # guard: the limit bites a file's prose
     assert natural_language_drop_reason(doc("", kind="transcript", messages=messages), short) is None
+
+
+def test_a_korean_trace_and_a_source_cited_after_each_item_are_judged_as_what_they_are():
+    """LEETM05/Agentic-AI-for-Adult-diabetes conversation_history.json, records 8 and 38 (the seventeenth traces
+    holdout's row, AGPL-3.0): a diabetes assistant answering in Korean. Gopher's mean word length (three to ten
+    characters, set on English) dropped 39 of its 52 runs, a word of Hangul being two or three syllable blocks;
+    and a reply that cites its source after each of ten foods (``(로컬 문서: carearc.org)``) was judged a loop by
+    its repeated lines. Both are now kept; a reply that says the same lines over and over still is one."""
+    from codemix.filters.natural_language import listing_lines, mostly_latin, without_restatements
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs" / (
+        "agentic-ai-diabetes.conversation_history.rows-8-38.json")
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    docs = [d for d in read_location(SourceConfig(name="runs", type="transcripts", paths=[str(path)]), str(path))
+            if isinstance(d, Document)]
+    assert len(docs) == 2 and not mostly_latin(rows[1]["agent_response"])
+    assert rows[0]["agent_response"].count("carearc.org") >= 5  # the citation the test is about
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert [natural_language_drop_reason(d, checker) for d in docs] == [None, None]
+    loop = "Okay, I'll stop.\nI am done.\n" * 3
+    sentences = loop.split("\n")
+    assert not listing_lines(sentences, Counter(sentences))
+    assert without_restatements(loop, 3).count("Okay, I'll stop.") == 3

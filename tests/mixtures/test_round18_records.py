@@ -120,3 +120,27 @@ def test_a_nested_message_tree_reads_the_latest_branch_and_counts_the_others():
         "lol", "Glad it amused you! Ask if you need more help."]
     assert [role for role, _, _ in said(doc)] == ["user", "assistant", "user", "assistant"]
     assert doc.metadata["transcript"]["branch_unread"] == 5
+
+
+# --- after the seventeenth holdout's run (FIT) ---------------------------------------------------------------------
+
+
+def test_a_runs_product_beside_its_request_is_its_reply():
+    """ankitkumar72767/AIResearchAgent agent_history.json (the seventeenth holdout's row): a list of runs, each the
+    person's one-word ``input`` and the Markdown ``report`` the agent wrote, under a key that names no response.
+    Quarantined before (no layout); now the record's one field of long prose beside a request is the reply."""
+    docs = read(INPUTS / "ai-research-agent.agent_history.rebuilt.json")
+    assert len(docs) == 2
+    for doc in docs:
+        (user, assistant) = said(doc)
+        assert user == ("user", "NLP", []) and assistant[0] == "assistant" and assistant[1].startswith("# ")
+
+
+def test_a_short_field_beside_a_request_is_no_reply():
+    """The product must be prose (``turns.PRODUCT_WORDS``) and much longer than the request: a record of a request
+    and a short note is no run."""
+    from codemix.mixtures.transcript_formats.turns import sole_product
+    assert sole_product({"input": "NLP", "mode": "Text", "note": "saved for later review"}) is None
+    assert sole_product({"input": "NLP", "report": "word " * 60}) == "word " * 60
+    assert sole_product({"input": "NLP", "report": "word " * 60, "draft": "word " * 70}) is None  # which one?
+    assert sole_product({"input": "NLP", "solution": "word " * 60, "feedback": ["failed"]}) is None  # more than text
