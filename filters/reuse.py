@@ -171,6 +171,10 @@ def refined(header: str, folder: str, root: str = "") -> str:
     if header in UNVERSIONED_GNU and folder and {i.split("-")[0] for i in license_ids(folder)} == {
             header.split("-")[0].lower()}:
         return folder
+    # an unversioned GNU license ANDed with another's text (LASzip's arithmeticdecoder.cpp: its "GNU Lesser General
+    # Licence" head and Amir Said's BSD-2-Clause text): that part takes the folder's version all the same
+    if " AND " in header and " OR " not in header and set(parts := header.split(" AND ")) & UNVERSIONED_GNU:
+        return combine(refined(part, folder, root) if part in UNVERSIONED_GNU else part for part in parts)
     if POINTED_BSD.lower() in license_ids(header):  # zstd's "the BSD-style license (found in the LICENSE file ...)"
         bsd = [i for text in (folder, root) for i in sorted(license_ids(text or "")) if i.startswith("bsd-")]
         if bsd:

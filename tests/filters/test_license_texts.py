@@ -1481,3 +1481,16 @@ def test_a_lua_long_comments_notice_below_the_head() -> None:
     assert "--[[\nVector2 Copyright (c) 2010-2013 Matthias Richter" in text
     assert text.index("Vector2 Copyright") > 3_000
     assert own_license(text, path) == "X11 AND Zlib"
+
+
+def test_an_unversioned_gnu_part_takes_its_folders_version() -> None:
+    """LASzip's arithmeticdecoder.cpp (the sixteenth holdout's SimLOD, FIT): its head's "GNU Lesser General Licence"
+    (no version) and Amir Said's BSD-2-Clause text below: under the folder's COPYING (LGPL 2.1) the LGPL part is that
+    version, the BSD text stands beside it."""
+    path = "libs/laszip/src/arithmeticdecoder.cpp"
+    text = _files("holdout16")["m-schuetz/SimLOD"][path]
+    assert "Redistribution and use in source and binary forms" in text
+    own = own_license(text, path)
+    assert own == "BSD-2-Clause AND LGPL-2.0-or-later"
+    licenses = resolve_licenses([("libs/laszip/COPYING", "LGPL-2.1", (), None, False)])
+    assert licenses.for_path(path, own) == "BSD-2-Clause AND LGPL-2.1"
