@@ -426,6 +426,7 @@ _PART_OF = re.compile(r"\b(?:this file|it) is (?:a )?part of (?:the )?([\w.+-]+)
 # "<!-- Source: https://github.com/nunit/nunit/tree/master/src/NUnitFramework/framework/Schemas -->" below its XML
 # declaration; ``junit_schema_4.xsd``, "<!-- from <llg.cubic.org's JUnit page> -->". A line saying more ("Based on
 # https://...", "See https://...") cites a model or a reference, not the file's source.
+_LABELLED_SOURCE = re.compile(r"^[ \t]*\W{0,5}(?:source|upstream|origin)[ \t]*:", re.IGNORECASE)
 _SOURCE_LINE = re.compile(r"^[ \t]*\W{0,5}(?:source|from|upstream|origin|code from)[ \t]*:?[ \t]+(https?://[^\s>]+)[ \t]*"
                           r"(?:-->|\*/)?[ \t]*$", re.IGNORECASE | re.MULTILINE)
 # Or a parenthesis in its opening comment giving the address the code came from: xindi's ``outbound-link-tracking.js``,
@@ -455,7 +456,10 @@ def _source_line(head: str, path: str) -> re.Match | None:
         # field ("// Repo: https://github.com/AdguardTeam/Scriptlets")
         if _QUESTION_PAGE.search(said.group(1)):
             continue  # an answer's address cites the snippet below it (VBAChromeDevProtocol's ``Functions.bas``)
-        if not before or before.endswith((".", ":", ";", "!", "?", ")")) or _FIELD_LINE.match(before):
+        # (a labelled field, "# Source: https://github.com/gabomdq/SDL_GameControllerDB" below a title line, SNKRX's
+        # ``engine/gamecontrollerdb.txt``, is no sentence's end)
+        if not before or before.endswith((".", ":", ";", "!", "?", ")")) or _FIELD_LINE.match(before) \
+                or _LABELLED_SOURCE.match(said.group(0)):
             return said
     return None
 
@@ -543,6 +547,11 @@ def copied_file_statement(text: str, repo: str = "", path: str = "") -> str | No
         return " ".join(courtesy.group(0).split())
     if path and repo and (home := _home_named_for_file(head, path, repo)):
         return home
+    if repo and (adapted := _ADAPTED_WORK.search(opening)) and not named_by_remote(adapted.group(1), repo):
+        return " ".join(adapted.group(0).split()).lstrip(";#/*-! ")
+    if path and (based := _BASED_ON_NAMESAKE.search(" ".join(opening.split()))) \
+            and based.group(2).lower() == path.rsplit("/", 1)[-1].lower():
+        return based.group(0)
     part = _PART_OF.search(words)
     if part and repo and _plain(part.group(1)) not in {_plain(repo.rsplit("/", 1)[-1]), _plain(repo.split("/")[0])}:
         return part.group(0)
@@ -591,6 +600,17 @@ def companions(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = (
             found.append(VendoredTree(fact.folder, f"named as {fact.detail}, which says {fact.name!r}",
                                       pattern=_join(fact.folder, glob.escape(stem) + ".*"), of_copies=True))
     return tuple(found)
+
+
+# A head naming its work as another's, adapted: "; ISSOtm's Menu System, adapted for use in the VuiBui engine." (esprit's
+# ``src/libs/menus.asm``); the owner's own work so named stays (``named_by_remote``).
+_ADAPTED_WORK = re.compile(r"^[^\w\n]*([A-Z][\w-]+)(?:'s|’s) (?:[A-Z][\w-]*[ \t]?){1,4}, (?:adapted|modified|ported) "
+                           r"(?:for|from|to)\b", re.MULTILINE)
+
+
+# A head saying the file is based on another's file of its own name: "Based on Jones' hardware.inc" in esprit's
+# ``src/include/hardware.inc`` (the community file, revised by many): a revision of that file, not the repository's.
+_BASED_ON_NAMESAKE = re.compile(r"\b(?i:based on) ([A-Z][\w.-]*(?: [A-Z][\w.-]*){0,2})(?:'s?|’s?) ([\w+-]+(?:\.[\w+-]+)*\.\w{1,5})\b")
 
 
 # A module's own home field: Python's ``__url__ = "..."`` (``__homepage__``), or a comment's "Homepage:" field line
@@ -733,7 +753,7 @@ def may_say_vendored(path: str) -> bool:
             or name == "modules.txt" or path == ".gitmodules" or (name == "RECORD" and folder.endswith(".dist-info"))
             or (name in _ROLE_MANIFESTS and folder.rsplit("/", 1)[-1] == "meta") or bool(folder and _README.fullmatch(name))
             or _LICENSE_NAME.fullmatch(name) is not None or may_declare(path)
-            or (not folder and _CHANGELOG.fullmatch(name) is not None))
+            or (not folder and _CHANGELOG.fullmatch(name) is not None) or (not folder and _CREDITS.fullmatch(name) is not None))
 
 
 _ROOT_NOTICE = re.compile(r"notice(?:\.(?:txt|md))?", re.IGNORECASE)
@@ -763,6 +783,8 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
     if not folder and not license_file and _ROOT_NOTICE.fullmatch(name):
         # who the root's NOTICE says holds the project (``repository_owner`` reads it where no license text does)
         facts.append(VendoringFact("notice", folder, name, holders=copyright_holders(text), first_year=_earliest_year(text)))
+    if not folder and _CREDITS.fullmatch(name):
+        facts += credited_files(path, text)
     if license_file and folder and (hosts := _hosts(text[:_LICENSE_HOME_CHARS])):
         facts.append(VendoringFact("license_home", folder, name, urls=hosts))
     if license_file and not folder:
@@ -782,6 +804,38 @@ def vendoring_facts(path: str, text: str, *, license_file: bool = False, detecte
             declared = (manifest_license(path, text) or "") if not folder else ""
             facts.append(dataclasses.replace(manifest, license=declared) if declared else manifest)
     return tuple(facts)
+
+
+# A root credits file linking a file of the tree, by its name, to the repository it came from: esprit's ``credits.md``,
+# "[fortISSimO.asm](https://github.com/ISSOtm/fortISSimO)" under the author's name (``credited_copies``).
+_CREDITS = re.compile(r"(?:credits|acknowledge?ments?|thanks|attributions?)(?:\.(?:md|markdown|txt|rst))?", re.IGNORECASE)
+_LINKED_FILE = re.compile(r"\[`?([\w+-]+(?:\.[\w+-]+)*\.[A-Za-z][\w]{0,5})`?\]\((https?://[^\s)]+)\)")
+CREDITS_MAX_CHARS = 50_000
+
+
+def credited_files(path: str, text: str) -> list[VendoringFact]:
+    """A ``credited_file`` fact for each file name a root credits file links to a hosted repository or gist."""
+    return [VendoringFact("credited_file", "", f"{path} links {link.group(1)!r} to {link.group(2)}", name=link.group(1),
+                          urls=frozenset(f"{owner}/{name}".lower() for owner, name in _hosted(link.group(2))))
+            for link in _LINKED_FILE.finditer(text[:CREDITS_MAX_CHARS]) if _hosted(link.group(2))]
+
+
+def credited_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[VendoredTree, ...]:
+    """The files a root credits file links, by their own name, to another owner's repository: each the one file of
+    the tree so named (esprit's ``src/libs/fortISSimO.asm``, credited to ISSOtm's fortISSimO). A name two files share
+    says nothing of which; a link to a repository of the owner's is the owner's work published elsewhere."""
+    facts = list(facts)
+    named: dict[str, list[str]] = {}
+    for fact in facts:
+        if fact.kind == "present":
+            named.setdefault(fact.detail.rsplit("/", 1)[-1], []).append(fact.detail)
+    own_owner = repo.lower().split("/", 1)[0]
+    found = []
+    for fact in facts:
+        paths = named.get(fact.name, []) if fact.kind == "credited_file" else []
+        if len(paths) == 1 and fact.urls and not any(url.split("/")[0] == own_owner for url in fact.urls):
+            found.append(VendoredTree(_folder(paths[0]), fact.detail, pattern=glob.escape(paths[0])))
+    return tuple(found)
 
 
 # A root licence text's copyright line naming a project before its holder: "BOSL2 Copyright (c) 2017-2020, Revar

@@ -53,6 +53,7 @@ from codemix.filters.vendored import (
     copied_file_statement,
     copied_in_folders,
     copy_fact,
+    credited_copies,
     credited_projects,
     derived_work,
     domain_packages,
@@ -171,7 +172,7 @@ def resolve_vendored(key: str, facts):
     trees = with_own_glue((*copied, *written_for_repository(vendored_trees(own, repo=repo), own, repo),
                            *upstream_copies(own, repo), *synced_trees(own, repo), *fetched_trees(own, repo),
                            *domain_packages(own, repo), *published_extensions(own, repo),
-                           *credited_projects(own, repo)), own)
+                           *credited_projects(own, repo), *credited_copies(own, repo)), own)
     owner = repository_owner(own, trees, repo)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
                       *authored_releases(own, owner, trees, repo), *package_heads(own, owner, trees, repo),

@@ -2411,3 +2411,42 @@ def test_a_python_packages_module_fields_name_its_author():
              if path.startswith("methylize/cpv/") or path in ("LICENSE.txt", "methylize/__init__.py", "methylize/helpers.py")}
     _, found = _judged("", "FoxoTech/methylize", files)
     assert found["methylize/cpv/acf.py"][0] is None
+
+
+def test_a_credits_file_linking_a_file_by_its_name_and_a_head_based_on_its_namesake():
+    """evie-calico/esprit (9b5edac; the sixteenth holdout, spent; FIT): its root ``credits.md`` links
+    "[fortISSimO.asm](https://github.com/ISSOtm/fortISSimO)" under another author's name: the one file of the tree so
+    named is that repository's copy. ``src/include/hardware.inc`` says "Based on Jones' hardware.inc", a file of its own
+    name: a revision of that community file; "ISSOtm's Menu System, adapted for use in the VuiBui engine." names
+    another's work, adapted. The game's own files stay, and a link to a repository of the owner's is the owner's work
+    published elsewhere."""
+    _, found = _judged("esprit-credits", "evie-calico/esprit")
+    assert "credits.md links 'fortISSimO.asm' to https://github.com/ISSOtm/fortISSimO" \
+        in found["src/libs/fortISSimO.asm"][0].evidence
+    assert "Based on Jones' hardware.inc" in found["src/include/hardware.inc"][0].evidence
+    # "; ISSOtm's Menu System, adapted for use in the VuiBui engine.": another's work, adapted
+    assert "ISSOtm's Menu System, adapted for" in found["src/libs/menus.asm"][0].evidence
+    for path in ("src/crash.asm", "src/hud.asm", "src/include/config.inc", "credits.md", "LICENSE"):
+        assert found[path][0] is None, path
+    files = layout("esprit-credits")
+    files["credits.md"] = files["credits.md"].replace("ISSOtm/fortISSimO", "evie-calico/fortISSimO")
+    files["src/include/hw.inc"] = files.pop("src/include/hardware.inc")  # based on another file, not its namesake
+    _, found = _judged("", "evie-calico/esprit", files)
+    assert found["src/libs/fortISSimO.asm"][0] is None and found["src/include/hw.inc"][0] is None
+    _, found = _judged("", "issotm/menus", files)  # the owner's own work, so named
+    assert found["src/libs/menus.asm"][0] is None
+
+
+def test_a_labelled_source_line_below_a_title():
+    """a327ex/SNKRX (6b93a64; the sixteenth holdout, spent; FIT): SDL's game controller database opens "# Game
+    Controller DB for SDL in 2.0.10 format" over "# Source: https://github.com/gabomdq/SDL_GameControllerDB": a
+    labelled field, not a sentence running on from the title, so the file says where it came from. The game's own
+    files stay; an unlabelled "from" after a title line stays a sentence's end."""
+    _, found = _judged("snkrx-controllerdb", "a327ex/SNKRX")
+    assert "Source: https://github.com/gabomdq/SDL_GameControllerDB" in found["engine/gamecontrollerdb.txt"][0].evidence
+    for path in ("main.lua", "arena.lua", "LICENSE"):
+        assert found[path][0] is None, path
+    files = layout("snkrx-controllerdb")
+    files["engine/gamecontrollerdb.txt"] = files["engine/gamecontrollerdb.txt"].replace("# Source:", "# from")
+    _, found = _judged("", "a327ex/SNKRX", files)
+    assert found["engine/gamecontrollerdb.txt"][0] is None
