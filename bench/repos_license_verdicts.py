@@ -1024,6 +1024,9 @@ VERDICTS = {
          "(round 18: read)")),
         (lambda p, o, r: p == "contrib/swank-kawa.scm" and o == "GPL-2.0", "O", ("'the GNU General Public License as "
          "distributed with Emacs', then 'You need Kawa (version 2.x)': Kawa's version read as the GPL's (round 18: none)")),
+        (lambda p, o, r: p.endswith("ccl.lisp") and o == "LicenseRef-llgpl", "R", ("Clozure's backend, 'the Lisp Lesser "
+         "GNU Public License, known as the LLGPL': ours the LLGPL by its name (round 18, FIT; ScanCode's own key llgpl), "
+         "the reference's rules read its words as LGPL-2.1+ and the GPL")),
         (_name("ccl.lisp"), "O", ("Clozure's backend: 'the Lisp Lesser GNU Public License, known as the LLGPL' (the LGPL "
          "with Franz's preamble, no SPDX id): ours none or the README's public domain, the reference LGPL-2.1+ AND GPL")),
         (lambda p, o, r: o.startswith("GPL-") and r == "", "R", ("the file's own GNU notice or field ('License: GNU GPL "

@@ -250,6 +250,8 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bcc0\b|cc zero|creative commons zero", _fixed("CC0-1.0")),
         (r"\b0bsd\b|zero[ -]clause bsd|bsd zero[ -]clause", _fixed("0BSD")),
         (r"\bmit-0\b|mit no attribution", _fixed("MIT-0")),
+        # Franz's LLGPL, "the Lisp Lesser GNU Public License" (the LGPL with a preamble for Lisp; ScanCode's llgpl)
+        (r"\bllgpl\b|lisp lesser", _fixed("LicenseRef-llgpl")),
         (r"\bagpl|affero", _gnu({"3": "AGPL-3.0"}, "AGPL-3.0")),
         (
             r"\blgpl|lesser general|library general|library or lesser",

@@ -1494,3 +1494,14 @@ def test_an_unversioned_gnu_part_takes_its_folders_version() -> None:
     assert own == "BSD-2-Clause AND LGPL-2.0-or-later"
     licenses = resolve_licenses([("libs/laszip/COPYING", "LGPL-2.1", (), None, False)])
     assert licenses.for_path(path, own) == "BSD-2-Clause AND LGPL-2.1"
+
+
+def test_the_lisp_lesser_gnu_public_license() -> None:
+    """SLIME's Clozure backend (round 18's development list, FIT): "licensed under the terms of the Lisp Lesser GNU
+    Public License, known as the LLGPL": Franz's LLGPL (the LGPL with a preamble, no SPDX id), not permissive, not the
+    README's public domain."""
+    path = "swank/ccl.lisp"
+    text = _files("round18")["slime/slime"][path]
+    assert "This program is licensed under the terms of the Lisp Lesser GNU" in text
+    assert own_license(text, path) == "LicenseRef-llgpl"
+    assert not is_permissive("LicenseRef-llgpl")
