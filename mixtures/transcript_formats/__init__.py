@@ -69,7 +69,7 @@ from codemix.mixtures.transcript_formats.printed import (
 from codemix.mixtures.transcript_formats.quoted import QUOTED_TURNS
 from codemix.mixtures.transcript_formats.rendered import TEMPLATE_TURNS
 from codemix.mixtures.transcript_formats.request_log import REQUEST_LOG
-from codemix.mixtures.transcript_formats.said import SAID_TURNS
+from codemix.mixtures.transcript_formats.said import SAID_TURNS, WORKED_TURNS
 from codemix.mixtures.transcript_formats.scored import decode_embedded, http_calls
 from codemix.mixtures.transcript_formats.serialised import unserialised
 from codemix.mixtures.transcript_formats.shape import (
@@ -164,7 +164,7 @@ REPL_SESSIONS = Format(name=CONSOLE_LOG.name, container="text",
                        parse=repl_transcripts)
 LATE_TEXT_FORMATS = (REPL_SESSIONS, CHAIN_LOG, PRINTED_OBJECTS, PRINTED_MESSAGES, PRINTED_ATTRIBUTES, MARKER_TURNS, LABELLED_DIALOGUE, EVENT_LABELS, CONSOLE_LOG, TOOL_BLOCKS,
                      KEYED_LOG)
-TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, MARKDOWN_TURNS, QUOTED_TURNS, REQUEST_LOG, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
+TEXT_FORMATS = (HTML_PAGES, TEMPLATE_TURNS, AIDER, AIDER_LLM_HISTORY, SAID_TURNS, WORKED_TURNS, MARKDOWN_TURNS, QUOTED_TURNS, REQUEST_LOG, LOGGED_CALLS, REACT_TEXT, SPEAKER_TURNS, BANNER_TURNS,
                 *LATE_TEXT_FORMATS)
 FORMAT_NAMES = tuple(dict.fromkeys(f.name for f in (*SESSION_FORMATS, *JSON_FORMATS, *TEXT_FORMATS)))
 

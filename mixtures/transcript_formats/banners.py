@@ -35,7 +35,8 @@ from codemix.mixtures.transcript_formats.turns import ROLE_ALIASES, turn_message
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # Rule marks a banner is drawn with (quotes, brackets and dots make docstrings and code, not banners).
-BANNER = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?([-=*#~<>+]{3,})\s*([^\n]{1,60}?)\s*([-=*#~<>+]{3,})\s*$")  # (after a [time])
+# (after a [time]; a colon may close it: ``------###------###------HCA_0------###------###------:``)
+BANNER = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?([-=*#~<>+]{3,})\s*([^\n]{1,60}?)\s*([-=*#~<>+]{3,})\s*:?\s*$")
 MIN_BANNERS = 4
 MAX_LABEL_WORDS = 4
 # The labels that open two sections or more must open this share of all sections (a speaker speaks again;
@@ -165,8 +166,9 @@ def is_python_module(text: str) -> bool:
 def speaker_sections(found: list[tuple[str, str]]) -> list[dict[str, Any]] | None:
     """The sections as turns when their labels are speakers (see the module docstring), else None."""
     counts: dict[str, int] = {}
-    for label, _ in found:
-        counts[label.lower()] = counts.get(label.lower(), 0) + 1
+    for label, _ in found:  # (a speaker named with its ids speaks again under new ids: ``HCA_0``, ``HCA_1``)
+        kind = re.sub(r"\d+(?:\.\d+)?", "#", label.lower())
+        counts[kind] = counts.get(kind, 0) + 1
     repeated = [n for n in counts.values() if n >= 2]
     if (len(found) < MIN_BANNERS or len(repeated) < 2 or sum(repeated) < MIN_REPEATED_SHARE * len(found)) and not (
             len(found) >= 2 and role_banners(found)):

@@ -115,3 +115,78 @@ def parse_said_turns(text: str) -> list[Transcript]:
 
 
 SAID_TURNS = Format(name="speaker-turns", container="text", detect=detect_said_turns, parse=parse_said_turns)
+
+
+# --- answers a reasoning model's work line opens ---------------------------------------------------------------------
+
+# A short line that says how long the model worked before it answered (ChatGPT's ``Worked for 21s``, ``Thought for 12
+# seconds``, DeepSeek's ``已深度思考（用时 32 秒）``): a duration, a few words around it.
+DURATION_LINE = re.compile(r"^[ \t]*(?:[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,3}|[^\x00-\x7f]{1,12}[（(][^\W\d_]*)[ \t]*\d+(?:\.\d+)?[ \t]*"
+                           r"(?:s|sec|secs|seconds?|m|mins?|minutes?|h|秒|分钟?)[)）]?[ \t]*$", re.MULTILINE)
+# (words and a duration alone: no label's colon, no list mark or emphasis, ``**Duration:** 189.37 seconds``,
+# ``*55 minutes ago*``, ``- every **30 minutes**``: a page's facts, not a work line)
+MIN_WORKED = 2
+
+
+def worked_turns(text: str) -> tuple[list[dict[str, Any]], dict[str, int]] | None:
+    """A chat copied from a page whose answers each open with the model's work line (issue 45, round 18 FIT: a shared
+    ChatGPT conversation copied as text, ``Worked for 21s`` over each answer, the page's ``Sources`` line after it): the
+    work line, of one shape (digits aside) twice or more, opens the model's answer; the answer runs to the line of one
+    shape that closes every answer but the last (the page's furniture: ``Sources``), and what follows it to the next work
+    line is the person's message. Before the first work line: the page's own lines (short, none asking) are framing, and
+    the first answer then has no request (a shared copy leaves the first prompt out); else that text is the first
+    message. None when no such closing line divides every answer from the next message."""
+    if not isinstance(text, str) or not DURATION_LINE.search(text):
+        return None
+    lines = text.split("\n")
+    marks = [i for i, line in enumerate(lines) if DURATION_LINE.match(line) and re.search(r"[^\W\d_]", line)]
+    shapes = collections.Counter(re.sub(r"\d+(?:\.\d+)?", "#", lines[i].strip()) for i in marks)
+    if not shapes or (shape := shapes.most_common(1)[0])[1] < MIN_WORKED:
+        return None
+    marks = [i for i in marks if re.sub(r"\d+(?:\.\d+)?", "#", lines[i].strip()) == shape[0]]
+    gaps = [[line.strip() for line in lines[a + 1:b]] for a, b in itertools.pairwise(marks)]
+    closers = [{line for line in gap if line and len(line.split()) <= 3} for gap in gaps]
+    common = set.intersection(*closers) if closers else set()
+    tail = {line.strip() for line in lines[marks[-1] + 1:]}
+    # once in each gap, closing the last answer too, and the latest in the gaps (a reply's own short lines come before)
+    candidates = [c for c in common if c in tail and all(sum(line == c for line in gap) == 1 for gap in gaps)]
+    if not candidates:
+        return None
+    closer = max(candidates, key=lambda c: min(max(i for i, line in enumerate(gap) if line == c) for gap in gaps))
+    head = [line.strip() for line in lines[:marks[0]] if line.strip()]
+    framing = {"work_line": len(marks)}
+    turns: list[dict[str, Any]] = []
+    if head and (any("?" in line or len(line.split()) > 10 for line in head)):
+        turns.append({"speaker": "user", "content": "\n".join(lines[:marks[0]]).strip()})
+    else:
+        framing["before_first_answer"] = len(head)
+    for index, mark in enumerate(marks):
+        end = marks[index + 1] if index + 1 < len(marks) else len(lines)
+        body = lines[mark + 1:end]
+        cut = next((i for i, line in enumerate(body) if line.strip() == closer), None)
+        answer, asked = (body[:cut], body[cut + 1:]) if cut is not None else (body, [])
+        turns.append({"speaker": "assistant", "content": "\n".join(answer).strip()})
+        if cut is not None:
+            framing["page_line"] = framing.get("page_line", 0) + 1
+        if "\n".join(asked).strip():
+            turns.append({"speaker": "user", "content": "\n".join(asked).strip()})
+    said = [t for t in turns if t["content"]]
+    if sum(is_spoken(t["content"]) for t in said) * 2 < len(said):
+        return None
+    return said, framing
+
+
+def parse_worked_turns(text: str) -> list[Transcript]:
+    """The turns of ``worked_turns``. Where the copy left out the first prompt (the page opens with its first answer), that
+    answer is the context the next message follows up (never trained: the model answered a request no one can see)."""
+    turns, framing = worked_turns(text) or ([], {})
+    extra = {"layout": "work lines", "framing": framing}
+    messages = [message(t["speaker"], t["content"]) for t in turns]
+    if messages and messages[0]["role"] == "assistant" and len(messages) > 2:
+        messages[0] = {**messages[0], "role": "user"}
+        extra["task_from"] = "opening_answer"
+    return [Transcript(format="speaker-turns", extra=extra, messages=messages)]
+
+
+WORKED_TURNS = Format(name="speaker-turns", container="text", detect=lambda text: worked_turns(text) is not None,
+                      parse=parse_worked_turns)
