@@ -263,6 +263,16 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bepl\b|eclipse public", _versioned({"1": "EPL-1.0", "2": "EPL-2.0"}, "EPL-2.0")),
         (r"\bbsdl?\b", _bsd),  # Ruby's COPYING calls the BSD license "the 2-clause BSDL"
         (r"open font license|\bofl\b", _versioned({"1.0": "OFL-1.0", "1.1": "OFL-1.1"}, "OFL-1.1")),
+        # the non-commercial and no-derivatives variants by name ("CC BY-NC-SA 4.0", "Creative Commons
+        # Attribution-NonCommercial 4.0"), before the families they extend
+        (r"creative commons attribution[- ]non ?commercial[- ]share ?alike|\bcc[- ]by[- ]nc[- ]sa\b",
+         _versioned({"3.0": "CC-BY-NC-SA-3.0", "4.0": "CC-BY-NC-SA-4.0"}, "CC-BY-NC-SA-4.0")),
+        (r"creative commons attribution[- ]non ?commercial[- ]no ?deriv|\bcc[- ]by[- ]nc[- ]nd\b",
+         _versioned({"3.0": "CC-BY-NC-ND-3.0", "4.0": "CC-BY-NC-ND-4.0"}, "CC-BY-NC-ND-4.0")),
+        (r"creative commons attribution[- ]non ?commercial|\bcc[- ]by[- ]nc\b",
+         _versioned({"3.0": "CC-BY-NC-3.0", "4.0": "CC-BY-NC-4.0"}, "CC-BY-NC-4.0")),
+        (r"creative commons attribution[- ]no ?deriv|\bcc[- ]by[- ]nd\b",
+         _versioned({"3.0": "CC-BY-ND-3.0", "4.0": "CC-BY-ND-4.0"}, "CC-BY-ND-4.0")),
         (r"creative commons attribution[- ]share ?alike|\bcc[- ]by[- ]sa\b",
          _versioned({"3.0": "CC-BY-SA-3.0", "4.0": "CC-BY-SA-4.0"}, "CC-BY-SA-4.0")),
         (r"creative commons attribution(?![- ]?no)|\bcc[- ]by\b(?![- ]?n)",

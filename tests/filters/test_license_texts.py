@@ -6,6 +6,7 @@ expected readings are what each text says, quoted beside each case."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from codemix.filters.licenses import (
     is_permissive,
     license_ids,
     manifest_license,
+    normalize_license,
     readme_license,
     repository_license,
 )
@@ -1505,3 +1507,15 @@ def test_the_lisp_lesser_gnu_public_license() -> None:
     assert "This program is licensed under the terms of the Lisp Lesser GNU" in text
     assert own_license(text, path) == "LicenseRef-llgpl"
     assert not is_permissive("LicenseRef-llgpl")
+
+
+def test_creative_commons_non_commercial_names() -> None:
+    """esprit's root LICENSE (the sixteenth holdout, FIT) names its assets' license "[CC BY-NC-SA 4.0](...)": the
+    non-commercial and no-derivatives variants by name, never their broader families' ids."""
+    text = _files("holdout16")["evie-calico/esprit"]["LICENSE"]
+    name = re.search(r"licensed under \[([^\]]+)\]", text).group(1)
+    assert name == "CC BY-NC-SA 4.0"
+    assert normalize_license(name) == "CC-BY-NC-SA-4.0"
+    assert normalize_license(name.replace("-SA", "")) == "CC-BY-NC-4.0"
+    assert normalize_license(name.replace("-NC-SA", "-ND")) == "CC-BY-ND-4.0"
+    assert normalize_license(name.replace("-NC", "")) == "CC-BY-SA-4.0"
