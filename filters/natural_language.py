@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import html
 import itertools
 import json
 import re
@@ -532,7 +533,12 @@ def is_prose_turn(message: dict[str, Any]) -> bool:
 def turn_prose(content: str) -> str:
     """A turn less its code fences (aider's tag fences, a fence cut at the end of the turn and a path
     line above a fence too), tool calls written as text (``TEXT_ACTION``) and markup-only lines."""
+    if "&lt;" in content or "&#96;" in content:
+        # an export that escaped its markup (SpecStory's ``&lt;tool-use&gt;`` blocks, ``&#96;&#96;&#96;`` fences) is
+        # judged as it reads: its tag lines and fences are markup and code, as unescaped ones are
+        content = html.unescape(content)
     code = _TAG_FENCED_BLOCK.sub("", _TURN_FENCED_BLOCK.sub("", content))
+    code = _HTML_TAG_LINE.sub("", code)
     return _DRAWN_LINE.sub("", _SYMBOL_LINE.sub("", _MARKUP_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code)))))
 
 

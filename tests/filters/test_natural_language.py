@@ -584,3 +584,27 @@ def test_a_korean_trace_and_a_source_cited_after_each_item_are_judged_as_what_th
     sentences = loop.split("\n")
     assert not listing_lines(sentences, Counter(sentences))
     assert without_restatements(loop, 3).count("Okay, I'll stop.") == 3
+
+
+def test_a_reply_whose_export_escaped_its_markup_is_judged_as_it_reads():
+    """onotakuy/work20260103_01's SpecStory history of a Cursor agent (.specstory/history/2026-01-03_12-46Z-...md,
+    no licence: its layout rebuilt here with short texts): a reply's tool-use blocks kept as escaped HTML
+    (``&lt;tool-use ...&gt;``, ``&lt;details&gt;``, ``&lt;/tool-use&gt;`` a line each, ``&#96;&#96;&#96;`` fences). Read as
+    text, those lines repeat in every block and the 617-message run was dropped whole as a loop
+    (``dup_para_frac``). Judged as it reads, they are markup and code, the reply's sentences its prose."""
+    from codemix.filters.natural_language import reply_prose
+
+    block = ("&lt;tool-use data-tool-type=\"read\" data-tool-name=\"read_file\"&gt;\n&lt;details&gt;&lt;summary&gt;Tool use: "
+             "**read_file** • Read file: /src/app/{name}&lt;/summary&gt;\n\n&lt;/details&gt;\n&lt;/tool-use&gt;\n\n")
+    content = ("原因を特定するため、仮説を立て、ログを追加して検証します。 We read the files that load React first.\n\n"
+               + "".join(block.format(name=n) for n in ("package.json", "page.tsx", "layout.tsx", "Map2D.tsx"))
+               + "The React versions differ between the types and the runtime, which explains the error we see.\n\n"
+               + "&#96;&#96;&#96;bash\nnpm ls react\n&#96;&#96;&#96;\n\nWe will align both versions and run the page again.")
+    messages = [{"role": "assistant", "content": content, "observation": False, "tool_calls": []}]
+    (prose,) = reply_prose(messages, 3)
+    assert "&lt;" not in prose and "</tool-use>" not in prose and "</details>" not in prose
+    assert "npm ls react" not in prose  # the unescaped fence is code
+    assert "We will align both versions" in prose
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert checker.drop_reason(prose, "reply") is None
+    assert checker.drop_reason("We are stuck.\n\nWe are stuck.\n\nWe are stuck.\n\nWe are stuck.", "reply")  # a loop
