@@ -257,10 +257,7 @@ def lengths_judged(step: BaseFilter, text: str) -> BaseFilter:
     Russian, Arabic): the bounds were set on English words."""
     if not any(getattr(step, name, None) for name in WORD_LENGTH_CHECKS) or mostly_latin(text):
         return step
-    step = copy.copy(step)
-    for name in WORD_LENGTH_CHECKS:
-        setattr(step, name, None)
-    return step
+    return without_checks(step, WORD_LENGTH_CHECKS)
 
 
 def mostly_latin(text: str) -> bool:
@@ -282,8 +279,13 @@ def lines_judged(step: BaseFilter, text: str) -> BaseFilter:
     unjudged = [name for name in LINE_SHARE_CHECKS if getattr(step, name, None) and lines * getattr(step, name) < 1]
     if not unjudged:
         return step
+    return without_checks(step, unjudged)
+
+
+def without_checks(step: BaseFilter, names) -> BaseFilter:
+    """A copy of ``step`` with the checks held by the attributes ``names`` turned off (the shared step is left as is)."""
     step = copy.copy(step)
-    for name in unjudged:
+    for name in names:
         setattr(step, name, None)
     return step
 
