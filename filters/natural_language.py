@@ -540,8 +540,10 @@ def turn_prose(content: str) -> str:
         # judged as it reads: its tag lines and fences are markup and code, as unescaped ones are
         content = html.unescape(content)
     code = _TAG_FENCED_BLOCK.sub("", _TURN_FENCED_BLOCK.sub("", content))
-    code = _HTML_TAG_LINE.sub("", code)
-    return _DRAWN_LINE.sub("", _SYMBOL_LINE.sub("", _MARKUP_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code)))))
+    # tag-only lines go after the calls written as text: a call's own tag lines (``<function=...>`` over its
+    # ``<parameter=...>`` lines) must leave with the whole call
+    code = _HTML_TAG_LINE.sub("", TEXT_ACTION.sub("", without_json_blocks(code)))
+    return _DRAWN_LINE.sub("", _SYMBOL_LINE.sub("", _MARKUP_LINE.sub("", code)))
 
 
 # A line drawn with box-drawing characters (a directory tree a harness lists, ``├───src/``; a terminal table's
