@@ -236,15 +236,22 @@ class MessageElements(html.parser.HTMLParser):
             self.open["content"].append(data)
 
 
-def page_messages(text: str) -> list[dict[str, str]] | None:
-    """The turns of an HTML page of message elements (see the module docstring), or None."""
-    if len(TAG.findall(text[:2_000_000])) < MIN_MESSAGES:
-        return None
-    parser = MessageElements()
+def fed(parser, text: str):
+    """``parser`` after reading the whole of ``text``, or None where the page is too broken for it to read."""
     try:
         parser.feed(text)
         parser.close()
     except (AssertionError, ValueError):
+        return None
+    return parser
+
+
+def page_messages(text: str) -> list[dict[str, str]] | None:
+    """The turns of an HTML page of message elements (see the module docstring), or None."""
+    if len(TAG.findall(text[:2_000_000])) < MIN_MESSAGES:
+        return None
+    parser = fed(MessageElements(), text)
+    if parser is None:
         return None
     results_apart = any(found["role"] == "tool" for found in parser.messages)
     turns = [turn for found in parser.messages for turn in message_turns(found, results_apart)]
@@ -342,11 +349,8 @@ def page_text(text: str) -> str | None:
     if (not isinstance(text, str) or not text.lstrip().startswith("<") or (MARKDOWN_LINE.search(text) and not page)
             or len(HTML_PAGE.findall(text[:2_000_000])) < MIN_MESSAGES):
         return None
-    parser = PageText()
-    try:
-        parser.feed(text)
-        parser.close()
-    except (AssertionError, ValueError):
+    parser = fed(PageText(), text)
+    if parser is None:
         return None
     lines = [line.strip() for line in "".join(parser.parts).split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() or None
@@ -436,11 +440,8 @@ def alternating_messages(text: str) -> list[dict[str, str]] | None:
     examples in two variants (``mjs`` / ``cjs``) are none. None for any other page."""
     if not isinstance(text, str) or "class" not in text[:2_000_000] or not text.lstrip().startswith("<"):
         return None
-    parser = ClassedElements()
-    try:
-        parser.feed(text)
-        parser.close()
-    except (AssertionError, ValueError):
+    parser = fed(ClassedElements(), text)
+    if parser is None:
         return None
     outermost: dict[str, list[dict[str, Any]]] = {}
     for element in parser.elements:
