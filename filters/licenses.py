@@ -13,6 +13,7 @@ import functools
 import json
 import re
 import tomllib
+import unicodedata
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -809,6 +810,71 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
     return match.start(), f"{base}-or-later" if later else base
 
 
+# The FSF's translations of a GNU notice ("Dieses Programm ist freie Software. Sie können es unter den Bedingungen der
+# GNU General Public License ... weitergeben ... gemäß Version 3 der Lizenz oder (nach Ihrer Option) jeder späteren
+# Version"; "... selon les termes de la Licence Publique Générale GNU ... soit la version 2 de la licence, soit (à votre
+# gré) toute version ultérieure"; Spanish, Italian, Portuguese, Russian, Chinese and Japanese alike): the license's name
+# in the notice's language (or English, which German and Dutch notices keep), the version after it, and the words for
+# "or later". Read on accent-free lower-case text (``_plain_letters``); CJK names as the translations spell them.
+_GNU_FOREIGN_NAME = re.compile(
+    r"gnu (?P<en>affero |lesser |library )?general public licen[cs]e"
+    r"|licen[cs]e publique generale (?P<fr>limitee |amoindrie |affero |pour bibliotheques )?(?:de |du projet )?gnu"
+    r"|licencia publica generala? (?P<es>reducida |menor |affero |de bibliotecas )?(?:de |del proyecto )?gnu"
+    r"|licen[cz]a publica (?:geral|xeral) (?P<pt>menor |reduzida |affero )?(?:do |de |da )?(?:projecto |projeto )?gnu"
+    r"|licenza pubblica generica? (?P<it>attenuata |minore |affero )?(?:di |del progetto )?gnu"
+    r"|(?P<ru>меньш\w* |ограниченн\w* )?(?:стандартн\w* )?общественн\w* лицензи\w* (?:\w+ )?gnu"
+    r"|gnu ?(?P<zh>宽松|較寬鬆|较宽松|宽|寬|lesser ?|affero ?)?通用公共(?:许可证|授權|授权|許可證|许可协议|許可)"
+    r"|gnu ?(?P<ja>劣等|affero ?)?一般公衆利用許諾")
+_FOREIGN_FAMILY = {"affero": "affero ", "lesser": "lesser ", "library": "library ", "limitee": "lesser ", "amoindrie": "lesser ",
+                   "pour bibliotheques": "library ", "reducida": "lesser ", "menor": "lesser ", "de bibliotecas": "library ",
+                   "reduzida": "lesser ", "attenuata": "lesser ", "minore": "lesser "}
+_FOREIGN_VERSION = re.compile(
+    r"(?:version|versione|versao|versie|wersji|wersja|verze|версии|версия|版本|バージョン|第)[ \t]*([123])(?:[.,]([01]))?(?![\d.])"
+    r"|\b([123])(?:[.,]([01]))? (?:der|de la|della|da|van de|de) (?:lizenz|licen|licencia|licenza|licença|licentie)")
+_FOREIGN_LATER = re.compile(r"spateren|spaeteren|neueren|ulterieure|posterior|successiva|successive|superiore|nieuwere|"
+                            r"latere|pozniejsz|novejsi|senere|senare|myohemman|поздн|以后|以後|之后|之後|以降|later")
+_FOREIGN_WINDOW = 300
+# What a notice in another language says beside a GNU name it keeps in English (German's, Dutch's, Polish's): "free
+# software", "license", "pass on"/"redistribute" in those languages (accent-free, as ``_plain_letters`` spells them).
+_FOREIGN_WORDS = re.compile(r"freie software|logiciel libre|software libre|software libero|software livre|vrije software|"
+                            r"wolne oprogramowanie|svobodny software|fri programvara|lizenz|licentie|licencji|licencia|"
+                            r"licenza|licenca|лиценз|bedingungen|weitergeben|redistribuer|redistribuirlo|ridistribuirlo|"
+                            r"redistribui|自由软件|フリーソフトウェア")
+
+
+def _plain_letters(text: str) -> str:
+    """``text`` lower-cased, its accents dropped, every run of anything but letters and digits one space (CJK kept)."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not "\u0300" <= c <= "\u036f")
+    folded = unicodedata.normalize("NFKC", folded)  # kana keep their voicing marks
+    return re.sub(r"[\W_]+", " ", folded)
+
+
+def translated_gnu_notice(text: str) -> str | None:
+    """The GNU license a notice in one of the FSF's translations states (``_GNU_FOREIGN_NAME``), with its version and
+    "or later" where the notice gives them; None where it names none. A name without a version is the family's any
+    version (``_GNU_UNVERSIONED``: SPIP's "Ce programme est un logiciel libre distribue sous licence GNU/GPL")."""
+    plain = _plain_letters(text)
+    named = _GNU_FOREIGN_NAME.search(plain)
+    if named is None:
+        plain = plain.replace("gnu gpl", "gnu general public license").replace("gnu lgpl", "gnu lesser general public license")
+        if (named := _GNU_FOREIGN_NAME.search(plain)) is None:
+            return None
+    if named.group(0).startswith("gnu ") and named.group(0).endswith(("license", "licence")) \
+            and not _FOREIGN_WORDS.search(plain, max(0, named.start() - 200), named.end() + 200):
+        return None  # the English name in an English text: the English readers' (a name alone is no notice there)
+    said = next((g for g in named.groups() if g), "").strip()
+    family = "affero " if "affero" in said else _FOREIGN_FAMILY.get(said, "lesser " if said else "")
+    window = plain[max(0, named.start() - 60):named.end() + _FOREIGN_WINDOW]
+    version = _FOREIGN_VERSION.search(window)
+    if version is None:
+        return _GNU_UNVERSIONED[family]
+    major, minor = (version.group(1), version.group(2)) if version.group(1) else (version.group(3), version.group(4))
+    base = _GNU_VERSIONS[family].get(f"{major}.{minor}" if minor and minor != "0" else major) or _GNU_VERSIONS[family].get(major)
+    if base is None:
+        return _GNU_UNVERSIONED[family]
+    return f"{base}-or-later" if _FOREIGN_LATER.search(window, version.start()) else base
+
+
 # Two licenses a notice offers "under both", each named with its address, and says the user chooses between (jqPlot's
 # "available for use ... under both the MIT (http://www.opensource.org/licenses/mit-license.php) and GPL version 2.0
 # (http://www.gnu.org/licenses/gpl-2.0.html) licenses. This means that you can choose the license that best suits").
@@ -1038,12 +1104,29 @@ def _license_mention(text: str, words: str) -> str | None:
     stripped = text.strip()
     if 0 < len(stripped) <= _SHORT_FILE_CHARS and (named := normalize_license(stripped)):
         return named
+    if len(parts := _part_licenses(text)) > 1:
+        return combine(parts)
     if cc := _CC_MENTION.search(words):  # psi-thesis-guide: "made available under the Creative Commons license CC BY-SA 4.0"
         return normalize_license(f"CC-{'-'.join(cc.group(1).split()).upper()}-{cc.group(2)}.{cc.group(3)}")
     if same := _SAME_TERMS.search(words):  # TclX's license.terms: "As with Tcl, all of Extended Tcl is freely redistributable"
         return _SAME_TERMS_AS[same.group(1) or same.group(2)]
     mention = _MENTION.search(words)
     return normalize_license(mention.group(1)) if mention else None
+
+
+# A text listing a work's parts, each on its line with its own license: Font Awesome's README kept as its LICENSE.txt
+# ("- The Font Awesome font is licensed under the SIL OFL 1.1:", "- Font Awesome CSS, LESS, and Sass files are licensed
+# under the MIT License:", "- The Font Awesome documentation is licensed under the CC BY 3.0 License:"): all in force.
+_PART_LICENSED = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?[^\n]{2,80}?\b(?:is|are) (?:licensed|released|distributed|available) "
+                            r"under (?:the )?(?:terms of (?:the )?)?(?P<name>[^:\n]{2,50}?)[ \t]*(?::|\.(?!\d)|$)", re.MULTILINE)
+_PART_LINES_CHARS = 5_000
+
+
+def _part_licenses(text: str) -> list[str]:
+    """The distinct licenses the lines of a text give its parts (``_PART_LICENSED``), where none offers a choice."""
+    found = [normalize_license(said["name"]) for said in _PART_LICENSED.finditer(text, 0, _PART_LINES_CHARS)
+             if not re.search(r"\b(?:or|either)\b", said["name"], re.IGNORECASE)]
+    return list(dict.fromkeys(name for name in found if name))
 
 
 # A Creative Commons license named by its short id after the family's name.
@@ -1327,6 +1410,43 @@ def _from_opam(text: str) -> str | None:
     return _field_names(field.group(1)) if field else None
 
 
+def _from_app_src(text: str) -> str | None:
+    """An Erlang application resource file's (``*.app.src``) Hex metadata, ``{licenses, ["Apache-2.0"]}``: each
+    name read on its own, the list ANDed (as ``mix.exs``'s)."""
+    field = re.search(r"\{\s*licenses\s*,\s*\[([^\]]*)\]", text)
+    return _field_names(field.group(1)) if field and field.group(1).strip() else None
+
+
+# A Conan recipe that fetches its sources (``get(self, **self.conan_data["sources"]...)``, ``tools.get(``,
+# ``download(``, a ``Git(self).clone``) packages another project: its ``license`` is that project's, not its folder's.
+_CONAN_FETCHES = re.compile(r"(?:(?<![\w.])|\btools\.)(?:get|download)\(|conan_data\[|\.clone\(")
+
+
+def _from_conanfile(text: str) -> str | None:
+    """A Conan ``conanfile.py``'s class attribute ``license = "MIT"`` (or a tuple of names, each licensing part of
+    the package: ANDed), where the recipe builds the folder it sits in; a recipe fetching another project's sources
+    states that project's license."""
+    if "ConanFile" not in text or _CONAN_FETCHES.search(text):
+        return None
+    field = re.search(r"^[ \t]+license\s*=\s*(\([^)]*\)|\[[^\]]*\]|\"[^\"\n]+\"|'[^'\n]+')", text, re.MULTILINE)
+    return _field_names(field.group(1)) if field else None
+
+
+_GRADLE_LICENSE = re.compile(r"^[ \t]*license\s*\{([^{}]*)\}", re.MULTILINE)
+_GRADLE_NAME = re.compile(r"""^[ \t]*name(?:\.set\(|\s*=?\s*)\s*["']([^"'\n]+)["']""", re.MULTILINE)
+
+
+def _from_gradle(text: str) -> str | None:
+    """A Gradle build's Maven publication, ``licenses { license { name = "The Apache License, Version 2.0" } }`` (Groovy
+    or Kotlin DSL; the POM's names, so several are a choice), or ``gradle.properties``' ``POM_LICENSE_NAME`` (the
+    publishing plugins' property; also spelled ``POM_LICENCE_NAME``)."""
+    block = re.search(r"\blicenses\s*\{", text)
+    entries = _GRADLE_LICENSE.findall(text, block.end(), block.end() + 1_000) if block else []
+    names = [name for entry in entries for name in _GRADLE_NAME.findall(entry)]
+    names += re.findall(r"^POM_LICEN[CS]E_NAME\s*=\s*(\S[^\n]*?)\s*$", text, re.MULTILINE)
+    return combine((normalize_license(name) for name in names), "OR") or None
+
+
 def _from_sbt(text: str) -> str | None:
     """sbt's ``licenses := Seq("Apache-2.0" -> url(...))``, ``licenses += ("MIT", url(...))`` or
     ``licenses := Seq(License.Apache2)``; several are the published choice, as a POM's ``<licenses>``."""
@@ -1357,11 +1477,15 @@ def _from_delphinus_info(text: str) -> str | None:
     return normalize_license(declared, spdx_field=True) if isinstance(declared, str) else None
 
 
+# "GPL v2 or later", "GNU GPL version 2 or (at your option) any later version": a version's range, not a second name.
+_LATER_PART = re.compile(r"(?:\(at your option\) )?(?:any |a )?(?:later|newer|above|greater)\b", re.IGNORECASE)
+
+
 def _spelled_expression(value: str) -> str | None:
     """A license field's value where the words "or"/"and" join names ("Apache License 2.0 or MIT", Nim's; dub's
     "GPL-2.0 or LGPL-3.0"): each name read on its own, joined by its operator; else the whole read as one name."""
     parts = re.split(r"\s+(or|and)\s+", value.strip(), flags=re.IGNORECASE)
-    if len(parts) < 3 or len({op.lower() for op in parts[1::2]}) > 1:
+    if len(parts) < 3 or len({op.lower() for op in parts[1::2]}) > 1 or any(_LATER_PART.match(p) for p in parts[2::2]):
         return normalize_license(value, spdx_field=True)
     names = [normalize_license(part, spdx_field=True) for part in parts[::2]]
     return None if None in names else combine(names, parts[1].upper())
@@ -1508,6 +1632,10 @@ _METADATA_PARSERS: dict[str, Callable[[str], str | None]] = {
     "dist.ini": _from_dist_ini,
     "package.xml": _from_xml_field("license"),  # ROS
     "idf_component.yml": _line_field(r"^license:[ \t]*(\S[^\n#]*)$"),  # ESP-IDF's component manager
+    "conanfile.py": _from_conanfile,
+    "build.gradle": _from_gradle,
+    "build.gradle.kts": _from_gradle,
+    "gradle.properties": _from_gradle,
 }
 # Manifests named after their package: ``foo.gemspec``, ``foo.cabal``...
 _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
@@ -1524,6 +1652,7 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
     ".fsproj": _from_xml_field("PackageLicenseExpression"),
     ".vbproj": _from_xml_field("PackageLicenseExpression"),
     ".podspec.json": lambda text: _from_json_manifest(text, "AND"),
+    ".app.src": _from_app_src,  # Erlang/OTP
 }
 
 
@@ -1999,6 +2128,9 @@ def _stated_notices(text: str, dedications: bool, bare: bool) -> str | None:
         if "gnu" in words and (short := _GNU_NAMED.search(text[:_NOTICE_CHARS])) is not None \
                 and (spdx := _license_from_name(short.group(1))) is not None:
             found.setdefault(words.find("gnu"), spdx)
+    if "gnu" in words and not any("GPL" in spdx for spdx in found.values()) \
+            and (foreign := translated_gnu_notice(text[:_NOTICE_CHARS])) is not None:
+        found.setdefault(words.find("gnu"), foreign)
     if (dedication := _CC0_DEDICATION.search(words)) is not None:
         found.setdefault(dedication.start(), "CC0-1.0")
     if "unicode org" in words and (terms := _UNICODE_TERMS.search(words)) is not None:
@@ -2306,7 +2438,9 @@ _MIT_TAG = re.compile(r"@license\s+MIT\b")
 # Steil, License: 2-clause BSD": x16-rom's assembly files), or lack its colon before a single name ("License CC0"), or
 # be a tag with one (tlib's Vim scripts: '" @License: GPL (see http://www.gnu.org/licenses/gpl.txt)').
 _LICENSE_TAG = re.compile(r"^[\s*#/;%({<!-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright)[^\n]*?[,;][ \t]*)?"
-                          r"(?:(?P<tag>@license[ \t]+)|@?licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*|licen[cs]e[ \t]+(?=[\w.+-]+[ \t]*$))"
+                          r"(?:(?P<tag>@license[ \t]+)|@?licen[cs]e(?:[ \t]+URI)?[ \t]*:[ \t]*|licen[cs]e[ \t]+(?=[\w.+-]+[ \t]*$)"
+                          r"|(?:lizenz|licencia|licenza|licen[cç]a|лицензия|许可证?|許可證?|授权协议|授權協議|开源协议|開源協議|协议|"
+                          r"ライセンス)[ \t]*[:：][ \t]*)"
                           r"(?:\S*://\S+[ \t]+)?"
                           r"(?:(?P<name>[^\n*:]+?)[ \t]*(?:\((?:see )?\S*://[^\s)]*\)[ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
                           r"(?:\*/|\*\)|-\}|-->|\*)?$", re.MULTILINE | re.IGNORECASE)
@@ -2314,8 +2448,24 @@ _LICENSE_TAG = re.compile(r"^[\s*#/;%({<!-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright
 # TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").
 # Also the block comments of Haskell ("{- ... -}"), OCaml and Pascal ("(* ... *)"), markup ("<!-- ... -->", after an
 # XML declaration) and a Python module's docstring.
-_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|<\?xml[^\n]*?\?>|#!.*)\n)?(?:\s*(?:/\*.*?\*/|\{-.*?-\}|\(\*.*?\*\)|<!--.*?-->"
+_OPENING_COMMENT = re.compile(r"(?:\s*(?:<\?php|<\?xml[^\n]*?\?>|#!.*)\n)?(?:\s*(?:/\*.*?\*/|/\+.*?\+/|\{-.*?-\}|\(\*.*?\*\)|<!--.*?-->"
                               r"|\"\"\".*?\"\"\"|'\'\'.*?'\'\'|(?://|#|--|;|%)[^\n]*))+", re.DOTALL)
+
+
+# A code file's head naming its license in Chinese or Japanese prose: "本项目采用 MIT 许可证" ("this project adopts the MIT
+# license"), "遵循 Apache-2.0 协议", "MIT ライセンスで公開" ("published under the MIT license").
+_CJK_NAMED = re.compile(r"(?:采用|採用|遵循|遵守|基于|基於|使用|依据|依據|根据|根據|按照|依照|以)[ \t]*(?P<zh>[A-Za-z][\w .+-]{0,30}?)[ \t]*"
+                        r"(?:开源|開源)?(?:许可证|許可證|许可协议|許可協議|授权协议|授權協議|开源协议|開源協議|协议|協議|授权|授權)"
+                        r"|(?P<ja>[A-Za-z][\w.+-]{0,20}(?: [A-Za-z][\w.+-]{0,20}){0,2})[ \t]*ライセンス(?:で|の下|に基づ|に従|を適用|が適用)")
+
+
+def cjk_banner(text: str, path: str = "") -> str | None:
+    """The license a code file's head names in Chinese or Japanese prose (``_CJK_NAMED``), or None."""
+    head = text[:_NOTICE_CHARS]
+    if not _code_path(path) or not any(word in head for word in ("许可", "許可", "协议", "協議", "授权", "授權", "ライセンス")):
+        return None
+    said = _CJK_NAMED.search(head)
+    return normalize_license(said["zh"] or said["ja"]) if said else None
 
 
 def named_in_banner(text: str, path: str = "") -> str | None:
@@ -2544,7 +2694,8 @@ def dunder_license(text: str, path: str = "") -> str | None:
     if not path.endswith((".py", ".pyw", ".pyi")) or "__license__" not in text[:_DUNDER_CHARS]:
         return None
     said = _DUNDER_LICENSE.search(text, 0, _DUNDER_CHARS)
-    found = normalize_license(said["name"]) if said else None
+    # "BSD or Apache License, Version 2.0" (packaging's, in setuptools' copies): each name, a choice
+    found = _spelled_expression(said["name"]) if said else None
     return combine(_operands(found, "OR"), "OR") if found else None  # a choice in combine's order, as elsewhere
 
 
@@ -2719,11 +2870,14 @@ def _code_path(path: str) -> bool:
 _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS", "CONTRIBUTORS", "THANKS")
 
 
+_FIELD_WORD = re.compile(r"(?i)licen|lizenz|лиценз|许可|許可|协议|協議|ライセンス")
+
+
 def tagged_license(text: str, path: str = "") -> str | None:
     """The licenses a code file's opening comment names in doc comments' ``@license`` tags or ``License:`` fields
     (``_LICENSE_TAG``; AND), else the licenses the addresses such tags give alone name (``address_license``), or None."""
-    if path.lower().endswith(_PROSE_EXTENSIONS) or "licen" not in text[:_NOTICE_CHARS].lower():
-        return None  # every tag and field below names "license" (any case)
+    if path.lower().endswith(_PROSE_EXTENSIONS) or not _FIELD_WORD.search(text, 0, _NOTICE_CHARS):
+        return None  # every tag and field below names "license" (any case), or says it in another language
     opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
     # a TeX file's header comments are broken by its \def lines (jss.cls: "%% License: GPL-2" after three of them): its
     # "%" lines naming a license in the head count
@@ -2734,12 +2888,16 @@ def tagged_license(text: str, path: str = "") -> str | None:
         head += "\n" + "\n".join(_BASIC_COMMENT.findall(text[:_NOTICE_CHARS]))
     if path.lower().endswith(_VIM_PATHS):
         head += "\n" + "\n".join(_VIM_COMMENT.findall(text[:_NOTICE_CHARS]))
+    if "$(" in head:  # D's documentation macros: "License: $(LINK2 http://www.boost.org/LICENSE_1_0.txt, Boost License 1.0)."
+        head = _DDOC_LINK.sub(r"\1", head)
     tags = list(_LICENSE_TAG.finditer(head))  # several: all in force (CyberChef's own and an adapted file's)
     named = combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags if tag["name"])
     # an address beside a name restates it (WordPress' "License: GPLv2 or later", "License URI: .../gpl-2.0.html")
     return named or combine(address_license(tag["address"]) for tag in tags if tag["address"]) or None
 
 
+# A DDoc macro linking an address with its text, ``$(LINK2 address, text)`` (also ``$(HTTP ...)``, ``$(WEB ...)``): its text.
+_DDOC_LINK = re.compile(r"\$\((?:LINK2|HTTPS?|WEB)[ \t]+[^,()\s]+,[ \t]*([^()\n]+)\)")
 _TEX_EXTENSIONS = (".tex", ".sty", ".cls", ".dtx", ".ins", ".bst")
 # Visual Basic and VBA modules (VBA-JSON's JsonConverter.bas: "' @license MIT (http://...)" after "Attribute VB_Name"):
 # a comment is a ' to the line's end; a class module (.cls) opens with VERSION/BEGIN/Attribute lines, not a comment.

@@ -23,6 +23,7 @@ from codemix.filters.licenses import (
     alternatives,
     banner_ids,
     canonical_id,
+    cjk_banner,
     combine,
     covers_part,
     derived_license,
@@ -1041,7 +1042,8 @@ def file_license(text: str) -> str | None:
 # "terms of use"...): a text holding none states nothing of itself. A literal screen (0.07 CPU s on 31.9 MB, where
 # reading those files cost 0.55).
 _TERMS_WORDS = ("licen", "copyright", "domain", "permission", "gpl", "spdx", "granted", "warrant", "rights",
-                "terms", "redistribut", "copyleft", "dedicat")  # "domain": "the public\n * domain" across a line break
+                "terms", "redistribut", "copyleft", "dedicat",
+                "lizenz", "лиценз", "许可", "許可", "授权", "授權", "協議", "协议", "ライセンス", "許諾")  # notices in other languages  # "domain": "the public\n * domain" across a line break
 
 
 def _names_terms(text: str) -> bool:
@@ -1098,6 +1100,7 @@ def own_license(text: str, path: str = "") -> str | None:
              or notice_license(prose, dedications=not legal) or opening_license(text, path)
              or _footer_and_field(text, path)
              or tagged_license(text, path) or named_in_banner(text, path) or named_before_pointer(text, path)
+             or cjk_banner(text, path)
              or banner_ids(text, path)
              or keyword_license(text, path)
              or rfc_license(text, path) or addressed_license(text, path) or named_at_address(text, path)

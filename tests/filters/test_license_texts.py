@@ -1519,3 +1519,38 @@ def test_creative_commons_non_commercial_names() -> None:
     assert normalize_license(name.replace("-SA", "")) == "CC-BY-NC-4.0"
     assert normalize_license(name.replace("-NC-SA", "-ND")) == "CC-BY-ND-4.0"
     assert normalize_license(name.replace("-NC", "")) == "CC-BY-SA-4.0"
+
+
+# ---- round 19 (b46l): readers by structure: DDoc's link macros, a dunder field's choice, a list of parts' licenses ----
+
+
+def test_a_ddoc_license_field_with_a_link_macro() -> None:
+    """Phobos' ``etc/c/odbc/sql.d``: "License: $(LINK2 http://www.boost.org/LICENSE_1_0.txt, Boost License 1.0)" in its
+    opening ``/** */`` comment: the macro's text names the license (the address alone broke the field's name)."""
+    path = "etc/c/odbc/sql.d"
+    text = _files("round19")["dlang/phobos"][path]
+    assert "License: $(LINK2 http://www.boost.org/LICENSE_1_0.txt, Boost License 1.0)" in text
+    assert own_license(text, path) == "BSL-1.0"
+    # the same field in D's nesting comment, ``/++ ... +/``, which opens a D file as often
+    assert own_license("/++\n" + text.split("\n", 1)[1].replace(" */", " +/", 1), path) == "BSL-1.0"
+
+
+def test_a_dunder_license_naming_two_licenses_is_a_choice() -> None:
+    """packaging's ``__about__.py`` (pex's vendored setuptools, the fourth holdout, spent): ``__license__ = "BSD or
+    Apache License, Version 2.0"`` names both, a choice (its head: "dual licensed under the terms of the Apache License, Version 2.0, and
+    the BSD License"); a name with "or later" stays one name."""
+    path = "pex/vendor/_vendored/setuptools/setuptools/_vendor/packaging/__about__.py"
+    text = _files("round19")["pex-tool/pex"][path]
+    assert '__license__ = "BSD or Apache License, Version 2.0"' in text
+    assert own_license(text, path) == "Apache-2.0 OR BSD-3-Clause"
+    assert own_license('__license__ = "GPL v2 or later"\n', "x.py") == "GPL-2.0-or-later"
+
+
+def test_a_text_listing_its_parts_licenses_holds_them_all() -> None:
+    """uBlock's ``src/img/fontawesome/LICENSE.txt`` (the third holdout, spent) is Font Awesome's README: a list of its
+    parts, "The Font Awesome font is licensed under the SIL OFL 1.1", "CSS, LESS, and Sass files are licensed under the
+    MIT License", "The Font Awesome documentation is licensed under the CC BY 3.0 License": all three, not the last."""
+    path = "src/img/fontawesome/LICENSE.txt"
+    text = _files("round19")["gorhill/uBlock"][path]
+    assert text.count(" is licensed under ") + text.count(" are licensed under ") == 3
+    assert detect_license(path, text) == "CC-BY-3.0 AND MIT AND OFL-1.1"
