@@ -1929,18 +1929,25 @@ def is_readme(path: str) -> bool:
     return bool(parts) and bool(_README_FILE.fullmatch(parts[-1]))
 
 
-def readme_license(text: str) -> str | None:
+def readme_license(text: str, folder: str = "") -> str | None:
     """The license a README's license section states (``_README_HEADING``): a notice or license text there
     (vim-surround's "## License ... Distributed under the same terms as Vim itself"; vim-markdown's "## License" then
     the MIT text), else a license the section's first line names alone (gruvbox's "[MIT/X11][]"); a pointer ("see
-    LICENSE") or a sentence about another project states none. Without such a section, a sentence putting the work
-    itself under a license (``_OWN_TERMS``), else None."""
+    LICENSE") or a sentence about another project states none. Without such a section, a ``License:`` field line, a
+    sentence putting the work itself under a license (``_OWN_TERMS``), or one putting the project the README's
+    ``folder`` is named after under it ("cJSON is released under the MIT license" in a ``cjson/`` folder), else None.
+    Links are read by their text (Markdown's and HTML's)."""
+    if "](" in text or "</a>" in text:
+        text = _HTML_LINK.sub(r"\1", _MARKDOWN_LINK.sub(r"\1", text))
     heading = _README_HEADING.search(text)
     if heading is None:
         intro = _README_INTRO.search(text)
         quoted = text[intro.end():intro.end() + _README_SECTION_CHARS] if intro else ""
         following = _NEXT_HEADING.search(quoted)
-        return notice_license(quoted[:following.start()] if following else quoted) or _own_terms_sentence(text)
+        field = _README_FIELD.search(text, 0, _README_SECTION_CHARS * 2)
+        return (notice_license(quoted[:following.start()] if following else quoted)
+                or (named_license_of(field["name"]) if field else None) or _own_terms_sentence(text)
+                or _folder_project_terms(text, folder))
     body = text[heading.end():heading.end() + _README_SECTION_CHARS]
     following = _NEXT_HEADING.search(body)
     body = _MARKDOWN_LINK.sub(r"\1", body[:following.start()] if following else body)
@@ -1966,6 +1973,25 @@ _OWN_TERMS = re.compile(r"(?:^|[.!?:]\s+|\n\s*)(?:(?:this|the) (?:plugin|script|
                         r"|([A-Za-z][\w.+-]*\d[\w.+]*|[A-Z]{2,}[A-Z0-9.+]*)[ \t]*(?:[.;,)]|$))", re.IGNORECASE | re.MULTILINE)
 
 
+# A README's line that is a field naming the license ("License: Apache License 2.0", "**License:** MIT").
+_README_FIELD = re.compile(r"^[ \t]*[*_]{0,2}licen[cs]e[*_]{0,2}[ \t]*:[*_]{0,2}[ \t]*(?P<name>[^\n:]{2,40}?)[ \t.]*$",
+                           re.IGNORECASE | re.MULTILINE)
+_HTML_LINK = re.compile(r"<a\s[^>]*>([^<]*)</a>", re.IGNORECASE)
+_PROJECT_TERMS = r"\b{}(?: library| project| package)? (?:is|are) (?:made available|released|licensed|distributed) under "
+
+
+def _folder_project_terms(text: str, folder: str) -> str | None:
+    """The license a README's sentence puts the project its folder is named after under (a copied library's own
+    README: "cJSON is released under the MIT license" in ``cjson/``), or None."""
+    name = re.sub(r"[-_.]?v?\d[\w.]*$", "", folder)  # ``zlib-1.2.13``: zlib
+    if len(name) < 3:
+        return None
+    spelled = r"[-_ ]?".join(re.escape(part) for part in re.split(r"[-_ ]", name) if part)
+    said = re.search(_PROJECT_TERMS.format(spelled) + r"(?:the )?(?:terms of (?:the )?)?([\w.+-]+(?: [\w.+-]+){0,3}?) "
+                     r"licen[cs]e\b", text[:_MAX_TEXT_CHARS], re.IGNORECASE)
+    return named_license_of(f"{said.group(1)} license") if said and not _choice(_words(said.group(0))) else None
+
+
 def _own_terms_sentence(text: str) -> str | None:
     said = _OWN_TERMS.search(text[:_MAX_TEXT_CHARS])
     if said is None or _choice(_words(said.group(0))):
@@ -1987,7 +2013,7 @@ def detect_license(path: str, text: str) -> str | None:
     if parser is not None:
         return parser(text) if _describes_its_folder(parts) else None
     if is_readme(path):
-        return readme_license(text)
+        return readme_license(text, parts[-2] if len(parts) > 1 else "")
     if len(parts) >= 2 and parts[-2] == "LICENSES":
         node = parse_expression(name.rsplit(".", 1)[0], strict=True)
         if node is not None and node[0] == "ID":
@@ -2001,7 +2027,7 @@ def detect_license(path: str, text: str) -> str | None:
         # a license text that is an address alone (GreenSock's LICENSE.txt, "http://greensock.com/licensing"): the
         # license there, or terms the repository does not hold, never the folder above's
         return address_license(address.group(0)) or terms_reference(address.group(0))
-    return _license_from_text(text) or titled_agreement(text)
+    return _license_from_text(text) or titled_agreement(text) or titled_license(text)
 
 
 # A license document titled as an agreement ("END-USER LICENSE AGREEMENT FOR / MICROSOFT SOFTWARE", a font folder's
@@ -2026,6 +2052,32 @@ def titled_agreement(text: str) -> str | None:
     title = " ".join(re.sub(r"\([^)]*\)|[#*_=`\[\]]", " ", title).split())
     if not _AGREEMENT_TITLE.fullmatch(title) or _license_from_name(title) is not None or "contributor" in title.lower() \
             or not _AGREEMENT_WORDS.search(text, 0, _AGREEMENT_CHARS):
+        return None
+    return named_reference(title)
+
+
+# A license text whose first line is its title ("The Happy Bunny License", "Anti-Capitalist Software License (v 1.4)",
+# "The Prosperity Public License 3.0.0") and which grants or restricts in words no known text has: terms named by that
+# title, as an agreement's are (``titled_agreement``), never the folder above's license. The title is a line of at most
+# twelve words naming a license, with its version on the next line where it stands alone there.
+_LICENSE_TITLE = re.compile(r"(?:the )?(?:[\w.&+'*/-]+ ){0,8}?licen[cs]e(?:[ ,]+(?:version|ver|v)?\.? ?\d[\w.]*)?"
+                            r"(?:[ ,]+\d{1,2} \w+ \d{4}|[ ,]+\w+ \d{1,2},? \d{4})?", re.IGNORECASE)
+_VERSION_LINE = re.compile(r"(?:version|ver|v)\.? ?\d[\w.]*(?:,? [\w ,]{0,30})?", re.IGNORECASE)
+_GRANT_WORDS = re.compile(r"\b(?:permission is (?:hereby )?granted|hereby grants?|you (?:may|can|are (?:free|allowed|permitted)"
+                          r")\b|(?:is|are) (?:hereby )?permitted|free of charge|without restriction|you (?:may|shall|must) not|"
+                          r"non[- ]?exclusive|grants? (?:to )?you|licensee)\b", re.IGNORECASE)
+
+
+def titled_license(text: str) -> str | None:
+    """``LicenseRef-`` with a license text's own title (``_LICENSE_TITLE``) where the text grants or restricts
+    (``_GRANT_WORDS``) and the title names no license we know; None otherwise (a text we know is read before this)."""
+    lines = [line for line in text.lstrip()[:400].splitlines() if line.strip()][:2]
+    if not lines or "licen" not in lines[0].lower():
+        return None
+    plain = [" ".join(re.sub(r"[()#*_=`\[\]:]", " ", line).split()) for line in lines]
+    title = plain[0] + (f" {plain[1]}" if len(plain) > 1 and _VERSION_LINE.fullmatch(plain[1]) else "")
+    if not _LICENSE_TITLE.fullmatch(title) or len(title.split()) > 12 or re.fullmatch(r"(?i)(?:the )?licen[cs]e", plain[0]) \
+            or _license_from_name(title) is not None or not _GRANT_WORDS.search(text, 0, _AGREEMENT_CHARS):
         return None
     return named_reference(title)
 

@@ -1554,3 +1554,25 @@ def test_a_text_listing_its_parts_licenses_holds_them_all() -> None:
     text = _files("round19")["gorhill/uBlock"][path]
     assert text.count(" is licensed under ") + text.count(" are licensed under ") == 3
     assert detect_license(path, text) == "CC-BY-3.0 AND MIT AND OFL-1.1"
+
+
+@pytest.mark.parametrize(("repo", "path", "expected"), [
+    ("WordPress/wordpress-importer", "src/readme.txt", "GPL-2.0-or-later"),
+    ("amix/vimrc", "sources_non_forked/tlib/README", "GPL-3.0-or-later"),
+])
+def test_a_readmes_license_field_line(repo: str, path: str, expected: str) -> None:
+    """A README with no license heading whose line is a field naming its license: a WordPress plugin's readme.txt
+    ("License: GPLv2 or later", then "License URI: ..."), tlib's README ("License: GPLv3 or later" after its install
+    notes): the folder's license (it was none, the root's answering)."""
+    text = _files("round19")[repo][path]
+    assert re.search(r"^License: GPLv[23] or later$", text, re.MULTILINE)
+    assert detect_license(path, text) == expected
+
+
+def test_a_copied_projects_readme_naming_its_folders_project() -> None:
+    """A README putting the project its folder is named after under a license ("cJSON is released under the MIT
+    license", the sentence of cJSON's README, in a ``cjson-1.7.18/`` copy) states the folder's license; the same
+    sentence about another project (a root README's "libuv is licensed under ...") states none."""
+    sentence = "cJSON is released under the [MIT license](LICENSE), see below.\n"
+    assert detect_license("third_party/cjson-1.7.18/README.md", f"# cJSON\n\n{sentence}") == "MIT"
+    assert detect_license("README.md", f"# app\n\n{sentence}") is None
