@@ -5,6 +5,14 @@ session; ``user_input`` writes each input line as ``#### line`` (lines end in tw
 line break); ``tool_output``, ``tool_error`` and confirmations write ``> text``; ``ai_output`` writes
 the model's reply as plain Markdown between blank lines. One session is one transcript, or several
 where ``/clear`` or ``/reset`` emptied the chat history.
+
+What the model was sent is the messages: the person's ``####`` lines but commands to aider itself (``/add``,
+``/run``, ``!ls``: ``Commands.is_command``, never sent; ``/ask x`` and ``/code x`` echo ``#### x``), the
+replies, and a command's output where the file shows aider added it to the chat (its ``Added 17 lines of
+output to the chat.`` or a ``... to the chat? ... y`` answer after the output, or the model's reply right
+after it, as ``/test`` sends a failing run by itself). Every other ``>`` line is aider telling the person
+something (token counts, applied edits, commits, rate-limit errors, its questions): counted on the
+transcript (``aider_notices``, ``aider_commands``), never a message.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from typing import Any
 
 from codemix.mixtures.transcript_formats.base import Format, Transcript
 from codemix.mixtures.transcript_formats.canonical import TranscriptShapeError, message
+from codemix.mixtures.transcript_formats.outcomes import parse_test_summary
 
 SESSION_START = re.compile(r"^# aider chat started at (.*)$", re.MULTILINE)
 USER_LINE = "####"
@@ -22,6 +31,13 @@ TOOL_LINE = ">"
 FENCE = re.compile(r"^\s*(```|~~~|</?(source|code|pre|codeblock|sourcecode)>)")
 LINT_REPORT = "# Fix any errors below, if possible."
 CLEARS = frozenset({"/clear", "/reset"})
+# aider's commands whose output it can add to the chat (``cmd_run``, ``cmd_test``, ``cmd_lint``; ``!`` is /run).
+OUTPUT_COMMANDS = re.compile(r"^(?:/(?:run|test|lint)\b|!)")
+# aider's word that it added the output (``Added 17 lines of output to the chat.``) or the person's yes to it.
+ADDED = re.compile(r"^Added \d+ lines? of output to the chat\.?\s*$|^Add .*output to the chat\?.*:\s*y(?:es)?\s*$",
+                   re.MULTILINE | re.IGNORECASE)
+# aider's questions and answers about adding the output, taken out of an output kept.
+ASKED = re.compile(r"^(?:Add(?:ed)? .*output to the chat\b.*|Run shell command\?.*|Running .*)$\n?", re.MULTILINE)
 
 
 def detect_aider(text: Any) -> bool:
@@ -39,12 +55,40 @@ def parse_aider(text: str) -> list[Transcript]:
     for body, started in [(text[:starts[0].start()], None)] + [
             (text[m.end():end], m.group(1)) for m, end in zip(starts, [*(m.start() for m in starts[1:]), len(text)])]:
         extra = {"started_at": started} if started is not None else {"started_at": "", "no_start_line": True}
-        for part, messages in enumerate(conversations(session_messages(body))):
-            transcripts.append(Transcript(format="aider", messages=messages, extra=extra | (
-                {"after_clear": part} if part else {})))
+        for part, blocks in enumerate(conversations(session_messages(body))):
+            messages, counts, facts = sent_messages(blocks)
+            if messages:
+                transcripts.append(Transcript(format="aider", messages=messages, facts=facts, extra=extra | counts | (
+                    {"after_clear": part} if part else {})))
     if not transcripts:
-        raise TranscriptShapeError("aider sessions with nothing in them")
+        raise TranscriptShapeError("aider sessions with nothing sent to the model in them")
     return transcripts
+
+
+def sent_messages(blocks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, int], dict[str, Any]]:
+    """The messages the model was sent, the counts of aider's own lines left out, and the outcome of the last
+    test run the session shows after a reply (aider printed it; a run the model never saw is still the run's)."""
+    messages, counts, outputs = [], {"aider_notices": 0, "aider_commands": 0}, []
+    for index, block in enumerate(blocks):
+        if block["role"] == "user" and block["observation"] and block["content"].startswith(("/", "!")):
+            counts["aider_commands"] += 1
+            continue
+        if block["role"] != "tool":
+            messages.append(block)
+            continue
+        before, after = blocks[index - 1] if index else None, blocks[index + 1] if index + 1 < len(blocks) else None
+        output = before is not None and before["role"] == "user" and bool(OUTPUT_COMMANDS.match(before["content"]))
+        if output and any(m["role"] == "assistant" for m in messages):
+            outputs.append(block["content"])
+        added = ADDED.search(block["content"]) or (after is not None and after["role"] == "tool" and ADDED.search(
+            after["content"])) or (after is not None and after["role"] == "assistant")
+        kept = ASKED.sub("", block["content"]).strip() if output and added else ""
+        if kept:
+            messages.append(message("tool", kept, observation=True))
+        else:
+            counts["aider_notices"] += 1
+    tested = next((r for r in map(parse_test_summary, reversed(outputs)) if r is not None), None)
+    return messages, {k: v for k, v in counts.items() if v}, {"tests_passed": tested[0]} if tested else {}
 
 
 def conversations(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -142,7 +186,7 @@ def block_message(kind: str, lines: list[str]) -> dict[str, Any]:
         text = "" if text == "<blank>" else text
         # A slash command (/add, /run...) is an instruction to aider, never sent to the model as a turn;
         # the linter's report (aider/linter.py) is sent as the user's, but aider wrote it.
-        return message("user", text, observation=text.startswith(("/", LINT_REPORT)))
+        return message("user", text, observation=text.startswith(("/", "!", LINT_REPORT)))
     if kind == "tool":
         return message("tool", text, observation=True)
     thought = THINKING_TAG.search(text)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sysconfig
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -128,37 +127,43 @@ def aider_messages() -> list[dict[str, Any]]:
 
 
 def test_aider_inputs_and_replies_are_counted_from_the_raw_lines() -> None:
-    """Every ``####`` run is one user turn; every ``> Tokens:`` line (aider's report of a finished reply)
-    comes right after a model turn; the two replies cut off (an API error, ``^C``) are model turns too."""
+    """Every ``####`` run is one user turn but a command to aider itself (``/undo``, ``/test``: never sent to the
+    model), which its transcript counts; every ``> Tokens:`` line (aider's report of a finished reply) is aider
+    telling the person, no message; the two replies cut off (an API error, ``^C``) are model turns too."""
     lines = AIDER.read_text(encoding="utf-8").split("\n")
-    inputs = sum(1 for i, line in enumerate(lines) if line.startswith("####") and not lines[i - 1].startswith("####"))
+    inputs = [line for i, line in enumerate(lines) if line.startswith("####") and not lines[i - 1].startswith("####")]
+    commands = [line for line in inputs if line.startswith(("#### /", "#### !"))]
     finished = sum(1 for line in lines if line.startswith("> Tokens:"))
     messages = aider_messages()
-    assert (inputs, finished) == (27, 10), "guard: the excerpt"
-    assert sum(m["role"] == "user" for m in messages) == inputs
-    after = [a for a, b in pairwise(messages) if b["role"] == "tool" and b["content"].startswith("Tokens:")]
-    assert len(after) == finished and all(is_model_turn(a) for a in after)
+    assert (len(inputs), len(commands), finished) == (27, 19, 10), "guard: the excerpt"
+    assert sum(m["role"] == "user" for m in messages) == len(inputs) - len(commands)
+    # one session is only ``/ex``: nothing was sent in it, so it is no transcript
+    assert sum(t.extra.get("aider_commands", 0) for t in parse_text(AIDER.read_text(encoding="utf-8"))) == 18
+    assert not any(m["content"].startswith("Tokens:") or m["content"].startswith("/") for m in messages)
     assert sum(is_model_turn(m) for m in messages) == finished + 2
 
 
 def test_aider_edit_blocks_are_in_the_model_turns_and_its_output_is_not() -> None:
-    """The SEARCH/REPLACE blocks aider itself finds in this history (its gold file) are all in model turns;
-    the repo map and the test run, written with ``>`` on their first line only, are tool output."""
+    """The SEARCH/REPLACE blocks aider itself finds in this history (its gold file) are all in model turns; a
+    failing ``/test`` run the model answered (aider sends it by itself) is a tool's output; the repo map aider
+    printed for the person (``>`` on its first line only) is no message at all."""
     blocks = GOLD_BLOCK.findall(AIDER_GOLD.read_text(encoding="utf-8"))
     assert len(blocks) == 9, "guard: the gold sections of the excerpt"
     replies = "\n".join(m["content"] for m in aider_messages() if is_model_turn(m))
     assert [b for block in blocks for b in block if b not in replies] == []
-    tools = [m["content"] for m in aider_messages() if m["role"] == "tool"]
-    for output in ("Here are summaries of some files", "tests/scrape/test_scrape.py", "test session starts",
-                   "1 failed, 6 passed in 3.28s", "-*- mode: fundamental -*-"):
-        assert output in "\n".join(tools) and output not in replies
+    tools = "\n".join(m["content"] for m in aider_messages() if m["role"] == "tool")
+    assert "test session starts" in tools and "1 failed, 6 passed in 3.28s" in tools
+    raw = AIDER.read_text(encoding="utf-8")
+    for shown in ("Here are summaries of some files", "tests/scrape/test_scrape.py", "-*- mode: fundamental -*-"):
+        assert shown in raw and shown not in tools and shown not in replies
 
 
 def test_aider_sessions_without_input_are_quarantined_and_the_rest_trained() -> None:
-    """9 sessions, one of them split at its ``/clear`` (aider empties the chat history there)."""
+    """9 sessions, one of them split at its ``/clear`` (aider empties the chat history there); five sent the
+    model nothing (aider started and quit), the excerpt's opening part only a linter report (no task)."""
     outcomes = read(AIDER)
     idle = [o for o in outcomes if isinstance(o, Quarantined)]
-    assert len(outcomes) == 10 and len(idle) == 6 and all("no_task" in o.error for o in idle)
+    assert len(outcomes) == 5 and len(idle) == 1 and all("no_task" in o.error for o in idle)
     judge = DocumentFilter(FiltersConfig())
     worked = [o for o in outcomes if isinstance(o, Document) and any(map(is_model_turn, o.metadata["messages"]))]
     assert len(worked) == 4
@@ -188,7 +193,7 @@ def test_an_aider_session_is_split_where_clear_emptied_the_history() -> None:
     raw = AIDER.read_text(encoding="utf-8")
     assert raw.count("\n#### /clear  \n") == 1, "guard"
     before, after = [t for t in parse_text(raw) if t.extra["started_at"] == "2024-08-06 08:47:10"]
-    assert before.messages[-1]["content"] == "/clear" and before.messages[-1]["observation"]
+    assert before.messages[-1]["role"] == "assistant" and before.extra["aider_commands"] == 4  # /clear one of them
     assert after.extra["after_clear"] == 1
     assert after.messages[0]["content"] == "make `test_subtree_only` use GitTemporaryDirectory"
 

@@ -205,7 +205,8 @@ OUTCOMES = [
                            "resolved": (True, "recorded"), "tests_passed": (True, "resolved")}),
     ("swe-agent-rows", 1, {"exit_status": ("exit_context", "recorded"), "submitted": (False, "recorded"),
                            "resolved": (False, "recorded"), "tests_passed": (False, "resolved")}),
-    ("aider", 0, {"tests_passed": (True, "test_output")}),
+    # aider printed the run (``3 passed``) and the person did not add it to the chat: no message, the file's record
+    ("aider", 0, {"tests_passed": (True, "recorded")}),
     ("aider", 1, {}),
 ]
 
