@@ -1410,13 +1410,6 @@ def _from_opam(text: str) -> str | None:
     return _field_names(field.group(1)) if field else None
 
 
-def _from_app_src(text: str) -> str | None:
-    """An Erlang application resource file's (``*.app.src``) Hex metadata, ``{licenses, ["Apache-2.0"]}``: each
-    name read on its own, the list ANDed (as ``mix.exs``'s)."""
-    field = re.search(r"\{\s*licenses\s*,\s*\[([^\]]*)\]", text)
-    return _field_names(field.group(1)) if field and field.group(1).strip() else None
-
-
 # A Conan recipe that fetches its sources (``get(self, **self.conan_data["sources"]...)``, ``tools.get(``,
 # ``download(``, a ``Git(self).clone``) packages another project: its ``license`` is that project's, not its folder's.
 _CONAN_FETCHES = re.compile(r"(?:(?<![\w.])|\btools\.)(?:get|download)\(|conan_data\[|\.clone\(")
@@ -1652,7 +1645,6 @@ _METADATA_SUFFIXES: dict[str, Callable[[str], str | None]] = {
     ".fsproj": _from_xml_field("PackageLicenseExpression"),
     ".vbproj": _from_xml_field("PackageLicenseExpression"),
     ".podspec.json": lambda text: _from_json_manifest(text, "AND"),
-    ".app.src": _from_app_src,  # Erlang/OTP
 }
 
 
