@@ -454,8 +454,9 @@ _SIGNATURES = (
     _signature("Minpack", r"minpack copyright notice \d{4} university of chicago", (_BSD_GRANT,)),
     # ChaN's FatFs License (its own title; ScanCode's fatfs): BSD's grant for "FatFs" with the one condition.
     _signature(FATFS, r"(?:petit )?fatfs module is an open source software", (_BSD_GRANT,)),
+    # (not a BSD text followed by zlib's own, grant and all: raylib's reasings, Penner's BSD-3-Clause then raylib's zlib)
     _signature("bzip2-1.0.6", _BSD_GRANT, (r"the origin of this software must not be misrepresented",
-                                           r"altered source versions must be plainly marked")),
+                                           r"altered source versions must be plainly marked"), (_ZLIB_GRANT,)),
     _signature("BSD-2-Clause-Patent", _BSD_GRANT, (_BSD_PATENT,)),
     _signature("BSD-2-Clause-Views", _BSD_GRANT, (_BSD_VIEWS,), (r"may (?:not )?be used to endorse or promote products",)),
     _signature("BSD-3-Clause-LBNL", _BSD_GRANT, (r"you are under no obligation whatsoever to provide any bug fixes",)),
@@ -773,7 +774,8 @@ UNVERSIONED_GNU = frozenset({"LGPL-2.0-or-later", "GPL-1.0-or-later"})
 # The words between a GNU license's name and its version in a notice ("... as published by the Free Software Foundation;
 # either version 2"); a gap of other words is another sentence.
 _GNU_NOTICE_TEXT = """as published by the free software foundation fsf inc either version v gpl lgpl agpl a an license
-of or and at your option any later only in its is are under terms conditions you can it this program library s"""
+of or and at your option any later only in its is are under terms conditions you can it this program library s
+http https www gnu org licenses html htm en txt"""  # and its address (QSim's title: "(https://www.gnu.org/licenses/gpl-3.0.en.html)")
 _GNU_NOTICE_WORDS = frozenset(_GNU_NOTICE_TEXT.split())
 
 
@@ -786,6 +788,8 @@ def _gnu_text(words: str) -> tuple[int, str] | None:
     match = _GNU_NAME.search(words)
     if not match:
         return None
+    while (again := _GNU_NAME.search(words, match.end(), match.end() + 60)) and again.group(1) == match.group(1):
+        match = again  # the name repeated as a heading's title (QSim's gpl-3.0.md: "GNU General Public License {#lnk_GPL3}")
     family = match.group(1) or ""
     # The version follows the name closely, in a title or in "... as published by the FSF; either version 2".
     version = _GNU_VERSION.search(words[match.end() : match.end() + 100])

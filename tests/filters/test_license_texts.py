@@ -1576,3 +1576,40 @@ def test_a_copied_projects_readme_naming_its_folders_project() -> None:
     sentence = "cJSON is released under the [MIT license](LICENSE), see below.\n"
     assert detect_license("third_party/cjson-1.7.18/README.md", f"# cJSON\n\n{sentence}") == "MIT"
     assert detect_license("README.md", f"# app\n\n{sentence}") is None
+
+
+def test_a_bsd_text_then_zlibs_own_is_both_not_bzip2() -> None:
+    """naylib's ``src/reasings.nim`` (round 19's development list): Robert Penner's BSD-3-Clause text, then raylib's
+    zlib text with its own grant ("Permission is granted to anyone to use this software for any purpose"). bzip2's
+    license has zlib's clauses inside BSD's list and no such grant: two texts in turn are both in force."""
+    path = "src/reasings.nim"
+    text = _files("round19")["planetis-m/naylib"][path]
+    assert "Open source under the BSD License." in text and "Permission is granted to anyone to use" in text
+    assert own_license(text, path) == "BSD-3-Clause AND Zlib"
+
+
+@pytest.mark.parametrize("path", ["license.txt", "doku/docmd/gpl-3.0.md"])
+def test_a_gnu_texts_title_with_its_address_or_a_heading_before_it(path: str) -> None:
+    """QSim's ``license.txt``, "GNU GENERAL PUBLIC LICENSE" then its address, "(https://www.gnu.org/licenses/gpl-3.0.en.html)",
+    then "Version 3, 29 June 2007"; its ``gpl-3.0.md``, a Doxygen title "GNU General Public License {#lnk_GPL3}" above the
+    text's own title and version: both GPL-3.0, not the family's any version."""
+    text = _files("round19")["FabianGrosze/QSim"][path]
+    assert re.search(r"Version 3, 29 June 2007", text)
+    assert detect_license(path, text) == "GPL-3.0"
+
+
+def test_a_gnu_notice_in_the_fsfs_german_translation() -> None:
+    """QSim's Fortran heads (round 19's development list): "Dieses Programm ist freie Software. Sie können es unter den
+    Bedingungen der GNU General Public License, Version 3, wie von der Free Software Foundation veröffentlicht,
+    weitergeben und/oder modifizieren" (no "or later"): GPL-3.0, where no English reading found one; the same
+    notice's French and Chinese translations name the license in their own words."""
+    path = "qsim1d/advdiff.f90"
+    text = _files("round19")["FabianGrosze/QSim"][path]
+    assert "dieses programm ist freie software" in text
+    assert own_license(text, path) == "GPL-3.0"
+    french = ("! Ce programme est un logiciel libre ; vous pouvez le redistribuer et/ou le modifier conformément aux\n"
+              "! dispositions de la Licence Publique Générale GNU, telle que publiée par la Free Software Foundation ;\n"
+              "! version 2 de la licence, ou encore (à votre convenance) toute version ultérieure.\n")
+    assert own_license(french, path) == "GPL-2.0-or-later"
+    chinese = "! 本程序是自由软件：你可以再分发之和/或依照由自由软件基金会发布的 GNU 通用公共许可证修改之，无论是版本 3 许可证，还是（按你的决定）任何以后版都可以。\n"
+    assert own_license(chinese, path) == "GPL-3.0-or-later"
