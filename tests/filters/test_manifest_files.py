@@ -52,3 +52,15 @@ def test_a_gradle_builds_maven_publication_license():
     assert manifest_license(name, text) == expected
     licenses = resolve_licenses([license_evidence_of(name, text)])
     assert licenses.for_path("src/module.ext", None) == expected
+
+
+def test_a_conan_recipe_building_its_folder_and_one_fetching_another_project():
+    """qflags' ``conanfile.py`` packages its own ``include/`` (``exports_sources``): its ``license = "MIT"`` is its
+    folder's. conan-center-index's cJSON recipe fetches cJSON's sources (``get(self, **self.conan_data[...])``): its
+    ``license = "MIT"`` is cJSON's, not the recipe folder's (a packaging recipe, as an RPM spec is)."""
+    own = (DATA / "qflags/conanfile.py.txt").read_text(encoding="utf-8")
+    recipe = (DATA / "cjson-recipe/conanfile.py.txt").read_text(encoding="utf-8")
+    assert 'license = "MIT"' in own and 'license = "MIT"' in recipe and "conan_data[" in recipe
+    assert manifest_license("conanfile.py", own) == "MIT"
+    assert resolve_licenses([license_evidence_of("conanfile.py", own)]).for_path("include/x.h", None) == "MIT"
+    assert manifest_license("recipes/cjson/all/conanfile.py", recipe) is None
