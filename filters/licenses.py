@@ -71,6 +71,7 @@ BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses,
 FATFS = "LicenseRef-fatfs"  # ChaN's "FatFs License", BSD's grant with one condition (ScanCode's fatfs)
 OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
 HAPPY_BUNNY = "LicenseRef-happy-bunny"  # GLM's Happy Bunny License, MIT's text and a wish (ScanCode's happy-bunny)
+ARM_CORTEX_MX = "LicenseRef-arm-cortex-mx"  # ARM's CMSIS terms: free within tools for ARM's processors only
 OWL = "LicenseRef-owl-0.9.4"  # the Open Works License 0.9.4 (ScanCode's owl-0.9.4)
 BSD_3_REGENTS = "LicenseRef-bsd-3-clause-jtag"  # BSD's three clauses, the Regents' disclaimer (ScanCode's key)
 BSD_UNSTATED = "LicenseRef-BSD-unstated-clauses"  # "BSD" named with terms in the author's own words, not BSD's clauses
@@ -657,6 +658,11 @@ _SIGNATURES = (
     _signature("MulanPSL-2.0", r"mulan permissive software license version 2"),
     _signature("Elastic-2.0", r"elastic license 2 0", required=(r"the licensor grants you a non exclusive",)),
     _signature("PolyForm-Noncommercial-1.0.0", r"polyform noncommercial license 1 0 0"),
+    # ARM's CMSIS headers: "ARM Limited (ARM) is supplying this software for use with Cortex-M processor based
+    # microcontrollers. This file can be freely distributed within development tools that are supporting such ARM based
+    # processors": use restricted to ARM's processors (ScanCode's arm-cortex-mx, proprietary-free), not permissive.
+    _signature(ARM_CORTEX_MX, r"arm limited arm is supplying this software for use with cortex m\w* processor based "
+                              r"microcontrollers"),
     _signature("Artistic-1.0-Perl", _ARTISTIC_1, (r"you may embed this package s interpreter within an executable",)),
     _signature("Artistic-1.0", _ARTISTIC_1),
     _signature("libpng-2.0", r"png reference library license version 2"),

@@ -1613,3 +1613,15 @@ def test_a_gnu_notice_in_the_fsfs_german_translation() -> None:
     assert own_license(french, path) == "GPL-2.0-or-later"
     chinese = "! 本程序是自由软件：你可以再分发之和/或依照由自由软件基金会发布的 GNU 通用公共许可证修改之，无论是版本 3 许可证，还是（按你的决定）任何以后版都可以。\n"
     assert own_license(chinese, path) == "GPL-3.0-or-later"
+
+
+def test_arms_cmsis_notice_restricts_use_to_its_processors() -> None:
+    """SFUD's demo carries ARM's CMSIS headers (round 19's development list): "ARM Limited (ARM) is supplying this
+    software for use with Cortex-M processor based microcontrollers. This file can be freely distributed within
+    development tools that are supporting such ARM based processors": ARM's terms (ScanCode's arm-cortex-mx), not the
+    repository's MIT, and not permissive."""
+    path = "demo/stm32f10x_non_os/Libraries/CMSIS_EWARM/Include/core_cm0.h"
+    text = _files("round19")["armink/SFUD"][path]
+    assert "can be freely distributed\n * within development tools" in text
+    assert own_license(text, path) == "LicenseRef-arm-cortex-mx"
+    assert not is_permissive("LicenseRef-arm-cortex-mx")
