@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import apache_beam as beam
+from apache_beam.options.pipeline_options import StandardOptions, TypeOptions
 from apache_beam.runners.runner import PipelineState
 
 from codemix.pipelines import costs, sdk_workers
@@ -272,12 +273,30 @@ def wait_watched(result, watch: _Watch) -> None:
         raise outcome[0]
 
 
+def runs_locally(options, runner=None) -> bool:
+    """Whether the pipeline runs on FnApiRunner (in this process or its local workers): there a build's
+    pipelines skip Beam's construction-time type inference (``--no_pipeline_type_check``). Beam infers each
+    step's output type from its function's bytecode (``trivial_inference``) to check it against the next step
+    and to pick the PCollection's coder: a share of the driver's CPU in every pipeline of a build
+    (bench/RESULTS.md, issue 49, round 19). On FnApiRunner the coder only carries elements between this
+    process and its workers (Beam's generic coder does the same), so no output changes; a remote runner keeps
+    the inferred types, whose coders its shuffles use."""
+    if runner is not None and not isinstance(runner, str):
+        from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+        return isinstance(runner, FnApiRunner)
+    name = runner or options.view_as(StandardOptions).runner
+    return isinstance(name, str) and name.lower().removesuffix("runner") == "fnapi"
+
+
 class Pipeline(beam.Pipeline):
     """``beam.Pipeline`` whose job is tracked while it runs: watched (``watching``) and cancelled
     when the wait for it ends in any exception. Inside ``sdk_workers.forked_workers()``, FnApiRunner's
     local worker processes are forked from one pre-imported server (``pipelines.sdk_workers``)."""
 
     def __init__(self, runner=None, options=None, argv=None, display_data=None):
+        if options is not None and runs_locally(options, runner):
+            options.view_as(TypeOptions).pipeline_type_check = False
         if runner is None and options is not None:
             runner = sdk_workers.runner_for(options)
         super().__init__(runner=runner, options=options, argv=argv, display_data=display_data)
