@@ -293,6 +293,7 @@ _NAME_FAMILIES: tuple[tuple[re.Pattern, Callable[[str, re.Match], str]], ...] = 
         (r"\bwtfpl\b", _fixed("WTFPL")),
         (r"\bvim\b", _fixed("Vim")),  # "distributed under Vim's license"
         (r"universal permissive", _fixed("UPL-1.0")),
+        (r"\bmulan(?: permissive software license| ?psl)|木兰宽松许可证", _versioned({"1": "MulanPSL-1.0", "2": "MulanPSL-2.0"}, "MulanPSL-2.0")),
         (r"public domain", _fixed(PUBLIC_DOMAIN)),
     )
 )
@@ -656,6 +657,10 @@ _SIGNATURES = (
     _signature("CPL-1.0", r"the accompanying program is provided under the terms of this common public license"),
     _signature("W3C", _W3C_TERMS, (_W3C_GRANT,)),
     _signature("MulanPSL-2.0", r"mulan permissive software license version 2"),
+    # the header Mulan's text gives for files: "[Software Name] is licensed under Mulan PSL v2. You can use this software
+    # according to the terms and conditions of the Mulan PSL v2."
+    _signature("MulanPSL-2.0", r"you can use this software according to the terms and conditions of the mulan psl v2"),
+    _signature("MulanPSL-1.0", r"you can use this software according to the terms and conditions of the mulan psl v1"),
     _signature("Elastic-2.0", r"elastic license 2 0", required=(r"the licensor grants you a non exclusive",)),
     _signature("PolyForm-Noncommercial-1.0.0", r"polyform noncommercial license 1 0 0"),
     # ARM's CMSIS headers: "ARM Limited (ARM) is supplying this software for use with Cortex-M processor based

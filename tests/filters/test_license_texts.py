@@ -1625,3 +1625,14 @@ def test_arms_cmsis_notice_restricts_use_to_its_processors() -> None:
     assert "can be freely distributed\n * within development tools" in text
     assert own_license(text, path) == "LicenseRef-arm-cortex-mx"
     assert not is_permissive("LicenseRef-arm-cortex-mx")
+
+
+def test_the_mulan_psl_header_and_name() -> None:
+    """NEMU's heads carry the header Mulan PSL v2's text gives for files ("NEMU is licensed under Mulan PSL v2. You can
+    use this software according to the terms and conditions of the Mulan PSL v2"): MulanPSL-2.0 (it was unread, the
+    folder's answering); the name as manifests and READMEs spell it, in English or Chinese."""
+    path = "include/macro.h"
+    text = _files("round19")["OpenXiangShan/NEMU"][path]
+    assert "NEMU is licensed under Mulan PSL v2." in text
+    assert own_license(text, path) == "MulanPSL-2.0"
+    assert normalize_license("Mulan PSL v2") == normalize_license("木兰宽松许可证, 第2版") == "MulanPSL-2.0"
