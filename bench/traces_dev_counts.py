@@ -1182,6 +1182,69 @@ def count_bold_user_assistant(path: Path) -> int:
 def count_comment_marked_entries(path: Path) -> int:
     """A prompt logger's session file: each ``<!--Start Prompt-->`` / ``<!--Start Response-->`` marker line an entry."""
     return len(re.findall(r"^<!--Start (?:Prompt|Response)-->[ \t]*$", path.read_text(), re.MULTILINE))
+# --- round 19 (b45l: text exports, session logs and consoles of new tools, collected before code changed) ------------
+
+def count_handle_headings_and_copilot(path: Path) -> int:
+    """VS Code Copilot's chat exported as Markdown: each ``# <handle>: <request>`` heading a message, each
+    ``**GitHub Copilot:**`` label a reply."""
+    text = path.read_text(encoding="utf-8")
+    return len(re.findall(r"^# [\w.-]+: \S", text, re.MULTILINE)) + len(re.findall(r"^\*\*GitHub Copilot:\*\*", text, re.MULTILINE))
+
+
+def count_numbered_messages_and_tools(path: Path) -> int:
+    """A Claude.ai chat exported as Markdown: each ``## User Message N`` / ``## Assistant Response N`` heading a
+    message, each tool's heading (``### create_group``, and the call the export appends after the last response,
+    ``## get_group_expenses``) its result; ``### API Call`` repeats the call's request and response, no message."""
+    text = path.read_text(encoding="utf-8")
+    turns = len(re.findall(r"^## (?:User Message|Assistant Response) \d+[ \t]*$", text, re.MULTILINE))
+    tools = len(re.findall(r"^##{1,2} (?!API Call|Additional API Calls|User Message|Assistant Response)[a-z_]+[ \t]*$",
+                           text, re.MULTILINE))
+    return turns + tools
+
+
+def count_pasted_claude_code_screens(path: Path) -> int:
+    """Claude Code screens pasted into a note: each prompt (``❯ `` or ``> ``) a message; each prompt answered
+    (all but the one whose only line is ``⎿  Request timed out``) one reply; each call's ``⎿`` line right after its
+    ``⏺ Name(args)`` line a result."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    prompts = [i for i, line in enumerate(lines) if re.match(r"^(?:❯|>) +\S", line)]
+    unanswered = sum(1 for i in prompts if i + 1 < len(lines) and "Request timed out" in lines[i + 1])
+    results = sum(1 for i, line in enumerate(lines[1:], 1) if line.lstrip().startswith("⎿")
+                  and re.match(r"^⏺ \w+\(", lines[i - 1]))
+    return 2 * len(prompts) - unanswered + results
+
+
+def count_user_trae_labels(path: Path) -> int:
+    """A Trae chat retold as a text log in Chinese: each ``用户:`` / ``TRAE:`` label opening a line a message."""
+    return len(re.findall(r"^(?:用户|TRAE): ", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_level_two_name_headings(path: Path) -> int:
+    """Two models talking under their names: each ``## Jake`` / ``## Paul`` heading a message."""
+    return len(re.findall(r"^## (?:Jake|Paul)[ \t]*$", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_question_fanned_to_models(path: Path) -> int:
+    """One question put to several models: each ``--- <model> ---`` banner after a ``Pregunta:`` line an answer; the
+    question is sent to each model (a message of each model's conversation)."""
+    text = path.read_text(encoding="utf-8")
+    answers = len(re.findall(r"^--- (?!Consulta )[^-\n][^\n]*? ---[ \t]*$", text, re.MULTILINE))
+    return 2 * answers
+
+
+def count_numbered_speeches(path: Path) -> int:
+    """An AI debate in Chinese: each ``#N [stage] speaker ...`` heading a speech (the debaters' and the judge's)."""
+    return len(re.findall(r"^#\d+ \[", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+def count_bold_names_and_mcp_commands(path: Path) -> int:
+    """A Claude.ai chat written up with bold names: each ``**Alexey:**`` / ``**Claude:**`` label opening a line a
+    message, each ``### MCP Command: <tool>`` block a call's result."""
+    text = path.read_text(encoding="utf-8")
+    return len(re.findall(r"^\*\*(?:Alexey|Claude):\*\*", text, re.MULTILINE)) + len(
+        re.findall(r"^### MCP Command: ", text, re.MULTILINE))
+
+
 # --- round 17 (b45p): structured run files of new systems, collected before code changed ---------------------------
 
 
@@ -1525,4 +1588,16 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "Claude Code session transcript written as Markdown by a script (header with turn count and source JSONL, ## User / ## Assistant between --- rules)": count_level_two_role_headings,
                 "Chat written up by the agent as numbered sections (## N. topic headings, **User:** / **Assistant:** labels, files-created lists)": count_bold_user_assistant,
                 "VS Code agent session log kept by a PowerShell prompt logger (# Prompt: (time) / # Response: (time) headings over <!--Start Prompt--> / <!--Start Response--> comment markers; prompts with headings of their own; Read [](file:///...) tool lines)": count_comment_marked_entries,
-                "Mock security agent's console output (emoji status lines, no request, no conversation)": count_nothing}
+                "Mock security agent's console output (emoji status lines, no request, no conversation)": count_nothing,
+                # round 19 (b45l: text exports, session logs and consoles of new tools, collected before code changed)
+                'VS Code Copilot chat exported as Markdown (# handle: request headings, **GitHub Copilot:** replies, empty fences where edits were made)': count_handle_headings_and_copilot,
+                'Claude.ai chat with an MCP server exported as Markdown (## User Message N / ## Assistant Response N, ### tool name over its arguments and result, ### API Call request and response)': count_numbered_messages_and_tools,
+                'Claude.ai chat written up with bold names (**Alexey:** / **Claude:** labels under topic headings, ### MCP Command: tool blocks with Anfrage / Antwort, a German copy notice)': count_bold_names_and_mcp_commands,
+                'Claude Code screens over local models pasted into a note (## model headings, fenced screens with a boxed banner, ❯ and > prompts, ⏺ replies and calls, ⎿ results, a reply pasted without its glyph)': count_pasted_claude_code_screens,
+                'Trae chat retold by the agent as a plain-text log in Chinese (【stage】 headers, 用户: / TRAE: labels, bracketed action notes, summary sections after)': count_user_trae_labels,
+                'Two Gemma models talking under their names (# AI Conversation title, ## Jake / ## Paul headings)': count_level_two_name_headings,
+                'One question put to several models, logged in Spanish (--- Consulta time --- / Pregunta: lines, --- Gemini --- / --- OpenAI (ChatGPT) --- banners over each answer)': count_question_fanned_to_models,
+                "AI debate hall transcript in Chinese (#N [side and stage] speaker model time headings, a judge's comments each round)": count_numbered_speeches,
+                "Agent group chat output saved as text (one agent's # QuestionsBuilder: banner over its plan, Q1/A1 pairs and a CSV; no exchange, no conversation)": count_nothing,
+                'Agentic noise orchestra terminal log (timed status lines of agents singing and voting, no conversation)': count_nothing,
+                'Slash command instructions for a Claude and Codex debate (front matter, setup steps, no conversation)': count_nothing}

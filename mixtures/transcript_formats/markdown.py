@@ -54,8 +54,10 @@ _HANDLE = r"(@[A-Za-z0-9][\w.-]{0,38})"
 # a heading's label set in bold too (Google Search AI Mode's ``### **USER**`` / ``### **ASSISTANT**``), or in italics
 # (Continue's session transcript: ``#### _User_`` / ``#### _Assistant_``)
 _BOLD = r"(?:\*\*|_(?!_))?"
+# a turn's number after the speaker (a Claude chat exporter's ``## User Message 3`` / ``## Assistant Response 3``)
+_COUNT = r"(?:[ \t]+#?\d{1,5})?"
 HEADING = re.compile(
-    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_BOLD}{_STAMP}{_NUMBERED}{_SPEAKER}){_SUFFIX}{_BOLD}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_BOLD}{_STAMP}{_NUMBERED}{_SPEAKER}{_COUNT}){_SUFFIX}{_BOLD}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
@@ -360,7 +362,14 @@ def ascii_headings(text: str, found: list[tuple[int, int, str, str]]) -> list[tu
         return []
     bodies = [text[f[1]:(mine[i + 1][0] if i + 1 < len(mine) else len(text))].strip() for i, f in enumerate(mine)]
     asked = [b for f, b in zip(mine, bodies) if f[3] == labels[0]]
-    if not all(bodies) or sum(bool(QUESTION_MARKS.search(b)) for b in asked) * 2 < len(asked):
+    # a long talk (ten exchanges or more under the two names and no other heading but a title above them: two models
+    # talking, ``## Jake`` / ``## Paul``) may stop asking after its opening: its opening asks, and each side asks
+    # again now and then (a page's ``## Problem`` / ``## Solution`` sections: the solutions ask nothing)
+    asks = collections.Counter(f[3] for f, b in zip(mine, bodies) if QUESTION_MARKS.search(b))
+    talk = len(mine) >= 20 and not any(m.start() > mine[0][0] for m in re.finditer(r"^#{1,6}[ \t]+\S", text, re.MULTILINE)
+                                       if m.start() not in {f[0] for f in mine}) and \
+        bool(QUESTION_MARKS.search(bodies[0] + bodies[1])) and min(asks[label] for label in labels) >= 3
+    if not all(bodies) or (sum(bool(QUESTION_MARKS.search(b)) for b in asked) * 2 < len(asked) and not talk):
         return []
     roles = {labels[0]: "user", labels[1]: "assistant"}
     return [(start, end, roles[label], label) for start, end, _, label in mine]
@@ -417,7 +426,9 @@ def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
     # ``Prompt`` / ``Response`` (``You`` / ``ChatGPT``) count where they take turns with the other side: an API
     # guide's lone ``Response`` heading is no turn
     roles = {r for *_, r in found + paired}
-    if paired and {"user", "assistant"} <= roles:
+    # (only where they give a side the role words do not: under ``## Assistant Response 1`` an exporter's
+    # ``**Request:**`` / ``**Response:**`` of a call are the call's, not a turn)
+    if paired and {"user", "assistant"} <= roles and {r for *_, r in paired} - {r for *_, r in found}:
         merged = sorted(found + paired)
         if sum(a[2] != b[2] for a, b in itertools.pairwise(merged)) * 10 >= (len(merged) - 1) * 9:
             return merged
@@ -539,6 +550,8 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
         return [message("tool", result, observation=True) for result in results]
     if role != "assistant":
         return [message(role, body, observation=role == "tool")] if body else []
+    if (sections := tool_sections(body)) is not None:  # calls under their tools' names, arguments and result fenced
+        return sections
     if (blocks := written_blocks(body)) is not None:  # calls written as labelled blocks, results under them
         return [m for part in blocks for m in (part_messages(part["content"]) if part["role"] == "assistant"
                                                and not part["tool_calls"] else [part])]
@@ -547,6 +560,35 @@ def section_messages(role: str, body: str) -> list[dict[str, Any]]:
         return [m for part in parts if part for m in (
             [message("tool", part, observation=True)] if TOOL_PART.match(part) else part_messages(part))]
     return part_messages(body)
+
+
+# A sub-heading that is a tool's name as code spells it (``### get_user_groups``, ``### whoami``) over its arguments in
+# one fence and what it returned in the next (a Claude chat exporter's MCP calls, issue 45 round 19).
+TOOL_SECTION = re.compile(r"^#{2,6}[ \t]+(?P<name>[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*)[ \t]*\n\s*```[\w-]*[ \t]*\n"
+                          r"(?P<args>.*?)\n?[ \t]*```[ \t]*\n\s*```[\w-]*[ \t]*\n(?P<result>.*?)\n[ \t]*```[ \t]*(?:\n|\Z)",
+                          re.MULTILINE | re.DOTALL)
+
+
+def tool_sections(body: str) -> list[dict[str, Any]] | None:
+    """A model turn's calls written under their tools' names (``TOOL_SECTION``): each the model's call (its arguments
+    as written) and the tool's result. None when there is none."""
+    found = list(TOOL_SECTION.finditer(body))
+    if not found:
+        return None
+    messages: list[dict[str, Any]] = []
+    last = 0
+    for match in found:
+        if match.start() < last:
+            continue
+        if prose := body[last:match.start()].strip():
+            messages += part_messages(prose)
+        result = match.group("result").strip()
+        messages += [message("assistant", tool_calls=[exported_call(None, match.group("name"), match.group("args").strip())]),
+                     message("tool", result, observation=True)]
+        last = match.end()
+    if rest := body[last:].strip():
+        messages += part_messages(rest)
+    return messages
 
 
 # A bold label opening a line, what follows it on the line its own (``**Tool Result:** `toolu_01A`)``).
@@ -741,6 +783,9 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
             role = "assistant"
             continue
         role = role if heading_role == "continued" else heading_role
+        if role == "tool" and messages and messages[-1]["role"] == "tool" and messages[-1]["content"].strip() and \
+                messages[-1]["content"].strip() in body:
+            continue  # a tool's heading that shows the result just read again (an exporter's ``### API Call``): a repeat
         blocks = block_messages(role, body) if heading_role != "continued" else None
         call = written_call(body) if role in ("tool", "assistant") else None
         section = ([{**m, "blocks": True} for m in blocks] if blocks is not None else

@@ -434,6 +434,10 @@ LABEL = re.compile(rf"^[ \t]*(?:\*\*|__)?(?P<name>{_NAME})[ \t]*"
                    r"(?:\*\*|__)?(?::(?:\*\*|__)?(?=[ \t]|$)|：(?:\*\*|__)?)"
                    rf"|^[ \t]*(?:\*\*|__)?[【\[［〔](?:\*\*|__)?(?P<bracketed>{_NAME}(?:[ \t]*[(（][^)）\n]{{1,20}}[)）])?)"
                    r"(?:\*\*|__)?[】\]］〕][ \t]*[:：]?[ \t]*(?:\*\*|__)?[ \t]*$", re.MULTILINE)
+# A label heading its line as a Markdown heading, the turn's words after it (VS Code's Copilot chat exported as Markdown:
+# ``# morberg: <request>`` over ``**GitHub Copilot:** <reply>``): only where it opens the text as the person's
+# (``copied_chat``); elsewhere a heading with a colon is a page's section (``## Step 1: Install``).
+HEADED_LABEL = re.compile(rf"^#{{1,6}}[ \t]+(?P<name>{_NAME})[ \t]*:(?=[ \t])|(?P<bracketed>(?!))", re.MULTILINE)
 MIN_LABELLED = 6  # three exchanges
 QUESTION = re.compile(r"[?？]")
 
@@ -457,7 +461,9 @@ def labelled_dialogue(text: str) -> tuple[list[dict[str, Any]], dict[str, str]] 
     # introduces what follows, ``首先让我检查当前项目的状态：``, not a speaker's name)
     labels = [m for m in LABEL.finditer(text) if not any(a <= m.start() < b for a, b in fences)
               and len(UNSPACED_LETTER.findall(label_of(m))) < 8]
-    return counted_dialogue(text, labels) or copied_chat(text, labels)
+    headed = [m for m in HEADED_LABEL.finditer(text) if m.group("name") and not any(a <= m.start() < b for a, b in fences)]
+    return counted_dialogue(text, labels) or copied_chat(text, labels) or (
+        copied_chat(text, sorted(labels + headed, key=lambda m: m.start())) if headed else None)
 
 
 def copied_chat(text: str, labels: list[re.Match]) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
@@ -475,9 +481,15 @@ def copied_chat(text: str, labels: list[re.Match]) -> tuple[list[dict[str, Any]]
     opens = [m for m in labels if label_of(m) in (person, model) and (m.start() == 0 or text[:m.start()].endswith("\n\n"))]
     turns = [{"speaker": label_of(m), "content": text[m.end():(opens[i + 1].start() if i + 1 < len(opens) else len(text))].strip()}
              for i, m in enumerate(opens)]
-    if any(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns)) or not all(t["content"] for t in turns):
+    # (a reply that was only edits is exported empty, ``**GitHub Copilot:**`` and nothing: no message; requests
+    # written as headings are, nine in ten, that heading's line alone before the reply, as an exporter writes them: a
+    # CLI log's ``## Intent: ...`` with the agent's glyph lines under each is no copied chat)
+    headed = [t["content"] for m, t in zip(opens, turns) if m.re is HEADED_LABEL]
+    if any(a["speaker"] == b["speaker"] for a, b in itertools.pairwise(turns)) or \
+            sum(bool(t["content"]) for t in turns) * 10 < 9 * len(turns) or \
+            sum("\n" in content for content in headed) * 10 > len(headed):
         return None
-    return turns, {person: "user", model: "assistant"}
+    return [t for t in turns if t["content"]], {person: "user", model: "assistant"}
 
 
 def counted_dialogue(text: str, labels: list[re.Match]) -> tuple[list[dict[str, Any]], dict[str, str]] | None:
@@ -497,8 +509,11 @@ def counted_dialogue(text: str, labels: list[re.Match]) -> tuple[list[dict[str, 
     ranked = [*agents, *persons] if persons else sorted(speaking, key=speaking.get, reverse=True)[:2]
     held = sum(speaking[n] for n in ranked)
     # a label set in bold written once (``**Pass by Value:**`` in an answer) is the turn's text, not a speaker's: it
-    # does not count (a field's label written once in plain text does: ``added:`` / ``napiVersion:`` pairs are fields)
-    counted = sum(1 for match in labels if counts[label_of(match)] >= 2 or not match.group(0).lstrip().startswith(("**", "__")))
+    # does not count (a field's label written once in plain text does: ``added:`` / ``napiVersion:`` pairs are fields);
+    # nor does one written once in a script written without spaces (``描述：``, ``[检查项目结构]``): a sentence's lead-in or
+    # a note inside a turn, as Chinese and Japanese end a clause before a list with a colon (issue 45 round 19)
+    counted = sum(1 for match in labels if counts[label_of(match)] >= 2 or not (
+        match.group(0).lstrip().startswith(("**", "__")) or UNSPACED_LETTER.search(label_of(match))))
     if len(ranked) < 2 or speaking[ranked[1]] < MIN_LABELLED // 2 or held * 10 < 9 * counted:
         return None  # two speakers (and a person's asides) hold nine in ten labels; a form's field labels are none
     if any(name.lower() in NOT_SPEAKERS for name in ranked):

@@ -4,6 +4,8 @@ its repository and commit."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from codemix.mixtures.transcript_formats import parse_text
 
 
@@ -50,3 +52,100 @@ def test_aider_s_notices_and_commands_are_no_messages():
     assert not any("Tokens:" in m["content"] or "RateLimitError" in m["content"] for m in before.messages)
     assert roles(after) == ["user", "assistant"] and after.extra["aider_commands"] == 1
     assert after.extra["aider_notices"] == 2 and after.extra["after_clear"] == 1
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs"
+
+
+def test_numbered_role_headings_and_calls_under_their_tools_names():
+    """A Claude.ai chat exported as Markdown (falkorichter/agentic-experiences c703ac4, claude_conversation.md, its first
+    109 lines; Apache-2.0): ``## User Message 1`` / ``## Assistant Response 1``; inside the reply each MCP call under
+    its tool's name (``### whoami``), its arguments in one fence and its result in the next, then the exporter's
+    ``### API Call`` showing the same request and result again (a repeat, no turn)."""
+    (transcript,) = parse_text((FIXTURES / "agentic-experiences.claude_conversation.lines-1-109.md").read_text())
+    assert transcript.format == "markdown-turns"
+    assert roles(transcript) == ["user", "assistant", "tool", "user", "assistant", "tool"]
+    calls = [c for m in transcript.messages for c in m["tool_calls"]]
+    assert [c["name"] for c in calls] == ["whoami", "login"] and calls[0]["arguments"].strip("{}\n ") == ""
+    assert "`email`: `firstname.lastname@gmail.com`" in calls[1]["arguments"]
+    assert transcript.messages[2]["content"].startswith('{\n  "authenticated": false')
+    assert not any("**Request:**" in m["content"] or "whoami" in m["content"] for m in transcript.messages)
+
+
+def test_a_person_s_label_heading_its_request():
+    """VS Code's Copilot chat exported as Markdown (morberg/f1-chart 2aa0f63, copilot-chat.md, its first 86 lines; MIT):
+    ``# morberg: <request>`` heads each request, ``**GitHub Copilot:**`` opens each reply."""
+    (transcript,) = parse_text((FIXTURES / "f1-chart.copilot-chat.lines-1-86.md").read_text())
+    assert transcript.format == "labelled-dialogue"
+    assert roles(transcript) == ["user", "assistant"] * 4
+    assert transcript.messages[2]["content"].startswith("it is not working properly, help me debug it.")
+    assert transcript.messages[3]["content"].startswith("The error is caused by trying to access the key")
+
+
+def test_a_page_s_headings_with_a_colon_are_no_requests():
+    page = ("# Step 1: Install the package\n\nRun `pip install x` first.\n\n**Note:** it needs Python 3.11.\n\n"
+            "# Step 2: Configure it\n\nWrite a config file.\n\n**Note:** keep it small.\n\n"
+            "# Step 3: Run it\n\nStart the server. Does it answer?\n\n**Note:** it listens on 8080.\n")
+    assert not parse_text(page)
+
+
+# Trae's chat retold by the agent as a text log (GinoZMYS/trae-rtl 5f3f3a4, PRD/complete_chat_history.log, no licence:
+# its layout rebuilt, a few of its words): ``用户:`` / ``TRAE:`` over each turn, stage headers in 【】, the agent's
+# clauses ending in a colon before a list or a command (``首先让我检查当前项目的状态：``, ``描述:``), bracketed notes of
+# what it ran (``[检查项目结构]``).
+TRAE_LOG = (
+    "TRAE_RTL 项目完整聊天记录\n生成时间: 2025-12-06\n描述: 从项目开始到当前的所有交互记录\n\n【项目启动阶段】\n\n"
+    "用户: 我要迁移电脑了，应该怎么把记录迁移到另一个电脑上？\n\n"
+    "TRAE: 我来帮你制定迁移方案。\n\n首先让我检查当前项目的状态：\n\n[检查项目结构]\nls -la\n\n基于项目分析，迁移方案如下。\n\n"
+    "用户: 如何将当前的代码用git帮忙管理？\n\nTRAE: 我来帮你将项目用Git管理。\n\n[创建GitHub仓库]\ngit init\n\n"
+    "用户: 你来帮我操作\n\nTRAE: 好的，我来帮你完成Git仓库的创建。\n\n提交变更：\ngit push origin main\n\n"
+    "【技术实施阶段】\n\n用户: 帮我整理仓库\n\nTRAE: 我来帮你整理仓库。\n\n移动文件：\nmkdir -p scripts\n")
+
+
+def test_labels_written_once_in_a_script_without_spaces_are_a_turn_s_text():
+    (transcript,) = parse_text(TRAE_LOG)
+    assert transcript.format == "labelled-dialogue"
+    assert roles(transcript) == ["user", "assistant"] * 4
+    assert "[检查项目结构]" in transcript.messages[1]["content"] and "首先让我检查" in transcript.messages[1]["content"]
+
+
+# Two Gemma 3 1B models talking under the names they were given (Caspia-n/Gemma3-1b-vs-Gemma3-1b 5ad2d65,
+# conversation.md, no licence: its layout rebuilt, the turns shortened): ``## Jake`` / ``## Paul`` 275 times under a
+# title; they ask in the opening and now and then after, and trail off into short answers.
+def two_names_talking(questions_later: bool) -> str:
+    turns = ["Hello there! How's your day going so far? Is there anything you'd like to talk about?",
+             "Hello! My day is going pretty well, thanks for asking! What's on your mind today?"]
+    for index in range(22):
+        later = questions_later and index % 5 == 0
+        turns.append(f"That is a lovely idea about the lighthouse, part {index}." + (" What do you think?" if later else ""))
+    return "# AI Conversation: Jake & Paul\n\n" + "".join(
+        f"## {'Jake' if i % 2 == 0 else 'Paul'}\n\n{turn}\n\n" for i, turn in enumerate(turns))
+
+
+def test_two_names_talking_long_are_a_conversation():
+    (transcript,) = parse_text(two_names_talking(questions_later=True))
+    assert transcript.format == "markdown-turns" and len(transcript.messages) == 24
+    assert roles(transcript)[:2] == ["user", "assistant"]
+
+
+def test_two_alternating_sections_whose_second_never_asks_are_a_page():
+    """Twelve ``## Problem`` / ``## Solution`` pairs under a title, the first problem asked as a question, the rest
+    stated, the solutions asking nothing: a page, however long (the same page with the names' side asking now and
+    then is the talk above)."""
+    page = "# Troubleshooting\n\n" + "".join(
+        f"## Problem\n\nStep {i} fails when the cache is cold{'. Why?' if i == 0 else '.'}\n\n## Solution\n\n"
+        f"Warm the cache before step {i}.\n\n" for i in range(12))
+    assert not parse_text(page)
+    assert not parse_text(two_names_talking(questions_later=False))
+
+
+def test_a_cli_log_s_headed_intents_with_the_agent_s_lines_under_them_are_no_copied_chat():
+    """simple-cli's session log (the development row ``simple-cli ... demo``: ``## Intent: <request>`` over the
+    program's warnings and the agent's clack glyph lines, then ``Agent:`` and its words): the headed requests are no
+    exporter's, whose heading holds the request alone."""
+    run = ("## Intent: Scan the current directory and sort the images into /Photos.\n\n"
+           "(node:2377) ExperimentalWarning: `--experimental-loader` may be removed in the future\n"
+           "┌   SIMPLE-CLI v0.2.6\n│\n●  First, I'll list all the files in the current directory.\n│\n◇  Executed list_dir\n│\n\n")
+    log = "".join(run.replace("Scan", f"Scan ({i})") + f"Agent:\nFiles to handle, round {i}: vacation.jpg. Shall I move them?\n\n"
+                  for i in range(4))
+    assert not parse_text(log)
