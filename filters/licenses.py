@@ -33,7 +33,7 @@ bzip2-1.0.6 BSD-2-Clause-Patent BSD-2-Clause-Views BSD-3-Clause-LBNL FSFULLRWD L
 MIT-Khronos-old LicenseRef-khronos BSD-1-Clause NIST-PD SGI-OpenGL HPND-Kevlin-Henney Unlicense-libwhirlpool FSFAP-no-warranty-disclaimer MIT-Modern-Variant
 SHL-0.5 SHL-0.51 SHL-2.0 SHL-2.1 LicenseRef-owl-0.9.4 LicenseRef-bsd-endorsement-allowed
 LicenseRef-bsd-3-clause-jtag LicenseRef-BSD-unstated-clauses LicenseRef-other-permissive RSA-MD LicenseRef-fatfs curl Beerware CC-BY-3.0 AFL-3.0 W3C MulanPSL-2.0 Libpng libpng-2.0 IJG Info-ZIP TCL
-PHP-3.0 PHP-3.01 libtiff Fair LicenseRef-happy-bunny SunPro
+PHP-3.0 PHP-3.01 libtiff Fair LicenseRef-happy-bunny SunPro LicenseRef-ugui
 """
 PERMISSIVE_LICENSES = frozenset(_PERMISSIVE_IDS.split())
 _PERMISSIVE_LOWER = frozenset(name.lower() for name in PERMISSIVE_LICENSES)
@@ -68,6 +68,7 @@ KHRONOS = "LicenseRef-khronos"  # the Khronos Group's older grant for "the Mater
 # Grants SPDX has no id for, named by what their own words say (docs/repositories.md, "Licenses per path"):
 NONCOMMERCIAL = "LicenseRef-noncommercial"  # a grant whose conditions forbid selling the software or using it for profit
 BSD_ENDORSEMENT_ALLOWED = "LicenseRef-bsd-endorsement-allowed"  # BSD's clauses, the third letting the name endorse
+UGUI = "LicenseRef-ugui"  # ChaN's earlier FatFs terms, µGUI's too (ScanCode's ugui)
 FATFS = "LicenseRef-fatfs"  # ChaN's "FatFs License", BSD's grant with one condition (ScanCode's fatfs)
 OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
 HAPPY_BUNNY = "LicenseRef-happy-bunny"  # GLM's Happy Bunny License, MIT's text and a wish (ScanCode's happy-bunny)
@@ -456,6 +457,11 @@ _SIGNATURES = (
     _signature("Minpack", r"minpack copyright notice \d{4} university of chicago", (_BSD_GRANT,)),
     # ChaN's FatFs License (its own title; ScanCode's fatfs): BSD's grant for "FatFs" with the one condition.
     _signature(FATFS, r"(?:petit )?fatfs module is an open source software", (_BSD_GRANT,)),
+    # ChaN's earlier FatFs terms (R0.08 and before, also µGUI's; ScanCode's ugui): "No restriction on use. You can use,
+    # modify and redistribute it for personal, non-profit or commercial products UNDER YOUR RESPONSIBILITY", the
+    # copyright notice retained: permissive.
+    _signature(UGUI, r"no restriction on use you can use modify and redistribute it for personal non profit or "
+                     r"commercial products? under your responsibility"),
     # (not a BSD text followed by zlib's own, grant and all: raylib's reasings, Penner's BSD-3-Clause then raylib's zlib)
     _signature("bzip2-1.0.6", _BSD_GRANT, (r"the origin of this software must not be misrepresented",
                                            r"altered source versions must be plainly marked"), (_ZLIB_GRANT,)),
@@ -2501,7 +2507,7 @@ _LICENSE_TAG = re.compile(r"^[\s*#/;%({<!-]*(?:[^\n]{0,40}?(?:\(c\)|©|copyright
                           r"|(?:lizenz|licencia|licenza|licen[cç]a|лицензия|许可证?|許可證?|授权协议|授權協議|开源协议|開源協議|协议|"
                           r"ライセンス)[ \t]*[:：][ \t]*)"
                           r"(?:\S*://\S+[ \t]+)?"
-                          r"(?:(?P<name>[^\n*:]+?)[ \t]*(?:\((?:see )?\S*://[^\s)]*\)[ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
+                          r"(?:(?P<name>[^\n*:<]+?)[ \t]*(?:[(<](?:see )?\S*://[^\s)>]*[)>][ \t]*)?|<?(?P<address>\S*://[^\s>]+)>?[ \t]*)"
                           r"(?:\*/|\*\)|-\}|-->|\*)?$", re.MULTILINE | re.IGNORECASE)
 # The comment a file opens with (after a PHP open tag or a shebang): a tag further down belongs to one function.
 # TeX's, BibTeX's and MATLAB's ``%`` lines too (JSS's jss.bst: "%% License: GPL-2").
@@ -2872,7 +2878,7 @@ def file_statement(text: str, path: str = "") -> str | None:
 # "licensed under the Creative Commons - GNU LGPL 2.1 license" (MCAD's involute_gears.scad): the GNU license.
 _BANNER_NAME = re.compile(r"\b(?:licensed|released|distributed|made available) under (?:the )?(?:terms of (?:the )?)?"
                           r"(?:creative commons (?=(?:gnu|[al]?gpl)\b))?([\w.+-]+(?: [\w.+-]+){0,3}?) licen[cs]e\b( (?:[al]?gpl )?(?:v ?|version )\d+(?: \d)?\b| [al]?gpl ?v ?\d+(?: \d)?\b)?"
-                          r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which|is|v ?\d|version))")
+                          r"(?! (?:found|see|in the|as found|that can be|file|text|at|agreement|which(?! is an? )|is|v ?\d|version))")
 
 
 # Two licenses a banner names as a choice, perhaps with their version ("Dual licensed under the MIT or GPL Version 2

@@ -1636,3 +1636,20 @@ def test_the_mulan_psl_header_and_name() -> None:
     assert "NEMU is licensed under Mulan PSL v2." in text
     assert own_license(text, path) == "MulanPSL-2.0"
     assert normalize_license("Mulan PSL v2") == normalize_license("木兰宽松许可证, 第2版") == "MulanPSL-2.0"
+
+
+@pytest.mark.parametrize(("repo", "path", "expected"), [
+    ("armink/SFUD", "demo/stm32f2xx_rtt/RT-Thread-2.1.0/components/dfs/filesystems/elmfat/ff.c", "LicenseRef-ugui"),
+    ("planetis-m/naylib", "tests/basic_window.nim", "Zlib"),
+    ("adamdruppe/arsd", "querygenerator.d", "GPL-3.0"),
+])
+def test_heads_of_round_19s_development_repositories(repo: str, path: str, expected: str) -> None:
+    """Heads the round start left unread (the folder's license answering for them): ChaN's earlier FatFs terms in
+    RT-Thread's copy ("No restriction on use. You can use, modify and redistribute it ... UNDER YOUR RESPONSIBILITY":
+    ScanCode's ugui, permissive); raylib's examples' banner, "licensed under an unmodified zlib/libpng license, which is
+    an OSI-certified, BSD-like license" (a description after "which is", no pointer); a DDoc field naming the GPL with
+    its address in angle brackets, "License: GNU General Public License version 3 <http://www.gnu.org/licenses/>"."""
+    text = _files("round19")[repo][path]
+    assert re.search(r"(?i)licen[cs]e|no restriction on use", text)
+    assert own_license(text, path) == expected
+    assert is_permissive(expected) == (expected != "GPL-3.0")
