@@ -1942,14 +1942,13 @@ def is_readme(path: str) -> bool:
     return bool(parts) and bool(_README_FILE.fullmatch(parts[-1]))
 
 
-def readme_license(text: str, folder: str = "") -> str | None:
+def readme_license(text: str) -> str | None:
     """The license a README's license section states (``_README_HEADING``): a notice or license text there
     (vim-surround's "## License ... Distributed under the same terms as Vim itself"; vim-markdown's "## License" then
     the MIT text), else a license the section's first line names alone (gruvbox's "[MIT/X11][]"); a pointer ("see
-    LICENSE") or a sentence about another project states none. Without such a section, a ``License:`` field line, a
-    sentence putting the work itself under a license (``_OWN_TERMS``), or one putting the project the README's
-    ``folder`` is named after under it ("cJSON is released under the MIT license" in a ``cjson/`` folder), else None.
-    Links are read by their text (Markdown's and HTML's)."""
+    LICENSE") or a sentence about another project states none. Without such a section, a ``License:`` field line
+    (a WordPress plugin's readme.txt), else a sentence putting the work itself under a license (``_OWN_TERMS``), else
+    None. Links are read by their text (Markdown's and HTML's)."""
     if "](" in text or "</a>" in text:
         text = _HTML_LINK.sub(r"\1", _MARKDOWN_LINK.sub(r"\1", text))
     heading = _README_HEADING.search(text)
@@ -1959,8 +1958,7 @@ def readme_license(text: str, folder: str = "") -> str | None:
         following = _NEXT_HEADING.search(quoted)
         field = _README_FIELD.search(text, 0, _README_SECTION_CHARS * 2)
         return (notice_license(quoted[:following.start()] if following else quoted)
-                or (named_license_of(field["name"]) if field else None) or _own_terms_sentence(text)
-                or _folder_project_terms(text, folder))
+                or (named_license_of(field["name"]) if field else None) or _own_terms_sentence(text))
     body = text[heading.end():heading.end() + _README_SECTION_CHARS]
     following = _NEXT_HEADING.search(body)
     body = _MARKDOWN_LINK.sub(r"\1", body[:following.start()] if following else body)
@@ -1990,21 +1988,6 @@ _OWN_TERMS = re.compile(r"(?:^|[.!?:]\s+|\n\s*)(?:(?:this|the) (?:plugin|script|
 _README_FIELD = re.compile(r"^[ \t]*[*_]{0,2}licen[cs]e[*_]{0,2}[ \t]*:[*_]{0,2}[ \t]*(?P<name>[^\n:]{2,40}?)[ \t.]*$",
                            re.IGNORECASE | re.MULTILINE)
 _HTML_LINK = re.compile(r"<a\s[^>]*>([^<]*)</a>", re.IGNORECASE)
-_PROJECT_TERMS = r"\b{}(?: library| project| package)? (?:is|are) (?:made available|released|licensed|distributed) under "
-
-
-def _folder_project_terms(text: str, folder: str) -> str | None:
-    """The license a README's sentence puts the project its folder is named after under (a copied library's own
-    README: "cJSON is released under the MIT license" in ``cjson/``), or None."""
-    name = re.sub(r"[-_.]?v?\d[\w.]*$", "", folder)  # ``zlib-1.2.13``: zlib
-    if len(name) < 3:
-        return None
-    spelled = r"[-_ ]?".join(re.escape(part) for part in re.split(r"[-_ ]", name) if part)
-    said = re.search(_PROJECT_TERMS.format(spelled) + r"(?:the )?(?:terms of (?:the )?)?([\w.+-]+(?: [\w.+-]+){0,3}?) "
-                     r"licen[cs]e\b", text[:_MAX_TEXT_CHARS], re.IGNORECASE)
-    return named_license_of(f"{said.group(1)} license") if said and not _choice(_words(said.group(0))) else None
-
-
 def _own_terms_sentence(text: str) -> str | None:
     said = _OWN_TERMS.search(text[:_MAX_TEXT_CHARS])
     if said is None or _choice(_words(said.group(0))):
@@ -2026,7 +2009,7 @@ def detect_license(path: str, text: str) -> str | None:
     if parser is not None:
         return parser(text) if _describes_its_folder(parts) else None
     if is_readme(path):
-        return readme_license(text, parts[-2] if len(parts) > 1 else "")
+        return readme_license(text)
     if len(parts) >= 2 and parts[-2] == "LICENSES":
         node = parse_expression(name.rsplit(".", 1)[0], strict=True)
         if node is not None and node[0] == "ID":

@@ -1569,15 +1569,6 @@ def test_a_readmes_license_field_line(repo: str, path: str, expected: str) -> No
     assert detect_license(path, text) == expected
 
 
-def test_a_copied_projects_readme_naming_its_folders_project() -> None:
-    """A README putting the project its folder is named after under a license ("cJSON is released under the MIT
-    license", the sentence of cJSON's README, in a ``cjson-1.7.18/`` copy) states the folder's license; the same
-    sentence about another project (a root README's "libuv is licensed under ...") states none."""
-    sentence = "cJSON is released under the [MIT license](LICENSE), see below.\n"
-    assert detect_license("third_party/cjson-1.7.18/README.md", f"# cJSON\n\n{sentence}") == "MIT"
-    assert detect_license("README.md", f"# app\n\n{sentence}") is None
-
-
 def test_a_bsd_text_then_zlibs_own_is_both_not_bzip2() -> None:
     """naylib's ``src/reasings.nim`` (round 19's development list): Robert Penner's BSD-3-Clause text, then raylib's
     zlib text with its own grant ("Permission is granted to anyone to use this software for any purpose"). bzip2's
