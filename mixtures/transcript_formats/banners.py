@@ -95,6 +95,24 @@ def sections(text: str, logged: bool = False) -> list[tuple[str, str]]:
     return [(label, "\n".join(lines).strip()) for label, lines in found]
 
 
+# A log's numbered entry: its number, the stage in brackets, then who speaks and what the log adds (a model, a time):
+# ``#3 [评委点评（第一回合）] 评委 debate-openai-stream 23:09:03`` (an AI debate hall's transcript, issue 45 round 19); a
+# task list's box (``1. [x] Install``) is no stage.
+ENTRY = re.compile(r"^[ \t]*#?(?P<number>\d{1,4})[.)]?[ \t]+\[(?![ xX]?\])[^\]\n]{1,40}\][ \t]*(?P<speaker>[^\s\[\]]{1,20})(?:[ \t][^\n]*)?$",
+                   re.MULTILINE)
+
+
+def numbered_entries(text: str) -> list[tuple[str, str]]:
+    """``(speaker, text)`` per numbered entry (``ENTRY``) where the entries count up one by one from the first (nine
+    in ten steps), four or more: a log of who said what in turn. ``[]`` for any other text."""
+    found = list(ENTRY.finditer(text))
+    numbers = [int(m.group("number")) for m in found]
+    if len(found) < MIN_BANNERS or sum(b == a + 1 for a, b in zip(numbers, numbers[1:])) * 10 < 9 * (len(found) - 1):
+        return []
+    return [(m.group("speaker"), text[m.end():(found[i + 1].start() if i + 1 < len(found) else len(text))].strip())
+            for i, m in enumerate(found)]
+
+
 def banner_style(line: str) -> str:
     """The marks a banner line is drawn with (``=`` for ``=== USER ===``, ``-`` for ``--- STATUS ---``)."""
     match = BANNER.match(line)
@@ -122,7 +140,8 @@ def banner_turns(text: Any) -> list[dict[str, Any]] | None:
     """The turns of a banner log (see the module docstring), as ``speaker``/``content`` objects, or None."""
     if not isinstance(text, str):
         return None
-    turns = speaker_sections(sections(text)) or speaker_sections(sections(text, logged=True))
+    turns = (speaker_sections(sections(text)) or speaker_sections(sections(text, logged=True))
+             or speaker_sections(numbered_entries(text)))
     if turns and is_code(text) and not {"user", "assistant"} <= {t["speaker"] for t in turns}:
         return None  # a source file's banner comments and test cases name no speakers
     return turns

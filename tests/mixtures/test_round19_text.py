@@ -149,3 +149,34 @@ def test_a_cli_log_s_headed_intents_with_the_agent_s_lines_under_them_are_no_cop
     log = "".join(run.replace("Scan", f"Scan ({i})") + f"Agent:\nFiles to handle, round {i}: vacation.jpg. Shall I move them?\n\n"
                   for i in range(4))
     assert not parse_text(log)
+
+
+# An AI debate hall's transcript in Chinese (Cameron-xuan/debate_hall 5bea4c6, debate.md, no licence: its layout rebuilt,
+# the speeches shortened): each speech under ``#N [stage] speaker model time``, the judge commenting each round.
+DEBATE = "".join(
+    f"#{n} [{stage}] {speaker} debate-openai-stream 23:{n:02d}:59\n\n{speech}\n\n" for n, (stage, speaker, speech) in enumerate([
+        ("正方立论", "正一", "评委、对方辩友，大家好。我方认为开源AI更有利于社会长远发展。"),
+        ("反方立论", "反一", "评委、对方辩友，大家好。我方认为闭源AI才能保障安全，对方如何回应风险？"),
+        ("评委点评（第一回合）", "评委", "正方本回合建立了开源加速创新的认知路径；反方需要补强论据。"),
+        ("正方二辩质询反方", "正二", "请问对方辩友，闭源模式如何防止技术垄断？"),
+        ("反方二辩质询正方", "反二", "请问对方辩友，开源权重被恶意微调怎么办？"),
+        ("评委点评（第二回合）", "评委", "双方质询都抓住了对方的要害，正方的回应更具体。"),
+        ("自由辩论", "正二", "对方辩友说开源带来风险，可是闭源模型的风险谁来审查？"),
+        ("自由辩论", "反二", "审查需要责任主体，开源模型出了问题由谁负责？"),
+        ("评委点评（第三回合）", "评委", "自由辩论交锋激烈，反方的责任论证更完整。"),
+        ("反方总结陈词", "反一", "综上所述，闭源AI通过可控治理更有利于社会。"),
+        ("正方总结陈词", "正一", "综上所述，开源AI通过普惠创新更有利于社会。")], 1))
+
+
+def test_a_log_s_numbered_entries_naming_their_speakers():
+    (transcript,) = parse_text(DEBATE)
+    assert transcript.format == "banner-turns" and len(transcript.messages) == 11
+    assert [m["name"] for m in transcript.messages][:3] == ["正一", "反一", "评委"]
+    assert roles(transcript)[0] == "user" and set(roles(transcript)[1:]) == {"assistant", "user"}
+
+
+def test_a_numbered_task_list_is_no_log_of_speakers():
+    tasks = "".join(f"{n}. [{'x' if n % 2 else ' '}] {verb} the parser for case {n}\n   - it fails on empty input, see the "
+                    f"issue for the traceback and the fix we agreed on\n" for n, verb in
+                    enumerate(["Fix", "Add", "Fix", "Add", "Fix", "Add"], 1))
+    assert not parse_text(tasks)
