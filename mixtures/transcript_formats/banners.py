@@ -16,6 +16,7 @@ log's names are (``turns.speaker_roles``: the first to speak set the task, every
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from typing import Any
 
@@ -107,7 +108,7 @@ def numbered_entries(text: str) -> list[tuple[str, str]]:
     in ten steps), four or more: a log of who said what in turn. ``[]`` for any other text."""
     found = list(ENTRY.finditer(text))
     numbers = [int(m.group("number")) for m in found]
-    if len(found) < MIN_BANNERS or sum(b == a + 1 for a, b in zip(numbers, numbers[1:])) * 10 < 9 * (len(found) - 1):
+    if len(found) < MIN_BANNERS or sum(b == a + 1 for a, b in itertools.pairwise(numbers)) * 10 < 9 * (len(found) - 1):
         return []
     return [(m.group("speaker"), text[m.end():(found[i + 1].start() if i + 1 < len(found) else len(text))].strip())
             for i, m in enumerate(found)]
