@@ -3037,7 +3037,17 @@ def footer_license(text: str, path: str = "") -> str | None:
     last = next((line for line in reversed(text.rstrip().splitlines()[-3:]) if line.strip()), "")
     if not _COMMENT_END.search(last):
         return None
-    return _block_license(text[-_FOOTER_CHARS:]) or _closing_section(text)
+    return _block_license(text[-_FOOTER_CHARS:]) or _closing_section(text) or _closing_field(text)
+
+
+def _closing_field(text: str) -> str | None:
+    """The licenses the ``License:`` fields of a file's closing ``/* */`` (or D's ``/+ +/``) comment name: arsd's
+    ``mysql.d`` closes with "Copyright: Adam D. Ruppe, 2009 - 2024 / License: GPL (erroneously started to be Boost in
+    2011)", the repository's Boost answering for its other modules."""
+    tail = text[-_FOOTER_CHARS:]
+    opened = max(tail.rfind("/*"), tail.rfind("/+"))
+    tags = [tag for tag in _LICENSE_TAG.finditer(tail[opened:])] if opened >= 0 else []
+    return combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags if tag["name"]) or None
 
 
 def _closing_section(text: str) -> str | None:

@@ -1644,3 +1644,13 @@ def test_heads_of_round_19s_development_repositories(repo: str, path: str, expec
     assert re.search(r"(?i)licen[cs]e|no restriction on use", text)
     assert own_license(text, path) == expected
     assert is_permissive(expected) == (expected != "GPL-3.0")
+
+
+def test_a_license_field_in_a_files_closing_comment() -> None:
+    """arsd's ``mysql.d`` (round 19's development list) closes with its DDoc-style fields, "License: GPL (erroneously
+    started to be Boost in 2011)": GPL, not the repository's Boost (``dub.json``) that answered for it before."""
+    path = "mysql.d"
+    text = _files("round19")["adamdruppe/arsd"][path]
+    assert text.rstrip().endswith("*/") and "License:   GPL (erroneously started to be Boost in 2011)" in text
+    assert len(text) > 3_000 and "licen" not in text[:-400].lower()  # nothing else in the file names terms
+    assert own_license(text, path) == "GPL-1.0-or-later"
