@@ -482,6 +482,9 @@ VERDICTS = {
     ],
     # ---- the ninth holdout (bench/repos_holdout_9.tsv), judged by b46l after b46v's single run (08:20 UTC) ----
     "ohmyzsh/ohmyzsh": [
+        (lambda p, o, r: p == "plugins/shrink-path/shrink-path.plugin.zsh" and o == "WTFPL", "R", ("its head's field, "
+         "'License: WTFPL <http://www.wtfpl.net>' (read in round 19: an address in angle brackets after the name); the "
+         "reference the root's MIT (ScanCode reads the field as a reference, not a grant)")),
         (lambda p, o, r: p == "plugins/pass/_pass" and o == "GPL-2.0-or-later", "R", ("'This file is licensed under the "
          "GPLv2+' (read after the tenth holdout's run); the reference the root's MIT")),
         (lambda p, o, r: p.endswith("emoji-data.txt") and o == "Unicode-TOU", "R", ("Unicode's data file, 'For terms of "
