@@ -1165,6 +1165,23 @@ VERDICTS = {
          "(FIT: read), 'DejaVu changes are in public domain' and Arev's glyphs' text: ours the first text, the "
          "reference adds the public domain")),
     ],
+    # ---- round 19's development repositories (bench/repos_licenses_dev_16.tsv), judged by b46l reading each class ----
+    "adamdruppe/arsd": [
+        (lambda p, o, r: p == "dub.json" and o == "BSL-1.0", "R", ("dub.json's own \"license\": \"BSL-1.0\"; the "
+         "reference ANDs its subpackages' fields (\"GPL\", \"GPL-2.0 or later\"), each module answering for itself")),
+        (lambda p, o, r: p == "imageresize.d" and o == "Unlicense", "E", ("'License: Public Domain / Unlicense' then the "
+         "Unlicense's text: one dedication, which the reference names twice")),
+        (lambda p, o, r: p == "webview.d", "U", "over 1 MB: left out of the ScanCode tree (round 19's scans skip such files)"),
+        (lambda p, o, r: p in ("mysql.d", "gpio.d", "querygenerator.d") and o == "BSL-1.0", "O", ("the module's own field "
+         "unread: mysql.d's closing comment, 'License: GPL (erroneously started to be Boost in 2011)'; gpio.d's in a /++ +/ "
+         "comment; querygenerator.d's name before its address in angle brackets (FIT: read)")),
+        (lambda p, o, r: r == "" and o in ("GPL-1.0-or-later", "GPL-2.0", "GPL-3.0"), "R", ("the module's own DDoc field "
+         "('License: GNU General Public License', 'License: GPL-2.0 WITH Linux-syscall-note', 'License: GNU General Public "
+         "License version 3 <http://www.gnu.org/licenses/>'): ScanCode reads a field as a reference, not a grant")),
+        (lambda p, o, r: r == "" and o == "BSL-1.0", "R", ("arsd keeps no license text: its dub.json's \"license\": "
+         "\"BSL-1.0\" (and the modules' own 'License: ... Boost License 1.0' fields) say Boost; the reference finds no "
+         "legal file and reads fields as references")),
+    ],
     # ---- the fifteenth holdout (bench/repos_holdout_15.tsv, run once by b46v at 01:18 on 5e35626 = FRESH), judged by
     # b46l after reading each disagreeing file ----
     "tomverbeure/rv32soc": [
