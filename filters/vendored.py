@@ -14,6 +14,7 @@ templates, ignore rules the repository wrote); they are judged like the rest of 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import fnmatch
 import functools
 import glob
@@ -598,8 +599,16 @@ def companions(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = (
         stem = _MINIFIED.sub("", fact.detail.rsplit("/", 1)[-1].rsplit(".", 1)[0])
         if len(stem) >= COMPANION_MIN_CHARS:
             found.append(VendoredTree(fact.folder, f"named as {fact.detail}, which says {fact.name!r}",
-                                      pattern=_join(fact.folder, glob.escape(stem) + ".*"), of_copies=True))
+                                      pattern=companion_pattern(fact.folder, stem), of_copies=True))
     return tuple(found)
+
+
+def companion_pattern(folder: str, stem: str) -> str:
+    """The glob of a copy's companions: its stem with any extension in its folder, or in a sibling folder of a folder
+    that has a parent (hugo-theme-learn's ``static/css/auto-complete.css`` beside ``static/js/auto-complete.js``: a
+    site's assets sorted by type); a top folder's siblings are the repository's own parts."""
+    parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return f"{glob.escape(parent)}/*/{glob.escape(stem)}.*" if parent else _join(folder, glob.escape(stem) + ".*")
 
 
 # A head naming its work as another's, adapted: "; ISSOtm's Menu System, adapted for use in the VuiBui engine." (esprit's
@@ -832,10 +841,25 @@ def credited_copies(facts: Iterable[VendoringFact], repo: str = "") -> tuple[Ven
     own_owner = repo.lower().split("/", 1)[0]
     found = []
     for fact in facts:
-        paths = named.get(fact.name, []) if fact.kind == "credited_file" else []
+        paths = (named.get(fact.name) or _near_names(fact.name, named)) if fact.kind == "credited_file" else []
         if len(paths) == 1 and fact.urls and not any(url.split("/")[0] == own_owner for url in fact.urls):
             found.append(VendoredTree(_folder(paths[0]), fact.detail, pattern=glob.escape(paths[0])))
     return tuple(found)
+
+
+NEAR_NAME_RATIO = 0.85  # a credited name this alike to a file's, its extension the same: a slip of the pen
+NEAR_NAME_MIN = 8
+
+
+def _near_names(name: str, named: dict[str, list[str]]) -> list[str]:
+    """The paths of the one file name that a credited name absent from the tree nearly spells, the extension the same
+    (esprit's credits link "pal_fade_dmgcgb.asm" for its ``src/libs/pal_fade_dmgbc.asm``); none where several do."""
+    stem, _, extension = name.rpartition(".")
+    if len(stem) < NEAR_NAME_MIN:
+        return []
+    near = [other for other in named if other.rpartition(".")[2] == extension
+            and difflib.SequenceMatcher(None, stem.lower(), other.rpartition(".")[0].lower()).ratio() >= NEAR_NAME_RATIO]
+    return named[near[0]] if len(near) == 1 else []
 
 
 # A root licence text's copyright line naming a project before its holder: "BOSL2 Copyright (c) 2017-2020, Revar
@@ -2567,6 +2591,21 @@ def named_in_own_folder(path: str, repo: str) -> bool:
 _LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include|import)[ \t]*"([^"\n]+)"', re.MULTILINE)
 
 
+def names_its_place(text: str, folder: str) -> bool:
+    """Whether a file in a vendored ``folder`` (two parts or more) names that folder's place in the repository and
+    climbs from it to the repository's root: SNKRX's ``engine/love/build_windows.bat``, "-w ..\\..\\ -xr!engine/love"
+    beside LOVE's runtime there. A copy does not know where it was put; the repository's build glue does. (A Godot
+    addon's own "addons/gdUnit4/plugin.cfg" names where Godot installs it, and climbs nowhere.)"""
+    if "/" not in folder:
+        return False
+    head = text[:_PLACE_CHARS].replace("\\", "/")
+    climb = "../" * (folder.count("/") + 1)
+    return climb in head and re.search(rf"(?<![\w./:-]){re.escape(folder)}(?![\w.-])", head) is not None
+
+
+_PLACE_CHARS = 20_000
+
+
 def includes_own_glue(text: str, repo: str) -> bool:
     """Whether a file whose header names no holder includes a local file named for the repository
     (``named_for_repository``): libgit2's header-less test main ``deps/clar/main.c`` opens with ``#include
@@ -2889,12 +2928,66 @@ def authored_release_fact(path: str, text: str) -> VendoringFact | None:
         author = said = _RELEASE_BY.search(first) or _RELEASE_BY_LINE.search(opening) or _VERSION_DATE_AUTHOR.search(opening) \
             or _based_on_code(opening)
     if author is None or said is None:
-        banner = _bare_banner(path, text)
-        return VendoringFact("authored", _folder(path), path, project=banner) if banner else None
+        if banner := _bare_banner(path, text):
+            return VendoringFact("authored", _folder(path), path, project=banner)
+        credited = _credited_home(_leading_comments(text))
+        return credited_fact(path, *credited) if credited else None
     name = " ".join(next(group for group in author.groups() if group).lower().split())
     if not holder_words([name]):
         return None
     return VendoringFact("authored", _folder(path), path, name=name, project=" ".join(said.group(0).strip(" /;#*-").split()))
+
+
+# A head saying whose the file is and where it lives, its home an address on its first lines: hugo-theme-learn's
+# ``static/css/hybrid.css``, "vim-hybrid theme by w0ng (https://github.com/w0ng/vim-hybrid)"; ``jquery.sticky.js``,
+# "Author: Anthony Garand" over "Website: http://stickyjs.com/"; ``auto-complete.js``, a release "JavaScript
+# autoComplete v1.0.4" over its GitHub address. ``authored_releases`` compares the author with the repository's
+# people and the home with its address.
+_AUTHOR_CREDIT = re.compile(r"^[^\w\n@]*@?author(?:\(s\)|s)?[ \t]*:?[ \t]+([A-Za-z][\w.'-]*(?:[ \t]+[A-Z][\w.'-]*){0,3})"
+                           r"[ \t]*(?:[<(,][^\n]*)?$", re.IGNORECASE | re.MULTILINE)
+# (the head's first "by": the work's author, unless it names whose idea, tool or work the file follows)
+_BY_NAME = re.compile(r"\bby[ \t]+([A-Za-z][\w.'-]*(?:[ \t]+[A-Z][\w.'-]*){0,3})[ \t]*(?:[(<,]|$)", re.MULTILINE)
+_NOT_AUTHORSHIP = re.compile(r"\b(?:inspired|generated|powered|suggested|reported|based|influenced|followed|used|work|"
+                             r"ideas?|code|made possible)[ \t]+$", re.IGNORECASE)
+_RELEASE_TITLE = re.compile(r"\A[^\w\n]*((?:[A-Za-z][\w.+-]*[ \t]+){1,3}v\d+(?:\.\d+){1,3})\b", re.IGNORECASE)
+_HOME = re.compile(r"https?://[^\s\"'<>()]+")
+_CREDIT_LINES = 8  # the credit and its home sit at the top of the opening comment
+
+
+def _leading_comments(text: str) -> str:
+    """The comment lines a file opens with, blank lines inside a block comment too, up to its first line of code."""
+    lines = []
+    for line, code in _header_lines(text):
+        if code:
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
+def _credited_home(opening: str) -> tuple[str, str, str] | None:
+    """(author or "", release or credit words, home address) of an opening comment whose first lines credit the file
+    to an author (a field, or "<work> by <name>") or name its release, with an address that is no licence's page."""
+    first = _first_lines(opening, _CREDIT_LINES)
+    homes = [home.rstrip(".,;") for home in _HOME.findall(first) if not _LICENSE_PUBLISHERS.search(_host(home))
+             and not _QUESTION_PAGE.search(home) and not re.search(r"/licen[cs]e", home, re.IGNORECASE)]
+    if not homes:
+        return None
+    by = next(re.finditer(r"\bby\b", first), None)
+    if by is not None and _NOT_AUTHORSHIP.search(first[:by.start()]):
+        by = None
+    if author := _AUTHOR_CREDIT.search(first) or (_BY_NAME.match(first, by.start()) if by is not None else None):
+        return author.group(1), " ".join(author.group(0).strip(" /;#*-(<,").split()), homes[0]
+    if release := _RELEASE_TITLE.search(first):
+        return "", release.group(1), homes[0]
+    return None
+
+
+def credited_fact(path: str, author: str, credit: str, home: str) -> VendoringFact | None:
+    """The ``authored`` fact of a credited head (``_credited_home``): ``urls`` its home."""
+    name = " ".join(author.lower().split())
+    if name and not holder_words([name]):
+        return None
+    return VendoringFact("authored", _folder(path), path, name=name, project=credit, urls=frozenset({home}))
 
 
 # Or a release line naming its author: Clipjump's ``lib/Gdip_All.ahk``, "; Gdip standard library v1.45 by tic (Tariq
@@ -2942,6 +3035,8 @@ def authored_releases(facts: Iterable[VendoringFact], owner: RepositoryOwner,
         if fact.kind != "authored" or vendored_tree(fact.detail, trees) is not None \
                 or (repo and names_repository(fact.detail, repo)):
             continue
+        if fact.urls and (not repo or any(_home_is_repositorys(home, repo) for home in fact.urls)):
+            continue  # a credit whose home is the repository's (its owner's account, its name)
         if not fact.name:  # a bare release banner: the release of another name than the repository's
             if not repo or names_repository(fact.project, repo):
                 continue
@@ -2953,9 +3048,22 @@ def authored_releases(facts: Iterable[VendoringFact], owner: RepositoryOwner,
             continue
         name = fact.detail.rsplit("/", 1)[-1]
         stem = name.split(".", 1)[0]
-        pattern = _join(fact.folder, f"{glob.escape(stem)}.*") if stem and "." in name else fact.detail
+        pattern = companion_pattern(fact.folder, stem) if stem and "." in name else fact.detail
         found.append(VendoredTree(fact.folder, why, pattern=pattern, of_copies=True, own=own_words))
     return tuple(found)
+
+
+def _home_is_repositorys(home: str, repo: str) -> bool:
+    """Whether an address is the repository's: hosted under its owner, or naming it (``names_repository``)."""
+    own_owner, site = repo.lower().split("/", 1)[0], _host(home).split(".")
+    return any(owner.lower() == own_owner for owner, _ in _hosted(home)) or names_repository(home, repo) \
+        or (len(site) >= 2 and named_by_remote(site[-2], repo))
+
+
+def _host(address: str) -> str:
+    """The host an address names, lower case, "www." aside; "" for none."""
+    found = _HOST.match(address)
+    return found.group(1).lower() if found else ""
 
 
 def names_repository(header: str, repo: str) -> bool:

@@ -78,6 +78,7 @@ from codemix.filters.vendored import (
     includes_own_glue,
     may_say_vendored,
     named_for_repository,
+    names_its_place,
     names_owner,
     names_repository,
     notice_pointer_fact,
@@ -206,8 +207,10 @@ def vendored_file_or_tree(doc: Document, vendored: dict[str, Vendored] | None,
     folder's; a file a tool wrote (``filters.generated.generator_header``) is no copy by its header."""
     found = (vendored or {}).get(repository_key(doc), Vendored())
     tree = vendored_tree(doc.path, found.trees)
-    if tree is not None and not tree.of_copies or is_license_file(doc.path) or is_notice_file(doc.path):
+    if is_license_file(doc.path) or is_notice_file(doc.path):
         return tree  # a license text or NOTICE names the holders of what it is about, copies included
+    if tree is not None and not tree.of_copies:
+        return None if names_its_place(doc.text, tree.folder) else tree
     if generator_header(doc.text):
         return None  # a tool wrote it (autoconf's ``configure``): its header is the tool's, the code filters drop it
     # in a folder of copies (``folders_of_copies``, or named so by a license file's sections), a file's own evidence

@@ -2426,6 +2426,9 @@ def test_a_credits_file_linking_a_file_by_its_name_and_a_head_based_on_its_names
     assert "Based on Jones' hardware.inc" in found["src/include/hardware.inc"][0].evidence
     # "; ISSOtm's Menu System, adapted for use in the VuiBui engine.": another's work, adapted
     assert "ISSOtm's Menu System, adapted for" in found["src/libs/menus.asm"][0].evidence
+    # the credits' "pal_fade_dmgcgb.asm", linked to ISSOtm's gist, nearly spells the one file ``pal_fade_dmgbc.asm``
+    # (round 19)
+    assert "links 'pal_fade_dmgcgb.asm' to https://gist.github.com/ISSOtm/" in found["src/libs/pal_fade_dmgbc.asm"][0].evidence
     for path in ("src/crash.asm", "src/hud.asm", "src/include/config.inc", "credits.md", "LICENSE"):
         assert found[path][0] is None, path
     files = layout("esprit-credits")
@@ -2450,3 +2453,48 @@ def test_a_labelled_source_line_below_a_title():
     files["engine/gamecontrollerdb.txt"] = files["engine/gamecontrollerdb.txt"].replace("# Source:", "# from")
     _, found = _judged("", "a327ex/SNKRX", files)
     assert found["engine/gamecontrollerdb.txt"][0] is None
+
+
+def test_a_head_crediting_its_author_and_home():
+    """matcornic/hugo-theme-learn (3202533; the sixteenth holdout, spent; MIT, Grav, Mathieu Cornic, Valere Jeantet): its
+    ``static/`` copies say whose they are and where they live in their opening comments, naming no copyright: "vim-hybrid
+    theme by w0ng (https://github.com/w0ng/vim-hybrid)", "... by Gidi Morris, ..." over the original's address, the
+    fields "Author: Anthony Garand" and "Website: http://stickyjs.com/", a release "JavaScript autoComplete v1.0.4"
+    over its GitHub address (round 19). The plugin's stylesheet in ``static/css/`` goes with its script in
+    ``static/js/``; the theme's own scripts and styles stay."""
+    _, found = _judged("hugo-learn-credits", "matcornic/hugo-theme-learn")
+    assert "names its author 'w0ng'" in found["static/css/hybrid.css"][0].evidence
+    assert "names its author 'gidi morris'" in found["static/css/atom-one-dark-reasonable.css"][0].evidence
+    assert "names its author 'anthony garand'" in found["static/js/jquery.sticky.js"][0].evidence
+    assert "'JavaScript autoComplete v1.0.4'" in found["static/js/auto-complete.js"][0].evidence
+    assert "auto-complete.js" in found["static/css/auto-complete.css"][0].evidence
+    for path in ("static/js/learn.js", "static/js/hugo-learn.js", "static/css/theme.css", "static/css/tags.css",
+                 "static/css/nucleus.css", "LICENSE.md"):
+        assert found[path][0] is None, path
+    files = layout("hugo-learn-credits")
+    # the author one of the repository's holders, or the home the repository's own account: the theme's own file
+    files["static/js/jquery.sticky.js"] = files["static/js/jquery.sticky.js"].replace("Anthony Garand", "Mathieu Cornic")
+    files["static/css/hybrid.css"] = files["static/css/hybrid.css"].replace("w0ng", "matcornic")
+    # a head naming whose idea it follows is no credit of authorship
+    files["static/css/atom-one-dark-reasonable.css"] = files["static/css/atom-one-dark-reasonable.css"].replace(
+        "ReasonML by Gidi Morris", "ReasonML, inspired by Gidi Morris")
+    _, found = _judged("", "matcornic/hugo-theme-learn", files)
+    for path in ("static/js/jquery.sticky.js", "static/css/hybrid.css", "static/css/atom-one-dark-reasonable.css"):
+        assert found[path][0] is None, path
+
+
+def test_build_glue_naming_its_place_in_a_copied_runtime():
+    """a327ex/SNKRX (6b93a64; the sixteenth holdout, spent; MIT, adn): LOVE's Windows runtime sits in ``engine/love/``
+    with its own licence text, and beside it the game's build scripts, which pack the game from the repository's root
+    ("-w ..\\..\\ -xr!engine/love"): a file that names its folder's place and climbs from there to the root was written
+    for this repository, a copy does not know where it was put (round 19). The runtime's readme stays LOVE's."""
+    _, found = _judged("snkrx-love-runtime", "a327ex/SNKRX")
+    assert "own license.txt at engine/love/" in found["engine/love/readme.txt"][0].evidence
+    assert found["engine/love/license.txt"][0] is not None
+    for path in ("engine/love/build_windows.bat", "engine/love/build_web.bat", "main.lua", "LICENSE"):
+        assert found[path][0] is None, path
+    files = layout("snkrx-love-runtime")
+    # naming the place without climbing to the root (Godot's addons name where they are installed) says nothing
+    files["engine/love/build_web.bat"] = files["engine/love/build_web.bat"].replace("..\\..\\", "")
+    _, found = _judged("", "a327ex/SNKRX", files)
+    assert found["engine/love/build_web.bat"][0] is not None
