@@ -592,23 +592,33 @@ def companions(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = (
     """A copy's companions: the files of its folder named as it is but for the extension (a GameMaker script's ``.yy``
     resource beside its ``.gml``, GMLscripts.com's ``b64_to_byte``; a plugin's ``.css`` beside its ``.js``) came with
     it. A companion's own head answers first (``of_copies``); a copy already inside a vendored tree adds none."""
-    trees, found = tuple(trees), []
+    facts, trees, found = list(facts), tuple(trees), []
+    present = [fact.detail for fact in facts if fact.kind == "present"]
     for fact in facts:
         if fact.kind != "copied_file" or vendored_tree(fact.detail, trees) is not None:
             continue
         stem = _MINIFIED.sub("", fact.detail.rsplit("/", 1)[-1].rsplit(".", 1)[0])
         if len(stem) >= COMPANION_MIN_CHARS:
             found.append(VendoredTree(fact.folder, f"named as {fact.detail}, which says {fact.name!r}",
-                                      pattern=companion_pattern(fact.folder, stem), of_copies=True))
+                                      pattern=_join(fact.folder, glob.escape(stem) + ".*"), of_copies=True))
+            found += [VendoredTree(_folder(other), f"named as {fact.detail}, which says {fact.name!r}",
+                                   pattern=glob.escape(other), of_copies=True)
+                      for other in sibling_companions(fact.detail, stem, present)]
     return tuple(found)
 
 
-def companion_pattern(folder: str, stem: str) -> str:
-    """The glob of a copy's companions: its stem with any extension in its folder, or in a sibling folder of a folder
-    that has a parent (hugo-theme-learn's ``static/css/auto-complete.css`` beside ``static/js/auto-complete.js``: a
-    site's assets sorted by type); a top folder's siblings are the repository's own parts."""
-    parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
-    return f"{glob.escape(parent)}/*/{glob.escape(stem)}.*" if parent else _join(folder, glob.escape(stem) + ".*")
+def sibling_companions(path: str, stem: str, present: Iterable[str]) -> list[str]:
+    """The files named ``stem`` with another extension than the copy at ``path`` has, in the folders beside the copy's
+    folder, where that folder has a parent: a site's assets sorted by type (hugo-theme-learn's
+    ``static/css/auto-complete.css`` beside ``static/js/auto-complete.js``). At the top level, and with the copy's own
+    extension (a framework's ``components/*/init.js``), siblings are the repository's own parts."""
+    folder, name = _folder(path), path.rsplit("/", 1)[-1]
+    if "/" not in folder:
+        return []
+    parent, extension = folder.rsplit("/", 1)[0], name.rsplit(".", 1)[-1]
+    return [other for other in present if _folder(other) != folder and _folder(_folder(other)) == parent
+            and _MINIFIED.sub("", other.rsplit("/", 1)[-1].rsplit(".", 1)[0]) == stem
+            and other.rsplit(".", 1)[-1] != extension]
 
 
 # A head naming its work as another's, adapted: "; ISSOtm's Menu System, adapted for use in the VuiBui engine." (esprit's
@@ -2964,8 +2974,8 @@ def _leading_comments(text: str) -> str:
     return "".join(lines)
 
 
-def _credited_home(opening: str) -> tuple[str, str, str] | None:
-    """(author or "", release or credit words, home address) of an opening comment whose first lines credit the file
+def _credited_home(opening: str) -> tuple[str, str, list[str]] | None:
+    """(author or "", release or credit words, addresses) of an opening comment whose first lines credit the file
     to an author (a field, or "<work> by <name>") or name its release, with an address that is no licence's page."""
     first = _first_lines(opening, _CREDIT_LINES)
     homes = [home.rstrip(".,;") for home in _HOME.findall(first) if not _LICENSE_PUBLISHERS.search(_host(home))
@@ -2976,18 +2986,43 @@ def _credited_home(opening: str) -> tuple[str, str, str] | None:
     if by is not None and _NOT_AUTHORSHIP.search(first[:by.start()]):
         by = None
     if author := _AUTHOR_CREDIT.search(first) or (_BY_NAME.match(first, by.start()) if by is not None else None):
-        return author.group(1), " ".join(author.group(0).strip(" /;#*-(<,").split()), homes[0]
+        return author.group(1), " ".join(author.group(0).strip(" /;#*-(<,").split()), homes
     if release := _RELEASE_TITLE.search(first):
-        return "", release.group(1), homes[0]
+        return "", release.group(1), homes
     return None
 
 
-def credited_fact(path: str, author: str, credit: str, home: str) -> VendoringFact | None:
-    """The ``authored`` fact of a credited head (``_credited_home``): ``urls`` its home."""
+def _named_for(home: str, path: str) -> bool:
+    """Whether an address is a home named for the file at ``path``: a hosted repository, or a site, whose name and the
+    file's name (its stem) hold one another or share a word of four letters or more ("vim-hybrid" for ``hybrid.css``,
+    "stickyjs.com" for ``jquery.sticky.js``, "one-dark-syntax" for ``atom-one-dark-reasonable.css``). A person's page
+    (``github.com/<user>``) names no project."""
+    hosted = list(_hosted(home))
+    if hosted:
+        project = hosted[0][1].removesuffix(".git")
+    elif re.search(r"//(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)(?:/|$)", home, re.IGNORECASE):
+        return False
+    else:
+        labels = _host(home).split(".")
+        project = labels[-2] if len(labels) >= 2 else ""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    home_plain, stem_plain = _plain(project), _plain(stem)
+    if len(home_plain) < 4 or len(stem_plain) < 4:
+        return False
+    if home_plain in stem_plain or stem_plain in home_plain:
+        return True
+    words = [word for word in re.split(r"[\W_]+", stem.lower()) if len(word) >= 4]
+    return any(word in home_plain for word in words) \
+        or any(word in stem_plain for word in re.split(r"[\W_]+", project.lower()) if len(word) >= 4)
+
+
+def credited_fact(path: str, author: str, credit: str, homes: list[str]) -> VendoringFact | None:
+    """The ``authored`` fact of a credited head (``_credited_home``) whose addresses include a home named for the file
+    (``_named_for``): ``urls`` all its addresses (``authored_releases`` passes a head giving the repository's)."""
     name = " ".join(author.lower().split())
-    if name and not holder_words([name]):
+    if (name and not holder_words([name])) or not any(_named_for(home, path) for home in homes):
         return None
-    return VendoringFact("authored", _folder(path), path, name=name, project=credit, urls=frozenset({home}))
+    return VendoringFact("authored", _folder(path), path, name=name, project=credit, urls=frozenset(homes))
 
 
 # Or a release line naming its author: Clipjump's ``lib/Gdip_All.ahk``, "; Gdip standard library v1.45 by tic (Tariq
@@ -3030,6 +3065,7 @@ def authored_releases(facts: Iterable[VendoringFact], owner: RepositoryOwner,
     the repository's holders stays its own (``of_copies``). A repository naming no one has no one to compare with."""
     own_words = owner.words() | holder_words(owner.people)
     facts, trees = list(facts), tuple(trees)
+    present = [fact.detail for fact in facts if fact.kind == "present"]
     found = []
     for fact in facts:
         if fact.kind != "authored" or vendored_tree(fact.detail, trees) is not None \
@@ -3048,8 +3084,10 @@ def authored_releases(facts: Iterable[VendoringFact], owner: RepositoryOwner,
             continue
         name = fact.detail.rsplit("/", 1)[-1]
         stem = name.split(".", 1)[0]
-        pattern = companion_pattern(fact.folder, stem) if stem and "." in name else fact.detail
+        pattern = _join(fact.folder, f"{glob.escape(stem)}.*") if stem and "." in name else fact.detail
         found.append(VendoredTree(fact.folder, why, pattern=pattern, of_copies=True, own=own_words))
+        found += [VendoredTree(_folder(other), why, pattern=glob.escape(other), of_copies=True, own=own_words)
+                  for other in (sibling_companions(fact.detail, stem, present) if stem and "." in name else ())]
     return tuple(found)
 
 
