@@ -2974,22 +2974,44 @@ def _leading_comments(text: str) -> str:
     return "".join(lines)
 
 
-def _credited_home(opening: str) -> tuple[str, str, list[str]] | None:
-    """(author or "", release or credit words, addresses) of an opening comment whose first lines credit the file
-    to an author (a field, or "<work> by <name>") or name its release, with an address that is no licence's page."""
+def _credited_home(opening: str) -> tuple[str, str, list[str], list[str]] | None:
+    """(author or "", release or credit words, addresses, addresses tied to the credit) of an opening comment whose
+    first lines credit the file to an author (a field, or "<work> by <name>") or name its release, with an address that
+    is no licence's page. An address is tied to the credit on the credit's line or the next, in a home field
+    ("Website:", "URL:") or after "from"; one naming a tool the file is about ("Jake : https://...") is not."""
     first = _first_lines(opening, _CREDIT_LINES)
-    homes = [home.rstrip(".,;") for home in _HOME.findall(first) if not _LICENSE_PUBLISHERS.search(_host(home))
-             and not _QUESTION_PAGE.search(home) and not re.search(r"/licen[cs]e", home, re.IGNORECASE)]
+    homes = [home.rstrip(".,;") for home in _HOME.findall(first) if _may_be_home(home)]
     if not homes:
         return None
     by = next(re.finditer(r"\bby\b", first), None)
     if by is not None and _NOT_AUTHORSHIP.search(first[:by.start()]):
         by = None
-    if author := _AUTHOR_CREDIT.search(first) or (_BY_NAME.match(first, by.start()) if by is not None else None):
-        return author.group(1), " ".join(author.group(0).strip(" /;#*-(<,").split()), homes
-    if release := _RELEASE_TITLE.search(first):
-        return "", release.group(1), homes
-    return None
+    credit = _AUTHOR_CREDIT.search(first) or (_BY_NAME.match(first, by.start()) if by is not None else None)
+    release = None if credit else _RELEASE_TITLE.search(first)
+    said = credit or release
+    if said is None:
+        return None
+    line = first.count("\n", 0, said.start())
+    lines = first.splitlines()
+    near = "\n".join(lines[line:line + 2])
+    tied = [home.rstrip(".,;") for home in _HOME.findall(near)] + [field.group(1).rstrip(".,;")
+                                                                    for field in _HOME_LINE.finditer(first)]
+    tied = [home for home in tied if _may_be_home(home)]
+    if credit:
+        return credit.group(1), " ".join(credit.group(0).strip(" /;#*-(<,").split()), homes, tied
+    return "", release.group(1), homes, tied
+
+
+# A home field, or a line giving where the file came from: "Website: http://stickyjs.com/", ";; URL: https://...",
+# "Original One Dark Syntax theme from https://github.com/atom/one-dark-syntax".
+_HOME_LINE = re.compile(r"^[^\w\n]*(?:(?:web ?site|home ?page|home|url|project|repository|repo|source|origin(?:al)?)[ \t]*:"
+                        r"|[^\n]*?\bfrom)[ \t]+(https?://[^\s\"'<>()]+)", re.IGNORECASE | re.MULTILINE)
+
+
+def _may_be_home(address: str) -> bool:
+    """Whether an address may be a project's home: not a licence's page nor a question site's."""
+    return not _LICENSE_PUBLISHERS.search(_host(address)) and not _QUESTION_PAGE.search(address) \
+        and not re.search(r"/licen[cs]e", address, re.IGNORECASE)
 
 
 def _named_for(home: str, path: str) -> bool:
@@ -3016,11 +3038,12 @@ def _named_for(home: str, path: str) -> bool:
         or any(word in stem_plain for word in re.split(r"[\W_]+", project.lower()) if len(word) >= 4)
 
 
-def credited_fact(path: str, author: str, credit: str, homes: list[str]) -> VendoringFact | None:
-    """The ``authored`` fact of a credited head (``_credited_home``) whose addresses include a home named for the file
-    (``_named_for``): ``urls`` all its addresses (``authored_releases`` passes a head giving the repository's)."""
+def credited_fact(path: str, author: str, credit: str, homes: list[str], tied: list[str]) -> VendoringFact | None:
+    """The ``authored`` fact of a credited head (``_credited_home``) whose addresses tied to the credit include a home
+    named for the file (``_named_for``): ``urls`` all its addresses (``authored_releases`` passes a head giving the
+    repository's)."""
     name = " ".join(author.lower().split())
-    if (name and not holder_words([name])) or not any(_named_for(home, path) for home in homes):
+    if (name and not holder_words([name])) or not any(_named_for(home, path) for home in tied):
         return None
     return VendoringFact("authored", _folder(path), path, name=name, project=credit, urls=frozenset(homes))
 

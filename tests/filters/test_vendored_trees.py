@@ -2481,6 +2481,11 @@ def test_a_head_crediting_its_author_and_home():
     _, found = _judged("", "matcornic/hugo-theme-learn", files)
     for path in ("static/js/jquery.sticky.js", "static/css/hybrid.css", "static/css/atom-one-dark-reasonable.css"):
         assert found[path][0] is None, path
+    # an address not tied to the credit (no home field, not on the credit's lines) may be a tool the file is about
+    files = layout("hugo-learn-credits")
+    files["static/js/jquery.sticky.js"] = files["static/js/jquery.sticky.js"].replace("// Website:", "// Uses:")
+    _, found = _judged("", "matcornic/hugo-theme-learn", files)
+    assert found["static/js/jquery.sticky.js"][0] is None
 
 
 def test_build_glue_naming_its_place_in_a_copied_runtime():
