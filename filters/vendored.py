@@ -591,20 +591,36 @@ COMPANION_MIN_CHARS = 3  # a shorter name (``a.js``, ``ui.css``) is one an own f
 def companions(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = ()) -> tuple[VendoredTree, ...]:
     """A copy's companions: the files of its folder named as it is but for the extension (a GameMaker script's ``.yy``
     resource beside its ``.gml``, GMLscripts.com's ``b64_to_byte``; a plugin's ``.css`` beside its ``.js``) came with
-    it. A companion's own head answers first (``of_copies``); a copy already inside a vendored tree adds none."""
+    it, and the whole folder where the copy is its namesake module (``_namesake_package``). A companion's own head answers first (``of_copies``); a copy already inside a vendored tree adds none."""
     facts, trees, found = list(facts), tuple(trees), []
     present = [fact.detail for fact in facts if fact.kind == "present"]
+    counts: dict[str, int] = {}
+    for path in present:
+        parts = path.split("/")[:-1]
+        for depth in range(len(parts) + 1):
+            counts["/".join(parts[:depth])] = counts.get("/".join(parts[:depth]), 0) + 1
     for fact in facts:
         if fact.kind != "copied_file" or vendored_tree(fact.detail, trees) is not None:
             continue
         stem = _MINIFIED.sub("", fact.detail.rsplit("/", 1)[-1].rsplit(".", 1)[0])
-        if len(stem) >= COMPANION_MIN_CHARS:
+        if _namesake_package(fact.folder, stem, counts):
+            found.append(VendoredTree(fact.folder, f"{fact.detail}, named for its folder, says {fact.name!r}",
+                                      of_copies=True))
+        elif len(stem) >= COMPANION_MIN_CHARS:
             found.append(VendoredTree(fact.folder, f"named as {fact.detail}, which says {fact.name!r}",
                                       pattern=_join(fact.folder, glob.escape(stem) + ".*"), of_copies=True))
             found += [VendoredTree(_folder(other), f"named as {fact.detail}, which says {fact.name!r}",
                                    pattern=glob.escape(other), of_copies=True)
                       for other in sibling_companions(fact.detail, stem, present)]
     return tuple(found)
+
+
+def _namesake_package(folder: str, stem: str, counts: dict[str, int]) -> bool:
+    """Whether a copy is its folder's namesake module (``libraries/ripple/ripple.lua``, its ``_URL`` another's home):
+    the folder below the root is that library's, its readme and settings with it, unless it holds a third of the
+    repository's files or more (``PACKAGE_SHARE``: its main package)."""
+    return bool(folder) and _plain(folder.rsplit("/", 1)[-1]) == _plain(stem) and len(_plain(stem)) >= COMPANION_MIN_CHARS \
+        and counts.get(folder, 0) * PACKAGE_SHARE < counts.get("", 0)
 
 
 def sibling_companions(path: str, stem: str, present: Iterable[str]) -> list[str]:
@@ -1182,7 +1198,7 @@ GLUE_MIN_SIBLINGS = 5  # folders beside a copy that hold a file named as the con
 
 def with_own_glue(trees: Iterable[VendoredTree], facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
     """The ``trees`` less each file named by the convention of the repository's own folders beside them: a file
-    named for its folder with the suffix that most sibling folders' files have (``GLUE_MIN_SIBLINGS`` or more, more
+    named for its folder with the suffix (more than an extension) that most sibling folders' files have (``GLUE_MIN_SIBLINGS`` or more, more
     than half): ohmyzsh's ``plugins/gitfast/gitfast.plugin.zsh`` beside the copied git completion, as in
     ``plugins/git/git.plugin.zsh`` and ~300 other plugins: the framework's wrapper around the copy, its own. A file
     naming a copyright holder is the copy's (kube-ps1's, renamed to the convention by the copy recipe)."""
@@ -1205,6 +1221,8 @@ def with_own_glue(trees: Iterable[VendoredTree], facts: Iterable[VendoringFact])
             if _folder(path) == tree.folder and (name := path.rsplit("/", 1)[-1]).startswith(base + ".") \
                     and path not in held:
                 suffix = name[len(base):]
+                if suffix.count(".") < 2:
+                    continue  # a bare extension names a library's own namesake module (``libraries/ser/ser.lua``)
                 named = sum(f"{sibling}/{sibling.rsplit('/', 1)[-1]}{suffix}" in files for sibling in siblings)
                 if named >= GLUE_MIN_SIBLINGS and named * 2 > len(siblings):
                     glue.add(path)
