@@ -2438,9 +2438,17 @@ PACKAGE_HEADS = ("__init__.py", "init.lua")
 PACKAGE_SHARE = 3  # a package holding a third of the repository's files or more is its main one
 
 
+def _package_head(path: str) -> bool:
+    """Whether a file is its folder's head: the file a language loads for the folder (``PACKAGE_HEADS``), or the module
+    named for the folder (BYTEPATH's ``libraries/bitser/bitser.lua``, its readme and tests beside it)."""
+    folder, name = _folder(path), path.rsplit("/", 1)[-1]
+    stem = _plain(name.rsplit(".", 1)[0])
+    return name in PACKAGE_HEADS or (len(stem) >= COMPANION_MIN_CHARS and stem == _plain(folder.rsplit("/", 1)[-1]))
+
+
 def package_heads(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees: Iterable[VendoredTree],
                   repo: str = "") -> tuple[VendoredTree, ...]:
-    """The package folders (not the root) whose head file's header is another project's by ``folders_of_copies``'
+    """The package folders (not the root) whose head file's (``_package_head``) header is another project's by ``folders_of_copies``'
     reading (another holder, under terms of its own, older than the repository or with another BSD endorsement
     name, or beside a home of another owner): the whole package is that project's, its header-less modules with it
     (the Simple Tiled Implementation's ``sti/``, "@author Landon Manning" and "@copyright 2019" in ``init.lua``;
@@ -2456,7 +2464,7 @@ def package_heads(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees:
     # line, as a fork does; one holding a file naming the repository's holders mixes its own files in)
     mixed = {f.folder for f in facts if f.kind == "holder" and holder_words([f.name]) & own_words}
     for fact in facts:
-        if fact.kind != "header" or not fact.folder or fact.detail.rsplit("/", 1)[-1] not in PACKAGE_HEADS \
+        if fact.kind != "header" or not fact.folder or not _package_head(fact.detail) \
                 or vendored_tree(fact.detail, trees) is not None \
                 or sum(count for folder, count in present.items() if _below(folder, fact.folder)) * PACKAGE_SHARE >= total \
                 or any(_below(folder, fact.folder) for folder in mixed):
