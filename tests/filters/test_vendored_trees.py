@@ -2503,3 +2503,24 @@ def test_build_glue_naming_its_place_in_a_copied_runtime():
     files["engine/love/build_web.bat"] = files["engine/love/build_web.bat"].replace("..\\..\\", "")
     _, found = _judged("", "a327ex/SNKRX", files)
     assert found["engine/love/build_web.bat"][0] is not None
+
+
+def test_a_folders_namesake_module_is_its_head():
+    """a327ex/BYTEPATH (51ee308; development set 46ae; MIT, a327ex, 2020): third-party Lua libraries copied into
+    ``libraries/<name>/``, each with its module named for its folder: ``bitser/bitser.lua``'s header names Robin Wellner
+    in 2016, before the repository's year, so its readme and specs are his library's too (round 19), as a package's
+    ``init.lua`` speaks for its folder. ``ser/ser.lua`` has no header of its own beside Ser's licence text: a library's
+    namesake module with a bare extension is no framework's wrapper convention (ohmyzsh's ``.plugin.zsh``) and stays
+    in the copied folder. The game's own code and its own input library stay."""
+    _, found = _judged("bytepath-libraries", "a327ex/BYTEPATH")
+    for path in ("libraries/bitser/README.md", "libraries/bitser/spec/bitser_spec.lua"):
+        assert "libraries/bitser/bitser.lua, the package's head: header names 'robin wellner'" in found[path][0].evidence, path
+    assert "libraries/ripple/ripple.lua, the package's head" in found["libraries/ripple/readme.md"][0].evidence
+    assert "own LICENSE.md at libraries/ser/" in found["libraries/ser/ser.lua"][0].evidence
+    for path in ("main.lua", "libraries/boipushy/Input.lua", "libraries/grid/grid.lua", "LICENSE"):
+        assert found[path][0] is None, path
+    files = layout("bytepath-libraries")
+    files["libraries/bitser/bitser.lua"] = files["libraries/bitser/bitser.lua"].replace("Robin Wellner", "a327ex")
+    files["libraries/bitser/core.lua"] = files.pop("libraries/bitser/bitser.lua").replace("a327ex", "Robin Wellner")
+    _, found = _judged("", "a327ex/BYTEPATH", files)
+    assert found["libraries/bitser/README.md"][0] is None  # a module not named for its folder speaks for itself alone
