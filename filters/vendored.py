@@ -619,7 +619,7 @@ def _namesake_package(folder: str, stem: str, counts: dict[str, int]) -> bool:
     """Whether a copy is its folder's namesake module (``libraries/ripple/ripple.lua``, its ``_URL`` another's home):
     the folder below the root is that library's, its readme and settings with it, unless it holds a third of the
     repository's files or more (``PACKAGE_SHARE``: its main package)."""
-    return bool(folder) and _plain(folder.rsplit("/", 1)[-1]) == _plain(stem) and len(_plain(stem)) >= COMPANION_MIN_CHARS \
+    return bool(folder) and folder.rsplit("/", 1)[-1].lower() == stem.lower() and len(stem) >= COMPANION_MIN_CHARS \
         and counts.get(folder, 0) * PACKAGE_SHARE < counts.get("", 0)
 
 
@@ -2442,8 +2442,9 @@ def _package_head(path: str) -> bool:
     """Whether a file is its folder's head: the file a language loads for the folder (``PACKAGE_HEADS``), or the module
     named for the folder (BYTEPATH's ``libraries/bitser/bitser.lua``, its readme and tests beside it)."""
     folder, name = _folder(path), path.rsplit("/", 1)[-1]
-    stem = _plain(name.rsplit(".", 1)[0])
-    return name in PACKAGE_HEADS or (len(stem) >= COMPANION_MIN_CHARS and stem == _plain(folder.rsplit("/", 1)[-1]))
+    stem = name.rsplit(".", 1)[0].lower()
+    # (the name itself: zsh's completion ``_coffee`` in oh-my-zsh's ``plugins/coffee/`` is a command's, not the folder's)
+    return name in PACKAGE_HEADS or (len(stem) >= COMPANION_MIN_CHARS and stem == folder.rsplit("/", 1)[-1].lower())
 
 
 def package_heads(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees: Iterable[VendoredTree],
