@@ -9,7 +9,6 @@ import copy
 import dataclasses
 import functools
 import html
-import itertools
 import json
 import re
 from collections import Counter
@@ -610,14 +609,20 @@ def without_restatements(text: str, min_loop_repeats: int) -> str:
 
 
 def listing_lines(sentences: list[str], counts: Counter) -> set[str]:
-    """The repeated sentences of a reply that are a listing's attribution, not a loop: every copy follows a
-    different sentence said once (a source cited after each item, ``(로컬 문서: carearc.org)`` under each of ten
-    foods). A loop repeats what came before it too (a block said again, a line said over and over)."""
-    before: dict[str, list[str]] = {}
-    for previous, sentence in itertools.pairwise(sentences):
-        before.setdefault(sentence, []).append(previous)
-    return {sentence for sentence, heads in before.items() if counts[sentence] > 1 and len(heads) == counts[sentence]
-            and len(set(heads)) == len(heads) and all(counts[head] == 1 for head in heads)}
+    """The repeated sentences of a reply that are a listing's, not a loop's: every copy sits under a different
+    item, the nearest sentence said once above it (a source cited after each item, ``(로컬 문서: carearc.org)``
+    under each of ten foods; the same field lines, ``- CRC: 0``, in the block of each of four interfaces under its
+    ``INTERFAZ: Ethernet0/N``). A loop repeats what came before it too: a block said again, a line said over and
+    over, sit under the same sentence said once, or under none."""
+    heads: dict[str, list[str | None]] = {}
+    head = None  # the nearest sentence said once so far
+    for sentence in sentences:
+        if counts[sentence] == 1:
+            head = sentence
+            continue
+        heads.setdefault(sentence, []).append(head)
+    return {sentence for sentence, items in heads.items()
+            if None not in items and len(set(items)) == len(items) == counts[sentence]}
 
 
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:

@@ -586,6 +586,27 @@ def test_a_korean_trace_and_a_source_cited_after_each_item_are_judged_as_what_th
     assert without_restatements(loop, 3).count("Okay, I'll stop.") == 3
 
 
+def test_a_reply_that_lists_the_same_fields_for_each_item_is_a_listing_not_a_loop():
+    """ponchotitlan/packet-panic-agntcy traces.json (Apache-2.0; the excerpt in tests/fixtures/transcript_inputs):
+    the detector agent reports a router's error counters, the same field lines (``- CRC: 0``, ``Errores de
+    salida:``) under each interface's own ``INTERFAZ: Ethernet0/N`` header. Read as lines, the blocks repeat, and the
+    run was dropped as a loop (``dup_para_frac``); each block sits under a different item, so it is a listing.
+    A block said again under the same line, or a line said over and over, is still a loop."""
+    from codemix.filters.natural_language import listing_lines, without_restatements
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "transcript_inputs" / "packet-panic-agntcy.traces.genai-spans.json"
+    docs = [d for d in read_location(SourceConfig(name="runs", type="transcripts", paths=[str(path)]), str(path))
+            if isinstance(d, Document)]
+    report = max((m["content"] for d in docs for m in d.metadata["messages"] if m["role"] == "assistant"), key=len)
+    assert report.count("- CRC: 0") >= 4 and report.count("INTERFAZ: Ethernet0/") >= 4  # the listing the test is about
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert [natural_language_drop_reason(d, checker) for d in docs] == [None, None]
+    loop = "We checked R1.\n" + "INTERFAZ: Ethernet0/0\n- CRC: 0\n- Runts: 0\n" * 4
+    sentences = loop.strip().split("\n")
+    assert not listing_lines(sentences, Counter(sentences))  # the same block under the same head: a loop
+    assert without_restatements(loop, 3).count("- CRC: 0") == 4
+
+
 def test_a_reply_whose_export_escaped_its_markup_is_judged_as_it_reads():
     """onotakuy/work20260103_01's SpecStory history of a Cursor agent (.specstory/history/2026-01-03_12-46Z-...md,
     no licence: its layout rebuilt here with short texts): a reply's tool-use blocks kept as escaped HTML
