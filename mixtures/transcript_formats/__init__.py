@@ -78,6 +78,7 @@ from codemix.mixtures.transcript_formats.shape import (
     SHAPE,
     TURN_LINES,
     empty_conversation,
+    nested_branch,
     parse_scored,
     parse_shape,
     task_text,
@@ -203,7 +204,10 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
     speaker names of a multi-agent log (read by shape). ``turns``: a source's ``TurnMapping``; when given,
     the value is read through it alone (``mapped``)."""
     if nested_deeper_than(value, MAX_JSON_DEPTH):
-        raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+        value, unread = unnested_trees(value)  # a long conversation kept as a nested tree: deep by its turns only
+        if nested_deeper_than(value, MAX_JSON_DEPTH):
+            raise TranscriptShapeError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+        return with_unread_branches(parse_json_value(value, forced, speakers, turns), unread)
     if turns is not None:
         return with_record_ids(mapped_transcripts(value, turn_path_tokens(turns.path) or [], turns.role,
                                                   turns.content, turns.task, speakers), value)
@@ -255,6 +259,39 @@ def parse_json_value(value: Any, forced: str | None = None, speakers: dict[str, 
             return with_record_ids(scored_fallback(value, speakers), value)
     raise TranscriptShapeError(f"{describe(value)} is no transcript layout; tried "
                                f"{', '.join(f.name for f in candidates)}")
+
+
+def unnested_trees(value: Any) -> tuple[Any, list[int]]:
+    """``value`` with each message tree kept nested (``shape.nested_branch``: LibreChat's recursive export, each
+    turn holding its answers under ``children``) replaced by the branch it reads, a flat turn list, and the turns
+    left on each tree's other branches, in document order. A tree nests two levels a turn, so a conversation of
+    fifty turns passes ``MAX_JSON_DEPTH``; read as its branch it is as deep as one turn. Iterative, as
+    ``nested_deeper_than`` is."""
+    holder, unread = [value], []
+    stack: list[Any] = [holder]
+    while stack:
+        node = stack.pop()
+        inner = []
+        for key, child in list(node.items()) if isinstance(node, dict) else list(enumerate(node)):
+            if isinstance(child, list) and (nested := nested_branch(child)) is not None:
+                node[key] = nested[0]
+                unread.append(nested[1])
+            elif isinstance(child, (dict, list)):
+                inner.append(child)
+        stack += reversed(inner)  # first child on top: trees are met in document order
+    return holder[0], unread
+
+
+def with_unread_branches(transcripts: list[Transcript], unread: list[int]) -> list[Transcript]:
+    """``transcripts`` read from unnested trees with each tree's unread turns counted (``branch_unread``): tree
+    by tree when each made one transcript, else all on the first (counted, never lost)."""
+    if not transcripts or not any(unread):
+        return transcripts
+    counts = unread if len(unread) == len(transcripts) else [sum(unread)] + [0] * (len(transcripts) - 1)
+    for transcript, count in zip(transcripts, counts, strict=True):
+        if count:
+            transcript.extra["branch_unread"] = transcript.extra.get("branch_unread", 0) + count
+    return transcripts
 
 
 def two_sides_one_named(value: Any) -> bool:
