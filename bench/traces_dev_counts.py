@@ -1372,6 +1372,54 @@ def count_message_response_lines(path: Path) -> int:
     return sum(bool(r.get("user_message")) + bool(r.get("response")) for r in json_lines(path))
 
 
+# --- round 19 (b45p): structured run files of new systems, collected before code changed ---------------------------
+
+
+def count_batch_results(path: Path) -> int:
+    """A batch API's results (a ``custom_id`` per line): each result's request, found by its ``custom_id`` in a
+    JSONL file beside it (``{custom_id, body: {messages}}``), is its messages, and the reply one more."""
+    requests = {}
+    for other in sorted(path.parent.glob("*.jsonl")):
+        for record in json_lines(other):
+            if isinstance(record.get("body"), dict) and "messages" in record["body"]:
+                requests[record["custom_id"]] = record["body"]["messages"]
+    return sum(len(requests[r["custom_id"]]) + 1 for r in json_lines(path) if r["custom_id"] in requests)
+
+
+def count_promptfoo_results(path: Path) -> int:
+    """promptfoo's results: each test's prompt (``prompt.raw``, the rendered chat messages as JSON text) and the
+    provider's output."""
+    results = json.loads(path.read_text())["results"]["results"]
+    return sum(len(json.loads(r["prompt"]["raw"])) + bool(r["response"].get("output")) for r in results)
+
+
+def count_numbered_answers(path: Path) -> int:
+    """Rows of a question and the model's answer (a judge's verdict beside them is no turn): two messages each."""
+    return sum(bool(r.get("question")) + bool(r.get("qwen_answer")) for r in json_lines(path))
+
+
+def count_agent_products(path: Path) -> int:
+    """A research run per record: the topic, and each named agent's product under ``results`` (a one-word
+    ``query_type`` is a label)."""
+    return sum(1 + sum(1 for k, v in r["results"].items() if k != "query_type" and isinstance(v, str) and v.strip())
+               for r in json.loads(path.read_text()))
+
+
+def count_question_responses(path: Path) -> int:
+    """A question and its response per line: two messages each."""
+    return sum(bool(r.get("question")) + bool(r.get("response")) for r in json_lines(path))
+
+
+def count_prompt_responses(path: Path) -> int:
+    """A prompt and its response per line: two messages each."""
+    return sum(bool(r.get("prompt")) + bool(r.get("response")) for r in json_lines(path))
+
+
+def count_task_conversations(path: Path) -> int:
+    """Each line's ``conversation``: one message per entry."""
+    return sum(len(r["conversation"]) for r in json_lines(path))
+
+
 EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat history)": count_io_pairs,
                 "promptflow (chat history with tools)": count_io_pairs_with_tools, "ChatDev (WareHouse log)": count_chatdev,
                 "crewAI (VCR cassette)": count_cassette_openai, "pydantic-ai (VCR cassette)": count_cassette_anthropic,
@@ -1600,4 +1648,17 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 "AI debate hall transcript in Chinese (#N [side and stage] speaker model time headings, a judge's comments each round)": count_numbered_speeches,
                 "Agent group chat output saved as text (one agent's # QuestionsBuilder: banner over its plan, Q1/A1 pairs and a CSV; no exchange, no conversation)": count_nothing,
                 'Agentic noise orchestra terminal log (timed status lines of agents singing and voting, no conversation)': count_nothing,
-                'Slash command instructions for a Claude and Codex debate (front matter, setup steps, no conversation)': count_nothing}
+                'Slash command instructions for a Claude and Codex debate (front matter, setup steps, no conversation)': count_nothing,
+                # round 19 (b45p): structured run files of new systems, collected before code changed
+                'OpenAI Batch API output of a benchmark run (JSONL: custom_id and the chat.completion response body per line; the requests, system and user messages, in batch_input.jsonl beside it)': count_batch_results,
+                'OpenAI Batch API results of a diagram-generation study (batch_results.jsonl: custom_id paths and chat.completion bodies holding JSON answers; the requests in batch.jsonl beside it)': count_batch_results,
+                'promptfoo eval results of a task-query assistant (JSON: evalId, results.results of prompt.raw holding the rendered chat messages as JSON text, response.output, gradingResult, testCase vars)': count_promptfoo_results,
+                "Hallucination study rows (JSONL: question_number, question, the model's answer under qwen_answer, a judge's verdict under gemini_judgement)": count_numbered_answers,
+                'Multi-agent research history (JSON list: topic, results of named agents search / reader / writer / critic beside a query_type label, an empty chat_history)': count_agent_products,
+                'Alignment-probe responses (JSONL: model, question, response, and the chat.completion it came from under full_data)': count_question_responses,
+                'Persona persuasion experiment responses (JSONL: persona_key, iteration, prompt, response)': count_prompt_responses,
+                "Enterprise agent arena trajectories (JSONL: task, conversation of a system prompt, the task, JSON tool calls written as the model's text, Result: lines)": count_task_conversations,
+                'NL-to-SQL field-mapping batch results (JSONL: question, status, summary counts, mapped fields; no conversation)': count_nothing,
+                'Research assistant topic history (JSON list: topic, timestamp, max_papers, model; no conversation)': count_nothing,
+                'Heuristic agent environment log in a .jsonl file ([START] / [STEP] lines of actions and rewards; no language model, no conversation)': count_nothing,
+                'Workflow recovery runtime tool-step traces (JSONL: task_id, step, tool params, status, budget; no conversation)': count_nothing}

@@ -31,7 +31,13 @@ import pyarrow.parquet as pq
 import yaml
 from tokenizers import Tokenizer
 
-from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES
+from codemix.mixtures.transcript_formats.siblings import (
+    MAX_PAIRED_BYTES,
+    MAX_RECORD_BYTES,
+    MAX_RECORDS,
+    PAIRED_SUFFIXES,
+    RECORD_SUFFIXES,
+)
 
 HOLDOUT = Path(__file__).resolve().parent / "traces_holdout.tsv"
 
@@ -293,25 +299,31 @@ def slug(system: str) -> str:
 
 def copy_sibling_records(git_dir: Path, commit: str, path: str, target: Path) -> None:
     """The small JSON/YAML files beside ``path`` at ``commit`` copied beside ``target``: a run's folder as
-    published, where its request may sit in a task record (mixtures/transcript_formats/siblings.py)."""
+    published, where its request may sit in a task record (mixtures/transcript_formats/siblings.py); and the
+    JSONL files beside a JSONL file, where a batch's requests sit beside its results (the reader's
+    ``batch_requests``)."""
     folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
     listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-l", commit, folder or "."],
                              check=True, capture_output=True, text=True).stdout
-    records = []
+    kinds: dict[tuple, list] = {(RECORD_SUFFIXES, MAX_RECORD_BYTES): [], (PAIRED_SUFFIXES, MAX_PAIRED_BYTES): []}
     for line in listing.splitlines():
         meta, name = line.split("\t", 1)
         kind, size = meta.split()[1], meta.split()[3]
         base = name.rsplit("/", 1)[-1]
-        if kind == "blob" and name != path and base.endswith(RECORD_SUFFIXES):
-            records.append((name, base, size))
-    if len(records) > MAX_RECORDS:
-        return  # a folder of many records is a data set, not a run's folder: the reader looks at none
-    for name, base, size in records:
-        if not size.isdigit() or int(size) > MAX_RECORD_BYTES:  # a blob the mirror lacks is listed as BAD
-            continue
-        if not (target.parent / base).exists():
-            (target.parent / base).write_bytes(subprocess.run(
-                ["git", "--git-dir", str(git_dir), "show", f"{commit}:{name}"], check=True, capture_output=True).stdout)
+        for suffixes, records in kinds.items():
+            if kind == "blob" and name != path and base.endswith(suffixes[0]):
+                records.append((name, base, size))
+    if not path.endswith(PAIRED_SUFFIXES):
+        kinds[(PAIRED_SUFFIXES, MAX_PAIRED_BYTES)] = []
+    for (_, most), records in kinds.items():
+        if len(records) > MAX_RECORDS:
+            continue  # a folder of many records is a data set, not a run's folder: the reader looks at none
+        for name, base, size in records:
+            if not size.isdigit() or int(size) > most:  # a blob the mirror lacks is listed as BAD
+                continue
+            if not (target.parent / base).exists():
+                (target.parent / base).write_bytes(subprocess.run(
+                    ["git", "--git-dir", str(git_dir), "show", f"{commit}:{name}"], check=True, capture_output=True).stdout)
 
 
 def materialise(mirror: Path, work: Path, holdout: Path = HOLDOUT) -> list[dict]:

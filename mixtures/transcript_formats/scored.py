@@ -13,6 +13,7 @@ docs/transcript-formats.md (``shape``, "Scored candidates") says what is read.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import re
@@ -501,9 +502,14 @@ ID_TEXT = re.compile(r"^(?=[^\s]*\d)[\w.:/#-]{1,64}$")
 
 
 def id_field(sample: list[dict], key: str) -> bool:
-    """Whether a field holds identifiers in every element that has it (an exchange's ``id``): no speaker, no turn."""
+    """Whether a field holds identifiers or stamps in every element that has it (an exchange's ``id``, its
+    ``timestamp`` ``2026-04-07 15:01:20``: no word in it): no speaker, no turn."""
     values = [i[key].strip() for i in sample if isinstance(i.get(key), str)]
-    return bool(values) and all(ID_TEXT.match(v) for v in values)
+    return bool(values) and all(ID_TEXT.match(v) or not any(c.isalpha() for c in DATE_TIME.sub("", v)) for v in values)
+
+
+# An ISO date-time's letters (``T`` between date and time, ``Z`` for UTC): no word.
+DATE_TIME = re.compile(r"(?<=\d)[TZ](?=\d|\b)")
 
 
 def field_role(key: str) -> str | None:
@@ -568,6 +574,14 @@ def asked_and_answered(sample: list[dict], keys: list[str], roles: dict[str, str
     return {opener: "user", other: "assistant"}
 
 
+def verdict_field(sample: list[dict], key: str) -> bool:
+    """Whether a field says the same text in most of four or more records (a judge's ``Overall label: Not
+    Hallucinating`` beside each answer, a grade): a label of the records, never a turn, which a conversation
+    does not say again record after record."""
+    texts = [i[key] for i in sample if isinstance(i.get(key), str) and i[key].strip()]
+    return len(texts) >= 4 and collections.Counter(texts).most_common(1)[0][1] * 2 > len(texts)
+
+
 def keyed_turns(items: list, under: str = "") -> tuple[list[dict], int] | None:
     """Turns kept as objects whose text fields are the speakers or the parts of one exchange: ``{"user
     utterance", "system response"}`` per record of a dialogue, ``{Human, Inner Thoughts, Commands, Tool
@@ -597,9 +611,10 @@ def keyed_turns(items: list, under: str = "") -> tuple[list[dict], int] | None:
     spoken = [[k for k in keys if prose(i.get(k)) and i[k].strip()[:1] not in "{["] for i in sample]  # ``sample``: texts
     if sum(map(len, spoken)) * 2 < len(sample) * len(keys) or sum(len(s) >= 2 for s in spoken) * 2 < len(sample):
         return None  # names, ids, JSON and single fields are no exchange
+    labels = {k for k in keys if roles[k] is None and verdict_field(sample, k)}  # a judge's verdict: no turn
     turns: list[dict] = []
     for item in items:
-        for key in [k for k in item if k in roles]:  # each element's own order of its fields
+        for key in [k for k in item if k in roles and k not in labels]:  # each element's own order of its fields
             text = field_text(item.get(key))
             if not text.strip():
                 continue
@@ -766,8 +781,11 @@ def best_candidates(value: Any) -> list[Candidate]:
 
 def numbers_rounds(rows: list[dict]) -> bool:
     """Whether a column numbers the rows as the rounds of one conversation (``轮数``: 1, 2, 3, ...): its cells
-    the integers from 0 or 1 up, in order."""
+    the integers from 0 or 1 up, in order. A column named after another field numbers that field's items
+    (``question_number`` beside ``question``: the questions of a data set, each its own run), no rounds."""
     for key in rows[0]:
+        if any(other != key and key_words(other) and key_words(other) < key_words(key) for other in rows[0]):
+            continue
         cells = [str(row.get(key, "")).strip() for row in rows]
         if all(c.isdigit() for c in cells) and [int(c) for c in cells] in (list(range(len(rows))),
                                                                            list(range(1, len(rows) + 1))):

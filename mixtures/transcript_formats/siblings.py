@@ -50,3 +50,48 @@ def stated_request(record: Any, folder: str) -> str:
         return ""
     title = record.get("title").strip() if isinstance(record.get("title"), str) else ""
     return f"{title}\n\n{text}" if title and title not in text else text
+
+
+# --- a batch's results beside its requests ---------------------------------------------------------------------------
+# A batch API (OpenAI's, Anthropic's) returns a JSONL file of replies, each under the id its request was sent with
+# (``custom_id``); the requests are another JSONL file of the same folder. Either file alone is half a call.
+
+PAIRED_SUFFIXES = (".jsonl", ".ndjson")
+MAX_PAIRED_BYTES = 50_000_000
+# How deep a record's one object is followed to what it carries (``response`` -> ``body`` -> the completion).
+MAX_WRAPPERS = 3
+
+
+def id_keys(records: list) -> list[str]:
+    """The keys naming each of ``records`` by text of its own: every record has one, no two the same."""
+    if not records or not all(isinstance(r, dict) for r in records):
+        return []
+    return [key for key in records[0] if all(isinstance(r.get(key), str) and r[key].strip() for r in records)
+            and len({r[key] for r in records}) == len(records)]
+
+
+def shared_id(results: list, requests: list) -> str | None:
+    """The id key the first ``results`` and the ``requests`` read from another file share (by name, and by
+    value for at least half of the results): what pairs each result with its request; None when none does."""
+    ids = {key: {r[key] for r in requests if isinstance(r, dict) and isinstance(r.get(key), str)}
+           for key in id_keys(results)}
+    return next((key for key, found in ids.items() if 2 * sum(r[key] in found for r in results) >= len(results)), None)
+
+
+def carried(record: Any, key: str) -> Any:
+    """What a batch record carries, less its id: while the rest of it is one object (``{id, response: {...},
+    error: null}``, ``{method, url, body: {...}}``, ``{result: {type, message}}``), that object."""
+    value = {k: v for k, v in record.items() if k != key} if isinstance(record, dict) else record
+    for _ in range(MAX_WRAPPERS):
+        held = [v for v in value.values() if isinstance(v, (dict, list))] if isinstance(value, dict) else []
+        if len(held) != 1 or not isinstance(held[0], dict):
+            break
+        value = held[0]
+    return value
+
+
+def paired_call(request: dict, result: dict, key: str) -> dict:
+    """One call of a batch, as a recorded HTTP exchange (``scored.http_calls`` reads it): the request's body
+    and the result's body, under the id both carry."""
+    return {"interactions": [{"request": {"body": carried(request, key)}, "response": {"body": carried(result, key)}}],
+            key: result[key]}

@@ -447,6 +447,8 @@ def prompt_messages(value: Any, where: str) -> list[dict[str, Any]]:
         value = written  # a message list written as JSON text (a tracer's ``input``)
     if isinstance(value, dict) and not speaker_of(value) and isinstance(inner := first_present(value, PROMPT_KEYS), list):
         value = inner  # a run's inputs holding its message list (LangSmith's ``inputs: {messages: [...]}``)
+    if isinstance(value, dict) and not speaker_of(value) and (written := written_turns(value)) is not None:
+        value = written  # a prompt object keeping the messages it rendered as JSON text (promptfoo's ``raw``)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
         value = value[0]  # one batch of messages (``messages: [[...]]``)
     value = item_turns(enveloped_turns(value))
@@ -522,6 +524,13 @@ def held_items(items: Any) -> list | None:
     return turns if turns is not held and is_turn_list(turns) else None
 
 
+def written_turns(value: dict) -> list | None:
+    """The message list one text field of an object writes as JSON (``{raw: '[{"role": "system", ...}]', label}``),
+    when exactly one does; else None."""
+    written = [turns for v in value.values() if isinstance(v, str) and (turns := json_turns(v)) is not None]
+    return written[0] if len(written) == 1 else None
+
+
 def json_turns(text: str) -> list | None:
     """The message list a string writes as JSON (``'[{"role": "system", ...}, ...]'``; once more when the JSON
     is itself a string of it), else None."""
@@ -593,6 +602,9 @@ def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
                                  else choice.get("text"), where)
     if speaker_of(value) and ROLE_ALIASES.get(speaker_of(value).lower()) not in (None, "assistant"):
         return []
+    if not speaker_of(value) and content_of(value) in (None, "") and isinstance(
+            inner := first_present(value, RESPONSE_KEYS), (str, dict)):
+        return response_messages(inner, where)  # a provider's result object keeping its text under ``output``
     text, calls = turn_text(content_of(value)), turn_calls(value, where)
     reasoning = string(value.get("reasoning_content")) or string(value.get("reasoning"))
     return [message("assistant", text, reasoning=reasoning, tool_calls=calls)] if text.strip() or calls else []

@@ -34,7 +34,17 @@ from codemix.mixtures.transcript_formats.harness import FIRST_PASS_ROWS, Harness
 from codemix.mixtures.transcript_formats.log_records import prefixed_records
 from codemix.mixtures.transcript_formats.modules import module_value, script_values, string_values
 from codemix.mixtures.transcript_formats.shape import find_conversations
-from codemix.mixtures.transcript_formats.siblings import MAX_RECORD_BYTES, MAX_RECORDS, RECORD_SUFFIXES, stated_request
+from codemix.mixtures.transcript_formats.siblings import (
+    MAX_PAIRED_BYTES,
+    MAX_RECORD_BYTES,
+    MAX_RECORDS,
+    PAIRED_SUFFIXES,
+    RECORD_SUFFIXES,
+    id_keys,
+    paired_call,
+    shared_id,
+    stated_request,
+)
 from codemix.mixtures.transcript_formats.yaml_data import YAML_START, nested_yaml
 from codemix.mixtures.transcripts import (
     SESSION_FORMAT_NAMES,
@@ -424,6 +434,9 @@ def _read_jsonl(source: SourceConfig, location: str, name: str, tally: ReadTally
         if (held := wrapper_key(first)) is not None and source.format is None and source.turns is None:
             ahead, lines = [_unwrapped(row, held) for row in ahead], (_unwrapped(row, held) for row in lines)
             first = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)]
+        if source.format is None and source.turns is None and (requests := batch_requests(location, first)):
+            ahead, lines = [_paired(row, *requests) for row in ahead], (_paired(row, *requests) for row in lines)
+            first = [parsed for _, _, parsed, _ in ahead if not isinstance(parsed, Quarantined)]
         following, rows = first[1:], itertools.chain(ahead, lines)
         if _lines_only_together(source, first):
             buffered = _buffered_lines(rows, source.limits.max_file_bytes)
@@ -509,6 +522,62 @@ def _unwrapped(row: tuple, key: str) -> tuple:
     """A parsed line with the record it wraps in its place (a line that wraps none stays as it is)."""
     lineno, where, parsed, line = row
     return (lineno, where, parsed[key], line) if isinstance(parsed, dict) and isinstance(parsed.get(key), dict) else row
+
+
+def batch_requests(location: str, first: list) -> tuple[str, dict[str, dict]] | None:
+    """(the id key, each request by its id) when a JSONL file's first records are a batch's results, replies that
+    hold no request, and another JSONL file of its folder holds the requests under the same ids
+    (``siblings.shared_id``: OpenAI's ``batch_output.jsonl`` beside ``batch_input.jsonl``); else None. Local
+    files only, at most ``MAX_RECORDS`` JSONL files beside it, each of at most ``MAX_PAIRED_BYTES``."""
+    if "#" in location or "://" in location or not id_keys(first) or any(_asks(value) for value in first):
+        return None
+    run = Path(location)
+    try:
+        others = sorted(p for p in run.parent.iterdir() if p.suffix in PAIRED_SUFFIXES and p != run and p.is_file())
+    except OSError:
+        return None
+    if len(others) > MAX_RECORDS:
+        return None  # a folder of many line files is a data set, not one run's
+    key, requests = None, {}
+    for other in others:
+        records = _line_records(other)
+        found = shared_id(first, records)
+        if found is not None and key in (None, found):
+            key = found
+            requests.update((r[key], r) for r in records if isinstance(r, dict) and isinstance(r.get(key), str))
+    return (key, requests) if key is not None else None
+
+
+def _asks(value: Any) -> bool:
+    """Whether a record holds a request of its own: it reads as a conversation a person's turn opens."""
+    try:
+        return any(m["role"] == "user" for t in parse_json_value(value) for m in t.messages)
+    except TranscriptShapeError:
+        return False
+
+
+def _line_records(path: Path) -> list:
+    """A small JSONL file's records (its lines that parse), or [] (too large, unreadable)."""
+    try:
+        if path.stat().st_size > MAX_PAIRED_BYTES:
+            return []
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    records = []
+    for line in lines:
+        with contextlib.suppress(ValueError, RecursionError):
+            records.append(json.loads(line)) if line.strip() else None
+    return records
+
+
+def _paired(row: tuple, key: str, requests: dict[str, dict]) -> tuple:
+    """A parsed line of a batch's results as the call it answers (``siblings.paired_call``); a line whose request
+    was not found stays as it is."""
+    lineno, where, parsed, line = row
+    if isinstance(parsed, dict) and isinstance(parsed.get(key), str) and parsed[key] in requests:
+        return lineno, where, paired_call(requests[parsed[key]], parsed, key), line
+    return row
 
 
 def _lines_only_together(source: SourceConfig, first: list) -> bool:

@@ -57,3 +57,71 @@ def test_a_nested_message_tree_deeper_than_the_depth_cap_reads_its_branch(tmp_pa
         "It looks like the venv does not exist yet; create it with python3 -m venv venv.",
         "lol", "Glad it amused you! Ask if you need more help."]
     assert messages[4]["content"] == messages[0]["content"]  # the next copy follows the last answer
+
+
+# --- new development systems, read before any code changed (bench/traces_dev_extra.tsv, "round 19 (b45p)") ----------
+
+
+def said(doc: Document) -> list[tuple[str, str]]:
+    return [(m["role"], m["content"]) for m in doc.metadata["messages"]]
+
+
+def test_a_batchs_results_are_read_with_the_requests_beside_them():
+    """L3G5/impossible-bench batch_output.jsonl beside batch_input.jsonl (OpenAI's Batch API): each result line
+    holds the reply under the ``custom_id`` its request was sent with; the requests (system and user messages)
+    are another file of the folder. Either file alone is half a call: every result line was quarantined (no
+    layout). Now each result is read with its request, paired by the id both carry, in the results' order (not
+    the requests'); a request no result answers is no run of this file."""
+    folder = INPUTS / "openai-batch.rebuilt"
+    requests = [json.loads(line) for line in (folder / "batch_input.jsonl").read_text().splitlines()]
+    results = [json.loads(line) for line in (folder / "batch_output.jsonl").read_text().splitlines()]
+    assert [r["custom_id"] for r in results] != [r["custom_id"] for r in requests[:2]]  # guard: out of order
+    docs = read(folder / "batch_output.jsonl")
+    assert [[role for role, _ in said(d)] for d in docs] == [["system", "user", "assistant"]] * 2
+    assert said(docs[0])[1][1] == "Draw a triangle with sides of lengths 1, 6 and 10."
+    assert said(docs[0])[2][1].startswith("By the triangle inequality")
+    assert said(docs[1])[1][1].startswith("Write a program that outputs the prime number")
+
+
+def test_a_result_line_whose_request_is_not_beside_it_stays_unread(tmp_path):
+    """The same results without their requests' file: nothing pairs them, and each line is quarantined as before
+    (a reply with no request is half a call, never a run)."""
+    (tmp_path / "batch_output.jsonl").write_bytes((INPUTS / "openai-batch.rebuilt" / "batch_output.jsonl").read_bytes())
+    (tmp_path / "other.jsonl").write_text(json.dumps({"custom_id": "unrelated", "body": {"messages": []}}) + "\n")
+    source = SourceConfig(name="runs", type="transcripts", paths=[str(tmp_path)])
+    outcomes = list(read_location(source, str(tmp_path / "batch_output.jsonl")))
+    assert len(outcomes) == 2 and not any(isinstance(o, Document) for o in outcomes)
+
+
+def test_promptfoo_results_read_the_rendered_messages_and_the_providers_output():
+    """Kacper-Hernacki/aiDevs3 promptfoo_results.json (promptfoo's ``results.results``): each test keeps the
+    messages the prompt rendered as JSON text under ``prompt.raw`` and the provider's reply under
+    ``response.output``, beside its grading. Read before as a list of steps, the prompts as the model's actions
+    and the grading as tool output, and refused (no request). Now each test is a call: its system and user
+    messages, and the reply."""
+    docs = read(INPUTS / "aidevs3.promptfoo_results.rebuilt.json")
+    assert [[role for role, _ in said(d)] for d in docs] == [["system", "user", "assistant"]] * 2
+    assert said(docs[0])[1][1] == "Show me all active tasks in the Inbox from last week"
+    assert json.loads(said(docs[1])[2][1])["statuses"] == ["DONE"]
+
+
+def test_rows_numbered_by_their_question_are_runs_and_a_judges_verdict_is_no_turn():
+    """mbhat012/HallucinationResearchTest batch_results.jsonl: rows of ``question_number``, ``question``, the
+    model's answer (``qwen_answer``) and a judge's verdict (``gemini_judgement``, the same label in most rows).
+    Read before as one conversation of 531 turns: the number column was taken for a dialogue's rounds, and each
+    verdict for a turn of the model's. A column named after another field numbers its items (each row a run),
+    and a field saying the same text in most rows is a label, no turn."""
+    docs = read(INPUTS / "hallucination-test.batch_results.rebuilt.jsonl")
+    assert len(docs) == 5 and all([role for role, _ in said(d)] == ["user", "assistant"] for d in docs)
+    assert not any("Overall label" in text for d in docs for _, text in said(d))
+    hallucinating = [d for d in docs if "B meson" in said(d)[0][1]]
+    assert len(hallucinating) == 1 and said(hallucinating[0])[1][1].startswith("How do rare B meson")
+
+
+def test_a_question_beside_a_timestamp_is_no_conversation():
+    """MahendraKumar851744/NLTOSQL batch_results.jsonl (a control): rows of an index, a question, field mappings
+    and a ``timestamp``. Read before as one conversation whose model answered each question with its time; a
+    field of no word (a date, a time) is no turn, and the file holds no conversation."""
+    path = INPUTS / "not-nltosql.batch_results.rebuilt.jsonl"
+    assert "2026-04-07 15:01:20" in path.read_text()
+    assert read(path) == []
