@@ -54,7 +54,7 @@ from codemix.mixtures.transcript_formats.parts import kinded_part_turns, role_ke
 from codemix.mixtures.transcript_formats.piped import is_piped_run, piped_messages
 from codemix.mixtures.transcript_formats.react import react_messages
 from codemix.mixtures.transcript_formats.scored import scored_candidates
-from codemix.mixtures.transcript_formats.task_outputs import task_output_lists
+from codemix.mixtures.transcript_formats.task_outputs import product_lists, task_output_lists
 from codemix.mixtures.transcript_formats.text_turns import speaker_messages, template_messages
 from codemix.mixtures.transcript_formats.traces import trace_holder
 from codemix.mixtures.transcript_formats.turns import (
@@ -239,13 +239,19 @@ def find_conversations(value: Any) -> list[Found]:
                 if isinstance(node[index], (dict, list)):
                     stack.append((node[index], f"{path}[{index}]", str(index), chain))
     return (longest_per_record(runs_over_logs(found)) or cached_calls(value) or attempt_runs(value)
-            or task_output_runs(value) or text_runs(value))
+            or task_output_runs(value) or product_runs(value) or text_runs(value))
 
 
 def task_output_runs(value: Any) -> list[Found]:
     """Where no list reads as a conversation: what a crew's agents returned, task by task (``task_outputs``),
     each record its own run."""
     return [Found(path, messages, "messages", record, key, ()) for path, messages, record, key in task_output_lists(value)]
+
+
+def product_runs(value: Any) -> list[Found]:
+    """Where no list reads as a conversation: a request and what its named agents wrote (``task_outputs``,
+    ``agent_products``), each record its own run."""
+    return [Found(path, messages, "messages", record, key, ()) for path, messages, record, key in product_lists(value)]
 
 
 def restarted_steps(items: list) -> list[list] | None:

@@ -55,3 +55,40 @@ def task_output_lists(value: Any, path: str = "$", depth: int = 0) -> list[tuple
     children = value.items() if isinstance(value, dict) else ()
     return [found for key, child in children if isinstance(child, (dict, list))
             for found in task_output_lists(child, f"{path}.{key}", depth + 1)]
+
+
+# --- what several named agents wrote for one request --------------------------------------------------------------
+# A research run's record keeps the request beside one object of the products its agents wrote, by agent
+# (``{topic, results: {search, reader, writer, critic}}``): prose this long is a product, not a label.
+PRODUCT_WORDS = 50
+
+
+def agent_products(record: Any) -> list[dict[str, Any]] | None:
+    """A record's request and the products of its named agents as turns: its one prose field (the request), and
+    its one object whose two or more prose fields of at least ``PRODUCT_WORDS`` words, each longer than the
+    request, are what the agents under those keys wrote (a short field beside them, ``query_type``, is a
+    label). None for any other record."""
+    if not isinstance(record, dict):
+        return None
+    requests = [v for v in record.values() if isinstance(v, str) and is_spoken(v) and len(v.split()) >= 3]
+    holders = [v for v in record.values() if isinstance(v, dict)]
+    if len(requests) != 1 or len(holders) != 1:
+        return None
+    request = requests[0]
+    products = [(k, v) for k, v in holders[0].items() if isinstance(v, str) and is_spoken(v)
+                and len(v.split()) >= PRODUCT_WORDS and len(v) > len(request)]
+    if len(products) < 2:
+        return None
+    return [message("user", request), *(message("assistant", text, name=str(key)) for key, text in products)]
+
+
+def product_lists(value: Any) -> list[tuple[str, list[dict], dict, str]]:
+    """Every top-level record (the value, or the items of a list that is the value) holding a request and its
+    agents' products (``agent_products``): (path, messages, record, key) each; [] unless every record does."""
+    records = value if isinstance(value, list) else [value]
+    runs = [agent_products(record) for record in records]
+    if not runs or not all(runs):
+        return []
+    if not isinstance(value, list):
+        return [("$", runs[0], value, "")]
+    return [(f"$[{i}]", run, record, str(i)) for i, (run, record) in enumerate(zip(runs, records))]

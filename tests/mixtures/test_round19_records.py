@@ -125,3 +125,17 @@ def test_a_question_beside_a_timestamp_is_no_conversation():
     path = INPUTS / "not-nltosql.batch_results.rebuilt.jsonl"
     assert "2026-04-07 15:01:20" in path.read_text()
     assert read(path) == []
+
+
+def test_a_request_beside_what_its_named_agents_wrote_is_one_run():
+    """arijitVE/Multi-Research-Agent research_history.json: each record keeps the person's ``topic`` beside one
+    object of what the pipeline's agents wrote, by agent (``results: {query_type, search, reader, writer,
+    critic}``), and an empty ``chat_history``. No list in it is a conversation, no key names a reply: quarantined
+    before. Now the record's one prose field is the request and each long product a turn of the agent its key
+    names, in order; the one-word ``query_type`` is a label."""
+    (doc,) = read(INPUTS / "multi-research-agent.research_history.rebuilt.json")
+    messages = doc.metadata["messages"]
+    assert [(m["role"], m["name"]) for m in messages] == [("user", ""), ("assistant", "search"), ("assistant", "reader"),
+                                                          ("assistant", "writer"), ("assistant", "critic")]
+    assert messages[0]["content"].startswith("what is latest price of gold")
+    assert not any(m["content"] == "RESEARCH" for m in messages)
