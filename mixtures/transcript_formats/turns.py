@@ -394,6 +394,9 @@ def response_of(item: dict) -> Any:
     response object under any key that names a response (``raw_api_response: {object: chat.completion, choices}``,
     ``geminiResponse: {candidates}``)."""
     found = first_present(item, RESPONSE_KEYS)
+    if isinstance(found, dict) and isinstance(prompt := first_present(item, PROMPT_KEYS), dict) and (
+            written_turns(prompt) is not None and isinstance(said := first_present(found, RESPONSE_KEYS), str)):
+        return said  # a call sent whole as its rendered messages: its result object's text (promptfoo's ``output``)
     if found is not None:
         return found
     if (said := model_said(item)) is not None:
@@ -602,9 +605,6 @@ def response_messages(value: Any, where: str) -> list[dict[str, Any]]:
                                  else choice.get("text"), where)
     if speaker_of(value) and ROLE_ALIASES.get(speaker_of(value).lower()) not in (None, "assistant"):
         return []
-    if not speaker_of(value) and content_of(value) in (None, "") and isinstance(
-            inner := first_present(value, RESPONSE_KEYS), (str, dict)):
-        return response_messages(inner, where)  # a provider's result object keeping its text under ``output``
     text, calls = turn_text(content_of(value)), turn_calls(value, where)
     reasoning = string(value.get("reasoning_content")) or string(value.get("reasoning"))
     return [message("assistant", text, reasoning=reasoning, tool_calls=calls)] if text.strip() or calls else []
