@@ -2713,6 +2713,13 @@ _NAME_LINE = re.compile(r"^[ \t]*(?:[*#;%!/]+|--+)?[ \t]*(?P<name>[A-Z][\w.+-]*(
 _BANNER_COPYRIGHT = re.compile(r"(?:\(c\)|©|\bcopyright\b)", re.IGNORECASE)
 
 
+# A minified library's one-line banner, its fields set apart by bars: "/*! normalize.css v8.0.1 | MIT License |
+# github.com/necolas/normalize.css */", "/*! highlight.js v11.9.0 | BSD3 License | git.io/hljslicense */".
+_PIPE_SEGMENT = re.compile(r"\|[ \t]*(?P<name>[\w.+-]+(?: [\w.+-]+){0,2}?)[ \t]+licen[cs]e[ \t]*(?=\||\*/|$)",
+                           re.IGNORECASE | re.MULTILINE)
+_PIPE_CHARS = 300
+
+
 def banner_ids(text: str, path: str = "") -> str | None:
     """The license a code file's opening comment gives as bare ids after "Licensed" (several: a choice), or as a
     line naming it alone beside a copyright line (``_LICENSED_IDS``, ``_NAME_LINE``), or None."""
@@ -2721,6 +2728,8 @@ def banner_ids(text: str, path: str = "") -> str | None:
         return None
     opening = _OPENING_COMMENT.match(head)
     comment = opening.group(0) if opening else ""
+    if segment := _PIPE_SEGMENT.search(comment, 0, _PIPE_CHARS):
+        return named_license_of(f"{segment['name']} license")  # "/*! normalize.css v8.0.1 | MIT License | github..."
     if not _BANNER_COPYRIGHT.search(comment):
         return None
     if said := _LICENSED_IDS.search(comment):
@@ -2921,6 +2930,12 @@ _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS
 _FIELD_WORD = re.compile(r"(?i)licen|lizenz|лиценз|许可|許可|协议|協議|ライセンス")
 
 
+def _known_expression(name: str) -> bool:
+    """Whether ``name`` is an SPDX expression of ids we know (not a word that only looks like one)."""
+    node = parse_expression(name.strip(), strict=True)
+    return node is not None
+
+
 def tagged_license(text: str, path: str = "") -> str | None:
     """The licenses a code file's opening comment names in doc comments' ``@license`` tags or ``License:`` fields
     (``_LICENSE_TAG``; AND), else the licenses the addresses such tags give alone name (``address_license``), or None."""
@@ -2939,7 +2954,10 @@ def tagged_license(text: str, path: str = "") -> str | None:
     if "$(" in head:  # D's documentation macros: "License: $(LINK2 http://www.boost.org/LICENSE_1_0.txt, Boost License 1.0)."
         head = _DDOC_LINK.sub(r"\1", head)
     tags = list(_LICENSE_TAG.finditer(head))  # several: all in force (CyberChef's own and an adapted file's)
-    named = combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"])) for tag in tags if tag["name"])
+    # an ``@license`` tag's name is read as an SPDX field only where it is one of known ids: React's builds open with
+    # "@license React", a package's name marking the comment to keep, no license
+    named = combine(normalize_license(tag["name"], spdx_field=bool(tag["tag"]) and _known_expression(tag["name"]))
+                    for tag in tags if tag["name"])
     # an address beside a name restates it (WordPress' "License: GPLv2 or later", "License URI: .../gpl-2.0.html")
     return named or combine(address_license(tag["address"]) for tag in tags if tag["address"]) or None
 

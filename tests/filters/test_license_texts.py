@@ -1654,3 +1654,21 @@ def test_a_license_field_in_a_files_closing_comment() -> None:
     assert text.rstrip().endswith("*/") and "License:   GPL (erroneously started to be Boost in 2011)" in text
     assert len(text) > 3_000 and "licen" not in text[:-400].lower()  # nothing else in the file names terms
     assert own_license(text, path) == "GPL-1.0-or-later"
+
+
+def test_a_minified_librarys_banner_fields_set_apart_by_bars() -> None:
+    """mkdocs' copy of the Read the Docs theme's CSS: "/* sphinx_rtd_theme version 1.2.0 | MIT license */", a banner's
+    field between bars naming its license (normalize.css, highlight.js and Tailwind's builds open alike): MIT."""
+    path = "mkdocs/themes/readthedocs/css/theme.css"
+    text = _files("round19")["mkdocs/mkdocs"][path]
+    assert "| MIT license */" in text
+    assert own_license(text, path) == "MIT"
+
+
+def test_a_license_tag_naming_no_license_is_none() -> None:
+    """university's jquery.base64 plugin: "@License\\tFree" names no license (it read as an id "Free", kept as written
+    because a tag's name was taken for an SPDX field); React's builds' "@license React" is the same case."""
+    path = "web-app/js/jquery/jquery.base64.min.js"
+    text = _files("round19")["AlissonDiniz/university"][path]
+    assert "@License\tFree" in text
+    assert own_license(text, path) is None
