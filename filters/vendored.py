@@ -2477,6 +2477,26 @@ def package_heads(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees:
     return tuple(found)
 
 
+def header_companions(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees: Iterable[VendoredTree],
+                      repo: str = "") -> tuple[VendoredTree, ...]:
+    """The header-less companions (``sibling_companions``: its name, another extension, a folder beside its own) of a
+    file whose header names another holder beside that holder's hosted repository (``_elsewhere``): hugo-theme-docdock's
+    ``static/css/auto-complete.css`` beside ``static/js/auto-complete.js``, "Copyright (c) 2014 Simon Steinberger /
+    Pixabay" over "https://github.com/Pixabay/JavaScript-autoComplete". A companion's own head answers first."""
+    facts, trees = list(facts), tuple(trees)
+    present = [fact.detail for fact in facts if fact.kind == "present"]
+    found = []
+    for fact in facts:
+        name = fact.detail.rsplit("/", 1)[-1]
+        stem = _MINIFIED.sub("", name.rsplit(".", 1)[0])
+        if fact.kind != "header" or "." not in name or len(stem) < COMPANION_MIN_CHARS \
+                or vendored_tree(fact.detail, trees) is not None or not (why := _elsewhere(fact, owner, repo)):
+            continue
+        found += [VendoredTree(_folder(other), f"named as {fact.detail}, whose {why}", pattern=glob.escape(other),
+                               of_copies=True, own=owner.words()) for other in sibling_companions(fact.detail, stem, present)]
+    return tuple(found)
+
+
 def file_fact(path: str) -> VendoringFact:
     """The ``present`` fact: that the repository holds ``path`` (folders' files are counted with it)."""
     return VendoringFact("present", _folder(path), path)

@@ -70,6 +70,7 @@ from codemix.filters.vendored import (
     foreign_project,
     foreign_release,
     foreign_terms,
+    header_companions,
     header_fact,
     header_terms,
     holder_fact,
@@ -177,6 +178,7 @@ def resolve_vendored(key: str, facts):
     owner = repository_owner(own, trees, repo)
     found = Vendored((*trees, *folders_of_copies(own, owner, trees, repo), *pointed_copies(own, owner, trees, repo),
                       *authored_releases(own, owner, trees, repo), *package_heads(own, owner, trees, repo),
+                      *header_companions(own, owner, trees, repo),
                       *companions(own, trees)), owner, copied_in_folders(own))
     if found.trees or found.owner.holders or found.owner.people or found.copies:
         yield key, found

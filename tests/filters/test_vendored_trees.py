@@ -2524,3 +2524,18 @@ def test_a_folders_namesake_module_is_its_head():
     files["libraries/bitser/core.lua"] = files.pop("libraries/bitser/bitser.lua").replace("a327ex", "Robin Wellner")
     _, found = _judged("", "a327ex/BYTEPATH", files)
     assert found["libraries/bitser/README.md"][0] is None  # a module not named for its folder speaks for itself alone
+
+
+def test_a_header_less_companion_of_a_file_naming_another_holders_home():
+    """vjeantet/hugo-theme-docdock (d15e520; development set 46ae): ``static/js/auto-complete.js`` names Simon
+    Steinberger / Pixabay beside "https://github.com/Pixabay/JavaScript-autoComplete"; its stylesheet, header-less,
+    sits in ``static/css/`` under the same name (round 19). The theme's own scripts and styles stay."""
+    _, found = _judged("docdock-companions", "vjeantet/hugo-theme-docdock")
+    assert found["static/js/auto-complete.js"][0] is not None
+    assert "named as static/js/auto-complete.js" in found["static/css/auto-complete.css"][0].evidence
+    for path in ("static/js/docdock.js", "static/js/search.js", "static/css/nucleus.css", "LICENSE.md"):
+        assert found[path][0] is None, path
+    files = layout("docdock-companions")
+    files["static/js/auto-complete.js"] = files["static/js/auto-complete.js"].replace("Pixabay/JavaScript", "vjeantet/JavaScript")
+    _, found = _judged("", "vjeantet/hugo-theme-docdock", files)
+    assert found["static/css/auto-complete.css"][0] is None  # beside the owner's own repository: no other's home
