@@ -1182,6 +1182,17 @@ VERDICTS = {
          "\"BSL-1.0\" (and the modules' own 'License: ... Boost License 1.0' fields) say Boost; the reference finds no "
          "legal file and reads fields as references")),
     ],
+    "FabianGrosze/QSim": [
+        (lambda p, o, r: o == "GPL-1.0-or-later", "O", ("the root license.txt, 'GNU GENERAL PUBLIC LICENSE' then its address "
+         "then 'Version 3' (and gpl-3.0.md's Doxygen title above the text's own): unread as GPLv3, any version; the heads' "
+         "German notice, 'Dieses Programm ist freie Software ... der GNU General Public License, Version 3', unread (FIT: "
+         "both read)")),
+        (lambda p, o, r: p.endswith("hnf_wrapper_3d.f95"), "R", ("the German GPL-3.0 notice; ScanCode's "
+         "gpl-1.0-plus_and_bsd-new_1 rule matched its 'Details finden Sie in der GNU General Public License' lines")),
+        (lambda p, o, r: o.startswith("GPL-3.0") and "GPL-2.0-or-later" in r, "R", ("the files' own German GPL notice "
+         "('Version 3', no later), or the root license.txt (GPLv3's English text, then Peter Gerwinski's German "
+         "translation): GPLv3; the reference reads the translation's mentions of 'GNU GPL' as GPL-2.0-or-later beside it")),
+    ],
     # ---- the fifteenth holdout (bench/repos_holdout_15.tsv, run once by b46v at 01:18 on 5e35626 = FRESH), judged by
     # b46l after reading each disagreeing file ----
     "tomverbeure/rv32soc": [
