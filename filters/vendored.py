@@ -328,6 +328,7 @@ class VendoringFact:
     template_only: bool = False  # a license text whose only copyright lines are the license document's own (the FSF's)
     project: str = ""  # the project a file's Xcode header names (``xcode_project``)
     defined: tuple[int, int] = (0, 0)  # a ``prefix`` fact's names with the prefix, of all the names the file defines
+    derived: bool = False  # a ``header`` fact of a file saying it is based on, inspired by or ported from another's
 
 
 MANIFEST_NAMES = ("package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "composer.json",
@@ -2397,6 +2398,11 @@ def _foreign_holder(holder: str, year: int, endorsed: frozenset[str], owner: Rep
 FOLDER_COPIES_MIN = 3
 
 
+# hugo's ``attributes/attributes.go``: "This extension is based on/inspired by https://github.com/mdigger/goldmark-attributes"
+# over that project's MIT notice: the repository's own work after another's
+_BASED_ON = re.compile(r"\b(?:based on|inspired by)\b", re.IGNORECASE)
+
+
 def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | None:
     """The ``header`` fact of a file whose header states its own license (``notice``) and names a holder: what
     ``foreign_notice`` reads, kept so that a folder's files can be counted together (``folders_of_copies``)."""
@@ -2412,7 +2418,8 @@ def header_fact(path: str, text: str, notice: str | None) -> VendoringFact | Non
     if not holder:
         return None
     return VendoringFact("header", _folder(path), path, name=holder, first_year=year, names=endorsement_names(head),
-                         project=xcode_project(path, text), urls=homes)
+                         project=xcode_project(path, text), urls=homes,
+                         derived=derived_work(text) or _BASED_ON.search(comments) is not None)
 
 
 # A Python package's module fields: ``__author__ = "Brent Pedersen"`` and ``__year__ = "2013"`` in methylize's copy of
@@ -2465,7 +2472,9 @@ def package_heads(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees:
     # line, as a fork does; one holding a file naming the repository's holders mixes its own files in)
     mixed = {f.folder for f in facts if f.kind == "holder" and holder_words([f.name]) & own_words}
     for fact in facts:
+        name = fact.detail.rsplit("/", 1)[-1]
         if fact.kind != "header" or not fact.folder or not _package_head(fact.detail) \
+                or (fact.derived and name not in PACKAGE_HEADS) \
                 or vendored_tree(fact.detail, trees) is not None \
                 or sum(count for folder, count in present.items() if _below(folder, fact.folder)) * PACKAGE_SHARE >= total \
                 or any(_below(folder, fact.folder) for folder in mixed):
@@ -2489,7 +2498,7 @@ def header_companions(facts: Iterable[VendoringFact], owner: RepositoryOwner, tr
     for fact in facts:
         name = fact.detail.rsplit("/", 1)[-1]
         stem = _MINIFIED.sub("", name.rsplit(".", 1)[0])
-        if fact.kind != "header" or "." not in name or len(stem) < COMPANION_MIN_CHARS \
+        if fact.kind != "header" or fact.derived or "." not in name or len(stem) < COMPANION_MIN_CHARS \
                 or vendored_tree(fact.detail, trees) is not None or not (why := _elsewhere(fact, owner, repo)):
             continue
         found += [VendoredTree(_folder(other), f"named as {fact.detail}, whose {why}", pattern=glob.escape(other),

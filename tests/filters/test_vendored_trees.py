@@ -2524,6 +2524,13 @@ def test_a_folders_namesake_module_is_its_head():
     files["libraries/bitser/core.lua"] = files.pop("libraries/bitser/bitser.lua").replace("a327ex", "Robin Wellner")
     _, found = _judged("", "a327ex/BYTEPATH", files)
     assert found["libraries/bitser/README.md"][0] is None  # a module not named for its folder speaks for itself alone
+    # a namesake saying it is based on another's work is the repository's own (hugo's ``attributes/attributes.go``,
+    # "based on/inspired by https://github.com/mdigger/goldmark-attributes" over Dmitry Sedykh's MIT notice)
+    files = layout("bytepath-libraries")
+    files["libraries/bitser/bitser.lua"] = files["libraries/bitser/bitser.lua"].replace(
+        "--[[", "--[[\nThis module is based on Robin Wellner's bitser.", 1)
+    _, found = _judged("", "a327ex/BYTEPATH", files)
+    assert found["libraries/bitser/README.md"][0] is None
 
 
 def test_a_header_less_companion_of_a_file_naming_another_holders_home():
