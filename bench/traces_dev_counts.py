@@ -1237,6 +1237,11 @@ def count_numbered_speeches(path: Path) -> int:
     return len(re.findall(r"^#\d+ \[", path.read_text(encoding="utf-8"), re.MULTILINE))
 
 
+def count_handle_and_copilot_labels(path: Path) -> int:
+    """VS Code's Copy All: each ``<handle>:`` / ``GitHub Copilot:`` label opening a line a message."""
+    return len(re.findall(r"^(?:adam-mcquistan_moo|GitHub Copilot):", path.read_text(encoding="utf-8"), re.MULTILINE))
+
+
 def count_bold_names_and_mcp_commands(path: Path) -> int:
     """A Claude.ai chat written up with bold names: each ``**Alexey:**`` / ``**Claude:**`` label opening a line a
     message, each ``### MCP Command: <tool>`` block a call's result."""
@@ -1661,4 +1666,5 @@ EXTRA_COUNTS = {"ToolBench (DFS answer)": count_toolbench, "promptflow (chat his
                 'NL-to-SQL field-mapping batch results (JSONL: question, status, summary counts, mapped fields; no conversation)': count_nothing,
                 'Research assistant topic history (JSON list: topic, timestamp, max_papers, model; no conversation)': count_nothing,
                 'Heuristic agent environment log in a .jsonl file ([START] / [STEP] lines of actions and rewards; no language model, no conversation)': count_nothing,
-                'Workflow recovery runtime tool-step traces (JSONL: task_id, step, tool params, status, budget; no conversation)': count_nothing}
+                'Workflow recovery runtime tool-step traces (JSONL: task_id, step, tool params, status, budget; no conversation)': count_nothing,
+                "VS Code Copilot chat copied with Copy All under a long account handle (adam-mcquistan_moo: / GitHub Copilot: labels, Read [](file:///...) lines; collected after the first landings)": count_handle_and_copilot_labels}

@@ -429,7 +429,9 @@ MARKER_TURNS = Format(name="marker-turns", container="text", detect=detect_marke
 # A Markdown export may set the label in bold (``**Claude:**``, ``**Codex**:``); a heading is a page's section.
 # Or the label alone on its line in brackets (``【**浦部**】`` / ``【**AI**】`` over each turn, ``[User]``), the whole
 # perhaps in bold with an aside and a colon (``**【使用者 (User)】：**``, round 16 FIT).
-_NAME = r"[^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2}"
+# (or an account's handle, longer, joined by ``-`` or ``_``: VS Code's Copy All labels the person's turns with it,
+# ``adam-mcquistan_moo:``)
+_NAME = r"(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+(?=[ \t]*:)|[^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2})"
 LABEL = re.compile(rf"^[ \t]*(?:\*\*|__)?(?P<name>{_NAME})[ \t]*"
                    r"(?:\*\*|__)?(?::(?:\*\*|__)?(?=[ \t]|$)|：(?:\*\*|__)?)"
                    rf"|^[ \t]*(?:\*\*|__)?[【\[［〔](?:\*\*|__)?(?P<bracketed>{_NAME}(?:[ \t]*[(（][^)）\n]{{1,20}}[)）])?)"

@@ -180,3 +180,11 @@ def test_a_numbered_task_list_is_no_log_of_speakers():
                     f"issue for the traceback and the fix we agreed on\n" for n, verb in
                     enumerate(["Fix", "Add", "Fix", "Add", "Fix", "Add"], 1))
     assert not parse_text(tasks)
+
+
+def test_a_long_account_handle_labels_the_person_s_turns():
+    """VS Code's Copy All (amcquistan/gen-ai-assisted-amazing-scientist-ui 6630170, copilot-chat.md, its first 63 lines;
+    MIT): ``adam-mcquistan_moo:`` (a handle longer than a name's word, joined by ``-`` and ``_``) / ``GitHub Copilot:``."""
+    (transcript,) = parse_text((FIXTURES / "amazing-scientist-ui.copilot-chat.lines-1-63.md").read_text())
+    assert transcript.format == "labelled-dialogue" and roles(transcript) == ["user", "assistant"] * 2
+    assert transcript.messages[2]["content"] == "Do this again please"
