@@ -1193,6 +1193,13 @@ VERDICTS = {
          "('Version 3', no later), or the root license.txt (GPLv3's English text, then Peter Gerwinski's German "
          "translation): GPLv3; the reference reads the translation's mentions of 'GNU GPL' as GPL-2.0-or-later beside it")),
     ],
+    "mirage/mirage-crypto": [
+        (lambda p, o, r: p == "src/native/aes_generic.c" and o == "LicenseRef-public-domain", "R", ("its head, ' * public "
+         "domain' above Philip J. Erdelsky's name and page: a bare dedication; the reference reads none")),
+        (lambda p, o, r: p == "README.md" and o == "", "U", ("the README's License section names each package's license "
+         "('Mostly ISC, the mirage-crypto-rng ... packages are 2 clause BSD licensed, the mirage-crypto-ec package is MIT "
+         "licensed'): ours none (no license text at the root, six opam files disagreeing), the reference two of the three")),
+    ],
     # ---- the fifteenth holdout (bench/repos_holdout_15.tsv, run once by b46v at 01:18 on 5e35626 = FRESH), judged by
     # b46l after reading each disagreeing file ----
     "tomverbeure/rv32soc": [
