@@ -1672,3 +1672,14 @@ def test_a_license_tag_naming_no_license_is_none() -> None:
     text = _files("round19")["AlissonDiniz/university"][path]
     assert "@License\tFree" in text
     assert own_license(text, path) is None
+
+
+def test_a_license_text_no_reader_names_is_named_by_its_title() -> None:
+    """web-app-starter-project's ``LICENSE-AACL.md``, "# Arbitrary Anti-Capitalist License 1.0" ("The licensor grants you
+    a copyright license ... for any permitted purpose", use restricted to some organizations): no text we know, so the
+    terms its title names (it was none, the folder above's license answering), not permissive."""
+    path = "LICENSE-AACL.md"
+    text = _files("round19")["thinknathan/web-app-starter-project"][path]
+    assert text.startswith("# Arbitrary Anti-Capitalist License 1.0") and "The licensor grants you" in text
+    assert detect_license(path, text) == "LicenseRef-arbitrary-anti-capitalist-license-1.0"
+    assert not is_permissive(detect_license(path, text))
