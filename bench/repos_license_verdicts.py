@@ -1200,6 +1200,22 @@ VERDICTS = {
          "('Mostly ISC, the mirage-crypto-rng ... packages are 2 clause BSD licensed, the mirage-crypto-ec package is MIT "
          "licensed'): ours none (no license text at the root, six opam files disagreeing), the reference two of the three")),
     ],
+    "planetis-m/naylib": [
+        (lambda p, o, r: p == "src/reasings.nim" and o == "bzip2-1.0.6", "O", ("Penner's BSD-3-Clause text then raylib's "
+         "zlib text, read as bzip2's license (FIT: both)")),
+        (lambda p, o, r: p.startswith("tests/") and o == "Zlib", "R", ("raylib's example banner, 'Example licensed under "
+         "an unmodified zlib/libpng license, which is an OSI-certified, BSD-like license' (the port keeps it): Zlib; the "
+         "reference reads the banner as a reference, the root's MIT answering")),
+        (_name("readme.md"), "R", "naylib's README naming raylib's and its dependencies' licenses beside its own MIT"),
+        (_name("_mingw_dxhelper.h"), "R", ("MinGW's 'This file has no copyright assigned and is placed in the Public "
+         "Domain': a dedication; the reference GLFW's folder text")),
+        (_name("m3d.h"), "R", ("m3d's MIT text; the reference adds a proprietary license for a struct field's comment, "
+         "'usage condition or license, like \"MIT\", \"LGPL\" or \"BSD-3clause\"'")),
+        (_name("miniaudio.h"), "R", ("miniaudio's 'choice of public domain (Unlicense) or MIT No Attribution', both texts "
+         "quoted; the reference reads MIT-0's text as MIT")),
+        (_name("sdefl.h"), "R", ("stb-style 'This software is available under 2 licenses -- choose whichever you prefer', "
+         "MIT or the Unlicense; the reference adds GPL-2.0 OR EPL-1.0, its gpl-2.0_or_epl-1.0 rule matching that sentence")),
+    ],
     # ---- the fifteenth holdout (bench/repos_holdout_15.tsv, run once by b46v at 01:18 on 5e35626 = FRESH), judged by
     # b46l after reading each disagreeing file ----
     "tomverbeure/rv32soc": [
