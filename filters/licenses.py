@@ -2023,7 +2023,45 @@ def detect_license(path: str, text: str) -> str | None:
         # a license text that is an address alone (GreenSock's LICENSE.txt, "http://greensock.com/licensing"): the
         # license there, or terms the repository does not hold, never the folder above's
         return address_license(address.group(0)) or terms_reference(address.group(0))
-    return _license_from_text(text) or titled_agreement(text) or titled_license(text)
+    found = _license_from_text(text)
+    if found and (parts := _separated_parts(text)):
+        return combine([*parts, found])
+    return found or titled_agreement(text) or titled_license(text)
+
+
+# A license document in parts set apart by rules, each with its own copyright line: lektor-icon's LICENSE.txt (pyglet's
+# website theme), "Original standalone HTML5 theme: Copyright (c) 2016 Free HTML5 Template ... Released under the
+# Creative Commons Attribution 3.0 license", a rule, then the additions' copyright lines and MIT's text: both in force.
+_PART_RULE = re.compile(r"^[ \t]*[-=_*~#]{5,}[ \t]*$", re.MULTILINE)
+_PART_COPYRIGHT = re.compile(r"^[ \t]*(?:copyright|\(c\)|©)", re.IGNORECASE | re.MULTILINE)
+
+
+def _separated_parts(text: str) -> list[str]:
+    """The licenses that parts of a text set apart by rules name without quoting a text (the texts are read whole
+    anyway: a project's text beside its components' stays as ``_license_from_text`` reads it), where two or more
+    parts have copyright lines of their own; [] otherwise."""
+    head = text[:_MAX_TEXT_CHARS]
+    if not _PART_RULE.search(head):
+        return []
+    parts = [part for part in _PART_RULE.split(head) if _PART_COPYRIGHT.search(part)]
+    if len(parts) < 2:
+        return []
+    named = []
+    for part in parts:
+        words = _words(part)
+        quoted = _gnu_text(words) is not None or any(
+            s.literal in words and _signature_position(s, words) is not None for s in _SIGNATURES)
+        # the part's own sentence, with no subject: "Released under the Creative Commons Attribution 3.0 license"
+        # (not a list of components, musl's "... is Copyright © 2001-2008 Ville Laurikari and licensed under a 2-clause
+        # BSD license")
+        said = _PART_STATEMENT.search(part) if not quoted else None
+        sentence = re.split(r"[.;](?:\s|$)", part[said.start():], maxsplit=1)[0] if said else ""
+        if sentence and (found := _license_mention(sentence, _words(sentence))):
+            named.append(found)
+    return named
+
+
+_PART_STATEMENT = re.compile(r"^[ \t]*(?:released|licensed|distributed|made available) under\b", re.IGNORECASE | re.MULTILINE)
 
 
 # A license document titled as an agreement ("END-USER LICENSE AGREEMENT FOR / MICROSOFT SOFTWARE", a font folder's
@@ -2424,7 +2462,9 @@ _PUBLIC_DOMAIN = re.compile(
     r"\b(?:(?:is|are|it s) (?:hereby )?(?:(?:released|placed|put|dedicated) )?(?:in|into|to) (?:the )?public domain"
     r"|(?:release[sd]?|place[sd]?|put|dedicated?|contributed) (?:\S+ ){0,8}?(?:in|into|to) the public domain"
     r"|100 public domain|(?:files?|code|software|works?|sources?)(?: \S+){0,5}? (?:is|are) public domain"
-    r"|(?:is|are) under (?:the )?public domain)\b")
+    r"|(?:is|are) under (?:the )?public domain"
+    r"|(?:published|released|distributed|provided|made available) (?:\S+ ){0,2}?as public domain)\b")  # Bash-it's knife
+    # completion: "Published originally as public domain code at https://github.com/wk8/knife-bash-autocomplete"
 # A comment's sentence that is the dedication alone, at a line's or sentence's start: ed25519-donna's "Public domain by
 # Andrew M. <liquidsun@gmail.com>", OpenBSD's "* Public domain." (tmux's compat/explicit_bzero.c), "By Nicholas
 # Marriott. Public domain.", FreeDOS's "; Public Domain 2024 by E. C. Masloch"; not prose about the public domain
@@ -2535,7 +2575,7 @@ def named_in_banner(text: str, path: str = "") -> str | None:
         named = [_license_from_name(_spelled(f"{name} license{dual.group(3) or ''}")) for name in dual.group(1, 2)]
         return combine(named, "OR") if all(named) and len(set(named)) == 2 else None
     if _MIT_BY_NAME.search(words) or _MIT_TAG.search(head):
-        return "MIT"
+        return _with_parts("MIT", words)
     if "gpl" in words and (short := None if _choice(words) else _SHORT_GNU.search(words)):  # "... the GPL v2"
         version = short.group(2).replace(" ", ".")
         # "GPLv2+": the words lost its "+"
@@ -2545,9 +2585,27 @@ def named_in_banner(text: str, path: str = "") -> str | None:
     said = None if _choice(words) else _BANNER_NAME.search(words)
     if said:  # a version after the name, unless the name has its own ("the GNU GPLv2 license, LGPLv2.1 for ...")
         version = "" if re.search(r"\d", said.group(1)) else said.group(2) or ""
-        return _license_from_name(_spelled(f"{said.group(1)} license{version}"))
+        return _with_parts(_license_from_name(_spelled(f"{said.group(1)} license{version}")), words)
     named = None if _choice(words) else _BANNER_ID.search(head)
     return named_license_of(named.group(1)) if named else None
+
+
+# A banner giving its parts their licenses in turn: lektor-icon's style.css, "Original standalone HTML5 theme
+# distributed under the terms of the Creative Commons Attribution 3.0 license ... Additions, modifications and porting
+# released under the terms of the MIT (Expat) License": each named license holds (no choice is offered).
+_PART_NAMED = re.compile(r"\b(?:original|additions?|modifications?|portions?|parts?)\b[^.]{0,80}?\b(?:licensed|released|"
+                         r"distributed|made available) under (?:the )?(?:terms of (?:the )?)?([\w.+-]+(?: [\w.+-]+){0,4}?) "
+                         r"licen[cs]e\b")
+
+
+def _with_parts(found: str | None, words: str) -> str | None:
+    """``found`` AND the licenses the banner's sentences about its parts name (``_PART_NAMED``), where they are other
+    licenses than ``found``."""
+    if not found or not ("original" in words or "addition" in words or "portion" in words or "part" in words):
+        return found
+    named = [n for m in _PART_NAMED.finditer(words) if (n := named_license_of(f"{m.group(1)} license"))]
+    extra = [n for n in dict.fromkeys(named) if not license_ids(n) & license_ids(found)]
+    return combine([found, *extra]) if extra else found
 
 
 UNKNOWN_REFERENCE = "LicenseRef-unknown-license-reference"  # ScanCode's key for a reference to terms not at hand

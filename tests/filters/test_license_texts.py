@@ -1683,3 +1683,29 @@ def test_a_license_text_no_reader_names_is_named_by_its_title() -> None:
     assert text.startswith("# Arbitrary Anti-Capitalist License 1.0") and "The licensor grants you" in text
     assert detect_license(path, text) == "LicenseRef-arbitrary-anti-capitalist-license-1.0"
     assert not is_permissive(detect_license(path, text))
+
+
+# ---- the seventeenth holdout (spent after its run at 07:43; FIT) ----
+
+
+def test_a_license_document_in_parts_each_with_its_copyright() -> None:
+    """pyglet's website theme, lektor-icon: its LICENSE.txt gives the original HTML5 theme's part ("Copyright (c) 2016
+    Free HTML5 Template ... Released under the Creative Commons Attribution 3.0 license"), a rule, then the additions'
+    copyright lines and MIT's text: both hold (it read as MIT alone, as its files did); its style.css says the same in
+    its banner ("Original standalone HTML5 theme distributed under the terms of the Creative Commons Attribution 3.0
+    license ... Additions, modifications and porting released under the terms of the MIT (Expat) License")."""
+    files = _files("holdout17")["pyglet/pyglet"]
+    path = "website/themes/lektor-icon/LICENSE.txt"
+    assert "Released under the Creative Commons Attribution 3.0 license" in files[path]
+    assert detect_license(path, files[path]) == "CC-BY-3.0 AND MIT"
+    css = "website/themes/lektor-icon/assets/static/css/style.css"
+    assert own_license(files[css], css) == "CC-BY-3.0 AND MIT"
+
+
+def test_code_published_as_public_domain() -> None:
+    """Bash-it's knife completion: "Published originally as public domain code at https://github.com/wk8/..." is the
+    file's dedication (it took the repository's MIT)."""
+    path = "completion/available/knife.completion.bash"
+    text = _files("holdout17")["Bash-it/bash-it"][path]
+    assert "Published originally as public domain code" in text
+    assert own_license(text, path) == "LicenseRef-public-domain"
