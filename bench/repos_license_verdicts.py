@@ -1165,6 +1165,48 @@ VERDICTS = {
          "(FIT: read), 'DejaVu changes are in public domain' and Arev's glyphs' text: ours the first text, the "
          "reference adds the public domain")),
     ],
+    # ---- the seventeenth holdout (bench/repos_holdout_17.tsv, run once by b46v at 07:43 on 8196fc6 = FRESH), judged by
+    # b46l after reading each disagreeing file ----
+    "Bash-it/bash-it": [
+        (lambda p, o, r: p.endswith("knife.completion.bash") and o == "MIT", "O", ("'Published originally as public domain "
+         "code at https://github.com/wk8/knife-bash-autocomplete': unread, ours the repository's MIT (FIT: read)")),
+        (lambda p, o, r: p.endswith("LICENSE.python"), *LICENSE_TEXTS[1:]),
+        (_in("vendor/github.com/django/"), "R", ("Django's bash completion with Django's LICENSE (BSD-3-Clause); its "
+         "LICENSE.python covers Python's code Django includes elsewhere, none of it here: the reference ANDs both texts")),
+        (lambda p, o, r: p.endswith("wvtestrun") and o == "LGPL-2.0", "R", ("WvTest's head, 'Licensed under the GNU Library "
+         "General Public License, version 2': LGPL-2.0; the reference composure's folder MIT")),
+        (_name("atomic.rst"), "U", ("a theme's page ending 'This work is licensed under the Creative Commons Attribution "
+         "4.0 International License' (the theme's author's words): ours the repository's MIT for the page")),
+    ],
+    "tsoding/musializer": [
+        (_name("msf_gif.h", "sdefl.h"), "R", ("stb-style 'This software is available under 2 licenses -- choose whichever you "
+         "prefer', MIT or the Unlicense; the reference adds GPL-2.0 OR EPL-1.0, its gpl-2.0_or_epl-1.0 rule matching that "
+         "sentence")),
+        (_name("_mingw_dxhelper.h"), "R", ("MinGW's 'This file has no copyright assigned and is placed in the Public "
+         "Domain': a dedication; the reference GLFW's folder text")),
+        (_name("m3d.h"), "R", ("m3d's MIT text; the reference adds a proprietary license for a struct field's comment")),
+        (_name("miniaudio.h"), "R", ("miniaudio's choice of the Unlicense or MIT No Attribution; the reference ANDs the "
+         "alternatives with a public-domain reading")),
+    ],
+    "pyglet/pyglet": [
+        (lambda p, o, r: p == "website/themes/lektor-icon/LICENSE.txt", *LICENSE_TEXTS[1:]),
+        (lambda p, o, r: p.startswith("website/themes/lektor-icon/") and o == "MIT", "O", ("lektor-icon's LICENSE.txt gives "
+         "the original HTML5 theme's part, 'Released under the Creative Commons Attribution 3.0 license', then the "
+         "additions' MIT text (its banners and theme.ini's 'license = CC-BY 3.0 and MIT' say the same): ours MIT alone "
+         "(FIT: both)")),
+        (lambda p, o, r: p.startswith("website/themes/lektor-icon/") and "CC-BY-4.0" in r and "CC-BY-SA" not in r
+         and o == "CC-BY-3.0 AND MIT", "R", ("the banner's 'Creative Commons Attribution 3.0 license --> "
+         "https://creativecommons.org/licenses/by/3.0/': ScanCode's cc-by-4.0_9 rule reads it as 4.0")),
+        (lambda p, o, r: p.startswith("website/themes/lektor-icon/") and o == "CC-BY-3.0 AND MIT", "R", ("the theme's "
+         "CC-BY-3.0 AND MIT (its LICENSE.txt's parts; theme.ini's 'license = CC-BY 3.0 and MIT'); the reference ANDs "
+         "NOTICE.txt's bundled fonts', icons' and libraries' licenses onto every file (NOTICE: 'All files in this "
+         "repository, including those not listed here, are covered by Lektor-Icon's MIT (Expat) license') or reads one "
+         "part")),
+        (_name("lex.py"), "R", ("PLY's LGPL-2.1-or-later notice; the reference adds Python-2.0 for a comment on "
+         "'backwards compatibility with Python 2.0'")),
+        (_name("shapes.py"), "O", ("pyglet's BSD-3-Clause module holding one function 'available under MIT License at: "
+         "...' (a docstring): ours the folder's BSD alone, the reference the function's MIT alone")),
+    ],
     # ---- round 19's development repositories (bench/repos_licenses_dev_16.tsv), judged by b46l reading each class ----
     "adamdruppe/arsd": [
         (lambda p, o, r: p == "dub.json" and o == "BSL-1.0", "R", ("dub.json's own \"license\": \"BSL-1.0\"; the "
