@@ -1236,6 +1236,9 @@ VERDICTS = {
          "translation): GPLv3; the reference reads the translation's mentions of 'GNU GPL' as GPL-2.0-or-later beside it")),
     ],
     "mirage/mirage-crypto": [
+        (lambda p, o, r: p == "ec/native/curve25519_stubs.c" and o == "ISC AND LicenseRef-public-domain", "R", ("BoringSSL's "
+         "ISC notice, then 'Some of this code is taken from the ref10 version of Ed25519 in SUPERCOP ... That code is "
+         "released as public domain' (read after the run: 'released as public domain'); the reference the ISC alone")),
         (lambda p, o, r: p == "src/native/aes_generic.c" and o == "LicenseRef-public-domain", "R", ("its head, ' * public "
          "domain' above Philip J. Erdelsky's name and page: a bare dedication; the reference reads none")),
         (lambda p, o, r: p == "README.md" and o == "", "U", ("the README's License section names each package's license "
