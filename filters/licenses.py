@@ -863,6 +863,13 @@ _FOREIGN_WORDS = re.compile(r"freie software|logiciel libre|software libre|softw
                             r"redistribui|自由软件|フリーソフトウェア")
 
 
+# Words one of which an ASCII-only notice in another language holds (German written without umlauts, French or Spanish
+# without accents).
+_ASCII_FOREIGN = ("lizenz", "freie software", "bedingungen", "weitergeben", "logiciel", "licence publique", "licencia",
+                  "licenza", "licenca", "software libre", "software livre", "software libero", "vrije software",
+                  "licentie", "licencji")
+
+
 def _plain_letters(text: str) -> str:
     """``text`` lower-cased, its accents dropped, every run of anything but letters and digits one space (CJK kept)."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not "\u0300" <= c <= "\u036f")
@@ -874,6 +881,9 @@ def translated_gnu_notice(text: str) -> str | None:
     """The GNU license a notice in one of the FSF's translations states (``_GNU_FOREIGN_NAME``), with its version and
     "or later" where the notice gives them; None where it names none. A name without a version is the family's any
     version (``_GNU_UNVERSIONED``: SPIP's "Ce programme est un logiciel libre distribue sous licence GNU/GPL")."""
+    low = text.lower()
+    if low.isascii() and not any(word in low for word in _ASCII_FOREIGN):
+        return None  # an English head (most that name GNU without a notice the English readers take)
     plain = _plain_letters(text)
     named = _GNU_FOREIGN_NAME.search(plain)
     if named is None:
@@ -2550,7 +2560,7 @@ _CJK_NAMED = re.compile(r"(?:采用|採用|遵循|遵守|基于|基於|使用|�
 def cjk_banner(text: str, path: str = "") -> str | None:
     """The license a code file's head names in Chinese or Japanese prose (``_CJK_NAMED``), or None."""
     head = text[:_NOTICE_CHARS]
-    if not _code_path(path) or not any(word in head for word in ("许可", "許可", "协议", "協議", "授权", "授權", "ライセンス")):
+    if head.isascii() or not _code_path(path) or not any(word in head for word in ("许可", "許可", "协议", "協議", "授权", "授權", "ライセンス")):
         return None
     said = _CJK_NAMED.search(head)
     return normalize_license(said["zh"] or said["ja"]) if said else None
@@ -2985,7 +2995,12 @@ def _code_path(path: str) -> bool:
 _DOCUMENT_NAMES = ("README", "CHANGELOG", "CHANGES", "NEWS", "HISTORY", "AUTHORS", "CONTRIBUTORS", "THANKS")
 
 
-_FIELD_WORD = re.compile(r"(?i)licen|lizenz|лиценз|许可|許可|协议|協議|ライセンス")
+_FIELD_WORDS = ("lizenz", "лиценз", "许可", "許可", "协议", "協議", "ライセンス")
+
+
+def _field_word(low: str) -> bool:
+    """Whether a lower-cased head names "license" in English or another language (a cheap screen)."""
+    return "licen" in low or "lizenz" in low or not low.isascii() and any(w in low for w in _FIELD_WORDS)
 
 
 def _known_expression(name: str) -> bool:
@@ -2997,7 +3012,7 @@ def _known_expression(name: str) -> bool:
 def tagged_license(text: str, path: str = "") -> str | None:
     """The licenses a code file's opening comment names in doc comments' ``@license`` tags or ``License:`` fields
     (``_LICENSE_TAG``; AND), else the licenses the addresses such tags give alone name (``address_license``), or None."""
-    if path.lower().endswith(_PROSE_EXTENSIONS) or not _FIELD_WORD.search(text, 0, _NOTICE_CHARS):
+    if path.lower().endswith(_PROSE_EXTENSIONS) or not _field_word(text[:_NOTICE_CHARS].lower()):
         return None  # every tag and field below names "license" (any case), or says it in another language
     opening = _OPENING_COMMENT.match(text[:_NOTICE_CHARS])
     # a TeX file's header comments are broken by its \def lines (jss.cls: "%% License: GPL-2" after three of them): its
