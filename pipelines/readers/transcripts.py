@@ -529,8 +529,9 @@ def batch_requests(location: str, first: list) -> tuple[str, dict[str, dict]] | 
     hold no request, and another JSONL file of its folder holds the requests under the same ids
     (``siblings.shared_id``: OpenAI's ``batch_output.jsonl`` beside ``batch_input.jsonl``); else None. Local
     files only, at most ``MAX_RECORDS`` JSONL files beside it, each of at most ``MAX_PAIRED_BYTES``."""
-    if "#" in location or "://" in location or not id_keys(first) or any(_asks(value) for value in first):
-        return None
+    keys = id_keys(first)
+    if "#" in location or "://" in location or not keys or any(_reads(value) for value in first):
+        return None  # (a file whose records read alone is no half of a call: its folder is never scanned)
     run = Path(location)
     try:
         others = sorted(p for p in run.parent.iterdir() if p.suffix in PAIRED_SUFFIXES and p != run and p.is_file())
@@ -540,6 +541,8 @@ def batch_requests(location: str, first: list) -> tuple[str, dict[str, dict]] | 
         return None  # a folder of many line files is a data set, not one run's
     key, requests = None, {}
     for other in others:
+        if not set(keys) & set(_first_record(other)):
+            continue  # a file whose first record names none of the ids is not read whole
         records = _line_records(other)
         found = shared_id(first, records)
         if found is not None and key in (None, found):
@@ -548,12 +551,23 @@ def batch_requests(location: str, first: list) -> tuple[str, dict[str, dict]] | 
     return (key, requests) if key is not None else None
 
 
-def _asks(value: Any) -> bool:
-    """Whether a record holds a request of its own: it reads as a conversation a person's turn opens."""
+def _reads(value: Any) -> bool:
+    """Whether a record reads alone as a transcript (a batch's result, a reply without its request, does not)."""
     try:
-        return any(m["role"] == "user" for t in parse_json_value(value) for m in t.messages)
+        return bool(parse_json_value(value))
     except TranscriptShapeError:
         return False
+
+
+def _first_record(path: Path) -> dict:
+    """The first line of a JSONL file as an object, or {} (none, unreadable, not an object)."""
+    try:
+        with path.open("rb") as stream:
+            line = stream.readline(MAX_RECORD_BYTES)
+        value = json.loads(line)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _line_records(path: Path) -> list:
