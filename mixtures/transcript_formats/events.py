@@ -259,9 +259,17 @@ def kind_named_results(read: list, views: list[dict], key: str) -> list:
     call's result rather than as words of their own."""
     open_calls: list[dict[str, Any]] = []
     out = []
+    # the kinds the model's calls are logged under (``PLANNER_RESPONSE``): an event of another kind, of words only,
+    # right after a call no result answered yet is that call's result however the log names it (``GENERIC`` after
+    # ``list_permissions``)
+    calling = {str(view.get(key)) for view, messages in zip(views, read) if any(m["tool_calls"] for m in messages or [])}
+    pending: list[dict[str, Any]] = []  # the calls the event before left unanswered at its end
     for view, messages in zip(views, read):
         kind = re.sub(r"[^a-z0-9]", "", str(view.get(key)).lower())
         made = next((c for c in open_calls if same_name(re.sub(r"[^a-z0-9]", "", c["name"].lower()), kind)), None)
+        if made is None and pending and str(view.get(key)) not in calling and pending[0] in open_calls:
+            made = pending[0]
+        pending = list(messages[-1]["tool_calls"]) if messages and messages[-1]["tool_calls"] else []
         if made is not None and messages and len(messages) == 1 and not messages[0]["tool_calls"] and (
                 messages[0]["role"] != "tool"):
             open_calls.remove(made)

@@ -22,6 +22,7 @@ from codemix.mixtures.transcript_formats.canonical import (
 from codemix.mixtures.transcript_formats.turns import (
     CALL_ARGUMENT_KEYS,
     CALL_BLOCK_TYPES,
+    CONTENT_KEYS,
     RESULT_BLOCK_TYPES,
     block_kind,
     call_name,
@@ -80,6 +81,11 @@ def chat_message(raw: Any, index: int) -> dict[str, Any]:
         # the model's call, whatever role the log gave it
         return message("assistant", "", tool_calls=[tool_call("", call_name(logged), next(
             (logged[k] for k in CALL_ARGUMENT_KEYS if k in logged), {}), where=where)])
+    if "content" not in raw and not raw.get("tool_calls") and (
+            kept := next((k for k in CONTENT_KEYS if isinstance(raw.get(k), (str, list)) and raw[k]), None)):
+        # ``{role, text}`` (a chat exported by an editor): no Chat Completions message; read as ``content`` would
+        # be empty, which loses every word. ``shape`` knows the other content keys.
+        raise TranscriptShapeError(f"{where} keeps its text under {kept!r}, not content")
     return message(role, content_text(raw.get("content"), where), reasoning=reasoning,
                    tool_calls=chat_tool_calls(raw, where), tool_call_id=str(call_id or ""), name=string(raw.get("name")),
                    observation=role == "tool")

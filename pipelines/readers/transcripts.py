@@ -33,6 +33,7 @@ from codemix.mixtures.transcript_formats.genai_spans import is_span
 from codemix.mixtures.transcript_formats.harness import FIRST_PASS_ROWS, HarnessTexts
 from codemix.mixtures.transcript_formats.log_records import prefixed_records
 from codemix.mixtures.transcript_formats.modules import module_value, script_values, string_values
+from codemix.mixtures.transcript_formats.rewrites import latest_versions
 from codemix.mixtures.transcript_formats.shape import find_conversations
 from codemix.mixtures.transcript_formats.siblings import (
     MAX_PAIRED_BYTES,
@@ -628,9 +629,10 @@ def _buffered_lines(rows: Iterator[tuple], max_bytes: int) -> list[tuple] | None
 
 def _lines_transcripts(rows: list[tuple], speakers: dict[str, str] | None) -> list | None:
     """The transcripts of a JSONL file's lines read as one JSON array, or None when it holds none."""
+    values = [parsed for _, _, parsed, _ in rows if not isinstance(parsed, Quarantined)]
+    values = latest_versions(values) or values  # a log that writes a record again as it grows: its last version
     try:
-        return parse_json_value([parsed for _, _, parsed, _ in rows if not isinstance(parsed, Quarantined)],
-                                None, speakers)
+        return parse_json_value(values, None, speakers)
     except TranscriptShapeError:
         return None
 

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from codemix.document import Document
+from codemix.filters.natural_language import NaturalLanguageChecker, NaturalLanguageConfig, natural_language_drop_reason
 from codemix.mixtures.transcripts import MAX_JSON_DEPTH, nested_deeper_than
 from codemix.pipelines.readers import read_location
 from codemix.sources import SourceConfig
@@ -139,3 +140,54 @@ def test_a_request_beside_what_its_named_agents_wrote_is_one_run():
                                                           ("assistant", "writer"), ("assistant", "critic")]
     assert messages[0]["content"].startswith("what is latest price of gold")
     assert not any(m["content"] == "RESEARCH" for m in messages)
+
+
+# --- after the eighteenth holdout's run (FIT) ------------------------------------------------------------------------
+
+
+def test_a_chat_message_keeping_its_text_under_text_is_read_whole():
+    """JRoybalDev/arcon-api-explorer chat_export.json (the eighteenth holdout's row): ``{exportedAt, messages:
+    [{role, text}]}``. The Chat Completions adapter took it (every message names a role) and read ``content``,
+    which no message has: 48 empty turns, then refused (no request). A message keeping its text under another
+    content key is no Chat Completions message; read by shape, every word is kept."""
+    path = INPUTS / "arcon.chat_export.rebuilt.json"
+    turns = json.loads(path.read_text())["messages"]
+    assert all("content" not in t for t in turns)  # guard: the layout the test is about
+    (doc,) = read(path)
+    assert [(role, text) for role, text in said(doc)] == [(t["role"], t["text"]) for t in turns]
+
+
+def test_a_log_that_writes_a_record_again_as_it_grows_keeps_its_last_version():
+    """sudoloser/Axe session.jsonl (GPL-3.0; the eighteenth holdout's row), Gemini CLI's chat recording: a model
+    record is written when its thoughts arrive and again, under the same ``id``, with its tool calls; ``$set``
+    lines update the session between. Read as rows, 103 messages came out as 38; the last version of each id is
+    the record, the first version a draft it contains, and the lines without an id the log's metadata."""
+    from codemix.mixtures.transcript_formats.rewrites import latest_versions
+
+    records = [json.loads(line) for line in (INPUTS / "axe.gemini-session.lines-1-2-31-49.jsonl").read_text().splitlines()]
+    ids = [r["id"] for r in records if "id" in r]
+    assert len(ids) - len(set(ids)) >= 2 and any("$set" in r for r in records)  # guard: drafts and updates
+    kept = latest_versions(records)
+    assert [r["id"] for r in kept] == list(dict.fromkeys(ids))
+    assert all(r is max((x for x in records if x.get("id") == r["id"]), key=lambda x: len(json.dumps(x))) for r in kept)
+    streamed = [{"id": "m1", "type": "gemini", "content": "first part"}, {"id": "m1", "type": "gemini", "content": "other"},
+                {"id": "m2", "type": "gemini", "content": "x"}, {"id": "m2", "type": "gemini", "content": "y"}]
+    assert latest_versions(streamed) is None  # the same id saying something else: no drafts
+    (doc,) = read(INPUTS / "axe.gemini-session.lines-1-2-31-49.jsonl")
+    assert [m["role"] for m in doc.metadata["messages"]].count("user") == 3
+
+
+def test_a_step_of_words_right_after_a_call_is_its_result_whatever_its_kind():
+    """AkhileshBandari/ApplySense transcript.jsonl (MIT; the eighteenth holdout's row), an IDE agent's steps: the
+    model calls ``list_permissions`` and the next step, of kind ``GENERIC`` (no call's name), holds its output,
+    the permission list. Read as the model's reply, its repeated ``- read_file(...)`` lines dropped the whole
+    166-message run as a loop (``dup_line_frac``). A step of words, of a kind the model's calls are never logged
+    under, right after a call no result has answered, is that call's result."""
+    (doc,) = read(INPUTS / "applysense.transcript.lines-1-8.jsonl")
+    messages = doc.metadata["messages"]
+    permissions = next(m for m in messages if "permission grants" in m["content"])
+    assert permissions["role"] == "tool" and permissions["observation"]
+    caller = messages[messages.index(permissions) - 1]
+    assert [c["name"] for c in caller["tool_calls"]] == ["list_permissions"]
+    checker = NaturalLanguageChecker(NaturalLanguageConfig())
+    assert natural_language_drop_reason(doc, checker) is None
