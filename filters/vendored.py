@@ -394,6 +394,10 @@ _FILE_PROVENANCE = re.compile(
     rf"|\b(?:a|an) (?:vendored|verbatim) (?:version|copy) of (?:(?:a )?parts? of )?(?:https?://\S+|{_SOURCE_FILE})"
     # difftastic's ``sample_files/r_1.R``: "This file is from https://github.com/rstudio/shiny, under the GPL v3."
     r"|\bthis file (?:is|was|comes) (?:taken |copied )?from https?://\S+"
+    # Bash-it's ``knife.completion.bash``: "Published originally as public domain code at https://github.com/wk8/..."
+    r"|\b(?:published|released|posted) originally (?:as [^\n]{0,40}? )?(?:at|on|in) https?://\S+"
+    # pyglet's ``libs/win32/constants.py``: "Most of this file is win32con.py from Python for Windows Extensions:"
+    rf"|\b(?:most|much|all|parts?) of this file (?:is|was|are|were|comes from) (?:taken from )?{_SOURCE_FILE} from\b"
     # gevent's ``win32util.py``: "The code is taken from twisted.python.win32 module."
     r"|\b(?:the|this) code (?:is|was) (?:taken|copied) (?:verbatim )?from (?:the )?\w+(?:\.\w+)+ module\b",
     re.IGNORECASE)
@@ -407,7 +411,9 @@ _OPENING_PROVENANCE = re.compile(r"\b(?:the following|this) (?:implementation|co
 # is as likely the project's own.
 # Or naming a release of another project: rebar3's ``r3_hex_core.erl``, "%% Vendored from hex_core v0.18.0, do not edit
 # manually".
-_COPIED_LINE = re.compile(rf"^\W{{0,5}}(?:(?:code|shader|script|snippet) )?(?:copied|taken|imported|vendored)"
+_COPIED_LINE = re.compile(rf"^\W{{0,5}}(?:(?:code|shader|script|snippet) )?(?:(?:mostly|largely) )?(?:copied|taken|imported|vendored"
+                          # LuaSnip's ``extras/_lambda.lua``, "-- Mostly borrowed from https://github.com/lunarmodules/Penlight/"
+                          rf"|borrowed)"
                           # (the address alone on the next line: binjgb's ``simple.css``, "/* copied from", " * https://...")
                           rf"(?: and (?:modified|adapted|edited))? (?:verbatim )?from(?:[ \t]+|[ \t]*\n[^\w\n]{{0,4}}[ \t]*(?=https?://))"
                           rf"(?:https?://\S+|[\w.+-]+/{_SOURCE_FILE}|[\w.+-]+ v?\d+\.\d+(?:\.\d+)*\b"
@@ -1330,7 +1336,10 @@ _HOSTED = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[
 # (hzmester@freemail.hu). All rights reserved." (sljit's sources)
 # "Copyright (C) 20xx, ChaN, all right reserved." (FatFs's notice, its year left a placeholder): "20xx" a year too
 _HOLDER_MARK = re.compile(r"^\s*(?:\(c\)|©|&copy;)|\b(?:19|20)(?:\d\d|xx)\b"
-                          r"|^\s*[A-Z][\w'-]+(?:[ \t]+[A-Z][\w.'-]+){1,3}[ \t]*[(<][^()<>\s]+@[^()<>\s]+[)>]")
+                          r"|^\s*[A-Z][\w'-]+(?:[ \t]+[A-Z][\w.'-]+){1,3}[ \t]*[(<][^()<>\s]+@[^()<>\s]+[)>]"
+                          # or a holder with its site after a comma and no year: grunt-cli's completion, "Copyright jQuery
+                          # Foundation and other contributors, https://jquery.org/" (copied into Bash-it)
+                          r"|^\s*[A-Za-z][\w.'-]*(?:[ \t]+[\w.'-]+){1,5},[ \t]*https?://[\w.-]+\.[a-z]{2,}/?[ \t]*$")
 # Dist::Zilla's LICENSE opens "This software is copyright (c) 2010- by Tatsuhiko Miyagawa." (every CPAN distribution
 # it builds): the same line, in a sentence.
 # (or after the project's name on its line: PolyDiceGenerator's BSD text, "PolyDiceGenerator Copyright (c) 2020, charmaur")
@@ -2829,7 +2838,10 @@ def banner_release(path: str, text: str, owner: RepositoryOwner, repo: str = "")
     if banner is None or banner.group(1).lower().split(".", 1)[0] != stem or len(stem) < 3:
         return None
     own = repo.rsplit("/", 1)[-1].lower()
-    home = next((url for url in _URL.findall(banner.group(0)) if not (own and own in url.lower())), None)
+    # (a home under the repository's owner is the owner's library published from another of its repositories:
+    # musializer's ``thirdparty/nob.h``, "nob - v1.20.6 - ... https://github.com/tsoding/nob.h")
+    home = next((url for url in _URL.findall(banner.group(0)) if not (own and own in url.lower())
+                 and not (repo and _home_is_repositorys(url, repo))), None)
     marked = _BANNER_HOLDER.search(text[:300])
     holder = header_holder(text) or (" ".join(marked.group(1).lower().split()) if marked else "")
     own_words = owner.words() | holder_words(owner.people)
@@ -2996,12 +3008,25 @@ def authored_release_fact(path: str, text: str) -> VendoringFact | None:
     if author is None or said is None:
         if banner := _bare_banner(path, text):
             return VendoringFact("authored", _folder(path), path, project=banner)
+        if titled := _self_titled(path, first):
+            return VendoringFact("authored", _folder(path), path, name=" ".join(titled.group(1).lower().split()),
+                                 project=" ".join(titled.group(0).strip(" /;#*-").split()))
         credited = _credited_home(_leading_comments(text))
         return credited_fact(path, *credited) if credited else None
     name = " ".join(next(group for group in author.groups() if group).lower().split())
     if not holder_words([name]):
         return None
     return VendoringFact("authored", _folder(path), path, name=name, project=" ".join(said.group(0).strip(" /;#*-").split()))
+
+
+def _self_titled(path: str, first: str) -> re.Match | None:
+    """A first line naming the file itself and its author: errbit's ``reset.css``, "Reset.css - by Eric Meyer" (then
+    "Modified for NewsStand"): that author's file, as a release line naming its author is (``authored_releases``)."""
+    name = path.rsplit("/", 1)[-1]
+    if len(name.split(".", 1)[0]) < COMPANION_MIN_CHARS:
+        return None
+    return re.match(rf"[^\w\n]*{re.escape(name)}[ \t]*[-–:,]?[ \t]*by[ \t]+([A-Z][\w.'-]*(?:[ \t]+[A-Z][\w.'-]*){{0,3}})"
+                    r"[ \t]*(?:\*/)?[ \t]*$", first.split("\n", 1)[0], re.IGNORECASE)
 
 
 # A head saying whose the file is and where it lives, its home an address on its first lines: hugo-theme-learn's

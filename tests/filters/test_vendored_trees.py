@@ -2546,3 +2546,35 @@ def test_a_header_less_companion_of_a_file_naming_another_holders_home():
     files["static/js/auto-complete.js"] = files["static/js/auto-complete.js"].replace("Pixabay/JavaScript", "vjeantet/JavaScript")
     _, found = _judged("", "vjeantet/hugo-theme-docdock", files)
     assert found["static/css/auto-complete.css"][0] is None  # beside the owner's own repository: no other's home
+
+
+@pytest.mark.parametrize(("path", "repo", "said"), [
+    ("completion/available/knife.completion.bash", "Bash-it/bash-it",
+     "Published originally as public domain code at https://github.com/wk8/knife-bash-autocomplete"),
+    ("pyglet/libs/win32/constants.py", "pyglet/pyglet", "Most of this file is win32con.py from"),
+    ("lua/luasnip/extras/_lambda.lua", "L3MON4D3/LuaSnip", "Mostly borrowed from https://github.com/lunarmodules/Penlight/"),
+])
+def test_a_head_saying_where_the_file_was_published_borrowed_or_taken(path, repo, said):
+    """The seventeenth holdout (spent; FIT, round 19): heads that say the file is another's in words no rule read before
+    ("Published originally ... at <repository>", "Most of this file is <file> from <project>", "Mostly borrowed from
+    <address>"). A sentence saying only that code follows another's idea stays the repository's."""
+    from codemix.filters.vendored import copied_file_statement
+
+    text = layout("h17-copy-statements")[path]
+    assert said in copied_file_statement(text, repo, path)
+    assert copied_file_statement(text.replace(said, "Inspired by the same tool"), repo, path) is None
+
+
+def test_a_first_line_naming_the_file_and_its_author():
+    """errbit/errbit (d21d0d3; the seventeenth holdout, spent; FIT, round 19; MIT, Errbit Team): ``reset.css`` opens
+    "Reset.css - by Eric Meyer" over "Modified for NewsStand": the file names itself and its author, none of the
+    repository's, so it is that author's file; errbit's own stylesheet and model stay, and so does the same line naming
+    the repository's team."""
+    _, found = _judged("errbit-reset", "errbit/errbit")
+    assert "names its author 'eric meyer'" in found["app/assets/stylesheets/reset.css"][0].evidence
+    for path in ("app/assets/stylesheets/application.css", "app/models/app.rb", "LICENSE"):
+        assert found[path][0] is None, path
+    files = layout("errbit-reset")
+    files["app/assets/stylesheets/reset.css"] = files["app/assets/stylesheets/reset.css"].replace("Eric Meyer", "Errbit Team")
+    _, found = _judged("", "errbit/errbit", files)
+    assert found["app/assets/stylesheets/reset.css"][0] is None
