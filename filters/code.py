@@ -310,7 +310,8 @@ def _plain_comments(text: str, language: str) -> list[str] | None:
     if found is None:
         return None
     return [comment for comment, documents in found
-            if not documents and (not comment.startswith(DOC_COMMENT_PREFIXES) or comment.startswith(NOT_DOC_PREFIXES))]
+            if not documents and (not comment.startswith(DOC_COMMENT_PREFIXES) or comment.startswith(NOT_DOC_PREFIXES))
+            and not _documents(comment, language)]
 
 
 def _tokenized_comments(text: str, language: str) -> list[str] | None:
@@ -393,8 +394,18 @@ def _marker_comment_fraction(text: str, language: str, total: int) -> float | No
     code = BLOCK_COMMENT.sub("", text) if markers is SLASHES else text
     block = total - (len(code) - count_class(code, ASCII_SPACE, str.isspace))
     line = sum(len("".join(stripped.split())) for stripped in (ln.strip() for ln in code.splitlines())
-               if stripped.startswith(markers))
+               if stripped.startswith(markers) and not _documents(stripped, language))
     return (block + line) / max(total, 1)
+
+
+# Lua's documentation comments open with three dashes (LDoc, and the LuaLS/EmmyLua annotations that declare types:
+# LuaSnip's ``_types.lua``, all ``---@class``/``---@field`` lines): code, as Javadoc is; four or more are a divider.
+LUA_DOCUMENTED = frozenset({"lua", "luau"})
+
+
+def _documents(line: str, language: str) -> bool:
+    """Whether a comment line (stripped) is documentation in a language whose markers say so."""
+    return language in LUA_DOCUMENTED and line.startswith("---") and not line.startswith("----")
 
 
 def check_comment_fraction(doc: Document, config: CodeFilterConfig) -> FilterResult:
@@ -425,7 +436,8 @@ def _no_code(text: str, language: str, config: CodeFilterConfig) -> bool:
     if comments is None:  # line markers: the lines that do not start with one
         markers = LINE_COMMENTS.get(language) or ()
         code = BLOCK_COMMENT.sub("", text) if markers is SLASHES else text
-        left = sum(1 for line in code.splitlines() if line.strip() and not line.strip().startswith(markers))
+        left = sum(1 for line in code.splitlines() if line.strip()
+                   and (not line.strip().startswith(markers) or _documents(line.strip(), language)))
     else:
         left = code_lines(text, comments)
     return left <= config.max_comment_only_code_lines
