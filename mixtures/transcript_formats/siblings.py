@@ -90,8 +90,15 @@ def carried(record: Any, key: str) -> Any:
     return value
 
 
+def sends(body: Any) -> bool:
+    """Whether a batch record's body is a request: it sends messages (or a Responses API ``input``)."""
+    return isinstance(body, dict) and isinstance(body.get("messages") or body.get("input"), (list, str))
+
+
 def paired_call(request: dict, result: dict, key: str) -> dict:
     """One call of a batch, as a recorded HTTP exchange (``scored.http_calls`` reads it): the request's body
-    and the result's body, under the id both carry."""
-    return {"interactions": [{"request": {"body": carried(request, key)}, "response": {"body": carried(result, key)}}],
-            key: result[key]}
+    and the result's body, under the id both carry (the two told apart by which one sends messages)."""
+    sent, got = carried(request, key), carried(result, key)
+    if sends(got) and not sends(sent):
+        sent, got = got, sent
+    return {"interactions": [{"request": {"body": sent}, "response": {"body": got}}], key: result[key]}

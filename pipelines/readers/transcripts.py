@@ -525,14 +525,18 @@ def _unwrapped(row: tuple, key: str) -> tuple:
     return (lineno, where, parsed[key], line) if isinstance(parsed, dict) and isinstance(parsed.get(key), dict) else row
 
 
-def batch_requests(location: str, first: list) -> tuple[str, dict[str, dict]] | None:
-    """(the id key, each request by its id) when a JSONL file's first records are a batch's results, replies that
-    hold no request, and another JSONL file of its folder holds the requests under the same ids
-    (``siblings.shared_id``: OpenAI's ``batch_output.jsonl`` beside ``batch_input.jsonl``); else None. Local
-    files only, at most ``MAX_RECORDS`` JSONL files beside it, each of at most ``MAX_PAIRED_BYTES``."""
+def batch_requests(location: str, first: list) -> tuple[str, dict[str, dict], bool] | None:
+    """(the id key, each partner record by its id, whether this file holds the results) when a JSONL file is half
+    of a batch: its first records are results that hold no request, or requests that hold no reply, and another
+    JSONL file of its folder holds the other half under the same ids (``siblings.shared_id``: OpenAI's
+    ``batch_output.jsonl`` beside ``batch_input.jsonl``); else None. Local files only, at most ``MAX_RECORDS``
+    JSONL files beside it, each of at most ``MAX_PAIRED_BYTES``."""
     keys = id_keys(first)
-    if "#" in location or "://" in location or not keys or any(_reads(value) for value in first):
-        return None  # (a file whose records read alone is no half of a call: its folder is never scanned)
+    if "#" in location or "://" in location or not keys:
+        return None
+    results = not any(_reads(value) for value in first)
+    if not results and not all(_asks_only(value) for value in first):
+        return None  # (a file whose records are whole runs is no half of a call: its folder is never scanned)
     run = Path(location)
     try:
         others = sorted(p for p in run.parent.iterdir() if p.suffix in PAIRED_SUFFIXES and p != run and p.is_file())
@@ -540,16 +544,26 @@ def batch_requests(location: str, first: list) -> tuple[str, dict[str, dict]] | 
         return None
     if len(others) > MAX_RECORDS:
         return None  # a folder of many line files is a data set, not one run's
-    key, requests = None, {}
+    key, partners = None, {}
     for other in others:
-        if not set(keys) & set(_first_record(other)):
-            continue  # a file whose first record names none of the ids is not read whole
+        head = _first_record(other)
+        if not set(keys) & set(head) or (not results and _reads(head)):
+            continue  # a file whose first record names none of the ids (or, for requests, is no result) is not read
         records = _line_records(other)
         found = shared_id(first, records)
         if found is not None and key in (None, found):
             key = found
-            requests.update((r[key], r) for r in records if isinstance(r, dict) and isinstance(r.get(key), str))
-    return (key, requests) if key is not None else None
+            partners.update((r[key], r) for r in records if isinstance(r, dict) and isinstance(r.get(key), str))
+    return (key, partners, results) if key is not None else None
+
+
+def _asks_only(value: Any) -> bool:
+    """Whether a record reads as a request no reply answers (a batch's request: system and user messages)."""
+    try:
+        messages = [m for t in parse_json_value(value) for m in t.messages]
+    except TranscriptShapeError:
+        return False
+    return any(m["role"] == "user" for m in messages) and not any(m["role"] == "assistant" for m in messages)
 
 
 def _reads(value: Any) -> bool:
@@ -586,12 +600,12 @@ def _line_records(path: Path) -> list:
     return records
 
 
-def _paired(row: tuple, key: str, requests: dict[str, dict]) -> tuple:
-    """A parsed line of a batch's results as the call it answers (``siblings.paired_call``); a line whose request
-    was not found stays as it is."""
+def _paired(row: tuple, key: str, partners: dict[str, dict], results: bool) -> tuple:
+    """A parsed line of a batch's results (or requests) as the call it is half of (``siblings.paired_call``); a
+    line whose other half was not found stays as it is."""
     lineno, where, parsed, line = row
-    if isinstance(parsed, dict) and isinstance(parsed.get(key), str) and parsed[key] in requests:
-        return lineno, where, paired_call(requests[parsed[key]], parsed, key), line
+    if isinstance(parsed, dict) and isinstance(parsed.get(key), str) and (other := partners.get(parsed[key])):
+        return lineno, where, paired_call(other, parsed, key) if results else paired_call(parsed, other, key), line
     return row
 
 

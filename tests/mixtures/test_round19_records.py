@@ -191,3 +191,12 @@ def test_a_step_of_words_right_after_a_call_is_its_result_whatever_its_kind():
     assert [c["name"] for c in caller["tool_calls"]] == ["list_permissions"]
     checker = NaturalLanguageChecker(NaturalLanguageConfig())
     assert natural_language_drop_reason(doc, checker) is None
+
+
+def test_a_batchs_requests_are_read_with_the_results_beside_them():
+    """The same folder read from the other half (batch_input.jsonl): each request is read with the result that
+    answers it, in the requests' order; a request no result answers stays a request without a reply."""
+    docs = read(INPUTS / "openai-batch.rebuilt" / "batch_input.jsonl")
+    assert [[role for role, _ in said(d)] for d in docs] == [["system", "user", "assistant"]] * 2 + [["system", "user"]]
+    assert said(docs[0])[2][1].startswith("Primes continue without end")
+    assert said(docs[1])[2][1].startswith("By the triangle inequality")
