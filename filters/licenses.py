@@ -72,6 +72,7 @@ UGUI = "LicenseRef-ugui"  # ChaN's earlier FatFs terms, µGUI's too (ScanCode's 
 FATFS = "LicenseRef-fatfs"  # ChaN's "FatFs License", BSD's grant with one condition (ScanCode's fatfs)
 OTHER_PERMISSIVE = "LicenseRef-other-permissive"  # a permissive grant no listed license has (ScanCode's other-permissive)
 HAPPY_BUNNY = "LicenseRef-happy-bunny"  # GLM's Happy Bunny License, MIT's text and a wish (ScanCode's happy-bunny)
+ST_MCD = "LicenseRef-st-mcd-2.0"  # ST's firmware notice, "for guidance only" (ScanCode's st-mcd-2.0)
 ARM_CORTEX_MX = "LicenseRef-arm-cortex-mx"  # ARM's CMSIS terms: free within tools for ARM's processors only
 OWL = "LicenseRef-owl-0.9.4"  # the Open Works License 0.9.4 (ScanCode's owl-0.9.4)
 BSD_3_REGENTS = "LicenseRef-bsd-3-clause-jtag"  # BSD's three clauses, the Regents' disclaimer (ScanCode's key)
@@ -674,6 +675,11 @@ _SIGNATURES = (
     # processors": use restricted to ARM's processors (ScanCode's arm-cortex-mx, proprietary-free), not permissive.
     _signature(ARM_CORTEX_MX, r"arm limited arm is supplying this software for use with cortex m\w* processor based "
                               r"microcontrollers"),
+    # ST's firmware notice, "THE PRESENT FIRMWARE WHICH IS FOR GUIDANCE ONLY AIMS AT PROVIDING CUSTOMERS WITH CODING
+    # INFORMATION ... STMICROELECTRONICS SHALL NOT BE HELD LIABLE": ST's terms for its libraries (ScanCode's st-mcd-2.0),
+    # no grant to anyone else, not the folder's license.
+    _signature(ST_MCD, r"the present (?:firmware|software) which is for guidance only aims at providing customers with "
+                       r"coding information"),
     _signature("Artistic-1.0-Perl", _ARTISTIC_1, (r"you may embed this package s interpreter within an executable",)),
     _signature("Artistic-1.0", _ARTISTIC_1),
     _signature("libpng-2.0", r"png reference library license version 2"),

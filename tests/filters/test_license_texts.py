@@ -1709,3 +1709,14 @@ def test_code_published_as_public_domain() -> None:
     text = _files("holdout17")["Bash-it/bash-it"][path]
     assert "Published originally as public domain code" in text
     assert own_license(text, path) == "LicenseRef-public-domain"
+
+
+def test_sts_firmware_notice_is_sts_terms() -> None:
+    """SFUD's demos carry ST's standard peripheral library: "THE PRESENT FIRMWARE WHICH IS FOR GUIDANCE ONLY AIMS AT
+    PROVIDING CUSTOMERS WITH CODING INFORMATION ... STMICROELECTRONICS SHALL NOT BE HELD LIABLE": ST's terms (ScanCode's
+    st-mcd-2.0), not the repository's MIT that 144 such files took, and not permissive."""
+    path = "demo/stm32f10x_non_os/Libraries/CMSIS_EWARM/CM3/DeviceSupport/ST/STM32F10x/stm32f10x.h"
+    text = _files("round19")["armink/SFUD"][path]
+    assert "THE PRESENT FIRMWARE WHICH IS FOR GUIDANCE ONLY" in text
+    assert own_license(text, path) == "LicenseRef-st-mcd-2.0"
+    assert not is_permissive("LicenseRef-st-mcd-2.0")
