@@ -1245,6 +1245,19 @@ VERDICTS = {
          "('Mostly ISC, the mirage-crypto-rng ... packages are 2 clause BSD licensed, the mirage-crypto-ec package is MIT "
          "licensed'): ours none (no license text at the root, six opam files disagreeing), the reference two of the three")),
     ],
+    "armink/SFUD": [
+        (lambda p, o, r: o == "MIT" and "arm-cortex-mx" in r, "O", ("ARM's CMSIS notice ('supplying this software for use "
+         "with Cortex-M processor based microcontrollers'): ours the repository's MIT (read before the run)")),
+        (lambda p, o, r: o == "GPL-2.0" and "ugui" in r, "O", ("ChaN's earlier FatFs terms in RT-Thread's elmfat: ours "
+         "RT-Thread's GPL-2.0 (read before the run)")),
+        (lambda p, o, r: o == "MIT" and "st-mcd" in r, "O", ("ST's 'THE PRESENT FIRMWARE WHICH IS FOR GUIDANCE ONLY' "
+         "notice: ours the repository's MIT (read after the run where it heads a file; left: the notice past a long "
+         "description's first 3,000 characters, 18 StdPeriph sources, and in HTML release notes, 7)")),
+        (_name("crc.h"), "U", ("RT-Thread's zmodem crc.h, Gary S. Brown's CRC table with its own free-use note: ours "
+         "RT-Thread's GPL-2.0, the reference ScanCode's gary-s-brown")),
+        (_name("stm32l475xx.h", "stm32l4xx_hal_rtc.c"), "U", ("ST's HAL files (ours the folder's BSD-3-Clause, the "
+         "reference MIT or BSD-2-Clause beside it): not read before the session's end")),
+    ],
     "planetis-m/naylib": [
         (lambda p, o, r: p == "src/reasings.nim" and o == "bzip2-1.0.6", "O", ("Penner's BSD-3-Clause text then raylib's "
          "zlib text, read as bzip2's license (FIT: both)")),
