@@ -44,6 +44,7 @@ CORPUS = ((BENCH / "traces_holdout.tsv", SOURCE_COUNTS), (BENCH / "traces_holdou
           (BENCH / "traces_holdout_15.tsv", BENCH / "traces_holdout_15_counts.json"),
           (BENCH / "traces_holdout_16.tsv", BENCH / "traces_holdout_16_counts.json"),
           (BENCH / "traces_holdout_17.tsv", BENCH / "traces_holdout_17_counts.json"),
+          (BENCH / "traces_holdout_18.tsv", BENCH / "traces_holdout_18_counts.json"),
           (BENCH / "traces_dev_extra.tsv", EXTRA_COUNTS))
 
 

@@ -120,7 +120,27 @@ def session_messages(body: str) -> list[dict[str, Any]]:
             blocks[-1][1].append(text)
         else:
             blocks.append((kind, [text]))
-    return [block_message(kind, lines) for kind, lines in blocks if kind != "blank" and "".join(lines).strip()]
+    return [block_message(kind, lines) for kind, lines in one_input_per_run(blocks)
+            if kind != "blank" and "".join(lines).strip()]
+
+
+def one_input_per_run(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """Input blocks with only blank lines between them are one input (aider 0.50 wrote each line of a pasted prompt as
+    ``#### <line>`` between blank lines): the model was sent one message. A command to aider stays its own."""
+    out: list[tuple[str, list[str]]] = []
+    for kind, lines in blocks:
+        last = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] != "blank"), None)
+        if kind == "user" and last is not None and out[last][0] == "user" and not command(out[last][1]) \
+                and not command(lines):
+            out[last] = ("user", [*out[last][1], *lines])
+            del out[last + 1:]
+        else:
+            out.append((kind, lines))
+    return out
+
+
+def command(lines: list[str]) -> bool:
+    return bool(lines) and lines[0].lstrip().startswith(("/", "!"))
 
 
 def line_kinds(lines: list[str]) -> list[str]:
@@ -134,9 +154,16 @@ def line_kinds(lines: list[str]) -> list[str]:
     (see ``cuts_reply``)."""
     kinds: list[str] = []
     fenced = running = False
+    # an output runs on unprefixed to its two-space break only in files whose inputs end in that break; aider 0.50
+    # ended none (``#### pojdme na krok 4``) and prefixed every line of an output (``> }``): there a line is its kind
+    inputs = [line for line in lines if line_kind(line) == "user"]
+    broken = sum(line.endswith("  ") for line in inputs) * 2 >= len(inputs)
     lead = True  # a session's body starts with a blank line; text before any is the file's own
     for index, line in enumerate(lines):
         lead = lead and bool(line.strip())
+        if running and not line.strip() and index + 1 < len(lines) and line_kind(lines[index + 1]) == "user":
+            running = False  # the person's next input: no output holds a ``####`` line (versions that end no line in
+            # two spaces, aider 0.50's, leave an output's end unmarked)
         if running:
             kind, running = "more", not closes_output(lines, index)
         elif fenced and not cuts_reply(lines, index):
@@ -144,7 +171,7 @@ def line_kinds(lines: list[str]) -> list[str]:
         else:
             fenced = False
             kind = line_kind(line)
-            running = kind == "tool" and not closes_output(lines, index)
+            running = kind == "tool" and broken and not closes_output(lines, index)
             kind = "more" if kind == "assistant" and lead else kind
         if kind == "assistant" and FENCE.match(line):
             fenced = not fenced

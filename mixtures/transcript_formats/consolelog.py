@@ -38,7 +38,7 @@ from codemix.mixtures.transcript_formats.banners import is_code, is_python_modul
 from codemix.mixtures.transcript_formats.base import Transcript
 from codemix.mixtures.transcript_formats.canonical import flag_text_observations, is_spoken, message
 from codemix.mixtures.transcript_formats.glyphs import glyph_turns, prompted_turns, repl_turns, ruled_headers
-from codemix.mixtures.transcript_formats.markers import marker_role
+from codemix.mixtures.transcript_formats.markers import labelled_dialogue, marker_role
 from codemix.mixtures.transcript_formats.numbered_steps import numbered_steps
 from codemix.mixtures.transcript_formats.sections import section_turns
 from codemix.mixtures.transcript_formats.turns import key_words
@@ -539,7 +539,9 @@ def console_transcripts(text: str, others: Any = None, fenced: bool = True) -> l
         # readers here (the other formats, given a page's panels as plain lines, misread prints as turns)
         unpanelled = any(key in framing for key in ("panel_border", "rule"))
         # steps each log record opens (a label of the model's part) are read before any other reading of them
-        stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing else None
+        # (not where the records are two speakers' labelled lines taking turns: ``[time] 你: ...`` / ``[time] AI: ...``)
+        stepped = logged_steps(view, record_lines(text)) if "record_prefix" in framing and \
+            labelled_dialogue(view) is None else None
         transcripts = others(view) if others is not None and view != text and not unpanelled and not stepped else None
         for layout, reader in (("logged-steps", None), ("numbered-steps", numbered_steps), ("actors", actor_blocks), ("steps", stepped_turns),
                                ("sections", section_turns), ("glyphs", glyph_turns), ("panels", panel_turns),

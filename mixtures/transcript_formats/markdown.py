@@ -54,10 +54,13 @@ _HANDLE = r"(@[A-Za-z0-9][\w.-]{0,38})"
 # a heading's label set in bold too (Google Search AI Mode's ``### **USER**`` / ``### **ASSISTANT**``), or in italics
 # (Continue's session transcript: ``#### _User_`` / ``#### _Assistant_``)
 _BOLD = r"(?:\*\*|_(?!_))?"
-# a turn's number after the speaker (a Claude chat exporter's ``## User Message 3`` / ``## Assistant Response 3``)
-_COUNT = r"(?:[ \t]+#?\d{1,5})?"
+# a turn's number after the speaker (a Claude chat exporter's ``## User Message 3`` / ``## Assistant Response 3``), or
+# the time it was said, bracketed and perhaps in italics (``## 👤 Human *[23:45:04]*``, round 19 FIT)
+_COUNT = r"(?:[ \t]+#?\d{1,5}|[ \t]+[*_]?\[\d\d?:\d\d(?::\d\d)?\][*_]?)?"
+# a model's id as a heading's speaker (``## 🤖 claude-opus-4-1-20250805``): a name and its version, digits in it
+_MODEL_ID = r"([A-Za-z][A-Za-z]*(?:[-.][A-Za-z]+)*(?:[-.][A-Za-z]*\d[\w]*)+(?:[-.][\w]+)*)"
 HEADING = re.compile(
-    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_BOLD}{_STAMP}{_NUMBERED}{_SPEAKER}{_COUNT}){_SUFFIX}{_BOLD}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
+    rf"^(?:#{{1,6}}[ \t]+(?:{_HANDLE}|{_GLYPH}{_BOLD}{_STAMP}{_NUMBERED}(?:{_SPEAKER}|{_MODEL_ID}){_COUNT}){_SUFFIX}{_BOLD}{_TRAIL}|\*\*{_GLYPH}{_SPEAKER}{_SUFFIX}\*\*:?|_\*\*{_SPEAKER}?{_SUFFIX}\*\*_)[ \t]*$",
     re.MULTILINE)
 # A line that is only a speaker between rules or in a tag, as logs write a turn's opening
 # (``===== USER =====``, ``----- assistant -----``, ``<assistant>``), or a capitalised speaker and a colon
@@ -303,6 +306,13 @@ def learnt_headings(text: str) -> list[tuple[int, int, str, str]]:
     timed = {m.start() for m in matches if TIME.search(m.group("aside") or "")}
     if not any(not f[3].isascii() for f in found):
         return ascii_headings(text, found)
+    # (a few labels outside ASCII among a page's sections do not make its speakers' labels another script's: a long
+    # talk under ASCII names whose replies have such section titles is read as ASCII labels are)
+    return script_headings(text, found, timed) or ascii_headings(text, found)
+
+
+def script_headings(text: str, found: list[tuple[int, int, str, str]], timed: set[int]) -> list[tuple[int, int, str, str]]:
+    """``learnt_headings`` for labels outside ASCII."""
     found = [f for f in found if not f[3].isascii() or side_word(f[3])]
     counts = collections.Counter((f[2], f[3]) for f in found)
     ranked = counts.most_common(3)
@@ -351,14 +361,26 @@ def ascii_headings(text: str, found: list[tuple[int, int, str, str]]) -> list[tu
         return []
     form = forms.most_common(1)[0][0]
     mine = [f for f in found if f[2] == form]
+    # (a long talk whose replies carry sections of their own, ``## Tyler`` / ``## Atem`` 108 and 168 times among 204
+    # titles said once or twice, round 19 FIT: the two names recur ten times or more each, every other heading of their
+    # form five times rarer than either; the replies' side may write several running, the other never)
+    named = collections.Counter(f[3] for f in mine).most_common()
+    sectioned = len(named) >= 2 and named[1][1] >= 10 and all(count * 5 <= named[1][1] for _, count in named[2:])
+    if sectioned:
+        pair = {named[0][0], named[1][0]}
+        mine = [f for f in mine if f[3] in pair]
+        rarer = named[1][0]
+        if sum(a[3] == b[3] == rarer for a, b in itertools.pairwise(mine)) * 10 > named[1][1]:
+            return []
     labels = list(dict.fromkeys(f[3] for f in mine))
     if len(labels) != 2 or len(mine) < 6 or any(l.lower() in NOT_SPEAKERS or heading_role(l) for l in labels):
         return []
-    if any(a[3] == b[3] for a, b in itertools.pairwise(mine)) or mine[0][3] != labels[0]:
+    if (not sectioned and any(a[3] == b[3] for a, b in itertools.pairwise(mine))) or mine[0][3] != labels[0]:
         return []
     level = len(form) if form.startswith("#") else 7
     higher = [m.start() for m in re.finditer(r"^(#{1,6})[ \t]+\S", text, re.MULTILINE) if len(m.group(1)) < level]
-    if any(mine[0][0] < at < mine[-1][0] for at in higher):
+    inside = sum(mine[0][0] < at < mine[-1][0] for at in higher)
+    if inside and not (sectioned and inside * 5 <= named[1][1]):  # (a reply's own title, ``# ...``, now and then)
         return []
     bodies = [text[f[1]:(mine[i + 1][0] if i + 1 < len(mine) else len(text))].strip() for i, f in enumerate(mine)]
     asked = [b for f, b in zip(mine, bodies) if f[3] == labels[0]]
@@ -366,8 +388,8 @@ def ascii_headings(text: str, found: list[tuple[int, int, str, str]]) -> list[tu
     # talking, ``## Jake`` / ``## Paul``) may stop asking after its opening: its opening asks, and each side asks
     # again now and then (a page's ``## Problem`` / ``## Solution`` sections: the solutions ask nothing)
     asks = collections.Counter(f[3] for f, b in zip(mine, bodies) if QUESTION_MARKS.search(b))
-    talk = len(mine) >= 20 and not any(m.start() > mine[0][0] for m in re.finditer(r"^#{1,6}[ \t]+\S", text, re.MULTILINE)
-                                       if m.start() not in {f[0] for f in mine}) and \
+    talk = len(mine) >= 20 and (sectioned or not any(m.start() > mine[0][0] for m in re.finditer(
+        r"^#{1,6}[ \t]+\S", text, re.MULTILINE) if m.start() not in {f[0] for f in mine})) and \
         bool(QUESTION_MARKS.search(bodies[0] + bodies[1])) and min(asks[label] for label in labels) >= 3
     if not all(bodies) or (sum(bool(QUESTION_MARKS.search(b)) for b in asked) * 2 < len(asked) and not talk):
         return []
@@ -414,6 +436,9 @@ def marked(text: str, pattern: re.Pattern) -> list[tuple[int, int, str]]:
             if role in ("user", "assistant") and said[speaker.strip().lower()] < 2 and \
                     not set(speaker.lower().split()[1:]) <= TURN_WORDS:
                 role = None  # a title written once (``## User Testing Required``) is a section's, not a turn's label
+        if role is None and re.search(r"\d", speaker) and key_words(speaker) & MODEL_WORDS and \
+                said[speaker.strip().lower()] >= 2:
+            role = "assistant"  # a model's id over its turns (``claude-opus-4-1-20250805``), not a title written once
         if role is not None:
             found.append((match.start(), match.end(), role))
         elif speaker.strip().lower() in PAIRED:
@@ -737,6 +762,21 @@ def written_call(body: str) -> dict[str, Any] | None:
     return None if arguments is None else tool_call(value.get("id"), value["name"], arguments)
 
 
+# A call written as its fields, each under a bold label (a Claude Code extractor's ``### 🔧 Tool Call`` section:
+# ``**Tool:** `Bash```, ``**ID:** `toolu_01...```, then ``**Command:**`` and its fence): the tool's name, the call's id,
+# and the rest what it was given, as the export writes it (round 19 FIT).
+FIELD_CALL = re.compile(r"\A\s*\*\*(?:Tool|Tool name|Function|Name):\*\*[ \t]*`?(?P<name>[\w.:-]{1,80})`?[ \t]*\n"
+                        r"(?:\*\*(?:ID|Id|Call ID|Tool use ID):\*\*[ \t]*`?(?P<id>[\w.:-]{1,120})`?[ \t]*\n)?(?P<rest>.*)\Z", re.DOTALL)
+
+
+def field_call(body: str) -> dict[str, Any] | None:
+    """The model's call a section writes as fields (``FIELD_CALL``), else None."""
+    match = FIELD_CALL.match(without_rules(body).strip() + "\n")
+    if match is None:
+        return None
+    return exported_call(match.group("id"), match.group("name"), match.group("rest").strip())
+
+
 ARGUMENTS_BLOCK = re.compile(r"<details>\s*<summary>\s*Arguments\s*</summary>\s*```(?:json)?[ \t]*\n(?P<json>.*?)\n[ \t]*```\s*"
                              r"</details>", re.DOTALL | re.IGNORECASE)
 FOLDED_OUTPUT = re.compile(r"<details>\s*<summary>[^<\n]*</summary>\s*(?P<body>.*?)\s*</details>", re.DOTALL)
@@ -787,7 +827,7 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
                 messages[-1]["content"].strip() in body:
             continue  # a tool's heading that shows the result just read again (an exporter's ``### API Call``): a repeat
         blocks = block_messages(role, body) if heading_role != "continued" else None
-        call = written_call(body) if role in ("tool", "assistant") else None
+        call = (written_call(body) or field_call(body)) if role in ("tool", "assistant") else None
         section = ([{**m, "blocks": True} for m in blocks] if blocks is not None else
                    [message("assistant", tool_calls=[call])] if call else section_messages(role, body))
         if role == "assistant" and named_thought(text[marks[index][0]:end]) and len(section) == 1 and \
@@ -795,6 +835,9 @@ def parse_markdown_turns(text: str) -> list[Transcript]:
             section = [{**section[0], "content": "", "reasoning": section[0]["content"], "thought": True}]
         if heading_role != "continued" and section and section[0]["role"] == "assistant" and section[0]["content"].strip():
             section[0] = {**section[0], "opens": True}  # the model's words under a heading of their own: a message
+        elif call and index and marks[index - 1][2] == "assistant" and not text[marks[index - 1][1]:marks[index][0]].strip():
+            # a call alone under the model's heading (``## 🤖 <model>`` then ``### 🔧 Tool Call``): that message's all
+            section[0] = {**section[0], "opens": True}
         messages += [{**m, "name": named[0]} for m in section] if named else section  # an agent's heading names it
     merged: list[dict[str, Any]] = []
     thought = None  # a thought under a heading of its own: the reasoning of the model's words after it

@@ -432,7 +432,8 @@ MARKER_TURNS = Format(name="marker-turns", container="text", detect=detect_marke
 # (or an account's handle, longer, joined by ``-`` or ``_``: VS Code's Copy All labels the person's turns with it,
 # ``adam-mcquistan_moo:``)
 _NAME = r"(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+(?=[ \t]*:)|[^\W\d_][\w'-]{0,15}(?:[ \t][\w'-]{1,15}){0,2})"
-LABEL = re.compile(rf"^[ \t]*(?:\*\*|__)?(?P<name>{_NAME})[ \t]*"
+# (a log may stamp each line with its time before the label: ``[2026-01-16 00:18:46] 你: 你好啊``, round 19 FIT)
+LABEL = re.compile(rf"^[ \t]*(?:\[\d[\d:./ T-]{{3,30}}\][ \t]*)?(?:\*\*|__)?(?P<name>{_NAME})[ \t]*"
                    r"(?:\*\*|__)?(?::(?:\*\*|__)?(?=[ \t]|$)|：(?:\*\*|__)?)"
                    rf"|^[ \t]*(?:\*\*|__)?[【\[［〔](?:\*\*|__)?(?P<bracketed>{_NAME}(?:[ \t]*[(（][^)）\n]{{1,20}}[)）])?)"
                    r"(?:\*\*|__)?[】\]］〕][ \t]*[:：]?[ \t]*(?:\*\*|__)?[ \t]*$", re.MULTILINE)
