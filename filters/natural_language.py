@@ -610,19 +610,28 @@ def without_restatements(text: str, min_loop_repeats: int) -> str:
 
 def listing_lines(sentences: list[str], counts: Counter) -> set[str]:
     """The repeated sentences of a reply that are a listing's, not a loop's: every copy sits under a different
-    item, the nearest sentence said once above it (a source cited after each item, ``(로컬 문서: carearc.org)``
-    under each of ten foods; the same field lines, ``- CRC: 0``, in the block of each of four interfaces under its
-    ``INTERFAZ: Ethernet0/N``). A loop repeats what came before it too: a block said again, a line said over and
-    over, sit under the same sentence said once, or under none."""
+    item, a sentence said once. Right under it (a source cited after each item, ``(로컬 문서: carearc.org)`` under each
+    of ten foods), or, for three items or more, as the nearest sentence said once above a block of repeated lines
+    (the same field lines, ``- CRC: 0``, in the block of each of four interfaces under its ``INTERFAZ:
+    Ethernet0/N``). A loop repeats what came before it too: a block said again, a line said over and over, sit
+    under the same sentence said once, or under none; a block said twice under two openings is a restatement."""
     heads: dict[str, list[str | None]] = {}
-    head = None  # the nearest sentence said once so far
+    right_under: dict[str, bool] = {}
+    head, previous = None, None  # the nearest sentence said once so far; the sentence before
     for sentence in sentences:
         if counts[sentence] == 1:
-            head = sentence
+            head = previous = sentence
             continue
         heads.setdefault(sentence, []).append(head)
+        right_under[sentence] = right_under.get(sentence, True) and previous is not None and previous == head
+        previous = sentence
     return {sentence for sentence, items in heads.items()
-            if None not in items and len(set(items)) == len(items) == counts[sentence]}
+            if None not in items and len(set(items)) == len(items) == counts[sentence]
+            and (right_under[sentence] or len(items) >= LISTED_ITEMS)}
+
+
+# A block of lines repeated under items is a listing from this many items on; said twice, it is a restatement.
+LISTED_ITEMS = 3
 
 
 def natural_language_drop_reason(doc: Document, checker: NaturalLanguageChecker) -> str | None:
