@@ -598,7 +598,8 @@ COMPANION_MIN_CHARS = 3  # a shorter name (``a.js``, ``ui.css``) is one an own f
 def companions(facts: Iterable[VendoringFact], trees: Iterable[VendoredTree] = ()) -> tuple[VendoredTree, ...]:
     """A copy's companions: the files of its folder named as it is but for the extension (a GameMaker script's ``.yy``
     resource beside its ``.gml``, GMLscripts.com's ``b64_to_byte``; a plugin's ``.css`` beside its ``.js``) came with
-    it, and the whole folder where the copy is its namesake module (``_namesake_package``). A companion's own head answers first (``of_copies``); a copy already inside a vendored tree adds none."""
+    it, and the whole folder where the copy is its namesake module (``_namesake_package``). A companion's own head
+    answers first (``of_copies``); a copy already inside a vendored tree adds none."""
     facts, trees, found = list(facts), tuple(trees), []
     present = [fact.detail for fact in facts if fact.kind == "present"]
     counts: dict[str, int] = {}
@@ -1205,10 +1206,11 @@ GLUE_MIN_SIBLINGS = 5  # folders beside a copy that hold a file named as the con
 
 def with_own_glue(trees: Iterable[VendoredTree], facts: Iterable[VendoringFact]) -> tuple[VendoredTree, ...]:
     """The ``trees`` less each file named by the convention of the repository's own folders beside them: a file
-    named for its folder with the suffix (more than an extension) that most sibling folders' files have (``GLUE_MIN_SIBLINGS`` or more, more
-    than half): ohmyzsh's ``plugins/gitfast/gitfast.plugin.zsh`` beside the copied git completion, as in
-    ``plugins/git/git.plugin.zsh`` and ~300 other plugins: the framework's wrapper around the copy, its own. A file
-    naming a copyright holder is the copy's (kube-ps1's, renamed to the convention by the copy recipe)."""
+    named for its folder with the suffix (more than an extension) that most sibling folders' files have
+    (``GLUE_MIN_SIBLINGS`` or more, more than half): ohmyzsh's ``plugins/gitfast/gitfast.plugin.zsh`` beside the
+    copied git completion, as in ``plugins/git/git.plugin.zsh`` and ~300 other plugins: the framework's wrapper
+    around the copy, its own. A file naming a copyright holder is the copy's (kube-ps1's, renamed to the convention
+    by the copy recipe)."""
     trees, facts = tuple(trees), list(facts)
     files = {f.detail for f in facts if f.kind == "present"}
     held = {f.detail for f in facts if f.kind == "holder"}  # a file naming a holder is the copy's (kube-ps1's)
@@ -2465,12 +2467,13 @@ def _package_head(path: str) -> bool:
 
 def package_heads(facts: Iterable[VendoringFact], owner: RepositoryOwner, trees: Iterable[VendoredTree],
                   repo: str = "") -> tuple[VendoredTree, ...]:
-    """The package folders (not the root) whose head file's (``_package_head``) header is another project's by ``folders_of_copies``'
-    reading (another holder, under terms of its own, older than the repository or with another BSD endorsement
-    name, or beside a home of another owner): the whole package is that project's, its header-less modules with it
-    (the Simple Tiled Implementation's ``sti/``, "@author Landon Manning" and "@copyright 2019" in ``init.lua``;
-    methylize's ``cpv/``, ``__author__ = "Brent Pedersen"``). Not a package holding a third of the repository's files
-    or more (``PACKAGE_SHARE``), nor one with a file naming the repository's holders."""
+    """The package folders (not the root) whose head file's (``_package_head``) header is another project's by
+    ``folders_of_copies``' reading (another holder, under terms of its own, older than the repository or with
+    another BSD endorsement name, or beside a home of another owner): the whole package is that project's, its
+    header-less modules with it (the Simple Tiled Implementation's ``sti/``, "@author Landon Manning" and
+    "@copyright 2019" in ``init.lua``; methylize's ``cpv/``, ``__author__ = "Brent Pedersen"``). Not a package
+    holding a third of the repository's files or more (``PACKAGE_SHARE``), nor one with a file naming the
+    repository's holders."""
     facts, trees, found = list(facts), tuple(trees), []
     present = {f.folder: 0 for f in facts if f.kind == "present"}
     for f in facts:

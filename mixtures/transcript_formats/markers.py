@@ -440,13 +440,13 @@ LABEL = re.compile(rf"^[ \t]*(?:\[\d[\d:./ T-]{{3,30}}\][ \t]*)?(?:\*\*|__)?(?P<
 # A label heading its line as a Markdown heading, the turn's words after it (VS Code's Copilot chat exported as Markdown:
 # ``# morberg: <request>`` over ``**GitHub Copilot:** <reply>``): only where it opens the text as the person's
 # (``copied_chat``); elsewhere a heading with a colon is a page's section (``## Step 1: Install``).
-HEADED_LABEL = re.compile(rf"^#{{1,6}}[ \t]+(?P<name>{_NAME})[ \t]*:(?=[ \t])|(?P<bracketed>(?!))", re.MULTILINE)
+HEADED_LABEL = re.compile(rf"^#{{1,6}}[ \t]+(?P<name>{_NAME})[ \t]*:(?=[ \t])", re.MULTILINE)
 MIN_LABELLED = 6  # three exchanges
 QUESTION = re.compile(r"[?？]")
 
 
 def label_of(match: re.Match) -> str:
-    return match.group("name") or match.group("bracketed")
+    return match.group("name") or match.groupdict().get("bracketed")
 
 
 def role_said(name: str) -> str | None:

@@ -594,9 +594,9 @@ def _line_records(path: Path) -> list:
     except (OSError, UnicodeDecodeError):
         return []
     records = []
-    for line in lines:
+    for line in filter(str.strip, lines):
         with contextlib.suppress(ValueError, RecursionError):
-            records.append(json.loads(line)) if line.strip() else None
+            records.append(json.loads(line))
     return records
 
 
